@@ -1,0 +1,160 @@
+# Makefile - builds ioplan, installs its build/test dependencies, runs every test.
+#
+# The two commands a newcomer needs (README.md):
+#   make run    install missing packages (as root), build, run the default preset
+#   make test   the same set-up, then every test
+#
+# Variants: `make test SANITIZE=address,undefined` or `SANITIZE=thread` build into
+# build/<variant>/ and run the same suites against that binary.  Nothing here is
+# specific to one machine: a clean Debian 12 clone needs only these targets.
+
+CC  ?= gcc
+CXX ?= g++
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+
+comma := ,
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+  VARIANT := release
+  SANFLAGS :=
+  OPT := -O2
+else
+  VARIANT := $(subst $(comma),-,$(SANITIZE))
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+  OPT := -O1 -g
+endif
+
+B := build/$(VARIANT)
+BIN := $(if $(SANITIZE),$(B)/ioplan,ioplan)
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror
+CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
+	-DIOPLAN_DATADIR='"$(PREFIX)/share/ioplan"' -DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
+CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
+CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
+LDFLAGS := $(SANFLAGS)
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lpthread -lm
+
+# Sources, by directory; new files need no Makefile change.
+ENGINE_C  := $(sort $(wildcard engine/*.c engine/ioengines/*.c))
+PARSER_CC := $(sort $(wildcard parser/*.cpp))
+REPORT_CC := $(sort $(wildcard report/*.cpp))
+CLI_CC    := $(sort $(filter-out cli/main.cpp,$(wildcard cli/*.cpp)))
+TEST_CC   := $(sort $(filter-out tests/fuzz/%,$(wildcard tests/*.cpp tests/*/*.cpp)))
+
+LIB_OBJS := $(ENGINE_C:%.c=$(B)/%.o) $(PARSER_CC:%.cpp=$(B)/%.o) \
+	$(REPORT_CC:%.cpp=$(B)/%.o) $(CLI_CC:%.cpp=$(B)/%.o)
+TEST_OBJS := $(TEST_CC:%.cpp=$(B)/%.o)
+LIB := $(B)/libioplan.a
+UNIT := $(B)/unit_tests
+
+# Debian packages the build and the tests need (see `make deps`).
+DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
+	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
+	python3-jsonschema jq gnuplot-nox mandoc man-db e2fsprogs xfsprogs bsdutils \
+	clang libclang-rt-14-dev
+PYTHON := /usr/bin/python3
+
+.PHONY: all deps run test unit e2e check check-generated check-layering generate \
+	golden-update bench fuzz install clean distclean
+
+all: $(BIN)
+
+$(BIN): $(B)/cli/main.o $(LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
+
+$(UNIT): $(TEST_OBJS) $(LIB) $(B)/tests/contract/plan_c11.o
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The plan contract must stay plain C11: compiled -pedantic -Werror and linked
+# into the C++17 unit tests, which call into it.
+$(B)/tests/contract/plan_c11.o: tests/contract/plan_c11.c engine/plan.h engine/results.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. -D_GNU_SOURCE -std=c11 -pedantic -Werror $(WARN) $(SANFLAGS) -c -o $@ $<
+
+# ---- set-up -----------------------------------------------------------------
+
+# Installs what is missing with apt-get when root; a quick no-op when all is there.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: missing Debian packages:$$(echo $$missing | tr '\n' ' ')" >&2; \
+		echo "make deps: run as root, or: sudo apt-get install -y $$(echo $$missing | tr '\n' ' ')" >&2; \
+		exit 1; \
+	fi; \
+	echo "make deps: installing $$(echo $$missing | tr '\n' ' ')"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get install -y -q $$missing >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null && apt-get install -y -q $$missing; }
+
+# ---- run and test -------------------------------------------------------------
+
+RUN_DIR ?= $(CURDIR)/build/scratch
+run: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(RUN_DIR)
+	./$(BIN) --showplan --directory=$(RUN_DIR) examples/fio_setting.txt
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT)
+	@$(MAKE) --no-print-directory check
+
+check: unit e2e check-layering check-generated
+
+unit: $(UNIT)
+	$(UNIT) --no-intro=true
+
+E2E_JOBS ?= 2
+e2e: $(BIN)
+	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_VARIANT=$(VARIANT) $(PYTHON) tests/e2e/run.py -j $(E2E_JOBS)
+
+# Who may include what (DESIGN.md "Data flows one way").
+check-layering:
+	@$(PYTHON) tests/check_layering.py
+
+# Generated files are committed; this fails when one is stale.
+check-generated: $(BIN)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --check
+
+generate: $(BIN)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --write
+
+golden-update: $(BIN)
+	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ioplan/jobs \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioplan
+	install -m 644 jobs/* $(DESTDIR)$(PREFIX)/share/ioplan/jobs/
+	install -m 644 man/ioplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/ioplan-job.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf build ioplan
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

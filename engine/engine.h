@@ -1,0 +1,98 @@
+/*
+ * engine/engine.h - the engine's whole public surface: run a plan, watch it, stop it.
+ *
+ * cli/ starts a run with eng_start(), polls eng_get_status() for the progress line,
+ * forwards SIGINT/SIGTERM as eng_stop(), and collects the results with
+ * eng_finish().  The engine never prints, never exits and keeps no global state;
+ * every function returns 0 or -errno.
+ */
+#ifndef IOPLAN_ENGINE_H
+#define IOPLAN_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "results.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct eng_opts {
+	/*
+	 * Deterministic time for golden tests: every timestamp the engine takes
+	 * advances a counter by fake_clock_step_ns instead of reading a clock, and
+	 * CPU usage, host and kernel are reported as fixed values.
+	 */
+	bool fake_clock;
+	uint64_t fake_clock_step_ns;
+};
+
+/* Where a run is, for the progress line. */
+enum eng_phase {
+	ENG_PHASE_SETUP = 0,		/* preflight, opening files */
+	ENG_PHASE_LAYOUT,		/* laying out files */
+	ENG_PHASE_RAMP,			/* warm-up of the current group */
+	ENG_PHASE_RUN,			/* measured window */
+	ENG_PHASE_COOLDOWN,
+	ENG_PHASE_PAUSE,		/* between groups or repeats */
+	ENG_PHASE_DONE
+};
+
+/*
+ * A snapshot of a running plan.  The caller provides `states` with room for
+ * nr_threads characters (plan->nr_threads); each gets fio's state letter for
+ * that thread: P not started, I setting up, / ramp, R/r sequential/random read,
+ * W/w write, M/m mixed, F fsync, V verify, f finishing, _ exited, X error.
+ */
+struct eng_status {
+	enum eng_phase phase;
+	uint32_t nr_running;
+	uint32_t files_open;
+	char *states;
+	uint64_t elapsed_ns;		/* since eng_start */
+	uint64_t bytes[PLAN_DDIR_NR];	/* completed so far in the current window, all threads */
+	uint64_t ios[PLAN_DDIR_NR];
+	double done_fraction;		/* 0..1, or < 0 when unknown */
+	uint64_t eta_ns;		/* UINT64_MAX when unknown */
+	uint64_t layout_done_bytes;
+	uint64_t layout_total_bytes;
+};
+
+struct eng;
+
+/*
+ * Starts running plan p in background threads; the plan must outlive the run.
+ * Returns 0 and the handle in *out, or -errno (nothing is left running).
+ */
+int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out);
+
+/* Fills *st with a consistent-enough snapshot; cheap, safe while running. */
+int eng_get_status(struct eng *e, struct eng_status *st);
+
+/*
+ * Asks every worker to stop within a second; the results keep what was measured
+ * and are marked interrupted.  A second call aborts at once (in-flight I/O is
+ * abandoned, not waited for).  Safe to call from any thread, any number of times.
+ */
+void eng_stop(struct eng *e);
+
+/* Waits up to timeout_ns for the run to end: 0 when it has, -ETIMEDOUT otherwise. */
+int eng_wait(struct eng *e, uint64_t timeout_ns);
+
+/*
+ * Waits for the run to end, hands over the results (*out, to be freed with
+ * results_free) and frees the handle.  Returns 0, or the run's fatal -errno with
+ * *out still set to whatever was measured.
+ */
+int eng_finish(struct eng *e, struct results **out);
+
+/* Convenience: start, wait and finish. */
+int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_ENGINE_H */

@@ -1,0 +1,135 @@
+/*
+ * engine/plan.c - ownership and small queries of the plan contract (plan.h).
+ *
+ * The parser allocates every piece of a plan through plan_alloc/plan_calloc/
+ * plan_strdup so that one function, plan_free, can release it from C or C++.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+struct plan *plan_alloc(void)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->abi_version = PLAN_ABI_VERSION;
+	return p;
+}
+
+char *plan_strdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+void *plan_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+static void free_kvs(struct plan_kv *kv, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+static void free_clone(struct plan_clone *c)
+{
+	for (uint32_t i = 0; i < c->nr_files; i++)
+		free(c->files[i].path);
+	free(c->files);
+}
+
+static void free_job(struct plan_job *j)
+{
+	for (uint32_t i = 0; i < j->nr_clones; i++)
+		free_clone(&j->clones[i]);
+	free(j->clones);
+	free_kvs(j->opts, j->nr_opts);
+	free(j->buffer_pattern);
+	free(j->name);
+	free(j->section);
+	free(j->description);
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	for (uint32_t g = 0; g < p->nr_groups; g++) {
+		for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
+			free_job(&p->groups[g].jobs[j]);
+		free(p->groups[g].jobs);
+	}
+	free(p->groups);
+	free_kvs(p->global_opts, p->nr_global_opts);
+	free(p->allow_device_write);
+	free(p);
+}
+
+const struct plan_job *plan_job_at(const struct plan *p, uint32_t i)
+{
+	for (uint32_t g = 0; g < p->nr_groups; g++) {
+		if (i < p->groups[g].nr_jobs)
+			return &p->groups[g].jobs[i];
+		i -= p->groups[g].nr_jobs;
+	}
+	return NULL;
+}
+
+bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d)
+{
+	switch (rw) {
+	case PLAN_RW_READ:
+	case PLAN_RW_RANDREAD:
+		return d == PLAN_DDIR_READ;
+	case PLAN_RW_WRITE:
+	case PLAN_RW_RANDWRITE:
+		return d == PLAN_DDIR_WRITE;
+	case PLAN_RW_TRIM:
+	case PLAN_RW_RANDTRIM:
+		return d == PLAN_DDIR_TRIM;
+	case PLAN_RW_RW:
+	case PLAN_RW_RANDRW:
+		return d == PLAN_DDIR_READ || d == PLAN_DDIR_WRITE;
+	case PLAN_RW_TRIMWRITE:
+	case PLAN_RW_RANDTRIMWRITE:
+		return d == PLAN_DDIR_TRIM || d == PLAN_DDIR_WRITE;
+	}
+	return false;
+}
+
+bool plan_rw_is_random(enum plan_rw rw)
+{
+	return rw == PLAN_RW_RANDREAD || rw == PLAN_RW_RANDWRITE ||
+	       rw == PLAN_RW_RANDTRIM || rw == PLAN_RW_RANDRW ||
+	       rw == PLAN_RW_RANDTRIMWRITE;
+}
+
+const char *plan_rw_name(enum plan_rw rw)
+{
+	static const char *const names[] = {
+		"read", "write", "trim", "randread", "randwrite", "randtrim",
+		"rw", "randrw", "trimwrite", "randtrimwrite",
+	};
+
+	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
+}
+
+const char *plan_ioengine_name(enum plan_ioengine e)
+{
+	static const char *const names[] = { "psync", "null", "libaio", "io_uring" };
+
+	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";
+}
+
+const char *plan_ddir_name(enum plan_ddir d)
+{
+	static const char *const names[] = { "read", "write", "trim" };
+
+	return (unsigned)d < PLAN_DDIR_NR ? names[d] : "?";
+}

@@ -1,0 +1,383 @@
+/*
+ * engine/plan.h - the plan: the contract between parser/ (C++17) and engine/ (C11).
+ *
+ * A plan is everything the engine needs to run a workload, fully resolved: no option
+ * names, no text to parse, no defaults left to apply. The parser builds it from job
+ * files (INI, TOML, YAML) or DISKSPD arguments; the engine executes a const plan and
+ * never changes it; reports read it to echo what was asked.
+ *
+ * Shape:  plan -> groups[] -> jobs[] (one per job section) -> clones[] (one thread
+ * each, numjobs of them) -> files[].  Groups are fio's reporting groups (groupid);
+ * execution order is the flattened job order, with barriers where a job has
+ * `stonewall` set (see struct plan_job).
+ *
+ * Units are in field names (_bytes, _ns, _pct, _ppm); every value is in base units.
+ * Per-direction values are arrays indexed by enum plan_ddir.  Strings are
+ * NUL-terminated, heap-owned by the plan, and freed by plan_free().
+ *
+ * This header compiles as C11 (-pedantic) and as C++17; keep it free of anything
+ * either language lacks (no flexible array members, no designated initialisers).
+ */
+#ifndef IOPLAN_PLAN_H
+#define IOPLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a field changes meaning, is added or removed. */
+#define PLAN_ABI_VERSION 1
+
+#define PLAN_PERCENTILES_MAX 20
+#define PLAN_BSSPLIT_MAX 64
+
+enum plan_ddir {
+	PLAN_DDIR_READ = 0,
+	PLAN_DDIR_WRITE = 1,
+	PLAN_DDIR_TRIM = 2,
+	PLAN_DDIR_NR = 3
+};
+
+/* rw= : which directions a job issues and whether offsets are random. */
+enum plan_rw {
+	PLAN_RW_READ = 0,
+	PLAN_RW_WRITE,
+	PLAN_RW_TRIM,
+	PLAN_RW_RANDREAD,
+	PLAN_RW_RANDWRITE,
+	PLAN_RW_RANDTRIM,
+	PLAN_RW_RW,		/* sequential mixed read/write (rw, readwrite) */
+	PLAN_RW_RANDRW,
+	PLAN_RW_TRIMWRITE,
+	PLAN_RW_RANDTRIMWRITE
+};
+
+enum plan_ioengine {
+	PLAN_IOENGINE_PSYNC = 0,	/* pread/pwrite; fio's Linux default */
+	PLAN_IOENGINE_NULL,		/* completes every I/O at once; no data moves */
+	PLAN_IOENGINE_LIBAIO,
+	PLAN_IOENGINE_IO_URING,
+	PLAN_IOENGINE_NR
+};
+
+enum plan_random_dist {
+	PLAN_RAND_UNIFORM = 0,		/* random_distribution=random */
+	PLAN_RAND_ZIPF,
+	PLAN_RAND_PARETO,
+	PLAN_RAND_NORMAL
+};
+
+enum plan_rate_process {
+	PLAN_RATE_LINEAR = 0,
+	PLAN_RATE_POISSON
+};
+
+/* sync= : how writes are made durable by open flags. */
+enum plan_sync_mode {
+	PLAN_SYNC_NONE = 0,
+	PLAN_SYNC_SYNC,			/* O_SYNC */
+	PLAN_SYNC_DSYNC			/* O_DSYNC */
+};
+
+enum plan_file_service {
+	PLAN_FILE_SERVICE_ROUNDROBIN = 0,
+	PLAN_FILE_SERVICE_SEQUENTIAL,
+	PLAN_FILE_SERVICE_RANDOM
+};
+
+enum plan_fallocate {
+	PLAN_FALLOCATE_NATIVE = 0,	/* try fallocate(), ignore EOPNOTSUPP */
+	PLAN_FALLOCATE_NONE,
+	PLAN_FALLOCATE_POSIX,
+	PLAN_FALLOCATE_KEEP
+};
+
+/* What a write buffer holds; the file layout uses the same content. */
+enum plan_buffer_fill {
+	PLAN_BUF_RANDOM = 0,		/* random, cheaply varied per I/O (default) */
+	PLAN_BUF_ZERO,			/* zero_buffers */
+	PLAN_BUF_PATTERN,		/* buffer_pattern */
+	PLAN_BUF_RANDOM_ONCE		/* one random source block reused (DISKSPD -Z<size>) */
+};
+
+enum plan_verify {
+	PLAN_VERIFY_NONE = 0,
+	PLAN_VERIFY_CRC32C,
+	PLAN_VERIFY_XXH64,
+	PLAN_VERIFY_PATTERN
+};
+
+/* continue_on_error= as a mask of these bits. */
+enum plan_coe_bits {
+	PLAN_COE_READ = 1u << 0,
+	PLAN_COE_WRITE = 1u << 1,
+	PLAN_COE_VERIFY = 1u << 2,
+	PLAN_COE_ALL = 0x7u
+};
+
+enum plan_repeat_aggregate {
+	PLAN_AGG_MAX = 0,		/* CrystalDiskMark: best throughput, lowest latency */
+	PLAN_AGG_MEDIAN,
+	PLAN_AGG_MEAN,
+	PLAN_AGG_MIN
+};
+
+/* One bssplit= entry: bs_bytes is used for pct percent of the I/Os. */
+struct plan_bssplit {
+	uint64_t bs_bytes;
+	uint32_t pct;
+};
+
+/* Block sizes of one direction: a fixed size (min == max), a range, or a split. */
+struct plan_bs {
+	uint64_t min_bytes;
+	uint64_t max_bytes;
+	uint64_t align_bytes;		/* blockalign; 0 = min_bytes */
+	uint32_t nr_split;		/* 0 = no bssplit */
+	struct plan_bssplit split[PLAN_BSSPLIT_MAX];
+};
+
+/* One key=value as the user typed it (after ${VAR} expansion): echoed in reports. */
+struct plan_kv {
+	char *key;
+	char *value;			/* "" for a bare flag */
+};
+
+/*
+ * One file a clone does I/O to.  Generated names are per clone; a fixed filename=
+ * is shared by every clone of the job (and by other jobs naming the same path), in
+ * which case `shared` is set and the engine opens and lays it out once.
+ */
+struct plan_file {
+	char *path;
+	uint64_t size_bytes;		/* file size to create or require; 0 = existing size */
+	uint32_t size_ppm;		/* size as a share of the existing file/device (ppm); 0 = unset */
+	uint64_t offset_bytes;		/* first byte of the I/O region in this file */
+	uint32_t offset_ppm;		/* offset as a share of the file size (ppm); 0 = unset */
+	uint64_t region_bytes;		/* bytes of I/O region; 0 = to the end of size */
+	bool shared;
+	bool is_device;			/* block or character device: never created or laid out */
+};
+
+/* One thread: a numjobs clone of a job. */
+struct plan_clone {
+	uint32_t clone_index;		/* fio's $jobnum: 0 .. numjobs-1 */
+	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
+	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
+	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
+	struct plan_file *files;
+	uint32_t nr_files;
+};
+
+/* Everything a job section resolved to. Shared by all of the job's clones. */
+struct plan_job {
+	char *name;			/* as displayed (name= may rename the section) */
+	char *section;			/* the section header text */
+	char *description;		/* "" if none */
+	uint32_t job_id;		/* 0-based index in definition order across the plan */
+	uint32_t groupid;
+	uint32_t source_file;		/* 0-based index of the job file it came from */
+
+	/* Ordering. */
+	bool stonewall;			/* full barrier: waits for every earlier job to exit */
+	bool new_group;
+	int32_t wait_for_job_id;	/* -1, or the job_id this job waits for */
+	uint64_t startdelay_min_ns;
+	uint64_t startdelay_max_ns;	/* == min unless a range was given */
+	bool group_reporting;
+	bool exitall;
+
+	/* Pattern. */
+	enum plan_rw rw;
+	uint64_t rw_seq_skip_bytes;	/* rw=read:<n> gap between sequential I/Os */
+	uint32_t rwmixread_pct;		/* share of reads in mixed jobs */
+	struct plan_bs bs[PLAN_DDIR_NR];
+	bool bs_unaligned;
+	bool bs_is_seq_rand;		/* bs split is seq,rand instead of read,write */
+	uint32_t percentage_random_pct[PLAN_DDIR_NR];
+	enum plan_random_dist random_distribution;
+	double random_dist_param;	/* zipf theta, pareto h, normal sigma (percent) */
+	double random_dist_center;	/* 0..1; 0 = default */
+	bool norandommap;
+	bool randrepeat;
+	uint64_t randseed;
+	bool interlocked;		/* clones share one atomic sequential offset (DISKSPD -si) */
+	uint64_t sequential_stride_bytes;	/* step between sequential I/Os; 0 = the block size */
+
+	/* Region and amount. */
+	uint64_t size_bytes;		/* per clone, split over its files; 0 = from existing files */
+	uint32_t size_ppm;		/* size= as a share of the file/device; 0 = unset */
+	uint64_t filesize_min_bytes;	/* filesize=; 0 = size split evenly */
+	uint64_t filesize_max_bytes;
+	uint64_t offset_bytes;
+	uint32_t offset_ppm;
+	uint64_t offset_increment_bytes;
+	uint64_t io_size_bytes;		/* io_size/io_limit; 0 = size */
+	uint64_t number_ios;		/* 0 = unlimited */
+	uint32_t loops;
+	bool fill_device;
+	uint32_t nrfiles;
+	uint32_t openfiles;
+	enum plan_file_service file_service;
+
+	/* Engine and queue. */
+	enum plan_ioengine ioengine;
+	uint32_t iodepth;
+	uint32_t iodepth_batch_submit;
+	uint32_t iodepth_batch_complete_min;
+	uint32_t iodepth_batch_complete_max;
+	uint32_t iodepth_low;
+	bool uring_fixedbufs;		/* io_uring: registered buffers */
+	bool uring_registerfiles;	/* io_uring: registered files */
+	bool uring_sqthread_poll;
+	bool uring_hipri;
+
+	/* Files and durability. */
+	bool direct;			/* O_DIRECT */
+	enum plan_sync_mode sync_mode;
+	uint32_t fsync_every;		/* fsync after this many writes; 0 = never */
+	uint32_t fdatasync_every;
+	bool end_fsync;
+	bool fsync_on_close;
+	bool create_fsync;
+	bool create_only;
+	bool allow_file_create;
+	bool overwrite;
+	bool invalidate;
+	bool unlink;
+	bool unlink_each_loop;
+	bool pre_read;
+	enum plan_fallocate fallocate;
+
+	/* Time. */
+	uint64_t runtime_ns;		/* 0 = unlimited */
+	bool time_based;
+	uint64_t ramp_time_ns;		/* warm-up: runs, not counted */
+	uint64_t cooldown_ns;		/* runs after the measured window, not counted */
+
+	/* Rate. */
+	uint64_t rate_bytes_per_s[PLAN_DDIR_NR];
+	uint64_t rate_iops[PLAN_DDIR_NR];
+	uint64_t rate_min_bytes_per_s[PLAN_DDIR_NR];
+	uint64_t rate_iops_min[PLAN_DDIR_NR];
+	enum plan_rate_process rate_process;
+	uint64_t rate_cycle_ns;
+	uint64_t thinktime_ns;
+	uint64_t thinktime_spin_ns;
+	uint32_t thinktime_blocks;
+	bool rate_latency_from_intended;	/* measure lat from the scheduled issue time */
+
+	/* Buffers. */
+	enum plan_buffer_fill buffer_fill;
+	bool refill_buffers;
+	bool scramble_buffers;
+	uint32_t buffer_compress_pct;
+	uint64_t buffer_compress_chunk_bytes;
+	uint8_t *buffer_pattern;	/* NULL unless buffer_fill == PLAN_BUF_PATTERN */
+	uint32_t buffer_pattern_len;
+	uint64_t write_source_bytes;	/* PLAN_BUF_RANDOM_ONCE: size of the random source */
+
+	/* Verify. */
+	enum plan_verify verify;
+	bool do_verify;
+	bool verify_only;
+	bool verify_fatal;
+	uint64_t verify_interval_bytes;	/* 0 = the block size */
+
+	/* Errors and watchdog. */
+	uint32_t continue_on_error;	/* enum plan_coe_bits */
+	uint64_t stall_timeout_ns;	/* report a clone with no completion this long; 0 = off */
+
+	/* Statistics. */
+	bool disable_lat;
+	bool disable_clat;
+	bool disable_slat;
+	bool clat_percentiles;
+	bool lat_percentiles;
+	bool slat_percentiles;
+	uint32_t nr_percentiles;
+	double percentiles[PLAN_PERCENTILES_MAX];
+	uint64_t bw_avg_time_ns;	/* bwavgtime: bandwidth sample interval */
+	uint64_t iops_avg_time_ns;	/* iopsavgtime: IOPS sample interval (DISKSPD -D) */
+	uint32_t kb_base;		/* 1024 or 1000: how reports scale units */
+
+	/* Repetition (CrystalDiskMark-style): applies to the job's whole group. */
+	uint32_t repeat;		/* measured runs; 1 = run once */
+	uint32_t repeat_discard;	/* extra runs first, not counted */
+	enum plan_repeat_aggregate repeat_aggregate;
+	uint64_t repeat_pause_ns;	/* sleep between runs of the group */
+	uint64_t group_pause_ns;	/* sleep before this job's group starts */
+
+	/* Placement. */
+	uint64_t cpus_allowed_mask;	/* 0 = any CPU */
+	int32_t nice;
+
+	/* Echo of the options as typed, for reports (fio's "job options"). */
+	struct plan_kv *opts;
+	uint32_t nr_opts;
+
+	struct plan_clone *clones;
+	uint32_t nr_clones;		/* numjobs */
+};
+
+struct plan_group {
+	uint32_t id;			/* groupid, 0-based, as fio assigns it */
+	struct plan_job *jobs;
+	uint32_t nr_jobs;
+};
+
+struct plan {
+	uint32_t abi_version;		/* PLAN_ABI_VERSION of the builder */
+	struct plan_group *groups;
+	uint32_t nr_groups;
+	uint32_t nr_jobs;		/* sum of groups[].nr_jobs */
+	uint32_t nr_threads;		/* sum of every job's nr_clones */
+
+	/* Echo of the union of [global] sections and command-line defaults, no duplicates. */
+	struct plan_kv *global_opts;
+	uint32_t nr_global_opts;
+
+	/* Safety: the one block device a user allowed writes to ("" = none). */
+	char *allow_device_write;
+	bool allow_existing_file_write;	/* write into files ioplan did not create */
+};
+
+/*
+ * Iteration helper: the job with flattened index i (definition order), or NULL.
+ * Jobs are stored per group, but the engine walks them in order; this keeps
+ * both views without a second array to keep in sync.
+ */
+const struct plan_job *plan_job_at(const struct plan *p, uint32_t i);
+
+/* True when the job issues I/O in direction d at all. */
+bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
+
+/* True when offsets are random for this rw value. */
+bool plan_rw_is_random(enum plan_rw rw);
+
+/* Stable lower-case names used in --showplan, reports and diagnostics. */
+const char *plan_rw_name(enum plan_rw rw);
+const char *plan_ioengine_name(enum plan_ioengine e);
+const char *plan_ddir_name(enum plan_ddir d);
+
+/*
+ * Allocation helpers so the parser never allocates plan memory with new/malloc
+ * mismatches: everything below is released by plan_free().  They return NULL only
+ * when out of memory.
+ */
+struct plan *plan_alloc(void);
+char *plan_strdup(const char *s);
+void *plan_calloc(size_t n, size_t size);
+
+/* Frees the plan and everything it owns. NULL is a no-op. */
+void plan_free(struct plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_PLAN_H */

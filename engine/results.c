@@ -1,0 +1,252 @@
+/*
+ * engine/results.c - derived numbers and merging for the results contract (results.h).
+ *
+ * Every report computes means, deviations, percentiles and group merges through
+ * these functions, so terse, JSON, normal and DISKSPD output can never disagree
+ * about a number.  Sums are exact integers; the 128-bit arithmetic stays here.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results.h"
+
+typedef unsigned __int128 u128;
+
+static u128 sumsq(const struct res_lat *l)
+{
+	return ((u128)l->sumsq_hi << 64) | l->sumsq_lo;
+}
+
+double res_lat_mean(const struct res_lat *l)
+{
+	return l->n ? (double)l->sum_ns / (double)l->n : 0.0;
+}
+
+/*
+ * Sample variance from exact sums: (n*sumsq - sum^2) / (n*(n-1)).  The
+ * numerator is computed in 128-bit integers, where it is exact as long as it
+ * fits; long double takes over only when it would overflow.
+ */
+double res_lat_stddev(const struct res_lat *l)
+{
+	long double n, num;
+	u128 s2, a;
+
+	if (l->n < 2)
+		return 0.0;
+	s2 = (u128)l->sum_ns * l->sum_ns;
+	a = sumsq(l);
+	if (a <= ~(u128)0 / l->n) {
+		a *= l->n;
+		num = a > s2 ? (long double)(a - s2) : 0.0L;
+	} else {
+		num = (long double)a * l->n - (long double)s2;
+	}
+	n = (long double)l->n;
+	return (double)sqrtl(num / (n * (n - 1.0L)));
+}
+
+uint64_t res_lat_percentile(const struct res_lat *l, double p)
+{
+	long double target;
+	uint64_t cum = 0, v;
+
+	if (!l->n || !l->hist)
+		return 0;
+	if (p >= 100.0)
+		return l->max_ns;
+	target = (long double)p / 100.0L * (long double)l->n;
+	for (uint32_t i = 0; i < RES_HIST_NR; i++) {
+		cum += l->hist[i];
+		if (cum > 0 && (long double)cum >= target) {
+			v = res_hist_value(i);
+			if (v < l->min_ns)
+				v = l->min_ns;
+			if (v > l->max_ns)
+				v = l->max_ns;
+			return v;
+		}
+	}
+	return l->max_ns;
+}
+
+int res_lat_merge(struct res_lat *dst, const struct res_lat *src)
+{
+	u128 s;
+
+	if (!src->n)
+		return 0;
+	if (src->hist && !dst->hist) {
+		dst->hist = calloc(RES_HIST_NR, sizeof(*dst->hist));
+		if (!dst->hist)
+			return -ENOMEM;
+	}
+	if (src->hist)
+		for (uint32_t i = 0; i < RES_HIST_NR; i++)
+			dst->hist[i] += src->hist[i];
+	if (!dst->n || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	dst->n += src->n;
+	dst->sum_ns += src->sum_ns;
+	s = sumsq(dst) + sumsq(src);
+	dst->sumsq_lo = (uint64_t)s;
+	dst->sumsq_hi = (uint64_t)(s >> 64);
+	return 0;
+}
+
+void res_sample_stat_add(struct res_sample_stat *s, double v)
+{
+	double delta;
+
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (!s->n || v > s->max)
+		s->max = v;
+	s->n++;
+	delta = v - s->mean;
+	s->mean += delta / (double)s->n;
+	s->m2 += delta * (v - s->mean);
+}
+
+void res_sample_stat_merge_sum(struct res_sample_stat *dst, const struct res_sample_stat *src)
+{
+	if (!src->n)
+		return;
+	if (!dst->n) {
+		*dst = *src;
+		return;
+	}
+	dst->min += src->min;
+	dst->max += src->max;
+	dst->mean += src->mean;
+	dst->m2 += src->m2;
+	dst->n += src->n;
+}
+
+double res_sample_stat_mean(const struct res_sample_stat *s)
+{
+	return s->n ? s->mean : 0.0;
+}
+
+double res_sample_stat_stddev(const struct res_sample_stat *s)
+{
+	return s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0.0;
+}
+
+static int merge_ddir(struct res_ddir *d, const struct res_ddir *s)
+{
+	int ret;
+
+	d->bytes += s->bytes;
+	d->ios += s->ios;
+	d->short_ios += s->short_ios;
+	d->drop_ios += s->drop_ios;
+	if (s->runtime_ns > d->runtime_ns)
+		d->runtime_ns = s->runtime_ns;
+	ret = res_lat_merge(&d->slat, &s->slat);
+	if (!ret)
+		ret = res_lat_merge(&d->clat, &s->clat);
+	if (!ret)
+		ret = res_lat_merge(&d->lat, &s->lat);
+	if (!ret)
+		ret = res_lat_merge(&d->sched_lat, &s->sched_lat);
+	res_sample_stat_merge_sum(&d->bw_kib_s, &s->bw_kib_s);
+	res_sample_stat_merge_sum(&d->iops, &s->iops);
+	d->target_bytes_per_s += s->target_bytes_per_s;
+	d->target_iops += s->target_iops;
+	return ret;
+}
+
+static void add_u64(uint64_t *d, const uint64_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] += s[i];
+}
+
+int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
+{
+	int ret = 0;
+
+	for (int d = 0; d < PLAN_DDIR_NR && !ret; d++)
+		ret = merge_ddir(&dst->ddir[d], &src->ddir[d]);
+	if (!ret)
+		ret = res_lat_merge(&dst->sync_lat, &src->sync_lat);
+	dst->sync_ios += src->sync_ios;
+	if (src->start_ns < dst->start_ns || !dst->end_ns)
+		dst->start_ns = src->start_ns;
+	if (src->end_ns > dst->end_ns)
+		dst->end_ns = src->end_ns;
+	dst->usr_ns += src->usr_ns;
+	dst->sys_ns += src->sys_ns;
+	dst->ctx += src->ctx;
+	dst->majf += src->majf;
+	dst->minf += src->minf;
+	dst->cpu_bound = dst->cpu_bound || src->cpu_bound;
+	add_u64(dst->depth, src->depth, RES_DEPTH_NR);
+	add_u64(dst->submit, src->submit, RES_BATCH_NR);
+	add_u64(dst->complete, src->complete, RES_BATCH_NR);
+	add_u64(dst->latbkt, src->latbkt, RES_LATBKT_NR);
+	if (!dst->error)
+		dst->error = src->error;
+	dst->total_err += src->total_err;
+	dst->verify_failures += src->verify_failures;
+	dst->stalled = dst->stalled || src->stalled;
+	return ret;
+}
+
+static void lat_init(struct res_lat *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->min_ns = UINT64_MAX;
+}
+
+void res_clone_init(struct res_clone *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		lat_init(&c->ddir[d].slat);
+		lat_init(&c->ddir[d].clat);
+		lat_init(&c->ddir[d].lat);
+		lat_init(&c->ddir[d].sched_lat);
+	}
+	lat_init(&c->sync_lat);
+}
+
+void res_clone_release(struct res_clone *c)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		free(c->ddir[d].slat.hist);
+		free(c->ddir[d].clat.hist);
+		free(c->ddir[d].lat.hist);
+		free(c->ddir[d].sched_lat.hist);
+	}
+	free(c->sync_lat.hist);
+	if (c->iops_series.samples != c->bw_series.samples)
+		free(c->iops_series.samples);
+	free(c->bw_series.samples);
+	free(c->trace);
+	memset(c, 0, sizeof(*c));
+}
+
+void results_free(struct results *r)
+{
+	if (!r)
+		return;
+	for (uint32_t j = 0; j < r->nr_jobs; j++) {
+		for (uint32_t c = 0; c < r->jobs[j].nr_clones; c++)
+			res_clone_release(&r->jobs[j].clones[c]);
+		free(r->jobs[j].clones);
+	}
+	free(r->jobs);
+	free(r->disks);
+	for (uint32_t i = 0; i < r->nr_msgs; i++) {
+		free(r->msgs[i].code);
+		free(r->msgs[i].text);
+	}
+	free(r->msgs);
+	free(r);
+}

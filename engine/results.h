@@ -1,0 +1,325 @@
+/*
+ * engine/results.h - what a run measured: the contract between engine/ and report/.
+ *
+ * The engine fills a struct results while it runs a plan; reports only read it.
+ * Everything here is raw and mergeable: counters, exact sums, log-linear latency
+ * histograms, per-interval samples.  Derived numbers (percentiles, bandwidth,
+ * group aggregates) are computed by the res_* functions declared at the end, so
+ * every report derives them the same way.
+ *
+ * Shape:  results -> jobs[] (one per plan job per run; a job with repeat=N runs
+ * repeat_discard+N times) -> clones[] (one per thread) -> per-direction stats.
+ *
+ * Times are ns.  Timestamps named *_ns without "wall" are relative to
+ * results.start_mono_ns (CLOCK_MONOTONIC when the run started).
+ *
+ * Compiles as C11 and as C++17.
+ */
+#ifndef IOPLAN_RESULTS_H
+#define IOPLAN_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RESULTS_ABI_VERSION 1
+
+/*
+ * Latency histogram: fio's log-linear bucketing (FIO_IO_U_PLAT_BITS = 6), so the
+ * relative error is at most 1/128 and bucket values equal fio's json+ bin keys.
+ * Values below 128 ns are exact; above, each power of two is split into 64 buckets.
+ * fio stops at 29 groups (~17 s); we keep going to 2^42 ns (~73 min) so slow
+ * devices and stalls keep a real value.  Larger values land in the last bucket.
+ */
+#define RES_HIST_BITS 6
+#define RES_HIST_VAL (1u << RES_HIST_BITS)		/* 64 */
+#define RES_HIST_GROUPS 37
+#define RES_HIST_NR (RES_HIST_GROUPS * RES_HIST_VAL)	/* 2368 buckets */
+
+/* Bucket index of a value in ns. */
+static inline uint32_t res_hist_index(uint64_t v)
+{
+	uint32_t msb, error_bits, base, offset, idx;
+
+	if (v < 2u * RES_HIST_VAL)
+		return (uint32_t)v;
+	msb = 63u - (uint32_t)__builtin_clzll(v);
+	error_bits = msb - RES_HIST_BITS;
+	base = (error_bits + 1u) << RES_HIST_BITS;
+	offset = (uint32_t)(v >> error_bits) & (RES_HIST_VAL - 1u);
+	idx = base + offset;
+	return idx < RES_HIST_NR ? idx : RES_HIST_NR - 1u;
+}
+
+/* Representative value (ns) of bucket idx: exact below 128, else the midpoint. */
+static inline uint64_t res_hist_value(uint32_t idx)
+{
+	uint32_t error_bits, k;
+	uint64_t base;
+
+	if (idx < 2u * RES_HIST_VAL)
+		return idx;
+	error_bits = (idx >> RES_HIST_BITS) - 1u;
+	k = idx & (RES_HIST_VAL - 1u);
+	base = (uint64_t)1 << (error_bits + RES_HIST_BITS);
+	return base + ((((uint64_t)k << 1) + 1u) << error_bits) / 2u;
+}
+
+/*
+ * One latency statistic.  Sums are exact integers (sum of squares is 128-bit, kept
+ * as two words to stay -pedantic), so mean and stddev are exact and merging is
+ * addition.  hist is NULL when this latency type keeps no histogram.
+ */
+struct res_lat {
+	uint64_t n;
+	uint64_t min_ns;		/* UINT64_MAX when n == 0 */
+	uint64_t max_ns;
+	uint64_t sum_ns;
+	uint64_t sumsq_lo;		/* sum of squares, low 64 bits */
+	uint64_t sumsq_hi;		/* sum of squares, high 64 bits */
+	uint64_t *hist;			/* RES_HIST_NR counts, or NULL */
+};
+
+/*
+ * Running statistics of per-interval samples (bandwidth or IOPS), in fio's own
+ * form (Welford mean and M2) because group_reporting merges them by adding
+ * min, max, mean and M2 - a rule that exact sums could not express.
+ */
+struct res_sample_stat {
+	uint64_t n;
+	double min;
+	double max;
+	double mean;
+	double m2;
+};
+
+/* fio's distribution buckets (IO depths, submit/complete batch sizes). */
+#define RES_DEPTH_NR 7			/* 1,2,4,8,16,32,>=64 */
+#define RES_BATCH_NR 7			/* 0,4,8,16,32,64,>=64 */
+/* Completion-latency buckets: ns 2..1000, us 2..1000, ms 2..2000,>=2000 */
+#define RES_LATBKT_NS 10
+#define RES_LATBKT_US 10
+#define RES_LATBKT_MS 12
+#define RES_LATBKT_NR (RES_LATBKT_NS + RES_LATBKT_US + RES_LATBKT_MS)
+
+/* Per-direction results of one clone. */
+struct res_ddir {
+	uint64_t bytes;
+	uint64_t ios;
+	uint64_t short_ios;
+	uint64_t drop_ios;
+	uint64_t runtime_ns;		/* measured window if any I/O in this direction, else 0 */
+	struct res_lat slat;		/* start -> submitted (async engines) */
+	struct res_lat clat;		/* submitted -> completed */
+	struct res_lat lat;		/* start -> completed */
+	struct res_lat sched_lat;	/* intended issue time -> completed (rate-limited jobs) */
+	struct res_sample_stat bw_kib_s;	/* fio's bw samples, KiB/s (kb_base aware) */
+	struct res_sample_stat iops;	/* fio's iops samples */
+	uint64_t target_bytes_per_s;	/* rate limit in force, 0 = none */
+	uint64_t target_iops;
+};
+
+/* One per-interval sample: what completed in (t_start_ns, t_end_ns]. */
+struct res_sample {
+	uint64_t t_start_ns;
+	uint64_t t_end_ns;
+	uint64_t bytes[PLAN_DDIR_NR];
+	uint64_t ios[PLAN_DDIR_NR];
+	uint64_t lat_sum_ns[PLAN_DDIR_NR];
+	uint64_t lat_max_ns[PLAN_DDIR_NR];
+};
+
+/*
+ * A bounded series of samples.  When it fills, neighbouring samples are merged
+ * pairwise and interval_ns doubles, so memory stays constant over any run length;
+ * the sample statistics in res_ddir are kept exactly, before any merging.
+ */
+struct res_series {
+	uint64_t interval_ns;		/* current width of one sample */
+	uint32_t nr;
+	uint32_t cap;
+	struct res_sample *samples;
+};
+
+/* One recorded I/O (plan_job io_trace; for tests, sweeps and charts). */
+struct res_io_rec {
+	uint64_t t_ns;			/* completion time */
+	uint64_t offset;
+	uint64_t lat_ns;
+	uint32_t bytes;
+	uint16_t file_index;
+	uint8_t ddir;
+	uint8_t pad;
+};
+
+/* An error seen during the run, with where it happened. */
+struct res_error {
+	int err;			/* positive errno; 0 = a short transfer or verify failure */
+	uint8_t ddir;
+	uint32_t file_index;
+	uint64_t offset;
+	uint64_t len;			/* requested bytes */
+	uint64_t done;			/* bytes actually transferred */
+	char what[64];			/* "read", "write", "verify: bad crc32c", "open", ... */
+};
+
+#define RES_ERRORS_MAX 32
+
+/* One thread's results. */
+struct res_clone {
+	uint32_t clone_index;
+	uint32_t thread_number;
+	struct res_ddir ddir[PLAN_DDIR_NR];
+	struct res_lat sync_lat;	/* fsync/fdatasync latencies */
+	uint64_t sync_ios;
+
+	uint64_t start_ns;		/* measured window */
+	uint64_t end_ns;
+	uint64_t thread_start_ns;	/* thread began (before ramp) */
+	uint64_t thread_end_ns;
+
+	uint64_t usr_ns;		/* CPU of this thread during the measured window */
+	uint64_t sys_ns;
+	uint64_t ctx;
+	uint64_t majf;
+	uint64_t minf;
+	bool cpu_bound;			/* the thread, not the device, was the limit */
+
+	uint64_t depth[RES_DEPTH_NR];	/* in-flight count seen at each submit */
+	uint64_t submit[RES_BATCH_NR];	/* I/Os per submit call */
+	uint64_t complete[RES_BATCH_NR];	/* I/Os per reap call */
+	uint64_t latbkt[RES_LATBKT_NR];	/* clat distribution */
+
+	struct res_series bw_series;	/* samples at bw_avg_time_ns */
+	struct res_series iops_series;	/* samples at iops_avg_time_ns (== bw_series if same) */
+
+	struct res_io_rec *trace;	/* NULL unless the job asked for an I/O trace */
+	uint64_t trace_nr;
+	uint64_t trace_cap;
+
+	int error;			/* first fatal error as positive errno, 0 = none */
+	uint64_t total_err;		/* errors counted under continue_on_error */
+	uint32_t nr_errors;
+	struct res_error errors[RES_ERRORS_MAX];	/* first RES_ERRORS_MAX errors */
+	uint64_t verify_failures;
+	bool stalled;			/* watchdog fired */
+};
+
+/* One job of the plan in one run. */
+struct res_job {
+	uint32_t job_id;		/* plan job index (plan_job_at) */
+	uint32_t groupid;
+	uint32_t run;			/* 0-based, including discarded runs */
+	bool discarded;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	struct res_clone *clones;
+	uint32_t nr_clones;
+};
+
+/* Block-device counters from /sys/block/<dev>/stat over the run (deltas). */
+struct res_disk {
+	char name[32];
+	uint64_t read_ios;
+	uint64_t write_ios;
+	uint64_t read_merges;
+	uint64_t write_merges;
+	uint64_t read_sectors;
+	uint64_t write_sectors;
+	uint64_t read_ticks_ms;
+	uint64_t write_ticks_ms;
+	uint64_t in_queue_ms;
+	uint64_t io_ticks_ms;
+	uint64_t elapsed_ns;		/* wall time the deltas cover */
+};
+
+enum res_msg_level {
+	RES_MSG_NOTE = 0,
+	RES_MSG_WARNING,
+	RES_MSG_ERROR
+};
+
+/* A preflight finding or run-time notice, kept for normal output and JSON. */
+struct res_msg {
+	enum res_msg_level level;
+	char *code;			/* stable identifier, e.g. "direct-unsupported" */
+	char *text;
+	int32_t job_id;			/* -1 = not about one job */
+};
+
+struct results {
+	uint32_t abi_version;		/* RESULTS_ABI_VERSION */
+	const struct plan *plan;	/* the plan that ran (not owned) */
+
+	uint64_t start_wall_ns;		/* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at start */
+	uint64_t end_mono_ns;
+	bool interrupted;		/* stopped by a signal before the plan finished */
+	int error;			/* first fatal error (positive errno), 0 = none */
+
+	char hostname[64];
+	char kernel[128];
+	char clock_source[32];		/* how timestamps were taken */
+	double clock_cost_ns;		/* measured cost of one timestamp */
+
+	struct res_job *jobs;
+	uint32_t nr_jobs;
+	struct res_disk *disks;
+	uint32_t nr_disks;
+	struct res_msg *msgs;
+	uint32_t nr_msgs;
+};
+
+/* ---- derived numbers, shared by every report (engine/results.c) ---- */
+
+/* Mean and sample standard deviation (n-1), exact from the sums; 0 when n < 2. */
+double res_lat_mean(const struct res_lat *l);
+double res_lat_stddev(const struct res_lat *l);
+
+/*
+ * Percentile p (0 < p <= 100) as fio computes it: the first bucket whose cumulative
+ * count reaches p/100 * n, reported as that bucket's value.  This is nearest-rank
+ * (DISKSPD's rule) on bucketed values.  p == 100 gives the exact max, and the
+ * result is clamped to [min, max] so a bucket midpoint never exceeds what was seen.
+ * 0 when n == 0 or there is no histogram.
+ */
+uint64_t res_lat_percentile(const struct res_lat *l, double p);
+
+/* dst += src. Histograms are merged only when both have one (dst gets one if needed). Returns 0 or -ENOMEM. */
+int res_lat_merge(struct res_lat *dst, const struct res_lat *src);
+
+/* Adds one sample (Welford). */
+void res_sample_stat_add(struct res_sample_stat *s, double v);
+
+/* fio's group_reporting merge of sample stats: min, max, mean, M2 and n are added. */
+void res_sample_stat_merge_sum(struct res_sample_stat *dst, const struct res_sample_stat *src);
+double res_sample_stat_mean(const struct res_sample_stat *s);
+double res_sample_stat_stddev(const struct res_sample_stat *s);
+
+/*
+ * Merges clone src into dst as fio's group_reporting does: bytes and ios summed,
+ * runtime max, latency merged, bw/iops sample stats summed, CPU and maps summed.
+ * Returns 0 or -ENOMEM.
+ */
+int res_clone_merge(struct res_clone *dst, const struct res_clone *src);
+
+/* Initialise an empty clone (min = UINT64_MAX ...) with no histograms. */
+void res_clone_init(struct res_clone *c);
+
+/* Frees a clone's histograms, series and trace (not the clone itself). */
+void res_clone_release(struct res_clone *c);
+
+/* Frees results and everything it owns, not the plan. NULL is a no-op. */
+void results_free(struct results *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_RESULTS_H */

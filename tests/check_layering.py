@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""tests/check_layering.py - enforces DESIGN.md's one-way data flow by #include lines.
+
+parser/ -> plan (engine/plan.h) -> engine/ -> results (engine/results.h) -> report/.
+Only cli/ may include from every stage; tests/ may include anything.
+Exits 1 and names each offending line when a file includes what its stage may not.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+# For each stage: the project paths (prefixes) its files may include.
+ALLOWED = {
+    "parser": ("parser/", "engine/plan.h"),
+    "engine": ("engine/",),
+    "report": ("report/", "engine/plan.h", "engine/results.h"),
+    "cli": ("cli/", "parser/", "engine/", "report/"),
+}
+# Engine internals: the engine may include these, nobody else but cli/ and tests/.
+PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h")
+
+
+def resolve(src: pathlib.Path, inc: str) -> str:
+    """Project-relative path of an include, whether written from the root or the file's dir."""
+    if (ROOT / inc).exists():
+        return inc
+    local = (src.parent / inc).resolve()
+    try:
+        return str(local.relative_to(ROOT))
+    except ValueError:
+        return inc
+
+
+def main() -> int:
+    bad = []
+    for stage, allowed in ALLOWED.items():
+        for src in sorted((ROOT / stage).rglob("*")):
+            if src.suffix not in (".c", ".h", ".cpp", ".hpp"):
+                continue
+            for lineno, line in enumerate(src.read_text(errors="replace").splitlines(), 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                target = resolve(src, m.group(1))
+                if not (ROOT / target).exists():
+                    continue  # a system header written with quotes
+                ok = any(target == a or (a.endswith("/") and target.startswith(a)) for a in allowed)
+                if stage == "cli" and target.startswith("engine/") and target not in PUBLIC_ENGINE:
+                    ok = False
+                if not ok:
+                    rel = src.relative_to(ROOT)
+                    bad.append(f"{rel}:{lineno}: {stage}/ may not include \"{target}\"")
+    for b in bad:
+        print(b, file=sys.stderr)
+    if bad:
+        print(f"check-layering: {len(bad)} include(s) break the data flow (DESIGN.md)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""tests/e2e/common.py - helpers shared by the end-to-end test modules.
+
+Every e2e test drives the real binary ($IOPLAN_BIN) on real files in a private
+temporary directory; nothing here mocks the program under test.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+BIN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
+FIO = shutil.which("fio")
+
+
+def run(args, cwd=None, input=None, timeout=120, env=None):
+    """Runs ioplan with args; returns the CompletedProcess (text mode)."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run([BIN, *args], cwd=cwd, input=input, capture_output=True,
+                          text=True, timeout=timeout, env=e)
+
+
+def run_fio(args, cwd=None, timeout=120):
+    return subprocess.run([FIO, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def showplan(args, cwd=None):
+    """The --showplan JSON of a command line, or raises with the diagnostics."""
+    p = run(["--showplan", *args], cwd=cwd)
+    if p.returncode != 0:
+        raise AssertionError(f"ioplan --showplan {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+class TmpDirCase(unittest.TestCase):
+    """A test case with a fresh temporary directory in self.tmp (a pathlib.Path)."""
+
+    def setUp(self):
+        self._td = tempfile.TemporaryDirectory(prefix="ioplan-e2e-")
+        self.tmp = pathlib.Path(self._td.name)
+
+    def tearDown(self):
+        self._td.cleanup()
+
+    def write(self, name, text):
+        path = self.tmp / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""tests/e2e/run.py - runs the end-to-end test modules (tests/e2e/test_*.py) in parallel.
+
+Each module is a unittest module that drives the built binary ($IOPLAN_BIN) on real
+files in temporary directories.  Modules run as separate processes, -j at a time,
+so a slow module (rate accuracy, fio differential runs) does not serialise the rest.
+Exit code 0 only when every module passed (skips are not failures).
+
+  run.py [-j N] [-k SUBSTRING] [-v]
+"""
+import argparse
+import concurrent.futures
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def run_module(path: pathlib.Path, keyword: str | None, verbose: bool):
+    cmd = [sys.executable, "-m", "unittest"]
+    if verbose:
+        cmd.append("-v")
+    if keyword:
+        cmd += ["-k", keyword]
+    cmd.append(path.stem)
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+    return path.name, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("-k", dest="keyword")
+    ap.add_argument("-v", action="store_true")
+    ap.add_argument("modules", nargs="*", help="module file names to run (default: all)")
+    args = ap.parse_args()
+    if not os.environ.get("IOPLAN_BIN"):
+        print("run.py: set IOPLAN_BIN to the ioplan binary under test", file=sys.stderr)
+        return 2
+    mods = sorted(HERE.glob("test_*.py"))
+    if args.modules:
+        mods = [m for m in mods if m.name in args.modules or m.stem in args.modules]
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+        futs = [pool.submit(run_module, m, args.keyword, args.v) for m in mods]
+        for fut in concurrent.futures.as_completed(futs):
+            name, rc, out, secs = fut.result()
+            tail = out.strip().splitlines()[-1] if out.strip() else ""
+            print(f"{'ok  ' if rc == 0 else 'FAIL'} {name:40s} {secs:6.1f}s  {tail}", flush=True)
+            if rc != 0 or args.v:
+                print(out)
+            if rc != 0:
+                failed.append(name)
+    if failed:
+        print(f"e2e: {len(failed)} module(s) failed: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"e2e: {len(mods)} module(s) passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""tests/generate.py - the files generated from the code, committed, and checked for staleness.
+
+`make generate` (--write) rewrites them; `make check-generated` (--check) fails
+naming each file whose committed text differs from what the code produces now.
+Each entry is an output path and the ioplan arguments whose stdout it is, or a
+function producing the text.
+"""
+import argparse
+import difflib
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BIN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
+
+
+def ioplan(*args: str) -> str:
+    proc = subprocess.run([BIN, *args], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"ioplan {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def man_page(template: str) -> str:
+    """A man page whose @OPTIONS@ line is replaced by the option list from the table."""
+    text = (ROOT / template).read_text()
+    return text.replace("@OPTIONS@\n", ioplan("--dump-man-options"))
+
+
+# (output, producer). Producers run from the repository root.
+GENERATED = [
+    ("schema/job.schema.json", lambda: ioplan("--dump-job-schema")),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    stale = []
+    for rel, produce in GENERATED:
+        path = ROOT / rel
+        try:
+            want = produce()
+        except RuntimeError as e:
+            print(f"generate: {rel}: {e}", file=sys.stderr)
+            return 1
+        have = path.read_text() if path.exists() else None
+        if have == want:
+            continue
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(want)
+            print(f"generate: wrote {rel}")
+        else:
+            stale.append(rel)
+            diff = difflib.unified_diff((have or "").splitlines(), want.splitlines(),
+                                        f"{rel} (committed)", f"{rel} (generated)", lineterm="", n=1)
+            print("\n".join(list(diff)[:20]), file=sys.stderr)
+    if stale:
+        print(f"check-generated: stale: {' '.join(stale)} (run `make generate` and commit)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
