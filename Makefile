@@ -56,7 +56,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	clang libclang-rt-14-dev
 PYTHON := /usr/bin/python3
 
-.PHONY: all deps run test unit e2e check check-generated check-layering generate \
+.PHONY: fio-examples all deps run test unit e2e check check-generated check-layering generate \
 	golden-update bench fuzz install clean distclean
 
 all: $(BIN)
@@ -111,7 +111,7 @@ run: deps
 	@mkdir -p $(RUN_DIR)
 	./$(BIN) --showplan --directory=$(RUN_DIR) examples/fio_setting.txt
 
-test: deps
+test: deps fio-examples
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@$(MAKE) --no-print-directory check
 
@@ -158,3 +158,16 @@ clean:
 	rm -rf build ioplan
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# fio 3.33's own example job files (a test corpus for the INI reader), fetched as
+# Debian's source package through apt into build/; never committed.
+FIO_SRC := build/fio-src
+fio-examples: $(FIO_SRC)/examples
+$(FIO_SRC)/examples:
+	@mkdir -p build/apt-src/lists/partial $(FIO_SRC)
+	@echo 'deb-src http://deb.debian.org/debian bookworm main' > build/apt-src/sources.list
+	@A="-o Dir::Etc::sourcelist=$(CURDIR)/build/apt-src/sources.list -o Dir::Etc::sourceparts=- \
+	   -o Dir::State::Lists=$(CURDIR)/build/apt-src/lists -o APT::Sandbox::User=root"; \
+	apt-get $$A update -qq && cd build/apt-src && apt-get $$A source --download-only -qq fio=3.33-3
+	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C $(FIO_SRC) --strip-components=1 fio-3.33/examples
+	@ls $(FIO_SRC)/examples/*.fio | wc -l | xargs echo "fio-examples: job files:"

@@ -269,7 +269,6 @@ struct plan_job {
 	uint64_t thinktime_ns;
 	uint64_t thinktime_spin_ns;
 	uint32_t thinktime_blocks;
-	bool rate_latency_from_intended;	/* measure lat from the scheduled issue time */
 
 	/* Buffers. */
 	enum plan_buffer_fill buffer_fill;
@@ -287,6 +286,9 @@ struct plan_job {
 	bool verify_only;
 	bool verify_fatal;
 	uint64_t verify_interval_bytes;	/* 0 = the block size */
+
+	/* Recording: keep the first io_trace_max I/Os (time, offset, size, latency). */
+	uint64_t io_trace_max;
 
 	/* Errors and watchdog. */
 	uint32_t continue_on_error;	/* enum plan_coe_bits */
