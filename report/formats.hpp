@@ -1,0 +1,35 @@
+// report/formats.hpp - the writers behind report::write, one per output format.
+//
+// Internal to report/: cli/ calls report::write (report.hpp), which builds the
+// model once and hands it to these in fio's order (terse, json, normal).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+#include "report/group.hpp"
+#include "report/report.hpp"
+
+namespace report {
+
+// fio terse v3: one line per entry.
+void write_terse(std::ostream &out, const model &m, const results &r);
+std::string terse_line(const entry &e, const group_stat &g, const results &r);
+
+// fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
+void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus);
+
+// fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
+void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
+		  const options &o);
+
+// Disk utilisation in percent over the time the counters cover, at most 100.
+double disk_util_pct(const res_disk &d);
+
+// A string field of terse output: ';' and line breaks would shift every later
+// field, so they become '_' (fio prints them raw).
+std::string terse_safe(const std::string &s);
+
+} // namespace report

@@ -1,0 +1,476 @@
+// report/group.cpp - builds the report model: repeat aggregation, fio's
+// group_reporting merge, and per-group run statistics (see group.hpp).
+#include "report/group.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "report/units.hpp"
+
+namespace report {
+
+// ---- stat_clone ----
+
+stat_clone::stat_clone()
+{
+	res_clone_init(&c_);
+}
+
+stat_clone::~stat_clone()
+{
+	res_clone_release(&c_);
+}
+
+stat_clone::stat_clone(stat_clone &&o) noexcept
+{
+	c_ = o.c_;
+	res_clone_init(&o.c_);
+}
+
+stat_clone &stat_clone::operator=(stat_clone &&o) noexcept
+{
+	if (this != &o) {
+		res_clone_release(&c_);
+		c_ = o.c_;
+		res_clone_init(&o.c_);
+	}
+	return *this;
+}
+
+void stat_clone::add(const res_clone &src)
+{
+	if (res_clone_merge(&c_, &src))
+		throw std::bad_alloc();
+}
+
+namespace {
+
+// ---- repeat aggregation ----
+
+// Throughput of one run of a job: all bytes over the longest direction window.
+double run_throughput(const res_job &j)
+{
+	uint64_t bytes = 0, ns = 0;
+
+	for (uint32_t c = 0; c < j.nr_clones; c++)
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			bytes += j.clones[c].ddir[d].bytes;
+			ns = std::max(ns, j.clones[c].ddir[d].runtime_ns);
+		}
+	return ns ? (double)bytes * 1e9 / (double)ns : 0.0;
+}
+
+// Mean completion latency of one run (total latency when clat was not kept).
+double run_latency(const res_job &j)
+{
+	double sum = 0, n = 0;
+
+	for (uint32_t c = 0; c < j.nr_clones; c++)
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			const res_ddir &dd = j.clones[c].ddir[d];
+			const res_lat &l = dd.clat.n ? dd.clat : dd.lat;
+			sum += (double)l.sum_ns;
+			n += (double)l.n;
+		}
+	return n ? sum / n : 0.0;
+}
+
+const res_clone *clone_of(const res_job &j, uint32_t clone_index)
+{
+	for (uint32_t c = 0; c < j.nr_clones; c++)
+		if (j.clones[c].clone_index == clone_index)
+			return &j.clones[c];
+	return clone_index < j.nr_clones ? &j.clones[clone_index] : nullptr;
+}
+
+void replace_lat(res_lat *dst, const res_lat *src)
+{
+	free(dst->hist);
+	std::memset(dst, 0, sizeof(*dst));
+	dst->min_ns = UINT64_MAX;
+	if (res_lat_merge(dst, src))
+		throw std::bad_alloc();
+}
+
+// Takes every latency figure of `from` into c: the "lowest latency" half of
+// CrystalDiskMark's max rule comes from a different run than the throughput.
+void take_latency(res_clone &c, const res_clone &from)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		replace_lat(&c.ddir[d].slat, &from.ddir[d].slat);
+		replace_lat(&c.ddir[d].clat, &from.ddir[d].clat);
+		replace_lat(&c.ddir[d].lat, &from.ddir[d].lat);
+		replace_lat(&c.ddir[d].sched_lat, &from.ddir[d].sched_lat);
+	}
+	replace_lat(&c.sync_lat, &from.sync_lat);
+	std::memcpy(c.latbkt, from.latbkt, sizeof(c.latbkt));
+}
+
+void scale_sample(res_sample_stat &s, double n)
+{
+	s.min /= n;
+	s.max /= n;
+	s.mean /= n;
+	s.m2 /= n;
+	s.n = (uint64_t)((double)s.n / n + 0.5);
+}
+
+uint64_t div_round(uint64_t v, uint64_t n)
+{
+	return (v + n / 2) / n;
+}
+
+// The mean of n runs: a merge of all of them (latency over every I/O), with
+// amounts, windows and CPU divided back to one run's worth.
+void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uint64_t *run_ns)
+{
+	uint64_t n = cl.size(), rt[PLAN_DDIR_NR] = {}, win = 0;
+
+	for (const res_clone *c : cl) {
+		out.add(*c);
+		for (int d = 0; d < PLAN_DDIR_NR; d++)
+			rt[d] += c->ddir[d].runtime_ns;
+		win += c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0;
+	}
+	res_clone &m = out.get();
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		res_ddir &dd = m.ddir[d];
+		dd.bytes = div_round(dd.bytes, n);
+		dd.ios = div_round(dd.ios, n);
+		dd.short_ios = div_round(dd.short_ios, n);
+		dd.drop_ios = div_round(dd.drop_ios, n);
+		dd.runtime_ns = div_round(rt[d], n);
+		dd.target_bytes_per_s = div_round(dd.target_bytes_per_s, n);
+		dd.target_iops = div_round(dd.target_iops, n);
+		scale_sample(dd.bw_kib_s, (double)n);
+		scale_sample(dd.iops, (double)n);
+	}
+	m.sync_ios = div_round(m.sync_ios, n);
+	m.usr_ns = div_round(m.usr_ns, n);
+	m.sys_ns = div_round(m.sys_ns, n);
+	m.ctx = div_round(m.ctx, n);
+	m.majf = div_round(m.majf, n);
+	m.minf = div_round(m.minf, n);
+	*run_ns = div_round(win, n);
+}
+
+size_t pick_run(const std::vector<const res_job *> &runs, bool highest, bool by_latency)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < runs.size(); i++) {
+		double a = by_latency ? run_latency(*runs[i]) : run_throughput(*runs[i]);
+		double b = by_latency ? run_latency(*runs[best]) : run_throughput(*runs[best]);
+		if (highest ? a > b : a < b)
+			best = i;
+	}
+	return best;
+}
+
+size_t median_run(const std::vector<const res_job *> &runs)
+{
+	std::vector<size_t> idx(runs.size());
+	for (size_t i = 0; i < idx.size(); i++)
+		idx[i] = i;
+	std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+		return run_throughput(*runs[a]) < run_throughput(*runs[b]);
+	});
+	return idx[(idx.size() - 1) / 2];
+}
+
+uint64_t window_ns(const res_clone &c)
+{
+	return c.end_ns > c.start_ns ? c.end_ns - c.start_ns : 0;
+}
+
+// One clone's statistics for a plan job, reduced over its measured runs.
+// *origin gets the run's own clone whose errors the entry reports.
+stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &measured,
+		       uint32_t clone_index, uint64_t *run_ns, const res_clone **origin)
+{
+	stat_clone out;
+	*run_ns = 0;
+	*origin = nullptr;
+	if (measured.empty())
+		return out;
+	if (measured.size() > 1 && job.repeat_aggregate == PLAN_AGG_MEAN) {
+		std::vector<const res_clone *> cl;
+		for (const res_job *j : measured)
+			if (const res_clone *c = clone_of(*j, clone_index))
+				cl.push_back(c);
+		if (!cl.empty())
+			mean_of_runs(out, cl, run_ns);
+		*origin = cl.empty() ? nullptr : cl.front();
+		return out;
+	}
+	size_t base = 0, lat = 0;
+	if (measured.size() > 1) {
+		bool max = job.repeat_aggregate == PLAN_AGG_MAX;
+		if (job.repeat_aggregate == PLAN_AGG_MEDIAN) {
+			base = lat = median_run(measured);
+		} else {
+			base = pick_run(measured, max, false);
+			lat = pick_run(measured, !max, true);
+		}
+	}
+	const res_clone *b = clone_of(*measured[base], clone_index);
+	if (!b)
+		return out;
+	out.add(*b);
+	*run_ns = window_ns(*b);
+	*origin = b;
+	const res_clone *l = clone_of(*measured[lat], clone_index);
+	if (lat != base && l)
+		take_latency(out.get(), *l);
+	return out;
+}
+
+// ---- entries ----
+
+std::string file_of(const plan_job &job, const res_clone &c, uint32_t file_index)
+{
+	if (c.clone_index < job.nr_clones && file_index < job.clones[c.clone_index].nr_files)
+		return job.clones[c.clone_index].files[file_index].path;
+	return std::string();
+}
+
+std::string describe_error(const plan_job &job, const res_clone *c, int err)
+{
+	if (!c || !c->nr_errors)
+		return strerror(err);
+	const res_error &e = c->errors[0];
+	std::string path = file_of(job, *c, e.file_index);
+	return strf("%s%s%s at offset %llu: %s", e.what, path.empty() ? "" : " ", path.c_str(),
+		    (unsigned long long)e.offset, e.err ? strerror(e.err) : "short transfer");
+}
+
+void add_errors(entry &e, const plan_job &job, const res_clone *c)
+{
+	if (!c)
+		return;
+	if (c->nr_errors && c->errors[0].err)
+		e.first_error = c->errors[0].err;
+	else if (c->error)
+		e.first_error = c->error;
+	for (uint32_t i = 0; i < c->nr_errors && i < RES_ERRORS_MAX; i++) {
+		if (e.errors.size() >= RES_ERRORS_MAX)
+			break;
+		e.errors.push_back(c->errors[i]);
+		e.error_files.push_back(file_of(job, *c, c->errors[i].file_index));
+	}
+}
+
+void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
+		const res_clone *origin)
+{
+	int err = cs.get().error;
+	uint64_t total_err = cs.get().total_err;
+
+	if (!e.members) {
+		e.name = job.name ? job.name : "";
+		e.description = job.description ? job.description : "";
+		e.groupid = job.groupid;
+		e.first = &job;
+		e.st = std::move(cs);
+	} else {
+		e.st.add(cs.get());
+	}
+	e.last = &job;
+	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
+		e.job_ids.push_back(job.job_id);
+	e.run_ns += run_ns;
+	if (!e.error && err) {
+		e.error = err;
+		e.verror = describe_error(job, origin, err);
+	}
+	e.total_err += total_err;
+	add_errors(e, job, origin);
+	e.members++;
+}
+
+void build_runs(model &m, const results &r, const plan &p)
+{
+	m.runs.resize(p.nr_jobs);
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		m.runs[i].job = plan_job_at(&p, i);
+	for (uint32_t i = 0; i < r.nr_jobs; i++)
+		if (r.jobs[i].job_id < m.runs.size())
+			m.runs[r.jobs[i].job_id].runs.push_back(&r.jobs[i]);
+	for (job_runs &jr : m.runs)
+		std::stable_sort(jr.runs.begin(), jr.runs.end(),
+				 [](const res_job *a, const res_job *b) { return a->run < b->run; });
+}
+
+// fio's rule: a clone opens a new entry unless it has group_reporting and
+// belongs to the same group as the clone before it.
+void build_entries(model &m, const plan &p)
+{
+	int64_t last_gid = -1;
+
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		const plan_job &job = *plan_job_at(&p, i);
+		std::vector<const res_job *> measured;
+		for (const res_job *rj : m.runs[i].runs)
+			if (!rj->discarded)
+				measured.push_back(rj);
+		for (uint32_t c = 0; c < std::max(job.nr_clones, 1u); c++) {
+			bool same = job.group_reporting && last_gid == (int64_t)job.groupid;
+			if (m.entries.empty() || !same)
+				m.entries.emplace_back();
+			last_gid = job.groupid;
+			uint64_t run_ns = 0;
+			const res_clone *origin = nullptr;
+			stat_clone cs = clone_stats(job, measured, c, &run_ns, &origin);
+			add_member(m.entries.back(), job, std::move(cs), run_ns, origin);
+		}
+	}
+}
+
+void build_groups(model &m, const plan &p)
+{
+	uint32_t nr = p.nr_groups;
+	for (const entry &e : m.entries)
+		nr = std::max(nr, e.groupid + 1);
+	m.groups.resize(nr);
+	for (uint32_t g = 0; g < nr; g++) {
+		m.groups[g].groupid = g;
+		for (int d = 0; d < PLAN_DDIR_NR; d++)
+			m.groups[g].min_bw[d] = m.groups[g].min_run[d] = UINT64_MAX;
+	}
+	for (const entry &e : m.entries) {
+		group_stat &g = m.groups[e.groupid];
+		g.kb_base = e.first && e.first->kb_base ? e.first->kb_base : 1024;
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			uint64_t rt = ddir_runtime_ms(e, d);
+			if (!rt)
+				continue;
+			g.min_run[d] = std::min(g.min_run[d], rt);
+			g.max_run[d] = std::max(g.max_run[d], rt);
+			uint64_t bw = ddir_bw_bytes(e, d);
+			g.min_bw[d] = std::min(g.min_bw[d], bw);
+			g.max_bw[d] = std::max(g.max_bw[d], bw);
+			g.iobytes[d] += e.st.get().ddir[d].bytes;
+		}
+	}
+	for (group_stat &g : m.groups)
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			if (g.max_run[d])
+				g.agg[d] = per_sec(g.iobytes[d], g.max_run[d]);
+			if (g.min_run[d] == UINT64_MAX)
+				g.min_run[d] = 0;
+			if (g.min_bw[d] == UINT64_MAX)
+				g.min_bw[d] = 0;
+		}
+}
+
+} // namespace
+
+const group_stat &model::group(uint32_t id) const
+{
+	static const group_stat none;
+	return id < groups.size() ? groups[id] : none;
+}
+
+model build_model(const results &r, const plan &p)
+{
+	model m;
+
+	m.elapsed_ns = r.end_mono_ns > r.start_mono_ns ? r.end_mono_ns - r.start_mono_ns : 0;
+	m.now_wall_ns = r.start_wall_ns + m.elapsed_ns;
+	m.nr_threads = p.nr_threads;
+	build_runs(m, r, p);
+	build_entries(m, p);
+	build_groups(m, p);
+	return m;
+}
+
+// ---- derived numbers ----
+
+bool ddir_ran(const entry &e, int d)
+{
+	return ddir_runtime_ms(e, d) != 0;
+}
+
+uint64_t ddir_runtime_ms(const entry &e, int d)
+{
+	return runtime_ms(e.st.get().ddir[d].runtime_ns);
+}
+
+uint64_t ddir_bw_bytes(const entry &e, int d)
+{
+	return per_sec(e.st.get().ddir[d].bytes, ddir_runtime_ms(e, d));
+}
+
+uint64_t ddir_iops(const entry &e, int d)
+{
+	return per_sec(e.st.get().ddir[d].ios, ddir_runtime_ms(e, d));
+}
+
+double ddir_iops_f(const entry &e, int d)
+{
+	uint64_t rt = ddir_runtime_ms(e, d);
+	return rt ? 1000.0 * (double)e.st.get().ddir[d].ios / (double)rt : 0.0;
+}
+
+uint64_t total_rw_ios(const entry &e)
+{
+	uint64_t n = 0;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		n += e.st.get().ddir[d].ios;
+	return n;
+}
+
+// fio divides CPU ms by run ms; the same ratio in ns keeps more precision.
+double usr_cpu_pct(const entry &e)
+{
+	return e.run_ns ? (double)e.st.get().usr_ns * 100.0 / (double)e.run_ns : 0.0;
+}
+
+double sys_cpu_pct(const entry &e)
+{
+	return e.run_ns ? (double)e.st.get().sys_ns * 100.0 / (double)e.run_ns : 0.0;
+}
+
+double bw_share_pct(const group_stat &g, int d, double mean_kib)
+{
+	if (g.agg[d] <= 1024)
+		return 100.0;
+	double p = (double)(int64_t)mean_kib * 100.0 / ((double)g.agg[d] / 1024.0);
+	return p > 100.0 ? 100.0 : p;
+}
+
+std::vector<double> dist_pct(const uint64_t *counts, int n, uint64_t total, double floor)
+{
+	std::vector<double> out((size_t)n, 0.0);
+	for (int i = 0; i < n && total; i++) {
+		out[(size_t)i] = (double)counts[i] / (double)total * 100.0;
+		if (out[(size_t)i] < floor && counts[i])
+			out[(size_t)i] = floor;
+	}
+	return out;
+}
+
+std::vector<double> percentile_list(const entry &e)
+{
+	const plan_job *j = e.last;
+	if (!j || !(j->clat_percentiles || j->lat_percentiles))
+		return {};
+	uint32_t n = std::min<uint32_t>(j->nr_percentiles, PLAN_PERCENTILES_MAX);
+	std::vector<double> v(j->percentiles, j->percentiles + n);
+	std::sort(v.begin(), v.end());
+	return v;
+}
+
+const res_lat *percentile_source(const entry &e, int d)
+{
+	if (!e.last)
+		return nullptr;
+	if (e.last->lat_percentiles)
+		return &e.st.get().ddir[d].lat;
+	if (e.last->clat_percentiles)
+		return &e.st.get().ddir[d].clat;
+	return nullptr;
+}
+
+} // namespace report

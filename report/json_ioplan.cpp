@@ -1,0 +1,221 @@
+// report/json_ioplan.cpp - the "ioplan" object: run facts, achieved vs target
+// rates, CPU cost per I/O, errors with their place, repeat runs, messages.
+//
+// fio's keys stay exactly fio's; whatever ioplan adds lives here, so a jq
+// filter for fio never meets an unknown key in a place it walks.
+#include <cstring>
+
+#include "report/json_ioplan.hpp"
+#include "report/report.hpp"
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+std::string fixed_str(const char *s, size_t cap)
+{
+	return std::string(s, strnlen(s, cap));
+}
+
+const char *aggregate_name(enum plan_repeat_aggregate a)
+{
+	switch (a) {
+	case PLAN_AGG_MAX:
+		return "max";
+	case PLAN_AGG_MEDIAN:
+		return "median";
+	case PLAN_AGG_MEAN:
+		return "mean";
+	case PLAN_AGG_MIN:
+		return "min";
+	}
+	return "max";
+}
+
+const char *level_name(enum res_msg_level l)
+{
+	switch (l) {
+	case RES_MSG_NOTE:
+		return "note";
+	case RES_MSG_WARNING:
+		return "warning";
+	case RES_MSG_ERROR:
+		return "error";
+	}
+	return "note";
+}
+
+bool entry_does(const entry &e, const model &m, int d)
+{
+	if (e.st.get().ddir[d].ios)
+		return true;
+	for (uint32_t id : e.job_ids)
+		if (id < m.runs.size() && m.runs[id].job &&
+		    plan_rw_has_ddir(m.runs[id].job->rw, (enum plan_ddir)d))
+			return true;
+	return false;
+}
+
+// Rates over the exact window (ns), not fio's whole-ms runtime.
+ojson rate_object(const res_ddir &dd, const std::vector<double> &pct)
+{
+	ojson o = ojson::object();
+	double secs = (double)dd.runtime_ns / 1e9;
+	double bps = secs > 0 ? (double)dd.bytes / secs : 0.0;
+	double iops = secs > 0 ? (double)dd.ios / secs : 0.0;
+
+	o["achieved_bytes_per_s"] = f6(bps);
+	o["achieved_iops"] = f6(iops);
+	o["target_bytes_per_s"] = dd.target_bytes_per_s;
+	o["target_iops"] = dd.target_iops;
+	if (dd.target_bytes_per_s)
+		o["achieved_pct_of_target"] = f6(bps * 100.0 / (double)dd.target_bytes_per_s);
+	else if (dd.target_iops)
+		o["achieved_pct_of_target"] = f6(iops * 100.0 / (double)dd.target_iops);
+	if (dd.sched_lat.n)
+		o["sched_lat_ns"] = lat_object(dd.sched_lat, pct.data(), pct.size(), true, false);
+	return o;
+}
+
+ojson errors_array(const entry &e)
+{
+	ojson a = ojson::array();
+	for (size_t i = 0; i < e.errors.size(); i++) {
+		const res_error &er = e.errors[i];
+		ojson o = ojson::object();
+		o["errno"] = er.err;
+		o["error"] = er.err ? strerror(er.err) : "short transfer";
+		o["what"] = fixed_str(er.what, sizeof(er.what));
+		o["ddir"] = plan_ddir_name((enum plan_ddir)(er.ddir < PLAN_DDIR_NR ? er.ddir : 0));
+		o["file"] = e.error_files[i];
+		o["offset"] = er.offset;
+		o["length"] = er.len;
+		o["done"] = er.done;
+		a.push_back(o);
+	}
+	return a;
+}
+
+ojson run_summary(const res_job &j)
+{
+	ojson o = ojson::object();
+	o["run"] = j.run;
+	o["discarded"] = j.discarded;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		uint64_t bytes = 0, ios = 0, ns = 0, lat_sum = 0, lat_n = 0;
+		for (uint32_t c = 0; c < j.nr_clones; c++) {
+			const res_ddir &dd = j.clones[c].ddir[d];
+			bytes += dd.bytes;
+			ios += dd.ios;
+			ns = ns > dd.runtime_ns ? ns : dd.runtime_ns;
+			const res_lat &l = dd.clat.n ? dd.clat : dd.lat;
+			lat_sum += l.sum_ns;
+			lat_n += l.n;
+		}
+		ojson dd = ojson::object();
+		dd["io_bytes"] = bytes;
+		dd["total_ios"] = ios;
+		dd["runtime_ns"] = ns;
+		dd["bw_bytes"] = ns ? (uint64_t)((unsigned __int128)bytes * 1000000000u / ns) : 0;
+		dd["iops"] = f6(ns ? (double)ios * 1e9 / (double)ns : 0.0);
+		dd["lat_mean_ns"] = f6(lat_n ? (double)lat_sum / (double)lat_n : 0.0);
+		o[plan_ddir_name((enum plan_ddir)d)] = dd;
+	}
+	return o;
+}
+
+// Every run of each repeated plan job merged into this entry.
+ojson repeat_array(const entry &e, const model &m)
+{
+	ojson a = ojson::array();
+	for (uint32_t id : e.job_ids) {
+		if (id >= m.runs.size() || !m.runs[id].job)
+			continue;
+		const plan_job &j = *m.runs[id].job;
+		if (j.repeat <= 1 && !j.repeat_discard)
+			continue;
+		ojson o = ojson::object();
+		o["job_id"] = id;
+		o["jobname"] = j.name ? j.name : "";
+		o["aggregate"] = aggregate_name(j.repeat_aggregate);
+		ojson runs = ojson::array();
+		for (const res_job *rj : m.runs[id].runs)
+			runs.push_back(run_summary(*rj));
+		o["runs"] = runs;
+		a.push_back(o);
+	}
+	return a;
+}
+
+ojson job_facts(const entry &e, const model &m)
+{
+	const res_clone &c = e.st.get();
+	std::vector<double> pct = percentile_list(e);
+	uint64_t ios = total_rw_ios(e) + c.sync_ios;
+	ojson o = ojson::object();
+
+	o["jobname"] = e.name;
+	o["groupid"] = e.groupid;
+	o["job_ids"] = e.job_ids;
+	o["members"] = e.members;
+	o["usr_ns"] = c.usr_ns;
+	o["sys_ns"] = c.sys_ns;
+	o["cpu_ns_per_io"] = f6(ios ? (double)(c.usr_ns + c.sys_ns) / (double)ios : 0.0);
+	o["cpu_bound"] = c.cpu_bound;
+	o["stalled"] = c.stalled;
+	o["verify_failures"] = c.verify_failures;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (entry_does(e, m, d))
+			o[plan_ddir_name((enum plan_ddir)d)] = rate_object(c.ddir[d], pct);
+	o["errors"] = errors_array(e);
+	o["repeat"] = repeat_array(e, m);
+	return o;
+}
+
+ojson messages_array(const results &r, const model &m)
+{
+	ojson a = ojson::array();
+	for (uint32_t i = 0; i < r.nr_msgs; i++) {
+		const res_msg &msg = r.msgs[i];
+		ojson o = ojson::object();
+		o["level"] = level_name(msg.level);
+		o["code"] = msg.code ? msg.code : "";
+		o["text"] = msg.text ? msg.text : "";
+		if (msg.job_id >= 0 && (size_t)msg.job_id < m.runs.size() && m.runs[msg.job_id].job) {
+			o["job_id"] = msg.job_id;
+			o["jobname"] = m.runs[msg.job_id].job->name ? m.runs[msg.job_id].job->name : "";
+		} else {
+			o["job_id"] = nullptr;
+			o["jobname"] = nullptr;
+		}
+		a.push_back(o);
+	}
+	return a;
+}
+
+} // namespace
+
+ojson ioplan_object(const model &m, const results &r)
+{
+	ojson o = ojson::object();
+
+	o["schema_version"] = result_schema_version;
+	o["version"] = IOPLAN_VERSION;
+	o["host"] = fixed_str(r.hostname, sizeof(r.hostname));
+	o["kernel"] = fixed_str(r.kernel, sizeof(r.kernel));
+	o["clock_source"] = fixed_str(r.clock_source, sizeof(r.clock_source));
+	o["clock_cost_ns"] = f6(r.clock_cost_ns);
+	o["start_wall_ns"] = r.start_wall_ns;
+	o["elapsed_ns"] = m.elapsed_ns;
+	o["interrupted"] = r.interrupted;
+	o["error"] = r.error;
+	ojson jobs = ojson::array();
+	for (const entry &e : m.entries)
+		jobs.push_back(job_facts(e, m));
+	o["jobs"] = jobs;
+	o["messages"] = messages_array(r, m);
+	return o;
+}
+
+} // namespace report

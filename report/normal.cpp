@@ -1,0 +1,210 @@
+// report/normal.cpp - fio's normal (human) output: job banners, per-entry
+// blocks, "Run status group N (all jobs):" lines and disk stats (fio.md §5).
+//
+// The text matches fio 3.33 line for line where fio's layout is known, so a
+// grep for "IOPS=" or "BW=" finds the same on ioplan's output.  Differences:
+// "Starting N threads" (ioplan runs threads), no percentile above the max.
+#include <cstring>
+#include <ostream>
+
+#include "report/formats.hpp"
+#include "report/normal.hpp"
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+std::string bs_range(const plan_bs &bs, bool pow2)
+{
+	return num2str(bs.min_bytes, 4, 1, pow2, unit::byte) + "-" +
+	       num2str(bs.max_bytes, 4, 1, pow2, unit::byte);
+}
+
+std::string banner_line(const plan_job &j)
+{
+	bool pow2 = j.kb_base != 1000;
+	std::string s = strf("%s: (g=%u): rw=%s, ", j.name ? j.name : "", j.groupid,
+			     plan_rw_name(j.rw));
+
+	s += "bs=(R) " + bs_range(j.bs[PLAN_DDIR_READ], pow2) + ", (W) " +
+	     bs_range(j.bs[PLAN_DDIR_WRITE], pow2) + ", ";
+	if (j.bs_is_seq_rand)
+		s += "bs_is_seq_rand, ";
+	else
+		s += "(T) " + bs_range(j.bs[PLAN_DDIR_TRIM], pow2) + ", ";
+	s += strf("ioengine=%s, iodepth=%u\n", plan_ioengine_name(j.ioengine), j.iodepth);
+	if (j.nr_clones > 1)
+		s += "...\n";
+	return s;
+}
+
+// The engine records "Laying out IO file (1 file / 4MiB)" notices with the job;
+// fio prints them prefixed with the job name.
+void write_layout_lines(std::ostream &out, const results &r, const plan &p)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++) {
+		const res_msg &m = r.msgs[i];
+		if (!m.code || std::strcmp(m.code, "layout") != 0 || !m.text)
+			continue;
+		const plan_job *j = m.job_id >= 0 ? plan_job_at(&p, (uint32_t)m.job_id) : nullptr;
+		if (j && j->name)
+			out << j->name << ": ";
+		out << m.text << '\n';
+	}
+}
+
+std::string entry_header(const entry &e, const model &m, const options &o)
+{
+	std::string s;
+	if (!e.error)
+		s = strf("%s: (groupid=%u, jobs=%u): err=%2d: pid=%ld: %s\n", e.name.c_str(),
+			 e.groupid, e.members, e.error, o.pid, ctime_str(m.now_wall_ns).c_str());
+	else
+		s = strf("%s: (groupid=%u, jobs=%u): err=%2d (%s): pid=%ld: %s\n", e.name.c_str(),
+			 e.groupid, e.members, e.error, e.verror.c_str(), o.pid,
+			 ctime_str(m.now_wall_ns).c_str());
+	if (!e.description.empty())
+		s += strf("  Description  : [%s]\n", e.description.c_str());
+	return s;
+}
+
+std::string sync_block(const entry &e)
+{
+	const res_clone &c = e.st.get();
+	const plan_job *j = e.last;
+	if (!c.sync_lat.n)
+		return std::string();
+	int prec = j ? percentile_precision(j->percentiles, j->nr_percentiles < PLAN_PERCENTILES_MAX
+								  ? j->nr_percentiles
+								  : PLAN_PERCENTILES_MAX)
+		     : 0;
+	return "  fsync/fdatasync/sync_file_range:\n" + normal_lat_line("sync", c.sync_lat) +
+	       normal_percentiles("sync", c.sync_lat, percentile_list(e), prec);
+}
+
+std::string dist_line(const char *head, const char *const *labels, const uint64_t *counts,
+		      uint64_t total)
+{
+	std::vector<double> v = dist_pct(counts, 7, total, 0.1);
+	std::string s = head;
+	for (int i = 0; i < 7; i++)
+		s += strf("%s%s=%3.1f%%", i ? ", " : "", labels[i], v[(size_t)i]);
+	return s + "\n";
+}
+
+std::string entry_tail(const entry &e)
+{
+	static const char *const depth[] = { "1", "2", "4", "8", "16", "32", ">=64" };
+	static const char *const batch[] = { "0", "4", "8", "16", "32", "64", ">=64" };
+	const res_clone &c = e.st.get();
+	uint64_t submits = 0, reaps = 0;
+	for (int i = 0; i < RES_BATCH_NR; i++) {
+		submits += c.submit[i];
+		reaps += c.complete[i];
+	}
+	std::string s = strf("  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%llu, majf=%llu, "
+			     "minf=%llu\n",
+			     usr_cpu_pct(e), sys_cpu_pct(e), (unsigned long long)c.ctx,
+			     (unsigned long long)c.majf, (unsigned long long)c.minf);
+	s += dist_line("  IO depths    : ", depth, c.depth, total_rw_ios(e));
+	s += dist_line("     submit    : ", batch, c.submit, submits);
+	s += dist_line("     complete  : ", batch, c.complete, reaps);
+	const res_ddir *d = c.ddir;
+	s += strf("     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,%llu,0 "
+		  "dropped=%llu,%llu,%llu,0\n",
+		  (unsigned long long)d[0].ios, (unsigned long long)d[1].ios,
+		  (unsigned long long)d[2].ios, (unsigned long long)c.sync_ios,
+		  (unsigned long long)d[0].short_ios, (unsigned long long)d[1].short_ios,
+		  (unsigned long long)d[2].short_ios, (unsigned long long)d[0].drop_ios,
+		  (unsigned long long)d[1].drop_ios, (unsigned long long)d[2].drop_ios);
+	if (e.last && e.last->continue_on_error)
+		s += strf("     errors    : total=%llu, first_error=%d/<%s>\n",
+			  (unsigned long long)e.total_err, e.first_error, strerror(e.first_error));
+	s += strf("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
+		  e.last ? e.last->iodepth : 1);
+	return s;
+}
+
+void write_entry(std::ostream &out, const entry &e, const model &m, const options &o)
+{
+	const res_clone &c = e.st.get();
+	uint64_t bytes = c.ddir[0].bytes + c.ddir[1].bytes + c.ddir[2].bytes;
+
+	// fio shows nothing for a job that moved no data and issued nothing.
+	if (!bytes && !total_rw_ios(e))
+		return;
+	out << entry_header(e, m, o);
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (c.ddir[d].bytes)
+			out << normal_ddir(e, m.group(e.groupid), d);
+	out << normal_lat_dist(e) << sync_block(e) << entry_tail(e);
+}
+
+void write_group(std::ostream &out, const group_stat &g)
+{
+	static const char *const label[] = { "   READ", "  WRITE", "   TRIM" };
+	bool p2 = g.kb_base == 1024;
+
+	out << strf("\nRun status group %u (all jobs):\n", g.groupid);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		if (!g.max_run[d])
+			continue;
+		auto n2s = [](uint64_t v, bool pow2, unit u) { return num2str(v, 4, 1, pow2, u); };
+		out << strf("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n",
+			    label[d], n2s(g.agg[d], p2, unit::byte_per_sec).c_str(),
+			    n2s(g.agg[d], !p2, unit::byte_per_sec).c_str(),
+			    n2s(g.min_bw[d], p2, unit::byte_per_sec).c_str(),
+			    n2s(g.max_bw[d], p2, unit::byte_per_sec).c_str(),
+			    n2s(g.min_bw[d], !p2, unit::byte_per_sec).c_str(),
+			    n2s(g.max_bw[d], !p2, unit::byte_per_sec).c_str(),
+			    n2s(g.iobytes[d], p2, unit::byte).c_str(),
+			    n2s(g.iobytes[d], !p2, unit::byte).c_str(),
+			    (unsigned long long)g.min_run[d], (unsigned long long)g.max_run[d]);
+	}
+}
+
+void write_disks(std::ostream &out, const results &r)
+{
+	if (!r.nr_disks)
+		return;
+	out << "\nDisk stats (read/write):\n";
+	for (uint32_t i = 0; i < r.nr_disks; i++) {
+		const res_disk &d = r.disks[i];
+		out << strf("  %.*s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, "
+			    "util=%3.2f%%\n",
+			    (int)strnlen(d.name, sizeof(d.name)), d.name,
+			    (unsigned long long)d.read_ios, (unsigned long long)d.write_ios,
+			    (unsigned long long)d.read_merges, (unsigned long long)d.write_merges,
+			    (unsigned long long)d.read_ticks_ms, (unsigned long long)d.write_ticks_ms,
+			    (unsigned long long)d.in_queue_ms, disk_util_pct(d));
+	}
+}
+
+} // namespace
+
+void write_banner(const plan &p, std::ostream &out)
+{
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		if (const plan_job *j = plan_job_at(&p, i))
+			out << banner_line(*j);
+	out << version_string() << '\n';
+	out << strf("Starting %u thread%s\n", p.nr_threads, p.nr_threads == 1 ? "" : "s");
+}
+
+void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
+		  const options &o)
+{
+	if (o.banner) {
+		write_banner(p, out);
+		write_layout_lines(out, r, p);
+	}
+	out << '\n';
+	for (const entry &e : m.entries)
+		write_entry(out, e, m, o);
+	for (const group_stat &g : m.groups)
+		write_group(out, g);
+	write_disks(out, r);
+}
+
+} // namespace report

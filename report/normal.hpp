@@ -1,0 +1,27 @@
+// report/normal.hpp - pieces of fio's human-readable output shared by
+// normal.cpp (job blocks, groups, disks) and normal_ddir.cpp (one direction).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/results.h"
+#include "report/group.hpp"
+
+namespace report {
+
+// "  read: IOPS=..., BW=..." and everything under it for direction d, or ""
+// when the direction did not run.
+std::string normal_ddir(const entry &e, const group_stat &g, int d);
+
+// "    clat (usec): min=..., max=..., avg=..., stdev=..." (fio's display_lat).
+std::string normal_lat_line(const char *name, const res_lat &l);
+
+// "    clat percentiles (usec):" and the "     |" rows under it.
+std::string normal_percentiles(const char *name, const res_lat &l, const std::vector<double> &list,
+			       int precision);
+
+// "  lat (nsec)   : 20=88.18%, ..." lines: the non-empty latency buckets.
+std::string normal_lat_dist(const entry &e);
+
+} // namespace report

@@ -1,0 +1,66 @@
+// report/report.hpp - the public face of report/: render a run's results.
+//
+// cli/ calls this after eng_finish():
+//
+//     report::options o;
+//     std::string err;
+//     if (!report::parse_formats(arg_of_output_format, &o.formats, &err))
+//         ... print err, exit 2 ...
+//     o.pid = getpid();
+//     report::write(*results, *plan, o, out);   // out: std::cout or the --output file
+//
+// Formats are written in fio's order whatever the order of the list: terse,
+// then json/json+, then normal.  The writers never print anything else, so a
+// JSON-only stdout is exactly one valid JSON document.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+
+namespace report {
+
+enum format_bits : unsigned {
+	FORMAT_NORMAL = 1u << 0,
+	FORMAT_TERSE = 1u << 1,
+	FORMAT_JSON = 1u << 2,
+	FORMAT_JSON_PLUS = 1u << 3,	// json with latency histogram bins; replaces json
+};
+
+struct options {
+	unsigned formats = FORMAT_NORMAL;
+	// Shown in normal output's per-job lines where fio shows its pid.  The CLI
+	// passes getpid(); golden tests pass a fixed value.
+	long pid = 0;
+	// Normal output opens with fio's job banners, version, "Starting N threads"
+	// and layout lines.  A CLI that printed those before the run clears this.
+	bool banner = true;
+};
+
+// Parses --output-format's comma list: normal, terse (also minimal, csv), json,
+// json+.  Returns false with a one-line reason in *err for an unknown or empty
+// name.
+bool parse_formats(const std::string &list, unsigned *formats, std::string *err);
+
+// Writes the results of plan p in every format of o.formats to out.
+// Throws std::bad_alloc only.
+void write(const results &r, const plan &p, const options &o, std::ostream &out);
+
+// Normal output's opening: a banner line per job section ("..." after one with
+// clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
+// o.banner is false; separate so a CLI can print it before the run starts.
+void write_banner(const plan &p, std::ostream &out);
+
+// "ioplan-<version>": terse field 2, JSON "fio version", normal output.
+std::string version_string();
+
+// The JSON Schema (draft 7) of json and json+ output: schema/result.schema.json.
+std::string result_schema();
+
+// Version of that schema, also written as ioplan.schema_version in every document.
+constexpr int result_schema_version = 1;
+
+} // namespace report

@@ -1,0 +1,159 @@
+// report/terse.cpp - fio's terse output, version 3 (fio.md §3).
+//
+// 121 ';'-separated fields per entry, +9 per disk, +2 with continue_on_error,
+// +1 with a description.  Field positions and units are what awk scripts
+// written for fio expect: $3 job name, $7 read KiB/s, $48 write KiB/s.
+#include <ostream>
+
+#include "report/formats.hpp"
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+// min;max;mean;dev in µs: min/max truncated, mean/dev "%f" (fields 10-13, 14-17, 38-41).
+std::string lat_fields(const res_lat &l)
+{
+	if (!l.n)
+		return ";0;0;0.000000;0.000000";
+	return strf(";%llu;%llu;%f;%f", (unsigned long long)(l.min_ns / 1000),
+		    (unsigned long long)(l.max_ns / 1000), res_lat_mean(&l) / 1000.0,
+		    res_lat_stddev(&l) / 1000.0);
+}
+
+// Twenty "P%=usec" slots; the unused ones read "0%=0" (fields 18-37).
+std::string percentile_fields(const entry &e, int d)
+{
+	std::vector<double> list = percentile_list(e);
+	const res_lat *src = percentile_source(e, d);
+	std::string s;
+
+	for (size_t i = 0; i < PLAN_PERCENTILES_MAX; i++) {
+		if (i >= list.size() || !src) {
+			s += ";0%=0";
+			continue;
+		}
+		uint64_t v = res_lat_percentile(src, list[i]);
+		s += strf(";%f%%=%llu", list[i], (unsigned long long)(v / 1000));
+	}
+	return s;
+}
+
+// bw min;max;agg%;mean;dev in KiB/s (fields 42-46).  The share of the group
+// uses whole KiB/s of the aggregate, as fio's terse writer does.
+std::string bw_fields(const res_sample_stat &bw, const group_stat &g, int d)
+{
+	if (!bw.n)
+		return ";0;0;0.000000%;0.000000;0.000000";
+	double mean = res_sample_stat_mean(&bw), pct = 100.0;
+	uint64_t agg_kib = g.agg[d] / 1024;
+	if (g.agg[d]) {
+		pct = agg_kib ? mean * 100.0 / (double)agg_kib : 100.0;
+		if (pct > 100.0)
+			pct = 100.0;
+	}
+	return strf(";%llu;%llu;%f%%;%f;%f", (unsigned long long)bw.min, (unsigned long long)bw.max,
+		    pct, mean, res_sample_stat_stddev(&bw));
+}
+
+std::string ddir_fields(const entry &e, const group_stat &g, int d)
+{
+	const res_ddir &dd = e.st.get().ddir[d];
+	std::string s = strf(";%llu;%llu;%llu;%llu", (unsigned long long)(dd.bytes >> 10),
+			     (unsigned long long)(ddir_bw_bytes(e, d) / 1024),
+			     (unsigned long long)ddir_iops(e, d),
+			     (unsigned long long)ddir_runtime_ms(e, d));
+	s += lat_fields(dd.slat);
+	s += lat_fields(dd.clat);
+	s += percentile_fields(e, d);
+	s += lat_fields(dd.lat);
+	s += bw_fields(dd.bw_kib_s, g, d);
+	return s;
+}
+
+// Fields 88-121: cpu, depths, then µs buckets (ns buckets folded into the
+// first, as fio keeps the v3 layout) and ms buckets.
+std::string tail_fields(const entry &e)
+{
+	const res_clone &c = e.st.get();
+	uint64_t total = total_rw_ios(e);
+	std::string s = strf(";%f%%;%f%%;%llu;%llu;%llu", usr_cpu_pct(e), sys_cpu_pct(e),
+			     (unsigned long long)c.ctx, (unsigned long long)c.majf,
+			     (unsigned long long)c.minf);
+
+	for (double v : dist_pct(c.depth, RES_DEPTH_NR, total, 0.1))
+		s += strf(";%3.1f%%", v);
+	std::vector<double> us = dist_pct(c.latbkt + RES_LATBKT_NS, RES_LATBKT_US, total, 0.01);
+	uint64_t ns_total = 0;
+	for (int i = 0; i < RES_LATBKT_NS; i++)
+		ns_total += c.latbkt[i];
+	if (total)
+		us[0] += 100.0 * (double)ns_total / (double)total;
+	for (double v : us)
+		s += strf(";%3.2f%%", v);
+	std::vector<double> ms = dist_pct(c.latbkt + RES_LATBKT_NS + RES_LATBKT_US, RES_LATBKT_MS,
+					  total, 0.01);
+	for (double v : ms)
+		s += strf(";%3.2f%%", v);
+	return s;
+}
+
+std::string disk_fields(const results &r)
+{
+	std::string s;
+	for (uint32_t i = 0; i < r.nr_disks; i++) {
+		const res_disk &d = r.disks[i];
+		s += strf(";%s;%llu;%llu;%llu;%llu;%llu;%llu;%llu;%3.2f%%",
+			  terse_safe(d.name).c_str(), (unsigned long long)d.read_ios,
+			  (unsigned long long)d.write_ios, (unsigned long long)d.read_merges,
+			  (unsigned long long)d.write_merges, (unsigned long long)d.read_ticks_ms,
+			  (unsigned long long)d.write_ticks_ms, (unsigned long long)d.in_queue_ms,
+			  disk_util_pct(d));
+	}
+	return s;
+}
+
+} // namespace
+
+std::string terse_safe(const std::string &s)
+{
+	std::string out = s;
+	for (char &ch : out)
+		if (ch == ';' || ch == '\n' || ch == '\r')
+			ch = '_';
+	return out;
+}
+
+double disk_util_pct(const res_disk &d)
+{
+	double ms = (double)d.elapsed_ns / 1e6;
+	if (ms <= 0.0)
+		return 0.0;
+	double u = 100.0 * (double)d.io_ticks_ms / ms;
+	return u > 100.0 ? 100.0 : u;
+}
+
+std::string terse_line(const entry &e, const group_stat &g, const results &r)
+{
+	std::string s = strf("3;%s;%s;%u;%d", version_string().c_str(), terse_safe(e.name).c_str(),
+			     e.groupid, e.error);
+
+	s += ddir_fields(e, g, PLAN_DDIR_READ);
+	s += ddir_fields(e, g, PLAN_DDIR_WRITE);
+	s += tail_fields(e);
+	s += disk_fields(r);
+	if (e.last && e.last->continue_on_error)
+		s += strf(";%llu;%d", (unsigned long long)e.total_err, e.first_error);
+	if (!e.description.empty())
+		s += ";" + terse_safe(e.description);
+	return s + "\n";
+}
+
+void write_terse(std::ostream &out, const model &m, const results &r)
+{
+	for (const entry &e : m.entries)
+		out << terse_line(e, m.group(e.groupid), r);
+}
+
+} // namespace report
