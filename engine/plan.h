@@ -219,6 +219,12 @@ struct plan_job {
 	uint64_t io_size_bytes;		/* io_size/io_limit; 0 = size */
 	uint64_t number_ios;		/* 0 = unlimited */
 	uint32_t loops;
+	/* zonemode=strided: do zone_size bytes, then jump to the next zone_range
+	 * boundary (plus zone_skip), so samples spread evenly over the region
+	 * (GNOME Disks' transfer-rate sweep).  zone_size 0 = no zones. */
+	uint64_t zone_size_bytes;
+	uint64_t zone_range_bytes;	/* 0 = zone_size */
+	uint64_t zone_skip_bytes;
 	bool fill_device;
 	uint32_t nrfiles;
 	uint32_t openfiles;
