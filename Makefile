@@ -140,7 +140,7 @@ golden-update: $(BIN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py
+	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
