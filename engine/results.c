@@ -57,7 +57,13 @@ uint64_t res_lat_percentile(const struct res_lat *l, double p)
 		return 0;
 	if (p >= 100.0)
 		return l->max_ns;
-	target = (long double)p / 100.0L * (long double)l->n;
+	/*
+	 * fio 3.33 writes p / 100.0 * N, but its amd64 build evaluates it as
+	 * p * (N * 0.01L) (seen in its machine code).  The two differ in the
+	 * last bit, which decides ties such as 60% of 400 samples; follow the
+	 * binary so every percentile equals fio's on the same histogram.
+	 */
+	target = (long double)p * ((long double)l->n * 0.01L);
 	for (uint32_t i = 0; i < RES_HIST_NR; i++) {
 		cum += l->hist[i];
 		if (cum > 0 && (long double)cum >= target) {
