@@ -1,16 +1,80 @@
 // cli/main.cpp - ioplan's entry point: arguments -> parser -> engine -> report.
 //
-// The only code that calls every stage.  This first version knows only
-// --version; the job language lands with the parser (issue 2).
+// The only code that calls every stage.  Exit codes: 0 success, 1 the run
+// failed, 2 bad input (job file or command line).
 #include <cstdio>
-#include <cstring>
+#include <iostream>
+
+#include "cli/args.hpp"
+#include "cli/cmdhelp.hpp"
+#include "cli/run.hpp"
+#include "parser/parser.hpp"
+#include "report/showplan.hpp"
+
+namespace {
+
+int print_notes(const parser::diag_list &notes)
+{
+    for (const auto &d : notes)
+        fputs(parser::format_diag(d).c_str(), stderr);
+    return 0;
+}
+
+int info_action(const cli::args &a)
+{
+    switch (a.what) {
+    case cli::action::help:
+        cli::print_usage(stdout);
+        return 0;
+    case cli::action::version:
+        std::printf("ioplan-%s\n", IOPLAN_VERSION);
+        return 0;
+    case cli::action::cmdhelp:
+        if (cli::print_cmdhelp(a.cmdhelp, stdout))
+            return 0;
+        std::fprintf(stderr, "ioplan: error: unknown option '%s' (ioplan --cmdhelp lists them)\n", a.cmdhelp.c_str());
+        return 2;
+    case cli::action::dump_man_options:
+        cli::print_man_options(stdout);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int plan_action(const cli::args &a)
+{
+    if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
+        std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
+        return 2;
+    }
+    parser::diag_list notes;
+    parser::plan_ptr p = parser::build_plan(a.req, &notes);
+    print_notes(notes);
+    if (a.what == cli::action::parse_only)
+        return 0;
+    if (a.what == cli::action::showplan) {
+        report::write_showplan(*p, std::cout);
+        return std::cout.good() ? 0 : 1;
+    }
+    return cli::run_plan(*p, a);
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
-		std::printf("ioplan-%s\n", IOPLAN_VERSION);
-		return 0;
-	}
-	std::fprintf(stderr, "ioplan: error: no job language yet\n");
-	return 2;
+    try {
+        cli::args a = cli::parse_args(argc, argv);
+        int rc = info_action(a);
+        if (rc >= 0)
+            return rc;
+        return plan_action(a);
+    } catch (const parser::error &e) {
+        fputs(e.text().c_str(), stderr);
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ioplan: error: %s\n", e.what());
+        return 1;
+    }
 }

@@ -1,0 +1,33 @@
+// cli/args.hpp - ioplan's command line, parsed the way fio's getopt_long_only does.
+//
+// `--opt=val`, `--opt val` and `-opt=val` all work; ioplan's own options
+// (--showplan, --output-format, ...) are recognised first, anything else must
+// be a job option from the table.  Job options before any --name are defaults
+// for the first job file; after --name=X they belong to that command-line job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parser/parser.hpp"
+
+namespace cli {
+
+enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
+                    presets };
+
+struct args {
+    action what = action::run;
+    parser::request req;
+    std::string output_format = "normal";
+    std::string output_path;
+    std::string cmdhelp;        // option name, or "all"
+    std::string preset;
+};
+
+// Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.
+args parse_args(int argc, char **argv);
+
+void print_usage(FILE *out);
+
+} // namespace cli

@@ -1,0 +1,101 @@
+// cli/cmdhelp.cpp - renders the option table for humans (see cmdhelp.hpp).
+#include <cstdio>
+
+#include "cli/cmdhelp.hpp"
+#include "parser/options.hpp"
+
+namespace cli {
+
+namespace {
+
+std::string range_text(const parser::option &o)
+{
+    if (o.min > o.max)
+        return "";
+    char buf[80];
+    snprintf(buf, sizeof buf, "%.15g..%.15g", o.min, o.max);
+    return buf;
+}
+
+std::string aliases_text(const parser::option &o)
+{
+    std::string s;
+    for (const char *a : o.aliases)
+        s += (s.empty() ? "" : ", ") + std::string(a);
+    return s;
+}
+
+void print_one(const parser::option &o, FILE *out)
+{
+    fprintf(out, "%s%s\n", o.name, o.ioplan_only ? "  (ioplan only; not an fio option)" : "");
+    if (!o.aliases.empty())
+        fprintf(out, "  aliases:  %s\n", aliases_text(o).c_str());
+    fprintf(out, "  type:     %s%s%s\n", parser::opt_type_name(o.type), *o.unit ? ", unit " : "", o.unit);
+    fprintf(out, "  default:  %s\n", o.def ? o.def : "(none)");
+    if (!range_text(o).empty())
+        fprintf(out, "  range:    %s\n", range_text(o).c_str());
+    fprintf(out, "  category: %s\n  %s\n", o.category, o.help);
+    for (const auto &c : o.choices)
+        fprintf(out, "    %-14s %s\n", c.name, c.help);
+}
+
+std::string roff_escape(const std::string &s)
+{
+    std::string out;
+    for (char c : s) {
+        if (c == '\\')
+            out += "\\e";
+        else if (c == '-')
+            out += "\\-";
+        else
+            out += c;
+    }
+    if (!out.empty() && (out[0] == '.' || out[0] == '\''))
+        out = "\\&" + out;
+    return out;
+}
+
+} // namespace
+
+bool print_cmdhelp(const std::string &name, FILE *out)
+{
+    if (name != "all") {
+        const parser::option *o = parser::find_option(name);
+        if (!o)
+            return false;
+        print_one(*o, out);
+        return true;
+    }
+    const char *cat = "";
+    for (const auto &o : parser::options()) {
+        if (std::string(cat) != o.category) {
+            fprintf(out, "%s%s:\n", *cat ? "\n" : "", o.category);
+            cat = o.category;
+        }
+        fprintf(out, "  %-28s %s\n", o.name, o.help);
+    }
+    return true;
+}
+
+void print_man_options(FILE *out)
+{
+    for (const auto &o : parser::options()) {
+        fprintf(out, ".TP\n.B %s\n", roff_escape(o.name).c_str());
+        std::string meta = parser::opt_type_name(o.type);
+        if (*o.unit)
+            meta += ", " + std::string(o.unit);
+        if (o.def)
+            meta += "; default " + std::string(*o.def ? o.def : "\"\"");
+        if (!range_text(o).empty())
+            meta += "; range " + range_text(o);
+        if (!o.aliases.empty())
+            meta += "; alias " + aliases_text(o);
+        if (o.ioplan_only)
+            meta += "; ioplan only";
+        fprintf(out, "(%s) %s\n", roff_escape(meta).c_str(), roff_escape(o.help).c_str());
+        for (const auto &c : o.choices)
+            fprintf(out, ".RS\n.TP\n.B %s\n%s\n.RE\n", roff_escape(c.name).c_str(), roff_escape(c.help).c_str());
+    }
+}
+
+} // namespace cli

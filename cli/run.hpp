@@ -1,0 +1,12 @@
+// cli/run.hpp - runs a plan with the engine and writes the reports.
+#pragma once
+
+#include "cli/args.hpp"
+#include "engine/plan.h"
+
+namespace cli {
+
+// Returns the process exit code: 0 success, 1 the run failed, 2 bad input.
+int run_plan(const plan &p, const args &a);
+
+} // namespace cli

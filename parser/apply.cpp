@@ -1,0 +1,231 @@
+// parser/apply.cpp - value parsing with range and choice checks for the option table.
+#include "parser/apply.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <strings.h>
+
+namespace parser {
+
+namespace {
+
+std::string range_text(const option &o)
+{
+    auto num = [](double d) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.15g", d);
+        return std::string(buf);
+    };
+    return num(o.min) + ".." + num(o.max);
+}
+
+void check_range(const option &o, double v, const std::string &text)
+{
+    if (o.min <= o.max && (v < o.min || v > o.max))
+        throw value_error(std::string(o.name) + "=" + text + " is out of range (" + range_text(o) +
+                          (o.unit && *o.unit ? std::string(" ") + o.unit : "") + ")");
+}
+
+time_unit unit_of(const option &o)
+{
+    if (!std::strcmp(o.unit, "us"))
+        return time_unit::us;
+    if (!std::strcmp(o.unit, "ms"))
+        return time_unit::ms;
+    if (!std::strcmp(o.unit, "ns"))
+        return time_unit::ns;
+    return time_unit::s;
+}
+
+} // namespace
+
+int64_t int_in(const option &o, const std::string &v)
+{
+    int64_t n = parse_int(expand_keywords(v));
+    check_range(o, (double)n, trim(v));
+    return n;
+}
+
+bool flag_value(const std::string &v)
+{
+    return trim(v).empty() ? true : parse_bool(v);
+}
+
+uint64_t size_in(const job_spec &j, const option &o, const std::string &v)
+{
+    uint64_t n = parse_size(expand_keywords(v), j.kb_base);
+    check_range(o, (double)n, trim(v));
+    return n;
+}
+
+uint64_t time_in(const option &o, const std::string &v)
+{
+    uint64_t ns = parse_time_ns(v, unit_of(o));
+    static const double per_unit[] = {1, 1e3, 1e6, 1e9};
+    check_range(o, (double)ns / per_unit[(int)unit_of(o)], trim(v));
+    return ns;
+}
+
+size_t choice_of(const option &o, const std::string &v0)
+{
+    std::string v = trim(v0), names;
+    for (size_t i = 0; i < o.choices.size(); i++) {
+        if (!strcasecmp(o.choices[i].name, v.c_str()))
+            return i;
+        names += (i ? ", " : "") + std::string(o.choices[i].name);
+    }
+    throw value_error("'" + v + "' is not a valid " + o.name + " (one of: " + names + ")");
+}
+
+void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm)
+{
+    uint32_t p = 0;
+    if (parse_percent_ppm(v, &p)) {
+        *bytes = 0;
+        *ppm = p;
+        return;
+    }
+    *bytes = size_in(j, o, v);
+    *ppm = 0;
+}
+
+void for_each_ddir(const option &o, const std::string &v0,
+                   const std::function<void(int, const std::string &)> &set)
+{
+    std::string v = trim(v0);
+    // fio also splits at ':' when there is no comma; keep that, it is harmless.
+    if (v.find(',') == std::string::npos && v.find(':') != std::string::npos && o.type != opt_type::bssplit &&
+        o.type != opt_type::size_range_ddir)
+        for (auto &c : v)
+            if (c == ':')
+                c = ',';
+    auto slots = split_ddir_list(v);
+    for (int d = 0; d < 3; d++)
+        if (!slots[d].empty())
+            set(d, slots[d]);
+}
+
+std::vector<std::string> path_list(const std::string &v)
+{
+    std::vector<std::string> out(1);
+    for (size_t i = 0; i < v.size(); i++) {
+        if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':')
+            out.back() += v[++i];
+        else if (v[i] == ':')
+            out.emplace_back();
+        else
+            out.back() += v[i];
+    }
+    for (auto &p : out) {
+        p = trim(p);
+        if (p.empty())
+            throw value_error("empty path in '" + v + "'");
+    }
+    return out;
+}
+
+void set_rw(job_spec &j, const option &o, const std::string &v0)
+{
+    std::string v = trim(v0), mod;
+    size_t colon = v.find(':');
+    if (colon != std::string::npos) {
+        mod = v.substr(colon + 1);
+        v = v.substr(0, colon);
+    }
+    static const enum plan_rw map[] = {
+        PLAN_RW_READ, PLAN_RW_WRITE, PLAN_RW_TRIM, PLAN_RW_RANDREAD, PLAN_RW_RANDWRITE,
+        PLAN_RW_RANDTRIM, PLAN_RW_RW, PLAN_RW_RW, PLAN_RW_RANDRW, PLAN_RW_TRIMWRITE,
+        PLAN_RW_RANDTRIMWRITE,
+    };
+    j.pj.rw = map[choice_of(o, v)];
+    j.pj.rw_seq_skip_bytes = 0;
+    if (mod.empty())
+        return;
+    if (plan_rw_is_random(j.pj.rw))
+        throw value_error("rw=" + v + ":" + mod + " (a new random offset every N I/Os) is not supported", colon + 1);
+    j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
+}
+
+void set_random_distribution(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> parts = split(trim(v), ':');
+    size_t kind = choice_of(o, parts[0]);
+    static const enum plan_random_dist map[] = {
+        PLAN_RAND_UNIFORM, PLAN_RAND_ZIPF, PLAN_RAND_PARETO, PLAN_RAND_NORMAL, PLAN_RAND_NORMAL,
+    };
+    j.pj.random_distribution = map[kind];
+    j.pj.random_dist_param = 0;
+    j.pj.random_dist_center = 0;
+    if (kind == 0) {
+        if (parts.size() > 1)
+            throw value_error("random_distribution=random takes no parameter");
+        return;
+    }
+    if (parts.size() < 2 && kind != 4 && kind != 3)
+        throw value_error(std::string(o.choices[kind].name) + " needs a parameter, e.g. " +
+                          o.choices[kind].name + ":1.2");
+    if (parts.size() >= 2)
+        j.pj.random_dist_param = parse_float(parts[1]);
+    if (parts.size() >= 3)
+        j.pj.random_dist_center = parse_float(parts[2]);
+    if (parts.size() > 3 || j.pj.random_dist_center < 0 || j.pj.random_dist_center > 1)
+        throw value_error("random_distribution center must be within 0..1");
+    if (kind == 1 && j.pj.random_dist_param == 1.0)
+        throw value_error("zipf theta must not be 1.0");
+    if (kind == 2 && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
+        throw value_error("pareto h must be within 0..1 (exclusive)");
+}
+
+void set_bssplit(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> dirs = split(trim(v), ',');
+    if (dirs.size() > 3)
+        throw value_error("bssplit takes at most three lists (read,write,trim)");
+    for (int d = 0; d < 3; d++) {
+        const std::string &text = dirs[std::min<size_t>(d, dirs.size() - 1)];
+        if (trim(text).empty())
+            continue;
+        auto entries = parse_bssplit_dir(text, j.kb_base);
+        if (entries.size() > PLAN_BSSPLIT_MAX)
+            throw value_error("bssplit has more than 64 entries");
+        plan_bs &bs = j.pj.bs[d];
+        bs.nr_split = (uint32_t)entries.size();
+        bs.min_bytes = UINT64_MAX;
+        bs.max_bytes = 0;
+        for (size_t i = 0; i < entries.size(); i++) {
+            bs.split[i] = plan_bssplit{entries[i].bs, entries[i].pct};
+            bs.min_bytes = std::min(bs.min_bytes, entries[i].bs);
+            bs.max_bytes = std::max(bs.max_bytes, entries[i].bs);
+        }
+    }
+}
+
+void set_percentiles(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> items = split(trim(v), ':');
+    if (items.size() > PLAN_PERCENTILES_MAX)
+        throw value_error("percentile_list has more than 20 entries");
+    j.pj.nr_percentiles = 0;
+    for (const auto &it : items) {
+        double p = parse_float(it);
+        if (p <= 0 || p > 100)
+            throw value_error("percentile " + trim(it) + " is not within (0, 100]");
+        j.pj.percentiles[j.pj.nr_percentiles++] = p;
+    }
+}
+
+void set_ioengine(job_spec &j, const option &o, const std::string &v)
+{
+    static const enum plan_ioengine map[] = {
+        PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO,
+        PLAN_IOENGINE_IO_URING,
+    };
+    std::string name = trim(v);
+    try {
+        j.pj.ioengine = map[choice_of(o, name)];
+    } catch (const value_error &) {
+        throw value_error("ioengine '" + name + "' is not supported (ioplan has psync, sync, null, libaio, io_uring)");
+    }
+}
+
+} // namespace parser

@@ -1,0 +1,48 @@
+// parser/doc.hpp - the format-neutral job document every reader produces.
+//
+// INI, TOML and YAML readers (and the DISKSPD front end, through INI text) all
+// turn their input into this: ordered sections of ordered key/value entries,
+// each carrying the position it came from.  Everything after reading -- option
+// lookup, value parsing, planning, diagnostics -- works on this shape only, so
+// the three syntaxes cannot drift apart.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace parser {
+
+// A place in a source text: 1-based line and column, the line's text for the
+// caret display, and the include chain that led there.
+struct loc {
+    std::string path;
+    int line = 0;
+    int col = 0;
+    std::string line_text;
+    std::shared_ptr<const loc> included_from;
+
+    bool known() const { return line > 0; }
+};
+
+struct entry {
+    std::string key;        // as written (after ${VAR} expansion), trimmed
+    std::string value;      // "" for a bare flag
+    bool has_value = false; // key=value rather than a bare key
+    loc key_loc;
+    loc value_loc;
+};
+
+struct section {
+    std::string name;       // header text between [ and ], inner blanks kept
+    bool is_global = false; // fio: any name starting with "global"
+    loc header_loc;
+    std::vector<entry> entries;
+};
+
+struct document {
+    std::string path;       // as given on the command line ("<cmdline>" etc.)
+    std::vector<section> sections;
+};
+
+} // namespace parser

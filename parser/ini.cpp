@@ -1,0 +1,343 @@
+// parser/ini.cpp - the INI reader: a PEGTL grammar applied line by line.
+//
+// fio reads job files a line at a time, so the grammar is one rule per line
+// kind; every point where a line can go wrong is a named rule with its own
+// message (PEGTL must_if), so errors read "expected ']' ..." rather than a rule
+// name.  Lines, includes and sections are tracked here; values stay text.
+#include "parser/ini.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <tao/pegtl.hpp>
+
+#include "parser/diag.hpp"
+#include "parser/values.hpp"
+
+namespace parser {
+
+namespace g {
+
+using namespace tao::pegtl;
+
+struct ws : star<blank> {};
+struct comment : seq<one<';', '#'>, star<any>> {};
+struct sec_name : plus<not_one<']', ';', '#'>> {};
+struct sec_close : one<']'> {};
+struct header_end : sor<eof, comment> {};
+struct header : seq<one<'['>, sec_name, sec_close, ws, header_end> {};
+struct inc_path : plus<not_one<';', '#'>> {};
+struct include_line : seq<TAO_PEGTL_STRING("include"), plus<blank>, inc_path, opt<comment>> {};
+struct key : plus<sor<alnum, one<'_', '-', '.', '$', '{', '}', '+'>>> {};
+struct value : star<not_one<';', '#'>> {};
+struct assign : seq<one<'='>, ws, value> {};
+struct key_end : sor<assign, at<sor<eof, comment>>> {};
+struct option_line : seq<key, ws, key_end, opt<comment>> {};
+struct item : sor<eof, comment, header, include_line, option_line> {};
+struct line : seq<ws, item, eof> {};
+
+struct errors {
+    template <typename Rule>
+    static constexpr const char *message = nullptr;
+};
+
+template <typename Rule>
+using control = must_if<errors, normal, false>::control<Rule>;
+
+} // namespace g
+
+template <>
+inline constexpr const char *g::errors::message<g::sec_name> = "expected a section name after '['";
+template <>
+inline constexpr const char *g::errors::message<g::sec_close> = "expected ']' to close the section header";
+template <>
+inline constexpr const char *g::errors::message<g::header_end> = "unexpected text after the section header";
+template <>
+inline constexpr const char *g::errors::message<g::inc_path> = "expected a file name after 'include'";
+template <>
+inline constexpr const char *g::errors::message<g::key_end> = "expected '=' after the option name";
+template <>
+inline constexpr const char *g::errors::message<g::item> =
+    "expected an option (name=value), a [section] header, 'include FILE' or a comment";
+
+namespace {
+
+struct line_state {
+    enum { blank, header, include, option } kind = blank;
+    std::string text, value;
+    int col = 0, value_col = 0;
+    bool has_value = false;
+};
+
+template <typename Rule>
+struct action : tao::pegtl::nothing<Rule> {};
+
+template <>
+struct action<g::sec_name> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.kind = line_state::header;
+        s.text = in.string();
+        s.col = (int)in.position().column;
+    }
+};
+
+template <>
+struct action<g::inc_path> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.kind = line_state::include;
+        s.text = trim(in.string());
+        s.col = (int)in.position().column;
+    }
+};
+
+template <>
+struct action<g::key> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.kind = line_state::option;
+        s.text = in.string();
+        s.col = (int)in.position().column;
+    }
+};
+
+template <>
+struct action<g::value> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.has_value = true;
+        s.value = trim(in.string());
+        s.value_col = (int)in.position().column;
+    }
+};
+
+} // namespace
+} // namespace parser
+
+namespace parser {
+
+namespace {
+
+struct source {
+    std::string path;     // as displayed
+    std::string dir;      // for relative includes
+    std::string real;     // for include-loop detection
+    std::shared_ptr<const loc> included_from;
+};
+
+class reader {
+public:
+    reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
+
+    void read_text(const std::string &text, const source &src, int depth);
+
+private:
+    document &doc_;
+    const ini_options &opts_;
+    std::vector<std::string> chain_; // real paths of the files being read
+
+    void read_line(const std::string &line, int lineno, const source &src, int depth);
+    void check_bytes(const std::string &text, const source &src);
+    void add_option(const line_state &st, const loc &at, const source &src);
+    void include(const line_state &st, const loc &at, int depth);
+    std::string expand(const std::string &text, loc at);
+    bool lookup(const std::string &name, std::string *value) const;
+};
+
+std::string dir_of(const std::string &path)
+{
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+std::string real_path(const std::string &path)
+{
+    char buf[PATH_MAX];
+    return realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+loc make_loc(const source &src, int line, int col, const std::string &text)
+{
+    return loc{src.path, line, col, text, src.included_from};
+}
+
+bool read_whole_file(const std::string &path, std::string *out)
+{
+    struct stat sb;
+    if (stat(path.c_str(), &sb) != 0 || S_ISDIR(sb.st_mode))
+        return false;
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        return false;
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    *out = ss.str();
+    return true;
+}
+
+void reader::check_bytes(const std::string &text, const source &src)
+{
+    size_t nul = text.find('\0');
+    if (nul == std::string::npos)
+        return;
+    int line = 1 + (int)std::count(text.begin(), text.begin() + (long)nul, '\n');
+    size_t bol = text.rfind('\n', nul);
+    int col = (int)(nul - (bol == std::string::npos ? 0 : bol + 1)) + 1;
+    fail(make_loc(src, line, col, ""), "binary data (a NUL byte): this is not a job file");
+}
+
+void reader::read_text(const std::string &text0, const source &src, int depth)
+{
+    check_bytes(text0, src);
+    std::string text = text0;
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        text.erase(0, 3);
+    chain_.push_back(src.real);
+    int lineno = 0;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t nl = text.find('\n', start);
+        std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        read_line(line, ++lineno, src, depth);
+        if (nl == std::string::npos)
+            break;
+        start = nl + 1;
+    }
+    chain_.pop_back();
+}
+
+void reader::read_line(const std::string &line, int lineno, const source &src, int depth)
+{
+    if (line.size() > INI_MAX_LINE)
+        fail(make_loc(src, lineno, (int)INI_MAX_LINE + 1, ""),
+             "line is longer than " + std::to_string(INI_MAX_LINE) + " bytes");
+    line_state st;
+    try {
+        tao::pegtl::memory_input<> in(line, src.path);
+        tao::pegtl::parse<g::line, action, g::control>(in, st);
+    } catch (const tao::pegtl::parse_error &e) {
+        int col = e.positions().empty() ? 1 : (int)e.positions().front().column;
+        fail(make_loc(src, lineno, col, line), std::string(e.message()));
+    }
+    loc at = make_loc(src, lineno, st.col, line);
+    switch (st.kind) {
+    case line_state::blank:
+        return;
+    case line_state::header:
+        if (depth > 0)
+            fail(at, "included files cannot start sections ([" + st.text + "])");
+        doc_.sections.push_back(section{st.text, st.text.compare(0, 6, "global") == 0, at, {}});
+        return;
+    case line_state::include:
+        include(st, at, depth);
+        return;
+    case line_state::option:
+        add_option(st, at, src);
+        return;
+    }
+}
+
+bool reader::lookup(const std::string &name, std::string *value) const
+{
+    if (opts_.env)
+        return opts_.env(name, value);
+    const char *v = getenv(name.c_str());
+    if (!v)
+        return false;
+    *value = v;
+    return true;
+}
+
+// ${VAR} from the environment; fio would silently use "" for an unset one.
+std::string reader::expand(const std::string &text, loc at)
+{
+    std::string out;
+    int base = at.col;
+    for (size_t i = 0; i < text.size(); i++) {
+        if (text.compare(i, 2, "${") != 0) {
+            out += text[i];
+            continue;
+        }
+        size_t close = text.find('}', i);
+        at.col = base + (int)i;
+        if (close == std::string::npos)
+            fail(at, "'${' without a closing '}'");
+        std::string name = text.substr(i + 2, close - i - 2), value;
+        if (!lookup(name, &value))
+            fail(at, "environment variable '" + name + "' is not set");
+        out += value;
+        i = close;
+    }
+    return out;
+}
+
+void reader::add_option(const line_state &st, const loc &at, const source &src)
+{
+    if (doc_.sections.empty())
+        fail(at, "option '" + st.text + "' outside of a [section]");
+    entry e;
+    e.key = expand(st.text, at);
+    e.key_loc = at;
+    e.has_value = st.has_value;
+    e.value_loc = at;
+    e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
+    e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
+    doc_.sections.back().entries.push_back(std::move(e));
+}
+
+void reader::include(const line_state &st, const loc &at, int depth)
+{
+    if (depth >= 16)
+        fail(at, "includes nested more than 16 deep");
+    const source *parent = nullptr;
+    (void)parent;
+    std::string path = st.text;
+    struct stat sb;
+    if (path[0] != '/' && stat(path.c_str(), &sb) != 0)
+        path = dir_of(at.path) + "/" + st.text;
+    std::string text;
+    if (!read_whole_file(path, &text))
+        fail(at, "cannot read included file '" + st.text + "'");
+    std::string real = real_path(path);
+    for (const auto &r : chain_)
+        if (r == real)
+            fail(at, "include loop: '" + st.text + "' is already being read");
+    auto from = std::make_shared<const loc>(at);
+    read_text(text, source{path, dir_of(path), real, from}, depth + 1);
+}
+
+} // namespace
+
+document read_ini_text(const std::string &text, const std::string &display_name, const std::string &base_dir,
+                       const ini_options &opts)
+{
+    document doc;
+    doc.path = display_name;
+    reader r(doc, opts);
+    r.read_text(text, source{display_name, base_dir, display_name, nullptr}, 0);
+    return doc;
+}
+
+document read_ini_file(const std::string &path, const ini_options &opts)
+{
+    std::string text;
+    if (!read_whole_file(path, &text))
+        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
+    document doc;
+    doc.path = path;
+    reader r(doc, opts);
+    r.read_text(text, source{path, dir_of(path), real_path(path), nullptr}, 0);
+    return doc;
+}
+
+} // namespace parser

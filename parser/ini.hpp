@@ -1,0 +1,35 @@
+// parser/ini.hpp - fio's INI job-file syntax, read into a parser::document.
+//
+// Follows fio 3.33's reader (reference/fio.md §1.1): cumulative [global]
+// sections, ';'/'#' comments anywhere on a line, `include` spliced into the
+// current section (relative to the including file), ${VAR} expansion in option
+// lines, CRLF and a UTF-8 BOM.  Unlike fio it rejects a header without ']' and
+// an undefined ${VAR} (fio silently uses ""), both with a positioned error.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "parser/doc.hpp"
+
+namespace parser {
+
+// Looks up ${VAR}; returns false when VAR is not set.  Defaults to getenv.
+using env_lookup = std::function<bool(const std::string &name, std::string *value)>;
+
+struct ini_options {
+    env_lookup env;                 // empty: the process environment
+};
+
+// Reads the file at path.  Throws parser::error on the first problem.
+document read_ini_file(const std::string &path, const ini_options &opts = {});
+
+// Reads INI text held in memory (DISKSPD translation, presets, tests);
+// display_name is what diagnostics call it.  Includes resolve relative to base_dir.
+document read_ini_text(const std::string &text, const std::string &display_name,
+                       const std::string &base_dir = ".", const ini_options &opts = {});
+
+// The longest line accepted, as fio's 8 KiB line buffer.
+constexpr size_t INI_MAX_LINE = 8191;
+
+} // namespace parser

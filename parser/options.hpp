@@ -1,0 +1,75 @@
+// parser/options.hpp - the one option table: every job option ioplan accepts.
+//
+// From this table come what the readers accept (with "did you mean"),
+// --cmdhelp, schema/job.schema.json and the option list in ioplan-job(5).  Each
+// entry's default is text parsed by the same applier as user input, so defaults
+// and user values cannot disagree; a unit test walks the table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parser/spec.hpp"
+
+namespace parser {
+
+enum class opt_type {
+    flag,        // bare means 1; also =0/=1 (fio's STR_SET)
+    boolean,     // 0/1 (a bare name means 1 in ioplan; fio rejects it)
+    integer,
+    size,        // bytes with suffixes
+    size_pct,    // bytes, or a percentage of the file/device
+    size_ddir,   // read,write,trim list of sizes
+    int_ddir,    // read,write,trim list of integers
+    size_range,  // lo-hi
+    size_range_ddir,
+    bssplit,
+    time,        // with suffix; `unit` is the unit of a bare number
+    string,
+    path_list,   // colon-separated, \: escapes a colon
+    choice,
+    float_list,  // colon-separated
+    pattern,
+    cpu_list,
+};
+
+struct opt_choice {
+    const char *name;
+    const char *help;
+};
+
+struct option;
+using opt_apply = void (*)(job_spec &j, const option &o, const std::string &value);
+
+struct option {
+    const char *name;
+    std::vector<const char *> aliases;
+    opt_type type;
+    const char *unit;        // "bytes", "s", "ms", "us", "%", "" ...
+    const char *def;         // default as text; nullptr = unset
+    double min, max;         // numeric range (min > max: unchecked)
+    std::vector<opt_choice> choices;
+    const char *category;
+    const char *help;
+    opt_apply apply;
+    bool ioplan_only;        // not an fio option: stripped before handing a file to fio
+};
+
+const std::vector<option> &options();
+
+// By name or alias, case-insensitively; nullptr when unknown.
+const option *find_option(const std::string &name);
+
+// Why a known fio option is not supported (non-empty), or "" when the name is
+// not a known fio option.
+std::string unsupported_reason(const std::string &name);
+
+// Every name and alias, for "did you mean".
+std::vector<std::string> option_names();
+
+const char *opt_type_name(opt_type t);
+
+// A job_spec with every table default applied.
+job_spec default_spec();
+
+} // namespace parser

@@ -1,0 +1,130 @@
+// parser/options_lookup.cpp - finding options by name, fio options ioplan knows
+// but does not support, and the all-defaults job.
+#include "parser/options.hpp"
+
+#include <cstring>
+#include <strings.h>
+
+#include "parser/values.hpp"
+
+namespace parser {
+
+const option *find_option(const std::string &name)
+{
+    for (const option &o : options()) {
+        if (!strcasecmp(o.name, name.c_str()))
+            return &o;
+        for (const char *a : o.aliases)
+            if (!strcasecmp(a, name.c_str()))
+                return &o;
+    }
+    return nullptr;
+}
+
+namespace {
+
+struct unsupported_group {
+    const char *reason;
+    std::vector<const char *> names;
+};
+
+// fio 3.33 options (and common engine options) ioplan recognises so it can say
+// precisely why a job using them does not run, instead of "unknown option".
+const std::vector<unsupported_group> &unsupported()
+{
+    static const std::vector<unsupported_group> groups = {
+        {"is not supported (logs: use the JSON results' samples, or io_trace=)",
+         {"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec", "log_hist_msec",
+          "log_offset", "log_max_value", "log_compression", "log_store_compressed", "per_job_logs", "log_prio",
+          "log_unix_epoch", "log_alternate_epoch", "write_iolog", "read_iolog", "replay_no_stall", "replay_redirect",
+          "replay_align", "replay_scale", "replay_time_scale", "replay_skip", "iolog"}},
+        {"is not supported (steady-state detection)",
+         {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
+          "steadystate_check_interval", "ss_interval"}},
+        {"is not supported (latency targets and flows)",
+         {"latency_target", "latency_window", "latency_percentile", "latency_run", "max_latency", "flow", "flow_id",
+          "flow_sleep", "flow_watermark", "rate_ignore_thinktime", "thinktime_blocks_type", "thinktime_iotime"}},
+        {"is not supported (dedupe and compression models)",
+         {"dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global"}},
+        {"is not supported (error handling beyond continue_on_error)",
+         {"ignore_error", "error_dump", "exitall_on_error", "exit_what"}},
+        {"is not supported (scheduling and NUMA placement)",
+         {"numa_cpu_nodes", "numa_mem_policy", "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
+          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask", "cpuload", "cpuchunks", "cpumode",
+          "lockmem", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize", "uid", "gid",
+          "exec_prerun", "exec_postrun", "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
+        {"is not supported (verification modes other than verify=crc32c|xxhash|pattern)",
+         {"verify_backlog", "verify_backlog_batch", "verify_async", "verify_async_cpus", "verify_dump", "verify_offset",
+          "verify_state_save", "verify_state_load", "experimental_verify", "verify_write_sequence", "verify_header_seed",
+          "verifysort", "verifysort_nr", "verify_pattern_interval"}},
+        {"is not supported (zoned block devices)",
+         {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
+          "zonecapacity", "ignore_zone_limits", "zone_append"}},
+        {"is not supported",
+         {"rw_sequencer", "random_sequence_stride", "unified_rw_reporting", "softrandommap", "lockfile", "sync_file_range",
+          "fadvise_hint", "fadvise_stream", "file_append", "unit_base", "significant_figures", "stats", "disable_bw_measurement",
+          "disable_bw", "block_error_percentiles", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
+          "sprandom", "spr_num_regions", "spr_op", "offset_align", "ramp_size", "size_increment", "file_size",
+          "serialize_overlap", "allow_mounted_write", "invalidate_cache", "write_barrier", "kb_base_output",
+          "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},
+        {"is an fio profile option (profiles are not supported)", {"profile", "threads", "dir", "size_gb"}},
+        {"is an option of an ioengine ioplan does not support",
+         {"cmd_type", "port", "hostname", "http_host", "http_mode", "http_verbose", "https", "protocol", "gpu_dev_ids",
+          "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region", "listen", "nonvectored",
+          "pi_act", "pi_chk", "pool", "sg_write_mode", "sqthread_poll_cpu", "clientname", "cuda_io", "donorname",
+          "inplace", "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "arguments", "brick",
+          "busy_poll", "conf", "cont", "grace_time", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
+          "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "pingpong", "program", "rbdname", "readfua",
+          "writefua", "skip_bad", "std_redirect", "ttl", "uri", "volume", "rocm_io", "cmdprio_bssplit", "bindname",
+          "interface", "namespace", "hugepage", "uncached", "nowait", "force_async", "userspace_reap", "clustername",
+          "busy_poll", "xnvme_be", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_dev_nsid", "xnvme_iovec",
+          "sg_type", "hipri_percentage", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",
+          "rdma_ops", "filestat_type", "exec_prog", "exec_args", "chunk_size", "odirect", "dev_dax", "pmem_path",
+          "libiscsi_url", "spdk_json_conf", "mtd", "ime_psync", "cpuio", "gfapi", "rados", "rbd"}},
+    };
+    return groups;
+}
+
+} // namespace
+
+std::string unsupported_reason(const std::string &name)
+{
+    for (const auto &g : unsupported())
+        for (const char *n : g.names)
+            if (!strcasecmp(n, name.c_str()))
+                return g.reason;
+    return "";
+}
+
+std::vector<std::string> option_names()
+{
+    std::vector<std::string> out;
+    for (const option &o : options()) {
+        out.emplace_back(o.name);
+        for (const char *a : o.aliases)
+            out.emplace_back(a);
+    }
+    return out;
+}
+
+const char *opt_type_name(opt_type t)
+{
+    static const char *const names[] = {
+        "flag", "bool", "int", "size", "size or percent", "size list", "int list", "size range",
+        "size range list", "bssplit", "time", "string", "path list", "choice", "float list", "pattern", "cpu list",
+    };
+    return names[(int)t];
+}
+
+job_spec default_spec()
+{
+    job_spec j;
+    j.pj.repeat = 1;
+    for (const option &o : options())
+        if (o.def)
+            o.apply(j, o, o.def);
+    j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
+    return j;
+}
+
+} // namespace parser

@@ -1,0 +1,48 @@
+// parser/parser.hpp - the parser's public surface: job text in, plan out.
+//
+// cli/ collects the command line into a request; the parser reads every job
+// file (INI now; TOML and YAML join through the same document), applies
+// options with fio's layering (command-line defaults for the first file,
+// cumulative [global]s, a fresh start for each later file) and builds the
+// plan.  Errors are thrown as parser::error; notes (e.g. a command-line value
+// shadowed by the file) are returned for the cli to print.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "parser/diag.hpp"
+#include "parser/doc.hpp"
+#include "parser/ini.hpp"
+
+namespace parser {
+
+struct plan_deleter {
+    void operator()(plan *p) const { plan_free(p); }
+};
+using plan_ptr = std::unique_ptr<plan, plan_deleter>;
+
+struct request {
+    std::vector<std::string> job_files;
+    std::vector<entry> cli_globals;       // job options before any --name (and after --name=global)
+    std::vector<section> cli_jobs;        // --name=X jobs, each with its options
+    std::vector<std::string> only_sections; // --section=NAME filters
+    ini_options ini;
+};
+
+// Reads a job file by extension (INI for now).  Throws parser::error.
+document read_job_file(const std::string &path, const ini_options &ini);
+
+// Builds the plan from documents already read (file order = group order).
+plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes);
+
+// Reads every job file of req and builds the plan.
+plan_ptr build_plan(const request &req, diag_list *notes);
+
+// Applies one entry to a job (option lookup, "did you mean", value checks);
+// throws parser::error positioned at the key or the value.
+void apply_entry(struct job_spec &j, const entry &e);
+
+} // namespace parser

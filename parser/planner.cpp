@@ -1,0 +1,181 @@
+// parser/planner.cpp - fio's option layering: command-line defaults, cumulative
+// [global]s, job sections, several job files; then plan building.
+#include "parser/parser.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "parser/options.hpp"
+#include "parser/planner.hpp"
+#include "parser/values.hpp"
+
+namespace parser {
+
+namespace {
+
+bool takes_bare(const option &o)
+{
+    return o.type == opt_type::flag || o.type == opt_type::boolean;
+}
+
+[[noreturn]] void unknown_option(const entry &e)
+{
+    std::string reason = unsupported_reason(e.key);
+    if (!reason.empty())
+        fail(e.key_loc, "option '" + e.key + "' " + reason);
+    std::string hint = closest(e.key, option_names());
+    fail(e.key_loc, "unknown option '" + e.key + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+}
+
+} // namespace
+
+void apply_entry(job_spec &j, const entry &e)
+{
+    const option *o = find_option(e.key);
+    if (!o)
+        unknown_option(e);
+    if (!e.has_value && !takes_bare(*o))
+        fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
+    if (e.has_value && e.value.empty() && std::string(o->name) != "description")
+        fail(e.value_loc, "empty value for option '" + e.key + "'");
+    try {
+        o->apply(j, *o, e.value);
+    } catch (const value_error &err) {
+        loc at = e.value_loc;
+        at.col += (int)std::min(err.offset, e.value.size());
+        fail(at, std::string("bad value for ") + o->name + ": " + err.what());
+    }
+}
+
+namespace {
+
+// kb_base is applied before the section's other options, as fio's option
+// priorities do, so `size=1m` means the same wherever kb_base is written.
+void apply_section(job_spec &j, const std::vector<entry> &entries)
+{
+    for (const entry &e : entries)
+        if (find_option(e.key) == find_option("kb_base"))
+            apply_entry(j, e);
+    for (const entry &e : entries)
+        if (find_option(e.key) != find_option("kb_base"))
+            apply_entry(j, e);
+}
+
+class layering {
+public:
+    layering(const request &req, diag_list *notes) : req_(req), notes_(notes) {}
+
+    std::vector<job_def> jobs;
+    std::vector<entry> global_echo;
+
+    void run(const std::vector<document> &docs);
+
+private:
+    const request &req_;
+    diag_list *notes_;
+    std::map<std::string, const entry *> cli_set_; // canonical name -> command-line entry
+
+    job_spec cli_defaults();
+    void read_document(const document &doc, uint32_t index, job_spec base);
+    void note_shadowed(const std::vector<entry> &entries);
+    bool wanted(const std::string &section) const;
+};
+
+job_spec layering::cli_defaults()
+{
+    job_spec j = default_spec();
+    apply_section(j, req_.cli_globals);
+    for (const entry &e : req_.cli_globals) {
+        cli_set_[find_option(e.key)->name] = &e;
+        global_echo.push_back(e);
+    }
+    return j;
+}
+
+void layering::note_shadowed(const std::vector<entry> &entries)
+{
+    for (const entry &e : entries) {
+        const option *o = find_option(e.key);
+        auto it = o ? cli_set_.find(o->name) : cli_set_.end();
+        if (it == cli_set_.end())
+            continue;
+        const entry &c = *it->second;
+        std::string cli = "--" + c.key + (c.has_value ? "=" + c.value : "");
+        notes_->push_back(diag{severity::note, e.key_loc,
+                               cli + " is overridden by " + e.key + (e.has_value ? "=" + e.value : "") +
+                                   " in the job file (command-line options are defaults for the first job file)"});
+    }
+}
+
+bool layering::wanted(const std::string &section) const
+{
+    const auto &only = req_.only_sections;
+    return only.empty() || std::find(only.begin(), only.end(), section) != only.end();
+}
+
+void layering::read_document(const document &doc, uint32_t index, job_spec g)
+{
+    bool first_job = true;
+    for (const section &s : doc.sections) {
+        if (index == 0 && notes_)
+            note_shadowed(s.entries);
+        if (s.is_global) {
+            apply_section(g, s.entries);
+            global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
+            continue;
+        }
+        job_def d{g, s.name, s.header_loc, index};
+        d.spec.echo = s.entries;
+        apply_section(d.spec, s.entries);
+        // Each job file after the first starts with a stonewall, as in fio.
+        if (index > 0 && first_job)
+            d.spec.pj.stonewall = true;
+        first_job = false;
+        if (wanted(s.name))
+            jobs.push_back(std::move(d));
+    }
+}
+
+void layering::run(const std::vector<document> &docs)
+{
+    job_spec base = cli_defaults();
+    for (const section &s : req_.cli_jobs) {
+        job_def d{base, s.name, s.header_loc, 0};
+        d.spec.echo = s.entries;
+        apply_section(d.spec, s.entries);
+        jobs.push_back(std::move(d));
+    }
+    for (size_t i = 0; i < docs.size(); i++)
+        read_document(docs[i], (uint32_t)i, i == 0 ? base : default_spec());
+}
+
+} // namespace
+
+document read_job_file(const std::string &path, const ini_options &ini)
+{
+    return read_ini_file(path, ini);
+}
+
+plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes)
+{
+    for (const auto &s : req.only_sections)
+        if (s.compare(0, 6, "global") == 0)
+            fail(loc{"<command line>", 0, 0, "", nullptr}, "--section=" + s + ": a [global] section cannot be run on its own");
+    layering l(req, notes);
+    l.run(docs);
+    if (l.jobs.empty())
+        fail(loc{docs.empty() ? "<command line>" : docs.front().path, 0, 0, "", nullptr},
+             req.only_sections.empty() ? "no jobs defined (a job file needs at least one [job] section)"
+                                       : "no job section matches --section");
+    return plan_ptr(build_plan_memory(l.jobs, l.global_echo));
+}
+
+plan_ptr build_plan(const request &req, diag_list *notes)
+{
+    std::vector<document> docs;
+    for (const auto &path : req.job_files)
+        docs.push_back(read_job_file(path, req.ini));
+    return plan_documents(docs, req, notes);
+}
+
+} // namespace parser

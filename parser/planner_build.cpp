@@ -1,0 +1,274 @@
+// parser/planner_build.cpp - job list -> plan memory: checks that need the whole
+// job, group ids as fio assigns them, clones with seeds, and each clone's files.
+#include "parser/planner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+namespace parser {
+
+namespace {
+
+std::string job_name(const job_def &d)
+{
+    return d.spec.name.empty() ? d.section : d.spec.name;
+}
+
+// Relations between options that only make sense once the whole job is known.
+void finalize_spec(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (!d.spec.iodepth_batch_complete_max_set)
+        j.iodepth_batch_complete_max = j.iodepth;
+    if (j.random_distribution != PLAN_RAND_UNIFORM)
+        j.norandommap = true; // fio: non-uniform distributions never use the random map
+    if (j.interlocked && plan_rw_is_random(j.rw))
+        fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
+                           plan_rw_name(j.rw));
+    if (j.zone_size_bytes && !j.zone_range_bytes)
+        j.zone_range_bytes = j.zone_size_bytes;
+    if (j.verify == PLAN_VERIFY_PATTERN && d.spec.pattern.empty())
+        fail(d.header, "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
+    if (j.buffer_fill == PLAN_BUF_PATTERN && d.spec.pattern.empty())
+        j.buffer_fill = PLAN_BUF_RANDOM;
+    if (j.verify != PLAN_VERIFY_NONE || j.buffer_compress_pct)
+        j.refill_buffers = true; // as fio: verified or compressible data is generated per write
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
+        if (j.bs[dd].min_bytes == 0)
+            fail(d.header, "job '" + job_name(d) + "': block size 0");
+    if (j.iodepth_low == 0 || j.iodepth_low > j.iodepth)
+        j.iodepth_low = j.iodepth;
+}
+
+void assign_groups(std::vector<job_def> &jobs, std::vector<uint32_t> *gid)
+{
+    uint32_t g = 0, in_group = 0;
+    for (auto &d : jobs) {
+        if ((d.spec.pj.stonewall || d.spec.pj.new_group) && in_group) {
+            g++;
+            in_group = 0;
+        }
+        gid->push_back(g);
+        in_group++;
+    }
+}
+
+int32_t resolve_wait_for(const std::vector<job_def> &jobs, size_t self)
+{
+    const std::string &want = jobs[self].spec.wait_for;
+    if (want.empty())
+        return -1;
+    for (size_t i = 0; i < self; i++)
+        if (job_name(jobs[i]) == want)
+            return (int32_t)i;
+    fail(jobs[self].header, "wait_for=" + want + ": no earlier job has that name");
+}
+
+std::string replace_keyword(std::string s, const char *kw, const std::string &with)
+{
+    size_t n = strlen(kw);
+    for (size_t p = 0; (p = s.find('$', p)) != std::string::npos;) {
+        if (strncasecmp(s.c_str() + p, kw, n) == 0) {
+            s.replace(p, n, with);
+            p += with.size();
+        } else {
+            p++;
+        }
+    }
+    return s;
+}
+
+std::string generated_name(const job_spec &s, const std::string &name, uint32_t clone, uint32_t filenum)
+{
+    std::string f = replace_keyword(s.filename_format, "$jobname", name);
+    f = replace_keyword(f, "$jobnum", std::to_string(clone));
+    f = replace_keyword(f, "$filenum", std::to_string(filenum));
+    return replace_keyword(f, "$clientuid", "0");
+}
+
+std::string join_dir(const std::string &dir, const std::string &name)
+{
+    if (dir.empty() || name[0] == '/')
+        return name;
+    return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+bool is_special_file(const std::string &path)
+{
+    struct stat sb;
+    return stat(path.c_str(), &sb) == 0 && (S_ISBLK(sb.st_mode) || S_ISCHR(sb.st_mode));
+}
+
+// File paths of one clone, as fio lays them out (reference/fio.md §1.3).
+std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone)
+{
+    const job_spec &s = d.spec;
+    std::vector<std::string> out;
+    std::string first_dir = s.directories.empty() ? "" : s.directories[0];
+    if (!s.filenames.empty()) {
+        for (const auto &f : s.filenames)
+            out.push_back(join_dir(first_dir, f));
+        return out;
+    }
+    if (s.pj.nrfiles == 1 && is_special_file(name))
+        return {name};
+    std::string dir = s.directories.empty() ? "" : s.directories[clone % s.directories.size()];
+    for (uint32_t f = 0; f < s.pj.nrfiles; f++)
+        out.push_back(join_dir(dir, generated_name(s, name, clone, f)));
+    return out;
+}
+
+uint64_t file_size(const plan_job &j, uint32_t nfiles, uint64_t seed, uint32_t f)
+{
+    if (!j.filesize_min_bytes)
+        return j.size_bytes / nfiles;
+    uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
+    if (!span)
+        return j.filesize_min_bytes;
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + f * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    return j.filesize_min_bytes + x % (span + 1);
+}
+
+void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name)
+{
+    std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
+    c.nr_files = (uint32_t)paths.size();
+    c.files = (plan_file *)plan_calloc(paths.size(), sizeof(plan_file));
+    for (uint32_t f = 0; f < c.nr_files; f++) {
+        plan_file &pf = c.files[f];
+        pf.path = plan_strdup(paths[f].c_str());
+        pf.size_bytes = file_size(j, c.nr_files, c.seed, f);
+        pf.size_ppm = j.size_ppm;
+        pf.offset_bytes = j.offset_bytes;
+        pf.offset_ppm = j.offset_ppm;
+        pf.is_device = is_special_file(paths[f]);
+    }
+}
+
+uint64_t os_seed()
+{
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, 0) != sizeof s)
+        s = (uint64_t)time(nullptr);
+    return s;
+}
+
+plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
+{
+    // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (const entry &e : entries) {
+        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == e.key; });
+        if (it != kv.end())
+            it->second = e.value;
+        else
+            kv.emplace_back(e.key, e.value);
+    }
+    *n = (uint32_t)kv.size();
+    plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));
+    for (size_t i = 0; i < kv.size(); i++) {
+        out[i].key = plan_strdup(kv[i].first.c_str());
+        out[i].value = plan_strdup(kv[i].second.c_str());
+    }
+    return out;
+}
+
+void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
+{
+    const job_spec &s = d.spec;
+    j = s.pj;
+    std::string name = job_name(d);
+    j.name = plan_strdup(name.c_str());
+    j.section = plan_strdup(d.section.c_str());
+    j.description = plan_strdup(s.description.c_str());
+    j.job_id = job_id;
+    j.source_file = d.file_index;
+    if (!s.pattern.empty()) {
+        j.buffer_pattern = (uint8_t *)plan_calloc(s.pattern.size(), 1);
+        std::copy(s.pattern.begin(), s.pattern.end(), j.buffer_pattern);
+        j.buffer_pattern_len = (uint32_t)s.pattern.size();
+    }
+    j.opts = echo_kvs(s.echo, &j.nr_opts);
+    uint64_t base = (s.pj.randrepeat || s.randseed_set) ? s.pj.randseed : random_base;
+    j.nr_clones = s.numjobs;
+    j.clones = (plan_clone *)plan_calloc(j.nr_clones, sizeof(plan_clone));
+    for (uint32_t c = 0; c < j.nr_clones; c++) {
+        plan_clone &pc = j.clones[c];
+        pc.clone_index = c;
+        pc.thread_number = ++*thread_number;
+        pc.seed = base + pc.thread_number - 1;
+        pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
+        fill_files(pc, d, j, name);
+    }
+}
+
+// A path used by more than one clone (a fixed filename=, or a filename_format
+// without $jobnum) is shared: laid out once, opened by each.
+void mark_shared(plan *p)
+{
+    std::map<std::string, int> uses;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < p->nr_jobs; i++) {
+            const plan_job *j = plan_job_at(p, i);
+            for (uint32_t c = 0; c < j->nr_clones; c++)
+                for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+                    plan_file &pf = j->clones[c].files[f];
+                    if (pass == 0)
+                        uses[pf.path]++;
+                    else
+                        pf.shared = uses[pf.path] > 1;
+                }
+        }
+}
+
+} // namespace
+
+plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo)
+{
+    std::vector<uint32_t> gid;
+    for (auto &d : jobs)
+        finalize_spec(d);
+    assign_groups(jobs, &gid);
+    std::vector<int32_t> waits;
+    for (size_t i = 0; i < jobs.size(); i++)
+        waits.push_back(resolve_wait_for(jobs, i));
+    plan *p = plan_alloc();
+    p->abi_version = PLAN_ABI_VERSION;
+    p->nr_groups = gid.back() + 1;
+    p->nr_jobs = (uint32_t)jobs.size();
+    p->groups = (plan_group *)plan_calloc(p->nr_groups, sizeof(plan_group));
+    for (uint32_t g : gid)
+        p->groups[g].nr_jobs++;
+    for (uint32_t g = 0; g < p->nr_groups; g++) {
+        p->groups[g].id = g;
+        p->groups[g].jobs = (plan_job *)plan_calloc(p->groups[g].nr_jobs, sizeof(plan_job));
+        p->groups[g].nr_jobs = 0;
+    }
+    uint32_t threads = 0;
+    uint64_t random_base = os_seed();
+    p->allow_device_write = plan_strdup("");
+    for (size_t i = 0; i < jobs.size(); i++) {
+        plan_group &g = p->groups[gid[i]];
+        plan_job &j = g.jobs[g.nr_jobs++];
+        fill_job(j, jobs[i], (uint32_t)i, &threads, random_base);
+        j.groupid = gid[i];
+        j.wait_for_job_id = waits[i];
+        if (!jobs[i].spec.allow_device_write.empty()) {
+            free(p->allow_device_write);
+            p->allow_device_write = plan_strdup(jobs[i].spec.allow_device_write.c_str());
+        }
+        p->allow_existing_file_write |= jobs[i].spec.allow_existing_file_write;
+    }
+    p->nr_threads = threads;
+    p->global_opts = echo_kvs(global_echo, &p->nr_global_opts);
+    mark_shared(p);
+    return p;
+}
+
+} // namespace parser

@@ -1,0 +1,256 @@
+// parser/values.cpp - parsing of fio's value syntax (see values.hpp for the rules).
+#include "parser/values.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace parser {
+
+std::string trim(const std::string &s)
+{
+    size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos)
+        return "";
+    size_t e = s.find_last_not_of(" \t\r\n");
+    return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (;;) {
+        size_t p = s.find(sep, start);
+        out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+        if (p == std::string::npos)
+            return out;
+        start = p + 1;
+    }
+}
+
+namespace {
+
+std::string lower(std::string s)
+{
+    for (auto &c : s)
+        c = (char)std::tolower((unsigned char)c);
+    return s;
+}
+
+// Leading number (decimal, fraction, or 0x hex) and the suffix after it.
+double leading_number(const std::string &s, std::string *suffix)
+{
+    if (s.empty())
+        throw value_error("empty value");
+    const char *p = s.c_str();
+    if (*p == '-')
+        throw value_error("negative value '" + s + "'");
+    char *end = nullptr;
+    errno = 0;
+    double v;
+    if (s.size() > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        v = (double)std::strtoull(p, &end, 16);
+    else
+        v = std::strtod(p, &end);
+    if (end == p || !std::isfinite(v) || errno == ERANGE)
+        throw value_error("'" + s + "' is not a number");
+    // strtod also reads "inf", "nan" and exponents: only plain digits are numbers here.
+    for (const char *q = p; q < end; q++)
+        if (!std::isxdigit((unsigned char)*q) && *q != '.' && *q != 'x' && *q != 'X')
+            throw value_error("'" + s + "' is not a number");
+    *suffix = end;
+    return v;
+}
+
+uint64_t pow_u64(uint64_t base, int n)
+{
+    uint64_t r = 1;
+    while (n-- > 0)
+        r *= base;
+    return r;
+}
+
+// Power of the size unit letter (k=1 ... p=5), or -1.
+int size_power(char c)
+{
+    const char *units = "kmgtp";
+    const char *p = std::strchr(units, std::tolower((unsigned char)c));
+    return (c && p) ? (int)(p - units) + 1 : -1;
+}
+
+uint64_t size_multiplier(const std::string &suffix_raw, unsigned kb_base, const std::string &whole)
+{
+    std::string suf = lower(suffix_raw);
+    if (suf.empty() || suf == "b")
+        return 1;
+    int pw = size_power(suf[0]);
+    std::string rest = suf.substr(1);
+    if (pw > 0 && (rest.empty() || rest == "b" || rest == "i"))
+        return pow_u64(kb_base, pw);
+    if (pw > 0 && rest == "ib")
+        return pow_u64(1024, pw); // IEC means IEC, whatever kb_base says
+    throw value_error("bad size suffix '" + suffix_raw + "' in '" + whole +
+                      "' (use k, m, g, t, p, their KiB/MiB forms, or b)",
+                      whole.size() - suffix_raw.size());
+}
+
+} // namespace
+
+int64_t parse_int(const std::string &s0)
+{
+    std::string s = trim(s0);
+    if (s.empty())
+        throw value_error("empty value");
+    char *end = nullptr;
+    errno = 0;
+    bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    long long v = std::strtoll(s.c_str(), &end, hex ? 16 : 10);
+    if (end == s.c_str() || *end != '\0')
+        throw value_error("'" + s + "' is not an integer");
+    if (errno == ERANGE)
+        throw value_error("'" + s + "' is out of range");
+    return v;
+}
+
+double parse_float(const std::string &s0)
+{
+    std::string s = trim(s0);
+    char *end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(v))
+        throw value_error("'" + s + "' is not a number");
+    return v;
+}
+
+bool parse_bool(const std::string &s0)
+{
+    std::string s = lower(trim(s0));
+    if (s == "1" || s == "true" || s == "yes" || s == "on")
+        return true;
+    if (s == "0" || s == "false" || s == "no" || s == "off")
+        return false;
+    throw value_error("'" + s0 + "' is not a boolean (use 0 or 1)");
+}
+
+uint64_t parse_size(const std::string &s0, unsigned kb_base)
+{
+    std::string s = trim(s0), suffix;
+    double v = leading_number(s, &suffix);
+    uint64_t mult = size_multiplier(suffix, kb_base, s);
+    double bytes = v * (double)mult;
+    if (bytes >= 18446744073709551615.0)
+        throw value_error("'" + s + "' is too large");
+    return (uint64_t)std::llround(bytes);
+}
+
+bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
+{
+    std::string s = trim(s0);
+    if (s.empty() || s.back() != '%')
+        return false;
+    double v = parse_float(s.substr(0, s.size() - 1));
+    if (v <= 0 || v > 100)
+        throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
+    *ppm = (uint32_t)std::llround(v * 10000.0);
+    return true;
+}
+
+namespace {
+
+uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const std::string &whole)
+{
+    static const uint64_t base_ns[] = {1, 1000, 1000000, 1000000000};
+    std::string suf = lower(suffix_raw);
+    if (suf.empty())
+        return base_ns[(int)base];
+    struct { const char *name; uint64_t ns; } table[] = {
+        {"ns", 1}, {"nsec", 1}, {"us", 1000}, {"usec", 1000}, {"ms", 1000000},
+        {"msec", 1000000}, {"s", 1000000000ull}, {"sec", 1000000000ull},
+        {"secs", 1000000000ull}, {"m", 60000000000ull}, {"min", 60000000000ull},
+        {"mins", 60000000000ull}, {"h", 3600000000000ull}, {"d", 86400000000000ull},
+    };
+    for (const auto &t : table)
+        if (suf == t.name)
+            return t.ns;
+    throw value_error("bad time suffix '" + suffix_raw + "' in '" + whole +
+                      "' (use ns, us, ms, s, m, h or d)",
+                      whole.size() - suffix_raw.size());
+}
+
+} // namespace
+
+uint64_t parse_time_ns(const std::string &s0, time_unit base)
+{
+    std::string s = trim(s0), suffix;
+    double v = leading_number(s, &suffix);
+    double ns = v * (double)time_multiplier_ns(suffix, base, s);
+    if (ns >= 9.2e18)
+        throw value_error("'" + s + "' is too long");
+    return (uint64_t)std::llround(ns);
+}
+
+std::array<std::string, 3> split_ddir_list(const std::string &s)
+{
+    std::vector<std::string> parts = split(s, ',');
+    if (parts.size() > 3)
+        throw value_error("at most three values (read,write,trim) in '" + s + "'");
+    std::array<std::string, 3> out;
+    for (size_t i = 0; i < parts.size(); i++)
+        out[i] = trim(parts[i]);
+    // A last value not followed by a comma also fills the remaining slots.
+    for (size_t i = parts.size(); i < 3; i++)
+        out[i] = out[parts.size() - 1];
+    return out;
+}
+
+std::pair<uint64_t, uint64_t> parse_size_range(const std::string &s, unsigned kb_base)
+{
+    size_t p = s.find_first_of("-:");
+    if (p == std::string::npos) {
+        uint64_t v = parse_size(s, kb_base);
+        return {v, v};
+    }
+    uint64_t lo = parse_size(s.substr(0, p), kb_base);
+    uint64_t hi = parse_size(s.substr(p + 1), kb_base);
+    if (lo > hi)
+        std::swap(lo, hi);
+    return {lo, hi};
+}
+
+std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_base)
+{
+    std::vector<bssplit_entry> out;
+    uint32_t total = 0, blanks = 0;
+    for (const std::string &item : split(s, ':')) {
+        size_t slash = item.find('/');
+        bssplit_entry e{parse_size(item.substr(0, slash), kb_base), 0};
+        std::string pct = slash == std::string::npos ? "" : trim(item.substr(slash + 1));
+        if (pct.empty()) {
+            blanks++;
+        } else {
+            int64_t v = parse_int(pct);
+            if (v < 0 || v > 100)
+                throw value_error("bssplit percentage " + pct + " is not within 0..100");
+            e.pct = (uint32_t)v;
+            total += e.pct;
+        }
+        if (e.bs == 0)
+            throw value_error("bssplit block size must be above 0");
+        out.push_back(e);
+    }
+    if (total > 100)
+        throw value_error("bssplit percentages add up to " + std::to_string(total) + " (more than 100)");
+    if (blanks) {
+        uint32_t share = (100 - total) / blanks, extra = (100 - total) % blanks;
+        for (auto &e : out)
+            if (e.pct == 0 && blanks--)
+                e.pct = share + (blanks == 0 ? extra : 0);
+    }
+    return out;
+}
+
+} // namespace parser

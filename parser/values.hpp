@@ -1,0 +1,75 @@
+// parser/values.hpp - fio's value syntax: sizes, times, booleans, lists, ranges.
+//
+// One implementation shared by user input and the option table's defaults (the
+// defaults are text parsed by this same code, so they cannot disagree).  Each
+// function throws value_error with a message and the byte offset in the value
+// where the problem is, which the caller turns into a positioned diagnostic.
+//
+// Where fio's behaviour is a trap, ioplan parses the unsurprising way and the
+// man page's COMPATIBILITY section says so: `1MiB` is 1048576 bytes (fio: 1000000
+// under kb_base=1024), `1sec` is one second (fio: one microsecond), an unknown
+// suffix is an error (fio: silently 1), and `bs=4k-16k` is an error pointing to
+// bsrange= (fio: read 4k, write 16k).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace parser {
+
+class value_error : public std::runtime_error {
+public:
+    value_error(const std::string &msg, size_t at = 0) : std::runtime_error(msg), offset(at) {}
+    size_t offset;
+};
+
+enum class time_unit { ns, us, ms, s };
+
+std::string trim(const std::string &s);
+std::vector<std::string> split(const std::string &s, char sep);
+
+// Integer with optional 0x prefix; no suffix allowed.
+int64_t parse_int(const std::string &s);
+double parse_float(const std::string &s);
+bool parse_bool(const std::string &s);
+
+// Size with fio's suffixes (k, kb, m, mb, g, t, p; ki/mi...; KiB/MiB... as IEC)
+// under kb_base 1024 or 1000.  Returns bytes.
+uint64_t parse_size(const std::string &s, unsigned kb_base);
+
+// "50%" -> 500000 ppm; returns false when s is not a percentage.
+bool parse_percent_ppm(const std::string &s, uint32_t *ppm);
+
+// Time with suffix (ns, us/usec, ms/msec, s/sec, m/min, h, d); a bare number is
+// in `base`.  Returns nanoseconds.
+uint64_t parse_time_ns(const std::string &s, time_unit base);
+
+// fio's read,write,trim lists: "a,b" -> {a,b,b}; ",b" -> {unset,b,b};
+// "a," -> {a,unset,unset}.  Empty strings mark unset slots.
+std::array<std::string, 3> split_ddir_list(const std::string &s);
+
+// "lo-hi" or "lo:hi" (swapped when reversed).
+std::pair<uint64_t, uint64_t> parse_size_range(const std::string &s, unsigned kb_base);
+
+struct bssplit_entry {
+    uint64_t bs;
+    uint32_t pct;
+};
+
+// One direction of bssplit= ("4k/30:64k/70", blank percentages share the rest).
+std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_base);
+
+// fio's buffer_pattern / verify_pattern: 0x hex, "string", decimal, combined.
+std::vector<uint8_t> parse_pattern(const std::string &s);
+
+// cpus_allowed: "0-3,6" -> bitmask (CPUs 0..63).
+uint64_t parse_cpu_list(const std::string &s);
+
+// Replaces fio's $pagesize, $mb_memory and $ncpus and evaluates + - * / when a
+// keyword was replaced (fio pipes that through bc).  Returns s unchanged otherwise.
+std::string expand_keywords(const std::string &s);
+
+} // namespace parser

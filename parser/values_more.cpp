@@ -1,0 +1,130 @@
+// parser/values_more.cpp - the rarer value forms: patterns, CPU lists, fio keywords.
+#include "parser/values.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace parser {
+
+namespace {
+
+void append_hex(const std::string &tok, std::vector<uint8_t> &out)
+{
+    std::string hex = tok.substr(2);
+    if (hex.empty() || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw value_error("bad hex pattern '" + tok + "'");
+    if (hex.size() % 2)
+        hex = "0" + hex;
+    for (size_t i = 0; i < hex.size(); i += 2)
+        out.push_back((uint8_t)std::strtoul(hex.substr(i, 2).c_str(), nullptr, 16));
+}
+
+} // namespace
+
+std::vector<uint8_t> parse_pattern(const std::string &s0)
+{
+    std::vector<uint8_t> out;
+    for (std::string tok : split(trim(s0), '|')) {
+        tok = trim(tok);
+        if (tok.size() >= 2 && (tok[0] == '"' || tok[0] == '\'') && tok.back() == tok[0]) {
+            out.insert(out.end(), tok.begin() + 1, tok.end() - 1);
+        } else if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+            append_hex(tok, out);
+        } else {
+            int64_t v = parse_int(tok);
+            // fio stores a decimal pattern as a 32-bit little-endian integer.
+            for (int i = 0; i < 4; i++)
+                out.push_back((uint8_t)(((uint64_t)v >> (8 * i)) & 0xff));
+        }
+    }
+    if (out.empty())
+        throw value_error("empty pattern");
+    return out;
+}
+
+uint64_t parse_cpu_list(const std::string &s)
+{
+    uint64_t mask = 0;
+    for (const std::string &item : split(s, ',')) {
+        size_t dash = item.find('-');
+        int64_t lo = parse_int(item.substr(0, dash));
+        int64_t hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1));
+        if (lo < 0 || hi < lo || hi > 63)
+            throw value_error("CPU range '" + item + "' is not within 0..63");
+        for (int64_t c = lo; c <= hi; c++)
+            mask |= 1ull << c;
+    }
+    return mask;
+}
+
+namespace {
+
+// A tiny + - * / evaluator over integers (left to right with * / binding
+// tighter), enough for fio's `bs=$pagesize*2`, `size=$mb_memory/100`.
+struct calc {
+    const std::string &s;
+    size_t i = 0;
+
+    int64_t number()
+    {
+        size_t start = i;
+        while (i < s.size() && std::isdigit((unsigned char)s[i]))
+            i++;
+        if (start == i)
+            throw value_error("bad arithmetic in '" + s + "'", i);
+        return std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10);
+    }
+    int64_t term()
+    {
+        int64_t v = number();
+        while (i < s.size() && (s[i] == '*' || s[i] == '/')) {
+            char op = s[i++];
+            int64_t r = number();
+            if (op == '/' && r == 0)
+                throw value_error("division by zero in '" + s + "'");
+            v = op == '*' ? v * r : v / r;
+        }
+        return v;
+    }
+    int64_t expr()
+    {
+        int64_t v = term();
+        while (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+            char op = s[i++];
+            int64_t r = term();
+            v = op == '+' ? v + r : v - r;
+        }
+        if (i != s.size())
+            throw value_error("bad arithmetic in '" + s + "'", i);
+        return v;
+    }
+};
+
+bool replace_all(std::string &s, const std::string &from, const std::string &to)
+{
+    bool any = false;
+    for (size_t p; (p = s.find(from)) != std::string::npos; any = true)
+        s.replace(p, from.size(), to);
+    return any;
+}
+
+} // namespace
+
+std::string expand_keywords(const std::string &s0)
+{
+    std::string s = s0;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    bool any = replace_all(s, "$pagesize", std::to_string(page));
+    any |= replace_all(s, "$mb_memory", std::to_string((int64_t)pages * page / (1024 * 1024)));
+    any |= replace_all(s, "$ncpus", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
+    if (!any || s.find_first_of("+-*/") == std::string::npos)
+        return s;
+    std::string compact;
+    for (char c : s)
+        if (c != ' ')
+            compact += c;
+    return std::to_string(calc{compact}.expr());
+}
+
+} // namespace parser

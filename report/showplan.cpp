@@ -1,0 +1,204 @@
+// report/showplan.cpp - plan -> JSON, field for field (see showplan.hpp).
+#include "report/showplan.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace report {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char *const ddir_keys[] = {"read", "write", "trim"};
+
+template <typename T>
+json per_ddir(const T (&v)[PLAN_DDIR_NR])
+{
+    json o = json::object();
+    for (int d = 0; d < PLAN_DDIR_NR; d++)
+        o[ddir_keys[d]] = v[d];
+    return o;
+}
+
+json kvs(const plan_kv *kv, uint32_t n)
+{
+    json o = json::object();
+    for (uint32_t i = 0; i < n; i++)
+        o[kv[i].key] = kv[i].value;
+    return o;
+}
+
+json block_sizes(const plan_job &j)
+{
+    json o = json::object();
+    for (int d = 0; d < PLAN_DDIR_NR; d++) {
+        const plan_bs &b = j.bs[d];
+        json e = {{"min_bytes", b.min_bytes}, {"max_bytes", b.max_bytes}, {"align_bytes", b.align_bytes}};
+        json split = json::array();
+        for (uint32_t i = 0; i < b.nr_split; i++)
+            split.push_back({{"bs_bytes", b.split[i].bs_bytes}, {"pct", b.split[i].pct}});
+        e["split"] = split;
+        o[ddir_keys[d]] = e;
+    }
+    return o;
+}
+
+json clone_json(const plan_clone &c)
+{
+    json files = json::array();
+    for (uint32_t f = 0; f < c.nr_files; f++) {
+        const plan_file &pf = c.files[f];
+        files.push_back({{"path", pf.path}, {"size_bytes", pf.size_bytes}, {"size_ppm", pf.size_ppm},
+                         {"offset_bytes", pf.offset_bytes}, {"offset_ppm", pf.offset_ppm},
+                         {"region_bytes", pf.region_bytes}, {"shared", pf.shared}, {"is_device", pf.is_device}});
+    }
+    return {{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
+            {"offset_bytes", c.offset_bytes}, {"files", files}};
+}
+
+const char *enum_name(const char *const *names, size_t n, unsigned v)
+{
+    return v < n ? names[v] : "?";
+}
+#define ENUM(names, v) enum_name(names, sizeof(names) / sizeof(names[0]), (unsigned)(v))
+
+const char *const dist_names[] = {"random", "zipf", "pareto", "normal"};
+const char *const ratep_names[] = {"linear", "poisson"};
+const char *const sync_names[] = {"none", "sync", "dsync"};
+const char *const fsvc_names[] = {"roundrobin", "sequential", "random"};
+const char *const falloc_names[] = {"native", "none", "posix", "keep"};
+const char *const fill_names[] = {"random", "zero", "pattern", "random_once"};
+const char *const verify_names[] = {"none", "crc32c", "xxhash", "pattern"};
+const char *const agg_names[] = {"max", "median", "mean", "min"};
+
+json pattern_json(const plan_job &j)
+{
+    json o = json::object();
+    o["rw"] = plan_rw_name(j.rw);
+    o["rw_seq_skip_bytes"] = j.rw_seq_skip_bytes;
+    o["rwmixread_pct"] = j.rwmixread_pct;
+    o["bs"] = block_sizes(j);
+    o["bs_unaligned"] = j.bs_unaligned;
+    o["bs_is_seq_rand"] = j.bs_is_seq_rand;
+    o["percentage_random_pct"] = per_ddir(j.percentage_random_pct);
+    o["random_distribution"] = ENUM(dist_names, j.random_distribution);
+    o["random_dist_param"] = j.random_dist_param;
+    o["random_dist_center"] = j.random_dist_center;
+    o["norandommap"] = j.norandommap;
+    o["randrepeat"] = j.randrepeat;
+    o["randseed"] = j.randseed;
+    o["interlocked"] = j.interlocked;
+    o["sequential_stride_bytes"] = j.sequential_stride_bytes;
+    return o;
+}
+
+json region_json(const plan_job &j)
+{
+    return {{"size_bytes", j.size_bytes}, {"size_ppm", j.size_ppm}, {"filesize_min_bytes", j.filesize_min_bytes},
+            {"filesize_max_bytes", j.filesize_max_bytes}, {"offset_bytes", j.offset_bytes},
+            {"offset_ppm", j.offset_ppm}, {"offset_increment_bytes", j.offset_increment_bytes},
+            {"io_size_bytes", j.io_size_bytes}, {"number_ios", j.number_ios}, {"loops", j.loops},
+            {"zone_size_bytes", j.zone_size_bytes}, {"zone_range_bytes", j.zone_range_bytes},
+            {"zone_skip_bytes", j.zone_skip_bytes}, {"fill_device", j.fill_device}, {"nrfiles", j.nrfiles},
+            {"openfiles", j.openfiles}, {"file_service", ENUM(fsvc_names, j.file_service)}};
+}
+
+json engine_json(const plan_job &j)
+{
+    return {{"ioengine", plan_ioengine_name(j.ioengine)}, {"iodepth", j.iodepth},
+            {"iodepth_batch_submit", j.iodepth_batch_submit},
+            {"iodepth_batch_complete_min", j.iodepth_batch_complete_min},
+            {"iodepth_batch_complete_max", j.iodepth_batch_complete_max}, {"iodepth_low", j.iodepth_low},
+            {"uring_fixedbufs", j.uring_fixedbufs}, {"uring_registerfiles", j.uring_registerfiles},
+            {"uring_sqthread_poll", j.uring_sqthread_poll}, {"uring_hipri", j.uring_hipri},
+            {"cpus_allowed_mask", j.cpus_allowed_mask}, {"nice", j.nice}};
+}
+
+json files_json(const plan_job &j)
+{
+    return {{"direct", j.direct}, {"sync_mode", ENUM(sync_names, j.sync_mode)}, {"fsync_every", j.fsync_every},
+            {"fdatasync_every", j.fdatasync_every}, {"end_fsync", j.end_fsync}, {"fsync_on_close", j.fsync_on_close},
+            {"create_fsync", j.create_fsync}, {"create_only", j.create_only},
+            {"allow_file_create", j.allow_file_create}, {"overwrite", j.overwrite}, {"invalidate", j.invalidate},
+            {"unlink", j.unlink}, {"unlink_each_loop", j.unlink_each_loop}, {"pre_read", j.pre_read},
+            {"fallocate", ENUM(falloc_names, j.fallocate)}};
+}
+
+json time_rate_json(const plan_job &j)
+{
+    return {{"runtime_ns", j.runtime_ns}, {"time_based", j.time_based}, {"ramp_time_ns", j.ramp_time_ns},
+            {"cooldown_ns", j.cooldown_ns}, {"startdelay_min_ns", j.startdelay_min_ns},
+            {"startdelay_max_ns", j.startdelay_max_ns}, {"rate_bytes_per_s", per_ddir(j.rate_bytes_per_s)},
+            {"rate_iops", per_ddir(j.rate_iops)}, {"rate_min_bytes_per_s", per_ddir(j.rate_min_bytes_per_s)},
+            {"rate_iops_min", per_ddir(j.rate_iops_min)}, {"rate_process", ENUM(ratep_names, j.rate_process)},
+            {"rate_cycle_ns", j.rate_cycle_ns}, {"thinktime_ns", j.thinktime_ns},
+            {"thinktime_spin_ns", j.thinktime_spin_ns}, {"thinktime_blocks", j.thinktime_blocks}};
+}
+
+json buffers_verify_json(const plan_job &j)
+{
+    std::string hex;
+    static const char digits[] = "0123456789abcdef";
+    for (uint32_t i = 0; i < j.buffer_pattern_len; i++) {
+        hex += digits[j.buffer_pattern[i] >> 4];
+        hex += digits[j.buffer_pattern[i] & 15];
+    }
+    return {{"buffer_fill", ENUM(fill_names, j.buffer_fill)}, {"refill_buffers", j.refill_buffers},
+            {"scramble_buffers", j.scramble_buffers}, {"buffer_compress_pct", j.buffer_compress_pct},
+            {"buffer_compress_chunk_bytes", j.buffer_compress_chunk_bytes}, {"buffer_pattern_hex", hex},
+            {"write_source_bytes", j.write_source_bytes}, {"verify", ENUM(verify_names, j.verify)},
+            {"do_verify", j.do_verify}, {"verify_only", j.verify_only}, {"verify_fatal", j.verify_fatal},
+            {"verify_interval_bytes", j.verify_interval_bytes}, {"continue_on_error", j.continue_on_error},
+            {"stall_timeout_ns", j.stall_timeout_ns}, {"io_trace_max", j.io_trace_max}};
+}
+
+json stats_json(const plan_job &j)
+{
+    json pct = json::array();
+    for (uint32_t i = 0; i < j.nr_percentiles; i++)
+        pct.push_back(j.percentiles[i]);
+    return {{"disable_lat", j.disable_lat}, {"disable_clat", j.disable_clat}, {"disable_slat", j.disable_slat},
+            {"clat_percentiles", j.clat_percentiles}, {"lat_percentiles", j.lat_percentiles},
+            {"slat_percentiles", j.slat_percentiles}, {"percentiles", pct}, {"bw_avg_time_ns", j.bw_avg_time_ns},
+            {"iops_avg_time_ns", j.iops_avg_time_ns}, {"kb_base", j.kb_base}, {"repeat", j.repeat},
+            {"repeat_discard", j.repeat_discard}, {"repeat_aggregate", ENUM(agg_names, j.repeat_aggregate)},
+            {"repeat_pause_ns", j.repeat_pause_ns}, {"group_pause_ns", j.group_pause_ns}};
+}
+
+json job_json(const plan_job &j)
+{
+    json o = {{"name", j.name}, {"section", j.section}, {"description", j.description}, {"job_id", j.job_id},
+              {"groupid", j.groupid}, {"source_file", j.source_file}, {"stonewall", j.stonewall},
+              {"new_group", j.new_group}, {"wait_for_job_id", j.wait_for_job_id},
+              {"group_reporting", j.group_reporting}, {"exitall", j.exitall}, {"numjobs", j.nr_clones}};
+    for (const json &part : {pattern_json(j), region_json(j), engine_json(j), files_json(j), time_rate_json(j),
+                             buffers_verify_json(j), stats_json(j)})
+        for (auto it = part.begin(); it != part.end(); ++it)
+            o[it.key()] = it.value();
+    o["options"] = kvs(j.opts, j.nr_opts);
+    json clones = json::array();
+    for (uint32_t c = 0; c < j.nr_clones; c++)
+        clones.push_back(clone_json(j.clones[c]));
+    o["clones"] = clones;
+    return o;
+}
+
+} // namespace
+
+void write_showplan(const plan &p, std::ostream &out)
+{
+    json groups = json::array();
+    for (uint32_t g = 0; g < p.nr_groups; g++) {
+        json jobs = json::array();
+        for (uint32_t i = 0; i < p.groups[g].nr_jobs; i++)
+            jobs.push_back(job_json(p.groups[g].jobs[i]));
+        groups.push_back({{"id", p.groups[g].id}, {"jobs", jobs}});
+    }
+    json o = {{"plan_abi_version", p.abi_version}, {"nr_groups", p.nr_groups}, {"nr_jobs", p.nr_jobs},
+              {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts)},
+              {"allow_device_write", p.allow_device_write ? p.allow_device_write : ""},
+              {"allow_existing_file_write", p.allow_existing_file_write}, {"groups", groups}};
+    out << o.dump(2) << "\n";
+}
+
+} // namespace report
