@@ -141,6 +141,8 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     j.pj.rw_seq_skip_bytes = 0;
     if (mod.empty())
         return;
+    if (!mod.empty() && mod[0] == '-')
+        throw value_error("rw=" + v + ":" + mod + " (backward sequential I/O) is not supported", colon + 1);
     if (plan_rw_is_random(j.pj.rw))
         throw value_error("rw=" + v + ":" + mod + " (a new random offset every N I/Os) is not supported", colon + 1);
     j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
@@ -149,6 +151,9 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
 void set_random_distribution(job_spec &j, const option &o, const std::string &v)
 {
     std::vector<std::string> parts = split(trim(v), ':');
+    for (const char *n : {"zoned", "zoned_abs", "sequence"})
+        if (parts[0] == n)
+            throw value_error("random_distribution=" + parts[0] + " is not supported (ioplan has random, zipf, pareto, normal)");
     size_t kind = choice_of(o, parts[0]);
     static const enum plan_random_dist map[] = {
         PLAN_RAND_UNIFORM, PLAN_RAND_ZIPF, PLAN_RAND_PARETO, PLAN_RAND_NORMAL, PLAN_RAND_NORMAL,

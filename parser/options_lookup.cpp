@@ -67,7 +67,7 @@ const std::vector<unsupported_group> &unsupported()
           "sprandom", "spr_num_regions", "spr_op", "offset_align", "ramp_size", "size_increment", "file_size",
           "serialize_overlap", "allow_mounted_write", "invalidate_cache", "write_barrier", "kb_base_output",
           "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},
-        {"is an fio profile option (profiles are not supported)", {"profile", "threads", "dir", "size_gb"}},
+        {"is an fio profile option (profiles are not supported)", {"profile", "dir", "size_gb"}},
         {"is an option of an ioengine ioplan does not support",
          {"cmd_type", "port", "hostname", "http_host", "http_mode", "http_verbose", "https", "protocol", "gpu_dev_ids",
           "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region", "listen", "nonvectored",

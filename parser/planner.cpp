@@ -3,6 +3,7 @@
 #include "parser/parser.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "parser/options.hpp"
@@ -43,7 +44,10 @@ void apply_entry(job_spec &j, const entry &e)
     } catch (const value_error &err) {
         loc at = e.value_loc;
         at.col += (int)std::min(err.offset, e.value.size());
-        fail(at, std::string("bad value for ") + o->name + ": " + err.what());
+        std::string msg = err.what();
+        // Messages that already name the option read better without the prefix.
+        bool named = msg.compare(0, strlen(o->name), o->name) == 0;
+        fail(at, named ? msg : std::string("bad value for ") + o->name + ": " + msg);
     }
 }
 
