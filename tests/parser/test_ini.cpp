@@ -1,0 +1,64 @@
+// tests/parser/test_ini.cpp - the INI reader's document: sections, globals,
+// comments, positions, includes and ${VAR}.
+#include <doctest/doctest.h>
+
+#include "parser/diag.hpp"
+#include "parser/ini.hpp"
+
+using namespace parser;
+
+TEST_CASE("sections, cumulative globals and entries with positions")
+{
+    document d = read_ini_text("; c\n[global]\nbs=8k\n[ j4 ]\n  rw = write ; note\ntime_based\n[globalfoo]\n", "t.fio");
+    REQUIRE(d.sections.size() == 3);
+    CHECK(d.sections[0].is_global);
+    CHECK(d.sections[1].name == " j4 ");
+    CHECK(!d.sections[1].is_global);
+    CHECK(d.sections[2].is_global);
+    const entry &rw = d.sections[1].entries[0];
+    CHECK(rw.key == "rw");
+    CHECK(rw.value == "write");
+    CHECK(rw.key_loc.line == 5);
+    CHECK(rw.key_loc.col == 3);
+    CHECK(rw.value_loc.col == 8);
+    const entry &tb = d.sections[1].entries[1];
+    CHECK(tb.key == "time_based");
+    CHECK(!tb.has_value);
+}
+
+TEST_CASE("${VAR} expansion uses the lookup and rejects unset variables")
+{
+    ini_options o;
+    o.env = [](const std::string &name, std::string *v) {
+        if (name != "SZ")
+            return false;
+        *v = "64k";
+        return true;
+    };
+    document d = read_ini_text("[j]\nsize=${SZ}\n", "t.fio", ".", o);
+    CHECK(d.sections[0].entries[0].value == "64k");
+    try {
+        read_ini_text("[j]\nsize=${NOPE}\n", "t.fio", ".", o);
+        FAIL("no error");
+    } catch (const error &e) {
+        CHECK(e.text() == "t.fio:2:6: error: environment variable 'NOPE' is not set\n size=${NOPE}\n      ^\n");
+    }
+}
+
+TEST_CASE("syntax errors carry line, column, source line and caret")
+{
+    try {
+        read_ini_text("[j]\nbs=4k\n[oops\n", "x.fio");
+        FAIL("no error");
+    } catch (const error &e) {
+        CHECK(e.get().where.line == 3);
+        CHECK(e.get().where.col == 6);
+        CHECK(e.text().find("expected ']'") != std::string::npos);
+    }
+}
+
+TEST_CASE("did you mean")
+{
+    CHECK(closest("iodepht", {"iodepth", "bs", "rw"}) == "iodepth");
+    CHECK(closest("zzzzzz", {"iodepth", "bs", "rw"}).empty());
+}

@@ -1,0 +1,82 @@
+// tests/parser/test_options.cpp - walks the option table: every entry documented,
+// its default parsed by its own applier and in range, names unique, lookups work.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "parser/apply.hpp"
+#include "parser/options.hpp"
+
+using namespace parser;
+
+TEST_CASE("every option is documented and its default parses")
+{
+    std::set<std::string> names;
+    for (const option &o : options()) {
+        CAPTURE(o.name);
+        CHECK(std::string(o.help).size() > 10);
+        CHECK(std::string(o.category).size() > 0);
+        CHECK(names.insert(o.name).second);
+        for (const char *a : o.aliases)
+            CHECK(names.insert(a).second);
+        CHECK(find_option(o.name) == &o);
+        CHECK(unsupported_reason(o.name).empty());
+        if (o.type == opt_type::choice)
+            CHECK(!o.choices.empty());
+        if (o.def) {
+            job_spec j = default_spec();
+            CHECK_NOTHROW(o.apply(j, o, o.def));
+        }
+        // A numeric default lies in the declared range (the applier checks it).
+        if (o.def && o.min <= o.max && o.type == opt_type::integer)
+            CHECK_NOTHROW(int_in(o, o.def));
+    }
+    CHECK(options().size() >= 120);
+}
+
+TEST_CASE("the defaults are fio's")
+{
+    job_spec j = default_spec();
+    CHECK(j.pj.iodepth == 1);
+    CHECK(j.pj.bs[PLAN_DDIR_READ].min_bytes == 4096);
+    CHECK(j.pj.bs[PLAN_DDIR_TRIM].max_bytes == 4096);
+    CHECK(j.pj.rwmixread_pct == 50);
+    CHECK(j.pj.randrepeat);
+    CHECK(j.pj.randseed == 0x89);
+    CHECK(j.pj.loops == 1);
+    CHECK(j.pj.nrfiles == 1);
+    CHECK(j.pj.ioengine == PLAN_IOENGINE_PSYNC);
+    CHECK(j.pj.kb_base == 1024);
+    CHECK(j.pj.nr_percentiles == 17);
+    CHECK(j.pj.percentiles[16] == doctest::Approx(99.99));
+    CHECK(j.pj.bw_avg_time_ns == 500000000ull);
+    CHECK(j.pj.rate_cycle_ns == 1000000000ull);
+    CHECK(j.pj.clat_percentiles);
+    CHECK(j.pj.scramble_buffers);
+    CHECK(j.pj.invalidate);
+    CHECK(j.pj.repeat == 1);
+    CHECK(j.filename_format == "$jobname.$jobnum.$filenum");
+}
+
+TEST_CASE("aliases and case-insensitive lookup")
+{
+    CHECK(find_option("readwrite") == find_option("rw"));
+    CHECK(find_option("BLOCKSIZE") == find_option("bs"));
+    CHECK(find_option("timeout") == find_option("runtime"));
+    CHECK(find_option("wait_for_previous") == find_option("stonewall"));
+    CHECK(find_option("no_such_option") == nullptr);
+    CHECK(!unsupported_reason("write_lat_log").empty());
+    CHECK(unsupported_reason("no_such_option").empty());
+}
+
+TEST_CASE("rwmixwrite sets the read share; buffered is not-direct")
+{
+    job_spec j = default_spec();
+    const option &mixw = *find_option("rwmixwrite");
+    mixw.apply(j, mixw, "30");
+    CHECK(j.pj.rwmixread_pct == 70);
+    const option &buffered = *find_option("buffered");
+    buffered.apply(j, buffered, "0");
+    CHECK(j.pj.direct);
+}

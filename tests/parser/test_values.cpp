@@ -1,0 +1,81 @@
+// tests/parser/test_values.cpp - fio's value syntax, including where ioplan
+// deliberately differs (MiB, sec, unknown suffixes).
+#include <doctest/doctest.h>
+
+#include "parser/values.hpp"
+
+using namespace parser;
+
+TEST_CASE("sizes follow fio's suffixes and kb_base")
+{
+    CHECK(parse_size("4k", 1024) == 4096);
+    CHECK(parse_size("4K", 1024) == 4096);
+    CHECK(parse_size("1m", 1000) == 1000000);
+    CHECK(parse_size("1mi", 1000) == 1000000);
+    CHECK(parse_size("1000ki", 1024) == 1024000);
+    CHECK(parse_size("1MiB", 1024) == 1048576); // fio: 1000000 (documented difference)
+    CHECK(parse_size("1MiB", 1000) == 1048576);
+    CHECK(parse_size("0x100000", 1024) == 1048576);
+    CHECK(parse_size("1.5g", 1024) == 1610612736ull);
+    CHECK(parse_size("512b", 1024) == 512);
+    CHECK(parse_size("30g", 1024) == 30ull << 30);
+    CHECK_THROWS_AS(parse_size("10q", 1024), value_error);
+    CHECK_THROWS_AS(parse_size("", 1024), value_error);
+    CHECK_THROWS_AS(parse_size("-1k", 1024), value_error);
+    CHECK_THROWS_AS(parse_size("inf", 1024), value_error);
+}
+
+TEST_CASE("times: bare numbers in the option's unit, suffixes as written")
+{
+    CHECK(parse_time_ns("30", time_unit::s) == 30000000000ull);
+    CHECK(parse_time_ns("1sec", time_unit::s) == 1000000000ull); // fio: 1 us (documented difference)
+    CHECK(parse_time_ns("1m", time_unit::s) == 60000000000ull);
+    CHECK(parse_time_ns("500ms", time_unit::s) == 500000000ull);
+    CHECK(parse_time_ns("10", time_unit::us) == 10000ull);
+    CHECK(parse_time_ns("2h", time_unit::s) == 7200000000000ull);
+    CHECK_THROWS_AS(parse_time_ns("10x", time_unit::s), value_error);
+}
+
+TEST_CASE("read,write,trim lists copy the last value only when no comma follows")
+{
+    auto a = split_ddir_list("4k,8k");
+    CHECK(a[0] == "4k");
+    CHECK(a[1] == "8k");
+    CHECK(a[2] == "8k");
+    auto b = split_ddir_list(",8k");
+    CHECK(b[0].empty());
+    CHECK(b[2] == "8k");
+    auto c = split_ddir_list("200,");
+    CHECK(c[0] == "200");
+    CHECK(c[1].empty());
+    CHECK(c[2].empty());
+    CHECK_THROWS_AS(split_ddir_list("1,2,3,4"), value_error);
+}
+
+TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
+{
+    CHECK(parse_size_range("16k-4k", 1024) == std::make_pair<uint64_t, uint64_t>(4096, 16384));
+    auto s = parse_bssplit_dir("4k/10:64k:1m", 1024);
+    REQUIRE(s.size() == 3);
+    CHECK(s[0].pct == 10);
+    CHECK(s[1].pct + s[2].pct == 90);
+    CHECK_THROWS_AS(parse_bssplit_dir("4k/80:8k/30", 1024), value_error);
+    uint32_t ppm = 0;
+    CHECK(parse_percent_ppm("50%", &ppm));
+    CHECK(ppm == 500000);
+    CHECK(!parse_percent_ppm("50", &ppm));
+    CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
+    CHECK(parse_pattern("0xdeadbeef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
+    CHECK(parse_pattern("\"ab\"|0x01") == std::vector<uint8_t>{'a', 'b', 1});
+    CHECK(parse_cpu_list("0-2,5") == 0x27u);
+    CHECK(parse_bool("1"));
+    CHECK(!parse_bool("0"));
+    CHECK_THROWS_AS(parse_bool("maybe"), value_error);
+}
+
+TEST_CASE("fio keywords with arithmetic")
+{
+    CHECK(expand_keywords("$pagesize*2") == "8192");
+    CHECK(expand_keywords("4k") == "4k");
+    CHECK_THROWS_AS(expand_keywords("$ncpus*1m"), value_error);
+}
