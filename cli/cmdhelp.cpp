@@ -55,6 +55,24 @@ std::string roff_escape(const std::string &s)
     return out;
 }
 
+// Roff text wrapped at blanks so no source line passes 80 bytes.
+void print_wrapped(const std::string &text, FILE *out)
+{
+    size_t col = 0, start = 0;
+    while (start < text.size()) {
+        size_t sp = text.find(' ', start);
+        std::string word = text.substr(start, sp == std::string::npos ? std::string::npos : sp - start);
+        if (col && col + 1 + word.size() > 78) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%s%s", col ? " " : "", word.c_str());
+        col += (col ? 1 : 0) + word.size();
+        start = sp == std::string::npos ? text.size() : sp + 1;
+    }
+    fputc('\n', out);
+}
+
 } // namespace
 
 bool print_cmdhelp(const std::string &name, FILE *out)
@@ -92,9 +110,12 @@ void print_man_options(FILE *out)
             meta += "; alias " + aliases_text(o);
         if (o.ioplan_only)
             meta += "; ioplan only";
-        fprintf(out, "(%s) %s\n", roff_escape(meta).c_str(), roff_escape(o.help).c_str());
-        for (const auto &c : o.choices)
-            fprintf(out, ".RS\n.TP\n.B %s\n%s\n.RE\n", roff_escape(c.name).c_str(), roff_escape(c.help).c_str());
+        print_wrapped("(" + roff_escape(meta) + ") " + roff_escape(o.help), out);
+        for (const auto &c : o.choices) {
+            fprintf(out, ".RS\n.TP\n.B %s\n", roff_escape(c.name).c_str());
+            print_wrapped(roff_escape(c.help), out);
+            fputs(".RE\n", out);
+        }
     }
 }
 

@@ -31,9 +31,9 @@ def man_page(template: str) -> str:
 
 
 # (output, producer). Producers run from the repository root.
-# The option table's outputs (job schema, man page option list) join this list
-# with the parser that produces them.
-GENERATED: list = []
+GENERATED: list = [
+    ("man/ioplan-job.5", lambda: man_page("man/ioplan-job.5.in")),
+]
 
 
 def main() -> int:
