@@ -72,7 +72,7 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
             current_job_ = nullptr; // options now go to the command-line defaults
             return;
         }
-        a_.req.cli_jobs.push_back(parser::section{value, false, arg_loc(i_, "--name=" + value), {}});
+        a_.req.cli_jobs.push_back(parser::section{value, false, arg_loc(i_, "--name=" + value), {}, {}});
         current_job_ = &a_.req.cli_jobs.back();
     }
 }
@@ -87,7 +87,7 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
         has_value = true;
     }
     std::string text = "--" + name + (has_value ? "=" + value : "");
-    parser::entry e{name, value, has_value, arg_loc(at, text), arg_loc(at, text)};
+    parser::entry e{name, value, has_value, arg_loc(at, text), arg_loc(at, text), {}, ""};
     e.key_loc.col = e.value_loc.col = at;
     if (current_job_)
         current_job_->entries.push_back(e);

@@ -31,6 +31,8 @@ struct entry {
     bool has_value = false; // key=value rather than a bare key
     loc key_loc;
     loc value_loc;
+    std::vector<std::string> comments; // whole-line comments just above, without the marker
+    std::string trailing_comment;      // on the same line, without the marker
 };
 
 struct section {
@@ -38,11 +40,13 @@ struct section {
     bool is_global = false; // fio: any name starting with "global"
     loc header_loc;
     std::vector<entry> entries;
+    std::vector<std::string> comments; // whole-line comments just above the header
 };
 
 struct document {
     std::string path;       // as given on the command line ("<cmdline>" etc.)
     std::vector<section> sections;
+    std::vector<std::string> trailing_comments; // after the last entry
 };
 
 } // namespace parser

@@ -67,13 +67,26 @@ namespace {
 
 struct line_state {
     enum { blank, header, include, option } kind = blank;
-    std::string text, value;
+    std::string text, value, comment;
     int col = 0, value_col = 0;
     bool has_value = false;
+    bool has_comment = false;
 };
 
 template <typename Rule>
 struct action : tao::pegtl::nothing<Rule> {};
+
+template <>
+struct action<g::comment> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.has_comment = true;
+        s.comment = in.string().substr(1);
+        if (!s.comment.empty() && s.comment[0] == ' ')
+            s.comment.erase(0, 1);
+    }
+};
 
 template <>
 struct action<g::sec_name> {
@@ -143,13 +156,13 @@ private:
     document &doc_;
     const ini_options &opts_;
     std::vector<std::string> chain_; // real paths of the files being read
+    std::vector<std::string> pending_comments_; // kept for `ioplan convert`
 
     void read_line(const std::string &line, int lineno, const source &src, int depth);
     void check_bytes(const std::string &text, const source &src);
     void add_option(const line_state &st, const loc &at, const source &src);
     void include(const line_state &st, const loc &at, int depth);
     std::string expand(const std::string &text, loc at);
-    bool lookup(const std::string &name, std::string *value) const;
 };
 
 std::string dir_of(const std::string &path)
@@ -214,6 +227,8 @@ void reader::read_text(const std::string &text0, const source &src, int depth)
         start = nl + 1;
     }
     chain_.pop_back();
+    if (depth == 0)
+        doc_.trailing_comments = std::move(pending_comments_);
 }
 
 void reader::read_line(const std::string &line, int lineno, const source &src, int depth)
@@ -230,13 +245,19 @@ void reader::read_line(const std::string &line, int lineno, const source &src, i
         fail(make_loc(src, lineno, col, line), std::string(e.message()));
     }
     loc at = make_loc(src, lineno, st.col, line);
+    if (depth > 0)
+        st.has_comment = false; // an include's comments stay in the include
     switch (st.kind) {
     case line_state::blank:
+        if (st.has_comment)
+            pending_comments_.push_back(st.comment);
         return;
     case line_state::header:
         if (depth > 0)
             fail(at, "included files cannot start sections ([" + st.text + "])");
-        doc_.sections.push_back(section{st.text, st.text.compare(0, 6, "global") == 0, at, {}});
+        doc_.sections.push_back(section{st.text, st.text.compare(0, 6, "global") == 0, at, {}, {}});
+        doc_.sections.back().comments = std::move(pending_comments_);
+        pending_comments_.clear();
         return;
     case line_state::include:
         include(st, at, depth);
@@ -247,38 +268,9 @@ void reader::read_line(const std::string &line, int lineno, const source &src, i
     }
 }
 
-bool reader::lookup(const std::string &name, std::string *value) const
-{
-    if (opts_.env)
-        return opts_.env(name, value);
-    const char *v = getenv(name.c_str());
-    if (!v)
-        return false;
-    *value = v;
-    return true;
-}
-
-// ${VAR} from the environment; fio would silently use "" for an unset one.
 std::string reader::expand(const std::string &text, loc at)
 {
-    std::string out;
-    int base = at.col;
-    for (size_t i = 0; i < text.size(); i++) {
-        if (text.compare(i, 2, "${") != 0) {
-            out += text[i];
-            continue;
-        }
-        size_t close = text.find('}', i);
-        at.col = base + (int)i;
-        if (close == std::string::npos)
-            fail(at, "'${' without a closing '}'");
-        std::string name = text.substr(i + 2, close - i - 2), value;
-        if (!lookup(name, &value))
-            fail(at, "environment variable '" + name + "' is not set");
-        out += value;
-        i = close;
-    }
-    return out;
+    return expand_vars(text, at, opts_);
 }
 
 void reader::add_option(const line_state &st, const loc &at, const source &src)
@@ -292,6 +284,10 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
     e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
+    e.comments = std::move(pending_comments_);
+    pending_comments_.clear();
+    if (st.has_comment)
+        e.trailing_comment = st.comment;
     doc_.sections.back().entries.push_back(std::move(e));
 }
 
@@ -317,6 +313,36 @@ void reader::include(const line_state &st, const loc &at, int depth)
 }
 
 } // namespace
+
+// ${VAR} from the environment; fio would silently use "" for an unset one.
+std::string expand_vars(const std::string &text, loc at, const ini_options &opts)
+{
+    std::string out;
+    int base = at.col;
+    for (size_t i = 0; i < text.size(); i++) {
+        if (text.compare(i, 2, "${") != 0) {
+            out += text[i];
+            continue;
+        }
+        size_t close = text.find('}', i);
+        at.col = base + (int)i;
+        if (close == std::string::npos)
+            fail(at, "'${' without a closing '}'");
+        std::string name = text.substr(i + 2, close - i - 2), value;
+        bool found = false;
+        if (opts.env) {
+            found = opts.env(name, &value);
+        } else if (const char *v = getenv(name.c_str())) {
+            found = true;
+            value = v;
+        }
+        if (!found)
+            fail(at, "environment variable '" + name + "' is not set");
+        out += value;
+        i = close;
+    }
+    return out;
+}
 
 document read_ini_text(const std::string &text, const std::string &display_name, const std::string &base_dir,
                        const ini_options &opts)

@@ -29,6 +29,10 @@ document read_ini_file(const std::string &path, const ini_options &opts = {});
 document read_ini_text(const std::string &text, const std::string &display_name,
                        const std::string &base_dir = ".", const ini_options &opts = {});
 
+// Replaces every ${VAR} in text (an option line's key or value starting at
+// `at`); an unset variable is an error positioned at its '${'.
+std::string expand_vars(const std::string &text, loc at, const ini_options &opts);
+
 // The longest line accepted, as fio's 8 KiB line buffer.
 constexpr size_t INI_MAX_LINE = 8191;
 

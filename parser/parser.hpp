@@ -30,10 +30,16 @@ struct request {
     std::vector<section> cli_jobs;        // --name=X jobs, each with its options
     std::vector<std::string> only_sections; // --section=NAME filters
     ini_options ini;
+    std::string format;                   // --format: ini, toml, yaml; "" = by extension
 };
 
-// Reads a job file by extension (INI for now).  Throws parser::error.
-document read_job_file(const std::string &path, const ini_options &ini);
+enum class syntax { ini, toml, yaml };
+
+// By --format when given, else by extension (.toml; .yaml/.yml; anything else INI).
+syntax syntax_of(const std::string &path, const std::string &forced);
+
+// Reads a job file in its syntax.  Throws parser::error.
+document read_job_file(const std::string &path, const ini_options &ini, const std::string &forced = "");
 
 // Builds the plan from documents already read (file order = group order).
 plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes);

@@ -8,6 +8,7 @@
 
 #include "parser/options.hpp"
 #include "parser/planner.hpp"
+#include "parser/structured.hpp"
 #include "parser/values.hpp"
 
 namespace parser {
@@ -155,9 +156,33 @@ void layering::run(const std::vector<document> &docs)
 
 } // namespace
 
-document read_job_file(const std::string &path, const ini_options &ini)
+syntax syntax_of(const std::string &path, const std::string &forced)
 {
-    return read_ini_file(path, ini);
+    std::string f = forced;
+    if (f.empty()) {
+        size_t dot = path.rfind('.');
+        std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+        f = ext == "toml" ? "toml" : (ext == "yaml" || ext == "yml") ? "yaml" : "ini";
+    }
+    if (f == "ini" || f == "fio")
+        return syntax::ini;
+    if (f == "toml")
+        return syntax::toml;
+    if (f == "yaml" || f == "yml")
+        return syntax::yaml;
+    fail(loc{"<command line>", 0, 0, "", nullptr}, "--format=" + f + ": not a job file syntax (ini, toml, yaml)");
+}
+
+document read_job_file(const std::string &path, const ini_options &ini, const std::string &forced)
+{
+    switch (syntax_of(path, forced)) {
+    case syntax::toml:
+        return read_toml_file(path, ini);
+    case syntax::yaml:
+        return read_yaml_file(path, ini);
+    default:
+        return read_ini_file(path, ini);
+    }
 }
 
 plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes)
@@ -178,7 +203,7 @@ plan_ptr build_plan(const request &req, diag_list *notes)
 {
     std::vector<document> docs;
     for (const auto &path : req.job_files)
-        docs.push_back(read_job_file(path, req.ini));
+        docs.push_back(read_job_file(path, req.ini, req.format));
     return plan_documents(docs, req, notes);
 }
 

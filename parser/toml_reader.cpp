@@ -1,0 +1,211 @@
+// parser/toml_reader.cpp - TOML job files (toml++) into the common document.
+//
+// toml++ keeps tables sorted by key, so entries are put back in source order
+// by their positions: option order is echoed in reports and must match the
+// INI form of the same job.
+#include <algorithm>
+
+#include <toml++/toml.h>
+
+#include "parser/diag.hpp"
+#include "parser/structured.hpp"
+
+namespace parser {
+
+namespace {
+
+class toml_reader {
+public:
+    toml_reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
+    void read(const std::string &text, const source_text &src, int depth);
+
+private:
+    document &doc_;
+    const ini_options &opts_;
+
+    loc where(const toml::source_region &r, const source_text &src) const
+    {
+        return src.at((int)r.begin.line, (int)r.begin.column);
+    }
+    std::vector<std::pair<const toml::key *, const toml::node *>> ordered(const toml::table &t) const;
+    void read_section(section &s, const toml::table &t, const source_text &src, bool job, int depth);
+    void add_entry(section &s, const toml::key &k, const toml::node &v, const source_text &src);
+    std::string scalar_text(const toml::node &v, const std::string &key, const loc &at) const;
+    void include(section &s, const toml::node &v, const loc &at, int depth);
+    section job_section(const toml::table &t, const loc &at, const source_text &src);
+};
+
+std::vector<std::pair<const toml::key *, const toml::node *>> toml_reader::ordered(const toml::table &t) const
+{
+    std::vector<std::pair<const toml::key *, const toml::node *>> out;
+    for (auto &&[k, v] : t)
+        out.emplace_back(&k, &v);
+    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) {
+        const auto &x = a.first->source().begin, &y = b.first->source().begin;
+        return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    return out;
+}
+
+std::string toml_reader::scalar_text(const toml::node &v, const std::string &key, const loc &at) const
+{
+    if (auto s = v.as_string())
+        return s->get();
+    if (auto i = v.as_integer())
+        return std::to_string(i->get());
+    if (auto f = v.as_floating_point()) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.15g", f->get());
+        return buf;
+    }
+    if (auto b = v.as_boolean())
+        return b->get() ? "1" : "0";
+    fail(at, "option '" + key + "' must be a string, a number, a boolean or a list of those");
+}
+
+void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v, const source_text &src)
+{
+    entry e;
+    e.key = std::string(k.str());
+    e.key_loc = where(k.source(), src);
+    e.value_loc = where(v.source(), src);
+    e.has_value = true;
+    if (auto b = v.as_boolean()) {
+        set_bool_value(e, b->get());
+    } else if (auto arr = v.as_array()) {
+        char sep = list_separator(e.key);
+        for (size_t i = 0; i < arr->size(); i++)
+            e.value += (i ? std::string(1, sep) : "") + scalar_text(*arr->get(i), e.key, e.value_loc);
+    } else {
+        e.value = scalar_text(v, e.key, e.value_loc);
+    }
+    if (v.is_string())
+        e.value = expand_vars(e.value, e.value_loc, opts_);
+    s.entries.push_back(std::move(e));
+}
+
+void toml_reader::include(section &s, const toml::node &v, const loc &at, int depth)
+{
+    std::vector<std::string> files;
+    if (auto str = v.as_string())
+        files.push_back(str->get());
+    else if (auto arr = v.as_array())
+        for (size_t i = 0; i < arr->size(); i++)
+            files.push_back(scalar_text(*arr->get(i), "include", at));
+    else
+        fail(at, "include must be a file name or a list of file names");
+    if (depth >= 16)
+        fail(at, "includes nested more than 16 deep");
+    for (const auto &f : files) {
+        std::string path = f[0] == '/' ? f : at.path.substr(0, at.path.rfind('/') + 1) + f;
+        std::string text;
+        if (!slurp(path, &text) && !slurp(f, &text))
+            fail(at, "cannot read included file '" + f + "'");
+        document inc;
+        toml_reader r(inc, opts_);
+        r.read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
+        for (auto &sec : inc.sections)
+            for (auto &e : sec.entries)
+                s.entries.push_back(std::move(e));
+    }
+}
+
+void toml_reader::read_section(section &s, const toml::table &t, const source_text &src, bool job, int depth)
+{
+    for (auto &[k, v] : ordered(t)) {
+        std::string key(k->str());
+        if (key == "include") {
+            include(s, *v, where(k->source(), src), depth);
+            continue;
+        }
+        if (job && is_reserved_job_key(key))
+            continue;
+        if (job && key == "name" && !t.contains("section"))
+            continue;
+        if (v->is_table())
+            fail(where(k->source(), src), "option '" + key + "' must be a value, not a table");
+        add_entry(s, *k, *v, src);
+    }
+}
+
+section toml_reader::job_section(const toml::table &t, const loc &at, const source_text &src)
+{
+    section s;
+    s.header_loc = at;
+    const toml::node *sec = t.get("section");
+    const toml::node *name = t.get("name");
+    auto gl = t.get("global");
+    s.is_global = gl && gl->as_boolean() && gl->as_boolean()->get();
+    const toml::node *label = sec ? sec : name;
+    if (label && !label->is_string())
+        fail(where(label->source(), src), "a job's section name must be a string");
+    if (label)
+        s.name = label->as_string()->get();
+    else if (s.is_global)
+        s.name = "global";
+    else
+        fail(at, "a [[jobs]] entry needs name = \"...\" (or section = \"...\")");
+    if (label)
+        s.header_loc = where(label->source(), src);
+    return s;
+}
+
+void toml_reader::read(const std::string &text, const source_text &src, int depth)
+{
+    toml::table root;
+    try {
+        root = toml::parse(text, src.path);
+    } catch (const toml::parse_error &err) {
+        fail(where(err.source(), src), std::string(err.description()));
+    }
+    if (depth > 0) { // an include: a flat table of options
+        section s{"", false, src.at(1, 1), {}, {}};
+        read_section(s, root, src, false, depth);
+        doc_.sections.push_back(std::move(s));
+        return;
+    }
+    for (auto &[k, v] : ordered(root)) {
+        std::string key(k->str());
+        loc at = where(k->source(), src);
+        if (key == "global") {
+            if (!v->is_table())
+                fail(at, "'global' must be a table ([global])");
+            section s{"global", true, at, {}, {}};
+            read_section(s, *v->as_table(), src, false, depth);
+            doc_.sections.insert(doc_.sections.begin(), std::move(s));
+        } else if (key == "jobs") {
+            if (!v->is_array_of_tables())
+                fail(at, "'jobs' must be a list of tables ([[jobs]])");
+            for (auto &item : *v->as_array()) {
+                const toml::table &t = *item.as_table();
+                section s = job_section(t, where(item.source(), src), src);
+                read_section(s, t, src, true, depth);
+                doc_.sections.push_back(std::move(s));
+            }
+        } else {
+            fail(at, "unknown top-level key '" + key + "' (a job file has [global] and [[jobs]])");
+        }
+    }
+}
+
+} // namespace
+
+document read_toml_text(const std::string &text, const std::string &display_name, const std::string &base_dir,
+                        const ini_options &opts)
+{
+    (void)base_dir;
+    document doc;
+    doc.path = display_name;
+    toml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    return doc;
+}
+
+document read_toml_file(const std::string &path, const ini_options &opts)
+{
+    std::string text;
+    if (!slurp(path, &text))
+        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
+    return read_toml_text(text, path, ".", opts);
+}
+
+} // namespace parser

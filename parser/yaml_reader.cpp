@@ -1,0 +1,220 @@
+// parser/yaml_reader.cpp - YAML job files (yaml-cpp) into the common document.
+//
+// yaml-cpp keeps map order and positions but accepts duplicate keys silently,
+// so duplicates are detected here: in a job file they are always a mistake.
+// Plain scalars true/false are booleans; quoted ones are strings.
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "parser/diag.hpp"
+#include "parser/structured.hpp"
+
+namespace parser {
+
+namespace {
+
+class yaml_reader {
+public:
+    yaml_reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
+    void read(const std::string &text, const source_text &src, int depth);
+
+private:
+    document &doc_;
+    const ini_options &opts_;
+
+    loc where(const YAML::Mark &m, const source_text &src) const { return src.at(m.line + 1, m.column + 1); }
+    void check_unique(const YAML::Node &map, const source_text &src) const;
+    void read_section(section &s, const YAML::Node &map, const source_text &src, bool job, int depth);
+    void add_entry(section &s, const std::string &key, const YAML::Node &k, const YAML::Node &v, const source_text &src);
+    std::string scalar_text(const YAML::Node &v, const std::string &key, const loc &at) const;
+    void include(section &s, const YAML::Node &v, const loc &at, int depth);
+    section job_section(const YAML::Node &map, const loc &at, const source_text &src);
+};
+
+bool is_plain_bool(const YAML::Node &v, bool *value)
+{
+    if (!v.IsScalar() || v.Tag() != "?")
+        return false;
+    const std::string &s = v.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE")
+        *value = true;
+    else if (s == "false" || s == "False" || s == "FALSE")
+        *value = false;
+    else
+        return false;
+    return true;
+}
+
+void yaml_reader::check_unique(const YAML::Node &map, const source_text &src) const
+{
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (!seen.insert(key).second)
+            fail(where(it->first.Mark(), src), "duplicate key '" + key + "'");
+    }
+}
+
+std::string yaml_reader::scalar_text(const YAML::Node &v, const std::string &key, const loc &at) const
+{
+    bool b = false;
+    if (is_plain_bool(v, &b))
+        return b ? "1" : "0";
+    if (v.IsNull())
+        fail(at, "option '" + key + "' has no value");
+    if (!v.IsScalar())
+        fail(at, "option '" + key + "' must be a string, a number, a boolean or a list of those");
+    return v.Scalar();
+}
+
+void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node &k, const YAML::Node &v,
+                            const source_text &src)
+{
+    entry e;
+    e.key = key;
+    e.key_loc = where(k.Mark(), src);
+    e.value_loc = v.IsNull() ? e.key_loc : where(v.Mark(), src);
+    e.has_value = true;
+    bool b = false;
+    if (is_plain_bool(v, &b)) {
+        set_bool_value(e, b);
+    } else if (v.IsSequence()) {
+        char sep = list_separator(key);
+        for (size_t i = 0; i < v.size(); i++)
+            e.value += (i ? std::string(1, sep) : "") + scalar_text(v[i], key, e.value_loc);
+    } else {
+        e.value = expand_vars(scalar_text(v, key, e.value_loc), e.value_loc, opts_);
+    }
+    s.entries.push_back(std::move(e));
+}
+
+void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int depth)
+{
+    std::vector<std::string> files;
+    if (v.IsScalar())
+        files.push_back(v.Scalar());
+    else if (v.IsSequence())
+        for (size_t i = 0; i < v.size(); i++)
+            files.push_back(scalar_text(v[i], "include", at));
+    else
+        fail(at, "include must be a file name or a list of file names");
+    if (depth >= 16)
+        fail(at, "includes nested more than 16 deep");
+    for (const auto &f : files) {
+        std::string path = f[0] == '/' ? f : at.path.substr(0, at.path.rfind('/') + 1) + f;
+        std::string text;
+        if (!slurp(path, &text) && !slurp(f, &text))
+            fail(at, "cannot read included file '" + f + "'");
+        document inc;
+        yaml_reader(inc, opts_).read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
+        for (auto &sec : inc.sections)
+            for (auto &e : sec.entries)
+                s.entries.push_back(std::move(e));
+    }
+}
+
+void yaml_reader::read_section(section &s, const YAML::Node &map, const source_text &src, bool job, int depth)
+{
+    check_unique(map, src);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (key == "include") {
+            include(s, it->second, where(it->first.Mark(), src), depth);
+            continue;
+        }
+        if ((job && is_reserved_job_key(key)) || (job && key == "name" && !map["section"]))
+            continue;
+        if (it->second.IsMap())
+            fail(where(it->first.Mark(), src), "option '" + key + "' must be a value, not a map");
+        add_entry(s, key, it->first, it->second, src);
+    }
+}
+
+section yaml_reader::job_section(const YAML::Node &map, const loc &at, const source_text &src)
+{
+    section s;
+    s.header_loc = at;
+    YAML::Node label = map["section"] ? map["section"] : map["name"];
+    bool global = false;
+    s.is_global = map["global"] && is_plain_bool(map["global"], &global) && global;
+    if (label && !label.IsScalar())
+        fail(where(label.Mark(), src), "a job's section name must be a string");
+    if (label) {
+        s.name = label.Scalar();
+        s.header_loc = where(label.Mark(), src);
+    } else if (s.is_global) {
+        s.name = "global";
+    } else {
+        fail(at, "a jobs entry needs name: ... (or section: ...)");
+    }
+    return s;
+}
+
+void yaml_reader::read(const std::string &text, const source_text &src, int depth)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception &err) {
+        fail(where(err.mark, src), err.msg);
+    }
+    if (root.IsNull() && depth == 0)
+        fail(src.at(0, 0), "empty job file");
+    if (!root.IsMap())
+        fail(where(root.Mark(), src), depth ? "an included file must be a map of options"
+                                            : "a job file is a map with 'global' and 'jobs'");
+    if (depth > 0) {
+        section s{"", false, src.at(1, 1), {}, {}};
+        read_section(s, root, src, false, depth);
+        doc_.sections.push_back(std::move(s));
+        return;
+    }
+    check_unique(root, src);
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        std::string key = it->first.Scalar();
+        loc at = where(it->first.Mark(), src);
+        YAML::Node v = it->second;
+        if (key == "global") {
+            if (!v.IsMap())
+                fail(at, "'global' must be a map of options");
+            section s{"global", true, at, {}, {}};
+            read_section(s, v, src, false, depth);
+            doc_.sections.insert(doc_.sections.begin(), std::move(s));
+        } else if (key == "jobs") {
+            if (!v.IsSequence())
+                fail(at, "'jobs' must be a list (each job starts with '- name: ...')");
+            for (size_t i = 0; i < v.size(); i++) {
+                if (!v[i].IsMap())
+                    fail(where(v[i].Mark(), src), "each entry of 'jobs' must be a map of options");
+                section s = job_section(v[i], where(v[i].Mark(), src), src);
+                read_section(s, v[i], src, true, depth);
+                doc_.sections.push_back(std::move(s));
+            }
+        } else {
+            fail(at, "unknown top-level key '" + key + "' (a job file has 'global' and 'jobs')");
+        }
+    }
+}
+
+} // namespace
+
+document read_yaml_text(const std::string &text, const std::string &display_name, const std::string &base_dir,
+                        const ini_options &opts)
+{
+    (void)base_dir;
+    document doc;
+    doc.path = display_name;
+    yaml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    return doc;
+}
+
+document read_yaml_file(const std::string &path, const ini_options &opts)
+{
+    std::string text;
+    if (!slurp(path, &text))
+        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
+    return read_yaml_text(text, path, ".", opts);
+}
+
+} // namespace parser
