@@ -19,7 +19,7 @@ struct own_option {
 const own_option own_options[] = {
     {"help", false}, {"version", false}, {"showplan", false}, {"parse-only", false}, {"output-format", true},
     {"output", true}, {"section", true}, {"cmdhelp", false}, {"name", true}, {"dump-man-options", false},
-    {"dump-job-schema", false}, {"preset", true}, {"presets", false},
+    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true},
 };
 
 const own_option *find_own(const std::string &name)
@@ -67,6 +67,8 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "dump-job-schema") a_.what = action::dump_job_schema;
     else if (n == "preset") a_.preset = value;
     else if (n == "presets") a_.what = action::presets;
+    else if (n == "format") a_.req.format = value;
+    else if (n == "to") a_.convert_to = value;
     else if (n == "name") {
         if (value == "global") {
             current_job_ = nullptr; // options now go to the command-line defaults
@@ -100,6 +102,10 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
 
 args parse_state::run()
 {
+    if (argc_ > 1 && std::string(argv_[1]) == "convert") {
+        a_.what = action::convert;
+        i_ = 2;
+    }
     for (; i_ < argc_; i_++) {
         std::string arg = argv_[i_];
         if (arg.size() < 2 || arg[0] != '-') {
@@ -138,6 +144,7 @@ void print_usage(FILE *out)
 {
     fputs("usage: ioplan [options] [--job-option=value ...] jobfile...\n"
           "       ioplan --preset=NAME [--job-option=value ...]\n"
+          "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
           "\n"
           "Runs fio-compatible job files (INI) against real storage and reports the results.\n"
           "\n"
@@ -148,7 +155,10 @@ void print_usage(FILE *out)
           "  --output=FILE         write the results to FILE instead of stdout\n"
           "  --section=NAME        run only job section NAME (repeatable)\n"
           "  --name=NAME           start a command-line job; the job options after it belong to it\n"
+          "  --format=SYNTAX       job file syntax: ini, toml, yaml (default: by extension;\n"
+          "                        .toml and .yaml/.yml, anything else is INI)\n"
           "  --cmdhelp[=OPTION]    list the job options, or explain one\n"
+          "  --dump-job-schema     print the JSON Schema of TOML/YAML job files\n"
           "  --version             print the version\n"
           "  --help                this text\n"
           "\n"

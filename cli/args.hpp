@@ -14,7 +14,7 @@
 namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
-                    presets };
+                    presets, convert };
 
 struct args {
     action what = action::run;
@@ -23,6 +23,7 @@ struct args {
     std::string output_path;
     std::string cmdhelp;        // option name, or "all"
     std::string preset;
+    std::string convert_to;     // `ioplan convert FILE --to=ini|toml|yaml`
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

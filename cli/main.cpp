@@ -9,6 +9,8 @@
 #include "cli/cmdhelp.hpp"
 #include "cli/run.hpp"
 #include "parser/parser.hpp"
+#include "parser/schema.hpp"
+#include "parser/writers.hpp"
 #include "report/showplan.hpp"
 
 namespace {
@@ -37,13 +39,35 @@ int info_action(const cli::args &a)
     case cli::action::dump_man_options:
         cli::print_man_options(stdout);
         return 0;
+    case cli::action::dump_job_schema:
+        std::fputs(parser::job_schema().c_str(), stdout);
+        return 0;
     default:
         return -1;
     }
 }
 
+// `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout.  The
+// file is planned first, so only a job that runs is converted.
+int convert_action(const cli::args &a)
+{
+    if (a.req.job_files.size() != 1 || a.convert_to.empty()) {
+        std::fprintf(stderr, "ioplan: error: usage: ioplan convert JOBFILE --to=ini|toml|yaml\n");
+        return 2;
+    }
+    const std::string &path = a.req.job_files[0];
+    parser::document doc = parser::read_job_file(path, a.req.ini, a.req.format);
+    parser::diag_list notes;
+    parser::plan_documents({doc}, a.req, &notes);
+    parser::syntax to = parser::syntax_of("", a.convert_to);
+    std::fputs(parser::write_document(doc, to).c_str(), stdout);
+    return 0;
+}
+
 int plan_action(const cli::args &a)
 {
+    if (a.what == cli::action::convert)
+        return convert_action(a);
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         return 2;

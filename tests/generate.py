@@ -31,9 +31,31 @@ def man_page(template: str) -> str:
 
 
 # (output, producer). Producers run from the repository root.
+INI_SUFFIXES = (".fio", ".ini", ".txt")
+
+
+def converted(src: pathlib.Path, to: str) -> str:
+    """A job file in another syntax, with the editor schema hint on top."""
+    schema = os.path.relpath(ROOT / "schema/job.schema.json", src.parent)
+    hint = f"#:schema {schema}\n" if to == "toml" else f"# yaml-language-server: $schema={schema}\n"
+    return hint + ioplan("convert", str(src.relative_to(ROOT)), f"--to={to}")
+
+
+def job_file_variants() -> list:
+    """TOML and YAML forms of every INI job file in examples/ and jobs/."""
+    out = []
+    for d in ("examples", "jobs"):
+        for src in sorted((ROOT / d).glob("*")):
+            if src.suffix in INI_SUFFIXES:
+                for to in ("toml", "yaml"):
+                    out.append((f"{d}/{src.stem}.{to}", lambda src=src, to=to: converted(src, to)))
+    return out
+
+
 GENERATED: list = [
     ("man/ioplan-job.5", lambda: man_page("man/ioplan-job.5.in")),
-]
+    ("schema/job.schema.json", lambda: ioplan("--dump-job-schema")),
+] + job_file_variants()
 
 
 def main() -> int:

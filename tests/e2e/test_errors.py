@@ -14,8 +14,8 @@ ERRORS = ROOT / "tests" / "errors"
 
 class MalformedFiles(unittest.TestCase):
     def test_each_file_gets_its_exact_diagnostic(self):
-        cases = sorted(ERRORS.glob("*.fio"))
-        self.assertGreaterEqual(len(cases), 15)
+        cases = sorted([*ERRORS.glob("*.fio"), *ERRORS.glob("*.toml"), *ERRORS.glob("*.yaml")])
+        self.assertGreaterEqual(len(cases), 30)
         for case in cases:
             with self.subTest(case=case.name):
                 p = subprocess.run([BIN, "--parse-only", case.name], cwd=ERRORS, capture_output=True, text=True,

@@ -1,0 +1,202 @@
+// parser/writers.cpp - document -> INI, TOML or YAML text (see writers.hpp).
+//
+// A key repeated in one section (legal in INI, where the last one wins) is
+// written once, at its first position with its last value: exactly what the
+// planner's option echo keeps, so the plans stay identical.
+#include "parser/writers.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "parser/options.hpp"
+
+namespace parser {
+
+namespace {
+
+std::vector<entry> unique_entries(const std::vector<entry> &in)
+{
+    std::vector<entry> out;
+    for (const entry &e : in) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const entry &o) { return o.key == e.key; });
+        if (it == out.end()) {
+            out.push_back(e);
+        } else {
+            it->value = e.value;
+            it->has_value = e.has_value;
+        }
+    }
+    return out;
+}
+
+bool is_integer_text(const std::string &v)
+{
+    if (v.empty() || v.size() > 18 || (v.size() > 1 && v[0] == '0'))
+        return false;
+    return std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit((unsigned char)c); });
+}
+
+bool is_boolean_option(const std::string &key)
+{
+    const option *o = find_option(key);
+    return o && o->type == opt_type::boolean;
+}
+
+std::string quoted(const std::string &s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += (char)c;
+        } else if (c < 0x20) {
+            char buf[8];
+            snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += (char)c;
+        }
+    }
+    return out + "\"";
+}
+
+// Native TOML/YAML spelling of an entry's value, chosen so reading it back
+// gives the same option text (see structured.hpp).
+std::string native_value(const entry &e)
+{
+    if (!e.has_value)
+        return "true";
+    if (is_boolean_option(e.key) && (e.value == "1" || e.value == "0"))
+        return e.value == "1" ? "true" : "false";
+    if (is_integer_text(e.value))
+        return e.value;
+    return quoted(e.value);
+}
+
+void comments(std::string &out, const std::vector<std::string> &cs, const char *mark, const std::string &indent = "")
+{
+    for (const auto &c : cs)
+        out += indent + mark + (c.empty() ? "" : " " + c) + "\n";
+}
+
+std::string trailing(const entry &e, const char *mark)
+{
+    return e.trailing_comment.empty() ? "" : std::string(" ") + mark + " " + e.trailing_comment;
+}
+
+std::string write_ini(const document &doc)
+{
+    std::string out;
+    for (const section &s : doc.sections) {
+        comments(out, s.comments, ";");
+        out += "[" + s.name + "]\n";
+        for (const entry &e : s.entries) {
+            comments(out, e.comments, ";");
+            out += e.key + (e.has_value ? "=" + e.value : "") + trailing(e, ";") + "\n";
+        }
+    }
+    comments(out, doc.trailing_comments, ";");
+    return out;
+}
+
+bool has_key(const section &s, const char *key)
+{
+    return std::any_of(s.entries.begin(), s.entries.end(), [&](const entry &e) { return e.key == key; });
+}
+
+// Only a leading [global] can be the [global] table; any other global section
+// keeps its place in the job list, marked global.
+bool leading_global(const document &doc, size_t i)
+{
+    return i == 0 && doc.sections[0].is_global;
+}
+
+std::string write_toml(const document &doc)
+{
+    std::string out;
+    for (size_t i = 0; i < doc.sections.size(); i++) {
+        const section &s = doc.sections[i];
+        comments(out, s.comments, "#");
+        if (leading_global(doc, i)) {
+            out += "[global]\n";
+        } else {
+            out += (i ? "\n" : "") + std::string("[[jobs]]\n");
+            if (s.is_global)
+                out += "global = true\nsection = " + quoted(s.name) + "\n";
+            else
+                out += std::string(has_key(s, "name") ? "section" : "name") + " = " + quoted(s.name) + "\n";
+        }
+        for (const entry &e : unique_entries(s.entries)) {
+            comments(out, e.comments, "#");
+            out += e.key + " = " + native_value(e) + trailing(e, "#") + "\n";
+        }
+    }
+    comments(out, doc.trailing_comments, "#");
+    return out;
+}
+
+// A YAML plain scalar when it cannot be read as anything but this string.
+std::string yaml_scalar(const std::string &native)
+{
+    if (native.size() < 2 || native[0] != '"')
+        return native;
+    std::string s = native.substr(1, native.size() - 2);
+    static const char *const words[] = {"true", "false", "null", "yes", "no", "on", "off", "~", "True", "False",
+                                        "Null", "NULL", "TRUE", "FALSE", "Yes", "No", "Y", "N", "y", "n"};
+    for (const char *w : words)
+        if (s == w)
+            return native;
+    bool safe = !s.empty() && (std::isalnum((unsigned char)s[0]) || s[0] == '/' || s[0] == '.' || s[0] == '_') &&
+                std::all_of(s.begin(), s.end(), [](char c) {
+                    return std::isalnum((unsigned char)c) || std::strchr("_./,:-+$", c);
+                });
+    return safe && s.find(": ") == std::string::npos ? s : native;
+}
+
+std::string write_yaml(const document &doc)
+{
+    std::string out;
+    bool jobs_open = false;
+    for (size_t i = 0; i < doc.sections.size(); i++) {
+        const section &s = doc.sections[i];
+        std::string ind = "    ";
+        if (leading_global(doc, i)) {
+            comments(out, s.comments, "#");
+            out += "global:\n";
+            ind = "  ";
+        } else {
+            if (!jobs_open)
+                out += "jobs:\n";
+            jobs_open = true;
+            comments(out, s.comments, "#", "  ");
+            if (s.is_global)
+                out += "  - global: true\n    section: " + quoted(s.name) + "\n";
+            else
+                out += std::string("  - ") + (has_key(s, "name") ? "section" : "name") + ": " +
+                       yaml_scalar(quoted(s.name)) + "\n";
+        }
+        for (const entry &e : unique_entries(s.entries)) {
+            comments(out, e.comments, "#", ind);
+            out += ind + e.key + ": " + yaml_scalar(native_value(e)) + trailing(e, "#") + "\n";
+        }
+    }
+    comments(out, doc.trailing_comments, "#");
+    return out;
+}
+
+} // namespace
+
+std::string write_document(const document &doc, syntax to)
+{
+    switch (to) {
+    case syntax::toml:
+        return write_toml(doc);
+    case syntax::yaml:
+        return write_yaml(doc);
+    default:
+        return write_ini(doc);
+    }
+}
+
+} // namespace parser
