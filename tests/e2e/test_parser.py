@@ -203,6 +203,11 @@ class Values(TmpDirCase):
         self.assertEqual(j["bs"]["read"]["min_bytes"], 65536)
         self.assertEqual(j["numjobs"], os.cpu_count())
 
+    def test_bare_boolean_means_one(self):
+        # fio rejects a bare boolean ("direct requires an argument"); ioplan reads it as 1.
+        j = self.plan_of("direct\nend_fsync\nsize=1m\n")
+        self.assertEqual((j["direct"], j["end_fsync"]), (True, True))
+
     def test_crlf_bom_tabs_and_inline_comments(self):
         j = self.plan_of("\tbs =\t8k ; a comment\r\nrw=write # another\r\n", )
         self.assertEqual((j["bs"]["read"]["min_bytes"], j["rw"]), (8192, "write"))

@@ -238,8 +238,10 @@ rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, 
 			rd.read_ticks_ms = d.at("read_ticks").get<uint64_t>();
 			rd.write_ticks_ms = d.at("write_ticks").get<uint64_t>();
 			rd.in_queue_ms = d.at("in_queue").get<uint64_t>();
-			rd.elapsed_ns = 100000000000ull;	// util% = io_ticks / 1000
-			rd.io_ticks_ms = (uint64_t)std::llround(d.at("util").get<double>() * 1000.0);
+			// A long elapsed time keeps fio's util (a double) exact through
+			// io_ticks: util% = io_ticks * 100 / elapsed_ms = io_ticks / 1e10.
+			rd.elapsed_ns = 1000000000000000000ull;
+			rd.io_ticks_ms = (uint64_t)std::llround(d.at("util").get<double>() * 1e10);
 			b.res->add_disk(rd);
 		}
 	return b;
