@@ -1,0 +1,186 @@
+// tests/engine/test_safety.cpp - device-write rules against the live system:
+// the root filesystem's device, and loop devices that are mounted, partitioned,
+// used as swap or held by device-mapper (skipped when loop devices are missing).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+extern "C" {
+#include "engine/safety.h"
+}
+
+namespace {
+
+std::string sh(const std::string &cmd)
+{
+    std::string out;
+    FILE *p = popen(("(" + cmd + ") 2>/dev/null").c_str(), "r");
+    if (!p)
+        return out;
+    char buf[256];
+    while (fgets(buf, sizeof buf, p))
+        out += buf;
+    pclose(p);
+    while (!out.empty() && out.back() == '\n')
+        out.pop_back();
+    return out;
+}
+
+dev_t rdev_of(const std::string &path)
+{
+    struct stat sb {};
+    REQUIRE(stat(path.c_str(), &sb) == 0);
+    return sb.st_rdev;
+}
+
+// A loop device over a 64 MiB file with an MBR of two partitions, torn down at scope exit.
+struct loop_disk {
+    std::string img, dev;
+
+    loop_disk()
+    {
+        char tmpl[] = "/tmp/ioplan-safety-XXXXXX";
+        int fd = mkstemp(tmpl);
+        REQUIRE(fd >= 0);
+        img = tmpl;
+        REQUIRE(ftruncate(fd, 64 << 20) == 0);
+        unsigned char mbr[512] = {};
+        auto entry = [&](int i, uint32_t lba, uint32_t sectors) {
+            unsigned char *e = mbr + 446 + 16 * i;
+            e[4] = 0x83;
+            for (int b = 0; b < 4; b++) {
+                e[8 + b] = (unsigned char)(lba >> (8 * b));
+                e[12 + b] = (unsigned char)(sectors >> (8 * b));
+            }
+        };
+        entry(0, 2048, 40960);
+        entry(1, 43008, 40960);
+        mbr[510] = 0x55;
+        mbr[511] = 0xaa;
+        REQUIRE(pwrite(fd, mbr, sizeof mbr, 0) == 512);
+        close(fd);
+        dev = sh("losetup -f --show -P " + img);
+    }
+    ~loop_disk()
+    {
+        if (!dev.empty())
+            sh("losetup -d " + dev);
+        unlink(img.c_str());
+    }
+    bool ok() const { return !dev.empty(); }
+    // Kernels without MBR support show no partitions; those checks are skipped then.
+    bool partitioned() const { return access((dev + "p2").c_str(), F_OK) == 0; }
+};
+
+plan plan_allowing(const char *dev)
+{
+    plan p{};
+    p.allow_device_write = const_cast<char *>(dev);
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("the root filesystem's device is always in use")
+{
+    struct stat sb {};
+    REQUIRE(stat("/", &sb) == 0);
+    char why[512] = "";
+    // st_dev of / is the mounted device's major:minor, whatever its name.
+    CHECK(safety_device_in_use(&safety_system, sb.st_dev, why, sizeof why) == -EBUSY);
+    CHECK(std::string(why).find("mounted on /") != std::string::npos);
+}
+
+TEST_CASE("loop devices: allow option, mounted partitions, swap and device-mapper holders")
+{
+    if (geteuid() != 0 || access("/dev/loop-control", F_OK) != 0) {
+        MESSAGE("skipped: needs root and loop devices");
+        return;
+    }
+    loop_disk d;
+    if (!d.ok()) {
+        MESSAGE("skipped: could not set up a partitioned loop device");
+        return;
+    }
+    char why[512] = "";
+    plan none = plan_allowing("");
+    CHECK(safety_check_device_write(&safety_system, &none, d.dev.c_str(), why, sizeof why) == -EPERM);
+    CHECK(std::string(why).find("allow_device_write=" + d.dev) != std::string::npos);
+    plan allowed = plan_allowing(d.dev.c_str());
+    CHECK(safety_check_device_write(&safety_system, &allowed, d.dev.c_str(), why, sizeof why) == 0);
+
+    std::string mnt = d.img + ".mnt";
+    // The whole disk mounted, then (where the kernel reads the MBR) one partition.
+    REQUIRE(sh("mkfs.ext4 -q -F " + d.dev + " && mkdir -p " + mnt + " && mount " + d.dev + " " + mnt + " && echo ok") == "ok");
+    CHECK(safety_check_device_write(&safety_system, &allowed, d.dev.c_str(), why, sizeof why) == -EBUSY);
+    CHECK(std::string(why).find("mounted on " + mnt) != std::string::npos);
+    sh("umount " + mnt);
+    CHECK(safety_check_device_write(&safety_system, &allowed, d.dev.c_str(), why, sizeof why) == 0);
+    if (d.partitioned()) {
+        std::string p1 = d.dev + "p1", p2 = d.dev + "p2";
+        REQUIRE(sh("mkfs.ext4 -q " + p1 + " && mount " + p1 + " " + mnt + " && echo ok") == "ok");
+        CHECK(safety_device_in_use(&safety_system, rdev_of(d.dev), why, sizeof why) == -EBUSY);
+        CHECK(safety_device_in_use(&safety_system, rdev_of(p2), why, sizeof why) == 0);
+        sh("umount " + mnt);
+    } else {
+        MESSAGE("partition checks skipped: this kernel shows no partitions on loop devices");
+    }
+    rmdir(mnt.c_str());
+    if (sh("mkswap " + d.dev + " >/dev/null 2>&1 && swapon " + d.dev + " && echo ok") == "ok") {
+        CHECK(safety_device_in_use(&safety_system, rdev_of(d.dev), why, sizeof why) == -EBUSY);
+        CHECK(std::string(why).find("active swap") != std::string::npos);
+        sh("swapoff " + d.dev);
+    } else {
+        MESSAGE("swap check skipped: swapon refused");
+    }
+    std::string dm = "ioplan-safety-" + std::to_string(getpid());
+    if (sh("echo '0 2048 linear " + d.dev + " 0' | dmsetup create " + dm + " && echo ok") == "ok") {
+        CHECK(safety_device_in_use(&safety_system, rdev_of(d.dev), why, sizeof why) == -EBUSY);
+        CHECK(std::string(why).find("md, dm or LVM") != std::string::npos);
+        sh("dmsetup remove " + dm);
+    } else {
+        MESSAGE("device-mapper check skipped: dmsetup refused");
+    }
+    CHECK(safety_device_in_use(&safety_system, rdev_of(d.dev), why, sizeof why) == 0);
+}
+
+// Partitions and holders, for kernels that show neither on loop devices: a
+// sysfs/proc tree laid out as the kernel does, read by the same code.
+TEST_CASE("partitions and holders from a sysfs tree")
+{
+    char tmpl[] = "/tmp/ioplan-sysfs-XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    std::string root = tmpl;
+    auto put = [&](const std::string &rel, const std::string &text) {
+        sh("mkdir -p $(dirname " + root + "/" + rel + ")");
+        std::ofstream(root + "/" + rel) << text;
+    };
+    put("sys/devices/virtual/block/sdz/dev", "8:0\n");
+    put("sys/devices/virtual/block/sdz/holders/.keep", "");
+    put("sys/devices/virtual/block/sdz/sdz1/partition", "1\n");
+    put("sys/devices/virtual/block/sdz/sdz1/dev", "8:1\n");
+    put("sys/devices/virtual/block/sdz/sdz2/partition", "2\n");
+    put("sys/devices/virtual/block/sdz/sdz2/dev", "8:2\n");
+    put("sys/devices/virtual/block/sdz/sdz2/holders/dm-3", "");
+    put("proc/swaps", "Filename Type Size Used Priority\n");
+    put("proc/self/mountinfo", "26 1 254:0 / / rw - ext4 /dev/vda rw\n");
+    sh("mkdir -p " + root + "/sys/dev/block && ln -s ../../devices/virtual/block/sdz " + root + "/sys/dev/block/8:0 && "
+       "ln -s ../../devices/virtual/block/sdz/sdz1 " + root + "/sys/dev/block/8:1");
+    std::string proc = root + "/proc", sys = root + "/sys";
+    safety_env env{proc.c_str(), sys.c_str()};
+    char why[512] = "";
+    CHECK(safety_device_in_use(&env, makedev(8, 0), why, sizeof why) == -EBUSY);
+    CHECK(std::string(why) == "sdz2 is in use by dm-3 (md, dm or LVM)");
+    CHECK(safety_device_in_use(&env, makedev(8, 1), why, sizeof why) == 0);
+    put("proc/self/mountinfo", "41 26 8:1 / /data rw - ext4 /dev/sdz1 rw\n");
+    sh("rm -r " + root + "/sys/devices/virtual/block/sdz/sdz2/holders");
+    CHECK(safety_device_in_use(&env, makedev(8, 0), why, sizeof why) == -EBUSY);
+    CHECK(std::string(why) == "sdz1 holds a filesystem mounted on /data");
+    sh("rm -r " + root);
+}
