@@ -1,0 +1,333 @@
+/*
+ * engine/preflight.c - the checks of preflight.h over every file of a plan.
+ *
+ * Files are visited once per path (shared files appear in many clones).  Free
+ * space is summed per filesystem (st_dev of the directory) so that many small
+ * files on one disk are compared against that disk's free space together.
+ */
+#include "engine/preflight.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysinfo.h>
+#include <linux/fs.h>
+#include <unistd.h>
+
+#define PF_MAX_FS 64
+
+struct fs_need {
+	dev_t dev;
+	char dir[PATH_MAX];
+	uint64_t need;
+};
+
+struct pf_state {
+	const struct plan *p;
+	const struct safety_env *env;
+	struct pf_report *r;
+	struct fs_need fs[PF_MAX_FS];
+	uint32_t nr_fs;
+	uint64_t buffered_read_bytes;
+	int oom;
+};
+
+static void add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+		const char *fmtstr, ...) __attribute__((format(printf, 5, 6)));
+
+static void add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+		const char *fmtstr, ...)
+{
+	struct pf_finding *f;
+	va_list ap;
+
+	f = realloc(s->r->findings, (s->r->nr + 1) * sizeof(*f));
+	if (!f) {
+		s->oom = 1;
+		return;
+	}
+	s->r->findings = f;
+	f = &f[s->r->nr++];
+	memset(f, 0, sizeof(*f));
+	f->level = level;
+	f->job_id = job;
+	snprintf(f->code, sizeof(f->code), "%s", code);
+	va_start(ap, fmtstr);
+	vsnprintf(f->text, sizeof(f->text), fmtstr, ap);
+	va_end(ap);
+	if (level == RES_MSG_ERROR)
+		s->r->nr_errors++;
+}
+
+static void dir_of(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, n, ".");
+	else if (slash == path)
+		snprintf(dir, n, "/");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+int pf_direct_probe(const char *dir)
+{
+	char path[PATH_MAX];
+	void *buf = NULL;
+	int fd, ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/.ioplan-direct-probe.%d", dir, (int)getpid()) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (posix_memalign(&buf, 4096, 4096)) {
+		ret = -ENOMEM;
+	} else {
+		memset(buf, 0, 4096);
+		if (pwrite(fd, buf, 4096, 0) != 4096)
+			ret = errno ? -errno : -EIO;
+	}
+	free(buf);
+	close(fd);
+	unlink(path);
+	return ret;
+}
+
+/* Size of an existing regular file or block device: 0 with *size set, or -errno. */
+static int existing_size(const char *path, const struct stat *sb, uint64_t *size)
+{
+	int fd, ret = 0;
+
+	*size = 0;
+	if (S_ISREG(sb->st_mode))
+		*size = (uint64_t)sb->st_size;
+	if (!S_ISBLK(sb->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, size))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int job_writes(const struct plan_job *j)
+{
+	return plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
+}
+
+/* Bytes the file's region needs: its size, or its share of an existing size. */
+static uint64_t needed_bytes(const struct plan_file *f, uint64_t existing)
+{
+	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
+	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
+
+	return size + off;
+}
+
+static void account_space(struct pf_state *s, const char *dir, const struct stat *dsb, uint64_t bytes)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_fs; i++)
+		if (s->fs[i].dev == dsb->st_dev)
+			break;
+	if (i == s->nr_fs) {
+		if (s->nr_fs == PF_MAX_FS)
+			return;
+		s->fs[i].dev = dsb->st_dev;
+		snprintf(s->fs[i].dir, sizeof(s->fs[i].dir), "%s", dir);
+		s->nr_fs++;
+	}
+	s->fs[i].need += bytes;
+	s->r->bytes_to_lay_out += bytes;
+}
+
+static void check_direct(struct pf_state *s, const struct plan_job *j, const char *path, const char *dir,
+			 int exists)
+{
+	int ret = 0, fd;
+
+	if (exists) {
+		fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		ret = fd < 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = pf_direct_probe(dir);
+	}
+	if (ret == -EINVAL)
+		add(s, RES_MSG_ERROR, "direct-unsupported", (int32_t)j->job_id,
+		    "job '%s': direct=1, but the filesystem of %s does not honour O_DIRECT (an aligned 4 KiB "
+		    "probe got EINVAL); use direct=0 there", j->name, exists ? path : dir);
+	else if (ret && ret != -EACCES && ret != -EROFS)
+		add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
+		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
+}
+
+/* 0 when the job may go on with this existing file or device. */
+static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+			  const struct stat *sb)
+{
+	char why[512];
+	uint64_t have, need;
+	int ret;
+
+	if (S_ISBLK(sb->st_mode) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
+		add(s, RES_MSG_ERROR, "device-write", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		return -EPERM;
+	}
+	ret = existing_size(f->path, sb, &have);
+	if (ret) {
+		add(s, RES_MSG_ERROR, "cannot-open", (int32_t)j->job_id, "job '%s': cannot open %s: %s", j->name,
+		    f->path, strerror(-ret));
+		return ret;
+	}
+	need = needed_bytes(f, have);
+	if (S_ISBLK(sb->st_mode) && need > have)
+		add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,
+		    "job '%s': the I/O range ends at byte %llu, but %s has %llu bytes", j->name,
+		    (unsigned long long)need, f->path, (unsigned long long)have);
+	if (S_ISREG(sb->st_mode) && need > have)
+		account_space(s, f->path, sb, need - have);
+	return 0;
+}
+
+static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char dir[PATH_MAX];
+	struct stat sb, dsb;
+	int exists = stat(f->path, &sb) == 0;
+
+	dir_of(f->path, dir, sizeof(dir));
+	if (!exists && (stat(dir, &dsb) != 0 || !S_ISDIR(dsb.st_mode))) {
+		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+		return;
+	}
+	if (exists) {
+		if (check_existing(s, j, f, &sb))
+			return;
+	} else if (!j->allow_file_create) {
+		add(s, RES_MSG_ERROR, "missing-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
+		return;
+	} else if (!f->size_bytes) {
+		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
+		return;
+	} else {
+		account_space(s, dir, &dsb, needed_bytes(f, 0));
+	}
+	if (j->direct && j->ioengine != PLAN_IOENGINE_NULL)
+		check_direct(s, j, f->path, dir, exists);
+	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ)) {
+		uint64_t have = 0;
+
+		if (exists)
+			existing_size(f->path, &sb, &have);
+		s->buffered_read_bytes += needed_bytes(f, have);
+	}
+}
+
+/* Was this path already checked (shared files appear in many clones)? */
+static int seen_before(const struct plan *p, uint32_t job, uint32_t clone, uint32_t file, const char *path)
+{
+	for (uint32_t i = 0; i <= job; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+		uint32_t nc = i == job ? clone + 1 : j->nr_clones;
+
+		for (uint32_t c = 0; c < nc; c++) {
+			uint32_t nf = i == job && c == clone ? file : j->clones[c].nr_files;
+
+			for (uint32_t f = 0; f < nf; f++)
+				if (!strcmp(j->clones[c].files[f].path, path))
+					return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t mem_available(const struct safety_env *env)
+{
+	char path[512], line[256];
+	unsigned long long kib = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meminfo", env->proc_root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+static void check_totals(struct pf_state *s)
+{
+	struct statvfs vfs;
+	uint64_t avail;
+
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		/* ramfs and the like report no size at all: nothing to compare with. */
+		if (statvfs(s->fs[i].dir, &vfs) || vfs.f_blocks == 0)
+			continue;
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (s->fs[i].need > avail)
+			add(s, RES_MSG_ERROR, "no-space", -1,
+			    "not enough free space to lay out the files in %s: %llu bytes needed, %llu available",
+			    s->fs[i].dir, (unsigned long long)s->fs[i].need, (unsigned long long)avail);
+	}
+	avail = mem_available(s->env);
+	if (s->buffered_read_bytes && avail && s->buffered_read_bytes < avail)
+		add(s, RES_MSG_WARNING, "cached-reads", -1,
+		    "buffered reads over %llu bytes, less than the %llu bytes of available memory: they may be "
+		    "served from the page cache (use direct=1 or a larger size=)",
+		    (unsigned long long)s->buffered_read_bytes, (unsigned long long)avail);
+}
+
+int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
+{
+	struct pf_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	s->p = p;
+	s->env = env;
+	s->r = out;
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))
+					check_file(s, j, &j->clones[c].files[f]);
+	}
+	check_totals(s);
+	int oom = s->oom;
+	free(s);
+	if (oom) {
+		pf_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pf_free(struct pf_report *r)
+{
+	free(r->findings);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,46 @@
+/*
+ * engine/preflight.h - checks before any I/O: is the run possible, and will its
+ * numbers mean what the user thinks?
+ *
+ * Errors stop the run before a byte is written: a missing directory, too little
+ * free space for the files to lay out, direct=1 on a filesystem that does not
+ * honour O_DIRECT (found by a real aligned probe, not a list of names), a range
+ * past the end of an existing file or device, a block-device write the safety
+ * rules refuse.  Warnings run anyway: a buffered read test whose working set
+ * fits in free memory measures the page cache.
+ */
+#ifndef IOPLAN_ENGINE_PREFLIGHT_H
+#define IOPLAN_ENGINE_PREFLIGHT_H
+
+#include <stdint.h>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+#include "engine/safety.h"
+
+struct pf_finding {
+	enum res_msg_level level;
+	char code[32];			/* stable: "no-space", "direct-unsupported", ... */
+	char text[640];
+	int32_t job_id;			/* -1 = about the whole plan */
+};
+
+struct pf_report {
+	struct pf_finding *findings;
+	uint32_t nr;
+	uint32_t nr_errors;
+	uint64_t bytes_to_lay_out;
+};
+
+/* Runs every check; 0 (findings in *out, free with pf_free) or -ENOMEM. */
+int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out);
+void pf_free(struct pf_report *r);
+
+/*
+ * 0 when a file in dir can be opened with O_DIRECT and written with an aligned
+ * 4 KiB buffer; otherwise the -errno of the step that failed.  The probe file is
+ * created with O_EXCL under a unique name and removed.
+ */
+int pf_direct_probe(const char *dir);
+
+#endif /* IOPLAN_ENGINE_PREFLIGHT_H */

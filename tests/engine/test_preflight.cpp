@@ -1,0 +1,131 @@
+// tests/engine/test_preflight.cpp - preflight findings on real filesystems and
+// devices: missing directory, no size, no space, O_DIRECT refused (ramfs),
+// block-device writes refused, a range past a device's end, cached reads.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parser/ini.hpp"
+#include "parser/parser.hpp"
+
+extern "C" {
+#include "engine/preflight.h"
+}
+
+namespace {
+
+struct tmpdir {
+    std::string path;
+    tmpdir()
+    {
+        char t[] = "/tmp/ioplan-pf-XXXXXX";
+        REQUIRE(mkdtemp(t));
+        path = t;
+    }
+    ~tmpdir() { (void)system(("rm -rf " + path).c_str()); }
+};
+
+parser::plan_ptr plan_of(const std::string &ini)
+{
+    parser::request req;
+    return parser::plan_documents({parser::read_ini_text(ini, "t.fio")}, req, nullptr);
+}
+
+// The findings' codes, joined, so one CHECK shows everything that was found.
+std::string codes(const std::string &ini)
+{
+    parser::plan_ptr p = plan_of(ini);
+    pf_report r{};
+    REQUIRE(pf_run(p.get(), &safety_system, &r) == 0);
+    std::string out;
+    for (uint32_t i = 0; i < r.nr; i++)
+        out += std::string(out.empty() ? "" : ",") + r.findings[i].code;
+    pf_free(&r);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("a clean plan has no findings; a small buffered read warns about the page cache")
+{
+    tmpdir d;
+    CHECK(codes("[w]\nrw=write\nsize=1m\ndirectory=" + d.path + "\n") == "");
+    CHECK(codes("[r]\nrw=read\nsize=1m\ndirectory=" + d.path + "\n") == "cached-reads");
+    CHECK(codes("[r]\nrw=read\ndirect=1\nsize=1m\ndirectory=" + d.path + "\n") == "");
+}
+
+TEST_CASE("missing directory, missing size, not enough space")
+{
+    tmpdir d;
+    CHECK(codes("[w]\nrw=write\nsize=1m\ndirectory=" + d.path + "/nope\n") == "missing-directory");
+    CHECK(codes("[w]\nrw=write\nfilename=" + d.path + "/f\n") == "no-size");
+    CHECK(codes("[w]\nrw=write\nsize=1p\ndirectory=" + d.path + "\n") == "no-space");
+    // Two files that fit alone but not together on the same filesystem.
+    pf_report r{};
+    parser::plan_ptr p = plan_of("[w]\nrw=write\nsize=1m\nnrfiles=4\ndirectory=" + d.path + "\n");
+    REQUIRE(pf_run(p.get(), &safety_system, &r) == 0);
+    CHECK(r.bytes_to_lay_out == 1u << 20);
+    pf_free(&r);
+}
+
+TEST_CASE("block devices: writes refused without allow_device_write, and always on a mounted one")
+{
+    struct stat sb {};
+    if (stat("/dev/vda", &sb) != 0 || !S_ISBLK(sb.st_mode)) {
+        MESSAGE("skipped: no /dev/vda");
+        return;
+    }
+    CHECK(codes("[w]\nrw=randwrite\nfilename=/dev/vda\nsize=1m\n") == "device-write");
+    CHECK(codes("[w]\nrw=randwrite\nfilename=/dev/vda\nsize=1m\nallow_device_write=/dev/vda\n") == "device-write");
+}
+
+TEST_CASE("reading a device: the range must fit")
+{
+    tmpdir d;
+    std::string img = d.path + "/disk.img";
+    if (geteuid() != 0 || system(("truncate -s 1M " + img).c_str()) != 0) {
+        MESSAGE("skipped: needs root");
+        return;
+    }
+    FILE *p = popen(("losetup -f --show " + img + " 2>/dev/null").c_str(), "r");
+    char dev[64] = "";
+    if (!p || !fgets(dev, sizeof dev, p) || !*dev) {
+        if (p)
+            pclose(p);
+        MESSAGE("skipped: no loop devices");
+        return;
+    }
+    pclose(p);
+    std::string loopdev(dev, strcspn(dev, "\n"));
+    CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=1m\n") == "");
+    CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=2m\n") == "beyond-end");
+    CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=512k\noffset=768k\n") == "beyond-end");
+    CHECK(system(("losetup -d " + loopdev).c_str()) == 0);
+}
+
+TEST_CASE("direct=1 where O_DIRECT is refused (ramfs) is an error naming direct=0")
+{
+    tmpdir d;
+    if (geteuid() != 0 || mount("ramfs", d.path.c_str(), "ramfs", 0, nullptr) != 0) {
+        MESSAGE("skipped: cannot mount ramfs");
+        return;
+    }
+    struct unmount {
+        std::string path;
+        ~unmount() { umount(path.c_str()); }
+    } guard{d.path};
+    parser::plan_ptr p = plan_of("[w]\nrw=write\ndirect=1\nsize=64k\ndirectory=" + d.path + "\n");
+    pf_report r{};
+    REQUIRE(pf_run(p.get(), &safety_system, &r) == 0);
+    REQUIRE(r.nr == 1);
+    CHECK(std::string(r.findings[0].code) == "direct-unsupported");
+    CHECK(std::string(r.findings[0].text).find("use direct=0") != std::string::npos);
+    CHECK(r.nr_errors == 1);
+    pf_free(&r);
+    CHECK(codes("[w]\nrw=write\nsize=64k\ndirectory=" + d.path + "\n") == "");
+}
