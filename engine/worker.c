@@ -223,10 +223,11 @@ static void queue_shape(struct worker *w)
 		w->batch_submit = w->depth;
 	w->cmin = j->iodepth_batch_complete_min > w->depth ? w->depth
 							     : j->iodepth_batch_complete_min;
-	w->cmax = j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : w->depth;
+	/* fio: the maximum defaults to the minimum (so one completion per reap by default). */
+	w->cmax = j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : w->cmin;
 	if (w->cmax > w->depth)
 		w->cmax = w->depth;
-	if (w->cmax < w->cmin)
+	if (w->cmax < w->cmin || !w->cmax)
 		w->cmax = w->cmin ? w->cmin : 1;
 	w->low = j->iodepth_low && j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
 }

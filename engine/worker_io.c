@@ -350,20 +350,19 @@ static uint64_t reap_timeout(const struct worker *w)
 
 static void reap(struct worker *w)
 {
-	uint32_t submitted = w->inflight - w->nr_pending, min = 0;
+	uint32_t submitted = w->inflight - w->nr_pending, min;
 	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
 			 !has_room(w);
 	int n;
 
-	if (!submitted)
+	/* As fio: reap only when nothing more can be issued now. */
+	if (!submitted || !must_wait)
 		return;
-	if (must_wait) {
-		min = w->cmin;
-		if (!min && w->wait_until)
-			min = 1;
-		if (min > submitted)
-			min = submitted;
-	}
+	min = w->cmin;
+	if (!min && w->wait_until)
+		min = 1;
+	if (min > submitted)
+		min = submitted;
 	n = w->ioe.ops->getevents(&w->ioe, min, w->cmax, reap_timeout(w));
 	w->now = clk_now(&w->clk);
 	if (n < 0) {
