@@ -1,0 +1,117 @@
+/*
+ * engine/buffers.c - buffer pools and buffer contents (buffers.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffers.h"
+
+#define PAGE 4096u
+
+int bufpool_alloc(struct bufpool *p, uint32_t n, uint64_t len, uint64_t align)
+{
+	void *mem = NULL;
+
+	memset(p, 0, sizeof(*p));
+	if (align < PAGE)
+		align = PAGE;
+	if (align & (align - 1))
+		return -EINVAL;
+	p->stride = (len + align - 1) & ~(align - 1);
+	if (!p->stride)
+		p->stride = align;
+	if (posix_memalign(&mem, align, p->stride * (n ? n : 1)))
+		return -ENOMEM;
+	p->mem = mem;
+	p->n = n;
+	return 0;
+}
+
+void bufpool_free(struct bufpool *p)
+{
+	free(p->mem);
+	memset(p, 0, sizeof(*p));
+}
+
+int buffill_from_job(struct buffill *f, const struct plan_job *j)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = j->buffer_fill;
+	f->compress_pct = j->buffer_compress_pct > 100 ? 100 : j->buffer_compress_pct;
+	f->compress_chunk = j->buffer_compress_chunk_bytes ? j->buffer_compress_chunk_bytes : 512;
+	if (f->kind == PLAN_BUF_PATTERN) {
+		if (!j->buffer_pattern || !j->buffer_pattern_len) {
+			f->kind = PLAN_BUF_ZERO;
+			return 0;
+		}
+		f->pattern = malloc(j->buffer_pattern_len);
+		if (!f->pattern)
+			return -ENOMEM;
+		memcpy(f->pattern, j->buffer_pattern, j->buffer_pattern_len);
+		f->pattern_len = j->buffer_pattern_len;
+	}
+	return 0;
+}
+
+void buffill_release(struct buffill *f)
+{
+	free(f->pattern);
+	memset(f, 0, sizeof(*f));
+}
+
+void buf_fill_random(void *buf, uint64_t len, uint64_t *rng)
+{
+	uint8_t *p = buf;
+	uint64_t i = 0, r;
+
+	for (; i + 8 <= len; i += 8) {
+		r = rng_next(rng);
+		memcpy(p + i, &r, 8);
+	}
+	if (i < len) {
+		r = rng_next(rng);
+		memcpy(p + i, &r, len - i);
+	}
+}
+
+static void fill_pattern(uint8_t *p, uint64_t len, const struct buffill *f)
+{
+	uint64_t done = 0, n;
+
+	while (done < len) {
+		n = len - done < f->pattern_len ? len - done : f->pattern_len;
+		memcpy(p + done, f->pattern, n);
+		done += n;
+	}
+}
+
+/* fio's buffer_compress_percentage: each chunk is pct% zeros, the rest random. */
+static void fill_compressible(uint8_t *p, uint64_t len, const struct buffill *f, uint64_t *rng)
+{
+	uint64_t chunk = f->compress_chunk, off, n, zeros;
+
+	for (off = 0; off < len; off += chunk) {
+		n = len - off < chunk ? len - off : chunk;
+		zeros = n * f->compress_pct / 100;
+		buf_fill_random(p + off, n - zeros, rng);
+		memset(p + off + n - zeros, 0, zeros);
+	}
+}
+
+void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
+{
+	switch (f->kind) {
+	case PLAN_BUF_ZERO:
+		memset(buf, 0, len);
+		return;
+	case PLAN_BUF_PATTERN:
+		fill_pattern(buf, len, f);
+		return;
+	default:
+		if (f->compress_pct)
+			fill_compressible(buf, len, f, rng);
+		else
+			buf_fill_random(buf, len, rng);
+	}
+}

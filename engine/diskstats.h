@@ -1,0 +1,38 @@
+/*
+ * engine/diskstats.h - block device counters over a run, from /sys/block/<dev>/stat.
+ *
+ * The devices are the ones under the plan's files (the partition's whole disk,
+ * as fio reports it).  Counters are read before the first job and after the
+ * last; results get the deltas.  Files on devices without block statistics
+ * (tmpfs, network file systems) contribute nothing.
+ */
+#ifndef IOPLAN_ENGINE_DISKSTATS_H
+#define IOPLAN_ENGINE_DISKSTATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/layout.h"
+#include "engine/results.h"
+
+#define DISKSTATS_FIELDS 11
+
+struct diskstats {
+	char (*names)[32];
+	uint64_t (*before)[DISKSTATS_FIELDS];
+	uint32_t nr;
+	uint64_t t0;
+};
+
+/* Finds the devices under the layout's files and reads their counters. */
+void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake);
+
+/* Reads the counters again and appends the deltas to r->disks. */
+void diskstats_end(struct diskstats *ds, struct results *r);
+
+void diskstats_release(struct diskstats *ds);
+
+/* Whole-disk name ("vda") of the block device holding path, or -errno. */
+int diskstats_dev_of(const char *path, char *name, uint32_t len);
+
+#endif /* IOPLAN_ENGINE_DISKSTATS_H */

@@ -1,0 +1,552 @@
+/*
+ * engine/engine.c - the public engine API (engine.h) and the coordinator thread.
+ *
+ * eng_start() lays nothing out itself: it starts one coordinator thread that
+ * checks and lays out the files, then runs the plan segment by segment.  A
+ * segment is the run of jobs between two stonewalls (fio's full barrier); its
+ * jobs start together, one thread per clone, and the next segment starts when
+ * every thread of this one has exited.  A segment runs repeat_discard + repeat
+ * times (taken from its first job), each run adding one res_job per job to the
+ * results.  The coordinator also watches for stalls and forwards stop requests.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diskstats.h"
+#include "engine.h"
+#include "layout.h"
+#include "worker.h"
+
+#define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
+
+struct eng {
+	_Alignas(64) _Atomic int stop;	/* read by every worker: nothing else on this line */
+	char pad[60];
+	const struct plan *plan;
+	struct eng_opts opts;
+	struct results *res;
+	struct layout lay;
+	struct latbkt_table lbt;
+	struct eng_shared sh;
+	struct diskstats disks;
+	pthread_t coord;
+	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
+	pthread_cond_t cv;
+	bool done;
+	int ret;
+	_Atomic int phase;
+	struct worker **cur;		/* workers of the running segment */
+	uint32_t nr_cur;
+	uint32_t res_cap;
+};
+
+static uint64_t mono_ns(void)
+{
+	return clk_mono_raw();
+}
+
+static void set_phase(struct eng *e, enum eng_phase p)
+{
+	atomic_store_explicit(&e->phase, (int)p, memory_order_relaxed);
+}
+
+static bool is_stopping(struct eng *e)
+{
+	return atomic_load_explicit(&e->stop, memory_order_relaxed) != 0;
+}
+
+/* Sleeps ns unless a stop request comes first (eng_stop signals cv). */
+static void pause_for(struct eng *e, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t until;
+
+	if (!ns || e->opts.fake_clock)
+		return;
+	until = mono_ns() + ns;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	pthread_mutex_lock(&e->mu);
+	while (!is_stopping(e) && mono_ns() < until)
+		if (pthread_cond_timedwait(&e->cv, &e->mu, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&e->mu);
+}
+
+/* First job index after the segment starting at a. */
+static uint32_t segment_end(const struct plan *p, uint32_t a)
+{
+	uint32_t b = a + 1;
+
+	while (b < p->nr_jobs && !plan_job_at(p, b)->stonewall)
+		b++;
+	return b;
+}
+
+static uint32_t runs_of(const struct plan_job *j)
+{
+	return j->repeat_discard + (j->repeat ? j->repeat : 1);
+}
+
+static uint32_t count_res_jobs(const struct plan *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t a = 0, b; a < p->nr_jobs; a = b) {
+		b = segment_end(p, a);
+		n += (b - a) * runs_of(plan_job_at(p, a));
+	}
+	return n;
+}
+
+static void host_facts(struct eng *e)
+{
+	struct results *r = e->res;
+	struct utsname u;
+	struct timespec ts;
+
+	r->abi_version = RESULTS_ABI_VERSION;
+	r->plan = e->plan;
+	if (e->opts.fake_clock) {
+		strcpy(r->hostname, "fakehost");
+		strcpy(r->kernel, "Linux fake");
+		r->start_wall_ns = 1700000000000000000ull;
+		r->start_mono_ns = 0;
+	} else {
+		gethostname(r->hostname, sizeof(r->hostname) - 1);
+		if (!uname(&u))
+			snprintf(r->kernel, sizeof(r->kernel), "%.30s %.90s", u.sysname, u.release);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r->start_wall_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		r->start_mono_ns = e->sh.clk.mono0;
+		r->clock_cost_ns = clk_cost_ns(&e->sh.clk, 1000);
+	}
+	snprintf(r->clock_source, sizeof(r->clock_source), "%s", clk_name(&e->sh.clk));
+}
+
+static struct res_job *add_res_job(struct eng *e, const struct plan_job *j, uint32_t idx,
+				   uint32_t run, bool discarded)
+{
+	struct res_job *rj = &e->res->jobs[e->res->nr_jobs];
+
+	if (e->res->nr_jobs >= e->res_cap)
+		return NULL;
+	rj->clones = calloc(j->nr_clones ? j->nr_clones : 1, sizeof(*rj->clones));
+	if (!rj->clones)
+		return NULL;
+	e->res->nr_jobs++;
+	rj->job_id = idx;
+	rj->groupid = j->groupid;
+	rj->run = run;
+	rj->discarded = discarded;
+	rj->nr_clones = j->nr_clones;
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		res_clone_init(&rj->clones[c]);
+	return rj;
+}
+
+static int32_t wait_index(const struct plan *p, uint32_t a, uint32_t b, const struct plan_job *j)
+{
+	for (uint32_t i = a; i < b; i++)
+		if ((int32_t)plan_job_at(p, i)->job_id == j->wait_for_job_id &&
+		    plan_job_at(p, i) != j)
+			return (int32_t)(i - a);
+	return -1;
+}
+
+static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t b, uint32_t run)
+{
+	const struct plan_job *first = plan_job_at(e->plan, a);
+
+	for (uint32_t i = a; i < b; i++) {
+		const struct plan_job *j = plan_job_at(e->plan, i);
+		struct job_run *jr = &s->jobs[i - a];
+		uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
+
+		jr->job = j;
+		jr->job_index = i;
+		jr->waits_for = wait_index(e->plan, a, b, j);
+		jr->clones_left = j->nr_clones;
+		jr->done = !j->nr_clones;
+		jr->res = add_res_job(e, j, i, run, run < first->repeat_discard);
+		if (!jr->res)
+			return -ENOMEM;
+		if (j->interlocked && nf) {
+			jr->il = aligned_alloc(64, nf * sizeof(*jr->il));
+			if (!jr->il)
+				return -ENOMEM;
+			memset(jr->il, 0, nf * sizeof(*jr->il));
+		}
+		s->workers_left += j->nr_clones;
+	}
+	return 0;
+}
+
+static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_run *jr, uint32_t c)
+{
+	struct worker *w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
+
+	if (!w)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->sh = &e->sh;
+	w->seg = s;
+	w->jr = jr;
+	w->job = jr->job;
+	w->clone = &jr->job->clones[c];
+	w->out = &jr->res->clones[c];
+	res_clone_init(&w->res);
+	atomic_store(&w->pub.running, true);
+	return w;
+}
+
+static int spawn(struct eng *e, struct seg_run *s)
+{
+	uint32_t n = 0, k = 0;
+
+	for (uint32_t i = 0; i < s->nr_jobs; i++)
+		n += s->jobs[i].job->nr_clones;
+	pthread_mutex_lock(&e->mu);
+	e->cur = calloc(n ? n : 1, sizeof(*e->cur));
+	pthread_mutex_unlock(&e->mu);
+	if (!e->cur)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nr_jobs; i++)
+		for (uint32_t c = 0; c < s->jobs[i].job->nr_clones; c++) {
+			struct worker *w = worker_new(e, s, &s->jobs[i], c);
+
+			if (!w)
+				goto fail;
+			pthread_mutex_lock(&e->mu);
+			e->cur[k++] = w;
+			e->nr_cur = k;
+			pthread_mutex_unlock(&e->mu);
+			if (pthread_create(&w->tid, NULL, worker_main, w))
+				goto fail;
+			w->started = true;
+		}
+	return 0;
+fail:
+	/* Threads not started count as done so the wait below ends. */
+	pthread_mutex_lock(&s->mu);
+	s->workers_left = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (e->cur[i]->started)
+			s->workers_left++;
+	pthread_mutex_unlock(&s->mu);
+	atomic_store(&e->stop, 2);
+	return -EAGAIN;
+}
+
+static void check_stalls(struct eng *e, uint64_t now)
+{
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		struct worker *w = e->cur[i];
+		uint64_t last, limit = w->job->stall_timeout_ns;
+
+		if (!limit || !w->started || atomic_load(&w->pub.stalled) ||
+		    !atomic_load_explicit(&w->pub.running, memory_order_relaxed) ||
+		    !atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
+			continue;
+		last = atomic_load_explicit(&w->pub.last_done_ns, memory_order_relaxed);
+		if (now > last && now - last > limit) {
+			atomic_store(&w->pub.stalled, true);
+			res_msg_add(e->res, RES_MSG_WARNING, "stall", (int32_t)w->job->job_id,
+				    "%s: thread %u: no I/O completed for %llu ms", w->job->name,
+				    w->clone->thread_number,
+				    (unsigned long long)((now - last) / 1000000ull));
+		}
+	}
+}
+
+/* Waits for every worker of the segment, watching for stalls meanwhile. */
+static void watch(struct eng *e, struct seg_run *s)
+{
+	struct timespec ts;
+	uint64_t t;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->workers_left) {
+		t = mono_ns() + TICK_NS;
+		ts.tv_sec = (time_t)(t / 1000000000ull);
+		ts.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		if (!e->opts.fake_clock) {
+			pthread_mutex_unlock(&s->mu);
+			check_stalls(e, clk_now(&e->sh.clk));
+			pthread_mutex_lock(&s->mu);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* A job's span from its clones; the run's first fatal error from theirs. */
+static void job_span(struct eng *e, struct res_job *rj)
+{
+	rj->start_ns = UINT64_MAX;
+	rj->end_ns = 0;
+	for (uint32_t c = 0; c < rj->nr_clones; c++) {
+		struct res_clone *rc = &rj->clones[c];
+
+		if (rc->thread_start_ns < rj->start_ns)
+			rj->start_ns = rc->thread_start_ns;
+		if (rc->thread_end_ns > rj->end_ns)
+			rj->end_ns = rc->thread_end_ns;
+		if (rc->error && !e->res->error)
+			e->res->error = rc->error;
+	}
+	if (rj->start_ns == UINT64_MAX)
+		rj->start_ns = 0;
+}
+
+static void seg_free(struct eng *e, struct seg_run *s)
+{
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++)
+		free(e->cur[i]);
+	free(e->cur);
+	e->cur = NULL;
+	e->nr_cur = 0;
+	pthread_mutex_unlock(&e->mu);
+	for (uint32_t i = 0; i < s->nr_jobs; i++)
+		free(s->jobs[i].il);
+	free(s->jobs);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+}
+
+/* One run of the jobs [a, b): all start, all end. */
+static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
+{
+	struct seg_run s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_cond_init(&s.cv, NULL);
+	s.nr_jobs = b - a;
+	s.jobs = calloc(s.nr_jobs, sizeof(*s.jobs));
+	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;
+	if (!ret)
+		ret = spawn(e, &s);
+	watch(e, &s);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		struct worker *w = e->cur[i];
+
+		if (!w->started)
+			continue;
+		pthread_join(w->tid, NULL);
+		w->out->stalled = atomic_load(&w->pub.stalled);
+		/* A fake clock is per thread: the next segment starts after this one. */
+		if (e->sh.fake && w->out->thread_end_ns > e->sh.clk.fake_now)
+			e->sh.clk.fake_now = w->out->thread_end_ns;
+	}
+	for (uint32_t i = 0; i < s.nr_jobs && s.jobs[i].res; i++)
+		job_span(e, s.jobs[i].res);
+	seg_free(e, &s);
+	return ret;
+}
+
+static int run_plan(struct eng *e)
+{
+	const struct plan *p = e->plan;
+	int ret = 0;
+
+	for (uint32_t a = 0, b; a < p->nr_jobs && !ret && !is_stopping(e); a = b) {
+		const struct plan_job *first = plan_job_at(p, a);
+
+		b = segment_end(p, a);
+		set_phase(e, ENG_PHASE_PAUSE);
+		pause_for(e, first->group_pause_ns);
+		for (uint32_t run = 0; run < runs_of(first) && !ret && !is_stopping(e); run++) {
+			if (run)
+				pause_for(e, first->repeat_pause_ns);
+			set_phase(e, ENG_PHASE_RUN);
+			ret = run_segment(e, a, b, run);
+		}
+		for (uint32_t i = a; i < b; i++)
+			layout_unlink_job(&e->lay, plan_job_at(p, i), i);
+	}
+	return ret;
+}
+
+static void *coordinator(void *arg)
+{
+	struct eng *e = arg;
+	int ret;
+
+	set_phase(e, ENG_PHASE_LAYOUT);
+	ret = layout_prepare(&e->lay, e->plan, e->res, &e->stop);
+	if (!ret) {
+		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
+		ret = run_plan(e);
+		diskstats_end(&e->disks, e->res);
+	}
+	if (ret && !e->res->error)
+		e->res->error = -ret;
+	e->res->end_mono_ns = e->res->start_mono_ns + clk_now(&e->sh.clk);
+	e->res->interrupted = is_stopping(e);
+	set_phase(e, ENG_PHASE_DONE);
+	pthread_mutex_lock(&e->mu);
+	e->done = true;
+	e->ret = e->res->error ? -e->res->error : 0;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+	return NULL;
+}
+
+static void eng_free(struct eng *e)
+{
+	layout_release(&e->lay);
+	diskstats_release(&e->disks);
+	free((void *)e->sh.states);
+	pthread_cond_destroy(&e->cv);
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}
+
+static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *o)
+{
+	pthread_condattr_t ca;
+	uint32_t n = p->nr_threads ? p->nr_threads : 1;
+
+	e->plan = p;
+	if (o)
+		e->opts = *o;
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	clk_init(&e->sh.clk, e->opts.fake_clock, e->opts.fake_clock_step_ns);
+	latbkt_table_init(&e->lbt);
+	e->sh.lbt = &e->lbt;
+	e->sh.stop = &e->stop;
+	e->sh.fake = e->opts.fake_clock;
+	e->sh.states = calloc(n, sizeof(*e->sh.states));
+	e->res = calloc(1, sizeof(*e->res));
+	e->res_cap = count_res_jobs(p);
+	if (e->res)
+		e->res->jobs = calloc(e->res_cap ? e->res_cap : 1, sizeof(*e->res->jobs));
+	if (!e->sh.states || !e->res || !e->res->jobs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		atomic_store(&e->sh.states[i], 'P');
+	host_facts(e);
+	return layout_init(&e->lay, p);
+}
+
+int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)
+{
+	struct eng *e;
+	int ret;
+
+	*out = NULL;
+	if (!p || p->abi_version != PLAN_ABI_VERSION)
+		return -EINVAL;
+	e = aligned_alloc(64, (sizeof(*e) + 63) & ~(size_t)63);
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	ret = eng_init(e, p, o);
+	if (!ret && pthread_create(&e->coord, NULL, coordinator, e))
+		ret = -EAGAIN;
+	if (ret) {
+		results_free(e->res);
+		eng_free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+int eng_get_status(struct eng *e, struct eng_status *st)
+{
+	const struct plan *p = e->plan;
+
+	st->phase = (enum eng_phase)atomic_load_explicit(&e->phase, memory_order_relaxed);
+	st->nr_running = 0;
+	st->files_open = 0;
+	memset(st->bytes, 0, sizeof(st->bytes));
+	memset(st->ios, 0, sizeof(st->ios));
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		struct worker *w = e->cur[i];
+
+		if (!atomic_load_explicit(&w->pub.running, memory_order_relaxed))
+			continue;
+		st->nr_running++;
+		st->files_open += w->clone->nr_files;
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			st->bytes[d] += atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed);
+			st->ios[d] += atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&e->mu);
+	if (st->states)
+		for (uint32_t i = 0; i < p->nr_threads; i++)
+			st->states[i] = atomic_load_explicit(&e->sh.states[i], memory_order_relaxed);
+	st->elapsed_ns = e->opts.fake_clock ? 0 : clk_mono_raw() - e->sh.clk.mono0;
+	st->done_fraction = -1.0;
+	st->eta_ns = UINT64_MAX;
+	st->layout_done_bytes = atomic_load(&e->lay.done);
+	st->layout_total_bytes = atomic_load(&e->lay.total);
+	return 0;
+}
+
+void eng_stop(struct eng *e)
+{
+	int s = atomic_load(&e->stop);
+
+	while (s < 2 && !atomic_compare_exchange_weak(&e->stop, &s, s + 1))
+		;
+	pthread_mutex_lock(&e->mu);
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
+int eng_wait(struct eng *e, uint64_t timeout_ns)
+{
+	struct timespec ts;
+	uint64_t until = mono_ns() + timeout_ns;
+	int ret = 0;
+
+	if (timeout_ns > UINT64_MAX / 2)
+		until = UINT64_MAX / 2;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	pthread_mutex_lock(&e->mu);
+	while (!e->done && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+	ret = e->done ? 0 : -ETIMEDOUT;
+	pthread_mutex_unlock(&e->mu);
+	return ret;
+}
+
+int eng_finish(struct eng *e, struct results **out)
+{
+	int ret;
+
+	pthread_join(e->coord, NULL);
+	ret = e->ret;
+	*out = e->res;
+	eng_free(e);
+	return ret;
+}
+
+int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out)
+{
+	struct eng *e;
+	int ret;
+
+	*out = NULL;
+	ret = eng_start(p, o, &e);
+	if (ret)
+		return ret;
+	return eng_finish(e, out);
+}

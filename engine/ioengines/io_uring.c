@@ -1,0 +1,205 @@
+/*
+ * engine/ioengines/io_uring.c - io_uring through liburing 2.3's core API.
+ *
+ * queue() fills an SQE per I/O, commit() submits them all with one
+ * io_uring_submit(), getevents() waits for the minimum with one io_uring_enter (or
+ * none if the CQ ring already holds enough) and reaps a batch with
+ * io_uring_peek_batch_cqe + io_uring_cq_advance.  The ring is created by the
+ * worker thread that uses it, so SINGLE_ISSUER and COOP_TASKRUN are asked for
+ * (and dropped on kernels that refuse them).  Registered files and buffers are
+ * used when the job asks for registerfiles / fixedbufs.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "engine/buffers.h"
+#include "engine/ioengine.h"
+
+struct uring {
+	struct io_uring ring;
+	struct io_uring_cqe **cqes;
+	uint32_t nr_queued;
+	bool fixed_files;
+	bool fixed_bufs;
+};
+
+static int ring_setup(struct ioe *e, struct uring *u)
+{
+	struct io_uring_params p;
+	unsigned int base = 0, fast;
+	int ret;
+
+	if (e->cfg.sqpoll)
+		base |= IORING_SETUP_SQPOLL;
+	if (e->cfg.hipri)
+		base |= IORING_SETUP_IOPOLL;
+	fast = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	memset(&p, 0, sizeof(p));
+	p.flags = base | (e->cfg.sqpoll ? 0 : fast);
+	ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
+	if (ret == -EINVAL && p.flags != base) {
+		memset(&p, 0, sizeof(p));
+		p.flags = base;
+		ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
+	}
+	return ret;
+}
+
+static int register_all(struct ioe *e, struct uring *u)
+{
+	struct iovec *iov;
+	int ret;
+
+	if (e->cfg.registerfiles && e->cfg.nr_fds) {
+		ret = io_uring_register_files(&u->ring, e->cfg.fds, e->cfg.nr_fds);
+		if (ret)
+			return ret;
+		u->fixed_files = true;
+	}
+	if (!e->cfg.fixedbufs || !e->cfg.bufs)
+		return 0;
+	iov = calloc(e->cfg.depth, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < e->cfg.depth; i++) {
+		iov[i].iov_base = bufpool_at(e->cfg.bufs, i);
+		iov[i].iov_len = e->cfg.bufs->stride;
+	}
+	ret = io_uring_register_buffers(&u->ring, iov, e->cfg.depth);
+	free(iov);
+	if (!ret)
+		u->fixed_bufs = true;
+	return ret;
+}
+
+static int uring_init(struct ioe *e)
+{
+	struct uring *u = calloc(1, sizeof(*u));
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	u->cqes = calloc(e->cfg.depth, sizeof(*u->cqes));
+	if (!u->cqes) {
+		free(u);
+		return -ENOMEM;
+	}
+	ret = ring_setup(e, u);
+	if (ret) {
+		free(u->cqes);
+		free(u);
+		return ret;
+	}
+	ret = register_all(e, u);
+	if (ret) {
+		io_uring_queue_exit(&u->ring);
+		free(u->cqes);
+		free(u);
+		return ret;
+	}
+	e->priv = u;
+	return 0;
+}
+
+static void uring_exit(struct ioe *e)
+{
+	struct uring *u = e->priv;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u->cqes);
+	free(u);
+}
+
+static void prep(struct uring *r, struct io_uring_sqe *sqe, struct io_u *u)
+{
+	int fd = r->fixed_files ? (int)u->file : u->fd;
+
+	if (r->fixed_bufs) {
+		if (u->ddir == PLAN_DDIR_READ)
+			io_uring_prep_read_fixed(sqe, fd, u->buf, u->len, u->offset, (int)u->slot);
+		else
+			io_uring_prep_write_fixed(sqe, fd, u->buf, u->len, u->offset, (int)u->slot);
+	} else if (u->ddir == PLAN_DDIR_READ) {
+		io_uring_prep_read(sqe, fd, u->buf, u->len, u->offset);
+	} else {
+		io_uring_prep_write(sqe, fd, u->buf, u->len, u->offset);
+	}
+	if (r->fixed_files)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, u);
+}
+
+static int uring_queue(struct ioe *e, struct io_u *u)
+{
+	struct uring *r = e->priv;
+	struct io_uring_sqe *sqe;
+
+	if (u->ddir == PLAN_DDIR_TRIM) {
+		ioe_do_sync(u);
+		return IOE_Q_COMPLETED;
+	}
+	sqe = io_uring_get_sqe(&r->ring);
+	if (!sqe)
+		return IOE_Q_BUSY;
+	prep(r, sqe, u);
+	r->nr_queued++;
+	return IOE_Q_QUEUED;
+}
+
+static int uring_commit(struct ioe *e)
+{
+	struct uring *r = e->priv;
+	int ret;
+
+	if (!r->nr_queued)
+		return 0;
+	do
+		ret = io_uring_submit(&r->ring);
+	while (ret == -EINTR);
+	if (ret == -EAGAIN || ret == -EBUSY)
+		return 0;	/* left in the SQ ring; resubmitted after a reap */
+	if (ret < 0)
+		return ret;
+	r->nr_queued -= (uint32_t)ret > r->nr_queued ? r->nr_queued : (uint32_t)ret;
+	return ret;
+}
+
+static int uring_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t timeout_ns)
+{
+	struct uring *r = e->priv;
+	struct __kernel_timespec ts = { (long long)(timeout_ns / 1000000000ull),
+					(long long)(timeout_ns % 1000000000ull) };
+	struct io_uring_cqe *cqe;
+	unsigned int n;
+	int ret;
+
+	if (min) {
+		ret = io_uring_wait_cqes(&r->ring, &cqe, min, &ts, NULL);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+	n = io_uring_peek_batch_cqe(&r->ring, r->cqes, max);
+	for (unsigned int i = 0; i < n; i++) {
+		struct io_u *u = io_uring_cqe_get_data(r->cqes[i]);
+
+		u->result = r->cqes[i]->res;
+		e->events[i] = u;
+	}
+	io_uring_cq_advance(&r->ring, n);
+	return (int)n;
+}
+
+const struct ioe_ops ioe_io_uring = {
+	.name = "io_uring",
+	.id = PLAN_IOENGINE_IO_URING,
+	.init = uring_init,
+	.exit = uring_exit,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.getevents = uring_getevents,
+};

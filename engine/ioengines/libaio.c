@@ -1,0 +1,137 @@
+/*
+ * engine/ioengines/libaio.c - Linux native AIO through libaio (io_submit/io_getevents).
+ *
+ * queue() prepares the slot's iocb and appends it to a pending array; commit()
+ * hands the whole array to one io_submit(); getevents() reaps up to max in one
+ * io_getevents().  Trims are done synchronously, as fio does for this engine.
+ */
+#include <errno.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/ioengine.h"
+
+struct aio {
+	io_context_t ctx;
+	struct iocb *iocbs;		/* one per slot */
+	struct iocb **pending;
+	struct io_event *evs;
+	uint32_t nr_pending;
+};
+
+static void aio_free(struct aio *a)
+{
+	free(a->iocbs);
+	free(a->pending);
+	free(a->evs);
+	free(a);
+}
+
+static int aio_init(struct ioe *e)
+{
+	uint32_t d = e->cfg.depth;
+	struct aio *a = calloc(1, sizeof(*a));
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	a->iocbs = calloc(d, sizeof(*a->iocbs));
+	a->pending = calloc(d, sizeof(*a->pending));
+	a->evs = calloc(d, sizeof(*a->evs));
+	if (!a->iocbs || !a->pending || !a->evs) {
+		aio_free(a);
+		return -ENOMEM;
+	}
+	ret = io_setup((int)d, &a->ctx);
+	if (ret) {
+		aio_free(a);
+		return ret < 0 ? ret : -ret;
+	}
+	e->priv = a;
+	return 0;
+}
+
+static void aio_exit(struct ioe *e)
+{
+	struct aio *a = e->priv;
+
+	if (!a)
+		return;
+	io_destroy(a->ctx);
+	aio_free(a);
+}
+
+static int aio_queue(struct ioe *e, struct io_u *u)
+{
+	struct aio *a = e->priv;
+	struct iocb *cb = &a->iocbs[u->slot];
+
+	if (u->ddir == PLAN_DDIR_TRIM) {
+		ioe_do_sync(u);
+		return IOE_Q_COMPLETED;
+	}
+	if (a->nr_pending == e->cfg.depth)
+		return IOE_Q_BUSY;
+	if (u->ddir == PLAN_DDIR_READ)
+		io_prep_pread(cb, u->fd, u->buf, u->len, (long long)u->offset);
+	else
+		io_prep_pwrite(cb, u->fd, u->buf, u->len, (long long)u->offset);
+	cb->data = u;
+	a->pending[a->nr_pending++] = cb;
+	return IOE_Q_QUEUED;
+}
+
+static int aio_commit(struct ioe *e)
+{
+	struct aio *a = e->priv;
+	int done = 0, r;
+
+	while ((uint32_t)done < a->nr_pending) {
+		r = io_submit(a->ctx, (long)(a->nr_pending - (uint32_t)done), a->pending + done);
+		if (r == -EINTR)
+			continue;
+		if (r == -EAGAIN || r == 0)
+			break;		/* the kernel is full: reap, then resubmit the rest */
+		if (r < 0) {
+			if (!done)
+				return r;
+			break;
+		}
+		done += r;
+	}
+	memmove(a->pending, a->pending + done, (a->nr_pending - (uint32_t)done) * sizeof(*a->pending));
+	a->nr_pending -= (uint32_t)done;
+	return done;
+}
+
+static int aio_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t timeout_ns)
+{
+	struct aio *a = e->priv;
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull) };
+	int r;
+
+	do
+		r = io_getevents(a->ctx, (long)min, (long)max, a->evs, &ts);
+	while (r == -EINTR);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < r; i++) {
+		struct io_u *u = a->evs[i].data;
+
+		/* res is the byte count or a negated errno, carried in an unsigned long. */
+		u->result = (int64_t)(long)a->evs[i].res;
+		e->events[i] = u;
+	}
+	return r;
+}
+
+const struct ioe_ops ioe_libaio = {
+	.name = "libaio",
+	.id = PLAN_IOENGINE_LIBAIO,
+	.init = aio_init,
+	.exit = aio_exit,
+	.queue = aio_queue,
+	.commit = aio_commit,
+	.getevents = aio_getevents,
+};

@@ -1,0 +1,336 @@
+/*
+ * engine/iogen.c - the I/O stream of one worker (iogen.h).
+ *
+ * Passes: a file's pass is done when its sequential position reaches the end of
+ * its region, or when its permutation has handed out every block.  A file whose
+ * pass is done is skipped until every file is done; then all start a new pass.
+ * So with the default random map every block is read exactly once per pass, in
+ * every file, whatever file_service does.  Lengths are clamped to the region end
+ * and to the window's amount, which makes size-bound jobs exact.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogen.h"
+#include "rng.h"
+
+static bool job_is_mixed(enum plan_rw rw)
+{
+	return rw == PLAN_RW_RW || rw == PLAN_RW_RANDRW || rw == PLAN_RW_TRIMWRITE ||
+	       rw == PLAN_RW_RANDTRIMWRITE;
+}
+
+static uint8_t first_ddir(enum plan_rw rw)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(rw, (enum plan_ddir)d))
+			return (uint8_t)d;
+	return PLAN_DDIR_READ;
+}
+
+static const struct plan_bs *bs_of(const struct gen *g, uint8_t d)
+{
+	const struct plan_job *j = g->job;
+
+	if (j->bs_is_seq_rand)
+		return &j->bs[g->random ? 1 : 0];
+	return &j->bs[d];
+}
+
+/* The smallest block and alignment over the directions the job issues. */
+static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
+{
+	uint64_t m = UINT64_MAX, a = UINT64_MAX, x;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b;
+
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		b = bs_of(g, d);
+		x = b->min_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes && b->split[i].bs_bytes < x)
+				x = b->split[i].bs_bytes;
+		if (x < m)
+			m = x;
+		x = b->align_bytes ? b->align_bytes : x;
+		if (x < a)
+			a = x;
+	}
+	*min_bs = m == UINT64_MAX || !m ? 4096 : m;
+	*align = a == UINT64_MAX || !a ? *min_bs : a;
+}
+
+uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
+{
+	uint64_t step = j->sequential_stride_bytes ? j->sequential_stride_bytes
+						    : j->bs[first_ddir(j->rw)].min_bytes;
+
+	if (!step)
+		return 0;
+	return (region_len / step) * (j->loops ? j->loops : 1);
+}
+
+static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len,
+		     uint64_t min_bs, uint32_t idx)
+{
+	const struct plan_job *j = g->job;
+	uint64_t step = g->stride ? g->stride : min_bs;
+
+	memset(f, 0, sizeof(*f));
+	f->start = start;
+	f->nblocks = len / g->align;
+	f->nsteps = len / step;
+	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;
+	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
+		return -EINVAL;
+	if (g->use_perm)
+		perm_init(&f->perm, f->nblocks, &g->rng_off);
+	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
+	if (g->use_dist && idx == 0)
+		return dist_init(&g->dist, j->random_distribution, f->nblocks,
+				 j->random_dist_param, j->random_dist_center, g->rng_off);
+	return 0;
+}
+
+int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
+	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
+	     struct interlock *il)
+{
+	uint64_t min_bs;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->job = j;
+	g->random = plan_rw_is_random(j->rw);
+	g->mixed = job_is_mixed(j->rw);
+	g->only_ddir = first_ddir(j->rw);
+	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
+	g->use_perm = g->random && !j->norandommap && !g->use_dist;
+	g->skip = j->rw_seq_skip_bytes;
+	g->stride = j->sequential_stride_bytes;
+	g->rng_off = rng_seed(c->seed, 1);
+	g->rng_mix = rng_seed(c->seed, 2);
+	g->rng_bs = rng_seed(c->seed, 3);
+	job_min_bs(g, &min_bs, &g->align);
+	if (!nr)
+		return -EINVAL;
+	g->files = calloc(nr, sizeof(*g->files));
+	if (!g->files)
+		return -ENOMEM;
+	g->nr_files = nr;
+	for (uint32_t i = 0; i < nr; i++) {
+		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
+		if (ret)
+			return ret;
+		if (il && j->interlocked) {
+			g->files[i].il = &il[i];
+			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
+		}
+	}
+	return 0;
+}
+
+void gen_release(struct gen *g)
+{
+	free(g->files);
+	memset(g, 0, sizeof(*g));
+}
+
+static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	f->exhausted = false;
+	f->pos[d] = 0;
+	f->zone_start = 0;
+	if (g->use_perm)
+		perm_new_pass(&f->perm, &g->rng_off);
+}
+
+void gen_window(struct gen *g, bool window, bool time_based)
+{
+	g->in_window = window;
+	g->limited = window && !time_based;
+	g->done_bytes = 0;
+	g->done_ios = 0;
+	g->cur = 0;
+	g->nr_exhausted = 0;
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+			file_new_pass(g, &g->files[i], d);
+	g->limit_ios = window ? g->job->number_ios : 0;
+	g->limit_bytes = 0;
+	if (!g->limited)
+		return;
+	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
+	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
+	if (g->job->interlocked)
+		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
+}
+
+uint64_t gen_pass_bytes(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		sum += g->files[i].len;
+	return sum;
+}
+
+static uint8_t pick_ddir(struct gen *g)
+{
+	if (!g->mixed)
+		return g->only_ddir;
+	if (rng_below(&g->rng_mix, 100) < g->job->rwmixread_pct)
+		return g->only_ddir;
+	return PLAN_DDIR_WRITE;
+}
+
+static uint64_t pick_len(struct gen *g, uint8_t d)
+{
+	const struct plan_bs *b = bs_of(g, d);
+	uint64_t r, cum = 0, len;
+
+	if (b->nr_split) {
+		r = rng_below(&g->rng_bs, 100);
+		for (uint32_t i = 0; i < b->nr_split; i++) {
+			cum += b->split[i].pct;
+			if (r < cum)
+				return b->split[i].bs_bytes;
+		}
+		return b->split[b->nr_split - 1].bs_bytes;
+	}
+	if (b->max_bytes <= b->min_bytes)
+		return b->min_bytes;
+	len = b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
+	if (!g->job->bs_unaligned)
+		len -= len % b->min_bytes;
+	return len;
+}
+
+static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	if (f->il)
+		return f->exhausted;
+	if (g->random)
+		return g->use_perm && !f->perm.left;
+	return f->pos[d] >= f->len;
+}
+
+/* The file of the next I/O by file_service; every file starts a new pass when all are done. */
+static int32_t pick_file(struct gen *g, uint8_t d)
+{
+	enum plan_file_service fs = g->job->file_service;
+	uint32_t n = g->nr_files, idx;
+
+	if (fs == PLAN_FILE_SERVICE_RANDOM && n > 1)
+		g->cur = (uint32_t)rng_below(&g->rng_mix, n);
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 0; i < n; i++) {
+			idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
+			if (pass_is_done(g, &g->files[idx], d))
+				continue;
+			if (fs == PLAN_FILE_SERVICE_ROUNDROBIN)
+				g->cur = idx + 1 < n ? idx + 1 : 0;
+			else
+				g->cur = idx;
+			return (int32_t)idx;
+		}
+		/* Interlocked windows end when every file's tickets are gone. */
+		if (g->limited && g->job->interlocked)
+			return -1;
+		for (uint32_t i = 0; i < n; i++)
+			file_new_pass(g, &g->files[i], d);
+	}
+	return -1;
+}
+
+static uint64_t random_block(struct gen *g, struct gen_file *f)
+{
+	if (g->use_perm)
+		return perm_next(&f->perm);
+	if (g->use_dist)
+		return dist_next(&g->dist, &g->rng_off) % f->nblocks;
+	return rng_below(&g->rng_off, f->nblocks);
+}
+
+/* Sequential position with rw=read:<n> skips, stride and strided zones. */
+static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	const struct plan_job *j = g->job;
+	uint64_t rel = f->pos[d];
+
+	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
+	if (j->zone_size_bytes && f->pos[d] - f->zone_start >= j->zone_size_bytes) {
+		f->zone_start += (j->zone_range_bytes ? j->zone_range_bytes : j->zone_size_bytes) +
+				 j->zone_skip_bytes;
+		f->pos[d] = f->zone_start;
+	}
+	return rel;
+}
+
+/* Interlocked: the next shared ticket; false when this file's window tickets are gone. */
+static bool interlock_offset(struct gen *g, struct gen_file *f, uint64_t *rel)
+{
+	uint64_t step = f->len / f->nsteps, t;
+
+	if (g->in_window) {
+		t = atomic_fetch_add_explicit(&f->il->window, 1, memory_order_relaxed);
+		if (g->limited && t >= f->il_limit) {
+			f->exhausted = true;
+			return false;
+		}
+	} else {
+		t = atomic_fetch_add_explicit(&f->il->free_run, 1, memory_order_relaxed);
+	}
+	*rel = (t % f->nsteps) * step;
+	return true;
+}
+
+static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uint64_t *rel)
+{
+	struct gen_file *f;
+	int32_t idx;
+
+	for (;;) {
+		idx = pick_file(g, d);
+		if (idx < 0)
+			return false;
+		f = &g->files[idx];
+		*file = (uint32_t)idx;
+		if (f->il) {
+			if (interlock_offset(g, f, rel))
+				return true;
+			continue;
+		}
+		*rel = g->random ? random_block(g, f) * g->align : seq_offset(g, f, d, len);
+		return true;
+	}
+}
+
+bool gen_next(struct gen *g, struct gen_io *io)
+{
+	uint64_t len, rel;
+	struct gen_file *f;
+	uint8_t d;
+
+	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
+	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+		return false;
+	d = pick_ddir(g);
+	len = pick_len(g, d);
+	if (!next_rel(g, d, len, &io->file, &rel))
+		return false;
+	f = &g->files[io->file];
+	if (rel + len > f->len)
+		len = f->len - rel;
+	if (g->limit_bytes && g->done_bytes + len > g->limit_bytes)
+		len = g->limit_bytes - g->done_bytes;
+	g->done_bytes += len;
+	g->done_ios++;
+	io->offset = f->start + rel;
+	io->len = (uint32_t)len;
+	io->ddir = d;
+	return true;
+}

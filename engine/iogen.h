@@ -1,0 +1,100 @@
+/*
+ * engine/iogen.h - what a worker does next: direction, file, offset and length.
+ *
+ * One generator per worker, private to its thread.  It turns the job's pattern
+ * (rw, rwmixread, bs/bsrange/bssplit, blockalign, stride, random distribution,
+ * file_service) into a stream of I/Os over the clone's file regions, and counts
+ * the measured window's amount so that size-bound jobs issue exactly the bytes
+ * the plan asks.  Interlocked jobs draw sequential positions from counters that
+ * all clones of the job share (the only shared write on the hot path).
+ */
+#ifndef IOPLAN_ENGINE_IOGEN_H
+#define IOPLAN_ENGINE_IOGEN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/offsets.h"
+#include "engine/plan.h"
+
+/* One shared sequential position per file of an interlocked job, on its own line. */
+struct interlock {
+	_Alignas(64) _Atomic uint64_t window;	/* tickets of the measured window */
+	_Atomic uint64_t free_run;		/* tickets outside it (ramp, cool-down) */
+	char pad[64 - 2 * sizeof(uint64_t)];
+};
+
+struct gen_file {
+	uint64_t start;			/* first byte of the region */
+	uint64_t len;			/* usable bytes: a whole number of steps/blocks */
+	uint64_t nblocks;		/* random: blocks of `align` bytes */
+	uint64_t nsteps;		/* sequential: positions `step` apart */
+	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
+	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
+	struct perm perm;		/* random map replacement: one pass = one permutation */
+	struct interlock *il;		/* interlocked jobs only */
+	uint64_t il_limit;		/* window tickets this file takes in all */
+	bool exhausted;			/* this pass is done for this file */
+};
+
+struct gen_io {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t file;
+	uint8_t ddir;
+};
+
+struct gen {
+	const struct plan_job *job;
+	struct gen_file *files;
+	uint32_t nr_files;
+	uint32_t cur;			/* file service position */
+	uint32_t nr_exhausted;
+	bool random;
+	bool use_perm;			/* random map semantics (no norandommap, uniform) */
+	bool mixed;
+	bool in_window;			/* interlocked: draw from the window's tickets */
+	bool limited;			/* the window's amount applies (not time_based) */
+	uint8_t only_ddir;		/* single-direction jobs */
+	uint64_t align;			/* random block size */
+	uint64_t skip;			/* rw=read:<n> gap */
+	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
+	uint64_t rng_off, rng_mix, rng_bs;
+	struct dist dist;
+	bool use_dist;
+	/* Amount of the measured window. */
+	uint64_t limit_bytes;		/* 0 = none */
+	uint64_t limit_ios;		/* 0 = none */
+	uint64_t done_bytes;
+	uint64_t done_ios;
+};
+
+/*
+ * Sets up a generator over nr files; region_start/region_len give each file's
+ * I/O region (already validated against the file size).  il is NULL unless the
+ * job is interlocked (then an array of nr).  Returns 0, -EINVAL when a region
+ * holds no whole block, or -ENOMEM.
+ */
+int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
+	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
+	     struct interlock *il);
+void gen_release(struct gen *g);
+
+/*
+ * Starts the measured window (window = true; it ends at the job's amount
+ * unless time_based) or an uncounted phase (ramp, cool-down: endless); every
+ * file starts a fresh pass.
+ */
+void gen_window(struct gen *g, bool window, bool time_based);
+
+/* Fills *io with the next I/O.  False when the window's amount is done. */
+bool gen_next(struct gen *g, struct gen_io *io);
+
+/* Bytes one pass over all files covers (the default amount per loop). */
+uint64_t gen_pass_bytes(const struct gen *g);
+
+/* Window tickets of an interlocked job's file: loops passes over its region. */
+uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len);
+
+#endif /* IOPLAN_ENGINE_IOGEN_H */

@@ -1,0 +1,370 @@
+/*
+ * engine/layout.c - checking, creating and filling the plan's files (layout.h).
+ *
+ * Marking: a file ioplan creates gets the xattr user.ioplan.  Where the file
+ * system refuses user xattrs (tmpfs before Linux 6.6, some FUSE and network
+ * file systems) nothing else is written - no sidecar file, no header inside the
+ * data that the workload would overwrite.  The file still counts as ioplan's own
+ * for the rest of this run (we know we just created it), and a note says that a
+ * later run will treat it as foreign, so rewriting it then needs
+ * allow_existing_file_write.  Erring that way can only refuse, never destroy.
+ *
+ * Layout follows fio: files read by a job (or written with overwrite=1) are
+ * written in full with random data in LAYOUT_CHUNK writes (O_DIRECT when the job
+ * is direct and the range is aligned), then fsynced; write-only jobs get the
+ * size by ftruncate plus fallocate, since they write the data themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "buffers.h"
+#include "layout.h"
+#include "rng.h"
+
+#define PPM 1000000ull
+
+int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
+		const char *fmt, ...)
+{
+	struct res_msg *m;
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	m = realloc(r->msgs, (r->nr_msgs + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->msgs = m;
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	m = &r->msgs[r->nr_msgs];
+	m->level = level;
+	m->code = strdup(code);
+	m->text = text;
+	m->job_id = job_id;
+	if (!m->code) {
+		free(text);
+		return -ENOMEM;
+	}
+	r->nr_msgs++;
+	return 0;
+}
+
+void layout_region(const struct plan_job *j, const struct plan_clone *c,
+		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
+{
+	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
+
+	if (f->offset_ppm && actual)
+		s = actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes);
+	n = f->region_bytes ? f->region_bytes : f->size_bytes;
+	if (!n && f->size_ppm && actual)
+		n = actual * f->size_ppm / PPM;
+	if (!n && actual > s)
+		n = actual - s;
+	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
+		n = actual > s ? actual - s : 0;
+	*start = s;
+	*len = n;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct layout_file *)a)->path, ((const struct layout_file *)b)->path);
+}
+
+static struct layout_file *find(struct layout *l, const char *path)
+{
+	struct layout_file key = { .path = path };
+
+	return bsearch(&key, l->files, l->nr, sizeof(key), cmp_path);
+}
+
+static void note_use(struct layout_file *lf, const struct plan_job *j, const struct plan_clone *c,
+		     const struct plan_file *f, uint32_t job_index)
+{
+	uint64_t start, len;
+
+	layout_region(j, c, f, 0, &start, &len);
+	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
+		lf->need = start + len;
+	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM))
+		lf->writes = true;
+	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite || j->do_verify)
+		lf->fill = true;
+	lf->direct = lf->direct || j->direct;
+	lf->is_device = lf->is_device || f->is_device;
+	lf->allow_create = lf->allow_create && j->allow_file_create;
+	lf->last_job = job_index;
+}
+
+static uint32_t count_uses(const struct plan *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			n += j->clones[c].nr_files;
+	}
+	return n;
+}
+
+/* Sorts and merges entries of the same path, keeping the strictest needs. */
+static void dedupe(struct layout *l)
+{
+	uint32_t out = 0;
+
+	qsort(l->files, l->nr, sizeof(*l->files), cmp_path);
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *a = &l->files[out], *b = &l->files[i];
+
+		if (i && !strcmp(a->path, b->path)) {
+			if (b->need > a->need)
+				a->need = b->need;
+			a->writes |= b->writes;
+			a->fill |= b->fill;
+			a->direct |= b->direct;
+			a->is_device |= b->is_device;
+			a->allow_create &= b->allow_create;
+			if (b->last_job > a->last_job)
+				a->last_job = b->last_job;
+			if (b->first_job < a->first_job)
+				a->first_job = b->first_job;
+			continue;
+		}
+		if (i)
+			l->files[++out] = *b;
+	}
+	l->nr = l->nr ? out + 1 : 0;
+}
+
+int layout_init(struct layout *l, const struct plan *p)
+{
+	uint32_t n = count_uses(p), k = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->files = calloc(n ? n : 1, sizeof(*l->files));
+	if (!l->files)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+				struct layout_file *lf = &l->files[k++];
+
+				lf->path = j->clones[c].files[f].path;
+				lf->allow_create = true;
+				lf->first_job = (int32_t)i;
+				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
+			}
+	}
+	l->nr = k;
+	dedupe(l);
+	return 0;
+}
+
+void layout_release(struct layout *l)
+{
+	free(l->files);
+	l->files = NULL;
+	l->nr = 0;
+}
+
+static bool has_mark(int fd)
+{
+	char v[16];
+
+	return fgetxattr(fd, LAYOUT_XATTR, v, sizeof(v)) >= 0;
+}
+
+static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
+		const char *why)
+{
+	res_msg_add(r, RES_MSG_ERROR, code, lf->first_job, "%s: %s", lf->path, why);
+	return -err;
+}
+
+/* Writes random data over [from, to): the layout proper. */
+static int fill_range(struct layout *l, int fd, uint64_t from, uint64_t to, const _Atomic int *stop)
+{
+	struct bufpool pool;
+	uint64_t rng = rng_seed((uint64_t)from ^ (uint64_t)to, 0x1a70);
+	ssize_t w;
+	int ret;
+
+	ret = bufpool_alloc(&pool, 1, LAYOUT_CHUNK, 4096);
+	if (ret)
+		return ret;
+	buf_fill_random(pool.mem, LAYOUT_CHUNK, &rng);
+	for (uint64_t off = from; off < to && !ret; off += (uint64_t)w) {
+		uint64_t n = to - off < LAYOUT_CHUNK ? to - off : LAYOUT_CHUNK;
+
+		if (atomic_load_explicit(stop, memory_order_relaxed)) {
+			ret = -EINTR;
+			break;
+		}
+		buf_vary(pool.mem, n, &rng);
+		w = pwrite(fd, pool.mem, n, (off_t)off);
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -ENOSPC;
+			break;
+		}
+		atomic_fetch_add_explicit(&l->done, (uint64_t)w, memory_order_relaxed);
+	}
+	bufpool_free(&pool);
+	return ret;
+}
+
+static int open_for_layout(const struct layout_file *lf, uint64_t from, bool create)
+{
+	int flags = O_WRONLY | (create ? O_CREAT | O_EXCL : 0), fd;
+
+	if (lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096)) {
+		fd = open(lf->path, flags | O_DIRECT, 0644);
+		if (fd >= 0 || errno != EINVAL)
+			return fd;
+	}
+	return open(lf->path, flags, 0644);
+}
+
+static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
+		bool create, const _Atomic int *stop)
+{
+	int fd = open_for_layout(lf, cur, create), ret = 0;
+
+	if (fd < 0)
+		return fail(r, lf, errno, "create", strerror(errno));
+	if (create) {
+		lf->ours = true;
+		if (fsetxattr(fd, LAYOUT_XATTR, "1", 1, 0))
+			res_msg_add(r, RES_MSG_NOTE, "no-xattr", lf->first_job,
+				    "%s: cannot mark the file as ioplan's (%s); a later run will "
+				    "treat it as an existing file", lf->path, strerror(errno));
+	}
+	if (fallocate(fd, 0, (off_t)cur, (off_t)(lf->need - cur)) && errno == ENOSPC)
+		ret = -ENOSPC;
+	if (!ret && lf->fill)
+		ret = fill_range(l, fd, cur, lf->need, stop);
+	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))
+		ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	if (ret && ret != -EINTR)
+		return fail(r, lf, -ret, ret == -ENOSPC ? "no-space" : "layout", strerror(-ret));
+	return ret;
+}
+
+static int check_device(const struct layout_file *lf, const struct plan *p, struct results *r)
+{
+	if (lf->writes && strcmp(lf->path, p->allow_device_write ? p->allow_device_write : ""))
+		return fail(r, lf, EPERM, "device-write",
+			    "refusing to write to a device (allow it with allow_device_write)");
+	return 0;
+}
+
+/* An existing regular file: ours, or foreign and left alone unless allowed. */
+static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
+			  struct results *r, uint64_t size, const _Atomic int *stop)
+{
+	int fd = open(lf->path, O_RDONLY);
+
+	if (fd < 0)
+		return fail(r, lf, errno, "open", strerror(errno));
+	lf->ours = has_mark(fd);
+	close(fd);
+	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need))
+		return fail(r, lf, EPERM, "existing-file",
+			    lf->writes ? "refusing to write into an existing file ioplan did not "
+					 "create (allow it with allow_existing_file_write)"
+				       : "existing file is too small and ioplan did not create it "
+					 "(allow extending it with allow_existing_file_write)");
+	if (size >= lf->need)
+		return 0;
+	return grow(l, lf, r, size, false, stop);
+}
+
+static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
+		       struct results *r, const _Atomic int *stop)
+{
+	struct stat st;
+
+	if (stat(lf->path, &st)) {
+		if (errno != ENOENT)
+			return fail(r, lf, errno, "stat", strerror(errno));
+		if (lf->is_device || !lf->allow_create)
+			return fail(r, lf, ENOENT, "missing-file", "no such file");
+		if (!lf->need)
+			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+		return grow(l, lf, r, 0, true, stop);
+	}
+	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+		return check_device(lf, p, r);
+	if (!S_ISREG(st.st_mode))
+		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
+	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
+}
+
+static uint64_t bytes_to_write(const struct layout *l)
+{
+	uint64_t total = 0;
+	struct stat st;
+
+	for (uint32_t i = 0; i < l->nr; i++) {
+		const struct layout_file *lf = &l->files[i];
+		uint64_t have = 0;
+
+		if (!lf->fill || lf->is_device)
+			continue;
+		if (!stat(lf->path, &st))
+			have = (uint64_t)st.st_size;
+		total += lf->need > have ? lf->need - have : 0;
+	}
+	return total;
+}
+
+int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
+		   const _Atomic int *stop)
+{
+	int ret, first = 0;
+
+	atomic_store(&l->total, bytes_to_write(l));
+	for (uint32_t i = 0; i < l->nr; i++) {
+		ret = prepare_one(l, &l->files[i], p, r, stop);
+		if (ret == -EINTR)
+			return ret;
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
+{
+	if (!j->unlink)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			struct layout_file *lf = find(l, j->clones[c].files[f].path);
+
+			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
+				unlink(lf->path);
+				lf->ours = false;
+			}
+		}
+}

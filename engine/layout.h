@@ -1,0 +1,71 @@
+/*
+ * engine/layout.h - the files of a plan: safety checks, creation, layout, unlink.
+ *
+ * Before any job runs, every distinct path of the plan is checked and, where
+ * needed, created and filled with random data (so reads measure real data and
+ * the measured window never pays for allocation).  ioplan marks the files it
+ * creates with the extended attribute user.ioplan and refuses to write into an
+ * existing file without that mark unless the plan allows it: a benchmark must
+ * never destroy data it was not given.
+ */
+#ifndef IOPLAN_ENGINE_LAYOUT_H
+#define IOPLAN_ENGINE_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+
+#define LAYOUT_XATTR "user.ioplan"
+#define LAYOUT_CHUNK (1u << 20)		/* bytes per layout write */
+
+struct layout_file {
+	const char *path;		/* borrowed from the plan */
+	uint64_t need;			/* bytes the file must hold; 0 = its existing size */
+	bool writes;			/* some job writes or trims it */
+	bool fill;			/* some job reads it (or overwrite=1): lay out data */
+	bool direct;
+	bool is_device;
+	bool allow_create;
+	bool ours;			/* ioplan created it (mark found or created now) */
+	uint32_t last_job;		/* flattened index of the last job using it */
+	int32_t first_job;		/* for messages */
+};
+
+struct layout {
+	struct layout_file *files;	/* sorted by path */
+	uint32_t nr;
+	_Atomic uint64_t total;		/* bytes to write, for the progress line */
+	_Atomic uint64_t done;
+};
+
+/*
+ * The I/O region of file f of clone c: start and length, given the file's
+ * actual size (0 when not known yet).  *len is 0 when it must come from the
+ * file's size and that is not known.
+ */
+void layout_region(const struct plan_job *j, const struct plan_clone *c,
+		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len);
+
+/* Collects the plan's distinct files.  0 or -ENOMEM. */
+int layout_init(struct layout *l, const struct plan *p);
+void layout_release(struct layout *l);
+
+/*
+ * Checks and lays out every file.  Problems are added to r->msgs with the path;
+ * the first one is returned as -errno (-EPERM for a file ioplan must not write,
+ * -ENOENT, -ENOSPC, ...).  *stop is polled between chunks (-EINTR when set).
+ */
+int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
+		   const _Atomic int *stop);
+
+/* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
+void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);
+
+/* Appends a message to r (text formatted like printf).  0 or -ENOMEM. */
+int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif /* IOPLAN_ENGINE_LAYOUT_H */

@@ -1,0 +1,467 @@
+/*
+ * engine/worker.c - a worker thread's life: wait its turn, set up, run, report.
+ *
+ * Everything a worker allocates is allocated here, before the first I/O, and
+ * released here after the last; worker_io.c only uses it.  The worker's results
+ * are private until it ends, then moved (histograms and all) into the results
+ * slot the coordinator gave it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "rng.h"
+#include "worker.h"
+
+#define SLEEP_SLICE_NS 100000000ull
+
+static void set_state(struct worker *w, char c)
+{
+	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], c, memory_order_relaxed);
+}
+
+static char run_state(const struct plan_job *j)
+{
+	bool r = plan_rw_has_ddir(j->rw, PLAN_DDIR_READ);
+	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
+	char c = r && wr ? 'm' : r ? 'r' : 'w';
+
+	return plan_rw_is_random(j->rw) ? c : (char)(c - 'a' + 'A');
+}
+
+static bool stop_requested(const struct worker *w)
+{
+	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
+}
+
+/* wait_for: blocks until the waited-for job of this run has ended.  False on stop. */
+static bool wait_turn(struct worker *w)
+{
+	struct job_run *dep;
+
+	if (w->jr->waits_for < 0)
+		return true;
+	dep = &w->seg->jobs[w->jr->waits_for];
+	pthread_mutex_lock(&w->seg->mu);
+	while (!dep->done && !stop_requested(w))
+		pthread_cond_wait(&w->seg->cv, &w->seg->mu);
+	pthread_mutex_unlock(&w->seg->mu);
+	return !stop_requested(w);
+}
+
+static bool start_delay(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t d = j->startdelay_min_ns, end;
+
+	if (j->startdelay_max_ns > d)
+		d += rng_below(&w->rng_misc, j->startdelay_max_ns - d + 1);
+	if (!d || w->sh->fake)
+		return !stop_requested(w);
+	end = clk_now(&w->clk) + d;
+	while (clk_now(&w->clk) < end && !stop_requested(w))
+		clk_sleep_until(&w->clk, end, SLEEP_SLICE_NS);
+	return !stop_requested(w);
+}
+
+static void placement(const struct plan_job *j)
+{
+	cpu_set_t set;
+
+	if (j->cpus_allowed_mask) {
+		CPU_ZERO(&set);
+		for (int c = 0; c < 64; c++)
+			if (j->cpus_allowed_mask & (1ull << c))
+				CPU_SET(c, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	if (j->nice)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
+}
+
+static int open_flags(const struct plan_job *j)
+{
+	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
+	int fl = wr ? O_RDWR : O_RDONLY;
+
+	if (j->direct)
+		fl |= O_DIRECT;
+	if (j->sync_mode == PLAN_SYNC_SYNC)
+		fl |= O_SYNC;
+	else if (j->sync_mode == PLAN_SYNC_DSYNC)
+		fl |= O_DSYNC;
+	return fl;
+}
+
+static int file_size(int fd, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Opens the clone's files and finds each one's I/O region. */
+static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
+{
+	const struct plan_clone *c = w->clone;
+	uint64_t size;
+	int ret;
+
+	for (uint32_t f = 0; f < c->nr_files; f++) {
+		const struct plan_file *pf = &c->files[f];
+
+		w->fds[f] = open(pf->path, open_flags(w->job));
+		if (w->fds[f] < 0) {
+			w->fds[f] = -1;
+			ret = -errno;
+			worker_error(w, -ret, PLAN_DDIR_READ, f, 0, 0, 0, "open");
+			return ret;
+		}
+		w->nr_fds = f + 1;
+		ret = file_size(w->fds[f], &size);
+		if (ret)
+			return ret;
+		layout_region(w->job, c, pf, size, &start[f], &len[f]);
+		if (!len[f] || (!pf->is_device && start[f] + len[f] > size) ||
+		    (pf->is_device && start[f] + len[f] > size)) {
+			worker_error(w, EINVAL, PLAN_DDIR_READ, f, start[f], len[f], 0,
+				     "region beyond the end of the file");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static uint64_t max_len(const struct plan_job *j)
+{
+	uint64_t m = 0;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		if (j->bs[d].max_bytes > m)
+			m = j->bs[d].max_bytes;
+		for (uint32_t i = 0; i < j->bs[d].nr_split; i++)
+			if (j->bs[d].split[i].bs_bytes > m)
+				m = j->bs[d].split[i].bs_bytes;
+	}
+	return m ? m : 4096;
+}
+
+static int alloc_slots(struct worker *w)
+{
+	int ret = bufpool_alloc(&w->bufs, w->depth, max_len(w->job), 4096);
+
+	if (ret)
+		return ret;
+	w->ios = calloc(w->depth, sizeof(*w->ios));
+	w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
+	w->pending = calloc(w->depth, sizeof(*w->pending));
+	if (!w->ios || !w->free_slot || !w->pending)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w->depth; i++) {
+		w->ios[i].slot = i;
+		w->ios[i].buf = bufpool_at(&w->bufs, i);
+		buf_fill(w->ios[i].buf, w->bufs.stride, &w->fill, &w->rng_misc);
+		w->free_slot[w->depth - 1 - i] = i;
+	}
+	w->nr_free = w->depth;
+	return 0;
+}
+
+static int alloc_hists(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	bool rated = false;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		rated = rated || j->rate_iops[d] || j->rate_bytes_per_s[d];
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		struct res_ddir *r = &w->res.ddir[d];
+
+		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+			continue;
+		if (j->clat_percentiles && !j->disable_clat &&
+		    !(r->clat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (j->lat_percentiles && !j->disable_lat &&
+		    !(r->lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (j->slat_percentiles && !j->disable_slat &&
+		    !(r->slat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (rated && !(r->sched_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+	}
+	if (j->io_trace_max) {
+		w->res.trace = calloc(j->io_trace_max, sizeof(*w->res.trace));
+		if (!w->res.trace)
+			return -ENOMEM;
+		w->res.trace_cap = j->io_trace_max;
+	}
+	return 0;
+}
+
+static void queue_shape(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->depth = j->ioengine == PLAN_IOENGINE_PSYNC || !j->iodepth ? 1 : j->iodepth;
+	w->batch_submit = j->iodepth_batch_submit ? j->iodepth_batch_submit : w->depth;
+	if (w->batch_submit > w->depth)
+		w->batch_submit = w->depth;
+	w->cmin = j->iodepth_batch_complete_min > w->depth ? w->depth
+							     : j->iodepth_batch_complete_min;
+	/* fio: the maximum defaults to the minimum (so one completion per reap by default). */
+	w->cmax = j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : w->cmin;
+	if (w->cmax > w->depth)
+		w->cmax = w->depth;
+	if (w->cmax < w->cmin || !w->cmax)
+		w->cmax = w->cmin ? w->cmin : 1;
+	w->low = j->iodepth_low && j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
+}
+
+static int open_engine(struct worker *w)
+{
+	struct ioe_cfg cfg;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.depth = w->depth;
+	cfg.sqpoll = w->job->uring_sqthread_poll;
+	cfg.hipri = w->job->uring_hipri;
+	cfg.fixedbufs = w->job->uring_fixedbufs;
+	cfg.registerfiles = w->job->uring_registerfiles;
+	cfg.fds = w->fds;
+	cfg.nr_fds = w->nr_fds;
+	cfg.bufs = &w->bufs;
+	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
+	if (ret) {
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "ioengine init");
+		return ret;
+	}
+	w->ioe_open = true;
+	w->is_sync = w->ioe.is_sync;
+	return 0;
+}
+
+static int setup(struct worker *w)
+{
+	const struct plan_clone *c = w->clone;
+	uint64_t *start, *len;
+	int ret;
+
+	queue_shape(w);
+	w->fds = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->fds));
+	w->dirty = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->dirty));
+	start = calloc(c->nr_files ? c->nr_files : 1, sizeof(*start));
+	len = calloc(c->nr_files ? c->nr_files : 1, sizeof(*len));
+	ret = !w->fds || !w->dirty || !start || !len ? -ENOMEM : 0;
+	if (!ret)
+		ret = open_files(w, start, len);
+	if (!ret) {
+		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
+		if (ret == -EINVAL)
+			worker_error(w, EINVAL, PLAN_DDIR_READ, 0, 0, 0, 0,
+				     "I/O region holds no whole block");
+	}
+	free(start);
+	free(len);
+	if (!ret)
+		ret = buffill_from_job(&w->fill, w->job);
+	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
+			 w->job->scramble_buffers;
+	if (!ret)
+		ret = alloc_slots(w);
+	if (!ret)
+		ret = alloc_hists(w);
+	if (!ret)
+		ret = open_engine(w);
+	return ret;
+}
+
+static void teardown(struct worker *w)
+{
+	if (w->ioe_open)
+		ioe_close(&w->ioe);
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->fds[f] >= 0)
+			close(w->fds[f]);
+	gen_release(&w->gen);
+	bufpool_free(&w->bufs);
+	buffill_release(&w->fill);
+	free(w->ios);
+	free(w->free_slot);
+	free(w->pending);
+	free(w->fds);
+	free(w->dirty);
+}
+
+static void rates_start(struct worker *w, uint64_t t0)
+{
+	const struct plan_job *j = w->job;
+
+	w->rated = false;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		rate_init(&w->rate[d], j->rate_iops[d], j->rate_bytes_per_s[d],
+			  j->rate_process == PLAN_RATE_POISSON, t0);
+		w->rated = w->rated || rate_is_limited(&w->rate[d]);
+		w->res.ddir[d].target_iops = j->rate_iops[d];
+		w->res.ddir[d].target_bytes_per_s = j->rate_bytes_per_s[d];
+	}
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+void worker_begin_window(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t zero[PLAN_DDIR_NR] = { 0 };
+	uint64_t now = w->now;
+	int ret;
+
+	w->phase = WP_RUN;
+	w->counting = true;
+	w->have_held = false;
+	w->gen_done = false;
+	w->res.start_ns = now;
+	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
+	gen_window(&w->gen, true, j->time_based);
+	rates_start(w, now);
+	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
+		      j->kb_base ? j->kb_base : 1024, now, zero);
+	sampler_start(&w->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : 500000000ull, 1,
+		      now, zero);
+	w->next_bw = now + w->bw_s.avg_ns;
+	w->next_iops = now + w->iops_s.avg_ns;
+	ret = series_start(&w->bw_ser, &w->res.bw_series, w->bw_s.avg_ns, now);
+	w->iops_ser_own = !ret && w->iops_s.avg_ns != w->bw_s.avg_ns;
+	if (w->iops_ser_own)
+		ret = series_start(&w->iops_ser, &w->res.iops_series, w->iops_s.avg_ns, now);
+	else if (!ret)
+		w->res.iops_series = w->res.bw_series;
+	w->next_tick = w->bw_ser.next_end;
+	if (ret)
+		w->fatal = true;
+	if (!w->sh->fake)
+		getrusage(RUSAGE_THREAD, &w->ru0);
+	set_state(w, run_state(j));
+}
+
+void worker_end_window(struct worker *w)
+{
+	struct rusage ru;
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
+
+	if (!w->counting)
+		return;
+	w->counting = false;
+	w->res.end_ns = w->now;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+		if (ios[d])
+			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
+	}
+	if (w->res.bw_series.samples)
+		series_finish(&w->bw_ser, w->now, bytes, ios, w->lat_sum);
+	if (w->iops_ser_own && w->res.iops_series.samples)
+		series_finish(&w->iops_ser, w->now, bytes, ios, w->lat_sum);
+	else
+		w->res.iops_series = w->res.bw_series;
+	if (!w->sh->fake && !getrusage(RUSAGE_THREAD, &ru)) {
+		w->res.usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&w->ru0.ru_utime);
+		w->res.sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&w->ru0.ru_stime);
+		w->res.ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nvcsw -
+					w->ru0.ru_nivcsw);
+		w->res.minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
+		w->res.majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+	}
+	set_state(w, 'f');
+}
+
+/* end_fsync / fsync_on_close: once, after the last I/O, not measured. */
+static void end_sync(struct worker *w)
+{
+	if (!w->job->end_fsync && !w->job->fsync_on_close)
+		return;
+	set_state(w, 'F');
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->dirty[f] && fsync(w->fds[f]))
+			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
+}
+
+static void run(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->res.thread_start_ns = w->now = clk_now(&w->clk);
+	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+	if (j->ramp_time_ns) {
+		w->phase = WP_RAMP;
+		w->ramp_end = w->now + j->ramp_time_ns;
+		gen_window(&w->gen, false, true);
+		rates_start(w, w->now);
+		set_state(w, '/');
+	} else {
+		worker_begin_window(w);
+	}
+	worker_loop(w);
+	worker_end_window(w);
+	if (!w->fatal)
+		end_sync(w);
+}
+
+static void finish(struct worker *w)
+{
+	struct job_run *jr = w->jr;
+
+	w->res.thread_end_ns = clk_now(&w->clk);
+	w->res.clone_index = w->clone->clone_index;
+	w->res.thread_number = w->clone->thread_number;
+	*w->out = w->res;
+	memset(&w->res, 0, sizeof(w->res));
+	set_state(w, w->out->error ? 'X' : '_');
+	pthread_mutex_lock(&w->seg->mu);
+	if (!--jr->clones_left)
+		jr->done = true;
+	w->seg->workers_left--;
+	atomic_store_explicit(&w->pub.running, false, memory_order_relaxed);
+	pthread_cond_broadcast(&w->seg->cv);
+	pthread_mutex_unlock(&w->seg->mu);
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	int ret;
+
+	w->clk = w->sh->clk;
+	w->rng_misc = rng_seed(w->clone->seed, 4);
+	placement(w->job);
+	if (wait_turn(w) && start_delay(w)) {
+		set_state(w, 'I');
+		ret = setup(w);
+		if (!ret)
+			run(w);
+		else if (!w->res.error)
+			w->res.error = -ret;
+	}
+	teardown(w);
+	finish(w);
+	return NULL;
+}

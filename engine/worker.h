@@ -1,0 +1,147 @@
+/*
+ * engine/worker.h - one thread per clone: what it owns and what it shares.
+ *
+ * A worker owns everything it touches per I/O (generator, engine instance,
+ * buffers, io_u slots, its own res_clone) and copies its results out when it
+ * ends.  What others read while it runs (progress counters, in-flight count,
+ * last completion time) sits in worker_pub on its own cache line and is written
+ * with relaxed atomics, so the status line and the stall watchdog cost the
+ * worker nothing but plain stores.
+ */
+#ifndef IOPLAN_ENGINE_WORKER_H
+#define IOPLAN_ENGINE_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "engine/buffers.h"
+#include "engine/clock.h"
+#include "engine/ioengine.h"
+#include "engine/iogen.h"
+#include "engine/plan.h"
+#include "engine/rate.h"
+#include "engine/results.h"
+#include "engine/stats.h"
+
+/* What every worker of a run reads; set up before the first worker starts. */
+struct eng_shared {
+	const _Atomic int *stop;	/* 0 run, 1 stop gracefully, 2 abort */
+	struct clk clk;			/* copied by each worker */
+	const struct latbkt_table *lbt;
+	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
+	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
+};
+
+/* One plan job in one run of its segment. */
+struct job_run {
+	const struct plan_job *job;
+	uint32_t job_index;		/* flattened plan index */
+	struct res_job *res;
+	struct interlock *il;		/* per file of clone 0, interlocked jobs only */
+	int32_t waits_for;		/* index in seg_run.jobs, or -1 */
+	uint32_t clones_left;		/* guarded by seg_run.mu */
+	bool done;			/* guarded by seg_run.mu */
+};
+
+/* Jobs that run together (between two stonewalls), in one run. */
+struct seg_run {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a job finished, or a worker exited */
+	struct job_run *jobs;
+	uint32_t nr_jobs;
+	uint32_t workers_left;		/* guarded by mu */
+};
+
+struct worker_pub {
+	_Alignas(64) _Atomic uint64_t bytes[PLAN_DDIR_NR];
+	_Atomic uint64_t ios[PLAN_DDIR_NR];
+	_Atomic uint64_t last_done_ns;	/* last completion (or start), clock time */
+	_Atomic uint32_t inflight;
+	_Atomic bool running;
+	_Atomic bool stalled;		/* set by the watchdog */
+	char pad[7];
+};
+
+enum wphase {
+	WP_RAMP = 0,
+	WP_RUN,
+	WP_COOL,
+	WP_DRAIN
+};
+
+struct worker {
+	struct worker_pub pub;
+	const struct eng_shared *sh;
+	struct seg_run *seg;
+	struct job_run *jr;
+	const struct plan_job *job;
+	const struct plan_clone *clone;
+	struct res_clone *out;		/* where the results go when the thread ends */
+	pthread_t tid;
+	bool started;
+
+	struct clk clk;
+	struct res_clone res;
+	struct gen gen;
+	struct ioe ioe;
+	bool ioe_open;
+	bool is_sync;
+	struct bufpool bufs;
+	struct buffill fill;
+	bool vary_writes;		/* random content: vary each write cheaply */
+	struct io_u *ios;
+	uint32_t *free_slot;
+	uint32_t nr_free;
+	struct io_u **pending;		/* queued, not yet committed */
+	uint32_t nr_pending;
+	int *fds;
+	uint32_t nr_fds;
+	bool *dirty;			/* written since the last sync, per file */
+
+	uint32_t depth, batch_submit, cmin, cmax, low;
+	uint32_t inflight;		/* queued or submitted, not completed */
+	bool refill_wait;		/* reached the full depth: wait for iodepth_low */
+	bool blocked;			/* a drawn I/O waits (rate or engine busy) */
+	bool have_held;
+	struct gen_io held;		/* drawn, not issued yet */
+	bool gen_done;
+	bool need_sync;
+	bool fatal;
+	enum wphase phase;
+	bool counting;
+	uint64_t now;
+	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
+	uint64_t wait_until;		/* rate: when the held I/O is due */
+
+	struct rate rate[PLAN_DDIR_NR];
+	bool rated;
+	uint64_t rng_misc;
+	uint64_t writes_since_sync;
+	uint32_t think_count;
+
+	struct sampler bw_s, iops_s;
+	uint64_t next_bw, next_iops, next_tick;
+	struct series bw_ser, iops_ser;
+	bool iops_ser_own;		/* iops series differs from the bw series */
+	uint64_t lat_sum[PLAN_DDIR_NR];
+	struct rusage ru0;
+};
+
+/* The thread body (pthread start routine); arg is a struct worker. */
+void *worker_main(void *arg);
+
+/* The I/O loop of worker.c's thread, in worker_io.c.  Returns when the worker is done. */
+void worker_loop(struct worker *w);
+
+/* Window boundaries (worker.c), called by the loop. */
+void worker_begin_window(struct worker *w);
+void worker_end_window(struct worker *w);
+
+/* Records an error at an I/O or a file (worker_io.c). */
+void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
+		  uint64_t len, uint64_t done, const char *what);
+
+#endif /* IOPLAN_ENGINE_WORKER_H */

@@ -1,0 +1,462 @@
+/*
+ * engine/worker_io.c - the hot loop of a worker: issue, commit, reap, account.
+ *
+ * One loop serves every engine.  Sync engines complete inside queue(); async
+ * ones keep up to iodepth I/Os in flight, submit once iodepth_batch_submit are
+ * queued, and reap between iodepth_batch_complete_min and _max at a time.  The
+ * clock is read once per I/O when it is prepared (lat and slat start there),
+ * once per commit (clat starts there) and once per reap or sync completion.
+ * Nothing here locks or allocates.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+#define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
+
+void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
+		  uint64_t len, uint64_t done, const char *what)
+{
+	struct res_error *e;
+
+	w->res.total_err++;
+	if (w->res.nr_errors >= RES_ERRORS_MAX)
+		return;
+	e = &w->res.errors[w->res.nr_errors++];
+	e->err = err;
+	e->ddir = ddir;
+	e->file_index = file;
+	e->offset = offset;
+	e->len = len;
+	e->done = done;
+	strncpy(e->what, what, sizeof(e->what) - 1);
+	e->what[sizeof(e->what) - 1] = '\0';
+}
+
+static void publish(struct worker *w, uint8_t d, uint64_t bytes)
+{
+	atomic_store_explicit(&w->pub.bytes[d],
+			      atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed) + bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub.ios[d],
+			      atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* Per-interval samples and series, before the I/O completing at now is added. */
+static void stats_tick(struct worker *w, uint64_t now)
+{
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR], n;
+	struct res_sample_stat bw[PLAN_DDIR_NR], io[PLAN_DDIR_NR];
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+		bw[d] = w->res.ddir[d].bw_kib_s;
+		io[d] = w->res.ddir[d].iops;
+	}
+	series_close_until(&w->bw_ser, now, bytes, ios, w->lat_sum);
+	n = w->bw_ser.next_end;
+	if (w->iops_ser_own) {
+		series_close_until(&w->iops_ser, now, bytes, ios, w->lat_sum);
+		if (w->iops_ser.next_end < n)
+			n = w->iops_ser.next_end;
+	}
+	if (now >= w->next_bw)
+		w->next_bw = sampler_tick(&w->bw_s, now, bytes, bw, true);
+	if (now >= w->next_iops)
+		w->next_iops = sampler_tick(&w->iops_s, now, ios, io, false);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->res.ddir[d].bw_kib_s = bw[d];
+		w->res.ddir[d].iops = io[d];
+	}
+	if (w->next_bw < n)
+		n = w->next_bw;
+	if (w->next_iops < n)
+		n = w->next_iops;
+	w->next_tick = n;
+}
+
+static void account(struct worker *w, struct io_u *u, uint64_t now)
+{
+	struct res_ddir *d = &w->res.ddir[u->ddir];
+	const struct plan_job *j = w->job;
+	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
+
+	if (now >= w->next_tick)
+		stats_tick(w, now);
+	d->bytes += (uint64_t)u->result;
+	d->ios++;
+	if (!j->disable_clat) {
+		lat_add(&d->clat, clat);
+		latbkt_add(w->res.latbkt, w->sh->lbt, clat);
+	}
+	if (!j->disable_lat)
+		lat_add(&d->lat, lat);
+	if (!w->is_sync && !j->disable_slat)
+		lat_add(&d->slat, u->issue_ns - u->start_ns);
+	if (u->due_ns)
+		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
+	w->lat_sum[u->ddir] += lat;
+	if (lat > w->bw_ser.lat_max[u->ddir])
+		w->bw_ser.lat_max[u->ddir] = lat;
+	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
+		w->iops_ser.lat_max[u->ddir] = lat;
+	if (w->res.trace_nr < w->res.trace_cap) {
+		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
+
+		t->t_ns = now;
+		t->offset = u->offset;
+		t->lat_ns = lat;
+		t->bytes = (uint32_t)u->result;
+		t->file_index = u->file;
+		t->ddir = u->ddir;
+	}
+	publish(w, u->ddir, (uint64_t)u->result);
+}
+
+static bool may_continue(const struct worker *w, uint8_t ddir)
+{
+	uint32_t bit = ddir == PLAN_DDIR_READ ? PLAN_COE_READ : PLAN_COE_WRITE;
+
+	return w->job->continue_on_error & bit;
+}
+
+/* A failed or short I/O: recorded with where it happened; fatal unless allowed. */
+static bool check_result(struct worker *w, struct io_u *u)
+{
+	static const char *const names[] = { "read", "write", "trim" };
+	int err;
+
+	if (u->result >= (int64_t)u->len)
+		return true;
+	if (u->result >= 0) {
+		if (u->counted && w->counting)
+			w->res.ddir[u->ddir].short_ios++;
+		worker_error(w, 0, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
+			     u->ddir == PLAN_DDIR_READ ? "short read" : "short write");
+		return u->result > 0;
+	}
+	err = (int)-u->result;
+	worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
+	if (may_continue(w, u->ddir))
+		return false;
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
+	return false;
+}
+
+static void complete(struct worker *w, struct io_u *u, uint64_t now)
+{
+	w->free_slot[w->nr_free++] = u->slot;
+	if (check_result(w, u) && u->counted && w->counting)
+		account(w, u, now);
+	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0) {
+		w->dirty[u->file] = true;
+		w->writes_since_sync++;
+		if ((w->job->fsync_every && w->writes_since_sync >= w->job->fsync_every) ||
+		    (w->job->fdatasync_every && w->writes_since_sync >= w->job->fdatasync_every))
+			w->need_sync = true;
+	}
+}
+
+/* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
+static void do_sync(struct worker *w)
+{
+	bool data = !w->job->fsync_every;
+	uint64_t t0 = clk_now(&w->clk);
+
+	for (uint32_t f = 0; f < w->nr_fds; f++) {
+		if (!w->dirty[f])
+			continue;
+		w->dirty[f] = false;
+		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
+			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0,
+				     data ? "fdatasync" : "fsync");
+	}
+	w->now = clk_now(&w->clk);
+	if (w->counting) {
+		lat_add(&w->res.sync_lat, w->now - t0);
+		w->res.sync_ios++;
+	}
+	w->writes_since_sync = 0;
+	w->need_sync = false;
+}
+
+static void think(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t end, spin_end;
+
+	if (++w->think_count < (j->thinktime_blocks ? j->thinktime_blocks : 1))
+		return;
+	w->think_count = 0;
+	spin_end = w->now + j->thinktime_spin_ns;
+	end = w->now + j->thinktime_ns;
+	while (w->now < spin_end)
+		w->now = clk_now(&w->clk);
+	while (w->now < end && !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		w->now = clk_sleep_until(&w->clk, end, WAIT_SLICE_NS);
+}
+
+static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
+{
+	u->offset = io->offset;
+	u->len = io->len;
+	u->file = (uint16_t)io->file;
+	u->fd = w->fds[io->file];
+	u->ddir = io->ddir;
+	u->counted = w->phase == WP_RUN;
+	u->due_ns = 0;
+	if (w->rated && rate_is_limited(&w->rate[io->ddir])) {
+		u->due_ns = w->rate[io->ddir].due_ns;
+		rate_advance(&w->rate[io->ddir], io->len, &w->rng_misc);
+	}
+	if (io->ddir == PLAN_DDIR_WRITE) {
+		if (w->job->refill_buffers)
+			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
+		else if (w->vary_writes)
+			buf_vary(u->buf, u->len, &w->rng_misc);
+	}
+	if (w->counting)
+		w->res.depth[depth_bucket(w->inflight + 1)]++;
+	u->start_ns = w->now = clk_now(&w->clk);
+}
+
+/* False when the held I/O must wait for its due time (rate limit). */
+static bool is_due(struct worker *w)
+{
+	const struct rate *r = &w->rate[w->held.ddir];
+
+	if (!w->rated || !rate_is_limited(r) || r->due_ns <= w->now)
+		return true;
+	w->now = clk_now(&w->clk);
+	if (r->due_ns <= w->now)
+		return true;
+	w->wait_until = r->due_ns;
+	return false;
+}
+
+static void commit(struct worker *w);
+
+/* Hands one prepared I/O to the engine.  False when the engine is full. */
+static bool submit_one(struct worker *w)
+{
+	uint32_t slot = w->free_slot[--w->nr_free];
+	struct io_u *u = &w->ios[slot];
+	int r;
+
+	prepare(w, u, &w->held);
+	r = w->ioe.ops->queue(&w->ioe, u);
+	if (r == IOE_Q_BUSY) {
+		w->nr_free++;
+		return false;
+	}
+	w->have_held = false;
+	if (r == IOE_Q_COMPLETED) {
+		u->issue_ns = u->start_ns;
+		w->now = clk_now(&w->clk);
+		if (w->counting) {
+			w->res.submit[batch_bucket(1)]++;
+			w->res.complete[batch_bucket(1)]++;
+		}
+		complete(w, u, w->now);
+	} else {
+		w->inflight++;
+		w->pending[w->nr_pending++] = u;
+		if (w->nr_pending >= w->batch_submit)
+			commit(w);
+	}
+	if (w->job->thinktime_ns)
+		think(w);
+	return true;
+}
+
+static bool has_room(struct worker *w)
+{
+	if (w->inflight >= w->depth) {
+		w->refill_wait = w->low < w->depth;
+		return false;
+	}
+	if (w->refill_wait && w->inflight > w->low)
+		return false;
+	w->refill_wait = false;
+	return true;
+}
+
+static void issue(struct worker *w)
+{
+	w->blocked = false;
+	w->wait_until = 0;
+	if (w->need_sync) {
+		if (w->inflight)
+			return;
+		do_sync(w);
+	}
+	for (uint32_t n = 0; n < w->depth && !w->fatal && has_room(w); n++) {
+		if (!w->have_held) {
+			if (!gen_next(&w->gen, &w->held)) {
+				w->gen_done = true;
+				return;
+			}
+			w->have_held = true;
+		}
+		if (!is_due(w) || !submit_one(w)) {
+			w->blocked = true;
+			return;
+		}
+		if (w->need_sync || (w->win_end && w->now >= w->win_end))
+			return;
+	}
+}
+
+static void commit(struct worker *w)
+{
+	int r = w->ioe.ops->commit(&w->ioe);
+	uint64_t t;
+
+	if (r < 0) {
+		worker_error(w, -r, PLAN_DDIR_READ, 0, 0, 0, 0, "submit");
+		if (!w->res.error)
+			w->res.error = -r;
+		w->fatal = true;
+		return;
+	}
+	if (!r)
+		return;
+	t = clk_now(&w->clk);
+	for (int i = 0; i < r; i++)
+		w->pending[i]->issue_ns = t;
+	w->nr_pending -= (uint32_t)r;
+	memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
+	if (w->counting)
+		w->res.submit[batch_bucket((uint32_t)r)]++;
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+}
+
+static uint64_t reap_timeout(const struct worker *w)
+{
+	uint64_t t = WAIT_SLICE_NS;
+
+	if (w->wait_until && w->wait_until > w->now && w->wait_until - w->now < t)
+		t = w->wait_until - w->now;
+	if (w->win_end && w->win_end > w->now && w->win_end - w->now < t)
+		t = w->win_end - w->now;
+	return t;
+}
+
+static void reap(struct worker *w)
+{
+	uint32_t submitted = w->inflight - w->nr_pending, min;
+	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
+			 !has_room(w);
+	int n;
+
+	/* As fio: reap only when nothing more can be issued now. */
+	if (!submitted || !must_wait)
+		return;
+	min = w->cmin;
+	if (!min && w->wait_until)
+		min = 1;
+	if (min > submitted)
+		min = submitted;
+	n = w->ioe.ops->getevents(&w->ioe, min, w->cmax, reap_timeout(w));
+	w->now = clk_now(&w->clk);
+	if (n < 0) {
+		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
+			return;
+		worker_error(w, -n, PLAN_DDIR_READ, 0, 0, 0, 0, "getevents");
+		if (!w->res.error)
+			w->res.error = -n;
+		w->fatal = true;
+		w->inflight = w->nr_pending;	/* what was in flight is abandoned */
+		return;
+	}
+	if (!n)
+		return;
+	w->inflight -= (uint32_t)n;
+	for (int i = 0; i < n; i++)
+		complete(w, w->ioe.events[i], w->now);
+	if (w->counting)
+		w->res.complete[batch_bucket((uint32_t)n)]++;
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+}
+
+static void after_window(struct worker *w)
+{
+	worker_end_window(w);
+	w->have_held = false;
+	if (w->job->cooldown_ns && !w->fatal &&
+	    !atomic_load_explicit(w->sh->stop, memory_order_relaxed)) {
+		w->phase = WP_COOL;
+		w->cool_end = w->now + w->job->cooldown_ns;
+		w->gen_done = false;
+		gen_window(&w->gen, false, true);
+		return;
+	}
+	w->phase = WP_DRAIN;
+}
+
+static void update_phase(struct worker *w)
+{
+	int stop = atomic_load_explicit(w->sh->stop, memory_order_relaxed);
+
+	switch (w->phase) {
+	case WP_RAMP:
+		if (stop || w->fatal)
+			w->phase = WP_DRAIN;
+		else if (w->now >= w->ramp_end)
+			worker_begin_window(w);
+		break;
+	case WP_RUN:
+		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
+		    (w->gen_done && !w->inflight))
+			after_window(w);
+		break;
+	case WP_COOL:
+		if (stop || w->fatal || w->now >= w->cool_end)
+			w->phase = WP_DRAIN;
+		break;
+	case WP_DRAIN:
+		break;
+	}
+}
+
+/* Sleeps towards the held I/O's due time when nothing is in flight to reap. */
+static void idle(struct worker *w)
+{
+	uint64_t until = w->wait_until;
+
+	if (w->phase == WP_RAMP && w->ramp_end < until)
+		until = w->ramp_end;
+	if (w->phase == WP_RUN && w->win_end && w->win_end < until)
+		until = w->win_end;
+	if (w->phase == WP_COOL && w->cool_end < until)
+		until = w->cool_end;
+	w->now = clk_sleep_until(&w->clk, until, WAIT_SLICE_NS);
+}
+
+void worker_loop(struct worker *w)
+{
+	for (;;) {
+		update_phase(w);
+		if (w->phase == WP_DRAIN) {
+			if (!w->inflight || w->fatal ||
+			    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1)
+				break;
+		} else {
+			issue(w);
+		}
+		if (w->nr_pending && !w->fatal)
+			commit(w);
+		if (w->inflight > w->nr_pending)
+			reap(w);
+		else if (w->blocked && w->wait_until)
+			idle(w);
+	}
+	w->have_held = false;
+}

@@ -1,0 +1,87 @@
+// tests/engine/plan_builder.hpp - plans built in C++ for the engine tests.
+//
+// The parser is a separate stage; engine tests build plans directly with the
+// plan_* allocators, starting from fio's defaults for every field (iodepth 1,
+// bs 4k, rwmixread 50, randrepeat with fio's randseed, loops 1, kb_base 1024,
+// clat percentiles over fio's list, ...), so a test states only what it varies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/plan.h"
+#include "engine/results.h"
+
+namespace pb {
+
+// A fresh directory under /tmp, removed with everything in it.
+class tmpdir {
+public:
+	tmpdir();
+	~tmpdir();
+	tmpdir(const tmpdir &) = delete;
+	tmpdir &operator=(const tmpdir &) = delete;
+	const std::string &path() const { return path_; }
+	std::string file(const std::string &name) const { return path_ + "/" + name; }
+
+private:
+	std::string path_;
+};
+
+struct plan_deleter {
+	void operator()(plan *p) const { plan_free(p); }
+};
+using plan_ptr = std::unique_ptr<plan, plan_deleter>;
+
+struct results_deleter {
+	void operator()(results *r) const { results_free(r); }
+};
+using results_ptr = std::unique_ptr<results, results_deleter>;
+
+// One job to add: the fields a test usually varies; with() sets anything else.
+struct job_spec {
+	std::string name;
+	enum plan_rw rw;
+	enum plan_ioengine engine;
+	uint64_t size;				// per clone, split over its files
+	uint32_t numjobs;
+	uint32_t nrfiles;
+	std::string filename;			// non-empty: one file shared by all clones
+	bool stonewall = false;
+	bool new_group = false;
+	std::function<void(plan_job &)> tweak;
+
+	job_spec(std::string n, enum plan_rw r, enum plan_ioengine e = PLAN_IOENGINE_PSYNC,
+		 uint64_t sz = 1 << 20, uint32_t nj = 1, uint32_t nf = 1)
+		: name(std::move(n)), rw(r), engine(e), size(sz), numjobs(nj), nrfiles(nf)
+	{
+	}
+	job_spec &file(const std::string &f) { filename = f; return *this; }
+	job_spec &stonewalled() { stonewall = true; return *this; }
+	job_spec &grouped() { new_group = true; return *this; }
+	job_spec &with(std::function<void(plan_job &)> t) { tweak = std::move(t); return *this; }
+};
+
+// fio's defaults for one job (no clones, no files).
+void default_job(plan_job &j);
+
+// Builds a plan in `dir`: groups as fio assigns them, thread numbers, seeds
+// (randseed + thread_number - 1), clone offsets and per-clone file names
+// "<name>.<clone>.<file>" unless a filename is given.
+plan_ptr build(const std::string &dir, const std::vector<job_spec> &jobs);
+
+// Runs a plan with the real engine; the return code lands in *ret.
+results_ptr run(const plan &p, int *ret = nullptr, const eng_opts *o = nullptr);
+
+// Totals over every clone of every run of job i.
+uint64_t job_bytes(const results &r, uint32_t job, int ddir);
+uint64_t job_ios(const results &r, uint32_t job, int ddir);
+
+// The first run's res_job of plan job i (nullptr if it did not run).
+const res_job *find_job(const results &r, uint32_t job, uint32_t run = 0);
+
+} // namespace pb

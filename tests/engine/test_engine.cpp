@@ -1,0 +1,357 @@
+// tests/engine/test_engine.cpp - the run loop (engine/engine.c, worker*.c) on real files:
+// exact amounts, random-map coverage, reproducibility, ordering, time, stop, safety.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+std::vector<uint64_t> trace_offsets(const res_clone &c)
+{
+	std::vector<uint64_t> v;
+	for (uint64_t i = 0; i < c.trace_nr; i++)
+		v.push_back(c.trace[i].offset);
+	return v;
+}
+
+uint64_t file_size(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) ? 0 : (uint64_t)st.st_size;
+}
+
+std::vector<uint64_t> offsets_of(const std::string &dir, enum plan_rw rw, uint64_t seed,
+				 bool norandommap = false)
+{
+	auto p = pb::build(dir, { job_spec("r", rw, PLAN_IOENGINE_NULL, 256 * 4096).with([&](plan_job &j) {
+						    j.io_trace_max = 10000;
+						    j.randseed = seed;
+						    j.norandommap = norandommap;
+					    }) });
+	auto r = pb::run(*p);
+	REQUIRE(r);
+	REQUIRE(r->nr_jobs == 1);
+	return trace_offsets(r->jobs[0].clones[0]);
+}
+
+} // namespace
+
+TEST_CASE("engine: a size-bound sequential psync write does exactly size bytes and leaves non-repeating data")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 4 << 20) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	REQUIRE(r->nr_jobs == 1);
+	const res_clone &c = r->jobs[0].clones[0];
+	CHECK(c.ddir[PLAN_DDIR_WRITE].bytes == 4u << 20);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].ios == 1024);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].clat.n == 1024);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].lat.n == 1024);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].clat.hist != nullptr);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].runtime_ns > 0);
+	CHECK(c.depth[0] == 1024);
+	CHECK(c.error == 0);
+	std::string path = d.file("w.0.0");
+	CHECK(file_size(path) == 4u << 20);
+	char mark[8];
+	CHECK(getxattr(path.c_str(), "user.ioplan", mark, sizeof(mark)) > 0);
+	// Every 4 KiB block differs from every other.
+	std::ifstream in(path, std::ios::binary);
+	std::set<std::string> blocks;
+	std::string b(4096, '\0');
+	while (in.read(&b[0], 4096))
+		blocks.insert(b);
+	CHECK(blocks.size() == 1024);
+}
+
+TEST_CASE("engine: a random read pass touches every block exactly once (psync and null at depth 8)")
+{
+	pb::tmpdir d;
+	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL }) {
+		auto p = pb::build(d.path(), { job_spec("rr", PLAN_RW_RANDREAD, eng).with([](plan_job &j) {
+								 j.io_trace_max = 1000;
+								 j.iodepth = 8;
+							 }) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = r->jobs[0].clones[0];
+		CHECK(c.ddir[PLAN_DDIR_READ].ios == 256);
+		CHECK(c.ddir[PLAN_DDIR_READ].bytes == 1u << 20);
+		auto offs = trace_offsets(c);
+		REQUIRE(offs.size() == 256);
+		std::set<uint64_t> uniq(offs.begin(), offs.end());
+		CHECK(uniq.size() == 256);
+		CHECK(*uniq.rbegin() == 255u * 4096);
+		CHECK(!std::is_sorted(offs.begin(), offs.end()));
+		for (uint64_t o : offs)
+			CHECK(o % 4096 == 0);
+	}
+}
+
+TEST_CASE("engine: loops repeat the pass, each pass a permutation of its own")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("rr", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 64 * 4096)
+						 .with([](plan_job &j) {
+							 j.io_trace_max = 1000;
+							 j.loops = 3;
+						 }) });
+	auto r = pb::run(*p);
+	auto offs = trace_offsets(r->jobs[0].clones[0]);
+	REQUIRE(offs.size() == 192);
+	for (int pass = 0; pass < 3; pass++) {
+		std::set<uint64_t> u(offs.begin() + pass * 64, offs.begin() + (pass + 1) * 64);
+		CHECK(u.size() == 64);
+	}
+	CHECK(!std::equal(offs.begin(), offs.begin() + 64, offs.begin() + 64));
+}
+
+TEST_CASE("engine: norandommap repeats blocks; randrepeat/randseed reproduce the offset sequence")
+{
+	pb::tmpdir d;
+	auto a = offsets_of(d.path(), PLAN_RW_RANDREAD, 0x89);
+	auto b = offsets_of(d.path(), PLAN_RW_RANDREAD, 0x89);
+	auto c = offsets_of(d.path(), PLAN_RW_RANDREAD, 1234);
+	CHECK(a == b);
+	CHECK(a != c);
+	auto n1 = offsets_of(d.path(), PLAN_RW_RANDREAD, 0x89, true);
+	auto n2 = offsets_of(d.path(), PLAN_RW_RANDREAD, 0x89, true);
+	REQUIRE(n1.size() == 256);
+	CHECK(n1 == n2);
+	std::set<uint64_t> u(n1.begin(), n1.end());
+	CHECK(u.size() < 256);
+	CHECK(u.size() > 100);	// uniform: about 1 - 1/e of the blocks
+}
+
+TEST_CASE("engine: io_size, number_ios and nrfiles bound the amount exactly")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(),
+			   { job_spec("io", PLAN_RW_READ).with([](plan_job &j) { j.io_size_bytes = 3 << 20; }),
+			     job_spec("n", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+				     j.number_ios = 37;
+			     }),
+			     job_spec("files", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20, 2, 4)
+				     .with([](plan_job &j) { j.io_trace_max = 1000; }) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	CHECK(pb::job_bytes(*r, 0, PLAN_DDIR_READ) == 3u << 20);
+	CHECK(pb::job_ios(*r, 1, PLAN_DDIR_READ) == 37);
+	CHECK(pb::job_bytes(*r, 2, PLAN_DDIR_WRITE) == 2u << 20);
+	const res_job *fj = pb::find_job(*r, 2);
+	REQUIRE(fj);
+	for (uint32_t c = 0; c < 2; c++) {
+		const res_clone &cl = fj->clones[c];
+		std::map<uint32_t, std::set<uint64_t>> per_file;
+		for (uint64_t i = 0; i < cl.trace_nr; i++)
+			per_file[cl.trace[i].file_index].insert(cl.trace[i].offset);
+		REQUIRE(per_file.size() == 4);
+		for (auto &kv : per_file)
+			CHECK(kv.second.size() == 64);	// 256 KiB per file, every block once
+		// roundrobin: consecutive I/Os go to consecutive files
+		CHECK(cl.trace[0].file_index == 0);
+		CHECK(cl.trace[1].file_index == 1);
+		CHECK(cl.trace[2].file_index == 2);
+	}
+	for (uint32_t f = 0; f < 4; f++)
+		CHECK(file_size(d.file("files.1." + std::to_string(f))) == 256u * 1024);
+}
+
+TEST_CASE("engine: a stonewalled job starts after every earlier job ended; a group's clones overlap")
+{
+	pb::tmpdir d;
+	auto slow = [](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 150000000ull;
+	};
+	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20, 2).with(slow),
+				       job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL).grouped().with(slow),
+				       job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_NULL).stonewalled().with(slow) });
+	CHECK(plan_job_at(p.get(), 1)->groupid == 1);
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	REQUIRE(r->nr_jobs == 3);
+	const res_job *a = pb::find_job(*r, 0), *b = pb::find_job(*r, 1), *c = pb::find_job(*r, 2);
+	REQUIRE((a && b && c));
+	// new_group is no barrier: a and b run at the same time.
+	CHECK(b->start_ns < a->end_ns);
+	CHECK(a->clones[1].thread_start_ns < a->clones[0].thread_end_ns);
+	// stonewall: c starts after both ended.
+	CHECK(c->start_ns >= a->end_ns);
+	CHECK(c->start_ns >= b->end_ns);
+	CHECK(c->groupid == 2);
+}
+
+TEST_CASE("engine: time_based runs for runtime; ramp_time runs first and is not measured")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_RANDREAD).with([](plan_job &j) {
+							 j.time_based = true;
+							 j.runtime_ns = 300000000ull;
+							 j.ramp_time_ns = 200000000ull;
+						 }) });
+	auto t0 = std::chrono::steady_clock::now();
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	REQUIRE(ret == 0);
+	const res_clone &c = r->jobs[0].clones[0];
+	uint64_t win = c.end_ns - c.start_ns;
+	CHECK(win >= 300000000ull);
+	CHECK(win < 380000000ull);
+	CHECK(c.ddir[PLAN_DDIR_READ].runtime_ns == win);
+	CHECK(c.start_ns - c.thread_start_ns >= 200000000ull);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios > 1000);	// wraps around the 256 blocks
+	CHECK(c.ddir[PLAN_DDIR_READ].clat.n == c.ddir[PLAN_DDIR_READ].ios);
+	CHECK(wall >= 0.5);
+	// bw samples every 500 ms do not fit in 300 ms; the series has its partial interval.
+	CHECK(c.bw_series.nr >= 1);
+	uint64_t series_ios = 0;
+	for (uint32_t i = 0; i < c.bw_series.nr; i++)
+		series_ios += c.bw_series.samples[i].ios[PLAN_DDIR_READ];
+	CHECK(series_ios == c.ddir[PLAN_DDIR_READ].ios);
+}
+
+TEST_CASE("engine: per-interval bandwidth and IOPS samples follow bwavgtime/iopsavgtime")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+							 j.time_based = true;
+							 j.runtime_ns = 450000000ull;
+							 j.bw_avg_time_ns = 100000000ull;
+							 j.iops_avg_time_ns = 50000000ull;
+							 j.rate_iops[PLAN_DDIR_READ] = 2000;
+						 }) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	const res_clone &c = r->jobs[0].clones[0];
+	CHECK(c.ddir[PLAN_DDIR_READ].bw_kib_s.n >= 3);
+	CHECK(c.ddir[PLAN_DDIR_READ].bw_kib_s.n <= 5);
+	CHECK(c.ddir[PLAN_DDIR_READ].iops.n >= 7);
+	CHECK(c.ddir[PLAN_DDIR_READ].iops.mean == doctest::Approx(2000).epsilon(0.1));
+	CHECK(c.ddir[PLAN_DDIR_READ].bw_kib_s.mean == doctest::Approx(8000).epsilon(0.1));
+	CHECK(c.iops_series.interval_ns == 50000000ull);
+	CHECK(c.bw_series.interval_ns == 100000000ull);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(900).epsilon(0.03));
+	CHECK(c.ddir[PLAN_DDIR_READ].sched_lat.n == c.ddir[PLAN_DDIR_READ].ios);
+	CHECK(c.ddir[PLAN_DDIR_READ].target_iops == 2000);
+}
+
+TEST_CASE("engine: eng_stop ends a long run within a second and marks it interrupted")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("long", PLAN_RW_RANDREAD, PLAN_IOENGINE_PSYNC, 1 << 20, 2)
+						 .with([](plan_job &j) {
+							 j.time_based = true;
+							 j.runtime_ns = 60000000000ull;
+						 }),
+				       job_spec("after", PLAN_RW_READ).stonewalled() });
+	eng *e = nullptr;
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	std::vector<char> states(p->nr_threads);
+	eng_status st{};
+	st.states = states.data();
+	for (int i = 0; i < 100; i++) {
+		REQUIRE(eng_get_status(e, &st) == 0);
+		if (st.phase == ENG_PHASE_RUN && st.ios[PLAN_DDIR_READ] > 0)
+			break;
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	CHECK(st.nr_running == 2);
+	CHECK(states[0] == 'r');
+	CHECK(states[2] == 'P');
+	CHECK(eng_wait(e, 1000000) == -ETIMEDOUT);
+	auto t0 = std::chrono::steady_clock::now();
+	eng_stop(e);
+	CHECK(eng_wait(e, 1000000000ull) == 0);
+	CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
+	results *r = nullptr;
+	CHECK(eng_finish(e, &r) == 0);
+	pb::results_ptr rp(r);
+	CHECK(r->interrupted);
+	REQUIRE(r->nr_jobs == 1);	// the stonewalled job never started
+	CHECK(r->jobs[0].clones[0].ddir[PLAN_DDIR_READ].ios > 0);
+	CHECK(r->jobs[0].clones[0].end_ns > r->jobs[0].clones[0].start_ns);
+}
+
+TEST_CASE("engine: an existing file ioplan did not create is never written without permission")
+{
+	pb::tmpdir d;
+	std::string path = d.file("precious");
+	{
+		std::ofstream f(path);
+		f << std::string(1 << 20, 'x');
+	}
+	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE).file("precious") });
+	int ret = 0;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -EPERM);
+	REQUIRE(r);
+	CHECK(r->error == EPERM);
+	REQUIRE(r->nr_msgs >= 1);
+	CHECK(std::string(r->msgs[0].text).find(path) != std::string::npos);
+	CHECK(r->msgs[0].level == RES_MSG_ERROR);
+	CHECK(pb::job_bytes(*r, 0, PLAN_DDIR_WRITE) == 0);
+	std::ifstream in(path);
+	std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	CHECK(s == std::string(1 << 20, 'x'));
+	// Reading it is fine; writing it is fine once allowed.
+	auto rd = pb::build(d.path(), { job_spec("r", PLAN_RW_READ).file("precious") });
+	CHECK(pb::run(*rd, &ret)->error == 0);
+	CHECK(ret == 0);
+	p->allow_existing_file_write = true;
+	r = pb::run(*p, &ret);
+	CHECK(ret == 0);
+	CHECK(pb::job_bytes(*r, 0, PLAN_DDIR_WRITE) == 1u << 20);
+}
+
+TEST_CASE("engine: ioplan's own files are reused, and unlink=1 removes them after the job")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_RANDWRITE) });
+	int ret = -1;
+	pb::run(*p, &ret);
+	CHECK(ret == 0);
+	CHECK(file_size(d.file("f.0.0")) == 1u << 20);
+	pb::run(*p, &ret);	// marked as ours: rewriting it needs no permission
+	CHECK(ret == 0);
+	const_cast<plan_job *>(plan_job_at(p.get(), 0))->unlink = true;
+	pb::run(*p, &ret);
+	CHECK(ret == 0);
+	CHECK(access(d.file("f.0.0").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("engine: a missing directory is an error with the path, not a crash")
+{
+	auto p = pb::build("/nonexistent-ioplan-dir", { job_spec("x", PLAN_RW_READ) });
+	int ret = 0;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -ENOENT);
+	REQUIRE(r);
+	REQUIRE(r->nr_msgs == 1);
+	CHECK(std::string(r->msgs[0].text).find("/nonexistent-ioplan-dir/x.0.0") != std::string::npos);
+}
