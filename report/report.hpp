@@ -12,6 +12,14 @@
 // Formats are written in fio's order whatever the order of the list: terse,
 // then json/json+, then normal.  The writers never print anything else, so a
 // JSON-only stdout is exactly one valid JSON document.
+//
+// JSON guarantees, stricter than fio: no object has a key twice (fio repeats a
+// key in "global options" and "job options" when an option is given twice;
+// ioplan keeps one, the last value, in the place of the first), no NaN or
+// infinity (a non-finite statistic is written as 0, or as no samples), names
+// and paths escaped and invalid UTF-8 replaced by U+FFFD.  An interrupted run
+// (ioplan.interrupted) and a failed one (ioplan.error, jobs[].error) still get
+// the whole document with what was measured.
 #pragma once
 
 #include <cstdint>
