@@ -129,11 +129,11 @@ check-layering:
 	@$(PYTHON) tests/check_layering.py
 
 # Generated files are committed; this fails when one is stale.
-check-generated: $(BIN)
-	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --check
+check-generated: $(BIN) $(UNIT)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_UNIT=$(CURDIR)/$(UNIT) $(PYTHON) tests/generate.py --check
 
-generate: $(BIN)
-	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --write
+generate: $(BIN) $(UNIT)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_UNIT=$(CURDIR)/$(UNIT) $(PYTHON) tests/generate.py --write
 
 golden-update: $(BIN)
 	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden

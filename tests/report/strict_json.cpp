@@ -2,8 +2,13 @@
 // checker of strict_json.hpp, as an nlohmann SAX consumer.
 #include "tests/report/strict_json.hpp"
 
+#include "tests/report/fixture.hpp"
+
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +113,25 @@ bool strict_json(const std::string &text, std::string *why)
 		return false;
 	}
 	return true;
+}
+
+bool schema_valid(const std::vector<std::string> &docs, std::string *report)
+{
+	char tmpl[] = "/tmp/ioplan-schema-XXXXXX";
+	if (!mkdtemp(tmpl))
+		throw std::runtime_error("mkdtemp failed");
+	std::string dir = tmpl, args;
+	for (size_t i = 0; i < docs.size(); i++) {
+		std::string path = dir + "/doc" + std::to_string(i) + ".json";
+		std::ofstream(path, std::ios::binary) << docs[i];
+		args += " " + path;
+	}
+	int st = -1;
+	*report = run("/usr/bin/python3 " + root() + "/tests/report/check_json.py " + root() +
+			      "/schema/result.schema.json" + args + " 2>&1",
+		      &st);
+	run("rm -rf " + dir);
+	return st == 0;
 }
 
 } // namespace t

@@ -100,6 +100,7 @@ TEST_CASE("json: an interrupted run is still one valid document that says so")
 	CHECK(doc.at("jobs")[0].at("write").at("total_ios") == 100);
 	CHECK(doc.at("jobs")[1].at("jobname") == "never");
 	CHECK(doc.at("jobs")[1].at("read").at("total_ios") == 0);
+	CHECK(doc.at("ioplan").at("warnings") == nlohmann::json::array({ "stopped by SIGINT after 0.35 s" }));
 }
 
 TEST_CASE("json: a failed run names its error in fio's keys and in the ioplan object")
@@ -113,6 +114,8 @@ TEST_CASE("json: a failed run names its error in fio's keys and in the ioplan ob
 	CHECK(errs[0].at("offset") == 40u * 131072);
 	CHECK(doc.at("ioplan").at("messages").size() == 2);
 	CHECK(doc.at("disk_util")[0].at("name") == "sdb");
+	CHECK(doc.at("ioplan").at("warnings").empty());
+	CHECK(doc.at("ioplan").at("preflight") == nlohmann::json::object());
 }
 
 TEST_CASE("json: non-finite inputs never reach the document")
