@@ -20,6 +20,42 @@ struct oracle_case {
 	std::vector<uint32_t> members = {};	// per entry: clones merged by group_reporting
 };
 
+// Seed 001's fio_setting.txt (CrystalDiskMark's eight tests, one group each
+// by a global stonewall) with size=1g cut to 2m.  fio spends ~0.3 s per group,
+// so the eight sections run as three job files, [first, last).
+std::string fio_setting(size_t first, size_t last)
+{
+	static const char *const sections[] = {
+		"[SEQ1M_Q8T1_READ]\nrw=read\nbs=1m\niodepth=8\nnumjobs=1\n",
+		"[SEQ1M_Q8T1_WRITE]\nrw=write\nbs=1m\niodepth=8\nnumjobs=1\n",
+		"[SEQ1M_Q1T1_READ]\nrw=read\nbs=1m\niodepth=1\nnumjobs=1\n",
+		"[SEQ1M_Q1T1_WRITE]\nrw=write\nbs=1m\niodepth=1\nnumjobs=1\n",
+		"[RND4K_Q32T1_READ]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=1\n",
+		"[RND4K_Q32T1_WRITE]\nrw=randwrite\nbs=4k\niodepth=32\nnumjobs=1\n",
+		"[RND4K_Q1T1_READ]\nrw=randread\nbs=4k\niodepth=1\nnumjobs=1\n",
+		"[RND4K_Q1T1_WRITE]\nrw=randwrite\nbs=4k\niodepth=1\nnumjobs=1\n",
+	};
+	std::string job = "[global]\nioengine=libaio\nsize=2m\ndirect=1\nruntime=60\nstonewall\n";
+	for (size_t i = first; i < last; i++)
+		job += std::string("\n") + sections[i];
+	return job;
+}
+
+// Seed 002's Azure job files (fiowrite.ini, fioread.ini, fioreadwrite.ini)
+// with size=30g cut to 256k and the directory= lines left out (the run's own
+// temporary directory stands in for /mnt/nocache and /mnt/readcache).
+std::string azure(const char *depth, const char *sections)
+{
+	return std::string("[global]\nsize=256k\ndirect=1\niodepth=") + depth +
+	       "\nioengine=libaio\nbs=4k\nnumjobs=4\n\n" + sections;
+}
+
+std::vector<enum plan_rw> times(size_t n, enum plan_rw rw, std::vector<enum plan_rw> v = {})
+{
+	v.insert(v.end(), n, rw);
+	return v;
+}
+
 std::vector<oracle_case> cases()
 {
 	return {
@@ -61,6 +97,19 @@ std::vector<oracle_case> cases()
 		{ "null engine, bssplit",
 		  "[global]\nioengine=null\nsize=4m\n[split]\nrw=randread\nbssplit=4k/50:64k/30:128k/20\n",
 		  { PLAN_RW_RANDREAD } },
+		{ "seed 001 fio_setting.txt, sections 1-3",
+		  fio_setting(0, 3), { PLAN_RW_READ, PLAN_RW_WRITE, PLAN_RW_READ } },
+		{ "seed 001 fio_setting.txt, sections 4-6",
+		  fio_setting(3, 6), { PLAN_RW_WRITE, PLAN_RW_RANDREAD, PLAN_RW_RANDWRITE } },
+		{ "seed 001 fio_setting.txt, sections 7-8",
+		  fio_setting(6, 8), { PLAN_RW_RANDREAD, PLAN_RW_RANDWRITE } },
+		{ "seed 002 fiowrite.ini", azure("256", "[writer1]\nrw=randwrite\n"),
+		  times(4, PLAN_RW_RANDWRITE) },
+		{ "seed 002 fioread.ini", azure("256", "[reader1]\nrw=randread\n"),
+		  times(4, PLAN_RW_RANDREAD) },
+		{ "seed 002 fioreadwrite.ini",
+		  azure("128", "[reader1]\nrw=randread\n\n[writer1]\nrw=randwrite\nrate_iops=3200\n"),
+		  times(4, PLAN_RW_RANDWRITE, times(4, PLAN_RW_RANDREAD)) },
 	};
 }
 
