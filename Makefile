@@ -129,14 +129,18 @@ check-layering:
 	@$(PYTHON) tests/check_layering.py
 
 # Generated files are committed; this fails when one is stale.
-check-generated: $(BIN)
-	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --check
+check-generated: $(BIN) $(UNIT)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_UNIT=$(CURDIR)/$(UNIT) $(PYTHON) tests/generate.py --check
 
-generate: $(BIN)
-	@IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/generate.py --write
+generate: $(BIN) $(UNIT)
+	@IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_UNIT=$(CURDIR)/$(UNIT) $(PYTHON) tests/generate.py --write
 
-golden-update: $(BIN)
-	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden
+# Rewrites the golden files (tests/golden/) from what the code prints now:
+# review the diff, then commit.  Unit-level goldens first, then any e2e ones.
+golden-update: $(BIN) $(UNIT)
+	IOPLAN_GOLDEN_UPDATE=1 $(UNIT) --no-intro=true --test-case='golden:*'
+	@if ls tests/e2e/test_*golden*.py >/dev/null 2>&1; then \
+		IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden; fi
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -14,6 +14,12 @@
 
 namespace report {
 
+// What a row of the format table (report.cpp) calls: render model m (built
+// from r and p) in one format onto out.  A new writer implements this and adds
+// one row there.
+using writer_fn = void (*)(std::ostream &out, const model &m, const results &r, const plan &p,
+			   const options &o);
+
 // fio terse v3: one line per entry.
 void write_terse(std::ostream &out, const model &m, const results &r);
 std::string terse_line(const entry &e, const group_stat &g, const results &r);

@@ -3,6 +3,7 @@
 #include "report/group.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -364,6 +365,21 @@ void build_groups(model &m, const plan &p)
 		}
 }
 
+// Sample statistics come from floating-point sums; a non-finite or negative
+// value (never from real samples, but possible from a broken producer) would
+// print as "nan"/"inf" in terse and normal output, and cannot be a JSON number.
+// Such a statistic is reported as no samples at all.
+void drop_broken_samples(model &m)
+{
+	for (entry &e : m.entries)
+		for (int d = 0; d < PLAN_DDIR_NR; d++)
+			for (res_sample_stat *s : { &e.st.get().ddir[d].bw_kib_s, &e.st.get().ddir[d].iops })
+				if (!std::isfinite(s->min) || !std::isfinite(s->max) ||
+				    !std::isfinite(s->mean) || !std::isfinite(s->m2) || s->min < 0 ||
+				    s->m2 < 0)
+					*s = res_sample_stat{};
+}
+
 } // namespace
 
 const group_stat &model::group(uint32_t id) const
@@ -381,6 +397,7 @@ model build_model(const results &r, const plan &p)
 	m.nr_threads = p.nr_threads;
 	build_runs(m, r, p);
 	build_entries(m, p);
+	drop_broken_samples(m);
 	build_groups(m, p);
 	return m;
 }

@@ -9,7 +9,8 @@
 namespace report {
 
 // {schema_version, version, host, kernel, clock_source, clock_cost_ns,
-//  start_wall_ns, elapsed_ns, interrupted, error, jobs[], messages[]};
+//  start_wall_ns, elapsed_ns, interrupted, error, jobs[], messages[],
+//  warnings[], preflight{}};
 // jobs[i] describes the top-level jobs[i].  See result_schema() for every key.
 ojson ioplan_object(const model &m, const results &r);
 

@@ -238,6 +238,11 @@ ojson ioplan_def()
 {
 	ojson sv = type("integer");
 	sv["const"] = result_schema_version;
+	ojson strings = type("array", "the text of every warning-level message");
+	strings["items"] = type("string");
+	ojson preflight = closed(ojson::object());
+	preflight["description"] = "reserved for the preflight validity report; empty until "
+				   "the engine records one (its findings are in messages)";
 	return closed({ { "schema_version", sv },
 			{ "version", type("string") },
 			{ "host", type("string") },
@@ -249,7 +254,9 @@ ojson ioplan_def()
 			{ "interrupted", type("boolean") },
 			{ "error", type("integer") },
 			{ "jobs", array_of("ioplan_job") },
-			{ "messages", array_of("message") } });
+			{ "messages", array_of("message") },
+			{ "warnings", strings },
+			{ "preflight", preflight } });
 }
 
 ojson definitions()

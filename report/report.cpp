@@ -1,6 +1,17 @@
-// report/report.cpp - report::write: parses the format list and runs the
-// writers in fio's order over one model of the results.
+// report/report.cpp - the format table, report::write and writing to a file.
+//
+// Every output format is one row of formats[]: its --output-format name, its
+// bit in options.formats and its writer.  parse_formats, the list of valid
+// names in error messages and write() all read the table, so a new writer
+// (diskspd, cdm) registers with one row (and one FORMAT_* bit in report.hpp).
+// Rows are in fio's print order: terse, json/json+, normal.
 #include "report/report.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sstream>
+#include <unistd.h>
 
 #include "report/formats.hpp"
 #include "report/group.hpp"
@@ -9,24 +20,69 @@ namespace report {
 
 namespace {
 
-bool format_bit(const std::string &name, unsigned *bit)
+void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &)
 {
-	if (name == "normal")
-		*bit = FORMAT_NORMAL;
-	else if (name == "terse" || name == "minimal" || name == "csv")
-		*bit = FORMAT_TERSE;
-	else if (name == "json")
-		*bit = FORMAT_JSON;
-	else if (name == "json+")
-		*bit = FORMAT_JSON_PLUS;
-	else
-		return false;
-	return true;
+	write_terse(out, m, r);
+}
+
+void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &)
+{
+	write_json(out, m, r, p, false);
+}
+
+void json_plus(std::ostream &out, const model &m, const results &r, const plan &p,
+	       const options &)
+{
+	write_json(out, m, r, p, true);
+}
+
+void normal(std::ostream &out, const model &m, const results &r, const plan &p,
+	    const options &o)
+{
+	write_normal(out, m, r, p, o);
+}
+
+struct format_row {
+	const char *name;
+	unsigned bit;
+	writer_fn write;
+	unsigned unless = 0;	// skipped when any of these bits is also asked for
+};
+
+// Names sharing a bit are synonyms (fio: terse, minimal, csv).
+const format_row formats[] = {
+	{ "terse", FORMAT_TERSE, terse },
+	{ "minimal", FORMAT_TERSE, terse },
+	{ "csv", FORMAT_TERSE, terse },
+	{ "json", FORMAT_JSON, json, FORMAT_JSON_PLUS },	// json+ is json with bins
+	{ "json+", FORMAT_JSON_PLUS, json_plus },
+	{ "normal", FORMAT_NORMAL, normal },
+};
+
+const format_row *find_format(const std::string &name)
+{
+	for (const format_row &f : formats)
+		if (name == f.name)
+			return &f;
+	return nullptr;
+}
+
+std::string errno_text(const std::string &what, const std::string &path, int err)
+{
+	return "cannot " + what + " '" + path + "': " + std::strerror(err);
 }
 
 } // namespace
 
-bool parse_formats(const std::string &list, unsigned *formats, std::string *err)
+std::string format_names()
+{
+	std::string s;
+	for (const format_row &f : formats)
+		s += (s.empty() ? "" : ", ") + std::string(f.name);
+	return s;
+}
+
+bool parse_formats(const std::string &list, unsigned *formats_out, std::string *err)
 {
 	unsigned mask = 0;
 	size_t start = 0;
@@ -35,23 +91,20 @@ bool parse_formats(const std::string &list, unsigned *formats, std::string *err)
 		size_t comma = list.find(',', start);
 		std::string name = list.substr(start, comma == std::string::npos ? std::string::npos
 										  : comma - start);
-		unsigned bit;
-		if (name.empty()) {
-			*err = "--output-format: empty format name in '" + list +
-			       "' (expected normal, terse, json or json+)";
+		const format_row *f = find_format(name);
+		if (!f) {
+			*err = "--output-format: " +
+			       (name.empty() ? "empty format name in '" + list + "'"
+					     : "unknown format '" + name + "'") +
+			       " (valid: " + format_names() + ")";
 			return false;
 		}
-		if (!format_bit(name, &bit)) {
-			*err = "--output-format: unknown format '" + name +
-			       "' (expected normal, terse, json or json+)";
-			return false;
-		}
-		mask |= bit;
+		mask |= f->bit;
 		if (comma == std::string::npos)
 			break;
 		start = comma + 1;
 	}
-	*formats = mask;
+	*formats_out = mask;
 	return true;
 }
 
@@ -63,14 +116,57 @@ std::string version_string()
 void write(const results &r, const plan &p, const options &o, std::ostream &out)
 {
 	model m = build_model(r, p);
+	unsigned done = 0;
 
-	if (o.formats & FORMAT_TERSE)
-		write_terse(out, m, r);
-	if (o.formats & (FORMAT_JSON | FORMAT_JSON_PLUS))
-		write_json(out, m, r, p, (o.formats & FORMAT_JSON_PLUS) != 0);
-	if (o.formats & FORMAT_NORMAL)
-		write_normal(out, m, r, p, o);
+	for (const format_row &f : formats) {
+		if (!(o.formats & f.bit) || (done & f.bit) || (o.formats & f.unless))
+			continue;
+		f.write(out, m, r, p, o);
+		done |= f.bit;
+	}
 	out.flush();
+}
+
+int open_output(const std::string &path, std::string *err)
+{
+	int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		*err = errno_text("open output file", path, errno);
+	return fd;
+}
+
+bool write_fd(int fd, const std::string &path, const results &r, const plan &p,
+	      const options &o, std::string *err)
+{
+	std::ostringstream text;
+	write(r, p, o, text);
+	const std::string s = text.str();
+	size_t off = 0;
+	while (off < s.size()) {
+		ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = errno_text("write output file", path, n < 0 ? errno : EIO);
+			return false;
+		}
+		off += (size_t)n;
+	}
+	return true;
+}
+
+bool write_to_file(const std::string &path, const results &r, const plan &p, const options &o,
+		   std::string *err)
+{
+	int fd = open_output(path, err);
+	if (fd < 0)
+		return false;
+	bool ok = write_fd(fd, path, r, p, o, err);
+	if (close(fd) != 0 && ok) {
+		*err = errno_text("close output file", path, errno);
+		ok = false;
+	}
+	return ok;
 }
 
 } // namespace report

@@ -7,11 +7,21 @@
 //     if (!report::parse_formats(arg_of_output_format, &o.formats, &err))
 //         ... print err, exit 2 ...
 //     o.pid = getpid();
-//     report::write(*results, *plan, o, out);   // out: std::cout or the --output file
+//     report::write(*results, *plan, o, std::cout);
+//     // or, for --output=FILE:
+//     if (!report::write_to_file(path, *results, *plan, o, &err)) ... print err, exit 1 ...
 //
 // Formats are written in fio's order whatever the order of the list: terse,
-// then json/json+, then normal.  The writers never print anything else, so a
+// then json/json+, then normal (the order of the format table in report.cpp).  The writers never print anything else, so a
 // JSON-only stdout is exactly one valid JSON document.
+//
+// JSON guarantees, stricter than fio: no object has a key twice (fio repeats a
+// key in "global options" and "job options" when an option is given twice;
+// ioplan keeps one, the last value, in the place of the first), no NaN or
+// infinity (a non-finite statistic is written as 0, or as no samples), names
+// and paths escaped and invalid UTF-8 replaced by U+FFFD.  An interrupted run
+// (ioplan.interrupted) and a failed one (ioplan.error, jobs[].error) still get
+// the whole document with what was measured.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +33,7 @@
 
 namespace report {
 
+// One bit per writer of the format table (report.cpp).
 enum format_bits : unsigned {
 	FORMAT_NORMAL = 1u << 0,
 	FORMAT_TERSE = 1u << 1,
@@ -40,14 +51,30 @@ struct options {
 	bool banner = true;
 };
 
-// Parses --output-format's comma list: normal, terse (also minimal, csv), json,
-// json+.  Returns false with a one-line reason in *err for an unknown or empty
-// name.
+// Parses --output-format's comma list of format table names (normal, terse and
+// its synonyms minimal and csv, json, json+).  Returns false with a one-line
+// reason naming the valid names in *err for an unknown or empty name.
 bool parse_formats(const std::string &list, unsigned *formats, std::string *err);
+
+// The valid --output-format names, comma-separated, in table order (for --help).
+std::string format_names();
 
 // Writes the results of plan p in every format of o.formats to out.
 // Throws std::bad_alloc only.
 void write(const results &r, const plan &p, const options &o, std::ostream &out);
+
+// --output=FILE: creates or truncates path and writes the report into it.
+// False with "cannot open|write|close output file 'path': <strerror>" in *err.
+bool write_to_file(const std::string &path, const results &r, const plan &p, const options &o,
+		   std::string *err);
+
+// The two halves of write_to_file, so a CLI can open the file before a long
+// run (a bad path is then an error in the first second, not after an hour):
+// open_output returns a descriptor (O_CLOEXEC, mode 0644) or -1 with *err;
+// write_fd writes the whole report to fd (path only names it in *err).
+int open_output(const std::string &path, std::string *err);
+bool write_fd(int fd, const std::string &path, const results &r, const plan &p, const options &o,
+	      std::string *err);
 
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless

@@ -4,7 +4,9 @@
 `make generate` (--write) rewrites them; `make check-generated` (--check) fails
 naming each file whose committed text differs from what the code produces now.
 Each entry is an output path and the ioplan arguments whose stdout it is, or a
-function producing the text.
+function producing the text.  Files made by library code that the ioplan binary
+does not expose (the JSON report's schema) are collected from the unit-test
+binary ($IOPLAN_UNIT), whose tests write them under $IOPLAN_GENERATE_DIR.
 """
 import argparse
 import difflib
@@ -12,9 +14,11 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BIN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
+UNIT = os.environ.get("IOPLAN_UNIT", str(ROOT / "build" / "release" / "unit_tests"))
 
 
 def ioplan(*args: str) -> str:
@@ -28,6 +32,21 @@ def man_page(template: str) -> str:
     """A man page whose @OPTIONS@ line is replaced by the option list from the table."""
     text = (ROOT / template).read_text()
     return text.replace("@OPTIONS@\n", ioplan("--dump-man-options"))
+
+
+def from_unit_tests(rel: str, test_case: str):
+    """A producer: the file rel as the unit test test_case writes it."""
+    def produce() -> str:
+        with tempfile.TemporaryDirectory(prefix="ioplan-generate-") as tmp:
+            env = dict(os.environ, IOPLAN_GENERATE_DIR=tmp)
+            proc = subprocess.run([UNIT, f"--test-case={test_case}", "--no-intro=true"], cwd=ROOT,
+                                  env=env, capture_output=True, text=True)
+            out = pathlib.Path(tmp) / rel
+            if proc.returncode != 0 or not out.exists():
+                raise RuntimeError(f"{UNIT} --test-case={test_case!r} failed ({proc.returncode}): "
+                                   f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
+            return out.read_text()
+    return produce
 
 
 # (output, producer). Producers run from the repository root.
@@ -55,6 +74,8 @@ def job_file_variants() -> list:
 GENERATED: list = [
     ("man/ioplan-job.5", lambda: man_page("man/ioplan-job.5.in")),
     ("schema/job.schema.json", lambda: ioplan("--dump-job-schema")),
+    ("schema/result.schema.json",
+     from_unit_tests("schema/result.schema.json", "json schema: schema/result.schema.json is*")),
 ] + job_file_variants()
 
 

@@ -193,7 +193,8 @@ fio_run run_fio(const std::string &job)
 	return parse_output(ss.str());
 }
 
-rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, bool widen)
+rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, bool widen,
+		const std::vector<uint32_t> &members)
 {
 	const nlohmann::json &jobs = doc.at("jobs");
 	std::vector<job_spec> specs;
@@ -203,6 +204,8 @@ rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, 
 		s.name = j.at("jobname").get<std::string>();
 		s.rw = rw.at(i);
 		s.groupid = j.at("groupid").get<uint32_t>();
+		s.numjobs = i < members.size() ? members[i] : 1;
+		s.group_reporting = s.numjobs > 1;
 		if (j.contains("job options"))
 			s.opts = kvs(j.at("job options"));
 		s.tweak = [j, opts = s.opts](plan_job &pj) {
@@ -225,8 +228,12 @@ rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, 
 	rebuilt b;
 	b.plan = std::make_unique<plan_holder>(specs, globals);
 	b.res = std::make_unique<results_holder>(b.plan->get());
-	for (size_t i = 0; i < jobs.size(); i++)
+	for (size_t i = 0; i < jobs.size(); i++) {
 		rebuild_clone(b.res->clone((uint32_t)i, 0), jobs[i], widen);
+		uint32_t clones = plan_job_at(&b.plan->get(), (uint32_t)i)->nr_clones;
+		for (uint32_t c = 1; c < clones; c++)
+			b.res->clone((uint32_t)i, c).end_ns = 0;	// no window: adds nothing
+	}
 	if (doc.contains("disk_util"))
 		for (auto &d : doc.at("disk_util")) {
 			res_disk rd = {};
@@ -258,13 +265,18 @@ std::vector<std::string> ioplan_terse(rebuilt &b)
 	return lines;
 }
 
-nlohmann::json ioplan_json(rebuilt &b, bool plus)
+std::string ioplan_json_text(rebuilt &b, bool plus)
 {
 	std::ostringstream out;
 	report::options o;
 	o.formats = plus ? report::FORMAT_JSON_PLUS : report::FORMAT_JSON;
 	report::write(b.res->get(), b.plan->get(), o, out);
-	return nlohmann::json::parse(out.str());
+	return out.str();
+}
+
+nlohmann::json ioplan_json(rebuilt &b, bool plus)
+{
+	return nlohmann::json::parse(ioplan_json_text(b, plus));
 }
 
 std::string ioplan_normal(rebuilt &b)

@@ -35,11 +35,16 @@ struct rebuilt {
 	std::unique_ptr<plan_holder> plan;
 	std::unique_ptr<results_holder> res;
 };
-rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, bool widen);
+// members[i] > 1: fio's jobs[i] is a group_reporting entry of that many
+// clones of one section; the rebuilt job has as many clones, the first holding
+// fio's merged numbers and the rest empty, so the entry reads "jobs=N" again.
+rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, bool widen,
+		const std::vector<uint32_t> &members = {});
 
 // Text renders of rebuilt results.
 std::vector<std::string> ioplan_terse(rebuilt &b);
 nlohmann::json ioplan_json(rebuilt &b, bool plus);
+std::string ioplan_json_text(rebuilt &b, bool plus);	// as written, unparsed
 std::string ioplan_normal(rebuilt &b);
 
 // "a/b/c" -> JSON type name ("integer", "float", "string", "object", ...)

@@ -1,0 +1,123 @@
+// tests/report/test_report.cpp - the format table (report/report.cpp):
+// --output-format parsing, fio's print order, and --output=FILE.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "report/report.hpp"
+#include "tests/report/scenarios.hpp"
+
+namespace {
+
+unsigned parsed(const std::string &list)
+{
+	unsigned f = 0;
+	std::string err;
+	REQUIRE_MESSAGE(report::parse_formats(list, &f, &err), err);
+	return f;
+}
+
+std::string parse_error(const std::string &list)
+{
+	unsigned f = 12345;
+	std::string err;
+	CHECK_FALSE(report::parse_formats(list, &f, &err));
+	CHECK(f == 12345);	// untouched on error
+	return err;
+}
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream ss;
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+} // namespace
+
+TEST_CASE("report: format names map to their writers' bits")
+{
+	CHECK(parsed("normal") == report::FORMAT_NORMAL);
+	CHECK(parsed("terse") == report::FORMAT_TERSE);
+	CHECK(parsed("minimal") == report::FORMAT_TERSE);
+	CHECK(parsed("csv") == report::FORMAT_TERSE);
+	CHECK(parsed("json") == report::FORMAT_JSON);
+	CHECK(parsed("json+") == report::FORMAT_JSON_PLUS);
+	CHECK(parsed("json,terse,normal") ==
+	      (report::FORMAT_JSON | report::FORMAT_TERSE | report::FORMAT_NORMAL));
+	CHECK(parsed("terse,terse") == report::FORMAT_TERSE);
+	CHECK(report::format_names() == "terse, minimal, csv, json, json+, normal");
+}
+
+TEST_CASE("report: an unknown or empty format name is an error naming the valid ones")
+{
+	CHECK(parse_error("jsn") == "--output-format: unknown format 'jsn' "
+				    "(valid: terse, minimal, csv, json, json+, normal)");
+	CHECK(parse_error("JSON").find("unknown format 'JSON'") != std::string::npos);
+	CHECK(parse_error("terse,,json").find("empty format name in 'terse,,json'") != std::string::npos);
+	CHECK(parse_error("").find("empty format name") != std::string::npos);
+	CHECK(parse_error("normal,").find("(valid: terse,") != std::string::npos);
+	CHECK(parse_error(" json").find("unknown format ' json'") != std::string::npos);
+}
+
+TEST_CASE("report: formats print in fio's order whatever the order asked")
+{
+	t::scenario_run run = t::scenarios().at(0).build();
+	std::string all = t::render(run, parsed("normal,json,terse"));
+	size_t terse = all.find("3;ioplan-"), json = all.find("{\n  \"fio version\""),
+	       normal = all.find("randread-4k: (groupid=0");
+	REQUIRE(terse != std::string::npos);
+	REQUIRE(json != std::string::npos);
+	REQUIRE(normal != std::string::npos);
+	CHECK(terse == 0);
+	CHECK(terse < json);
+	CHECK(json < normal);
+	// Each part is exactly what that format alone prints.
+	std::string t_only = t::render(run, report::FORMAT_TERSE);
+	std::string j_only = t::render(run, report::FORMAT_JSON);
+	CHECK(all.compare(0, t_only.size(), t_only) == 0);
+	CHECK(all.compare(json, j_only.size(), j_only) == 0);
+	// json+ replaces json: one document, with bins.
+	std::string both = t::render(run, parsed("json,json+"));
+	CHECK(both == t::render(run, report::FORMAT_JSON_PLUS));
+	CHECK(both.find("\"bins\"") != std::string::npos);
+	CHECK(t::render(run, parsed("minimal")) == t_only);
+}
+
+TEST_CASE("report: --output=FILE writes the same bytes, truncating, and names what failed")
+{
+	t::scenario_run run = t::scenarios().at(0).build();
+	report::options o;
+	o.formats = parsed("terse,json");
+	o.pid = 4242;
+	std::ostringstream want;
+	report::write(run.res->get(), run.plan->get(), o, want);
+
+	char tmpl[] = "/tmp/ioplan-output-XXXXXX";
+	REQUIRE(mkdtemp(tmpl));
+	std::string dir = tmpl, path = dir + "/out.txt", err;
+	std::ofstream(path) << std::string(100000, 'x');	// longer than the report
+	REQUIRE_MESSAGE(report::write_to_file(path, run.res->get(), run.plan->get(), o, &err), err);
+	CHECK(slurp(path) == want.str());
+
+	std::string missing = dir + "/no/such/dir/out.txt";
+	CHECK_FALSE(report::write_to_file(missing, run.res->get(), run.plan->get(), o, &err));
+	CHECK(err == "cannot open output file '" + missing + "': No such file or directory");
+	CHECK_FALSE(report::write_to_file(dir, run.res->get(), run.plan->get(), o, &err));
+	CHECK(err == "cannot open output file '" + dir + "': Is a directory");
+	if (access("/dev/full", W_OK) == 0) {
+		CHECK_FALSE(report::write_to_file("/dev/full", run.res->get(), run.plan->get(), o, &err));
+		CHECK(err == "cannot write output file '/dev/full': No space left on device");
+	}
+	int fd = report::open_output(path, &err);
+	REQUIRE(fd >= 0);
+	CHECK(slurp(path).empty());	// truncated at open, before any run
+	CHECK(report::write_fd(fd, path, run.res->get(), run.plan->get(), o, &err));
+	close(fd);
+	CHECK(slurp(path) == want.str());
+	std::system(("rm -rf " + dir).c_str());
+}
