@@ -19,7 +19,7 @@ struct own_option {
 const own_option own_options[] = {
     {"help", false}, {"version", false}, {"showplan", false}, {"parse-only", false}, {"output-format", true},
     {"output", true}, {"section", true}, {"cmdhelp", false}, {"name", true}, {"dump-man-options", false},
-    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true},
+    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true}, {"eta", true},
 };
 
 const own_option *find_own(const std::string &name)
@@ -69,6 +69,11 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "presets") a_.what = action::presets;
     else if (n == "format") a_.req.format = value;
     else if (n == "to") a_.convert_to = value;
+    else if (n == "eta") {
+        std::string err;
+        if (!parse_eta_mode(value, &a_.eta, &err))
+            parser::fail(arg_loc(i_, "--eta=" + value), err);
+    }
     else if (n == "name") {
         if (value == "global") {
             current_job_ = nullptr; // options now go to the command-line defaults
@@ -154,6 +159,7 @@ void print_usage(FILE *out)
           "  --output-format=FMT   normal, terse (minimal), json, json+; comma-separated for several\n"
           "  --output=FILE         write the results to FILE instead of stdout\n"
           "  --section=NAME        run only job section NAME (repeatable)\n"
+          "  --eta=WHEN            progress line on stderr: auto (when a terminal), always, never\n"
           "  --name=NAME           start a command-line job; the job options after it belong to it\n"
           "  --format=SYNTAX       job file syntax: ini, toml, yaml (default: by extension;\n"
           "                        .toml and .yaml/.yml, anything else is INI)\n"

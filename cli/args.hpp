@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress.hpp"
 #include "parser/parser.hpp"
 
 namespace cli {
@@ -24,6 +25,7 @@ struct args {
     std::string cmdhelp;        // option name, or "all"
     std::string preset;
     std::string convert_to;     // `ioplan convert FILE --to=ini|toml|yaml`
+    eta_mode eta = eta_mode::automatic;
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

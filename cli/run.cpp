@@ -1,19 +1,140 @@
-// cli/run.cpp - plan -> engine -> results -> reports.
+// cli/run.cpp - plan -> preflight -> engine -> results -> reports.
 //
-// Until the engine's run loop is merged this says so plainly instead of
-// pretending to run; --showplan and --parse-only work without it.
+// SIGINT and SIGTERM are blocked in every thread before the engine starts
+// (its workers inherit the mask) and taken here with sigtimedwait, so the
+// first one asks the engine to stop and keep what it measured, and a second
+// aborts at once; the report is still written and JSON stays valid.
 #include "cli/run.hpp"
 
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "cli/progress.hpp"
+#include "engine/engine.h"
+#include "engine/preflight.h"
+#include "report/report.hpp"
 
 namespace cli {
 
+namespace {
+
+const char *level_name(res_msg_level l)
+{
+    return l == RES_MSG_ERROR ? "error" : l == RES_MSG_WARNING ? "warning" : "note";
+}
+
+// Preflight findings go to stderr now and into the results later.
+bool preflight(const plan &p, pf_report *pf)
+{
+    int ret = pf_run(&p, &safety_system, pf);
+    if (ret) {
+        std::fprintf(stderr, "ioplan: error: preflight: %s\n", strerror(-ret));
+        return false;
+    }
+    for (uint32_t i = 0; i < pf->nr; i++)
+        std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
+    return pf->nr_errors == 0;
+}
+
+void attach_findings(results *r, const pf_report &pf)
+{
+    for (uint32_t i = 0; i < pf.nr; i++)
+        res_msg_add(r, pf.findings[i].level, pf.findings[i].code, pf.findings[i].job_id, "%s", pf.findings[i].text);
+}
+
+// Waits for the run, forwarding signals and drawing the progress line.
+void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
+{
+    progress_line line(p);
+    std::vector<char> states(p.nr_threads + 1, 0);
+    int signals = 0;
+    while (eng_wait(e, 0) == -ETIMEDOUT) {
+        timespec ts{0, 100 * 1000 * 1000};
+        int sig = sigtimedwait(&sigs, nullptr, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            eng_stop(e); // the second call aborts at once
+            if (++signals == 1 && show_progress)
+                std::fputs(line.clear().c_str(), stderr);
+            if (signals == 1)
+                std::fprintf(stderr, "ioplan: stopping (signal %d); send it again to abort\n", sig);
+        }
+        eng_status st{};
+        st.states = states.data();
+        if (show_progress && eng_get_status(e, &st) == 0 && line.due(st.elapsed_ns))
+            std::fputs(line.update(st).c_str(), stderr);
+    }
+    if (show_progress)
+        std::fputs(line.clear().c_str(), stderr);
+}
+
+int write_reports(const results &r, const plan &p, const args &a, unsigned formats)
+{
+    report::options o;
+    o.formats = formats;
+    o.pid = getpid();
+    std::string err;
+    if (a.output_path.empty()) {
+        report::write(r, p, o, std::cout);
+        std::cout.flush();
+        return std::cout.good() ? 0 : 1;
+    }
+    if (!report::write_to_file(a.output_path, r, p, o, &err)) {
+        std::fprintf(stderr, "ioplan: error: %s\n", err.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
 int run_plan(const plan &p, const args &a)
 {
-    (void)p;
-    (void)a;
-    std::fprintf(stderr, "ioplan: error: this build cannot run jobs yet (no engine run loop); use --showplan\n");
-    return 1;
+    unsigned formats = 0;
+    std::string err;
+    if (!report::parse_formats(a.output_format, &formats, &err)) {
+        std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
+        return 2;
+    }
+    pf_report pf{};
+    if (!preflight(p, &pf)) {
+        pf_free(&pf);
+        return 2;
+    }
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+    eng_opts eo{};
+    eng *e = nullptr;
+    int ret = eng_start(&p, &eo, &e);
+    if (ret) {
+        std::fprintf(stderr, "ioplan: error: cannot start: %s\n", strerror(-ret));
+        pf_free(&pf);
+        return 1;
+    }
+    supervise(e, p, sigs, progress_enabled(a.eta, isatty(STDERR_FILENO)));
+    results *r = nullptr;
+    ret = eng_finish(e, &r);
+    int rc = ret || !r ? 1 : 0;
+    if (r) {
+        attach_findings(r, pf);
+        rc |= write_reports(*r, p, a, formats);
+        rc |= r->error || r->interrupted ? 1 : 0;
+        for (uint32_t i = 0; i < r->nr_msgs; i++)
+            if (r->msgs[i].level == RES_MSG_ERROR)
+                std::fprintf(stderr, "ioplan: error: %s\n", r->msgs[i].text);
+        results_free(r);
+    }
+    pf_free(&pf);
+    return rc;
 }
 
 } // namespace cli

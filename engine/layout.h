@@ -64,8 +64,5 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);
 
-/* Appends a message to r (text formatted like printf).  0 or -ENOMEM. */
-int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* IOPLAN_ENGINE_LAYOUT_H */

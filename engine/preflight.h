@@ -18,6 +18,10 @@
 #include "engine/results.h"
 #include "engine/safety.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pf_finding {
 	enum res_msg_level level;
 	char code[32];			/* stable: "no-space", "direct-unsupported", ... */
@@ -42,5 +46,9 @@ void pf_free(struct pf_report *r);
  * created with O_EXCL under a unique name and removed.
  */
 int pf_direct_probe(const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* IOPLAN_ENGINE_PREFLIGHT_H */

@@ -315,6 +315,10 @@ void res_clone_init(struct res_clone *c);
 /* Frees a clone's histograms, series and trace (not the clone itself). */
 void res_clone_release(struct res_clone *c);
 
+/* Appends a message to r (text formatted like printf).  0 or -ENOMEM. */
+int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Frees results and everything it owns, not the plan. NULL is a no-op. */
 void results_free(struct results *r);
 

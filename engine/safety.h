@@ -17,6 +17,10 @@
 
 #include "engine/plan.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct safety_env {
 	const char *proc_root;		/* "/proc" */
 	const char *sys_root;		/* "/sys" */
@@ -37,5 +41,9 @@ int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, siz
  */
 int safety_check_device_write(const struct safety_env *env, const struct plan *p, const char *path,
 			      char *why, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* IOPLAN_ENGINE_SAFETY_H */
