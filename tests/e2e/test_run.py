@@ -1,0 +1,135 @@
+"""tests/e2e/test_run.py - running job files end to end: real files, real fio.
+
+The same job runs under ioplan and fio 3.33; what is deterministic (I/O
+counts, bytes, groups, files laid out) must agree exactly.  Interrupts,
+preflight refusals and output files are checked on the real binary.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+import jsonschema
+
+from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio
+
+RESULT_SCHEMA = json.loads((ROOT / "schema/result.schema.json").read_text())
+
+
+def jobs_json(text):
+    doc = json.loads(text)
+    jsonschema.validate(doc, RESULT_SCHEMA)
+    return doc
+
+
+class Runs(TmpDirCase):
+    def test_null_engine_counts_every_block_once(self):
+        p = run(["--name=n", "--ioengine=null", "--size=4m", "--rw=randread", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = jobs_json(p.stdout)["jobs"][0]
+        self.assertEqual((job["read"]["total_ios"], job["read"]["io_bytes"]), (1024, 4 << 20))
+
+    def test_psync_files_are_laid_out_and_marked(self):
+        p = run(["--name=w", f"--directory={self.tmp}", "--size=2m", "--rw=randread", "--direct=1",
+                 "--output-format=terse"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        fields = p.stdout.strip().split(";")
+        self.assertEqual((fields[2], int(fields[5])), ("w", 2048))  # jobname, read KiB
+        f = self.tmp / "w.0.0"
+        self.assertEqual(f.stat().st_size, 2 << 20)
+        self.assertEqual(os.getxattr(f, "user.ioplan"), b"1")
+
+    def test_output_file_and_several_formats(self):
+        out = self.tmp / "r.json"
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--output-format=json", f"--output={out}"])
+        self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)
+        self.assertEqual(jobs_json(out.read_text())["jobs"][0]["read"]["total_ios"], 256)
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--output-format=terse,json"])
+        lines = p.stdout.split("\n", 1)
+        self.assertTrue(lines[0].startswith("3;ioplan-"))
+        jobs_json(lines[1])
+
+    def test_interrupt_keeps_the_results(self):
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--time_based", "--runtime=60", "--size=1m",
+                                 "--output-format=json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertLess(time.monotonic() - start, 3.0)
+        self.assertEqual(proc.returncode, 1, err)
+        doc = jobs_json(out)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertGreater(doc["jobs"][0]["read"]["total_ios"], 1000)
+
+    def test_preflight_refusal_does_no_io(self):
+        p = run(["--name=w", f"--directory={self.tmp}/missing", "--size=1m", "--rw=write"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("directory", p.stderr)
+        p = run(["--name=w", f"--directory={self.tmp}", "--size=1p", "--rw=write"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not enough free space", p.stderr)
+        self.assertEqual(list(self.tmp.iterdir()), [])
+
+    def test_existing_file_not_created_by_ioplan_is_not_written(self):
+        f = self.tmp / "precious"
+        f.write_bytes(b"x" * (1 << 20))
+        p = run(["--name=w", f"--filename={f}", "--size=1m", "--rw=write"])
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("allow_existing_file_write", p.stderr + p.stdout)
+        self.assertEqual(f.read_bytes(), b"x" * (1 << 20))
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class AgainstFio(TmpDirCase):
+    """Deterministic quantities of the same job file under fio and ioplan."""
+
+    JOB = """[global]
+directory={dir}
+size=2m
+bs=4k
+direct=1
+[seqread]
+rw=read
+[randread]
+rw=randread
+stonewall
+[mixed]
+rw=randrw
+rwmixread=70
+numjobs=2
+bs=8k
+"""
+
+    def per_job(self, doc):
+        return [(j["jobname"], j["groupid"], j["read"]["io_bytes"] + j["write"]["io_bytes"]) for j in doc["jobs"]]
+
+    def test_io_amounts_and_groups_match_fio(self):
+        for who in ("fio", "ioplan"):
+            (self.tmp / who).mkdir()
+            (self.tmp / who / "job.fio").write_text(self.JOB.format(dir=self.tmp / who))
+        fio = run_fio(["--output-format=json", str(self.tmp / "fio/job.fio")])
+        self.assertEqual(fio.returncode, 0, fio.stderr)
+        ours = run(["--output-format=json", str(self.tmp / "ioplan/job.fio")])
+        self.assertEqual(ours.returncode, 0, ours.stderr)
+        self.assertEqual(self.per_job(jobs_json(ours.stdout)), self.per_job(json.loads(fio.stdout)))
+        laid = lambda d: sorted((p.name, p.stat().st_size) for p in d.iterdir() if p.name != "job.fio")
+        self.assertEqual(laid(self.tmp / "ioplan"), laid(self.tmp / "fio"))
+
+    def test_awk_pipeline_over_terse_gives_the_same_numbers(self):
+        job = "[global]\nioengine=null\nsize=8m\nbs=64k\n[r]\nrw=read\n[w]\nrw=write\nstonewall\n"
+        path = self.write("t.fio", job)
+        awk = "awk -F ';' '{print $3, ($7+$48)/1000}'"
+        outs = []
+        for cmd in ([FIO, "--output-format=terse", str(path)], [BIN, "--output-format=terse", str(path)]):
+            p = subprocess.run(" ".join(cmd) + " | " + awk, shell=True, capture_output=True, text=True)
+            names = [line.split()[0] for line in p.stdout.splitlines()]
+            outs.append(names)
+            self.assertEqual(len(names), 2, p.stdout + p.stderr)
+        self.assertEqual(outs[0], outs[1])
+
+
+if __name__ == "__main__":
+    unittest.main()
