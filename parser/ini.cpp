@@ -15,6 +15,7 @@
 #include <tao/pegtl.hpp>
 
 #include "parser/diag.hpp"
+#include "parser/structured.hpp"
 #include "parser/values.hpp"
 
 namespace parser {
@@ -182,20 +183,6 @@ loc make_loc(const source &src, int line, int col, const std::string &text)
     return loc{src.path, line, col, text, src.included_from};
 }
 
-bool read_whole_file(const std::string &path, std::string *out)
-{
-    struct stat sb;
-    if (stat(path.c_str(), &sb) != 0 || S_ISDIR(sb.st_mode))
-        return false;
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        return false;
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    *out = ss.str();
-    return true;
-}
-
 void reader::check_bytes(const std::string &text, const source &src)
 {
     size_t nul = text.find('\0');
@@ -302,7 +289,7 @@ void reader::include(const line_state &st, const loc &at, int depth)
     if (path[0] != '/' && stat(path.c_str(), &sb) != 0)
         path = dir_of(at.path) + "/" + st.text;
     std::string text;
-    if (!read_whole_file(path, &text))
+    if (!slurp(path, &text))
         fail(at, "cannot read included file '" + st.text + "'");
     std::string real = real_path(path);
     for (const auto &r : chain_)
@@ -357,7 +344,7 @@ document read_ini_text(const std::string &text, const std::string &display_name,
 document read_ini_file(const std::string &path, const ini_options &opts)
 {
     std::string text;
-    if (!read_whole_file(path, &text))
+    if (!slurp(path, &text))
         fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
     document doc;
     doc.path = path;

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "parser/diag.hpp"
 #include "parser/options.hpp"
 
 namespace parser {
@@ -65,6 +66,26 @@ bool slurp(const std::string &path, std::string *out)
     ss << f.rdbuf();
     *out = ss.str();
     return true;
+}
+
+std::string read_include(const std::string &name, const loc &at, int depth, std::string *text)
+{
+    if (depth >= 16)
+        fail(at, "includes nested more than 16 deep");
+    std::string path = name[0] == '/' ? name : at.path.substr(0, at.path.rfind('/') + 1) + name;
+    if (slurp(path, text))
+        return path;
+    if (slurp(name, text))
+        return name;
+    fail(at, "cannot read included file '" + name + "'");
+}
+
+document read_file_with(const std::string &path, const ini_options &opts, text_reader read)
+{
+    std::string text;
+    if (!slurp(path, &text))
+        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
+    return read(text, path, ".", opts);
 }
 
 } // namespace parser

@@ -49,4 +49,13 @@ document read_yaml_file(const std::string &path, const ini_options &opts);
 // Reads a whole file; false when it cannot be read (or is a directory).
 bool slurp(const std::string &path, std::string *out);
 
+// An included file named at `at`: looked up next to the including file, then
+// as given; its text into *text.  Returns the path read; fails when missing or
+// nested too deep.
+std::string read_include(const std::string &name, const loc &at, int depth, std::string *text);
+
+// A job file read whole and handed to one of the read_*_text functions.
+using text_reader = document (*)(const std::string &, const std::string &, const std::string &, const ini_options &);
+document read_file_with(const std::string &path, const ini_options &opts, text_reader read);
+
 } // namespace parser

@@ -94,13 +94,9 @@ void toml_reader::include(section &s, const toml::node &v, const loc &at, int de
             files.push_back(scalar_text(*arr->get(i), "include", at));
     else
         fail(at, "include must be a file name or a list of file names");
-    if (depth >= 16)
-        fail(at, "includes nested more than 16 deep");
     for (const auto &f : files) {
-        std::string path = f[0] == '/' ? f : at.path.substr(0, at.path.rfind('/') + 1) + f;
         std::string text;
-        if (!slurp(path, &text) && !slurp(f, &text))
-            fail(at, "cannot read included file '" + f + "'");
+        std::string path = read_include(f, at, depth, &text);
         document inc;
         toml_reader r(inc, opts_);
         r.read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
@@ -202,10 +198,7 @@ document read_toml_text(const std::string &text, const std::string &display_name
 
 document read_toml_file(const std::string &path, const ini_options &opts)
 {
-    std::string text;
-    if (!slurp(path, &text))
-        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
-    return read_toml_text(text, path, ".", opts);
+    return read_file_with(path, opts, read_toml_text);
 }
 
 } // namespace parser

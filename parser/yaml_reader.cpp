@@ -99,13 +99,9 @@ void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int de
             files.push_back(scalar_text(v[i], "include", at));
     else
         fail(at, "include must be a file name or a list of file names");
-    if (depth >= 16)
-        fail(at, "includes nested more than 16 deep");
     for (const auto &f : files) {
-        std::string path = f[0] == '/' ? f : at.path.substr(0, at.path.rfind('/') + 1) + f;
         std::string text;
-        if (!slurp(path, &text) && !slurp(f, &text))
-            fail(at, "cannot read included file '" + f + "'");
+        std::string path = read_include(f, at, depth, &text);
         document inc;
         yaml_reader(inc, opts_).read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
         for (auto &sec : inc.sections)
@@ -211,10 +207,7 @@ document read_yaml_text(const std::string &text, const std::string &display_name
 
 document read_yaml_file(const std::string &path, const ini_options &opts)
 {
-    std::string text;
-    if (!slurp(path, &text))
-        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
-    return read_yaml_text(text, path, ".", opts);
+    return read_file_with(path, opts, read_yaml_text);
 }
 
 } // namespace parser
