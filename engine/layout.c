@@ -163,6 +163,8 @@ int layout_init(struct layout *l, const struct plan *p)
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
+		if (j->ioengine == PLAN_IOENGINE_NULL)
+			continue; /* the null engine touches no file (as fio's) */
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
 				struct layout_file *lf = &l->files[k++];
@@ -265,6 +267,11 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	if (!ret && fsync(fd))
 		ret = -errno;
 	close(fd);
+	if (ret && ret != -EINTR && create) {
+		/* A file this run created and could not finish gives its space back. */
+		unlink(lf->path);
+		lf->ours = false;
+	}
 	if (ret && ret != -EINTR)
 		return fail(r, lf, -ret, ret == -ENOSPC ? "no-space" : "layout", strerror(-ret));
 	return ret;

@@ -123,6 +123,17 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	for (uint32_t f = 0; f < c->nr_files; f++) {
 		const struct plan_file *pf = &c->files[f];
 
+		if (w->job->ioengine == PLAN_IOENGINE_NULL) {
+			/* As fio's null engine: no file is opened; the region is the planned size. */
+			w->fds[f] = -1;
+			w->nr_fds = f + 1;
+			layout_region(w->job, c, pf, pf->size_bytes, &start[f], &len[f]);
+			if (!len[f]) {
+				worker_error(w, EINVAL, PLAN_DDIR_READ, f, 0, 0, 0, "the null engine needs size=");
+				return -EINVAL;
+			}
+			continue;
+		}
 		w->fds[f] = open(pf->path, open_flags(w->job));
 		if (w->fds[f] < 0) {
 			w->fds[f] = -1;
@@ -401,7 +412,7 @@ static void end_sync(struct worker *w)
 		return;
 	set_state(w, 'F');
 	for (uint32_t f = 0; f < w->nr_fds; f++)
-		if (w->dirty[f] && fsync(w->fds[f]))
+		if (w->dirty[f] && w->fds[f] >= 0 && fsync(w->fds[f]))
 			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
 }
 

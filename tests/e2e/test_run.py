@@ -26,10 +26,17 @@ def jobs_json(text):
 
 class Runs(TmpDirCase):
     def test_null_engine_counts_every_block_once(self):
-        p = run(["--name=n", "--ioengine=null", "--size=4m", "--rw=randread", "--output-format=json"])
+        p = run(["--name=n", "--ioengine=null", "--size=4m", "--rw=randread", "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         job = jobs_json(p.stdout)["jobs"][0]
         self.assertEqual((job["read"]["total_ios"], job["read"]["io_bytes"]), (1024, 4 << 20))
+
+    def test_null_engine_touches_no_file(self):
+        # As fio's null engine: no file is created, whatever size= says.
+        p = run(["--name=n", "--ioengine=null", "--size=100g", "--rw=randread", "--runtime=0.2s", "--time_based",
+                 "--output-format=terse"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(list(self.tmp.iterdir()), [])
 
     def test_psync_files_are_laid_out_and_marked(self):
         p = run(["--name=w", f"--directory={self.tmp}", "--size=2m", "--rw=randread", "--direct=1",
