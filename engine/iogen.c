@@ -203,10 +203,11 @@ static uint64_t pick_len(struct gen *g, uint8_t d)
 	}
 	if (b->max_bytes <= b->min_bytes)
 		return b->min_bytes;
-	len = b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
-	if (!g->job->bs_unaligned)
-		len -= len % b->min_bytes;
-	return len;
+	/* Uniform over the multiples of the minimum in range (any size if bs_unaligned). */
+	if (g->job->bs_unaligned)
+		return b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
+	len = rng_below(&g->rng_bs, (b->max_bytes - b->min_bytes) / b->min_bytes + 1);
+	return b->min_bytes + len * b->min_bytes;
 }
 
 static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
