@@ -115,7 +115,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->rng_bs = rng_seed(c->seed, 3);
 	job_min_bs(g, &min_bs, &g->align);
-	if (!nr)
+	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
+	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
 	g->files = calloc(nr, sizeof(*g->files));
 	if (!g->files)

@@ -274,7 +274,9 @@ static int setup(struct worker *w)
 		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
 			worker_error(w, EINVAL, PLAN_DDIR_READ, 0, 0, 0, 0,
-				     "I/O region holds no whole block");
+				     w->job->interlocked ? "interlocked needs a sequential job "
+							   "without offset_increment"
+							 : "I/O region holds no whole block");
 	}
 	free(start);
 	free(len);
