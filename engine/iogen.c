@@ -179,7 +179,7 @@ uint64_t gen_pass_bytes(const struct gen *g)
 	return sum;
 }
 
-static uint8_t pick_ddir(struct gen *g)
+uint8_t gen_pick_ddir(struct gen *g)
 {
 	if (!g->mixed)
 		return g->only_ddir;
@@ -311,16 +311,24 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 	}
 }
 
+uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
+{
+	return d == PLAN_DDIR_WRITE ? g->only_ddir : PLAN_DDIR_WRITE;
+}
+
 bool gen_next(struct gen *g, struct gen_io *io)
+{
+	return gen_next_ddir(g, gen_pick_ddir(g), io);
+}
+
+bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	uint64_t len, rel;
 	struct gen_file *f;
-	uint8_t d;
 
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	d = pick_ddir(g);
 	len = pick_len(g, d);
 	if (!next_rel(g, d, len, &io->file, &rel))
 		return false;
