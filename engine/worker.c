@@ -135,8 +135,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		if (ret)
 			return ret;
 		layout_region(w->job, c, pf, size, &start[f], &len[f]);
-		if (!len[f] || (!pf->is_device && start[f] + len[f] > size) ||
-		    (pf->is_device && start[f] + len[f] > size)) {
+		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, EINVAL, PLAN_DDIR_READ, f, start[f], len[f], 0,
 				     "region beyond the end of the file");
 			return -EINVAL;
