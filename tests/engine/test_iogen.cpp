@@ -228,3 +228,20 @@ TEST_CASE("iogen: file_service sequential finishes a file before the next; rando
 		CHECK(kv.second.size() == 64);
 	CHECK(switches > 100);
 }
+
+TEST_CASE("iogen: randtrim punches every block once through psync and libaio")
+{
+	pb::tmpdir d;
+	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_LIBAIO }) {
+		auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_RANDTRIM, eng).with([](plan_job &j) {
+			j.io_trace_max = 1000;
+			j.iodepth = 4;
+		}) });
+		auto r = run_ok(*p);
+		CHECK(pb::job_ios(*r, 0, PLAN_DDIR_TRIM) == 256);
+		std::set<uint64_t> offs;
+		for (auto &x : trace_of(*r))
+			offs.insert(x.offset);
+		CHECK(offs.size() == 256);
+	}
+}
