@@ -232,14 +232,14 @@ static int spawn(struct eng *e, struct seg_run *s)
 		}
 	return 0;
 fail:
-	/* Threads not started count as done so the wait below ends. */
-	pthread_mutex_lock(&s->mu);
-	s->workers_left = 0;
-	for (uint32_t i = 0; i < k; i++)
-		if (e->cur[i]->started)
-			s->workers_left++;
-	pthread_mutex_unlock(&s->mu);
+	/* Threads never started count as done so the wait below ends; the rest abort. */
 	atomic_store(&e->stop, 2);
+	pthread_mutex_lock(&s->mu);
+	for (uint32_t i = 0; i < n; i++)
+		if (i >= k || !e->cur[i]->started)
+			s->workers_left--;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 	return -EAGAIN;
 }
 
@@ -276,6 +276,9 @@ static void watch(struct eng *e, struct seg_run *s)
 		ts.tv_sec = (time_t)(t / 1000000000ull);
 		ts.tv_nsec = (long)(t % 1000000000ull);
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		/* Threads waiting for another job (wait_for) wake up to see a stop. */
+		if (is_stopping(e))
+			pthread_cond_broadcast(&s->cv);
 		if (!e->opts.fake_clock) {
 			pthread_mutex_unlock(&s->mu);
 			check_stalls(e, clk_now(&e->sh.clk));

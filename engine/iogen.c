@@ -115,7 +115,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->rng_bs = rng_seed(c->seed, 3);
 	job_min_bs(g, &min_bs, &g->align);
-	if (!nr)
+	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
+	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
 	g->files = calloc(nr, sizeof(*g->files));
 	if (!g->files)
@@ -178,7 +179,7 @@ uint64_t gen_pass_bytes(const struct gen *g)
 	return sum;
 }
 
-static uint8_t pick_ddir(struct gen *g)
+uint8_t gen_pick_ddir(struct gen *g)
 {
 	if (!g->mixed)
 		return g->only_ddir;
@@ -203,10 +204,11 @@ static uint64_t pick_len(struct gen *g, uint8_t d)
 	}
 	if (b->max_bytes <= b->min_bytes)
 		return b->min_bytes;
-	len = b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
-	if (!g->job->bs_unaligned)
-		len -= len % b->min_bytes;
-	return len;
+	/* Uniform over the multiples of the minimum in range (any size if bs_unaligned). */
+	if (g->job->bs_unaligned)
+		return b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
+	len = rng_below(&g->rng_bs, (b->max_bytes - b->min_bytes) / b->min_bytes + 1);
+	return b->min_bytes + len * b->min_bytes;
 }
 
 static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
@@ -309,16 +311,24 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 	}
 }
 
+uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
+{
+	return d == PLAN_DDIR_WRITE ? g->only_ddir : PLAN_DDIR_WRITE;
+}
+
 bool gen_next(struct gen *g, struct gen_io *io)
+{
+	return gen_next_ddir(g, gen_pick_ddir(g), io);
+}
+
+bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	uint64_t len, rel;
 	struct gen_file *f;
-	uint8_t d;
 
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	d = pick_ddir(g);
 	len = pick_len(g, d);
 	if (!next_rel(g, d, len, &io->file, &rel))
 		return false;

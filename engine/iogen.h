@@ -91,6 +91,13 @@ void gen_window(struct gen *g, bool window, bool time_based);
 /* Fills *io with the next I/O.  False when the window's amount is done. */
 bool gen_next(struct gen *g, struct gen_io *io);
 
+/* The same in a direction chosen by the caller (rate limits steer mixed jobs). */
+bool gen_next_ddir(struct gen *g, uint8_t ddir, struct gen_io *io);
+
+/* The direction of the next I/O by rwmixread, and the other direction of a mix. */
+uint8_t gen_pick_ddir(struct gen *g);
+uint8_t gen_other_ddir(const struct gen *g, uint8_t ddir);
+
 /* Bytes one pass over all files covers (the default amount per loop). */
 uint64_t gen_pass_bytes(const struct gen *g);
 

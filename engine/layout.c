@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,6 +173,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->path = j->clones[c].files[f].path;
 				lf->allow_create = true;
 				lf->first_job = (int32_t)i;
+				lf->fallocate = j->fallocate;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
 			}
 	}
@@ -244,6 +246,27 @@ static int open_for_layout(const struct layout_file *lf, uint64_t from, bool cre
 	return open(lf->path, flags, 0644);
 }
 
+/* fallocate=: native and keep ignore file systems without support; none skips it. */
+static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
+{
+	off_t off = (off_t)cur, len = (off_t)(lf->need - cur);
+	int r;
+
+	switch (lf->fallocate) {
+	case PLAN_FALLOCATE_NONE:
+		return 0;
+	case PLAN_FALLOCATE_POSIX:
+		r = posix_fallocate(fd, off, len);
+		return r == ENOSPC ? -ENOSPC : 0;
+	case PLAN_FALLOCATE_KEEP:
+		r = fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len);
+		break;
+	default:
+		r = fallocate(fd, 0, off, len);
+	}
+	return r && errno == ENOSPC ? -ENOSPC : 0;
+}
+
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, const _Atomic int *stop)
 {
@@ -258,8 +281,7 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 				    "%s: cannot mark the file as ioplan's (%s); a later run will "
 				    "treat it as an existing file", lf->path, strerror(errno));
 	}
-	if (fallocate(fd, 0, (off_t)cur, (off_t)(lf->need - cur)) && errno == ENOSPC)
-		ret = -ENOSPC;
+	ret = reserve(lf, fd, cur);
 	if (!ret && lf->fill)
 		ret = fill_range(l, fd, cur, lf->need, stop);
 	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))

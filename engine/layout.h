@@ -29,6 +29,7 @@ struct layout_file {
 	bool direct;
 	bool is_device;
 	bool allow_create;
+	enum plan_fallocate fallocate;	/* of the first job using it */
 	bool ours;			/* ioplan created it (mark found or created now) */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */

@@ -146,8 +146,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		if (ret)
 			return ret;
 		layout_region(w->job, c, pf, size, &start[f], &len[f]);
-		if (!len[f] || (!pf->is_device && start[f] + len[f] > size) ||
-		    (pf->is_device && start[f] + len[f] > size)) {
+		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, EINVAL, PLAN_DDIR_READ, f, start[f], len[f], 0,
 				     "region beyond the end of the file");
 			return -EINVAL;
@@ -285,7 +284,9 @@ static int setup(struct worker *w)
 		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
 			worker_error(w, EINVAL, PLAN_DDIR_READ, 0, 0, 0, 0,
-				     "I/O region holds no whole block");
+				     w->job->interlocked ? "interlocked needs a sequential job "
+							   "without offset_increment"
+							 : "I/O region holds no whole block");
 	}
 	free(start);
 	free(len);

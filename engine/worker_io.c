@@ -154,13 +154,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	w->free_slot[w->nr_free++] = u->slot;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
-	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0) {
+	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
-		w->writes_since_sync++;
-		if ((w->job->fsync_every && w->writes_since_sync >= w->job->fsync_every) ||
-		    (w->job->fdatasync_every && w->writes_since_sync >= w->job->fdatasync_every))
-			w->need_sync = true;
-	}
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -210,20 +205,32 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->fd = w->fds[io->file];
 	u->ddir = io->ddir;
 	u->counted = w->phase == WP_RUN;
-	u->due_ns = 0;
-	if (w->rated && rate_is_limited(&w->rate[io->ddir])) {
-		u->due_ns = w->rate[io->ddir].due_ns;
-		rate_advance(&w->rate[io->ddir], io->len, &w->rng_misc);
-	}
 	if (io->ddir == PLAN_DDIR_WRITE) {
 		if (w->job->refill_buffers)
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 		else if (w->vary_writes)
 			buf_vary(u->buf, u->len, &w->rng_misc);
 	}
+	u->start_ns = w->now = clk_now(&w->clk);
+}
+
+/* Bookkeeping once the engine took u: its rate slot, the depth map, fsync=N. */
+static void taken(struct worker *w, struct io_u *u)
+{
+	struct rate *r = &w->rate[u->ddir];
+
+	u->due_ns = 0;
+	if (w->rated && rate_is_limited(r)) {
+		u->due_ns = r->due_ns;
+		rate_advance(r, u->len, &w->rng_misc);
+	}
 	if (w->counting)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
-	u->start_ns = w->now = clk_now(&w->clk);
+	/* fsync=N counts writes issued; the sync waits until they have completed. */
+	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
+	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
+							  : w->job->fdatasync_every))
+		w->need_sync = true;
 }
 
 /* False when the held I/O must wait for its due time (rate limit). */
@@ -242,6 +249,26 @@ static bool is_due(struct worker *w)
 
 static void commit(struct worker *w);
 
+static bool ddir_is_due(struct worker *w, uint8_t d)
+{
+	return !rate_is_limited(&w->rate[d]) || w->rate[d].due_ns <= w->now;
+}
+
+/*
+ * The direction of the next I/O: the mix decides, but a rate-limited mix takes
+ * the other direction when the drawn one is ahead of its schedule and the
+ * other is not (as fio does), so one direction's limit never throttles both.
+ */
+static uint8_t next_ddir(struct worker *w)
+{
+	uint8_t d = gen_pick_ddir(&w->gen), o;
+
+	if (!w->rated || !w->gen.mixed || ddir_is_due(w, d))
+		return d;
+	o = gen_other_ddir(&w->gen, d);
+	return ddir_is_due(w, o) ? o : d;
+}
+
 /* Hands one prepared I/O to the engine.  False when the engine is full. */
 static bool submit_one(struct worker *w)
 {
@@ -256,6 +283,7 @@ static bool submit_one(struct worker *w)
 		return false;
 	}
 	w->have_held = false;
+	taken(w, u);
 	if (r == IOE_Q_COMPLETED) {
 		u->issue_ns = u->start_ns;
 		w->now = clk_now(&w->clk);
@@ -298,7 +326,7 @@ static void issue(struct worker *w)
 	}
 	for (uint32_t n = 0; n < w->depth && !w->fatal && has_room(w); n++) {
 		if (!w->have_held) {
-			if (!gen_next(&w->gen, &w->held)) {
+			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
 				w->gen_done = true;
 				return;
 			}

@@ -355,3 +355,52 @@ TEST_CASE("engine: a missing directory is an error with the path, not a crash")
 	REQUIRE(r->nr_msgs == 1);
 	CHECK(std::string(r->msgs[0].text).find("/nonexistent-ioplan-dir/x.0.0") != std::string::npos);
 }
+
+TEST_CASE("engine: wait_for delays one job until the named job ended; startdelay delays the start")
+{
+	pb::tmpdir d;
+	auto slow = [](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 150000000ull;
+	};
+	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_READ, PLAN_IOENGINE_NULL).with(slow),
+				       job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+					       j.wait_for_job_id = 0;
+					       j.number_ios = 10;
+				       }),
+				       job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+					       j.startdelay_min_ns = j.startdelay_max_ns = 100000000ull;
+					       j.number_ios = 10;
+				       }) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	const res_job *a = pb::find_job(*r, 0), *b = pb::find_job(*r, 1), *c = pb::find_job(*r, 2);
+	REQUIRE((a && b && c));
+	CHECK(b->clones[0].start_ns >= a->end_ns);
+	CHECK(c->clones[0].start_ns >= a->start_ns + 100000000ull);
+	CHECK(c->clones[0].start_ns < a->end_ns);
+	CHECK(b->groupid == 0);
+}
+
+TEST_CASE("engine: a stop reaches a job still waiting for another")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+					       j.time_based = true;
+					       j.runtime_ns = 30000000000ull;
+				       }),
+				       job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+					       j.wait_for_job_id = 0;
+				       }) });
+	eng *e = nullptr;
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	eng_stop(e);
+	CHECK(eng_wait(e, 1000000000ull) == 0);
+	results *r = nullptr;
+	eng_finish(e, &r);
+	pb::results_ptr rp(r);
+	CHECK(r->interrupted);
+	CHECK(pb::job_ios(*r, 1, PLAN_DDIR_READ) == 0);
+}

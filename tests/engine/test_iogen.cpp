@@ -1,0 +1,247 @@
+// tests/engine/test_iogen.cpp - access patterns (engine/iogen.c) through the engine with
+// the null engine's recorded I/Os: mixes, block sizes, alignment, offsets, distributions.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+std::vector<res_io_rec> trace_of(const results &r, uint32_t job = 0, uint32_t clone = 0)
+{
+	const res_job *j = pb::find_job(r, job);
+	REQUIRE(j);
+	const res_clone &c = j->clones[clone];
+	return std::vector<res_io_rec>(c.trace, c.trace + c.trace_nr);
+}
+
+pb::results_ptr run_ok(const plan &p)
+{
+	int ret = -1;
+	auto r = pb::run(p, &ret);
+	REQUIRE(ret == 0);
+	return r;
+}
+
+} // namespace
+
+TEST_CASE("iogen: randrw draws each I/O's direction by rwmixread and shares one random map")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDRW, PLAN_IOENGINE_NULL, 16 << 20)
+					       .with([](plan_job &j) {
+						       j.rwmixread_pct = 70;
+						       j.io_trace_max = 5000;
+					       }) });
+	auto r = run_ok(*p);
+	uint64_t rd = pb::job_ios(*r, 0, PLAN_DDIR_READ), wr = pb::job_ios(*r, 0, PLAN_DDIR_WRITE);
+	CHECK(rd + wr == 4096);
+	CHECK(pb::job_bytes(*r, 0, PLAN_DDIR_READ) + pb::job_bytes(*r, 0, PLAN_DDIR_WRITE) == 16u << 20);
+	CHECK((double)rd / 4096.0 == doctest::Approx(0.70).epsilon(0.05));
+	auto t = trace_of(*r);
+	std::set<uint64_t> offs;
+	for (auto &x : t)
+		offs.insert(x.offset);
+	CHECK(offs.size() == 4096);
+	// Not alternating in a fixed pattern: runs of the same direction occur.
+	int runs3 = 0;
+	for (size_t i = 2; i < t.size(); i++)
+		runs3 += t[i].ddir == t[i - 1].ddir && t[i].ddir == t[i - 2].ddir && t[i].ddir == 1;
+	CHECK(runs3 > 10);
+}
+
+TEST_CASE("iogen: rw mixes sequentially, each direction walking its own position")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RW, PLAN_IOENGINE_NULL, 1 << 20).with([](plan_job &j) {
+		j.io_trace_max = 1000;
+	}) });
+	auto r = run_ok(*p);
+	auto t = trace_of(*r);
+	REQUIRE(t.size() == 256);
+	uint64_t next[2] = { 0, 0 };
+	for (auto &x : t) {
+		CHECK(x.offset == next[x.ddir] % (1 << 20));
+		next[x.ddir] += 4096;
+	}
+	CHECK(next[0] > 0);
+	CHECK(next[1] > 0);
+}
+
+TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multiples of the minimum")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(),
+			   { job_spec("split", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 32 << 20).with([](plan_job &j) {
+				     j.io_trace_max = 20000;
+				     plan_bs &b = j.bs[PLAN_DDIR_READ];
+				     b.nr_split = 2;
+				     b.split[0] = { 4096, 75 };
+				     b.split[1] = { 65536, 25 };
+				     b.min_bytes = 4096;
+				     b.max_bytes = 65536;
+			     }),
+			     job_spec("range", PLAN_RW_READ, PLAN_IOENGINE_NULL, 8 << 20).with([](plan_job &j) {
+				     j.io_trace_max = 20000;
+				     j.bs[PLAN_DDIR_READ].min_bytes = 4096;
+				     j.bs[PLAN_DDIR_READ].max_bytes = 16384;
+			     }) });
+	auto r = run_ok(*p);
+	CHECK(pb::job_bytes(*r, 0, PLAN_DDIR_READ) == 32u << 20);
+	std::map<uint32_t, int> sizes;
+	for (auto &x : trace_of(*r, 0))
+		sizes[x.bytes]++;
+	int n4 = sizes[4096], n64 = sizes[65536];
+	CHECK(n4 + n64 >= (int)trace_of(*r, 0).size() - 1);	// the last may be clamped
+	CHECK((double)n4 / (n4 + n64) == doctest::Approx(0.75).epsilon(0.06));
+	CHECK(pb::job_bytes(*r, 1, PLAN_DDIR_READ) == 8u << 20);
+	std::set<uint32_t> seen;
+	uint64_t pos = 0;
+	for (auto &x : trace_of(*r, 1)) {
+		CHECK(x.bytes % 4096 == 0);
+		CHECK(x.bytes >= 4096);
+		CHECK(x.bytes <= 16384);
+		CHECK(x.offset == pos);
+		pos += x.bytes;
+		seen.insert(x.bytes);
+	}
+	CHECK(seen.size() == 4);
+}
+
+TEST_CASE("iogen: blockalign places random I/Os on its boundaries, not the block size's")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("ba", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4 << 20)
+					       .with([](plan_job &j) {
+						       j.io_trace_max = 2000;
+						       j.norandommap = true;
+						       j.number_ios = 500;
+						       j.bs[PLAN_DDIR_READ].min_bytes = 8192;
+						       j.bs[PLAN_DDIR_READ].max_bytes = 8192;
+						       j.bs[PLAN_DDIR_READ].align_bytes = 4096;
+					       }) });
+	auto r = run_ok(*p);
+	int odd = 0;
+	for (auto &x : trace_of(*r)) {
+		CHECK(x.offset % 4096 == 0);
+		CHECK(x.offset + x.bytes <= 4u << 20);
+		odd += x.offset % 8192 != 0;
+	}
+	CHECK(odd > 100);
+}
+
+TEST_CASE("iogen: offset and offset_increment give each clone its own region of a shared file")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("o", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20, 3)
+					       .file("shared")
+					       .with([](plan_job &j) {
+						       j.io_trace_max = 1000;
+						       j.offset_bytes = 1 << 20;
+						       j.offset_increment_bytes = 1 << 20;
+					       }) });
+	auto r = run_ok(*p);
+	for (uint32_t c = 0; c < 3; c++) {
+		std::set<uint64_t> offs;
+		for (auto &x : trace_of(*r, 0, c)) {
+			CHECK(x.offset >= (c + 1) * (1ull << 20));
+			CHECK(x.offset < (c + 2) * (1ull << 20));
+			offs.insert(x.offset);
+		}
+		CHECK(offs.size() == 256);
+	}
+}
+
+TEST_CASE("iogen: zipf, pareto and normal concentrate I/O; uniform does not")
+{
+	pb::tmpdir d;
+	struct dist_case {
+		enum plan_random_dist kind;
+		double param;
+	};
+	auto hottest_share = [&](enum plan_random_dist kind, double param) {
+		auto p = pb::build(d.path(), { job_spec("z", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4 << 20)
+						       .with([&](plan_job &j) {
+							       j.io_trace_max = 20000;
+							       j.number_ios = 20000;
+							       j.io_size_bytes = 20000ull * 4096;
+							       j.random_distribution = kind;
+							       j.random_dist_param = param;
+							       j.norandommap = kind == PLAN_RAND_UNIFORM;
+						       }) });
+		auto r = run_ok(*p);
+		std::map<uint64_t, int> hits;
+		for (auto &x : trace_of(*r))
+			hits[x.offset]++;
+		std::vector<int> v;
+		for (auto &kv : hits)
+			v.push_back(kv.second);
+		std::sort(v.rbegin(), v.rend());
+		int top = 0, all = 0;
+		for (size_t i = 0; i < v.size(); i++) {
+			all += v[i];
+			if (i < 102)	// the hottest 10% of the 1024 blocks
+				top += v[i];
+		}
+		CHECK(all == 20000);
+		return (double)top / all;
+	};
+	double uni = hottest_share(PLAN_RAND_UNIFORM, 0);
+	CHECK(uni < 0.2);
+	CHECK(hottest_share(PLAN_RAND_ZIPF, 1.2) > 0.6);
+	CHECK(hottest_share(PLAN_RAND_PARETO, 0.9) > 0.6);
+	CHECK(hottest_share(PLAN_RAND_NORMAL, 5.0) > 0.3);
+}
+
+TEST_CASE("iogen: file_service sequential finishes a file before the next; random mixes them")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(),
+			   { job_spec("fs", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 1, 4).with([](plan_job &j) {
+				     j.io_trace_max = 1000;
+				     j.file_service = PLAN_FILE_SERVICE_SEQUENTIAL;
+			     }),
+			     job_spec("fr", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 1, 4).with([](plan_job &j) {
+				     j.io_trace_max = 1000;
+				     j.file_service = PLAN_FILE_SERVICE_RANDOM;
+			     }) });
+	auto r = run_ok(*p);
+	auto t = trace_of(*r, 0);
+	REQUIRE(t.size() == 256);
+	for (size_t i = 0; i < t.size(); i++)
+		CHECK(t[i].file_index == i / 64);
+	auto u = trace_of(*r, 1);
+	std::map<uint32_t, std::set<uint64_t>> per;
+	int switches = 0;
+	for (size_t i = 0; i < u.size(); i++) {
+		per[u[i].file_index].insert(u[i].offset);
+		switches += i && u[i].file_index != u[i - 1].file_index;
+	}
+	CHECK(per.size() == 4);
+	for (auto &kv : per)
+		CHECK(kv.second.size() == 64);
+	CHECK(switches > 100);
+}
+
+TEST_CASE("iogen: randtrim punches every block once through psync and libaio")
+{
+	pb::tmpdir d;
+	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_LIBAIO }) {
+		auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_RANDTRIM, eng).with([](plan_job &j) {
+			j.io_trace_max = 1000;
+			j.iodepth = 4;
+		}) });
+		auto r = run_ok(*p);
+		CHECK(pb::job_ios(*r, 0, PLAN_DDIR_TRIM) == 256);
+		std::set<uint64_t> offs;
+		for (auto &x : trace_of(*r))
+			offs.insert(x.offset);
+		CHECK(offs.size() == 256);
+	}
+}

@@ -1,0 +1,256 @@
+// tests/engine/test_worker.cpp - what a worker does around its I/O (engine/worker.c,
+// worker_io.c): rate schedules, thinktime, fsync=N, errors, cool-down, repeats, fake clock.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+const res_clone &only_clone(const results &r, uint32_t job = 0, uint32_t run = 0)
+{
+	const res_job *j = pb::find_job(r, job, run);
+	REQUIRE(j);
+	return j->clones[0];
+}
+
+} // namespace
+
+TEST_CASE("worker: rate_iops holds the I/O rate over the window (linear and poisson)")
+{
+	pb::tmpdir d;
+	for (auto proc : { PLAN_RATE_LINEAR, PLAN_RATE_POISSON }) {
+		auto p = pb::build(d.path(), { job_spec("r", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([&](plan_job &j) {
+			j.time_based = true;
+			j.runtime_ns = 500000000ull;
+			j.rate_iops[PLAN_DDIR_READ] = 3200;
+			j.rate_process = proc;
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = only_clone(*r);
+		double want = proc == PLAN_RATE_LINEAR ? 0.02 : 0.10;
+		CHECK((double)c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(1600).epsilon(want));
+		CHECK(c.ddir[PLAN_DDIR_READ].sched_lat.n == c.ddir[PLAN_DDIR_READ].ios);
+	}
+}
+
+TEST_CASE("worker: rate in bytes per second limits each direction of a mix separately")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_RANDRW, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 500000000ull;
+		j.rate_bytes_per_s[PLAN_DDIR_READ] = 8 << 20;	// 2048 IOPS of 4 KiB
+		j.rate_bytes_per_s[PLAN_DDIR_WRITE] = 2 << 20;	// 512 IOPS
+	}) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	const res_clone &c = only_clone(*r);
+	CHECK((double)c.ddir[PLAN_DDIR_READ].bytes == doctest::Approx(4 << 20).epsilon(0.03));
+	CHECK((double)c.ddir[PLAN_DDIR_WRITE].bytes == doctest::Approx(1 << 20).epsilon(0.03));
+}
+
+TEST_CASE("worker: thinktime pauses after every thinktime_blocks I/Os")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.number_ios = 40;
+		j.thinktime_ns = 5000000ull;
+		j.thinktime_blocks = 4;
+	}) });
+	auto r = pb::run(*p);
+	const res_clone &c = only_clone(*r);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == 40);
+	CHECK(c.end_ns - c.start_ns >= 9 * 5000000ull);
+	CHECK(c.end_ns - c.start_ns < 200000000ull);
+}
+
+TEST_CASE("worker: fsync=N syncs after every N writes and records the sync latencies")
+{
+	pb::tmpdir d;
+	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_LIBAIO }) {
+		auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, eng).with([](plan_job &j) {
+			j.fsync_every = 16;
+			j.iodepth = 4;
+			j.end_fsync = true;
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = only_clone(*r);
+		CHECK(c.ddir[PLAN_DDIR_WRITE].ios == 256);
+		CHECK(c.sync_ios == 16);
+		CHECK(c.sync_lat.n == 16);
+		CHECK(c.sync_lat.min_ns > 0);
+	}
+}
+
+TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno; continue_on_error counts on")
+{
+	pb::tmpdir d;
+	// O_DIRECT with a 1000-byte block is refused by the kernel with EINVAL.
+	auto tweak = [](plan_job &j) {
+		j.direct = true;
+		for (auto &b : j.bs)
+			b.min_bytes = b.max_bytes = 1000;
+		j.size_bytes = 1000 * 100;
+	};
+	auto p = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with(tweak) });
+	int ret = 0;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -EINVAL);
+	CHECK(r->error == EINVAL);
+	const res_clone &c = only_clone(*r);
+	CHECK(c.error == EINVAL);
+	REQUIRE(c.nr_errors == 1);
+	CHECK(c.errors[0].err == EINVAL);
+	CHECK(c.errors[0].offset == 0);
+	CHECK(c.errors[0].len == 1000);
+	CHECK(c.errors[0].file_index == 0);
+	CHECK(std::string(c.errors[0].what) == "read");
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
+
+	auto q = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with([&](plan_job &j) {
+		tweak(j);
+		j.continue_on_error = PLAN_COE_READ;
+	}) });
+	r = pb::run(*q, &ret);
+	CHECK(ret == 0);
+	const res_clone &k = only_clone(*r);
+	CHECK(k.error == 0);
+	CHECK(k.total_err == 100);
+	CHECK(k.nr_errors == RES_ERRORS_MAX);
+	CHECK(k.errors[5].offset == 5000);
+}
+
+TEST_CASE("worker: ENOSPC is an error with the path at layout, and with the offset while writing")
+{
+	pb::tmpdir d;
+	std::string mnt = d.file("small");
+	mkdir(mnt.c_str(), 0755);
+	if (mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m")) {
+		MESSAGE("cannot mount a small tmpfs here: skipped");
+		return;
+	}
+	auto p = pb::build(mnt, { job_spec("big", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 4 << 20) });
+	int ret = 0;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -ENOSPC);
+	REQUIRE(r->nr_msgs >= 1);
+	CHECK(std::string(r->msgs[0].code) == "no-space");
+	CHECK(std::string(r->msgs[0].text).find(mnt + "/big.0.0") != std::string::npos);
+	unlink((mnt + "/big.0.0").c_str());
+
+	auto q = pb::build(mnt, { job_spec("sparse", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 4 << 20).with([](plan_job &j) {
+		j.fallocate = PLAN_FALLOCATE_NONE;
+	}) });
+	r = pb::run(*q, &ret);
+	CHECK(ret == -ENOSPC);
+	const res_clone &c = only_clone(*r);
+	REQUIRE(c.nr_errors >= 1);
+	CHECK(c.errors[0].err == ENOSPC);
+	CHECK(c.errors[0].offset >= 512u * 1024);
+	CHECK(c.errors[0].offset <= 1u << 20);
+	CHECK(c.ddir[PLAN_DDIR_WRITE].bytes == c.errors[0].offset);
+	umount2(mnt.c_str(), MNT_DETACH);
+}
+
+TEST_CASE("worker: cool-down runs after the window and is not measured")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 100000000ull;
+		j.cooldown_ns = 150000000ull;
+		j.rate_iops[PLAN_DDIR_READ] = 1000;
+	}) });
+	auto r = pb::run(*p);
+	const res_clone &c = only_clone(*r);
+	CHECK(c.thread_end_ns - c.end_ns >= 150000000ull);
+	CHECK((double)c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(100).epsilon(0.05));
+}
+
+TEST_CASE("worker: repeat and repeat_discard keep every run in the results")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.repeat = 3;
+		j.repeat_discard = 1;
+		j.repeat_pause_ns = 20000000ull;
+	}), job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	CHECK(r->nr_jobs == 8);	// a and b run together, 4 times
+	for (uint32_t run = 0; run < 4; run++) {
+		const res_job *a = pb::find_job(*r, 0, run), *b = pb::find_job(*r, 1, run);
+		REQUIRE((a && b));
+		CHECK(a->discarded == (run == 0));
+		CHECK(a->clones[0].ddir[PLAN_DDIR_READ].bytes == 1u << 20);
+		if (run) {
+			const res_job *prev = pb::find_job(*r, 0, run - 1);
+			CHECK(a->start_ns >= prev->end_ns + 20000000ull);
+		}
+	}
+}
+
+TEST_CASE("worker: a fake clock makes every timestamp and latency reproducible")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 2).with([](plan_job &j) {
+		j.iodepth = 4;
+	}), job_spec("g", PLAN_RW_READ, PLAN_IOENGINE_NULL).stonewalled() });
+	eng_opts o{};
+	o.fake_clock = true;
+	o.fake_clock_step_ns = 1000;
+	int ra = -1, rb = -1;
+	auto a = pb::run(*p, &ra, &o), b = pb::run(*p, &rb, &o);
+	CHECK(ra == 0);
+	CHECK(rb == 0);
+	CHECK(a->interrupted == false);
+	REQUIRE((a->nr_jobs == 2 && b->nr_jobs == 2));
+	CHECK(std::string(a->clock_source) == "fake");
+	CHECK(std::string(a->hostname) == "fakehost");
+	for (uint32_t j = 0; j < 2; j++)
+		for (uint32_t c = 0; c < a->jobs[j].nr_clones; c++) {
+			const res_clone &x = a->jobs[j].clones[c], &y = b->jobs[j].clones[c];
+			CHECK(x.start_ns == y.start_ns);
+			CHECK(x.end_ns == y.end_ns);
+			CHECK(x.ddir[0].clat.sum_ns == y.ddir[0].clat.sum_ns);
+			CHECK(x.ddir[0].lat.max_ns == y.ddir[0].lat.max_ns);
+			CHECK(x.usr_ns == 0);
+		}
+	CHECK(a->jobs[1].start_ns >= a->jobs[0].end_ns);
+	CHECK(a->jobs[0].clones[0].ddir[0].ios == 256);
+	CHECK(a->nr_disks == 0);
+}
+
+TEST_CASE("worker: disk counters of the device under the files cover the run")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_LIBAIO, 4 << 20).with([](plan_job &j) {
+		j.direct = true;
+		j.iodepth = 4;
+	}) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	if (!r->nr_disks) {
+		MESSAGE("no block device statistics under /tmp: skipped");
+		return;
+	}
+	CHECK(r->nr_disks == 1);
+	CHECK(std::string(r->disks[0].name).size() > 0);
+	CHECK(r->disks[0].write_sectors >= 8192);	// at least our 4 MiB
+	CHECK(r->disks[0].elapsed_ns > 0);
+}
