@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -175,6 +174,35 @@ void percentile_setup(plan_job &pj, const nlohmann::json &j)
 		pj.percentiles[i] = list[i];
 }
 
+// Splits s into text, number, text, number, ... (a number is -?[0-9]+(.[0-9]+)?);
+// every number is preceded by its (maybe empty) text, a non-empty tail ends it.
+std::vector<std::string> text_and_numbers(const std::string &s)
+{
+	std::vector<std::string> out;
+	auto digit = [&s](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+	size_t text = 0, i = 0;
+	while (i < s.size()) {
+		size_t start = i;
+		if (s[i] == '-' && digit(i + 1))
+			i++;
+		if (!digit(i)) {
+			i = start + 1;
+			continue;
+		}
+		while (digit(i))
+			i++;
+		if (i < s.size() && s[i] == '.' && digit(i + 1))
+			for (i++; digit(i); i++)
+				;
+		out.push_back(s.substr(text, start - text));
+		out.push_back(s.substr(start, i - start));
+		text = i;
+	}
+	if (text < s.size())
+		out.push_back(s.substr(text));
+	return out;
+}
+
 } // namespace
 
 fio_run run_fio(const std::string &job)
@@ -304,9 +332,7 @@ void key_paths(const nlohmann::json &j, const std::string &prefix,
 
 bool lines_match_approx(const std::string &a, const std::string &b, std::string *why)
 {
-	static const std::regex num("-?[0-9]+(\\.[0-9]+)?");
-	std::sregex_token_iterator ia(a.begin(), a.end(), num, { -1, 0 }), ib(b.begin(), b.end(), num, { -1, 0 }), end;
-	std::vector<std::string> ta(ia, end), tb(ib, end);
+	std::vector<std::string> ta = text_and_numbers(a), tb = text_and_numbers(b);
 	if (ta.size() != tb.size()) {
 		*why = "different shape";
 		return false;
