@@ -2,6 +2,7 @@
 #include "report/runs.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace report {
 
@@ -145,6 +146,75 @@ score score_of(const std::vector<run_figures> &v, enum plan_repeat_aggregate how
 	}
 	}
 	return s;
+}
+
+const res_job *last_measured_run(const results &r, uint32_t job_id)
+{
+	const res_job *best = nullptr;
+
+	for (uint32_t i = 0; i < r.nr_jobs; i++) {
+		const res_job &j = r.jobs[i];
+		if (j.job_id == job_id && !j.discarded && (!best || j.run >= best->run))
+			best = &j;
+	}
+	return best;
+}
+
+namespace {
+
+uint64_t region_start(const plan_job &job, uint32_t clone_index)
+{
+	if (clone_index >= job.nr_clones)
+		return 0;
+	const plan_clone &c = job.clones[clone_index];
+	return c.offset_bytes + (c.nr_files ? c.files[0].offset_bytes : 0);
+}
+
+} // namespace
+
+std::vector<zone_sample> sweep_samples(const res_job &run, const plan_job &job)
+{
+	uint64_t range = job.zone_range_bytes ? job.zone_range_bytes : job.zone_size_bytes;
+	struct span {
+		zone_sample s;
+		uint64_t first = UINT64_MAX, last = 0;
+	};
+	std::map<uint64_t, span> zones;
+
+	if (!job.zone_size_bytes || !range)
+		return {};
+	for (uint32_t c = 0; c < run.nr_clones; c++) {
+		const res_clone &cl = run.clones[c];
+		uint64_t base = region_start(job, cl.clone_index);
+		for (uint64_t i = 0; i < cl.trace_nr && cl.trace; i++) {
+			const res_io_rec &rec = cl.trace[i];
+			uint64_t rel = rec.offset > base ? rec.offset - base : 0;
+			span &z = zones[rel / range];
+			uint64_t issued = rec.t_ns > rec.lat_ns ? rec.t_ns - rec.lat_ns : 0;
+			if (!z.s.bytes || rec.offset < z.s.offset)
+				z.s.offset = rec.offset;
+			z.s.bytes += rec.bytes;
+			z.s.lat_max_ns = std::max(z.s.lat_max_ns, rec.lat_ns);
+			z.first = std::min(z.first, issued);
+			z.last = std::max(z.last, rec.t_ns);
+		}
+	}
+	std::vector<zone_sample> out;
+	for (auto &kv : zones) {
+		kv.second.s.ns = kv.second.last - kv.second.first;
+		out.push_back(kv.second.s);
+	}
+	return out;
+}
+
+std::vector<uint64_t> traced_latencies(const res_job &run)
+{
+	std::vector<uint64_t> out;
+
+	for (uint32_t c = 0; c < run.nr_clones; c++)
+		for (uint64_t i = 0; i < run.clones[c].trace_nr && run.clones[c].trace; i++)
+			out.push_back(run.clones[c].trace[i].lat_ns);
+	return out;
 }
 
 } // namespace report

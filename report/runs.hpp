@@ -60,4 +60,26 @@ struct score {
 
 score score_of(const std::vector<run_figures> &measured_runs, enum plan_repeat_aggregate how);
 
+// The last measured run of plan job job_id, or nullptr: where the compact
+// reports read recorded I/Os (io_trace) from.
+const res_job *last_measured_run(const results &r, uint32_t job_id);
+
+// One sample of a strided sweep (zonemode=strided): the I/Os recorded in one
+// zone, from the first issue to the last completion.
+struct zone_sample {
+	uint64_t offset = 0;		// first byte of the zone's I/O
+	uint64_t bytes = 0;
+	uint64_t ns = 0;		// first issue to last completion
+	uint64_t lat_max_ns = 0;
+	double bytes_per_s() const { return ns ? (double)bytes * 1e9 / (double)ns : 0.0; }
+};
+
+// The samples of a sweep job's run, in offset order, from its clones' I/O
+// traces: each recorded I/O belongs to the zone (offset - region start) /
+// zone_range.  Empty without zones or without a trace.
+std::vector<zone_sample> sweep_samples(const res_job &run, const plan_job &job);
+
+// Latencies (ns) of the recorded I/Os of a run, in record order, all clones.
+std::vector<uint64_t> traced_latencies(const res_job &run);
+
 } // namespace report
