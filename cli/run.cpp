@@ -46,7 +46,8 @@ bool preflight(const plan &p, pf_report *pf)
 void attach_findings(results *r, const pf_report &pf)
 {
     for (uint32_t i = 0; i < pf.nr; i++)
-        res_msg_add(r, pf.findings[i].level, pf.findings[i].code, pf.findings[i].job_id, "%s", pf.findings[i].text);
+        res_msg_add(r, pf.findings[i].level, ("preflight/" + std::string(pf.findings[i].code)).c_str(),
+                    pf.findings[i].job_id, "%s", pf.findings[i].text);
 }
 
 // Waits for the run, forwarding signals and drawing the progress line.

@@ -213,7 +213,7 @@ void write_json(std::ostream &out, const model &m, const results &r, const plan 
 	root["jobs"] = jobs;
 	if (r.nr_disks)
 		root["disk_util"] = disk_array(r);
-	root["ioplan"] = ioplan_object(m, r);
+	root["ioplan"] = ioplan_object(m, r, p);
 	// Invalid UTF-8 in a name or path is replaced, never thrown on.
 	out << root.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "report/json_ioplan.hpp"
+#include "report/plot.hpp"
 #include "report/report.hpp"
 #include "report/units.hpp"
 
@@ -173,14 +174,26 @@ ojson job_facts(const entry &e, const model &m)
 	return o;
 }
 
-ojson messages_array(const results &r, const model &m)
+// Preflight findings arrive as messages whose code starts with this (cli/run.cpp).
+const char PREFLIGHT_PREFIX[] = "preflight/";
+
+bool is_preflight(const res_msg &msg)
+{
+	return msg.code && !strncmp(msg.code, PREFLIGHT_PREFIX, sizeof(PREFLIGHT_PREFIX) - 1);
+}
+
+// Every message (preflight == false), or only the preflight findings with
+// their prefix removed (preflight == true).
+ojson messages_array(const results &r, const model &m, bool preflight = false)
 {
 	ojson a = ojson::array();
 	for (uint32_t i = 0; i < r.nr_msgs; i++) {
 		const res_msg &msg = r.msgs[i];
+		if (preflight && !is_preflight(msg))
+			continue;
 		ojson o = ojson::object();
 		o["level"] = level_name(msg.level);
-		o["code"] = msg.code ? msg.code : "";
+		o["code"] = !msg.code ? "" : preflight ? msg.code + sizeof(PREFLIGHT_PREFIX) - 1 : msg.code;
 		o["text"] = msg.text ? msg.text : "";
 		if (msg.job_id >= 0 && (size_t)msg.job_id < m.runs.size() && m.runs[msg.job_id].job) {
 			o["job_id"] = msg.job_id;
@@ -207,7 +220,7 @@ ojson warnings_array(const results &r)
 
 } // namespace
 
-ojson ioplan_object(const model &m, const results &r)
+ojson ioplan_object(const model &m, const results &r, const plan &p)
 {
 	ojson o = ojson::object();
 
@@ -227,10 +240,11 @@ ojson ioplan_object(const model &m, const results &r)
 	o["jobs"] = jobs;
 	o["messages"] = messages_array(r, m);
 	o["warnings"] = warnings_array(r);
-	// Reserved for the preflight validity report (O_DIRECT honoured, working
-	// set vs RAM, ...): results.h has no field for it yet, so it stays empty
-	// and its schema closed until the engine records one.
-	o["preflight"] = ojson::object();
+	// What was checked before any I/O (free space, O_DIRECT by a real probe,
+	// device ranges and write safety, working set vs free memory): the findings.
+	o["preflight"] = ojson{ { "findings", messages_array(r, m, true) } };
+	o["series"] = series_json(r, p);
+	o["traces"] = traces_json(r, p);
 	return o;
 }
 

@@ -12,6 +12,6 @@ namespace report {
 //  start_wall_ns, elapsed_ns, interrupted, error, jobs[], messages[],
 //  warnings[], preflight{}};
 // jobs[i] describes the top-level jobs[i].  See result_schema() for every key.
-ojson ioplan_object(const model &m, const results &r);
+ojson ioplan_object(const model &m, const results &r, const plan &p);
 
 } // namespace report

@@ -240,9 +240,15 @@ ojson ioplan_def()
 	sv["const"] = result_schema_version;
 	ojson strings = type("array", "the text of every warning-level message");
 	strings["items"] = type("string");
-	ojson preflight = closed(ojson::object());
-	preflight["description"] = "reserved for the preflight validity report; empty until "
-				   "the engine records one (its findings are in messages)";
+	ojson preflight = closed({ { "findings", array_of("message") } });
+	preflight["description"] = "what the checks before any I/O found (also in messages, "
+				   "with codes prefixed preflight/)";
+	ojson series = type("array", "per job and run: bytes, ios, bandwidth and IOPS per interval "
+				     "(layout in report/plot.hpp)");
+	series["items"] = type("object");
+	ojson traces = type("array", "per job run with io_trace=N: the recorded I/Os and, for "
+				     "zonemode=strided jobs, per-zone transfer rates");
+	traces["items"] = type("object");
 	return closed({ { "schema_version", sv },
 			{ "version", type("string") },
 			{ "host", type("string") },
@@ -256,7 +262,9 @@ ojson ioplan_def()
 			{ "jobs", array_of("ioplan_job") },
 			{ "messages", array_of("message") },
 			{ "warnings", strings },
-			{ "preflight", preflight } });
+			{ "preflight", preflight },
+			{ "series", series },
+			{ "traces", traces } });
 }
 
 ojson definitions()

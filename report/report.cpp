@@ -13,7 +13,9 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "report/cdm.hpp"
 #include "report/formats.hpp"
+#include "report/quick.hpp"
 #include "report/group.hpp"
 
 namespace report {
@@ -42,6 +44,23 @@ void normal(std::ostream &out, const model &m, const results &r, const plan &p,
 	write_normal(out, m, r, p, o);
 }
 
+void cdm(std::ostream &out, const model &, const results &r, const plan &p, const options &o)
+{
+	cdm_options co;
+	co.profile = o.cdm_profile;
+	co.target = o.cdm_target;
+	co.admin = o.admin;
+	write_cdm(out, r, p, co);
+}
+
+template <unsigned Bit>
+void quick(std::ostream &out, const model &, const results &r, const plan &p, const options &)
+{
+	static const char *const names[] = {"winsat", "hdparm", "dd", "gnome-disks"};
+	unsigned i = Bit == FORMAT_WINSAT ? 0 : Bit == FORMAT_HDPARM ? 1 : Bit == FORMAT_DD ? 2 : 3;
+	write_quick(names[i], out, r, p);
+}
+
 struct format_row {
 	const char *name;
 	unsigned bit;
@@ -57,6 +76,11 @@ const format_row formats[] = {
 	{ "json", FORMAT_JSON, json, FORMAT_JSON_PLUS },	// json+ is json with bins
 	{ "json+", FORMAT_JSON_PLUS, json_plus },
 	{ "normal", FORMAT_NORMAL, normal },
+	{ "cdm", FORMAT_CDM, cdm },
+	{ "winsat", FORMAT_WINSAT, quick<FORMAT_WINSAT> },
+	{ "hdparm", FORMAT_HDPARM, quick<FORMAT_HDPARM> },
+	{ "dd", FORMAT_DD, quick<FORMAT_DD> },
+	{ "gnome-disks", FORMAT_GNOME_DISKS, quick<FORMAT_GNOME_DISKS> },
 };
 
 const format_row *find_format(const std::string &name)

@@ -39,6 +39,11 @@ enum format_bits : unsigned {
 	FORMAT_TERSE = 1u << 1,
 	FORMAT_JSON = 1u << 2,
 	FORMAT_JSON_PLUS = 1u << 3,	// json with latency histogram bins; replaces json
+	FORMAT_CDM = 1u << 4,		// CrystalDiskMark's text export
+	FORMAT_WINSAT = 1u << 5,	// the quick checks' own compact lines
+	FORMAT_HDPARM = 1u << 6,
+	FORMAT_DD = 1u << 7,
+	FORMAT_GNOME_DISKS = 1u << 8,
 };
 
 struct options {
@@ -49,6 +54,11 @@ struct options {
 	// Normal output opens with fio's job banners, version, "Starting N threads"
 	// and layout lines.  A CLI that printed those before the run clears this.
 	bool banner = true;
+	// --output-format=cdm: "Profile:" (empty = named from the rows), the target
+	// line ("DIR: 87% (814/931GiB)") and "Mode: [Admin]".
+	std::string cdm_profile;
+	std::string cdm_target;
+	bool admin = false;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and

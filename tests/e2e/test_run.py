@@ -71,6 +71,16 @@ class Runs(TmpDirCase):
         self.assertTrue(doc["ioplan"]["interrupted"])
         self.assertGreater(doc["jobs"][0]["read"]["total_ios"], 1000)
 
+    def test_preflight_findings_are_in_the_json(self):
+        p = run(["--name=r", f"--directory={self.tmp}", "--size=1m", "--rw=read", "--number_ios=8",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = jobs_json(p.stdout)
+        codes = [f["code"] for f in doc["ioplan"]["preflight"]["findings"]]
+        self.assertEqual(codes, ["cached-reads"])
+        self.assertIn("page cache", p.stderr)
+        self.assertEqual(len(doc["ioplan"]["series"]), 1)
+
     def test_preflight_refusal_does_no_io(self):
         p = run(["--name=w", f"--directory={self.tmp}/missing", "--size=1m", "--rw=write"])
         self.assertEqual(p.returncode, 2)
