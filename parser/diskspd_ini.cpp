@@ -175,6 +175,8 @@ void global_section(std::ostream &o, const state &s)
 		o << "fadvise_hint=" << s.fadvise << "\n";
 	if (f.iops_stddev)
 		o << "iopsavgtime=" << f.iops_interval_ms << "\n";
+	if (f.measure_latency)	// keep a histogram of total (issue to completion) latency
+		o << "lat_percentiles=1\n";
 	rate_lines(o, f);
 	buffer_lines(o, s);
 	if (!f.affinity.empty()) {

@@ -88,6 +88,7 @@ TEST_CASE("diskspd: seed 000's random 4K read, exact job text")
 	      "direct=1\n"
 	      "sync=dsync\n"
 	      "iopsavgtime=1000\n"
+	      "lat_percentiles=1\n"
 	      "\n"
 	      "[target1]\n"
 	      "filename=testfile.dat\n"
@@ -130,6 +131,7 @@ TEST_CASE("diskspd: seed 003's mixed 60/40 line with lower-case suffixes")
 	      "direct=1\n"
 	      "sync=dsync\n"
 	      "iopsavgtime=1000\n"
+	      "lat_percentiles=1\n"
 	      "\n"
 	      "[target1]\n"
 	      "filename=IO.dat\n"
@@ -183,6 +185,7 @@ TEST_CASE("diskspd: CrystalDiskMark's SEQ1M Q8T1 read: -S is O_DIRECT without wr
 	      "bs=1048576\n"
 	      "rw=read\n"
 	      "direct=1\n"
+	      "lat_percentiles=1\n"
 	      "\n"
 	      "[target1]\n"
 	      "filename=cdm.tmp\n"
@@ -211,6 +214,7 @@ TEST_CASE("diskspd: DISKSPD's defaults when nothing is given")
 	CHECK(f.cooldown_s == 0);
 	CHECK(f.outstanding == 2);
 	CHECK(!f.measure_latency);
+	CHECK(!contains(t, "lat_percentiles"));
 	CHECK(f.format == ds::result_format::text);
 }
 
