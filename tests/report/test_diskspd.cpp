@@ -167,3 +167,68 @@ TEST_CASE("diskspd: -Rp prints the command line and input parameters only")
 	std::string want = slurp(t::root() + "/tests/report/golden/diskspd.txt");
 	CHECK(out.str() == want.substr(0, want.find("System information:")));
 }
+
+namespace {
+
+// Runs python3's xml.etree over the document and prints facts found in it.
+std::string xml_facts(const std::string &doc, int *status)
+{
+	char path[] = "/tmp/ioplan-diskspd-xml-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, doc.data(), doc.size()) == (ssize_t)doc.size());
+	close(fd);
+	const char *script =
+		"import sys, xml.etree.ElementTree as ET\n"
+		"r = ET.parse(sys.argv[1]).getroot()\n"
+		"ts = r.find('TimeSpan')\n"
+		"lat = ts.find('Latency')\n"
+		"b50 = [b for b in lat.findall('Bucket') if b.findtext('Percentile') == '50'][0]\n"
+		"print(r.tag, ts.findtext('TestTimeSeconds'), len(ts.findall('Thread')),\n"
+		"      len(lat.findall('Bucket')), b50.findtext('TotalMilliseconds'),\n"
+		"      [b.findtext('Percentile') for b in lat.findall('Bucket')][-8:],\n"
+		"      len(ts.find('Iops').findall('Bucket')), ts.find('Iops').find('Bucket').get('Total'),\n"
+		"      len(ts.find('CpuUtilization').findall('CPU')),\n"
+		"      ts.find('Thread').find('Target').findtext('Path'),\n"
+		"      r.find('Profile').find('TimeSpans').find('TimeSpan').findtext('RandSeed'))\n";
+	std::string out = t::run(std::string("/usr/bin/python3 -c \"$(cat <<'PY'\n") + script +
+				 "PY\n)\" " + path + " 2>&1",
+				 status);
+	unlink(path);
+	return out;
+}
+
+} // namespace
+
+TEST_CASE("diskspd xml: well-formed, DISKSPD's elements, values agree with the text")
+{
+	t::diskspd_run f;
+	// A path that needs escaping.
+	plan_job &j = const_cast<plan_job &>(*plan_job_at(&f.get_plan(), 0));
+	for (uint32_t c = 0; c < j.nr_clones; c++) {
+		free(j.clones[c].files[0].path);
+		j.clones[c].files[0].path = plan_strdup("a&b<c>\"d'.dat");
+	}
+	std::ostringstream out;
+	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
+	int status = -1;
+	std::string facts = xml_facts(out.str(), &status);
+	INFO(out.str());
+	CHECK(status == 0);
+	CHECK(facts == "Results 2.00 2 108 5.997 ['99.9', '99.99', '99.999', '99.9999', "
+		       "'99.99999', '99.999999', '99.9999999', '100'] 2 8 2 a&b<c>\"d'.dat 5\n");
+	// The text's total 50th percentile is the same number.
+	std::string text = text_of(f, f.opts());
+	CHECK(text.find("   50th |      4.014 |     20.054 |      5.997\n") != std::string::npos);
+}
+
+TEST_CASE("diskspd xml: an interrupted run has DISKSPD's Error element")
+{
+	t::diskspd_run f;
+	for (uint32_t c = 0; c < 2; c++)
+		f.clone(c).end_ns = 0;
+	std::ostringstream out;
+	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
+	CHECK(out.str().find("<Error>The test was interrupted") != std::string::npos);
+	CHECK(out.str().find("<Thread>") == std::string::npos);
+}
