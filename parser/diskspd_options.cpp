@@ -37,7 +37,11 @@ void state::option(const std::string &a)
 			create_bytes = n;
 		break;
 	case 'C': seconds("-C", v, &info.cooldown_s); break;
-	case 'd': seconds("-d", v, &info.duration_s); break;
+	case 'd':
+		// -d0 would be a job without end (runtime=0 is "no limit").
+		if (seconds("-d", v, &info.duration_s) && info.duration_s == 0)
+			error("-d0: the measured duration must be at least 1 second");
+		break;
 	case 'W': seconds("-W", v, &info.warmup_s); break;
 	case 'D':
 		info.iops_stddev = true;

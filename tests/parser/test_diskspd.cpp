@@ -391,6 +391,7 @@ TEST_CASE("diskspd: malformed values and misplaced options")
 	CHECK(contains(only_error("-o0 f"), "-o"));
 	CHECK(contains(only_error("-tx f"), "-t"));
 	CHECK(contains(only_error("-d1.5 f"), "-d"));
+	CHECK(contains(only_error("-d0 f"), "-d0"));
 	CHECK(contains(only_error("-Rcsv f"), "-Rcsv"));
 	CHECK(contains(only_error("-q f"), "-q: unknown DISKSPD option"));
 	CHECK(contains(only_error("f -b4K"), "-b4K: options must come before the targets"));
