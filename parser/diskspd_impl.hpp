@@ -65,6 +65,7 @@ struct state {
 	void opt_R(const std::string &v);
 	void opt_z(const std::string &v);
 	void opt_windows_only(const std::string &a);
+	bool no_value(const std::string &a);
 	bool seconds(const std::string &flag, const std::string &v, uint32_t *out);
 };
 

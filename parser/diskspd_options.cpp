@@ -22,6 +22,14 @@ bool state::seconds(const std::string &flag, const std::string &v, uint32_t *out
 	return true;
 }
 
+// A flag that takes no value: true, after complaining about any value given.
+bool state::no_value(const std::string &a)
+{
+	if (a.size() > 2)
+		error(a + ": " + a.substr(0, 2) + " takes no value");
+	return true;
+}
+
 void state::option(const std::string &a)
 {
 	const char c = a[1];
@@ -71,22 +79,10 @@ void state::option(const std::string &a)
 		if (uint_arg("-j", v, UINT32_MAX, &n))
 			info.think_ms = (uint32_t)n;
 		break;
-	case 'L':
-		if (!v.empty())
-			error(a + ": -L takes no value");
-		info.measure_latency = true;
-		break;
-	case 'n':
-		if (!v.empty())
-			error(a + ": -n takes no value");
-		info.disable_affinity = true;
-		break;
+	case 'L': info.measure_latency = no_value(a); break;
+	case 'n': info.disable_affinity = no_value(a); break;
 	case 'o': count_arg("-o", v, &info.outstanding); break;
-	case 'p':
-		if (!v.empty())
-			error(a + ": -p takes no value");
-		parallel = true;
-		break;
+	case 'p': parallel = no_value(a); break;
 	case 'r': opt_r(v); break;
 	case 'R': opt_R(v); break;
 	case 's': opt_s(v); break;
