@@ -254,5 +254,6 @@ void results_free(struct results *r)
 		free(r->msgs[i].text);
 	}
 	free(r->msgs);
+	free(r->cpus);
 	free(r);
 }

@@ -239,6 +239,17 @@ struct res_disk {
 	uint64_t elapsed_ns;		/* wall time the deltas cover */
 };
 
+/*
+ * One online CPU's time over the measured window (/proc/stat deltas, ns), for
+ * reports that show system-wide CPU use per CPU (DISKSPD's CPU table).
+ */
+struct res_cpu {
+	uint32_t id;			/* Linux CPU number */
+	uint64_t user_ns;		/* user + nice */
+	uint64_t system_ns;		/* system + irq + softirq + steal */
+	uint64_t idle_ns;		/* idle + iowait */
+};
+
 enum res_msg_level {
 	RES_MSG_NOTE = 0,
 	RES_MSG_WARNING,
@@ -274,6 +285,8 @@ struct results {
 	uint32_t nr_disks;
 	struct res_msg *msgs;
 	uint32_t nr_msgs;
+	struct res_cpu *cpus;		/* per online CPU; NULL when not measured */
+	uint32_t nr_cpus;
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

@@ -1,0 +1,234 @@
+// tests/report/test_diskspd.cpp - DISKSPD text and XML output (report/diskspd*.cpp)
+// on hand-built results: exact text for a small fixture, the seeds' awk
+// pipeline, nearest-rank percentiles against an independent computation.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include "report/diskspd.hpp"
+#include "tests/report/diskspd_fixture.hpp"
+#include "tests/report/fixture.hpp"
+
+namespace {
+
+namespace dr = report::diskspd;
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream ss;
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+std::string text_of(const t::diskspd_run &f, const dr::options &o)
+{
+	std::ostringstream out;
+	dr::write_text(f.get_results(), f.get_plan(), o, out);
+	return out.str();
+}
+
+// The lines of text from the one starting with `first` on.
+std::vector<std::string> lines_from(const std::string &text, const std::string &first)
+{
+	std::vector<std::string> all = t::split(text, '\n'), out;
+	bool on = false;
+	for (const std::string &l : all) {
+		on = on || l == first;
+		if (on)
+			out.push_back(l);
+	}
+	return out;
+}
+
+} // namespace
+
+TEST_CASE("diskspd text: exact output for a two-thread mixed fixture")
+{
+	t::diskspd_run f;
+	std::string want = slurp(t::root() + "/tests/report/golden/diskspd.txt");
+	REQUIRE(!want.empty());
+	CHECK(text_of(f, f.opts()) == want);
+}
+
+TEST_CASE("diskspd text: the seed's awk pipeline prints thread 0's MiB/s")
+{
+	t::diskspd_run f;
+	char path[] = "/tmp/ioplan-diskspd-text-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	std::string text = text_of(f, f.opts());
+	REQUIRE(write(fd, text.data(), text.size()) == (ssize_t)text.size());
+	close(fd);
+	int status = -1;
+	std::string got = t::run(std::string("awk '/^Total IO$/ {getline;getline;getline; print $7}' ") +
+				 path, &status);
+	unlink(path);
+	CHECK(status == 0);
+	// Thread 0 moved 10 x 4 KiB in the measured 2 s.
+	char want[32];
+	snprintf(want, sizeof(want), "%.2f\n", 40960.0 / 1048576.0 / 2.0);
+	CHECK(got == want);
+}
+
+TEST_CASE("diskspd text: columns follow -L and -D")
+{
+	t::diskspd_run f;
+	dr::options o = f.opts();
+	o.measure_latency = false;
+	o.iops_stddev = false;
+	std::string text = text_of(f, o);
+	CHECK(text.find("AvgLat") == std::string::npos);
+	CHECK(text.find("IopsStdDev") == std::string::npos);
+	CHECK(text.find("latency distribution") == std::string::npos);
+	CHECK(text.find("thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  file\n") !=
+	      std::string::npos);
+	CHECK(text.find("\n" + std::string(78, '-') + "\n") != std::string::npos);
+	CHECK(text.find("measuring latency") == std::string::npos);
+	o.iops_stddev = true;
+	text = text_of(f, o);
+	CHECK(text.find("|  I/O per s | IopsStdDev |  file\n") != std::string::npos);
+}
+
+TEST_CASE("diskspd text: no measured time says the test was interrupted")
+{
+	t::diskspd_run f;
+	for (uint32_t c = 0; c < 2; c++)
+		f.clone(c).end_ns = f.clone(c).start_ns;
+	std::string text = text_of(f, f.opts());
+	CHECK(text.find("The test was interrupted before the measurements began.") != std::string::npos);
+	CHECK(text.find("Total IO") == std::string::npos);
+}
+
+TEST_CASE("diskspd text: percentiles are nearest rank, checked against a sort of the samples")
+{
+	// 997 samples (no p * n is a whole number, so rounding cannot hide a
+	// wrong rank) at values the histogram holds exactly.
+	t::diskspd_run f(false);
+	std::mt19937_64 rng(42);
+	std::vector<uint64_t> reads, writes, all;
+	for (int i = 0; i < 997; i++) {
+		uint32_t idx = 128 + (uint32_t)(rng() % 1200);
+		uint64_t v = res_hist_value(idx);
+		bool w = rng() % 3 == 0;
+		res_ddir &d = f.clone(i % 2).ddir[w ? PLAN_DDIR_WRITE : PLAN_DDIR_READ];
+		t::record(&d.lat, v);
+		d.ios++;
+		d.bytes += 4096;
+		(w ? writes : reads).push_back(v);
+		all.push_back(v);
+	}
+	std::string text = text_of(f, f.opts());
+	std::vector<std::string> table = lines_from(text, "Total latency distribution:");
+	REQUIRE(table.size() >= 18);
+	auto rank = [](std::vector<uint64_t> v, double frac) {
+		std::sort(v.begin(), v.end());
+		size_t k = (size_t)std::ceil(frac * (double)v.size());
+		return (double)v[k ? k - 1 : 0] / 1e6;
+	};
+	const char *labels[] = { "min",	    "25th",    "50th",	  "75th",    "90th",
+				 "95th",    "99th",    "3-nines", "4-nines", "5-nines",
+				 "6-nines", "7-nines", "8-nines", "9-nines", "max" };
+	const double fracs[] = { 0,	  .25,	    .5,	       .75,	    .9,
+				 .95,	  .99,	    .999,      .9999,	    .99999,
+				 .999999, .9999999, .99999999, .999999999, 1 };
+	for (int i = 0; i < 15; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "%7s | %10.3f | %10.3f | %10.3f", labels[i],
+			 rank(reads, fracs[i]), rank(writes, fracs[i]), rank(all, fracs[i]));
+		CHECK(table[3 + i] == want);
+	}
+}
+
+TEST_CASE("diskspd text: a direction without I/O shows N/A in the latency table")
+{
+	t::diskspd_run f(false);
+	for (uint64_t v : { 1000000u, 2000000u, 3000000u })
+		t::record(&f.clone(0).ddir[PLAN_DDIR_READ].lat, v);
+	f.clone(0).ddir[PLAN_DDIR_READ].ios = 3;
+	std::vector<std::string> table = lines_from(text_of(f, f.opts()), "Total latency distribution:");
+	REQUIRE(table.size() >= 18);
+	CHECK(table[3].find("|        N/A |") != std::string::npos);
+	CHECK(table[17].find("|        N/A |") != std::string::npos);
+}
+
+TEST_CASE("diskspd: -Rp prints the command line and input parameters only")
+{
+	t::diskspd_run f;
+	std::ostringstream out;
+	dr::write_profile(f.get_plan(), f.opts(), out);
+	std::string want = slurp(t::root() + "/tests/report/golden/diskspd.txt");
+	CHECK(out.str() == want.substr(0, want.find("System information:")));
+}
+
+namespace {
+
+// Runs python3's xml.etree over the document and prints facts found in it.
+std::string xml_facts(const std::string &doc, int *status)
+{
+	char path[] = "/tmp/ioplan-diskspd-xml-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, doc.data(), doc.size()) == (ssize_t)doc.size());
+	close(fd);
+	const char *script =
+		"import sys, xml.etree.ElementTree as ET\n"
+		"r = ET.parse(sys.argv[1]).getroot()\n"
+		"ts = r.find('TimeSpan')\n"
+		"lat = ts.find('Latency')\n"
+		"b50 = [b for b in lat.findall('Bucket') if b.findtext('Percentile') == '50'][0]\n"
+		"print(r.tag, ts.findtext('TestTimeSeconds'), len(ts.findall('Thread')),\n"
+		"      len(lat.findall('Bucket')), b50.findtext('TotalMilliseconds'),\n"
+		"      [b.findtext('Percentile') for b in lat.findall('Bucket')][-8:],\n"
+		"      len(ts.find('Iops').findall('Bucket')), ts.find('Iops').find('Bucket').get('Total'),\n"
+		"      len(ts.find('CpuUtilization').findall('CPU')),\n"
+		"      ts.find('Thread').find('Target').findtext('Path'),\n"
+		"      r.find('Profile').find('TimeSpans').find('TimeSpan').findtext('RandSeed'))\n";
+	std::string out = t::run(std::string("/usr/bin/python3 -c \"$(cat <<'PY'\n") + script +
+				 "PY\n)\" " + path + " 2>&1",
+				 status);
+	unlink(path);
+	return out;
+}
+
+} // namespace
+
+TEST_CASE("diskspd xml: well-formed, DISKSPD's elements, values agree with the text")
+{
+	t::diskspd_run f;
+	// A path that needs escaping.
+	plan_job &j = const_cast<plan_job &>(*plan_job_at(&f.get_plan(), 0));
+	for (uint32_t c = 0; c < j.nr_clones; c++) {
+		free(j.clones[c].files[0].path);
+		j.clones[c].files[0].path = plan_strdup("a&b<c>\"d'.dat");
+	}
+	std::ostringstream out;
+	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
+	int status = -1;
+	std::string facts = xml_facts(out.str(), &status);
+	INFO(out.str());
+	CHECK(status == 0);
+	CHECK(facts == "Results 2.00 2 108 5.997 ['99.9', '99.99', '99.999', '99.9999', "
+		       "'99.99999', '99.999999', '99.9999999', '100'] 2 8 2 a&b<c>\"d'.dat 5\n");
+	// The text's total 50th percentile is the same number.
+	std::string text = text_of(f, f.opts());
+	CHECK(text.find("   50th |      4.014 |     20.054 |      5.997\n") != std::string::npos);
+}
+
+TEST_CASE("diskspd xml: an interrupted run has DISKSPD's Error element")
+{
+	t::diskspd_run f;
+	for (uint32_t c = 0; c < 2; c++)
+		f.clone(c).end_ns = 0;
+	std::ostringstream out;
+	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
+	CHECK(out.str().find("<Error>The test was interrupted") != std::string::npos);
+	CHECK(out.str().find("<Thread>") == std::string::npos);
+}
