@@ -109,7 +109,7 @@ RUN_DIR ?= $(CURDIR)/build/scratch
 run: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(RUN_DIR)
-	./$(BIN) --showplan --directory=$(RUN_DIR) examples/fio_setting.txt
+	./$(BIN) --preset=default --directory=$(RUN_DIR)
 
 test: deps fio-examples
 	@$(MAKE) --no-print-directory all $(UNIT)

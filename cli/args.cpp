@@ -59,7 +59,7 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "version") a_.what = action::version;
     else if (n == "showplan") a_.what = action::showplan;
     else if (n == "parse-only") a_.what = action::parse_only;
-    else if (n == "output-format") a_.output_format = value;
+    else if (n == "output-format") { a_.output_format = value; a_.output_format_set = true; }
     else if (n == "output") a_.output_path = value;
     else if (n == "section") a_.req.only_sections.push_back(value);
     else if (n == "cmdhelp") { a_.what = action::cmdhelp; a_.cmdhelp = has_value ? value : "all"; }
@@ -111,6 +111,10 @@ args parse_state::run()
         a_.what = action::convert;
         i_ = 2;
     }
+    if (argc_ > 1 && std::string(argv_[1]) == "plot") {
+        a_.what = action::plot;
+        i_ = 2;
+    }
     for (; i_ < argc_; i_++) {
         std::string arg = argv_[i_];
         if (arg.size() < 2 || arg[0] != '-') {
@@ -123,6 +127,8 @@ args parse_state::run()
         bool has_value = eq != std::string::npos;
         if (name == "h")
             name = "help";
+        if (name == "o" && a_.what == action::plot)
+            name = "output"; // `ioplan plot RESULT.json -o FILE.svg`
         if (const own_option *o = find_own(name)) {
             if (o->needs_value && !has_value) {
                 if (i_ + 1 >= argc_)
@@ -150,6 +156,7 @@ void print_usage(FILE *out)
     fputs("usage: ioplan [options] [--job-option=value ...] jobfile...\n"
           "       ioplan --preset=NAME [--job-option=value ...]\n"
           "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
+          "       ioplan plot RESULT.json -o CHART.svg|png\n"
           "\n"
           "Runs fio-compatible job files (INI) against real storage and reports the results.\n"
           "\n"
@@ -159,6 +166,8 @@ void print_usage(FILE *out)
           "  --output-format=FMT   normal, terse (minimal), json, json+; comma-separated for several\n"
           "  --output=FILE         write the results to FILE instead of stdout\n"
           "  --section=NAME        run only job section NAME (repeatable)\n"
+          "  --preset=NAME         run a shipped job file; job options given override its values\n"
+          "  --presets             list the presets with a line about each\n"
           "  --eta=WHEN            progress line on stderr: auto (when a terminal), always, never\n"
           "  --name=NAME           start a command-line job; the job options after it belong to it\n"
           "  --format=SYNTAX       job file syntax: ini, toml, yaml (default: by extension;\n"

@@ -15,12 +15,13 @@
 namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
-                    presets, convert };
+                    presets, convert, plot };
 
 struct args {
     action what = action::run;
     parser::request req;
     std::string output_format = "normal";
+    bool output_format_set = false;
     std::string output_path;
     std::string cmdhelp;        // option name, or "all"
     std::string preset;

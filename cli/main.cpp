@@ -7,8 +7,11 @@
 
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
+#include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "parser/parser.hpp"
+#include "report/plot.hpp"
+#include "parser/structured.hpp"
 #include "parser/schema.hpp"
 #include "parser/writers.hpp"
 #include "report/showplan.hpp"
@@ -39,6 +42,10 @@ int info_action(const cli::args &a)
     case cli::action::dump_man_options:
         cli::print_man_options(stdout);
         return 0;
+    case cli::action::presets:
+        for (const auto &p : cli::list_presets())
+            std::printf("%-22s %s\n", p.name.c_str(), p.description.c_str());
+        return 0;
     case cli::action::dump_job_schema:
         std::fputs(parser::job_schema().c_str(), stdout);
         return 0;
@@ -64,8 +71,57 @@ int convert_action(const cli::args &a)
     return 0;
 }
 
-int plan_action(const cli::args &a)
+// --preset=NAME: the preset's file becomes the job file, command-line job
+// options override it, and its "; output-format:" line is the default output.
+int use_preset(cli::args &a)
 {
+    cli::preset_info p;
+    if (!cli::find_preset(a.preset, &p)) {
+        std::string names;
+        for (const auto &q : cli::list_presets())
+            names += (names.empty() ? "" : ", ") + q.name;
+        std::fprintf(stderr, "ioplan: error: no preset named '%s' (presets: %s)\n", a.preset.c_str(),
+                     names.empty() ? "none found" : names.c_str());
+        return 2;
+    }
+    if (!a.req.job_files.empty()) {
+        std::fprintf(stderr, "ioplan: error: --preset=%s runs alone; give job files without it\n", a.preset.c_str());
+        return 2;
+    }
+    a.req.job_files.push_back(p.path);
+    a.req.cli_overrides = true;
+    if (!a.output_format_set && !p.output_format.empty())
+        a.output_format = p.output_format;
+    return 0;
+}
+
+// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.
+int plot_action(const cli::args &a)
+{
+    if (a.req.job_files.size() != 1 || a.output_path.empty()) {
+        std::fprintf(stderr, "ioplan: error: usage: ioplan plot RESULT.json -o CHART.svg|png\n");
+        return 2;
+    }
+    std::string text, err;
+    if (!parser::slurp(a.req.job_files[0], &text)) {
+        std::fprintf(stderr, "ioplan: error: cannot read %s\n", a.req.job_files[0].c_str());
+        return 2;
+    }
+    report::plot_options po;
+    po.output = a.output_path;
+    if (!report::plot(text, po, &err)) {
+        std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+int plan_action(cli::args &a)
+{
+    if (a.what == cli::action::plot)
+        return plot_action(a);
+    if (!a.preset.empty() && use_preset(a))
+        return 2;
     if (a.what == cli::action::convert)
         return convert_action(a);
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {

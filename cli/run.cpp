@@ -19,6 +19,7 @@
 #include "cli/progress.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
+#include "report/cdm.hpp"
 #include "report/report.hpp"
 
 namespace cli {
@@ -80,6 +81,13 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
     report::options o;
     o.formats = formats;
     o.pid = getpid();
+    o.admin = geteuid() == 0;
+    const plan_job *first = plan_job_at(&p, 0);
+    if (first && first->nr_clones && first->clones[0].nr_files) {
+        std::string path = first->clones[0].files[0].path;
+        size_t slash = path.rfind('/');
+        o.cdm_target = report::cdm_target_usage(slash == std::string::npos ? "." : path.substr(0, slash));
+    }
     std::string err;
     if (a.output_path.empty()) {
         report::write(r, p, o, std::cout);

@@ -31,6 +31,9 @@ struct request {
     std::vector<std::string> only_sections; // --section=NAME filters
     ini_options ini;
     std::string format;                   // --format: ini, toml, yaml; "" = by extension
+    // --preset: the job file is a template and command-line options override
+    // its values (fio's rule, defaults the file overrides, is for job files).
+    bool cli_overrides = false;
 };
 
 enum class syntax { ini, toml, yaml };

@@ -122,7 +122,7 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
 {
     bool first_job = true;
     for (const section &s : doc.sections) {
-        if (index == 0 && notes_)
+        if (index == 0 && notes_ && !req_.cli_overrides)
             note_shadowed(s.entries);
         if (s.is_global) {
             apply_section(g, s.entries);
@@ -132,6 +132,10 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
         job_def d{g, s.name, s.header_loc, index};
         d.spec.echo = s.entries;
         apply_section(d.spec, s.entries);
+        if (req_.cli_overrides && index == 0) {
+            apply_section(d.spec, req_.cli_globals);
+            d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
+        }
         // Each job file after the first starts with a stonewall, as in fio.
         if (index > 0 && first_job)
             d.spec.pj.stonewall = true;

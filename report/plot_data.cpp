@@ -11,6 +11,7 @@ namespace report {
 namespace {
 
 struct bin {
+	uint64_t start_ns = UINT64_MAX;	// earliest start of the samples in the bin
 	uint64_t end_ns = 0;
 	uint64_t bytes[PLAN_DDIR_NR] = {};
 	uint64_t ios[PLAN_DDIR_NR] = {};
@@ -31,8 +32,10 @@ std::vector<bin> bins_of(const res_job &j, uint64_t *interval_ns)
 		for (uint32_t i = 0; i < s.nr && s.samples; i++) {
 			const res_sample &smp = s.samples[i];
 			uint64_t end = smp.t_end_ns > j.start_ns ? smp.t_end_ns - j.start_ns : 0;
+			uint64_t begin = smp.t_start_ns > j.start_ns ? smp.t_start_ns - j.start_ns : 0;
 			bin &b = bins[end ? (end - 1) / iv : 0];
 			b.end_ns = std::max(b.end_ns, end);
+			b.start_ns = std::min(b.start_ns, begin);
 			for (int d = 0; d < PLAN_DDIR_NR; d++) {
 				b.bytes[d] += smp.bytes[d];
 				b.ios[d] += smp.ios[d];
@@ -41,12 +44,16 @@ std::vector<bin> bins_of(const res_job &j, uint64_t *interval_ns)
 	}
 	std::vector<bin> out;
 	for (auto &kv : bins) {
-		// A bin's width runs from its slot start to its last sample's end.
-		uint64_t start = kv.first * iv;
-		if (kv.second.end_ns <= start)
-			kv.second.end_ns = start + iv;
+		// A bin covers its samples' own time: a sample that ends just past a
+		// slot boundary must not be divided by the sliver of the new slot.
+		if (kv.second.end_ns <= kv.second.start_ns)
+			kv.second.start_ns = kv.second.end_ns > iv ? kv.second.end_ns - iv : 0;
 		out.push_back(kv.second);
 	}
+	// The run's last moments (a stop lands mid-interval) make a sliver whose
+	// rate means nothing; shorter than half an interval, it is left out.
+	if (out.size() > 1 && out.back().end_ns - out.back().start_ns < iv / 2)
+		out.pop_back();
 	return out;
 }
 
@@ -54,8 +61,7 @@ ojson direction_series(const std::vector<bin> &bins, uint64_t iv, int d)
 {
 	ojson bytes = ojson::array(), ios = ojson::array(), bw = ojson::array(), iops = ojson::array();
 	for (size_t k = 0; k < bins.size(); k++) {
-		uint64_t start = (bins[k].end_ns - 1) / iv * iv;
-		double secs = (double)(bins[k].end_ns - start) / 1e9;
+		double secs = (double)(bins[k].end_ns - bins[k].start_ns) / 1e9;
 		bytes.push_back(bins[k].bytes[d]);
 		ios.push_back(bins[k].ios[d]);
 		bw.push_back(f6((double)bins[k].bytes[d] / secs));

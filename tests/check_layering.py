@@ -20,7 +20,9 @@ ALLOWED = {
     "cli": ("cli/", "parser/", "engine/", "report/"),
 }
 # Engine internals: the engine may include these, nobody else but cli/ and tests/.
-PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h")
+PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h",
+                 # checks the cli runs before starting the engine, and reports
+                 "engine/preflight.h", "engine/safety.h")
 
 
 def resolve(src: pathlib.Path, inc: str) -> str:

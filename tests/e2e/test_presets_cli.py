@@ -1,0 +1,63 @@
+"""tests/e2e/test_presets_cli.py - presets by name, command-line overrides, plots.
+
+--preset=NAME runs a shipped job file as a template: job options given on the
+command line override its values (the opposite of fio's rule for job files,
+on purpose: `--preset=cdm-default --size=64m` tests 64 MiB).
+"""
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+
+from common import ROOT, TmpDirCase, run, showplan
+
+
+class Presets(TmpDirCase):
+    def test_presets_lists_every_job_file_with_a_description(self):
+        p = run(["--presets"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        names = {line.split()[0] for line in p.stdout.splitlines()}
+        self.assertEqual(names, {f.stem for f in (ROOT / "jobs").glob("*.fio")})
+        self.assertTrue(all(len(line.split(None, 1)) == 2 for line in p.stdout.splitlines()))
+
+    def test_command_line_overrides_the_preset(self):
+        plan = showplan(["--preset=cdm-default", f"--directory={self.tmp}", "--size=64m", "--runtime=1"])
+        jobs = [j for g in plan["groups"] for j in g["jobs"]]
+        self.assertEqual(len(jobs), 8)
+        self.assertTrue(all(j["size_bytes"] == 64 << 20 and j["runtime_ns"] == 10**9 for j in jobs))
+        self.assertEqual({f["path"] for j in jobs for c in j["clones"] for f in c["files"]},
+                         {f"{self.tmp}/ioplan-cdm.tmp"})
+
+    def test_default_preset_runs_and_prints_the_cdm_table(self):
+        p = run(["--preset=default", f"--directory={self.tmp}", "--size=4m", "--runtime=0.2s"], timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[Read]", p.stdout)
+        self.assertRegex(p.stdout, r"SEQ    1MiB \(Q=  8, T= 1\): +[0-9.]+ MB/s \[ +[0-9.]+ IOPS\] < +[0-9.]+ us>")
+        self.assertIn("Profile:", p.stdout)
+
+    def test_unknown_preset_names_the_known_ones(self):
+        p = run(["--preset=nope"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no preset named 'nope'", p.stderr)
+        self.assertIn("cdm-default", p.stderr)
+
+
+class Plot(TmpDirCase):
+    def test_plot_draws_a_run(self):
+        result = self.tmp / "r.json"
+        p = run(["--name=r", "--ioengine=null", "--size=64m", "--time_based", "--runtime=1",
+                 "--bwavgtime=100", "--output-format=json", f"--output={result}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        series = json.loads(result.read_text())["ioplan"]["series"][0]
+        iops = series["read"]["iops"]
+        self.assertGreaterEqual(len(iops), 8)
+        # No sliver of an interval at the end: every rate within 3x of the median.
+        median = sorted(iops)[len(iops) // 2]
+        self.assertTrue(all(median / 3 < v < median * 3 for v in iops), iops)
+        p = run(["plot", str(result), "-o", str(self.tmp / "r.svg")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        svg = ET.parse(self.tmp / "r.svg").getroot()
+        text = "".join(svg.itertext())
+        self.assertIn("r read", text)
+        self.assertIn("IOPS over time", text)
+        p = run(["plot", str(self.tmp / "missing.json"), "-o", str(self.tmp / "x.svg")])
+        self.assertEqual(p.returncode, 2)
