@@ -6,10 +6,13 @@
 // for the first job file; after --name=X they belong to that command-line job.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "cli/progress.hpp"
+#include "engine/results.h"
 #include "parser/parser.hpp"
 
 namespace cli {
@@ -27,6 +30,8 @@ struct args {
     std::string preset;
     std::string convert_to;     // `ioplan convert FILE --to=ini|toml|yaml`
     eta_mode eta = eta_mode::automatic;
+    // A writer replacing --output-format (the DISKSPD front end's layouts).
+    std::function<void(const results &, const plan &, std::ostream &)> writer;
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

@@ -3,10 +3,14 @@
 // The only code that calls every stage.  Exit codes: 0 success, 1 the run
 // failed, 2 bad input (job file or command line).
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
 #include <iostream>
 
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
+#include "cli/diskspd.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "parser/parser.hpp"
@@ -142,9 +146,20 @@ int plan_action(cli::args &a)
 
 } // namespace
 
+static bool called_as_diskspd(const char *argv0)
+{
+    const char *base = std::strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    return !std::strcmp(base, "diskspd") || !std::strcmp(base, "diskspd.exe");
+}
+
 int main(int argc, char **argv)
 {
     try {
+        if (called_as_diskspd(argv[0]))
+            return cli::diskspd_main(argv[0], std::vector<std::string>(argv + 1, argv + argc));
+        if (argc > 1 && !std::strcmp(argv[1], "diskspd"))
+            return cli::diskspd_main("diskspd", std::vector<std::string>(argv + 2, argv + argc));
         cli::args a = cli::parse_args(argc, argv);
         int rc = info_action(a);
         if (rc >= 0)

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <unistd.h>
@@ -89,6 +90,18 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
         o.cdm_target = report::cdm_target_usage(slash == std::string::npos ? "." : path.substr(0, slash));
     }
     std::string err;
+    if (a.writer) {
+        std::ofstream file;
+        if (!a.output_path.empty())
+            file.open(a.output_path);
+        std::ostream &out = a.output_path.empty() ? std::cout : file;
+        a.writer(r, p, out);
+        out.flush();
+        if (!out.good())
+            std::fprintf(stderr, "ioplan: error: cannot write the results to %s\n",
+                         a.output_path.empty() ? "stdout" : a.output_path.c_str());
+        return out.good() ? 0 : 1;
+    }
     if (a.output_path.empty()) {
         report::write(r, p, o, std::cout);
         std::cout.flush();
@@ -107,7 +120,7 @@ int run_plan(const plan &p, const args &a)
 {
     unsigned formats = 0;
     std::string err;
-    if (!report::parse_formats(a.output_format, &formats, &err)) {
+    if (!a.writer && !report::parse_formats(a.output_format, &formats, &err)) {
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
         return 2;
     }

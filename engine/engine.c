@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpustat.h"
 #include "diskstats.h"
 #include "engine.h"
 #include "layout.h"
@@ -34,6 +35,7 @@ struct eng {
 	struct latbkt_table lbt;
 	struct eng_shared sh;
 	struct diskstats disks;
+	struct cpustat cpus;
 	pthread_t coord;
 	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
 	pthread_cond_t cv;
@@ -387,7 +389,9 @@ static void *coordinator(void *arg)
 	ret = layout_prepare(&e->lay, e->plan, e->res, &e->stop);
 	if (!ret) {
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
+		cpustat_begin(&e->cpus, e->sh.fake);
 		ret = run_plan(e);
+		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->res);
 	}
 	if (ret && !e->res->error)

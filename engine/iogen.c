@@ -89,6 +89,8 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	if (g->use_perm)
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
 	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
+	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
+		return dist_init_zones(&g->dist, f->nblocks, g->align, j->rand_zones, j->nr_rand_zones);
 	if (g->use_dist && idx == 0)
 		return dist_init(&g->dist, j->random_distribution, f->nblocks,
 				 j->random_dist_param, j->random_dist_center, g->rng_off);

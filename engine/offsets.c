@@ -114,6 +114,41 @@ int dist_init(struct dist *d, enum plan_random_dist kind, uint64_t n, double par
 	}
 }
 
+int dist_init_zones(struct dist *d, uint64_t n, uint64_t block_bytes, const struct plan_rand_zone *z,
+		    uint32_t nz)
+{
+	uint64_t lo = 0;
+	uint32_t cum = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n || !nz || nz > PLAN_RAND_ZONES_MAX || !block_bytes)
+		return -EINVAL;
+	d->kind = PLAN_RAND_ZONED;
+	d->n = n;
+	d->nr_zones = nz;
+	for (uint32_t i = 0; i < nz; i++) {
+		uint64_t len = z[i].range_bytes ? z[i].range_bytes / block_bytes : n * z[i].range_pct / 100;
+
+		if (lo + len > n || (z[i].io_pct && !len))
+			return -EINVAL;
+		cum += z[i].io_pct;
+		d->zone_cum[i] = cum;
+		d->zone_lo[i] = lo;
+		d->zone_hi[i] = lo + len;
+		lo += len;
+	}
+	return cum == 100 ? 0 : -EINVAL;
+}
+
+static uint64_t zoned_block(struct dist *d, uint64_t *rng)
+{
+	uint32_t pick = (uint32_t)rng_below(rng, 100), i = 0;
+
+	while (i + 1 < d->nr_zones && pick >= d->zone_cum[i])
+		i++;
+	return d->zone_lo[i] + rng_below(rng, d->zone_hi[i] - d->zone_lo[i]);
+}
+
 static uint64_t zipf_rank(struct dist *d, uint64_t *rng)
 {
 	double u = rng_unit(rng), uz = u * d->zetan, r;
@@ -161,7 +196,11 @@ uint64_t dist_rank(struct dist *d, uint64_t *rng)
 
 uint64_t dist_next(struct dist *d, uint64_t *rng)
 {
-	uint64_t r = dist_rank(d, rng);
+	uint64_t r;
+
+	if (d->kind == PLAN_RAND_ZONED)
+		return zoned_block(d, rng); /* zones are places on disk: no scrambling */
+	r = dist_rank(d, rng);
 
 	if (d->kind != PLAN_RAND_NORMAL && d->rank_shift)
 		r = (r + d->rank_shift) % d->n;

@@ -71,6 +71,12 @@ struct dist {
 	double sigma;			/* normal: standard deviation in blocks */
 	double center;			/* normal: mean in blocks */
 	struct perm scramble;
+	/* zoned: zone i holds blocks [zone_lo[i], zone_hi[i]) and gets the I/Os whose
+	 * percentile draw falls below zone_cum[i]. */
+	uint32_t nr_zones;
+	uint32_t zone_cum[PLAN_RAND_ZONES_MAX];
+	uint64_t zone_lo[PLAN_RAND_ZONES_MAX];
+	uint64_t zone_hi[PLAN_RAND_ZONES_MAX];
 };
 
 /*
@@ -79,6 +85,14 @@ struct dist {
  */
 int dist_init(struct dist *d, enum plan_random_dist kind, uint64_t n, double param,
 	      double center, uint64_t seed);
+
+/*
+ * random_distribution=zoned / zoned_abs over n blocks of block_bytes: zones from
+ * the start, sized in percent of n or in bytes.  Returns 0 or -EINVAL (a zone
+ * past the end, or no blocks in a zone that gets I/O).
+ */
+int dist_init_zones(struct dist *d, uint64_t n, uint64_t block_bytes, const struct plan_rand_zone *z,
+		    uint32_t nz);
 
 /* Rank drawn from the distribution (0 = hottest for zipf/pareto), before scrambling. */
 uint64_t dist_rank(struct dist *d, uint64_t *rng);

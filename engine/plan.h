@@ -30,10 +30,11 @@ extern "C" {
 #endif
 
 /* Bumped whenever a field changes meaning, is added or removed. */
-#define PLAN_ABI_VERSION 1
+#define PLAN_ABI_VERSION 2
 
 #define PLAN_PERCENTILES_MAX 20
 #define PLAN_BSSPLIT_MAX 64
+#define PLAN_RAND_ZONES_MAX 16
 
 enum plan_ddir {
 	PLAN_DDIR_READ = 0,
@@ -68,7 +69,8 @@ enum plan_random_dist {
 	PLAN_RAND_UNIFORM = 0,		/* random_distribution=random */
 	PLAN_RAND_ZIPF,
 	PLAN_RAND_PARETO,
-	PLAN_RAND_NORMAL
+	PLAN_RAND_NORMAL,
+	PLAN_RAND_ZONED			/* zoned / zoned_abs: rand_zones[] (DISKSPD -rdpct, -rdabs) */
 };
 
 enum plan_rate_process {
@@ -130,6 +132,17 @@ enum plan_repeat_aggregate {
 struct plan_bssplit {
 	uint64_t bs_bytes;
 	uint32_t pct;
+};
+
+/*
+ * One zone of random_distribution=zoned: io_pct percent of the I/Os go to the
+ * next range_pct percent of the region (zoned), or the next range_bytes bytes
+ * (zoned_abs; range_pct is 0 then).  Zones follow each other from the start.
+ */
+struct plan_rand_zone {
+	uint32_t io_pct;
+	uint32_t range_pct;
+	uint64_t range_bytes;
 };
 
 /* Block sizes of one direction: a fixed size (min == max), a range, or a split. */
@@ -202,6 +215,8 @@ struct plan_job {
 	enum plan_random_dist random_distribution;
 	double random_dist_param;	/* zipf theta, pareto h, normal sigma (percent) */
 	double random_dist_center;	/* 0..1; 0 = default */
+	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
+	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
 	bool norandommap;
 	bool randrepeat;
 	uint64_t randseed;
@@ -322,6 +337,7 @@ struct plan_job {
 
 	/* Placement. */
 	uint64_t cpus_allowed_mask;	/* 0 = any CPU */
+	bool cpus_allowed_split;	/* clone k runs on the k-th allowed CPU (mod count) */
 	int32_t nice;
 
 	/* Echo of the options as typed, for reports (fio's "job options"). */

@@ -72,13 +72,26 @@ static bool start_delay(struct worker *w)
 	return !stop_requested(w);
 }
 
-static void placement(const struct plan_job *j)
+/* cpus_allowed_policy=split: the k-th allowed CPU (round robin) for clone k. */
+static int split_cpu(uint64_t mask, uint32_t clone)
+{
+	int n = __builtin_popcountll(mask), want = (int)(clone % (uint32_t)n);
+
+	for (int c = 0; c < 64; c++)
+		if ((mask & (1ull << c)) && want-- == 0)
+			return c;
+	return 0;
+}
+
+static void placement(const struct plan_job *j, uint32_t clone)
 {
 	cpu_set_t set;
 
 	if (j->cpus_allowed_mask) {
 		CPU_ZERO(&set);
-		for (int c = 0; c < 64; c++)
+		if (j->cpus_allowed_split)
+			CPU_SET(split_cpu(j->cpus_allowed_mask, clone), &set);
+		for (int c = 0; c < 64 && !j->cpus_allowed_split; c++)
 			if (j->cpus_allowed_mask & (1ull << c))
 				CPU_SET(c, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
@@ -464,7 +477,7 @@ void *worker_main(void *arg)
 
 	w->clk = w->sh->clk;
 	w->rng_misc = rng_seed(w->clone->seed, 4);
-	placement(w->job);
+	placement(w->job, w->clone->clone_index);
 	if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);

@@ -148,17 +148,58 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
 }
 
+// zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
+// zoned_abs:60/1g:40/3g (percent of I/Os / bytes), zones from the start.
+void set_zones(job_spec &j, const std::vector<std::string> &parts)
+{
+    bool abs = parts[0] == "zoned_abs";
+    uint32_t io = 0, range = 0, blank = UINT32_MAX;
+    if (parts.size() < 2 || parts.size() - 1 > PLAN_RAND_ZONES_MAX)
+        throw value_error("random_distribution=" + parts[0] + " needs 1 to 16 zones (io%/range)");
+    j.pj.random_distribution = PLAN_RAND_ZONED;
+    j.pj.nr_rand_zones = 0;
+    for (size_t i = 1; i < parts.size(); i++) {
+        size_t slash = parts[i].find('/');
+        if (slash == std::string::npos)
+            throw value_error("zone '" + parts[i] + "' is not io%/range");
+        plan_rand_zone &z = j.pj.rand_zones[j.pj.nr_rand_zones++];
+        z = plan_rand_zone{};
+        z.io_pct = (uint32_t)parse_int(parts[i].substr(0, slash));
+        std::string r = trim(parts[i].substr(slash + 1));
+        if (r.find(',') != std::string::npos)
+            throw value_error("per-direction zones (a ',' list) are not supported");
+        if (r.empty() && !abs && blank == UINT32_MAX)
+            blank = j.pj.nr_rand_zones - 1; // "20/": the rest of the region, as fio
+        else if (abs)
+            z.range_bytes = parse_size(r, j.kb_base);
+        else
+            z.range_pct = (uint32_t)parse_int(r);
+        io += z.io_pct;
+        range += z.range_pct;
+    }
+    if (io != 100)
+        throw value_error("the zones' I/O percentages add up to " + std::to_string(io) + ", not 100");
+    if (range > 100)
+        throw value_error("the zones' range percentages add up to " + std::to_string(range) + " (more than 100)");
+    if (blank != UINT32_MAX)
+        j.pj.rand_zones[blank].range_pct = 100 - range;
+}
+
 void set_random_distribution(job_spec &j, const option &o, const std::string &v)
 {
     std::vector<std::string> parts = split(trim(v), ':');
-    for (const char *n : {"zoned", "zoned_abs", "sequence"})
-        if (parts[0] == n)
-            throw value_error("random_distribution=" + parts[0] + " is not supported (ioplan has random, zipf, pareto, normal)");
+    if (parts[0] == "sequence")
+        throw value_error("random_distribution=sequence is not supported (ioplan has random, zipf, pareto, normal, zoned, zoned_abs)");
+    if (parts[0] == "zoned" || parts[0] == "zoned_abs") {
+        set_zones(j, parts);
+        return;
+    }
     size_t kind = choice_of(o, parts[0]);
     static const enum plan_random_dist map[] = {
         PLAN_RAND_UNIFORM, PLAN_RAND_ZIPF, PLAN_RAND_PARETO, PLAN_RAND_NORMAL, PLAN_RAND_NORMAL,
     };
     j.pj.random_distribution = map[kind];
+    j.pj.nr_rand_zones = 0;
     j.pj.random_dist_param = 0;
     j.pj.random_dist_center = 0;
     if (kind == 0) {

@@ -35,6 +35,7 @@ std::vector<std::string> path_list(const std::string &v);
 
 void set_rw(job_spec &j, const option &o, const std::string &v);
 void set_random_distribution(job_spec &j, const option &o, const std::string &v);
+void set_zones(job_spec &j, const std::vector<std::string> &parts);
 void set_bssplit(job_spec &j, const option &o, const std::string &v);
 void set_percentiles(job_spec &j, const option &o, const std::string &v);
 void set_ioengine(job_spec &j, const option &o, const std::string &v);

@@ -62,7 +62,7 @@ const std::vector<unsupported_group> &unsupported()
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
         {"is not supported",
          {"rw_sequencer", "random_sequence_stride", "unified_rw_reporting", "softrandommap", "lockfile", "sync_file_range",
-          "fadvise_hint", "fadvise_stream", "file_append", "unit_base", "significant_figures", "stats", "disable_bw_measurement",
+          "fadvise_stream", "file_append", "unit_base", "significant_figures", "stats", "disable_bw_measurement",
           "disable_bw", "block_error_percentiles", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
           "sprandom", "spr_num_regions", "spr_op", "offset_align", "ramp_size", "size_increment", "file_size",
           "serialize_overlap", "allow_mounted_write", "invalidate_cache", "write_barrier", "kb_base_output",

@@ -36,6 +36,8 @@ void finalize_spec(job_def &d)
         fail(d.header, "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
     if (j.buffer_fill == PLAN_BUF_PATTERN && d.spec.pattern.empty())
         j.buffer_fill = PLAN_BUF_RANDOM;
+    if (j.buffer_fill == PLAN_BUF_RANDOM_ONCE && !j.write_source_bytes)
+        j.write_source_bytes = j.bs[PLAN_DDIR_WRITE].max_bytes; // one block's worth, as DISKSPD -Z alone
     if (j.verify != PLAN_VERIFY_NONE || j.buffer_compress_pct)
         j.refill_buffers = true; // as fio: verified or compressible data is generated per write
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
@@ -196,13 +198,15 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     }
     j.opts = echo_kvs(s.echo, &j.nr_opts);
     uint64_t base = (s.pj.randrepeat || s.randseed_set) ? s.pj.randseed : random_base;
+    // An explicit randseed= numbers the job's own clones from it (DISKSPD: seed +
+    // thread); otherwise every thread of the plan gets its own stream.
     j.nr_clones = s.numjobs;
     j.clones = (plan_clone *)plan_calloc(j.nr_clones, sizeof(plan_clone));
     for (uint32_t c = 0; c < j.nr_clones; c++) {
         plan_clone &pc = j.clones[c];
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
-        pc.seed = base + pc.thread_number - 1;
+        pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
         pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }

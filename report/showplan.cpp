@@ -62,7 +62,7 @@ const char *enum_name(const char *const *names, size_t n, unsigned v)
 }
 #define ENUM(names, v) enum_name(names, sizeof(names) / sizeof(names[0]), (unsigned)(v))
 
-const char *const dist_names[] = {"random", "zipf", "pareto", "normal"};
+const char *const dist_names[] = {"random", "zipf", "pareto", "normal", "zoned"};
 const char *const ratep_names[] = {"linear", "poisson"};
 const char *const sync_names[] = {"none", "sync", "dsync"};
 const char *const fsvc_names[] = {"roundrobin", "sequential", "random"};
@@ -84,6 +84,11 @@ json pattern_json(const plan_job &j)
     o["random_distribution"] = ENUM(dist_names, j.random_distribution);
     o["random_dist_param"] = j.random_dist_param;
     o["random_dist_center"] = j.random_dist_center;
+    json zones = json::array();
+    for (uint32_t i = 0; i < j.nr_rand_zones; i++)
+        zones.push_back({{"io_pct", j.rand_zones[i].io_pct}, {"range_pct", j.rand_zones[i].range_pct},
+                         {"range_bytes", j.rand_zones[i].range_bytes}});
+    o["rand_zones"] = zones;
     o["norandommap"] = j.norandommap;
     o["randrepeat"] = j.randrepeat;
     o["randseed"] = j.randseed;
@@ -111,7 +116,8 @@ json engine_json(const plan_job &j)
             {"iodepth_batch_complete_max", j.iodepth_batch_complete_max}, {"iodepth_low", j.iodepth_low},
             {"uring_fixedbufs", j.uring_fixedbufs}, {"uring_registerfiles", j.uring_registerfiles},
             {"uring_sqthread_poll", j.uring_sqthread_poll}, {"uring_hipri", j.uring_hipri},
-            {"cpus_allowed_mask", j.cpus_allowed_mask}, {"nice", j.nice}};
+            {"cpus_allowed_mask", j.cpus_allowed_mask}, {"cpus_allowed_split", j.cpus_allowed_split},
+            {"nice", j.nice}};
 }
 
 json files_json(const plan_job &j)

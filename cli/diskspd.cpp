@@ -1,0 +1,98 @@
+// cli/diskspd.cpp - DISKSPD command lines through the normal pipeline.
+#include "cli/diskspd.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/args.hpp"
+#include "cli/run.hpp"
+#include "parser/diskspd.hpp"
+#include "parser/ini.hpp"
+#include "parser/parser.hpp"
+#include "report/diskspd.hpp"
+#include "report/showplan.hpp"
+
+namespace cli {
+
+namespace {
+
+struct own_flags {
+    bool showplan = false;
+    bool job = false;
+    std::string output;
+    eta_mode eta = eta_mode::automatic;
+};
+
+// ioplan's long options are taken out; everything else is DISKSPD's.
+std::vector<std::string> split_own(const std::vector<std::string> &in, own_flags *f)
+{
+    std::vector<std::string> out;
+    for (const std::string &a : in) {
+        std::string err;
+        if (a == "--showplan")
+            f->showplan = true;
+        else if (a == "--job")
+            f->job = true;
+        else if (a.compare(0, 9, "--output=") == 0)
+            f->output = a.substr(9);
+        else if (a.compare(0, 6, "--eta=") == 0 && parse_eta_mode(a.substr(6), &f->eta, &err))
+            continue;
+        else
+            out.push_back(a);
+    }
+    return out;
+}
+
+report::diskspd::options report_options(const parser::diskspd::facts &info)
+{
+    report::diskspd::options o;
+    o.command_line = info.command_line;
+    o.measure_latency = info.measure_latency;
+    o.iops_stddev = info.iops_stddev;
+    o.iops_interval_ms = info.iops_interval_ms;
+    o.disable_affinity = info.disable_affinity;
+    o.verbose = info.verbose;
+    return o;
+}
+
+} // namespace
+
+int diskspd_main(const std::string &program, const std::vector<std::string> &argv_rest)
+{
+    own_flags own;
+    auto t = parser::diskspd::translate(program, split_own(argv_rest, &own));
+    for (const std::string &w : t.warnings)
+        std::fprintf(stderr, "diskspd: warning: %s\n", w.c_str());
+    for (const std::string &e : t.errors)
+        std::fprintf(stderr, "diskspd: error: %s\n", e.c_str());
+    if (!t.errors.empty())
+        return 2;
+    if (own.job) {
+        std::fputs(t.ini.c_str(), stdout);
+        return 0;
+    }
+    parser::request req;
+    parser::plan_ptr p = parser::plan_documents({parser::read_ini_text(t.ini, "<diskspd>")}, req, nullptr);
+    report::diskspd::options ro = report_options(t.info);
+    if (own.showplan) {
+        report::write_showplan(*p, std::cout);
+        return 0;
+    }
+    if (t.info.profile_only) {
+        report::diskspd::write_profile(*p, ro, std::cout);
+        return 0;
+    }
+    args a;
+    a.output_path = own.output;
+    a.eta = own.eta;
+    bool xml = t.info.format == parser::diskspd::result_format::xml;
+    a.writer = [ro, xml](const results &r, const plan &pl, std::ostream &out) {
+        if (xml)
+            report::diskspd::write_xml(r, pl, ro, out);
+        else
+            report::diskspd::write_text(r, pl, ro, out);
+    };
+    return run_plan(*p, a);
+}
+
+} // namespace cli

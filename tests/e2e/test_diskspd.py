@@ -1,0 +1,92 @@
+"""tests/e2e/test_diskspd.py - DISKSPD command lines through the real binary.
+
+The seeds' command lines run with sizes and durations scaled down; the awk
+pipeline of seed 001 reads thread 0's MiB/s; the latency table never holds a
+value longer than the test (the Linux port's bug); -si gives one shared stream
+and each thread its own random sequence.
+"""
+import os
+import re
+import subprocess
+
+from common import BIN, TmpDirCase, run
+
+SEEDS = [
+    "-b4K -c1G -r -o1 -t1 -Sh -n -D -L -W0 -d10 -w0 testfile.dat",
+    "-b4K -c1G -r -o32 -t1 -Sh -n -D -L -W0 -d10 -w0 testfile.dat",
+    "-b4K -c1G -r -o1 -t1 -Sh -n -D -L -W0 -d10 -w100 testfile.dat",
+    "-t2 -o32 -b4k -r4k -w40 -d120 -Sh -D -L -c5G IO.dat",
+    "-c200G -w100 -b8K -F4 -r -o128 -W30 -d30 -Sh testfile.dat",
+    "-c200G -b4K -F4 -r -o128 -W7200 -d30 -Sh testfile.dat",
+    "-b1024K -o8 -t1 -W0 -S -w0 -d5 -L testfile.dat",
+]
+
+
+def scaled(cmd):
+    """The same command line with a 16 MiB file, 1 s runs and no warm-up."""
+    cmd = re.sub(r"-c\d+[GgMm]", "-c16M", cmd)
+    cmd = re.sub(r"-d\d+", "-d1", cmd)
+    return re.sub(r"-W\d+", "-W0", cmd).split()
+
+
+class DiskspdFrontEnd(TmpDirCase):
+    def diskspd(self, args, **kw):
+        return run(["diskspd", *args], cwd=self.tmp, timeout=60, **kw)
+
+    def test_seed_command_lines_run(self):
+        for cmd in SEEDS:
+            with self.subTest(cmd=cmd):
+                p = self.diskspd(scaled(cmd))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("Command Line: diskspd " + " ".join(scaled(cmd)), p.stdout)
+                self.assertRegex(p.stdout, r"actual test time:\s+[0-9.]+s")
+                self.assertRegex(p.stdout, r"(?m)^total:\s+\d+ \|")
+
+    def test_awk_pipeline_prints_the_first_threads_mib_per_s(self):
+        p = self.diskspd(scaled("-t2 -o4 -b4k -r4k -w40 -d1 -Sh -D -L -c16M IO.dat"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        awk = subprocess.run(["awk", "/^Total IO$/ {getline;getline;getline; print $7}"], input=p.stdout,
+                             capture_output=True, text=True)
+        rows = [l for l in p.stdout.split("Total IO\n", 1)[1].splitlines() if re.match(r"\s+0 \|", l)]
+        self.assertEqual(awk.stdout.strip(), rows[0].split("|")[3].strip())
+        self.assertGreater(float(awk.stdout), 0)
+
+    def test_latency_table_stays_below_the_test_duration(self):
+        p = self.diskspd("-b4K -c16M -r -o4 -t2 -W0 -L -d1 -w30 f.dat".split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        table = p.stdout.split("Total latency distribution:", 1)[1]
+        maxrow = re.search(r"(?m)^\s+max \|\s+([0-9.]+) \|\s+([0-9.]+) \|\s+([0-9.]+)", table)
+        self.assertTrue(maxrow, table)
+        self.assertTrue(all(0 < float(v) < 1000.0 for v in maxrow.groups()), maxrow.group(0))
+        self.assertEqual(len(re.findall(r"(?m)^\s*(min|\d+th|\d-nines|max) \|", table)), 15)
+
+    def test_showplan_and_job_turn_a_runbook_into_a_plan(self):
+        p = self.diskspd("--showplan -b64K -c16M -si -t4 -o2 -d1 f.dat".split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import json
+        (job,) = [j for g in json.loads(p.stdout)["groups"] for j in g["jobs"]]
+        self.assertTrue(job["interlocked"])
+        self.assertEqual(job["numjobs"], 4)
+        p = self.diskspd("--showplan -b4K -c16M -r -z7 -t3 -d1 f.dat".split())
+        (job,) = [j for g in json.loads(p.stdout)["groups"] for j in g["jobs"]]
+        self.assertEqual([c["seed"] for c in job["clones"]], [7, 8, 9])
+        p = self.diskspd("--job -b4K -c16M -T1M -t2 -d1 f.dat".split())
+        self.assertIn("offset_increment=1048576", p.stdout)
+
+    def test_bad_flags_exit_2_naming_the_flag(self):
+        p = self.diskspd("-b4K -c16M -s -r -d1 f.dat".split())
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("diskspd: error:", p.stderr)
+        p = self.diskspd("-b4K -c16M -d1 E:".split())
+        self.assertEqual(p.returncode, 2)
+
+    def test_xml_output_and_symlink_invocation(self):
+        link = self.tmp / "diskspd"
+        os.symlink(BIN, link)
+        p = subprocess.run([str(link), "-Rxml", "-b4K", "-c16M", "-d1", "-L", "f.dat"], cwd=self.tmp,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import xml.etree.ElementTree as ET
+        root = ET.fromstring(p.stdout)
+        self.assertEqual(root.tag, "Results")
+        self.assertIsNotNone(root.find(".//TimeSpan"))
