@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "report/cdm.hpp"
+#include "report/diskspd.hpp"
 #include "report/formats.hpp"
 #include "report/quick.hpp"
 #include "report/group.hpp"
@@ -61,6 +62,20 @@ void quick(std::ostream &out, const model &, const results &r, const plan &p, co
 	write_quick(names[i], out, r, p);
 }
 
+void diskspd_text(std::ostream &out, const model &, const results &r, const plan &p, const options &)
+{
+	diskspd::options o;
+	o.command_line = "(job file)";
+	diskspd::write_text(r, p, o, out);
+}
+
+void diskspd_xml(std::ostream &out, const model &, const results &r, const plan &p, const options &)
+{
+	diskspd::options o;
+	o.command_line = "(job file)";
+	diskspd::write_xml(r, p, o, out);
+}
+
 struct format_row {
 	const char *name;
 	unsigned bit;
@@ -81,6 +96,8 @@ const format_row formats[] = {
 	{ "hdparm", FORMAT_HDPARM, quick<FORMAT_HDPARM> },
 	{ "dd", FORMAT_DD, quick<FORMAT_DD> },
 	{ "gnome-disks", FORMAT_GNOME_DISKS, quick<FORMAT_GNOME_DISKS> },
+	{ "diskspd", FORMAT_DISKSPD, diskspd_text },
+	{ "diskspd-xml", FORMAT_DISKSPD_XML, diskspd_xml },
 };
 
 const format_row *find_format(const std::string &name)

@@ -44,6 +44,8 @@ enum format_bits : unsigned {
 	FORMAT_HDPARM = 1u << 6,
 	FORMAT_DD = 1u << 7,
 	FORMAT_GNOME_DISKS = 1u << 8,
+	FORMAT_DISKSPD = 1u << 9,	// DISKSPD 2.2's text (also the diskspd front end's default)
+	FORMAT_DISKSPD_XML = 1u << 10,	// DISKSPD's -Rxml
 };
 
 struct options {
