@@ -30,6 +30,9 @@ void finalize_spec(job_def &d)
     if (j.interlocked && plan_rw_is_random(j.rw))
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
+    if (j.interlocked && j.offset_increment_bytes)
+        fail(d.header, "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
+                       "offset_increment= (a region per clone) exclude each other");
     if (j.zone_size_bytes && !j.zone_range_bytes)
         j.zone_range_bytes = j.zone_size_bytes;
     if (j.verify == PLAN_VERIFY_PATTERN && d.spec.pattern.empty())

@@ -1,0 +1,72 @@
+"""tests/e2e/test_presets_run.py - every preset runs end to end.
+
+Each preset runs twice with small sizes and short times given on the command
+line (a preset is a template: these override it): once with --ioengine=null,
+once for real in a temporary directory.  OLTP's read share and OLAP's shared
+offset are checked from the results of real runs.
+"""
+import json
+
+from common import ROOT, TmpDirCase, run
+
+SHORT = ["--runtime=0.2s", "--ramp_time=0", "--repeat=1", "--repeat_discard=0", "--group_pause=0",
+         "--repeat_pause=0", "--output-format=json"]
+# Presets whose shape needs more than a smaller size to stay small.
+EXTRA = {
+    "gnome-disks": ["--size=100m", "--bs=1m", "--zonesize=1m", "--zonerange=1m", "--io_size=100m",
+                    "--number_ios=100"],
+    "gnome-disks-write": ["--size=100m", "--bs=1m", "--zonesize=1m", "--zonerange=1m", "--io_size=100m",
+                          "--number_ios=100"],
+    "olap": ["--section=olap-interlocked"],
+    "dd": ["--io_size=8m"],
+}
+
+
+def presets():
+    return sorted(p.stem for p in (ROOT / "jobs").glob("*.fio"))
+
+
+class PresetsRun(TmpDirCase):
+    def run_preset(self, name, *extra, shape=True):
+        args = [f"--preset={name}", f"--directory={self.tmp}", "--size=8m", *SHORT,
+                *(EXTRA.get(name, []) if shape else []), *extra]
+        p = run(args, timeout=120)
+        self.assertEqual(p.returncode, 0, f"{name}: {p.stderr}")
+        doc = json.loads(p.stdout)
+        self.assertTrue(doc["jobs"], name)
+        return doc
+
+    def test_every_preset_runs_on_the_null_engine(self):
+        for name in presets():
+            with self.subTest(preset=name):
+                doc = self.run_preset(name, "--ioengine=null")
+                ios = sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write", "trim"))
+                self.assertGreater(ios, 0)
+
+    def test_every_preset_runs_in_a_real_directory(self):
+        for name in presets():
+            with self.subTest(preset=name):
+                doc = self.run_preset(name)
+                self.assertEqual(doc["ioplan"]["error"], 0)
+                for f in self.tmp.iterdir():
+                    f.unlink()
+
+    def test_oltp_mixes_70_30_within_one_percent(self):
+        doc = self.run_preset("oltp", "--size=64m", "--runtime=1s")
+        reads = sum(j["read"]["total_ios"] for j in doc["jobs"])
+        writes = sum(j["write"]["total_ios"] for j in doc["jobs"])
+        self.assertGreater(reads + writes, 1000)
+        self.assertAlmostEqual(reads / (reads + writes), 0.70, delta=0.01)
+
+    def test_olap_strided_variant_runs(self):
+        doc = self.run_preset("olap", "--section=olap-strided", "--filesize=32m", "--offset_increment=8m",
+                              shape=False)
+        self.assertEqual(doc["jobs"][0]["jobname"], "olap-strided")
+
+    def test_olap_threads_share_one_offset_each_block_once(self):
+        doc = self.run_preset("olap", "--section=olap-interlocked", "--time_based=0", "--runtime=0",
+                              "--size=64m", "--io_trace=1000", shape=False)
+        (trace,) = doc["ioplan"]["traces"]
+        offsets = trace["ios"]["offset"]
+        self.assertEqual(len(offsets), 128)  # 64 MiB of 512 KiB reads, four threads
+        self.assertEqual(sorted(offsets), [i * 512 * 1024 for i in range(128)])
