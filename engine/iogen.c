@@ -267,8 +267,11 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
 	if (j->zone_size_bytes && f->pos[d] - f->zone_start >= j->zone_size_bytes) {
-		f->zone_start += (j->zone_range_bytes ? j->zone_range_bytes : j->zone_size_bytes) +
-				 j->zone_skip_bytes;
+		uint64_t range = j->zone_range_bytes;
+
+		if (!range && j->zone_range_ppm)
+			range = f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
+		f->zone_start += (range > j->zone_size_bytes ? range : j->zone_size_bytes) + j->zone_skip_bytes;
 		f->pos[d] = f->zone_start;
 	}
 	return rel;

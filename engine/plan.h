@@ -238,7 +238,8 @@ struct plan_job {
 	 * boundary (plus zone_skip), so samples spread evenly over the region
 	 * (GNOME Disks' transfer-rate sweep).  zone_size 0 = no zones. */
 	uint64_t zone_size_bytes;
-	uint64_t zone_range_bytes;	/* 0 = zone_size */
+	uint64_t zone_range_bytes;	/* 0 = zone_range_ppm, or zone_size */
+	uint32_t zone_range_ppm;	/* zonerange=1%: a share of the region (evenly spread samples) */
 	uint64_t zone_skip_bytes;
 	bool fill_device;
 	uint32_t nrfiles;

@@ -237,8 +237,9 @@ static const std::vector<option> table = {
        choice_of(o, v)), false},
     {"zonesize", {}, opt_type::size, "bytes", "0", NR, {}, CAT_PATTERN, "Bytes done in each zone (zonemode=strided).",
      A(j.pj.zone_size_bytes = size_in(j, o, v)), false},
-    {"zonerange", {}, opt_type::size, "bytes", "0", NR, {}, CAT_PATTERN, "Distance between zone starts (default: zonesize).",
-     A(j.pj.zone_range_bytes = size_in(j, o, v)), false},
+    {"zonerange", {}, opt_type::size_pct, "bytes", "0", NR, {}, CAT_PATTERN,
+     "Distance between zone starts (default: zonesize); a percentage spreads zones over the region (1% = 100 samples).",
+     A(size_or_pct(j, o, v, &j.pj.zone_range_bytes, &j.pj.zone_range_ppm)), false},
     {"zoneskip", {}, opt_type::size, "bytes", "0", NR, {}, CAT_PATTERN, "Extra bytes skipped after each zone.",
      A(j.pj.zone_skip_bytes = size_in(j, o, v)), false},
 

@@ -33,7 +33,7 @@ void finalize_spec(job_def &d)
     if (j.interlocked && j.offset_increment_bytes)
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
                        "offset_increment= (a region per clone) exclude each other");
-    if (j.zone_size_bytes && !j.zone_range_bytes)
+    if (j.zone_size_bytes && !j.zone_range_bytes && !j.zone_range_ppm)
         j.zone_range_bytes = j.zone_size_bytes;
     if (j.verify == PLAN_VERIFY_PATTERN && d.spec.pattern.empty())
         fail(d.header, "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");

@@ -103,7 +103,7 @@ json region_json(const plan_job &j)
             {"filesize_max_bytes", j.filesize_max_bytes}, {"offset_bytes", j.offset_bytes},
             {"offset_ppm", j.offset_ppm}, {"offset_increment_bytes", j.offset_increment_bytes},
             {"io_size_bytes", j.io_size_bytes}, {"number_ios", j.number_ios}, {"loops", j.loops},
-            {"zone_size_bytes", j.zone_size_bytes}, {"zone_range_bytes", j.zone_range_bytes},
+            {"zone_size_bytes", j.zone_size_bytes}, {"zone_range_bytes", j.zone_range_bytes}, {"zone_range_ppm", j.zone_range_ppm},
             {"zone_skip_bytes", j.zone_skip_bytes}, {"fill_device", j.fill_device}, {"nrfiles", j.nrfiles},
             {"openfiles", j.openfiles}, {"file_service", ENUM(fsvc_names, j.file_service)}};
 }

@@ -153,7 +153,8 @@ class PresetPlans(unittest.TestCase):
 
     def test_gnome_disks_samples_are_strided_zones_and_every_io_is_recorded(self):
         sweep, access = jobs("gnome-disks")
-        self.assertEqual((sweep["zone_size_bytes"], sweep["zone_range_bytes"]), (10 << 20, 10 << 20))
+        self.assertEqual((sweep["zone_size_bytes"], sweep["zone_range_bytes"], sweep["zone_range_ppm"]),
+                         (10 << 20, 0, 10000))
         self.assertEqual(sweep["io_size_bytes"], 100 * (10 << 20))
         self.assertEqual(sweep["io_trace_max"], 100)
         self.assertEqual(access["zone_size_bytes"], 0)

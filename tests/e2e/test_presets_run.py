@@ -58,6 +58,13 @@ class PresetsRun(TmpDirCase):
         self.assertGreater(reads + writes, 1000)
         self.assertAlmostEqual(reads / (reads + writes), 0.70, delta=0.01)
 
+    def test_gnome_disks_samples_spread_evenly_over_the_whole_target(self):
+        # zonerange=1%: 100 samples of zonesize, whatever the target's size.
+        doc = self.run_preset("gnome-disks", "--ioengine=null", "--size=2000m", "--bs=1m", "--zonesize=1m",
+                              "--io_size=100m", "--section=transfer-rate-read", shape=False)
+        (trace,) = doc["ioplan"]["traces"]
+        self.assertEqual(trace["ios"]["offset"], [k * 20 << 20 for k in range(100)])
+
     def test_olap_strided_variant_runs(self):
         doc = self.run_preset("olap", "--section=olap-strided", "--filesize=32m", "--offset_increment=8m",
                               shape=False)
