@@ -288,6 +288,43 @@ static void watch(struct eng *e, struct seg_run *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
+static const char *file_path(const struct plan_job *j, const struct res_clone *rc, uint32_t f)
+{
+	const struct plan_clone *c = rc->clone_index < j->nr_clones ? &j->clones[rc->clone_index]
+								    : NULL;
+
+	return c && f < c->nr_files ? c->files[f].path : "?";
+}
+
+/* One message per recorded error: job, file, offset and errno, for every report. */
+static void error_msgs(struct eng *e, const struct plan_job *j, const struct res_clone *rc)
+{
+	for (uint32_t i = 0; i < rc->nr_errors; i++) {
+		const struct res_error *er = &rc->errors[i];
+		const char *path = file_path(j, rc, er->file_index);
+
+		if (er->err == EILSEQ)
+			res_msg_add(e->res, RES_MSG_ERROR, "verify", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s", j->name, path,
+				    (unsigned long long)er->offset, er->what);
+		else if (!er->err)
+			res_msg_add(e->res, RES_MSG_ERROR, "short-io", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s: %llu of %llu bytes", j->name, path,
+				    (unsigned long long)er->offset, er->what,
+				    (unsigned long long)er->done, (unsigned long long)er->len);
+		else
+			res_msg_add(e->res, RES_MSG_ERROR, "io-error", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s: %s (errno %d)", j->name, path,
+				    (unsigned long long)er->offset, er->what, strerror(er->err),
+				    er->err);
+	}
+	if (rc->total_err > rc->nr_errors)
+		res_msg_add(e->res, RES_MSG_ERROR, "more-errors", (int32_t)j->job_id,
+			    "job '%s': thread %u: %llu more errors not listed", j->name,
+			    rc->thread_number,
+			    (unsigned long long)(rc->total_err - rc->nr_errors));
+}
+
 /* A job's span from its clones; the run's first fatal error from theirs. */
 static void job_span(struct eng *e, struct res_job *rj)
 {
@@ -302,6 +339,7 @@ static void job_span(struct eng *e, struct res_job *rj)
 			rj->end_ns = rc->thread_end_ns;
 		if (rc->error && !e->res->error)
 			e->res->error = rc->error;
+		error_msgs(e, plan_job_at(e->plan, rj->job_id), rc);
 	}
 	if (rj->start_ns == UINT64_MAX)
 		rj->start_ns = 0;

@@ -101,9 +101,11 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	layout_region(j, c, f, 0, &start, &len);
 	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
 		lf->need = start + len;
-	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM))
+	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
+	    !j->verify_only)
 		lf->writes = true;
-	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite || j->do_verify)
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only)
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;
 	lf->is_device = lf->is_device || f->is_device;

@@ -90,7 +90,7 @@ static void placement(const struct plan_job *j)
 static int open_flags(const struct plan_job *j)
 {
 	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = wr ? O_RDWR : O_RDONLY;
+	int fl = wr && !j->verify_only ? O_RDWR : O_RDONLY;
 
 	if (j->direct)
 		fl |= O_DIRECT;
@@ -295,6 +295,8 @@ static int setup(struct worker *w)
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
 			 w->job->scramble_buffers;
 	if (!ret)
+		ret = worker_verify_setup(w, &w->fill);
+	if (!ret)
 		ret = alloc_slots(w);
 	if (!ret)
 		ret = alloc_hists(w);
@@ -310,6 +312,7 @@ static void teardown(struct worker *w)
 	for (uint32_t f = 0; f < w->nr_fds; f++)
 		if (w->fds[f] >= 0)
 			close(w->fds[f]);
+	worker_verify_release(w);
 	gen_release(&w->gen);
 	bufpool_free(&w->bufs);
 	buffill_release(&w->fill);
@@ -417,12 +420,26 @@ static void end_sync(struct worker *w)
 			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
 }
 
+/* After the write phase (do_verify=1), or instead of the workload (verify_only). */
+static void verify(struct worker *w)
+{
+	if (w->fatal || stop_requested(w))
+		return;
+	if (w->job->verify_only || (w->job->do_verify && w->vmaps))
+		worker_verify_phase(w);
+}
+
 static void run(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
 	w->res.thread_start_ns = w->now = clk_now(&w->clk);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+	if (j->verify_only) {
+		verify(w);
+		worker_verify_verdict(w);
+		return;
+	}
 	if (j->ramp_time_ns) {
 		w->phase = WP_RAMP;
 		w->ramp_end = w->now + j->ramp_time_ns;
@@ -436,6 +453,8 @@ static void run(struct worker *w)
 	worker_end_window(w);
 	if (!w->fatal)
 		end_sync(w);
+	verify(w);
+	worker_verify_verdict(w);
 }
 
 static void finish(struct worker *w)

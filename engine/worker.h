@@ -25,6 +25,7 @@
 #include "engine/rate.h"
 #include "engine/results.h"
 #include "engine/stats.h"
+#include "engine/verify.h"
 
 /* What every worker of a run reads; set up before the first worker starts. */
 struct eng_shared {
@@ -128,6 +129,10 @@ struct worker {
 	bool iops_ser_own;		/* iops series differs from the bw series */
 	uint64_t lat_sum[PLAN_DDIR_NR];
 	struct rusage ru0;
+
+	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
+	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
+	bool vfy_reads;			/* check every block read */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */
@@ -139,6 +144,13 @@ void worker_loop(struct worker *w);
 /* Window boundaries (worker.c), called by the loop. */
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
+
+/* Verification (worker_verify.c): setup, per-I/O hook, read-back, final verdict. */
+int worker_verify_setup(struct worker *w, const struct buffill *fill);
+void worker_verify_release(struct worker *w);
+void worker_verify_done(struct worker *w, const struct io_u *u);
+void worker_verify_phase(struct worker *w);
+void worker_verify_verdict(struct worker *w);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,

@@ -156,6 +156,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		account(w, u, now);
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
+	if (w->vfy && u->result == (int64_t)u->len)
+		worker_verify_done(w, u);
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -210,6 +212,8 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 		else if (w->vary_writes)
 			buf_vary(u->buf, u->len, &w->rng_misc);
+		if (w->vfy)
+			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
 	}
 	u->start_ns = w->now = clk_now(&w->clk);
 }
