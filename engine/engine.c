@@ -20,6 +20,7 @@
 #include "diskstats.h"
 #include "engine.h"
 #include "layout.h"
+#include "progress.h"
 #include "worker.h"
 
 #define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
@@ -43,6 +44,10 @@ struct eng {
 	struct worker **cur;		/* workers of the running segment */
 	uint32_t nr_cur;
 	uint32_t res_cap;
+	/* Where the plan is, for eng_status's estimate (guarded by mu). */
+	uint32_t seg_a, seg_b;		/* the running segment's jobs */
+	uint32_t seg_runs_left;		/* runs of it after the current one */
+	uint32_t segruns_done, segruns_total;
 };
 
 static uint64_t mono_ns(void)
@@ -194,7 +199,9 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
-	w->sh = &e->sh;
+	w->sh_own = e->sh;
+	w->sh_own.stop = &w->stop;
+	w->sh = &w->sh_own;
 	w->seg = s;
 	w->jr = jr;
 	w->job = jr->job;
@@ -223,6 +230,8 @@ static int spawn(struct eng *e, struct seg_run *s)
 			if (!w)
 				goto fail;
 			pthread_mutex_lock(&e->mu);
+			/* Under mu, so a concurrent eng_stop() reaches this worker either way. */
+			atomic_store(&w->stop, atomic_load(&e->stop));
 			e->cur[k++] = w;
 			e->nr_cur = k;
 			pthread_mutex_unlock(&e->mu);
@@ -234,6 +243,10 @@ static int spawn(struct eng *e, struct seg_run *s)
 fail:
 	/* Threads never started count as done so the wait below ends; the rest abort. */
 	atomic_store(&e->stop, 2);
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++)
+		atomic_store(&e->cur[i]->stop, 2);
+	pthread_mutex_unlock(&e->mu);
 	pthread_mutex_lock(&s->mu);
 	for (uint32_t i = 0; i < n; i++)
 		if (i >= k || !e->cur[i]->started)
@@ -264,6 +277,30 @@ static void check_stalls(struct eng *e, uint64_t now)
 	}
 }
 
+/*
+ * exitall: when every clone of such a job has ended, the other jobs of its
+ * group are asked to stop as a signal would (their results are kept); the run
+ * is not marked interrupted.  Called with s->mu held.
+ */
+static void exit_groups(struct eng *e, struct seg_run *s)
+{
+	for (uint32_t i = 0; i < s->nr_jobs; i++) {
+		struct job_run *jr = &s->jobs[i];
+
+		if (!jr->done || !jr->job->exitall || jr->exit_sent)
+			continue;
+		jr->exit_sent = true;
+		for (uint32_t k = 0; k < e->nr_cur; k++) {
+			struct worker *w = e->cur[k];
+			int zero = 0;
+
+			if (w->job->groupid == jr->job->groupid)
+				atomic_compare_exchange_strong(&w->stop, &zero, 1);
+		}
+		pthread_cond_broadcast(&s->cv);
+	}
+}
+
 /* Waits for every worker of the segment, watching for stalls meanwhile. */
 static void watch(struct eng *e, struct seg_run *s)
 {
@@ -276,6 +313,7 @@ static void watch(struct eng *e, struct seg_run *s)
 		ts.tv_sec = (time_t)(t / 1000000000ull);
 		ts.tv_nsec = (long)(t % 1000000000ull);
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		exit_groups(e, s);
 		/* Threads waiting for another job (wait_for) wake up to see a stop. */
 		if (is_stopping(e))
 			pthread_cond_broadcast(&s->cv);
@@ -408,7 +446,15 @@ static int run_plan(struct eng *e)
 			if (run)
 				pause_for(e, first->repeat_pause_ns);
 			set_phase(e, ENG_PHASE_RUN);
+			pthread_mutex_lock(&e->mu);
+			e->seg_a = a;
+			e->seg_b = b;
+			e->seg_runs_left = runs_of(first) - run - 1;
+			pthread_mutex_unlock(&e->mu);
 			ret = run_segment(e, a, b, run);
+			pthread_mutex_lock(&e->mu);
+			e->segruns_done++;
+			pthread_mutex_unlock(&e->mu);
 		}
 		for (uint32_t i = a; i < b; i++)
 			layout_unlink_job(&e->lay, plan_job_at(p, i), i);
@@ -472,6 +518,10 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	e->sh.states = calloc(n, sizeof(*e->sh.states));
 	e->res = calloc(1, sizeof(*e->res));
 	e->res_cap = count_res_jobs(p);
+	for (uint32_t a = 0, b; a < p->nr_jobs; a = b) {
+		b = segment_end(p, a);
+		e->segruns_total += runs_of(plan_job_at(p, a));
+	}
 	if (e->res)
 		e->res->jobs = calloc(e->res_cap ? e->res_cap : 1, sizeof(*e->res->jobs));
 	if (!e->sh.states || !e->res || !e->res->jobs)
@@ -506,6 +556,61 @@ int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)
 	return 0;
 }
 
+/* Time the plan needs after the running segment's current run, UINT64_MAX if unknown. */
+static uint64_t later_ns(struct eng *e)
+{
+	const struct plan *p = e->plan;
+	uint64_t sum = 0, t = prog_segment_ns(p, e->seg_a, e->seg_b);
+
+	if (e->seg_runs_left && t == UINT64_MAX)
+		return UINT64_MAX;
+	sum = t == UINT64_MAX ? 0 : t * e->seg_runs_left;
+	for (uint32_t a = e->seg_b, b; a < p->nr_jobs; a = b) {
+		const struct plan_job *j = plan_job_at(p, a);
+
+		b = segment_end(p, a);
+		t = prog_segment_ns(p, a, b);
+		if (t == UINT64_MAX)
+			return UINT64_MAX;
+		sum += (t + j->repeat_pause_ns) * runs_of(j) + j->group_pause_ns;
+	}
+	return sum;
+}
+
+/* done_fraction and eta_ns over the whole plan (progress.h). */
+static void estimate(struct eng *e, struct eng_status *st)
+{
+	uint64_t now = clk_now(&e->sh.clk), left = 0, wl, later;
+	double sum = 0, f;
+	uint32_t n = 0;
+	bool known = true;
+
+	st->done_fraction = -1.0;
+	st->eta_ns = UINT64_MAX;
+	if (e->opts.fake_clock)
+		return;
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		if (!atomic_load_explicit(&e->cur[i]->pub.running, memory_order_relaxed)) {
+			sum += 1.0;
+			n++;
+			continue;
+		}
+		prog_worker(e->cur[i], now, &f, &wl);
+		known = known && f >= 0 && wl != UINT64_MAX;
+		sum += f > 0 ? f : 0;
+		n++;
+		if (wl != UINT64_MAX && wl > left)
+			left = wl;
+	}
+	later = later_ns(e);
+	if (e->segruns_total && n)
+		st->done_fraction = ((double)e->segruns_done + sum / n) / e->segruns_total;
+	pthread_mutex_unlock(&e->mu);
+	if (known && n && later != UINT64_MAX)
+		st->eta_ns = left + later;
+}
+
 int eng_get_status(struct eng *e, struct eng_status *st)
 {
 	const struct plan *p = e->plan;
@@ -533,8 +638,7 @@ int eng_get_status(struct eng *e, struct eng_status *st)
 		for (uint32_t i = 0; i < p->nr_threads; i++)
 			st->states[i] = atomic_load_explicit(&e->sh.states[i], memory_order_relaxed);
 	st->elapsed_ns = e->opts.fake_clock ? 0 : clk_mono_raw() - e->sh.clk.mono0;
-	st->done_fraction = -1.0;
-	st->eta_ns = UINT64_MAX;
+	estimate(e, st);
 	st->layout_done_bytes = atomic_load(&e->lay.done);
 	st->layout_total_bytes = atomic_load(&e->lay.total);
 	return 0;
@@ -547,6 +651,13 @@ void eng_stop(struct eng *e)
 	while (s < 2 && !atomic_compare_exchange_weak(&e->stop, &s, s + 1))
 		;
 	pthread_mutex_lock(&e->mu);
+	s = atomic_load(&e->stop);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		int w = atomic_load(&e->cur[i]->stop);
+
+		while (w < s && !atomic_compare_exchange_weak(&e->cur[i]->stop, &w, s))
+			;
+	}
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->mu);
 }

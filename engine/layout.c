@@ -387,7 +387,8 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
 {
-	if (!j->unlink)
+	/* unlink_each_loop: the files go after the job too (loops are not re-created one by one). */
+	if (!j->unlink && !j->unlink_each_loop)
 		return;
 	for (uint32_t c = 0; c < j->nr_clones; c++)
 		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {

@@ -342,6 +342,16 @@ static uint64_t tv_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
 }
 
+static void publish_window(struct worker *w, uint64_t now)
+{
+	const struct plan_job *j = w->job;
+
+	atomic_store_explicit(&w->pub.win_end_ns, w->win_end, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_bytes, j->time_based ? 0 : w->gen.limit_bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_start_ns, now ? now : 1, memory_order_relaxed);
+}
+
 void worker_begin_window(struct worker *w)
 {
 	const struct plan_job *j = w->job;
@@ -372,6 +382,8 @@ void worker_begin_window(struct worker *w)
 	w->next_tick = w->bw_ser.next_end;
 	if (ret)
 		w->fatal = true;
+	worker_checks_start(w);
+	publish_window(w, now);
 	if (!w->sh->fake)
 		getrusage(RUSAGE_THREAD, &w->ru0);
 	set_state(w, run_state(j));
@@ -451,7 +463,8 @@ static void run(struct worker *w)
 	}
 	worker_loop(w);
 	worker_end_window(w);
-	if (!w->fatal)
+	/* A second stop request (abort) skips the final flush too. */
+	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2)
 		end_sync(w);
 	verify(w);
 	worker_verify_verdict(w);
@@ -487,7 +500,10 @@ void *worker_main(void *arg)
 	if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);
-		if (!ret)
+		/* create_only: the files are laid out (and opened); no I/O. */
+		if (!ret && !w->job->create_only)
+			ret = worker_prepare_cache(w);
+		if (!ret && !w->job->create_only)
 			run(w);
 		else if (!w->res.error)
 			w->res.error = -ret;
