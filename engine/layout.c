@@ -346,6 +346,9 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	}
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, p, r);
+	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
+	if (S_ISFIFO(st.st_mode) && !lf->writes)
+		return 0;
 	if (!S_ISREG(st.st_mode))
 		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);

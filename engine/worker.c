@@ -109,7 +109,8 @@ static int file_size(int fd, uint64_t *size)
 		return -errno;
 	if (S_ISBLK(st.st_mode))
 		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
-	*size = (uint64_t)st.st_size;
+	/* Streams (FIFOs, character devices) have no size: the job's size= bounds the region. */
+	*size = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? UINT64_MAX : (uint64_t)st.st_size;
 	return 0;
 }
 

@@ -55,5 +55,84 @@ class Verify(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
 
 
+class Failures(TmpDirCase):
+    def test_enospc_mid_run_names_job_file_offset_and_errno_and_keeps_results(self):
+        if os.geteuid() != 0:
+            self.skipTest("mounting a tmpfs needs root")
+        mnt = self.tmp / "small"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)]).returncode != 0:
+            self.skipTest("mount -t tmpfs refused here")
+        try:
+            # Preflight sees room for the 3 MiB job; the space goes to another writer (the filler
+            # below) while the job waits out its startdelay, as on a shared disk.
+            proc = subprocess.Popen([BIN, "--name=full", f"--directory={mnt}", "--size=3m", "--bs=64k",
+                                     "--rw=write", "--fallocate=none", "--startdelay=1", "--output-format=json"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            target = mnt / "full.0.0"
+            for _ in range(200):
+                if target.exists():
+                    break
+                time.sleep(0.01)
+            (mnt / "filler").write_bytes(b"\0" * (3 << 20) + b"\0" * (512 << 10))
+            out, err = proc.communicate(timeout=30)
+            self.assertEqual(proc.returncode, 1, err)
+            doc = json.loads(out)
+            job = doc["jobs"][0]
+            errors = doc["ioplan"]["jobs"][0]["errors"]
+            self.assertEqual(errors[0]["errno"], 28)
+            self.assertEqual(errors[0]["file"], str(target))
+            off = errors[0]["offset"]
+            self.assertEqual(off % (64 << 10), 0)
+            self.assertLess(off, 1 << 20)
+            self.assertEqual(job["write"]["io_bytes"], off)   # everything before the failing write
+            self.assertIn(f"job 'full': {target}: offset {off}: write: No space left on device (errno 28)", err)
+        finally:
+            subprocess.run(["umount", "-l", str(mnt)])
+
+    def test_stalled_io_is_reported_by_the_watchdog(self):
+        # A FIFO is a file whose reads really wait: nothing completes until the test writes.
+        # (thinktime would not do: a thinking thread has no I/O in flight.)
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        wfd = os.open(fifo, os.O_RDWR)
+        try:
+            proc = subprocess.Popen([BIN, "--name=s", f"--filename={fifo}", "--rw=read", "--size=4k",
+                                     "--ioengine=io_uring", "--stall_timeout=300ms", "--output-format=json"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            os.write(wfd, b"x" * 4096)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(wfd)
+        doc = json.loads(out)
+        job = doc["ioplan"]["jobs"][0]
+        if job["errors"] and job["errors"][0]["errno"] in (1, 38):
+            self.skipTest("io_uring refused by the kernel")
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(job["stalled"])
+        self.assertEqual(doc["jobs"][0]["read"]["total_ios"], 1)
+        self.assertTrue(any(w.startswith("s: thread 1: no I/O completed for") for w in doc["ioplan"]["warnings"]),
+                        doc["ioplan"]["warnings"])
+
+    def test_second_sigint_aborts_at_once_with_valid_results(self):
+        proc = subprocess.Popen([BIN, "--name=p", f"--directory={self.tmp}", "--size=8m", "--rw=randwrite",
+                                 "--ioengine=psync", "--time_based", "--runtime=60", "--end_fsync=1",
+                                 "--output-format=json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertLess(time.monotonic() - start, 1.0)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("aborting", err)
+        doc = json.loads(out)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertGreater(doc["jobs"][0]["write"]["total_ios"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()
