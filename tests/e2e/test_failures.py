@@ -49,6 +49,13 @@ class Verify(TmpDirCase):
         self.assertEqual((err["offset"], err["file"], err["errno"]), (299008, str(self.tmp / "v.0.0"), 84))
         self.assertRegex(err["what"], r"^verify crc32c: want [0-9a-f]{8} got [0-9a-f]{8}$")
         self.assertIn(f"job 'v': {self.tmp}/v.0.0: offset 299008: verify crc32c: want", p.stderr)
+        # Normal output says so too, after the figures, and so does a preflight warning.
+        p = run(self.job("--verify_only"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"\nioplan: error: job 'v': {self.tmp}/v.0.0: offset 299008: verify crc32c: want", p.stdout)
+        p = run(["--name=r", f"--directory={self.tmp}", "--size=1m", "--rw=read", "--number_ios=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"\nioplan: warning: buffered reads over \d+ bytes")
         # The untouched file of a second verify_only run is clean again once the byte is restored.
         flip(self.tmp / "v.0.0", 300000)
         p = run(self.job("--verify_only"))
@@ -132,6 +139,17 @@ class Failures(TmpDirCase):
         doc = json.loads(out)
         self.assertTrue(doc["ioplan"]["interrupted"])
         self.assertGreater(doc["jobs"][0]["write"]["total_ios"], 0)
+
+    def test_normal_output_says_the_run_was_interrupted(self):
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("read: IOPS=", out)
+        self.assertTrue(out.endswith("\nioplan: interrupted: the figures cover only what ran before the stop\n"),
+                        out[-300:])
 
 
 if __name__ == "__main__":
