@@ -67,6 +67,8 @@ void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
                 std::fputs(line.clear().c_str(), stderr);
             if (signals == 1)
                 std::fprintf(stderr, "ioplan: stopping (signal %d); send it again to abort\n", sig);
+            else if (signals == 2)
+                std::fprintf(stderr, "ioplan: aborting (signal %d): in-flight I/O is abandoned\n", sig);
         }
         eng_status st{};
         st.states = states.data();

@@ -21,6 +21,7 @@
 #include "diskstats.h"
 #include "engine.h"
 #include "layout.h"
+#include "progress.h"
 #include "worker.h"
 
 #define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
@@ -45,6 +46,10 @@ struct eng {
 	struct worker **cur;		/* workers of the running segment */
 	uint32_t nr_cur;
 	uint32_t res_cap;
+	/* Where the plan is, for eng_status's estimate (guarded by mu). */
+	uint32_t seg_a, seg_b;		/* the running segment's jobs */
+	uint32_t seg_runs_left;		/* runs of it after the current one */
+	uint32_t segruns_done, segruns_total;
 };
 
 static uint64_t mono_ns(void)
@@ -196,7 +201,9 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
-	w->sh = &e->sh;
+	w->sh_own = e->sh;
+	w->sh_own.stop = &w->stop;
+	w->sh = &w->sh_own;
 	w->seg = s;
 	w->jr = jr;
 	w->job = jr->job;
@@ -225,6 +232,8 @@ static int spawn(struct eng *e, struct seg_run *s)
 			if (!w)
 				goto fail;
 			pthread_mutex_lock(&e->mu);
+			/* Under mu, so a concurrent eng_stop() reaches this worker either way. */
+			atomic_store(&w->stop, atomic_load(&e->stop));
 			e->cur[k++] = w;
 			e->nr_cur = k;
 			pthread_mutex_unlock(&e->mu);
@@ -236,6 +245,10 @@ static int spawn(struct eng *e, struct seg_run *s)
 fail:
 	/* Threads never started count as done so the wait below ends; the rest abort. */
 	atomic_store(&e->stop, 2);
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++)
+		atomic_store(&e->cur[i]->stop, 2);
+	pthread_mutex_unlock(&e->mu);
 	pthread_mutex_lock(&s->mu);
 	for (uint32_t i = 0; i < n; i++)
 		if (i >= k || !e->cur[i]->started)
@@ -266,6 +279,30 @@ static void check_stalls(struct eng *e, uint64_t now)
 	}
 }
 
+/*
+ * exitall: when every clone of such a job has ended, the other jobs of its
+ * group are asked to stop as a signal would (their results are kept); the run
+ * is not marked interrupted.  Called with s->mu held.
+ */
+static void exit_groups(struct eng *e, struct seg_run *s)
+{
+	for (uint32_t i = 0; i < s->nr_jobs; i++) {
+		struct job_run *jr = &s->jobs[i];
+
+		if (!jr->done || !jr->job->exitall || jr->exit_sent)
+			continue;
+		jr->exit_sent = true;
+		for (uint32_t k = 0; k < e->nr_cur; k++) {
+			struct worker *w = e->cur[k];
+			int zero = 0;
+
+			if (w->job->groupid == jr->job->groupid)
+				atomic_compare_exchange_strong(&w->stop, &zero, 1);
+		}
+		pthread_cond_broadcast(&s->cv);
+	}
+}
+
 /* Waits for every worker of the segment, watching for stalls meanwhile. */
 static void watch(struct eng *e, struct seg_run *s)
 {
@@ -278,6 +315,7 @@ static void watch(struct eng *e, struct seg_run *s)
 		ts.tv_sec = (time_t)(t / 1000000000ull);
 		ts.tv_nsec = (long)(t % 1000000000ull);
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		exit_groups(e, s);
 		/* Threads waiting for another job (wait_for) wake up to see a stop. */
 		if (is_stopping(e))
 			pthread_cond_broadcast(&s->cv);
@@ -288,6 +326,43 @@ static void watch(struct eng *e, struct seg_run *s)
 		}
 	}
 	pthread_mutex_unlock(&s->mu);
+}
+
+static const char *file_path(const struct plan_job *j, const struct res_clone *rc, uint32_t f)
+{
+	const struct plan_clone *c = rc->clone_index < j->nr_clones ? &j->clones[rc->clone_index]
+								    : NULL;
+
+	return c && f < c->nr_files ? c->files[f].path : "?";
+}
+
+/* One message per recorded error: job, file, offset and errno, for every report. */
+static void error_msgs(struct eng *e, const struct plan_job *j, const struct res_clone *rc)
+{
+	for (uint32_t i = 0; i < rc->nr_errors; i++) {
+		const struct res_error *er = &rc->errors[i];
+		const char *path = file_path(j, rc, er->file_index);
+
+		if (er->err == EILSEQ)
+			res_msg_add(e->res, RES_MSG_ERROR, "verify", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s", j->name, path,
+				    (unsigned long long)er->offset, er->what);
+		else if (!er->err)
+			res_msg_add(e->res, RES_MSG_ERROR, "short-io", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s: %llu of %llu bytes", j->name, path,
+				    (unsigned long long)er->offset, er->what,
+				    (unsigned long long)er->done, (unsigned long long)er->len);
+		else
+			res_msg_add(e->res, RES_MSG_ERROR, "io-error", (int32_t)j->job_id,
+				    "job '%s': %s: offset %llu: %s: %s (errno %d)", j->name, path,
+				    (unsigned long long)er->offset, er->what, strerror(er->err),
+				    er->err);
+	}
+	if (rc->total_err > rc->nr_errors)
+		res_msg_add(e->res, RES_MSG_ERROR, "more-errors", (int32_t)j->job_id,
+			    "job '%s': thread %u: %llu more errors not listed", j->name,
+			    rc->thread_number,
+			    (unsigned long long)(rc->total_err - rc->nr_errors));
 }
 
 /* A job's span from its clones; the run's first fatal error from theirs. */
@@ -304,6 +379,7 @@ static void job_span(struct eng *e, struct res_job *rj)
 			rj->end_ns = rc->thread_end_ns;
 		if (rc->error && !e->res->error)
 			e->res->error = rc->error;
+		error_msgs(e, plan_job_at(e->plan, rj->job_id), rc);
 	}
 	if (rj->start_ns == UINT64_MAX)
 		rj->start_ns = 0;
@@ -372,7 +448,15 @@ static int run_plan(struct eng *e)
 			if (run)
 				pause_for(e, first->repeat_pause_ns);
 			set_phase(e, ENG_PHASE_RUN);
+			pthread_mutex_lock(&e->mu);
+			e->seg_a = a;
+			e->seg_b = b;
+			e->seg_runs_left = runs_of(first) - run - 1;
+			pthread_mutex_unlock(&e->mu);
 			ret = run_segment(e, a, b, run);
+			pthread_mutex_lock(&e->mu);
+			e->segruns_done++;
+			pthread_mutex_unlock(&e->mu);
 		}
 		for (uint32_t i = a; i < b; i++)
 			layout_unlink_job(&e->lay, plan_job_at(p, i), i);
@@ -438,6 +522,10 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	e->sh.states = calloc(n, sizeof(*e->sh.states));
 	e->res = calloc(1, sizeof(*e->res));
 	e->res_cap = count_res_jobs(p);
+	for (uint32_t a = 0, b; a < p->nr_jobs; a = b) {
+		b = segment_end(p, a);
+		e->segruns_total += runs_of(plan_job_at(p, a));
+	}
 	if (e->res)
 		e->res->jobs = calloc(e->res_cap ? e->res_cap : 1, sizeof(*e->res->jobs));
 	if (!e->sh.states || !e->res || !e->res->jobs)
@@ -472,6 +560,62 @@ int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)
 	return 0;
 }
 
+/* Time the plan needs after the running segment's current run, UINT64_MAX if unknown. */
+static uint64_t later_ns(struct eng *e)
+{
+	const struct plan *p = e->plan;
+	uint64_t sum = 0, t = prog_segment_ns(p, e->seg_a, e->seg_b);
+
+	if (e->seg_runs_left && t == UINT64_MAX)
+		return UINT64_MAX;
+	sum = t == UINT64_MAX ? 0 : t * e->seg_runs_left;
+	for (uint32_t a = e->seg_b, b; a < p->nr_jobs; a = b) {
+		const struct plan_job *j = plan_job_at(p, a);
+
+		b = segment_end(p, a);
+		t = prog_segment_ns(p, a, b);
+		if (t == UINT64_MAX)
+			return UINT64_MAX;
+		sum += (t + j->repeat_pause_ns) * runs_of(j) + j->group_pause_ns;
+	}
+	return sum;
+}
+
+/* done_fraction and eta_ns over the whole plan (progress.h). */
+static void estimate(struct eng *e, struct eng_status *st)
+{
+	uint64_t now, left = 0, wl, later;
+	double sum = 0, f;
+	uint32_t n = 0;
+	bool known = true;
+
+	st->done_fraction = -1.0;
+	st->eta_ns = UINT64_MAX;
+	if (e->opts.fake_clock)
+		return;		/* a fake clock advances when read: leave it to the run */
+	now = clk_now(&e->sh.clk);
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		if (!atomic_load_explicit(&e->cur[i]->pub.running, memory_order_relaxed)) {
+			sum += 1.0;
+			n++;
+			continue;
+		}
+		prog_worker(e->cur[i], now, &f, &wl);
+		known = known && f >= 0 && wl != UINT64_MAX;
+		sum += f > 0 ? f : 0;
+		n++;
+		if (wl != UINT64_MAX && wl > left)
+			left = wl;
+	}
+	later = later_ns(e);
+	if (e->segruns_total && n)
+		st->done_fraction = ((double)e->segruns_done + sum / n) / e->segruns_total;
+	pthread_mutex_unlock(&e->mu);
+	if (known && n && later != UINT64_MAX)
+		st->eta_ns = left + later;
+}
+
 int eng_get_status(struct eng *e, struct eng_status *st)
 {
 	const struct plan *p = e->plan;
@@ -499,8 +643,7 @@ int eng_get_status(struct eng *e, struct eng_status *st)
 		for (uint32_t i = 0; i < p->nr_threads; i++)
 			st->states[i] = atomic_load_explicit(&e->sh.states[i], memory_order_relaxed);
 	st->elapsed_ns = e->opts.fake_clock ? 0 : clk_mono_raw() - e->sh.clk.mono0;
-	st->done_fraction = -1.0;
-	st->eta_ns = UINT64_MAX;
+	estimate(e, st);
 	st->layout_done_bytes = atomic_load(&e->lay.done);
 	st->layout_total_bytes = atomic_load(&e->lay.total);
 	return 0;
@@ -513,6 +656,13 @@ void eng_stop(struct eng *e)
 	while (s < 2 && !atomic_compare_exchange_weak(&e->stop, &s, s + 1))
 		;
 	pthread_mutex_lock(&e->mu);
+	s = atomic_load(&e->stop);
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		int w = atomic_load(&e->cur[i]->stop);
+
+		while (w < s && !atomic_compare_exchange_weak(&e->cur[i]->stop, &w, s))
+			;
+	}
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->mu);
 }

@@ -107,7 +107,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	memset(g, 0, sizeof(*g));
 	g->job = j;
 	g->random = plan_rw_is_random(j->rw);
-	g->mixed = job_is_mixed(j->rw);
+	g->trimwrite = j->rw == PLAN_RW_TRIMWRITE || j->rw == PLAN_RW_RANDTRIMWRITE;
+	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
 	g->use_perm = g->random && !j->norandommap && !g->use_dist;
@@ -116,6 +117,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_off = rng_seed(c->seed, 1);
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->rng_bs = rng_seed(c->seed, 3);
+	g->rng_pr = rng_seed(c->seed, 5);
 	job_min_bs(g, &min_bs, &g->align);
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
@@ -159,6 +161,7 @@ void gen_window(struct gen *g, bool window, bool time_based)
 	g->done_ios = 0;
 	g->cur = 0;
 	g->nr_exhausted = 0;
+	g->tw_have = false;
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 			file_new_pass(g, &g->files[i], d);
@@ -183,6 +186,8 @@ uint64_t gen_pass_bytes(const struct gen *g)
 
 uint8_t gen_pick_ddir(struct gen *g)
 {
+	if (g->trimwrite)
+		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
 	if (!g->mixed)
 		return g->only_ddir;
 	if (rng_below(&g->rng_mix, 100) < g->job->rwmixread_pct)
@@ -295,6 +300,20 @@ static bool interlock_offset(struct gen *g, struct gen_file *f, uint64_t *rel)
 	return true;
 }
 
+/* percentage_random: the share of a random job's I/Os that go to a random block. */
+static bool is_random_turn(struct gen *g, uint8_t d)
+{
+	uint32_t pct = g->job->percentage_random_pct[d];
+
+	return pct >= 100 || rng_below(&g->rng_pr, 100) < pct;
+}
+
+/* The sequential I/Os of a partly random job continue where the last I/O ended. */
+static uint64_t after_last(const struct gen_file *f, uint8_t d, uint64_t len)
+{
+	return f->pos[d] + len > f->len ? 0 : f->pos[d];
+}
+
 static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uint64_t *rel)
 {
 	struct gen_file *f;
@@ -311,7 +330,14 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 				return true;
 			continue;
 		}
-		*rel = g->random ? random_block(g, f) * g->align : seq_offset(g, f, d, len);
+		if (g->random && is_random_turn(g, d))
+			*rel = random_block(g, f) * g->align;
+		else if (g->random)
+			*rel = after_last(f, d, len);
+		else
+			*rel = seq_offset(g, f, d, len);
+		if (g->random)
+			f->pos[d] = *rel + len;
 		return true;
 	}
 }
@@ -331,6 +357,13 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	uint64_t len, rel;
 	struct gen_file *f;
 
+	if (g->trimwrite && g->tw_have) {
+		/* trimwrite: the block just trimmed is written; the pair counts once. */
+		*io = g->tw;
+		io->ddir = PLAN_DDIR_WRITE;
+		g->tw_have = false;
+		return true;
+	}
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
@@ -347,5 +380,9 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	io->offset = f->start + rel;
 	io->len = (uint32_t)len;
 	io->ddir = d;
+	if (g->trimwrite) {
+		g->tw = *io;
+		g->tw_have = true;
+	}
 	return true;
 }

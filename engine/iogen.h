@@ -61,6 +61,10 @@ struct gen {
 	uint64_t skip;			/* rw=read:<n> gap */
 	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
 	uint64_t rng_off, rng_mix, rng_bs;
+	uint64_t rng_pr;		/* percentage_random draws */
+	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
+	bool tw_have;			/* the write of the last trim is due */
+	struct gen_io tw;
 	struct dist dist;
 	bool use_dist;
 	/* Amount of the measured window. */

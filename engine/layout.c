@@ -101,9 +101,11 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	layout_region(j, c, f, 0, &start, &len);
 	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
 		lf->need = start + len;
-	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM))
+	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
+	    !j->verify_only)
 		lf->writes = true;
-	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite || j->do_verify)
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only)
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;
 	lf->is_device = lf->is_device || f->is_device;
@@ -344,6 +346,9 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	}
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, p, r);
+	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
+	if (S_ISFIFO(st.st_mode) && !lf->writes)
+		return 0;
 	if (!S_ISREG(st.st_mode))
 		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
@@ -385,7 +390,8 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
 {
-	if (!j->unlink)
+	/* unlink_each_loop: the files go after the job too (loops are not re-created one by one). */
+	if (!j->unlink && !j->unlink_each_loop)
 		return;
 	for (uint32_t c = 0; c < j->nr_clones; c++)
 		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {

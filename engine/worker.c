@@ -103,7 +103,7 @@ static void placement(const struct plan_job *j, uint32_t clone)
 static int open_flags(const struct plan_job *j)
 {
 	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = wr ? O_RDWR : O_RDONLY;
+	int fl = wr && !j->verify_only ? O_RDWR : O_RDONLY;
 
 	if (j->direct)
 		fl |= O_DIRECT;
@@ -122,7 +122,8 @@ static int file_size(int fd, uint64_t *size)
 		return -errno;
 	if (S_ISBLK(st.st_mode))
 		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
-	*size = (uint64_t)st.st_size;
+	/* Streams (FIFOs, character devices) have no size: the job's size= bounds the region. */
+	*size = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? UINT64_MAX : (uint64_t)st.st_size;
 	return 0;
 }
 
@@ -308,6 +309,8 @@ static int setup(struct worker *w)
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
 			 w->job->scramble_buffers;
 	if (!ret)
+		ret = worker_verify_setup(w, &w->fill);
+	if (!ret)
 		ret = alloc_slots(w);
 	if (!ret)
 		ret = alloc_hists(w);
@@ -323,6 +326,7 @@ static void teardown(struct worker *w)
 	for (uint32_t f = 0; f < w->nr_fds; f++)
 		if (w->fds[f] >= 0)
 			close(w->fds[f]);
+	worker_verify_release(w);
 	gen_release(&w->gen);
 	bufpool_free(&w->bufs);
 	buffill_release(&w->fill);
@@ -350,6 +354,16 @@ static void rates_start(struct worker *w, uint64_t t0)
 static uint64_t tv_ns(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+static void publish_window(struct worker *w, uint64_t now)
+{
+	const struct plan_job *j = w->job;
+
+	atomic_store_explicit(&w->pub.win_end_ns, w->win_end, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_bytes, j->time_based ? 0 : w->gen.limit_bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_start_ns, now ? now : 1, memory_order_relaxed);
 }
 
 void worker_begin_window(struct worker *w)
@@ -382,6 +396,8 @@ void worker_begin_window(struct worker *w)
 	w->next_tick = w->bw_ser.next_end;
 	if (ret)
 		w->fatal = true;
+	worker_checks_start(w);
+	publish_window(w, now);
 	if (!w->sh->fake)
 		getrusage(RUSAGE_THREAD, &w->ru0);
 	set_state(w, run_state(j));
@@ -430,12 +446,26 @@ static void end_sync(struct worker *w)
 			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
 }
 
+/* After the write phase (do_verify=1), or instead of the workload (verify_only). */
+static void verify(struct worker *w)
+{
+	if (w->fatal || stop_requested(w))
+		return;
+	if (w->job->verify_only || (w->job->do_verify && w->vmaps))
+		worker_verify_phase(w);
+}
+
 static void run(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
 	w->res.thread_start_ns = w->now = clk_now(&w->clk);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+	if (j->verify_only) {
+		verify(w);
+		worker_verify_verdict(w);
+		return;
+	}
 	if (j->ramp_time_ns) {
 		w->phase = WP_RAMP;
 		w->ramp_end = w->now + j->ramp_time_ns;
@@ -447,8 +477,11 @@ static void run(struct worker *w)
 	}
 	worker_loop(w);
 	worker_end_window(w);
-	if (!w->fatal)
+	/* A second stop request (abort) skips the final flush too. */
+	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2)
 		end_sync(w);
+	verify(w);
+	worker_verify_verdict(w);
 }
 
 static void finish(struct worker *w)
@@ -481,7 +514,10 @@ void *worker_main(void *arg)
 	if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);
-		if (!ret)
+		/* create_only: the files are laid out (and opened); no I/O. */
+		if (!ret && !w->job->create_only)
+			ret = worker_prepare_cache(w);
+		if (!ret && !w->job->create_only)
 			run(w);
 		else if (!w->res.error)
 			w->res.error = -ret;

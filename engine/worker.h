@@ -25,6 +25,7 @@
 #include "engine/rate.h"
 #include "engine/results.h"
 #include "engine/stats.h"
+#include "engine/verify.h"
 
 /* What every worker of a run reads; set up before the first worker starts. */
 struct eng_shared {
@@ -44,6 +45,7 @@ struct job_run {
 	int32_t waits_for;		/* index in seg_run.jobs, or -1 */
 	uint32_t clones_left;		/* guarded by seg_run.mu */
 	bool done;			/* guarded by seg_run.mu */
+	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
 };
 
 /* Jobs that run together (between two stonewalls), in one run. */
@@ -62,7 +64,10 @@ struct worker_pub {
 	_Atomic uint32_t inflight;
 	_Atomic bool running;
 	_Atomic bool stalled;		/* set by the watchdog */
-	char pad[7];
+	/* For the progress line's estimate, set when the measured window starts. */
+	_Atomic uint64_t win_start_ns;	/* 0 = not in the window yet */
+	_Atomic uint64_t win_end_ns;	/* 0 = no runtime bound */
+	_Atomic uint64_t win_bytes;	/* bytes the window issues, 0 = time-bound or unknown */
 };
 
 enum wphase {
@@ -74,6 +79,13 @@ enum wphase {
 
 struct worker {
 	struct worker_pub pub;
+	/*
+	 * This worker's own stop flag (0 run, 1 stop gracefully, 2 abort) and its
+	 * copy of the run's shared settings pointing at it: eng_stop() sets every
+	 * worker's flag, exitall only those of one group.
+	 */
+	_Alignas(64) _Atomic int stop;
+	struct eng_shared sh_own;
 	const struct eng_shared *sh;
 	struct seg_run *seg;
 	struct job_run *jr;
@@ -128,6 +140,13 @@ struct worker {
 	bool iops_ser_own;		/* iops series differs from the bw series */
 	uint64_t lat_sum[PLAN_DDIR_NR];
 	struct rusage ru0;
+
+	uint64_t check_at;		/* next rate_min check; UINT64_MAX = none */
+	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
+
+	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
+	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
+	bool vfy_reads;			/* check every block read */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */
@@ -139,6 +158,19 @@ void worker_loop(struct worker *w);
 /* Window boundaries (worker.c), called by the loop. */
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
+
+/* Verification (worker_verify.c): setup, per-I/O hook, read-back, final verdict. */
+int worker_verify_setup(struct worker *w, const struct buffill *fill);
+void worker_verify_release(struct worker *w);
+void worker_verify_done(struct worker *w, const struct io_u *u);
+void worker_verify_phase(struct worker *w);
+void worker_verify_verdict(struct worker *w);
+
+/* Checks and preparations around the I/O (worker_checks.c). */
+void worker_checks_start(struct worker *w);
+void worker_check_rates(struct worker *w);
+int worker_prepare_cache(struct worker *w);
+bool worker_finish_short(struct worker *w, struct io_u *u);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,

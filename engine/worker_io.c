@@ -132,9 +132,14 @@ static bool check_result(struct worker *w, struct io_u *u)
 
 	if (u->result >= (int64_t)u->len)
 		return true;
-	if (u->result >= 0) {
+	if (u->result > 0) {
+		/* Short: counted, then the rest is re-issued (its errno, if any, replaces result). */
 		if (u->counted && w->counting)
 			w->res.ddir[u->ddir].short_ios++;
+		if (worker_finish_short(w, u))
+			return true;
+	}
+	if (u->result >= 0) {
 		worker_error(w, 0, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
 			     u->ddir == PLAN_DDIR_READ ? "short read" : "short write");
 		return u->result > 0;
@@ -156,6 +161,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		account(w, u, now);
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
+	if (w->vfy && u->result == (int64_t)u->len)
+		worker_verify_done(w, u);
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -210,6 +217,8 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 		else if (w->vary_writes)
 			buf_vary(u->buf, u->len, &w->rng_misc);
+		if (w->vfy)
+			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
 	}
 	u->start_ns = w->now = clk_now(&w->clk);
 }
@@ -277,7 +286,14 @@ static bool submit_one(struct worker *w)
 	int r;
 
 	prepare(w, u, &w->held);
+	if (w->is_sync) {
+		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
+		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
+		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
+	}
 	r = w->ioe.ops->queue(&w->ioe, u);
+	if (w->is_sync)
+		atomic_store_explicit(&w->pub.inflight, 0, memory_order_relaxed);
 	if (r == IOE_Q_BUSY) {
 		w->nr_free++;
 		return false;
@@ -362,6 +378,9 @@ static void commit(struct worker *w)
 	memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
 	if (w->counting)
 		w->res.submit[batch_bucket((uint32_t)r)]++;
+	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
+	if (!atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
+		atomic_store_explicit(&w->pub.last_done_ns, t, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 }
 
@@ -441,6 +460,8 @@ static void update_phase(struct worker *w)
 			worker_begin_window(w);
 		break;
 	case WP_RUN:
+		if (w->now >= w->check_at)
+			worker_check_rates(w);
 		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
 		    (w->gen_done && !w->inflight))
 			after_window(w);

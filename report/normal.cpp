@@ -205,6 +205,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	for (const group_stat &g : m.groups)
 		write_group(out, g);
 	write_disks(out, r);
+	write_normal_messages(out, r);
 }
 
 } // namespace report

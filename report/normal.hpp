@@ -24,4 +24,9 @@ std::string normal_percentiles(const char *name, const res_lat &l, const std::ve
 // "  lat (nsec)   : 20=88.18%, ..." lines: the non-empty latency buckets.
 std::string normal_lat_dist(const entry &e);
 
+// After everything else: "ioplan: interrupted: ..." and one line per error,
+// warning or note of the run (preflight, I/O, verify, stalls), layout notices
+// excepted (normal_msgs.cpp).
+void write_normal_messages(std::ostream &out, const results &r);
+
 } // namespace report

@@ -404,3 +404,54 @@ TEST_CASE("engine: a stop reaches a job still waiting for another")
 	CHECK(r->interrupted);
 	CHECK(pb::job_ios(*r, 1, PLAN_DDIR_READ) == 0);
 }
+
+// A real I/O that waits: an io_uring read from a FIFO whose writer (this test)
+// stays silent for longer than stall_timeout, then writes.  Thinktime would not
+// do: a thread thinking has no I/O in flight, and the watchdog only reports I/O
+// that does not complete.
+TEST_CASE("engine: the stall watchdog reports an I/O that waits longer than stall_timeout")
+{
+	pb::tmpdir d;
+	std::string fifo = d.file("fifo");
+	REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+	int wfd = open(fifo.c_str(), O_RDWR);	// a writer, so the job's open does not block
+	REQUIRE(wfd >= 0);
+	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_IO_URING, 4096).file("fifo").with([](plan_job &j) {
+		j.stall_timeout_ns = 300000000ull;
+	}) });
+	eng *e = nullptr;
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(800));
+	char block[4096] = { 0 };
+	CHECK(write(wfd, block, sizeof(block)) == (ssize_t)sizeof(block));
+	results *raw = nullptr;
+	int ret = eng_finish(e, &raw);
+	pb::results_ptr r(raw);
+	close(wfd);
+	const res_job *j = pb::find_job(*r, 0);
+	REQUIRE(j);
+	if (ret == -ENOSYS || ret == -EPERM || j->clones[0].error == ENOSYS) {
+		MESSAGE("io_uring refused by the kernel: skipped");
+		return;
+	}
+	CHECK(ret == 0);
+	CHECK(j->clones[0].stalled);
+	CHECK(j->clones[0].ddir[PLAN_DDIR_READ].ios == 1);
+	bool found = false;
+	for (uint32_t i = 0; i < r->nr_msgs; i++)
+		found = found || (std::string(r->msgs[i].code) == "stall" &&
+				  std::string(r->msgs[i].text).find("s: thread 1: no I/O completed for") == 0);
+	CHECK(found);
+
+	// The same wait shorter than the timeout is no stall.
+	wfd = open(fifo.c_str(), O_RDWR);
+	REQUIRE(wfd >= 0);
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	CHECK(write(wfd, block, sizeof(block)) == (ssize_t)sizeof(block));
+	raw = nullptr;
+	CHECK(eng_finish(e, &raw) == 0);
+	r.reset(raw);
+	close(wfd);
+	CHECK_FALSE(pb::find_job(*r, 0)->clones[0].stalled);
+}

@@ -1,0 +1,165 @@
+/*
+ * engine/worker_checks.c - what a worker does around its I/O besides the I/O:
+ * the minimum-rate check every rate_cycle, the page-cache preparation before
+ * the job (invalidate, pre_read), and the completion of short transfers.
+ *
+ * rate_min / rate_iops_min follow fio: every rate_cycle of the measured
+ * window, what completed in that cycle is compared with the minimum of each
+ * direction the job issues; below it, the job ends with an error (EIO, the
+ * errno fio gives it) that says which minimum was missed and by how much.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "buffers.h"
+#include "worker.h"
+
+#define PREP_CHUNK (1u << 20)
+
+static bool has_min_rate(const struct plan_job *j)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(j->rw, (enum plan_ddir)d) &&
+		    (j->rate_min_bytes_per_s[d] || j->rate_iops_min[d]))
+			return true;
+	return false;
+}
+
+static uint64_t cycle_ns(const struct plan_job *j)
+{
+	return j->rate_cycle_ns ? j->rate_cycle_ns : 1000000000ull;
+}
+
+void worker_checks_start(struct worker *w)
+{
+	w->check_at = UINT64_MAX;
+	if (!has_min_rate(w->job) || w->sh->fake)
+		return;
+	w->check_at = w->now + cycle_ns(w->job);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->cycle_bytes[d] = w->res.ddir[d].bytes;
+		w->cycle_ios[d] = w->res.ddir[d].ios;
+	}
+}
+
+static void rate_fail(struct worker *w, int d, const char *unit, uint64_t got, uint64_t min)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "rate_min: %s %llu %s below %llu", plan_ddir_name(d),
+		 (unsigned long long)got, unit, (unsigned long long)min);
+	worker_error(w, EIO, (uint8_t)d, 0, 0, 0, 0, what);
+	if (!w->res.error)
+		w->res.error = EIO;
+	w->fatal = true;
+}
+
+void worker_check_rates(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t span = w->now - (w->check_at - cycle_ns(j));
+
+	for (int d = 0; d < PLAN_DDIR_NR && !w->fatal && span; d++) {
+		uint64_t bytes = w->res.ddir[d].bytes - w->cycle_bytes[d];
+		uint64_t ios = w->res.ddir[d].ios - w->cycle_ios[d];
+		uint64_t bps = (uint64_t)((unsigned __int128)bytes * 1000000000u / span);
+		uint64_t iops = (uint64_t)((unsigned __int128)ios * 1000000000u / span);
+
+		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+			continue;
+		if (j->rate_min_bytes_per_s[d] && bps < j->rate_min_bytes_per_s[d])
+			rate_fail(w, d, "bytes/s", bps, j->rate_min_bytes_per_s[d]);
+		else if (j->rate_iops_min[d] && iops < j->rate_iops_min[d])
+			rate_fail(w, d, "IOPS", iops, j->rate_iops_min[d]);
+	}
+	worker_checks_start(w);
+}
+
+/* Reads a file's region once so a buffered job starts from a warm cache (pre_read). */
+static int pre_read(int fd, uint64_t start, uint64_t len, const _Atomic int *stop)
+{
+	char *buf = malloc(PREP_CHUNK);
+	ssize_t r = 1;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t off = start; off < start + len && r > 0; off += (uint64_t)r) {
+		uint64_t n = start + len - off < PREP_CHUNK ? start + len - off : PREP_CHUNK;
+
+		if (atomic_load_explicit(stop, memory_order_relaxed))
+			break;
+		r = pread(fd, buf, n, (off_t)off);
+		if (r < 0)
+			ret = -errno;
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * Before the first I/O: pre_read warms the page cache (buffered jobs only;
+ * fio ignores it for direct I/O), otherwise invalidate drops the cached pages
+ * of each file region so reads come from the device.
+ */
+int worker_prepare_cache(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	int ret;
+
+	if (j->ioengine == PLAN_IOENGINE_NULL)
+		return 0;
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		const struct gen_file *gf = &w->gen.files[f];
+
+		if (w->fds[f] < 0)
+			continue;
+		if (j->pre_read && !j->direct) {
+			atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'p',
+					      memory_order_relaxed);
+			ret = pre_read(w->fds[f], gf->start, gf->len, w->sh->stop);
+			if (ret) {
+				worker_error(w, -ret, PLAN_DDIR_READ, f, gf->start, gf->len, 0,
+					     "pre_read");
+				return ret;
+			}
+		} else if (j->invalidate) {
+			/* Advice, not a promise: a file system without a page cache ignores it. */
+			posix_fadvise(w->fds[f], (off_t)gf->start, (off_t)gf->len,
+				      POSIX_FADV_DONTNEED);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A short read or write is re-issued for the rest, as fio does, until it is
+ * complete or the file gives no more (end of file: an error then).  Runs on the
+ * completing thread with plain pread/pwrite whatever the engine.
+ */
+bool worker_finish_short(struct worker *w, struct io_u *u)
+{
+	uint8_t *buf = u->buf;
+	ssize_t r;
+
+	if (u->ddir == PLAN_DDIR_TRIM || u->fd < 0)
+		return false;
+	while (u->result > 0 && u->result < (int64_t)u->len) {
+		uint64_t done = (uint64_t)u->result, rest = u->len - done;
+		off_t at = (off_t)(u->offset + done);
+
+		r = u->ddir == PLAN_DDIR_READ ? pread(u->fd, buf + done, rest, at)
+					      : pwrite(u->fd, buf + done, rest, at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			u->result = -errno;	/* ENOSPC, EIO...: reported as the I/O's error */
+		if (r <= 0)
+			return false;
+		u->result += r;
+	}
+	return u->result == (int64_t)u->len;
+}

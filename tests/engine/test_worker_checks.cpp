@@ -1,0 +1,269 @@
+// tests/engine/test_worker_checks.cpp - options around the I/O (engine/worker_checks.c,
+// engine/progress.c, and their hooks in iogen.c, worker.c, engine.c): percentage_random,
+// trimwrite, rate_min / rate_iops_min, exitall, create_only, unlink_each_loop,
+// invalidate and pre_read (page cache seen through mincore), short transfers, and the
+// progress estimate.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+const res_clone &clone0(const results &r, uint32_t job = 0)
+{
+	const res_job *j = pb::find_job(r, job);
+	REQUIRE(j);
+	return j->clones[0];
+}
+
+// Pages of a file that are in the page cache.
+size_t cached_pages(const std::string &path)
+{
+	int fd = open(path.c_str(), O_RDONLY);
+	REQUIRE(fd >= 0);
+	struct stat st;
+	fstat(fd, &st);
+	size_t pages = ((size_t)st.st_size + 4095) / 4096;
+	void *m = mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	REQUIRE(m != MAP_FAILED);
+	std::vector<unsigned char> v(pages);
+	REQUIRE(mincore(m, (size_t)st.st_size, v.data()) == 0);
+	munmap(m, (size_t)st.st_size);
+	close(fd);
+	size_t n = 0;
+	for (unsigned char c : v)
+		n += c & 1;
+	return n;
+}
+
+} // namespace
+
+TEST_CASE("checks: percentage_random sends that share of a random job's I/Os to random blocks")
+{
+	pb::tmpdir d;
+	for (uint32_t pct : { 0u, 50u, 100u }) {
+		auto p = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4 << 20).with([&](plan_job &j) {
+			j.percentage_random_pct[PLAN_DDIR_READ] = pct;
+			j.io_trace_max = 1024;
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = clone0(*r);
+		REQUIRE(c.trace_nr == 1024);
+		uint64_t follows = 0;
+		for (uint64_t i = 1; i < c.trace_nr; i++)
+			follows += c.trace[i].offset == (c.trace[i - 1].offset + 4096) % (4 << 20);
+		CAPTURE(pct);
+		if (pct == 0)
+			CHECK(follows == 1023);
+		else if (pct == 50)
+			CHECK((follows > 400 && follows < 620));
+		else
+			CHECK(follows < 10);
+	}
+}
+
+TEST_CASE("checks: trimwrite trims each block and then writes that same block")
+{
+	pb::tmpdir d;
+	for (auto rw : { PLAN_RW_TRIMWRITE, PLAN_RW_RANDTRIMWRITE }) {
+		auto p = pb::build(d.path(), { job_spec("t", rw, PLAN_IOENGINE_NULL, 1 << 20).with([](plan_job &j) {
+			j.io_trace_max = 1000;
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = clone0(*r);
+		CHECK(c.ddir[PLAN_DDIR_TRIM].ios == 256);
+		CHECK(c.ddir[PLAN_DDIR_WRITE].ios == 256);
+		CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
+		REQUIRE(c.trace_nr == 512);
+		std::vector<int> seen(256);
+		for (uint64_t i = 0; i < c.trace_nr; i += 2) {
+			CHECK(c.trace[i].ddir == PLAN_DDIR_TRIM);
+			CHECK(c.trace[i + 1].ddir == PLAN_DDIR_WRITE);
+			CHECK(c.trace[i + 1].offset == c.trace[i].offset);
+			seen[c.trace[i].offset / 4096]++;
+		}
+		CHECK(std::count(seen.begin(), seen.end(), 1) == 256);
+		if (rw == PLAN_RW_TRIMWRITE)
+			CHECK(c.trace[2].offset == 4096);
+	}
+}
+
+TEST_CASE("checks: rate_iops_min and rate_min fail a job that falls below them in a rate_cycle")
+{
+	pb::tmpdir d;
+	auto slow = [](uint64_t min_iops, uint64_t min_bps) {
+		return [=](plan_job &j) {
+			j.time_based = true;
+			j.runtime_ns = 600000000ull;
+			j.rate_iops[PLAN_DDIR_READ] = 1000;
+			j.rate_iops_min[PLAN_DDIR_READ] = min_iops;
+			j.rate_min_bytes_per_s[PLAN_DDIR_READ] = min_bps;
+			j.rate_cycle_ns = 100000000ull;
+		};
+	};
+	int ret = -1;
+	auto p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(2000, 0)) });
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -EIO);
+	const res_clone &c = clone0(*r);
+	REQUIRE(c.nr_errors == 1);
+	CHECK(std::string(c.errors[0].what).rfind("rate_min: read ", 0) == 0);
+	CHECK(std::string(c.errors[0].what).find("IOPS below 2000") != std::string::npos);
+	// The first check, one cycle in, already ends it.
+	CHECK(c.ddir[PLAN_DDIR_READ].ios < 200);
+
+	p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(0, 8 << 20)) });
+	r = pb::run(*p, &ret);
+	CHECK(ret == -EIO);
+	REQUIRE(clone0(*r).nr_errors == 1);
+	CHECK(std::string(clone0(*r).errors[0].what).find("bytes/s below 8388608") != std::string::npos);
+
+	p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(500, 1 << 20)) });
+	r = pb::run(*p, &ret);
+	CHECK(ret == 0);
+	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios > 500);
+}
+
+TEST_CASE("checks: exitall stops the other jobs of the group when its job ends, without an interruption")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("quick", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20).with([](plan_job &j) {
+					       j.exitall = true;
+					       j.rate_iops[PLAN_DDIR_READ] = 1000;	// 256 I/Os: ~0.25 s
+				       }),
+				       job_spec("long", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+					       j.time_based = true;
+					       j.runtime_ns = 20000000000ull;
+				       }) });
+	auto t0 = std::chrono::steady_clock::now();
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	CHECK(ret == 0);
+	CHECK(secs < 3.0);
+	CHECK_FALSE(r->interrupted);
+	CHECK(clone0(*r, 0).ddir[PLAN_DDIR_READ].ios == 256);
+	CHECK(clone0(*r, 1).ddir[PLAN_DDIR_READ].ios > 0);
+}
+
+TEST_CASE("checks: create_only lays the files out and does no I/O; unlink_each_loop removes them after")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
+		j.create_only = true;
+	}) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == 0);
+	struct stat st;
+	REQUIRE(stat(d.file("c.0.0").c_str(), &st) == 0);
+	CHECK(st.st_size == 1 << 20);
+	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios == 0);
+
+	auto q = pb::build(d.path(), { job_spec("u", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
+		j.unlink_each_loop = true;
+		j.loops = 2;
+	}) });
+	r = pb::run(*q, &ret);
+	CHECK(ret == 0);
+	CHECK(clone0(*r).ddir[PLAN_DDIR_WRITE].bytes == 512u << 10);
+	CHECK(stat(d.file("u.0.0").c_str(), &st) != 0);
+}
+
+TEST_CASE("checks: invalidate drops the file's cached pages before the job; pre_read loads them")
+{
+	pb::tmpdir d;
+	auto job = [&](bool invalidate, bool pre) {
+		return pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 4 << 20).with([=](plan_job &j) {
+			j.invalidate = invalidate;
+			j.pre_read = pre;
+			j.number_ios = 1;	// the job itself reads one block
+		}) });
+	};
+	int ret = -1;
+	pb::run(*job(false, false), &ret);	// lays the file out: all of it cached
+	REQUIRE(ret == 0);
+	std::string f = d.file("c.0.0");
+	CHECK(cached_pages(f) == 1024);
+	pb::run(*job(false, false), &ret);
+	CHECK(cached_pages(f) == 1024);
+	pb::run(*job(true, false), &ret);
+	size_t after = cached_pages(f);
+	CHECK(after < 512);	// one block plus read-ahead
+	pb::run(*job(true, true), &ret);
+	CHECK(cached_pages(f) == 1024);
+}
+
+TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-issued, and named")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
+		for (auto &b : j.bs)
+			b.min_bytes = b.max_bytes = 64 << 10;
+		j.time_based = true;
+		j.runtime_ns = 400000000ull;
+		j.continue_on_error = PLAN_COE_READ;
+	}) });
+	eng *e = nullptr;
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	std::string f = d.file("s.0.0");
+	struct stat st;
+	for (int i = 0; i < 200 && (stat(f.c_str(), &st) || st.st_size < (1 << 20)); i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(5));
+	std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	REQUIRE(truncate(f.c_str(), (1 << 20) - 1000) == 0);
+	results *raw = nullptr;
+	eng_finish(e, &raw);
+	pb::results_ptr r(raw);
+	const res_clone &c = clone0(*r);
+	CHECK(c.ddir[PLAN_DDIR_READ].short_ios >= 1);
+	REQUIRE(c.nr_errors >= 1);
+	CHECK(std::string(c.errors[0].what) == "short read");
+	CHECK(c.errors[0].offset == (1u << 20) - (64u << 10));
+	CHECK(c.errors[0].done == (64u << 10) - 1000);
+}
+
+TEST_CASE("checks: the progress estimate follows runtime for time-based jobs and bytes for size-bound ones")
+{
+	pb::tmpdir d;
+	auto check_at_half = [](const plan &pl) {
+		eng *e = nullptr;
+		REQUIRE(eng_start(&pl, nullptr, &e) == 0);
+		std::this_thread::sleep_for(std::chrono::milliseconds(600));
+		eng_status st{};
+		REQUIRE(eng_get_status(e, &st) == 0);
+		results *raw = nullptr;
+		eng_finish(e, &raw);
+		results_free(raw);
+		CHECK(st.done_fraction == doctest::Approx(0.5).epsilon(0.25));
+		REQUIRE(st.eta_ns != UINT64_MAX);
+		CHECK((double)st.eta_ns / 1e9 == doctest::Approx(0.6).epsilon(0.35));
+	};
+	auto tb = pb::build(d.path(), { job_spec("t", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 1200000000ull;
+	}) });
+	check_at_half(*tb);
+	auto sb = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4800 * 4096).with([](plan_job &j) {
+		j.rate_iops[PLAN_DDIR_READ] = 4000;	// 4800 I/Os: 1.2 s
+	}) });
+	check_at_half(*sb);
+}

@@ -1,0 +1,225 @@
+// tests/engine/test_worker_verify.cpp - verification in real runs (engine/worker_verify.c):
+// write then read back, verify_only over an earlier run's file, verify_fatal, read jobs,
+// patterns, and the error messages that name job, file and offset.
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+const res_clone &clone0(const results &r, uint32_t job = 0)
+{
+	const res_job *j = pb::find_job(r, job);
+	REQUIRE(j);
+	return j->clones[0];
+}
+
+void flip_byte(const std::string &path, off_t at)
+{
+	int fd = open(path.c_str(), O_RDWR);
+	REQUIRE(fd >= 0);
+	unsigned char c = 0;
+	REQUIRE(pread(fd, &c, 1, at) == 1);
+	c ^= 0x5a;
+	REQUIRE(pwrite(fd, &c, 1, at) == 1);
+	close(fd);
+}
+
+std::function<void(plan_job &)> verifying(enum plan_verify kind, bool only = false)
+{
+	return [kind, only](plan_job &j) {
+		j.verify = kind;
+		j.do_verify = true;
+		j.verify_only = only;
+	};
+}
+
+bool has_msg(const results &r, const std::string &code, const std::string &part)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		if (code == r.msgs[i].code && std::string(r.msgs[i].text).find(part) != std::string::npos)
+			return true;
+	return false;
+}
+
+} // namespace
+
+TEST_CASE("worker verify: a write job's blocks read back clean (sequential, random, queued, time-based)")
+{
+	pb::tmpdir d;
+	struct {
+		enum plan_rw rw;
+		enum plan_ioengine e;
+		enum plan_verify kind;
+		bool time_based;
+	} cases[] = { { PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, PLAN_VERIFY_CRC32C, false },
+		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_LIBAIO, PLAN_VERIFY_XXH64, false },
+		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, PLAN_VERIFY_CRC32C, true } };
+	for (auto &c : cases) {
+		CAPTURE(plan_rw_name(c.rw));
+		auto p = pb::build(d.path(), { job_spec("w", c.rw, c.e, 1 << 20).with([&](plan_job &j) {
+			verifying(c.kind)(j);
+			j.iodepth = 8;
+			j.bs[PLAN_DDIR_WRITE].min_bytes = 4096;
+			j.bs[PLAN_DDIR_WRITE].max_bytes = 16384;	// bsrange: chunks stay 4 KiB
+			if (c.time_based) {
+				// Plain random: some blocks twice, some never; only written ones are checked.
+				j.norandommap = true;
+				j.time_based = true;
+				j.runtime_ns = 100000000ull;
+			}
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		CHECK(ret == 0);
+		const res_clone &k = clone0(*r);
+		CHECK(k.verify_failures == 0);
+		CHECK(k.nr_errors == 0);
+		CHECK(k.ddir[PLAN_DDIR_WRITE].bytes >= (c.time_based ? 4096u : 1u << 20));
+		CHECK(k.ddir[PLAN_DDIR_READ].bytes == 0);	// the read-back is not measured
+		unlink(d.file("w.0.0").c_str());
+	}
+}
+
+TEST_CASE("worker verify: one flipped byte between a write job and a verify_only job is one mismatch at its block")
+{
+	pb::tmpdir d;
+	auto w = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
+					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+	int ret = -1;
+	auto r = pb::run(*w, &ret);
+	REQUIRE(ret == 0);
+	std::string path = d.file("v.0.0");
+	flip_byte(path, 300000);
+
+	auto v = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
+					       .with(verifying(PLAN_VERIFY_CRC32C, true)) });
+	r = pb::run(*v, &ret);
+	CHECK(ret == -EILSEQ);
+	const res_clone &k = clone0(*r);
+	CHECK(k.verify_failures == 1);
+	CHECK(k.error == EILSEQ);
+	CHECK(k.ddir[PLAN_DDIR_WRITE].ios == 0);	// verify_only writes nothing
+	REQUIRE(k.nr_errors == 1);
+	CHECK(k.errors[0].offset == 300000 / 4096 * 4096);
+	CHECK(k.errors[0].err == EILSEQ);
+	CHECK(std::string(k.errors[0].what).rfind("verify crc32c: want ", 0) == 0);
+	CHECK(has_msg(*r, "verify", "job 'v': " + path + ": offset 299008: verify crc32c"));
+}
+
+TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops at the first")
+{
+	pb::tmpdir d;
+	auto w = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
+					       .with(verifying(PLAN_VERIFY_XXH64)) });
+	int ret = -1;
+	pb::run(*w, &ret);
+	REQUIRE(ret == 0);
+	for (off_t at : { 5000, 70000, 200000 })
+		flip_byte(d.file("f.0.0"), at);
+	for (bool fatal : { false, true }) {
+		auto v = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
+						       .with([&](plan_job &j) {
+							       verifying(PLAN_VERIFY_XXH64, true)(j);
+							       j.verify_fatal = fatal;
+						       }) });
+		auto r = pb::run(*v, &ret);
+		const res_clone &k = clone0(*r);
+		CHECK(k.verify_failures == (fatal ? 1u : 3u));
+		REQUIRE(k.nr_errors >= 1);
+		CHECK(k.errors[0].offset == 4096);
+		if (!fatal)
+			CHECK(k.errors[2].offset == 200000 / 4096 * 4096);
+	}
+	// continue_on_error=verify keeps the job successful while still counting.
+	auto c = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
+		verifying(PLAN_VERIFY_XXH64, true)(j);
+		j.continue_on_error = PLAN_COE_VERIFY;
+	}) });
+	auto r = pb::run(*c, &ret);
+	CHECK(ret == 0);
+	CHECK(clone0(*r).verify_failures == 3);
+}
+
+TEST_CASE("worker verify: a read job with verify= checks each block it reads")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("rw", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 128 << 10)
+					       .file("shared")
+					       .with(verifying(PLAN_VERIFY_CRC32C)),
+				       job_spec("rw", PLAN_RW_RANDREAD, PLAN_IOENGINE_IO_URING, 128 << 10)
+					       .file("shared")
+					       .stonewalled()
+					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	if (ret == -ENOSYS || ret == -EPERM) {
+		MESSAGE("io_uring refused by the kernel: skipped");
+		return;
+	}
+	CHECK(ret == 0);
+	CHECK(clone0(*r, 1).ddir[PLAN_DDIR_READ].ios == 32);
+	CHECK(clone0(*r, 1).verify_failures == 0);
+
+	flip_byte(d.file("shared"), 4096 * 9 + 100);
+	auto q = pb::build(d.path(), { job_spec("rd", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 128 << 10)
+					       .file("shared")
+					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+	r = pb::run(*q, &ret);
+	CHECK(ret == -EILSEQ);
+	const res_clone &k = clone0(*r);
+	CHECK(k.verify_failures == 1);
+	REQUIRE(k.nr_errors == 1);
+	CHECK(k.errors[0].offset == 4096 * 9);
+}
+
+TEST_CASE("worker verify: verify=pattern writes the pattern and names the first wrong byte")
+{
+	pb::tmpdir d;
+	auto tweak = [](bool only) {
+		return [only](plan_job &j) {
+			verifying(PLAN_VERIFY_PATTERN, only)(j);
+			j.buffer_fill = PLAN_BUF_PATTERN;
+			j.buffer_pattern = (uint8_t *)plan_calloc(4, 1);
+			std::memcpy(j.buffer_pattern, "\xca\xfe\xba\xbe", 4);
+			j.buffer_pattern_len = 4;
+		};
+	};
+	auto w = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(false)) });
+	int ret = -1;
+	pb::run(*w, &ret);
+	REQUIRE(ret == 0);
+	flip_byte(d.file("p.0.0"), 12345);
+	auto v = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(true)) });
+	auto r = pb::run(*v, &ret);
+	CHECK(ret == -EILSEQ);
+	REQUIRE(clone0(*r).nr_errors == 1);
+	CHECK(clone0(*r).errors[0].offset == 12345);
+	CHECK(std::string(clone0(*r).errors[0].what) == "verify pattern: want fe got a4");
+}
+
+TEST_CASE("worker verify: block sizes off the verify_interval grid are refused before any I/O")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("g", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with([](plan_job &j) {
+		verifying(PLAN_VERIFY_CRC32C)(j);
+		j.verify_interval_bytes = 3000;
+	}) });
+	int ret = 0;
+	auto r = pb::run(*p, &ret);
+	CHECK(ret == -EINVAL);
+	const res_clone &k = clone0(*r);
+	REQUIRE(k.nr_errors == 1);
+	CHECK(std::string(k.errors[0].what) == "verify_interval must divide every block size and alignment");
+	CHECK(k.ddir[PLAN_DDIR_WRITE].ios == 0);
+}
