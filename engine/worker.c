@@ -468,7 +468,7 @@ void *worker_main(void *arg)
 	if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);
-		if (!ret)
+		if (!ret && !w->job->create_only)	/* create_only: the layout was the job */
 			run(w);
 		else if (!w->res.error)
 			w->res.error = -ret;
