@@ -58,8 +58,10 @@ void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
     progress_line line(p);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
-    while (eng_wait(e, 0) == -ETIMEDOUT) {
-        timespec ts{0, 100 * 1000 * 1000};
+    // Waiting on the engine (not on signals) returns the moment the run ends;
+    // pending signals are picked up every 100 ms.
+    while (eng_wait(e, 100 * 1000 * 1000) == -ETIMEDOUT) {
+        timespec ts{0, 0};
         int sig = sigtimedwait(&sigs, nullptr, &ts);
         if (sig == SIGINT || sig == SIGTERM) {
             eng_stop(e); // the second call aborts at once

@@ -50,19 +50,22 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng);
 /* Random bytes at memory speed. */
 void buf_fill_random(void *buf, uint64_t len, uint64_t *rng);
 
-/* Makes a random buffer differ from every earlier write at every 8-byte word. */
+#define BUF_VARY_SECTOR 512u
+
+/*
+ * Makes every 512-byte sector of a random buffer differ from what it held
+ * before, so no write repeats an earlier one at any block size a dedup engine
+ * or a compressor could use: one XORed word per sector (the data stays
+ * random), 64 times cheaper than touching every word -- fio's
+ * scramble_buffers does the same kind of thing.
+ */
 static inline void buf_vary(void *buf, uint64_t len, uint64_t *rng)
 {
-	uint64_t *w = buf, k[8], r = rng_next(rng) | 1;
-	uint64_t n = len / 8, i;
+	uint64_t *w = (uint64_t *)buf, k = rng_next(rng) | 1;
+	uint64_t n = len / 8;
 
-	for (int j = 0; j < 8; j++)
-		k[j] = r * (uint64_t)(2 * j + 1) + (uint64_t)j;
-	for (i = 0; i + 8 <= n; i += 8)
-		for (int j = 0; j < 8; j++)
-			w[i + j] ^= k[j];
-	for (; i < n; i++)
-		w[i] ^= k[i & 7];
+	for (uint64_t i = 0; i < n; i += BUF_VARY_SECTOR / 8)
+		w[i] ^= k + i;
 }
 
 #endif /* IOPLAN_ENGINE_BUFFERS_H */

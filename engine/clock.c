@@ -18,7 +18,7 @@
 
 #include "clock.h"
 
-#define CAL_NS 20000000ull		/* calibration interval */
+#define CAL_NS 5000000ull		/* calibration interval: +-50 ns ends, so ~10 ppm */
 #define CPU_AGREE_NS 50000		/* per-CPU disagreement we accept */
 #define CPUS_CHECKED 256
 

@@ -405,11 +405,16 @@ static void seg_free(struct eng *e, struct seg_run *s)
 static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 {
 	struct seg_run s;
+	pthread_condattr_t ca;
 	int ret;
 
 	memset(&s, 0, sizeof(s));
 	pthread_mutex_init(&s.mu, NULL);
-	pthread_cond_init(&s.cv, NULL);
+	/* watch() waits for CLOCK_MONOTONIC deadlines: a REALTIME cv would never sleep. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s.cv, &ca);
+	pthread_condattr_destroy(&ca);
 	s.nr_jobs = b - a;
 	s.jobs = calloc(s.nr_jobs, sizeof(*s.jobs));
 	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;

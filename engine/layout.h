@@ -30,6 +30,7 @@ struct layout_file {
 	bool is_device;
 	bool allow_create;
 	enum plan_fallocate fallocate;	/* of the first job using it */
+	bool create_fsync;		/* some job using it wants it synced once laid out */
 	bool ours;			/* ioplan created it (mark found or created now) */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */

@@ -63,36 +63,6 @@ void latbkt_table_init(struct latbkt_table *t)
 	}
 }
 
-uint32_t depth_bucket(uint32_t depth)
-{
-	if (depth >= 64)
-		return 6;
-	if (depth >= 32)
-		return 5;
-	if (depth >= 16)
-		return 4;
-	if (depth >= 8)
-		return 3;
-	if (depth >= 4)
-		return 2;
-	return depth >= 2 ? 1 : 0;
-}
-
-uint32_t batch_bucket(uint32_t nr)
-{
-	if (nr == 0)
-		return 0;
-	if (nr <= 4)
-		return 1;
-	if (nr <= 8)
-		return 2;
-	if (nr <= 16)
-		return 3;
-	if (nr <= 32)
-		return 4;
-	return nr <= 64 ? 5 : 6;
-}
-
 void sampler_start(struct sampler *s, uint64_t avg_ns, uint32_t div, uint64_t now,
 		   const uint64_t cur[PLAN_DDIR_NR])
 {

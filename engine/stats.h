@@ -63,9 +63,37 @@ static inline void latbkt_add(uint64_t *bkt, const struct latbkt_table *t, uint6
 	bkt[b]++;
 }
 
-/* fio's depth/submit/complete maps (io_u_mark_depth, __io_u_mark_map). */
-uint32_t depth_bucket(uint32_t depth);
-uint32_t batch_bucket(uint32_t nr);
+/* fio's depth map (io_u_mark_depth): 1, 2, 4, 8, 16, 32, >=64.  Inline: once per I/O. */
+static inline uint32_t depth_bucket(uint32_t depth)
+{
+	if (depth >= 64)
+		return 6;
+	if (depth >= 32)
+		return 5;
+	if (depth >= 16)
+		return 4;
+	if (depth >= 8)
+		return 3;
+	if (depth >= 4)
+		return 2;
+	return depth >= 2 ? 1 : 0;
+}
+
+/* fio's submit/complete map (__io_u_mark_map): 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64. */
+static inline uint32_t batch_bucket(uint32_t nr)
+{
+	if (nr == 0)
+		return 0;
+	if (nr <= 4)
+		return 1;
+	if (nr <= 8)
+		return 2;
+	if (nr <= 16)
+		return 3;
+	if (nr <= 32)
+		return 4;
+	return nr <= 64 ? 5 : 6;
+}
 
 /*
  * fio's per-interval bandwidth or IOPS samples.  A sample is taken when at least

@@ -114,6 +114,8 @@ struct worker {
 	bool *dirty;			/* written since the last sync, per file */
 
 	uint32_t depth, batch_submit, cmin, cmax, low;
+	uint32_t burst;			/* most I/Os one issue() call starts */
+	uint64_t deadline;		/* the current phase ends by time here */
 	uint32_t inflight;		/* queued or submitted, not completed */
 	bool refill_wait;		/* reached the full depth: wait for iodepth_low */
 	bool blocked;			/* a drawn I/O waits (rate or engine busy) */
@@ -124,7 +126,9 @@ struct worker {
 	bool fatal;
 	enum wphase phase;
 	bool counting;
-	uint64_t now;
+	uint64_t now;			/* the last clock read */
+	bool stamp_ok;			/* now may stamp the next I/O's start (worker_io.c) */
+	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
 	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
 	uint64_t wait_until;		/* rate: when the held I/O is due */
 

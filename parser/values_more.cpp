@@ -113,6 +113,9 @@ bool replace_all(std::string &s, const std::string &from, const std::string &to)
 
 std::string expand_keywords(const std::string &s0)
 {
+    // Every option value passes here: ask the system only when a keyword is there.
+    if (s0.find('$') == std::string::npos)
+        return s0;
     std::string s = s0;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     bool any = replace_all(s, "$pagesize", std::to_string(page));

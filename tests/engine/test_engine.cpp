@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -454,4 +455,29 @@ TEST_CASE("engine: the stall watchdog reports an I/O that waits longer than stal
 	r.reset(raw);
 	close(wfd);
 	CHECK_FALSE(pb::find_job(*r, 0)->clones[0].stalled);
+}
+
+TEST_CASE("engine: while workers sleep the run costs next to no CPU (the coordinator waits, never spins)")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("idle", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+							 j.time_based = true;
+							 j.runtime_ns = 400000000ull;
+							 j.rate_iops[PLAN_DDIR_READ] = 50;
+						 }) });
+	struct rusage r0, r1;
+	getrusage(RUSAGE_SELF, &r0);
+	auto t0 = std::chrono::steady_clock::now();
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	getrusage(RUSAGE_SELF, &r1);
+	REQUIRE(ret == 0);
+	auto sec = [](const timeval &a, const timeval &b) {
+		return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_usec - a.tv_usec) / 1e6;
+	};
+	double cpu = sec(r0.ru_utime, r1.ru_utime) + sec(r0.ru_stime, r1.ru_stime);
+	// The clock calibration (~20 ms) and set-up are the only busy parts.
+	CHECK(cpu < 0.25 * wall);
+	CHECK(r->jobs[0].clones[0].cpu_bound == false);
 }

@@ -254,3 +254,21 @@ TEST_CASE("worker: disk counters of the device under the files cover the run")
 	CHECK(r->disks[0].write_sectors >= 8192);	// at least our 4 MiB
 	CHECK(r->disks[0].elapsed_ns > 0);
 }
+
+TEST_CASE("worker: create_only lays the files out and does no I/O")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_RANDREAD, PLAN_IOENGINE_PSYNC, 2 << 20).with([](plan_job &j) {
+		j.create_only = true;
+	}) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	const res_clone &c = only_clone(*r);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
+	CHECK(c.ddir[PLAN_DDIR_READ].bytes == 0);
+	struct stat st;
+	REQUIRE(stat(d.file("c.0.0").c_str(), &st) == 0);
+	CHECK(st.st_size == 2 << 20);
+	CHECK(st.st_blocks * 512 >= 2 << 20);	// written, not sparse
+}

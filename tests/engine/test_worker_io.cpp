@@ -1,0 +1,153 @@
+// tests/engine/test_worker_io.cpp - the hot loop's bookkeeping (engine/worker_io.c):
+// how many clock reads an I/O costs, lat recorded once for sync engines, lat = slat +
+// clat for async ones, and phase ends seen inside a burst of sync I/Os.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
+
+namespace {
+
+const res_clone &only_clone(const results &r, uint32_t job = 0)
+{
+	const res_job *j = pb::find_job(r, job);
+	REQUIRE(j);
+	return j->clones[0];
+}
+
+uint64_t hist_total(const res_lat &l)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < RES_HIST_NR; i++)
+		n += l.hist[i];
+	return n;
+}
+
+} // namespace
+
+TEST_CASE("worker_io: a back-to-back sync stream reads the clock once per I/O, an async one about once")
+{
+	pb::tmpdir d;
+	eng_opts o{};
+	o.fake_clock = true;
+	o.fake_clock_step_ns = 1000;	// every read advances the clock by 1 us
+	for (uint32_t depth : { 1u, 8u }) {
+		CAPTURE(depth);
+		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1024 * 4096)
+						       .with([&](plan_job &j) {
+							       j.iodepth = depth;
+							       j.iodepth_batch_complete_max = depth;
+						       }) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret, &o);
+		REQUIRE(ret == 0);
+		const res_clone &c = only_clone(*r);
+		const res_ddir &rd = c.ddir[PLAN_DDIR_READ];
+		REQUIRE(rd.ios == 1024);
+		uint64_t reads = (c.end_ns - c.start_ns) / 1000;
+		if (depth == 1) {
+			// One read per I/O: its completion, which also starts the next one.
+			CHECK(reads <= 1024 + 4);
+			CHECK(rd.clat.min_ns == 1000);
+			CHECK(rd.clat.max_ns == 1000);
+		} else {
+			// A commit per I/O (batch_submit 1); per 8: a reap and the prepare after it.
+			CHECK(reads <= 1024 + 2 * 1024 / 8 + 8);
+			CHECK(rd.slat.max_ns == 1000);
+		}
+	}
+}
+
+TEST_CASE("worker_io: a sync engine records lat once and reports it equal to clat, histogram included")
+{
+	pb::tmpdir d;
+	struct shape {
+		bool clat_pct, lat_pct, disable_clat;
+	};
+	for (shape s : { shape{ true, true, false }, shape{ false, true, false }, shape{ true, false, false },
+			 shape{ false, true, true } }) {
+		CAPTURE(s.clat_pct);
+		CAPTURE(s.lat_pct);
+		CAPTURE(s.disable_clat);
+		auto p = pb::build(d.path(), { job_spec("l", PLAN_RW_RANDREAD, PLAN_IOENGINE_PSYNC, 256 * 4096)
+						       .with([&](plan_job &j) {
+							       j.clat_percentiles = s.clat_pct;
+							       j.lat_percentiles = s.lat_pct;
+							       j.disable_clat = s.disable_clat;
+						       }) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_ddir &rd = only_clone(*r).ddir[PLAN_DDIR_READ];
+		REQUIRE(rd.ios == 256);
+		CHECK(rd.lat.n == 256);
+		CHECK(rd.lat.min_ns > 0);
+		CHECK(rd.lat.max_ns >= rd.lat.min_ns);
+		CHECK(rd.lat.sum_ns >= rd.lat.n * rd.lat.min_ns);
+		CHECK((rd.lat.hist != nullptr) == s.lat_pct);
+		if (rd.lat.hist)
+			CHECK(hist_total(rd.lat) == 256);
+		if (s.disable_clat) {
+			CHECK(rd.clat.n == 0);
+			continue;
+		}
+		CHECK(rd.clat.n == rd.lat.n);
+		CHECK(rd.clat.min_ns == rd.lat.min_ns);
+		CHECK(rd.clat.max_ns == rd.lat.max_ns);
+		CHECK(rd.clat.sum_ns == rd.lat.sum_ns);
+		CHECK(rd.clat.sumsq_lo == rd.lat.sumsq_lo);
+		if (rd.lat.hist && rd.clat.hist)
+			CHECK(std::memcmp(rd.lat.hist, rd.clat.hist, RES_HIST_NR * sizeof(uint64_t)) == 0);
+	}
+}
+
+TEST_CASE("worker_io: an async engine's lat is exactly slat + clat, I/O by I/O")
+{
+	pb::tmpdir d;
+	for (uint32_t batch : { 1u, 4u }) {
+		CAPTURE(batch);
+		auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
+						       .with([&](plan_job &j) {
+							       j.iodepth = 16;
+							       j.iodepth_batch_submit = batch;
+						       }) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_ddir &rd = only_clone(*r).ddir[PLAN_DDIR_READ];
+		REQUIRE(rd.ios == 4096);
+		CHECK(rd.slat.n == 4096);
+		CHECK(rd.lat.n == 4096);
+		CHECK(rd.lat.sum_ns == rd.slat.sum_ns + rd.clat.sum_ns);
+		CHECK(rd.lat.max_ns >= rd.clat.max_ns);
+		CHECK(rd.lat.min_ns >= rd.clat.min_ns);
+	}
+}
+
+TEST_CASE("worker_io: a burst of sync I/Os stops at the end of the ramp and of the window")
+{
+	pb::tmpdir d;
+	eng_opts o{};
+	o.fake_clock = true;
+	o.fake_clock_step_ns = 1000;
+	auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1024 * 4096)
+					       .with([](plan_job &j) {
+						       j.time_based = true;
+						       j.ramp_time_ns = 100500;	// not a multiple of a step
+						       j.runtime_ns = 200500;
+					       }) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret, &o);
+	REQUIRE(ret == 0);
+	const res_clone &c = only_clone(*r);
+	// The window opens at the first read past the ramp, closes at the first past its end.
+	CHECK(c.start_ns - c.thread_start_ns >= 100500);
+	CHECK(c.start_ns - c.thread_start_ns <= 102000);
+	CHECK(c.end_ns - c.start_ns >= 200500);
+	CHECK(c.end_ns - c.start_ns <= 202000);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios >= 199);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios <= 202);
+}
