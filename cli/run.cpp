@@ -52,26 +52,34 @@ void attach_findings(results *r, const pf_report &pf)
                     pf.findings[i].job_id, "%s", pf.findings[i].text);
 }
 
-// Waits for the run, forwarding signals and drawing the progress line.
+// Takes every pending SIGINT/SIGTERM: the first asks the engine to stop, the
+// second aborts.  Returns how many signals have been seen so far.
+int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, bool show_progress)
+{
+    timespec none{0, 0};
+    int sig;
+    while ((sig = sigtimedwait(&sigs, nullptr, &none)) == SIGINT || sig == SIGTERM) {
+        eng_stop(e); // the second call aborts at once
+        if (++signals == 1 && show_progress)
+            std::fputs(line.clear().c_str(), stderr);
+        if (signals == 1)
+            std::fprintf(stderr, "ioplan: stopping (signal %d); send it again to abort\n", sig);
+        else if (signals == 2)
+            std::fprintf(stderr, "ioplan: aborting (signal %d): in-flight I/O is abandoned\n", sig);
+    }
+    return signals;
+}
+
+// Waits for the run, forwarding signals and drawing the progress line.  The
+// engine wait returns the moment the run ends; signals are taken every 10 ms,
+// so a second one reaches a run that is still finishing (end_fsync, layout).
 void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
 {
     progress_line line(p);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
-    // Waiting on the engine (not on signals) returns the moment the run ends;
-    // pending signals are picked up every 100 ms.
-    while (eng_wait(e, 100 * 1000 * 1000) == -ETIMEDOUT) {
-        timespec ts{0, 0};
-        int sig = sigtimedwait(&sigs, nullptr, &ts);
-        if (sig == SIGINT || sig == SIGTERM) {
-            eng_stop(e); // the second call aborts at once
-            if (++signals == 1 && show_progress)
-                std::fputs(line.clear().c_str(), stderr);
-            if (signals == 1)
-                std::fprintf(stderr, "ioplan: stopping (signal %d); send it again to abort\n", sig);
-            else if (signals == 2)
-                std::fprintf(stderr, "ioplan: aborting (signal %d): in-flight I/O is abandoned\n", sig);
-        }
+    while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
+        signals = take_signals(e, sigs, signals, line, show_progress);
         eng_status st{};
         st.states = states.data();
         if (show_progress && eng_get_status(e, &st) == 0 && line.due(st.elapsed_ns))

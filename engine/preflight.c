@@ -234,7 +234,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	}
 	if (j->direct && j->ioengine != PLAN_IOENGINE_NULL)
 		check_direct(s, j, f->path, dir, exists);
-	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ)) {
+	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
 		uint64_t have = 0;
 
 		if (exists)
