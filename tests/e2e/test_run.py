@@ -5,6 +5,7 @@ counts, bytes, groups, files laid out) must agree exactly.  Interrupts,
 preflight refusals and output files are checked on the real binary.
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -150,3 +151,35 @@ bs=8k
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SeedsAndRates(TmpDirCase):
+    """The seeds' job files end to end (shrunk), and the open-loop rate limiter."""
+
+    def shrunk(self, name):
+        text = (ROOT / "examples" / name).read_text()
+        text = re.sub(r"(?m)^size=.*$", "size=8m", text)
+        text = re.sub(r"(?m)^runtime=.*$", "runtime=0.3s", text)
+        text = re.sub(r"(?m)^directory=/mnt/(\w+)$", lambda m: f"directory={self.tmp / m.group(1)}", text)
+        text = re.sub(r"(?m)^iodepth=\d+$", "iodepth=8", text)
+        for d in ("readcache", "nocache"):
+            (self.tmp / d).mkdir(exist_ok=True)
+        return self.write(name, text)
+
+    def test_seed_job_files_run(self):
+        for name in ("fio_setting.txt", "fiowrite.ini", "fioread.ini", "fioreadwrite.ini"):
+            with self.subTest(job=name):
+                p = run([f"--directory={self.tmp}", "--runtime=0.3s", "--time_based", "--output-format=json",
+                         str(self.shrunk(name))], timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                doc = jobs_json(p.stdout)
+                groups = sorted({j["groupid"] for j in doc["jobs"]})
+                self.assertEqual(groups, list(range(8)) if name == "fio_setting.txt" else [0])
+                self.assertTrue(all(j["read"]["total_ios"] + j["write"]["total_ios"] > 0 for j in doc["jobs"]))
+
+    def test_rate_iops_3200_for_3_seconds(self):
+        p = run(["--name=r", "--ioengine=null", "--size=64m", "--rw=randread", "--time_based", "--runtime=3",
+                 "--rate_iops=3200", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ios = jobs_json(p.stdout)["jobs"][0]["read"]["total_ios"]
+        self.assertAlmostEqual(ios, 9600, delta=9600 * 0.02)
