@@ -204,7 +204,8 @@ void write_showplan(const plan &p, std::ostream &out)
               {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts)},
               {"allow_device_write", p.allow_device_write ? p.allow_device_write : ""},
               {"allow_existing_file_write", p.allow_existing_file_write}, {"groups", groups}};
-    out << o.dump(2) << "\n";
+    // Paths and names are bytes; invalid UTF-8 becomes U+FFFD rather than an exception.
+    out << o.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
 } // namespace report

@@ -1,0 +1,54 @@
+# tests/fuzz/fuzz.mk - libFuzzer targets for the readers and the text -> plan path.
+#
+#   make fuzz FUZZ_SECONDS=60       each target for that long, corpus from jobs/ and examples/
+#
+# Built with clang (-fsanitize=fuzzer,address,undefined) into build/fuzz/, apart
+# from the gcc builds; a finding leaves its input in build/fuzz/findings/.
+
+SHELL := /bin/bash
+CXX := clang++
+FUZZ_SECONDS ?= 60
+FB := build/fuzz
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1
+CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"0.1.0"' -DIOPLAN_DATADIR='"/usr/local/share/ioplan"' \
+	-DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
+SRCS := $(wildcard parser/*.cpp) engine/plan.c report/showplan.cpp
+OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
+TARGETS := ini toml yaml diskspd plan
+BINS := $(TARGETS:%=$(FB)/fuzz_%)
+
+.PHONY: all run
+all: run
+
+$(FB)/%.cpp.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) -std=c++17 -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
+
+$(FB)/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -std=c11 -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.cpp $(OBJS)
+	$(CXX) $(CPPFLAGS) -std=c++17 $(FUZZ_FLAGS) -o $@ $^ -ltomlplusplus -lyaml-cpp
+
+# Seed corpora: every job file we ship, in the syntax each target reads.
+$(FB)/corpus/%: $(BINS)
+	@mkdir -p $@
+	@case $* in \
+	  ini|plan) cp jobs/*.fio examples/*.fio examples/*.ini examples/*.txt tests/errors/*.fio $@/ 2>/dev/null;; \
+	  toml) cp jobs/*.toml examples/*.toml tests/errors/*.toml $@/ 2>/dev/null;; \
+	  yaml) cp jobs/*.yaml examples/*.yaml tests/errors/*.yaml $@/ 2>/dev/null;; \
+	  diskspd) printf -- '-b4K -c1G -r -o1 -t1 -Sh -n -D -L -W0 -d10 -w0 testfile.dat' > $@/a; \
+	           printf -- '-c200G -w100 -b8K -F4 -r -o128 -W30 -d30 -Sh testfile.dat' > $@/b; \
+	           printf -- '-b1024K -o8 -t1 -W0 -S -w0 -d5 -L -si -Z4K -rdpct10/90 x' > $@/c;; \
+	esac; true
+
+run: $(BINS) $(TARGETS:%=$(FB)/corpus/%)
+	@mkdir -p $(FB)/findings
+	@for t in $(TARGETS); do \
+		echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
+		$(FB)/fuzz_$$t -entropic=0 -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=$(FB)/findings/$$t- -print_final_stats=1 $(FB)/corpus/$$t 2>&1 | \
+			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
