@@ -1,0 +1,107 @@
+"""tests/e2e/test_fio_differential.py - the same job files through fio 3.33 and ioplan.
+
+Size-bound jobs (null engine or small psync files in a private directory) so
+that the amounts are deterministic; compared: terse line and field counts,
+fields 3-6 (name, group, error, read KiB; for mixed jobs the read+write sum),
+io_kbytes and total_ios, group ids, and that every key path of fio's JSON job
+objects exists in ioplan's with the same JSON type.
+"""
+import json
+import re
+import unittest
+
+from common import FIO, ROOT, TmpDirCase, run, run_fio
+
+NULL = "[global]\nioengine=null\nsize=4m\n"
+PSYNC = "[global]\nioengine=psync\nsize=2m\ndirectory={dir}\n"
+CASES = {
+    "groups": NULL + "[a]\nrw=read\n[b]\nrw=write\nstonewall\n[c]\nrw=randread\nnew_group\n",
+    "numjobs": NULL + "[a]\nrw=randread\nnumjobs=3\n",
+    "group_reporting": NULL + "[a]\nrw=read\nnumjobs=3\ngroup_reporting\n[b]\nrw=write\nstonewall\n",
+    "mixed": NULL + "[m]\nrw=randrw\nrwmixread=70\nbs=8k\n",
+    "bssplit": NULL + "[s]\nrw=randread\nbssplit=4k/50:64k/50\nsize=16m\n",
+    "seq_mixed": NULL + "[m]\nrw=rw\n",
+    "files": PSYNC + "[f]\nrw=randread\nnrfiles=3\n",
+    "psync_write": PSYNC + "[w]\nrw=write\nbs=64k\n[r]\nrw=read\nstonewall\n",
+    "shared_file": PSYNC + "[w]\nrw=write\nfilename=shared\n[r]\nrw=randread\nfilename=shared\nstonewall\n",
+    "libaio": PSYNC.replace("psync", "libaio") + "[q]\nrw=randread\niodepth=8\ndirect=1\n",
+}
+# Random block sizes: the byte count is fixed, how many I/Os carry it is not
+# (fio also trims a large I/O where its random map has partly used blocks).
+IOS_VARY = {"bssplit"}
+SEEDS = ("fio_setting.txt", "fiowrite.ini", "fioread.ini", "fioreadwrite.ini")
+
+
+def key_paths(obj, prefix=""):
+    """{path: json type} of every key below obj (lists: their first element)."""
+    out = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            p = f"{prefix}/{k}"
+            out[p] = type(v).__name__ if not isinstance(v, (int, float)) or isinstance(v, bool) else "number"
+            out.update(key_paths(v, p))
+    elif isinstance(obj, list) and obj:
+        out.update(key_paths(obj[0], prefix + "[]"))
+    return out
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class FioDifferential(TmpDirCase):
+    def seed_text(self, name):
+        text = (ROOT / "examples" / name).read_text()
+        text = re.sub(r"(?m)^(size|runtime|directory|ioengine|iodepth)=.*$", "", text)
+        return "[global]\nioengine=null\nsize=4m\n" + text
+
+    def both(self, name, text):
+        outs = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"{name}-{who}"
+            d.mkdir()
+            job = d / "job.fio"
+            job.write_text(text.replace("{dir}", str(d)))
+            args = ["--output-format=terse,json", str(job)]
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
+            lines = p.stdout.split("\n")
+            terse = [l for l in lines if l.startswith("3;")]
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            outs[who] = (terse, doc)
+        return outs
+
+    def compare(self, name, text):
+        outs = self.both(name, text)
+        (ft, fj), (it, ij) = outs["fio"], outs["ioplan"]
+        self.assertEqual(len(it), len(ft), "terse lines")
+        for fl, il in zip(ft, it):
+            f, i = fl.split(";"), il.split(";")
+            self.assertEqual(len(i), len(f), "terse fields")
+            self.assertEqual(i[2:5], f[2:5], "name, group, error")
+            mixed = int(f[5]) and int(f[46])
+            if mixed:
+                self.assertEqual(int(i[5]) + int(i[46]), int(f[5]) + int(f[46]))
+            else:
+                self.assertEqual(i[5], f[5], "read KiB")
+        for fjob, ijob in zip(fj["jobs"], ij["jobs"]):
+            self.assertEqual((ijob["jobname"], ijob["groupid"]), (fjob["jobname"], fjob["groupid"]))
+            total = lambda j, k: sum(j[d][k] for d in ("read", "write", "trim"))
+            self.assertEqual(total(ijob, "io_kbytes"), total(fjob, "io_kbytes"))
+            if name not in IOS_VARY:
+                self.assertEqual(total(ijob, "total_ios"), total(fjob, "total_ios"))
+            fp, ip = key_paths(fjob), key_paths(ijob)
+            missing = {p: t for p, t in fp.items() if p not in ip}
+            self.assertEqual(missing, {}, "fio keys missing in ioplan's job object")
+            wrong = {p: (t, ip[p]) for p, t in fp.items() if ip[p] != t}
+            self.assertEqual(wrong, {}, "JSON types differ")
+        self.assertEqual(len(ij["jobs"]), len(fj["jobs"]))
+
+    def test_job_files(self):
+        cases = dict(CASES)
+        cases.update({s: self.seed_text(s) for s in SEEDS})
+        self.assertGreaterEqual(len(cases), 12)
+        for name, text in cases.items():
+            with self.subTest(job=name):
+                self.compare(name, text)
+
+
+if __name__ == "__main__":
+    unittest.main()
