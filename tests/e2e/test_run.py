@@ -183,3 +183,28 @@ class SeedsAndRates(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         ios = jobs_json(p.stdout)["jobs"][0]["read"]["total_ios"]
         self.assertAlmostEqual(ios, 9600, delta=9600 * 0.02)
+
+
+class SeedPipelines(TmpDirCase):
+    """Seed 001's awk pipeline and jq over the CrystalDiskMark-like file."""
+
+    shrunk = SeedsAndRates.shrunk
+
+    def test_awk_prints_eight_jobs_and_jq_reads_iops(self):
+        job = self.shrunk("fio_setting.txt")
+        common = [BIN, f"--directory={self.tmp}", "--runtime=0.2s", "--time_based", str(job)]
+        awk = subprocess.run(" ".join(common + ["--output-format=terse"]) +
+                             " | awk -F ';' '{print $3, ($7+$48) / 1000 }'",
+                             shell=True, capture_output=True, text=True, timeout=120)
+        lines = awk.stdout.split("\n")[:-1]
+        self.assertEqual(len(lines), 8, awk.stdout + awk.stderr)
+        for line in lines:
+            name, number = line.split()
+            self.assertRegex(name, r"^(SEQ1M|RND4K)_Q\d+T1_(READ|WRITE)$")
+            self.assertGreater(float(number), 0)
+        jq = subprocess.run(" ".join(common + ["--output-format=json"]) + " | jq '.jobs[].read.iops'",
+                            shell=True, capture_output=True, text=True, timeout=120)
+        self.assertEqual(jq.returncode, 0, jq.stderr)
+        values = [float(v) for v in jq.stdout.split()]
+        self.assertEqual(len(values), 8)
+        self.assertEqual([v > 0 for v in values], [True, False] * 4)
