@@ -132,6 +132,7 @@ struct worker {
 	bool iops_ser_own;		/* iops series differs from the bw series */
 	uint64_t lat_sum[PLAN_DDIR_NR];
 	struct rusage ru0;
+	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */
@@ -143,6 +144,19 @@ void worker_loop(struct worker *w);
 /* Window boundaries (worker.c), called by the loop. */
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
+
+/*
+ * True when, for at least CPU_BOUND_PCT of a window of at least
+ * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
+ * cpu_ns where schedstat is missing): it never waited for the device, so the
+ * tool set the pace.  A neighbour's load does not hide it (worker_io.c).
+ */
+#define CPU_BOUND_PCT 90u
+#define CPU_BOUND_MIN_NS 100000000ull
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
+
+/* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
+uint64_t worker_busy_ns(void);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
