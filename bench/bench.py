@@ -17,6 +17,8 @@ import argparse
 import json
 import os
 import pathlib
+import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -120,16 +122,42 @@ def workloads(d, quick):
     return wl
 
 
-def layout_workload(d, quick):
-    """Laying out a file: ioplan's create_only job against dd with O_DIRECT."""
+def layout_workloads(d, quick):
+    """Laying out a file (a read job's create_only layout) against dd with O_DIRECT.
+
+    Like for like: dd bs=1M oflag=direct syncs nothing, so ioplan runs with
+    create_fsync=0; ioplan's default (fsync once laid out, as fio) is compared
+    with dd conv=fsync.  Whole-process wall time, start-up included.
+    """
     mib = 256 if quick else 1024
-    ioplan = [IOPLAN, "--name=layout", "--rw=write", "--bs=1m", f"--size={mib}m", "--direct=1",
-              "--create_only=1", f"--filename={d}/layout.ioplan", "--output-format=json"]
-    dd = ["dd", "if=/dev/zero", f"of={d}/layout.dd", "bs=1M", f"count={mib}", "oflag=direct",
-          "status=none"]
-    return ("layout", dd, ioplan,
-            [("time ratio vs dd", lambda i, o: (i.wall, o.wall), ("<=", 1.1))],
-            [f"{d}/layout.ioplan", f"{d}/layout.dd"])
+    out = []
+    for name, sync in (("layout", False), ("layout-fsync", True)):
+        ioplan = [IOPLAN, "--name=layout", "--rw=read", "--bs=1m", f"--size={mib}m", "--direct=1",
+                  "--create_only=1", f"--create_fsync={int(sync)}",
+                  f"--filename={d}/layout.ioplan", "--output-format=json"]
+        dd = ["dd", "if=/dev/zero", f"of={d}/layout.dd", "bs=1M", f"count={mib}", "oflag=direct",
+              "status=none"] + (["conv=fsync"] if sync else [])
+        label = "time ratio vs dd" + (" fsync" if sync else "")
+        out.append((name, dd, ioplan, [(label, lambda i, o: (i.wall, o.wall), ("<=", 1.1))],
+                    [f"{d}/layout.ioplan", f"{d}/layout.dd"]))
+    return out
+
+
+def fio_accepts(path):
+    """Strips, one at a time, every option fio refuses ("Bad option <name=...>")."""
+    dropped = []
+    for _ in range(50):
+        p = subprocess.run([FIO, "--parse-only", str(path)], capture_output=True, text=True)
+        if p.returncode == 0:
+            return dropped
+        m = re.search(r"Bad option <([^=>]+)", p.stdout + p.stderr)
+        if not m:
+            raise RuntimeError(f"fio --parse-only {path}: {(p.stdout + p.stderr).strip()[:300]}")
+        name = m.group(1).strip()
+        lines = path.read_text().splitlines()
+        path.write_text("\n".join(ln for ln in lines if ln.split("=", 1)[0].strip() != name) + "\n")
+        dropped.append(name)
+    raise RuntimeError(f"fio --parse-only {path}: too many refused options")
 
 
 def parse_only_workload(d):
@@ -139,6 +167,9 @@ def parse_only_workload(d):
     lines = [ln for ln in src.read_text().splitlines()
              if ln.split("=", 1)[0].strip() not in IOPLAN_ONLY]
     plain.write_text("\n".join(lines) + "\n")
+    dropped = fio_accepts(plain)
+    if dropped:
+        print(f"parse-only-cdm: fio is given the file without {', '.join(dropped)}")
     return ("parse-only-cdm", [FIO, "--parse-only", str(plain)],
             [IOPLAN, "--parse-only", str(src)],
             [("process time ratio", lambda i, o: (i.wall, o.wall), ("<=", 1.0))])
@@ -155,6 +186,36 @@ def memory_workloads(quick):
              [("peak RSS ratio", lambda i, o: (i.maxrss_kib, o.maxrss_kib), None)]),
             (f"rss-growth-{short}s-{long_}s", [IOPLAN, *a], [IOPLAN, *b],
              [("ioplan RSS long/short", lambda i, o: (i.maxrss_kib, o.maxrss_kib), ("<=", 1.02))])]
+
+
+# What a kernel or file system says when it does not offer something (io_uring
+# disabled, O_DIRECT unsupported): such a workload is skipped with the reason.
+REFUSALS = ("Operation not permitted", "Function not implemented", "not supported",
+            "Invalid argument", "io_uring_queue_init", "ENOSYS", "EPERM")
+
+
+FEATURES = ("io_uring", "libaio", "direct", "O_DIRECT", "ioengine")
+
+
+def refusal(err):
+    """The refusal, when err is the kernel refusing a feature; None for anything else."""
+    text = str(err)
+    if not any(f in text for f in FEATURES):
+        return None
+    return next((r for r in REFUSALS if r in text), None)
+
+
+def machine():
+    """One line naming the machine the table came from."""
+    model = "unknown CPU"
+    try:
+        for ln in open("/proc/cpuinfo"):
+            if ln.startswith("model name"):
+                model = ln.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} CPUs, Linux {platform.release()}"
 
 
 def check(value, target):
@@ -200,22 +261,31 @@ def main():
     only = set(filter(None, args.only.split(",")))
     with tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=args.dir) as d:
         wls = workloads(d, args.quick)
-        wls.append(layout_workload(d, args.quick))
+        wls += layout_workloads(d, args.quick)
         try:
             wls.append(parse_only_workload(d))
-        except OSError as e:
-            print(f"parse-only-cdm: skipped: {e}")
+        except (OSError, RuntimeError) as e:
+            print(f"parse-only-cdm: error: {e}")
+            missed_setup = 1
+        else:
+            missed_setup = 0
         wls += memory_workloads(args.quick)
-        print(f"ioplan vs fio ({subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()}), "
-              f"{args.rounds} rounds, median ratio [min .. max]")
+        fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
+        print(f"ioplan vs fio ({fio_version}) on {machine()}")
+        print(f"{'quick mode, ' if args.quick else ''}{args.rounds} rounds, median ratio [min .. max]")
         print(f"{'workload':<22} {'metric':<22} {'median':>9}  spread")
-        missed = 0
+        missed = missed_setup
         for wl in wls:
             if only and wl[0] not in only:
                 continue
             try:
                 rows = run_workload(wl, args.rounds, wl[4] if len(wl) > 4 else ())
             except (RuntimeError, KeyError, ValueError) as e:
+                why = refusal(e)
+                if why:
+                    print(f"{wl[0]:<22} skipped: the kernel refused ({why}): {str(e)[:200]}",
+                          flush=True)
+                    continue
                 print(f"{wl[0]:<22} error: {e}", flush=True)
                 missed += 1
                 continue

@@ -398,8 +398,10 @@ void worker_begin_window(struct worker *w)
 		w->fatal = true;
 	worker_checks_start(w);
 	publish_window(w, now);
-	if (!w->sh->fake)
+	if (!w->sh->fake) {
 		getrusage(RUSAGE_THREAD, &w->ru0);
+		w->busy0_ns = worker_busy_ns();
+	}
 	set_state(w, run_state(j));
 }
 
@@ -431,6 +433,7 @@ void worker_end_window(struct worker *w)
 					w->ru0.ru_nivcsw);
 		w->res.minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
 		w->res.majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
 	}
 	set_state(w, 'f');
 }

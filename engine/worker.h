@@ -151,6 +151,7 @@ struct worker {
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	bool vfy_reads;			/* check every block read */
+	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */
@@ -175,6 +176,18 @@ void worker_checks_start(struct worker *w);
 void worker_check_rates(struct worker *w);
 int worker_prepare_cache(struct worker *w);
 bool worker_finish_short(struct worker *w, struct io_u *u);
+/*
+ * True when, for at least CPU_BOUND_PCT of a window of at least
+ * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
+ * cpu_ns where schedstat is missing): it never waited for the device, so the
+ * tool set the pace.  A neighbour's load does not hide it (worker_io.c).
+ */
+#define CPU_BOUND_PCT 90u
+#define CPU_BOUND_MIN_NS 100000000ull
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
+
+/* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
+uint64_t worker_busy_ns(void);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,

@@ -16,6 +16,7 @@
  * between two I/Os (measured, README "Performance"), as fio's do.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +42,30 @@ void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64
 	e->done = done;
 	strncpy(e->what, what, sizeof(e->what) - 1);
 	e->what[sizeof(e->what) - 1] = '\0';
+}
+
+uint64_t worker_busy_ns(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? run + wait : 0;
+}
+
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns)
+{
+	uint64_t window = w->res.end_ns - w->res.start_ns, busy = 0;
+
+	if (w->busy0_ns)
+		busy = worker_busy_ns();
+	if (busy > w->busy0_ns)
+		cpu_ns = busy - w->busy0_ns;
+	return window >= CPU_BOUND_MIN_NS && cpu_ns * 100 >= window * CPU_BOUND_PCT;
 }
 
 static void publish(struct worker *w, uint8_t d, uint64_t bytes)

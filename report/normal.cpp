@@ -107,6 +107,13 @@ std::string entry_tail(const entry &e)
 			     "minf=%llu\n",
 			     usr_cpu_pct(e), sys_cpu_pct(e), (unsigned long long)c.ctx,
 			     (unsigned long long)c.majf, (unsigned long long)c.minf);
+	// Not in fio's layout: the numbers above measured the tool, not the device.
+	if (c.cpu_bound) {
+		uint64_t ios = total_rw_ios(e) + c.sync_ios;
+		s += strf("  warning      : CPU-bound: a worker thread was busy the whole run "
+			  "(%.0f ns of CPU per I/O); the tool, not the device, set the pace\n",
+			  ios ? (double)(c.usr_ns + c.sys_ns) / (double)ios : 0.0);
+	}
 	s += dist_line("  IO depths    : ", depth, c.depth, total_rw_ios(e));
 	s += dist_line("     submit    : ", batch, c.submit, submits);
 	s += dist_line("     complete  : ", batch, c.complete, reaps);

@@ -6,9 +6,16 @@
 #include <set>
 #include <string>
 
+#include <fcntl.h>
 #include <liburing.h>
+#include <unistd.h>
 
 #include "tests/engine/plan_builder.hpp"
+
+extern "C" {
+#include "engine/buffers.h"
+#include "engine/ioengine.h"
+}
 
 using pb::job_spec;
 
@@ -138,4 +145,50 @@ TEST_CASE("ioengines: async writes leave exactly the file the plan asks, with O_
 		CHECK(n == 2048);
 		CHECK(blocks.size() == 2048);
 	}
+}
+
+TEST_CASE("ioengines: io_uring registers files and small buffer sets unasked, large ones only when asked")
+{
+	if (!uring_works()) {
+		MESSAGE("io_uring refused by this kernel: skipped");
+		return;
+	}
+	pb::tmpdir d;
+	int fd = open(d.file("f").c_str(), O_RDWR | O_CREAT, 0644);
+	REQUIRE(fd >= 0);
+	struct shape {
+		uint32_t depth;
+		uint64_t len;
+		bool ask;
+		bool want_bufs;
+	};
+	// 32 x 4 KiB and 16 x 1 MiB fit the 16 MiB budget; 64 x 1 MiB does not unless asked.
+	for (shape s : { shape{ 32, 4096, false, true }, shape{ 16, 1 << 20, false, true },
+			 shape{ 64, 1 << 20, false, false }, shape{ 64, 1 << 20, true, true } }) {
+		CAPTURE(s.depth);
+		CAPTURE(s.ask);
+		bufpool pool;
+		REQUIRE(bufpool_alloc(&pool, s.depth, s.len, 4096) == 0);
+		ioe_cfg cfg{};
+		cfg.depth = s.depth;
+		cfg.fds = &fd;
+		cfg.nr_fds = 1;
+		cfg.bufs = &pool;
+		cfg.fixedbufs = cfg.registerfiles = s.ask;
+		ioe e;
+		int ret = ioe_open(&e, PLAN_IOENGINE_IO_URING, &cfg);
+		if (ret == -ENOMEM && s.ask) {
+			MESSAGE("cannot lock 64 MiB here (RLIMIT_MEMLOCK): asked case skipped");
+			bufpool_free(&pool);
+			continue;
+		}
+		REQUIRE(ret == 0);
+		bool files = false, bufs = false;
+		CHECK(ioe_uring_registered(&e, &files, &bufs));
+		CHECK(files);
+		CHECK(bufs == s.want_bufs);
+		ioe_close(&e);
+		bufpool_free(&pool);
+	}
+	close(fd);
 }

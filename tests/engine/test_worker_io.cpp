@@ -151,3 +151,23 @@ TEST_CASE("worker_io: a burst of sync I/Os stops at the end of the ramp and of t
 	CHECK(c.ddir[PLAN_DDIR_READ].ios >= 199);
 	CHECK(c.ddir[PLAN_DDIR_READ].ios <= 202);
 }
+
+TEST_CASE("worker_io: a null-engine job is CPU-bound, a rate-limited one is not")
+{
+	pb::tmpdir d;
+	for (bool rated : { false, true }) {
+		CAPTURE(rated);
+		auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([&](plan_job &j) {
+			j.time_based = true;
+			j.runtime_ns = 250000000ull;
+			if (rated)
+				j.rate_iops[PLAN_DDIR_READ] = 200;
+		}) });
+		int ret = -1;
+		auto r = pb::run(*p, &ret);
+		REQUIRE(ret == 0);
+		const res_clone &c = only_clone(*r);
+		CHECK(c.cpu_bound == !rated);
+		CHECK(c.usr_ns + c.sys_ns > 0);
+	}
+}

@@ -1,0 +1,43 @@
+// tests/report/test_normal.cpp - the normal text output (report/normal.cpp): the
+// CPU-bound warning ioplan adds to a job's block when the tool set the pace.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+
+#include "report/report.hpp"
+#include "tests/report/fixture.hpp"
+
+namespace {
+
+std::string normal_of(bool cpu_bound)
+{
+	t::job_spec j;
+	j.name = "busy";
+	t::plan_holder ph{ { j } };
+	t::results_holder rh{ ph.get(), 1 };
+	res_clone &c = rh.clone(0, 0);
+	t::add_ios(c, PLAN_DDIR_READ, 1000, 4096, 1000000000ull, [](uint64_t) { return 500; });
+	c.usr_ns = 40000000;	// 40 ms of CPU for 1000 I/Os: 40000 ns each
+	c.sys_ns = 2000000;
+	c.cpu_bound = cpu_bound;
+	report::options o;
+	o.formats = report::FORMAT_NORMAL;
+	std::ostringstream out;
+	report::write(rh.get(), ph.get(), o, out);
+	return out.str();
+}
+
+} // namespace
+
+TEST_CASE("normal: a CPU-bound worker gets a warning line with its CPU per I/O, others none")
+{
+	std::string busy = normal_of(true), calm = normal_of(false);
+	CHECK(busy.find("  warning      : CPU-bound: a worker thread was busy the whole run "
+			"(42000 ns of CPU per I/O); the tool, not the device, set the pace\n") !=
+	      std::string::npos);
+	// Right after fio's cpu line, so fio-style parsers keep their line order.
+	CHECK(busy.find("minf=0\n  warning      : CPU-bound") != std::string::npos);
+	CHECK(calm.find("CPU-bound") == std::string::npos);
+	CHECK(busy.size() > calm.size());
+}
