@@ -360,9 +360,10 @@ TEST_CASE("engine: a missing directory is an error with the path, not a crash")
 TEST_CASE("engine: wait_for delays one job until the named job ended; startdelay delays the start")
 {
 	pb::tmpdir d;
+	// a runs 600 ms and c starts 100 ms in: half a second of margin for a busy machine.
 	auto slow = [](plan_job &j) {
 		j.time_based = true;
-		j.runtime_ns = 150000000ull;
+		j.runtime_ns = 600000000ull;
 	};
 	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_READ, PLAN_IOENGINE_NULL).with(slow),
 				       job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL).with([](plan_job &j) {
