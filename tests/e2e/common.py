@@ -52,3 +52,23 @@ class TmpDirCase(unittest.TestCase):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         return path
+
+
+def wait_for_stderr(proc, marker=b"Jobs:", timeout=60):
+    """Reads proc's stderr until marker shows (e.g. the --eta=always progress line,
+    which means the run is under way and its signals are handled); returns what
+    was read.  A later communicate() gets the rest."""
+    import select
+    import time
+    fd, seen = proc.stderr.fileno(), b""
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise AssertionError(f"no {marker!r} on stderr: {seen[-500:]!r}")
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode(errors="replace")

@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_for_stderr
 
 
 def flip(path, at):
@@ -130,9 +130,9 @@ class Failures(TmpDirCase):
         writer = os.open(fifo, os.O_RDWR)
         self.addCleanup(os.close, writer)
         proc = subprocess.Popen([BIN, "--name=p", f"--filename={fifo}", "--size=4k", "--rw=read",
-                                 "--ioengine=io_uring", "--output-format=json"],
+                                 "--ioengine=io_uring", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        wait_for_stderr(proc)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.5)
         self.assertIsNone(proc.poll(), "the graceful stop waits for the I/O in flight")
@@ -147,9 +147,9 @@ class Failures(TmpDirCase):
         self.assertEqual(doc["jobs"][0]["read"]["total_ios"], 0)
 
     def test_normal_output_says_the_run_was_interrupted(self):
-        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
+                                 "--eta=always"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
         self.assertEqual(proc.returncode, 1, err)

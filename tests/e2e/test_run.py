@@ -14,7 +14,7 @@ import unittest
 
 import jsonschema
 
-from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio
+from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio, wait_for_stderr
 
 RESULT_SCHEMA = json.loads((ROOT / "schema/result.schema.json").read_text())
 
@@ -61,8 +61,10 @@ class Runs(TmpDirCase):
 
     def test_interrupt_keeps_the_results(self):
         proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--time_based", "--runtime=60", "--size=1m",
-                                 "--output-format=json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+                                 "--output-format=json", "--eta=always"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc)
+        time.sleep(0.5)
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
