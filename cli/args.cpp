@@ -1,6 +1,7 @@
 // cli/args.cpp - command-line parsing (see args.hpp).
 #include "cli/args.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "parser/options.hpp"
@@ -19,7 +20,7 @@ struct own_option {
 const own_option own_options[] = {
     {"help", false}, {"version", false}, {"showplan", false}, {"parse-only", false}, {"output-format", true},
     {"output", true}, {"section", true}, {"cmdhelp", false}, {"name", true}, {"dump-man-options", false},
-    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true}, {"eta", true},
+    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true}, {"eta", true}, {"fake-clock", true},
 };
 
 const own_option *find_own(const std::string &name)
@@ -69,6 +70,11 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "presets") a_.what = action::presets;
     else if (n == "format") a_.req.format = value;
     else if (n == "to") a_.convert_to = value;
+    else if (n == "fake-clock") {
+        a_.fake_clock_step_ns = (uint64_t)std::strtoull(value.c_str(), nullptr, 10);
+        if (!a_.fake_clock_step_ns)
+            parser::fail(arg_loc(i_, "--fake-clock=" + value), "--fake-clock needs a step in ns above 0");
+    }
     else if (n == "eta") {
         std::string err;
         if (!parse_eta_mode(value, &a_.eta, &err))
@@ -171,6 +177,7 @@ void print_usage(FILE *out)
           "  --preset=NAME         run a shipped job file; job options given override its values\n"
           "  --presets             list the presets with a line about each\n"
           "  --eta=WHEN            progress line on stderr: auto (when a terminal), always, never\n"
+          "  --fake-clock=NS       for golden tests: every timestamp advances NS, host/kernel fixed\n"
           "  --name=NAME           start a command-line job; the job options after it belong to it\n"
           "  --format=SYNTAX       job file syntax: ini, toml, yaml (default: by extension;\n"
           "                        .toml and .yaml/.yml, anything else is INI)\n"

@@ -30,6 +30,9 @@ struct args {
     std::string preset;
     std::string convert_to;     // `ioplan convert FILE --to=ini|toml|yaml`
     eta_mode eta = eta_mode::automatic;
+    // --fake-clock=STEP_NS: deterministic time for golden tests (every timestamp
+    // advances by STEP_NS; host, kernel and CPU use are fixed values).
+    uint64_t fake_clock_step_ns = 0;
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;
 };

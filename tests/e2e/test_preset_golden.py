@@ -1,0 +1,35 @@
+"""tests/e2e/test_preset_golden.py - each compact preset summary, byte for byte.
+
+The presets run on the null engine with the fake clock (--fake-clock: every
+timestamp advances a fixed step, host and kernel are fixed), so their summary
+layout is deterministic.  `make golden-update` rewrites tests/golden/presets/.
+"""
+import os
+
+from common import ROOT, TmpDirCase, run
+
+GOLDEN = ROOT / "tests" / "golden" / "presets"
+COMMON = ["--ioengine=null", "--directory=.", "--fake-clock=1000", "--ramp_time=0", "--repeat_pause=0",
+          "--group_pause=0"]
+CASES = {
+    "default": ["--size=8m", "--runtime=0.01s"],
+    "winsat-disk": ["--size=8m", "--runtime=0.01s"],
+    "hdparm-t": ["--size=8m", "--runtime=0.01s", "--repeat=3"],
+    "dd": ["--size=8m", "--io_size=8m", "--repeat=3"],
+    "gnome-disks": ["--size=100m", "--io_size=100m", "--zonesize=1m", "--bs=1m", "--number_ios=100"],
+}
+
+
+class PresetGoldens(TmpDirCase):
+    def test_summaries(self):
+        update = os.environ.get("IOPLAN_GOLDEN_UPDATE") == "1"
+        for name, extra in CASES.items():
+            with self.subTest(preset=name):
+                p = run([f"--preset={name}", *COMMON, *extra], cwd=self.tmp, timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                again = run([f"--preset={name}", *COMMON, *extra], cwd=self.tmp, timeout=120)
+                self.assertEqual(again.stdout, p.stdout, "not deterministic")
+                path = GOLDEN / f"{name}.txt"
+                if update:
+                    path.write_text(p.stdout)
+                self.assertEqual(p.stdout, path.read_text())
