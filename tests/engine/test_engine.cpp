@@ -380,7 +380,8 @@ TEST_CASE("engine: wait_for delays one job until the named job ended; startdelay
 	const res_job *a = pb::find_job(*r, 0), *b = pb::find_job(*r, 1), *c = pb::find_job(*r, 2);
 	REQUIRE((a && b && c));
 	CHECK(b->clones[0].start_ns >= a->end_ns);
-	CHECK(c->clones[0].start_ns >= a->start_ns + 100000000ull);
+	// Timestamps count from the run's start; a's own start may lag it under load.
+	CHECK(c->clones[0].start_ns >= 100000000ull);
 	CHECK(c->clones[0].start_ns < a->end_ns);
 	CHECK(b->groupid == 0);
 }
