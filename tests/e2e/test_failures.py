@@ -132,7 +132,7 @@ class Failures(TmpDirCase):
         proc = subprocess.Popen([BIN, "--name=p", f"--filename={fifo}", "--size=4k", "--rw=read",
                                  "--ioengine=io_uring", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_stderr(proc)
+        wait_for_stderr(proc, b"[R(1)]")  # the read is issued (not still setting up)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.5)
         self.assertIsNone(proc.poll(), "the graceful stop waits for the I/O in flight")
