@@ -149,7 +149,7 @@ class Failures(TmpDirCase):
     def test_normal_output_says_the_run_was_interrupted(self):
         proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
                                  "--eta=always"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_stderr(proc)
+        wait_for_stderr(proc, b"[R(1)]")  # running, not still setting up
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
         self.assertEqual(proc.returncode, 1, err)

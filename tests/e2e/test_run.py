@@ -63,7 +63,7 @@ class Runs(TmpDirCase):
         proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--time_based", "--runtime=60", "--size=1m",
                                  "--output-format=json", "--eta=always"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        wait_for_stderr(proc)
+        wait_for_stderr(proc, b"[R(1)]")  # running, not still setting up
         time.sleep(0.5)
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
