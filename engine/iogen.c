@@ -270,6 +270,10 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	const struct plan_job *j = g->job;
 	uint64_t rel = f->pos[d];
 
+	/* sequential_parallel: iodepth streams in lockstep, all from the same start. */
+	if (j->sequential_parallel && j->iodepth > 1 && ++f->par_issued < j->iodepth)
+		return rel;
+	f->par_issued = 0;
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
 	if (j->zone_size_bytes && f->pos[d] - f->zone_start >= j->zone_size_bytes) {
 		uint64_t range = j->zone_range_bytes;

@@ -32,6 +32,7 @@ struct gen_file {
 	uint64_t nsteps;		/* sequential: positions `step` apart */
 	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
+	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */

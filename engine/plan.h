@@ -221,6 +221,8 @@ struct plan_job {
 	bool randrepeat;
 	uint64_t randseed;
 	bool interlocked;		/* clones share one atomic sequential offset (DISKSPD -si) */
+	bool sequential_parallel;	/* each of iodepth slots runs its own sequential stream
+					 * from the same start (DISKSPD -p) */
 	uint64_t sequential_stride_bytes;	/* step between sequential I/Os; 0 = the block size */
 
 	/* Region and amount. */

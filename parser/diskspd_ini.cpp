@@ -15,7 +15,7 @@ namespace parser::diskspd {
 namespace {
 
 const std::vector<std::string> ioplan_only = {
-	"interlocked", "sequential_stride", "cooldown", "buffer_fill", "write_source_size",
+	"interlocked", "sequential_parallel", "sequential_stride", "cooldown", "buffer_fill", "write_source_size",
 };
 
 // fio separates several files in filename= with ':', so a literal one is escaped.
@@ -103,6 +103,8 @@ void pattern_lines(std::ostream &o, const state &s)
 		o << "interlocked=1\n";
 	if (f.thread_stride_bytes)
 		o << "offset_increment=" << f.thread_stride_bytes << "\n";
+	if (s.parallel && !f.random && f.outstanding > 1)
+		o << "sequential_parallel=1\n";
 }
 
 void region_lines(std::ostream &o, const state &s)

@@ -199,9 +199,6 @@ void state::validate()
 	if (!info.random && !info.interlocked && multi && !T_given)
 		warn("several threads read the same offsets: the access pattern will not be "
 		     "sequential (consider -si, or -T)");
-	if (parallel)
-		error("-p (parallel async I/O from one offset) is not supported; use -si for one "
-		      "shared stream or -T for separate ones");
 	if (info.write_source_bytes && info.write_source_bytes < info.block_bytes)
 		error("-Z" + std::to_string(info.write_source_bytes) + ": the write source is "
 		      "smaller than the block size (" + std::to_string(info.block_bytes) + ")");

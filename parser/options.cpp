@@ -293,6 +293,9 @@ static const std::vector<option> table = {
      A(j.pj.randseed = (uint64_t)parse_int(v); j.randseed_set = true), false},
     {"interlocked", {}, opt_type::boolean, "", "0", NR, {}, CAT_PATTERN,
      "Clones of a sequential job share one atomic next offset (DISKSPD -si).", A(j.pj.interlocked = flag_value(v)), true},
+    {"sequential_parallel", {}, opt_type::boolean, "", "0", NR, {}, CAT_PATTERN,
+     "Each of the iodepth outstanding I/Os follows its own sequential stream from the same start (DISKSPD -p).",
+     A(j.pj.sequential_parallel = flag_value(v)), true},
     {"sequential_stride", {}, opt_type::size, "bytes", "0", NR, {}, CAT_PATTERN,
      "Step between sequential I/Os (0: the block size; DISKSPD -s<stride>).", A(j.pj.sequential_stride_bytes = size_in(j, o, v)), true},
 

@@ -30,6 +30,8 @@ void finalize_spec(job_def &d)
     if (j.interlocked && plan_rw_is_random(j.rw))
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
+    if (j.sequential_parallel && (plan_rw_is_random(j.rw) || j.interlocked))
+        fail(d.header, "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
     if (j.interlocked && j.offset_increment_bytes)
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
                        "offset_increment= (a region per clone) exclude each other");

@@ -93,6 +93,7 @@ json pattern_json(const plan_job &j)
     o["randrepeat"] = j.randrepeat;
     o["randseed"] = j.randseed;
     o["interlocked"] = j.interlocked;
+    o["sequential_parallel"] = j.sequential_parallel;
     o["sequential_stride_bytes"] = j.sequential_stride_bytes;
     return o;
 }

@@ -73,6 +73,18 @@ class DiskspdFrontEnd(TmpDirCase):
         p = self.diskspd("--job -b4K -c16M -T1M -t2 -d1 f.dat".split())
         self.assertIn("offset_increment=1048576", p.stdout)
 
+    def test_parallel_streams_from_one_offset(self):
+        # -p: the -o outstanding I/Os of a thread each read sequentially from the same start.
+        p = run(["--name=p", "--ioengine=null", "--rw=read", "--bs=4k", "--size=64k", "--iodepth=4",
+                 "--sequential_parallel=1", "--number_ios=8", "--io_trace=8", "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import json
+        offsets = json.loads(p.stdout)["ioplan"]["traces"][0]["ios"]["offset"]
+        self.assertEqual(offsets, [0, 0, 0, 0, 4096, 4096, 4096, 4096])
+        p = self.diskspd("--job -b4K -c1M -o4 -p -t1 -d1 f.dat".split())
+        self.assertIn("sequential_parallel=1", p.stdout)
+
     def test_bad_flags_exit_2_naming_the_flag(self):
         p = self.diskspd("-b4K -c16M -s -r -d1 f.dat".split())
         self.assertEqual(p.returncode, 2)

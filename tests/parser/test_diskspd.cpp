@@ -381,7 +381,13 @@ TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
 	CHECK(contains(only_error("-r -rdpct10/100 f"), "left to place"));
 	CHECK(contains(only_error("-r -rdabs10/1M f"), "-rdabs"));
 	CHECK(contains(only_error("-Z -Zr f"), "-Z"));
-	CHECK(contains(only_error("-p -o4 f"), "-p"));
+	CHECK(contains(only_error("-p -r -o4 f"), "-p conflicts with -r"));
+}
+
+TEST_CASE("diskspd: -p gives each outstanding I/O its own sequential stream")
+{
+	CHECK(has_line(ini("-p -o4 f"), "sequential_parallel=1"));
+	CHECK(!has_line(ini("-p -o1 f"), "sequential_parallel=1")); // -o1: nothing in parallel
 }
 
 TEST_CASE("diskspd: malformed values and misplaced options")
