@@ -203,6 +203,13 @@ static bool has_mark(int fd)
 	return fgetxattr(fd, LAYOUT_XATTR, v, sizeof(v)) >= 0;
 }
 
+bool layout_has_mark(const char *path)
+{
+	char v[16];
+
+	return getxattr(path, LAYOUT_XATTR, v, sizeof(v)) >= 0;
+}
+
 static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
 		const char *why)
 {
@@ -322,10 +329,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	close(fd);
 	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need))
 		return fail(r, lf, EPERM, "existing-file",
-			    lf->writes ? "refusing to write into an existing file ioplan did not "
-					 "create (allow it with allow_existing_file_write)"
-				       : "existing file is too small and ioplan did not create it "
-					 "(allow extending it with allow_existing_file_write)");
+			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW);
 	if (size >= lf->need)
 		return 0;
 	return grow(l, lf, r, size, false, stop);

@@ -51,6 +51,15 @@ struct layout {
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len);
 
+/* Why an unmarked existing file is refused (preflight and layout say the same). */
+#define LAYOUT_FOREIGN_WRITE \
+	"refusing to write into an existing file ioplan did not create (allow it with allow_existing_file_write)"
+#define LAYOUT_FOREIGN_GROW \
+	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
+
+/* Does path carry ioplan's mark (an earlier run created it)? */
+bool layout_has_mark(const char *path);
+
 /* Collects the plan's distinct files.  0 or -ENOMEM. */
 int layout_init(struct layout *l, const struct plan *p);
 void layout_release(struct layout *l);

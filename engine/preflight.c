@@ -6,6 +6,7 @@
  * files on one disk are compared against that disk's free space together.
  */
 #include "engine/preflight.h"
+#include "engine/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,6 +176,21 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
 }
 
+/*
+ * An existing regular file without ioplan's mark is the user's: writing into it,
+ * or extending it for a read job, is refused here, before any I/O, unless the
+ * plan allows it.  Layout checks again; this makes the refusal bad input (exit 2)
+ * found with the other preflight findings instead of a failed run.
+ */
+static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, const char *path, int grows)
+{
+	if (s->p->allow_existing_file_write || layout_has_mark(path) || (!job_writes(j) && !grows))
+		return 0;
+	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, path,
+	    job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW);
+	return 1;
+}
+
 /* 0 when the job may go on with this existing file or device. */
 static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
 			  const struct stat *sb)
@@ -194,6 +210,8 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return ret;
 	}
 	need = needed_bytes(f, have);
+	if (S_ISREG(sb->st_mode) && foreign_file_refused(s, j, f->path, need > have))
+		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)
 		add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,
 		    "job '%s': the I/O range ends at byte %llu, but %s has %llu bytes", j->name,

@@ -102,8 +102,15 @@ class Runs(TmpDirCase):
         f = self.tmp / "precious"
         f.write_bytes(b"x" * (1 << 20))
         p = run(["--name=w", f"--filename={f}", "--size=1m", "--rw=write"])
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn("allow_existing_file_write", p.stderr + p.stdout)
+        self.assertEqual(p.returncode, 2)  # refused by the preflight, before any I/O
+        self.assertIn(f"job 'w': {f}: refusing to write into an existing file ioplan did not create "
+                      "(allow it with allow_existing_file_write)", p.stderr)
+        # A read job that would have to extend it is refused too; one within its size reads it.
+        p = run(["--name=r", f"--filename={f}", "--size=2m", "--rw=read"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("existing file is too small and ioplan did not create it", p.stderr)
+        p = run(["--name=r", f"--filename={f}", "--size=1m", "--rw=read"])
+        self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(f.read_bytes(), b"x" * (1 << 20))
 
 

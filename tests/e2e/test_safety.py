@@ -74,8 +74,8 @@ class Refusals(TmpDirCase):
         content = os.urandom(1 << 20)
         precious.write_bytes(content)
         p = self.write_job(f"--filename={precious}")
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(f"{precious}: refusing to write into an existing file ioplan did not create "
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"job 'w': {precious}: refusing to write into an existing file ioplan did not create "
                       "(allow it with allow_existing_file_write)", p.stderr)
         self.assertEqual(precious.read_bytes(), content)
         # Reads are always allowed, and leave it as it was.
