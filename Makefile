@@ -7,6 +7,9 @@
 # Variants: `make test SANITIZE=address,undefined` or `SANITIZE=thread` build into
 # build/<variant>/ and run the same suites against that binary.  Nothing here is
 # specific to one machine: a clean Debian 12 clone needs only these targets.
+# `make test` is what CI (.ci/run) runs: the release suite, a short fuzz of every
+# target, then the whole suite again on an ASan+UBSan build.  `make suite` runs
+# one build's suite alone (the release one, or SANITIZE=...'s), for a quick loop.
 
 CC  ?= gcc
 CXX ?= g++
@@ -21,9 +24,22 @@ ifeq ($(SANITIZE),)
   OPT := -O2
 else
   VARIANT := $(subst $(comma),-,$(SANITIZE))
-  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+  # A finding must fail the suite, not scroll past: UBSan recovers by default.
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
   OPT := -O1 -g
+  # clang builds the instrumented variants in half g++'s time, which is what
+  # lets CI run them inside its budget; CC=/CXX= on the command line still win.
+  ifeq ($(origin CC),default)
+    CC := clang
+  endif
+  ifeq ($(origin CXX),default)
+    CXX := clang++
+  endif
 endif
+
+# Sub-makes that build use every core unless -j was given.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+JOBS := $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
 
 B := build/$(VARIANT)
 BIN := $(if $(SANITIZE),$(B)/ioplan,ioplan)
@@ -56,7 +72,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	clang libclang-rt-14-dev
 PYTHON := /usr/bin/python3
 
-.PHONY: fio-examples all deps run test unit e2e check check-generated check-layering generate \
+.PHONY: fio-examples all deps run test suite unit e2e check check-generated check-layering generate \
 	golden-update bench fuzz install clean distclean
 
 all: $(BIN)
@@ -107,12 +123,20 @@ deps:
 
 RUN_DIR ?= $(CURDIR)/build/scratch
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(JOBS) all
 	@mkdir -p $(RUN_DIR)
 	./$(BIN) --preset=default --directory=$(RUN_DIR)
 
-test: deps fio-examples
-	@$(MAKE) --no-print-directory all $(UNIT)
+TEST_FUZZ_SECONDS ?= 5
+TEST_SANITIZE ?= address,undefined
+test: suite
+ifeq ($(SANITIZE),)
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory suite SANITIZE=$(TEST_SANITIZE)
+endif
+
+suite: deps fio-examples
+	@$(MAKE) --no-print-directory $(JOBS) all $(UNIT)
 	@$(MAKE) --no-print-directory check
 
 check: unit e2e check-layering check-generated
@@ -143,12 +167,12 @@ golden-update: $(BIN) $(UNIT)
 		IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden; fi
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(JOBS) all
 	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory $(JOBS) -f tests/fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ioplan/jobs \

@@ -18,6 +18,9 @@ TARGETS := ini toml yaml diskspd plan
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
 
 .PHONY: all run
+# The instrumented objects are intermediates of the targets; keep them so a second
+# `make fuzz` (every `make test` runs one) relinks instead of recompiling.
+.SECONDARY:
 all: run
 
 $(FB)/%.cpp.o: %.cpp
