@@ -1,8 +1,9 @@
-"""tests/e2e/test_preset_golden.py - each compact preset summary, byte for byte.
+"""tests/e2e/test_preset_golden.py - each compact preset summary, and fio's formats, byte for byte.
 
 The presets run on the null engine with the fake clock (--fake-clock: every
 timestamp advances a fixed step, host and kernel are fixed), so their summary
-layout is deterministic.  `make golden-update` rewrites tests/golden_presets/.
+layout is deterministic.  So is a job file's normal, terse, json and json+ output:
+several groups, numjobs, group_reporting and a mixed randrw job run the same way.  `make golden-update` rewrites tests/golden_presets/.
 """
 import os
 
@@ -19,6 +20,26 @@ CASES = {
     "gnome-disks": ["--size=100m", "--io_size=100m", "--zonesize=1m", "--bs=1m", "--number_ios=100"],
 }
 
+JOB = """[global]
+ioengine=null
+size=4m
+bs=4k
+[seq]
+rw=read
+[mixed]
+rw=randrw
+rwmixread=70
+numjobs=2
+bs=8k
+stonewall
+[merged]
+rw=randwrite
+numjobs=2
+group_reporting
+stonewall
+"""
+FORMATS = ("normal", "terse", "json", "json+")
+
 
 class PresetGoldens(TmpDirCase):
     def test_summaries(self):
@@ -30,6 +51,22 @@ class PresetGoldens(TmpDirCase):
                 again = run([f"--preset={name}", *COMMON, *extra], cwd=self.tmp, timeout=120)
                 self.assertEqual(again.stdout, p.stdout, "not deterministic")
                 path = GOLDEN / f"{name}.txt"
+                if update:
+                    path.write_text(p.stdout)
+                self.assertEqual(p.stdout, path.read_text())
+
+
+class FormatGoldens(TmpDirCase):
+    def test_job_file_in_every_fio_format(self):
+        update = os.environ.get("IOPLAN_GOLDEN_UPDATE") == "1"
+        job = self.write("golden.fio", JOB)
+        for fmt in FORMATS:
+            with self.subTest(format=fmt):
+                argv = ["--fake-clock=1000", f"--output-format={fmt}", str(job.name)]
+                p = run(argv, cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(run(argv, cwd=self.tmp).stdout, p.stdout, "not deterministic")
+                path = GOLDEN / f"job-{fmt.replace('+', 'plus')}.txt"
                 if update:
                     path.write_text(p.stdout)
                 self.assertEqual(p.stdout, path.read_text())
