@@ -1,9 +1,10 @@
-"""tests/e2e/test_man.py - the man pages are lint-clean and list every option of the table."""
+"""tests/e2e/test_man.py - the man pages are lint-clean, list every option of the table, and
+ioplan-job(5)'s TOML and YAML examples are the same job."""
 import re
 import subprocess
 import unittest
 
-from common import ROOT, run
+from common import ROOT, TmpDirCase, run
 
 PAGES = [ROOT / "man/ioplan.1", ROOT / "man/ioplan-job.5"]
 
@@ -32,6 +33,26 @@ class ManPages(unittest.TestCase):
                                env={"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80", "PATH": "/usr/bin:/bin"})
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("COMPATIBILITY" if page.suffix == ".5" else "EXIT STATUS", p.stdout)
+
+
+class JobPageSyntaxes(TmpDirCase):
+    def example(self, page, label):
+        """The .nf/.fi block after the paragraph `label`, as the reader sees it."""
+        block = page.split(label, 1)[1].split(".nf\n", 1)[1].split(".fi\n", 1)[0]
+        return block.replace("\\-", "-").replace("\\(dq", '"')
+
+    def test_toml_and_yaml_examples_give_one_plan(self):
+        page = (ROOT / "man/ioplan-job.5").read_text()
+        self.assertIn(".SS TOML and YAML", page)
+        self.assertIn(".B DISKSPD command lines", page.split(".SH COMPATIBILITY", 1)[1])
+        plans = []
+        for label, ext in (("As TOML:", "toml"), ("As YAML:", "yaml")):
+            path = self.write(f"job.{ext}", self.example(page, label))
+            p = run(["--showplan", str(path)])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            plans.append(p.stdout)
+        self.assertEqual(plans[0], plans[1])
+        self.assertIn('"stonewall": true', plans[0])
 
 
 if __name__ == "__main__":
