@@ -195,6 +195,19 @@ class Values(TmpDirCase):
         self.assertEqual(j["bs"]["read"]["split"], [{"bs_bytes": 4096, "pct": 30}, {"bs_bytes": 65536, "pct": 70}])
         self.assertEqual((j["bs"]["write"]["min_bytes"], j["bs"]["write"]["max_bytes"]), (4096, 65536))
 
+    def test_seeds_randrepeat_and_randseed(self):
+        def seeds(*args):
+            doc = showplan([*args, str(self.write("s.fio", "[a]\nrw=randread\nnumjobs=2\n[b]\nrw=randread\n"))])
+            return [c["seed"] for j in jobs_of(doc) for c in j["clones"]]
+        # As fio: 0x89 + thread number - 1 over the whole plan, so no two threads share a stream.
+        self.assertEqual(seeds(), [0x89, 0x8a, 0x8b])
+        # randrepeat=0: a fresh base each run, still one stream per thread.
+        first, second = seeds("--randrepeat=0"), seeds("--randrepeat=0")
+        self.assertNotEqual(first, second)
+        self.assertEqual([s - first[0] for s in first], [0, 1, 2])
+        # An explicit randseed= numbers each job's own clones from it (DISKSPD: seed + thread).
+        self.assertEqual(seeds("--randseed=5"), [5, 6, 5])
+
     def test_include_env_and_keywords(self):
         self.write("inc/common.inc", "bs=${BS}\nnumjobs=$ncpus\n")
         path = self.write("inc/main.fio", "[j]\ninclude common.inc\nsize=1m\n")
