@@ -52,7 +52,11 @@ std::vector<std::string> preset_dirs()
 {
     std::vector<std::string> dirs;
     std::string here = exe_dir();
-    for (const std::string &d : {here + "/jobs", here + "/../../jobs", std::string(IOPLAN_DATADIR) + "/jobs"})
+    // The source tree (ioplan, or build/<variant>/ioplan), then an installed tree
+    // relative to the binary (PREFIX/bin -> PREFIX/share/ioplan, whatever PREFIX
+    // was at build time), then the data directory compiled in.
+    for (const std::string &d : {here + "/jobs", here + "/../../jobs", here + "/../share/ioplan/jobs",
+                                 std::string(IOPLAN_DATADIR) + "/jobs"})
         if (!here.empty() && is_dir(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
             dirs.push_back(d);
     return dirs;

@@ -5,6 +5,7 @@ command line override its values (the opposite of fio's rule for job files,
 on purpose: `--preset=cdm-default --size=64m` tests 64 MiB).
 """
 import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -18,6 +19,26 @@ class Presets(TmpDirCase):
         names = {line.split()[0] for line in p.stdout.splitlines()}
         self.assertEqual(names, {f.stem for f in (ROOT / "jobs").glob("*.fio")})
         self.assertTrue(all(len(line.split(None, 1)) == 2 for line in p.stdout.splitlines()))
+
+    def test_make_install_prefix_installs_a_working_tree(self):
+        # The build under test (release or a sanitizer variant), installed where the test says.
+        variant = os.environ.get("IOPLAN_VARIANT", "release")
+        sanitize = "" if variant == "release" else variant.replace("-", ",")
+        prefix = self.tmp / "prefix"
+        p = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "install", f"PREFIX={prefix}",
+                            f"SANITIZE={sanitize}"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        for rel in ("bin/ioplan", "share/man/man1/ioplan.1", "share/man/man5/ioplan-job.5",
+                    "share/ioplan/jobs/cdm-default.fio", "share/ioplan/jobs/oltp.yaml"):
+            self.assertTrue((prefix / rel).is_file(), rel)
+        # Away from the source tree, the installed binary finds the installed presets.
+        p = subprocess.run([str(prefix / "bin/ioplan"), "--presets"], capture_output=True, text=True, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        names = {line.split()[0] for line in p.stdout.splitlines()}
+        self.assertEqual(names, {f.stem for f in (ROOT / "jobs").glob("*.fio")})
+        p = subprocess.run([str(prefix / "bin/ioplan"), "--preset=oltp", "--showplan", f"--directory={self.tmp}"],
+                           capture_output=True, text=True, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_command_line_overrides_the_preset(self):
         plan = showplan(["--preset=cdm-default", f"--directory={self.tmp}", "--size=64m", "--runtime=1"])
