@@ -6,6 +6,7 @@
  * files on one disk are compared against that disk's free space together.
  */
 #include "engine/preflight.h"
+#include "engine/dioalign.h"
 #include "engine/layout.h"
 
 #include <errno.h>
@@ -154,6 +155,52 @@ static void account_space(struct pf_state *s, const char *dir, const struct stat
 	s->r->bytes_to_lay_out += bytes;
 }
 
+/* The first block size, block alignment or offset of j that is not a multiple of align, or 0. */
+static uint64_t misaligned(const struct plan_job *j, uint64_t align, const char **what)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b = &j->bs[d];
+
+		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+			continue;
+		*what = "bs";
+		if (b->min_bytes % align)
+			return b->min_bytes;
+		if (b->max_bytes % align)
+			return b->max_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes % align)
+				return b->split[i].bs_bytes;
+		*what = "blockalign";
+		if (b->align_bytes % align)
+			return b->align_bytes;
+	}
+	*what = "offset";
+	if (j->offset_bytes % align)
+		return j->offset_bytes;
+	*what = "offset_increment";
+	return j->offset_increment_bytes % align ? j->offset_increment_bytes : 0;
+}
+
+/*
+ * direct=1 transfers must be multiples of what the device (or file system)
+ * says, not of an assumed 512: found here rather than as EINVAL mid-run.
+ */
+static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, const char *path)
+{
+	uint32_t mem, off;
+	const char *what = "";
+	uint64_t bad;
+
+	if (dio_align(path, &mem, &off) || off <= 1)
+		return;
+	bad = misaligned(j, off, &what);
+	if (bad)
+		add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
+		    "job '%s': direct=1 on %s needs sizes and offsets in multiples of %u bytes, "
+		    "but %s is %llu", j->name, path, off, what, (unsigned long long)bad);
+}
+
 static void check_direct(struct pf_state *s, const struct plan_job *j, const char *path, const char *dir,
 			 int exists)
 {
@@ -174,6 +221,8 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 	else if (ret && ret != -EACCES && ret != -EROFS)
 		add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
 		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
+	else if (!ret)
+		check_dio_alignment(s, j, exists ? path : dir);
 }
 
 /*

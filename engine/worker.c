@@ -19,6 +19,7 @@
 
 #include "layout.h"
 #include "rng.h"
+#include "dioalign.h"
 #include "worker.h"
 
 #define SLEEP_SLICE_NS 100000000ull
@@ -183,9 +184,21 @@ static uint64_t max_len(const struct plan_job *j)
 	return m ? m : 4096;
 }
 
+/* Buffer address alignment: a page, or more where a direct job's files ask for it. */
+static uint64_t buf_align(const struct worker *w)
+{
+	uint64_t a = 4096;
+	uint32_t mem, off;
+
+	for (uint32_t i = 0; w->job->direct && i < w->clone->nr_files; i++)
+		if (!dio_align(w->clone->files[i].path, &mem, &off) && mem > a && !(mem & (mem - 1)))
+			a = mem;
+	return a;
+}
+
 static int alloc_slots(struct worker *w)
 {
-	int ret = bufpool_alloc(&w->bufs, w->depth, max_len(w->job), 4096);
+	int ret = bufpool_alloc(&w->bufs, w->depth, max_len(w->job), buf_align(w));
 
 	if (ret)
 		return ret;

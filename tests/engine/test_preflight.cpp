@@ -14,6 +14,7 @@
 #include "parser/parser.hpp"
 
 extern "C" {
+#include "engine/dioalign.h"
 #include "engine/preflight.h"
 }
 
@@ -128,4 +129,47 @@ TEST_CASE("direct=1 where O_DIRECT is refused (ramfs) is an error naming direct=
     CHECK(r.nr_errors == 1);
     pf_free(&r);
     CHECK(codes("[w]\nrw=write\nsize=64k\ndirectory=" + d.path + "\n") == "");
+}
+
+TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, the device's size is learnt")
+{
+    tmpdir d;
+    std::string img = d.path + "/4kn.img";
+    if (geteuid() != 0 || system(("truncate -s 8M " + img).c_str()) != 0) {
+        MESSAGE("skipped: needs root");
+        return;
+    }
+    FILE *p = popen(("losetup -f --show --sector-size 4096 " + img + " 2>/dev/null").c_str(), "r");
+    char dev[64] = "";
+    if (!p || !fgets(dev, sizeof dev, p) || !*dev) {
+        if (p)
+            pclose(p);
+        MESSAGE("skipped: no loop devices with 4096-byte sectors");
+        return;
+    }
+    pclose(p);
+    std::string loopdev(dev, strcspn(dev, "\n"));
+    uint32_t mem = 0, off = 0;
+    CHECK(dio_align(loopdev.c_str(), &mem, &off) == 0);
+    CHECK(off == 4096);
+    std::string job = "[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=1m\n";
+    CHECK(codes(job + "bs=4k\n") == "");
+    CHECK(codes(job + "bs=512\n") == "direct-alignment");
+    CHECK(codes(job + "bsrange=4k-6k\n") == "direct-alignment");
+    CHECK(codes(job + "bs=4k\noffset=512\n") == "direct-alignment");
+    CHECK(codes("[r]\nrw=randread\nfilename=" + loopdev + "\nsize=1m\nbs=512\n") == ""); // buffered: any size
+    CHECK(system(("losetup -d " + loopdev).c_str()) == 0);
+}
+
+TEST_CASE("dio_align of a file on the root filesystem is a power of two no larger than a page")
+{
+    tmpdir d;
+    uint32_t mem = 0, off = 0;
+    if (dio_align(d.path.c_str(), &mem, &off) != 0) {
+        MESSAGE("skipped: no block device under /tmp");
+        return;
+    }
+    CHECK(off >= 512);
+    CHECK((off & (off - 1)) == 0);
+    CHECK(mem >= 1);
 }
