@@ -382,6 +382,7 @@ TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
 	CHECK(contains(only_error("-r -rdabs10/1M f"), "-rdabs"));
 	CHECK(contains(only_error("-Z -Zr f"), "-Z"));
 	CHECK(contains(only_error("-p -r -o4 f"), "-p conflicts with -r"));
+	CHECK(contains(only_error("-si -p -o4 -t2 f"), "-si conflicts with -p"));
 }
 
 TEST_CASE("diskspd: -p gives each outstanding I/O its own sequential stream")
