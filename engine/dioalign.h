@@ -11,9 +11,9 @@
 /*
  * The alignment direct I/O on path needs: *mem for buffer addresses, *off for
  * file offsets and lengths.  statx(STATX_DIOALIGN) where the kernel reports it
- * for path, else the logical block size of the device under it (BLKSSZGET for
- * a block device, sysfs for a file's filesystem).  path may be a directory (a
- * file not created yet).  0, or -errno when nothing could be learnt.
+ * for path, else the logical block size of the disk under it (sysfs).  path
+ * may be a directory (a file not created yet).  0, or -errno when nothing could
+ * be learnt.
  */
 int dio_align(const char *path, uint32_t *mem, uint32_t *off);
 

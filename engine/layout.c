@@ -196,13 +196,6 @@ void layout_release(struct layout *l)
 	l->nr = 0;
 }
 
-static bool has_mark(int fd)
-{
-	char v[16];
-
-	return fgetxattr(fd, LAYOUT_XATTR, v, sizeof(v)) >= 0;
-}
-
 bool layout_has_mark(const char *path)
 {
 	char v[16];
@@ -321,12 +314,7 @@ static int check_device(const struct layout_file *lf, const struct plan *p, stru
 static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
 			  struct results *r, uint64_t size, const _Atomic int *stop)
 {
-	int fd = open(lf->path, O_RDONLY);
-
-	if (fd < 0)
-		return fail(r, lf, errno, "open", strerror(errno));
-	lf->ours = has_mark(fd);
-	close(fd);
+	lf->ours = layout_has_mark(lf->path);
 	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need))
 		return fail(r, lf, EPERM, "existing-file",
 			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW);

@@ -50,6 +50,19 @@ std::string codes(const std::string &ini)
     return out;
 }
 
+// A loop device over img (losetup options in opts), or "" when none can be made.
+std::string loop_device(const std::string &img, const std::string &opts)
+{
+    FILE *p = popen(("losetup -f --show " + opts + " " + img + " 2>/dev/null").c_str(), "r");
+    char dev[64] = "";
+    if (!p)
+        return "";
+    if (!fgets(dev, sizeof dev, p))
+        dev[0] = '\0';
+    pclose(p);
+    return std::string(dev, strcspn(dev, "\n"));
+}
+
 } // namespace
 
 TEST_CASE("a clean plan has no findings; a small buffered read warns about the page cache")
@@ -93,16 +106,11 @@ TEST_CASE("reading a device: the range must fit")
         MESSAGE("skipped: needs root");
         return;
     }
-    FILE *p = popen(("losetup -f --show " + img + " 2>/dev/null").c_str(), "r");
-    char dev[64] = "";
-    if (!p || !fgets(dev, sizeof dev, p) || !*dev) {
-        if (p)
-            pclose(p);
+    std::string loopdev = loop_device(img, "");
+    if (loopdev.empty()) {
         MESSAGE("skipped: no loop devices");
         return;
     }
-    pclose(p);
-    std::string loopdev(dev, strcspn(dev, "\n"));
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=1m\n") == "");
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=2m\n") == "beyond-end");
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=512k\noffset=768k\n") == "beyond-end");
@@ -139,16 +147,11 @@ TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, th
         MESSAGE("skipped: needs root");
         return;
     }
-    FILE *p = popen(("losetup -f --show --sector-size 4096 " + img + " 2>/dev/null").c_str(), "r");
-    char dev[64] = "";
-    if (!p || !fgets(dev, sizeof dev, p) || !*dev) {
-        if (p)
-            pclose(p);
+    std::string loopdev = loop_device(img, "--sector-size 4096");
+    if (loopdev.empty()) {
         MESSAGE("skipped: no loop devices with 4096-byte sectors");
         return;
     }
-    pclose(p);
-    std::string loopdev(dev, strcspn(dev, "\n"));
     uint32_t mem = 0, off = 0;
     CHECK(dio_align(loopdev.c_str(), &mem, &off) == 0);
     CHECK(off == 4096);
