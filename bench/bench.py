@@ -5,15 +5,25 @@ The machines are shared and noisy, so nothing here is an absolute time: each
 workload runs ioplan and fio alternately for several rounds and prints, per
 metric, the median of the per-round ratios and their spread (min..max).  A
 round's ratio compares two runs made seconds apart on the same machine, which
-cancels most of the noise a neighbour makes.
+cancels most of the noise a neighbour makes.  Device-bound workloads (a real
+file on a virtual disk) move by 10-20% from one run to the next for both tools
+alike, so they get three times the rounds: their medians then repeat.
 
 Each process's CPU and peak RSS come from its own rusage (wait4), not from what
 the tool says about itself.
 
-Usage: bench.py [--rounds N] [--quick] [--only NAME[,NAME]] [--dir DIR]
+Every run is saved (--save, default build/bench-last.json, per mode) and each
+row is compared with the same row of the run before it: the last column is the
+change, and rows that moved by more than 10% are named at the end -- the
+reproducibility check, read straight off two consecutive `make bench` runs.
+
+Usage: bench.py [--rounds N] [--device-rounds N] [--quick] [--only NAME[,NAME]]
+                [--dir DIR] [--save FILE]
 Environment: IOPLAN_BIN (default ./ioplan), FIO_BIN (default fio).
 """
 import argparse
+import collections
+import datetime
 import json
 import os
 import pathlib
@@ -34,6 +44,30 @@ FIO = os.environ.get("FIO_BIN", shutil.which("fio") or "fio")
 IOPLAN_ONLY = ("repeat", "repeat_discard", "repeat_aggregate", "repeat_pause", "group_pause",
                "interlocked", "sequential_stride", "cooldown", "io_trace", "stall_timeout",
                "allow_device_write", "allow_existing_file_write", "output_format")
+
+# Two runs agree when a ratio moved by at most this fraction; a "%" metric (already
+# a relative error) when it moved by at most REPRO_POINTS percentage points.
+REPRO_TOLERANCE = 0.10
+REPRO_POINTS = 0.1
+
+# other: the argv compared against (fio, dd, or ioplan itself); cleanup: files
+# removed before each run; device: bound by the disk rather than the CPU.
+# label; fn(ioplan Proc, other Proc) -> (a, b), the round's value being a / b (a alone
+# when b is None); target (op, bound) or None.  pool: when set, a and b are raw
+# samples, pool(list of samples) -> number gives a round's value from [a] and the
+# row's figure from every round's samples at once, instead of a median.
+Metric = collections.namedtuple("Metric", "label fn target pool", defaults=(None,))
+
+# Why some rows pool their rounds.  User CPU: with tick accounting
+# (CONFIG_TICK_CPU_ACCOUNTING, HZ=250 here) the kernel splits a process's CPU
+# time into user and system by what it was doing at each tick, and a 3 s disk run
+# of ioplan holds ~20 user ticks, +-25% by counting alone.  Tail latency: one 3 s
+# run's p99 rests on ~400 I/Os and moves by +-30% with the host's moment; the p99
+# of all rounds' I/Os together (the json+ histograms merged) repeats.
+POOLED_NOTE = "* pooled: from all rounds' samples at once (summed CPU ticks, merged histograms)"
+
+Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device",
+                                  defaults=((), False))
 
 
 class Proc:
@@ -70,33 +104,53 @@ def iops(p):
     return fio_read(p.json())["iops"]
 
 
-def clat_pct(p, pct):
-    return fio_read(p.json())["clat_ns"]["percentile"][f"{pct:.6f}"]
+def user_cpu_and_ios(p):
+    """(user CPU seconds, I/Os): a sample for pool_per_io."""
+    return p.utime, fio_read(p.json())["total_ios"]
 
 
-def user_cpu_per_io(p):
-    ios = fio_read(p.json())["total_ios"]
-    return p.utime / ios if ios else float("inf")
+def pool_per_io(samples):
+    return div(sum(s[0] for s in samples), sum(s[1] for s in samples))
 
 
-def job_args(name, quick, **opts):
+def clat_bins(p):
+    """The completion latency histogram of a json+ document, {ns: count}."""
+    return {int(k): v for k, v in fio_read(p.json())["clat_ns"]["bins"].items()}
+
+
+def pool_pct(pct):
+    """pool(list of histograms): the pct percentile of their merged counts."""
+    def pooled(hists):
+        merged = collections.Counter()
+        for h in hists:
+            merged.update(h)
+        rank, seen = pct / 100 * sum(merged.values()), 0
+        for ns in sorted(merged):
+            seen += merged[ns]
+            if seen >= rank:
+                return ns
+        return float("nan")
+    return pooled
+
+
+def job_args(name, quick, fmt="json", **opts):
     """A one-job command line both tools accept."""
     args = [f"--name={name}"]
     args += [f"--{k}={v}" for k, v in opts.items()]
-    return args + ["--output-format=json"]
+    return args + [f"--output-format={fmt}"]
 
 
 def workloads(d, quick):
-    """(name, fio argv, ioplan argv, metrics); metrics: (label, fn(ioplan, fio) -> (a, b), target)."""
+    """The fio-against-ioplan Workloads, each with its Metrics."""
     secs = 1 if quick else 3
     big = "256m" if quick else "1g"
     null = dict(ioengine="null", rw="randread", bs="4k", size="100g", time_based=1,
                 runtime=secs)
     wl = []
 
-    def both(name, opts, metrics, extra_fio=(), extra_ioplan=()):
-        a = job_args(name, quick, **opts)
-        wl.append((name, [FIO, *a, *extra_fio], [IOPLAN, *a, *extra_ioplan], metrics))
+    def both(name, opts, metrics, device=False, fmt="json"):
+        a = job_args(name, quick, fmt, **opts)
+        wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device))
 
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
     both("null-qd1", dict(null, iodepth=1),
@@ -108,11 +162,13 @@ def workloads(d, quick):
                                  iodepth=32, time_based=1, runtime=secs,
                                  filename=f"{d}/bench.{eng}"),
              [("IOPS ratio", ratio(iops), (">=", 1.0)),
-              ("user CPU/IO ratio", ratio(user_cpu_per_io), ("<=", 0.3))])
+              ("user CPU/IO ratio", ratio(user_cpu_and_ios), ("<=", 0.3), pool_per_io)],
+             device=True)
     both("psync-qd1-lat", dict(ioengine="psync", rw="randread", bs="4k", size=big, direct=1,
                                time_based=1, runtime=secs, filename=f"{d}/bench.psync"),
-         [("p50 latency ratio", ratio(lambda p: clat_pct(p, 50)), ("<=", 1.0)),
-          ("p99 latency ratio", ratio(lambda p: clat_pct(p, 99)), ("<=", 1.0))])
+         [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),
+          ("p99 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(99))],
+         device=True, fmt="json+")
     rate_secs = 2 if quick else 5
     rate_err = lambda p: abs(iops(p) - 3200) / 3200 * 100  # noqa: E731
     both("rate-3200", dict(ioengine="null", rw="randread", bs="4k", size="100g",
@@ -138,8 +194,8 @@ def layout_workloads(d, quick):
         dd = ["dd", "if=/dev/zero", f"of={d}/layout.dd", "bs=1M", f"count={mib}", "oflag=direct",
               "status=none"] + (["conv=fsync"] if sync else [])
         label = "time ratio vs dd" + (" fsync" if sync else "")
-        out.append((name, dd, ioplan, [(label, lambda i, o: (i.wall, o.wall), ("<=", 1.1))],
-                    [f"{d}/layout.ioplan", f"{d}/layout.dd"]))
+        out.append(Workload(name, dd, ioplan, [(label, lambda i, o: (i.wall, o.wall), ("<=", 1.1))],
+                            [f"{d}/layout.ioplan", f"{d}/layout.dd"], device=True))
     return out
 
 
@@ -170,9 +226,9 @@ def parse_only_workload(d):
     dropped = fio_accepts(plain)
     if dropped:
         print(f"parse-only-cdm: fio is given the file without {', '.join(dropped)}")
-    return ("parse-only-cdm", [FIO, "--parse-only", str(plain)],
-            [IOPLAN, "--parse-only", str(src)],
-            [("process time ratio", lambda i, o: (i.wall, o.wall), ("<=", 1.0))])
+    return Workload("parse-only-cdm", [FIO, "--parse-only", str(plain)],
+                    [IOPLAN, "--parse-only", str(src)],
+                    [("process time ratio", lambda i, o: (i.wall, o.wall), ("<=", 1.0))])
 
 
 def memory_workloads(quick):
@@ -182,10 +238,10 @@ def memory_workloads(quick):
     short, long_ = (1, 3) if quick else (5, 30)
     a = job_args("mem64", quick, **opts, runtime=short)
     b = job_args("mem64", quick, **opts, runtime=long_)
-    return [("rss-64-threads", [FIO, *a], [IOPLAN, *a],
-             [("peak RSS ratio", lambda i, o: (i.maxrss_kib, o.maxrss_kib), None)]),
-            (f"rss-growth-{short}s-{long_}s", [IOPLAN, *a], [IOPLAN, *b],
-             [("ioplan RSS long/short", lambda i, o: (i.maxrss_kib, o.maxrss_kib), ("<=", 1.02))])]
+    return [Workload("rss-64-threads", [FIO, *a], [IOPLAN, *a],
+                     [("peak RSS ratio", lambda i, o: (i.maxrss_kib, o.maxrss_kib), None)]),
+            Workload(f"rss-growth-{short}s-{long_}s", [IOPLAN, *a], [IOPLAN, *b],
+                     [("ioplan RSS long/short", lambda i, o: (i.maxrss_kib, o.maxrss_kib), ("<=", 1.02))])]
 
 
 # What a kernel or file system says when it does not offer something (io_uring
@@ -226,73 +282,178 @@ def check(value, target):
     return f"{op} {bound:<5} {'ok' if ok else 'MISSED'}"
 
 
-def run_workload(wl, rounds, cleanup=()):
-    name, other_argv, ioplan_argv, metrics = wl[:4]
-    per_metric = {label: [] for label, _, _ in metrics}
+def run_workload(wl, rounds):
+    """[(name, label, per-round values, target, figure)] for each of wl's metrics."""
+    metrics = [Metric(*m) for m in wl.metrics]
+    per_metric = {m.label: [] for m in metrics}
+    samples = {m.label: ([], []) for m in metrics}
     for r in range(rounds):
         # Alternate who goes first so a warming cache or a neighbour favours neither.
-        order = [("ioplan", ioplan_argv), ("other", other_argv)]
+        order = [("ioplan", wl.ioplan), ("other", wl.other)]
         if r % 2:
             order.reverse()
         done = {}
         for who, argv in order:
-            for path in cleanup:
+            for path in wl.cleanup:
                 pathlib.Path(path).unlink(missing_ok=True)
             done[who] = Proc(argv, cwd=ROOT)
-        for label, fn, _ in metrics:
-            a, b = fn(done["ioplan"], done["other"])
-            per_metric[label].append(a if b is None else a / b if b else float("inf"))
-    return [(name, label, per_metric[label], target) for label, _, target in metrics]
+        for m in metrics:
+            a, b = m.fn(done["ioplan"], done["other"])
+            if m.pool:
+                samples[m.label][0].append(a)
+                samples[m.label][1].append(b)
+                a, b = m.pool([a]), m.pool([b])
+            per_metric[m.label].append(a if b is None else div(a, b))
+    rows = []
+    for m in metrics:
+        if m.pool:
+            mine, theirs = samples[m.label]
+            figure = div(m.pool(mine), m.pool(theirs))
+        else:
+            figure = statistics.median(per_metric[m.label])
+        rows.append((wl.name, m.label + ("*" if m.pool else ""), per_metric[m.label], m.target, figure))
+    return rows
 
 
-def print_row(name, label, values, target):
-    med = statistics.median(values)
-    print(f"{name:<22} {label:<22} {med:>9.3f}  [{min(values):.3f} .. {max(values):.3f}]  "
-          f"{check(med, target)}", flush=True)
+def div(a, b):
+    return a / b if b else float("inf")
+
+
+def change(label, now, before):
+    """(text, agrees) for one row against the same row of the previous run."""
+    if label.endswith("%"):
+        delta = now - before
+        return f"{delta:+.3f} pt", abs(delta) <= REPRO_POINTS
+    rel = (now - before) / before if before else float("inf")
+    return f"{rel * 100:+.1f}%", abs(rel) <= REPRO_TOLERANCE
+
+
+def print_row(name, label, values, target, figure, before):
+    verdict = check(figure, target)
+    moved = ""
+    if before is not None:
+        moved, _ = change(label, figure, before)
+    print(f"{name:<22} {label:<22} {figure:>9.3f}  {f'[{min(values):.3f} .. {max(values):.3f}]':<18} "
+          f"{len(values):>3}  {verdict:<15} {moved}".rstrip(), flush=True)
+
+
+def load_saved(path, mode):
+    """The saved rows of the given mode, {"workload/metric": {...}}; {} when none."""
+    try:
+        rows = json.loads(pathlib.Path(path).read_text()).get(mode, {}).get("rows", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in rows.items() if isinstance(v, dict) and "figure" in v}
+
+
+def save_rows(path, mode, rows, when):
+    """Merges this run's rows into the file, so an --only run keeps the others."""
+    p = pathlib.Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, ValueError):
+        doc = {}
+    if not isinstance(doc, dict):
+        doc = {}
+    entry = doc.setdefault(mode, {"rows": {}})
+    entry["machine"] = machine()
+    for name, label, values, _, figure in rows:
+        entry["rows"][f"{name}/{label}"] = {"figure": figure, "min": min(values),
+                                            "max": max(values), "n": len(values), "when": when}
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def report_repro(rows, before):
+    """The closing lines: how many rows repeat the previous run within tolerance."""
+    compared, moved = 0, []
+    for name, label, _, _, figure in rows:
+        prev = before.get(f"{name}/{label}")
+        if prev is None:
+            continue
+        compared += 1
+        text, agrees = change(label, figure, prev["figure"])
+        if not agrees:
+            moved.append(f"{name} {label} {text}")
+    if not compared:
+        print("vs last run: no earlier run of this mode to compare with")
+        return
+    whens = sorted({before[f"{r[0]}/{r[1]}"]["when"] for r in rows if f"{r[0]}/{r[1]}" in before})
+    print(f"vs last run ({', '.join(whens)}): {compared - len(moved)} of {compared} rows within "
+          f"{REPRO_TOLERANCE:.0%} ({REPRO_POINTS} pt for % rows)")
+    for m in moved:
+        print(f"  moved: {m}")
+
+
+def build_workloads(d, quick):
+    """Every workload in table order; (workloads, number of set-up errors)."""
+    wls = workloads(d, quick) + layout_workloads(d, quick)
+    errors = 0
+    try:
+        wls.append(parse_only_workload(d))
+    except (OSError, RuntimeError) as e:
+        print(f"parse-only-cdm: error: {e}")
+        errors = 1
+    return wls + memory_workloads(quick), errors
+
+
+def run_all(wls, args, only):
+    """Runs and prints each selected workload; (rows, number of errors and misses)."""
+    rows, missed = [], 0
+    for wl in wls:
+        if only and wl.name not in only:
+            continue
+        try:
+            got = run_workload(wl, args.device_rounds if wl.device else args.rounds)
+        except (RuntimeError, KeyError, ValueError) as e:
+            why = refusal(e)
+            if why:
+                print(f"{wl.name:<22} skipped: the kernel refused ({why}): {str(e)[:200]}", flush=True)
+                continue
+            print(f"{wl.name:<22} error: {e}", flush=True)
+            missed += 1
+            continue
+        for row in got:
+            prev = args.before.get(f"{row[0]}/{row[1]}")
+            print_row(*row, prev["figure"] if prev else None)
+            missed += "MISSED" in check(row[4], row[3])
+        rows += got
+    return rows, missed
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--device-rounds", type=int, default=None,
+                    help="rounds of the device-bound workloads (default: 3 x --rounds)")
     ap.add_argument("--quick", action="store_true", help="short runs and small files")
     ap.add_argument("--only", default="", help="comma list of workload names")
     ap.add_argument("--dir", default=None, help="scratch directory (default: a temp dir in /tmp)")
+    ap.add_argument("--save", default=str(ROOT / "build" / "bench-last.json"),
+                    help="results file to compare with and update ('' for neither)")
     args = ap.parse_args()
+    if args.rounds < 1 or (args.device_rounds is not None and args.device_rounds < 1):
+        ap.error("rounds must be at least 1")
+    args.device_rounds = args.device_rounds or 3 * args.rounds
+    mode = "quick" if args.quick else "full"
+    args.before = load_saved(args.save, mode) if args.save else {}
     only = set(filter(None, args.only.split(",")))
+    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     with tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=args.dir) as d:
-        wls = workloads(d, args.quick)
-        wls += layout_workloads(d, args.quick)
-        try:
-            wls.append(parse_only_workload(d))
-        except (OSError, RuntimeError) as e:
-            print(f"parse-only-cdm: error: {e}")
-            missed_setup = 1
-        else:
-            missed_setup = 0
-        wls += memory_workloads(args.quick)
+        wls, missed = build_workloads(d, args.quick)
         fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
-        print(f"ioplan vs fio ({fio_version}) on {machine()}")
-        print(f"{'quick mode, ' if args.quick else ''}{args.rounds} rounds, median ratio [min .. max]")
-        print(f"{'workload':<22} {'metric':<22} {'median':>9}  spread")
-        missed = missed_setup
-        for wl in wls:
-            if only and wl[0] not in only:
-                continue
-            try:
-                rows = run_workload(wl, args.rounds, wl[4] if len(wl) > 4 else ())
-            except (RuntimeError, KeyError, ValueError) as e:
-                why = refusal(e)
-                if why:
-                    print(f"{wl[0]:<22} skipped: the kernel refused ({why}): {str(e)[:200]}",
-                          flush=True)
-                    continue
-                print(f"{wl[0]:<22} error: {e}", flush=True)
-                missed += 1
-                continue
-            for row in rows:
-                print_row(*row)
-                missed += "MISSED" in check(statistics.median(row[2]), row[3])
-    return 1 if missed else 0
+        print(f"ioplan vs fio ({fio_version}) on {machine()}, {when}")
+        print(f"{'quick mode, ' if args.quick else ''}{args.rounds} rounds ({args.device_rounds} for "
+              f"device-bound rows): median of the per-round ratios, or * pooled; [min .. max] of the rounds")
+        print(f"{'workload':<22} {'metric':<22} {'value':>9}  {'spread':<18} {'n':>3}  {'target':<15} "
+              f"vs last")
+        rows, bad = run_all(wls, args, only)
+    if any(r[1].endswith("*") for r in rows):
+        print(POOLED_NOTE)
+    if args.save:
+        report_repro(rows, args.before)
+        save_rows(args.save, mode, rows, when)
+    return 1 if missed + bad else 0
 
 
 if __name__ == "__main__":
