@@ -7,7 +7,9 @@ metric, the median of the per-round ratios and their spread (min..max).  A
 round's ratio compares two runs made seconds apart on the same machine, which
 cancels most of the noise a neighbour makes.  Device-bound workloads (a real
 file on a virtual disk) move by 10-20% from one run to the next for both tools
-alike, so they get three times the rounds: their medians then repeat.
+alike, so they get three times the rounds.  Past its minimum, a workload runs
+more rounds while any of its figures is known to worse than +-5% (95% bootstrap
+interval over the rounds), until it has taken twice as long.
 
 Each process's CPU and peak RSS come from its own rusage (wait4), not from what
 the tool says about itself.
@@ -28,6 +30,7 @@ import json
 import os
 import pathlib
 import platform
+import random
 import re
 import shutil
 import statistics
@@ -50,6 +53,15 @@ IOPLAN_ONLY = ("repeat", "repeat_discard", "repeat_aggregate", "repeat_pause", "
 REPRO_TOLERANCE = 0.10
 REPRO_POINTS = 0.1
 
+# A workload runs more than its minimum rounds while any figure's 95% bootstrap
+# interval is wider than +-SETTLE of it (+-SETTLE_POINTS for a "%" metric), for
+# at most as long again as the minimum took (MIN_BUDGET seconds at least).
+# Two figures each known to +-5% land within 10% of each other.
+SETTLE = 0.05
+SETTLE_POINTS = 0.05
+MIN_BUDGET = 20.0
+BOOTSTRAP = 200
+
 # other: the argv compared against (fio, dd, or ioplan itself); cleanup: files
 # removed before each run; device: bound by the disk rather than the CPU.
 # label; fn(ioplan Proc, other Proc) -> (a, b), the round's value being a / b (a alone
@@ -65,6 +77,10 @@ Metric = collections.namedtuple("Metric", "label fn target pool", defaults=(None
 # run's p99 rests on ~400 I/Os and moves by +-30% with the host's moment; the p99
 # of all rounds' I/Os together (the json+ histograms merged) repeats.
 POOLED_NOTE = "* pooled: from all rounds' samples at once (summed CPU ticks, merged histograms)"
+
+# One line of the table: values are the per-round ratios, figure what the row
+# says (median, or pooled), ci half its 95% interval.
+Row = collections.namedtuple("Row", "name label values target figure ci")
 
 Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device",
                                   defaults=((), False))
@@ -282,37 +298,78 @@ def check(value, target):
     return f"{op} {bound:<5} {'ok' if ok else 'MISSED'}"
 
 
+def run_round(wl, r):
+    """One round: ioplan and the other, in the order r gives; {"ioplan": Proc, "other": Proc}."""
+    # Alternate who goes first so a warming cache or a neighbour favours neither.
+    order = [("ioplan", wl.ioplan), ("other", wl.other)]
+    if r % 2:
+        order.reverse()
+    done = {}
+    for who, argv in order:
+        for path in wl.cleanup:
+            pathlib.Path(path).unlink(missing_ok=True)
+        if wl.device:
+            os.sync()   # the previous run's writes flushed (on a VM, the host's too) before timing
+        done[who] = Proc(argv, cwd=ROOT)
+    return done
+
+
+class Series:
+    """One metric's rounds: per-round values and, for a pooled metric, the raw samples."""
+
+    def __init__(self, metric):
+        self.m, self.values, self.mine, self.theirs = metric, [], [], []
+
+    def add(self, ioplan, other):
+        a, b = self.m.fn(ioplan, other)
+        if self.m.pool:
+            self.mine.append(a)
+            self.theirs.append(b)
+            a, b = self.m.pool([a]), self.m.pool([b])
+        self.values.append(a if b is None else div(a, b))
+
+    def figure(self, idx=None):
+        """The row's figure over the rounds idx (default all): pooled, or a median."""
+        idx = range(len(self.values)) if idx is None else idx
+        if self.m.pool:
+            return div(self.m.pool([self.mine[i] for i in idx]), self.m.pool([self.theirs[i] for i in idx]))
+        return statistics.median(self.values[i] for i in idx)
+
+    def ci(self):
+        """Half the width of the figure's 95% bootstrap interval (resampling whole rounds)."""
+        rng, n = random.Random(len(self.values)), len(self.values)
+        est = sorted(self.figure([rng.randrange(n) for _ in range(n)]) for _ in range(BOOTSTRAP))
+        return (est[int(BOOTSTRAP * 0.975) - 1] - est[int(BOOTSTRAP * 0.025)]) / 2
+
+    def settled(self):
+        return settled(self.m.label, self.figure(), self.ci())
+
+
+def settled(label, figure, ci):
+    """Whether a figure is known well enough to repeat (see SETTLE)."""
+    if label.endswith("%"):
+        return ci <= SETTLE_POINTS
+    return ci <= SETTLE * abs(figure)
+
+
 def run_workload(wl, rounds):
-    """[(name, label, per-round values, target, figure)] for each of wl's metrics."""
-    metrics = [Metric(*m) for m in wl.metrics]
-    per_metric = {m.label: [] for m in metrics}
-    samples = {m.label: ([], []) for m in metrics}
-    for r in range(rounds):
-        # Alternate who goes first so a warming cache or a neighbour favours neither.
-        order = [("ioplan", wl.ioplan), ("other", wl.other)]
-        if r % 2:
-            order.reverse()
-        done = {}
-        for who, argv in order:
-            for path in wl.cleanup:
-                pathlib.Path(path).unlink(missing_ok=True)
-            done[who] = Proc(argv, cwd=ROOT)
-        for m in metrics:
-            a, b = m.fn(done["ioplan"], done["other"])
-            if m.pool:
-                samples[m.label][0].append(a)
-                samples[m.label][1].append(b)
-                a, b = m.pool([a]), m.pool([b])
-            per_metric[m.label].append(a if b is None else div(a, b))
-    rows = []
-    for m in metrics:
-        if m.pool:
-            mine, theirs = samples[m.label]
-            figure = div(m.pool(mine), m.pool(theirs))
-        else:
-            figure = statistics.median(per_metric[m.label])
-        rows.append((wl.name, m.label + ("*" if m.pool else ""), per_metric[m.label], m.target, figure))
-    return rows
+    """[Row] for each of wl's metrics.  After the minimum rounds, rounds go on while a
+    figure's 95% interval is wider than SETTLE, until the time taken has doubled."""
+    series = [Series(Metric(*m)) for m in wl.metrics]
+    t0, deadline, r = time.monotonic(), None, 0
+    while True:
+        done = run_round(wl, r)
+        for s in series:
+            s.add(done["ioplan"], done["other"])
+        r += 1
+        if r < rounds:
+            continue
+        if deadline is None:
+            deadline = t0 + max(2 * (time.monotonic() - t0), MIN_BUDGET)
+        if time.monotonic() >= deadline or all(s.settled() for s in series):
+            break
+    return [Row(wl.name, s.m.label + ("*" if s.m.pool else ""), s.values, s.m.target, s.figure(), s.ci())
+            for s in series]
 
 
 def div(a, b):
@@ -328,13 +385,18 @@ def change(label, now, before):
     return f"{rel * 100:+.1f}%", abs(rel) <= REPRO_TOLERANCE
 
 
-def print_row(name, label, values, target, figure, before):
-    verdict = check(figure, target)
+def print_row(row, before):
+    verdict = check(row.figure, row.target)
     moved = ""
     if before is not None:
-        moved, _ = change(label, figure, before)
-    print(f"{name:<22} {label:<22} {figure:>9.3f}  {f'[{min(values):.3f} .. {max(values):.3f}]':<18} "
-          f"{len(values):>3}  {verdict:<15} {moved}".rstrip(), flush=True)
+        moved, _ = change(row.label, row.figure, before)
+    if row.label.endswith("%"):
+        ci = f"+-{row.ci:.3f}"
+    else:
+        ci = f"+-{div(row.ci, abs(row.figure)) * 100:.1f}%"
+    spread = f"[{min(row.values):.3f} .. {max(row.values):.3f}]"
+    print(f"{row.name:<22} {row.label:<22} {row.figure:>9.3f} {ci:>8}  {spread:<18} {len(row.values):>3}  "
+          f"{verdict:<15} {moved}".rstrip(), flush=True)
 
 
 def load_saved(path, mode):
@@ -357,9 +419,10 @@ def save_rows(path, mode, rows, when):
         doc = {}
     entry = doc.setdefault(mode, {"rows": {}})
     entry["machine"] = machine()
-    for name, label, values, _, figure in rows:
-        entry["rows"][f"{name}/{label}"] = {"figure": figure, "min": min(values),
-                                            "max": max(values), "n": len(values), "when": when}
+    for row in rows:
+        entry["rows"][f"{row.name}/{row.label}"] = {
+            "figure": row.figure, "ci": row.ci, "min": min(row.values), "max": max(row.values),
+            "n": len(row.values), "when": when}
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
@@ -367,18 +430,18 @@ def save_rows(path, mode, rows, when):
 def report_repro(rows, before):
     """The closing lines: how many rows repeat the previous run within tolerance."""
     compared, moved = 0, []
-    for name, label, _, _, figure in rows:
-        prev = before.get(f"{name}/{label}")
+    for row in rows:
+        prev = before.get(f"{row.name}/{row.label}")
         if prev is None:
             continue
         compared += 1
-        text, agrees = change(label, figure, prev["figure"])
+        text, agrees = change(row.label, row.figure, prev["figure"])
         if not agrees:
-            moved.append(f"{name} {label} {text}")
+            moved.append(f"{row.name} {row.label} {text}")
     if not compared:
         print("vs last run: no earlier run of this mode to compare with")
         return
-    whens = sorted({before[f"{r[0]}/{r[1]}"]["when"] for r in rows if f"{r[0]}/{r[1]}" in before})
+    whens = sorted({before[k]["when"] for k in (f"{r.name}/{r.label}" for r in rows) if k in before})
     print(f"vs last run ({', '.join(whens)}): {compared - len(moved)} of {compared} rows within "
           f"{REPRO_TOLERANCE:.0%} ({REPRO_POINTS} pt for % rows)")
     for m in moved:
@@ -415,8 +478,8 @@ def run_all(wls, args, only):
             continue
         for row in got:
             prev = args.before.get(f"{row[0]}/{row[1]}")
-            print_row(*row, prev["figure"] if prev else None)
-            missed += "MISSED" in check(row[4], row[3])
+            print_row(row, prev["figure"] if prev else None)
+            missed += "MISSED" in check(row.figure, row.target)
         rows += got
     return rows, missed
 
@@ -443,13 +506,17 @@ def main():
         wls, missed = build_workloads(d, args.quick)
         fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
         print(f"ioplan vs fio ({fio_version}) on {machine()}, {when}")
-        print(f"{'quick mode, ' if args.quick else ''}{args.rounds} rounds ({args.device_rounds} for "
-              f"device-bound rows): median of the per-round ratios, or * pooled; [min .. max] of the rounds")
-        print(f"{'workload':<22} {'metric':<22} {'value':>9}  {'spread':<18} {'n':>3}  {'target':<15} "
+        print(f"{'quick mode, ' if args.quick else ''}at least {args.rounds} rounds ({args.device_rounds} for "
+              f"device-bound rows), more until the 95% ci is within +-{SETTLE:.0%} or the time doubles;\n"
+              "value: median of the per-round ratios, or * pooled; [min .. max] of the rounds")
+        print(f"{'workload':<22} {'metric':<22} {'value':>9} {'95% ci':>8}  {'spread':<18} {'n':>3}  {'target':<15} "
               f"vs last")
         rows, bad = run_all(wls, args, only)
-    if any(r[1].endswith("*") for r in rows):
+    if any(r.label.endswith("*") for r in rows):
         print(POOLED_NOTE)
+    loose = [f"{r.name} {r.label}" for r in rows if not settled(r.label, r.figure, r.ci)]
+    if loose:
+        print(f"wider than +-{SETTLE:.0%} at 95% when the time ran out: {', '.join(loose)}")
     if args.save:
         report_repro(rows, args.before)
         save_rows(args.save, mode, rows, when)

@@ -43,6 +43,20 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(bench.change("ioplan rate error %", 0.15, 0.02), ("+0.130 pt", False))
         self.assertEqual(bench.change("ioplan rate error %", 0.05, 0.02), ("+0.030 pt", True))
 
+    def test_rounds_go_on_only_while_a_figure_is_unsettled(self):
+        import random
+        saved = bench.MIN_BUDGET
+        bench.MIN_BUDGET = 1.0
+        self.addCleanup(setattr, bench, "MIN_BUDGET", saved)
+        steady = bench.Workload("steady", ["true"], ["true"], [("ratio", lambda i, o: (2.0, 1.0), None)])
+        rows = bench.run_workload(steady, 3)
+        self.assertEqual((len(rows[0].values), rows[0].figure, rows[0].ci), (3, 2.0, 0.0))
+        noisy = bench.Workload("noisy", ["true"], ["true"],
+                               [("ratio", lambda i, o: (random.choice((1.0, 3.0)), 1.0), None)])
+        row = bench.run_workload(noisy, 3)[0]
+        self.assertGreater(len(row.values), 3)          # went on past the minimum...
+        self.assertGreater(row.ci, bench.SETTLE * row.figure)  # ...until the time ran out
+
 
 @unittest.skipUnless(FIO, "fio is not installed")
 class Runs(TmpDirCase):
@@ -65,7 +79,8 @@ class Runs(TmpDirCase):
         p = self.bench("--only", "null-qd1")
         self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # 1 only if a target was missed
         row = next(ln for ln in p.stdout.splitlines() if ln.startswith("null-qd1 "))
-        self.assertRegex(row, r"IOPS ratio\s+\d+\.\d{3}\s+\[[\d.]+ \.\. [\d.]+\]\s+1\s+>= 4\.0\s+(ok|MISSED)\s+-\d\d\.\d%")
+        self.assertRegex(row, r"IOPS ratio\s+\d+\.\d{3}\s+\+-0\.0%\s+\[[\d.]+ \.\. [\d.]+\]\s+1\s+>= 4\.0\s+"
+                              r"(ok|MISSED)\s+-\d\d\.\d%")
         self.assertIn("vs last run (2026-01-01 00:00): 0 of 1 rows within 10%", p.stdout)
         self.assertRegex(p.stdout, r"moved: null-qd1 IOPS ratio -\d\d\.\d%")
         rows = json.loads(saved.read_text())["quick"]["rows"]
