@@ -55,9 +55,11 @@ REPRO_POINTS = 0.1
 
 # A workload runs more than its minimum rounds while any figure's 95% bootstrap
 # interval is wider than +-SETTLE of it (+-SETTLE_POINTS for a "%" metric), for
-# at most as long again as the minimum took (MIN_BUDGET seconds at least).
+# at most as long again as the minimum took (MIN_BUDGET seconds at least).  Below
+# SETTLE_ROUNDS rounds only a figure whose rounds all agree counts as settled.
 # Two figures each known to +-5% land within 10% of each other.
 SETTLE = 0.05
+SETTLE_ROUNDS = 5
 SETTLE_POINTS = 0.05
 MIN_BUDGET = 20.0
 BOOTSTRAP = 200
@@ -342,11 +344,15 @@ class Series:
         return (est[int(BOOTSTRAP * 0.975) - 1] - est[int(BOOTSTRAP * 0.025)]) / 2
 
     def settled(self):
-        return settled(self.m.label, self.figure(), self.ci())
+        return settled(self.m.label, self.figure(), self.ci(), self.values)
 
 
-def settled(label, figure, ci):
+def settled(label, figure, ci, values):
     """Whether a figure is known well enough to repeat (see SETTLE)."""
+    if min(values) == max(values):
+        return True
+    if len(values) < SETTLE_ROUNDS:
+        return False    # a bootstrap of two or three rounds claims more than it knows
     if label.endswith("%"):
         return ci <= SETTLE_POINTS
     return ci <= SETTLE * abs(figure)
@@ -514,7 +520,7 @@ def main():
         rows, bad = run_all(wls, args, only)
     if any(r.label.endswith("*") for r in rows):
         print(POOLED_NOTE)
-    loose = [f"{r.name} {r.label}" for r in rows if not settled(r.label, r.figure, r.ci)]
+    loose = [f"{r.name} {r.label}" for r in rows if not settled(r.label, r.figure, r.ci, r.values)]
     if loose:
         print(f"wider than +-{SETTLE:.0%} at 95% when the time ran out: {', '.join(loose)}")
     if args.save:

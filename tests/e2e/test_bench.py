@@ -58,6 +58,14 @@ class Arithmetic(unittest.TestCase):
         self.assertGreater(len(row.values), 3)          # went on past the minimum...
         self.assertGreater(row.ci, bench.SETTLE * row.figure)  # ...until the time ran out
 
+    def test_few_rounds_settle_only_when_they_agree(self):
+        # Two rounds 5% apart bootstrap to a narrow interval that two rounds cannot back.
+        self.assertFalse(bench.settled("IOPS ratio", 1.0, 0.01, [0.98, 1.03]))
+        self.assertTrue(bench.settled("IOPS ratio", 1.0, 0.0, [1.0, 1.0]))
+        self.assertTrue(bench.settled("IOPS ratio", 1.0, 0.04, [0.98, 1.03, 1.0, 0.99, 1.01]))
+        self.assertFalse(bench.settled("IOPS ratio", 1.0, 0.06, [0.9, 1.1, 1.0, 0.95, 1.05]))
+        self.assertTrue(bench.settled("fio rate error %", 0.02, 0.04, [0.0, 0.1, 0.0, 0.02, 0.02]))
+
 
 @unittest.skipUnless(FIO, "fio is not installed")
 class Runs(TmpDirCase):
