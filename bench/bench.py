@@ -151,7 +151,7 @@ def pool_pct(pct):
     return pooled
 
 
-def job_args(name, quick, fmt="json", **opts):
+def job_args(name, fmt="json", **opts):
     """A one-job command line both tools accept."""
     args = [f"--name={name}"]
     args += [f"--{k}={v}" for k, v in opts.items()]
@@ -167,7 +167,7 @@ def workloads(d, quick):
     wl = []
 
     def both(name, opts, metrics, device=False, fmt="json"):
-        a = job_args(name, quick, fmt, **opts)
+        a = job_args(name, fmt, **opts)
         wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device))
 
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
@@ -254,8 +254,8 @@ def memory_workloads(quick):
     opts = dict(ioengine="null", rw="randread", bs="4k", size="1g", time_based=1,
                 numjobs=64, thread=1, group_reporting=1)
     short, long_ = (1, 3) if quick else (5, 30)
-    a = job_args("mem64", quick, **opts, runtime=short)
-    b = job_args("mem64", quick, **opts, runtime=long_)
+    a = job_args("mem64", **opts, runtime=short)
+    b = job_args("mem64", **opts, runtime=long_)
     return [Workload("rss-64-threads", [FIO, *a], [IOPLAN, *a],
                      [("peak RSS ratio", lambda i, o: (i.maxrss_kib, o.maxrss_kib), None)]),
             Workload(f"rss-growth-{short}s-{long_}s", [IOPLAN, *a], [IOPLAN, *b],
@@ -343,8 +343,18 @@ class Series:
         est = sorted(self.figure([rng.randrange(n) for _ in range(n)]) for _ in range(BOOTSTRAP))
         return (est[int(BOOTSTRAP * 0.975) - 1] - est[int(BOOTSTRAP * 0.025)]) / 2
 
-    def settled(self):
-        return settled(self.m.label, self.figure(), self.ci(), self.values)
+    def row(self, name):
+        label = self.m.label + ("*" if self.m.pool else "")
+        return Row(name, label, list(self.values), self.m.target, self.figure(), self.ci())
+
+
+def in_points(label):
+    """A "%" metric is already a relative error: it is compared in percentage points."""
+    return label.endswith("%")
+
+
+def row_settled(row):
+    return settled(row.label, row.figure, row.ci, row.values)
 
 
 def settled(label, figure, ci, values):
@@ -353,7 +363,7 @@ def settled(label, figure, ci, values):
         return True
     if len(values) < SETTLE_ROUNDS:
         return False    # a bootstrap of two or three rounds claims more than it knows
-    if label.endswith("%"):
+    if in_points(label):
         return ci <= SETTLE_POINTS
     return ci <= SETTLE * abs(figure)
 
@@ -372,10 +382,9 @@ def run_workload(wl, rounds):
             continue
         if deadline is None:
             deadline = t0 + max(2 * (time.monotonic() - t0), MIN_BUDGET)
-        if time.monotonic() >= deadline or all(s.settled() for s in series):
-            break
-    return [Row(wl.name, s.m.label + ("*" if s.m.pool else ""), s.values, s.m.target, s.figure(), s.ci())
-            for s in series]
+        rows = [s.row(wl.name) for s in series]
+        if time.monotonic() >= deadline or all(map(row_settled, rows)):
+            return rows
 
 
 def div(a, b):
@@ -384,7 +393,7 @@ def div(a, b):
 
 def change(label, now, before):
     """(text, agrees) for one row against the same row of the previous run."""
-    if label.endswith("%"):
+    if in_points(label):
         delta = now - before
         return f"{delta:+.3f} pt", abs(delta) <= REPRO_POINTS
     rel = (now - before) / before if before else float("inf")
@@ -396,7 +405,7 @@ def print_row(row, before):
     moved = ""
     if before is not None:
         moved, _ = change(row.label, row.figure, before)
-    if row.label.endswith("%"):
+    if in_points(row.label):
         ci = f"+-{row.ci:.3f}"
     else:
         ci = f"+-{div(row.ci, abs(row.figure)) * 100:.1f}%"
@@ -520,7 +529,7 @@ def main():
         rows, bad = run_all(wls, args, only)
     if any(r.label.endswith("*") for r in rows):
         print(POOLED_NOTE)
-    loose = [f"{r.name} {r.label}" for r in rows if not settled(r.label, r.figure, r.ci, r.values)]
+    loose = [f"{r.name} {r.label}" for r in rows if not row_settled(r)]
     if loose:
         print(f"wider than +-{SETTLE:.0%} at 95% when the time ran out: {', '.join(loose)}")
     if args.save:

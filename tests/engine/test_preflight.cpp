@@ -50,18 +50,36 @@ std::string codes(const std::string &ini)
     return out;
 }
 
-// A loop device over img (losetup options in opts), or "" when none can be made.
-std::string loop_device(const std::string &img, const std::string &opts)
-{
-    FILE *p = popen(("losetup -f --show " + opts + " " + img + " 2>/dev/null").c_str(), "r");
-    char dev[64] = "";
-    if (!p)
-        return "";
-    if (!fgets(dev, sizeof dev, p))
-        dev[0] = '\0';
-    pclose(p);
-    return std::string(dev, strcspn(dev, "\n"));
-}
+// A loop device over a sparse image of size bytes in dir (losetup options in
+// opts), detached when it goes.  path is "" and why says why when there is none.
+struct loop_device {
+    std::string path, why;
+
+    loop_device(const std::string &dir, const std::string &size, const std::string &opts)
+    {
+        std::string img = dir + "/disk.img";
+        if (geteuid() != 0 || system(("truncate -s " + size + " " + img).c_str()) != 0) {
+            why = "needs root";
+            return;
+        }
+        FILE *p = popen(("losetup -f --show " + opts + " " + img + " 2>/dev/null").c_str(), "r");
+        char dev[64] = "";
+        if (p && !fgets(dev, sizeof dev, p))
+            dev[0] = '\0';
+        if (p)
+            pclose(p);
+        path.assign(dev, strcspn(dev, "\n"));
+        if (path.empty())
+            why = "no loop devices" + (opts.empty() ? "" : " with " + opts);
+    }
+    int detach()
+    {
+        int ret = path.empty() ? 0 : system(("losetup -d " + path).c_str());
+        path.clear();
+        return ret;
+    }
+    ~loop_device() { detach(); }
+};
 
 } // namespace
 
@@ -101,20 +119,16 @@ TEST_CASE("block devices: writes refused without allow_device_write, and always 
 TEST_CASE("reading a device: the range must fit")
 {
     tmpdir d;
-    std::string img = d.path + "/disk.img";
-    if (geteuid() != 0 || system(("truncate -s 1M " + img).c_str()) != 0) {
-        MESSAGE("skipped: needs root");
+    loop_device dev(d.path, "1M", "");
+    if (dev.path.empty()) {
+        MESSAGE("skipped: " << dev.why);
         return;
     }
-    std::string loopdev = loop_device(img, "");
-    if (loopdev.empty()) {
-        MESSAGE("skipped: no loop devices");
-        return;
-    }
+    const std::string &loopdev = dev.path;
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=1m\n") == "");
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=2m\n") == "beyond-end");
     CHECK(codes("[r]\nrw=randread\ndirect=1\nfilename=" + loopdev + "\nsize=512k\noffset=768k\n") == "beyond-end");
-    CHECK(system(("losetup -d " + loopdev).c_str()) == 0);
+    CHECK(dev.detach() == 0);
 }
 
 TEST_CASE("direct=1 where O_DIRECT is refused (ramfs) is an error naming direct=0")
@@ -142,16 +156,12 @@ TEST_CASE("direct=1 where O_DIRECT is refused (ramfs) is an error naming direct=
 TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, the device's size is learnt")
 {
     tmpdir d;
-    std::string img = d.path + "/4kn.img";
-    if (geteuid() != 0 || system(("truncate -s 8M " + img).c_str()) != 0) {
-        MESSAGE("skipped: needs root");
+    loop_device dev(d.path, "8M", "--sector-size 4096");
+    if (dev.path.empty()) {
+        MESSAGE("skipped: " << dev.why);
         return;
     }
-    std::string loopdev = loop_device(img, "--sector-size 4096");
-    if (loopdev.empty()) {
-        MESSAGE("skipped: no loop devices with 4096-byte sectors");
-        return;
-    }
+    const std::string &loopdev = dev.path;
     uint32_t mem = 0, off = 0;
     CHECK(dio_align(loopdev.c_str(), &mem, &off) == 0);
     CHECK(off == 4096);
@@ -161,7 +171,7 @@ TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, th
     CHECK(codes(job + "bsrange=4k-6k\n") == "direct-alignment");
     CHECK(codes(job + "bs=4k\noffset=512\n") == "direct-alignment");
     CHECK(codes("[r]\nrw=randread\nfilename=" + loopdev + "\nsize=1m\nbs=512\n") == ""); // buffered: any size
-    CHECK(system(("losetup -d " + loopdev).c_str()) == 0);
+    CHECK(dev.detach() == 0);
 }
 
 TEST_CASE("dio_align of a file on the root filesystem is a power of two no larger than a page")
