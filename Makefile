@@ -68,7 +68,7 @@ UNIT := $(B)/unit_tests
 # Debian packages the build and the tests need (see `make deps`).
 DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
 	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
-	python3-jsonschema jq gnuplot-nox mandoc man-db e2fsprogs xfsprogs bsdutils \
+	python3-jsonschema jq gnuplot-nox mandoc man-db e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev
 PYTHON := /usr/bin/python3
 

@@ -1,8 +1,13 @@
 /*
  * engine/layout.c - checking, creating and filling the plan's files (layout.h).
  *
- * Marking: a file ioplan creates gets the xattr user.ioplan.  Where the file
- * system refuses user xattrs (tmpfs before Linux 6.6, some FUSE and network
+ * Marking (mark.h): a file ioplan creates gets the xattr user.ioplan, bound
+ * to that file and saying how far its layout got; it is marked "partial" the
+ * moment it is created and "filled" (or "sized") only once the layout is
+ * complete, and re-stamped after each run that wrote it (layout_finish).  A
+ * file whose mark is partial, or sized when a job now reads it, is laid out
+ * again from its first byte: an interrupted layout must never be read back as
+ * if it held data.  Where the file system refuses user xattrs (tmpfs before Linux 6.6, some FUSE and network
  * file systems) nothing else is written - no sidecar file, no header inside the
  * data that the workload would overwrite.  The file still counts as ioplan's own
  * for the rest of this run (we know we just created it), and a note says that a
@@ -32,7 +37,9 @@
 #include "buffers.h"
 #include "layout.h"
 #include "layout_fill.h"
+#include "mark.h"
 #include "rng.h"
+#include "safety.h"
 
 #define PPM 1000000ull
 
@@ -177,6 +184,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				struct layout_file *lf = &l->files[k++];
 
 				lf->path = j->clones[c].files[f].path;
+				lf->claim_fd = -1;
 				lf->allow_create = true;
 				lf->first_job = (int32_t)i;
 				lf->fallocate = j->fallocate;
@@ -191,16 +199,12 @@ int layout_init(struct layout *l, const struct plan *p)
 
 void layout_release(struct layout *l)
 {
+	for (uint32_t i = 0; i < l->nr; i++)
+		if (l->files[i].claim_fd >= 0)
+			close(l->files[i].claim_fd);
 	free(l->files);
 	l->files = NULL;
 	l->nr = 0;
-}
-
-bool layout_has_mark(const char *path)
-{
-	char v[16];
-
-	return getxattr(path, LAYOUT_XATTR, v, sizeof(v)) >= 0;
 }
 
 static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
@@ -261,15 +265,36 @@ static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
  * unwritten extents for every write to convert (a quarter slower here), so
  * the free space is checked instead, to fail before writing, as fallocate would.
  */
-static int reserve_for_fill(int fd, uint64_t cur, uint64_t need)
+static int reserve_for_fill(int fd, uint64_t need)
 {
 	struct statvfs sv;
+	struct stat st;
 
-	if (fstatvfs(fd, &sv))
+	/* Only growth takes space: a layout done again rewrites blocks the file has. */
+	if (fstatvfs(fd, &sv) || fstat(fd, &st) || (uint64_t)st.st_size >= need)
 		return 0;
-	return (uint64_t)sv.f_bavail * sv.f_frsize < need - cur ? -ENOSPC : 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize < need - (uint64_t)st.st_size ? -ENOSPC : 0;
 }
 
+/* Marks a file of ours; a file system without user xattrs gets a note, once per file. */
+static void stamp(struct layout_file *lf, int fd, enum mark_state st, struct results *r)
+{
+	int ret;
+
+	if (!lf->ours)
+		return;
+	ret = mark_write(fd, st);
+	if (!ret) {
+		lf->mark = st;
+	} else if (st == MARK_PARTIAL || !lf->noted) {
+		lf->noted = true;
+		res_msg_add(r, RES_MSG_NOTE, "no-xattr", lf->first_job,
+			    "%s: cannot mark the file as ioplan's (%s); a later run will "
+			    "treat it as an existing file", lf->path, strerror(-ret));
+	}
+}
+
+/* Writes [cur, need) of the file (creating it when create), then marks it complete. */
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, const _Atomic int *stop)
 {
@@ -277,20 +302,18 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 
 	if (fd < 0)
 		return fail(r, lf, errno, "create", strerror(errno));
-	if (create) {
+	if (create)
 		lf->ours = true;
-		if (fsetxattr(fd, LAYOUT_XATTR, "1", 1, 0))
-			res_msg_add(r, RES_MSG_NOTE, "no-xattr", lf->first_job,
-				    "%s: cannot mark the file as ioplan's (%s); a later run will "
-				    "treat it as an existing file", lf->path, strerror(errno));
-	}
-	ret = lf->fill && is_direct(fd) ? reserve_for_fill(fd, cur, lf->need) : reserve(lf, fd, cur);
+	stamp(lf, fd, MARK_PARTIAL, r);
+	ret = lf->fill && is_direct(fd) ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
 	if (!ret && lf->fill)
 		ret = fill_range(l, fd, cur, lf->need, stop);
 	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))
 		ret = -errno;
 	if (!ret && lf->create_fsync && fsync(fd))
 		ret = -errno;
+	if (!ret)
+		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, r);
 	close(fd);
 	if (ret && ret != -EINTR && create) {
 		/* A file this run created and could not finish gives its space back. */
@@ -302,25 +325,61 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	return ret;
 }
 
-static int check_device(const struct layout_file *lf, const struct plan *p, struct results *r)
+/*
+ * The same rules as preflight's (the named device by its number, never one in
+ * use); the device stays claimed (O_EXCL) until layout_release, so nothing can
+ * mount it between this check and the last write.
+ */
+static int check_device(struct layout_file *lf, const struct plan *p, struct results *r)
 {
-	if (lf->writes && strcmp(lf->path, p->allow_device_write ? p->allow_device_write : ""))
-		return fail(r, lf, EPERM, "device-write",
-			    "refusing to write to a device (allow it with allow_device_write)");
+	char why[512];
+	int fd;
+
+	if (!lf->writes)
+		return 0;
+	if (safety_check_device_write(&safety_system, p, lf->path, why, sizeof(why)))
+		return fail(r, lf, EPERM, "device-write", why);
+	fd = safety_claim_device(lf->path, why, sizeof(why));
+	if (fd < 0)
+		return fail(r, lf, EPERM, "device-write", why);
+	lf->claim_fd = fd;
 	return 0;
+}
+
+/*
+ * Where an existing file of ours must be written from: its first byte when its
+ * layout never finished, or when a job reads it and only its size was set;
+ * else its end (nothing to do when it is long enough).
+ */
+static uint64_t layout_from(const struct layout_file *lf, uint64_t size)
+{
+	if (lf->mark == MARK_PARTIAL || (lf->mark == MARK_SIZED && lf->fill))
+		return 0;
+	return size;
 }
 
 /* An existing regular file: ours, or foreign and left alone unless allowed. */
 static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
 			  struct results *r, uint64_t size, const _Atomic int *stop)
 {
-	lf->ours = layout_has_mark(lf->path);
-	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need))
-		return fail(r, lf, EPERM, "existing-file",
-			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW);
-	if (size >= lf->need)
+	char why[256] = "";
+	uint64_t from;
+
+	lf->mark = mark_read_path(lf->path, why, sizeof(why));
+	lf->ours = mark_is_ours(lf->mark);
+	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need)) {
+		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
+			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
+		return -EPERM;
+	}
+	from = lf->ours ? layout_from(lf, size) : size;
+	if (from < size && lf->need < size)
+		lf->need = size;	/* the whole file, so that "filled" holds for all of it */
+	if (from >= lf->need)
 		return 0;
-	return grow(l, lf, r, size, false, stop);
+	if (lf->fill && from < size)
+		atomic_fetch_add(&l->total, size - from);	/* the rewrite, on top of any growth */
+	return grow(l, lf, r, from, false, stop);
 }
 
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
@@ -379,6 +438,38 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			first = ret;
 	}
 	return first;
+}
+
+/* Does any job of the plan trim path?  Trims leave holes that "filled" must not claim. */
+static bool trimmed(const struct plan *p, const char *path)
+{
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		if (!plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) || j->ioengine == PLAN_IOENGINE_NULL)
+			continue;
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+				if (!strcmp(j->clones[c].files[f].path, path))
+					return true;
+	}
+	return false;
+}
+
+void layout_finish(struct layout *l, const struct plan *p, struct results *r)
+{
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *lf = &l->files[i];
+		int fd;
+
+		if (!lf->ours || !lf->writes || lf->is_device || !mark_is_ours(lf->mark))
+			continue;
+		fd = open(lf->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		stamp(lf, fd, trimmed(p, lf->path) ? MARK_SIZED : lf->mark, r);
+		close(fd);
+	}
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)

@@ -4,7 +4,7 @@
  * Before any job runs, every distinct path of the plan is checked and, where
  * needed, created and filled with random data (so reads measure real data and
  * the measured window never pays for allocation).  ioplan marks the files it
- * creates with the extended attribute user.ioplan and refuses to write into an
+ * creates with the extended attribute user.ioplan (mark.h) and refuses to write into an
  * existing file without that mark unless the plan allows it: a benchmark must
  * never destroy data it was not given.
  */
@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/mark.h"
 #include "engine/plan.h"
 #include "engine/results.h"
 
-#define LAYOUT_XATTR "user.ioplan"
 #define LAYOUT_CHUNK (1u << 20)		/* bytes per layout write */
 
 struct layout_file {
@@ -32,6 +32,9 @@ struct layout_file {
 	enum plan_fallocate fallocate;	/* of the first job using it */
 	bool create_fsync;		/* some job using it wants it synced once laid out */
 	bool ours;			/* ioplan created it (mark found or created now) */
+	enum mark_state mark;		/* what its mark says (MARK_NONE when unmarked) */
+	bool noted;			/* the no-xattr note was given */
+	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
 };
@@ -57,9 +60,6 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 #define LAYOUT_FOREIGN_GROW \
 	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
 
-/* Does path carry ioplan's mark (an earlier run created it)? */
-bool layout_has_mark(const char *path);
-
 /* Collects the plan's distinct files.  0 or -ENOMEM. */
 int layout_init(struct layout *l, const struct plan *p);
 void layout_release(struct layout *l);
@@ -71,6 +71,12 @@ void layout_release(struct layout *l);
  */
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop);
+
+/*
+ * After the run: re-stamps the mark of every file of ours that jobs wrote, so
+ * that ioplan's own writes do not make the next run take it for the user's.
+ */
+void layout_finish(struct layout *l, const struct plan *p, struct results *r);
 
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);

@@ -123,9 +123,11 @@ static int existing_size(const char *path, const struct stat *sb, uint64_t *size
 	return ret;
 }
 
+/* verify_only reads back what rw= once wrote: it writes nothing (as layout.c counts it). */
 static int job_writes(const struct plan_job *j)
 {
-	return plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
+	return !j->verify_only &&
+	       (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
 }
 
 /* Bytes the file's region needs: its size, or its share of an existing size. */
@@ -182,6 +184,16 @@ static uint64_t misaligned(const struct plan_job *j, uint64_t align, const char 
 	return j->offset_increment_bytes % align ? j->offset_increment_bytes : 0;
 }
 
+/* bs_unaligned=1 with a range (not bssplit) draws sizes of every byte count in it. */
+static bool unaligned_range(const struct plan_job *j)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(j->rw, (enum plan_ddir)d) && !j->bs[d].nr_split &&
+		    j->bs[d].max_bytes > j->bs[d].min_bytes)
+			return j->bs_unaligned;
+	return false;
+}
+
 /*
  * direct=1 transfers must be multiples of what the device (or file system)
  * says, not of an assumed 512: found here rather than as EINVAL mid-run.
@@ -194,6 +206,12 @@ static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, co
 
 	if (dio_align(path, &mem, &off) || off <= 1)
 		return;
+	if (unaligned_range(j)) {
+		add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
+		    "job '%s': direct=1 on %s needs sizes in multiples of %u bytes, but bs_unaligned=1 "
+		    "draws any size of its block size range", j->name, path, off);
+		return;
+	}
 	bad = misaligned(j, off, &what);
 	if (bad)
 		add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
@@ -233,10 +251,13 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
  */
 static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, const char *path, int grows)
 {
-	if (s->p->allow_existing_file_write || layout_has_mark(path) || (!job_writes(j) && !grows))
+	char why[256] = "";
+
+	if (s->p->allow_existing_file_write || (!job_writes(j) && !grows) ||
+	    mark_is_ours(mark_read_path(path, why, sizeof(why))))
 		return 0;
-	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, path,
-	    job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW);
+	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, path,
+	    job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
 	return 1;
 }
 

@@ -3,12 +3,16 @@
  *
  * A device is "in use" when its own major:minor, or that of any partition
  * under it, appears as a mounted filesystem or active swap, or when anything
- * holds it (md, dm, LVM, bcache list themselves under holders/).  Partitions are
+ * holds it (md, dm, LVM, bcache list themselves under holders/).  Those reads
+ * give the message; the kernel gives the last word: an O_EXCL open of a block
+ * device fails with EBUSY while anything claims it - a mount in any mount
+ * namespace, md, dm, swap - which no file under /proc of ours can show.  Partitions are
  * found through sysfs, so names like nvme0n1p1 need no special cases.
  */
 #include "engine/safety.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +36,19 @@ static int fmt(char *dst, size_t n, const char *f, ...)
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
-/* The mount point of dev from mountinfo (field 3 is major:minor), or -ENOENT. */
+/* Is the mount source src (mountinfo's field after the fstype) the block device dev? */
+static bool source_is(const char *src, dev_t dev)
+{
+	struct stat sb;
+
+	return src[0] == '/' && stat(src, &sb) == 0 && S_ISBLK(sb.st_mode) && sb.st_rdev == dev;
+}
+
+/*
+ * The mount point of dev from mountinfo, or -ENOENT.  Field 3 (major:minor)
+ * is not enough: btrfs (and other multi-device file systems) show an anonymous
+ * 0:NN there, so the mount source is compared too.
+ */
 static int mounted_at(const struct safety_env *env, dev_t dev, char *where, size_t n)
 {
 	char path[512], line[4096];
@@ -45,11 +61,13 @@ static int mounted_at(const struct safety_env *env, dev_t dev, char *where, size
 	if (!f)
 		return -errno;
 	while (ret && fgets(line, sizeof(line), f)) {
-		char mnt[1024];
+		char mnt[1024], src[1024];
+		const char *tail = strstr(line, " - ");
 
 		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, mnt) != 3)
 			continue;
-		if (makedev(maj, min) == dev) {
+		if (makedev(maj, min) == dev || (tail && sscanf(tail, " - %*s %1023s", src) == 1 &&
+						 source_is(src, dev))) {
 			snprintf(where, n, "%s", mnt);
 			ret = 0;
 		}
@@ -181,11 +199,26 @@ int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, siz
 	return partitions_in_use(env, sysdir, why, n);
 }
 
+int safety_claim_device(const char *path, char *why, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EBUSY)
+		snprintf(why, n, "%s is in use: the kernel refuses an exclusive open (a file system mounted "
+			 "in another mount namespace, md, dm, LVM or swap holds it)", path);
+	else
+		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+	return errno == EBUSY ? -EBUSY : -errno;
+}
+
 int safety_check_device_write(const struct safety_env *env, const struct plan *p, const char *path,
 			      char *why, size_t n)
 {
 	struct stat sb, allowed;
 	const char *allow = p->allow_device_write ? p->allow_device_write : "";
+	int ret, fd;
 
 	if (stat(path, &sb) != 0)
 		return -errno;
@@ -196,5 +229,13 @@ int safety_check_device_write(const struct safety_env *env, const struct plan *p
 			 path, path);
 		return -EPERM;
 	}
-	return safety_device_in_use(env, sb.st_rdev, why, n);
+	/* Our words first (they name the mount point), then the kernel's, which sees every namespace. */
+	ret = safety_device_in_use(env, sb.st_rdev, why, n);
+	if (ret)
+		return ret;
+	fd = safety_claim_device(path, why, n);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }

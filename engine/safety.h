@@ -5,8 +5,10 @@
  * Block devices: writing needs the exact device named in allow_device_write,
  * and even then a device that holds a mounted filesystem, has a mounted
  * partition, is active swap, or is held by md/dm/LVM is refused.  The checks
- * read the live system (/proc/self/mountinfo, /proc/swaps, /sys/dev/block);
- * safety_env lets tests point them at other roots.
+ * read the live system (/proc/self/mountinfo, /proc/swaps, /sys/dev/block) for
+ * a message that names the mount, and ask the kernel (an O_EXCL open) for the
+ * holders no file of ours shows; safety_env lets tests point the reads at
+ * other roots.
  */
 #ifndef IOPLAN_ENGINE_SAFETY_H
 #define IOPLAN_ENGINE_SAFETY_H
@@ -41,6 +43,13 @@ int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, siz
  */
 int safety_check_device_write(const struct safety_env *env, const struct plan *p, const char *path,
 			      char *why, size_t n);
+
+/*
+ * Claims the block device at path exclusively (O_EXCL): the fd, kept open so
+ * nothing can mount or assemble it while ioplan writes, or -EBUSY / -errno
+ * with the reason in why.
+ */
+int safety_claim_device(const char *path, char *why, size_t n);
 
 #ifdef __cplusplus
 }

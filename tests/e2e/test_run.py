@@ -47,7 +47,11 @@ class Runs(TmpDirCase):
         self.assertEqual((fields[2], int(fields[5])), ("w", 2048))  # jobname, read KiB
         f = self.tmp / "w.0.0"
         self.assertEqual(f.stat().st_size, 2 << 20)
-        self.assertEqual(os.getxattr(f, "user.ioplan"), b"1")
+        mark = os.getxattr(f, "user.ioplan").decode()
+        st = f.stat()
+        self.assertRegex(mark, r"^ioplan-mark 2 state=filled token=[0-9a-f]{16} ")
+        self.assertIn(f" dev={os.major(st.st_dev)}:{os.minor(st.st_dev)} ino={st.st_ino} size={2 << 20} "
+                      f"mtime={st.st_mtime_ns // 10**9}.{st.st_mtime_ns % 10**9:09d}", mark)
 
     def test_output_file_and_several_formats(self):
         out = self.tmp / "r.json"

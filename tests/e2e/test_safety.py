@@ -11,15 +11,16 @@ import os
 import subprocess
 import unittest
 
-from common import TmpDirCase, run
+from common import BIN, TmpDirCase, run
 
 
 def sh(*argv):
     return subprocess.run(argv, capture_output=True, text=True)
 
 
-@unittest.skipIf(os.geteuid() != 0, "mounting file systems needs root")
-class Refusals(TmpDirCase):
+class LoopMounts(TmpDirCase):
+    """File systems and loop devices made for one test, undone after it."""
+
     def tearDown(self):
         self.doCleanups()  # unmount and detach first: the temporary directory holds the mounts
         super().tearDown()
@@ -35,14 +36,14 @@ class Refusals(TmpDirCase):
         self.addCleanup(sh, "losetup", "-d", dev)
         return dev
 
-    def mount(self, fstype):
+    def mount(self, fstype, mib=320):
         """A fresh, empty file system of that type, mounted for this test."""
         mnt = self.tmp / f"mnt-{fstype}"
         mnt.mkdir()
         if fstype == "tmpfs":
             p = sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt))
         else:
-            dev = self.loop_device(320)  # xfs wants at least 300 MiB; the image is sparse
+            dev = self.loop_device(mib)  # xfs wants at least 300 MiB; the image is sparse
             mkfs = sh(f"mkfs.{fstype}", "-q", "-f" if fstype == "xfs" else "-F", dev)
             if mkfs.returncode != 0:
                 self.skipTest(f"mkfs.{fstype} failed: {mkfs.stderr.strip()[:200]}")
@@ -52,6 +53,24 @@ class Refusals(TmpDirCase):
         self.addCleanup(sh, "umount", "-l", str(mnt))
         return mnt
 
+
+    def region_keeper(self, dev, at):
+        """Writes random bytes at offset at of dev; returns a function that tells whether they are intact."""
+        marker = os.urandom(1 << 20)
+        with open(dev, "r+b") as f:
+            f.seek(at)
+            f.write(marker)
+            os.fsync(f.fileno())
+
+        def intact():
+            with open(dev, "rb") as f:
+                f.seek(at)
+                return f.read(1 << 20) == marker
+        return intact
+
+
+@unittest.skipIf(os.geteuid() != 0, "mounting file systems needs root")
+class Refusals(LoopMounts):
     def write_job(self, *where):
         return run(["--name=w", *where, "--rw=write", "--bs=64k", "--size=1m", "--output-format=terse"])
 
@@ -63,12 +82,17 @@ class Refusals(TmpDirCase):
         self.assertEqual(ours.stat().st_size, 1 << 20)
         if "user.ioplan" not in os.listxattr(ours):
             self.skipTest(f"{fstype} here refuses user xattrs: a later run must treat the file as foreign")
-        with open(ours, "r+b") as f:  # still marked as ours; zeros show whether the next run wrote
-            f.write(bytes(64 << 10))
+        before = ours.stat().st_mtime_ns
         again = self.write_job(f"--directory={mnt}")  # an earlier run's file: no permission needed
         self.assertEqual(again.returncode, 0, again.stderr)
-        with open(ours, "rb") as f:
-            self.assertNotEqual(f.read(64 << 10), bytes(64 << 10), "the second run wrote the file")
+        self.assertNotEqual(ours.stat().st_mtime_ns, before, "the second run wrote the file")
+        # The user rewrites ioplan's file: from then on it is the user's.
+        content = os.urandom(1 << 20)
+        ours.write_bytes(content)
+        p = self.write_job(f"--directory={mnt}")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("it was modified after ioplan last wrote it", p.stderr)
+        self.assertEqual(ours.read_bytes(), content)
 
         precious = mnt / "precious"
         content = os.urandom(1 << 20)
@@ -99,16 +123,7 @@ class Refusals(TmpDirCase):
         if sh("mkfs.ext4", "-q", "-F", dev, "32M").returncode != 0:
             self.skipTest("mkfs.ext4 failed")
         at = 48 << 20
-        marker = os.urandom(1 << 20)
-        with open(dev, "r+b") as f:
-            f.seek(at)
-            f.write(marker)
-
-        def region():
-            with open(dev, "rb") as f:
-                f.seek(at)
-                return f.read(1 << 20)
-
+        intact = self.region_keeper(dev, at)
         mnt = self.tmp / "mnt"
         mnt.mkdir()
         if sh("mount", dev, str(mnt)).returncode != 0:
@@ -122,12 +137,189 @@ class Refusals(TmpDirCase):
         self.assertIn(f"{os.path.basename(dev)} holds a filesystem mounted on {mnt}", p.stderr)
         p = run(["--name=r", f"--filename={dev}", f"--offset={at}", "--rw=read", "--bs=64k", "--size=1m"])
         self.assertEqual(p.returncode, 0, p.stderr)  # reads are always allowed
-        self.assertEqual(region(), marker)
+        self.assertTrue(intact())
         # Unmounted and named exactly: the write is the user's decision, and happens.
         self.assertEqual(sh("umount", str(mnt)).returncode, 0)
         p = self.write_job(f"--filename={dev}", f"--offset={at}", f"--allow_device_write={dev}")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotEqual(region(), marker)
+        self.assertFalse(intact())
+
+    def test_device_of_a_mounted_btrfs_is_refused_even_when_allowed(self):
+        # btrfs shows an anonymous 0:NN in mountinfo's major:minor field: the
+        # mount source (and the kernel's exclusive claim) must give it away.
+        dev = self.loop_device(320)
+        if sh("mkfs.btrfs", "-q", "-f", dev).returncode != 0:
+            self.skipTest("mkfs.btrfs failed")
+        mnt = self.tmp / "mnt"
+        mnt.mkdir()
+        if sh("mount", dev, str(mnt)).returncode != 0:
+            self.skipTest("mounting btrfs is refused here")
+        self.addCleanup(sh, "umount", "-l", str(mnt))
+        (mnt / "keep").write_bytes(b"precious")
+        sh("sync")
+        with open(dev, "rb") as f:
+            head = f.read(8 << 20)
+        p = self.write_job(f"--filename={dev}", f"--allow_device_write={dev}")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(f"holds a filesystem mounted on {mnt}", p.stderr)
+        with open(dev, "rb") as f:
+            self.assertEqual(f.read(8 << 20), head)
+        self.assertEqual(sh("umount", str(mnt)).returncode, 0)
+        self.assertEqual(sh("mount", dev, str(mnt)).returncode, 0, "the file system still mounts")
+        self.assertEqual((mnt / "keep").read_bytes(), b"precious")
+
+    def test_device_mounted_in_another_mount_namespace_is_refused(self):
+        dev = self.loop_device(64)
+        if sh("mkfs.ext4", "-q", "-F", dev, "32M").returncode != 0:
+            self.skipTest("mkfs.ext4 failed")
+        intact = self.region_keeper(dev, 48 << 20)
+        mnt = self.tmp / "mnt"
+        mnt.mkdir()
+        holder = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                   f"mount {dev} {mnt} && echo mounted && exec sleep 120"],
+                                  stdout=subprocess.PIPE, text=True)
+        self.addCleanup(holder.stdout.close)
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.kill)
+        if holder.stdout.readline().strip() != "mounted":
+            self.skipTest("unshare -m with a mount is refused here")
+        with open("/proc/self/mountinfo") as f:
+            self.assertNotIn(str(mnt), f.read(), "the mount is private to the other namespace")
+        p = self.write_job(f"--filename={dev}", f"--offset={48 << 20}", f"--allow_device_write={dev}")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(f"{dev} is in use: the kernel refuses an exclusive open", p.stderr)
+        self.assertTrue(intact(), "a refused job wrote to the device")
+        holder.kill()
+        holder.wait()
+        p = self.write_job(f"--filename={dev}", f"--offset={48 << 20}", f"--allow_device_write={dev}")
+        self.assertEqual(p.returncode, 0, p.stderr)  # released: the user's decision holds
+        self.assertFalse(intact())
+
+    def test_allow_device_write_names_the_device_through_a_symlink_either_way(self):
+        dev = self.loop_device(16)
+        link = self.tmp / "disk"
+        link.symlink_to(dev)
+        for target, allowed in ((link, dev), (dev, link)):
+            intact = self.region_keeper(dev, 8 << 20)
+            p = self.write_job(f"--filename={target}", f"--offset={8 << 20}", f"--allow_device_write={allowed}")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertFalse(intact(), f"filename={target} allow_device_write={allowed} wrote nothing")
+        other = self.loop_device(16)
+        intact = self.region_keeper(dev, 8 << 20)
+        p = self.write_job(f"--filename={link}", f"--offset={8 << 20}", f"--allow_device_write={other}")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"name it in allow_device_write={link}", p.stderr)
+        self.assertTrue(intact())
+
+    def test_bs_unaligned_range_on_a_4kn_device_is_refused_before_any_io(self):
+        img = self.tmp / "4kn.img"
+        with open(img, "wb") as f:
+            f.truncate(16 << 20)
+        p = sh("losetup", "-f", "--show", "--sector-size", "4096", str(img))
+        if p.returncode != 0:
+            self.skipTest(f"losetup --sector-size refused: {p.stderr.strip()}")
+        dev = p.stdout.strip()
+        self.addCleanup(sh, "losetup", "-d", dev)
+        intact = self.region_keeper(dev, 4 << 20)
+        p = run(["--name=u", f"--filename={dev}", f"--allow_device_write={dev}", "--rw=randwrite", "--direct=1",
+                 "--bsrange=4k-16k", "--bs_unaligned=1", "--size=8m", "--number_ios=64"])
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(f"job 'u': direct=1 on {dev} needs sizes in multiples of 4096 bytes, but bs_unaligned=1",
+                      p.stderr)
+        self.assertTrue(intact())
+        p = run(["--name=u", f"--filename={dev}", "--rw=randread", "--direct=1", "--bsrange=4k-16k",
+                 "--size=8m", "--number_ios=64"])
+        self.assertEqual(p.returncode, 0, p.stderr)  # without bs_unaligned every size is a multiple of 4k
+
+
+@unittest.skipIf(os.geteuid() != 0, "mounting file systems needs root")
+class Marks(LoopMounts):
+    """The mark proves a file is the one ioplan made, and that its layout finished."""
+
+    def write_run(self, path):
+        return run(["--name=w", f"--filename={path}", "--rw=write", "--bs=64k", "--size=1m",
+                    "--output-format=terse"])
+
+    def test_a_copied_mark_does_not_make_a_user_file_ioplans(self):
+        mnt = self.mount("ext4")
+        ours = mnt / "ours"
+        self.assertEqual(self.write_run(ours).returncode, 0)
+        for how in (["cp", "--attributes-only", "--preserve=xattr"], ["cp", "-a"]):
+            user = mnt / "user"
+            user.unlink(missing_ok=True)
+            self.assertEqual(sh(*how, str(ours), str(user)).returncode, 0)
+            content = os.urandom(1 << 20)
+            with open(user, "r+b" if user.stat().st_size else "wb") as f:
+                f.write(content)
+            os.utime(user, ns=(ours.stat().st_atime_ns, ours.stat().st_mtime_ns))  # as a backup restores it
+            self.assertIn("user.ioplan", os.listxattr(user))
+            p = self.write_run(user)
+            self.assertEqual(p.returncode, 2, f"{how}: {p.stdout}")
+            self.assertIn("its user.ioplan mark was made for another file", p.stderr)
+            self.assertEqual(user.read_bytes(), content)
+
+    def layout_then_signal(self, path, sig):
+        """Starts a buffered read job whose layout writes 1 GiB, signals it while the
+        layout is under way, and returns the run's exit code."""
+        import signal
+        import time
+        proc = subprocess.Popen([BIN, "--name=r", f"--filename={path}", "--rw=read", "--bs=1m", "--size=1g",
+                                 "--direct=0", "--runtime=1", "--output-format=terse"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if b"state=partial" in os.getxattr(path, "user.ioplan"):
+                    break
+            except OSError:
+                pass
+            time.sleep(0.01)
+        else:
+            proc.kill()
+            self.fail("the layout never started")
+        time.sleep(0.05)  # into the fill, which writes from the first byte to the last
+        proc.send_signal(sig)
+        proc.communicate(timeout=30)
+        return proc.returncode
+
+    def tail_is_zeros(self, path):
+        with open(path, "rb") as f:
+            f.seek(-(1 << 20), os.SEEK_END)
+            return f.read() == bytes(1 << 20)
+
+    def check_interrupted_layout(self, sig):
+        mnt = self.mount("ext4", 1536)
+        path = mnt / "big"
+        self.layout_then_signal(path, sig)
+        self.assertEqual(path.stat().st_size, 1 << 30, "the layout reserves the whole size first")
+        if not self.tail_is_zeros(path):
+            self.skipTest("the layout finished before the signal: nothing to reproduce")
+        self.assertIn(b"state=partial", os.getxattr(path, "user.ioplan"))
+        p = run(["--name=r", f"--filename={path}", "--rw=read", "--bs=1m", "--size=1g", "--direct=1",
+                 "--runtime=1", "--time_based", "--output-format=json"], timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(self.tail_is_zeros(path), "the unfinished layout was read back as if it held data")
+        self.assertIn(b"state=filled", os.getxattr(path, "user.ioplan"))
+
+    def test_layout_interrupted_by_sigint_is_laid_out_again(self):
+        import signal
+        self.check_interrupted_layout(signal.SIGINT)
+
+    def test_layout_killed_is_laid_out_again(self):
+        import signal
+        self.check_interrupted_layout(signal.SIGKILL)
+
+    def test_a_file_sized_for_writers_is_filled_before_it_is_read(self):
+        mnt = self.mount("ext4")
+        path = mnt / "w"
+        p = run(["--name=w", f"--filename={path}", "--rw=write", "--bs=64k", "--size=8m", "--number_ios=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(self.tail_is_zeros(path), "a write-only job sizes the file without laying it out")
+        self.assertIn(b"state=sized", os.getxattr(path, "user.ioplan"))
+        p = run(["--name=r", f"--filename={path}", "--rw=read", "--bs=64k", "--size=8m"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(self.tail_is_zeros(path))
+        self.assertIn(b"state=filled", os.getxattr(path, "user.ioplan"))
 
 
 if __name__ == "__main__":

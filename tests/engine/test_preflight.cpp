@@ -169,6 +169,9 @@ TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, th
     CHECK(codes(job + "bs=4k\n") == "");
     CHECK(codes(job + "bs=512\n") == "direct-alignment");
     CHECK(codes(job + "bsrange=4k-6k\n") == "direct-alignment");
+    CHECK(codes(job + "bsrange=4k-8k\n") == "");
+    CHECK(codes(job + "bsrange=4k-8k\nbs_unaligned=1\n") == "direct-alignment"); // any byte count in range
+    CHECK(codes(job + "bssplit=4k/50:8k/50\nbs_unaligned=1\n") == "");          // a split draws only its sizes
     CHECK(codes(job + "bs=4k\noffset=512\n") == "direct-alignment");
     CHECK(codes("[r]\nrw=randread\nfilename=" + loopdev + "\nsize=1m\nbs=512\n") == ""); // buffered: any size
     CHECK(dev.detach() == 0);
