@@ -325,6 +325,13 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	return ret;
 }
 
+static bool is_block(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISBLK(st.st_mode);
+}
+
 /*
  * The same rules as preflight's (the named device by its number, never one in
  * use); the device stays claimed (O_EXCL) until layout_release, so nothing can
@@ -339,6 +346,8 @@ static int check_device(struct layout_file *lf, const struct plan *p, struct res
 		return 0;
 	if (safety_check_device_write(&safety_system, p, lf->path, why, sizeof(why)))
 		return fail(r, lf, EPERM, "device-write", why);
+	if (!is_block(lf->path))
+		return 0;
 	fd = safety_claim_device(lf->path, why, sizeof(why));
 	if (fd < 0)
 		return fail(r, lf, EPERM, "device-write", why);

@@ -269,7 +269,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	uint64_t have, need;
 	int ret;
 
-	if (S_ISBLK(sb->st_mode) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
+	if ((S_ISBLK(sb->st_mode) || S_ISCHR(sb->st_mode)) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
 		add(s, RES_MSG_ERROR, "device-write", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EPERM;
 	}

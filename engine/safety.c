@@ -222,13 +222,17 @@ int safety_check_device_write(const struct safety_env *env, const struct plan *p
 
 	if (stat(path, &sb) != 0)
 		return -errno;
-	if (!S_ISBLK(sb.st_mode))
+	if (!S_ISBLK(sb.st_mode) && !S_ISCHR(sb.st_mode))
 		return 0;
-	if (!*allow || stat(allow, &allowed) != 0 || !S_ISBLK(allowed.st_mode) || allowed.st_rdev != sb.st_rdev) {
-		snprintf(why, n, "refusing to write to block device %s: name it in allow_device_write=%s to allow it",
-			 path, path);
+	/* Named by its number, so /dev/disk/by-id links and the node itself are one device. */
+	if (!*allow || stat(allow, &allowed) != 0 || (allowed.st_mode & S_IFMT) != (sb.st_mode & S_IFMT) ||
+	    allowed.st_rdev != sb.st_rdev) {
+		snprintf(why, n, "refusing to write to %s device %s: name it in allow_device_write=%s to allow it",
+			 S_ISBLK(sb.st_mode) ? "block" : "character", path, path);
 		return -EPERM;
 	}
+	if (S_ISCHR(sb.st_mode))
+		return 0;	/* nothing mounts a character device (an NVMe ng node's disk is checked as sdX/nvmeXnY) */
 	/* Our words first (they name the mount point), then the kernel's, which sees every namespace. */
 	ret = safety_device_in_use(env, sb.st_rdev, why, n);
 	if (ret)

@@ -211,6 +211,17 @@ class Refusals(LoopMounts):
         self.assertIn(f"name it in allow_device_write={link}", p.stderr)
         self.assertTrue(intact())
 
+    def test_character_devices_are_written_only_when_named(self):
+        p = self.write_job("--filename=/dev/null")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("job 'w': refusing to write to character device /dev/null: name it in "
+                      "allow_device_write=/dev/null", p.stderr)
+        link = self.tmp / "sink"
+        link.symlink_to("/dev/null")
+        p = self.write_job(f"--filename={link}", "--allow_device_write=/dev/null")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(";")[46], "1024", "the write job wrote its 1 MiB")  # write KiB
+
     def test_bs_unaligned_range_on_a_4kn_device_is_refused_before_any_io(self):
         img = self.tmp / "4kn.img"
         with open(img, "wb") as f:
