@@ -3,7 +3,8 @@
  *
  * A device is "in use" when its own major:minor, or that of any partition
  * under it, appears as a mounted filesystem or active swap, or when anything
- * holds it (md, dm, LVM, bcache list themselves under holders/).  Those reads
+ * holds it (md, dm, LVM, bcache list themselves under holders/), or when it is
+ * the backing store of a loop device (which claims nothing).  Those reads
  * give the message; the kernel gives the last word: an O_EXCL open of a block
  * device fails with EBUSY while anything claims it - a mount in any mount
  * namespace, md, dm, swap - which no file under /proc of ours can show.  Partitions are
@@ -13,6 +14,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,6 +137,44 @@ static int has_holders(const char *dir, char *holder, size_t n)
 	return ret;
 }
 
+/*
+ * 0 when dev is the backing store of a loop device (sysfs loop/backing_file):
+ * loop opens its backing device without claiming it, so neither O_EXCL nor
+ * holders/ shows that a file system mounted on the loop device lives there.
+ */
+static int backs_a_loop(const struct safety_env *env, dev_t dev, char *loop, size_t n)
+{
+	char dir[512], path[1024], backing[PATH_MAX];
+	struct dirent *d;
+	struct stat sb;
+	int ret = -ENOENT;
+	DIR *b;
+
+	snprintf(dir, sizeof(dir), "%s/block", env->sys_root);
+	b = opendir(dir);
+	if (!b)
+		return -ENOENT;
+	while (ret && (d = readdir(b))) {
+		FILE *f;
+
+		if (strncmp(d->d_name, "loop", 4) || fmt(path, sizeof(path), "%s/%s/loop/backing_file", dir, d->d_name))
+			continue;
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(backing, sizeof(backing), f)) {
+			backing[strcspn(backing, "\n")] = '\0';
+			if (stat(backing, &sb) == 0 && S_ISBLK(sb.st_mode) && sb.st_rdev == dev) {
+				snprintf(loop, n, "%s", d->d_name);
+				ret = 0;
+			}
+		}
+		fclose(f);
+	}
+	closedir(b);
+	return ret;
+}
+
 /* Checks one block device node (the device itself or a partition of it). */
 static int node_in_use(const struct safety_env *env, const char *sysdir, dev_t dev, const char *name,
 		       char *why, size_t n)
@@ -147,6 +187,10 @@ static int node_in_use(const struct safety_env *env, const char *sysdir, dev_t d
 	}
 	if (is_swap(env, dev) == 0) {
 		snprintf(why, n, "%s is active swap", name);
+		return -EBUSY;
+	}
+	if (backs_a_loop(env, dev, holder, sizeof(holder)) == 0) {
+		snprintf(why, n, "%s is the backing store of /dev/%s (detach it with losetup -d first)", name, holder);
 		return -EBUSY;
 	}
 	if (has_holders(sysdir, holder, sizeof(holder)) == 0) {

@@ -4,7 +4,7 @@
  *
  * Block devices: writing needs the exact device named in allow_device_write,
  * and even then a device that holds a mounted filesystem, has a mounted
- * partition, is active swap, or is held by md/dm/LVM is refused.  The checks
+ * partition, is active swap, is held by md/dm/LVM, or backs a loop device is refused.  The checks
  * read the live system (/proc/self/mountinfo, /proc/swaps, /sys/dev/block) for
  * a message that names the mount, and ask the kernel (an O_EXCL open) for the
  * holders no file of ours shows; safety_env lets tests point the reads at

@@ -195,6 +195,21 @@ class Refusals(LoopMounts):
         self.assertEqual(p.returncode, 0, p.stderr)  # released: the user's decision holds
         self.assertFalse(intact())
 
+    def test_device_backing_a_mounted_loop_device_is_refused(self):
+        # loop claims nothing on its backing device: only sysfs's backing_file tells.
+        dev = self.loop_device(64)
+        p = sh("losetup", "-f", "--show", dev)
+        if p.returncode != 0:
+            self.skipTest(f"losetup on a loop device refused: {p.stderr.strip()}")
+        upper = p.stdout.strip()
+        self.addCleanup(sh, "losetup", "-d", upper)
+        intact = self.region_keeper(dev, 48 << 20)
+        p = self.write_job(f"--filename={dev}", f"--offset={48 << 20}", f"--allow_device_write={dev}")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(f"{os.path.basename(dev)} is the backing store of {upper} (detach it with losetup -d first)",
+                      p.stderr)
+        self.assertTrue(intact())
+
     def test_allow_device_write_names_the_device_through_a_symlink_either_way(self):
         dev = self.loop_device(16)
         link = self.tmp / "disk"
