@@ -115,7 +115,7 @@ static const std::vector<option> table = {
      CAT_STATS, "Base of the k, m, g suffixes in input and of the units in output.",
      A(j.kb_base = j.pj.kb_base = choice_of(o, v) ? 1000 : 1024), false},
     {"name", {}, opt_type::string, "", nullptr, NR, {}, CAT_JOB,
-     "Job name as displayed (the section name by default); in [global] names every job.",
+     "Job name as displayed (the section name by default); in [global] it names no job, as in fio.",
      A(j.name = trim(v); if (j.name.empty()) throw value_error("empty job name")), false},
     {"description", {}, opt_type::string, "", nullptr, NR, {}, CAT_JOB, "Free text shown with the job's results.",
      A(j.description = trim(v)), false},

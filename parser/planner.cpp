@@ -130,6 +130,7 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
             continue;
         }
         job_def d{g, s.name, s.header_loc, index};
+        d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
         d.spec.echo = s.entries;
         apply_section(d.spec, s.entries);
         if (req_.cli_overrides && index == 0) {
