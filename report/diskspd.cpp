@@ -93,7 +93,7 @@ void io_table(std::ostream &out, const run_view &v, const options &o, section s)
 		lat_sum lat;
 		lat.add(*w.clone, s);
 		total.add(*w.clone, s);
-		std::vector<double> iops = iops_samples(*w.clone, s);
+		std::vector<double> iops = iops_samples(w, s);
 		add_samples(&total_iops, iops);
 		pf(out, "%6u | %15llu | %12llu | %10.2f | %10.2f", w.thread, (unsigned long long)b,
 		   (unsigned long long)n, (double)b / 1048576.0 / v.seconds, (double)n / v.seconds);

@@ -91,17 +91,29 @@ double percentile_ms(const res_lat &l, double fraction)
 	return (double)l.max_ns / 1e6;
 }
 
-std::vector<double> iops_samples(const res_clone &c, section s)
+uint32_t kept_buckets(const row &w)
 {
+	const res_series &se = w.clone->iops_series.nr ? w.clone->iops_series : w.clone->bw_series;
+	uint64_t width = se.interval_ns;
+	if (!se.nr || !w.job || !w.job->runtime_ns || !width)
+		return se.nr;
+	// DISKSPD keeps ceil(duration / bucket) buckets: I/Os completing after -d are dropped.
+	uint64_t keep = (w.job->runtime_ns + width - 1) / width;
+	return keep < se.nr ? (uint32_t)keep : se.nr;
+}
+
+std::vector<double> iops_samples(const row &w, section s)
+{
+	const res_clone &c = *w.clone;
 	const res_series &se = c.iops_series.nr ? c.iops_series : c.bw_series;
 	std::vector<double> out;
-	for (uint32_t i = 0; i < se.nr; i++) {
+	for (uint32_t i = 0; i < kept_buckets(w); i++) {
 		const res_sample &sm = se.samples[i];
 		uint64_t n = s == section::read	   ? sm.ios[PLAN_DDIR_READ]
 			     : s == section::write ? sm.ios[PLAN_DDIR_WRITE]
 						   : sm.ios[PLAN_DDIR_READ] + sm.ios[PLAN_DDIR_WRITE];
-		uint64_t w = sm.t_end_ns > sm.t_start_ns ? sm.t_end_ns - sm.t_start_ns : 0;
-		out.push_back(w ? (double)n * 1e9 / (double)w : 0.0);
+		uint64_t t = sm.t_end_ns > sm.t_start_ns ? sm.t_end_ns - sm.t_start_ns : 0;
+		out.push_back(t ? (double)n * 1e9 / (double)t : 0.0);
 	}
 	return out;
 }

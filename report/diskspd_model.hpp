@@ -75,7 +75,9 @@ double stddev_ms(const res_lat &l);		// population, as DISKSPD
 double percentile_ms(const res_lat &l, double fraction);
 
 // IOPS of each per-interval sample of one clone; index-wise sums merge rows.
-std::vector<double> iops_samples(const res_clone &c, section s);
+// The per-bucket samples DISKSPD would keep: the first ceil(duration / bucket).
+uint32_t kept_buckets(const row &w);
+std::vector<double> iops_samples(const row &w, section s);
 void add_samples(std::vector<double> *acc, const std::vector<double> &s);
 double pop_stddev(const std::vector<double> &v);
 

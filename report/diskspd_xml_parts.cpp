@@ -19,9 +19,10 @@ std::vector<interval> merged_intervals(const std::vector<const row *> &rows)
 	for (const row *w : rows) {
 		const res_clone &c = *w->clone;
 		const res_series &s = c.iops_series.nr ? c.iops_series : c.bw_series;
-		if (out.size() < s.nr)
-			out.resize(s.nr);
-		for (uint32_t i = 0; i < s.nr; i++) {
+		uint32_t n = kept_buckets(*w);
+		if (out.size() < n)
+			out.resize(n);
+		for (uint32_t i = 0; i < n; i++) {
 			for (int d = 0; d < 2; d++) {
 				out[i].ios[d] += s.samples[i].ios[d];
 				out[i].lat_sum_ns[d] += s.samples[i].lat_sum_ns[d];
@@ -37,7 +38,7 @@ double stddev_of(const std::vector<const row *> &rows, section s)
 {
 	std::vector<double> acc;
 	for (const row *w : rows)
-		add_samples(&acc, iops_samples(*w->clone, s));
+		add_samples(&acc, iops_samples(*w, s));
 	return pop_stddev(acc);
 }
 

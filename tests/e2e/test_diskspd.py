@@ -98,6 +98,16 @@ class DiskspdFrontEnd(TmpDirCase):
         p = self.diskspd("-b4K -c16M -d1 E:".split())
         self.assertEqual(p.returncode, 2)
 
+    def test_iops_buckets_are_ceil_of_the_duration(self):
+        # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
+        p = self.diskspd("-Rxml -b4K -c16M -r -o32 -t2 -Sh -D -W0 -d2 f.dat".split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import xml.etree.ElementTree as ET
+        blocks = ET.fromstring(p.stdout).findall(".//Iops")
+        self.assertEqual(len(blocks), 3)  # each thread and the target
+        for b in blocks:
+            self.assertEqual([x.get("SampleMillisecond") for x in b.findall("Bucket")], ["1000", "2000"])
+
     def test_xml_output_and_symlink_invocation(self):
         link = self.tmp / "diskspd"
         os.symlink(BIN, link)
