@@ -147,6 +147,8 @@ struct worker {
 
 	uint64_t check_at;		/* next rate_min check; UINT64_MAX = none */
 	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
+	uint64_t cycle_from;		/* when cycle_* were taken; 0 = not yet */
+	uint64_t rate_seen_ios;		/* completions at the last look, to look only after new ones */
 
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */

@@ -371,7 +371,7 @@ static const std::vector<option> table = {
      A(FOR_DDIR(j.pj.rate_iops_min[d] = (uint64_t)int_in(o, s))), false},
     {"rate_process", {}, opt_type::choice, "", "linear", NR, {{"linear", "evenly spaced"}, {"poisson", "exponential gaps"}},
      CAT_RATE, "Arrival process of rate-limited I/O.", set_rate_process, false},
-    {"rate_cycle", {}, opt_type::time, "ms", "1000", 1, 1e9, {}, CAT_RATE, "Window over which rate_min is checked.",
+    {"rate_cycle", {}, opt_type::time, "ms", "1000", 1, 1e9, {}, CAT_RATE, "Least time between rate_min checks, which judge the completions since the last one (after a 2 s settle, as fio).",
      A(j.pj.rate_cycle_ns = time_in(o, v)), false},
     {"thinktime", {}, opt_type::time, "us", "0", 0, 1e12, {}, CAT_RATE, "Pause after every thinktime_blocks I/Os.",
      A(j.pj.thinktime_ns = time_in(o, v)), false},

@@ -104,6 +104,24 @@ class FioDifferential(TmpDirCase):
             with self.subTest(job=name):
                 self.compare(name, text)
 
+    def test_slow_rate_meets_ratemin_as_in_fio(self):
+        # fio's examples/1mbs_clients.fio: rate=1250 B/s of 4 KiB blocks is one I/O every
+        # 3.3 s, which fio judges against ratemin=1024 between completions, not per 1 s cycle.
+        # Shrunk to run in seconds: small files, no start delays, runtime=4.
+        src = ROOT / "build" / "fio-src" / "examples" / "1mbs_clients.fio"
+        if not src.exists():
+            self.skipTest("fio's examples are not unpacked (make fio-examples)")
+        text = re.sub(r"(?m)^startdelay=.*$", "", src.read_text()).replace("size=32m", "size=64k\nruntime=4")
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            (d / "tmp").mkdir(parents=True)
+            (d / "job.fio").write_text(text)
+            args = ["--output-format=terse", "job.fio"]
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            errors = [l.split(";")[4] for l in p.stdout.splitlines() if l.startswith("3;")]
+            self.assertEqual(errors, ["0"] * 32, who)
+
 
 if __name__ == "__main__":
     unittest.main()
