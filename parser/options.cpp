@@ -310,7 +310,7 @@ static const std::vector<option> table = {
      A(j.pj.iodepth_batch_submit = U32(int_in(o, v))), false},
     {"iodepth_batch_complete_min", {"iodepth_batch_complete"}, opt_type::integer, "", "1", 0, 65536, {}, CAT_ENGINE,
      "Completions waited for at once.", A(j.pj.iodepth_batch_complete_min = U32(int_in(o, v))), false},
-    {"iodepth_batch_complete_max", {}, opt_type::integer, "", nullptr, 0, 65536, {}, CAT_ENGINE, "Most completions reaped at once (default: iodepth).",
+    {"iodepth_batch_complete_max", {}, opt_type::integer, "", nullptr, 0, 65536, {}, CAT_ENGINE, "Most completions reaped at once (default: iodepth_batch_complete_min, as fio).",
      A(j.pj.iodepth_batch_complete_max = U32(int_in(o, v)); j.iodepth_batch_complete_max_set = true), false},
     {"iodepth_low", {}, opt_type::integer, "", "0", 0, 65536, {}, CAT_ENGINE, "Refill the queue when it drains to this depth (0: iodepth).",
      A(j.pj.iodepth_low = U32(int_in(o, v))), false},

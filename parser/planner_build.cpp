@@ -23,8 +23,10 @@ std::string job_name(const job_def &d)
 void finalize_spec(job_def &d)
 {
     plan_job &j = d.spec.pj;
-    if (!d.spec.iodepth_batch_complete_max_set)
-        j.iodepth_batch_complete_max = j.iodepth;
+    // fio: unset (or below the minimum), the most reaped at once is the minimum (1 by
+    // default), so each completion is followed by a new submission and iodepth holds.
+    if (!d.spec.iodepth_batch_complete_max_set || j.iodepth_batch_complete_max < j.iodepth_batch_complete_min)
+        j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.interlocked && plan_rw_is_random(j.rw))

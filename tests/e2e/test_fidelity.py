@@ -1,0 +1,58 @@
+"""tests/e2e/test_fidelity.py - the workload asked for is the workload run, as fio runs it.
+
+A queue depth is a promise about how many I/Os are in flight.  By Little's law
+IOPS x mean latency is that number, so it is checked on a real file with
+O_DIRECT (io_uring and libaio, iodepth 4 and 32), next to fio 3.33 running the
+same job on the same file in the same test, together with iodepth_level (the
+share of I/Os submitted at full depth).
+"""
+import json
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+SIZE = "256m"
+
+
+def in_flight(doc):
+    job = doc["jobs"][0]
+    return job["read"]["iops"] * job["read"]["lat_ns"]["mean"] / 1e9, job["iodepth_level"]
+
+
+def depth_key(depth):
+    return ">=64" if depth >= 64 else str(depth)
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class QueueDepth(TmpDirCase):
+    def job(self, engine, depth):
+        return ["--name=q", f"--filename={self.tmp / 'qd.dat'}", f"--size={SIZE}", "--rw=randread", "--bs=4k",
+                "--direct=1", f"--ioengine={engine}", f"--iodepth={depth}", "--runtime=2", "--time_based",
+                "--output-format=json"]
+
+    def test_iodepth_is_held_as_fio_holds_it(self):
+        lay = run(self.job("psync", 1)[:-3] + ["--number_ios=1"])  # ioplan lays the file out once
+        if lay.returncode != 0 and "O_DIRECT" in lay.stderr:
+            self.skipTest("this file system refuses O_DIRECT")
+        self.assertEqual(lay.returncode, 0, lay.stderr)
+        for engine in ("io_uring", "libaio"):
+            for depth in (4, 32):
+                with self.subTest(engine=engine, iodepth=depth):
+                    p = run(self.job(engine, depth))
+                    if p.returncode != 0 and engine == "io_uring" and "io_uring" in p.stderr:
+                        self.skipTest(f"the kernel refuses io_uring here: {p.stderr.strip()[-200:]}")
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    f = run_fio(self.job(engine, depth))
+                    self.assertEqual(f.returncode, 0, f.stderr)
+                    (ours, our_levels), (fios, fio_levels) = in_flight(json.loads(p.stdout)), \
+                        in_flight(json.loads(f.stdout[f.stdout.index("{"):]))
+                    msg = f"in flight: ioplan {ours:.2f}, fio {fios:.2f}"
+                    self.assertAlmostEqual(ours / depth, 1.0, delta=0.05, msg=msg)
+                    self.assertAlmostEqual(ours / fios, 1.0, delta=0.05, msg=msg)
+                    full = depth_key(depth)
+                    self.assertGreater(our_levels[full], 90.0, f"iodepth_level {our_levels}")
+                    self.assertGreater(fio_levels[full], 90.0, f"fio's iodepth_level {fio_levels}")
+
+
+if __name__ == "__main__":
+    unittest.main()
