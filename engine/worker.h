@@ -149,6 +149,7 @@ struct worker {
 	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
 	uint64_t cycle_from;		/* when cycle_* were taken; 0 = not yet */
 	uint64_t rate_seen_ios;		/* completions at the last look, to look only after new ones */
+	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
@@ -176,6 +177,8 @@ void worker_verify_verdict(struct worker *w);
 /* Checks and preparations around the I/O (worker_checks.c). */
 void worker_checks_start(struct worker *w);
 void worker_check_rates(struct worker *w);
+/* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
+void worker_pass_bytes(struct worker *w, uint64_t bytes);
 int worker_prepare_cache(struct worker *w);
 bool worker_finish_short(struct worker *w, struct io_u *u);
 /*

@@ -276,6 +276,8 @@ static void taken(struct worker *w, struct io_u *u)
 	}
 	if (w->counting)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
+	if (w->inval_every)
+		worker_pass_bytes(w, u->len);
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
 	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
 	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every

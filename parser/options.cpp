@@ -224,7 +224,7 @@ static const std::vector<option> table = {
      A(j.pj.overwrite = flag_value(v)), false},
     {"pre_read", {}, opt_type::boolean, "", "0", NR, {}, CAT_FILES, "Read the files once into the page cache before the job.",
      A(j.pj.pre_read = flag_value(v)), false},
-    {"invalidate", {}, opt_type::boolean, "", "1", NR, {}, CAT_FILES, "Drop the files' cached pages before the job.",
+    {"invalidate", {}, opt_type::boolean, "", "1", NR, {}, CAT_FILES, "Drop the files' cached pages before the job and at each new pass over them (as fio), so buffered reads measure the device.",
      A(j.pj.invalidate = flag_value(v)), false},
     {"unlink", {}, opt_type::boolean, "", "0", NR, {}, CAT_FILES, "Delete the job's files when it is done (only files ioplan created).",
      A(j.pj.unlink = flag_value(v)), false},

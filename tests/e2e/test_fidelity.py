@@ -4,7 +4,9 @@ A queue depth is a promise about how many I/Os are in flight.  By Little's law
 IOPS x mean latency is that number, so it is checked on a real file with
 O_DIRECT (io_uring and libaio, iodepth 4 and 32), next to fio 3.33 running the
 same job on the same file in the same test, together with iodepth_level (the
-share of I/Os submitted at full depth).
+share of I/Os submitted at full depth).  Buffered reads of a small file must
+measure the device as fio's do (invalidate=1 drops the cached pages at each
+pass), not the page cache.
 """
 import json
 import unittest
@@ -52,6 +54,29 @@ class QueueDepth(TmpDirCase):
                     full = depth_key(depth)
                     self.assertGreater(our_levels[full], 90.0, f"iodepth_level {our_levels}")
                     self.assertGreater(fio_levels[full], 90.0, f"fio's iodepth_level {fio_levels}")
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class PageCache(TmpDirCase):
+    def test_buffered_random_reads_of_a_small_file_reach_the_device(self):
+        # fio's examples/fio-rand-read.fio, shrunk: 16 MiB is read ~50 times a second from
+        # the page cache unless each pass drops it again, as fio's re-open does.
+        job = ["--name=b", f"--filename={self.tmp / 'br.dat'}", "--rw=randread", "--bs=4k", "--size=16m",
+               "--runtime=2", "--time_based", "--direct=0", "--ioengine=libaio", "--iodepth=16",
+               "--output-format=json"]
+        p = run(job)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = run_fio(job)
+        self.assertEqual(f.returncode, 0, f.stderr)
+        ours = json.loads(p.stdout)["jobs"][0]["read"]["iops"]
+        fios = json.loads(f.stdout[f.stdout.index("{"):])["jobs"][0]["read"]["iops"]
+        self.assertLess(ours / fios, 2.0, f"ioplan {ours:.0f} IOPS, fio {fios:.0f}")
+        self.assertGreater(ours / fios, 0.5, f"ioplan {ours:.0f} IOPS, fio {fios:.0f}")
+        # invalidate=0 is the user asking for the cache: then it answers.
+        p = run(job + ["--invalidate=0"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cached = json.loads(p.stdout)["jobs"][0]["read"]["iops"]
+        self.assertGreater(cached, 2 * ours, "invalidate=0 reads the warm cache")
 
 
 if __name__ == "__main__":
