@@ -25,6 +25,8 @@ CASES = {
     "psync_write": PSYNC + "[w]\nrw=write\nbs=64k\n[r]\nrw=read\nstonewall\n",
     "shared_file": PSYNC + "[w]\nrw=write\nfilename=shared\n[r]\nrw=randread\nfilename=shared\nstonewall\n",
     "libaio": PSYNC.replace("psync", "libaio") + "[q]\nrw=randread\niodepth=8\ndirect=1\n",
+    # fio counts the verify read-back as reads: r/w 2 MiB / 2 MiB, 512 + 512 I/Os.
+    "write_verify": PSYNC + "[v]\nrw=randwrite\nbs=4k\nverify=crc32c\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
