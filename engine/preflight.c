@@ -19,6 +19,9 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/sysinfo.h>
 #include <linux/fs.h>
 #include <unistd.h>
@@ -38,6 +41,7 @@ struct pf_state {
 	struct fs_need fs[PF_MAX_FS];
 	uint32_t nr_fs;
 	uint64_t buffered_read_bytes;
+	uint32_t memory_job;		/* job_id + 1 of the last job told it measures memory */
 	int oom;
 };
 
@@ -291,6 +295,56 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	return 0;
 }
 
+/* Is the block device dev a RAM disk (zram, brd's ramN), or a partition of one? */
+static bool ram_disk(const struct safety_env *env, dev_t dev)
+{
+	char link[512], target[PATH_MAX];
+	const char *name;
+
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", env->sys_root, major(dev), minor(dev));
+	if (!realpath(link, target))
+		return false;
+	name = strstr(target, "/block/");
+	name = name ? name + 7 : "";
+	return !strncmp(name, "zram", 4) || (!strncmp(name, "ram", 3) && name[3] >= '0' && name[3] <= '9');
+}
+
+/* What keeps path's data in memory (tmpfs, ramfs, a RAM disk), or NULL. */
+static const char *memory_backed(const struct safety_env *env, const char *path, const struct stat *sb)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (sb && S_ISBLK(sb->st_mode))
+		return ram_disk(env, sb->st_rdev) ? "a RAM disk" : NULL;
+	if (statfs(path, &fs) || stat(path, &st))
+		return NULL;
+	if (fs.f_type == TMPFS_MAGIC)
+		return "tmpfs";
+	if (fs.f_type == RAMFS_MAGIC)
+		return "ramfs";
+	if (fs.f_type == HUGETLBFS_MAGIC)
+		return "hugetlbfs";
+	return major(st.st_dev) && ram_disk(env, st.st_dev) ? "a file system on a RAM disk" : NULL;
+}
+
+/*
+ * A file system without a backing device answers from memory whatever the
+ * job asks - since Linux 6.6 tmpfs even takes O_DIRECT - so the results
+ * measure memory: said once per job, in the findings every output carries.
+ */
+static void check_memory(struct pf_state *s, const struct plan_job *j, const char *path, const struct stat *sb)
+{
+	const char *what;
+
+	if (s->memory_job == j->job_id + 1 || !(what = memory_backed(s->env, path, sb)))
+		return;
+	s->memory_job = j->job_id + 1;
+	add(s, RES_MSG_WARNING, "memory-backed", (int32_t)j->job_id,
+	    "job '%s': %s is on %s, which keeps its data in memory: the results measure memory, not "
+	    "storage%s", j->name, path, what, j->direct ? " (direct=1 does not change that)" : "");
+}
+
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
 	char dir[PATH_MAX];
@@ -322,6 +376,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	}
 	if (j->direct && j->ioengine != PLAN_IOENGINE_NULL)
 		check_direct(s, j, f->path, dir, exists);
+	check_memory(s, j, exists ? f->path : dir, exists ? &sb : NULL);
 	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
 		uint64_t have = 0;
 
