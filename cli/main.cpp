@@ -11,6 +11,7 @@
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
 #include "cli/diskspd.hpp"
+#include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "parser/parser.hpp"
@@ -113,6 +114,11 @@ int plot_action(const cli::args &a)
     }
     report::plot_options po;
     po.output = a.output_path;
+    for (const std::string &out : {po.output, po.output + ".gp"})
+        if (!cli::check_writable(out, &err)) {
+            std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
+            return 2;
+        }
     if (!report::plot(text, po, &err)) {
         std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
         return 1;

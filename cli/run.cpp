@@ -11,12 +11,13 @@
 #include <cstring>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
@@ -89,8 +90,13 @@ void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
         std::fputs(line.clear().c_str(), stderr);
 }
 
-int write_reports(const results &r, const plan &p, const args &a, unsigned formats)
+std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats)
 {
+    std::ostringstream text;
+    if (a.writer) {
+        a.writer(r, p, text);
+        return text.str();
+    }
     report::options o;
     o.formats = formats;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
@@ -101,29 +107,18 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
         size_t slash = path.rfind('/');
         o.cdm_target = report::cdm_target_usage(slash == std::string::npos ? "." : path.substr(0, slash));
     }
-    std::string err;
-    if (a.writer) {
-        std::ofstream file;
-        if (!a.output_path.empty())
-            file.open(a.output_path);
-        std::ostream &out = a.output_path.empty() ? std::cout : file;
-        a.writer(r, p, out);
-        out.flush();
-        if (!out.good())
-            std::fprintf(stderr, "ioplan: error: cannot write the results to %s\n",
-                         a.output_path.empty() ? "stdout" : a.output_path.c_str());
-        return out.good() ? 0 : 1;
-    }
-    if (a.output_path.empty()) {
-        report::write(r, p, o, std::cout);
-        std::cout.flush();
-        return std::cout.good() ? 0 : 1;
-    }
-    if (!report::write_to_file(a.output_path, r, p, o, &err)) {
-        std::fprintf(stderr, "ioplan: error: %s\n", err.c_str());
-        return 1;
-    }
-    return 0;
+    report::write(r, p, o, text);
+    return text.str();
+}
+
+int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out)
+{
+    std::string text = render_reports(r, p, a, formats);
+    if (!a.output_path.empty())
+        return out.commit(text) ? 0 : 1;
+    std::cout << text;
+    std::cout.flush();
+    return std::cout.good() ? 0 : 1;
 }
 
 } // namespace
@@ -134,6 +129,11 @@ int run_plan(const plan &p, const args &a)
     std::string err;
     if (!a.writer && !report::parse_formats(a.output_format, &formats, &err)) {
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
+        return 2;
+    }
+    output_file out;
+    if (!a.output_path.empty() && !out.open(a.output_path, &err)) {
+        std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", a.output_path.c_str(), err.c_str());
         return 2;
     }
     pf_report pf{};
@@ -162,7 +162,7 @@ int run_plan(const plan &p, const args &a)
     int rc = ret || !r ? 1 : 0;
     if (r) {
         attach_findings(r, pf);
-        rc |= write_reports(*r, p, a, formats);
+        rc |= write_reports(*r, p, a, formats, out);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)

@@ -1,0 +1,96 @@
+// cli/output.cpp - checked writes of everything ioplan outputs (output.hpp).
+#include "cli/output.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cli {
+
+namespace {
+
+bool fail(const std::string &what, int err)
+{
+	std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), std::strerror(err));
+	return false;
+}
+
+} // namespace
+
+bool write_all(int fd, const std::string &text, const std::string &what)
+{
+	size_t off = 0;
+	while (off < text.size()) {
+		ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(what, n < 0 ? errno : EIO); // a 0-byte write of a non-empty buffer is an I/O error
+		off += (size_t)n;
+	}
+	return true;
+}
+
+output_file::~output_file()
+{
+	abandon();
+}
+
+bool output_file::open(const std::string &path, std::string *err)
+{
+	path_ = path;
+	// O_NONBLOCK: a FIFO nobody reads yet would block the open (ENXIO instead).
+	const int flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK;
+	fd_ = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
+	created_ = fd_ >= 0;
+	if (fd_ < 0 && errno == EEXIST)
+		fd_ = ::open(path.c_str(), flags);
+	if (fd_ < 0 && errno == ENXIO) {
+		deferred_ = true;
+		return true;
+	}
+	if (fd_ < 0) {
+		*err = std::string("cannot open for writing: ") + std::strerror(errno);
+		return false;
+	}
+	fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+	return true;
+}
+
+bool output_file::commit(const std::string &text)
+{
+	const std::string what = "the results to " + path_;
+	created_ = false; // from here on the file is the user's result, whatever happens
+	if (deferred_ && (fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC)) < 0)
+		return fail(what, errno);
+	struct stat st;
+	// Truncated only now: until the results exist, an older file is kept.
+	if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
+		return fail(what, errno);
+	bool ok = write_all(fd_, text, what);
+	int fd = fd_;
+	fd_ = -1;
+	if (::close(fd) != 0 && ok)
+		ok = fail(what, errno); // NFS and full quotas report here
+	return ok;
+}
+
+bool check_writable(const std::string &path, std::string *err)
+{
+	output_file probe;
+	return probe.open(path, err); // and a file the probe created goes again
+}
+
+void output_file::abandon()
+{
+	if (fd_ >= 0)
+		::close(fd_);
+	fd_ = -1;
+	if (created_)
+		::unlink(path_.c_str());
+	created_ = false;
+}
+
+} // namespace cli

@@ -1,0 +1,124 @@
+"""tests/e2e/test_output_faults.py - output that cannot be written, through the binary.
+
+Every output path is checked before any I/O: a bad --output is exit 2 and the
+job's file is never created, and an older result file survives a run that
+never started.
+"""
+import json
+import os
+import subprocess
+import time
+import unittest
+
+from common import BIN, TmpDirCase, run
+
+NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
+
+
+def wait_blocked_in(pid, wchan, timeout=20):
+    """Waits until the process sleeps in a kernel function whose name contains wchan
+    (pipe_write: anon_pipe_write on 6.x; wait_for_partner: opening a FIFO)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/wchan") as f:
+                if wchan in f.read():
+                    return
+        except FileNotFoundError:
+            break
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} never blocked in {wchan}")
+
+
+def sh(*argv):
+    return subprocess.run(argv, capture_output=True, text=True)
+
+
+class MountCase(TmpDirCase):
+    def tearDown(self):
+        self.doCleanups()  # unmount first: the temporary directory holds the mounts
+        super().tearDown()
+
+
+class OutputPathsCheckedFirst(MountCase):
+    def job(self, output):
+        return ["--name=w", f"--directory={self.tmp}", "--size=1m", "--rw=write", f"--output={output}"]
+
+    def assert_refused_before_io(self, output, reason):
+        start = time.monotonic()
+        p = run(self.job(output))
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertFalse((self.tmp / "w.0.0").exists(), "the job's file was laid out")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: --output={output}: cannot open for writing: {reason}\n")
+        self.assertEqual(p.stdout, "")
+
+    def test_missing_directory(self):
+        self.assert_refused_before_io(self.tmp / "missing" / "out.json", "No such file or directory")
+
+    def test_parent_is_a_file(self):
+        self.write("plain", "x")
+        self.assert_refused_before_io(self.tmp / "plain" / "out.json", "Not a directory")
+
+    def test_output_is_a_directory(self):
+        (self.tmp / "d").mkdir()
+        self.assert_refused_before_io(self.tmp / "d", "Is a directory")
+
+    @unittest.skipIf(os.geteuid() != 0, "mounting a file system needs root")
+    def test_read_only_file_system(self):
+        mnt = self.tmp / "ro"
+        mnt.mkdir()
+        if sh("mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mnt)).returncode:
+            self.skipTest("mount -t tmpfs refused here")
+        self.addCleanup(sh, "umount", "-l", str(mnt))
+        self.assert_refused_before_io(mnt / "out.json", "Read-only file system")
+
+    def test_earlier_results_survive_a_run_that_is_refused(self):
+        old = self.write("old.json", "the results of yesterday's run\n")
+        self.write("w.0.0", "a user's file, not ioplan's")  # preflight refuses to write it
+        p = run(self.job(old))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(old.read_text(), "the results of yesterday's run\n")
+        p = run([*self.job(self.tmp / "new.json")])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertFalse((self.tmp / "new.json").exists(), "a refused run left an output file")
+
+    def test_existing_output_is_replaced_by_the_results(self):
+        old = self.write("old.json", "x" * 100000)
+        p = run([*NULL_JOB, "--output-format=json", f"--output={old}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(old.read_text())["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
+    def test_output_fifo_opened_late_gets_the_results(self):
+        # A FIFO's reader may come after the run: checking the path must not wait for it.
+        fifo = self.tmp / "results.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, *NULL_JOB, "--output-format=json", f"--output={fifo}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_blocked_in(proc.pid, "wait_for_partner")
+        with open(fifo) as f:
+            doc = json.loads(f.read())
+        self.assertEqual(proc.wait(timeout=10), 0)
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
+    def test_diskspd_output_checked_first(self):
+        out = self.tmp / "missing" / "out.txt"
+        p = run(["diskspd", "-b4K", "-c1M", "-d1", f"--output={out}", str(self.tmp / "t.dat")])
+        self.assertFalse((self.tmp / "t.dat").exists())
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"ioplan: error: --output={out}: cannot open for writing: No such file or directory",
+                      p.stderr)
+
+    def test_plot_output_checked_before_gnuplot(self):
+        result = self.tmp / "r.json"
+        p = run([*NULL_JOB, "--output-format=json", f"--output={result}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        chart = self.tmp / "missing" / "chart.svg"
+        p = run(["plot", str(result), "-o", str(chart)])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan plot: error: -o {chart}: cannot open for writing: "
+                                   "No such file or directory\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
