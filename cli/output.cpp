@@ -2,8 +2,10 @@
 #include "cli/output.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +33,34 @@ bool write_all(int fd, const std::string &text, const std::string &what)
 		off += (size_t)n;
 	}
 	return true;
+}
+
+bool write_stdout(const std::string &text, const std::string &what)
+{
+	return write_all(STDOUT_FILENO, text, what);
+}
+
+std::string capture(const std::function<void(FILE *)> &fn)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		throw std::bad_alloc();
+	fn(f);
+	std::fclose(f);
+	std::string s(buf, len);
+	std::free(buf);
+	return s;
+}
+
+bool flush_stdout()
+{
+	std::cout.flush();
+	errno = 0;
+	if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good())
+		return true;
+	return fail("stdout", errno ? errno : EIO);
 }
 
 output_file::~output_file()

@@ -1,22 +1,37 @@
-// cli/output.hpp - the --output file: opened before the run, written after it.
+// cli/output.hpp - everything ioplan writes as output goes through here, so no
+// write error is dropped.
 //
-// An --output file is opened before the run (a bad path is exit 2 in the first
-// second, before any I/O, not after an hour) but only truncated when the
-// results are written, so a run that never starts leaves an earlier result
-// file as it was.  Writes are checked to the end, close(2) included; a failure
-// prints
+// Output (reports, --help, --showplan, `convert`, ...) is rendered into a
+// string first and then written with write(2) until all of it is out, so a
+// failure is seen with its errno, including at the end where stdio's buffered
+// flush at exit would lose it.  A failure prints
 //
 //     ioplan: error: writing <what>: <strerror>
 //
-// and the caller exits 1.
+// and the caller exits 1.  An --output file is opened before the run (a bad
+// path is exit 2 in the first second, before any I/O, not after an hour) but
+// only truncated when the results are written, so a run that never starts
+// leaves an earlier result file as it was.
 #pragma once
 
+#include <cstdio>
+#include <functional>
 #include <string>
 
 namespace cli {
 
 // Writes all of text to fd; false after printing "writing <what>: <strerror>".
 bool write_all(int fd, const std::string &text, const std::string &what);
+
+// write_all to standard output.
+bool write_stdout(const std::string &text, const std::string &what);
+
+// What fn prints into a FILE *, as a string (for printers that take a FILE *).
+std::string capture(const std::function<void(FILE *)> &fn);
+
+// Whatever is still in stdio's or iostream's stdout buffers, flushed and
+// checked; false after printing the error.  main() calls it last.
+bool flush_stdout();
 
 // An --output=FILE, opened before the run and written after it.
 class output_file {

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <cstdio>
 #include <ctime>
-#include <iostream>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -114,11 +113,8 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
 int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out)
 {
     std::string text = render_reports(r, p, a, formats);
-    if (!a.output_path.empty())
-        return out.commit(text) ? 0 : 1;
-    std::cout << text;
-    std::cout.flush();
-    return std::cout.good() ? 0 : 1;
+    bool ok = a.output_path.empty() ? write_stdout(text, "the results to stdout") : out.commit(text);
+    return ok ? 0 : 1;
 }
 
 } // namespace

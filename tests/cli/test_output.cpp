@@ -93,4 +93,5 @@ TEST_CASE("cli output: a failing write is an error, not a short file")
 	cli::output_file f;
 	REQUIRE(f.open("/dev/full", &err));
 	CHECK_FALSE(f.commit(std::string(10000, 'x')));
+	CHECK(cli::capture([](FILE *out) { std::fputs("captured", out); }) == "captured");
 }

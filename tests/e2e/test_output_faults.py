@@ -2,7 +2,8 @@
 
 Every output path is checked before any I/O: a bad --output is exit 2 and the
 job's file is never created, and an older result file survives a run that
-never started.
+never started.  Every write of output is checked to its end: /dev/full and a
+small full tmpfs give "ioplan: error: writing ...: <strerror>" and exit 1.
 """
 import json
 import os
@@ -12,6 +13,7 @@ import unittest
 
 from common import BIN, TmpDirCase, run
 
+ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
 
 
@@ -118,6 +120,73 @@ class OutputPathsCheckedFirst(MountCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertEqual(p.stderr, f"ioplan plot: error: -o {chart}: cannot open for writing: "
                                    "No such file or directory\n")
+
+
+class WriteErrors(TmpDirCase):
+    def to_dev_full(self, args):
+        with open("/dev/full", "w") as full:
+            return subprocess.run([BIN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                                  cwd=self.tmp)
+
+    def test_every_printing_action_into_dev_full(self):
+        self.write("j.fio", "[j]\nrw=read\nsize=1m\n")
+        cases = [
+            (["--help"], "stdout"), (["--version"], "stdout"), (["--presets"], "stdout"),
+            (["--cmdhelp"], "stdout"), (["--cmdhelp=bs"], "stdout"), (["--dump-job-schema"], "stdout"),
+            (["--dump-man-options"], "stdout"),
+            ([*NULL_JOB, "--output-format=json"], "the results to stdout"),
+            ([*NULL_JOB], "the results to stdout"),
+            ([*NULL_JOB, "--output-format=terse,json+"], "the results to stdout"),
+            ([*NULL_JOB, "--showplan"], "the plan to stdout"),
+            (["convert", "j.fio", "--to=toml"], "the converted job to stdout"),
+            (["diskspd", "-b4K", "-c1M", "--job", "t.dat"], "the job to stdout"),
+            (["diskspd", "-b4K", "-c1M", "--showplan", "t.dat"], "the plan to stdout"),
+        ]
+        for args, what in cases:
+            with self.subTest(args=args):
+                p = self.to_dev_full(args)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertTrue(p.stderr.endswith(f"ioplan: error: writing {what}: {ENOSPC}\n"), p.stderr)
+
+    def test_output_file_on_dev_full(self):
+        p = run([*NULL_JOB, "--output-format=json", "--output=/dev/full"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to /dev/full: {ENOSPC}\n")
+
+
+@unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
+class FullFileSystem(MountCase):
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.tmp / "small"
+        self.mnt.mkdir()
+        if sh("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(self.mnt)).returncode:
+            self.skipTest("mount -t tmpfs refused here")
+        self.addCleanup(sh, "umount", "-l", str(self.mnt))
+        # Filled to the last page, as a disk another writer just filled.
+        fd = os.open(self.mnt / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+
+    def test_convert_into_a_full_file_system(self):
+        job = self.write("j.fio", "[global]\nioengine=null\n" + "".join(
+            f"[job{i}]\nrw=randread\nsize={i + 1}m\nbs=4k\n" for i in range(50)))
+        dest = self.mnt / "j.toml"
+        with open(dest, "w") as out:
+            p = subprocess.run([BIN, "convert", str(job), "--to=toml"], stdout=out, stderr=subprocess.PIPE,
+                               text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: writing the converted job to stdout: {ENOSPC}\n")
+
+    def test_results_into_a_full_file_system(self):
+        dest = self.mnt / "r.json"
+        p = run([*NULL_JOB, "--output-format=json+", f"--output={dest}"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC}\n")
 
 
 if __name__ == "__main__":
