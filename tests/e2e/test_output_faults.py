@@ -4,9 +4,13 @@ Every output path is checked before any I/O: a bad --output is exit 2 and the
 job's file is never created, and an older result file survives a run that
 never started.  Every write of output is checked to its end: /dev/full and a
 small full tmpfs give "ioplan: error: writing ...: <strerror>" and exit 1.
+A report blocked on a pipe or FIFO nobody reads, or a progress line blocked on
+such a stderr, never makes ioplan deaf to SIGINT or SIGTERM.
 """
+import fcntl
 import json
 import os
+import signal
 import subprocess
 import time
 import unittest
@@ -15,6 +19,21 @@ from common import BIN, TmpDirCase, run
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
+
+
+def full_pipe():
+    """A pipe (read end, write end) whose 4 KiB buffer is already full, as a
+    reader that stopped reading leaves it: the next write into it blocks."""
+    r, w = os.pipe()
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(w, True)
+    return r, w
 
 
 def wait_blocked_in(pid, wchan, timeout=20):
@@ -32,8 +51,71 @@ def wait_blocked_in(pid, wchan, timeout=20):
     raise AssertionError(f"process {pid} never blocked in {wchan}")
 
 
+def ended_within(proc, seconds):
+    """Seconds the process took to exit, killing it (and failing) past the limit."""
+    start = time.monotonic()
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"still running {seconds} s after the signal")
+    return time.monotonic() - start
+
+
 def sh(*argv):
     return subprocess.run(argv, capture_output=True, text=True)
+
+
+class SignalsWhileBlocked(TmpDirCase):
+    def test_report_blocked_on_a_pipe_nobody_reads_ends_on_sigint_and_sigterm(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(signal=sig.name):
+                r, w = full_pipe()
+                proc = subprocess.Popen([BIN, *NULL_JOB, "--output-format=json"], stdout=w,
+                                        stderr=subprocess.DEVNULL)
+                os.close(w)
+                try:
+                    wait_blocked_in(proc.pid, "pipe_write")  # the run is over, the report waits
+                    proc.send_signal(sig)
+                    self.assertLess(ended_within(proc, 1.0), 1.0)
+                    self.assertNotEqual(proc.returncode, 0)
+                finally:
+                    os.close(r)
+
+    def test_progress_line_blocked_on_stderr_does_not_stop_sigint(self):
+        # --eta=always into a stderr nobody reads: the progress line must not leave the
+        # supervisor stuck with the signals blocked.
+        r, w = full_pipe()
+        proc = subprocess.Popen([BIN, "--name=p", "--ioengine=null", "--size=64m", "--rw=randread",
+                                 "--time_based", "--runtime=30", "--rate_iops=2000", "--eta=always",
+                                 "--output-format=json"], stdout=subprocess.PIPE, stderr=w)
+        os.close(w)
+        try:
+            time.sleep(1.5)  # three progress lines due by now
+            proc.send_signal(signal.SIGINT)
+            start = time.monotonic()
+            out, _ = proc.communicate(timeout=10)
+            self.assertLess(time.monotonic() - start, 1.0)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(r)
+        self.assertEqual(proc.returncode, 1)
+        doc = json.loads(out)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertGreater(doc["jobs"][0]["read"]["total_ios"], 0)
+
+    def test_output_fifo_nobody_opens_ends_on_sigint(self):
+        fifo = self.tmp / "results.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, *NULL_JOB, "--output-format=json", f"--output={fifo}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_blocked_in(proc.pid, "wait_for_partner")  # the run is over; the results wait for a reader
+        proc.send_signal(signal.SIGINT)
+        self.assertLess(ended_within(proc, 1.0), 1.0)
+        self.assertNotEqual(proc.returncode, 0)
 
 
 class MountCase(TmpDirCase):
