@@ -271,5 +271,18 @@ class FullFileSystem(MountCase):
         self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC}\n")
 
 
+    def test_plot_into_a_full_file_system(self):
+        result = self.tmp / "r.json"
+        p = run([*NULL_JOB, "--output-format=json", f"--output={result}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        filler = self.mnt / "filler"
+        os.truncate(filler, filler.stat().st_size - 4096)  # one page: the script fits, the chart does not
+        chart = self.mnt / "chart.svg"
+        p = run(["plot", str(result), "-o", str(chart)])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan plot: error: writing '{chart}': gnuplot left it incomplete "
+                                   "(is the file system full?)\n")
+
+
 if __name__ == "__main__":
     unittest.main()
