@@ -107,6 +107,15 @@ bool output_file::commit(const std::string &text)
 	return ok;
 }
 
+bool output_file::is(const std::string &other) const
+{
+	struct stat mine, theirs;
+	int ret = fd_ >= 0 ? fstat(fd_, &mine) : stat(path_.c_str(), &mine);
+	// Only a regular file holds data a report would replace (/dev/null may be both).
+	return ret == 0 && S_ISREG(mine.st_mode) && stat(other.c_str(), &theirs) == 0 &&
+	       mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+}
+
 bool check_writable(const std::string &path, std::string *err)
 {
 	output_file probe;

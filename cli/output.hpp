@@ -55,6 +55,9 @@ public:
 	// commit() was called.
 	void abandon();
 
+	// Whether other names this same regular file (device and inode), after open().
+	bool is(const std::string &other) const;
+
 	const std::string &path() const { return path_; }
 
 private:

@@ -170,6 +170,34 @@ int run_engine(const plan &p, const args &a, results **r, int *signals)
     return ret;
 }
 
+// The job whose file the --output file is (the report would replace the
+// data the run used), or null.
+const plan_job *job_writing_to(const plan &p, const output_file &out)
+{
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
+        for (uint32_t c = 0; c < job->nr_clones; c++)
+            for (uint32_t f = 0; f < job->clones[c].nr_files; f++)
+                if (out.is(job->clones[c].files[f].path))
+                    return job;
+    return nullptr;
+}
+
+// Opens --output before any I/O; false after printing why (exit 2).
+bool open_output(const plan &p, const std::string &path, output_file *out)
+{
+    std::string err;
+    if (!out->open(path, &err)) {
+        std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
+        return false;
+    }
+    if (const plan_job *job = job_writing_to(p, *out)) {
+        std::fprintf(stderr, "ioplan: error: --output=%s is a file of job '%s': the results would replace it\n",
+                     path.c_str(), job->name);
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a)
@@ -181,10 +209,8 @@ int run_plan(const plan &p, const args &a)
         return 2;
     }
     output_file out;
-    if (!a.output_path.empty() && !out.open(a.output_path, &err)) {
-        std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", a.output_path.c_str(), err.c_str());
+    if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
         return 2;
-    }
     pf_report pf{};
     if (!preflight(p, &pf)) {
         pf_free(&pf);

@@ -185,6 +185,20 @@ class OutputPathsCheckedFirst(MountCase):
         self.assertEqual(proc.wait(timeout=10), 0)
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
+    def test_output_that_is_the_jobs_own_file(self):
+        p = run(["--name=w", f"--directory={self.tmp}", "--size=1m", "--rw=write"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        data = (self.tmp / "w.0.0").read_bytes()
+        # Named another way (relative, from another directory): the same file all the same.
+        p = run(["--name=w", "--directory=.", "--size=1m", "--rw=read", "--output=../" + self.tmp.name + "/w.0.0"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: --output=../{self.tmp.name}/w.0.0 is a file of job 'w': "
+                                   "the results would replace it\n")
+        self.assertEqual((self.tmp / "w.0.0").read_bytes(), data)
+        p = run(["--name=w", "--filename=/dev/null", "--size=1m", "--rw=read", "--output=/dev/null"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_diskspd_output_checked_first(self):
         out = self.tmp / "missing" / "out.txt"
         p = run(["diskspd", "-b4K", "-c1M", "-d1", f"--output={out}", str(self.tmp / "t.dat")])
