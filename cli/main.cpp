@@ -71,8 +71,9 @@ int info_action(const cli::args &a)
     return cli::write_stdout(text, "stdout") ? 0 : 1;
 }
 
-// `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout.  The
-// file is planned first, so only a job that runs is converted.
+// `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout (or
+// in --output).  The file is planned first, so only a job that runs is
+// converted.
 int convert_action(const cli::args &a)
 {
     if (a.req.job_files.size() != 1 || a.convert_to.empty()) {
@@ -84,7 +85,7 @@ int convert_action(const cli::args &a)
     parser::diag_list notes;
     parser::plan_documents({doc}, a.req, &notes);
     parser::syntax to = parser::syntax_of("", a.convert_to);
-    return cli::write_stdout(parser::write_document(doc, to), "the converted job to stdout") ? 0 : 1;
+    return cli::emit(parser::write_document(doc, to), "the converted job", a.output_path);
 }
 
 // --preset=NAME: the preset's file becomes the job file, command-line job
@@ -157,7 +158,7 @@ int plan_action(cli::args &a)
     if (a.what == cli::action::showplan) {
         std::ostringstream text;
         report::write_showplan(*p, text);
-        return cli::write_stdout(text.str(), "the plan to stdout") ? 0 : 1;
+        return cli::emit(text.str(), "the plan", a.output_path);
     }
     return cli::run_plan(*p, a);
 }

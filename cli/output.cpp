@@ -89,9 +89,9 @@ bool output_file::open(const std::string &path, std::string *err)
 	return true;
 }
 
-bool output_file::commit(const std::string &text)
+bool output_file::commit(const std::string &text, const std::string &content)
 {
-	const std::string what = "the results to " + path_;
+	const std::string what = content + " to " + path_;
 	created_ = false; // from here on the file is the user's result, whatever happens
 	if (deferred_ && (fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC)) < 0)
 		return fail(what, errno);
@@ -105,6 +105,19 @@ bool output_file::commit(const std::string &text)
 	if (::close(fd) != 0 && ok)
 		ok = fail(what, errno); // NFS and full quotas report here
 	return ok;
+}
+
+int emit(const std::string &text, const std::string &content, const std::string &path)
+{
+	if (path.empty())
+		return write_stdout(text, content + " to stdout") ? 0 : 1;
+	output_file out;
+	std::string err;
+	if (!out.open(path, &err)) {
+		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
+		return 2;
+	}
+	return out.commit(text, content) ? 0 : 1;
 }
 
 bool output_file::is(const std::string &other) const

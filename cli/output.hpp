@@ -47,8 +47,8 @@ public:
 	bool open(const std::string &path, std::string *err);
 
 	// Replaces the file's contents with text and closes it; false after
-	// printing the error.
-	bool commit(const std::string &text);
+	// printing "writing <content> to <path>: <strerror>".
+	bool commit(const std::string &text, const std::string &content = "the results");
 
 	// The run never produced results: a file open() created is removed, an
 	// existing one is left untouched.  The destructor does this unless
@@ -66,6 +66,10 @@ private:
 	bool created_ = false;
 	bool deferred_ = false;	// a FIFO without a reader at open()
 };
+
+// text to --output=path, or to stdout when path is "" (--showplan, convert).
+// Returns the exit code: 0, 1 a write failed, 2 path cannot be opened.
+int emit(const std::string &text, const std::string &content, const std::string &path);
 
 // Whether path can be opened for writing (as output_file::open, which leaves
 // no file behind): for outputs another program writes (gnuplot's chart).

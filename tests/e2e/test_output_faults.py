@@ -199,6 +199,20 @@ class OutputPathsCheckedFirst(MountCase):
         p = run(["--name=w", "--filename=/dev/null", "--size=1m", "--rw=read", "--output=/dev/null"])
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_convert_and_showplan_write_to_output(self):
+        job = self.write("j.fio", "[j]\nrw=read\nsize=1m\n")
+        p = run(["convert", str(job), "--to=toml", f"--output={self.tmp / 'j.toml'}"])
+        self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)
+        self.assertEqual((self.tmp / "j.toml").read_text(), run(["convert", str(job), "--to=toml"]).stdout)
+        p = run(["--showplan", str(job), f"--output={self.tmp / 'plan.json'}"])
+        self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)
+        self.assertEqual(json.loads((self.tmp / "plan.json").read_text())["nr_jobs"], 1)
+        missing = self.tmp / "missing" / "j.toml"
+        p = run(["convert", str(job), "--to=toml", f"--output={missing}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: --output={missing}: cannot open for writing: "
+                                   "No such file or directory\n")
+
     def test_diskspd_output_checked_first(self):
         out = self.tmp / "missing" / "out.txt"
         p = run(["diskspd", "-b4K", "-c1M", "-d1", f"--output={out}", str(self.tmp / "t.dat")])
