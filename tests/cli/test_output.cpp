@@ -89,9 +89,20 @@ TEST_CASE("cli output: a failing write is an error, not a short file")
 {
 	if (access("/dev/full", W_OK) != 0)
 		return;
-	std::string err;
+	scratch s;
+	std::string err, log = s.dir + "/stderr";
 	cli::output_file f;
 	REQUIRE(f.open("/dev/full", &err));
-	CHECK_FALSE(f.commit(std::string(10000, 'x')));
+	// The message goes to stderr: caught in a file to check its words.
+	int saved = dup(STDERR_FILENO);
+	FILE *caught = std::fopen(log.c_str(), "w");
+	REQUIRE(caught);
+	dup2(fileno(caught), STDERR_FILENO);
+	bool ok = f.commit(std::string(10000, 'x'));
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	std::fclose(caught);
+	CHECK_FALSE(ok);
+	CHECK(slurp(log) == "ioplan: error: writing the results to /dev/full: No space left on device\n");
 	CHECK(cli::capture([](FILE *out) { std::fputs("captured", out); }) == "captured");
 }
