@@ -134,11 +134,19 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     return text.str();
 }
 
+// The results go to --output or stdout.  When --output cannot take them (a
+// disk that filled during the run) they go to stdout instead: the run cannot
+// be had again, its numbers must not be lost with the file.
 int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out)
 {
     std::string text = render_reports(r, p, a, formats);
-    bool ok = a.output_path.empty() ? write_stdout(text, "the results to stdout") : out.commit(text);
-    return ok ? 0 : 1;
+    if (a.output_path.empty())
+        return write_stdout(text, "the results to stdout") ? 0 : 1;
+    if (out.commit(text))
+        return 0;
+    std::fprintf(stderr, "ioplan: the results are on stdout instead\n");
+    write_stdout(text, "the results to stdout");
+    return 1;
 }
 
 // Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal

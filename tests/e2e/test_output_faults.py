@@ -261,7 +261,14 @@ class WriteErrors(TmpDirCase):
     def test_output_file_on_dev_full(self):
         p = run([*NULL_JOB, "--output-format=json", "--output=/dev/full"])
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertEqual(p.stderr, f"ioplan: error: writing the results to /dev/full: {ENOSPC}\n")
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to /dev/full: {ENOSPC}\n"
+                                   "ioplan: the results are on stdout instead\n")
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+        with open("/dev/full", "w") as full:  # and when stdout fails too, both are said
+            p = subprocess.run([BIN, *NULL_JOB, "--output-format=json", "--output=/dev/full"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertTrue(p.stderr.endswith(f"ioplan: error: writing the results to stdout: {ENOSPC}\n"), p.stderr)
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
@@ -293,10 +300,13 @@ class FullFileSystem(MountCase):
         self.assertEqual(p.stderr, f"ioplan: error: writing the converted job to stdout: {ENOSPC}\n")
 
     def test_results_into_a_full_file_system(self):
+        # The disk filled during the run: the run's numbers come out on stdout instead.
         dest = self.mnt / "r.json"
         p = run([*NULL_JOB, "--output-format=json+", f"--output={dest}"])
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC}\n")
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC}\n"
+                                   "ioplan: the results are on stdout instead\n")
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
 
     def test_plot_into_a_full_file_system(self):
