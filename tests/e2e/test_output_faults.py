@@ -251,6 +251,7 @@ class WriteErrors(TmpDirCase):
             (["convert", "j.fio", "--to=toml"], "the converted job to stdout"),
             (["diskspd", "-b4K", "-c1M", "--job", "t.dat"], "the job to stdout"),
             (["diskspd", "-b4K", "-c1M", "--showplan", "t.dat"], "the plan to stdout"),
+            (["diskspd", "-b4K", "-c1M", "-Rptext", "t.dat"], "the profile to stdout"),
         ]
         for args, what in cases:
             with self.subTest(args=args):
