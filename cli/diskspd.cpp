@@ -2,9 +2,10 @@
 #include "cli/diskspd.hpp"
 
 #include <cstdio>
-#include <iostream>
+#include <sstream>
 
 #include "cli/args.hpp"
+#include "cli/output.hpp"
 #include "cli/run.hpp"
 #include "parser/diskspd.hpp"
 #include "parser/ini.hpp"
@@ -67,20 +68,19 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         std::fprintf(stderr, "diskspd: error: %s\n", e.c_str());
     if (!t.errors.empty())
         return 2;
-    if (own.job) {
-        std::fputs(t.ini.c_str(), stdout);
-        return 0;
-    }
+    if (own.job)
+        return write_stdout(t.ini, "the job to stdout") ? 0 : 1;
     parser::request req;
     parser::plan_ptr p = parser::plan_documents({parser::read_ini_text(t.ini, "<diskspd>")}, req, nullptr);
     report::diskspd::options ro = report_options(t.info);
+    std::ostringstream text;
     if (own.showplan) {
-        report::write_showplan(*p, std::cout);
-        return 0;
+        report::write_showplan(*p, text);
+        return write_stdout(text.str(), "the plan to stdout") ? 0 : 1;
     }
     if (t.info.profile_only) {
-        report::diskspd::write_profile(*p, ro, std::cout);
-        return 0;
+        report::diskspd::write_profile(*p, ro, text);
+        return write_stdout(text.str(), "the profile to stdout") ? 0 : 1;
     }
     args a;
     a.output_path = own.output;

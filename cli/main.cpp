@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 #include <iostream>
+#include <sstream>
 
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
 #include "cli/diskspd.hpp"
+#include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "parser/parser.hpp"
@@ -29,37 +31,49 @@ int print_notes(const parser::diag_list &notes)
     return 0;
 }
 
-int info_action(const cli::args &a)
+// The text of an action that only prints, or "" with *known false.
+std::string info_text(const cli::args &a, bool *known)
 {
+    *known = true;
     switch (a.what) {
     case cli::action::help:
-        cli::print_usage(stdout);
-        return 0;
+        return cli::capture([](FILE *f) { cli::print_usage(f); });
     case cli::action::version:
-        std::printf("ioplan-%s\n", IOPLAN_VERSION);
-        return 0;
+        return std::string("ioplan-") + IOPLAN_VERSION + "\n";
     case cli::action::cmdhelp:
-        if (cli::print_cmdhelp(a.cmdhelp, stdout))
-            return 0;
-        std::fprintf(stderr, "ioplan: error: unknown option '%s' (ioplan --cmdhelp lists them)\n", a.cmdhelp.c_str());
-        return 2;
+        return cli::capture([&a, known](FILE *f) { *known = cli::print_cmdhelp(a.cmdhelp, f); });
     case cli::action::dump_man_options:
-        cli::print_man_options(stdout);
-        return 0;
+        return cli::capture([](FILE *f) { cli::print_man_options(f); });
     case cli::action::presets:
-        for (const auto &p : cli::list_presets())
-            std::printf("%-22s %s\n", p.name.c_str(), p.description.c_str());
-        return 0;
+        return cli::capture([](FILE *f) {
+            for (const auto &p : cli::list_presets())
+                std::fprintf(f, "%-22s %s\n", p.name.c_str(), p.description.c_str());
+        });
     case cli::action::dump_job_schema:
-        std::fputs(parser::job_schema().c_str(), stdout);
-        return 0;
+        return parser::job_schema();
     default:
-        return -1;
+        *known = false;
+        return "";
     }
 }
 
-// `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout.  The
-// file is planned first, so only a job that runs is converted.
+// Returns the exit code of an action that only prints, or -1 for the others.
+int info_action(const cli::args &a)
+{
+    bool known = false;
+    std::string text = info_text(a, &known);
+    if (a.what == cli::action::cmdhelp && !known) {
+        std::fprintf(stderr, "ioplan: error: unknown option '%s' (ioplan --cmdhelp lists them)\n", a.cmdhelp.c_str());
+        return 2;
+    }
+    if (!known)
+        return -1;
+    return cli::write_stdout(text, "stdout") ? 0 : 1;
+}
+
+// `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout (or
+// in --output).  The file is planned first, so only a job that runs is
+// converted.
 int convert_action(const cli::args &a)
 {
     if (a.req.job_files.size() != 1 || a.convert_to.empty()) {
@@ -71,8 +85,7 @@ int convert_action(const cli::args &a)
     parser::diag_list notes;
     parser::plan_documents({doc}, a.req, &notes);
     parser::syntax to = parser::syntax_of("", a.convert_to);
-    std::fputs(parser::write_document(doc, to).c_str(), stdout);
-    return 0;
+    return cli::emit(parser::write_document(doc, to), "the converted job", a.output_path);
 }
 
 // --preset=NAME: the preset's file becomes the job file, command-line job
@@ -113,6 +126,11 @@ int plot_action(const cli::args &a)
     }
     report::plot_options po;
     po.output = a.output_path;
+    for (const std::string &out : {po.output, po.output + ".gp"})
+        if (!cli::check_writable(out, &err)) {
+            std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
+            return 2;
+        }
     if (!report::plot(text, po, &err)) {
         std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
         return 1;
@@ -138,8 +156,9 @@ int plan_action(cli::args &a)
     if (a.what == cli::action::parse_only)
         return 0;
     if (a.what == cli::action::showplan) {
-        report::write_showplan(*p, std::cout);
-        return std::cout.good() ? 0 : 1;
+        std::ostringstream text;
+        report::write_showplan(*p, text);
+        return cli::emit(text.str(), "the plan", a.output_path);
     }
     return cli::run_plan(*p, a);
 }
@@ -162,9 +181,9 @@ int main(int argc, char **argv)
             return cli::diskspd_main("diskspd", std::vector<std::string>(argv + 2, argv + argc));
         cli::args a = cli::parse_args(argc, argv);
         int rc = info_action(a);
-        if (rc >= 0)
-            return rc;
-        return plan_action(a);
+        if (rc < 0)
+            rc = plan_action(a);
+        return cli::flush_stdout() ? rc : 1;
     } catch (const parser::error &e) {
         fputs(e.text().c_str(), stderr);
         return 2;

@@ -3,7 +3,11 @@
 // SIGINT and SIGTERM are blocked in every thread before the engine starts
 // (its workers inherit the mask) and taken here with sigtimedwait, so the
 // first one asks the engine to stop and keep what it measured, and a second
-// aborts at once; the report is still written and JSON stays valid.
+// aborts at once; the report is still written and JSON stays valid.  Once the
+// engine is done the mask is lifted again: a signal while the report is
+// written (to a pipe nobody reads, say) ends ioplan as it ends any program.
+// While signals are blocked nothing may block the supervisor, so the progress
+// line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
 
 #include <cerrno>
@@ -11,12 +15,13 @@
 #include <cstring>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
-#include <iostream>
+#include <poll.h>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
@@ -52,20 +57,37 @@ void attach_findings(results *r, const pf_report &pf)
                     pf.findings[i].job_id, "%s", pf.findings[i].text);
 }
 
+// A status line or message for stderr, written only if stderr can take it
+// now: with SIGINT blocked, a write into a pipe nobody reads would leave
+// ioplan unkillable.  A line stderr cannot take is dropped (it is status, and
+// a stderr that does not drain could not carry an error either).
+void status(const std::string &text)
+{
+    pollfd pfd{STDERR_FILENO, POLLOUT, 0};
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
+        (void)!::write(STDERR_FILENO, text.data(), text.size());
+}
+
 // Takes every pending SIGINT/SIGTERM: the first asks the engine to stop, the
-// second aborts.  Returns how many signals have been seen so far.
+// second aborts (e is null once the engine is done: a signal then only
+// counts).  Returns how many signals have been seen so far.
 int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, bool show_progress)
 {
     timespec none{0, 0};
     int sig;
     while ((sig = sigtimedwait(&sigs, nullptr, &none)) == SIGINT || sig == SIGTERM) {
+        if (!e) {
+            status("ioplan: interrupted (signal " + std::to_string(sig) + ") as the run ended\n");
+            signals++;
+            continue;
+        }
         eng_stop(e); // the second call aborts at once
         if (++signals == 1 && show_progress)
-            std::fputs(line.clear().c_str(), stderr);
+            status(line.clear());
         if (signals == 1)
-            std::fprintf(stderr, "ioplan: stopping (signal %d); send it again to abort\n", sig);
+            status("ioplan: stopping (signal " + std::to_string(sig) + "); send it again to abort\n");
         else if (signals == 2)
-            std::fprintf(stderr, "ioplan: aborting (signal %d): in-flight I/O is abandoned\n", sig);
+            status("ioplan: aborting (signal " + std::to_string(sig) + "): in-flight I/O is abandoned\n");
     }
     return signals;
 }
@@ -73,7 +95,8 @@ int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line,
 // Waits for the run, forwarding signals and drawing the progress line.  The
 // engine wait returns the moment the run ends; signals are taken every 10 ms,
 // so a second one reaches a run that is still finishing (end_fsync, layout).
-void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
+// Returns how many signals were taken.
+int supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
 {
     progress_line line(p);
     std::vector<char> states(p.nr_threads + 1, 0);
@@ -83,14 +106,20 @@ void supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
         eng_status st{};
         st.states = states.data();
         if (show_progress && eng_get_status(e, &st) == 0 && line.due(st.elapsed_ns))
-            std::fputs(line.update(st).c_str(), stderr);
+            status(line.update(st));
     }
     if (show_progress)
-        std::fputs(line.clear().c_str(), stderr);
+        status(line.clear());
+    return signals;
 }
 
-int write_reports(const results &r, const plan &p, const args &a, unsigned formats)
+std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats)
 {
+    std::ostringstream text;
+    if (a.writer) {
+        a.writer(r, p, text);
+        return text.str();
+    }
     report::options o;
     o.formats = formats;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
@@ -101,29 +130,80 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
         size_t slash = path.rfind('/');
         o.cdm_target = report::cdm_target_usage(slash == std::string::npos ? "." : path.substr(0, slash));
     }
+    report::write(r, p, o, text);
+    return text.str();
+}
+
+// The results go to --output or stdout.  When --output cannot take them (a
+// disk that filled during the run) they go to stdout instead: the run cannot
+// be had again, its numbers must not be lost with the file.
+int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out)
+{
+    std::string text = render_reports(r, p, a, formats);
+    if (a.output_path.empty())
+        return write_stdout(text, "the results to stdout") ? 0 : 1;
+    if (out.commit(text))
+        return 0;
+    std::fprintf(stderr, "ioplan: the results are on stdout instead\n");
+    write_stdout(text, "the results to stdout");
+    return 1;
+}
+
+// Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
+// mask is back in place when it returns.  *signals: how many were taken.
+int run_engine(const plan &p, const args &a, results **r, int *signals)
+{
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    eng_opts eo{};
+    eo.fake_clock = a.fake_clock_step_ns != 0;
+    eo.fake_clock_step_ns = a.fake_clock_step_ns;
+    eng *e = nullptr;
+    int ret = eng_start(&p, &eo, &e);
+    if (ret) {
+        std::fprintf(stderr, "ioplan: error: cannot start: %s\n", strerror(-ret));
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        return ret;
+    }
+    *signals = supervise(e, p, sigs, progress_enabled(a.eta, isatty(STDERR_FILENO)));
+    ret = eng_finish(e, r);
+    progress_line none(p);
+    // Signals that came while the engine finished count too; one that comes
+    // after this drain and before the unmask ends ioplan, as it would anyway.
+    *signals = take_signals(nullptr, sigs, *signals, none, false);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return ret;
+}
+
+// The job whose file the --output file is (the report would replace the
+// data the run used), or null.
+const plan_job *job_writing_to(const plan &p, const output_file &out)
+{
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
+        for (uint32_t c = 0; c < job->nr_clones; c++)
+            for (uint32_t f = 0; f < job->clones[c].nr_files; f++)
+                if (out.is(job->clones[c].files[f].path))
+                    return job;
+    return nullptr;
+}
+
+// Opens --output before any I/O; false after printing why (exit 2).
+bool open_output(const plan &p, const std::string &path, output_file *out)
+{
     std::string err;
-    if (a.writer) {
-        std::ofstream file;
-        if (!a.output_path.empty())
-            file.open(a.output_path);
-        std::ostream &out = a.output_path.empty() ? std::cout : file;
-        a.writer(r, p, out);
-        out.flush();
-        if (!out.good())
-            std::fprintf(stderr, "ioplan: error: cannot write the results to %s\n",
-                         a.output_path.empty() ? "stdout" : a.output_path.c_str());
-        return out.good() ? 0 : 1;
+    if (!out->open(path, &err)) {
+        std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
+        return false;
     }
-    if (a.output_path.empty()) {
-        report::write(r, p, o, std::cout);
-        std::cout.flush();
-        return std::cout.good() ? 0 : 1;
+    if (const plan_job *job = job_writing_to(p, *out)) {
+        std::fprintf(stderr, "ioplan: error: --output=%s is a file of job '%s': the results would replace it\n",
+                     path.c_str(), job->name);
+        return false;
     }
-    if (!report::write_to_file(a.output_path, r, p, o, &err)) {
-        std::fprintf(stderr, "ioplan: error: %s\n", err.c_str());
-        return 1;
-    }
-    return 0;
+    return true;
 }
 
 } // namespace
@@ -136,33 +216,21 @@ int run_plan(const plan &p, const args &a)
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
         return 2;
     }
+    output_file out;
+    if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
+        return 2;
     pf_report pf{};
     if (!preflight(p, &pf)) {
         pf_free(&pf);
         return 2;
     }
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-    eng_opts eo{};
-    eo.fake_clock = a.fake_clock_step_ns != 0;
-    eo.fake_clock_step_ns = a.fake_clock_step_ns;
-    eng *e = nullptr;
-    int ret = eng_start(&p, &eo, &e);
-    if (ret) {
-        std::fprintf(stderr, "ioplan: error: cannot start: %s\n", strerror(-ret));
-        pf_free(&pf);
-        return 1;
-    }
-    supervise(e, p, sigs, progress_enabled(a.eta, isatty(STDERR_FILENO)));
     results *r = nullptr;
-    ret = eng_finish(e, &r);
-    int rc = ret || !r ? 1 : 0;
+    int signals = 0;
+    int ret = run_engine(p, a, &r, &signals);
+    int rc = ret || !r || signals ? 1 : 0;
     if (r) {
         attach_findings(r, pf);
-        rc |= write_reports(*r, p, a, formats);
+        rc |= write_reports(*r, p, a, formats, out);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)

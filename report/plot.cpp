@@ -285,6 +285,19 @@ int run_gnuplot(const std::string &prog, const std::string &script_path, std::st
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+// Whether gnuplot's chart ends as an SVG or PNG file ends.  gnuplot exits 0
+// after a failed write (a full disk leaves a chart cut at a page), so its
+// status alone cannot say the chart is whole.
+bool chart_complete(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	if (ends_with(path, ".png"))
+		return ends_with(s, std::string("IEND\xae\x42\x60\x82", 8));
+	size_t end = s.find_last_not_of(" \n");
+	return end != std::string::npos && ends_with(s.substr(0, end + 1), "</svg>");
+}
+
 std::string first_line(const std::string &s)
 {
 	size_t start = s.find_first_not_of(" \n");
@@ -319,6 +332,10 @@ bool plot(const std::string &json_text, const plot_options &o, std::string *err)
 	}
 	if (rc != 0) {
 		*err = strf("%s failed (exit %d): %s", o.gnuplot.c_str(), rc, first_line(out).c_str());
+		return false;
+	}
+	if (!chart_complete(o.output)) {
+		*err = "writing '" + o.output + "': " + o.gnuplot + " left it incomplete (is the file system full?)";
 		return false;
 	}
 	return true;

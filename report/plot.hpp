@@ -70,7 +70,8 @@ bool plot_script(const ojson &doc, const plot_options &o, std::string *script, s
 
 // Parses json_text, writes the script, runs gnuplot.  False with a one-line
 // reason in *err: bad JSON, nothing to plot, a file that cannot be written,
-// gnuplot missing or failing (with its first error line).
+// gnuplot missing or failing (with its first error line), or a chart gnuplot
+// left incomplete (it exits 0 on a full disk).
 bool plot(const std::string &json_text, const plot_options &o, std::string *err);
 
 } // namespace report

@@ -1,4 +1,4 @@
-// report/report.cpp - the format table, report::write and writing to a file.
+// report/report.cpp - the format table and report::write.
 //
 // Every output format is one row of formats[]: its --output-format name, its
 // bit in options.formats and its writer.  parse_formats, the list of valid
@@ -7,11 +7,6 @@
 // Rows are in fio's print order: terse, json/json+, normal.
 #include "report/report.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sstream>
-#include <unistd.h>
 
 #include "report/cdm.hpp"
 #include "report/diskspd.hpp"
@@ -108,11 +103,6 @@ const format_row *find_format(const std::string &name)
 	return nullptr;
 }
 
-std::string errno_text(const std::string &what, const std::string &path, int err)
-{
-	return "cannot " + what + " '" + path + "': " + std::strerror(err);
-}
-
 } // namespace
 
 std::string format_names()
@@ -166,48 +156,6 @@ void write(const results &r, const plan &p, const options &o, std::ostream &out)
 		done |= f.bit;
 	}
 	out.flush();
-}
-
-int open_output(const std::string &path, std::string *err)
-{
-	int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		*err = errno_text("open output file", path, errno);
-	return fd;
-}
-
-bool write_fd(int fd, const std::string &path, const results &r, const plan &p,
-	      const options &o, std::string *err)
-{
-	std::ostringstream text;
-	write(r, p, o, text);
-	const std::string s = text.str();
-	size_t off = 0;
-	while (off < s.size()) {
-		ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*err = errno_text("write output file", path, n < 0 ? errno : EIO);
-			return false;
-		}
-		off += (size_t)n;
-	}
-	return true;
-}
-
-bool write_to_file(const std::string &path, const results &r, const plan &p, const options &o,
-		   std::string *err)
-{
-	int fd = open_output(path, err);
-	if (fd < 0)
-		return false;
-	bool ok = write_fd(fd, path, r, p, o, err);
-	if (close(fd) != 0 && ok) {
-		*err = errno_text("close output file", path, errno);
-		ok = false;
-	}
-	return ok;
 }
 
 } // namespace report

@@ -7,9 +7,9 @@
 //     if (!report::parse_formats(arg_of_output_format, &o.formats, &err))
 //         ... print err, exit 2 ...
 //     o.pid = getpid();
-//     report::write(*results, *plan, o, std::cout);
-//     // or, for --output=FILE:
-//     if (!report::write_to_file(path, *results, *plan, o, &err)) ... print err, exit 1 ...
+//     std::ostringstream text;
+//     report::write(*results, *plan, o, text);
+//     // and the cli writes text where it goes, checking every write (cli/output.hpp)
 //
 // Formats are written in fio's order whatever the order of the list: terse,
 // then json/json+, then normal (the order of the format table in report.cpp).  The writers never print anything else, so a
@@ -74,19 +74,6 @@ std::string format_names();
 // Writes the results of plan p in every format of o.formats to out.
 // Throws std::bad_alloc only.
 void write(const results &r, const plan &p, const options &o, std::ostream &out);
-
-// --output=FILE: creates or truncates path and writes the report into it.
-// False with "cannot open|write|close output file 'path': <strerror>" in *err.
-bool write_to_file(const std::string &path, const results &r, const plan &p, const options &o,
-		   std::string *err);
-
-// The two halves of write_to_file, so a CLI can open the file before a long
-// run (a bad path is then an error in the first second, not after an hour):
-// open_output returns a descriptor (O_CLOEXEC, mode 0644) or -1 with *err;
-// write_fd writes the whole report to fd (path only names it in *err).
-int open_output(const std::string &path, std::string *err);
-bool write_fd(int fd, const std::string &path, const results &r, const plan &p, const options &o,
-	      std::string *err);
 
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless

@@ -1,11 +1,7 @@
 // tests/report/test_report.cpp - the format table (report/report.cpp):
-// --output-format parsing, fio's print order, and --output=FILE.
+// --output-format parsing and fio's print order (--output=FILE: tests/cli/test_output.cpp).
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 #include "report/report.hpp"
 #include "tests/report/scenarios.hpp"
@@ -27,14 +23,6 @@ std::string parse_error(const std::string &list)
 	CHECK_FALSE(report::parse_formats(list, &f, &err));
 	CHECK(f == 12345);	// untouched on error
 	return err;
-}
-
-std::string slurp(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream ss;
-	ss << in.rdbuf();
-	return ss.str();
 }
 
 } // namespace
@@ -88,36 +76,3 @@ TEST_CASE("report: formats print in fio's order whatever the order asked")
 	CHECK(t::render(run, parsed("minimal")) == t_only);
 }
 
-TEST_CASE("report: --output=FILE writes the same bytes, truncating, and names what failed")
-{
-	t::scenario_run run = t::scenarios().at(0).build();
-	report::options o;
-	o.formats = parsed("terse,json");
-	o.pid = 4242;
-	std::ostringstream want;
-	report::write(run.res->get(), run.plan->get(), o, want);
-
-	char tmpl[] = "/tmp/ioplan-output-XXXXXX";
-	REQUIRE(mkdtemp(tmpl));
-	std::string dir = tmpl, path = dir + "/out.txt", err;
-	std::ofstream(path) << std::string(100000, 'x');	// longer than the report
-	REQUIRE_MESSAGE(report::write_to_file(path, run.res->get(), run.plan->get(), o, &err), err);
-	CHECK(slurp(path) == want.str());
-
-	std::string missing = dir + "/no/such/dir/out.txt";
-	CHECK_FALSE(report::write_to_file(missing, run.res->get(), run.plan->get(), o, &err));
-	CHECK(err == "cannot open output file '" + missing + "': No such file or directory");
-	CHECK_FALSE(report::write_to_file(dir, run.res->get(), run.plan->get(), o, &err));
-	CHECK(err == "cannot open output file '" + dir + "': Is a directory");
-	if (access("/dev/full", W_OK) == 0) {
-		CHECK_FALSE(report::write_to_file("/dev/full", run.res->get(), run.plan->get(), o, &err));
-		CHECK(err == "cannot write output file '/dev/full': No space left on device");
-	}
-	int fd = report::open_output(path, &err);
-	REQUIRE(fd >= 0);
-	CHECK(slurp(path).empty());	// truncated at open, before any run
-	CHECK(report::write_fd(fd, path, run.res->get(), run.plan->get(), o, &err));
-	close(fd);
-	CHECK(slurp(path) == want.str());
-	std::system(("rm -rf " + dir).c_str());
-}

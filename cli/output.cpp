@@ -1,0 +1,148 @@
+// cli/output.cpp - checked writes of everything ioplan outputs (output.hpp).
+#include "cli/output.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cli {
+
+namespace {
+
+bool fail(const std::string &what, int err)
+{
+	std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), std::strerror(err));
+	return false;
+}
+
+} // namespace
+
+bool write_all(int fd, const std::string &text, const std::string &what)
+{
+	size_t off = 0;
+	while (off < text.size()) {
+		ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(what, n < 0 ? errno : EIO); // a 0-byte write of a non-empty buffer is an I/O error
+		off += (size_t)n;
+	}
+	return true;
+}
+
+bool write_stdout(const std::string &text, const std::string &what)
+{
+	return write_all(STDOUT_FILENO, text, what);
+}
+
+std::string capture(const std::function<void(FILE *)> &fn)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		throw std::bad_alloc();
+	fn(f);
+	std::fclose(f);
+	std::string s(buf, len);
+	std::free(buf);
+	return s;
+}
+
+bool flush_stdout()
+{
+	std::cout.flush();
+	errno = 0;
+	if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good())
+		return true;
+	return fail("stdout", errno ? errno : EIO);
+}
+
+output_file::~output_file()
+{
+	abandon();
+}
+
+bool output_file::open(const std::string &path, std::string *err)
+{
+	path_ = path;
+	// O_NONBLOCK: a FIFO nobody reads yet would block the open (ENXIO instead).
+	const int flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK;
+	fd_ = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
+	created_ = fd_ >= 0;
+	if (fd_ < 0 && errno == EEXIST)
+		fd_ = ::open(path.c_str(), flags);
+	if (fd_ < 0 && errno == ENXIO) {
+		deferred_ = true;
+		return true;
+	}
+	if (fd_ < 0) {
+		*err = std::string("cannot open for writing: ") + std::strerror(errno);
+		return false;
+	}
+	fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+	return true;
+}
+
+bool output_file::commit(const std::string &text, const std::string &content)
+{
+	const std::string what = content + " to " + path_;
+	created_ = false; // from here on the file is the user's result, whatever happens
+	if (deferred_ && (fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC)) < 0)
+		return fail(what, errno);
+	struct stat st;
+	// Truncated only now: until the results exist, an older file is kept.
+	if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
+		return fail(what, errno);
+	bool ok = write_all(fd_, text, what);
+	int fd = fd_;
+	fd_ = -1;
+	if (::close(fd) != 0 && ok)
+		ok = fail(what, errno); // NFS and full quotas report here
+	return ok;
+}
+
+int emit(const std::string &text, const std::string &content, const std::string &path)
+{
+	if (path.empty())
+		return write_stdout(text, content + " to stdout") ? 0 : 1;
+	output_file out;
+	std::string err;
+	if (!out.open(path, &err)) {
+		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
+		return 2;
+	}
+	return out.commit(text, content) ? 0 : 1;
+}
+
+bool output_file::is(const std::string &other) const
+{
+	struct stat mine, theirs;
+	int ret = fd_ >= 0 ? fstat(fd_, &mine) : stat(path_.c_str(), &mine);
+	// Only a regular file holds data a report would replace (/dev/null may be both).
+	return ret == 0 && S_ISREG(mine.st_mode) && stat(other.c_str(), &theirs) == 0 &&
+	       mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+}
+
+bool check_writable(const std::string &path, std::string *err)
+{
+	output_file probe;
+	return probe.open(path, err); // and a file the probe created goes again
+}
+
+void output_file::abandon()
+{
+	if (fd_ >= 0)
+		::close(fd_);
+	fd_ = -1;
+	if (created_)
+		::unlink(path_.c_str());
+	created_ = false;
+}
+
+} // namespace cli

@@ -1,0 +1,78 @@
+// cli/output.hpp - everything ioplan writes as output goes through here, so no
+// write error is dropped.
+//
+// Output (reports, --help, --showplan, `convert`, ...) is rendered into a
+// string first and then written with write(2) until all of it is out, so a
+// failure is seen with its errno, including at the end where stdio's buffered
+// flush at exit would lose it.  A failure prints
+//
+//     ioplan: error: writing <what>: <strerror>
+//
+// and the caller exits 1.  An --output file is opened before the run (a bad
+// path is exit 2 in the first second, before any I/O, not after an hour) but
+// only truncated when the results are written, so a run that never starts
+// leaves an earlier result file as it was.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+namespace cli {
+
+// Writes all of text to fd; false after printing "writing <what>: <strerror>".
+bool write_all(int fd, const std::string &text, const std::string &what);
+
+// write_all to standard output.
+bool write_stdout(const std::string &text, const std::string &what);
+
+// What fn prints into a FILE *, as a string (for printers that take a FILE *).
+std::string capture(const std::function<void(FILE *)> &fn);
+
+// Whatever is still in stdio's or iostream's stdout buffers, flushed and
+// checked; false after printing the error.  main() calls it last.
+bool flush_stdout();
+
+// An --output=FILE, opened before the run and written after it.
+class output_file {
+public:
+	output_file() = default;
+	~output_file();
+	output_file(const output_file &) = delete;
+	output_file &operator=(const output_file &) = delete;
+
+	// Opens (creating, not truncating) path for writing.  A FIFO with no
+	// reader yet is opened when the results are written instead, so this
+	// never blocks.  False with "cannot open for writing: <strerror>" in *err.
+	bool open(const std::string &path, std::string *err);
+
+	// Replaces the file's contents with text and closes it; false after
+	// printing "writing <content> to <path>: <strerror>".
+	bool commit(const std::string &text, const std::string &content = "the results");
+
+	// The run never produced results: a file open() created is removed, an
+	// existing one is left untouched.  The destructor does this unless
+	// commit() was called.
+	void abandon();
+
+	// Whether other names this same regular file (device and inode), after open().
+	bool is(const std::string &other) const;
+
+	const std::string &path() const { return path_; }
+
+private:
+	std::string path_;
+	int fd_ = -1;
+	bool created_ = false;
+	bool deferred_ = false;	// a FIFO without a reader at open()
+};
+
+// text to --output=path, or to stdout when path is "" (--showplan, convert).
+// Returns the exit code: 0, 1 a write failed, 2 path cannot be opened.
+int emit(const std::string &text, const std::string &content, const std::string &path);
+
+// Whether path can be opened for writing (as output_file::open, which leaves
+// no file behind): for outputs another program writes (gnuplot's chart).
+bool check_writable(const std::string &path, std::string *err);
+
+} // namespace cli
