@@ -145,12 +145,15 @@ TEST_CASE("direct=1 where O_DIRECT is refused (ramfs) is an error naming direct=
     parser::plan_ptr p = plan_of("[w]\nrw=write\ndirect=1\nsize=64k\ndirectory=" + d.path + "\n");
     pf_report r{};
     REQUIRE(pf_run(p.get(), &safety_system, &r) == 0);
-    REQUIRE(r.nr == 1);
+    REQUIRE(r.nr == 2);
     CHECK(std::string(r.findings[0].code) == "direct-unsupported");
     CHECK(std::string(r.findings[0].text).find("use direct=0") != std::string::npos);
     CHECK(r.nr_errors == 1);
+    // ramfs keeps its data in memory: said too, as a warning, buffered or not.
+    CHECK(std::string(r.findings[1].code) == "memory-backed");
+    CHECK(std::string(r.findings[1].text).find("is on ramfs") != std::string::npos);
     pf_free(&r);
-    CHECK(codes("[w]\nrw=write\nsize=64k\ndirectory=" + d.path + "\n") == "");
+    CHECK(codes("[w]\nrw=write\nsize=64k\ndirectory=" + d.path + "\n") == "memory-backed");
 }
 
 TEST_CASE("direct=1 on a 4Kn device: 512-byte blocks and offsets are refused, the device's size is learnt")
