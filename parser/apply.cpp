@@ -148,6 +148,15 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
 }
 
+// One zone's percentage: 0..100, so a negative one cannot offset another's excess.
+static uint32_t zone_pct(const std::string &text, const char *what)
+{
+    int64_t v = parse_int(text);
+    if (v < 0 || v > 100)
+        throw value_error(std::string("zone ") + what + " percentage " + trim(text) + " is not within 0..100");
+    return (uint32_t)v;
+}
+
 // zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
 // zoned_abs:60/1g:40/3g (percent of I/Os / bytes), zones from the start.
 void set_zones(job_spec &j, const std::vector<std::string> &parts)
@@ -164,7 +173,7 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
             throw value_error("zone '" + parts[i] + "' is not io%/range");
         plan_rand_zone &z = j.pj.rand_zones[j.pj.nr_rand_zones++];
         z = plan_rand_zone{};
-        z.io_pct = (uint32_t)parse_int(parts[i].substr(0, slash));
+        z.io_pct = zone_pct(parts[i].substr(0, slash), "I/O");
         std::string r = trim(parts[i].substr(slash + 1));
         if (r.find(',') != std::string::npos)
             throw value_error("per-direction zones (a ',' list) are not supported");
@@ -173,7 +182,7 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
         else if (abs)
             z.range_bytes = parse_size(r, j.kb_base);
         else
-            z.range_pct = (uint32_t)parse_int(r);
+            z.range_pct = zone_pct(r, "range");
         io += z.io_pct;
         range += z.range_pct;
     }

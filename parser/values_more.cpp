@@ -2,6 +2,7 @@
 #include "parser/values.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -73,7 +74,28 @@ struct calc {
             i++;
         if (start == i)
             throw value_error("bad arithmetic in '" + s + "'", i);
-        return std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10);
+        errno = 0;
+        int64_t v = std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10);
+        if (errno == ERANGE)
+            overflow();
+        return v;
+    }
+    // fio hands this to bc, which has no limit; a plan field has 64 bits, so a
+    // result that does not fit is an error rather than a wrapped number.
+    [[noreturn]] void overflow() const
+    {
+        throw value_error("'" + s + "' does not fit in a 64-bit integer");
+    }
+    int64_t apply(char op, int64_t v, int64_t r) const
+    {
+        int64_t out = 0;
+        bool over = op == '*'   ? __builtin_mul_overflow(v, r, &out)
+                    : op == '+' ? __builtin_add_overflow(v, r, &out)
+                    : op == '-' ? __builtin_sub_overflow(v, r, &out)
+                                : (out = v / r, false);
+        if (over)
+            overflow();
+        return out;
     }
     int64_t term()
     {
@@ -83,7 +105,7 @@ struct calc {
             int64_t r = number();
             if (op == '/' && r == 0)
                 throw value_error("division by zero in '" + s + "'");
-            v = op == '*' ? v * r : v / r;
+            v = apply(op, v, r);
         }
         return v;
     }
@@ -92,8 +114,7 @@ struct calc {
         int64_t v = term();
         while (i < s.size() && (s[i] == '+' || s[i] == '-')) {
             char op = s[i++];
-            int64_t r = term();
-            v = op == '+' ? v + r : v - r;
+            v = apply(op, v, term());
         }
         if (i != s.size())
             throw value_error("bad arithmetic in '" + s + "'", i);
