@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import unittest
 
@@ -57,6 +58,116 @@ class Overflow(TmpDirCase):
                            "bad value for random_distribution: zone I/O percentage 4294967296 is not within 0..100", 21)
         self.check_refused("random_distribution=zoned:100/-50",
                            "bad value for random_distribution: zone range percentage -50 is not within 0..100", 21)
+
+
+def feed_forever(proc, chunk):
+    """Writes chunk to proc's stdin until the reader stops reading (EPIPE)."""
+    try:
+        while True:
+            proc.stdin.write(chunk)
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+
+
+class EndlessInput(TmpDirCase):
+    """Case 13: a job file that never ends is read only as far as it shows it is not one."""
+
+    def parse_only(self, args, **kw):
+        start = time.monotonic()
+        p = subprocess.run([BIN, "--parse-only", *args], capture_output=True, text=True, timeout=20, **kw)
+        return p, time.monotonic() - start
+
+    def test_dev_zero_as_job_file_and_as_include(self):
+        p, took = self.parse_only(["/dev/zero"])
+        self.assertEqual((p.returncode, p.stderr), (2, "/dev/zero:1:1: error: binary data (a NUL byte): this is not a job file\n"))
+        self.assertLess(took, 1.0)
+        self.write("inc.fio", "[j]\ninclude /dev/zero\n")
+        p, took = self.parse_only(["inc.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "/dev/zero:1:1: error: binary data (a NUL byte): this is not a job file\n"
+                                   "inc.fio:2:9: note: included from here\n")
+        self.assertLess(took, 1.0)
+
+    def endless_stdin(self, chunk, args):
+        proc = subprocess.Popen([BIN, "--parse-only", *args, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        writer = threading.Thread(target=feed_forever, args=(proc, chunk), daemon=True)
+        start = time.monotonic()
+        writer.start()
+        rc = proc.wait(timeout=20)
+        took = time.monotonic() - start
+        err = proc.stderr.read().decode()
+        writer.join(timeout=5)
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        proc.stdout.close()
+        proc.stderr.close()
+        return rc, err, took
+
+    def test_endless_line_stops_at_the_line_limit(self):
+        rc, err, took = self.endless_stdin(b"y" * 4096, [])
+        self.assertEqual((rc, err), (2, "<stdin>:1:8192: error: line is longer than 8191 bytes\n"))
+        self.assertLess(took, 2.0)
+
+    def test_endless_short_lines_stop_at_16_mib(self):
+        for fmt in ([], ["--format=yaml"], ["--format=toml"]):
+            with self.subTest(fmt=fmt):
+                rc, err, took = self.endless_stdin(b"# comment\n" * 400, fmt)
+                self.assertEqual((rc, err), (2, "<stdin>: error: job file is larger than 16 MiB: this is not a job file\n"))
+                self.assertLess(took, 5.0)
+
+    def test_fifo_job_file_without_writer_ends_on_sigint(self):
+        fifo = self.tmp / "job.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, "--parse-only", str(fifo)], stderr=subprocess.PIPE)
+        time.sleep(0.3)
+        self.assertIsNone(proc.poll())  # waiting for a writer, as cat would
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=5)
+        proc.stderr.close()
+        self.assertLess(time.monotonic() - start, 1.0)
+        self.assertEqual(rc, -signal.SIGINT)
+
+    def test_fifo_job_file_with_a_writer_is_read(self):
+        fifo = self.tmp / "job.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, "--output-format=json", str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        with open(fifo, "w") as w:
+            w.write("[j]\nioengine=null\nsize=1m\n")
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(json.loads(out)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
+
+class JobFileOnStdin(TmpDirCase):
+    """Case 22: `ioplan -` reads the job file from standard input, as fio does."""
+
+    JOB = "[j]\nioengine=null\nsize=1m\nbs=4k\n"
+
+    def test_runs_like_fio(self):
+        p = run(["--output-format=json", "-"], input=self.JOB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ours = json.loads(p.stdout)["jobs"][0]["read"]
+        self.assertEqual((ours["io_bytes"], ours["total_ios"]), (1 << 20, 256))
+        if FIO:
+            f = subprocess.run([FIO, "--output-format=json", "-"], input=self.JOB, capture_output=True, text=True,
+                               timeout=60, cwd=self.tmp)
+            theirs = json.loads(f.stdout)["jobs"][0]["read"]
+            self.assertEqual((ours["io_bytes"], ours["total_ios"]), (theirs["io_bytes"], theirs["total_ios"]))
+
+    def test_errors_name_stdin(self):
+        p = run(["--parse-only", "-"], input="[j]\nbs=3q\n")
+        self.assertEqual(p.returncode, 2)
+        self.assertTrue(p.stderr.startswith("<stdin>:2:5: error: bad value for bs: bad size suffix 'q'"), p.stderr)
+
+    def test_only_once(self):
+        p = run(["--parse-only", "-", "-"], input=self.JOB)
+        self.assertEqual((p.returncode, p.stderr),
+                         (2, "<command line>: error: '-' (the job file on standard input) can be given only once\n"))
 
 
 if __name__ == "__main__":
