@@ -101,7 +101,8 @@ int use_preset(cli::args &a)
 
 constexpr size_t PLOT_INPUT_MAX = (size_t)256 << 20;
 
-// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.
+// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.  A
+// result that is not JSON (or has nothing to draw) is bad input: exit 2.
 int plot_action(const cli::args &a)
 {
     if (a.req.job_files.size() != 1 || a.output_path.empty()) {
@@ -124,9 +125,10 @@ int plot_action(const cli::args &a)
     }
     report::plot_options po;
     po.output = a.output_path;
-    if (!report::plot(text, po, &err)) {
+    bool bad_input = false;
+    if (!report::plot(text, po, &err, &bad_input)) {
         std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
-        return 1;
+        return bad_input ? 2 : 1;
     }
     return 0;
 }

@@ -170,5 +170,24 @@ class JobFileOnStdin(TmpDirCase):
                          (2, "<command line>: error: '-' (the job file on standard input) can be given only once\n"))
 
 
+class PlotInput(TmpDirCase):
+    """Case 22: `ioplan plot` on something that is not a JSON result is bad input (exit 2), not a failed run."""
+
+    def test_not_json_and_nothing_to_draw(self):
+        self.write("notes.txt", "this is not JSON\n")
+        self.write("empty.json", '{"jobs": []}')
+        cases = [
+            (["notes.txt", "-o", "c.svg"], "ioplan plot: error: the input is not a JSON result document\n"),
+            (["/dev/zero", "-o", "c.svg"], "ioplan plot: error: the input is not a JSON result document\n"),
+            (["empty.json", "-o", "c.svg"], "ioplan plot: error: nothing to plot: the JSON has no time series, "
+                                            "latency percentiles or I/O traces\n"),
+        ]
+        for args, err in cases:
+            with self.subTest(args=args):
+                p = run(["plot", *args], cwd=self.tmp, timeout=10)
+                self.assertEqual((p.returncode, p.stderr), (2, err))
+                self.assertFalse((self.tmp / "c.svg").exists())
+
+
 if __name__ == "__main__":
     unittest.main()
