@@ -27,6 +27,8 @@ void finalize_spec(job_def &d)
         j.iodepth_batch_complete_max = j.iodepth;
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
+    if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
+        j.random_distribution = PLAN_RAND_UNIFORM; // zipf:0 weighs every block alike, as fio runs it
     if (j.interlocked && plan_rw_is_random(j.rw))
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
@@ -236,13 +238,69 @@ void mark_shared(plan *p)
         }
 }
 
+// The zones of random_distribution=zoned/zoned_abs over a region of `each`
+// bytes cut in blocks of the job's smallest alignment, as the engine cuts them:
+// a zone that gets I/O must hold a block, and the zones must fit (fio finds
+// "zoned_abs sizes exceed file size" at run time).
+void check_zones(const job_def &d, uint64_t each)
+{
+    const plan_job &j = d.spec.pj;
+    uint64_t align = UINT64_MAX, blocks, used = 0;
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
+        if (plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            align = std::min(align, j.bs[dd].align_bytes ? j.bs[dd].align_bytes : j.bs[dd].min_bytes);
+    blocks = each / align;
+    for (uint32_t i = 0; i < j.nr_rand_zones; i++) {
+        const plan_rand_zone &z = j.rand_zones[i];
+        uint64_t len = z.range_bytes ? z.range_bytes / align : blocks * z.range_pct / 100;
+        used += z.range_bytes;
+        if (z.io_pct && !len)
+            fail(d.header, "job '" + job_name(d) + "': zone " + std::to_string(i + 1) + " of random_distribution gets " +
+                               std::to_string(z.io_pct) + "% of the I/O but holds no whole block of " +
+                               std::to_string(align) + " bytes");
+    }
+    if (used > each)
+        fail(d.header, "job '" + job_name(d) + "': the zones of random_distribution=zoned_abs cover " +
+                           std::to_string(used) + " bytes, more than the " + std::to_string(each) + " of the region");
+}
+
+// What a run would only find out after starting the job: a region that holds
+// no whole block (fio: "size too small"; with nrfiles or a per-direction bs
+// fio runs and does nothing) and a null job with nothing to size it.  Sizes
+// taken from existing files are checked when the files are opened.
+void check_regions(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (j.size_ppm)
+        return;
+    if (!j.size_bytes && !j.filesize_min_bytes) {
+        if (j.ioengine == PLAN_IOENGINE_NULL)
+            fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
+        return;
+    }
+    size_t nfiles = clone_paths(d, job_name(d), 0).size();
+    uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
+        uint64_t bs = j.bs[dd].min_bytes;
+        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd) || each >= bs)
+            continue;
+        std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
+        fail(d.header, "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
+                           plan_ddir_name((plan_ddir)dd) + " block (" + std::to_string(bs) + " bytes)");
+    }
+    if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+        check_zones(d, each);
+}
+
 } // namespace
 
 plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo)
 {
     std::vector<uint32_t> gid;
-    for (auto &d : jobs)
+    for (auto &d : jobs) {
         finalize_spec(d);
+        check_regions(d);
+    }
     assign_groups(jobs, &gid);
     std::vector<int32_t> waits;
     for (size_t i = 0; i < jobs.size(); i++)

@@ -189,5 +189,95 @@ class PlotInput(TmpDirCase):
                 self.assertFalse((self.tmp / "c.svg").exists())
 
 
+class PlanTimeValues(TmpDirCase):
+    """Case 18: values a run used to refuse with exit 1 and no position are refused before it, or run as fio runs them."""
+
+    def plan(self, *lines, engine="null", size="1m"):
+        self.write("j.fio", "[j]\nioengine=%s\nsize=%s\nrw=randread\n%s\n" % (engine, size, "\n".join(lines)))
+        return run(["--output-format=json", "j.fio"], cwd=self.tmp, timeout=60)
+
+    def check_refused(self, line, first, **kw):
+        p = self.plan(line, **kw)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.splitlines()[0], first)
+        self.assertEqual(p.stdout, "")
+
+    def test_distribution_parameters(self):
+        bad = "j.fio:5:21: error: bad value for random_distribution: "
+        self.check_refused("random_distribution=zipf:-1", bad + "zipf theta must be 0 or more (0: every block alike)")
+        for v in ("normal:-5", "normal:100", "gauss:-1"):
+            self.check_refused("random_distribution=" + v, bad + "normal deviation must be at least 0 and below 100")
+        self.check_refused("random_distribution=zoned:100/0", bad + "zone 1 gets 100% of the I/O but covers none of the region")
+        self.check_refused("random_distribution=zoned_abs:100/0", bad + "zone 1 gets 100% of the I/O but covers none of the region")
+
+    def test_zones_that_do_not_fit_the_region(self):
+        self.check_refused("random_distribution=zoned_abs:100/2m",
+                           "j.fio:1:2: error: job 'j': the zones of random_distribution=zoned_abs cover 2097152 bytes, "
+                           "more than the 1048576 of the region")
+        self.check_refused("random_distribution=zoned:1/1:99/99", "j.fio:1:2: error: job 'j': zone 1 of random_distribution "
+                           "gets 1% of the I/O but holds no whole block of 4096 bytes", size="64k")
+
+    def test_block_larger_than_the_region(self):
+        self.check_refused("bs=2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one read block (2097152 bytes)")
+        self.check_refused("nrfiles=4\nbs=512k", "j.fio:1:2: error: job 'j': each file's region (262144 bytes) is less "
+                           "than one read block (524288 bytes)")
+        self.check_refused("rw=write\nbs=4k,2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one write "
+                           "block (2097152 bytes)")
+        p = run(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
+        self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                         (2, "<command line>:1:1: error: job 'j': the size (1048576 bytes) is less than one read block "
+                             "(2097152 bytes)"))
+        if FIO:  # fio refuses it too ("size too small")
+            f = run_fio(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
+            self.assertIn("size too small", f.stderr)
+
+    def test_null_engine_without_a_size(self):
+        for args in (["--size=0"], []):
+            p = run(["--name=j", "--ioengine=null", *args])
+            self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                             (2, "<command line>:1:1: error: job 'j': the null engine needs size= (it has no file to take a size from)"))
+
+    def test_diskspd_file_smaller_than_a_block(self):
+        p = run(["diskspd", "-b8K", "-c4K", "-d1", "t.dat"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr),
+                         (2, "diskspd: error: -c: the file (4096 bytes) is smaller than one block (-b: 8192 bytes)\n"))
+        self.assertFalse((self.tmp / "t.dat").exists())
+        p = run(["diskspd", "-b8K", "-c64K", "-B4K", "-f8K", "-d1", "t.dat"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr),
+                         (2, "diskspd: error: -f: the target range (4096 bytes) is smaller than one block (-b: 8192 bytes)\n"))
+
+    def test_values_fio_runs_run_with_its_shape(self):
+        """zipf:0, normal:0 and bare normal run (fio runs them); the share of I/O on the hottest sixth
+        and twelfth of the blocks is fio's within 3 points (normal:0 puts about 70% on the hottest sixth)."""
+        if not FIO:
+            self.skipTest("fio is not installed")
+        for dist in ("zipf:0", "normal", "normal:0", "normal:30"):
+            with self.subTest(dist=dist):
+                ours, fios = self.hot_shares(dist, ours=True), self.hot_shares(dist, ours=False)
+                for a, b in zip(ours, fios):
+                    self.assertLess(abs(a - b), 3.0, (ours, fios))
+
+    def hot_shares(self, dist, ours):
+        job = ["--name=j", "--ioengine=null", "--size=64m", "--bs=4k", "--rw=randread", "--loops=3",
+               "--random_distribution=" + dist]
+        if ours:
+            p = run([*job, "--io_trace=100000", "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            offsets = json.loads(p.stdout)["ioplan"]["traces"][0]["ios"]["offset"]
+        else:
+            log = self.tmp / "fio.iolog"
+            log.unlink(missing_ok=True)  # fio appends to an existing log
+            p = run_fio([*job, f"--write_iolog={log}", "--output-format=terse"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            offsets = [int(f[3]) for f in (line.split() for line in log.read_text().splitlines())
+                       if len(f) == 5 and f[2] == "read"]
+        counts = {}
+        for o in offsets:
+            counts[o // 4096] = counts.get(o // 4096, 0) + 1
+        hot = sorted(counts.values(), reverse=True)
+        self.assertEqual(sum(hot), 3 * 16384)
+        return [sum(hot[:16384 // k]) / sum(hot) * 100 for k in (6, 12)]
+
+
 if __name__ == "__main__":
     unittest.main()
