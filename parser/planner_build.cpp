@@ -280,13 +280,18 @@ void check_regions(const job_def &d)
     }
     size_t nfiles = clone_paths(d, job_name(d), 0).size();
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
+    std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
-        uint64_t bs = j.bs[dd].min_bytes;
-        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd) || each >= bs)
+        const plan_bs &bs = j.bs[dd];
+        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
             continue;
-        std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
-        fail(d.header, "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
-                           plan_ddir_name((plan_ddir)dd) + " block (" + std::to_string(bs) + " bytes)");
+        // Random offsets step by blockalign (DISKSPD -r<align>): a region shorter holds no offset.
+        bool by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
+        uint64_t need = by_align ? bs.align_bytes : bs.min_bytes;
+        if (each < need)
+            fail(d.header, "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
+                               plan_ddir_name((plan_ddir)dd) + (by_align ? " blockalign step (" : " block (") +
+                               std::to_string(need) + " bytes)");
     }
     if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
         check_zones(d, each);

@@ -231,6 +231,15 @@ class PlanTimeValues(TmpDirCase):
             f = run_fio(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
             self.assertIn("size too small", f.stderr)
 
+    def test_blockalign_larger_than_the_region(self):
+        self.check_refused("blockalign=2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one read "
+                           "blockalign step (2097152 bytes)")
+        p = run(["diskspd", "-r4294967297", "-c1M", "-d1", "t.dat"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr),
+                         (2, "diskspd: error: -c: the file (1048576 bytes) is smaller than one step of random alignment "
+                             "(-r: 4294967297 bytes)\n"))
+        self.assertFalse((self.tmp / "t.dat").exists())
+
     def test_null_engine_without_a_size(self):
         for args in (["--size=0"], []):
             p = run(["--name=j", "--ioengine=null", *args])
