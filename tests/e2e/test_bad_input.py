@@ -288,5 +288,20 @@ class PlanTimeValues(TmpDirCase):
         return [sum(hot[:16384 // k]) / sum(hot) * 100 for k in (6, 12)]
 
 
+class CommandLine(TmpDirCase):
+    """Case 22: --fake-clock takes a whole number of ns above 0 (it took -5 as 2^64 - 5)."""
+
+    def test_fake_clock_values(self):
+        for v in ("-5", "0", "5x", "", "99999999999999999999999"):
+            with self.subTest(v=v):
+                p = run([f"--fake-clock={v}", "--name=j", "--ioengine=null", "--size=1m"])
+                self.assertEqual(p.returncode, 2)
+                self.assertEqual(p.stderr.splitlines()[0],
+                                 "<command line>:1:1: error: --fake-clock needs a whole number of ns above 0")
+        p = run(["--fake-clock=1000", "--name=j", "--ioengine=null", "--size=1m", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
+
 if __name__ == "__main__":
     unittest.main()
