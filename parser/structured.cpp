@@ -58,6 +58,60 @@ bool is_reserved_job_key(const std::string &key)
 
 namespace {
 
+// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates
+// and code points past U+10FFFF are invalid).
+size_t utf8_length(const std::string &s, size_t i)
+{
+    unsigned char c = (unsigned char)s[i];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if (((unsigned char)s[i + k] & 0xC0) != 0x80)
+            return 0;
+    unsigned char c1 = (unsigned char)(n > 1 ? s[i + 1] : 0);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+        return 0;
+    return n;
+}
+
+void no_nul(const std::string &text, const loc &at, const char *what)
+{
+    if (text.find('\0') != std::string::npos)
+        fail(at, std::string("a NUL character (\\u0000) in ") + what + " '" + text.c_str() + "...': names and values are text");
+}
+
+} // namespace
+
+void check_utf8(const std::string &text, const source_text &src)
+{
+    int line = 1, col = 1;
+    for (size_t i = 0; i < text.size();) {
+        size_t n = utf8_length(text, i);
+        if (!n) {
+            char hex[8];
+            snprintf(hex, sizeof hex, "0x%02x", (unsigned char)text[i]);
+            fail(src.at(line, col), std::string("invalid UTF-8 (byte ") + hex + "): a job file is UTF-8 text");
+        }
+        line += text[i] == '\n';
+        col = text[i] == '\n' ? 1 : col + 1;
+        i += n;
+    }
+}
+
+void check_no_nul(const document &doc)
+{
+    for (const section &s : doc.sections) {
+        no_nul(s.name, s.header_loc, "the job name");
+        for (const entry &e : s.entries) {
+            no_nul(e.key, e.key_loc, "the key");
+            no_nul(e.value, e.value_loc, "the value");
+        }
+    }
+}
+
+namespace {
+
 // Whether the text read so far already shows it is not what we want: a NUL
 // byte, or a line (from `from` on) longer than max_line.  The reader's own
 // checks then report it at its position, so nothing more needs reading.

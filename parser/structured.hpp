@@ -27,6 +27,14 @@ struct source_text {
     loc at(int line, int col) const; // 1-based
 };
 
+// A position in text that is not UTF-8 fails there (yaml-cpp takes any bytes;
+// toml++ checks by itself).
+void check_utf8(const std::string &text, const source_text &src);
+
+// TOML and YAML strings may hold "\u0000", which C strings further on would cut
+// short: a name, key or value holding one fails at its position.
+void check_no_nul(const document &doc);
+
 // Separator that joins a list value for this option (':' for paths and
 // percentile lists, ',' for read,write,trim lists).
 char list_separator(const std::string &key);

@@ -303,5 +303,63 @@ class CommandLine(TmpDirCase):
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
 
+class StructuredReaders(TmpDirCase):
+    """Case 22: what TOML and YAML readers let through - bytes that are not UTF-8, a second YAML
+    document, a \\u0000 that cut a name short, nesting that ended in "bad file"."""
+
+    def parse(self, name, data):
+        (self.tmp / name).write_bytes(data)
+        return subprocess.run([BIN, "--parse-only", name], cwd=self.tmp, capture_output=True, timeout=30)
+
+    def check(self, name, data, first):
+        p = self.parse(name, data)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.decode(errors="replace").splitlines()[0], first)
+
+    def test_yaml_that_is_not_utf8(self):
+        self.check("u.yaml", b'jobs:\n  - name: "a\xff"\n    ioengine: "null"\n',
+                   "u.yaml:2:13: error: invalid UTF-8 (byte 0xff): a job file is UTF-8 text")
+        self.check("s.yaml", b'jobs:\n  - name: "\xed\xa0\x80"\n',  # a UTF-16 surrogate
+                   "s.yaml:2:12: error: invalid UTF-8 (byte 0xed): a job file is UTF-8 text")
+        p = self.parse("ok.yaml", 'jobs:\n  - name: "d\u00e9j\u00e0 \u4e2d"\n    ioengine: "null"\n    size: 1m\n'.encode())
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_toml_refuses_it_too(self):
+        self.check("u.toml", b'[[jobs]]\nname = "a\xff"\n', "u.toml:2:9: error: Encountered invalid utf-8 sequence")
+
+    def test_second_yaml_document(self):
+        self.check("m.yaml", b'jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n---\njobs:\n  - name: b\n',
+                   "m.yaml:6:1: error: a second YAML document: a job file holds one (its jobs go in one 'jobs' list)")
+        # An explicit start marker and a bare trailing one hold no second job: accepted.
+        p = self.parse("one.yaml", b'---\njobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n---\n')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # yaml-cpp 0.7's LoadAll loops forever, growing, on a stray ',' (jbeder/yaml-cpp#1319): it ends.
+        p = self.parse("comma.yaml", b'jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n---\n,\n')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.check("c.yaml", b",\n", "c.yaml: error: empty job file")
+
+    def test_nul_in_names_keys_and_values(self):
+        self.check("z.yaml", b'jobs:\n  - name: "a\\u0000b"\n',
+                   "z.yaml:2:11: error: a NUL character (\\u0000) in the job name 'a...': names and values are text")
+        self.check("z.toml", b'[[jobs]]\nname = "a\\u0000b"\n',
+                   "z.toml:2:8: error: a NUL character (\\u0000) in the job name 'a...': names and values are text")
+        self.check("v.toml", b'[[jobs]]\nname = "a"\ndescription = "x\\u0000y"\n',
+                   "v.toml:3:15: error: a NUL character (\\u0000) in the value 'x...': names and values are text")
+        self.check("k.yaml", b'global:\n  "bs\\0x": 4k\njobs:\n  - name: a\n',
+                   "k.yaml:2:3: error: a NUL character (\\u0000) in the key 'bs...': names and values are text")
+
+    def test_deep_nesting(self):
+        for depth in (500, 5000):
+            with self.subTest(depth=depth):
+                deep = b"[" * depth + b"]" * depth
+                p = self.parse("d.yaml", b"jobs:\n  - name: a\n    x: " + deep + b"\n")
+                self.assertEqual(p.returncode, 2)
+                self.assertRegex(p.stderr.decode(), r"^d\.yaml:3:\d+: error: lists and maps nested too deeply "
+                                                    r"\(job options are values or flat lists\)\n")
+        p = self.parse("d.toml", b"[[jobs]]\nname = 'a'\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(b"exceeded maximum nested value depth", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
