@@ -21,6 +21,20 @@ void append_hex(const std::string &tok, std::vector<uint8_t> &out)
         out.push_back((uint8_t)std::strtoul(hex.substr(i, 2).c_str(), nullptr, 16));
 }
 
+// fio takes a decimal pattern within int's range and stores its 32-bit value in
+// as few little-endian bytes as hold it: 258 is 02 01, 0 is one 00, -1 is ff ff ff ff.
+void append_decimal(const std::string &tok, std::vector<uint8_t> &out)
+{
+    int64_t v = parse_int(tok);
+    if (v < INT32_MIN || v > INT32_MAX)
+        throw value_error("decimal pattern " + tok + " is outside -2147483648..2147483647 (use 0x... for more bytes)");
+    uint32_t u = (uint32_t)v;
+    do {
+        out.push_back((uint8_t)(u & 0xff));
+        u >>= 8;
+    } while (u);
+}
+
 } // namespace
 
 std::vector<uint8_t> parse_pattern(const std::string &s0)
@@ -33,10 +47,7 @@ std::vector<uint8_t> parse_pattern(const std::string &s0)
         } else if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
             append_hex(tok, out);
         } else {
-            int64_t v = parse_int(tok);
-            // fio stores a decimal pattern as a 32-bit little-endian integer.
-            for (int i = 0; i < 4; i++)
-                out.push_back((uint8_t)(((uint64_t)v >> (8 * i)) & 0xff));
+            append_decimal(tok, out);
         }
     }
     if (out.empty())

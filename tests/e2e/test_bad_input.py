@@ -361,5 +361,32 @@ class StructuredReaders(TmpDirCase):
         self.assertIn(b"exceeded maximum nested value depth", p.stderr)
 
 
+class DecimalPatterns(TmpDirCase):
+    """A decimal buffer_pattern is fio's: the bytes its value needs (258 wrote 02 01 00 00, fio 02 01),
+    and a value past int's range is an error (it was cut to 32 bits)."""
+
+    def written(self, prog, pattern):
+        path = self.tmp / f"{prog}.dat"
+        args = ["--name=j", f"--filename={path}", "--size=8k", "--bs=4k", "--rw=write", f"--buffer_pattern={pattern}",
+                "--output-format=terse"]
+        p = run(args, cwd=self.tmp) if prog == "ioplan" else run_fio(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return path.read_bytes()
+
+    def test_file_bytes_match_fio(self):
+        for pattern, head in (("258", b"\x02\x01\x02\x01"), ("-1", b"\xff" * 4), ("0", b"\0" * 4)):
+            with self.subTest(pattern=pattern):
+                ours = self.written("ioplan", pattern)
+                self.assertEqual((len(ours), ours[:4]), (8192, head))
+                if FIO:
+                    self.assertEqual(ours, self.written("fio", pattern))
+
+    def test_out_of_range(self):
+        p = run(["--name=j", "--ioengine=null", "--size=1m", "--buffer_pattern=99999999999"])
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.splitlines()[0], "<command line>:1:4: error: bad value for buffer_pattern: decimal "
+                         "pattern 99999999999 is outside -2147483648..2147483647 (use 0x... for more bytes)")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -67,6 +67,11 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
     CHECK(parse_pattern("0xdeadbeef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
     CHECK(parse_pattern("\"ab\"|0x01") == std::vector<uint8_t>{'a', 'b', 1});
+    CHECK(parse_pattern("258") == std::vector<uint8_t>{2, 1}); // as fio: the bytes the value needs
+    CHECK(parse_pattern("0") == std::vector<uint8_t>{0});
+    CHECK(parse_pattern("-1") == std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff});
+    CHECK_THROWS_AS(parse_pattern("2147483648"), value_error);
+    CHECK_THROWS_AS(parse_pattern("99999999999999999999"), value_error);
     CHECK(parse_cpu_list("0-2,5") == 0x27u);
     CHECK(parse_bool("1"));
     CHECK(!parse_bool("0"));
