@@ -186,6 +186,9 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
     if (v <= 0 || v > 100)
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
     *ppm = (uint32_t)std::llround(v * 10000.0);
+    // 0 ppm means "no percentage given": the whole file would silently be used.
+    if (*ppm == 0)
+        throw value_error("percentage '" + s + "' is below 0.0001%, the finest step");
     return true;
 }
 

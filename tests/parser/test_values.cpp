@@ -65,6 +65,9 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(ppm == 500000);
     CHECK(!parse_percent_ppm("50", &ppm));
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
+    CHECK(parse_percent_ppm("0.00005%", &ppm));
+    CHECK(ppm == 1);
+    CHECK_THROWS_AS(parse_percent_ppm("0.00001%", &ppm), value_error); // would be 0 ppm: unset, the whole file
     CHECK(parse_pattern("0xdeadbeef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
     CHECK(parse_pattern("\"ab\"|0x01") == std::vector<uint8_t>{'a', 'b', 1});
     CHECK(parse_pattern("258") == std::vector<uint8_t>{2, 1}); // as fio: the bytes the value needs
