@@ -244,6 +244,21 @@ class PlanTimeValues(TmpDirCase):
                              "(-r: 4294967297 bytes)\n"))
         self.assertFalse((self.tmp / "t.dat").exists())
 
+    def test_plan_with_billions_of_files(self):
+        start = time.monotonic()
+        p = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1p", "--numjobs=65536", "--nrfiles=1000000"],
+                timeout=30)
+        self.assertLess(time.monotonic() - start, 5.0)  # it used to plan 6.5e10 files: terabytes
+        self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                         (2, "<command line>:1:2: error: job 'j': numjobs=65536 makes 65536000000 files; the plan would "
+                             "hold 65536000000, more than 4194304"))
+        p = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1t", "--numjobs=4096", "--nrfiles=1025"])
+        self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                         (2, "<command line>:1:2: error: job 'j': numjobs=4096 makes 4198400 files; the plan would "
+                             "hold 4198400, more than 4194304"))
+        p = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1t", "--numjobs=64", "--nrfiles=1024"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_null_engine_without_a_size(self):
         for args in (["--size=0"], []):
             p = run(["--name=j", "--ioengine=null", *args])
