@@ -1,6 +1,7 @@
 // cli/args.cpp - command-line parsing (see args.hpp).
 #include "cli/args.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,9 +72,12 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "format") a_.req.format = value;
     else if (n == "to") a_.convert_to = value;
     else if (n == "fake-clock") {
-        a_.fake_clock_step_ns = (uint64_t)std::strtoull(value.c_str(), nullptr, 10);
-        if (!a_.fake_clock_step_ns)
-            parser::fail(arg_loc(i_, "--fake-clock=" + value), "--fake-clock needs a step in ns above 0");
+        // strtoull alone took "-5" as 2^64 - 5 and "5x" as 5.
+        bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        a_.fake_clock_step_ns = digits ? (uint64_t)std::strtoull(value.c_str(), nullptr, 10) : 0;
+        if (!a_.fake_clock_step_ns || errno == ERANGE)
+            parser::fail(arg_loc(i_, "--fake-clock=" + value), "--fake-clock needs a whole number of ns above 0");
     }
     else if (n == "eta") {
         std::string err;

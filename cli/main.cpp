@@ -112,7 +112,10 @@ int use_preset(cli::args &a)
     return 0;
 }
 
-// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.
+constexpr size_t PLOT_INPUT_MAX = (size_t)256 << 20;
+
+// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.  A
+// result that is not JSON (or has nothing to draw) is bad input: exit 2.
 int plot_action(const cli::args &a)
 {
     if (a.req.job_files.size() != 1 || a.output_path.empty()) {
@@ -120,8 +123,17 @@ int plot_action(const cli::args &a)
         return 2;
     }
     std::string text, err;
-    if (!parser::slurp(a.req.job_files[0], &text)) {
-        std::fprintf(stderr, "ioplan: error: cannot read %s\n", a.req.job_files[0].c_str());
+    parser::read_limits lim;
+    lim.max_bytes = PLOT_INPUT_MAX; // a json+ result of many jobs is far larger than a job file
+    lim.dash_is_stdin = true;
+    const std::string &in = a.req.job_files[0];
+    parser::read_status st = parser::read_bounded(in, lim, &text);
+    if (st == parser::read_status::too_large) {
+        std::fprintf(stderr, "ioplan plot: error: %s is larger than %zu MiB\n", in.c_str(), PLOT_INPUT_MAX >> 20);
+        return 2;
+    }
+    if (st != parser::read_status::ok) {
+        std::fprintf(stderr, "ioplan: error: cannot read %s\n", in.c_str());
         return 2;
     }
     report::plot_options po;
@@ -131,9 +143,10 @@ int plot_action(const cli::args &a)
             std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
             return 2;
         }
-    if (!report::plot(text, po, &err)) {
+    bool bad_input = false;
+    if (!report::plot(text, po, &err, &bad_input)) {
         std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
-        return 1;
+        return bad_input ? 2 : 1;
     }
     return 0;
 }

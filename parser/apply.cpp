@@ -1,6 +1,7 @@
 // parser/apply.cpp - value parsing with range and choice checks for the option table.
 #include "parser/apply.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <strings.h>
@@ -148,6 +149,15 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
 }
 
+// One zone's percentage: 0..100, so a negative one cannot offset another's excess.
+static uint32_t zone_pct(const std::string &text, const char *what)
+{
+    int64_t v = parse_int(text);
+    if (v < 0 || v > 100)
+        throw value_error(std::string("zone ") + what + " percentage " + trim(text) + " is not within 0..100");
+    return (uint32_t)v;
+}
+
 // zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
 // zoned_abs:60/1g:40/3g (percent of I/Os / bytes), zones from the start.
 void set_zones(job_spec &j, const std::vector<std::string> &parts)
@@ -164,7 +174,7 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
             throw value_error("zone '" + parts[i] + "' is not io%/range");
         plan_rand_zone &z = j.pj.rand_zones[j.pj.nr_rand_zones++];
         z = plan_rand_zone{};
-        z.io_pct = (uint32_t)parse_int(parts[i].substr(0, slash));
+        z.io_pct = zone_pct(parts[i].substr(0, slash), "I/O");
         std::string r = trim(parts[i].substr(slash + 1));
         if (r.find(',') != std::string::npos)
             throw value_error("per-direction zones (a ',' list) are not supported");
@@ -173,7 +183,7 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
         else if (abs)
             z.range_bytes = parse_size(r, j.kb_base);
         else
-            z.range_pct = (uint32_t)parse_int(r);
+            z.range_pct = zone_pct(r, "range");
         io += z.io_pct;
         range += z.range_pct;
     }
@@ -183,6 +193,25 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
         throw value_error("the zones' range percentages add up to " + std::to_string(range) + " (more than 100)");
     if (blank != UINT32_MAX)
         j.pj.rand_zones[blank].range_pct = 100 - range;
+    for (uint32_t i = 0; i < j.pj.nr_rand_zones; i++) {
+        const plan_rand_zone &z = j.pj.rand_zones[i];
+        // fio sends such a zone's I/O to one block; no run asks for that.
+        if (z.io_pct && !z.range_pct && !z.range_bytes)
+            throw value_error("zone " + std::to_string(i + 1) + " gets " + std::to_string(z.io_pct) +
+                              "% of the I/O but covers none of the region");
+    }
+}
+
+// fio's normal:dev draws the mean of 12 uniform ranks (a bell of standard
+// deviation range/12) and adds a uniform offset dev% of the range wide (at most
+// half of it).  The engine draws a Gaussian of sigma percent of the range: the
+// sigma with the same spread, so normal:0 (fio's default) is a bell, not a spike.
+static double normal_sigma_pct(double dev)
+{
+    if (dev < 0 || dev >= 100)
+        throw value_error("normal deviation must be at least 0 and below 100");
+    double jitter = std::min(dev, 50.0);
+    return std::sqrt(100.0 * 100.0 / 144.0 + jitter * jitter / 12.0);
 }
 
 void set_random_distribution(job_spec &j, const option &o, const std::string &v)
@@ -218,8 +247,13 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
         throw value_error("random_distribution center must be within 0..1");
     if (kind == 1 && j.pj.random_dist_param == 1.0)
         throw value_error("zipf theta must not be 1.0");
+    // fio runs a negative theta with its zipf formula outside the law's domain.
+    if (kind == 1 && j.pj.random_dist_param < 0)
+        throw value_error("zipf theta must be 0 or more (0: every block alike)");
     if (kind == 2 && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
         throw value_error("pareto h must be within 0..1 (exclusive)");
+    if (kind >= 3)
+        j.pj.random_dist_param = normal_sigma_pct(j.pj.random_dist_param);
 }
 
 void set_bssplit(job_spec &j, const option &o, const std::string &v)

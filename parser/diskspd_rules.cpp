@@ -204,6 +204,15 @@ void state::validate()
 		      "smaller than the block size (" + std::to_string(info.block_bytes) + ")");
 	if (max_given && info.max_bytes <= info.base_bytes)
 		error("-f: the end of the target range must be beyond the base offset (-B)");
+	else if (max_given && info.max_bytes - info.base_bytes < info.block_bytes)
+		error("-f: the target range (" + std::to_string(info.max_bytes - info.base_bytes) +
+		      " bytes) is smaller than one block (-b: " + std::to_string(info.block_bytes) + " bytes)");
+	if (create_bytes && create_bytes < info.block_bytes)
+		error("-c: the file (" + std::to_string(create_bytes) + " bytes) is smaller than one block (-b: " +
+		      std::to_string(info.block_bytes) + " bytes)");
+	else if (create_bytes && info.random && create_bytes < info.align_bytes)
+		error("-c: the file (" + std::to_string(create_bytes) + " bytes) is smaller than one step of "
+		      "random alignment (-r: " + std::to_string(info.align_bytes) + " bytes)");
 	if (info.zero_buffers + info.random_per_write + (info.write_source_bytes > 0) > 1)
 		error("-Z, -Zr and -Z<size> choose the write content; give only one");
 }

@@ -282,15 +282,12 @@ void reader::include(const line_state &st, const loc &at, int depth)
 {
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
-    const source *parent = nullptr;
-    (void)parent;
     std::string path = st.text;
     struct stat sb;
     if (path[0] != '/' && stat(path.c_str(), &sb) != 0)
         path = dir_of(at.path) + "/" + st.text;
     std::string text;
-    if (!slurp(path, &text))
-        fail(at, "cannot read included file '" + st.text + "'");
+    read_job_text(path, at, true, ("included file '" + st.text + "'").c_str(), &text);
     std::string real = real_path(path);
     for (const auto &r : chain_)
         if (r == real)
@@ -344,8 +341,9 @@ document read_ini_text(const std::string &text, const std::string &display_name,
 document read_ini_file(const std::string &path, const ini_options &opts)
 {
     std::string text;
-    if (!slurp(path, &text))
-        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
+    read_job_text(path, loc{path, 0, 0, "", nullptr}, true, "job file", &text);
+    if (path == "-")
+        return read_ini_text(text, STDIN_NAME, ".", opts);
     document doc;
     doc.path = path;
     reader r(doc, opts);

@@ -278,7 +278,7 @@ static const std::vector<option> table = {
      "Share of random I/Os in a random job (the rest sequential).", A(FOR_DDIR(j.pj.percentage_random_pct[d] = U32(int_in(o, s)))), false},
     {"random_distribution", {}, opt_type::choice, "", "random", NR,
      {{"random", "uniform"}, {"zipf", "zipf:theta[:center]"}, {"pareto", "pareto:h[:center]"},
-      {"normal", "normal:sigma-percent[:center]"}, {"gauss", "same as normal"},
+      {"normal", "normal[:dev[:center]]: fio's bell (sd range/12) widened by a uniform dev% (0..99)"}, {"gauss", "same as normal"},
       {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)"}, {"zoned_abs", "zoned_abs:io%/bytes:... (DISKSPD -rdabs)"}},
      CAT_PATTERN, "Distribution of random offsets; non-uniform ones imply norandommap.", set_random_distribution, false},
     {"random_generator", {}, opt_type::choice, "", "tausworthe", NR,

@@ -207,6 +207,8 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
 plan_ptr build_plan(const request &req, diag_list *notes)
 {
     std::vector<document> docs;
+    if (std::count(req.job_files.begin(), req.job_files.end(), "-") > 1)
+        fail(loc{"<command line>", 0, 0, "", nullptr}, "'-' (the job file on standard input) can be given only once");
     for (const auto &path : req.job_files)
         docs.push_back(read_job_file(path, req.ini, req.format));
     return plan_documents(docs, req, notes);

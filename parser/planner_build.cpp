@@ -29,6 +29,8 @@ void finalize_spec(job_def &d)
         j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
+    if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
+        j.random_distribution = PLAN_RAND_UNIFORM; // zipf:0 weighs every block alike, as fio runs it
     if (j.interlocked && plan_rw_is_random(j.rw))
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
@@ -238,13 +240,101 @@ void mark_shared(plan *p)
         }
 }
 
+// The zones of random_distribution=zoned/zoned_abs over a region of `each`
+// bytes cut in blocks of the job's smallest alignment, as the engine cuts them:
+// a zone that gets I/O must hold a block, and the zones must fit (fio finds
+// "zoned_abs sizes exceed file size" at run time).
+void check_zones(const job_def &d, uint64_t each)
+{
+    const plan_job &j = d.spec.pj;
+    uint64_t align = UINT64_MAX, blocks, used = 0;
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
+        if (plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            align = std::min(align, j.bs[dd].align_bytes ? j.bs[dd].align_bytes : j.bs[dd].min_bytes);
+    blocks = each / align;
+    for (uint32_t i = 0; i < j.nr_rand_zones; i++) {
+        const plan_rand_zone &z = j.rand_zones[i];
+        uint64_t len = z.range_bytes ? z.range_bytes / align : blocks * z.range_pct / 100;
+        used += z.range_bytes;
+        if (z.io_pct && !len)
+            fail(d.header, "job '" + job_name(d) + "': zone " + std::to_string(i + 1) + " of random_distribution gets " +
+                               std::to_string(z.io_pct) + "% of the I/O but holds no whole block of " +
+                               std::to_string(align) + " bytes");
+    }
+    if (used > each)
+        fail(d.header, "job '" + job_name(d) + "': the zones of random_distribution=zoned_abs cover " +
+                           std::to_string(used) + " bytes, more than the " + std::to_string(each) + " of the region");
+}
+
+// What a run would only find out after starting the job: a region that holds
+// no whole block (fio: "size too small"; with nrfiles or a per-direction bs
+// fio runs and does nothing) and a null job with nothing to size it.  Sizes
+// taken from existing files are checked when the files are opened.
+void check_regions(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (j.size_ppm)
+        return;
+    if (!j.size_bytes && !j.filesize_min_bytes) {
+        if (j.ioengine == PLAN_IOENGINE_NULL)
+            fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
+        return;
+    }
+    size_t nfiles = clone_paths(d, job_name(d), 0).size();
+    uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
+    std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
+        const plan_bs &bs = j.bs[dd];
+        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            continue;
+        // Random offsets step by blockalign (DISKSPD -r<align>): a region shorter holds no offset.
+        bool by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
+        uint64_t need = by_align ? bs.align_bytes : bs.min_bytes;
+        if (each < need)
+            fail(d.header, "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
+                               plan_ddir_name((plan_ddir)dd) + (by_align ? " blockalign step (" : " block (") +
+                               std::to_string(need) + " bytes)");
+    }
+    if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+        check_zones(d, each);
+}
+
+// Each clone's file is a plan entry: numjobs=65536 with nrfiles=1000000 asked
+// for 6.5e10 of them (terabytes) before anything ran.  A million files took
+// 6.5 s and 170 MB to plan; past PLAN_FILES_MAX the plan is refused.
+constexpr uint64_t PLAN_FILES_MAX = 1ull << 22;
+
+uint64_t files_of(const job_def &d)
+{
+    return (uint64_t)d.spec.numjobs * (d.spec.filenames.empty() ? d.spec.pj.nrfiles : d.spec.filenames.size());
+}
+
+// Blames the job with the most files.
+void check_file_count(const std::vector<job_def> &jobs)
+{
+    uint64_t total = 0;
+    const job_def *most = nullptr;
+    for (const job_def &d : jobs) {
+        total += files_of(d);
+        if (!most || files_of(d) > files_of(*most))
+            most = &d;
+    }
+    if (total > PLAN_FILES_MAX)
+        fail(most->header, "job '" + job_name(*most) + "': numjobs=" + std::to_string(most->spec.numjobs) + " makes " +
+                               std::to_string(files_of(*most)) + " files; the plan would hold " + std::to_string(total) +
+                               ", more than " + std::to_string(PLAN_FILES_MAX));
+}
+
 } // namespace
 
 plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo)
 {
     std::vector<uint32_t> gid;
-    for (auto &d : jobs)
+    for (auto &d : jobs) {
         finalize_spec(d);
+        check_regions(d);
+    }
+    check_file_count(jobs);
     assign_groups(jobs, &gid);
     std::vector<int32_t> waits;
     for (size_t i = 0; i < jobs.size(); i++)

@@ -1,9 +1,11 @@
 // parser/structured.cpp - helpers shared by the TOML and YAML readers.
 #include "parser/structured.hpp"
 
-#include <fstream>
+#include <cerrno>
+#include <fcntl.h>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "parser/diag.hpp"
 #include "parser/options.hpp"
@@ -54,18 +56,132 @@ bool is_reserved_job_key(const std::string &key)
     return key == "section" || key == "global" || key == "include";
 }
 
-bool slurp(const std::string &path, std::string *out)
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates
+// and code points past U+10FFFF are invalid).
+size_t utf8_length(const std::string &s, size_t i)
 {
+    unsigned char c = (unsigned char)s[i];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if (((unsigned char)s[i + k] & 0xC0) != 0x80)
+            return 0;
+    unsigned char c1 = (unsigned char)(n > 1 ? s[i + 1] : 0);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+        return 0;
+    return n;
+}
+
+void no_nul(const std::string &text, const loc &at, const char *what)
+{
+    if (text.find('\0') != std::string::npos)
+        fail(at, std::string("a NUL character (\\u0000) in ") + what + " '" + text.c_str() + "...': names and values are text");
+}
+
+} // namespace
+
+void check_utf8(const std::string &text, const source_text &src)
+{
+    int line = 1, col = 1;
+    for (size_t i = 0; i < text.size();) {
+        size_t n = utf8_length(text, i);
+        if (!n) {
+            char hex[8];
+            snprintf(hex, sizeof hex, "0x%02x", (unsigned char)text[i]);
+            fail(src.at(line, col), std::string("invalid UTF-8 (byte ") + hex + "): a job file is UTF-8 text");
+        }
+        line += text[i] == '\n';
+        col = text[i] == '\n' ? 1 : col + 1;
+        i += n;
+    }
+}
+
+void check_no_nul(const document &doc)
+{
+    for (const section &s : doc.sections) {
+        no_nul(s.name, s.header_loc, "the job name");
+        for (const entry &e : s.entries) {
+            no_nul(e.key, e.key_loc, "the key");
+            no_nul(e.value, e.value_loc, "the value");
+        }
+    }
+}
+
+namespace {
+
+// Whether the text read so far already shows it is not what we want: a NUL
+// byte, or a line (from `from` on) longer than max_line.  The reader's own
+// checks then report it at its position, so nothing more needs reading.
+bool shows_garbage(const std::string &text, size_t from, size_t max_line)
+{
+    if (text.find('\0', from) != std::string::npos)
+        return true;
+    if (!max_line)
+        return false;
+    size_t bol = from ? text.rfind('\n', from - 1) : std::string::npos;
+    bol = bol == std::string::npos ? 0 : bol + 1;
+    for (size_t nl; (nl = text.find('\n', bol)) != std::string::npos; bol = nl + 1)
+        if (nl - bol > max_line + 1) // + 1: a CRLF's '\r'
+            return true;
+    return text.size() - bol > max_line + 1;
+}
+
+read_status read_fd(int fd, const read_limits &lim, std::string *out)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return read_status::unreadable;
+        if (n == 0)
+            return read_status::ok;
+        size_t from = out->size();
+        out->append(buf, (size_t)n);
+        if (shows_garbage(*out, from, lim.max_line))
+            return read_status::ok;
+        if (out->size() > lim.max_bytes)
+            return read_status::too_large;
+    }
+}
+
+} // namespace
+
+read_status read_bounded(const std::string &path, const read_limits &lim, std::string *out)
+{
+    out->clear();
+    if (lim.dash_is_stdin && path == "-")
+        return read_fd(0, lim, out);
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (stat(path.c_str(), &sb) != 0 || S_ISDIR(sb.st_mode))
-        return false;
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        return false;
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    *out = ss.str();
-    return true;
+    if (fd < 0)
+        return read_status::unreadable;
+    read_status st = fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) ? read_status::unreadable : read_fd(fd, lim, out);
+    close(fd);
+    return st;
+}
+
+void read_job_text(const std::string &path, const loc &at, bool ini, const char *what, std::string *text)
+{
+    read_limits lim;
+    lim.max_line = ini ? INI_MAX_LINE : 0;
+    lim.dash_is_stdin = at.line == 0; // the top-level file, not an include
+    loc where = at;
+    if (lim.dash_is_stdin && path == "-")
+        where.path = STDIN_NAME;
+    switch (read_bounded(path, lim, text)) {
+    case read_status::ok:
+        return;
+    case read_status::too_large:
+        fail(where, std::string(what) + " is larger than " + std::to_string(JOB_FILE_MAX >> 20) +
+                     " MiB: this is not a job file");
+    default:
+        fail(where, "cannot read " + std::string(what));
+    }
 }
 
 std::string read_include(const std::string &name, const loc &at, int depth, std::string *text)
@@ -73,19 +189,18 @@ std::string read_include(const std::string &name, const loc &at, int depth, std:
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
     std::string path = name[0] == '/' ? name : at.path.substr(0, at.path.rfind('/') + 1) + name;
-    if (slurp(path, text))
-        return path;
-    if (slurp(name, text))
-        return name;
-    fail(at, "cannot read included file '" + name + "'");
+    struct stat sb;
+    if (stat(path.c_str(), &sb) != 0 && stat(name.c_str(), &sb) == 0)
+        path = name;
+    read_job_text(path, at, false, ("included file '" + name + "'").c_str(), text);
+    return path;
 }
 
 document read_file_with(const std::string &path, const ini_options &opts, text_reader read)
 {
     std::string text;
-    if (!slurp(path, &text))
-        fail(loc{path, 0, 0, "", nullptr}, "cannot read job file");
-    return read(text, path, ".", opts);
+    read_job_text(path, loc{path, 0, 0, "", nullptr}, false, "job file", &text);
+    return read(text, path == "-" ? STDIN_NAME : path, ".", opts);
 }
 
 } // namespace parser

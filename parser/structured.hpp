@@ -27,6 +27,14 @@ struct source_text {
     loc at(int line, int col) const; // 1-based
 };
 
+// A position in text that is not UTF-8 fails there (yaml-cpp takes any bytes;
+// toml++ checks by itself).
+void check_utf8(const std::string &text, const source_text &src);
+
+// TOML and YAML strings may hold "\u0000", which C strings further on would cut
+// short: a name, key or value holding one fails at its position.
+void check_no_nul(const document &doc);
+
 // Separator that joins a list value for this option (':' for paths and
 // percentile lists, ',' for read,write,trim lists).
 char list_separator(const std::string &key);
@@ -46,8 +54,30 @@ document read_yaml_text(const std::string &text, const std::string &display_name
 document read_toml_file(const std::string &path, const ini_options &opts);
 document read_yaml_file(const std::string &path, const ini_options &opts);
 
-// Reads a whole file; false when it cannot be read (or is a directory).
-bool slurp(const std::string &path, std::string *out);
+// Job files are read a chunk at a time, so /dev/zero, /dev/urandom or an
+// endless FIFO cannot make ioplan read without bound: reading stops at the first
+// NUL byte or over-long line (which the reader then reports where it is), or
+// past max_bytes.
+constexpr size_t JOB_FILE_MAX = 16u << 20;
+
+// What diagnostics call the job file read from stdin (`ioplan -`, as fio).
+constexpr const char *STDIN_NAME = "<stdin>";
+
+struct read_limits {
+    size_t max_bytes = JOB_FILE_MAX;
+    size_t max_line = 0;        // 0: lines of any length
+    bool dash_is_stdin = false; // "-" reads standard input
+};
+
+enum class read_status { ok, unreadable, too_large };
+
+// Reads the file at path (not a directory) within lim into *out.
+read_status read_bounded(const std::string &path, const read_limits &lim, std::string *out);
+
+// A job file's text (`what` names it in errors: "job file", "included file 'x'");
+// ini applies INI's line limit while reading.  Fails at `at` when it cannot be
+// read or is too large; a top-level (at.line == 0) "-" is standard input.
+void read_job_text(const std::string &path, const loc &at, bool ini, const char *what, std::string *text);
 
 // An included file named at `at`: looked up next to the including file, then
 // as given; its text into *text.  Returns the path read; fails when missing or

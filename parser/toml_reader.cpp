@@ -193,6 +193,7 @@ document read_toml_text(const std::string &text, const std::string &display_name
     document doc;
     doc.path = display_name;
     toml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    check_no_nul(doc);
     return doc;
 }
 

@@ -1,6 +1,7 @@
 // parser/values.cpp - parsing of fio's value syntax (see values.hpp for the rules).
 #include "parser/values.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -41,8 +42,16 @@ std::string lower(std::string s)
     return s;
 }
 
+// A value's leading number: as a double, and exactly when it is an integer
+// (a double keeps 53 bits, so 9007199254740993 would silently lose its last byte).
+struct number {
+    double v = 0;
+    bool integral = false;
+    uint64_t n = 0;
+};
+
 // Leading number (decimal, fraction, or 0x hex) and the suffix after it.
-double leading_number(const std::string &s, std::string *suffix)
+number leading_number(const std::string &s, std::string *suffix)
 {
     if (s.empty())
         throw value_error("empty value");
@@ -51,19 +60,41 @@ double leading_number(const std::string &s, std::string *suffix)
         throw value_error("negative value '" + s + "'");
     char *end = nullptr;
     errno = 0;
-    double v;
-    if (s.size() > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-        v = (double)std::strtoull(p, &end, 16);
+    number num;
+    bool hex = s.size() > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex)
+        num.v = (double)std::strtoull(p, &end, 16);
     else
-        v = std::strtod(p, &end);
-    if (end == p || !std::isfinite(v) || errno == ERANGE)
+        num.v = std::strtod(p, &end);
+    if (end != p && errno == ERANGE)
+        throw value_error("'" + s + "' is out of range");
+    if (end == p || !std::isfinite(num.v))
         throw value_error("'" + s + "' is not a number");
     // strtod also reads "inf", "nan" and exponents: only plain digits are numbers here.
     for (const char *q = p; q < end; q++)
         if (!std::isxdigit((unsigned char)*q) && *q != '.' && *q != 'x' && *q != 'X')
             throw value_error("'" + s + "' is not a number");
+    num.integral = hex || std::all_of(p, (const char *)end, [](char c) { return c >= '0' && c <= '9'; });
+    if (num.integral) {
+        errno = 0;
+        num.n = std::strtoull(p, nullptr, hex ? 16 : 10);
+        if (errno == ERANGE)
+            throw value_error("'" + s + "' is out of range");
+    }
     *suffix = end;
-    return v;
+    return num;
+}
+
+// num * mult, exact for integers; false when it is `limit` or more.
+bool scale(const number &num, uint64_t mult, uint64_t limit, uint64_t *out)
+{
+    if (num.integral)
+        return !__builtin_mul_overflow(num.n, mult, out) && *out < limit;
+    double d = std::round(num.v * (double)mult);
+    if (!(d < (double)limit))
+        return false;
+    *out = (uint64_t)d;
+    return true;
 }
 
 uint64_t pow_u64(uint64_t base, int n)
@@ -139,12 +170,11 @@ bool parse_bool(const std::string &s0)
 uint64_t parse_size(const std::string &s0, unsigned kb_base)
 {
     std::string s = trim(s0), suffix;
-    double v = leading_number(s, &suffix);
-    uint64_t mult = size_multiplier(suffix, kb_base, s);
-    double bytes = v * (double)mult;
-    if (bytes >= 18446744073709551615.0)
+    number num = leading_number(s, &suffix);
+    uint64_t bytes;
+    if (!scale(num, size_multiplier(suffix, kb_base, s), UINT64_MAX, &bytes))
         throw value_error("'" + s + "' is too large");
-    return (uint64_t)std::llround(bytes);
+    return bytes;
 }
 
 bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
@@ -156,6 +186,9 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
     if (v <= 0 || v > 100)
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
     *ppm = (uint32_t)std::llround(v * 10000.0);
+    // 0 ppm means "no percentage given": the whole file would silently be used.
+    if (*ppm == 0)
+        throw value_error("percentage '" + s + "' is below 0.0001%, the finest step");
     return true;
 }
 
@@ -186,11 +219,11 @@ uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const
 uint64_t parse_time_ns(const std::string &s0, time_unit base)
 {
     std::string s = trim(s0), suffix;
-    double v = leading_number(s, &suffix);
-    double ns = v * (double)time_multiplier_ns(suffix, base, s);
-    if (ns >= 9.2e18)
+    number num = leading_number(s, &suffix);
+    uint64_t ns;
+    if (!scale(num, time_multiplier_ns(suffix, base, s), (uint64_t)INT64_MAX, &ns))
         throw value_error("'" + s + "' is too long");
-    return (uint64_t)std::llround(ns);
+    return ns;
 }
 
 std::array<std::string, 3> split_ddir_list(const std::string &s)

@@ -2,6 +2,7 @@
 #include "parser/values.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -20,6 +21,20 @@ void append_hex(const std::string &tok, std::vector<uint8_t> &out)
         out.push_back((uint8_t)std::strtoul(hex.substr(i, 2).c_str(), nullptr, 16));
 }
 
+// fio takes a decimal pattern within int's range and stores its 32-bit value in
+// as few little-endian bytes as hold it: 258 is 02 01, 0 is one 00, -1 is ff ff ff ff.
+void append_decimal(const std::string &tok, std::vector<uint8_t> &out)
+{
+    int64_t v = parse_int(tok);
+    if (v < INT32_MIN || v > INT32_MAX)
+        throw value_error("decimal pattern " + tok + " is outside -2147483648..2147483647 (use 0x... for more bytes)");
+    uint32_t u = (uint32_t)v;
+    do {
+        out.push_back((uint8_t)(u & 0xff));
+        u >>= 8;
+    } while (u);
+}
+
 } // namespace
 
 std::vector<uint8_t> parse_pattern(const std::string &s0)
@@ -32,10 +47,7 @@ std::vector<uint8_t> parse_pattern(const std::string &s0)
         } else if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
             append_hex(tok, out);
         } else {
-            int64_t v = parse_int(tok);
-            // fio stores a decimal pattern as a 32-bit little-endian integer.
-            for (int i = 0; i < 4; i++)
-                out.push_back((uint8_t)(((uint64_t)v >> (8 * i)) & 0xff));
+            append_decimal(tok, out);
         }
     }
     if (out.empty())
@@ -73,7 +85,28 @@ struct calc {
             i++;
         if (start == i)
             throw value_error("bad arithmetic in '" + s + "'", i);
-        return std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10);
+        errno = 0;
+        int64_t v = std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10);
+        if (errno == ERANGE)
+            overflow();
+        return v;
+    }
+    // fio hands this to bc, which has no limit; a plan field has 64 bits, so a
+    // result that does not fit is an error rather than a wrapped number.
+    [[noreturn]] void overflow() const
+    {
+        throw value_error("'" + s + "' does not fit in a 64-bit integer");
+    }
+    int64_t apply(char op, int64_t v, int64_t r) const
+    {
+        int64_t out = 0;
+        bool over = op == '*'   ? __builtin_mul_overflow(v, r, &out)
+                    : op == '+' ? __builtin_add_overflow(v, r, &out)
+                    : op == '-' ? __builtin_sub_overflow(v, r, &out)
+                                : (out = v / r, false);
+        if (over)
+            overflow();
+        return out;
     }
     int64_t term()
     {
@@ -83,7 +116,7 @@ struct calc {
             int64_t r = number();
             if (op == '/' && r == 0)
                 throw value_error("division by zero in '" + s + "'");
-            v = op == '*' ? v * r : v / r;
+            v = apply(op, v, r);
         }
         return v;
     }
@@ -92,8 +125,7 @@ struct calc {
         int64_t v = term();
         while (i < s.size() && (s[i] == '+' || s[i] == '-')) {
             char op = s[i++];
-            int64_t r = term();
-            v = op == '+' ? v + r : v - r;
+            v = apply(op, v, term());
         }
         if (i != s.size())
             throw value_error("bad arithmetic in '" + s + "'", i);

@@ -4,7 +4,10 @@
 // so duplicates are detected here: in a job file they are always a mistake.
 // Plain scalars true/false are booleans; quoted ones are strings.
 #include <set>
+#include <sstream>
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "parser/diag.hpp"
@@ -30,6 +33,7 @@ private:
     std::string scalar_text(const YAML::Node &v, const std::string &key, const loc &at) const;
     void include(section &s, const YAML::Node &v, const loc &at, int depth);
     section job_section(const YAML::Node &map, const loc &at, const source_text &src);
+    YAML::Node load(const std::string &text, const source_text &src) const;
 };
 
 bool is_plain_bool(const YAML::Node &v, bool *value)
@@ -147,14 +151,63 @@ section yaml_reader::job_section(const YAML::Node &map, const loc &at, const sou
     return s;
 }
 
-void yaml_reader::read(const std::string &text, const source_text &src, int depth)
+// Notes whether a document holds anything, and where it starts.
+class content_probe : public YAML::EventHandler {
+public:
+    bool any = false;
+    YAML::Mark at;
+
+    void OnDocumentStart(const YAML::Mark &) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark &m, YAML::anchor_t) override { seen(m); }
+    void OnScalar(const YAML::Mark &m, const std::string &, YAML::anchor_t, const std::string &) override { seen(m); }
+    void OnSequenceStart(const YAML::Mark &m, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        seen(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark &m, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        seen(m);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void seen(const YAML::Mark &m)
+    {
+        if (!any)
+            at = m;
+        any = true;
+    }
+};
+
+// The one document of a YAML text: a later one ("---") would otherwise be
+// dropped without a word.  Not YAML::LoadAll: yaml-cpp 0.7's loops forever,
+// growing, on some malformed input (jbeder/yaml-cpp#1319); the parser is asked
+// for exactly two documents instead.
+YAML::Node yaml_reader::load(const std::string &text, const source_text &src) const
 {
     YAML::Node root;
+    check_utf8(text, src);
     try {
         root = YAML::Load(text);
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        content_probe first, second;
+        if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.any)
+            fail(where(second.at, src), "a second YAML document: a job file holds one (its jobs go in one 'jobs' list)");
+    } catch (const YAML::DeepRecursion &err) {
+        fail(where(err.mark, src), "lists and maps nested too deeply (job options are values or flat lists)");
     } catch (const YAML::Exception &err) {
         fail(where(err.mark, src), err.msg);
     }
+    return root;
+}
+
+void yaml_reader::read(const std::string &text, const source_text &src, int depth)
+{
+    YAML::Node root = load(text, src);
     if (root.IsNull() && depth == 0)
         fail(src.at(0, 0), "empty job file");
     if (!root.IsMap())
@@ -202,6 +255,7 @@ document read_yaml_text(const std::string &text, const std::string &display_name
     document doc;
     doc.path = display_name;
     yaml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    check_no_nul(doc);
     return doc;
 }
 

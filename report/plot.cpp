@@ -308,16 +308,21 @@ std::string first_line(const std::string &s)
 
 } // namespace
 
-bool plot(const std::string &json_text, const plot_options &o, std::string *err)
+bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input)
 {
 	ojson doc = ojson::parse(json_text, nullptr, false);
+	std::string script;
+	// Up to here a failure is the input's (or the chart name's), not the run's.
+	if (bad_input)
+		*bad_input = true;
 	if (doc.is_discarded() || !doc.is_object()) {
 		*err = "the input is not a JSON result document";
 		return false;
 	}
-	std::string script;
 	if (!plot_script(doc, o, &script, err))
 		return false;
+	if (bad_input)
+		*bad_input = false;
 	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
 	std::ofstream f(path, std::ios::trunc);
 	if (!(f << script) || (f.close(), !f)) {

@@ -40,8 +40,9 @@
 //     report::plot_options po;
 //     po.output = "FILE.svg";
 //     std::string err;
-//     if (!report::plot(read_file("RESULT.json"), po, &err))
-//         ... print "ioplan plot: " + err, exit 1 (2 when the JSON is bad) ...
+//     bool bad_input;
+//     if (!report::plot(read_file("RESULT.json"), po, &err, &bad_input))
+//         ... print "ioplan plot: " + err, exit bad_input ? 2 : 1 ...
 #pragma once
 
 #include <string>
@@ -71,7 +72,8 @@ bool plot_script(const ojson &doc, const plot_options &o, std::string *script, s
 // Parses json_text, writes the script, runs gnuplot.  False with a one-line
 // reason in *err: bad JSON, nothing to plot, a file that cannot be written,
 // gnuplot missing or failing (with its first error line), or a chart gnuplot
-// left incomplete (it exits 0 on a full disk).
-bool plot(const std::string &json_text, const plot_options &o, std::string *err);
+// left incomplete (it exits 0 on a full disk).  *bad_input (when given) tells
+// the first kinds - the input or the chart's name - from the rest.
+bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input = nullptr);
 
 } // namespace report

@@ -65,8 +65,16 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(ppm == 500000);
     CHECK(!parse_percent_ppm("50", &ppm));
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
+    CHECK(parse_percent_ppm("0.00005%", &ppm));
+    CHECK(ppm == 1);
+    CHECK_THROWS_AS(parse_percent_ppm("0.00001%", &ppm), value_error); // would be 0 ppm: unset, the whole file
     CHECK(parse_pattern("0xdeadbeef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
     CHECK(parse_pattern("\"ab\"|0x01") == std::vector<uint8_t>{'a', 'b', 1});
+    CHECK(parse_pattern("258") == std::vector<uint8_t>{2, 1}); // as fio: the bytes the value needs
+    CHECK(parse_pattern("0") == std::vector<uint8_t>{0});
+    CHECK(parse_pattern("-1") == std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff});
+    CHECK_THROWS_AS(parse_pattern("2147483648"), value_error);
+    CHECK_THROWS_AS(parse_pattern("99999999999999999999"), value_error);
     CHECK(parse_cpu_list("0-2,5") == 0x27u);
     CHECK(parse_bool("1"));
     CHECK(!parse_bool("0"));
@@ -78,4 +86,30 @@ TEST_CASE("fio keywords with arithmetic")
     CHECK(expand_keywords("$pagesize*2") == "8192");
     CHECK(expand_keywords("4k") == "4k");
     CHECK_THROWS_AS(expand_keywords("$ncpus*1m"), value_error);
+}
+
+TEST_CASE("arithmetic that leaves 64 bits is an error, not a wrapped number")
+{
+    CHECK(expand_keywords("$pagesize*2251799813685247") == std::to_string(4096ull * 2251799813685247ull));
+    CHECK_THROWS_WITH_AS(expand_keywords("$pagesize*4503599627370497"),
+                         "'4096*4503599627370497' does not fit in a 64-bit integer", value_error);
+    CHECK_THROWS_AS(expand_keywords("$pagesize*99999999999999999999"), value_error);
+    CHECK_THROWS_AS(expand_keywords("$pagesize+9223372036854775807"), value_error);
+    CHECK_THROWS_AS(expand_keywords("$pagesize-9223372036854775807-9999"), value_error);
+}
+
+TEST_CASE("integer sizes and times are exact up to 64 bits and refused beyond")
+{
+    CHECK(parse_size("9007199254740993", 1024) == 9007199254740993ull); // 2^53 + 1: a double drops the 1
+    CHECK(parse_size("18446744073709551614", 1024) == 18446744073709551614ull);
+    CHECK(parse_size("0xfffffffffffffffe", 1024) == 0xfffffffffffffffeull);
+    CHECK_THROWS_AS(parse_size("18446744073709551615", 1024), value_error);
+    CHECK_THROWS_AS(parse_size("16384p", 1024), value_error);
+    CHECK_THROWS_WITH_AS(parse_size("0x10000000000000000", 1024), "'0x10000000000000000' is out of range",
+                         value_error);
+    CHECK(parse_size("16383p", 1024) == 16383ull << 50);
+    CHECK(parse_size("1.5k", 1024) == 1536);
+    CHECK(parse_time_ns("9223372036s", time_unit::s) == 9223372036000000000ull);
+    CHECK_THROWS_AS(parse_time_ns("9223372037s", time_unit::s), value_error);
+    CHECK_THROWS_AS(parse_time_ns("106752d", time_unit::s), value_error);
 }

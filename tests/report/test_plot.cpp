@@ -196,12 +196,15 @@ TEST_CASE("plot: what it cannot do is said")
 	o.output = "/tmp/chart.svg";
 	CHECK_FALSE(report::plot("{\"jobs\": []}", o, &err));
 	CHECK(err.rfind("nothing to plot", 0) == 0);
-	CHECK_FALSE(report::plot("{not json", o, &err));
+	bool bad_input = false;
+	CHECK_FALSE(report::plot("{not json", o, &err, &bad_input));
 	CHECK(err == "the input is not a JSON result document");
+	CHECK(bad_input);
 	std::string dir = tmpdir();
 	o.output = dir + "/c.svg";
 	o.gnuplot = "/nonexistent/gnuplot";
-	CHECK_FALSE(report::plot(s.json(), o, &err));
+	CHECK_FALSE(report::plot(s.json(), o, &err, &bad_input));
 	CHECK(err.find("cannot run /nonexistent/gnuplot") == 0);
+	CHECK_FALSE(bad_input);	// the input was fine: the run of gnuplot failed
 	t::run("rm -rf " + dir);
 }
