@@ -524,6 +524,9 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	e->sh.lbt = &e->lbt;
 	e->sh.stop = &e->stop;
 	e->sh.fake = e->opts.fake_clock;
+	for (uint32_t i = 0; i < p->nr_jobs && !e->sh.sleep_gran_ns && !e->sh.fake; i++)
+		if (plan_job_at(p, i)->thinktime_ns)
+			e->sh.sleep_gran_ns = clk_sleep_granularity_ns(&e->sh.clk);
 	e->sh.states = calloc(n, sizeof(*e->sh.states));
 	e->res = calloc(1, sizeof(*e->res));
 	e->res_cap = count_res_jobs(p);

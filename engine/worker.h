@@ -34,6 +34,7 @@ struct eng_shared {
 	const struct latbkt_table *lbt;
 	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
 	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
+	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
 };
 
 /* One plan job in one run of its segment. */
@@ -137,6 +138,7 @@ struct worker {
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
 	uint32_t think_count;
+	bool quiescing;			/* thinktime: reap everything in flight first */
 
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;
@@ -188,6 +190,12 @@ bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
 
 /* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
 uint64_t worker_busy_ns(void);
+
+/* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
+void worker_quiesce(struct worker *w);
+
+/* thinktime after an I/O is issued (worker_think.c). */
+void worker_think(struct worker *w);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
