@@ -1,8 +1,9 @@
 """tests/e2e/test_timing_faults.py - issue 18's timing cases through the binary.
 
 thinktime as fio spends it (a differential against fio on the same line), every
-wait of the engine ended by SIGINT within a second, and the clones of a group
-measured over one common window however many there are.  The machine these run on is small and shared, so a comparison with fio
+wait of the engine ended by SIGINT within a second, the clones of a group
+measured over one common window however many there are, and io_trace's memory
+bounded.  The machine these run on is small and shared, so a comparison with fio
 interleaves the two programs and keeps each one's best round: load slows a
 round, never speeds it up.
 """
@@ -227,6 +228,41 @@ class GroupWindowIsCommon(TmpDirCase):
                 break
         self.assertLess(abs(ratio("ioplan") / ratio("fio") - 1.0), 0.5,
                         f"256/2 clones: ioplan x{ratio('ioplan'):.2f}, fio x{ratio('fio'):.2f}")
+
+
+class IoTraceIsBounded(TmpDirCase):
+    """Case 12: io_trace=100000000 grew by ~200 MB/s and its report took over 30 s."""
+
+    def test_beyond_the_bound_is_refused(self):
+        p = run(null_line("--io_trace=100000000"))
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"^<command line>:1:\d+: error: io_trace=100000000 is out of range \(0\.\.262144\)\n")
+
+    def test_clones_times_runs_are_counted(self):
+        job = self.write("t.fio", "[global]\nioengine=null\nsize=1g\nio_trace=100000\n"
+                                  "[a]\nnumjobs=2\n[b]\nio_trace=70000\n")
+        p = run([str(job)])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"{job}:8:10: error: job 'b': io_trace=70000 brings the I/Os recorded in memory "
+                      "to 270000 (clones x runs); a plan keeps at most 262144 (8 MiB): lower io_trace, "
+                      "numjobs or repeat", p.stderr)
+
+    def test_the_largest_trace_is_small_and_interruptible(self):
+        proc = subprocess.Popen([BIN, *null_line("--io_trace=262144", runtime=30), "--eta=always"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_for_stderr(proc, b"Jobs:")
+        time.sleep(2)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        self.assertLess(took, 1.0, f"report after SIGINT took {took:.2f} s")
+        self.assertEqual(proc.returncode, 1)
+        trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
+        self.assertEqual(len(trace["t_ns"]), 262144)
+        self.assertLess(usage.ru_maxrss, 300 * 1024, "max RSS in KiB")
 
 
 if __name__ == "__main__":
