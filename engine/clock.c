@@ -197,3 +197,25 @@ uint64_t clk_sleep_until(struct clk *c, uint64_t t, uint64_t max_ns)
 		;
 	return clk_now(c);
 }
+
+/* The worst but one of ten: one preemption while measuring does not turn every think into a spin. */
+uint64_t clk_sleep_granularity_ns(struct clk *c)
+{
+	uint64_t worst = 0, next = 0, d;
+
+	if (c->mode == CLK_FAKE)
+		return 0;
+	for (int i = 0; i < 10; i++) {
+		uint64_t t0 = clk_now(c);
+
+		sleep_ns(1000);
+		d = clk_now(c) - t0;
+		if (d > worst) {
+			next = worst;
+			worst = d;
+		} else if (d > next) {
+			next = d;
+		}
+	}
+	return next;
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,6 +167,43 @@ static int32_t wait_index(const struct plan *p, uint32_t a, uint32_t b, const st
 	return -1;
 }
 
+/* A FIFO or character device: its open() may wait for another party (a writer). */
+static bool has_stream(const struct plan_job *j)
+{
+	struct stat st;
+
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+			if (!stat(j->clones[c].files[f].path, &st) &&
+			    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+				return true;
+	return false;
+}
+
+/*
+ * Which start gate a job's clones pass (worker.h): as fio, every thread that
+ * starts at a given moment is set up before any of them starts its I/O, so a
+ * group's measured windows coincide however long 1000 clones take to set up.
+ * A job on a stream starts alone: its open() must not hold the group (a
+ * reader's writer may be a job that waits for this group to end).
+ */
+static void gate_of(struct seg_run *s, struct job_run *jr)
+{
+	const struct plan_job *j = jr->job;
+
+	if (j->startdelay_max_ns > j->startdelay_min_ns || !j->nr_clones ||
+	    (j->ioengine != PLAN_IOENGINE_NULL && has_stream(j))) {
+		/* each clone draws its own delay, or may wait in open(): it starts alone */
+		jr->gate = NULL;
+	} else if (jr->waits_for < 0 && !j->startdelay_min_ns) {
+		jr->gate = &s->gate;
+		atomic_fetch_add(&s->gate.left, j->nr_clones);
+	} else {
+		jr->gate = &jr->own_gate;
+		atomic_store(&jr->own_gate.left, j->nr_clones);
+	}
+}
+
 static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t b, uint32_t run)
 {
 	const struct plan_job *first = plan_job_at(e->plan, a);
@@ -180,6 +218,7 @@ static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t 
 		jr->waits_for = wait_index(e->plan, a, b, j);
 		jr->clones_left = j->nr_clones;
 		jr->done = !j->nr_clones;
+		gate_of(s, jr);
 		jr->res = add_res_job(e, j, i, run, run < first->repeat_discard);
 		if (!jr->res)
 			return -ENOMEM;
@@ -525,6 +564,9 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	e->sh.lbt = &e->lbt;
 	e->sh.stop = &e->stop;
 	e->sh.fake = e->opts.fake_clock;
+	for (uint32_t i = 0; i < p->nr_jobs && !e->sh.sleep_gran_ns && !e->sh.fake; i++)
+		if (plan_job_at(p, i)->thinktime_ns)
+			e->sh.sleep_gran_ns = clk_sleep_granularity_ns(&e->sh.clk);
 	e->sh.states = calloc(n, sizeof(*e->sh.states));
 	e->res = calloc(1, sizeof(*e->res));
 	e->res_cap = count_res_jobs(p);

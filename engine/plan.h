@@ -35,6 +35,7 @@ extern "C" {
 #define PLAN_PERCENTILES_MAX 20
 #define PLAN_BSSPLIT_MAX 64
 #define PLAN_RAND_ZONES_MAX 16
+#define PLAN_IO_TRACE_TOTAL_MAX 262144u	/* io_trace records a plan keeps (plan_job) */
 
 enum plan_ddir {
 	PLAN_DDIR_READ = 0,
@@ -311,7 +312,13 @@ struct plan_job {
 	bool verify_fatal;
 	uint64_t verify_interval_bytes;	/* 0 = the block size */
 
-	/* Recording: keep the first io_trace_max I/Os (time, offset, size, latency). */
+	/*
+	 * Recording: keep the first io_trace_max I/Os (time, offset, size, latency).
+	 * Every record stays in memory until the report, so a plan keeps at most
+	 * PLAN_IO_TRACE_TOTAL_MAX over all its clones and runs (8 MiB, and well under
+	 * a second to render as JSON): the memory a trace costs does not grow with
+	 * the run's length.
+	 */
 	uint64_t io_trace_max;
 
 	/* Errors and watchdog. */

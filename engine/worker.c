@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,35 @@ static bool start_delay(struct worker *w)
 	end = clk_now(&w->clk) + d;
 	while (clk_now(&w->clk) < end && !stop_requested(w))
 		clk_sleep_until(&w->clk, end, SLEEP_SLICE_NS);
+	return !stop_requested(w);
+}
+
+/*
+ * The start gate (engine.c chooses it): this clone is set up (or failed to be);
+ * waits until every clone starting with it is too.  False on stop.  A futex,
+ * not the segment's mutex: 1000 clones woken by a condition variable each
+ * retake the mutex in turn, one scheduler slice apiece behind the clones
+ * already running, and so started over 6 s instead of at once.
+ */
+static bool start_together(struct worker *w)
+{
+	struct start_gate *g = w->jr->gate;
+	struct timespec slice = { 0, (long)SLEEP_SLICE_NS };
+
+	if (!g)
+		return !stop_requested(w);
+	if (atomic_fetch_sub(&g->left, 1) == 1) {
+		/* Not read on a fake clock: each read advances it, and which clone opens varies. */
+		if (!w->sh->fake)
+			g->open_ns = clk_now(&w->clk);
+		atomic_store(&g->open, 1);
+		syscall(SYS_futex, &g->open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
+	while (!atomic_load(&g->open) && !stop_requested(w))
+		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, 0, &slice, NULL, 0);
+	/* The windows start when the gate opened: a clone scheduled late loses time, not the group. */
+	if (atomic_load(&g->open) && !w->sh->fake)
+		w->gate_open_ns = g->open_ns;
 	return !stop_requested(w);
 }
 
@@ -475,7 +506,10 @@ static void run(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	w->res.thread_start_ns = w->now = clk_now(&w->clk);
+	w->now = clk_now(&w->clk);
+	if (w->gate_open_ns && w->gate_open_ns < w->now)
+		w->now = w->gate_open_ns;
+	w->res.thread_start_ns = w->now;
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 	if (j->verify_only) {
 		verify(w);
@@ -533,10 +567,12 @@ void *worker_main(void *arg)
 		/* create_only: the files are laid out (and opened); no I/O. */
 		if (!ret && !w->job->create_only)
 			ret = worker_prepare_cache(w);
-		if (!ret && !w->job->create_only)
+		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
-		else if (!w->res.error)
+		else if (ret && !w->res.error)
 			w->res.error = -ret;
+	} else {
+		start_together(w);	/* stopped before setup: no clone waits for this one */
 	}
 	teardown(w);
 	finish(w);

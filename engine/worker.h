@@ -34,6 +34,14 @@ struct eng_shared {
 	const struct latbkt_table *lbt;
 	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
 	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
+	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
+};
+
+/* Where clones that start together meet once set up (worker.c start_together). */
+struct start_gate {
+	_Atomic uint32_t left;		/* clones not yet set up */
+	_Atomic uint32_t open;		/* futex word: 1 once left reached 0 */
+	uint64_t open_ns;		/* clock time it opened, written before open */
 };
 
 /* One plan job in one run of its segment. */
@@ -43,6 +51,13 @@ struct job_run {
 	struct res_job *res;
 	struct interlock *il;		/* per file of clone 0, interlocked jobs only */
 	int32_t waits_for;		/* index in seg_run.jobs, or -1 */
+	/*
+	 * The start gate this job's clones pass together once set up (seg_run's for
+	 * the jobs that start with the segment, own_gate for a job that waits
+	 * or has a fixed startdelay), NULL when each clone draws its own delay.
+	 */
+	struct start_gate *gate;
+	struct start_gate own_gate;
 	uint32_t clones_left;		/* guarded by seg_run.mu */
 	bool done;			/* guarded by seg_run.mu */
 	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
@@ -55,6 +70,7 @@ struct seg_run {
 	struct job_run *jobs;
 	uint32_t nr_jobs;
 	uint32_t workers_left;		/* guarded by mu */
+	struct start_gate gate;		/* of the jobs that start with the segment */
 };
 
 struct worker_pub {
@@ -94,6 +110,7 @@ struct worker {
 	struct res_clone *out;		/* where the results go when the thread ends */
 	pthread_t tid;
 	bool started;
+	uint64_t gate_open_ns;		/* its start gate opened (0 = none, or a fake clock) */
 
 	struct clk clk;
 	struct res_clone res;
@@ -137,6 +154,7 @@ struct worker {
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
 	uint32_t think_count;
+	bool quiescing;			/* thinktime: reap everything in flight first */
 
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;
@@ -193,6 +211,12 @@ bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
 
 /* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
 uint64_t worker_busy_ns(void);
+
+/* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
+void worker_quiesce(struct worker *w);
+
+/* thinktime after an I/O is issued (worker_think.c). */
+void worker_think(struct worker *w);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,

@@ -223,22 +223,6 @@ static void do_sync(struct worker *w)
 	w->need_sync = false;
 }
 
-static void think(struct worker *w)
-{
-	const struct plan_job *j = w->job;
-	uint64_t end, spin_end;
-
-	if (++w->think_count < (j->thinktime_blocks ? j->thinktime_blocks : 1))
-		return;
-	w->think_count = 0;
-	spin_end = w->now + j->thinktime_spin_ns;
-	end = w->now + j->thinktime_ns;
-	while (w->now < spin_end)
-		w->now = clk_now(&w->clk);
-	while (w->now < end && !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
-		w->now = clk_sleep_until(&w->clk, end, WAIT_SLICE_NS);
-}
-
 static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 {
 	u->offset = io->offset;
@@ -359,7 +343,7 @@ static bool submit_one(struct worker *w)
 			commit(w);
 	}
 	if (w->job->thinktime_ns)
-		think(w);
+		worker_think(w);
 	return true;
 }
 
@@ -446,7 +430,7 @@ static void reap(struct worker *w)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, min;
 	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
-			 !has_room(w);
+			 w->quiescing || !has_room(w);
 	int n;
 
 	/* As fio: reap only when nothing more can be issued now. */
@@ -479,6 +463,17 @@ static void reap(struct worker *w)
 		w->res.complete[batch_bucket((uint32_t)n)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+}
+
+void worker_quiesce(struct worker *w)
+{
+	if (w->nr_pending && !w->fatal)
+		commit(w);
+	w->quiescing = true;
+	while (w->inflight > w->nr_pending && !w->fatal &&
+	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		reap(w);
+	w->quiescing = false;
 }
 
 /* Sync engines: lat was not recorded per I/O because it equals clat. */

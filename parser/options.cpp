@@ -152,8 +152,9 @@ static const std::vector<option> table = {
      A(j.pj.create_only = flag_value(v)), false},
     {"stall_timeout", {}, opt_type::time, "s", "0", 0, 1e6, {}, CAT_SAFETY,
      "Report a clone that completes no I/O for this long (0: off).", A(j.pj.stall_timeout_ns = time_in(o, v)), true},
-    {"io_trace", {}, opt_type::integer, "", "0", 0, 1e8, {}, CAT_STATS,
-     "Record the first N I/Os of each clone (time, offset, size, latency) in the results.", A(j.pj.io_trace_max = (uint64_t)int_in(o, v)), true},
+    {"io_trace", {}, opt_type::integer, "", "0", 0, PLAN_IO_TRACE_TOTAL_MAX, {}, CAT_STATS,
+     "Record the first N I/Os of each clone (time, offset, size, latency) in the results; "
+     "a run keeps at most 262144 records over all clones and repeats.", A(j.pj.io_trace_max = (uint64_t)int_in(o, v)), true},
 
     // ---- repetition (CrystalDiskMark) -------------------------------------------------
     {"repeat", {}, opt_type::integer, "", "1", 1, 1000, {}, CAT_REPEAT, "Measured runs of the job's group.",

@@ -56,6 +56,34 @@ void finalize_spec(job_def &d)
         j.iodepth_low = j.iodepth;
 }
 
+// Where a job set an option in its own section; its header when it inherited it.
+const loc &option_loc(const job_def &d, const char *key)
+{
+    for (const entry &e : d.spec.echo)
+        if (e.key == key)
+            return e.value_loc.known() ? e.value_loc : e.key_loc;
+    return d.header;
+}
+
+// io_trace records stay in memory until the report: the plan's total is
+// bounded (plan.h) so neither memory nor the report's time grows with a run.
+void check_trace_total(const std::vector<job_def> &jobs)
+{
+    uint64_t total = 0, runs = 1;
+    for (size_t i = 0; i < jobs.size(); i++) {
+        const plan_job &j = jobs[i].spec.pj;
+        if (!i || j.stonewall) // a segment runs as often as its first job says (engine.c)
+            runs = j.repeat_discard + (j.repeat ? j.repeat : 1);
+        uint64_t n = j.io_trace_max * jobs[i].spec.numjobs * runs;
+        total += n;
+        if (n && total > PLAN_IO_TRACE_TOTAL_MAX)
+            fail(option_loc(jobs[i], "io_trace"),
+                 "job '" + job_name(jobs[i]) + "': io_trace=" + std::to_string(j.io_trace_max) + " brings the I/Os " +
+                     "recorded in memory to " + std::to_string(total) + " (clones x runs); a plan keeps at most " +
+                     std::to_string(PLAN_IO_TRACE_TOTAL_MAX) + " (8 MiB): lower io_trace, numjobs or repeat");
+    }
+}
+
 void assign_groups(std::vector<job_def> &jobs, std::vector<uint32_t> *gid)
 {
     uint32_t g = 0, in_group = 0;
@@ -335,6 +363,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         check_regions(d);
     }
     check_file_count(jobs);
+    check_trace_total(jobs);
     assign_groups(jobs, &gid);
     std::vector<int32_t> waits;
     for (size_t i = 0; i < jobs.size(); i++)

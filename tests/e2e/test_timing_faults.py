@@ -1,0 +1,269 @@
+"""tests/e2e/test_timing_faults.py - issue 18's timing cases through the binary.
+
+thinktime as fio spends it (a differential against fio on the same line), every
+wait of the engine ended by SIGINT within a second, the clones of a group
+measured over one common window however many there are, and io_trace's memory
+bounded.  The machine these run on is small and shared, so a comparison with fio
+interleaves the two programs and keeps each one's best round: load slows a
+round, never speeds it up.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+
+
+def json_doc(text):
+    return json.loads(text)
+
+
+def null_line(*extra, runtime=2, fmt=("--output-format=json",)):
+    return ["--name=t", "--ioengine=null", "--size=1g", "--rw=read", "--bs=4k", "--time_based",
+            f"--runtime={runtime}", *fmt, *extra]
+
+
+def read_ios(proc):
+    if proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
+    return json_doc(proc.stdout)["jobs"][0]["read"]["total_ios"]
+
+
+def best_of(line, rounds_close, tolerance):
+    """Runs fio and ioplan on line in turns until their best counts agree within
+    tolerance (or three rounds have run); returns (fio best, ioplan best)."""
+    best_fio = best_io = 0
+    for _ in range(3):
+        best_fio = max(best_fio, read_ios(run_fio(line)))
+        best_io = max(best_io, read_ios(run(line)))
+        if rounds_close(best_fio, best_io, tolerance):
+            break
+    return best_fio, best_io
+
+
+def close(a, b, tolerance):
+    return abs(b / a - 1.0) <= tolerance
+
+
+@unittest.skipIf(FIO is None, "fio is not installed")
+class ThinktimeAsFio(unittest.TestCase):
+    """Case 7: thinktime=20 cost ~120 us a think (16,485 I/Os in 2 s against fio's 92,223)."""
+
+    def check(self, think_us, *extra):
+        line = null_line(f"--thinktime={think_us}", *extra)
+        fio_ios, io_ios = best_of(line, close, 0.15)
+        self.assertTrue(close(fio_ios, io_ios, 0.15),
+                        f"thinktime={think_us}: ioplan {io_ios} I/Os in 2 s, fio {fio_ios}")
+        # A think is never shorter than asked: at most one I/O per thinktime.
+        self.assertLessEqual(io_ios, 2_000_000 // think_us + 1)
+
+    def test_short_thinktime_is_spun(self):
+        self.check(20)
+
+    def test_thinktime_near_the_sleep_granularity(self):
+        self.check(100)
+
+    # fio 3.33 cannot be the oracle for the next two: a thinktime_spin that a
+    # busy machine stretches past thinktime makes its remaining sleep negative,
+    # read as unsigned (backend.c handle_thinktime), and it then sleeps until
+    # killed; with thinktime_blocks > 1 on the null engine it hung as well.
+    # The counts are checked against what the options ask for instead.
+    def test_thinktime_with_spin(self):
+        p = run(null_line("--thinktime=1ms", "--thinktime_spin=500"))
+        ios, usr = read_ios(p), json_doc(p.stdout)["jobs"][0]["usr_cpu"]
+        self.assertLessEqual(ios, 2000 + 1)
+        self.assertGreater(ios, 0.6 * 2000)
+        self.assertGreater(usr, 20.0, "half of each think is spun")
+
+    def test_thinktime_blocks(self):
+        ios = read_ios(run(null_line("--thinktime=1ms", "--thinktime_blocks=4")))
+        self.assertLessEqual(ios, 4 * 2000 + 4)
+        self.assertGreater(ios, 0.6 * 4 * 2000)
+
+
+class ThinktimeQuiesces(TmpDirCase):
+    def test_queued_ios_complete_before_the_think(self):
+        # As fio's io_u_quiesce: the think waits for what is in flight, so no
+        # I/O's latency contains a think (it did: 4 ms with thinktime=1ms).
+        p = run(["--name=q", f"--filename={self.tmp}/q", "--size=4m", "--ioengine=libaio", "--iodepth=8",
+                 "--rw=randread", "--thinktime=5ms", "--thinktime_blocks=8", "--time_based", "--runtime=1",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        read = json_doc(p.stdout)["jobs"][0]["read"]
+        self.assertGreater(read["total_ios"], 8)
+        self.assertLess(read["clat_ns"]["mean"], 2_500_000, read["clat_ns"])
+
+
+class SigintEndsEveryWait(TmpDirCase):
+    """Case 10: a 10 s thinktime_spin held SIGINT for the rest of the spin (8.5 s)."""
+
+    def interrupt(self, args, cwd=None):
+        proc = subprocess.Popen([BIN, *args, "--output-format=json", "--eta=always"], cwd=cwd,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            wait_for_stderr(proc, b"Jobs:")
+            time.sleep(0.5)
+            start = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=20)
+            took = time.monotonic() - start
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertLess(took, 1.0, f"{args}: SIGINT took {took:.2f} s")
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(json_doc(out.decode())["ioplan"]["interrupted"])
+
+    def test_thinktime_spin(self):
+        self.interrupt(null_line("--thinktime=10s", "--thinktime_spin=10s", runtime=30, fmt=()))
+
+    def test_thinktime_sleep(self):
+        self.interrupt(null_line("--thinktime=30s", runtime=30, fmt=()))
+
+    def test_startdelay(self):
+        self.interrupt(null_line("--startdelay=30", runtime=30, fmt=()))
+
+    def test_rate_wait(self):
+        self.interrupt(null_line("--rate_iops=1", runtime=30, fmt=()))
+
+    def test_ramp_with_a_rate(self):
+        self.interrupt(null_line("--ramp_time=30", "--rate_iops=1", runtime=30, fmt=()))
+
+    def test_wait_for_and_stonewall(self):
+        job = self.write("w.fio", "[global]\nioengine=null\nsize=1g\n"
+                                  "[a]\ntime_based\nruntime=30\nthinktime=1s\n"
+                                  "[b]\nwait_for=a\n"
+                                  "[c]\nstonewall\n")
+        self.interrupt([str(job)])
+
+    def test_async_queue_in_a_think(self):
+        self.interrupt([f"--filename={self.tmp}/f", "--size=1m", "--name=a", "--ioengine=libaio",
+                        "--iodepth=8", "--thinktime=30s", "--thinktime_blocks=8", "--time_based",
+                        "--runtime=30"])
+
+
+def cpu_count():
+    return len(os.sched_getaffinity(0))
+
+
+class GroupWindowIsCommon(TmpDirCase):
+    """Case 6: clones started one after another over seconds while the group's
+    rate was computed over one clone's runtime (numjobs=256 null: 560 GB/s
+    reported, 179 GB/s achieved; a series spanning 6.6 s for a 2.3 s runtime)."""
+
+    def check_window(self, args):
+        p = run(args + ["--group_reporting", "--time_based", "--runtime=2", "--output-format=json"],
+                timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json_doc(p.stdout)
+        read = doc["jobs"][0]["read"]
+        runtime_ns = read["runtime"] * 1_000_000
+        series = doc["ioplan"]["series"][0]
+        span = series["t_ns"][-1]
+        # Bytes were moved over the reported window, not over a longer one.
+        self.assertLessEqual(span, runtime_ns * 1.10, f"I/O for {span} ns, runtime {runtime_ns} ns")
+        self.assertAlmostEqual(sum(series["read"]["bytes"]) / read["io_bytes"], 1.0, delta=0.01)
+        # The group's CPU time fits in its window on this machine's CPUs.
+        g = doc["ioplan"]["jobs"][0]
+        self.assertLessEqual(g["usr_ns"] + g["sys_ns"], cpu_count() * runtime_ns * 1.10, g)
+        return read
+
+    def test_256_null_clones(self):
+        self.check_window(["--name=t", "--ioengine=null", "--size=1g", "--rw=read", "--bs=4k",
+                           "--numjobs=256"])
+
+    def test_400_psync_clones_on_a_cached_file(self):
+        self.check_window(["--name=t", "--ioengine=psync", f"--filename={self.tmp}/shared", "--size=4m",
+                           "--rw=read", "--bs=4k", "--numjobs=400"])
+
+    def test_a_fifo_reader_does_not_hold_its_group(self):
+        # A reader's open() waits for a writer, which may come only after the
+        # group's other jobs (a wait_for job, another program): those start and
+        # end meanwhile instead of waiting at the start gate for it.
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        job = self.write("f.fio", f"[r]\nfilename={fifo}\nrw=read\nsize=64k\n"
+                                  "[p]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n")
+        proc = subprocess.Popen([BIN, str(job), "--output-format=json", "--eta=always"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            wait_for_stderr(proc, b",_(1)]", timeout=15)  # p has ended, r still waits
+        finally:
+            try:  # what the reader then makes of the data is not this test's matter
+                with open(fifo, "wb") as w:
+                    w.write(b"\0" * 65536)
+            except BrokenPipeError:
+                pass
+            out, _ = proc.communicate(timeout=30)
+        p_job = json_doc(out)["jobs"][1]
+        self.assertEqual(p_job["jobname"], "p")
+        self.assertGreater(p_job["read"]["io_bytes"], 0)
+
+    @unittest.skipIf(FIO is None, "fio is not installed")
+    def test_scaling_matches_fio(self):
+        # On a CPU-bound engine more clones than CPUs add little: the group
+        # bandwidth of 256 clones over that of 2, fio's and ioplan's, agree
+        # (ioplan's was x3.1: 560 GB/s against 179).  Load from others favours
+        # 256 threads over 2, so each figure is its best of up to three rounds.
+        best = {}
+
+        def measure(name, runner, n):
+            p = runner(null_line(f"--numjobs={n}", "--group_reporting", "--thread"), timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            bw = json_doc(p.stdout)["jobs"][0]["read"]["bw_bytes"]
+            best[name, n] = max(best.get((name, n), 0), bw)
+
+        def ratio(name):
+            return best[name, 256] / best[name, 2]
+
+        for _ in range(3):
+            for n in (2, 256):
+                measure("fio", run_fio, n)
+                measure("ioplan", run, n)
+            if abs(ratio("ioplan") / ratio("fio") - 1.0) < 0.5:
+                break
+        self.assertLess(abs(ratio("ioplan") / ratio("fio") - 1.0), 0.5,
+                        f"256/2 clones: ioplan x{ratio('ioplan'):.2f}, fio x{ratio('fio'):.2f}")
+
+
+class IoTraceIsBounded(TmpDirCase):
+    """Case 12: io_trace=100000000 grew by ~200 MB/s and its report took over 30 s."""
+
+    def test_beyond_the_bound_is_refused(self):
+        p = run(null_line("--io_trace=100000000"))
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"^<command line>:1:\d+: error: io_trace=100000000 is out of range \(0\.\.262144\)\n")
+
+    def test_clones_times_runs_are_counted(self):
+        job = self.write("t.fio", "[global]\nioengine=null\nsize=1g\nio_trace=100000\n"
+                                  "[a]\nnumjobs=2\n[b]\nio_trace=70000\n")
+        p = run([str(job)])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"{job}:8:10: error: job 'b': io_trace=70000 brings the I/Os recorded in memory "
+                      "to 270000 (clones x runs); a plan keeps at most 262144 (8 MiB): lower io_trace, "
+                      "numjobs or repeat", p.stderr)
+
+    def test_the_largest_trace_is_small_and_interruptible(self):
+        proc = subprocess.Popen([BIN, *null_line("--io_trace=262144", runtime=30), "--eta=always"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_for_stderr(proc, b"Jobs:")
+        time.sleep(2)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        self.assertLess(took, 1.0, f"report after SIGINT took {took:.2f} s")
+        self.assertEqual(proc.returncode, 1)
+        trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
+        self.assertEqual(len(trace["t_ns"]), 262144)
+        self.assertLess(usage.ru_maxrss, 300 * 1024, "max RSS in KiB")
+
+
+if __name__ == "__main__":
+    unittest.main()
