@@ -3,7 +3,8 @@
 
 Each module is a unittest module that drives the built binary ($IOPLAN_BIN) on real
 files in temporary directories.  Modules run as separate processes, -j at a time,
-so a slow module (rate accuracy, fio differential runs) does not serialise the rest.
+so a slow module (rate accuracy, fio differential runs) does not serialise the rest;
+modules marked RUN_ALONE = True (measurements) run last, one at a time.
 Exit code 0 only when every module passed (skips are not failures).
 
   run.py [-j N] [-k SUBSTRING] [-v]
@@ -47,6 +48,20 @@ def tally(out: str, counts: dict) -> None:
     counts["passed"] += int(ran.group(1)) - bad - skipped
 
 
+def run_batch(mods, width, args, counts, failed):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, width)) as pool:
+        futs = [pool.submit(run_module, m, args.keyword, args.v) for m in mods]
+        for fut in concurrent.futures.as_completed(futs):
+            name, rc, out, secs = fut.result()
+            tail = out.strip().splitlines()[-1] if out.strip() else ""
+            print(f"{'ok  ' if rc == 0 else 'FAIL'} {name:40s} {secs:6.1f}s  {tail}", flush=True)
+            if rc != 0 or args.v:
+                print(out)
+            if rc != 0:
+                failed.append(name)
+            tally(out, counts)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("-j", type=int, default=2)
@@ -62,17 +77,12 @@ def main() -> int:
         mods = [m for m in mods if m.name in args.modules or m.stem in args.modules]
     failed = []
     counts = {"passed": 0, "failed": 0, "skipped": 0}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-        futs = [pool.submit(run_module, m, args.keyword, args.v) for m in mods]
-        for fut in concurrent.futures.as_completed(futs):
-            name, rc, out, secs = fut.result()
-            tail = out.strip().splitlines()[-1] if out.strip() else ""
-            print(f"{'ok  ' if rc == 0 else 'FAIL'} {name:40s} {secs:6.1f}s  {tail}", flush=True)
-            if rc != 0 or args.v:
-                print(out)
-            if rc != 0:
-                failed.append(name)
-            tally(out, counts)
+    # A module that measures the machine (queue depth by Little's law, IOPS
+    # against fio's) says RUN_ALONE = True: it runs after the rest, by itself,
+    # so another module's spinning clones are not part of what it measures.
+    alone = [m for m in mods if re.search(r"^RUN_ALONE = True\b", m.read_text(), re.M)]
+    for batch, width in (([m for m in mods if m not in alone], args.j), (alone, 1)):
+        run_batch(batch, width, args, counts, failed)
     # The closing line CI reads: tests, not modules.
     print(f"e2e: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
     if failed:
