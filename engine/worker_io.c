@@ -40,8 +40,7 @@ void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64
 	e->offset = offset;
 	e->len = len;
 	e->done = done;
-	strncpy(e->what, what, sizeof(e->what) - 1);
-	e->what[sizeof(e->what) - 1] = '\0';
+	snprintf(e->what, sizeof(e->what), "%s", what);
 }
 
 uint64_t worker_busy_ns(void)
@@ -159,10 +158,16 @@ static bool may_continue(const struct worker *w, uint8_t ddir)
 	return w->job->continue_on_error & bit;
 }
 
-/* A failed or short I/O: recorded with where it happened; fatal unless allowed. */
+/*
+ * A failed or short I/O: recorded with where it happened; fatal unless allowed.
+ * A transfer that ends before its length (0 bytes from /dev/null, the end of a
+ * file truncated under the run) is EIO, as fio's "full resid": never a success
+ * that moved no data.
+ */
 static bool check_result(struct worker *w, struct io_u *u)
 {
 	static const char *const names[] = { "read", "write", "trim" };
+	char what[64];
 	int err;
 
 	if (u->result >= (int64_t)u->len)
@@ -175,12 +180,15 @@ static bool check_result(struct worker *w, struct io_u *u)
 			return true;
 	}
 	if (u->result >= 0) {
-		worker_error(w, 0, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
-			     u->ddir == PLAN_DDIR_READ ? "short read" : "short write");
-		return u->result > 0;
+		err = EIO;
+		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
+			 names[u->ddir % 3], (unsigned long long)u->result, u->len);
+		worker_error(w, err, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
+			     what);
+	} else {
+		err = (int)-u->result;
+		worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
 	}
-	err = (int)-u->result;
-	worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
 	if (may_continue(w, u->ddir))
 		return false;
 	if (!w->res.error)
