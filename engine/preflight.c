@@ -207,7 +207,8 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 	int ret = 0, fd;
 
 	if (exists) {
-		fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO without a writer must not hold the preflight up. */
+		fd = open(path, O_RDONLY | O_DIRECT | O_NONBLOCK | O_CLOEXEC);
 		ret = fd < 0 ? -errno : 0;
 		if (fd >= 0)
 			close(fd);
@@ -270,6 +271,70 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	return 0;
 }
 
+static const char *kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a regular file";
+}
+
+/*
+ * What an existing path that is not a regular file or block device allows: a
+ * directory or socket is no target at all, a FIFO is read but never written,
+ * and a stream (FIFO, character device) has no size of its own, so without
+ * size= the job would never end (fio: "you need to specify size=").
+ */
+static int check_kind(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		      const struct stat *sb)
+{
+	mode_t m = sb->st_mode;
+
+	if (S_ISDIR(m) || S_ISSOCK(m)) {
+		add(s, RES_MSG_ERROR, "not-a-file", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a file or device to do I/O on%s", j->name, f->path,
+		    kind_of(m), S_ISDIR(m) ? " (directory= names where the files go)" : "");
+		return -EINVAL;
+	}
+	if (S_ISFIFO(m) && job_writes(j)) {
+		add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
+		    "job '%s': %s is a FIFO: ioplan reads FIFOs but does not write them", j->name,
+		    f->path);
+		return -EINVAL;
+	}
+	if ((S_ISFIFO(m) || S_ISCHR(m)) && !f->size_bytes && !f->region_bytes) {
+		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		    "job '%s': %s is %s, which has no size: the job needs size=", j->name, f->path,
+		    kind_of(m));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A file to create needs a directory to create it in. */
+static int check_dir(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		     const char *dir, struct stat *dsb)
+{
+	int err = stat(dir, dsb) ? errno : 0;
+
+	if (err == ENOENT) {
+		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+		return -ENOENT;
+	}
+	if (err) {
+		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': cannot use directory %s (for %s): %s", j->name, dir, f->path,
+		    strerror(err));
+		return -err;
+	}
+	if (!S_ISDIR(dsb->st_mode)) {
+		add(s, RES_MSG_ERROR, "not-a-directory", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a directory (for %s)", j->name, dir,
+		    kind_of(dsb->st_mode), f->path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
 	char dir[PATH_MAX];
@@ -280,13 +345,10 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		return; /* no I/O reaches the files */
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
-	if (!exists && (stat(dir, &dsb) != 0 || !S_ISDIR(dsb.st_mode))) {
-		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
-		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+	if (!exists && check_dir(s, j, f, dir, &dsb))
 		return;
-	}
 	if (exists) {
-		if (check_existing(s, j, f, &sb))
+		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
 			return;
 	} else if (!j->allow_file_create) {
 		add(s, RES_MSG_ERROR, "missing-file", (int32_t)j->job_id,

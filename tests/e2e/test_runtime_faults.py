@@ -2,10 +2,14 @@
 
 Issue 18's runtime cases, each through the binary on real files, devices,
 FIFOs and signals: reads that return no data (/dev/null, a file truncated by
-the test mid-run) are EIO and exit 1 as in fio.
+the test mid-run) are EIO and exit 1 as in fio; streams without size=, and
+targets that are no file at all (a directory, a socket, directory= naming a
+file), are refused before any I/O with the job and the path named.
 """
 import json
 import os
+import pathlib
+import socket
 import subprocess
 import time
 import unittest
@@ -62,6 +66,59 @@ class NoData(TmpDirCase):
         self.assertEqual((first["errno"], first["file"]), (5, str(target)))
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], first["offset"])  # all before the failed read
         self.assertIn(f"job 't': {target}: offset {first['offset']}: short read (0 of 4096 bytes)", err)
+
+
+class Streams(TmpDirCase):
+    def test_char_devices_and_fifos_need_size(self):
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        for path, kind in (("/dev/zero", "a character device"), ("/dev/urandom", "a character device"),
+                           (str(fifo), "a FIFO")):
+            for extra in ([], ["--time_based", "--runtime=1"]):
+                p = run(["--name=z", f"--filename={path}", "--rw=read", *extra], timeout=10)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"error: job 'z': {path} is {kind}, which has no size: the job needs size=",
+                              p.stderr)
+
+    def test_char_device_with_size_reads_exactly_that(self):
+        p = run(["--name=z", "--filename=/dev/zero", "--rw=read", "--size=8m", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 8 << 20)
+
+    def test_fifo_is_not_written(self):
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        p = run(["--name=w", f"--filename={fifo}", "--rw=write", "--size=1m"], timeout=10)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"error: job 'w': {fifo} is a FIFO: ioplan reads FIFOs but does not write them", p.stderr)
+
+
+class NotAFile(TmpDirCase):
+    def test_directory_as_filename(self):
+        d = self.tmp / "d"
+        d.mkdir()
+        p = run(["--name=j", f"--filename={d}", "--rw=read", "--size=1m"], timeout=10)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"error: job 'j': {d} is a directory, not a file or device to do I/O on", p.stderr)
+        self.assertEqual(list(d.iterdir()), [])
+
+    def test_socket_as_filename(self):
+        path = self.tmp / "sock"
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(path))
+        self.addCleanup(s.close)
+        for rw in ("read", "write"):
+            p = run(["--name=j", f"--filename={path}", f"--rw={rw}", "--size=1m"], timeout=10)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"error: job 'j': {path} is a socket, not a file or device to do I/O on", p.stderr)
+
+    def test_directory_option_naming_a_regular_file(self):
+        f = self.tmp / "plain"
+        f.write_bytes(b"keep")
+        p = run(["--name=j", f"--directory={f}", "--rw=write", "--size=1m"], timeout=10)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"error: job 'j': {f} is a regular file, not a directory (for {f}/j.0.0)", p.stderr)
+        self.assertEqual(f.read_bytes(), b"keep")
 
 
 if __name__ == "__main__":
