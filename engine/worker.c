@@ -101,20 +101,6 @@ static void placement(const struct plan_job *j, uint32_t clone)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
 }
 
-static int open_flags(const struct plan_job *j)
-{
-	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = wr && !j->verify_only ? O_RDWR : O_RDONLY;
-
-	if (j->direct)
-		fl |= O_DIRECT;
-	if (j->sync_mode == PLAN_SYNC_SYNC)
-		fl |= O_SYNC;
-	else if (j->sync_mode == PLAN_SYNC_DSYNC)
-		fl |= O_DSYNC;
-	return fl;
-}
-
 static int file_size(int fd, uint64_t *size)
 {
 	struct stat st;
@@ -149,13 +135,9 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 			}
 			continue;
 		}
-		w->fds[f] = open(pf->path, open_flags(w->job));
-		if (w->fds[f] < 0) {
-			w->fds[f] = -1;
-			ret = -errno;
-			worker_error(w, -ret, PLAN_DDIR_READ, f, 0, 0, 0, "open");
+		ret = worker_open_file(w, f);
+		if (ret)
 			return ret;
-		}
 		w->nr_fds = f + 1;
 		ret = file_size(w->fds[f], &size);
 		if (ret)
@@ -535,7 +517,7 @@ void *worker_main(void *arg)
 			ret = worker_prepare_cache(w);
 		if (!ret && !w->job->create_only)
 			run(w);
-		else if (!w->res.error)
+		else if (!w->res.error && ret != -EINTR)	/* -EINTR: stopped while setting up */
 			w->res.error = -ret;
 	}
 	teardown(w);

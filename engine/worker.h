@@ -189,6 +189,13 @@ bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
 /* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
 uint64_t worker_busy_ns(void);
 
+/*
+ * Opens file f of the clone into w->fds[f] (worker_files.c) without blocking in
+ * open(): a FIFO waits for its writer only until runtime or a stop (-EINTR).
+ * 0, or -errno with the error recorded.
+ */
+int worker_open_file(struct worker *w, uint32_t f);
+
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
 		  uint64_t len, uint64_t done, const char *what);

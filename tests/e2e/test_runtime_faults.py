@@ -2,13 +2,14 @@
 
 Issue 18's runtime cases, each through the binary on real files, devices,
 FIFOs and signals: reads that return no data (/dev/null, a file truncated by
-the test mid-run) are EIO and exit 1 as in fio; streams without size=, and
+the test mid-run) are EIO and exit 1 as in fio; a FIFO nobody writes is
+waited for only until SIGINT or runtime; streams without size=, and
 targets that are no file at all (a directory, a socket, directory= naming a
 file), are refused before any I/O with the job and the path named.
 """
 import json
 import os
-import pathlib
+import signal
 import socket
 import subprocess
 import time
@@ -91,6 +92,64 @@ class Streams(TmpDirCase):
         p = run(["--name=w", f"--filename={fifo}", "--rw=write", "--size=1m"], timeout=10)
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(f"error: job 'w': {fifo} is a FIFO: ioplan reads FIFOs but does not write them", p.stderr)
+
+
+class FifoWithoutWriter(TmpDirCase):
+    """open() of a FIFO waits for a writer; the run must not wait inside it."""
+
+    def start(self, *extra):
+        self.fifo = self.tmp / "fifo"
+        os.mkfifo(self.fifo)
+        proc = subprocess.Popen([BIN, "--name=f", f"--filename={self.fifo}", "--rw=read", "--size=8k",
+                                 "--ioengine=io_uring", "--output-format=json", *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.communicate()))
+        time.sleep(0.5)
+        self.assertIsNone(proc.poll(), "still waiting for the writer")
+        return proc
+
+    def finish(self, proc, timeout):
+        start = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        self.assertLess(time.monotonic() - start, timeout)
+        doc = json.loads(out)
+        errors = doc["ioplan"]["jobs"][0]["errors"]
+        if errors and errors[0]["errno"] in (1, 38):
+            self.skipTest("io_uring refused by the kernel")
+        return doc, err
+
+    def test_sigint_ends_the_wait_within_a_second(self):
+        proc = self.start()
+        proc.send_signal(signal.SIGINT)
+        doc, err = self.finish(proc, 1.0)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual((doc["jobs"][0]["error"], doc["jobs"][0]["read"]["io_bytes"]), (0, 0))
+
+    def test_runtime_ends_the_wait_with_an_error(self):
+        proc = self.start("--runtime=1500ms", "--stall_timeout=200ms")
+        doc, err = self.finish(proc, 2.0)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertEqual(doc["jobs"][0]["error"], 110)
+        self.assertIn(f"job 'f': {self.fifo}: offset 0: no writer opened the FIFO within runtime", err)
+        self.assertTrue(any(w.startswith("f: thread 1: no I/O completed for") for w in doc["ioplan"]["warnings"]),
+                        doc["ioplan"]["warnings"])
+
+    def test_a_writer_that_comes_later_is_read(self):
+        proc = self.start()
+        fd = os.open(self.fifo, os.O_WRONLY)
+        os.write(fd, os.urandom(8192))
+        doc, err = self.finish(proc, 5.0)
+        os.close(fd)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 8192)
+
+    def test_a_writer_that_leaves_without_writing_is_eio(self):
+        proc = self.start()
+        os.close(os.open(self.fifo, os.O_WRONLY))
+        doc, err = self.finish(proc, 5.0)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertEqual(doc["jobs"][0]["error"], 5)
 
 
 class NotAFile(TmpDirCase):
