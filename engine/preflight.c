@@ -6,6 +6,7 @@
  * files on one disk are compared against that disk's free space together.
  */
 #include "engine/preflight.h"
+#include "engine/buffers.h"
 #include "engine/dioalign.h"
 #include "engine/layout.h"
 
@@ -407,6 +408,81 @@ static uint64_t mem_available(const struct safety_env *env)
 	return (uint64_t)kib * 1024;
 }
 
+#define URING_MAX_ENTRIES 32768u	/* the kernel's IORING_MAX_ENTRIES */
+
+/* Bytes as a person reads them: "64 GiB", "1.5 MiB". */
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+static uint64_t proc_number(const struct safety_env *env, const char *name)
+{
+	char path[512];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", env->proc_root, name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Linux AIO: every worker's context takes iodepth events from fs.aio-max-nr. */
+static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint64_t events)
+{
+	uint64_t max = proc_number(s->env, "sys/fs/aio-max-nr"), used = proc_number(s->env, "sys/fs/aio-nr");
+
+	if (!max || events <= (max > used ? max - used : 0))
+		return;
+	add(s, RES_MSG_ERROR, "aio-events", (int32_t)j->job_id,
+	    "job '%s': iodepth=%u x %u thread%s needs %llu Linux AIO events, more than the %llu "
+	    "that fs.aio-max-nr (%llu) leaves free", j->name, bufpool_depth(j), j->nr_clones,
+	    j->nr_clones == 1 ? "" : "s", (unsigned long long)events,
+	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
+}
+
+/*
+ * Each thread allocates and fills iodepth buffers of the job's largest block
+ * before its first I/O: a queue whose buffers exceed the memory available is
+ * refused here, with the product that makes it, instead of failing (or being
+ * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
+ * their own.
+ */
+static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
+{
+	uint32_t depth = bufpool_depth(j);
+	uint64_t len = bufpool_len(j), per = (uint64_t)depth * ((len + 4095) & ~4095ull);
+	uint64_t all = per * (j->nr_clones ? j->nr_clones : 1);
+	char a[32], b[32], c[32];
+
+	if (avail && all > avail)
+		add(s, RES_MSG_ERROR, "buffers", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u x bs=%s needs %s of I/O buffers (for %u thread%s), more "
+		    "than the %s of memory available", j->name, depth, human(len, a, sizeof(a)),
+		    human(all, b, sizeof(b)), j->nr_clones, j->nr_clones == 1 ? "" : "s",
+		    human(avail, c, sizeof(c)));
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && depth > URING_MAX_ENTRIES)
+		add(s, RES_MSG_ERROR, "iodepth", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u is more than the %u entries an io_uring ring can have",
+		    j->name, depth, URING_MAX_ENTRIES);
+	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
+		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
+}
+
 static void check_totals(struct pf_state *s)
 {
 	struct statvfs vfs;
@@ -443,6 +519,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
+		check_queue(s, j, mem_available(env));
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -152,20 +153,6 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	return 0;
 }
 
-static uint64_t max_len(const struct plan_job *j)
-{
-	uint64_t m = 0;
-
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		if (j->bs[d].max_bytes > m)
-			m = j->bs[d].max_bytes;
-		for (uint32_t i = 0; i < j->bs[d].nr_split; i++)
-			if (j->bs[d].split[i].bs_bytes > m)
-				m = j->bs[d].split[i].bs_bytes;
-	}
-	return m ? m : 4096;
-}
-
 /* Buffer address alignment: a page, or more where a direct job's files ask for it. */
 static uint64_t buf_align(const struct worker *w)
 {
@@ -180,15 +167,23 @@ static uint64_t buf_align(const struct worker *w)
 
 static int alloc_slots(struct worker *w)
 {
-	int ret = bufpool_alloc(&w->bufs, w->depth, max_len(w->job), buf_align(w));
+	uint64_t len = bufpool_len(w->job);
+	char what[64];
+	int ret = bufpool_alloc(&w->bufs, w->depth, len, buf_align(w));
 
-	if (ret)
+	if (!ret) {
+		w->ios = calloc(w->depth, sizeof(*w->ios));
+		w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
+		w->pending = calloc(w->depth, sizeof(*w->pending));
+		if (!w->ios || !w->free_slot || !w->pending)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		snprintf(what, sizeof(what), "allocating %u I/O buffers of %llu bytes", w->depth,
+			 (unsigned long long)len);
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
 		return ret;
-	w->ios = calloc(w->depth, sizeof(*w->ios));
-	w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
-	w->pending = calloc(w->depth, sizeof(*w->pending));
-	if (!w->ios || !w->free_slot || !w->pending)
-		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < w->depth; i++) {
 		w->ios[i].slot = i;
 		w->ios[i].buf = bufpool_at(&w->bufs, i);
@@ -236,7 +231,7 @@ static void queue_shape(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	w->depth = j->ioengine == PLAN_IOENGINE_PSYNC || !j->iodepth ? 1 : j->iodepth;
+	w->depth = bufpool_depth(j);
 	w->batch_submit = j->iodepth_batch_submit ? j->iodepth_batch_submit : w->depth;
 	if (w->batch_submit > w->depth)
 		w->batch_submit = w->depth;
@@ -267,7 +262,11 @@ static int open_engine(struct worker *w)
 	cfg.bufs = &w->bufs;
 	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
 	if (ret) {
-		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "ioengine init");
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s init (iodepth=%u)",
+			 plan_ioengine_name(w->job->ioengine), w->depth);
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
 		return ret;
 	}
 	w->ioe_open = true;
@@ -311,6 +310,9 @@ static int setup(struct worker *w)
 		ret = alloc_hists(w);
 	if (!ret)
 		ret = open_engine(w);
+	/* Every failed step is named: no job fails with an error and no words. */
+	if (ret && ret != -EINTR && !w->res.total_err)
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "setting up the worker");
 	return ret;
 }
 

@@ -3,12 +3,14 @@
 Issue 18's runtime cases, each through the binary on real files, devices,
 FIFOs and signals: reads that return no data (/dev/null, a file truncated by
 the test mid-run) are EIO and exit 1 as in fio; a FIFO nobody writes is
-waited for only until SIGINT or runtime; streams without size=, and
-targets that are no file at all (a directory, a socket, directory= naming a
-file), are refused before any I/O with the job and the path named.
+waited for only until SIGINT or runtime; streams without size=, targets
+that are no file at all (a directory, a socket, directory= naming a file),
+and queues whose buffers cannot fit are refused before any I/O with the job
+and the path or the product named.
 """
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -178,6 +180,47 @@ class NotAFile(TmpDirCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(f"error: job 'j': {f} is a regular file, not a directory (for {f}/j.0.0)", p.stderr)
         self.assertEqual(f.read_bytes(), b"keep")
+
+
+def mem_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class QueueTooBig(TmpDirCase):
+    """Every failed set-up says what failed and why, before any I/O where it can be known."""
+
+    def test_buffers_beyond_memory_are_refused_before_any_io(self):
+        if mem_available() >= 64 << 30:
+            self.skipTest("64 GiB of buffers would fit here")
+        target = self.tmp / "t"
+        p = run(["--name=j", f"--filename={target}", "--iodepth=65536", "--bs=1m", "--size=4m",
+                 "--ioengine=libaio"], timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"error: job 'j': iodepth=65536 x bs=1 MiB needs 64 GiB of I/O buffers "
+                                   r"\(for 1 thread\), more than the [0-9.]+ [KMG]iB of memory available")
+        self.assertFalse(target.exists(), "nothing laid out")
+
+    def test_io_uring_depth_beyond_its_ring_is_refused(self):
+        p = run(["--name=j", f"--filename={self.tmp / 't'}", "--iodepth=40000", "--bs=4k", "--size=4m",
+                 "--ioengine=io_uring"], timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("error: job 'j': iodepth=40000 is more than the 32768 entries an io_uring ring can have",
+                      p.stderr)
+
+    def test_a_failed_allocation_names_what_it_allocated(self):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        proc = subprocess.run([BIN, "--name=j", "--filename=/dev/zero", "--rw=read", "--iodepth=2048", "--bs=1m",
+                               "--size=64m", "--ioengine=libaio", "--output-format=json"],
+                              capture_output=True, text=True, timeout=60, preexec_fn=limit)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("error: job 'j': /dev/zero: offset 0: allocating 2048 I/O buffers of 1048576 bytes: "
+                      "Cannot allocate memory (errno 12)", proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["jobs"][0]["error"], 12)
 
 
 if __name__ == "__main__":
