@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
@@ -481,6 +482,67 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 		    j->name, depth, URING_MAX_ENTRIES);
 	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
 		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
+	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && j->uring_registerfiles && j->openfiles &&
+	    j->nr_clones && j->openfiles < j->clones[0].nr_files)
+		add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
+		    "job '%s': registerfiles=1 needs every file open for the whole run, but "
+		    "openfiles=%u is below the job's %u files", j->name, j->openfiles,
+		    j->clones[0].nr_files);
+}
+
+#define FD_BASE 32u		/* stdio, the output file, /proc and /sys reads, a FIFO probe */
+#define FD_PER_THREAD 2u	/* an io_uring ring, a file opened for a while (pre_read) */
+
+/* Descriptors one job keeps open at once: each thread's files (openfiles) and its own. */
+static uint64_t job_fds(const struct plan_job *j)
+{
+	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
+
+	if (j->ioengine == PLAN_IOENGINE_NULL)
+		return 0;
+	if (j->openfiles && j->openfiles < nf && !j->interlocked)
+		nf = j->openfiles;
+	return (uint64_t)j->nr_clones * (nf + FD_PER_THREAD);
+}
+
+/*
+ * The jobs between two stonewalls run at once, so their descriptors add up.
+ * Where the plan needs more than the soft RLIMIT_NOFILE, the soft limit is
+ * raised to the hard one (as many tools do); beyond the hard limit the plan is
+ * refused here rather than failing with EMFILE mid-run.
+ */
+static void check_nofile(struct pf_state *s)
+{
+	uint64_t need = 0, seg = 0;
+	int32_t who = -1;
+	struct rlimit rl;
+
+	for (uint32_t i = 0; i < s->p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(s->p, i);
+
+		if (j->stonewall)
+			seg = 0;
+		seg += job_fds(j);
+		if (seg > need) {
+			need = seg;
+			who = (int32_t)i;
+		}
+	}
+	need += FD_BASE;
+	if (who < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || need <= rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? need : rl.rlim_max;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return;
+	}
+	add(s, RES_MSG_ERROR, "open-files", (int32_t)plan_job_at(s->p, (uint32_t)who)->job_id,
+	    "job '%s': the jobs running with it keep %llu files and descriptors open at once, more "
+	    "than the limit of open files (ulimit -n: %llu, at most %llu); set openfiles= (files "
+	    "open at once per thread) or fewer nrfiles/numjobs", plan_job_at(s->p, (uint32_t)who)->name,
+	    (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max);
 }
 
 static void check_totals(struct pf_state *s)
@@ -526,6 +588,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 					check_file(s, j, &j->clones[c].files[f]);
 	}
 	check_totals(s);
+	check_nofile(s);
 	int oom = s->oom;
 	free(s);
 	if (oom) {

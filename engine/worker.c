@@ -149,6 +149,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 				     "region beyond the end of the file");
 			return -EINVAL;
 		}
+		worker_size_done(w, f);
 	}
 	return 0;
 }
@@ -258,7 +259,8 @@ static int open_engine(struct worker *w)
 	cfg.fixedbufs = w->job->uring_fixedbufs;
 	cfg.registerfiles = w->job->uring_registerfiles;
 	cfg.fds = w->fds;
-	cfg.nr_fds = w->nr_fds;
+	/* Files that open and close under openfiles cannot be registered once for the run. */
+	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
 	cfg.bufs = &w->bufs;
 	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
 	if (ret) {
@@ -281,11 +283,13 @@ static int setup(struct worker *w)
 	int ret;
 
 	queue_shape(w);
+	worker_limit_open(w);
 	w->fds = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->fds));
 	w->dirty = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->dirty));
+	w->file_inflight = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->file_inflight));
 	start = calloc(c->nr_files ? c->nr_files : 1, sizeof(*start));
 	len = calloc(c->nr_files ? c->nr_files : 1, sizeof(*len));
-	ret = !w->fds || !w->dirty || !start || !len ? -ENOMEM : 0;
+	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len ? -ENOMEM : 0;
 	if (!ret)
 		ret = open_files(w, start, len);
 	if (!ret) {
@@ -295,6 +299,8 @@ static int setup(struct worker *w)
 				     w->job->interlocked ? "interlocked needs a sequential job "
 							   "without offset_increment"
 							 : "I/O region holds no whole block");
+		if (!ret)
+			gen_limit_open(&w->gen, w->max_open);
 	}
 	free(start);
 	free(len);
@@ -332,6 +338,7 @@ static void teardown(struct worker *w)
 	free(w->pending);
 	free(w->fds);
 	free(w->dirty);
+	free(w->file_inflight);
 }
 
 static void rates_start(struct worker *w, uint64_t t0)

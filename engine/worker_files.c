@@ -9,6 +9,12 @@
  * that came and went; tee(2) with SPLICE_F_NONBLOCK sees, without taking any
  * data, a writer that holds the FIFO but has written nothing (EAGAIN, where a
  * FIFO no writer holds gives 0).
+ *
+ * openfiles: at most that many of a clone's files are open at once.  The
+ * generator decides which (iogen.h); here a file is opened when it is first
+ * served (its cached pages dropped then, as fio does, when invalidate=1) and
+ * closed once the last I/O of its pass has completed, synced first when the
+ * job syncs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,4 +127,64 @@ int worker_open_file(struct worker *w, uint32_t f)
 			worker_error(w, -ret, PLAN_DDIR_READ, f, 0, 0, 0, "open");
 	}
 	return ret;
+}
+
+/* A file the generator chose is open before its I/O.  False (fatal) when it cannot be. */
+bool worker_file_ready(struct worker *w, uint32_t f)
+{
+	const struct gen_file *gf = &w->gen.files[f];
+	int ret;
+
+	if (w->fds[f] >= 0 || w->job->ioengine == PLAN_IOENGINE_NULL)
+		return true;
+	ret = worker_open_file(w, f);
+	if (ret) {
+		if (!w->res.error && ret != -EINTR)
+			w->res.error = -ret;
+		w->fatal = true;
+		return false;
+	}
+	if (w->job->invalidate && !w->job->pre_read)
+		posix_fadvise(w->fds[f], (off_t)gf->start, (off_t)gf->len, POSIX_FADV_DONTNEED);
+	return true;
+}
+
+void worker_close_file(struct worker *w, uint32_t f)
+{
+	const struct plan_job *j = w->job;
+	bool syncs = j->fsync_every || j->fdatasync_every || j->end_fsync || j->fsync_on_close;
+
+	if (w->fds[f] < 0)
+		return;
+	if (w->dirty[f] && syncs && fsync(w->fds[f]))
+		worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "fsync on close");
+	w->dirty[f] = false;
+	close(w->fds[f]);
+	w->fds[f] = -1;
+	gen_file_closed(&w->gen, f);
+}
+
+/*
+ * openfiles in force for this worker: below the clone's files, and not for
+ * interlocked jobs (their shared tickets do not wait for a file to open) nor
+ * the null engine (it opens nothing).  Set-up opens each file once to size
+ * it and closes it again (worker_size_done): one open at a time, never
+ * openfiles + 1; the first openfiles reopen with their first I/O.
+ */
+void worker_limit_open(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->max_open = 0;
+	if (j->openfiles && j->openfiles < w->clone->nr_files && !j->interlocked &&
+	    j->ioengine != PLAN_IOENGINE_NULL)
+		w->max_open = j->openfiles;
+}
+
+void worker_size_done(struct worker *w, uint32_t f)
+{
+	if (w->max_open && w->fds[f] >= 0) {
+		close(w->fds[f]);
+		w->fds[f] = -1;
+	}
 }

@@ -206,6 +206,10 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		w->dirty[u->file] = true;
 	if (w->vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
+	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
+	if (!--w->file_inflight[u->file] && w->max_open && gen_file_closing(&w->gen, u->file) &&
+	    !(w->have_held && w->held.file == u->file))
+		worker_close_file(w, u->file);
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -215,7 +219,7 @@ static void do_sync(struct worker *w)
 	uint64_t t0 = clk_now(&w->clk);
 
 	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f])
+		if (!w->dirty[f] || w->fds[f] < 0)	/* a closed file was synced as it closed */
 			continue;
 		w->dirty[f] = false;
 		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
@@ -278,6 +282,7 @@ static void taken(struct worker *w, struct io_u *u)
 	struct rate *r = &w->rate[u->ddir];
 
 	u->due_ns = 0;
+	w->file_inflight[u->file]++;
 	if (w->rated && rate_is_limited(r)) {
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
@@ -393,11 +398,15 @@ static void issue(struct worker *w)
 	for (uint32_t n = 0; n < w->burst && !w->fatal && has_room(w); n++) {
 		if (!w->have_held) {
 			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
-				w->gen_done = true;
+				/* busy: every file left waits for an open one to close (openfiles). */
+				w->blocked = w->gen.busy;
+				w->gen_done = !w->gen.busy;
 				return;
 			}
 			w->have_held = true;
 		}
+		if (w->max_open && !worker_file_ready(w, w->held.file))
+			return;
 		if (!is_due(w) || !submit_one(w)) {
 			w->blocked = true;
 			return;
