@@ -450,7 +450,7 @@ static void end_sync(struct worker *w)
 	set_state(w, 'F');
 	for (uint32_t f = 0; f < w->nr_fds; f++)
 		if (w->dirty[f] && w->fds[f] >= 0 && fsync(w->fds[f]))
-			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
+			worker_sync_failed(w, f, errno, "end_fsync");
 }
 
 /* After the write phase (do_verify=1), or instead of the workload (verify_only). */

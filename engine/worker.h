@@ -209,6 +209,9 @@ void worker_size_done(struct worker *w, uint32_t f);
 bool worker_file_ready(struct worker *w, uint32_t f);
 void worker_close_file(struct worker *w, uint32_t f);
 
+/* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
+
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
 		  uint64_t len, uint64_t done, const char *what);

@@ -157,7 +157,7 @@ void worker_close_file(struct worker *w, uint32_t f)
 	if (w->fds[f] < 0)
 		return;
 	if (w->dirty[f] && syncs && fsync(w->fds[f]))
-		worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "fsync on close");
+		worker_sync_failed(w, f, errno, "fsync on close");
 	w->dirty[f] = false;
 	close(w->fds[f]);
 	w->fds[f] = -1;

@@ -212,6 +212,17 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		worker_close_file(w, u->file);
 }
 
+/* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
+{
+	worker_error(w, err, PLAN_DDIR_WRITE, file, 0, 0, 0, what);
+	if (may_continue(w, PLAN_DDIR_WRITE))
+		return;
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
+}
+
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
 static void do_sync(struct worker *w)
 {
@@ -223,8 +234,7 @@ static void do_sync(struct worker *w)
 			continue;
 		w->dirty[f] = false;
 		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
-			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0,
-				     data ? "fdatasync" : "fsync");
+			worker_sync_failed(w, f, errno, data ? "fdatasync" : "fsync");
 	}
 	w->now = clk_now(&w->clk);
 	if (w->counting) {

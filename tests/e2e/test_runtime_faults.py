@@ -7,7 +7,8 @@ waited for only until SIGINT or runtime; streams without size=, targets
 that are no file at all (a directory, a socket, directory= naming a file),
 queues whose buffers cannot fit, and more open files than the hard limit
 allows are refused before any I/O with the job and the path or the product
-named; openfiles= keeps at most that many files open, as fio does.
+named; openfiles= keeps at most that many files open, as fio does; a failed
+fsync fails the run as in fio.
 """
 import json
 import os
@@ -303,6 +304,26 @@ class OpenFiles(TmpDirCase):
         # Under the hard limit, the soft one is raised and the run goes on.
         p = subprocess.run(args, capture_output=True, text=True, timeout=120, preexec_fn=limit_nofile(256, 4096))
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class SyncErrors(TmpDirCase):
+    """A failed fsync is a failed run, as in fio, with the same bytes written before it."""
+
+    def test_failed_fsync_is_the_jobs_error(self):
+        for opt, what, written in (("--end_fsync=1", "end_fsync", 1 << 20), ("--fsync=16", "fsync", 64 << 10),
+                                   ("--fdatasync=4", "fdatasync", 16 << 10)):
+            # fsync() of /dev/null is EINVAL: a real, repeatable failure of the call itself.
+            args = ["--name=j", "--filename=/dev/null", "--rw=write", "--size=1m", opt, "--output-format=json"]
+            p = run([*args, "--allow_device_write=/dev/null"])
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(f"error: job 'j': /dev/null: offset 0: {what}: Invalid argument (errno 22)", p.stderr)
+            job = json.loads(p.stdout)["jobs"][0]
+            self.assertEqual((job["error"], job["write"]["io_bytes"]), (22, written), opt)
+            if FIO:
+                out = self.tmp / "fio.json"
+                f = run_fio([*args, f"--output={out}"])
+                fjob = json.loads(out.read_text())["jobs"][0]
+                self.assertEqual((f.returncode, fjob["error"], fjob["write"]["io_bytes"]), (1, 22, written), opt)
 
 
 if __name__ == "__main__":
