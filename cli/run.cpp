@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -44,6 +46,29 @@ bool preflight(const plan &p, pf_report *pf)
         std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
     return pf->nr_errors == 0;
 }
+
+// --output naming a FIFO that nobody reads would block the report's open()
+// after the run, with SIGINT blocked by then: a hang only SIGKILL ends.  An
+// O_NONBLOCK open for writing tells (ENXIO: no reader) without waiting, and
+// is held until the report is written, so the reader does not see the end
+// of its input before the report comes.
+struct output_fifo {
+    int fd = -1;
+    bool no_reader = false;
+    explicit output_fifo(const std::string &path)
+    {
+        struct stat st;
+        if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISFIFO(st.st_mode))
+            return;
+        fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        no_reader = fd < 0 && errno == ENXIO;
+    }
+    ~output_fifo()
+    {
+        if (fd >= 0)
+            close(fd);
+    }
+};
 
 void attach_findings(results *r, const pf_report &pf)
 {
@@ -134,6 +159,12 @@ int run_plan(const plan &p, const args &a)
     std::string err;
     if (!a.writer && !report::parse_formats(a.output_format, &formats, &err)) {
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
+        return 2;
+    }
+    output_fifo fifo(a.output_path);
+    if (fifo.no_reader) {
+        std::fprintf(stderr, "ioplan: error: --output=%s is a FIFO that nobody reads: start its reader "
+                     "first\n", a.output_path.c_str());
         return 2;
     }
     pf_report pf{};

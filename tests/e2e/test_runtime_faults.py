@@ -326,5 +326,30 @@ class SyncErrors(TmpDirCase):
                 self.assertEqual((f.returncode, fjob["error"], fjob["write"]["io_bytes"]), (1, 22, written), opt)
 
 
+class OutputFifo(TmpDirCase):
+    """--output naming a FIFO: the report's open() must not wait for a reader after the run."""
+
+    def test_no_reader_is_refused_at_once(self):
+        fifo = self.tmp / "out"
+        os.mkfifo(fifo)
+        start = time.monotonic()
+        p = run(["--name=n", "--ioengine=null", "--size=1m", f"--output={fifo}"], timeout=10)
+        self.assertLess(time.monotonic() - start, 2.0)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"error: --output={fifo} is a FIFO that nobody reads: start its reader first", p.stderr)
+
+    def test_a_reader_gets_the_whole_report(self):
+        fifo = self.tmp / "out"
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: reader.poll() is None and (reader.kill(), reader.communicate()))
+        time.sleep(0.2)
+        p = run(["--name=n", "--ioengine=null", "--size=1m", f"--output={fifo}", "--output-format=json"],
+                timeout=30)
+        out, _ = reader.communicate(timeout=10)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(out)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
+
 if __name__ == "__main__":
     unittest.main()
