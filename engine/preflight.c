@@ -279,11 +279,29 @@ static const char *kind_of(mode_t m)
 	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a regular file";
 }
 
+/* A FIFO or a terminal: no offsets, and a read that waits for someone else. */
+static bool is_stream(const char *path, mode_t m)
+{
+	int fd;
+	bool tty;
+
+	if (S_ISFIFO(m))
+		return true;
+	if (!S_ISCHR(m))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	tty = fd >= 0 && isatty(fd);
+	if (fd >= 0)
+		close(fd);
+	return tty;
+}
+
 /*
  * What an existing path that is not a regular file or block device allows: a
  * directory or socket is no target at all, a FIFO is read but never written,
- * and a stream (FIFO, character device) has no size of its own, so without
- * size= the job would never end (fio: "you need to specify size=").
+ * a stream (FIFO, terminal) is read by io_uring only, and a FIFO or a
+ * character device has no size of its own, so without size= the job would
+ * never end (fio: "you need to specify size=").
  */
 static int check_kind(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
 		      const struct stat *sb)
@@ -300,6 +318,13 @@ static int check_kind(struct pf_state *s, const struct plan_job *j, const struct
 		add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
 		    "job '%s': %s is a FIFO: ioplan reads FIFOs but does not write them", j->name,
 		    f->path);
+		return -EINVAL;
+	}
+	if (is_stream(f->path, m) && j->ioengine != PLAN_IOENGINE_IO_URING) {
+		add(s, RES_MSG_ERROR, "stream-engine", (int32_t)j->job_id,
+		    "job '%s': %s is %s: only ioengine=io_uring reads it (psync's pread cannot, and "
+		    "libaio would wait inside io_submit, where no signal reaches)", j->name, f->path,
+		    S_ISFIFO(m) ? "a FIFO" : "a terminal");
 		return -EINVAL;
 	}
 	if ((S_ISFIFO(m) || S_ISCHR(m)) && !f->size_bytes && !f->region_bytes) {

@@ -12,6 +12,7 @@ fsync fails the run as in fio.
 """
 import json
 import os
+import pty
 import resource
 import signal
 import socket
@@ -77,10 +78,11 @@ class Streams(TmpDirCase):
     def test_char_devices_and_fifos_need_size(self):
         fifo = self.tmp / "fifo"
         os.mkfifo(fifo)
-        for path, kind in (("/dev/zero", "a character device"), ("/dev/urandom", "a character device"),
-                           (str(fifo), "a FIFO")):
+        for path, kind, engine in (("/dev/zero", "a character device", "psync"),
+                                   ("/dev/urandom", "a character device", "libaio"),
+                                   (str(fifo), "a FIFO", "io_uring")):
             for extra in ([], ["--time_based", "--runtime=1"]):
-                p = run(["--name=z", f"--filename={path}", "--rw=read", *extra], timeout=10)
+                p = run(["--name=z", f"--filename={path}", "--rw=read", f"--ioengine={engine}", *extra], timeout=10)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertIn(f"error: job 'z': {path} is {kind}, which has no size: the job needs size=",
                               p.stderr)
@@ -89,6 +91,24 @@ class Streams(TmpDirCase):
         p = run(["--name=z", "--filename=/dev/zero", "--rw=read", "--size=8m", "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 8 << 20)
+
+    def test_fifos_and_terminals_are_read_by_io_uring_only(self):
+        # psync's pread fails on them (ESPIPE); libaio reads them inside io_submit, where the
+        # thread waits for the writer and no SIGINT reaches it (only SIGKILL ended that run).
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        writer = os.open(fifo, os.O_RDWR)  # a writer that writes nothing: the read would wait
+        self.addCleanup(os.close, writer)
+        master, slave = pty.openpty()
+        self.addCleanup(os.close, master)
+        self.addCleanup(os.close, slave)
+        tty = os.ttyname(slave)
+        for path, kind in ((str(fifo), "a FIFO"), (tty, "a terminal")):
+            for engine in ("psync", "libaio"):
+                p = run(["--name=s", f"--filename={path}", "--rw=read", "--size=4k", f"--ioengine={engine}"],
+                        timeout=10)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"error: job 's': {path} is {kind}: only ioengine=io_uring reads it", p.stderr)
 
     def test_fifo_is_not_written(self):
         fifo = self.tmp / "fifo"
