@@ -9,6 +9,25 @@
 
 #define PAGE 4096u
 
+uint32_t bufpool_depth(const struct plan_job *j)
+{
+	return j->ioengine == PLAN_IOENGINE_PSYNC || !j->iodepth ? 1 : j->iodepth;
+}
+
+uint64_t bufpool_len(const struct plan_job *j)
+{
+	uint64_t m = 0;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		if (j->bs[d].max_bytes > m)
+			m = j->bs[d].max_bytes;
+		for (uint32_t i = 0; i < j->bs[d].nr_split; i++)
+			if (j->bs[d].split[i].bs_bytes > m)
+				m = j->bs[d].split[i].bs_bytes;
+	}
+	return m ? m : 4096;
+}
+
 int bufpool_alloc(struct bufpool *p, uint32_t n, uint64_t len, uint64_t align)
 {
 	void *mem = NULL;

@@ -22,6 +22,14 @@ struct bufpool {
 	uint32_t n;
 };
 
+/*
+ * What a job's worker allocates: one buffer per queue slot (bufpool_depth:
+ * iodepth, 1 for psync) of the job's largest transfer (bufpool_len).  Shared by
+ * the worker and by preflight, which refuses a plan whose buffers cannot fit.
+ */
+uint32_t bufpool_depth(const struct plan_job *j);
+uint64_t bufpool_len(const struct plan_job *j);
+
 /* n buffers of len bytes, each aligned to align (raised to a page).  0 or -ENOMEM. */
 int bufpool_alloc(struct bufpool *p, uint32_t n, uint64_t len, uint64_t align);
 void bufpool_free(struct bufpool *p);

@@ -680,7 +680,9 @@ int eng_get_status(struct eng *e, struct eng_status *st)
 		if (!atomic_load_explicit(&w->pub.running, memory_order_relaxed))
 			continue;
 		st->nr_running++;
-		st->files_open += w->clone->nr_files;
+		/* At most openfiles of a thread's files are open at once (worker_files.c). */
+		st->files_open += w->job->openfiles && w->job->openfiles < w->clone->nr_files
+					  ? w->job->openfiles : w->clone->nr_files;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {
 			st->bytes[d] += atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed);
 			st->ios[d] += atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed);

@@ -144,9 +144,31 @@ void gen_release(struct gen *g)
 	memset(g, 0, sizeof(*g));
 }
 
+void gen_limit_open(struct gen *g, uint32_t max)
+{
+	if (!max || max >= g->nr_files)
+		return;
+	g->max_open = max;
+	g->nr_open = max;
+	for (uint32_t i = 0; i < max; i++)
+		g->files[i].open = true;
+}
+
+void gen_file_closed(struct gen *g, uint32_t file)
+{
+	struct gen_file *f = &g->files[file];
+
+	if (!f->open)
+		return;
+	f->open = false;
+	f->closing = false;
+	g->nr_open--;
+}
+
 static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	f->exhausted = false;
+	f->closing = false;	/* still open: it serves the new pass */
 	f->pos[d] = 0;
 	f->zone_start = 0;
 	if (g->use_perm)
@@ -227,18 +249,33 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	return f->pos[d] >= f->len;
 }
 
+/* openfiles: a closed file may be served only while fewer than max_open are open. */
+static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
+{
+	if (!g->max_open || f->open)
+		return true;
+	if (g->nr_open < g->max_open) {
+		f->open = true;
+		g->nr_open++;
+		return true;
+	}
+	*waits = true;
+	return false;
+}
+
 /* The file of the next I/O by file_service; every file starts a new pass when all are done. */
 static int32_t pick_file(struct gen *g, uint8_t d)
 {
 	enum plan_file_service fs = g->job->file_service;
 	uint32_t n = g->nr_files, idx;
+	bool waits = false;
 
 	if (fs == PLAN_FILE_SERVICE_RANDOM && n > 1)
 		g->cur = (uint32_t)rng_below(&g->rng_mix, n);
 	for (int round = 0; round < 2; round++) {
 		for (uint32_t i = 0; i < n; i++) {
 			idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
-			if (pass_is_done(g, &g->files[idx], d))
+			if (pass_is_done(g, &g->files[idx], d) || !may_serve(g, &g->files[idx], &waits))
 				continue;
 			if (fs == PLAN_FILE_SERVICE_ROUNDROBIN)
 				g->cur = idx + 1 < n ? idx + 1 : 0;
@@ -246,6 +283,10 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 				g->cur = idx;
 			return (int32_t)idx;
 		}
+		/* Files left in this pass wait for an open one to close: not a new pass yet. */
+		g->busy = waits;
+		if (waits)
+			return -1;
 		/* Interlocked windows end when every file's tickets are gone. */
 		if (g->limited && g->job->interlocked)
 			return -1;
@@ -368,6 +409,7 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 		g->tw_have = false;
 		return true;
 	}
+	g->busy = false;
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
@@ -375,6 +417,8 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if (!next_rel(g, d, len, &io->file, &rel))
 		return false;
 	f = &g->files[io->file];
+	if (g->max_open && pass_is_done(g, f, d))
+		f->closing = true;
 	if (rel + len > f->len)
 		len = f->len - rel;
 	if (g->limit_bytes && g->done_bytes + len > g->limit_bytes)

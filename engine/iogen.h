@@ -37,6 +37,8 @@ struct gen_file {
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
 	bool exhausted;			/* this pass is done for this file */
+	bool open;			/* openfiles: counted in gen.nr_open */
+	bool closing;			/* openfiles: its pass is issued; close once idle */
 };
 
 struct gen_io {
@@ -52,6 +54,9 @@ struct gen {
 	uint32_t nr_files;
 	uint32_t cur;			/* file service position */
 	uint32_t nr_exhausted;
+	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
+	uint32_t nr_open;
+	bool busy;			/* the last draw waits for a file to close */
 	bool random;
 	bool use_perm;			/* random map semantics (no norandommap, uniform) */
 	bool mixed;
@@ -93,7 +98,23 @@ void gen_release(struct gen *g);
  */
 void gen_window(struct gen *g, bool window, bool time_based);
 
-/* Fills *io with the next I/O.  False when the window's amount is done. */
+/*
+ * openfiles (fio's semantics): at most max files open at once, files 0..max-1
+ * first.  File service then picks among the open files and opens a closed one
+ * only while fewer than max are open; a file whose pass has been issued is
+ * marked closing, and the caller closes it once its I/O has completed
+ * (gen_file_closed).  When every file left to serve is closed and none may
+ * open, the draw fails with busy set: wait for a completion, then draw again.
+ */
+void gen_limit_open(struct gen *g, uint32_t max);
+void gen_file_closed(struct gen *g, uint32_t file);
+
+static inline bool gen_file_closing(const struct gen *g, uint32_t file)
+{
+	return g->files[file].closing;
+}
+
+/* Fills *io with the next I/O.  False when the window's amount is done (or busy). */
 bool gen_next(struct gen *g, struct gen_io *io);
 
 /* The same in a direction chosen by the caller (rate limits steer mixed jobs). */

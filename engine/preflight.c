@@ -6,6 +6,7 @@
  * files on one disk are compared against that disk's free space together.
  */
 #include "engine/preflight.h"
+#include "engine/buffers.h"
 #include "engine/dioalign.h"
 #include "engine/layout.h"
 
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -229,7 +231,8 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 	int ret = 0, fd;
 
 	if (exists) {
-		fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO without a writer must not hold the preflight up. */
+		fd = open(path, O_RDONLY | O_DIRECT | O_NONBLOCK | O_CLOEXEC);
 		ret = fd < 0 ? -errno : 0;
 		if (fd >= 0)
 			close(fd);
@@ -317,6 +320,8 @@ static const char *memory_backed(const struct safety_env *env, const char *path,
 
 	if (sb && S_ISBLK(sb->st_mode))
 		return ram_disk(env, sb->st_rdev) ? "a RAM disk" : NULL;
+	if (sb && !S_ISREG(sb->st_mode))
+		return NULL;	/* /dev/null lives on devtmpfs: the node's file system says nothing of its data */
 	if (statfs(path, &fs) || stat(path, &st))
 		return NULL;
 	if (fs.f_type == TMPFS_MAGIC)
@@ -345,6 +350,95 @@ static void check_memory(struct pf_state *s, const struct plan_job *j, const cha
 	    "storage%s", j->name, path, what, j->direct ? " (direct=1 does not change that)" : "");
 }
 
+static const char *kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a regular file";
+}
+
+/* A FIFO or a terminal: no offsets, and a read that waits for someone else. */
+static bool is_stream(const char *path, mode_t m)
+{
+	int fd;
+	bool tty;
+
+	if (S_ISFIFO(m))
+		return true;
+	if (!S_ISCHR(m))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	tty = fd >= 0 && isatty(fd);
+	if (fd >= 0)
+		close(fd);
+	return tty;
+}
+
+/*
+ * What an existing path that is not a regular file or block device allows: a
+ * directory or socket is no target at all, a FIFO is read but never written,
+ * a stream (FIFO, terminal) is read by io_uring only, and a FIFO or a
+ * character device has no size of its own, so without size= the job would
+ * never end (fio: "you need to specify size=").
+ */
+static int check_kind(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		      const struct stat *sb)
+{
+	mode_t m = sb->st_mode;
+
+	if (S_ISDIR(m) || S_ISSOCK(m)) {
+		add(s, RES_MSG_ERROR, "not-a-file", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a file or device to do I/O on%s", j->name, f->path,
+		    kind_of(m), S_ISDIR(m) ? " (directory= names where the files go)" : "");
+		return -EINVAL;
+	}
+	if (S_ISFIFO(m) && job_writes(j)) {
+		add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
+		    "job '%s': %s is a FIFO: ioplan reads FIFOs but does not write them", j->name,
+		    f->path);
+		return -EINVAL;
+	}
+	if (is_stream(f->path, m) && j->ioengine != PLAN_IOENGINE_IO_URING) {
+		add(s, RES_MSG_ERROR, "stream-engine", (int32_t)j->job_id,
+		    "job '%s': %s is %s: only ioengine=io_uring reads it (psync's pread cannot, and "
+		    "libaio would wait inside io_submit, where no signal reaches)", j->name, f->path,
+		    S_ISFIFO(m) ? "a FIFO" : "a terminal");
+		return -EINVAL;
+	}
+	if ((S_ISFIFO(m) || S_ISCHR(m)) && !f->size_bytes && !f->region_bytes) {
+		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		    "job '%s': %s is %s, which has no size: the job needs size=", j->name, f->path,
+		    kind_of(m));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A file to create needs a directory to create it in. */
+static int check_dir(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		     const char *dir, struct stat *dsb)
+{
+	int err = stat(dir, dsb) ? errno : 0;
+
+	if (err == ENOENT) {
+		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+		return -ENOENT;
+	}
+	if (err) {
+		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': cannot use directory %s (for %s): %s", j->name, dir, f->path,
+		    strerror(err));
+		return -err;
+	}
+	if (!S_ISDIR(dsb->st_mode)) {
+		add(s, RES_MSG_ERROR, "not-a-directory", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a directory (for %s)", j->name, dir,
+		    kind_of(dsb->st_mode), f->path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
 	char dir[PATH_MAX];
@@ -355,13 +449,10 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		return; /* no I/O reaches the files */
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
-	if (!exists && (stat(dir, &dsb) != 0 || !S_ISDIR(dsb.st_mode))) {
-		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
-		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+	if (!exists && check_dir(s, j, f, dir, &dsb))
 		return;
-	}
 	if (exists) {
-		if (check_existing(s, j, f, &sb))
+		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
 			return;
 	} else if (!j->allow_file_create) {
 		add(s, RES_MSG_ERROR, "missing-file", (int32_t)j->job_id,
@@ -421,6 +512,142 @@ static uint64_t mem_available(const struct safety_env *env)
 	return (uint64_t)kib * 1024;
 }
 
+#define URING_MAX_ENTRIES 32768u	/* the kernel's IORING_MAX_ENTRIES */
+
+/* Bytes as a person reads them: "64 GiB", "1.5 MiB". */
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+static uint64_t proc_number(const struct safety_env *env, const char *name)
+{
+	char path[512];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", env->proc_root, name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Linux AIO: every worker's context takes iodepth events from fs.aio-max-nr. */
+static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint64_t events)
+{
+	uint64_t max = proc_number(s->env, "sys/fs/aio-max-nr"), used = proc_number(s->env, "sys/fs/aio-nr");
+
+	if (!max || events <= (max > used ? max - used : 0))
+		return;
+	add(s, RES_MSG_ERROR, "aio-events", (int32_t)j->job_id,
+	    "job '%s': iodepth=%u x %u thread%s needs %llu Linux AIO events, more than the %llu "
+	    "that fs.aio-max-nr (%llu) leaves free", j->name, bufpool_depth(j), j->nr_clones,
+	    j->nr_clones == 1 ? "" : "s", (unsigned long long)events,
+	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
+}
+
+/*
+ * Each thread allocates and fills iodepth buffers of the job's largest block
+ * before its first I/O: a queue whose buffers exceed the memory available is
+ * refused here, with the product that makes it, instead of failing (or being
+ * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
+ * their own.
+ */
+static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
+{
+	uint32_t depth = bufpool_depth(j);
+	uint64_t len = bufpool_len(j), per = (uint64_t)depth * ((len + 4095) & ~4095ull);
+	uint64_t all = per * (j->nr_clones ? j->nr_clones : 1);
+	char a[32], b[32], c[32];
+
+	if (avail && all > avail)
+		add(s, RES_MSG_ERROR, "buffers", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u x bs=%s needs %s of I/O buffers (for %u thread%s), more "
+		    "than the %s of memory available", j->name, depth, human(len, a, sizeof(a)),
+		    human(all, b, sizeof(b)), j->nr_clones, j->nr_clones == 1 ? "" : "s",
+		    human(avail, c, sizeof(c)));
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && depth > URING_MAX_ENTRIES)
+		add(s, RES_MSG_ERROR, "iodepth", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u is more than the %u entries an io_uring ring can have",
+		    j->name, depth, URING_MAX_ENTRIES);
+	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
+		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
+	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && j->uring_registerfiles && j->openfiles &&
+	    j->nr_clones && j->openfiles < j->clones[0].nr_files)
+		add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
+		    "job '%s': registerfiles=1 needs every file open for the whole run, but "
+		    "openfiles=%u is below the job's %u files", j->name, j->openfiles,
+		    j->clones[0].nr_files);
+}
+
+#define FD_BASE 32u		/* stdio, the output file, /proc and /sys reads, a FIFO probe */
+#define FD_PER_THREAD 2u	/* an io_uring ring, a file opened for a while (pre_read) */
+
+/* Descriptors one job keeps open at once: each thread's files (openfiles) and its own. */
+static uint64_t job_fds(const struct plan_job *j)
+{
+	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
+
+	if (j->ioengine == PLAN_IOENGINE_NULL)
+		return 0;
+	if (j->openfiles && j->openfiles < nf && !j->interlocked)
+		nf = j->openfiles;
+	return (uint64_t)j->nr_clones * (nf + FD_PER_THREAD);
+}
+
+/*
+ * The jobs between two stonewalls run at once, so their descriptors add up.
+ * Where the plan needs more than the soft RLIMIT_NOFILE, the soft limit is
+ * raised to the hard one (as many tools do); beyond the hard limit the plan is
+ * refused here rather than failing with EMFILE mid-run.
+ */
+static void check_nofile(struct pf_state *s)
+{
+	uint64_t need = 0, seg = 0;
+	int32_t who = -1;
+	struct rlimit rl;
+
+	for (uint32_t i = 0; i < s->p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(s->p, i);
+
+		if (j->stonewall)
+			seg = 0;
+		seg += job_fds(j);
+		if (seg > need) {
+			need = seg;
+			who = (int32_t)i;
+		}
+	}
+	need += FD_BASE;
+	if (who < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || need <= rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? need : rl.rlim_max;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return;
+	}
+	add(s, RES_MSG_ERROR, "open-files", (int32_t)plan_job_at(s->p, (uint32_t)who)->job_id,
+	    "job '%s': the jobs running with it keep %llu files and descriptors open at once, more "
+	    "than the limit of open files (ulimit -n: %llu, at most %llu); set openfiles= (files "
+	    "open at once per thread) or fewer nrfiles/numjobs", plan_job_at(s->p, (uint32_t)who)->name,
+	    (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max);
+}
+
 static void check_totals(struct pf_state *s)
 {
 	struct statvfs vfs;
@@ -457,12 +684,14 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
+		check_queue(s, j, mem_available(env));
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))
 					check_file(s, j, &j->clones[c].files[f]);
 	}
 	check_totals(s);
+	check_nofile(s);
 	int oom = s->oom;
 	free(s);
 	if (oom) {

@@ -6,7 +6,8 @@
  * free space for the files to lay out, direct=1 on a filesystem that does not
  * honour O_DIRECT (found by a real aligned probe, not a list of names), a range
  * past the end of an existing file or device, a block-device write the safety
- * rules refuse.  Warnings run anyway: a buffered read test whose working set
+ * rules refuse, a target that is no file (a directory, a socket, a FIFO to
+ * write) or a stream (FIFO, character device) without size= to end it.  Warnings run anyway: a buffered read test whose working set
  * fits in free memory measures the page cache.
  */
 #ifndef IOPLAN_ENGINE_PREFLIGHT_H

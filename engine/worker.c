@@ -12,6 +12,7 @@
 #include <linux/fs.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -132,20 +133,6 @@ static void placement(const struct plan_job *j, uint32_t clone)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
 }
 
-static int open_flags(const struct plan_job *j)
-{
-	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = wr && !j->verify_only ? O_RDWR : O_RDONLY;
-
-	if (j->direct)
-		fl |= O_DIRECT;
-	if (j->sync_mode == PLAN_SYNC_SYNC)
-		fl |= O_SYNC;
-	else if (j->sync_mode == PLAN_SYNC_DSYNC)
-		fl |= O_DSYNC;
-	return fl;
-}
-
 static int file_size(int fd, uint64_t *size)
 {
 	struct stat st;
@@ -180,13 +167,9 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 			}
 			continue;
 		}
-		w->fds[f] = open(pf->path, open_flags(w->job));
-		if (w->fds[f] < 0) {
-			w->fds[f] = -1;
-			ret = -errno;
-			worker_error(w, -ret, PLAN_DDIR_READ, f, 0, 0, 0, "open");
+		ret = worker_open_file(w, f);
+		if (ret)
 			return ret;
-		}
 		w->nr_fds = f + 1;
 		ret = file_size(w->fds[f], &size);
 		if (ret)
@@ -197,22 +180,9 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 				     "region beyond the end of the file");
 			return -EINVAL;
 		}
+		worker_size_done(w, f);
 	}
 	return 0;
-}
-
-static uint64_t max_len(const struct plan_job *j)
-{
-	uint64_t m = 0;
-
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		if (j->bs[d].max_bytes > m)
-			m = j->bs[d].max_bytes;
-		for (uint32_t i = 0; i < j->bs[d].nr_split; i++)
-			if (j->bs[d].split[i].bs_bytes > m)
-				m = j->bs[d].split[i].bs_bytes;
-	}
-	return m ? m : 4096;
 }
 
 /* Buffer address alignment: a page, or more where a direct job's files ask for it. */
@@ -229,15 +199,23 @@ static uint64_t buf_align(const struct worker *w)
 
 static int alloc_slots(struct worker *w)
 {
-	int ret = bufpool_alloc(&w->bufs, w->depth, max_len(w->job), buf_align(w));
+	uint64_t len = bufpool_len(w->job);
+	char what[64];
+	int ret = bufpool_alloc(&w->bufs, w->depth, len, buf_align(w));
 
-	if (ret)
+	if (!ret) {
+		w->ios = calloc(w->depth, sizeof(*w->ios));
+		w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
+		w->pending = calloc(w->depth, sizeof(*w->pending));
+		if (!w->ios || !w->free_slot || !w->pending)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		snprintf(what, sizeof(what), "allocating %u I/O buffers of %llu bytes", w->depth,
+			 (unsigned long long)len);
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
 		return ret;
-	w->ios = calloc(w->depth, sizeof(*w->ios));
-	w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
-	w->pending = calloc(w->depth, sizeof(*w->pending));
-	if (!w->ios || !w->free_slot || !w->pending)
-		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < w->depth; i++) {
 		w->ios[i].slot = i;
 		w->ios[i].buf = bufpool_at(&w->bufs, i);
@@ -285,7 +263,7 @@ static void queue_shape(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	w->depth = j->ioengine == PLAN_IOENGINE_PSYNC || !j->iodepth ? 1 : j->iodepth;
+	w->depth = bufpool_depth(j);
 	w->batch_submit = j->iodepth_batch_submit ? j->iodepth_batch_submit : w->depth;
 	if (w->batch_submit > w->depth)
 		w->batch_submit = w->depth;
@@ -312,11 +290,16 @@ static int open_engine(struct worker *w)
 	cfg.fixedbufs = w->job->uring_fixedbufs;
 	cfg.registerfiles = w->job->uring_registerfiles;
 	cfg.fds = w->fds;
-	cfg.nr_fds = w->nr_fds;
+	/* Files that open and close under openfiles cannot be registered once for the run. */
+	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
 	cfg.bufs = &w->bufs;
 	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
 	if (ret) {
-		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "ioengine init");
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s init (iodepth=%u)",
+			 plan_ioengine_name(w->job->ioengine), w->depth);
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
 		return ret;
 	}
 	w->ioe_open = true;
@@ -331,11 +314,13 @@ static int setup(struct worker *w)
 	int ret;
 
 	queue_shape(w);
+	worker_limit_open(w);
 	w->fds = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->fds));
 	w->dirty = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->dirty));
+	w->file_inflight = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->file_inflight));
 	start = calloc(c->nr_files ? c->nr_files : 1, sizeof(*start));
 	len = calloc(c->nr_files ? c->nr_files : 1, sizeof(*len));
-	ret = !w->fds || !w->dirty || !start || !len ? -ENOMEM : 0;
+	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len ? -ENOMEM : 0;
 	if (!ret)
 		ret = open_files(w, start, len);
 	if (!ret) {
@@ -345,6 +330,8 @@ static int setup(struct worker *w)
 				     w->job->interlocked ? "interlocked needs a sequential job "
 							   "without offset_increment"
 							 : "I/O region holds no whole block");
+		if (!ret)
+			gen_limit_open(&w->gen, w->max_open);
 	}
 	free(start);
 	free(len);
@@ -360,6 +347,9 @@ static int setup(struct worker *w)
 		ret = alloc_hists(w);
 	if (!ret)
 		ret = open_engine(w);
+	/* Every failed step is named: no job fails with an error and no words. */
+	if (ret && ret != -EINTR && !w->res.total_err)
+		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "setting up the worker");
 	return ret;
 }
 
@@ -379,6 +369,7 @@ static void teardown(struct worker *w)
 	free(w->pending);
 	free(w->fds);
 	free(w->dirty);
+	free(w->file_inflight);
 }
 
 static void rates_start(struct worker *w, uint64_t t0)
@@ -490,7 +481,7 @@ static void end_sync(struct worker *w)
 	set_state(w, 'F');
 	for (uint32_t f = 0; f < w->nr_fds; f++)
 		if (w->dirty[f] && w->fds[f] >= 0 && fsync(w->fds[f]))
-			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0, "end_fsync");
+			worker_sync_failed(w, f, errno, "end_fsync");
 }
 
 /* After the write phase (do_verify=1), or instead of the workload (verify_only). */
@@ -569,7 +560,7 @@ void *worker_main(void *arg)
 			ret = worker_prepare_cache(w);
 		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
-		else if (ret && !w->res.error)
+		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */
 			w->res.error = -ret;
 	} else {
 		start_together(w);	/* stopped before setup: no clone waits for this one */

@@ -126,8 +126,10 @@ struct worker {
 	uint32_t nr_free;
 	struct io_u **pending;		/* queued, not yet committed */
 	uint32_t nr_pending;
-	int *fds;
+	int *fds;			/* -1 = closed (openfiles) or not opened */
 	uint32_t nr_fds;
+	uint32_t max_open;		/* openfiles in force, 0 = every file stays open */
+	uint32_t *file_inflight;	/* I/Os in flight per file: a closing file waits for 0 */
 	bool *dirty;			/* written since the last sync, per file */
 
 	uint32_t depth, batch_submit, cmin, cmax, low;
@@ -217,6 +219,27 @@ void worker_quiesce(struct worker *w);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);
+
+/*
+ * Opens file f of the clone into w->fds[f] (worker_files.c) without blocking in
+ * open(): a FIFO waits for its writer only until runtime or a stop (-EINTR).
+ * 0, or -errno with the error recorded.
+ */
+int worker_open_file(struct worker *w, uint32_t f);
+
+/*
+ * openfiles (worker_files.c): worker_limit_open sets w->max_open; set-up calls
+ * worker_size_done once it has sized file f (closing it under openfiles);
+ * worker_file_ready opens a file the generator chose (false, fatal and
+ * recorded, when it cannot); worker_close_file closes one whose pass is done.
+ */
+void worker_limit_open(struct worker *w);
+void worker_size_done(struct worker *w, uint32_t f);
+bool worker_file_ready(struct worker *w, uint32_t f);
+void worker_close_file(struct worker *w, uint32_t f);
+
+/* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
 
 /* Records an error at an I/O or a file (worker_io.c). */
 void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,

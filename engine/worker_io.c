@@ -40,8 +40,7 @@ void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64
 	e->offset = offset;
 	e->len = len;
 	e->done = done;
-	strncpy(e->what, what, sizeof(e->what) - 1);
-	e->what[sizeof(e->what) - 1] = '\0';
+	snprintf(e->what, sizeof(e->what), "%s", what);
 }
 
 uint64_t worker_busy_ns(void)
@@ -159,10 +158,16 @@ static bool may_continue(const struct worker *w, uint8_t ddir)
 	return w->job->continue_on_error & bit;
 }
 
-/* A failed or short I/O: recorded with where it happened; fatal unless allowed. */
+/*
+ * A failed or short I/O: recorded with where it happened; fatal unless allowed.
+ * A transfer that ends before its length (0 bytes from /dev/null, the end of a
+ * file truncated under the run) is EIO, as fio's "full resid": never a success
+ * that moved no data.
+ */
 static bool check_result(struct worker *w, struct io_u *u)
 {
 	static const char *const names[] = { "read", "write", "trim" };
+	char what[64];
 	int err;
 
 	if (u->result >= (int64_t)u->len)
@@ -175,12 +180,15 @@ static bool check_result(struct worker *w, struct io_u *u)
 			return true;
 	}
 	if (u->result >= 0) {
-		worker_error(w, 0, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
-			     u->ddir == PLAN_DDIR_READ ? "short read" : "short write");
-		return u->result > 0;
+		err = EIO;
+		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
+			 names[u->ddir % 3], (unsigned long long)u->result, u->len);
+		worker_error(w, err, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
+			     what);
+	} else {
+		err = (int)-u->result;
+		worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
 	}
-	err = (int)-u->result;
-	worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
 	if (may_continue(w, u->ddir))
 		return false;
 	if (!w->res.error)
@@ -198,6 +206,21 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		w->dirty[u->file] = true;
 	if (w->vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
+	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
+	if (!--w->file_inflight[u->file] && w->max_open && gen_file_closing(&w->gen, u->file) &&
+	    !(w->have_held && w->held.file == u->file))
+		worker_close_file(w, u->file);
+}
+
+/* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
+{
+	worker_error(w, err, PLAN_DDIR_WRITE, file, 0, 0, 0, what);
+	if (may_continue(w, PLAN_DDIR_WRITE))
+		return;
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -207,12 +230,11 @@ static void do_sync(struct worker *w)
 	uint64_t t0 = clk_now(&w->clk);
 
 	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f])
+		if (!w->dirty[f] || w->fds[f] < 0)	/* a closed file was synced as it closed */
 			continue;
 		w->dirty[f] = false;
 		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
-			worker_error(w, errno, PLAN_DDIR_WRITE, f, 0, 0, 0,
-				     data ? "fdatasync" : "fsync");
+			worker_sync_failed(w, f, errno, data ? "fdatasync" : "fsync");
 	}
 	w->now = clk_now(&w->clk);
 	if (w->counting) {
@@ -254,6 +276,7 @@ static void taken(struct worker *w, struct io_u *u)
 	struct rate *r = &w->rate[u->ddir];
 
 	u->due_ns = 0;
+	w->file_inflight[u->file]++;
 	if (w->rated && rate_is_limited(r)) {
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
@@ -371,11 +394,15 @@ static void issue(struct worker *w)
 	for (uint32_t n = 0; n < w->burst && !w->fatal && has_room(w); n++) {
 		if (!w->have_held) {
 			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
-				w->gen_done = true;
+				/* busy: every file left waits for an open one to close (openfiles). */
+				w->blocked = w->gen.busy;
+				w->gen_done = !w->gen.busy;
 				return;
 			}
 			w->have_held = true;
 		}
+		if (w->max_open && !worker_file_ready(w, w->held.file))
+			return;
 		if (!is_due(w) || !submit_one(w)) {
 			w->blocked = true;
 			return;

@@ -264,9 +264,18 @@ void worker_verify_phase(struct worker *w)
 	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'V',
 			      memory_order_relaxed);
 	t0 = clk_now(&w->clk);
-	for (uint32_t f = 0; f < w->gen.nr_files && w->fds[f] >= 0; f++)
-		if (verify_file(w, f, pool.mem, cap, all))
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		/* openfiles: a file closed after its pass is opened again for its read-back. */
+		bool reopened = w->fds[f] < 0, stop;
+
+		if (reopened && (w->job->ioengine == PLAN_IOENGINE_NULL || !worker_file_ready(w, f)))
+			break;	/* the null engine opened nothing: nothing to read back */
+		stop = verify_file(w, f, pool.mem, cap, all);
+		if (reopened)
+			worker_close_file(w, f);
+		if (stop)
 			break;
+	}
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 	bufpool_free(&pool);
 }

@@ -138,8 +138,9 @@ void write_entry(std::ostream &out, const entry &e, const model &m, const option
 	const res_clone &c = e.st.get();
 	uint64_t bytes = c.ddir[0].bytes + c.ddir[1].bytes + c.ddir[2].bytes;
 
-	// fio shows nothing for a job that moved no data and issued nothing.
-	if (!bytes && !total_rw_ios(e))
+	// fio shows nothing for a job that moved no data and issued nothing; a
+	// job that failed is shown all the same, so its err= line says why.
+	if (!bytes && !total_rw_ios(e) && !e.error)
 		return;
 	out << entry_header(e, m, o);
 	for (int d = 0; d < PLAN_DDIR_NR; d++)

@@ -196,7 +196,9 @@ class OutputPathsCheckedFirst(MountCase):
         self.assertEqual(p.stderr, f"ioplan: error: --output=../{self.tmp.name}/w.0.0 is a file of job 'w': "
                                    "the results would replace it\n")
         self.assertEqual((self.tmp / "w.0.0").read_bytes(), data)
-        p = run(["--name=w", "--filename=/dev/null", "--size=1m", "--rw=read", "--output=/dev/null"])
+        # A device is no file the results could replace: /dev/null serves both.
+        p = run(["--name=w", "--filename=/dev/null", "--size=1m", "--rw=write", "--allow_device_write=/dev/null",
+                 "--output=/dev/null"])
         self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_convert_and_showplan_write_to_output(self):

@@ -7,6 +7,7 @@ bounded.  The machine these run on is small and shared, so a comparison with fio
 interleaves the two programs and keeps each one's best round: load slows a
 round, never speeds it up.
 """
+import errno
 import json
 import os
 import signal
@@ -49,6 +50,28 @@ def close(a, b, tolerance):
 
 
 @unittest.skipIf(FIO is None, "fio is not installed")
+def feed_fifo(fifo, proc, seconds=15):
+    """Writes 64 KiB into fifo once its reader (proc) has it open; never waits for a
+    reader that is gone (a plain open() would, for ever)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ENXIO:
+                raise
+            time.sleep(0.01)
+            continue
+        try:  # what the reader then makes of the data is not this test's matter
+            os.set_blocking(fd, True)
+            os.write(fd, b"\0" * 65536)
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(fd)
+        return
+
+
 class ThinktimeAsFio(unittest.TestCase):
     """Case 7: thinktime=20 cost ~120 us a think (16,485 I/Os in 2 s against fio's 92,223)."""
 
@@ -186,18 +209,14 @@ class GroupWindowIsCommon(TmpDirCase):
         # end meanwhile instead of waiting at the start gate for it.
         fifo = self.tmp / "fifo"
         os.mkfifo(fifo)
-        job = self.write("f.fio", f"[r]\nfilename={fifo}\nrw=read\nsize=64k\n"
+        job = self.write("f.fio", f"[r]\nfilename={fifo}\nrw=read\nsize=64k\nioengine=io_uring\n"
                                   "[p]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n")
         proc = subprocess.Popen([BIN, str(job), "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             wait_for_stderr(proc, b",_(1)]", timeout=15)  # p has ended, r still waits
         finally:
-            try:  # what the reader then makes of the data is not this test's matter
-                with open(fifo, "wb") as w:
-                    w.write(b"\0" * 65536)
-            except BrokenPipeError:
-                pass
+            feed_fifo(fifo, proc)
             out, _ = proc.communicate(timeout=30)
         p_job = json_doc(out)["jobs"][1]
         self.assertEqual(p_job["jobname"], "p")

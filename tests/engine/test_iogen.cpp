@@ -229,6 +229,42 @@ TEST_CASE("iogen: file_service sequential finishes a file before the next; rando
 	CHECK(switches > 100);
 }
 
+TEST_CASE("iogen: openfiles=2 of 6 serves at most 2 files at a time, each to the end of its pass, every block once")
+{
+	pb::tmpdir d;
+	for (auto fs : { PLAN_FILE_SERVICE_ROUNDROBIN, PLAN_FILE_SERVICE_RANDOM }) {
+		for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_LIBAIO }) {
+			CAPTURE(fs);
+			CAPTURE(eng);
+			auto p = pb::build(d.path(), { job_spec("o", PLAN_RW_RANDREAD, eng, 6 * 64 << 10, 1, 6)
+							       .with([&](plan_job &j) {
+								       j.io_trace_max = 1000;
+								       j.openfiles = 2;
+								       j.file_service = fs;
+								       j.iodepth = 4;
+							       }) });
+			auto t = trace_of(*run_ok(*p));
+			REQUIRE(t.size() == 96);
+			std::map<uint32_t, std::pair<size_t, size_t>> span;	// first and last I/O of each file
+			std::map<uint32_t, std::set<uint64_t>> blocks;
+			for (size_t i = 0; i < t.size(); i++) {
+				auto it = span.emplace(t[i].file_index, std::make_pair(i, i)).first;
+				it->second.second = i;
+				blocks[t[i].file_index].insert(t[i].offset);
+			}
+			CHECK(span.size() == 6);
+			for (auto &kv : blocks)
+				CHECK(kv.second.size() == 16);
+			for (size_t i = 0; i < t.size(); i++) {
+				int live = 0;
+				for (auto &kv : span)
+					live += kv.second.first <= i && i <= kv.second.second;
+				CHECK(live <= 2);
+			}
+		}
+	}
+}
+
 TEST_CASE("iogen: randtrim punches every block once through psync and libaio")
 {
 	pb::tmpdir d;

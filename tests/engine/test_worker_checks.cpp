@@ -234,7 +234,7 @@ TEST_CASE("checks: invalidate drops the file's cached pages before the job; pre_
 	CHECK(cached_pages(f) == 1024);
 }
 
-TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-issued, and named")
+TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-issued, and an EIO naming it")
 {
 	pb::tmpdir d;
 	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
@@ -258,7 +258,8 @@ TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-i
 	const res_clone &c = clone0(*r);
 	CHECK(c.ddir[PLAN_DDIR_READ].short_ios >= 1);
 	REQUIRE(c.nr_errors >= 1);
-	CHECK(std::string(c.errors[0].what) == "short read");
+	CHECK(std::string(c.errors[0].what) == "short read (64536 of 65536 bytes)");
+	CHECK(c.errors[0].err == EIO);
 	CHECK(c.errors[0].offset == (1u << 20) - (64u << 10));
 	CHECK(c.errors[0].done == (64u << 10) - 1000);
 }
