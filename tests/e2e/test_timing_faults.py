@@ -277,11 +277,14 @@ class IoTraceIsBounded(TmpDirCase):
         _, status, usage = os.wait4(proc.pid, 0)
         took = time.monotonic() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
-        self.assertLess(took, 1.0, f"report after SIGINT took {took:.2f} s")
+        # A sanitizer build renders the 262144 records about 3x slower than the release build,
+        # and its shadow memory and quarantine add to the RSS (388 MB seen against 113 MB).
+        sanitized = os.environ.get("IOPLAN_VARIANT", "release") != "release"
+        self.assertLess(took, 3.0 if sanitized else 1.0, f"report after SIGINT took {took:.2f} s")
         self.assertEqual(proc.returncode, 1)
         trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
         self.assertEqual(len(trace["t_ns"]), 262144)
-        self.assertLess(usage.ru_maxrss, 300 * 1024, "max RSS in KiB")
+        self.assertLess(usage.ru_maxrss, (800 if sanitized else 300) * 1024, "max RSS in KiB")
 
 
 if __name__ == "__main__":
