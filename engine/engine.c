@@ -519,7 +519,7 @@ static void *coordinator(void *arg)
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
 		cpustat_begin(&e->cpus, e->sh.fake);
 		ret = run_plan(e);
-		layout_finish(&e->lay, e->plan, e->res);
+		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->res);
 	}

@@ -115,6 +115,8 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
 	    !j->verify_only)
 		lf->writes = true;
+	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
+		lf->trims = true;
 	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only)
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;
@@ -149,6 +151,7 @@ static void dedupe(struct layout *l)
 			if (b->need > a->need)
 				a->need = b->need;
 			a->writes |= b->writes;
+			a->trims |= b->trims;
 			a->fill |= b->fill;
 			a->direct |= b->direct;
 			a->is_device |= b->is_device;
@@ -449,23 +452,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	return first;
 }
 
-/* Does any job of the plan trim path?  Trims leave holes that "filled" must not claim. */
-static bool trimmed(const struct plan *p, const char *path)
-{
-	for (uint32_t i = 0; i < p->nr_jobs; i++) {
-		const struct plan_job *j = plan_job_at(p, i);
-
-		if (!plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) || j->ioengine == PLAN_IOENGINE_NULL)
-			continue;
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
-				if (!strcmp(j->clones[c].files[f].path, path))
-					return true;
-	}
-	return false;
-}
-
-void layout_finish(struct layout *l, const struct plan *p, struct results *r)
+void layout_finish(struct layout *l, struct results *r)
 {
 	for (uint32_t i = 0; i < l->nr; i++) {
 		struct layout_file *lf = &l->files[i];
@@ -476,7 +463,8 @@ void layout_finish(struct layout *l, const struct plan *p, struct results *r)
 		fd = open(lf->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		stamp(lf, fd, trimmed(p, lf->path) ? MARK_SIZED : lf->mark, r);
+		/* Trims leave holes that "filled" must not claim. */
+		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, r);
 		close(fd);
 	}
 }

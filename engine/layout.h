@@ -25,6 +25,7 @@ struct layout_file {
 	const char *path;		/* borrowed from the plan */
 	uint64_t need;			/* bytes the file must hold; 0 = its existing size */
 	bool writes;			/* some job writes or trims it */
+	bool trims;			/* some job trims it: its data has holes after the run */
 	bool fill;			/* some job reads it (or overwrite=1): lay out data */
 	bool direct;
 	bool is_device;
@@ -76,7 +77,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
  * After the run: re-stamps the mark of every file of ours that jobs wrote, so
  * that ioplan's own writes do not make the next run take it for the user's.
  */
-void layout_finish(struct layout *l, const struct plan *p, struct results *r);
+void layout_finish(struct layout *l, struct results *r);
 
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);

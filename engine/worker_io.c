@@ -207,7 +207,7 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	if (w->vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
 	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
-	if (!--w->file_inflight[u->file] && w->max_open && gen_file_closing(&w->gen, u->file) &&
+	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
 	    !(w->have_held && w->held.file == u->file))
 		worker_close_file(w, u->file);
 }
@@ -276,7 +276,8 @@ static void taken(struct worker *w, struct io_u *u)
 	struct rate *r = &w->rate[u->ddir];
 
 	u->due_ns = 0;
-	w->file_inflight[u->file]++;
+	if (w->max_open)
+		w->file_inflight[u->file]++;	/* only openfiles closes a file after its last I/O */
 	if (w->rated && rate_is_limited(r)) {
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);

@@ -346,6 +346,10 @@ class Marks(LoopMounts):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertFalse(self.tail_is_zeros(path))
         self.assertIn(b"state=filled", os.getxattr(path, "user.ioplan"))
+        # Trims punch holes: the file is "sized" again, and the next reader fills it first.
+        p = run(["--name=t", f"--filename={path}", "--rw=trim", "--bs=64k", "--size=8m"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"state=sized", os.getxattr(path, "user.ioplan"))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 // and an edited mark all make the file the user's; ioplan's own re-stamp does not.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <string>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,27 +10,19 @@
 #include <unistd.h>
 
 #include "engine/mark.h"
+#include "tests/engine/plan_builder.hpp"
 
 namespace {
 
-struct scratch {
-    std::string dir;
-    scratch()
-    {
-        char t[] = "/tmp/ioplan-mark-XXXXXX";
-        REQUIRE(mkdtemp(t));
-        dir = t;
-    }
-    ~scratch() { (void)system(("rm -rf " + dir).c_str()); }
-    int make(const std::string &name, size_t bytes)
-    {
-        int fd = open((dir + "/" + name).c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-        REQUIRE(fd >= 0);
-        std::string data(bytes, 'x');
-        REQUIRE(write(fd, data.data(), data.size()) == (ssize_t)data.size());
-        return fd;
-    }
-};
+// Creates name in d with bytes of data, open read-write.
+int make_file(const pb::tmpdir &d, const std::string &name, size_t bytes)
+{
+    int fd = open(d.file(name).c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    std::string data(bytes, 'x');
+    REQUIRE(write(fd, data.data(), data.size()) == (ssize_t)data.size());
+    return fd;
+}
 
 std::string xattr_of(int fd)
 {
@@ -44,9 +35,9 @@ std::string xattr_of(int fd)
 
 TEST_CASE("mark: states round-trip, and a re-stamp keeps the token")
 {
-    scratch s;
+    pb::tmpdir s;
     char why[256] = "";
-    int fd = s.make("a", 4096);
+    int fd = make_file(s, "a", 4096);
     CHECK(mark_read(fd, why, sizeof why) == MARK_NONE);
     if (mark_write(fd, MARK_PARTIAL) == -EOPNOTSUPP) {
         MESSAGE("skipped: no user xattrs on /tmp");
@@ -59,23 +50,23 @@ TEST_CASE("mark: states round-trip, and a re-stamp keeps the token")
     CHECK(mark_read(fd, why, sizeof why) == MARK_FILLED);
     CHECK(xattr_of(fd).find(token) != std::string::npos);
     CHECK(mark_write(fd, MARK_SIZED) == 0);
-    CHECK(mark_read_path((s.dir + "/a").c_str(), why, sizeof why) == MARK_SIZED);
+    CHECK(mark_read_path(s.file("a").c_str(), why, sizeof why) == MARK_SIZED);
     CHECK(mark_write(fd, MARK_NONE) == -EINVAL);
     close(fd);
 }
 
 TEST_CASE("mark: a write by anyone after the stamp, a copied mark, an old or edited mark: foreign")
 {
-    scratch s;
+    pb::tmpdir s;
     char why[256] = "";
-    int fd = s.make("a", 4096);
+    int fd = make_file(s, "a", 4096);
     if (mark_write(fd, MARK_FILLED)) {
         MESSAGE("skipped: no user xattrs on /tmp");
         close(fd);
         return;
     }
     // Copied onto another file with the same size and times (cp -a, a backup restore).
-    int other = s.make("b", 4096);
+    int other = make_file(s, "b", 4096);
     std::string text = xattr_of(fd);
     struct stat sb;
     REQUIRE(fstat(fd, &sb) == 0);
