@@ -328,19 +328,13 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	return ret;
 }
 
-static bool is_block(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISBLK(st.st_mode);
-}
-
 /*
  * The same rules as preflight's (the named device by its number, never one in
  * use); the device stays claimed (O_EXCL) until layout_release, so nothing can
  * mount it between this check and the last write.
  */
-static int check_device(struct layout_file *lf, const struct plan *p, struct results *r)
+static int check_device(struct layout_file *lf, const struct stat *st, const struct plan *p,
+			struct results *r)
 {
 	char why[512];
 	int fd;
@@ -349,8 +343,8 @@ static int check_device(struct layout_file *lf, const struct plan *p, struct res
 		return 0;
 	if (safety_check_device_write(&safety_system, p, lf->path, why, sizeof(why)))
 		return fail(r, lf, EPERM, "device-write", why);
-	if (!is_block(lf->path))
-		return 0;
+	if (!S_ISBLK(st->st_mode))
+		return 0;	/* a character device has nothing to claim */
 	fd = safety_claim_device(lf->path, why, sizeof(why));
 	if (fd < 0)
 		return fail(r, lf, EPERM, "device-write", why);
@@ -409,7 +403,7 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 		return grow(l, lf, r, 0, true, stop);
 	}
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
-		return check_device(lf, p, r);
+		return check_device(lf, &st, p, r);
 	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
 	if (S_ISFIFO(st.st_mode) && !lf->writes)
 		return 0;
