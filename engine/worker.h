@@ -136,6 +136,8 @@ struct worker {
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
 	uint32_t inflight;		/* queued or submitted, not completed */
+	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
+	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */
 	bool refill_wait;		/* reached the full depth: wait for iodepth_low */
 	bool blocked;			/* a drawn I/O waits (rate or engine busy) */
 	bool have_held;

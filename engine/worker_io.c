@@ -454,41 +454,74 @@ static uint64_t reap_timeout(const struct worker *w)
 	return t;
 }
 
-static void reap(struct worker *w)
+/*
+ * Takes every completion the engine holds, in one call, into the ready list
+ * (the engine's events array, untouched until the list is empty).
+ */
+static int fetch(struct worker *w, uint32_t submitted)
 {
-	uint32_t submitted = w->inflight - w->nr_pending, min;
-	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
-			 w->quiescing || !has_room(w);
+	uint32_t min = w->cmin;
 	int n;
 
-	/* As fio: reap only when nothing more can be issued now. */
-	if (!submitted || !must_wait)
-		return;
-	min = w->cmin;
 	if (!min && w->wait_until)
 		min = 1;
 	if (min > submitted)
 		min = submitted;
-	n = w->ioe.ops->getevents(&w->ioe, min, w->cmax, reap_timeout(w));
+	n = w->ioe.ops->getevents(&w->ioe, min, submitted, reap_timeout(w));
 	w->now = clk_now(&w->clk);
 	if (n < 0) {
 		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
-			return;
+			return 0;
 		worker_error(w, -n, PLAN_DDIR_READ, 0, 0, 0, 0, "getevents");
 		if (!w->res.error)
 			w->res.error = -n;
 		w->fatal = true;
 		w->inflight = w->nr_pending;	/* what was in flight is abandoned */
-		return;
+		return 0;
 	}
-	if (!n)
+	w->ready_head = 0;
+	w->ready_nr = (uint32_t)n;
+	w->stamp_ok = true;
+	return n;
+}
+
+/*
+ * As fio: reap only when nothing more can be issued now, and hand back at most
+ * iodepth_batch_complete_max completions per trip (1 by default), so a
+ * completion is followed by a new submission before the next one is counted:
+ * that is what holds the queue depth.  Completions the engine already had come
+ * out of the ready list without another engine call.  Each is timed when it is
+ * handed back, as fio times a completion when it reaps it (a completion waiting
+ * to be reaped is still in flight for the job): by the clock read of the
+ * submission just made when only bookkeeping came since, else by a new read.
+ */
+static void reap(struct worker *w)
+{
+	uint32_t submitted = w->inflight - w->nr_pending, take;
+	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
+			 w->quiescing || !has_room(w);
+	struct io_u **ev;
+
+	if (!submitted || !must_wait)
 		return;
-	w->inflight -= (uint32_t)n;
-	w->stamp_ok = n == 1;
-	for (int i = 0; i < n; i++)
-		complete(w, w->ioe.events[i], w->now);
+	if (!w->ready_nr) {
+		if (!fetch(w, submitted))
+			return;
+	} else if (!w->stamp_ok || w->now == w->reaped_ns) {
+		w->now = clk_now(&w->clk);
+	}
+	w->reaped_ns = w->now;
+	take = w->ready_nr < w->cmax ? w->ready_nr : w->cmax;
+	ev = w->ioe.events + w->ready_head;
+	w->ready_head += take;
+	w->ready_nr -= take;
+	w->inflight -= take;
+	if (take > 1)
+		w->stamp_ok = false;
+	for (uint32_t i = 0; i < take; i++)
+		complete(w, ev[i], w->now);
 	if (w->counting)
-		w->res.complete[batch_bucket((uint32_t)n)]++;
+		w->res.complete[batch_bucket(take)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 }
