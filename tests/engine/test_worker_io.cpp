@@ -61,6 +61,30 @@ TEST_CASE("worker_io: a back-to-back sync stream reads the clock once per I/O, a
 	}
 }
 
+TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I/O costs about one clock read")
+{
+	// fio's defaults (iodepth_batch_submit 1, complete_min 1 = complete_max): each
+	// completion is followed by a submission before the next one is handed back.
+	// The completions the engine already holds are fetched in one call, so the
+	// submission's clock read is the only one most I/Os cost.
+	pb::tmpdir d;
+	eng_opts o{};
+	o.fake_clock = true;
+	o.fake_clock_step_ns = 1000;
+	auto p = pb::build(d.path(), { job_spec("q", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
+					       .with([](plan_job &j) { j.iodepth = 32; }) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret, &o);
+	REQUIRE(ret == 0);
+	const res_clone &c = only_clone(*r);
+	const res_ddir &rd = c.ddir[PLAN_DDIR_READ];
+	REQUIRE(rd.ios == 4096);
+	CHECK(c.depth[5] >= 4096 - 31);		// issued with 32 in flight
+	uint64_t reads = (c.end_ns - c.start_ns) / 1000;
+	CHECK(reads <= 4096 + 2 * 4096 / 32 + 40);	// one getevents + clock read per engine batch
+	CHECK(c.complete[1] >= 4096 - 32);	// handed back one at a time
+}
+
 TEST_CASE("worker_io: a sync engine records lat once and reports it equal to clat, histogram included")
 {
 	pb::tmpdir d;
