@@ -1,6 +1,7 @@
-// report/diskspd_xml.hpp - the parts of the
-// DISKSPD XML document split out of diskspd_xml.cpp (internal to report/); the
-// XML writing helpers are report/xml_writer.hpp's.
+// report/diskspd_xml.hpp - the elements of DISKSPD's XML document that
+// diskspd_xml.cpp assembles and that have a file of their own: <Profile>
+// (diskspd_xml_profile.cpp) and <Iops> (diskspd_xml_iops.cpp).  Internal to
+// report/; the XML writing helpers are report/xml_writer.hpp's.
 #pragma once
 
 #include <ostream>
