@@ -64,7 +64,7 @@ static void rate_fail(struct worker *w, int d, const char *unit, uint64_t got, u
 
 	snprintf(what, sizeof(what), "rate_min: %s %llu %s below %llu", plan_ddir_name(d),
 		 (unsigned long long)got, unit, (unsigned long long)min);
-	worker_error(w, EIO, (uint8_t)d, 0, 0, 0, 0, what);
+	worker_error(w, .err = EIO, .ddir = (uint8_t)d, .what = what);
 	if (!w->res.error)
 		w->res.error = EIO;
 	w->fatal = true;
@@ -198,7 +198,8 @@ int worker_prepare_cache(struct worker *w)
 			continue;
 		ret = pre_read(w->fds[f], gf->start, gf->len, w->sh->stop);
 		if (ret) {
-			worker_error(w, -ret, PLAN_DDIR_READ, f, gf->start, gf->len, 0, "pre_read");
+			worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f,
+				     .offset = gf->start, .len = gf->len, .what = "pre_read");
 			return ret;
 		}
 	}
