@@ -432,7 +432,7 @@ void worker_begin_window(struct worker *w)
 	w->next_tick = w->bw_ser.next_end;
 	if (ret)
 		w->fatal = true;
-	worker_checks_start(w);
+	worker_rate_min_start(w);
 	publish_window(w, now);
 	if (!w->sh->fake) {
 		getrusage(RUSAGE_THREAD, &w->ru0);

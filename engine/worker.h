@@ -194,12 +194,20 @@ void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
 
-/* Checks and preparations around the I/O (worker_checks.c). */
-void worker_checks_start(struct worker *w);
-void worker_check_rates(struct worker *w);
+/*
+ * rate_min / rate_iops_min (worker_rate_min.c): start arms the check when the
+ * job has a minimum; check, at each completion, ends the job with an error
+ * once a rate_cycle falls below it.
+ */
+void worker_rate_min_start(struct worker *w);
+void worker_rate_min_check(struct worker *w);
+
+/* The page cache (worker_cache.c): pre_read / invalidate before the first I/O.  0 or -errno. */
+int worker_prepare_cache(struct worker *w);
 /* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
 void worker_pass_bytes(struct worker *w, uint64_t bytes);
-int worker_prepare_cache(struct worker *w);
+
+/* Completes a short read or write (worker_short.c): true once all of u->len moved. */
 bool worker_finish_short(struct worker *w, struct io_u *u);
 /*
  * True when, for at least CPU_BOUND_PCT of a window of at least

@@ -581,7 +581,7 @@ static void update_phase(struct worker *w)
 		break;
 	case WP_RUN:
 		if (w->now >= w->check_at)
-			worker_check_rates(w);
+			worker_rate_min_check(w);
 		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
 		    (w->gen_done && !w->inflight))
 			after_window(w);
