@@ -415,7 +415,7 @@ void worker_begin_window(struct worker *w)
 	w->gen_done = false;
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
-	gen_window(&w->gen, true, j->time_based);
+	gen_window(&w->gen, j->time_based);
 	rates_start(w, now);
 	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
 		      j->kb_base ? j->kb_base : 1024, now, zero);
@@ -511,7 +511,7 @@ static void run(struct worker *w)
 	if (j->ramp_time_ns) {
 		w->phase = WP_RAMP;
 		w->ramp_end = w->now + j->ramp_time_ns;
-		gen_window(&w->gen, false, true);
+		gen_uncounted(&w->gen);
 		rates_start(w, w->now);
 		set_state(w, '/');
 	} else {

@@ -546,7 +546,7 @@ static void after_window(struct worker *w)
 		w->phase = WP_COOL;
 		w->cool_end = w->now + w->job->cooldown_ns;
 		w->gen_done = false;
-		gen_window(&w->gen, false, true);
+		gen_uncounted(&w->gen);
 		return;
 	}
 	w->phase = WP_DRAIN;
