@@ -2,6 +2,8 @@
 // (xml_writer.hpp says why nothing may pass through unchecked).
 #include "report/xml_writer.hpp"
 
+#include <cstdint>
+
 namespace report::xml {
 
 namespace {

@@ -7,7 +7,6 @@
 // references, so those become U+FFFD and the document always parses.
 #pragma once
 
-#include <cstdint>
 #include <cstdio>
 #include <ostream>
 #include <string>
