@@ -176,11 +176,13 @@ fuzz: deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ioplan/jobs \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/doc/ioplan
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioplan
 	install -m 644 jobs/* $(DESTDIR)$(PREFIX)/share/ioplan/jobs/
 	install -m 644 man/ioplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/ioplan-job.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ioplan/
 
 clean:
 	rm -rf build ioplan

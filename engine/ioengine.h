@@ -89,9 +89,6 @@ void ioe_close(struct ioe *e);
 /* Does u synchronously (pread/pwrite, or a discard for trims), setting u->result. */
 void ioe_do_sync(struct io_u *u);
 
-/* io_uring only: whether files and buffers ended up registered.  False for other engines. */
-bool ioe_uring_registered(const struct ioe *e, bool *files, bool *bufs);
-
 extern const struct ioe_ops ioe_null;
 extern const struct ioe_ops ioe_psync;
 extern const struct ioe_ops ioe_libaio;

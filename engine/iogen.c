@@ -175,10 +175,11 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 		perm_new_pass(&f->perm, &g->rng_off);
 }
 
-void gen_window(struct gen *g, bool window, bool time_based)
+/* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
+static void start_phase(struct gen *g, bool window)
 {
 	g->in_window = window;
-	g->limited = window && !time_based;
+	g->limited = false;
 	g->done_bytes = 0;
 	g->done_ios = 0;
 	g->cur = 0;
@@ -189,12 +190,23 @@ void gen_window(struct gen *g, bool window, bool time_based)
 			file_new_pass(g, &g->files[i], d);
 	g->limit_ios = window ? g->job->number_ios : 0;
 	g->limit_bytes = 0;
-	if (!g->limited)
+}
+
+void gen_window(struct gen *g, bool time_based)
+{
+	start_phase(g, true);
+	if (time_based)
 		return;
+	g->limited = true;
 	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
+}
+
+void gen_uncounted(struct gen *g)
+{
+	start_phase(g, false);
 }
 
 uint64_t gen_pass_bytes(const struct gen *g)

@@ -92,11 +92,12 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 void gen_release(struct gen *g);
 
 /*
- * Starts the measured window (window = true; it ends at the job's amount
- * unless time_based) or an uncounted phase (ramp, cool-down: endless); every
- * file starts a fresh pass.
+ * gen_window starts the measured window (it ends at the job's amount unless
+ * time_based), gen_uncounted an uncounted phase (ramp, cool-down: endless);
+ * either way every file starts a fresh pass.
  */
-void gen_window(struct gen *g, bool window, bool time_based);
+void gen_window(struct gen *g, bool time_based);
+void gen_uncounted(struct gen *g);
 
 /*
  * openfiles (fio's semantics): at most max files open at once, files 0..max-1

@@ -162,7 +162,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 			w->nr_fds = f + 1;
 			layout_region(w->job, c, pf, pf->size_bytes, &start[f], &len[f]);
 			if (!len[f]) {
-				worker_error(w, EINVAL, PLAN_DDIR_READ, f, 0, 0, 0, "the null engine needs size=");
+				worker_error(w, .err = EINVAL, .file = f,
+					     .what = "the null engine needs size=");
 				return -EINVAL;
 			}
 			continue;
@@ -176,8 +177,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 			return ret;
 		layout_region(w->job, c, pf, size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
-			worker_error(w, EINVAL, PLAN_DDIR_READ, f, start[f], len[f], 0,
-				     "region beyond the end of the file");
+			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
+				     .what = "region beyond the end of the file");
 			return -EINVAL;
 		}
 		worker_size_done(w, f);
@@ -213,7 +214,7 @@ static int alloc_slots(struct worker *w)
 	if (ret) {
 		snprintf(what, sizeof(what), "allocating %u I/O buffers of %llu bytes", w->depth,
 			 (unsigned long long)len);
-		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
+		worker_error(w, .err = -ret, .what = what);
 		return ret;
 	}
 	for (uint32_t i = 0; i < w->depth; i++) {
@@ -299,7 +300,7 @@ static int open_engine(struct worker *w)
 
 		snprintf(what, sizeof(what), "%s init (iodepth=%u)",
 			 plan_ioengine_name(w->job->ioengine), w->depth);
-		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, what);
+		worker_error(w, .err = -ret, .what = what);
 		return ret;
 	}
 	w->ioe_open = true;
@@ -326,10 +327,10 @@ static int setup(struct worker *w)
 	if (!ret) {
 		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
-			worker_error(w, EINVAL, PLAN_DDIR_READ, 0, 0, 0, 0,
-				     w->job->interlocked ? "interlocked needs a sequential job "
-							   "without offset_increment"
-							 : "I/O region holds no whole block");
+			worker_error(w, .err = EINVAL,
+				     .what = w->job->interlocked ? "interlocked needs a sequential job "
+								   "without offset_increment"
+								 : "I/O region holds no whole block");
 		if (!ret)
 			gen_limit_open(&w->gen, w->max_open);
 	}
@@ -349,7 +350,7 @@ static int setup(struct worker *w)
 		ret = open_engine(w);
 	/* Every failed step is named: no job fails with an error and no words. */
 	if (ret && ret != -EINTR && !w->res.total_err)
-		worker_error(w, -ret, PLAN_DDIR_READ, 0, 0, 0, 0, "setting up the worker");
+		worker_error(w, .err = -ret, .what = "setting up the worker");
 	return ret;
 }
 
@@ -414,7 +415,7 @@ void worker_begin_window(struct worker *w)
 	w->gen_done = false;
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
-	gen_window(&w->gen, true, j->time_based);
+	gen_window(&w->gen, j->time_based);
 	rates_start(w, now);
 	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
 		      j->kb_base ? j->kb_base : 1024, now, zero);
@@ -431,7 +432,7 @@ void worker_begin_window(struct worker *w)
 	w->next_tick = w->bw_ser.next_end;
 	if (ret)
 		w->fatal = true;
-	worker_checks_start(w);
+	worker_rate_min_start(w);
 	publish_window(w, now);
 	if (!w->sh->fake) {
 		getrusage(RUSAGE_THREAD, &w->ru0);
@@ -510,7 +511,7 @@ static void run(struct worker *w)
 	if (j->ramp_time_ns) {
 		w->phase = WP_RAMP;
 		w->ramp_end = w->now + j->ramp_time_ns;
-		gen_window(&w->gen, false, true);
+		gen_uncounted(&w->gen);
 		rates_start(w, w->now);
 		set_state(w, '/');
 	} else {

@@ -196,12 +196,20 @@ void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
 
-/* Checks and preparations around the I/O (worker_checks.c). */
-void worker_checks_start(struct worker *w);
-void worker_check_rates(struct worker *w);
+/*
+ * rate_min / rate_iops_min (worker_rate_min.c): start arms the check when the
+ * job has a minimum; check, at each completion, ends the job with an error
+ * once a rate_cycle falls below it.
+ */
+void worker_rate_min_start(struct worker *w);
+void worker_rate_min_check(struct worker *w);
+
+/* The page cache (worker_cache.c): pre_read / invalidate before the first I/O.  0 or -errno. */
+int worker_prepare_cache(struct worker *w);
 /* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
 void worker_pass_bytes(struct worker *w, uint64_t bytes);
-int worker_prepare_cache(struct worker *w);
+
+/* Completes a short read or write (worker_short.c): true once all of u->len moved. */
 bool worker_finish_short(struct worker *w, struct io_u *u);
 /*
  * True when, for at least CPU_BOUND_PCT of a window of at least
@@ -243,8 +251,25 @@ void worker_close_file(struct worker *w, uint32_t f);
 /* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
 
-/* Records an error at an I/O or a file (worker_io.c). */
-void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
-		  uint64_t len, uint64_t done, const char *what);
+/*
+ * An error at an I/O, a file or the worker's set-up, as res_error records it.
+ * Callers name only what they know (worker_error below); the rest is zero:
+ * file 0, no offset, ddir PLAN_DDIR_READ for an error that has no direction.
+ */
+struct worker_fault {
+	int err;			/* positive errno; 0 = a short transfer */
+	uint8_t ddir;
+	uint32_t file;			/* index in the clone's files */
+	uint64_t offset;
+	uint64_t len;			/* requested bytes */
+	uint64_t done;			/* bytes actually transferred */
+	const char *what;		/* "read", "open", "submit", ...: copied */
+};
+
+/* Records f as one of the worker's errors (worker_io.c). */
+void worker_record_error(struct worker *w, const struct worker_fault *f);
+
+/* worker_error(w, .err = -ret, .file = f, .what = "open"): designated fields of a worker_fault. */
+#define worker_error(w, ...) worker_record_error((w), &(struct worker_fault){ __VA_ARGS__ })
 
 #endif /* IOPLAN_ENGINE_WORKER_H */

@@ -84,8 +84,8 @@ static int wait_writer(struct worker *w, int fd, uint32_t f)
 			break;
 		}
 		if (end && clk_now(&w->clk) >= end) {
-			worker_error(w, ETIMEDOUT, PLAN_DDIR_READ, f, 0, 0, 0,
-				     "no writer opened the FIFO within runtime");
+			worker_error(w, .err = ETIMEDOUT, .file = f,
+				     .what = "no writer opened the FIFO within runtime");
 			ret = -ETIMEDOUT;
 			break;
 		}
@@ -124,7 +124,7 @@ int worker_open_file(struct worker *w, uint32_t f)
 		w->fds[f] = -1;
 		/* A stop is no failure, and the FIFO timeout has its own words. */
 		if (ret != -EINTR && ret != -ETIMEDOUT)
-			worker_error(w, -ret, PLAN_DDIR_READ, f, 0, 0, 0, "open");
+			worker_error(w, .err = -ret, .file = f, .what = "open");
 	}
 	return ret;
 }

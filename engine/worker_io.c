@@ -25,8 +25,7 @@
 #define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
-void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64_t offset,
-		  uint64_t len, uint64_t done, const char *what)
+void worker_record_error(struct worker *w, const struct worker_fault *f)
 {
 	struct res_error *e;
 
@@ -34,13 +33,13 @@ void worker_error(struct worker *w, int err, uint8_t ddir, uint32_t file, uint64
 	if (w->res.nr_errors >= RES_ERRORS_MAX)
 		return;
 	e = &w->res.errors[w->res.nr_errors++];
-	e->err = err;
-	e->ddir = ddir;
-	e->file_index = file;
-	e->offset = offset;
-	e->len = len;
-	e->done = done;
-	snprintf(e->what, sizeof(e->what), "%s", what);
+	e->err = f->err;
+	e->ddir = f->ddir;
+	e->file_index = f->file;
+	e->offset = f->offset;
+	e->len = f->len;
+	e->done = f->done;
+	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
 }
 
 uint64_t worker_busy_ns(void)
@@ -183,11 +182,12 @@ static bool check_result(struct worker *w, struct io_u *u)
 		err = EIO;
 		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
 			 names[u->ddir % 3], (unsigned long long)u->result, u->len);
-		worker_error(w, err, u->ddir, u->file, u->offset, u->len, (uint64_t)u->result,
-			     what);
+		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+			     .len = u->len, .done = (uint64_t)u->result, .what = what);
 	} else {
 		err = (int)-u->result;
-		worker_error(w, err, u->ddir, u->file, u->offset, u->len, 0, names[u->ddir % 3]);
+		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+			     .len = u->len, .what = names[u->ddir % 3]);
 	}
 	if (may_continue(w, u->ddir))
 		return false;
@@ -215,7 +215,7 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 /* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
 {
-	worker_error(w, err, PLAN_DDIR_WRITE, file, 0, 0, 0, what);
+	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
 	if (may_continue(w, PLAN_DDIR_WRITE))
 		return;
 	if (!w->res.error)
@@ -420,7 +420,7 @@ static void commit(struct worker *w)
 	uint64_t t;
 
 	if (r < 0) {
-		worker_error(w, -r, PLAN_DDIR_READ, 0, 0, 0, 0, "submit");
+		worker_error(w, .err = -r, .what = "submit");
 		if (!w->res.error)
 			w->res.error = -r;
 		w->fatal = true;
@@ -472,7 +472,7 @@ static int fetch(struct worker *w, uint32_t submitted)
 	if (n < 0) {
 		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
 			return 0;
-		worker_error(w, -n, PLAN_DDIR_READ, 0, 0, 0, 0, "getevents");
+		worker_error(w, .err = -n, .what = "getevents");
 		if (!w->res.error)
 			w->res.error = -n;
 		w->fatal = true;
@@ -579,7 +579,7 @@ static void after_window(struct worker *w)
 		w->phase = WP_COOL;
 		w->cool_end = w->now + w->job->cooldown_ns;
 		w->gen_done = false;
-		gen_window(&w->gen, false, true);
+		gen_uncounted(&w->gen);
 		return;
 	}
 	w->phase = WP_DRAIN;
@@ -614,7 +614,7 @@ static void update_phase(struct worker *w)
 		break;
 	case WP_RUN:
 		if (w->now >= w->check_at)
-			worker_check_rates(w);
+			worker_rate_min_check(w);
 		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
 		    (w->gen_done && !w->inflight))
 			after_window(w);

@@ -67,7 +67,7 @@ static bool fits_grid(const struct worker *w, uint64_t iv)
 
 static int setup_error(struct worker *w, const char *what)
 {
-	worker_error(w, EINVAL, PLAN_DDIR_WRITE, 0, 0, 0, 0, what);
+	worker_error(w, .err = EINVAL, .ddir = PLAN_DDIR_WRITE, .what = what);
 	return -EINVAL;
 }
 
@@ -122,8 +122,8 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
 	for (uint32_t i = 0; i < n && i < VFY_BAD_MAX; i++) {
 		vfy_describe(w->vfy, &bad[i], what, sizeof(what));
-		worker_error(w, EILSEQ, PLAN_DDIR_READ, file, bad[i].offset, w->vfy->interval, 0,
-			     what);
+		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
+			     .offset = bad[i].offset, .len = w->vfy->interval, .what = what);
 	}
 	if (n > VFY_BAD_MAX)
 		w->res.total_err += n - VFY_BAD_MAX;
@@ -187,8 +187,9 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 		t0 = clk_now(&w->clk);
 		r = pread(w->fds[f], buf + done, iv - done % iv, (off_t)(off + done));
 		if (r <= 0) {
-			worker_error(w, r < 0 ? errno : EIO, PLAN_DDIR_READ, f, off + done, len - done,
-				     0, r < 0 ? "verify read" : "verify read: end of file");
+			worker_error(w, .err = r < 0 ? errno : EIO, .ddir = PLAN_DDIR_READ,
+				     .file = f, .offset = off + done, .len = len - done,
+				     .what = r < 0 ? "verify read" : "verify read: end of file");
 			if (!w->res.error)
 				w->res.error = r < 0 ? errno : EIO;
 			return true;

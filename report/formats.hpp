@@ -9,7 +9,7 @@
 
 #include "engine/plan.h"
 #include "engine/results.h"
-#include "report/group.hpp"
+#include "report/model.hpp"
 #include "report/report.hpp"
 
 namespace report {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/results.h"
-#include "report/group.hpp"
+#include "report/model.hpp"
 #include "report/json_util.hpp"
 
 namespace report {

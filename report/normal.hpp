@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/results.h"
-#include "report/group.hpp"
+#include "report/model.hpp"
 
 namespace report {
 
@@ -26,7 +26,7 @@ std::string normal_lat_dist(const entry &e);
 
 // After everything else: "ioplan: interrupted: ..." and one line per error,
 // warning or note of the run (preflight, I/O, verify, stalls), layout notices
-// excepted (normal_msgs.cpp).
+// excepted (normal_caveats.cpp).
 void write_normal_messages(std::ostream &out, const results &r);
 
 } // namespace report

@@ -12,7 +12,7 @@
 #include "report/diskspd.hpp"
 #include "report/formats.hpp"
 #include "report/quick.hpp"
-#include "report/group.hpp"
+#include "report/model.hpp"
 
 namespace report {
 

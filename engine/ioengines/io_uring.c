@@ -25,6 +25,7 @@
 
 #include "engine/buffers.h"
 #include "engine/ioengine.h"
+#include "engine/ioengines/io_uring.h"
 
 #define AUTO_FIXEDBUFS_MAX (16u << 20)
 

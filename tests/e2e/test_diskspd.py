@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from common import BIN, TmpDirCase, run
+from common import BIN, ROOT, TmpDirCase, run
 
 SEEDS = [
     "-b4K -c1G -r -o1 -t1 -Sh -n -D -L -W0 -d10 -w0 testfile.dat",
@@ -107,6 +107,22 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertEqual(len(blocks), 3)  # each thread and the target
         for b in blocks:
             self.assertEqual([x.get("SampleMillisecond") for x in b.findall("Bucket")], ["1000", "2000"])
+
+    def test_xml_of_a_hostile_file_name_parses(self):
+        # XML 1.0 cannot carry C0 controls or invalid UTF-8 even as references: each such byte
+        # of the path becomes U+FFFD, the rest is escaped, and a real parser reads the document.
+        import xml.etree.ElementTree as ET
+        name = b"a\x01\x1b[31m<&>\"'\xff\r.dat"
+        p = subprocess.run([BIN.encode(), b"diskspd", b"-Rxml", b"-b4K", b"-c1M", b"-d1", name],
+                           cwd=self.tmp, capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((self.tmp / os.fsdecode(name)).is_file())
+        paths = [e.text for e in ET.fromstring(p.stdout).iter("Path")]
+        self.assertEqual(paths, ["a\ufffd\ufffd[31m<&>\"'\ufffd\r.dat"] * 2)
+        # The committed golden of the unit test (tests/report/test_diskspd.cpp) parses too.
+        golden = ET.parse(ROOT / "tests/report/golden/diskspd-hostile.xml").getroot()
+        self.assertEqual(len(list(golden.iter("Path"))), 3)
+        self.assertIn("\ufffd", next(golden.iter("Path")).text)
 
     def test_xml_output_and_symlink_invocation(self):
         link = self.tmp / "diskspd"

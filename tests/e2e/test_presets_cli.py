@@ -29,8 +29,12 @@ class Presets(TmpDirCase):
                             f"SANITIZE={sanitize}"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         for rel in ("bin/ioplan", "share/man/man1/ioplan.1", "share/man/man5/ioplan-job.5",
-                    "share/ioplan/jobs/cdm-default.fio", "share/ioplan/jobs/oltp.yaml"):
+                    "share/ioplan/jobs/cdm-default.fio", "share/ioplan/jobs/oltp.yaml",
+                    "share/doc/ioplan/README.md"):
             self.assertTrue((prefix / rel).is_file(), rel)
+        # The licence travels with the binary, byte for byte.
+        self.assertEqual((prefix / "share/doc/ioplan/LICENSE").read_bytes(), (ROOT / "LICENSE").read_bytes())
+        self.assertIn("Apache License", (prefix / "share/doc/ioplan/LICENSE").read_text().split("\n", 3)[1])
         # Away from the source tree, the installed binary finds the installed presets.
         p = subprocess.run([str(prefix / "bin/ioplan"), "--presets"], capture_output=True, text=True, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)

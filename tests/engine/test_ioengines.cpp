@@ -15,6 +15,7 @@
 extern "C" {
 #include "engine/buffers.h"
 #include "engine/ioengine.h"
+#include "engine/ioengines/io_uring.h"
 }
 
 using pb::job_spec;

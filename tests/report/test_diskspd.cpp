@@ -15,6 +15,7 @@
 #include "report/diskspd.hpp"
 #include "tests/report/diskspd_fixture.hpp"
 #include "tests/report/fixture.hpp"
+#include "tests/report/golden.hpp"
 
 namespace {
 
@@ -170,14 +171,24 @@ TEST_CASE("diskspd: -Rp prints the command line and input parameters only")
 
 namespace {
 
-// Runs python3's xml.etree over the document and prints facts found in it.
-std::string xml_facts(const std::string &doc, int *status)
+// Runs a python3 script over the document in a temporary file (its argv[1]): what it prints.
+std::string run_python(const std::string &doc, const char *script, int *status)
 {
 	char path[] = "/tmp/ioplan-diskspd-xml-XXXXXX";
 	int fd = mkstemp(path);
 	REQUIRE(fd >= 0);
 	REQUIRE(write(fd, doc.data(), doc.size()) == (ssize_t)doc.size());
 	close(fd);
+	std::string out = t::run(std::string("/usr/bin/python3 -c \"$(cat <<'PY'\n") + script +
+				 "PY\n)\" " + path + " 2>&1",
+				 status);
+	unlink(path);
+	return out;
+}
+
+// Runs python3's xml.etree over the document and prints facts found in it.
+std::string xml_facts(const std::string &doc, int *status)
+{
 	const char *script =
 		"import sys, xml.etree.ElementTree as ET\n"
 		"r = ET.parse(sys.argv[1]).getroot()\n"
@@ -191,11 +202,18 @@ std::string xml_facts(const std::string &doc, int *status)
 		"      len(ts.find('CpuUtilization').findall('CPU')),\n"
 		"      ts.find('Thread').find('Target').findtext('Path'),\n"
 		"      r.find('Profile').find('TimeSpans').find('TimeSpan').findtext('RandSeed'))\n";
-	std::string out = t::run(std::string("/usr/bin/python3 -c \"$(cat <<'PY'\n") + script +
-				 "PY\n)\" " + path + " 2>&1",
-				 status);
-	unlink(path);
-	return out;
+	return run_python(doc, script, status);
+}
+
+// Parses the document with python3's xml.etree: the ascii() of the first
+// <Path>'s text and how many <Path> elements there are.
+std::string xml_paths(const std::string &doc, int *status)
+{
+	return run_python(doc,
+			  "import sys, xml.etree.ElementTree as ET\n"
+			  "t = [e.text for e in ET.parse(sys.argv[1]).getroot().iter('Path')]\n"
+			  "print(ascii(t[0]), len(t))\n",
+			  status);
 }
 
 } // namespace
@@ -220,6 +238,32 @@ TEST_CASE("diskspd xml: well-formed, DISKSPD's elements, values agree with the t
 	// The text's total 50th percentile is the same number.
 	std::string text = text_of(f, f.opts());
 	CHECK(text.find("   50th |      4.014 |     20.054 |      5.997\n") != std::string::npos);
+}
+
+// Every byte a Linux file name may hold that XML 1.0 cannot carry: C0
+// controls, DEL (allowed), CR (kept as &#13;), invalid UTF-8, U+FFFE; and a
+// valid two-byte character that must pass unchanged.
+const char hostile_path[] = "we\"ird\\ <&>'\x01\x1f\x7f\t\r\n\xff\xc3\xa9\xef\xbf\xbe\xed\xa0\x80\xc0\xaf.dat";
+
+TEST_CASE("golden: diskspd xml of a hostile file name is tests/report/golden/diskspd-hostile.xml and parses")
+{
+	t::diskspd_run f;
+	plan_job &j = const_cast<plan_job &>(*plan_job_at(&f.get_plan(), 0));
+	for (uint32_t c = 0; c < j.nr_clones; c++) {
+		free(j.clones[c].files[0].path);
+		j.clones[c].files[0].path = plan_strdup(hostile_path);
+	}
+	std::ostringstream out;
+	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
+	std::string why;
+	CHECK_MESSAGE(t::golden_match("tests/report/golden/diskspd-hostile.xml", out.str(), &why), why);
+	int status = -1;
+	std::string facts = xml_paths(out.str(), &status);
+	CHECK(status == 0);
+	// What a parser reads back: U+FFFD for each byte XML cannot carry, the rest as written.
+	const char *want = R"('we"ird\\ <&>\'\ufffd\ufffd\x7f\t\r\n\ufffd\xe9)"
+			   R"(\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd.dat')";
+	CHECK(facts == std::string(want) + " 3\n");
 }
 
 TEST_CASE("diskspd xml: an interrupted run has DISKSPD's Error element")

@@ -1,11 +1,11 @@
-// tests/report/test_group.cpp - group_reporting merge, group run statistics and
-// repeat aggregation (report/group.cpp), on hand-built results.
+// tests/report/test_model.cpp - group_reporting merge, group run statistics and
+// repeat aggregation (report/model.cpp), on hand-built results.
 #include <doctest/doctest.h>
 
 #include <sstream>
 
 #include "report/formats.hpp"
-#include "report/group.hpp"
+#include "report/model.hpp"
 #include "report/report.hpp"
 #include "tests/report/fixture.hpp"
 

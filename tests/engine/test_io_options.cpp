@@ -1,5 +1,6 @@
-// tests/engine/test_worker_checks.cpp - options around the I/O (engine/worker_checks.c,
-// engine/progress.c, and their hooks in iogen.c, worker.c, engine.c): percentage_random,
+// tests/engine/test_io_options.cpp - job options around the I/O, through the run loop
+// (engine/worker_rate_min.c, worker_cache.c, worker_short.c, engine/progress.c, and their
+// hooks in iogen.c, worker.c, engine.c): percentage_random,
 // trimwrite, rate_min / rate_iops_min, exitall, create_only, unlink_each_loop,
 // invalidate and pre_read (page cache seen through mincore), short transfers, and the
 // progress estimate.
@@ -52,7 +53,7 @@ size_t cached_pages(const std::string &path)
 
 } // namespace
 
-TEST_CASE("checks: percentage_random sends that share of a random job's I/Os to random blocks")
+TEST_CASE("io options: percentage_random sends that share of a random job's I/Os to random blocks")
 {
 	pb::tmpdir d;
 	for (uint32_t pct : { 0u, 50u, 100u }) {
@@ -78,7 +79,7 @@ TEST_CASE("checks: percentage_random sends that share of a random job's I/Os to 
 	}
 }
 
-TEST_CASE("checks: trimwrite trims each block and then writes that same block")
+TEST_CASE("io options: trimwrite trims each block and then writes that same block")
 {
 	pb::tmpdir d;
 	for (auto rw : { PLAN_RW_TRIMWRITE, PLAN_RW_RANDTRIMWRITE }) {
@@ -106,7 +107,7 @@ TEST_CASE("checks: trimwrite trims each block and then writes that same block")
 	}
 }
 
-TEST_CASE("checks: rate_iops_min and rate_min fail a job that falls below them in a rate_cycle after fio's 2 s settle")
+TEST_CASE("io options: rate_iops_min and rate_min fail a job that falls below them in a rate_cycle after fio's 2 s settle")
 {
 	pb::tmpdir d;
 	auto slow = [](uint64_t min_iops, uint64_t min_bps) {
@@ -143,7 +144,7 @@ TEST_CASE("checks: rate_iops_min and rate_min fail a job that falls below them i
 	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios > 2000);
 }
 
-TEST_CASE("checks: a slow rate is judged between completions, as fio does (examples/1mbs_clients.fio)")
+TEST_CASE("io options: a slow rate is judged between completions, as fio does (examples/1mbs_clients.fio)")
 {
 	// As rate=1250 B/s of 4 KiB blocks there (one I/O every 3.3 s against 1 s
 	// cycles), scaled down: one I/O every 1.1 s against 0.5 s cycles.  Most
@@ -164,7 +165,7 @@ TEST_CASE("checks: a slow rate is judged between completions, as fio does (examp
 	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios >= 3);
 }
 
-TEST_CASE("checks: exitall stops the other jobs of the group when its job ends, without an interruption")
+TEST_CASE("io options: exitall stops the other jobs of the group when its job ends, without an interruption")
 {
 	pb::tmpdir d;
 	auto p = pb::build(d.path(), { job_spec("quick", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20).with([](plan_job &j) {
@@ -186,7 +187,7 @@ TEST_CASE("checks: exitall stops the other jobs of the group when its job ends, 
 	CHECK(clone0(*r, 1).ddir[PLAN_DDIR_READ].ios > 0);
 }
 
-TEST_CASE("checks: create_only lays the files out and does no I/O; unlink_each_loop removes them after")
+TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_each_loop removes them after")
 {
 	pb::tmpdir d;
 	auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
@@ -210,7 +211,7 @@ TEST_CASE("checks: create_only lays the files out and does no I/O; unlink_each_l
 	CHECK(stat(d.file("u.0.0").c_str(), &st) != 0);
 }
 
-TEST_CASE("checks: invalidate drops the file's cached pages before the job; pre_read loads them")
+TEST_CASE("io options: invalidate drops the file's cached pages before the job; pre_read loads them")
 {
 	pb::tmpdir d;
 	auto job = [&](bool invalidate, bool pre) {
@@ -234,7 +235,7 @@ TEST_CASE("checks: invalidate drops the file's cached pages before the job; pre_
 	CHECK(cached_pages(f) == 1024);
 }
 
-TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-issued, and an EIO naming it")
+TEST_CASE("io options: a read cut short at the end of a shrunk file is counted, re-issued, and an EIO naming it")
 {
 	pb::tmpdir d;
 	auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
@@ -264,7 +265,7 @@ TEST_CASE("checks: a read cut short at the end of a shrunk file is counted, re-i
 	CHECK(c.errors[0].done == (64u << 10) - 1000);
 }
 
-TEST_CASE("checks: the progress estimate follows runtime for time-based jobs and bytes for size-bound ones")
+TEST_CASE("io options: the progress estimate follows runtime for time-based jobs and bytes for size-bound ones")
 {
 	pb::tmpdir d;
 	auto check_at_half = [](const plan &pl) {

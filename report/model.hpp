@@ -1,4 +1,5 @@
-// report/group.hpp - what every report shows, derived once from results and plan.
+// report/model.hpp - the report model: what every report shows, derived once
+// from results and plan.
 //
 // fio reports per "thread_stat": one per clone, or one per group with
 // group_reporting (bytes summed, runtime max, latency merged, name from the

@@ -1,4 +1,4 @@
-// report/normal_msgs.cpp - the end of fio's normal output as ioplan adds it:
+// report/normal_caveats.cpp - the end of fio's normal output as ioplan adds it:
 // what makes the figures above partial or doubtful.
 //
 // The results carry every message of the run - preflight findings the cli

@@ -1,6 +1,6 @@
-// report/group.cpp - builds the report model: repeat aggregation, fio's
-// group_reporting merge, and per-group run statistics (see group.hpp).
-#include "report/group.hpp"
+// report/model.cpp - builds the report model: repeat aggregation, fio's
+// group_reporting merge, and per-group run statistics (see model.hpp).
+#include "report/model.hpp"
 
 #include <algorithm>
 #include <cmath>

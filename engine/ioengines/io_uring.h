@@ -1,0 +1,17 @@
+/*
+ * engine/ioengines/io_uring.h - what only the io_uring engine can tell: whether
+ * its files and buffers ended up registered.  Registration is tried quietly
+ * and may be refused (io_uring.c), so a test reads here which path a ring took;
+ * the generic contract (engine/ioengine.h) has no such notion.
+ */
+#ifndef IOPLAN_ENGINE_IOENGINES_IO_URING_H
+#define IOPLAN_ENGINE_IOENGINES_IO_URING_H
+
+#include <stdbool.h>
+
+#include "engine/ioengine.h"
+
+/* False when e is not an open io_uring instance; else *files and *bufs. */
+bool ioe_uring_registered(const struct ioe *e, bool *files, bool *bufs);
+
+#endif /* IOPLAN_ENGINE_IOENGINES_IO_URING_H */
