@@ -6,7 +6,7 @@ its tests with its exact arguments, reading jobs[0].error, read/write bw, iops
 and clat_ns.mean as Qt's QJsonValue would), docker-diskmark's diskmark.sh
 (its fio command line and its grep/sed/awk pipeline over the JSON text; the
 real script too when $IOPLAN_DISKMARK_SH names it), fio-plot's bench-fio
-version check, kubestr's rule that anything on stderr fails the run, and
+version check and the JSON keys fio-plot reads, kubestr's rule that anything on stderr fails the run, and
 Debian's fio_jsonplus_clat2csv on ioplan's json+.
 """
 import json
@@ -130,6 +130,34 @@ class DockerDiskmark(TmpDirCase):
         results = re.findall(r"(?:<= Read|=> Write): +(\d+) MB/s, (\d+) IO/s", p.stdout)
         self.assertEqual(len(results), 8, p.stdout)
         self.assertTrue(all(int(iops) > 0 for _, iops in results), results)
+
+
+class FioPlot(TmpDirCase):
+    # bench-fio writes one [FIOJOB] section with configparser (no spaces around '=') and
+    # runs `fio --output-format=json --output=FILE JOB`; fio-plot merges "global options"
+    # into "job options" and reads these keys.  (Its write_*_log options are left out:
+    # ioplan does not write fio's log files yet.)
+    JOB = "[FIOJOB]\nioengine=null\nsize=4m\nrw=randread\niodepth=4\nnumjobs=2\nbs=4k\n"
+
+    def test_keys_fio_plot_reads(self):
+        self.write("job.fio", self.JOB)
+        out = self.tmp / "randread-4-2.json"
+        p = run_as_fio(["--output-format=json", f"--output={out}", str(self.tmp / "job.fio")])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        doc = json.loads(out.read_text())
+        self.assertIn("fio-3", doc["fio version"])
+        for job in doc["jobs"]:
+            opts = {**job["job options"], **doc.get("global options", {})}
+            self.assertEqual([opts[k] for k in ("iodepth", "numjobs", "bs", "rw")], ["4", "2", "4k", "randread"])
+            self.assertTrue(is_whole(job["read"]["bw"]))
+            for key in ("iops", "iops_stddev"):
+                self.assertIsInstance(job["read"][key], float)
+            for key in ("mean", "stddev"):
+                self.assertIsInstance(job["read"]["lat_ns"][key], float)
+            for key in ("latency_ms", "latency_us", "latency_ns"):
+                self.assertTrue(all(isinstance(v, float) for v in job[key].values()), key)
+            self.assertIsInstance(job["usr_cpu"], float)
+            self.assertIsInstance(job["sys_cpu"], float)
 
 
 class Kubestr(TmpDirCase):
