@@ -178,8 +178,11 @@ int plan_action(cli::args &a)
     // failure): its notes go into the report instead.
     std::vector<std::string> lines;
     for (const auto &d : notes) {
+        // "path:line:col: message": the report names the level itself.
         std::string t = parser::format_diag(d);
-        lines.push_back(t.substr(0, t.find('\n')));
+        t = t.substr(0, t.find('\n'));
+        size_t sev = t.find(": note: ");
+        lines.push_back(sev == std::string::npos ? t : t.substr(0, sev) + ": " + t.substr(sev + 8));
     }
     return cli::run_plan(*p, a, lines);
 }

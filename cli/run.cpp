@@ -41,8 +41,10 @@ const char *level_name(res_msg_level l)
 
 // Preflight findings go into the results.  stderr is for errors only (fio's
 // clients, kubestr among them, fail a run that wrote anything there), so a
-// warning reaches stderr only when errors stop the run and no report follows.
-bool preflight(const plan &p, pf_report *pf)
+// warning reaches stderr only when errors stop the run and no report follows,
+// or when the report cannot carry it (loud: DISKSPD's layouts have no place
+// for ioplan's findings).
+bool preflight(const plan &p, pf_report *pf, bool loud)
 {
     int ret = pf_run(&p, &safety_system, pf);
     if (ret) {
@@ -50,7 +52,7 @@ bool preflight(const plan &p, pf_report *pf)
         return false;
     }
     for (uint32_t i = 0; i < pf->nr; i++)
-        if (pf->nr_errors)
+        if (pf->nr_errors || loud)
             std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
     return pf->nr_errors == 0;
 }
@@ -228,7 +230,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
         return 2;
     pf_report pf{};
-    if (!preflight(p, &pf)) {
+    if (!preflight(p, &pf, static_cast<bool>(a.writer))) {
         pf_free(&pf);
         return 2;
     }

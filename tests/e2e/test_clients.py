@@ -201,7 +201,14 @@ class Quiet(TmpDirCase):
         p = run(["--bs=16k", str(self.tmp / "a.fio"), "--output-format=json"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
         notes = notes_of(json.loads(p.stdout))
-        self.assertTrue(any("--bs=16k is overridden by bs=8k" in n for n in notes), notes)
+        self.assertIn(f"{self.tmp / 'a.fio'}:4:1: --bs=16k is overridden by bs=8k in the job file "
+                      "(command-line options are defaults for the first job file)", notes)
+
+    def test_diskspd_layouts_keep_warnings_on_stderr(self):
+        # DISKSPD's text has no place for ioplan's findings: there stderr still carries them.
+        p = run(["diskspd", "-c1M", "-d1", "-b4K", str(self.tmp / "ds.dat")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ioplan: warning: buffered reads", p.stderr)
 
     def test_errors_still_go_to_stderr(self):
         p = run(["--name=w", f"--directory={self.tmp}/missing", "--size=1m", "--rw=write"])
