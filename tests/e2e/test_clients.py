@@ -46,6 +46,7 @@ class Personality(TmpDirCase):
         first = run_as_fio(["--help"]).stdout.splitlines()[0]
         self.assertIn("ioplan", first)
         self.assertIn("run as fio", first)
+        self.assertIn("a symlink named fio: presents itself as fio-3.33", run(["--help"]).stdout)
 
     def test_reports_follow_the_personality(self):
         args = ["--name=j", "--ioengine=null", "--size=1m", "--output-format=json,terse"]
