@@ -83,6 +83,16 @@ class JsonTextMatchesFio(TmpDirCase):
                 self.assertIn('  "global options" : {\n    "ioengine" : "null",\n', text)
                 self.assertIn('      "job options" : {\n        "rw" : "randwrite"\n      },\n', text)
 
+    def test_file_job_with_disk_util(self):
+        # A real file: fio and ioplan both add the disk_util array of the device under it.
+        for tool in ("fio", "ioplan"):
+            (self.tmp / tool).mkdir()
+        args = ["--name=p", "--ioengine=psync", "--size=4m", "--bs=64k", "--rw=write", "--output-format=json"]
+        f = run_fio(args + [f"--directory={self.tmp / 'fio'}"], cwd=self.tmp)
+        i = run_as_fio(args + [f"--directory={self.tmp / 'ioplan'}"], cwd=self.tmp)
+        self.assertEqual((f.returncode, i.returncode, i.stderr), (0, 0, ""))
+        self.assertEqual(mask(i.stdout), mask(f.stdout).replace("/fio", "/ioplan"))
+
     def test_job_given_only_flags(self):
         self.write("s.fio", FLAGS_ONLY)
         text = self.check(["s.fio", "--output-format=json"])
