@@ -168,6 +168,7 @@ void print_usage(FILE *out)
           "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
           "       ioplan plot RESULT.json -o CHART.svg|png\n"
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"
+          "       fio [options] jobfile...   (a symlink named fio: presents itself as fio-3.33, see ioplan(1))\n"
           "\n"
           "Runs fio-compatible job files (INI) against real storage and reports the results.\n"
           "\n"

@@ -14,6 +14,7 @@
 #include "cli/progress.hpp"
 #include "engine/results.h"
 #include "parser/parser.hpp"
+#include "report/personality.hpp"
 
 namespace cli {
 
@@ -35,6 +36,8 @@ struct args {
     uint64_t fake_clock_step_ns = 0;
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;
+    // fio when run as `fio` (main sets it from argv[0]): the version it presents.
+    report::personality who = report::personality::ioplan;
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

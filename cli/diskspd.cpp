@@ -92,7 +92,7 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         else
             report::diskspd::write_text(r, pl, ro, out);
     };
-    return run_plan(*p, a);
+    return run_plan(*p, a, {});
 }
 
 } // namespace cli

@@ -37,9 +37,10 @@ std::string info_text(const cli::args &a, bool *known)
     *known = true;
     switch (a.what) {
     case cli::action::help:
-        return cli::capture([](FILE *f) { cli::print_usage(f); });
+        return (a.who == report::personality::fio ? report::fio_mode_banner() : "") +
+               cli::capture([](FILE *f) { cli::print_usage(f); });
     case cli::action::version:
-        return std::string("ioplan-") + IOPLAN_VERSION + "\n";
+        return report::version_string(a.who) + "\n";
     case cli::action::cmdhelp:
         return cli::capture([&a, known](FILE *f) { *known = cli::print_cmdhelp(a.cmdhelp, f); });
     case cli::action::dump_man_options:
@@ -165,15 +166,25 @@ int plan_action(cli::args &a)
     }
     parser::diag_list notes;
     parser::plan_ptr p = parser::build_plan(a.req, &notes);
-    print_notes(notes);
     if (a.what == cli::action::parse_only)
-        return 0;
+        return print_notes(notes);
     if (a.what == cli::action::showplan) {
+        print_notes(notes);
         std::ostringstream text;
         report::write_showplan(*p, text);
         return cli::emit(text.str(), "the plan", a.output_path);
     }
-    return cli::run_plan(*p, a);
+    // A run keeps stderr for errors (fio's clients treat any stderr as a
+    // failure): its notes go into the report instead.
+    std::vector<std::string> lines;
+    for (const auto &d : notes) {
+        // "path:line:col: message": the report names the level itself.
+        std::string t = parser::format_diag(d);
+        t = t.substr(0, t.find('\n'));
+        size_t sev = t.find(": note: ");
+        lines.push_back(sev == std::string::npos ? t : t.substr(0, sev) + ": " + t.substr(sev + 8));
+    }
+    return cli::run_plan(*p, a, lines);
 }
 
 } // namespace
@@ -193,6 +204,7 @@ int main(int argc, char **argv)
         if (argc > 1 && !std::strcmp(argv[1], "diskspd"))
             return cli::diskspd_main("diskspd", std::vector<std::string>(argv + 2, argv + argc));
         cli::args a = cli::parse_args(argc, argv);
+        a.who = report::personality_of(argv[0]);
         int rc = info_action(a);
         if (rc < 0)
             rc = plan_action(a);

@@ -39,8 +39,12 @@ const char *level_name(res_msg_level l)
     return l == RES_MSG_ERROR ? "error" : l == RES_MSG_WARNING ? "warning" : "note";
 }
 
-// Preflight findings go to stderr now and into the results later.
-bool preflight(const plan &p, pf_report *pf)
+// Preflight findings go into the results.  stderr is for errors only (fio's
+// clients, kubestr among them, fail a run that wrote anything there), so a
+// warning reaches stderr only when errors stop the run and no report follows,
+// or when the report cannot carry it (loud: DISKSPD's layouts have no place
+// for ioplan's findings).
+bool preflight(const plan &p, pf_report *pf, bool loud)
 {
     int ret = pf_run(&p, &safety_system, pf);
     if (ret) {
@@ -48,12 +52,15 @@ bool preflight(const plan &p, pf_report *pf)
         return false;
     }
     for (uint32_t i = 0; i < pf->nr; i++)
-        std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
+        if (pf->nr_errors || loud)
+            std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
     return pf->nr_errors == 0;
 }
 
-void attach_findings(results *r, const pf_report &pf)
+void attach_findings(results *r, const pf_report &pf, const std::vector<std::string> &notes)
 {
+    for (const std::string &n : notes)
+        res_msg_add(r, RES_MSG_NOTE, "job/note", -1, "%s", n.c_str());
     for (uint32_t i = 0; i < pf.nr; i++)
         res_msg_add(r, pf.findings[i].level, ("preflight/" + std::string(pf.findings[i].code)).c_str(),
                     pf.findings[i].job_id, "%s", pf.findings[i].text);
@@ -124,6 +131,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     }
     report::options o;
     o.formats = formats;
+    o.who = a.who;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -210,7 +218,7 @@ bool open_output(const plan &p, const std::string &path, output_file *out)
 
 } // namespace
 
-int run_plan(const plan &p, const args &a)
+int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes)
 {
     unsigned formats = 0;
     std::string err;
@@ -222,7 +230,7 @@ int run_plan(const plan &p, const args &a)
     if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
         return 2;
     pf_report pf{};
-    if (!preflight(p, &pf)) {
+    if (!preflight(p, &pf, static_cast<bool>(a.writer))) {
         pf_free(&pf);
         return 2;
     }
@@ -231,7 +239,7 @@ int run_plan(const plan &p, const args &a)
     int ret = run_engine(p, a, &r, &signals);
     int rc = ret || !r || signals ? 1 : 0;
     if (r) {
-        attach_findings(r, pf);
+        attach_findings(r, pf, notes);
         rc |= write_reports(*r, p, a, formats, out);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

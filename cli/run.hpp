@@ -1,12 +1,16 @@
 // cli/run.hpp - runs a plan with the engine and writes the reports.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "cli/args.hpp"
 #include "engine/plan.h"
 
 namespace cli {
 
 // Returns the process exit code: 0 success, 1 the run failed, 2 bad input.
-int run_plan(const plan &p, const args &a);
+// notes: the parser's notes (one line each), reported with the results.
+int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes);
 
 } // namespace cli

@@ -373,6 +373,11 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 
 	lf->mark = mark_read_path(lf->path, why, sizeof(why));
 	lf->ours = mark_is_ours(lf->mark);
+	if (!lf->ours && layout_adopts_empty(size, lf->need)) {
+		lf->ours = true;
+		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
+			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
+	}
 	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need)) {
 		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
 			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);

@@ -61,6 +61,17 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 #define LAYOUT_FOREIGN_GROW \
 	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
 
+/*
+ * An existing empty regular file that a job needs bytes in is laid out like a
+ * file ioplan created, and marked as ioplan's: it holds no data to lose, and
+ * fio's clients make one first (KDiskMark creates its test file empty, then
+ * runs fio --create_only=1 on it).  Preflight and layout ask the same question.
+ */
+static inline int layout_adopts_empty(uint64_t size, uint64_t need)
+{
+	return size == 0 && need > 0;
+}
+
 /* Collects the plan's distinct files.  0 or -ENOMEM. */
 int layout_init(struct layout *l, const struct plan *p);
 void layout_release(struct layout *l);

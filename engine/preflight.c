@@ -287,7 +287,8 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return ret;
 	}
 	need = needed_bytes(f, have);
-	if (S_ISREG(sb->st_mode) && foreign_file_refused(s, j, f->path, need > have))
+	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need) &&
+	    foreign_file_refused(s, j, f->path, need > have))
 		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)
 		add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,

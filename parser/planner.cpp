@@ -20,6 +20,14 @@ bool takes_bare(const option &o)
     return o.type == opt_type::flag || o.type == opt_type::boolean;
 }
 
+// fio 3.33 reads a negative size as its absolute value, and a client depends
+// on it (docker-diskmark's default profile passes --size=-N).  The layering
+// notes each one (layering::note_negative_size).
+bool negative_size(const option &o, const entry &e)
+{
+    return e.has_value && !e.value.empty() && e.value[0] == '-' && std::strcmp(o.name, "size") == 0;
+}
+
 [[noreturn]] void unknown_option(const entry &e)
 {
     std::string reason = unsupported_reason(e.key);
@@ -41,7 +49,7 @@ void apply_entry(job_spec &j, const entry &e)
     if (e.has_value && e.value.empty() && std::string(o->name) != "description")
         fail(e.value_loc, "empty value for option '" + e.key + "'");
     try {
-        o->apply(j, *o, e.value);
+        o->apply(j, *o, negative_size(*o, e) ? e.value.substr(1) : e.value);
     } catch (const value_error &err) {
         loc at = e.value_loc;
         at.col += (int)std::min(err.offset, e.value.size());
@@ -83,6 +91,7 @@ private:
     job_spec cli_defaults();
     void read_document(const document &doc, uint32_t index, job_spec base);
     void note_shadowed(const std::vector<entry> &entries);
+    void note_negative_size(const std::vector<entry> &entries);
     bool wanted(const std::string &section) const;
 };
 
@@ -90,6 +99,7 @@ job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
     apply_section(j, req_.cli_globals);
+    note_negative_size(req_.cli_globals);
     for (const entry &e : req_.cli_globals) {
         cli_set_[find_option(e.key)->name] = &e;
         global_echo.push_back(e);
@@ -112,6 +122,17 @@ void layering::note_shadowed(const std::vector<entry> &entries)
     }
 }
 
+void layering::note_negative_size(const std::vector<entry> &entries)
+{
+    for (const entry &e : entries) {
+        const option *o = find_option(e.key);
+        if (notes_ && o && negative_size(*o, e))
+            notes_->push_back(diag{severity::note, e.value_loc,
+                                   e.key + "=" + e.value + " is read as " + e.value.substr(1) +
+                                       " (fio reads a negative size as its absolute value)"});
+    }
+}
+
 bool layering::wanted(const std::string &section) const
 {
     const auto &only = req_.only_sections;
@@ -122,6 +143,7 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
 {
     bool first_job = true;
     for (const section &s : doc.sections) {
+        note_negative_size(s.entries);
         if (index == 0 && notes_ && !req_.cli_overrides)
             note_shadowed(s.entries);
         if (s.is_global) {
@@ -151,8 +173,12 @@ void layering::run(const std::vector<document> &docs)
     job_spec base = cli_defaults();
     for (const section &s : req_.cli_jobs) {
         job_def d{base, s.name, s.header_loc, 0};
+        // fio echoes --name=X as the job's first option; docker-diskmark greps for it.
+        entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;
+        d.spec.echo.insert(d.spec.echo.begin(), name);
         apply_section(d.spec, s.entries);
+        note_negative_size(s.entries);
         jobs.push_back(std::move(d));
     }
     for (size_t i = 0; i < docs.size(); i++)

@@ -21,11 +21,14 @@ using writer_fn = void (*)(std::ostream &out, const model &m, const results &r, 
 			   const options &o);
 
 // fio terse v3: one line per entry.
-void write_terse(std::ostream &out, const model &m, const results &r);
-std::string terse_line(const entry &e, const group_stat &g, const results &r);
+// version: field 2, report::version_string(options.who).
+void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version);
+std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version);
 
 // fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
-void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus);
+// version: "fio version", report::version_string(options.who).
+void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
+		const std::string &version);
 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,

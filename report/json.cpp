@@ -17,9 +17,10 @@ ojson options_object(const plan_kv *kv, uint32_t n)
 {
 	ojson o = ojson::object();
 	for (uint32_t i = 0; i < n; i++) {
-		if (!kv[i].key)
+		// As fio: a flag given without a value (stonewall, time_based) is not echoed.
+		if (!kv[i].key || !kv[i].value || !*kv[i].value)
 			continue;
-		o[kv[i].key] = kv[i].value ? kv[i].value : "";
+		o[kv[i].key] = kv[i].value;
 	}
 	return o;
 }
@@ -196,12 +197,13 @@ ojson disk_array(const results &r)
 
 } // namespace
 
-void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus)
+void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
+		const std::string &version)
 {
 	ojson root = ojson::object();
 	uint64_t ms = m.now_wall_ns / 1000000u;
 
-	root["fio version"] = version_string();
+	root["fio version"] = version;
 	root["timestamp"] = ms / 1000u;
 	root["timestamp_ms"] = ms;
 	root["time"] = ctime_str(m.now_wall_ns);
@@ -214,8 +216,8 @@ void write_json(std::ostream &out, const model &m, const results &r, const plan 
 	if (r.nr_disks)
 		root["disk_util"] = disk_array(r);
 	root["ioplan"] = ioplan_object(m, r, p);
-	// Invalid UTF-8 in a name or path is replaced, never thrown on.
-	out << root.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
+	// fio's text layout: grep-based clients depend on it (json_text.cpp).
+	out << fio_json_text(root) << '\n';
 }
 
 } // namespace report

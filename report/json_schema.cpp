@@ -284,7 +284,7 @@ ojson definitions()
 
 std::string result_schema()
 {
-	ojson props = { { "fio version", type("string", "\"ioplan-<version>\"") },
+	ojson props = { { "fio version", type("string", "\"ioplan-<version>\", or \"fio-3.33\" when run as fio") },
 			{ "timestamp", u64("s since the epoch, end of the run") },
 			{ "timestamp_ms", u64() },
 			{ "time", type("string", "ctime(3) of timestamp") },

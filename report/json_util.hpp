@@ -31,6 +31,10 @@ inline double f6(double v)
 // wins, the key keeps the place of its first appearance.
 ojson options_object(const plan_kv *kv, uint32_t n);
 
+// The document as fio prints it: `"key" : value`, two-space indentation,
+// floats with six decimals (json_text.cpp).  No trailing newline.
+std::string fio_json_text(const ojson &v);
+
 // {min, max, mean, stddev, N[, percentile][, bins]} in ns, fio's latency object.
 ojson lat_object(const res_lat &l, const double *pct, size_t nr_pct, bool percentiles, bool bins);
 

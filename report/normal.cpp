@@ -191,12 +191,12 @@ void write_disks(std::ostream &out, const results &r)
 
 } // namespace
 
-void write_banner(const plan &p, std::ostream &out)
+void write_banner(const plan &p, std::ostream &out, personality who)
 {
 	for (uint32_t i = 0; i < p.nr_jobs; i++)
 		if (const plan_job *j = plan_job_at(&p, i))
 			out << banner_line(*j);
-	out << version_string() << '\n';
+	out << version_string(who) << '\n';
 	out << strf("Starting %u thread%s\n", p.nr_threads, p.nr_threads == 1 ? "" : "s");
 }
 
@@ -204,7 +204,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 		  const options &o)
 {
 	if (o.banner) {
-		write_banner(p, out);
+		write_banner(p, out, o.who);
 		write_layout_lines(out, r, p);
 	}
 	out << '\n';

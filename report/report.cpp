@@ -18,20 +18,20 @@ namespace report {
 
 namespace {
 
-void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &)
+void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &o)
 {
-	write_terse(out, m, r);
+	write_terse(out, m, r, version_string(o.who));
 }
 
-void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &)
+void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)
 {
-	write_json(out, m, r, p, false);
+	write_json(out, m, r, p, false, version_string(o.who));
 }
 
 void json_plus(std::ostream &out, const model &m, const results &r, const plan &p,
-	       const options &)
+	       const options &o)
 {
-	write_json(out, m, r, p, true);
+	write_json(out, m, r, p, true, version_string(o.who));
 }
 
 void normal(std::ostream &out, const model &m, const results &r, const plan &p,

@@ -30,6 +30,7 @@
 
 #include "engine/plan.h"
 #include "engine/results.h"
+#include "report/personality.hpp"
 
 namespace report {
 
@@ -61,6 +62,8 @@ struct options {
 	std::string cdm_profile;
 	std::string cdm_target;
 	bool admin = false;
+	// Which version the reports present: fio's level when run as `fio`.
+	personality who = personality::ioplan;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and
@@ -78,9 +81,9 @@ void write(const results &r, const plan &p, const options &o, std::ostream &out)
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
 // o.banner is false; separate so a CLI can print it before the run starts.
-void write_banner(const plan &p, std::ostream &out);
+void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan);
 
-// "ioplan-<version>": terse field 2, JSON "fio version", normal output.
+// "ioplan-<version>", ioplan's own version (personality.hpp: the one presented).
 std::string version_string();
 
 // The JSON Schema (draft 7) of json and json+ output: schema/result.schema.json.

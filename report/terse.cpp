@@ -134,9 +134,9 @@ double disk_util_pct(const res_disk &d)
 	return u > 100.0 ? 100.0 : u;
 }
 
-std::string terse_line(const entry &e, const group_stat &g, const results &r)
+std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version)
 {
-	std::string s = strf("3;%s;%s;%u;%d", version_string().c_str(), terse_safe(e.name).c_str(),
+	std::string s = strf("3;%s;%s;%u;%d", version.c_str(), terse_safe(e.name).c_str(),
 			     e.groupid, e.error);
 
 	s += ddir_fields(e, g, PLAN_DDIR_READ);
@@ -150,10 +150,10 @@ std::string terse_line(const entry &e, const group_stat &g, const results &r)
 	return s + "\n";
 }
 
-void write_terse(std::ostream &out, const model &m, const results &r)
+void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version)
 {
 	for (const entry &e : m.entries)
-		out << terse_line(e, m.group(e.groupid), r);
+		out << terse_line(e, m.group(e.groupid), r, version);
 }
 
 } // namespace report

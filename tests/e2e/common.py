@@ -3,6 +3,7 @@
 Every e2e test drives the real binary ($IOPLAN_BIN) on real files in a private
 temporary directory; nothing here mocks the program under test.
 """
+import atexit
 import json
 import os
 import pathlib
@@ -23,6 +24,26 @@ def run(args, cwd=None, input=None, timeout=120, env=None):
         e.update(env)
     return subprocess.run([BIN, *args], cwd=cwd, input=input, capture_output=True,
                           text=True, timeout=timeout, env=e)
+
+
+_FIO_LINK_DIR = None
+
+
+def fio_link_dir():
+    """A private directory holding `fio`, a symlink to ioplan: put it first on PATH
+    to run fio's clients on ioplan (it presents itself as fio when run as fio)."""
+    global _FIO_LINK_DIR
+    if _FIO_LINK_DIR is None:
+        _FIO_LINK_DIR = tempfile.mkdtemp(prefix="ioplan-as-fio-")
+        atexit.register(shutil.rmtree, _FIO_LINK_DIR, True)
+        os.symlink(os.path.abspath(BIN), os.path.join(_FIO_LINK_DIR, "fio"))
+    return _FIO_LINK_DIR
+
+
+def run_as_fio(args, cwd=None, input=None, timeout=120):
+    """Runs ioplan through a symlink named fio; returns the CompletedProcess."""
+    return subprocess.run([os.path.join(fio_link_dir(), "fio"), *args], cwd=cwd, input=input,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def run_fio(args, cwd=None, timeout=120):

@@ -81,7 +81,7 @@ TEST_CASE("group: group_reporting merges clones as fio does (fio.md §3 example)
 
 	// The terse lines: a, c, d with the summed values of fio's real run.
 	std::ostringstream out;
-	report::write_terse(out, m, r.get());
+	report::write_terse(out, m, r.get(), report::version_string());
 	std::vector<std::string> lines = t::split(out.str(), '\n');
 	REQUIRE(lines.size() == 4);	// three lines and the empty rest
 	std::vector<std::string> fa = t::split(lines[0], ';'), fc = t::split(lines[1], ';'),
