@@ -17,8 +17,8 @@
 
 namespace cli {
 
-enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
-                    presets, convert, plot };
+enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
+                    dump_job_schema, presets, convert, plot };
 
 struct args {
     action what = action::run;

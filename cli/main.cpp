@@ -12,6 +12,7 @@
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
 #include "cli/diskspd.hpp"
+#include "cli/flags.hpp"
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
@@ -44,6 +45,8 @@ std::string info_text(const cli::args &a, bool *known)
         return cli::capture([&a, known](FILE *f) { *known = cli::print_cmdhelp(a.cmdhelp, f); });
     case cli::action::dump_man_options:
         return cli::capture([](FILE *f) { cli::print_man_options(f); });
+    case cli::action::dump_man_flags:
+        return cli::capture([](FILE *f) { cli::print_man_flags(f); });
     case cli::action::presets:
         return cli::capture([](FILE *f) {
             for (const auto &p : cli::list_presets())
