@@ -20,9 +20,9 @@ namespace report {
 using writer_fn = void (*)(std::ostream &out, const model &m, const results &r, const plan &p,
 			   const options &o);
 
-// fio terse v3: one line per entry.
-void write_terse(std::ostream &out, const model &m, const results &r);
-std::string terse_line(const entry &e, const group_stat &g, const results &r);
+// fio's terse output, version ver (2 to 5; fio's default is 3): one line per entry.
+void write_terse(std::ostream &out, const model &m, const results &r, int ver = 3);
+std::string terse_line(const entry &e, const group_stat &g, const results &r, int ver = 3);
 
 // fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
 void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus);

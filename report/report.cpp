@@ -18,9 +18,9 @@ namespace report {
 
 namespace {
 
-void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &)
+void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &o)
 {
-	write_terse(out, m, r);
+	write_terse(out, m, r, o.terse_version);
 }
 
 void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &)

@@ -61,6 +61,8 @@ struct options {
 	std::string cdm_profile;
 	std::string cdm_target;
 	bool admin = false;
+	// --terse-version: 2, 3 (fio's default), 4 or 5.
+	int terse_version = 3;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and
