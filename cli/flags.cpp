@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "cli/debug.hpp"
+#include "parser/values.hpp"
 #include "report/report.hpp"
 
 namespace cli {
@@ -23,6 +25,16 @@ namespace {
 
 using ctx = flag_ctx;
 using str = const std::string &;
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t at; (at = s.find(sep, start)) != std::string::npos; start = at + 1)
+        out.push_back(s.substr(start, at - start));
+    out.push_back(s.substr(start));
+    return out;
+}
 
 void set_what(ctx &c, action w)
 {
@@ -62,8 +74,65 @@ void output_format(ctx &c, str v)
     c.a.output_format_set = true;
 }
 
+// fio's time values (--eta-newline=2, --status-interval=500ms): a bare number is seconds.
+uint64_t time_value(ctx &c, str v, uint64_t min_ns)
+{
+    uint64_t ns = 0;
+    try {
+        ns = parser::parse_time_ns(v, parser::time_unit::s);
+    } catch (const parser::value_error &e) {
+        c.fail(c.text + ": " + e.what());
+    }
+    if (ns < min_ns)
+        c.fail(c.text + ": at least " + std::to_string(min_ns / 1000000) + " ms");
+    return ns;
+}
+
+uint32_t count_value(ctx &c, str v)
+{
+    bool digits = !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || !std::strtoul(v.c_str(), nullptr, 10))
+        c.fail(c.text + ": a whole number above 0");
+    return (uint32_t)std::strtoul(v.c_str(), nullptr, 10);
+}
+
+void terse_version(ctx &c, str v)
+{
+    if (v != "2" && v != "3" && v != "4" && v != "5")
+        c.fail("--terse-version: bad terse version '" + v + "' (valid: 2, 3, 4, 5)");
+    c.a.terse_version = v[0] - '0';
+}
+
+void debug(ctx &c, str v)
+{
+    for (const std::string &cls : split(v, ','))
+        if (cls == "help" || cls == "?")
+            set_what(c, action::debug_help);
+        else if (debug_class_known(cls))
+            c.a.debug.push_back(cls);
+        else
+            c.fail("--debug: unknown class '" + cls + "' (ioplan --debug=help lists them)");
+}
+
+void idle_prof(ctx &c, str v)
+{
+    if (v != "system" && v != "percpu" && v != "calibrate")
+        c.fail("--idle-prof: unknown value '" + v + "' (valid: system, percpu, calibrate)");
+    c.a.idle_prof = v;
+    if (v == "calibrate")
+        set_what(c, action::idle_calibrate);
+}
+
+// fio's client/server flags: ioplan runs where it is started.
+void no_remote(ctx &c, str)
+{
+    c.fail(c.text.substr(0, c.text.find('=')) +
+           ": ioplan has no client/server mode; run ioplan on each host (runs over many hosts "
+           "will come with MPI: mpirun -np N ioplan JOBFILE)");
+}
+
 const char *const RUN = "running", *const OUT = "output", *const FILES = "job files",
-                  *const INFO = "information", *const TEST = "testing";
+                  *const INFO = "information", *const TEST = "testing", *const FIO = "fio compatibility";
 
 const std::vector<flag> table = {
     {"name", flag_arg::required, "NAME", FILES, "start a command-line job; the job options after it belong to it",
@@ -105,6 +174,63 @@ const std::vector<flag> table = {
      "the results would replace the data the run used.\n"
      "When the file cannot take the results after the run (the disk filled), the\n"
      "error says so and the results are written to standard output instead."},
+    {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file",
+     [](ctx &c, str) { c.a.readonly = true; }, "The run exits with status 2 naming the job; nothing is written."},
+    {"max-jobs", flag_arg::required, "N", RUN, "refuse a run of more than N threads (jobs times numjobs)",
+     [](ctx &c, str v) { c.a.max_jobs = count_value(c, v); }},
+    {"warnings-fatal", flag_arg::none, nullptr, RUN, "a warning about the job files is an error (status 2)",
+     [](ctx &c, str) { c.a.warnings_fatal = true; }},
+    {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
+     [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }},
+    {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
+     [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }},
+    {"status-interval", flag_arg::required, "TIME", RUN,
+     "accepted for fio; periodic reports of the results so far are not written yet",
+     [](ctx &c, str v) { c.a.status_interval_ns = time_value(c, v, 1000000000); },
+     "fio writes a full report every TIME; ioplan notes on standard error that it does not yet."},
+    {"debug", flag_arg::required, "CLASSES", RUN,
+     "debug lines on stderr for the comma-separated classes (--debug=help lists them)", debug,
+     "Each line is the class, the process id and the event, as fio prints them."},
+    {"minimal", flag_arg::none, nullptr, OUT, "fio's terse output (--output-format=terse)",
+     [](ctx &c, str v) { output_format(c, "terse"); }},
+    {"append-terse", flag_arg::optional, "IGNORED", OUT, "the terse output as well as the formats asked for",
+     [](ctx &c, str) { c.a.append_terse = true; }},
+    {"terse-version", flag_arg::required, "N", OUT, "terse output version: 3 (default), 2, 4 or 5, as fio", terse_version},
+    {"bandwidth-log", flag_arg::none, nullptr, OUT, "accepted for fio; the aggregate bandwidth log is not written yet",
+     [](ctx &c, str) { c.a.bandwidth_log = true; },
+     "The request is recorded, so it takes effect once ioplan writes fio's logs."},
+    {"showcmd", flag_arg::none, nullptr, INFO, "print the job files as one command line and exit",
+     [](ctx &c, str) { set_what(c, action::showcmd); }},
+    {"enghelp", flag_arg::optional, "ENGINE[,OPTION]", INFO, "list the I/O engines, an engine's options, or explain one",
+     [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }},
+    {"cpuclock-test", flag_arg::none, nullptr, INFO, "test the clock ioplan times I/O with, on every CPU, and exit",
+     [](ctx &c, str) { set_what(c, action::cpuclock_test); }},
+    {"crctest", flag_arg::optional, "CHECKSUM", INFO, "measure the speed of the verify checksums (crc32c, xxhash) and exit",
+     [](ctx &c, str v) { set_what(c, action::crctest); c.a.crctest = v; }},
+    {"alloc-size", flag_arg::required, "KIB", FIO, "accepted for fio; no effect (ioplan has no shared memory pool)",
+     [](ctx &c, str v) { count_value(c, v); }},
+    {"idle-prof", flag_arg::required, "MODE", FIO,
+     "system, percpu: accepted, no idleness report yet; calibrate: print the unit of idle work and exit", idle_prof},
+    {"aux-path", flag_arg::required, "DIR", FIO, "directory for auxiliary files (ioplan writes none yet)",
+     [](ctx &c, str v) { c.a.aux_path = v; }},
+    {"trigger-file", flag_arg::required, "FILE", FIO, "accepted for fio; triggers are not run yet",
+     [](ctx &c, str v) { c.a.trigger_file = v; }},
+    {"trigger-timeout", flag_arg::required, "TIME", FIO, "accepted for fio; triggers are not run yet",
+     [](ctx &c, str v) { c.a.trigger_timeout_ns = time_value(c, v, 0); }},
+    {"trigger", flag_arg::required, "COMMAND", FIO, "accepted for fio; triggers are not run yet",
+     [](ctx &c, str v) { c.a.trigger_cmd = v; }},
+    {"merge-blktrace-only", flag_arg::none, nullptr, FIO, "refused: merging blktrace files is not available yet",
+     [](ctx &c, str) { c.fail("--merge-blktrace-only: merging blktrace files is not available yet"); }},
+    {"inflate-log", flag_arg::required, "LOG", FIO, "refused: ioplan writes no compressed logs to inflate",
+     [](ctx &c, str) { c.fail("--inflate-log: ioplan writes no compressed logs, so it has none to inflate"); }},
+    {"latency-log", flag_arg::required, "FILE", FIO, "refused, as fio: use the job options write_lat_log",
+     [](ctx &c, str) { c.fail("--latency-log is deprecated (as in fio): use the job option write_lat_log"); }},
+    {"server", flag_arg::optional, "ARGS", FIO, "refused: no client/server mode (see ioplan(1))", no_remote},
+    {"client", flag_arg::required, "HOST", FIO, "refused: no client/server mode", no_remote},
+    {"daemonize", flag_arg::required, "PIDFILE", FIO, "refused: no client/server mode", no_remote},
+    {"remote-config", flag_arg::required, "FILE", FIO, "refused: no client/server mode", no_remote},
+    {"trigger-remote", flag_arg::required, "COMMAND", FIO, "refused: no client/server mode", no_remote,
+     "Run ioplan on each host; runs over many hosts will come with MPI\n.Pq Ql mpirun \\-np N ioplan JOBFILE ."},
     {"presets", flag_arg::none, nullptr, INFO, "list the presets with a line about each",
      [](ctx &c, str) { set_what(c, action::presets); }},
     {"cmdhelp", flag_arg::optional, "OPTION", INFO, "list the job options by category, or explain one",
@@ -150,20 +276,6 @@ std::string wrap(const std::string &text, size_t indent)
     return out + line;
 }
 
-std::vector<std::string> split_lines(const std::string &s)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size()) {
-        size_t nl = s.find('\n', start);
-        out.push_back(s.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-        if (nl == std::string::npos)
-            break;
-        start = nl + 1;
-    }
-    return out;
-}
-
 std::string mdoc_escape(const std::string &s)
 {
     std::string out;
@@ -176,7 +288,7 @@ std::string mdoc_escape(const std::string &s)
 std::string man_lines(const std::string &text)
 {
     std::string out;
-    for (const std::string &l : split_lines(wrap(text, 0)))
+    for (const std::string &l : split(wrap(text, 0), '\n'))
         out += (out.empty() ? "" : "\n") + std::string(l[0] == '.' || l[0] == '\'' ? "\\&" : "") + l;
     return out;
 }
@@ -208,7 +320,7 @@ std::string flag_help(const flag &f)
 void print_flag_help(FILE *out)
 {
     const size_t col = 26;
-    for (const char *cat : {FILES, RUN, OUT, INFO, TEST}) {
+    for (const char *cat : {FILES, RUN, OUT, INFO, FIO, TEST}) {
         std::fprintf(out, "\n%s:\n", cat);
         for (const flag &f : table) {
             if (std::string(f.category) != cat)
@@ -236,8 +348,8 @@ void print_man_flags(FILE *out)
         std::string h = flag_help(f);
         h[0] = (char)std::toupper((unsigned char)h[0]);
         std::fprintf(out, "\n%s.\n", man_lines(mdoc_escape(h)).c_str());
-        if (*f.man)
-            std::fprintf(out, "%s\n", f.man);
+        for (const std::string &l : *f.man ? split(f.man, '\n') : std::vector<std::string>())
+            std::fprintf(out, "%s\n", l[0] == '.' ? l.c_str() : man_lines(l).c_str()); // macros stay whole
     }
 }
 

@@ -23,8 +23,10 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cli/debug.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_checks.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
 #include "report/cdm.hpp"
@@ -98,9 +100,11 @@ int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line,
 // engine wait returns the moment the run ends; signals are taken every 10 ms,
 // so a second one reaches a run that is still finishing (end_fsync, layout).
 // Returns how many signals were taken.
-int supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
+int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a)
 {
+    bool show_progress = progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
+    line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
@@ -124,6 +128,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     }
     report::options o;
     o.formats = formats;
+    o.terse_version = a.terse_version;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -170,7 +175,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals)
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
-    *signals = supervise(e, p, sigs, progress_enabled(a.eta, isatty(STDERR_FILENO)));
+    *signals = supervise(e, p, sigs, a);
     ret = eng_finish(e, r);
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
@@ -208,6 +213,12 @@ bool open_output(const plan &p, const std::string &path, output_file *out)
     return true;
 }
 
+bool fatal_warnings()
+{
+    std::fprintf(stderr, "ioplan: error: --warnings-fatal: preflight gave warnings; nothing was run\n");
+    return true;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a)
@@ -218,18 +229,24 @@ int run_plan(const plan &p, const args &a)
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
         return 2;
     }
+    if (a.append_terse)
+        formats |= report::FORMAT_TERSE;
     output_file out;
     if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
         return 2;
     pf_report pf{};
-    if (!preflight(p, &pf)) {
+    if (!preflight(p, &pf) || (a.warnings_fatal && pf.nr > pf.nr_errors && fatal_warnings())) {
         pf_free(&pf);
         return 2;
     }
+    note_inert_flags(a);
+    long pid = a.fake_clock_step_ns ? 0 : getpid();
+    debug_before_run(a.debug, p, pid, stderr);
     results *r = nullptr;
     int signals = 0;
     int ret = run_engine(p, a, &r, &signals);
     int rc = ret || !r || signals ? 1 : 0;
+    debug_after_run(a.debug, p, pid, stderr);
     if (r) {
         attach_findings(r, pf);
         rc |= write_reports(*r, p, a, formats, out);
