@@ -48,8 +48,6 @@ void note_inert_flags(const args &a)
         note("--status-interval: periodic reports of the results so far are not written yet");
     if (a.bandwidth_log)
         note("--bandwidth-log: the aggregate bandwidth log is not written yet");
-    if (!a.trigger_file.empty() || !a.trigger_cmd.empty() || a.trigger_timeout_ns)
-        note("--trigger, --trigger-file, --trigger-timeout: triggers are not run yet");
     if (!a.idle_prof.empty() && a.idle_prof != "calibrate")
         note("--idle-prof: the CPU idleness report is not written yet");
 }

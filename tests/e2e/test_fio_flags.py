@@ -4,7 +4,9 @@ A table of (arguments, exit status, stream, text it must hold) runs each flag;
 the flags whose effect is a run (--readonly, --max-jobs, --debug, terse) are
 checked on real null-engine or scratch-file runs; --showcmd against fio itself.
 """
+import json
 import re
+import time
 import unittest
 
 from common import FIO, TmpDirCase, run, run_fio
@@ -35,7 +37,8 @@ ROWS = [
     (["--idle-prof=system", *NULL], 0, "err", "--idle-prof: the CPU idleness report is not written yet"),
     (["--idle-prof=calibrate"], 0, "out", "unit work: mean="),
     (["--idle-prof=bogus"], 2, "err", "valid: system, percpu, calibrate"),
-    (["--trigger-file=/nonexistent", "--trigger=true", "--trigger-timeout=5", *NULL], 0, "err", "triggers are not run yet"),
+    (["--trigger-file=/nonexistent", "--trigger=true", "--trigger-timeout=5", *NULL], 0, "out", "Run status group 0"),
+    (["--trigger-timeout=soon", *NULL], 2, "err", "--trigger-timeout=soon"),
     (["--warnings-fatal", *NULL], 0, "out", "Run status group 0"),
     (["--max-jobs=1", *NULL], 0, "out", "Run status group 0"),
     (["--max-jobs=2", *NULL, "--numjobs=3"], 2, "err", "--max-jobs=2: the jobs have 3 threads"),
@@ -132,6 +135,27 @@ class RunFlags(TmpDirCase):
                      "file     {} close file " + path, "io       {} close ioengine psync"):
             self.assertRegex(p.stderr, re.escape(line).replace(r"\{\}", r"\d+"))
         self.assertNotIn("load ioengine", p.stdout)  # stdout carries only the results
+
+    def test_trigger_timeout_stops_the_run_then_runs_the_command(self):
+        marker = self.tmp / "fired"
+        long_run = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
+        t0 = time.monotonic()
+        p = run(["--trigger-timeout=1", f"--trigger=echo fired > {marker}", "--minimal", *long_run])
+        self.assertEqual(p.returncode, 0, p.stderr)  # as fio: a triggered stop is a finished run
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertTrue(marker.exists())
+        runtime_ms = int(p.stdout.split(";")[8])
+        self.assertGreaterEqual(runtime_ms, 900)
+        self.assertLess(runtime_ms, 5000)
+
+    def test_trigger_file_stops_the_run_and_is_removed(self):
+        trig = self.write("trig", "")
+        long_run = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
+        p = run([f"--trigger-file={trig}", "--trigger=echo TRIGGERED", "--output-format=json", *long_run])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(trig.exists())
+        self.assertTrue(p.stdout.startswith("TRIGGERED\n"))  # the command runs before the report, as fio's
+        self.assertFalse(json.loads(p.stdout.split("\n", 1)[1])["ioplan"]["interrupted"])
 
     def test_terse_versions_have_fios_fields(self):
         want = {2: 161, 3: 121, 4: 162, 5: 180}  # fio 3.33, one null-engine job, no disk
