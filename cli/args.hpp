@@ -18,8 +18,9 @@
 
 namespace cli {
 
-enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
-                    presets, convert, plot };
+enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
+                    dump_job_schema, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
+                    crctest, idle_calibrate };
 
 struct args {
     action what = action::run;
@@ -34,6 +35,23 @@ struct args {
     // --fake-clock=STEP_NS: deterministic time for golden tests (every timestamp
     // advances by STEP_NS; host, kernel and CPU use are fixed values).
     uint64_t fake_clock_step_ns = 0;
+    // fio's command-line flags (cli/flags.cpp says what each does).
+    bool readonly = false;          // refuse writes, trims and layouts before any I/O
+    bool warnings_fatal = false;    // a warning from the job files fails the run
+    uint32_t max_jobs = 0;          // most threads (clones) a run may have; 0 = no limit
+    int terse_version = 3;
+    bool append_terse = false;      // the terse output besides --output-format's
+    bool bandwidth_log = false;     // recorded for the bandwidth log (a later feature)
+    std::vector<std::string> debug; // --debug classes
+    std::string enghelp;            // --enghelp's engine[,option]
+    std::string crctest;            // --crctest's checksum, "" = all
+    std::string aux_path;           // where auxiliary files go (none are written yet)
+    std::string trigger_file, trigger_cmd;
+    uint64_t trigger_timeout_ns = 0;
+    uint64_t eta_newline_ns = 0;    // end the progress line with a newline this often
+    uint64_t eta_interval_ns = 0;   // progress line interval; 0 = every 500 ms
+    uint64_t status_interval_ns = 0;
+    std::string idle_prof;
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;
     // fio when run as `fio` (main sets it from argv[0]): the version it presents.

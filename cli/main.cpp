@@ -11,10 +11,14 @@
 
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
+#include "cli/debug.hpp"
 #include "cli/diskspd.hpp"
+#include "cli/fio_actions.hpp"
+#include "cli/flags.hpp"
 #include "cli/output.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
+#include "cli/run_checks.hpp"
 #include "parser/parser.hpp"
 #include "report/plot.hpp"
 #include "parser/structured.hpp"
@@ -23,6 +27,14 @@
 #include "report/showplan.hpp"
 
 namespace {
+
+bool has_warnings(const parser::diag_list &notes)
+{
+    for (const auto &d : notes)
+        if (d.sev != parser::severity::note)
+            return true;
+    return false;
+}
 
 int print_notes(const parser::diag_list &notes)
 {
@@ -45,6 +57,8 @@ std::string info_text(const cli::args &a, bool *known)
         return cli::capture([&a, known](FILE *f) { *known = cli::print_cmdhelp(a.cmdhelp, f); });
     case cli::action::dump_man_options:
         return cli::capture([](FILE *f) { cli::print_man_options(f); });
+    case cli::action::dump_man_flags:
+        return cli::capture([](FILE *f) { cli::print_man_flags(f); });
     case cli::action::presets:
         return cli::capture([](FILE *f) {
             for (const auto &p : cli::list_presets())
@@ -58,9 +72,34 @@ std::string info_text(const cli::args &a, bool *known)
     }
 }
 
+// fio's informational flags: their exit code, or -1 for another action.
+int fio_action(const cli::args &a)
+{
+    switch (a.what) {
+    case cli::action::showcmd:
+        return cli::print_showcmd(a, stdout);
+    case cli::action::enghelp:
+        return cli::print_enghelp(a.enghelp, stdout);
+    case cli::action::debug_help:
+        cli::print_debug_classes(stdout);
+        return 0;
+    case cli::action::cpuclock_test:
+        return cli::cpuclock_test(stdout);
+    case cli::action::crctest:
+        return cli::crctest(a.crctest, stdout);
+    case cli::action::idle_calibrate:
+        return cli::idle_calibrate(stdout);
+    default:
+        return -1;
+    }
+}
+
 // Returns the exit code of an action that only prints, or -1 for the others.
 int info_action(const cli::args &a)
 {
+    int rc = fio_action(a);
+    if (rc >= 0)
+        return rc;
     bool known = false;
     std::string text = info_text(a, &known);
     if (a.what == cli::action::cmdhelp && !known) {
@@ -166,6 +205,13 @@ int plan_action(cli::args &a)
     }
     parser::diag_list notes;
     parser::plan_ptr p = parser::build_plan(a.req, &notes);
+    if (a.warnings_fatal && has_warnings(notes)) {
+        print_notes(notes);
+        std::fprintf(stderr, "ioplan: error: --warnings-fatal: the job files have warnings\n");
+        return 2;
+    }
+    if (!cli::check_run_flags(a, *p))
+        return 2;
     if (a.what == cli::action::parse_only)
         return print_notes(notes);
     if (a.what == cli::action::showplan) {

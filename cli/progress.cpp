@@ -10,7 +10,6 @@ namespace {
 using report::num2str;
 using report::strf;
 
-const uint64_t min_interval_ns = 500000000;	// at most twice a second
 const char ddir_letter[PLAN_DDIR_NR] = { 'r', 'w', 't' };
 
 // A thread in one of these states counts towards the rate-limit sums.
@@ -162,9 +161,16 @@ std::string format_status(const plan &p, const eng_status &st, const progress_ma
 	return s;
 }
 
+void progress_line::set_timing(uint64_t interval_ns, uint64_t newline_ns)
+{
+	if (interval_ns)
+		interval_ns_ = interval_ns;
+	newline_ns_ = newline_ns;
+}
+
 bool progress_line::due(uint64_t elapsed_ns) const
 {
-	return !shown_ || elapsed_ns >= last_shown_ns_ + min_interval_ns;
+	return !shown_ || elapsed_ns >= last_shown_ns_ + interval_ns_;
 }
 
 std::string progress_line::update(const eng_status &st)
@@ -173,8 +179,11 @@ std::string progress_line::update(const eng_status &st)
 	size_t len = line.size();
 	if (len < last_len_)
 		line.append(last_len_ - len, ' ');
-	line += '\r';
-	last_len_ = len;
+	bool keep = newline_ns_ && st.elapsed_ns >= last_newline_ns_ + newline_ns_;
+	line += keep ? '\n' : '\r';
+	last_len_ = keep ? 0 : len; // a kept line is not blanked by the next
+	if (keep)
+		last_newline_ns_ = st.elapsed_ns;
 	last_shown_ns_ = st.elapsed_ns;
 	shown_ = true;
 	mark_.valid = true;

@@ -45,7 +45,11 @@ class progress_line {
 public:
 	explicit progress_line(const plan &p) : plan_(p) {}
 
-	// At most one line per 500 ms of the run's elapsed time.
+	// --eta-interval (0: 500 ms) and --eta-newline (0: never): every
+	// newline_ns a line ends with '\n' and stays, as fio's does.
+	void set_timing(uint64_t interval_ns, uint64_t newline_ns);
+
+	// At most one line per interval (500 ms) of the run's elapsed time.
 	bool due(uint64_t elapsed_ns) const;
 
 	// The text to write for st: the line, spaces over the rest of the previous
@@ -60,6 +64,9 @@ private:
 	progress_mark mark_;
 	size_t last_len_ = 0;
 	uint64_t last_shown_ns_ = 0;
+	uint64_t interval_ns_ = 500000000;
+	uint64_t newline_ns_ = 0;
+	uint64_t last_newline_ns_ = 0;
 	bool shown_ = false;
 };
 

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <poll.h>
 #include <sstream>
@@ -23,8 +24,10 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cli/debug.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_checks.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
 #include "report/cdm.hpp"
@@ -101,20 +104,42 @@ int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line,
     return signals;
 }
 
-// Waits for the run, forwarding signals and drawing the progress line.  The
-// engine wait returns the moment the run ends; signals are taken every 10 ms,
-// so a second one reaches a run that is still finishing (end_fsync, layout).
-// Returns how many signals were taken.
-int supervise(eng *e, const plan &p, const sigset_t &sigs, bool show_progress)
+// --trigger-file, --trigger-timeout: as fio, the run stops when the file
+// appears (it is removed) or the time since the start has passed.
+bool trigger_fired(const args &a, uint64_t elapsed_ns)
 {
+    struct stat st;
+    if (a.trigger_timeout_ns && elapsed_ns >= a.trigger_timeout_ns)
+        return true;
+    if (a.trigger_file.empty() || stat(a.trigger_file.c_str(), &st) != 0)
+        return false;
+    if (unlink(a.trigger_file.c_str()) != 0)
+        status("ioplan: cannot remove the trigger file " + a.trigger_file + ": " + strerror(errno) + "\n");
+    return true;
+}
+
+// Waits for the run, forwarding signals, watching the triggers and drawing
+// the progress line.  The engine wait returns the moment the run ends;
+// signals are taken every 10 ms, so a second one reaches a run that is still
+// finishing (end_fsync, layout).  Returns how many signals were taken.
+int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered)
+{
+    bool show_progress = progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
+    line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
         signals = take_signals(e, sigs, signals, line, show_progress);
         eng_status st{};
         st.states = states.data();
-        if (show_progress && eng_get_status(e, &st) == 0 && line.due(st.elapsed_ns))
+        if (eng_get_status(e, &st) != 0)
+            continue;
+        if (!*triggered && trigger_fired(a, st.elapsed_ns)) {
+            *triggered = true;
+            eng_stop(e);
+        }
+        if (show_progress && line.due(st.elapsed_ns))
             status(line.update(st));
     }
     if (show_progress)
@@ -132,6 +157,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     report::options o;
     o.formats = formats;
     o.who = a.who;
+    o.terse_version = a.terse_version;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -161,7 +187,7 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 
 // Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
-int run_engine(const plan &p, const args &a, results **r, int *signals)
+int run_engine(const plan &p, const args &a, results **r, int *signals, bool *triggered)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
@@ -178,7 +204,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals)
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
-    *signals = supervise(e, p, sigs, progress_enabled(a.eta, isatty(STDERR_FILENO)));
+    *signals = supervise(e, p, sigs, a, triggered);
     ret = eng_finish(e, r);
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
@@ -216,6 +242,25 @@ bool open_output(const plan &p, const std::string &path, output_file *out)
     return true;
 }
 
+// A trigger stopped the run: its command runs now (signals are unblocked
+// again, so it can be interrupted), and the run counts as finished, as fio's.
+void after_trigger(const args &a, results *r, int signals)
+{
+    if (r && !signals)
+        r->interrupted = false;
+    if (a.trigger_cmd.empty())
+        return;
+    std::fflush(nullptr);
+    if (std::system(a.trigger_cmd.c_str()) == -1)
+        std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
+}
+
+bool fatal_warnings()
+{
+    std::fprintf(stderr, "ioplan: error: --warnings-fatal: preflight gave warnings; nothing was run\n");
+    return true;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes)
@@ -226,18 +271,28 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
         return 2;
     }
+    if (a.append_terse)
+        formats |= report::FORMAT_TERSE;
     output_file out;
     if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
         return 2;
     pf_report pf{};
-    if (!preflight(p, &pf, static_cast<bool>(a.writer))) {
+    if (!preflight(p, &pf, static_cast<bool>(a.writer)) ||
+        (a.warnings_fatal && pf.nr > pf.nr_errors && fatal_warnings())) {
         pf_free(&pf);
         return 2;
     }
+    note_inert_flags(a);
+    long pid = a.fake_clock_step_ns ? 0 : getpid();
+    debug_before_run(a.debug, p, pid, stderr);
     results *r = nullptr;
     int signals = 0;
-    int ret = run_engine(p, a, &r, &signals);
+    bool triggered = false;
+    int ret = run_engine(p, a, &r, &signals, &triggered);
+    if (triggered)
+        after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;
+    debug_after_run(a.debug, p, pid, stderr);
     if (r) {
         attach_findings(r, pf, notes);
         rc |= write_reports(*r, p, a, formats, out);

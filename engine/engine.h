@@ -10,6 +10,7 @@
 #define IOPLAN_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -90,6 +91,16 @@ int eng_finish(struct eng *e, struct results **out);
 
 /* Convenience: start, wait and finish. */
 int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out);
+
+/*
+ * For --readonly, before any I/O: 0 when running p would write no file (no
+ * creation, extension or new layout), -EROFS with the path and the reason in
+ * why, or -ENOMEM.  Jobs that write or trim are the caller's to refuse.
+ */
+int eng_layout_writes(const struct plan *p, char *why, size_t n);
+
+/* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
+int eng_checksum_speed(const char *name, double *mib_per_s);
 
 #ifdef __cplusplus
 }

@@ -20,10 +20,11 @@ namespace report {
 using writer_fn = void (*)(std::ostream &out, const model &m, const results &r, const plan &p,
 			   const options &o);
 
-// fio terse v3: one line per entry.
+// fio's terse output, version ver (2 to 5; fio's default is 3): one line per entry.
 // version: field 2, report::version_string(options.who).
-void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version);
-std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version);
+void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version, int ver = 3);
+std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version,
+		       int ver = 3);
 
 // fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
 // version: "fio version", report::version_string(options.who).

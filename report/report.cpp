@@ -20,7 +20,7 @@ namespace {
 
 void terse(std::ostream &out, const model &m, const results &r, const plan &, const options &o)
 {
-	write_terse(out, m, r, version_string(o.who));
+	write_terse(out, m, r, version_string(o.who), o.terse_version);
 }
 
 void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)

@@ -64,6 +64,8 @@ struct options {
 	bool admin = false;
 	// Which version the reports present: fio's level when run as `fio`.
 	personality who = personality::ioplan;
+	// --terse-version: 2, 3 (fio's default), 4 or 5.
+	int terse_version = 3;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and

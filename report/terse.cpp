@@ -1,8 +1,13 @@
-// report/terse.cpp - fio's terse output, version 3 (fio.md §3).
+// report/terse.cpp - fio's terse output, versions 2 to 5 (fio.md §3; --terse-version).
 //
-// 121 ';'-separated fields per entry, +9 per disk, +2 with continue_on_error,
-// +1 with a description.  Field positions and units are what awk scripts
-// written for fio expect: $3 job name, $7 read KiB/s, $48 write KiB/s.
+// Version 3 (the default): 121 ';'-separated fields per entry, +9 per disk, +2
+// with continue_on_error, +1 with a description.  Field positions and units are
+// what awk scripts written for fio expect: $3 job name, $7 read KiB/s, $48
+// write KiB/s.  The others differ as fio 3.33's stat.c makes them: version 2
+// has no fio version field, a trim block and no disk fields, and puts the
+// description on a line of its own; 4 adds the trim block after write; 5 adds
+// to each direction the bandwidth sample count and the IOPS min, max, mean,
+// deviation and sample count.
 #include <ostream>
 
 #include "report/formats.hpp"
@@ -57,7 +62,18 @@ std::string bw_fields(const res_sample_stat &bw, const group_stat &g, int d)
 		    pct, mean, res_sample_stat_stddev(&bw));
 }
 
-std::string ddir_fields(const entry &e, const group_stat &g, int d)
+// Version 5's extra fields of a direction.
+std::string v5_fields(const res_ddir &dd)
+{
+	const res_sample_stat &io = dd.iops;
+	std::string s = strf(";%llu", (unsigned long long)dd.bw_kib_s.n);
+	if (!io.n)
+		return s + ";0;0;0.000000;0.000000;0";
+	return s + strf(";%llu;%llu;%f;%f;%llu", (unsigned long long)io.min, (unsigned long long)io.max,
+			res_sample_stat_mean(&io), res_sample_stat_stddev(&io), (unsigned long long)io.n);
+}
+
+std::string ddir_fields(const entry &e, const group_stat &g, int d, int ver)
 {
 	const res_ddir &dd = e.st.get().ddir[d];
 	std::string s = strf(";%llu;%llu;%llu;%llu", (unsigned long long)(dd.bytes >> 10),
@@ -69,7 +85,7 @@ std::string ddir_fields(const entry &e, const group_stat &g, int d)
 	s += percentile_fields(e, d);
 	s += lat_fields(dd.lat);
 	s += bw_fields(dd.bw_kib_s, g, d);
-	return s;
+	return ver == 5 ? s + v5_fields(dd) : s;
 }
 
 // Fields 88-121: cpu, depths, then µs buckets (ns buckets folded into the
@@ -134,26 +150,32 @@ double disk_util_pct(const res_disk &d)
 	return u > 100.0 ? 100.0 : u;
 }
 
-std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version)
+std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version,
+		       int ver)
 {
-	std::string s = strf("3;%s;%s;%u;%d", version.c_str(), terse_safe(e.name).c_str(),
-			     e.groupid, e.error);
+	std::string s = ver == 2 ? strf("2;%s;%u;%d", terse_safe(e.name).c_str(), e.groupid, e.error)
+				 : strf("%d;%s;%s;%u;%d", ver, version.c_str(),
+					terse_safe(e.name).c_str(), e.groupid, e.error);
 
-	s += ddir_fields(e, g, PLAN_DDIR_READ);
-	s += ddir_fields(e, g, PLAN_DDIR_WRITE);
+	s += ddir_fields(e, g, PLAN_DDIR_READ, ver);
+	s += ddir_fields(e, g, PLAN_DDIR_WRITE, ver);
+	if (ver != 3)
+		s += ddir_fields(e, g, PLAN_DDIR_TRIM, ver);
 	s += tail_fields(e);
-	s += disk_fields(r);
+	if (ver >= 3)
+		s += disk_fields(r);
 	if (e.last && e.last->continue_on_error)
 		s += strf(";%llu;%d", (unsigned long long)e.total_err, e.first_error);
 	if (!e.description.empty())
-		s += ";" + terse_safe(e.description);
+		s += (ver == 2 ? "\n;" : ";") + terse_safe(e.description);
 	return s + "\n";
 }
 
-void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version)
+void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version,
+		       int ver)
 {
 	for (const entry &e : m.entries)
-		out << terse_line(e, m.group(e.groupid), r, version);
+		out << terse_line(e, m.group(e.groupid), r, version, ver);
 }
 
 } // namespace report

@@ -28,10 +28,10 @@ def ioplan(*args: str) -> str:
     return proc.stdout
 
 
-def man_page(template: str) -> str:
-    """A man page whose @OPTIONS@ line is replaced by the option list from the table."""
+def man_page(template: str, marker: str = "@OPTIONS@", dump: str = "--dump-man-options") -> str:
+    """A man page whose marker line is replaced by a list ioplan prints from one of its tables."""
     text = (ROOT / template).read_text()
-    return text.replace("@OPTIONS@\n", ioplan("--dump-man-options"))
+    return text.replace(marker + "\n", ioplan(dump))
 
 
 def from_unit_tests(rel: str, test_case: str):
@@ -73,6 +73,7 @@ def job_file_variants() -> list:
 
 GENERATED: list = [
     ("man/ioplan-job.5", lambda: man_page("man/ioplan-job.5.in")),
+    ("man/ioplan.1", lambda: man_page("man/ioplan.1.in", "@FLAGS@", "--dump-man-flags")),
     ("schema/job.schema.json", lambda: ioplan("--dump-job-schema")),
     ("schema/result.schema.json",
      from_unit_tests("schema/result.schema.json", "json schema: schema/result.schema.json is*")),

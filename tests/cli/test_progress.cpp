@@ -148,6 +148,26 @@ TEST_CASE("progress: update pads over the previous line, paces itself, rates bet
 	CHECK(line.clear() == std::string(body.size(), ' ') + "\r");
 }
 
+TEST_CASE("progress: --eta-interval paces the line, --eta-newline keeps one line per period")
+{
+	t::plan_holder p({ { "a", PLAN_RW_READ, 0, 1, false, {}, nullptr } });
+	cli::progress_line line(p.get());
+	line.set_timing(2000000000u, 3000000000u);
+	snapshot s("R", 1, 1, 0.5, 10);
+	s.st.elapsed_ns = 1000000000u;
+	CHECK(line.update(s.st).back() == '\r');
+	CHECK_FALSE(line.due(2500000000u));
+	CHECK(line.due(3000000000u));
+	s.st.elapsed_ns = 3000000000u;
+	std::string kept = line.update(s.st);
+	CHECK(kept.back() == '\n');
+	CHECK(line.clear().empty()); // nothing to blank over a kept line
+	s.st.elapsed_ns = 5000000000u;
+	CHECK(line.update(s.st).back() == '\r');
+	s.st.elapsed_ns = 6000000000u;
+	CHECK(line.update(s.st).back() == '\n');
+}
+
 TEST_CASE("progress: --eta modes")
 {
 	cli::eta_mode m = cli::eta_mode::never;

@@ -1,0 +1,182 @@
+// cli/fio_actions.cpp - fio's informational flags (fio_actions.hpp).
+#include "cli/fio_actions.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+#include <thread>
+#include <vector>
+
+#include "cli/cmdhelp.hpp"
+#include "engine/engine.h"
+#include "parser/options.hpp"
+
+namespace cli {
+
+namespace {
+
+uint64_t now_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// A value as a shell reads it back: quoted when it holds anything but plain characters.
+std::string shell_word(const std::string &s)
+{
+    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                          "_-+=.,:/%@^") == std::string::npos)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string entry_words(const std::vector<parser::entry> &entries)
+{
+    std::string s;
+    for (const parser::entry &e : entries)
+        s += " " + shell_word("--" + e.key + (e.has_value ? "=" + e.value : ""));
+    return s;
+}
+
+// Engine options are the engine category's rows whose help names the engine ("io_uring: ...").
+bool engine_option(const parser::option &o, const std::string &engine)
+{
+    return std::string(o.category) == "engine" && std::string(o.help).rfind(engine + ":", 0) == 0;
+}
+
+} // namespace
+
+int print_showcmd(const args &a, FILE *out)
+{
+    std::string s = "ioplan" + entry_words(a.req.cli_globals);
+    for (const std::string &path : a.req.job_files) {
+        parser::document doc = parser::read_job_file(path, a.req.ini, a.req.format);
+        bool in_job = false;
+        for (const parser::section &sec : doc.sections) {
+            // A [global] after a job returns to the defaults, as --name=global does.
+            if (!sec.is_global || in_job)
+                s += " " + shell_word("--name=" + (sec.is_global ? std::string("global") : sec.name));
+            in_job = in_job || !sec.is_global;
+            s += entry_words(sec.entries);
+        }
+    }
+    for (const parser::section &job : a.req.cli_jobs)
+        s += " " + shell_word("--name=" + job.name) + entry_words(job.entries);
+    std::fprintf(out, "%s\n", s.c_str());
+    return 0;
+}
+
+int print_enghelp(const std::string &what, FILE *out)
+{
+    const parser::option *ioengine = parser::find_option("ioengine");
+    if (what.empty()) {
+        std::fprintf(out, "Available IO engines:\n");
+        for (const auto &c : ioengine->choices)
+            std::fprintf(out, "\t%s\n", c.name);
+        return 0;
+    }
+    std::string engine = what.substr(0, what.find(','));
+    bool known = false;
+    for (const auto &c : ioengine->choices)
+        known = known || engine == c.name;
+    if (!known) {
+        std::fprintf(stderr, "IO engine %s not found\n", engine.c_str());
+        return 1;
+    }
+    if (engine.size() < what.size()) {
+        const parser::option *o = parser::find_option(what.substr(engine.size() + 1));
+        if (o && engine_option(*o, engine))
+            return print_cmdhelp(o->name, out) ? 0 : 1;
+        std::fprintf(stderr, "IO engine %s has no option %s\n", engine.c_str(), what.c_str() + engine.size() + 1);
+        return 1;
+    }
+    int n = 0;
+    for (const parser::option &o : parser::options()) {
+        if (!engine_option(o, engine))
+            continue;
+        std::fprintf(out, "%-24s: %s\n", o.name, o.help + engine.size() + 2);
+        n++;
+    }
+    if (!n)
+        std::fprintf(out, "IO engine %s has no options\n", engine.c_str());
+    return n ? 0 : 1;
+}
+
+int cpuclock_test(FILE *out)
+{
+    unsigned cpus = std::thread::hardware_concurrency();
+    cpus = cpus ? cpus : 1;
+    const int reads = 200000;
+    std::mutex m;
+    uint64_t last = 0, backwards = 0;
+    std::vector<uint64_t> seen(cpus), first(cpus);
+    std::vector<std::thread> threads;
+    std::fprintf(out, "cs: Testing %u CPUs\n", cpus);
+    for (unsigned cpu = 0; cpu < cpus; cpu++)
+        threads.emplace_back([&, cpu] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set); // best effort: the read order is what is checked
+            for (int i = 0; i < reads; i++) {
+                std::lock_guard<std::mutex> g(m);
+                uint64_t t = now_ns();
+                backwards += t < last;
+                last = t;
+                first[cpu] = first[cpu] ? first[cpu] : t;
+                seen[cpu]++;
+            }
+        });
+    for (auto &t : threads)
+        t.join();
+    for (unsigned cpu = 0; cpu < cpus; cpu++)
+        std::fprintf(out, "cs: cpu %2u: %llu clocks seen, first %llu\n", cpu, (unsigned long long)seen[cpu],
+                     (unsigned long long)first[cpu]);
+    if (backwards)
+        std::fprintf(out, "cs: Failed: the clock ran backwards %llu times\n", (unsigned long long)backwards);
+    else
+        std::fprintf(out, "cs: Pass! (CLOCK_MONOTONIC, which ioplan times I/O with)\n");
+    return backwards ? 1 : 0;
+}
+
+int crctest(const std::string &which, FILE *out)
+{
+    if (!which.empty() && which != "crc32c" && which != "xxhash") {
+        std::fprintf(stderr, "ioplan: unknown checksum '%s'. Available: crc32c, xxhash\n", which.c_str());
+        return 1;
+    }
+    for (const char *name : {"crc32c", "xxhash"}) {
+        double mib_s = 0;
+        if ((which.empty() || which == name) && eng_checksum_speed(name, &mib_s) == 0)
+            std::fprintf(out, "%s:\t\t%8.2f MiB/sec\n", name, mib_s);
+    }
+    return 0;
+}
+
+int idle_calibrate(FILE *out)
+{
+    const int units = 200;
+    std::vector<double> us(units);
+    volatile uint64_t x = 1;
+    for (double &u : us) {
+        uint64_t start = now_ns();
+        for (int i = 0; i < 100000; i++)
+            x = x * 6364136223846793005u + 1442695040888963407u;
+        u = (double)(now_ns() - start) / 1000.0;
+    }
+    double mean = 0, var = 0;
+    for (double u : us)
+        mean += u / units;
+    for (double u : us)
+        var += (u - mean) * (u - mean) / (units - 1);
+    std::fprintf(out, "CPU idleness:\n  unit work: mean=%.2fus, stddev=%.2f\n", mean, std::sqrt(var));
+    return 0;
+}
+
+} // namespace cli

@@ -1,0 +1,356 @@
+// cli/flags.cpp - the table of ioplan's command-line flags and the text made from it.
+//
+// Handlers are small functions of (context, value); the table is the only
+// place that knows a flag's name, so --help and ioplan(1) list exactly what
+// the parser accepts.
+#include "cli/flags.hpp"
+
+#include <cerrno>
+#include <cctype>
+#include <cstdlib>
+
+#include "cli/debug.hpp"
+#include "parser/values.hpp"
+#include "report/report.hpp"
+
+namespace cli {
+
+void flag_ctx::fail(const std::string &msg) const
+{
+    // Column = argument number, so "<command line>:1:3" points at argv[3].
+    parser::fail(parser::loc{"<command line>", 1, at, text, nullptr}, msg);
+}
+
+namespace {
+
+using ctx = flag_ctx;
+using str = const std::string &;
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t at; (at = s.find(sep, start)) != std::string::npos; start = at + 1)
+        out.push_back(s.substr(start, at - start));
+    out.push_back(s.substr(start));
+    return out;
+}
+
+void set_what(ctx &c, action w)
+{
+    c.a.what = w;
+}
+
+void name_job(ctx &c, str v)
+{
+    if (v == "global") {
+        c.current_job = nullptr; // options now go to the command-line defaults
+        return;
+    }
+    c.a.req.cli_jobs.push_back(parser::section{v, false, parser::loc{"<command line>", 1, c.at, c.text, nullptr}, {}, {}});
+    c.current_job = &c.a.req.cli_jobs.back();
+}
+
+void fake_clock(ctx &c, str v)
+{
+    // strtoull alone took "-5" as 2^64 - 5 and "5x" as 5.
+    bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    c.a.fake_clock_step_ns = digits ? (uint64_t)std::strtoull(v.c_str(), nullptr, 10) : 0;
+    if (!c.a.fake_clock_step_ns || errno == ERANGE)
+        c.fail("--fake-clock needs a whole number of ns above 0");
+}
+
+void eta(ctx &c, str v)
+{
+    std::string err;
+    if (!parse_eta_mode(v, &c.a.eta, &err))
+        c.fail(err);
+}
+
+void output_format(ctx &c, str v)
+{
+    c.a.output_format = v;
+    c.a.output_format_set = true;
+}
+
+// fio's time values (--eta-newline=2, --status-interval=500ms): a bare number is seconds.
+uint64_t time_value(ctx &c, str v, uint64_t min_ns)
+{
+    uint64_t ns = 0;
+    try {
+        ns = parser::parse_time_ns(v, parser::time_unit::s);
+    } catch (const parser::value_error &e) {
+        c.fail(c.text + ": " + e.what());
+    }
+    if (ns < min_ns)
+        c.fail(c.text + ": at least " + std::to_string(min_ns / 1000000) + " ms");
+    return ns;
+}
+
+uint32_t count_value(ctx &c, str v)
+{
+    bool digits = !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || !std::strtoul(v.c_str(), nullptr, 10))
+        c.fail(c.text + ": a whole number above 0");
+    return (uint32_t)std::strtoul(v.c_str(), nullptr, 10);
+}
+
+void terse_version(ctx &c, str v)
+{
+    if (v != "2" && v != "3" && v != "4" && v != "5")
+        c.fail("--terse-version: bad terse version '" + v + "' (valid: 2, 3, 4, 5)");
+    c.a.terse_version = v[0] - '0';
+}
+
+void debug(ctx &c, str v)
+{
+    for (const std::string &cls : split(v, ','))
+        if (cls == "help" || cls == "?")
+            set_what(c, action::debug_help);
+        else if (debug_class_known(cls))
+            c.a.debug.push_back(cls);
+        else
+            c.fail("--debug: unknown class '" + cls + "' (ioplan --debug=help lists them)");
+}
+
+void idle_prof(ctx &c, str v)
+{
+    if (v != "system" && v != "percpu" && v != "calibrate")
+        c.fail("--idle-prof: unknown value '" + v + "' (valid: system, percpu, calibrate)");
+    c.a.idle_prof = v;
+    if (v == "calibrate")
+        set_what(c, action::idle_calibrate);
+}
+
+// fio's client/server flags: ioplan runs where it is started.
+void no_remote(ctx &c, str)
+{
+    c.fail(c.text.substr(0, c.text.find('=')) +
+           ": ioplan has no client/server mode; run ioplan on each host (runs over many hosts "
+           "will come with MPI: mpirun -np N ioplan JOBFILE)");
+}
+
+const char *const RUN = "running", *const OUT = "output", *const FILES = "job files",
+                  *const INFO = "information", *const TEST = "testing", *const FIO = "fio compatibility";
+
+const std::vector<flag> table = {
+    {"name", flag_arg::required, "NAME", FILES, "start a command-line job; the job options after it belong to it",
+     name_job, "The name\n.Cm global\nreturns to the command-line defaults."},
+    {"section", flag_arg::required, "NAME", FILES, "run only job section NAME (repeatable)",
+     [](ctx &c, str v) { c.a.req.only_sections.push_back(v); },
+     "Sections run in file order; global sections are always read."},
+    {"format", flag_arg::required, "SYNTAX", FILES,
+     "job file syntax: ini, toml, yaml (default: .toml and .yaml/.yml by extension, anything else INI)",
+     [](ctx &c, str v) { c.a.req.format = v; }},
+    {"preset", flag_arg::required, "NAME", FILES, "run a shipped job file; job options given override its values",
+     [](ctx &c, str v) { c.a.preset = v; },
+     "Its\n.Dq ; output-format: NAME\nline names its default output format."},
+    {"to", flag_arg::required, "SYNTAX", FILES, "with convert: the syntax to write (ini, toml, yaml)",
+     [](ctx &c, str v) { c.a.convert_to = v; }},
+    {"showplan", flag_arg::none, nullptr, RUN, "print the resolved plan as JSON and exit (runs nothing)",
+     [](ctx &c, str) { set_what(c, action::showplan); },
+     "Every group, job, thread and file with every value in base units (bytes,\nnanoseconds); with\n"
+     ".Fl \\-output ,\ninto that file."},
+    {"parse-only", flag_arg::none, nullptr, RUN, "check the job files and the command line, print nothing, exit",
+     [](ctx &c, str) { set_what(c, action::parse_only); }},
+    {"eta", flag_arg::required, "WHEN", RUN, "progress line on stderr: auto (when a terminal), always, never",
+     eta},
+    {"fake-clock", flag_arg::required, "NS", TEST,
+     "for golden tests: every timestamp advances NS, host/kernel/pid/CPU use fixed", fake_clock},
+    {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",
+     output_format, "Of these, terse, minimal and csv are one format, fio's;\njson+ is json with latency bins;\n"
+     "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
+     "diskspd and diskspd\\-xml are DISKSPD's text and XML."},
+    {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",
+     [](ctx &c, str v) { c.a.output_path = v; },
+     "The file is opened (created if need be) before any I/O, so a missing\n"
+     "directory, a read-only file system or a directory in its place is an error\n"
+     "with status 2 before anything runs; an existing file keeps its contents until\n"
+     "the results replace them, and a file created for a run that never started is\n"
+     "removed again.\n"
+     "A FIFO is opened when the results are ready, whenever its reader comes.\n"
+     "A regular file that is also one of the jobs' files is refused (status 2):\n"
+     "the results would replace the data the run used.\n"
+     "When the file cannot take the results after the run (the disk filled), the\n"
+     "error says so and the results are written to standard output instead."},
+    {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file",
+     [](ctx &c, str) { c.a.readonly = true; }, "The run exits with status 2 naming the job; nothing is written."},
+    {"max-jobs", flag_arg::required, "N", RUN, "refuse a run of more than N threads (jobs times numjobs)",
+     [](ctx &c, str v) { c.a.max_jobs = count_value(c, v); }},
+    {"warnings-fatal", flag_arg::none, nullptr, RUN, "a warning (job files or preflight) is an error: exit 2 before any I/O",
+     [](ctx &c, str) { c.a.warnings_fatal = true; }},
+    {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
+     [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }},
+    {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
+     [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }},
+    {"status-interval", flag_arg::required, "TIME", RUN,
+     "accepted for fio; periodic reports of the results so far are not written yet",
+     [](ctx &c, str v) { c.a.status_interval_ns = time_value(c, v, 1000000000); },
+     "fio writes a full report every TIME; ioplan notes on standard error that it does not yet."},
+    {"debug", flag_arg::required, "CLASSES", RUN,
+     "debug lines on stderr for the comma-separated classes (--debug=help lists them)", debug,
+     "Each line is the class, the process id and the event, as fio prints them."},
+    {"minimal", flag_arg::none, nullptr, OUT, "fio's terse output (--output-format=terse)",
+     [](ctx &c, str v) { output_format(c, "terse"); }},
+    {"append-terse", flag_arg::optional, "IGNORED", OUT, "the terse output as well as the formats asked for",
+     [](ctx &c, str) { c.a.append_terse = true; }},
+    {"terse-version", flag_arg::required, "N", OUT, "terse output version: 3 (default), 2, 4 or 5, as fio", terse_version},
+    {"bandwidth-log", flag_arg::none, nullptr, OUT, "accepted for fio; the aggregate bandwidth log is not written yet",
+     [](ctx &c, str) { c.a.bandwidth_log = true; },
+     "The request is recorded, so it takes effect once ioplan writes fio's logs."},
+    {"showcmd", flag_arg::none, nullptr, INFO, "print the job files as one command line and exit",
+     [](ctx &c, str) { set_what(c, action::showcmd); }},
+    {"enghelp", flag_arg::optional, "ENGINE[,OPTION]", INFO, "list the I/O engines, an engine's options, or explain one",
+     [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }},
+    {"cpuclock-test", flag_arg::none, nullptr, INFO, "test the clock ioplan times I/O with, on every CPU, and exit",
+     [](ctx &c, str) { set_what(c, action::cpuclock_test); }},
+    {"crctest", flag_arg::optional, "CHECKSUM", INFO, "measure the speed of the verify checksums (crc32c, xxhash) and exit",
+     [](ctx &c, str v) { set_what(c, action::crctest); c.a.crctest = v; }},
+    {"alloc-size", flag_arg::required, "KIB", FIO, "accepted for fio; no effect (ioplan has no shared memory pool)",
+     [](ctx &c, str v) { count_value(c, v); }},
+    {"idle-prof", flag_arg::required, "MODE", FIO,
+     "system, percpu: accepted, no idleness report yet; calibrate: print the unit of idle work and exit", idle_prof},
+    {"aux-path", flag_arg::required, "DIR", FIO, "directory for auxiliary files (ioplan writes none yet)",
+     [](ctx &c, str v) { c.a.aux_path = v; }},
+    {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
+     [](ctx &c, str v) { c.a.trigger_file = v; }},
+    {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",
+     [](ctx &c, str v) { c.a.trigger_timeout_ns = time_value(c, v, 0); }},
+    {"trigger", flag_arg::required, "COMMAND", RUN, "the shell command a trigger runs once the run has stopped",
+     [](ctx &c, str v) { c.a.trigger_cmd = v; }},
+    {"merge-blktrace-only", flag_arg::none, nullptr, FIO, "refused: merging blktrace files is not available yet",
+     [](ctx &c, str) { c.fail("--merge-blktrace-only: merging blktrace files is not available yet"); }},
+    {"inflate-log", flag_arg::required, "LOG", FIO, "refused: ioplan writes no compressed logs to inflate",
+     [](ctx &c, str) { c.fail("--inflate-log: ioplan writes no compressed logs, so it has none to inflate"); }},
+    {"latency-log", flag_arg::required, "FILE", FIO, "refused, as fio: use the job option write_lat_log",
+     [](ctx &c, str) { c.fail("--latency-log is deprecated (as in fio): use the job option write_lat_log"); }},
+    {"server", flag_arg::optional, "ARGS", FIO, "refused: no client/server mode (see ioplan(1))", no_remote},
+    {"client", flag_arg::required, "HOST", FIO, "refused: no client/server mode", no_remote},
+    {"daemonize", flag_arg::required, "PIDFILE", FIO, "refused: no client/server mode", no_remote},
+    {"remote-config", flag_arg::required, "FILE", FIO, "refused: no client/server mode", no_remote},
+    {"trigger-remote", flag_arg::required, "COMMAND", FIO, "refused: no client/server mode", no_remote,
+     "Run ioplan on each host; runs over many hosts will come with MPI\n.Pq Ql mpirun \\-np N ioplan JOBFILE ."},
+    {"presets", flag_arg::none, nullptr, INFO, "list the presets with a line about each",
+     [](ctx &c, str) { set_what(c, action::presets); }},
+    {"cmdhelp", flag_arg::optional, "OPTION", INFO, "list the job options by category, or explain one",
+     [](ctx &c, str v) { set_what(c, action::cmdhelp); c.a.cmdhelp = c.has_value ? v : "all"; },
+     "One option's aliases, type, unit, default, range and choices."},
+    {"dump-job-schema", flag_arg::none, nullptr, INFO, "print the JSON Schema of TOML/YAML job files",
+     [](ctx &c, str) { set_what(c, action::dump_job_schema); }},
+    {"dump-man-options", flag_arg::none, nullptr, INFO, "print the job option list of ioplan-job(5), in roff",
+     [](ctx &c, str) { set_what(c, action::dump_man_options); }},
+    {"dump-man-flags", flag_arg::none, nullptr, INFO, "print this option list for ioplan(1), in mdoc",
+     [](ctx &c, str) { set_what(c, action::dump_man_flags); }},
+    {"version", flag_arg::none, nullptr, INFO, "print the version",
+     [](ctx &c, str) { set_what(c, action::version); }},
+    {"help", flag_arg::none, nullptr, INFO, "print this text", [](ctx &c, str) { set_what(c, action::help); },
+     "", "h"},
+};
+
+std::string usage_name(const flag &f)
+{
+    std::string s = std::string("--") + f.name;
+    if (f.arg == flag_arg::required)
+        s += std::string("=") + f.value_name;
+    else if (f.arg == flag_arg::optional)
+        s += std::string("[=") + f.value_name + "]";
+    return s;
+}
+
+// Text wrapped to fit after a column of `indent` blanks in 80 columns.
+std::string wrap(const std::string &text, size_t indent)
+{
+    std::string out, line;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t sp = text.find(' ', start);
+        std::string word = text.substr(start, sp == std::string::npos ? std::string::npos : sp - start);
+        if (!line.empty() && indent + line.size() + 1 + word.size() > 79) {
+            out += line + "\n" + std::string(indent, ' ');
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        start = sp == std::string::npos ? text.size() : sp + 1;
+    }
+    return out + line;
+}
+
+std::string mdoc_escape(const std::string &s)
+{
+    std::string out;
+    for (char c : s)
+        out += c == '\\' ? std::string("\\e") : c == '-' ? std::string("\\-") : std::string(1, c);
+    return out;
+}
+
+// Source lines of at most 80 bytes; a line may not open with a control character.
+std::string man_lines(const std::string &text)
+{
+    std::string out;
+    for (const std::string &l : split(wrap(text, 0), '\n'))
+        out += (out.empty() ? "" : "\n") + std::string(l[0] == '.' || l[0] == '\'' ? "\\&" : "") + l;
+    return out;
+}
+
+} // namespace
+
+const std::vector<flag> &flags()
+{
+    return table;
+}
+
+const flag *find_flag(const std::string &name)
+{
+    for (const flag &f : table)
+        if (name == f.name || (f.alias && name == f.alias))
+            return &f;
+    return nullptr;
+}
+
+std::string flag_help(const flag &f)
+{
+    std::string h = f.help;
+    size_t at = h.find("@FORMATS@");
+    if (at != std::string::npos)
+        h.replace(at, 9, report::format_names());
+    return h;
+}
+
+void print_flag_help(FILE *out)
+{
+    const size_t col = 26;
+    for (const char *cat : {FILES, RUN, OUT, INFO, FIO, TEST}) {
+        std::fprintf(out, "\n%s:\n", cat);
+        for (const flag &f : table) {
+            if (std::string(f.category) != cat)
+                continue;
+            std::string left = "  " + usage_name(f) + (f.alias ? std::string(", -") + f.alias : "");
+            if (left.size() + 1 > col)
+                std::fprintf(out, "%s\n%*s", left.c_str(), (int)col, "");
+            else
+                std::fprintf(out, "%-*s", (int)col, left.c_str());
+            std::fprintf(out, "%s\n", wrap(flag_help(f), col).c_str());
+        }
+    }
+}
+
+void print_man_flags(FILE *out)
+{
+    for (const flag &f : table) {
+        std::fprintf(out, ".It Fl \\-%s", mdoc_escape(f.name).c_str());
+        if (f.arg == flag_arg::required)
+            std::fprintf(out, " Ns = Ns Ar %s", f.value_name);
+        else if (f.arg == flag_arg::optional)
+            std::fprintf(out, " Ns Op = Ns Ar %s", f.value_name);
+        if (f.alias)
+            std::fprintf(out, " , Fl %s", f.alias);
+        std::string h = flag_help(f);
+        h[0] = (char)std::toupper((unsigned char)h[0]);
+        std::fprintf(out, "\n%s.\n", man_lines(mdoc_escape(h)).c_str());
+        for (const std::string &l : *f.man ? split(f.man, '\n') : std::vector<std::string>())
+            std::fprintf(out, "%s\n", l[0] == '.' ? l.c_str() : man_lines(l).c_str()); // macros stay whole
+    }
+}
+
+} // namespace cli

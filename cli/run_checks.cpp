@@ -1,0 +1,55 @@
+// cli/run_checks.cpp - --readonly, --max-jobs and inert-flag notes (run_checks.hpp).
+#include "cli/run_checks.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <new>
+
+#include "engine/engine.h"
+
+namespace cli {
+
+namespace {
+
+bool readonly_ok(const plan &p)
+{
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
+        if ((plan_rw_has_ddir(job->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(job->rw, PLAN_DDIR_TRIM)) &&
+            !job->verify_only) {
+            std::fprintf(stderr, "ioplan: error: --readonly: job '%s' writes or trims (rw=%s); nothing was run\n",
+                         job->name, plan_rw_name(job->rw));
+            return false;
+        }
+    char why[512];
+    int ret = eng_layout_writes(&p, why, sizeof why);
+    if (ret == -ENOMEM)
+        throw std::bad_alloc();
+    if (ret)
+        std::fprintf(stderr, "ioplan: error: --readonly: %s; nothing was run\n", why);
+    return ret == 0;
+}
+
+} // namespace
+
+bool check_run_flags(const args &a, const plan &p)
+{
+    if (a.max_jobs && p.nr_threads > a.max_jobs) {
+        std::fprintf(stderr, "ioplan: error: --max-jobs=%u: the jobs have %u threads (jobs times numjobs)\n",
+                     a.max_jobs, p.nr_threads);
+        return false;
+    }
+    return !a.readonly || readonly_ok(p);
+}
+
+void note_inert_flags(const args &a)
+{
+    auto note = [](const char *what) { std::fprintf(stderr, "ioplan: note: %s\n", what); };
+    if (a.status_interval_ns)
+        note("--status-interval: periodic reports of the results so far are not written yet");
+    if (a.bandwidth_log)
+        note("--bandwidth-log: the aggregate bandwidth log is not written yet");
+    if (!a.idle_prof.empty() && a.idle_prof != "calibrate")
+        note("--idle-prof: the CPU idleness report is not written yet");
+}
+
+} // namespace cli

@@ -1,0 +1,20 @@
+// cli/run_checks.hpp - what fio's run flags ask of a plan before any I/O.
+//
+// --readonly refuses every job that would write or trim, and every file the
+// layout would create, extend or fill; --max-jobs refuses a plan of more
+// threads; --warnings-fatal makes a warning an error.  Flags accepted for fio
+// that do not act yet get a note, so nobody mistakes silence for the feature.
+#pragma once
+
+#include "cli/args.hpp"
+#include "engine/plan.h"
+
+namespace cli {
+
+// False after printing why on stderr (exit 2): nothing may run.
+bool check_run_flags(const args &a, const plan &p);
+
+// A note on stderr per flag that was accepted but does nothing yet.
+void note_inert_flags(const args &a);
+
+} // namespace cli

@@ -1,0 +1,204 @@
+"""tests/e2e/test_fio_flags.py - every flag of fio 3.33's `fio --help` is accepted and does what fio does.
+
+A table of (arguments, exit status, stream, text it must hold) runs each flag;
+the flags whose effect is a run (--readonly, --max-jobs, --debug, terse) are
+checked on real null-engine or scratch-file runs; --showcmd against fio itself.
+"""
+import json
+import re
+import time
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
+REMOTE = "no client/server mode; run ioplan on each host"
+
+# (args, exit status, "out" or "err", text the stream holds)
+ROWS = [
+    (["--parse-only", *NULL], 0, "out", ""),
+    (["--minimal", *NULL], 0, "out", "3;ioplan-"),
+    (["--append-terse", *NULL], 0, "out", "3;ioplan-"),
+    (["--append-terse", *NULL], 0, "out", "Run status group 0"),
+    (["--append-terse", "--output-format=json", *NULL], 0, "out", "3;ioplan-"),
+    (["--output-format=json", "--append-terse", *NULL], 0, "out", '"jobs" : ['),
+    (["--terse-version=3", "--minimal", *NULL], 0, "out", "3;ioplan-"),
+    (["--terse-version=6", *NULL], 2, "err", "bad terse version '6' (valid: 2, 3, 4, 5)"),
+    (["--bandwidth-log", *NULL], 0, "err", "--bandwidth-log: the aggregate bandwidth log is not written yet"),
+    (["--status-interval=1", *NULL], 0, "err", "--status-interval: periodic reports"),
+    (["--status-interval=10ms", *NULL], 2, "err", "at least 1000 ms"),
+    (["--eta-newline=1", "--eta=never", *NULL], 0, "out", "Run status group 0"),
+    (["--eta-newline=0", *NULL], 2, "err", "at least 1 ms"),
+    (["--eta-interval=50ms", *NULL], 2, "err", "at least 100 ms"),
+    (["--eta=sometimes", *NULL], 2, "err", "--eta: unknown value"),
+    (["--alloc-size=16384", *NULL], 0, "out", "Run status group 0"),
+    (["--alloc-size=lots", *NULL], 2, "err", "a whole number above 0"),
+    (["--aux-path=/tmp", *NULL], 0, "out", "Run status group 0"),
+    (["--idle-prof=system", *NULL], 0, "err", "--idle-prof: the CPU idleness report is not written yet"),
+    (["--idle-prof=calibrate"], 0, "out", "unit work: mean="),
+    (["--idle-prof=bogus"], 2, "err", "valid: system, percpu, calibrate"),
+    (["--trigger-file=/nonexistent", "--trigger=true", "--trigger-timeout=5", *NULL], 0, "out", "Run status group 0"),
+    (["--trigger-timeout=soon", *NULL], 2, "err", "--trigger-timeout=soon"),
+    (["--warnings-fatal", *NULL], 0, "out", "Run status group 0"),
+    (["--max-jobs=1", *NULL], 0, "out", "Run status group 0"),
+    (["--max-jobs=2", *NULL, "--numjobs=3"], 2, "err", "--max-jobs=2: the jobs have 3 threads"),
+    (["--max-jobs=0", *NULL], 2, "err", "a whole number above 0"),
+    (["--section=j", *NULL], 0, "out", ""),
+    (["--output-format=terse", *NULL], 0, "out", "3;ioplan-"),
+    (["--version"], 0, "out", "ioplan-"),
+    (["--help"], 0, "out", "--showcmd"),
+    (["--cmdhelp=bs"], 0, "out", "blocksize"),
+    (["--enghelp"], 0, "out", "Available IO engines:\n\tpsync\n"),
+    (["--enghelp=io_uring"], 0, "out", "fixedbufs"),
+    (["--enghelp=io_uring,hipri"], 0, "out", "hipri\n"),
+    (["--enghelp=psync"], 1, "out", "IO engine psync has no options"),
+    (["--enghelp=nosuch"], 1, "err", "IO engine nosuch not found"),
+    (["--cpuclock-test"], 0, "out", "cs: Pass!"),
+    (["--crctest"], 0, "out", "crc32c:\t\t"),
+    (["--crctest=xxhash"], 0, "out", "xxhash:\t\t"),
+    (["--crctest=md5"], 1, "err", "unknown checksum 'md5'. Available: crc32c, xxhash"),
+    (["--debug=help"], 0, "out", "process,file,io,mem"),
+    (["--debug=nosuch", *NULL], 2, "err", "--debug: unknown class 'nosuch'"),
+    (["--debug=mem", *NULL], 0, "err", "--debug=mem: ioplan prints nothing for this class"),
+    (["--debug=io", *NULL], 0, "err", "load ioengine null"),
+    (["--merge-blktrace-only"], 2, "err", "merging blktrace files is not available yet"),
+    (["--inflate-log=x.log.gz"], 2, "err", "no compressed logs"),
+    (["--latency-log=x"], 2, "err", "--latency-log is deprecated"),
+    (["--server"], 2, "err", REMOTE),
+    (["--server=ip:1.2.3.4"], 2, "err", REMOTE),
+    (["--client=host1", "job.fio"], 2, "err", "mpirun -np N ioplan JOBFILE"),
+    (["--daemonize=/tmp/pid"], 2, "err", REMOTE),
+    (["--remote-config=job.fio"], 2, "err", REMOTE),
+    (["--trigger-remote=true"], 2, "err", REMOTE),
+    (["--readonly", "--parse-only", *NULL], 0, "out", ""),
+    (["--readonly", *NULL, "--rw=randwrite"], 2, "err", "--readonly: job 'j' writes or trims (rw=randwrite)"),
+    (["--readonly", *NULL, "--rw=trim"], 2, "err", "--readonly: job 'j' writes or trims"),
+]
+
+
+class EveryFlag(TmpDirCase):
+    def test_table(self):
+        for args, rc, stream, text in ROWS:
+            with self.subTest(args=args):
+                p = run(args, cwd=self.tmp, timeout=60)
+                self.assertEqual(p.returncode, rc, p.stderr)
+                self.assertIn(text, p.stdout if stream == "out" else p.stderr)
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_every_flag_of_fio_help_is_in_the_table(self):
+        names = set(re.findall(r"(?m)^  --([a-z-]+)", run_fio(["--help"]).stdout))
+        self.assertGreater(len(names), 30)
+        table = run(["--help"]).stdout
+        missing = [n for n in sorted(names) if not re.search(r"(?m)^  --" + re.escape(n) + r"\b", table)]
+        self.assertEqual(missing, [])
+
+
+class RunFlags(TmpDirCase):
+    def job(self, rw, name="d.dat"):
+        return ["--name=j", f"--filename={self.tmp / name}", "--size=256k", "--bs=4k", f"--rw={rw}"]
+
+    def test_readonly_refuses_a_layout_and_writes_nothing(self):
+        p = run(["--readonly", *self.job("read")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("does not exist and would be created", p.stderr)
+        self.assertFalse((self.tmp / "d.dat").exists())
+
+    def test_readonly_reads_a_laid_out_file(self):
+        self.assertEqual(run(self.job("read")).returncode, 0)  # lays it out
+        before = (self.tmp / "d.dat").stat().st_mtime_ns
+        p = run(["--readonly", "--minimal", *self.job("randread")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(";")[5], "256")  # read KiB
+        self.assertEqual((self.tmp / "d.dat").stat().st_mtime_ns, before)
+
+    def test_readonly_refuses_to_extend(self):
+        self.assertEqual(run(self.job("read")).returncode, 0)
+        p = run(["--readonly", *self.job("read"), "--size=512k"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("smaller than the jobs need and would be extended", p.stderr)
+
+    def test_warnings_fatal_refuses_a_run_with_warnings(self):
+        self.assertEqual(run(self.job("read")).returncode, 0)
+        plain = run(self.job("read"))  # a buffered read of 256 KiB: the page cache warning
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.assertEqual(plain.stderr, "")  # a successful run keeps its warnings in the report
+        self.assertIn("warning: buffered reads", plain.stdout)
+        p = run(["--warnings-fatal", *self.job("read")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--warnings-fatal: preflight gave warnings; nothing was run", p.stderr)
+        self.assertEqual(p.stdout, "")
+
+    def test_debug_file_and_io_lines(self):
+        p = run(["--debug=file,io", "--ioengine=psync", *self.job("read")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        path = str(self.tmp / "d.dat")
+        for line in ("io       {} load ioengine psync", "file     {} add file " + path, "file     {} setup files",
+                     "file     {} close file " + path, "io       {} close ioengine psync"):
+            self.assertRegex(p.stderr, re.escape(line).replace(r"\{\}", r"\d+"))
+        self.assertNotIn("load ioengine", p.stdout)  # stdout carries only the results
+
+    def test_trigger_timeout_stops_the_run_then_runs_the_command(self):
+        marker = self.tmp / "fired"
+        long_run = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
+        t0 = time.monotonic()
+        p = run(["--trigger-timeout=1", f"--trigger=echo fired > {marker}", "--minimal", *long_run])
+        self.assertEqual(p.returncode, 0, p.stderr)  # as fio: a triggered stop is a finished run
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertTrue(marker.exists())
+        runtime_ms = int(p.stdout.split(";")[8])
+        self.assertGreaterEqual(runtime_ms, 900)
+        self.assertLess(runtime_ms, 5000)
+
+    def test_trigger_file_stops_the_run_and_is_removed(self):
+        trig = self.write("trig", "")
+        long_run = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
+        p = run([f"--trigger-file={trig}", "--trigger=echo TRIGGERED", "--output-format=json", *long_run])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(trig.exists())
+        self.assertTrue(p.stdout.startswith("TRIGGERED\n"))  # the command runs before the report, as fio's
+        self.assertFalse(json.loads(p.stdout.split("\n", 1)[1])["ioplan"]["interrupted"])
+
+    def test_terse_versions_have_fios_fields(self):
+        want = {2: 161, 3: 121, 4: 162, 5: 180}  # fio 3.33, one null-engine job, no disk
+        for v, n in want.items():
+            p = run([f"--terse-version={v}", "--minimal", *NULL])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            f = p.stdout.rstrip("\n").split(";")
+            self.assertEqual(len(f), n, v)
+            self.assertEqual(f[0], str(v))
+            self.assertEqual(f[1 if v == 2 else 2], "j")
+            if FIO:
+                fio = run_fio([f"--terse-version={v}", "--minimal", *NULL]).stdout.rstrip("\n").split(";")
+                self.assertEqual(len(fio), n, v)
+        v5 = run(["--terse-version=5", "--minimal", *NULL]).stdout.split(";")
+        self.assertEqual(v5[5], "64")  # read KiB, where v3 has it
+        # after read's bw fields: bw samples, iops min, max, mean, dev, samples (none in a 1 ms run)
+        self.assertEqual(v5[46:52], ["0", "0", "0", "0.000000", "0.000000", "0"])
+        self.assertEqual(v5[52], "0")  # write KiB opens the write block
+
+    def test_showcmd_writes_what_fio_writes(self):
+        path = self.write("a.fio", "[global]\nioengine=null\nsize=1m\n[j1]\nrw=read\n[j2]\nrw=write\nbs=32k\n")
+        p = run(["--showcmd", str(path)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "ioplan --ioengine=null --size=1m --name=j1 --rw=read --name=j2 --rw=write --bs=32k\n")
+        if FIO:
+            self.assertEqual(run_fio(["--showcmd", str(path)]).stdout.strip(), "fio" + p.stdout.strip()[6:])
+        again = run(["--showplan", *p.stdout.split()[1:]])
+        self.assertEqual(again.returncode, 0, again.stderr)
+        # The same plan; only the options echo differs: --name=X is an option as
+        # fio's "job options" shows it, a section header is not.
+        ours = json.loads(again.stdout)
+        for g in ours["groups"]:
+            for j in g["jobs"]:
+                self.assertEqual(j["options"].pop("name"), j["name"])
+        self.assertEqual(ours, json.loads(run(["--showplan", str(path)]).stdout))
+
+    def test_showcmd_quotes_and_returns_to_global(self):
+        path = self.write("b.fio", "[a]\nioengine=null\nsize=1m\ndescription=two words\n[global]\nbs=8k\n[b]\nioengine=null\nsize=1m\n")
+        p = run(["--showcmd", str(path)])
+        self.assertEqual(p.stdout, "ioplan --name=a --ioengine=null --size=1m '--description=two words' "
+                                   "--name=global --bs=8k --name=b --ioengine=null --size=1m\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
