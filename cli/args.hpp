@@ -38,7 +38,6 @@ struct args {
     // fio's command-line flags (cli/flags.cpp says what each does).
     bool readonly = false;          // refuse writes, trims and layouts before any I/O
     bool warnings_fatal = false;    // a warning from the job files fails the run
-    uint32_t max_jobs = 0;          // most threads (clones) a run may have; 0 = no limit
     int terse_version = 3;
     bool append_terse = false;      // the terse output besides --output-format's
     bool bandwidth_log = false;     // recorded for the bandwidth log (a later feature)

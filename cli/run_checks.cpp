@@ -1,4 +1,4 @@
-// cli/run_checks.cpp - --readonly, --max-jobs and inert-flag notes (run_checks.hpp).
+// cli/run_checks.cpp - --readonly and inert-flag notes (run_checks.hpp).
 #include "cli/run_checks.hpp"
 
 #include <cerrno>
@@ -33,11 +33,6 @@ bool readonly_ok(const plan &p)
 
 bool check_run_flags(const args &a, const plan &p)
 {
-    if (a.max_jobs && p.nr_threads > a.max_jobs) {
-        std::fprintf(stderr, "ioplan: error: --max-jobs=%u: the jobs have %u threads (jobs times numjobs)\n",
-                     a.max_jobs, p.nr_threads);
-        return false;
-    }
     return !a.readonly || readonly_ok(p);
 }
 

@@ -1,9 +1,9 @@
 // cli/run_checks.hpp - what fio's run flags ask of a plan before any I/O.
 //
 // --readonly refuses every job that would write or trim, and every file the
-// layout would create, extend or fill; --max-jobs refuses a plan of more
-// threads; --warnings-fatal makes a warning an error.  Flags accepted for fio
-// that do not act yet get a note, so nobody mistakes silence for the feature.
+// layout would create, extend or fill; --warnings-fatal makes a warning an
+// error.  Flags accepted for fio that do not act yet get a note, so nobody
+// mistakes silence for the feature.
 #pragma once
 
 #include "cli/args.hpp"

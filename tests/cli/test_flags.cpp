@@ -45,7 +45,6 @@ TEST_CASE("flags: the parser applies the rows, with the value joined or as the n
     CHECK(a.output_format == "csv");
     CHECK(a.terse_version == 5);
     CHECK(a.readonly);
-    CHECK(a.max_jobs == 4);
     CHECK(a.eta_newline_ns == 2000000000u);
     CHECK(a.append_terse);
     CHECK(a.debug == std::vector<std::string>{"io", "file"});
