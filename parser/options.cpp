@@ -442,6 +442,35 @@ static const std::vector<option> table = {
      A(j.pj.bw_avg_time_ns = time_in(o, v)), false},
     {"iopsavgtime", {}, opt_type::time, "ms", "500", 1, 1e9, {}, CAT_STATS, "Interval of IOPS samples (DISKSPD -D).",
      A(j.pj.iops_avg_time_ns = time_in(o, v)), false},
+
+    // ---- fio's log files (engine/logs.h); one block so the table's new format can take it at once ----
+    {"write_bw_log", {}, opt_type::string, "", nullptr, NR, {}, CAT_STATS,
+     "Write a bandwidth log (KiB/s): PREFIX_bw.N.log per thread (N its number), or PREFIX_bw.log with "
+     "per_job_logs=0; written bare, PREFIX is the job name.",
+     A(j.log_on[0] = true; j.log_prefix[0] = trim(v)), false},
+    {"write_iops_log", {}, opt_type::string, "", nullptr, NR, {}, CAT_STATS,
+     "Write an IOPS log: PREFIX_iops.N.log (see write_bw_log).", A(j.log_on[1] = true; j.log_prefix[1] = trim(v)), false},
+    {"write_lat_log", {}, opt_type::string, "", nullptr, NR, {}, CAT_STATS,
+     "Write latency logs (ns): PREFIX_lat.N.log, PREFIX_clat.N.log and PREFIX_slat.N.log (see write_bw_log); "
+     "disable_lat, disable_clat, disable_slat drop their file.",
+     A(j.log_on[2] = true; j.log_prefix[2] = trim(v)), false},
+    {"log_avg_msec", {}, opt_type::time, "ms", "0", 0, 1e9, {}, CAT_STATS,
+     "Average log entries over this interval (one entry per direction per interval); 0: one entry per I/O.",
+     A(j.pj.log_avg_ns = time_in(o, v)), false},
+    {"log_max_value", {}, opt_type::boolean, "", "0", NR, {}, CAT_STATS,
+     "Averaged latency entries hold the interval's largest value instead of its mean.",
+     A(j.pj.log_max_value = flag_value(v)), false},
+    {"log_offset", {}, opt_type::boolean, "", "0", NR, {}, CAT_STATS, "Add each I/O's offset as a column of the logs.",
+     A(j.pj.log_offset = flag_value(v)), false},
+    {"per_job_logs", {}, opt_type::boolean, "", "1", NR, {}, CAT_STATS,
+     "One log file per thread (PREFIX_bw.N.log); 0: every thread appends to PREFIX_bw.log (never truncated, as in fio).",
+     A(j.pj.per_job_logs = flag_value(v)), false},
+    {"log_unix_epoch", {}, opt_type::boolean, "", "0", NR, {}, CAT_STATS,
+     "Log times as unix milliseconds instead of milliseconds since the measured window's start.",
+     A(j.pj.log_unix_epoch = flag_value(v)), false},
+    {"log_prio", {}, opt_type::boolean, "", "0", NR, {}, CAT_STATS,
+     "Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).",
+     A(j.pj.log_prio = flag_value(v)), false},
 };
 
 const std::vector<option> &options()
