@@ -60,7 +60,8 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 	l->lw = lw;
 	l->avg_ns = j->log_avg_ns;
 	l->max_value = j->log_max_value;
-	l->unix_epoch = j->log_unix_epoch;
+	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
+	l->clock_id = j->log_epoch_clock_id;
 	if (j->bw_log_prefix)
 		ret = open_kind(l, j, c, LOG_BW, j->bw_log_prefix);
 	if (!ret && j->iops_log_prefix)
@@ -92,7 +93,7 @@ void wlog_begin(struct wlog *l, uint64_t now)
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->max, 0, sizeof(l->max));
 	l->base_ms = 0;
-	if (l->unix_epoch && !clock_gettime(CLOCK_REALTIME, &ts))
+	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
 		l->base_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / NS_PER_MS;
 }
 

@@ -92,7 +92,8 @@ struct wlog {
 	bool max_value;
 	uint64_t start_ns;			/* the measured window's start */
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
-	bool unix_epoch;
+	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */
+	int clock_id;
 	uint64_t next_ns;			/* next averaged entry is due */
 	uint64_t last_ns;			/* the last averaged bw/iops entry */
 	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];

@@ -334,6 +334,8 @@ struct plan_job {
 	bool log_offset;		/* an offset column */
 	bool per_job_logs;		/* NAME_bw.N.log per thread, else one NAME_bw.log */
 	bool log_unix_epoch;		/* times in unix ms instead of ms since the window's start */
+	bool log_alternate_epoch;	/* times from log_epoch_clock_id's epoch (as log_unix_epoch) */
+	int32_t log_epoch_clock_id;	/* clock_gettime() clock of both; 0 = CLOCK_REALTIME */
 	bool log_prio;			/* the priority column as fio's 0x%04x ioprio value */
 
 	/* Errors and watchdog. */

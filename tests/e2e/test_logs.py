@@ -124,6 +124,16 @@ class LogBehaviour(LogsTmp):
         self.assertTrue(rows)
         self.assertTrue(all(t0 - 1000 <= r[0] <= time.time() * 1000 + 1000 for r in rows), rows[:3])
 
+    def test_alternate_epoch_clock(self):
+        """log_alternate_epoch with clock id 1 (CLOCK_MONOTONIC); log_entries is accepted."""
+        t0 = time.monotonic() * 1000
+        p = run(["--name=m", *RATED, "--runtime=0.5", "--write_iops_log=m", "--log_alternate_epoch=1",
+                 "--log_alternate_epoch_clock_id=1", "--log_entries=4096", "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_log(self.tmp / "m_iops.1.log")
+        self.assertTrue(rows)
+        self.assertTrue(all(t0 - 1000 <= r[0] <= time.monotonic() * 1000 + 1000 for r in rows), (t0, rows[:3]))
+
     def test_per_job_logs_0_appends(self):
         args = ["--name=s", *RATED, "--runtime=0.3", "--write_iops_log=s", "--per_job_logs=0", "--output=/dev/null"]
         run(args, cwd=self.tmp)
