@@ -46,7 +46,7 @@ struct log_entry {
 };
 
 #define LOG_CHUNK_ENTRIES 4096u		/* 128 KiB per chunk */
-#define LOG_QUEUE_MAX 64u		/* full chunks waiting for the writer: 8 MiB */
+#define LOG_QUEUE_MAX 64u		/* full chunks waiting; as many more may be being written: 16 MiB */
 
 struct log_file;
 

@@ -93,6 +93,15 @@ class FioLogDifferential(LogsTmp):
             for r in read_log(a / f"a_{kind}.1.log") + read_log(f / f"a_{kind}.1.log"):
                 self.assertTrue(want / 1.5 <= r[1] <= want * 1.5, (kind, r))
 
+    def test_ramp_is_not_logged(self):
+        """After ramp_time the clock starts again: entries from 200 ms to the window's end, as fio."""
+        a, f = self.run_both(["--name=r", "--ioengine=null", "--rw=read", "--size=1m", "--rate_iops=10",
+                              "--time_based", "--runtime=1", "--ramp_time=1", "--write_lat_log=r",
+                              "--log_avg_msec=200"])
+        mine, theirs = read_log(a / "r_clat.1.log"), read_log(f / "r_clat.1.log")
+        self.assertLessEqual(abs(len(mine) - len(theirs)), 1, (mine, theirs))
+        self.assertTrue(150 <= mine[0][0] <= 300 and mine[-1][0] <= 1100, mine)
+
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
         job = ("[global]\nioengine=null\nsize=1m\nrate_iops=10\ntime_based\nruntime=1\n"
