@@ -439,9 +439,9 @@ static const std::vector<option> table = {
     {"percentile_list", {}, opt_type::float_list, "%", "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", NR, {},
      CAT_STATS, "Percentiles to report, colon-separated.", set_percentiles, false},
     {"bwavgtime", {}, opt_type::time, "ms", "500", 1, 1e9, {}, CAT_STATS, "Interval of bandwidth samples.",
-     A(j.pj.bw_avg_time_ns = time_in(o, v)), false},
+     A(j.pj.bw_avg_time_ns = time_in(o, v); j.bw_avg_set = true), false},
     {"iopsavgtime", {}, opt_type::time, "ms", "500", 1, 1e9, {}, CAT_STATS, "Interval of IOPS samples (DISKSPD -D).",
-     A(j.pj.iops_avg_time_ns = time_in(o, v)), false},
+     A(j.pj.iops_avg_time_ns = time_in(o, v); j.iops_avg_set = true), false},
 
     // ---- fio's log files (engine/logs.h); one block so the table's new format can take it at once ----
     {"write_bw_log", {}, opt_type::string, "", nullptr, NR, {}, CAT_STATS,

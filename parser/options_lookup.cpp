@@ -124,6 +124,7 @@ job_spec default_spec()
             o.apply(j, o, o.def);
     j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
     j.randseed_set = false; // the default seed is not the user's randseed=
+    j.bw_avg_set = j.iops_avg_set = false;
     return j;
 }
 

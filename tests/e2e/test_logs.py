@@ -7,6 +7,7 @@ lines, the number of entries per direction and the magnitude of the values
 fio cannot be compared on: a log that cannot be written is an error naming
 the file, and the results are still reported.
 """
+import json
 import os
 import pathlib
 import subprocess
@@ -101,6 +102,18 @@ class FioLogDifferential(LogsTmp):
         mine, theirs = read_log(a / "r_clat.1.log"), read_log(f / "r_clat.1.log")
         self.assertLessEqual(abs(len(mine) - len(theirs)), 1, (mine, theirs))
         self.assertTrue(150 <= mine[0][0] <= 300 and mine[-1][0] <= 1100, mine)
+
+    def test_log_avg_msec_sets_the_sample_interval(self):
+        """With an averaged bw/iops log, the JSON bw/iops samples follow log_avg_msec (2 of 1 s in 3 s), as fio."""
+        args = ["--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--rate_iops=100", "--time_based",
+                "--runtime=3", "--write_bw_log=x", "--write_iops_log=x", "--log_avg_msec=1000", "--output-format=json"]
+        counts = []
+        for tool in (run, run_fio):
+            p = tool(args, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            r = json.loads(p.stdout)["jobs"][0]["read"]
+            counts.append((r["bw_samples"], r["iops_samples"]))
+        self.assertEqual(counts[0], counts[1])
 
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
