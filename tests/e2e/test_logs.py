@@ -137,6 +137,18 @@ class FioLogDifferential(LogsTmp):
 
 
 class LogBehaviour(LogsTmp):
+    def test_every_io_is_a_line(self):
+        """A size-bound job: each per-I/O log has exactly one line per I/O (16384, four chunks), in time order."""
+        p = run(["--name=c", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=64m", "--iodepth=8",
+                 "--write_lat_log=c", "--write_bw_log=c", "--write_iops_log=c", "--log_offset=1",
+                 "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for kind in ("bw", "iops", "lat", "clat", "slat"):
+            rows = read_log(self.tmp / f"c_{kind}.1.log")
+            self.assertEqual(len(rows), 16384, kind)
+            self.assertEqual(len({r[4] for r in rows}), 16384, kind)   # every block once
+            self.assertEqual([r[0] for r in rows], sorted(r[0] for r in rows), kind)
+
     def test_unix_epoch(self):
         t0 = time.time() * 1000
         p = run(["--name=u", *RATED, "--runtime=1", "--write_iops_log=u", "--log_unix_epoch=1",
