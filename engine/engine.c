@@ -22,6 +22,7 @@
 #include "diskstats.h"
 #include "engine.h"
 #include "layout.h"
+#include "logs.h"
 #include "progress.h"
 #include "worker.h"
 
@@ -38,6 +39,7 @@ struct eng {
 	struct eng_shared sh;
 	struct diskstats disks;
 	struct cpustat cpus;
+	struct logw *logw;		/* NULL unless a job writes fio's log files */
 	pthread_t coord;
 	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
 	pthread_cond_t cv;
@@ -236,10 +238,16 @@ static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t 
 static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_run *jr, uint32_t c)
 {
 	struct worker *w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
+	int err;
 
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
+	w->log = wlog_open(e->logw, jr->job, &jr->job->clones[c], &err);
+	if (err) {
+		free(w);
+		return NULL;
+	}
 	w->sh_own = e->sh;
 	w->sh_own.stop = &w->stop;
 	w->sh = &w->sh_own;
@@ -427,8 +435,10 @@ static void job_span(struct eng *e, struct res_job *rj)
 static void seg_free(struct eng *e, struct seg_run *s)
 {
 	pthread_mutex_lock(&e->mu);
-	for (uint32_t i = 0; i < e->nr_cur; i++)
+	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		wlog_close(e->cur[i]->log);
 		free(e->cur[i]);
+	}
 	free(e->cur);
 	e->cur = NULL;
 	e->nr_cur = 0;
@@ -508,6 +518,35 @@ static int run_plan(struct eng *e)
 	return ret;
 }
 
+/*
+ * The log writer runs for the whole plan, so a file shared by several jobs or
+ * repeats (per_job_logs=0) is opened once.  A log that could not be written is
+ * an error naming the file; the results are still reported.
+ */
+static int logs_start(struct eng *e)
+{
+	for (uint32_t i = 0; i < e->plan->nr_jobs; i++)
+		if (logs_wanted(plan_job_at(e->plan, i)))
+			return logw_start(&e->logw);
+	return 0;
+}
+
+static void log_failed(void *arg, const char *path, int err)
+{
+	struct eng *e = arg;
+
+	res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)", path,
+		    strerror(err), err);
+	if (!e->res->error)
+		e->res->error = err;
+}
+
+static void logs_stop(struct eng *e)
+{
+	logw_stop(e->logw, log_failed, e);
+	e->logw = NULL;
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
@@ -518,7 +557,10 @@ static void *coordinator(void *arg)
 	if (!ret) {
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
 		cpustat_begin(&e->cpus, e->sh.fake);
-		ret = run_plan(e);
+		ret = logs_start(e);
+		if (!ret)
+			ret = run_plan(e);
+		logs_stop(e);
 		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->res);

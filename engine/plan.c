@@ -54,6 +54,9 @@ static void free_job(struct plan_job *j)
 	free(j->name);
 	free(j->section);
 	free(j->description);
+	free(j->bw_log_prefix);
+	free(j->iops_log_prefix);
+	free(j->lat_log_prefix);
 }
 
 void plan_free(struct plan *p)

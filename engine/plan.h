@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a field changes meaning, is added or removed. */
-#define PLAN_ABI_VERSION 2
+#define PLAN_ABI_VERSION 3
 
 #define PLAN_PERCENTILES_MAX 20
 #define PLAN_BSSPLIT_MAX 64
@@ -320,6 +320,23 @@ struct plan_job {
 	 * the run's length.
 	 */
 	uint64_t io_trace_max;
+
+	/*
+	 * fio's log files (engine/logs.h): the file name prefix of each log, NULL
+	 * when it is off (write_bw_log, write_iops_log, write_lat_log; the job name
+	 * when the option has no value).
+	 */
+	char *bw_log_prefix;
+	char *iops_log_prefix;
+	char *lat_log_prefix;		/* the _lat, _clat and _slat files */
+	uint64_t log_avg_ns;		/* log_avg_msec; 0 = one entry per I/O */
+	bool log_max_value;		/* averaged entries hold the interval's largest value */
+	bool log_offset;		/* an offset column */
+	bool per_job_logs;		/* NAME_bw.N.log per thread, else one NAME_bw.log */
+	bool log_unix_epoch;		/* times in unix ms instead of ms since the window's start */
+	bool log_alternate_epoch;	/* times from log_epoch_clock_id's epoch (as log_unix_epoch) */
+	int32_t log_epoch_clock_id;	/* clock_gettime() clock of both; 0 = CLOCK_REALTIME */
+	bool log_prio;			/* the priority column as fio's 0x%04x ioprio value */
 
 	/* Errors and watchdog. */
 	uint32_t continue_on_error;	/* enum plan_coe_bits */

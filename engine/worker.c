@@ -430,6 +430,7 @@ void worker_begin_window(struct worker *w)
 	else if (!ret)
 		w->res.iops_series = w->res.bw_series;
 	w->next_tick = w->bw_ser.next_end;
+	wlog_begin(w->log, now);
 	if (ret)
 		w->fatal = true;
 	worker_rate_min_start(w);
@@ -450,6 +451,7 @@ void worker_end_window(struct worker *w)
 		return;
 	w->counting = false;
 	w->res.end_ns = w->now;
+	wlog_end(w->log, w->now);
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
 		bytes[d] = w->res.ddir[d].bytes;
 		ios[d] = w->res.ddir[d].ios;

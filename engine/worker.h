@@ -21,6 +21,7 @@
 #include "engine/clock.h"
 #include "engine/ioengine.h"
 #include "engine/iogen.h"
+#include "engine/logs.h"
 #include "engine/plan.h"
 #include "engine/rate.h"
 #include "engine/results.h"
@@ -173,6 +174,7 @@ struct worker {
 	uint64_t rate_seen_ios;		/* completions at the last look, to look only after new ones */
 	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
+	struct wlog *log;		/* NULL unless the job writes fio's log files */
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	bool vfy_reads;			/* check every block read */

@@ -147,6 +147,9 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		t->file_index = u->file;
 		t->ddir = u->ddir;
 	}
+	if (w->log)
+		wlog_io(w->log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
+			w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
 	publish(w, u->ddir, (uint64_t)u->result);
 }
 

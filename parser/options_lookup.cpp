@@ -33,10 +33,9 @@ struct unsupported_group {
 const std::vector<unsupported_group> &unsupported()
 {
     static const std::vector<unsupported_group> groups = {
-        {"is not supported (logs: use the JSON results' samples, or io_trace=)",
-         {"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec", "log_hist_msec",
-          "log_offset", "log_max_value", "log_compression", "log_store_compressed", "per_job_logs", "log_prio",
-          "log_unix_epoch", "log_alternate_epoch", "write_iolog", "read_iolog", "replay_no_stall", "replay_redirect",
+        {"is not supported (histogram logs, log compression and I/O logs: use the JSON results' samples, or io_trace=)",
+         {"write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_compression", "log_store_compressed",
+          "write_iolog", "read_iolog", "replay_no_stall", "replay_redirect",
           "replay_align", "replay_scale", "replay_time_scale", "replay_skip", "iolog"}},
         {"is not supported (steady-state detection)",
          {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
@@ -125,6 +124,7 @@ job_spec default_spec()
             o.apply(j, o, o.def);
     j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
     j.randseed_set = false; // the default seed is not the user's randseed=
+    j.bw_avg_set = j.iops_avg_set = false;
     return j;
 }
 

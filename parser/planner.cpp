@@ -15,9 +15,14 @@ namespace parser {
 
 namespace {
 
+// fio's write_bw_log/write_iops_log/write_lat_log may be written bare: the log
+// is then named after the job.
 bool takes_bare(const option &o)
 {
-    return o.type == opt_type::flag || o.type == opt_type::boolean;
+    std::string n = o.name;
+    bool log_prefix = o.type == opt_type::string && n.compare(0, 6, "write_") == 0 &&
+                      n.size() > 4 && n.compare(n.size() - 4, 4, "_log") == 0;
+    return o.type == opt_type::flag || o.type == opt_type::boolean || log_prefix;
 }
 
 // fio 3.33 reads a negative size as its absolute value, and a client depends

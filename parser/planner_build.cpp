@@ -226,6 +226,15 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());
     j.description = plan_strdup(s.description.c_str());
+    char **logs[3] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix};
+    for (int k = 0; k < 3; k++)
+        if (s.log_on[k])
+            *logs[k] = plan_strdup((s.log_prefix[k].empty() ? name : s.log_prefix[k]).c_str());
+    // fio: an averaged bw/iops log sets the samples' interval unless bwavgtime/iopsavgtime is given.
+    if (s.log_on[0] && j.log_avg_ns && !s.bw_avg_set)
+        j.bw_avg_time_ns = j.log_avg_ns;
+    if (s.log_on[1] && j.log_avg_ns && !s.iops_avg_set)
+        j.iops_avg_time_ns = j.log_avg_ns;
     j.job_id = job_id;
     j.source_file = d.file_index;
     if (!s.pattern.empty()) {

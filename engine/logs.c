@@ -1,0 +1,226 @@
+/*
+ * engine/logs.c - what a clone puts in fio's log files, as fio 3.33 computes it.
+ *
+ * Without log_avg_msec, every completed I/O of the measured window is a line:
+ * lat/clat/slat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
+ * iops as 1.  With log_avg_msec, one line per direction per interval: the mean
+ * (or, log_max_value, the largest) latency, and bw (KiB/s) and iops over the
+ * interval, with bs 0; a direction without I/O in an interval gets no line; the
+ * latency logs get a last line at the window's end, as fio's finalize_logs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/logs.h"
+
+#define NS_PER_MS 1000000ull
+
+bool logs_wanted(const struct plan_job *j)
+{
+	return j->bw_log_prefix || j->iops_log_prefix || j->lat_log_prefix;
+}
+
+/* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared. */
+static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
+		     enum log_kind k, const char *prefix)
+{
+	static const char *const type[LOG_KIND_NR] = { "bw", "iops", "lat", "clat", "slat" };
+	char path[4096];
+	struct log_file *f;
+
+	if (j->per_job_logs)
+		snprintf(path, sizeof(path), "%s_%s.%u.log", prefix, type[k], c->thread_number);
+	else
+		snprintf(path, sizeof(path), "%s_%s.log", prefix, type[k]);
+	f = logw_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
+	l->cur[k] = f ? logw_swap(l->lw, NULL) : NULL;
+	if (!l->cur[k])
+		return -ENOMEM;
+	l->cur[k]->file = f;
+	return 0;
+}
+
+struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
+		       int *err)
+{
+	struct wlog *l;
+	int ret = 0;
+
+	*err = 0;
+	if (!logs_wanted(j) || !lw)
+		return NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	l->lw = lw;
+	l->avg_ns = j->log_avg_ns;
+	l->max_value = j->log_max_value;
+	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
+	l->clock_id = j->log_epoch_clock_id;
+	if (j->bw_log_prefix)
+		ret = open_kind(l, j, c, LOG_BW, j->bw_log_prefix);
+	if (!ret && j->iops_log_prefix)
+		ret = open_kind(l, j, c, LOG_IOPS, j->iops_log_prefix);
+	/* fio makes no file for a latency it does not measure (disable_*lat). */
+	if (!ret && j->lat_log_prefix && !j->disable_lat)
+		ret = open_kind(l, j, c, LOG_LAT, j->lat_log_prefix);
+	if (!ret && j->lat_log_prefix && !j->disable_slat)
+		ret = open_kind(l, j, c, LOG_SLAT, j->lat_log_prefix);
+	if (!ret && j->lat_log_prefix && !j->disable_clat)
+		ret = open_kind(l, j, c, LOG_CLAT, j->lat_log_prefix);
+	if (ret) {
+		wlog_close(l);
+		*err = ret;
+		return NULL;
+	}
+	return l;
+}
+
+void wlog_begin(struct wlog *l, uint64_t now)
+{
+	struct timespec ts;
+
+	if (!l)
+		return;
+	l->start_ns = l->last_ns = now;
+	l->next_ns = now + l->avg_ns;
+	memset(l->sum, 0, sizeof(l->sum));
+	memset(l->n, 0, sizeof(l->n));
+	memset(l->max, 0, sizeof(l->max));
+	l->base_ms = 0;
+	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
+		l->base_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / NS_PER_MS;
+}
+
+static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t value, uint8_t ddir,
+		   uint32_t bs, uint64_t offset)
+{
+	struct log_chunk *c = l->cur[k];
+	struct log_entry *e;
+
+	if (c->nr == LOG_CHUNK_ENTRIES) {
+		struct log_file *f = c->file;
+
+		c = logw_swap(l->lw, c);
+		if (!c) {
+			/* Out of memory: this kind stops logging rather than stop the I/O. */
+			l->cur[k] = NULL;
+			return;
+		}
+		c->file = f;
+		l->cur[k] = c;
+	}
+	e = &c->e[c->nr++];
+	e->t_ms = t_ms + l->base_ms;
+	e->value = value;
+	e->ddir = ddir;
+	e->bs = bs;
+	e->offset = offset;
+}
+
+/* One averaged line per direction and kind that had I/O since the last one. */
+static void emit_avg(struct wlog *l, uint64_t now, bool rates)
+{
+	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
+	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
+
+	for (int k = 0; k < LOG_KIND_NR; k++) {
+		bool rate = k == LOG_BW || k == LOG_IOPS;
+
+		if (!l->cur[k] || (rate && !rates))
+			continue;
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			uint64_t v;
+
+			if (!l->n[k][d])
+				continue;
+			if (rate)
+				v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
+			else
+				v = l->max_value ? l->max[k][d] : (l->sum[k][d] + l->n[k][d] / 2) / l->n[k][d];
+			append(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0);
+			l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
+		}
+	}
+	if (rates)
+		l->last_ns = now;
+}
+
+static void add_avg(struct wlog *l, enum log_kind k, uint8_t d, uint64_t v)
+{
+	l->sum[k][d] += v;
+	l->n[k][d]++;
+	if (v > l->max[k][d])
+		l->max[k][d] = v;
+}
+
+static void io_avg(struct wlog *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
+		   uint64_t clat, uint64_t slat)
+{
+	if (now >= l->next_ns) {
+		emit_avg(l, now, true);
+		/* The next interval ends on the next multiple of log_avg_msec, as fio keeps it. */
+		l->next_ns = l->start_ns + ((now - l->start_ns) / l->avg_ns + 1) * l->avg_ns;
+	}
+	add_avg(l, LOG_BW, d, bytes);
+	add_avg(l, LOG_IOPS, d, 1);
+	add_avg(l, LOG_LAT, d, lat);
+	add_avg(l, LOG_CLAT, d, clat);
+	if (slat != UINT64_MAX)
+		add_avg(l, LOG_SLAT, d, slat);
+}
+
+void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
+	     uint64_t lat, uint64_t clat, uint64_t slat)
+{
+	uint64_t t_ms;
+
+	if (l->avg_ns) {
+		io_avg(l, now, ddir, bytes, lat, clat, slat);
+		return;
+	}
+	t_ms = (now - l->start_ns) / NS_PER_MS;
+	if (l->cur[LOG_CLAT])
+		append(l, LOG_CLAT, t_ms, clat, ddir, bytes, offset);
+	if (l->cur[LOG_SLAT] && slat != UINT64_MAX)
+		append(l, LOG_SLAT, t_ms, slat, ddir, bytes, offset);
+	if (l->cur[LOG_LAT])
+		append(l, LOG_LAT, t_ms, lat, ddir, bytes, offset);
+	if (l->cur[LOG_BW])
+		append(l, LOG_BW, t_ms, clat ? (uint64_t)bytes * 1000000ull / clat : 0, ddir, bytes,
+		       offset);
+	if (l->cur[LOG_IOPS])
+		append(l, LOG_IOPS, t_ms, 1, ddir, bytes, offset);
+}
+
+void wlog_end(struct wlog *l, uint64_t now)
+{
+	if (!l)
+		return;
+	if (l->avg_ns)
+		emit_avg(l, now, false);
+	for (int k = 0; k < LOG_KIND_NR; k++) {
+		struct log_file *f;
+
+		if (!l->cur[k] || !l->cur[k]->nr)
+			continue;
+		f = l->cur[k]->file;
+		l->cur[k] = logw_swap(l->lw, l->cur[k]);
+		if (l->cur[k])
+			l->cur[k]->file = f;
+	}
+}
+
+void wlog_close(struct wlog *l)
+{
+	if (!l)
+		return;
+	for (int k = 0; k < LOG_KIND_NR; k++)
+		free(l->cur[k]);
+	free(l);
+}

@@ -1,0 +1,333 @@
+/*
+ * engine/logs_writer.c - the thread that writes fio's log files during the run.
+ *
+ * Clones hand full chunks of entries over (logw_swap); this thread turns them
+ * into fio's text lines and writes them, so the I/O loop never formats or
+ * writes.  A failed open or write marks that file failed (its later chunks are
+ * dropped, nothing else is) and is returned by logw_stop with the file's path,
+ * so the run's results are still reported and the exit status says a log is
+ * incomplete.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/logs.h"
+
+#define WRITE_BUF 65536u
+
+struct log_file {
+	struct log_file *next;
+	char *path;
+	int fd;				/* -1 once failed */
+	int err;			/* first error, positive errno */
+	bool offset, prio_hex;
+};
+
+struct logw {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t work;		/* chunks queued, or stop */
+	pthread_cond_t room;		/* the queue shrank */
+	struct log_chunk *head, *tail, *spare;
+	uint32_t queued;
+	bool stop;
+	struct log_file *files;
+	char buf[WRITE_BUF];
+};
+
+/*
+ * Decimal digits of v at p: its length.  Two digits per division, since the
+ * writer formats every entry of a per-I/O log and this is most of its time.
+ */
+static size_t put_u64(char *p, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	size_t n = 1;
+	char *q;
+
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	q = p + n;
+	while (v >= 100) {
+		q -= 2;
+		q[0] = pairs[(v % 100) * 2];
+		q[1] = pairs[(v % 100) * 2 + 1];
+		v /= 100;
+	}
+	if (v >= 10) {
+		q[-2] = pairs[v * 2];
+		q[-1] = pairs[v * 2 + 1];
+	} else {
+		q[-1] = (char)('0' + v);
+	}
+	return n;
+}
+
+static size_t put_sep(char *p, uint64_t v)
+{
+	size_t n = put_u64(p, v);
+
+	p[n] = ',';
+	p[n + 1] = ' ';
+	return n + 2;
+}
+
+/*
+ * A number's text kept from the entry before: consecutive entries mostly share
+ * their time and block size, so those are copied (a fixed 24 bytes, the
+ * buffer has room past the line) rather than formatted again.
+ */
+struct num_cache {
+	uint64_t v;
+	size_t n;			/* 0 = empty */
+	char s[24];
+};
+
+static size_t put_cached(char *p, uint64_t v, struct num_cache *c)
+{
+	if (!c)
+		return put_sep(p, v);
+	if (!c->n || c->v != v) {
+		c->v = v;
+		c->n = put_sep(c->s, v);
+	}
+	memcpy(p, c->s, sizeof(c->s));
+	return c->n;
+}
+
+static size_t format_line(char *buf, const struct log_entry *e, bool offset, bool prio_hex,
+			  struct num_cache cache[2])
+{
+	size_t n = 0;
+
+	n += put_cached(buf + n, e->t_ms, cache ? &cache[0] : NULL);
+	n += put_sep(buf + n, e->value);
+	buf[n] = (char)('0' + e->ddir);
+	buf[n + 1] = ',';
+	buf[n + 2] = ' ';
+	n += 3;
+	n += put_cached(buf + n, e->bs, cache ? &cache[1] : NULL);
+	if (offset)
+		n += put_sep(buf + n, e->offset);
+	/* The priority column: ioplan issues every I/O at the default priority (0). */
+	if (prio_hex) {
+		memcpy(buf + n, "0x0000", 6);
+		n += 6;
+	} else {
+		buf[n++] = '0';
+	}
+	buf[n++] = '\n';
+	return n;
+}
+
+size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_hex)
+{
+	return format_line(buf, e, offset, prio_hex, NULL);
+}
+
+static void file_fail(struct log_file *f, int err)
+{
+	if (!f->err)
+		f->err = err;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+static void file_write(struct log_file *f, const char *p, size_t n)
+{
+	while (n && f->fd >= 0) {
+		ssize_t w = write(f->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			file_fail(f, w < 0 ? errno : ENOSPC);
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void write_chunk(struct logw *lw, const struct log_chunk *c)
+{
+	struct log_file *f = c->file;
+	struct num_cache cache[2] = { { 0, 0, { 0 } }, { 0, 0, { 0 } } };
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < c->nr && f->fd >= 0; i++) {
+		n += format_line(lw->buf + n, &c->e[i], f->offset, f->prio_hex, cache);
+		if (n > WRITE_BUF - 128) {
+			file_write(f, lw->buf, n);
+			n = 0;
+		}
+	}
+	if (n)
+		file_write(f, lw->buf, n);
+}
+
+/* Takes the whole queue, writes it unlocked, returns the chunks as spares. */
+static void drain(struct logw *lw)
+{
+	struct log_chunk *c = lw->head, *last = NULL;
+
+	lw->head = lw->tail = NULL;
+	lw->queued = 0;
+	pthread_cond_broadcast(&lw->room);
+	pthread_mutex_unlock(&lw->mu);
+	for (struct log_chunk *p = c; p; p = p->next) {
+		write_chunk(lw, p);
+		last = p;
+	}
+	pthread_mutex_lock(&lw->mu);
+	if (last) {
+		last->next = lw->spare;
+		lw->spare = c;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct logw *lw = arg;
+
+	pthread_mutex_lock(&lw->mu);
+	for (;;) {
+		while (!lw->head && !lw->stop)
+			pthread_cond_wait(&lw->work, &lw->mu);
+		if (!lw->head)
+			break;
+		drain(lw);
+	}
+	pthread_mutex_unlock(&lw->mu);
+	return NULL;
+}
+
+int logw_start(struct logw **out)
+{
+	struct logw *lw = calloc(1, sizeof(*lw));
+
+	*out = NULL;
+	if (!lw)
+		return -ENOMEM;
+	pthread_mutex_init(&lw->mu, NULL);
+	pthread_cond_init(&lw->work, NULL);
+	pthread_cond_init(&lw->room, NULL);
+	if (pthread_create(&lw->tid, NULL, writer_main, lw)) {
+		free(lw);
+		return -EAGAIN;
+	}
+	*out = lw;
+	return 0;
+}
+
+static struct log_file *file_new(const char *path, bool append, bool offset, bool prio_hex)
+{
+	struct log_file *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	f->offset = offset;
+	f->prio_hex = prio_hex;
+	f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	if (f->fd < 0)
+		f->err = errno;
+	return f;
+}
+
+struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool offset,
+			   bool prio_hex)
+{
+	struct log_file *f;
+
+	pthread_mutex_lock(&lw->mu);
+	for (f = lw->files; f && strcmp(f->path, path); f = f->next)
+		;
+	if (!f && (f = file_new(path, append, offset, prio_hex))) {
+		struct log_file **end = &lw->files;
+
+		while (*end)
+			end = &(*end)->next;
+		*end = f;
+	}
+	pthread_mutex_unlock(&lw->mu);
+	return f;
+}
+
+struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full)
+{
+	struct log_chunk *c;
+
+	pthread_mutex_lock(&lw->mu);
+	if (full && full->nr) {
+		while (lw->queued >= LOG_QUEUE_MAX)
+			pthread_cond_wait(&lw->room, &lw->mu);
+		full->next = NULL;
+		if (lw->tail)
+			lw->tail->next = full;
+		else
+			lw->head = full;
+		lw->tail = full;
+		lw->queued++;
+		pthread_cond_signal(&lw->work);
+		full = NULL;
+	}
+	c = full ? full : lw->spare;
+	if (c == lw->spare && c)
+		lw->spare = c->next;
+	pthread_mutex_unlock(&lw->mu);
+	if (!c)
+		c = malloc(sizeof(*c));
+	if (c) {
+		c->nr = 0;
+		c->next = NULL;
+	}
+	return c;
+}
+
+int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg)
+{
+	int ret = 0;
+
+	if (!lw)
+		return 0;
+	pthread_mutex_lock(&lw->mu);
+	lw->stop = true;
+	pthread_cond_signal(&lw->work);
+	pthread_mutex_unlock(&lw->mu);
+	pthread_join(lw->tid, NULL);
+	while (lw->files) {
+		struct log_file *f = lw->files;
+
+		if (f->fd >= 0 && close(f->fd) && !f->err)
+			f->err = errno;
+		if (f->err) {
+			if (!ret)
+				ret = -f->err;
+			fail(arg, f->path, f->err);
+		}
+		lw->files = f->next;
+		free(f->path);
+		free(f);
+	}
+	while (lw->spare) {
+		struct log_chunk *c = lw->spare;
+
+		lw->spare = c->next;
+		free(c);
+	}
+	pthread_cond_destroy(&lw->room);
+	pthread_cond_destroy(&lw->work);
+	pthread_mutex_destroy(&lw->mu);
+	free(lw);
+	return ret;
+}

@@ -1,0 +1,211 @@
+"""tests/e2e/test_logs.py - fio's log files (write_bw_log, write_iops_log, write_lat_log).
+
+Differential: the same job through fio 3.33 and ioplan, each in its own
+directory; compared are the names of the files made, the columns of their
+lines, the number of entries per direction and the magnitude of the values
+(rate-limited jobs, so bandwidth and IOPS are the same in both).  Then what
+fio cannot be compared on: a log that cannot be written is an error naming
+the file, and the results are still reported.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import time
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+RATED = ["--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=20", "--time_based"]
+
+
+def read_log(path):
+    """[[int, ...], ...] of a log file (the prio column may be 0x hex)."""
+    rows = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        rows.append([int(f, 0) for f in line.split(", ")])
+    return rows
+
+
+def per_ddir(rows):
+    out = {}
+    for r in rows:
+        out[r[2]] = out.get(r[2], 0) + 1
+    return out
+
+
+class LogsTmp(TmpDirCase):
+    def run_both(self, args):
+        """Runs ioplan in tmp/ioplan and fio in tmp/fio: the two directories."""
+        dirs = []
+        for tool in ("ioplan", "fio"):
+            d = self.tmp / tool
+            d.mkdir()
+            p = (run if tool == "ioplan" else run_fio)([*args, "--output=/dev/null"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{tool}: {p.stderr}")
+            dirs.append(d)
+        return dirs
+
+    @staticmethod
+    def names(d):
+        return sorted(str(p.relative_to(d)) for p in d.rglob("*.log"))
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class FioLogDifferential(LogsTmp):
+    def test_per_io_entries(self):
+        """No log_avg_msec: one line per I/O, bs and offset columns, bw = bytes*10^6/clat_ns."""
+        a, f = self.run_both(["--name=j", *RATED, "--runtime=1", "--write_bw_log=j", "--write_iops_log=j",
+                              "--write_lat_log=j", "--log_offset=1"])
+        self.assertEqual(self.names(a), self.names(f))
+        self.assertEqual(self.names(a), ["j_bw.1.log", "j_clat.1.log", "j_iops.1.log", "j_lat.1.log",
+                                         "j_slat.1.log"])
+        for name in self.names(a):
+            mine, theirs = read_log(a / name), read_log(f / name)
+            self.assertEqual({len(r) for r in mine} | {len(r) for r in theirs} or {6}, {6}, name)
+            for d in (0, 1):
+                n, m = per_ddir(mine).get(d, 0), per_ddir(theirs).get(d, 0)
+                self.assertLessEqual(abs(n - m), 3, f"{name} ddir {d}: ioplan {n}, fio {m}")
+            for r in mine:
+                self.assertEqual(r[3], 4096, name)
+                self.assertEqual(r[4] % 4096, 0, name)
+                self.assertLessEqual(r[0], 1100, name)
+        self.assertEqual({r[1] for r in read_log(a / "j_iops.1.log")}, {1})
+        # A latency of a null I/O is ns to µs in both; bw per I/O is bytes*10^6/clat.
+        for r, c in zip(read_log(a / "j_bw.1.log"), read_log(a / "j_clat.1.log")):
+            self.assertEqual(r[1], 4096 * 10**6 // c[1] if c[1] else 0)
+
+    def test_averaged_counts_and_units(self):
+        """log_avg_msec=500 over 2 s: the same entries per direction (±1), KiB/s and IOPS alike."""
+        args = ["--name=a", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=100",
+                "--time_based", "--runtime=2", "--log_avg_msec=500", "--write_bw_log=a", "--write_iops_log=a",
+                "--write_lat_log=a"]
+        a, f = self.run_both(args)
+        self.assertEqual(self.names(a), self.names(f))
+        for name in self.names(a):
+            mine, theirs = read_log(a / name), read_log(f / name)
+            for d in (0, 1):
+                n, m = per_ddir(mine).get(d, 0), per_ddir(theirs).get(d, 0)
+                self.assertLessEqual(abs(n - m), 1, f"{name} ddir {d}: ioplan {n}, fio {m}")
+            self.assertTrue(all(len(r) == 5 and r[3] == 0 for r in mine), name)
+            self.assertTrue(all(r[0] % 500 < 100 or r[0] % 500 > 400 for r in mine), (name, mine))
+        for kind, want in (("bw", 400), ("iops", 100)):
+            for r in read_log(a / f"a_{kind}.1.log") + read_log(f / f"a_{kind}.1.log"):
+                self.assertTrue(want / 1.5 <= r[1] <= want * 1.5, (kind, r))
+
+    def test_ramp_is_not_logged(self):
+        """After ramp_time the clock starts again: entries from 200 ms to the window's end, as fio."""
+        a, f = self.run_both(["--name=r", "--ioengine=null", "--rw=read", "--size=1m", "--rate_iops=10",
+                              "--time_based", "--runtime=1", "--ramp_time=1", "--write_lat_log=r",
+                              "--log_avg_msec=200"])
+        mine, theirs = read_log(a / "r_clat.1.log"), read_log(f / "r_clat.1.log")
+        self.assertLessEqual(abs(len(mine) - len(theirs)), 1, (mine, theirs))
+        self.assertTrue(150 <= mine[0][0] <= 300 and mine[-1][0] <= 1100, mine)
+
+    def test_log_avg_msec_sets_the_sample_interval(self):
+        """With an averaged bw/iops log, the JSON bw/iops samples follow log_avg_msec (2 of 1 s in 3 s), as fio."""
+        args = ["--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--rate_iops=100", "--time_based",
+                "--runtime=3", "--write_bw_log=x", "--write_iops_log=x", "--log_avg_msec=1000", "--output-format=json"]
+        counts = []
+        for tool in (run, run_fio):
+            p = tool(args, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            r = json.loads(p.stdout)["jobs"][0]["read"]
+            counts.append((r["bw_samples"], r["iops_samples"]))
+        self.assertEqual(counts[0], counts[1])
+
+    def test_names_numjobs_shared_and_prefix(self):
+        """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
+        job = ("[global]\nioengine=null\nsize=1m\nrate_iops=10\ntime_based\nruntime=1\n"
+               "[sec]\nrw=read\nwrite_lat_log\nper_job_logs=0\nnumjobs=2\nlog_prio=1\n"
+               "[two]\nrw=write\nwrite_iops_log=sub/pfx\nwrite_bw_log\nnumjobs=2\n")
+        dirs = []
+        for tool in ("ioplan", "fio"):
+            d = self.tmp / tool
+            (d / "sub").mkdir(parents=True)
+            (d / "job.fio").write_text(job)
+            p = (run if tool == "ioplan" else run_fio)(["job.fio", "--output=/dev/null"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            dirs.append(d)
+        a, f = dirs
+        self.assertEqual(self.names(a), self.names(f))
+        self.assertIn("sub/pfx_iops.4.log", self.names(a))
+        shared = read_log(a / "sec_clat.log")
+        self.assertLessEqual(abs(len(shared) - len(read_log(f / "sec_clat.log"))), 4)
+        self.assertIn(", 0x0000", (a / "sec_lat.log").read_text().splitlines()[0])
+
+
+class LogBehaviour(LogsTmp):
+    def test_every_io_is_a_line(self):
+        """A size-bound job: each per-I/O log has exactly one line per I/O (16384, four chunks), in time order."""
+        p = run(["--name=c", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=64m", "--iodepth=8",
+                 "--write_lat_log=c", "--write_bw_log=c", "--write_iops_log=c", "--log_offset=1",
+                 "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for kind in ("bw", "iops", "lat", "clat", "slat"):
+            rows = read_log(self.tmp / f"c_{kind}.1.log")
+            self.assertEqual(len(rows), 16384, kind)
+            self.assertEqual(len({r[4] for r in rows}), 16384, kind)   # every block once
+            self.assertEqual([r[0] for r in rows], sorted(r[0] for r in rows), kind)
+
+    def test_unix_epoch(self):
+        t0 = time.time() * 1000
+        p = run(["--name=u", *RATED, "--runtime=1", "--write_iops_log=u", "--log_unix_epoch=1",
+                 "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_log(self.tmp / "u_iops.1.log")
+        self.assertTrue(rows)
+        self.assertTrue(all(t0 - 1000 <= r[0] <= time.time() * 1000 + 1000 for r in rows), rows[:3])
+
+    def test_alternate_epoch_clock(self):
+        """log_alternate_epoch with clock id 1 (CLOCK_MONOTONIC); log_entries is accepted."""
+        t0 = time.monotonic() * 1000
+        p = run(["--name=m", *RATED, "--runtime=0.5", "--write_iops_log=m", "--log_alternate_epoch=1",
+                 "--log_alternate_epoch_clock_id=1", "--log_entries=4096", "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_log(self.tmp / "m_iops.1.log")
+        self.assertTrue(rows)
+        self.assertTrue(all(t0 - 1000 <= r[0] <= time.monotonic() * 1000 + 1000 for r in rows), (t0, rows[:3]))
+
+    def test_per_job_logs_0_appends(self):
+        args = ["--name=s", *RATED, "--runtime=0.3", "--write_iops_log=s", "--per_job_logs=0", "--output=/dev/null"]
+        run(args, cwd=self.tmp)
+        first = len(read_log(self.tmp / "s_iops.log"))
+        run(args, cwd=self.tmp)
+        self.assertGreater(len(read_log(self.tmp / "s_iops.log")), first)
+
+    def test_unwritable_directory(self):
+        p = run(["--name=e", *RATED, "--runtime=0.3", "--write_bw_log=" + str(self.tmp / "missing" / "x")],
+                cwd=self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(str(self.tmp / "missing" / "x_bw.1.log"), p.stderr)
+        self.assertIn("No such file or directory", p.stderr)
+        self.assertIn("e: (groupid=0", p.stdout)   # the run's results are still reported
+
+    def test_full_filesystem(self):
+        """ENOSPC while logging (a 64 KiB tmpfs): an error naming the file, results still reported."""
+        mnt = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-full-"))
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                          capture_output=True).returncode:
+            os.rmdir(mnt)
+            self.skipTest("cannot mount a tmpfs here")
+        try:
+            p = run(["--name=f", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g", "--number_ios=200000",
+                     "--write_lat_log=" + str(mnt / "f")], cwd=self.tmp)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn(str(mnt / "f_"), p.stderr)
+            self.assertIn("No space left on device", p.stderr)
+            self.assertIn("f: (groupid=0", p.stdout)
+        finally:
+            subprocess.run(["umount", str(mnt)])
+            os.rmdir(mnt)
+
+    def test_bare_value_and_unsupported_neighbours(self):
+        p = run(["--name=h", *RATED, "--runtime=0.1", "--write_hist_log=h"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("write_hist_log' is not supported", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

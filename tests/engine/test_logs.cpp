@@ -1,0 +1,175 @@
+// tests/engine/test_logs.cpp - fio's log files: the line format, the chunked
+// writer (every entry reaches the file, in order, over many chunks; memory is
+// reused), the per-clone sampling (per-I/O and averaged entries) and failures
+// that name the file.
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/logs.h"
+#include "tests/engine/plan_builder.hpp"
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string &path)
+{
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l);)
+        out.push_back(l);
+    return out;
+}
+
+void collect(void *arg, const char *path, int err)
+{
+    static_cast<std::vector<std::pair<std::string, int>> *>(arg)->emplace_back(path, err);
+}
+
+// A job with the given log prefixes; the strings belong to the caller.
+plan_job log_job(char *bw, char *iops, char *lat, bool per_job = true)
+{
+    plan_job j{};
+    j.bw_log_prefix = bw;
+    j.iops_log_prefix = iops;
+    j.lat_log_prefix = lat;
+    j.per_job_logs = per_job;
+    return j;
+}
+
+} // namespace
+
+TEST_CASE("logs: an entry is formatted as fio's line, with optional offset and hex priority")
+{
+    char buf[128];
+    log_entry e{};
+    e.t_ms = 1500;
+    e.value = 18446744073709551615ull;
+    e.offset = 8192;
+    e.bs = 4096;
+    e.ddir = 1;
+    CHECK(std::string(buf, log_format(buf, &e, false, false)) == "1500, 18446744073709551615, 1, 4096, 0\n");
+    CHECK(std::string(buf, log_format(buf, &e, true, true)) == "1500, 18446744073709551615, 1, 4096, 8192, 0x0000\n");
+    e = log_entry{};
+    CHECK(std::string(buf, log_format(buf, &e, false, false)) == "0, 0, 0, 0, 0\n");
+}
+
+TEST_CASE("logs: the writer writes every entry of many chunks in order, reusing chunk memory")
+{
+    pb::tmpdir d;
+    logw *lw = nullptr;
+    REQUIRE(logw_start(&lw) == 0);
+    log_file *f = logw_file(lw, d.file("x_bw.1.log").c_str(), false, false, false);
+    REQUIRE(f);
+    CHECK(logw_file(lw, d.file("x_bw.1.log").c_str(), false, false, false) == f);
+    const uint64_t n = 10 * LOG_CHUNK_ENTRIES + 7;
+    log_chunk *c = logw_swap(lw, nullptr);
+    for (uint64_t i = 0; i < n; i++) {
+        if (c->nr == LOG_CHUNK_ENTRIES)
+            c = logw_swap(lw, c);
+        REQUIRE(c);
+        c->file = f;
+        c->e[c->nr] = log_entry{};
+        c->e[c->nr].t_ms = i;
+        c->e[c->nr++].value = i * 2;
+    }
+    CHECK(logw_swap(lw, c) != nullptr);	// the last, partial chunk; an empty one back
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(logw_stop(lw, collect, &failed) == 0);
+    CHECK(failed.empty());
+    auto lines = lines_of(d.file("x_bw.1.log"));
+    REQUIRE(lines.size() == n);
+    CHECK(lines[0] == "0, 0, 0, 0, 0");
+    CHECK(lines[n - 1] == std::to_string(n - 1) + ", " + std::to_string(2 * (n - 1)) + ", 0, 0, 0");
+}
+
+TEST_CASE("logs: a file that cannot be opened is reported with its path, the others are written")
+{
+    pb::tmpdir d;
+    logw *lw = nullptr;
+    REQUIRE(logw_start(&lw) == 0);
+    std::string bad = d.file("missing/x_bw.1.log");
+    log_file *fb = logw_file(lw, bad.c_str(), false, false, false);
+    log_file *fg = logw_file(lw, d.file("ok.log").c_str(), false, false, false);
+    for (log_file *f : {fb, fg}) {
+        log_chunk *c = logw_swap(lw, nullptr);
+        c->file = f;
+        c->e[c->nr++] = log_entry{};
+        free(logw_swap(lw, c));
+    }
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(logw_stop(lw, collect, &failed) == -ENOENT);
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].first == bad);
+    CHECK(failed[0].second == ENOENT);
+    CHECK(lines_of(d.file("ok.log")).size() == 1);
+}
+
+TEST_CASE("logs: a clone's files are named as fio's, per thread or shared, per latency measured")
+{
+    pb::tmpdir d;
+    std::string pre = d.file("p");
+    logw *lw = nullptr;
+    REQUIRE(logw_start(&lw) == 0);
+    plan_clone c{};
+    c.thread_number = 3;
+    plan_job j = log_job(&pre[0], nullptr, &pre[0]);
+    j.disable_slat = true;
+    int err = 0;
+    wlog *l = wlog_open(lw, &j, &c, &err);
+    REQUIRE(l);
+    plan_job shared = log_job(nullptr, &pre[0], nullptr, false);
+    wlog *s = wlog_open(lw, &shared, &c, &err);
+    REQUIRE(s);
+    plan_job none = log_job(nullptr, nullptr, nullptr);
+    CHECK(wlog_open(lw, &none, &c, &err) == nullptr);
+    CHECK(err == 0);
+    std::vector<std::pair<std::string, int>> failed;
+    wlog_close(l);
+    wlog_close(s);
+    CHECK(logw_stop(lw, collect, &failed) == 0);
+    for (const char *name : {"p_bw.3.log", "p_lat.3.log", "p_clat.3.log", "p_iops.log"})
+        CHECK(std::ifstream(d.file(name)).good());
+    CHECK_FALSE(std::ifstream(d.file("p_slat.3.log")).good());
+}
+
+TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
+{
+    pb::tmpdir d;
+    std::string pre = d.file("a"), pre2 = d.file("b");
+    logw *lw = nullptr;
+    REQUIRE(logw_start(&lw) == 0);
+    plan_clone c{};
+    c.thread_number = 1;
+    plan_job per_io = log_job(&pre[0], &pre[0], nullptr);
+    plan_job avg = log_job(&pre2[0], nullptr, &pre2[0]);
+    avg.log_avg_ns = 500000000ull;
+    int err = 0;
+    wlog *l = wlog_open(lw, &per_io, &c, &err), *a = wlog_open(lw, &avg, &c, &err);
+    REQUIRE(l);
+    REQUIRE(a);
+    const uint64_t t0 = 1000000000ull, ms = 1000000ull;
+    wlog_begin(l, t0);
+    wlog_begin(a, t0);
+    wlog_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000, UINT64_MAX);
+    // Averaged: 4 reads of 4 KiB with latencies 100..400 in the first 500 ms, then one more.
+    for (int i = 1; i <= 4; i++)
+        wlog_io(a, t0 + (uint64_t)i * 100 * ms, 0, 4096, 0, (uint64_t)i * 100, (uint64_t)i * 100, UINT64_MAX);
+    wlog_io(a, t0 + 510 * ms, 0, 4096, 0, 1000, 1000, UINT64_MAX);
+    wlog_end(l, t0 + 3 * ms);
+    wlog_end(a, t0 + 600 * ms);
+    wlog_close(l);
+    wlog_close(a);
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(logw_stop(lw, collect, &failed) == 0);
+    CHECK(lines_of(d.file("a_bw.1.log")) == std::vector<std::string>{"2, 4096000, 0, 4096, 0"});
+    CHECK(lines_of(d.file("a_iops.1.log")) == std::vector<std::string>{"2, 1, 0, 4096, 0"});
+    // bw over the first 510 ms: 16 KiB -> 31 KiB/s; mean latency 250; the last line at the window's end.
+    CHECK(lines_of(d.file("b_bw.1.log")) == std::vector<std::string>{"510, 31, 0, 0, 0"});
+    CHECK(lines_of(d.file("b_lat.1.log")) == std::vector<std::string>{"510, 250, 0, 0, 0", "600, 1000, 0, 0, 0"});
+}
