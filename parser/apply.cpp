@@ -67,12 +67,12 @@ uint64_t time_in(const option &o, const std::string &v)
     return ns;
 }
 
-size_t choice_of(const option &o, const std::string &v0)
+long long choice_of(const option &o, const std::string &v0)
 {
     std::string v = trim(v0), names;
     for (size_t i = 0; i < o.choices.size(); i++) {
         if (!strcasecmp(o.choices[i].name, v.c_str()))
-            return i;
+            return o.choices[i].value;
         names += (i ? ", " : "") + std::string(o.choices[i].name);
     }
     throw value_error("'" + v + "' is not a valid " + o.name + " (one of: " + names + ")");
@@ -133,12 +133,7 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
         mod = v.substr(colon + 1);
         v = v.substr(0, colon);
     }
-    static const enum plan_rw map[] = {
-        PLAN_RW_READ, PLAN_RW_WRITE, PLAN_RW_TRIM, PLAN_RW_RANDREAD, PLAN_RW_RANDWRITE,
-        PLAN_RW_RANDTRIM, PLAN_RW_RW, PLAN_RW_RW, PLAN_RW_RANDRW, PLAN_RW_TRIMWRITE,
-        PLAN_RW_RANDTRIMWRITE,
-    };
-    j.pj.rw = map[choice_of(o, v)];
+    j.pj.rw = (enum plan_rw)choice_of(o, v);
     j.pj.rw_seq_skip_bytes = 0;
     if (mod.empty())
         return;
@@ -223,36 +218,33 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
         set_zones(j, parts);
         return;
     }
-    size_t kind = choice_of(o, parts[0]);
-    static const enum plan_random_dist map[] = {
-        PLAN_RAND_UNIFORM, PLAN_RAND_ZIPF, PLAN_RAND_PARETO, PLAN_RAND_NORMAL, PLAN_RAND_NORMAL,
-    };
-    j.pj.random_distribution = map[kind];
+    auto kind = (enum plan_random_dist)choice_of(o, parts[0]);
+    const std::string &name = parts[0];
+    j.pj.random_distribution = kind;
     j.pj.nr_rand_zones = 0;
     j.pj.random_dist_param = 0;
     j.pj.random_dist_center = 0;
-    if (kind == 0) {
+    if (kind == PLAN_RAND_UNIFORM) {
         if (parts.size() > 1)
             throw value_error("random_distribution=random takes no parameter");
         return;
     }
-    if (parts.size() < 2 && kind != 4 && kind != 3)
-        throw value_error(std::string(o.choices[kind].name) + " needs a parameter, e.g. " +
-                          o.choices[kind].name + ":1.2");
+    if (parts.size() < 2 && kind != PLAN_RAND_NORMAL)
+        throw value_error(name + " needs a parameter, e.g. " + name + ":1.2");
     if (parts.size() >= 2)
         j.pj.random_dist_param = parse_float(parts[1]);
     if (parts.size() >= 3)
         j.pj.random_dist_center = parse_float(parts[2]);
     if (parts.size() > 3 || j.pj.random_dist_center < 0 || j.pj.random_dist_center > 1)
         throw value_error("random_distribution center must be within 0..1");
-    if (kind == 1 && j.pj.random_dist_param == 1.0)
+    if (kind == PLAN_RAND_ZIPF && j.pj.random_dist_param == 1.0)
         throw value_error("zipf theta must not be 1.0");
     // fio runs a negative theta with its zipf formula outside the law's domain.
-    if (kind == 1 && j.pj.random_dist_param < 0)
+    if (kind == PLAN_RAND_ZIPF && j.pj.random_dist_param < 0)
         throw value_error("zipf theta must be 0 or more (0: every block alike)");
-    if (kind == 2 && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
+    if (kind == PLAN_RAND_PARETO && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
         throw value_error("pareto h must be within 0..1 (exclusive)");
-    if (kind >= 3)
+    if (kind == PLAN_RAND_NORMAL)
         j.pj.random_dist_param = normal_sigma_pct(j.pj.random_dist_param);
 }
 
@@ -296,13 +288,9 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
 
 void set_ioengine(job_spec &j, const option &o, const std::string &v)
 {
-    static const enum plan_ioengine map[] = {
-        PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO,
-        PLAN_IOENGINE_IO_URING,
-    };
     std::string name = trim(v);
     try {
-        j.pj.ioengine = map[choice_of(o, name)];
+        j.pj.ioengine = (enum plan_ioengine)choice_of(o, name);
     } catch (const value_error &) {
         throw value_error("ioengine '" + name + "' is not supported (ioplan has psync, sync, null, libaio, io_uring)");
     }

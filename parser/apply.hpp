@@ -20,8 +20,8 @@ bool flag_value(const std::string &v);
 uint64_t size_in(const job_spec &j, const option &o, const std::string &v);
 uint64_t time_in(const option &o, const std::string &v);
 
-// Index of v among o.choices (case-insensitive).
-size_t choice_of(const option &o, const std::string &v);
+// The value of the choice named v (case-insensitive); value_error names the choices.
+long long choice_of(const option &o, const std::string &v);
 
 // Size or percentage: sets exactly one of *bytes / *ppm (the other to 0).
 void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm);

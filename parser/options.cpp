@@ -65,18 +65,14 @@ static void set_filesize(job_spec &j, const option &o, const std::string &v)
 
 static void set_continue_on_error(job_spec &j, const option &o, const std::string &v)
 {
-    static const uint32_t map[] = {0, 0, PLAN_COE_READ, PLAN_COE_WRITE, PLAN_COE_READ | PLAN_COE_WRITE,
-                                   PLAN_COE_VERIFY, PLAN_COE_ALL, PLAN_COE_ALL};
-    j.pj.continue_on_error = map[choice_of(o, v)];
+    j.pj.continue_on_error = U32(choice_of(o, v));
 }
 
 static void set_verify(job_spec &j, const option &o, const std::string &v)
 {
-    static const enum plan_verify map[] = {PLAN_VERIFY_NONE, PLAN_VERIFY_NONE, PLAN_VERIFY_CRC32C,
-                                           PLAN_VERIFY_CRC32C, PLAN_VERIFY_XXH64, PLAN_VERIFY_PATTERN};
     std::string t = trim(v);
     try {
-        j.pj.verify = map[choice_of(o, t)];
+        j.pj.verify = (enum plan_verify)choice_of(o, t);
     } catch (const value_error &) {
         throw value_error("verify=" + t + " is not supported (ioplan has crc32c, xxhash, pattern)");
     }
@@ -106,14 +102,14 @@ static void set_numjobs(job_spec &j, const option &o, const std::string &v)
 
 static void set_rate_process(job_spec &j, const option &o, const std::string &v)
 {
-    j.pj.rate_process = choice_of(o, v) ? PLAN_RATE_POISSON : PLAN_RATE_LINEAR;
+    j.pj.rate_process = (enum plan_rate_process)choice_of(o, v);
 }
 
 static const std::vector<option> table = {
     // ---- job control ------------------------------------------------------------
-    {"kb_base", {}, opt_type::choice, "", "1024", NR, {{"1024", "k = 1024 (IEC meaning of k, m, g)"}, {"1000", "k = 1000 (SI)"}},
+    {"kb_base", {}, opt_type::choice, "", "1024", NR, {{"1024", "k = 1024 (IEC meaning of k, m, g)", 1024}, {"1000", "k = 1000 (SI)", 1000}},
      CAT_STATS, "Base of the k, m, g suffixes in input and of the units in output.",
-     A(j.kb_base = j.pj.kb_base = choice_of(o, v) ? 1000 : 1024), false},
+     A(j.kb_base = j.pj.kb_base = U32(choice_of(o, v))), false},
     {"name", {}, opt_type::string, "", nullptr, NR, {}, CAT_JOB,
      "Job name as displayed (the section name by default); in [global] it names no job, as in fio.",
      A(j.name = trim(v); if (j.name.empty()) throw value_error("empty job name")), false},
@@ -162,11 +158,10 @@ static const std::vector<option> table = {
     {"repeat_discard", {}, opt_type::integer, "", "0", 0, 1000, {}, CAT_REPEAT, "Extra runs first, not counted (warm-up runs).",
      A(j.pj.repeat_discard = U32(int_in(o, v))), true},
     {"repeat_aggregate", {}, opt_type::choice, "", "max", NR,
-     {{"max", "best run: highest throughput, lowest latency (CrystalDiskMark)"}, {"median", "median run"},
-      {"mean", "mean of the runs"}, {"min", "worst run"}},
+     {{"max", "best run: highest throughput, lowest latency (CrystalDiskMark)", PLAN_AGG_MAX},
+      {"median", "median run", PLAN_AGG_MEDIAN}, {"mean", "mean of the runs", PLAN_AGG_MEAN}, {"min", "worst run", PLAN_AGG_MIN}},
      CAT_REPEAT, "How the repeated runs are summarised (every run is kept in the results).",
-     A(static const enum plan_repeat_aggregate m[] = {PLAN_AGG_MAX, PLAN_AGG_MEDIAN, PLAN_AGG_MEAN, PLAN_AGG_MIN};
-       j.pj.repeat_aggregate = m[choice_of(o, v)]), true},
+     A(j.pj.repeat_aggregate = (enum plan_repeat_aggregate)choice_of(o, v)), true},
     {"repeat_pause", {}, opt_type::time, "s", "0", 0, 1e6, {}, CAT_REPEAT, "Sleep between repeated runs.",
      A(j.pj.repeat_pause_ns = time_in(o, v)), true},
     {"group_pause", {}, opt_type::time, "s", "0", 0, 1e6, {}, CAT_REPEAT,
@@ -185,10 +180,11 @@ static const std::vector<option> table = {
     {"openfiles", {}, opt_type::integer, "", "0", 0, 1e6, {}, CAT_FILES, "Files kept open at once (0: all).",
      A(j.pj.openfiles = U32(int_in(o, v))), false},
     {"file_service_type", {}, opt_type::choice, "", "roundrobin", NR,
-     {{"roundrobin", "each I/O to the next file"}, {"sequential", "finish one file, then the next"}, {"random", "a random file per I/O"}},
+     {{"roundrobin", "each I/O to the next file", PLAN_FILE_SERVICE_ROUNDROBIN},
+      {"sequential", "finish one file, then the next", PLAN_FILE_SERVICE_SEQUENTIAL},
+      {"random", "a random file per I/O", PLAN_FILE_SERVICE_RANDOM}},
      CAT_FILES, "How a clone with several files picks the file for each I/O.",
-     A(static const enum plan_file_service m[] = {PLAN_FILE_SERVICE_ROUNDROBIN, PLAN_FILE_SERVICE_SEQUENTIAL, PLAN_FILE_SERVICE_RANDOM};
-       j.pj.file_service = m[choice_of(o, v)]), false},
+     A(j.pj.file_service = (enum plan_file_service)choice_of(o, v)), false},
     {"size", {}, opt_type::size_pct, "bytes", "0", NR, {}, CAT_FILES,
      "Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device.",
      A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm)), false},
@@ -215,12 +211,12 @@ static const std::vector<option> table = {
     {"unique_filename", {}, opt_type::boolean, "", "1", NR, {}, CAT_FILES,
      "Accepted for fio compatibility (client/server names); no effect on a local run.", A(flag_value(v)), false},
     {"fallocate", {}, opt_type::choice, "", "native", NR,
-     {{"native", "fallocate(), ignored where unsupported"}, {"none", "no preallocation"}, {"0", "same as none"},
-      {"posix", "posix_fallocate()"}, {"1", "same as posix"}, {"keep", "fallocate() with FALLOC_FL_KEEP_SIZE"}},
+     {{"native", "fallocate(), ignored where unsupported", PLAN_FALLOCATE_NATIVE},
+      {"none", "no preallocation", PLAN_FALLOCATE_NONE}, {"0", "same as none", PLAN_FALLOCATE_NONE},
+      {"posix", "posix_fallocate()", PLAN_FALLOCATE_POSIX}, {"1", "same as posix", PLAN_FALLOCATE_POSIX},
+      {"keep", "fallocate() with FALLOC_FL_KEEP_SIZE", PLAN_FALLOCATE_KEEP}},
      CAT_FILES, "How files are preallocated before layout.",
-     A(static const enum plan_fallocate m[] = {PLAN_FALLOCATE_NATIVE, PLAN_FALLOCATE_NONE, PLAN_FALLOCATE_NONE,
-                                               PLAN_FALLOCATE_POSIX, PLAN_FALLOCATE_POSIX, PLAN_FALLOCATE_KEEP};
-       j.pj.fallocate = m[choice_of(o, v)]), false},
+     A(j.pj.fallocate = (enum plan_fallocate)choice_of(o, v)), false},
     {"overwrite", {}, opt_type::boolean, "", "0", NR, {}, CAT_FILES, "Write jobs lay out (fill) their files first.",
      A(j.pj.overwrite = flag_value(v)), false},
     {"pre_read", {}, opt_type::boolean, "", "0", NR, {}, CAT_FILES, "Read the files once into the page cache before the job.",
@@ -232,7 +228,7 @@ static const std::vector<option> table = {
     {"unlink_each_loop", {}, opt_type::boolean, "", "0", NR, {}, CAT_FILES, "Delete and re-create the files after every loop.",
      A(j.pj.unlink_each_loop = flag_value(v)), false},
     {"zonemode", {}, opt_type::choice, "", "none", NR,
-     {{"none", "no zones"}, {"strided", "do zonesize bytes, then skip to the next zonerange boundary"}},
+     {{"none", "no zones", 0}, {"strided", "do zonesize bytes, then skip to the next zonerange boundary", 0}},
      CAT_PATTERN, "Zones within the region; zonesize= alone also selects strided, as in fio (zoned block devices, zonemode=zbd, are not supported).",
      A(if (trim(v) == "zbd") throw value_error("zonemode=zbd (zoned block devices) is not supported");
        choice_of(o, v)), false},
@@ -253,11 +249,13 @@ static const std::vector<option> table = {
 
     // ---- pattern ----------------------------------------------------------------------
     {"rw", {"readwrite"}, opt_type::choice, "", "read", NR,
-     {{"read", "sequential reads"}, {"write", "sequential writes"}, {"trim", "sequential trims"},
-      {"randread", "random reads"}, {"randwrite", "random writes"}, {"randtrim", "random trims"},
-      {"rw", "sequential mixed reads and writes"}, {"readwrite", "same as rw"},
-      {"randrw", "random mixed reads and writes"}, {"trimwrite", "trim then write each block"},
-      {"randtrimwrite", "random trim then write"}},
+     {{"read", "sequential reads", PLAN_RW_READ}, {"write", "sequential writes", PLAN_RW_WRITE},
+      {"trim", "sequential trims", PLAN_RW_TRIM}, {"randread", "random reads", PLAN_RW_RANDREAD},
+      {"randwrite", "random writes", PLAN_RW_RANDWRITE}, {"randtrim", "random trims", PLAN_RW_RANDTRIM},
+      {"rw", "sequential mixed reads and writes", PLAN_RW_RW}, {"readwrite", "same as rw", PLAN_RW_RW},
+      {"randrw", "random mixed reads and writes", PLAN_RW_RANDRW},
+      {"trimwrite", "trim then write each block", PLAN_RW_TRIMWRITE},
+      {"randtrimwrite", "random trim then write", PLAN_RW_RANDTRIMWRITE}},
      CAT_PATTERN, "Direction and order of the I/O; read:4k leaves a 4k gap after each sequential I/O.", set_rw, false},
     {"rwmixread", {}, opt_type::integer, "%", "50", 0, 100, {}, CAT_PATTERN, "Percentage of reads in mixed jobs.",
      A(j.pj.rwmixread_pct = U32(int_in(o, v))), false},
@@ -278,12 +276,15 @@ static const std::vector<option> table = {
     {"percentage_random", {}, opt_type::int_ddir, "%", "100", 0, 100, {}, CAT_PATTERN,
      "Share of random I/Os in a random job (the rest sequential).", A(FOR_DDIR(j.pj.percentage_random_pct[d] = U32(int_in(o, s)))), false},
     {"random_distribution", {}, opt_type::choice, "", "random", NR,
-     {{"random", "uniform"}, {"zipf", "zipf:theta[:center]"}, {"pareto", "pareto:h[:center]"},
-      {"normal", "normal[:dev[:center]]: fio's bell (sd range/12) widened by a uniform dev% (0..99)"}, {"gauss", "same as normal"},
-      {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)"}, {"zoned_abs", "zoned_abs:io%/bytes:... (DISKSPD -rdabs)"}},
+     {{"random", "uniform", PLAN_RAND_UNIFORM}, {"zipf", "zipf:theta[:center]", PLAN_RAND_ZIPF},
+      {"pareto", "pareto:h[:center]", PLAN_RAND_PARETO},
+      {"normal", "normal[:dev[:center]]: fio's bell (sd range/12) widened by a uniform dev% (0..99)", PLAN_RAND_NORMAL},
+      {"gauss", "same as normal", PLAN_RAND_NORMAL},
+      {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)", PLAN_RAND_ZONED},
+      {"zoned_abs", "zoned_abs:io%/bytes:... (DISKSPD -rdabs)", PLAN_RAND_ZONED}},
      CAT_PATTERN, "Distribution of random offsets; non-uniform ones imply norandommap.", set_random_distribution, false},
     {"random_generator", {}, opt_type::choice, "", "tausworthe", NR,
-     {{"tausworthe", "accepted"}, {"lfsr", "accepted"}, {"tausworthe64", "accepted"}}, CAT_PATTERN,
+     {{"tausworthe", "accepted", 0}, {"lfsr", "accepted", 0}, {"tausworthe64", "accepted", 0}}, CAT_PATTERN,
      "Accepted for fio compatibility: ioplan covers every block once per pass with its own permutation generator.",
      A(choice_of(o, v)), false},
     {"norandommap", {}, opt_type::flag, "", "0", NR, {}, CAT_PATTERN, "Random offsets drawn independently (blocks may repeat).",
@@ -302,8 +303,9 @@ static const std::vector<option> table = {
 
     // ---- engine --------------------------------------------------------------------------
     {"ioengine", {}, opt_type::choice, "", "psync", NR,
-     {{"psync", "pread/pwrite"}, {"sync", "run as psync (pread/pwrite)"}, {"null", "no data moves; measures the tool"},
-      {"libaio", "Linux native AIO"}, {"io_uring", "io_uring (liburing)"}},
+     {{"psync", "pread/pwrite", PLAN_IOENGINE_PSYNC}, {"sync", "run as psync (pread/pwrite)", PLAN_IOENGINE_PSYNC},
+      {"null", "no data moves; measures the tool", PLAN_IOENGINE_NULL}, {"libaio", "Linux native AIO", PLAN_IOENGINE_LIBAIO},
+      {"io_uring", "io_uring (liburing)", PLAN_IOENGINE_IO_URING}},
      CAT_ENGINE, "How I/O is issued.", set_ioengine, false},
     {"iodepth", {}, opt_type::integer, "", "1", 1, 65536, {}, CAT_ENGINE, "I/Os kept in flight per clone (async engines).",
      A(j.pj.iodepth = U32(int_in(o, v))), false},
@@ -328,10 +330,10 @@ static const std::vector<option> table = {
     {"buffered", {}, opt_type::boolean, "", "1", NR, {}, CAT_ENGINE, "The opposite of direct.",
      A(j.pj.direct = !flag_value(v)), false},
     {"sync", {}, opt_type::choice, "", "none", NR,
-     {{"none", "no sync flag"}, {"0", "same as none"}, {"sync", "O_SYNC"}, {"1", "same as sync"}, {"dsync", "O_DSYNC"}},
+     {{"none", "no sync flag", PLAN_SYNC_NONE}, {"0", "same as none", PLAN_SYNC_NONE}, {"sync", "O_SYNC", PLAN_SYNC_SYNC},
+      {"1", "same as sync", PLAN_SYNC_SYNC}, {"dsync", "O_DSYNC", PLAN_SYNC_DSYNC}},
      CAT_ENGINE, "Open files with O_SYNC or O_DSYNC.",
-     A(static const enum plan_sync_mode m[] = {PLAN_SYNC_NONE, PLAN_SYNC_NONE, PLAN_SYNC_SYNC, PLAN_SYNC_SYNC, PLAN_SYNC_DSYNC};
-       j.pj.sync_mode = m[choice_of(o, v)]), false},
+     A(j.pj.sync_mode = (enum plan_sync_mode)choice_of(o, v)), false},
     {"fsync", {}, opt_type::integer, "", "0", 0, 1e9, {}, CAT_ENGINE, "fsync after every N writes (0: never).",
      A(j.pj.fsync_every = U32(int_in(o, v))), false},
     {"fdatasync", {}, opt_type::integer, "", "0", 0, 1e9, {}, CAT_ENGINE, "fdatasync after every N writes (0: never).",
@@ -341,23 +343,23 @@ static const std::vector<option> table = {
     {"fsync_on_close", {}, opt_type::boolean, "", "0", NR, {}, CAT_ENGINE, "fsync when closing each file.",
      A(j.pj.fsync_on_close = flag_value(v)), false},
     {"mem", {"iomem"}, opt_type::choice, "", "malloc", NR,
-     {{"malloc", "accepted"}, {"shm", "accepted"}, {"shmhuge", "accepted"}, {"mmap", "accepted"}, {"mmaphuge", "accepted"}},
+     {{"malloc", "accepted", 0}, {"shm", "accepted", 0}, {"shmhuge", "accepted", 0}, {"mmap", "accepted", 0}, {"mmaphuge", "accepted", 0}},
      CAT_BUF, "Accepted for fio compatibility: ioplan always uses page-aligned private buffers.", set_mem, false},
     {"cpus_allowed", {}, opt_type::cpu_list, "", nullptr, NR, {}, CAT_ENGINE, "CPUs the job's threads may run on (0-3,6).",
      A(j.pj.cpus_allowed_mask = parse_cpu_list(trim(v))), false},
     {"cpus_allowed_policy", {}, opt_type::choice, "", "shared", NR,
-     {{"shared", "every thread may use every allowed CPU"}, {"split", "clone k runs on the k-th allowed CPU (round robin)"}},
-     CAT_ENGINE, "How the job's threads share the allowed CPUs.", A(j.pj.cpus_allowed_split = choice_of(o, v) == 1), false},
+     {{"shared", "every thread may use every allowed CPU", 0}, {"split", "clone k runs on the k-th allowed CPU (round robin)", 1}},
+     CAT_ENGINE, "How the job's threads share the allowed CPUs.", A(j.pj.cpus_allowed_split = choice_of(o, v)), false},
     {"fadvise_hint", {}, opt_type::choice, "", "1", NR,
-     {{"0", "no hint"}, {"1", "accepted"}, {"sequential", "accepted"}, {"random", "accepted"}},
+     {{"0", "no hint", 0}, {"1", "accepted", 0}, {"sequential", "accepted", 0}, {"random", "accepted", 0}},
      CAT_ENGINE, "Accepted for fio compatibility: ioplan gives the kernel no access-pattern hints (buffered I/O only).",
      A(choice_of(o, v)), false},
     {"buffer_fill", {}, opt_type::choice, "", "random", NR,
-     {{"random", "random data, varied per write"}, {"zero", "zeros (zero_buffers)"},
-      {"pattern", "buffer_pattern"}, {"random_once", "one random source reused (write_source_size)"}},
+     {{"random", "random data, varied per write", PLAN_BUF_RANDOM}, {"zero", "zeros (zero_buffers)", PLAN_BUF_ZERO},
+      {"pattern", "buffer_pattern", PLAN_BUF_PATTERN},
+      {"random_once", "one random source reused (write_source_size)", PLAN_BUF_RANDOM_ONCE}},
      CAT_BUF, "What write buffers hold.",
-     A(static const enum plan_buffer_fill m[] = {PLAN_BUF_RANDOM, PLAN_BUF_ZERO, PLAN_BUF_PATTERN, PLAN_BUF_RANDOM_ONCE};
-       j.pj.buffer_fill = m[choice_of(o, v)]), true},
+     A(j.pj.buffer_fill = (enum plan_buffer_fill)choice_of(o, v)), true},
     {"nice", {}, opt_type::integer, "", "0", -20, 19, {}, CAT_ENGINE, "Scheduling niceness of the job's threads.",
      A(j.pj.nice = (int32_t)int_in(o, v)), false},
 
@@ -370,7 +372,7 @@ static const std::vector<option> table = {
      A(FOR_DDIR(j.pj.rate_iops[d] = (uint64_t)int_in(o, s))), false},
     {"rate_iops_min", {}, opt_type::int_ddir, "IOPS", "0", 0, 1e12, {}, CAT_RATE, "Fail the job if IOPS drop below this.",
      A(FOR_DDIR(j.pj.rate_iops_min[d] = (uint64_t)int_in(o, s))), false},
-    {"rate_process", {}, opt_type::choice, "", "linear", NR, {{"linear", "evenly spaced"}, {"poisson", "exponential gaps"}},
+    {"rate_process", {}, opt_type::choice, "", "linear", NR, {{"linear", "evenly spaced", PLAN_RATE_LINEAR}, {"poisson", "exponential gaps", PLAN_RATE_POISSON}},
      CAT_RATE, "Arrival process of rate-limited I/O.", set_rate_process, false},
     {"rate_cycle", {}, opt_type::time, "ms", "1000", 1, 1e9, {}, CAT_RATE, "Least time between rate_min checks, which judge the completions since the last one (after a 2 s settle, as fio).",
      A(j.pj.rate_cycle_ns = time_in(o, v)), false},
@@ -400,8 +402,9 @@ static const std::vector<option> table = {
 
     // ---- verify -----------------------------------------------------------------------------
     {"verify", {}, opt_type::choice, "", "none", NR,
-     {{"none", "no verification"}, {"0", "same as none"}, {"crc32c", "CRC32C per block"}, {"crc32c-intel", "same as crc32c"},
-      {"xxhash", "XXH64 per block"}, {"pattern", "compare against verify_pattern"}},
+     {{"none", "no verification", PLAN_VERIFY_NONE}, {"0", "same as none", PLAN_VERIFY_NONE},
+      {"crc32c", "CRC32C per block", PLAN_VERIFY_CRC32C}, {"crc32c-intel", "same as crc32c", PLAN_VERIFY_CRC32C},
+      {"xxhash", "XXH64 per block", PLAN_VERIFY_XXH64}, {"pattern", "compare against verify_pattern", PLAN_VERIFY_PATTERN}},
      CAT_VERIFY, "Check written data when it is read back.", set_verify, false},
     {"do_verify", {}, opt_type::boolean, "", "1", NR, {}, CAT_VERIFY, "Read back and check after the write phase.",
      A(j.pj.do_verify = flag_value(v)), false},
@@ -416,9 +419,11 @@ static const std::vector<option> table = {
 
     // ---- errors ------------------------------------------------------------------------------
     {"continue_on_error", {}, opt_type::choice, "", "none", NR,
-     {{"none", "stop at the first error"}, {"0", "same as none"}, {"read", "continue on read errors"},
-      {"write", "continue on write errors"}, {"io", "continue on read and write errors"},
-      {"verify", "continue on verify errors"}, {"all", "continue on every error"}, {"1", "same as all"}},
+     {{"none", "stop at the first error", 0}, {"0", "same as none", 0}, {"read", "continue on read errors", PLAN_COE_READ},
+      {"write", "continue on write errors", PLAN_COE_WRITE},
+      {"io", "continue on read and write errors", PLAN_COE_READ | PLAN_COE_WRITE},
+      {"verify", "continue on verify errors", PLAN_COE_VERIFY}, {"all", "continue on every error", PLAN_COE_ALL},
+      {"1", "same as all", PLAN_COE_ALL}},
      CAT_SAFETY, "Which errors a job records and continues after.", set_continue_on_error, false},
 
     // ---- statistics ---------------------------------------------------------------------------
