@@ -21,7 +21,7 @@ struct own_option {
 const own_option own_options[] = {
     {"help", false}, {"version", false}, {"showplan", false}, {"parse-only", false}, {"output-format", true},
     {"output", true}, {"section", true}, {"cmdhelp", false}, {"name", true}, {"dump-man-options", false},
-    {"dump-job-schema", false}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true}, {"eta", true}, {"fake-clock", true},
+    {"dump-job-schema", false}, {"dump-options", true}, {"preset", true}, {"presets", false}, {"format", true}, {"to", true}, {"eta", true}, {"fake-clock", true},
 };
 
 const own_option *find_own(const std::string &name)
@@ -67,6 +67,11 @@ void parse_state::own(const own_option &o, const std::string &value, bool has_va
     else if (n == "cmdhelp") { a_.what = action::cmdhelp; a_.cmdhelp = has_value ? value : "all"; }
     else if (n == "dump-man-options") a_.what = action::dump_man_options;
     else if (n == "dump-job-schema") a_.what = action::dump_job_schema;
+    else if (n == "dump-options") {
+        if (value != "json")
+            parser::fail(arg_loc(i_, "--dump-options=" + value), "--dump-options takes json (--dump-options=json)");
+        a_.what = action::dump_options;
+    }
     else if (n == "preset") a_.preset = value;
     else if (n == "presets") a_.what = action::presets;
     else if (n == "format") a_.req.format = value;
@@ -187,6 +192,7 @@ void print_usage(FILE *out)
           "                        .toml and .yaml/.yml, anything else is INI)\n"
           "  --cmdhelp[=OPTION]    list the job options, or explain one\n"
           "  --dump-job-schema     print the JSON Schema of TOML/YAML job files\n"
+          "  --dump-options=json   print the job option table as JSON (for scripts)\n"
           "  --version             print the version\n"
           "  --help                this text\n"
           "\n"

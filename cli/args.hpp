@@ -17,7 +17,7 @@
 
 namespace cli {
 
-enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema,
+enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_job_schema, dump_options,
                     presets, convert, plot };
 
 struct args {
