@@ -1,7 +1,7 @@
 // parser/parser.hpp - the parser's public surface: job text in, plan out.
 //
 // cli/ collects the command line into a request; the parser reads every job
-// file (INI now; TOML and YAML join through the same document), applies
+// file (INI, TOML or YAML, each read into the same document), applies
 // options with fio's layering (command-line defaults for the first file,
 // cumulative [global]s, a fresh start for each later file) and builds the
 // plan.  Errors are thrown as parser::error; notes (e.g. a command-line value
