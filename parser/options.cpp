@@ -4,12 +4,13 @@
 // an entry reads without the struct beside it; a choice carries the value its
 // applier stores, so adding an option or a choice is one entry here.
 // Order matters in one place only: kb_base comes first so that size defaults
-// are parsed under it.  Appliers are one-liners over parser/apply.hpp helpers.
+// are parsed under it.  Appliers are one-liners over parser/convert.hpp helpers;
+// the longer ones are in parser/appliers.cpp.
 #include "parser/options.hpp"
 
 #include <strings.h>
 
-#include "parser/apply.hpp"
+#include "parser/appliers.hpp"
 
 namespace parser {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "parser/apply.hpp"
+#include "parser/convert.hpp"
 #include "parser/options.hpp"
 
 using namespace parser;

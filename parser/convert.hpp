@@ -1,5 +1,5 @@
-// parser/apply.hpp - helpers the option table's appliers share: parse a value of
-// the option's type and check it against the option's range or choices.
+// parser/convert.hpp - conversions the option table's appliers share: parse a
+// value of the option's type and check it against the option's range or choices.
 //
 // They throw value_error with a message naming the option and its range, so
 // every entry in the table stays a one-line assignment.
@@ -32,12 +32,5 @@ void for_each_ddir(const option &o, const std::string &v,
 
 // Colon-separated list with \: escaping a colon.
 std::vector<std::string> path_list(const std::string &v);
-
-void set_rw(job_spec &j, const option &o, const std::string &v);
-void set_random_distribution(job_spec &j, const option &o, const std::string &v);
-void set_zones(job_spec &j, const std::vector<std::string> &parts);
-void set_bssplit(job_spec &j, const option &o, const std::string &v);
-void set_percentiles(job_spec &j, const option &o, const std::string &v);
-void set_ioengine(job_spec &j, const option &o, const std::string &v);
 
 } // namespace parser
