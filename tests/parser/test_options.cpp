@@ -108,13 +108,15 @@ TEST_CASE("every choice of every option applies and sets its value")
     size_t applied = 0;
     for (const option &o : options()) {
         for (const opt_choice &a : o.choices) {
-            CAPTURE(o.name);
-            CAPTURE(a.name);
+            std::string option_name = o.name, choice = a.name;
+            CAPTURE(option_name);
+            CAPTURE(choice);
             job_spec ja;
             REQUIRE_NOTHROW(ja = with_choice(o, a));
             applied++;
             for (const opt_choice &b : o.choices) {
-                CAPTURE(b.name);
+                std::string other = b.name;
+                CAPTURE(other);
                 job_spec jb = with_choice(o, b);
                 if (a.value != b.value)
                     CHECK(!same_plan(ja, jb));
