@@ -43,10 +43,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 IOPLAN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
 FIO = os.environ.get("FIO_BIN", shutil.which("fio") or "fio")
 
-# Options only ioplan knows; fio is given the same job file without them.
-IOPLAN_ONLY = ("repeat", "repeat_discard", "repeat_aggregate", "repeat_pause", "group_pause",
-               "interlocked", "sequential_stride", "cooldown", "io_trace", "stall_timeout",
-               "allow_device_write", "allow_existing_file_write", "output_format")
+
+def ioplan_only_options():
+    """Options only ioplan knows, from its option table; fio gets job files without them."""
+    p = subprocess.run([IOPLAN, "--dump-options=json"], capture_output=True, text=True, check=True)
+    return {n for o in json.loads(p.stdout) if o["ioplan_only"] for n in [o["name"]] + o["aliases"]}
 
 # Two runs agree when a ratio moved by at most this fraction; a "%" metric (already
 # a relative error) when it moved by at most REPRO_POINTS percentage points.
@@ -238,8 +239,8 @@ def parse_only_workload(d):
     """--parse-only of the CrystalDiskMark job file; fio gets it without ioplan's options."""
     src = ROOT / "jobs" / "cdm-default.fio"
     plain = pathlib.Path(d) / "cdm-fio.fio"
-    lines = [ln for ln in src.read_text().splitlines()
-             if ln.split("=", 1)[0].strip() not in IOPLAN_ONLY]
+    skip = ioplan_only_options()
+    lines = [ln for ln in src.read_text().splitlines() if ln.split("=", 1)[0].strip() not in skip]
     plain.write_text("\n".join(lines) + "\n")
     dropped = fio_accepts(plain)
     if dropped:

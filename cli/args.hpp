@@ -19,7 +19,7 @@
 namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
-                    dump_job_schema, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
+                    dump_job_schema, dump_options, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
                     crctest, idle_calibrate };
 
 struct args {

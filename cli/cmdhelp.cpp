@@ -1,5 +1,7 @@
 // cli/cmdhelp.cpp - renders the option table for humans (see cmdhelp.hpp).
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "cli/cmdhelp.hpp"
 #include "parser/options.hpp"
@@ -84,13 +86,17 @@ bool print_cmdhelp(const std::string &name, FILE *out)
         print_one(*o, out);
         return true;
     }
-    const char *cat = "";
-    for (const auto &o : parser::options()) {
-        if (std::string(cat) != o.category) {
-            fprintf(out, "%s%s:\n", *cat ? "\n" : "", o.category);
-            cat = o.category;
-        }
-        fprintf(out, "  %-28s %s\n", o.name, o.help);
+    // Each category once, in the order it first appears in the table: the
+    // table is ordered for reading its source, not by category.
+    std::vector<std::string> cats;
+    for (const auto &o : parser::options())
+        if (std::find(cats.begin(), cats.end(), o.category) == cats.end())
+            cats.push_back(o.category);
+    for (size_t i = 0; i < cats.size(); i++) {
+        fprintf(out, "%s%s:\n", i ? "\n" : "", cats[i].c_str());
+        for (const auto &o : parser::options())
+            if (cats[i] == o.category)
+                fprintf(out, "  %-28s %s\n", o.name, o.help);
     }
     return true;
 }

@@ -238,6 +238,12 @@ const std::vector<flag> table = {
      "One option's aliases, type, unit, default, range and choices."},
     {"dump-job-schema", flag_arg::none, nullptr, INFO, "print the JSON Schema of TOML/YAML job files",
      [](ctx &c, str) { set_what(c, action::dump_job_schema); }},
+    {"dump-options", flag_arg::required, "json", INFO, "print the job option table as JSON (for scripts)",
+     [](ctx &c, str v) {
+         if (v != "json")
+             c.fail("--dump-options takes json (--dump-options=json)");
+         set_what(c, action::dump_options);
+     }},
     {"dump-man-options", flag_arg::none, nullptr, INFO, "print the job option list of ioplan-job(5), in roff",
      [](ctx &c, str) { set_what(c, action::dump_man_options); }},
     {"dump-man-flags", flag_arg::none, nullptr, INFO, "print this option list for ioplan(1), in mdoc",

@@ -66,6 +66,8 @@ std::string info_text(const cli::args &a, bool *known)
         });
     case cli::action::dump_job_schema:
         return parser::job_schema();
+    case cli::action::dump_options:
+        return parser::options_json();
     default:
         *known = false;
         return "";

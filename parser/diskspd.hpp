@@ -97,8 +97,4 @@ struct translation {
 // is a line in errors, and all of them are collected, not just the first.
 translation translate(const std::string &program, const std::vector<std::string> &args);
 
-// The options translate() writes that fio 3.33 does not know (ioplan's own
-// additions to the job language).  Tests strip these to feed the rest to fio.
-const std::vector<std::string> &ioplan_only_options();
-
 } // namespace parser::diskspd

@@ -1,6 +1,7 @@
 // parser/diskspd_impl.hpp - the state shared by the DISKSPD argument reader's
-// files (diskspd.cpp: sizes, targets, the driver; diskspd_options.cpp: one
-// handler per flag and DISKSPD's conflict rules; diskspd_ini.cpp: job text).
+// files (diskspd.cpp: sizes, targets, the driver; diskspd_options.cpp: the
+// flag dispatch and plain-value flags; diskspd_rules.cpp: flags with
+// sub-letters and DISKSPD's conflict rules; diskspd_ini.cpp: job text).
 // Internal to parser/.
 #pragma once
 

@@ -1,7 +1,7 @@
 // parser/diskspd_ini.cpp - writes a read DISKSPD command line as job text.
 //
 // fio's option names wherever fio has the concept, so the text is a job file a
-// fio user can read (and, minus ioplan_only_options(), one fio accepts); the
+// fio user can read (and, minus the options the table marks ioplan_only, one fio accepts); the
 // few DISKSPD ideas fio lacks use ioplan's own options.  Everything the
 // command line applies to every target goes in [global]; each target (with
 // -t) is one job section, so its threads are that job's clones.
@@ -13,10 +13,6 @@
 namespace parser::diskspd {
 
 namespace {
-
-const std::vector<std::string> ioplan_only = {
-	"interlocked", "sequential_parallel", "sequential_stride", "cooldown", "buffer_fill", "write_source_size",
-};
 
 // fio separates several files in filename= with ':', so a literal one is escaped.
 std::string escape_filename(const std::string &p)
@@ -217,8 +213,6 @@ void shared_job(std::ostream &o, const facts &f)
 }
 
 } // namespace
-
-const std::vector<std::string> &ioplan_only_options() { return ioplan_only; }
 
 std::string write_ini(const state &s)
 {

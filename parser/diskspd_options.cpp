@@ -1,6 +1,7 @@
-// parser/diskspd_options.cpp - one handler per DISKSPD flag, and DISKSPD 2.2's
-// validation and conflict rules (its Profile::Validate), applied after every
-// flag has been read so the message does not depend on argument order.
+// parser/diskspd_options.cpp - the dispatch from a DISKSPD flag to its handler,
+// and the handlers of the flags that take one plain value (-a, -B, -f, -g, -r,
+// ...).  Flags with sub-letters and DISKSPD 2.2's whole-profile conflict rules
+// are in diskspd_rules.cpp.
 #include "parser/diskspd_impl.hpp"
 
 #include <cctype>

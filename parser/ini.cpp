@@ -1,4 +1,5 @@
-// parser/ini.cpp - the INI reader: a PEGTL grammar applied line by line.
+// parser/ini.cpp - the INI reader: the grammar of parser/ini_grammar.hpp
+// applied line by line.
 //
 // fio reads job files a line at a time, so the grammar is one rule per line
 // kind; every point where a line can go wrong is a named rule with its own
@@ -15,54 +16,11 @@
 #include <tao/pegtl.hpp>
 
 #include "parser/diag.hpp"
+#include "parser/ini_grammar.hpp"
 #include "parser/structured.hpp"
 #include "parser/values.hpp"
 
 namespace parser {
-
-namespace g {
-
-using namespace tao::pegtl;
-
-struct ws : star<blank> {};
-struct comment : seq<one<';', '#'>, star<any>> {};
-struct sec_name : plus<not_one<']', ';', '#'>> {};
-struct sec_close : one<']'> {};
-struct header_end : sor<eof, comment> {};
-struct header : seq<one<'['>, sec_name, sec_close, ws, header_end> {};
-struct inc_path : plus<not_one<';', '#'>> {};
-struct include_line : seq<TAO_PEGTL_STRING("include"), plus<blank>, inc_path, opt<comment>> {};
-struct key : plus<sor<alnum, one<'_', '-', '.', '$', '{', '}', '+'>>> {};
-struct value : star<not_one<';', '#'>> {};
-struct assign : seq<one<'='>, ws, value> {};
-struct key_end : sor<assign, at<sor<eof, comment>>> {};
-struct option_line : seq<key, ws, key_end, opt<comment>> {};
-struct item : sor<eof, comment, header, include_line, option_line> {};
-struct line : seq<ws, item, eof> {};
-
-struct errors {
-    template <typename Rule>
-    static constexpr const char *message = nullptr;
-};
-
-template <typename Rule>
-using control = must_if<errors, normal, false>::control<Rule>;
-
-} // namespace g
-
-template <>
-inline constexpr const char *g::errors::message<g::sec_name> = "expected a section name after '['";
-template <>
-inline constexpr const char *g::errors::message<g::sec_close> = "expected ']' to close the section header";
-template <>
-inline constexpr const char *g::errors::message<g::header_end> = "unexpected text after the section header";
-template <>
-inline constexpr const char *g::errors::message<g::inc_path> = "expected a file name after 'include'";
-template <>
-inline constexpr const char *g::errors::message<g::key_end> = "expected '=' after the option name";
-template <>
-inline constexpr const char *g::errors::message<g::item> =
-    "expected an option (name=value), a [section] header, 'include FILE' or a comment";
 
 namespace {
 

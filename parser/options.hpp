@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parser/spec.hpp"
@@ -33,9 +34,12 @@ enum class opt_type {
     cpu_list,
 };
 
+// A choice and the value it stands for (fio's .oval): the applier stores the
+// value, so a new choice is one entry here and never an index into a side array.
 struct opt_choice {
     const char *name;
     const char *help;
+    long long value;
 };
 
 struct option;
@@ -53,6 +57,25 @@ struct option {
     const char *help;
     opt_apply apply;
     bool ioplan_only;        // not an fio option: stripped before handing a file to fio
+};
+
+// Writes a table entry with named fields, one per line, so a row reads without
+// opening this header: opt("nrfiles", opt_type::integer, CAT_FILES).def("1")...
+// Fields not named keep the option's neutral value (no alias, unit, default,
+// range or choices; an fio option).
+struct opt {
+    option o;
+    opt(const char *name, opt_type type, const char *category)
+        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false} {}
+    opt &aliases(std::vector<const char *> a) { o.aliases = std::move(a); return *this; }
+    opt &unit(const char *u) { o.unit = u; return *this; }
+    opt &def(const char *d) { o.def = d; return *this; }
+    opt &range(double lo, double hi) { o.min = lo; o.max = hi; return *this; }
+    opt &choices(std::vector<opt_choice> c) { o.choices = std::move(c); return *this; }
+    opt &help(const char *h) { o.help = h; return *this; }
+    opt &apply(opt_apply f) { o.apply = f; return *this; }
+    opt &ioplan_only() { o.ioplan_only = true; return *this; }
+    operator option() const { return o; }
 };
 
 const std::vector<option> &options();

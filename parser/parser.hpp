@@ -1,7 +1,7 @@
 // parser/parser.hpp - the parser's public surface: job text in, plan out.
 //
 // cli/ collects the command line into a request; the parser reads every job
-// file (INI now; TOML and YAML join through the same document), applies
+// file (INI, TOML or YAML, each read into the same document), applies
 // options with fio's layering (command-line defaults for the first file,
 // cumulative [global]s, a fresh start for each later file) and builds the
 // plan.  Errors are thrown as parser::error; notes (e.g. a command-line value
@@ -53,5 +53,8 @@ plan_ptr build_plan(const request &req, diag_list *notes);
 // Applies one entry to a job (option lookup, "did you mean", value checks);
 // throws parser::error positioned at the key or the value.
 void apply_entry(struct job_spec &j, const entry &e);
+
+// size=-N, which fio 3.33 reads as N (apply_entry does; the planner notes it).
+bool negative_size(const struct option &o, const entry &e);
 
 } // namespace parser

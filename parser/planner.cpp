@@ -15,58 +15,6 @@ namespace parser {
 
 namespace {
 
-// fio's write_bw_log/write_iops_log/write_lat_log may be written bare: the log
-// is then named after the job.
-bool takes_bare(const option &o)
-{
-    std::string n = o.name;
-    bool log_prefix = o.type == opt_type::string && n.compare(0, 6, "write_") == 0 &&
-                      n.size() > 4 && n.compare(n.size() - 4, 4, "_log") == 0;
-    return o.type == opt_type::flag || o.type == opt_type::boolean || log_prefix;
-}
-
-// fio 3.33 reads a negative size as its absolute value, and a client depends
-// on it (docker-diskmark's default profile passes --size=-N).  The layering
-// notes each one (layering::note_negative_size).
-bool negative_size(const option &o, const entry &e)
-{
-    return e.has_value && !e.value.empty() && e.value[0] == '-' && std::strcmp(o.name, "size") == 0;
-}
-
-[[noreturn]] void unknown_option(const entry &e)
-{
-    std::string reason = unsupported_reason(e.key);
-    if (!reason.empty())
-        fail(e.key_loc, "option '" + e.key + "' " + reason);
-    std::string hint = closest(e.key, option_names());
-    fail(e.key_loc, "unknown option '" + e.key + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-}
-
-} // namespace
-
-void apply_entry(job_spec &j, const entry &e)
-{
-    const option *o = find_option(e.key);
-    if (!o)
-        unknown_option(e);
-    if (!e.has_value && !takes_bare(*o))
-        fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
-    if (e.has_value && e.value.empty() && std::string(o->name) != "description")
-        fail(e.value_loc, "empty value for option '" + e.key + "'");
-    try {
-        o->apply(j, *o, negative_size(*o, e) ? e.value.substr(1) : e.value);
-    } catch (const value_error &err) {
-        loc at = e.value_loc;
-        at.col += (int)std::min(err.offset, e.value.size());
-        std::string msg = err.what();
-        // Messages that already name the option read better without the prefix.
-        bool named = msg.compare(0, strlen(o->name), o->name) == 0;
-        fail(at, named ? msg : std::string("bad value for ") + o->name + ": " + msg);
-    }
-}
-
-namespace {
-
 // kb_base is applied before the section's other options, as fio's option
 // priorities do, so `size=1m` means the same wherever kb_base is written.
 void apply_section(job_spec &j, const std::vector<entry> &entries)

@@ -119,6 +119,21 @@ json option_properties(bool job)
 
 } // namespace
 
+std::string options_json()
+{
+    json all = json::array();
+    for (const option &o : options()) {
+        json choices = json::array();
+        for (const auto &c : o.choices)
+            choices.push_back({{"name", c.name}, {"help", c.help}});
+        json range = o.min <= o.max ? json{{"min", o.min}, {"max", o.max}} : json{{"min", nullptr}, {"max", nullptr}};
+        all.push_back({{"name", o.name}, {"aliases", o.aliases}, {"type", opt_type_name(o.type)}, {"unit", o.unit},
+                       {"default", o.def ? json(o.def) : json(nullptr)}, {"min", range["min"]}, {"max", range["max"]},
+                       {"choices", choices}, {"category", o.category}, {"help", o.help}, {"ioplan_only", o.ioplan_only}});
+    }
+    return all.dump(2) + "\n";
+}
+
 std::string job_schema()
 {
     json options_def = {{"type", "object"}, {"properties", option_properties(false)}, {"additionalProperties", false}};

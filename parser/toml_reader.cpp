@@ -9,6 +9,7 @@
 
 #include "parser/diag.hpp"
 #include "parser/structured.hpp"
+#include "parser/structured_walk.hpp"
 
 namespace parser {
 
@@ -33,6 +34,47 @@ private:
     std::string scalar_text(const toml::node &v, const std::string &key, const loc &at) const;
     void include(section &s, const toml::node &v, const loc &at, int depth);
     section job_section(const toml::table &t, const loc &at, const source_text &src);
+    friend struct toml_syntax;
+};
+
+// What walk_job_file asks of a TOML file's nodes.
+struct toml_syntax {
+    toml_reader &r;
+    using node = const toml::node *;
+    struct member {
+        std::string key;
+        loc at;
+        node value;
+    };
+    struct item {
+        loc at;
+        node value;
+    };
+    static constexpr const char *GLOBAL_NOT_MAP = "'global' must be a table ([global])";
+    static constexpr const char *JOBS_NOT_LIST = "'jobs' must be a list of tables ([[jobs]])";
+    static constexpr const char *TOP_KEYS = "(a job file has [global] and [[jobs]])";
+
+    std::vector<member> members(node root, const source_text &src) const
+    {
+        std::vector<member> out;
+        for (auto &[k, v] : r.ordered(*root->as_table()))
+            out.push_back({std::string(k->str()), r.where(k->source(), src), v});
+        return out;
+    }
+    std::vector<item> items(node list, const source_text &src) const
+    {
+        std::vector<item> out;
+        for (auto &v : *list->as_array())
+            out.push_back({r.where(v.source(), src), &v});
+        return out;
+    }
+    bool is_map(node v) const { return v->is_table(); }
+    bool is_job_list(node v) const { return v->is_array_of_tables(); }
+    section job_section(node v, const loc &at, const source_text &src) { return r.job_section(*v->as_table(), at, src); }
+    void read_section(section &s, node v, const source_text &src, bool job, int depth)
+    {
+        r.read_section(s, *v->as_table(), src, job, depth);
+    }
 };
 
 std::vector<std::pair<const toml::key *, const toml::node *>> toml_reader::ordered(const toml::table &t) const
@@ -154,34 +196,8 @@ void toml_reader::read(const std::string &text, const source_text &src, int dept
     } catch (const toml::parse_error &err) {
         fail(where(err.source(), src), std::string(err.description()));
     }
-    if (depth > 0) { // an include: a flat table of options
-        section s{"", false, src.at(1, 1), {}, {}};
-        read_section(s, root, src, false, depth);
-        doc_.sections.push_back(std::move(s));
-        return;
-    }
-    for (auto &[k, v] : ordered(root)) {
-        std::string key(k->str());
-        loc at = where(k->source(), src);
-        if (key == "global") {
-            if (!v->is_table())
-                fail(at, "'global' must be a table ([global])");
-            section s{"global", true, at, {}, {}};
-            read_section(s, *v->as_table(), src, false, depth);
-            doc_.sections.insert(doc_.sections.begin(), std::move(s));
-        } else if (key == "jobs") {
-            if (!v->is_array_of_tables())
-                fail(at, "'jobs' must be a list of tables ([[jobs]])");
-            for (auto &item : *v->as_array()) {
-                const toml::table &t = *item.as_table();
-                section s = job_section(t, where(item.source(), src), src);
-                read_section(s, t, src, true, depth);
-                doc_.sections.push_back(std::move(s));
-            }
-        } else {
-            fail(at, "unknown top-level key '" + key + "' (a job file has [global] and [[jobs]])");
-        }
-    }
+    toml_syntax syn{*this};
+    walk_job_file(syn, doc_, toml_syntax::node(&root), src, depth);
 }
 
 } // namespace

@@ -1,4 +1,6 @@
-// parser/values.cpp - parsing of fio's value syntax (see values.hpp for the rules).
+// parser/values.cpp - parsing of fio's value syntax: numbers, sizes, times,
+// read,write,trim lists, ranges, bssplit and CPU lists (see values.hpp for the
+// rules).  Buffer patterns are in pattern.cpp, $keywords in keywords.cpp.
 #include "parser/values.hpp"
 
 #include <algorithm>
@@ -284,6 +286,21 @@ std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_b
                 e.pct = share + (blanks == 0 ? extra : 0);
     }
     return out;
+}
+
+uint64_t parse_cpu_list(const std::string &s)
+{
+    uint64_t mask = 0;
+    for (const std::string &item : split(s, ',')) {
+        size_t dash = item.find('-');
+        int64_t lo = parse_int(item.substr(0, dash));
+        int64_t hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1));
+        if (lo < 0 || hi < lo || hi > 63)
+            throw value_error("CPU range '" + item + "' is not within 0..63");
+        for (int64_t c = lo; c <= hi; c++)
+            mask |= 1ull << c;
+    }
+    return mask;
 }
 
 } // namespace parser

@@ -12,6 +12,7 @@
 
 #include "parser/diag.hpp"
 #include "parser/structured.hpp"
+#include "parser/structured_walk.hpp"
 
 namespace parser {
 
@@ -34,6 +35,47 @@ private:
     void include(section &s, const YAML::Node &v, const loc &at, int depth);
     section job_section(const YAML::Node &map, const loc &at, const source_text &src);
     YAML::Node load(const std::string &text, const source_text &src) const;
+    friend struct yaml_syntax;
+};
+
+// What walk_job_file asks of a YAML file's nodes.
+struct yaml_syntax {
+    yaml_reader &r;
+    using node = YAML::Node;
+    struct member {
+        std::string key;
+        loc at;
+        node value;
+    };
+    struct item {
+        loc at;
+        node value;
+    };
+    static constexpr const char *GLOBAL_NOT_MAP = "'global' must be a map of options";
+    static constexpr const char *JOBS_NOT_LIST = "'jobs' must be a list (each job starts with '- name: ...')";
+    static constexpr const char *TOP_KEYS = "(a job file has 'global' and 'jobs')";
+
+    std::vector<member> members(const node &root, const source_text &src) const
+    {
+        std::vector<member> out;
+        for (auto it = root.begin(); it != root.end(); ++it)
+            out.push_back({it->first.Scalar(), r.where(it->first.Mark(), src), it->second});
+        return out;
+    }
+    std::vector<item> items(const node &list, const source_text &src) const
+    {
+        std::vector<item> out;
+        for (size_t i = 0; i < list.size(); i++)
+            out.push_back({r.where(list[i].Mark(), src), list[i]});
+        return out;
+    }
+    bool is_map(const node &v) const { return v.IsMap(); }
+    bool is_job_list(const node &v) const { return v.IsSequence(); }
+    section job_section(const node &v, const loc &at, const source_text &src) { return r.job_section(v, at, src); }
+    void read_section(section &s, const node &v, const source_text &src, bool job, int depth)
+    {
+        r.read_section(s, v, src, job, depth);
+    }
 };
 
 bool is_plain_bool(const YAML::Node &v, bool *value)
@@ -213,37 +255,10 @@ void yaml_reader::read(const std::string &text, const source_text &src, int dept
     if (!root.IsMap())
         fail(where(root.Mark(), src), depth ? "an included file must be a map of options"
                                             : "a job file is a map with 'global' and 'jobs'");
-    if (depth > 0) {
-        section s{"", false, src.at(1, 1), {}, {}};
-        read_section(s, root, src, false, depth);
-        doc_.sections.push_back(std::move(s));
-        return;
-    }
-    check_unique(root, src);
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        std::string key = it->first.Scalar();
-        loc at = where(it->first.Mark(), src);
-        YAML::Node v = it->second;
-        if (key == "global") {
-            if (!v.IsMap())
-                fail(at, "'global' must be a map of options");
-            section s{"global", true, at, {}, {}};
-            read_section(s, v, src, false, depth);
-            doc_.sections.insert(doc_.sections.begin(), std::move(s));
-        } else if (key == "jobs") {
-            if (!v.IsSequence())
-                fail(at, "'jobs' must be a list (each job starts with '- name: ...')");
-            for (size_t i = 0; i < v.size(); i++) {
-                if (!v[i].IsMap())
-                    fail(where(v[i].Mark(), src), "each entry of 'jobs' must be a map of options");
-                section s = job_section(v[i], where(v[i].Mark(), src), src);
-                read_section(s, v[i], src, true, depth);
-                doc_.sections.push_back(std::move(s));
-            }
-        } else {
-            fail(at, "unknown top-level key '" + key + "' (a job file has 'global' and 'jobs')");
-        }
-    }
+    if (depth == 0)
+        check_unique(root, src);
+    yaml_syntax syn{*this};
+    walk_job_file(syn, doc_, root, src, depth);
 }
 
 } // namespace

@@ -46,6 +46,12 @@ def run_as_fio(args, cwd=None, input=None, timeout=120):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def ioplan_only_options():
+    """Names and aliases of the options fio lacks, from the option table itself."""
+    table = json.loads(run(["--dump-options=json"]).stdout)
+    return tuple(n for o in table if o["ioplan_only"] for n in [o["name"]] + o["aliases"])
+
+
 def run_fio(args, cwd=None, timeout=120):
     return subprocess.run([FIO, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 

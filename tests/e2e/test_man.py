@@ -1,5 +1,6 @@
 """tests/e2e/test_man.py - the man pages are lint-clean, list every option of the table, and
 ioplan-job(5)'s TOML and YAML examples are the same job."""
+import json
 import re
 import subprocess
 import unittest
@@ -33,6 +34,36 @@ class ManPages(unittest.TestCase):
                                env={"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80", "PATH": "/usr/bin:/bin"})
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("COMPATIBILITY" if page.suffix == ".5" else "EXIT STATUS", p.stdout)
+
+
+class OptionTableViews(unittest.TestCase):
+    def test_cmdhelp_lists_each_category_once(self):
+        headers = re.findall(r"(?m)^(\S+):$", run(["--cmdhelp"]).stdout)
+        self.assertEqual(len(headers), len(set(headers)), headers)
+        self.assertEqual(len(headers), 11)
+        self.assertIn("stats", headers)
+
+    def test_dump_options_json_is_the_table_cmdhelp_shows(self):
+        p = run(["--dump-options=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        table = json.loads(p.stdout)
+        cmdhelp = re.findall(r"(?m)^  (\S+)", run(["--cmdhelp"]).stdout)
+        self.assertEqual(sorted(o["name"] for o in table), sorted(cmdhelp))
+        bs = next(o for o in table if o["name"] == "bs")
+        self.assertEqual((bs["aliases"], bs["type"], bs["unit"], bs["default"], bs["category"], bs["ioplan_only"]),
+                         (["blocksize"], "size list", "bytes", "4k", "pattern", False))
+        rw = next(o for o in table if o["name"] == "rw")
+        self.assertIn("randread", [c["name"] for c in rw["choices"]])
+        self.assertIn("repeat", [o["name"] for o in table if o["ioplan_only"]])
+
+    def test_dump_options_takes_only_json(self):
+        p = run(["--dump-options=xml"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--dump-options takes json", p.stderr)
+
+    def test_dump_options_is_documented(self):
+        self.assertRegex(run(["--help"]).stdout, r"--dump-options=json\s")
+        self.assertIn(r"Fl \-dump\-options Ns = Ns Ar json", (ROOT / "man/ioplan.1").read_text())
 
 
 class JobPageSyntaxes(TmpDirCase):

@@ -13,14 +13,10 @@ import pathlib
 import re
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio
+from common import BIN, FIO, ROOT, TmpDirCase, ioplan_only_options, run, run_fio
 
-# Options ioplan has and fio 3.33 lacks (the option table marks them ioplan-only).
-IOPLAN_ONLY = (
-    "repeat", "repeat_discard", "repeat_aggregate", "repeat_pause", "group_pause",
-    "interlocked", "sequential_stride", "cooldown", "stall_timeout", "io_trace",
-    "write_source_size",
-)
+# Options ioplan has and fio 3.33 lacks: the option table marks them ioplan-only.
+IOPLAN_ONLY = ioplan_only_options()
 
 JOBS = ROOT / "jobs"
 OPTION_LINE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(=|$)")

@@ -8,12 +8,11 @@
 #include <ftw.h>
 #include <unistd.h>
 
+#include "parser/options.hpp"
+
 namespace pb {
 
 namespace {
-
-const double fio_percentiles[] = { 1,  5,  10, 20, 30,	 40,   50,    60,   70,
-				   80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
 
 int remove_one(const char *path, const struct stat *, int, struct FTW *)
 {
@@ -72,39 +71,11 @@ tmpdir::~tmpdir()
 
 void default_job(plan_job &j)
 {
+	// The parser's defaults are fio's; only what the planner fills per job
+	// (strings, cross-job links) is set here.
+	j = parser::default_spec().pj;
 	j.description = plan_strdup("");
 	j.wait_for_job_id = -1;
-	j.rw = PLAN_RW_READ;
-	j.rwmixread_pct = 50;
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		j.bs[d].min_bytes = j.bs[d].max_bytes = 4096;
-		j.percentage_random_pct[d] = 100;
-	}
-	j.randrepeat = true;
-	j.randseed = 0x89;
-	j.loops = 1;
-	j.nrfiles = 1;
-	j.openfiles = 1;
-	j.file_service = PLAN_FILE_SERVICE_ROUNDROBIN;
-	j.ioengine = PLAN_IOENGINE_PSYNC;
-	j.iodepth = 1;
-	j.iodepth_batch_submit = 1;
-	j.iodepth_batch_complete_min = 1;
-	j.create_fsync = true;
-	j.allow_file_create = true;
-	j.invalidate = true;
-	j.fallocate = PLAN_FALLOCATE_NATIVE;
-	j.rate_process = PLAN_RATE_LINEAR;
-	j.rate_cycle_ns = 1000000000ull;
-	j.thinktime_blocks = 1;
-	j.scramble_buffers = true;
-	j.buffer_compress_chunk_bytes = 512;
-	j.clat_percentiles = true;
-	j.nr_percentiles = sizeof(fio_percentiles) / sizeof(fio_percentiles[0]);
-	std::memcpy(j.percentiles, fio_percentiles, sizeof(fio_percentiles));
-	j.bw_avg_time_ns = j.iops_avg_time_ns = 500000000ull;
-	j.kb_base = 1024;
-	j.repeat = 1;
 }
 
 plan_ptr build(const std::string &dir, const std::vector<job_spec> &specs)

@@ -1,9 +1,12 @@
 // tests/parser/test_ini.cpp - the INI reader's document: sections, globals,
-// comments, positions, includes and ${VAR}.
+// comments, positions, includes and ${VAR}; the grammar passes analyze<>.
 #include <doctest/doctest.h>
 
 #include "parser/diag.hpp"
 #include "parser/ini.hpp"
+#include "parser/ini_grammar.hpp"
+
+#include <tao/pegtl/contrib/analyze.hpp>
 
 using namespace parser;
 
@@ -61,4 +64,10 @@ TEST_CASE("did you mean")
 {
     CHECK(closest("iodepht", {"iodepth", "bs", "rw"}) == "iodepth");
     CHECK(closest("zzzzzz", {"iodepth", "bs", "rw"}).empty());
+}
+
+// PEGTL's static check: no rule can loop forever without consuming input.
+TEST_CASE("ini: the line grammar passes PEGTL's analyze")
+{
+    CHECK(tao::pegtl::analyze<g::line>() == 0);
 }

@@ -2,10 +2,11 @@
 // its default parsed by its own applier and in range, names unique, lookups work.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <set>
 #include <string>
 
-#include "parser/apply.hpp"
+#include "parser/convert.hpp"
 #include "parser/options.hpp"
 
 using namespace parser;
@@ -79,4 +80,50 @@ TEST_CASE("rwmixwrite sets the read share; buffered is not-direct")
     const option &buffered = *find_option("buffered");
     buffered.apply(j, buffered, "0");
     CHECK(j.pj.direct);
+}
+
+// Applies one choice to a fresh default job; choices that need a parameter get one.
+static job_spec with_choice(const option &o, const opt_choice &c)
+{
+    static const std::pair<const char *, const char *> params[] = {
+        {"zipf", ":1.2"}, {"pareto", ":0.5"}, {"zoned", ":60/10:40/90"}, {"zoned_abs", ":60/1m:40/9m"}};
+    std::string v = c.name;
+    for (const auto &p : params)
+        if (v == p.first && std::string(o.name) == "random_distribution")
+            v += p.second;
+    job_spec j = default_spec();
+    o.apply(j, o, v);
+    return j;
+}
+
+static bool same_plan(const job_spec &a, const job_spec &b)
+{
+    return a.kb_base == b.kb_base && !memcmp(&a.pj, &b.pj, sizeof a.pj);
+}
+
+// The value in the table is what lands in the plan: choices with different
+// values give different plans, and synonyms (same value, no parameter) the same.
+TEST_CASE("every choice of every option applies and sets its value")
+{
+    size_t applied = 0;
+    for (const option &o : options()) {
+        for (const opt_choice &a : o.choices) {
+            std::string option_name = o.name, choice = a.name;
+            CAPTURE(option_name);
+            CAPTURE(choice);
+            job_spec ja;
+            REQUIRE_NOTHROW(ja = with_choice(o, a));
+            applied++;
+            for (const opt_choice &b : o.choices) {
+                std::string other = b.name;
+                CAPTURE(other);
+                job_spec jb = with_choice(o, b);
+                if (a.value != b.value)
+                    CHECK(!same_plan(ja, jb));
+                else if (std::string(o.name) != "random_distribution" || a.value != PLAN_RAND_ZONED)
+                    CHECK(same_plan(ja, jb));
+            }
+        }
+    }
+    CHECK(applied >= 70);
 }

@@ -9,12 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parser/options.hpp"
+
 namespace t {
 
 namespace {
-
-const double default_percentiles[] = { 1,  5,	10, 20, 30, 40,	  50,	60,    70,
-				       80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
 
 plan_kv *make_kvs(const std::vector<std::pair<std::string, std::string>> &kv)
 {
@@ -28,6 +27,8 @@ plan_kv *make_kvs(const std::vector<std::pair<std::string, std::string>> &kv)
 
 void default_job(plan_job &j, const job_spec &s, uint32_t job_id, uint32_t *thread)
 {
+	// fio's defaults from the parser's table; then what this fixture's job says.
+	j = parser::default_spec().pj;
 	j.name = plan_strdup(s.name.c_str());
 	j.section = plan_strdup(s.name.c_str());
 	j.description = plan_strdup("");
@@ -36,20 +37,8 @@ void default_job(plan_job &j, const job_spec &s, uint32_t job_id, uint32_t *thre
 	j.wait_for_job_id = -1;
 	j.group_reporting = s.group_reporting;
 	j.rw = s.rw;
-	j.rwmixread_pct = 50;
-	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		j.bs[d].min_bytes = j.bs[d].max_bytes = 4096;
 	j.ioengine = PLAN_IOENGINE_NULL;
-	j.iodepth = 1;
 	j.size_bytes = 1 << 20;
-	j.loops = 1;
-	j.nrfiles = 1;
-	j.clat_percentiles = true;
-	j.nr_percentiles = sizeof(default_percentiles) / sizeof(default_percentiles[0]);
-	std::memcpy(j.percentiles, default_percentiles, sizeof(default_percentiles));
-	j.bw_avg_time_ns = j.iops_avg_time_ns = 500000000;
-	j.kb_base = 1024;
-	j.repeat = 1;
 	j.opts = make_kvs(s.opts);
 	j.nr_opts = (uint32_t)s.opts.size();
 	j.nr_clones = s.numjobs;

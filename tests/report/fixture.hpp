@@ -1,8 +1,9 @@
 // tests/report/fixture.hpp - hand-built plans and results for the report tests.
 //
-// Until the engine lands, report tests run on results built here with known
-// values; everything is allocated the way the real producers do (plan_* helpers,
-// calloc for results) and freed through plan_free/results_free.
+// Report tests run on results built here with known values, so a report's
+// figures can be checked exactly without running I/O; everything is allocated
+// the way the real producers do (plan_* helpers, calloc for results) and freed
+// through plan_free/results_free.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// parser/apply.hpp - helpers the option table's appliers share: parse a value of
-// the option's type and check it against the option's range or choices.
+// parser/convert.hpp - conversions the option table's appliers share: parse a
+// value of the option's type and check it against the option's range or choices.
 //
 // They throw value_error with a message naming the option and its range, so
 // every entry in the table stays a one-line assignment.
@@ -20,8 +20,8 @@ bool flag_value(const std::string &v);
 uint64_t size_in(const job_spec &j, const option &o, const std::string &v);
 uint64_t time_in(const option &o, const std::string &v);
 
-// Index of v among o.choices (case-insensitive).
-size_t choice_of(const option &o, const std::string &v);
+// The value of the choice named v (case-insensitive); value_error names the choices.
+long long choice_of(const option &o, const std::string &v);
 
 // Size or percentage: sets exactly one of *bytes / *ppm (the other to 0).
 void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm);
@@ -32,12 +32,5 @@ void for_each_ddir(const option &o, const std::string &v,
 
 // Colon-separated list with \: escaping a colon.
 std::vector<std::string> path_list(const std::string &v);
-
-void set_rw(job_spec &j, const option &o, const std::string &v);
-void set_random_distribution(job_spec &j, const option &o, const std::string &v);
-void set_zones(job_spec &j, const std::vector<std::string> &parts);
-void set_bssplit(job_spec &j, const option &o, const std::string &v);
-void set_percentiles(job_spec &j, const option &o, const std::string &v);
-void set_ioengine(job_spec &j, const option &o, const std::string &v);
 
 } // namespace parser

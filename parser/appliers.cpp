@@ -1,0 +1,182 @@
+// parser/appliers.cpp - the appliers of the options whose value is a small
+// language of its own (rw=read:4k, random_distribution=zipf:1.2, bssplit=,
+// percentile_list=, ioengine=): too long for a line of the option table.
+#include "parser/appliers.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace parser {
+
+void set_rw(job_spec &j, const option &o, const std::string &v0)
+{
+    std::string v = trim(v0), mod;
+    size_t colon = v.find(':');
+    if (colon != std::string::npos) {
+        mod = v.substr(colon + 1);
+        v = v.substr(0, colon);
+    }
+    j.pj.rw = (enum plan_rw)choice_of(o, v);
+    j.pj.rw_seq_skip_bytes = 0;
+    if (mod.empty())
+        return;
+    if (!mod.empty() && mod[0] == '-')
+        throw value_error("rw=" + v + ":" + mod + " (backward sequential I/O) is not supported", colon + 1);
+    if (plan_rw_is_random(j.pj.rw))
+        throw value_error("rw=" + v + ":" + mod + " (a new random offset every N I/Os) is not supported", colon + 1);
+    j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
+}
+
+// One zone's percentage: 0..100, so a negative one cannot offset another's excess.
+static uint32_t zone_pct(const std::string &text, const char *what)
+{
+    int64_t v = parse_int(text);
+    if (v < 0 || v > 100)
+        throw value_error(std::string("zone ") + what + " percentage " + trim(text) + " is not within 0..100");
+    return (uint32_t)v;
+}
+
+// zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
+// zoned_abs:60/1g:40/3g (percent of I/Os / bytes), zones from the start.
+void set_zones(job_spec &j, const std::vector<std::string> &parts)
+{
+    bool abs = parts[0] == "zoned_abs";
+    uint32_t io = 0, range = 0, blank = UINT32_MAX;
+    if (parts.size() < 2 || parts.size() - 1 > PLAN_RAND_ZONES_MAX)
+        throw value_error("random_distribution=" + parts[0] + " needs 1 to 16 zones (io%/range)");
+    j.pj.random_distribution = PLAN_RAND_ZONED;
+    j.pj.nr_rand_zones = 0;
+    for (size_t i = 1; i < parts.size(); i++) {
+        size_t slash = parts[i].find('/');
+        if (slash == std::string::npos)
+            throw value_error("zone '" + parts[i] + "' is not io%/range");
+        plan_rand_zone &z = j.pj.rand_zones[j.pj.nr_rand_zones++];
+        z = plan_rand_zone{};
+        z.io_pct = zone_pct(parts[i].substr(0, slash), "I/O");
+        std::string r = trim(parts[i].substr(slash + 1));
+        if (r.find(',') != std::string::npos)
+            throw value_error("per-direction zones (a ',' list) are not supported");
+        if (r.empty() && !abs && blank == UINT32_MAX)
+            blank = j.pj.nr_rand_zones - 1; // "20/": the rest of the region, as fio
+        else if (abs)
+            z.range_bytes = parse_size(r, j.kb_base);
+        else
+            z.range_pct = zone_pct(r, "range");
+        io += z.io_pct;
+        range += z.range_pct;
+    }
+    if (io != 100)
+        throw value_error("the zones' I/O percentages add up to " + std::to_string(io) + ", not 100");
+    if (range > 100)
+        throw value_error("the zones' range percentages add up to " + std::to_string(range) + " (more than 100)");
+    if (blank != UINT32_MAX)
+        j.pj.rand_zones[blank].range_pct = 100 - range;
+    for (uint32_t i = 0; i < j.pj.nr_rand_zones; i++) {
+        const plan_rand_zone &z = j.pj.rand_zones[i];
+        // fio sends such a zone's I/O to one block; no run asks for that.
+        if (z.io_pct && !z.range_pct && !z.range_bytes)
+            throw value_error("zone " + std::to_string(i + 1) + " gets " + std::to_string(z.io_pct) +
+                              "% of the I/O but covers none of the region");
+    }
+}
+
+// fio's normal:dev draws the mean of 12 uniform ranks (a bell of standard
+// deviation range/12) and adds a uniform offset dev% of the range wide (at most
+// half of it).  The engine draws a Gaussian of sigma percent of the range: the
+// sigma with the same spread, so normal:0 (fio's default) is a bell, not a spike.
+static double normal_sigma_pct(double dev)
+{
+    if (dev < 0 || dev >= 100)
+        throw value_error("normal deviation must be at least 0 and below 100");
+    double jitter = std::min(dev, 50.0);
+    return std::sqrt(100.0 * 100.0 / 144.0 + jitter * jitter / 12.0);
+}
+
+void set_random_distribution(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> parts = split(trim(v), ':');
+    if (parts[0] == "sequence")
+        throw value_error("random_distribution=sequence is not supported (ioplan has random, zipf, pareto, normal, zoned, zoned_abs)");
+    if (parts[0] == "zoned" || parts[0] == "zoned_abs") {
+        set_zones(j, parts);
+        return;
+    }
+    auto kind = (enum plan_random_dist)choice_of(o, parts[0]);
+    const std::string &name = parts[0];
+    j.pj.random_distribution = kind;
+    j.pj.nr_rand_zones = 0;
+    j.pj.random_dist_param = 0;
+    j.pj.random_dist_center = 0;
+    if (kind == PLAN_RAND_UNIFORM) {
+        if (parts.size() > 1)
+            throw value_error("random_distribution=random takes no parameter");
+        return;
+    }
+    if (parts.size() < 2 && kind != PLAN_RAND_NORMAL)
+        throw value_error(name + " needs a parameter, e.g. " + name + ":1.2");
+    if (parts.size() >= 2)
+        j.pj.random_dist_param = parse_float(parts[1]);
+    if (parts.size() >= 3)
+        j.pj.random_dist_center = parse_float(parts[2]);
+    if (parts.size() > 3 || j.pj.random_dist_center < 0 || j.pj.random_dist_center > 1)
+        throw value_error("random_distribution center must be within 0..1");
+    if (kind == PLAN_RAND_ZIPF && j.pj.random_dist_param == 1.0)
+        throw value_error("zipf theta must not be 1.0");
+    // fio runs a negative theta with its zipf formula outside the law's domain.
+    if (kind == PLAN_RAND_ZIPF && j.pj.random_dist_param < 0)
+        throw value_error("zipf theta must be 0 or more (0: every block alike)");
+    if (kind == PLAN_RAND_PARETO && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
+        throw value_error("pareto h must be within 0..1 (exclusive)");
+    if (kind == PLAN_RAND_NORMAL)
+        j.pj.random_dist_param = normal_sigma_pct(j.pj.random_dist_param);
+}
+
+void set_bssplit(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> dirs = split(trim(v), ',');
+    if (dirs.size() > 3)
+        throw value_error("bssplit takes at most three lists (read,write,trim)");
+    for (int d = 0; d < 3; d++) {
+        const std::string &text = dirs[std::min<size_t>(d, dirs.size() - 1)];
+        if (trim(text).empty())
+            continue;
+        auto entries = parse_bssplit_dir(text, j.kb_base);
+        if (entries.size() > PLAN_BSSPLIT_MAX)
+            throw value_error("bssplit has more than 64 entries");
+        plan_bs &bs = j.pj.bs[d];
+        bs.nr_split = (uint32_t)entries.size();
+        bs.min_bytes = UINT64_MAX;
+        bs.max_bytes = 0;
+        for (size_t i = 0; i < entries.size(); i++) {
+            bs.split[i] = plan_bssplit{entries[i].bs, entries[i].pct};
+            bs.min_bytes = std::min(bs.min_bytes, entries[i].bs);
+            bs.max_bytes = std::max(bs.max_bytes, entries[i].bs);
+        }
+    }
+}
+
+void set_percentiles(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<std::string> items = split(trim(v), ':');
+    if (items.size() > PLAN_PERCENTILES_MAX)
+        throw value_error("percentile_list has more than 20 entries");
+    j.pj.nr_percentiles = 0;
+    for (const auto &it : items) {
+        double p = parse_float(it);
+        if (p <= 0 || p > 100)
+            throw value_error("percentile " + trim(it) + " is not within (0, 100]");
+        j.pj.percentiles[j.pj.nr_percentiles++] = p;
+    }
+}
+
+void set_ioengine(job_spec &j, const option &o, const std::string &v)
+{
+    std::string name = trim(v);
+    try {
+        j.pj.ioengine = (enum plan_ioengine)choice_of(o, name);
+    } catch (const value_error &) {
+        throw value_error("ioengine '" + name + "' is not supported (ioplan has psync, sync, null, libaio, io_uring)");
+    }
+}
+
+} // namespace parser

@@ -1,0 +1,19 @@
+// parser/appliers.hpp - appliers of the options whose values need more than a
+// line of the option table (parser/options.cpp names them in its entries).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parser/convert.hpp"
+
+namespace parser {
+
+void set_rw(job_spec &j, const option &o, const std::string &v);
+void set_random_distribution(job_spec &j, const option &o, const std::string &v);
+void set_zones(job_spec &j, const std::vector<std::string> &parts);
+void set_bssplit(job_spec &j, const option &o, const std::string &v);
+void set_percentiles(job_spec &j, const option &o, const std::string &v);
+void set_ioengine(job_spec &j, const option &o, const std::string &v);
+
+} // namespace parser

@@ -1,0 +1,129 @@
+// parser/convert.cpp - an option's value text to the number, size, time or
+// choice value it means, checked against the option's range and choices.
+#include "parser/convert.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <strings.h>
+
+namespace parser {
+
+namespace {
+
+std::string range_text(const option &o)
+{
+    auto num = [](double d) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.15g", d);
+        return std::string(buf);
+    };
+    return num(o.min) + ".." + num(o.max);
+}
+
+void check_range(const option &o, double v, const std::string &text)
+{
+    if (o.min <= o.max && (v < o.min || v > o.max))
+        throw value_error(std::string(o.name) + "=" + text + " is out of range (" + range_text(o) +
+                          (o.unit && *o.unit ? std::string(" ") + o.unit : "") + ")");
+}
+
+time_unit unit_of(const option &o)
+{
+    if (!std::strcmp(o.unit, "us"))
+        return time_unit::us;
+    if (!std::strcmp(o.unit, "ms"))
+        return time_unit::ms;
+    if (!std::strcmp(o.unit, "ns"))
+        return time_unit::ns;
+    return time_unit::s;
+}
+
+} // namespace
+
+int64_t int_in(const option &o, const std::string &v)
+{
+    int64_t n = parse_int(expand_keywords(v));
+    check_range(o, (double)n, trim(v));
+    return n;
+}
+
+bool flag_value(const std::string &v)
+{
+    return trim(v).empty() ? true : parse_bool(v);
+}
+
+uint64_t size_in(const job_spec &j, const option &o, const std::string &v)
+{
+    uint64_t n = parse_size(expand_keywords(v), j.kb_base);
+    check_range(o, (double)n, trim(v));
+    return n;
+}
+
+uint64_t time_in(const option &o, const std::string &v)
+{
+    uint64_t ns = parse_time_ns(v, unit_of(o));
+    static const double per_unit[] = {1, 1e3, 1e6, 1e9};
+    check_range(o, (double)ns / per_unit[(int)unit_of(o)], trim(v));
+    return ns;
+}
+
+long long choice_of(const option &o, const std::string &v0)
+{
+    std::string v = trim(v0), names;
+    for (size_t i = 0; i < o.choices.size(); i++) {
+        if (!strcasecmp(o.choices[i].name, v.c_str()))
+            return o.choices[i].value;
+        names += (i ? ", " : "") + std::string(o.choices[i].name);
+    }
+    throw value_error("'" + v + "' is not a valid " + o.name + " (one of: " + names + ")");
+}
+
+void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm)
+{
+    uint32_t p = 0;
+    if (parse_percent_ppm(v, &p)) {
+        *bytes = 0;
+        *ppm = p;
+        return;
+    }
+    *bytes = size_in(j, o, v);
+    *ppm = 0;
+}
+
+void for_each_ddir(const option &o, const std::string &v0,
+                   const std::function<void(int, const std::string &)> &set)
+{
+    std::string v = trim(v0);
+    // fio also splits at ':' when there is no comma; keep that, it is harmless.
+    if (v.find(',') == std::string::npos && v.find(':') != std::string::npos && o.type != opt_type::bssplit &&
+        o.type != opt_type::size_range_ddir)
+        for (auto &c : v)
+            if (c == ':')
+                c = ',';
+    auto slots = split_ddir_list(v);
+    for (int d = 0; d < 3; d++)
+        if (!slots[d].empty())
+            set(d, slots[d]);
+}
+
+std::vector<std::string> path_list(const std::string &v)
+{
+    std::vector<std::string> out(1);
+    for (size_t i = 0; i < v.size(); i++) {
+        if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':')
+            out.back() += v[++i];
+        else if (v[i] == ':')
+            out.emplace_back();
+        else
+            out.back() += v[i];
+    }
+    for (auto &p : out) {
+        p = trim(p);
+        if (p.empty())
+            throw value_error("empty path in '" + v + "'");
+    }
+    return out;
+}
+
+} // namespace parser
