@@ -298,13 +298,17 @@ void set_ioengine(job_spec &j, const option &o, const std::string &v)
 {
     static const enum plan_ioengine map[] = {
         PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO,
-        PLAN_IOENGINE_IO_URING,
+        PLAN_IOENGINE_IO_URING, PLAN_IOENGINE_PVSYNC, PLAN_IOENGINE_PVSYNC2, PLAN_IOENGINE_VSYNC,
+        PLAN_IOENGINE_POSIXAIO, PLAN_IOENGINE_MMAP, PLAN_IOENGINE_FALLOC, PLAN_IOENGINE_FTRUNCATE,
     };
     std::string name = trim(v);
     try {
         j.pj.ioengine = map[choice_of(o, name)];
     } catch (const value_error &) {
-        throw value_error("ioengine '" + name + "' is not supported (ioplan has psync, sync, null, libaio, io_uring)");
+        std::string names;
+        for (const auto &c : o.choices)
+            names += (names.empty() ? "" : ", ") + std::string(c.name);
+        throw value_error("ioengine '" + name + "' is not supported (ioplan has " + names + ")");
     }
 }
 
