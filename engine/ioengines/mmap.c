@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -77,22 +79,37 @@ static struct map *map_of(struct mmap_eng *m, uint32_t file)
 	return &m->maps[file];
 }
 
+/* The bytes behind fd: a block device's st_size is 0, so ask the device. */
+static int size_of(int fd, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, size))
+		return -errno;
+	return 0;
+}
+
 /* Maps the whole file, or a window from u's offset (page aligned) when it is too big. */
 static int remap(struct mmap_eng *m, struct map *mp, const struct io_u *u)
 {
-	struct stat st;
+	uint64_t size;
 	int fl = fcntl(u->fd, F_GETFL);
 	int prot = (fl & O_ACCMODE) == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
+	int r;
 
 	unmap(mp);
-	if (fstat(u->fd, &st))
-		return -errno;
-	if (u->offset + u->len > (uint64_t)st.st_size)
+	r = size_of(u->fd, &size);
+	if (r)
+		return r;
+	if (u->offset + u->len > size)
 		return -EINVAL;
 	if (u->len > m->window)
 		return -EIO;	/* fio: "bs too big for mmap engine" */
-	mp->off = (uint64_t)st.st_size <= m->window ? 0 : u->offset & ~4095ull;
-	mp->len = (uint64_t)st.st_size - mp->off;
+	mp->off = size <= m->window ? 0 : u->offset & ~4095ull;
+	mp->len = size - mp->off;
 	if (mp->len > m->window)
 		mp->len = m->window;
 	if (u->offset + u->len > mp->off + mp->len)

@@ -43,8 +43,14 @@ static void paio_exit(struct ioe *e)
 
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->nr_fly; i++)
-		aio_cancel(p->fly[i]->fd, NULL);
+	/* glibc's helper threads still hold a control block until its I/O ends: wait it out. */
+	for (uint32_t i = 0; i < p->nr_fly; i++) {
+		const struct aiocb *cb = p->fly[i]->eng_data;
+
+		if (cb && aio_cancel(cb->aio_fildes, (struct aiocb *)cb) == AIO_NOTCANCELED)
+			while (aio_error(cb) == EINPROGRESS)
+				aio_suspend(&cb, 1, NULL);
+	}
 	free(p->cbs);
 	free(p->pend);
 	free(p->fly);
