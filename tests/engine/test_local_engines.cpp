@@ -3,6 +3,7 @@
 // directly through the ioe_ops contract on a real file.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -145,4 +146,33 @@ TEST_CASE("falloc allocates on writes and reads, punches on trims; ftruncate set
 	CHECK(res == std::vector<int64_t>{ 4096, -EINVAL });
 	REQUIRE(fstat(f.fd, &st) == 0);
 	CHECK(st.st_size == 12288);
+}
+
+TEST_CASE("mmap maps a block device by its device size (its st_size is 0)")
+{
+	if (geteuid() != 0 || access("/dev/loop-control", F_OK) != 0) {
+		MESSAGE("skipped: needs root and loop devices");
+		return;
+	}
+	file f(1 << 20);
+	std::string dev;
+	if (FILE *p = popen(("losetup -f --show " + f.path + " 2>/dev/null").c_str(), "r")) {
+		char line[256] = "";
+		if (fgets(line, sizeof(line), p))
+			dev = std::string(line, strcspn(line, "\n"));
+		pclose(p);
+	}
+	if (dev.empty()) {
+		MESSAGE("skipped: losetup refused");
+		return;
+	}
+	int fd = open(dev.c_str(), O_RDONLY);
+	std::vector<char> buf(4096, 1);
+	std::vector<io_u> ios = { make_io(fd, buf.data(), (1 << 20) - 4096, 4096, PLAN_DDIR_READ, 0) };
+	int64_t res = fd >= 0 ? drive(PLAN_IOENGINE_MMAP, ios, 1)[0] : -errno;
+	if (fd >= 0)
+		close(fd);
+	CHECK(system(("losetup -d " + dev).c_str()) == 0);
+	CHECK(res == 4096);
+	CHECK(buf[0] == 0);
 }
