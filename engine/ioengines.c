@@ -28,6 +28,7 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_mmap,
 	&ioe_falloc,
 	&ioe_ftruncate,
+	&ioe_sync,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))

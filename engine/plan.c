@@ -124,7 +124,7 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 {
 	static const char *const names[] = {
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
-		"posixaio", "mmap", "falloc", "ftruncate",
+		"posixaio", "mmap", "falloc", "ftruncate", "sync",
 	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";

@@ -70,6 +70,7 @@ enum plan_ioengine {
 	PLAN_IOENGINE_MMAP,		/* memcpy to and from a mapping of the file */
 	PLAN_IOENGINE_FALLOC,		/* fallocate per I/O; no data moves */
 	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
+	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
 	PLAN_IOENGINE_NR
 };
 

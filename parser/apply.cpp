@@ -297,7 +297,7 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
 void set_ioengine(job_spec &j, const option &o, const std::string &v)
 {
     static const enum plan_ioengine map[] = {
-        PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO,
+        PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_SYNC, PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO,
         PLAN_IOENGINE_IO_URING, PLAN_IOENGINE_PVSYNC, PLAN_IOENGINE_PVSYNC2, PLAN_IOENGINE_VSYNC,
         PLAN_IOENGINE_POSIXAIO, PLAN_IOENGINE_MMAP, PLAN_IOENGINE_FALLOC, PLAN_IOENGINE_FTRUNCATE,
     };

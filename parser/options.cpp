@@ -302,7 +302,7 @@ static const std::vector<option> table = {
 
     // ---- engine --------------------------------------------------------------------------
     {"ioengine", {}, opt_type::choice, "", "psync", NR,
-     {{"psync", "pread/pwrite"}, {"sync", "run as psync (pread/pwrite)"}, {"null", "no data moves; measures the tool"},
+     {{"psync", "pread/pwrite"}, {"sync", "read/write after lseek (skipped where the last I/O ended)"}, {"null", "no data moves; measures the tool"},
       {"libaio", "Linux native AIO"}, {"io_uring", "io_uring (liburing)"}, {"pvsync", "preadv/pwritev"},
       {"pvsync2", "preadv2/pwritev2 with RWF_* flags (hipri, uncached, nowait)"},
       {"vsync", "readv/writev after lseek; adjacent I/Os coalesce into one call"},

@@ -9,7 +9,6 @@ fail the same way: same errno, same bytes.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import unittest
@@ -18,6 +17,8 @@ from common import BIN, FIO, TmpDirCase, run, run_fio
 
 SMALL = ["--size=1m", "--bs=4k"]
 CASES = {
+    "sync_write_verify": ["--ioengine=sync", "--rw=randwrite", "--verify=crc32c"],
+    "sync_read": ["--ioengine=sync", "--rw=read"],
     "pvsync_write_verify": ["--ioengine=pvsync", "--rw=randwrite", "--verify=crc32c"],
     "pvsync_read": ["--ioengine=pvsync", "--rw=randread"],
     "pvsync2_write_verify": ["--ioengine=pvsync2", "--rw=write", "--verify=crc32c"],
@@ -42,6 +43,15 @@ CASES = {
     "ftruncate_write": ["--ioengine=ftruncate", "--rw=write"],
     "ftruncate_read": ["--ioengine=ftruncate", "--rw=read"],
 }
+
+
+def strace_calls(path, name):
+    """Calls of one syscall in an `strace -c` table (its 4th column), 0 when absent."""
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if f and f[-1] == name:
+            return int(f[3])
+    return 0
 
 
 def figures(stdout):
@@ -99,7 +109,7 @@ class Engines(TmpDirCase):
                             "--iodepth_batch=8", "--output-format=json"],
                            cwd=self.tmp, capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        calls = int(re.search(r"(\d+)\s+(?:\d+\s+)?writev", st.read_text()).group(1))
+        calls = strace_calls(st, "writev")
         self.assertLess(calls, 256 // 2, "256 adjacent 4k writes should share writev calls")
         self.assertEqual(figures(p.stdout), [(0, 0, 1 << 20, 0)])
 
@@ -114,6 +124,30 @@ class Engines(TmpDirCase):
                 self.assertIn(f"error: job 'j': {name} is an option of ioengine=pvsync2", p.stderr)
                 self.assertIn(f"not of ioengine={eng}", p.stderr)
                 self.assertFalse((self.tmp / "data").exists(), "refused before any file is made")
+
+    @unittest.skipIf(shutil.which("strace") is None or FIO is None, "strace or fio not installed")
+    def test_sync_seeks_as_fio(self):
+        # fio's sync engine skips the lseek where the last I/O ended: a sequential read
+        # of 256 blocks seeks once (fio: 1; ioplan also seeks before the first I/O, as it
+        # does not assume where a descriptor stands), a random one nearly every time
+        # (fio 252: its random order differs from ioplan's).
+        for rw in ("read", "randread"):
+            counts = {}
+            for who, exe in (("fio", FIO), ("ioplan", BIN)):
+                d = self.tmp / f"seek-{who}-{rw}"
+                d.mkdir()
+                st = d / "st"
+                p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=lseek", exe, "--name=j",
+                                    "--filename=data", *SMALL, "--ioengine=sync", f"--rw={rw}",
+                                    "--output-format=json"], cwd=d, capture_output=True, text=True, timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                counts[who] = strace_calls(st, "lseek")
+            with self.subTest(rw):
+                if rw == "read":
+                    self.assertLessEqual(counts["ioplan"], counts["fio"] + 1, counts)
+                else:
+                    self.assertGreater(counts["ioplan"], 200, counts)
+                    self.assertGreater(counts["fio"], 200, counts)
 
     def test_unknown_engine_lists_the_new_ones(self):
         p = run(["--name=j", "--ioengine=windowsaio", "--size=1m"], cwd=self.tmp)

@@ -90,7 +90,7 @@ TEST_CASE("pvsync2's fixed flags follow fio 3.33: uncached only when buffered")
 
 TEST_CASE("the data engines write what they are given and read it back")
 {
-	for (plan_ioengine id : { PLAN_IOENGINE_PVSYNC, PLAN_IOENGINE_PVSYNC2, PLAN_IOENGINE_VSYNC,
+	for (plan_ioengine id : { PLAN_IOENGINE_SYNC, PLAN_IOENGINE_PVSYNC, PLAN_IOENGINE_PVSYNC2, PLAN_IOENGINE_VSYNC,
 				  PLAN_IOENGINE_POSIXAIO, PLAN_IOENGINE_MMAP }) {
 		CAPTURE(plan_ioengine_name(id));
 		file f(64 << 10);
