@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "buffers.h"
+#include "ioengine.h"
 
 #define PAGE 4096u
 
 uint32_t bufpool_depth(const struct plan_job *j)
 {
-	return j->ioengine == PLAN_IOENGINE_PSYNC || !j->iodepth ? 1 : j->iodepth;
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+
+	/* A sync engine holds one I/O at a time whatever iodepth says (as fio). */
+	return (o && o->sync) || !j->iodepth ? 1 : j->iodepth;
 }
 
 uint64_t bufpool_len(const struct plan_job *j)

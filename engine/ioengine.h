@@ -44,6 +44,8 @@ struct ioe_cfg {
 	uint32_t depth;
 	bool sqpoll;
 	bool hipri;
+	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI */
+	int rwf_flags;			/* pvsync2: RWF_* flags on every I/O */
 	bool fixedbufs;
 	bool registerfiles;
 	const int *fds;			/* every file the worker opened, by file index */
@@ -63,6 +65,7 @@ struct ioe_ops {
 	const char *name;
 	enum plan_ioengine id;
 	bool sync;			/* completes in queue(); no commit/getevents */
+	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
 	int (*init)(struct ioe *e);
 	void (*exit)(struct ioe *e);
 	int (*queue)(struct ioe *e, struct io_u *u);
@@ -86,6 +89,12 @@ const struct ioe_ops *ioe_at(uint32_t i);
 int ioe_open(struct ioe *e, enum plan_ioengine id, const struct ioe_cfg *cfg);
 void ioe_close(struct ioe *e);
 
+/*
+ * For engines that complete in order: moves the first min(done, max) of the nr
+ * I/Os held in q into e->events, shifts the rest down and returns how many moved.
+ */
+uint32_t ioe_hand_back(struct ioe *e, struct io_u **q, uint32_t *nr, uint32_t done, uint32_t max);
+
 /* Does u synchronously (pread/pwrite, or a discard for trims), setting u->result. */
 void ioe_do_sync(struct io_u *u);
 
@@ -93,5 +102,16 @@ extern const struct ioe_ops ioe_null;
 extern const struct ioe_ops ioe_psync;
 extern const struct ioe_ops ioe_libaio;
 extern const struct ioe_ops ioe_io_uring;
+extern const struct ioe_ops ioe_pvsync;
+extern const struct ioe_ops ioe_pvsync2;
+extern const struct ioe_ops ioe_vsync;
+extern const struct ioe_ops ioe_posixaio;
+extern const struct ioe_ops ioe_mmap;
+extern const struct ioe_ops ioe_falloc;
+extern const struct ioe_ops ioe_ftruncate;
+extern const struct ioe_ops ioe_sync;
+
+/* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
+int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);
 
 #endif /* IOPLAN_ENGINE_IOENGINE_H */

@@ -21,6 +21,14 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_null,
 	&ioe_libaio,
 	&ioe_io_uring,
+	&ioe_pvsync,
+	&ioe_pvsync2,
+	&ioe_vsync,
+	&ioe_posixaio,
+	&ioe_mmap,
+	&ioe_falloc,
+	&ioe_ftruncate,
+	&ioe_sync,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))
@@ -80,6 +88,16 @@ void ioe_close(struct ioe *e)
 		e->ops->exit(e);
 	free(e->events);
 	memset(e, 0, sizeof(*e));
+}
+
+uint32_t ioe_hand_back(struct ioe *e, struct io_u **q, uint32_t *nr, uint32_t done, uint32_t max)
+{
+	uint32_t n = done < max ? done : max;
+
+	memcpy(e->events, q, n * sizeof(*q));
+	memmove(q, q + n, (*nr - n) * sizeof(*q));
+	*nr -= n;
+	return n;
 }
 
 static int64_t do_discard(int fd, uint64_t off, uint64_t len)

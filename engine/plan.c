@@ -125,7 +125,10 @@ const char *plan_rw_name(enum plan_rw rw)
 
 const char *plan_ioengine_name(enum plan_ioengine e)
 {
-	static const char *const names[] = { "psync", "null", "libaio", "io_uring" };
+	static const char *const names[] = {
+		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
+		"posixaio", "mmap", "falloc", "ftruncate", "sync",
+	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";
 }

@@ -63,6 +63,14 @@ enum plan_ioengine {
 	PLAN_IOENGINE_NULL,		/* completes every I/O at once; no data moves */
 	PLAN_IOENGINE_LIBAIO,
 	PLAN_IOENGINE_IO_URING,
+	PLAN_IOENGINE_PVSYNC,		/* preadv/pwritev */
+	PLAN_IOENGINE_PVSYNC2,		/* preadv2/pwritev2 with RWF_* flags */
+	PLAN_IOENGINE_VSYNC,		/* readv/writev after lseek; adjacent I/Os coalesce */
+	PLAN_IOENGINE_POSIXAIO,		/* POSIX aio_read/aio_write */
+	PLAN_IOENGINE_MMAP,		/* memcpy to and from a mapping of the file */
+	PLAN_IOENGINE_FALLOC,		/* fallocate per I/O; no data moves */
+	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
+	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
 	PLAN_IOENGINE_NR
 };
 
@@ -259,7 +267,10 @@ struct plan_job {
 	bool uring_fixedbufs;		/* io_uring: registered buffers */
 	bool uring_registerfiles;	/* io_uring: registered files */
 	bool uring_sqthread_poll;
-	bool uring_hipri;
+	bool uring_hipri;		/* io_uring: polled I/O; pvsync2: RWF_HIPRI */
+	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
+	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
+	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
 
 	/* Files and durability. */
 	bool direct;			/* O_DIRECT */

@@ -288,6 +288,8 @@ static int open_engine(struct worker *w)
 	cfg.depth = w->depth;
 	cfg.sqpoll = w->job->uring_sqthread_poll;
 	cfg.hipri = w->job->uring_hipri;
+	cfg.hipri_percentage = w->job->hipri_percentage;
+	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
 	cfg.fixedbufs = w->job->uring_fixedbufs;
 	cfg.registerfiles = w->job->uring_registerfiles;
 	cfg.fds = w->fds;

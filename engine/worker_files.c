@@ -29,8 +29,9 @@
 
 static int open_flags(const struct plan_job *j)
 {
+	const struct ioe_ops *o = ioe_find(j->ioengine);
 	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = wr && !j->verify_only ? O_RDWR : O_RDONLY;
+	int fl = (wr && !j->verify_only) || (o && o->open_rw) ? O_RDWR : O_RDONLY;
 
 	if (j->direct)
 		fl |= O_DIRECT;

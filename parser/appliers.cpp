@@ -175,7 +175,10 @@ void set_ioengine(job_spec &j, const option &o, const std::string &v)
     try {
         j.pj.ioengine = (enum plan_ioengine)choice_of(o, name);
     } catch (const value_error &) {
-        throw value_error("ioengine '" + name + "' is not supported (ioplan has psync, sync, null, libaio, io_uring)");
+        std::string names;
+        for (const auto &c : o.choices)
+            names += (names.empty() ? "" : ", ") + std::string(c.name);
+        throw value_error("ioengine '" + name + "' is not supported (ioplan has " + names + ")");
     }
 }
 

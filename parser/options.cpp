@@ -529,10 +529,17 @@ static const std::vector<option> table = {
         .def("psync")
         .choices({
             {"psync", "pread/pwrite", PLAN_IOENGINE_PSYNC},
-            {"sync", "run as psync (pread/pwrite)", PLAN_IOENGINE_PSYNC},
+            {"sync", "read/write after lseek (skipped where the last I/O ended)", PLAN_IOENGINE_SYNC},
             {"null", "no data moves; measures the tool", PLAN_IOENGINE_NULL},
             {"libaio", "Linux native AIO", PLAN_IOENGINE_LIBAIO},
             {"io_uring", "io_uring (liburing)", PLAN_IOENGINE_IO_URING},
+            {"pvsync", "preadv/pwritev", PLAN_IOENGINE_PVSYNC},
+            {"pvsync2", "preadv2/pwritev2 with RWF_* flags (hipri, uncached, nowait)", PLAN_IOENGINE_PVSYNC2},
+            {"vsync", "readv/writev after lseek; adjacent I/Os coalesce into one call", PLAN_IOENGINE_VSYNC},
+            {"posixaio", "POSIX aio_read/aio_write", PLAN_IOENGINE_POSIXAIO},
+            {"mmap", "memcpy to and from a mapping of the file", PLAN_IOENGINE_MMAP},
+            {"falloc", "fallocate per I/O (reads keep size, trims punch holes); no data moves", PLAN_IOENGINE_FALLOC},
+            {"ftruncate", "ftruncate to each write's offset; no data moves", PLAN_IOENGINE_FTRUNCATE},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
@@ -576,8 +583,21 @@ static const std::vector<option> table = {
         .apply(A(j.pj.uring_sqthread_poll = flag_value(v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
-        .help("io_uring: polled completions.")
+        .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
         .apply(A(j.pj.uring_hipri = flag_value(v))),
+    opt("hipri_percentage", opt_type::integer, CAT_ENGINE)
+        .range(0, 100)
+        .help("pvsync2: percentage of I/Os that get RWF_HIPRI when hipri is set (default 100, as fio).")
+        .apply(A(j.pj.hipri_percentage = U32(int_in(o, v)); j.hipri_percentage_set = true)),
+    opt("uncached", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .range(0, 1)
+        .help("pvsync2: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
+        .apply(A(j.pj.pvsync2_uncached = int_in(o, v) != 0)),
+    opt("nowait", opt_type::boolean, CAT_ENGINE)
+        .def("0")
+        .help("pvsync2: RWF_NOWAIT.")
+        .apply(A(j.pj.pvsync2_nowait = flag_value(v))),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")

@@ -75,9 +75,9 @@ const std::vector<unsupported_group> &unsupported()
           "busy_poll", "conf", "cont", "grace_time", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
           "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "pingpong", "program", "rbdname", "readfua",
           "writefua", "skip_bad", "std_redirect", "ttl", "uri", "volume", "rocm_io", "cmdprio_bssplit", "bindname",
-          "interface", "namespace", "hugepage", "uncached", "nowait", "force_async", "userspace_reap", "clustername",
+          "interface", "namespace", "hugepage", "force_async", "userspace_reap", "clustername",
           "busy_poll", "xnvme_be", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_dev_nsid", "xnvme_iovec",
-          "sg_type", "hipri_percentage", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",
+          "sg_type", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",
           "rdma_ops", "filestat_type", "exec_prog", "exec_args", "chunk_size", "odirect", "dev_dax", "pmem_path",
           "libiscsi_url", "spdk_json_conf", "mtd", "ime_psync", "cpuio", "gfapi", "rados", "rbd"}},
     };

@@ -27,6 +27,8 @@ void finalize_spec(job_def &d)
     // default), so each completion is followed by a new submission and iodepth holds.
     if (!d.spec.iodepth_batch_complete_max_set || j.iodepth_batch_complete_max < j.iodepth_batch_complete_min)
         j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
+    if (!d.spec.hipri_percentage_set)
+        j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -347,6 +349,28 @@ uint64_t files_of(const job_def &d)
 }
 
 // Blames the job with the most files.
+// Engine options belong to their engines: fio rejects uncached= under psync as an
+// unknown option, so a job that sets one for another engine gets an error, not a
+// silently ignored flag.
+void check_engine_options(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    std::string eng = plan_ioengine_name(j.ioengine), opt;
+    if (j.ioengine != PLAN_IOENGINE_PVSYNC2) {
+        if (j.pvsync2_uncached)
+            opt = "uncached";
+        else if (j.pvsync2_nowait)
+            opt = "nowait";
+        else if (d.spec.hipri_percentage_set)
+            opt = "hipri_percentage";
+        else if (j.uring_hipri && j.ioengine != PLAN_IOENGINE_IO_URING)
+            opt = "hipri";
+    }
+    if (!opt.empty())
+        fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=pvsync2" +
+                           (opt == "hipri" ? " or io_uring" : "") + ", not of ioengine=" + eng);
+}
+
 void check_file_count(const std::vector<job_def> &jobs)
 {
     uint64_t total = 0;
@@ -370,6 +394,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
     for (auto &d : jobs) {
         finalize_spec(d);
         check_regions(d);
+        check_engine_options(d);
     }
     check_file_count(jobs);
     check_trace_total(jobs);

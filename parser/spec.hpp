@@ -29,6 +29,7 @@ struct job_spec {
     std::vector<uint8_t> pattern;     // buffer_pattern / verify_pattern bytes
     bool randseed_set = false;
     bool iodepth_batch_complete_max_set = false;
+    bool hipri_percentage_set = false;
     uint32_t startdelay_range = 0;
     bool log_on[3] = {};              // write_bw_log, write_iops_log, write_lat_log
     std::string log_prefix[3];        // their values ("": the job name)

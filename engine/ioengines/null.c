@@ -71,18 +71,10 @@ static int null_commit(struct ioe *e)
 static int null_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t timeout_ns)
 {
 	struct null_ring *r = e->priv;
-	uint32_t n = r->nr - r->nr_queued;
 
 	(void)min;
 	(void)timeout_ns;
-	if (n > max)
-		n = max;
-	for (uint32_t i = 0; i < n; i++)
-		e->events[i] = r->q[i];
-	for (uint32_t i = n; i < r->nr; i++)
-		r->q[i - n] = r->q[i];
-	r->nr -= n;
-	return (int)n;
+	return (int)ioe_hand_back(e, r->q, &r->nr, r->nr - r->nr_queued, max);
 }
 
 const struct ioe_ops ioe_null = {

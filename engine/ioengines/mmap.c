@@ -1,0 +1,159 @@
+/*
+ * engine/ioengines/mmap.c - memcpy to and from a shared mapping of the file: fio's mmap.
+ *
+ * As in fio 3.33 each file is mapped whole when it can be, else in windows of
+ * 1 GiB / the number of files starting at the I/O's offset; an I/O outside the
+ * current window remaps.  The mapping is writable when the file was opened for
+ * writing.  An I/O past the end of the file fails with EINVAL instead of
+ * touching an unbacked page (which would kill the process with SIGBUS).  fsync
+ * and end_fsync go through the file descriptor, which also writes back the
+ * pages dirtied through the mapping; trims punch holes as psync's do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "engine/ioengine.h"
+
+#define MMAP_TOTAL (1ull << 30)		/* fio's MMAP_TOTAL_SZ */
+
+struct map {
+	char *p;
+	uint64_t off, len;
+	int fd;
+};
+
+struct mmap_eng {
+	struct map *maps;		/* by io_u.file */
+	uint32_t nr;
+	uint64_t window;
+};
+
+static int mmap_init(struct ioe *e)
+{
+	struct mmap_eng *m = calloc(1, sizeof(*m));
+	uint32_t files = e->cfg.nr_fds ? e->cfg.nr_fds : 1;
+
+	if (!m)
+		return -ENOMEM;
+	e->priv = m;
+	m->window = MMAP_TOTAL / files;
+	return 0;
+}
+
+static void unmap(struct map *mp)
+{
+	if (mp->p)
+		munmap(mp->p, mp->len);
+	mp->p = NULL;
+}
+
+static void mmap_exit(struct ioe *e)
+{
+	struct mmap_eng *m = e->priv;
+
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->nr; i++)
+		unmap(&m->maps[i]);
+	free(m->maps);
+	free(m);
+}
+
+static struct map *map_of(struct mmap_eng *m, uint32_t file)
+{
+	if (file >= m->nr) {
+		struct map *n = realloc(m->maps, (file + 1) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		memset(n + m->nr, 0, (file + 1 - m->nr) * sizeof(*n));
+		m->maps = n;
+		m->nr = file + 1;
+	}
+	return &m->maps[file];
+}
+
+/* The bytes behind fd: a block device's st_size is 0, so ask the device. */
+static int size_of(int fd, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, size))
+		return -errno;
+	return 0;
+}
+
+/* Maps the whole file, or a window from u's offset (page aligned) when it is too big. */
+static int remap(struct mmap_eng *m, struct map *mp, const struct io_u *u)
+{
+	uint64_t size;
+	int fl = fcntl(u->fd, F_GETFL);
+	int prot = (fl & O_ACCMODE) == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
+	int r;
+
+	unmap(mp);
+	r = size_of(u->fd, &size);
+	if (r)
+		return r;
+	if (u->offset + u->len > size)
+		return -EINVAL;
+	if (u->len > m->window)
+		return -EIO;	/* fio: "bs too big for mmap engine" */
+	mp->off = size <= m->window ? 0 : u->offset & ~4095ull;
+	mp->len = size - mp->off;
+	if (mp->len > m->window)
+		mp->len = m->window;
+	if (u->offset + u->len > mp->off + mp->len)
+		mp->len = u->offset + u->len - mp->off;
+	mp->p = mmap(NULL, mp->len, prot, MAP_SHARED, u->fd, (off_t)mp->off);
+	if (mp->p == MAP_FAILED) {
+		mp->p = NULL;
+		return -errno;
+	}
+	mp->fd = u->fd;
+	return 0;
+}
+
+static int mmap_queue(struct ioe *e, struct io_u *u)
+{
+	struct mmap_eng *m = e->priv;
+	struct map *mp = map_of(m, u->file);
+	int r = 0;
+
+	if (u->ddir != PLAN_DDIR_READ && u->ddir != PLAN_DDIR_WRITE) {
+		ioe_do_sync(u);
+		return IOE_Q_COMPLETED;
+	}
+	if (!mp)
+		r = -ENOMEM;
+	else if (!mp->p || mp->fd != u->fd || u->offset < mp->off || u->offset + u->len > mp->off + mp->len)
+		r = remap(m, mp, u);
+	if (r) {
+		u->result = r;
+		return IOE_Q_COMPLETED;
+	}
+	if (u->ddir == PLAN_DDIR_READ)
+		memcpy(u->buf, mp->p + (u->offset - mp->off), u->len);
+	else
+		memcpy(mp->p + (u->offset - mp->off), u->buf, u->len);
+	u->result = u->len;
+	return IOE_Q_COMPLETED;
+}
+
+const struct ioe_ops ioe_mmap = {
+	.name = "mmap",
+	.id = PLAN_IOENGINE_MMAP,
+	.sync = true,
+	.init = mmap_init,
+	.exit = mmap_exit,
+	.queue = mmap_queue,
+};
