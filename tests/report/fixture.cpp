@@ -205,18 +205,6 @@ void add_ios(res_clone &c, int d, uint64_t n, uint64_t bs, uint64_t runtime_ns,
 	dd.runtime_ns = runtime_ns;
 }
 
-std::vector<std::string> split(const std::string &s, char sep)
-{
-	std::vector<std::string> out;
-	size_t start = 0;
-	for (;;) {
-		size_t p = s.find(sep, start);
-		out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
-		if (p == std::string::npos)
-			return out;
-		start = p + 1;
-	}
-}
 
 std::string run(const std::string &cmd, int *status)
 {

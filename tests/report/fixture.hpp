@@ -6,6 +6,8 @@
 // through plan_free/results_free.
 #pragma once
 
+#include "parser/values.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -75,8 +77,7 @@ int latbkt_index(uint64_t ns);
 void add_ios(res_clone &c, int d, uint64_t n, uint64_t bs, uint64_t runtime_ns,
 	     const std::function<uint64_t(uint64_t)> &lat_ns);
 
-// Splits s at sep.
-std::vector<std::string> split(const std::string &s, char sep);
+using parser::split; // s split at sep
 
 // Runs a shell command, returns its stdout; *status gets the exit status.
 std::string run(const std::string &cmd, int *status = nullptr);
