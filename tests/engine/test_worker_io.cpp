@@ -178,20 +178,27 @@ TEST_CASE("worker_io: a burst of sync I/Os stops at the end of the ramp and of t
 
 TEST_CASE("worker_io: a null-engine job is CPU-bound, a rate-limited one is not")
 {
+	// On a heavily loaded machine (load averages above 10 seen here) one 250 ms
+	// window can fall short of 90% busy: a CPU-bound job gets three tries, a
+	// rate-limited one must never be found CPU-bound.
 	pb::tmpdir d;
 	for (bool rated : { false, true }) {
 		CAPTURE(rated);
-		auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([&](plan_job &j) {
-			j.time_based = true;
-			j.runtime_ns = 250000000ull;
-			if (rated)
-				j.rate_iops[PLAN_DDIR_READ] = 200;
-		}) });
-		int ret = -1;
-		auto r = pb::run(*p, &ret);
-		REQUIRE(ret == 0);
-		const res_clone &c = only_clone(*r);
-		CHECK(c.cpu_bound == !rated);
-		CHECK(c.usr_ns + c.sys_ns > 0);
+		bool bound = false;
+		for (int attempt = 0; attempt < (rated ? 1 : 3) && !bound; attempt++) {
+			auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([&](plan_job &j) {
+				j.time_based = true;
+				j.runtime_ns = 250000000ull;
+				if (rated)
+					j.rate_iops[PLAN_DDIR_READ] = 200;
+			}) });
+			int ret = -1;
+			auto r = pb::run(*p, &ret);
+			REQUIRE(ret == 0);
+			const res_clone &c = only_clone(*r);
+			CHECK(c.usr_ns + c.sys_ns > 0);
+			bound = c.cpu_bound;
+		}
+		CHECK(bound == !rated);
 	}
 }
