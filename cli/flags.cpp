@@ -185,9 +185,15 @@ const std::vector<flag> table = {
     {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
      [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }},
     {"status-interval", flag_arg::required, "TIME", RUN,
-     "accepted for fio; periodic reports of the results so far are not written yet",
-     [](ctx &c, str v) { c.a.status_interval_ns = time_value(c, v, 1000000000); },
-     "fio writes a full report every TIME; ioplan notes on standard error that it does not yet."},
+     "every TIME (bare number: s; at least 1ms), the full report of the results so far",
+     [](ctx &c, str v) { c.a.status_interval_ns = time_value(c, v, 1000000); },
+     "As fio: in every output format asked for, where the final report goes, one whole report after "
+     "another (JSON documents back to back, a terse line per job, normal output's blocks), then the "
+     "final report.\n"
+     "Each holds the run so far: bytes, runtime, latencies and their percentiles up to that moment.\n"
+     "A thread held in a long I/O or think past the report's short wait shows its figures as of the "
+     "report before.\n"
+     "SIGUSR1 asks for one such report at any time."},
     {"debug", flag_arg::required, "CLASSES", RUN,
      "debug lines on stderr for the comma-separated classes (--debug=help lists them)", debug,
      "Each line is the class, the process id and the event, as fio prints them."},

@@ -97,14 +97,29 @@ bool output_file::commit(const std::string &text, const std::string &content)
 		return fail(what, errno);
 	struct stat st;
 	// Truncated only now: until the results exist, an older file is kept.
-	if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
+	if (!appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
 		return fail(what, errno);
-	bool ok = write_all(fd_, text, what);
+	bool ok = write_all(fd_, held_ + text, what);
 	int fd = fd_;
 	fd_ = -1;
 	if (::close(fd) != 0 && ok)
 		ok = fail(what, errno); // NFS and full quotas report here
 	return ok;
+}
+
+bool output_file::append(const std::string &text, const std::string &content)
+{
+	if (deferred_ || fd_ < 0) {
+		held_ += text;
+		return true;
+	}
+	const std::string what = content + " to " + path_;
+	created_ = false; // it holds results from now on
+	struct stat st;
+	if (!appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
+		return fail(what, errno);
+	appended_ = true;
+	return write_all(fd_, text, what);
 }
 
 int emit(const std::string &text, const std::string &content, const std::string &path)

@@ -47,8 +47,14 @@ public:
 	bool open(const std::string &path, std::string *err);
 
 	// Replaces the file's contents with text and closes it; false after
-	// printing "writing <content> to <path>: <strerror>".
+	// printing "writing <content> to <path>: <strerror>".  After append(),
+	// text follows what was appended.
 	bool commit(const std::string &text, const std::string &content = "the results");
+
+	// Reports written while the run goes on (--status-interval): the first
+	// call truncates the file, each one adds text at its end.  A FIFO without
+	// a reader yet keeps the text for commit().  False after printing the error.
+	bool append(const std::string &text, const std::string &content);
 
 	// The run never produced results: a file open() created is removed, an
 	// existing one is left untouched.  The destructor does this unless
@@ -65,6 +71,8 @@ private:
 	int fd_ = -1;
 	bool created_ = false;
 	bool deferred_ = false;	// a FIFO without a reader at open()
+	bool appended_ = false;	// truncated by append(): commit() adds to it
+	std::string held_;	// appended while deferred_, for commit()
 };
 
 // text to --output=path, or to stdout when path is "" (--showplan, convert).

@@ -3,7 +3,9 @@
 // SIGINT and SIGTERM are blocked in every thread before the engine starts
 // (its workers inherit the mask) and taken here with sigtimedwait, so the
 // first one asks the engine to stop and keep what it measured, and a second
-// aborts at once; the report is still written and JSON stays valid.  Once the
+// aborts at once; the report is still written and JSON stays valid.  SIGUSR1,
+// taken the same way, asks for a report of the results so far, as fio's does
+// (and --status-interval asks every interval: cli/interim.hpp).  Once the
 // engine is done the mask is lifted again: a signal while the report is
 // written (to a pipe nobody reads, say) ends ioplan as it ends any program.
 // While signals are blocked nothing may block the supervisor, so the progress
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "cli/debug.hpp"
+#include "cli/interim.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_checks.hpp"
@@ -82,12 +85,19 @@ void status(const std::string &text)
 
 // Takes every pending SIGINT/SIGTERM: the first asks the engine to stop, the
 // second aborts (e is null once the engine is done: a signal then only
-// counts).  Returns how many signals have been seen so far.
-int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, bool show_progress)
+// counts).  A SIGUSR1 sets *usr1 (a report of the results so far).  Returns
+// how many stopping signals have been seen so far.
+int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, bool show_progress,
+                 bool *usr1 = nullptr)
 {
     timespec none{0, 0};
     int sig;
-    while ((sig = sigtimedwait(&sigs, nullptr, &none)) == SIGINT || sig == SIGTERM) {
+    while ((sig = sigtimedwait(&sigs, nullptr, &none)) > 0) {
+        if (sig == SIGUSR1) {
+            if (usr1)
+                *usr1 = true;
+            continue;
+        }
         if (!e) {
             status("ioplan: interrupted (signal " + std::to_string(sig) + ") as the run ended\n");
             signals++;
@@ -118,11 +128,12 @@ bool trigger_fired(const args &a, uint64_t elapsed_ns)
     return true;
 }
 
-// Waits for the run, forwarding signals, watching the triggers and drawing
-// the progress line.  The engine wait returns the moment the run ends;
+// Waits for the run, forwarding signals, watching the triggers, drawing the
+// progress line and writing the reports of the results so far (interim.hpp).  The engine wait returns the moment the run ends;
 // signals are taken every 10 ms, so a second one reaches a run that is still
 // finishing (end_fsync, layout).  Returns how many signals were taken.
-int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered)
+int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
+              interim_reports &interim)
 {
     bool show_progress = progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
@@ -130,11 +141,13 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
-        signals = take_signals(e, sigs, signals, line, show_progress);
+        bool usr1 = false;
+        signals = take_signals(e, sigs, signals, line, show_progress, &usr1);
         eng_status st{};
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
             continue;
+        interim.tick(e, st.elapsed_ns, usr1);
         if (!*triggered && trigger_fired(a, st.elapsed_ns)) {
             *triggered = true;
             eng_stop(e);
@@ -147,7 +160,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     return signals;
 }
 
-std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats)
+std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats, bool banner)
 {
     std::ostringstream text;
     if (a.writer) {
@@ -158,6 +171,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.formats = formats;
     o.who = a.who;
     o.terse_version = a.terse_version;
+    o.banner = banner;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -173,9 +187,11 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
 // The results go to --output or stdout.  When --output cannot take them (a
 // disk that filled during the run) they go to stdout instead: the run cannot
 // be had again, its numbers must not be lost with the file.
-int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out)
+// Reports of the results so far that stdout has not taken yet go first.
+int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out,
+                  interim_reports &interim)
 {
-    std::string text = render_reports(r, p, a, formats);
+    std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any());
     if (a.output_path.empty())
         return write_stdout(text, "the results to stdout") ? 0 : 1;
     if (out.commit(text))
@@ -187,16 +203,19 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 
 // Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
-int run_engine(const plan &p, const args &a, results **r, int *signals, bool *triggered)
+int run_engine(const plan &p, const args &a, results **r, int *signals, bool *triggered,
+               interim_reports &interim)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     eng_opts eo{};
     eo.fake_clock = a.fake_clock_step_ns != 0;
     eo.fake_clock_step_ns = a.fake_clock_step_ns;
+    eo.snapshots = a.status_interval_ns != 0;
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {
@@ -204,7 +223,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
-    *signals = supervise(e, p, sigs, a, triggered);
+    *signals = supervise(e, p, sigs, a, triggered, interim);
     ret = eng_finish(e, r);
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
@@ -288,19 +307,28 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     results *r = nullptr;
     int signals = 0;
     bool triggered = false;
-    int ret = run_engine(p, a, &r, &signals, &triggered);
+    interim_reports interim(
+        a.status_interval_ns,
+        [&](const results &so_far, bool banner) { return render_reports(so_far, p, a, formats, banner); },
+        a.output_path.empty() ? interim_reports::sink_fn()
+                              : interim_reports::sink_fn([&](const std::string &text) {
+                                    return out.append(text, "the results so far");
+                                }));
+    int ret = run_engine(p, a, &r, &signals, &triggered, interim);
     if (triggered)
         after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
         attach_findings(r, pf, notes);
-        rc |= write_reports(*r, p, a, formats, out);
+        rc |= write_reports(*r, p, a, formats, out, interim);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)
                 std::fprintf(stderr, "ioplan: error: %s\n", r->msgs[i].text);
         results_free(r);
+    } else if (!write_stdout(interim.take_pending(), "the results so far to stdout")) {
+        rc = 1;
     }
     pf_free(&pf);
     return rc;

@@ -39,8 +39,6 @@ bool check_run_flags(const args &a, const plan &p)
 void note_inert_flags(const args &a)
 {
     auto note = [](const char *what) { std::fprintf(stderr, "ioplan: note: %s\n", what); };
-    if (a.status_interval_ns)
-        note("--status-interval: periodic reports of the results so far are not written yet");
     if (a.bandwidth_log)
         note("--bandwidth-log: the aggregate bandwidth log is not written yet");
     if (!a.idle_prof.empty() && a.idle_prof != "calibrate")

@@ -8,6 +8,9 @@
  * every thread of this one has exited.  A segment runs repeat_discard + repeat
  * times (taken from its first job), each run adding one res_job per job to the
  * results.  The coordinator also watches for stalls and forwards stop requests.
+ * eng_snapshot (snapshot.h) reads the jobs so far from the caller's thread, under
+ * mu, which is why the coordinator adds a job's results and frees a segment's
+ * workers under mu too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include "layout.h"
 #include "logs.h"
 #include "progress.h"
+#include "snapshot.h"
 #include "worker.h"
 
 #define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
@@ -31,6 +35,9 @@
 struct eng {
 	_Alignas(64) _Atomic int stop;	/* read by every worker: nothing else on this line */
 	char pad[60];
+	/* eng_snapshot's request number, read by every worker once per loop trip. */
+	_Alignas(64) _Atomic uint64_t snap_req;
+	char pad2[56];
 	const struct plan *plan;
 	struct eng_opts opts;
 	struct results *res;
@@ -143,20 +150,25 @@ static struct res_job *add_res_job(struct eng *e, const struct plan_job *j, uint
 				   uint32_t run, bool discarded)
 {
 	struct res_job *rj = &e->res->jobs[e->res->nr_jobs];
+	struct res_clone *clones;
 
 	if (e->res->nr_jobs >= e->res_cap)
 		return NULL;
-	rj->clones = calloc(j->nr_clones ? j->nr_clones : 1, sizeof(*rj->clones));
-	if (!rj->clones)
+	clones = calloc(j->nr_clones ? j->nr_clones : 1, sizeof(*clones));
+	if (!clones)
 		return NULL;
-	e->res->nr_jobs++;
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		res_clone_init(&clones[c]);
+	/* Under mu: eng_snapshot reads the jobs so far. */
+	pthread_mutex_lock(&e->mu);
+	rj->clones = clones;
 	rj->job_id = idx;
 	rj->groupid = j->groupid;
 	rj->run = run;
 	rj->discarded = discarded;
 	rj->nr_clones = j->nr_clones;
-	for (uint32_t c = 0; c < j->nr_clones; c++)
-		res_clone_init(&rj->clones[c]);
+	e->res->nr_jobs++;
+	pthread_mutex_unlock(&e->mu);
 	return rj;
 }
 
@@ -257,6 +269,7 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	w->clone = &jr->job->clones[c];
 	w->out = &jr->res->clones[c];
 	res_clone_init(&w->res);
+	pthread_mutex_init(&w->snap_mu, NULL);
 	atomic_store(&w->pub.running, true);
 	return w;
 }
@@ -415,21 +428,14 @@ static void error_msgs(struct eng *e, const struct plan_job *j, const struct res
 /* A job's span from its clones; the run's first fatal error from theirs. */
 static void job_span(struct eng *e, struct res_job *rj)
 {
-	rj->start_ns = UINT64_MAX;
-	rj->end_ns = 0;
+	res_job_span(rj);
 	for (uint32_t c = 0; c < rj->nr_clones; c++) {
 		struct res_clone *rc = &rj->clones[c];
 
-		if (rc->thread_start_ns < rj->start_ns)
-			rj->start_ns = rc->thread_start_ns;
-		if (rc->thread_end_ns > rj->end_ns)
-			rj->end_ns = rc->thread_end_ns;
 		if (rc->error && !e->res->error)
 			e->res->error = rc->error;
 		error_msgs(e, plan_job_at(e->plan, rj->job_id), rc);
 	}
-	if (rj->start_ns == UINT64_MAX)
-		rj->start_ns = 0;
 }
 
 static void seg_free(struct eng *e, struct seg_run *s)
@@ -437,6 +443,9 @@ static void seg_free(struct eng *e, struct seg_run *s)
 	pthread_mutex_lock(&e->mu);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
 		wlog_close(e->cur[i]->log);
+		if (e->cur[i]->snap_valid)
+			res_clone_release(&e->cur[i]->snap);
+		pthread_mutex_destroy(&e->cur[i]->snap_mu);
 		free(e->cur[i]);
 	}
 	free(e->cur);
@@ -476,7 +485,9 @@ static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 		if (!w->started)
 			continue;
 		pthread_join(w->tid, NULL);
+		pthread_mutex_lock(&w->snap_mu);	/* eng_snapshot may be reading *out */
 		w->out->stalled = atomic_load(&w->pub.stalled);
+		pthread_mutex_unlock(&w->snap_mu);
 		/* A fake clock is per thread: the next segment starts after this one. */
 		if (e->sh.fake && w->out->thread_end_ns > e->sh.clk.fake_now)
 			e->sh.clk.fake_now = w->out->thread_end_ns;
@@ -605,6 +616,8 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	latbkt_table_init(&e->lbt);
 	e->sh.lbt = &e->lbt;
 	e->sh.stop = &e->stop;
+	e->sh.snap_req = &e->snap_req;
+	e->sh.snapshots = e->opts.snapshots;
 	e->sh.fake = e->opts.fake_clock;
 	for (uint32_t i = 0; i < p->nr_jobs && !e->sh.sleep_gran_ns && !e->sh.fake; i++)
 		if (plan_job_at(p, i)->thinktime_ns)
@@ -739,6 +752,22 @@ int eng_get_status(struct eng *e, struct eng_status *st)
 	st->layout_done_bytes = atomic_load(&e->lay.done);
 	st->layout_total_bytes = atomic_load(&e->lay.total);
 	return 0;
+}
+
+int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
+{
+	struct clk c;
+	uint64_t seq;
+	int ret;
+
+	/* mu keeps the workers and the jobs so far in place while they are read. */
+	pthread_mutex_lock(&e->mu);
+	seq = atomic_fetch_add(&e->snap_req, 1) + 1;
+	snap_await(e->cur, e->nr_cur, seq, wait_ns);
+	c = e->sh.clk;		/* a fake clock advances as it is read: not the run's */
+	ret = snap_collect(e->res, e->cur, e->nr_cur, clk_now(&c), out);
+	pthread_mutex_unlock(&e->mu);
+	return ret;
 }
 
 void eng_stop(struct eng *e)

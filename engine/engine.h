@@ -2,9 +2,10 @@
  * engine/engine.h - the engine's whole public surface: run a plan, watch it, stop it.
  *
  * cli/ starts a run with eng_start(), polls eng_get_status() for the progress line,
- * forwards SIGINT/SIGTERM as eng_stop(), and collects the results with
- * eng_finish().  The engine never prints, never exits and keeps no global state;
- * every function returns 0 or -errno.
+ * takes eng_snapshot() for reports of the results so far, forwards SIGINT/SIGTERM
+ * as eng_stop(), and collects the results with eng_finish().  The engine never
+ * prints, never exits and keeps no global state; every function returns 0 or
+ * -errno.
  */
 #ifndef IOPLAN_ENGINE_H
 #define IOPLAN_ENGINE_H
@@ -28,6 +29,13 @@ struct eng_opts {
 	 */
 	bool fake_clock;
 	uint64_t fake_clock_step_ns;
+	/*
+	 * eng_snapshot will be asked for (--status-interval): each thread keeps a
+	 * copy of its window's results as the window ends, so a report while it
+	 * syncs or verifies still shows them.  Without it, a thread that has left
+	 * its I/O loop is shown as of the last request it answered.
+	 */
+	bool snapshots;
 };
 
 /* Where a run is, for the progress line. */
@@ -71,6 +79,17 @@ int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out);
 
 /* Fills *st with a consistent-enough snapshot; cheap, safe while running. */
 int eng_get_status(struct eng *e, struct eng_status *st);
+
+/*
+ * The results so far of the running plan (fio's --status-interval and SIGUSR1
+ * reports), in *out to be freed with results_free: every job so far, each
+ * running thread's figures as of its next trip round its I/O loop (a window
+ * so far: bytes, runtime, latency, samples and CPU up to now).  A thread that
+ * does not get there within wait_ns (a long sync I/O, a think) is shown as of
+ * its previous copy.  Messages, disk and per-CPU figures come with the final
+ * results only.  Safe while running and after; 0 or -ENOMEM.
+ */
+int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out);
 
 /*
  * Asks every worker to stop within a second; the results keep what was measured

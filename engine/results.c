@@ -238,6 +238,77 @@ void res_clone_release(struct res_clone *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static int dup_hist(uint64_t **h)
+{
+	uint64_t *copy;
+
+	if (!*h)
+		return 0;
+	copy = malloc(RES_HIST_NR * sizeof(*copy));
+	if (copy)
+		memcpy(copy, *h, RES_HIST_NR * sizeof(*copy));
+	*h = copy;
+	return copy ? 0 : -ENOMEM;
+}
+
+/* A copy of the first n elements of p (NULL for none); *ret = -ENOMEM when it cannot. */
+static void *dup_array(const void *p, size_t n, size_t size, int *ret)
+{
+	void *copy;
+
+	if (!p || !n)
+		return NULL;
+	copy = malloc(n * size);
+	if (!copy) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	return memcpy(copy, p, n * size);
+}
+
+int res_clone_copy(struct res_clone *dst, const struct res_clone *src)
+{
+	bool shared = src->iops_series.samples == src->bw_series.samples;
+	int ret = 0;
+
+	*dst = *src;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		ret |= dup_hist(&dst->ddir[d].slat.hist);
+		ret |= dup_hist(&dst->ddir[d].clat.hist);
+		ret |= dup_hist(&dst->ddir[d].lat.hist);
+		ret |= dup_hist(&dst->ddir[d].sched_lat.hist);
+	}
+	ret |= dup_hist(&dst->sync_lat.hist);
+	dst->bw_series.samples = dup_array(src->bw_series.samples, src->bw_series.nr,
+					   sizeof(struct res_sample), &ret);
+	dst->bw_series.cap = dst->bw_series.samples ? dst->bw_series.nr : 0;
+	dst->iops_series.samples = shared ? dst->bw_series.samples
+					  : dup_array(src->iops_series.samples, src->iops_series.nr,
+						      sizeof(struct res_sample), &ret);
+	dst->iops_series.cap = dst->iops_series.samples ? dst->iops_series.nr : 0;
+	dst->trace = dup_array(src->trace, src->trace_nr, sizeof(*src->trace), &ret);
+	dst->trace_cap = dst->trace ? dst->trace_nr : 0;
+	if (ret) {
+		res_clone_release(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void res_job_span(struct res_job *rj)
+{
+	rj->start_ns = UINT64_MAX;
+	rj->end_ns = 0;
+	for (uint32_t c = 0; c < rj->nr_clones; c++) {
+		if (rj->clones[c].thread_start_ns < rj->start_ns)
+			rj->start_ns = rj->clones[c].thread_start_ns;
+		if (rj->clones[c].thread_end_ns > rj->end_ns)
+			rj->end_ns = rj->clones[c].thread_end_ns;
+	}
+	if (rj->start_ns == UINT64_MAX)
+		rj->start_ns = 0;
+}
+
 void results_free(struct results *r)
 {
 	if (!r)

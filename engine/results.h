@@ -328,6 +328,16 @@ void res_clone_init(struct res_clone *c);
 /* Frees a clone's histograms, series and trace (not the clone itself). */
 void res_clone_release(struct res_clone *c);
 
+/*
+ * Makes dst a deep copy of src (histograms, series and trace its own), for the
+ * results so far of a running plan.  dst needs no release before; on -ENOMEM it
+ * is left empty (res_clone_release'd).  Returns 0 or -ENOMEM.
+ */
+int res_clone_copy(struct res_clone *dst, const struct res_clone *src);
+
+/* A job's span from its clones: the first thread's start, the last one's end (0 when none started). */
+void res_job_span(struct res_job *rj);
+
 /* Appends a message to r (text formatted like printf).  0 or -ENOMEM. */
 int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));

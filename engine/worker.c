@@ -4,7 +4,8 @@
  * Everything a worker allocates is allocated here, before the first I/O, and
  * released here after the last; worker_io.c only uses it.  The worker's results
  * are private until it ends, then moved (histograms and all) into the results
- * slot the coordinator gave it.
+ * slot the coordinator gave it; while it runs, reports of the results so far
+ * read the copies it makes on request (snapshot.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include "layout.h"
 #include "rng.h"
 #include "dioalign.h"
+#include "snapshot.h"
 #include "worker.h"
 
 #define SLEEP_SLICE_NS 100000000ull
@@ -444,9 +446,22 @@ void worker_begin_window(struct worker *w)
 	set_state(w, run_state(j));
 }
 
-void worker_end_window(struct worker *w)
+bool worker_cpu_usage(const struct worker *w, struct res_clone *c)
 {
 	struct rusage ru;
+
+	if (w->sh->fake || getrusage(RUSAGE_THREAD, &ru))
+		return false;
+	c->usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&w->ru0.ru_utime);
+	c->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&w->ru0.ru_stime);
+	c->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nvcsw - w->ru0.ru_nivcsw);
+	c->minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
+	c->majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+	return true;
+}
+
+void worker_end_window(struct worker *w)
+{
 	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
 
 	if (!w->counting)
@@ -466,15 +481,8 @@ void worker_end_window(struct worker *w)
 		series_finish(&w->iops_ser, w->now, bytes, ios, w->lat_sum);
 	else
 		w->res.iops_series = w->res.bw_series;
-	if (!w->sh->fake && !getrusage(RUSAGE_THREAD, &ru)) {
-		w->res.usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&w->ru0.ru_utime);
-		w->res.sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&w->ru0.ru_stime);
-		w->res.ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nvcsw -
-					w->ru0.ru_nivcsw);
-		w->res.minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
-		w->res.majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+	if (worker_cpu_usage(w, &w->res))
 		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
-	}
 	set_state(w, 'f');
 }
 
@@ -523,6 +531,10 @@ static void run(struct worker *w)
 	}
 	worker_loop(w);
 	worker_end_window(w);
+	/* Reports of the results so far show the whole window from here on (snapshot.h). */
+	if (w->sh->snapshots || atomic_load_explicit(w->sh->snap_req, memory_order_relaxed))
+		worker_snapshot(w);
+	atomic_store_explicit(&w->pub.in_loop, false, memory_order_release);
 	/* A second stop request (abort) skips the final flush too. */
 	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2)
 		end_sync(w);
@@ -539,6 +551,9 @@ static void finish(struct worker *w)
 	w->res.thread_number = w->clone->thread_number;
 	*w->out = w->res;
 	memset(&w->res, 0, sizeof(w->res));
+	pthread_mutex_lock(&w->snap_mu);
+	w->snap_final = true;
+	pthread_mutex_unlock(&w->snap_mu);
 	set_state(w, w->out->error ? 'X' : '_');
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)

@@ -35,6 +35,8 @@ struct eng_shared {
 	const struct latbkt_table *lbt;
 	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
 	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
+	const _Atomic uint64_t *snap_req;	/* eng_snapshot's request number (snapshot.h) */
+	bool snapshots;			/* eng_opts.snapshots */
 	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
 };
 
@@ -85,6 +87,9 @@ struct worker_pub {
 	_Atomic uint64_t win_start_ns;	/* 0 = not in the window yet */
 	_Atomic uint64_t win_end_ns;	/* 0 = no runtime bound */
 	_Atomic uint64_t win_bytes;	/* bytes the window issues, 0 = time-bound or unknown */
+	/* eng_snapshot (snapshot.h): the last request answered, and whether it still answers. */
+	_Atomic uint64_t snap_ack;
+	_Atomic bool in_loop;
 };
 
 enum wphase {
@@ -179,6 +184,13 @@ struct worker {
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	bool vfy_reads;			/* check every block read */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
+
+	/* The results so far, for eng_snapshot (snapshot.c); snap_mu guards the next three. */
+	pthread_mutex_t snap_mu;
+	struct res_clone snap;
+	bool snap_valid;		/* snap holds a copy */
+	bool snap_final;		/* *out holds the thread's final results */
+	uint64_t snap_seen;		/* the last request this worker answered (its own) */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */
@@ -190,6 +202,12 @@ void worker_loop(struct worker *w);
 /* Window boundaries (worker.c), called by the loop. */
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
+
+/* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
+bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
+
+/* Sync engines record lat only as clat: c's lat becomes a copy of its clat (worker_io.c). */
+void worker_lat_from_clat(const struct worker *w, struct res_clone *c);
 
 /* Verification (worker_verify.c): setup, per-I/O hook, read-back, final verdict. */
 int worker_verify_setup(struct worker *w, const struct buffill *fill);

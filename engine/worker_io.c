@@ -4,7 +4,8 @@
  * One loop serves every engine.  Sync engines complete inside queue(); async
  * ones keep up to iodepth I/Os in flight, submit once iodepth_batch_submit are
  * queued, and reap between iodepth_batch_complete_min and _max at a time.
- * Nothing here locks or allocates.
+ * Nothing here locks or allocates, except a copy of the results so far when
+ * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
  * Clock reads (engine/clock.h has their cost): once per commit (clat starts
  * there), once per reap or sync completion, and once per prepared I/O (lat and
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "snapshot.h"
 #include "worker.h"
 
 #define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
@@ -541,12 +543,12 @@ void worker_quiesce(struct worker *w)
 }
 
 /* Sync engines: lat was not recorded per I/O because it equals clat. */
-static void lat_from_clat(struct worker *w)
+void worker_lat_from_clat(const struct worker *w, struct res_clone *c)
 {
 	if (!w->lat_is_clat || !w->counting)
 		return;
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		struct res_lat *lat = &w->res.ddir[d].lat, *clat = &w->res.ddir[d].clat;
+		struct res_lat *lat = &c->ddir[d].lat, *clat = &c->ddir[d].clat;
 		uint64_t *hist = lat->hist;
 
 		*lat = *clat;
@@ -574,7 +576,7 @@ static bool lat_may_be_clat(const struct worker *w)
 
 static void after_window(struct worker *w)
 {
-	lat_from_clat(w);
+	worker_lat_from_clat(w, &w->res);
 	worker_end_window(w);
 	w->have_held = false;
 	if (w->job->cooldown_ns && !w->fatal &&
@@ -655,7 +657,9 @@ void worker_loop(struct worker *w)
 	w->lat_is_clat = lat_may_be_clat(w);
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
+	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	for (;;) {
+		worker_snapshot_poll(w);
 		update_phase(w);
 		if (w->phase == WP_DRAIN) {
 			if (!w->inflight || w->fatal ||
@@ -671,6 +675,6 @@ void worker_loop(struct worker *w)
 		else if (w->blocked && w->wait_until)
 			idle(w);
 	}
-	lat_from_clat(w);
+	worker_lat_from_clat(w, &w->res);
 	w->have_held = false;
 }

@@ -59,6 +59,22 @@ TEST_CASE("cli output: an existing file is kept until commit, then replaced whol
 	CHECK(slurp(path) == "results\n");
 }
 
+TEST_CASE("cli output: reports appended during the run replace the old file once, the final one follows them")
+{
+	scratch s;
+	std::string path = s.dir + "/out.txt", err;
+	std::ofstream(path) << std::string(1000, 'x');
+	{
+		cli::output_file f;
+		REQUIRE(f.open(path, &err));
+		CHECK(f.append("so far 1\n", "the results so far"));
+		CHECK(slurp(path) == "so far 1\n");
+		CHECK(f.append("so far 2\n", "the results so far"));
+		CHECK(f.commit("final\n"));
+	}
+	CHECK(slurp(path) == "so far 1\nso far 2\nfinal\n");
+}
+
 TEST_CASE("cli output: a file open() created goes again when no results come")
 {
 	scratch s;

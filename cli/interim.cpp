@@ -1,0 +1,83 @@
+// cli/interim.cpp - reports of the results so far while the run goes on (interim.hpp).
+#include "cli/interim.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <poll.h>
+#include <unistd.h>
+#include <utility>
+
+namespace cli {
+
+namespace {
+
+constexpr uint64_t max_wait_ns = 200000000; // a thread in a long I/O or think is shown as it was
+
+} // namespace
+
+interim_reports::interim_reports(uint64_t interval_ns, render_fn render, sink_fn sink)
+    : interval_ns_(interval_ns), next_ns_(interval_ns), render_(std::move(render)), sink_(std::move(sink))
+{
+}
+
+uint64_t interim_reports::wait_ns() const
+{
+    return interval_ns_ && interval_ns_ / 2 < max_wait_ns ? interval_ns_ / 2 : max_wait_ns;
+}
+
+void interim_reports::tick(eng *e, uint64_t elapsed_ns, bool asked)
+{
+    bool due = interval_ns_ && elapsed_ns >= next_ns_;
+    if (due) // a late tick skips what it missed, as fio's timer does
+        next_ns_ = (elapsed_ns / interval_ns_ + 1) * interval_ns_;
+    if (due || asked)
+        report(e);
+    drain();
+}
+
+void interim_reports::report(eng *e)
+{
+    results *r = nullptr;
+    if (failed_ || eng_snapshot(e, wait_ns(), &r) != 0 || !r)
+        return; // out of memory: this report is skipped, the run goes on
+    std::string text = render_(*r, count_ == 0);
+    results_free(r);
+    count_++;
+    if (!sink_)
+        pending_ += text;
+    else if (!sink_(text))
+        failed_ = true; // said once; the final report tries again and fails the run
+}
+
+void interim_reports::drain()
+{
+    while (!pending_.empty() && !failed_) {
+        pollfd pfd{STDOUT_FILENO, POLLOUT, 0};
+        if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT))
+            return;
+        // At most PIPE_BUF: a pipe that polls writable takes that much without blocking.
+        size_t n = pending_.size() < PIPE_BUF ? pending_.size() : PIPE_BUF;
+        ssize_t w = ::write(STDOUT_FILENO, pending_.data(), n);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (w <= 0) {
+            std::fprintf(stderr, "ioplan: error: writing the results so far to stdout: %s\n",
+                         std::strerror(w < 0 ? errno : EIO));
+            failed_ = true;
+            pending_.clear();
+            return;
+        }
+        pending_.erase(0, (size_t)w);
+    }
+}
+
+std::string interim_reports::take_pending()
+{
+    std::string s;
+    s.swap(pending_);
+    return s;
+}
+
+} // namespace cli

@@ -1,0 +1,62 @@
+// cli/interim.hpp - fio's --status-interval and SIGUSR1: reports of the
+// results so far, written while the run goes on.
+//
+// Every interval of the run's elapsed time (and whenever SIGUSR1 comes), the
+// supervisor asks the engine for the results so far (eng_snapshot) and renders
+// them with the same writers, in the same formats, as the final report: fio's
+// layout is one whole report after another (JSON documents back to back, a
+// terse line per job, normal blocks), then the final one.  Normal output's
+// banner opens the first report only.
+//
+// The supervisor runs with SIGINT blocked, so it must never block: text for
+// stdout is queued and written as far as stdout takes it without waiting
+// (drain()); what is left goes out before the final report.  An --output file
+// takes each report as it comes (output_file::append).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/engine.h"
+
+namespace cli {
+
+class interim_reports {
+public:
+	// The report text of r; banner: normal output's opening (the first report's).
+	using render_fn = std::function<std::string(const results &r, bool banner)>;
+	// Where the text goes when it is not stdout (an --output file); false on a write error.
+	using sink_fn = std::function<bool(const std::string &text)>;
+
+	// interval_ns 0: only SIGUSR1 asks.  sink empty: stdout.
+	interim_reports(uint64_t interval_ns, render_fn render, sink_fn sink);
+
+	// At each supervisor tick: a report when the interval is due or asked is set.
+	void tick(eng *e, uint64_t elapsed_ns, bool asked);
+
+	// Writes what stdout takes now without waiting.
+	void drain();
+
+	// The text not written yet (stdout), for the caller to write before the final report.
+	std::string take_pending();
+
+	// Whether a report was rendered: the final one then opens without the banner.
+	bool any() const { return count_ != 0; }
+
+	// How long a report waits for threads that cannot answer at once (engine.h).
+	uint64_t wait_ns() const;
+
+private:
+	void report(eng *e);
+
+	uint64_t interval_ns_;
+	uint64_t next_ns_;
+	render_fn render_;
+	sink_fn sink_;
+	std::string pending_;
+	unsigned count_ = 0;
+	bool failed_ = false;
+};
+
+} // namespace cli
