@@ -16,6 +16,20 @@
 
 namespace parser {
 
+// A top-level key of a job file, and an entry of its `jobs` list, in either syntax.
+template <typename Node>
+struct walk_member {
+    std::string key;
+    loc at;
+    Node value;
+};
+
+template <typename Node>
+struct walk_item {
+    loc at;
+    Node value;
+};
+
 // Syntax provides:
 //   node                                  a handle to a value of the file
 //   members(node, src)                    the top-level keys: {key, loc, node}

@@ -41,15 +41,8 @@ private:
 struct toml_syntax {
     toml_reader &r;
     using node = const toml::node *;
-    struct member {
-        std::string key;
-        loc at;
-        node value;
-    };
-    struct item {
-        loc at;
-        node value;
-    };
+    using member = walk_member<node>;
+    using item = walk_item<node>;
     static constexpr const char *GLOBAL_NOT_MAP = "'global' must be a table ([global])";
     static constexpr const char *JOBS_NOT_LIST = "'jobs' must be a list of tables ([[jobs]])";
     static constexpr const char *TOP_KEYS = "(a job file has [global] and [[jobs]])";

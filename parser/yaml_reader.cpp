@@ -42,15 +42,8 @@ private:
 struct yaml_syntax {
     yaml_reader &r;
     using node = YAML::Node;
-    struct member {
-        std::string key;
-        loc at;
-        node value;
-    };
-    struct item {
-        loc at;
-        node value;
-    };
+    using member = walk_member<node>;
+    using item = walk_item<node>;
     static constexpr const char *GLOBAL_NOT_MAP = "'global' must be a map of options";
     static constexpr const char *JOBS_NOT_LIST = "'jobs' must be a list (each job starts with '- name: ...')";
     static constexpr const char *TOP_KEYS = "(a job file has 'global' and 'jobs')";
