@@ -160,4 +160,12 @@ const res_job *find_job(const results &r, uint32_t job, uint32_t run)
 	return nullptr;
 }
 
+const res_clone &first_clone(const results &r, uint32_t job, uint32_t run)
+{
+	const res_job *j = find_job(r, job, run);
+	if (!j)
+		throw std::runtime_error("no results for job " + std::to_string(job) + " run " + std::to_string(run));
+	return j->clones[0];
+}
+
 } // namespace pb

@@ -84,4 +84,7 @@ uint64_t job_ios(const results &r, uint32_t job, int ddir);
 // The first run's res_job of plan job i (nullptr if it did not run).
 const res_job *find_job(const results &r, uint32_t job, uint32_t run = 0);
 
+// The first clone of that job's results; throws (failing the test) when the job has none.
+const res_clone &first_clone(const results &r, uint32_t job = 0, uint32_t run = 0);
+
 } // namespace pb

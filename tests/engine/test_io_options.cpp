@@ -24,13 +24,6 @@ using pb::job_spec;
 
 namespace {
 
-const res_clone &clone0(const results &r, uint32_t job = 0)
-{
-	const res_job *j = pb::find_job(r, job);
-	REQUIRE(j);
-	return j->clones[0];
-}
-
 // Pages of a file that are in the page cache.
 size_t cached_pages(const std::string &path)
 {
@@ -64,7 +57,7 @@ TEST_CASE("io options: percentage_random sends that share of a random job's I/Os
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_clone &c = clone0(*r);
+		const res_clone &c = pb::first_clone(*r);
 		REQUIRE(c.trace_nr == 1024);
 		uint64_t follows = 0;
 		for (uint64_t i = 1; i < c.trace_nr; i++)
@@ -89,7 +82,7 @@ TEST_CASE("io options: trimwrite trims each block and then writes that same bloc
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_clone &c = clone0(*r);
+		const res_clone &c = pb::first_clone(*r);
 		CHECK(c.ddir[PLAN_DDIR_TRIM].ios == 256);
 		CHECK(c.ddir[PLAN_DDIR_WRITE].ios == 256);
 		CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
@@ -124,7 +117,7 @@ TEST_CASE("io options: rate_iops_min and rate_min fail a job that falls below th
 	auto p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(2000, 0)) });
 	auto r = pb::run(*p, &ret);
 	CHECK(ret == -EIO);
-	const res_clone &c = clone0(*r);
+	const res_clone &c = pb::first_clone(*r);
 	REQUIRE(c.nr_errors == 1);
 	CHECK(std::string(c.errors[0].what).rfind("rate_min: read ", 0) == 0);
 	CHECK(std::string(c.errors[0].what).find("IOPS below 2000") != std::string::npos);
@@ -135,13 +128,13 @@ TEST_CASE("io options: rate_iops_min and rate_min fail a job that falls below th
 	p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(0, 8 << 20)) });
 	r = pb::run(*p, &ret);
 	CHECK(ret == -EIO);
-	REQUIRE(clone0(*r).nr_errors == 1);
-	CHECK(std::string(clone0(*r).errors[0].what).find("bytes/s below 8388608") != std::string::npos);
+	REQUIRE(pb::first_clone(*r).nr_errors == 1);
+	CHECK(std::string(pb::first_clone(*r).errors[0].what).find("bytes/s below 8388608") != std::string::npos);
 
 	p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with(slow(500, 1 << 20)) });
 	r = pb::run(*p, &ret);
 	CHECK(ret == 0);
-	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios > 2000);
+	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_READ].ios > 2000);
 }
 
 TEST_CASE("io options: a slow rate is judged between completions, as fio does (examples/1mbs_clients.fio)")
@@ -161,8 +154,8 @@ TEST_CASE("io options: a slow rate is judged between completions, as fio does (e
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	CHECK(ret == 0);
-	CHECK(clone0(*r).nr_errors == 0);
-	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios >= 3);
+	CHECK(pb::first_clone(*r).nr_errors == 0);
+	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_READ].ios >= 3);
 }
 
 TEST_CASE("io options: exitall stops the other jobs of the group when its job ends, without an interruption")
@@ -183,8 +176,8 @@ TEST_CASE("io options: exitall stops the other jobs of the group when its job en
 	CHECK(ret == 0);
 	CHECK(secs < 3.0);
 	CHECK_FALSE(r->interrupted);
-	CHECK(clone0(*r, 0).ddir[PLAN_DDIR_READ].ios == 256);
-	CHECK(clone0(*r, 1).ddir[PLAN_DDIR_READ].ios > 0);
+	CHECK(pb::first_clone(*r, 0).ddir[PLAN_DDIR_READ].ios == 256);
+	CHECK(pb::first_clone(*r, 1).ddir[PLAN_DDIR_READ].ios > 0);
 }
 
 TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_each_loop removes them after")
@@ -199,7 +192,7 @@ TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_ea
 	struct stat st;
 	REQUIRE(stat(d.file("c.0.0").c_str(), &st) == 0);
 	CHECK(st.st_size == 1 << 20);
-	CHECK(clone0(*r).ddir[PLAN_DDIR_READ].ios == 0);
+	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_READ].ios == 0);
 
 	auto q = pb::build(d.path(), { job_spec("u", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
 		j.unlink_each_loop = true;
@@ -207,7 +200,7 @@ TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_ea
 	}) });
 	r = pb::run(*q, &ret);
 	CHECK(ret == 0);
-	CHECK(clone0(*r).ddir[PLAN_DDIR_WRITE].bytes == 512u << 10);
+	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_WRITE].bytes == 512u << 10);
 	CHECK(stat(d.file("u.0.0").c_str(), &st) != 0);
 }
 
@@ -256,7 +249,7 @@ TEST_CASE("io options: a read cut short at the end of a shrunk file is counted, 
 	results *raw = nullptr;
 	eng_finish(e, &raw);
 	pb::results_ptr r(raw);
-	const res_clone &c = clone0(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.ddir[PLAN_DDIR_READ].short_ios >= 1);
 	REQUIRE(c.nr_errors >= 1);
 	CHECK(std::string(c.errors[0].what) == "short read (64536 of 65536 bytes)");

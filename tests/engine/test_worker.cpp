@@ -12,17 +12,6 @@
 
 using pb::job_spec;
 
-namespace {
-
-const res_clone &only_clone(const results &r, uint32_t job = 0, uint32_t run = 0)
-{
-	const res_job *j = pb::find_job(r, job, run);
-	REQUIRE(j);
-	return j->clones[0];
-}
-
-} // namespace
-
 TEST_CASE("worker: rate_iops holds the I/O rate over the window (linear and poisson)")
 {
 	pb::tmpdir d;
@@ -36,7 +25,7 @@ TEST_CASE("worker: rate_iops holds the I/O rate over the window (linear and pois
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_clone &c = only_clone(*r);
+		const res_clone &c = pb::first_clone(*r);
 		double want = proc == PLAN_RATE_LINEAR ? 0.02 : 0.10;
 		CHECK((double)c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(1600).epsilon(want));
 		CHECK(c.ddir[PLAN_DDIR_READ].sched_lat.n == c.ddir[PLAN_DDIR_READ].ios);
@@ -55,7 +44,7 @@ TEST_CASE("worker: rate in bytes per second limits each direction of a mix separ
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	REQUIRE(ret == 0);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK((double)c.ddir[PLAN_DDIR_READ].bytes == doctest::Approx(4 << 20).epsilon(0.03));
 	CHECK((double)c.ddir[PLAN_DDIR_WRITE].bytes == doctest::Approx(1 << 20).epsilon(0.03));
 }
@@ -69,7 +58,7 @@ TEST_CASE("worker: thinktime pauses after every thinktime_blocks I/Os")
 		j.thinktime_blocks = 4;
 	}) });
 	auto r = pb::run(*p);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.ddir[PLAN_DDIR_READ].ios == 40);
 	CHECK(c.end_ns - c.start_ns >= 9 * 5000000ull);
 	CHECK(c.end_ns - c.start_ns < 200000000ull);
@@ -87,7 +76,7 @@ TEST_CASE("worker: fsync=N syncs after every N writes and records the sync laten
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_clone &c = only_clone(*r);
+		const res_clone &c = pb::first_clone(*r);
 		CHECK(c.ddir[PLAN_DDIR_WRITE].ios == 256);
 		CHECK(c.sync_ios == 16);
 		CHECK(c.sync_lat.n == 16);
@@ -110,7 +99,7 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 	auto r = pb::run(*p, &ret);
 	CHECK(ret == -EINVAL);
 	CHECK(r->error == EINVAL);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.error == EINVAL);
 	REQUIRE(c.nr_errors == 1);
 	CHECK(c.errors[0].err == EINVAL);
@@ -126,7 +115,7 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 	}) });
 	r = pb::run(*q, &ret);
 	CHECK(ret == 0);
-	const res_clone &k = only_clone(*r);
+	const res_clone &k = pb::first_clone(*r);
 	CHECK(k.error == 0);
 	CHECK(k.total_err == 100);
 	CHECK(k.nr_errors == RES_ERRORS_MAX);
@@ -156,7 +145,7 @@ TEST_CASE("worker: ENOSPC is an error with the path at layout, and with the offs
 	}) });
 	r = pb::run(*q, &ret);
 	CHECK(ret == -ENOSPC);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	REQUIRE(c.nr_errors >= 1);
 	CHECK(c.errors[0].err == ENOSPC);
 	CHECK(c.errors[0].offset >= 512u * 1024);
@@ -175,7 +164,7 @@ TEST_CASE("worker: cool-down runs after the window and is not measured")
 		j.rate_iops[PLAN_DDIR_READ] = 1000;
 	}) });
 	auto r = pb::run(*p);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.thread_end_ns - c.end_ns >= 150000000ull);
 	CHECK((double)c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(100).epsilon(0.05));
 }
@@ -264,7 +253,7 @@ TEST_CASE("worker: create_only lays the files out and does no I/O")
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	REQUIRE(ret == 0);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
 	CHECK(c.ddir[PLAN_DDIR_READ].bytes == 0);
 	struct stat st;

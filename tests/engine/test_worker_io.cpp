@@ -11,13 +11,6 @@ using pb::job_spec;
 
 namespace {
 
-const res_clone &only_clone(const results &r, uint32_t job = 0)
-{
-	const res_job *j = pb::find_job(r, job);
-	REQUIRE(j);
-	return j->clones[0];
-}
-
 uint64_t hist_total(const res_lat &l)
 {
 	uint64_t n = 0;
@@ -44,7 +37,7 @@ TEST_CASE("worker_io: a back-to-back sync stream reads the clock once per I/O, a
 		int ret = -1;
 		auto r = pb::run(*p, &ret, &o);
 		REQUIRE(ret == 0);
-		const res_clone &c = only_clone(*r);
+		const res_clone &c = pb::first_clone(*r);
 		const res_ddir &rd = c.ddir[PLAN_DDIR_READ];
 		REQUIRE(rd.ios == 1024);
 		uint64_t reads = (c.end_ns - c.start_ns) / 1000;
@@ -76,7 +69,7 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	const res_ddir &rd = c.ddir[PLAN_DDIR_READ];
 	REQUIRE(rd.ios == 4096);
 	CHECK(c.depth[5] >= 4096 - 31);		// issued with 32 in flight
@@ -105,7 +98,7 @@ TEST_CASE("worker_io: a sync engine records lat once and reports it equal to cla
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_ddir &rd = only_clone(*r).ddir[PLAN_DDIR_READ];
+		const res_ddir &rd = pb::first_clone(*r).ddir[PLAN_DDIR_READ];
 		REQUIRE(rd.ios == 256);
 		CHECK(rd.lat.n == 256);
 		CHECK(rd.lat.min_ns > 0);
@@ -141,7 +134,7 @@ TEST_CASE("worker_io: an async engine's lat is exactly slat + clat, I/O by I/O")
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
-		const res_ddir &rd = only_clone(*r).ddir[PLAN_DDIR_READ];
+		const res_ddir &rd = pb::first_clone(*r).ddir[PLAN_DDIR_READ];
 		REQUIRE(rd.ios == 4096);
 		CHECK(rd.slat.n == 4096);
 		CHECK(rd.lat.n == 4096);
@@ -166,7 +159,7 @@ TEST_CASE("worker_io: a burst of sync I/Os stops at the end of the ramp and of t
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);
-	const res_clone &c = only_clone(*r);
+	const res_clone &c = pb::first_clone(*r);
 	// The window opens at the first read past the ramp, closes at the first past its end.
 	CHECK(c.start_ns - c.thread_start_ns >= 100500);
 	CHECK(c.start_ns - c.thread_start_ns <= 102000);
@@ -195,7 +188,7 @@ TEST_CASE("worker_io: a null-engine job is CPU-bound, a rate-limited one is not"
 			int ret = -1;
 			auto r = pb::run(*p, &ret);
 			REQUIRE(ret == 0);
-			const res_clone &c = only_clone(*r);
+			const res_clone &c = pb::first_clone(*r);
 			CHECK(c.usr_ns + c.sys_ns > 0);
 			bound = c.cpu_bound;
 		}

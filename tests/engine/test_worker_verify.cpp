@@ -17,13 +17,6 @@ using pb::job_spec;
 
 namespace {
 
-const res_clone &clone0(const results &r, uint32_t job = 0)
-{
-	const res_job *j = pb::find_job(r, job);
-	REQUIRE(j);
-	return j->clones[0];
-}
-
 void flip_byte(const std::string &path, off_t at)
 {
 	int fd = open(path.c_str(), O_RDWR);
@@ -82,7 +75,7 @@ TEST_CASE("worker verify: a write job's blocks read back clean (sequential, rand
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		CHECK(ret == 0);
-		const res_clone &k = clone0(*r);
+		const res_clone &k = pb::first_clone(*r);
 		CHECK(k.verify_failures == 0);
 		CHECK(k.nr_errors == 0);
 		CHECK(k.ddir[PLAN_DDIR_WRITE].bytes >= (c.time_based ? 4096u : 1u << 20));
@@ -114,7 +107,7 @@ TEST_CASE("worker verify: one flipped byte between a write job and a verify_only
 					       .with(verifying(PLAN_VERIFY_CRC32C, true)) });
 	r = pb::run(*v, &ret);
 	CHECK(ret == -EILSEQ);
-	const res_clone &k = clone0(*r);
+	const res_clone &k = pb::first_clone(*r);
 	CHECK(k.verify_failures == 1);
 	CHECK(k.error == EILSEQ);
 	CHECK(k.ddir[PLAN_DDIR_WRITE].ios == 0);	// verify_only writes nothing
@@ -142,7 +135,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 							       j.verify_fatal = fatal;
 						       }) });
 		auto r = pb::run(*v, &ret);
-		const res_clone &k = clone0(*r);
+		const res_clone &k = pb::first_clone(*r);
 		CHECK(k.verify_failures == (fatal ? 1u : 3u));
 		REQUIRE(k.nr_errors >= 1);
 		CHECK(k.errors[0].offset == 4096);
@@ -156,7 +149,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 	}) });
 	auto r = pb::run(*c, &ret);
 	CHECK(ret == 0);
-	CHECK(clone0(*r).verify_failures == 3);
+	CHECK(pb::first_clone(*r).verify_failures == 3);
 }
 
 TEST_CASE("worker verify: a read job with verify= checks each block it reads")
@@ -176,8 +169,8 @@ TEST_CASE("worker verify: a read job with verify= checks each block it reads")
 		return;
 	}
 	CHECK(ret == 0);
-	CHECK(clone0(*r, 1).ddir[PLAN_DDIR_READ].ios == 32);
-	CHECK(clone0(*r, 1).verify_failures == 0);
+	CHECK(pb::first_clone(*r, 1).ddir[PLAN_DDIR_READ].ios == 32);
+	CHECK(pb::first_clone(*r, 1).verify_failures == 0);
 
 	flip_byte(d.file("shared"), 4096 * 9 + 100);
 	auto q = pb::build(d.path(), { job_spec("rd", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 128 << 10)
@@ -185,7 +178,7 @@ TEST_CASE("worker verify: a read job with verify= checks each block it reads")
 					       .with(verifying(PLAN_VERIFY_CRC32C)) });
 	r = pb::run(*q, &ret);
 	CHECK(ret == -EILSEQ);
-	const res_clone &k = clone0(*r);
+	const res_clone &k = pb::first_clone(*r);
 	CHECK(k.verify_failures == 1);
 	REQUIRE(k.nr_errors == 1);
 	CHECK(k.errors[0].offset == 4096 * 9);
@@ -211,9 +204,9 @@ TEST_CASE("worker verify: verify=pattern writes the pattern and names the first 
 	auto v = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(true)) });
 	auto r = pb::run(*v, &ret);
 	CHECK(ret == -EILSEQ);
-	REQUIRE(clone0(*r).nr_errors == 1);
-	CHECK(clone0(*r).errors[0].offset == 12345);
-	CHECK(std::string(clone0(*r).errors[0].what) == "verify pattern: want fe got a4");
+	REQUIRE(pb::first_clone(*r).nr_errors == 1);
+	CHECK(pb::first_clone(*r).errors[0].offset == 12345);
+	CHECK(std::string(pb::first_clone(*r).errors[0].what) == "verify pattern: want fe got a4");
 }
 
 TEST_CASE("worker verify: block sizes off the verify_interval grid are refused before any I/O")
@@ -226,7 +219,7 @@ TEST_CASE("worker verify: block sizes off the verify_interval grid are refused b
 	int ret = 0;
 	auto r = pb::run(*p, &ret);
 	CHECK(ret == -EINVAL);
-	const res_clone &k = clone0(*r);
+	const res_clone &k = pb::first_clone(*r);
 	REQUIRE(k.nr_errors == 1);
 	CHECK(std::string(k.errors[0].what) == "verify_interval must divide every block size and alignment");
 	CHECK(k.ddir[PLAN_DDIR_WRITE].ios == 0);
