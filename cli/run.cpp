@@ -301,7 +301,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         pf_free(&pf);
         return 2;
     }
-    note_inert_flags(a);
+    std::vector<std::string> all_notes = notes;
+    for (std::string &n : inert_flag_notes(a))
+        all_notes.push_back(std::move(n));
     long pid = a.fake_clock_step_ns ? 0 : getpid();
     debug_before_run(a.debug, p, pid, stderr);
     results *r = nullptr;
@@ -320,7 +322,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
-        attach_findings(r, pf, notes);
+        attach_findings(r, pf, all_notes);
         rc |= write_reports(*r, p, a, formats, out, interim);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

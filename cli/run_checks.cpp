@@ -36,13 +36,14 @@ bool check_run_flags(const args &a, const plan &p)
     return !a.readonly || readonly_ok(p);
 }
 
-void note_inert_flags(const args &a)
+std::vector<std::string> inert_flag_notes(const args &a)
 {
-    auto note = [](const char *what) { std::fprintf(stderr, "ioplan: note: %s\n", what); };
+    std::vector<std::string> out;
     if (a.bandwidth_log)
-        note("--bandwidth-log: the aggregate bandwidth log is not written yet");
+        out.push_back("--bandwidth-log: the aggregate bandwidth log is not written yet");
     if (!a.idle_prof.empty() && a.idle_prof != "calibrate")
-        note("--idle-prof: the CPU idleness report is not written yet");
+        out.push_back("--idle-prof: the CPU idleness report is not written yet");
+    return out;
 }
 
 } // namespace cli

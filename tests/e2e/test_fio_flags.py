@@ -24,7 +24,7 @@ ROWS = [
     (["--output-format=json", "--append-terse", *NULL], 0, "out", '"jobs" : ['),
     (["--terse-version=3", "--minimal", *NULL], 0, "out", "3;ioplan-"),
     (["--terse-version=6", *NULL], 2, "err", "bad terse version '6' (valid: 2, 3, 4, 5)"),
-    (["--bandwidth-log", *NULL], 0, "err", "--bandwidth-log: the aggregate bandwidth log is not written yet"),
+    (["--bandwidth-log", *NULL], 0, "out", "--bandwidth-log: the aggregate bandwidth log is not written yet"),
     (["--status-interval=1", *NULL], 0, "out", "Run status group 0"),
     (["--status-interval=10ms", *NULL], 0, "out", "Run status group 0"),  # fio's least is 1 ms
     (["--status-interval=0", *NULL], 2, "err", "--status-interval=0: at least 1 ms"),
@@ -36,7 +36,7 @@ ROWS = [
     (["--alloc-size=16384", *NULL], 0, "out", "Run status group 0"),
     (["--alloc-size=lots", *NULL], 2, "err", "a whole number above 0"),
     (["--aux-path=/tmp", *NULL], 0, "out", "Run status group 0"),
-    (["--idle-prof=system", *NULL], 0, "err", "--idle-prof: the CPU idleness report is not written yet"),
+    (["--idle-prof=system", *NULL], 0, "out", "--idle-prof: the CPU idleness report is not written yet"),
     (["--idle-prof=calibrate"], 0, "out", "unit work: mean="),
     (["--idle-prof=bogus"], 2, "err", "valid: system, percpu, calibrate"),
     (["--trigger-file=/nonexistent", "--trigger=true", "--trigger-timeout=5", *NULL], 0, "out", "Run status group 0"),
