@@ -65,10 +65,12 @@ TEST_OBJS := $(TEST_CC:%.cpp=$(B)/%.o)
 LIB := $(B)/libioplan.a
 UNIT := $(B)/unit_tests
 
-# Debian packages the build and the tests need (see `make deps`).
+# Debian packages the build and the tests need (see `make deps`).  Installed without
+# their Recommends (blktrace's would pull in ffmpeg): what a test uses is listed here,
+# e.g. fonts-liberation for gnuplot's PNG text and bsdextrautils for hexdump.
 DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
 	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
-	python3-jsonschema jq gnuplot-nox mandoc man-db e2fsprogs xfsprogs btrfs-progs bsdutils \
+	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev
 PYTHON := /usr/bin/python3
 
@@ -116,8 +118,8 @@ deps:
 	fi; \
 	echo "make deps: installing $$(echo $$missing | tr '\n' ' ')"; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get install -y -q $$missing >/dev/null 2>&1 || \
-		{ apt-get update -q >/dev/null && apt-get install -y -q $$missing; }
+	apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing; }
 
 # ---- run and test -------------------------------------------------------------
 
