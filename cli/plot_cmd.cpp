@@ -101,7 +101,9 @@ int plot_action(const args &a)
     }
     if (!gather(a.req.job_files, &in))
         return 2;
-    bool json = std::any_of(in.begin(), in.end(), [](const report::log_input &i) { return is_json(i.text); });
+    // One input not named as a log is read as a JSON result, and told so when it is not one.
+    bool json = std::any_of(in.begin(), in.end(), [](const report::log_input &i) { return is_json(i.text); }) ||
+                (in.size() == 1 && !report::is_fio_log_name(in[0].path));
     if (json && in.size() > 1) {
         std::fprintf(stderr, "ioplan plot: error: one JSON result at a time, or fio log files (not both)\n");
         return 2;
