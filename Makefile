@@ -191,7 +191,8 @@ clean:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# fio 3.33's own example job files (a test corpus for the INI reader), fetched as
+# fio 3.33's own example job files (a test corpus for the INI reader) and its
+# tools/fiologparser.py (tests/e2e/test_plot_logs.py runs it on ioplan's logs), fetched as
 # Debian's source package through apt into build/; never committed.
 FIO_SRC := build/fio-src
 fio-examples: $(FIO_SRC)/examples
@@ -201,5 +202,6 @@ $(FIO_SRC)/examples:
 	@A="-o Dir::Etc::sourcelist=$(CURDIR)/build/apt-src/sources.list -o Dir::Etc::sourceparts=- \
 	   -o Dir::State::Lists=$(CURDIR)/build/apt-src/lists -o APT::Sandbox::User=root"; \
 	apt-get $$A update -qq && cd build/apt-src && apt-get $$A source --download-only -qq fio=3.33-3
-	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C $(FIO_SRC) --strip-components=1 fio-3.33/examples
+	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C $(FIO_SRC) --strip-components=1 fio-3.33/examples \
+	   fio-3.33/tools/fiologparser.py
 	@ls $(FIO_SRC)/examples/*.fio | wc -l | xargs echo "fio-examples: job files:"

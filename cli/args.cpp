@@ -115,6 +115,7 @@ void print_usage(FILE *out)
           "       ioplan --preset=NAME [--job-option=value ...]\n"
           "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
           "       ioplan plot RESULT.json -o CHART.svg|png\n"
+          "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's bw/iops/lat log files)\n"
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"
           "       fio [options] jobfile...   (a symlink named fio: presents itself as fio-3.33, see ioplan(1))\n"
           "\n"

@@ -2,6 +2,7 @@
 #include "cli/fio_actions.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <mutex>
 #include <pthread.h>
@@ -161,21 +162,13 @@ int crctest(const std::string &which, FILE *out)
 
 int idle_calibrate(FILE *out)
 {
-    const int units = 200;
-    std::vector<double> us(units);
-    volatile uint64_t x = 1;
-    for (double &u : us) {
-        uint64_t start = now_ns();
-        for (int i = 0; i < 100000; i++)
-            x = x * 6364136223846793005u + 1442695040888963407u;
-        u = (double)(now_ns() - start) / 1000.0;
+    double mean = 0, stddev = 0;
+    int ret = eng_idle_calibrate(&mean, &stddev);
+    if (ret) {
+        std::fprintf(stderr, "ioplan: error: --idle-prof=calibrate: %s\n", strerror(-ret));
+        return 1;
     }
-    double mean = 0, var = 0;
-    for (double u : us)
-        mean += u / units;
-    for (double u : us)
-        var += (u - mean) * (u - mean) / (units - 1);
-    std::fprintf(out, "CPU idleness:\n  unit work: mean=%.2fus, stddev=%.2f\n", mean, std::sqrt(var));
+    std::fprintf(out, "CPU idleness:\n  unit work: mean=%3.2fus, stddev=%3.2f\n", mean, stddev);
     return 0;
 }
 

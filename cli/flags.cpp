@@ -216,7 +216,8 @@ const std::vector<flag> table = {
     {"alloc-size", flag_arg::required, "KIB", FIO, "accepted for fio; no effect (ioplan has no shared memory pool)",
      [](ctx &c, str v) { count_value(c, v); }},
     {"idle-prof", flag_arg::required, "MODE", FIO,
-     "system, percpu: accepted, no idleness report yet; calibrate: print the unit of idle work and exit", idle_prof},
+     "system: report the CPU idleness over the run (CPUs' mean); percpu: and each CPU's; "
+     "calibrate: print the unit of idle work and exit", idle_prof},
     {"aux-path", flag_arg::required, "DIR", FIO, "directory for auxiliary files (ioplan writes none yet)",
      [](ctx &c, str v) { c.a.aux_path = v; }},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",

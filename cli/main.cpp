@@ -16,11 +16,11 @@
 #include "cli/fio_actions.hpp"
 #include "cli/flags.hpp"
 #include "cli/output.hpp"
+#include "cli/plot_cmd.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
 #include "parser/parser.hpp"
-#include "report/plot.hpp"
 #include "parser/structured.hpp"
 #include "parser/schema.hpp"
 #include "parser/writers.hpp"
@@ -154,49 +154,10 @@ int use_preset(cli::args &a)
     return 0;
 }
 
-constexpr size_t PLOT_INPUT_MAX = (size_t)256 << 20;
-
-// `ioplan plot RESULT.json -o CHART.svg|png`: gnuplot draws the run.  A
-// result that is not JSON (or has nothing to draw) is bad input: exit 2.
-int plot_action(const cli::args &a)
-{
-    if (a.req.job_files.size() != 1 || a.output_path.empty()) {
-        std::fprintf(stderr, "ioplan: error: usage: ioplan plot RESULT.json -o CHART.svg|png\n");
-        return 2;
-    }
-    std::string text, err;
-    parser::read_limits lim;
-    lim.max_bytes = PLOT_INPUT_MAX; // a json+ result of many jobs is far larger than a job file
-    lim.dash_is_stdin = true;
-    const std::string &in = a.req.job_files[0];
-    parser::read_status st = parser::read_bounded(in, lim, &text);
-    if (st == parser::read_status::too_large) {
-        std::fprintf(stderr, "ioplan plot: error: %s is larger than %zu MiB\n", in.c_str(), PLOT_INPUT_MAX >> 20);
-        return 2;
-    }
-    if (st != parser::read_status::ok) {
-        std::fprintf(stderr, "ioplan: error: cannot read %s\n", in.c_str());
-        return 2;
-    }
-    report::plot_options po;
-    po.output = a.output_path;
-    for (const std::string &out : {po.output, po.output + ".gp"})
-        if (!cli::check_writable(out, &err)) {
-            std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
-            return 2;
-        }
-    bool bad_input = false;
-    if (!report::plot(text, po, &err, &bad_input)) {
-        std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
-        return bad_input ? 2 : 1;
-    }
-    return 0;
-}
-
 int plan_action(cli::args &a)
 {
     if (a.what == cli::action::plot)
-        return plot_action(a);
+        return cli::plot_action(a);
     if (!a.preset.empty() && use_preset(a))
         return 2;
     if (a.what == cli::action::convert)

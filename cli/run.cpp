@@ -216,6 +216,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
     eo.fake_clock = a.fake_clock_step_ns != 0;
     eo.fake_clock_step_ns = a.fake_clock_step_ns;
     eo.snapshots = a.status_interval_ns != 0;
+    eo.idle_prof = a.idle_prof == "percpu" ? RES_IDLE_PERCPU : a.idle_prof == "system" ? RES_IDLE_SYSTEM : RES_IDLE_NONE;
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cpustat.h"
+#include "idleprof.h"
 #include "diskstats.h"
 #include "engine.h"
 #include "layout.h"
@@ -558,9 +559,29 @@ static void logs_stop(struct eng *e)
 	e->logw = NULL;
 }
 
+/*
+ * --idle-prof's threads, calibrated before the run starts; a failure to
+ * start them costs the report its idleness figures, not the run.
+ */
+static struct idleprof *idle_start(struct eng *e)
+{
+	struct idleprof *ip = NULL;
+	int ret;
+
+	if (e->opts.idle_prof == RES_IDLE_NONE || e->sh.fake)
+		return NULL;
+	ret = idleprof_start(e->opts.idle_prof, &ip);
+	if (ret)
+		res_msg_add(e->res, RES_MSG_WARNING, "idle-prof", -1,
+			    "--idle-prof: cannot start the idleness threads: %s", strerror(-ret));
+	idleprof_go(ip);
+	return ip;
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
+	struct idleprof *idle;
 	int ret;
 
 	set_phase(e, ENG_PHASE_LAYOUT);
@@ -569,8 +590,10 @@ static void *coordinator(void *arg)
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
 		cpustat_begin(&e->cpus, e->sh.fake);
 		ret = logs_start(e);
+		idle = idle_start(e);
 		if (!ret)
 			ret = run_plan(e);
+		idleprof_stop(idle, e->res);
 		logs_stop(e);
 		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);

@@ -36,6 +36,8 @@ struct eng_opts {
 	 * its I/O loop is shown as of the last request it answered.
 	 */
 	bool snapshots;
+	/* --idle-prof: CPU idleness over the run (engine/idleprof.h), or RES_IDLE_NONE. */
+	enum res_idle_mode idle_prof;
 };
 
 /* Where a run is, for the progress line. */
@@ -117,6 +119,9 @@ int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out
  * why, or -ENOMEM.  Jobs that write or trim are the caller's to refuse.
  */
 int eng_layout_writes(const struct plan *p, char *why, size_t n);
+
+/* For --idle-prof=calibrate: the unit of idle work per CPU, mean and stddev (us). */
+int eng_idle_calibrate(double *mean_us, double *stddev_us);
 
 /* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
 int eng_checksum_speed(const char *name, double *mib_per_s);

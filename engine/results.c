@@ -326,5 +326,6 @@ void results_free(struct results *r)
 	}
 	free(r->msgs);
 	free(r->cpus);
+	free(r->idle.cpus);
 	free(r);
 }

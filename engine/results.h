@@ -250,6 +250,30 @@ struct res_cpu {
 	uint64_t idle_ns;		/* idle + iowait */
 };
 
+/*
+ * CPU idleness over the measured run (fio's --idle-prof; engine/idleprof.h):
+ * per CPU, the share of it that a lowest-priority thread pinned there got.
+ */
+enum res_idle_mode {
+	RES_IDLE_NONE = 0,
+	RES_IDLE_SYSTEM,		/* report the mean over CPUs */
+	RES_IDLE_PERCPU			/* and each CPU's own */
+};
+
+struct res_idle_cpu {
+	uint32_t id;			/* Linux CPU number */
+	double pct;			/* 0..100 (a little over 100 is timing noise) */
+};
+
+struct res_idle {
+	enum res_idle_mode mode;	/* RES_IDLE_NONE: not measured */
+	double system_pct;		/* mean of cpus[].pct */
+	struct res_idle_cpu *cpus;	/* the CPUs ioplan may run on */
+	uint32_t nr_cpus;
+	double unit_mean_us;		/* calibrated unit of work, over the CPUs */
+	double unit_stddev_us;
+};
+
 enum res_msg_level {
 	RES_MSG_NOTE = 0,
 	RES_MSG_WARNING,
@@ -287,6 +311,7 @@ struct results {
 	uint32_t nr_msgs;
 	struct res_cpu *cpus;		/* per online CPU; NULL when not measured */
 	uint32_t nr_cpus;
+	struct res_idle idle;		/* --idle-prof */
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

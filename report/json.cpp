@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "report/formats.hpp"
+#include "report/idleness.hpp"
 #include "report/json_ioplan.hpp"
 #include "report/json_util.hpp"
 #include "report/units.hpp"
@@ -215,6 +216,8 @@ void write_json(std::ostream &out, const model &m, const results &r, const plan 
 	root["jobs"] = jobs;
 	if (r.nr_disks)
 		root["disk_util"] = disk_array(r);
+	if (r.idle.mode != RES_IDLE_NONE)
+		root["cpu_idleness"] = idleness_json(r.idle);
 	root["ioplan"] = ioplan_object(m, r, p);
 	// fio's text layout: grep-based clients depend on it (json_text.cpp).
 	out << fio_json_text(root) << '\n';

@@ -267,6 +267,18 @@ ojson ioplan_def()
 			{ "traces", traces } });
 }
 
+// --idle-prof's figures (report/idleness.cpp); "cpu-N" only with percpu.
+ojson idleness_def()
+{
+	ojson pct = type("number", "percent of the CPU left idle over the run");
+	pct["minimum"] = 0;
+	ojson o = closed({ { "system", pct },
+			   { "unit_mean", type("number", "us of one unit of idle work") },
+			   { "unit_stddev", type("number") } });
+	o["patternProperties"] = ojson{ { "^cpu-[0-9]+$", pct } };
+	return o;
+}
+
 ojson definitions()
 {
 	ojson opts = ojson{ { "type", "object" },
@@ -291,8 +303,9 @@ std::string result_schema()
 			{ "global options", ref("options") },
 			{ "jobs", array_of("job") },
 			{ "disk_util", array_of("disk") },
+			{ "cpu_idleness", idleness_def() },
 			{ "ioplan", ref("ioplan") } };
-	ojson s = closed(props, { "global options", "disk_util" });
+	ojson s = closed(props, { "global options", "disk_util", "cpu_idleness" });
 	ojson root = ojson::object();
 	root["$schema"] = "http://json-schema.org/draft-07/schema#";
 	root["title"] = "ioplan result (--output-format=json, json+)";

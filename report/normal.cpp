@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "report/formats.hpp"
+#include "report/idleness.hpp"
 #include "report/normal.hpp"
 #include "report/units.hpp"
 
@@ -213,6 +214,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	for (const group_stat &g : m.groups)
 		write_group(out, g);
 	write_disks(out, r);
+	write_idleness(out, r.idle);
 	write_normal_messages(out, r);
 }
 

@@ -15,43 +15,25 @@
 #include <unistd.h>
 #include <vector>
 
+#include "report/plot_parts.hpp"
 #include "report/units.hpp"
 
 extern char **environ;
 
 namespace report {
 
-namespace {
+namespace plotting {
 
-// One line (or point set) of a panel: its data block and how to draw it.
-struct curve {
-	std::string block;	// "$d3"
-	std::string title;
-	std::string style;	// "with lines", "with points pt 7 ps 0.5 axes x1y2", ...
-};
+std::string builder::add(const std::vector<std::pair<double, double>> &pts)
+{
+	std::string name = strf("$d%d", next++);
+	blocks += name + " << EOD\n";
+	for (const auto &p : pts)
+		blocks += strf("%.9g %.9g\n", p.first, p.second);
+	blocks += "EOD\n";
+	return name;
+}
 
-struct panel {
-	std::string setup;	// title, labels, axes
-	std::vector<curve> curves;
-};
-
-class builder {
-public:
-	std::string blocks;
-	int next = 0;
-
-	std::string add(const std::vector<std::pair<double, double>> &pts)
-	{
-		std::string name = strf("$d%d", next++);
-		blocks += name + " << EOD\n";
-		for (const auto &p : pts)
-			blocks += strf("%.9g %.9g\n", p.first, p.second);
-		blocks += "EOD\n";
-		return name;
-	}
-};
-
-// A gnuplot single-quoted string: a quote is written twice.
 std::string quoted(const std::string &s)
 {
 	std::string out = "'";
@@ -63,6 +45,19 @@ std::string quoted(const std::string &s)
 	}
 	return out + "'";
 }
+
+std::string time_setup(const std::string &title, const std::string &xlabel, const std::string &ylabel)
+{
+	return strf("set title %s\nset xlabel %s\nset ylabel %s\nunset y2tics\n"
+		    "unset logscale\nset yrange [0:*]\nset xrange [*:*]\nset xtics autofreq\n",
+		    quoted(title).c_str(), quoted(xlabel).c_str(), quoted(ylabel).c_str());
+}
+
+} // namespace plotting
+
+namespace {
+
+using namespace plotting;
 
 bool ends_with(const std::string &s, const std::string &tail)
 {
@@ -94,10 +89,7 @@ panel time_panel(const ojson &series, builder &b, const char *key, double div, c
 {
 	panel pn;
 	std::map<int64_t, int> runs = runs_per_job(series);
-	pn.setup = strf("set title %s\nset xlabel 'Time (s)'\nset ylabel %s\nunset y2tics\n"
-			"unset logscale\nset yrange [0:*]\nset xrange [*:*]\nset xtics autofreq\n",
-			quoted(strcmp(key, "iops") ? "Bandwidth over time" : "IOPS over time").c_str(),
-			quoted(ylabel).c_str());
+	pn.setup = time_setup(strcmp(key, "iops") ? "Bandwidth over time" : "IOPS over time", "Time (s)", ylabel);
 	for (const ojson &e : series) {
 		if (e.value("discarded", false) || !e.contains("t_ns"))
 			continue;
@@ -215,6 +207,31 @@ std::string draw(const panel &pn)
 
 } // namespace
 
+bool plotting::assemble(const builder &b, const std::vector<panel> &panels, const plot_options &o,
+			const char *err_nothing, std::string *script, std::string *err)
+{
+	std::vector<panel> used;
+	for (const panel &pn : panels)
+		if (!pn.curves.empty())
+			used.push_back(pn);
+	if (used.empty()) {
+		*err = err_nothing;
+		return false;
+	}
+	std::string term = terminal(o, used.size(), err);
+	if (term.empty())
+		return false;
+	std::string s = "# Chart drawn by ioplan plot; rerun with: gnuplot THIS_FILE\n" + term;
+	s += "set output " + quoted(o.output) + "\n" + b.blocks;
+	s += "set grid\nset key outside right top\n";
+	s += strf("set multiplot layout %zu,1\n", used.size());
+	for (const panel &pn : used)
+		s += draw(pn);
+	s += "unset multiplot\nset output\n";
+	*script = s;
+	return true;
+}
+
 bool plot_script(const ojson &doc, const plot_options &o, std::string *script, std::string *err)
 {
 	builder b;
@@ -228,26 +245,8 @@ bool plot_script(const ojson &doc, const plot_options &o, std::string *script, s
 	panels.push_back(time_panel(series, b, "iops", 1, "IOPS"));
 	panels.push_back(percentile_panel(doc, b));
 	panels.push_back(sweep_panel(traces, b));
-	std::vector<panel> used;
-	for (panel &pn : panels)
-		if (!pn.curves.empty())
-			used.push_back(pn);
-	if (used.empty()) {
-		*err = "nothing to plot: the JSON has no time series, latency percentiles or I/O traces";
-		return false;
-	}
-	std::string term = terminal(o, used.size(), err);
-	if (term.empty())
-		return false;
-	std::string s = "# Chart of an ioplan result; rerun with: gnuplot THIS_FILE\n" + term;
-	s += "set output " + quoted(o.output) + "\n" + b.blocks;
-	s += "set grid\nset key outside right top\n";
-	s += strf("set multiplot layout %zu,1\n", used.size());
-	for (const panel &pn : used)
-		s += draw(pn);
-	s += "unset multiplot\nset output\n";
-	*script = s;
-	return true;
+	return assemble(b, panels, o, "nothing to plot: the JSON has no time series, latency percentiles or I/O traces",
+			script, err);
 }
 
 namespace {
@@ -308,21 +307,8 @@ std::string first_line(const std::string &s)
 
 } // namespace
 
-bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input)
+bool plotting::render(const std::string &script, const plot_options &o, std::string *err)
 {
-	ojson doc = ojson::parse(json_text, nullptr, false);
-	std::string script;
-	// Up to here a failure is the input's (or the chart name's), not the run's.
-	if (bad_input)
-		*bad_input = true;
-	if (doc.is_discarded() || !doc.is_object()) {
-		*err = "the input is not a JSON result document";
-		return false;
-	}
-	if (!plot_script(doc, o, &script, err))
-		return false;
-	if (bad_input)
-		*bad_input = false;
 	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
 	std::ofstream f(path, std::ios::trunc);
 	if (!(f << script) || (f.close(), !f)) {
@@ -344,6 +330,24 @@ bool plot(const std::string &json_text, const plot_options &o, std::string *err,
 		return false;
 	}
 	return true;
+}
+
+bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input)
+{
+	ojson doc = ojson::parse(json_text, nullptr, false);
+	std::string script;
+	// Up to here a failure is the input's (or the chart's name), not the run's.
+	if (bad_input)
+		*bad_input = true;
+	if (doc.is_discarded() || !doc.is_object()) {
+		*err = "the input is not a JSON result document";
+		return false;
+	}
+	if (!plot_script(doc, o, &script, err))
+		return false;
+	if (bad_input)
+		*bad_input = false;
+	return plotting::render(script, o, err);
 }
 
 } // namespace report

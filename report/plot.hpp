@@ -35,6 +35,17 @@
 //       for kind "sweep", a zonemode=strided job) are the per-zone transfer
 //       rates (report/runs.hpp sweep_samples).
 //
+// fio's log files (write_bw_log, write_iops_log, write_lat_log; fio's or
+// ioplan's, plot_logs.cpp) give the same time panels from their lines
+// "time_ms, value, ddir, bs[, offset][, prio]": Bandwidth (MB/s; the logs
+// hold KiB/s), IOPS, and Latency over time (us; lat, clat and slat logs hold
+// ns), one series per file and direction, titled by the file's name without
+// its kind ("job_bw.2.log" -> "job.2 read").  Times are put on one clock:
+// a log whose first entry is more than a day in (log_unix_epoch or
+// log_alternate_epoch: ms of a clock, not of the job) is drawn from the
+// earliest such entry of all the logs, the others from their job's start.
+// A series longer than 2000 points is averaged into 2000 time slots.
+//
 // The cli's `ioplan plot RESULT.json -o FILE.svg|png`:
 //
 //     report::plot_options po;
@@ -46,6 +57,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/plan.h"
 #include "engine/results.h"
@@ -75,5 +87,24 @@ bool plot_script(const ojson &doc, const plot_options &o, std::string *script, s
 // left incomplete (it exits 0 on a full disk).  *bad_input (when given) tells
 // the first kinds - the input or the chart's name - from the rest.
 bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input = nullptr);
+
+// One fio log file: its path (its name says its kind) and its text.
+struct log_input {
+	std::string path;
+	std::string text;
+};
+
+// Whether path's file name is a fio log's: NAME_bw|iops|lat|clat|slat[.N].log.
+bool is_fio_log_name(const std::string &path);
+
+// The gnuplot script for fio log files.  False with *err, and with *where
+// ("path:line" or "path") when a file is at fault: a name that is not a log's,
+// a line not in fio's format; or with nothing to draw.
+bool logs_script(const std::vector<log_input> &logs, const plot_options &o, std::string *script,
+		 std::string *where, std::string *err);
+
+// logs_script, then gnuplot as plot() runs it.
+bool plot_logs(const std::vector<log_input> &logs, const plot_options &o, std::string *where, std::string *err,
+	       bool *bad_input = nullptr);
 
 } // namespace report

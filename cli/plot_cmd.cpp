@@ -1,0 +1,125 @@
+// cli/plot_cmd.cpp - `ioplan plot INPUT... -o CHART.svg|png` (plot_cmd.hpp).
+// One JSON result, or any number of fio log files: named one by one (a shell
+// glob), or a directory whose fio log files are all drawn.
+#include "cli/plot_cmd.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <dirent.h>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "cli/output.hpp"
+#include "parser/structured.hpp"
+#include "report/plot.hpp"
+
+namespace cli {
+
+namespace {
+
+constexpr size_t PLOT_INPUT_MAX = (size_t)256 << 20;
+const char *const USAGE = "usage: ioplan plot RESULT.json -o CHART.svg|png\n"
+                          "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's *_bw/iops/lat/clat/slat logs)";
+
+bool is_dir(const std::string &path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The fio log files in dir, by name.
+std::vector<std::string> logs_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d))
+            if (report::is_fio_log_name(e->d_name))
+                out.push_back(dir + (dir.back() == '/' ? "" : "/") + e->d_name);
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Reads path; false after printing why.
+bool read_input(const std::string &path, std::string *text)
+{
+    parser::read_limits lim;
+    lim.max_bytes = PLOT_INPUT_MAX; // a json+ result or a per-I/O log is far larger than a job file
+    lim.dash_is_stdin = true;
+    parser::read_status st = parser::read_bounded(path, lim, text);
+    if (st == parser::read_status::too_large)
+        std::fprintf(stderr, "ioplan plot: error: %s is larger than %zu MiB\n", path.c_str(), PLOT_INPUT_MAX >> 20);
+    else if (st != parser::read_status::ok)
+        std::fprintf(stderr, "ioplan: error: cannot read %s\n", path.c_str());
+    return st == parser::read_status::ok;
+}
+
+bool is_json(const std::string &text)
+{
+    size_t at = text.find_first_not_of(" \t\r\n");
+    return at != std::string::npos && text[at] == '{';
+}
+
+// The inputs, directories expanded; false after printing why.
+bool gather(const std::vector<std::string> &names, std::vector<report::log_input> *in)
+{
+    for (const std::string &name : names) {
+        std::vector<std::string> files = is_dir(name) ? logs_in(name) : std::vector<std::string>{name};
+        if (files.empty()) {
+            std::fprintf(stderr, "ioplan plot: error: %s: no fio log files (NAME_bw|iops|lat|clat|slat[.N].log) in it\n",
+                         name.c_str());
+            return false;
+        }
+        for (const std::string &f : files) {
+            in->push_back({f, ""});
+            if (!read_input(f, &in->back().text))
+                return false;
+        }
+    }
+    return true;
+}
+
+int report_failure(const std::string &where, const std::string &err, bool bad_input)
+{
+    if (where.empty())
+        std::fprintf(stderr, "ioplan plot: error: %s\n", err.c_str());
+    else
+        std::fprintf(stderr, "%s: error: %s\n", where.c_str(), err.c_str());
+    return bad_input ? 2 : 1;
+}
+
+} // namespace
+
+int plot_action(const args &a)
+{
+    std::vector<report::log_input> in;
+    if (a.req.job_files.empty() || a.output_path.empty()) {
+        std::fprintf(stderr, "ioplan: error: %s\n", USAGE);
+        return 2;
+    }
+    if (!gather(a.req.job_files, &in))
+        return 2;
+    // One input not named as a log is read as a JSON result, and told so when it is not one.
+    bool json = std::any_of(in.begin(), in.end(), [](const report::log_input &i) { return is_json(i.text); }) ||
+                (in.size() == 1 && !report::is_fio_log_name(in[0].path));
+    if (json && in.size() > 1) {
+        std::fprintf(stderr, "ioplan plot: error: one JSON result at a time, or fio log files (not both)\n");
+        return 2;
+    }
+    report::plot_options po;
+    po.output = a.output_path;
+    std::string where, err;
+    for (const std::string &out : {po.output, po.output + ".gp"})
+        if (!check_writable(out, &err)) {
+            std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
+            return 2;
+        }
+    bool bad_input = false;
+    bool ok = json ? report::plot(in[0].text, po, &err, &bad_input)
+                   : report::plot_logs(in, po, &where, &err, &bad_input);
+    return ok ? 0 : report_failure(where, err, bad_input);
+}
+
+} // namespace cli
