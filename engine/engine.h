@@ -121,6 +121,9 @@ int eng_layout_writes(const struct plan *p, char *why, size_t n);
 /* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
 int eng_checksum_speed(const char *name, double *mib_per_s);
 
+/* False for an engine this build lacks (nbd without libnbd at build time): --enghelp says so. */
+bool eng_ioengine_available(enum plan_ioengine e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -176,6 +176,11 @@ static bool check_result(struct worker *w, struct io_u *u)
 
 	if (u->result >= (int64_t)u->len)
 		return true;
+	if (w->ioe.peer_done && u->result >= 0) {
+		/* net: the peer closed (or the run stopped the wait): the job ends; what came counts. */
+		w->gen_done = true;
+		return u->result > 0;
+	}
 	if (u->result > 0) {
 		/* Short: counted, then the rest is re-issued (its errno, if any, replaces result). */
 		if (u->counted && w->counting)
@@ -392,12 +397,16 @@ static void issue(struct worker *w)
 {
 	w->blocked = false;
 	w->wait_until = 0;
+	if (w->ioe.peer_done) {
+		w->gen_done = true;	/* a closed stream has nothing more to give */
+		return;
+	}
 	if (w->need_sync) {
 		if (w->inflight)
 			return;
 		do_sync(w);
 	}
-	for (uint32_t n = 0; n < w->burst && !w->fatal && has_room(w); n++) {
+	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
 		if (!w->have_held) {
 			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
 				/* busy: every file left waits for an open one to close (openfiles). */
