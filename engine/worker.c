@@ -161,7 +161,7 @@ static int remote_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t
 
 	w->fds[f] = -1;
 	w->nr_fds = f + 1;
-	if (o && o->target_size && (!size || pf->size_ppm)) {
+	if (o && o->target_size) {	/* the export is the "file": its size, as fio asks the server */
 		ret = o->target_size(w->job, &size);
 		if (ret) {
 			worker_error(w, .err = -ret, .file = f, .what = "sizing the remote target");
