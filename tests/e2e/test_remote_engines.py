@@ -167,6 +167,16 @@ class Net(NetCase):
         text = text.replace("size=100g", "size=4m").replace("port=8888", f"port={free_port()}")
         self.both_full(text, 4 * MIB)
 
+    @unittest.skipUnless((FIO_EXAMPLES / "netio_multicast.fio").is_file(), "run `make fio-examples` first")
+    def test_fio_example_netio_multicast_shrunk(self):
+        # UDP multicast on loopback: two readers join the group, one echoes each datagram back.
+        text = (FIO_EXAMPLES / "netio_multicast.fio").read_text()
+        text = text.replace("size=100m", "size=64k\nruntime=30").replace("port=10000", f"port={free_port()}")
+        rc, fig, err = self.run_job("ioplan", text)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(fig, {"pingpong_reader": (0, 65536, 0), "normal_reader": (0, 65536, 0),
+                               "pingpong_writer": (0, 0, 65536)})
+
 
 class NetRefusals(TmpDirCase):
     CASES = {
