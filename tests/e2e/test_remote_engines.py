@@ -142,6 +142,14 @@ class Net(NetCase):
         self.both_full(text, MIB)
         self.against_fio(pair("net", f"port={free_port()}\npingpong", size="1m"), MIB, receiver_whole=True)
 
+    def test_the_receiver_verifies_each_block_the_sender_stamped(self):
+        self.both_full(pair("net", f"port={free_port()}\nverify=crc32c", size="4m"), 4 * MIB)
+        # Unstamped (random) data fails the receiver's check: the check is real.
+        rc, fig, err = self.run_job("ioplan", pair("net", f"port={free_port()}", size="4m",
+                                                   receiver="listen\nverify=crc32c"))
+        self.assertEqual((rc, fig["receiver"][0], fig["sender"]), (1, 84, (0, 0, 4 * MIB)))
+        self.assertIn("offset 0: verify crc32c", err)
+
     def test_netsplice_with_blocks_larger_than_a_pipe(self):
         # 256k blocks through a 64k pipe: fio 3.33 hangs here (its splice waits on a full pipe).
         self.both_full(pair("netsplice", f"port={free_port()}", size="8m", bs="256k"), 8 * MIB)
