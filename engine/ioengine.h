@@ -66,6 +66,7 @@ struct ioe {
 	struct io_u **events;		/* completions of the last getevents() */
 	bool is_sync;			/* queue() always completes */
 	bool peer_done;			/* net: the peer closed the stream; the job ends */
+	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
 };
 
 struct ioe_ops {

@@ -212,6 +212,12 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	w->free_slot[w->nr_free++] = u->slot;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
+	if (w->ioe.dropped) {
+		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
+		if (u->counted && w->counting)
+			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
+		w->ioe.dropped = 0;
+	}
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
 	if (w->vfy && u->result == (int64_t)u->len)

@@ -22,6 +22,7 @@
  * code here, and fio's wire format (control datagrams) must match byte for byte.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -43,6 +44,7 @@
 #define NET_LINK_MAGIC 0x6c696e6bu	/* fio's FIO_LINK_OPEN_CLOSE_MAGIC */
 #define NET_LINK_CLOSE 0x89u
 #define NET_LINK_OPEN 0x98u
+#define NET_UDP_SEQ_MAGIC 0x657375716e556563ull	/* fio's FIO_UDP_SEQ_MAGIC */
 
 union net_addr {
 	struct sockaddr sa;
@@ -62,6 +64,15 @@ struct net_data {
 	union net_addr peer;
 	socklen_t peer_len;
 	struct ioe *e;
+	uint64_t send_seq, recv_seq;	/* UDP: fio's sequence trailer, to count lost datagrams */
+	bool seq_off;			/* the peer's trailers do not match our block size */
+};
+
+/* The last bytes of each datagram without verify=, little-endian, as fio's struct udp_seq. */
+struct net_udp_seq {
+	uint64_t magic;
+	uint64_t seq;
+	uint64_t bs;
 };
 
 /* fio's control datagram: magic and command, in the byte order fio's sender uses for each. */
@@ -504,6 +515,37 @@ static ssize_t splice_in(struct net_data *nd, uint8_t *buf, size_t len)
 	return r;
 }
 
+static bool seq_trailer(const struct net_data *nd, uint32_t len)
+{
+	return is_udp(nd->o) && nd->e->cfg.job->verify == PLAN_VERIFY_NONE && len >= sizeof(struct net_udp_seq);
+}
+
+static void stamp_seq(struct net_data *nd, uint8_t *buf, uint32_t len)
+{
+	struct net_udp_seq s = { htole64(NET_UDP_SEQ_MAGIC), htole64(nd->send_seq++), htole64(len) };
+
+	memcpy(buf + len - sizeof(s), &s, sizeof(s));
+}
+
+/* A gap in the sequence is datagrams lost on the way: fio's dropped count. */
+static void check_seq(struct net_data *nd, const uint8_t *buf, uint32_t len)
+{
+	struct net_udp_seq s;
+	uint64_t seq;
+
+	memcpy(&s, buf + len - sizeof(s), sizeof(s));
+	if (nd->seq_off || le64toh(s.magic) != NET_UDP_SEQ_MAGIC)
+		return;
+	if (le64toh(s.bs) != len) {
+		nd->seq_off = true;
+		return;
+	}
+	seq = le64toh(s.seq);
+	if (seq > nd->recv_seq)
+		nd->e->dropped += seq - nd->recv_seq;
+	nd->recv_seq = seq + 1;
+}
+
 /* A whole block each way on a stream; one datagram on UDP.  Bytes, or -errno. */
 static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t len)
 {
@@ -511,11 +553,15 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 	ssize_t r;
 
 	if (is_udp(nd->o)) {
+		if (out && seq_trailer(nd, len))
+			stamp_seq(nd, buf, len);
 		r = net_xfer(nd, nd->fd, out, buf, len);
 		if (!out && is_close_msg(buf, r)) {
 			nd->e->peer_done = true;
 			return 0;
 		}
+		if (!out && r == (ssize_t)len && seq_trailer(nd, len))
+			check_seq(nd, buf, len);
 		return r;
 	}
 	while (done < len) {

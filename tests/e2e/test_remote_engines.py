@@ -109,6 +109,11 @@ class Net(NetCase):
         got = fig["receiver"][1]
         self.assertEqual(fig["receiver"][0], 0)
         self.assertTrue(0 < got <= 8 * MIB and got % 4096 == 0, got)
+        # fio's sequence trailer counts the datagrams lost on the way (dropped= / drop_ios).
+        drops = json.loads((self.tmp / "ioplan.json").read_text())["jobs"][0]["read"]["drop_ios"]
+        self.assertLessEqual(got // 4096 + drops, 2048)
+        if got < 8 * MIB:
+            self.assertGreater(drops, 0)
         self.against_fio(pair("net", f"port={free_port()}\nprotocol=udp", receiver="", sender="hostname=127.0.0.1"),
                          8 * MIB)
 
