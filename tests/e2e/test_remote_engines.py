@@ -180,6 +180,30 @@ class Net(NetCase):
         text = text.replace("size=100g", "size=4m").replace("port=8888", f"port={free_port()}")
         self.both_full(text, 4 * MIB)
 
+    def test_fio_receives_what_ioplan_sends(self):
+        # The wire is fio's: fio 3.33 as the receiver, ioplan as the sender, over TCP and UDP.
+        if FIO is None:
+            self.skipTest("fio not installed")
+        for proto in ("tcp", "udp"):
+            with self.subTest(proto):
+                port = free_port()
+                recv = f"[r]\nioengine=net\nprotocol={proto}\nport={port}\nbs=4k\nsize=2m\nrw=read\n"
+                recv += "listen\n" if proto == "tcp" else ""
+                self.write("r.fio", recv)
+                out = self.tmp / "r.json"
+                fio = subprocess.Popen([FIO, "r.fio", "--output-format=json", f"--output={out}"], cwd=self.tmp,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(1)
+                p = run(["--name=s", "--ioengine=net", f"--protocol={proto}", f"--port={port}",
+                         "--hostname=127.0.0.1", "--bs=4k", "--size=2m", "--rw=write"], cwd=self.tmp)
+                self.assertEqual(fio.wait(timeout=60), 0)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                err, got, _ = figures(out)["r"]
+                self.assertEqual(err, 0)
+                self.assertTrue(0 < got <= 2 * MIB, got)
+                if proto == "tcp":
+                    self.assertGreater(got, 2 * MIB - 64 * 4096)  # fio stops a few short reads early
+
     @unittest.skipUnless((FIO_EXAMPLES / "netio_multicast.fio").is_file(), "run `make fio-examples` first")
     def test_fio_example_netio_multicast_shrunk(self):
         # UDP multicast on loopback: two readers join the group, one echoes each datagram back.
@@ -266,6 +290,17 @@ class Nbd(NetCase):
         self.assertEqual(rc, 1)
         self.assertEqual((fig["stamp"], fig["clobber"], fig["check"][0]), ((0, 0, 8 * MIB), (0, 0, 65536), 84))
         self.assertIn("offset 4194304: verify crc32c", err)
+
+    def test_trims_as_fio(self):
+        job = "[t]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\nrw=randtrim\nbs=64k\nsize=8m\niodepth=8\n"
+        rc, fig, err = self.run_job("ioplan", job, env=self.env)
+        self.assertEqual(rc, 0, err)
+        doc = json.loads((self.tmp / "ioplan.json").read_text())["jobs"][0]["trim"]
+        self.assertEqual((doc["io_bytes"], doc["total_ios"]), (8 * MIB, 128))
+        if fio_has_nbd():
+            self.run_job("fio", job, env=self.env)
+            ref = json.loads((self.tmp / "fio.json").read_text())["jobs"][0]["trim"]
+            self.assertEqual((ref["io_bytes"], ref["total_ios"]), (doc["io_bytes"], doc["total_ios"]))
 
     def test_without_size_the_export_bounds_the_job(self):
         rc, fig, err = self.run_job("ioplan", "[r]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\n"
