@@ -149,13 +149,15 @@ static int resolve(struct net_data *nd, uint16_t port)
 {
 	const struct plan_net *o = nd->o;
 	struct addrinfo hints = { 0 }, *res = NULL;
-	int af = is_v6(o) ? AF_INET6 : AF_INET;
+	int af = is_v6(o) ? AF_INET6 : AF_INET, r;
 
 	memset(&nd->peer, 0, sizeof(nd->peer));
 	hints.ai_family = af;
 	hints.ai_socktype = is_udp(o) ? SOCK_DGRAM : SOCK_STREAM;
-	if (!o->host || getaddrinfo(o->host, NULL, &hints, &res) || !res)
-		return -EHOSTUNREACH;
+	r = o->host ? getaddrinfo(o->host, NULL, &hints, &res) : EAI_NONAME;
+	/* An unknown name is EINVAL, as fio reports a failed getaddrinfo. */
+	if (r || !res)
+		return r == EAI_SYSTEM ? -errno : -EINVAL;
 	memcpy(&nd->peer, res->ai_addr, res->ai_addrlen);
 	nd->peer_len = res->ai_addrlen;
 	freeaddrinfo(res);
