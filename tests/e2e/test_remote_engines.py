@@ -50,8 +50,11 @@ def fio_has_nbd():
 
 
 def figures(path):
-    """{job: (error, read io_bytes, write io_bytes)} of a JSON report file."""
-    doc = json.loads(path.read_text())
+    """{job: (error, read io_bytes, write io_bytes)} of a JSON report file; {} if it holds none."""
+    try:
+        doc = json.loads(path.read_text())
+    except ValueError:
+        return {}
     return {j["jobname"]: (j["error"], j["read"]["io_bytes"], j["write"]["io_bytes"]) for j in doc["jobs"]}
 
 
@@ -87,8 +90,17 @@ class Net(NetCase):
         """fio 3.33 on the same file: errors and the sender's bytes equal; fio's receiver at most size."""
         if FIO is None:
             self.skipTest("fio not installed")
-        rc, fig, err = self.run_job("fio", text)
-        self.assertEqual(rc, 0, err)
+        # fio's TCP receiver stops a few blocks early and closes; its sender, still sending,
+        # may then die of SIGPIPE or ECONNRESET (no report at all).  That run says nothing
+        # about fio's figures: up to three runs, on fresh ports.
+        for _ in range(3):
+            port = re.search(r"port=(\d+)", text).group(1)
+            text = text.replace(f"port={port}", f"port={free_port()}")
+            rc, fig, err = self.run_job("fio", text)
+            if rc == 0 and fig:
+                break
+        else:
+            self.skipTest(f"fio 3.33 failed its own run three times: {err[-200:]}")
         self.assertEqual(fig["sender"], (0, 0, size))
         self.assertEqual(fig["receiver"][0], 0)
         self.assertLessEqual(fig["receiver"][1], size)
@@ -99,6 +111,23 @@ class Net(NetCase):
         text = pair("net", f"port={free_port()}\nprotocol=tcp", size="32m")
         self.both_full(text, 32 * MIB)
         self.against_fio(pair("net", f"port={free_port()}\nprotocol=tcp", size="32m"), 32 * MIB)
+
+    def test_normal_output_gives_net_bandwidth_in_bits_as_fio(self):
+        # fio's net engine is bit-based (netsplice is not): BW=...bit/s and bw=...bit/s, io= in bytes.
+        bits = re.compile(r"BW=[\d.]+[KMGT]?ibit/s \([\d.]+[KMGT]?bit/s\)\([\d.]+[KMGT]?iB/")
+        group = re.compile(r"READ: bw=[\d.]+[KMGT]?ibit/s \([\d.]+[KMGT]?bit/s\), .*io=[\d.]+[KMGT]?iB ")
+        for who in ("ioplan", "fio"):
+            if who == "fio" and FIO is None:
+                continue
+            for engine, want in (("net", True), ("netsplice", False)):
+                with self.subTest(who=who, engine=engine):
+                    self.write("n.fio", pair(engine, f"port={free_port()}", size="4m"))
+                    cmd = [FIO] if who == "fio" else [os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))]
+                    p = subprocess.run(cmd + ["n.fio"], cwd=self.tmp, capture_output=True, text=True, timeout=120)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(len(bits.findall(p.stdout)), 2 if want else 0, p.stdout)
+                    self.assertEqual(bool(group.search(p.stdout)), want, p.stdout)
+                    self.assertEqual("MiB/s" in p.stdout or "GiB/s" in p.stdout, not want)
 
     def test_udp_sender_sends_all_and_receiver_ends_at_fios_close_message(self):
         text = pair("net", f"port={free_port()}\nprotocol=udp", receiver="", sender="hostname=127.0.0.1")
