@@ -11,6 +11,7 @@
 #include "tests/engine/plan_builder.hpp"
 
 extern "C" {
+#include "engine/engine.h"
 #include "engine/ioengine.h"
 }
 
@@ -47,6 +48,18 @@ TEST_CASE("null and the remote engines use no local file; the file engines do")
 	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NBD));
 	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_PSYNC));
 	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_IO_URING));
+}
+
+TEST_CASE("nbd is available exactly when the build found libnbd; net always is")
+{
+#ifdef IOPLAN_HAVE_LIBNBD
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NBD));
+#else
+	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NBD));
+#endif
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NET));
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NETSPLICE));
+	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NR));
 }
 
 TEST_CASE("net over a unix socket: whole blocks arrive intact, and the sender's close ends the receiver")
