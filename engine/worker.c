@@ -344,8 +344,12 @@ static int open_engine(struct worker *w)
 	if (ret) {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s init (iodepth=%u)",
-			 plan_ioengine_name(w->job->ioengine), w->depth);
+		if (ret == -ETIMEDOUT && !plan_ioengine_uses_files(w->job->ioengine))
+			snprintf(what, sizeof(what), "%s: no peer within runtime",
+				 plan_ioengine_name(w->job->ioengine));
+		else
+			snprintf(what, sizeof(what), "%s init (iodepth=%u)",
+				 plan_ioengine_name(w->job->ioengine), w->depth);
 		worker_error(w, .err = -ret, .what = what);
 		return ret;
 	}
