@@ -45,10 +45,16 @@ std::string entry_words(const std::vector<parser::entry> &entries)
     return s;
 }
 
-// Engine options are the engine category's rows whose help names the engine ("io_uring: ...").
-bool engine_option(const parser::option &o, const std::string &engine)
+// Engine options are the engine category's rows whose help names the engine
+// ("io_uring: ...", or several: "net, netsplice: ..."); what follows is the help.
+const char *engine_option(const parser::option &o, const std::string &engine)
 {
-    return std::string(o.category) == "engine" && std::string(o.help).rfind(engine + ":", 0) == 0;
+    std::string h = o.help;
+    size_t colon = h.find(": ");
+    if (std::string(o.category) != "engine" || colon == std::string::npos)
+        return nullptr;
+    std::string names = ", " + h.substr(0, colon) + ",";
+    return names.find(", " + engine + ",") == std::string::npos ? nullptr : o.help + colon + 2;
 }
 
 } // namespace
@@ -79,7 +85,8 @@ int print_enghelp(const std::string &what, FILE *out)
     if (what.empty()) {
         std::fprintf(out, "Available IO engines:\n");
         for (const auto &c : ioengine->choices)
-            std::fprintf(out, "\t%s\n", c.name);
+            std::fprintf(out, "\t%s%s\n", c.name,
+                         eng_ioengine_available((plan_ioengine)c.value) ? "" : " (unavailable: built without its library)");
         return 0;
     }
     std::string engine = what.substr(0, what.find(','));
@@ -101,7 +108,7 @@ int print_enghelp(const std::string &what, FILE *out)
     for (const parser::option &o : parser::options()) {
         if (!engine_option(o, engine))
             continue;
-        std::fprintf(out, "%-24s: %s\n", o.name, o.help + engine.size() + 2);
+        std::fprintf(out, "%-24s: %s\n", o.name, engine_option(o, engine));
         n++;
     }
     if (!n)

@@ -126,6 +126,9 @@ int eng_idle_calibrate(double *mean_us, double *stddev_us);
 /* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
 int eng_checksum_speed(const char *name, double *mib_per_s);
 
+/* False for an engine this build lacks (nbd without libnbd at build time): --enghelp says so. */
+bool eng_ioengine_available(enum plan_ioengine e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,12 @@ struct ioe_cfg {
 	const int *fds;			/* every file the worker opened, by file index */
 	uint32_t nr_fds;
 	const struct bufpool *bufs;	/* one buffer per slot */
+	/* Remote engines (net, netsplice, nbd) read their target from the job. */
+	const struct plan_job *job;
+	uint32_t clone_index;		/* net: clone k uses port + k */
+	/* 0 while a blocking wait (connect, accept, data) may go on; -EINTR (stop) or -ETIMEDOUT after. */
+	int (*stopping)(void *arg);
+	void *stop_arg;
 };
 
 struct ioe {
@@ -59,6 +65,8 @@ struct ioe {
 	void *priv;
 	struct io_u **events;		/* completions of the last getevents() */
 	bool is_sync;			/* queue() always completes */
+	bool peer_done;			/* net: the peer closed the stream; the job ends */
+	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
 };
 
 struct ioe_ops {
@@ -76,6 +84,10 @@ struct ioe_ops {
 	 * of them in e->events: their count, or -errno.
 	 */
 	int (*getevents)(struct ioe *e, uint32_t min, uint32_t max, uint64_t timeout_ns);
+	/* Remote engines: a synchronous read for verify's read-back; bytes or -errno. */
+	int64_t (*pread_sync)(struct ioe *e, void *buf, uint32_t len, uint64_t off);
+	/* Remote engines: the target's size before any instance opens (NULL: size= bounds the job). */
+	int (*target_size)(const struct plan_job *j, uint64_t *size);
 };
 
 /* The registered engine with this id, or NULL. */
@@ -95,6 +107,9 @@ void ioe_close(struct ioe *e);
  */
 uint32_t ioe_hand_back(struct ioe *e, struct io_u **q, uint32_t *nr, uint32_t done, uint32_t max);
 
+/* A plain read of the target: the engine's pread_sync, else pread(fd).  Bytes or -errno. */
+int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off);
+
 /* Does u synchronously (pread/pwrite, or a discard for trims), setting u->result. */
 void ioe_do_sync(struct io_u *u);
 
@@ -110,6 +125,11 @@ extern const struct ioe_ops ioe_mmap;
 extern const struct ioe_ops ioe_falloc;
 extern const struct ioe_ops ioe_ftruncate;
 extern const struct ioe_ops ioe_sync;
+extern const struct ioe_ops ioe_net;
+extern const struct ioe_ops ioe_netsplice;
+#ifdef IOPLAN_HAVE_LIBNBD
+extern const struct ioe_ops ioe_nbd;
+#endif
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

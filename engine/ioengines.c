@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "ioengine.h"
 
 static const struct ioe_ops *const registry[] = {
@@ -29,6 +30,11 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_falloc,
 	&ioe_ftruncate,
 	&ioe_sync,
+	&ioe_net,
+	&ioe_netsplice,
+#ifdef IOPLAN_HAVE_LIBNBD
+	&ioe_nbd,			/* built only where libnbd is (Makefile: pkg-config) */
+#endif
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))
@@ -49,6 +55,11 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id)
 		if (registry[i]->id == id)
 			return registry[i];
 	return NULL;
+}
+
+bool eng_ioengine_available(enum plan_ioengine e)
+{
+	return ioe_find(e) != NULL;
 }
 
 static bool ops_are_complete(const struct ioe_ops *o)
@@ -112,6 +123,16 @@ static int64_t do_discard(int fd, uint64_t off, uint64_t len)
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
 		return -errno;
 	return (int64_t)len;
+}
+
+int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off)
+{
+	ssize_t r;
+
+	if (e->ops && e->ops->pread_sync)
+		return e->ops->pread_sync(e, buf, len, off);
+	r = pread(fd, buf, len, (off_t)off);
+	return r < 0 ? -errno : r;
 }
 
 void ioe_do_sync(struct io_u *u)

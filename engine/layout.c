@@ -180,8 +180,8 @@ int layout_init(struct layout *l, const struct plan *p)
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
-		if (j->ioengine == PLAN_IOENGINE_NULL)
-			continue; /* the null engine touches no file (as fio's) */
+		if (!plan_ioengine_uses_files(j->ioengine))
+			continue; /* null and remote engines touch no local file (as fio's) */
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
 				struct layout_file *lf = &l->files[k++];

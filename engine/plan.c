@@ -57,6 +57,9 @@ static void free_job(struct plan_job *j)
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
+	free(j->net.host);
+	free(j->net.interface);
+	free(j->nbd_uri);
 }
 
 void plan_free(struct plan *p)
@@ -128,9 +131,16 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 	static const char *const names[] = {
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
 		"posixaio", "mmap", "falloc", "ftruncate", "sync",
+		"net", "netsplice", "nbd",
 	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";
+}
+
+bool plan_ioengine_uses_files(enum plan_ioengine e)
+{
+	return e != PLAN_IOENGINE_NULL && e != PLAN_IOENGINE_NET && e != PLAN_IOENGINE_NETSPLICE &&
+	       e != PLAN_IOENGINE_NBD;
 }
 
 const char *plan_ddir_name(enum plan_ddir d)

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a field changes meaning, is added or removed. */
-#define PLAN_ABI_VERSION 3
+#define PLAN_ABI_VERSION 4
 
 #define PLAN_PERCENTILES_MAX 20
 #define PLAN_BSSPLIT_MAX 64
@@ -71,7 +71,37 @@ enum plan_ioengine {
 	PLAN_IOENGINE_FALLOC,		/* fallocate per I/O; no data moves */
 	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
 	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
+	PLAN_IOENGINE_NET,		/* send/recv on a socket (plan_job.net) */
+	PLAN_IOENGINE_NETSPLICE,	/* net through a pipe with splice/vmsplice */
+	PLAN_IOENGINE_NBD,		/* an NBD server through libnbd (plan_job.nbd_uri) */
 	PLAN_IOENGINE_NR
+};
+
+/* protocol= of the net engines. */
+enum plan_net_proto {
+	PLAN_NET_TCP = 0,
+	PLAN_NET_TCPV6,
+	PLAN_NET_UDP,
+	PLAN_NET_UDPV6,
+	PLAN_NET_UNIX			/* a SOCK_STREAM unix socket at net.host */
+};
+
+/*
+ * net, netsplice: the socket a job sends into or receives from, as fio's
+ * engines/net.c.  A listener binds port (+ clone index) and waits for one peer;
+ * a sender connects to host.
+ */
+struct plan_net {
+	char *host;			/* hostname= or filename=: peer, multicast group or unix path; NULL = none */
+	char *interface;		/* interface=: multicast interface address; NULL = the default */
+	enum plan_net_proto proto;
+	uint32_t port;			/* clone k uses port + k; 0 for unix sockets */
+	uint32_t window_size_bytes;	/* SO_RCVBUF/SO_SNDBUF; 0 = the kernel's */
+	uint32_t mss_bytes;		/* TCP_MAXSEG; 0 = the kernel's */
+	uint32_t ttl;			/* multicast time-to-live */
+	bool listen;
+	bool pingpong;			/* each I/O waits for the peer's echo of it */
+	bool nodelay;			/* TCP_NODELAY */
 };
 
 enum plan_random_dist {
@@ -272,6 +302,10 @@ struct plan_job {
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
 
+	/* Remote targets: no file is laid out; the engine reaches these instead. */
+	struct plan_net net;		/* net, netsplice */
+	char *nbd_uri;			/* nbd: the NBD URI (nbd://, nbd+unix://); NULL = none */
+
 	/* Files and durability. */
 	bool direct;			/* O_DIRECT */
 	enum plan_sync_mode sync_mode;
@@ -417,6 +451,9 @@ const struct plan_job *plan_job_at(const struct plan *p, uint32_t i);
 
 /* True when the job issues I/O in direction d at all. */
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
+
+/* False for engines that reach no local file (null, net, netsplice, nbd): nothing is laid out or opened. */
+bool plan_ioengine_uses_files(enum plan_ioengine e);
 
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);

@@ -8,6 +8,7 @@
 #include "engine/preflight.h"
 #include "engine/buffers.h"
 #include "engine/dioalign.h"
+#include "engine/ioengine.h"
 #include "engine/layout.h"
 
 #include <errno.h>
@@ -446,7 +447,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	struct stat sb, dsb;
 	int exists;
 
-	if (j->ioengine == PLAN_IOENGINE_NULL)
+	if (!plan_ioengine_uses_files(j->ioengine))
 		return; /* no I/O reaches the files */
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
@@ -466,7 +467,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	} else {
 		account_space(s, dir, &dsb, needed_bytes(f, 0));
 	}
-	if (j->direct && j->ioengine != PLAN_IOENGINE_NULL)
+	if (j->direct)
 		check_direct(s, j, f->path, dir, exists);
 	check_memory(s, j, exists ? f->path : dir, exists ? &sb : NULL);
 	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
@@ -603,7 +604,7 @@ static uint64_t job_fds(const struct plan_job *j)
 {
 	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
 
-	if (j->ioengine == PLAN_IOENGINE_NULL)
+	if (!plan_ioengine_uses_files(j->ioengine))
 		return 0;
 	if (j->openfiles && j->openfiles < nf && !j->interlocked)
 		nf = j->openfiles;
@@ -685,6 +686,10 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
+		if (!ioe_find(j->ioengine))
+			add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
+			    "job '%s': ioengine=%s is not available in this build of ioplan (built without "
+			    "its library; see --enghelp)", j->name, plan_ioengine_name(j->ioengine));
 		check_queue(s, j, mem_available(env));
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)

@@ -148,6 +148,35 @@ static int file_size(int fd, uint64_t *size)
 	return 0;
 }
 
+/*
+ * Engines without a local file (null, net, nbd) open nothing here; the region
+ * is the planned size, or the remote target's own size (nbd without size=).
+ */
+static int remote_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len)
+{
+	const struct plan_file *pf = &w->clone->files[f];
+	const struct ioe_ops *o = ioe_find(w->job->ioengine);
+	uint64_t size = pf->size_bytes;
+	int ret;
+
+	w->fds[f] = -1;
+	w->nr_fds = f + 1;
+	if (o && o->target_size) {	/* the export is the "file": its size, as fio asks the server */
+		ret = o->target_size(w->job, &size);
+		if (ret) {
+			worker_error(w, .err = -ret, .file = f, .what = "sizing the remote target");
+			return ret;
+		}
+	}
+	layout_region(w->job, w->clone, pf, size, start, len);
+	if (!*len || (o && o->target_size && *start + *len > size)) {
+		worker_error(w, .err = EINVAL, .file = f, .offset = *start, .len = *len,
+			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Opens the clone's files and finds each one's I/O region. */
 static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 {
@@ -158,16 +187,10 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	for (uint32_t f = 0; f < c->nr_files; f++) {
 		const struct plan_file *pf = &c->files[f];
 
-		if (w->job->ioengine == PLAN_IOENGINE_NULL) {
-			/* As fio's null engine: no file is opened; the region is the planned size. */
-			w->fds[f] = -1;
-			w->nr_fds = f + 1;
-			layout_region(w->job, c, pf, pf->size_bytes, &start[f], &len[f]);
-			if (!len[f]) {
-				worker_error(w, .err = EINVAL, .file = f,
-					     .what = "the null engine needs size=");
-				return -EINVAL;
-			}
+		if (!plan_ioengine_uses_files(w->job->ioengine)) {
+			ret = remote_region(w, f, &start[f], &len[f]);
+			if (ret)
+				return ret;
 			continue;
 		}
 		ret = worker_open_file(w, f);
@@ -281,6 +304,16 @@ static void queue_shape(struct worker *w)
 	w->low = j->iodepth_low && j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
 }
 
+/* A blocking connect or accept of a remote engine gives up on a stop, or when runtime has passed. */
+static int engine_stopping(void *arg)
+{
+	struct worker *w = arg;
+
+	if (atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		return -EINTR;
+	return w->remote_deadline && clk_now(&w->clk) >= w->remote_deadline ? -ETIMEDOUT : 0;
+}
+
 static int open_engine(struct worker *w)
 {
 	struct ioe_cfg cfg;
@@ -298,12 +331,25 @@ static int open_engine(struct worker *w)
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
 	cfg.bufs = &w->bufs;
+	cfg.job = w->job;
+	cfg.clone_index = w->clone->clone_index;
+	cfg.stopping = engine_stopping;
+	cfg.stop_arg = w;
+	if (w->job->runtime_ns)
+		w->remote_deadline = clk_now(&w->clk) + w->job->ramp_time_ns + w->job->runtime_ns +
+				     w->job->cooldown_ns;
 	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
+	if (ret == -EINTR)
+		return ret;	/* stopped while waiting for a peer: no failure */
 	if (ret) {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s init (iodepth=%u)",
-			 plan_ioengine_name(w->job->ioengine), w->depth);
+		if (ret == -ETIMEDOUT && !plan_ioengine_uses_files(w->job->ioengine))
+			snprintf(what, sizeof(what), "%s: no peer within runtime",
+				 plan_ioengine_name(w->job->ioengine));
+		else
+			snprintf(what, sizeof(what), "%s init (iodepth=%u)",
+				 plan_ioengine_name(w->job->ioengine), w->depth);
 		worker_error(w, .err = -ret, .what = what);
 		return ret;
 	}

@@ -151,6 +151,7 @@ struct worker {
 	bool gen_done;
 	bool need_sync;
 	bool fatal;
+	uint64_t remote_deadline;	/* remote engines stop waiting for a peer here; 0 = never */
 	enum wphase phase;
 	bool counting;
 	uint64_t now;			/* the last clock read */

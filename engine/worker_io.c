@@ -176,6 +176,11 @@ static bool check_result(struct worker *w, struct io_u *u)
 
 	if (u->result >= (int64_t)u->len)
 		return true;
+	if (w->ioe.peer_done && u->result >= 0) {
+		/* net: the peer closed (or the run stopped the wait): the job ends; what came counts. */
+		w->gen_done = true;
+		return u->result > 0;
+	}
 	if (u->result > 0) {
 		/* Short: counted, then the rest is re-issued (its errno, if any, replaces result). */
 		if (u->counted && w->counting)
@@ -207,6 +212,12 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	w->free_slot[w->nr_free++] = u->slot;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
+	if (w->ioe.dropped) {
+		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
+		if (u->counted && w->counting)
+			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
+		w->ioe.dropped = 0;
+	}
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
 	if (w->vfy && u->result == (int64_t)u->len)
@@ -392,12 +403,16 @@ static void issue(struct worker *w)
 {
 	w->blocked = false;
 	w->wait_until = 0;
+	if (w->ioe.peer_done) {
+		w->gen_done = true;	/* a closed stream has nothing more to give */
+		return;
+	}
 	if (w->need_sync) {
 		if (w->inflight)
 			return;
 		do_sync(w);
 	}
-	for (uint32_t n = 0; n < w->burst && !w->fatal && has_room(w); n++) {
+	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
 		if (!w->have_held) {
 			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
 				/* busy: every file left waits for an open one to close (openfiles). */

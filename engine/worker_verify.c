@@ -180,18 +180,19 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 {
 	struct vfy_bad bad[VFY_BAD_MAX];
 	uint64_t iv = w->vfy->interval, off = w->gen.files[f].start + rel, len = n * iv, done = 0, t0;
-	ssize_t r;
+	int64_t r;
 	uint32_t nb;
 
 	while (done < len) {
 		t0 = clk_now(&w->clk);
-		r = pread(w->fds[f], buf + done, iv - done % iv, (off_t)(off + done));
+		/* Through the engine where the target is remote (nbd), else a plain pread. */
+		r = ioe_pread(&w->ioe, w->fds[f], buf + done, (uint32_t)(iv - done % iv), off + done);
 		if (r <= 0) {
-			worker_error(w, .err = r < 0 ? errno : EIO, .ddir = PLAN_DDIR_READ,
+			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
 				     .file = f, .offset = off + done, .len = len - done,
 				     .what = r < 0 ? "verify read" : "verify read: end of file");
 			if (!w->res.error)
-				w->res.error = r < 0 ? errno : EIO;
+				w->res.error = r < 0 ? (int)-r : EIO;
 			return true;
 		}
 		done += (uint64_t)r;
@@ -267,9 +268,9 @@ void worker_verify_phase(struct worker *w)
 	t0 = clk_now(&w->clk);
 	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
-		bool reopened = w->fds[f] < 0, stop;
+		bool reopened = w->fds[f] < 0 && plan_ioengine_uses_files(w->job->ioengine), stop;
 
-		if (reopened && (w->job->ioengine == PLAN_IOENGINE_NULL || !worker_file_ready(w, f)))
+		if (w->job->ioengine == PLAN_IOENGINE_NULL || (reopened && !worker_file_ready(w, f)))
 			break;	/* the null engine opened nothing: nothing to read back */
 		stop = verify_file(w, f, pool.mem, cap, all);
 		if (reopened)

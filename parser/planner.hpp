@@ -21,6 +21,15 @@ struct job_def {
     uint32_t file_index = 0;
 };
 
+// The job's display name, and where it set an option (its header when inherited).
+std::string job_name(const job_def &d);
+const loc &option_loc(const job_def &d, const char *key);
+
+// net, netsplice, nbd (remote_engines.cpp): fio's refusals, checked before the
+// run with the option's position; then the target copied into plan memory.
+void check_remote_job(job_def &d);
+void fill_remote(plan_job &j, const job_def &d);
+
 // Fills plan memory from the job list; echo is the union of global options.
 plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo);
 

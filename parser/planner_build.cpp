@@ -12,12 +12,21 @@
 
 namespace parser {
 
-namespace {
-
 std::string job_name(const job_def &d)
 {
     return d.spec.name.empty() ? d.section : d.spec.name;
 }
+
+// Where a job set an option in its own section; its header when it inherited it.
+const loc &option_loc(const job_def &d, const char *key)
+{
+    for (const entry &e : d.spec.echo)
+        if (e.key == key)
+            return e.value_loc.known() ? e.value_loc : e.key_loc;
+    return d.header;
+}
+
+namespace {
 
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
@@ -56,15 +65,6 @@ void finalize_spec(job_def &d)
             fail(d.header, "job '" + job_name(d) + "': block size 0");
     if (j.iodepth_low == 0 || j.iodepth_low > j.iodepth)
         j.iodepth_low = j.iodepth;
-}
-
-// Where a job set an option in its own section; its header when it inherited it.
-const loc &option_loc(const job_def &d, const char *key)
-{
-    for (const entry &e : d.spec.echo)
-        if (e.key == key)
-            return e.value_loc.known() ? e.value_loc : e.key_loc;
-    return d.header;
 }
 
 // io_trace records stay in memory until the report: the plan's total is
@@ -258,6 +258,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }
+    fill_remote(j, d);
 }
 
 // A path used by more than one clone (a fixed filename=, or a filename_format
@@ -395,6 +396,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         finalize_spec(d);
         check_regions(d);
         check_engine_options(d);
+        check_remote_job(d);
     }
     check_file_count(jobs);
     check_trace_total(jobs);

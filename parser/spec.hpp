@@ -35,6 +35,10 @@ struct job_spec {
     std::string log_prefix[3];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
 
+    // Remote engines (net, netsplice, nbd): text the planner copies into plan memory.
+    std::string net_host, net_interface, nbd_uri;
+    std::string remote_opt;           // a net option given (hostname, port, interface): refused elsewhere
+
     // Plan-wide settings that may be written in any section.
     std::string allow_device_write;
     bool allow_existing_file_write = false;

@@ -342,6 +342,7 @@ void build_groups(model &m, const plan &p)
 	for (const entry &e : m.entries) {
 		group_stat &g = m.groups[e.groupid];
 		g.kb_base = e.first && e.first->kb_base ? e.first->kb_base : 1024;
+		g.bits = e.first && e.first->ioengine == PLAN_IOENGINE_NET;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {
 			uint64_t rt = ddir_runtime_ms(e, d);
 			if (!rt)

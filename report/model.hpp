@@ -60,6 +60,7 @@ struct entry {
 struct group_stat {
 	uint32_t groupid = 0;
 	uint32_t kb_base = 1024;
+	bool bits = false;		// bandwidth in bit/s: fio's net engine (FIO_BIT_BASED)
 	uint64_t iobytes[PLAN_DDIR_NR] = {};
 	uint64_t agg[PLAN_DDIR_NR] = {};	// bytes/s: sum of bytes * 1000 / max_run
 	uint64_t min_bw[PLAN_DDIR_NR] = {};

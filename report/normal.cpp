@@ -154,6 +154,7 @@ void write_group(std::ostream &out, const group_stat &g)
 {
 	static const char *const label[] = { "   READ", "  WRITE", "   TRIM" };
 	bool p2 = g.kb_base == 1024;
+	unit bw = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
 
 	out << strf("\nRun status group %u (all jobs):\n", g.groupid);
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
@@ -161,12 +162,12 @@ void write_group(std::ostream &out, const group_stat &g)
 			continue;
 		auto n2s = [](uint64_t v, bool pow2, unit u) { return num2str(v, 4, 1, pow2, u); };
 		out << strf("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n",
-			    label[d], n2s(g.agg[d], p2, unit::byte_per_sec).c_str(),
-			    n2s(g.agg[d], !p2, unit::byte_per_sec).c_str(),
-			    n2s(g.min_bw[d], p2, unit::byte_per_sec).c_str(),
-			    n2s(g.max_bw[d], p2, unit::byte_per_sec).c_str(),
-			    n2s(g.min_bw[d], !p2, unit::byte_per_sec).c_str(),
-			    n2s(g.max_bw[d], !p2, unit::byte_per_sec).c_str(),
+			    label[d], n2s(g.agg[d], p2, bw).c_str(),
+			    n2s(g.agg[d], !p2, bw).c_str(),
+			    n2s(g.min_bw[d], p2, bw).c_str(),
+			    n2s(g.max_bw[d], p2, bw).c_str(),
+			    n2s(g.min_bw[d], !p2, bw).c_str(),
+			    n2s(g.max_bw[d], !p2, bw).c_str(),
 			    n2s(g.iobytes[d], p2, unit::byte).c_str(),
 			    n2s(g.iobytes[d], !p2, unit::byte).c_str(),
 			    (unsigned long long)g.min_run[d], (unsigned long long)g.max_run[d]);

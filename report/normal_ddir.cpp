@@ -20,11 +20,12 @@ std::string ddir_headline(const entry &e, const group_stat &g, int d)
 {
 	const res_ddir &dd = e.st.get().ddir[d];
 	uint64_t rt = ddir_runtime_ms(e, d), bw = ddir_bw_bytes(e, d);
+	unit u = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
 
 	return strf("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", plan_ddir_name((enum plan_ddir)d),
 		    num2str(ddir_iops(e, d), 4, 1, false, unit::none).c_str(),
-		    num2str(bw, 4, 1, i2p(g), unit::byte_per_sec).c_str(),
-		    num2str(bw, 4, 1, !i2p(g), unit::byte_per_sec).c_str(),
+		    num2str(bw, 4, 1, i2p(g), u).c_str(),
+		    num2str(bw, 4, 1, !i2p(g), u).c_str(),
 		    num2str(dd.bytes, 4, 1, i2p(g), unit::byte).c_str(), (unsigned long long)rt,
 		    d == PLAN_DDIR_WRITE ? "; 0 zone resets" : "");
 }

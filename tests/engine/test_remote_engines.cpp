@@ -1,0 +1,101 @@
+// tests/engine/test_remote_engines.cpp - the net engine driven directly through the
+// ioe_ops contract: a receiver and a sender on a unix socket in two threads; the
+// bytes that arrive are the bytes sent, and the sender's close ends the receiver.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/engine/plan_builder.hpp"
+
+extern "C" {
+#include "engine/engine.h"
+#include "engine/ioengine.h"
+}
+
+namespace {
+
+plan_job net_job(const std::string &sock, plan_rw rw)
+{
+	plan_job j{};
+	j.ioengine = PLAN_IOENGINE_NET;
+	j.rw = rw;
+	j.net.proto = PLAN_NET_UNIX;
+	j.net.host = const_cast<char *>(sock.c_str());
+	return j;
+}
+
+int64_t one_io(ioe &e, void *buf, uint32_t len, plan_ddir dd)
+{
+	io_u u{};
+	u.buf = buf;
+	u.len = len;
+	u.fd = -1;
+	u.ddir = (uint8_t)dd;
+	REQUIRE(e.ops->queue(&e, &u) == IOE_Q_COMPLETED);
+	return u.result;
+}
+
+} // namespace
+
+TEST_CASE("null and the remote engines use no local file; the file engines do")
+{
+	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NULL));
+	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NET));
+	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NETSPLICE));
+	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NBD));
+	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_PSYNC));
+	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_IO_URING));
+}
+
+TEST_CASE("nbd is available exactly when the build found libnbd; net always is")
+{
+#ifdef IOPLAN_HAVE_LIBNBD
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NBD));
+#else
+	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NBD));
+#endif
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NET));
+	CHECK(eng_ioengine_available(PLAN_IOENGINE_NETSPLICE));
+	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NR));
+}
+
+TEST_CASE("net over a unix socket: whole blocks arrive intact, and the sender's close ends the receiver")
+{
+	pb::tmpdir d;
+	std::string sock = d.path() + "/s";
+	plan_job rj = net_job(sock, PLAN_RW_READ), sj = net_job(sock, PLAN_RW_WRITE);
+	std::vector<uint8_t> out(3 * 65536), in(out.size());
+	for (size_t i = 0; i < out.size(); i++)
+		out[i] = (uint8_t)(i * 7 + i / 251);
+	ioe r, s;
+	ioe_cfg rc{}, sc{};
+	rc.job = &rj;
+	sc.job = &sj;
+	int rret = 1;
+	std::thread receiver([&] { rret = ioe_open(&r, PLAN_IOENGINE_NET, &rc); });
+	int sret = -1;
+	for (int tries = 0; tries < 200 && sret; tries++) {	// until the receiver listens
+		sret = ioe_open(&s, PLAN_IOENGINE_NET, &sc);
+		if (sret)
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	receiver.join();
+	REQUIRE(sret == 0);
+	REQUIRE(rret == 0);
+	std::thread sender([&] {
+		for (size_t off = 0; off < out.size(); off += 65536)
+			one_io(s, out.data() + off, 65536, PLAN_DDIR_WRITE);
+		ioe_close(&s);
+	});
+	for (size_t off = 0; off < in.size(); off += 65536)
+		CHECK(one_io(r, in.data() + off, 65536, PLAN_DDIR_READ) == 65536);
+	sender.join();
+	CHECK(std::memcmp(in.data(), out.data(), in.size()) == 0);
+	CHECK_FALSE(r.peer_done);
+	CHECK(one_io(r, in.data(), 65536, PLAN_DDIR_READ) == 0);
+	CHECK(r.peer_done);
+	ioe_close(&r);
+}
