@@ -111,7 +111,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
-	g->use_perm = g->random && !j->norandommap && !g->use_dist;
+	/* fio's lfsr is a full-period sequence: it needs no map to cover every block once. */
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);

@@ -227,6 +227,8 @@ struct plan_job {
 	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
 	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
 	bool norandommap;
+	bool random_lfsr;		/* random_generator=lfsr: every block once per pass even
+					 * with norandommap, as fio's LFSR */
 	bool randrepeat;
 	uint64_t randseed;
 	bool interlocked;		/* clones share one atomic sequential offset (DISKSPD -si) */

@@ -488,11 +488,11 @@ static const std::vector<option> table = {
         .def("tausworthe")
         .choices({
             {"tausworthe", "accepted", 0},
-            {"lfsr", "accepted", 0},
+            {"lfsr", "every block once per pass, even with norandommap", 1},
             {"tausworthe64", "accepted", 0},
         })
-        .help("Accepted for fio compatibility: ioplan covers every block once per pass with its own permutation generator.")
-        .apply(A(choice_of(o, v))),
+        .help("ioplan draws offsets with its own generators; lfsr keeps fio's promise that each block is touched once per pass even with norandommap.")
+        .apply(A(j.pj.random_lfsr = choice_of(o, v) == 1)),
     opt("norandommap", opt_type::flag, CAT_PATTERN)
         .def("0")
         .help("Random offsets drawn independently (blocks may repeat).")

@@ -56,6 +56,34 @@ TEST_CASE("iogen: randrw draws each I/O's direction by rwmixread and shares one 
 	CHECK(runs3 > 10);
 }
 
+TEST_CASE("iogen: random_generator=lfsr covers every block once per pass even with norandommap")
+{
+	for (bool lfsr : { false, true }) {
+		pb::tmpdir d;
+		auto p = pb::build(d.path(), { job_spec("l", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20)
+						       .with([&](plan_job &j) {
+							       j.norandommap = true;
+							       j.random_lfsr = lfsr;
+							       j.io_trace_max = 1000;
+						       }) });
+		auto r = run_ok(*p);
+		std::set<uint64_t> offs;
+		bool sequential = true;
+		auto t = trace_of(*r);
+		for (size_t i = 0; i < t.size(); i++) {
+			offs.insert(t[i].offset);
+			sequential = sequential && t[i].offset == i * 4096;
+		}
+		CHECK(t.size() == 256);
+		CHECK(!sequential);
+		// Plain norandommap repeats blocks (256 uniform draws of 256 leave about 94 untouched).
+		if (lfsr)
+			CHECK(offs.size() == 256);
+		else
+			CHECK(offs.size() < 200);
+	}
+}
+
 TEST_CASE("iogen: rw mixes sequentially, each direction walking its own position")
 {
 	pb::tmpdir d;
