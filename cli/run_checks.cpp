@@ -39,8 +39,6 @@ bool check_run_flags(const args &a, const plan &p)
 std::vector<std::string> inert_flag_notes(const args &a)
 {
     std::vector<std::string> out;
-    if (a.bandwidth_log)
-        out.push_back("--bandwidth-log: the aggregate bandwidth log is not written yet");
     if (!a.idle_prof.empty() && a.idle_prof != "calibrate")
         out.push_back("--idle-prof: the CPU idleness report is not written yet");
     return out;

@@ -57,6 +57,7 @@ static void free_job(struct plan_job *j)
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
+	free(j->hist_log_prefix);
 }
 
 void plan_free(struct plan *p)
