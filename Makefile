@@ -50,7 +50,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lpthread -lm
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere it is left
 # out and --enghelp lists it as unavailable, instead of the build failing.
@@ -80,7 +80,8 @@ UNIT := $(B)/unit_tests
 DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
 	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
-	clang libclang-rt-14-dev libnbd-dev nbdkit
+	clang libclang-rt-14-dev libnbd-dev nbdkit \
+	zlib1g-dev python3-pandas python3-numpy
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test suite unit e2e check check-generated check-layering generate \

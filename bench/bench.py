@@ -464,6 +464,28 @@ def report_repro(rows, before):
         print(f"  moved: {m}")
 
 
+def log_workloads(d, quick):
+    """One log entry per I/O (write_lat_log + write_bw_log, no log_avg_msec) against none, each tool
+    against itself: what the logging costs the I/O loop.  The log files are symlinks to /dev/null so
+    the row measures the tool (entries, formatting, write calls), not the file system's page cache."""
+    secs = 1 if quick else 3
+    null = dict(ioengine="null", rw="randread", bs="4k", size="100g", time_based=1, runtime=secs,
+                iodepth=32)
+    for tool in ("ioplan", "fio"):
+        for kind in ("lat", "clat", "slat", "bw"):
+            link = pathlib.Path(d) / f"perio-{tool}_{kind}.1.log"
+            if not link.is_symlink():
+                link.symlink_to(os.devnull)
+    rows = []
+    for tool, exe in (("ioplan", IOPLAN), ("fio", FIO)):
+        logged = job_args("perio", **null, write_lat_log=f"{d}/perio-{tool}", write_bw_log=f"{d}/perio-{tool}")
+        plain = job_args("perio", **null)
+        target = (">=", 0.5) if tool == "ioplan" else None
+        rows.append(Workload(f"log-per-io-{tool}", [exe, *plain], [exe, *logged],
+                             [(f"{tool} IOPS logs/none", lambda i, o: (iops(i), iops(o)), target)]))
+    return rows
+
+
 def build_workloads(d, quick):
     """Every workload in table order; (workloads, number of set-up errors)."""
     wls = workloads(d, quick) + layout_workloads(d, quick)
@@ -473,7 +495,7 @@ def build_workloads(d, quick):
     except (OSError, RuntimeError) as e:
         print(f"parse-only-cdm: error: {e}")
         errors = 1
-    return wls + memory_workloads(quick), errors
+    return wls + log_workloads(d, quick) + memory_workloads(quick), errors
 
 
 def run_all(wls, args, only):

@@ -20,7 +20,7 @@ namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
                     dump_job_schema, dump_options, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
-                    crctest, idle_calibrate };
+                    crctest, idle_calibrate, inflate_log };
 
 struct args {
     action what = action::run;
@@ -40,7 +40,8 @@ struct args {
     bool warnings_fatal = false;    // a warning from the job files fails the run
     int terse_version = 3;
     bool append_terse = false;      // the terse output besides --output-format's
-    bool bandwidth_log = false;     // recorded for the bandwidth log (a later feature)
+    bool bandwidth_log = false;     // fio's agg-{read,write,trim}_bw.log (cli/agg_bw_log.hpp)
+    std::string inflate_log;        // --inflate-log's file
     std::vector<std::string> debug; // --debug classes
     std::string enghelp;            // --enghelp's engine[,option]
     std::string crctest;            // --crctest's checksum, "" = all

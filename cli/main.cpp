@@ -15,6 +15,7 @@
 #include "cli/diskspd.hpp"
 #include "cli/fio_actions.hpp"
 #include "cli/flags.hpp"
+#include "cli/log_inflate.hpp"
 #include "cli/output.hpp"
 #include "cli/plot_cmd.hpp"
 #include "cli/presets.hpp"
@@ -91,6 +92,8 @@ int fio_action(const cli::args &a)
         return cli::crctest(a.crctest, stdout);
     case cli::action::idle_calibrate:
         return cli::idle_calibrate(stdout);
+    case cli::action::inflate_log:
+        return cli::inflate_log(a.inflate_log, stdout);
     default:
         return -1;
     }

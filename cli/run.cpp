@@ -29,6 +29,7 @@
 #include "cli/debug.hpp"
 #include "cli/interim.hpp"
 #include "cli/output.hpp"
+#include "cli/agg_bw_log.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_checks.hpp"
 #include "engine/engine.h"
@@ -133,7 +134,7 @@ bool trigger_fired(const args &a, uint64_t elapsed_ns)
 // signals are taken every 10 ms, so a second one reaches a run that is still
 // finishing (end_fsync, layout).  Returns how many signals were taken.
 int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
-              interim_reports &interim)
+              interim_reports &interim, agg_bw_log &agg)
 {
     bool show_progress = progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
@@ -148,6 +149,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         if (eng_get_status(e, &st) != 0)
             continue;
         interim.tick(e, st.elapsed_ns, usr1);
+        agg.tick(st);
         if (!*triggered && trigger_fired(a, st.elapsed_ns)) {
             *triggered = true;
             eng_stop(e);
@@ -224,8 +226,13 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
-    *signals = supervise(e, p, sigs, a, triggered, interim);
+    const plan_job *first = plan_job_at(&p, 0);
+    agg_bw_log agg(a.bandwidth_log, first ? first->bw_avg_time_ns : 0);
+    *signals = supervise(e, p, sigs, a, triggered, interim, agg);
     ret = eng_finish(e, r);
+    std::string agg_err = agg.finish();
+    if (!agg_err.empty())
+        std::fprintf(stderr, "ioplan: error: --bandwidth-log: %s\n", agg_err.c_str());
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
     // after this drain and before the unmask ends ioplan, as it would anyway.
@@ -302,9 +309,6 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         pf_free(&pf);
         return 2;
     }
-    std::vector<std::string> all_notes = notes;
-    for (std::string &n : inert_flag_notes(a))
-        all_notes.push_back(std::move(n));
     long pid = a.fake_clock_step_ns ? 0 : getpid();
     debug_before_run(a.debug, p, pid, stderr);
     results *r = nullptr;
@@ -323,7 +327,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
-        attach_findings(r, pf, all_notes);
+        attach_findings(r, pf, notes);
         rc |= write_reports(*r, p, a, formats, out, interim);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

@@ -1,4 +1,4 @@
-// cli/run_checks.cpp - --readonly and inert-flag notes (run_checks.hpp).
+// cli/run_checks.cpp - the --readonly check before any I/O (run_checks.hpp).
 #include "cli/run_checks.hpp"
 
 #include <cerrno>
@@ -34,14 +34,6 @@ bool readonly_ok(const plan &p)
 bool check_run_flags(const args &a, const plan &p)
 {
     return !a.readonly || readonly_ok(p);
-}
-
-std::vector<std::string> inert_flag_notes(const args &a)
-{
-    std::vector<std::string> out;
-    if (a.bandwidth_log)
-        out.push_back("--bandwidth-log: the aggregate bandwidth log is not written yet");
-    return out;
 }
 
 } // namespace cli

@@ -17,8 +17,4 @@ namespace cli {
 // False after printing why on stderr (exit 2): nothing may run.
 bool check_run_flags(const args &a, const plan &p);
 
-// A note per flag that was accepted but does nothing yet, for the report
-// (a successful run keeps stderr empty, as fio's clients expect).
-std::vector<std::string> inert_flag_notes(const args &a);
-
 } // namespace cli

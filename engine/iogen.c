@@ -97,6 +97,55 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	return 0;
 }
 
+/* True when some I/O of the job is longer than a block of the random map. */
+static bool lengths_vary(const struct gen *g)
+{
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b;
+
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		b = bs_of(g, d);
+		if (b->max_bytes > g->align)
+			return true;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes > g->align)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * With lengths of several blocks, a permutation of start blocks alone leaves
+ * blocks untouched when the pass's bytes are done: as fio, a bit per block
+ * records what this pass did (up to 2^30 blocks, 128 MiB; past that, without).
+ */
+static int map_init(struct gen *g, struct gen_file *f)
+{
+	if (!g->use_perm || !lengths_vary(g) || f->nblocks > (1ull << 30))
+		return 0;
+	f->touched = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
+	return f->touched ? 0 : -ENOMEM;
+}
+
+static bool map_test(const struct gen_file *f, uint64_t b)
+{
+	return f->touched[b / 64] >> (b % 64) & 1;
+}
+
+/* Marks the blocks of [rel, rel+len) up to the first one already done; the length kept. */
+static uint64_t map_claim(const struct gen *g, struct gen_file *f, uint64_t rel, uint64_t len)
+{
+	uint64_t b = rel / g->align, n = (len + g->align - 1) / g->align, k;
+
+	for (k = 0; k < n && b + k < f->nblocks; k++) {
+		if (k && map_test(f, b + k))
+			break;
+		f->touched[(b + k) / 64] |= 1ull << ((b + k) % 64);
+	}
+	return k * g->align < len ? k * g->align : len;
+}
+
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
 	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
 	     struct interlock *il)
@@ -111,7 +160,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
-	g->use_perm = g->random && !j->norandommap && !g->use_dist;
+	/* fio's lfsr is a full-period sequence: it needs no map to cover every block once. */
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);
@@ -128,6 +178,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->nr_files = nr;
 	for (uint32_t i = 0; i < nr; i++) {
 		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
+		if (!ret)
+			ret = map_init(g, &g->files[i]);
 		if (ret)
 			return ret;
 		if (il && j->interlocked) {
@@ -140,6 +192,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 
 void gen_release(struct gen *g)
 {
+	for (uint32_t i = 0; g->files && i < g->nr_files; i++)
+		free(g->files[i].touched);
 	free(g->files);
 	memset(g, 0, sizeof(*g));
 }
@@ -173,6 +227,8 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 	f->zone_start = 0;
 	if (g->use_perm)
 		perm_new_pass(&f->perm, &g->rng_off);
+	if (f->touched)
+		memset(f->touched, 0, (f->nblocks + 63) / 64 * sizeof(uint64_t));
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -310,8 +366,14 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 
 static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
-	if (g->use_perm)
-		return perm_next(&f->perm);
+	if (g->use_perm) {
+		uint64_t b = perm_next(&f->perm);
+
+		/* Blocks a longer I/O already covered are skipped, as fio's map does. */
+		while (f->touched && map_test(f, b) && f->perm.left)
+			b = perm_next(&f->perm);
+		return b;
+	}
 	if (g->use_dist)
 		return dist_next(&g->dist, &g->rng_off) % f->nblocks;
 	return rng_below(&g->rng_off, f->nblocks);
@@ -433,6 +495,8 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 		f->closing = true;
 	if (rel + len > f->len)
 		len = f->len - rel;
+	if (f->touched)
+		len = map_claim(g, f, rel, len);
 	if (g->limit_bytes && g->done_bytes + len > g->limit_bytes)
 		len = g->limit_bytes - g->done_bytes;
 	g->done_bytes += len;

@@ -34,6 +34,8 @@ struct gen_file {
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
+	uint64_t *touched;		/* bsrange/bssplit with the random map: blocks done this
+					 * pass, so lengths stop where a block is done (fio's axmap) */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
 	bool exhausted;			/* this pass is done for this file */

@@ -7,6 +7,10 @@
  * (or, log_max_value, the largest) latency, and bw (KiB/s) and iops over the
  * interval, with bs 0; a direction without I/O in an interval gets no line; the
  * latency logs get a last line at the window's end, as fio's finalize_logs.
+ *
+ * The hist log (write_hist_log) counts each clat in fio's bucket scheme; when a
+ * direction's window of log_hist_msec has passed, its I/O writes the window's
+ * counts as one line (fio's add_clat_sample), formatted here since it is rare.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,32 +19,49 @@
 #include <time.h>
 
 #include "engine/logs.h"
+#include "engine/results.h"
 
 #define NS_PER_MS 1000000ull
 
 bool logs_wanted(const struct plan_job *j)
 {
-	return j->bw_log_prefix || j->iops_log_prefix || j->lat_log_prefix;
+	return j->bw_log_prefix || j->iops_log_prefix || j->lat_log_prefix || j->hist_log_prefix;
 }
 
 /* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared. */
 static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
 		     enum log_kind k, const char *prefix)
 {
-	static const char *const type[LOG_KIND_NR] = { "bw", "iops", "lat", "clat", "slat" };
+	static const char *const type[LOG_KIND_NR] = { "bw", "iops", "lat", "clat", "slat", "clat_hist" };
+	/* fio stores hist samples as pointers, so a compressed hist log stays text. */
+	bool gz = j->log_store_compressed && k != LOG_HIST;
+	const char *suf = gz ? "log.fz" : "log";
 	char path[4096];
 	struct log_file *f;
 
 	if (j->per_job_logs)
-		snprintf(path, sizeof(path), "%s_%s.%u.log", prefix, type[k], c->thread_number);
+		snprintf(path, sizeof(path), "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
 	else
-		snprintf(path, sizeof(path), "%s_%s.log", prefix, type[k]);
+		snprintf(path, sizeof(path), "%s_%s.%s", prefix, type[k], suf);
 	f = logw_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
 	l->cur[k] = f ? logw_swap(l->lw, NULL) : NULL;
 	if (!l->cur[k])
 		return -ENOMEM;
+	if (gz)
+		logw_file_gz(f, j->log_gz_bytes);
 	l->cur[k]->file = f;
+	l->cur[k]->raw = k == LOG_HIST;
 	return 0;
+}
+
+static int open_hist(struct wlog *l, const struct plan_job *j, const struct plan_clone *c)
+{
+	l->hist_ms = j->log_hist_ns / NS_PER_MS;
+	l->hist_stride = 1u << (j->log_hist_coarseness > 6 ? 6 : j->log_hist_coarseness);
+	l->hist = calloc(PLAN_DDIR_NR * LOG_HIST_BUCKETS, sizeof(*l->hist));
+	if (!l->hist)
+		return -ENOMEM;
+	return open_kind(l, j, c, LOG_HIST, j->hist_log_prefix);
 }
 
 struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
@@ -73,6 +94,8 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 		ret = open_kind(l, j, c, LOG_SLAT, j->lat_log_prefix);
 	if (!ret && j->lat_log_prefix && !j->disable_clat)
 		ret = open_kind(l, j, c, LOG_CLAT, j->lat_log_prefix);
+	if (!ret && j->hist_log_prefix && !j->disable_clat)
+		ret = open_hist(l, j, c);
 	if (ret) {
 		wlog_close(l);
 		*err = ret;
@@ -92,6 +115,9 @@ void wlog_begin(struct wlog *l, uint64_t now)
 	memset(l->sum, 0, sizeof(l->sum));
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->max, 0, sizeof(l->max));
+	memset(l->hist_started, 0, sizeof(l->hist_started));
+	if (l->hist)
+		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
 	l->base_ms = 0;
 	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
 		l->base_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / NS_PER_MS;
@@ -129,7 +155,7 @@ static void emit_avg(struct wlog *l, uint64_t now, bool rates)
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
 	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
 
-	for (int k = 0; k < LOG_KIND_NR; k++) {
+	for (int k = 0; k < LOG_HIST; k++) {
 		bool rate = k == LOG_BW || k == LOG_IOPS;
 
 		if (!l->cur[k] || (rate && !rates))
@@ -175,10 +201,73 @@ static void io_avg(struct wlog *l, uint64_t now, uint8_t d, uint32_t bytes, uint
 		add_avg(l, LOG_SLAT, d, slat);
 }
 
+/* The longest hist line: time, ddir, bs and 1856 counts of up to 20 digits, ", " each. */
+#define HIST_LINE_MAX (3u * 22u + LOG_HIST_BUCKETS * 22u + 2u)
+
+/* Room in the hist chunk for a whole line, or NULL (out of memory: the hist log stops). */
+static char *hist_room(struct wlog *l)
+{
+	struct log_chunk *c = l->cur[LOG_HIST];
+
+	if (c->nr + HIST_LINE_MAX > sizeof(c->e)) {
+		struct log_file *f = c->file;
+
+		c = logw_swap(l->lw, c);
+		l->cur[LOG_HIST] = c;
+		if (!c)
+			return NULL;
+		c->file = f;
+		c->raw = true;
+	}
+	return (char *)c->e + c->nr;
+}
+
+/* fio's hist line: "time, ddir, bs, " and the window's counts, 2^coarseness buckets a column. */
+static void hist_emit(struct wlog *l, uint64_t t_ms, uint8_t d, uint32_t bs)
+{
+	uint64_t *h = l->hist + (size_t)d * LOG_HIST_BUCKETS;
+	char *p = hist_room(l), *start = p;
+
+	if (!p)
+		return;
+	p += sprintf(p, "%llu, %u, %u", (unsigned long long)(t_ms + l->base_ms), d, bs);
+	for (uint32_t i = 0; i < LOG_HIST_BUCKETS; i += l->hist_stride) {
+		uint64_t sum = 0;
+
+		for (uint32_t k = 0; k < l->hist_stride; k++)
+			sum += h[i + k];
+		p += sprintf(p, ", %llu", (unsigned long long)sum);
+	}
+	*p++ = '\n';
+	l->cur[LOG_HIST]->nr += (uint32_t)(p - start);
+	memset(h, 0, LOG_HIST_BUCKETS * sizeof(*h));
+}
+
+/* fio's windows: from a direction's first I/O, a line each log_hist_msec, drift carried over. */
+static void hist_io(struct wlog *l, uint64_t now, uint8_t d, uint32_t bs, uint64_t clat)
+{
+	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS, window;
+	uint32_t idx = res_hist_index(clat);
+
+	l->hist[(size_t)d * LOG_HIST_BUCKETS + (idx < LOG_HIST_BUCKETS ? idx : LOG_HIST_BUCKETS - 1)]++;
+	if (!l->hist_started[d]) {
+		l->hist_started[d] = true;
+		l->hist_last_ms[d] = t_ms;
+	}
+	window = t_ms - l->hist_last_ms[d];
+	if (!l->hist_ms || window < l->hist_ms)
+		return;
+	hist_emit(l, t_ms, d, bs);
+	l->hist_last_ms[d] = t_ms - (window - l->hist_ms);
+}
+
 void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
 	     uint64_t lat, uint64_t clat, uint64_t slat)
 {
 	uint64_t t_ms;
+
+	if (l->cur[LOG_HIST])
+		hist_io(l, now, ddir, bytes, clat);
 
 	if (l->avg_ns) {
 		io_avg(l, now, ddir, bytes, lat, clat, slat);
@@ -211,8 +300,10 @@ void wlog_end(struct wlog *l, uint64_t now)
 			continue;
 		f = l->cur[k]->file;
 		l->cur[k] = logw_swap(l->lw, l->cur[k]);
-		if (l->cur[k])
+		if (l->cur[k]) {
 			l->cur[k]->file = f;
+			l->cur[k]->raw = k == LOG_HIST;
+		}
 	}
 }
 
@@ -222,5 +313,6 @@ void wlog_close(struct wlog *l)
 		return;
 	for (int k = 0; k < LOG_KIND_NR; k++)
 		free(l->cur[k]);
+	free(l->hist);
 	free(l);
 }

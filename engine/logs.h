@@ -1,5 +1,6 @@
 /*
- * engine/logs.h - fio's log files (write_bw_log, write_iops_log, write_lat_log).
+ * engine/logs.h - fio's log files (write_bw_log, write_iops_log, write_lat_log,
+ * write_hist_log).
  *
  * People draw results over time from these files (fio2gnuplot, fio_generate_plots,
  * fio-plot), so names, columns and units are fio 3.33's: NAME_bw.N.log (N = the
@@ -12,6 +13,12 @@
  * writes them while the run goes on.  A bounded number of chunks is queued, so
  * memory stays constant over any run length: a writer that falls behind slows
  * the clones that log, it never drops an entry.
+ *
+ * log_store_compressed: the file is NAME.log.fz, fio's layout, so that
+ * `fio --inflate-log` reads it: zlib streams one after another, each holding
+ * fio's binary samples (struct io_sample: time, value, ddir with the offset and
+ * prio flag bits, priority, bs, [offset]).  Hist logs (clat_hist) hold fio's
+ * 1856-bucket clat histogram of each log_hist_msec window, coarsened.
  */
 #ifndef IOPLAN_ENGINE_LOGS_H
 #define IOPLAN_ENGINE_LOGS_H
@@ -32,8 +39,18 @@ enum log_kind {
 	LOG_LAT,
 	LOG_CLAT,
 	LOG_SLAT,
+	LOG_HIST,		/* text lines made by the clone (rare: one per log_hist_msec) */
 	LOG_KIND_NR
 };
+
+/* fio's latency histogram: FIO_IO_U_PLAT_NR buckets (ioplan's first ones, same scheme). */
+#define LOG_HIST_BUCKETS 1856u
+
+/* fio's sample layout and its ddir flag bits (iolog.h), for .log.fz files. */
+#define LOG_SAMPLE_BYTES 32u
+#define LOG_SAMPLE_OFFSET_BYTES 40u
+#define LOG_SAMPLE_OFFSET_BIT 0x80000000u
+#define LOG_SAMPLE_PRIO_BIT 0x40000000u
 
 /* One line of a log file, before it is text. */
 struct log_entry {
@@ -53,7 +70,8 @@ struct log_file;
 struct log_chunk {
 	struct log_chunk *next;
 	struct log_file *file;
-	uint32_t nr;
+	uint32_t nr;			/* entries, or bytes of text when raw */
+	bool raw;			/* e[] holds finished text lines (hist logs) */
 	struct log_entry e[LOG_CHUNK_ENTRIES];
 };
 
@@ -78,6 +96,15 @@ int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg);
 struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool offset,
 			   bool prio_hex);
 
+/*
+ * Makes f a log_store_compressed file: its samples go out as fio's binary
+ * samples, deflated by zlib in streams of about chunk_bytes (log_compression).
+ */
+void logw_file_gz(struct log_file *f, uint32_t chunk_bytes);
+
+/* fio's binary sample of e at p: its size (LOG_SAMPLE_BYTES or _OFFSET_BYTES). */
+size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex);
+
 /* Hands a chunk over (it may wait for room) and returns an empty one, or NULL. */
 struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full);
 
@@ -98,6 +125,11 @@ struct wlog {
 	uint64_t last_ns;			/* the last averaged bw/iops entry */
 	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];
+	uint64_t hist_ms;			/* log_hist_msec; 0 = no hist log */
+	uint32_t hist_stride;			/* 1 << log_hist_coarseness */
+	bool hist_started[PLAN_DDIR_NR];
+	uint64_t hist_last_ms[PLAN_DDIR_NR];	/* the window's start, ms since the start */
+	uint64_t *hist;				/* [PLAN_DDIR_NR][LOG_HIST_BUCKETS] this window's counts */
 };
 
 /* True when the job writes any log. */

@@ -7,6 +7,10 @@
  * dropped, nothing else is) and is returned by logw_stop with the file's path,
  * so the run's results are still reported and the exit status says a log is
  * incomplete.
+ *
+ * A log_store_compressed file gets fio's binary samples instead of text,
+ * deflated with Debian's zlib into one stream per log_compression bytes of
+ * samples: fio's own --inflate-log reads the streams one after another.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "engine/logs.h"
 
@@ -25,6 +30,8 @@ struct log_file {
 	int fd;				/* -1 once failed */
 	int err;			/* first error, positive errno */
 	bool offset, prio_hex;
+	unsigned char *gz;		/* log_store_compressed: samples not yet deflated */
+	size_t gz_len, gz_cap;
 };
 
 struct logw {
@@ -157,11 +164,75 @@ static void file_write(struct log_file *f, const char *p, size_t n)
 	}
 }
 
+size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex)
+{
+	uint64_t t = e->t_ms, v = e->value, bs = e->bs;
+	uint32_t ddir = e->ddir | (offset ? LOG_SAMPLE_OFFSET_BIT : 0) | (prio_hex ? LOG_SAMPLE_PRIO_BIT : 0);
+
+	/* struct io_sample on fio's 64-bit Linux builds: the priority and its padding are 0. */
+	memset(p, 0, LOG_SAMPLE_BYTES);
+	memcpy(p, &t, 8);
+	memcpy(p + 8, &v, 8);
+	memcpy(p + 16, &ddir, 4);
+	memcpy(p + 24, &bs, 8);
+	if (!offset)
+		return LOG_SAMPLE_BYTES;
+	memcpy(p + 32, &e->offset, 8);
+	return LOG_SAMPLE_OFFSET_BYTES;
+}
+
+/* Deflates the pending samples as one zlib stream and writes it. */
+static void gz_flush(struct logw *lw, struct log_file *f)
+{
+	z_stream zs;
+	int ret;
+
+	if (!f->gz_len || f->fd < 0)
+		return;
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) != Z_OK) {
+		file_fail(f, ENOMEM);
+		return;
+	}
+	zs.next_in = f->gz;
+	zs.avail_in = (uInt)f->gz_len;
+	do {
+		zs.next_out = (Bytef *)lw->buf;
+		zs.avail_out = WRITE_BUF;
+		ret = deflate(&zs, Z_FINISH);
+		file_write(f, lw->buf, WRITE_BUF - zs.avail_out);
+	} while (ret == Z_OK);
+	deflateEnd(&zs);
+	if (ret != Z_STREAM_END)
+		file_fail(f, EIO);
+	f->gz_len = 0;
+}
+
+static void write_chunk_gz(struct logw *lw, const struct log_chunk *c)
+{
+	struct log_file *f = c->file;
+
+	for (uint32_t i = 0; i < c->nr && f->fd >= 0; i++) {
+		if (f->gz_len + LOG_SAMPLE_OFFSET_BYTES > f->gz_cap)
+			gz_flush(lw, f);
+		f->gz_len += log_sample(f->gz + f->gz_len, &c->e[i], f->offset, f->prio_hex);
+	}
+}
+
 static void write_chunk(struct logw *lw, const struct log_chunk *c)
 {
 	struct log_file *f = c->file;
 	struct num_cache cache[2] = { { 0, 0, { 0 } }, { 0, 0, { 0 } } };
 	size_t n = 0;
+
+	if (c->raw) {
+		file_write(f, (const char *)c->e, c->nr);
+		return;
+	}
+	if (f->gz) {
+		write_chunk_gz(lw, c);
+		return;
+	}
 
 	for (uint32_t i = 0; i < c->nr && f->fd >= 0; i++) {
 		n += format_line(lw->buf + n, &c->e[i], f->offset, f->prio_hex, cache);
@@ -263,6 +334,21 @@ struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool 
 	return f;
 }
 
+void logw_file_gz(struct log_file *f, uint32_t chunk_bytes)
+{
+	size_t cap = chunk_bytes ? chunk_bytes : 1u << 20;
+
+	if (f->gz || f->fd < 0)
+		return;
+	/* Room for at least one sample; fio deflates its log once it holds chunk_bytes. */
+	if (cap < LOG_SAMPLE_OFFSET_BYTES)
+		cap = LOG_SAMPLE_OFFSET_BYTES;
+	f->gz = malloc(cap);
+	if (!f->gz)
+		file_fail(f, ENOMEM);
+	f->gz_cap = cap;
+}
+
 struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full)
 {
 	struct log_chunk *c;
@@ -289,6 +375,7 @@ struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full)
 		c = malloc(sizeof(*c));
 	if (c) {
 		c->nr = 0;
+		c->raw = false;
 		c->next = NULL;
 	}
 	return c;
@@ -308,6 +395,8 @@ int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg)
 	while (lw->files) {
 		struct log_file *f = lw->files;
 
+		gz_flush(lw, f);
+		free(f->gz);
 		if (f->fd >= 0 && close(f->fd) && !f->err)
 			f->err = errno;
 		if (f->err) {

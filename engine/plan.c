@@ -60,6 +60,7 @@ static void free_job(struct plan_job *j)
 	free(j->net.host);
 	free(j->net.interface);
 	free(j->nbd_uri);
+	free(j->hist_log_prefix);
 }
 
 void plan_free(struct plan *p)

@@ -257,6 +257,8 @@ struct plan_job {
 	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
 	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
 	bool norandommap;
+	bool random_lfsr;		/* random_generator=lfsr: every block once per pass even
+					 * with norandommap, as fio's LFSR */
 	bool randrepeat;
 	uint64_t randseed;
 	bool interlocked;		/* clones share one atomic sequential offset (DISKSPD -si) */
@@ -382,6 +384,11 @@ struct plan_job {
 	bool log_alternate_epoch;	/* times from log_epoch_clock_id's epoch (as log_unix_epoch) */
 	int32_t log_epoch_clock_id;	/* clock_gettime() clock of both; 0 = CLOCK_REALTIME */
 	bool log_prio;			/* the priority column as fio's 0x%04x ioprio value */
+	char *hist_log_prefix;		/* write_hist_log: PREFIX_clat_hist.N.log; NULL = off */
+	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */
+	uint32_t log_hist_coarseness;	/* 0..6: 2^c fio buckets summed per column */
+	uint32_t log_gz_bytes;		/* log_compression: zlib chunk size; 0 = off */
+	bool log_store_compressed;	/* files are NAME.log.fz, fio's compressed samples */
 
 	/* Errors and watchdog. */
 	uint32_t continue_on_error;	/* enum plan_coe_bits */

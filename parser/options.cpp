@@ -488,11 +488,11 @@ static const std::vector<option> table = {
         .def("tausworthe")
         .choices({
             {"tausworthe", "accepted", 0},
-            {"lfsr", "accepted", 0},
+            {"lfsr", "every block once per pass, even with norandommap", 1},
             {"tausworthe64", "accepted", 0},
         })
-        .help("Accepted for fio compatibility: ioplan covers every block once per pass with its own permutation generator.")
-        .apply(A(choice_of(o, v))),
+        .help("ioplan draws offsets with its own generators; lfsr keeps fio's promise that each block is touched once per pass even with norandommap.")
+        .apply(A(j.pj.random_lfsr = choice_of(o, v) == 1)),
     opt("norandommap", opt_type::flag, CAT_PATTERN)
         .def("0")
         .help("Random offsets drawn independently (blocks may repeat).")
@@ -978,8 +978,37 @@ static const std::vector<option> table = {
     opt("log_entries", opt_type::integer, CAT_STATS)
         .def("1024")
         .range(1024, 1048576)
-        .help("Accepted for fio compatibility: fio's initial log size; ioplan's log buffers are fixed 4096-entry chunks.")
+        .help("fio's initial in-memory log size; ioplan streams every log through fixed 4096-entry chunks, so "
+              "no entry is lost at any value and memory stays bounded.")
         .apply(A((void)int_in(o, v))),
+    opt("write_hist_log", opt_type::string, CAT_STATS)
+        .help("Write completion latency histograms: PREFIX_clat_hist.N.log, one line per direction per "
+              "log_hist_msec: time, ddir, bs, then fio's 1856 bucket counts of the window (see write_bw_log).")
+        .apply(A(j.log_on[3] = true; j.log_prefix[3] = trim(v))),
+    opt("log_hist_msec", opt_type::time, CAT_STATS)
+        .unit("ms")
+        .def("0")
+        .range(0, 1e9)
+        .help("Interval of the histogram log's lines; 0 writes none (as fio).")
+        .apply(A(j.pj.log_hist_ns = time_in(o, v))),
+    opt("log_hist_coarseness", opt_type::integer, CAT_STATS)
+        .def("0")
+        .range(0, 6)
+        .help("Sum 2^N neighbouring buckets into each histogram log column (1856 >> N columns).")
+        .apply(A(j.pj.log_hist_coarseness = (uint32_t)int_in(o, v))),
+    opt("log_compression", opt_type::size, CAT_STATS)
+        .def("0")
+        .range(0, 4294967295.0)
+        .help("zlib chunk size for log_store_compressed (at least 1024 when set); alone it changes nothing "
+              "in the files, as in fio.")
+        .apply(A(j.pj.log_gz_bytes = U32(size_in(j, o, v));
+                 // fio's minval: a smaller chunk would compress worse than none.
+                 if (j.pj.log_gz_bytes && j.pj.log_gz_bytes < 1024)
+                     throw value_error("log_compression must be 0 or at least 1024 (bytes)"))),
+    opt("log_store_compressed", opt_type::boolean, CAT_STATS)
+        .def("0")
+        .help("Write the logs as fio's compressed NAME.log.fz files (read them with --inflate-log).")
+        .apply(A(j.pj.log_store_compressed = flag_value(v))),
     opt("log_prio", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).")

@@ -228,8 +228,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());
     j.description = plan_strdup(s.description.c_str());
-    char **logs[3] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix};
-    for (int k = 0; k < 3; k++)
+    char **logs[4] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix, &j.hist_log_prefix};
+    for (int k = 0; k < 4; k++)
         if (s.log_on[k])
             *logs[k] = plan_strdup((s.log_prefix[k].empty() ? name : s.log_prefix[k]).c_str());
     // fio: an averaged bw/iops log sets the samples' interval unless bwavgtime/iopsavgtime is given.

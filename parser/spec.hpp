@@ -31,8 +31,8 @@ struct job_spec {
     bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;
     uint32_t startdelay_range = 0;
-    bool log_on[3] = {};              // write_bw_log, write_iops_log, write_lat_log
-    std::string log_prefix[3];        // their values ("": the job name)
+    bool log_on[4] = {};              // write_bw_log, write_iops_log, write_lat_log, write_hist_log
+    std::string log_prefix[4];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
 
     // Remote engines (net, netsplice, nbd): text the planner copies into plan memory.

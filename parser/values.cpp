@@ -120,6 +120,13 @@ uint64_t size_multiplier(const std::string &suffix_raw, unsigned kb_base, const 
     std::string suf = lower(suffix_raw);
     if (suf.empty() || suf == "b")
         return 1;
+    // fio reads a size up to its first character that is neither digit nor letter
+    // and ignores the rest ("65536)" from t/strided.py, "512/25" in a bsrange):
+    // clients rely on it, so text after the number or its unit letter is dropped.
+    if (!std::isalpha((unsigned char)suf[0]) && suf[0] != '%')
+        return 1;
+    if (suf.size() > 1 && !std::isalnum((unsigned char)suf[1]) && suf[1] != '%')
+        suf.resize(1);
     int pw = size_power(suf[0]);
     std::string rest = suf.substr(1);
     if (pw > 0 && (rest.empty() || rest == "b" || rest == "i"))

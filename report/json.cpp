@@ -76,6 +76,7 @@ ojson ddir_object(const entry &e, const group_stat &g, int d, bool plus)
 	const res_ddir &dd = e.st.get().ddir[d];
 	const plan_job *j = e.last;
 	std::vector<double> pct = percentile_list(e);
+	std::vector<double> slat_pct = percentile_list(e, true);
 	uint64_t bw_bytes = ddir_bw_bytes(e, d);
 	ojson o = ojson::object();
 
@@ -88,7 +89,7 @@ ojson ddir_object(const entry &e, const group_stat &g, int d, bool plus)
 	o["total_ios"] = dd.ios;
 	o["short_ios"] = dd.short_ios;
 	o["drop_ios"] = dd.drop_ios;
-	o["slat_ns"] = lat_object(dd.slat, pct.data(), pct.size(), j && j->slat_percentiles, plus);
+	o["slat_ns"] = lat_object(dd.slat, slat_pct.data(), slat_pct.size(), j && j->slat_percentiles, plus);
 	o["clat_ns"] = lat_object(dd.clat, pct.data(), pct.size(), j && j->clat_percentiles, plus);
 	o["lat_ns"] = lat_object(dd.lat, pct.data(), pct.size(), j && j->lat_percentiles, plus);
 	add_sample_stats(o, e, g, d);

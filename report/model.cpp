@@ -469,10 +469,10 @@ std::vector<double> dist_pct(const uint64_t *counts, int n, uint64_t total, doub
 	return out;
 }
 
-std::vector<double> percentile_list(const entry &e)
+std::vector<double> percentile_list(const entry &e, bool with_slat)
 {
 	const plan_job *j = e.last;
-	if (!j || !(j->clat_percentiles || j->lat_percentiles))
+	if (!j || !(j->clat_percentiles || j->lat_percentiles || (with_slat && j->slat_percentiles)))
 		return {};
 	uint32_t n = std::min<uint32_t>(j->nr_percentiles, PLAN_PERCENTILES_MAX);
 	std::vector<double> v(j->percentiles, j->percentiles + n);

@@ -111,7 +111,8 @@ std::vector<double> dist_pct(const uint64_t *counts, int n, uint64_t total, doub
 
 // The percentile list an entry reports, sorted as fio sorts it; empty when the
 // job reports none.
-std::vector<double> percentile_list(const entry &e);
+// with_slat: slat_percentiles alone also asks for the list (fio's JSON slat_ns).
+std::vector<double> percentile_list(const entry &e, bool with_slat = false);
 
 // The latency the percentile slots of terse output describe: total latency with
 // lat_percentiles, else completion latency with clat_percentiles, else none.

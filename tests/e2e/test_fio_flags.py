@@ -24,7 +24,7 @@ ROWS = [
     (["--output-format=json", "--append-terse", *NULL], 0, "out", '"jobs" : ['),
     (["--terse-version=3", "--minimal", *NULL], 0, "out", "3;ioplan-"),
     (["--terse-version=6", *NULL], 2, "err", "bad terse version '6' (valid: 2, 3, 4, 5)"),
-    (["--bandwidth-log", *NULL], 0, "out", "--bandwidth-log: the aggregate bandwidth log is not written yet"),
+    (["--bandwidth-log", *NULL], 0, "out", "Run status group 0"),
     (["--status-interval=1", *NULL], 0, "out", "Run status group 0"),
     (["--status-interval=10ms", *NULL], 0, "out", "Run status group 0"),  # fio's least is 1 ms
     (["--status-interval=0", *NULL], 2, "err", "--status-interval=0: at least 1 ms"),
@@ -65,7 +65,7 @@ ROWS = [
     (["--debug=mem", *NULL], 0, "err", "--debug=mem: ioplan prints nothing for this class"),
     (["--debug=io", *NULL], 0, "err", "load ioengine null"),
     (["--merge-blktrace-only"], 2, "err", "merging blktrace files is not available yet"),
-    (["--inflate-log=x.log.gz"], 2, "err", "no compressed logs"),
+    (["--inflate-log=x.log.fz"], 1, "err", "--inflate-log: x.log.fz: No such file or directory"),
     (["--latency-log=x"], 2, "err", "--latency-log is deprecated"),
     (["--server"], 2, "err", REMOTE),
     (["--server=ip:1.2.3.4"], 2, "err", REMOTE),

@@ -1,4 +1,5 @@
-"""tests/e2e/test_logs.py - fio's log files (write_bw_log, write_iops_log, write_lat_log).
+"""tests/e2e/test_logs.py - fio's log files (write_bw_log, write_iops_log, write_lat_log,
+write_hist_log, log_store_compressed, --inflate-log, --bandwidth-log).
 
 Differential: the same job through fio 3.33 and ioplan, each in its own
 directory; compared are the names of the files made, the columns of their
@@ -201,10 +202,111 @@ class LogBehaviour(LogsTmp):
             subprocess.run(["umount", str(mnt)])
             os.rmdir(mnt)
 
-    def test_bare_value_and_unsupported_neighbours(self):
-        p = run(["--name=h", *RATED, "--runtime=0.1", "--write_hist_log=h"], cwd=self.tmp)
+    def test_hist_log_without_interval_is_empty(self):
+        """write_hist_log without log_hist_msec: the file, but no line (fio's hist_msec check)."""
+        p = run(["--name=h", *RATED, "--runtime=0.3", "--write_hist_log=h", "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "h_clat_hist.1.log").read_text(), "")
+
+    def test_hist_counts_every_io(self):
+        """A size-bound job: the hist lines' counts add up to (nearly) every I/O, 1856 >> 3 = 232 columns."""
+        p = run(["--name=c", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=256m", "--rate_iops=20000",
+                 "--write_hist_log=c", "--log_hist_msec=100", "--log_hist_coarseness=3", "--output=/dev/null"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_log(self.tmp / "c_clat_hist.1.log")
+        self.assertGreater(len(rows), 20)
+        self.assertEqual({len(r) for r in rows}, {3 + 232})
+        self.assertTrue(all(r[1] == 0 and r[2] == 4096 for r in rows))
+        total = sum(sum(r[3:]) for r in rows)
+        # Only the I/Os after the last window's line are not in a line.
+        self.assertTrue(65536 - 20000 * 0.15 <= total <= 65536, total)
+
+    def test_log_entries_bounds(self):
+        p = run(["--name=e", *RATED, "--runtime=0.1", "--log_entries=10"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
-        self.assertIn("write_hist_log' is not supported", p.stderr)
+        self.assertIn("log_entries", p.stderr)
+
+    def test_store_compressed_round_trip(self):
+        """log_store_compressed: NAME_bw.1.log.fz, which --inflate-log turns into the text log."""
+        args = ["--name=z", "--ioengine=null", "--rw=write", "--bs=128k", "--size=64m", "--write_bw_log=z",
+                "--log_offset=1", "--output=/dev/null"]
+        self.assertEqual(run([*args, "--log_compression=10k", "--log_store_compressed=1"], cwd=self.tmp).returncode, 0)
+        p = run(["--inflate-log=z_bw.1.log.fz"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [[int(f) for f in line.split(", ")] for line in p.stdout.splitlines()]
+        self.assertEqual([r[4] for r in rows], [i * 131072 for i in range(512)])
+        self.assertTrue(all(len(r) == 6 and r[2] == 1 and r[3] == 131072 for r in rows))
+        (self.tmp / "junk.fz").write_bytes(b"not zlib")
+        p = run(["--inflate-log=junk.fz"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("junk.fz: not a compressed log", p.stderr)
+
+    def test_bandwidth_log(self):
+        """--bandwidth-log: agg-{read,write,trim}_bw.log, a line per direction every 500 ms, all jobs' KiB/s."""
+        p = run(["--bandwidth-log", "--name=b", *RATED, "--rate_iops=100", "--runtime=2", "--numjobs=2",
+                 "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for d, name in enumerate(("read", "write", "trim")):
+            rows = read_log(self.tmp / f"agg-{name}_bw.log")
+            self.assertTrue(3 <= len(rows) <= 5, (name, rows))
+            self.assertTrue(all(len(r) == 5 and r[2] == d and r[3] == 0 for r in rows), rows)
+            # Two jobs at 100 IOPS of 4 KiB each per direction: 800 KiB/s (trim: nothing).
+            mid = rows[1][1]
+            self.assertTrue(mid == 0 if d == 2 else 500 <= mid <= 1100, (name, rows))
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class FioLogDifferentialMore(LogsTmp):
+    def test_hist_log_lines(self):
+        """write_hist_log: the name, 3 + 1856/4 columns with coarseness 2, a line per direction per 100 ms."""
+        a, f = self.run_both(["--name=h", *RATED, "--rate_iops=2000", "--runtime=1", "--write_hist_log=h",
+                              "--log_hist_msec=100", "--log_hist_coarseness=2"])
+        self.assertEqual(self.names(a), self.names(f))
+        self.assertEqual(self.names(a), ["h_clat_hist.1.log"])
+        mine, theirs = read_log(a / "h_clat_hist.1.log"), read_log(f / "h_clat_hist.1.log")
+        self.assertEqual({len(r) for r in mine}, {len(r) for r in theirs})
+        self.assertEqual({len(r) for r in mine}, {3 + 464})
+        for d in (0, 1):
+            n, m = per_ddir(mine).get(d, 0), per_ddir(theirs).get(d, 0)
+            self.assertLessEqual(abs(n - m), 2, f"ddir {d}: ioplan {n}, fio {m}")
+        # Each line counts the window's I/Os: about 100 per direction per 100 ms (the median: a
+        # loaded machine delays some windows, the rate limit then catches up in the next).
+        counts = sorted(sum(r[3:]) for r in mine)
+        self.assertTrue(50 <= counts[len(counts) // 2] <= 200, counts)
+
+    def test_compressed_logs_cross_read(self):
+        """log_store_compressed: the same .fz names; fio --inflate-log reads ioplan's, ioplan reads fio's."""
+        a, f = self.run_both(["--name=z", "--ioengine=null", "--rw=write", "--bs=128k", "--size=100m",
+                              "--write_bw_log=z", "--write_lat_log=z", "--log_offset=1", "--per_job_logs=0",
+                              "--log_compression=10k", "--log_store_compressed=1"])
+        names = sorted(str(p.relative_to(a)) for p in a.iterdir())
+        self.assertEqual(names, sorted(str(p.relative_to(f)) for p in f.iterdir()))
+        self.assertIn("z_bw.log.fz", names)
+        for d, other in ((a, run_fio), (f, run)):
+            p = other(["--inflate-log=" + str(d / "z_bw.log.fz")])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            rows = [[int(x, 0) for x in line.split(", ")] for line in p.stdout.splitlines()]
+            self.assertEqual([r[4] for r in rows], [i * 131072 for i in range(800)], d)
+            self.assertTrue(all(len(r) == 6 and r[1:4] == [r[1], 1, 131072] for r in rows))
+
+    def test_fiologparser_hist_reads_ioplan(self):
+        """fio's tools/hist/fiologparser_hist.py (needs pandas) computes percentiles from ioplan's hist log."""
+        tool = pathlib.Path(os.environ.get("FIO_SRC", "/tmp/fio333")) / "tools/hist/fiologparser_hist.py"
+        if not tool.exists():
+            self.skipTest("fio's source tree (FIO_SRC) is not here")
+        if subprocess.run(["/usr/bin/python3", "-c", "import pandas, numpy"], capture_output=True).returncode:
+            self.skipTest("python3-pandas is not installed")
+        p = run(["--name=h", *RATED, "--rate_iops=2000", "--runtime=2", "--write_hist_log=h",
+                 "--log_hist_msec=500", "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        q = subprocess.run(["/usr/bin/python3", str(tool), "-i", "500", str(self.tmp / "h_clat_hist.1.log")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        lines = q.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("end-time, samples, min, avg, median"), lines[:2])
+        samples = [int(l.split(", ")[1]) for l in lines[1:] if l.strip()]
+        self.assertTrue(samples and max(samples) > 500, lines)
 
 
 if __name__ == "__main__":

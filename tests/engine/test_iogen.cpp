@@ -56,6 +56,34 @@ TEST_CASE("iogen: randrw draws each I/O's direction by rwmixread and shares one 
 	CHECK(runs3 > 10);
 }
 
+TEST_CASE("iogen: random_generator=lfsr covers every block once per pass even with norandommap")
+{
+	for (bool lfsr : { false, true }) {
+		pb::tmpdir d;
+		auto p = pb::build(d.path(), { job_spec("l", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20)
+						       .with([&](plan_job &j) {
+							       j.norandommap = true;
+							       j.random_lfsr = lfsr;
+							       j.io_trace_max = 1000;
+						       }) });
+		auto r = run_ok(*p);
+		std::set<uint64_t> offs;
+		bool sequential = true;
+		auto t = trace_of(*r);
+		for (size_t i = 0; i < t.size(); i++) {
+			offs.insert(t[i].offset);
+			sequential = sequential && t[i].offset == i * 4096;
+		}
+		CHECK(t.size() == 256);
+		CHECK(!sequential);
+		// Plain norandommap repeats blocks (256 uniform draws of 256 leave about 94 untouched).
+		if (lfsr)
+			CHECK(offs.size() == 256);
+		else
+			CHECK(offs.size() < 200);
+	}
+}
+
 TEST_CASE("iogen: rw mixes sequentially, each direction walking its own position")
 {
 	pb::tmpdir d;
@@ -80,6 +108,7 @@ TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multip
 	auto p = pb::build(d.path(),
 			   { job_spec("split", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 32 << 20).with([](plan_job &j) {
 				     j.io_trace_max = 20000;
+				     j.norandommap = true;	// the map would shorten I/Os (see below)
 				     plan_bs &b = j.bs[PLAN_DDIR_READ];
 				     b.nr_split = 2;
 				     b.split[0] = { 4096, 75 };
@@ -112,6 +141,31 @@ TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multip
 		seen.insert(x.bytes);
 	}
 	CHECK(seen.size() == 4);
+}
+
+TEST_CASE("iogen: with the random map, bsrange I/Os stop where a block is done: each 512 B once (t0023)")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("m", PLAN_RW_RANDTRIMWRITE, PLAN_IOENGINE_NULL, 1 << 20)
+					       .with([](plan_job &j) {
+						       j.io_trace_max = 20000;
+						       for (plan_bs &b : j.bs) {
+							       b.min_bytes = 512;
+							       b.max_bytes = 4096;
+						       }
+					       }) });
+	auto r = run_ok(*p);
+	std::vector<int> hits(2048, 0);
+	std::set<uint32_t> lens;
+	for (auto &x : trace_of(*r)) {
+		if (x.ddir != PLAN_DDIR_WRITE)
+			continue;
+		lens.insert(x.bytes);
+		for (uint64_t s = x.offset / 512; s < (x.offset + x.bytes) / 512; s++)
+			hits[s]++;
+	}
+	CHECK(std::count(hits.begin(), hits.end(), 1) == 2048);	// every sector, none twice
+	CHECK(lens.size() > 4);					// lengths still vary
 }
 
 TEST_CASE("iogen: blockalign places random I/Os on its boundaries, not the block size's")

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -57,6 +58,30 @@ TEST_CASE("logs: an entry is formatted as fio's line, with optional offset and h
     CHECK(std::string(buf, log_format(buf, &e, true, true)) == "1500, 18446744073709551615, 1, 4096, 8192, 0x0000\n");
     e = log_entry{};
     CHECK(std::string(buf, log_format(buf, &e, false, false)) == "0, 0, 0, 0, 0\n");
+}
+
+TEST_CASE("logs: a compressed log's sample is fio's struct io_sample, flags in the ddir word")
+{
+    unsigned char b[LOG_SAMPLE_OFFSET_BYTES];
+    log_entry e{};
+    e.t_ms = 7;
+    e.value = 300;
+    e.offset = 8192;
+    e.bs = 4096;
+    e.ddir = 2;
+    REQUIRE(log_sample(b, &e, false, false) == 32);
+    uint64_t t, v, bs, off;
+    uint32_t dd;
+    std::memcpy(&t, b, 8);
+    std::memcpy(&v, b + 8, 8);
+    std::memcpy(&dd, b + 16, 4);
+    std::memcpy(&bs, b + 24, 8);
+    CHECK((t == 7 && v == 300 && dd == 2 && bs == 4096));
+    REQUIRE(log_sample(b, &e, true, true) == 40);
+    std::memcpy(&dd, b + 16, 4);
+    std::memcpy(&off, b + 32, 8);
+    CHECK(dd == (2u | LOG_SAMPLE_OFFSET_BIT | LOG_SAMPLE_PRIO_BIT));
+    CHECK(off == 8192);
 }
 
 TEST_CASE("logs: the writer writes every entry of many chunks in order, reusing chunk memory")

@@ -67,7 +67,7 @@ TEST_CASE("aliases and case-insensitive lookup")
     CHECK(find_option("timeout") == find_option("runtime"));
     CHECK(find_option("wait_for_previous") == find_option("stonewall"));
     CHECK(find_option("no_such_option") == nullptr);
-    CHECK(!unsupported_reason("write_hist_log").empty());
+    CHECK(!unsupported_reason("rbdname").empty());
     CHECK(unsupported_reason("no_such_option").empty());
 }
 

@@ -25,6 +25,16 @@ TEST_CASE("sizes follow fio's suffixes and kb_base")
     CHECK_THROWS_AS(parse_size("inf", 1024), value_error);
 }
 
+TEST_CASE("sizes: text after the number or its unit is ignored from the first non-alphanumeric, as fio")
+{
+    CHECK(parse_size("65536)", 1024) == 65536);                   // t/strided.py's --filesize=65536)
+    CHECK(parse_size("512/25", 1024) == 512);                     // a bsrange written like a bssplit
+    CHECK(parse_size("1k:25:2k:25:4k/25", 1024) == 1024);
+    CHECK(parse_size_range("512/25:1k:25:2k:25:4k/25", 1024) == std::make_pair<uint64_t, uint64_t>(512, 1024));
+    CHECK_THROWS_AS(parse_size("10q)", 1024), value_error);      // a bad unit is still an error
+    CHECK_THROWS_AS(parse_size("4kq", 1024), value_error);
+}
+
 TEST_CASE("times: bare numbers in the option's unit, suffixes as written")
 {
     CHECK(parse_time_ns("30", time_unit::s) == 30000000000ull);

@@ -1,0 +1,110 @@
+// cli/log_inflate.cpp - --inflate-log: fio's compressed log files (.log.fz) as text.
+//
+// A .log.fz file is zlib (or gzip) streams one after another, each holding
+// fio's binary samples (struct io_sample, 32 bytes, or 40 with the offset):
+// the first sample's ddir flag bits say whether there is an offset and how the
+// priority is printed.  zlib (Debian's) does the inflating; the lines are
+// printed as fio's flush_samples prints them.
+#include "cli/log_inflate.hpp"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
+#include <zlib.h>
+
+namespace cli {
+
+namespace {
+
+// fio's struct io_sample (iolog.h): 32 bytes, 40 with the offset; flag bits in its ddir word.
+constexpr size_t SAMPLE_BYTES = 32, SAMPLE_OFFSET_BYTES = 40;
+constexpr uint32_t OFFSET_BIT = 0x80000000u, PRIO_BIT = 0x40000000u;
+
+// fio's IOPRIO_CLASS_RT (class in the top three bits of the 16-bit value).
+bool prio_is_rt(uint16_t prio)
+{
+    return (prio >> 13) == 1;
+}
+
+void print_samples(const std::vector<unsigned char> &b, FILE *out)
+{
+    if (b.size() < SAMPLE_BYTES)
+        return;
+    uint32_t ddir0;
+    std::memcpy(&ddir0, b.data() + 16, 4);
+    bool offset = ddir0 & OFFSET_BIT, prio_hex = ddir0 & PRIO_BIT;
+    size_t sz = offset ? SAMPLE_OFFSET_BYTES : SAMPLE_BYTES;
+    for (size_t at = 0; at + sz <= b.size(); at += sz) {
+        const unsigned char *p = b.data() + at;
+        uint64_t t, bs, off = 0;
+        int64_t v;
+        uint32_t ddir;
+        uint16_t prio;
+        std::memcpy(&t, p, 8);
+        std::memcpy(&v, p + 8, 8);
+        std::memcpy(&ddir, p + 16, 4);
+        std::memcpy(&prio, p + 20, 2);
+        std::memcpy(&bs, p + 24, 8);
+        if (offset)
+            std::memcpy(&off, p + 32, 8);
+        std::fprintf(out, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, v,
+                     ddir & ~(OFFSET_BIT | PRIO_BIT), bs);
+        if (offset)
+            std::fprintf(out, "%" PRIu64 ", ", off);
+        if (prio_hex)
+            std::fprintf(out, "0x%04x\n", prio);
+        else
+            std::fprintf(out, "%u\n", prio_is_rt(prio) ? 1u : 0u);
+    }
+}
+
+// Inflates the stream at in[*at...]: its bytes, or false on a corrupt stream.
+bool inflate_stream(const std::vector<unsigned char> &in, size_t *at, std::vector<unsigned char> *out)
+{
+    z_stream zs;
+    std::memset(&zs, 0, sizeof(zs));
+    if (inflateInit2(&zs, 15 + 32) != Z_OK) // +32: a zlib or a gzip header, as fio accepts
+        return false;
+    zs.next_in = const_cast<Bytef *>(in.data() + *at);
+    zs.avail_in = (uInt)(in.size() - *at);
+    unsigned char buf[65536];
+    int ret;
+    do {
+        zs.next_out = buf;
+        zs.avail_out = sizeof(buf);
+        ret = inflate(&zs, Z_NO_FLUSH);
+        out->insert(out->end(), buf, buf + (sizeof(buf) - zs.avail_out));
+    } while (ret == Z_OK);
+    *at = in.size() - zs.avail_in;
+    inflateEnd(&zs);
+    return ret == Z_STREAM_END;
+}
+
+} // namespace
+
+int inflate_log(const std::string &path, FILE *out)
+{
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    std::vector<unsigned char> in((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    size_t at = 0;
+    while (at < in.size()) {
+        std::vector<unsigned char> samples;
+        if (!inflate_stream(in, &at, &samples)) {
+            std::fprintf(stderr, "ioplan: error: --inflate-log: %s: not a compressed log (bad zlib data at byte %zu)\n",
+                         path.c_str(), at);
+            return 1;
+        }
+        print_samples(samples, out);
+    }
+    return 0;
+}
+
+} // namespace cli
