@@ -2,8 +2,7 @@
 //
 // --readonly refuses every job that would write or trim, and every file the
 // layout would create, extend or fill; --warnings-fatal makes a warning an
-// error.  Flags accepted for fio that do not act yet get a note, so nobody
-// mistakes silence for the feature.
+// error.
 #pragma once
 
 #include "cli/args.hpp"
