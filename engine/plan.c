@@ -57,6 +57,12 @@ static void free_job(struct plan_job *j)
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
+	free(j->write_iolog_path);
+	free(j->read_iolog_path);
+	free(j->replay_redirect);
+	if (j->replay)
+		free(j->replay->ios);
+	free(j->replay);
 }
 
 void plan_free(struct plan *p)

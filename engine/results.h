@@ -209,6 +209,11 @@ struct res_clone {
 	struct res_error errors[RES_ERRORS_MAX];	/* first RES_ERRORS_MAX errors */
 	uint64_t verify_failures;
 	bool stalled;			/* watchdog fired */
+
+	/* read_iolog replay: I/Os issued, how many later than REPLAY_LATE_NS behind the trace, the worst lag. */
+	uint64_t replay_ios;
+	uint64_t replay_late;
+	uint64_t replay_lag_max_ns;
 };
 
 /* One job of the plan in one run. */

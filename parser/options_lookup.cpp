@@ -35,8 +35,7 @@ const std::vector<unsupported_group> &unsupported()
     static const std::vector<unsupported_group> groups = {
         {"is not supported (histogram logs, log compression and I/O logs: use the JSON results' samples, or io_trace=)",
          {"write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_compression", "log_store_compressed",
-          "write_iolog", "read_iolog", "replay_no_stall", "replay_redirect",
-          "replay_align", "replay_scale", "replay_time_scale", "replay_skip", "iolog"}},
+          "iolog"}},
         {"is not supported (steady-state detection)",
          {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
           "steadystate_check_interval", "ss_interval"}},

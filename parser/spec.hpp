@@ -35,6 +35,9 @@ struct job_spec {
     std::string log_prefix[3];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
 
+    // write_iolog, read_iolog, replay_redirect: paths kept as text until the plan is built.
+    std::string write_iolog, read_iolog, replay_redirect;
+
     // Plan-wide settings that may be written in any section.
     std::string allow_device_write;
     bool allow_existing_file_write = false;
