@@ -284,7 +284,6 @@ void worker_close_file(struct worker *w, uint32_t f);
  * w->held (false at the trace's end); replay_due says whether it may go now
  * (else w->wait_until is set); replay_issued counts its lag.
  */
-#define REPLAY_LATE_NS 1000000ull	/* an I/O issued later than this behind the trace is late */
 int worker_iolog_open(struct worker *w);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_close(struct worker *w);

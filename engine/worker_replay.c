@@ -132,7 +132,7 @@ void worker_replay_issued(struct worker *w, uint64_t start_ns)
 	w->res.replay_ios++;
 	if (w->job->replay_no_stall)
 		return;	/* no schedule to be late for */
-	if (lag > REPLAY_LATE_NS)
+	if (lag > RES_REPLAY_LATE_NS)
 		w->res.replay_late++;
 	if (lag > w->res.replay_lag_max_ns)
 		w->res.replay_lag_max_ns = lag;
