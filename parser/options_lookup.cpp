@@ -36,6 +36,8 @@ const std::vector<unsupported_group> &unsupported()
         {"is not supported (histogram logs, log compression and I/O logs: use the JSON results' samples, or io_trace=)",
          {"write_hist_log", "log_hist_msec", "log_hist_coarseness", "log_compression", "log_store_compressed",
           "iolog"}},
+        {"is not supported (merging several blktrace files: replay each with read_iolog in a job of its own)",
+         {"merge_blktrace_file", "merge_blktrace_scalars", "merge_blktrace_iters"}},
         {"is not supported (steady-state detection)",
          {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
           "steadystate_check_interval", "ss_interval"}},
