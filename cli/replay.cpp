@@ -67,6 +67,14 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
         plan_file pf{};
         uint64_t size = 0;
         bool dev = false, exists = target_size(t.files[f], &dev, &size);
+        // A blktrace names devices by number: never create a file where a device should be.
+        if (!exists && t.version == 0 && !j.replay_redirect) {
+            std::fprintf(stderr,
+                         "%s: error: read_iolog: the traced device %s is not on this machine; "
+                         "name the target with replay_redirect=\n",
+                         j.read_iolog_path, t.files[f]);
+            return false;
+        }
         if (exists && (dev || size) && t.extent[f] > size) {
             std::fprintf(stderr,
                          "%s:%u: error: read_iolog: the trace reaches byte %llu of '%s', which holds %llu; "

@@ -184,6 +184,15 @@ class BlktraceReplay(TmpDirCase):
         self.assertRegex(normal.stdout, r"replay +: 120 I/Os, \d+\.\d\d% issued late \(over 1 ms behind the trace\), "
                                         r"worst lag \d+\.\d{3} ms")
 
+    def test_missing_traced_device_is_not_created(self):
+        (self.tmp / "t.bin").write_bytes(synthetic_blktrace(4).replace(struct.pack("<I", 7 << 20),
+                                                                       struct.pack("<I", (250 << 20) | 77)))
+        p = run(["--name=rp", "--read_iolog=t.bin"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("t.bin: error: read_iolog: the traced device /dev/block/250:77 is not on this machine; "
+                      "name the target with replay_redirect=", p.stderr)
+        self.assertFalse(os.path.exists("/dev/block/250:77"))
+
     def test_no_stall_and_skip(self):
         (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 50_000_000))
         p = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--replay_no_stall=1",
