@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/replay.hpp"
 #include "cli/args.hpp"
 #include "cli/cmdhelp.hpp"
 #include "cli/debug.hpp"
@@ -176,7 +177,7 @@ int plan_action(cli::args &a)
         std::fprintf(stderr, "ioplan: error: --warnings-fatal: the job files have warnings\n");
         return 2;
     }
-    if (!cli::check_run_flags(a, *p))
+    if (!cli::load_replays(*p) || !cli::check_run_flags(a, *p))
         return 2;
     if (a.what == cli::action::parse_only)
         return print_notes(notes);

@@ -265,12 +265,27 @@ void gen_uncounted(struct gen *g)
 	start_phase(g, false);
 }
 
+/*
+ * rw=read:<n> with a fixed block size: a pass ends, as in fio, at the last
+ * whole block before the region's end, so it moves fewer bytes than the region
+ * holds (fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB).
+ */
+static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
+{
+	const struct plan_bs *b = bs_of(g, g->only_ddir);
+	uint64_t bs = b->min_bytes, step = bs + g->skip;
+
+	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
+		return len;
+	return ((len - bs) / step + 1) * bs;
+}
+
 uint64_t gen_pass_bytes(const struct gen *g)
 {
 	uint64_t sum = 0;
 
 	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += g->files[i].len;
+		sum += g->skip && !g->random && !g->mixed ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
 	return sum;
 }
 

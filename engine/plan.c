@@ -61,6 +61,12 @@ static void free_job(struct plan_job *j)
 	free(j->net.interface);
 	free(j->nbd_uri);
 	free(j->hist_log_prefix);
+	free(j->write_iolog_path);
+	free(j->read_iolog_path);
+	free(j->replay_redirect);
+	if (j->replay)
+		free(j->replay->ios);
+	free(j->replay);
 }
 
 void plan_free(struct plan *p)

@@ -184,6 +184,29 @@ struct plan_rand_zone {
 	uint64_t range_bytes;
 };
 
+/*
+ * Capture and replay (fio's read_iolog; engine/iolog.h reads the traces).  One
+ * I/O of a loaded trace: when it is due (trace time since the trace's first
+ * I/O, before replay_time_scale), where, and the trace line (text iolog) or
+ * record (blktrace) it came from, for diagnostics.  ddir is enum plan_ddir or
+ * PLAN_REPLAY_SYNC (a flush: fsync of the file).
+ */
+#define PLAN_REPLAY_SYNC 3u
+struct plan_replay_io {
+	uint64_t time_ns;
+	uint64_t offset;
+	uint32_t len;
+	uint32_t file;			/* index into the clone's files */
+	uint32_t source;		/* line or record number in the trace */
+	uint8_t ddir;
+};
+
+/* A trace loaded for a job: its I/Os in trace order, shared by the job's clones. */
+struct plan_replay {
+	struct plan_replay_io *ios;
+	uint64_t nr_ios;
+};
+
 /* Block sizes of one direction: a fixed size (min == max), a range, or a split. */
 struct plan_bs {
 	uint64_t min_bytes;
@@ -389,6 +412,25 @@ struct plan_job {
 	uint32_t log_hist_coarseness;	/* 0..6: 2^c fio buckets summed per column */
 	uint32_t log_gz_bytes;		/* log_compression: zlib chunk size; 0 = off */
 	bool log_store_compressed;	/* files are NAME.log.fz, fio's compressed samples */
+
+	/*
+	 * Capture and replay (fio's write_iolog / read_iolog).  write_iolog_path:
+	 * every issued I/O goes there in fio's iolog version 3 (NULL = off).
+	 * replay: the trace read_iolog named, loaded before the run (the clone's
+	 * files are the trace's, or replay_redirect); each I/O is issued at its
+	 * trace time scaled by replay_time_scale_pct (open loop), or at once with
+	 * replay_no_stall.  The trace's offsets were already divided by
+	 * replay_scale, aligned to replay_align and filtered by replay_skip.
+	 */
+	char *write_iolog_path;
+	char *read_iolog_path;
+	struct plan_replay *replay;
+	bool replay_no_stall;
+	uint32_t replay_time_scale_pct;	/* 100 = the trace's own pace */
+	char *replay_redirect;		/* NULL = the trace's own files/devices */
+	uint64_t replay_align_bytes;
+	uint64_t replay_scale;		/* 0 or 1 = offsets as traced */
+	uint32_t replay_skip_mask;	/* 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC */
 
 	/* Errors and watchdog. */
 	uint32_t continue_on_error;	/* enum plan_coe_bits */

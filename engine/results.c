@@ -201,6 +201,10 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 	dst->total_err += src->total_err;
 	dst->verify_failures += src->verify_failures;
 	dst->stalled = dst->stalled || src->stalled;
+	dst->replay_ios += src->replay_ios;
+	dst->replay_late += src->replay_late;
+	if (src->replay_lag_max_ns > dst->replay_lag_max_ns)
+		dst->replay_lag_max_ns = src->replay_lag_max_ns;
 	return ret;
 }
 

@@ -172,6 +172,9 @@ struct res_error {
 #define RES_ERRORS_MAX 32
 
 /* One thread's results. */
+/* A replayed I/O issued more than this behind its trace time counts as late (read_iolog). */
+#define RES_REPLAY_LATE_NS 1000000ull
+
 struct res_clone {
 	uint32_t clone_index;
 	uint32_t thread_number;
@@ -209,6 +212,11 @@ struct res_clone {
 	struct res_error errors[RES_ERRORS_MAX];	/* first RES_ERRORS_MAX errors */
 	uint64_t verify_failures;
 	bool stalled;			/* watchdog fired */
+
+	/* read_iolog replay: I/Os issued, how many later than RES_REPLAY_LATE_NS behind the trace, the worst lag. */
+	uint64_t replay_ios;
+	uint64_t replay_late;
+	uint64_t replay_lag_max_ns;
 };
 
 /* One job of the plan in one run. */

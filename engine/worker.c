@@ -378,6 +378,8 @@ static int setup(struct worker *w)
 	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len ? -ENOMEM : 0;
 	if (!ret)
 		ret = open_files(w, start, len);
+	if (!ret)
+		ret = worker_iolog_open(w);
 	if (!ret) {
 		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
@@ -410,6 +412,7 @@ static int setup(struct worker *w)
 
 static void teardown(struct worker *w)
 {
+	worker_iolog_close(w);
 	if (w->ioe_open)
 		ioe_close(&w->ioe);
 	for (uint32_t f = 0; f < w->nr_fds; f++)
@@ -470,6 +473,8 @@ void worker_begin_window(struct worker *w)
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
 	gen_window(&w->gen, j->time_based);
+	if (j->replay)
+		worker_replay_start(w, now);
 	rates_start(w, now);
 	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
 		      j->kb_base ? j->kb_base : 1024, now, zero);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "engine/buffers.h"
@@ -186,6 +187,13 @@ struct worker {
 	bool vfy_reads;			/* check every block read */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
+	/* Capture and replay (worker_replay.c). */
+	FILE *iolog;			/* write_iolog: NULL unless the job records */
+	uint64_t iolog_t0;		/* the clock when the log began (fio: at set-up) */
+	uint64_t rp_next;		/* read_iolog: the next trace I/O */
+	uint64_t rp_t0;			/* when trace time 0 is due */
+	uint64_t rp_due;		/* the held I/O's due time */
+
 	/* The results so far, for eng_snapshot (snapshot.c); snap_mu guards the next three. */
 	pthread_mutex_t snap_mu;
 	struct res_clone snap;
@@ -268,6 +276,22 @@ void worker_limit_open(struct worker *w);
 void worker_size_done(struct worker *w, uint32_t f);
 bool worker_file_ready(struct worker *w, uint32_t f);
 void worker_close_file(struct worker *w, uint32_t f);
+
+/*
+ * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
+ * files are open (header, "add" and "open" lines), iolog_io as each I/O is
+ * handed to the engine, iolog_close at teardown ("close" lines).  read_iolog:
+ * replay_start at the window's start; replay_next draws the next trace I/O into
+ * w->held (false at the trace's end); replay_due says whether it may go now
+ * (else w->wait_until is set); replay_issued counts its lag.
+ */
+int worker_iolog_open(struct worker *w);
+void worker_iolog_io(struct worker *w, const struct io_u *u);
+void worker_iolog_close(struct worker *w);
+void worker_replay_start(struct worker *w, uint64_t now);
+bool worker_replay_next(struct worker *w);
+bool worker_replay_due(struct worker *w);
+void worker_replay_issued(struct worker *w, uint64_t start_ns);
 
 /* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);

@@ -314,6 +314,8 @@ static bool is_due(struct worker *w)
 {
 	const struct rate *r = &w->rate[w->held.ddir];
 
+	if (w->job->replay)
+		return worker_replay_due(w);
 	if (!w->rated || !rate_is_limited(r) || r->due_ns <= w->now)
 		return true;
 	w->now = clk_now(&w->clk);
@@ -353,6 +355,9 @@ static bool submit_one(struct worker *w)
 	int r;
 
 	prepare(w, u, &w->held);
+	if (w->job->replay)
+		worker_replay_issued(w, u->start_ns);
+	worker_iolog_io(w, u);
 	if (w->is_sync) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
@@ -414,7 +419,10 @@ static void issue(struct worker *w)
 	}
 	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
 		if (!w->have_held) {
-			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
+			if (w->job->replay ? !worker_replay_next(w)
+					   : !gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
+				if (w->need_sync)
+					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles). */
 				w->blocked = w->gen.busy;
 				w->gen_done = !w->gen.busy;

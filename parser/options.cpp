@@ -108,6 +108,29 @@ static void set_rate_process(job_spec &j, const option &o, const std::string &v)
     j.pj.rate_process = (enum plan_rate_process)choice_of(o, v);
 }
 
+// replay_skip=read,write,trim,sync: which kinds of trace I/O a replay leaves out.
+static uint32_t replay_skip_mask(const std::string &v)
+{
+    static const char *const kinds[] = {"read", "write", "trim", "sync"};
+    uint32_t mask = 0;
+    size_t pos = 0;
+    std::string t = trim(v);
+    while (pos <= t.size()) {
+        size_t comma = t.find(',', pos);
+        std::string item = trim(t.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+        size_t k = 0;
+        while (k < 4 && item != kinds[k])
+            k++;
+        if (k == 4)
+            throw value_error("replay_skip: '" + item + "' is not one of read, write, trim, sync", pos);
+        mask |= 1u << (k == 3 ? PLAN_REPLAY_SYNC : k);
+        if (comma == std::string::npos)
+            break;
+        pos = comma + 1;
+    }
+    return mask;
+}
+
 static const std::vector<option> table = {
     // ---- job control ------------------------------------------------------------
     opt("kb_base", opt_type::choice, CAT_STATS)
@@ -1013,6 +1036,49 @@ static const std::vector<option> table = {
         .def("0")
         .help("Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).")
         .apply(A(j.pj.log_prio = flag_value(v))),
+
+    // ---- capture and replay (fio's iolog; engine/iolog.h, cli/replay.cpp) ---------
+    opt("write_iolog", opt_type::string, CAT_STATS)
+        .help("Record every I/O the job issues in FILE, in fio's iolog version 3 (times in microseconds), "
+              "appending as fio does; fio 3.33 and ioplan replay it with read_iolog.")
+        .apply(A(j.write_iolog = trim(v); if (j.write_iolog.empty()) throw value_error("write_iolog needs a file name"))),
+    opt("read_iolog", opt_type::string, CAT_PATTERN)
+        .help("Replay FILE instead of generating I/O: a fio iolog (version 2 or 3) or a blktrace binary. The trace's "
+              "files (or replay_redirect) are the job's files; each I/O is issued at its trace time (open loop) and "
+              "the report gives the share issued late and the worst lag. Read whole and checked before any I/O.")
+        .apply(A(j.read_iolog = trim(v); if (j.read_iolog.empty()) throw value_error("read_iolog needs a file name"))),
+    opt("read_iolog_chunked", opt_type::boolean, CAT_PATTERN)
+        .def("0")
+        .help("Accepted for fio compatibility (fio reads the trace as it goes); ioplan reads the whole trace first, "
+              "to refuse a bad or out-of-range trace before any I/O. The replay is the same.")
+        .apply(A((void)flag_value(v))),
+    opt("replay_no_stall", opt_type::boolean, CAT_PATTERN)
+        .def("0")
+        .help("Replay as fast as the queue allows, ignoring the trace's times.")
+        .apply(A(j.pj.replay_no_stall = flag_value(v))),
+    opt("replay_time_scale", opt_type::integer, CAT_PATTERN)
+        .unit("%")
+        .def("100")
+        .range(1, 1000000)
+        .help("Replay at this percentage of the trace's pace: 200 issues the I/Os twice as fast, 50 at half speed.")
+        .apply(A(j.pj.replay_time_scale_pct = U32(int_in(o, v)))),
+    opt("replay_redirect", opt_type::string, CAT_PATTERN)
+        .help("Send every I/O of the trace to this file or device instead of the ones it names (safety rules apply: "
+              "a device is written only with allow_device_write).")
+        .apply(A(j.replay_redirect = trim(v))),
+    opt("replay_align", opt_type::size, CAT_PATTERN)
+        .unit("bytes")
+        .def("0")
+        .help("Round each trace offset down to a multiple of this.")
+        .apply(A(j.pj.replay_align_bytes = size_in(j, o, v))),
+    opt("replay_scale", opt_type::integer, CAT_PATTERN)
+        .def("1")
+        .range(1, 1e18)
+        .help("Divide each trace offset by this.")
+        .apply(A(j.pj.replay_scale = (uint64_t)int_in(o, v))),
+    opt("replay_skip", opt_type::string, CAT_PATTERN)
+        .help("Leave out these kinds of trace I/O: a comma list of read, write, trim, sync.")
+        .apply(A(j.pj.replay_skip_mask = replay_skip_mask(v))),
 };
 
 const std::vector<option> &options()

@@ -237,6 +237,12 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.bw_avg_time_ns = j.log_avg_ns;
     if (s.log_on[1] && j.log_avg_ns && !s.iops_avg_set)
         j.iops_avg_time_ns = j.log_avg_ns;
+    if (!s.write_iolog.empty())
+        j.write_iolog_path = plan_strdup(s.write_iolog.c_str());
+    if (!s.read_iolog.empty())
+        j.read_iolog_path = plan_strdup(s.read_iolog.c_str());
+    if (!s.replay_redirect.empty())
+        j.replay_redirect = plan_strdup(s.replay_redirect.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
     if (!s.pattern.empty()) {

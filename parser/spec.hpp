@@ -38,6 +38,8 @@ struct job_spec {
     // Remote engines (net, netsplice, nbd): text the planner copies into plan memory.
     std::string net_host, net_interface, nbd_uri;
     std::string remote_opt;           // a net option given (hostname, port, interface): refused elsewhere
+    // write_iolog, read_iolog, replay_redirect: paths kept as text until the plan is built.
+    std::string write_iolog, read_iolog, replay_redirect;
 
     // Plan-wide settings that may be written in any section.
     std::string allow_device_write;

@@ -171,6 +171,13 @@ ojson job_facts(const entry &e, const model &m)
 			o[plan_ddir_name((enum plan_ddir)d)] = rate_object(c.ddir[d], pct);
 	o["errors"] = errors_array(e);
 	o["repeat"] = repeat_array(e, m);
+	// An open-loop replay (read_iolog): how far the replay fell behind its trace.
+	if (e.last && e.last->replay)
+		o["replay"] = ojson{ { "ios", c.replay_ios },
+				     { "late_ios", c.replay_late },
+				     { "late_pct", f6(c.replay_ios ? 100.0 * (double)c.replay_late / (double)c.replay_ios : 0.0) },
+				     { "late_threshold_ns", RES_REPLAY_LATE_NS },
+				     { "max_lag_ns", c.replay_lag_max_ns } };
 	return o;
 }
 

@@ -221,8 +221,13 @@ ojson ioplan_job_def()
 			{ "write", ref("rate") },
 			{ "trim", ref("rate") },
 			{ "errors", array_of("error") },
-			{ "repeat", array_of("repeat") } },
-		      { "read", "write", "trim" });
+			{ "repeat", array_of("repeat") },
+			{ "replay", closed({ { "ios", u64() },
+					     { "late_ios", u64("I/Os issued more than late_threshold_ns behind the trace") },
+					     { "late_pct", type("number") },
+					     { "late_threshold_ns", u64() },
+					     { "max_lag_ns", u64("the worst lag behind the trace") } }) } },
+		      { "read", "write", "trim", "replay" });
 }
 
 ojson message_def()

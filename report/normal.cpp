@@ -94,6 +94,18 @@ std::string dist_line(const char *head, const char *const *labels, const uint64_
 	return s + "\n";
 }
 
+// Not in fio's layout: how far an open-loop replay (read_iolog) fell behind its trace.
+std::string replay_line(const res_clone &c)
+{
+	if (c.replay_ios && c.replay_late == 0 && c.replay_lag_max_ns == 0)
+		return strf("  replay       : %llu I/Os, issued as fast as possible (replay_no_stall)\n",
+			    (unsigned long long)c.replay_ios);
+	return strf("  replay       : %llu I/Os, %.2f%% issued late (over %.0f ms behind the trace), worst lag %.3f ms\n",
+		    (unsigned long long)c.replay_ios,
+		    c.replay_ios ? 100.0 * (double)c.replay_late / (double)c.replay_ios : 0.0,
+		    (double)RES_REPLAY_LATE_NS / 1e6, (double)c.replay_lag_max_ns / 1e6);
+}
+
 std::string entry_tail(const entry &e)
 {
 	static const char *const depth[] = { "1", "2", "4", "8", "16", "32", ">=64" };
@@ -115,6 +127,8 @@ std::string entry_tail(const entry &e)
 			  "(%.0f ns of CPU per I/O); the tool, not the device, set the pace\n",
 			  ios ? (double)(c.usr_ns + c.sys_ns) / (double)ios : 0.0);
 	}
+	if (e.last && e.last->replay)
+		s += replay_line(c);
 	s += dist_line("  IO depths    : ", depth, c.depth, total_rw_ios(e));
 	s += dist_line("     submit    : ", batch, c.submit, submits);
 	s += dist_line("     complete  : ", batch, c.complete, reaps);

@@ -22,7 +22,9 @@ ALLOWED = {
 # Engine internals: the engine may include these, nobody else but cli/ and tests/.
 PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h",
                  # checks the cli runs before starting the engine, and reports
-                 "engine/preflight.h", "engine/safety.h")
+                 "engine/preflight.h", "engine/safety.h",
+                 # read_iolog: the trace reader the cli loads a replay with
+                 "engine/iolog.h")
 
 
 def resolve(src: pathlib.Path, inc: str) -> str:

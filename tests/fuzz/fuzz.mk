@@ -1,4 +1,5 @@
-# tests/fuzz/fuzz.mk - libFuzzer targets for the readers and the text -> plan path.
+# tests/fuzz/fuzz.mk - libFuzzer targets for the readers (job files, DISKSPD
+# arguments, fio iologs and blktrace traces) and the text -> plan path.
 #
 #   make fuzz FUZZ_SECONDS=60       each target for that long, corpus from jobs/ and examples/
 #
@@ -12,9 +13,9 @@ FB := build/fuzz
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1
 CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"0.1.0"' -DIOPLAN_DATADIR='"/usr/local/share/ioplan"' \
 	-DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
-SRCS := $(wildcard parser/*.cpp) engine/plan.c report/showplan.cpp
+SRCS := $(wildcard parser/*.cpp) engine/plan.c engine/iolog_read.c report/showplan.cpp
 OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
-TARGETS := ini toml yaml diskspd plan
+TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
 
 .PHONY: all run
@@ -44,6 +45,7 @@ $(FB)/corpus/%: $(BINS)
 	  diskspd) printf -- '-b4K -c1G -r -o1 -t1 -Sh -n -D -L -W0 -d10 -w0 testfile.dat' > $@/a; \
 	           printf -- '-c200G -w100 -b8K -F4 -r -o128 -W30 -d30 -Sh testfile.dat' > $@/b; \
 	           printf -- '-b1024K -o8 -t1 -W0 -S -w0 -d5 -L -si -Z4K -rdpct10/90 x' > $@/c;; \
+	  iolog) cp tests/fuzz/iolog_seeds/* $@/;; \
 	esac; true
 
 run: $(BINS) $(TARGETS:%=$(FB)/corpus/%)

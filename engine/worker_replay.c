@@ -1,0 +1,139 @@
+/*
+ * engine/worker_replay.c - capture (write_iolog) and replay (read_iolog) in a worker.
+ *
+ * Capture writes fio's iolog version 3, as fio 3.33 does (iolog.c): a header,
+ * "add" and "open" lines for the clone's files, one "TIME FILE DDIR OFFSET
+ * LENGTH" line per I/O as it is handed to the engine, "close" lines at the end;
+ * times are µs since the log began.  The file is opened for appending, as fio
+ * opens it.
+ *
+ * Replay is open loop: trace I/O i is due at the window's start plus its trace
+ * time scaled by replay_time_scale, whatever the device did with the I/Os
+ * before it (fio instead sleeps the trace's gap after each issue, so a slow
+ * device pushes the whole rest of the trace later and hides it).  Each I/O's
+ * lag behind its due time is measured: the report gives the share issued
+ * late and the worst lag.  A trace's sync (flush) entry syncs the files.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "worker.h"
+
+static const char *const iolog_act[] = { "read", "write", "trim" };
+
+static uint64_t iolog_us(struct worker *w)
+{
+	uint64_t now = clk_now(&w->clk);
+
+	return now > w->iolog_t0 ? (now - w->iolog_t0) / 1000u : 0;
+}
+
+static void iolog_files(struct worker *w, const char *act)
+{
+	uint64_t us = iolog_us(w);
+
+	for (uint32_t f = 0; f < w->clone->nr_files; f++)
+		fprintf(w->iolog, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+}
+
+int worker_iolog_open(struct worker *w)
+{
+	if (!w->job->write_iolog_path)
+		return 0;
+	w->iolog = fopen(w->job->write_iolog_path, "a");
+	if (!w->iolog) {
+		int err = errno;
+
+		worker_error(w, .err = err, .what = "opening write_iolog");
+		return -err;
+	}
+	w->iolog_t0 = clk_now(&w->clk);
+	fputs("fio version 3 iolog\n", w->iolog);
+	iolog_files(w, "add");
+	iolog_files(w, "open");
+	return 0;
+}
+
+void worker_iolog_io(struct worker *w, const struct io_u *u)
+{
+	if (!w->iolog || u->ddir >= PLAN_DDIR_NR)
+		return;
+	fprintf(w->iolog, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
+		w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset, u->len);
+}
+
+void worker_iolog_close(struct worker *w)
+{
+	if (!w->iolog)
+		return;
+	iolog_files(w, "close");
+	if (fclose(w->iolog))
+		worker_error(w, .err = errno, .what = "writing write_iolog");
+	w->iolog = NULL;
+}
+
+void worker_replay_start(struct worker *w, uint64_t now)
+{
+	w->rp_next = 0;
+	w->rp_t0 = now;
+}
+
+/* The due time of trace I/O io: its trace time, scaled (100 % = the trace's pace). */
+static uint64_t replay_due_ns(const struct worker *w, const struct plan_replay_io *io)
+{
+	uint32_t pct = w->job->replay_time_scale_pct ? w->job->replay_time_scale_pct : 100;
+
+	if (w->job->replay_no_stall)
+		return w->rp_t0;
+	return w->rp_t0 + (uint64_t)((double)io->time_ns * 100.0 / (double)pct);
+}
+
+bool worker_replay_next(struct worker *w)
+{
+	const struct plan_replay *r = w->job->replay;
+
+	if (w->rp_next < r->nr_ios) {
+		const struct plan_replay_io *io = &r->ios[w->rp_next++];
+
+		if (io->ddir == PLAN_REPLAY_SYNC) {
+			/* A flush in the trace: the I/Os before it complete and the files sync first. */
+			for (uint32_t f = 0; f < w->clone->nr_files; f++)
+				w->dirty[f] = true;
+			w->need_sync = true;
+			return false;
+		}
+		w->held.offset = io->offset;
+		w->held.len = io->len;
+		w->held.file = io->file < w->clone->nr_files ? io->file : 0;
+		w->held.ddir = io->ddir;
+		w->rp_due = replay_due_ns(w, io);
+		return true;
+	}
+	return false;
+}
+
+bool worker_replay_due(struct worker *w)
+{
+	if (w->rp_due <= w->now)
+		return true;
+	w->now = clk_now(&w->clk);
+	if (w->rp_due <= w->now)
+		return true;
+	w->wait_until = w->rp_due;
+	return false;
+}
+
+void worker_replay_issued(struct worker *w, uint64_t start_ns)
+{
+	uint64_t lag = start_ns > w->rp_due ? start_ns - w->rp_due : 0;
+
+	if (!w->counting)
+		return;
+	w->res.replay_ios++;
+	if (w->job->replay_no_stall)
+		return;	/* no schedule to be late for */
+	if (lag > RES_REPLAY_LATE_NS)
+		w->res.replay_late++;
+	if (lag > w->res.replay_lag_max_ns)
+		w->res.replay_lag_max_ns = lag;
+}

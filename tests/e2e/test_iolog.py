@@ -1,0 +1,284 @@
+"""tests/e2e/test_iolog.py - capture and replay: write_iolog, read_iolog, blktrace.
+
+What a user relies on: a job recorded by ioplan replays in fio 3.33 and in
+ioplan with the same offsets, sizes and directions; a log fio wrote replays in
+ioplan the same way; a blktrace trace replays with its I/O count and bytes and
+the lag behind the trace is reported; bad or out-of-range traces are refused
+before any I/O with the line or record at fault (exit 2); Debian's
+fio-btrace2fio output runs.
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import struct
+import subprocess
+import time
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
+TC_READ, TC_WRITE = 1 << 16, 2 << 16
+
+
+def bt_record(time_ns, sector, nbytes, action, pid=4321, pdu=b""):
+    """One blk_io_trace record as blktrace writes it on this (little-endian) machine."""
+    return struct.pack("<IIQQIIIIIHH", 0x65617407, 0, time_ns, sector, nbytes, action, pid,
+                       (7 << 20) | 0, 0, 0, len(pdu)) + pdu
+
+
+def synthetic_blktrace(n=120, gap_ns=2_000_000):
+    """n 4 KiB I/Os, one read in three a write, gap_ns apart, with the issue and
+    completion events and a process notify blktrace also records."""
+    out = bt_record(0, 0, 0, 1 | (1 << 26), pdu=b"replayme\0")
+    t = 1000
+    for i in range(n):
+        d = TC_WRITE if i % 3 == 0 else TC_READ
+        sector = (i * 37 % 256) * 8
+        out += bt_record(t, sector, 4096, QUEUE | d)
+        out += bt_record(t + 1000, sector, 4096, ISSUE | d)
+        out += bt_record(t + 40000, sector, 4096, COMPLETE | d)
+        t += gap_ns
+    return out
+
+
+def io_lines(path):
+    """(file, ddir, offset, length) of every I/O line of a v3 iolog, in order."""
+    out = []
+    for line in pathlib.Path(path).read_text().splitlines()[1:]:
+        f = line.split()
+        if len(f) == 5:
+            out.append((f[1], f[2], int(f[3]), int(f[4])))
+    return out
+
+
+def fio_log_ios(path):
+    """(ddir, length, offset) of each entry of a per-I/O fio log written with log_offset=1."""
+    names = {0: "read", 1: "write", 2: "trim"}
+    out = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        f = [x.strip() for x in line.split(",")]
+        out.append((names[int(f[2])], int(f[3]), int(f[4])))
+    return out
+
+
+def replay_facts(stdout):
+    doc = json.loads(stdout)
+    return doc, doc["ioplan"]["jobs"][0]["replay"]
+
+
+class WriteIolog(TmpDirCase):
+    def record(self):
+        p = run(["--name=rec", "--filename=data", "--size=256k", "--bs=4k", "--rw=randrw", "--rwmixread=60",
+                 "--write_iolog=rec.log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return io_lines(self.tmp / "rec.log")
+
+    def test_format_is_fio_v3_with_every_io(self):
+        ios = self.record()
+        text = (self.tmp / "rec.log").read_text().splitlines()
+        self.assertEqual(text[0], "fio version 3 iolog")
+        self.assertRegex(text[1], r"^\d+ data add$")
+        self.assertRegex(text[2], r"^\d+ data open$")
+        self.assertRegex(text[-1], r"^\d+ data close$")
+        self.assertEqual(len(ios), 64)
+        self.assertEqual(sum(n for _, _, _, n in ios), 256 * 1024)
+        self.assertEqual({d for _, d, _, _ in ios}, {"read", "write"})
+        times = [int(line.split()[0]) for line in text[1:]]
+        self.assertEqual(times, sorted(times), "times are µs since the log began, never backwards")
+
+    def test_rw_skip_pass_and_log_match_fio_t0007(self):
+        # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
+        p = run(["--name=foo", "--ioengine=null", "--size=128m", "--rw=read:512k", "--bs=1m",
+                 "--write_iolog=log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_kbytes"], 87040)
+        ios = io_lines(self.tmp / "log")
+        self.assertEqual(len(ios), 85)
+        self.assertEqual([o for _, _, o, _ in ios[:3]], [0, 1572864, 3145728])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_ioplan_log_replays_the_same_in_fio_and_ioplan(self):
+        recorded = [(d, n, o) for _, d, o, n in self.record()]
+        p = run(["--name=rp", "--read_iolog=rec.log", "--write_iolog=again.log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([(d, n, o) for _, d, o, n in io_lines(self.tmp / "again.log")], recorded)
+        f = run_fio(["--name=rp", "--read_iolog=rec.log", "--write_iops_log=fio", "--log_offset=1",
+                     "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(f.returncode, 0, f.stderr)
+        self.assertEqual(fio_log_ios(self.tmp / "fio_iops.1.log"), recorded)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_log_replays_the_same_in_ioplan(self):
+        f = run_fio(["--name=f", "--filename=fdata", "--size=256k", "--bs=4k", "--rw=randrw",
+                     "--write_iolog=f.log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(f.returncode, 0, f.stderr)
+        want = io_lines(self.tmp / "f.log")
+        self.assertEqual(len(want), 64)
+        # fio created fdata: replaying its writes needs the user's leave, as any write into it.
+        p = run(["--name=rp", "--read_iolog=f.log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("allow_existing_file_write", p.stderr)
+        p = run(["--name=rp", "--read_iolog=f.log", "--allow_existing_file_write=1", "--write_iolog=again.log",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(io_lines(self.tmp / "again.log"), want)
+
+
+class BadTraces(TmpDirCase):
+    def refused(self, name, data, where):
+        path = self.tmp / name
+        path.write_bytes(data)
+        (self.tmp / "data").write_bytes(b"\x5a" * 65536)
+        p = run(["--name=rp", f"--read_iolog={name}", "--replay_redirect=data", "--allow_existing_file_write=1"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(p.stdout, "", "nothing ran")
+        self.assertIn(f"{name}{where}: error: read_iolog: ", p.stderr)
+        self.assertEqual((self.tmp / "data").read_bytes(), b"\x5a" * 65536)
+        return p.stderr
+
+    def test_malformed_line(self):
+        self.assertIn("got 4 fields", self.refused("a.log", b"fio version 3 iolog\n1 f add\n2 f write 0\n", ":3:1"))
+
+    def test_unknown_action(self):
+        self.assertIn("unknown action 'scribble'",
+                      self.refused("b.log", b"fio version 2 iolog\nf add\nf write 0 4096\nf scribble 0 1\n", ":4:1"))
+
+    def test_wrong_magic(self):
+        bt = synthetic_blktrace(4)
+        bt += struct.pack("<I", 0xDEADBEEF) + bt[4:48]
+        self.assertIn("wrong magic 0xdeadbeef", self.refused("c.bin", bt, ": record 14"))
+
+    def test_truncated_blktrace(self):
+        self.assertIn("truncated", self.refused("d.bin", synthetic_blktrace(4)[:-20], ": record 13"))
+
+    def test_not_a_trace(self):
+        self.assertIn("not a fio iolog", self.refused("e.log", b"hello\n", ":1:1"))
+
+    def test_offsets_beyond_the_target(self):
+        log = b"fio version 3 iolog\n1 data add\n2 data open\n3 data write 0 4096\n4 data write 61440 8192\n"
+        err = self.refused("f.log", log, ":5")
+        self.assertIn("reaches byte 69632 of 'data', which holds 65536", err)
+
+
+class BlktraceReplay(TmpDirCase):
+    def test_replay_keeps_count_bytes_and_reports_lag(self):
+        (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 2_000_000))
+        p = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc, rp = replay_facts(p.stdout)
+        job = doc["jobs"][0]
+        self.assertEqual((job["read"]["total_ios"], job["write"]["total_ios"]), (80, 40))
+        self.assertEqual((job["read"]["io_bytes"], job["write"]["io_bytes"]), (80 * 4096, 40 * 4096))
+        self.assertEqual(rp["ios"], 120)
+        self.assertLessEqual(rp["late_ios"], 120)
+        self.assertEqual(rp["late_threshold_ns"], 1_000_000)
+        # Open loop: the last I/O is due 238 ms after the first, however fast the device is.
+        self.assertGreaterEqual(job["job_runtime"], 230)
+        normal = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--replay_time_scale=400"],
+                     cwd=self.tmp)
+        self.assertEqual(normal.returncode, 0, normal.stderr)
+        self.assertRegex(normal.stdout, r"replay +: 120 I/Os, \d+\.\d\d% issued late \(over 1 ms behind the trace\), "
+                                        r"worst lag \d+\.\d{3} ms")
+
+    def test_missing_traced_device_is_not_created(self):
+        (self.tmp / "t.bin").write_bytes(synthetic_blktrace(4).replace(struct.pack("<I", 7 << 20),
+                                                                       struct.pack("<I", (250 << 20) | 77)))
+        p = run(["--name=rp", "--read_iolog=t.bin"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("t.bin: error: read_iolog: the traced device /dev/block/250:77 is not on this machine; "
+                      "name the target with replay_redirect=", p.stderr)
+        self.assertFalse(os.path.exists("/dev/block/250:77"))
+
+    def test_no_stall_and_skip(self):
+        (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 50_000_000))
+        p = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--replay_no_stall=1",
+                 "--replay_skip=write", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc, rp = replay_facts(p.stdout)
+        self.assertEqual(rp["ios"], 80)
+        self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 0)
+        self.assertLess(doc["jobs"][0]["job_runtime"], 3000, "a 6 s trace replayed without its gaps")
+
+    def test_capture_on_loop_device_then_replay(self):
+        why = blktrace_unavailable()
+        if why:
+            self.skipTest(why)
+        img = self.tmp / "disk.img"
+        with open(img, "wb") as f:
+            f.truncate(32 << 20)
+        loop = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+        if loop.returncode:
+            self.skipTest("losetup: " + loop.stderr.strip())
+        dev = loop.stdout.strip()
+        try:
+            self.capture_and_replay(dev)
+        finally:
+            subprocess.run(["losetup", "-d", dev])
+
+    def capture_and_replay(self, dev):
+        trace, errlog = self.tmp / "cap.bin", self.tmp / "blktrace.err"
+        with open(trace, "wb") as out, open(errlog, "wb") as err:
+            bt = subprocess.Popen(["blktrace", "-d", dev, "-o", "-"], stdout=out, stderr=err)
+        try:
+            time.sleep(1)
+            # In a container without CAP_SYS_ADMIN blktrace cannot open its per-CPU files, and waits.
+            refused = errlog.read_bytes().decode(errors="replace")
+            if "failed" in refused.lower() or bt.poll() is not None:
+                self.skipTest("blktrace cannot trace here: " +
+                              (refused.strip().splitlines()[0] if refused.strip() else "it exited at once"))
+            p = run(["--name=cap", f"--filename={dev}", f"--allow_device_write={dev}", "--rw=randrw",
+                     "--bs=4k", "--size=1m", "--direct=1"], cwd=self.tmp)
+        finally:
+            bt.send_signal(signal.SIGINT)
+            try:
+                bt.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                bt.kill()
+                bt.wait()
+        err = errlog.read_bytes()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if not trace.stat().st_size:
+            self.skipTest("blktrace recorded nothing: " + err.decode(errors="replace").strip())
+        r = run(["--name=rp", f"--read_iolog={trace}", "--replay_redirect=target", "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc, rp = replay_facts(r.stdout)
+        self.assertEqual(rp["ios"], 256)
+        job = doc["jobs"][0]
+        self.assertEqual(job["read"]["io_bytes"] + job["write"]["io_bytes"], 1 << 20)
+
+
+def blktrace_unavailable():
+    """Why blktrace cannot trace here, or "" when it can."""
+    if not shutil.which("blktrace") or not shutil.which("losetup"):
+        return "blktrace or losetup is not installed"
+    if os.geteuid() != 0:
+        return "blktrace needs root"
+    if not os.path.isdir("/sys/kernel/debug/block"):
+        return "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)"
+    return ""
+
+
+@unittest.skipUnless(shutil.which("fio-btrace2fio"), "fio-btrace2fio (Debian's fio package) is not installed")
+class Btrace2fio(TmpDirCase):
+    def test_its_job_file_runs(self):
+        (self.tmp / "t.bin").write_bytes(synthetic_blktrace(300, 4_000_000))
+        gen = subprocess.run(["fio-btrace2fio", "-f", "-t", "1", "-n", "1", "-d", str(self.tmp / "target"),
+                              "-a", "size=1m", str(self.tmp / "t.bin")], capture_output=True, text=True)
+        self.assertEqual(gen.returncode, 0, gen.stderr)
+        self.assertIn("[pid4321]", gen.stdout)
+        (self.tmp / "job.fio").write_text(gen.stdout)
+        p = run(["job.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = json.loads(p.stdout)["jobs"][0]
+        self.assertGreater(job["read"]["total_ios"], 0)
+        self.assertGreater(job["write"]["total_ios"], 0)
+        self.assertEqual(job["job options"]["rwmixread"], "67")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,189 @@
+// tests/engine/test_iolog.cpp - the trace reader (engine/iolog.h): what fio's
+// iolog v2/v3 lines and blktrace records replay as, what the replay_* options do
+// to them, and the position named for every kind of bad trace.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/iolog.h"
+
+namespace {
+
+struct parsed {
+    int ret;
+    iolog_trace t;
+    iolog_error e;
+    parsed(const std::vector<uint8_t> &buf, iolog_opts o = {}) { ret = iolog_parse(buf.data(), buf.size(), &o, &t, &e); }
+    ~parsed() { iolog_trace_free(&t); }
+};
+
+std::vector<uint8_t> text(const std::string &s)
+{
+    return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+// One blktrace record in this machine's byte order: a queue event unless action says otherwise.
+void bt_record(std::vector<uint8_t> &out, uint64_t time, uint64_t sector, uint32_t bytes, uint32_t action,
+               uint16_t pdu = 0, uint32_t magic = 0x65617407u)
+{
+    uint8_t r[48] = {};
+    uint32_t dev = (7u << 20) | 3u;
+    std::memcpy(r, &magic, 4);
+    std::memcpy(r + 8, &time, 8);
+    std::memcpy(r + 16, &sector, 8);
+    std::memcpy(r + 24, &bytes, 4);
+    std::memcpy(r + 28, &action, 4);
+    std::memcpy(r + 36, &dev, 4);
+    std::memcpy(r + 46, &pdu, 2);
+    out.insert(out.end(), r, r + 48);
+    out.insert(out.end(), pdu, 0xab);
+}
+
+const uint32_t QUEUE_READ = 1u | (1u << 20) | (1u << 16);
+const uint32_t QUEUE_WRITE = 1u | (1u << 20) | (2u << 16);
+
+} // namespace
+
+TEST_CASE("iolog v3: each I/O keeps its file, direction, offset, size and time since the first I/O")
+{
+    parsed p(text("fio version 3 iolog\n5 a add\n6 b add\n7 a open\n"
+                  "1000 a read 4096 512\n1500 b write 0 8192\n2250 a trim 8192 4096\n3000 a sync 0 0\n9000 a close\n"));
+    REQUIRE(p.ret == 0);
+    CHECK(p.t.version == 3);
+    REQUIRE(p.t.nr_files == 2);
+    CHECK(std::string(p.t.files[1]) == "b");
+    REQUIRE(p.t.nr_ios == 4);
+    CHECK(p.t.ios[0].ddir == PLAN_DDIR_READ);
+    CHECK(p.t.ios[0].offset == 4096);
+    CHECK(p.t.ios[0].len == 512);
+    CHECK(p.t.ios[0].time_ns == 0);
+    CHECK(p.t.ios[1].file == 1);
+    CHECK(p.t.ios[1].ddir == PLAN_DDIR_WRITE);
+    CHECK(p.t.ios[1].time_ns == 500000);
+    CHECK(p.t.ios[2].ddir == PLAN_DDIR_TRIM);
+    CHECK(p.t.ios[2].source == 7);    // the trim is line 7
+    CHECK(p.t.ios[3].ddir == PLAN_REPLAY_SYNC);
+    CHECK(p.t.extent[0] == 12288);
+    CHECK(p.t.first_src[0] == 7);
+    CHECK(p.t.bytes[PLAN_DDIR_WRITE] == 8192);
+}
+
+TEST_CASE("iolog v2: no times, but wait lines delay what follows")
+{
+    parsed p(text("fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 2500 0\nf write 4096 4096\n"));
+    REQUIRE(p.ret == 0);
+    CHECK(p.t.version == 2);
+    REQUIRE(p.t.nr_ios == 2);
+    CHECK(p.t.ios[0].time_ns == 0);
+    CHECK(p.t.ios[1].time_ns == 2500000);
+}
+
+TEST_CASE("replay_scale, replay_align, replay_skip and replay_redirect shape the trace as it is read")
+{
+    std::vector<uint8_t> log = text("fio version 2 iolog\nf add\ng add\nf read 10000 512\ng write 40960 512\n");
+    iolog_opts o{};
+    o.scale = 2;
+    o.align = 4096;
+    o.skip = 1u << PLAN_DDIR_WRITE;
+    o.redirect = "/dev/target";
+    parsed p(log, o);
+    REQUIRE(p.ret == 0);
+    REQUIRE(p.t.nr_files == 1);
+    CHECK(std::string(p.t.files[0]) == "/dev/target");
+    REQUIRE(p.t.nr_ios == 1);
+    CHECK(p.t.ios[0].offset == 4096);    // 10000 / 2 = 5000, down to 4096
+}
+
+TEST_CASE("blktrace: queue events become I/Os in either byte order; other events and notifies do not")
+{
+    std::vector<uint8_t> bt;
+    bt_record(bt, 1000, 8, 4096, QUEUE_READ, 16);
+    bt_record(bt, 1500, 8, 4096, 7u | (1u << 22));          // an issue event
+    bt_record(bt, 2000, 0, 0, 1u | (1u << 26));              // a notify
+    bt_record(bt, 3001000, 16, 8192, QUEUE_WRITE);
+    parsed p(bt);
+    REQUIRE(p.ret == 0);
+    CHECK(p.t.version == 0);
+    REQUIRE(p.t.nr_ios == 2);
+    CHECK(std::string(p.t.files[0]) == "/dev/block/7:3");
+    CHECK(p.t.ios[0].offset == 4096);
+    CHECK(p.t.ios[1].ddir == PLAN_DDIR_WRITE);
+    CHECK(p.t.ios[1].time_ns == 3000000);
+    CHECK(p.t.ios[1].source == 4);
+
+    std::vector<uint8_t> swapped(bt);
+    for (size_t at = 0; at < swapped.size();) {
+        uint16_t pdu;
+        std::memcpy(&pdu, &bt[at + 46], 2);
+        for (size_t f : {0, 4, 24, 28, 32, 36, 40})
+            std::reverse(swapped.begin() + at + f, swapped.begin() + at + f + 4);
+        for (size_t f : {8, 16})
+            std::reverse(swapped.begin() + at + f, swapped.begin() + at + f + 8);
+        for (size_t f : {44, 46})
+            std::reverse(swapped.begin() + at + f, swapped.begin() + at + f + 2);
+        at += 48 + pdu;
+    }
+    parsed q(swapped);
+    REQUIRE(q.ret == 0);
+    REQUIRE(q.t.nr_ios == 2);
+    CHECK(q.t.ios[1].offset == 8192);
+}
+
+TEST_CASE("bad traces are refused with the line or record at fault")
+{
+    struct bad {
+        std::string log;
+        uint64_t where;
+        const char *says;
+    };
+    for (const bad &b : std::vector<bad>{
+             {"fio version 1 iolog\n", 1, "not a fio iolog"},
+             {"fio version 3 iolog\n1 f add\n2 f frob 0 4096\n", 3, "unknown action 'frob'"},
+             {"fio version 3 iolog\n1 f add\n2 f read 0\n", 3, "got 4 fields"},
+             {"fio version 3 iolog\n1 f add\nx f read 0 4096\n", 3, "time in microseconds"},
+             {"fio version 2 iolog\nf add\nf read -5 4096\n", 3, "unsigned integers"},
+             {"fio version 2 iolog\nf add\ng read 0 4096\n", 3, "before an 'add' line"},
+             {"fio version 2 iolog\nf remove\n", 2, "unknown file action"},
+             {"fio version 2 iolog\nf add\n", 0, "no I/O"},
+         }) {
+        CAPTURE(b.log);
+        parsed p(text(b.log));
+        CHECK(p.ret == -EINVAL);
+        CHECK(p.e.where == b.where);
+        CHECK(!p.e.record);
+        CHECK(std::string(p.e.msg).find(b.says) != std::string::npos);
+    }
+}
+
+TEST_CASE("bad blktrace files: truncated record, truncated payload, wrong magic mid-file")
+{
+    std::vector<uint8_t> bt;
+    bt_record(bt, 1, 8, 4096, QUEUE_READ);
+    bt_record(bt, 2, 16, 4096, QUEUE_READ);
+
+    std::vector<uint8_t> cut(bt.begin(), bt.end() - 10);
+    parsed p(cut);
+    CHECK(p.ret == -EINVAL);
+    CHECK(p.e.record);
+    CHECK(p.e.where == 2);
+    CHECK(std::string(p.e.msg).find("truncated") != std::string::npos);
+
+    std::vector<uint8_t> pdu;
+    bt_record(pdu, 1, 8, 4096, QUEUE_READ, 64);
+    pdu.resize(pdu.size() - 1);
+    parsed q(pdu);
+    CHECK(q.ret == -EINVAL);
+    CHECK(q.e.where == 1);
+    CHECK(std::string(q.e.msg).find("payload") != std::string::npos);
+
+    std::vector<uint8_t> magic(bt);
+    bt_record(magic, 3, 24, 4096, QUEUE_READ, 0, 0x12345607u);
+    parsed r(magic);
+    CHECK(r.ret == -EINVAL);
+    CHECK(r.e.where == 3);
+    CHECK(std::string(r.e.msg).find("wrong magic") != std::string::npos);
+}
