@@ -118,8 +118,15 @@ int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out
  */
 int eng_layout_writes(const struct plan *p, char *why, size_t n);
 
-/* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
+/*
+ * For --crctest: MiB/s of a verify checksum ("md5", "crc32c", ...), timed as
+ * fio's --crctest times it (a 128 KiB buffer of random bytes digested 2048
+ * times); -EINVAL for a name that is no checksum.
+ */
 int eng_checksum_speed(const char *name, double *mib_per_s);
+
+/* The checksums --crctest knows, in fio's order; NULL past the last. */
+const char *eng_checksum_name(unsigned i);
 
 #ifdef __cplusplus
 }

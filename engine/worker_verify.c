@@ -14,9 +14,17 @@
  * latencies, its time in the read runtime (fio: r/w 4194304/4194304 for a
  * 4 MiB randwrite with verify=crc32c).  The write figures are untouched.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
- * offset with what was expected and found, counted in verify_failures.
+ * offset with what was expected and found, counted in verify_failures; with
+ * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
+ * failures: .hdr_fail; patterns also .expected) in the working directory,
+ * fio's names.  verify_backlog=N checks what was written after every N
+ * completed writes (once nothing is in flight, so no check races a write)
+ * and the read-back after the write phase checks the rest.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,15 +87,26 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 
 	if (j->verify == PLAN_VERIFY_NONE || j->ioengine == PLAN_IOENGINE_NULL)
 		return 0;
-	iv = j->verify_interval_bytes ? j->verify_interval_bytes : min_write_bs(j);
+	/* fio: an interval above the block size means one header per block. */
+	iv = min_write_bs(j);
+	if (j->verify_interval_bytes && j->verify_interval_bytes < iv)
+		iv = j->verify_interval_bytes;
 	w->vfy = malloc(sizeof(*w->vfy));
 	if (!w->vfy)
 		return -ENOMEM;
-	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, fill->pattern, fill->pattern_len);
+	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
+		       j->verify_pattern_len);
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret)
 		return setup_error(w, j->verify == PLAN_VERIFY_PATTERN
 					      ? "verify=pattern needs verify_pattern"
-					      : "verify_interval is smaller than a 48-byte header");
+					      : "verify_interval cannot hold the block header and digest");
+	if (vfy_set_offset(w->vfy, j->verify_offset_bytes))
+		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
+	w->vfy->thread = (uint16_t)w->clone->thread_number;
+	w->vfy->check_seed = job_writes(j) && !j->verify_only;
+	(void)fill;
 	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
 	if (!job_writes(j) || j->verify_only || !j->do_verify)
 		return 0;
@@ -108,15 +127,63 @@ void worker_verify_release(struct worker *w)
 		for (uint32_t f = 0; f < w->gen.nr_files; f++)
 			vfy_map_release(&w->vmaps[f]);
 	free(w->vmaps);
+	if (w->vfy)
+		vfy_release(w->vfy);
 	free(w->vfy);
 	w->vmaps = NULL;
 	w->vfy = NULL;
 }
 
-/* Records up to VFY_BAD_MAX mismatches of one block; true when verify_fatal stops the job. */
-static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad)
+static int dump_file(const char *name, const uint8_t *p, uint64_t len)
 {
-	char what[64];
+	int fd = open(name, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (ssize_t r; len; len -= (uint64_t)r, p += r)
+		if ((r = write(fd, p, len)) <= 0) {
+			ret = r < 0 ? -errno : -EIO;
+			break;
+		}
+	close(fd);
+	return ret;
+}
+
+/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail). */
+static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t buf_off,
+		     const struct vfy_bad *b)
+{
+	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
+	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
+	bool hdr = !b->sum_len && strcmp(b->field, "pattern");
+	uint8_t *want;
+	char name[4096];
+	int ret;
+
+	snprintf(name, sizeof(name), "%s.%" PRIu64 ".%s", slash ? slash + 1 : path, buf_off + at,
+		 hdr ? "hdr_fail" : "received");
+	ret = dump_file(name, buf + at, iv);
+	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
+		for (uint64_t i = 0; i < iv; i++)
+			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
+		snprintf(name, sizeof(name), "%s.%" PRIu64 ".expected", slash ? slash + 1 : path,
+			 buf_off + at);
+		ret = dump_file(name, want, iv);
+		free(want);
+	}
+	if (ret)
+		worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f,
+			     .offset = buf_off + at, .what = "verify_dump: writing the bad block");
+}
+
+/*
+ * Records up to VFY_BAD_MAX mismatches of the chunks in buf (read from
+ * buf_off of file f); true when verify_fatal stops the job.
+ */
+static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad,
+		       const uint8_t *buf, uint64_t buf_off)
+{
+	char what[sizeof(((struct res_error *)0)->what)];
 
 	if (w->job->verify_fatal)
 		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
@@ -124,6 +191,8 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 		vfy_describe(w->vfy, &bad[i], what, sizeof(what));
 		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
 			     .offset = bad[i].offset, .len = w->vfy->interval, .what = what);
+		if (w->job->verify_dump)
+			dump_bad(w, file, buf, buf_off, &bad[i]);
 	}
 	if (n > VFY_BAD_MAX)
 		w->res.total_err += n - VFY_BAD_MAX;
@@ -147,7 +216,7 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 			return;
 		n = vfy_check(w->vfy, u->buf, u->len, u->offset, bad, VFY_BAD_MAX);
 		if (n)
-			report_bad(w, u->file, n, bad);
+			report_bad(w, u->file, n, bad, u->buf, u->offset);
 		return;
 	}
 	if (!w->vmaps || u->offset < w->gen.files[u->file].start)
@@ -199,7 +268,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 			account_read(w, iv, clk_now(&w->clk) - t0);
 	}
 	nb = vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
-	return nb && report_bad(w, f, nb, bad);
+	return nb && report_bad(w, f, nb, bad, buf, off);
 }
 
 /* Checks the chunks of file f (those written, or all of them); true to stop. */
