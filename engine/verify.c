@@ -236,8 +236,8 @@ void vfy_describe(const struct vfy *v, const struct vfy_bad *b, char *out, size_
 		snprintf(out, cap, "verify %s: pattern byte want %02" PRIx64 " got %02" PRIx64, name,
 			 b->want, b->got);
 	} else {
-		snprintf(out, cap, "verify %s: bad header %s: want 0x%" PRIx64 " got 0x%" PRIx64, name,
-			 b->field, b->want, b->got);
+		snprintf(out, cap, "verify %s: bad %s%s: want 0x%" PRIx64 " got 0x%" PRIx64, name,
+			 strncmp(b->field, "header ", 7) ? "header " : "", b->field, b->want, b->got);
 	}
 }
 

@@ -183,6 +183,8 @@ struct worker {
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	bool vfy_reads;			/* check every block read */
+	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
+	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
 	/* The results so far, for eng_snapshot (snapshot.c); snap_mu guards the next three. */

@@ -127,6 +127,8 @@ void worker_verify_release(struct worker *w)
 		for (uint32_t f = 0; f < w->gen.nr_files; f++)
 			vfy_map_release(&w->vmaps[f]);
 	free(w->vmaps);
+	free(w->vfy_buf);
+	w->vfy_buf = NULL;
 	if (w->vfy)
 		vfy_release(w->vfy);
 	free(w->vfy);
@@ -205,6 +207,9 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 	return true;
 }
 
+static int read_hists(struct worker *w);
+static void backlog_pass(struct worker *w);
+
 void worker_verify_done(struct worker *w, const struct io_u *u)
 {
 	struct vfy_bad bad[VFY_BAD_MAX];
@@ -224,6 +229,12 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	rel = u->offset - w->gen.files[u->file].start;
 	if (!(rel % iv))
 		vfy_map_set(&w->vmaps[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
+		return;
+	w->vfy_chunks += u->len / iv;
+	/* Only once nothing else is in flight: a check must not race a write to the same block. */
+	if (++w->vfy_writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
+		backlog_pass(w);
 }
 
 static bool stopping(const struct worker *w)
@@ -271,25 +282,55 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 	return nb && report_bad(w, f, nb, bad, buf, off);
 }
 
-/* Checks the chunks of file f (those written, or all of them); true to stop. */
-static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all)
+/*
+ * Checks the chunks of file f (those written, or all of them), at most
+ * *budget of them; a written chunk checked leaves the map, so it is checked
+ * once.  True to stop.
+ */
+static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
+			uint64_t *budget)
 {
 	uint64_t iv = w->vfy->interval, nchunks = w->gen.files[f].len / iv, run = 0, first = 0;
 
-	for (uint64_t i = 0; i <= nchunks; i++) {
+	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
 		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
 
 		if (want && !run)
 			first = i;
 		if (want)
 			run++;
-		if (run && (!want || run == cap || i + 1 == nchunks)) {
+		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks)) {
 			if (check_run(w, f, buf, first * iv, run) || stopping(w))
 				return true;
+			if (!all)
+				vfy_map_set(&w->vmaps[f], first, run, false);
+			*budget -= run;
 			run = 0;
 		}
 	}
 	return false;
+}
+
+/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
+static void backlog_pass(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t cap = VFY_RUN_BYTES / w->vfy->interval, t0 = clk_now(&w->clk), budget = w->vfy_chunks;
+
+	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
+		budget = w->vfy_chunks * j->verify_backlog_batch / j->verify_backlog;
+	w->vfy_writes = w->vfy_chunks = 0;
+	if (!cap)
+		cap = 1;
+	if (!w->vfy_buf && (read_hists(w) ||
+			    posix_memalign((void **)&w->vfy_buf, 4096, cap * w->vfy->interval))) {
+		w->vfy_buf = NULL;
+		return;	/* no memory now: the read-back after the write phase checks it all */
+	}
+	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
+		if (w->fds[f] >= 0 && verify_file(w, f, w->vfy_buf, cap, false, &budget))
+			break;
+	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 }
 
 /* A write job has no read histograms: the read-back's latencies need them as a read job's. */
@@ -311,7 +352,7 @@ void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
-	uint64_t cap, t0;
+	uint64_t cap, t0, budget = UINT64_MAX;
 	bool all = j->verify_only;
 
 	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
@@ -340,7 +381,7 @@ void worker_verify_phase(struct worker *w)
 
 		if (reopened && (w->job->ioengine == PLAN_IOENGINE_NULL || !worker_file_ready(w, f)))
 			break;	/* the null engine opened nothing: nothing to read back */
-		stop = verify_file(w, f, pool.mem, cap, all);
+		stop = verify_file(w, f, pool.mem, cap, all, &budget);
 		if (reopened)
 			worker_close_file(w, f);
 		if (stop)
