@@ -168,3 +168,42 @@ class AgainstFio(TmpDirCase):
                           "--verify_only=1", "--output=/dev/null"])
                 # fio 3.33 compares only the data after the last full 128-byte hash block: it misses it.
                 self.assertEqual(p.returncode, 0 if tool is run_fio else 1, p.stderr)
+
+
+class PatternForms(TmpDirCase):
+    """buffer_pattern's forms as fio 3.33 writes them: the file's bytes compared with fio's."""
+
+    def written(self, prog, pattern):
+        path = self.tmp / f"{prog}.dat"
+        args = ["--name=j", f"--filename={path}", "--size=8k", "--bs=4k", "--rw=write",
+                f"--buffer_pattern={pattern}", "--output=/dev/null"]
+        p = run(args, cwd=self.tmp) if prog == "ioplan" else run_fio(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        data = path.read_bytes()
+        path.unlink()
+        return data
+
+    def test_forms(self):
+        (self.tmp / "pat.bin").write_bytes(b"\x01\x02from a file\x03")
+        for pattern, head in (('"abcd"-120xdeadface', b"abcd\xf4\xff\xff\xff\xde\xad\xfa\xce"),
+                              ("0xff0x14", b"\xff\x14\xff\x14"),
+                              ("'pat.bin'", b"\x01\x02from a file\x03"),
+                              ('"ab"\'pat.bin\'', b"ab\x01\x02from")):
+            with self.subTest(pattern=pattern):
+                ours = self.written("ioplan", pattern)
+                self.assertEqual(ours[:len(head)], head)
+                if FIO:
+                    self.assertEqual(ours, self.written("fio", pattern))
+
+    def test_verify_pattern_forms_check_what_they_wrote(self):
+        path = self.tmp / "p.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",
+                "--verify=pattern", '--verify_pattern="ioplan"0x00ff', "--output-format=json"]
+        p = run(args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(path.read_bytes()[:16], b"ioplan\x00\xffioplan\x00\xff")
+        flip(path, 5 * 4096 + 7)
+        p = run([*args[:4], "--rw=read", "--verify_only=1", *args[5:]])
+        self.assertEqual(p.returncode, 1)
+        err = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual((err["offset"], err["what"]), (5 * 4096 + 7, "verify pattern: pattern byte want ff got a5"))
