@@ -347,6 +347,8 @@ struct plan_job {
 	uint32_t verify_backlog;	/* verify after this many writes; 0 = after the write phase */
 	uint32_t verify_backlog_batch;	/* blocks checked per backlog pass; 0 = verify_backlog */
 	bool verify_dump;		/* a bad chunk is written to <file>.<offset>.received */
+	bool verify_state_save;		/* write the map of written chunks when the thread ends */
+	bool verify_state_load;		/* verify_only checks the chunks a saved map names */
 	uint8_t *verify_pattern;	/* verify_pattern=, NULL when not given */
 	uint32_t verify_pattern_len;
 

@@ -79,6 +79,45 @@ static int setup_error(struct worker *w, const char *what)
 	return -EINVAL;
 }
 
+static void free_maps(struct worker *w, struct vfy_map *maps)
+{
+	if (maps)
+		for (uint32_t f = 0; f < w->gen.nr_files; f++)
+			vfy_map_release(&maps[f]);
+	free(maps);
+}
+
+/* One empty chunk map per file; NULL without memory. */
+static struct vfy_map *new_maps(struct worker *w, uint64_t iv)
+{
+	struct vfy_map *m = calloc(w->gen.nr_files, sizeof(*m));
+
+	for (uint32_t f = 0; m && f < w->gen.nr_files; f++)
+		if (vfy_map_init(&m[f], w->gen.files[f].len, iv)) {
+			free_maps(w, m);
+			return NULL;
+		}
+	return m;
+}
+
+/* verify_state_load: the chunks an earlier run's state file says it wrote. */
+static int load_state(struct worker *w, uint64_t iv)
+{
+	char path[4096], what[sizeof(((struct res_error *)0)->what)];
+	int ret;
+
+	if (!(w->vmaps = new_maps(w, iv)))
+		return -ENOMEM;
+	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "verify_state_load: %.200s: %s", path,
+		 ret == -EINVAL ? "not a state of this job's files and verify_interval" : strerror(-ret));
+	worker_error(w, .err = -ret, .what = what);
+	return ret;
+}
+
 int worker_verify_setup(struct worker *w, const struct buffill *fill)
 {
 	const struct plan_job *j = w->job;
@@ -108,25 +147,38 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	w->vfy->check_seed = job_writes(j) && !j->verify_only;
 	(void)fill;
 	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
-	if (!job_writes(j) || j->verify_only || !j->do_verify)
+	if (j->verify_only && j->verify_state_load)
+		return load_state(w, iv);
+	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
 		return 0;
 	if (!fits_grid(w, iv))
 		return setup_error(w, "verify_interval must divide every block size and alignment");
-	w->vmaps = calloc(w->gen.nr_files, sizeof(*w->vmaps));
-	if (!w->vmaps)
+	if (j->verify_state_save && !(w->vstate = new_maps(w, iv)))
 		return -ENOMEM;
-	for (uint32_t f = 0; f < w->gen.nr_files; f++)
-		if (vfy_map_init(&w->vmaps[f], w->gen.files[f].len, iv))
-			return -ENOMEM;
+	if (j->do_verify && !(w->vmaps = new_maps(w, iv)))
+		return -ENOMEM;
 	return 0;
+}
+
+/* Written at the thread's end, interrupted or not; a failure is the job's error. */
+static void save_state(struct worker *w)
+{
+	char path[4096];
+	int ret;
+
+	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
+	if (ret)
+		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
 }
 
 void worker_verify_release(struct worker *w)
 {
-	if (w->vmaps)
-		for (uint32_t f = 0; f < w->gen.nr_files; f++)
-			vfy_map_release(&w->vmaps[f]);
-	free(w->vmaps);
+	if (w->vstate)
+		save_state(w);
+	free_maps(w, w->vstate);
+	free_maps(w, w->vmaps);
+	w->vstate = NULL;
 	free(w->vfy_buf);
 	w->vfy_buf = NULL;
 	if (w->vfy)
@@ -224,9 +276,13 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 			report_bad(w, u->file, n, bad, u->buf, u->offset);
 		return;
 	}
-	if (!w->vmaps || u->offset < w->gen.files[u->file].start)
+	if (u->offset < w->gen.files[u->file].start)
 		return;
 	rel = u->offset - w->gen.files[u->file].start;
+	if (w->vstate && !(rel % iv))
+		vfy_map_set(&w->vstate[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->vmaps)
+		return;
 	if (!(rel % iv))
 		vfy_map_set(&w->vmaps[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
 	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
@@ -353,7 +409,7 @@ void worker_verify_phase(struct worker *w)
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
 	uint64_t cap, t0, budget = UINT64_MAX;
-	bool all = j->verify_only;
+	bool all = j->verify_only && !j->verify_state_load;
 
 	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
 		return;

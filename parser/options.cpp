@@ -850,6 +850,14 @@ static const std::vector<option> table = {
         .def("0")
         .help("Write a bad block to FILE.OFFSET.received (and, for patterns, FILE.OFFSET.expected), as fio names them.")
         .apply(A(j.pj.verify_dump = flag_value(v))),
+    opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("When a write job's thread ends (also when interrupted), write which blocks it wrote to local-JOB-N-verify.state (fio's name; ioplan's contents). fio's default is 1.")
+        .apply(A(j.pj.verify_state_save = flag_value(v))),
+    opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("verify_only checks only the blocks the saved state file names, so an interrupted run verifies clean.")
+        .apply(A(j.pj.verify_state_load = flag_value(v))),
     opt("experimental_verify", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("fio: verify by regenerating offsets instead of logging them. ioplan always reads back exactly the blocks written, from a bitmap: the same result.")

@@ -14,7 +14,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 import unittest
 
 from common import BIN, FIO, TmpDirCase, run, run_fio
@@ -120,6 +122,36 @@ class EveryMethod(TmpDirCase):
         self.assertEqual(seq[first_write:first_write + 4],
                          [("pwrite64", 0), ("pwrite64", BS), ("pread64", 0), ("pread64", BS)])
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
+
+    def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
+        path = self.tmp / "st.dat"
+        job = ["--name=s", f"--filename={path}", "--size=64m", "--bs=64k", "--rw=write", "--verify=md5", "--fallocate=truncate",
+               "--output-format=json"]
+        w = subprocess.Popen([BIN, *job, "--verify_state_save=1", "--rate=8m"], cwd=self.tmp,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not path.exists() or os.stat(path).st_blocks < 4096):
+            time.sleep(0.1)          # 2 MiB written
+        w.send_signal(signal.SIGINT)
+        w.wait(timeout=60)
+        state = self.tmp / "local-s-0-verify.state"
+        self.assertTrue(state.exists())
+        # Without the state, the blocks never written are reported; with it, none.
+        p = run([*job, "--verify_only=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        read = json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"]
+        self.assertTrue(2 << 20 <= read < 64 << 20, read)
+        # A byte flipped inside what was written is still found.
+        flip(path, 65536 + 100)
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 65536)
+        state.unlink()
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("verify_state_load: local-s-0-verify.state: No such file or directory", p.stderr)
 
     def test_fallocate_truncate_makes_a_sparse_file_of_the_size(self):
         for mode, sparse in (("truncate", True), ("posix", False)):
