@@ -60,6 +60,7 @@ static const struct csum_method methods[] = {
 	{ PLAN_VERIFY_SHA3_512, "sha3-512", HOW_EVP, "SHA3-512", 64, 64 },
 	{ PLAN_VERIFY_XXHASH, "xxhash", HOW_XXH32, NULL, 4, 4 },
 	{ PLAN_VERIFY_SHA1, "sha1", HOW_EVP, "SHA1", 20, 20 },
+	{ PLAN_VERIFY_PATTERN_HDR, "pattern", HOW_NONE, NULL, 0, 0 },
 	{ PLAN_VERIFY_PATTERN, "pattern", HOW_NONE, NULL, 0, 0 },
 	{ PLAN_VERIFY_NULL, "null", HOW_NONE, NULL, 0, 0 },
 };

@@ -26,7 +26,7 @@ static bool has_header(enum plan_verify kind)
 
 static bool has_digest(enum plan_verify kind)
 {
-	return has_header(kind) && kind != PLAN_VERIFY_META;
+	return has_header(kind) && kind != PLAN_VERIFY_META && kind != PLAN_VERIFY_PATTERN_HDR;
 }
 
 int vfy_init(struct vfy *v, enum plan_verify kind, uint64_t interval, uint64_t seed,
@@ -190,7 +190,7 @@ static bool check_chunk(struct vfy *v, uint8_t *c, uint64_t off, struct vfy_bad 
 	swap_header(v, c);
 	if (check_header(v, c, off, b))
 		return true;
-	if (v->kind == PLAN_VERIFY_META)
+	if (!has_digest(v->kind))	/* meta, and verify_pattern without verify= */
 		return v->pattern && check_pattern(v, c, v->hdr_size, off, b);
 	return check_digest(v, c, b);
 }

@@ -127,6 +127,7 @@ job_spec default_spec()
     j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
     j.randseed_set = false; // the default seed is not the user's randseed=
     j.bw_avg_set = j.iops_avg_set = false;
+    j.verify_set = false; // verify=none by default: verify_pattern then picks the pattern check
     return j;
 }
 

@@ -227,6 +227,22 @@ class PatternForms(TmpDirCase):
                 if FIO:
                     self.assertEqual(ours, self.written("fio", pattern))
 
+    def test_verify_pattern_alone_writes_a_header_then_the_pattern(self):
+        # fio: verify_pattern without verify= checks the header and the pattern after it.
+        path = self.tmp / "h.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",
+                "--verify_pattern=0xabcd", "--output-format=json"]
+        self.assertEqual(run(args).returncode, 0)
+        data = path.read_bytes()
+        self.assertEqual((data[:2], data[40:44]), (b"\xca\xac", b"\xab\xcd\xab\xcd"))
+        flip(path, 3 * 4096 + 1000)
+        p = run([*args, "--verify_only=1"])
+        self.assertEqual(p.returncode, 1)
+        err = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual((err["offset"], err["what"]), (3 * 4096 + 1000, "verify pattern: pattern byte want ab got f1"))
+        plan = json.loads(run([*args, "--verify=md5", "--showplan"]).stdout)
+        self.assertIn('"verify": "md5"', json.dumps(plan))
+
     def test_verify_pattern_forms_check_what_they_wrote(self):
         path = self.tmp / "p.dat"
         args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",
