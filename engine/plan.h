@@ -120,6 +120,8 @@ enum plan_buffer_fill {
  * verify= methods, numbered as fio 3.33 numbers them: the number is written in
  * each block's header (verify_type), so a block names the method that wrote it.
  */
+#define PLAN_VERIFY_OFFSET_FMTS 8	/* most %o in one verify_pattern */
+
 enum plan_verify {
 	PLAN_VERIFY_NONE = 0,
 	PLAN_VERIFY_META = 1,		/* the header alone (fio's VERIFY_HDR_ONLY) */
@@ -351,6 +353,8 @@ struct plan_job {
 	bool verify_state_load;		/* verify_only checks the chunks a saved map names */
 	uint8_t *verify_pattern;	/* verify_pattern=, NULL when not given */
 	uint32_t verify_pattern_len;
+	uint32_t verify_pattern_offset_at[PLAN_VERIFY_OFFSET_FMTS];	/* %o: each block's offset goes here */
+	uint32_t nr_verify_pattern_offsets;
 
 	/*
 	 * Recording: keep the first io_trace_max I/Os (time, offset, size, latency).

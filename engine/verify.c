@@ -66,10 +66,37 @@ const char *vfy_kind_name(enum plan_verify kind)
 	return csum_name(kind);
 }
 
-static void fill_pattern(const struct vfy *v, uint8_t *c, uint64_t len, uint64_t phase)
+#define VFY_PATTERN_MAX 512u	/* fio's MAX_PATTERN_SIZE: the parser allows no more */
+
+/*
+ * The pattern as the chunk at `offset` carries it: each %o holds the offset
+ * (little-endian, as fio pastes a block's offset; a chunk is the block when
+ * verify_interval is unset).
+ */
+static const uint8_t *chunk_pattern(const struct vfy *v, uint64_t offset, uint8_t *tmp)
 {
+	if (!v->nr_offset_at || v->pattern_len > VFY_PATTERN_MAX)
+		return v->pattern;
+	memcpy(tmp, v->pattern, v->pattern_len);
+	for (uint32_t i = 0; i < v->nr_offset_at; i++) {
+		uint32_t at = v->offset_at[i], n = 8;
+
+		if (at >= v->pattern_len)
+			continue;
+		if (n > v->pattern_len - at)
+			n = v->pattern_len - at;
+		memcpy(tmp + at, &offset, n);
+	}
+	return tmp;
+}
+
+static void fill_pattern(const struct vfy *v, uint8_t *c, uint64_t len, uint64_t offset)
+{
+	uint8_t tmp[VFY_PATTERN_MAX];
+	const uint8_t *pat = chunk_pattern(v, offset, tmp);
+
 	for (uint64_t i = 0; i < len; i++)
-		c[i] = v->pattern[(phase + i) % v->pattern_len];
+		c[i] = pat[i % v->pattern_len];
 }
 
 /* Swaps the header (and digest) at the chunk's start with the bytes at verify_offset. */
@@ -116,7 +143,7 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 	v->numberio++;
 	for (uint64_t at = 0; at + v->interval <= len; at += v->interval) {
 		if (v->pattern)
-			fill_pattern(v, p + at, v->interval, 0);
+			fill_pattern(v, p + at, v->interval, offset + at);
 		if (has_header(v->kind))
 			stamp_chunk(v, p + at, offset + at, &now);
 	}
@@ -126,8 +153,11 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 static bool check_pattern(const struct vfy *v, const uint8_t *c, uint64_t from, uint64_t off,
 			  struct vfy_bad *b)
 {
+	uint8_t tmp[VFY_PATTERN_MAX];
+	const uint8_t *pat = chunk_pattern(v, off, tmp);
+
 	for (uint64_t i = from; i < v->interval; i++) {
-		uint8_t want = v->pattern[i % v->pattern_len];
+		uint8_t want = pat[i % v->pattern_len];
 
 		if (c[i] != want) {
 			b->offset = off + i;

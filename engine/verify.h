@@ -60,6 +60,8 @@ struct vfy {
 	uint16_t numberio;
 	const uint8_t *pattern;		/* verify_pattern: borrowed, pattern_len bytes */
 	uint32_t pattern_len;
+	const uint32_t *offset_at;	/* verify_pattern's %o: where each chunk's offset goes */
+	uint32_t nr_offset_at;
 	struct csum_ctx csum;
 };
 

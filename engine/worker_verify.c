@@ -144,6 +144,8 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	if (vfy_set_offset(w->vfy, j->verify_offset_bytes))
 		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
 	w->vfy->thread = (uint16_t)w->clone->thread_number;
+	w->vfy->offset_at = j->verify_pattern_offset_at;
+	w->vfy->nr_offset_at = j->nr_verify_pattern_offsets;
 	w->vfy->check_seed = job_writes(j) && !j->verify_only;
 	(void)fill;
 	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;

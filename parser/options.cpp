@@ -80,7 +80,12 @@ static void set_verify(job_spec &j, const option &o, const std::string &v)
 // fio: the pattern fills every write; without verify= it is what is checked, after a header.
 static void set_verify_pattern(job_spec &j, const option &o, const std::string &v)
 {
-    j.verify_pattern = j.pattern = parse_pattern(v);
+    std::vector<uint32_t> at;
+    j.verify_pattern = j.pattern = parse_pattern(v, &at);
+    if (at.size() > PLAN_VERIFY_OFFSET_FMTS)
+        throw value_error("more than " + std::to_string(PLAN_VERIFY_OFFSET_FMTS) + " %o in one pattern");
+    j.pj.nr_verify_pattern_offsets = U32(at.size());
+    std::copy(at.begin(), at.end(), j.pj.verify_pattern_offset_at);
     j.pj.buffer_fill = PLAN_BUF_PATTERN;
     if (!j.verify_set)
         j.pj.verify = PLAN_VERIFY_PATTERN_HDR;
@@ -828,7 +833,7 @@ static const std::vector<option> table = {
         .help("Bytes per checksum (0: the block size).")
         .apply(A(j.pj.verify_interval_bytes = size_in(j, o, v))),
     opt("verify_pattern", opt_type::pattern, CAT_VERIFY)
-        .help("Pattern every write carries; checked by verify=pattern and meta, and alone (after a header) without verify=.")
+        .help("Pattern every write carries (%o: the block's offset); checked by verify=pattern and meta, and alone (after a header) without verify=.")
         .apply(set_verify_pattern),
     opt("verify_offset", opt_type::size, CAT_VERIFY)
         .unit("bytes")

@@ -5,8 +5,9 @@
 // number (its 32-bit value in as few little-endian bytes as hold it; "-12" is
 // one piece of "-120xdeadface"), "double-quoted text", and 'a file name' whose
 // first 512 bytes are the piece.  A '|' between pieces (ioplan's earlier
-// separator) is still taken.  fio's %o (the block offset pasted in) is refused
-// with a clear error rather than written as text.
+// separator) is still taken.  In verify_pattern, %o stands for 8 bytes that
+// each block replaces with its offset (little-endian); buffer_pattern refuses
+// it, as fio does.
 #include "parser/values.hpp"
 
 #include <cctype>
@@ -89,6 +90,11 @@ void append_file(const std::string &name, std::vector<uint8_t> &out)
 
 std::vector<uint8_t> parse_pattern(const std::string &s0)
 {
+    return parse_pattern(s0, nullptr);
+}
+
+std::vector<uint8_t> parse_pattern(const std::string &s0, std::vector<uint32_t> *offset_at)
+{
     std::vector<uint8_t> out;
     const std::string s = trim(s0);
     for (size_t at = 0; at < s.size();) {
@@ -104,7 +110,12 @@ std::vector<uint8_t> parse_pattern(const std::string &s0)
             append_file(s.substr(at + 1, end - at - 1), out);
             at = end + 1;
         } else if (c == '%') {
-            throw value_error("pattern format " + s.substr(at, 2) + " (fio's block offset) is not supported");
+            if (s.compare(at, 2, "%o") || !offset_at)
+                throw value_error("pattern format " + s.substr(at, 2) + " is not supported" +
+                                  (offset_at ? " (verify_pattern knows %o)" : " in buffer_pattern (verify_pattern knows %o)"));
+            offset_at->push_back((uint32_t)out.size());
+            out.insert(out.end(), 8, 0);
+            at += 2;
         } else if (is_hex_start(s, at)) {
             at = append_hex(s, at, out);
         } else {

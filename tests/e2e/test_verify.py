@@ -243,6 +243,23 @@ class PatternForms(TmpDirCase):
         plan = json.loads(run([*args, "--verify=md5", "--showplan"]).stdout)
         self.assertIn('"verify": "md5"', json.dumps(plan))
 
+    def test_verify_pattern_offset_format_is_each_blocks_offset_as_fio_writes_it(self):
+        path = self.tmp / "o.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write", "--verify=pattern",
+                '--verify_pattern=0xff%o"ab"', "--output-format=json"]
+        self.assertEqual(run(args).returncode, 0)
+        data = path.read_bytes()
+        self.assertEqual(data[8192:8192 + 11], b"\xff" + (8192).to_bytes(8, "little") + b"ab")
+        self.assertEqual(run([*args, "--verify_only=1"]).returncode, 0)
+        if FIO:
+            fio_path = self.tmp / "f.dat"
+            self.assertEqual(run_fio([*args[:1], f"--filename={fio_path}", *args[2:-1], "--output=/dev/null"]).returncode, 0)
+            self.assertEqual(fio_path.read_bytes(), data)
+        flip(path, 8192 + 3)    # a byte of the pasted offset
+        p = run([*args, "--verify_only=1"])
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 8192 + 3)
+
     def test_verify_pattern_forms_check_what_they_wrote(self):
         path = self.tmp / "p.dat"
         args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",

@@ -82,7 +82,12 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(parse_pattern("0xabc") == std::vector<uint8_t>{0x0a, 0xbc});
     CHECK(parse_pattern("100x5") == std::vector<uint8_t>{10, 5});
     CHECK_THROWS_WITH_AS(parse_pattern("'/nonexistent/pat'"), "cannot read pattern file '/nonexistent/pat': No such file or directory", value_error);
-    CHECK_THROWS_AS(parse_pattern("0xff%o"), value_error);
+    CHECK_THROWS_AS(parse_pattern("0xff%o"), value_error); // buffer_pattern: no formats, as fio
+    std::vector<uint32_t> at;
+    CHECK(parse_pattern("0xff%o\"ab\"%o", &at) == std::vector<uint8_t>{0xff, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 'b',
+                                                                       0, 0, 0, 0, 0, 0, 0, 0});
+    CHECK(at == std::vector<uint32_t>{1, 11});
+    CHECK_THROWS_AS(parse_pattern("%x", &at), value_error);
     CHECK_THROWS_AS(parse_pattern("\"abc"), value_error);
     CHECK(parse_cpu_list("0-2,5") == 0x27u);
     CHECK(parse_bool("1"));
