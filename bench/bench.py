@@ -197,6 +197,27 @@ def workloads(d, quick):
     return wl
 
 
+# The verify= checksums both tools time with --crctest (fio's list without its
+# murmur3/jhash/fnv, which no verify= method uses).
+CHECKSUMS = ("md5", "crc64", "crc32", "crc32c", "crc16", "crc7", "sha1", "sha256", "sha512",
+             "xxhash", "sha3-224", "sha3-256", "sha3-384", "sha3-512")
+
+
+def crc_mib_s(p):
+    """The MiB/sec of a one-checksum --crctest line ("md5:\t\t  165.88 MiB/sec")."""
+    return float(re.search(r":\s+([0-9.]+) MiB/sec", p.stdout).group(1))
+
+
+def checksum_workloads():
+    """Each verify checksum's throughput, `ioplan --crctest=X` against `fio --crctest=X`:
+    both digest one 128 KiB buffer 2048 times; the rows give both figures and their ratio."""
+    return [Workload(f"crc-{name}", [FIO, f"--crctest={name}"], [IOPLAN, f"--crctest={name}"],
+                     [("MiB/s ratio", lambda i, o: (crc_mib_s(i), crc_mib_s(o)), None),
+                      ("ioplan MiB/s", lambda i, o: (crc_mib_s(i), None), None),
+                      ("fio MiB/s", lambda i, o: (crc_mib_s(o), None), None)])
+            for name in CHECKSUMS]
+
+
 def layout_workloads(d, quick):
     """Laying out a file (a read job's create_only layout) against dd with O_DIRECT.
 
@@ -495,7 +516,7 @@ def build_workloads(d, quick):
     except (OSError, RuntimeError) as e:
         print(f"parse-only-cdm: error: {e}")
         errors = 1
-    return wls + log_workloads(d, quick) + memory_workloads(quick), errors
+    return wls + log_workloads(d, quick) + memory_workloads(quick) + checksum_workloads(), errors
 
 
 def run_all(wls, args, only):

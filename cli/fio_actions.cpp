@@ -1,6 +1,7 @@
 // cli/fio_actions.cpp - fio's informational flags (fio_actions.hpp).
 #include "cli/fio_actions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -155,14 +156,31 @@ int cpuclock_test(FILE *out)
 
 int crctest(const std::string &which, FILE *out)
 {
-    if (!which.empty() && which != "crc32c" && which != "xxhash") {
-        std::fprintf(stderr, "ioplan: unknown checksum '%s'. Available: crc32c, xxhash\n", which.c_str());
-        return 1;
+    // fio takes a comma-separated list of names and times each one asked for (all without one).
+    std::vector<std::string> asked, names;
+    for (size_t at = 0; !which.empty() && at <= which.size();) {
+        size_t comma = std::min(which.find(',', at), which.size());
+        asked.push_back(which.substr(at, comma - at));
+        at = comma + 1;
     }
-    for (const char *name : {"crc32c", "xxhash"}) {
+    std::string known;
+    for (unsigned i = 0; eng_checksum_name(i); i++) {
+        names.push_back(eng_checksum_name(i));
+        known += (known.empty() ? "" : ", ") + names.back();
+    }
+    for (const std::string &a : asked) {
+        if (std::find(names.begin(), names.end(), a) == names.end()) {
+            std::fprintf(stderr, "ioplan: unknown checksum '%s'. Available: %s\n", a.c_str(), known.c_str());
+            return 1;
+        }
+    }
+    for (unsigned i = 0; eng_checksum_name(i); i++) {
+        const char *name = eng_checksum_name(i);
         double mib_s = 0;
-        if ((which.empty() || which == name) && eng_checksum_speed(name, &mib_s) == 0)
-            std::fprintf(out, "%s:\t\t%8.2f MiB/sec\n", name, mib_s);
+        if (!asked.empty() && std::find(asked.begin(), asked.end(), name) == asked.end())
+            continue;
+        if (eng_checksum_speed(name, &mib_s) == 0)
+            std::fprintf(out, "%s:%s%8.2f MiB/sec\n", name, std::strlen(name) < 7 ? "\t\t" : "\t", mib_s);
     }
     return 0;
 }

@@ -212,7 +212,7 @@ const std::vector<flag> table = {
      [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }},
     {"cpuclock-test", flag_arg::none, nullptr, INFO, "test the clock ioplan times I/O with, on every CPU, and exit",
      [](ctx &c, str) { set_what(c, action::cpuclock_test); }},
-    {"crctest", flag_arg::optional, "CHECKSUM", INFO, "measure the speed of the verify checksums (crc32c, xxhash) and exit",
+    {"crctest", flag_arg::optional, "CHECKSUM", INFO, "measure the speed of the verify checksums (all, or the comma-separated ones named) as fio does, and exit",
      [](ctx &c, str v) { set_what(c, action::crctest); c.a.crctest = v; }},
     {"alloc-size", flag_arg::required, "KIB", FIO, "accepted for fio; no effect (ioplan has no shared memory pool)",
      [](ctx &c, str v) { count_value(c, v); }},

@@ -123,11 +123,18 @@ int eng_layout_writes(const struct plan *p, char *why, size_t n);
 /* For --idle-prof=calibrate: the unit of idle work per CPU, mean and stddev (us). */
 int eng_idle_calibrate(double *mean_us, double *stddev_us);
 
-/* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
-int eng_checksum_speed(const char *name, double *mib_per_s);
-
 /* False for an engine this build lacks (nbd without libnbd at build time): --enghelp says so. */
 bool eng_ioengine_available(enum plan_ioengine e);
+
+/*
+ * For --crctest: MiB/s of a verify checksum ("md5", "crc32c", ...), timed as
+ * fio's --crctest times it (a 128 KiB buffer of random bytes digested 2048
+ * times); -EINVAL for a name that is no checksum.
+ */
+int eng_checksum_speed(const char *name, double *mib_per_s);
+
+/* The checksums --crctest knows, in fio's order; NULL past the last. */
+const char *eng_checksum_name(unsigned i);
 
 #ifdef __cplusplus
 }

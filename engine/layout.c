@@ -117,7 +117,12 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 		lf->writes = true;
 	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
 		lf->trims = true;
-	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only)
+	/*
+	 * A read job with verify= checks what an earlier run wrote, as verify_only
+	 * does: laying its file out again would replace that data with new.
+	 */
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only &&
+	    !(j->verify != PLAN_VERIFY_NONE && !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)))
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;
 	lf->is_device = lf->is_device || f->is_device;
@@ -242,7 +247,7 @@ static int open_for_layout(const struct layout_file *lf, uint64_t from, bool cre
 	return open(lf->path, flags, 0644);
 }
 
-/* fallocate=: native and keep ignore file systems without support; none skips it. */
+/* fallocate=: native and keep ignore file systems without support; none and truncate skip it. */
 static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 {
 	off_t off = (off_t)cur, len = (off_t)(lf->need - cur);
@@ -250,6 +255,7 @@ static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 
 	switch (lf->fallocate) {
 	case PLAN_FALLOCATE_NONE:
+	case PLAN_FALLOCATE_TRUNCATE:	/* the size comes from the ftruncate every write-only layout does */
 		return 0;
 	case PLAN_FALLOCATE_POSIX:
 		r = posix_fallocate(fd, off, len);

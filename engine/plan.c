@@ -51,6 +51,7 @@ static void free_job(struct plan_job *j)
 	free(j->clones);
 	free_kvs(j->opts, j->nr_opts);
 	free(j->buffer_pattern);
+	free(j->verify_pattern);
 	free(j->name);
 	free(j->section);
 	free(j->description);

@@ -134,7 +134,8 @@ enum plan_fallocate {
 	PLAN_FALLOCATE_NATIVE = 0,	/* try fallocate(), ignore EOPNOTSUPP */
 	PLAN_FALLOCATE_NONE,
 	PLAN_FALLOCATE_POSIX,
-	PLAN_FALLOCATE_KEEP
+	PLAN_FALLOCATE_KEEP,
+	PLAN_FALLOCATE_TRUNCATE		/* ftruncate to the size only: a sparse file */
 };
 
 /* What a write buffer holds; the file layout uses the same content. */
@@ -145,11 +146,33 @@ enum plan_buffer_fill {
 	PLAN_BUF_RANDOM_ONCE		/* one random source block reused (DISKSPD -Z<size>) */
 };
 
+/*
+ * verify= methods, numbered as fio 3.33 numbers them: the number is written in
+ * each block's header (verify_type), so a block names the method that wrote it.
+ */
+#define PLAN_VERIFY_OFFSET_FMTS 8	/* most %o in one verify_pattern */
+
 enum plan_verify {
 	PLAN_VERIFY_NONE = 0,
-	PLAN_VERIFY_CRC32C,
-	PLAN_VERIFY_XXH64,
-	PLAN_VERIFY_PATTERN
+	PLAN_VERIFY_META = 1,		/* the header alone (fio's VERIFY_HDR_ONLY) */
+	PLAN_VERIFY_MD5 = 2,
+	PLAN_VERIFY_CRC64 = 3,
+	PLAN_VERIFY_CRC32 = 4,
+	PLAN_VERIFY_CRC32C = 5,
+	PLAN_VERIFY_CRC32C_INTEL = 6,
+	PLAN_VERIFY_CRC16 = 7,
+	PLAN_VERIFY_CRC7 = 8,
+	PLAN_VERIFY_SHA256 = 9,
+	PLAN_VERIFY_SHA512 = 10,
+	PLAN_VERIFY_SHA3_224 = 11,
+	PLAN_VERIFY_SHA3_256 = 12,
+	PLAN_VERIFY_SHA3_384 = 13,
+	PLAN_VERIFY_SHA3_512 = 14,
+	PLAN_VERIFY_XXHASH = 15,
+	PLAN_VERIFY_SHA1 = 16,
+	PLAN_VERIFY_PATTERN_HDR = 17,	/* header, then verify_pattern (verify_pattern without verify=) */
+	PLAN_VERIFY_PATTERN = 18,	/* verify_pattern alone, no header (fio's PATTERN_NO_HDR) */
+	PLAN_VERIFY_NULL = 19		/* read back, check nothing */
 };
 
 /* continue_on_error= as a mask of these bits. */
@@ -381,6 +404,16 @@ struct plan_job {
 	bool verify_only;
 	bool verify_fatal;
 	uint64_t verify_interval_bytes;	/* 0 = the block size */
+	uint32_t verify_offset_bytes;	/* the header's place in each chunk */
+	uint32_t verify_backlog;	/* verify after this many writes; 0 = after the write phase */
+	uint32_t verify_backlog_batch;	/* blocks checked per backlog pass; 0 = verify_backlog */
+	bool verify_dump;		/* a bad chunk is written to <file>.<offset>.received */
+	bool verify_state_save;		/* write the map of written chunks when the thread ends */
+	bool verify_state_load;		/* verify_only checks the chunks a saved map names */
+	uint8_t *verify_pattern;	/* verify_pattern=, NULL when not given */
+	uint32_t verify_pattern_len;
+	uint32_t verify_pattern_offset_at[PLAN_VERIFY_OFFSET_FMTS];	/* %o: each block's offset goes here */
+	uint32_t nr_verify_pattern_offsets;
 
 	/*
 	 * Recording: keep the first io_trace_max I/Os (time, offset, size, latency).

@@ -166,7 +166,7 @@ struct res_error {
 	uint64_t offset;
 	uint64_t len;			/* requested bytes */
 	uint64_t done;			/* bytes actually transferred */
-	char what[64];			/* "read", "write", "verify: bad crc32c", "open", ... */
+	char what[320];		/* "read", "write", "verify md5: want .. got ..", "open", ... */
 };
 
 #define RES_ERRORS_MAX 32

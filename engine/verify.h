@@ -1,21 +1,21 @@
 /*
- * engine/verify.h - data verification: checksums, block headers, written-block maps.
+ * engine/verify.h - data verification: fio's block headers, checksums, written-block maps.
  *
- * With verify=crc32c or verify=xxhash every verify_interval bytes of a written
- * block (a "chunk") start with a header naming what should be there - magic,
- * kind, chunk length, file offset, the clone's seed and a write generation -
- * followed by data; the checksum covers the header (without its checksum
- * field) and the data, so any flipped byte of the chunk is found.  Reading the
- * chunk back checks magic, kind, length and offset first (so a block written
- * to the wrong place is named as such), then the checksum.  verify=pattern
- * writes verify_pattern from the start of every chunk and compares byte by
- * byte, naming the first differing byte.
- *
- * Checksums are computed here from their published definitions: CRC-32C
- * (Castagnoli, reflected polynomial 0x82F63B78, as iSCSI and ext4 use it;
- * SSE4.2's crc32 instruction when the CPU has it) and XXH64 (Yann Collet's
- * xxHash, 64-bit variant).  Tables live in a per-worker context, so the engine
- * keeps no global state.
+ * A written block is cut into chunks of verify_interval bytes (the whole block
+ * when the interval is unset or larger).  With a checksum method each chunk
+ * starts with fio 3.33's 40-byte header - magic 0xacca, the method's number,
+ * the chunk length, a seed, the chunk's file offset, the time written, the
+ * thread, a write number, and a crc32c of those fields - then the method's
+ * digest area (checksum.h), then data; the digest covers the data after the
+ * area.  So a file written here reads back clean in fio and the other way
+ * round (sha256/sha512 aside, checksum.c says why), and `meta` means what it
+ * means in fio: the header alone is checked.  Reading a chunk back checks the
+ * header first (so a block written to the wrong place, or by a job with other
+ * settings, is named as such), then the digest and its zero padding.
+ * verify=pattern writes verify_pattern over the chunk and compares byte by
+ * byte; with a checksum method, verify_pattern is the data the digest covers,
+ * and meta then also compares it.  verify_offset moves the header to that
+ * offset of the chunk (swapping it with the bytes there), as fio does.
  */
 #ifndef IOPLAN_ENGINE_VERIFY_H
 #define IOPLAN_ENGINE_VERIFY_H
@@ -24,78 +24,88 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/checksum.h"
 #include "engine/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define VFY_MAGIC 0x56504f49u		/* "IOPV" little-endian */
-#define VFY_VERSION 1
-#define VFY_HDR_BYTES 48u
+#define VFY_MAGIC 0xaccau
+#define VFY_HDR_BYTES 40u
 
-/* The header at the start of every chunk (little-endian, as written). */
+/* fio's struct verify_header, field for field (little-endian, as written). */
 struct vfy_hdr {
-	uint32_t magic;
-	uint8_t kind;			/* enum plan_verify */
-	uint8_t version;
-	uint16_t hdr_len;
+	uint16_t magic;
+	uint16_t verify_type;		/* enum plan_verify */
 	uint32_t len;			/* chunk bytes, header included */
-	uint32_t reserved;
+	uint64_t rand_seed;
 	uint64_t offset;		/* the chunk's file offset */
-	uint64_t seed;			/* the writing clone's seed */
-	uint64_t generation;		/* the writing clone's write count */
-	uint64_t csum;			/* crc32c (low 32 bits) or xxh64 */
+	uint32_t time_sec;
+	uint32_t time_nsec;
+	uint16_t thread;
+	uint16_t numberio;
+	uint32_t crc32;			/* csum_crc32c of the fields above */
 };
 
-/* Checksum tables and settings of one worker. */
+/* Settings and checksum state of one worker. */
 struct vfy {
 	enum plan_verify kind;		/* PLAN_VERIFY_NONE = off */
 	uint64_t interval;		/* chunk bytes */
-	uint64_t seed;
-	uint64_t generation;
-	const uint8_t *pattern;		/* verify=pattern: borrowed, pattern_len bytes */
+	uint32_t hdr_size;		/* header + digest area; 0 for pattern and null */
+	uint32_t verify_offset;		/* where in the chunk the header is kept */
+	uint64_t seed;			/* written as rand_seed */
+	bool check_seed;		/* the blocks read were written by this worker */
+	uint16_t thread;
+	uint16_t numberio;
+	const uint8_t *pattern;		/* verify_pattern: borrowed, pattern_len bytes */
 	uint32_t pattern_len;
-	bool hw_crc;			/* SSE4.2 crc32 instruction */
-	uint32_t crc_tab[8][256];	/* slicing-by-8 tables */
+	const uint32_t *offset_at;	/* verify_pattern's %o: where each chunk's offset goes */
+	uint32_t nr_offset_at;
+	struct csum_ctx csum;
 };
 
 /* One mismatch: where and what. */
 struct vfy_bad {
 	uint64_t offset;		/* file offset of the chunk, or of the byte for patterns */
-	uint64_t want;
+	uint64_t want;			/* header fields and pattern bytes */
 	uint64_t got;
-	const char *field;		/* "magic", "offset", "length", "kind", "crc32c", "xxh64", "pattern" */
+	const char *field;		/* "magic", "length", "offset", "seed", "header crc32c", "pattern", or the method */
+	uint32_t sum_len;		/* digest mismatches: the bytes compared */
+	uint8_t want_sum[CSUM_AREA_MAX];
+	uint8_t got_sum[CSUM_AREA_MAX];
 };
 
-/* Sets up a context.  0, or -EINVAL when interval is too small for a header. */
+/*
+ * Sets up a context.  0; -EINVAL when the interval cannot hold the header and
+ * digest at verify_offset, or pattern needs a pattern; -ENOMEM.
+ */
 int vfy_init(struct vfy *v, enum plan_verify kind, uint64_t interval, uint64_t seed,
 	     const uint8_t *pattern, uint32_t pattern_len);
+void vfy_release(struct vfy *v);
 
-/* The name of a kind as the option spells it ("crc32c", "xxhash", "pattern"). */
+/* Keeps the header at this offset of each chunk (verify_offset=); -EINVAL when it does not fit. */
+int vfy_set_offset(struct vfy *v, uint32_t verify_offset);
+
+/* The name of a kind as the option spells it ("md5", "sha3-256", "pattern"). */
 const char *vfy_kind_name(enum plan_verify kind);
 
-/* CRC-32C of buf continuing from crc (0 to start); the usual pre/post inversion included. */
-uint32_t vfy_crc32c(const struct vfy *v, uint32_t crc, const void *buf, size_t len);
-
-/* XXH64 of buf with seed. */
-uint64_t vfy_xxh64(const void *buf, size_t len, uint64_t seed);
-
 /*
- * Writes the header (or pattern) into every whole chunk of a block about to be
- * written at file offset `offset`; a trailing piece shorter than the interval is
- * left as it is and is never checked.
+ * Writes the header and digest (or the pattern) into every whole chunk of a
+ * block about to be written at file offset `offset`; a trailing piece shorter
+ * than the interval is left as it is and is never checked.
  */
 void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset);
 
 /*
- * Checks every whole chunk of a block read from `offset`.  Returns the number of
- * bad chunks; the first up to max are described in bad[].
+ * Checks every whole chunk of a block read from `offset` (verify_offset's
+ * swap is undone in buf).  Returns the number of bad chunks; the first up to
+ * max are described in bad[].
  */
-uint32_t vfy_check(const struct vfy *v, const void *buf, uint64_t len, uint64_t offset,
+uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset,
 		   struct vfy_bad *bad, uint32_t max);
 
-/* Formats a mismatch for res_error.what ("verify crc32c: want 0x.. got 0x.."). */
+/* Formats a mismatch ("verify md5: want 2927.. got 1f3a.."), for res_error.what. */
 void vfy_describe(const struct vfy *v, const struct vfy_bad *b, char *out, size_t cap);
 
 /*
@@ -115,6 +125,11 @@ static inline bool vfy_map_test(const struct vfy_map *m, uint64_t i)
 {
 	return i < m->nbits && (m->bits[i / 64] >> (i % 64)) & 1u;
 }
+
+/* verify_state_save/load (verify_state.c): fio's file name, ioplan's map of written chunks. */
+void vstate_name(char *out, size_t cap, const char *job, uint32_t index);
+int vstate_save(const char *path, const struct vfy_map *maps, uint32_t nr, uint64_t interval);
+int vstate_load(const char *path, struct vfy_map *maps, uint32_t nr, uint64_t interval);
 
 #ifdef __cplusplus
 }

@@ -185,6 +185,9 @@ struct worker {
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	bool vfy_reads;			/* check every block read */
+	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
+	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
+	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
 	/* Capture and replay (worker_replay.c). */

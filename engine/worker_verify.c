@@ -14,9 +14,17 @@
  * latencies, its time in the read runtime (fio: r/w 4194304/4194304 for a
  * 4 MiB randwrite with verify=crc32c).  The write figures are untouched.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
- * offset with what was expected and found, counted in verify_failures.
+ * offset with what was expected and found, counted in verify_failures; with
+ * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
+ * failures: .hdr_fail; patterns also .expected) in the working directory,
+ * fio's names.  verify_backlog=N checks what was written after every N
+ * completed writes (once nothing is in flight, so no check races a write)
+ * and the read-back after the write phase checks the rest.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +79,45 @@ static int setup_error(struct worker *w, const char *what)
 	return -EINVAL;
 }
 
+static void free_maps(struct worker *w, struct vfy_map *maps)
+{
+	if (maps)
+		for (uint32_t f = 0; f < w->gen.nr_files; f++)
+			vfy_map_release(&maps[f]);
+	free(maps);
+}
+
+/* One empty chunk map per file; NULL without memory. */
+static struct vfy_map *new_maps(struct worker *w, uint64_t iv)
+{
+	struct vfy_map *m = calloc(w->gen.nr_files, sizeof(*m));
+
+	for (uint32_t f = 0; m && f < w->gen.nr_files; f++)
+		if (vfy_map_init(&m[f], w->gen.files[f].len, iv)) {
+			free_maps(w, m);
+			return NULL;
+		}
+	return m;
+}
+
+/* verify_state_load: the chunks an earlier run's state file says it wrote. */
+static int load_state(struct worker *w, uint64_t iv)
+{
+	char path[4096], what[sizeof(((struct res_error *)0)->what)];
+	int ret;
+
+	if (!(w->vmaps = new_maps(w, iv)))
+		return -ENOMEM;
+	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "verify_state_load: %.200s: %s", path,
+		 ret == -EINVAL ? "not a state of this job's files and verify_interval" : strerror(-ret));
+	worker_error(w, .err = -ret, .what = what);
+	return ret;
+}
+
 int worker_verify_setup(struct worker *w, const struct buffill *fill)
 {
 	const struct plan_job *j = w->job;
@@ -79,44 +126,120 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 
 	if (j->verify == PLAN_VERIFY_NONE || j->ioengine == PLAN_IOENGINE_NULL)
 		return 0;
-	iv = j->verify_interval_bytes ? j->verify_interval_bytes : min_write_bs(j);
+	/* fio: an interval above the block size means one header per block. */
+	iv = min_write_bs(j);
+	if (j->verify_interval_bytes && j->verify_interval_bytes < iv)
+		iv = j->verify_interval_bytes;
 	w->vfy = malloc(sizeof(*w->vfy));
 	if (!w->vfy)
 		return -ENOMEM;
-	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, fill->pattern, fill->pattern_len);
+	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
+		       j->verify_pattern_len);
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret)
 		return setup_error(w, j->verify == PLAN_VERIFY_PATTERN
 					      ? "verify=pattern needs verify_pattern"
-					      : "verify_interval is smaller than a 48-byte header");
+					      : "verify_interval cannot hold the block header and digest");
+	if (vfy_set_offset(w->vfy, j->verify_offset_bytes))
+		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
+	w->vfy->thread = (uint16_t)w->clone->thread_number;
+	w->vfy->offset_at = j->verify_pattern_offset_at;
+	w->vfy->nr_offset_at = j->nr_verify_pattern_offsets;
+	w->vfy->check_seed = job_writes(j) && !j->verify_only;
+	(void)fill;
 	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
-	if (!job_writes(j) || j->verify_only || !j->do_verify)
+	if (j->verify_only && j->verify_state_load)
+		return load_state(w, iv);
+	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
 		return 0;
 	if (!fits_grid(w, iv))
 		return setup_error(w, "verify_interval must divide every block size and alignment");
-	w->vmaps = calloc(w->gen.nr_files, sizeof(*w->vmaps));
-	if (!w->vmaps)
+	if (j->verify_state_save && !(w->vstate = new_maps(w, iv)))
 		return -ENOMEM;
-	for (uint32_t f = 0; f < w->gen.nr_files; f++)
-		if (vfy_map_init(&w->vmaps[f], w->gen.files[f].len, iv))
-			return -ENOMEM;
+	if (j->do_verify && !(w->vmaps = new_maps(w, iv)))
+		return -ENOMEM;
 	return 0;
+}
+
+/* Written at the thread's end, interrupted or not; a failure is the job's error. */
+static void save_state(struct worker *w)
+{
+	char path[4096];
+	int ret;
+
+	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
+	if (ret)
+		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
 }
 
 void worker_verify_release(struct worker *w)
 {
-	if (w->vmaps)
-		for (uint32_t f = 0; f < w->gen.nr_files; f++)
-			vfy_map_release(&w->vmaps[f]);
-	free(w->vmaps);
+	if (w->vstate)
+		save_state(w);
+	free_maps(w, w->vstate);
+	free_maps(w, w->vmaps);
+	w->vstate = NULL;
+	free(w->vfy_buf);
+	w->vfy_buf = NULL;
+	if (w->vfy)
+		vfy_release(w->vfy);
 	free(w->vfy);
 	w->vmaps = NULL;
 	w->vfy = NULL;
 }
 
-/* Records up to VFY_BAD_MAX mismatches of one block; true when verify_fatal stops the job. */
-static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad)
+static int dump_file(const char *name, const uint8_t *p, uint64_t len)
 {
-	char what[64];
+	int fd = open(name, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (ssize_t r; len; len -= (uint64_t)r, p += r)
+		if ((r = write(fd, p, len)) <= 0) {
+			ret = r < 0 ? -errno : -EIO;
+			break;
+		}
+	close(fd);
+	return ret;
+}
+
+/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail). */
+static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t buf_off,
+		     const struct vfy_bad *b)
+{
+	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
+	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
+	bool hdr = !b->sum_len && strcmp(b->field, "pattern");
+	uint8_t *want;
+	char name[4096];
+	int ret;
+
+	snprintf(name, sizeof(name), "%s.%" PRIu64 ".%s", slash ? slash + 1 : path, buf_off + at,
+		 hdr ? "hdr_fail" : "received");
+	ret = dump_file(name, buf + at, iv);
+	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
+		for (uint64_t i = 0; i < iv; i++)
+			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
+		snprintf(name, sizeof(name), "%s.%" PRIu64 ".expected", slash ? slash + 1 : path,
+			 buf_off + at);
+		ret = dump_file(name, want, iv);
+		free(want);
+	}
+	if (ret)
+		worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f,
+			     .offset = buf_off + at, .what = "verify_dump: writing the bad block");
+}
+
+/*
+ * Records up to VFY_BAD_MAX mismatches of the chunks in buf (read from
+ * buf_off of file f); true when verify_fatal stops the job.
+ */
+static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad,
+		       const uint8_t *buf, uint64_t buf_off)
+{
+	char what[sizeof(((struct res_error *)0)->what)];
 
 	if (w->job->verify_fatal)
 		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
@@ -124,6 +247,8 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 		vfy_describe(w->vfy, &bad[i], what, sizeof(what));
 		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
 			     .offset = bad[i].offset, .len = w->vfy->interval, .what = what);
+		if (w->job->verify_dump)
+			dump_bad(w, file, buf, buf_off, &bad[i]);
 	}
 	if (n > VFY_BAD_MAX)
 		w->res.total_err += n - VFY_BAD_MAX;
@@ -136,6 +261,9 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 	return true;
 }
 
+static int read_hists(struct worker *w);
+static void backlog_pass(struct worker *w);
+
 void worker_verify_done(struct worker *w, const struct io_u *u)
 {
 	struct vfy_bad bad[VFY_BAD_MAX];
@@ -147,14 +275,24 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 			return;
 		n = vfy_check(w->vfy, u->buf, u->len, u->offset, bad, VFY_BAD_MAX);
 		if (n)
-			report_bad(w, u->file, n, bad);
+			report_bad(w, u->file, n, bad, u->buf, u->offset);
 		return;
 	}
-	if (!w->vmaps || u->offset < w->gen.files[u->file].start)
+	if (u->offset < w->gen.files[u->file].start)
 		return;
 	rel = u->offset - w->gen.files[u->file].start;
+	if (w->vstate && !(rel % iv))
+		vfy_map_set(&w->vstate[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->vmaps)
+		return;
 	if (!(rel % iv))
 		vfy_map_set(&w->vmaps[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
+		return;
+	w->vfy_chunks += u->len / iv;
+	/* Only once nothing else is in flight: a check must not race a write to the same block. */
+	if (++w->vfy_writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
+		backlog_pass(w);
 }
 
 static bool stopping(const struct worker *w)
@@ -200,28 +338,58 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 			account_read(w, iv, clk_now(&w->clk) - t0);
 	}
 	nb = vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
-	return nb && report_bad(w, f, nb, bad);
+	return nb && report_bad(w, f, nb, bad, buf, off);
 }
 
-/* Checks the chunks of file f (those written, or all of them); true to stop. */
-static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all)
+/*
+ * Checks the chunks of file f (those written, or all of them), at most
+ * *budget of them; a written chunk checked leaves the map, so it is checked
+ * once.  True to stop.
+ */
+static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
+			uint64_t *budget)
 {
 	uint64_t iv = w->vfy->interval, nchunks = w->gen.files[f].len / iv, run = 0, first = 0;
 
-	for (uint64_t i = 0; i <= nchunks; i++) {
+	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
 		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
 
 		if (want && !run)
 			first = i;
 		if (want)
 			run++;
-		if (run && (!want || run == cap || i + 1 == nchunks)) {
+		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks)) {
 			if (check_run(w, f, buf, first * iv, run) || stopping(w))
 				return true;
+			if (!all)
+				vfy_map_set(&w->vmaps[f], first, run, false);
+			*budget -= run;
 			run = 0;
 		}
 	}
 	return false;
+}
+
+/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
+static void backlog_pass(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t cap = VFY_RUN_BYTES / w->vfy->interval, t0 = clk_now(&w->clk), budget = w->vfy_chunks;
+
+	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
+		budget = w->vfy_chunks * j->verify_backlog_batch / j->verify_backlog;
+	w->vfy_writes = w->vfy_chunks = 0;
+	if (!cap)
+		cap = 1;
+	if (!w->vfy_buf && (read_hists(w) ||
+			    posix_memalign((void **)&w->vfy_buf, 4096, cap * w->vfy->interval))) {
+		w->vfy_buf = NULL;
+		return;	/* no memory now: the read-back after the write phase checks it all */
+	}
+	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
+		if (w->fds[f] >= 0 && verify_file(w, f, w->vfy_buf, cap, false, &budget))
+			break;
+	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 }
 
 /* A write job has no read histograms: the read-back's latencies need them as a read job's. */
@@ -243,8 +411,8 @@ void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
-	uint64_t cap, t0;
-	bool all = j->verify_only;
+	uint64_t cap, t0, budget = UINT64_MAX;
+	bool all = j->verify_only && !j->verify_state_load;
 
 	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
 		return;
@@ -272,7 +440,7 @@ void worker_verify_phase(struct worker *w)
 
 		if (w->job->ioengine == PLAN_IOENGINE_NULL || (reopened && !worker_file_ready(w, f)))
 			break;	/* the null engine opened nothing: nothing to read back */
-		stop = verify_file(w, f, pool.mem, cap, all);
+		stop = verify_file(w, f, pool.mem, cap, all, &budget);
 		if (reopened)
 			worker_close_file(w, f);
 		if (stop)

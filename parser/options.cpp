@@ -73,12 +73,22 @@ static void set_continue_on_error(job_spec &j, const option &o, const std::strin
 
 static void set_verify(job_spec &j, const option &o, const std::string &v)
 {
-    std::string t = trim(v);
-    try {
-        j.pj.verify = (enum plan_verify)choice_of(o, t);
-    } catch (const value_error &) {
-        throw value_error("verify=" + t + " is not supported (ioplan has crc32c, xxhash, pattern)");
-    }
+    j.pj.verify = (enum plan_verify)choice_of(o, trim(v));
+    j.verify_set = true;
+}
+
+// fio: the pattern fills every write; without verify= it is what is checked, after a header.
+static void set_verify_pattern(job_spec &j, const option &o, const std::string &v)
+{
+    std::vector<uint32_t> at;
+    j.verify_pattern = j.pattern = parse_pattern(v, &at);
+    if (at.size() > PLAN_VERIFY_OFFSET_FMTS)
+        throw value_error("more than " + std::to_string(PLAN_VERIFY_OFFSET_FMTS) + " %o in one pattern");
+    j.pj.nr_verify_pattern_offsets = U32(at.size());
+    std::copy(at.begin(), at.end(), j.pj.verify_pattern_offset_at);
+    j.pj.buffer_fill = PLAN_BUF_PATTERN;
+    if (!j.verify_set)
+        j.pj.verify = PLAN_VERIFY_PATTERN_HDR;
 }
 
 static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
@@ -368,6 +378,7 @@ static const std::vector<option> table = {
             {"posix", "posix_fallocate()", PLAN_FALLOCATE_POSIX},
             {"1", "same as posix", PLAN_FALLOCATE_POSIX},
             {"keep", "fallocate() with FALLOC_FL_KEEP_SIZE", PLAN_FALLOCATE_KEEP},
+            {"truncate", "ftruncate() to the size, nothing allocated (fio's verify tests pass it)", PLAN_FALLOCATE_TRUNCATE},
         })
         .help("How files are preallocated before layout.")
         .apply(A(j.pj.fallocate = (enum plan_fallocate)choice_of(o, v))),
@@ -864,12 +875,26 @@ static const std::vector<option> table = {
         .choices({
             {"none", "no verification", PLAN_VERIFY_NONE},
             {"0", "same as none", PLAN_VERIFY_NONE},
-            {"crc32c", "CRC32C per block", PLAN_VERIFY_CRC32C},
-            {"crc32c-intel", "same as crc32c", PLAN_VERIFY_CRC32C},
-            {"xxhash", "XXH64 per block", PLAN_VERIFY_XXH64},
-            {"pattern", "compare against verify_pattern", PLAN_VERIFY_PATTERN},
+            {"md5", "MD5 of each block (OpenSSL)", PLAN_VERIFY_MD5},
+            {"crc64", "CRC-64 (Jones polynomial, ISA-L)", PLAN_VERIFY_CRC64},
+            {"crc32", "CRC-32 (0x04C11DB7, ISA-L)", PLAN_VERIFY_CRC32},
+            {"crc32c", "CRC-32C (Castagnoli, ISA-L)", PLAN_VERIFY_CRC32C},
+            {"crc32c-intel", "crc32c (fio's name for its SSE4.2 code; ISA-L picks it)", PLAN_VERIFY_CRC32C_INTEL},
+            {"crc16", "CRC-16/ARC", PLAN_VERIFY_CRC16},
+            {"crc7", "CRC-7/MMC", PLAN_VERIFY_CRC7},
+            {"sha256", "SHA-256 (OpenSSL)", PLAN_VERIFY_SHA256},
+            {"sha512", "SHA-512 (OpenSSL)", PLAN_VERIFY_SHA512},
+            {"sha3-224", "SHA3-224 (OpenSSL)", PLAN_VERIFY_SHA3_224},
+            {"sha3-256", "SHA3-256 (OpenSSL)", PLAN_VERIFY_SHA3_256},
+            {"sha3-384", "SHA3-384 (OpenSSL)", PLAN_VERIFY_SHA3_384},
+            {"sha3-512", "SHA3-512 (OpenSSL)", PLAN_VERIFY_SHA3_512},
+            {"xxhash", "XXH32 seeded 1 (libxxhash)", PLAN_VERIFY_XXHASH},
+            {"sha1", "SHA-1 (OpenSSL)", PLAN_VERIFY_SHA1},
+            {"meta", "the block header alone (offset, length, seed, header crc), and verify_pattern if given", PLAN_VERIFY_META},
+            {"pattern", "compare every byte against verify_pattern (no header)", PLAN_VERIFY_PATTERN},
+            {"null", "read back, check nothing", PLAN_VERIFY_NULL},
         })
-        .help("Check written data when it is read back.")
+        .help("Check written data when it is read back: a header per block (fio's layout) and the method's digest of the data.")
         .apply(set_verify),
     opt("do_verify", opt_type::boolean, CAT_VERIFY)
         .def("1")
@@ -889,8 +914,40 @@ static const std::vector<option> table = {
         .help("Bytes per checksum (0: the block size).")
         .apply(A(j.pj.verify_interval_bytes = size_in(j, o, v))),
     opt("verify_pattern", opt_type::pattern, CAT_VERIFY)
-        .help("Pattern written and checked by verify=pattern.")
-        .apply(A(j.pattern = parse_pattern(v); j.pj.verify = PLAN_VERIFY_PATTERN; j.pj.buffer_fill = PLAN_BUF_PATTERN)),
+        .help("Pattern every write carries (%o: the block's offset); checked by verify=pattern and meta, and alone (after a header) without verify=.")
+        .apply(set_verify_pattern),
+    opt("verify_offset", opt_type::size, CAT_VERIFY)
+        .unit("bytes")
+        .def("0")
+        .range(0, 1ull << 31)
+        .help("Keep each block's header at this offset (swapped with the data there), as fio.")
+        .apply(A(j.pj.verify_offset_bytes = U32(size_in(j, o, v)))),
+    opt("verify_backlog", opt_type::integer, CAT_VERIFY)
+        .def("0")
+        .range(0, 1ull << 31)
+        .help("Read back and check the blocks written so far after every N writes (0: after the write phase).")
+        .apply(A(j.pj.verify_backlog = U32(int_in(o, v)))),
+    opt("verify_backlog_batch", opt_type::integer, CAT_VERIFY)
+        .def("0")
+        .range(0, 1ull << 31)
+        .help("Blocks a verify_backlog pass checks (0: verify_backlog's N).")
+        .apply(A(j.pj.verify_backlog_batch = U32(int_in(o, v)))),
+    opt("verify_dump", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("Write a bad block to FILE.OFFSET.received (and, for patterns, FILE.OFFSET.expected), as fio names them.")
+        .apply(A(j.pj.verify_dump = flag_value(v))),
+    opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("When a write job's thread ends (also when interrupted), write which blocks it wrote to local-JOB-N-verify.state (fio's name; ioplan's contents). fio's default is 1.")
+        .apply(A(j.pj.verify_state_save = flag_value(v))),
+    opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("verify_only checks only the blocks the saved state file names, so an interrupted run verifies clean.")
+        .apply(A(j.pj.verify_state_load = flag_value(v))),
+    opt("experimental_verify", opt_type::boolean, CAT_VERIFY)
+        .def("0")
+        .help("fio: verify by regenerating offsets instead of logging them. ioplan always reads back exactly the blocks written, from a bitmap: the same result.")
+        .apply(A((void)flag_value(v))),
 
     // ---- errors ------------------------------------------------------------------------------
     opt("continue_on_error", opt_type::choice, CAT_SAFETY)

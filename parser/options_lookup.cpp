@@ -50,10 +50,9 @@ const std::vector<unsupported_group> &unsupported()
           "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask", "cpuload", "cpuchunks", "cpumode",
           "lockmem", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize", "uid", "gid",
           "exec_prerun", "exec_postrun", "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
-        {"is not supported (verification modes other than verify=crc32c|xxhash|pattern)",
-         {"verify_backlog", "verify_backlog_batch", "verify_async", "verify_async_cpus", "verify_dump", "verify_offset",
-          "verify_state_save", "verify_state_load", "experimental_verify", "verify_write_sequence", "verify_header_seed",
-          "verifysort", "verifysort_nr", "verify_pattern_interval"}},
+        {"is not supported (asynchronous verification)",
+         {"verify_async", "verify_async_cpus", "verify_write_sequence",
+          "verify_header_seed", "verifysort", "verifysort_nr", "verify_pattern_interval"}},
         {"is not supported (zoned block devices)",
          {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
@@ -126,6 +125,7 @@ job_spec default_spec()
     j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
     j.randseed_set = false; // the default seed is not the user's randseed=
     j.bw_avg_set = j.iops_avg_set = false;
+    j.verify_set = false; // verify=none by default: verify_pattern then picks the pattern check
     return j;
 }
 

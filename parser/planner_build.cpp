@@ -52,7 +52,7 @@ void finalize_spec(job_def &d)
                        "offset_increment= (a region per clone) exclude each other");
     if (j.zone_size_bytes && !j.zone_range_bytes && !j.zone_range_ppm)
         j.zone_range_bytes = j.zone_size_bytes;
-    if (j.verify == PLAN_VERIFY_PATTERN && d.spec.pattern.empty())
+    if ((j.verify == PLAN_VERIFY_PATTERN || j.verify == PLAN_VERIFY_PATTERN_HDR) && d.spec.verify_pattern.empty())
         fail(d.header, "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
     if (j.buffer_fill == PLAN_BUF_PATTERN && d.spec.pattern.empty())
         j.buffer_fill = PLAN_BUF_RANDOM;
@@ -249,6 +249,11 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.buffer_pattern = (uint8_t *)plan_calloc(s.pattern.size(), 1);
         std::copy(s.pattern.begin(), s.pattern.end(), j.buffer_pattern);
         j.buffer_pattern_len = (uint32_t)s.pattern.size();
+    }
+    if (!s.verify_pattern.empty()) {
+        j.verify_pattern = (uint8_t *)plan_calloc(s.verify_pattern.size(), 1);
+        std::copy(s.verify_pattern.begin(), s.verify_pattern.end(), j.verify_pattern);
+        j.verify_pattern_len = (uint32_t)s.verify_pattern.size();
     }
     j.opts = echo_kvs(s.echo, &j.nr_opts);
     uint64_t base = (s.pj.randrepeat || s.randseed_set) ? s.pj.randseed : random_base;

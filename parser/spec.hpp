@@ -27,6 +27,8 @@ struct job_spec {
     std::vector<std::string> filenames;
     uint32_t numjobs = 1;
     std::vector<uint8_t> pattern;     // buffer_pattern / verify_pattern bytes
+    std::vector<uint8_t> verify_pattern; // verify_pattern alone: what verify checks
+    bool verify_set = false;          // verify= given: verify_pattern keeps its method
     bool randseed_set = false;
     bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;

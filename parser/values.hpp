@@ -64,6 +64,8 @@ std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_b
 
 // fio's buffer_pattern / verify_pattern: 0x hex, "string", decimal, combined.
 std::vector<uint8_t> parse_pattern(const std::string &s);
+// verify_pattern's form: also takes %o (8 bytes where each block's offset goes), their positions in offset_at.
+std::vector<uint8_t> parse_pattern(const std::string &s, std::vector<uint32_t> *offset_at);
 
 // cpus_allowed: "0-3,6" -> bitmask (CPUs 0..63).
 uint64_t parse_cpu_list(const std::string &s);

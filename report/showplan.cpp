@@ -68,7 +68,11 @@ const char *const sync_names[] = {"none", "sync", "dsync"};
 const char *const fsvc_names[] = {"roundrobin", "sequential", "random"};
 const char *const falloc_names[] = {"native", "none", "posix", "keep"};
 const char *const fill_names[] = {"random", "zero", "pattern", "random_once"};
-const char *const verify_names[] = {"none", "crc32c", "xxhash", "pattern"};
+// Indexed by enum plan_verify (fio's numbers); 17 is verify_pattern without verify=.
+const char *const verify_names[] = {"none",     "meta",     "md5",      "crc64",    "crc32",
+                                    "crc32c",   "crc32c-intel", "crc16", "crc7",    "sha256",
+                                    "sha512",   "sha3-224", "sha3-256", "sha3-384", "sha3-512",
+                                    "xxhash",   "sha1",     "pattern-header", "pattern", "null"};
 const char *const agg_names[] = {"max", "median", "mean", "min"};
 
 json pattern_json(const plan_job &j)

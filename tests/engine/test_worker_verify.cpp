@@ -56,7 +56,7 @@ TEST_CASE("worker verify: a write job's blocks read back clean (sequential, rand
 		enum plan_verify kind;
 		bool time_based;
 	} cases[] = { { PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, PLAN_VERIFY_CRC32C, false },
-		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_LIBAIO, PLAN_VERIFY_XXH64, false },
+		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_LIBAIO, PLAN_VERIFY_XXHASH, false },
 		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, PLAN_VERIFY_CRC32C, true } };
 	for (auto &c : cases) {
 		CAPTURE(plan_rw_name(c.rw));
@@ -122,7 +122,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 {
 	pb::tmpdir d;
 	auto w = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
-					       .with(verifying(PLAN_VERIFY_XXH64)) });
+					       .with(verifying(PLAN_VERIFY_XXHASH)) });
 	int ret = -1;
 	pb::run(*w, &ret);
 	REQUIRE(ret == 0);
@@ -131,7 +131,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 	for (bool fatal : { false, true }) {
 		auto v = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
 						       .with([&](plan_job &j) {
-							       verifying(PLAN_VERIFY_XXH64, true)(j);
+							       verifying(PLAN_VERIFY_XXHASH, true)(j);
 							       j.verify_fatal = fatal;
 						       }) });
 		auto r = pb::run(*v, &ret);
@@ -144,7 +144,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 	}
 	// continue_on_error=verify keeps the job successful while still counting.
 	auto c = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
-		verifying(PLAN_VERIFY_XXH64, true)(j);
+		verifying(PLAN_VERIFY_XXHASH, true)(j);
 		j.continue_on_error = PLAN_COE_VERIFY;
 	}) });
 	auto r = pb::run(*c, &ret);
@@ -194,6 +194,9 @@ TEST_CASE("worker verify: verify=pattern writes the pattern and names the first 
 			j.buffer_pattern = (uint8_t *)plan_calloc(4, 1);
 			std::memcpy(j.buffer_pattern, "\xca\xfe\xba\xbe", 4);
 			j.buffer_pattern_len = 4;
+			j.verify_pattern = (uint8_t *)plan_calloc(4, 1);
+			std::memcpy(j.verify_pattern, "\xca\xfe\xba\xbe", 4);
+			j.verify_pattern_len = 4;
 		};
 	};
 	auto w = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(false)) });
@@ -206,7 +209,7 @@ TEST_CASE("worker verify: verify=pattern writes the pattern and names the first 
 	CHECK(ret == -EILSEQ);
 	REQUIRE(pb::first_clone(*r).nr_errors == 1);
 	CHECK(pb::first_clone(*r).errors[0].offset == 12345);
-	CHECK(std::string(pb::first_clone(*r).errors[0].what) == "verify pattern: want fe got a4");
+	CHECK(std::string(pb::first_clone(*r).errors[0].what) == "verify pattern: pattern byte want fe got a4");
 }
 
 TEST_CASE("worker verify: block sizes off the verify_interval grid are refused before any I/O")

@@ -85,6 +85,20 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(parse_pattern("-1") == std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff});
     CHECK_THROWS_AS(parse_pattern("2147483648"), value_error);
     CHECK_THROWS_AS(parse_pattern("99999999999999999999"), value_error);
+    // fio's pieces follow one another with nothing between them.
+    CHECK(parse_pattern("\"abcd\"-120xdeadface") ==
+          std::vector<uint8_t>{'a', 'b', 'c', 'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce});
+    CHECK(parse_pattern("0xff0x14") == std::vector<uint8_t>{0xff, 0x14});
+    CHECK(parse_pattern("0xabc") == std::vector<uint8_t>{0x0a, 0xbc});
+    CHECK(parse_pattern("100x5") == std::vector<uint8_t>{10, 5});
+    CHECK_THROWS_WITH_AS(parse_pattern("'/nonexistent/pat'"), "cannot read pattern file '/nonexistent/pat': No such file or directory", value_error);
+    CHECK_THROWS_AS(parse_pattern("0xff%o"), value_error); // buffer_pattern: no formats, as fio
+    std::vector<uint32_t> at;
+    CHECK(parse_pattern("0xff%o\"ab\"%o", &at) == std::vector<uint8_t>{0xff, 0, 0, 0, 0, 0, 0, 0, 0, 'a', 'b',
+                                                                       0, 0, 0, 0, 0, 0, 0, 0});
+    CHECK(at == std::vector<uint32_t>{1, 11});
+    CHECK_THROWS_AS(parse_pattern("%x", &at), value_error);
+    CHECK_THROWS_AS(parse_pattern("\"abc"), value_error);
     CHECK(parse_cpu_list("0-2,5") == 0x27u);
     CHECK(parse_bool("1"));
     CHECK(!parse_bool("0"));

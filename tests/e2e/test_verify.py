@@ -1,0 +1,274 @@
+"""tests/e2e/test_verify.py - every verify= method of fio 3.33 on real files, through the binary.
+
+For each method: a write job with do_verify reads its blocks back clean; a byte
+flipped in the middle of one block between that run and a later read run
+(verify_only, and a plain read job with verify=) is reported at that block's
+offset, with the job, the file, the method and the stored and computed digests,
+exit code 1 and the JSON's verify_failures.  meta checks its header (not the
+data); verify_dump writes the bad block under fio's name; verify_backlog checks
+while writing (strace shows the reads between the writes); fallocate=truncate
+leaves a sparse file.  Against fio 3.33: files written by either tool verify
+clean in the other (the block layout is fio's), and the sha512 case fio misses.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+
+from common import BIN, FIO, TmpDirCase, run, run_fio
+
+METHODS = ["md5", "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "xxhash", "sha1",
+           "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512"]
+BS = 4096
+BAD_BLOCK = 5                 # the block whose middle byte is flipped
+SIZE = 16 * BS
+
+
+def flip(path, at):
+    with open(path, "r+b") as f:
+        f.seek(at)
+        b = f.read(1)
+        f.seek(at)
+        f.write(bytes([b[0] ^ 0x5A]))
+
+
+class EveryMethod(TmpDirCase):
+    def job(self, method, *extra):
+        return ["--name=v", f"--filename={self.tmp / 'v.dat'}", f"--size={SIZE}", f"--bs={BS}",
+                f"--verify={method}", "--output-format=json", *extra]
+
+    def test_clean_then_a_flipped_middle_byte_is_named_at_its_block(self):
+        for method in METHODS:
+            with self.subTest(method=method):
+                (self.tmp / "v.dat").unlink(missing_ok=True)
+                p = run(self.job(method, "--rw=randwrite", "--do_verify=1"))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = json.loads(p.stdout)["ioplan"]["jobs"][0]
+                self.assertEqual((job["verify_failures"], job["errors"]), (0, []))
+                self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
+                flip(self.tmp / "v.dat", BAD_BLOCK * BS + BS // 2)
+                for how in (["--rw=read", "--verify_only=1"], ["--rw=read"]):
+                    p = run(self.job(method, *how))
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    doc = json.loads(p.stdout)
+                    self.assertEqual(doc["jobs"][0]["error"], 84)
+                    job = doc["ioplan"]["jobs"][0]
+                    self.assertEqual(job["verify_failures"], 1)
+                    err = job["errors"][0]
+                    self.assertEqual(err["offset"], BAD_BLOCK * BS)
+                    m = re.fullmatch(r"verify (\S+): want ([0-9a-f]+) got ([0-9a-f]+)", err["what"])
+                    self.assertIsNotNone(m, err["what"])
+                    self.assertEqual(m.group(1), method)
+                    self.assertNotEqual(m.group(2), m.group(3))
+                    self.assertIn(f"job 'v': {self.tmp}/v.dat: offset {BAD_BLOCK * BS}: verify {method}: want",
+                                  p.stderr)
+
+    def test_meta_checks_the_header_not_the_data(self):
+        p = run(self.job("meta", "--rw=write"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + BS // 2)
+        p = run(self.job("meta", "--rw=read", "--verify_only=1"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + 16)       # the header's offset field
+        p = run(self.job("meta", "--rw=read", "--verify_only=1"))
+        self.assertEqual(p.returncode, 1)
+        err = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual(err["offset"], BAD_BLOCK * BS)
+        self.assertEqual(err["what"], "verify meta: bad header offset: want 0x5000 got 0x505a")
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + 16)
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + 28)       # time_nsec: only the header's crc32c covers it
+        p = run(self.job("meta", "--rw=read", "--verify_only=1"))
+        self.assertRegex(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["what"],
+                         r"^verify meta: bad header crc32c: want 0x[0-9a-f]+ got 0x")
+
+    def test_verify_dump_writes_the_bad_block_under_fios_name(self):
+        self.assertEqual(run(self.job("md5", "--rw=write")).returncode, 0)
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + 100)
+        p = run(self.job("md5", "--rw=read", "--verify_only=1", "--verify_dump=1"), cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        dumped = self.tmp / f"v.dat.{BAD_BLOCK * BS}.received"
+        with open(self.tmp / "v.dat", "rb") as f:
+            f.seek(BAD_BLOCK * BS)
+            self.assertEqual(dumped.read_bytes(), f.read(BS))
+
+    def test_verify_offset_moves_the_header_and_still_finds_a_flip(self):
+        self.assertEqual(run(self.job("crc32c", "--rw=write", "--verify_offset=1024")).returncode, 0)
+        with open(self.tmp / "v.dat", "rb") as f:
+            f.seek(1024)
+            self.assertEqual(f.read(2), b"\xca\xac")
+        flip(self.tmp / "v.dat", BAD_BLOCK * BS + 3000)
+        p = run(self.job("crc32c", "--rw=read", "--verify_only=1", "--verify_offset=1024"))
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], BAD_BLOCK * BS)
+
+    @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
+    def test_verify_backlog_reads_back_between_the_writes(self):
+        trace = self.tmp / "st.txt"
+        p = subprocess.run(["strace", "-f", "-e", "trace=pread64,pwrite64", "-o", str(trace),
+                            BIN, *self.job("crc32c", "--rw=write", "--verify_backlog=2")],
+                           capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        calls = re.findall(r"(pread64|pwrite64)\(\d+, [^,]*, 4096, (\d+)\)", trace.read_text())
+        writes = [int(o) for c, o in calls if c == "pwrite64"]
+        self.assertEqual(len(writes), SIZE // BS)
+        # After every second write, the two blocks just written are read back, before the next write.
+        seq = [(c, int(o)) for c, o in calls]
+        first_write = seq.index(("pwrite64", 0))
+        self.assertEqual(seq[first_write:first_write + 4],
+                         [("pwrite64", 0), ("pwrite64", BS), ("pread64", 0), ("pread64", BS)])
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
+
+    def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
+        path = self.tmp / "st.dat"
+        job = ["--name=s", f"--filename={path}", "--size=64m", "--bs=64k", "--rw=write", "--verify=md5", "--fallocate=truncate",
+               "--output-format=json"]
+        w = subprocess.Popen([BIN, *job, "--verify_state_save=1", "--rate=8m"], cwd=self.tmp,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not path.exists() or os.stat(path).st_blocks < 4096):
+            time.sleep(0.1)          # 2 MiB written
+        w.send_signal(signal.SIGINT)
+        w.wait(timeout=60)
+        state = self.tmp / "local-s-0-verify.state"
+        self.assertTrue(state.exists())
+        # Without the state, the blocks never written are reported; with it, none.
+        p = run([*job, "--verify_only=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        read = json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"]
+        self.assertTrue(2 << 20 <= read < 64 << 20, read)
+        # A byte flipped inside what was written is still found.
+        flip(path, 65536 + 100)
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 65536)
+        state.unlink()
+        p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("verify_state_load: local-s-0-verify.state: No such file or directory", p.stderr)
+
+    def test_fallocate_truncate_makes_a_sparse_file_of_the_size(self):
+        for mode, sparse in (("truncate", True), ("posix", False)):
+            with self.subTest(fallocate=mode):
+                path = self.tmp / f"{mode}.dat"
+                p = run(["--name=t", f"--filename={path}", "--size=4m", "--rw=write",
+                         f"--fallocate={mode}", "--create_only=1", "--output=/dev/null"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                st = os.stat(path)
+                self.assertEqual(st.st_size, 4 << 20)
+                self.assertEqual(st.st_blocks * 512 < (1 << 20), sparse)
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class AgainstFio(TmpDirCase):
+    ARGS = ["--name=v", f"--size={SIZE}", f"--bs={BS}", "--fallocate=truncate"]
+
+    def test_each_tool_verifies_the_others_blocks(self):
+        # sha256/sha512 excepted: fio 3.33 does not store those digests (engine/checksum.c).
+        for method in [m for m in METHODS if m not in ("sha256", "sha512")] + ["meta"]:
+            with self.subTest(method=method):
+                a, b = self.tmp / f"fio-{method}.dat", self.tmp / f"ioplan-{method}.dat"
+                w = run_fio([*self.ARGS, f"--filename={a}", "--rw=write", f"--verify={method}",
+                             "--do_verify=0"])
+                self.assertEqual(w.returncode, 0, w.stderr)
+                p = run([*self.ARGS, f"--filename={a}", "--rw=read", f"--verify={method}",
+                         "--verify_only=1", "--output-format=json"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
+                self.assertEqual(run([*self.ARGS, f"--filename={b}", "--rw=write", f"--verify={method}",
+                                      "--output=/dev/null"]).returncode, 0)
+                r = run_fio([*self.ARGS, f"--filename={b}", "--rw=read", f"--verify={method}",
+                             "--verify_only=1"])
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertNotIn("verify failed", r.stdout + r.stderr)
+
+    def test_sha512_flip_fio_misses_is_found(self):
+        path = self.tmp / "s.dat"
+        for tool in (run_fio, run):
+            with self.subTest(tool=tool.__name__):
+                path.unlink(missing_ok=True)
+                self.assertEqual(tool([*self.ARGS, f"--filename={path}", "--rw=write", "--verify=sha512",
+                                       "--do_verify=0", "--output=/dev/null"]).returncode, 0)
+                flip(path, BAD_BLOCK * BS + BS // 2)
+                p = tool([*self.ARGS, f"--filename={path}", "--rw=read", "--verify=sha512",
+                          "--verify_only=1", "--output=/dev/null"])
+                # fio 3.33 compares only the data after the last full 128-byte hash block: it misses it.
+                self.assertEqual(p.returncode, 0 if tool is run_fio else 1, p.stderr)
+
+
+class PatternForms(TmpDirCase):
+    """buffer_pattern's forms as fio 3.33 writes them: the file's bytes compared with fio's."""
+
+    def written(self, prog, pattern):
+        path = self.tmp / f"{prog}.dat"
+        args = ["--name=j", f"--filename={path}", "--size=8k", "--bs=4k", "--rw=write",
+                f"--buffer_pattern={pattern}", "--output=/dev/null"]
+        p = run(args, cwd=self.tmp) if prog == "ioplan" else run_fio(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        data = path.read_bytes()
+        path.unlink()
+        return data
+
+    def test_forms(self):
+        (self.tmp / "pat.bin").write_bytes(b"\x01\x02from a file\x03")
+        for pattern, head in (('"abcd"-120xdeadface', b"abcd\xf4\xff\xff\xff\xde\xad\xfa\xce"),
+                              ("0xff0x14", b"\xff\x14\xff\x14"),
+                              ("'pat.bin'", b"\x01\x02from a file\x03"),
+                              ('"ab"\'pat.bin\'', b"ab\x01\x02from")):
+            with self.subTest(pattern=pattern):
+                ours = self.written("ioplan", pattern)
+                self.assertEqual(ours[:len(head)], head)
+                if FIO:
+                    self.assertEqual(ours, self.written("fio", pattern))
+
+    def test_verify_pattern_alone_writes_a_header_then_the_pattern(self):
+        # fio: verify_pattern without verify= checks the header and the pattern after it.
+        path = self.tmp / "h.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",
+                "--verify_pattern=0xabcd", "--output-format=json"]
+        self.assertEqual(run(args).returncode, 0)
+        data = path.read_bytes()
+        self.assertEqual((data[:2], data[40:44]), (b"\xca\xac", b"\xab\xcd\xab\xcd"))
+        flip(path, 3 * 4096 + 1000)
+        p = run([*args, "--verify_only=1"])
+        self.assertEqual(p.returncode, 1)
+        err = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual((err["offset"], err["what"]), (3 * 4096 + 1000, "verify pattern: pattern byte want ab got f1"))
+        plan = json.loads(run([*args, "--verify=md5", "--showplan"]).stdout)
+        self.assertIn('"verify": "md5"', json.dumps(plan))
+
+    def test_verify_pattern_offset_format_is_each_blocks_offset_as_fio_writes_it(self):
+        path = self.tmp / "o.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write", "--verify=pattern",
+                '--verify_pattern=0xff%o"ab"', "--output-format=json"]
+        self.assertEqual(run(args).returncode, 0)
+        data = path.read_bytes()
+        self.assertEqual(data[8192:8192 + 11], b"\xff" + (8192).to_bytes(8, "little") + b"ab")
+        self.assertEqual(run([*args, "--verify_only=1"]).returncode, 0)
+        if FIO:
+            fio_path = self.tmp / "f.dat"
+            self.assertEqual(run_fio([*args[:1], f"--filename={fio_path}", *args[2:-1], "--output=/dev/null"]).returncode, 0)
+            self.assertEqual(fio_path.read_bytes(), data)
+        flip(path, 8192 + 3)    # a byte of the pasted offset
+        p = run([*args, "--verify_only=1"])
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 8192 + 3)
+
+    def test_verify_pattern_forms_check_what_they_wrote(self):
+        path = self.tmp / "p.dat"
+        args = ["--name=j", f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write",
+                "--verify=pattern", '--verify_pattern="ioplan"0x00ff', "--output-format=json"]
+        p = run(args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(path.read_bytes()[:16], b"ioplan\x00\xffioplan\x00\xff")
+        flip(path, 5 * 4096 + 7)
+        p = run([*args[:4], "--rw=read", "--verify_only=1", *args[5:]])
+        self.assertEqual(p.returncode, 1)
+        err = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual((err["offset"], err["what"]), (5 * 4096 + 7, "verify pattern: pattern byte want ff got a5"))
