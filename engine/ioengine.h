@@ -110,6 +110,7 @@ extern const struct ioe_ops ioe_mmap;
 extern const struct ioe_ops ioe_falloc;
 extern const struct ioe_ops ioe_ftruncate;
 extern const struct ioe_ops ioe_sync;
+extern const struct ioe_ops ioe_splice;
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

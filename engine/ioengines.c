@@ -29,6 +29,7 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_falloc,
 	&ioe_ftruncate,
 	&ioe_sync,
+	&ioe_splice,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))

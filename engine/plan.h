@@ -71,6 +71,7 @@ enum plan_ioengine {
 	PLAN_IOENGINE_FALLOC,		/* fallocate per I/O; no data moves */
 	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
 	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
+	PLAN_IOENGINE_SPLICE,		/* splice/vmsplice through a pipe */
 	PLAN_IOENGINE_NR
 };
 

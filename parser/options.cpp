@@ -540,6 +540,7 @@ static const std::vector<option> table = {
             {"mmap", "memcpy to and from a mapping of the file", PLAN_IOENGINE_MMAP},
             {"falloc", "fallocate per I/O (reads keep size, trims punch holes); no data moves", PLAN_IOENGINE_FALLOC},
             {"ftruncate", "ftruncate to each write's offset; no data moves", PLAN_IOENGINE_FTRUNCATE},
+            {"splice", "splice/vmsplice through a pipe between the file and the buffer", PLAN_IOENGINE_SPLICE},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
