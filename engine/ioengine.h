@@ -31,8 +31,13 @@ struct io_u {
 	uint8_t ddir;			/* enum plan_ddir */
 	uint8_t counted;		/* issued inside the measured window */
 	uint32_t slot;			/* buffer index (fixed buffers) */
+	uint8_t nostat;			/* set by the engine: IOE_NOSTAT_* of what this I/O does not count */
 	void *eng_data;			/* engine's per-slot state */
 };
+
+/* io_u.nostat bits: an I/O that is counted but not timed (fio's FIO_NOSTATS), or moves no bytes (FIO_NOIO). */
+#define IOE_NOSTAT_LAT 1u
+#define IOE_NOSTAT_BYTES 2u
 
 enum ioe_q_status {
 	IOE_Q_QUEUED = 0,		/* accepted; completes via commit/getevents */
@@ -51,6 +56,13 @@ struct ioe_cfg {
 	const int *fds;			/* every file the worker opened, by file index */
 	uint32_t nr_fds;
 	const struct bufpool *bufs;	/* one buffer per slot */
+	/* Metadata engines (fileops.c): the clone's files and each one's region length. */
+	const struct plan_file *files;
+	const uint64_t *region_len;
+	uint32_t nr_files;
+	enum plan_stat_type stat_type;
+	uint32_t cpuchunks_us;		/* cpuio */
+	bool cpumode_qsort;
 };
 
 struct ioe {
@@ -66,6 +78,10 @@ struct ioe_ops {
 	enum plan_ioengine id;
 	bool sync;			/* completes in queue(); no commit/getevents */
 	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
+	bool no_open;			/* the worker opens no descriptor (null, metadata engines) */
+	bool no_layout;			/* no file is laid out or checked first (fio's FIO_DISKLESSIO) */
+	bool removes;			/* deletes the job's files: a writer to the safety checks */
+	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
 	int (*init)(struct ioe *e);
 	void (*exit)(struct ioe *e);
 	int (*queue)(struct ioe *e, struct io_u *u);
@@ -80,6 +96,11 @@ struct ioe_ops {
 
 /* The registered engine with this id, or NULL. */
 const struct ioe_ops *ioe_find(enum plan_ioengine id);
+
+/* The ops flags of a job's engine, false for an unregistered one. */
+bool ioe_opens_files(enum plan_ioengine id);
+bool ioe_lays_out(enum plan_ioengine id);
+bool ioe_removes_files(enum plan_ioengine id);
 
 /* Number of registered engines and the i-th, for tests. */
 uint32_t ioe_count(void);
@@ -111,6 +132,13 @@ extern const struct ioe_ops ioe_falloc;
 extern const struct ioe_ops ioe_ftruncate;
 extern const struct ioe_ops ioe_sync;
 extern const struct ioe_ops ioe_splice;
+extern const struct ioe_ops ioe_filecreate;
+extern const struct ioe_ops ioe_filestat;
+extern const struct ioe_ops ioe_filedelete;
+extern const struct ioe_ops ioe_dircreate;
+extern const struct ioe_ops ioe_dirstat;
+extern const struct ioe_ops ioe_dirdelete;
+extern const struct ioe_ops ioe_cpuio;
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

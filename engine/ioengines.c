@@ -30,6 +30,13 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_ftruncate,
 	&ioe_sync,
 	&ioe_splice,
+	&ioe_filecreate,
+	&ioe_filestat,
+	&ioe_filedelete,
+	&ioe_dircreate,
+	&ioe_dirstat,
+	&ioe_dirdelete,
+	&ioe_cpuio,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))
@@ -50,6 +57,27 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id)
 		if (registry[i]->id == id)
 			return registry[i];
 	return NULL;
+}
+
+bool ioe_opens_files(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && !o->no_open;
+}
+
+bool ioe_lays_out(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && !o->no_layout;
+}
+
+bool ioe_removes_files(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->removes;
 }
 
 static bool ops_are_complete(const struct ioe_ops *o)

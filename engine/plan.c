@@ -128,7 +128,8 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 	static const char *const names[] = {
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
 		"posixaio", "mmap", "falloc", "ftruncate", "sync",
-		"splice",
+		"splice", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete",
+		"cpuio",
 	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";

@@ -72,6 +72,13 @@ enum plan_ioengine {
 	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
 	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
 	PLAN_IOENGINE_SPLICE,		/* splice/vmsplice through a pipe */
+	PLAN_IOENGINE_FILECREATE,	/* metadata: open(O_CREAT) per file and pass, timed */
+	PLAN_IOENGINE_FILESTAT,		/* metadata: stat/lstat/statx per file and pass */
+	PLAN_IOENGINE_FILEDELETE,	/* metadata: unlink per file */
+	PLAN_IOENGINE_DIRCREATE,		/* metadata: mkdir per directory */
+	PLAN_IOENGINE_DIRSTAT,		/* metadata: stat per directory */
+	PLAN_IOENGINE_DIRDELETE,		/* metadata: rmdir per directory */
+	PLAN_IOENGINE_CPUIO,		/* burns CPU; no I/O */
 	PLAN_IOENGINE_NR
 };
 
@@ -86,6 +93,13 @@ enum plan_random_dist {
 enum plan_rate_process {
 	PLAN_RATE_LINEAR = 0,
 	PLAN_RATE_POISSON
+};
+
+/* stat_type= of filestat and dirstat. */
+enum plan_stat_type {
+	PLAN_STAT_STAT = 0,
+	PLAN_STAT_LSTAT,
+	PLAN_STAT_STATX
 };
 
 /* sync= : how writes are made durable by open flags. */
@@ -272,6 +286,11 @@ struct plan_job {
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
+	/* Local engines of issue 27 (engine/ioengines/fileops.c, cpuio.c). */
+	enum plan_stat_type stat_type;	/* filestat, dirstat: which stat call */
+	uint32_t cpuload_pct;		/* cpuio: share of each cycle spent burning */
+	uint32_t cpuchunks_us;		/* cpuio: length of one burn */
+	bool cpumode_qsort;		/* cpuio: burn by sorting (fio's cpumode=qsort), else spin */
 
 	/* Files and durability. */
 	bool direct;			/* O_DIRECT */

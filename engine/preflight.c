@@ -8,6 +8,7 @@
 #include "engine/preflight.h"
 #include "engine/buffers.h"
 #include "engine/dioalign.h"
+#include "engine/ioengine.h"
 #include "engine/layout.h"
 
 #include <errno.h>
@@ -132,8 +133,10 @@ static int existing_size(const char *path, const struct stat *sb, uint64_t *size
 /* verify_only reads back what rw= once wrote: it writes nothing (as layout.c counts it). */
 static int job_writes(const struct plan_job *j)
 {
-	return !j->verify_only &&
-	       (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
+	/* An engine that deletes the files destroys them as surely as a write. */
+	return ioe_removes_files(j->ioengine) ||
+	       (!j->verify_only &&
+		(plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)));
 }
 
 /* Bytes the file's region needs: its size, or its share of an existing size. */
@@ -446,8 +449,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	struct stat sb, dsb;
 	int exists;
 
-	if (j->ioengine == PLAN_IOENGINE_NULL)
-		return; /* no I/O reaches the files */
+	if (!ioe_lays_out(j->ioengine))
+		return; /* no I/O reaches the files, or the engine makes them */
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
 	if (!exists && check_dir(s, j, f, dir, &dsb))
@@ -466,7 +469,9 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	} else {
 		account_space(s, dir, &dsb, needed_bytes(f, 0));
 	}
-	if (j->direct && j->ioengine != PLAN_IOENGINE_NULL)
+	if (!ioe_opens_files(j->ioengine))
+		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
+	if (j->direct)
 		check_direct(s, j, f->path, dir, exists);
 	check_memory(s, j, exists ? f->path : dir, exists ? &sb : NULL);
 	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
@@ -603,7 +608,7 @@ static uint64_t job_fds(const struct plan_job *j)
 {
 	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
 
-	if (j->ioengine == PLAN_IOENGINE_NULL)
+	if (!ioe_opens_files(j->ioengine))
 		return 0;
 	if (j->openfiles && j->openfiles < nf && !j->interlocked)
 		nf = j->openfiles;

@@ -158,14 +158,14 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	for (uint32_t f = 0; f < c->nr_files; f++) {
 		const struct plan_file *pf = &c->files[f];
 
-		if (w->job->ioengine == PLAN_IOENGINE_NULL) {
-			/* As fio's null engine: no file is opened; the region is the planned size. */
+		if (!ioe_opens_files(w->job->ioengine)) {
+			/* As fio's null and metadata engines: no file is opened; the region is the planned size. */
 			w->fds[f] = -1;
 			w->nr_fds = f + 1;
 			layout_region(w->job, c, pf, pf->size_bytes, &start[f], &len[f]);
 			if (!len[f]) {
 				worker_error(w, .err = EINVAL, .file = f,
-					     .what = "the null engine needs size=");
+					     .what = "an engine that opens no file needs size=");
 				return -EINVAL;
 			}
 			continue;
@@ -284,6 +284,7 @@ static void queue_shape(struct worker *w)
 static int open_engine(struct worker *w)
 {
 	struct ioe_cfg cfg;
+	uint64_t *lens;
 	int ret;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -298,7 +299,17 @@ static int open_engine(struct worker *w)
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
 	cfg.bufs = &w->bufs;
-	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
+	cfg.files = w->clone->files;
+	cfg.nr_files = w->clone->nr_files;
+	cfg.stat_type = w->job->stat_type;
+	cfg.cpuchunks_us = w->job->cpuchunks_us;
+	cfg.cpumode_qsort = w->job->cpumode_qsort;
+	lens = calloc(w->gen.nr_files ? w->gen.nr_files : 1, sizeof(*lens));
+	for (uint32_t f = 0; lens && f < w->gen.nr_files; f++)
+		lens[f] = w->gen.files[f].len;
+	cfg.region_len = lens;
+	ret = lens ? ioe_open(&w->ioe, w->job->ioengine, &cfg) : -ENOMEM;
+	free(lens);
 	if (ret) {
 		char what[64];
 

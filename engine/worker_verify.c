@@ -77,7 +77,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	uint64_t iv;
 	int ret;
 
-	if (j->verify == PLAN_VERIFY_NONE || j->ioengine == PLAN_IOENGINE_NULL)
+	if (j->verify == PLAN_VERIFY_NONE || !ioe_opens_files(j->ioengine))
 		return 0;
 	iv = j->verify_interval_bytes ? j->verify_interval_bytes : min_write_bs(j);
 	w->vfy = malloc(sizeof(*w->vfy));
@@ -269,7 +269,7 @@ void worker_verify_phase(struct worker *w)
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
 		bool reopened = w->fds[f] < 0, stop;
 
-		if (reopened && (w->job->ioengine == PLAN_IOENGINE_NULL || !worker_file_ready(w, f)))
+		if (reopened && (!ioe_opens_files(w->job->ioengine) || !worker_file_ready(w, f)))
 			break;	/* the null engine opened nothing: nothing to read back */
 		stop = verify_file(w, f, pool.mem, cap, all);
 		if (reopened)

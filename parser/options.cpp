@@ -541,6 +541,13 @@ static const std::vector<option> table = {
             {"falloc", "fallocate per I/O (reads keep size, trims punch holes); no data moves", PLAN_IOENGINE_FALLOC},
             {"ftruncate", "ftruncate to each write's offset; no data moves", PLAN_IOENGINE_FTRUNCATE},
             {"splice", "splice/vmsplice through a pipe between the file and the buffer", PLAN_IOENGINE_SPLICE},
+            {"filecreate", "metadata: creates each file (open O_CREAT), timed; no data moves", PLAN_IOENGINE_FILECREATE},
+            {"filestat", "metadata: stats each file (stat_type), timed; no data moves", PLAN_IOENGINE_FILESTAT},
+            {"filedelete", "metadata: unlinks each file, timed; no data moves", PLAN_IOENGINE_FILEDELETE},
+            {"dircreate", "metadata: makes each directory (mkdir), timed", PLAN_IOENGINE_DIRCREATE},
+            {"dirstat", "metadata: stats each directory (stat_type), timed", PLAN_IOENGINE_DIRSTAT},
+            {"dirdelete", "metadata: removes each directory (rmdir), timed", PLAN_IOENGINE_DIRDELETE},
+            {"cpuio", "burns CPU (cpuload, cpuchunks, cpumode) for the runtime; no I/O", PLAN_IOENGINE_CPUIO},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
@@ -599,6 +606,39 @@ static const std::vector<option> table = {
         .def("0")
         .help("pvsync2: RWF_NOWAIT.")
         .apply(A(j.pj.pvsync2_nowait = flag_value(v))),
+    // The local engines' own options (issue 27), each with the engines it belongs to.
+    opt("stat_type", opt_type::choice, CAT_ENGINE)
+        .def("stat")
+        .choices({
+            {"stat", "stat(2)", PLAN_STAT_STAT},
+            {"lstat", "lstat(2): a symbolic link itself", PLAN_STAT_LSTAT},
+            {"statx", "statx(2) with STATX_ALL", PLAN_STAT_STATX},
+        })
+        .engines("filestat dirstat")
+        .help("filestat, dirstat: the stat call each file or directory gets.")
+        .apply(A(j.pj.stat_type = (enum plan_stat_type)choice_of(o, v))),
+    opt("cpuload", opt_type::integer, CAT_ENGINE)
+        .unit("%")
+        .range(0, 100)
+        .engines("cpuio")
+        .help("cpuio: percentage of each cycle the thread burns CPU (required, as fio).")
+        .apply(A(j.pj.cpuload_pct = U32(int_in(o, v)))),
+    opt("cpuchunks", opt_type::integer, CAT_ENGINE)
+        .def("50000")
+        .unit("us")
+        .range(1, 1e9)
+        .engines("cpuio")
+        .help("cpuio: length of one burn in microseconds; the rest of the cycle sleeps.")
+        .apply(A(j.pj.cpuchunks_us = U32(int_in(o, v)))),
+    opt("cpumode", opt_type::choice, CAT_ENGINE)
+        .def("noop")
+        .choices({
+            {"noop", "spin on the clock", 0},
+            {"qsort", "sort a 4 KiB array of pseudo-random numbers, over and over", 1},
+        })
+        .engines("cpuio")
+        .help("cpuio: how the CPU is burnt.")
+        .apply(A(j.pj.cpumode_qsort = choice_of(o, v) == 1)),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")

@@ -49,7 +49,7 @@ const std::vector<unsupported_group> &unsupported()
          {"ignore_error", "error_dump", "exitall_on_error", "exit_what"}},
         {"is not supported (scheduling and NUMA placement)",
          {"numa_cpu_nodes", "numa_mem_policy", "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
-          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask", "cpuload", "cpuchunks", "cpumode",
+          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask",
           "lockmem", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize", "uid", "gid",
           "exec_prerun", "exec_postrun", "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
         {"is not supported (verification modes other than verify=crc32c|xxhash|pattern)",
@@ -113,6 +113,14 @@ const char *opt_type_name(opt_type t)
         "size range list", "bssplit", "time", "string", "path list", "choice", "float list", "pattern", "cpu list",
     };
     return names[(int)t];
+}
+
+bool option_foreign_to(const option &o, const char *engine)
+{
+    if (!o.engines)
+        return false;
+    std::string list = std::string(" ") + o.engines + " ";
+    return list.find(std::string(" ") + engine + " ") == std::string::npos;
 }
 
 job_spec default_spec()

@@ -1,6 +1,7 @@
 // parser/planner_build.cpp - job list -> plan memory: checks that need the whole
 // job, group ids as fio assigns them, clones with seeds, and each clone's files.
 #include "parser/planner.hpp"
+#include "parser/options.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -19,6 +20,23 @@ std::string job_name(const job_def &d)
     return d.spec.name.empty() ? d.section : d.spec.name;
 }
 
+// cpuio as fio's init sets it up: it runs until runtime whatever size says, and
+// after each burn of cpuchunks the thread thinks for the rest of the cycle.
+void finalize_cpuio(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (j.ioengine != PLAN_IOENGINE_CPUIO)
+        return;
+    if (!j.cpuload_pct)
+        fail(d.header, "job '" + job_name(d) + "': ioengine=cpuio needs cpuload= (the percentage of CPU to burn)");
+    j.time_based = true;
+    j.thinktime_ns = (uint64_t)j.cpuchunks_us * 1000ull * (100 - j.cpuload_pct) / j.cpuload_pct;
+    j.thinktime_spin_ns = 0;
+    j.thinktime_blocks = 1;
+    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
+        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+}
+
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
 {
@@ -29,6 +47,7 @@ void finalize_spec(job_def &d)
         j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
     if (!d.spec.hipri_percentage_set)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
+    finalize_cpuio(d);
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -369,6 +388,15 @@ void check_engine_options(const job_def &d)
     if (!opt.empty())
         fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=pvsync2" +
                            (opt == "hipri" ? " or io_uring" : "") + ", not of ioengine=" + eng);
+    for (const std::string &name : d.spec.engine_opts_set) {
+        const option *o = find_option(name);
+        if (o && option_foreign_to(*o, eng.c_str())) {
+            std::string of = o->engines;
+            std::replace(of.begin(), of.end(), ' ', ',');
+            fail(d.header, "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
+                               ", not of ioengine=" + eng);
+        }
+    }
 }
 
 void check_file_count(const std::vector<job_def> &jobs)

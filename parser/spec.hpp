@@ -30,6 +30,9 @@ struct job_spec {
     bool randseed_set = false;
     bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;
+    // The engine options given (an option's .engines), so check_engine_options can
+    // refuse them under another engine.
+    std::vector<std::string> engine_opts_set;
     uint32_t startdelay_range = 0;
     bool log_on[3] = {};              // write_bw_log, write_iops_log, write_lat_log
     std::string log_prefix[3];        // their values ("": the job name)

@@ -22,6 +22,17 @@ SPLICE_CASES = {
     "splice_big_randread": ["--ioengine=splice", "--rw=randread", "--bs=256k"],
 }
 
+# The metadata engines: io_bytes follow size= as fio's fake I/Os do; one timed
+# operation per file (fio's clat samples, no lat).
+META_CASES = {
+    "filecreate": ["--ioengine=filecreate", "--nrfiles=3", "--filesize=8k", "--bs=4k"],
+    "filecreate_write": ["--ioengine=filecreate", "--nrfiles=4", "--filesize=4k", "--rw=write"],
+    "filestat": ["--ioengine=filestat", "--nrfiles=3", "--size=64k", "--bs=4k"],
+    "filestat_lstat": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=lstat"],
+    "filestat_statx": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=statx"],
+    "filedelete": ["--ioengine=filedelete", "--nrfiles=5", "--filesize=4k"],
+}
+
 
 def figures(stdout):
     """[(error, read, write, trim io_bytes)] per job of a JSON report (after any notes)."""
@@ -75,6 +86,103 @@ class LocalEngines(TmpDirCase):
                  if f.split() and f.split()[-1] in ("splice", "vmsplice")}
         self.assertEqual(calls.get("splice"), 16, calls)
         self.assertEqual(calls.get("vmsplice"), 16, calls)
+
+    def meta(self, who, name, args):
+        d = self.tmp / who / name
+        d.mkdir(parents=True)
+        cmd = ["--name=j", f"--directory={d}", *args, "--output-format=json"]
+        p = run_fio(cmd, cwd=d) if who == "fio" else run(cmd, cwd=d)
+        self.assertIn("{", p.stdout, f"{who} {name}: {p.stderr}")
+        doc = report(p.stdout)
+        ops = [(j[dd]["clat_ns"]["N"], j[dd]["lat_ns"]["N"]) for j in doc["jobs"] for dd in ("read", "write")
+               if j[dd]["total_ios"]]
+        return p.returncode, figures(p.stdout), ops, sorted(x.name for x in d.iterdir()), p.stderr
+
+    def test_metadata_engines_are_fios(self):
+        # io_bytes, error, the timed operations (clat N, lat N) and the files left: as fio 3.33.
+        if FIO is None:
+            self.skipTest("fio not installed")
+        for name, args in META_CASES.items():
+            with self.subTest(name):
+                fio = self.meta("fio", name, args)
+                mine = self.meta("ioplan", name, args)
+                self.assertEqual(mine[:4], fio[:4], f"{name}: ioplan {mine[:4]} fio {fio[:4]}; {mine[4]}")
+
+    def test_directory_engines_make_stat_and_remove_directories(self):
+        # fio 3.33 has no dircreate/dirstat/dirdelete (fio 3.37 added them): ioplan alone.
+        d = self.tmp / "dirs"
+        d.mkdir()
+        names = [f"j.0.{i}" for i in range(4)]
+        for eng in ("dircreate", "dirstat", "dirdelete"):
+            with self.subTest(eng):
+                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", "--nrfiles=4", "--filesize=4k",
+                         "--output-format=json"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["io_bytes"], job["read"]["clat_ns"]["N"]),
+                                 (0, 4 * 4096, 4))
+                left = sorted(x.name for x in d.iterdir() if x.is_dir())
+                self.assertEqual(left, [] if eng == "dirdelete" else names)
+
+    def test_dircreate_on_an_existing_directory_fails_as_mkdir(self):
+        (self.tmp / "j.0.0").mkdir()
+        p = run(["--name=j", f"--directory={self.tmp}", "--ioengine=dircreate", "--filesize=4k",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 17)  # EEXIST
+        self.assertIn("File exists", p.stderr)
+
+    def test_metadata_rates_in_the_normal_output(self):
+        for eng, line in (("filecreate", "creates: 6 files created, "), ("filestat", "stats: 6 files stat'ed, "),
+                          ("filedelete", "deletes: 6 files deleted, ")):
+            with self.subTest(eng):
+                p = run(["--name=j", f"--directory={self.tmp}", f"--ioengine={eng}", "--nrfiles=6",
+                         "--filesize=4k"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("  read: IOPS=", p.stdout)
+                self.assertIn("    " + line, p.stdout)
+                self.assertRegex(p.stdout, r"files? \w+'?\w*, [0-9.]+k?/s\n")
+                self.assertNotRegex(p.stdout, r" lat \([num]sec\): min=", "fio records the operation as clat only")
+                self.assertNotIn("page cache", p.stdout + p.stderr, "no data is read")
+
+    def test_filedelete_never_deletes_a_file_ioplan_did_not_create(self):
+        keep = self.tmp / "keep"
+        keep.write_text("precious")
+        p = run(["--name=j", "--ioengine=filedelete", "--filename=keep", "--size=4k"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("allow_existing_file_write", p.stderr)
+        self.assertEqual(keep.read_text(), "precious")
+
+    def test_stat_type_under_another_engine_is_refused(self):
+        p = run(["--name=j", "--ioengine=psync", "--stat_type=lstat", "--size=4k", "--filename=data"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("error: job 'j': stat_type is an option of ioengine=filestat,dirstat, not of ioengine=psync",
+                      p.stderr)
+        self.assertFalse((self.tmp / "data").exists())
+
+    def test_cpuio_burns_its_share_for_the_runtime(self):
+        # fio 3.33: cpuload=50 with the default 50 ms chunks makes 10 "I/Os" a second
+        # (each a burn, then a think as long), moves no bytes and ends with error 0.
+        for mode in ("noop", "qsort"):
+            with self.subTest(mode):
+                p = run(["--name=c", "--ioengine=cpuio", "--cpuload=50", f"--cpumode={mode}", "--runtime=1",
+                         "--output-format=json"], cwd=self.tmp, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 0))
+                self.assertGreaterEqual(job["read"]["total_ios"], 5, "about 10 cycles in 1 s")
+                self.assertLessEqual(job["read"]["total_ios"], 11)
+                # Each burn is at least the 50 ms chunk: the latency records it.
+                self.assertGreaterEqual(job["read"]["clat_ns"]["min"], 50_000_000)
+                self.assertEqual(list(self.tmp.iterdir()), [], "cpuio touches no file")
+
+    def test_cpuio_without_cpuload_is_refused(self):
+        p = run(["--name=c", "--ioengine=cpuio", "--runtime=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("error: job 'c': ioengine=cpuio needs cpuload=", p.stderr)
+        p = run(["--name=c", "--ioengine=psync", "--cpuload=10", "--size=4k", "--filename=d"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cpuload is an option of ioengine=cpuio, not of ioengine=psync", p.stderr)
 
 
 if __name__ == "__main__":
