@@ -2,6 +2,7 @@
 #include "cli/fio_actions.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <mutex>
 #include <pthread.h>
@@ -11,6 +12,9 @@
 
 #include "cli/cmdhelp.hpp"
 #include "engine/engine.h"
+extern "C" {
+#include "engine/ioengine.h" // C11 header without C++ guards: the engine registry, for --enghelp
+}
 #include "parser/options.hpp"
 
 namespace cli {
@@ -44,10 +48,50 @@ std::string entry_words(const std::vector<parser::entry> &entries)
     return s;
 }
 
-// Engine options are the engine category's rows whose help names the engine ("io_uring: ...").
+// Engine options are the rows that name their engines (.engines), or the engine
+// category's rows whose help names the engine ("io_uring: ...").
 bool engine_option(const parser::option &o, const std::string &engine)
 {
+    if (o.engines)
+        return !parser::option_foreign_to(o, engine.c_str());
     return std::string(o.category) == "engine" && std::string(o.help).rfind(engine + ":", 0) == 0;
+}
+
+// The help without its leading "engine, engine: " (a help that speaks of several
+// engines in turn, "io_uring: ...; pvsync2: ...", is kept whole).
+const char *engine_option_help(const parser::option &o)
+{
+    const char *colon = std::strstr(o.help, ": ");
+    if (!colon || std::strstr(colon + 2, ": "))
+        return o.help;
+    return colon + 2;
+}
+
+// Why this build cannot run the engine (a library missing when it was built), or nullptr.
+const char *engine_unavailable(long long id)
+{
+    const ioe_ops *ops = ioe_find((enum plan_ioengine)id);
+    return ops ? ops->unavailable : "not built in";
+}
+
+// fio's list, one engine a line; each with its options after a tab (fio's own
+// readers match the name at the start of the line), or why it is unavailable.
+void print_engine_list(const parser::option &ioengine, FILE *out)
+{
+    std::fprintf(out, "Available IO engines:\n");
+    for (const auto &c : ioengine.choices) {
+        std::string opts;
+        for (const parser::option &o : parser::options())
+            if (engine_option(o, c.name))
+                opts += (opts.empty() ? "" : " ") + std::string(o.name);
+        const char *why = engine_unavailable(c.value);
+        if (why)
+            std::fprintf(out, "\t%s\t(unavailable: %s)\n", c.name, why);
+        else if (!opts.empty())
+            std::fprintf(out, "\t%s\t(options: %s)\n", c.name, opts.c_str());
+        else
+            std::fprintf(out, "\t%s\n", c.name);
+    }
 }
 
 } // namespace
@@ -76,9 +120,7 @@ int print_enghelp(const std::string &what, FILE *out)
 {
     const parser::option *ioengine = parser::find_option("ioengine");
     if (what.empty()) {
-        std::fprintf(out, "Available IO engines:\n");
-        for (const auto &c : ioengine->choices)
-            std::fprintf(out, "\t%s\n", c.name);
+        print_engine_list(*ioengine, out);
         return 0;
     }
     std::string engine = what.substr(0, what.find(','));
@@ -100,7 +142,7 @@ int print_enghelp(const std::string &what, FILE *out)
     for (const parser::option &o : parser::options()) {
         if (!engine_option(o, engine))
             continue;
-        std::fprintf(out, "%-24s: %s\n", o.name, o.help + engine.size() + 2);
+        std::fprintf(out, "%-24s: %s\n", o.name, engine_option_help(o));
         n++;
     }
     if (!n)

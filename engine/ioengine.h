@@ -82,6 +82,12 @@ struct ioe_ops {
 	bool no_layout;			/* no file is laid out or checked first (fio's FIO_DISKLESSIO) */
 	bool removes;			/* deletes the job's files: a writer to the safety checks */
 	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
+	/*
+	 * Why this build cannot run the engine (its library was missing at build
+	 * time: the engine's file then builds only this stub), NULL when it can.
+	 * --enghelp lists it as unavailable; a job that asks for it is refused.
+	 */
+	const char *unavailable;
 	int (*init)(struct ioe *e);
 	void (*exit)(struct ioe *e);
 	int (*queue)(struct ioe *e, struct io_u *u);

@@ -93,6 +93,8 @@ int ioe_open(struct ioe *e, enum plan_ioengine id, const struct ioe_cfg *cfg)
 	int ret;
 
 	memset(e, 0, sizeof(*e));
+	if (o && o->unavailable)
+		return -ENOSYS;
 	if (!o || !ops_are_complete(o))
 		return -EINVAL;
 	e->ops = o;

@@ -572,6 +572,16 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
  * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
  * their own.
  */
+/* An engine whose library was missing at build time is refused before any file is touched. */
+static void check_engine_built(struct pf_state *s, const struct plan_job *j)
+{
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+
+	if (o && o->unavailable)
+		add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
+		    "job '%s': ioengine=%s is unavailable in this build: %s", j->name, o->name, o->unavailable);
+}
+
 static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
 {
 	uint32_t depth = bufpool_depth(j);
@@ -691,6 +701,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		const struct plan_job *j = plan_job_at(p, i);
 
 		check_queue(s, j, mem_available(env));
+		check_engine_built(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

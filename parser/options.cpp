@@ -591,6 +591,7 @@ static const std::vector<option> table = {
         .apply(A(j.pj.uring_sqthread_poll = flag_value(v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
+        .engines("io_uring pvsync2")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
         .apply(A(j.pj.uring_hipri = flag_value(v))),
     opt("hipri_percentage", opt_type::integer, CAT_ENGINE)

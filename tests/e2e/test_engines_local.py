@@ -184,6 +184,24 @@ class LocalEngines(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("cpuload is an option of ioengine=cpuio, not of ioengine=psync", p.stderr)
 
+    def test_enghelp_lists_every_engine_with_its_options(self):
+        p = run(["--enghelp"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "Available IO engines:")
+        listed = {ln.split("\t")[1]: ln for ln in lines[1:]}
+        table = next(o for o in json.loads(run(["--dump-options=json"]).stdout) if o["name"] == "ioengine")
+        self.assertEqual(sorted(listed), sorted(c["name"] for c in table["choices"]))
+        for eng, opts in (("filestat", "stat_type"), ("dirstat", "stat_type"), ("cpuio", "cpuload cpuchunks cpumode"),
+                          ("pvsync2", "hipri")):
+            with self.subTest(eng):
+                self.assertIn(opts, listed[eng])
+                self.assertIn("(options: ", listed[eng])
+        self.assertEqual(listed["splice"], "\tsplice", "no options, as fio's 'has no options'")
+        self.assertNotIn("unavailable", p.stdout, "every engine's library was there at build time")
+        p = run(["--enghelp=filestat"])
+        self.assertEqual(p.stdout, "stat_type               : the stat call each file or directory gets.\n")
+
 
 if __name__ == "__main__":
     unittest.main()
