@@ -63,6 +63,7 @@ struct ioe_cfg {
 	enum plan_stat_type stat_type;
 	uint32_t cpuchunks_us;		/* cpuio */
 	bool cpumode_qsort;
+	const struct plan_job *job;	/* exec: program, arguments, name, runtime, grace_time */
 };
 
 struct ioe {
@@ -145,6 +146,7 @@ extern const struct ioe_ops ioe_dircreate;
 extern const struct ioe_ops ioe_dirstat;
 extern const struct ioe_ops ioe_dirdelete;
 extern const struct ioe_ops ioe_cpuio;
+extern const struct ioe_ops ioe_exec;
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

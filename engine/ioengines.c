@@ -37,6 +37,7 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_dirstat,
 	&ioe_dirdelete,
 	&ioe_cpuio,
+	&ioe_exec,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))

@@ -548,6 +548,7 @@ static const std::vector<option> table = {
             {"dirstat", "metadata: stats each directory (stat_type), timed", PLAN_IOENGINE_DIRSTAT},
             {"dirdelete", "metadata: removes each directory (rmdir), timed", PLAN_IOENGINE_DIRDELETE},
             {"cpuio", "burns CPU (cpuload, cpuchunks, cpumode) for the runtime; no I/O", PLAN_IOENGINE_CPUIO},
+            {"exec", "runs program= with arguments= for the runtime; no I/O", PLAN_IOENGINE_EXEC},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
@@ -640,6 +641,26 @@ static const std::vector<option> table = {
         .engines("cpuio")
         .help("cpuio: how the CPU is burnt.")
         .apply(A(j.pj.cpumode_qsort = choice_of(o, v) == 1)),
+    opt("program", opt_type::string, CAT_ENGINE)
+        .engines("exec")
+        .help("exec: the program to run (looked up in PATH), required.")
+        .apply(A(j.exec_program = v)),
+    opt("arguments", opt_type::string, CAT_ENGINE)
+        .engines("exec")
+        .help("exec: its arguments, split at spaces; %r is the job's runtime in seconds, %n its name (as fio).")
+        .apply(A(j.exec_arguments = v)),
+    opt("grace_time", opt_type::integer, CAT_ENGINE)
+        .def("1")
+        .unit("s")
+        .range(0, 86400)
+        .engines("exec")
+        .help("exec: seconds between the SIGTERM at the job's end and the SIGKILL.")
+        .apply(A(j.pj.exec_grace_s = U32(int_in(o, v)))),
+    opt("std_redirect", opt_type::boolean, CAT_ENGINE)
+        .def("1")
+        .engines("exec")
+        .help("exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.")
+        .apply(A(j.pj.exec_std_redirect = flag_value(v))),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")

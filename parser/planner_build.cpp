@@ -37,6 +37,23 @@ void finalize_cpuio(job_def &d)
         j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
 }
 
+// exec as fio's init sets it up: the job runs until runtime whatever size says,
+// looking at its program every 50 ms (a think after each of its "I/Os").
+void finalize_exec(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (j.ioengine != PLAN_IOENGINE_EXEC)
+        return;
+    if (d.spec.exec_program.empty())
+        fail(d.header, "job '" + job_name(d) + "': ioengine=exec needs program= (the program to run)");
+    j.time_based = true;
+    j.thinktime_ns = 50000000ull;
+    j.thinktime_spin_ns = 0;
+    j.thinktime_blocks = 1;
+    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
+        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+}
+
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
 {
@@ -48,6 +65,7 @@ void finalize_spec(job_def &d)
     if (!d.spec.hipri_percentage_set)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     finalize_cpuio(d);
+    finalize_exec(d);
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -247,6 +265,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());
     j.description = plan_strdup(s.description.c_str());
+    j.exec_program = s.exec_program.empty() ? nullptr : plan_strdup(s.exec_program.c_str());
+    j.exec_arguments = s.exec_arguments.empty() ? nullptr : plan_strdup(s.exec_arguments.c_str());
     char **logs[3] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix};
     for (int k = 0; k < 3; k++)
         if (s.log_on[k])

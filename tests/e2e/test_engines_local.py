@@ -202,6 +202,41 @@ class LocalEngines(TmpDirCase):
         p = run(["--enghelp=filestat"])
         self.assertEqual(p.stdout, "stat_type               : the stat call each file or directory gets.\n")
 
+    def test_exec_runs_the_program_with_fios_substitutions(self):
+        # %n is the job's name, %r its runtime in seconds; std_redirect (the default)
+        # puts the program's stdout in <job>.stdout.  The job is time-bound: error 0.
+        p = run(["--name=ex", "--ioengine=exec", "--program=echo", "--arguments=name=%n runtime=%r",
+                 "--runtime=1", "--output-format=json"], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = report(p.stdout)["jobs"][0]
+        self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 0))
+        self.assertEqual((self.tmp / "ex.stdout").read_text(), "name=ex runtime=1\n")
+        self.assertEqual((self.tmp / "ex.stderr").read_text(), "")
+
+    def test_exec_stops_a_program_that_outlives_the_job(self):
+        # sleep 60 under runtime=1 and grace_time=0: SIGTERM at the job's end, and the run
+        # is over in seconds, the program reaped (no sleep left behind).
+        marker = "3600.5"
+        p = run(["--name=ex", "--ioengine=exec", "--program=sleep", f"--arguments={marker}", "--runtime=1",
+                 "--grace_time=0", "--std_redirect=0", "--output-format=json"], cwd=self.tmp, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 0)
+        left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+        self.assertEqual(left.stdout, "", "the program outlived the run")
+        self.assertFalse((self.tmp / "ex.stdout").exists(), "std_redirect=0 writes no file")
+
+    def test_exec_refusals(self):
+        p = run(["--name=ex", "--ioengine=exec", "--runtime=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("error: job 'ex': ioengine=exec needs program=", p.stderr)
+        p = run(["--name=ex", "--ioengine=exec", "--program=/nonexistent/prog", "--runtime=1",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 2)  # ENOENT from posix_spawnp
+        p = run(["--name=j", "--ioengine=psync", "--program=ls", "--size=4k", "--filename=d"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("program is an option of ioengine=exec, not of ioengine=psync", p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
