@@ -177,6 +177,12 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		ret = file_size(w->fds[f], &size);
 		if (ret)
 			return ret;
+		/*
+		 * A job that only writes extends a file shrunk since the layout (fio's
+		 * ftruncate example truncates it in one job and writes in the next), as fio's.
+		 */
+		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
+			size = pf->size_bytes;
 		layout_region(w->job, c, pf, size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
