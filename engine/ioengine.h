@@ -147,6 +147,7 @@ extern const struct ioe_ops ioe_dirstat;
 extern const struct ioe_ops ioe_dirdelete;
 extern const struct ioe_ops ioe_cpuio;
 extern const struct ioe_ops ioe_exec;
+extern const struct ioe_ops ioe_e4defrag;
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

@@ -38,6 +38,7 @@ static const struct ioe_ops *const registry[] = {
 	&ioe_dirdelete,
 	&ioe_cpuio,
 	&ioe_exec,
+	&ioe_e4defrag,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))

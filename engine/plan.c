@@ -56,6 +56,7 @@ static void free_job(struct plan_job *j)
 	free(j->description);
 	free(j->exec_program);
 	free(j->exec_arguments);
+	free(j->e4defrag_donor);
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
@@ -131,7 +132,7 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
 		"posixaio", "mmap", "falloc", "ftruncate", "sync",
 		"splice", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete",
-		"cpuio", "exec",
+		"cpuio", "exec", "e4defrag",
 	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";

@@ -80,6 +80,7 @@ enum plan_ioengine {
 	PLAN_IOENGINE_DIRDELETE,		/* metadata: rmdir per directory */
 	PLAN_IOENGINE_CPUIO,		/* burns CPU; no I/O */
 	PLAN_IOENGINE_EXEC,		/* runs a program for the job's runtime; no I/O */
+	PLAN_IOENGINE_E4DEFRAG,		/* ext4 EXT4_IOC_MOVE_EXT from a donor file */
 	PLAN_IOENGINE_NR
 };
 
@@ -287,7 +288,7 @@ struct plan_job {
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
-	/* Local engines of issue 27 (engine/ioengines/fileops.c, cpuio.c, exec.c). */
+	/* Local engines of issue 27 (engine/ioengines/fileops.c, cpuio.c, exec.c, e4defrag.c). */
 	enum plan_stat_type stat_type;	/* filestat, dirstat: which stat call */
 	uint32_t cpuload_pct;		/* cpuio: share of each cycle spent burning */
 	uint32_t cpuchunks_us;		/* cpuio: length of one burn */
@@ -296,6 +297,8 @@ struct plan_job {
 	char *exec_arguments;		/* exec: its arguments, %r and %n substituted at run time */
 	uint32_t exec_grace_s;		/* exec: SIGTERM at the end, SIGKILL this many seconds later */
 	bool exec_std_redirect;		/* exec: stdout/stderr into <job>.stdout, <job>.stderr */
+	char *e4defrag_donor;		/* e4defrag: donor file, beside the job's files (owned by the plan) */
+	bool e4defrag_inplace;		/* e4defrag: allocate the donor's blocks per I/O and drop them after */
 
 	/* Files and durability. */
 	bool direct;			/* O_DIRECT */

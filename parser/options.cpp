@@ -549,6 +549,7 @@ static const std::vector<option> table = {
             {"dirdelete", "metadata: removes each directory (rmdir), timed", PLAN_IOENGINE_DIRDELETE},
             {"cpuio", "burns CPU (cpuload, cpuchunks, cpumode) for the runtime; no I/O", PLAN_IOENGINE_CPUIO},
             {"exec", "runs program= with arguments= for the runtime; no I/O", PLAN_IOENGINE_EXEC},
+            {"e4defrag", "ext4: each write moves the block's extents from donorname= (EXT4_IOC_MOVE_EXT)", PLAN_IOENGINE_E4DEFRAG},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
@@ -661,6 +662,16 @@ static const std::vector<option> table = {
         .engines("exec")
         .help("exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.")
         .apply(A(j.pj.exec_std_redirect = flag_value(v))),
+    opt("donorname", opt_type::string, CAT_ENGINE)
+        .engines("e4defrag")
+        .help("e4defrag: the donor file (in the job's directory) whose blocks replace the file's, required.")
+        .apply(A(j.e4defrag_donor = v)),
+    opt("inplace", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .range(0, 1)
+        .engines("e4defrag")
+        .help("e4defrag: 1 allocates the donor's blocks for each I/O and frees them after; 0 allocates them once.")
+        .apply(A(j.pj.e4defrag_inplace = int_in(o, v) != 0)),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")

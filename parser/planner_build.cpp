@@ -66,6 +66,8 @@ void finalize_spec(job_def &d)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     finalize_cpuio(d);
     finalize_exec(d);
+    if (j.ioengine == PLAN_IOENGINE_E4DEFRAG && d.spec.e4defrag_donor.empty())
+        fail(d.header, "job '" + job_name(d) + "': ioengine=e4defrag needs donorname= (the file that lends its blocks)");
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -267,6 +269,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.description = plan_strdup(s.description.c_str());
     j.exec_program = s.exec_program.empty() ? nullptr : plan_strdup(s.exec_program.c_str());
     j.exec_arguments = s.exec_arguments.empty() ? nullptr : plan_strdup(s.exec_arguments.c_str());
+    j.e4defrag_donor = s.e4defrag_donor.empty() ? nullptr : plan_strdup(s.e4defrag_donor.c_str());
     char **logs[3] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix};
     for (int k = 0; k < 3; k++)
         if (s.log_on[k])

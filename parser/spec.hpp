@@ -34,6 +34,7 @@ struct job_spec {
     // refuse them under another engine.
     std::vector<std::string> engine_opts_set;
     std::string exec_program, exec_arguments; // exec's program= and arguments=, copied by fill_job
+    std::string e4defrag_donor;               // e4defrag's donorname=
     uint32_t startdelay_range = 0;
     bool log_on[3] = {};              // write_bw_log, write_iops_log, write_lat_log
     std::string log_prefix[3];        // their values ("": the job name)

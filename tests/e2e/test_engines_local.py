@@ -12,6 +12,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
 import unittest
 
 from common import BIN, FIO, TmpDirCase, run, run_fio
@@ -274,6 +275,72 @@ class LocalEngines(TmpDirCase):
                 self.assertEqual(p.returncode, 0, f"{name} shrunk: {p.stderr}")
                 errors = [(j["jobname"], j["error"]) for j in report(p.stdout)["jobs"] if j["error"]]
                 self.assertEqual(errors, [], name)
+
+
+def ext4_loop(case):
+    """Mounts a fresh 64 MiB ext4 filesystem on a loop device for the test; the mount,
+    the loop device and the image go away at cleanup even when the test fails."""
+    if os.geteuid() != 0 or shutil.which("mkfs.ext4") is None or shutil.which("losetup") is None:
+        case.skipTest("needs root, mkfs.ext4 and losetup")
+    # Not under case.tmp: tearDown removes that before the cleanups unmount.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ext4-"))
+    case.addCleanup(shutil.rmtree, top, True)
+    img, mnt = top / "ext4.img", top / "mnt"
+    with open(img, "wb") as f:
+        f.truncate(64 << 20)
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(img)], check=True, capture_output=True)
+    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+    if p.returncode != 0:
+        case.skipTest(f"no loop device: {p.stderr.strip()}")
+    loop = p.stdout.strip()
+    case.addCleanup(subprocess.run, ["losetup", "-d", loop], capture_output=True)
+    mnt.mkdir()
+    subprocess.run(["mount", loop, str(mnt)], check=True, capture_output=True)
+    case.addCleanup(subprocess.run, ["umount", str(mnt)], capture_output=True)
+    return mnt
+
+
+class E4defrag(TmpDirCase):
+    CASES = {
+        "write": ["--rw=write"],
+        "randwrite_inplace": ["--rw=randwrite", "--inplace=1"],
+        "read_refused": ["--rw=read"],  # fio: EINVAL, reads are not the engine's operation
+    }
+
+    def one(self, exe, mnt, args):
+        for name in ("f1", "f1.def"):
+            (mnt / name).unlink(missing_ok=True)
+        p = subprocess.run([exe, "--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--filename=f1",
+                            "--donorname=f1.def", "--size=4m", "--filesize=4m", "--bs=32k", *args,
+                            "--output-format=json"], capture_output=True, text=True, timeout=120)
+        return figures(p.stdout), bool(p.returncode), p.stderr
+
+    def test_io_bytes_and_error_are_fios_on_ext4(self):
+        mnt = ext4_loop(self)
+        for name, args in self.CASES.items():
+            with self.subTest(name):
+                mine = self.one(BIN, mnt, args)
+                self.assertFalse((mnt / "f1.def").exists(), "the donor ioplan made is removed")
+                if FIO is not None:
+                    fio = self.one(FIO, mnt, args)
+                    self.assertEqual(mine[:2], fio[:2], f"ioplan {mine} fio {fio}")
+                want = (22, 0, 0, 0) if name == "read_refused" else (0, 0, 4 << 20, 0)
+                self.assertEqual(mine[0], [want], mine[2])
+
+    def test_a_donor_holding_data_is_refused(self):
+        mnt = ext4_loop(self)
+        (mnt / "don").write_text("keep")
+        p = run(["--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--filename=f1", "--donorname=don",
+                 "--size=1m", "--rw=write", "--output-format=json"])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("e4defrag init", p.stderr)
+        self.assertIn("File exists", p.stderr)
+        self.assertEqual((mnt / "don").read_text(), "keep")
+
+    def test_donorname_is_required(self):
+        p = run(["--name=d", "--ioengine=e4defrag", "--filename=f", "--size=1m", "--rw=write"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("ioengine=e4defrag needs donorname=", p.stderr)
 
 
 if __name__ == "__main__":
