@@ -12,9 +12,6 @@
 
 #include "cli/cmdhelp.hpp"
 #include "engine/engine.h"
-extern "C" {
-#include "engine/ioengine.h" // C11 header without C++ guards: the engine registry, for --enghelp
-}
 #include "parser/options.hpp"
 
 namespace cli {
@@ -67,13 +64,6 @@ const char *engine_option_help(const parser::option &o)
     return colon + 2;
 }
 
-// Why this build cannot run the engine (a library missing when it was built), or nullptr.
-const char *engine_unavailable(long long id)
-{
-    const ioe_ops *ops = ioe_find((enum plan_ioengine)id);
-    return ops ? ops->unavailable : "not built in";
-}
-
 // fio's list, one engine a line; each with its options after a tab (fio's own
 // readers match the name at the start of the line), or why it is unavailable.
 void print_engine_list(const parser::option &ioengine, FILE *out)
@@ -84,7 +74,7 @@ void print_engine_list(const parser::option &ioengine, FILE *out)
         for (const parser::option &o : parser::options())
             if (engine_option(o, c.name))
                 opts += (opts.empty() ? "" : " ") + std::string(o.name);
-        const char *why = engine_unavailable(c.value);
+        const char *why = eng_ioengine_unavailable((enum plan_ioengine)c.value);
         if (why)
             std::fprintf(out, "\t%s\t(unavailable: %s)\n", c.name, why);
         else if (!opts.empty())

@@ -121,6 +121,12 @@ int eng_layout_writes(const struct plan *p, char *why, size_t n);
 /* For --crctest: MiB/s of a verify checksum ("crc32c", "xxhash"); -EINVAL for another name. */
 int eng_checksum_speed(const char *name, double *mib_per_s);
 
+/*
+ * For --enghelp: why this build cannot run the engine (its library was missing
+ * at build time), "not built in" for an id with no engine, NULL when it can run.
+ */
+const char *eng_ioengine_unavailable(enum plan_ioengine e);
+
 #ifdef __cplusplus
 }
 #endif

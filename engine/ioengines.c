@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "ioengine.h"
 
 static const struct ioe_ops *const registry[] = {
@@ -59,6 +60,13 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id)
 		if (registry[i]->id == id)
 			return registry[i];
 	return NULL;
+}
+
+const char *eng_ioengine_unavailable(enum plan_ioengine e)
+{
+	const struct ioe_ops *o = ioe_find(e);
+
+	return o ? o->unavailable : "not built in";
 }
 
 bool ioe_opens_files(enum plan_ioengine id)
