@@ -46,16 +46,48 @@ std::string entry_words(const std::vector<parser::entry> &entries)
     return s;
 }
 
-// Engine options are the engine category's rows whose help names the engine
-// ("io_uring: ...", or several: "net, netsplice: ..."); what follows is the help.
-const char *engine_option(const parser::option &o, const std::string &engine)
+// Engine options are the rows that name their engines (.engines), or the engine
+// category's rows whose help names the engine ("io_uring: ...", or several:
+// "net, netsplice: ...").
+bool engine_option(const parser::option &o, const std::string &engine)
 {
+    if (o.engines)
+        return !parser::option_foreign_to(o, engine.c_str());
     std::string h = o.help;
     size_t colon = h.find(": ");
     if (std::string(o.category) != "engine" || colon == std::string::npos)
-        return nullptr;
-    std::string names = ", " + h.substr(0, colon) + ",";
-    return names.find(", " + engine + ",") == std::string::npos ? nullptr : o.help + colon + 2;
+        return false;
+    return (", " + h.substr(0, colon) + ",").find(", " + engine + ",") != std::string::npos;
+}
+
+// The help without its leading "engine, engine: " (a help that speaks of several
+// engines in turn, "io_uring: ...; pvsync2: ...", is kept whole).
+const char *engine_option_help(const parser::option &o)
+{
+    const char *colon = std::strstr(o.help, ": ");
+    if (!colon || std::strstr(colon + 2, ": "))
+        return o.help;
+    return colon + 2;
+}
+
+// fio's list, one engine a line; each with its options after a tab (fio's own
+// readers match the name at the start of the line), or why it is unavailable.
+void print_engine_list(const parser::option &ioengine, FILE *out)
+{
+    std::fprintf(out, "Available IO engines:\n");
+    for (const auto &c : ioengine.choices) {
+        std::string opts;
+        for (const parser::option &o : parser::options())
+            if (engine_option(o, c.name))
+                opts += (opts.empty() ? "" : " ") + std::string(o.name);
+        const char *why = eng_ioengine_unavailable((enum plan_ioengine)c.value);
+        if (why)
+            std::fprintf(out, "\t%s\t(unavailable: %s)\n", c.name, why);
+        else if (!opts.empty())
+            std::fprintf(out, "\t%s\t(options: %s)\n", c.name, opts.c_str());
+        else
+            std::fprintf(out, "\t%s\n", c.name);
+    }
 }
 
 } // namespace
@@ -84,10 +116,7 @@ int print_enghelp(const std::string &what, FILE *out)
 {
     const parser::option *ioengine = parser::find_option("ioengine");
     if (what.empty()) {
-        std::fprintf(out, "Available IO engines:\n");
-        for (const auto &c : ioengine->choices)
-            std::fprintf(out, "\t%s%s\n", c.name,
-                         eng_ioengine_available((plan_ioengine)c.value) ? "" : " (unavailable: built without its library)");
+        print_engine_list(*ioengine, out);
         return 0;
     }
     std::string engine = what.substr(0, what.find(','));
@@ -109,7 +138,7 @@ int print_enghelp(const std::string &what, FILE *out)
     for (const parser::option &o : parser::options()) {
         if (!engine_option(o, engine))
             continue;
-        std::fprintf(out, "%-24s: %s\n", o.name, engine_option(o, engine));
+        std::fprintf(out, "%-24s: %s\n", o.name, engine_option_help(o));
         n++;
     }
     if (!n)

@@ -207,7 +207,7 @@ static void gate_of(struct seg_run *s, struct job_run *jr)
 	const struct plan_job *j = jr->job;
 
 	if (j->startdelay_max_ns > j->startdelay_min_ns || !j->nr_clones ||
-	    (plan_ioengine_uses_files(j->ioengine) && has_stream(j))) {
+	    (ioe_opens_files(j->ioengine) && has_stream(j))) {
 		/* each clone draws its own delay, or may wait in open(): it starts alone */
 		jr->gate = NULL;
 	} else if (jr->waits_for < 0 && !j->startdelay_min_ns) {

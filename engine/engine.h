@@ -123,9 +123,6 @@ int eng_layout_writes(const struct plan *p, char *why, size_t n);
 /* For --idle-prof=calibrate: the unit of idle work per CPU, mean and stddev (us). */
 int eng_idle_calibrate(double *mean_us, double *stddev_us);
 
-/* False for an engine this build lacks (nbd without libnbd at build time): --enghelp says so. */
-bool eng_ioengine_available(enum plan_ioengine e);
-
 /*
  * For --crctest: MiB/s of a verify checksum ("md5", "crc32c", ...), timed as
  * fio's --crctest times it (a 128 KiB buffer of random bytes digested 2048
@@ -135,6 +132,12 @@ int eng_checksum_speed(const char *name, double *mib_per_s);
 
 /* The checksums --crctest knows, in fio's order; NULL past the last. */
 const char *eng_checksum_name(unsigned i);
+
+/*
+ * For --enghelp: why this build cannot run the engine (its library was missing
+ * at build time), "not built in" for an id with no engine, NULL when it can run.
+ */
+const char *eng_ioengine_unavailable(enum plan_ioengine e);
 
 #ifdef __cplusplus
 }

@@ -31,8 +31,13 @@ struct io_u {
 	uint8_t ddir;			/* enum plan_ddir */
 	uint8_t counted;		/* issued inside the measured window */
 	uint32_t slot;			/* buffer index (fixed buffers) */
+	uint8_t nostat;			/* set by the engine: IOE_NOSTAT_* of what this I/O does not count */
 	void *eng_data;			/* engine's per-slot state */
 };
+
+/* io_u.nostat bits: an I/O that is counted but not timed (fio's FIO_NOSTATS), or moves no bytes (FIO_NOIO). */
+#define IOE_NOSTAT_LAT 1u
+#define IOE_NOSTAT_BYTES 2u
 
 enum ioe_q_status {
 	IOE_Q_QUEUED = 0,		/* accepted; completes via commit/getevents */
@@ -51,12 +56,19 @@ struct ioe_cfg {
 	const int *fds;			/* every file the worker opened, by file index */
 	uint32_t nr_fds;
 	const struct bufpool *bufs;	/* one buffer per slot */
-	/* Remote engines (net, netsplice, nbd) read their target from the job. */
+	/* Remote engines (net, netsplice, nbd) read their target from the job, exec its program. */
 	const struct plan_job *job;
 	uint32_t clone_index;		/* net: clone k uses port + k */
 	/* 0 while a blocking wait (connect, accept, data) may go on; -EINTR (stop) or -ETIMEDOUT after. */
 	int (*stopping)(void *arg);
 	void *stop_arg;
+	/* Metadata engines (fileops.c): the clone's files and each one's region length. */
+	const struct plan_file *files;
+	const uint64_t *region_len;
+	uint32_t nr_files;
+	enum plan_stat_type stat_type;
+	uint32_t cpuchunks_us;		/* cpuio */
+	bool cpumode_qsort;
 };
 
 struct ioe {
@@ -74,6 +86,17 @@ struct ioe_ops {
 	enum plan_ioengine id;
 	bool sync;			/* completes in queue(); no commit/getevents */
 	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
+	bool no_open;			/* the worker opens no descriptor (null, metadata engines) */
+	bool no_layout;			/* no file is laid out or checked first (fio's FIO_DISKLESSIO) */
+	bool removes;			/* deletes the job's files: a writer to the safety checks */
+	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
+	bool remote;			/* a peer or export the job names (net, nbd): no local file, data verified */
+	/*
+	 * Why this build cannot run the engine (its library was missing at build
+	 * time: the engine's file then builds only this stub), NULL when it can.
+	 * --enghelp lists it as unavailable; a job that asks for it is refused.
+	 */
+	const char *unavailable;
 	int (*init)(struct ioe *e);
 	void (*exit)(struct ioe *e);
 	int (*queue)(struct ioe *e, struct io_u *u);
@@ -92,6 +115,12 @@ struct ioe_ops {
 
 /* The registered engine with this id, or NULL. */
 const struct ioe_ops *ioe_find(enum plan_ioengine id);
+
+/* The ops flags of a job's engine, false for an unregistered one. */
+bool ioe_opens_files(enum plan_ioengine id);
+bool ioe_lays_out(enum plan_ioengine id);
+bool ioe_removes_files(enum plan_ioengine id);
+bool ioe_is_remote(enum plan_ioengine id);
 
 /* Number of registered engines and the i-th, for tests. */
 uint32_t ioe_count(void);
@@ -130,6 +159,16 @@ extern const struct ioe_ops ioe_netsplice;
 #ifdef IOPLAN_HAVE_LIBNBD
 extern const struct ioe_ops ioe_nbd;
 #endif
+extern const struct ioe_ops ioe_splice;
+extern const struct ioe_ops ioe_filecreate;
+extern const struct ioe_ops ioe_filestat;
+extern const struct ioe_ops ioe_filedelete;
+extern const struct ioe_ops ioe_dircreate;
+extern const struct ioe_ops ioe_dirstat;
+extern const struct ioe_ops ioe_dirdelete;
+extern const struct ioe_ops ioe_cpuio;
+extern const struct ioe_ops ioe_exec;
+extern const struct ioe_ops ioe_e4defrag;
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

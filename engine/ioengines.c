@@ -35,6 +35,16 @@ static const struct ioe_ops *const registry[] = {
 #ifdef IOPLAN_HAVE_LIBNBD
 	&ioe_nbd,			/* built only where libnbd is (Makefile: pkg-config) */
 #endif
+	&ioe_splice,
+	&ioe_filecreate,
+	&ioe_filestat,
+	&ioe_filedelete,
+	&ioe_dircreate,
+	&ioe_dirstat,
+	&ioe_dirdelete,
+	&ioe_cpuio,
+	&ioe_exec,
+	&ioe_e4defrag,
 };
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))
@@ -57,9 +67,39 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id)
 	return NULL;
 }
 
-bool eng_ioengine_available(enum plan_ioengine e)
+const char *eng_ioengine_unavailable(enum plan_ioengine e)
 {
-	return ioe_find(e) != NULL;
+	const struct ioe_ops *o = ioe_find(e);
+
+	return o ? o->unavailable : "built without its library";
+}
+
+bool ioe_opens_files(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && !o->no_open;
+}
+
+bool ioe_lays_out(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && !o->no_layout;
+}
+
+bool ioe_removes_files(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->removes;
+}
+
+bool ioe_is_remote(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->remote;
 }
 
 static bool ops_are_complete(const struct ioe_ops *o)
@@ -75,6 +115,8 @@ int ioe_open(struct ioe *e, enum plan_ioengine id, const struct ioe_cfg *cfg)
 	int ret;
 
 	memset(e, 0, sizeof(*e));
+	if (o && o->unavailable)
+		return -ENOSYS;
 	if (!o || !ops_are_complete(o))
 		return -EINVAL;
 	e->ops = o;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "buffers.h"
+#include "ioengine.h"
 #include "layout.h"
 #include "layout_fill.h"
 #include "mark.h"
@@ -112,8 +113,8 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
 		lf->need = start + len;
 	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
-	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
-	    !j->verify_only)
+	if (((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
+	     !j->verify_only) || ioe_removes_files(j->ioengine))
 		lf->writes = true;
 	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
 		lf->trims = true;
@@ -185,8 +186,8 @@ int layout_init(struct layout *l, const struct plan *p)
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
-		if (!plan_ioengine_uses_files(j->ioengine))
-			continue; /* null and remote engines touch no local file (as fio's) */
+		if (!ioe_lays_out(j->ioengine))
+			continue; /* the null engine touches no file, filecreate makes its own (as fio's) */
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
 				struct layout_file *lf = &l->files[k++];

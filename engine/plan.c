@@ -55,6 +55,9 @@ static void free_job(struct plan_job *j)
 	free(j->name);
 	free(j->section);
 	free(j->description);
+	free(j->exec_program);
+	free(j->exec_arguments);
+	free(j->e4defrag_donor);
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
@@ -140,15 +143,11 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
 		"posixaio", "mmap", "falloc", "ftruncate", "sync",
 		"net", "netsplice", "nbd",
+		"splice", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete",
+		"cpuio", "exec", "e4defrag",
 	};
 
 	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";
-}
-
-bool plan_ioengine_uses_files(enum plan_ioengine e)
-{
-	return e != PLAN_IOENGINE_NULL && e != PLAN_IOENGINE_NET && e != PLAN_IOENGINE_NETSPLICE &&
-	       e != PLAN_IOENGINE_NBD;
 }
 
 const char *plan_ddir_name(enum plan_ddir d)

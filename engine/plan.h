@@ -74,6 +74,16 @@ enum plan_ioengine {
 	PLAN_IOENGINE_NET,		/* send/recv on a socket (plan_job.net) */
 	PLAN_IOENGINE_NETSPLICE,	/* net through a pipe with splice/vmsplice */
 	PLAN_IOENGINE_NBD,		/* an NBD server through libnbd (plan_job.nbd_uri) */
+	PLAN_IOENGINE_SPLICE,		/* splice/vmsplice through a pipe */
+	PLAN_IOENGINE_FILECREATE,	/* metadata: open(O_CREAT) per file and pass, timed */
+	PLAN_IOENGINE_FILESTAT,		/* metadata: stat/lstat/statx per file and pass */
+	PLAN_IOENGINE_FILEDELETE,	/* metadata: unlink per file */
+	PLAN_IOENGINE_DIRCREATE,		/* metadata: mkdir per directory */
+	PLAN_IOENGINE_DIRSTAT,		/* metadata: stat per directory */
+	PLAN_IOENGINE_DIRDELETE,		/* metadata: rmdir per directory */
+	PLAN_IOENGINE_CPUIO,		/* burns CPU; no I/O */
+	PLAN_IOENGINE_EXEC,		/* runs a program for the job's runtime; no I/O */
+	PLAN_IOENGINE_E4DEFRAG,		/* ext4 EXT4_IOC_MOVE_EXT from a donor file */
 	PLAN_IOENGINE_NR
 };
 
@@ -115,6 +125,13 @@ enum plan_random_dist {
 enum plan_rate_process {
 	PLAN_RATE_LINEAR = 0,
 	PLAN_RATE_POISSON
+};
+
+/* stat_type= of filestat and dirstat. */
+enum plan_stat_type {
+	PLAN_STAT_STAT = 0,
+	PLAN_STAT_LSTAT,
+	PLAN_STAT_STATX
 };
 
 /* sync= : how writes are made durable by open flags. */
@@ -349,6 +366,17 @@ struct plan_job {
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
+	/* Local engines of issue 27 (engine/ioengines/fileops.c, cpuio.c, exec.c, e4defrag.c). */
+	enum plan_stat_type stat_type;	/* filestat, dirstat: which stat call */
+	uint32_t cpuload_pct;		/* cpuio: share of each cycle spent burning */
+	uint32_t cpuchunks_us;		/* cpuio: length of one burn */
+	bool cpumode_qsort;		/* cpuio: burn by sorting (fio's cpumode=qsort), else spin */
+	char *exec_program;		/* exec: the program (owned by the plan) */
+	char *exec_arguments;		/* exec: its arguments, %r and %n substituted at run time */
+	uint32_t exec_grace_s;		/* exec: SIGTERM at the end, SIGKILL this many seconds later */
+	bool exec_std_redirect;		/* exec: stdout/stderr into <job>.stdout, <job>.stderr */
+	char *e4defrag_donor;		/* e4defrag: donor file, beside the job's files (owned by the plan) */
+	bool e4defrag_inplace;		/* e4defrag: allocate the donor's blocks per I/O and drop them after */
 
 	/* Remote targets: no file is laid out; the engine reaches these instead. */
 	struct plan_net net;		/* net, netsplice */
@@ -533,9 +561,6 @@ const struct plan_job *plan_job_at(const struct plan *p, uint32_t i);
 
 /* True when the job issues I/O in direction d at all. */
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
-
-/* False for engines that reach no local file (null, net, netsplice, nbd): nothing is laid out or opened. */
-bool plan_ioengine_uses_files(enum plan_ioengine e);
 
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);

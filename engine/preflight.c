@@ -8,6 +8,7 @@
 #include "engine/preflight.h"
 #include "engine/buffers.h"
 #include "engine/dioalign.h"
+#include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout.h"
 
@@ -133,8 +134,10 @@ static int existing_size(const char *path, const struct stat *sb, uint64_t *size
 /* verify_only reads back what rw= once wrote: it writes nothing (as layout.c counts it). */
 static int job_writes(const struct plan_job *j)
 {
-	return !j->verify_only &&
-	       (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
+	/* An engine that deletes the files destroys them as surely as a write. */
+	return ioe_removes_files(j->ioengine) ||
+	       (!j->verify_only &&
+		(plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)));
 }
 
 /* Bytes the file's region needs: its size, or its share of an existing size. */
@@ -447,8 +450,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	struct stat sb, dsb;
 	int exists;
 
-	if (!plan_ioengine_uses_files(j->ioengine))
-		return; /* no I/O reaches the files */
+	if (!ioe_lays_out(j->ioengine))
+		return; /* no I/O reaches the files, or the engine makes them */
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
 	if (!exists && check_dir(s, j, f, dir, &dsb))
@@ -467,6 +470,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	} else {
 		account_space(s, dir, &dsb, needed_bytes(f, 0));
 	}
+	if (!ioe_opens_files(j->ioengine))
+		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
 	if (j->direct)
 		check_direct(s, j, f->path, dir, exists);
 	check_memory(s, j, exists ? f->path : dir, exists ? &sb : NULL);
@@ -561,6 +566,17 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
 	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
 }
 
+/* An engine whose library was missing at build time is refused before any file is touched. */
+static void check_engine_built(struct pf_state *s, const struct plan_job *j)
+{
+	const char *why = eng_ioengine_unavailable(j->ioengine);
+
+	if (why)
+		add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
+		    "job '%s': ioengine=%s is unavailable in this build: %s (see --enghelp)", j->name,
+		    plan_ioengine_name(j->ioengine), why);
+}
+
 /*
  * Each thread allocates and fills iodepth buffers of the job's largest block
  * before its first I/O: a queue whose buffers exceed the memory available is
@@ -568,6 +584,7 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
  * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
  * their own.
  */
+
 static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
 {
 	uint32_t depth = bufpool_depth(j);
@@ -604,7 +621,7 @@ static uint64_t job_fds(const struct plan_job *j)
 {
 	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
 
-	if (!plan_ioengine_uses_files(j->ioengine))
+	if (!ioe_opens_files(j->ioengine))
 		return 0;
 	if (j->openfiles && j->openfiles < nf && !j->interlocked)
 		nf = j->openfiles;
@@ -686,11 +703,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
-		if (!ioe_find(j->ioengine))
-			add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
-			    "job '%s': ioengine=%s is not available in this build of ioplan (built without "
-			    "its library; see --enghelp)", j->name, plan_ioengine_name(j->ioengine));
 		check_queue(s, j, mem_available(env));
+		check_engine_built(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

@@ -149,10 +149,10 @@ static int file_size(int fd, uint64_t *size)
 }
 
 /*
- * Engines without a local file (null, net, nbd) open nothing here; the region
+ * Engines without a local file (null, metadata, cpuio, exec, net, nbd) open nothing here; the region
  * is the planned size, or the remote target's own size (nbd without size=).
  */
-static int remote_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len)
+static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len)
 {
 	const struct plan_file *pf = &w->clone->files[f];
 	const struct ioe_ops *o = ioe_find(w->job->ioengine);
@@ -187,8 +187,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	for (uint32_t f = 0; f < c->nr_files; f++) {
 		const struct plan_file *pf = &c->files[f];
 
-		if (!plan_ioengine_uses_files(w->job->ioengine)) {
-			ret = remote_region(w, f, &start[f], &len[f]);
+		if (!ioe_opens_files(w->job->ioengine)) {
+			ret = fileless_region(w, f, &start[f], &len[f]);
 			if (ret)
 				return ret;
 			continue;
@@ -200,6 +200,12 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		ret = file_size(w->fds[f], &size);
 		if (ret)
 			return ret;
+		/*
+		 * A job that only writes extends a file shrunk since the layout (fio's
+		 * ftruncate example truncates it in one job and writes in the next), as fio's.
+		 */
+		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
+			size = pf->size_bytes;
 		layout_region(w->job, c, pf, size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
@@ -321,6 +327,7 @@ static int engine_stopping(void *arg)
 static int open_engine(struct worker *w)
 {
 	struct ioe_cfg cfg;
+	uint64_t *lens;
 	int ret;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -335,6 +342,15 @@ static int open_engine(struct worker *w)
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
 	cfg.bufs = &w->bufs;
+	cfg.files = w->clone->files;
+	cfg.nr_files = w->clone->nr_files;
+	cfg.stat_type = w->job->stat_type;
+	cfg.cpuchunks_us = w->job->cpuchunks_us;
+	cfg.cpumode_qsort = w->job->cpumode_qsort;
+	lens = calloc(w->gen.nr_files ? w->gen.nr_files : 1, sizeof(*lens));
+	for (uint32_t f = 0; lens && f < w->gen.nr_files; f++)
+		lens[f] = w->gen.files[f].len;
+	cfg.region_len = lens;
 	cfg.job = w->job;
 	cfg.clone_index = w->clone->clone_index;
 	cfg.stopping = engine_stopping;
@@ -342,13 +358,14 @@ static int open_engine(struct worker *w)
 	if (w->job->runtime_ns)
 		w->remote_deadline = clk_now(&w->clk) + w->job->ramp_time_ns + w->job->runtime_ns +
 				     w->job->cooldown_ns;
-	ret = ioe_open(&w->ioe, w->job->ioengine, &cfg);
+	ret = lens ? ioe_open(&w->ioe, w->job->ioengine, &cfg) : -ENOMEM;
+	free(lens);
 	if (ret == -EINTR)
 		return ret;	/* stopped while waiting for a peer: no failure */
 	if (ret) {
 		char what[64];
 
-		if (ret == -ETIMEDOUT && !plan_ioengine_uses_files(w->job->ioengine))
+		if (ret == -ETIMEDOUT && ioe_is_remote(w->job->ioengine))
 			snprintf(what, sizeof(what), "%s: no peer within runtime",
 				 plan_ioengine_name(w->job->ioengine));
 		else

@@ -158,6 +158,7 @@ struct worker {
 	uint64_t now;			/* the last clock read */
 	bool stamp_ok;			/* now may stamp the next I/O's start (worker_io.c) */
 	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
+	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
 	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
 	uint64_t wait_until;		/* rate: when the held I/O is due */
 

@@ -86,7 +86,7 @@ int worker_prepare_cache(struct worker *w)
 	int ret;
 
 	w->inval_every = w->inval_left = 0;
-	if (!plan_ioengine_uses_files(j->ioengine))
+	if (!ioe_opens_files(j->ioengine))
 		return 0;
 	if (j->invalidate && !(j->pre_read && !j->direct)) {
 		drop_cached(w);

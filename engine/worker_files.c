@@ -136,7 +136,7 @@ bool worker_file_ready(struct worker *w, uint32_t f)
 	const struct gen_file *gf = &w->gen.files[f];
 	int ret;
 
-	if (w->fds[f] >= 0 || !plan_ioengine_uses_files(w->job->ioengine))
+	if (w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine))
 		return true;
 	ret = worker_open_file(w, f);
 	if (ret) {
@@ -178,7 +178,7 @@ void worker_limit_open(struct worker *w)
 
 	w->max_open = 0;
 	if (j->openfiles && j->openfiles < w->clone->nr_files && !j->interlocked &&
-	    plan_ioengine_uses_files(j->ioengine))
+	    ioe_opens_files(j->ioengine))
 		w->max_open = j->openfiles;
 }
 

@@ -117,18 +117,24 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	struct res_ddir *d = &w->res.ddir[u->ddir];
 	const struct plan_job *j = w->job;
 	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
+	uint64_t bytes = u->nostat & IOE_NOSTAT_BYTES ? 0 : (uint64_t)u->result;
 
 	if (now >= w->next_tick) {
 		stats_tick(w, now);
 		w->stamp_ok = false;
 	}
-	d->bytes += (uint64_t)u->result;
+
+	d->bytes += bytes;
 	d->ios++;
+	if (u->nostat & IOE_NOSTAT_LAT) {
+		publish(w, u->ddir, bytes);
+		return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
+	}
 	if (!j->disable_clat) {
 		lat_add(&d->clat, clat);
 		latbkt_add(w->res.latbkt, w->sh->lbt, clat);
 	}
-	if (!j->disable_lat && !w->lat_is_clat)
+	if (w->rec_lat)
 		lat_add(&d->lat, lat);
 	if (!w->is_sync && !j->disable_slat)
 		lat_add(&d->slat, u->issue_ns - u->start_ns);
@@ -152,7 +158,7 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	if (w->log)
 		wlog_io(w->log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
 			w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
-	publish(w, u->ddir, (uint64_t)u->result);
+	publish(w, u->ddir, bytes);
 }
 
 static bool may_continue(const struct worker *w, uint8_t ddir)
@@ -268,6 +274,7 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->file = (uint16_t)io->file;
 	u->fd = w->fds[io->file];
 	u->ddir = io->ddir;
+	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
 	if (io->ddir == PLAN_DDIR_WRITE) {
 		if (w->job->refill_buffers) {
@@ -581,6 +588,11 @@ void worker_lat_from_clat(const struct worker *w, struct res_clone *c)
 	}
 }
 
+static bool clat_only(const struct worker *w)
+{
+	return w->ioe.ops && w->ioe.ops->clat_only;
+}
+
 /*
  * lat can be taken from clat when every I/O completes inside queue() (issue ==
  * start) and clat keeps whatever lat must keep.
@@ -589,7 +601,7 @@ static bool lat_may_be_clat(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	if (!w->is_sync || j->disable_clat || j->disable_lat)
+	if (!w->is_sync || j->disable_clat || j->disable_lat || clat_only(w))
 		return false;
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (w->res.ddir[d].lat.hist && !w->res.ddir[d].clat.hist)
@@ -678,6 +690,8 @@ void worker_loop(struct worker *w)
 {
 	w->burst = w->is_sync ? SYNC_BURST : w->depth;
 	w->lat_is_clat = lat_may_be_clat(w);
+	/* fio's metadata engines time one operation and record it as clat only. */
+	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);

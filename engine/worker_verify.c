@@ -124,7 +124,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	uint64_t iv;
 	int ret;
 
-	if (j->verify == PLAN_VERIFY_NONE || j->ioengine == PLAN_IOENGINE_NULL)
+	if (j->verify == PLAN_VERIFY_NONE || !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine)))
 		return 0;
 	/* fio: an interval above the block size means one header per block. */
 	iv = min_write_bs(j);
@@ -436,9 +436,10 @@ void worker_verify_phase(struct worker *w)
 	t0 = clk_now(&w->clk);
 	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
-		bool reopened = w->fds[f] < 0 && plan_ioengine_uses_files(w->job->ioengine), stop;
+		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
 
-		if (w->job->ioengine == PLAN_IOENGINE_NULL || (reopened && !worker_file_ready(w, f)))
+		if ((!ioe_opens_files(w->job->ioengine) && !ioe_is_remote(w->job->ioengine)) ||
+		    (reopened && !worker_file_ready(w, f)))
 			break;	/* the null engine opened nothing: nothing to read back */
 		stop = verify_file(w, f, pool.mem, cap, all, &budget);
 		if (reopened)

@@ -54,6 +54,9 @@ void apply_entry(job_spec &j, const entry &e)
         fail(e.value_loc, "empty value for option '" + e.key + "'");
     try {
         o->apply(j, *o, negative_size(*o, e) ? e.value.substr(1) : e.value);
+        if (o->engines && std::find(j.engine_opts_set.begin(), j.engine_opts_set.end(), o->name) ==
+                              j.engine_opts_set.end())
+            j.engine_opts_set.push_back(o->name);
     } catch (const value_error &err) {
         loc at = e.value_loc;
         at.col += (int)std::min(err.offset, e.value.size());

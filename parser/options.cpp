@@ -577,6 +577,16 @@ static const std::vector<option> table = {
             {"net", "send/recv over TCP, UDP or a unix socket (hostname, port, protocol, listen)", PLAN_IOENGINE_NET},
             {"netsplice", "net, with TCP data moved through a pipe by splice/vmsplice", PLAN_IOENGINE_NETSPLICE},
             {"nbd", "an NBD server's export through libnbd (uri=)", PLAN_IOENGINE_NBD},
+            {"splice", "splice/vmsplice through a pipe between the file and the buffer", PLAN_IOENGINE_SPLICE},
+            {"filecreate", "metadata: creates each file (open O_CREAT), timed; no data moves", PLAN_IOENGINE_FILECREATE},
+            {"filestat", "metadata: stats each file (stat_type), timed; no data moves", PLAN_IOENGINE_FILESTAT},
+            {"filedelete", "metadata: unlinks each file, timed; no data moves", PLAN_IOENGINE_FILEDELETE},
+            {"dircreate", "metadata: makes each directory (mkdir), timed", PLAN_IOENGINE_DIRCREATE},
+            {"dirstat", "metadata: stats each directory (stat_type), timed", PLAN_IOENGINE_DIRSTAT},
+            {"dirdelete", "metadata: removes each directory (rmdir), timed", PLAN_IOENGINE_DIRDELETE},
+            {"cpuio", "burns CPU (cpuload, cpuchunks, cpumode) for the runtime; no I/O", PLAN_IOENGINE_CPUIO},
+            {"exec", "runs program= with arguments= for the runtime; no I/O", PLAN_IOENGINE_EXEC},
+            {"e4defrag", "ext4: each write moves the block's extents from donorname= (EXT4_IOC_MOVE_EXT)", PLAN_IOENGINE_E4DEFRAG},
         })
         .help("How I/O is issued.")
         .apply(set_ioengine),
@@ -620,6 +630,7 @@ static const std::vector<option> table = {
         .apply(A(j.pj.uring_sqthread_poll = flag_value(v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
+        .engines("io_uring pvsync2")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
         .apply(A(j.pj.uring_hipri = flag_value(v))),
     opt("hipri_percentage", opt_type::integer, CAT_ENGINE)
@@ -690,6 +701,69 @@ static const std::vector<option> table = {
     opt("uri", opt_type::string, CAT_ENGINE)
         .help("nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).")
         .apply(A(j.nbd_uri = trim(v); if (j.nbd_uri.empty()) throw value_error("empty uri"))),
+    // The local engines' own options (issue 27), each with the engines it belongs to.
+    opt("stat_type", opt_type::choice, CAT_ENGINE)
+        .def("stat")
+        .choices({
+            {"stat", "stat(2)", PLAN_STAT_STAT},
+            {"lstat", "lstat(2): a symbolic link itself", PLAN_STAT_LSTAT},
+            {"statx", "statx(2) with STATX_ALL", PLAN_STAT_STATX},
+        })
+        .engines("filestat dirstat")
+        .help("filestat, dirstat: the stat call each file or directory gets.")
+        .apply(A(j.pj.stat_type = (enum plan_stat_type)choice_of(o, v))),
+    opt("cpuload", opt_type::integer, CAT_ENGINE)
+        .unit("%")
+        .range(0, 100)
+        .engines("cpuio")
+        .help("cpuio: percentage of each cycle the thread burns CPU (required, as fio).")
+        .apply(A(j.pj.cpuload_pct = U32(int_in(o, v)))),
+    opt("cpuchunks", opt_type::integer, CAT_ENGINE)
+        .def("50000")
+        .unit("us")
+        .range(1, 1e9)
+        .engines("cpuio")
+        .help("cpuio: length of one burn in microseconds; the rest of the cycle sleeps.")
+        .apply(A(j.pj.cpuchunks_us = U32(int_in(o, v)))),
+    opt("cpumode", opt_type::choice, CAT_ENGINE)
+        .def("noop")
+        .choices({
+            {"noop", "spin on the clock", 0},
+            {"qsort", "sort a 4 KiB array of pseudo-random numbers, over and over", 1},
+        })
+        .engines("cpuio")
+        .help("cpuio: how the CPU is burnt.")
+        .apply(A(j.pj.cpumode_qsort = choice_of(o, v) == 1)),
+    opt("program", opt_type::string, CAT_ENGINE)
+        .engines("exec")
+        .help("exec: the program to run (looked up in PATH), required.")
+        .apply(A(j.exec_program = v)),
+    opt("arguments", opt_type::string, CAT_ENGINE)
+        .engines("exec")
+        .help("exec: its arguments, split at spaces; %r is the job's runtime in seconds, %n its name (as fio).")
+        .apply(A(j.exec_arguments = v)),
+    opt("grace_time", opt_type::integer, CAT_ENGINE)
+        .def("1")
+        .unit("s")
+        .range(0, 86400)
+        .engines("exec")
+        .help("exec: seconds between the SIGTERM at the job's end and the SIGKILL.")
+        .apply(A(j.pj.exec_grace_s = U32(int_in(o, v)))),
+    opt("std_redirect", opt_type::boolean, CAT_ENGINE)
+        .def("1")
+        .engines("exec")
+        .help("exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.")
+        .apply(A(j.pj.exec_std_redirect = flag_value(v))),
+    opt("donorname", opt_type::string, CAT_ENGINE)
+        .engines("e4defrag")
+        .help("e4defrag: the donor file (in the job's directory) whose blocks replace the file's, required.")
+        .apply(A(j.e4defrag_donor = v)),
+    opt("inplace", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .range(0, 1)
+        .engines("e4defrag")
+        .help("e4defrag: 1 allocates the donor's blocks for each I/O and frees them after; 0 allocates them once.")
+        .apply(A(j.pj.e4defrag_inplace = int_in(o, v) != 0)),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")

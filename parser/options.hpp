@@ -57,6 +57,8 @@ struct option {
     const char *help;
     opt_apply apply;
     bool ioplan_only;        // not an fio option: stripped before handing a file to fio
+    const char *engines;     // an engine's own option: the engines it belongs to, space-separated
+                             // (nullptr: every engine); --enghelp=ENGINE lists them
 };
 
 // Writes a table entry with named fields, one per line, so a row reads without
@@ -66,7 +68,7 @@ struct option {
 struct opt {
     option o;
     opt(const char *name, opt_type type, const char *category)
-        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false} {}
+        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr} {}
     opt &aliases(std::vector<const char *> a) { o.aliases = std::move(a); return *this; }
     opt &unit(const char *u) { o.unit = u; return *this; }
     opt &def(const char *d) { o.def = d; return *this; }
@@ -75,6 +77,7 @@ struct opt {
     opt &help(const char *h) { o.help = h; return *this; }
     opt &apply(opt_apply f) { o.apply = f; return *this; }
     opt &ioplan_only() { o.ioplan_only = true; return *this; }
+    opt &engines(const char *e) { o.engines = e; return *this; }
     operator option() const { return o; }
 };
 
@@ -91,6 +94,9 @@ std::string unsupported_reason(const std::string &name);
 std::vector<std::string> option_names();
 
 const char *opt_type_name(opt_type t);
+
+// True when o is an engine's own option and engine is not one of its engines.
+bool option_foreign_to(const option &o, const char *engine);
 
 // A job_spec with every table default applied.
 job_spec default_spec();

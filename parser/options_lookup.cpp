@@ -47,7 +47,7 @@ const std::vector<unsupported_group> &unsupported()
          {"ignore_error", "error_dump", "exitall_on_error", "exit_what"}},
         {"is not supported (scheduling and NUMA placement)",
          {"numa_cpu_nodes", "numa_mem_policy", "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
-          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask", "cpuload", "cpuchunks", "cpumode",
+          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask",
           "lockmem", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize", "uid", "gid",
           "exec_prerun", "exec_postrun", "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
         {"is not supported (asynchronous verification)",
@@ -67,11 +67,11 @@ const std::vector<unsupported_group> &unsupported()
         {"is an option of an ioengine ioplan does not support",
          {"cmd_type", "http_host", "http_mode", "http_verbose", "https", "gpu_dev_ids",
           "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region", "nonvectored",
-          "pi_act", "pi_chk", "pool", "sg_write_mode", "sqthread_poll_cpu", "clientname", "cuda_io", "donorname",
-          "inplace", "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "arguments", "brick",
-          "busy_poll", "conf", "cont", "grace_time", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
-          "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "program", "rbdname", "readfua",
-          "writefua", "skip_bad", "std_redirect", "volume", "rocm_io", "cmdprio_bssplit", "bindname",
+          "pi_act", "pi_chk", "pool", "sg_write_mode", "sqthread_poll_cpu", "clientname", "cuda_io",
+          "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "brick",
+          "busy_poll", "conf", "cont", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
+          "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "rbdname", "readfua",
+          "writefua", "skip_bad", "volume", "rocm_io", "cmdprio_bssplit", "bindname",
           "namespace", "hugepage", "force_async", "userspace_reap", "clustername",
           "busy_poll", "xnvme_be", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_dev_nsid", "xnvme_iovec",
           "sg_type", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",
@@ -110,6 +110,14 @@ const char *opt_type_name(opt_type t)
         "size range list", "bssplit", "time", "string", "path list", "choice", "float list", "pattern", "cpu list",
     };
     return names[(int)t];
+}
+
+bool option_foreign_to(const option &o, const char *engine)
+{
+    if (!o.engines)
+        return false;
+    std::string list = std::string(" ") + o.engines + " ";
+    return list.find(std::string(" ") + engine + " ") == std::string::npos;
 }
 
 job_spec default_spec()

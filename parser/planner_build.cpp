@@ -1,6 +1,7 @@
 // parser/planner_build.cpp - job list -> plan memory: checks that need the whole
 // job, group ids as fio assigns them, clones with seeds, and each clone's files.
 #include "parser/planner.hpp"
+#include "parser/options.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -28,6 +29,40 @@ const loc &option_loc(const job_def &d, const char *key)
 
 namespace {
 
+// cpuio as fio's init sets it up: it runs until runtime whatever size says, and
+// after each burn of cpuchunks the thread thinks for the rest of the cycle.
+void finalize_cpuio(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (j.ioengine != PLAN_IOENGINE_CPUIO)
+        return;
+    if (!j.cpuload_pct)
+        fail(d.header, "job '" + job_name(d) + "': ioengine=cpuio needs cpuload= (the percentage of CPU to burn)");
+    j.time_based = true;
+    j.thinktime_ns = (uint64_t)j.cpuchunks_us * 1000ull * (100 - j.cpuload_pct) / j.cpuload_pct;
+    j.thinktime_spin_ns = 0;
+    j.thinktime_blocks = 1;
+    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
+        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+}
+
+// exec as fio's init sets it up: the job runs until runtime whatever size says,
+// looking at its program every 50 ms (a think after each of its "I/Os").
+void finalize_exec(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (j.ioengine != PLAN_IOENGINE_EXEC)
+        return;
+    if (d.spec.exec_program.empty())
+        fail(d.header, "job '" + job_name(d) + "': ioengine=exec needs program= (the program to run)");
+    j.time_based = true;
+    j.thinktime_ns = 50000000ull;
+    j.thinktime_spin_ns = 0;
+    j.thinktime_blocks = 1;
+    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
+        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+}
+
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
 {
@@ -38,6 +73,10 @@ void finalize_spec(job_def &d)
         j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
     if (!d.spec.hipri_percentage_set)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
+    finalize_cpuio(d);
+    finalize_exec(d);
+    if (j.ioengine == PLAN_IOENGINE_E4DEFRAG && d.spec.e4defrag_donor.empty())
+        fail(d.header, "job '" + job_name(d) + "': ioengine=e4defrag needs donorname= (the file that lends its blocks)");
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -228,6 +267,9 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());
     j.description = plan_strdup(s.description.c_str());
+    j.exec_program = s.exec_program.empty() ? nullptr : plan_strdup(s.exec_program.c_str());
+    j.exec_arguments = s.exec_arguments.empty() ? nullptr : plan_strdup(s.exec_arguments.c_str());
+    j.e4defrag_donor = s.e4defrag_donor.empty() ? nullptr : plan_strdup(s.e4defrag_donor.c_str());
     char **logs[4] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix, &j.hist_log_prefix};
     for (int k = 0; k < 4; k++)
         if (s.log_on[k])
@@ -381,6 +423,21 @@ void check_engine_options(const job_def &d)
     if (!opt.empty())
         fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=pvsync2" +
                            (opt == "hipri" ? " or io_uring" : "") + ", not of ioengine=" + eng);
+    // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
+    // in [global] and runs a libaio job under it, which fio accepts.
+    for (const std::string &name : d.spec.engine_opts_set) {
+        const option *o = find_option(name);
+        bool own = std::any_of(d.spec.echo.begin(), d.spec.echo.end(), [&](const entry &e) {
+            const option *eo = find_option(e.key);
+            return eo == o;
+        });
+        if (o && own && option_foreign_to(*o, eng.c_str())) {
+            std::string of = o->engines;
+            std::replace(of.begin(), of.end(), ' ', ',');
+            fail(d.header, "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
+                               ", not of ioengine=" + eng);
+        }
+    }
 }
 
 void check_file_count(const std::vector<job_def> &jobs)

@@ -32,6 +32,11 @@ struct job_spec {
     bool randseed_set = false;
     bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;
+    // The engine options given (an option's .engines), so check_engine_options can
+    // refuse them under another engine.
+    std::vector<std::string> engine_opts_set;
+    std::string exec_program, exec_arguments; // exec's program= and arguments=, copied by fill_job
+    std::string e4defrag_donor;               // e4defrag's donorname=
     uint32_t startdelay_range = 0;
     bool log_on[4] = {};              // write_bw_log, write_iops_log, write_lat_log, write_hist_log
     std::string log_prefix[4];        // their values ("": the job name)

@@ -30,6 +30,34 @@ std::string ddir_headline(const entry &e, const group_stat &g, int d)
 		    d == PLAN_DDIR_WRITE ? "; 0 zone resets" : "");
 }
 
+// The metadata engines' operation, as the rate line names it (nullptr for a data engine).
+static const char *metadata_op(enum plan_ioengine e, const char **done)
+{
+	switch (e) {
+	case PLAN_IOENGINE_FILECREATE: *done = "files created"; return "creates";
+	case PLAN_IOENGINE_FILESTAT: *done = "files stat'ed"; return "stats";
+	case PLAN_IOENGINE_FILEDELETE: *done = "files deleted"; return "deletes";
+	case PLAN_IOENGINE_DIRCREATE: *done = "directories created"; return "creates";
+	case PLAN_IOENGINE_DIRSTAT: *done = "directories stat'ed"; return "stats";
+	case PLAN_IOENGINE_DIRDELETE: *done = "directories deleted"; return "deletes";
+	default: return nullptr;
+	}
+}
+
+// A metadata engine's I/Os are fake; its operations are the timed ones (clat
+// samples): how many, and their rate over the members' mean measured window
+// (in ns: the headline's whole milliseconds are too coarse for a short job).
+static std::string metadata_line(const entry &e, const res_ddir &dd)
+{
+	const char *done = nullptr, *op = e.first ? metadata_op(e.first->ioengine, &done) : nullptr;
+	double window_s = e.members ? (double)e.run_ns / e.members / 1e9 : 0;
+
+	if (!op || !dd.clat.n || window_s <= 0)
+		return std::string();
+	return strf("    %s: %llu %s, %s/s\n", op, (unsigned long long)dd.clat.n, done,
+		    num2str((uint64_t)((double)dd.clat.n / window_s), 4, 1, false, unit::none).c_str());
+}
+
 std::string bw_line(const res_sample_stat &bw, const group_stat &g, int d)
 {
 	uint64_t min = (uint64_t)bw.min, max = (uint64_t)bw.max;
@@ -155,7 +183,7 @@ std::string normal_ddir(const entry &e, const group_stat &g, int d)
 
 	if (!ddir_runtime_ms(e, d))
 		return std::string();
-	std::string s = ddir_headline(e, g, d);
+	std::string s = ddir_headline(e, g, d) + metadata_line(e, dd);
 	if (dd.slat.n)
 		s += normal_lat_line("slat", dd.slat);
 	if (dd.clat.n)

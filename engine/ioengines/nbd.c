@@ -172,6 +172,9 @@ static int64_t nbd_read_sync(struct ioe *e, void *buf, uint32_t len, uint64_t of
 
 const struct ioe_ops ioe_nbd = {
 	.name = "nbd",
+	.no_open = true,
+	.no_layout = true,		/* nothing local: the peer or export is the target */
+	.remote = true,
 	.id = PLAN_IOENGINE_NBD,
 	.init = nbd_init,
 	.exit = nbd_exit,

@@ -604,6 +604,9 @@ static int net_queue(struct ioe *e, struct io_u *u)
 
 const struct ioe_ops ioe_net = {
 	.name = "net",
+	.no_open = true,
+	.no_layout = true,		/* nothing local: the peer or export is the target */
+	.remote = true,
 	.id = PLAN_IOENGINE_NET,
 	.sync = true,
 	.init = net_init,
@@ -613,6 +616,9 @@ const struct ioe_ops ioe_net = {
 
 const struct ioe_ops ioe_netsplice = {
 	.name = "netsplice",
+	.no_open = true,
+	.no_layout = true,		/* nothing local: the peer or export is the target */
+	.remote = true,
 	.id = PLAN_IOENGINE_NETSPLICE,
 	.sync = true,
 	.init = netsplice_init,

@@ -42,24 +42,30 @@ int64_t one_io(ioe &e, void *buf, uint32_t len, plan_ddir dd)
 
 TEST_CASE("null and the remote engines use no local file; the file engines do")
 {
-	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NULL));
-	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NET));
-	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NETSPLICE));
-	CHECK_FALSE(plan_ioengine_uses_files(PLAN_IOENGINE_NBD));
-	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_PSYNC));
-	CHECK(plan_ioengine_uses_files(PLAN_IOENGINE_IO_URING));
+	const enum plan_ioengine fileless[] = { PLAN_IOENGINE_NULL, PLAN_IOENGINE_NET, PLAN_IOENGINE_NETSPLICE,
+						PLAN_IOENGINE_NBD };
+
+	for (enum plan_ioengine e : fileless) {
+		CHECK_FALSE(ioe_opens_files(e));
+		CHECK_FALSE(ioe_lays_out(e));
+	}
+	CHECK(ioe_is_remote(PLAN_IOENGINE_NET));
+	CHECK(ioe_is_remote(PLAN_IOENGINE_NBD));
+	CHECK_FALSE(ioe_is_remote(PLAN_IOENGINE_NULL));
+	CHECK(ioe_opens_files(PLAN_IOENGINE_PSYNC));
+	CHECK(ioe_lays_out(PLAN_IOENGINE_IO_URING));
 }
 
 TEST_CASE("nbd is available exactly when the build found libnbd; net always is")
 {
 #ifdef IOPLAN_HAVE_LIBNBD
-	CHECK(eng_ioengine_available(PLAN_IOENGINE_NBD));
+	CHECK(eng_ioengine_unavailable(PLAN_IOENGINE_NBD) == nullptr);
 #else
-	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NBD));
+	CHECK(eng_ioengine_unavailable(PLAN_IOENGINE_NBD) != nullptr);
 #endif
-	CHECK(eng_ioengine_available(PLAN_IOENGINE_NET));
-	CHECK(eng_ioengine_available(PLAN_IOENGINE_NETSPLICE));
-	CHECK_FALSE(eng_ioengine_available(PLAN_IOENGINE_NR));
+	CHECK(eng_ioengine_unavailable(PLAN_IOENGINE_NET) == nullptr);
+	CHECK(eng_ioengine_unavailable(PLAN_IOENGINE_NETSPLICE) == nullptr);
+	CHECK(eng_ioengine_unavailable(PLAN_IOENGINE_NR) != nullptr);
 }
 
 TEST_CASE("net over a unix socket: whole blocks arrive intact, and the sender's close ends the receiver")

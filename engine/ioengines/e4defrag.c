@@ -1,0 +1,164 @@
+/*
+ * engine/ioengines/e4defrag.c - online defragmentation of ext4 files: fio's e4defrag.
+ *
+ * Each write swaps the block's extents with those of a donor file through
+ * EXT4_IOC_MOVE_EXT, as e4defrag(8) does: the data stays, its layout on disk
+ * changes.  The donor (donorname=, beside the job's first file) is allocated
+ * over the whole file at set-up, or with inplace=1 allocated per I/O and
+ * truncated away after it.  Reads are refused with EINVAL, as fio's (the
+ * engine never changes data, so only writes are its operation).  The ioctl's
+ * layout comes from the kernel's ext4 uapi; glibc has no header for it.
+ *
+ * Safety: the move gives the donor the file's old blocks, destroying what the
+ * donor held.  So the donor is a scratch file: created here (and removed when
+ * the job ends), or an existing one only when it is empty.  A non-empty donor
+ * ioplan did not just create is refused with EEXIST.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/ioengine.h"
+
+struct e4_move_extent {
+	uint32_t reserved;
+	uint32_t donor_fd;
+	uint64_t orig_start;		/* in filesystem blocks */
+	uint64_t donor_start;
+	uint64_t len;
+	uint64_t moved_len;		/* out */
+};
+
+#define E4_IOC_MOVE_EXT _IOWR('f', 15, struct e4_move_extent)
+
+struct e4d {
+	int donor_fd;
+	char path[PATH_MAX];		/* set when this instance created the donor: unlinked at exit */
+	uint64_t bsz;
+	bool inplace;
+};
+
+/* donorname in the directory of the job's first file (fio: in directory=). */
+static void donor_path(const struct ioe *e, char *out, size_t n)
+{
+	const char *first = e->cfg.nr_files ? e->cfg.files[0].path : "";
+	const char *slash = strrchr(first, '/');
+	int dirlen = slash ? (int)(slash - first) : 0;
+
+	if (slash)
+		snprintf(out, n, "%.*s/%s", dirlen, first, e->cfg.job->e4defrag_donor);
+	else
+		snprintf(out, n, "%s", e->cfg.job->e4defrag_donor);
+}
+
+/* Opens the donor: a new file of ours, or an existing empty one.  0 or -errno. */
+static int donor_open(struct e4d *d, const char *path)
+{
+	struct stat st;
+
+	d->donor_fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	if (d->donor_fd >= 0) {
+		snprintf(d->path, sizeof(d->path), "%s", path);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	d->donor_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (d->donor_fd < 0)
+		return -errno;
+	if (fstat(d->donor_fd, &st) || st.st_size || st.st_blocks) {
+		close(d->donor_fd);
+		d->donor_fd = -1;
+		return -EEXIST;		/* it holds data the move would destroy */
+	}
+	return 0;
+}
+
+static void e4d_free(struct e4d *d)
+{
+	if (d->donor_fd >= 0)
+		close(d->donor_fd);
+	if (d->path[0])
+		unlink(d->path);
+	free(d);
+}
+
+static int e4d_init(struct ioe *e)
+{
+	struct e4d *d = calloc(1, sizeof(*d));
+	char path[PATH_MAX];
+	struct stat st;
+	uint64_t size = e->cfg.nr_files ? e->cfg.files[0].size_bytes : 0;
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	donor_path(e, path, sizeof(path));
+	d->inplace = e->cfg.job->e4defrag_inplace;
+	ret = donor_open(d, path);
+	if (!ret && ((!d->inplace && size && fallocate(d->donor_fd, 0, 0, (off_t)size)) ||
+		     fstat(d->donor_fd, &st)))
+		ret = -errno;
+	if (ret) {
+		e4d_free(d);
+		return ret;
+	}
+	d->bsz = st.st_blksize ? (uint64_t)st.st_blksize : 4096;
+	e->priv = d;
+	return 0;
+}
+
+static void e4d_exit(struct ioe *e)
+{
+	e4d_free(e->priv);
+}
+
+/* Moves the extents under u from the donor: bytes moved, or -errno. */
+static int64_t e4d_move(struct e4d *d, struct io_u *u)
+{
+	struct e4_move_extent me = { .donor_fd = (uint32_t)d->donor_fd };
+	uint64_t moved;
+
+	me.orig_start = u->offset / d->bsz;
+	me.donor_start = me.orig_start;
+	me.len = (u->offset + u->len + d->bsz - 1) / d->bsz - me.orig_start;
+	if (ioctl(u->fd, E4_IOC_MOVE_EXT, &me))
+		return -errno;
+	moved = me.moved_len * d->bsz;
+	if (!moved)
+		return -EINVAL;		/* beyond the file's size, as fio reads it */
+	return (int64_t)(moved > u->len ? u->len : moved);
+}
+
+static int e4d_queue(struct ioe *e, struct io_u *u)
+{
+	struct e4d *d = e->priv;
+
+	if (u->ddir != PLAN_DDIR_WRITE) {
+		u->result = -EINVAL;
+		return IOE_Q_COMPLETED;
+	}
+	if (d->inplace && fallocate(d->donor_fd, 0, (off_t)u->offset, (off_t)u->len)) {
+		u->result = -errno;
+		return IOE_Q_COMPLETED;
+	}
+	u->result = e4d_move(d, u);
+	if (d->inplace && ftruncate(d->donor_fd, 0) && u->result >= 0)
+		u->result = -errno;
+	return IOE_Q_COMPLETED;
+}
+
+const struct ioe_ops ioe_e4defrag = {
+	.name = "e4defrag",
+	.id = PLAN_IOENGINE_E4DEFRAG,
+	.sync = true,
+	.init = e4d_init,
+	.exit = e4d_exit,
+	.queue = e4d_queue,
+};

@@ -1,0 +1,194 @@
+/*
+ * engine/ioengines/exec.c - runs a program alongside the other jobs: fio's exec.
+ *
+ * The job's first "I/O" starts program= with arguments= (split at spaces, %r
+ * replaced by the runtime in seconds and %n by the job's name, as fio's); the
+ * parser gives the job fio's 50 ms think after each I/O and makes it run until
+ * runtime.  When the job ends, a program still running gets SIGTERM, then
+ * SIGKILL after grace_time seconds, and is reaped.  With std_redirect (the
+ * default) its stdout and stderr go to <job>.stdout and <job>.stderr in the
+ * working directory, so the report on stdout stays the report.  posix_spawnp
+ * starts it: no fork of a threaded process, and a program that cannot run is
+ * the job's error (ENOENT, EACCES) rather than a child that silently exits.
+ * No file is touched and no bytes are counted (fio's FIO_NOIO).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "engine/ioengine.h"
+
+extern char **environ;
+
+#define EXEC_POLL_NS 10000000l		/* how often the grace period looks for the program's exit */
+
+struct exec_eng {
+	const struct plan_job *job;
+	pid_t pid;			/* 0: not started; -1: started and reaped */
+};
+
+/* s with every "%r" and "%n" replaced, in a new string (NULL without memory). */
+static char *exec_expand(const char *s, const struct plan_job *j)
+{
+	char runtime[24];
+	size_t cap = strlen(s) + 1, n = 0;
+	char *out;
+
+	snprintf(runtime, sizeof(runtime), "%llu", (unsigned long long)(j->runtime_ns / 1000000000ull));
+	for (const char *p = s; *p; p++)
+		if (p[0] == '%' && (p[1] == 'r' || p[1] == 'n'))
+			cap += strlen(p[1] == 'r' ? runtime : j->name);
+	out = malloc(cap);
+	for (const char *p = s; out && *p; p++) {
+		if (p[0] == '%' && (p[1] == 'r' || p[1] == 'n')) {
+			const char *with = p[1] == 'r' ? runtime : j->name;
+
+			memcpy(out + n, with, strlen(with));
+			n += strlen(with);
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	if (out)
+		out[n] = '\0';
+	return out;
+}
+
+/* Splits line at spaces in place into a NULL-terminated argv (NULL without memory). */
+static char **exec_split(char *line)
+{
+	size_t n = 0, cap = 8;
+	char **argv = malloc(cap * sizeof(*argv));
+
+	for (char *tok = strtok(line, " "); argv && tok; tok = strtok(NULL, " ")) {
+		if (n + 2 > cap) {
+			char **more = realloc(argv, (cap *= 2) * sizeof(*argv));
+
+			if (!more) {
+				free(argv);
+				return NULL;
+			}
+			argv = more;
+		}
+		argv[n++] = tok;
+	}
+	if (argv)
+		argv[n] = NULL;
+	return argv;
+}
+
+/* The redirections of std_redirect: <job>.stdout and <job>.stderr, truncated. */
+static int exec_redirect(posix_spawn_file_actions_t *fa, const char *name)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s.stdout", name);
+	ret = posix_spawn_file_actions_addopen(fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	snprintf(path, sizeof(path), "%s.stderr", name);
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	return -ret;
+}
+
+static int exec_start(struct exec_eng *x)
+{
+	const struct plan_job *j = x->job;
+	size_t len = strlen(j->exec_program) + (j->exec_arguments ? strlen(j->exec_arguments) : 0) + 2;
+	char *line = malloc(len), *expanded = NULL, **argv = NULL;
+	posix_spawn_file_actions_t fa;
+	int ret = -ENOMEM;
+
+	if (line) {
+		snprintf(line, len, "%s %s", j->exec_program, j->exec_arguments ? j->exec_arguments : "");
+		expanded = exec_expand(line, j);
+	}
+	argv = expanded ? exec_split(expanded) : NULL;
+	if (argv && !argv[0])
+		ret = -EINVAL;
+	else if (argv && !(ret = -posix_spawn_file_actions_init(&fa))) {
+		ret = j->exec_std_redirect ? exec_redirect(&fa, j->name) : 0;
+		if (!ret)
+			ret = -posix_spawnp(&x->pid, argv[0], &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	free(argv);
+	free(expanded);
+	free(line);
+	if (ret)
+		x->pid = -1;
+	return ret;
+}
+
+static int exec_init(struct ioe *e)
+{
+	struct exec_eng *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	if (!e->cfg.job || !e->cfg.job->exec_program) {
+		free(x);
+		return -EINVAL;
+	}
+	x->job = e->cfg.job;
+	e->priv = x;
+	return 0;
+}
+
+/* True once the program has exited (and is reaped) within wait_ns. */
+static bool exec_reaped(pid_t pid, uint64_t wait_ns)
+{
+	struct timespec slice = { 0, EXEC_POLL_NS };
+
+	for (uint64_t waited = 0;; waited += EXEC_POLL_NS) {
+		pid_t r = waitpid(pid, NULL, WNOHANG);
+
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return true;
+		if (waited >= wait_ns)
+			return false;
+		nanosleep(&slice, NULL);
+	}
+}
+
+static void exec_exit(struct ioe *e)
+{
+	struct exec_eng *x = e->priv;
+
+	if (x->pid > 0 && !exec_reaped(x->pid, 0)) {
+		kill(x->pid, SIGTERM);
+		if (!exec_reaped(x->pid, (uint64_t)x->job->exec_grace_s * 1000000000ull)) {
+			kill(x->pid, SIGKILL);
+			waitpid(x->pid, NULL, 0);
+		}
+	}
+	free(x);
+}
+
+static int exec_queue(struct ioe *e, struct io_u *u)
+{
+	struct exec_eng *x = e->priv;
+	int ret = x->pid ? 0 : exec_start(x);
+
+	u->result = ret ? ret : (int64_t)u->len;
+	u->nostat = IOE_NOSTAT_BYTES;
+	return IOE_Q_COMPLETED;
+}
+
+const struct ioe_ops ioe_exec = {
+	.name = "exec",
+	.id = PLAN_IOENGINE_EXEC,
+	.sync = true,
+	.no_open = true,
+	.no_layout = true,
+	.init = exec_init,
+	.exit = exec_exit,
+	.queue = exec_queue,
+};

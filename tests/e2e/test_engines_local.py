@@ -1,0 +1,354 @@
+"""tests/e2e/test_engines_local.py - splice, cpuio, exec, e4defrag and the metadata engines (issue 27).
+
+Size-bound jobs run through fio 3.33 and ioplan with the same command line in
+private directories: per job, error and the read, write and trim io_bytes must
+be equal.  Write cases verify with crc32c, so the data must also have gone
+through the engine intact.  Time-bound jobs (cpuio, exec) must end with error 0
+within their runtime.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from common import BIN, FIO, TmpDirCase, run, run_fio
+
+SPLICE_CASES = {
+    "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
+    "splice_read": ["--ioengine=splice", "--rw=read", "--bs=4k"],
+    # 256k blocks move in several pipe-sized chunks each.
+    "splice_big_write_verify": ["--ioengine=splice", "--rw=write", "--bs=256k", "--verify=crc32c"],
+    "splice_big_randread": ["--ioengine=splice", "--rw=randread", "--bs=256k"],
+}
+
+# The metadata engines: io_bytes follow size= as fio's fake I/Os do; one timed
+# operation per file (fio's clat samples, no lat).
+META_CASES = {
+    "filecreate": ["--ioengine=filecreate", "--nrfiles=3", "--filesize=8k", "--bs=4k"],
+    "filecreate_write": ["--ioengine=filecreate", "--nrfiles=4", "--filesize=4k", "--rw=write"],
+    "filestat": ["--ioengine=filestat", "--nrfiles=3", "--size=64k", "--bs=4k"],
+    "filestat_lstat": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=lstat"],
+    "filestat_statx": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=statx"],
+    "filedelete": ["--ioengine=filedelete", "--nrfiles=5", "--filesize=4k"],
+}
+
+# fio 3.33's own examples for these engines, read from fio's source tree at test time
+# (never copied into this repository), shrunk by these substitutions to run in seconds.
+FIO_EXAMPLES = pathlib.Path("/work/main/build/fio-src/examples")
+EXAMPLES = ("cpuio.fio", "exec.fio", "falloc.fio", "ftruncate.fio", "filecreate-ioengine.fio",
+            "filestat-ioengine.fio", "filedelete-ioengine.fio")
+SHRINK = [
+    (r"^runtime=\S+", "runtime=1"),
+    (r"^(file)?size=\S+", r"\1size=4m"),
+    (r"^nrfiles=\d+", "nrfiles=20"),
+    (r"^numjobs=\d+", "numjobs=2"),
+    (r"^program=/usr/sbin/turbostat", "program=sleep"),  # turbostat needs MSR access
+    (r"^arguments=-c package.*", "arguments=%r"),
+]
+
+
+def shrunk(text, directory):
+    for pat, rep in SHRINK:
+        text = re.sub(pat, rep, text, flags=re.M)
+    return re.sub(r"^directory=\S+", f"directory={directory}", text, flags=re.M)
+
+
+def figures(stdout):
+    """[(error, read, write, trim io_bytes)] per job of a JSON report (after any notes)."""
+    doc = json.loads(stdout[stdout.index("{"):])
+    return [(j["error"], j["read"]["io_bytes"], j["write"]["io_bytes"], j["trim"]["io_bytes"])
+            for j in doc["jobs"]]
+
+
+def report(stdout):
+    return json.loads(stdout[stdout.index("{"):])
+
+
+class LocalEngines(TmpDirCase):
+    def one(self, who, name, args, files=("--filename=data", "--size=1m")):
+        d = self.tmp / who / name
+        d.mkdir(parents=True)
+        cmd = ["--name=j", *files, *args, "--output-format=json"]
+        p = run_fio(cmd, cwd=d) if who == "fio" else run(cmd, cwd=d)
+        self.assertIn("{", p.stdout, f"{who} {name}: {p.stderr}")
+        return p.returncode, figures(p.stdout), p.stderr
+
+    def differential(self, cases, files=("--filename=data", "--size=1m")):
+        if FIO is None:
+            self.skipTest("fio not installed")
+        for name, args in cases.items():
+            with self.subTest(name):
+                frc, ff, _ = self.one("fio", name, args, files)
+                irc, fi, err = self.one("ioplan", name, args, files)
+                self.assertEqual(fi, ff, f"{name}: ioplan {fi} fio {ff}; {err}")
+                self.assertEqual(bool(irc), bool(frc), f"{name}: exit status; {err}")
+
+    def test_splice_io_bytes_and_error_are_fios(self):
+        self.differential(SPLICE_CASES)
+
+    def test_splice_alone_moves_and_verifies_every_byte(self):
+        rc, f, err = self.one("ioplan", "alone", ["--ioengine=splice", "--rw=randwrite", "--bs=192k",
+                                                  "--verify=crc32c", "--size=3m"])
+        self.assertEqual((rc, f), (0, [(0, 3 << 20, 3 << 20, 0)]), err)
+
+    @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
+    def test_splice_goes_through_a_pipe(self):
+        # 16 reads of 64k: one splice from the file and one vmsplice out per block.
+        st = self.tmp / "st"
+        (self.tmp / "data").write_bytes(b"\1" * (1 << 20))
+        p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=splice,vmsplice",
+                            BIN, "--name=j", "--filename=data", "--size=1m", "--bs=64k", "--ioengine=splice",
+                            "--rw=read", "--output-format=json"], cwd=self.tmp, capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        calls = {f.split()[-1]: int(f.split()[3]) for f in st.read_text().splitlines()
+                 if f.split() and f.split()[-1] in ("splice", "vmsplice")}
+        self.assertEqual(calls.get("splice"), 16, calls)
+        self.assertEqual(calls.get("vmsplice"), 16, calls)
+
+    def meta(self, who, name, args):
+        d = self.tmp / who / name
+        d.mkdir(parents=True)
+        cmd = ["--name=j", f"--directory={d}", *args, "--output-format=json"]
+        p = run_fio(cmd, cwd=d) if who == "fio" else run(cmd, cwd=d)
+        self.assertIn("{", p.stdout, f"{who} {name}: {p.stderr}")
+        doc = report(p.stdout)
+        ops = [(j[dd]["clat_ns"]["N"], j[dd]["lat_ns"]["N"]) for j in doc["jobs"] for dd in ("read", "write")
+               if j[dd]["total_ios"]]
+        return p.returncode, figures(p.stdout), ops, sorted(x.name for x in d.iterdir()), p.stderr
+
+    def test_metadata_engines_are_fios(self):
+        # io_bytes, error, the timed operations (clat N, lat N) and the files left: as fio 3.33.
+        if FIO is None:
+            self.skipTest("fio not installed")
+        for name, args in META_CASES.items():
+            with self.subTest(name):
+                fio = self.meta("fio", name, args)
+                mine = self.meta("ioplan", name, args)
+                self.assertEqual(mine[:4], fio[:4], f"{name}: ioplan {mine[:4]} fio {fio[:4]}; {mine[4]}")
+
+    def test_directory_engines_make_stat_and_remove_directories(self):
+        # fio 3.33 has no dircreate/dirstat/dirdelete (fio 3.37 added them): ioplan alone.
+        d = self.tmp / "dirs"
+        d.mkdir()
+        names = [f"j.0.{i}" for i in range(4)]
+        for eng in ("dircreate", "dirstat", "dirdelete"):
+            with self.subTest(eng):
+                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", "--nrfiles=4", "--filesize=4k",
+                         "--output-format=json"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["io_bytes"], job["read"]["clat_ns"]["N"]),
+                                 (0, 4 * 4096, 4))
+                left = sorted(x.name for x in d.iterdir() if x.is_dir())
+                self.assertEqual(left, [] if eng == "dirdelete" else names)
+
+    def test_dircreate_on_an_existing_directory_fails_as_mkdir(self):
+        (self.tmp / "j.0.0").mkdir()
+        p = run(["--name=j", f"--directory={self.tmp}", "--ioengine=dircreate", "--filesize=4k",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 17)  # EEXIST
+        self.assertIn("File exists", p.stderr)
+
+    def test_metadata_rates_in_the_normal_output(self):
+        for eng, line in (("filecreate", "creates: 6 files created, "), ("filestat", "stats: 6 files stat'ed, "),
+                          ("filedelete", "deletes: 6 files deleted, ")):
+            with self.subTest(eng):
+                p = run(["--name=j", f"--directory={self.tmp}", f"--ioengine={eng}", "--nrfiles=6",
+                         "--filesize=4k"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("  read: IOPS=", p.stdout)
+                self.assertIn("    " + line, p.stdout)
+                self.assertRegex(p.stdout, r"files? \w+'?\w*, [0-9.]+k?/s\n")
+                self.assertNotRegex(p.stdout, r" lat \([num]sec\): min=", "fio records the operation as clat only")
+                self.assertNotIn("page cache", p.stdout + p.stderr, "no data is read")
+
+    def test_filedelete_never_deletes_a_file_ioplan_did_not_create(self):
+        keep = self.tmp / "keep"
+        keep.write_text("precious")
+        p = run(["--name=j", "--ioengine=filedelete", "--filename=keep", "--size=4k"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("allow_existing_file_write", p.stderr)
+        self.assertEqual(keep.read_text(), "precious")
+
+    def test_engine_options_in_global_do_not_bind_other_engines(self):
+        # fio's e4defrag2.fio: donorname in [global], a libaio job below it.
+        self.write("g.fio", "[global]\ndonorname=x.def\nsize=64k\n[a]\nioengine=psync\nrw=write\nfilename=data\n")
+        p = run(["--output-format=json", "g.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(figures(p.stdout), [(0, 0, 65536, 0)])
+
+    def test_stat_type_under_another_engine_is_refused(self):
+        p = run(["--name=j", "--ioengine=psync", "--stat_type=lstat", "--size=4k", "--filename=data"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("error: job 'j': stat_type is an option of ioengine=filestat,dirstat, not of ioengine=psync",
+                      p.stderr)
+        self.assertFalse((self.tmp / "data").exists())
+
+    def test_cpuio_burns_its_share_for_the_runtime(self):
+        # fio 3.33: cpuload=50 with the default 50 ms chunks makes 10 "I/Os" a second
+        # (each a burn, then a think as long), moves no bytes and ends with error 0.
+        for mode in ("noop", "qsort"):
+            with self.subTest(mode):
+                p = run(["--name=c", "--ioengine=cpuio", "--cpuload=50", f"--cpumode={mode}", "--runtime=1",
+                         "--output-format=json"], cwd=self.tmp, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 0))
+                self.assertGreaterEqual(job["read"]["total_ios"], 5, "about 10 cycles in 1 s")
+                self.assertLessEqual(job["read"]["total_ios"], 11)
+                # Each burn is at least the 50 ms chunk: the latency records it.
+                self.assertGreaterEqual(job["read"]["clat_ns"]["min"], 50_000_000)
+                self.assertEqual(list(self.tmp.iterdir()), [], "cpuio touches no file")
+
+    def test_cpuio_without_cpuload_is_refused(self):
+        p = run(["--name=c", "--ioengine=cpuio", "--runtime=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("error: job 'c': ioengine=cpuio needs cpuload=", p.stderr)
+        p = run(["--name=c", "--ioengine=psync", "--cpuload=10", "--size=4k", "--filename=d"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cpuload is an option of ioengine=cpuio, not of ioengine=psync", p.stderr)
+
+    def test_enghelp_lists_every_engine_with_its_options(self):
+        p = run(["--enghelp"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "Available IO engines:")
+        listed = {ln.split("\t")[1]: ln for ln in lines[1:]}
+        table = next(o for o in json.loads(run(["--dump-options=json"]).stdout) if o["name"] == "ioengine")
+        self.assertEqual(sorted(listed), sorted(c["name"] for c in table["choices"]))
+        for eng, opts in (("filestat", "stat_type"), ("dirstat", "stat_type"), ("cpuio", "cpuload cpuchunks cpumode"),
+                          ("pvsync2", "hipri")):
+            with self.subTest(eng):
+                self.assertIn(opts, listed[eng])
+                self.assertIn("(options: ", listed[eng])
+        self.assertEqual(listed["splice"], "\tsplice", "no options, as fio's 'has no options'")
+        self.assertNotIn("unavailable", p.stdout, "every engine's library was there at build time")
+        p = run(["--enghelp=filestat"])
+        self.assertEqual(p.stdout, "stat_type               : the stat call each file or directory gets.\n")
+
+    def test_exec_runs_the_program_with_fios_substitutions(self):
+        # %n is the job's name, %r its runtime in seconds; std_redirect (the default)
+        # puts the program's stdout in <job>.stdout.  The job is time-bound: error 0.
+        p = run(["--name=ex", "--ioengine=exec", "--program=echo", "--arguments=name=%n runtime=%r",
+                 "--runtime=1", "--output-format=json"], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = report(p.stdout)["jobs"][0]
+        self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 0))
+        self.assertEqual((self.tmp / "ex.stdout").read_text(), "name=ex runtime=1\n")
+        self.assertEqual((self.tmp / "ex.stderr").read_text(), "")
+
+    def test_exec_stops_a_program_that_outlives_the_job(self):
+        # sleep 60 under runtime=1 and grace_time=0: SIGTERM at the job's end, and the run
+        # is over in seconds, the program reaped (no sleep left behind).
+        marker = "3600.5"
+        p = run(["--name=ex", "--ioengine=exec", "--program=sleep", f"--arguments={marker}", "--runtime=1",
+                 "--grace_time=0", "--std_redirect=0", "--output-format=json"], cwd=self.tmp, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 0)
+        left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+        self.assertEqual(left.stdout, "", "the program outlived the run")
+        self.assertFalse((self.tmp / "ex.stdout").exists(), "std_redirect=0 writes no file")
+
+    def test_exec_refusals(self):
+        p = run(["--name=ex", "--ioengine=exec", "--runtime=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("error: job 'ex': ioengine=exec needs program=", p.stderr)
+        p = run(["--name=ex", "--ioengine=exec", "--program=/nonexistent/prog", "--runtime=1",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(report(p.stdout)["jobs"][0]["error"], 2)  # ENOENT from posix_spawnp
+        p = run(["--name=j", "--ioengine=psync", "--program=ls", "--size=4k", "--filename=d"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("program is an option of ioengine=exec, not of ioengine=psync", p.stderr)
+
+    @unittest.skipUnless(FIO_EXAMPLES.is_dir(), "fio's source tree (examples/) is not there")
+    def test_fios_examples_parse_and_shrunk_run(self):
+        for name in EXAMPLES:
+            with self.subTest(name):
+                text = (FIO_EXAMPLES / name).read_text()
+                d = self.tmp / name
+                d.mkdir()
+                (d / name).write_text(text)
+                p = run(["--parse-only", name], cwd=d)
+                self.assertEqual(p.returncode, 0, f"{name} as fio ships it: {p.stderr}")
+                (d / name).write_text(shrunk(text, d))
+                p = run(["--output-format=json", name], cwd=d, timeout=300)
+                self.assertEqual(p.returncode, 0, f"{name} shrunk: {p.stderr}")
+                errors = [(j["jobname"], j["error"]) for j in report(p.stdout)["jobs"] if j["error"]]
+                self.assertEqual(errors, [], name)
+
+
+def ext4_loop(case):
+    """Mounts a fresh 64 MiB ext4 filesystem on a loop device for the test; the mount,
+    the loop device and the image go away at cleanup even when the test fails."""
+    if os.geteuid() != 0 or shutil.which("mkfs.ext4") is None or shutil.which("losetup") is None:
+        case.skipTest("needs root, mkfs.ext4 and losetup")
+    # Not under case.tmp: tearDown removes that before the cleanups unmount.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ext4-"))
+    case.addCleanup(shutil.rmtree, top, True)
+    img, mnt = top / "ext4.img", top / "mnt"
+    with open(img, "wb") as f:
+        f.truncate(64 << 20)
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(img)], check=True, capture_output=True)
+    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+    if p.returncode != 0:
+        case.skipTest(f"no loop device: {p.stderr.strip()}")
+    loop = p.stdout.strip()
+    case.addCleanup(subprocess.run, ["losetup", "-d", loop], capture_output=True)
+    mnt.mkdir()
+    subprocess.run(["mount", loop, str(mnt)], check=True, capture_output=True)
+    case.addCleanup(subprocess.run, ["umount", str(mnt)], capture_output=True)
+    return mnt
+
+
+class E4defrag(TmpDirCase):
+    CASES = {
+        "write": ["--rw=write"],
+        "randwrite_inplace": ["--rw=randwrite", "--inplace=1"],
+        "read_refused": ["--rw=read"],  # fio: EINVAL, reads are not the engine's operation
+    }
+
+    def one(self, exe, mnt, args):
+        for name in ("f1", "f1.def"):
+            (mnt / name).unlink(missing_ok=True)
+        p = subprocess.run([exe, "--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--filename=f1",
+                            "--donorname=f1.def", "--size=4m", "--filesize=4m", "--bs=32k", *args,
+                            "--output-format=json"], capture_output=True, text=True, timeout=120)
+        return figures(p.stdout), bool(p.returncode), p.stderr
+
+    def test_io_bytes_and_error_are_fios_on_ext4(self):
+        mnt = ext4_loop(self)
+        for name, args in self.CASES.items():
+            with self.subTest(name):
+                mine = self.one(BIN, mnt, args)
+                self.assertFalse((mnt / "f1.def").exists(), "the donor ioplan made is removed")
+                if FIO is not None:
+                    fio = self.one(FIO, mnt, args)
+                    self.assertEqual(mine[:2], fio[:2], f"ioplan {mine} fio {fio}")
+                want = (22, 0, 0, 0) if name == "read_refused" else (0, 0, 4 << 20, 0)
+                self.assertEqual(mine[0], [want], mine[2])
+
+    def test_a_donor_holding_data_is_refused(self):
+        mnt = ext4_loop(self)
+        (mnt / "don").write_text("keep")
+        p = run(["--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--filename=f1", "--donorname=don",
+                 "--size=1m", "--rw=write", "--output-format=json"])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("e4defrag init", p.stderr)
+        self.assertIn("File exists", p.stderr)
+        self.assertEqual((mnt / "don").read_text(), "keep")
+
+    def test_donorname_is_required(self):
+        p = run(["--name=d", "--ioengine=e4defrag", "--filename=f", "--size=1m", "--rw=write"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("ioengine=e4defrag needs donorname=", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
