@@ -285,7 +285,7 @@ class NetRefusals(TmpDirCase):
     def test_enghelp_lists_the_engines_and_their_options(self):
         p = run(["--enghelp"])
         for e in ("net", "netsplice", "nbd"):
-            self.assertRegex(p.stdout, rf"(?m)^\t{e}$")
+            self.assertRegex(p.stdout, rf"(?m)^\t{e}(\t\(options: .*\))?$")
         net = run(["--enghelp=netsplice"]).stdout
         for o in ("hostname", "port", "protocol", "listen", "pingpong", "nodelay", "window_size", "mss"):
             self.assertRegex(net, rf"(?m)^{o} +: ")
