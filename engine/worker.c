@@ -344,6 +344,8 @@ static int setup(struct worker *w)
 		ret = buffill_from_job(&w->fill, w->job);
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
 			 w->job->scramble_buffers;
+	if (w->fill.kind == PLAN_BUF_RANDOM)
+		dedupe_init(&w->dedupe, w->job, w->clone->seed, gen_pass_bytes(&w->gen), bufpool_len(w->job));
 	if (!ret)
 		ret = worker_verify_setup(w, &w->fill);
 	if (!ret)
@@ -558,6 +560,8 @@ static void finish(struct worker *w)
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)
 		jr->done = true;
+	if (w->out->error)
+		jr->failed = true;
 	w->seg->workers_left--;
 	atomic_store_explicit(&w->pub.running, false, memory_order_relaxed);
 	pthread_cond_broadcast(&w->seg->cv);

@@ -64,6 +64,7 @@ struct job_run {
 	uint32_t clones_left;		/* guarded by seg_run.mu */
 	bool done;			/* guarded by seg_run.mu */
 	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
+	bool failed;			/* a clone ended with an error (guarded by seg_run.mu) */
 };
 
 /* Jobs that run together (between two stonewalls), in one run. */
@@ -127,6 +128,7 @@ struct worker {
 	struct bufpool bufs;
 	struct buffill fill;
 	bool vary_writes;		/* random content: vary each write cheaply */
+	struct dedupe dedupe;		/* dedupe_percentage: each write from a seed */
 	struct io_u *ios;
 	uint32_t *free_slot;
 	uint32_t nr_free;
@@ -163,7 +165,9 @@ struct worker {
 	bool rated;
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
-	uint32_t think_count;
+	uint64_t think_issued, think_completed;	/* I/Os towards thinktime_blocks */
+	uint64_t think_last_blocks;	/* the count when the last think began */
+	uint64_t think_last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
 	bool quiescing;			/* thinktime: reap everything in flight first */
 
 	struct sampler bw_s, iops_s;
