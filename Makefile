@@ -50,7 +50,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lpthread -lm
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lnuma -lpthread -lm
 
 # Sources, by directory; new files need no Makefile change.
 ENGINE_C  := $(sort $(wildcard engine/*.c engine/ioengines/*.c))
@@ -69,7 +69,7 @@ UNIT := $(B)/unit_tests
 DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
 	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
 	python3-jsonschema jq gnuplot-nox mandoc man-db e2fsprogs xfsprogs btrfs-progs bsdutils \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev libnuma-dev
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test suite unit e2e check check-generated check-layering generate \

@@ -57,6 +57,8 @@ static void free_job(struct plan_job *j)
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
+	free(j->exec_prerun);
+	free(j->exec_postrun);
 }
 
 void plan_free(struct plan *p)

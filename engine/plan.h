@@ -138,6 +138,16 @@ enum plan_exit_what {
 	PLAN_EXIT_ALL = 1u << 2		/* every job, running or not yet started */
 };
 
+/* numa_mem_policy= : where a job's threads allocate memory (set_mempolicy). */
+enum plan_numa_mem {
+	PLAN_NUMA_MEM_UNSET = 0,	/* leave the process's policy */
+	PLAN_NUMA_MEM_DEFAULT,
+	PLAN_NUMA_MEM_PREFER,
+	PLAN_NUMA_MEM_BIND,
+	PLAN_NUMA_MEM_INTERLEAVE,
+	PLAN_NUMA_MEM_LOCAL
+};
+
 enum plan_repeat_aggregate {
 	PLAN_AGG_MAX = 0,		/* CrystalDiskMark: best throughput, lowest latency */
 	PLAN_AGG_MEDIAN,
@@ -416,6 +426,17 @@ struct plan_job {
 	bool dedupe_working_set;	/* dedupe_mode=working_set (else repeat) */
 	uint32_t dedupe_working_set_pct;	/* share of the region the repeats come from */
 	bool dedupe_global;		/* the repeats come from every job's buffers */
+	/* NUMA (libnuma): the threads run on these nodes' CPUs, their memory per policy. */
+	uint64_t numa_cpu_nodes_mask;	/* 0 = any node */
+	enum plan_numa_mem numa_mem_policy;
+	uint64_t numa_mem_nodes_mask;	/* the nodes of prefer (one), bind, interleave */
+	/* Environment: commands around each clone (fio's exec_prerun/postrun, run by
+	 * sh with output to JOBNAME.prerun.txt), memory pinned while it runs, and a
+	 * write lifetime hint (F_SET_RW_HINT) on its files. */
+	char *exec_prerun;		/* NULL = none */
+	char *exec_postrun;
+	uint64_t lockmem_bytes;		/* 0 = none */
+	uint32_t write_hint;		/* RWH_WRITE_LIFE_*; 0 = leave unset */
 
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;

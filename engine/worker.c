@@ -25,6 +25,7 @@
 #include "rng.h"
 #include "dioalign.h"
 #include "snapshot.h"
+#include "numa.h"
 #include "worker.h"
 
 #define SLEEP_SLICE_NS 100000000ull
@@ -362,6 +363,7 @@ static int setup(struct worker *w)
 
 static void teardown(struct worker *w)
 {
+	worker_env_end(w);
 	if (w->ioe_open)
 		ioe_close(&w->ioe);
 	for (uint32_t f = 0; f < w->nr_fds; f++)
@@ -571,17 +573,25 @@ static void finish(struct worker *w)
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	const char *what = "";
 	int ret;
 
 	w->clk = w->sh->clk;
 	w->rng_misc = rng_seed(w->clone->seed, 4);
 	placement(w->job, w->clone->clone_index);
-	if (wait_turn(w) && start_delay(w)) {
+	ret = numa_place_thread(w->job, &what);
+	if (ret) {
+		worker_error(w, .err = -ret, .what = what);
+		w->res.error = -ret;
+		start_together(w);
+	} else if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);
 		/* create_only: the files are laid out (and opened); no I/O. */
 		if (!ret && !w->job->create_only)
 			ret = worker_prepare_cache(w);
+		if (!ret && !w->job->create_only)
+			ret = worker_env_start(w);
 		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
 		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */

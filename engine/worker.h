@@ -129,6 +129,8 @@ struct worker {
 	struct buffill fill;
 	bool vary_writes;		/* random content: vary each write cheaply */
 	struct dedupe dedupe;		/* dedupe_percentage: each write from a seed */
+	bool env_started;		/* exec_prerun ran (or was due): postrun runs too */
+	void *lockmem;			/* lockmem: the pinned mapping, or NULL */
 	struct io_u *ios;
 	uint32_t *free_slot;
 	uint32_t nr_free;
@@ -250,6 +252,13 @@ uint64_t worker_busy_ns(void);
 
 /* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
 void worker_quiesce(struct worker *w);
+
+/*
+ * exec_prerun, lockmem (start: 0 or -errno, the error recorded) and
+ * exec_postrun, unpinning (end) around a clone's I/O (worker_env.c).
+ */
+int worker_env_start(struct worker *w);
+void worker_env_end(struct worker *w);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);

@@ -245,4 +245,41 @@ void set_ignore_error(job_spec &j, const option &o, const std::string &v)
     }
 }
 
+// numa_mem_policy=MODE[:NODES], as fio: prefer names one node, bind and
+// interleave a list, default and local none.
+void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v)
+{
+    static const std::pair<const char *, plan_numa_mem> modes[] = {
+        {"default", PLAN_NUMA_MEM_DEFAULT},     {"prefer", PLAN_NUMA_MEM_PREFER},
+        {"bind", PLAN_NUMA_MEM_BIND},           {"interleave", PLAN_NUMA_MEM_INTERLEAVE},
+        {"local", PLAN_NUMA_MEM_LOCAL},
+    };
+    std::string t = trim(v);
+    size_t colon = t.find(':');
+    std::string mode = t.substr(0, colon), nodes = colon == std::string::npos ? "" : t.substr(colon + 1);
+    plan_numa_mem m = PLAN_NUMA_MEM_UNSET;
+    for (const auto &p : modes)
+        if (mode == p.first)
+            m = p.second;
+    if (m == PLAN_NUMA_MEM_UNSET)
+        throw value_error("numa_mem_policy=" + mode + " is not one of default, prefer, bind, interleave, local");
+    bool wants = m == PLAN_NUMA_MEM_PREFER || m == PLAN_NUMA_MEM_BIND || m == PLAN_NUMA_MEM_INTERLEAVE;
+    if (wants && nodes.empty())
+        throw value_error("numa_mem_policy=" + mode + " needs nodes (" + mode + ":0)", t.size());
+    if (!wants && !nodes.empty())
+        throw value_error("numa_mem_policy=" + mode + " takes no nodes", colon + 1);
+    uint64_t mask = 0;
+    if (wants) {
+        try {
+            mask = parse_cpu_list(nodes);
+        } catch (value_error &err) {
+            throw value_error(err.what(), colon + 1 + err.offset);
+        }
+    }
+    if (m == PLAN_NUMA_MEM_PREFER && (mask & (mask - 1)))
+        throw value_error("numa_mem_policy=prefer names one node", colon + 1);
+    j.pj.numa_mem_policy = m;
+    j.pj.numa_mem_nodes_mask = mask;
+}
+
 } // namespace parser

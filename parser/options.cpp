@@ -1012,6 +1012,45 @@ static const std::vector<option> table = {
         .help("CPUs the job's threads may run on, as a bit mask (0x3: CPUs 0 and 1); the same as cpus_allowed.")
         .apply(A(int64_t m = parse_int(v); if (m <= 0) throw value_error("cpumask must name at least one CPU");
                  j.pj.cpus_allowed_mask = (uint64_t)m)),
+    opt("numa_cpu_nodes", opt_type::cpu_list, CAT_ENGINE)
+        .help("NUMA nodes whose CPUs the job's threads run on (0-1,3), within cpus_allowed (libnuma).")
+        .apply(A(j.pj.numa_cpu_nodes_mask = parse_cpu_list(trim(v)))),
+    opt("numa_mem_policy", opt_type::string, CAT_ENGINE)
+        .help("Where the job's threads allocate memory: default, local, prefer:NODE, bind:NODES or "
+              "interleave:NODES (set_mempolicy through libnuma).")
+        .apply(set_numa_mem_policy),
+    opt("exec_prerun", opt_type::string, CAT_JOB)
+        .help("Shell command each clone runs before its I/O, output in JOBNAME.prerun.txt; if it fails, so "
+              "does the clone (fio skips its I/O without an error).")
+        .apply(A(j.exec_prerun = trim(v))),
+    opt("exec_postrun", opt_type::string, CAT_JOB)
+        .help("Shell command each clone runs after its I/O, output in JOBNAME.postrun.txt; a failure is the "
+              "clone's error.")
+        .apply(A(j.exec_postrun = trim(v))),
+    opt("lockmem", opt_type::size, CAT_ENGINE)
+        .unit("bytes")
+        .def("0")
+        .help("Pin this much memory (mlock) while each clone runs, so the system has that much less (fio's "
+              "way to test with less memory).")
+        .apply(A(j.pj.lockmem_bytes = size_in(j, o, v))),
+    opt("write_hint", opt_type::choice, CAT_ENGINE)
+        .def("ignore")
+        .choices({
+            {"ignore", "no hint", 0},
+            {"none", "RWH_WRITE_LIFE_NONE", 1},
+            {"short", "RWH_WRITE_LIFE_SHORT", 2},
+            {"medium", "RWH_WRITE_LIFE_MEDIUM", 3},
+            {"long", "RWH_WRITE_LIFE_LONG", 4},
+            {"extreme", "RWH_WRITE_LIFE_EXTREME", 5},
+        })
+        .help("Lifetime hint of the data written to the job's files (fcntl F_SET_RW_HINT); a refused hint is an "
+              "error, as in fio.")
+        .apply(A(j.pj.write_hint = U32(choice_of(o, v)))),
+    opt("allow_mounted_write", opt_type::boolean, CAT_SAFETY)
+        .def("0")
+        .help("Accepted for fio compatibility: ioplan never writes to a device that holds a mounted filesystem, "
+              "whatever this says (it writes files inside the filesystem instead).")
+        .apply(A(flag_value(v))),
     opt("clocksource", opt_type::choice, CAT_STATS)
         .def("clock_gettime")
         .choices({

@@ -237,6 +237,10 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.bw_avg_time_ns = j.log_avg_ns;
     if (s.log_on[1] && j.log_avg_ns && !s.iops_avg_set)
         j.iops_avg_time_ns = j.log_avg_ns;
+    if (!s.exec_prerun.empty())
+        j.exec_prerun = plan_strdup(s.exec_prerun.c_str());
+    if (!s.exec_postrun.empty())
+        j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
     if (!s.pattern.empty()) {

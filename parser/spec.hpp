@@ -34,6 +34,7 @@ struct job_spec {
     bool log_on[3] = {};              // write_bw_log, write_iops_log, write_lat_log
     std::string log_prefix[3];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
+    std::string exec_prerun, exec_postrun;          // "" = none
 
     // Plan-wide settings that may be written in any section.
     std::string allow_device_write;

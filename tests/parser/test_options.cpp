@@ -175,3 +175,18 @@ TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_
     CHECK(applied({{"exit_what", "all"}}).pj.exit_what == PLAN_EXIT_ALL);
     CHECK(applied({{"cpumask", "0x3"}}).pj.cpus_allowed_mask == 3);
 }
+
+TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
+{
+    CHECK(applied({{"numa_cpu_nodes", "0-1,3"}}).pj.numa_cpu_nodes_mask == 0xb);
+    job_spec b = applied({{"numa_mem_policy", "interleave:0-1"}});
+    CHECK(b.pj.numa_mem_policy == PLAN_NUMA_MEM_INTERLEAVE);
+    CHECK(b.pj.numa_mem_nodes_mask == 3);
+    CHECK(applied({{"numa_mem_policy", "prefer:2"}}).pj.numa_mem_nodes_mask == 4);
+    CHECK(applied({{"numa_mem_policy", "local"}}).pj.numa_mem_policy == PLAN_NUMA_MEM_LOCAL);
+    CHECK(default_spec().pj.numa_mem_policy == PLAN_NUMA_MEM_UNSET);
+    const option &o = *find_option("numa_mem_policy");
+    job_spec j = default_spec();
+    for (const char *bad : {"bind", "prefer:0-1", "local:0", "often", "bind:x"})
+        CHECK_THROWS_AS(o.apply(j, o, bad), value_error);
+}
