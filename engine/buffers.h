@@ -61,16 +61,19 @@ void buf_fill_random(void *buf, uint64_t len, uint64_t *rng);
 
 /*
  * fio's dedupe_percentage: that share of the writes repeats an earlier buffer
- * (dedupe_mode=repeat: the last unique one; working_set: one of a fixed set
- * of dedupe_working_set_percentage of the region, shared by every job with
- * dedupe_global).  Each write's content is generated from a seed, so a repeat
+ * (dedupe_mode=repeat: the last unique one; working_set: one of the first
+ * dedupe_working_set_percentage of the region's unique buffers, as fio's
+ * working set is the start of the job's own unique sequence; with
+ * dedupe_global a set every job shares).  Each write's content is generated from a seed, so a repeat
  * only needs the seed it repeats.
  */
 struct dedupe {
 	uint32_t pct;
 	bool working_set;
 	uint64_t nr_set;		/* working_set: buffers the repeats come from */
-	uint64_t set_key;		/* their seeds derive from it */
+	uint64_t set_key;		/* dedupe_global: the shared set's seeds derive from it */
+	uint64_t key;			/* the clone's unique buffers: seed i is rng_seed(key, i) */
+	uint64_t next_unique;		/* index of the next unique buffer */
 	uint64_t rng;			/* the draws: repeat or not, and which one */
 	uint64_t last_unique;		/* repeat: seed of the last unique buffer */
 };

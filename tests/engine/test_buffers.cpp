@@ -59,13 +59,14 @@ TEST_CASE("buffers: dedupe_percentage repeats that share of the writes; working_
 	CHECK(u < 7300);
 	j.dedupe_pct = 100;
 	CHECK(unique_of(j, 1000) == 1);
-	// working_set: 1% of 64 MiB in 4 KiB blocks is 163 buffers the 60% repeats come from.
+	// working_set: 1% of 64 MiB in 4 KiB blocks is 163 buffers the 60% repeats
+	// come from: the first unique ones, as fio's, so they add no distinct block.
 	j.dedupe_pct = 60;
 	j.dedupe_working_set = true;
 	j.dedupe_working_set_pct = 1;
 	u = unique_of(j, 10000);
 	CHECK(u > 3800);
-	CHECK(u < 4400 + 164);
+	CHECK(u < 4200);
 	// dedupe_global: two clones share the working set, so their repeats coincide.
 	j.dedupe_global = true;
 	struct dedupe a, b;
