@@ -50,7 +50,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lpthread -lm -lz
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere it is left
 # out and --enghelp lists it as unavailable, instead of the build failing.
@@ -82,7 +82,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
-	libssl-dev libisal-dev libxxhash-dev
+	libssl-dev libisal-dev libxxhash-dev libnuma-dev
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test suite unit e2e check check-generated check-layering generate \

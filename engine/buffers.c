@@ -138,3 +138,32 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 			buf_fill_random(buf, len, rng);
 	}
 }
+
+/* Every job with dedupe_global draws its working set from this one key. */
+#define DEDUPE_GLOBAL_KEY 0x646564757065ull
+
+void dedupe_init(struct dedupe *d, const struct plan_job *j, uint64_t seed, uint64_t region_bytes,
+		 uint64_t bs)
+{
+	memset(d, 0, sizeof(*d));
+	d->pct = j->dedupe_pct > 100 ? 100 : j->dedupe_pct;
+	d->working_set = j->dedupe_working_set;
+	d->rng = rng_seed(seed, 7);
+	d->key = rng_seed(seed, 8);
+	d->set_key = j->dedupe_global ? DEDUPE_GLOBAL_KEY : d->key;
+	d->nr_set = bs ? region_bytes / 100 * j->dedupe_working_set_pct / bs : 0;
+	if (!d->nr_set)
+		d->nr_set = 1;
+	d->last_unique = rng_seed(d->key, 0);	/* a repeat before any unique write: the first one */
+}
+
+uint64_t dedupe_next_seed(struct dedupe *d)
+{
+	if (d->pct && rng_below(&d->rng, 100) < d->pct) {
+		if (!d->working_set)
+			return d->last_unique;
+		return rng_seed(d->set_key, rng_below(&d->rng, d->nr_set));
+	}
+	d->last_unique = rng_seed(d->key, d->next_unique++);
+	return d->last_unique;
+}

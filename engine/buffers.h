@@ -10,6 +10,7 @@
 #ifndef IOPLAN_ENGINE_BUFFERS_H
 #define IOPLAN_ENGINE_BUFFERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,32 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng);
 
 /* Random bytes at memory speed. */
 void buf_fill_random(void *buf, uint64_t len, uint64_t *rng);
+
+/*
+ * fio's dedupe_percentage: that share of the writes repeats an earlier buffer
+ * (dedupe_mode=repeat: the last unique one; working_set: one of the first
+ * dedupe_working_set_percentage of the region's unique buffers, as fio's
+ * working set is the start of the job's own unique sequence; with
+ * dedupe_global a set every job shares).  Each write's content is generated from a seed, so a repeat
+ * only needs the seed it repeats.
+ */
+struct dedupe {
+	uint32_t pct;
+	bool working_set;
+	uint64_t nr_set;		/* working_set: buffers the repeats come from */
+	uint64_t set_key;		/* dedupe_global: the shared set's seeds derive from it */
+	uint64_t key;			/* the clone's unique buffers: seed i is rng_seed(key, i) */
+	uint64_t next_unique;		/* index of the next unique buffer */
+	uint64_t rng;			/* the draws: repeat or not, and which one */
+	uint64_t last_unique;		/* repeat: seed of the last unique buffer */
+};
+
+/* From the job, for a clone (seed) over region_bytes in writes of bs.  pct 0: off. */
+void dedupe_init(struct dedupe *d, const struct plan_job *j, uint64_t seed, uint64_t region_bytes,
+		 uint64_t bs);
+
+/* The seed the next write's content is generated from. */
+uint64_t dedupe_next_seed(struct dedupe *d);
 
 #define BUF_VARY_SECTOR 512u
 

@@ -61,6 +61,7 @@ struct eng {
 	uint32_t seg_a, seg_b;		/* the running segment's jobs */
 	uint32_t seg_runs_left;		/* runs of it after the current one */
 	uint32_t segruns_done, segruns_total;
+	bool exit_rest;			/* exit_what=all fired: no later segment runs */
 };
 
 static uint64_t mono_ns(void)
@@ -341,23 +342,35 @@ static void check_stalls(struct eng *e, uint64_t now)
 }
 
 /*
- * exitall: when every clone of such a job has ended, the other jobs of its
- * group are asked to stop as a signal would (their results are kept); the run
- * is not marked interrupted.  Called with s->mu held.
+ * exitall: when every clone of such a job has ended (exitall_on_error: when one
+ * has failed), the jobs exit_what names are asked to stop as a signal would
+ * (their results are kept); the run is not marked interrupted.  exit_what=group
+ * stops the job's group, stonewall every running job, all those and every
+ * later one too.  Called with s->mu held.
  */
+static bool exit_due(const struct job_run *jr)
+{
+	if (jr->exit_sent)
+		return false;
+	return (jr->done && jr->job->exitall) || (jr->failed && jr->job->exitall_on_error);
+}
+
 static void exit_groups(struct eng *e, struct seg_run *s)
 {
 	for (uint32_t i = 0; i < s->nr_jobs; i++) {
 		struct job_run *jr = &s->jobs[i];
+		uint32_t what = jr->job->exit_what ? jr->job->exit_what : PLAN_EXIT_GROUP;
 
-		if (!jr->done || !jr->job->exitall || jr->exit_sent)
+		if (!exit_due(jr))
 			continue;
 		jr->exit_sent = true;
+		if (what & PLAN_EXIT_ALL)
+			e->exit_rest = true;
 		for (uint32_t k = 0; k < e->nr_cur; k++) {
 			struct worker *w = e->cur[k];
 			int zero = 0;
 
-			if (w->job->groupid == jr->job->groupid)
+			if (!(what & PLAN_EXIT_GROUP) || w->job->groupid == jr->job->groupid)
 				atomic_compare_exchange_strong(&w->stop, &zero, 1);
 		}
 		pthread_cond_broadcast(&s->cv);
@@ -504,13 +517,13 @@ static int run_plan(struct eng *e)
 	const struct plan *p = e->plan;
 	int ret = 0;
 
-	for (uint32_t a = 0, b; a < p->nr_jobs && !ret && !is_stopping(e); a = b) {
+	for (uint32_t a = 0, b; a < p->nr_jobs && !ret && !is_stopping(e) && !e->exit_rest; a = b) {
 		const struct plan_job *first = plan_job_at(p, a);
 
 		b = segment_end(p, a);
 		set_phase(e, ENG_PHASE_PAUSE);
 		pause_for(e, first->group_pause_ns);
-		for (uint32_t run = 0; run < runs_of(first) && !ret && !is_stopping(e); run++) {
+		for (uint32_t run = 0; run < runs_of(first) && !ret && !is_stopping(e) && !e->exit_rest; run++) {
 			if (run)
 				pause_for(e, first->repeat_pause_ns);
 			set_phase(e, ENG_PHASE_RUN);

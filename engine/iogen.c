@@ -168,6 +168,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->rng_bs = rng_seed(c->seed, 3);
 	g->rng_pr = rng_seed(c->seed, 5);
+	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	job_min_bs(g, &min_bs, &g->align);
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
@@ -223,7 +224,11 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	f->exhausted = false;
 	f->closing = false;	/* still open: it serves the new pass */
-	f->pos[d] = 0;
+	/* Backward passes go on from where the last one ended, as fio's loops do. */
+	if (!g->job->rw_seq_back_bytes)
+		f->pos[d] = 0;
+	f->back_done[d] = 0;
+	f->last_start[d] = 0;
 	f->zone_start = 0;
 	if (g->use_perm)
 		perm_new_pass(&f->perm, &g->rng_off);
@@ -329,6 +334,8 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 		return f->exhausted;
 	if (g->random)
 		return g->use_perm && !f->perm.left;
+	if (g->job->rw_seq_back_bytes)
+		return f->back_done[d] >= f->len;
 	return f->pos[d] >= f->len;
 }
 
@@ -394,6 +401,21 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 	return rng_below(&g->rng_off, f->nblocks);
 }
 
+/*
+ * rw=read:-<n> as fio's get_next_seq_offset: the next I/O starts n bytes before
+ * the end of the last one; stepping before the region's start wraps to n
+ * bytes before its end.  The first I/O of a pass is at the start, so with
+ * n = 2 * bs a pass goes 0, end - 2bs, end - 3bs, ..., bs.
+ */
+static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
+
+	f->back_done[d] += len;
+	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->len >= back ? f->len - back : 0);
+	return rel;
+}
+
 /* Sequential position with rw=read:<n> skips, stride and strided zones. */
 static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
@@ -404,6 +426,8 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	if (j->sequential_parallel && j->iodepth > 1 && ++f->par_issued < j->iodepth)
 		return rel;
 	f->par_issued = 0;
+	if (j->rw_seq_back_bytes)
+		return back_offset(g, f, d, len);
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
 	if (j->zone_size_bytes && f->pos[d] - f->zone_start >= j->zone_size_bytes) {
 		uint64_t range = j->zone_range_bytes;
@@ -448,6 +472,29 @@ static uint64_t after_last(const struct gen_file *f, uint8_t d, uint64_t len)
 	return f->pos[d] + len > f->len ? 0 : f->pos[d];
 }
 
+/*
+ * A random job's offset.  With rw=randread:<n> only every n-th I/O draws (the
+ * first one included, as fio's); the others continue where the last I/O ended
+ * (a draw again past the region's end) or, with rw_sequencer=identical, repeat
+ * its offset.
+ */
+static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	const struct plan_job *j = g->job;
+
+	if (j->rw_seq_nr > 1 && --g->seq_left) {
+		if (j->rw_seq_identical)
+			return f->last_start[d] ? f->last_start[d] - 1 : 0;
+		if (f->pos[d] + len <= f->len)
+			return f->pos[d];
+		return random_block(g, f) * g->align;
+	}
+	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;
+	if (is_random_turn(g, d))
+		return random_block(g, f) * g->align;
+	return after_last(f, d, len);
+}
+
 static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uint64_t *rel)
 {
 	struct gen_file *f;
@@ -464,14 +511,13 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 				return true;
 			continue;
 		}
-		if (g->random && is_random_turn(g, d))
-			*rel = random_block(g, f) * g->align;
-		else if (g->random)
-			*rel = after_last(f, d, len);
-		else
-			*rel = seq_offset(g, f, d, len);
-		if (g->random)
+		if (g->random) {
+			*rel = random_rel(g, f, d, len);
 			f->pos[d] = *rel + len;
+			f->last_start[d] = *rel + 1;
+		} else {
+			*rel = seq_offset(g, f, d, len);
+		}
 		return true;
 	}
 }

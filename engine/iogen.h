@@ -32,6 +32,8 @@ struct gen_file {
 	uint64_t nsteps;		/* sequential: positions `step` apart */
 	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
+	uint64_t back_done[PLAN_DDIR_NR];	/* rw=read:-<n>: bytes issued this pass */
+	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
 	uint64_t *touched;		/* bsrange/bssplit with the random map: blocks done this
@@ -70,6 +72,7 @@ struct gen {
 	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
 	uint64_t rng_off, rng_mix, rng_bs;
 	uint64_t rng_pr;		/* percentage_random draws */
+	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
 	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
 	bool tw_have;			/* the write of the last trim is due */
 	struct gen_io tw;

@@ -74,13 +74,32 @@ int res_msg_add(struct results *r, enum res_msg_level level, const char *code, i
 	return 0;
 }
 
+/* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
+static uint64_t offset_align(const struct plan_job *j)
+{
+	uint64_t a = UINT64_MAX;
+
+	if (j->offset_align_bytes)
+		return j->offset_align_bytes;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
+			a = j->bs[d].min_bytes;
+	return a == UINT64_MAX ? 1 : a;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x / a + (x % a != 0)) * a;
+}
+
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
 {
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
 	if (f->offset_ppm && actual)
-		s = actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes);
+		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
+			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
 	if (!n && f->size_ppm && actual)
 		n = actual * f->size_ppm / PPM;

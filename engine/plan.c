@@ -71,6 +71,8 @@ static void free_job(struct plan_job *j)
 	if (j->replay)
 		free(j->replay->ios);
 	free(j->replay);
+	free(j->exec_prerun);
+	free(j->exec_postrun);
 }
 
 void plan_free(struct plan *p)

@@ -35,6 +35,7 @@ extern "C" {
 #define PLAN_PERCENTILES_MAX 20
 #define PLAN_BSSPLIT_MAX 64
 #define PLAN_RAND_ZONES_MAX 16
+#define PLAN_IGNORE_ERRORS_MAX 16
 #define PLAN_IO_TRACE_TOTAL_MAX 262144u	/* io_trace records a plan keeps (plan_job) */
 
 enum plan_ddir {
@@ -198,6 +199,23 @@ enum plan_coe_bits {
 	PLAN_COE_WRITE = 1u << 1,
 	PLAN_COE_VERIFY = 1u << 2,
 	PLAN_COE_ALL = 0x7u
+};
+
+/* exit_what= : which jobs exitall and exitall_on_error stop. */
+enum plan_exit_what {
+	PLAN_EXIT_GROUP = 1u << 0,	/* the jobs of the group (fio's default) */
+	PLAN_EXIT_STONEWALL = 1u << 1,	/* every job running now */
+	PLAN_EXIT_ALL = 1u << 2		/* every job, running or not yet started */
+};
+
+/* numa_mem_policy= : where a job's threads allocate memory (set_mempolicy). */
+enum plan_numa_mem {
+	PLAN_NUMA_MEM_UNSET = 0,	/* leave the process's policy */
+	PLAN_NUMA_MEM_DEFAULT,
+	PLAN_NUMA_MEM_PREFER,
+	PLAN_NUMA_MEM_BIND,
+	PLAN_NUMA_MEM_INTERLEAVE,
+	PLAN_NUMA_MEM_LOCAL
 };
 
 enum plan_repeat_aggregate {
@@ -521,6 +539,48 @@ struct plan_job {
 	uint64_t cpus_allowed_mask;	/* 0 = any CPU */
 	bool cpus_allowed_split;	/* clone k runs on the k-th allowed CPU (mod count) */
 	int32_t nice;
+
+	/*
+	 * fio's pattern, error and environment options (issue 24 part B), in one
+	 * block.  Pattern: rw=read:-<n> steps back n bytes from the end of each
+	 * sequential I/O (wrapping to the region's end, as fio); rw=randread:<n>
+	 * draws a new random offset every n I/Os, the ones between continue
+	 * sequentially or repeat the last offset (rw_sequencer=identical).
+	 */
+	uint64_t rw_seq_back_bytes;	/* rw=read:-<n>; 0 = forward */
+	uint32_t rw_seq_nr;		/* random jobs: a random offset every n I/Os; 0/1 = each */
+	bool rw_seq_identical;		/* rw_sequencer=identical */
+	bool thinktime_on_issue;	/* thinktime_blocks_type=issue (default: complete) */
+	bool thinktime_blocks_set;	/* given: with thinktime_iotime, blocks count too */
+	uint64_t thinktime_iotime_ns;	/* think after this long of I/O and think; 0 = by blocks */
+	bool rate_ignore_thinktime;	/* the rate schedule skips the think time */
+	uint64_t offset_align_bytes;	/* a percentage offset rounds up to this; 0 = min bs */
+	/*
+	 * Errors, as fio's td_non_fatal_error: an error of a kind continue_on_error
+	 * names is survived only when its errno is in that kind's list (read,
+	 * write, verify); an empty list means fio's default, EIO and EILSEQ.
+	 */
+	int32_t ignore_errors[3][PLAN_IGNORE_ERRORS_MAX];
+	uint32_t nr_ignore_errors[3];
+	bool error_dump;		/* fio prints each error as it happens */
+	bool exitall_on_error;		/* a clone's fatal error stops the other jobs */
+	uint32_t exit_what;		/* enum plan_exit_what: whom exitall stops */
+	/* Data: dedupe_percentage of the write buffers repeat an earlier one. */
+	uint32_t dedupe_pct;
+	bool dedupe_working_set;	/* dedupe_mode=working_set (else repeat) */
+	uint32_t dedupe_working_set_pct;	/* share of the region the repeats come from */
+	bool dedupe_global;		/* the repeats come from every job's buffers */
+	/* NUMA (libnuma): the threads run on these nodes' CPUs, their memory per policy. */
+	uint64_t numa_cpu_nodes_mask;	/* 0 = any node */
+	enum plan_numa_mem numa_mem_policy;
+	uint64_t numa_mem_nodes_mask;	/* the nodes of prefer (one), bind, interleave */
+	/* Environment: commands around each clone (fio's exec_prerun/postrun, run by
+	 * sh with output to JOBNAME.prerun.txt), memory pinned while it runs, and a
+	 * write lifetime hint (F_SET_RW_HINT) on its files. */
+	char *exec_prerun;		/* NULL = none */
+	char *exec_postrun;
+	uint64_t lockmem_bytes;		/* 0 = none */
+	uint32_t write_hint;		/* RWH_WRITE_LIFE_*; 0 = leave unset */
 
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;

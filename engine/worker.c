@@ -25,6 +25,7 @@
 #include "rng.h"
 #include "dioalign.h"
 #include "snapshot.h"
+#include "numa.h"
 #include "worker.h"
 
 #define SLEEP_SLICE_NS 100000000ull
@@ -413,6 +414,8 @@ static int setup(struct worker *w)
 		ret = buffill_from_job(&w->fill, w->job);
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
 			 w->job->scramble_buffers;
+	if (w->fill.kind == PLAN_BUF_RANDOM)
+		dedupe_init(&w->dedupe, w->job, w->clone->seed, gen_pass_bytes(&w->gen), bufpool_len(w->job));
 	if (!ret)
 		ret = worker_verify_setup(w, &w->fill);
 	if (!ret)
@@ -430,6 +433,7 @@ static int setup(struct worker *w)
 static void teardown(struct worker *w)
 {
 	worker_iolog_close(w);
+	worker_env_end(w);
 	if (w->ioe_open)
 		ioe_close(&w->ioe);
 	for (uint32_t f = 0; f < w->nr_fds; f++)
@@ -630,6 +634,8 @@ static void finish(struct worker *w)
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)
 		jr->done = true;
+	if (w->out->error)
+		jr->failed = true;
 	w->seg->workers_left--;
 	atomic_store_explicit(&w->pub.running, false, memory_order_relaxed);
 	pthread_cond_broadcast(&w->seg->cv);
@@ -639,17 +645,25 @@ static void finish(struct worker *w)
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	const char *what = "";
 	int ret;
 
 	w->clk = w->sh->clk;
 	w->rng_misc = rng_seed(w->clone->seed, 4);
 	placement(w->job, w->clone->clone_index);
-	if (wait_turn(w) && start_delay(w)) {
+	ret = numa_place_thread(w->job, &what);
+	if (ret) {
+		worker_error(w, .err = -ret, .what = what);
+		w->res.error = -ret;
+		start_together(w);
+	} else if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);
 		/* create_only: the files are laid out (and opened); no I/O. */
 		if (!ret && !w->job->create_only)
 			ret = worker_prepare_cache(w);
+		if (!ret && !w->job->create_only)
+			ret = worker_env_start(w);
 		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
 		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */

@@ -65,6 +65,7 @@ struct job_run {
 	uint32_t clones_left;		/* guarded by seg_run.mu */
 	bool done;			/* guarded by seg_run.mu */
 	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
+	bool failed;			/* a clone ended with an error (guarded by seg_run.mu) */
 };
 
 /* Jobs that run together (between two stonewalls), in one run. */
@@ -128,6 +129,9 @@ struct worker {
 	struct bufpool bufs;
 	struct buffill fill;
 	bool vary_writes;		/* random content: vary each write cheaply */
+	struct dedupe dedupe;		/* dedupe_percentage: each write from a seed */
+	bool env_started;		/* exec_prerun ran (or was due): postrun runs too */
+	void *lockmem;			/* lockmem: the pinned mapping, or NULL */
 	struct io_u *ios;
 	uint32_t *free_slot;
 	uint32_t nr_free;
@@ -166,7 +170,9 @@ struct worker {
 	bool rated;
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
-	uint32_t think_count;
+	uint64_t think_issued, think_completed;	/* I/Os towards thinktime_blocks */
+	uint64_t think_last_blocks;	/* the count when the last think began */
+	uint64_t think_last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
 	bool quiescing;			/* thinktime: reap everything in flight first */
 
 	struct sampler bw_s, iops_s;
@@ -259,6 +265,13 @@ uint64_t worker_busy_ns(void);
 
 /* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
 void worker_quiesce(struct worker *w);
+
+/*
+ * exec_prerun, lockmem (start: 0 or -errno, the error recorded) and
+ * exec_postrun, unpinning (end) around a clone's I/O (worker_env.c).
+ */
+int worker_env_start(struct worker *w);
+void worker_env_end(struct worker *w);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);

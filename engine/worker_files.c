@@ -121,6 +121,18 @@ int worker_open_file(struct worker *w, uint32_t f)
 {
 	int ret = open_nonblocking(w, f, &w->fds[f]);
 
+	/* write_hint: fio fails the job when the kernel refuses the hint. */
+	if (!ret && w->job->write_hint && w->fds[f] >= 0) {
+		uint64_t hint = w->job->write_hint;
+
+		if (fcntl(w->fds[f], F_SET_RW_HINT, &hint)) {
+			ret = -errno;
+			close(w->fds[f]);
+			worker_error(w, .err = -ret, .file = f, .what = "write_hint (F_SET_RW_HINT)");
+			w->fds[f] = -1;
+			return ret;
+		}
+	}
 	if (ret) {
 		w->fds[f] = -1;
 		/* A stop is no failure, and the FIFO timeout has its own words. */

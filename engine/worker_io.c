@@ -161,11 +161,25 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	publish(w, u->ddir, bytes);
 }
 
-static bool may_continue(const struct worker *w, uint8_t ddir)
+/*
+ * fio's td_non_fatal_error: continue_on_error names the kinds of error a job
+ * survives (EILSEQ is a verify error whatever the direction), and of those only
+ * the errnos in the kind's ignore_error list, by default EIO and EILSEQ.
+ */
+static bool may_continue(const struct worker *w, uint8_t ddir, int err)
 {
-	uint32_t bit = ddir == PLAN_DDIR_READ ? PLAN_COE_READ : PLAN_COE_WRITE;
+	const struct plan_job *j = w->job;
+	uint32_t kind = err == EILSEQ ? 2 : ddir == PLAN_DDIR_READ ? 0 : 1;
+	static const uint32_t bits[] = { PLAN_COE_READ, PLAN_COE_WRITE, PLAN_COE_VERIFY };
 
-	return w->job->continue_on_error & bit;
+	if (!(j->continue_on_error & bits[kind]))
+		return false;
+	if (!j->nr_ignore_errors[kind])
+		return err == EIO || err == EILSEQ;
+	for (uint32_t i = 0; i < j->nr_ignore_errors[kind] && i < PLAN_IGNORE_ERRORS_MAX; i++)
+		if (j->ignore_errors[kind][i] == err)
+			return true;
+	return false;
 }
 
 /*
@@ -205,7 +219,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .what = names[u->ddir % 3]);
 	}
-	if (may_continue(w, u->ddir))
+	if (may_continue(w, u->ddir, err))
 		return false;
 	if (!w->res.error)
 		w->res.error = err;
@@ -216,6 +230,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
+	w->think_completed++;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
 	if (w->ioe.dropped) {
@@ -238,7 +253,7 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
 {
 	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
-	if (may_continue(w, PLAN_DDIR_WRITE))
+	if (may_continue(w, PLAN_DDIR_WRITE, err))
 		return;
 	if (!w->res.error)
 		w->res.error = err;
@@ -277,7 +292,12 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
 	if (io->ddir == PLAN_DDIR_WRITE) {
-		if (w->job->refill_buffers) {
+		if (w->dedupe.pct) {
+			uint64_t seed = dedupe_next_seed(&w->dedupe);
+
+			buf_fill(u->buf, u->len, &w->fill, &seed);
+			w->stamp_ok = false;
+		} else if (w->job->refill_buffers) {
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 			w->stamp_ok = false;
 		} else if (w->vary_writes) {

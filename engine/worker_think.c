@@ -1,7 +1,8 @@
 /*
  * engine/worker_think.c - thinktime: the pause a job takes between bursts of I/O.
  *
- * As fio: after every thinktime_blocks I/Os issued, what is queued is submitted
+ * As fio: after every thinktime_blocks I/Os (completed by default, or issued),
+ * or every thinktime_iotime of I/O, what is queued is submitted
  * and everything in flight completes (io_u_quiesce), then the worker spins
  * thinktime_spin and sleeps the rest of thinktime.  The sleep ends with a spin
  * too: the system wakes a sleeper late by its sleep granularity (measured once
@@ -43,22 +44,58 @@ static void sleep_until(struct worker *w, uint64_t t)
 	}
 }
 
+/*
+ * fio's handle_thinktime: a think is due after thinktime_blocks I/Os
+ * (completed, or issued with thinktime_blocks_type=issue) since the last one,
+ * or with thinktime_iotime once that long has passed since the last think
+ * ended (the think itself counted in, as fio's; thinktime_blocks then counts
+ * only if it was given).
+ */
+static bool think_due(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t b = j->thinktime_on_issue ? w->think_issued : w->think_completed;
+
+	if (j->thinktime_iotime_ns) {
+		if (!w->think_last_ns)
+			w->think_last_ns = w->now;
+		if (w->now - w->think_last_ns >= j->thinktime_iotime_ns + j->thinktime_ns)
+			return true;
+		if (!j->thinktime_blocks_set)
+			return false;
+	}
+	return b >= w->think_last_blocks + (j->thinktime_blocks ? j->thinktime_blocks : 1);
+}
+
+/* rate_ignore_thinktime: the schedules move on by the think, so no I/O is due for it. */
+static void rate_skip_think(struct worker *w, uint64_t thought_ns)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->rate[d].t0 += thought_ns;
+		w->rate[d].due_ns += thought_ns;
+	}
+}
+
 void worker_think(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t spin_end, end;
+	uint64_t spin_end, end, start;
 
-	if (++w->think_count < (j->thinktime_blocks ? j->thinktime_blocks : 1))
+	w->think_issued++;
+	if (!think_due(w))
 		return;
-	w->think_count = 0;
 	worker_quiesce(w);
 	if (w->fatal || stopping(w))
 		return;
+	w->think_last_blocks = j->thinktime_on_issue ? w->think_issued : w->think_completed;
 	/* The think starts once the queue is empty, as fio's does. */
-	w->now = clk_now(&w->clk);
+	w->now = start = clk_now(&w->clk);
 	spin_end = w->now + j->thinktime_spin_ns;
 	end = w->now + j->thinktime_ns;
 	spin_until(w, spin_end);
 	sleep_until(w, end);
+	if (j->rate_ignore_thinktime)
+		rate_skip_think(w, w->now - start);
+	w->think_last_ns = w->now;
 	w->stamp_ok = false;
 }

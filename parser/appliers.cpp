@@ -1,6 +1,6 @@
 // parser/appliers.cpp - the appliers of the options whose value is a small
 // language of its own (rw=read:4k, random_distribution=zipf:1.2, bssplit=,
-// percentile_list=, ioengine=): too long for a line of the option table.
+// percentile_list=, ioengine=, ignore_error=): too long for a line of the option table.
 #include "parser/appliers.hpp"
 
 #include <cmath>
@@ -13,18 +13,27 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     std::string v = trim(v0), mod;
     size_t colon = v.find(':');
     if (colon != std::string::npos) {
-        mod = v.substr(colon + 1);
+        mod = trim(v.substr(colon + 1));
         v = v.substr(0, colon);
     }
     j.pj.rw = (enum plan_rw)choice_of(o, v);
-    j.pj.rw_seq_skip_bytes = 0;
+    j.pj.rw_seq_skip_bytes = j.pj.rw_seq_back_bytes = 0;
+    j.pj.rw_seq_nr = 1;
     if (mod.empty())
         return;
-    if (!mod.empty() && mod[0] == '-')
-        throw value_error("rw=" + v + ":" + mod + " (backward sequential I/O) is not supported", colon + 1);
-    if (plan_rw_is_random(j.pj.rw))
-        throw value_error("rw=" + v + ":" + mod + " (a new random offset every N I/Os) is not supported", colon + 1);
-    j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
+    if (plan_rw_is_random(j.pj.rw)) {
+        // fio: the postfix of a random rw is how many I/Os share one random draw.
+        int64_t n = parse_int(mod);
+        if (n < 1 || n > UINT32_MAX)
+            throw value_error("rw=" + v + ":" + mod + ": the number of I/Os per random offset must be 1 or more",
+                              colon + 1);
+        j.pj.rw_seq_nr = (uint32_t)n;
+        return;
+    }
+    if (mod[0] == '-')
+        j.pj.rw_seq_back_bytes = parse_size(mod.substr(1), j.kb_base);
+    else
+        j.pj.rw_seq_skip_bytes = parse_size(mod, j.kb_base);
 }
 
 // One zone's percentage: 0..100, so a negative one cannot offset another's excess.
@@ -180,6 +189,97 @@ void set_ioengine(job_spec &j, const option &o, const std::string &v)
             names += (names.empty() ? "" : ", ") + std::string(c.name);
         throw value_error("ioengine '" + name + "' is not supported (ioplan has " + names + ")");
     }
+}
+
+// fio's str2error: the names it knows are Linux's errnos 1..34, in order.
+static int32_t errno_of(const std::string &name)
+{
+    static const char *const names[] = {
+        "EPERM",  "ENOENT", "ESRCH",  "EINTR",  "EIO",    "ENXIO",  "E2BIG",   "ENOEXEC", "EBADF",
+        "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY",  "EEXIST",  "EXDEV",
+        "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG",
+        "ENOSPC", "ESPIPE", "EROFS",  "EMLINK", "EPIPE",  "EDOM",   "ERANGE",
+    };
+    if (name[0] == 'E') {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (name == names[i])
+                return (int32_t)i + 1;
+        throw value_error("unknown error " + name + " (names EPERM to ERANGE, or a number)");
+    }
+    int64_t n = parse_int(name);
+    if (n < 0)
+        n = -n; // fio reads -5 as 5
+    if (n == 0 || n > 4095)
+        throw value_error("error number " + name + " is not an errno");
+    return (int32_t)n;
+}
+
+// ignore_error=READ,WRITE,VERIFY: colon-separated errno names or numbers per
+// kind; a kind with a list continues after those errors (fio's
+// str_ignore_error_cb turns its continue_on_error bit on).
+void set_ignore_error(job_spec &j, const option &o, const std::string &v)
+{
+    static const uint32_t bits[] = {PLAN_COE_READ, PLAN_COE_WRITE, PLAN_COE_VERIFY};
+    std::vector<std::string> kinds = split(trim(v), ',');
+    if (kinds.size() > 3)
+        throw value_error("ignore_error takes at most three lists (read,write,verify)");
+    size_t at = 0;
+    for (size_t k = 0; k < kinds.size(); k++) {
+        uint32_t n = 0;
+        for (const std::string &e : split(kinds[k], ':')) {
+            std::string name = trim(e);
+            if (name.empty())
+                break;
+            if (n == PLAN_IGNORE_ERRORS_MAX)
+                throw value_error("more than 16 errors in one ignore_error list", at);
+            try {
+                j.pj.ignore_errors[k][n++] = errno_of(name);
+            } catch (value_error &err) {
+                throw value_error(err.what(), at);
+            }
+            at += e.size() + 1;
+        }
+        j.pj.nr_ignore_errors[k] = n;
+        if (n)
+            j.pj.continue_on_error |= bits[k];
+    }
+}
+
+// numa_mem_policy=MODE[:NODES], as fio: prefer names one node, bind and
+// interleave a list, default and local none.
+void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v)
+{
+    static const std::pair<const char *, plan_numa_mem> modes[] = {
+        {"default", PLAN_NUMA_MEM_DEFAULT},     {"prefer", PLAN_NUMA_MEM_PREFER},
+        {"bind", PLAN_NUMA_MEM_BIND},           {"interleave", PLAN_NUMA_MEM_INTERLEAVE},
+        {"local", PLAN_NUMA_MEM_LOCAL},
+    };
+    std::string t = trim(v);
+    size_t colon = t.find(':');
+    std::string mode = t.substr(0, colon), nodes = colon == std::string::npos ? "" : t.substr(colon + 1);
+    plan_numa_mem m = PLAN_NUMA_MEM_UNSET;
+    for (const auto &p : modes)
+        if (mode == p.first)
+            m = p.second;
+    if (m == PLAN_NUMA_MEM_UNSET)
+        throw value_error("numa_mem_policy=" + mode + " is not one of default, prefer, bind, interleave, local");
+    bool wants = m == PLAN_NUMA_MEM_PREFER || m == PLAN_NUMA_MEM_BIND || m == PLAN_NUMA_MEM_INTERLEAVE;
+    if (wants && nodes.empty())
+        throw value_error("numa_mem_policy=" + mode + " needs nodes (" + mode + ":0)", t.size());
+    if (!wants && !nodes.empty())
+        throw value_error("numa_mem_policy=" + mode + " takes no nodes", colon + 1);
+    uint64_t mask = 0;
+    if (wants) {
+        try {
+            mask = parse_cpu_list(nodes);
+        } catch (value_error &err) {
+            throw value_error(err.what(), colon + 1 + err.offset);
+        }
+    }
+    if (m == PLAN_NUMA_MEM_PREFER && (mask & (mask - 1)))
+        throw value_error("numa_mem_policy=prefer names one node", colon + 1);
+    j.pj.numa_mem_policy = m;
+    j.pj.numa_mem_nodes_mask = mask;
 }
 
 } // namespace parser

@@ -905,7 +905,7 @@ static const std::vector<option> table = {
         .def("1")
         .range(1, 1e9)
         .help("I/Os between think times.")
-        .apply(A(j.pj.thinktime_blocks = U32(int_in(o, v)))),
+        .apply(A(j.pj.thinktime_blocks = U32(int_in(o, v)); j.pj.thinktime_blocks_set = true)),
 
     // ---- buffers ------------------------------------------------------------------------------
     opt("zero_buffers", opt_type::flag, CAT_BUF)
@@ -1036,7 +1036,7 @@ static const std::vector<option> table = {
             {"all", "continue on every error", PLAN_COE_ALL},
             {"1", "same as all", PLAN_COE_ALL},
         })
-        .help("Which errors a job records and continues after.")
+        .help("Which kinds of error a job records and continues after: of those, EIO and EILSEQ, or the errors ignore_error lists (as fio).")
         .apply(set_continue_on_error),
 
     // ---- statistics ---------------------------------------------------------------------------
@@ -1210,6 +1210,146 @@ static const std::vector<option> table = {
     opt("replay_skip", opt_type::string, CAT_PATTERN)
         .help("Leave out these kinds of trace I/O: a comma list of read, write, trim, sync.")
         .apply(A(j.pj.replay_skip_mask = replay_skip_mask(v))),
+
+    // ---- fio's pattern, data, error and environment options (issue 24 part B) ----
+    opt("rw_sequencer", opt_type::choice, CAT_PATTERN)
+        .def("sequential")
+        .choices({
+            {"sequential", "the I/Os between two random draws continue where the last one ended", 0},
+            {"identical", "the I/Os between two random draws repeat the last offset", 1},
+        })
+        .help("With rw=randread:<n> (a random offset every n I/Os): what the other I/Os do.")
+        .apply(A(j.pj.rw_seq_identical = choice_of(o, v) != 0)),
+    opt("offset_align", opt_type::size, CAT_FILES)
+        .unit("bytes")
+        .def("0")
+        .help("A percentage offset= rounds up to a multiple of this (0: of the smallest block size, as fio).")
+        .apply(A(j.pj.offset_align_bytes = size_in(j, o, v))),
+    opt("thinktime_blocks_type", opt_type::choice, CAT_RATE)
+        .def("complete")
+        .choices({
+            {"complete", "count completed I/Os towards thinktime_blocks", 0},
+            {"issue", "count issued I/Os towards thinktime_blocks", 1},
+        })
+        .help("Whether thinktime_blocks counts completions or submissions.")
+        .apply(A(j.pj.thinktime_on_issue = choice_of(o, v) != 0)),
+    opt("thinktime_iotime", opt_type::time, CAT_RATE)
+        .unit("s")
+        .def("0")
+        .range(0, 1e12)
+        .help("Think after this long of I/O (the think time included), instead of by thinktime_blocks unless that is set too.")
+        .apply(A(j.pj.thinktime_iotime_ns = time_in(o, v))),
+    opt("rate_ignore_thinktime", opt_type::boolean, CAT_RATE)
+        .def("0")
+        .help("The rate schedule pauses during think time, so thinking lowers the average rate; by default "
+              "the I/Os after a think catch up.")
+        .apply(A(j.pj.rate_ignore_thinktime = flag_value(v))),
+    opt("ignore_error", opt_type::string, CAT_SAFETY)
+        .help("Errors to continue after, per kind: READ,WRITE,VERIFY lists of errno names or numbers joined by ':' "
+              "(EIO:ENOSPC,28); a kind with a list continues as with continue_on_error, on those errors only "
+              "(without a list continue_on_error survives EIO and EILSEQ only, as fio).")
+        .apply(set_ignore_error),
+    opt("error_dump", opt_type::boolean, CAT_SAFETY)
+        .def("0")
+        .help("Accepted for fio compatibility: ioplan always reports each error (job, file, offset, errno; "
+              "the first 16 per thread) with the results.")
+        .apply(A(j.pj.error_dump = flag_value(v))),
+    opt("exitall_on_error", opt_type::boolean, CAT_JOB)
+        .def("0")
+        .help("When a clone of this job fails, stop the jobs exit_what names.")
+        .apply(A(j.pj.exitall_on_error = flag_value(v))),
+    opt("exit_what", opt_type::choice, CAT_JOB)
+        .def("group")
+        .choices({
+            {"group", "the jobs of this job's group", PLAN_EXIT_GROUP},
+            {"stonewall", "every running job; the next stonewalled jobs still run", PLAN_EXIT_STONEWALL},
+            {"all", "every running job, and no later job starts", PLAN_EXIT_ALL},
+        })
+        .help("Whom exitall and exitall_on_error stop.")
+        .apply(A(j.pj.exit_what = U32(choice_of(o, v)))),
+    opt("dedupe_percentage", opt_type::integer, CAT_BUF)
+        .unit("%")
+        .def("0")
+        .range(0, 100)
+        .help("Share of the write buffers that repeat an earlier one, so a deduplicating device stores fewer.")
+        .apply(A(j.pj.dedupe_pct = U32(int_in(o, v)))),
+    opt("dedupe_mode", opt_type::choice, CAT_BUF)
+        .def("repeat")
+        .choices({
+            {"repeat", "a repeated buffer is the last unique one", 0},
+            {"working_set", "a repeated buffer is one of dedupe_working_set_percentage of the region", 1},
+        })
+        .help("Which earlier buffer a dedupe_percentage repeat copies.")
+        .apply(A(j.pj.dedupe_working_set = choice_of(o, v) != 0)),
+    opt("dedupe_working_set_percentage", opt_type::integer, CAT_BUF)
+        .unit("%")
+        .def("5")
+        .range(0, 100)
+        .help("dedupe_mode=working_set: the repeats come from this share of the region's blocks.")
+        .apply(A(j.pj.dedupe_working_set_pct = U32(int_in(o, v)))),
+    opt("dedupe_global", opt_type::boolean, CAT_BUF)
+        .def("0")
+        .help("dedupe_mode=working_set: every job draws its repeats from one working set, so jobs dedupe "
+              "against each other.")
+        .apply(A(j.pj.dedupe_global = flag_value(v))),
+    opt("cpumask", opt_type::integer, CAT_ENGINE)
+        .help("CPUs the job's threads may run on, as a bit mask (0x3: CPUs 0 and 1); the same as cpus_allowed.")
+        .apply(A(int64_t m = parse_int(v); if (m <= 0) throw value_error("cpumask must name at least one CPU");
+                 j.pj.cpus_allowed_mask = (uint64_t)m)),
+    opt("numa_cpu_nodes", opt_type::cpu_list, CAT_ENGINE)
+        .help("NUMA nodes whose CPUs the job's threads run on (0-1,3), within cpus_allowed (libnuma).")
+        .apply(A(j.pj.numa_cpu_nodes_mask = parse_cpu_list(trim(v)))),
+    opt("numa_mem_policy", opt_type::string, CAT_ENGINE)
+        .help("Where the job's threads allocate memory: default, local, prefer:NODE, bind:NODES or "
+              "interleave:NODES (set_mempolicy through libnuma).")
+        .apply(set_numa_mem_policy),
+    opt("exec_prerun", opt_type::string, CAT_JOB)
+        .help("Shell command each clone runs before its I/O, output in JOBNAME.prerun.txt; if it fails, so "
+              "does the clone (fio skips its I/O without an error).")
+        .apply(A(j.exec_prerun = trim(v))),
+    opt("exec_postrun", opt_type::string, CAT_JOB)
+        .help("Shell command each clone runs after its I/O, output in JOBNAME.postrun.txt; a failure is the "
+              "clone's error.")
+        .apply(A(j.exec_postrun = trim(v))),
+    opt("lockmem", opt_type::size, CAT_ENGINE)
+        .unit("bytes")
+        .def("0")
+        .help("Pin this much memory (mlock) while each clone runs, so the system has that much less (fio's "
+              "way to test with less memory).")
+        .apply(A(j.pj.lockmem_bytes = size_in(j, o, v))),
+    opt("write_hint", opt_type::choice, CAT_ENGINE)
+        .def("ignore")
+        .choices({
+            {"ignore", "no hint", 0},
+            {"none", "RWH_WRITE_LIFE_NONE", 1},
+            {"short", "RWH_WRITE_LIFE_SHORT", 2},
+            {"medium", "RWH_WRITE_LIFE_MEDIUM", 3},
+            {"long", "RWH_WRITE_LIFE_LONG", 4},
+            {"extreme", "RWH_WRITE_LIFE_EXTREME", 5},
+        })
+        .help("Lifetime hint of the data written to the job's files (fcntl F_SET_RW_HINT); a refused hint is an "
+              "error, as in fio.")
+        .apply(A(j.pj.write_hint = U32(choice_of(o, v)))),
+    opt("allow_mounted_write", opt_type::boolean, CAT_SAFETY)
+        .def("0")
+        .help("Accepted for fio compatibility: ioplan never writes to a device that holds a mounted filesystem, "
+              "whatever this says (it writes files inside the filesystem instead).")
+        .apply(A(flag_value(v))),
+    opt("clocksource", opt_type::choice, CAT_STATS)
+        .def("clock_gettime")
+        .choices({
+            {"clock_gettime", "accepted", 0},
+            {"gettimeofday", "accepted", 0},
+            {"cpu", "accepted", 0},
+        })
+        .help("Accepted for fio compatibility: ioplan always times with clock_gettime(CLOCK_MONOTONIC_RAW) "
+              "(the vDSO, no system call).")
+        .apply(A(choice_of(o, v))),
+    opt("gtod_cpu", opt_type::integer, CAT_STATS)
+        .range(0, 4095)
+        .help("Accepted for fio compatibility: ioplan has no time-keeping thread to pin (its clock is read "
+              "through the vDSO by each thread).")
+        .apply(A(int_in(o, v))),
 };
 
 const std::vector<option> &options()

@@ -40,16 +40,14 @@ const std::vector<unsupported_group> &unsupported()
           "steadystate_check_interval", "ss_interval"}},
         {"is not supported (latency targets and flows)",
          {"latency_target", "latency_window", "latency_percentile", "latency_run", "max_latency", "flow", "flow_id",
-          "flow_sleep", "flow_watermark", "rate_ignore_thinktime", "thinktime_blocks_type", "thinktime_iotime"}},
-        {"is not supported (dedupe and compression models)",
-         {"dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global"}},
-        {"is not supported (error handling beyond continue_on_error)",
-         {"ignore_error", "error_dump", "exitall_on_error", "exit_what"}},
+          "flow_sleep", "flow_watermark"}},
         {"is not supported (scheduling and NUMA placement)",
-         {"numa_cpu_nodes", "numa_mem_policy", "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
-          "cmdprio_bssplit", "ioscheduler", "clocksource", "gtod_cpu", "cpumask",
-          "lockmem", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize", "uid", "gid",
-          "exec_prerun", "exec_postrun", "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
+         {"prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
+          "cmdprio_bssplit", "iomem_align", "mem_align", "hugepage-size", "io_submit_mode", "daemonize",
+          "trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"}},
+        {"is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O "
+         "scheduler switch or file lock)",
+         {"ioscheduler", "lockfile", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid"}},
         {"is not supported (asynchronous verification)",
          {"verify_async", "verify_async_cpus", "verify_write_sequence",
           "verify_header_seed", "verifysort", "verifysort_nr", "verify_pattern_interval"}},
@@ -57,11 +55,11 @@ const std::vector<unsupported_group> &unsupported()
          {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
         {"is not supported",
-         {"rw_sequencer", "random_sequence_stride", "unified_rw_reporting", "softrandommap", "lockfile", "sync_file_range",
+         {"random_sequence_stride", "unified_rw_reporting", "softrandommap", "sync_file_range",
           "fadvise_stream", "file_append", "unit_base", "significant_figures", "stats", "disable_bw_measurement",
           "disable_bw", "block_error_percentiles", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
-          "sprandom", "spr_num_regions", "spr_op", "offset_align", "ramp_size", "size_increment", "file_size",
-          "serialize_overlap", "allow_mounted_write", "invalidate_cache", "write_barrier", "kb_base_output",
+          "sprandom", "spr_num_regions", "spr_op", "ramp_size", "size_increment", "file_size",
+          "serialize_overlap", "invalidate_cache", "write_barrier", "kb_base_output",
           "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},
         {"is an fio profile option (profiles are not supported)", {"profile", "dir", "size_gb"}},
         {"is an option of an ioengine ioplan does not support",
@@ -134,6 +132,7 @@ job_spec default_spec()
     j.randseed_set = false; // the default seed is not the user's randseed=
     j.bw_avg_set = j.iops_avg_set = false;
     j.verify_set = false; // verify=none by default: verify_pattern then picks the pattern check
+    j.pj.thinktime_blocks_set = false; // thinktime_iotime alone thinks by time only, as fio
     return j;
 }
 

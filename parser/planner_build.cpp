@@ -285,6 +285,10 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.read_iolog_path = plan_strdup(s.read_iolog.c_str());
     if (!s.replay_redirect.empty())
         j.replay_redirect = plan_strdup(s.replay_redirect.c_str());
+    if (!s.exec_prerun.empty())
+        j.exec_prerun = plan_strdup(s.exec_prerun.c_str());
+    if (!s.exec_postrun.empty())
+        j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
     if (!s.pattern.empty()) {

@@ -41,6 +41,7 @@ struct job_spec {
     bool log_on[4] = {};              // write_bw_log, write_iops_log, write_lat_log, write_hist_log
     std::string log_prefix[4];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
+    std::string exec_prerun, exec_postrun;          // "" = none
 
     // Remote engines (net, netsplice, nbd): text the planner copies into plan memory.
     std::string net_host, net_interface, nbd_uri;

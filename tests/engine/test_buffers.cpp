@@ -1,5 +1,6 @@
 // tests/engine/test_buffers.cpp - buffer contents (engine/buffers.h): buf_vary changes every
-// 512-byte sector of a random buffer on every call and keeps it random.
+// 512-byte sector of a random buffer on every call and keeps it random; dedupe_percentage
+// repeats write seeds.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -33,4 +34,65 @@ TEST_CASE("buffers: buf_vary makes every sector differ from all its earlier cont
 		bits += (size_t)__builtin_popcount((unsigned char)buf[i]);
 	CHECK(bits > len * 8 * 45 / 100);
 	CHECK(bits < len * 8 * 55 / 100);
+}
+
+// dedupe_percentage: the share of write seeds that repeat an earlier one; the
+// content made from a seed is the same every time, so the blocks repeat.
+static size_t unique_of(const plan_job &j, size_t writes)
+{
+	struct dedupe d;
+	std::set<uint64_t> seeds;
+	dedupe_init(&d, &j, 1234, 64ull << 20, 4096);
+	for (size_t i = 0; i < writes; i++)
+		seeds.insert(dedupe_next_seed(&d));
+	return seeds.size();
+}
+
+TEST_CASE("buffers: dedupe_percentage repeats that share of the writes; working_set draws repeats from its set")
+{
+	plan_job j;
+	memset(&j, 0, sizeof j);
+	CHECK(unique_of(j, 10000) == 10000);
+	j.dedupe_pct = 30;
+	size_t u = unique_of(j, 10000);
+	CHECK(u > 6700);
+	CHECK(u < 7300);
+	j.dedupe_pct = 100;
+	CHECK(unique_of(j, 1000) == 1);
+	// working_set: 1% of 64 MiB in 4 KiB blocks is 163 buffers the 60% repeats
+	// come from: the first unique ones, as fio's, so they add no distinct block.
+	j.dedupe_pct = 60;
+	j.dedupe_working_set = true;
+	j.dedupe_working_set_pct = 1;
+	u = unique_of(j, 10000);
+	CHECK(u > 3800);
+	CHECK(u < 4200);
+	// dedupe_global: two clones share the working set, so their repeats coincide.
+	j.dedupe_global = true;
+	struct dedupe a, b;
+	dedupe_init(&a, &j, 1, 64ull << 20, 4096);
+	dedupe_init(&b, &j, 2, 64ull << 20, 4096);
+	std::set<uint64_t> sa, sb, both;
+	for (int i = 0; i < 5000; i++) {
+		sa.insert(dedupe_next_seed(&a));
+		sb.insert(dedupe_next_seed(&b));
+	}
+	for (uint64_t s : sa)
+		if (sb.count(s))
+			both.insert(s);
+	CHECK(both.size() > 150);
+	j.dedupe_global = false;
+	dedupe_init(&a, &j, 1, 64ull << 20, 4096);
+	dedupe_init(&b, &j, 2, 64ull << 20, 4096);
+	sa.clear();
+	sb.clear();
+	both.clear();
+	for (int i = 0; i < 5000; i++) {
+		sa.insert(dedupe_next_seed(&a));
+		sb.insert(dedupe_next_seed(&b));
+	}
+	for (uint64_t s : sa)
+		if (sb.count(s))
+			both.insert(s);
+	CHECK(both.empty());
 }

@@ -335,3 +335,47 @@ TEST_CASE("iogen: randtrim punches every block once through psync and libaio")
 		CHECK(offs.size() == 256);
 	}
 }
+
+TEST_CASE("iogen: rw=read:-8k walks back from the region's end as fio, and the next loop goes on from where it ended")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_READ, PLAN_IOENGINE_NULL, 32 << 10).with([](plan_job &j) {
+		j.rw_seq_back_bytes = 8 << 10;
+		j.loops = 2;
+		j.io_trace_max = 100;
+	}) });
+	auto r = run_ok(*p);
+	auto t = trace_of(*r);
+	std::vector<uint64_t> offs;
+	for (auto &x : t)
+		offs.push_back(x.offset >> 10);
+	// fio 3.33's offsets for size=32k bs=4k rw=read:-8k, twice (loops=2).
+	CHECK(offs == std::vector<uint64_t>{ 0, 24, 20, 16, 12, 8, 4, 0, 24, 20, 16, 12, 8, 4, 0, 24 });
+}
+
+TEST_CASE("iogen: rw=randread:4 draws every fourth I/O; rw_sequencer=identical repeats it instead of continuing")
+{
+	for (bool identical : { false, true }) {
+		pb::tmpdir d;
+		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4 << 20).with([&](plan_job &j) {
+			j.rw_seq_nr = 4;
+			j.rw_seq_identical = identical;
+			j.io_trace_max = 1024;
+		}) });
+		auto r = run_ok(*p);
+		auto t = trace_of(*r);
+		REQUIRE(t.size() == 1024);
+		size_t runs = 0;
+		std::set<uint64_t> starts;
+		for (size_t i = 0; i + 4 <= t.size(); i += 4) {
+			bool ok = true;
+			for (size_t k = 1; k < 4; k++)
+				ok = ok && t[i + k].offset == t[i].offset + (identical ? 0 : k * 4096);
+			runs += ok;
+			starts.insert(t[i].offset);
+		}
+		// A sequential run reaching the end draws early; none may with identical.
+		CHECK(runs >= (identical ? 256u : 250u));
+		CHECK(starts.size() > 200);
+	}
+}

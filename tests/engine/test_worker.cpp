@@ -84,7 +84,7 @@ TEST_CASE("worker: fsync=N syncs after every N writes and records the sync laten
 	}
 }
 
-TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno; continue_on_error counts on")
+TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno; continue_on_error and ignore_error count on")
 {
 	pb::tmpdir d;
 	// O_DIRECT with a 1000-byte block is refused by the kernel with EINVAL.
@@ -109,9 +109,22 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 	CHECK(std::string(c.errors[0].what) == "read");
 	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
 
+	// continue_on_error=read alone survives EIO and EILSEQ only, as fio's: EINVAL still stops.
+	auto o = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with([&](plan_job &j) {
+		tweak(j);
+		j.continue_on_error = PLAN_COE_READ;
+	}) });
+	r = pb::run(*o, &ret);
+	CHECK(ret == -EINVAL);
+	CHECK(pb::first_clone(*r).error == EINVAL);
+	CHECK(pb::first_clone(*r).nr_errors == 1);
+
+	// ignore_error=EINVAL (the read list) makes it one to continue after.
 	auto q = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with([&](plan_job &j) {
 		tweak(j);
 		j.continue_on_error = PLAN_COE_READ;
+		j.ignore_errors[0][0] = EINVAL;
+		j.nr_ignore_errors[0] = 1;
 	}) });
 	r = pb::run(*q, &ret);
 	CHECK(ret == 0);

@@ -2,6 +2,7 @@
 // its default parsed by its own applier and in range, names unique, lookups work.
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <set>
 #include <string>
@@ -126,4 +127,66 @@ TEST_CASE("every choice of every option applies and sets its value")
         }
     }
     CHECK(applied >= 70);
+}
+
+static job_spec applied(std::initializer_list<std::pair<const char *, const char *>> kv)
+{
+    job_spec j = default_spec();
+    for (const auto &p : kv) {
+        const option &o = *find_option(p.first);
+        o.apply(j, o, p.second);
+    }
+    return j;
+}
+
+TEST_CASE("rw's postfix: a backward or forward step for sequential jobs, an I/O count for random ones")
+{
+    CHECK(applied({{"rw", "read:-8k"}}).pj.rw_seq_back_bytes == 8192);
+    CHECK(applied({{"rw", "read:-8k"}}).pj.rw_seq_skip_bytes == 0);
+    CHECK(applied({{"rw", "write:4k"}}).pj.rw_seq_skip_bytes == 4096);
+    job_spec r = applied({{"rw", "randread:8"}, {"rw_sequencer", "identical"}});
+    CHECK(r.pj.rw_seq_nr == 8);
+    CHECK(r.pj.rw_seq_identical);
+    CHECK(applied({{"rw", "randread"}}).pj.rw_seq_nr == 1);
+    const option &rw = *find_option("rw");
+    job_spec j = default_spec();
+    CHECK_THROWS_AS(rw.apply(j, rw, "randread:0"), value_error);
+    CHECK_THROWS_AS(rw.apply(j, rw, "randread:x"), value_error);
+}
+
+TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_on_error on for that kind")
+{
+    // fio names EPERM..ERANGE only (errnos 1..34): EILSEQ is written as 84.
+    job_spec j = applied({{"ignore_error", "EIO:ENOSPC,28:-22,84"}});
+    CHECK(j.pj.nr_ignore_errors[0] == 2);
+    CHECK(j.pj.ignore_errors[0][0] == EIO);
+    CHECK(j.pj.ignore_errors[0][1] == ENOSPC);
+    CHECK(j.pj.nr_ignore_errors[1] == 2);
+    CHECK(j.pj.ignore_errors[1][0] == 28);
+    CHECK(j.pj.ignore_errors[1][1] == 22);
+    CHECK(j.pj.ignore_errors[2][0] == EILSEQ);
+    CHECK(j.pj.continue_on_error == PLAN_COE_ALL);
+    job_spec w = applied({{"ignore_error", ",EIO"}});
+    CHECK(w.pj.continue_on_error == PLAN_COE_WRITE);
+    const option &ie = *find_option("ignore_error");
+    CHECK_THROWS_AS(ie.apply(w, ie, "EWHAT"), value_error);
+    CHECK_THROWS_AS(ie.apply(w, ie, "0"), value_error);
+    CHECK_THROWS_AS(ie.apply(w, ie, "EIO,EIO,EIO,EIO"), value_error);
+    CHECK(applied({{"exit_what", "all"}}).pj.exit_what == PLAN_EXIT_ALL);
+    CHECK(applied({{"cpumask", "0x3"}}).pj.cpus_allowed_mask == 3);
+}
+
+TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
+{
+    CHECK(applied({{"numa_cpu_nodes", "0-1,3"}}).pj.numa_cpu_nodes_mask == 0xb);
+    job_spec b = applied({{"numa_mem_policy", "interleave:0-1"}});
+    CHECK(b.pj.numa_mem_policy == PLAN_NUMA_MEM_INTERLEAVE);
+    CHECK(b.pj.numa_mem_nodes_mask == 3);
+    CHECK(applied({{"numa_mem_policy", "prefer:2"}}).pj.numa_mem_nodes_mask == 4);
+    CHECK(applied({{"numa_mem_policy", "local"}}).pj.numa_mem_policy == PLAN_NUMA_MEM_LOCAL);
+    CHECK(default_spec().pj.numa_mem_policy == PLAN_NUMA_MEM_UNSET);
+    const option &o = *find_option("numa_mem_policy");
+    job_spec j = default_spec();
+    for (const char *bad : {"bind", "prefer:0-1", "local:0", "often", "bind:x"})
+        CHECK_THROWS_AS(o.apply(j, o, bad), value_error);
 }

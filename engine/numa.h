@@ -1,0 +1,20 @@
+/*
+ * engine/numa.h - fio's numa_cpu_nodes and numa_mem_policy for a worker thread.
+ *
+ * Through libnuma (Debian's libnuma-dev), which knows the node topology and
+ * wraps set_mempolicy; nothing here is hand-written beyond mapping the plan.
+ */
+#ifndef IOPLAN_ENGINE_NUMA_H
+#define IOPLAN_ENGINE_NUMA_H
+
+#include "engine/plan.h"
+
+/*
+ * Narrows the calling thread's CPUs to the job's numa_cpu_nodes (within what
+ * it may already use) and sets its memory policy.  0, or -EINVAL when a node
+ * does not exist or leaves no CPU, -ENOSYS without NUMA support; *what then
+ * names the option.
+ */
+int numa_place_thread(const struct plan_job *j, const char **what);
+
+#endif /* IOPLAN_ENGINE_NUMA_H */

@@ -1,0 +1,72 @@
+/*
+ * engine/worker_env.c - what surrounds a clone's I/O: fio's exec_prerun and
+ * exec_postrun commands and lockmem's pinned memory.
+ *
+ * As fio: each command runs through the shell (system()) in the current
+ * directory with its output in JOBNAME.prerun.txt / JOBNAME.postrun.txt;
+ * lockmem maps and mlocks that many bytes for the clone's run, so the rest
+ * of the system has that much less memory (fio's way to test with less).
+ * A prerun that fails is the clone's error before any I/O (fio skips the
+ * job's I/O silently); a failed postrun is an error after it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "worker.h"
+
+/* Runs one command as fio's exec_string; 0, or the error already recorded. */
+static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
+{
+	char *line = NULL, what[64];
+	int st;
+
+	if (asprintf(&line, "%s > %s.%s.txt 2>&1", cmd, w->job->name, mode) < 0)
+		return -ENOMEM;
+	st = system(line);
+	free(line);
+	if (st != -1 && WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	if (st == -1)
+		snprintf(what, sizeof(what), "exec_%s", mode);
+	else
+		snprintf(what, sizeof(what), "exec_%s exited with status %d", mode,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	worker_error(w, .err = st == -1 ? errno : ECANCELED, .what = what);
+	return st == -1 ? -errno : -ECANCELED;
+}
+
+int worker_env_start(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	void *p;
+
+	w->env_started = true;
+	if (j->lockmem_bytes) {
+		p = mmap(NULL, j->lockmem_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || mlock(p, j->lockmem_bytes)) {
+			int err = errno;
+
+			if (p != MAP_FAILED)
+				munmap(p, j->lockmem_bytes);
+			worker_error(w, .err = err, .what = "lockmem (mlock)");
+			return -err;
+		}
+		w->lockmem = p;
+	}
+	return j->exec_prerun ? exec_cmd(w, j->exec_prerun, "prerun") : 0;
+}
+
+void worker_env_end(struct worker *w)
+{
+	if (!w->env_started)
+		return;
+	if (w->job->exec_postrun && exec_cmd(w, w->job->exec_postrun, "postrun") && !w->res.error)
+		w->res.error = ECANCELED;
+	if (w->lockmem)
+		munmap(w->lockmem, w->job->lockmem_bytes);
+	w->lockmem = NULL;
+	w->env_started = false;
+}

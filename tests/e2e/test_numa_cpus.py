@@ -1,0 +1,77 @@
+"""tests/e2e/test_numa_cpus.py - where a job's threads run: cpumask, numa_cpu_nodes.
+
+The property is the worker thread's CPU affinity, read from outside while it
+runs (/proc/PID/task/TID/status, Cpus_allowed_list): the main thread keeps
+every CPU, a worker has the job's.  numa_cpu_nodes narrows to the nodes'
+CPUs (libnuma) within cpus_allowed; a node the machine lacks is an error
+naming the option, as fio refuses it.
+"""
+import glob
+import os
+import subprocess
+import time
+import unittest
+
+from common import BIN, TmpDirCase, run
+
+NODES = sorted(int(p.rsplit("node", 1)[1]) for p in glob.glob("/sys/devices/system/node/node[0-9]*"))
+
+
+def worker_cpus(opts):
+    """The Cpus_allowed_list of every thread but the main one, while a 3 s job runs."""
+    p = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1g", "--time_based",
+                          "--runtime=3", "--output=/dev/null", *opts])
+    try:
+        seen = set()
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline and not seen:
+            time.sleep(0.2)
+            for st in glob.glob("/proc/%d/task/*/status" % p.pid):
+                tid = int(st.split("/")[4])
+                if tid == p.pid:
+                    continue
+                try:
+                    with open(st) as f:
+                        text = f.read()
+                except OSError:
+                    continue
+                name = [line for line in text.splitlines() if line.startswith("Name:")][0]
+                cpus = [line for line in text.splitlines() if line.startswith("Cpus_allowed_list:")][0]
+                seen.add((name.split()[1], cpus.split()[1]))
+        return seen
+    finally:
+        p.wait(timeout=30)
+
+
+@unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "needs two CPUs")
+class Affinity(TmpDirCase):
+    def test_cpumask_is_a_bit_mask(self):
+        self.assertIn("1", {c for _, c in worker_cpus(["--cpumask=0x2"])})
+
+    @unittest.skipUnless(NODES, "no NUMA node in sysfs")
+    def test_numa_cpu_nodes_within_cpus_allowed(self):
+        seen = {c for _, c in worker_cpus(["--numa_cpu_nodes=%d" % NODES[0], "--cpus_allowed=1",
+                                           "--numa_mem_policy=bind:%d" % NODES[0]])}
+        # (the other threads, the main one's helpers, keep every CPU.)
+        self.assertIn("1", seen)
+
+    def test_missing_node_is_an_error_naming_the_option(self):
+        missing = (max(NODES) + 1) if NODES else 1
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--numa_cpu_nodes=%d" % missing])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("numa_cpu_nodes", p.stderr)
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--numa_mem_policy=bind:%d" % missing])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("numa_mem_policy", p.stderr)
+
+    def test_bad_policy_is_positioned(self):
+        for text, col in (("numa_mem_policy=bind", 21), ("numa_mem_policy=often:0", 17),
+                          ("numa_mem_policy=prefer:0-1", 24)):
+            self.write("n.fio", "[n]\nsize=1m\n%s\n" % text)
+            p = run([str(self.tmp / "n.fio"), "--parse-only"])
+            self.assertEqual(p.returncode, 2, text)
+            self.assertIn("n.fio:3:%d: error:" % col, p.stderr, text)
+
+
+if __name__ == "__main__":
+    unittest.main()
