@@ -378,6 +378,13 @@ struct plan_job {
 	bool cpus_allowed_split;	/* clone k runs on the k-th allowed CPU (mod count) */
 	int32_t nice;
 
+	/* fio's flow control and submission (engine/flow.h). */
+	uint32_t flow_weight;		/* flow=: share among jobs of flow_id; 0 = no flow */
+	uint32_t flow_id;
+	uint64_t flow_sleep_ns;		/* a held job waits this long (after draining), 0 = retries */
+	bool submit_offload;		/* io_submit_mode=offload: accepted, submits inline (README) */
+	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
+
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;
 	uint32_t nr_opts;

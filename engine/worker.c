@@ -352,6 +352,8 @@ static int setup(struct worker *w)
 		ret = alloc_hists(w);
 	if (!ret)
 		ret = open_engine(w);
+	if (!ret)
+		ret = worker_flow_setup(w);
 	/* Every failed step is named: no job fails with an error and no words. */
 	if (ret && ret != -EINTR && !w->res.total_err)
 		worker_error(w, .err = -ret, .what = "setting up the worker");
@@ -360,6 +362,7 @@ static int setup(struct worker *w)
 
 static void teardown(struct worker *w)
 {
+	worker_flow_release(w);
 	if (w->ioe_open)
 		ioe_close(&w->ioe);
 	for (uint32_t f = 0; f < w->nr_fds; f++)

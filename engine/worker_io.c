@@ -205,6 +205,8 @@ static bool check_result(struct worker *w, struct io_u *u)
 static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = false;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
@@ -281,6 +283,8 @@ static void taken(struct worker *w, struct io_u *u)
 	struct rate *r = &w->rate[u->ddir];
 
 	u->due_ns = 0;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = true;
 	if (w->max_open)
 		w->file_inflight[u->file]++;	/* only openfiles closes a file after its last I/O */
 	if (w->rated && rate_is_limited(r)) {
@@ -399,6 +403,8 @@ static void issue(struct worker *w)
 	}
 	for (uint32_t n = 0; n < w->burst && !w->fatal && has_room(w); n++) {
 		if (!w->have_held) {
+			if (w->flow && !worker_flow_turn(w))
+				return;
 			if (!gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
 				/* busy: every file left waits for an open one to close (openfiles). */
 				w->blocked = w->gen.busy;
@@ -409,6 +415,10 @@ static void issue(struct worker *w)
 		}
 		if (w->max_open && !worker_file_ready(w, w->held.file))
 			return;
+		if (w->slot_busy && worker_overlaps_inflight(w, &w->held)) {
+			w->blocked = true;	/* reaped below; retried after */
+			return;
+		}
 		if (!is_due(w) || !submit_one(w)) {
 			w->blocked = true;
 			return;

@@ -926,6 +926,37 @@ static const std::vector<option> table = {
         .def("0")
         .help("Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).")
         .apply(A(j.pj.log_prio = flag_value(v))),
+    // ---- flow control and submission (engine/flow.h, engine/worker_flow.c) ----
+    opt("flow_id", opt_type::integer, CAT_RATE)
+        .def("0")
+        .range(0, 4294967295.0)
+        .help("The flow this job's flow= weight belongs to: jobs of one flow_id share its I/Os.")
+        .apply(A(j.pj.flow_id = U32(int_in(o, v)))),
+    opt("flow", opt_type::integer, CAT_RATE)
+        .def("0")
+        .range(0, 1000)
+        .help("Weight of this job in its flow_id: jobs of one flow issue I/Os in proportion to their weights "
+              "(flow=1 and flow=8: one I/O in nine and eight in nine); 0: no flow control.")
+        .apply(A(j.pj.flow_weight = U32(int_in(o, v)))),
+    opt("flow_sleep", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e12)
+        .help("How long a job ahead of its flow share waits, after its I/Os in flight complete; 0: retry at once.")
+        .apply(A(j.pj.flow_sleep_ns = time_in(o, v))),
+    opt("io_submit_mode", opt_type::choice, CAT_ENGINE)
+        .def("inline")
+        .choices({
+            {"inline", "the job's thread submits and reaps its I/Os", 0},
+            {"offload", "accepted: fio hands I/Os to a submit thread; ioplan's thread submits them itself", 1},
+        })
+        .help("How I/Os are submitted. ioplan's worker thread always submits and reaps its own I/Os; offload is "
+              "accepted so fio job files run, with the same queue depth.")
+        .apply(A(j.pj.submit_offload = choice_of(o, v) != 0)),
+    opt("serialize_overlap", opt_type::boolean, CAT_ENGINE)
+        .def("0")
+        .help("An I/O that overlaps one of the same thread still in flight waits for it to complete.")
+        .apply(A(j.pj.serialize_overlap = flag_value(v))),
 };
 
 const std::vector<option> &options()
