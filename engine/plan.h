@@ -385,6 +385,12 @@ struct plan_job {
 	bool submit_offload;		/* io_submit_mode=offload: accepted, submits inline (README) */
 	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
 
+	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
+	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
+	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */
+	int32_t uring_sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */
+	bool aio_userspace_reap;	/* libaio: reap from the completion ring without a syscall */
+
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;
 	uint32_t nr_opts;

@@ -592,11 +592,11 @@ static const std::vector<option> table = {
     opt("uncached", opt_type::integer, CAT_ENGINE)
         .def("0")
         .range(0, 1)
-        .help("pvsync2: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
+        .help("pvsync2, io_uring: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
         .apply(A(j.pj.pvsync2_uncached = int_in(o, v) != 0)),
     opt("nowait", opt_type::boolean, CAT_ENGINE)
         .def("0")
-        .help("pvsync2: RWF_NOWAIT.")
+        .help("pvsync2, io_uring, libaio: RWF_NOWAIT (an I/O that would block fails with EAGAIN).")
         .apply(A(j.pj.pvsync2_nowait = flag_value(v))),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
@@ -957,6 +957,33 @@ static const std::vector<option> table = {
         .def("0")
         .help("An I/O that overlaps one of the same thread still in flight waits for it to complete.")
         .apply(A(j.pj.serialize_overlap = flag_value(v))),
+
+    // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
+    opt("force_async", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .range(0, 4294967295.0)
+        .help("io_uring: set IOSQE_ASYNC (the kernel's worker threads) on every Nth I/O; 0: never.")
+        .apply(A(j.pj.uring_force_async = U32(int_in(o, v)))),
+    opt("nonvectored", opt_type::integer, CAT_ENGINE)
+        .def("-1")
+        .range(-1, 1)
+        .help("io_uring: 1 or -1 (fio's default): plain read/write commands; 0: readv/writev commands.")
+        .apply(A(j.pj.uring_nonvectored = (int32_t)int_in(o, v))),
+    opt("sqthread_poll_cpu", opt_type::integer, CAT_ENGINE)
+        .def("-1")
+        .range(-1, 4095)
+        .help("io_uring with sqthread_poll: the CPU the kernel's submission thread runs on; -1: any.")
+        .apply(A(j.pj.uring_sq_cpu = (int32_t)int_in(o, v))),
+    opt("cmd_type", opt_type::choice, CAT_ENGINE)
+        .def("nvme")
+        .choices({{"nvme", "NVMe commands", 0}})
+        .help("io_uring_cmd's command set; fio lists it for io_uring too, where it does nothing (nor in ioplan).")
+        .apply(A((void)choice_of(o, v))),
+    opt("userspace_reap", opt_type::flag, CAT_ENGINE)
+        .def("0")
+        .help("libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
+              "directly instead of calling io_getevents().")
+        .apply(A(j.pj.aio_userspace_reap = flag_value(v))),
 };
 
 const std::vector<option> &options()
