@@ -384,6 +384,7 @@ struct plan_job {
 	uint64_t flow_sleep_ns;		/* a held job waits this long (after draining), 0 = retries */
 	bool submit_offload;		/* io_submit_mode=offload: accepted, submits inline (README) */
 	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
+	uint64_t max_latency_ns[PLAN_DDIR_NR];	/* a longer lat fails the job (ETIMEDOUT); 0 = none */
 
 	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
 	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */

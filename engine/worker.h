@@ -262,6 +262,8 @@ int worker_flow_setup(struct worker *w);
 void worker_flow_release(struct worker *w);
 bool worker_flow_turn(struct worker *w);
 bool worker_overlaps_inflight(const struct worker *w, const struct gen_io *io);
+/* max_latency: false (the job failed with ETIMEDOUT) when lat exceeds the job's maximum. */
+bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);

@@ -2,7 +2,8 @@
  * engine/worker_flow.c - whether a worker may issue its next I/O now, beyond
  * rate limits: fio's flow control (flow=, flow_id=, flow_sleep=; flow.h) and
  * serialize_overlap (an I/O waits while it overlaps one of the same worker in
- * flight, so the order of overlapping writes is the order they were drawn).
+ * flight, so the order of overlapping writes is the order they were drawn),
+ * and max_latency (an I/O slower than it ends the job with ETIMEDOUT, as fio).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,5 +66,19 @@ bool worker_overlaps_inflight(const struct worker *w, const struct gen_io *io)
 	for (uint32_t i = 0; i < w->depth; i++)
 		if (w->slot_busy[i] && overlaps(&w->ios[i], io))
 			return true;
+	return false;
+}
+
+bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat)
+{
+	uint64_t max = w->job->max_latency_ns[u->ddir];
+
+	if (!max || lat <= max || w->job->disable_lat)
+		return true;
+	worker_error(w, .err = ETIMEDOUT, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+		     .len = u->len, .what = "max latency exceeded");
+	if (!w->res.error)
+		w->res.error = ETIMEDOUT;
+	w->fatal = true;
 	return false;
 }

@@ -135,6 +135,7 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	if (u->due_ns)
 		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
 	w->lat_sum[u->ddir] += lat;
+	worker_latency_ok(w, u, lat);
 	if (lat > w->bw_ser.lat_max[u->ddir])
 		w->bw_ser.lat_max[u->ddir] = lat;
 	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])

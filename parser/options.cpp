@@ -957,6 +957,13 @@ static const std::vector<option> table = {
         .def("0")
         .help("An I/O that overlaps one of the same thread still in flight waits for it to complete.")
         .apply(A(j.pj.serialize_overlap = flag_value(v))),
+    opt("max_latency", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("Fail the job with ETIMEDOUT (fio's \"max latency exceeded\") when an I/O's total latency exceeds "
+              "this (read,write,trim); 0: no limit.")
+        .apply(A(FOR_DDIR(j.pj.max_latency_ns[d] = time_in(o, s)))),
 
     // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
     opt("force_async", opt_type::integer, CAT_ENGINE)

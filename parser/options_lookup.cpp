@@ -41,7 +41,7 @@ const std::vector<unsupported_group> &unsupported()
          {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
           "steadystate_check_interval", "ss_interval"}},
         {"is not supported (latency targets and flows)",
-         {"latency_target", "latency_window", "latency_percentile", "latency_run", "max_latency", "flow_watermark", "rate_ignore_thinktime", "thinktime_blocks_type", "thinktime_iotime"}},
+         {"latency_target", "latency_window", "latency_percentile", "latency_run", "flow_watermark", "rate_ignore_thinktime", "thinktime_blocks_type", "thinktime_iotime"}},
         {"is not supported (dedupe and compression models)",
          {"dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage", "dedupe_global"}},
         {"is not supported (error handling beyond continue_on_error)",

@@ -89,5 +89,30 @@ class Submission(TmpDirCase):
         self.assertTrue(p.stderr.startswith("b.fio:4:16: error:"), p.stderr)
 
 
+class MaxLatency(TmpDirCase):
+    """max_latency: an I/O slower than it fails the job with ETIMEDOUT (110), as fio 3.33."""
+
+    def error_of(self, runner, limit):
+        self.write("data", "x" * (1 << 20))
+        p = runner(["--name=j", "--filename=data", "--size=1m", "--rw=read", f"--max_latency={limit}",
+                    "--output-format=json"], cwd=self.tmp)
+        return json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["error"]
+
+    def test_exceeded_fails_the_job_and_met_does_not(self):
+        self.assertEqual(self.error_of(run, "1ns"), 110)
+        self.assertEqual(self.error_of(run, "10s"), 0)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_fails_the_same_job_the_same_way(self):
+        self.assertEqual(self.error_of(run_fio, "1"), 110)
+        self.assertEqual(self.error_of(run_fio, "10s"), 0)
+
+    def test_bad_value_is_a_positioned_error(self):
+        self.write("b.fio", "[j]\nioengine=null\nsize=1m\nmax_latency=fast\n")
+        p = run(["--parse-only", "b.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertTrue(p.stderr.startswith("b.fio:4:13: error:"), p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

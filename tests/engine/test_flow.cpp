@@ -116,3 +116,24 @@ TEST_CASE("serialize_overlap: no two I/Os of a thread to the same block are in f
 			CHECK(most_overlapping(c) > 1);	// the property is not there by accident
 	}
 }
+
+TEST_CASE("max_latency: the first I/O slower than the limit ends the job with ETIMEDOUT; a loose limit never does")
+{
+	pb::tmpdir d;
+	for (uint64_t limit : { 1ull, 60000000000ull }) {
+		CAPTURE(limit);
+		auto p = pb::build(d.path(), { job_spec("m", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20).with([&](plan_job &j) {
+			j.max_latency_ns[PLAN_DDIR_READ] = limit;
+		}) });
+		int ret = 0;
+		auto r = pb::run(*p, &ret);
+		const res_clone &c = pb::first_clone(*r);
+		if (limit == 1) {
+			CHECK(c.error == ETIMEDOUT);
+			CHECK(c.ddir[PLAN_DDIR_READ].ios < 256);	// it stopped early
+		} else {
+			CHECK(c.error == 0);
+			CHECK(c.ddir[PLAN_DDIR_READ].ios == 256);
+		}
+	}
+}
