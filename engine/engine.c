@@ -45,6 +45,7 @@ struct eng {
 	struct layout lay;
 	struct latbkt_table lbt;
 	struct eng_shared sh;
+	struct flows flows;
 	struct diskstats disks;
 	struct cpustat cpus;
 	struct logw *logw;		/* NULL unless a job writes fio's log files */
@@ -630,6 +631,7 @@ static void eng_free(struct eng *e)
 	layout_release(&e->lay);
 	diskstats_release(&e->disks);
 	free((void *)e->sh.states);
+	flows_release(&e->flows);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
@@ -672,6 +674,9 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	for (uint32_t i = 0; i < n; i++)
 		atomic_store(&e->sh.states[i], 'P');
 	host_facts(e);
+	if (flows_init(&e->flows, n))
+		return -ENOMEM;
+	e->sh.flows = &e->flows;
 	return layout_init(&e->lay, p);
 }
 

@@ -582,6 +582,20 @@ struct plan_job {
 	uint64_t lockmem_bytes;		/* 0 = none */
 	uint32_t write_hint;		/* RWH_WRITE_LIFE_*; 0 = leave unset */
 
+	/* fio's flow control and submission (engine/flow.h). */
+	uint32_t flow_weight;		/* flow=: share among jobs of flow_id; 0 = no flow */
+	uint32_t flow_id;
+	uint64_t flow_sleep_ns;		/* a held job waits this long (after draining), 0 = retries */
+	bool submit_offload;		/* io_submit_mode=offload: accepted, submits inline (README) */
+	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
+	uint64_t max_latency_ns[PLAN_DDIR_NR];	/* a longer lat fails the job (ETIMEDOUT); 0 = none */
+
+	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
+	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
+	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */
+	int32_t uring_sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */
+	bool aio_userspace_reap;	/* libaio: reap from the completion ring without a syscall */
+
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;
 	uint32_t nr_opts;

@@ -339,6 +339,10 @@ static int open_engine(struct worker *w)
 	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
 	cfg.fixedbufs = w->job->uring_fixedbufs;
 	cfg.registerfiles = w->job->uring_registerfiles;
+	cfg.vectored = w->job->uring_nonvectored == 0;
+	cfg.force_async = w->job->uring_force_async;
+	cfg.sq_cpu = w->job->uring_sq_cpu;
+	cfg.userspace_reap = w->job->aio_userspace_reap;
 	cfg.fds = w->fds;
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
@@ -424,6 +428,8 @@ static int setup(struct worker *w)
 		ret = alloc_hists(w);
 	if (!ret)
 		ret = open_engine(w);
+	if (!ret)
+		ret = worker_flow_setup(w);
 	/* Every failed step is named: no job fails with an error and no words. */
 	if (ret && ret != -EINTR && !w->res.total_err)
 		worker_error(w, .err = -ret, .what = "setting up the worker");
@@ -434,6 +440,7 @@ static void teardown(struct worker *w)
 {
 	worker_iolog_close(w);
 	worker_env_end(w);
+	worker_flow_release(w);
 	if (w->ioe_open)
 		ioe_close(&w->ioe);
 	for (uint32_t f = 0; f < w->nr_fds; f++)

@@ -20,6 +20,7 @@
 
 #include "engine/buffers.h"
 #include "engine/clock.h"
+#include "engine/flow.h"
 #include "engine/ioengine.h"
 #include "engine/iogen.h"
 #include "engine/logs.h"
@@ -39,6 +40,7 @@ struct eng_shared {
 	const _Atomic uint64_t *snap_req;	/* eng_snapshot's request number (snapshot.h) */
 	bool snapshots;			/* eng_opts.snapshots */
 	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
+	struct flows *flows;		/* flow=/flow_id= groups of the whole run (flow.h) */
 };
 
 /* Where clones that start together meet once set up (worker.c start_together). */
@@ -174,6 +176,9 @@ struct worker {
 	uint64_t think_last_blocks;	/* the count when the last think began */
 	uint64_t think_last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
 	bool quiescing;			/* thinktime: reap everything in flight first */
+	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
+	uint64_t flow_count;		/* I/Os this worker counted in its flow */
+	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
 
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;
@@ -272,6 +277,19 @@ void worker_quiesce(struct worker *w);
  */
 int worker_env_start(struct worker *w);
 void worker_env_end(struct worker *w);
+
+/*
+ * Flow control and serialize_overlap (worker_flow.c).  setup joins the job's
+ * flow (0 or -errno), release leaves it; turn is false (and the worker blocked
+ * until wait_until) while the job is ahead of its flow share; overlaps_inflight
+ * is true while io overlaps an I/O of this worker in flight.
+ */
+int worker_flow_setup(struct worker *w);
+void worker_flow_release(struct worker *w);
+bool worker_flow_turn(struct worker *w);
+bool worker_overlaps_inflight(const struct worker *w, const struct gen_io *io);
+/* max_latency: false (the job failed with ETIMEDOUT) when lat exceeds the job's maximum. */
+bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);

@@ -141,6 +141,7 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	if (u->due_ns)
 		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
 	w->lat_sum[u->ddir] += lat;
+	worker_latency_ok(w, u, lat);
 	if (lat > w->bw_ser.lat_max[u->ddir])
 		w->bw_ser.lat_max[u->ddir] = lat;
 	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
@@ -231,6 +232,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
 	w->think_completed++;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = false;
 	if (check_result(w, u) && u->counted && w->counting)
 		account(w, u, now);
 	if (w->ioe.dropped) {
@@ -319,6 +322,8 @@ static void taken(struct worker *w, struct io_u *u)
 	struct rate *r = &w->rate[u->ddir];
 
 	u->due_ns = 0;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = true;
 	if (w->max_open)
 		w->file_inflight[u->file]++;	/* only openfiles closes a file after its last I/O */
 	if (w->rated && rate_is_limited(r)) {
@@ -446,6 +451,8 @@ static void issue(struct worker *w)
 	}
 	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
 		if (!w->have_held) {
+			if (w->flow && !worker_flow_turn(w))
+				return;
 			if (w->job->replay ? !worker_replay_next(w)
 					   : !gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
 				if (w->need_sync)
@@ -459,6 +466,10 @@ static void issue(struct worker *w)
 		}
 		if (w->max_open && !worker_file_ready(w, w->held.file))
 			return;
+		if (w->slot_busy && worker_overlaps_inflight(w, &w->held)) {
+			w->blocked = true;	/* reaped below; retried after */
+			return;
+		}
 		if (!is_due(w) || !submit_one(w)) {
 			w->blocked = true;
 			return;

@@ -70,6 +70,56 @@ void fail(const loc &where, const std::string &message)
     throw error(diag{severity::error, where, message});
 }
 
+error::error(std::vector<diag> all, bool truncated)
+    : std::runtime_error(all.front().message), all_(std::move(all)), truncated_(truncated)
+{
+}
+
+std::string error::text() const
+{
+    std::string out;
+    for (const diag &d : all_)
+        out += format_diag(d);
+    if (truncated_)
+        out += "note: stopping after " + std::to_string(ERRORS_MAX) + " errors\n";
+    return out;
+}
+
+void error_sink::add(const diag &d)
+{
+    list_.push_back(d);
+    if (list_.size() >= ERRORS_MAX)
+        throw error(sorted(), true);
+}
+
+void error_sink::add(const error &e)
+{
+    for (const diag &d : e.all())
+        add(d);
+}
+
+void error_sink::throw_if_any() const
+{
+    if (!list_.empty())
+        throw error(sorted(), false);
+}
+
+std::vector<diag> error_sink::sorted() const
+{
+    std::vector<std::string> files; // in the order first seen
+    for (const diag &d : list_)
+        if (std::find(files.begin(), files.end(), d.where.path) == files.end())
+            files.push_back(d.where.path);
+    auto rank = [&](const diag &d) { return std::find(files.begin(), files.end(), d.where.path) - files.begin(); };
+    std::vector<diag> out = list_;
+    std::stable_sort(out.begin(), out.end(), [&](const diag &a, const diag &b) {
+        if (rank(a) != rank(b))
+            return rank(a) < rank(b);
+        return a.where.line != b.where.line ? a.where.line < b.where.line : a.where.col < b.where.col;
+    });
+    return out;
+}
+
 namespace {
 
 size_t edit_distance(const std::string &a, const std::string &b)

@@ -2,8 +2,10 @@
 //
 // Every reader and the planner report problems through this one type so users
 // see the same shape whatever syntax they wrote.  Errors are thrown as
-// parser::error (the first syntax error stops reading); notes and warnings are
-// collected in a diag_list and printed before the run.
+// parser::error; the INI reader and the option layering collect every error of
+// the job files first (error_sink, up to ERRORS_MAX), so one error does not hide
+// the next.  Notes and warnings are collected in a diag_list and printed before
+// the run.
 #pragma once
 
 #include <stdexcept>
@@ -28,12 +30,36 @@ std::string format_diag(const diag &d);
 
 class error : public std::runtime_error {
 public:
-    explicit error(diag d) : std::runtime_error(d.message), d_(std::move(d)) {}
-    const diag &get() const { return d_; }
-    std::string text() const { return format_diag(d_); }
+    explicit error(diag d) : std::runtime_error(d.message), all_{std::move(d)} {}
+    // Several errors at once (non-empty), in the order they are printed.
+    error(std::vector<diag> all, bool truncated);
+    const diag &get() const { return all_.front(); }
+    const std::vector<diag> &all() const { return all_; }
+    // Every error as format_diag renders it, then a note when the list was cut short.
+    std::string text() const;
 
 private:
-    diag d_;
+    std::vector<diag> all_;
+    bool truncated_ = false;
+};
+
+// The most errors reported for one run of the parser: a file in the wrong
+// syntax would otherwise print one per line.
+constexpr size_t ERRORS_MAX = 20;
+
+// Collects errors instead of stopping at the first.
+class error_sink {
+public:
+    // Keeps e's errors; throws the whole list once ERRORS_MAX are kept.
+    void add(const error &e);
+    void add(const diag &d);
+    bool empty() const { return list_.empty(); }
+    // Throws every kept error, ordered by file (first seen first), line and column.
+    void throw_if_any() const;
+
+private:
+    std::vector<diag> list_;
+    std::vector<diag> sorted() const;
 };
 
 [[noreturn]] void fail(const loc &where, const std::string &message);

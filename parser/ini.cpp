@@ -110,8 +110,11 @@ public:
     reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
 
     void read_text(const std::string &text, const source &src, int depth);
+    // Hands the errors of the skipped lines over (opts.errors), or throws them.
+    void finish();
 
 private:
+    error_sink own_errors_;
     document &doc_;
     const ini_options &opts_;
     std::vector<std::string> chain_; // real paths of the files being read
@@ -122,7 +125,23 @@ private:
     void add_option(const line_state &st, const loc &at, const source &src);
     void include(const line_state &st, const loc &at, int depth);
     std::string expand(const std::string &text, loc at);
+    void skipped(const std::string &line, const error &e);
 };
+
+// A bad header still opens a section, so its options are not each reported
+// as "outside of a [section]" too.
+void reader::skipped(const std::string &line, const error &e)
+{
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '[')
+        doc_.sections.push_back(section{line.substr(first + 1), false, e.get().where, {}, {}});
+    (opts_.errors ? *opts_.errors : own_errors_).add(e);
+}
+
+void reader::finish()
+{
+    own_errors_.throw_if_any();
+}
 
 std::string dir_of(const std::string &path)
 {
@@ -166,7 +185,11 @@ void reader::read_text(const std::string &text0, const source &src, int depth)
         std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
-        read_line(line, ++lineno, src, depth);
+        try {
+            read_line(line, ++lineno, src, depth);
+        } catch (const error &e) {
+            skipped(line, e);
+        }
         if (nl == std::string::npos)
             break;
         start = nl + 1;
@@ -293,6 +316,7 @@ document read_ini_text(const std::string &text, const std::string &display_name,
     doc.path = display_name;
     reader r(doc, opts);
     r.read_text(text, source{display_name, base_dir, display_name, nullptr}, 0);
+    r.finish();
     return doc;
 }
 
@@ -306,6 +330,7 @@ document read_ini_file(const std::string &path, const ini_options &opts)
     doc.path = path;
     reader r(doc, opts);
     r.read_text(text, source{path, dir_of(path), real_path(path), nullptr}, 0);
+    r.finish();
     return doc;
 }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "parser/diag.hpp"
 #include "parser/doc.hpp"
 
 namespace parser {
@@ -19,9 +20,13 @@ using env_lookup = std::function<bool(const std::string &name, std::string *valu
 
 struct ini_options {
     env_lookup env;                 // empty: the process environment
+    // Where the reader puts the errors of the lines it skipped; nullptr: it
+    // throws them all (parser::error) once the file is read.
+    error_sink *errors = nullptr;
 };
 
-// Reads the file at path.  Throws parser::error on the first problem.
+// Reads the file at path: a line in error is skipped and reported with every
+// other one (see ini_options::errors).
 document read_ini_file(const std::string &path, const ini_options &opts = {});
 
 // Reads INI text held in memory (DISKSPD translation, presets, tests);

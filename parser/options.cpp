@@ -640,11 +640,11 @@ static const std::vector<option> table = {
     opt("uncached", opt_type::integer, CAT_ENGINE)
         .def("0")
         .range(0, 1)
-        .help("pvsync2: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
+        .help("pvsync2, io_uring: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
         .apply(A(j.pj.pvsync2_uncached = int_in(o, v) != 0)),
     opt("nowait", opt_type::boolean, CAT_ENGINE)
         .def("0")
-        .help("pvsync2: RWF_NOWAIT.")
+        .help("pvsync2, io_uring, libaio: RWF_NOWAIT (an I/O that would block fails with EAGAIN).")
         .apply(A(j.pj.pvsync2_nowait = flag_value(v))),
     // net, netsplice, nbd: where the remote target is (parser/remote_engines.cpp checks them).
     opt("hostname", opt_type::string, CAT_ENGINE)
@@ -1350,6 +1350,72 @@ static const std::vector<option> table = {
         .help("Accepted for fio compatibility: ioplan has no time-keeping thread to pin (its clock is read "
               "through the vDSO by each thread).")
         .apply(A(int_in(o, v))),
+
+    // ---- flow control and submission (engine/flow.h, engine/worker_flow.c) ----
+    opt("flow_id", opt_type::integer, CAT_RATE)
+        .def("0")
+        .range(0, 4294967295.0)
+        .help("The flow this job's flow= weight belongs to: jobs of one flow_id share its I/Os.")
+        .apply(A(j.pj.flow_id = U32(int_in(o, v)))),
+    opt("flow", opt_type::integer, CAT_RATE)
+        .def("0")
+        .range(0, 1000)
+        .help("Weight of this job in its flow_id: jobs of one flow issue I/Os in proportion to their weights "
+              "(flow=1 and flow=8: one I/O in nine and eight in nine); 0: no flow control.")
+        .apply(A(j.pj.flow_weight = U32(int_in(o, v)))),
+    opt("flow_sleep", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e12)
+        .help("How long a job ahead of its flow share waits, after its I/Os in flight complete; 0: retry at once.")
+        .apply(A(j.pj.flow_sleep_ns = time_in(o, v))),
+    opt("io_submit_mode", opt_type::choice, CAT_ENGINE)
+        .def("inline")
+        .choices({
+            {"inline", "the job's thread submits and reaps its I/Os", 0},
+            {"offload", "accepted: fio hands I/Os to a submit thread; ioplan's thread submits them itself", 1},
+        })
+        .help("How I/Os are submitted. ioplan's worker thread always submits and reaps its own I/Os; offload is "
+              "accepted so fio job files run, with the same queue depth.")
+        .apply(A(j.pj.submit_offload = choice_of(o, v) != 0)),
+    opt("serialize_overlap", opt_type::boolean, CAT_ENGINE)
+        .def("0")
+        .help("An I/O that overlaps one of the same thread still in flight waits for it to complete.")
+        .apply(A(j.pj.serialize_overlap = flag_value(v))),
+    opt("max_latency", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("Fail the job with ETIMEDOUT (fio's \"max latency exceeded\") when an I/O's total latency exceeds "
+              "this (read,write,trim); 0: no limit.")
+        .apply(A(FOR_DDIR(j.pj.max_latency_ns[d] = time_in(o, s)))),
+
+    // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
+    opt("force_async", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .range(0, 4294967295.0)
+        .help("io_uring: set IOSQE_ASYNC (the kernel's worker threads) on every Nth I/O; 0: never.")
+        .apply(A(j.pj.uring_force_async = U32(int_in(o, v)))),
+    opt("nonvectored", opt_type::integer, CAT_ENGINE)
+        .def("-1")
+        .range(-1, 1)
+        .help("io_uring: 1 or -1 (fio's default): plain read/write commands; 0: readv/writev commands.")
+        .apply(A(j.pj.uring_nonvectored = (int32_t)int_in(o, v))),
+    opt("sqthread_poll_cpu", opt_type::integer, CAT_ENGINE)
+        .def("-1")
+        .range(-1, 4095)
+        .help("io_uring with sqthread_poll: the CPU the kernel's submission thread runs on; -1: any.")
+        .apply(A(j.pj.uring_sq_cpu = (int32_t)int_in(o, v))),
+    opt("cmd_type", opt_type::choice, CAT_ENGINE)
+        .def("nvme")
+        .choices({{"nvme", "NVMe commands", 0}})
+        .help("io_uring_cmd's command set; fio lists it for io_uring too, where it does nothing (nor in ioplan).")
+        .apply(A((void)choice_of(o, v))),
+    opt("userspace_reap", opt_type::flag, CAT_ENGINE)
+        .def("0")
+        .help("libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
+              "directly instead of calling io_getevents().")
+        .apply(A(j.pj.aio_userspace_reap = flag_value(v))),
 };
 
 const std::vector<option> &options()

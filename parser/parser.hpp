@@ -46,6 +46,8 @@ document read_job_file(const std::string &path, const ini_options &ini, const st
 
 // Builds the plan from documents already read (file order = group order).
 plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes);
+// The same, reporting the errors already in errors (the reader's) with the options' own.
+plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes, error_sink &errors);
 
 // Reads every job file of req and builds the plan.
 plan_ptr build_plan(const request &req, diag_list *notes);

@@ -17,19 +17,28 @@ namespace {
 
 // kb_base is applied before the section's other options, as fio's option
 // priorities do, so `size=1m` means the same wherever kb_base is written.
-void apply_section(job_spec &j, const std::vector<entry> &entries)
+// Every entry is applied even after one fails: sink keeps each error (the
+// whole list is reported at once, issue 24).
+void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink)
 {
+    auto apply = [&](const entry &e) {
+        try {
+            apply_entry(j, e);
+        } catch (const error &err) {
+            sink.add(err);
+        }
+    };
     for (const entry &e : entries)
         if (find_option(e.key) == find_option("kb_base"))
-            apply_entry(j, e);
+            apply(e);
     for (const entry &e : entries)
         if (find_option(e.key) != find_option("kb_base"))
-            apply_entry(j, e);
+            apply(e);
 }
 
 class layering {
 public:
-    layering(const request &req, diag_list *notes) : req_(req), notes_(notes) {}
+    layering(const request &req, diag_list *notes, error_sink &errors) : req_(req), notes_(notes), errors_(errors) {}
 
     std::vector<job_def> jobs;
     std::vector<entry> global_echo;
@@ -39,6 +48,7 @@ public:
 private:
     const request &req_;
     diag_list *notes_;
+    error_sink &errors_;
     std::map<std::string, const entry *> cli_set_; // canonical name -> command-line entry
 
     job_spec cli_defaults();
@@ -51,7 +61,7 @@ private:
 job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
-    apply_section(j, req_.cli_globals);
+    apply_section(j, req_.cli_globals, errors_);
     note_negative_size(req_.cli_globals);
     for (const entry &e : req_.cli_globals) {
         cli_set_[find_option(e.key)->name] = &e;
@@ -100,16 +110,16 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
         if (index == 0 && notes_ && !req_.cli_overrides)
             note_shadowed(s.entries);
         if (s.is_global) {
-            apply_section(g, s.entries);
+            apply_section(g, s.entries, errors_);
             global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
             continue;
         }
         job_def d{g, s.name, s.header_loc, index};
         d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
         d.spec.echo = s.entries;
-        apply_section(d.spec, s.entries);
+        apply_section(d.spec, s.entries, errors_);
         if (req_.cli_overrides && index == 0) {
-            apply_section(d.spec, req_.cli_globals);
+            apply_section(d.spec, req_.cli_globals, errors_);
             d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
         }
         // Each job file after the first starts with a stonewall, as in fio.
@@ -130,7 +140,7 @@ void layering::run(const std::vector<document> &docs)
         entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;
         d.spec.echo.insert(d.spec.echo.begin(), name);
-        apply_section(d.spec, s.entries);
+        apply_section(d.spec, s.entries, errors_);
         note_negative_size(s.entries);
         jobs.push_back(std::move(d));
     }
@@ -171,11 +181,18 @@ document read_job_file(const std::string &path, const ini_options &ini, const st
 
 plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes)
 {
+    error_sink errors;
+    return plan_documents(docs, req, notes, errors);
+}
+
+plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes, error_sink &errors)
+{
     for (const auto &s : req.only_sections)
         if (s.compare(0, 6, "global") == 0)
             fail(loc{"<command line>", 0, 0, "", nullptr}, "--section=" + s + ": a [global] section cannot be run on its own");
-    layering l(req, notes);
+    layering l(req, notes, errors);
     l.run(docs);
+    errors.throw_if_any();
     if (l.jobs.empty())
         fail(loc{docs.empty() ? "<command line>" : docs.front().path, 0, 0, "", nullptr},
              req.only_sections.empty() ? "no jobs defined (a job file needs at least one [job] section)"
@@ -188,9 +205,13 @@ plan_ptr build_plan(const request &req, diag_list *notes)
     std::vector<document> docs;
     if (std::count(req.job_files.begin(), req.job_files.end(), "-") > 1)
         fail(loc{"<command line>", 0, 0, "", nullptr}, "'-' (the job file on standard input) can be given only once");
+    // Every error of every job file (reading and options) is reported at once.
+    error_sink errors;
+    ini_options ini = req.ini;
+    ini.errors = &errors;
     for (const auto &path : req.job_files)
-        docs.push_back(read_job_file(path, req.ini, req.format));
-    return plan_documents(docs, req, notes);
+        docs.push_back(read_job_file(path, ini, req.format));
+    return plan_documents(docs, req, notes, errors);
 }
 
 } // namespace parser

@@ -406,33 +406,38 @@ uint64_t files_of(const job_def &d)
     return (uint64_t)d.spec.numjobs * (d.spec.filenames.empty() ? d.spec.pj.nrfiles : d.spec.filenames.size());
 }
 
-// Blames the job with the most files.
 // Engine options belong to their engines: fio rejects uncached= under psync as an
 // unknown option, so a job that sets one for another engine gets an error, not a
 // silently ignored flag.
 void check_engine_options(const job_def &d)
 {
     const plan_job &j = d.spec.pj;
-    std::string eng = plan_ioengine_name(j.ioengine), opt;
-    if (j.ioengine != PLAN_IOENGINE_PVSYNC2) {
-        if (j.pvsync2_uncached)
-            opt = "uncached";
-        else if (j.pvsync2_nowait)
-            opt = "nowait";
-        else if (d.spec.hipri_percentage_set)
-            opt = "hipri_percentage";
-        else if (j.uring_hipri && j.ioengine != PLAN_IOENGINE_IO_URING)
-            opt = "hipri";
-    }
+    enum plan_ioengine e = j.ioengine;
+    std::string eng = plan_ioengine_name(e), opt, owners;
+    bool v2 = e == PLAN_IOENGINE_PVSYNC2, uring = e == PLAN_IOENGINE_IO_URING, aio = e == PLAN_IOENGINE_LIBAIO;
+    auto owned = [&](bool set, bool ok, const char *name, const char *by) {
+        if (set && !ok && opt.empty()) {
+            opt = name;
+            owners = by;
+        }
+    };
+    owned(j.pvsync2_uncached, v2 || uring, "uncached", "pvsync2 or io_uring");
+    owned(j.pvsync2_nowait, v2 || uring || aio, "nowait", "pvsync2, io_uring or libaio");
+    owned(d.spec.hipri_percentage_set, v2, "hipri_percentage", "pvsync2");
+    owned(j.uring_hipri, v2 || uring, "hipri", "pvsync2 or io_uring");
+    owned(j.uring_force_async != 0, uring, "force_async", "io_uring");
+    owned(j.uring_nonvectored != -1, uring, "nonvectored", "io_uring");
+    owned(j.uring_sq_cpu != -1, uring, "sqthread_poll_cpu", "io_uring");
+    owned(j.aio_userspace_reap, aio, "userspace_reap", "libaio");
     if (!opt.empty())
-        fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=pvsync2" +
-                           (opt == "hipri" ? " or io_uring" : "") + ", not of ioengine=" + eng);
+        fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=" + owners +
+                           ", not of ioengine=" + eng);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
     // in [global] and runs a libaio job under it, which fio accepts.
     for (const std::string &name : d.spec.engine_opts_set) {
         const option *o = find_option(name);
-        bool own = std::any_of(d.spec.echo.begin(), d.spec.echo.end(), [&](const entry &e) {
-            const option *eo = find_option(e.key);
+        bool own = std::any_of(d.spec.echo.begin(), d.spec.echo.end(), [&](const entry &en) {
+            const option *eo = find_option(en.key);
             return eo == o;
         });
         if (o && own && option_foreign_to(*o, eng.c_str())) {
@@ -444,6 +449,7 @@ void check_engine_options(const job_def &d)
     }
 }
 
+// Blames the job with the most files.
 void check_file_count(const std::vector<job_def> &jobs)
 {
     uint64_t total = 0;

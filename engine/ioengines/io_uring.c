@@ -16,6 +16,11 @@
  * refusal (RLIMIT_MEMLOCK, an old kernel) quietly leaves the plain path.
  * The worker opens its files once and keeps its buffers for the whole run,
  * which is what makes registering them safe.
+ *
+ * fio 3.33's other io_uring options act as in fio: nowait and uncached put
+ * RWF_NOWAIT / RWF_UNCACHED in each SQE's rw_flags, force_async=N sets
+ * IOSQE_ASYNC on every Nth SQE, sqthread_poll_cpu pins the SQ thread
+ * (IORING_SETUP_SQ_AFF), nonvectored=0 issues readv/writev SQEs.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -32,9 +37,14 @@
 struct uring {
 	struct io_uring ring;
 	struct io_uring_cqe **cqes;
+	struct iovec *iov;		/* nonvectored=0: one per slot */
 	uint32_t nr_queued;
+	uint64_t nr_prepped;		/* SQEs filled so far, for force_async */
 	bool fixed_files;
 	bool fixed_bufs;
+	uint8_t last_flags;		/* of the last SQE filled (ioe_uring_last_sqe) */
+	uint32_t last_rw_flags;
+	uint8_t last_opcode;
 };
 
 static int ring_setup(struct ioe *e, struct uring *u)
@@ -43,17 +53,21 @@ static int ring_setup(struct ioe *e, struct uring *u)
 	unsigned int base = 0, fast;
 	int ret;
 
+	memset(&p, 0, sizeof(p));
 	if (e->cfg.sqpoll)
 		base |= IORING_SETUP_SQPOLL;
+	if (e->cfg.sqpoll && e->cfg.sq_cpu >= 0)
+		base |= IORING_SETUP_SQ_AFF;
 	if (e->cfg.hipri)
 		base |= IORING_SETUP_IOPOLL;
 	fast = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-	memset(&p, 0, sizeof(p));
 	p.flags = base | (e->cfg.sqpoll ? 0 : fast);
+	p.sq_thread_cpu = e->cfg.sq_cpu >= 0 ? (uint32_t)e->cfg.sq_cpu : 0;
 	ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
 	if (ret == -EINVAL && p.flags != base) {
 		memset(&p, 0, sizeof(p));
 		p.flags = base;
+		p.sq_thread_cpu = e->cfg.sq_cpu >= 0 ? (uint32_t)e->cfg.sq_cpu : 0;
 		ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
 	}
 	return ret;
@@ -73,8 +87,8 @@ static int register_files(struct ioe *e, struct uring *u)
 
 static bool wants_fixed_bufs(const struct ioe *e)
 {
-	if (!e->cfg.bufs)
-		return false;
+	if (!e->cfg.bufs || (e->cfg.vectored && !e->cfg.fixedbufs))
+		return false;	/* nonvectored=0 asks for readv/writev, which take no fixed buffers */
 	return e->cfg.fixedbufs ||
 	       (uint64_t)e->cfg.depth * e->cfg.bufs->stride <= AUTO_FIXEDBUFS_MAX;
 }
@@ -107,6 +121,18 @@ static int register_all(struct ioe *e, struct uring *u)
 	return ret ? ret : register_bufs(e, u);
 }
 
+bool ioe_uring_last_sqe(const struct ioe *e, uint8_t *flags, uint32_t *rw_flags, uint8_t *opcode)
+{
+	const struct uring *u = e->priv;
+
+	if (e->ops != &ioe_io_uring || !u)
+		return false;
+	*flags = u->last_flags;
+	*rw_flags = u->last_rw_flags;
+	*opcode = u->last_opcode;
+	return true;
+}
+
 bool ioe_uring_registered(const struct ioe *e, bool *files, bool *bufs)
 {
 	const struct uring *u = e->priv;
@@ -126,20 +152,22 @@ static int uring_init(struct ioe *e)
 	if (!u)
 		return -ENOMEM;
 	u->cqes = calloc(e->cfg.depth, sizeof(*u->cqes));
-	if (!u->cqes) {
+	u->iov = e->cfg.vectored ? calloc(e->cfg.depth, sizeof(*u->iov)) : NULL;
+	if (!u->cqes || (e->cfg.vectored && !u->iov)) {
+		free(u->cqes);
+		free(u->iov);
 		free(u);
 		return -ENOMEM;
 	}
 	ret = ring_setup(e, u);
-	if (ret) {
-		free(u->cqes);
-		free(u);
-		return ret;
+	if (!ret) {
+		ret = register_all(e, u);
+		if (ret)
+			io_uring_queue_exit(&u->ring);
 	}
-	ret = register_all(e, u);
 	if (ret) {
-		io_uring_queue_exit(&u->ring);
 		free(u->cqes);
+		free(u->iov);
 		free(u);
 		return ret;
 	}
@@ -155,14 +183,41 @@ static void uring_exit(struct ioe *e)
 		return;
 	io_uring_queue_exit(&u->ring);
 	free(u->cqes);
+	free(u->iov);
 	free(u);
 }
 
-static void prep(struct uring *r, struct io_uring_sqe *sqe, struct io_u *u)
+/* nonvectored=0: one iovec per slot (fixed buffers have no vectored form). */
+static void prep_vectored(struct uring *r, struct io_uring_sqe *sqe, struct io_u *u, int fd)
+{
+	struct iovec *iov = &r->iov[u->slot];
+
+	iov->iov_base = u->buf;
+	iov->iov_len = u->len;
+	if (u->ddir == PLAN_DDIR_READ)
+		io_uring_prep_readv(sqe, fd, iov, 1, u->offset);
+	else
+		io_uring_prep_writev(sqe, fd, iov, 1, u->offset);
+}
+
+/* fio's per-SQE options: RWF_* flags, and IOSQE_ASYNC on every force_async-th SQE. */
+static void sqe_options(const struct ioe *e, struct uring *r, struct io_uring_sqe *sqe)
+{
+	sqe->rw_flags = e->cfg.rwf_flags;
+	if (e->cfg.force_async && ++r->nr_prepped % e->cfg.force_async == 0)
+		sqe->flags |= IOSQE_ASYNC;
+	r->last_flags = sqe->flags;
+	r->last_rw_flags = (uint32_t)sqe->rw_flags;
+	r->last_opcode = sqe->opcode;
+}
+
+static void prep(const struct ioe *e, struct uring *r, struct io_uring_sqe *sqe, struct io_u *u)
 {
 	int fd = r->fixed_files ? (int)u->file : u->fd;
 
-	if (r->fixed_bufs) {
+	if (r->iov && !r->fixed_bufs) {
+		prep_vectored(r, sqe, u, fd);
+	} else if (r->fixed_bufs) {
 		if (u->ddir == PLAN_DDIR_READ)
 			io_uring_prep_read_fixed(sqe, fd, u->buf, u->len, u->offset, (int)u->slot);
 		else
@@ -174,6 +229,7 @@ static void prep(struct uring *r, struct io_uring_sqe *sqe, struct io_u *u)
 	}
 	if (r->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe_options(e, r, sqe);
 	io_uring_sqe_set_data(sqe, u);
 }
 
@@ -189,7 +245,7 @@ static int uring_queue(struct ioe *e, struct io_u *u)
 	sqe = io_uring_get_sqe(&r->ring);
 	if (!sqe)
 		return IOE_Q_BUSY;
-	prep(r, sqe, u);
+	prep(e, r, sqe, u);
 	r->nr_queued++;
 	return IOE_Q_QUEUED;
 }
