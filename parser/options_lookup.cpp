@@ -63,7 +63,7 @@ const std::vector<unsupported_group> &unsupported()
         {"is an fio profile option (profiles are not supported)", {"profile", "dir", "size_gb"}},
         {"is an option of an ioengine ioplan does not support",
          {"http_host", "http_mode", "http_verbose", "https", "gpu_dev_ids",
-          "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region", "nonvectored",
+          "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region",
           "pi_act", "pi_chk", "pool", "sg_write_mode", "clientname", "cuda_io",
           "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "brick",
           "busy_poll", "conf", "cont", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
