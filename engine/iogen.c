@@ -271,18 +271,21 @@ void gen_uncounted(struct gen *g)
 }
 
 /*
- * rw=read:<n> with a fixed block size: a pass ends, as in fio, at the last
- * whole block before the region's end, so it moves fewer bytes than the region
- * holds (fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB).
+ * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n; one
+ * that lands exactly on (or past) the region's end wraps to its start and the
+ * pass goes on to the region's size (size=64k bs=4k rw=write:4k writes every
+ * other block twice), but a block that would straddle the end ends the pass
+ * short (fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB).
  */
 static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
 {
 	const struct plan_bs *b = bs_of(g, g->only_ddir);
-	uint64_t bs = b->min_bytes, step = bs + g->skip;
+	uint64_t bs = b->min_bytes, step = bs + g->skip, fit;
 
 	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
 		return len;
-	return ((len - bs) / step + 1) * bs;
+	fit = (len - bs) / step + 1;
+	return fit * step >= len ? len : fit * bs;
 }
 
 uint64_t gen_pass_bytes(const struct gen *g)

@@ -29,8 +29,19 @@ const loc &option_loc(const job_def &d, const char *key)
 
 namespace {
 
-// cpuio as fio's init sets it up: it runs until runtime whatever size says, and
-// after each burn of cpuchunks the thread thinks for the rest of the cycle.
+// cpuio and exec as fio's init sets them up: the job runs until runtime whatever
+// size says, thinking think_ns after each of its "I/Os" (one block's worth).
+void run_until_runtime(plan_job &j, uint64_t think_ns)
+{
+    j.time_based = true;
+    j.thinktime_ns = think_ns;
+    j.thinktime_spin_ns = 0;
+    j.thinktime_blocks = 1;
+    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
+        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+}
+
+// cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.
 void finalize_cpuio(job_def &d)
 {
     plan_job &j = d.spec.pj;
@@ -38,29 +49,17 @@ void finalize_cpuio(job_def &d)
         return;
     if (!j.cpuload_pct)
         fail(d.header, "job '" + job_name(d) + "': ioengine=cpuio needs cpuload= (the percentage of CPU to burn)");
-    j.time_based = true;
-    j.thinktime_ns = (uint64_t)j.cpuchunks_us * 1000ull * (100 - j.cpuload_pct) / j.cpuload_pct;
-    j.thinktime_spin_ns = 0;
-    j.thinktime_blocks = 1;
-    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
-        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+    run_until_runtime(j, (uint64_t)j.cpuchunks_us * 1000ull * (100 - j.cpuload_pct) / j.cpuload_pct);
 }
 
-// exec as fio's init sets it up: the job runs until runtime whatever size says,
-// looking at its program every 50 ms (a think after each of its "I/Os").
+// exec: the job looks at its program every 50 ms.
 void finalize_exec(job_def &d)
 {
-    plan_job &j = d.spec.pj;
-    if (j.ioengine != PLAN_IOENGINE_EXEC)
+    if (d.spec.pj.ioengine != PLAN_IOENGINE_EXEC)
         return;
     if (d.spec.exec_program.empty())
         fail(d.header, "job '" + job_name(d) + "': ioengine=exec needs program= (the program to run)");
-    j.time_based = true;
-    j.thinktime_ns = 50000000ull;
-    j.thinktime_spin_ns = 0;
-    j.thinktime_blocks = 1;
-    if (!j.size_bytes && !j.filesize_min_bytes && !j.size_ppm)
-        j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
+    run_until_runtime(d.spec.pj, 50000000ull);
 }
 
 // Relations between options that only make sense once the whole job is known.

@@ -81,6 +81,15 @@ class TmpDirCase(unittest.TestCase):
         return path
 
 
+def flip(path, at):
+    """Flips the bits of one byte of a file in place: the corruption verify must catch."""
+    with open(path, "r+b") as f:
+        f.seek(at)
+        b = f.read(1)
+        f.seek(at)
+        f.write(bytes([b[0] ^ 0x5A]))
+
+
 def wait_for_stderr(proc, marker=b"Jobs:", timeout=60):
     """Reads proc's stderr until marker shows (e.g. the --eta=always progress line,
     which means the run is under way and its signals are handled); returns what

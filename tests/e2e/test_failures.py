@@ -12,15 +12,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run, wait_for_stderr
-
-
-def flip(path, at):
-    with open(path, "r+b") as f:
-        f.seek(at)
-        b = f.read(1)
-        f.seek(at)
-        f.write(bytes([b[0] ^ 0x5A]))
+from common import BIN, TmpDirCase, flip, run, wait_for_stderr
 
 
 class Verify(TmpDirCase):

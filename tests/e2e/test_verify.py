@@ -19,21 +19,13 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, flip, run, run_fio
 
 METHODS = ["md5", "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "xxhash", "sha1",
            "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512"]
 BS = 4096
 BAD_BLOCK = 5                 # the block whose middle byte is flipped
 SIZE = 16 * BS
-
-
-def flip(path, at):
-    with open(path, "r+b") as f:
-        f.seek(at)
-        b = f.read(1)
-        f.seek(at)
-        f.write(bytes([b[0] ^ 0x5A]))
 
 
 class EveryMethod(TmpDirCase):
