@@ -202,17 +202,21 @@ clean:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# fio 3.33's own example job files (a test corpus for the INI reader) and its
-# tools/fiologparser.py (tests/e2e/test_plot_logs.py runs it on ioplan's logs), fetched as
-# Debian's source package through apt into build/; never committed.
+# fio 3.33's own example job files (a test corpus for the INI reader and the engine
+# tests) and its log tools tools/fiologparser.py and tools/hist/fiologparser_hist.py
+# (tests/e2e/test_plot_logs.py and test_logs.py run them on ioplan's logs), fetched as
+# Debian's source package through apt into build/; never committed.  The stamp names
+# what is extracted, so a tree from before a file was added is extracted again.
 FIO_SRC := build/fio-src
-fio-examples: $(FIO_SRC)/examples
-$(FIO_SRC)/examples:
+FIO_SRC_STAMP := $(FIO_SRC)/.extracted-examples-tools-hist
+fio-examples: $(FIO_SRC_STAMP)
+$(FIO_SRC_STAMP):
 	@mkdir -p build/apt-src/lists/partial $(FIO_SRC)
 	@echo 'deb-src http://deb.debian.org/debian bookworm main' > build/apt-src/sources.list
 	@A="-o Dir::Etc::sourcelist=$(CURDIR)/build/apt-src/sources.list -o Dir::Etc::sourceparts=- \
 	   -o Dir::State::Lists=$(CURDIR)/build/apt-src/lists -o APT::Sandbox::User=root"; \
 	apt-get $$A update -qq && cd build/apt-src && apt-get $$A source --download-only -qq fio=3.33-3
 	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C $(FIO_SRC) --strip-components=1 fio-3.33/examples \
-	   fio-3.33/tools/fiologparser.py
+	   fio-3.33/tools/fiologparser.py fio-3.33/tools/hist/fiologparser_hist.py
 	@ls $(FIO_SRC)/examples/*.fio | wc -l | xargs echo "fio-examples: job files:"
+	@touch $@

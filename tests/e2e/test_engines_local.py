@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio
 
 SPLICE_CASES = {
     "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
@@ -38,7 +38,7 @@ META_CASES = {
 
 # fio 3.33's own examples for these engines, read from fio's source tree at test time
 # (never copied into this repository), shrunk by these substitutions to run in seconds.
-FIO_EXAMPLES = pathlib.Path("/work/main/build/fio-src/examples")
+FIO_EXAMPLES = ROOT / "build" / "fio-src" / "examples"
 EXAMPLES = ("cpuio.fio", "exec.fio", "falloc.fio", "ftruncate.fio", "filecreate-ioengine.fio",
             "filestat-ioengine.fio", "filedelete-ioengine.fio")
 SHRINK = [

@@ -16,7 +16,7 @@ import tempfile
 import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, ROOT, TmpDirCase, run, run_fio
 
 RATED = ["--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=20", "--time_based"]
 
@@ -292,9 +292,9 @@ class FioLogDifferentialMore(LogsTmp):
 
     def test_fiologparser_hist_reads_ioplan(self):
         """fio's tools/hist/fiologparser_hist.py (needs pandas) computes percentiles from ioplan's hist log."""
-        tool = pathlib.Path(os.environ.get("FIO_SRC", "/tmp/fio333")) / "tools/hist/fiologparser_hist.py"
+        tool = pathlib.Path(os.environ.get("IOPLAN_FIO_SRC", ROOT / "build" / "fio-src")) / "tools/hist/fiologparser_hist.py"
         if not tool.exists():
-            self.skipTest("fio's source tree (FIO_SRC) is not here")
+            self.skipTest(f"no {tool} (make fio-examples)")
         if subprocess.run(["/usr/bin/python3", "-c", "import pandas, numpy"], capture_output=True).returncode:
             self.skipTest("python3-pandas is not installed")
         p = run(["--name=h", *RATED, "--rate_iops=2000", "--runtime=2", "--write_hist_log=h",
