@@ -97,6 +97,19 @@ class UnifiedRw(TmpDirCase):
                         f = [l for l in text.splitlines() if l.startswith("3;")][0].split(";")
                         self.assertEqual(f[5], "4096", who)
 
+    def test_group_reporting_merges_clones_then_directions(self):
+        text = JOB.format(v="mixed") + "numjobs=3\ngroup_reporting=1\n"
+        for who in ("fio", "ioplan"):
+            job = self.write(f"gr-{who}.fio", text)
+            args = ["--output-format=json+", str(job)]
+            p = run_fio(args, cwd=self.tmp) if who == "fio" else run(args, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            jobs = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+            self.assertEqual(len(jobs), 1, who)
+            m = jobs[0]["mixed"]
+            self.assertEqual((m["io_bytes"], m["total_ios"]), (12 << 20, 3072), who)
+            self.assertEqual(sum(m["lat_ns"]["bins"].values()), 3072, who)
+
     def test_bad_value_is_refused(self):
         p = run(["--name=x", "--ioengine=null", "--size=1m", "--unified_rw_reporting=sometimes"])
         self.assertNotEqual(p.returncode, 0)
