@@ -307,6 +307,12 @@ struct plan_clone {
 };
 
 /* Everything a job section resolved to. Shared by all of the job's clones. */
+enum plan_unified {
+	PLAN_UNIFIED_NONE = 0,
+	PLAN_UNIFIED_MIXED = 1,
+	PLAN_UNIFIED_BOTH = 2,
+};
+
 struct plan_job {
 	char *name;			/* as displayed (name= may rename the section) */
 	char *section;			/* the section header text */
@@ -322,6 +328,9 @@ struct plan_job {
 	uint64_t startdelay_min_ns;
 	uint64_t startdelay_max_ns;	/* == min unless a range was given */
 	bool group_reporting;
+	/* fio's unified_rw_reporting: report the directions per direction (none),
+	 * as one merged "mixed" direction (mixed), or both. */
+	enum plan_unified unified_rw_reporting;
 	bool exitall;
 
 	/* Pattern. */

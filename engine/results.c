@@ -143,7 +143,7 @@ double res_sample_stat_stddev(const struct res_sample_stat *s)
 	return s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0.0;
 }
 
-static int merge_ddir(struct res_ddir *d, const struct res_ddir *s)
+int res_ddir_merge(struct res_ddir *d, const struct res_ddir *s)
 {
 	int ret;
 
@@ -178,7 +178,7 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 	int ret = 0;
 
 	for (int d = 0; d < PLAN_DDIR_NR && !ret; d++)
-		ret = merge_ddir(&dst->ddir[d], &src->ddir[d]);
+		ret = res_ddir_merge(&dst->ddir[d], &src->ddir[d]);
 	if (!ret)
 		ret = res_lat_merge(&dst->sync_lat, &src->sync_lat);
 	dst->sync_ios += src->sync_ios;

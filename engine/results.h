@@ -355,6 +355,10 @@ double res_sample_stat_stddev(const struct res_sample_stat *s);
  */
 int res_clone_merge(struct res_clone *dst, const struct res_clone *src);
 
+/* dst += src for one direction, as res_clone_merge does per direction (fio's
+ * unified_rw_reporting folds directions this way). Returns 0 or -ENOMEM. */
+int res_ddir_merge(struct res_ddir *dst, const struct res_ddir *src);
+
 /* Initialise an empty clone (min = UINT64_MAX ...) with no histograms. */
 void res_clone_init(struct res_clone *c);
 

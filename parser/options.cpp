@@ -224,6 +224,18 @@ static const std::vector<option> table = {
         .def("0")
         .help("Report each group as one merged job.")
         .apply(A(j.pj.group_reporting = flag_value(v))),
+    opt("unified_rw_reporting", opt_type::choice, CAT_STATS)
+        .def("none")
+        .choices({
+            {"none", "report each direction on its own", PLAN_UNIFIED_NONE},
+            {"mixed", "report reads, writes and trims as one merged \"mixed\" direction", PLAN_UNIFIED_MIXED},
+            {"both", "report each direction, then the merged \"mixed\" one", PLAN_UNIFIED_BOTH},
+            {"0", "same as none", PLAN_UNIFIED_NONE},
+            {"1", "same as mixed", PLAN_UNIFIED_MIXED},
+            {"2", "same as both", PLAN_UNIFIED_BOTH},
+        })
+        .help("Report the directions separately, merged into one \"mixed\" direction, or both.")
+        .apply(A(j.pj.unified_rw_reporting = (enum plan_unified)choice_of(o, v))),
     opt("create_only", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Lay out the files, then stop.")

@@ -54,7 +54,7 @@ const std::vector<unsupported_group> &unsupported()
          {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
         {"is not supported",
-         {"random_sequence_stride", "unified_rw_reporting", "softrandommap", "sync_file_range",
+         {"random_sequence_stride", "softrandommap", "sync_file_range",
           "fadvise_stream", "file_append", "unit_base", "significant_figures", "stats", "disable_bw_measurement",
           "disable_bw", "block_error_percentiles", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
           "sprandom", "spr_num_regions", "spr_op", "ramp_size", "size_increment", "file_size",

@@ -154,9 +154,16 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["elapsed"] = (m.elapsed_ns + 999999999u) / 1000000000u;
 	if (e.last && e.last->nr_opts)
 		o["job options"] = options_object(e.last->opts, e.last->nr_opts);
-	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		o[plan_ddir_name((enum plan_ddir)d)] = ddir_object(e, g, d, plus);
-	o["sync"] = sync_object(e, plus);
+	if (e.unified == PLAN_UNIFIED_MIXED) {
+		// As fio: one "mixed" direction replaces read, write, trim and sync.
+		o["mixed"] = ddir_object(e, g, 0, plus);
+	} else {
+		for (int d = 0; d < PLAN_DDIR_NR; d++)
+			o[plan_ddir_name((enum plan_ddir)d)] = ddir_object(e, g, d, plus);
+		o["sync"] = sync_object(e, plus);
+	}
+	if (e.mixed)
+		o["mixed"] = ddir_object(*e.mixed, g, 0, plus);
 	o["job_runtime"] = e.run_ns / 1000000u;
 	o["usr_cpu"] = f6(usr_cpu_pct(e));
 	o["sys_cpu"] = f6(sys_cpu_pct(e));

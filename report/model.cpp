@@ -227,6 +227,67 @@ stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &
 	return out;
 }
 
+// ---- unified_rw_reporting ----
+
+void clear_lat(res_lat &l)
+{
+	free(l.hist);
+	std::memset(&l, 0, sizeof(l));
+	l.min_ns = UINT64_MAX;
+}
+
+// fio's unified merge: every direction summed into direction 0 (histograms
+// bucket by bucket, so percentiles come from the merged histogram), the others
+// left empty.
+stat_clone fold_directions(const res_clone &src)
+{
+	stat_clone out;
+	out.add(src);
+	res_clone &c = out.get();
+	for (int d = 1; d < PLAN_DDIR_NR; d++) {
+		if (res_ddir_merge(&c.ddir[0], &c.ddir[d]))
+			throw std::bad_alloc();
+		res_ddir &dd = c.ddir[d];
+		for (res_lat *l : { &dd.slat, &dd.clat, &dd.lat, &dd.sched_lat })
+			clear_lat(*l);
+		res_ddir empty = {};
+		empty.slat = dd.slat;
+		empty.clat = dd.clat;
+		empty.lat = dd.lat;
+		empty.sched_lat = dd.sched_lat;
+		dd = empty;
+	}
+	return out;
+}
+
+std::shared_ptr<const entry> mixed_copy(const entry &e)
+{
+	auto m = std::make_shared<entry>();
+	m->name = e.name;
+	m->description = e.description;
+	m->groupid = e.groupid;
+	m->members = e.members;
+	m->first = e.first;
+	m->last = e.last;
+	m->job_ids = e.job_ids;
+	m->run_ns = e.run_ns;
+	m->error = e.error;
+	m->unified = PLAN_UNIFIED_MIXED;
+	m->st = fold_directions(e.st.get());
+	return m;
+}
+
+void apply_unified(model &m)
+{
+	for (entry &e : m.entries) {
+		e.unified = e.last ? e.last->unified_rw_reporting : PLAN_UNIFIED_NONE;
+		if (e.unified == PLAN_UNIFIED_MIXED)
+			e.st = fold_directions(e.st.get());
+		else if (e.unified == PLAN_UNIFIED_BOTH)
+			e.mixed = mixed_copy(e);
+	}
+}
+
 // ---- entries ----
 
 std::string file_of(const plan_job &job, const res_clone &c, uint32_t file_index)
@@ -343,6 +404,7 @@ void build_groups(model &m, const plan &p)
 		group_stat &g = m.groups[e.groupid];
 		g.kb_base = e.first && e.first->kb_base ? e.first->kb_base : 1024;
 		g.bits = e.first && e.first->ioengine == PLAN_IOENGINE_NET;
+		g.unified |= (unsigned)e.unified;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {
 			uint64_t rt = ddir_runtime_ms(e, d);
 			if (!rt)
@@ -399,6 +461,7 @@ model build_model(const results &r, const plan &p)
 	build_runs(m, r, p);
 	build_entries(m, p);
 	drop_broken_samples(m);
+	apply_unified(m);
 	build_groups(m, p);
 	return m;
 }

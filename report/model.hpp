@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct entry {
 	int first_error = 0;
 	std::vector<res_error> errors;	// the members' first errors, with where they happened
 	std::vector<std::string> error_files;	// path of each errors[] entry ("" if unknown)
+	// unified_rw_reporting of the last member: with mixed, st already holds
+	// every direction merged into direction 0 (reported as "mixed"); with
+	// both, st is per direction and `mixed` is this entry merged that way.
+	enum plan_unified unified = PLAN_UNIFIED_NONE;
+	std::shared_ptr<const entry> mixed;
 };
 
 // fio's group_run_stats: aggregates of one reporting group, per direction.
@@ -67,6 +73,9 @@ struct group_stat {
 	uint64_t max_bw[PLAN_DDIR_NR] = {};
 	uint64_t min_run[PLAN_DDIR_NR] = {};	// ms
 	uint64_t max_run[PLAN_DDIR_NR] = {};
+	// fio ORs its members' unified_rw_reporting: a mixed member turns the
+	// group's direction lines into one "MIXED" line, both adds one.
+	unsigned unified = PLAN_UNIFIED_NONE;
 };
 
 // Every measured run of one plan job (repeat=N), in run order.

@@ -4,6 +4,7 @@
 // The text matches fio 3.33 line for line where fio's layout is known, so a
 // grep for "IOPS=" or "BW=" finds the same on ioplan's output.  Differences:
 // "Starting N threads" (ioplan runs threads), no percentile above the max.
+#include <algorithm>
 #include <cstring>
 #include <ostream>
 
@@ -161,31 +162,58 @@ void write_entry(std::ostream &out, const entry &e, const model &m, const option
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (c.ddir[d].bytes)
 			out << normal_ddir(e, m.group(e.groupid), d);
+	// unified_rw_reporting=both: fio adds the merged direction when it ran.
+	if (e.mixed && ddir_ran(*e.mixed, 0))
+		out << normal_ddir(*e.mixed, m.group(e.groupid), 0);
 	out << normal_lat_dist(e) << sync_block(e) << entry_tail(e);
+}
+
+void group_line(std::ostream &out, const group_stat &g, const char *label, uint64_t agg,
+		uint64_t min_bw, uint64_t max_bw, uint64_t io, uint64_t min_run, uint64_t max_run)
+{
+	bool p2 = g.kb_base == 1024;
+	unit bw = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
+	auto n2s = [](uint64_t v, bool pow2, unit u) { return num2str(v, 4, 1, pow2, u); };
+
+	out << strf("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", label,
+		    n2s(agg, p2, bw).c_str(), n2s(agg, !p2, bw).c_str(), n2s(min_bw, p2, bw).c_str(),
+		    n2s(max_bw, p2, bw).c_str(), n2s(min_bw, !p2, bw).c_str(),
+		    n2s(max_bw, !p2, bw).c_str(), n2s(io, p2, unit::byte).c_str(),
+		    n2s(io, !p2, unit::byte).c_str(), (unsigned long long)min_run,
+		    (unsigned long long)max_run);
+}
+
+// unified_rw_reporting=both: fio's extra line sums bytes and aggregate rates of
+// the directions that ran and takes the extremes of their ranges.
+void mixed_group_line(std::ostream &out, const group_stat &g)
+{
+	uint64_t io = 0, agg = 0, min_bw = UINT64_MAX, max_bw = 0, min_run = UINT64_MAX, max_run = 0;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		if (!g.max_run[d])
+			continue;
+		io += g.iobytes[d];
+		agg += g.agg[d];
+		min_bw = std::min(min_bw, g.min_bw[d]);
+		max_bw = std::max(max_bw, g.max_bw[d]);
+		min_run = std::min(min_run, g.min_run[d]);
+		max_run = std::max(max_run, g.max_run[d]);
+	}
+	group_line(out, g, "  MIXED", agg, min_bw, max_bw, io, min_run, max_run);
 }
 
 void write_group(std::ostream &out, const group_stat &g)
 {
 	static const char *const label[] = { "   READ", "  WRITE", "   TRIM" };
-	bool p2 = g.kb_base == 1024;
-	unit bw = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
 
 	out << strf("\nRun status group %u (all jobs):\n", g.groupid);
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		if (!g.max_run[d])
-			continue;
-		auto n2s = [](uint64_t v, bool pow2, unit u) { return num2str(v, 4, 1, pow2, u); };
-		out << strf("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n",
-			    label[d], n2s(g.agg[d], p2, bw).c_str(),
-			    n2s(g.agg[d], !p2, bw).c_str(),
-			    n2s(g.min_bw[d], p2, bw).c_str(),
-			    n2s(g.max_bw[d], p2, bw).c_str(),
-			    n2s(g.min_bw[d], !p2, bw).c_str(),
-			    n2s(g.max_bw[d], !p2, bw).c_str(),
-			    n2s(g.iobytes[d], p2, unit::byte).c_str(),
-			    n2s(g.iobytes[d], !p2, unit::byte).c_str(),
-			    (unsigned long long)g.min_run[d], (unsigned long long)g.max_run[d]);
-	}
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (g.max_run[d])
+			group_line(out, g, g.unified == PLAN_UNIFIED_MIXED ? "  MIXED" : label[d],
+				   g.agg[d], g.min_bw[d], g.max_bw[d], g.iobytes[d], g.min_run[d],
+				   g.max_run[d]);
+	if (g.unified == PLAN_UNIFIED_BOTH)
+		mixed_group_line(out, g);
 }
 
 void write_disks(std::ostream &out, const results &r)

@@ -22,7 +22,9 @@ std::string ddir_headline(const entry &e, const group_stat &g, int d)
 	uint64_t rt = ddir_runtime_ms(e, d), bw = ddir_bw_bytes(e, d);
 	unit u = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
 
-	return strf("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", plan_ddir_name((enum plan_ddir)d),
+	const char *name = e.unified == PLAN_UNIFIED_MIXED ? "mixed" : plan_ddir_name((enum plan_ddir)d);
+
+	return strf("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", name,
 		    num2str(ddir_iops(e, d), 4, 1, false, unit::none).c_str(),
 		    num2str(bw, 4, 1, i2p(g), u).c_str(),
 		    num2str(bw, 4, 1, !i2p(g), u).c_str(),

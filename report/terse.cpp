@@ -157,10 +157,16 @@ std::string terse_line(const entry &e, const group_stat &g, const results &r, co
 				 : strf("%d;%s;%s;%u;%d", ver, version.c_str(),
 					terse_safe(e.name).c_str(), e.groupid, e.error);
 
+	// unified_rw_reporting: mixed puts the merged direction in the read slot
+	// alone; both appends it after the per-direction fields (as fio).
 	s += ddir_fields(e, g, PLAN_DDIR_READ, ver);
-	s += ddir_fields(e, g, PLAN_DDIR_WRITE, ver);
-	if (ver != 3)
-		s += ddir_fields(e, g, PLAN_DDIR_TRIM, ver);
+	if (e.unified != PLAN_UNIFIED_MIXED) {
+		s += ddir_fields(e, g, PLAN_DDIR_WRITE, ver);
+		if (ver != 3)
+			s += ddir_fields(e, g, PLAN_DDIR_TRIM, ver);
+	}
+	if (e.mixed)
+		s += ddir_fields(*e.mixed, g, PLAN_DDIR_READ, ver);
 	s += tail_fields(e);
 	if (ver >= 3)
 		s += disk_fields(r);

@@ -214,3 +214,41 @@ TEST_CASE("group: repeat runs reduce to one aggregate per plan job")
 		CHECK(res_lat_mean(&d.clat) == doctest::Approx((100 * 900 + 300 * 500 + 200 * 700) / 600.0));
 	}
 }
+
+TEST_CASE("unified_rw_reporting: mixed folds the directions, both keeps them and adds the fold")
+{
+	for (enum plan_unified u : { PLAN_UNIFIED_MIXED, PLAN_UNIFIED_BOTH }) {
+		t::plan_holder p({ { "m", PLAN_RW_RANDRW, 0, 1, false, {}, [u](plan_job &j) {
+					   j.unified_rw_reporting = u;
+				   } } });
+		t::results_holder r(p.get());
+		res_clone &cl = r.clone(0, 0);
+		t::add_ios(cl, PLAN_DDIR_READ, 300, 4096, 800000, [](uint64_t i) { return 1000 + i; });
+		t::add_ios(cl, PLAN_DDIR_WRITE, 100, 4096, 900000, [](uint64_t i) { return 50000 + i; });
+		report::model m = report::build_model(r.get(), p.get());
+		REQUIRE(m.entries.size() == 1);
+		const report::entry &e = m.entries[0];
+		const report::entry &folded = u == PLAN_UNIFIED_MIXED ? e : *e.mixed;
+		const res_ddir &mx = folded.st.get().ddir[PLAN_DDIR_READ];
+
+		CHECK(mx.ios == 400);
+		CHECK(mx.bytes == 400u * 4096);
+		CHECK(mx.runtime_ns == 900000);
+		CHECK(mx.clat.n == 400);
+		CHECK(mx.clat.min_ns == 1000);
+		CHECK(mx.clat.max_ns == 50099);
+		// Percentiles from the summed histogram: 75% of the I/Os are the fast reads.
+		CHECK(res_lat_percentile(&mx.clat, 70.0) < 2000);
+		CHECK(res_lat_percentile(&mx.clat, 80.0) > 40000);
+		CHECK(folded.st.get().ddir[PLAN_DDIR_WRITE].ios == 0);
+		if (u == PLAN_UNIFIED_MIXED) {
+			CHECK(!e.mixed);
+			CHECK(m.group(0).unified == PLAN_UNIFIED_MIXED);
+			CHECK(m.group(0).iobytes[PLAN_DDIR_READ] == 400u * 4096);
+		} else {
+			CHECK(e.st.get().ddir[PLAN_DDIR_READ].ios == 300);
+			CHECK(e.st.get().ddir[PLAN_DDIR_WRITE].ios == 100);
+			CHECK(m.group(0).iobytes[PLAN_DDIR_WRITE] == 100u * 4096);
+		}
+	}
+}
