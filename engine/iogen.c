@@ -263,6 +263,10 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	g->limited = true;
 	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
+	/* fio: with filesize= the regions run to the files' ends and size= is the job's amount. */
+	if (!g->job->io_size_bytes && g->job->filesize_min_bytes && g->job->size_bytes &&
+	    g->job->size_bytes < g->limit_bytes)
+		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */

@@ -320,7 +320,7 @@ static const std::vector<option> table = {
         .apply(A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm))),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")
-        .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end, as in fio.")
+        .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")
         .apply(set_filesize),
     opt("io_size", opt_type::size, CAT_FILES)
         .aliases({"io_limit"})

@@ -124,5 +124,35 @@ class Random(StridedCase):
                 self.assertTrue(all(r == rel[0] for r in rel), rel)
 
 
+class FilesizeRegion(TmpDirCase):
+    """filesize= sets the file's length: the region runs from offset= to its end
+    and size= is the job's amount (t/strided.py's offset cases rely on it)."""
+
+    def offsets_of(self, runner, who, args):
+        d = self.tmp / who
+        d.mkdir()
+        p = runner(["--name=q", "--filename=qf", "--rw=read", "--bs=4k", "--write_iops_log=q", "--log_offset=1",
+                    "--output=out.txt", *args], cwd=str(d))
+        self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
+        logs = sorted(d.glob("q_iops.*.log"))
+        return [offsets(x) for x in logs], (d / "qf").stat().st_size
+
+    def test_regions_as_fio(self):
+        cases = [
+            # fio 3.33: 8 blocks from 32k, the file stays 64k.
+            (["--filesize=64k", "--size=64k", "--offset=32k"], [[k * 4 * KIB for k in range(8, 16)]]),
+            # size= bounds each clone's amount: two quarters that never overlap.
+            (["--filesize=64k", "--size=16k", "--offset_increment=16k", "--numjobs=2"],
+             [[k * 4 * KIB for k in range(0, 4)], [k * 4 * KIB for k in range(4, 8)]]),
+        ]
+        for i, (args, want) in enumerate(cases):
+            with self.subTest(args=args):
+                got, size = self.offsets_of(run, f"ioplan{i}", args)
+                self.assertEqual(got, want)
+                self.assertEqual(size, 64 * KIB)
+                if FIO:
+                    self.assertEqual(self.offsets_of(run_fio, f"fio{i}", args), (got, size))
+
+
 if __name__ == "__main__":
     unittest.main()
