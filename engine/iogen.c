@@ -122,7 +122,8 @@ static bool lengths_vary(const struct gen *g)
  */
 static int map_init(struct gen *g, struct gen_file *f)
 {
-	if (!g->use_perm || !lengths_vary(g) || f->nblocks > (1ull << 30))
+	/* Strided zones keep their own map, restarted per zone (strided_zone). */
+	if (!g->use_perm || !lengths_vary(g) || f->nblocks > (1ull << 30) || g->job->zone_size_bytes)
 		return 0;
 	f->touched = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
 	return f->touched ? 0 : -ENOMEM;
@@ -168,6 +169,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->rng_bs = rng_seed(c->seed, 3);
 	g->rng_pr = rng_seed(c->seed, 5);
+	g->zone_key = rng_seed(c->seed, 6);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	job_min_bs(g, &min_bs, &g->align);
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
@@ -243,6 +245,7 @@ static void start_phase(struct gen *g, bool window)
 	g->limited = false;
 	g->done_bytes = 0;
 	g->done_ios = 0;
+	g->zone_bytes = 0;
 	g->cur = 0;
 	g->nr_exhausted = 0;
 	g->tw_have = false;
@@ -260,6 +263,10 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	g->limited = true;
 	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
+	/* fio: with filesize= the regions run to the files' ends and size= is the job's amount. */
+	if (!g->job->io_size_bytes && g->job->filesize_min_bytes && g->job->size_bytes &&
+	    g->job->size_bytes < g->limit_bytes)
+		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
@@ -293,7 +300,8 @@ uint64_t gen_pass_bytes(const struct gen *g)
 	uint64_t sum = 0;
 
 	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += g->skip && !g->random && !g->mixed ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
+		/* Strided zones wrap to the region's start, so skips shorten no pass there. */
+		sum += g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
 	return sum;
 }
 
@@ -335,6 +343,9 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 {
 	if (f->il)
 		return f->exhausted;
+	/* Strided zones wrap back to the region's start: the amount ends the job. */
+	if (g->job->zone_size_bytes)
+		return false;
 	if (g->random)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
@@ -389,6 +400,88 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 	return -1;
 }
 
+/* zonemode=strided: the distance between zone starts, which is also the span I/O stays in. */
+static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
+{
+	const struct plan_job *j = g->job;
+
+	if (j->zone_range_bytes)
+		return j->zone_range_bytes;
+	if (j->zone_range_ppm)
+		return f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
+	return j->zone_size_bytes;
+}
+
+/* The random blocks of the current zone: zonerange's, cut at the region's end. */
+static uint64_t zone_blocks(const struct gen *g, const struct gen_file *f)
+{
+	uint64_t span = zone_range(g, f), n;
+
+	if (span > f->len - f->zone_start)
+		span = f->len - f->zone_start;
+	n = span / g->align;
+	return n ? n : 1;
+}
+
+/*
+ * As fio's file reset: I/O starts over at the zone's start with an empty random
+ * map.  fio restarts its lfsr from the same seed, so with random_generator=lfsr
+ * every zone is visited in the same order; the random map's order is new each time.
+ */
+static void zone_reset(struct gen *g, struct gen_file *f)
+{
+	uint64_t key = g->zone_key;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->pos[d] = f->zone_start;
+	if (g->use_perm)
+		perm_init(&f->perm, zone_blocks(g, f), g->job->random_lfsr ? &key : &g->rng_off);
+}
+
+/*
+ * zonemode=strided as fio's setup_strided_zone_mode: after zonesize bytes the
+ * next zone starts zonerange + zoneskip further on (back at the region's start
+ * past its end).  I/O stays within zonerange bytes of the zone's start:
+ * sequential I/O wraps there, random I/O draws from the zone's blocks only, and
+ * every zonerange bytes the zone starts over with a fresh random map, so with
+ * zonesize > zonerange every block is done once per zonerange bytes.
+ */
+static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	const struct plan_job *j = g->job;
+	uint64_t range = zone_range(g, f);
+
+	if (!range)
+		return;
+	if (g->zone_bytes >= j->zone_size_bytes) {
+		g->zone_bytes = 0;
+		f->zone_start += range + j->zone_skip_bytes;
+		if (f->zone_start >= f->len)
+			f->zone_start = 0;
+		f->pos[d] = f->zone_start;
+	}
+	if (f->pos[d] >= f->zone_start + range)
+		f->pos[d] = f->zone_start;
+	if (g->zone_bytes % range == 0)
+		zone_reset(g, f);
+}
+
+/*
+ * Sequential I/O that reaches the region's end inside the last zone (zonerange
+ * not dividing the region) ends the job, as fio finds no next offset there;
+ * a time-based job goes on at the zone's start.
+ */
+static bool strided_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	strided_zone(g, f, d);
+	if (g->random || f->pos[d] < f->len)
+		return true;
+	if (g->limited)
+		return false;
+	f->pos[d] = f->zone_start;
+	return true;
+}
+
 static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
 	if (g->use_perm) {
@@ -400,8 +493,20 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 		return b;
 	}
 	if (g->use_dist)
-		return dist_next(&g->dist, &g->rng_off) % f->nblocks;
-	return rng_below(&g->rng_off, f->nblocks);
+		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
+	return rng_below(&g->rng_off, g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
+}
+
+/* A random offset: a block of the region, or of the current strided zone. */
+static uint64_t random_at(struct gen *g, struct gen_file *f)
+{
+	uint64_t b;
+
+	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
+	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left)
+		zone_reset(g, f);
+	b = random_block(g, f);
+	return f->zone_start + b * g->align;
 }
 
 /*
@@ -419,7 +524,7 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 	return rel;
 }
 
-/* Sequential position with rw=read:<n> skips, stride and strided zones. */
+/* Sequential position with rw=read:<n> skips and stride (zones: strided_zone). */
 static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
 	const struct plan_job *j = g->job;
@@ -432,14 +537,6 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	if (j->rw_seq_back_bytes)
 		return back_offset(g, f, d, len);
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
-	if (j->zone_size_bytes && f->pos[d] - f->zone_start >= j->zone_size_bytes) {
-		uint64_t range = j->zone_range_bytes;
-
-		if (!range && j->zone_range_ppm)
-			range = f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
-		f->zone_start += (range > j->zone_size_bytes ? range : j->zone_size_bytes) + j->zone_skip_bytes;
-		f->pos[d] = f->zone_start;
-	}
 	return rel;
 }
 
@@ -490,11 +587,11 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 			return f->last_start[d] ? f->last_start[d] - 1 : 0;
 		if (f->pos[d] + len <= f->len)
 			return f->pos[d];
-		return random_block(g, f) * g->align;
+		return random_at(g, f);
 	}
 	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;
 	if (is_random_turn(g, d))
-		return random_block(g, f) * g->align;
+		return random_at(g, f);
 	return after_last(f, d, len);
 }
 
@@ -514,6 +611,8 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 				return true;
 			continue;
 		}
+		if (g->job->zone_size_bytes && !strided_zone_next(g, f, d))
+			return false;
 		if (g->random) {
 			*rel = random_rel(g, f, d, len);
 			f->pos[d] = *rel + len;
@@ -564,6 +663,7 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if (g->limit_bytes && g->done_bytes + len > g->limit_bytes)
 		len = g->limit_bytes - g->done_bytes;
 	g->done_bytes += len;
+	g->zone_bytes += len;
 	g->done_ios++;
 	io->offset = f->start + rel;
 	io->len = (uint32_t)len;

@@ -78,6 +78,8 @@ struct gen {
 	struct gen_io tw;
 	struct dist dist;
 	bool use_dist;
+	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
+	uint64_t zone_key;		/* zonemode=strided with lfsr: the seed every zone's order starts from */
 	/* Amount of the measured window. */
 	uint64_t limit_bytes;		/* 0 = none */
 	uint64_t limit_ios;		/* 0 = none */

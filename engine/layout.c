@@ -101,6 +101,9 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
 			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
+	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
+	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
+		n = n > s ? n - s : 0;
 	if (!n && f->size_ppm && actual)
 		n = actual * f->size_ppm / PPM;
 	if (!n && actual > s)

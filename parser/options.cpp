@@ -332,7 +332,7 @@ static const std::vector<option> table = {
         .apply(A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm))),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")
-        .help("Size of each file (lo-hi: one size per file in range).")
+        .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")
         .apply(set_filesize),
     opt("io_size", opt_type::size, CAT_FILES)
         .aliases({"io_limit"})
@@ -418,7 +418,7 @@ static const std::vector<option> table = {
         .def("none")
         .choices({
             {"none", "no zones", 0},
-            {"strided", "do zonesize bytes, then skip to the next zonerange boundary", 0},
+            {"strided", "do zonesize bytes within zonerange, then move to the next zone (back to the start past the end)", 0},
         })
         .help("Zones within the region; zonesize= alone also selects strided, as in fio (zoned block devices, zonemode=zbd, are not supported).")
         .apply(A(if (trim(v) == "zbd") throw value_error("zonemode=zbd (zoned block devices) is not supported");
@@ -426,12 +426,12 @@ static const std::vector<option> table = {
     opt("zonesize", opt_type::size, CAT_PATTERN)
         .unit("bytes")
         .def("0")
-        .help("Bytes done in each zone (zonemode=strided).")
+        .help("Bytes done in each zone before the next one (zonemode=strided).")
         .apply(A(j.pj.zone_size_bytes = size_in(j, o, v))),
     opt("zonerange", opt_type::size_pct, CAT_PATTERN)
         .unit("bytes")
         .def("0")
-        .help("Distance between zone starts (default: zonesize); a percentage spreads zones over the region (1% = 100 samples).")
+        .help("Distance between zone starts and the span I/O stays in (default: zonesize): sequential I/O goes round it again, random I/O draws only from it with a fresh random map every zonerange bytes; a percentage spreads zones over the region (1% = 100 samples).")
         .apply(A(size_or_pct(j, o, v, &j.pj.zone_range_bytes, &j.pj.zone_range_ppm))),
     opt("zoneskip", opt_type::size, CAT_PATTERN)
         .unit("bytes")

@@ -379,3 +379,70 @@ TEST_CASE("iogen: rw=randread:4 draws every fourth I/O; rw_sequencer=identical r
 		CHECK(starts.size() > 200);
 	}
 }
+
+namespace {
+
+// The offsets (in KiB) of a zonemode=strided null job of 4 KiB blocks over size bytes.
+std::vector<uint64_t> strided_kib(plan_rw rw, uint64_t size, uint64_t zsize, uint64_t zrange, uint64_t io_size,
+				  bool lfsr = false)
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("z", rw, PLAN_IOENGINE_NULL, size).with([&](plan_job &j) {
+		j.zone_size_bytes = zsize;
+		j.zone_range_bytes = zrange;
+		j.io_size_bytes = io_size;
+		j.random_lfsr = lfsr;
+		j.io_trace_max = 10000;
+	}) });
+	auto r = run_ok(*p);
+	std::vector<uint64_t> offs;
+	for (auto &x : trace_of(*r))
+		offs.push_back(x.offset >> 10);
+	return offs;
+}
+
+} // namespace
+
+TEST_CASE("iogen: strided zones as fio: zonesize bytes per zone, zonerange apart, wrapping in and after the zones")
+{
+	// fio 3.33 --zonemode=strided --bs=4k --size=64k, offsets in 4 KiB blocks:
+	// zonesize < zonerange jumps, zonesize > zonerange goes round its zone again.
+	auto blocks = [](std::vector<uint64_t> v) {
+		for (auto &x : v)
+			x /= 4;
+		return v;
+	};
+	CHECK(blocks(strided_kib(PLAN_RW_READ, 64 << 10, 8 << 10, 16 << 10, 0)) ==
+	      std::vector<uint64_t>{ 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13 });
+	CHECK(blocks(strided_kib(PLAN_RW_READ, 64 << 10, 16 << 10, 8 << 10, 0)) ==
+	      std::vector<uint64_t>{ 0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7 });
+	// zonerange=12k does not divide 64k: the last zone runs into the region's end, where fio stops.
+	CHECK(blocks(strided_kib(PLAN_RW_WRITE, 64 << 10, 8 << 10, 12 << 10, 0)) ==
+	      std::vector<uint64_t>{ 0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15 });
+}
+
+TEST_CASE("iogen: strided random I/O stays in its zone, and the random map covers it once per zonerange")
+{
+	for (bool lfsr : { false, true }) {
+		// zonesize=32k over zonerange=16k: each zone is done twice over, four zones, then again.
+		auto offs = strided_kib(PLAN_RW_RANDREAD, 64 << 10, 32 << 10, 16 << 10, 256 << 10, lfsr);
+		REQUIRE(offs.size() == 64);
+		std::vector<uint64_t> order;
+		for (size_t i = 0; i < offs.size(); i += 4) {
+			uint64_t zone = (i / 8 % 4) * 16;
+			std::set<uint64_t> seen;
+			std::vector<uint64_t> rel;
+			for (size_t k = i; k < i + 4; k++) {
+				CHECK(offs[k] >= zone);
+				CHECK(offs[k] < zone + 16);
+				seen.insert(offs[k]);
+				rel.push_back(offs[k] - zone);
+			}
+			CHECK(seen.size() == 4);
+			// fio restarts its lfsr per zone: every zone goes in the same order.
+			if (lfsr && i)
+				CHECK(rel == order);
+			order = rel;
+		}
+	}
+}

@@ -19,6 +19,10 @@
 #include "engine/layout_fill.h"
 #include "tests/engine/plan_builder.hpp"
 
+// engine/layout.h uses C11 atomics C++ cannot parse; the one function tested here.
+extern "C" void layout_region(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
+			      uint64_t actual, uint64_t *start, uint64_t *len);
+
 namespace {
 
 std::vector<char> read_file(const std::string &path)
@@ -124,4 +128,27 @@ TEST_CASE("layout_fill: a full file system is -ENOSPC after what fitted, and the
 	struct stat st;
 	CHECK(stat((mnt + "/big.0.0").c_str(), &st) != 0);	// what it created is gone
 	umount2(mnt.c_str(), MNT_DETACH);
+}
+
+TEST_CASE("layout: with filesize= the region runs from offset= to the file's end, as fio's")
+{
+	plan_job j{};
+	plan_clone c{};
+	plan_file f{};
+	uint64_t start = 0, len = 0;
+
+	j.offset_bytes = f.offset_bytes = 32 << 10;
+	f.size_bytes = 64 << 10;
+	// size=64k offset=32k: 64 KiB from 32 KiB on, the file grows to 96 KiB.
+	layout_region(&j, &c, &f, 0, &start, &len);
+	CHECK(start == 32u << 10);
+	CHECK(len == 64u << 10);
+	// filesize=64k offset=32k: the file is 64 KiB, so 32 KiB are left (fio 3.33 reads 8 blocks).
+	j.filesize_min_bytes = j.filesize_max_bytes = 64 << 10;
+	layout_region(&j, &c, &f, 0, &start, &len);
+	CHECK(start == 32u << 10);
+	CHECK(len == 32u << 10);
+	f.offset_bytes = 64 << 10;
+	layout_region(&j, &c, &f, 0, &start, &len);
+	CHECK(len == 0);
 }
