@@ -24,16 +24,20 @@ BINS := $(TARGETS:%=$(FB)/fuzz_%)
 .SECONDARY:
 all: run
 
+# -MMD: an object is rebuilt when a header it includes changes (a stale object with
+# an older struct layout, linked with fresh ones, reads fields at the wrong offsets).
 $(FB)/%.cpp.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) -std=c++17 -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
+	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
 
 $(FB)/%.c.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -std=c11 -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
+	clang $(CPPFLAGS) -std=c11 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.cpp $(OBJS)
-	$(CXX) $(CPPFLAGS) -std=c++17 $(FUZZ_FLAGS) -o $@ $^ -ltomlplusplus -lyaml-cpp
+	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -MF $@.d $(FUZZ_FLAGS) -o $@ $(filter-out %.d,$^) -ltomlplusplus -lyaml-cpp
+
+-include $(shell find $(FB) -name '*.d' 2>/dev/null)
 
 # Seed corpora: every job file we ship, in the syntax each target reads.
 $(FB)/corpus/%: $(BINS)
