@@ -15,10 +15,19 @@
 
 namespace {
 
-std::unique_ptr<vfy> make(enum plan_verify kind, uint64_t interval, const uint8_t *pat = nullptr,
-			  uint32_t pat_len = 0)
+// vfy_release frees the checksum context (OpenSSL's) that vfy_init made.
+struct vfy_delete {
+	void operator()(vfy *v) const
+	{
+		vfy_release(v);
+		delete v;
+	}
+};
+using vfy_ptr = std::unique_ptr<vfy, vfy_delete>;
+
+vfy_ptr make(enum plan_verify kind, uint64_t interval, const uint8_t *pat = nullptr, uint32_t pat_len = 0)
 {
-	std::unique_ptr<vfy> v(new vfy);
+	vfy_ptr v(new vfy);
 	REQUIRE(vfy_init(v.get(), kind, interval, 0x1234, pat, pat_len) == 0);
 	return v;
 }
@@ -247,7 +256,7 @@ TEST_CASE("verify: pattern chunks repeat the pattern and name the first differin
 
 TEST_CASE("verify: intervals too small for the header and patterns without bytes are refused")
 {
-	std::unique_ptr<vfy> v(new vfy);
+	vfy_ptr v(new vfy);
 	CHECK(vfy_init(v.get(), PLAN_VERIFY_CRC32C, 44, 0, nullptr, 0) == -EINVAL);
 	CHECK(vfy_init(v.get(), PLAN_VERIFY_SHA512, 168, 0, nullptr, 0) == -EINVAL);
 	CHECK(vfy_init(v.get(), PLAN_VERIFY_PATTERN, 4096, 0, nullptr, 0) == -EINVAL);
