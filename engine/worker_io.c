@@ -141,7 +141,8 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	if (u->due_ns)
 		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
 	w->lat_sum[u->ddir] += lat;
-	worker_latency_ok(w, u, lat);
+	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
+		worker_latency_ok(w, u, lat);
 	if (lat > w->bw_ser.lat_max[u->ddir])
 		w->bw_ser.lat_max[u->ddir] = lat;
 	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
@@ -389,7 +390,8 @@ static bool submit_one(struct worker *w)
 	prepare(w, u, &w->held);
 	if (w->job->replay)
 		worker_replay_issued(w, u->start_ns);
-	worker_iolog_io(w, u);
+	if (w->iolog)	/* tested here: no call per I/O without write_iolog */
+		worker_iolog_io(w, u);
 	if (w->is_sync) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
