@@ -48,6 +48,24 @@ static size_t unique_of(const plan_job &j, size_t writes)
 	return seeds.size();
 }
 
+// Seeds that clones 1 and 2 of job j both draw in 5000 writes each.
+static size_t shared_seeds(const plan_job &j)
+{
+	struct dedupe a, b;
+	std::set<uint64_t> sa, sb;
+	size_t both = 0;
+
+	dedupe_init(&a, &j, 1, 64ull << 20, 4096);
+	dedupe_init(&b, &j, 2, 64ull << 20, 4096);
+	for (int i = 0; i < 5000; i++) {
+		sa.insert(dedupe_next_seed(&a));
+		sb.insert(dedupe_next_seed(&b));
+	}
+	for (uint64_t s : sa)
+		both += sb.count(s);
+	return both;
+}
+
 TEST_CASE("buffers: dedupe_percentage repeats that share of the writes; working_set draws repeats from its set")
 {
 	plan_job j;
@@ -69,30 +87,7 @@ TEST_CASE("buffers: dedupe_percentage repeats that share of the writes; working_
 	CHECK(u < 4200);
 	// dedupe_global: two clones share the working set, so their repeats coincide.
 	j.dedupe_global = true;
-	struct dedupe a, b;
-	dedupe_init(&a, &j, 1, 64ull << 20, 4096);
-	dedupe_init(&b, &j, 2, 64ull << 20, 4096);
-	std::set<uint64_t> sa, sb, both;
-	for (int i = 0; i < 5000; i++) {
-		sa.insert(dedupe_next_seed(&a));
-		sb.insert(dedupe_next_seed(&b));
-	}
-	for (uint64_t s : sa)
-		if (sb.count(s))
-			both.insert(s);
-	CHECK(both.size() > 150);
+	CHECK(shared_seeds(j) > 150);
 	j.dedupe_global = false;
-	dedupe_init(&a, &j, 1, 64ull << 20, 4096);
-	dedupe_init(&b, &j, 2, 64ull << 20, 4096);
-	sa.clear();
-	sb.clear();
-	both.clear();
-	for (int i = 0; i < 5000; i++) {
-		sa.insert(dedupe_next_seed(&a));
-		sb.insert(dedupe_next_seed(&b));
-	}
-	for (uint64_t s : sa)
-		if (sb.count(s))
-			both.insert(s);
-	CHECK(both.empty());
+	CHECK(shared_seeds(j) == 0);
 }
