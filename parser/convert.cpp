@@ -41,9 +41,28 @@ time_unit unit_of(const option &o)
 
 } // namespace
 
+// fio reads its integer options as sizes (parse.c: FIO_OPT_INT goes through
+// check_str_bytes), so "iodepth=1k" is 1024 and t0009's "verify_backlog=1m" is
+// 1048576: a plain integer first, then a non-negative number with a unit letter.
+static int64_t int_or_sized(const std::string &text)
+{
+    try {
+        return parse_int(text);
+    } catch (const value_error &) {
+        std::string t = trim(text);
+        if (t.empty() || !std::isdigit((unsigned char)t[0]) ||
+            !std::isalpha((unsigned char)t.back()))
+            throw;
+        uint64_t n = parse_size(t, 1024);
+        if (n > (uint64_t)INT64_MAX)
+            throw value_error("'" + t + "' is out of range");
+        return (int64_t)n;
+    }
+}
+
 int64_t int_in(const option &o, const std::string &v)
 {
-    int64_t n = parse_int(expand_keywords(v));
+    int64_t n = int_or_sized(expand_keywords(v));
     check_range(o, (double)n, trim(v));
     return n;
 }

@@ -552,7 +552,7 @@ static const std::vector<option> table = {
         .def("0x89")
         .range(0, 1.8e19)
         .help("Seed of the random sequences: clone k of the job uses randseed + k (without randseed=, 0x89 + thread number - 1).")
-        .apply(A(j.pj.randseed = (uint64_t)parse_int(v); j.randseed_set = true)),
+        .apply(A(j.pj.randseed = (uint64_t)int_in(o, v); j.randseed_set = true)),
     opt("interlocked", opt_type::boolean, CAT_PATTERN)
         .def("0")
         .help("Clones of a sequential job share one atomic next offset (DISKSPD -si).")

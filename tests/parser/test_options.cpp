@@ -190,3 +190,21 @@ TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
     for (const char *bad : {"bind", "prefer:0-1", "local:0", "often", "bind:x"})
         CHECK_THROWS_AS(o.apply(j, o, bad), value_error);
 }
+
+TEST_CASE("integer options take fio's unit letters, as fio reads them through its size parser")
+{
+    auto apply = [](const char *name, const char *value) {
+        job_spec j = default_spec();
+        const option *o = find_option(name);
+        REQUIRE(o);
+        o->apply(j, *o, value);
+        return j;
+    };
+    CHECK(apply("iodepth", "1k").pj.iodepth == 1024);
+    CHECK(apply("verify_backlog", "1m").pj.verify_backlog == 1048576);
+    CHECK(apply("randseed", "2k").pj.randseed == 2048);
+    CHECK(apply("iodepth", "16").pj.iodepth == 16);
+    CHECK_THROWS_AS(apply("rwmixread", "2k"), value_error);  // 2048 is out of range, as fio
+    CHECK_THROWS_AS(apply("iodepth", "1x"), value_error);
+    CHECK_THROWS_AS(apply("iodepth", "k"), value_error);
+}
