@@ -5,6 +5,9 @@ Each module is a unittest module that drives the built binary ($IOPLAN_BIN) on r
 files in temporary directories.  Modules run as separate processes, -j at a time,
 so a slow module (rate accuracy, fio differential runs) does not serialise the rest;
 modules marked RUN_ALONE = True (measurements) run last, one at a time.
+Each module runs in its own scratch working directory: files a job writes to
+its current directory (fio's verify state files, exec_prerun output) never
+land in the source tree.
 Exit code 0 only when every module passed (skips are not failures).
 
   run.py [-j N] [-k SUBSTRING] [-v]
@@ -16,6 +19,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -29,7 +33,9 @@ def run_module(path: pathlib.Path, keyword: str | None, verbose: bool):
         cmd += ["-k", keyword]
     cmd.append(path.stem)
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])))
+    with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as cwd:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     return path.name, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
 
 
