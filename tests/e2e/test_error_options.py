@@ -42,6 +42,13 @@ class ErrorCase(TmpDirCase):
             out[who] = (p.returncode, jobs_of(p.stdout), time.monotonic() - t)
         return out
 
+    def clear(self, got):
+        """Removes the directories of a both() run, so the next can use them."""
+        for d in got:
+            for f in (self.tmp / d).iterdir():
+                f.unlink()
+            (self.tmp / d).rmdir()
+
 
 class ContinueAndIgnore(ErrorCase):
     def test_continue_on_error_alone_stops_at_einval(self):
@@ -56,10 +63,7 @@ class ContinueAndIgnore(ErrorCase):
                 # (fio's "error" then shows the first error, ioplan's 0: a known difference.)
                 self.assertEqual(jobs["bad"]["total_err"], 10, (who, spelled))
                 self.assertEqual(rc, 0, (who, spelled))
-            for d in got:
-                for f in (self.tmp / d).iterdir():
-                    f.unlink()
-                (self.tmp / d).rmdir()
+            self.clear(got)
 
     def test_ignore_error_of_writes_does_not_cover_reads(self):
         for who, (rc, jobs, _) in self.both("[global]\nignore_error=,EINVAL\n" + BAD).items():
@@ -86,7 +90,16 @@ size=1m
 """
 
     def test_exitall_on_error_stops_the_group(self):
-        for who, (rc, jobs, secs) in self.both("[global]\nexitall_on_error=1\n" + BAD + self.BUSY).items():
+        for attempt in range(3):
+            got = self.both("[global]\nexitall_on_error=1\n" + BAD + self.BUSY)
+            # On a loaded machine fio 3.33 now and then also skips the later group
+            # (a race in its own start-up); ioplan is held to it on every attempt.
+            if "fio" not in got or got["fio"][1]["later"]["read"]["io_bytes"] == 1 << 20 or attempt == 2:
+                break
+            self.clear(got)
+            rc, jobs, secs = got["ioplan"]
+            self.assertEqual(jobs["later"]["read"]["io_bytes"], 1 << 20, "ioplan")
+        for who, (rc, jobs, secs) in got.items():
             self.assertEqual(jobs["bad"]["error"], 22, who)
             self.assertLess(secs, 7, who)
             self.assertEqual(jobs["later"]["read"]["io_bytes"], 1 << 20, who)
