@@ -114,7 +114,11 @@ class FioLogDifferential(LogsTmp):
             self.assertEqual(p.returncode, 0, p.stderr)
             r = json.loads(p.stdout)["jobs"][0]["read"]
             counts.append((r["bw_samples"], r["iops_samples"]))
-        self.assertEqual(counts[0], counts[1])
+        # 2 samples, sometimes 3 when a loaded machine stretches the 3 s run (seen with
+        # fio); the default 500 ms interval would give 5 or 6.
+        for who, c in zip(("ioplan", "fio"), counts):
+            self.assertTrue(all(2 <= n <= 3 for n in c), (who, counts))
+        self.assertLessEqual(abs(counts[0][0] - counts[1][0]), 1, counts)
 
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
