@@ -237,8 +237,8 @@ const std::vector<flag> table = {
     {"rank-timeout", flag_arg::required, "TIME", RUN,
      "under mpirun: the longest any rank waits for the others at one step (default 600s), then all stop",
      [](ctx &c, str v) { c.a.rank_timeout_ns = time_value(c, v, 1000000000); },
-     "The rank that waited names the step and ends every rank (MPI_Abort): a rank that hangs never holds\n"
-     "the others forever.  A size-bound group may end that much later on its slowest rank."},
+     "The rank that waited names the step and ends every rank (MPI_Abort): a rank that hangs never holds "
+     "the others forever.\nA size-bound group may end that much later on its slowest rank."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",

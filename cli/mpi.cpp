@@ -143,6 +143,7 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     w.who_.rank = static_cast<uint32_t>(rank);
     w.who_.nranks = static_cast<uint32_t>(size);
     w.who_.host = host;
+    w.share_hosts(host);
     long shift = ((rank_shift % size) + size) % size;
     set_var("IOPLAN_RANK", std::to_string(rank), true);
     set_var("IOPLAN_NRANKS", std::to_string(size), true);
@@ -192,12 +193,36 @@ const eng_sync *world::sync()
     return &sync_;
 }
 
+// Which ranks share rank 0's host (and so its clock): rank 0 learns every
+// rank's host, every rank learns rank 0's.
+void world::share_hosts(const char *host)
+{
+    char mine[64];
+    snprintf(mine, sizeof(mine), "%s", host);
+    std::vector<char> all(who_.rank == 0 ? who_.nranks * sizeof(mine) : 0);
+    char first[64];
+    memcpy(first, mine, sizeof(first));
+    if (ops_->gather(mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_) ||
+        ops_->bcast(first, sizeof(first), 0, timeout_s_))
+        lost("joining the world");
+    first[sizeof(first) - 1] = '\0';
+    same_host_.assign(who_.nranks, false);
+    for (uint32_t r = 0; r < all.size() / sizeof(mine); r++)
+        same_host_[r] = !strncmp(&all[r * sizeof(mine)], first, sizeof(mine));
+    if (who_.rank != 0)
+        same_host_[who_.rank] = who_.host == first;
+}
+
 // Cristian's method against rank 0, a few rounds each, keeping the round
 // with the shortest round trip: its midpoint is the best guess of when rank
-// 0 read its clock.  Rank 0 answers the ranks one after another.
+// 0 read its clock (within half that round trip).  Rank 0 answers the ranks
+// one after another.  A rank on rank 0's host reads the same clock: its
+// offset is 0 by construction, and measuring it would only add noise.
 void world::measure_clock_offsets()
 {
     for (uint32_t r = 1; r < who_.nranks; r++) {
+        if (same_host_[who_.rank == 0 ? r : who_.rank])
+            continue;
         uint64_t best_rtt = UINT64_MAX;
         for (int k = 0; k < CLOCK_ROUNDS; k++) {
             if (who_.rank == 0) {

@@ -37,7 +37,10 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), err.c_str());
         return false;
     }
-    return f.commit(rank_file_text(r, who, src ? *src : plan_source{}), "the rank's result");
+    rank_info named = who;
+    if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
+        named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
+    return f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result");
 }
 
 int merge_ranks(world *w, results *r, const plan_source *src)

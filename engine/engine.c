@@ -545,6 +545,11 @@ static int run_plan(struct eng *e)
 		set_phase(e, ENG_PHASE_PAUSE);
 		pause_for(e, first->group_pause_ns);
 		for (uint32_t run = 0; run < runs_of(first); run++) {
+			/* Alone, a stop skips the pause; in step, the others are asked after it. */
+			if (!e->opts.sync && (ret || is_stopping(e) || e->exit_rest)) {
+				stopped = true;
+				break;
+			}
 			if (run)
 				pause_for(e, first->repeat_pause_ns);
 			if (!may_start(e, a, run, &ret)) {

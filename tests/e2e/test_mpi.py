@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import unittest
 from fractions import Fraction
 
@@ -160,6 +161,18 @@ class Ranks(TmpDirCase):
             self.assertEqual(f["results"]["error"], 28 if r == 2 else 0, f"rank {r}")
         merged = json.loads(p.stdout)
         self.assertEqual(merged["ioplan"]["ranks"][2]["error"], 28)
+
+    def test_a_rank_that_does_not_come_never_hangs_the_others(self):
+        # rank 1 takes 16 s (16 KiB/s over 256 KiB); the others give up after 3 s at the group's end.
+        for r in range(3):
+            self.write(f"rate{r}.fio", "rate=16k\n" if r == 1 else "rate=100m\n")
+        self.write("job.fio", f"[w]\nioengine=null\nbs=4k\nsize=256k\nrw=write\nfilename={self.tmp}/f${{IOPLAN_RANK}}\n"
+                   "include rate${IOPLAN_RANK}.fio\n")
+        t0 = time.monotonic()
+        p = mpirun(3, ["--rank-timeout=3", "job.fio"], self.tmp)
+        self.assertLess(time.monotonic() - t0, 14, "the others waited for the slow rank")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no answer from the other ranks within 3s at a group end", p.stderr)
 
     def test_rank_shift_reads_another_ranks_files(self):
         # rank 0's file is 64 KiB, rank 1's 128 KiB: with --rank-shift=1 each reads the other's.
