@@ -186,14 +186,32 @@ class Ranks(TmpDirCase):
         self.assertEqual(ranks[0]["jobs"][0]["read"]["io_bytes"], 128 * 1024)
         self.assertEqual(ranks[1]["jobs"][0]["read"]["io_bytes"], 64 * 1024)
 
+    def test_time_based_group_runs_in_step_and_bandwidth_is_over_the_common_window(self):
+        self.write("job.fio", f"[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=1\nrate_iops=500\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        p = mpirun(2, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        w = doc["jobs"][0]["write"]
+        for k in doc["ioplan"]["ranks"]:  # each rank ran its second
+            self.assertAlmostEqual(k["jobs"][0]["runtime_ns"] / 1e9, 1.0, delta=0.3)
+        # the two seconds overlap: the window is one second and a little skew, not two
+        self.assertGreaterEqual(w["runtime"], 1000)
+        self.assertLess(w["runtime"], 1000 + doc["ioplan"]["world"]["start_skew_ns"] / 1e6 + 300)
+        self.assertAlmostEqual(w["total_ios"], 1000, delta=100)
+        self.assertAlmostEqual(w["iops"], 1000, delta=150)
+
     def test_filename_format_rank_and_host(self):
         host = os.uname().nodename
         (self.tmp / "d").mkdir()
         self.write("job.fio", f"[w]\nioengine=psync\nbs=4k\nsize=8k\nrw=write\ndirectory={self.tmp}/d\n"
-                   "filename_format=$jobname.$rank.$host\n")
+                   "filename_format=$jobname.$rank.$host\n"
+                   f"[v]\nioengine=psync\nbs=4k\nsize=8k\nrw=write\n"
+                   f"filename={self.tmp}/d/l${{IOPLAN_LOCAL_RANK}}.n${{IOPLAN_NRANKS}}.${{IOPLAN_HOST}}\n")
         p = mpirun(2, ["--output-format=json", "job.fio"], self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(sorted(os.listdir(self.tmp / "d")), [f"w.0.{host}", f"w.1.{host}"])
+        self.assertEqual(sorted(os.listdir(self.tmp / "d")),
+                         [f"l0.n2.{host}", f"l1.n2.{host}", f"w.0.{host}", f"w.1.{host}"])
 
 
 if __name__ == "__main__":
