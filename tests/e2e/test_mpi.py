@@ -63,6 +63,38 @@ class NoLibmpi(unittest.TestCase):
         self.assertIn("no MPI module", p.stderr)
 
 
+class RankFileAlone(TmpDirCase):
+    def test_one_process_rank_file_merges_into_the_same_result(self):
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1m\nrw=randwrite\n[r]\nrw=read\nbs=64k\nsize=2m\n"
+                   "ioengine=null\n")
+        (self.tmp / "out").mkdir()
+        p = run(["--output-format=json+", "--rank-output=out", "job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        live = json.loads(p.stdout)
+        m = run(["merge", "--output-format=json+", "out/rank-0.json"], cwd=self.tmp)
+        self.assertEqual(m.returncode, 0, m.stderr)
+        merged = json.loads(m.stdout)
+        for a, b in zip(live["jobs"], merged["jobs"]):
+            self.assertEqual(a["jobname"], b["jobname"])
+            for d in ("read", "write"):
+                for key in ("io_bytes", "total_ios", "runtime"):
+                    self.assertEqual(a[d][key], b[d][key], f"{a['jobname']} {d} {key}")
+                self.assertEqual(a[d]["clat_ns"], b[d]["clat_ns"])
+        self.assertEqual(merged["ioplan"]["ranks"][0]["host"], os.uname().nodename)
+
+    def test_merge_refuses_what_is_not_a_rank_file(self):
+        self.write("x.json", "{}")
+        m = run(["merge", "x.json"], cwd=self.tmp)
+        self.assertEqual(m.returncode, 2)
+        self.assertIn("merge: x.json: not an ioplan rank file", m.stderr)
+        self.assertEqual(run(["merge"], cwd=self.tmp).returncode, 2)
+
+    def test_rank_output_must_be_a_directory(self):
+        p = run(["--name=x", "--ioengine=null", "--size=4k", "--rw=read", "--rank-output=" + str(self.tmp / "no")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--rank-output=", p.stderr)
+
+
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
 class Ranks(TmpDirCase):
     def job(self, body):
