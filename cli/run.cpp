@@ -290,6 +290,17 @@ bool fatal_warnings()
     return true;
 }
 
+// The preflight here and, under mpirun, the verdict of every rank's: any
+// rank's error stops them all before any I/O.
+bool preflight_everywhere(const plan &p, const args &a, world *w, pf_report *pf)
+{
+    bool ok = preflight(p, pf, static_cast<bool>(a.writer)) &&
+              !(a.warnings_fatal && pf->nr > pf->nr_errors && fatal_warnings());
+    if (w && w->agree(ok ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
+        ok = false;
+    return ok;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
@@ -310,13 +321,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!a.rank_output.empty() && !rank_output_ok(a.rank_output))
         return 2;
     pf_report pf{};
-    bool ok = preflight(p, &pf, static_cast<bool>(a.writer)) &&
-              !(a.warnings_fatal && pf.nr > pf.nr_errors && fatal_warnings());
-    if (w) {
-        int worst = w->agree(ok ? 0 : 2, ok ? "" : first_finding(pf), "preflight");
-        ok = ok && !worst;
-    }
-    if (!ok) {
+    if (!preflight_everywhere(p, a, w, &pf)) {
         pf_free(&pf);
         return 2;
     }
