@@ -85,16 +85,34 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
-	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace
+	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
+	openmpi-bin libopenmpi-dev
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-sanitize suite unit e2e check check-generated check-layering generate \
-	golden-update bench fuzz install clean distclean
+	golden-update bench bench-mpi fuzz install clean distclean
 
 all: $(BIN)
 
 $(BIN): $(B)/cli/main.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- MPI module (cli/mpi_module.h says why a module) -------------------------
+# Built with the system MPI's own compiler wrapper next to the binary, where
+# cli/mpi.cpp looks for it under mpirun; without mpicc it is simply left out
+# (ioplan then says so under mpirun and exits 2).  ioplan itself never links libmpi.
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_MODULE := $(dir $(BIN))ioplan-mpi.so
+ifneq ($(MPICC),)
+all: $(MPI_MODULE)
+endif
+$(MPI_MODULE): cli/mpi/module.c cli/mpi_module.h
+	$(MPICC) -I. -D_GNU_SOURCE -std=c11 $(OPT) -g $(WARN) -fPIC -shared -o $@ $<
+
+# 64 oversubscribed ranks on the null engine: barrier skew and merge cost
+# (README "Many hosts").  Slow and machine-bound: not part of `make test`.
+bench-mpi: all
+	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/mpi_scale.py $(BENCH_ARGS)
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -208,13 +226,15 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/doc/ioplan
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioplan
+	if [ -f $(MPI_MODULE) ]; then install -d $(DESTDIR)$(PREFIX)/lib/ioplan && \
+		install -m 755 $(MPI_MODULE) $(DESTDIR)$(PREFIX)/lib/ioplan/ioplan-mpi.so; fi
 	install -m 644 jobs/* $(DESTDIR)$(PREFIX)/share/ioplan/jobs/
 	install -m 644 man/ioplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/ioplan-job.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ioplan/
 
 clean:
-	rm -rf build ioplan
+	rm -rf build ioplan ioplan-mpi.so
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

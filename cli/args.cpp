@@ -81,6 +81,11 @@ args parse_state::run()
         a_.what = action::plot;
         i_ = 2;
     }
+    if (argc_ > 1 && std::string(argv_[1]) == "merge") {
+        a_.what = action::merge;
+        i_ = 2;
+    }
+    a_.argv.assign(argv_ + 1, argv_ + argc_);
     for (; i_ < argc_; i_++) {
         std::string arg = argv_[i_];
         if (arg.size() < 2 || arg[0] != '-') {
@@ -116,6 +121,8 @@ void print_usage(FILE *out)
           "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
           "       ioplan plot RESULT.json -o CHART.svg|png\n"
           "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's bw/iops/lat log files)\n"
+          "       mpirun -np N ioplan [options] jobfile...   (one merged run over N ranks, see ioplan(1))\n"
+          "       ioplan merge [--output-format=LIST] RANKFILE...   (--rank-output's files, merged)\n"
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"
           "       fio [options] jobfile...   (a symlink named fio: presents itself as fio-3.33, see ioplan(1))\n"
           "\n"

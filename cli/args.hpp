@@ -20,7 +20,7 @@ namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
                     dump_job_schema, dump_options, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
-                    crctest, idle_calibrate, inflate_log };
+                    crctest, idle_calibrate, inflate_log, merge };
 
 struct args {
     action what = action::run;
@@ -52,6 +52,12 @@ struct args {
     uint64_t eta_interval_ns = 0;   // progress line interval; 0 = every 500 ms
     uint64_t status_interval_ns = 0;
     std::string idle_prof;
+    // Many ranks (cli/mpi.hpp): where each rank writes its whole result, the
+    // read-back shift (IOPLAN_READ_RANK), the deadline of every collective wait.
+    std::string rank_output;
+    int rank_shift = 0;
+    uint64_t rank_timeout_ns = 600ull * 1000000000ull;
+    std::vector<std::string> argv;  // as given (a rank file records it for `merge`)
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;
     // fio when run as `fio` (main sets it from argv[0]): the version it presents.

@@ -127,8 +127,8 @@ void idle_prof(ctx &c, str v)
 void no_remote(ctx &c, str)
 {
     c.fail(c.text.substr(0, c.text.find('=')) +
-           ": ioplan has no client/server mode; run ioplan on each host (runs over many hosts "
-           "will come with MPI: mpirun -np N ioplan JOBFILE)");
+           ": ioplan has no client/server mode; to run on many hosts at once use MPI: "
+           "mpirun -np N ioplan JOBFILE (see ioplan(1), MANY HOSTS)");
 }
 
 const char *const RUN = "running", *const OUT = "output", *const FILES = "job files",
@@ -221,6 +221,24 @@ const std::vector<flag> table = {
      "calibrate: print the unit of idle work and exit", idle_prof},
     {"aux-path", flag_arg::required, "DIR", FIO, "directory for auxiliary files (ioplan writes none yet)",
      [](ctx &c, str v) { c.a.aux_path = v; }},
+    // ---- many ranks (mpirun; cli/mpi.hpp) ----
+    {"rank-output", flag_arg::required, "DIR", RUN,
+     "write each rank's whole result to DIR/rank-R.json before anything collective (for ioplan merge)",
+     [](ctx &c, str v) { c.a.rank_output = v; },
+     "Written by every rank as soon as its run ends, before results are sent to rank 0, so a rank that\n"
+     "fails later loses nothing.\nThe JSON holds every counter and latency histogram and the job text;\n"
+     ".Ql ioplan merge DIR/rank-*.json\nprints the same reports as the live run.\n"
+     "Without mpirun it writes rank-0.json."},
+    {"rank-shift", flag_arg::required, "N", RUN,
+     "under mpirun: IOPLAN_READ_RANK is (rank + N) mod ranks, so a read job can read what another rank wrote",
+     [](ctx &c, str v) { c.a.rank_shift = (int)count_value(c, v); },
+     "IOR's\n.Fl C :\nwith\n.Ql directory=/mnt/t/${IOPLAN_READ_RANK}\nin the read job, each rank reads files a rank on\n"
+     "another node wrote, so its client cache holds none of them."},
+    {"rank-timeout", flag_arg::required, "TIME", RUN,
+     "under mpirun: the longest any rank waits for the others at one step (default 600s), then all stop",
+     [](ctx &c, str v) { c.a.rank_timeout_ns = time_value(c, v, 1000000000); },
+     "The rank that waited names the step and ends every rank (MPI_Abort): a rank that hangs never holds "
+     "the others forever.\nA size-bound group may end that much later on its slowest rank."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",
@@ -239,7 +257,7 @@ const std::vector<flag> table = {
     {"daemonize", flag_arg::required, "PIDFILE", FIO, "refused: no client/server mode", no_remote},
     {"remote-config", flag_arg::required, "FILE", FIO, "refused: no client/server mode", no_remote},
     {"trigger-remote", flag_arg::required, "COMMAND", FIO, "refused: no client/server mode", no_remote,
-     "Run ioplan on each host; runs over many hosts will come with MPI\n.Pq Ql mpirun \\-np N ioplan JOBFILE ."},
+     "Runs over many hosts use MPI instead:\n.Ql mpirun \\-np N ioplan JOBFILE\n(see\n.Sx MANY HOSTS ) ."},
     {"presets", flag_arg::none, nullptr, INFO, "list the presets with a line about each",
      [](ctx &c, str) { set_what(c, action::presets); }},
     {"cmdhelp", flag_arg::optional, "OPTION", INFO, "list the job options by category, or explain one",

@@ -17,6 +17,8 @@
 #include "cli/fio_actions.hpp"
 #include "cli/flags.hpp"
 #include "cli/log_inflate.hpp"
+#include "cli/merge_cmd.hpp"
+#include "cli/mpi.hpp"
 #include "cli/output.hpp"
 #include "cli/plot_cmd.hpp"
 #include "cli/presets.hpp"
@@ -158,20 +160,26 @@ int use_preset(cli::args &a)
     return 0;
 }
 
-int plan_action(cli::args &a)
+// What the plan is built from, for rank files (`ioplan merge` rebuilds it).
+cli::plan_source source_of(const cli::args &a, const std::vector<parser::document> &docs)
 {
-    if (a.what == cli::action::plot)
-        return cli::plot_action(a);
-    if (!a.preset.empty() && use_preset(a))
-        return 2;
-    if (a.what == cli::action::convert)
-        return convert_action(a);
+    cli::plan_source src;
+    src.argv = a.argv;
+    src.job_names = a.req.job_files;
+    for (const auto &d : docs)
+        src.job_texts.push_back(parser::write_document(d, parser::syntax::ini));
+    return src;
+}
+
+int run_action(cli::args &a, cli::world *w)
+{
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         return 2;
     }
     parser::diag_list notes;
-    parser::plan_ptr p = parser::build_plan(a.req, &notes);
+    std::vector<parser::document> docs;
+    parser::plan_ptr p = parser::build_plan(a.req, &notes, &docs);
     if (a.warnings_fatal && has_warnings(notes)) {
         print_notes(notes);
         std::fprintf(stderr, "ioplan: error: --warnings-fatal: the job files have warnings\n");
@@ -197,7 +205,54 @@ int plan_action(cli::args &a)
         size_t sev = t.find(": note: ");
         lines.push_back(sev == std::string::npos ? t : t.substr(0, sev) + ": " + t.substr(sev + 8));
     }
-    return cli::run_plan(*p, a, lines);
+    cli::plan_source src = source_of(a, docs);
+    return cli::run_plan(*p, a, lines, w, &src);
+}
+
+// One rank of many (cli/mpi.hpp).  Whatever stops this rank, it takes part
+// in the same agreements as the others (planning or preflight, then the
+// end), so they learn of it and every rank exits with the worst code.
+int ranked_run(cli::args &a)
+{
+    std::string err;
+    cli::world *w = cli::world::join(a.rank_shift, (double)a.rank_timeout_ns / 1e9, &err);
+    if (!w) {
+        std::fprintf(stderr, "ioplan: error: %s\n", err.c_str());
+        return 2;
+    }
+    int rc = 1;
+    std::string msg;
+    try {
+        rc = run_action(a, w);
+    } catch (const parser::error &e) {
+        fputs(e.text().c_str(), stderr);
+        rc = 2;
+        msg = e.text().substr(0, e.text().find('\n'));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ioplan: error: %s\n", e.what());
+        msg = e.what();
+    }
+    if (!w->agreed())
+        w->agree(rc ? rc : 1, msg.empty() ? "stopped before the run (see its messages)" : msg, "planning");
+    rc = w->agree(rc, "", "the end");
+    w->leave();
+    return rc;
+}
+
+int plan_action(cli::args &a)
+{
+    if (a.what == cli::action::plot)
+        return cli::plot_action(a);
+    if (a.what == cli::action::merge)
+        return cli::merge_action(a);
+    if (!a.preset.empty() && use_preset(a))
+        return 2;
+    if (a.what == cli::action::convert)
+        return convert_action(a);
+    if (a.what == cli::action::run && cli::launched_by_mpi())
+        return ranked_run(a);
+    cli::set_solo_rank_vars();
+    return run_action(a, nullptr);
 }
 
 } // namespace

@@ -32,6 +32,7 @@
 #include "cli/agg_bw_log.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_checks.hpp"
+#include "cli/run_ranks.hpp"
 #include "engine/engine.h"
 #include "engine/preflight.h"
 #include "report/cdm.hpp"
@@ -206,7 +207,7 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 // Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
 int run_engine(const plan &p, const args &a, results **r, int *signals, bool *triggered,
-               interim_reports &interim)
+               interim_reports &interim, world *w)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
@@ -219,6 +220,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
     eo.fake_clock_step_ns = a.fake_clock_step_ns;
     eo.snapshots = a.status_interval_ns != 0;
     eo.idle_prof = a.idle_prof == "percpu" ? RES_IDLE_PERCPU : a.idle_prof == "system" ? RES_IDLE_SYSTEM : RES_IDLE_NONE;
+    eo.sync = w ? w->sync() : nullptr;
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {
@@ -288,9 +290,21 @@ bool fatal_warnings()
     return true;
 }
 
+// The preflight here and, under mpirun, the verdict of every rank's: any
+// rank's error stops them all before any I/O.
+bool preflight_everywhere(const plan &p, const args &a, world *w, pf_report *pf)
+{
+    bool ok = preflight(p, pf, static_cast<bool>(a.writer)) &&
+              !(a.warnings_fatal && pf->nr > pf->nr_errors && fatal_warnings());
+    if (w && w->agree(ok ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
+        ok = false;
+    return ok;
+}
+
 } // namespace
 
-int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes)
+int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
+             const plan_source *src)
 {
     unsigned formats = 0;
     std::string err;
@@ -301,11 +315,13 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (a.append_terse)
         formats |= report::FORMAT_TERSE;
     output_file out;
-    if (!a.output_path.empty() && !open_output(p, a.output_path, &out))
+    bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
+    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, &out))
+        return 2;
+    if (!a.rank_output.empty() && !rank_output_ok(a.rank_output))
         return 2;
     pf_report pf{};
-    if (!preflight(p, &pf, static_cast<bool>(a.writer)) ||
-        (a.warnings_fatal && pf.nr > pf.nr_errors && fatal_warnings())) {
+    if (!preflight_everywhere(p, a, w, &pf)) {
         pf_free(&pf);
         return 2;
     }
@@ -321,18 +337,26 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
-    int ret = run_engine(p, a, &r, &signals, &triggered, interim);
+    int ret = run_engine(p, a, &r, &signals, &triggered, interim, w);
     if (triggered)
         after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
-    if (r) {
+    if (r)
         attach_findings(r, pf, notes);
+    if (!a.rank_output.empty() && r)
+        rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
+    if (w)
+        rc |= merge_ranks(w, r, src);
+    if (r && reports) {
         rc |= write_reports(*r, p, a, formats, out, interim);
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)
                 std::fprintf(stderr, "ioplan: error: %s\n", r->msgs[i].text);
+        results_free(r);
+    } else if (r) {
+        rc |= r->error || r->interrupted ? 1 : 0;
         results_free(r);
     } else if (!write_stdout(interim.take_pending(), "the results so far to stdout")) {
         rc = 1;

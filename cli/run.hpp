@@ -5,12 +5,17 @@
 #include <vector>
 
 #include "cli/args.hpp"
+#include "cli/mpi.hpp"
+#include "cli/rank_file.hpp"
 #include "engine/plan.h"
 
 namespace cli {
 
 // Returns the process exit code: 0 success, 1 the run failed, 2 bad input.
 // notes: the parser's notes (one line each), reported with the results.
-int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes);
+// w: the world this process is a rank of (mpirun), or null; src: what the
+// plan was built from, for --rank-output's files.
+int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w = nullptr,
+             const plan_source *src = nullptr);
 
 } // namespace cli

@@ -513,20 +513,49 @@ static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	return ret;
 }
 
+/*
+ * Whether the next run of segment a may start.  In step with other processes
+ * (eng_opts.sync) the answer is theirs too, so every process starts or stops
+ * at the same segment; a refusal from the others is this run's -ECANCELED.
+ */
+static bool may_start(struct eng *e, uint32_t a, uint32_t run, int *ret)
+{
+	const struct eng_sync *sy = e->opts.sync;
+	bool stop = *ret || is_stopping(e) || e->exit_rest;
+	int s;
+
+	if (!sy)
+		return !stop;
+	s = sy->segment_start(sy->ctx, a, run, stop);
+	if (s && !*ret && !is_stopping(e) && !e->exit_rest)
+		*ret = s;
+	return !s && !stop;
+}
+
 static int run_plan(struct eng *e)
 {
 	const struct plan *p = e->plan;
+	bool stopped = false;
 	int ret = 0;
 
-	for (uint32_t a = 0, b; a < p->nr_jobs && !ret && !is_stopping(e) && !e->exit_rest; a = b) {
+	for (uint32_t a = 0, b; a < p->nr_jobs && (e->opts.sync || (!ret && !is_stopping(e) && !e->exit_rest)); a = b) {
 		const struct plan_job *first = plan_job_at(p, a);
 
 		b = segment_end(p, a);
 		set_phase(e, ENG_PHASE_PAUSE);
 		pause_for(e, first->group_pause_ns);
-		for (uint32_t run = 0; run < runs_of(first) && !ret && !is_stopping(e) && !e->exit_rest; run++) {
+		for (uint32_t run = 0; run < runs_of(first); run++) {
+			/* Alone, a stop skips the pause; in step, the others are asked after it. */
+			if (!e->opts.sync && (ret || is_stopping(e) || e->exit_rest)) {
+				stopped = true;
+				break;
+			}
 			if (run)
 				pause_for(e, first->repeat_pause_ns);
+			if (!may_start(e, a, run, &ret)) {
+				stopped = true;
+				break;
+			}
 			set_phase(e, ENG_PHASE_RUN);
 			pthread_mutex_lock(&e->mu);
 			e->seg_a = a;
@@ -534,12 +563,20 @@ static int run_plan(struct eng *e)
 			e->seg_runs_left = runs_of(first) - run - 1;
 			pthread_mutex_unlock(&e->mu);
 			ret = run_segment(e, a, b, run);
+			if (e->opts.sync) {
+				int s = e->opts.sync->segment_end(e->opts.sync->ctx, a, run);
+
+				if (!ret)
+					ret = s;
+			}
 			pthread_mutex_lock(&e->mu);
 			e->segruns_done++;
 			pthread_mutex_unlock(&e->mu);
 		}
 		for (uint32_t i = a; i < b; i++)
 			layout_unlink_job(&e->lay, plan_job_at(p, i), i);
+		if (stopped)
+			break;
 	}
 	return ret;
 }
@@ -600,6 +637,12 @@ static void *coordinator(void *arg)
 
 	set_phase(e, ENG_PHASE_LAYOUT);
 	ret = layout_prepare(&e->lay, e->plan, e->res, &e->stop);
+	if (e->opts.sync) {
+		int s = e->opts.sync->layout_done(e->opts.sync->ctx, ret);
+
+		if (!ret)
+			ret = s;
+	}
 	if (!ret) {
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
 		cpustat_begin(&e->cpus, e->sh.fake);

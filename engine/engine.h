@@ -21,6 +21,29 @@
 extern "C" {
 #endif
 
+/*
+ * Scale-out: a run kept in step with other processes running the same plan
+ * (cli/mpi.hpp implements it on MPI; the engine knows nothing of MPI).  The
+ * coordinator thread calls these at fixed points that every process reaches
+ * the same number of times in the same order, so they may be collective:
+ * - layout_done(status): files are laid out (status 0) or could not be
+ *   (-errno); returns 0 when every process may start, else -errno and the
+ *   engine runs nothing.
+ * - segment_start(first_job, run, stop_wanted): before the threads of one run
+ *   of the segment starting at first_job start; stop_wanted is true when this
+ *   process would end the run here (a signal, an error, exitall).  Returns 0
+ *   at the common start time when every process goes on, else -errno (some
+ *   process stops: all stop here, together).
+ * - segment_end(first_job, run): every thread of that run has exited (a
+ *   size-bound group ends at this barrier).  0 or -errno.
+ */
+struct eng_sync {
+	void *ctx;
+	int (*layout_done)(void *ctx, int status);
+	int (*segment_start)(void *ctx, uint32_t first_job, uint32_t run, bool stop_wanted);
+	int (*segment_end)(void *ctx, uint32_t first_job, uint32_t run);
+};
+
 struct eng_opts {
 	/*
 	 * Deterministic time for golden tests: every timestamp the engine takes
@@ -38,6 +61,8 @@ struct eng_opts {
 	bool snapshots;
 	/* --idle-prof: CPU idleness over the run (engine/idleprof.h), or RES_IDLE_NONE. */
 	enum res_idle_mode idle_prof;
+	/* Other processes to keep in step with (--rank-output, mpirun), or NULL. */
+	const struct eng_sync *sync;
 };
 
 /* Where a run is, for the progress line. */

@@ -331,5 +331,11 @@ void results_free(struct results *r)
 	free(r->msgs);
 	free(r->cpus);
 	free(r->idle.cpus);
+	if (r->world) {
+		for (uint32_t i = 0; i < r->world->nranks; i++)
+			free(r->world->ranks[i].jobs);
+		free(r->world->ranks);
+		free(r->world);
+	}
 	free(r);
 }

@@ -296,6 +296,41 @@ struct res_msg {
 	int32_t job_id;			/* -1 = not about one job */
 };
 
+/*
+ * Scale-out (mpirun): the results of several processes ("ranks") merged into
+ * one, and what each rank measured on its own, so a straggler shows.  The
+ * engine never fills this; cli/ does when it merges ranks.
+ */
+struct res_rank_job {
+	uint64_t bytes[PLAN_DDIR_NR];
+	uint64_t ios[PLAN_DDIR_NR];
+	uint64_t runtime_ns;		/* longest clone window of the job on this rank */
+	uint64_t lat_n;			/* total latency over the job's directions */
+	uint64_t lat_min_ns;
+	uint64_t lat_max_ns;
+	double lat_mean_ns;
+	uint64_t lat_p50_ns;
+	uint64_t lat_p99_ns;
+};
+
+struct res_rank {
+	uint32_t rank;
+	char host[64];
+	int error;			/* positive errno, 0 = none */
+	int64_t clock_offset_ns;	/* rank 0's clock minus this rank's */
+	uint64_t start_late_max_ns;	/* latest start behind the common start time */
+	struct res_rank_job *jobs;	/* one per results.jobs[] */
+	uint32_t nr_jobs;
+};
+
+struct res_world {
+	uint32_t nranks;
+	uint32_t nhosts;
+	uint64_t start_skew_ns;		/* worst spread of group starts over ranks */
+	uint64_t merge_ns;		/* rank 0's time to receive and merge every rank */
+	struct res_rank *ranks;		/* nranks, by rank */
+};
+
 struct results {
 	uint32_t abi_version;		/* RESULTS_ABI_VERSION */
 	const struct plan *plan;	/* the plan that ran (not owned) */
@@ -320,6 +355,7 @@ struct results {
 	struct res_cpu *cpus;		/* per online CPU; NULL when not measured */
 	uint32_t nr_cpus;
 	struct res_idle idle;		/* --idle-prof */
+	struct res_world *world;	/* several ranks merged (mpirun), or NULL */
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

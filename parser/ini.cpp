@@ -263,16 +263,19 @@ void reader::include(const line_state &st, const loc &at, int depth)
 {
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
-    std::string path = st.text;
+    // ${VAR} in the name too, so ranks of one mpirun run can include
+    // host-${IOPLAN_HOST}.fio (fio reads the name as written).
+    std::string name = expand(st.text, at);
+    std::string path = name;
     struct stat sb;
     if (path[0] != '/' && stat(path.c_str(), &sb) != 0)
-        path = dir_of(at.path) + "/" + st.text;
+        path = dir_of(at.path) + "/" + name;
     std::string text;
-    read_job_text(path, at, true, ("included file '" + st.text + "'").c_str(), &text);
+    read_job_text(path, at, true, ("included file '" + name + "'").c_str(), &text);
     std::string real = real_path(path);
     for (const auto &r : chain_)
         if (r == real)
-            fail(at, "include loop: '" + st.text + "' is already being read");
+            fail(at, "include loop: '" + name + "' is already being read");
     auto from = std::make_shared<const loc>(at);
     read_text(text, source{path, dir_of(path), real, from}, depth + 1);
 }

@@ -303,7 +303,7 @@ static const std::vector<option> table = {
         .apply(A(j.filenames = path_list(trim(v)))),
     opt("filename_format", opt_type::string, CAT_FILES)
         .def("$jobname.$jobnum.$filenum")
-        .help("Name of generated files, with $jobname, $jobnum (clone), $filenum.")
+        .help("Name of generated files, with $jobname, $jobnum (clone), $filenum, and under mpirun $rank and $host.")
         .apply(A(j.filename_format = trim(v); if (j.filename_format.empty()) throw value_error("empty filename_format"))),
     opt("nrfiles", opt_type::integer, CAT_FILES)
         .aliases({"nr_files"})

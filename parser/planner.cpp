@@ -200,7 +200,7 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
     return plan_ptr(build_plan_memory(l.jobs, l.global_echo));
 }
 
-plan_ptr build_plan(const request &req, diag_list *notes)
+plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> *kept)
 {
     std::vector<document> docs;
     if (std::count(req.job_files.begin(), req.job_files.end(), "-") > 1)
@@ -211,7 +211,10 @@ plan_ptr build_plan(const request &req, diag_list *notes)
     ini.errors = &errors;
     for (const auto &path : req.job_files)
         docs.push_back(read_job_file(path, ini, req.format));
-    return plan_documents(docs, req, notes, errors);
+    plan_ptr p = plan_documents(docs, req, notes, errors);
+    if (kept)
+        *kept = std::move(docs);
+    return p;
 }
 
 } // namespace parser

@@ -4,6 +4,7 @@
 #include "parser/options.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -167,6 +168,10 @@ std::string generated_name(const job_spec &s, const std::string &name, uint32_t 
     std::string f = replace_keyword(s.filename_format, "$jobname", name);
     f = replace_keyword(f, "$jobnum", std::to_string(clone));
     f = replace_keyword(f, "$filenum", std::to_string(filenum));
+    // Scale-out (mpirun): the rank and host cli/ set before parsing, else rank 0 of this host.
+    const char *rank = getenv("IOPLAN_RANK"), *host = getenv("IOPLAN_HOST");
+    f = replace_keyword(f, "$rank", rank ? rank : "0");
+    f = replace_keyword(f, "$host", host ? host : "localhost");
     return replace_keyword(f, "$clientuid", "0");
 }
 

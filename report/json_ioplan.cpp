@@ -7,6 +7,7 @@
 
 #include "report/json_ioplan.hpp"
 #include "report/plot.hpp"
+#include "report/ranks.hpp"
 #include "report/report.hpp"
 #include "report/units.hpp"
 
@@ -252,6 +253,11 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	o["preflight"] = ojson{ { "findings", messages_array(r, m, true) } };
 	o["series"] = series_json(r, p);
 	o["traces"] = traces_json(r, p);
+	// mpirun: the world the results were merged over, and each rank's own figures.
+	if (r.world) {
+		o["world"] = world_json(r);
+		o["ranks"] = ranks_json(r);
+	}
 	return o;
 }
 

@@ -239,6 +239,46 @@ ojson message_def()
 			{ "jobname", ojson{ { "type", { "string", "null" } } } } });
 }
 
+// mpirun (report/ranks.hpp): the world the results were merged over.
+ojson world_def()
+{
+	ojson o = closed({ { "nranks", u64("ranks merged") },
+			   { "nhosts", u64("distinct hosts among them") },
+			   { "start_skew_ns", u64("worst spread of a group's start over the ranks") },
+			   { "merge_ns", u64("rank 0's time to receive and merge every rank") } });
+	o["description"] = "only in a run of several ranks (mpirun) or from ioplan merge";
+	return o;
+}
+
+// Each rank's own figures, so a straggler shows.
+ojson ranks_def()
+{
+	ojson dd = closed({ { "io_bytes", u64() }, { "total_ios", u64() } });
+	ojson lat = closed({ { "N", u64() },
+			     { "min", u64("ns") },
+			     { "max", u64("ns") },
+			     { "mean", type("number", "ns") },
+			     { "p50", u64("ns") },
+			     { "p99", u64("ns") } });
+	ojson job = closed({ { "job", u64("jobs[] index") },
+			     { "read", dd },
+			     { "write", dd },
+			     { "trim", dd },
+			     { "runtime_ns", u64("longest clone window on this rank") },
+			     { "lat_ns", lat } });
+	ojson jobs = type("array");
+	jobs["items"] = job;
+	ojson rank = closed({ { "rank", u64() },
+			      { "host", type("string") },
+			      { "error", type("integer", "positive errno, ENODATA when no result came") },
+			      { "clock_offset_ns", type("integer", "rank 0's clock minus this rank's") },
+			      { "start_late_max_ns", u64("latest start behind the common start time") },
+			      { "jobs", jobs } });
+	ojson a = type("array", "one per rank, by rank (mpirun)");
+	a["items"] = rank;
+	return a;
+}
+
 ojson ioplan_def()
 {
 	ojson sv = type("integer");
@@ -269,7 +309,10 @@ ojson ioplan_def()
 			{ "warnings", strings },
 			{ "preflight", preflight },
 			{ "series", series },
-			{ "traces", traces } });
+			{ "traces", traces },
+			{ "world", world_def() },
+			{ "ranks", ranks_def() } },
+		      { "world", "ranks" });
 }
 
 // --idle-prof's figures (report/idleness.cpp); "cpu-N" only with percpu.

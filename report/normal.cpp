@@ -11,6 +11,7 @@
 #include "report/formats.hpp"
 #include "report/idleness.hpp"
 #include "report/normal.hpp"
+#include "report/ranks.hpp"
 #include "report/units.hpp"
 
 namespace report {
@@ -257,6 +258,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	for (const group_stat &g : m.groups)
 		write_group(out, g);
 	write_disks(out, r);
+	write_normal_ranks(out, r);
 	write_idleness(out, r.idle);
 	write_normal_messages(out, r);
 }

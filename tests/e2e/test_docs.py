@@ -8,6 +8,7 @@ under examples/ are the repository's.
 """
 import os
 import re
+import shutil
 import subprocess
 
 from common import BIN, ROOT, TmpDirCase
@@ -19,6 +20,7 @@ REPLACE = [  # (shown, run) - applied in order
     ("/tmp/pr", "{tmp}"),
     ("/tmp/ds.dat", "{tmp}/ds.dat"),
     ("--directory=/tmp ", "--directory={tmp} "),
+    ("/mnt/shared", "{tmp}/shared"),
     (" examples/", " {root}/examples/"),
 ]
 
@@ -64,6 +66,11 @@ class Docs(TmpDirCase):
             bindir.mkdir()
             (bindir / "ioplan").symlink_to(BIN)
         env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}")
+        if "mpirun " in cmd:  # README "Many hosts": as root Open MPI must be allowed; 2 cores need oversubscription
+            if not shutil.which("mpirun"):
+                self.skipTest("mpirun is not installed (Debian: openmpi-bin)")
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                       OMPI_MCA_rmaps_base_oversubscribe="1")
         p = subprocess.run(cmd, shell=True, cwd=self.tmp, capture_output=True, text=True, timeout=180,
                            executable="/bin/bash", env=env)
         self.assertEqual(p.returncode, 0, f"{cmd}\n{p.stderr[-2000:]}")
@@ -75,7 +82,7 @@ class Docs(TmpDirCase):
         files, cmds = readme_commands()
         self.assertIn("rw.fio", files)
         for name, text in files.items():
-            self.write(name, text.replace("/tmp/pr", str(self.tmp)))
+            self.write(name, text.replace("/tmp/pr", str(self.tmp)).replace("/mnt/shared", f"{self.tmp}/shared"))
         self.assertGreaterEqual(len(cmds), 6)
         for cmd in cmds:
             with self.subTest(cmd=cmd):

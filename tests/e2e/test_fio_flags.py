@@ -12,7 +12,7 @@ import unittest
 from common import FIO, TmpDirCase, run, run_fio
 
 NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
-REMOTE = "no client/server mode; run ioplan on each host"
+REMOTE = "no client/server mode; to run on many hosts at once use MPI: mpirun -np N ioplan JOBFILE"
 
 # (args, exit status, "out" or "err", text the stream holds)
 ROWS = [

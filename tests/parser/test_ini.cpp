@@ -8,6 +8,10 @@
 
 #include <tao/pegtl/contrib/analyze.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
 using namespace parser;
 
 TEST_CASE("sections, cumulative globals and entries with positions")
@@ -46,6 +50,27 @@ TEST_CASE("${VAR} expansion uses the lookup and rejects unset variables")
     } catch (const error &e) {
         CHECK(e.text() == "t.fio:2:6: error: environment variable 'NOPE' is not set\n size=${NOPE}\n      ^\n");
     }
+}
+
+TEST_CASE("${VAR} in an include's name picks the file (a host's own under mpirun)")
+{
+    char dir[] = "/tmp/ioplan-ini-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string base = dir;
+    FILE *f = fopen((base + "/host-n03.fio").c_str(), "w");
+    REQUIRE(f);
+    fputs("bs=8k\n", f);
+    fclose(f);
+    ini_options o;
+    o.env = [](const std::string &name, std::string *v) {
+        *v = "n03";
+        return name == "IOPLAN_HOST";
+    };
+    document d = read_ini_text("[j]\ninclude " + base + "/host-${IOPLAN_HOST}.fio\n", "t.fio", base, o);
+    REQUIRE(d.sections[0].entries.size() == 1);
+    CHECK(d.sections[0].entries[0].value == "8k");
+    remove((base + "/host-n03.fio").c_str());
+    rmdir(dir);
 }
 
 TEST_CASE("syntax errors carry line, column, source line and caret")

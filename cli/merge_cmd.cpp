@@ -1,0 +1,111 @@
+// cli/merge_cmd.cpp - `ioplan merge RANKFILE...` (merge_cmd.hpp).
+//
+// The files are read and folded in one at a time (rank_merge.hpp), so the
+// memory held is two results whatever their number.  The plan the reports
+// need is rebuilt from the first file's recorded command line and job text
+// (with its rank's IOPLAN_* variables), so the reports name the same jobs,
+// options and groups as the live run's.
+#include "cli/merge_cmd.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "cli/output.hpp"
+#include "cli/rank_merge.hpp"
+#include "parser/parser.hpp"
+#include "report/report.hpp"
+
+namespace cli {
+
+namespace {
+
+struct results_deleter {
+    void operator()(results *r) const { results_free(r); }
+};
+using results_ptr = std::unique_ptr<results, results_deleter>;
+
+results_ptr read_rank_file(const std::string &path, rank_info *who, plan_source *src)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    try {
+        return results_ptr(rank_file_parse(text.str(), who, src));
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+}
+
+// The plan of the run, from what the first rank recorded.
+parser::plan_ptr rebuild_plan(const plan_source &src, const rank_info &who)
+{
+    setenv("IOPLAN_RANK", std::to_string(who.rank).c_str(), 1);
+    setenv("IOPLAN_NRANKS", std::to_string(who.nranks).c_str(), 1);
+    setenv("IOPLAN_HOST", who.host.c_str(), 1);
+    std::vector<std::string> words{"ioplan"};
+    words.insert(words.end(), src.argv.begin(), src.argv.end());
+    std::vector<char *> argv;
+    for (std::string &w : words)
+        argv.push_back(w.data());
+    args recorded = parse_args(static_cast<int>(argv.size()), argv.data());
+    std::vector<parser::document> docs;
+    for (size_t i = 0; i < src.job_texts.size(); i++)
+        docs.push_back(parser::read_ini_text(src.job_texts[i], i < src.job_names.size() ? src.job_names[i] : "job"));
+    parser::diag_list notes;
+    return parser::plan_documents(docs, recorded.req, &notes);
+}
+
+} // namespace
+
+int merge_action(const args &a)
+{
+    const std::vector<std::string> &files = a.req.job_files;
+    if (files.empty()) {
+        std::fprintf(stderr, "ioplan: error: usage: ioplan merge [--output-format=LIST] [--output=FILE] RANKFILE...\n");
+        return 2;
+    }
+    report::options o;
+    std::string err;
+    if (!report::parse_formats(a.output_format, &o.formats, &err)) {
+        std::fprintf(stderr, "ioplan: error: --output-format: %s\n", err.c_str());
+        return 2;
+    }
+    o.who = a.who;
+    o.terse_version = a.terse_version;
+    rank_info first;
+    plan_source src;
+    results_ptr acc;
+    parser::plan_ptr p;
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+        acc = read_rank_file(files[0], &first, &src);
+        p = rebuild_plan(src, first);
+        acc->plan = p.get();
+        rank_merger m(acc.get(), first, first.nranks);
+        for (size_t i = 1; i < files.size(); i++) {
+            rank_info who;
+            plan_source theirs;
+            results_ptr r = read_rank_file(files[i], &who, &theirs);
+            std::string why = m.add(*r, who);
+            if (!why.empty())
+                throw std::runtime_error(files[i] + ": " + why);
+        }
+        m.finish(static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
+    } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "ioplan: error: merge: %s\n", e.what());
+        return 2;
+    }
+    std::ostringstream text;
+    report::write(*acc, *p, o, text);
+    return emit(text.str(), "the merged results", a.output_path);
+}
+
+} // namespace cli

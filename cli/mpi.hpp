@@ -1,0 +1,88 @@
+// cli/mpi.hpp - ioplan as one rank of many (`mpirun -np N ioplan job.fio`).
+//
+// Design (DESIGN.md "Many hosts"): the engine stays MPI-free and offers a
+// synchronisation hook (engine.h eng_sync); this file implements it with the
+// MPI module (cli/mpi_module.h), which is dlopen'ed only when a launcher's
+// variables (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE) say this process is a
+// rank.  A run in step goes:
+//   1. join: IOPLAN_RANK, IOPLAN_NRANKS, IOPLAN_LOCAL_RANK, IOPLAN_HOST and
+//      IOPLAN_READ_RANK (--rank-shift) are set before the job files are read;
+//   2. every rank plans and preflights; agree() makes the worst exit code
+//      every rank's, rank 0 naming each failing rank and host;
+//   3. the engine lays out, then layout_done agrees and measures each rank's
+//      clock offset to rank 0; each group starts at a time rank 0 broadcasts,
+//      which each rank reads on its own clock corrected by that offset;
+//      size-bound groups end at a barrier, time-bound ones end together
+//      because they started together;
+//   4. each rank writes its rank file (--rank-output) before anything
+//      collective, then sends its result to rank 0, which folds them in one at
+//      a time (rank_merge.hpp) and prints the usual reports for the world.
+// Every collective wait has a deadline (--rank-timeout); past it the rank
+// names the step and aborts the world, so a lost rank never hangs the rest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/mpi_module.h"
+#include "cli/rank_file.hpp"
+#include "engine/engine.h"
+
+namespace cli {
+
+// True when a launcher started this process as an MPI rank.
+bool launched_by_mpi();
+
+// Outside mpirun: IOPLAN_RANK=0, IOPLAN_NRANKS=1, IOPLAN_LOCAL_RANK=0,
+// IOPLAN_READ_RANK=0 and IOPLAN_HOST=this host, unless already set, so a job
+// file written for many ranks runs as one.
+void set_solo_rank_vars();
+
+class world {
+public:
+    // Loads the module, joins the world and sets the IOPLAN_* variables.
+    // nullptr with *err (say why, exit 2) when this build or host has no MPI module.
+    static world *join(int rank_shift, double timeout_s, std::string *err);
+
+    uint32_t rank() const { return who_.rank; }
+    uint32_t size() const { return who_.nranks; }
+    const std::string &host() const { return who_.host; }
+    const rank_info &who() const { return who_; }
+
+    // Every rank's exit code so far; returns the worst.  Rank 0 prints
+    // "ioplan: error: rank R (host): msg" for each failing rank with a msg.
+    int agree(int code, const std::string &msg, const char *step);
+    // How many agreements this rank took part in (the first is preflight's).
+    unsigned agreed() const { return agreed_; }
+
+    // The hooks for eng_opts.sync; this world must outlive the run.
+    const eng_sync *sync();
+
+    // Rank 0: every other rank's result folded into r (nullptr on a rank
+    // without one); other ranks send theirs.  Returns "" or why not.
+    std::string merge(results *r, const plan_source &src);
+
+    // Leaves MPI (collective: every rank calls it once, last).
+    void leave();
+
+    // Names the step that timed out and aborts every rank.
+    [[noreturn]] void lost(const char *step);
+
+    int layout_done(int status);
+    int segment_start(uint32_t first_job, uint32_t run, bool stop_wanted);
+    int segment_end(uint32_t first_job, uint32_t run);
+
+private:
+    const ioplan_mpi_ops *ops_ = nullptr;
+    double timeout_s_ = 600;
+    unsigned agreed_ = 0;
+    rank_info who_;
+    eng_sync sync_{};
+    std::vector<bool> same_host_;   // by rank: shares rank 0's host (rank 0: all; others: own entry)
+    void share_hosts(const char *host);
+    void measure_clock_offsets();
+    uint64_t common_start_ns(int64_t local_barrier_ns);
+};
+
+} // namespace cli

@@ -1,0 +1,55 @@
+// cli/run_ranks.cpp - the steps of a run that concern ranks (run_ranks.hpp).
+#include "cli/run_ranks.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "cli/output.hpp"
+
+namespace cli {
+
+bool rank_output_ok(const std::string &dir)
+{
+    struct stat st;
+    if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return true;
+    std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(),
+                 errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
+    return false;
+}
+
+std::string first_finding(const pf_report &pf)
+{
+    for (uint32_t i = 0; i < pf.nr; i++)
+        if (pf.findings[i].level == RES_MSG_ERROR)
+            return std::string("preflight: ") + pf.findings[i].text;
+    return "preflight: warnings are fatal (--warnings-fatal)";
+}
+
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
+{
+    std::string path = dir + "/rank-" + std::to_string(who.rank) + ".json";
+    output_file f;
+    std::string err;
+    if (!f.open(path, &err)) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), err.c_str());
+        return false;
+    }
+    rank_info named = who;
+    if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
+        named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
+    return f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result");
+}
+
+int merge_ranks(world *w, results *r, const plan_source *src)
+{
+    std::string problems = w->merge(r, src ? *src : plan_source{});
+    if (problems.empty())
+        return 0;
+    std::fprintf(stderr, "ioplan: error: results not merged: %s", problems.c_str());
+    return 1;
+}
+
+} // namespace cli

@@ -1,0 +1,28 @@
+// cli/run_ranks.hpp - the steps of a run that concern ranks (mpirun,
+// --rank-output), kept out of run.cpp's single-process flow.
+#pragma once
+
+#include <string>
+
+#include "cli/mpi.hpp"
+#include "cli/rank_file.hpp"
+#include "engine/preflight.h"
+#include "engine/results.h"
+
+namespace cli {
+
+// --rank-output=DIR names a directory; false after printing why (exit 2,
+// before any I/O).
+bool rank_output_ok(const std::string &dir);
+
+// The first error preflight found, for the other ranks to see.
+std::string first_finding(const pf_report &pf);
+
+// Writes DIR/rank-R.json (R this rank); false after printing why.
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src);
+
+// Rank 0 folds every rank's result into r, the others send theirs.  Returns
+// the exit code it adds: 1 when a rank's result could not be merged.
+int merge_ranks(world *w, results *r, const plan_source *src);
+
+} // namespace cli

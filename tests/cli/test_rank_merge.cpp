@@ -1,0 +1,134 @@
+// tests/cli/test_rank_merge.cpp - rank files (cli/rank_file.hpp) keep every
+// figure through a write and a read, and merging ranks (cli/rank_merge.hpp)
+// adds counters and histograms exactly and measures bandwidth over the
+// common window.
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cli/rank_file.hpp"
+#include "cli/rank_merge.hpp"
+
+namespace {
+
+// One job of one clone that wrote `ios` 4 KiB blocks of latency lat_ns each
+// over [start, start + span) on its own clock.
+results *one_rank(uint64_t ios, uint64_t lat_ns, uint64_t start, uint64_t span, uint64_t wall)
+{
+    auto *r = static_cast<results *>(calloc(1, sizeof(results)));
+    r->abi_version = RESULTS_ABI_VERSION;
+    r->start_wall_ns = wall;
+    r->nr_jobs = 1;
+    r->jobs = static_cast<res_job *>(calloc(1, sizeof(res_job)));
+    r->jobs[0].nr_clones = 1;
+    r->jobs[0].clones = static_cast<res_clone *>(calloc(1, sizeof(res_clone)));
+    res_clone &c = r->jobs[0].clones[0];
+    res_clone_init(&c);
+    c.start_ns = c.thread_start_ns = start;
+    c.end_ns = c.thread_end_ns = start + span;
+    res_ddir &d = c.ddir[PLAN_DDIR_WRITE];
+    d.bytes = ios * 4096;
+    d.ios = ios;
+    d.runtime_ns = span;
+    d.clat.hist = static_cast<uint64_t *>(calloc(RES_HIST_NR, sizeof(uint64_t)));
+    d.clat.n = ios;
+    d.clat.min_ns = d.clat.max_ns = lat_ns;
+    d.clat.sum_ns = ios * lat_ns;
+    d.clat.sumsq_lo = ios * lat_ns * lat_ns;
+    d.clat.hist[res_hist_index(lat_ns)] = ios;
+    d.bw_kib_s.n = 3;
+    d.bw_kib_s.mean = 1234.5678901234567;
+    d.bw_kib_s.m2 = 0.1;
+    snprintf(r->hostname, sizeof(r->hostname), "h");
+    res_msg_add(r, RES_MSG_WARNING, "w", -1, "same warning");
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("rank_file: a result written and read back is written the same, doubles and histograms exact")
+{
+    results *r = one_rank(100, 5000, 1000, 1000000, 77);
+    cli::rank_info who;
+    who.rank = 3;
+    who.nranks = 4;
+    who.host = "n03";
+    who.clock_offset_ns = -42;
+    who.start_late_ns = {10, 20};
+    cli::plan_source src;
+    src.argv = {"--rank-output=d", "job.fio"};
+    src.job_names = {"job.fio"};
+    src.job_texts = {"[w]\nrw=write\n"};
+    std::string text = cli::rank_file_text(*r, who, src);
+    cli::rank_info who2;
+    cli::plan_source src2;
+    results *back = cli::rank_file_parse(text, &who2, &src2);
+    CHECK(cli::rank_file_text(*back, who2, src2) == text);
+    CHECK(who2.clock_offset_ns == -42);
+    CHECK(back->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE].bw_kib_s.mean == 1234.5678901234567);
+    CHECK(back->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE].clat.hist[res_hist_index(5000)] == 100);
+    results_free(back);
+    results_free(r);
+}
+
+TEST_CASE("rank_file: what is not a rank file is refused with the reason")
+{
+    cli::rank_info who;
+    cli::plan_source src;
+    CHECK_THROWS_WITH_AS(cli::rank_file_parse("{\"jobs\": []}", &who, &src),
+                         doctest::Contains("not an ioplan rank file"), std::runtime_error);
+    CHECK_THROWS_AS(cli::rank_file_parse("not json", &who, &src), std::runtime_error);
+}
+
+TEST_CASE("rank_merge: counters and buckets add, the window is the union on rank 0's clock")
+{
+    // rank 1's engine started 1 ms of wall time after rank 0's and its clock
+    // reads 0.5 ms behind rank 0's: its window starts 1.5 ms later on rank 0's clock.
+    results *a = one_rank(100, 5000, 1000, 10000000, 1000000000);
+    results *b = one_rank(300, 9000, 1000, 10000000, 1001000000);
+    cli::rank_info w0, w1;
+    w0.host = w1.host = "h";
+    w1.rank = 1;
+    w1.clock_offset_ns = 500000;
+    w0.start_late_ns = {100};
+    w1.start_late_ns = {700};
+    cli::rank_merger m(a, w0, 2);
+    CHECK(m.add(*b, w1).empty());
+    m.finish(5);
+    const res_ddir &d = a->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE];
+    CHECK(d.bytes == 400 * 4096);
+    CHECK(d.ios == 400);
+    CHECK(d.clat.hist[res_hist_index(5000)] == 100);
+    CHECK(d.clat.hist[res_hist_index(9000)] == 300);
+    CHECK(d.clat.n == 400);
+    CHECK(res_lat_percentile(&d.clat, 50.0) == 9000); // of the union: 300 of 400 samples are 9 us
+    CHECK(d.runtime_ns == 10000000 + 1500000);
+    CHECK(a->world->nranks == 2);
+    CHECK(a->world->start_skew_ns == 600);
+    CHECK(a->world->ranks[1].jobs[0].ios[PLAN_DDIR_WRITE] == 300);
+    CHECK(a->world->ranks[1].jobs[0].lat_p99_ns == 9000);
+    CHECK(a->nr_msgs == 1); // rank 1's warning is rank 0's: said once
+    CHECK(m.add(*b, w1).find("twice") != std::string::npos);
+    results_free(b);
+    results_free(a);
+}
+
+TEST_CASE("rank_merge: a rank that ran another plan is refused, a rank never heard from keeps ENODATA")
+{
+    results *a = one_rank(1, 1000, 0, 1000, 1);
+    results *b = one_rank(1, 1000, 0, 1000, 1);
+    b->jobs[0].nr_clones = 0; // another shape (its clone is still freed below)
+    cli::rank_info w0, w1;
+    w1.rank = 1;
+    cli::rank_merger m(a, w0, 3);
+    CHECK(m.add(*b, w1).find("differs") != std::string::npos);
+    m.finish(0);
+    CHECK(a->world->ranks[2].error == ENODATA);
+    b->jobs[0].nr_clones = 1;
+    results_free(b);
+    results_free(a);
+}

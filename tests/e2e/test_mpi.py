@@ -1,0 +1,250 @@
+"""tests/e2e/test_mpi.py - many ranks as one run: `mpirun -np N ioplan job.fio` on localhost.
+
+Real mpirun (Open MPI from Debian), several oversubscribed ranks, each with its
+own directory through ${IOPLAN_RANK}: the merged totals are the sum of the
+ranks and of their --rank-output files, the merged histogram is the
+element-wise sum of theirs, the merged percentiles are those of the summed
+bins, `ioplan merge` of the rank files gives the same document, each rank's
+files stay in its directory, and a failure on one rank (at preflight, or an
+I/O error in the run) fails the run with that rank named and the rank files
+kept.  Without mpirun the MPI tests skip, saying so; the binary's
+independence from libmpi is checked either way.
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+import unittest
+from fractions import Fraction
+
+from common import BIN, TmpDirCase, run
+
+MPIRUN = shutil.which("mpirun")
+# As root Open MPI refuses unless allowed; two cores need oversubscription for 4 ranks.
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+RANKS = 4
+SIZE = 256 * 1024
+
+
+def mpirun(n, args, cwd, timeout=90):
+    env = dict(os.environ)
+    env.update(MPI_ENV)
+    return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def bins_of(job, ddir):
+    return {int(k): v for k, v in job[ddir]["clat_ns"].get("bins", {}).items()}
+
+
+def percentile_of_bins(bins, n, p, lo, hi):
+    """fio's rule: the first bucket whose running count reaches p% of n (clamped to min/max)."""
+    target = Fraction(p) * n / 100
+    cum = 0
+    for value in sorted(bins):
+        cum += bins[value]
+        if cum >= target:
+            return min(max(value, lo), hi)
+    return hi
+
+
+class NoLibmpi(unittest.TestCase):
+    def test_binary_does_not_link_libmpi(self):
+        out = subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout
+        self.assertNotIn("libmpi", out)
+
+    def test_launched_without_a_module_is_a_clear_error(self):
+        # What mpirun sets, with the module looked for where there is none.
+        p = run(["--name=x", "--ioengine=null", "--size=4k", "--rw=read"],
+                env={"OMPI_COMM_WORLD_SIZE": "2", "IOPLAN_MPI_MODULE": "/nonexistent/ioplan-mpi.so"})
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("no MPI module", p.stderr)
+
+
+class RankFileAlone(TmpDirCase):
+    def test_one_process_rank_file_merges_into_the_same_result(self):
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1m\nrw=randwrite\n[r]\nrw=read\nbs=64k\nsize=2m\n"
+                   "ioengine=null\n")
+        (self.tmp / "out").mkdir()
+        p = run(["--output-format=json+", "--rank-output=out", "job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        live = json.loads(p.stdout)
+        m = run(["merge", "--output-format=json+", "out/rank-0.json"], cwd=self.tmp)
+        self.assertEqual(m.returncode, 0, m.stderr)
+        merged = json.loads(m.stdout)
+        for a, b in zip(live["jobs"], merged["jobs"]):
+            self.assertEqual(a["jobname"], b["jobname"])
+            for d in ("read", "write"):
+                for key in ("io_bytes", "total_ios", "runtime"):
+                    self.assertEqual(a[d][key], b[d][key], f"{a['jobname']} {d} {key}")
+                self.assertEqual(a[d]["clat_ns"], b[d]["clat_ns"])
+        self.assertEqual(merged["ioplan"]["ranks"][0]["host"], os.uname().nodename)
+
+    def test_merge_refuses_what_is_not_a_rank_file(self):
+        self.write("x.json", "{}")
+        m = run(["merge", "x.json"], cwd=self.tmp)
+        self.assertEqual(m.returncode, 2)
+        self.assertIn("merge: x.json: not an ioplan rank file", m.stderr)
+        self.assertEqual(run(["merge"], cwd=self.tmp).returncode, 2)
+
+    def test_rank_output_must_be_a_directory(self):
+        p = run(["--name=x", "--ioengine=null", "--size=4k", "--rw=read", "--rank-output=" + str(self.tmp / "no")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--rank-output=", p.stderr)
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class Ranks(TmpDirCase):
+    def job(self, body):
+        self.write("job.fio", body)
+        (self.tmp / "out").mkdir()
+        return ["--rank-output=" + str(self.tmp / "out"), "job.fio"]
+
+    def rank_file(self, r):
+        return json.loads((self.tmp / "out" / f"rank-{r}.json").read_text())
+
+    def merge_alone(self, r):
+        p = run(["merge", "--output-format=json+", str(self.tmp / "out" / f"rank-{r}.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def test_size_bound_totals_bins_and_percentiles_are_the_sums(self):
+        for r in range(RANKS):
+            (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[global]\nioengine=psync\nbs=4k\nsize={SIZE}\n"
+                        f"directory={self.tmp}/r${{IOPLAN_RANK}}\n"
+                        "[w]\nrw=write\n[r]\nstonewall\nrw=randread\n")
+        p = mpirun(RANKS, ["--output-format=json+", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        merged = json.loads(p.stdout)  # one document for the world
+        w, rd = merged["jobs"]
+        self.assertEqual(w["write"]["io_bytes"], RANKS * SIZE)
+        self.assertEqual(rd["read"]["total_ios"], RANKS * SIZE // 4096)
+        ranks = merged["ioplan"]["ranks"]
+        self.assertEqual([k["rank"] for k in ranks], list(range(RANKS)))
+        self.assertEqual(sum(k["jobs"][0]["write"]["io_bytes"] for k in ranks), w["write"]["io_bytes"])
+        self.assertEqual(merged["ioplan"]["world"]["nranks"], RANKS)
+        # the rank files: their counters add up to the merged ones
+        files = [self.rank_file(r) for r in range(RANKS)]
+        self.assertEqual(sum(c["ddir"][1]["bytes"] for f in files for c in f["results"]["jobs"][0]["clones"]),
+                         w["write"]["io_bytes"])
+        # merged bins = element-wise sum of each rank's own (that rank merged alone)
+        alone = [self.merge_alone(r)["jobs"][1] for r in range(RANKS)]
+        summed = {}
+        for a in alone:
+            for k, v in bins_of(a, "read").items():
+                summed[k] = summed.get(k, 0) + v
+        self.assertEqual(bins_of(rd, "read"), summed)
+        # merged percentiles = percentiles of the summed bins, never an average of the ranks'
+        clat = rd["read"]["clat_ns"]
+        for key, val in clat["percentile"].items():
+            want = percentile_of_bins(summed, clat["N"], Fraction(key), clat["min"], clat["max"])
+            self.assertEqual(val, want, f"p{key}")
+        # `ioplan merge` of the rank files is the same result
+        p2 = run(["merge", "--output-format=json+", *sorted(str(f) for f in (self.tmp / "out").iterdir())])
+        self.assertEqual(p2.returncode, 0, p2.stderr)
+        again = json.loads(p2.stdout)
+        for a, b in zip(merged["jobs"], again["jobs"]):
+            for d in ("read", "write"):
+                self.assertEqual(a[d]["io_bytes"], b[d]["io_bytes"])
+                self.assertEqual(a[d]["clat_ns"].get("bins"), b[d]["clat_ns"].get("bins"))
+        # each rank's files stay in its own directory
+        for r in range(RANKS):
+            names = sorted(os.listdir(self.tmp / f"r{r}"))
+            self.assertEqual(names, ["r.0.0", "w.0.0"], f"r{r}")
+            self.assertEqual((self.tmp / f"r{r}" / "w.0.0").stat().st_size, SIZE)
+
+    def test_normal_output_reports_ranks_and_start_skew(self):
+        for r in range(2):
+            (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[w]\nioengine=null\nbs=4k\nsize=1m\nrw=write\nfilename={self.tmp}/r${{IOPLAN_RANK}}/f\n")
+        p = mpirun(2, args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Ranks: 2 on 1 host, start skew ", p.stdout)
+        self.assertEqual(p.stdout.count("Run status group 0"), 1)  # one report for the world
+        self.assertIn("io=2048KiB", p.stdout)
+
+    def test_a_missing_directory_on_one_rank_stops_every_rank(self):
+        for r in range(RANKS):
+            if r != 2:
+                (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n")
+        p = mpirun(RANKS, args, self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("rank 2 (", p.stderr)
+        self.assertIn("does not exist", p.stderr)
+        for r in (0, 1, 3):  # stopped together: nobody wrote
+            self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
+
+    def test_an_io_error_on_one_rank_is_named_and_rank_files_are_kept(self):
+        for r in range(RANKS):
+            os.symlink("/dev/full" if r == 2 else "/dev/null", self.tmp / f"d{r}")
+        args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\nfilename={self.tmp}/d${{IOPLAN_RANK}}\n"
+                        f"allow_device_write={self.tmp}/d${{IOPLAN_RANK}}\n")
+        p = mpirun(RANKS, ["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("rank 2 (", p.stderr)
+        self.assertIn("No space left on device", p.stderr)
+        for r in range(RANKS):
+            f = self.rank_file(r)
+            self.assertEqual(f["rank"]["rank"], r)
+            self.assertEqual(f["results"]["error"], 28 if r == 2 else 0, f"rank {r}")
+        merged = json.loads(p.stdout)
+        self.assertEqual(merged["ioplan"]["ranks"][2]["error"], 28)
+
+    def test_a_rank_that_does_not_come_never_hangs_the_others(self):
+        # rank 1 takes 16 s (16 KiB/s over 256 KiB); the others give up after 3 s at the group's end.
+        for r in range(3):
+            self.write(f"rate{r}.fio", "rate=16k\n" if r == 1 else "rate=100m\n")
+        self.write("job.fio", f"[w]\nioengine=null\nbs=4k\nsize=256k\nrw=write\nfilename={self.tmp}/f${{IOPLAN_RANK}}\n"
+                   "include rate${IOPLAN_RANK}.fio\n")
+        t0 = time.monotonic()
+        p = mpirun(3, ["--rank-timeout=3", "job.fio"], self.tmp)
+        self.assertLess(time.monotonic() - t0, 14, "the others waited for the slow rank")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no answer from the other ranks within 3s at a group end", p.stderr)
+
+    def test_rank_shift_reads_another_ranks_files(self):
+        # rank 0's file is 64 KiB, rank 1's 128 KiB: with --rank-shift=1 each reads the other's.
+        for r, kib in ((0, 64), (1, 128)):
+            (self.tmp / f"r{r}").mkdir()
+            (self.tmp / f"r{r}" / "data").write_bytes(os.urandom(kib * 1024))
+        self.write("job.fio", f"[r]\nioengine=psync\nbs=4k\nrw=read\nfilename={self.tmp}/r${{IOPLAN_READ_RANK}}/data\n")
+        p = mpirun(2, ["--output-format=json", "--rank-shift=1", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ranks = json.loads(p.stdout)["ioplan"]["ranks"]
+        self.assertEqual(ranks[0]["jobs"][0]["read"]["io_bytes"], 128 * 1024)
+        self.assertEqual(ranks[1]["jobs"][0]["read"]["io_bytes"], 64 * 1024)
+
+    def test_time_based_group_runs_in_step_and_bandwidth_is_over_the_common_window(self):
+        self.write("job.fio", f"[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=1\nrate_iops=500\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        p = mpirun(2, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        w = doc["jobs"][0]["write"]
+        for k in doc["ioplan"]["ranks"]:  # each rank ran its second
+            self.assertAlmostEqual(k["jobs"][0]["runtime_ns"] / 1e9, 1.0, delta=0.3)
+        # the two seconds overlap: the window is one second and a little skew, not two
+        self.assertGreaterEqual(w["runtime"], 1000)
+        self.assertLess(w["runtime"], 1000 + doc["ioplan"]["world"]["start_skew_ns"] / 1e6 + 300)
+        self.assertAlmostEqual(w["total_ios"], 1000, delta=100)
+        self.assertAlmostEqual(w["iops"], 1000, delta=150)
+
+    def test_filename_format_rank_and_host(self):
+        host = os.uname().nodename
+        (self.tmp / "d").mkdir()
+        self.write("job.fio", f"[w]\nioengine=psync\nbs=4k\nsize=8k\nrw=write\ndirectory={self.tmp}/d\n"
+                   "filename_format=$jobname.$rank.$host\n"
+                   f"[v]\nioengine=psync\nbs=4k\nsize=8k\nrw=write\n"
+                   f"filename={self.tmp}/d/l${{IOPLAN_LOCAL_RANK}}.n${{IOPLAN_NRANKS}}.${{IOPLAN_HOST}}\n")
+        p = mpirun(2, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(self.tmp / "d")),
+                         [f"l0.n2.{host}", f"l1.n2.{host}", f"w.0.{host}", f"w.1.{host}"])
+
+
+if __name__ == "__main__":
+    unittest.main()
