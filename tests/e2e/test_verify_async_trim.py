@@ -73,7 +73,7 @@ class VerifyAsync(TmpDirCase):
         got = {}
         for tool in (run, run_fio):
             (self.tmp / "a.dat").unlink(missing_ok=True)
-            p = tool([*args, f"--filename={self.tmp / 'a.dat'}"])
+            p = tool([*args, f"--filename={self.tmp / 'a.dat'}"], cwd=self.tmp)   # fio's state files
             self.assertEqual(p.returncode, 0, p.stderr)
             j = fio_doc(p.stdout)["jobs"][0]
             got[tool.__name__] = (j["error"], j["read"]["io_bytes"], j["write"]["io_bytes"])
@@ -162,8 +162,8 @@ class TrimOnALoopDeviceAsFio(TmpDirCase):
         # direct=1: ioplan holds the device claimed, and the kernel's discard then needs no dirty cache.
         args = ["--name=t", f"--filename={self.dev}", f"--size={SIZE}", f"--bs={BS}", "--direct=1",
                 "--rw=trimwrite", "--verify=crc32c", "--trim_backlog=8", "--output-format=json", *extra]
-        f = run_fio(args)
-        p = run([*args, f"--allow_device_write={self.dev}"])
+        f = run_fio(args, cwd=self.tmp)   # fio leaves its verify state files in its working directory
+        p = run([*args, f"--allow_device_write={self.dev}"], cwd=self.tmp)
         self.assertEqual((f.returncode, p.returncode), (0, 0), f.stderr + p.stderr)
         return counts(fio_doc(f.stdout)), counts(json.loads(p.stdout))
 
@@ -218,7 +218,7 @@ class TrimThatKeepsTheData(TmpDirCase):
         self.assertEqual(counts(json.loads(p.stdout))[:2], (16, 16))
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 84)
         self.assertIn("offset 0: trim_verify_zero: trimmed block reads back byte ", p.stderr)
-        f = run_fio([*args, "--rw=trimwrite"]) if FIO else None
+        f = run_fio([*args, "--rw=trimwrite"], cwd=self.tmp) if FIO else None
         if f is not None and "nbd" in subprocess.run([FIO, "--enghelp"], capture_output=True,
                                                       text=True).stdout.split():
             self.assertEqual(fio_doc(f.stdout)["jobs"][0]["error"], 84)
