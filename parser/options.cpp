@@ -1008,11 +1008,11 @@ static const std::vector<option> table = {
         .range(0, 1ull << 31)
         .help("Keep each block's header at this offset (swapped with the data there), as fio.")
         .apply(A(j.pj.verify_offset_bytes = U32(size_in(j, o, v)))),
-    opt("verify_backlog", opt_type::integer, CAT_VERIFY)
+    opt("verify_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Read back and check the blocks written so far after every N writes (0: after the write phase).")
-        .apply(A(j.pj.verify_backlog = U32(int_in(o, v)))),
+        .help("Read back and check the blocks written so far after every N writes (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
+        .apply(A(j.pj.verify_backlog = U32(size_in(j, o, v)))),
     opt("verify_backlog_batch", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
