@@ -474,7 +474,7 @@ struct plan_job {
 	uint64_t verify_async_cpus_mask;	/* CPUs of the checker threads; 0 = any */
 	uint32_t trim_percentage;	/* share of verified writes later trimmed, 0..100 */
 	uint64_t trim_backlog;		/* trim after this many writes; 0 = no trims */
-	uint32_t trim_backlog_batch;	/* blocks trimmed each time; 0 = trim_backlog */
+	uint32_t trim_backlog_batch;	/* accepted; fio 3.33 trims every listed block each round whatever it is */
 	bool trim_verify_zero;		/* the read-back checks trimmed blocks are zeroes */
 
 	/*

@@ -111,6 +111,7 @@ static int start_threads(struct vasync *a, const struct vfy *proto, uint32_t n, 
 		if ((ret = pthread_create(&t->tid, NULL, checker, t)))
 			return -ret;
 		t->started = true;
+		pthread_setname_np(t->tid, "ioplan-verify");	/* top -H and /proc name them */
 		pin(t->tid, cpumask);
 	}
 	return 0;

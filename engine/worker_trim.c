@@ -2,9 +2,12 @@
  * engine/worker_trim.c - trim_percentage, trim_backlog and trim_verify_zero: trims among verified writes.
  *
  * fio 3.33 puts trim_percentage percent of a verifying job's writes on a
- * list; every trim_backlog writes it trims trim_backlog_batch of them
- * (trim_backlog's number by default) with the job's trim operation, and
- * whatever is still listed when the workload ends is trimmed then.  With
+ * list; every trim_backlog writes it trims the blocks listed with the job's
+ * trim operation, and whatever is still listed when the workload ends is
+ * trimmed then.  fio's trim_backlog_batch bounds one round of trims, but fio
+ * starts another round as long as no write came in between, so every listed
+ * block goes (the same trims, in the same order, whatever the batch; ioplan
+ * accepts the option and does the same).  With
  * trim_verify_zero (the default) the read-back checks that a trimmed block
  * reads as zeroes instead of checking its header; without it, a trimmed
  * block is not read back.  Without trim_backlog nothing is trimmed, as in
@@ -29,8 +32,8 @@ struct vtrim {
 	uint64_t rng;
 	struct vtrim_ent *q;		/* ring of blocks waiting to be trimmed */
 	uint64_t head, nr, cap;
-	uint64_t writes;		/* since trims were last allowed */
-	uint64_t due;			/* trims allowed now */
+	uint64_t writes;		/* since the last round of trims */
+	bool due;			/* a round of trims: until the list is empty */
 	struct vfy_map *zeroed;		/* trim_verify_zero: per file, written chunks trimmed since */
 };
 
@@ -102,7 +105,7 @@ static void written(struct worker *w, const struct io_u *u, uint64_t rel)
 		push(t, u);
 	if (++t->writes >= j->trim_backlog) {
 		t->writes = 0;
-		t->due += j->trim_backlog_batch ? j->trim_backlog_batch : j->trim_backlog;
+		t->due = true;
 	}
 }
 
@@ -134,13 +137,11 @@ bool worker_trim_next(struct worker *w, struct gen_io *io, bool gen_ended)
 	struct vtrim_ent e;
 
 	if (!t->nr) {
-		t->due = 0;	/* allowed trims with nothing listed lapse, as fio's batch does */
+		t->due = false;
 		return false;
 	}
 	if (!t->due && !gen_ended)
 		return false;
-	if (t->due)
-		t->due--;
 	e = t->q[t->head];
 	t->head = (t->head + 1) % t->cap;
 	t->nr--;

@@ -1059,7 +1059,7 @@ static const std::vector<option> table = {
     opt("trim_backlog_batch", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Blocks trimmed each time (0: trim_backlog's N).")
+        .help("Accepted as fio's: fio 3.33 trims every listed block each time whatever its value, and so does ioplan.")
         .apply(A(j.pj.trim_backlog_batch = U32(int_in(o, v)))),
 
     // ---- errors ------------------------------------------------------------------------------

@@ -14,11 +14,12 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import time
 import unittest
 
-from common import FIO, TmpDirCase, flip, run, run_fio
+from common import BIN, FIO, TmpDirCase, flip, run, run_fio
 
 BS = 4096
 SIZE = 64 * BS
@@ -36,6 +37,18 @@ def counts(doc):
     """(write, trim, read) I/O counts and the error of the first job of a JSON report."""
     j = doc["jobs"][0]
     return j["write"]["total_ios"], j["trim"]["total_ios"], j["read"]["total_ios"], j["error"]
+
+
+def checker_threads(pid):
+    """{tid: /proc status text} of a process's threads named ioplan-verify (verify_async's)."""
+    out = {}
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            if pathlib.Path(f"/proc/{pid}/task/{t}/comm").read_text().strip() == "ioplan-verify":
+                out[t] = pathlib.Path(f"/proc/{pid}/task/{t}/status").read_text()
+        except FileNotFoundError:
+            pass    # a thread that ended while we looked
+    return out
 
 
 class VerifyAsync(TmpDirCase):
@@ -56,6 +69,27 @@ class VerifyAsync(TmpDirCase):
                 self.assertEqual(doc["jobs"][0]["error"], 84)
                 self.assertEqual(doc["ioplan"]["jobs"][0]["verify_failures"], 1)
                 self.assertIn(f"job 'v': {self.tmp}/v.dat: offset {5 * BS}: verify sha256: want ", p.stderr)
+
+    @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2 and 1 in os.sched_getaffinity(0), "needs CPU 1")
+    def test_n_checker_threads_per_job_run_on_verify_async_cpus(self):
+        self.assertEqual(run(self.job("--rw=write", "--do_verify=0")).returncode, 0)
+        proc = subprocess.Popen([BIN, *self.job("--rw=read", "--time_based", "--runtime=30",
+                                                "--verify_async=3", "--verify_async_cpus=1")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            seen = {}
+            for _ in range(200):        # the threads start with the job, after its set-up
+                seen = checker_threads(proc.pid)
+                if len(seen) == 3:
+                    break
+                time.sleep(0.05)
+            self.assertEqual(len(seen), 3)
+            for status in seen.values():
+                self.assertRegex(status, r"(?m)^Cpus_allowed_list:\s+1$")
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        self.assertNotIn("verify", err)     # stopped (exit 1, as any interrupted run), nothing bad read
 
     def test_verify_fatal_still_stops_at_the_first_mismatch(self):
         self.assertEqual(run(self.job("--rw=write", "--do_verify=0")).returncode, 0)
@@ -128,6 +162,14 @@ class TrimOnAFile(TmpDirCase):
                 self.assertTrue(10 <= t <= 54, t)
                 self.assertEqual(r, 64 if zero == "1" else 64 - t)
 
+    def test_every_listed_block_is_trimmed_after_each_trim_backlog_writes_whatever_the_batch(self):
+        p = run(self.job("--rw=write", "--trim_percentage=100", "--trim_backlog_batch=2",
+                         f"--write_iolog={self.tmp / 'io.log'}"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        order = "".join(l.split()[2][0] for l in (self.tmp / "io.log").read_text().splitlines()[1:]
+                        if l.split()[2] in ("write", "trim"))
+        self.assertEqual(order, ("w" * 8 + "t" * 8) * 8)
+
     def test_without_trim_backlog_nothing_is_trimmed_as_fio(self):
         p = run(self.job("--rw=write", "--trim_percentage=50", "--trim_backlog=0"))
         self.assertEqual(counts(json.loads(p.stdout)), (64, 0, 64, 0))
@@ -158,14 +200,20 @@ class TrimOnALoopDeviceAsFio(TmpDirCase):
         subprocess.run([LOSETUP, "-d", self.dev])
         super().tearDown()
 
-    def both(self, *extra):
+    def both(self, *extra, log=False):
         # direct=1: ioplan holds the device claimed, and the kernel's discard then needs no dirty cache.
         args = ["--name=t", f"--filename={self.dev}", f"--size={SIZE}", f"--bs={BS}", "--direct=1",
                 "--rw=trimwrite", "--verify=crc32c", "--trim_backlog=8", "--output-format=json", *extra]
-        f = run_fio(args, cwd=self.tmp)   # fio leaves its verify state files in its working directory
-        p = run([*args, f"--allow_device_write={self.dev}"], cwd=self.tmp)
+        logs = [[f"--write_iolog={self.tmp / who}.log"] if log else [] for who in ("fio", "ioplan")]
+        f = run_fio([*args, *logs[0]], cwd=self.tmp)   # fio leaves its verify state files in its directory
+        p = run([*args, *logs[1], f"--allow_device_write={self.dev}"], cwd=self.tmp)
         self.assertEqual((f.returncode, p.returncode), (0, 0), f.stderr + p.stderr)
         return counts(fio_doc(f.stdout)), counts(json.loads(p.stdout))
+
+    def longest_trim_run(self, who):
+        ops = "".join(l.split()[2][0] for l in (self.tmp / f"{who}.log").read_text().splitlines()[1:]
+                      if len(l.split()) > 3 and l.split()[2] in ("write", "trim"))
+        return max(len(r) for r in ops.replace("w", " ").split())
 
     def test_counts_are_fios(self):
         # Every block: trimwrite's own trim, then the listed trim; all read back as zeroes, or none.
@@ -178,6 +226,11 @@ class TrimOnALoopDeviceAsFio(TmpDirCase):
         fio, ours = self.both("--trim_percentage=100", "--trim_verify_zero=0")
         self.assertEqual(ours, (64, 128, 0, 0))
         self.assertEqual((fio[0], fio[1] + fio[2], fio[3]), (64, 128, 0))
+        # trim_backlog_batch=2 bounds nothing in fio 3.33 (it starts another batch while no write
+        # came between): after each eight writes, trimwrite's own trim then the eight listed, in both.
+        fio, ours = self.both("--trim_percentage=100", "--trim_backlog_batch=2", log=True)
+        self.assertEqual(ours, fio)
+        self.assertEqual({who: self.longest_trim_run(who) for who in ("fio", "ioplan")}, {"fio": 9, "ioplan": 9})
         fio, ours = self.both("--trim_percentage=50")
         self.assertEqual((ours[0], ours[2], ours[3]), (fio[0], fio[2], fio[3]))
         self.assertTrue(64 + 10 <= ours[1] <= 64 + 54 and 64 + 10 <= fio[1] <= 64 + 54, (ours, fio))
