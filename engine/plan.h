@@ -469,6 +469,13 @@ struct plan_job {
 	uint32_t verify_pattern_len;
 	uint32_t verify_pattern_offset_at[PLAN_VERIFY_OFFSET_FMTS];	/* %o: each block's offset goes here */
 	uint32_t nr_verify_pattern_offsets;
+	/* verify_async and the trim_* verification options (issue 23, worker_verify*.c). */
+	uint32_t verify_async;		/* checker threads per clone; 0 = checks on the I/O thread */
+	uint64_t verify_async_cpus_mask;	/* CPUs of the checker threads; 0 = any */
+	uint32_t trim_percentage;	/* share of verified writes later trimmed, 0..100 */
+	uint64_t trim_backlog;		/* trim after this many writes; 0 = no trims */
+	uint32_t trim_backlog_batch;	/* accepted; fio 3.33 trims every listed block each round whatever it is */
+	bool trim_verify_zero;		/* the read-back checks trimmed blocks are zeroes */
 
 	/*
 	 * Recording: keep the first io_trace_max I/Os (time, offset, size, latency).

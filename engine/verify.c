@@ -233,11 +233,48 @@ uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset,
 	uint32_t n = 0;
 
 	for (uint64_t at = 0; at + v->interval <= len; at += v->interval) {
+		v->checks++;
 		if (!check_chunk(v, p + at, offset + at, &b))
 			continue;
 		if (n < max)
 			bad[n] = b;
 		n++;
+	}
+	return n;
+}
+
+int vfy_clone(struct vfy *dst, const struct vfy *src)
+{
+	int ret = vfy_init(dst, src->kind, src->interval, src->seed, src->pattern, src->pattern_len);
+
+	if (ret)
+		return ret;
+	dst->verify_offset = src->verify_offset;
+	dst->check_seed = src->check_seed;
+	dst->thread = src->thread;
+	dst->numberio = src->numberio;
+	dst->offset_at = src->offset_at;
+	dst->nr_offset_at = src->nr_offset_at;
+	return 0;
+}
+
+uint32_t vfy_check_zero(struct vfy *v, const void *buf, uint64_t len, uint64_t offset,
+			struct vfy_bad *bad, uint32_t max)
+{
+	const uint8_t *p = buf;
+	uint32_t n = 0;
+
+	for (uint64_t at = 0; at + v->interval <= len; at += v->interval) {
+		v->checks++;
+		for (uint64_t i = at; i < at + v->interval; i++) {
+			if (!p[i])
+				continue;
+			if (n < max)
+				bad[n] = (struct vfy_bad){ .offset = offset + i, .got = p[i],
+							   .field = "trimmed block" };
+			n++;
+			break;
+		}
 	}
 	return n;
 }
@@ -262,6 +299,9 @@ void vfy_describe(const struct vfy *v, const struct vfy_bad *b, char *out, size_
 		if (at + 6 < cap)
 			at += (size_t)snprintf(out + at, cap - at, " got ");
 		hex(out + at, at < cap ? cap - at : 0, b->got_sum, b->sum_len);
+	} else if (!strcmp(b->field, "trimmed block")) {
+		snprintf(out, cap, "trim_verify_zero: trimmed block reads back byte %02" PRIx64
+			 " here, not zeroes", b->got);
 	} else if (!strcmp(b->field, "pattern")) {
 		snprintf(out, cap, "verify %s: pattern byte want %02" PRIx64 " got %02" PRIx64, name,
 			 b->want, b->got);

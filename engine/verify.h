@@ -63,6 +63,7 @@ struct vfy {
 	const uint32_t *offset_at;	/* verify_pattern's %o: where each chunk's offset goes */
 	uint32_t nr_offset_at;
 	struct csum_ctx csum;
+	uint64_t checks;		/* chunks this context checked (verify_async hands them to others) */
 };
 
 /* One mismatch: where and what. */
@@ -104,6 +105,20 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset);
  */
 uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset,
 		   struct vfy_bad *bad, uint32_t max);
+
+/*
+ * verify_async: dst gets src's settings and a checksum state of its own, so
+ * another thread can check blocks with it.  0, or vfy_init's error.
+ */
+int vfy_clone(struct vfy *dst, const struct vfy *src);
+
+/*
+ * trim_verify_zero: a trimmed block must read back as zeroes.  Each whole
+ * chunk with a byte that is not zero is one mismatch (field "trimmed block",
+ * offset: that byte's).  Returns the number of such chunks.
+ */
+uint32_t vfy_check_zero(struct vfy *v, const void *buf, uint64_t len, uint64_t offset,
+			struct vfy_bad *bad, uint32_t max);
 
 /* Formats a mismatch ("verify md5: want 2927.. got 1f3a.."), for res_error.what. */
 void vfy_describe(const struct vfy *v, const struct vfy_bad *b, char *out, size_t cap);

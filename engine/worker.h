@@ -200,6 +200,8 @@ struct worker {
 	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
 	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
 	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
+	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */
+	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
 	/* Capture and replay (worker_replay.c). */
@@ -239,6 +241,17 @@ void worker_verify_release(struct worker *w);
 void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
+/*
+ * trim_percentage with trim_backlog (worker_trim.c).  worker_trim_next gives
+ * the next trim due (every one listed once gen_ended); worker_trim_done takes
+ * a completed write or trim at rel in its file region (true: it stays on the
+ * written map, trimmed); worker_trim_zeroed says a written chunk was trimmed.
+ */
+int worker_trim_setup(struct worker *w);
+void worker_trim_release(struct worker *w);
+bool worker_trim_next(struct worker *w, struct gen_io *io, bool gen_ended);
+bool worker_trim_done(struct worker *w, const struct io_u *u, uint64_t rel);
+bool worker_trim_zeroed(const struct worker *w, uint32_t f, uint64_t chunk);
 
 /*
  * rate_min / rate_iops_min (worker_rate_min.c): start arms the check when the

@@ -438,6 +438,17 @@ static bool has_room(struct worker *w)
 	return true;
 }
 
+/* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
+static bool draw(struct worker *w)
+{
+	if (w->vtrim && worker_trim_next(w, &w->held, false))
+		return true;
+	if (w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+		return true;
+	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
+	return w->vtrim && !w->gen.busy && worker_trim_next(w, &w->held, true);
+}
+
 static void issue(struct worker *w)
 {
 	w->blocked = false;
@@ -455,8 +466,7 @@ static void issue(struct worker *w)
 		if (!w->have_held) {
 			if (w->flow && !worker_flow_turn(w))
 				return;
-			if (w->job->replay ? !worker_replay_next(w)
-					   : !gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
+			if (!draw(w)) {
 				if (w->need_sync)
 					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles). */

@@ -31,6 +31,7 @@
 
 #include "buffers.h"
 #include "stats.h"
+#include "verify_async.h"
 #include "worker.h"
 
 #define VFY_RUN_BYTES (1u << 20)	/* bytes per read-back pread */
@@ -118,6 +119,28 @@ static int load_state(struct worker *w, uint64_t iv)
 	return ret;
 }
 
+/* verify_async: the checker threads, with slots for a read-back run or a whole block read. */
+static int start_async(struct worker *w)
+{
+	uint64_t iv = w->vfy->interval, bytes = VFY_RUN_BYTES / iv * iv;
+	int ret;
+
+	if (bytes < iv)
+		bytes = iv;
+	if (bytes < bufpool_len(w->job))
+		bytes = bufpool_len(w->job);
+	if (!(w->vasync = malloc(sizeof(*w->vasync))))
+		return -ENOMEM;
+	ret = vasync_start(w->vasync, w->vfy, w->job->verify_async, w->job->verify_async_cpus_mask,
+			   bytes);
+	if (ret) {
+		free(w->vasync);
+		w->vasync = NULL;
+		worker_error(w, .err = -ret, .what = "verify_async: starting the checker threads");
+	}
+	return ret;
+}
+
 int worker_verify_setup(struct worker *w, const struct buffill *fill)
 {
 	const struct plan_job *j = w->job;
@@ -149,6 +172,9 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	w->vfy->check_seed = job_writes(j) && !j->verify_only;
 	(void)fill;
 	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
+	if (j->verify_async && (w->vfy_reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
+	    (ret = start_async(w)))
+		return ret;
 	if (j->verify_only && j->verify_state_load)
 		return load_state(w, iv);
 	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
@@ -159,7 +185,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return -ENOMEM;
 	if (j->do_verify && !(w->vmaps = new_maps(w, iv)))
 		return -ENOMEM;
-	return 0;
+	return worker_trim_setup(w);
 }
 
 /* Written at the thread's end, interrupted or not; a failure is the job's error. */
@@ -176,6 +202,11 @@ static void save_state(struct worker *w)
 
 void worker_verify_release(struct worker *w)
 {
+	if (w->vasync)
+		vasync_stop(w->vasync);
+	free(w->vasync);
+	w->vasync = NULL;
+	worker_trim_release(w);
 	if (w->vstate)
 		save_state(w);
 	free_maps(w, w->vstate);
@@ -211,7 +242,7 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 {
 	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
 	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
-	bool hdr = !b->sum_len && strcmp(b->field, "pattern");
+	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
 	uint8_t *want;
 	char name[4096];
 	int ret;
@@ -263,19 +294,38 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 
 static int read_hists(struct worker *w);
 static void backlog_pass(struct worker *w);
+static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		       bool zero);
+static struct vasync_slot *async_slot(struct worker *w);
+
+/*
+ * A read job's block: checked here, or copied into a slot for the checker
+ * threads (verify_async), so the I/O goes back to the engine at once.
+ */
+static void check_read(struct worker *w, const struct io_u *u)
+{
+	struct vasync_slot *s;
+
+	if (!w->vasync) {
+		check_here(w, u->file, u->buf, u->offset, u->len, false);
+		return;
+	}
+	s = async_slot(w);
+	memcpy(s->buf, u->buf, u->len);
+	s->len = u->len;
+	s->offset = u->offset;
+	s->file = u->file;
+	s->zero = false;
+	vasync_submit(w->vasync, s);
+}
 
 void worker_verify_done(struct worker *w, const struct io_u *u)
 {
-	struct vfy_bad bad[VFY_BAD_MAX];
 	uint64_t rel, iv = w->vfy->interval;
-	uint32_t n;
 
 	if (u->ddir == PLAN_DDIR_READ) {
-		if (!w->vfy_reads)
-			return;
-		n = vfy_check(w->vfy, u->buf, u->len, u->offset, bad, VFY_BAD_MAX);
-		if (n)
-			report_bad(w, u->file, n, bad, u->buf, u->offset);
+		if (w->vfy_reads)
+			check_read(w, u);
 		return;
 	}
 	if (u->offset < w->gen.files[u->file].start)
@@ -284,6 +334,9 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	if (w->vstate && !(rel % iv))
 		vfy_map_set(&w->vstate[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
 	if (!w->vmaps)
+		return;
+	/* trim_verify_zero: a trimmed written chunk stays on the map, to be read back as zeroes. */
+	if (w->vtrim && worker_trim_done(w, u, rel))
 		return;
 	if (!(rel % iv))
 		vfy_map_set(&w->vmaps[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
@@ -313,13 +366,11 @@ static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
 		lat_add(&d->lat, lat);
 }
 
-/* Reads chunk by chunk n chunks from rel on, all of each (a short read continues); then checks them. */
-static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, uint64_t n)
+/* Reads len bytes at off into buf, chunk by chunk (a short read continues); false on failure. */
+static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len)
 {
-	struct vfy_bad bad[VFY_BAD_MAX];
-	uint64_t iv = w->vfy->interval, off = w->gen.files[f].start + rel, len = n * iv, done = 0, t0;
+	uint64_t iv = w->vfy->interval, done = 0, t0;
 	int64_t r;
-	uint32_t nb;
 
 	while (done < len) {
 		t0 = clk_now(&w->clk);
@@ -331,41 +382,124 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 				     .what = r < 0 ? "verify read" : "verify read: end of file");
 			if (!w->res.error)
 				w->res.error = r < 0 ? (int)-r : EIO;
-			return true;
+			return false;
 		}
 		done += (uint64_t)r;
 		if (!(done % iv))
 			account_read(w, iv, clk_now(&w->clk) - t0);
 	}
-	nb = vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
+	return true;
+}
+
+/* A checked slot's mismatches, reported here (one thread reports); the slot goes back. */
+static void async_report(struct worker *w, struct vasync_slot *s)
+{
+	/* verify_fatal: the job ended at the first mismatch; later slots are not looked at. */
+	if (s->nbad && !(w->fatal && w->job->verify_fatal))
+		report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
+	vasync_put(w->vasync, s);
+}
+
+/* Reports what the checkers have finished; with all, waits for everything submitted. */
+static void async_reap(struct worker *w, bool all)
+{
+	struct vasync_slot *s;
+
+	while ((s = vasync_reap(w->vasync, all)))
+		async_report(w, s);
+}
+
+/* A free slot, reaping checked ones (and waiting for one when all are busy). */
+static struct vasync_slot *async_slot(struct worker *w)
+{
+	struct vasync_slot *s;
+
+	async_reap(w, false);
+	while (!(s = vasync_get(w->vasync)))
+		if ((s = vasync_reap(w->vasync, true)))
+			async_report(w, s);
+	return s;
+}
+
+/* Checks buf's chunks here (or their zeroes, for trimmed ones); true when verify_fatal stops. */
+static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		       bool zero)
+{
+	struct vfy_bad bad[VFY_BAD_MAX];
+	uint32_t nb = zero ? vfy_check_zero(w->vfy, buf, len, off, bad, VFY_BAD_MAX)
+			   : vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
+
 	return nb && report_bad(w, f, nb, bad, buf, off);
+}
+
+/*
+ * Reads n chunks from rel on and checks them: here, or with verify_async in
+ * a slot handed to the checker threads.  True to stop.
+ */
+static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, uint64_t n,
+		      bool zero)
+{
+	uint64_t off = w->gen.files[f].start + rel, len = n * w->vfy->interval;
+	struct vasync_slot *s;
+
+	if (!w->vasync)
+		return !read_run(w, f, buf, off, len) || check_here(w, f, buf, off, len, zero);
+	s = async_slot(w);
+	if (!read_run(w, f, s->buf, off, len)) {
+		vasync_put(w->vasync, s);
+		return true;
+	}
+	s->len = len;
+	s->offset = off;
+	s->file = f;
+	s->zero = zero;
+	vasync_submit(w->vasync, s);
+	return w->fatal;
+}
+
+/* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
+static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
+		      bool zero, bool all, uint64_t *budget)
+{
+	uint64_t n = *run;
+
+	*run = 0;
+	if (check_run(w, f, buf, first * w->vfy->interval, n, zero) || stopping(w))
+		return true;
+	if (!all)
+		vfy_map_set(&w->vmaps[f], first, n, false);
+	*budget -= n;
+	return false;
 }
 
 /*
  * Checks the chunks of file f (those written, or all of them), at most
  * *budget of them; a written chunk checked leaves the map, so it is checked
- * once.  True to stop.
+ * once.  A run of chunks is all trimmed (checked for zeroes) or none.  True
+ * to stop.
  */
 static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
 			uint64_t *budget)
 {
-	uint64_t iv = w->vfy->interval, nchunks = w->gen.files[f].len / iv, run = 0, first = 0;
+	uint64_t nchunks = w->gen.files[f].len / w->vfy->interval, run = 0, first = 0;
+	bool zero = false;
 
 	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
 		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
+		bool z = want && !all && worker_trim_zeroed(w, f, i);
 
-		if (want && !run)
+		/* A trimmed chunk next to a written one: two runs. */
+		if (run && want && z != zero && flush_run(w, f, buf, first, &run, zero, all, budget))
+			return true;
+		if (want && !run) {
 			first = i;
+			zero = z;
+		}
 		if (want)
 			run++;
-		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks)) {
-			if (check_run(w, f, buf, first * iv, run) || stopping(w))
-				return true;
-			if (!all)
-				vfy_map_set(&w->vmaps[f], first, run, false);
-			*budget -= run;
-			run = 0;
-		}
+		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks) &&
+		    flush_run(w, f, buf, first, &run, zero, all, budget))
+			return true;
 	}
 	return false;
 }
@@ -389,6 +523,8 @@ static void backlog_pass(struct worker *w)
 	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
 		if (w->fds[f] >= 0 && verify_file(w, f, w->vfy_buf, cap, false, &budget))
 			break;
+	if (w->vasync)
+		async_reap(w, false);
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 }
 
@@ -447,12 +583,16 @@ void worker_verify_phase(struct worker *w)
 		if (stop)
 			break;
 	}
+	if (w->vasync)
+		async_reap(w, true);	/* the phase ends when its blocks are checked */
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 	bufpool_free(&pool);
 }
 
 void worker_verify_verdict(struct worker *w)
 {
+	if (w->vasync)
+		async_reap(w, true);	/* a read job's last blocks */
 	if (!w->res.verify_failures || (w->job->continue_on_error & PLAN_COE_VERIFY))
 		return;
 	if (!w->res.error)

@@ -1008,11 +1008,11 @@ static const std::vector<option> table = {
         .range(0, 1ull << 31)
         .help("Keep each block's header at this offset (swapped with the data there), as fio.")
         .apply(A(j.pj.verify_offset_bytes = U32(size_in(j, o, v)))),
-    opt("verify_backlog", opt_type::integer, CAT_VERIFY)
+    opt("verify_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Read back and check the blocks written so far after every N writes (0: after the write phase).")
-        .apply(A(j.pj.verify_backlog = U32(int_in(o, v)))),
+        .help("Read back and check the blocks written so far after every N writes (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
+        .apply(A(j.pj.verify_backlog = U32(size_in(j, o, v)))),
     opt("verify_backlog_batch", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
@@ -1034,6 +1034,33 @@ static const std::vector<option> table = {
         .def("0")
         .help("fio: verify by regenerating offsets instead of logging them. ioplan always reads back exactly the blocks written, from a bitmap: the same result.")
         .apply(A((void)flag_value(v))),
+    opt("verify_async", opt_type::integer, CAT_VERIFY)
+        .def("0")
+        .range(0, 64)
+        .help("Threads per clone that check the blocks read back, off the I/O thread (0: the I/O thread checks them).")
+        .apply(A(j.pj.verify_async = U32(int_in(o, v)))),
+    opt("verify_async_cpus", opt_type::cpu_list, CAT_VERIFY)
+        .help("CPUs the verify_async threads run on (0-3,6), as cpus_allowed.")
+        .apply(A(j.pj.verify_async_cpus_mask = parse_cpu_list(trim(v)))),
+    opt("trim_percentage", opt_type::integer, CAT_VERIFY)
+        .def("0")
+        .range(0, 100)
+        .help("Percentage of a verifying job's written blocks it trims again (every trim_backlog writes), as fio.")
+        .apply(A(j.pj.trim_percentage = U32(int_in(o, v)))),
+    opt("trim_verify_zero", opt_type::boolean, CAT_VERIFY)
+        .def("1")
+        .help("The read-back checks that trimmed blocks read as zeroes (0: trimmed blocks are not read back).")
+        .apply(A(j.pj.trim_verify_zero = flag_value(v))),
+    opt("trim_backlog", opt_type::size, CAT_VERIFY)
+        .def("0")
+        .range(0, 1ull << 40)
+        .help("Trim the blocks trim_percentage picked after every N writes (0: no trims, as fio).")
+        .apply(A(j.pj.trim_backlog = size_in(j, o, v))),
+    opt("trim_backlog_batch", opt_type::integer, CAT_VERIFY)
+        .def("0")
+        .range(0, 1ull << 31)
+        .help("Accepted as fio's: fio 3.33 trims every listed block each time whatever its value, and so does ioplan.")
+        .apply(A(j.pj.trim_backlog_batch = U32(int_in(o, v)))),
 
     // ---- errors ------------------------------------------------------------------------------
     opt("continue_on_error", opt_type::choice, CAT_SAFETY)

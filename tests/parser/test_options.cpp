@@ -6,6 +6,8 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "parser/convert.hpp"
 #include "parser/options.hpp"
@@ -207,4 +209,28 @@ TEST_CASE("integer options take fio's unit letters, as fio reads them through it
     CHECK_THROWS_AS(apply("rwmixread", "2k"), value_error);  // 2048 is out of range, as fio
     CHECK_THROWS_AS(apply("iodepth", "1x"), value_error);
     CHECK_THROWS_AS(apply("iodepth", "k"), value_error);
+}
+
+TEST_CASE("verify_async, verify_async_cpus and the trim_* options: fio's forms and defaults")
+{
+    job_spec j = applied({{"verify_async", "6"}, {"verify_async_cpus", "0-3,7"}, {"trim_percentage", "30"},
+                          {"trim_backlog", "1k"}, {"trim_backlog_batch", "4"}, {"trim_verify_zero", "0"},
+                          {"verify_backlog", "1m"}});
+    CHECK(j.pj.verify_async == 6);
+    CHECK(j.pj.verify_async_cpus_mask == 0x8f);
+    CHECK(j.pj.trim_percentage == 30);
+    CHECK(j.pj.trim_backlog == 1024);	// fio's suffixes, as its STR_VAL options
+    CHECK(j.pj.trim_backlog_batch == 4);
+    CHECK(!j.pj.trim_verify_zero);
+    CHECK(j.pj.verify_backlog == 1048576);	// t/jobs/t0009's verify_backlog=1m
+    job_spec d = default_spec();
+    CHECK((d.pj.verify_async == 0 && d.pj.verify_async_cpus_mask == 0 && d.pj.trim_percentage == 0));
+    CHECK((d.pj.trim_backlog == 0 && d.pj.trim_backlog_batch == 0 && d.pj.trim_verify_zero));
+    for (auto bad : std::vector<std::pair<const char *, const char *>>{
+             {"trim_percentage", "101"}, {"trim_percentage", "x"}, {"verify_async", "65"},
+             {"verify_async_cpus", "64"}, {"trim_backlog", "-1"}, {"trim_verify_zero", "maybe"}}) {
+        CAPTURE(bad.first);
+        const option &o = *find_option(bad.first);
+        CHECK_THROWS_AS(o.apply(j, o, bad.second), value_error);
+    }
 }
