@@ -318,8 +318,14 @@ void results_free(struct results *r)
 	if (!r)
 		return;
 	for (uint32_t j = 0; j < r->nr_jobs; j++) {
-		for (uint32_t c = 0; c < r->jobs[j].nr_clones; c++)
+		for (uint32_t c = 0; c < r->jobs[j].nr_clones; c++) {
 			res_clone_release(&r->jobs[j].clones[c]);
+			if (r->jobs[j].ss) {
+				free(r->jobs[j].ss[c].iops);
+				free(r->jobs[j].ss[c].bw);
+			}
+		}
+		free(r->jobs[j].ss);
 		free(r->jobs[j].clones);
 	}
 	free(r->jobs);
