@@ -82,7 +82,8 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
-	libssl-dev libisal-dev libxxhash-dev libnuma-dev
+	libssl-dev libisal-dev libxxhash-dev libnuma-dev \
+	python3-scipy
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test suite unit e2e check check-generated check-layering generate \

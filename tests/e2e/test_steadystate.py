@@ -1,0 +1,179 @@
+"""tests/e2e/test_steadystate.py - steady state (ss, ss_dur, ss_ramp) through the
+binary, against fio 3.33 on the same jobs.
+
+A rate-limited null job has steady IOPS, so both tools end it once the window
+is steady, long before its runtime, with the same JSON steadystate section; a
+job whose limit can never be met runs to its runtime and says so; bad values
+are positioned errors; --parse-only --debug=parse prints fio's threshold lines
+(fio's t/steadystate_tests.py reads them); `ioplan plot` shades the window.
+"""
+import json
+import re
+import shutil
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+RUN_ALONE = True  # judges per-second rates
+
+RATED = ["--ioengine=null", "--size=1g", "--rw=randread", "--time_based", "--runtime=30",
+         "--rate_iops=1000", "--ss_dur=3", "--ss=iops:5%"]
+NEVER = ["--ioengine=null", "--size=1g", "--rw=read", "--time_based", "--runtime=4",
+         "--rate_iops=1000", "--ss_dur=2", "--ss=iops_slope:0"]
+SS_KEYS = ["ss", "duration", "attained", "criterion", "max_deviation", "slope", "data"]
+DATA_KEYS = ["bw_mean", "iops_mean", "iops", "bw"]
+
+
+def jobs_of(stdout):
+    return json.loads(stdout[stdout.index("{"):])["jobs"]
+
+
+class SteadyState(TmpDirCase):
+    def json_run(self, runner, args):
+        p = runner(["--name=j", *args, "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return jobs_of(p.stdout)
+
+    def check_attained(self, job):
+        ss = job["steadystate"]
+        self.assertEqual(list(ss), SS_KEYS)
+        self.assertEqual(list(ss["data"]), DATA_KEYS)
+        self.assertEqual(ss["ss"], "iops:5.000000%")
+        self.assertEqual(ss["duration"], 3)
+        self.assertEqual(ss["attained"], 1)
+        self.assertTrue(ss["criterion"].endswith("%"))
+        self.assertLess(float(ss["criterion"][:-1]), 5.0)
+        self.assertEqual(len(ss["data"]["iops"]), 3)
+        self.assertAlmostEqual(ss["data"]["iops_mean"], 1000, delta=100)
+        self.assertAlmostEqual(ss["data"]["bw_mean"], 4096 * ss["data"]["iops_mean"], delta=4096 * 100)
+        # Three steady seconds end the job, not its 30 s runtime.
+        self.assertLess(job["read"]["runtime"], 15000)
+
+    def test_a_rate_limited_job_stops_once_steady(self):
+        self.check_attained(self.json_run(run, RATED)[0])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_stops_the_same_job_with_the_same_section(self):
+        self.check_attained(self.json_run(run_fio, RATED)[0])
+
+    def test_a_job_that_cannot_be_steady_runs_to_its_runtime_and_says_so(self):
+        ss = None
+        for runner in ([run, run_fio] if FIO else [run]):
+            job = self.json_run(runner, NEVER)[0]
+            ss = job["steadystate"]
+            self.assertEqual(ss["attained"], 0, runner)
+            self.assertGreaterEqual(job["read"]["runtime"], 3900, runner)
+            self.assertEqual(ss["ss"], "iops_slope:0.000000", runner)
+        p = run(["--name=j", *NEVER], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("  steadystate  : attained=no, ", p.stdout)
+        self.assertRegex(p.stdout, r"  steady state : not reached in [34]\.\ds: the last 2s window's iops slope was "
+                                   r"-?\d+\.\d{3}, limit 0\.000\n")
+
+    def test_normal_output_says_when_it_was_steady(self):
+        p = run(["--name=j", *RATED], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"  steadystate  : attained=yes, bw=\d+KiB/s \(\d+kB/s\), iops=\d+, "
+                                   r"iops mean dev=\d+\.\d{3}%\n")
+        m = re.search(r"  steady state : reached at (\d+\.\d)s: iops max deviation \d+\.\d{3}% < 5\.000% over "
+                      r"the 3s window (\d+\.\d)s-(\d+\.\d)s; the job stopped there\n", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        at, a, z = (float(g) for g in m.groups())
+        self.assertAlmostEqual(z - a, 3.0, delta=0.11)
+        self.assertGreaterEqual(at, 3.0)
+
+    def test_group_reporting_judges_the_group_summed(self):
+        jobs = self.json_run(run, [*RATED, "--numjobs=2", "--group_reporting"])
+        self.assertEqual(len(jobs), 1)
+        ss = jobs[0]["steadystate"]
+        self.assertEqual(ss["attained"], 1)
+        self.assertAlmostEqual(ss["data"]["iops_mean"], 2000, delta=200)
+
+    def test_ss_ramp_delays_the_first_sample(self):
+        # ss_ramp=2: no sample before 3 s (ramp + 1 s, as fio), so the 3 s window ends after 5 s.
+        job = self.json_run(run, [*RATED, "--ss_ramp=2"])[0]
+        self.assertEqual(job["steadystate"]["attained"], 1)
+        self.assertGreaterEqual(job["read"]["runtime"], 5000)
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
+    def test_plot_shades_the_steady_window(self):
+        p = run(["--name=j", *RATED, "--output-format=json", "--output=r.json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["plot", "r.json", "-o", "c.svg"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gp = (self.tmp / "c.svg.gp").read_text()
+        rects = re.findall(r"set object 1 rect from ([\d.e+-]+), graph 0 to ([\d.e+-]+), graph 1 behind fc rgb "
+                           r"'#2ca02c'", gp)
+        self.assertEqual(len(rects), 2, gp)  # the bandwidth and the IOPS panel
+        a, z = (float(v) for v in rects[0])
+        self.assertAlmostEqual(z - a, 3.0, delta=0.01)
+        self.assertIn("'j steady iops:5%'", gp)
+
+
+class SteadyStateParsing(TmpDirCase):
+    HARNESS = [("--ss=iops:10", "set steady state IOPS threshold to 10.000000"),
+               ("--ss=iops:10%", "set steady state threshold to 10.000000%"),
+               ("--ss=iops:.1%", "set steady state threshold to 0.100000%"),
+               ("--ss=bw:10%", "set steady state threshold to 10.000000%"),
+               ("--ss=bw:.1%", "set steady state threshold to 0.100000%"),
+               ("--ss=bw:12", "set steady state BW threshold to 12"),
+               ("--ss=bw:1m", "set steady state BW threshold to 1048576")]
+
+    def test_parse_only_debug_prints_fios_threshold_lines(self):
+        for opt, line in self.HARNESS:
+            for runner in ([run, run_fio] if FIO else [run]):
+                p = runner(["--parse-only", "--debug=parse", "--ss_dur=10s", opt, "--ss_ramp=5"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, (runner, opt, p.stderr))
+                self.assertIn(line, p.stdout, (runner, opt))
+
+    def error(self, text, *args):
+        self.write("s.fio", text)
+        p = run(["--parse-only", *args, "s.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        return p.stderr
+
+    def test_bad_values_are_positioned_errors(self):
+        head = "[j]\nioengine=null\nsize=1m\nss_dur=5\n"
+        err = self.error(head + "ss=iops\n")
+        self.assertIn("s.fio:5:8: error: steadystate needs a limit after the criterion (e.g. iops:0.1%)", err)
+        err = self.error(head + "ss=foo:3\n")
+        self.assertIn("s.fio:5:4: error: bad value for steadystate: 'foo' is not a valid steadystate (one of: "
+                      "iops, iops_slope, bw, bw_slope)", err)
+        err = self.error(head + "ss=bw:1k%\n")
+        self.assertIn("'1k' is not a number", err)
+        for bad, col in (("iops:-1", 9), ("bw:-5", 7), ("bw:1k%", 7), ("iops:abc", 9)):
+            err = self.error(head + "ss=" + bad + "\n")
+            self.assertIn("s.fio:5:%d: error: " % col, err, bad)
+        err = self.error(head + "ss=iops:-1\n")
+        self.assertIn("the steady-state limit must be 0 or more", err)
+
+    def test_a_slope_needs_two_samples(self):
+        err = self.error("[j]\nioengine=null\nsize=1m\nss_dur=1\nss=iops_slope:1%\n")
+        self.assertIn("s.fio:4:8: error: job 'j': a slope needs a window of 2 or more samples", err)
+
+    def test_a_group_must_agree_on_steady_state(self):
+        # fio 3.33: "job rejected: steadystate options must be consistent within reporting groups".
+        err = self.error("[global]\nioengine=null\nsize=1m\n[a]\nss_dur=2\nss=iops:5%\n[b]\nss_dur=3\nss=iops:5%\n")
+        self.assertIn("s.fio:8:8: error: job 'b': its steady-state options differ from job 'a' of the same group",
+                      err)
+        if FIO:
+            self.write("f.fio", "[global]\nioengine=null\nsize=1m\n[a]\nss_dur=2\nss=iops:5%\n[b]\nss_dur=3\n"
+                                "ss=iops:5%\n")
+            self.assertNotEqual(run_fio(["f.fio"], cwd=self.tmp).returncode, 0)
+
+    def test_fios_steadystate_example_runs(self):
+        # fio's examples/steadystate.fio, shrunk: a sequential fill, then a stonewalled
+        # random-read job group with ss criteria.
+        self.write("e.fio", "[global]\nthread=1\ngroup_reporting=1\ndirectory=.\nsize=4m\nioengine=psync\n"
+                            "time_based\nruntime=3\nss_ramp=1\n\n[fill]\nrw=write\nbs=128k\nruntime=0\n"
+                            "time_based=0\n\n[ss]\nstonewall\nrw=randread\nbs=4k\nss=iops:10%\nss_dur=2\n")
+        p = run(["--output-format=json", "e.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        jobs = jobs_of(p.stdout)
+        self.assertEqual([j["jobname"] for j in jobs], ["fill", "ss"])
+        self.assertNotIn("steadystate", jobs[0])
+        self.assertEqual(jobs[1]["steadystate"]["duration"], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
