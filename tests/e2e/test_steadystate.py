@@ -12,7 +12,7 @@ import re
 import shutil
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, ROOT, TmpDirCase, run, run_fio
 
 RUN_ALONE = True  # judges per-second rates
 
@@ -20,6 +20,7 @@ RATED = ["--ioengine=null", "--size=1g", "--rw=randread", "--time_based", "--run
          "--rate_iops=1000", "--ss_dur=3", "--ss=iops:5%"]
 NEVER = ["--ioengine=null", "--size=1g", "--rw=read", "--time_based", "--runtime=4",
          "--rate_iops=1000", "--ss_dur=2", "--ss=iops_slope:0"]
+EXAMPLE = ROOT / "build" / "fio-src" / "examples" / "steadystate.fio"
 SS_KEYS = ["ss", "duration", "attained", "criterion", "max_deviation", "slope", "data"]
 DATA_KEYS = ["bw_mean", "iops_mean", "iops", "bw"]
 
@@ -161,19 +162,29 @@ class SteadyStateParsing(TmpDirCase):
                                 "ss=iops:5%\n")
             self.assertNotEqual(run_fio(["f.fio"], cwd=self.tmp).returncode, 0)
 
-    def test_fios_steadystate_example_runs(self):
-        # fio's examples/steadystate.fio, shrunk: a sequential fill, then a stonewalled
-        # random-read job group with ss criteria.
-        self.write("e.fio", "[global]\nthread=1\ngroup_reporting=1\ndirectory=.\nsize=4m\nioengine=psync\n"
-                            "time_based\nruntime=3\nss_ramp=1\n\n[fill]\nrw=write\nbs=128k\nruntime=0\n"
-                            "time_based=0\n\n[ss]\nstonewall\nrw=randread\nbs=4k\nss=iops:10%\nss_dur=2\n")
-        p = run(["--output-format=json", "e.fio"], cwd=self.tmp)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        jobs = jobs_of(p.stdout)
-        self.assertEqual([j["jobname"] for j in jobs], ["fill", "ss"])
-        self.assertNotIn("steadystate", jobs[0])
-        self.assertEqual(jobs[1]["steadystate"]["duration"], 2)
-
+    @unittest.skipUnless(EXAMPLE.is_file(), "run `make fio-examples` first")
+    def test_fios_steadystate_example_runs_as_in_fio(self):
+        # fio's examples/steadystate.fio, shrunk (5 min runtimes, 10-30 s windows) and with
+        # /dev/null named writable (ioplan's safety rule): both tools give each group its
+        # criterion, window and fio's section.
+        text = EXAMPLE.read_text()
+        for a, b in (("runtime=5m", "runtime=4"), ("ss_dur=30s", "ss_dur=2s"), ("ss_ramp=10s", "ss_ramp=1s"),
+                     ("ss_dur=10s", "ss_dur=2s"), ("ss_ramp=5s", "ss_ramp=1s")):
+            self.assertIn(a, text)
+            text = text.replace(a, b)
+        self.write("e.fio", text)
+        seen = []
+        for runner, extra in ([(run, ["--allow_device_write=/dev/null"])] +
+                              ([(run_fio, [])] if FIO else [])):
+            p = runner([*extra, "--output-format=json", "e.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            jobs = jobs_of(p.stdout)
+            for j in jobs:
+                self.assertEqual(list(j["steadystate"]), SS_KEYS)
+                self.assertEqual(len(j["steadystate"]["data"]["bw"]), 2)
+            seen.append([(j["jobname"], j["groupid"], j["steadystate"]["ss"]) for j in jobs])
+        self.assertEqual(seen[0], [("ss-write", 0, "iops:10.000000%"), ("ss-read", 1, "bw_slope:1.000000%")])
+        self.assertEqual(seen[0], seen[-1])
 
 if __name__ == "__main__":
     unittest.main()
