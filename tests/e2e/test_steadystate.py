@@ -90,6 +90,17 @@ class SteadyState(TmpDirCase):
         self.assertEqual(ss["attained"], 1)
         self.assertAlmostEqual(ss["data"]["iops_mean"], 2000, delta=200)
 
+    def test_without_group_reporting_each_clone_is_judged_alone(self):
+        args = ["--ioengine=null", "--size=1g", "--rw=read", "--time_based", "--runtime=20", "--rate_iops=500",
+                "--ss_dur=2", "--ss=iops:10%", "--numjobs=3"]
+        for runner in ([run, run_fio] if FIO else [run]):
+            jobs = self.json_run(runner, args)
+            self.assertEqual(len(jobs), 3, runner)
+            for job in jobs:
+                self.assertEqual(job["steadystate"]["attained"], 1, runner)
+                self.assertAlmostEqual(job["steadystate"]["data"]["iops_mean"], 500, delta=50)
+                self.assertLess(job["read"]["runtime"], 10000)
+
     def test_ss_ramp_delays_the_first_sample(self):
         # ss_ramp=2: no sample before 3 s (ramp + 1 s, as fio), so the 3 s window ends after 5 s.
         job = self.json_run(run, [*RATED, "--ss_ramp=2"])[0]
