@@ -398,7 +398,9 @@ static void watch(struct eng *e, struct seg_run *s, struct ss_run *ss)
 		if (!e->opts.fake_clock) {
 			pthread_mutex_unlock(&s->mu);
 			check_stalls(e, clk_now(&e->sh.clk));
+			pthread_mutex_lock(&e->mu);	/* eng_snapshot may be reading res_job.ss */
 			ss_run_tick(ss, e->cur, clk_now(&e->sh.clk));
+			pthread_mutex_unlock(&e->mu);
 			pthread_mutex_lock(&s->mu);
 		}
 	}
@@ -497,8 +499,10 @@ static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	if (!ret)
 		ret = spawn(e, &s);
 	memset(&ss, 0, sizeof(ss));
+	pthread_mutex_lock(&e->mu);
 	if (!ret && !e->opts.fake_clock)
 		ret = ss_run_init(&ss, e->cur, e->nr_cur, clk_now(&e->sh.clk));
+	pthread_mutex_unlock(&e->mu);
 	watch(e, &s, &ss);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
 		struct worker *w = e->cur[i];

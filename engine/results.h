@@ -395,6 +395,9 @@ void res_clone_release(struct res_clone *c);
  */
 int res_clone_copy(struct res_clone *dst, const struct res_clone *src);
 
+/* Deep-copies src's steady-state records (res_job.ss) into dst, which has none. 0 or -ENOMEM. */
+int res_job_ss_copy(struct res_job *dst, const struct res_job *src);
+
 /* A job's span from its clones: the first thread's start, the last one's end (0 when none started). */
 void res_job_span(struct res_job *rj);
 

@@ -132,6 +132,8 @@ struct ss_unit {
 	bool done;
 };
 
+static int unit_record(struct ss_unit *u, struct worker *const *cur);
+
 static bool same_unit(const struct worker *a, const struct worker *b)
 {
 	return a->job->group_reporting && b->job->group_reporting &&
@@ -185,8 +187,10 @@ int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_
 			continue;
 		while (b + 1 < n && cur[b + 1]->job->ss_dur_s && same_unit(cur[b], cur[b + 1]))
 			b++;
-		if (unit_init(&r->units[k++], cur, a, b, now))
+		/* An empty record at once: interim reports show the section from the start, as fio's. */
+		if (unit_init(&r->units[k], cur, a, b, now) || unit_record(&r->units[k], cur))
 			return -ENOMEM;
+		k++;
 	}
 	return 0;
 }
@@ -244,6 +248,8 @@ static void unit_sample(struct ss_unit *u, struct worker *const *cur, uint64_t n
 		u->attained_ns = now;
 		unit_stop(u, cur);
 	}
+	/* The record so far, for eng_snapshot (--status-interval shows it, as fio's does). */
+	unit_record(u, cur);
 }
 
 void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now)
@@ -258,6 +264,7 @@ void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now)
 			unit_sample(&r->units[i], cur, now);
 }
 
+/* Writes (or updates) the unit's record in its last clone's res_job. 0 or -ENOMEM. */
 static int unit_record(struct ss_unit *u, struct worker *const *cur)
 {
 	struct worker *w = cur[u->last];
@@ -269,8 +276,10 @@ static int unit_record(struct ss_unit *u, struct worker *const *cur)
 	if (!rj->ss)
 		return -ENOMEM;
 	s = &rj->ss[w->out - rj->clones];
-	s->iops = malloc(u->win.dur * sizeof(*s->iops));
-	s->bw = malloc(u->win.dur * sizeof(*s->bw));
+	if (!s->iops)
+		s->iops = malloc(u->win.dur * sizeof(*s->iops));
+	if (!s->bw)
+		s->bw = malloc(u->win.dur * sizeof(*s->bw));
 	if (!s->iops || !s->bw)
 		return -ENOMEM;
 	ss_window_ordered(&u->win, s->iops, s->bw);

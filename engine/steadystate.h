@@ -57,10 +57,18 @@ struct ss_run {
 	uint64_t next_ns;		/* the next sample is due (clock time) */
 };
 
-/* Units from the segment's workers (cur[0..n)); none when no job asks. 0 or -ENOMEM. */
+/*
+ * Units from the segment's workers (cur[0..n)), none when no job asks, each
+ * with an empty record in res_job.ss (under the lock eng_snapshot reads under).
+ * 0 or -ENOMEM.
+ */
 int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_t now);
 
-/* Samples every unit when a second has passed; stops the clones of steady units. */
+/*
+ * Samples every unit when a second has passed; stops the clones of steady units
+ * and updates each sampled unit's record in res_job.ss (the caller holds the
+ * lock eng_snapshot reads the jobs under).
+ */
 void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now);
 
 /* Stores each unit's record in its last clone's res_job (res_job.ss) and frees r. 0 or -ENOMEM. */

@@ -101,6 +101,21 @@ class SteadyState(TmpDirCase):
                 self.assertAlmostEqual(job["steadystate"]["data"]["iops_mean"], 500, delta=50)
                 self.assertLess(job["read"]["runtime"], 10000)
 
+    def test_status_interval_reports_show_the_window_so_far(self):
+        # As fio's: each interim JSON document has the steadystate section with the samples so far.
+        p = run(["--name=j", *NEVER, "--status-interval=1", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        docs, text, dec = [], p.stdout, json.JSONDecoder()
+        while text.strip():
+            doc, end = dec.raw_decode(text.lstrip())
+            docs.append(doc)
+            text = text.lstrip()[end:]
+        self.assertGreaterEqual(len(docs), 3)
+        filled = [sum(1 for v in d["jobs"][0]["steadystate"]["data"]["iops"] if v) for d in docs]
+        self.assertEqual(filled, sorted(filled))
+        self.assertGreater(filled[1], 0)
+        self.assertEqual(filled[-1], 2)
+
     def test_ss_ramp_delays_the_first_sample(self):
         # ss_ramp=2: no sample before 3 s (ramp + 1 s, as fio), so the 3 s window ends after 5 s.
         job = self.json_run(run, [*RATED, "--ss_ramp=2"])[0]
