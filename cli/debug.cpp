@@ -49,14 +49,35 @@ void print_debug_classes(FILE *out)
     for (const char *c : classes_all)
         list += (list.empty() ? "" : ",") + std::string(c);
     std::fprintf(out, "ioplan: debug classes: %s\n"
-                      "ioplan prints lines for file and io (files and engines of every job); the others "
+                      "ioplan prints lines for file and io (files and engines of every job) and parse (steady-state "
+                      "thresholds); the others "
                       "are accepted and print nothing\n", list.c_str());
+}
+
+// fio's str_steadystate_cb dprint, per job that detects steady state.
+void debug_parse(const std::vector<std::string> &classes, const plan &p, long pid, FILE *out)
+{
+    if (!wants(classes, "parse"))
+        return;
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
+        if (!job->ss_dur_s)
+            continue;
+        char buf[128];
+        if (job->ss_flags & PLAN_SS_PCT)
+            std::snprintf(buf, sizeof(buf), "set steady state threshold to %f%%", job->ss_limit);
+        else if (job->ss_flags & PLAN_SS_IOPS)
+            std::snprintf(buf, sizeof(buf), "set steady state IOPS threshold to %f", job->ss_limit);
+        else
+            std::snprintf(buf, sizeof(buf), "set steady state BW threshold to %lld", (long long)job->ss_limit);
+        line(out, "parse", pid, buf);
+    }
 }
 
 void debug_before_run(const std::vector<std::string> &classes, const plan &p, long pid, FILE *out)
 {
+    debug_parse(classes, p, pid, out);
     for (const std::string &c : classes)
-        if (c != "file" && c != "io" && c != "all")
+        if (c != "file" && c != "io" && c != "parse" && c != "all")
             std::fprintf(out, "ioplan: note: --debug=%s: ioplan prints nothing for this class\n", c.c_str());
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
         if (wants(classes, "io"))

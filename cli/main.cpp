@@ -4,6 +4,7 @@
 // failed, 2 bad input (job file or command line).
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 #include <vector>
 #include <iostream>
@@ -173,6 +174,10 @@ cli::plan_source source_of(const cli::args &a, const std::vector<parser::documen
 
 int run_action(cli::args &a, cli::world *w)
 {
+    // fio --parse-only checks options given without any job (fio's
+    // t/steadystate_tests.py does): they are checked as one job's.
+    if (a.what == cli::action::parse_only && a.req.job_files.empty() && a.req.cli_jobs.empty())
+        a.req.cli_jobs.push_back(parser::section{"parse-only", false, parser::loc{"<command line>", 1, 1, "", nullptr}, {}, {}});
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         return 2;
@@ -187,8 +192,10 @@ int run_action(cli::args &a, cli::world *w)
     }
     if (!cli::load_replays(*p) || !cli::check_run_flags(a, *p))
         return 2;
-    if (a.what == cli::action::parse_only)
+    if (a.what == cli::action::parse_only) {
+        cli::debug_parse(a.debug, *p, getpid(), stdout);
         return print_notes(notes);
+    }
     if (a.what == cli::action::showplan) {
         print_notes(notes);
         std::ostringstream text;

@@ -29,6 +29,7 @@
 #include "logs.h"
 #include "progress.h"
 #include "snapshot.h"
+#include "steadystate.h"
 #include "worker.h"
 
 #define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
@@ -378,8 +379,8 @@ static void exit_groups(struct eng *e, struct seg_run *s)
 	}
 }
 
-/* Waits for every worker of the segment, watching for stalls meanwhile. */
-static void watch(struct eng *e, struct seg_run *s)
+/* Waits for every worker of the segment, watching for stalls and steady state meanwhile. */
+static void watch(struct eng *e, struct seg_run *s, struct ss_run *ss)
 {
 	struct timespec ts;
 	uint64_t t;
@@ -397,6 +398,9 @@ static void watch(struct eng *e, struct seg_run *s)
 		if (!e->opts.fake_clock) {
 			pthread_mutex_unlock(&s->mu);
 			check_stalls(e, clk_now(&e->sh.clk));
+			pthread_mutex_lock(&e->mu);	/* eng_snapshot may be reading res_job.ss */
+			ss_run_tick(ss, e->cur, clk_now(&e->sh.clk));
+			pthread_mutex_unlock(&e->mu);
 			pthread_mutex_lock(&s->mu);
 		}
 	}
@@ -478,8 +482,9 @@ static void seg_free(struct eng *e, struct seg_run *s)
 static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 {
 	struct seg_run s;
+	struct ss_run ss;
 	pthread_condattr_t ca;
-	int ret;
+	int ret, ss_ret;
 
 	memset(&s, 0, sizeof(s));
 	pthread_mutex_init(&s.mu, NULL);
@@ -493,7 +498,12 @@ static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;
 	if (!ret)
 		ret = spawn(e, &s);
-	watch(e, &s);
+	memset(&ss, 0, sizeof(ss));
+	pthread_mutex_lock(&e->mu);
+	if (!ret && !e->opts.fake_clock)
+		ret = ss_run_init(&ss, e->cur, e->nr_cur, clk_now(&e->sh.clk));
+	pthread_mutex_unlock(&e->mu);
+	watch(e, &s, &ss);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
 		struct worker *w = e->cur[i];
 
@@ -507,6 +517,11 @@ static int run_segment(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 		if (e->sh.fake && w->out->thread_end_ns > e->sh.clk.fake_now)
 			e->sh.clk.fake_now = w->out->thread_end_ns;
 	}
+	pthread_mutex_lock(&e->mu);	/* eng_snapshot may be reading the jobs */
+	ss_ret = ss_run_finish(&ss, e->cur);
+	pthread_mutex_unlock(&e->mu);
+	if (!ret)
+		ret = ss_ret;
 	for (uint32_t i = 0; i < s.nr_jobs && s.jobs[i].res; i++)
 		job_span(e, s.jobs[i].res);
 	seg_free(e, &s);

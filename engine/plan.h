@@ -313,6 +313,14 @@ enum plan_unified {
 	PLAN_UNIFIED_BOTH = 2,
 };
 
+/* steadystate= criterion (fio's FIO_SS_* bits, same values). */
+enum plan_ss_flags {
+	PLAN_SS_IOPS = 1u << 0,		/* judge IOPS (else bandwidth) */
+	PLAN_SS_BW = 1u << 1,
+	PLAN_SS_SLOPE = 1u << 2,	/* least-squares slope (else max deviation from the mean) */
+	PLAN_SS_PCT = 1u << 6		/* limit is a percent of the window's mean */
+};
+
 struct plan_job {
 	char *name;			/* as displayed (name= may rename the section) */
 	char *section;			/* the section header text */
@@ -611,6 +619,14 @@ struct plan_job {
 	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */
 	int32_t uring_sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */
 	bool aio_userspace_reap;	/* libaio: reap from the completion ring without a syscall */
+
+	/* Steady state (fio's ss, ss_dur, ss_ramp; engine/steadystate.h): once a
+	 * second the job's (or, with group_reporting, its group's) IOPS or bandwidth
+	 * is sampled; the job ends when the last ss_dur_s samples meet the criterion. */
+	uint32_t ss_flags;		/* PLAN_SS_* */
+	double ss_limit;		/* IOPS, bytes/s or (PLAN_SS_PCT) percent of the mean */
+	uint32_t ss_dur_s;		/* window in samples (seconds); 0 = off */
+	uint64_t ss_ramp_ns;		/* no sample before this long (+1 s, as fio) */
 
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;

@@ -313,13 +313,45 @@ void res_job_span(struct res_job *rj)
 		rj->start_ns = 0;
 }
 
+int res_job_ss_copy(struct res_job *dst, const struct res_job *src)
+{
+	uint32_t n = src->nr_clones ? src->nr_clones : 1;
+
+	if (!src->ss)
+		return 0;
+	dst->ss = calloc(n, sizeof(*dst->ss));
+	if (!dst->ss)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < n; c++) {
+		const struct res_ss *s = &src->ss[c];
+		struct res_ss *d = &dst->ss[c];
+
+		if (!s->on || !s->iops || !s->bw)
+			continue;
+		*d = *s;
+		d->iops = malloc(s->dur_s * sizeof(*d->iops));
+		d->bw = malloc(s->dur_s * sizeof(*d->bw));
+		if (!d->iops || !d->bw)
+			return -ENOMEM;	/* results_free releases what dst holds */
+		memcpy(d->iops, s->iops, s->dur_s * sizeof(*d->iops));
+		memcpy(d->bw, s->bw, s->dur_s * sizeof(*d->bw));
+	}
+	return 0;
+}
+
 void results_free(struct results *r)
 {
 	if (!r)
 		return;
 	for (uint32_t j = 0; j < r->nr_jobs; j++) {
-		for (uint32_t c = 0; c < r->jobs[j].nr_clones; c++)
+		for (uint32_t c = 0; c < r->jobs[j].nr_clones; c++) {
 			res_clone_release(&r->jobs[j].clones[c]);
+			if (r->jobs[j].ss) {
+				free(r->jobs[j].ss[c].iops);
+				free(r->jobs[j].ss[c].bw);
+			}
+		}
+		free(r->jobs[j].ss);
 		free(r->jobs[j].clones);
 	}
 	free(r->jobs);

@@ -219,6 +219,28 @@ struct res_clone {
 	uint64_t replay_lag_max_ns;
 };
 
+/*
+ * Steady-state detection's record of one unit (engine/steadystate.h), kept by
+ * its last clone as fio keeps it in its group's last thread.
+ */
+enum res_ss_state {
+	RES_SS_ATTAINED = 1u << 3,	/* fio's FIO_SS_ATTAINED */
+	RES_SS_FULL = 1u << 7		/* the window filled at least once (FIO_SS_BUFFER_FULL) */
+};
+
+struct res_ss {
+	bool on;			/* this clone holds a record */
+	uint32_t flags;			/* PLAN_SS_* | RES_SS_* */
+	double limit;
+	uint32_t dur_s;
+	uint64_t ramp_ns;
+	double criterion, slope, deviation;
+	uint64_t *iops, *bw;		/* dur_s samples each, oldest first (fio's order) */
+	uint64_t nr_samples;		/* taken in all */
+	uint64_t last_sample_ns;	/* clock time of the window's newest sample; 0 = none */
+	uint64_t attained_ns;		/* clock time it was attained; 0 = not */
+};
+
 /* One job of the plan in one run. */
 struct res_job {
 	uint32_t job_id;		/* plan job index (plan_job_at) */
@@ -229,6 +251,7 @@ struct res_job {
 	uint64_t end_ns;
 	struct res_clone *clones;
 	uint32_t nr_clones;
+	struct res_ss *ss;		/* per clone when the job has ss_dur, else NULL */
 };
 
 /* Block-device counters from /sys/block/<dev>/stat over the run (deltas). */
@@ -407,6 +430,9 @@ void res_clone_release(struct res_clone *c);
  * is left empty (res_clone_release'd).  Returns 0 or -ENOMEM.
  */
 int res_clone_copy(struct res_clone *dst, const struct res_clone *src);
+
+/* Deep-copies src's steady-state records (res_job.ss) into dst, which has none. 0 or -ENOMEM. */
+int res_job_ss_copy(struct res_job *dst, const struct res_job *src);
 
 /* A job's span from its clones: the first thread's start, the last one's end (0 when none started). */
 void res_job_span(struct res_job *rj);

@@ -117,6 +117,8 @@ static int copy_job(struct res_job *dst, const struct res_job *src, struct worke
 	if (!dst->clones)
 		return -ENOMEM;
 	dst->nr_clones = src->nr_clones;
+	if (res_job_ss_copy(dst, src))
+		return -ENOMEM;
 	if (is_running(src, cur, n))
 		return copy_running_job(dst, src, cur, n);
 	dst->start_ns = src->start_ns;

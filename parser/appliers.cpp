@@ -283,3 +283,50 @@ void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v)
 }
 
 } // namespace parser
+
+namespace parser {
+
+namespace {
+
+// The limit of steadystate=CRIT:LIMIT: a percent of the window's mean, IOPS,
+// or bytes/s with size suffixes (fio reads the bandwidth limit as a size).
+double ss_limit(const job_spec &j, uint32_t *flags, const std::string &lim)
+{
+    std::string t = trim(lim);
+    double v;
+    if (!t.empty() && t.back() == '%') {
+        *flags |= PLAN_SS_PCT;
+        v = parse_float(t.substr(0, t.size() - 1));
+    } else if (*flags & PLAN_SS_IOPS) {
+        v = parse_float(t);
+    } else {
+        if (!t.empty() && t[0] == '-')
+            throw value_error("the steady-state limit must be 0 or more");
+        v = (double)parse_size(t, j.kb_base);
+    }
+    // fio accepts a negative limit and then can never attain: refuse it.
+    if (v < 0)
+        throw value_error("the steady-state limit must be 0 or more");
+    return v;
+}
+
+} // namespace
+
+void set_steadystate(job_spec &j, const option &o, const std::string &v)
+{
+    std::string t = trim(v);
+    size_t colon = t.find(':');
+    if (colon == std::string::npos)
+        throw value_error("steadystate needs a limit after the criterion (e.g. " + t + ":0.1%)", t.size());
+    uint32_t flags = static_cast<uint32_t>(choice_of(o, t.substr(0, colon)));
+    double limit;
+    try {
+        limit = ss_limit(j, &flags, t.substr(colon + 1));
+    } catch (value_error &err) {
+        throw value_error(err.what(), colon + 1);
+    }
+    j.pj.ss_flags = flags;
+    j.pj.ss_limit = limit;
+}
+
+} // namespace parser

@@ -17,5 +17,6 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v);
 void set_ioengine(job_spec &j, const option &o, const std::string &v);
 void set_ignore_error(job_spec &j, const option &o, const std::string &v);
 void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v);
+void set_steadystate(job_spec &j, const option &o, const std::string &v);
 
 } // namespace parser

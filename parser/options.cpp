@@ -191,6 +191,33 @@ static const std::vector<option> table = {
         .help("Keep running this long after the measured window, not counted (DISKSPD -C).")
         .apply(A(j.pj.cooldown_ns = time_in(o, v)))
         .ioplan_only(),
+    // ---- steady state (fio's steadystate.c; engine/steadystate.h) ----
+    opt("steadystate", opt_type::choice, CAT_TIME)
+        .aliases({"ss"})
+        .def("iops_slope:0.01%")
+        .choices({
+            {"iops", "iops:LIMIT[%]: every IOPS sample of the window within LIMIT (or LIMIT% of the mean) of the mean", PLAN_SS_IOPS},
+            {"iops_slope", "iops_slope:LIMIT[%]: least-squares slope of the IOPS samples below LIMIT (or LIMIT% of the mean)", PLAN_SS_IOPS | PLAN_SS_SLOPE},
+            {"bw", "bw:LIMIT[%]: every bandwidth sample within LIMIT bytes/s (size suffixes) or LIMIT% of the mean", PLAN_SS_BW},
+            {"bw_slope", "bw_slope:LIMIT[%]: least-squares slope of the bandwidth samples below LIMIT or LIMIT%", PLAN_SS_BW | PLAN_SS_SLOPE},
+        })
+        .help("Criterion and limit of steady state: the job ends once the last steadystate_duration of "
+              "per-second samples meets it (with group_reporting, the group's summed samples).")
+        .apply(set_steadystate),
+    opt("steadystate_duration", opt_type::time, CAT_TIME)
+        .aliases({"ss_dur"})
+        .unit("s")
+        .def("0")
+        .range(0, 1e6)
+        .help("Window of steady-state samples, one per second (whole seconds); 0: no steady-state detection.")
+        .apply(A(j.pj.ss_dur_s = U32(time_in(o, v) / 1000000000ull))),
+    opt("steadystate_ramp_time", opt_type::time, CAT_TIME)
+        .aliases({"ss_ramp"})
+        .unit("s")
+        .def("0")
+        .range(0, 1e9)
+        .help("Take no steady-state sample before this long after the job starts (the first comes 1 s after it, as fio).")
+        .apply(A(j.pj.ss_ramp_ns = time_in(o, v))),
     opt("startdelay", opt_type::time, CAT_TIME)
         .unit("s")
         .def("0")

@@ -35,9 +35,8 @@ const std::vector<unsupported_group> &unsupported()
     static const std::vector<unsupported_group> groups = {
         {"is not supported (merging several blktrace files: replay each with read_iolog in a job of its own)",
          {"merge_blktrace_file", "merge_blktrace_scalars", "merge_blktrace_iters"}},
-        {"is not supported (steady-state detection)",
-         {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
-          "steadystate_check_interval", "ss_interval"}},
+        {"is not supported (an fio option newer than 3.33: steady state is sampled once a second, as fio 3.33 does)",
+         {"steadystate_check_interval", "ss_interval"}},
         {"is not supported (latency targets and flows)",
          {"latency_target", "latency_window", "latency_percentile", "latency_run", "flow_watermark"}},
         {"is not supported (scheduling and NUMA placement)",

@@ -469,6 +469,42 @@ void check_file_count(const std::vector<job_def> &jobs)
                                ", more than " + std::to_string(PLAN_FILES_MAX));
 }
 
+// Steady state is judged per reporting group: fio 3.33 rejects a group whose
+// jobs disagree on it (td_steadystate_init).  Without a duration it is off,
+// whatever the criterion says.
+bool ss_same(const plan_job &a, const plan_job &b)
+{
+    if (!a.ss_dur_s || !b.ss_dur_s)
+        return !a.ss_dur_s && !b.ss_dur_s;
+    return a.ss_flags == b.ss_flags && a.ss_limit == b.ss_limit && a.ss_dur_s == b.ss_dur_s &&
+           a.ss_ramp_ns == b.ss_ramp_ns;
+}
+
+const loc &ss_loc(const job_def &d)
+{
+    for (const char *k : {"ss_dur", "steadystate_duration", "ss", "steadystate", "ss_ramp", "steadystate_ramp_time"})
+        if (&option_loc(d, k) != &d.header)
+            return option_loc(d, k);
+    return d.header;
+}
+
+void check_ss_groups(const std::vector<job_def> &jobs, const std::vector<uint32_t> &gid)
+{
+    for (const job_def &d : jobs)
+        if (d.spec.pj.ss_dur_s == 1 && (d.spec.pj.ss_flags & PLAN_SS_SLOPE))
+            fail(ss_loc(d), "job '" + job_name(d) + "': a slope needs a window of 2 or more samples: "
+                                "ss_dur=2 or more (one a second)");
+    for (size_t i = 1; i < jobs.size(); i++) {
+        size_t first = i;
+        while (first > 0 && gid[first - 1] == gid[i])
+            first--;
+        if (first != i && !ss_same(jobs[first].spec.pj, jobs[i].spec.pj))
+            fail(ss_loc(jobs[i]), "job '" + job_name(jobs[i]) + "': its steady-state options differ from job '" +
+                                      job_name(jobs[first]) + "' of the same group; a group is judged as one, so "
+                                      "give its jobs the same ss, ss_dur and ss_ramp (or start a new group)");
+    }
+}
+
 } // namespace
 
 plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo)
@@ -483,6 +519,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
     check_file_count(jobs);
     check_trace_total(jobs);
     assign_groups(jobs, &gid);
+    check_ss_groups(jobs, gid);
     std::vector<int32_t> waits;
     for (size_t i = 0; i < jobs.size(); i++)
         waits.push_back(resolve_wait_for(jobs, i));

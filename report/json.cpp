@@ -4,6 +4,7 @@
 // filters written for fio work unchanged; ioplan's own facts go under one
 // "ioplan" object (json_ioplan.cpp).  Always exactly one valid document: no
 // duplicate keys, no text around it.
+#include <cstdio>
 #include <ostream>
 
 #include "report/formats.hpp"
@@ -141,6 +142,43 @@ void add_distributions(ojson &o, const entry &e)
 				      total, 0.01, lat);
 }
 
+// fio's "%f" of a float (ss and criterion are strings in its JSON).
+std::string ss_f(double v)
+{
+	char buf[64];
+	std::snprintf(buf, sizeof(buf), "%f", (double)(float)v);
+	return buf;
+}
+
+// fio 3.33's steadystate section (stat.c): the criterion as configured and as
+// last judged, and the window's samples oldest first.
+ojson steadystate_object(const res_ss &s)
+{
+	ojson o = ojson::object(), data = ojson::object(), iops = ojson::array(), bw = ojson::array();
+	const char *pct = s.flags & PLAN_SS_PCT ? "%" : "";
+	uint64_t sum_iops = 0, sum_bw = 0;
+
+	o["ss"] = std::string(s.flags & PLAN_SS_IOPS ? "iops" : "bw") + (s.flags & PLAN_SS_SLOPE ? "_slope" : "") +
+		  ":" + ss_f(s.limit) + pct;
+	o["duration"] = s.dur_s;
+	o["attained"] = s.flags & RES_SS_ATTAINED ? 1 : 0;
+	o["criterion"] = ss_f(s.criterion) + pct;
+	o["max_deviation"] = f6(s.deviation);
+	o["slope"] = f6(s.slope);
+	for (uint32_t i = 0; i < s.dur_s; i++) {
+		iops.push_back(s.iops[i]);
+		bw.push_back(s.bw[i]);
+		sum_iops += s.iops[i];
+		sum_bw += s.bw[i];
+	}
+	data["bw_mean"] = s.dur_s ? sum_bw / s.dur_s : 0;
+	data["iops_mean"] = s.dur_s ? sum_iops / s.dur_s : 0;
+	data["iops"] = iops;
+	data["bw"] = bw;
+	o["data"] = data;
+	return o;
+}
+
 ojson job_object(const entry &e, const model &m, bool plus)
 {
 	const group_stat &g = m.group(e.groupid);
@@ -181,6 +219,8 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["latency_window"] = 0;
 	if (!e.description.empty())
 		o["desc"] = e.description;
+	if (e.ss)
+		o["steadystate"] = steadystate_object(*e.ss);
 	return o;
 }
 

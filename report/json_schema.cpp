@@ -100,6 +100,23 @@ ojson ddir_def()
 			{ "iops_samples", u64() } });
 }
 
+
+// fio's steadystate section (ss_dur jobs only): samples oldest first.
+ojson steadystate_def()
+{
+	ojson samples = type("array", "one per second, oldest first; 0 where the window was not yet full");
+	samples["items"] = u64();
+	return closed({ { "ss", type("string", "criterion:limit as configured, e.g. iops_slope:0.100000%") },
+			{ "duration", u64("s") },
+			{ "attained", ojson{ { "enum", { 0, 1 } } } },
+			{ "criterion", type("string", "last judged value, % when the limit is a percent") },
+			{ "max_deviation", type("number") },
+			{ "slope", type("number") },
+			{ "data", closed({ { "bw_mean", u64("bytes/s") },
+					   { "iops_mean", u64() },
+					   { "iops", samples },
+					   { "bw", samples } }) } });
+}
 ojson job_def()
 {
 	ojson num = type("number", "% of I/Os");
@@ -135,8 +152,9 @@ ojson job_def()
 			{ "latency_target", u64() },
 			{ "latency_percentile", type("number") },
 			{ "latency_window", u64() },
-			{ "desc", type("string", "the job's description, when it has one") } },
-		      { "job options", "total_err", "first_error", "desc" });
+			{ "desc", type("string", "the job's description, when it has one") },
+			{ "steadystate", steadystate_def() } },
+		      { "job options", "total_err", "first_error", "desc", "steadystate" });
 }
 
 ojson disk_def()

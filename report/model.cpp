@@ -385,6 +385,9 @@ void build_entries(model &m, const plan &p)
 			const res_clone *origin = nullptr;
 			stat_clone cs = clone_stats(job, measured, c, &run_ns, &origin);
 			add_member(m.entries.back(), job, std::move(cs), run_ns, origin);
+			if (!measured.empty() && measured.back()->ss && c < measured.back()->nr_clones &&
+			    measured.back()->ss[c].on)
+				m.entries.back().ss = &measured.back()->ss[c];
 		}
 	}
 }

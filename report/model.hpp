@@ -60,6 +60,9 @@ struct entry {
 	// both, st is per direction and `mixed` is this entry merged that way.
 	enum plan_unified unified = PLAN_UNIFIED_NONE;
 	std::shared_ptr<const entry> mixed;
+	// Steady state (ss_dur): the record of the entry's last member that has
+	// one (the group's last clone, as fio keeps it), from its last run.
+	const res_ss *ss = nullptr;
 };
 
 // fio's group_run_stats: aggregates of one reporting group, per direction.

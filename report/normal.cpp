@@ -147,7 +147,7 @@ std::string entry_tail(const entry &e)
 			  (unsigned long long)e.total_err, e.first_error, strerror(e.first_error));
 	s += strf("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
 		  e.last ? e.last->iodepth : 1);
-	return s;
+	return s + normal_steadystate(e);
 }
 
 void write_entry(std::ostream &out, const entry &e, const model &m, const options &o)

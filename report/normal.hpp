@@ -24,6 +24,10 @@ std::string normal_percentiles(const char *name, const res_lat &l, const std::ve
 // "  lat (nsec)   : 20=88.18%, ..." lines: the non-empty latency buckets.
 std::string normal_lat_dist(const entry &e);
 
+// fio's "  steadystate  : attained=..." line and ioplan's line saying whether
+// and when the window was steady, or "" without ss_dur (normal_steady.cpp).
+std::string normal_steadystate(const entry &e);
+
 // After everything else: "ioplan: interrupted: ..." and one line per error,
 // warning or note of the run (preflight, I/O, verify, stalls), layout notices
 // excepted (normal_caveats.cpp).

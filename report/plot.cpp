@@ -48,7 +48,7 @@ std::string quoted(const std::string &s)
 
 std::string time_setup(const std::string &title, const std::string &xlabel, const std::string &ylabel)
 {
-	return strf("set title %s\nset xlabel %s\nset ylabel %s\nunset y2tics\n"
+	return strf("set title %s\nset xlabel %s\nset ylabel %s\nunset y2tics\nunset object\nunset label\n"
 		    "unset logscale\nset yrange [0:*]\nset xrange [*:*]\nset xtics autofreq\n",
 		    quoted(title).c_str(), quoted(xlabel).c_str(), quoted(ylabel).c_str());
 }
@@ -84,12 +84,36 @@ std::string run_title(const ojson &e, const std::string &what, const std::map<in
 	return t;
 }
 
+// The steady-state windows (series[].steady) shaded behind the curves, the SNIA
+// PTS way: green where the job was steady, grey for the last window judged of
+// a job that never was.
+std::string steady_marks(const ojson &series, const std::map<int64_t, int> &runs)
+{
+	std::string s;
+	int n = 0;
+	for (const ojson &e : series) {
+		if (e.value("discarded", false) || !e.contains("steady") || !e["steady"].is_object())
+			continue;
+		const ojson &st = e["steady"];
+		bool ok = st.value("attained", false);
+		double a = st.value("window_start_ns", 0.0) / 1e9, z = st.value("window_end_ns", 0.0) / 1e9;
+		n++;
+		s += strf("set object %d rect from %.9g, graph 0 to %.9g, graph 1 behind fc rgb '%s' "
+			  "fs transparent solid 0.25 noborder\n", n, a, z, ok ? "#2ca02c" : "#7f7f7f");
+		s += strf("set label %d %s at %.9g, graph 0.96 front font ',8'\n", n,
+			  quoted(run_title(e, (ok ? "steady " : "not steady, last window ") +
+						  st.value("ss", std::string()), runs)).c_str(), a);
+	}
+	return s;
+}
+
 // Bandwidth (key "bw_bytes_per_s", scaled to MB/s) or IOPS over time.
 panel time_panel(const ojson &series, builder &b, const char *key, double div, const char *ylabel)
 {
 	panel pn;
 	std::map<int64_t, int> runs = runs_per_job(series);
-	pn.setup = time_setup(strcmp(key, "iops") ? "Bandwidth over time" : "IOPS over time", "Time (s)", ylabel);
+	pn.setup = time_setup(strcmp(key, "iops") ? "Bandwidth over time" : "IOPS over time", "Time (s)", ylabel) +
+		   steady_marks(series, runs);
 	for (const ojson &e : series) {
 		if (e.value("discarded", false) || !e.contains("t_ns"))
 			continue;

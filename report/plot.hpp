@@ -26,7 +26,9 @@
 //                                          "bw_bytes_per_s": [...], "iops": [...] } } ]
 //       one entry per plan job per run, the job's clones added up interval by
 //       interval (at the coarsest interval any clone kept); only the
-//       directions the job does.
+//       directions the job does.  A job with ss_dur adds "steady": { "ss",
+//       "attained", "window_start_ns", "window_end_ns" }: its last judged
+//       window, which both time panels shade (green: steady; grey: never was).
 //   "traces": [ { "jobname", "job_id", "run", "discarded", "kind": "sweep"|"io",
 //                 "region_bytes",
 //                 "ios": { "t_ns", "offset", "bytes", "lat_ns", "ddir": [...] },

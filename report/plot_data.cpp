@@ -5,6 +5,7 @@
 
 #include "report/plot.hpp"
 #include "report/runs.hpp"
+#include "report/units.hpp"
 
 namespace report {
 
@@ -111,6 +112,28 @@ bool has_trace(const res_job &j)
 	return false;
 }
 
+// The steady-state window of a job run (its record's clone, engine/steadystate.h),
+// on the series' clock: from the job's start.  Null when it took no sample.
+ojson steady_json(const res_job &j)
+{
+	for (uint32_t c = 0; j.ss && c < j.nr_clones; c++) {
+		const res_ss &s = j.ss[c];
+		uint64_t end = s.attained_ns ? s.attained_ns : s.last_sample_ns;
+		if (!s.on || !end)
+			continue;
+		end = end > j.start_ns ? end - j.start_ns : 0;
+		uint64_t span = (uint64_t)s.dur_s * 1000000000ull;
+		std::string crit = std::string(s.flags & PLAN_SS_IOPS ? "iops" : "bw") +
+				   (s.flags & PLAN_SS_SLOPE ? "_slope" : "") + ":" + strf("%g", s.limit) +
+				   (s.flags & PLAN_SS_PCT ? "%" : "");
+		return ojson{ { "ss", crit },
+			      { "attained", (s.flags & RES_SS_ATTAINED) != 0 },
+			      { "window_start_ns", end > span ? end - span : 0 },
+			      { "window_end_ns", end } };
+	}
+	return nullptr;
+}
+
 } // namespace
 
 ojson series_json(const results &r, const plan &p)
@@ -129,6 +152,9 @@ ojson series_json(const results &r, const plan &p)
 		for (const bin &b : bins)
 			t.push_back(b.end_ns);
 		o["t_ns"] = t;
+		ojson steady = steady_json(j);
+		if (!steady.is_null())
+			o["steady"] = steady;
 		for (int d = 0; d < PLAN_DDIR_NR; d++)
 			if (plan_rw_has_ddir(pj->rw, (enum plan_ddir)d))
 				o[plan_ddir_name((enum plan_ddir)d)] = direction_series(bins, iv, d);

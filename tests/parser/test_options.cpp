@@ -94,6 +94,8 @@ static job_spec with_choice(const option &o, const opt_choice &c)
     for (const auto &p : params)
         if (v == p.first && std::string(o.name) == "random_distribution")
             v += p.second;
+    if (std::string(o.name) == "steadystate")	// every criterion takes a limit
+        v += ":1%";
     job_spec j = default_spec();
     o.apply(j, o, v);
     return j;
@@ -233,4 +235,28 @@ TEST_CASE("verify_async, verify_async_cpus and the trim_* options: fio's forms a
         const option &o = *find_option(bad.first);
         CHECK_THROWS_AS(o.apply(j, o, bad.second), value_error);
     }
+}
+
+TEST_CASE("steadystate: criterion and limit as fio reads them; ss_dur in whole seconds")
+{
+    job_spec j = applied({{"ss", "iops:2%"}, {"ss_dur", "30s"}, {"ss_ramp", "10"}});
+    CHECK(j.pj.ss_flags == (PLAN_SS_IOPS | PLAN_SS_PCT));
+    CHECK(j.pj.ss_limit == 2.0);
+    CHECK(j.pj.ss_dur_s == 30);
+    CHECK(j.pj.ss_ramp_ns == 10000000000ull);
+    j = applied({{"steadystate", "bw_slope:.1%"}});
+    CHECK(j.pj.ss_flags == (PLAN_SS_BW | PLAN_SS_SLOPE | PLAN_SS_PCT));
+    CHECK(j.pj.ss_limit == doctest::Approx(0.1));
+    j = applied({{"ss", "bw:1m"}, {"ss_dur", "1500ms"}});
+    CHECK(j.pj.ss_flags == PLAN_SS_BW);
+    CHECK(j.pj.ss_limit == 1048576.0);	// a size, under kb_base
+    CHECK(j.pj.ss_dur_s == 1);		// fio keeps whole seconds
+    j = applied({{"ss", "iops:12.5"}});
+    CHECK(j.pj.ss_flags == PLAN_SS_IOPS);
+    CHECK(j.pj.ss_limit == 12.5);
+    // fio's default: iops_slope:0.01%, off until ss_dur is set.
+    j = default_spec();
+    CHECK(j.pj.ss_flags == (PLAN_SS_IOPS | PLAN_SS_SLOPE | PLAN_SS_PCT));
+    CHECK(j.pj.ss_limit == doctest::Approx(0.01));
+    CHECK(j.pj.ss_dur_s == 0);
 }
