@@ -250,6 +250,8 @@ stat_clone fold_directions(const res_clone &src)
 		res_ddir &dd = c.ddir[d];
 		for (res_lat *l : { &dd.slat, &dd.clat, &dd.lat, &dd.sched_lat })
 			clear_lat(*l);
+		for (uint32_t i = 0; i < dd.nr_prios; i++)
+			free(dd.prios[i].lat.hist);
 		res_ddir empty = {};
 		empty.slat = dd.slat;
 		empty.clat = dd.clat;
@@ -323,6 +325,36 @@ void add_errors(entry &e, const plan_job &job, const res_clone *c)
 	}
 }
 
+bool has_prios(const res_clone &c)
+{
+	for (const res_ddir &dd : c.ddir)
+		if (dd.nr_prios)
+			return true;
+	return false;
+}
+
+// fio's single-priority rule: a direction without per-priority samples counts
+// them all at the clone's own priority, once the entry keeps priorities.
+void prio_single(res_clone &c, bool lat_percentiles)
+{
+	for (res_ddir &dd : c.ddir)
+		if (res_ddir_prio_single(&dd, c.ioprio, lat_percentiles))
+			throw std::bad_alloc();
+}
+
+// fio's init_per_prio_stats, decided as members arrive: the entry keeps
+// priorities from the first member that used cmdprio or whose priority differs.
+void merge_prios(entry &e, const plan_job &job, res_clone &member)
+{
+	res_clone &acc = e.st.get();
+	if (!e.prio_stats && (has_prios(member) || member.ioprio != acc.ioprio)) {
+		e.prio_stats = true;
+		prio_single(acc, e.last && e.last->lat_percentiles);
+	}
+	if (e.prio_stats)
+		prio_single(member, job.lat_percentiles);
+}
+
 void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		const res_clone *origin)
 {
@@ -335,7 +367,12 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		e.groupid = job.groupid;
 		e.first = &job;
 		e.st = std::move(cs);
+		if (has_prios(e.st.get())) {
+			e.prio_stats = true;
+			prio_single(e.st.get(), job.lat_percentiles);
+		}
 	} else {
+		merge_prios(e, job, cs.get());
 		e.st.add(cs.get());
 	}
 	e.last = &job;

@@ -60,6 +60,9 @@ struct entry {
 	// both, st is per direction and `mixed` is this entry merged that way.
 	enum plan_unified unified = PLAN_UNIFIED_NONE;
 	std::shared_ptr<const entry> mixed;
+	// Latency per I/O priority is kept (fio's disable_prio_stat == 0): a member
+	// used cmdprio, or the members' own priorities differ (prio/prioclass).
+	bool prio_stats = false;
 };
 
 // fio's group_run_stats: aggregates of one reporting group, per direction.
