@@ -396,6 +396,8 @@ static int setup_prio(struct worker *w)
 	ret = prio_pick_new(w->job, w->clone->seed, &w->res, &w->prio);
 	for (uint32_t i = 0; i < w->depth; i++)
 		w->ios[i].ioprio = (uint16_t)w->res.ioprio;
+	if (w->log)
+		w->log->ioprio = (uint16_t)w->res.ioprio;
 	return ret;
 }
 
