@@ -19,6 +19,10 @@
 #include "engine/results.h"
 #include "engine/rng.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Linux's ioprio classes (linux/ioprio.h): fio's prioclass/cmdprio_class values. */
 #define PRIO_CLASS_RT 1u
 #define PRIO_CLASS_BE 2u
@@ -64,5 +68,9 @@ int prio_pick_new(const struct plan_job *j, uint64_t seed, struct res_clone *res
 
 /* Sets u->ioprio and u->prio_idx for the I/O about to be issued. */
 void prio_pick_io(struct prio_pick *p, struct io_u *u);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* IOPLAN_ENGINE_PRIO_H */
