@@ -1461,8 +1461,8 @@ static const std::vector<option> table = {
         .apply(A(FOR_DDIR(if (d < 2) j.pj.cmdprio[d].level = U32(int_in(o, s))))),
     opt("cmdprio_bssplit", opt_type::string, CAT_ENGINE)
         .engines("libaio io_uring")
-        .help("Priorities by block size: bs/percent[/class/level] entries joined by ':' (read,write lists with a "
-              "comma), e.g. 64k/25/1/1:64k/75/3/2:1m/0.")
+        .help("Priorities by block size: bs/percent or bs/percent/class/level entries joined by colons, e.g. "
+              "64k/25/1/1:64k/75/3/2:1m/0; a comma separates the read and write lists.")
         .apply(set_cmdprio_bssplit),
 };
 

@@ -14,9 +14,11 @@ without it these tests are skipped.
 import csv
 import json
 import os
+import shutil
+import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, run, run_fio
 
 ROOT = os.geteuid() == 0
 
@@ -164,6 +166,25 @@ prio=5
         if FIO:
             q = run_fio(["--output-format=json", "g.fio"], cwd=self.tmp)
             self.assertEqual(prios(doc(q.stdout)["jobs"][0]["read"]), prios(r))
+
+
+@unittest.skipUnless(ROOT and shutil.which("setpriv"), "needs root and setpriv to drop the capability")
+class WithoutCapability(TmpDirCase):
+    """The real-time class without CAP_SYS_NICE (nor CAP_SYS_ADMIN): the job fails with EPERM, as fio's."""
+
+    DROP = ["setpriv", "--bounding-set=-sys_nice,-sys_admin", "--inh-caps=-sys_nice,-sys_admin"]
+
+    def failed(self, opt):
+        p = subprocess.run([*self.DROP, BIN, "--name=p", f"--filename={self.tmp / 'f'}", "--ioengine=libaio",
+                            "--rw=randread", "--size=1m", opt], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        return p.stderr
+
+    def test_cmdprio_submit_is_refused(self):
+        self.assertIn("submit: Operation not permitted", self.failed("--cmdprio_percentage=50"))
+
+    def test_prioclass_is_refused(self):
+        self.assertIn("ioprio_set (prio/prioclass): Operation not permitted", self.failed("--prioclass=1"))
 
 
 class BadValues(TmpDirCase):
