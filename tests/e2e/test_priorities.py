@@ -18,9 +18,12 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+import jsonschema
+
+from common import BIN, FIO, ROOT as REPO, TmpDirCase, run, run_fio
 
 ROOT = os.geteuid() == 0
+RESULT_SCHEMA = json.loads((REPO / "schema/result.schema.json").read_text())
 
 JOB = """[global]
 ioengine=libaio
@@ -53,6 +56,9 @@ class CmdprioPercentage(TmpDirCase):
         self.write("p.fio", JOB.format(path=self.tmp / ("fio" if runner is run_fio else "ioplan"), extra=extra))
         p = runner([f"--output-format={fmt}", "p.fio"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
+        # "prios" is in the published schema (which has no unified_rw_reporting "mixed" layout yet).
+        if runner is run and fmt.startswith("json") and "unified_rw_reporting" not in extra:
+            jsonschema.validate(doc(p.stdout), RESULT_SCHEMA)
         return p.stdout
 
     def check_share(self, d, ddir, pct, key="clat_ns"):
