@@ -91,6 +91,9 @@ class CmdprioPercentage(TmpDirCase):
         self.assertNotIn("prios", d["jobs"][0]["read"])
         self.check_share(d, "write", 40)
 
+    def test_io_uring_shares_too(self):
+        self.check_share(doc(self.job(run, "rw=randread\nioengine=io_uring\ncmdprio_percentage=30")), "read", 30)
+
     def test_no_cmdprio_no_prios(self):
         d = doc(self.job(run, "rw=randread"))
         self.assertNotIn("prios", d["jobs"][0]["read"])
@@ -180,14 +183,18 @@ class WithoutCapability(TmpDirCase):
 
     DROP = ["setpriv", "--bounding-set=-sys_nice,-sys_admin", "--inh-caps=-sys_nice,-sys_admin"]
 
-    def failed(self, opt):
-        p = subprocess.run([*self.DROP, BIN, "--name=p", f"--filename={self.tmp / 'f'}", "--ioengine=libaio",
+    def failed(self, opt, engine="libaio"):
+        p = subprocess.run([*self.DROP, BIN, "--name=p", f"--filename={self.tmp / 'f'}", f"--ioengine={engine}",
                             "--rw=randread", "--size=1m", opt], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 1, p.stdout)
         return p.stderr
 
     def test_cmdprio_submit_is_refused(self):
         self.assertIn("submit: Operation not permitted", self.failed("--cmdprio_percentage=50"))
+
+    def test_io_uring_sqes_carry_the_priority(self):
+        # The kernel checks each SQE's ioprio: the refused reads show the field is set.
+        self.assertIn("read: Operation not permitted", self.failed("--cmdprio_percentage=50", "io_uring"))
 
     def test_prioclass_is_refused(self):
         self.assertIn("ioprio_set (prio/prioclass): Operation not permitted", self.failed("--prioclass=1"))
