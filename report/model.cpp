@@ -94,6 +94,19 @@ void replace_lat(res_lat *dst, const res_lat *src)
 		throw std::bad_alloc();
 }
 
+// The per-priority latencies too (cmdprio), entry by entry.
+void replace_prios(res_ddir &dst, const res_ddir &src)
+{
+	for (uint32_t i = 0; i < dst.nr_prios; i++)
+		free(dst.prios[i].lat.hist);
+	dst.nr_prios = src.nr_prios;
+	for (uint32_t i = 0; i < src.nr_prios; i++) {
+		dst.prios[i].ioprio = src.prios[i].ioprio;
+		dst.prios[i].lat.hist = nullptr;
+		replace_lat(&dst.prios[i].lat, &src.prios[i].lat);
+	}
+}
+
 // Takes every latency figure of `from` into c: the "lowest latency" half of
 // CrystalDiskMark's max rule comes from a different run than the throughput.
 void take_latency(res_clone &c, const res_clone &from)
@@ -102,6 +115,7 @@ void take_latency(res_clone &c, const res_clone &from)
 		replace_lat(&c.ddir[d].slat, &from.ddir[d].slat);
 		replace_lat(&c.ddir[d].clat, &from.ddir[d].clat);
 		replace_lat(&c.ddir[d].lat, &from.ddir[d].lat);
+		replace_prios(c.ddir[d], from.ddir[d]);
 		replace_lat(&c.ddir[d].sched_lat, &from.ddir[d].sched_lat);
 	}
 	replace_lat(&c.sync_lat, &from.sync_lat);

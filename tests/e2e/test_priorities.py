@@ -153,6 +153,19 @@ class CmdprioBssplit(TmpDirCase):
         self.assertEqual(seen, {4096: {"0x6002"}, 8192: {"0x0000"}})
 
 
+class Repeat(TmpDirCase):
+    def test_latency_of_another_run_brings_its_priorities(self):
+        # repeat_aggregate=max takes the latency of the fastest run: per priority too, so they still add up.
+        p = run(["--name=r", f"--directory={self.tmp}", "--ioengine=libaio", "--rw=randread", "--size=4m",
+                 "--cmdprio_class=2", "--cmdprio_percentage=40", "--repeat=5", "--repeat_aggregate=max",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = doc(p.stdout)["jobs"][0]["read"]
+        self.assertEqual(sum(x["clat_ns"]["N"] for x in r["prios"]), r["clat_ns"]["N"])
+        self.assertEqual(min(x["clat_ns"]["min"] for x in r["prios"]), r["clat_ns"]["min"])
+        self.assertEqual(max(x["clat_ns"]["max"] for x in r["prios"]), r["clat_ns"]["max"])
+
+
 class ThreadPriority(TmpDirCase):
     GROUP = """[global]
 ioengine=null
