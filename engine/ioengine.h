@@ -32,6 +32,8 @@ struct io_u {
 	uint8_t counted;		/* issued inside the measured window */
 	uint32_t slot;			/* buffer index (fixed buffers) */
 	uint8_t nostat;			/* set by the engine: IOE_NOSTAT_* of what this I/O does not count */
+	uint8_t prio_idx;		/* cmdprio: its entry in res_ddir.prios (engine/prio.h) */
+	uint16_t ioprio;		/* libaio, io_uring: the I/O's own priority; 0 = the thread's */
 	void *eng_data;			/* engine's per-slot state */
 };
 

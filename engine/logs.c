@@ -145,6 +145,7 @@ static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t valu
 	e->t_ms = t_ms + l->base_ms;
 	e->value = value;
 	e->ddir = ddir;
+	e->ioprio = l->avg_ns ? 0 : l->ioprio;
 	e->bs = bs;
 	e->offset = offset;
 }

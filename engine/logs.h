@@ -59,7 +59,8 @@ struct log_entry {
 	uint64_t offset;
 	uint32_t bs;
 	uint8_t ddir;
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t ioprio;		/* the I/O's priority (prio, cmdprio); 0 in averaged entries, as fio */
 };
 
 #define LOG_CHUNK_ENTRIES 4096u		/* 128 KiB per chunk */
@@ -117,6 +118,7 @@ struct wlog {
 	struct log_chunk *cur[LOG_KIND_NR];	/* NULL = this kind is off */
 	uint64_t avg_ns;			/* log_avg_msec; 0 = an entry per I/O */
 	bool max_value;
+	uint16_t ioprio;			/* priority of the I/O wlog_io logs next (the worker sets it) */
 	uint64_t start_ns;			/* the measured window's start */
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
 	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */

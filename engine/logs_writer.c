@@ -123,12 +123,16 @@ static size_t format_line(char *buf, const struct log_entry *e, bool offset, boo
 	n += put_cached(buf + n, e->bs, cache ? &cache[1] : NULL);
 	if (offset)
 		n += put_sep(buf + n, e->offset);
-	/* The priority column: ioplan issues every I/O at the default priority (0). */
+	/* The priority column: log_prio's ioprio value, else 1 for the real-time class (fio's). */
 	if (prio_hex) {
-		memcpy(buf + n, "0x0000", 6);
+		static const char hex[] = "0123456789abcdef";
+
+		memcpy(buf + n, "0x", 2);
+		for (int i = 0; i < 4; i++)
+			buf[n + 2 + i] = hex[(e->ioprio >> (12 - 4 * i)) & 0xf];
 		n += 6;
 	} else {
-		buf[n++] = '0';
+		buf[n++] = (e->ioprio >> PLAN_IOPRIO_CLASS_SHIFT) == 1 ? '1' : '0';
 	}
 	buf[n++] = '\n';
 	return n;
@@ -169,11 +173,12 @@ size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool
 	uint64_t t = e->t_ms, v = e->value, bs = e->bs;
 	uint32_t ddir = e->ddir | (offset ? LOG_SAMPLE_OFFSET_BIT : 0) | (prio_hex ? LOG_SAMPLE_PRIO_BIT : 0);
 
-	/* struct io_sample on fio's 64-bit Linux builds: the priority and its padding are 0. */
+	/* struct io_sample on fio's 64-bit Linux builds: the priority is the 16 bits after ddir. */
 	memset(p, 0, LOG_SAMPLE_BYTES);
 	memcpy(p, &t, 8);
 	memcpy(p + 8, &v, 8);
 	memcpy(p + 16, &ddir, 4);
+	memcpy(p + 20, &e->ioprio, 2);
 	memcpy(p + 24, &bs, 8);
 	if (!offset)
 		return LOG_SAMPLE_BYTES;

@@ -321,6 +321,24 @@ enum plan_ss_flags {
 	PLAN_SS_PCT = 1u << 6		/* limit is a percent of the window's mean */
 };
 
+/* fio's cmdprio_bssplit entry: I/Os of bs_bytes, pct of them at ioprio. */
+#define PLAN_IOPRIO_CLASS_SHIFT 13
+#define PLAN_CMDPRIO_SPLIT_MAX 64
+struct plan_cmdprio_split {
+	uint64_t bs_bytes;
+	uint32_t pct;			/* 1..100 (zero entries are dropped, as fio) */
+	int32_t ioprio;			/* -1: cmdprio_class/cmdprio's priority */
+};
+
+/* One direction's cmdprio options (engine/prio.h). */
+struct plan_cmdprio {
+	uint32_t pct;			/* cmdprio_percentage; 0 = none */
+	uint32_t prio_class;		/* cmdprio_class; 0 = fio's default, real-time (1) */
+	uint32_t level;			/* cmdprio */
+	uint32_t nr_split;		/* cmdprio_bssplit entries, sorted by bs_bytes */
+	struct plan_cmdprio_split split[PLAN_CMDPRIO_SPLIT_MAX];
+};
+
 struct plan_job {
 	char *name;			/* as displayed (name= may rename the section) */
 	char *section;			/* the section header text */
@@ -627,6 +645,18 @@ struct plan_job {
 	double ss_limit;		/* IOPS, bytes/s or (PLAN_SS_PCT) percent of the mean */
 	uint32_t ss_dur_s;		/* window in samples (seconds); 0 = off */
 	uint64_t ss_ramp_ns;		/* no sample before this long (+1 s, as fio) */
+	/*
+	 * I/O priorities (fio's prio, prioclass and the cmdprio options of libaio
+	 * and io_uring; engine/prio.h).  A priority is Linux's ioprio value,
+	 * class << PLAN_IOPRIO_CLASS_SHIFT | level.  cmdprio[] is per direction
+	 * (read, write): a share of the I/Os (cmdprio_percentage) or of the I/Os of
+	 * one block size (cmdprio_bssplit) goes out with a priority of its own.
+	 */
+	bool ioprio_set;		/* prio= or prioclass= given: the thread's ioprio_set() */
+	uint32_t ioprio_class;		/* prioclass: 0 (none) means best effort, as fio */
+	uint32_t ioprio_level;		/* prio */
+	bool cmdprio_bssplit;		/* cmdprio_bssplit given (never with cmdprio_percentage) */
+	struct plan_cmdprio cmdprio[2];
 
 	/* Echo of the options as typed, for reports (fio's "job options"). */
 	struct plan_kv *opts;

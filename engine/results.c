@@ -143,6 +143,48 @@ double res_sample_stat_stddev(const struct res_sample_stat *s)
 	return s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0.0;
 }
 
+/* The entry of ioprio in d, appended (empty) on first use; NULL when d is full. */
+static struct res_prio *prio_slot(struct res_ddir *d, uint32_t ioprio)
+{
+	struct res_prio *p;
+
+	for (uint32_t i = 0; i < d->nr_prios; i++)
+		if (d->prios[i].ioprio == ioprio)
+			return &d->prios[i];
+	if (d->nr_prios >= RES_PRIO_MAX)
+		return NULL;
+	p = &d->prios[d->nr_prios++];
+	memset(p, 0, sizeof(*p));
+	p->ioprio = ioprio;
+	p->lat.min_ns = UINT64_MAX;
+	return p;
+}
+
+/* fio's sum_clat_prio_stats: entries of the same priority add up, new ones follow in order. */
+static int prios_merge(struct res_ddir *d, const struct res_ddir *s)
+{
+	struct res_prio *p;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < s->nr_prios && !ret; i++) {
+		p = prio_slot(d, s->prios[i].ioprio);
+		if (p)
+			ret = res_lat_merge(&p->lat, &s->prios[i].lat);
+	}
+	return ret;
+}
+
+int res_ddir_prio_single(struct res_ddir *d, uint32_t ioprio, bool lat_percentiles)
+{
+	const struct res_lat *all = lat_percentiles ? &d->lat : &d->clat;
+	struct res_prio *p;
+
+	if (d->nr_prios || !all->n)
+		return 0;
+	p = prio_slot(d, ioprio);
+	return p ? res_lat_merge(&p->lat, all) : 0;
+}
+
 int res_ddir_merge(struct res_ddir *d, const struct res_ddir *s)
 {
 	int ret;
@@ -164,6 +206,8 @@ int res_ddir_merge(struct res_ddir *d, const struct res_ddir *s)
 	res_sample_stat_merge_sum(&d->iops, &s->iops);
 	d->target_bytes_per_s += s->target_bytes_per_s;
 	d->target_iops += s->target_iops;
+	if (!ret)
+		ret = prios_merge(d, s);
 	return ret;
 }
 
@@ -205,6 +249,8 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 	dst->replay_late += src->replay_late;
 	if (src->replay_lag_max_ns > dst->replay_lag_max_ns)
 		dst->replay_lag_max_ns = src->replay_lag_max_ns;
+	if (!dst->ioprio)	/* fio: a group has its first member's priority */
+		dst->ioprio = src->ioprio;
 	return ret;
 }
 
@@ -233,6 +279,8 @@ void res_clone_release(struct res_clone *c)
 		free(c->ddir[d].clat.hist);
 		free(c->ddir[d].lat.hist);
 		free(c->ddir[d].sched_lat.hist);
+		for (uint32_t i = 0; i < c->ddir[d].nr_prios; i++)
+			free(c->ddir[d].prios[i].lat.hist);
 	}
 	free(c->sync_lat.hist);
 	if (c->iops_series.samples != c->bw_series.samples)
@@ -281,6 +329,8 @@ int res_clone_copy(struct res_clone *dst, const struct res_clone *src)
 		ret |= dup_hist(&dst->ddir[d].clat.hist);
 		ret |= dup_hist(&dst->ddir[d].lat.hist);
 		ret |= dup_hist(&dst->ddir[d].sched_lat.hist);
+		for (uint32_t i = 0; i < dst->ddir[d].nr_prios; i++)
+			ret |= dup_hist(&dst->ddir[d].prios[i].lat.hist);
 	}
 	ret |= dup_hist(&dst->sync_lat.hist);
 	dst->bw_series.samples = dup_array(src->bw_series.samples, src->bw_series.nr,

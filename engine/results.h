@@ -108,6 +108,19 @@ struct res_sample_stat {
 #define RES_LATBKT_MS 12
 #define RES_LATBKT_NR (RES_LATBKT_NS + RES_LATBKT_US + RES_LATBKT_MS)
 
+/*
+ * Latency of the I/Os issued at one priority (fio's clat_prio): total latency
+ * when the job has lat_percentiles, completion latency otherwise, as fio.  A
+ * direction keeps them only while several priorities are in use (cmdprio);
+ * entry 0 is the thread's own priority, the others follow in first use.
+ * 25 is every distinct value: the thread's (or none) and 3 classes x 8 levels.
+ */
+#define RES_PRIO_MAX 25
+struct res_prio {
+	uint32_t ioprio;		/* class << 13 | level, as Linux's ioprio_set() */
+	struct res_lat lat;
+};
+
 /* Per-direction results of one clone. */
 struct res_ddir {
 	uint64_t bytes;
@@ -123,6 +136,8 @@ struct res_ddir {
 	struct res_sample_stat iops;	/* fio's iops samples */
 	uint64_t target_bytes_per_s;	/* rate limit in force, 0 = none */
 	uint64_t target_iops;
+	uint32_t nr_prios;		/* 0: every I/O went at the clone's ioprio */
+	struct res_prio prios[RES_PRIO_MAX];
 };
 
 /* One per-interval sample: what completed in (t_start_ns, t_end_ns]. */
@@ -217,6 +232,8 @@ struct res_clone {
 	uint64_t replay_ios;
 	uint64_t replay_late;
 	uint64_t replay_lag_max_ns;
+
+	uint32_t ioprio;		/* the thread's priority (prio/prioclass), 0 = none set */
 };
 
 /*
@@ -417,6 +434,13 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src);
 /* dst += src for one direction, as res_clone_merge does per direction (fio's
  * unified_rw_reporting folds directions this way). Returns 0 or -ENOMEM. */
 int res_ddir_merge(struct res_ddir *dst, const struct res_ddir *src);
+
+/*
+ * fio's sum_clat_prio_stats for a group that shows priorities: a direction
+ * that kept no per-priority latency (one priority only) gets one entry, its
+ * whole clat (or lat, with lat_percentiles) at ioprio.  0 or -ENOMEM.
+ */
+int res_ddir_prio_single(struct res_ddir *d, uint32_t ioprio, bool lat_percentiles);
 
 /* Initialise an empty clone (min = UINT64_MAX ...) with no histograms. */
 void res_clone_init(struct res_clone *c);

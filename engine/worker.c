@@ -384,6 +384,23 @@ static int open_engine(struct worker *w)
 	return 0;
 }
 
+/* prio/prioclass for the thread, cmdprio's per-I/O state; each slot starts at the thread's priority. */
+static int setup_prio(struct worker *w)
+{
+	int ret = prio_set_thread(w->job);
+
+	if (ret) {
+		worker_error(w, .err = -ret, .what = "ioprio_set (prio/prioclass)");
+		return ret;
+	}
+	ret = prio_pick_new(w->job, w->clone->seed, &w->res, &w->prio);
+	for (uint32_t i = 0; i < w->depth; i++)
+		w->ios[i].ioprio = (uint16_t)w->res.ioprio;
+	if (w->log)
+		w->log->ioprio = (uint16_t)w->res.ioprio;
+	return ret;
+}
+
 static int setup(struct worker *w)
 {
 	const struct plan_clone *c = w->clone;
@@ -427,6 +444,8 @@ static int setup(struct worker *w)
 	if (!ret)
 		ret = alloc_hists(w);
 	if (!ret)
+		ret = setup_prio(w);
+	if (!ret)
 		ret = open_engine(w);
 	if (!ret)
 		ret = worker_flow_setup(w);
@@ -456,6 +475,7 @@ static void teardown(struct worker *w)
 	free(w->fds);
 	free(w->dirty);
 	free(w->file_inflight);
+	free(w->prio);
 }
 
 static void rates_start(struct worker *w, uint64_t t0)

@@ -25,6 +25,7 @@
 #include "engine/iogen.h"
 #include "engine/logs.h"
 #include "engine/plan.h"
+#include "engine/prio.h"
 #include "engine/rate.h"
 #include "engine/results.h"
 #include "engine/stats.h"
@@ -179,6 +180,7 @@ struct worker {
 	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */
 	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
+	struct prio_pick *prio;		/* cmdprio: per-I/O priorities; NULL without (engine/prio.h) */
 
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;

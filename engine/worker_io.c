@@ -112,6 +112,16 @@ static void stats_tick(struct worker *w, uint64_t now)
 	w->next_tick = n;
 }
 
+/* cmdprio: fio's clat_prio sample (lat with lat_percentiles, else clat); the logs' priority column. */
+static void prio_account(struct worker *w, struct res_ddir *d, const struct io_u *u, uint64_t lat,
+			 uint64_t clat)
+{
+	if (d->nr_prios)
+		lat_add(&d->prios[u->prio_idx].lat, w->job->lat_percentiles ? lat : clat);
+	if (w->log)
+		w->log->ioprio = u->ioprio;
+}
+
 static void account(struct worker *w, struct io_u *u, uint64_t now)
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
@@ -140,6 +150,8 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		lat_add(&d->slat, u->issue_ns - u->start_ns);
 	if (u->due_ns)
 		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
+	if (w->prio)
+		prio_account(w, d, u, lat, clat);
 	w->lat_sum[u->ddir] += lat;
 	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
 		worker_latency_ok(w, u, lat);
@@ -311,6 +323,8 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 		if (w->vfy)
 			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
 	}
+	if (w->prio)
+		prio_pick_io(w->prio, u);
 	if (!w->stamp_ok)
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "parser/appliers.hpp"
+#include "parser/cmdprio.hpp"
 
 namespace parser {
 
@@ -1482,6 +1483,41 @@ static const std::vector<option> table = {
         .help("libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
               "directly instead of calling io_getevents().")
         .apply(A(j.pj.aio_userspace_reap = flag_value(v))),
+
+    // ---- I/O priorities: prio, prioclass and libaio/io_uring's cmdprio options (engine/prio.h) ----
+    opt("prio", opt_type::integer, CAT_ENGINE)
+        .range(0, 7)
+        .help("I/O priority level of the job's threads (ioprio_set): 0 highest .. 7 lowest, within prioclass.")
+        .apply(A(j.pj.ioprio_level = U32(int_in(o, v)); j.pj.ioprio_set = true)),
+    opt("prioclass", opt_type::integer, CAT_ENGINE)
+        .range(0, 3)
+        .help("I/O priority class of the job's threads: 1 real-time (needs CAP_SYS_NICE), 2 best effort, 3 idle; "
+              "0: best effort, as fio.")
+        .apply(A(j.pj.ioprio_class = U32(int_in(o, v)); j.pj.ioprio_set = true)),
+    opt("cmdprio_percentage", opt_type::int_ddir, CAT_ENGINE)
+        .unit("%")
+        .range(0, 100)
+        .engines("libaio io_uring")
+        .help("Share of the I/Os (read,write) issued with the priority of cmdprio_class and cmdprio; "
+              "reports then show latency per priority.")
+        .apply(A(FOR_DDIR(if (d < 2) j.pj.cmdprio[d].pct = U32(int_in(o, s))))),
+    opt("cmdprio_class", opt_type::int_ddir, CAT_ENGINE)
+        .range(1, 3)
+        .engines("libaio io_uring")
+        .help("Priority class (read,write) of cmdprio_percentage's I/Os and of cmdprio_bssplit entries without "
+              "one: 1 real-time (fio's default), 2 best effort, 3 idle.")
+        .apply(A(FOR_DDIR(if (d < 2) j.pj.cmdprio[d].prio_class = U32(int_in(o, s))))),
+    opt("cmdprio", opt_type::int_ddir, CAT_ENGINE)
+        .range(0, 7)
+        .engines("libaio io_uring")
+        .help("Priority level (read,write) of cmdprio_percentage's I/Os and of cmdprio_bssplit entries without "
+              "one: 0 highest .. 7 lowest.")
+        .apply(A(FOR_DDIR(if (d < 2) j.pj.cmdprio[d].level = U32(int_in(o, s))))),
+    opt("cmdprio_bssplit", opt_type::string, CAT_ENGINE)
+        .engines("libaio io_uring")
+        .help("Priorities by block size: bs/percent or bs/percent/class/level entries joined by colons, e.g. "
+              "64k/25/1/1:64k/75/3/2:1m/0; a comma separates the read and write lists.")
+        .apply(set_cmdprio_bssplit),
 };
 
 const std::vector<option> &options()

@@ -40,8 +40,7 @@ const std::vector<unsupported_group> &unsupported()
         {"is not supported (latency targets and flows)",
          {"latency_target", "latency_window", "latency_percentile", "latency_run", "flow_watermark"}},
         {"is not supported (scheduling and NUMA placement)",
-         {"prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
-          "cmdprio_bssplit", "iomem_align", "mem_align", "hugepage-size", "daemonize"}},
+         {"iomem_align", "mem_align", "hugepage-size", "daemonize"}},
         {"is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O "
          "scheduler switch or file lock)",
          {"ioscheduler", "lockfile", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid"}},
@@ -66,7 +65,7 @@ const std::vector<unsupported_group> &unsupported()
           "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "brick",
           "busy_poll", "conf", "cont", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
           "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "rbdname", "readfua",
-          "writefua", "skip_bad", "volume", "rocm_io", "cmdprio_bssplit", "bindname",
+          "writefua", "skip_bad", "volume", "rocm_io", "bindname",
           "namespace", "hugepage", "clustername",
           "busy_poll", "xnvme_be", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_dev_nsid", "xnvme_iovec",
           "sg_type", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",

@@ -453,6 +453,16 @@ void check_engine_options(const job_def &d)
     }
 }
 
+// fio's cmdprio modes exclude each other (engines/cmdprio.c fio_cmdprio_init);
+// fio finds it when the engine starts, here at cmdprio_bssplit's position.
+void check_cmdprio(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (j.cmdprio_bssplit && (j.cmdprio[0].pct || j.cmdprio[1].pct))
+        fail(option_loc(d, "cmdprio_bssplit"), "job '" + job_name(d) +
+                                                   "': cmdprio_percentage and cmdprio_bssplit are mutually exclusive");
+}
+
 // Blames the job with the most files.
 void check_file_count(const std::vector<job_def> &jobs)
 {
@@ -514,6 +524,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         finalize_spec(d);
         check_regions(d);
         check_engine_options(d);
+        check_cmdprio(d);
         check_remote_job(d);
     }
     check_file_count(jobs);

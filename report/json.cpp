@@ -11,6 +11,7 @@
 #include "report/idleness.hpp"
 #include "report/json_ioplan.hpp"
 #include "report/json_util.hpp"
+#include "report/prio.hpp"
 #include "report/units.hpp"
 
 namespace report {
@@ -93,6 +94,8 @@ ojson ddir_object(const entry &e, const group_stat &g, int d, bool plus)
 	o["slat_ns"] = lat_object(dd.slat, slat_pct.data(), slat_pct.size(), j && j->slat_percentiles, plus);
 	o["clat_ns"] = lat_object(dd.clat, pct.data(), pct.size(), j && j->clat_percentiles, plus);
 	o["lat_ns"] = lat_object(dd.lat, pct.data(), pct.size(), j && j->lat_percentiles, plus);
+	if (prios_shown(dd))
+		o["prios"] = prios_json(dd, j, pct, plus);
 	add_sample_stats(o, e, g, d);
 	return o;
 }

@@ -73,6 +73,19 @@ ojson lat_def()
 		      { "percentile", "bins" });
 }
 
+// fio's per-priority latency (cmdprio): lat_ns with lat_percentiles, else clat_ns.
+ojson prios_def()
+{
+	ojson prio = closed({ { "prioclass", u64("1 real-time, 2 best effort, 3 idle, 0 none") },
+			      { "prio", u64("level, 0 highest .. 7") },
+			      { "clat_ns", ref("lat") },
+			      { "lat_ns", ref("lat") } },
+			    { "clat_ns", "lat_ns" });
+	return ojson{ { "type", "array" },
+		      { "description", "only with two or more priorities in use (cmdprio)" },
+		      { "items", prio } };
+}
+
 ojson ddir_def()
 {
 	return closed({ { "io_bytes", u64() },
@@ -87,6 +100,7 @@ ojson ddir_def()
 			{ "slat_ns", ref("lat") },
 			{ "clat_ns", ref("lat") },
 			{ "lat_ns", ref("lat") },
+			{ "prios", prios_def() },
 			{ "bw_min", u64("KiB/s") },
 			{ "bw_max", u64("KiB/s") },
 			{ "bw_agg", type("number", "% of the group's aggregate bandwidth") },
@@ -97,7 +111,8 @@ ojson ddir_def()
 			{ "iops_max", u64() },
 			{ "iops_mean", type("number") },
 			{ "iops_stddev", type("number") },
-			{ "iops_samples", u64() } });
+			{ "iops_samples", u64() } },
+		      { "prios" });
 }
 
 

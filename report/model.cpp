@@ -94,6 +94,19 @@ void replace_lat(res_lat *dst, const res_lat *src)
 		throw std::bad_alloc();
 }
 
+// The per-priority latencies too (cmdprio), entry by entry.
+void replace_prios(res_ddir &dst, const res_ddir &src)
+{
+	for (uint32_t i = 0; i < dst.nr_prios; i++)
+		free(dst.prios[i].lat.hist);
+	dst.nr_prios = src.nr_prios;
+	for (uint32_t i = 0; i < src.nr_prios; i++) {
+		dst.prios[i].ioprio = src.prios[i].ioprio;
+		dst.prios[i].lat.hist = nullptr;
+		replace_lat(&dst.prios[i].lat, &src.prios[i].lat);
+	}
+}
+
 // Takes every latency figure of `from` into c: the "lowest latency" half of
 // CrystalDiskMark's max rule comes from a different run than the throughput.
 void take_latency(res_clone &c, const res_clone &from)
@@ -102,6 +115,7 @@ void take_latency(res_clone &c, const res_clone &from)
 		replace_lat(&c.ddir[d].slat, &from.ddir[d].slat);
 		replace_lat(&c.ddir[d].clat, &from.ddir[d].clat);
 		replace_lat(&c.ddir[d].lat, &from.ddir[d].lat);
+		replace_prios(c.ddir[d], from.ddir[d]);
 		replace_lat(&c.ddir[d].sched_lat, &from.ddir[d].sched_lat);
 	}
 	replace_lat(&c.sync_lat, &from.sync_lat);
@@ -250,6 +264,8 @@ stat_clone fold_directions(const res_clone &src)
 		res_ddir &dd = c.ddir[d];
 		for (res_lat *l : { &dd.slat, &dd.clat, &dd.lat, &dd.sched_lat })
 			clear_lat(*l);
+		for (uint32_t i = 0; i < dd.nr_prios; i++)
+			free(dd.prios[i].lat.hist);
 		res_ddir empty = {};
 		empty.slat = dd.slat;
 		empty.clat = dd.clat;
@@ -323,6 +339,36 @@ void add_errors(entry &e, const plan_job &job, const res_clone *c)
 	}
 }
 
+bool has_prios(const res_clone &c)
+{
+	for (const res_ddir &dd : c.ddir)
+		if (dd.nr_prios)
+			return true;
+	return false;
+}
+
+// fio's single-priority rule: a direction without per-priority samples counts
+// them all at the clone's own priority, once the entry keeps priorities.
+void prio_single(res_clone &c, bool lat_percentiles)
+{
+	for (res_ddir &dd : c.ddir)
+		if (res_ddir_prio_single(&dd, c.ioprio, lat_percentiles))
+			throw std::bad_alloc();
+}
+
+// fio's init_per_prio_stats, decided as members arrive: the entry keeps
+// priorities from the first member that used cmdprio or whose priority differs.
+void merge_prios(entry &e, const plan_job &job, res_clone &member)
+{
+	res_clone &acc = e.st.get();
+	if (!e.prio_stats && (has_prios(member) || member.ioprio != acc.ioprio)) {
+		e.prio_stats = true;
+		prio_single(acc, e.last && e.last->lat_percentiles);
+	}
+	if (e.prio_stats)
+		prio_single(member, job.lat_percentiles);
+}
+
 void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		const res_clone *origin)
 {
@@ -335,7 +381,12 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		e.groupid = job.groupid;
 		e.first = &job;
 		e.st = std::move(cs);
+		if (has_prios(e.st.get())) {
+			e.prio_stats = true;
+			prio_single(e.st.get(), job.lat_percentiles);
+		}
 	} else {
+		merge_prios(e, job, cs.get());
 		e.st.add(cs.get());
 	}
 	e.last = &job;

@@ -63,6 +63,9 @@ struct entry {
 	// Steady state (ss_dur): the record of the entry's last member that has
 	// one (the group's last clone, as fio keeps it), from its last run.
 	const res_ss *ss = nullptr;
+	// Latency per I/O priority is kept (fio's disable_prio_stat == 0): a member
+	// used cmdprio, or the members' own priorities differ (prio/prioclass).
+	bool prio_stats = false;
 };
 
 // fio's group_run_stats: aggregates of one reporting group, per direction.

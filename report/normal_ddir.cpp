@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "report/normal.hpp"
+#include "report/prio.hpp"
 #include "report/units.hpp"
 
 namespace report {
@@ -192,12 +193,14 @@ std::string normal_ddir(const entry &e, const group_stat &g, int d)
 		s += normal_lat_line("clat", dd.clat);
 	if (dd.lat.n)
 		s += normal_lat_line(" lat", dd.lat);
+	s += normal_prio_lat_lines(dd, j);
 	if (j && j->slat_percentiles)
 		s += normal_percentiles("slat", dd.slat, list, prec);
 	if (j && j->clat_percentiles)
 		s += normal_percentiles("clat", dd.clat, list, prec);
 	if (j && j->lat_percentiles)
 		s += normal_percentiles("lat", dd.lat, list, prec);
+	s += normal_prio_percentiles(dd, j, list, prec);
 	if (dd.bw_kib_s.n)
 		s += bw_line(dd.bw_kib_s, g, d);
 	if (dd.iops.n)

@@ -229,6 +229,7 @@ static void prep(const struct ioe *e, struct uring *r, struct io_uring_sqe *sqe,
 	}
 	if (r->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->ioprio = u->ioprio;	/* as fio: the SQ poll thread does not inherit ioprio_set() */
 	sqe_options(e, r, sqe);
 	io_uring_sqe_set_data(sqe, u);
 }

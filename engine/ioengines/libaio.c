@@ -18,6 +18,10 @@
 
 #include "engine/ioengine.h"
 
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)	/* linux/aio_abi.h: aio_reqprio holds an ioprio value */
+#endif
+
 struct aio {
 	io_context_t ctx;
 	struct iocb *iocbs;		/* one per slot */
@@ -85,6 +89,10 @@ static int aio_queue(struct ioe *e, struct io_u *u)
 		io_prep_pwrite(cb, u->fd, u->buf, u->len, (long long)u->offset);
 	cb->data = u;
 	cb->aio_rw_flags = e->cfg.rwf_flags;
+	if (u->ioprio) {	/* cmdprio (engine/prio.h): this I/O's own priority */
+		cb->aio_reqprio = (short)u->ioprio;
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+	}
 	a->pending[a->nr_pending++] = cb;
 	return IOE_Q_QUEUED;
 }

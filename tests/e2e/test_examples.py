@@ -62,3 +62,10 @@ class Examples(TmpDirCase):
         self.assertEqual([r["discarded"] for r in runs], [True, False, False, False])
         (trace,) = self.run_example("sweep.fio")["ioplan"]["traces"]
         self.assertEqual(trace["ios"]["offset"], [k * 20 << 20 for k in range(20)])
+
+    def test_priorities_per_io(self):
+        read = self.run_example("priorities.fio")["jobs"][0]["read"]
+        prios = [(p["prioclass"], p["prio"], p["clat_ns"]["N"]) for p in read["prios"]]
+        self.assertEqual([p[:2] for p in prios], [(2, 7), (2, 0)])
+        self.assertEqual(prios[0][2] + prios[1][2], 2048)
+        self.assertAlmostEqual(prios[1][2] / 2048, 0.30, delta=0.06)
