@@ -599,6 +599,12 @@ struct plan_job {
 	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
 	uint64_t max_latency_ns[PLAN_DDIR_NR];	/* a longer lat fails the job (ETIMEDOUT); 0 = none */
 
+	/* latency_target: fio's search for the deepest queue that meets a latency (worker_lat_target.c). */
+	uint64_t lat_target_ns;		/* 0 = no search: the job keeps iodepth */
+	uint64_t lat_window_ns;		/* each queue depth is tried this long */
+	double lat_percentile;		/* share of I/Os (%) whose lat must be within the target */
+	bool lat_run;			/* keep adjusting the depth instead of ending once it settles */
+
 	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
 	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
 	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */

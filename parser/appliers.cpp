@@ -178,6 +178,18 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
     }
 }
 
+// fio takes a one-entry float list and silently uses the first of several; ioplan says so.
+void set_latency_percentile(job_spec &j, const option &o, const std::string &v)
+{
+    std::string t = trim(v);
+    if (t.find(':') != std::string::npos)
+        throw value_error("latency_percentile takes one percentage, not a list", t.find(':'));
+    double p = parse_float(t);
+    if (!(p >= 0 && p <= 100))
+        throw value_error("latency_percentile " + t + " is not within [0, 100]");
+    j.pj.lat_percentile = p;
+}
+
 void set_ioengine(job_spec &j, const option &o, const std::string &v)
 {
     std::string name = trim(v);

@@ -1401,6 +1401,31 @@ static const std::vector<option> table = {
         .help("Fail the job with ETIMEDOUT (fio's \"max latency exceeded\") when an I/O's total latency exceeds "
               "this (read,write,trim); 0: no limit.")
         .apply(A(FOR_DDIR(j.pj.max_latency_ns[d] = time_in(o, s)))),
+    opt("latency_target", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("Search for the deepest queue (up to iodepth) at which latency_percentile of the I/Os complete within "
+              "this total latency, as fio: start at depth 1, double while each latency_window meets it, bisect "
+              "once one does not; the depth found is reported (latency_depth); 0: no search.")
+        .apply(A(j.pj.lat_target_ns = time_in(o, v))),
+    opt("latency_window", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("How long each queue depth runs before latency_target judges it.")
+        .apply(A(j.pj.lat_window_ns = time_in(o, v))),
+    opt("latency_percentile", opt_type::float_list, CAT_RATE)
+        .unit("%")
+        .def("100")
+        .help("Share of I/Os (0-100) that must complete within latency_target in a window; at 100 one slower I/O "
+              "lowers the depth at once, and at depth 1 fails the job with ETIMEDOUT.")
+        .apply(set_latency_percentile),
+    opt("latency_run", opt_type::boolean, CAT_RATE)
+        .def("0")
+        .help("Keep adjusting the queue depth to latency_target for the whole run; 0 (fio's default): once the "
+              "depth settles, measure one more window at it and end the job.")
+        .apply(A(j.pj.lat_run = flag_value(v))),
 
     // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
     opt("force_async", opt_type::integer, CAT_ENGINE)

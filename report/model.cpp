@@ -269,6 +269,7 @@ std::shared_ptr<const entry> mixed_copy(const entry &e)
 	m->members = e.members;
 	m->first = e.first;
 	m->last = e.last;
+	m->lat_depth = e.lat_depth;
 	m->job_ids = e.job_ids;
 	m->run_ns = e.run_ns;
 	m->error = e.error;
@@ -328,6 +329,7 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 {
 	int err = cs.get().error;
 	uint64_t total_err = cs.get().total_err;
+	uint32_t lat_depth = cs.get().lat_depth;
 
 	if (!e.members) {
 		e.name = job.name ? job.name : "";
@@ -339,6 +341,7 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		e.st.add(cs.get());
 	}
 	e.last = &job;
+	e.lat_depth = lat_depth ? lat_depth : job.iodepth;
 	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
 		e.job_ids.push_back(job.job_id);
 	e.run_ns += run_ns;

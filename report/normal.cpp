@@ -144,8 +144,12 @@ std::string entry_tail(const entry &e)
 	if (e.last && e.last->continue_on_error)
 		s += strf("     errors    : total=%llu, first_error=%d/<%s>\n",
 			  (unsigned long long)e.total_err, e.first_error, strerror(e.first_error));
-	s += strf("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
-		  e.last ? e.last->iodepth : 1);
+	// fio prints the target in ns and the window in us, as it stores them.
+	const plan_job *j = e.last;
+	s += strf("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+		  (unsigned long long)(j ? j->lat_target_ns : 0),
+		  (unsigned long long)(j ? j->lat_window_ns / 1000 : 0), j ? j->lat_percentile : 100.0,
+		  e.lat_depth ? e.lat_depth : 1);
 	return s;
 }
 
