@@ -420,9 +420,11 @@ static const std::vector<option> table = {
             {"none", "no zones", 0},
             {"strided", "do zonesize bytes within zonerange, then move to the next zone (back to the start past the end)", 0},
         })
-        .help("Zones within the region; zonesize= alone also selects strided, as in fio (zoned block devices, zonemode=zbd, are not supported).")
+        .help("Zones within the region; strided needs zonesize=, and zonesize= needs strided, as in fio 3.33 (zoned block devices, zonemode=zbd, are not supported).")
         .apply(A(if (trim(v) == "zbd") throw value_error("zonemode=zbd (zoned block devices) is not supported");
-          choice_of(o, v))),
+          choice_of(o, v);
+          // Only the planner's check needs the mode: zonesize= is what the engine zones by.
+          j.zone_strided = !strcasecmp(trim(v).c_str(), "strided"))),
     opt("zonesize", opt_type::size, CAT_PATTERN)
         .unit("bytes")
         .def("0")

@@ -448,6 +448,18 @@ void check_engine_options(const job_def &d)
     }
 }
 
+// fio 3.33 (init.c fixup_options) refuses zonesize= unless zonemode=strided, and
+// zonemode=strided without a zonesize=; so does ioplan, naming the job.
+void check_zone_mode(const job_def &d)
+{
+    bool sized = d.spec.pj.zone_size_bytes != 0;
+    if (sized && !d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonesize= needs zonemode=strided (fio: \"--zonemode=none and "
+                                               "--zonesize are not compatible\")");
+    if (!sized && d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonemode=strided needs a zonesize=");
+}
+
 // Blames the job with the most files.
 void check_file_count(const std::vector<job_def> &jobs)
 {
@@ -473,6 +485,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         finalize_spec(d);
         check_regions(d);
         check_engine_options(d);
+        check_zone_mode(d);
         check_remote_job(d);
     }
     check_file_count(jobs);
