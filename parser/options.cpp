@@ -301,6 +301,10 @@ static const std::vector<option> table = {
     opt("filename", opt_type::path_list, CAT_FILES)
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")
         .apply(A(j.filenames = path_list(trim(v)))),
+    opt("opendir", opt_type::string, CAT_FILES)
+        .help("Add every regular file under this directory (recursively, in name order) to the job's files, "
+              "as fio; writing to them needs allow_existing_file_write=1 like any file ioplan did not create.")
+        .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
         .def("$jobname.$jobnum.$filenum")
         .help("Name of generated files, with $jobname, $jobnum (clone), $filenum.")
@@ -1428,6 +1432,38 @@ static const std::vector<option> table = {
         .help("Keep adjusting the queue depth to latency_target for the whole run; 0 (fio's default): once the "
               "depth settles, measure one more window at it and end the job.")
         .apply(A(j.pj.lat_run = flag_value(v))),
+
+    // ---- fio's reporting options (report/normal.cpp, model.cpp) ----
+    opt("significant_figures", opt_type::integer, CAT_STATS)
+        .def("4")
+        .range(1, 10)
+        .help("Significant figures of the normal output's sizes, bandwidths and IOPS (fio's num2str).")
+        .apply(A(j.pj.sig_figs = (uint8_t)int_in(o, v))),
+    opt("unit_base", opt_type::choice, CAT_STATS)
+        .def("0")
+        .choices({
+            {"0", "auto: bits for ioengine=net, else bytes", 0},
+            {"8", "bandwidth in bytes per second", 8},
+            {"1", "bandwidth in bits per second (Gibit/s)", 1},
+        })
+        .help("Unit of the normal output's bandwidths, as fio 3.33: 8 bytes, 1 bits, 0 bits for ioengine=net only.")
+        .apply(A(j.pj.unit_base = (uint8_t)choice_of(o, v))),
+    opt("stats", opt_type::boolean, CAT_STATS)
+        .def("1")
+        .help("0: the job runs but is left out of every report and of its group's totals.")
+        .apply(A(j.pj.no_stats = !flag_value(v))),
+    opt("disable_bw_measurement", opt_type::boolean, CAT_STATS)
+        .aliases({"disable_bw"})
+        .def("0")
+        .help("No per-I/O bandwidth log entries (write_bw_log without log_avg_msec), as fio 3.33; the reports' "
+              "bandwidth statistics stay.")
+        .apply(A(j.pj.disable_bw = flag_value(v))),
+    opt("block_error_percentiles", opt_type::boolean, CAT_STATS)
+        .def("0")
+        .help("fio's block lifetime section (trim counts per block); needs one file per job. ioplan's trims "
+              "are not tracked per block: the section shows no percentiles and zero states, as fio's does "
+              "for a job without trims.")
+        .apply(A(j.pj.block_error_hist = flag_value(v))),
 
     // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
     opt("force_async", opt_type::integer, CAT_ENGINE)

@@ -460,6 +460,15 @@ void check_zone_mode(const job_def &d)
         fail(d.header, "job '" + job_name(d) + "': zonemode=strided needs a zonesize=");
 }
 
+// fio 3.33 (init.c): "block error histogram only available with a single file per job".
+void check_block_error_hist(const job_def &d)
+{
+    size_t n = clone_paths(d, job_name(d), 0).size();
+    if (d.spec.pj.block_error_hist && n != 1)
+        fail(d.header, "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
+                           std::to_string(n));
+}
+
 // Blames the job with the most files.
 void check_file_count(const std::vector<job_def> &jobs)
 {
@@ -486,6 +495,7 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         check_regions(d);
         check_engine_options(d);
         check_zone_mode(d);
+        check_block_error_hist(d);
         check_remote_job(d);
     }
     check_file_count(jobs);

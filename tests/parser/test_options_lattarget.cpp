@@ -48,3 +48,24 @@ TEST_CASE("latency_target and latency_window: microseconds without a unit, as fi
     CHECK(unsupported_reason("latency_target").empty());
     CHECK_FALSE(unsupported_reason("flow_watermark").empty());
 }
+
+TEST_CASE("reporting options: fio's defaults, values and refusals")
+{
+    job_spec d = default_spec();
+    CHECK(d.pj.sig_figs == 4);
+    CHECK(d.pj.unit_base == 0);
+    CHECK_FALSE(d.pj.no_stats);
+    CHECK_FALSE(d.pj.disable_bw);
+    CHECK_FALSE(d.pj.block_error_hist);
+    CHECK(with("significant_figures", "10").pj.sig_figs == 10);
+    CHECK(refused("significant_figures", "0"));
+    CHECK(refused("significant_figures", "11"));
+    CHECK(with("unit_base", "1").pj.unit_base == 1);
+    CHECK(with("unit_base", "8").pj.unit_base == 8);
+    CHECK(refused("unit_base", "3"));
+    CHECK(with("stats", "0").pj.no_stats);
+    CHECK(with("disable_bw", "1").pj.disable_bw);	// fio's alias
+    CHECK(with("block_error_percentiles", "1").pj.block_error_hist);
+    for (const char *n : {"significant_figures", "unit_base", "stats", "disable_bw_measurement", "block_error_percentiles"})
+        CHECK(unsupported_reason(n).empty());
+}
