@@ -301,6 +301,12 @@ static const std::vector<option> table = {
     opt("filename", opt_type::path_list, CAT_FILES)
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")
         .apply(A(j.filenames = path_list(trim(v)))),
+    opt("file_append", opt_type::boolean, CAT_FILES)
+        .def("0")
+        .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "
+              "offset=, so writes append, as fio; writing into a file ioplan did not create still needs "
+              "allow_existing_file_write=1.")
+        .apply(A(j.file_append = flag_value(v))),
     opt("opendir", opt_type::string, CAT_FILES)
         .help("Add every regular file under this directory (recursively, in name order) to the job's files, "
               "as fio; writing to them needs allow_existing_file_write=1 like any file ioplan did not create.")

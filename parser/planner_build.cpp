@@ -214,6 +214,17 @@ uint64_t file_size(const plan_job &j, uint32_t nfiles, uint64_t seed, uint32_t f
     return j.filesize_min_bytes + x % (span + 1);
 }
 
+// fio's file_append (get_start_offset): a regular file's I/O starts at its end,
+// whatever offset= says, sized as the plan is made; a new file starts at 0.
+void append_at_end(plan_file &pf, const job_def &d)
+{
+    struct stat st;
+    if (!d.spec.file_append || pf.is_device)
+        return;
+    pf.offset_bytes = stat(pf.path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    pf.offset_ppm = 0;
+}
+
 void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name)
 {
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
@@ -227,6 +238,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
         pf.is_device = is_special_file(paths[f]);
+        append_at_end(pf, d);
     }
 }
 
@@ -311,7 +323,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
-        pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
+        pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }
     fill_remote(j, d);

@@ -215,5 +215,36 @@ class OpenDir(TmpDirCase):
             self.assertIn(why, p.stderr.splitlines()[0])
 
 
+class FileAppend(TmpDirCase):
+    def go(self, runner, *extra):
+        return runner(["--name=x", "--filename=fa.dat", "--rw=write", "--size=32k", "--bs=4k", "--file_append=1",
+                       "--output-format=json", *extra], cwd=self.tmp)
+
+    def test_writes_go_after_the_end_and_keep_what_was_there(self):
+        old = os.urandom(65536)
+        for runner, extra in ((run, ["--allow_existing_file_write=1"]), (run_fio, [])):
+            if runner is run_fio and not FIO:
+                continue
+            (self.tmp / "fa.dat").write_bytes(old)
+            p = self.go(runner, *extra)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            data = (self.tmp / "fa.dat").read_bytes()
+            self.assertEqual(len(data), 65536 + 32768, runner)
+            self.assertEqual(data[:65536], old, runner)
+
+    def test_a_new_file_starts_at_0(self):
+        p = self.go(run)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "fa.dat").stat().st_size, 32768)
+
+    def test_a_file_ioplan_did_not_create_is_still_refused(self):
+        old = os.urandom(65536)
+        (self.tmp / "fa.dat").write_bytes(old)
+        p = self.go(run)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("refusing to write into an existing file", p.stderr)
+        self.assertEqual((self.tmp / "fa.dat").read_bytes(), old)
+
+
 if __name__ == "__main__":
     unittest.main()
