@@ -17,8 +17,14 @@ agg_bw_log::agg_bw_log(bool on, uint64_t interval_ns, const std::string &dir)
         path_[d] = dir + "/" + names[d];
         f_[d] = std::fopen(path_[d].c_str(), "w");
         if (!f_[d] && err_.empty())
-            err_ = path_[d] + ": " + std::strerror(errno);
+            fail(path_[d], errno);
     }
+}
+
+void agg_bw_log::fail(const std::string &path, int err)
+{
+    errno_ = err;
+    err_ = path + ": " + std::strerror(err);
 }
 
 agg_bw_log::~agg_bw_log()
@@ -52,7 +58,7 @@ std::string agg_bw_log::finish()
         bool bad = std::ferror(f_[d]) != 0;
         if (std::fclose(f_[d]) != 0 || bad) {
             if (err_.empty())
-                err_ = path_[d] + ": " + std::strerror(errno ? errno : EIO);
+                fail(path_[d], errno ? errno : EIO);
         }
         f_[d] = nullptr;
     }

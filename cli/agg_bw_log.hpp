@@ -28,11 +28,16 @@ public:
     void tick(const eng_status &st);
     // Closes the files: "" or an error naming the file that could not be written.
     std::string finish();
+    // The errno of that error (0 = none).
+    int error() const { return errno_; }
 
 private:
+    void fail(const std::string &path, int err);
+
     FILE *f_[PLAN_DDIR_NR] = {};
     std::string path_[PLAN_DDIR_NR];
     std::string err_;
+    int errno_ = 0;
     uint64_t interval_ns_, last_ns_ = 0, last_bytes_[PLAN_DDIR_NR] = {};
 };
 

@@ -202,7 +202,7 @@ const std::vector<flag> table = {
     {"append-terse", flag_arg::optional, "IGNORED", OUT, "the terse output as well as the formats asked for",
      [](ctx &c, str) { c.a.append_terse = true; }},
     {"terse-version", flag_arg::required, "N", OUT, "terse output version: 3 (default), 2, 4 or 5, as fio", terse_version},
-    {"bandwidth-log", flag_arg::none, nullptr, OUT, "write fio's aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log, agg-trim_bw.log",
+    {"bandwidth-log", flag_arg::none, nullptr, OUT, "write fio's aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log, agg-trim_bw.log (one that cannot be written: exit 1)",
      [](ctx &c, str) { c.a.bandwidth_log = true; },
      "In the current directory, a line \"time_ms, KiB/s, ddir, 0, 0\" per direction every bwavgtime of the "
      "first job: all jobs together.  fio fills them only while it draws its ETA line; ioplan always does."},

@@ -233,8 +233,14 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
     *signals = supervise(e, p, sigs, a, triggered, interim, agg);
     ret = eng_finish(e, r);
     std::string agg_err = agg.finish();
-    if (!agg_err.empty())
+    if (!agg_err.empty() && *r) {
+        // As a failed per-job log: an error of the run (exit 1), in the reports and on stderr.
+        res_msg_add(*r, RES_MSG_ERROR, "log-write", -1, "--bandwidth-log: %s", agg_err.c_str());
+        if (!(*r)->error)
+            (*r)->error = agg.error();
+    } else if (!agg_err.empty()) {
         std::fprintf(stderr, "ioplan: error: --bandwidth-log: %s\n", agg_err.c_str());
+    }
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
     // after this drain and before the unmask ends ioplan, as it would anyway.

@@ -81,6 +81,7 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 	l->lw = lw;
 	l->avg_ns = j->log_avg_ns;
 	l->max_value = j->log_max_value;
+	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
 	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
 	l->clock_id = j->log_epoch_clock_id;
 	if (j->bw_log_prefix)
@@ -281,7 +282,7 @@ void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_
 		append(l, LOG_SLAT, t_ms, slat, ddir, bytes, offset);
 	if (l->cur[LOG_LAT])
 		append(l, LOG_LAT, t_ms, lat, ddir, bytes, offset);
-	if (l->cur[LOG_BW])
+	if (l->cur[LOG_BW] && !l->no_bw_per_io)
 		append(l, LOG_BW, t_ms, clat ? (uint64_t)bytes * 1000000ull / clat : 0, ddir, bytes,
 		       offset);
 	if (l->cur[LOG_IOPS])

@@ -119,6 +119,7 @@ struct wlog {
 	uint64_t avg_ns;			/* log_avg_msec; 0 = an entry per I/O */
 	bool max_value;
 	uint16_t ioprio;			/* priority of the I/O wlog_io logs next (the worker sets it) */
+	bool no_bw_per_io;			/* disable_bw_measurement: per-I/O bw entries are not made */
 	uint64_t start_ns;			/* the measured window's start */
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
 	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */

@@ -632,6 +632,19 @@ struct plan_job {
 	bool serialize_overlap;		/* an I/O overlapping one in flight waits for it */
 	uint64_t max_latency_ns[PLAN_DDIR_NR];	/* a longer lat fails the job (ETIMEDOUT); 0 = none */
 
+	/* latency_target: fio's search for the deepest queue that meets a latency (worker_lat_target.c). */
+	uint64_t lat_target_ns;		/* 0 = no search: the job keeps iodepth */
+	uint64_t lat_window_ns;		/* each queue depth is tried this long */
+	double lat_percentile;		/* share of I/Os (%) whose lat must be within the target */
+	bool lat_run;			/* keep adjusting the depth instead of ending once it settles */
+
+	/* fio's reporting options (report/): how numbers are shown, whether the job is. */
+	uint8_t sig_figs;		/* significant_figures: digits of the normal output's numbers (1..10) */
+	uint8_t unit_base;		/* 0 auto (bits for net), 8 bytes, 1 bits */
+	bool no_stats;			/* stats=0: the job is left out of every report */
+	bool disable_bw;		/* disable_bw_measurement: no per-I/O bandwidth log entries */
+	bool block_error_hist;		/* block_error_percentiles: print fio's block lifetime section */
+
 	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
 	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
 	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */

@@ -240,6 +240,8 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 	add_u64(dst->submit, src->submit, RES_BATCH_NR);
 	add_u64(dst->complete, src->complete, RES_BATCH_NR);
 	add_u64(dst->latbkt, src->latbkt, RES_LATBKT_NR);
+	if (src->lat_depth)
+		dst->lat_depth = src->lat_depth;	/* fio reports the last member's */
 	if (!dst->error)
 		dst->error = src->error;
 	dst->total_err += src->total_err;
@@ -270,6 +272,37 @@ void res_clone_init(struct res_clone *c)
 		lat_init(&c->ddir[d].sched_lat);
 	}
 	lat_init(&c->sync_lat);
+}
+
+static void lat_clear(struct res_lat *l)
+{
+	uint64_t *hist = l->hist;
+
+	lat_init(l);
+	l->hist = hist;
+	if (hist)
+		memset(hist, 0, RES_HIST_NR * sizeof(*hist));
+}
+
+void res_clone_clear_counts(struct res_clone *c)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		struct res_ddir *dd = &c->ddir[d];
+
+		dd->bytes = dd->ios = dd->short_ios = dd->drop_ios = dd->runtime_ns = 0;
+		lat_clear(&dd->slat);
+		lat_clear(&dd->clat);
+		lat_clear(&dd->lat);
+		lat_clear(&dd->sched_lat);
+		memset(&dd->bw_kib_s, 0, sizeof(dd->bw_kib_s));
+		memset(&dd->iops, 0, sizeof(dd->iops));
+	}
+	lat_clear(&c->sync_lat);
+	c->sync_ios = 0;
+	memset(c->depth, 0, sizeof(c->depth));
+	memset(c->submit, 0, sizeof(c->submit));
+	memset(c->complete, 0, sizeof(c->complete));
+	memset(c->latbkt, 0, sizeof(c->latbkt));
 }
 
 void res_clone_release(struct res_clone *c)

@@ -234,6 +234,7 @@ struct res_clone {
 	uint64_t replay_lag_max_ns;
 
 	uint32_t ioprio;		/* the thread's priority (prio/prioclass), 0 = none set */
+	uint32_t lat_depth;		/* queue depth at the end (latency_target's search; else iodepth) */
 };
 
 /*
@@ -444,6 +445,13 @@ int res_ddir_prio_single(struct res_ddir *d, uint32_t ioprio, bool lat_percentil
 
 /* Initialise an empty clone (min = UINT64_MAX ...) with no histograms. */
 void res_clone_init(struct res_clone *c);
+
+/*
+ * Zeroes what a clone counted (bytes, I/Os, latencies, distributions), keeping
+ * its histograms' storage: fio's reset_io_stats, when latency_target's search
+ * settles and the final window starts.
+ */
+void res_clone_clear_counts(struct res_clone *c);
 
 /* Frees a clone's histograms, series and trace (not the clone itself). */
 void res_clone_release(struct res_clone *c);

@@ -104,6 +104,17 @@ enum wphase {
 	WP_DRAIN
 };
 
+/* latency_target's search (worker_lat_target.c), fio's td->latency_* fields. */
+struct lat_search {
+	uint32_t qd, low, high;		/* depth in use, last met, first missed (or iodepth) */
+	uint32_t stable;		/* windows met one below high in a row */
+	uint64_t cycle_ns, cycle_ios;	/* when the current window began, I/Os by then */
+	uint64_t failed;		/* I/Os over the target in this window (percentile < 100) */
+	bool over;			/* percentile 100: an I/O was over the target */
+	bool end_run;			/* the depth settled: the final window is running */
+	bool done;			/* the final window passed: the job ends */
+};
+
 struct worker {
 	struct worker_pub pub;
 	/*
@@ -181,6 +192,8 @@ struct worker {
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */
 	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
 	struct prio_pick *prio;		/* cmdprio: per-I/O priorities; NULL without (engine/prio.h) */
+	uint32_t qd_cap;		/* most I/Os in flight: depth, or latency_target's depth */
+	struct lat_search lt;
 
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;
@@ -305,6 +318,17 @@ bool worker_flow_turn(struct worker *w);
 bool worker_overlaps_inflight(const struct worker *w, const struct gen_io *io);
 /* max_latency: false (the job failed with ETIMEDOUT) when lat exceeds the job's maximum. */
 bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat);
+
+/*
+ * latency_target (worker_lat_target.c): start sets the depth (1 with a target,
+ * else the whole queue) at the loop's start; over records an I/O whose lat
+ * exceeded the target (at depth 1 with percentile 100: the job fails with
+ * ETIMEDOUT); check, after each reap in the window, moves the depth once a
+ * window is judged, and sets lt.done when the search has ended.
+ */
+void worker_lat_target_start(struct worker *w);
+void worker_lat_target_over(struct worker *w, const struct io_u *u, uint64_t lat);
+void worker_lat_target_check(struct worker *w);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);

@@ -155,6 +155,8 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	w->lat_sum[u->ddir] += lat;
 	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
 		worker_latency_ok(w, u, lat);
+	if (j->lat_target_ns && lat > j->lat_target_ns)
+		worker_lat_target_over(w, u, lat);
 	if (lat > w->bw_ser.lat_max[u->ddir])
 		w->bw_ser.lat_max[u->ddir] = lat;
 	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
@@ -442,8 +444,8 @@ static bool submit_one(struct worker *w)
 
 static bool has_room(struct worker *w)
 {
-	if (w->inflight >= w->depth) {
-		w->refill_wait = w->low < w->depth;
+	if (w->inflight >= w->qd_cap) {
+		w->refill_wait = w->low < w->qd_cap;
 		return false;
 	}
 	if (w->refill_wait && w->inflight > w->low)
@@ -713,7 +715,7 @@ static void update_phase(struct worker *w)
 		if (w->now >= w->check_at)
 			worker_rate_min_check(w);
 		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
-		    (w->gen_done && !w->inflight))
+		    (w->gen_done && !w->inflight) || w->lt.done)
 			after_window(w);
 		break;
 	case WP_COOL:
@@ -751,6 +753,7 @@ void worker_loop(struct worker *w)
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
+	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	for (;;) {
 		worker_snapshot_poll(w);
@@ -768,6 +771,8 @@ void worker_loop(struct worker *w)
 			reap(w);
 		else if (w->blocked && w->wait_until)
 			idle(w);
+		if (w->job->lat_target_ns)
+			worker_lat_target_check(w);
 	}
 	worker_lat_from_clat(w, &w->res);
 	w->have_held = false;

@@ -3,8 +3,11 @@
 // percentile_list=, ioengine=, ignore_error=): too long for a line of the option table.
 #include "parser/appliers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace parser {
 
@@ -176,6 +179,43 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
             throw value_error("percentile " + trim(it) + " is not within (0, 100]");
         j.pj.percentiles[j.pj.nr_percentiles++] = p;
     }
+}
+
+// fio's opendir: every regular file under the directory, recursively, joins the
+// job's files (in name order here; fio takes readdir's).  Read when the option is,
+// as fio does.  Writing to them is still under ioplan's safety rules: files ioplan
+// did not create are refused for writing unless allow_existing_file_write=1.
+void set_opendir(job_spec &j, const option &o, const std::string &v)
+{
+    namespace fs = std::filesystem;
+    std::string dir = trim(v);
+    std::error_code ec;
+    std::vector<std::string> found;
+    fs::recursive_directory_iterator it(dir, ec), end;
+    if (ec)
+        throw value_error("opendir=" + dir + ": " + ec.message());
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            throw value_error("opendir=" + dir + ": " + ec.message());
+        if (it->is_regular_file(ec))
+            found.push_back(it->path().string());
+    }
+    if (found.empty())
+        throw value_error("opendir=" + dir + " holds no regular file");
+    std::sort(found.begin(), found.end());
+    j.filenames.insert(j.filenames.end(), found.begin(), found.end());
+}
+
+// fio takes a one-entry float list and silently uses the first of several; ioplan says so.
+void set_latency_percentile(job_spec &j, const option &o, const std::string &v)
+{
+    std::string t = trim(v);
+    if (t.find(':') != std::string::npos)
+        throw value_error("latency_percentile takes one percentage, not a list", t.find(':'));
+    double p = parse_float(t);
+    if (!(p >= 0 && p <= 100))
+        throw value_error("latency_percentile " + t + " is not within [0, 100]");
+    j.pj.lat_percentile = p;
 }
 
 void set_ioengine(job_spec &j, const option &o, const std::string &v)

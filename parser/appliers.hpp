@@ -14,6 +14,8 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
 void set_zones(job_spec &j, const std::vector<std::string> &parts);
 void set_bssplit(job_spec &j, const option &o, const std::string &v);
 void set_percentiles(job_spec &j, const option &o, const std::string &v);
+void set_opendir(job_spec &j, const option &o, const std::string &v);
+void set_latency_percentile(job_spec &j, const option &o, const std::string &v);
 void set_ioengine(job_spec &j, const option &o, const std::string &v);
 void set_ignore_error(job_spec &j, const option &o, const std::string &v);
 void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v);

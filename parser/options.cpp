@@ -329,6 +329,16 @@ static const std::vector<option> table = {
     opt("filename", opt_type::path_list, CAT_FILES)
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")
         .apply(A(j.filenames = path_list(trim(v)))),
+    opt("file_append", opt_type::boolean, CAT_FILES)
+        .def("0")
+        .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "
+              "offset=, so writes append, as fio; writing into a file ioplan did not create still needs "
+              "allow_existing_file_write=1.")
+        .apply(A(j.file_append = flag_value(v))),
+    opt("opendir", opt_type::string, CAT_FILES)
+        .help("Add every regular file under this directory (recursively, in name order) to the job's files, "
+              "as fio; writing to them needs allow_existing_file_write=1 like any file ioplan did not create.")
+        .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
         .def("$jobname.$jobnum.$filenum")
         .help("Name of generated files, with $jobname, $jobnum (clone), $filenum, and under mpirun $rank and $host.")
@@ -448,9 +458,11 @@ static const std::vector<option> table = {
             {"none", "no zones", 0},
             {"strided", "do zonesize bytes within zonerange, then move to the next zone (back to the start past the end)", 0},
         })
-        .help("Zones within the region; zonesize= alone also selects strided, as in fio (zoned block devices, zonemode=zbd, are not supported).")
+        .help("Zones within the region; strided needs zonesize=, and zonesize= needs strided, as in fio 3.33 (zoned block devices, zonemode=zbd, are not supported).")
         .apply(A(if (trim(v) == "zbd") throw value_error("zonemode=zbd (zoned block devices) is not supported");
-          choice_of(o, v))),
+          choice_of(o, v);
+          // Only the planner's check needs the mode: zonesize= is what the engine zones by.
+          j.zone_strided = !strcasecmp(trim(v).c_str(), "strided"))),
     opt("zonesize", opt_type::size, CAT_PATTERN)
         .unit("bytes")
         .def("0")
@@ -1456,6 +1468,63 @@ static const std::vector<option> table = {
         .help("Fail the job with ETIMEDOUT (fio's \"max latency exceeded\") when an I/O's total latency exceeds "
               "this (read,write,trim); 0: no limit.")
         .apply(A(FOR_DDIR(j.pj.max_latency_ns[d] = time_in(o, s)))),
+    opt("latency_target", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("Search for the deepest queue (up to iodepth) at which latency_percentile of the I/Os complete within "
+              "this total latency, as fio: start at depth 1, double while each latency_window meets it, bisect "
+              "once one does not; the depth found is reported (latency_depth); 0: no search.")
+        .apply(A(j.pj.lat_target_ns = time_in(o, v))),
+    opt("latency_window", opt_type::time, CAT_RATE)
+        .unit("us")
+        .def("0")
+        .range(0, 1e15)
+        .help("How long each queue depth runs before latency_target judges it.")
+        .apply(A(j.pj.lat_window_ns = time_in(o, v))),
+    opt("latency_percentile", opt_type::float_list, CAT_RATE)
+        .unit("%")
+        .def("100")
+        .help("Share of I/Os (0-100) that must complete within latency_target in a window; at 100 one slower I/O "
+              "lowers the depth at once, and at depth 1 fails the job with ETIMEDOUT.")
+        .apply(set_latency_percentile),
+    opt("latency_run", opt_type::boolean, CAT_RATE)
+        .def("0")
+        .help("Keep adjusting the queue depth to latency_target for the whole run; 0 (fio's default): once the "
+              "depth settles, measure one more window at it and end the job.")
+        .apply(A(j.pj.lat_run = flag_value(v))),
+
+    // ---- fio's reporting options (report/normal.cpp, model.cpp) ----
+    opt("significant_figures", opt_type::integer, CAT_STATS)
+        .def("4")
+        .range(1, 10)
+        .help("Significant figures of the normal output's sizes, bandwidths and IOPS (fio's num2str).")
+        .apply(A(j.pj.sig_figs = (uint8_t)int_in(o, v))),
+    opt("unit_base", opt_type::choice, CAT_STATS)
+        .def("0")
+        .choices({
+            {"0", "auto: bits for ioengine=net, else bytes", 0},
+            {"8", "bandwidth in bytes per second", 8},
+            {"1", "bandwidth in bits per second (Gibit/s)", 1},
+        })
+        .help("Unit of the normal output's bandwidths, as fio 3.33: 8 bytes, 1 bits, 0 bits for ioengine=net only.")
+        .apply(A(j.pj.unit_base = (uint8_t)choice_of(o, v))),
+    opt("stats", opt_type::boolean, CAT_STATS)
+        .def("1")
+        .help("0: the job runs but is left out of every report and of its group's totals.")
+        .apply(A(j.pj.no_stats = !flag_value(v))),
+    opt("disable_bw_measurement", opt_type::boolean, CAT_STATS)
+        .aliases({"disable_bw"})
+        .def("0")
+        .help("No per-I/O bandwidth log entries (write_bw_log without log_avg_msec), as fio 3.33; the reports' "
+              "bandwidth statistics stay.")
+        .apply(A(j.pj.disable_bw = flag_value(v))),
+    opt("block_error_percentiles", opt_type::boolean, CAT_STATS)
+        .def("0")
+        .help("fio's block lifetime section (trim counts per block); needs one file per job. ioplan's trims "
+              "are not tracked per block: the section shows no percentiles and zero states, as fio's does "
+              "for a job without trims.")
+        .apply(A(j.pj.block_error_hist = flag_value(v))),
 
     // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
     opt("force_async", opt_type::integer, CAT_ENGINE)

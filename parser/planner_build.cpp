@@ -219,6 +219,17 @@ uint64_t file_size(const plan_job &j, uint32_t nfiles, uint64_t seed, uint32_t f
     return j.filesize_min_bytes + x % (span + 1);
 }
 
+// fio's file_append (get_start_offset): a regular file's I/O starts at its end,
+// whatever offset= says, sized as the plan is made; a new file starts at 0.
+void append_at_end(plan_file &pf, const job_def &d)
+{
+    struct stat st;
+    if (!d.spec.file_append || pf.is_device)
+        return;
+    pf.offset_bytes = stat(pf.path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    pf.offset_ppm = 0;
+}
+
 void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name)
 {
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
@@ -232,6 +243,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
         pf.is_device = is_special_file(paths[f]);
+        append_at_end(pf, d);
     }
 }
 
@@ -316,7 +328,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
-        pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
+        pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }
     fill_remote(j, d);
@@ -463,6 +475,27 @@ void check_cmdprio(const job_def &d)
                                                    "': cmdprio_percentage and cmdprio_bssplit are mutually exclusive");
 }
 
+// fio 3.33 (init.c fixup_options) refuses zonesize= unless zonemode=strided, and
+// zonemode=strided without a zonesize=; so does ioplan, naming the job.
+void check_zone_mode(const job_def &d)
+{
+    bool sized = d.spec.pj.zone_size_bytes != 0;
+    if (sized && !d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonesize= needs zonemode=strided (fio: \"--zonemode=none and "
+                                               "--zonesize are not compatible\")");
+    if (!sized && d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonemode=strided needs a zonesize=");
+}
+
+// fio 3.33 (init.c): "block error histogram only available with a single file per job".
+void check_block_error_hist(const job_def &d)
+{
+    size_t n = clone_paths(d, job_name(d), 0).size();
+    if (d.spec.pj.block_error_hist && n != 1)
+        fail(d.header, "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
+                           std::to_string(n));
+}
+
 // Blames the job with the most files.
 void check_file_count(const std::vector<job_def> &jobs)
 {
@@ -525,6 +558,8 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
         check_regions(d);
         check_engine_options(d);
         check_cmdprio(d);
+        check_zone_mode(d);
+        check_block_error_hist(d);
         check_remote_job(d);
     }
     check_file_count(jobs);

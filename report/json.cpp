@@ -216,10 +216,10 @@ ojson job_object(const entry &e, const model &m, bool plus)
 		o["total_err"] = e.total_err;
 		o["first_error"] = e.first_error;
 	}
-	o["latency_depth"] = e.last ? e.last->iodepth : 1;
-	o["latency_target"] = 0;
-	o["latency_percentile"] = 100.0;
-	o["latency_window"] = 0;
+	o["latency_depth"] = e.lat_depth ? e.lat_depth : 1;
+	o["latency_target"] = e.last ? e.last->lat_target_ns : 0;
+	o["latency_percentile"] = e.last ? e.last->lat_percentile : 100.0;
+	o["latency_window"] = e.last ? e.last->lat_window_ns / 1000 : 0;
 	if (!e.description.empty())
 		o["desc"] = e.description;
 	if (e.ss)

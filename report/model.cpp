@@ -285,6 +285,7 @@ std::shared_ptr<const entry> mixed_copy(const entry &e)
 	m->members = e.members;
 	m->first = e.first;
 	m->last = e.last;
+	m->lat_depth = e.lat_depth;
 	m->job_ids = e.job_ids;
 	m->run_ns = e.run_ns;
 	m->error = e.error;
@@ -374,6 +375,7 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 {
 	int err = cs.get().error;
 	uint64_t total_err = cs.get().total_err;
+	uint32_t lat_depth = cs.get().lat_depth;
 
 	if (!e.members) {
 		e.name = job.name ? job.name : "";
@@ -390,6 +392,7 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 		e.st.add(cs.get());
 	}
 	e.last = &job;
+	e.lat_depth = lat_depth ? lat_depth : job.iodepth;
 	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
 		e.job_ids.push_back(job.job_id);
 	e.run_ns += run_ns;
@@ -415,6 +418,12 @@ void build_runs(model &m, const results &r, const plan &p)
 				 [](const res_job *a, const res_job *b) { return a->run < b->run; });
 }
 
+// unit_base: 1 bits, 8 bytes, 0 (auto) bits for fio's bit-based engine (net) only.
+static bool bits_per_sec(const plan_job &j)
+{
+	return j.unit_base == 1 || (j.unit_base == 0 && j.ioengine == PLAN_IOENGINE_NET);
+}
+
 // fio's rule: a clone opens a new entry unless it has group_reporting and
 // belongs to the same group as the clone before it.
 void build_entries(model &m, const plan &p)
@@ -423,6 +432,8 @@ void build_entries(model &m, const plan &p)
 
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
 		const plan_job &job = *plan_job_at(&p, i);
+		if (job.no_stats)
+			continue;	// stats=0: in no report, in no group total (fio)
 		std::vector<const res_job *> measured;
 		for (const res_job *rj : m.runs[i].runs)
 			if (!rj->discarded)
@@ -457,7 +468,8 @@ void build_groups(model &m, const plan &p)
 	for (const entry &e : m.entries) {
 		group_stat &g = m.groups[e.groupid];
 		g.kb_base = e.first && e.first->kb_base ? e.first->kb_base : 1024;
-		g.bits = e.first && e.first->ioengine == PLAN_IOENGINE_NET;
+		g.bits = e.first && bits_per_sec(*e.first);
+		g.sig_figs = e.first ? sig_figs_of(e.first) : 4;
 		g.unified |= (unsigned)e.unified;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {
 			uint64_t rt = ddir_runtime_ms(e, d);

@@ -39,6 +39,12 @@ private:
 };
 
 // One reported unit: a clone, or a group of clones merged by group_reporting.
+// significant_figures of a job (fio's default 4 when unset).
+inline int sig_figs_of(const plan_job *j)
+{
+	return j && j->sig_figs ? j->sig_figs : 4;
+}
+
 struct entry {
 	std::string name;		// of the first member
 	std::string description;	// of the first member
@@ -46,6 +52,7 @@ struct entry {
 	uint32_t members = 0;
 	const plan_job *first = nullptr;	// name, kb_base, banner
 	const plan_job *last = nullptr;		// job options, percentiles, continue_on_error
+	uint32_t lat_depth = 0;		// the last member's final queue depth (fio's latency_depth)
 	std::vector<uint32_t> job_ids;	// plan jobs merged here, in order, no repeats
 	stat_clone st;
 	uint64_t run_ns = 0;		// sum of the members' measured windows (fio's total_run_time)
@@ -72,7 +79,8 @@ struct entry {
 struct group_stat {
 	uint32_t groupid = 0;
 	uint32_t kb_base = 1024;
-	bool bits = false;		// bandwidth in bit/s: fio's net engine (FIO_BIT_BASED)
+	bool bits = false;		// bandwidth in bit/s: unit_base=1, or fio's net engine (FIO_BIT_BASED)
+	int sig_figs = 4;		// significant_figures of the group's first job
 	uint64_t iobytes[PLAN_DDIR_NR] = {};
 	uint64_t agg[PLAN_DDIR_NR] = {};	// bytes/s: sum of bytes * 1000 / max_run
 	uint64_t min_bw[PLAN_DDIR_NR] = {};

@@ -18,10 +18,10 @@ namespace report {
 
 namespace {
 
-std::string bs_range(const plan_bs &bs, bool pow2)
+std::string bs_range(const plan_bs &bs, bool pow2, int sf)
 {
-	return num2str(bs.min_bytes, 4, 1, pow2, unit::byte) + "-" +
-	       num2str(bs.max_bytes, 4, 1, pow2, unit::byte);
+	return num2str(bs.min_bytes, sf, 1, pow2, unit::byte) + "-" +
+	       num2str(bs.max_bytes, sf, 1, pow2, unit::byte);
 }
 
 std::string banner_line(const plan_job &j)
@@ -30,12 +30,12 @@ std::string banner_line(const plan_job &j)
 	std::string s = strf("%s: (g=%u): rw=%s, ", j.name ? j.name : "", j.groupid,
 			     plan_rw_name(j.rw));
 
-	s += "bs=(R) " + bs_range(j.bs[PLAN_DDIR_READ], pow2) + ", (W) " +
-	     bs_range(j.bs[PLAN_DDIR_WRITE], pow2) + ", ";
+	s += "bs=(R) " + bs_range(j.bs[PLAN_DDIR_READ], pow2, sig_figs_of(&j)) + ", (W) " +
+	     bs_range(j.bs[PLAN_DDIR_WRITE], pow2, sig_figs_of(&j)) + ", ";
 	if (j.bs_is_seq_rand)
 		s += "bs_is_seq_rand, ";
 	else
-		s += "(T) " + bs_range(j.bs[PLAN_DDIR_TRIM], pow2) + ", ";
+		s += "(T) " + bs_range(j.bs[PLAN_DDIR_TRIM], pow2, sig_figs_of(&j)) + ", ";
 	s += strf("ioengine=%s, iodepth=%u\n", plan_ioengine_name(j.ioengine), j.iodepth);
 	if (j.nr_clones > 1)
 		s += "...\n";
@@ -145,8 +145,17 @@ std::string entry_tail(const entry &e)
 	if (e.last && e.last->continue_on_error)
 		s += strf("     errors    : total=%llu, first_error=%d/<%s>\n",
 			  (unsigned long long)e.total_err, e.first_error, strerror(e.first_error));
-	s += strf("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
-		  e.last ? e.last->iodepth : 1);
+	// fio prints the target in ns and the window in us, as it stores them.
+	const plan_job *j = e.last;
+	s += strf("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+		  (unsigned long long)(j ? j->lat_target_ns : 0),
+		  (unsigned long long)(j ? j->lat_window_ns / 1000 : 0), j ? j->lat_percentile : 100.0,
+		  e.lat_depth ? e.lat_depth : 1);
+	// block_error_percentiles: fio's section; ioplan tracks no per-block trim counts, so
+	// it is what fio prints for a job without trims (no percentiles, every state 0).
+	if (j && j->block_error_hist)
+		s += "  block lifetime percentiles :\n   |        states               : unwritten=0, trimmed=0, "
+		     "written=0, trim failure=0, write failure=0\n";
 	return s + normal_steadystate(e);
 }
 
@@ -174,7 +183,7 @@ void group_line(std::ostream &out, const group_stat &g, const char *label, uint6
 {
 	bool p2 = g.kb_base == 1024;
 	unit bw = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
-	auto n2s = [](uint64_t v, bool pow2, unit u) { return num2str(v, 4, 1, pow2, u); };
+	auto n2s = [&g](uint64_t v, bool pow2, unit u) { return num2str(v, g.sig_figs, 1, pow2, u); };
 
 	out << strf("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", label,
 		    n2s(agg, p2, bw).c_str(), n2s(agg, !p2, bw).c_str(), n2s(min_bw, p2, bw).c_str(),

@@ -25,11 +25,13 @@ std::string ddir_headline(const entry &e, const group_stat &g, int d)
 
 	const char *name = e.unified == PLAN_UNIFIED_MIXED ? "mixed" : plan_ddir_name((enum plan_ddir)d);
 
+	int sf = sig_figs_of(e.first);
+
 	return strf("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", name,
-		    num2str(ddir_iops(e, d), 4, 1, false, unit::none).c_str(),
-		    num2str(bw, 4, 1, i2p(g), u).c_str(),
-		    num2str(bw, 4, 1, !i2p(g), u).c_str(),
-		    num2str(dd.bytes, 4, 1, i2p(g), unit::byte).c_str(), (unsigned long long)rt,
+		    num2str(ddir_iops(e, d), sf, 1, false, unit::none).c_str(),
+		    num2str(bw, sf, 1, i2p(g), u).c_str(),
+		    num2str(bw, sf, 1, !i2p(g), u).c_str(),
+		    num2str(dd.bytes, sf, 1, i2p(g), unit::byte).c_str(), (unsigned long long)rt,
 		    d == PLAN_DDIR_WRITE ? "; 0 zone resets" : "");
 }
 
