@@ -301,6 +301,7 @@ struct plan_clone {
 	uint32_t clone_index;		/* fio's $jobnum: 0 .. numjobs-1 */
 	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
 	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
+	uint32_t mix_seed;		/* fio's rwmix_state seed (its rand_seeds[FIO_RAND_MIX_OFF]) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	uint32_t nr_files;

@@ -258,6 +258,21 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
     return out;
 }
 
+// fio's setup_random_seeds: a repeatable job's seed k is randseed * 0x9e370001^(4+k) *
+// thread_number + k; the rw mix draws from seed 4 (FIO_RAND_MIX_OFF), so a randrw job
+// splits its bytes between reads and writes exactly as fio's does.  Otherwise fio's
+// seeds are random, and so is this one.
+static uint32_t fio_mix_seed(const job_spec &s, const plan_clone &pc)
+{
+    const uint64_t mul = 0x9e370001ull, mix_off = 4;
+    if (!s.pj.randrepeat && !s.randseed_set)
+        return (uint32_t)(pc.seed ^ (pc.seed >> 32));
+    uint64_t seed = s.pj.randseed;
+    for (uint64_t i = 0; i < 4 + mix_off; i++)
+        seed *= mul;
+    return (uint32_t)(seed * pc.thread_number + mix_off);
+}
+
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
 {
     const job_spec &s = d.spec;
@@ -311,6 +326,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
+        pc.mix_seed = fio_mix_seed(s, pc);
         pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }
