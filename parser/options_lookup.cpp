@@ -33,8 +33,6 @@ struct unsupported_group {
 const std::vector<unsupported_group> &unsupported()
 {
     static const std::vector<unsupported_group> groups = {
-        {"is not supported (merging several blktrace files: replay each with read_iolog in a job of its own)",
-         {"merge_blktrace_file", "merge_blktrace_scalars", "merge_blktrace_iters"}},
         {"is not supported (steady-state detection)",
          {"steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp",
           "steadystate_check_interval", "ss_interval"}},

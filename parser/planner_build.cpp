@@ -2,6 +2,7 @@
 // job, group ids as fio assigns them, clones with seeds, and each clone's files.
 #include "parser/planner.hpp"
 #include "parser/options.hpp"
+#include "parser/values.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -62,6 +63,31 @@ void finalize_exec(job_def &d)
     run_until_runtime(d.spec.pj, 50000000ull);
 }
 
+// merge_blktrace_*: what fio's merge_blktrace_iologs checks, refused before any file is read.
+void finalize_merge(const job_def &d)
+{
+    const job_spec &s = d.spec;
+    const plan_job &j = s.pj;
+    std::string who = "job '" + job_name(d) + "': ";
+    if (s.merge_blktrace_file.empty()) {
+        const char *list = j.nr_merge_scalars ? "merge_blktrace_scalars" : "merge_blktrace_iters";
+        if (j.nr_merge_scalars || j.nr_merge_iters)
+            fail(option_loc(d, list), who + list + " does nothing without merge_blktrace_file=");
+        return;
+    }
+    if (s.read_iolog.empty())
+        fail(option_loc(d, "merge_blktrace_file"),
+             who + "merge_blktrace_file needs read_iolog= (the blktrace files to merge, separated by ':')");
+    size_t files = split(s.read_iolog, ':').size();
+    auto paired = [&](uint32_t have, const char *name) {
+        if (have && have != files)
+            fail(option_loc(d, name), who + name + " has " + std::to_string(have) + " entries for " +
+                                          std::to_string(files) + " read_iolog files (one each)");
+    };
+    paired(j.nr_merge_scalars, "merge_blktrace_scalars");
+    paired(j.nr_merge_iters, "merge_blktrace_iters");
+}
+
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
 {
@@ -74,6 +100,7 @@ void finalize_spec(job_def &d)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     finalize_cpuio(d);
     finalize_exec(d);
+    finalize_merge(d);
     if (j.ioengine == PLAN_IOENGINE_E4DEFRAG && d.spec.e4defrag_donor.empty())
         fail(d.header, "job '" + job_name(d) + "': ioengine=e4defrag needs donorname= (the file that lends its blocks)");
     if (j.random_distribution != PLAN_RAND_UNIFORM)
@@ -299,6 +326,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.read_iolog_path = plan_strdup(s.read_iolog.c_str());
     if (!s.replay_redirect.empty())
         j.replay_redirect = plan_strdup(s.replay_redirect.c_str());
+    if (!s.merge_blktrace_file.empty())
+        j.merge_blktrace_path = plan_strdup(s.merge_blktrace_file.c_str());
     if (!s.exec_prerun.empty())
         j.exec_prerun = plan_strdup(s.exec_prerun.c_str());
     if (!s.exec_postrun.empty())
