@@ -37,6 +37,7 @@ struct args {
     uint64_t fake_clock_step_ns = 0;
     // fio's command-line flags (cli/flags.cpp says what each does).
     bool readonly = false;          // refuse writes, trims and layouts before any I/O
+    bool merge_blktrace_only = false;  // write each job's merge_blktrace_file, then exit
     bool warnings_fatal = false;    // a warning from the job files fails the run
     int terse_version = 3;
     bool append_terse = false;      // the terse output besides --output-format's

@@ -190,6 +190,8 @@ int run_action(cli::args &a, cli::world *w)
         std::fprintf(stderr, "ioplan: error: --warnings-fatal: the job files have warnings\n");
         return 2;
     }
+    if (a.merge_blktrace_only)
+        return cli::load_replays(*p, true) ? print_notes(notes) : 2;
     if (!cli::load_replays(*p) || !cli::check_run_flags(a, *p))
         return 2;
     if (a.what == cli::action::parse_only) {

@@ -162,12 +162,14 @@ bool load_one(plan_job &j)
 
 } // namespace
 
-bool load_replays(plan &p)
+bool load_replays(plan &p, bool merge_only)
 {
     for (uint32_t g = 0; g < p.nr_groups; g++)
         for (uint32_t i = 0; i < p.groups[g].nr_jobs; i++) {
             plan_job &j = p.groups[g].jobs[i];
-            if (j.read_iolog_path && !j.replay && !load_one(j))
+            if (j.merge_blktrace_path && !j.replay && !merge_traces(j))
+                return false;
+            if (!merge_only && j.read_iolog_path && !j.replay && !load_one(j))
                 return false;
         }
     return true;

@@ -28,6 +28,7 @@
 #include "layout.h"
 #include "logs.h"
 #include "progress.h"
+#include "scratch.h"
 #include "snapshot.h"
 #include "steadystate.h"
 #include "worker.h"
@@ -47,6 +48,7 @@ struct eng {
 	struct latbkt_table lbt;
 	struct eng_shared sh;
 	struct flows flows;
+	struct scratch_files scratch;
 	struct diskstats disks;
 	struct cpustat cpus;
 	struct logw *logw;		/* NULL unless a job writes fio's log files */
@@ -690,6 +692,7 @@ static void eng_free(struct eng *e)
 	diskstats_release(&e->disks);
 	free((void *)e->sh.states);
 	flows_release(&e->flows);
+	scratch_release(&e->scratch);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
@@ -735,6 +738,9 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	if (flows_init(&e->flows, n))
 		return -ENOMEM;
 	e->sh.flows = &e->flows;
+	if (scratch_init(&e->scratch))
+		return -ENOMEM;
+	e->sh.scratch = &e->scratch;
 	return layout_init(&e->lay, p);
 }
 

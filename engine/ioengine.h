@@ -16,6 +16,7 @@
 #include "engine/plan.h"
 
 struct bufpool;
+struct scratch_files;
 
 /* One I/O slot: preallocated, one per queue entry, reused for the whole run. */
 struct io_u {
@@ -72,6 +73,7 @@ struct ioe_cfg {
 	const struct plan_file *files;
 	const uint64_t *region_len;
 	uint32_t nr_files;
+	struct scratch_files *scratch;	/* e4defrag: the run's scratch files (scratch.h) */
 	enum plan_stat_type stat_type;
 	uint32_t cpuchunks_us;		/* cpuio */
 	bool cpumode_qsort;

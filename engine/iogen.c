@@ -167,6 +167,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);
 	g->rng_mix = rng_seed(c->seed, 2);
+	taus88_seed(&g->mix_rng, c->mix_seed);
+	g->mix_ddir = PLAN_DDIR_READ;
 	g->rng_bs = rng_seed(c->seed, 3);
 	g->rng_pr = rng_seed(c->seed, 5);
 	g->zone_key = rng_seed(c->seed, 6);
@@ -259,6 +261,8 @@ static void start_phase(struct gen *g, bool window)
 void gen_window(struct gen *g, bool time_based)
 {
 	start_phase(g, true);
+	/* fio's reset_all_stats zeroes io_issues when the ramp ends; the mix goes on. */
+	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
 	if (time_based)
 		return;
 	g->limited = true;
@@ -311,9 +315,19 @@ uint8_t gen_pick_ddir(struct gen *g)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
 	if (!g->mixed)
 		return g->only_ddir;
-	if (rng_below(&g->rng_mix, 100) < g->job->rwmixread_pct)
-		return g->only_ddir;
-	return PLAN_DDIR_WRITE;
+	if (g->mix_issues[g->mix_ddir] >= g->mix_until) {
+		uint32_t read_pct = g->job->rwmixread_pct;
+		uint8_t d = taus88_between(&g->mix_rng, 1, 100) <= read_pct ? PLAN_DDIR_READ
+									     : PLAN_DDIR_WRITE;
+
+		/* fio's set_rwmix_bytes: the new run lasts the other direction's share of
+		 * the I/Os the old one has issued so far (a quirk, but it is fio's split). */
+		if (d != g->mix_ddir)
+			g->mix_until = g->mix_issues[g->mix_ddir] *
+				       (g->mix_ddir == PLAN_DDIR_READ ? 100 - read_pct : read_pct) / 100;
+		g->mix_ddir = d;
+	}
+	return g->mix_ddir;
 }
 
 static uint64_t pick_len(struct gen *g, uint8_t d)
@@ -665,6 +679,11 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	g->done_bytes += len;
 	g->zone_bytes += len;
 	g->done_ios++;
+	if (g->mixed) {
+		/* A rate-steered direction becomes the mix's, as fio's rate_ddir makes it. */
+		g->mix_ddir = d;
+		g->mix_issues[d]++;
+	}
 	io->offset = f->start + rel;
 	io->len = (uint32_t)len;
 	io->ddir = d;

@@ -17,6 +17,7 @@
 
 #include "engine/offsets.h"
 #include "engine/plan.h"
+#include "engine/taus88.h"
 
 /* One shared sequential position per file of an interlocked job, on its own line. */
 struct interlock {
@@ -71,6 +72,12 @@ struct gen {
 	uint64_t skip;			/* rw=read:<n> gap */
 	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
 	uint64_t rng_off, rng_mix, rng_bs;
+	/* The read/write mix, decided as fio's get_rw_ddir decides it: a direction is
+	 * drawn, then kept for a run of I/Os proportional to what the other did. */
+	struct taus88 mix_rng;		/* fio's rwmix_state */
+	uint64_t mix_issues[2];		/* fio's io_issues of reads and writes */
+	uint64_t mix_until;		/* fio's rwmix_issues: draw again at this count */
+	uint8_t mix_ddir;		/* fio's rwmix_ddir */
 	uint64_t rng_pr;		/* percentage_random draws */
 	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
 	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */

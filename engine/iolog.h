@@ -59,6 +59,25 @@ struct iolog_error {
 /* True when buf starts with a blktrace record (either byte order). */
 bool iolog_is_blktrace(const uint8_t *buf, size_t len);
 
+/* One blktrace record's 48-byte header (struct blk_io_trace), in host order. */
+struct iolog_bt_rec {
+	uint32_t magic, sequence;
+	uint64_t time, sector;
+	uint32_t bytes, action, pid, device, cpu;
+	uint16_t error, pdu_len;
+};
+
+/* True when a blktrace file (buf starts with its first record) is in the other byte order. */
+bool iolog_bt_swapped(const uint8_t *buf);
+
+/*
+ * Decodes the record at byte pos of a blktrace file of len bytes: 0, or -EINVAL
+ * with *e naming record rec (truncated, wrong magic or version, a payload past
+ * the end).  The payload (pdu_len bytes) follows the header.
+ */
+int iolog_bt_record(const uint8_t *buf, size_t len, size_t pos, bool swap, uint64_t rec,
+		    struct iolog_bt_rec *r, struct iolog_error *e);
+
 /*
  * Reads a whole trace from buf.  0, or -EINVAL with *e filled (truncated
  * record, wrong magic, unknown action, malformed line, I/O on a file never
@@ -67,6 +86,22 @@ bool iolog_is_blktrace(const uint8_t *buf, size_t len);
 int iolog_parse(const uint8_t *buf, size_t len, const struct iolog_opts *o,
 		struct iolog_trace *t, struct iolog_error *e);
 void iolog_trace_free(struct iolog_trace *t);
+
+/* One blktrace file to merge (iolog_merge.c), with its merge_blktrace_* entries. */
+struct iolog_merge_src {
+	const uint8_t *buf;
+	size_t len;
+	int32_t scalar_pct;		/* merge_blktrace_scalars: times * pct / 100 */
+	int32_t iters;			/* merge_blktrace_iters: the trace is repeated so often */
+};
+
+/*
+ * Merges n blktrace files into one (fio's merge_blktrace_file), in *out
+ * (malloc'd, *out_len bytes).  0, -EINVAL with *e and *bad_src naming the
+ * source and record at fault, or -ENOMEM.
+ */
+int iolog_merge(const struct iolog_merge_src *src, uint32_t n, uint8_t **out, size_t *out_len,
+		uint32_t *bad_src, struct iolog_error *e);
 
 #ifdef __cplusplus
 }

@@ -270,13 +270,6 @@ static int parse_text(const char *buf, size_t len, const struct iolog_opts *o,
 
 /* ---- blktrace binaries ------------------------------------------------------- */
 
-struct bt_rec {
-	uint32_t magic, sequence;
-	uint64_t time, sector;
-	uint32_t bytes, action, pid, device, cpu;
-	uint16_t error, pdu_len;
-};
-
 static uint32_t rd32(const uint8_t *p, bool swap)
 {
 	uint32_t v;
@@ -301,7 +294,7 @@ static uint16_t rd16(const uint8_t *p, bool swap)
 	return swap ? __builtin_bswap16(v) : v;
 }
 
-static void bt_decode(const uint8_t *p, bool swap, struct bt_rec *r)
+static void bt_decode(const uint8_t *p, bool swap, struct iolog_bt_rec *r)
 {
 	r->magic = rd32(p, swap);
 	r->sequence = rd32(p + 4, swap);
@@ -334,7 +327,7 @@ static int bt_file(struct iolog_trace *t, const struct iolog_opts *o, uint32_t d
 }
 
 /* One queue event: an I/O (read, write, trim) or a flush; other events say nothing. */
-static int bt_queue(struct iolog_trace *t, const struct iolog_opts *o, const struct bt_rec *r,
+static int bt_queue(struct iolog_trace *t, const struct iolog_opts *o, const struct iolog_bt_rec *r,
 		    uint64_t rec, uint64_t *t0, struct iolog_error *e)
 {
 	struct plan_replay_io io = { 0 };
@@ -367,28 +360,40 @@ static int bt_queue(struct iolog_trace *t, const struct iolog_opts *o, const str
 	return push_io(t, o, io);
 }
 
+bool iolog_bt_swapped(const uint8_t *buf)
+{
+	return (rd32(buf, false) & 0xffffff00u) != BT_MAGIC;
+}
+
+int iolog_bt_record(const uint8_t *buf, size_t len, size_t pos, bool swap, uint64_t rec,
+		    struct iolog_bt_rec *r, struct iolog_error *e)
+{
+	if (len - pos < BT_REC)
+		return fail(e, rec, true, "truncated: %zu of %u bytes at byte %zu", len - pos, BT_REC, pos);
+	bt_decode(buf + pos, swap, r);
+	if ((r->magic & 0xffffff00u) != BT_MAGIC)
+		return fail(e, rec, true, "wrong magic 0x%08x at byte %zu (not a blktrace record)", r->magic, pos);
+	if ((r->magic & 0xffu) != 0x07)
+		return fail(e, rec, true, "blktrace version %u is not supported (7 is)", r->magic & 0xffu);
+	if (r->pdu_len > len - pos - BT_REC)
+		return fail(e, rec, true, "truncated: its %u-byte payload runs past the end", r->pdu_len);
+	return 0;
+}
+
 static int parse_blktrace(const uint8_t *buf, size_t len, const struct iolog_opts *o,
 			  struct iolog_trace *t, struct iolog_error *e)
 {
-	bool swap = (rd32(buf, false) & 0xffffff00u) != BT_MAGIC;
+	bool swap = iolog_bt_swapped(buf);
 	uint64_t rec = 0, t0 = UINT64_MAX;
 	size_t pos = 0;
-	struct bt_rec r;
+	struct iolog_bt_rec r;
 	int ret = 0;
 
 	t->version = 0;
 	while (pos < len && !ret) {
-		rec++;
-		if (len - pos < BT_REC)
-			return fail(e, rec, true, "truncated: %zu of %u bytes at byte %zu", len - pos, BT_REC, pos);
-		bt_decode(buf + pos, swap, &r);
-		if ((r.magic & 0xffffff00u) != BT_MAGIC)
-			return fail(e, rec, true, "wrong magic 0x%08x at byte %zu (not a blktrace record)", r.magic,
-				    pos);
-		if ((r.magic & 0xffu) != 0x07)
-			return fail(e, rec, true, "blktrace version %u is not supported (7 is)", r.magic & 0xffu);
-		if (r.pdu_len > len - pos - BT_REC)
-			return fail(e, rec, true, "truncated: its %u-byte payload runs past the end", r.pdu_len);
+		ret = iolog_bt_record(buf, len, pos, swap, ++rec, &r, e);
+		if (ret)
+			return ret;
 		ret = bt_queue(t, o, &r, rec, &t0, e);
 		pos += BT_REC + r.pdu_len;
 	}

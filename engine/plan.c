@@ -68,6 +68,7 @@ static void free_job(struct plan_job *j)
 	free(j->write_iolog_path);
 	free(j->read_iolog_path);
 	free(j->replay_redirect);
+	free(j->merge_blktrace_path);
 	if (j->replay)
 		free(j->replay->ios);
 	free(j->replay);

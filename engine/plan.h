@@ -33,6 +33,7 @@ extern "C" {
 #define PLAN_ABI_VERSION 4
 
 #define PLAN_PERCENTILES_MAX 20
+#define PLAN_MERGE_MAX 20		/* merge_blktrace_scalars/_iters entries (fio's list length) */
 #define PLAN_BSSPLIT_MAX 64
 #define PLAN_RAND_ZONES_MAX 16
 #define PLAN_IGNORE_ERRORS_MAX 16
@@ -301,6 +302,7 @@ struct plan_clone {
 	uint32_t clone_index;		/* fio's $jobnum: 0 .. numjobs-1 */
 	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
 	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
+	uint32_t mix_seed;		/* fio's rwmix_state seed (its rand_seeds[FIO_RAND_MIX_OFF]) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	uint32_t nr_files;
@@ -552,6 +554,13 @@ struct plan_job {
 	uint64_t replay_align_bytes;
 	uint64_t replay_scale;		/* 0 or 1 = offsets as traced */
 	uint32_t replay_skip_mask;	/* 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC */
+	/* merge_blktrace_file: read_iolog's ':'-separated blktrace files are merged
+	 * into this file before the run, then it is the trace replayed; entry k of
+	 * each list pairs with file k (no list: every file at 100%, once). */
+	char *merge_blktrace_path;	/* NULL = no merge */
+	uint32_t nr_merge_scalars, nr_merge_iters;
+	int32_t merge_scalars_pct[PLAN_MERGE_MAX];
+	int32_t merge_iters[PLAN_MERGE_MAX];
 
 	/* Errors and watchdog. */
 	uint32_t continue_on_error;	/* enum plan_coe_bits */

@@ -358,6 +358,7 @@ static int open_engine(struct worker *w)
 	cfg.region_len = lens;
 	cfg.job = w->job;
 	cfg.clone_index = w->clone->clone_index;
+	cfg.scratch = w->sh->scratch;
 	cfg.stopping = engine_stopping;
 	cfg.stop_arg = w;
 	if (w->job->runtime_ns)

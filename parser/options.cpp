@@ -142,6 +142,25 @@ static uint32_t replay_skip_mask(const std::string &v)
     return mask;
 }
 
+// merge_blktrace_scalars / _iters: a ':' list, one entry per read_iolog file.  fio
+// reads floats and keeps their integer part; an entry below 1 would zero a trace's
+// times or drop it, so it is refused (fio would silently end its list there).
+static uint32_t merge_list(const std::string &v, const char *name, int32_t *out)
+{
+    std::vector<std::string> items = split(trim(v), ':');
+    if (items.size() > PLAN_MERGE_MAX)
+        throw value_error(std::string(name) + " has more than " + std::to_string(PLAN_MERGE_MAX) + " entries");
+    size_t pos = 0;
+    for (size_t i = 0; i < items.size(); i++) {
+        double x = parse_float(items[i]);
+        if (!(x >= 1 && x < 2147483648.0))
+            throw value_error(std::string(name) + ": '" + trim(items[i]) + "' is not a number from 1 up", pos);
+        out[i] = (int32_t)x;
+        pos += items[i].size() + 1;
+    }
+    return (uint32_t)items.size();
+}
+
 static const std::vector<option> table = {
     // ---- job control ------------------------------------------------------------
     opt("kb_base", opt_type::choice, CAT_STATS)
@@ -1289,6 +1308,20 @@ static const std::vector<option> table = {
     opt("replay_skip", opt_type::string, CAT_PATTERN)
         .help("Leave out these kinds of trace I/O: a comma list of read, write, trim, sync.")
         .apply(A(j.pj.replay_skip_mask = replay_skip_mask(v))),
+    opt("merge_blktrace_file", opt_type::string, CAT_PATTERN)
+        .help("Merge the blktrace files read_iolog names (separated by ':') into this one file, ordered by time, "
+              "then replay it. An existing file is kept when it already holds this merge; other data there is refused.")
+        .apply(A(j.merge_blktrace_file = trim(v);
+                 if (j.merge_blktrace_file.empty()) throw value_error("merge_blktrace_file needs a file name"))),
+    opt("merge_blktrace_scalars", opt_type::float_list, CAT_PATTERN)
+        .unit("%")
+        .help("With merge_blktrace_file: scale each trace's times by this percentage, one entry per read_iolog file "
+              "(50:100 runs the first at twice the speed).")
+        .apply(A(j.pj.nr_merge_scalars = merge_list(v, "merge_blktrace_scalars", j.pj.merge_scalars_pct))),
+    opt("merge_blktrace_iters", opt_type::float_list, CAT_PATTERN)
+        .help("With merge_blktrace_file: repeat each trace this many times, one entry per read_iolog file; each "
+              "repetition starts where the last one ended.")
+        .apply(A(j.pj.nr_merge_iters = merge_list(v, "merge_blktrace_iters", j.pj.merge_iters))),
 
     // ---- fio's pattern, data, error and environment options (issue 24 part B) ----
     opt("rw_sequencer", opt_type::choice, CAT_PATTERN)

@@ -33,8 +33,6 @@ struct unsupported_group {
 const std::vector<unsupported_group> &unsupported()
 {
     static const std::vector<unsupported_group> groups = {
-        {"is not supported (merging several blktrace files: replay each with read_iolog in a job of its own)",
-         {"merge_blktrace_file", "merge_blktrace_scalars", "merge_blktrace_iters"}},
         {"is not supported (an fio option newer than 3.33: steady state is sampled once a second, as fio 3.33 does)",
          {"steadystate_check_interval", "ss_interval"}},
         {"is not supported (flows)", {"flow_watermark"}},

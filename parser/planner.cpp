@@ -55,6 +55,7 @@ private:
     void read_document(const document &doc, uint32_t index, job_spec base);
     void note_shadowed(const std::vector<entry> &entries);
     void note_negative_size(const std::vector<entry> &entries);
+    void untimed_time_based(job_def &d);
     bool wanted(const std::string &section) const;
 };
 
@@ -146,6 +147,26 @@ void layering::run(const std::vector<document> &docs)
     }
     for (size_t i = 0; i < docs.size(); i++)
         read_document(docs[i], (uint32_t)i, i == 0 ? base : default_spec());
+    for (job_def &d : jobs)
+        untimed_time_based(d);
+}
+
+// fio 3.33 ignores time_based without a runtime ("time_based requires a
+// runtime/timeout setting"): the job ends with its amount instead of never.
+void layering::untimed_time_based(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    if (!j.time_based || j.runtime_ns)
+        return;
+    j.time_based = false;
+    loc at = d.header;  // the option's name, where the job set it itself
+    for (const entry &e : d.spec.echo)
+        if (e.key == "time_based")
+            at = e.key_loc;
+    if (notes_)
+        notes_->push_back(diag{severity::warning, at,
+                               "job '" + job_name(d) + "': time_based needs runtime=; without it the job ends when "
+                               "its I/O amount is done, as in fio"});
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // job, group ids as fio assigns them, clones with seeds, and each clone's files.
 #include "parser/planner.hpp"
 #include "parser/options.hpp"
+#include "parser/values.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -63,6 +64,31 @@ void finalize_exec(job_def &d)
     run_until_runtime(d.spec.pj, 50000000ull);
 }
 
+// merge_blktrace_*: what fio's merge_blktrace_iologs checks, refused before any file is read.
+void finalize_merge(const job_def &d)
+{
+    const job_spec &s = d.spec;
+    const plan_job &j = s.pj;
+    std::string who = "job '" + job_name(d) + "': ";
+    if (s.merge_blktrace_file.empty()) {
+        const char *list = j.nr_merge_scalars ? "merge_blktrace_scalars" : "merge_blktrace_iters";
+        if (j.nr_merge_scalars || j.nr_merge_iters)
+            fail(option_loc(d, list), who + list + " does nothing without merge_blktrace_file=");
+        return;
+    }
+    if (s.read_iolog.empty())
+        fail(option_loc(d, "merge_blktrace_file"),
+             who + "merge_blktrace_file needs read_iolog= (the blktrace files to merge, separated by ':')");
+    size_t files = split(s.read_iolog, ':').size();
+    auto paired = [&](uint32_t have, const char *name) {
+        if (have && have != files)
+            fail(option_loc(d, name), who + name + " has " + std::to_string(have) + " entries for " +
+                                          std::to_string(files) + " read_iolog files (one each)");
+    };
+    paired(j.nr_merge_scalars, "merge_blktrace_scalars");
+    paired(j.nr_merge_iters, "merge_blktrace_iters");
+}
+
 // Relations between options that only make sense once the whole job is known.
 void finalize_spec(job_def &d)
 {
@@ -75,6 +101,7 @@ void finalize_spec(job_def &d)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     finalize_cpuio(d);
     finalize_exec(d);
+    finalize_merge(d);
     if (j.ioengine == PLAN_IOENGINE_E4DEFRAG && d.spec.e4defrag_donor.empty())
         fail(d.header, "job '" + job_name(d) + "': ioengine=e4defrag needs donorname= (the file that lends its blocks)");
     if (j.random_distribution != PLAN_RAND_UNIFORM)
@@ -275,6 +302,21 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
     return out;
 }
 
+// fio's setup_random_seeds: a repeatable job's seed k is randseed * 0x9e370001^(4+k) *
+// thread_number + k; the rw mix draws from seed 4 (FIO_RAND_MIX_OFF), so a randrw job
+// splits its bytes between reads and writes exactly as fio's does.  Otherwise fio's
+// seeds are random, and so is this one.
+static uint32_t fio_mix_seed(const job_spec &s, const plan_clone &pc)
+{
+    const uint64_t mul = 0x9e370001ull, mix_off = 4;
+    if (!s.pj.randrepeat && !s.randseed_set)
+        return (uint32_t)(pc.seed ^ (pc.seed >> 32));
+    uint64_t seed = s.pj.randseed;
+    for (uint64_t i = 0; i < 4 + mix_off; i++)
+        seed *= mul;
+    return (uint32_t)(seed * pc.thread_number + mix_off);
+}
+
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
 {
     const job_spec &s = d.spec;
@@ -301,6 +343,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.read_iolog_path = plan_strdup(s.read_iolog.c_str());
     if (!s.replay_redirect.empty())
         j.replay_redirect = plan_strdup(s.replay_redirect.c_str());
+    if (!s.merge_blktrace_file.empty())
+        j.merge_blktrace_path = plan_strdup(s.merge_blktrace_file.c_str());
     if (!s.exec_prerun.empty())
         j.exec_prerun = plan_strdup(s.exec_prerun.c_str());
     if (!s.exec_postrun.empty())
@@ -328,6 +372,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
+        pc.mix_seed = fio_mix_seed(s, pc);
         pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }

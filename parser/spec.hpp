@@ -50,6 +50,7 @@ struct job_spec {
     std::string remote_opt;           // a net option given (hostname, port, interface): refused elsewhere
     // write_iolog, read_iolog, replay_redirect: paths kept as text until the plan is built.
     std::string write_iolog, read_iolog, replay_redirect;
+    std::string merge_blktrace_file;  // "" = no merge
 
     // Plan-wide settings that may be written in any section.
     std::string allow_device_write;

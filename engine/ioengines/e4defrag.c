@@ -10,9 +10,10 @@
  * layout comes from the kernel's ext4 uapi; glibc has no header for it.
  *
  * Safety: the move gives the donor the file's old blocks, destroying what the
- * donor held.  So the donor is a scratch file: created here (and removed when
- * the job ends), or an existing one only when it is empty.  A non-empty donor
- * ioplan did not just create is refused with EEXIST.
+ * donor held.  So the donor is a scratch file (engine/scratch.h): created by
+ * this run (shared by every worker naming it, as fio's e4defrag2.fio shares
+ * one among clones, and removed when the last one ends), or an existing one
+ * only when it is empty.  Any other donor is refused with EEXIST.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "engine/ioengine.h"
+#include "engine/scratch.h"
 
 struct e4_move_extent {
 	uint32_t reserved;
@@ -39,7 +41,7 @@ struct e4_move_extent {
 
 struct e4d {
 	int donor_fd;
-	char path[PATH_MAX];		/* set when this instance created the donor: unlinked at exit */
+	struct scratch_files *scratch;	/* the run's: the donor's last user removes it */
 	uint64_t bsz;
 	bool inplace;
 };
@@ -57,35 +59,9 @@ static void donor_path(const struct ioe *e, char *out, size_t n)
 		snprintf(out, n, "%s", e->cfg.job->e4defrag_donor);
 }
 
-/* Opens the donor: a new file of ours, or an existing empty one.  0 or -errno. */
-static int donor_open(struct e4d *d, const char *path)
-{
-	struct stat st;
-
-	d->donor_fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-	if (d->donor_fd >= 0) {
-		snprintf(d->path, sizeof(d->path), "%s", path);
-		return 0;
-	}
-	if (errno != EEXIST)
-		return -errno;
-	d->donor_fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (d->donor_fd < 0)
-		return -errno;
-	if (fstat(d->donor_fd, &st) || st.st_size || st.st_blocks) {
-		close(d->donor_fd);
-		d->donor_fd = -1;
-		return -EEXIST;		/* it holds data the move would destroy */
-	}
-	return 0;
-}
-
 static void e4d_free(struct e4d *d)
 {
-	if (d->donor_fd >= 0)
-		close(d->donor_fd);
-	if (d->path[0])
-		unlink(d->path);
+	scratch_close(d->scratch, d->donor_fd);
 	free(d);
 }
 
@@ -99,9 +75,14 @@ static int e4d_init(struct ioe *e)
 
 	if (!d)
 		return -ENOMEM;
+	if (!e->cfg.scratch) {
+		free(d);
+		return -EINVAL;	/* no run to share a donor with */
+	}
 	donor_path(e, path, sizeof(path));
 	d->inplace = e->cfg.job->e4defrag_inplace;
-	ret = donor_open(d, path);
+	d->scratch = e->cfg.scratch;
+	ret = scratch_open(d->scratch, path, &d->donor_fd);
 	if (!ret && ((!d->inplace && size && fallocate(d->donor_fd, 0, 0, (off_t)size)) ||
 		     fstat(d->donor_fd, &st)))
 		ret = -errno;

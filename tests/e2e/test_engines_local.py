@@ -334,6 +334,42 @@ class E4defrag(TmpDirCase):
                 want = (22, 0, 0, 0) if name == "read_refused" else (0, 0, 4 << 20, 0)
                 self.assertEqual(mine[0], [want], mine[2])
 
+    @unittest.skipUnless(FIO_EXAMPLES.is_dir(), "fio's source tree (examples/) is not there")
+    def test_fios_e4defrag2_runs_as_fio(self):
+        # Clones share one donor and two jobs lend each other theirs: donors this run
+        # created are shared (and removed after their last user).  The last group
+        # (defrag under concurrent verified aio on one file) races in fio itself:
+        # only the deterministic groups are compared; the last must end, as fio's.
+        mnt = ext4_loop(self)
+        text = (FIO_EXAMPLES / "e4defrag2.fio").read_text()
+        out = {}
+        for who, exe in (("fio", FIO), ("ioplan", BIN)):
+            if exe is None:
+                continue
+            d = mnt / who
+            d.mkdir()
+            # One file per clone, as the example has it (SHRINK's nrfiles is for the metadata examples).
+            (d / "job.fio").write_text(re.sub(r"(?m)^nrfiles=\d+", "nrfiles=1", shrunk(text, d)))
+            p = subprocess.run([exe, "--output-format=json", "job.fio"], cwd=d, capture_output=True, text=True,
+                               timeout=300)
+            out[who] = figures(p.stdout)
+            self.assertEqual(len(out[who]), 4, f"{who}: one entry per group: {p.stderr}")
+            if who == "ioplan":
+                self.assertEqual([n for n in os.listdir(d) if n.endswith(".def")], [], "donors made are removed")
+            shutil.rmtree(d)
+        # parallel-e4defrag (2 clones, one donor), e4defrag-1 + e4defrag-2, e4defrag-fuzzer-4k.
+        self.assertEqual(out["ioplan"][:3], [(0, 0, 8 << 20, 0), (0, 0, 8 << 20, 0), (0, 0, 4 << 20, 0)])
+        if "fio" in out:
+            self.assertEqual(out["ioplan"][:3], out["fio"][:3])
+
+    def test_a_donor_of_this_run_is_shared_but_a_users_is_not(self):
+        mnt = ext4_loop(self)
+        p = run(["--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--donorname=shared.def", "--size=1m",
+                 "--bs=32k", "--rw=write", "--numjobs=3", "--group_reporting", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(figures(p.stdout), [(0, 0, 3 << 20, 0)])
+        self.assertFalse((mnt / "shared.def").exists(), "the last clone removes the donor the run made")
+
     def test_a_donor_holding_data_is_refused(self):
         mnt = ext4_loop(self)
         (mnt / "don").write_text("keep")

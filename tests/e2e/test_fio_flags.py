@@ -65,7 +65,8 @@ ROWS = [
     (["--debug=nosuch", *NULL], 2, "err", "--debug: unknown class 'nosuch'"),
     (["--debug=mem", *NULL], 0, "err", "--debug=mem: ioplan prints nothing for this class"),
     (["--debug=io", *NULL], 0, "err", "load ioengine null"),
-    (["--merge-blktrace-only"], 2, "err", "merging blktrace files is not available yet"),
+    (["--merge-blktrace-only"], 2, "err", "no job file given"),
+    (["--merge-blktrace-only", *NULL], 0, "err", ""),  # no merge_blktrace_file: nothing to merge, no run
     (["--inflate-log=x.log.fz"], 1, "err", "--inflate-log: x.log.fz: No such file or directory"),
     (["--latency-log=x"], 2, "err", "--latency-log is deprecated"),
     (["--server"], 2, "err", REMOTE),

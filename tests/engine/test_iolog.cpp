@@ -1,11 +1,14 @@
 // tests/engine/test_iolog.cpp - the trace reader (engine/iolog.h): what fio's
 // iolog v2/v3 lines and blktrace records replay as, what the replay_* options do
-// to them, and the position named for every kind of bad trace.
+// to them, and the position named for every kind of bad trace; then the merge of
+// several blktrace files (merge_blktrace_file).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,7 @@ void bt_record(std::vector<uint8_t> &out, uint64_t time, uint64_t sector, uint32
 
 const uint32_t QUEUE_READ = 1u | (1u << 20) | (1u << 16);
 const uint32_t QUEUE_WRITE = 1u | (1u << 20) | (2u << 16);
+const uint32_t ISSUE_READ = 7u | (1u << 22) | (1u << 16);
 
 } // namespace
 
@@ -186,4 +190,110 @@ TEST_CASE("bad blktrace files: truncated record, truncated payload, wrong magic 
     CHECK(r.ret == -EINVAL);
     CHECK(r.e.where == 3);
     CHECK(std::string(r.e.msg).find("wrong magic") != std::string::npos);
+}
+
+// ---- merge_blktrace_file (engine/iolog_merge.c): records kept, their order across files,
+// the scalars and iterations applied to their times, the source and record named for bad input.
+
+namespace {
+
+struct merged {
+    int ret;
+    uint32_t bad = 99;
+    iolog_error e{};
+    std::vector<std::pair<uint64_t, uint64_t>> recs;  // (time, sector)
+    std::vector<uint8_t> raw;
+
+    explicit merged(std::vector<iolog_merge_src> src)
+    {
+        uint8_t *out = nullptr;
+        size_t len = 0;
+        ret = iolog_merge(src.data(), (uint32_t)src.size(), &out, &len, &bad, &e);
+        raw.assign(out, out + len);
+        for (size_t p = 0; p + 48 <= len; p += 48) {
+            uint64_t t, s;
+            std::memcpy(&t, out + p + 8, 8);
+            std::memcpy(&s, out + p + 16, 8);
+            recs.emplace_back(t, s);
+        }
+        std::free(out);
+    }
+};
+
+iolog_merge_src src(const std::vector<uint8_t> &b, int32_t pct = 100, int32_t iters = 1)
+{
+    return {b.data(), b.size(), pct, iters};
+}
+
+} // namespace
+
+TEST_CASE("merge: queue events of both files in time order, other events and payloads dropped")
+{
+    std::vector<uint8_t> a, b;
+    bt_record(a, 0, 1, 4096, 1u | (1u << 26), 9);  // a notify with a payload: not an I/O
+    bt_record(a, 100, 10, 4096, QUEUE_READ);
+    bt_record(a, 110, 10, 4096, ISSUE_READ);
+    bt_record(a, 300, 11, 4096, QUEUE_WRITE, 4);
+    bt_record(b, 200, 20, 4096, QUEUE_WRITE);
+    bt_record(b, 300, 21, 4096, QUEUE_READ);
+    merged m({src(a), src(b)});
+    REQUIRE(m.ret == 0);
+    // The tie at 300 goes to the first file, as fio's find_earliest_io.
+    CHECK(m.recs == std::vector<std::pair<uint64_t, uint64_t>>{{100, 10}, {200, 20}, {300, 11}, {300, 21}});
+    uint16_t pdu;
+    std::memcpy(&pdu, m.raw.data() + 2 * 48 + 46, 2);
+    CHECK(pdu == 0);
+}
+
+TEST_CASE("merge: scalars scale each file's times, iterations follow each other")
+{
+    std::vector<uint8_t> a, b;
+    bt_record(a, 100, 10, 4096, QUEUE_READ);
+    bt_record(a, 400, 11, 4096, QUEUE_READ);
+    bt_record(b, 500, 20, 4096, QUEUE_WRITE);
+    // a at 50%, twice: 50, 200, then (100 + 400) / 2 = 250, (400 + 400) / 2 = 400.
+    merged m({src(a, 50, 2), src(b)});
+    REQUIRE(m.ret == 0);
+    CHECK(m.recs ==
+          std::vector<std::pair<uint64_t, uint64_t>>{{50, 10}, {200, 11}, {250, 10}, {400, 11}, {500, 20}});
+}
+
+TEST_CASE("merge: the other byte order is read and written in this machine's")
+{
+    std::vector<uint8_t> a;
+    bt_record(a, 0x0102, 7, 4096, QUEUE_READ);
+    for (size_t f : {0, 8, 16, 24, 28, 36, 40})  // swap the fields the test set
+        std::reverse(a.begin() + (long)f, a.begin() + (long)f + (f == 8 || f == 16 ? 8 : 4));
+    std::reverse(a.begin() + 44, a.begin() + 46);
+    std::reverse(a.begin() + 46, a.begin() + 48);
+    merged m({src(a)});
+    REQUIRE(m.ret == 0);
+    CHECK(m.recs == std::vector<std::pair<uint64_t, uint64_t>>{{0x0102, 7}});
+}
+
+TEST_CASE("merge: bad input names the file and the record")
+{
+    std::vector<uint8_t> good, cut, text = {'f', 'i', 'o', '\n'}, none;
+    bt_record(good, 0, 1, 4096, QUEUE_READ);
+    bt_record(cut, 0, 1, 4096, QUEUE_READ);
+    bt_record(cut, 5, 2, 4096, QUEUE_READ);
+    cut.resize(cut.size() - 10);
+    bt_record(none, 0, 1, 4096, ISSUE_READ);
+
+    merged t({src(good), src(cut)});
+    CHECK(t.ret == -EINVAL);
+    CHECK(t.bad == 1);
+    CHECK(t.e.where == 2);
+    CHECK(std::strstr(t.e.msg, "truncated") != nullptr);
+
+    merged n({src(text)});
+    CHECK(n.ret == -EINVAL);
+    CHECK(n.bad == 0);
+    CHECK(std::strstr(n.e.msg, "not a blktrace file") != nullptr);
+
+    merged z({src(good), src(none)});
+    CHECK(z.ret == -EINVAL);
+    CHECK(z.bad == 1);
+    CHECK(std::strstr(z.e.msg, "no read, write or discard") != nullptr);
+    CHECK(z.raw.empty());
 }

@@ -1,7 +1,9 @@
 // tests/fuzz/fuzz_iolog.cpp - libFuzzer target: the trace reader (engine/iolog.h)
 // on any bytes, as a text iolog (v2, v3) or a blktrace binary, with and without
 // the replay_* options.  A trace it accepts must be self-consistent: every I/O
-// names a file it holds and lies inside that file's extent.
+// names a file it holds and lies inside that file's extent.  The blktrace merge
+// (merge_blktrace_file) gets the bytes as two traces: a merge it accepts is whole
+// records, and reads back as a blktrace.
 #include <cerrno>
 #include <cstdlib>
 
@@ -27,6 +29,22 @@ void check(const uint8_t *data, size_t size, const iolog_opts &o)
     iolog_trace_free(&t);
 }
 
+// The input split in two traces, the first repeated twice at half speed.
+void check_merge(const uint8_t *data, size_t size)
+{
+    size_t half = size / 2;
+    iolog_merge_src src[2] = {{data, half, 50, 2}, {data + half, size - half, 100, 1}};
+    uint8_t *out = nullptr;
+    size_t len = 0;
+    uint32_t bad = 0;
+    iolog_error e;
+    int ret = iolog_merge(src, 2, &out, &len, &bad, &e);
+    if ((ret && ret != -EINVAL && ret != -ENOMEM) || (!ret && (!len || len % 48 || !iolog_is_blktrace(out, len))) ||
+        (ret && (out || bad > 1)))
+        std::abort();
+    std::free(out);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -38,5 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.skip = 1u << PLAN_DDIR_TRIM;
     o.redirect = "/tmp/redirected";
     check(data, size, o);
+    check_merge(data, size);
     return 0;
 }

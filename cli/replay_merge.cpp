@@ -1,0 +1,127 @@
+// cli/replay_merge.cpp - merge_blktrace_file: read_iolog's blktrace files merged into one
+// file before the run (replay.hpp), as fio's merge_blktrace_iologs does.
+//
+// The merge itself is engine/iolog_merge.c (on buffers, fuzzable); here the
+// files are read and the result written.  Safety: the merged file replaces
+// nothing ioplan was not given: an existing file is left alone when it already
+// holds exactly the merge (a rerun) and refused when it holds anything else
+// (another trace, or one of the inputs); an empty one is filled.
+#include "cli/replay.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <new>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include "engine/iolog.h"
+
+namespace cli {
+
+namespace {
+
+std::vector<std::string> colon_list(const char *s)
+{
+    std::vector<std::string> out(1);
+    for (; *s; s++)
+        if (*s == ':')
+            out.emplace_back();
+        else
+            out.back() += *s;
+    return out;
+}
+
+bool slurp(const std::string &path, std::vector<uint8_t> *buf)
+{
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    buf->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return !in.bad();
+}
+
+// The merge in out_path: true when written or already there; false after saying why.
+bool write_merge(const char *out_path, const uint8_t *data, size_t len)
+{
+    std::vector<uint8_t> old;
+    struct stat st;
+    bool exists = !stat(out_path, &st);
+    if (exists && slurp(out_path, &old) && old.size() == len && !std::memcmp(old.data(), data, len))
+        return true;
+    if (exists && (!S_ISREG(st.st_mode) || st.st_size)) {
+        std::fprintf(stderr,
+                     "%s: error: merge_blktrace_file: it exists and holds other data; ioplan replaces nothing it "
+                     "was not given (remove it or name another file)\n",
+                     out_path);
+        return false;
+    }
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (exists ? 0 : O_EXCL), 0644);
+    size_t done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int err = errno;
+    if (fd >= 0 && close(fd) && done == len)
+        err = errno, done = 0;
+    if (done == len)
+        return true;
+    std::fprintf(stderr, "%s: error: merge_blktrace_file: cannot write it: %s\n", out_path, std::strerror(err));
+    return false;
+}
+
+void merge_error(const std::string &path, const iolog_error &e)
+{
+    if (e.where)
+        std::fprintf(stderr, "%s: record %llu: error: merge_blktrace_file: %s\n", path.c_str(),
+                     (unsigned long long)e.where, e.msg);
+    else
+        std::fprintf(stderr, "%s: error: merge_blktrace_file: %s\n", path.c_str(), e.msg);
+}
+
+} // namespace
+
+bool merge_traces(plan_job &j)
+{
+    std::vector<std::string> names = colon_list(j.read_iolog_path);
+    std::vector<std::vector<uint8_t>> bufs(names.size());
+    std::vector<iolog_merge_src> src(names.size());
+    for (size_t i = 0; i < names.size(); i++) {
+        if (!slurp(names[i], &bufs[i])) {
+            std::fprintf(stderr, "%s: error: merge_blktrace_file: cannot read it: %s\n", names[i].c_str(),
+                         std::strerror(errno ? errno : EIO));
+            return false;
+        }
+        src[i] = {bufs[i].data(), bufs[i].size(), j.nr_merge_scalars ? j.merge_scalars_pct[i] : 100,
+                  j.nr_merge_iters ? j.merge_iters[i] : 1};
+    }
+    uint8_t *out = nullptr;
+    size_t len = 0;
+    uint32_t bad = 0;
+    iolog_error e;
+    int ret = iolog_merge(src.data(), (uint32_t)src.size(), &out, &len, &bad, &e);
+    if (ret == -ENOMEM)
+        throw std::bad_alloc();
+    if (ret)
+        merge_error(names[bad], e);
+    bool ok = !ret && write_merge(j.merge_blktrace_path, out, len);
+    std::free(out);
+    if (ok) {
+        // From here on the merged file is the job's trace, as in fio.
+        std::free(j.read_iolog_path);
+        j.read_iolog_path = plan_strdup(j.merge_blktrace_path);
+    }
+    return ok;
+}
+
+} // namespace cli

@@ -1,0 +1,118 @@
+/*
+ * engine/scratch.c - scratch files shared by the workers of a run (scratch.h).
+ *
+ * A file is known by device and inode, not by name: a path someone else
+ * replaced between two opens is not ours.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scratch.h"
+
+int scratch_init(struct scratch_files *s)
+{
+	memset(s, 0, sizeof(*s));
+	return -pthread_mutex_init(&s->mu, NULL);
+}
+
+void scratch_release(struct scratch_files *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		free(s->v[i].path);
+	free(s->v);
+	pthread_mutex_destroy(&s->mu);
+}
+
+static struct scratch_file *find(struct scratch_files *s, const struct stat *st)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino)
+			return &s->v[i];
+	return NULL;
+}
+
+static int add(struct scratch_files *s, const char *path, const struct stat *st)
+{
+	struct scratch_file *f;
+
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 8;
+		void *v = realloc(s->v, cap * sizeof(*s->v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	f = &s->v[s->n];
+	*f = (struct scratch_file){ .dev = st->st_dev, .ino = st->st_ino, .users = 1, .path = strdup(path) };
+	if (!f->path)
+		return -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+/* Under s->mu: the open of a path that exists already. */
+static int open_existing(struct scratch_files *s, const char *path, int *fd)
+{
+	struct scratch_file *f;
+	struct stat st;
+
+	*fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, &st))
+		goto refuse;
+	f = find(s, &st);
+	if (f) {
+		f->users++;
+		return 0;
+	}
+	if (!st.st_size && !st.st_blocks)
+		return 0;	/* empty: nothing of anyone's to destroy */
+refuse:
+	close(*fd);
+	*fd = -1;
+	return -EEXIST;
+}
+
+int scratch_open(struct scratch_files *s, const char *path, int *fd)
+{
+	struct stat st;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->mu);
+	*fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		ret = errno == EEXIST ? open_existing(s, path, fd) : -errno;
+	else if (fstat(*fd, &st) || (ret = add(s, path, &st)) != 0) {
+		ret = ret ? ret : -errno;
+		close(*fd);
+		unlink(path);
+		*fd = -1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ret;
+}
+
+void scratch_close(struct scratch_files *s, int fd)
+{
+	struct scratch_file *f;
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&s->mu);
+	f = fstat(fd, &st) ? NULL : find(s, &st);
+	if (f && !--f->users) {
+		unlink(f->path);
+		free(f->path);
+		*f = s->v[--s->n];
+	}
+	close(fd);
+	pthread_mutex_unlock(&s->mu);
+}
