@@ -32,6 +32,12 @@ struct writer {
     json &o;
     template <class T> void operator()(const char *k, T &v) { o[k] = v; }
     void arr(const char *k, uint64_t *a, size_t n) { o[k] = std::vector<uint64_t>(a, a + n); }
+    void owned(const char *k, uint64_t *&a, size_t n)
+    {
+        if (a)
+            arr(k, a, n);
+    }
+    template <class T> void own(T *&, size_t) {}
     void str(const char *k, char *s, size_t cap) { o[k] = std::string(s, strnlen(s, cap)); }
     void cstr(const char *k, char *&s) { o[k] = s ? std::string(s) : std::string(); }
     void hist(const char *k, uint64_t *&h)
@@ -89,6 +95,15 @@ struct reader {
         for (size_t i = 0; i < n && i < v.size(); i++)
             a[i] = v[i].get<uint64_t>();
     }
+    void owned(const char *k, uint64_t *&a, size_t n)
+    {
+        a = nullptr;
+        if (!o.contains(k))
+            return;
+        a = alloc_array<uint64_t>(n);
+        arr(k, a, n);
+    }
+    template <class T> void own(T *&p, size_t n) { p = alloc_array<T>(n); }
     void str(const char *k, char *s, size_t cap)
     {
         std::string v = o.contains(k) ? o.at(k).get<std::string>() : "";
@@ -180,6 +195,13 @@ template <class V> void visit_ddir(V &v, res_ddir &d)
     v.obj("iops", [&](V &w) { visit_sample_stat(w, d.iops); });
     v("target_bytes_per_s", d.target_bytes_per_s);
     v("target_iops", d.target_iops);
+    v("nr_prios", d.nr_prios);
+    if (d.nr_prios > RES_PRIO_MAX)
+        throw std::runtime_error("more than " + std::to_string(RES_PRIO_MAX) + " priorities");
+    v.fixed("prios", d.prios, d.nr_prios, [](V &w, res_prio &p) {
+        w("ioprio", p.ioprio);
+        w.obj("lat", [&](V &x) { visit_lat(x, p.lat); });
+    });
 }
 
 template <class V> void visit_sample(V &v, res_sample &s)
@@ -266,6 +288,27 @@ template <class V> void visit_clone(V &v, res_clone &c)
     v("replay_ios", c.replay_ios);
     v("replay_late", c.replay_late);
     v("replay_lag_max_ns", c.replay_lag_max_ns);
+    v("ioprio", c.ioprio);
+    v("lat_depth", c.lat_depth);
+}
+
+// A steady-state record (ss_dur): each rank judges its own jobs, so a merged
+// result carries rank 0's records.
+template <class V> void visit_ss(V &v, res_ss &s)
+{
+    v("on", s.on);
+    v("flags", s.flags);
+    v("limit", s.limit);
+    v("dur_s", s.dur_s);
+    v("ramp_ns", s.ramp_ns);
+    v("criterion", s.criterion);
+    v("slope", s.slope);
+    v("deviation", s.deviation);
+    v.owned("iops", s.iops, s.dur_s);
+    v.owned("bw", s.bw, s.dur_s);
+    v("nr_samples", s.nr_samples);
+    v("last_sample_ns", s.last_sample_ns);
+    v("attained_ns", s.attained_ns);
 }
 
 template <class V> void visit_job(V &v, res_job &j)
@@ -277,6 +320,13 @@ template <class V> void visit_job(V &v, res_job &j)
     v("start_ns", j.start_ns);
     v("end_ns", j.end_ns);
     v.list("clones", j.clones, j.nr_clones, [](V &w, res_clone &c) { visit_clone(w, c); });
+    bool has_ss = j.ss != nullptr;
+    v("has_ss", has_ss);
+    if (has_ss) {
+        if (!j.ss)
+            v.own(j.ss, j.nr_clones);
+        v.fixed("ss", j.ss, j.nr_clones, [](V &w, res_ss &s) { visit_ss(w, s); });
+    }
 }
 
 template <class V> void visit_disk(V &v, res_disk &d)

@@ -75,6 +75,47 @@ TEST_CASE("rank_file: a result written and read back is written the same, double
     results_free(r);
 }
 
+TEST_CASE("rank_file: per-priority latency, the thread's priority, latency_target's depth and steady state survive")
+{
+    results *r = one_rank(10, 3000, 0, 1000000, 5);
+    res_clone &c = r->jobs[0].clones[0];
+    c.ioprio = (2u << 13) | 4u;
+    c.lat_depth = 8;
+    res_ddir &d = c.ddir[PLAN_DDIR_WRITE];
+    d.nr_prios = 2;
+    d.prios[1].ioprio = 1u << 13;
+    d.prios[1].lat.n = 4;
+    d.prios[1].lat.hist = static_cast<uint64_t *>(calloc(RES_HIST_NR, sizeof(uint64_t)));
+    d.prios[1].lat.hist[res_hist_index(9000)] = 4;
+    r->jobs[0].ss = static_cast<res_ss *>(calloc(1, sizeof(res_ss)));
+    res_ss &ss = r->jobs[0].ss[0];
+    ss.on = true;
+    ss.dur_s = 3;
+    ss.criterion = 0.25;
+    ss.iops = static_cast<uint64_t *>(calloc(3, sizeof(uint64_t)));
+    ss.bw = static_cast<uint64_t *>(calloc(3, sizeof(uint64_t)));
+    ss.iops[2] = 1000;
+    ss.bw[0] = 4096000;
+    cli::rank_info who;
+    cli::plan_source src;
+    results *back = cli::rank_file_parse(cli::rank_file_text(*r, who, src), &who, &src);
+    const res_clone &b = back->jobs[0].clones[0];
+    CHECK(b.ioprio == c.ioprio);
+    CHECK(b.lat_depth == 8);
+    REQUIRE(b.ddir[PLAN_DDIR_WRITE].nr_prios == 2);
+    CHECK(b.ddir[PLAN_DDIR_WRITE].prios[1].ioprio == (1u << 13));
+    REQUIRE(b.ddir[PLAN_DDIR_WRITE].prios[1].lat.hist);
+    CHECK(b.ddir[PLAN_DDIR_WRITE].prios[1].lat.hist[res_hist_index(9000)] == 4);
+    REQUIRE(back->jobs[0].ss);
+    CHECK(back->jobs[0].ss[0].on);
+    CHECK(back->jobs[0].ss[0].criterion == 0.25);
+    REQUIRE(back->jobs[0].ss[0].iops);
+    CHECK(back->jobs[0].ss[0].iops[2] == 1000);
+    CHECK(back->jobs[0].ss[0].bw[0] == 4096000);
+    results_free(r);
+    results_free(back);
+}
+
 TEST_CASE("rank_file: what is not a rank file is refused with the reason")
 {
     cli::rank_info who;
