@@ -6,18 +6,11 @@
 #include "parser/convert.hpp"
 #include "parser/options.hpp"
 #include "parser/values.hpp"
+#include "tests/parser/applied.hpp"
 
 using namespace parser;
 
 namespace {
-
-job_spec with(const char *name, const char *value)
-{
-    job_spec j = default_spec();
-    const option &o = *find_option(name);
-    o.apply(j, o, value);
-    return j;
-}
 
 size_t error_at(const char *name, const char *value)
 {

@@ -11,6 +11,7 @@
 
 #include "parser/convert.hpp"
 #include "parser/options.hpp"
+#include "tests/parser/applied.hpp"
 
 using namespace parser;
 
@@ -133,16 +134,6 @@ TEST_CASE("every choice of every option applies and sets its value")
     CHECK(applied >= 70);
 }
 
-static job_spec applied(std::initializer_list<std::pair<const char *, const char *>> kv)
-{
-    job_spec j = default_spec();
-    for (const auto &p : kv) {
-        const option &o = *find_option(p.first);
-        o.apply(j, o, p.second);
-    }
-    return j;
-}
-
 TEST_CASE("rw's postfix: a backward or forward step for sequential jobs, an I/O count for random ones")
 {
     CHECK(applied({{"rw", "read:-8k"}}).pj.rw_seq_back_bytes == 8192);
@@ -197,13 +188,7 @@ TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
 
 TEST_CASE("integer options take fio's unit letters, as fio reads them through its size parser")
 {
-    auto apply = [](const char *name, const char *value) {
-        job_spec j = default_spec();
-        const option *o = find_option(name);
-        REQUIRE(o);
-        o->apply(j, *o, value);
-        return j;
-    };
+    auto apply = with;
     CHECK(apply("iodepth", "1k").pj.iodepth == 1024);
     CHECK(apply("verify_backlog", "1m").pj.verify_backlog == 1048576);
     CHECK(apply("randseed", "2k").pj.randseed == 2048);

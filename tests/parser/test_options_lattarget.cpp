@@ -7,18 +7,11 @@
 
 #include "parser/convert.hpp"
 #include "parser/options.hpp"
+#include "tests/parser/applied.hpp"
 
 using namespace parser;
 
 namespace {
-
-job_spec with(const char *name, const char *value)
-{
-    job_spec j = default_spec();
-    const option &o = *find_option(name);
-    o.apply(j, o, value);
-    return j;
-}
 
 bool refused(const char *name, const char *value)
 {
