@@ -17,6 +17,7 @@ import concurrent.futures
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,6 +76,12 @@ def main() -> int:
     ap.add_argument("-v", action="store_true")
     ap.add_argument("modules", nargs="*", help="module file names to run (default: all)")
     args = ap.parse_args()
+    # Started from a non-interactive shell's background job, this process (and
+    # every ioplan the tests start) would inherit SIGINT and SIGQUIT ignored,
+    # and the tests that interrupt ioplan would wait forever: give the modules
+    # the default dispositions, as a terminal would.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     if not os.environ.get("IOPLAN_BIN"):
         print("run.py: set IOPLAN_BIN to the ioplan binary under test", file=sys.stderr)
         return 2
