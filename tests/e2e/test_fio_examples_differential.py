@@ -33,31 +33,34 @@ SKIPPED = {
     # Measured: of 6 runs of fio 3.33 on the shrunk file, several left a process that never exits.
     "fixed-rate-submission.fio": "fio 3.33 hangs here at times with io_submit_mode=offload",
     "poisson-rate-submission.fio": "fio 3.33 hangs here at times with io_submit_mode=offload",
-    "zbd-rand-write.fio": "zonemode=zbd needs a zoned block device (none here)",
-    "zbd-seq-read.fio": "zonemode=zbd needs a zoned block device (none here)",
 }
 # Per-file rewrites beyond the generic ones: option -> value (None drops it).
 OVERRIDES = {
-    # 30 jobs 124 GiB apart moving 120 GiB each, twice: 2 jobs 4 MiB apart, 1 MiB each.
-    "cross-stripe-verify.fio": {"numjobs": "2", "offset_increment": "4m", "io_size": "1m", "size": "16m"},
+    # 30 jobs 124 GiB apart writing 120 GiB each, twice: 2 jobs writing 1 MiB each.
+    # 16k of every 128k: 1 MiB spans 8 MiB, so the jobs start 8 MiB apart (closer,
+    # they overwrite each other's blocks: fio warns that verification may fail, and
+    # ioplan's did, error 84, in 1 of 3 runs 4 MiB apart).
+    "cross-stripe-verify.fio": {"numjobs": "2", "offset_increment": "8m", "io_size": "1m", "size": "24m"},
     "fsx.fio": {"loops": "4"},
     "filecreate-ioengine.fio": {"nrfiles": "64"},
 }
 MIB4 = [CAP]
 # name -> (reason measured, a check on (fio's, ioplan's) per_job that holds while they differ so).
 KNOWN_DIFFERENCES = {
-    # Measured: fio 4390912 / 4259840 / 3276800 bytes for the three jobs, ioplan 4 MiB each.
-    # fio's random map with bssplit 64k/1m: a 1 MiB I/O that meets used blocks is
-    # trimmed or moved, and the job stops when its map is full, not at size= bytes;
-    # ioplan carries exactly size= bytes per job.  fio's figure is its own rule, not
-    # a documented one; matching it needs fio's map and trimming rules (not done).
+    # Measured: fio 4390912 / 4259840 / 3276800 bytes for the three jobs (+192 KiB,
+    # +128 KiB, -896 KiB), ioplan 4 MiB each.  randrw on a 4 MiB file with bssplit
+    # 64k/1m reads and 1m writes: fio's last I/O apparently finishes whole past size=,
+    # and a 1 MiB I/O that finds no free run in its random map ends a job early;
+    # ioplan moves exactly size= bytes, which is what size= documents.  Matching fio
+    # needs its map-exhaustion and budget rules (not studied in fio's source yet).
     "cmdprio-bssplit.fio": ("fio's random map with bssplit 64k/1m moves other than size= bytes",
                             lambda fio, ours: [b for _, b, _ in ours] == MIB4 * 3
                             and len(fio) == 3 and [b for _, b, _ in fio] != MIB4 * 3),
     # Measured: fio 16856064 bytes (16 MiB + 77 KiB; randrepeat=0 so it varies), ioplan 16 MiB.
-    # norandommap + bssplit up to 64k at iodepth 256: fio checks the byte budget
-    # before each I/O and lets the last ones finish whole, so it overshoots size=
-    # by less than a block per job; ioplan stops at size= exactly.
+    # norandommap + bssplit up to 64k at iodepth 256: fio apparently checks the byte
+    # budget before each I/O and lets the last ones finish whole, overshooting size=
+    # by less than a block per job (the check allows up to 64 KiB a job); ioplan
+    # stops at size= exactly.
     "jesd219.fio": ("fio overshoots size= by its last bssplit I/Os under norandommap",
                     lambda fio, ours: [b for _, b, _ in ours] == [4 * CAP]
                     and len(fio) == 1 and 4 * CAP < fio[0][1] < 4 * CAP + 4 * 65536),
@@ -65,8 +68,9 @@ KNOWN_DIFFERENCES = {
     # ("numa_parse_nodestring failed", exit 1, no JSON, nothing runs); ioplan runs
     # job1 (4 MiB) and fails job2 with error 22 naming numa_cpu_nodes, exit 1.
     # Both refuse node 1; fio before any I/O.  On a two-node machine both run.
-    **({} if os.path.exists("/sys/devices/system/node/node1") else {"numa.fio": ("fio refuses a missing NUMA node at parse time, ioplan when the job starts",
-                 lambda fio, ours: fio == ("exit", 1) and [e for _, _, e in ours] == [0, 22])}),
+    **({} if os.path.exists("/sys/devices/system/node/node1") else {
+        "numa.fio": ("fio refuses a missing NUMA node at parse time, ioplan when the job starts",
+                     lambda fio, ours: fio == ("exit", 1) and [e for _, _, e in ours] == [0, 22])}),
 }
 
 
@@ -166,12 +170,15 @@ class FioExamplesDifferential(unittest.TestCase):
         """(name, text, skip reason or None) of every example both parse."""
         for f in sorted(EXAMPLES.glob("*.fio")):
             text = f.read_text(errors="replace")
+            os.environ.update(env_for(text))   # fio and ioplan inherit the ${VAR}s
             if f.name in SKIPPED:
                 yield f.name, text, SKIPPED[f.name]
             elif not engines_of(text) <= ENGINES:
                 continue                      # an engine ioplan lacks: not in the promise
             elif run_fio(["--parse-only", str(f)]).returncode != 0:
                 continue                      # fio itself refuses it here
+            elif re.search(r"(?m)^\s*zonemode\s*=\s*zbd", text):
+                yield f.name, text, "zonemode=zbd needs a zoned block device (none here)"
             elif not size_bound(text):
                 yield f.name, text, "time_based"
             else:
@@ -183,9 +190,8 @@ class FioExamplesDifferential(unittest.TestCase):
             if reason:
                 skipped.setdefault(reason, []).append(name)
                 continue
-            os.environ.update(env_for(text))
             fio, ours = self.run_both(name, rewrite(text, OVERRIDES.get(name, {})))
-            compared.append(name)
+            compared.append(name + ("~" if name in KNOWN_DIFFERENCES else ""))
             with self.subTest(example=name):
                 if name in KNOWN_DIFFERENCES:
                     known += 1
@@ -198,7 +204,8 @@ class FioExamplesDifferential(unittest.TestCase):
                     equal += 1
         reasons = "; ".join(f"{r}: {', '.join(n)}" for r, n in skipped.items())
         print(f"\nfio examples differential: {len(compared)} compared, {equal} equal, {known} known "
-              f"differences, {sum(map(len, skipped.values()))} skipped ({reasons})", flush=True)
+              f"differences, {sum(map(len, skipped.values()))} skipped ({reasons})\n"
+              f"compared (~ known difference): {', '.join(compared)}", flush=True)
         self.assertGreaterEqual(len(compared), 20)
 
 
