@@ -245,7 +245,8 @@ class Net(NetCase):
                 self.assertEqual(fio.wait(timeout=60), 0)
                 # fio's TCP receiver stops a few short reads early and closes with
                 # the sender's last blocks unread: the kernel then resets the
-                # connection under the sender (fio's own sender gets the same).
+                # connection under the sender, whose send fails (fio's sender too:
+                # its net engine passes the failed send on as the I/O's error).
                 if p.returncode and proto == "tcp":
                     self.assertIn("Connection reset by peer", p.stderr)
                 else:
