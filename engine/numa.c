@@ -99,3 +99,24 @@ int numa_place_thread(const struct plan_job *j, const char **what)
 	*what = "numa_mem_policy";
 	return place_memory(j->numa_mem_policy, j->numa_mem_nodes_mask);
 }
+
+static int first_missing(uint64_t mask, int max_node)
+{
+	for (int n = max_node + 1; n < 64; n++)
+		if (mask & (1ull << n))
+			return n;
+	return -1;
+}
+
+int numa_missing_node(const struct plan_job *j, const char **what, int *max_node)
+{
+	int n;
+
+	*max_node = numa_available() < 0 ? -1 : numa_max_node();
+	*what = "numa_cpu_nodes";
+	n = first_missing(j->numa_cpu_nodes_mask, *max_node);
+	if (n >= 0 || j->numa_mem_policy == PLAN_NUMA_MEM_UNSET)
+		return n;
+	*what = "numa_mem_policy";
+	return first_missing(j->numa_mem_nodes_mask, *max_node);
+}

@@ -17,4 +17,12 @@
  */
 int numa_place_thread(const struct plan_job *j, const char **what);
 
+/*
+ * The first node numa_cpu_nodes or numa_mem_policy names that this machine
+ * does not have (fio refuses such a job while parsing; ioplan in its
+ * preflight, before any I/O), or -1; *what names the option and *max_node is
+ * the highest node there is (-1 without NUMA support).
+ */
+int numa_missing_node(const struct plan_job *j, const char **what, int *max_node);
+
 #endif /* IOPLAN_ENGINE_NUMA_H */

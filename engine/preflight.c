@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout.h"
+#include "engine/numa.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -577,6 +578,22 @@ static void check_engine_built(struct pf_state *s, const struct plan_job *j)
 		    plan_ioengine_name(j->ioengine), why);
 }
 
+/* A NUMA node the machine lacks fails the job's thread at its start; fio refuses it at parse time. */
+static void check_numa_nodes(struct pf_state *s, const struct plan_job *j)
+{
+	const char *what;
+	int max_node, n = numa_missing_node(j, &what, &max_node);
+
+	if (n < 0)
+		return;
+	if (max_node < 0)
+		add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		    "job '%s': %s names node %d, but this machine has no NUMA support", j->name, what, n);
+	else
+		add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		    "job '%s': %s names node %d, but this machine's nodes are 0-%d", j->name, what, n, max_node);
+}
+
 /*
  * Each thread allocates and fills iodepth buffers of the job's largest block
  * before its first I/O: a queue whose buffers exceed the memory available is
@@ -705,6 +722,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 
 		check_queue(s, j, mem_available(env));
 		check_engine_built(s, j);
+		check_numa_nodes(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))
