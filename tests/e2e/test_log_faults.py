@@ -34,11 +34,11 @@ class LogFaults(TmpDirCase):
 
     def test_bandwidth_log_on_a_full_device(self):
         os.symlink("/dev/full", self.tmp / "agg-read_bw.log")
-        p = self.go("--bandwidth-log", "--rate=16m")  # 0.5 s: at least one bwavgtime line
+        p = self.go("--bandwidth-log", "--rate=8m")  # 1 s: at least one 500 ms bwavgtime line
         self.assert_reported(p, "agg-read_bw.log", "No space left on device")
 
     def test_bandwidth_log_that_works_exits_0(self):
-        p = self.go("--bandwidth-log", "--rate=16m")
+        p = self.go("--bandwidth-log", "--rate=8m")  # 1 s, as above
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertGreater(os.path.getsize(self.tmp / "agg-read_bw.log"), 0)
 
