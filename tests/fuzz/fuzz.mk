@@ -35,7 +35,7 @@ $(FB)/%.c.o: %.c
 	clang $(CPPFLAGS) -std=c11 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.cpp $(OBJS)
-	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -MF $@.d $(FUZZ_FLAGS) -o $@ $(filter-out %.d,$^) -ltomlplusplus -lyaml-cpp
+	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -MF $@.d $(FUZZ_FLAGS) -o $@ $(filter %.cpp %.o,$^) -ltomlplusplus -lyaml-cpp
 
 -include $(shell find $(FB) -name '*.d' 2>/dev/null)
 
