@@ -15,21 +15,11 @@
 
 #include "engine/verify_async.h"
 #include "tests/engine/plan_builder.hpp"
+#include "tests/engine/flip_byte.hpp"
 
 using pb::job_spec;
 
 namespace {
-
-void flip_byte(const std::string &path, off_t at)
-{
-	int fd = open(path.c_str(), O_RDWR);
-	REQUIRE(fd >= 0);
-	unsigned char c = 0;
-	REQUIRE(pread(fd, &c, 1, at) == 1);
-	c ^= 0x5a;
-	REQUIRE(pwrite(fd, &c, 1, at) == 1);
-	close(fd);
-}
 
 std::function<void(plan_job &)> verifying(enum plan_verify kind, uint32_t async, bool only = false)
 {
