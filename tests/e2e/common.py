@@ -81,6 +81,20 @@ class TmpDirCase(unittest.TestCase):
         return path
 
 
+def loop_device(case, size=32 << 20):
+    """A loop device over a sparse image in case.tmp, detached when the test ends;
+    the test is skipped (with losetup's reason) where none can be made."""
+    img = case.tmp / "disk.img"
+    with open(img, "wb") as f:
+        f.truncate(size)
+    loop = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+    if loop.returncode:
+        case.skipTest("losetup: " + loop.stderr.strip())
+    dev = loop.stdout.strip()
+    case.addCleanup(subprocess.run, ["losetup", "-d", dev])
+    return dev
+
+
 def flip(path, at):
     """Flips the bits of one byte of a file in place: the corruption verify must catch."""
     with open(path, "r+b") as f:

@@ -20,7 +20,7 @@ import struct
 import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, loop_device, run, run_fio
 
 TRACEFS = "/sys/kernel/tracing"
 BLK_TA_QUEUE = 1 | ((1 << 4) << 16)   # __BLK_TA_QUEUE with its category BLK_TC_QUEUE
@@ -95,14 +95,7 @@ class CapturedTrace(TmpDirCase):
         why = tracefs_unavailable()
         if why:
             self.skipTest(why)
-        img = self.tmp / "disk.img"
-        with open(img, "wb") as f:
-            f.truncate(32 << 20)
-        loop = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
-        if loop.returncode:
-            self.skipTest("losetup: " + loop.stderr.strip())
-        self.dev = loop.stdout.strip()
-        self.addCleanup(subprocess.run, ["losetup", "-d", self.dev])
+        self.dev = loop_device(self)
         with open("/sys/block/%s/dev" % os.path.basename(self.dev)) as f:
             self.major, self.minor = map(int, f.read().split(":"))
 

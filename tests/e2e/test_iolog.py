@@ -17,7 +17,7 @@ import subprocess
 import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, loop_device, run, run_fio
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -207,17 +207,7 @@ class BlktraceReplay(TmpDirCase):
         why = blktrace_unavailable()
         if why:
             self.skipTest(why)
-        img = self.tmp / "disk.img"
-        with open(img, "wb") as f:
-            f.truncate(32 << 20)
-        loop = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
-        if loop.returncode:
-            self.skipTest("losetup: " + loop.stderr.strip())
-        dev = loop.stdout.strip()
-        try:
-            self.capture_and_replay(dev)
-        finally:
-            subprocess.run(["losetup", "-d", dev])
+        self.capture_and_replay(loop_device(self))
 
     def capture_and_replay(self, dev):
         trace, errlog = self.tmp / "cap.bin", self.tmp / "blktrace.err"
