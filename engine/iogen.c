@@ -5,8 +5,12 @@
  * its region, or when its permutation has handed out every block.  A file whose
  * pass is done is skipped until every file is done; then all start a new pass.
  * So with the default random map every block is read exactly once per pass, in
- * every file, whatever file_service does.  Lengths are clamped to the region end
- * and to the window's amount, which makes size-bound jobs exact.
+ * every file, whatever file_service does.  When lengths vary, the random map is
+ * fio's (randmap.h) and so are its rules: draw, move to the next free block,
+ * cut at a done one; a file whose draw finds no room is done for the pass.
+ * Lengths are drawn as fio's get_next_buflen draws them, and the window's
+ * amount is checked before each I/O, so the last one is issued whole (fio's
+ * size= overshoot by less than one I/O with bsrange or bssplit).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,8 +38,8 @@ static const struct plan_bs *bs_of(const struct gen *g, uint8_t d)
 	const struct plan_job *j = g->job;
 
 	if (j->bs_is_seq_rand)
-		return &j->bs[g->random ? 1 : 0];
-	return &j->bs[d];
+		return &g->bs[g->random ? 1 : 0];
+	return &g->bs[d];
 }
 
 /* The smallest block and alignment over the directions the job issues. */
@@ -63,6 +67,52 @@ static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
 	*align = a == UINT64_MAX || !a ? *min_bs : a;
 }
 
+/*
+ * fio sorts a bssplit by share, smallest first (stable for equal shares, as
+ * glibc's merge sort leaves them), and its draw walks that order.
+ */
+static void sort_splits(struct gen *g)
+{
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		struct plan_bs *b = &g->bs[d];
+
+		*b = g->job->bs[d];
+		for (uint32_t i = 1; i < b->nr_split; i++) {
+			struct plan_bssplit x = b->split[i];
+			uint32_t k = i;
+
+			for (; k && b->split[k - 1].pct > x.pct; k--)
+				b->split[k] = b->split[k - 1];
+			b->split[k] = x;
+		}
+	}
+}
+
+/* True when some direction's blockalign is not its block size. */
+static bool aligned_apart(const struct gen *g)
+{
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (g->job->bs[d].align_bytes && g->job->bs[d].align_bytes != g->job->bs[d].min_bytes)
+			return true;
+	return false;
+}
+
+/* fio's min_bs, blockalign and rw_min_bs (the least min_bs of all three directions). */
+static void fio_block_sizes(struct gen *g)
+{
+	g->rw_min_bs = UINT64_MAX;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b = bs_of(g, d);
+
+		g->min_bs[d] = b->min_bytes ? b->min_bytes : 4096;
+		g->ba[d] = b->align_bytes ? b->align_bytes : g->min_bs[d];
+		if (g->job->bs[d].min_bytes && g->job->bs[d].min_bytes < g->rw_min_bs)
+			g->rw_min_bs = g->job->bs[d].min_bytes;
+	}
+	if (g->rw_min_bs == UINT64_MAX)
+		g->rw_min_bs = g->min_bs[g->only_ddir];
+}
+
 uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
 {
 	uint64_t step = j->sequential_stride_bytes ? j->sequential_stride_bytes
@@ -81,12 +131,13 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 
 	memset(f, 0, sizeof(*f));
 	f->start = start;
+	f->io_size = len;
 	f->nblocks = len / g->align;
 	f->nsteps = len / step;
 	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
-	if (g->use_perm)
+	if (g->use_perm && !g->fio_map)
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
 	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
 	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
@@ -117,34 +168,86 @@ static bool lengths_vary(const struct gen *g)
 
 /*
  * With lengths of several blocks, a permutation of start blocks alone leaves
- * blocks untouched when the pass's bytes are done: as fio, a bit per block
- * records what this pass did (up to 2^30 blocks, 128 MiB; past that, without).
+ * blocks untouched when the pass's bytes are done: fio's random map, in blocks
+ * of rw_min_bs, records what this pass did (up to 2^30 blocks; past that the
+ * permutation serves, without).  Strided zones keep their permutation per zone.
  */
-static int map_init(struct gen *g, struct gen_file *f)
+static bool wants_fio_map(const struct gen *g, uint64_t region_len)
 {
-	/* Strided zones keep their own map, restarted per zone (strided_zone). */
-	if (!g->use_perm || !lengths_vary(g) || f->nblocks > (1ull << 30) || g->job->zone_size_bytes)
-		return 0;
-	f->touched = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
-	return f->touched ? 0 : -ENOMEM;
+	const struct plan_job *j = g->job;
+
+	return g->use_perm && !j->random_lfsr && lengths_vary(g) && !j->zone_size_bytes &&
+	       region_len / g->rw_min_bs <= (1ull << 30);
 }
 
-static bool map_test(const struct gen_file *f, uint64_t b)
+/* fio's last_block: the blocks of ba bytes a draw may start at. */
+static uint64_t fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
-	return f->touched[b / 64] >> (b % 64) & 1;
+	uint64_t size = f->io_size, over = g->min_bs[d] > g->ba[d] ? g->min_bs[d] - g->ba[d] : 0;
+
+	return size > over ? (size - over) / g->ba[d] : 0;
 }
 
-/* Marks the blocks of [rel, rel+len) up to the first one already done; the length kept. */
-static uint64_t map_claim(const struct gen *g, struct gen_file *f, uint64_t rel, uint64_t len)
+/* fio's __get_next_rand_offset without the map: one taus88 draw scaled to n blocks. */
+static uint64_t fio_draw_below(struct gen *g, uint64_t n)
 {
-	uint64_t b = rel / g->align, n = (len + g->align - 1) / g->align, k;
+	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
+}
 
-	for (k = 0; k < n && b + k < f->nblocks; k++) {
-		if (k && map_test(f, b + k))
-			break;
-		f->touched[(b + k) / 64] |= 1ull << ((b + k) % 64);
+/*
+ * random_distribution=zoned/zoned_abs as fio draws it: a percentile picks the
+ * zone (fio's zone_state), then a uniform block within it.  A zoned_abs zone
+ * past the region's end finds no room, as fio fails the I/O there.
+ */
+static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
+{
+	const struct plan_job *j = g->job;
+	uint32_t v = taus88_between(&g->zone_rng, 1, 100) - 1, acc = 0, pct = 0, i;
+	uint64_t bytes = 0, lo, hi;
+
+	for (i = 0; i < j->nr_rand_zones && v >= acc + j->rand_zones[i].io_pct; i++) {
+		acc += j->rand_zones[i].io_pct;
+		pct += j->rand_zones[i].range_pct;
+		bytes += j->rand_zones[i].range_bytes;
 	}
-	return k * g->align < len ? k * g->align : len;
+	if (i == j->nr_rand_zones)
+		return fio_draw_below(g, lastb);
+	if (j->rand_zones[i].range_bytes) {
+		lo = bytes / g->ba[d];
+		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
+		if (hi > lastb)
+			return RANDMAP_NONE;
+		return lo + fio_draw_below(g, hi - lo);
+	}
+	lo = pct * lastb / 100;
+	return lo + fio_draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
+}
+
+/*
+ * fio's uniform draw: a block of ba bytes, scaled from one taus88 draw; with the
+ * map, a block already done moves on to the next free one.  The map is indexed
+ * in the direction's own block units, as fio's is.  RANDMAP_NONE: no room left.
+ */
+static uint64_t fio_block(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	uint64_t lastb = fio_last_block(g, f, d), b;
+
+	if (!lastb)
+		return RANDMAP_NONE;
+	if (g->use_dist)
+		return fio_zoned_block(g, d, lastb);
+	b = fio_draw_below(g, lastb);
+	if (f->map.nr_bits && randmap_isset(&f->map, b))
+		b = randmap_next_free(&f->map, b);
+	return b;
+}
+
+/* fio's mark_random_map: the I/O's blocks are marked up to the first one done, and it is cut there. */
+static uint64_t fio_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len)
+{
+	uint64_t bs = g->min_bs[d], n = randmap_set_run(&f->map, rel / bs, (len + bs - 1) / bs);
+
+	return n && n * bs < len ? n * bs : len;
 }
 
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
@@ -169,11 +272,21 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, 2);
 	taus88_seed(&g->mix_rng, c->mix_seed);
 	g->mix_ddir = PLAN_DDIR_READ;
-	g->rng_bs = rng_seed(c->seed, 3);
+	taus88_seed(&g->off_rng, c->block_seed);
+	taus88_seed(&g->zone_rng, c->zone_seed);
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		taus88_seed(&g->bs_rng[d], c->bs_seed[d]);
 	g->rng_pr = rng_seed(c->seed, 5);
 	g->zone_key = rng_seed(c->seed, 6);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
+	sort_splits(g);
 	job_min_bs(g, &min_bs, &g->align);
+	fio_block_sizes(g);
+	/* fio: blockalign other than the block size turns the random map off. */
+	if (aligned_apart(g))
+		g->use_perm = false;
+	g->fio_draw = g->random && !g->use_perm && !j->random_lfsr &&
+		      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED);
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
@@ -181,10 +294,14 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	if (!g->files)
 		return -ENOMEM;
 	g->nr_files = nr;
+	g->fio_map = nr > 0;
+	for (uint32_t i = 0; i < nr; i++)
+		g->fio_map = g->fio_map && wants_fio_map(g, region_len[i]);
+	g->fio_draw = g->fio_draw || g->fio_map;
 	for (uint32_t i = 0; i < nr; i++) {
 		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
-		if (!ret)
-			ret = map_init(g, &g->files[i]);
+		if (!ret && g->fio_map)
+			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
 		if (ret)
 			return ret;
 		if (il && j->interlocked) {
@@ -198,7 +315,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 void gen_release(struct gen *g)
 {
 	for (uint32_t i = 0; g->files && i < g->nr_files; i++)
-		free(g->files[i].touched);
+		randmap_free(&g->files[i].map);
 	free(g->files);
 	memset(g, 0, sizeof(*g));
 }
@@ -234,10 +351,10 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 	f->back_done[d] = 0;
 	f->last_start[d] = 0;
 	f->zone_start = 0;
-	if (g->use_perm)
+	if (g->use_perm && !g->fio_map)
 		perm_new_pass(&f->perm, &g->rng_off);
-	if (f->touched)
-		memset(f->touched, 0, (f->nblocks + 63) / 64 * sizeof(uint64_t));
+	if (f->map.nr_bits)
+		randmap_reset(&f->map);
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -272,6 +389,7 @@ void gen_window(struct gen *g, bool time_based)
 	    g->job->size_bytes < g->limit_bytes)
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
+	g->passes_left = g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
 }
@@ -330,27 +448,52 @@ uint8_t gen_pick_ddir(struct gen *g)
 	return g->mix_ddir;
 }
 
-static uint64_t pick_len(struct gen *g, uint8_t d)
+/* fio's bssplit pick from one draw: the first entry whose cumulative share covers r and that fits. */
+static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
+{
+	uint64_t perc = 0, len = 0;
+
+	for (uint32_t i = 0; i < b->nr_split; i++) {
+		if (!b->split[i].pct)
+			continue;
+		len = b->split[i].bs_bytes;
+		perc += b->split[i].pct;
+		if (r / perc <= UINT32_MAX / 100 && len <= room)
+			break;
+	}
+	return len;
+}
+
+/*
+ * fio's get_next_buflen: bsrange draws min + max * u, bssplit walks its shares,
+ * both rounded down to the minimum; a length that does not fit in room (the
+ * bytes to the region's end, when known) is drawn again.  0: not even the
+ * minimum fits.  The draws are fio's (bsrange_state), so with fio's seeds a job
+ * picks the lengths fio's does.
+ */
+static uint64_t pick_len(struct gen *g, uint8_t d, uint64_t room)
 {
 	const struct plan_bs *b = bs_of(g, d);
-	uint64_t r, cum = 0, len;
+	struct taus88 *rng = &g->bs_rng[b - g->bs];
+	uint64_t min = b->min_bytes, max = b->max_bytes, len;
 
-	if (b->nr_split) {
-		r = rng_below(&g->rng_bs, 100);
-		for (uint32_t i = 0; i < b->nr_split; i++) {
-			cum += b->split[i].pct;
-			if (r < cum)
-				return b->split[i].bs_bytes;
-		}
-		return b->split[b->nr_split - 1].bs_bytes;
+	if (max <= min)
+		return min;
+	if (min > room)
+		return 0;
+	/* Bounded: a split whose fitting entries all have 0% would loop in fio forever. */
+	for (uint32_t tries = 0; tries < 1u << 16; tries++) {
+		uint32_t r = taus88_next(rng);
+
+		len = b->nr_split ? split_len(b, r, room) : min + (uint64_t)((double)max * (r / 4294967296.0));
+		if (!g->job->bs_unaligned)
+			len -= len % min;
+		if (len > max)
+			len = max;
+		if (len <= room)
+			return len;
 	}
-	if (b->max_bytes <= b->min_bytes)
-		return b->min_bytes;
-	/* Uniform over the multiples of the minimum in range (any size if bs_unaligned). */
-	if (g->job->bs_unaligned)
-		return b->min_bytes + rng_below(&g->rng_bs, b->max_bytes - b->min_bytes + 1);
-	len = rng_below(&g->rng_bs, (b->max_bytes - b->min_bytes) / b->min_bytes + 1);
-	return b->min_bytes + len * b->min_bytes;
+	return 0;
 }
 
 static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
@@ -360,6 +503,8 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	/* Strided zones wrap back to the region's start: the amount ends the job. */
 	if (g->job->zone_size_bytes)
 		return false;
+	if (g->fio_map)
+		return f->exhausted;
 	if (g->random)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
@@ -408,6 +553,12 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 		/* Interlocked windows end when every file's tickets are gone. */
 		if (g->limited && g->job->interlocked)
 			return -1;
+		/* fio's map: a pass ends where no file has room, and loops= bounds the passes. */
+		if (g->fio_map && g->limited) {
+			if (g->passes_left <= 1)
+				return -1;
+			g->passes_left--;
+		}
 		for (uint32_t i = 0; i < n; i++)
 			file_new_pass(g, &g->files[i], d);
 	}
@@ -498,24 +649,22 @@ static bool strided_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
 
 static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
-	if (g->use_perm) {
-		uint64_t b = perm_next(&f->perm);
-
-		/* Blocks a longer I/O already covered are skipped, as fio's map does. */
-		while (f->touched && map_test(f, b) && f->perm.left)
-			b = perm_next(&f->perm);
-		return b;
-	}
+	if (g->use_perm)
+		return perm_next(&f->perm);
 	if (g->use_dist)
 		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
 	return rng_below(&g->rng_off, g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
 }
 
-/* A random offset: a block of the region, or of the current strided zone. */
-static uint64_t random_at(struct gen *g, struct gen_file *f)
+/* A random offset: a block of the region, or of the current strided zone; RANDMAP_NONE: no room. */
+static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
+	if (g->fio_draw && !g->job->zone_size_bytes) {
+		b = fio_block(g, f, d);
+		return b == RANDMAP_NONE ? b : b * g->ba[d];
+	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
 	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left)
 		zone_reset(g, f);
@@ -601,11 +750,11 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 			return f->last_start[d] ? f->last_start[d] - 1 : 0;
 		if (f->pos[d] + len <= f->len)
 			return f->pos[d];
-		return random_at(g, f);
+		return random_at(g, f, d);
 	}
 	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;
 	if (is_random_turn(g, d))
-		return random_at(g, f);
+		return random_at(g, f, d);
 	return after_last(f, d, len);
 }
 
@@ -638,6 +787,48 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 	}
 }
 
+/*
+ * A random I/O in fio's order: the offset, then a length that fits from there,
+ * then the map's cut.  A file with no room for it is done for the pass, as fio
+ * marks a file done when it cannot fill an I/O; without a map that ends the job.
+ */
+static bool fio_next(struct gen *g, uint8_t d, uint32_t *file, uint64_t *rel, uint64_t *len)
+{
+	struct gen_file *f;
+
+	for (;;) {
+		if (!next_rel(g, d, g->min_bs[d], file, rel))
+			return false;
+		f = &g->files[*file];
+		if (*rel != RANDMAP_NONE) {
+			*len = pick_len(g, d, f->io_size - *rel);
+			if (*len && *rel + *len <= f->io_size)
+				break;
+		}
+		if (!g->fio_map)
+			return false;
+		f->exhausted = true;
+	}
+	if (g->fio_map)
+		*len = fio_mark(g, f, d, *rel, *len);
+	f->pos[d] = *rel + *len;
+	return true;
+}
+
+/* Any other I/O: a length, then the offset it advances by, cut at the region's end. */
+static bool plain_next(struct gen *g, uint8_t d, uint32_t *file, uint64_t *rel, uint64_t *len)
+{
+	const struct gen_file *f;
+
+	*len = pick_len(g, d, UINT64_MAX);
+	if (!next_rel(g, d, *len, file, rel))
+		return false;
+	f = &g->files[*file];
+	if (*rel + *len > f->len)
+		*len = f->len - *rel;
+	return true;
+}
+
 uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
 {
 	return d == PLAN_DDIR_WRITE ? g->only_ddir : PLAN_DDIR_WRITE;
@@ -664,18 +855,12 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	len = pick_len(g, d);
-	if (!next_rel(g, d, len, &io->file, &rel))
+	if (!(g->fio_draw ? fio_next : plain_next)(g, d, &io->file, &rel, &len))
 		return false;
 	f = &g->files[io->file];
 	if (g->max_open && pass_is_done(g, f, d))
 		f->closing = true;
-	if (rel + len > f->len)
-		len = f->len - rel;
-	if (f->touched)
-		len = map_claim(g, f, rel, len);
-	if (g->limit_bytes && g->done_bytes + len > g->limit_bytes)
-		len = g->limit_bytes - g->done_bytes;
+	/* fio checks the amount before an I/O, not after: the last one goes whole. */
 	g->done_bytes += len;
 	g->zone_bytes += len;
 	g->done_ios++;

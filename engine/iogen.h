@@ -17,6 +17,7 @@
 
 #include "engine/offsets.h"
 #include "engine/plan.h"
+#include "engine/randmap.h"
 #include "engine/taus88.h"
 
 /* One shared sequential position per file of an interlocked job, on its own line. */
@@ -37,8 +38,8 @@ struct gen_file {
 	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
-	uint64_t *touched;		/* bsrange/bssplit with the random map: blocks done this
-					 * pass, so lengths stop where a block is done (fio's axmap) */
+	struct randmap map;		/* fio_map: fio's random map (nr_bits 0 = none) */
+	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
 	bool exhausted;			/* this pass is done for this file */
@@ -64,6 +65,16 @@ struct gen {
 	bool busy;			/* the last draw waits for a file to close */
 	bool random;
 	bool use_perm;			/* random map semantics (no norandommap, uniform) */
+	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
+	bool fio_map;
+	bool fio_draw;			/* uniform offsets drawn as fio draws them (not the permutation) */
+	uint32_t passes_left;		/* fio_map: passes the window may still start (fio's loops) */
+	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
+	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
+	struct taus88 off_rng;		/* fio's random_state */
+	struct taus88 bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
+	struct plan_bs bs[PLAN_DDIR_NR];	/* the job's block sizes, bssplit sorted as fio sorts it */
+	struct taus88 zone_rng;		/* fio's zone_state: random_distribution=zoned's draws */
 	bool mixed;
 	bool in_window;			/* interlocked: draw from the window's tickets */
 	bool limited;			/* the window's amount applies (not time_based) */
@@ -71,7 +82,7 @@ struct gen {
 	uint64_t align;			/* random block size */
 	uint64_t skip;			/* rw=read:<n> gap */
 	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
-	uint64_t rng_off, rng_mix, rng_bs;
+	uint64_t rng_off, rng_mix;
 	/* The read/write mix, decided as fio's get_rw_ddir decides it: a direction is
 	 * drawn, then kept for a run of I/Os proportional to what the other did. */
 	struct taus88 mix_rng;		/* fio's rwmix_state */

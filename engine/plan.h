@@ -303,6 +303,9 @@ struct plan_clone {
 	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
 	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
 	uint32_t mix_seed;		/* fio's rwmix_state seed (its rand_seeds[FIO_RAND_MIX_OFF]) */
+	uint32_t block_seed;		/* fio's random_state seed (FIO_RAND_BLOCK_OFF) */
+	uint32_t bs_seed[PLAN_DDIR_NR];	/* fio's bsrange_state seeds (FIO_RAND_BS_OFF + ddir) */
+	uint32_t zone_seed;		/* fio's zone_state seed (FIO_RAND_ZONE_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	uint32_t nr_files;

@@ -303,18 +303,39 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 }
 
 // fio's setup_random_seeds: a repeatable job's seed k is randseed * 0x9e370001^(4+k) *
-// thread_number + k; the rw mix draws from seed 4 (FIO_RAND_MIX_OFF), so a randrw job
-// splits its bytes between reads and writes exactly as fio's does.  Otherwise fio's
-// seeds are random, and so is this one.
-static uint32_t fio_mix_seed(const job_spec &s, const plan_clone &pc)
+// thread_number + k, of which its generators take the low 32 bits; the rw mix
+// draws from seed 4 (FIO_RAND_MIX_OFF), the block sizes from seeds 0-2, so a job
+// makes fio's decisions draw for draw.  Otherwise fio's seeds are random, and so
+// are these (each from the clone's own seed).
+static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 {
-    const uint64_t mul = 0x9e370001ull, mix_off = 4;
-    if (!s.pj.randrepeat && !s.randseed_set)
-        return (uint32_t)(pc.seed ^ (pc.seed >> 32));
+    const uint64_t mul = 0x9e370001ull;
+    if (!s.pj.randrepeat && !s.randseed_set) {
+        uint64_t x = pc.seed + off * mul;
+        return (uint32_t)(x ^ (x >> 32));
+    }
     uint64_t seed = s.pj.randseed;
-    for (uint64_t i = 0; i < 4 + mix_off; i++)
+    for (uint64_t i = 0; i < 4 + off; i++)
         seed *= mul;
-    return (uint32_t)(seed * pc.thread_number + mix_off);
+    return (uint32_t)(seed * pc.thread_number + off);
+}
+
+// fio's td_fill_rand_seeds_internal: verify reads draw the sizes the writes drew,
+// trimwrite's writes the trims' sizes; a repeatable job's offsets come from
+// 0xb1899bed * thread_number whatever randseed is.
+static void fio_seeds(const job_spec &s, plan_clone &pc)
+{
+    const uint64_t bs_off = 0, mix_off = 4, block_off = 6, zone_off = 16;
+    for (uint32_t d = 0; d < PLAN_DDIR_NR; d++)
+        pc.bs_seed[d] = fio_seed(s, pc, bs_off + d);
+    if (s.pj.verify != PLAN_VERIFY_NONE)
+        pc.bs_seed[PLAN_DDIR_WRITE] = pc.bs_seed[PLAN_DDIR_READ];
+    if (s.pj.rw == PLAN_RW_TRIMWRITE || s.pj.rw == PLAN_RW_RANDTRIMWRITE)
+        pc.bs_seed[PLAN_DDIR_TRIM] = pc.bs_seed[PLAN_DDIR_WRITE];
+    pc.mix_seed = fio_seed(s, pc, mix_off);
+    pc.zone_seed = fio_seed(s, pc, zone_off);
+    pc.block_seed = s.pj.randrepeat ? (uint32_t)(0xb1899bedull * pc.thread_number)
+                                    : fio_seed(s, pc, block_off);
 }
 
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
@@ -372,7 +393,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.clone_index = c;
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
-        pc.mix_seed = fio_mix_seed(s, pc);
+        fio_seeds(s, pc);
         pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
         fill_files(pc, d, j, name);
     }
