@@ -25,6 +25,7 @@
 #include "idleprof.h"
 #include "diskstats.h"
 #include "engine.h"
+#include "engine_internal.h"
 #include "layout.h"
 #include "logs.h"
 #include "progress.h"
@@ -34,39 +35,6 @@
 #include "worker.h"
 
 #define TICK_NS 100000000ull		/* coordinator's watchdog and pause granularity */
-
-struct eng {
-	_Alignas(64) _Atomic int stop;	/* read by every worker: nothing else on this line */
-	char pad[60];
-	/* eng_snapshot's request number, read by every worker once per loop trip. */
-	_Alignas(64) _Atomic uint64_t snap_req;
-	char pad2[56];
-	const struct plan *plan;
-	struct eng_opts opts;
-	struct results *res;
-	struct layout lay;
-	struct latbkt_table lbt;
-	struct eng_shared sh;
-	struct flows flows;
-	struct scratch_files scratch;
-	struct diskstats disks;
-	struct cpustat cpus;
-	struct logw *logw;		/* NULL unless a job writes fio's log files */
-	pthread_t coord;
-	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
-	pthread_cond_t cv;
-	bool done;
-	int ret;
-	_Atomic int phase;
-	struct worker **cur;		/* workers of the running segment */
-	uint32_t nr_cur;
-	uint32_t res_cap;
-	/* Where the plan is, for eng_status's estimate (guarded by mu). */
-	uint32_t seg_a, seg_b;		/* the running segment's jobs */
-	uint32_t seg_runs_left;		/* runs of it after the current one */
-	uint32_t segruns_done, segruns_total;
-	bool exit_rest;			/* exit_what=all fired: no later segment runs */
-};
 
 static uint64_t mono_ns(void)
 {
