@@ -2,10 +2,10 @@
  * engine/engine_internal.h - struct eng, shared by the engine's two halves.
  *
  * engine.c holds the public API and the coordinator's walk over the plan;
- * the running of one segment of it is moving to its own file, and both halves
- * read and write the same engine state under the same lock, so the struct
- * lives here rather than behind accessors.  Nothing outside the engine's
- * run loop includes this header.
+ * segment.c runs one segment of it (its workers, their watch, their results).
+ * Both read and write the same engine state under the same lock, so the
+ * struct lives here rather than behind accessors; nothing outside those two
+ * files includes this header.
  */
 #ifndef IOPLAN_ENGINE_ENGINE_INTERNAL_H
 #define IOPLAN_ENGINE_ENGINE_INTERNAL_H
@@ -55,5 +55,10 @@ struct eng {
 	uint32_t segruns_done, segruns_total;
 	bool exit_rest;			/* exit_what=all fired: no later segment runs */
 };
+
+static inline bool eng_is_stopping(struct eng *e)
+{
+	return atomic_load_explicit(&e->stop, memory_order_relaxed) != 0;
+}
 
 #endif /* IOPLAN_ENGINE_ENGINE_INTERNAL_H */
