@@ -80,7 +80,7 @@ static bool start_delay(struct worker *w)
 }
 
 /*
- * The start gate (engine.c chooses it): this clone is set up (or failed to be);
+ * The start gate (segment.c chooses it): this clone is set up (or failed to be);
  * waits until every clone starting with it is too.  False on stop.  A futex,
  * not the segment's mutex: 1000 clones woken by a condition variable each
  * retake the mutex in turn, one scheduler slice apiece behind the clones

@@ -1,5 +1,5 @@
-// tests/engine/test_engine.cpp - the run loop (engine/engine.c, worker*.c) on real files:
-// exact amounts, random-map coverage, reproducibility, ordering, time, stop, safety.
+// tests/engine/test_engine.cpp - the run loop (engine/engine.c, segment.c, worker*.c) on
+// real files: exact amounts, random-map coverage, reproducibility, ordering, time, stop, safety.
 #include <doctest/doctest.h>
 
 #include <algorithm>
