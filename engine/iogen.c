@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "iogen.h"
+#include "iogen_fio.h"
 #include "rng.h"
 
 static bool job_is_mixed(enum plan_rw rw)
@@ -33,15 +34,6 @@ static uint8_t first_ddir(enum plan_rw rw)
 	return PLAN_DDIR_READ;
 }
 
-static const struct plan_bs *bs_of(const struct gen *g, uint8_t d)
-{
-	const struct plan_job *j = g->job;
-
-	if (j->bs_is_seq_rand)
-		return &g->bs[g->random ? 1 : 0];
-	return &g->bs[d];
-}
-
 /* The smallest block and alignment over the directions the job issues. */
 static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
 {
@@ -52,7 +44,7 @@ static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
 
 		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
 			continue;
-		b = bs_of(g, d);
+		b = gen_bs_of(g, d);
 		x = b->min_bytes;
 		for (uint32_t i = 0; i < b->nr_split; i++)
 			if (b->split[i].bs_bytes && b->split[i].bs_bytes < x)
@@ -65,52 +57,6 @@ static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
 	}
 	*min_bs = m == UINT64_MAX || !m ? 4096 : m;
 	*align = a == UINT64_MAX || !a ? *min_bs : a;
-}
-
-/*
- * fio sorts a bssplit by share, smallest first (stable for equal shares, as
- * glibc's merge sort leaves them), and its draw walks that order.
- */
-static void sort_splits(struct gen *g)
-{
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		struct plan_bs *b = &g->bs[d];
-
-		*b = g->job->bs[d];
-		for (uint32_t i = 1; i < b->nr_split; i++) {
-			struct plan_bssplit x = b->split[i];
-			uint32_t k = i;
-
-			for (; k && b->split[k - 1].pct > x.pct; k--)
-				b->split[k] = b->split[k - 1];
-			b->split[k] = x;
-		}
-	}
-}
-
-/* True when some direction's blockalign is not its block size. */
-static bool aligned_apart(const struct gen *g)
-{
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		if (g->job->bs[d].align_bytes && g->job->bs[d].align_bytes != g->job->bs[d].min_bytes)
-			return true;
-	return false;
-}
-
-/* fio's min_bs, blockalign and rw_min_bs (the least min_bs of all three directions). */
-static void fio_block_sizes(struct gen *g)
-{
-	g->rw_min_bs = UINT64_MAX;
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		const struct plan_bs *b = bs_of(g, d);
-
-		g->min_bs[d] = b->min_bytes ? b->min_bytes : 4096;
-		g->ba[d] = b->align_bytes ? b->align_bytes : g->min_bs[d];
-		if (g->job->bs[d].min_bytes && g->job->bs[d].min_bytes < g->rw_min_bs)
-			g->rw_min_bs = g->job->bs[d].min_bytes;
-	}
-	if (g->rw_min_bs == UINT64_MAX)
-		g->rw_min_bs = g->min_bs[g->only_ddir];
 }
 
 uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
@@ -156,7 +102,7 @@ static bool lengths_vary(const struct gen *g)
 
 		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
 			continue;
-		b = bs_of(g, d);
+		b = gen_bs_of(g, d);
 		if (b->max_bytes > g->align)
 			return true;
 		for (uint32_t i = 0; i < b->nr_split; i++)
@@ -180,76 +126,6 @@ static bool wants_fio_map(const struct gen *g, uint64_t region_len)
 	       region_len / g->rw_min_bs <= (1ull << 30);
 }
 
-/* fio's last_block: the blocks of ba bytes a draw may start at. */
-static uint64_t fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
-{
-	uint64_t size = f->io_size, over = g->min_bs[d] > g->ba[d] ? g->min_bs[d] - g->ba[d] : 0;
-
-	return size > over ? (size - over) / g->ba[d] : 0;
-}
-
-/* fio's __get_next_rand_offset without the map: one taus88 draw scaled to n blocks. */
-static uint64_t fio_draw_below(struct gen *g, uint64_t n)
-{
-	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
-}
-
-/*
- * random_distribution=zoned/zoned_abs as fio draws it: a percentile picks the
- * zone (fio's zone_state), then a uniform block within it.  A zoned_abs zone
- * past the region's end finds no room, as fio fails the I/O there.
- */
-static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
-{
-	const struct plan_job *j = g->job;
-	uint32_t v = taus88_between(&g->zone_rng, 1, 100) - 1, acc = 0, pct = 0, i;
-	uint64_t bytes = 0, lo, hi;
-
-	for (i = 0; i < j->nr_rand_zones && v >= acc + j->rand_zones[i].io_pct; i++) {
-		acc += j->rand_zones[i].io_pct;
-		pct += j->rand_zones[i].range_pct;
-		bytes += j->rand_zones[i].range_bytes;
-	}
-	if (i == j->nr_rand_zones)
-		return fio_draw_below(g, lastb);
-	if (j->rand_zones[i].range_bytes) {
-		lo = bytes / g->ba[d];
-		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
-		if (hi > lastb)
-			return RANDMAP_NONE;
-		return lo + fio_draw_below(g, hi - lo);
-	}
-	lo = pct * lastb / 100;
-	return lo + fio_draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
-}
-
-/*
- * fio's uniform draw: a block of ba bytes, scaled from one taus88 draw; with the
- * map, a block already done moves on to the next free one.  The map is indexed
- * in the direction's own block units, as fio's is.  RANDMAP_NONE: no room left.
- */
-static uint64_t fio_block(struct gen *g, struct gen_file *f, uint8_t d)
-{
-	uint64_t lastb = fio_last_block(g, f, d), b;
-
-	if (!lastb)
-		return RANDMAP_NONE;
-	if (g->use_dist)
-		return fio_zoned_block(g, d, lastb);
-	b = fio_draw_below(g, lastb);
-	if (f->map.nr_bits && randmap_isset(&f->map, b))
-		b = randmap_next_free(&f->map, b);
-	return b;
-}
-
-/* fio's mark_random_map: the I/O's blocks are marked up to the first one done, and it is cut there. */
-static uint64_t fio_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len)
-{
-	uint64_t bs = g->min_bs[d], n = randmap_set_run(&f->map, rel / bs, (len + bs - 1) / bs);
-
-	return n && n * bs < len ? n * bs : len;
-}
-
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
 	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
 	     struct interlock *il)
@@ -270,20 +146,17 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);
 	g->rng_mix = rng_seed(c->seed, 2);
-	taus88_seed(&g->mix_rng, c->mix_seed);
 	g->mix_ddir = PLAN_DDIR_READ;
-	taus88_seed(&g->off_rng, c->block_seed);
-	taus88_seed(&g->zone_rng, c->zone_seed);
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		taus88_seed(&g->bs_rng[d], c->bs_seed[d]);
+	g->clone = c;
+	gen_fio_seed(g);
 	g->rng_pr = rng_seed(c->seed, 5);
 	g->zone_key = rng_seed(c->seed, 6);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
-	sort_splits(g);
+	gen_fio_sort_splits(g);
 	job_min_bs(g, &min_bs, &g->align);
-	fio_block_sizes(g);
+	gen_fio_block_sizes(g);
 	/* fio: blockalign other than the block size turns the random map off. */
-	if (aligned_apart(g))
+	if (gen_fio_aligned_apart(g))
 		g->use_perm = false;
 	g->fio_draw = g->random && !g->use_perm && !j->random_lfsr &&
 		      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED);
@@ -384,9 +257,13 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	g->limited = true;
 	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
-	/* fio: with filesize= the regions run to the files' ends and size= is the job's amount. */
-	if (!g->job->io_size_bytes && g->job->filesize_min_bytes && g->job->size_bytes &&
-	    g->job->size_bytes < g->limit_bytes)
+	/*
+	 * fio: with filesize= the regions run to the files' ends and size= is the
+	 * job's amount; drawn random I/O is bounded by size= itself, not by the
+	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
+	 */
+	if (!g->job->io_size_bytes && g->job->size_bytes &&
+	    (g->fio_draw || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
@@ -408,7 +285,7 @@ void gen_uncounted(struct gen *g)
  */
 static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
 {
-	const struct plan_bs *b = bs_of(g, g->only_ddir);
+	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
 	uint64_t bs = b->min_bytes, step = bs + g->skip, fit;
 
 	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
@@ -448,54 +325,6 @@ uint8_t gen_pick_ddir(struct gen *g)
 	return g->mix_ddir;
 }
 
-/* fio's bssplit pick from one draw: the first entry whose cumulative share covers r and that fits. */
-static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
-{
-	uint64_t perc = 0, len = 0;
-
-	for (uint32_t i = 0; i < b->nr_split; i++) {
-		if (!b->split[i].pct)
-			continue;
-		len = b->split[i].bs_bytes;
-		perc += b->split[i].pct;
-		if (r / perc <= UINT32_MAX / 100 && len <= room)
-			break;
-	}
-	return len;
-}
-
-/*
- * fio's get_next_buflen: bsrange draws min + max * u, bssplit walks its shares,
- * both rounded down to the minimum; a length that does not fit in room (the
- * bytes to the region's end, when known) is drawn again.  0: not even the
- * minimum fits.  The draws are fio's (bsrange_state), so with fio's seeds a job
- * picks the lengths fio's does.
- */
-static uint64_t pick_len(struct gen *g, uint8_t d, uint64_t room)
-{
-	const struct plan_bs *b = bs_of(g, d);
-	struct taus88 *rng = &g->bs_rng[b - g->bs];
-	uint64_t min = b->min_bytes, max = b->max_bytes, len;
-
-	if (max <= min)
-		return min;
-	if (min > room)
-		return 0;
-	/* Bounded: a split whose fitting entries all have 0% would loop in fio forever. */
-	for (uint32_t tries = 0; tries < 1u << 16; tries++) {
-		uint32_t r = taus88_next(rng);
-
-		len = b->nr_split ? split_len(b, r, room) : min + (uint64_t)((double)max * (r / 4294967296.0));
-		if (!g->job->bs_unaligned)
-			len -= len % min;
-		if (len > max)
-			len = max;
-		if (len <= room)
-			return len;
-	}
-	return 0;
-}
-
 static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	if (f->il)
@@ -526,6 +355,31 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
 	return false;
 }
 
+/*
+ * Every file starts a new pass.  With fio's map a pass ends where no file has
+ * room and is fio's loop: loops= bounds them (false: the window is done).
+ */
+static bool new_pass(struct gen *g, uint8_t d)
+{
+	if (g->fio_map && g->limited) {
+		if (g->passes_left <= 1)
+			return false;
+		g->passes_left--;
+		gen_fio_next_loop(g);
+	}
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		file_new_pass(g, &g->files[i], d);
+	return true;
+}
+
+static bool all_exhausted(const struct gen *g)
+{
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		if (!g->files[i].exhausted)
+			return false;
+	return true;
+}
+
 /* The file of the next I/O by file_service; every file starts a new pass when all are done. */
 static int32_t pick_file(struct gen *g, uint8_t d)
 {
@@ -553,14 +407,8 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 		/* Interlocked windows end when every file's tickets are gone. */
 		if (g->limited && g->job->interlocked)
 			return -1;
-		/* fio's map: a pass ends where no file has room, and loops= bounds the passes. */
-		if (g->fio_map && g->limited) {
-			if (g->passes_left <= 1)
-				return -1;
-			g->passes_left--;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			file_new_pass(g, &g->files[i], d);
+		if (!new_pass(g, d))
+			return -1;
 	}
 	return -1;
 }
@@ -662,7 +510,7 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 	uint64_t b;
 
 	if (g->fio_draw && !g->job->zone_size_bytes) {
-		b = fio_block(g, f, d);
+		b = gen_fio_block(g, f, d);
 		return b == RANDMAP_NONE ? b : b * g->ba[d];
 	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
@@ -758,7 +606,21 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	return after_last(f, d, len);
 }
 
-static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uint64_t *rel)
+/*
+ * A sequential I/O's length, drawn once its position is known, as fio's: one
+ * that would pass the region's end is drawn again (fio's io_u_fits), so the
+ * pass ends on whole drawn lengths.  Without room even for the minimum (another
+ * direction's smaller block set the region), the minimum, cut at the end later.
+ */
+static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	uint64_t len = gen_pick_len(g, d, f->pos[d] < f->len ? f->len - f->pos[d] : 0);
+
+	return len ? len : gen_bs_of(g, d)->min_bytes;
+}
+
+/* The next file and offset; a sequential job's length is drawn here when *len is 0. */
+static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, uint64_t *rel)
 {
 	struct gen_file *f;
 	int32_t idx;
@@ -777,11 +639,13 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
 		if (g->job->zone_size_bytes && !strided_zone_next(g, f, d))
 			return false;
 		if (g->random) {
-			*rel = random_rel(g, f, d, len);
-			f->pos[d] = *rel + len;
+			*rel = random_rel(g, f, d, *len);
+			f->pos[d] = *rel + *len;
 			f->last_start[d] = *rel + 1;
 		} else {
-			*rel = seq_offset(g, f, d, len);
+			if (!*len)
+				*len = seq_len(g, f, d);
+			*rel = seq_offset(g, f, d, *len);
 		}
 		return true;
 	}
@@ -792,36 +656,49 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t len, uint32_t *file, uin
  * then the map's cut.  A file with no room for it is done for the pass, as fio
  * marks a file done when it cannot fill an I/O; without a map that ends the job.
  */
-static bool fio_next(struct gen *g, uint8_t d, uint32_t *file, uint64_t *rel, uint64_t *len)
+static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
 	struct gen_file *f;
 
 	for (;;) {
-		if (!next_rel(g, d, g->min_bs[d], file, rel))
+		*len = g->min_bs[*d];
+		if (!next_rel(g, *d, len, file, rel))
 			return false;
 		f = &g->files[*file];
-		if (*rel != RANDMAP_NONE) {
-			*len = pick_len(g, d, f->io_size - *rel);
+		/* Past the region, fio's get_next_offset fails before any length is drawn. */
+		if (*rel < f->io_size) {
+			*len = gen_pick_len(g, *d, f->io_size - *rel);
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}
 		if (!g->fio_map)
 			return false;
 		f->exhausted = true;
+		if (!g->mixed)
+			continue;
+		/* fio decides the direction again for the next file (set_rw_ddir per fill),
+		 * after its next loop has started when no file had room. */
+		if (all_exhausted(g) && !new_pass(g, *d))
+			return false;
+		*d = gen_pick_ddir(g);
 	}
 	if (g->fio_map)
-		*len = fio_mark(g, f, d, *rel, *len);
-	f->pos[d] = *rel + *len;
+		*len = gen_fio_mark(g, f, *d, *rel, *len);
+	f->pos[*d] = *rel + *len;
 	return true;
 }
 
-/* Any other I/O: a length, then the offset it advances by, cut at the region's end. */
-static bool plain_next(struct gen *g, uint8_t d, uint32_t *file, uint64_t *rel, uint64_t *len)
+/*
+ * Any other I/O, cut at the region's end: sequential ones draw their length at
+ * their position (seq_len); the permutation, skewed draws, strided zones and
+ * interlocked tickets take a length first, then the offset.
+ */
+static bool plain_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
 	const struct gen_file *f;
 
-	*len = pick_len(g, d, UINT64_MAX);
-	if (!next_rel(g, d, *len, file, rel))
+	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
+	if (!next_rel(g, *d, len, file, rel))
 		return false;
 	f = &g->files[*file];
 	if (*rel + *len > f->len)
@@ -855,7 +732,7 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	if (!(g->fio_draw ? fio_next : plain_next)(g, d, &io->file, &rel, &len))
+	if (!(g->fio_draw ? fio_next : plain_next)(g, &d, &io->file, &rel, &len))
 		return false;
 	f = &g->files[io->file];
 	if (g->max_open && pass_is_done(g, f, d))

@@ -4,8 +4,8 @@
  * One generator per worker, private to its thread.  It turns the job's pattern
  * (rw, rwmixread, bs/bsrange/bssplit, blockalign, stride, random distribution,
  * file_service) into a stream of I/Os over the clone's file regions, and counts
- * the measured window's amount so that size-bound jobs issue exactly the bytes
- * the plan asks.  Interlocked jobs draw sequential positions from counters that
+ * the measured window's amount, checked before each I/O as fio checks it (a
+ * size-bound job with varying lengths issues its last I/O whole).  Interlocked jobs draw sequential positions from counters that
  * all clones of the job share (the only shared write on the hot path).
  */
 #ifndef IOPLAN_ENGINE_IOGEN_H
@@ -73,6 +73,7 @@ struct gen {
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
 	struct taus88 off_rng;		/* fio's random_state */
 	struct taus88 bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
+	const struct plan_clone *clone;	/* its fio seeds */
 	struct plan_bs bs[PLAN_DDIR_NR];	/* the job's block sizes, bssplit sorted as fio sorts it */
 	struct taus88 zone_rng;		/* fio's zone_state: random_distribution=zoned's draws */
 	bool mixed;

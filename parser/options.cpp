@@ -596,7 +596,7 @@ static const std::vector<option> table = {
             {"lfsr", "every block once per pass, even with norandommap", 1},
             {"tausworthe64", "accepted", 0},
         })
-        .help("ioplan draws offsets with its own generators; lfsr keeps fio's promise that each block is touched once per pass even with norandommap.")
+        .help("tausworthe: fio's generator and seeds where lengths vary or with norandommap, else a permutation (each block once per pass); tausworthe64 draws as tausworthe; lfsr: each block once per pass even with norandommap.")
         .apply(A(j.pj.random_lfsr = choice_of(o, v) == 1)),
     opt("norandommap", opt_type::flag, CAT_PATTERN)
         .def("0")
