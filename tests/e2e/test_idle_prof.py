@@ -47,7 +47,13 @@ class Layout(TmpDirCase):
                          ["unit_mean", "unit_stddev"])
         for k in keys[:-2]:
             self.assertGreaterEqual(doc["cpu_idleness"][k], 0)
-            self.assertLessEqual(doc["cpu_idleness"][k], 110)  # a unit timed a little slow: fio's rounding too
+            # Percent, not a fraction times 100 twice.  fio does not clamp at 100:
+            # a calibration slowed by another program's load reads above it (176%
+            # measured once on this shared machine), so the bound is loose.
+            self.assertLess(doc["cpu_idleness"][k], 400)
+        # As fio's: the system figure is the mean of the per-CPU ones.
+        percpu = [doc["cpu_idleness"][k] for k in keys[1:-2]]
+        self.assertAlmostEqual(doc["cpu_idleness"]["system"], sum(percpu) / len(percpu), delta=0.01)
         self.assertGreater(doc["cpu_idleness"]["unit_mean"], 0)
 
     def test_system_has_no_percpu_line_and_no_note(self):
