@@ -78,6 +78,8 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	memset(f, 0, sizeof(*f));
 	f->start = start;
 	f->io_size = len;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->lastb[d] = gen_fio_last_block(g, f, d);
 	f->nblocks = len / g->align;
 	f->nsteps = len / step;
 	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;

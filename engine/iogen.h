@@ -40,6 +40,7 @@ struct gen_file {
 	struct perm perm;		/* random map replacement: one pass = one permutation */
 	struct randmap map;		/* fio_map: fio's random map (nr_bits 0 = none) */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
+	uint64_t lastb[PLAN_DDIR_NR];	/* fio_draw: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
 	bool exhausted;			/* this pass is done for this file */

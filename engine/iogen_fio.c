@@ -81,7 +81,7 @@ void gen_fio_block_sizes(struct gen *g)
 }
 
 /* fio's last_block: the blocks of ba bytes a draw may start at. */
-static uint64_t fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
+uint64_t gen_fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	uint64_t size = f->io_size, over = g->min_bs[d] > g->ba[d] ? g->min_bs[d] - g->ba[d] : 0;
 
@@ -130,7 +130,7 @@ static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
  */
 uint64_t gen_fio_block(struct gen *g, struct gen_file *f, uint8_t d)
 {
-	uint64_t lastb = fio_last_block(g, f, d), b;
+	uint64_t lastb = f->lastb[d], b;
 
 	if (!lastb)
 		return RANDMAP_NONE;
@@ -160,7 +160,8 @@ static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
 			continue;
 		len = b->split[i].bs_bytes;
 		perc += b->split[i].pct;
-		if (r / perc <= UINT32_MAX / 100 && len <= room)
+		/* fio's r / perc <= max / 100, without a division per entry. */
+		if (r < (UINT32_MAX / 100 + 1) * perc && len <= room)
 			break;
 	}
 	return len;

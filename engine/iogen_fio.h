@@ -26,6 +26,9 @@ bool gen_fio_aligned_apart(const struct gen *g);
 /* fio's next loop: a repeatable job's generators start over, the mix decides afresh. */
 void gen_fio_next_loop(struct gen *g);
 
+/* fio's last_block: the blocks of ba bytes a draw may start at (kept in gen_file.lastb). */
+uint64_t gen_fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d);
+
 /* A random start block in ba units (fio's draw, map, zoned zones); RANDMAP_NONE: no room. */
 uint64_t gen_fio_block(struct gen *g, struct gen_file *f, uint8_t d);
 
