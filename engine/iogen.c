@@ -306,12 +306,9 @@ uint64_t gen_pass_bytes(const struct gen *g)
 	return sum;
 }
 
-uint8_t gen_pick_ddir(struct gen *g)
+/* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
+static uint8_t mix_decide(struct gen *g)
 {
-	if (g->trimwrite)
-		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
-	if (!g->mixed)
-		return g->only_ddir;
 	if (g->mix_issues[g->mix_ddir] >= g->mix_until) {
 		uint32_t read_pct = g->job->rwmixread_pct;
 		uint8_t d = taus88_between(&g->mix_rng, 1, 100) <= read_pct ? PLAN_DDIR_READ
@@ -325,6 +322,38 @@ uint8_t gen_pick_ddir(struct gen *g)
 		g->mix_ddir = d;
 	}
 	return g->mix_ddir;
+}
+
+static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d);
+static bool new_pass(struct gen *g, uint8_t d);
+
+/*
+ * True when no file has room left in direction d: fio's loop is over there.
+ * Asked per I/O of a mix: the scan starts at the file served next, which
+ * mostly has room, so it stops at once.
+ */
+static bool loop_is_over(const struct gen *g, uint8_t d)
+{
+	for (uint32_t i = 0, k = g->cur; i < g->nr_files; i++, k = k + 1 < g->nr_files ? k + 1 : 0)
+		if (g->files[k].il || !pass_is_done(g, &g->files[k], d))
+			return false;
+	return true;
+}
+
+uint8_t gen_pick_ddir(struct gen *g)
+{
+	uint8_t d;
+
+	if (g->trimwrite)
+		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
+	if (!g->mixed)
+		return g->only_ddir;
+	d = mix_decide(g);
+	/* fio decides, finds no room (its loop is over), starts the next loop (which
+	 * re-seeds) and decides again.  fio's map finds out by a failed draw (fio_next). */
+	if (g->limited && !g->fio_map && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
+		d = mix_decide(g);
+	return d;
 }
 
 static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
@@ -358,15 +387,35 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
 }
 
 /*
- * Every file starts a new pass.  With fio's map a pass ends where no file has
- * room and is fio's loop: loops= bounds them (false: the window is done).
+ * fio's keep_running after a loop whose files all ran out of room: another
+ * loop while loops= lasts, then only with io_size= and at least one largest
+ * block still to go.
+ */
+static bool fio_loop_left(struct gen *g)
+{
+	uint64_t io_size = g->job->io_size_bytes, max_bs = 0;
+
+	if (g->passes_left > 1) {
+		g->passes_left--;
+		return true;
+	}
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (g->bs[d].max_bytes > max_bs)
+			max_bs = g->bs[d].max_bytes;
+	return io_size > g->done_bytes && io_size - g->done_bytes >= max_bs;
+}
+
+/*
+ * Every file starts a new pass.  In the measured window a pass is fio's loop:
+ * a repeatable job's generators start over and the mix decides afresh; with
+ * fio's map a pass ends where no file has room, and the loops left bound them
+ * (false: the window is done).
  */
 static bool new_pass(struct gen *g, uint8_t d)
 {
-	if (g->fio_map && g->limited) {
-		if (g->passes_left <= 1)
+	if (g->limited) {
+		if (g->fio_map && !fio_loop_left(g))
 			return false;
-		g->passes_left--;
 		gen_fio_next_loop(g);
 	}
 	for (uint32_t i = 0; i < g->nr_files; i++)
