@@ -300,6 +300,7 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	if (scratch_init(&e->scratch))
 		return -ENOMEM;
 	e->sh.scratch = &e->scratch;
+	e->sh.lay = &e->lay;
 	return layout_init(&e->lay, p);
 }
 

@@ -119,7 +119,7 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(((const struct layout_file *)a)->path, ((const struct layout_file *)b)->path);
 }
 
-static struct layout_file *find(struct layout *l, const char *path)
+static struct layout_file *find(const struct layout *l, const char *path)
 {
 	struct layout_file key = { .path = path };
 
@@ -197,6 +197,47 @@ static void dedupe(struct layout *l)
 	l->nr = l->nr ? out + 1 : 0;
 }
 
+/* The directory of path as a new string. */
+static char *dir_part(const char *path)
+{
+	const char *base = tgt_base(path);
+
+	return base == path ? strdup(".") : base == path + 1 ? strdup("/") : strndup(path, (size_t)(base - path - 1));
+}
+
+/* The index of dir in l->dirs, adding it when new; the files are sorted, so it is usually the last. */
+static int32_t dir_index(struct layout *l, char *dir)
+{
+	for (uint32_t i = l->nr_dirs; i-- > 0;)
+		if (!strcmp(l->dirs[i].path, dir)) {
+			free(dir);
+			return (int32_t)i;
+		}
+	l->dirs[l->nr_dirs] = (struct layout_dir){ .path = dir, .fd = -1 };
+	return (int32_t)l->nr_dirs++;
+}
+
+/* Every distinct directory of the files that are not devices (those keep their names). */
+static int collect_dirs(struct layout *l)
+{
+	l->dirs = calloc(l->nr ? l->nr : 1, sizeof(*l->dirs));
+	if (!l->dirs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *lf = &l->files[i];
+		char *dir;
+
+		lf->dir = -1;
+		if (lf->is_device)
+			continue;
+		dir = dir_part(lf->path);
+		if (!dir)
+			return -ENOMEM;
+		lf->dir = dir_index(l, dir);
+	}
+	return 0;
+}
+
 int layout_init(struct layout *l, const struct plan *p)
 {
 	uint32_t n = count_uses(p), k = 0;
@@ -225,7 +266,7 @@ int layout_init(struct layout *l, const struct plan *p)
 	}
 	l->nr = k;
 	dedupe(l);
-	return 0;
+	return collect_dirs(l);
 }
 
 void layout_release(struct layout *l)
@@ -233,9 +274,17 @@ void layout_release(struct layout *l)
 	for (uint32_t i = 0; i < l->nr; i++)
 		if (l->files[i].claim_fd >= 0)
 			close(l->files[i].claim_fd);
+	for (uint32_t i = 0; i < l->nr_dirs; i++) {
+		if (l->dirs[i].fd >= 0)
+			close(l->dirs[i].fd);
+		free(l->dirs[i].path);
+	}
+	free(l->dirs);
 	free(l->files);
 	l->files = NULL;
+	l->dirs = NULL;
 	l->nr = 0;
+	l->nr_dirs = 0;
 }
 
 static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
@@ -258,16 +307,75 @@ static int fill_range(struct layout *l, int fd, uint64_t from, uint64_t to, cons
 	return layout_fill(fd, from, to, is_direct(fd), &l->done, stop);
 }
 
-static int open_for_layout(const struct layout_file *lf, uint64_t from, bool create)
+/*
+ * Opens lf as the layout first found it: relative to its directory's
+ * descriptor and not through a symbolic link the user did not name (target.h);
+ * a device by its name.  The fd or -errno; the identity is not checked yet.
+ */
+static int open_target(const struct layout *l, const struct layout_file *lf, int flags)
 {
-	int flags = O_WRONLY | (create ? O_CREAT | O_EXCL : 0), fd;
+	int fd;
 
-	if (lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096)) {
-		fd = open(lf->path, flags | O_DIRECT, 0644);
-		if (fd >= 0 || errno != EINVAL)
-			return fd;
+	if (lf->dir < 0) {
+		fd = open(lf->path, flags | O_CLOEXEC, 0644);
+		return fd < 0 ? -errno : fd;
 	}
-	return open(lf->path, flags, 0644);
+	return tgt_openat(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, flags, 0644);
+}
+
+/* 0 when fd is the file the layout found at lf (recorded now for a file it creates). */
+static int check_identity(struct layout_file *lf, int fd, struct results *r)
+{
+	char why[512];
+	int ret = lf->dir < 0 ? 0 : tgt_check(fd, &lf->id, why, sizeof(why));
+
+	return ret ? fail(r, lf, -ret, "replaced", why) : 0;
+}
+
+/*
+ * open_target (with O_DIRECT first when direct, and without it where the file
+ * system refuses it), identity checked; else a message naming the file.  The
+ * fd or -errno.
+ */
+static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool direct,
+			const char *code, struct results *r)
+{
+	int fd = direct ? open_target(l, lf, flags | O_DIRECT) : -EINVAL;
+
+	if (fd == -EINVAL)
+		fd = open_target(l, lf, flags);
+	if (fd < 0)
+		return fail(r, lf, -fd, fd == -ELOOP && !lf->id.follow ? "replaced" : code,
+			    tgt_open_error(fd, &lf->id));
+	if (check_identity(lf, fd, r)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Removes a file of ours, by its directory's descriptor, only while it is still the one found. */
+static void remove_target(const struct layout *l, const struct layout_file *lf)
+{
+	struct stat st;
+	int dfd;
+
+	if (lf->dir < 0) {
+		unlink(lf->path);
+		return;
+	}
+	dfd = l->dirs[lf->dir].fd;
+	if (!fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
+	    st.st_ino == lf->id.ino)
+		unlinkat(dfd, tgt_base(lf->path), 0);
+}
+
+static int open_for_layout(const struct layout *l, struct layout_file *lf, uint64_t from, bool create,
+			   struct results *r)
+{
+	return open_checked(l, lf, O_WRONLY | (create ? O_CREAT | O_EXCL : 0),
+			    lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096),
+			    create ? "create" : "open", r);
 }
 
 /* fallocate=: native and keep ignore file systems without support; none and truncate skip it. */
@@ -330,10 +438,13 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, struct res
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, const _Atomic int *stop)
 {
-	int fd = open_for_layout(lf, cur, create), ret = 0;
+	int fd, ret = 0;
 
+	if (create)
+		lf->id = (struct tgt_id){ .single = true };	/* what the create makes is the file from now on */
+	fd = open_for_layout(l, lf, cur, create, r);
 	if (fd < 0)
-		return fail(r, lf, errno, "create", strerror(errno));
+		return fd;
 	if (create)
 		lf->ours = true;
 	stamp(lf, fd, MARK_PARTIAL, r);
@@ -349,7 +460,7 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	close(fd);
 	if (ret && ret != -EINTR && create) {
 		/* A file this run created and could not finish gives its space back. */
-		unlink(lf->path);
+		remove_target(l, lf);
 		lf->ours = false;
 	}
 	if (ret && ret != -EINTR)
@@ -399,14 +510,22 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 {
 	char why[256] = "";
 	uint64_t from;
+	int fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, false, "open", r), ret;
 
-	lf->mark = mark_read_path(lf->path, why, sizeof(why));
+	if (fd < 0)
+		return fd;
+	lf->mark = mark_read(fd, why, sizeof(why));
 	lf->ours = mark_is_ours(lf->mark);
 	if (!lf->ours && layout_adopts_empty(size, lf->need)) {
 		lf->ours = true;
 		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
 			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
 	}
+	lf->id.single = lf->ours;	/* ioplan's file has one name: a second one is someone else's */
+	ret = check_identity(lf, fd, r);
+	close(fd);
+	if (ret)
+		return ret;
 	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need)) {
 		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
 			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
@@ -422,14 +541,47 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	return grow(l, lf, r, from, false, stop);
 }
 
+/* lf's directory, opened once for all its files when the layout first looks into it. */
+static int open_dir(struct layout *l, const struct layout_file *lf, struct results *r)
+{
+	struct layout_dir *d = lf->dir < 0 ? NULL : &l->dirs[lf->dir];
+	int fd;
+
+	if (!d || d->fd >= 0)
+		return 0;
+	fd = tgt_dir_open(lf->path);
+	if (fd < 0) {
+		res_msg_add(r, RES_MSG_ERROR, "missing-directory", lf->first_job,
+			    "%s: cannot open directory %s: %s", lf->path, d->path, strerror(-fd));
+		return fd;
+	}
+	d->fd = fd;
+	return 0;
+}
+
+/*
+ * The layout's first look at lf, whose identity every later open must match.
+ * A device keeps its name (a /dev/disk/by-id link is the usual way to name one).
+ */
+static int look(const struct layout *l, struct layout_file *lf, struct stat *st)
+{
+	if (lf->dir < 0)
+		return stat(lf->path, st) ? -errno : 0;
+	return tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
+}
+
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
 		       struct results *r, const _Atomic int *stop)
 {
 	struct stat st;
+	int ret = open_dir(l, lf, r);
 
-	if (stat(lf->path, &st)) {
-		if (errno != ENOENT)
-			return fail(r, lf, errno, "stat", strerror(errno));
+	if (ret)
+		return ret;
+	ret = look(l, lf, &st);
+	if (ret) {
+		if (ret != -ENOENT)
+			return fail(r, lf, -ret, "stat", strerror(-ret));
 		if (lf->is_device || !lf->allow_create)
 			return fail(r, lf, ENOENT, "missing-file", "no such file");
 		if (!lf->need)
@@ -488,13 +640,39 @@ void layout_finish(struct layout *l, struct results *r)
 
 		if (!lf->ours || !lf->writes || lf->is_device || !mark_is_ours(lf->mark))
 			continue;
-		fd = open(lf->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		/* A file replaced under the run keeps its old mark: the next run then refuses it. */
+		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, false, "mark", r);
 		if (fd < 0)
 			continue;
 		/* Trims leave holes that "filled" must not claim. */
 		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, r);
 		close(fd);
 	}
+}
+
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+	struct tgt_id id;
+	int fd, ret;
+
+	snprintf(why, n, "open");
+	if (!lf || lf->dir < 0 || !lf->id.known || l->dirs[lf->dir].fd < 0) {
+		fd = open(path, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	id = lf->id;
+	fd = tgt_openat(l->dirs[lf->dir].fd, tgt_base(path), &id, flags, 0);
+	if (fd == -ELOOP && !id.follow)
+		snprintf(why, n, "%s", tgt_open_error(fd, &id));
+	if (fd < 0)
+		return fd;
+	ret = tgt_check(fd, &id, why, n);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
@@ -507,7 +685,7 @@ void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_
 			struct layout_file *lf = find(l, j->clones[c].files[f].path);
 
 			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
-				unlink(lf->path);
+				remove_target(l, lf);
 				lf->ours = false;
 			}
 		}

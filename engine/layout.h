@@ -18,6 +18,7 @@
 #include "engine/mark.h"
 #include "engine/plan.h"
 #include "engine/results.h"
+#include "engine/target.h"
 
 #define LAYOUT_CHUNK (1u << 20)		/* bytes per layout write */
 
@@ -38,11 +39,21 @@ struct layout_file {
 	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
+	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
+	struct tgt_id id;		/* what layout found there: every later open must find the same */
+};
+
+/* A directory of the plan's files, opened once when the layout first looks into it. */
+struct layout_dir {
+	char *path;
+	int fd;				/* O_PATH descriptor, or -1 until opened */
 };
 
 struct layout {
 	struct layout_file *files;	/* sorted by path */
 	uint32_t nr;
+	struct layout_dir *dirs;
+	uint32_t nr_dirs;
 	_Atomic uint64_t total;		/* bytes to write, for the progress line */
 	_Atomic uint64_t done;
 };
@@ -89,6 +100,15 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
  * that ioplan's own writes do not make the next run take it for the user's.
  */
 void layout_finish(struct layout *l, struct results *r);
+
+/*
+ * Opens path for a job's I/O as the layout checked it: relative to its
+ * directory's descriptor, not through a symbolic link the user did not name,
+ * and only when the file is the one the layout found (target.h).  A path the
+ * layout did not check (a device, an engine that lays nothing out) is opened
+ * by name, as before.  The fd, or -errno with the reason in why.
+ */
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n);
 
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);

@@ -31,6 +31,8 @@
 #include "engine/stats.h"
 #include "engine/verify.h"
 
+struct layout;
+
 /* What every worker of a run reads; set up before the first worker starts. */
 struct eng_shared {
 	const _Atomic int *stop;	/* 0 run, 1 stop gracefully, 2 abort */
@@ -43,6 +45,7 @@ struct eng_shared {
 	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
 	struct flows *flows;		/* flow=/flow_id= groups of the whole run (flow.h) */
 	struct scratch_files *scratch;	/* scratch files the run created (scratch.h) */
+	const struct layout *lay;	/* the files as the layout checked them (layout_open) */
 };
 
 /* Where clones that start together meet once set up (worker.c start_together). */

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "worker.h"
 
 #define FIFO_SLICE_NS 10000000l	/* how often a writerless FIFO is looked at again */
@@ -96,14 +97,18 @@ static int wait_writer(struct worker *w, int fd, uint32_t f)
 	return ret < 0 ? ret : 0;
 }
 
-static int open_nonblocking(struct worker *w, uint32_t f, int *out)
+/*
+ * Opens file f as the layout checked it (layout_open: no symbolic link the
+ * user did not name, the same file the layout found); why says what failed.
+ */
+static int open_nonblocking(struct worker *w, uint32_t f, int *out, char *why, size_t n)
 {
 	struct stat st;
-	int fd = open(w->clone->files[f].path, open_flags(w->job) | O_NONBLOCK | O_CLOEXEC);
+	int fd = layout_open(w->sh->lay, w->clone->files[f].path, open_flags(w->job) | O_NONBLOCK, why, n);
 	int ret = 0, fl;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode))
 		ret = wait_writer(w, fd, f);
 	fl = ret ? -1 : fcntl(fd, F_GETFL);
@@ -119,7 +124,8 @@ static int open_nonblocking(struct worker *w, uint32_t f, int *out)
 
 int worker_open_file(struct worker *w, uint32_t f)
 {
-	int ret = open_nonblocking(w, f, &w->fds[f]);
+	char why[320];
+	int ret = open_nonblocking(w, f, &w->fds[f], why, sizeof(why));
 
 	/* write_hint: fio fails the job when the kernel refuses the hint. */
 	if (!ret && w->job->write_hint && w->fds[f] >= 0) {
@@ -137,7 +143,7 @@ int worker_open_file(struct worker *w, uint32_t f)
 		w->fds[f] = -1;
 		/* A stop is no failure, and the FIFO timeout has its own words. */
 		if (ret != -EINTR && ret != -ETIMEDOUT)
-			worker_error(w, .err = -ret, .file = f, .what = "open");
+			worker_error(w, .err = -ret, .file = f, .what = why);
 	}
 	return ret;
 }

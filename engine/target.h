@@ -1,0 +1,67 @@
+/*
+ * engine/target.h - opening a job's files so that what is written is what was checked.
+ *
+ * A path is a name, not a file: between the check of a target and its open,
+ * anyone who can write its directory can swap it (rename, RENAME_EXCHANGE) for
+ * a symbolic link or a hard link to a user's file, or swap the directory itself
+ * for a link to a user's directory.  So each directory of the plan's files is
+ * opened once, at layout, and every file is opened relative to that
+ * descriptor; its last component is never followed through a symbolic link
+ * unless it was one when ioplan first looked (the user named a link); and the
+ * identity of the file first seen (device and inode, and one link for a file
+ * ioplan made) is compared, on the open descriptor, at every later open.  A
+ * mismatch refuses the open: nothing is written through it.  The checks cost
+ * an fstat per open, never anything per I/O.
+ */
+#ifndef IOPLAN_ENGINE_TARGET_H
+#define IOPLAN_ENGINE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a target was when first looked at; later opens must find the same file. */
+struct tgt_id {
+	dev_t dev;
+	ino_t ino;
+	bool known;		/* dev and ino hold the file first seen */
+	bool follow;		/* its name was a symbolic link then: the user named a link */
+	bool single;		/* ioplan created it: a second link means someone else's name on it */
+};
+
+/* The directory part of path ("." when none), opened once: an O_PATH descriptor or -errno. */
+int tgt_dir_open(const char *path);
+
+/* The last component of path: what is opened relative to its directory's descriptor. */
+const char *tgt_base(const char *path);
+
+/*
+ * The first look at base in dirfd, without following a symbolic link unless
+ * it is one (then the user named a link, id->follow is set and its target is
+ * looked at).  Fills *st and id.  0 or -errno (-ENOENT when nothing is there).
+ */
+int tgt_look(int dirfd, const char *base, struct tgt_id *id, struct stat *st);
+
+/* Opens base in dirfd as id allows (O_NOFOLLOW unless id->follow): the fd or -errno. */
+int tgt_openat(int dirfd, const char *base, const struct tgt_id *id, int flags, mode_t mode);
+
+/*
+ * Is the file open on fd the one id holds (when id->known; else it is recorded
+ * now)?  0, or -ESTALE with what changed in why ("it was replaced: inode 12
+ * is now 34", "it now has 2 links").
+ */
+int tgt_check(int fd, struct tgt_id *id, char *why, size_t n);
+
+/* Why an open that tgt_openat refused failed, in words a user can act on. */
+const char *tgt_open_error(int err, const struct tgt_id *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_ENGINE_TARGET_H */
