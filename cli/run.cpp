@@ -206,8 +206,8 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 
 // Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
-int run_engine(const plan &p, const args &a, results **r, int *signals, bool *triggered,
-               interim_reports &interim, world *w)
+int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, int *signals,
+               bool *triggered, interim_reports &interim, world *w)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
@@ -221,6 +221,7 @@ int run_engine(const plan &p, const args &a, results **r, int *signals, bool *tr
     eo.snapshots = a.status_interval_ns != 0;
     eo.idle_prof = a.idle_prof == "percpu" ? RES_IDLE_PERCPU : a.idle_prof == "system" ? RES_IDLE_SYSTEM : RES_IDLE_NONE;
     eo.sync = w ? w->sync() : nullptr;
+    eo.preflight = &pf;
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {
@@ -343,7 +344,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
-    int ret = run_engine(p, a, &r, &signals, &triggered, interim, w);
+    int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w);
     if (triggered)
         after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;

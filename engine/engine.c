@@ -28,6 +28,7 @@
 #include "engine_internal.h"
 #include "layout.h"
 #include "logs.h"
+#include "preflight.h"
 #include "progress.h"
 #include "scratch.h"
 #include "segment.h"
@@ -261,6 +262,7 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 {
 	pthread_condattr_t ca;
 	uint32_t n = p->nr_threads ? p->nr_threads : 1;
+	int ret;
 
 	e->plan = p;
 	if (o)
@@ -301,7 +303,10 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 		return -ENOMEM;
 	e->sh.scratch = &e->scratch;
 	e->sh.lay = &e->lay;
-	return layout_init(&e->lay, p);
+	ret = layout_init(&e->lay, p);
+	if (!ret && e->opts.preflight)
+		layout_expect(&e->lay, e->opts.preflight->seen, e->opts.preflight->nr_seen);
+	return ret;
 }
 
 int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)

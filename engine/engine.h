@@ -44,6 +44,8 @@ struct eng_sync {
 	int (*segment_end)(void *ctx, uint32_t first_job, uint32_t run);
 };
 
+struct pf_report;
+
 struct eng_opts {
 	/*
 	 * Deterministic time for golden tests: every timestamp the engine takes
@@ -63,6 +65,12 @@ struct eng_opts {
 	enum res_idle_mode idle_prof;
 	/* Other processes to keep in step with (--rank-output, mpirun), or NULL. */
 	const struct eng_sync *sync;
+	/*
+	 * The preflight of this plan, or NULL: the layout refuses a target or
+	 * directory swapped since it was checked.  Kept by the caller until
+	 * eng_finish.
+	 */
+	const struct pf_report *preflight;
 };
 
 /* Where a run is, for the progress line. */

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdarg.h>
@@ -197,14 +198,6 @@ static void dedupe(struct layout *l)
 	l->nr = l->nr ? out + 1 : 0;
 }
 
-/* The directory of path as a new string. */
-static char *dir_part(const char *path)
-{
-	const char *base = tgt_base(path);
-
-	return base == path ? strdup(".") : base == path + 1 ? strdup("/") : strndup(path, (size_t)(base - path - 1));
-}
-
 /* The index of dir in l->dirs, adding it when new; the files are sorted, so it is usually the last. */
 static int32_t dir_index(struct layout *l, char *dir)
 {
@@ -217,23 +210,27 @@ static int32_t dir_index(struct layout *l, char *dir)
 	return (int32_t)l->nr_dirs++;
 }
 
-/* Every distinct directory of the files that are not devices (those keep their names). */
+/*
+ * Every distinct directory of the files that are not devices (those keep
+ * their names, as does a path too long to split: its open fails on its own).
+ */
 static int collect_dirs(struct layout *l)
 {
+	char dir[PATH_MAX], *copy;
+
 	l->dirs = calloc(l->nr ? l->nr : 1, sizeof(*l->dirs));
 	if (!l->dirs)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < l->nr; i++) {
 		struct layout_file *lf = &l->files[i];
-		char *dir;
 
 		lf->dir = -1;
-		if (lf->is_device)
+		if (lf->is_device || tgt_dir_name(lf->path, dir, sizeof(dir)))
 			continue;
-		dir = dir_part(lf->path);
-		if (!dir)
+		copy = strdup(dir);
+		if (!copy)
 			return -ENOMEM;
-		lf->dir = dir_index(l, dir);
+		lf->dir = dir_index(l, copy);
 	}
 	return 0;
 }
@@ -516,6 +513,9 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 		return fd;
 	lf->mark = mark_read(fd, why, sizeof(why));
 	lf->ours = mark_is_ours(lf->mark);
+	if (!lf->ours && lf->appeared)
+		snprintf(why, sizeof(why), "it appeared after the preflight found no file there, so "
+			 "allow_existing_file_write does not cover it; nothing was written to it");
 	if (!lf->ours && layout_adopts_empty(size, lf->need)) {
 		lf->ours = true;
 		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
@@ -526,7 +526,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	close(fd);
 	if (ret)
 		return ret;
-	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need)) {
+	if (!lf->ours && (!p->allow_existing_file_write || lf->appeared) && (lf->writes || size < lf->need)) {
 		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
 			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
 		return -EPERM;
@@ -559,15 +559,47 @@ static int open_dir(struct layout *l, const struct layout_file *lf, struct resul
 	return 0;
 }
 
-/*
- * The layout's first look at lf, whose identity every later open must match.
- * A device keeps its name (a /dev/disk/by-id link is the usual way to name one).
- */
-static int look(const struct layout *l, struct layout_file *lf, struct stat *st)
+void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n)
 {
+	l->seen = seen;
+	l->nr_seen = n;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
+}
+
+/*
+ * The layout's first look at lf, whose identity every later open must match,
+ * and which must be what the preflight saw.  A device keeps its name (a
+ * /dev/disk/by-id link is the usual way to name one).
+ */
+static int look(const struct layout *l, struct layout_file *lf, struct stat *st, struct results *r)
+{
+	struct tgt_seen key = { .path = lf->path };
+	const struct tgt_seen *s;
+	char why[512];
+	int ret;
+
 	if (lf->dir < 0)
-		return stat(lf->path, st) ? -errno : 0;
-	return tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
+		ret = stat(lf->path, st) ? -errno : 0;
+	else
+		ret = tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
+	if (ret && ret != -ENOENT)
+		return fail(r, lf, -ret, "stat", strerror(-ret));
+	s = l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+	if (!s)
+		return ret;
+	switch (tgt_seen_same(s, l->dirs[lf->dir].fd, ret, st, &lf->id, why, sizeof(why))) {
+	case 0:
+		return ret;
+	case -EEXIST:
+		lf->appeared = true;	/* another ioplan's (mpirun ranks share files), or refused */
+		return ret;
+	default:
+		return fail(r, lf, ESTALE, "replaced", why);
+	}
 }
 
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
@@ -578,10 +610,10 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 
 	if (ret)
 		return ret;
-	ret = look(l, lf, &st);
+	ret = look(l, lf, &st, r);
+	if (ret && ret != -ENOENT)
+		return ret;
 	if (ret) {
-		if (ret != -ENOENT)
-			return fail(r, lf, -ret, "stat", strerror(-ret));
 		if (lf->is_device || !lf->allow_create)
 			return fail(r, lf, ENOENT, "missing-file", "no such file");
 		if (!lf->need)

@@ -36,6 +36,7 @@ struct layout_file {
 	bool ours;			/* ioplan created it (mark found or created now) */
 	enum mark_state mark;		/* what its mark says (MARK_NONE when unmarked) */
 	bool noted;			/* the no-xattr note was given */
+	bool appeared;			/* absent at the preflight: written only if it is ioplan's */
 	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
@@ -54,6 +55,8 @@ struct layout {
 	uint32_t nr;
 	struct layout_dir *dirs;
 	uint32_t nr_dirs;
+	const struct tgt_seen *seen;	/* what the preflight saw, sorted by path (layout_expect) */
+	uint32_t nr_seen;
 	_Atomic uint64_t total;		/* bytes to write, for the progress line */
 	_Atomic uint64_t done;
 };
@@ -82,6 +85,13 @@ static inline int layout_adopts_empty(uint64_t size, uint64_t need)
 {
 	return size == 0 && need > 0;
 }
+
+/*
+ * What the preflight saw at the paths (borrowed, sorted by path): the layout
+ * refuses a target or directory that is not what was checked then, and
+ * follows a symbolic link only where the preflight found one (target.h).
+ */
+void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n);
 
 /* Collects the plan's distinct files.  0 or -ENOMEM. */
 int layout_init(struct layout *l, const struct plan *p);

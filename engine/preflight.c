@@ -445,6 +445,24 @@ static int check_dir(struct pf_state *s, const struct plan_job *j, const struct 
 	return 0;
 }
 
+/* Notes what is at path now, for the layout to compare (target.h). */
+static void note_seen(struct pf_state *s, const char *path)
+{
+	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n));
+
+	if (!n) {
+		s->oom = 1;
+		return;
+	}
+	s->r->seen = n;
+	tgt_seen_now(&n[s->r->nr_seen++], path);
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
+}
+
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
 	char dir[PATH_MAX];
@@ -453,6 +471,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 
 	if (!ioe_lays_out(j->ioengine))
 		return; /* no I/O reaches the files, or the engine makes them */
+	note_seen(s, f->path);
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
 	if (!exists && check_dir(s, j, f, dir, &dsb))
@@ -730,6 +749,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	}
 	check_totals(s);
 	check_nofile(s);
+	if (out->nr_seen)
+		qsort(out->seen, out->nr_seen, sizeof(*out->seen), cmp_seen);
 	int oom = s->oom;
 	free(s);
 	if (oom) {
@@ -741,6 +762,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 
 void pf_free(struct pf_report *r)
 {
+	free(r->seen);
 	free(r->findings);
 	memset(r, 0, sizeof(*r));
 }

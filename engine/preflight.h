@@ -18,6 +18,7 @@
 #include "engine/plan.h"
 #include "engine/results.h"
 #include "engine/safety.h"
+#include "engine/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,9 @@ struct pf_report {
 	uint32_t nr;
 	uint32_t nr_errors;
 	uint64_t bytes_to_lay_out;
+	/* Each target path as checked, sorted by path: the layout must find the same (eng_opts.preflight). */
+	struct tgt_seen *seen;
+	uint32_t nr_seen;
 };
 
 /* Runs every check; 0 (findings in *out, free with pf_free) or -ENOMEM. */

@@ -15,22 +15,73 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-int tgt_dir_open(const char *path)
+int tgt_dir_name(const char *path, char *dir, size_t n)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int fd;
+	int len;
 
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		len = snprintf(dir, n, ".");
 	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if ((size_t)(slash - path) < sizeof(dir))
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		len = snprintf(dir, n, "/");
 	else
-		return -ENAMETOOLONG;
+		len = snprintf(dir, n, "%.*s", (int)(slash - path), path);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+int tgt_dir_open(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd = tgt_dir_name(path, dir, sizeof(dir));
+
+	if (fd)
+		return fd;
 	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+void tgt_seen_now(struct tgt_seen *s, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	*s = (struct tgt_seen){ .path = path };
+	s->link = !lstat(path, &st) && S_ISLNK(st.st_mode);
+	if (!stat(path, &st)) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+	}
+	if (!tgt_dir_name(path, dir, sizeof(dir)) && !stat(dir, &st)) {
+		s->dir_dev = st.st_dev;
+		s->dir_ino = st.st_ino;
+	}
+}
+
+int tgt_seen_same(const struct tgt_seen *s, int dirfd, int looked, const struct stat *st,
+		  const struct tgt_id *id, char *why, size_t n)
+{
+	struct stat dst;
+
+	if (s->dir_ino && (fstat(dirfd, &dst) || dst.st_dev != s->dir_dev || dst.st_ino != s->dir_ino)) {
+		snprintf(why, n, "its directory was replaced since the preflight checked it; nothing was "
+			 "written there");
+		return -ESTALE;
+	}
+	if (looked)
+		return 0;	/* gone: a file made anew (O_EXCL) is as safe as before */
+	if (id->follow && !s->link) {
+		snprintf(why, n, "%s", tgt_open_error(-ELOOP, &(struct tgt_id){ .known = true }));
+		return -ELOOP;
+	}
+	if (!s->ino)
+		return -EEXIST;
+	if (s->dev != st->st_dev || s->ino != st->st_ino) {
+		snprintf(why, n, "the file was replaced since the preflight checked it (inode %llu is now "
+			 "%llu); nothing was written to it", (unsigned long long)s->ino,
+			 (unsigned long long)st->st_ino);
+		return -ESTALE;
+	}
+	return 0;
 }
 
 const char *tgt_base(const char *path)

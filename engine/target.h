@@ -34,7 +34,35 @@ struct tgt_id {
 	bool single;		/* ioplan created it: a second link means someone else's name on it */
 };
 
-/* The directory part of path ("." when none), opened once: an O_PATH descriptor or -errno. */
+/*
+ * What the preflight saw at a target's path, for the layout to find the same:
+ * between the two, a swapped name would have the layout write what nobody
+ * checked.  Whether the name was a symbolic link is decided here, at the
+ * first look of all: only then can it be the link the user named.
+ */
+struct tgt_seen {
+	const char *path;	/* borrowed from the plan */
+	dev_t dev, dir_dev;
+	ino_t ino, dir_ino;	/* 0: nothing there (the file), not looked at (its directory) */
+	bool link;		/* the name was a symbolic link */
+};
+
+/* Fills s from path as it is now: the file (links followed), its name, its directory. */
+void tgt_seen_now(struct tgt_seen *s, const char *path);
+
+/*
+ * Does what the layout found (looked: 0 with st and id, or -ENOENT) in the
+ * directory open on dirfd agree with s?  0; -EEXIST when a file appeared
+ * where there was none (another ioplan process may have made it); else
+ * -ESTALE or -ELOOP with why.
+ */
+int tgt_seen_same(const struct tgt_seen *s, int dirfd, int looked, const struct stat *st,
+		  const struct tgt_id *id, char *why, size_t n);
+
+/* The directory part of path: "." when it has none.  0, or -ENAMETOOLONG when n is too small. */
+int tgt_dir_name(const char *path, char *dir, size_t n);
+
+/* The directory part of path, opened once: an O_PATH descriptor or -errno. */
 int tgt_dir_open(const char *path);
 
 /* The last component of path: what is opened relative to its directory's descriptor. */

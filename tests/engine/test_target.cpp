@@ -3,17 +3,22 @@
 // followed, a file swapped in (a hard link to another's data) or a second name
 // on ioplan's own file is refused, a link the user named is followed, and a
 // directory renamed away keeps its files reachable through the descriptor.
+// Through the engine: what the preflight checked is what the layout must find.
 #include <doctest/doctest.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/preflight.h"
 #include "engine/target.h"
 #include "tests/engine/plan_builder.hpp"
+
+using pb::job_spec;
 
 namespace {
 
@@ -124,4 +129,106 @@ TEST_CASE("target: the directory opened once is the one used, whatever its name 
     close(dfd);
     CHECK(std::string(tgt_base("x/y/z")) == "z");
     CHECK(std::string(tgt_base("z")) == "z");
+}
+
+namespace {
+
+// A file of n copies of c.
+void fill(const std::string &path, size_t n, char c)
+{
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    std::string data(n, c);
+    REQUIRE(write(fd, data.data(), n) == (ssize_t)n);
+    close(fd);
+}
+
+std::string contents(const std::string &path)
+{
+    std::string s;
+    char buf[4096];
+    int fd = open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+        s.append(buf, (size_t)n);
+    close(fd);
+    return s;
+}
+
+// Runs p as checked by a preflight taken before swap() changes the file system.
+pb::results_ptr run_after_swap(const plan &p, const std::function<void()> &swap, int *ret)
+{
+    pf_report pf{};
+    REQUIRE(pf_run(&p, &safety_system, &pf) == 0);
+    REQUIRE(pf.nr_errors == 0);
+    swap();
+    eng_opts o{};
+    o.preflight = &pf;
+    auto r = pb::run(p, ret, &o);
+    pf_free(&pf);
+    return r;
+}
+
+bool said(const results &r, const std::string &words)
+{
+    for (uint32_t i = 0; i < r.nr_msgs; i++)
+        if (r.msgs[i].level == RES_MSG_ERROR && std::string(r.msgs[i].text).find(words) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("target: a file swapped between the preflight and the layout is refused, even where writing existing files is allowed")
+{
+    pb::tmpdir d;
+    const std::string t = d.file("t"), user = d.file("user");
+    auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10).file("t") });
+    p->allow_existing_file_write = true;
+    int ret = 0;
+
+    fill(t, 64 << 10, 't');
+    fill(user, 64 << 10, 'u');
+    auto r = run_after_swap(*p, [&] {
+        REQUIRE(rename(t.c_str(), d.file("t.real").c_str()) == 0);
+        REQUIRE(link(user.c_str(), t.c_str()) == 0);
+    }, &ret);
+    CHECK(ret != 0);
+    CHECK(said(*r, "replaced since the preflight"));
+    CHECK(contents(user) == std::string(64 << 10, 'u'));
+
+    REQUIRE(unlink(t.c_str()) == 0);
+    REQUIRE(rename(d.file("t.real").c_str(), t.c_str()) == 0);
+    r = run_after_swap(*p, [&] {
+        REQUIRE(rename(t.c_str(), d.file("t.real").c_str()) == 0);
+        REQUIRE(symlink(user.c_str(), t.c_str()) == 0);
+    }, &ret);
+    CHECK(ret != 0);
+    CHECK(said(*r, "symbolic link"));
+    CHECK(contents(user) == std::string(64 << 10, 'u'));
+
+    // Nothing swapped: the same file is written.
+    REQUIRE(unlink(t.c_str()) == 0);
+    REQUIRE(rename(d.file("t.real").c_str(), t.c_str()) == 0);
+    r = run_after_swap(*p, [] {}, &ret);
+    CHECK(ret == 0);
+    CHECK(contents(t) != std::string(64 << 10, 't'));
+}
+
+TEST_CASE("target: a directory swapped between the preflight and the layout is refused")
+{
+    pb::tmpdir d;
+    REQUIRE(mkdir(d.file("dir").c_str(), 0755) == 0);
+    REQUIRE(mkdir(d.file("userdir").c_str(), 0755) == 0);
+    fill(d.file("userdir/w.0.0"), 64 << 10, 'u');
+    auto p = pb::build(d.file("dir"), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10) });
+    p->allow_existing_file_write = true;
+    int ret = 0;
+    auto r = run_after_swap(*p, [&] {
+        REQUIRE(rename(d.file("dir").c_str(), d.file("dir.real").c_str()) == 0);
+        REQUIRE(symlink(d.file("userdir").c_str(), d.file("dir").c_str()) == 0);
+    }, &ret);
+    CHECK(ret != 0);
+    CHECK(said(*r, "directory was replaced"));
+    CHECK(contents(d.file("userdir/w.0.0")) == std::string(64 << 10, 'u'));
 }
