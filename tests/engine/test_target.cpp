@@ -189,28 +189,20 @@ TEST_CASE("target: a file swapped between the preflight and the layout is refuse
 
     fill(t, 64 << 10, 't');
     fill(user, 64 << 10, 'u');
-    auto r = run_after_swap(*p, [&] {
-        REQUIRE(rename(t.c_str(), d.file("t.real").c_str()) == 0);
-        REQUIRE(link(user.c_str(), t.c_str()) == 0);
-    }, &ret);
-    CHECK(ret != 0);
-    CHECK(said(*r, "replaced since the preflight"));
-    CHECK(contents(user) == std::string(64 << 10, 'u'));
-
-    REQUIRE(unlink(t.c_str()) == 0);
-    REQUIRE(rename(d.file("t.real").c_str(), t.c_str()) == 0);
-    r = run_after_swap(*p, [&] {
-        REQUIRE(rename(t.c_str(), d.file("t.real").c_str()) == 0);
-        REQUIRE(symlink(user.c_str(), t.c_str()) == 0);
-    }, &ret);
-    CHECK(ret != 0);
-    CHECK(said(*r, "symbolic link"));
-    CHECK(contents(user) == std::string(64 << 10, 'u'));
-
+    // The name t given to the user's file, by a hard link or a symbolic link, after the preflight.
+    for (bool hard : { true, false }) {
+        auto r = run_after_swap(*p, [&] {
+            REQUIRE(rename(t.c_str(), d.file("t.real").c_str()) == 0);
+            REQUIRE((hard ? link(user.c_str(), t.c_str()) : symlink(user.c_str(), t.c_str())) == 0);
+        }, &ret);
+        CHECK(ret != 0);
+        CHECK(said(*r, hard ? "replaced since the preflight" : "symbolic link"));
+        CHECK(contents(user) == std::string(64 << 10, 'u'));
+        REQUIRE(unlink(t.c_str()) == 0);
+        REQUIRE(rename(d.file("t.real").c_str(), t.c_str()) == 0);
+    }
     // Nothing swapped: the same file is written.
-    REQUIRE(unlink(t.c_str()) == 0);
-    REQUIRE(rename(d.file("t.real").c_str(), t.c_str()) == 0);
-    r = run_after_swap(*p, [] {}, &ret);
+    run_after_swap(*p, [] {}, &ret);
     CHECK(ret == 0);
     CHECK(contents(t) != std::string(64 << 10, 't'));
 }
