@@ -425,6 +425,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
 		       struct results *r, const _Atomic int *stop)
 {
+	char why[768];
 	struct stat st;
 
 	if (stat(lf->path, &st)) {
@@ -443,6 +444,9 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 		return 0;
 	if (!S_ISREG(st.st_mode))
 		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
+	/* A loop device's backing file or a swap file: no allow_* opens it. */
+	if (lf->writes && safety_file_in_use(&safety_system, lf->path, &st, why, sizeof(why)))
+		return fail(r, lf, EBUSY, "file-in-use", why);
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
 }
 
