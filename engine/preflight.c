@@ -48,6 +48,7 @@ struct fs_need {
 struct pf_state {
 	const struct plan *p;
 	const struct safety_env *env;
+	struct safety_files *busy;	/* swap and loop backing files, read once */
 	struct pf_report *r;
 	struct fs_need fs[PF_MAX_FS];
 	uint32_t nr_fs;
@@ -317,7 +318,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return ret;
 	}
 	/* Whatever allow_existing_file_write says: the loop device may hold a mounted file system. */
-	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_file_in_use(s->env, f->path, sb, why, sizeof(why))) {
+	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(s->busy, f->path, sb, why, sizeof(why))) {
 		add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EBUSY;
 	}
@@ -794,6 +795,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->p = p;
 	s->env = env;
 	s->r = out;
+	s->oom = safety_files_load(env, &s->busy) != 0;
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
@@ -809,6 +811,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	check_totals(s);
 	check_nofile(s);
 	int oom = s->oom;
+	safety_files_free(s->busy);
 	free(s);
 	if (oom) {
 		pf_free(out);

@@ -416,48 +416,150 @@ int safety_check_device_write(const struct safety_env *env, const struct plan *p
 	return 0;
 }
 
-/* 0 when the regular file at path is itself a mount point (a file bind-mounted there). */
-static int file_is_mount_point(const struct safety_env *env, const char *path)
+/* One regular file the system uses: a swap file, or the backing file of loop (its state in busy). */
+struct busy_file {
+	dev_t dev;
+	ino_t ino;
+	char loop[64];			/* "" = active swap */
+	char busy[448];			/* what the loop device holds, or "" */
+};
+
+struct safety_files {
+	struct busy_file *v;
+	uint32_t n;
+};
+
+static int busy_add(struct safety_files *sf, const struct stat *sb, const char *loop, const char *busy)
 {
-	char real[PATH_MAX], where[PATH_MAX], line[4096];
-	int ret = -ENOENT;
+	struct busy_file *v = realloc(sf->v, (sf->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	sf->v = v;
+	v = &v[sf->n++];
+	v->dev = sb->st_dev;
+	v->ino = sb->st_ino;
+	snprintf(v->loop, sizeof(v->loop), "%s", loop);
+	snprintf(v->busy, sizeof(v->busy), "%s", busy);
+	return 0;
+}
+
+static int load_swap_files(const struct safety_env *env, struct safety_files *sf)
+{
+	char path[512], line[1024], name[512];
+	struct stat sb;
+	int ret = 0;
 	FILE *f;
 
-	if (!realpath(path, real))
-		return -errno;
-	snprintf(line, sizeof(line), "%s/self/mountinfo", env->proc_root);
-	f = fopen(line, "re");
-	if (!f)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*u %*u %*u:%*u %*s %4095s", where) == 1) {
-			unescape(where);
-			ret = strcmp(where, real) ? -ENOENT : 0;
-		}
+	snprintf(path, sizeof(path), "%s/swaps", env->proc_root);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%511s", name) != 1 || name[0] != '/')
+			continue;
+		unescape(name);
+		if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode))
+			ret = busy_add(sf, &sb, "", "");
+	}
 	fclose(f);
 	return ret;
+}
+
+/*
+ * Every bound loop device's backing file: by its sysfs name and by the
+ * kernel's inode (LOOP_GET_STATUS64), which differ when the name moved.
+ */
+static int load_loop_files(const struct safety_env *env, struct safety_files *sf)
+{
+	char dir[512], path[1024], backing[PATH_MAX], busy[448];
+	struct stat by_name, by_kernel;
+	struct dirent *d;
+	int ret = 0;
+	dev_t ldev;
+	DIR *b;
+
+	snprintf(dir, sizeof(dir), "%s/block", env->sys_root);
+	if (!(b = opendir(dir)))
+		return 0;
+	while (!ret && (d = readdir(b))) {
+		FILE *f;
+		bool named = false, known;
+
+		if (strncmp(d->d_name, "loop", 4) || fmt(path, sizeof(path), "%s/%s/loop/backing_file", dir, d->d_name) ||
+		    !(f = fopen(path, "re")))
+			continue;
+		if (fgets(backing, sizeof(backing), f)) {
+			backing[strcspn(backing, "\n")] = '\0';
+			named = stat(backing, &by_name) == 0 && S_ISREG(by_name.st_mode);
+		}
+		fclose(f);
+		known = loop_status(d->d_name, &by_kernel) == 0 && !by_kernel.st_rdev;
+		busy[0] = '\0';
+		if ((named || known) && !fmt(path, sizeof(path), "%s/%s/dev", dir, d->d_name) &&
+		    !read_dev_file(path, &ldev))
+			device_in_use(env, ldev, false, busy, sizeof(busy));
+		if (named)
+			ret = busy_add(sf, &by_name, d->d_name, busy);
+		if (!ret && known && (!named || by_kernel.st_ino != by_name.st_ino || by_kernel.st_dev != by_name.st_dev))
+			ret = busy_add(sf, &by_kernel, d->d_name, busy);
+	}
+	closedir(b);
+	return ret;
+}
+
+int safety_files_load(const struct safety_env *env, struct safety_files **out)
+{
+	struct safety_files *sf = calloc(1, sizeof(*sf));
+	int ret;
+
+	*out = NULL;
+	if (!sf)
+		return -ENOMEM;
+	ret = load_swap_files(env, sf);
+	if (!ret)
+		ret = load_loop_files(env, sf);
+	if (ret) {
+		safety_files_free(sf);
+		return ret;
+	}
+	*out = sf;
+	return 0;
+}
+
+void safety_files_free(struct safety_files *sf)
+{
+	if (sf)
+		free(sf->v);
+	free(sf);
+}
+
+int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
+		       size_t n)
+{
+	for (uint32_t i = 0; sf && i < sf->n; i++) {
+		const struct busy_file *b = &sf->v[i];
+
+		if (b->dev != sb->st_dev || b->ino != sb->st_ino)
+			continue;
+		if (!b->loop[0])
+			snprintf(why, n, "%s is an active swap file", path);
+		else
+			snprintf(why, n, "%s is the backing file of /dev/%s%s%s: writing it bypasses what the "
+				 "loop device holds (detach it with losetup -d first)", path, b->loop,
+				 b->busy[0] ? ", and " : "", b->busy);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 int safety_file_in_use(const struct safety_env *env, const char *path, const struct stat *sb, char *why,
 		       size_t n)
 {
-	char loop[256], busy[512] = "";
-	dev_t ldev;
+	struct safety_files *sf;
+	int ret = safety_files_load(env, &sf);
 
-	if (is_swap(env, sb) == 0) {
-		snprintf(why, n, "%s is an active swap file", path);
-		return -EBUSY;
-	}
-	if (backs_a_loop(env, sb, 0, loop, sizeof(loop), &ldev) == 0) {
-		device_in_use(env, ldev, false, busy, sizeof(busy));
-		snprintf(why, n, "%s is the backing file of /dev/%s%s%s: writing it bypasses what the loop "
-			 "device holds (detach it with losetup -d first)", path, loop, *busy ? ", and " : "",
-			 busy);
-		return -EBUSY;
-	}
-	if (file_is_mount_point(env, path) == 0) {
-		snprintf(why, n, "%s is a mount point (a file mounted over it)", path);
-		return -EBUSY;
-	}
-	return 0;
+	if (!ret)
+		ret = safety_files_check(sf, path, sb, why, n);
+	safety_files_free(sf);
+	return ret == -ENOMEM ? 0 : ret;
 }

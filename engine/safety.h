@@ -56,12 +56,22 @@ int safety_claim_device(const char *path, char *why, size_t n);
 
 /*
  * 0 when the regular file at path (stat sb) may be written; -EBUSY with the
- * reason in why when it is an active swap file, the backing file of a loop
+ * reason in why when it is an active swap file or the backing file of a loop
  * device (whatever allow_* says: the loop device may hold a mounted file
- * system), or a file mounted over.
+ * system).
  */
 int safety_file_in_use(const struct safety_env *env, const char *path, const struct stat *sb, char *why,
 		       size_t n);
+
+/*
+ * The same for many files: the swap files and loop backing files read once
+ * (safety_files_load: 0 or -ENOMEM), then each file checked against them.
+ */
+struct safety_files;
+int safety_files_load(const struct safety_env *env, struct safety_files **out);
+int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
+		       size_t n);
+void safety_files_free(struct safety_files *sf);
 
 /* How a file besides the job's targets is written (safety_open_output). */
 enum {
@@ -74,7 +84,7 @@ enum {
  * The rule for every file ioplan writes besides a job's targets (reports,
  * rank files, logs, iologs, verify state, exec redirects, prerun output):
  * 0 when path may be written as how says; -EPERM (a device), -EBUSY (swap,
- * a loop device's backing file, a mount point), or -EEXIST (a user's
+ * a loop device's backing file), or -EEXIST (a user's
  * file under a name ioplan made up), with the reason in why.
  */
 int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n);

@@ -4,8 +4,8 @@
  * exec redirects, prerun output, merged traces, verify dumps.
  *
  * Such a file is written only where nothing can be lost:
- *  - a regular file, unless it is active swap, backs a loop device or is a
- *    mount point (the same rules as a target's, and no allow_* opens them);
+ *  - a regular file, unless it is active swap or backs a loop device (the
+ *    same rules as a target's, and no allow_* opens them);
  *  - a pipe or socket, a terminal, /dev/null, /dev/zero, /dev/full, or the
  *    very file the shell gave ioplan as stdout or stderr (what the user
  *    redirected is the user's choice, as writing stdout itself is);
