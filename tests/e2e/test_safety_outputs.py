@@ -252,6 +252,25 @@ class SideFilesKeepUserFiles(TmpDirCase):
             self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('"rank"', mine.read_text())
 
+    def test_a_verify_dump_keeps_a_users_file_by_its_name(self):
+        # Dump names carry the failing offset, known only at run time: the open itself keeps the file.
+        job = ["--name=j", "--filename=t", "--size=64k", "--bs=4k", "--verify=crc32c"]
+        p = run([*job, "--rw=write", "--do_verify=0"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.tmp / "t", "r+b") as f:
+            f.seek(100)
+            f.write(b"corrupt!")
+        mine = self.tmp / "t.0.received"
+        mine.write_bytes(b"the user's own dump\n")
+        p = run([*job, "--rw=read", "--verify_only=1", "--verify_dump=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)  # the verify failure itself
+        self.assertIn("verify_dump: t.0.received exists and ioplan did not write it", p.stderr)
+        self.assertEqual(mine.read_bytes(), b"the user's own dump\n")
+        mine.unlink()
+        p = run([*job, "--rw=read", "--verify_only=1", "--verify_dump=1"], cwd=self.tmp)
+        self.assertNotIn("verify_dump", p.stderr)
+        self.assertEqual(mine.stat().st_size, 4096)
+
     def test_output_naming_the_job_file_being_read_is_refused(self):
         job = self.tmp / "job.fio"
         job.write_text("[j]\nfilename=t\nsize=64k\nrw=write\n")
