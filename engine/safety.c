@@ -259,7 +259,7 @@ static int backs_a_loop(const struct safety_env *env, const struct stat *target,
 
 /* Checks one block device node (the device itself or a partition of it). */
 static int node_in_use(const struct safety_env *env, const char *sysdir, dev_t dev, const char *name,
-		       char *why, size_t n)
+		       dev_t skip, char *why, size_t n)
 {
 	struct stat self = { .st_mode = S_IFBLK, .st_rdev = dev };
 	char where[1024], holder[256];
@@ -273,7 +273,7 @@ static int node_in_use(const struct safety_env *env, const char *sysdir, dev_t d
 		snprintf(why, n, "%s is active swap", name);
 		return -EBUSY;
 	}
-	if (backs_a_loop(env, &self, dev, holder, sizeof(holder), &loop) == 0) {
+	if (backs_a_loop(env, &self, skip, holder, sizeof(holder), &loop) == 0) {
 		snprintf(why, n, "%s is the backing store of /dev/%s (detach it with losetup -d first)", name, holder);
 		return -EBUSY;
 	}
@@ -284,7 +284,9 @@ static int node_in_use(const struct safety_env *env, const char *sysdir, dev_t d
 	return 0;
 }
 
-static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings, char *why, size_t n);
+/* skip: a loop device whose own backing store dev is (it does not count as dev's user). */
+static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings, dev_t skip, char *why,
+			 size_t n);
 
 /*
  * A loop device writes its backing file: when another loop device reads the
@@ -313,8 +315,13 @@ static int loop_sibling_in_use(const struct safety_env *env, const char *sysdir,
 		return 0;
 	if (!ok)	/* the kernel's answer: a regular file unless it gave a device number */
 		target.st_mode = target.st_rdev ? S_IFBLK : S_IFREG;
+	/* A loop device over a block device writes that device: its mounts count too. */
+	if (S_ISBLK(target.st_mode) && device_in_use(env, target.st_rdev, false, dev, busy, sizeof(busy))) {
+		snprintf(why, n, "%s writes through to its backing device, and %s", name, busy);
+		return -EBUSY;
+	}
 	if (backs_a_loop(env, &target, dev, other, sizeof(other), &loop) ||
-	    device_in_use(env, loop, false, busy, sizeof(busy)) == 0)
+	    device_in_use(env, loop, false, 0, busy, sizeof(busy)) == 0)
 		return 0;
 	snprintf(why, n, "%s shares its backing file %s with /dev/%s, and %s", name, ok ? backing : "",
 		 other, busy);
@@ -322,7 +329,8 @@ static int loop_sibling_in_use(const struct safety_env *env, const char *sysdir,
 }
 
 /* Every partition of the disk at sysdir: subdirectories with a "partition" file. */
-static int partitions_in_use(const struct safety_env *env, const char *sysdir, char *why, size_t n)
+static int partitions_in_use(const struct safety_env *env, const char *sysdir, dev_t skip, char *why,
+			     size_t n)
 {
 	char path[1024], sub[1024];
 	struct dirent *d;
@@ -341,13 +349,14 @@ static int partitions_in_use(const struct safety_env *env, const char *sysdir, c
 		if (fmt(sub, sizeof(sub), "%s/%s", sysdir, d->d_name) || fmt(path, sizeof(path), "%s/dev", sub))
 			continue;
 		if (read_dev_file(path, &pdev) == 0)
-			ret = node_in_use(env, sub, pdev, d->d_name, why, n);
+			ret = node_in_use(env, sub, pdev, d->d_name, skip, why, n);
 	}
 	closedir(dir);
 	return ret;
 }
 
-static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings, char *why, size_t n)
+static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings, dev_t skip, char *why,
+			 size_t n)
 {
 	char link[512], sysdir[1024], name[256];
 	const char *base;
@@ -358,9 +367,9 @@ static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings,
 		snprintf(sysdir, sizeof(sysdir), "%s", link);
 	base = strrchr(sysdir, '/');
 	fmt(name, sizeof(name), "%s", base ? base + 1 : sysdir);
-	ret = node_in_use(env, sysdir, dev, name, why, n);
+	ret = node_in_use(env, sysdir, dev, name, skip, why, n);
 	if (!ret)
-		ret = partitions_in_use(env, sysdir, why, n);
+		ret = partitions_in_use(env, sysdir, skip, why, n);
 	if (!ret && siblings)
 		ret = loop_sibling_in_use(env, sysdir, dev, name, why, n);
 	return ret;
@@ -368,7 +377,7 @@ static int device_in_use(const struct safety_env *env, dev_t dev, bool siblings,
 
 int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, size_t n)
 {
-	return device_in_use(env, dev, true, why, n);
+	return device_in_use(env, dev, true, 0, why, n);
 }
 
 int safety_claim_device(const char *path, char *why, size_t n)
@@ -497,7 +506,7 @@ static int load_loop_files(const struct safety_env *env, struct safety_files *sf
 		busy[0] = '\0';
 		if ((named || known) && !fmt(path, sizeof(path), "%s/%s/dev", dir, d->d_name) &&
 		    !read_dev_file(path, &ldev))
-			device_in_use(env, ldev, false, busy, sizeof(busy));
+			device_in_use(env, ldev, false, 0, busy, sizeof(busy));
 		if (named)
 			ret = busy_add(sf, &by_name, d->d_name, busy);
 		if (!ret && known && (!named || by_kernel.st_ino != by_name.st_ino || by_kernel.st_dev != by_name.st_dev))

@@ -5,8 +5,9 @@
  * Block devices: writing needs the exact device named in allow_device_write,
  * and even then a device that holds a mounted filesystem, has a mounted
  * partition, is active swap, is held by md/dm/LVM, or backs a loop device is
- * refused; so is a loop device whose backing file another loop device in use
- * reads, and a regular file that is swap or backs a loop device.  The checks
+ * refused; so is a loop device whose backing device is in use or whose
+ * backing file another loop device in use reads, and a regular file that is
+ * swap or backs a loop device.  The checks
  * read the live system (/proc/self/mountinfo, /proc/swaps, /sys/dev/block) for
  * a message that names the mount, and ask the kernel (an O_EXCL open) for the
  * holders no file of ours shows; safety_env lets tests point the reads at

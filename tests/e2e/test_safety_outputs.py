@@ -155,6 +155,30 @@ class LoopBackingFiles(LoopMounts):
         self.assertEqual(p.returncode, 0, p.stderr)
 
 
+    def test_a_loop_device_over_a_mounted_device_is_refused(self):
+        # The file system takes the first 32 MiB of the lower device; the job aims at 48 MiB
+        # through the upper loop device, so the bytes there show whether anything was written.
+        lower = self.loop_device(64)
+        if sh("mkfs.ext4", "-q", "-F", lower, "32M").returncode:
+            self.skipTest("mkfs.ext4 failed")
+        intact = self.region_keeper(lower, 48 << 20)
+        mnt = self.tmp / "mnt"
+        mnt.mkdir()
+        if sh("mount", lower, str(mnt)).returncode:
+            self.skipTest("mounting a loop device is refused here")
+        self.addCleanup(sh, "umount", "-l", str(mnt))
+        p = sh("losetup", "-f", "--show", lower)
+        if p.returncode:
+            self.skipTest(f"losetup on a loop device refused: {p.stderr.strip()}")
+        upper = p.stdout.strip()
+        self.addCleanup(sh, "losetup", "-d", upper)
+        p = run([*JOB, f"--filename={upper}", "--rw=write", f"--offset={48 << 20}", f"--allow_device_write={upper}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"{os.path.basename(upper)} writes through to its backing device, and "
+                      f"{os.path.basename(lower)} holds a filesystem mounted on {mnt}", p.stderr)
+        self.assertTrue(intact(), "the refused job wrote through to the mounted device")
+
+
 class RemovalsOnlyOfWhatIoplanMade(TmpDirCase):
     def test_dirdelete_keeps_the_users_directories(self):
         for d in ("dd/j.0.0", "dd/j.0.1", "ud2"):
