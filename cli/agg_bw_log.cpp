@@ -4,21 +4,47 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "engine/safety.h"
 
 namespace cli {
 
 agg_bw_log::agg_bw_log(bool on, uint64_t interval_ns, const std::string &dir)
     : interval_ns_(interval_ns ? interval_ns : 500000000ull)
 {
-    static const char *const names[PLAN_DDIR_NR] = {"agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"};
     if (!on)
         return;
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
-        path_[d] = dir + "/" + names[d];
-        f_[d] = std::fopen(path_[d].c_str(), "w");
+        path_[d] = agg_bw_log_path(dir, d);
+        char why[1024];
+        // The preflight (agg_bw_log_check) judged whose the files are.
+        int fd = safety_open_output(&safety_system, path_[d].c_str(), O_TRUNC,
+                                    SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why, sizeof(why));
+        f_[d] = fd >= 0 ? fdopen(fd, "w") : nullptr;
+        if (!f_[d] && fd >= 0)
+            ::close(fd);
         if (!f_[d] && err_.empty())
-            fail(path_[d], errno);
+            fail(path_[d], fd < 0 ? -fd : errno);
     }
+}
+
+std::string agg_bw_log_path(const std::string &dir, int ddir)
+{
+    static const char *const names[PLAN_DDIR_NR] = {"agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"};
+    return dir + "/" + names[ddir];
+}
+
+std::string agg_bw_log_check(const std::string &dir)
+{
+    for (int d = 0; d < PLAN_DDIR_NR; d++) {
+        char why[1024];
+        if (safety_check_output(&safety_system, agg_bw_log_path(dir, d).c_str(),
+                                SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, sizeof(why)))
+            return why;
+    }
+    return "";
 }
 
 void agg_bw_log::fail(const std::string &path, int err)
@@ -55,7 +81,9 @@ std::string agg_bw_log::finish()
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
         if (!f_[d])
             continue;
-        bool bad = std::ferror(f_[d]) != 0;
+        bool bad = std::fflush(f_[d]) != 0 || std::ferror(f_[d]) != 0;
+        if (!bad)
+            safety_mark_output(fileno(f_[d])); // ioplan's own: the next run may replace it
         if (std::fclose(f_[d]) != 0 || bad) {
             if (err_.empty())
                 fail(path_[d], errno ? errno : EIO);

@@ -41,4 +41,11 @@ private:
     uint64_t interval_ns_, last_ns_ = 0, last_bytes_[PLAN_DDIR_NR] = {};
 };
 
+// The file of direction ddir in dir.
+std::string agg_bw_log_path(const std::string &dir, int ddir);
+
+// Before any I/O: "" when the three files may be written in dir, else why
+// not (a device, or a user's file by one of those names: it is kept).
+std::string agg_bw_log_check(const std::string &dir = ".");
+
 } // namespace cli

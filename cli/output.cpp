@@ -1,5 +1,6 @@
 // cli/output.cpp - checked writes of everything ioplan outputs (output.hpp).
 #include "cli/output.hpp"
+#include "engine/safety.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -68,23 +69,25 @@ output_file::~output_file()
 	abandon();
 }
 
-bool output_file::open(const std::string &path, std::string *err)
+bool output_file::open(const std::string &path, std::string *err, unsigned how)
 {
 	path_ = path;
+	how_ = how;
+	struct stat st;
+	bool existed = ::stat(path.c_str(), &st) == 0;
+	char why[1024] = "";
 	// O_NONBLOCK: a FIFO nobody reads yet would block the open (ENXIO instead).
-	const int flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK;
-	fd_ = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
-	created_ = fd_ >= 0;
-	if (fd_ < 0 && errno == EEXIST)
-		fd_ = ::open(path.c_str(), flags);
-	if (fd_ < 0 && errno == ENXIO) {
+	fd_ = safety_open_output(&safety_system, path.c_str(), O_NONBLOCK, how, why, sizeof(why));
+	if (fd_ == -ENXIO) {
 		deferred_ = true;
 		return true;
 	}
 	if (fd_ < 0) {
-		*err = std::string("cannot open for writing: ") + std::strerror(errno);
+		*err = why;
+		fd_ = -1;
 		return false;
 	}
+	created_ = !existed;
 	fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 	return true;
 }
@@ -93,13 +96,19 @@ bool output_file::commit(const std::string &text, const std::string &content)
 {
 	const std::string what = content + " to " + path_;
 	created_ = false; // from here on the file is the user's result, whatever happens
-	if (deferred_ && (fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC)) < 0)
-		return fail(what, errno);
+	char why[1024] = "";
+	if (deferred_ && (fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_, why, sizeof(why))) < 0) {
+		std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), why);
+		fd_ = -1;
+		return false;
+	}
 	struct stat st;
 	// Truncated only now: until the results exist, an older file is kept.
 	if (!appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
 		return fail(what, errno);
 	bool ok = write_all(fd_, held_ + text, what);
+	if (ok && (how_ & SAFETY_OUT_DERIVED))
+		safety_mark_output(fd_); // ioplan's own: the next run may replace it
 	int fd = fd_;
 	fd_ = -1;
 	if (::close(fd) != 0 && ok)

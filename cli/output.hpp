@@ -41,10 +41,11 @@ public:
 	output_file(const output_file &) = delete;
 	output_file &operator=(const output_file &) = delete;
 
-	// Opens (creating, not truncating) path for writing.  A FIFO with no
-	// reader yet is opened when the results are written instead, so this
-	// never blocks.  False with "cannot open for writing: <strerror>" in *err.
-	bool open(const std::string &path, std::string *err);
+	// Opens (creating, not truncating) path for writing under the rule of
+	// safety_open_output (how: SAFETY_OUT_*; 0 for a file the user named).
+	// A FIFO with no reader yet is opened when the results are written
+	// instead, so this never blocks.  False with the reason in *err.
+	bool open(const std::string &path, std::string *err, unsigned how = 0);
 
 	// Replaces the file's contents with text and closes it; false after
 	// printing "writing <content> to <path>: <strerror>".  After append(),
@@ -70,6 +71,7 @@ private:
 	std::string path_;
 	int fd_ = -1;
 	bool created_ = false;
+	unsigned how_ = 0;	// SAFETY_OUT_*: a derived file is marked as ioplan's once written
 	bool deferred_ = false;	// a FIFO without a reader at open()
 	bool appended_ = false;	// truncated by append(): commit() adds to it
 	std::string held_;	// appended while deferred_, for commit()

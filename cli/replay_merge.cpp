@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/iolog.h"
+#include "engine/safety.h"
 
 namespace cli {
 
@@ -54,7 +55,7 @@ bool write_merge(const char *out_path, const uint8_t *data, size_t len)
     std::vector<uint8_t> old;
     struct stat st;
     bool exists = !stat(out_path, &st);
-    if (exists && slurp(out_path, &old) && old.size() == len && !std::memcmp(old.data(), data, len))
+    if (exists && S_ISREG(st.st_mode) && slurp(out_path, &old) && old.size() == len && !std::memcmp(old.data(), data, len))
         return true;
     if (exists && (!S_ISREG(st.st_mode) || st.st_size)) {
         std::fprintf(stderr,
@@ -63,16 +64,21 @@ bool write_merge(const char *out_path, const uint8_t *data, size_t len)
                      out_path);
         return false;
     }
-    int fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC | (exists ? 0 : O_EXCL), 0644);
+    char why[1024] = "";
+    int fd = safety_open_output(&safety_system, out_path, 0, 0, why, sizeof(why)); // never a device
+    if (fd < 0) {
+        std::fprintf(stderr, "%s: error: merge_blktrace_file: %s\n", out_path, why);
+        return false;
+    }
     size_t done = 0;
-    while (fd >= 0 && done < len) {
+    while (done < len) {
         ssize_t n = write(fd, data + done, len - done);
         if (n <= 0)
             break;
         done += (size_t)n;
     }
     int err = errno;
-    if (fd >= 0 && close(fd) && done == len)
+    if (close(fd) && done == len)
         err = errno, done = 0;
     if (done == len)
         return true;

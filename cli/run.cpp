@@ -262,8 +262,9 @@ const plan_job *job_writing_to(const plan &p, const output_file &out)
     return nullptr;
 }
 
-// Opens --output before any I/O; false after printing why (exit 2).
-bool open_output(const plan &p, const std::string &path, output_file *out)
+// Opens --output before any I/O; false after printing why (exit 2).  Neither
+// a job's file nor a job file being read may be what the report replaces.
+bool open_output(const plan &p, const std::string &path, const plan_source *src, output_file *out)
 {
     std::string err;
     if (!out->open(path, &err)) {
@@ -275,7 +276,26 @@ bool open_output(const plan &p, const std::string &path, output_file *out)
                      path.c_str(), job->name);
         return false;
     }
+    for (const std::string &job_file : src ? src->job_names : std::vector<std::string>{})
+        if (out->is(job_file)) {
+            std::fprintf(stderr, "ioplan: error: --output=%s is the job file %s being read: the results "
+                         "would replace it\n", path.c_str(), job_file.c_str());
+            return false;
+        }
     return true;
+}
+
+// The side files the cli writes (--rank-output, --bandwidth-log), judged
+// before any I/O; false after printing why (exit 2).
+bool cli_side_files_ok(const args &a, world *w)
+{
+    if (!a.rank_output.empty() && !rank_output_ok(a.rank_output, w ? w->who().rank : 0))
+        return false;
+    std::string why = a.bandwidth_log ? agg_bw_log_check() : "";
+    if (why.empty())
+        return true;
+    std::fprintf(stderr, "ioplan: error: --bandwidth-log: %s\n", why.c_str());
+    return false;
 }
 
 // A trigger stopped the run: its command runs now (signals are unblocked
@@ -323,9 +343,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         formats |= report::FORMAT_TERSE;
     output_file out;
     bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
-    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, &out))
+    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, src, &out))
         return 2;
-    if (!a.rank_output.empty() && !rank_output_ok(a.rank_output))
+    if (!cli_side_files_ok(a, w))
         return 2;
     pf_report pf{};
     if (!preflight_everywhere(p, a, w, &pf)) {

@@ -7,16 +7,34 @@
 #include <sys/stat.h>
 
 #include "cli/output.hpp"
+#include "engine/safety.h"
 
 namespace cli {
 
-bool rank_output_ok(const std::string &dir)
+namespace {
+
+// A rank's file is named by ioplan: a user's file by that name is kept.
+const unsigned rank_file_how = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
+
+std::string rank_file_path(const std::string &dir, int rank)
+{
+    return dir + "/rank-" + std::to_string(rank) + ".json";
+}
+
+} // namespace
+
+bool rank_output_ok(const std::string &dir, int rank)
 {
     struct stat st;
-    if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(),
+                     errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
+        return false;
+    }
+    char why[1024];
+    if (!safety_check_output(&safety_system, rank_file_path(dir, rank).c_str(), rank_file_how, why, sizeof(why)))
         return true;
-    std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(),
-                 errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
+    std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(), why);
     return false;
 }
 
@@ -30,10 +48,10 @@ std::string first_finding(const pf_report &pf)
 
 bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
 {
-    std::string path = dir + "/rank-" + std::to_string(who.rank) + ".json";
+    std::string path = rank_file_path(dir, who.rank);
     output_file f;
     std::string err;
-    if (!f.open(path, &err)) {
+    if (!f.open(path, &err, rank_file_how)) {
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), err.c_str());
         return false;
     }

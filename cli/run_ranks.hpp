@@ -11,9 +11,9 @@
 
 namespace cli {
 
-// --rank-output=DIR names a directory; false after printing why (exit 2,
-// before any I/O).
-bool rank_output_ok(const std::string &dir);
+// --rank-output=DIR names a directory where rank's file may be written (not
+// a user's rank-N.json); false after printing why (exit 2, before any I/O).
+bool rank_output_ok(const std::string &dir, int rank);
 
 // The first error preflight found, for the other ranks to see.
 std::string first_finding(const pf_report &pf);

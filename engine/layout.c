@@ -603,8 +603,9 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
 }
 
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
-		       struct results *r, const _Atomic int *stop)
+		       struct results *r, const struct safety_files *busy, const _Atomic int *stop)
 {
+	char why[768];
 	struct stat st;
 	int ret = open_dir(l, lf, r);
 
@@ -627,6 +628,9 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 		return 0;
 	if (!S_ISREG(st.st_mode))
 		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
+	/* A loop device's backing file or a swap file: no allow_* opens it. */
+	if (lf->writes && safety_files_check(busy, lf->path, &st, why, sizeof(why)))
+		return fail(r, lf, EBUSY, "file-in-use", why);
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
 }
 
@@ -651,17 +655,21 @@ static uint64_t bytes_to_write(const struct layout *l)
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop)
 {
-	int ret, first = 0;
+	struct safety_files *busy;	/* swap and loop backing files, read once for every file */
+	int ret = safety_files_load(&safety_system, &busy), first = 0;
 
+	if (ret)
+		return ret;
 	atomic_store(&l->total, bytes_to_write(l));
 	for (uint32_t i = 0; i < l->nr; i++) {
-		ret = prepare_one(l, &l->files[i], p, r, stop);
+		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
 		if (ret == -EINTR)
-			return ret;
+			break;
 		if (ret && !first)
 			first = ret;
 	}
-	return first;
+	safety_files_free(busy);
+	return ret == -EINTR ? ret : first;
 }
 
 void layout_finish(struct layout *l, struct results *r)

@@ -28,26 +28,64 @@ bool logs_wanted(const struct plan_job *j)
 	return j->bw_log_prefix || j->iops_log_prefix || j->lat_log_prefix || j->hist_log_prefix;
 }
 
+static const char *kind_prefix(const struct plan_job *j, enum log_kind k)
+{
+	switch (k) {
+	case LOG_BW:
+		return j->bw_log_prefix;
+	case LOG_IOPS:
+		return j->iops_log_prefix;
+	/* fio makes no file for a latency it does not measure (disable_*lat). */
+	case LOG_LAT:
+		return j->disable_lat ? NULL : j->lat_log_prefix;
+	case LOG_SLAT:
+		return j->disable_slat ? NULL : j->lat_log_prefix;
+	case LOG_CLAT:
+		return j->disable_clat ? NULL : j->lat_log_prefix;
+	default:
+		return j->disable_clat ? NULL : j->hist_log_prefix;
+	}
+}
+
+const char *log_option(enum log_kind k)
+{
+	static const char *const opt[LOG_KIND_NR] = { "write_bw_log", "write_iops_log", "write_lat_log",
+						       "write_lat_log", "write_lat_log", "write_hist_log" };
+
+	return opt[k];
+}
+
 /* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared. */
-static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
-		     enum log_kind k, const char *prefix)
+int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
+		  enum log_kind k)
 {
 	static const char *const type[LOG_KIND_NR] = { "bw", "iops", "lat", "clat", "slat", "clat_hist" };
 	/* fio stores hist samples as pointers, so a compressed hist log stays text. */
-	bool gz = j->log_store_compressed && k != LOG_HIST;
-	const char *suf = gz ? "log.fz" : "log";
+	const char *suf = j->log_store_compressed && k != LOG_HIST ? "log.fz" : "log";
+	const char *prefix = kind_prefix(j, k);
+
+	if (!prefix)
+		return 0;
+	if (j->per_job_logs)
+		snprintf(path, n, "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
+	else
+		snprintf(path, n, "%s_%s.%s", prefix, type[k], suf);
+	return 1;
+}
+
+static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
+		     enum log_kind k)
+{
 	char path[4096];
 	struct log_file *f;
 
-	if (j->per_job_logs)
-		snprintf(path, sizeof(path), "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
-	else
-		snprintf(path, sizeof(path), "%s_%s.%s", prefix, type[k], suf);
+	if (!log_file_name(path, sizeof(path), j, c, k))
+		return 0;
 	f = logw_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
 	l->cur[k] = f ? logw_swap(l->lw, NULL) : NULL;
 	if (!l->cur[k])
 		return -ENOMEM;
-	if (gz)
+	if (j->log_store_compressed && k != LOG_HIST)
 		logw_file_gz(f, j->log_gz_bytes);
 	l->cur[k]->file = f;
 	l->cur[k]->raw = k == LOG_HIST;
@@ -61,7 +99,7 @@ static int open_hist(struct wlog *l, const struct plan_job *j, const struct plan
 	l->hist = calloc(PLAN_DDIR_NR * LOG_HIST_BUCKETS, sizeof(*l->hist));
 	if (!l->hist)
 		return -ENOMEM;
-	return open_kind(l, j, c, LOG_HIST, j->hist_log_prefix);
+	return open_kind(l, j, c, LOG_HIST);
 }
 
 struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
@@ -84,18 +122,9 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
 	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
 	l->clock_id = j->log_epoch_clock_id;
-	if (j->bw_log_prefix)
-		ret = open_kind(l, j, c, LOG_BW, j->bw_log_prefix);
-	if (!ret && j->iops_log_prefix)
-		ret = open_kind(l, j, c, LOG_IOPS, j->iops_log_prefix);
-	/* fio makes no file for a latency it does not measure (disable_*lat). */
-	if (!ret && j->lat_log_prefix && !j->disable_lat)
-		ret = open_kind(l, j, c, LOG_LAT, j->lat_log_prefix);
-	if (!ret && j->lat_log_prefix && !j->disable_slat)
-		ret = open_kind(l, j, c, LOG_SLAT, j->lat_log_prefix);
-	if (!ret && j->lat_log_prefix && !j->disable_clat)
-		ret = open_kind(l, j, c, LOG_CLAT, j->lat_log_prefix);
-	if (!ret && j->hist_log_prefix && !j->disable_clat)
+	for (int k = 0; k < LOG_HIST && !ret; k++)
+		ret = open_kind(l, j, c, (enum log_kind)k);
+	if (!ret && kind_prefix(j, LOG_HIST))
 		ret = open_hist(l, j, c);
 	if (ret) {
 		wlog_close(l);

@@ -135,6 +135,14 @@ struct wlog {
 	uint64_t *hist;				/* [PLAN_DDIR_NR][LOG_HIST_BUCKETS] this window's counts */
 };
 
+/*
+ * The name of clone c's log of kind k in path (fio's), or 0 when the job
+ * writes no such log; log_option is the option that asks for it.
+ */
+int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
+		  enum log_kind k);
+const char *log_option(enum log_kind k);
+
 /* True when the job writes any log. */
 bool logs_wanted(const struct plan_job *j);
 

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "engine/logs.h"
+#include "engine/safety.h"
 
 #define WRITE_BUF 65536u
 
@@ -30,6 +31,7 @@ struct log_file {
 	int fd;				/* -1 once failed */
 	int err;			/* first error, positive errno */
 	bool offset, prio_hex;
+	bool replaced;			/* truncated at open: marked as ioplan's once written */
 	unsigned char *gz;		/* log_store_compressed: samples not yet deflated */
 	size_t gz_len, gz_cap;
 };
@@ -307,6 +309,7 @@ int logw_start(struct logw **out)
 static struct log_file *file_new(const char *path, bool append, bool offset, bool prio_hex)
 {
 	struct log_file *f = calloc(1, sizeof(*f));
+	char why[512];
 
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
@@ -314,9 +317,13 @@ static struct log_file *file_new(const char *path, bool append, bool offset, boo
 	}
 	f->offset = offset;
 	f->prio_hex = prio_hex;
-	f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	/* The preflight judged whose the file is; the open checks what it is now. */
+	f->replaced = !append;
+	f->fd = safety_open_output(&safety_system, path, append ? O_APPEND : O_TRUNC,
+				   SAFETY_OUT_DERIVED | SAFETY_OUT_JUDGED | (append ? 0 : SAFETY_OUT_REPLACES),
+				   why, sizeof(why));
 	if (f->fd < 0)
-		f->err = errno;
+		f->err = -f->fd;
 	return f;
 }
 
@@ -402,6 +409,8 @@ int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg)
 
 		gz_flush(lw, f);
 		free(f->gz);
+		if (f->fd >= 0 && f->replaced && !f->err)
+			safety_mark_output(f->fd);	/* so that the job can run here again */
 		if (f->fd >= 0 && close(f->fd) && !f->err)
 			f->err = errno;
 		if (f->err) {

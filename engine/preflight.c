@@ -11,7 +11,9 @@
 #include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout.h"
+#include "engine/logs.h"
 #include "engine/numa.h"
+#include "engine/verify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,10 @@
 
 #define PF_MAX_FS 64
 
+#define PF_FOREIGN_REMOVE \
+	"refusing to remove what ioplan did not create (whatever allow_existing_file_write says: only this " \
+	"run's files and directories, or ioplan's marked ones, are removed)"
+
 struct fs_need {
 	dev_t dev;
 	char dir[PATH_MAX];
@@ -42,6 +48,7 @@ struct fs_need {
 struct pf_state {
 	const struct plan *p;
 	const struct safety_env *env;
+	struct safety_files *busy;	/* swap and loop backing files, read once */
 	struct pf_report *r;
 	struct fs_need fs[PF_MAX_FS];
 	uint32_t nr_fs;
@@ -264,13 +271,32 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, const char *path, int grows)
 {
 	char why[256] = "";
+	bool removes = ioe_removes_files(j->ioengine);
 
-	if (s->p->allow_existing_file_write || (!job_writes(j) && !grows) ||
+	/* allow_existing_file_write lets a job write a user's file, never remove it. */
+	if ((s->p->allow_existing_file_write && !removes) || (!job_writes(j) && !grows) ||
 	    mark_is_ours(mark_read_path(path, why, sizeof(why))))
 		return 0;
 	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, path,
-	    job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
+	    removes ? PF_FOREIGN_REMOVE : job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW,
+	    *why ? ": " : "", why);
 	return 1;
+}
+
+/*
+ * dirdelete removes its directories: one that exists now is removed only when
+ * it is ioplan's (dircreate marks what it makes); a user's is kept, and the
+ * job refused before anything is removed.
+ */
+static void check_dir_removal(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char why[256] = "";
+	struct stat sb;
+
+	if (lstat(f->path, &sb) || !S_ISDIR(sb.st_mode) || mark_is_ours(mark_read_path(f->path, why, sizeof(why))))
+		return;
+	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, f->path,
+	    PF_FOREIGN_REMOVE, *why ? ": " : "", why);
 }
 
 /* 0 when the job may go on with this existing file or device. */
@@ -290,6 +316,11 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		add(s, RES_MSG_ERROR, "cannot-open", (int32_t)j->job_id, "job '%s': cannot open %s: %s", j->name,
 		    f->path, strerror(-ret));
 		return ret;
+	}
+	/* Whatever allow_existing_file_write says: the loop device may hold a mounted file system. */
+	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(s->busy, f->path, sb, why, sizeof(why))) {
+		add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		return -EBUSY;
 	}
 	need = needed_bytes(f, have);
 	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need) &&
@@ -469,6 +500,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	struct stat sb, dsb;
 	int exists;
 
+	if (j->ioengine == PLAN_IOENGINE_DIRDELETE)
+		check_dir_removal(s, j, f);
 	if (!ioe_lays_out(j->ioengine))
 		return; /* no I/O reaches the files, or the engine makes them */
 	note_seen(s, f->path);
@@ -501,6 +534,51 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		if (exists)
 			existing_size(f->path, &sb, &have);
 		s->buffered_read_bytes += needed_bytes(f, have);
+	}
+}
+
+/* One file the job writes besides its targets, judged by the rule of safety_check_output. */
+static void check_side_file(struct pf_state *s, const struct plan_job *j, const char *option, const char *path,
+			    unsigned how)
+{
+	char why[512];
+
+	if (safety_check_output(s->env, path, how, why, sizeof(why)))
+		add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, option, why);
+}
+
+/*
+ * Logs, verify state, prerun/postrun output and exec redirects have names
+ * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
+ * own from an earlier run is replaced.  Judged once per name: clones share
+ * the job-named ones.
+ */
+static void check_side_files(struct pf_state *s, const struct plan_job *j)
+{
+	const unsigned made_up = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
+	char path[4096];
+
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		for (int k = 0; k < LOG_KIND_NR; k++)
+			if ((c == 0 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
+				check_side_file(s, j, log_option(k), path,
+						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
+		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
+		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
+			vstate_name(path, sizeof(path), j->name, j->clones[c].clone_index);
+			check_side_file(s, j, "verify_state_save", path, made_up);
+		}
+	}
+	if (j->write_iolog_path)
+		check_side_file(s, j, "write_iolog", j->write_iolog_path, 0);
+	for (int post = 0; post < 2; post++)
+		if (post ? j->exec_postrun : j->exec_prerun) {
+			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
+			check_side_file(s, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
+		}
+	for (int err = 0; j->ioengine == PLAN_IOENGINE_EXEC && j->exec_std_redirect && err < 2; err++) {
+		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
+		check_side_file(s, j, "std_redirect", path, made_up);
 	}
 }
 
@@ -736,12 +814,14 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->p = p;
 	s->env = env;
 	s->r = out;
+	s->oom = safety_files_load(env, &s->busy) != 0;
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
 		check_queue(s, j, mem_available(env));
 		check_engine_built(s, j);
 		check_numa_nodes(s, j);
+		check_side_files(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))
@@ -752,6 +832,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	if (out->nr_seen)
 		qsort(out->seen, out->nr_seen, sizeof(*out->seen), cmp_seen);
 	int oom = s->oom;
+	safety_files_free(s->busy);
 	free(s);
 	if (oom) {
 		pf_free(out);

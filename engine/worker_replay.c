@@ -15,8 +15,11 @@
  * late and the worst lag.  A trace's sync (flush) entry syncs the files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
+#include "safety.h"
 #include "worker.h"
 
 static const char *const iolog_act[] = { "read", "write", "trim" };
@@ -40,11 +43,17 @@ int worker_iolog_open(struct worker *w)
 {
 	if (!w->job->write_iolog_path)
 		return 0;
-	w->iolog = fopen(w->job->write_iolog_path, "a");
-	if (!w->iolog) {
-		int err = errno;
+	char why[512];
+	/* Named by the user and appended to, as fio's; never a device (safety.h). */
+	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
 
-		worker_error(w, .err = err, .what = "opening write_iolog");
+	w->iolog = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (!w->iolog) {
+		int err = fd < 0 ? -fd : errno;
+
+		if (fd >= 0)
+			close(fd);
+		worker_error(w, .err = err, .what = fd < 0 ? why : "opening write_iolog");
 		return -err;
 	}
 	w->iolog_t0 = clk_now(&w->clk);

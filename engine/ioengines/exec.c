@@ -21,8 +21,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/ioengine.h"
+#include "engine/safety.h"
 
 extern char **environ;
 
@@ -31,6 +33,7 @@ extern char **environ;
 struct exec_eng {
 	const struct plan_job *job;
 	pid_t pid;			/* 0: not started; -1: started and reaped */
+	int out[2];			/* std_redirect's <job>.stdout and .stderr, or -1 */
 };
 
 /* s with every "%r" and "%n" replaced, in a new string (NULL without memory). */
@@ -84,18 +87,36 @@ static char **exec_split(char *line)
 	return argv;
 }
 
-/* The redirections of std_redirect: <job>.stdout and <job>.stderr, truncated. */
-static int exec_redirect(posix_spawn_file_actions_t *fa, const char *name)
+/*
+ * The redirections of std_redirect: <job>.stdout and <job>.stderr, truncated,
+ * opened here under the side-file rule (safety.h: never a device; the
+ * preflight kept a user's file by those names) and handed to the program.
+ */
+static int exec_redirect(posix_spawn_file_actions_t *fa, struct exec_eng *x)
 {
-	char path[4096];
-	int ret;
+	static const char *const ext[2] = { "stdout", "stderr" };
+	char path[4096], why[512];
+	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s.stdout", name);
-	ret = posix_spawn_file_actions_addopen(fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	snprintf(path, sizeof(path), "%s.stderr", name);
-	if (!ret)
-		ret = posix_spawn_file_actions_addopen(fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	return -ret;
+	for (int i = 0; i < 2 && !ret; i++) {
+		snprintf(path, sizeof(path), "%s.%s", x->job->name, ext[i]);
+		x->out[i] = safety_open_output(&safety_system, path, O_TRUNC,
+					       SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why,
+					       sizeof(why));
+		ret = x->out[i] < 0 ? x->out[i] : -posix_spawn_file_actions_adddup2(fa, x->out[i], i + 1);
+	}
+	return ret;
+}
+
+/* The program is gone: its redirected output is ioplan's, so a re-run replaces it. */
+static void exec_close_outputs(struct exec_eng *x)
+{
+	for (int i = 0; i < 2; i++)
+		if (x->out[i] >= 0) {
+			safety_mark_output(x->out[i]);
+			close(x->out[i]);
+			x->out[i] = -1;
+		}
 }
 
 static int exec_start(struct exec_eng *x)
@@ -114,7 +135,7 @@ static int exec_start(struct exec_eng *x)
 	if (argv && !argv[0])
 		ret = -EINVAL;
 	else if (argv && !(ret = -posix_spawn_file_actions_init(&fa))) {
-		ret = j->exec_std_redirect ? exec_redirect(&fa, j->name) : 0;
+		ret = j->exec_std_redirect ? exec_redirect(&fa, x) : 0;
 		if (!ret)
 			ret = -posix_spawnp(&x->pid, argv[0], &fa, NULL, argv, environ);
 		posix_spawn_file_actions_destroy(&fa);
@@ -138,6 +159,7 @@ static int exec_init(struct ioe *e)
 		return -EINVAL;
 	}
 	x->job = e->cfg.job;
+	x->out[0] = x->out[1] = -1;
 	e->priv = x;
 	return 0;
 }
@@ -169,6 +191,7 @@ static void exec_exit(struct ioe *e)
 			waitpid(x->pid, NULL, 0);
 		}
 	}
+	exec_close_outputs(x);
 	free(x);
 }
 

@@ -11,8 +11,11 @@
  *
  * filestat and filedelete work on files the layout made (or ioplan's own from
  * an earlier run: the engine is flagged as removing, so the safety checks
- * refuse a file ioplan did not create); dircreate makes its directories, and
- * dirstat and dirdelete make theirs at set-up when missing (as fio 3.37's).
+ * refuse a file ioplan did not create); dircreate makes its directories and
+ * marks them as ioplan's (mark.h) after the run, and dirstat and dirdelete
+ * make theirs at set-up when missing (as fio 3.37's).  dirdelete removes only
+ * a directory this run made or one carrying ioplan's mark: a user's directory
+ * by a job's name stays (the preflight refuses the job first).
  * Nothing is opened for I/O, so the worker holds no descriptor.
  */
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include <unistd.h>
 
 #include "engine/ioengine.h"
+#include "engine/mark.h"
 
 enum fop_kind { FOP_CREATE, FOP_STAT, FOP_DELETE };
 
@@ -34,7 +38,16 @@ struct fop {
 	uint32_t nr;
 	uint64_t *region_len;		/* per file */
 	uint64_t *issued;		/* bytes issued per file: a pass begins at each multiple of its region */
+	bool *made;			/* per directory: this run's mkdir made it */
 };
+
+/* A directory ioplan made: this run (made), or an earlier one by its mark (dircreate stamps it). */
+static bool fop_dir_ours(const struct fop *p, uint32_t f)
+{
+	char why[256];
+
+	return p->made[f] || mark_is_ours(mark_read_path(p->files[f].path, why, sizeof(why)));
+}
 
 static int fop_stat(const char *path, enum plan_stat_type t)
 {
@@ -49,14 +62,19 @@ static int fop_stat(const char *path, enum plan_stat_type t)
 }
 
 /* The operation itself: 0 or -errno. */
-static int fop_do(const struct fop *p, const char *path)
+static int fop_do(const struct fop *p, uint32_t f)
 {
+	const char *path = p->files[f].path;
 	int fd;
 
 	switch (p->kind) {
 	case FOP_CREATE:
-		if (p->dirs)
-			return mkdir(path, 0700) ? -errno : 0;
+		if (p->dirs) {
+			if (mkdir(path, 0700))
+				return -errno;
+			p->made[f] = true;
+			return 0;
+		}
 		fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
 		if (fd < 0)
 			return -errno;
@@ -65,6 +83,9 @@ static int fop_do(const struct fop *p, const char *path)
 	case FOP_STAT:
 		return fop_stat(path, p->stat_type);
 	default:
+		/* A user's directory is never removed, empty or not (the preflight refuses it first). */
+		if (p->dirs && !fop_dir_ours(p, f))
+			return -EPERM;
 		return (p->dirs ? rmdir(path) : unlink(path)) ? -errno : 0;
 	}
 }
@@ -72,14 +93,31 @@ static int fop_do(const struct fop *p, const char *path)
 /* dirstat, dirdelete: the directories to work on exist first (fio's setup_dirs). */
 static int fop_make_dirs(const struct fop *p)
 {
-	for (uint32_t f = 0; f < p->nr; f++)
-		if (mkdir(p->files[f].path, 0700) && errno != EEXIST)
+	for (uint32_t f = 0; f < p->nr; f++) {
+		if (!mkdir(p->files[f].path, 0700))
+			p->made[f] = true;
+		else if (errno != EEXIST)
 			return -errno;
+	}
 	return 0;
+}
+
+/* dircreate's directories, marked as ioplan's once the run is over (not inside the timed mkdir). */
+static void fop_mark_dirs(const struct fop *p)
+{
+	for (uint32_t f = 0; p->kind == FOP_CREATE && p->dirs && f < p->nr; f++) {
+		int fd = p->made[f] ? open(p->files[f].path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+
+		if (fd >= 0) {
+			mark_write(fd, MARK_FILLED);
+			close(fd);
+		}
+	}
 }
 
 static void fop_free(struct fop *p)
 {
+	free(p->made);
 	free(p->region_len);
 	free(p->issued);
 	free(p);
@@ -97,7 +135,8 @@ static int fop_init(struct ioe *e, enum fop_kind kind, bool dirs)
 			   .files = e->cfg.files, .nr = n };
 	p->region_len = calloc(n ? n : 1, sizeof(*p->region_len));
 	p->issued = calloc(n ? n : 1, sizeof(*p->issued));
-	if (!p->region_len || !p->issued || !e->cfg.region_len)
+	p->made = calloc(n ? n : 1, sizeof(*p->made));
+	if (!p->region_len || !p->issued || !p->made || !e->cfg.region_len)
 		ret = -ENOMEM;
 	if (!ret) {
 		memcpy(p->region_len, e->cfg.region_len, n * sizeof(*p->region_len));
@@ -114,6 +153,7 @@ static int fop_init(struct ioe *e, enum fop_kind kind, bool dirs)
 
 static void fop_exit(struct ioe *e)
 {
+	fop_mark_dirs(e->priv);
 	fop_free(e->priv);
 }
 
@@ -123,7 +163,7 @@ static int fop_queue(struct ioe *e, struct io_u *u)
 	uint64_t *at = &p->issued[u->file];
 	uint64_t len = p->region_len[u->file];
 	bool first = !len || *at % len == 0;
-	int ret = first ? fop_do(p, p->files[u->file].path) : 0;
+	int ret = first ? fop_do(p, u->file) : 0;
 
 	*at += u->len;
 	u->nostat = first ? 0 : IOE_NOSTAT_LAT;

@@ -3,7 +3,9 @@
 // used as swap or held by device-mapper (skipped when loop devices are missing).
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -183,4 +185,45 @@ TEST_CASE("partitions and holders from a sysfs tree")
     CHECK(safety_device_in_use(&env, makedev(8, 0), why, sizeof why) == -EBUSY);
     CHECK(std::string(why) == "sdz1 holds a filesystem mounted on /data");
     sh("rm -r " + root);
+}
+
+TEST_CASE("outputs: null-like devices and pipes pass, other devices and a user's file under a made-up name do not")
+{
+    char why[1024] = "";
+    const unsigned made_up = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
+    CHECK(safety_check_output(&safety_system, "/dev/null", made_up, why, sizeof why) == 0);
+    CHECK(safety_check_output(&safety_system, "/dev/full", 0, why, sizeof why) == 0);
+    CHECK(safety_check_output(&safety_system, "/dev/kmsg", 0, why, sizeof why) == -EPERM);
+    CHECK(std::string(why).find("it is a character device") != std::string::npos);
+
+    char dir[] = "/tmp/ioplan-outputs-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string fifo = std::string(dir) + "/fifo", user = std::string(dir) + "/j_bw.1.log";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(safety_check_output(&safety_system, fifo.c_str(), made_up, why, sizeof why) == 0);
+    std::ofstream(user) << "the user's\n";
+    CHECK(safety_check_output(&safety_system, user.c_str(), 0, why, sizeof why) == 0); // named: the user's call
+    CHECK(safety_check_output(&safety_system, user.c_str(), SAFETY_OUT_DERIVED, why, sizeof why) == 0); // appended
+    CHECK(safety_check_output(&safety_system, user.c_str(), made_up, why, sizeof why) == -EEXIST);
+    CHECK(safety_open_output(&safety_system, user.c_str(), O_TRUNC, made_up, why, sizeof why) == -EEXIST);
+    std::ifstream in(user);
+    std::string line;
+    CHECK((std::getline(in, line) && line == "the user's"));
+
+    // ioplan's own, once marked, is replaced; written again by anyone, it is the user's.
+    std::string ours = std::string(dir) + "/ours.log";
+    int fd = safety_open_output(&safety_system, ours.c_str(), O_TRUNC, made_up, why, sizeof why);
+    REQUIRE(fd >= 0);
+    CHECK(write(fd, "x\n", 2) == 2);
+    int marked = safety_mark_output(fd);
+    close(fd);
+    if (marked == 0) {
+        CHECK(safety_check_output(&safety_system, ours.c_str(), made_up, why, sizeof why) == 0);
+        std::ofstream(ours, std::ios::app) << "edited\n";
+        CHECK(safety_check_output(&safety_system, ours.c_str(), made_up, why, sizeof why) == -EEXIST);
+    }
+    unlink(ours.c_str());
+    unlink(user.c_str());
+    unlink(fifo.c_str());
+    rmdir(dir);
 }

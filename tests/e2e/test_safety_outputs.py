@@ -1,0 +1,310 @@
+"""tests/e2e/test_safety_outputs.py - where ioplan writes besides a job's targets, on real mounts.
+
+Every file ioplan writes that is not a job's target - the report, rank files,
+logs, iologs, verify state, exec redirects, prerun output, merged traces -
+goes through one rule (docs/safety.md): never a block device or a mounted
+one, never a loop device's backing file, never a user's file under a name
+ioplan made up.  Directories and files ioplan removes must be its own, and
+a loop device's backing file is refused as a target whatever allow_* says.
+
+Each test builds the real situation (loop devices holding mounted ext4/xfs,
+the user's files with known bytes), runs the binary and compares sha256 of
+the user's data before and after, the exit code and the message.  Without
+root, or where the machine refuses loop devices or mounts, they skip.
+"""
+import hashlib
+import os
+import subprocess
+import unittest
+
+from common import TmpDirCase, run
+from test_safety import LoopMounts, sh
+
+
+def sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def mounted_fs(case, fstype, mib=320):
+    """A loop device holding a mounted, writable fstype, and its mount point.  The file system is
+    frozen (fsfreeze) so that its own background writes - journal commits, xfs's idle log - cannot
+    change the device's bytes under the test: whatever changes them is ioplan."""
+    dev = case.loop_device(mib)
+    mkfs = sh(f"mkfs.{fstype}", "-q", "-f" if fstype == "xfs" else "-F", dev)
+    if mkfs.returncode != 0:
+        case.skipTest(f"mkfs.{fstype} failed: {mkfs.stderr.strip()[:200]}")
+    mnt = case.tmp / f"mnt-{fstype}"
+    mnt.mkdir()
+    p = sh("mount", dev, str(mnt))
+    if p.returncode != 0:
+        case.skipTest(f"mount {fstype} refused here: {p.stderr.strip()}")
+    case.addCleanup(sh, "umount", "-l", str(mnt))
+    p = sh("fsfreeze", "-f", str(mnt))
+    if p.returncode != 0:
+        case.skipTest(f"fsfreeze refused here: {p.stderr.strip()}")
+    case.addCleanup(sh, "fsfreeze", "-u", str(mnt))
+    return dev, mnt
+
+
+JOB = ["--name=j", "--size=64k", "--bs=4k"]
+
+
+@unittest.skipIf(os.geteuid() != 0, "loop devices and mounts need root")
+class ReportsAndSideFilesNeverOnDevices(LoopMounts):
+    def job(self, *extra, cwd=None):
+        return run([*JOB, f"--filename={self.tmp / 'target'}", "--rw=write", *extra], cwd=cwd or self.tmp)
+
+    def check_output_refused(self, fstype):
+        dev, _ = mounted_fs(self, fstype)
+        before = sha(dev)
+        for fmt in ("json", "terse"):
+            p = self.job(f"--output={dev}", f"--output-format={fmt}")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"ioplan: error: --output={dev}: refusing to write to {dev}: it is a block device and "
+                          f"{os.path.basename(dev)} holds a filesystem mounted on", p.stderr)
+            self.assertFalse((self.tmp / "target").exists(), "the job ran before the refusal")
+            self.assertEqual(sha(dev), before, f"--output-format={fmt} wrote onto the mounted {fstype}")
+
+    def test_output_onto_a_mounted_ext4_device_is_refused(self):
+        self.check_output_refused("ext4")
+
+    def test_output_onto_a_mounted_xfs_device_is_refused(self):
+        self.check_output_refused("xfs")
+
+    def test_every_side_file_is_refused_on_a_device(self):
+        # Names ioplan makes up can still lead to a device: a symlink by that name.
+        dev, _ = mounted_fs(self, "ext4", 64)
+        before = sha(dev)
+        ranks = self.tmp / "ranks"
+        ranks.mkdir()
+        cases = [
+            (["--write_iolog=" + dev], "write_iolog", None),
+            (["--write_bw_log=j"], "write_bw_log", "j_bw.1.log"),
+            (["--write_lat_log=j"], "write_lat_log", "j_lat.1.log"),
+            (["--write_hist_log=j"], "write_hist_log", "j_clat_hist.1.log"),
+            (["--verify=crc32c", "--verify_state_save=1"], "verify_state_save", "local-j-0-verify.state"),
+            (["--exec_prerun=true"], "exec_prerun", "j.prerun.txt"),
+            (["--exec_postrun=true"], "exec_postrun", "j.postrun.txt"),
+            (["--bandwidth-log"], "--bandwidth-log", "agg-read_bw.log"),
+            ([f"--rank-output={ranks}"], "--rank-output", "ranks/rank-0.json"),
+        ]
+        for extra, option, name in cases:
+            with self.subTest(option):
+                if name:
+                    link = self.tmp / name
+                    link.symlink_to(dev)
+                    self.addCleanup(link.unlink)
+                p = self.job(*extra)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(option, p.stderr)
+                self.assertIn(f"it is a block device and {os.path.basename(dev)} holds a filesystem mounted on",
+                              p.stderr)
+                self.assertEqual(sha(dev), before)
+        link = self.tmp / "j.stdout"
+        link.symlink_to(dev)
+        p = run(["--name=j", "--ioengine=exec", "--program=echo", "--arguments=over", "--runtime=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("std_redirect: refusing to write to j.stdout: it is a block device", p.stderr)
+        self.assertEqual(sha(dev), before)
+
+    def test_null_terminal_and_redirected_stdout_stay_writable(self):
+        p = self.job("--output=/dev/null", "--write_iolog=/dev/null", "--output-format=terse")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+        p = self.job("--output=/dev/stdout", "--output-format=terse")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("3;"), p.stdout[:80])
+
+
+@unittest.skipIf(os.geteuid() != 0, "loop devices and mounts need root")
+class LoopBackingFiles(LoopMounts):
+    def test_backing_file_of_a_mounted_loop_device_is_refused_even_when_allowed(self):
+        img = self.tmp / "disk64.img"  # LoopMounts.loop_device's image
+        dev, mnt = mounted_fs(self, "ext4", 64)
+        before = sha(img)
+        p = run([*JOB, f"--filename={img}", "--rw=write", f"--offset={32 << 20}", "--allow_existing_file_write=1"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'j': {img} is the backing file of {dev}, and {os.path.basename(dev)} holds a "
+                      f"filesystem mounted on {mnt}", p.stderr)
+        self.assertEqual(sha(img), before)
+
+    def test_a_loop_device_sharing_its_backing_file_with_a_mounted_one_is_refused(self):
+        img = self.tmp / "disk64.img"  # LoopMounts.loop_device's image
+        upper, mnt = mounted_fs(self, "ext4", 64)  # loopB: mounted
+        p = sh("losetup", "-f", "--show", str(img))  # loopA: the same file, unmounted
+        if p.returncode:
+            self.skipTest(f"a second loop device on one file refused: {p.stderr.strip()}")
+        other = p.stdout.strip()
+        self.addCleanup(sh, "losetup", "-d", other)
+        before = sha(img)
+        p = run([*JOB, f"--filename={other}", "--rw=write", f"--offset={32 << 20}",
+                 f"--allow_device_write={other}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"{os.path.basename(other)} shares its backing file {img} with {upper}, and "
+                      f"{os.path.basename(upper)} holds a filesystem mounted on {mnt}", p.stderr)
+        self.assertEqual(sha(img), before)
+        # Unmounted, the write through the named loop device is the user's decision again.
+        sh("fsfreeze", "-u", str(mnt))
+        self.assertEqual(sh("umount", str(mnt)).returncode, 0)
+        p = run([*JOB, f"--filename={other}", "--rw=write", f"--offset={32 << 20}",
+                 f"--allow_device_write={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+    def test_a_loop_device_over_a_mounted_device_is_refused(self):
+        # The file system takes the first 32 MiB of the lower device; the job aims at 48 MiB
+        # through the upper loop device, so the bytes there show whether anything was written.
+        lower = self.loop_device(64)
+        if sh("mkfs.ext4", "-q", "-F", lower, "32M").returncode:
+            self.skipTest("mkfs.ext4 failed")
+        intact = self.region_keeper(lower, 48 << 20)
+        mnt = self.tmp / "mnt"
+        mnt.mkdir()
+        if sh("mount", lower, str(mnt)).returncode:
+            self.skipTest("mounting a loop device is refused here")
+        self.addCleanup(sh, "umount", "-l", str(mnt))
+        p = sh("losetup", "-f", "--show", lower)
+        if p.returncode:
+            self.skipTest(f"losetup on a loop device refused: {p.stderr.strip()}")
+        upper = p.stdout.strip()
+        self.addCleanup(sh, "losetup", "-d", upper)
+        p = run([*JOB, f"--filename={upper}", "--rw=write", f"--offset={48 << 20}", f"--allow_device_write={upper}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"{os.path.basename(upper)} writes through to its backing device, and "
+                      f"{os.path.basename(lower)} holds a filesystem mounted on {mnt}", p.stderr)
+        self.assertTrue(intact(), "the refused job wrote through to the mounted device")
+
+
+class RemovalsOnlyOfWhatIoplanMade(TmpDirCase):
+    def test_dirdelete_keeps_the_users_directories(self):
+        for d in ("dd/j.0.0", "dd/j.0.1", "ud2"):
+            (self.tmp / d).mkdir(parents=True)
+        (self.tmp / "dd/j.0.0/.keep").write_text("mine")
+        os.remove(self.tmp / "dd/j.0.0/.keep")  # empty again: rmdir alone would take it
+        p = run(["--name=j", "--directory=dd", "--ioengine=dirdelete", "--nrfiles=2", "--size=8k"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job 'j': dd/j.0.0: refusing to remove what ioplan did not create", p.stderr)
+        self.assertIn("job 'j': dd/j.0.1: refusing to remove", p.stderr)
+        p = run(["--name=j", "--filename=ud2", "--ioengine=dirdelete", "--size=8k"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job 'j': ud2: refusing to remove", p.stderr)
+        for d in ("dd/j.0.0", "dd/j.0.1", "ud2"):
+            self.assertTrue((self.tmp / d).is_dir(), f"{d} was removed")
+
+    def test_dirdelete_removes_what_dircreate_made_and_what_it_makes(self):
+        job = ["--name=j", "--directory=dd", "--nrfiles=2", "--size=8k"]
+        (self.tmp / "dd").mkdir()
+        p = run([*job, "--ioengine=dircreate"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if "user.ioplan" not in os.listxattr(self.tmp / "dd/j.0.0"):
+            self.skipTest("this file system refuses user xattrs on directories")
+        p = run([*job, "--ioengine=dirdelete"], cwd=self.tmp)  # an earlier run's, by its mark
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(list((self.tmp / "dd").iterdir()), [])
+        p = run([*job, "--ioengine=dirdelete"], cwd=self.tmp)  # made at set-up by this run
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(list((self.tmp / "dd").iterdir()), [])
+
+    def test_filedelete_keeps_a_users_file_whatever_allow_existing_file_write_says(self):
+        user = self.tmp / "precious"
+        user.write_bytes(os.urandom(8192))
+        before = sha(user)
+        p = run(["--name=j", f"--filename={user}", "--ioengine=filedelete", "--size=8k",
+                 "--allow_existing_file_write=1"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'j': {user}: refusing to remove what ioplan did not create", p.stderr)
+        self.assertEqual(sha(user), before)
+
+
+class SideFilesKeepUserFiles(TmpDirCase):
+    USER_FILES = ("j_bw.1.log", "j_lat.1.log", "local-j-0-verify.state", "j.prerun.txt", "j.stdout",
+                  "agg-read_bw.log")
+    RUNS = [
+        (["--rw=write", "--write_bw_log=j"], "write_bw_log: j_bw.1.log"),
+        (["--rw=write", "--write_lat_log=j"], "write_lat_log: j_lat.1.log"),
+        (["--rw=write", "--verify=crc32c", "--verify_state_save=1"],
+         "verify_state_save: local-j-0-verify.state"),
+        (["--rw=write", "--exec_prerun=true"], "exec_prerun: j.prerun.txt"),
+        (["--rw=read", "--bandwidth-log"], "--bandwidth-log: ./agg-read_bw.log"),
+    ]
+
+    def runs(self):
+        for extra, _ in self.RUNS:
+            yield run([*JOB, "--filename=t", *extra, "--output-format=terse"], cwd=self.tmp)
+        yield run(["--name=j", "--ioengine=exec", "--program=echo", "--arguments=ours", "--runtime=1"], cwd=self.tmp)
+
+    def test_a_users_files_by_side_file_names_are_kept(self):
+        sums = {}
+        for name in self.USER_FILES:
+            (self.tmp / name).write_bytes(b"the user's own " + name.encode() + os.urandom(64))
+            sums[name] = sha(self.tmp / name)
+        results = list(self.runs())
+        for p, (_, what) in zip(results, self.RUNS + [(None, "std_redirect: j.stdout")]):
+            with self.subTest(what):
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{what} exists and ioplan did not write it (or it changed since): refusing to "
+                              "replace it", p.stderr)
+        for name, digest in sums.items():
+            self.assertEqual(sha(self.tmp / name), digest, f"{name} was replaced")
+
+    def test_ioplans_own_side_files_are_replaced_by_a_rerun(self):
+        first = [p.returncode for p in self.runs()]
+        self.assertEqual(first, [0] * len(first))
+        if "user.ioplan" not in os.listxattr(self.tmp / "j_bw.1.log"):
+            self.skipTest("this file system refuses user xattrs: ioplan cannot tell its own side files")
+        again = list(self.runs())
+        self.assertEqual([p.returncode for p in again], [0] * len(again), [p.stderr for p in again])
+        self.assertEqual((self.tmp / "j.stdout").read_text(), "ours\n")
+
+    def test_a_users_rank_file_is_kept(self):
+        ranks = self.tmp / "ranks"
+        ranks.mkdir()
+        mine = ranks / "rank-0.json"
+        mine.write_text('{"mine": true}\n')
+        p = run([*JOB, "--filename=t", "--rw=write", f"--rank-output={ranks}"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"--rank-output={ranks}: {mine} exists and ioplan did not write it", p.stderr)
+        self.assertFalse((self.tmp / "t").exists(), "the job ran before the refusal")
+        self.assertEqual(mine.read_text(), '{"mine": true}\n')
+        mine.unlink()
+        for _ in range(2):  # its own, then again over its own
+            p = run([*JOB, "--filename=t", "--rw=write", f"--rank-output={ranks}"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('"rank"', mine.read_text())
+
+    def test_a_verify_dump_keeps_a_users_file_by_its_name(self):
+        # Dump names carry the failing offset, known only at run time: the open itself keeps the file.
+        job = ["--name=j", "--filename=t", "--size=64k", "--bs=4k", "--verify=crc32c"]
+        p = run([*job, "--rw=write", "--do_verify=0"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.tmp / "t", "r+b") as f:
+            f.seek(100)
+            f.write(b"corrupt!")
+        mine = self.tmp / "t.0.received"
+        mine.write_bytes(b"the user's own dump\n")
+        p = run([*job, "--rw=read", "--verify_only=1", "--verify_dump=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)  # the verify failure itself
+        self.assertIn("verify_dump: t.0.received exists and ioplan did not write it", p.stderr)
+        self.assertEqual(mine.read_bytes(), b"the user's own dump\n")
+        mine.unlink()
+        p = run([*job, "--rw=read", "--verify_only=1", "--verify_dump=1"], cwd=self.tmp)
+        self.assertNotIn("verify_dump", p.stderr)
+        self.assertEqual(mine.stat().st_size, 4096)
+
+    def test_output_naming_the_job_file_being_read_is_refused(self):
+        job = self.tmp / "job.fio"
+        job.write_text("[j]\nfilename=t\nsize=64k\nrw=write\n")
+        before = sha(job)
+        p = run([str(job), f"--output={job}"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"--output={job} is the job file {job} being read", p.stderr)
+        self.assertEqual(sha(job), before)
+        self.assertFalse((self.tmp / "t").exists())
+
+
+if __name__ == "__main__":
+    unittest.main()
