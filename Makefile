@@ -86,7 +86,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
 	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
-	openmpi-bin libopenmpi-dev python3-scipy
+	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-sanitize suite unit e2e check check-generated check-layering generate \

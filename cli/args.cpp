@@ -81,6 +81,10 @@ args parse_state::run()
         a_.what = action::plot;
         i_ = 2;
     }
+    if (argc_ > 1 && std::string(argv_[1]) == "report") {
+        a_.what = action::report;
+        i_ = 2;
+    }
     if (argc_ > 1 && std::string(argv_[1]) == "merge") {
         a_.what = action::merge;
         i_ = 2;
@@ -96,8 +100,8 @@ args parse_state::run()
         size_t eq = body.find('=');
         std::string name = body.substr(0, eq), value = eq == std::string::npos ? "" : body.substr(eq + 1);
         bool has_value = eq != std::string::npos;
-        if (name == "o" && a_.what == action::plot)
-            name = "output"; // `ioplan plot RESULT.json -o FILE.svg`
+        if (name == "o" && (a_.what == action::plot || a_.what == action::report))
+            name = "output"; // `ioplan plot RESULT.json -o FILE.svg`, `ioplan report ... -o PAGE.html`
         if (const flag *f = find_flag(name)) {
             own(*f, arg, value, has_value);
             continue;
@@ -121,6 +125,7 @@ void print_usage(FILE *out)
           "       ioplan convert JOBFILE --to=ini|toml|yaml\n"
           "       ioplan plot RESULT.json -o CHART.svg|png\n"
           "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's bw/iops/lat log files)\n"
+          "       ioplan report RESULT.json... [-o PAGE.html]   (one self-contained page; several results compared)\n"
           "       mpirun -np N ioplan [options] jobfile...   (one merged run over N ranks, see ioplan(1))\n"
           "       ioplan merge [--output-format=LIST] RANKFILE...   (--rank-output's files, merged)\n"
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"

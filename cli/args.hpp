@@ -20,7 +20,7 @@ namespace cli {
 
 enum class action { run, showplan, parse_only, help, version, cmdhelp, dump_man_options, dump_man_flags,
                     dump_job_schema, dump_options, presets, convert, plot, showcmd, enghelp, debug_help, cpuclock_test,
-                    crctest, idle_calibrate, inflate_log, merge };
+                    crctest, idle_calibrate, inflate_log, merge, report };
 
 struct args {
     action what = action::run;

@@ -161,7 +161,7 @@ const std::vector<flag> table = {
     {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",
      output_format, "Of these, terse, minimal and csv are one format, fio's;\njson+ is json with latency bins;\n"
      "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
-     "diskspd and diskspd\\-xml are DISKSPD's text and XML."},
+     "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report)."},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",
      [](ctx &c, str v) { c.a.output_path = v; },
      "The file is opened (created if need be) before any I/O, so a missing\n"

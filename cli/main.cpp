@@ -22,6 +22,7 @@
 #include "cli/mpi.hpp"
 #include "cli/output.hpp"
 #include "cli/plot_cmd.hpp"
+#include "cli/report_cmd.hpp"
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
@@ -254,6 +255,8 @@ int plan_action(cli::args &a)
         return cli::plot_action(a);
     if (a.what == cli::action::merge)
         return cli::merge_action(a);
+    if (a.what == cli::action::report)
+        return cli::report_action(a);
     if (!a.preset.empty() && use_preset(a))
         return 2;
     if (a.what == cli::action::convert)

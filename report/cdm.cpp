@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "report/caveats.hpp"
 #include "report/report.hpp"
 #include "report/runs.hpp"
 #include "report/units.hpp"
@@ -67,14 +68,43 @@ std::string block_size(uint64_t bs)
 	return strf("%4lluB", (unsigned long long)bs);
 }
 
-std::string row(const plan_job &j, const std::vector<run_figures> &runs)
+// " (LO - HI MB/s)" when a figure was chosen from runs that differ.
+std::string range_text(const score &s)
 {
+	if (s.n < 2)
+		return "";
+	return strf("  (%.3f - %.3f MB/s)", s.lo_bytes_per_s / 1e6, s.hi_bytes_per_s / 1e6);
+}
+
+// " *1,3": the footnotes that speak of this row.
+std::string marks_of(const std::vector<finding> &notes, uint32_t job_id)
+{
+	std::string m;
+	for (size_t k = 0, n = 0; k < notes.size(); k++) {
+		if (notes[k].jobs.empty() || std::none_of(notes[k].jobs.begin(), notes[k].jobs.end(),
+							  [](bool b) { return b; }))
+			continue;
+		n++;
+		if (finding_marks(notes[k], job_id))
+			m += strf("%s%zu", m.empty() ? " *" : ",", n);
+	}
+	return m;
+}
+
+// A job that failed before it moved a byte says so: a row of zeros would read
+// as a disk that answers nothing.
+std::string row(const plan_job &j, const std::vector<run_figures> &runs, int failed,
+		const std::string &marks)
+{
+	std::string name = strf("  %s %s (Q=%3u, T=%2u): ", plan_rw_is_random(j.rw) ? "RND" : "SEQ",
+				block_size(j.bs[main_ddir(j.rw)].min_bytes).c_str(), j.iodepth, j.nr_clones);
+	if (failed)
+		return name + "failed: " + strerror(failed) + marks + "\n";
 	score s = score_of(measured(runs), j.repeat_aggregate);
 
-	return strf("  %s %s (Q=%3u, T=%2u): %9.3f MB/s [%9.1f IOPS] <%9.2f us>\n",
-		    plan_rw_is_random(j.rw) ? "RND" : "SEQ",
-		    block_size(j.bs[main_ddir(j.rw)].min_bytes).c_str(), j.iodepth, j.nr_clones,
-		    s.bytes_per_s / 1e6, s.iops, s.lat_mean_ns / 1e3);
+	return name + strf("%9.3f MB/s [%9.1f IOPS] <%9.2f us>", s.bytes_per_s / 1e6, s.iops,
+			   s.lat_mean_ns / 1e3) +
+	       range_text(s) + marks + "\n";
 }
 
 std::string heading(section s, const plan_job &first)
@@ -191,15 +221,48 @@ void write_notes(std::ostream &out, const results &r, const plan &p,
 		out << "  Note: interrupted; the figures cover only what ran\n";
 }
 
+// CrystalDiskMark shows the best of its runs: say of how many, and how.
+std::string runs_line(const plan &p, const std::vector<std::vector<run_figures>> &runs)
+{
+	size_t most = 0;
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		most = std::max(most, measured(runs[i]).size());
+	if (most < 2)
+		return "";
+	return strf("* Each figure is %s of %zu runs; (low - high MB/s) of the runs follows it\n",
+		    repeat_aggregate_word(plan_job_at(&p, 0)->repeat_aggregate), most);
+}
+
+bool marks_rows(const finding &f)
+{
+	return std::any_of(f.jobs.begin(), f.jobs.end(), [](bool b) { return b; });
+}
+
+// Numbered footnotes for the marked rows, in mark order, then the run's own.
+void write_footnotes(std::ostream &out, const std::vector<finding> &notes)
+{
+	size_t n = 0;
+	for (const finding &f : notes)
+		if (marks_rows(f))
+			out << strf("*%zu %s\n", ++n, f.text.c_str());
+	for (const finding &f : notes)
+		if (!marks_rows(f))
+			out << "*  " << f.text << "\n";
+	if (!notes.empty())
+		out << "\n";
+}
+
 } // namespace
 
 void write_cdm(std::ostream &out, const results &r, const plan &p, const cdm_options &o)
 {
 	std::vector<std::vector<run_figures>> runs = runs_by_job(r, p);
+	std::vector<finding> notes = without_percentile_findings(findings_of(r, p));
 
 	out << "ioplan " << IOPLAN_VERSION << " - results in CrystalDiskMark's layout\n";
 	out << "* MB/s = 1,000,000 bytes/s\n";
 	out << "* KB = 1000 bytes, KiB = 1024 bytes\n";
+	out << runs_line(p, runs);
 	for (int s = 0; s < SEC_NR; s++) {
 		bool opened = false;
 		for (uint32_t i = 0; i < p.nr_jobs; i++) {
@@ -209,10 +272,11 @@ void write_cdm(std::ostream &out, const results &r, const plan &p, const cdm_opt
 			if (!opened)
 				out << "\n" << heading((section)s, j);
 			opened = true;
-			out << row(j, runs[i]);
+			out << row(j, runs[i], job_failure(r, i), marks_of(notes, i));
 		}
 	}
 	out << "\n";
+	write_footnotes(out, notes);
 	if (p.nr_jobs)
 		write_footer(out, r, p, o);
 	write_notes(out, r, p, runs);

@@ -6,6 +6,7 @@
 // `awk '/^Total IO$/ {getline;getline;getline; print $7}'` reads thread 0's
 // MiB/s.  Only what Linux does not have differs: no processor groups or
 // cores in the CPU table, no power scheme.
+#include "report/caveats.hpp"
 #include "report/diskspd.hpp"
 #include "report/diskspd_model.hpp"
 
@@ -166,6 +167,18 @@ void latency_tables(std::ostream &out, const run_view &v)
 	latency_chart(out, r.get(), w.get(), t.get());
 }
 
+// DISKSPD's own warnings are lines after the results; ioplan's findings
+// follow in one block, one per line, so a reader of the text meets them.
+void warnings_block(std::ostream &out, const results &r, const plan &p)
+{
+	std::vector<finding> f = findings_of(r, p);
+	if (f.empty())
+		return;
+	out << "\nWarnings:\n";
+	for (const finding &x : f)
+		out << "  " << x.text << "\n";
+}
+
 } // namespace
 
 void write_text(const results &r, const plan &p, const options &o, std::ostream &out)
@@ -178,6 +191,7 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 	if (v.seconds < 0.0000001) {
 		out << "The test was interrupted before the measurements began. No results are "
 		       "displayed.\n";
+		warnings_block(out, r, p);
 		return;
 	}
 	pf(out, "\nactual test time:\t%.2fs\n", v.seconds);
@@ -191,6 +205,7 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 	io_table(out, v, o, section::write);
 	if (o.measure_latency)
 		latency_tables(out, v);
+	warnings_block(out, r, p);
 }
 
 } // namespace report::diskspd

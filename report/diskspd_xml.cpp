@@ -5,6 +5,7 @@
 // tools that read DISKSPD XML find their values; Windows-only elements
 // (ETW, power scheme, processor groups beyond one) are left out.  Text is
 // escaped, so any path yields a well-formed document.
+#include "report/caveats.hpp"
 #include "report/diskspd.hpp"
 #include "report/diskspd_model.hpp"
 #include "report/diskspd_xml.hpp"
@@ -162,6 +163,19 @@ void timespan_xml(std::ostream &out, const run_view &v, const options &o)
 	tag_close(out, 1, "TimeSpan");
 }
 
+// ioplan's own element, after DISKSPD's: readers that know only DISKSPD's
+// layout skip it, and a script finds every caveat in one place.
+void warnings_xml(std::ostream &out, const results &r, const plan &p)
+{
+	std::vector<finding> f = findings_of(r, p);
+	if (f.empty())
+		return;
+	tag_open(out, 1, "Warnings");
+	for (const finding &x : f)
+		out << indent(2) << "<Warning Code=\"" << esc(x.code) << "\">" << esc(x.text) << "</Warning>\n";
+	tag_close(out, 1, "Warnings");
+}
+
 } // namespace
 
 void write_xml(const results &r, const plan &p, const options &o, std::ostream &out)
@@ -171,6 +185,7 @@ void write_xml(const results &r, const plan &p, const options &o, std::ostream &
 	system_xml(out, r);
 	xml::profile(out, p, o);
 	timespan_xml(out, v, o);
+	warnings_xml(out, r, p);
 	out << "</Results>\n";
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/plan.h"
 #include "engine/results.h"
+#include "report/json_util.hpp"
 #include "report/model.hpp"
 #include "report/report.hpp"
 
@@ -30,6 +31,9 @@ std::string terse_line(const entry &e, const group_stat &g, const results &r, co
 // version: "fio version", report::version_string(options.who).
 void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
 		const std::string &version);
+
+// The same document as a value, for writers that draw from it (the HTML page).
+ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version);
 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,

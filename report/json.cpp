@@ -249,8 +249,7 @@ ojson disk_array(const results &r)
 
 } // namespace
 
-void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
-		const std::string &version)
+ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version)
 {
 	ojson root = ojson::object();
 	uint64_t ms = m.now_wall_ns / 1000000u;
@@ -270,8 +269,14 @@ void write_json(std::ostream &out, const model &m, const results &r, const plan 
 	if (r.idle.mode != RES_IDLE_NONE)
 		root["cpu_idleness"] = idleness_json(r.idle);
 	root["ioplan"] = ioplan_object(m, r, p);
+	return root;
+}
+
+void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
+		const std::string &version)
+{
 	// fio's text layout: grep-based clients depend on it (json_text.cpp).
-	out << fio_json_text(root) << '\n';
+	out << fio_json_text(json_document(m, r, p, plus, version)) << '\n';
 }
 
 } // namespace report

@@ -3,9 +3,12 @@
 //
 // fio's keys stay exactly fio's; whatever ioplan adds lives here, so a jq
 // filter for fio never meets an unknown key in a place it walks.
+#include "report/json_ioplan.hpp"
+
+#include <algorithm>
 #include <cstring>
 
-#include "report/json_ioplan.hpp"
+#include "report/caveats.hpp"
 #include "report/plot.hpp"
 #include "report/ranks.hpp"
 #include "report/report.hpp"
@@ -226,6 +229,28 @@ ojson warnings_array(const results &r)
 	return a;
 }
 
+// What the reports judge after the run (a CPU-bound worker, repeats that
+// spread, too few samples for a tail, other I/O on the disks) joins the
+// engine's messages, so every format carries the same caveats.
+void add_report_findings(ojson &messages, ojson &warnings, const results &r, const plan &p)
+{
+	for (const finding &f : findings_of(r, p)) {
+		if (f.from_engine)
+			continue;
+		ojson o = ojson::object();
+		o["level"] = "warning";
+		o["code"] = f.code;
+		o["text"] = f.text;
+		auto it = std::find(f.jobs.begin(), f.jobs.end(), true);
+		bool one = it != f.jobs.end() && std::count(f.jobs.begin(), f.jobs.end(), true) == 1;
+		uint32_t id = (uint32_t)(it - f.jobs.begin());
+		o["job_id"] = one ? ojson(id) : ojson(nullptr);
+		o["jobname"] = one && plan_job_at(&p, id)->name ? ojson(plan_job_at(&p, id)->name) : ojson(nullptr);
+		messages.push_back(o);
+		warnings.push_back(f.text);
+	}
+}
+
 } // namespace
 
 ojson ioplan_object(const model &m, const results &r, const plan &p)
@@ -248,6 +273,7 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	o["jobs"] = jobs;
 	o["messages"] = messages_array(r, m);
 	o["warnings"] = warnings_array(r);
+	add_report_findings(o["messages"], o["warnings"], r, p);
 	// What was checked before any I/O (free space, O_DIRECT by a real probe,
 	// device ranges and write safety, working set vs free memory): the findings.
 	o["preflight"] = ojson{ { "findings", messages_array(r, m, true) } };

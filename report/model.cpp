@@ -517,6 +517,26 @@ const group_stat &model::group(uint32_t id) const
 	return id < groups.size() ? groups[id] : none;
 }
 
+namespace {
+
+// A run-wide error (the layout could not create the shared file) stopped jobs
+// before their first I/O: each says it failed, as fio's own jobs would on
+// their open, instead of a clean row of zeros.
+void blame_run_error(model &m, const results &r)
+{
+	if (!r.error || r.interrupted)
+		return;
+	for (entry &e : m.entries) {
+		const res_clone &c = e.st.get();
+		if (e.error || c.ddir[0].bytes || c.ddir[1].bytes || c.ddir[2].bytes || total_rw_ios(e))
+			continue;
+		e.error = r.error;
+		e.verror = strerror(r.error);
+	}
+}
+
+} // namespace
+
 model build_model(const results &r, const plan &p)
 {
 	model m;
@@ -529,6 +549,7 @@ model build_model(const results &r, const plan &p)
 	drop_broken_samples(m);
 	apply_unified(m);
 	build_groups(m, p);
+	blame_run_error(m, r);
 	return m;
 }
 

@@ -171,7 +171,7 @@ void write_entry(std::ostream &out, const entry &e, const model &m, const option
 	out << entry_header(e, m, o);
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (c.ddir[d].bytes)
-			out << normal_ddir(e, m.group(e.groupid), d);
+			out << normal_ddir(e, m.group(e.groupid), d, normal_repeats(e, m, d));
 	// unified_rw_reporting=both: fio adds the merged direction when it ran.
 	if (e.mixed && ddir_ran(*e.mixed, 0))
 		out << normal_ddir(*e.mixed, m.group(e.groupid), 0);
@@ -269,7 +269,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	write_disks(out, r);
 	write_normal_ranks(out, r);
 	write_idleness(out, r.idle);
-	write_normal_messages(out, r);
+	write_normal_messages(out, r, p);
 }
 
 } // namespace report

@@ -12,7 +12,12 @@ namespace report {
 
 // "  read: IOPS=..., BW=..." and everything under it for direction d, or ""
 // when the direction did not run.
-std::string normal_ddir(const entry &e, const group_stat &g, int d);
+// spread, when not empty, follows the IOPS/BW line (normal_repeats).
+std::string normal_ddir(const entry &e, const group_stat &g, int d, const std::string &spread = "");
+
+// "    repeats: 5 runs, IOPS min=..., median=..., max=..." for direction d when
+// the entry's jobs ran more than once (repeat=N), else "" (normal_caveats.cpp).
+std::string normal_repeats(const entry &e, const model &m, int d);
 
 // "    clat (usec): min=..., max=..., avg=..., stdev=..." (fio's display_lat).
 std::string normal_lat_line(const char *name, const res_lat &l);
@@ -31,6 +36,8 @@ std::string normal_steadystate(const entry &e);
 // After everything else: "ioplan: interrupted: ..." and one line per error,
 // warning or note of the run (preflight, I/O, verify, stalls), layout notices
 // excepted (normal_caveats.cpp).
-void write_normal_messages(std::ostream &out, const results &r);
+// The report's own findings (caveats.hpp) follow the engine's, CPU-bound
+// excepted: each entry already says that under its cpu line.
+void write_normal_messages(std::ostream &out, const results &r, const plan &p);
 
 } // namespace report

@@ -7,11 +7,14 @@
 // the text must not have to guess that the numbers cover only part of the
 // plan, so they are printed after the disk stats, one line each.  Layout
 // notices are already printed under the banner, as fio does.
+#include <algorithm>
 #include <cstring>
 #include <ostream>
 #include <string>
 
+#include "report/caveats.hpp"
 #include "report/normal.hpp"
+#include "report/units.hpp"
 
 namespace report {
 
@@ -39,9 +42,69 @@ std::string printable(const char *s)
 	return o;
 }
 
+// One measured run of an entry's jobs, direction d: the members' k-th runs together.
+struct run_rate {
+	double iops = 0;
+	double bytes_per_s = 0;
+};
+
+std::vector<run_rate> entry_runs(const entry &e, const model &m, int d)
+{
+	std::vector<std::vector<const res_job *>> per_job;
+	size_t n = SIZE_MAX;
+	for (uint32_t id : e.job_ids) {
+		std::vector<const res_job *> v;
+		if (id < m.runs.size())
+			for (const res_job *rj : m.runs[id].runs)
+				if (!rj->discarded)
+					v.push_back(rj);
+		n = std::min(n, v.size());
+		per_job.push_back(std::move(v));
+	}
+	std::vector<run_rate> out;
+	for (size_t k = 0; n != SIZE_MAX && k < n; k++) {
+		uint64_t bytes = 0, ios = 0, window = 0;
+		for (const auto &v : per_job)
+			for (uint32_t c = 0; c < v[k]->nr_clones; c++) {
+				const res_ddir &dd = v[k]->clones[c].ddir[d];
+				bytes += dd.bytes;
+				ios += dd.ios;
+				window = std::max(window, dd.runtime_ns);
+			}
+		// fio's arithmetic, as the IOPS/BW line above uses it: whole milliseconds.
+		uint64_t ms = runtime_ms(window);
+		if (ms)
+			out.push_back({ (double)per_sec(ios, ms), (double)per_sec(bytes, ms) });
+	}
+	return out;
+}
+
 } // namespace
 
-void write_normal_messages(std::ostream &out, const results &r)
+std::string normal_repeats(const entry &e, const model &m, int d)
+{
+	std::vector<run_rate> runs = entry_runs(e, m, d);
+	if (runs.size() < 2 || !e.last)
+		return "";
+	std::vector<double> iops, bw;
+	for (const run_rate &r : runs) {
+		iops.push_back(r.iops);
+		bw.push_back(r.bytes_per_s);
+	}
+	auto n2s = [&e](double v, unit u) {
+		return num2str((uint64_t)v, sig_figs_of(e.first), 1, !e.first || e.first->kb_base != 1000, u);
+	};
+	auto [ilo, ihi] = std::minmax_element(iops.begin(), iops.end());
+	auto [blo, bhi] = std::minmax_element(bw.begin(), bw.end());
+	return strf("    repeats: %zu runs, IOPS min=%s, median=%s, max=%s; BW min=%s, median=%s, max=%s; "
+		    "the line above is %s run\n",
+		    runs.size(), n2s(*ilo, unit::none).c_str(), n2s(median_of(iops), unit::none).c_str(),
+		    n2s(*ihi, unit::none).c_str(), n2s(*blo, unit::byte_per_sec).c_str(),
+		    n2s(median_of(bw), unit::byte_per_sec).c_str(), n2s(*bhi, unit::byte_per_sec).c_str(),
+		    repeat_aggregate_word(e.last->repeat_aggregate));
+}
+
+void write_normal_messages(std::ostream &out, const results &r, const plan &p)
 {
 	bool head = false;
 	auto start = [&]() {
@@ -59,6 +122,12 @@ void write_normal_messages(std::ostream &out, const results &r)
 			continue;
 		start();
 		out << "ioplan: " << level_word(m.level) << ": " << printable(m.text) << '\n';
+	}
+	for (const finding &f : findings_of(r, p)) {
+		if (f.from_engine || f.code == "cpu-bound")
+			continue;
+		start();
+		out << "ioplan: warning: " << printable(f.text.c_str()) << '\n';
 	}
 }
 

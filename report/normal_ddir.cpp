@@ -177,7 +177,7 @@ std::string normal_percentiles(const char *name, const res_lat &l, const std::ve
 	return s;
 }
 
-std::string normal_ddir(const entry &e, const group_stat &g, int d)
+std::string normal_ddir(const entry &e, const group_stat &g, int d, const std::string &spread)
 {
 	const res_ddir &dd = e.st.get().ddir[d];
 	const plan_job *j = e.last;
@@ -188,7 +188,7 @@ std::string normal_ddir(const entry &e, const group_stat &g, int d)
 
 	if (!ddir_runtime_ms(e, d))
 		return std::string();
-	std::string s = ddir_headline(e, g, d) + metadata_line(e, dd);
+	std::string s = ddir_headline(e, g, d) + spread + metadata_line(e, dd);
 	if (dd.slat.n)
 		s += normal_lat_line("slat", dd.slat);
 	if (dd.clat.n)

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "report/caveats.hpp"
 #include "report/runs.hpp"
 #include "report/units.hpp"
 
@@ -90,6 +92,22 @@ void write_access(std::ostream &out, const res_job &run, const plan_job &j)
 	out << "\n";
 }
 
+// A job that failed before it moved a byte: "NAME: failed: why" instead of zeros.
+bool failed_line(std::ostream &out, const results &r, const plan_job &j)
+{
+	int err = job_failure(r, j.job_id);
+	if (err)
+		out << strf("%s: failed: %s\n", j.name, strerror(err));
+	return err != 0;
+}
+
+// The quick checks' own idiom for a caveat: one closing line per finding.
+void closing_lines(std::ostream &out, const results &r, const plan &p)
+{
+	for (const finding &f : without_percentile_findings(findings_of(r, p)))
+		out << "warning: " << f.text << "\n";
+}
+
 } // namespace
 
 std::string dd_human(double v, bool si)
@@ -125,8 +143,13 @@ void write_winsat(std::ostream &out, const results &r, const plan &p)
 		score s = score_of(measured(runs[i]), j.repeat_aggregate);
 		std::string label = strf("Disk  %s %.1f %s", plan_rw_is_random(j.rw) ? "Random" : "Sequential",
 					 (double)block_size(j) / 1024.0, direction_word(j.rw));
-		out << strf("%-44s %.2f MB/s\n", label.c_str(), s.bytes_per_s / 1e6);
+		int err = job_failure(r, i);
+		if (err)
+			out << strf("%-44s failed: %s\n", label.c_str(), strerror(err));
+		else
+			out << strf("%-44s %.2f MB/s\n", label.c_str(), s.bytes_per_s / 1e6);
 	}
+	closing_lines(out, r, p);
 	out.flush();
 }
 
@@ -140,6 +163,8 @@ void write_hdparm(std::ostream &out, const results &r, const plan &p)
 		std::vector<run_figures> m = measured(runs[i]);
 		bool writes = !plan_rw_has_ddir(j.rw, PLAN_DDIR_READ);
 		out << "\n" << first_path(j) << ":\n";
+		if (failed_line(out, r, j))
+			continue;
 		for (const run_figures &f : m)
 			out << strf(" Timing %s disk %s: %llu MB in %5.2f seconds = %6.2f MB/sec\n",
 				    j.direct ? "O_DIRECT" : "buffered", writes ? "writes" : "reads",
@@ -147,6 +172,7 @@ void write_hdparm(std::ostream &out, const results &r, const plan &p)
 				    f.bytes_per_s() / MiB);
 		out << mean_range(m, MiB, "MB/sec");
 	}
+	closing_lines(out, r, p);
 	out.flush();
 }
 
@@ -157,6 +183,8 @@ void write_dd(std::ostream &out, const results &r, const plan &p)
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
 		const plan_job &j = *plan_job_at(&p, i);
 		std::vector<run_figures> m = measured(runs[i]);
+		if (failed_line(out, r, j))
+			continue;
 		out << j.name << ":\n";
 		for (const run_figures &f : m) {
 			std::string sizes = f.bytes < 1000 ? "" : " (" + dd_human((double)f.bytes, true) +
@@ -167,6 +195,7 @@ void write_dd(std::ostream &out, const results &r, const plan &p)
 		}
 		out << mean_range(m, 1e6, "MB/s");
 	}
+	closing_lines(out, r, p);
 	out.flush();
 }
 
@@ -179,6 +208,8 @@ void write_gnome_disks(std::ostream &out, const results &r, const plan &p)
 		const res_job *run = last_measured_run(r, i);
 		if (i)
 			out << "\n";
+		if (failed_line(out, r, j))
+			continue;
 		if (run && j.zone_size_bytes) {
 			write_sweep(out, *run, j);
 		} else if (run && plan_rw_is_random(j.rw)) {
@@ -189,6 +220,7 @@ void write_gnome_disks(std::ostream &out, const results &r, const plan &p)
 				    s.bytes_per_s / 1e6);
 		}
 	}
+	closing_lines(out, r, p);
 	out.flush();
 }
 

@@ -11,6 +11,7 @@
 #include "report/cdm.hpp"
 #include "report/diskspd.hpp"
 #include "report/formats.hpp"
+#include "report/html.hpp"
 #include "report/quick.hpp"
 #include "report/model.hpp"
 
@@ -71,6 +72,14 @@ void diskspd_xml(std::ostream &out, const model &, const results &r, const plan 
 	diskspd::write_xml(r, p, o, out);
 }
 
+// The page draws from the JSON document (json+, for exact latency percentiles),
+// so a run's page and `ioplan report RESULT.json` are the same page.
+void html(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)
+{
+	std::string err;
+	write_html({ { "this run", json_document(m, r, p, true, version_string(o.who)) } }, out, &err);
+}
+
 struct format_row {
 	const char *name;
 	unsigned bit;
@@ -93,6 +102,7 @@ const format_row formats[] = {
 	{ "gnome-disks", FORMAT_GNOME_DISKS, quick<FORMAT_GNOME_DISKS> },
 	{ "diskspd", FORMAT_DISKSPD, diskspd_text },
 	{ "diskspd-xml", FORMAT_DISKSPD_XML, diskspd_xml },
+	{ "html", FORMAT_HTML, html },
 };
 
 const format_row *find_format(const std::string &name)

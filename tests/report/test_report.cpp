@@ -38,13 +38,13 @@ TEST_CASE("report: format names map to their writers' bits")
 	CHECK(parsed("json,terse,normal") ==
 	      (report::FORMAT_JSON | report::FORMAT_TERSE | report::FORMAT_NORMAL));
 	CHECK(parsed("terse,terse") == report::FORMAT_TERSE);
-	CHECK(report::format_names() == "terse, minimal, csv, json, json+, normal, cdm, winsat, hdparm, dd, gnome-disks, diskspd, diskspd-xml");
+	CHECK(report::format_names() == "terse, minimal, csv, json, json+, normal, cdm, winsat, hdparm, dd, gnome-disks, diskspd, diskspd-xml, html");
 }
 
 TEST_CASE("report: an unknown or empty format name is an error naming the valid ones")
 {
 	CHECK(parse_error("jsn") == "--output-format: unknown format 'jsn' "
-				    "(valid: terse, minimal, csv, json, json+, normal, cdm, winsat, hdparm, dd, gnome-disks, diskspd, diskspd-xml)");
+				    "(valid: terse, minimal, csv, json, json+, normal, cdm, winsat, hdparm, dd, gnome-disks, diskspd, diskspd-xml, html)");
 	CHECK(parse_error("JSON").find("unknown format 'JSON'") != std::string::npos);
 	CHECK(parse_error("terse,,json").find("empty format name in 'terse,,json'") != std::string::npos);
 	CHECK(parse_error("").find("empty format name") != std::string::npos);

@@ -1,0 +1,79 @@
+// cli/report_cmd.cpp - `ioplan report` (report_cmd.hpp): reads each result,
+// hands them to report/html, writes the page to -o or standard output.
+#include "cli/report_cmd.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/output.hpp"
+#include "parser/structured.hpp"
+#include "report/html.hpp"
+
+namespace cli {
+
+namespace {
+
+constexpr size_t REPORT_INPUT_MAX = (size_t)256 << 20;
+const char *const USAGE = "usage: ioplan report RESULT.json... [-o PAGE.html]";
+
+// "line:col" of byte offset at in text (1-based), for a parse error.
+std::string position(const std::string &text, size_t at)
+{
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < text.size(); i++, col++)
+        if (text[i] == '\n') {
+            line++;
+            col = 0;
+        }
+    return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// Reads and parses one result; false after printing why.
+bool load(const std::string &path, report::html_input *out)
+{
+    parser::read_limits lim;
+    lim.max_bytes = REPORT_INPUT_MAX;
+    lim.dash_is_stdin = true;
+    std::string text;
+    parser::read_status st = parser::read_bounded(path, lim, &text);
+    if (st != parser::read_status::ok) {
+        std::fprintf(stderr, "ioplan report: error: %s: %s\n", path.c_str(),
+                     st == parser::read_status::too_large ? "larger than 256 MiB" : "cannot read it");
+        return false;
+    }
+    try {
+        out->doc = report::ojson::parse(text);
+    } catch (const report::ojson::parse_error &e) {
+        std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
+                     position(text, e.byte ? e.byte - 1 : 0).c_str());
+        return false;
+    }
+    size_t slash = path.rfind('/');
+    out->name = slash == std::string::npos ? path : path.substr(slash + 1);
+    return true;
+}
+
+} // namespace
+
+int report_action(const args &a)
+{
+    if (a.req.job_files.empty()) {
+        std::fprintf(stderr, "ioplan: error: %s\n", USAGE);
+        return 2;
+    }
+    std::vector<report::html_input> in(a.req.job_files.size());
+    for (size_t i = 0; i < in.size(); i++)
+        if (!load(a.req.job_files[i], &in[i]))
+            return 2;
+    std::ostringstream page;
+    std::string err;
+    if (!report::write_html(in, page, &err)) {
+        std::fprintf(stderr, "ioplan report: error: %s\n", err.c_str());
+        return 2;
+    }
+    return emit(page.str(), "the page", a.output_path);
+}
+
+} // namespace cli

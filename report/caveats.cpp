@@ -1,0 +1,263 @@
+// report/caveats.cpp - the findings every format prints in its own idiom (caveats.hpp).
+#include "report/caveats.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "report/runs.hpp"
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+std::string job_name(const plan &p, uint32_t id)
+{
+	const char *n = plan_job_at(&p, id)->name;
+	return n ? n : "";
+}
+
+std::set<std::string> paths_of(const plan_job &j)
+{
+	std::set<std::string> s;
+	for (uint32_t c = 0; c < j.nr_clones; c++)
+		for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
+			if (j.clones[c].files[f].path)
+				s.insert(j.clones[c].files[f].path);
+	return s;
+}
+
+// The preflight checks each path once, so a warning about the first job's
+// file is true of every job that shares it (a CrystalDiskMark preset's four
+// tests share one file).
+std::vector<bool> jobs_sharing_files(const plan &p, uint32_t id)
+{
+	std::vector<bool> v(p.nr_jobs, false);
+	std::set<std::string> mine = paths_of(*plan_job_at(&p, id));
+	v[id] = true;
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		for (const std::string &path : paths_of(*plan_job_at(&p, i)))
+			if (mine.count(path))
+				v[i] = true;
+	return v;
+}
+
+// Buffered jobs that read: the ones a page-cache warning is about.
+std::vector<bool> buffered_readers(const plan &p)
+{
+	std::vector<bool> v(p.nr_jobs, false);
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		const plan_job &j = *plan_job_at(&p, i);
+		v[i] = !j.direct && plan_rw_has_ddir(j.rw, PLAN_DDIR_READ);
+	}
+	return v;
+}
+
+const char *bare_code(const char *code)
+{
+	const char *slash = code ? strchr(code, '/') : nullptr;
+	return slash ? slash + 1 : code ? code : "";
+}
+
+void engine_findings(const results &r, const plan &p, std::vector<finding> &out)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++) {
+		const res_msg &m = r.msgs[i];
+		if (m.level != RES_MSG_WARNING || !m.text)
+			continue;
+		finding f;
+		f.code = bare_code(m.code);
+		f.text = m.text;
+		f.from_engine = true;
+		if (m.job_id >= 0 && (uint32_t)m.job_id < p.nr_jobs)
+			f.jobs = jobs_sharing_files(p, (uint32_t)m.job_id);
+		else if (f.code == "cached-reads")
+			f.jobs = buffered_readers(p);
+		else
+			f.jobs.assign(p.nr_jobs, false);
+		out.push_back(std::move(f));
+	}
+}
+
+bool job_cpu_bound(const results &r, uint32_t id)
+{
+	for (uint32_t i = 0; i < r.nr_jobs; i++)
+		if (r.jobs[i].job_id == id && !r.jobs[i].discarded)
+			for (uint32_t c = 0; c < r.jobs[i].nr_clones; c++)
+				if (r.jobs[i].clones[c].cpu_bound)
+					return true;
+	return false;
+}
+
+void cpu_findings(const results &r, const plan &p, std::vector<finding> &out)
+{
+	finding f;
+	f.code = "cpu-bound";
+	f.jobs.assign(p.nr_jobs, false);
+	std::string names;
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		if (job_cpu_bound(r, i)) {
+			f.jobs[i] = true;
+			names += (names.empty() ? "'" : ", '") + job_name(p, i) + "'";
+		}
+	if (names.empty())
+		return;
+	f.text = "CPU-bound: a worker thread of " + names +
+		 " was busy the whole run: the tool, not the device, set the pace";
+	out.push_back(std::move(f));
+}
+
+void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs,
+		     std::vector<finding> &out)
+{
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		std::vector<double> rates;
+		for (const run_figures &f : measured(runs[i]))
+			if (!f.error)
+				rates.push_back(f.bytes_per_s());
+		if (rates.size() < 2)
+			continue;
+		double med = median_of(rates);
+		auto mm = std::minmax_element(rates.begin(), rates.end());
+		if (med <= 0 || (*mm.second - *mm.first) / med <= caveat_spread_limit)
+			continue;
+		finding f;
+		f.code = "repeat-spread";
+		f.jobs.assign(p.nr_jobs, false);
+		f.jobs[i] = true;
+		f.text = strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.0f%% of the median, "
+			      "more than %.0f%%): the figure depends on the moment it was taken",
+			      job_name(p, i).c_str(), rates.size(), *mm.first / 1e6, *mm.second / 1e6,
+			      (*mm.second - *mm.first) * 100.0 / med, caveat_spread_limit * 100);
+		out.push_back(std::move(f));
+	}
+}
+
+void sample_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs,
+		     std::vector<finding> &out)
+{
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		std::vector<run_figures> m = measured(runs[i]);
+		if (m.empty() || !m.back().lat_n || m.back().lat_n >= caveat_tail_samples)
+			continue;
+		finding f;
+		f.code = "few-samples";
+		f.about_percentiles = true;
+		f.jobs.assign(p.nr_jobs, false);
+		f.jobs[i] = true;
+		f.text = strf("job '%s': only %llu latency samples, fewer than the %llu that p99 needs: "
+			      "the highest percentiles are its slowest few I/Os, not a measured tail",
+			      job_name(p, i).c_str(), (unsigned long long)m.back().lat_n,
+			      (unsigned long long)caveat_tail_samples);
+		out.push_back(std::move(f));
+	}
+}
+
+// Only where every byte the disks moved should be the run's own: direct I/O
+// (no readahead, no writeback), no warm-up or verify pass the figures leave out.
+bool disks_should_match(const plan &p)
+{
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		const plan_job &j = *plan_job_at(&p, i);
+		if (!j.direct || j.ramp_time_ns || j.do_verify || j.verify != PLAN_VERIFY_NONE)
+			return false;
+	}
+	return p.nr_jobs > 0;
+}
+
+void other_io_findings(const results &r, const plan &p, std::vector<finding> &out)
+{
+	if (!r.nr_disks || !disks_should_match(p))
+		return;
+	uint64_t run_bytes[2] = {}, disk_bytes[2] = {};
+	for (uint32_t i = 0; i < r.nr_jobs; i++)
+		for (uint32_t c = 0; c < r.jobs[i].nr_clones; c++)
+			for (int d = 0; d < 2; d++)
+				run_bytes[d] += r.jobs[i].clones[c].ddir[d].bytes;
+	for (uint32_t i = 0; i < r.nr_disks; i++) {
+		disk_bytes[0] += r.disks[i].read_sectors * 512;
+		disk_bytes[1] += r.disks[i].write_sectors * 512;
+	}
+	for (int d = 0; d < 2; d++) {
+		uint64_t slack = std::max<uint64_t>(run_bytes[d] / 4, 8ull << 20);
+		if (disk_bytes[d] <= run_bytes[d] + slack)
+			continue;
+		finding f;
+		f.code = "other-io";
+		f.jobs.assign(p.nr_jobs, false);
+		f.text = strf("the disks under the run %s %.1f MB while the run %s %.1f MB: other processes did "
+			      "I/O on the same disks, and the figures include their contention",
+			      d ? "wrote" : "read", (double)disk_bytes[d] / 1e6, d ? "wrote" : "read",
+			      (double)run_bytes[d] / 1e6);
+		out.push_back(std::move(f));
+	}
+}
+
+} // namespace
+
+std::vector<finding> findings_of(const results &r, const plan &p)
+{
+	std::vector<finding> out;
+	std::vector<std::vector<run_figures>> runs = runs_by_job(r, p);
+
+	engine_findings(r, p, out);
+	cpu_findings(r, p, out);
+	spread_findings(p, runs, out);
+	sample_findings(p, runs, out);
+	other_io_findings(r, p, out);
+	return out;
+}
+
+std::vector<finding> without_percentile_findings(const std::vector<finding> &f)
+{
+	std::vector<finding> out;
+	for (const finding &x : f)
+		if (!x.about_percentiles)
+			out.push_back(x);
+	return out;
+}
+
+bool finding_marks(const finding &f, uint32_t job_id)
+{
+	return job_id < f.jobs.size() && f.jobs[job_id];
+}
+
+double median_of(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	size_t h = v.size() / 2;
+	return v.empty() ? 0 : v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+const char *repeat_aggregate_word(enum plan_repeat_aggregate a)
+{
+	switch (a) {
+	case PLAN_AGG_MEDIAN:
+		return "the median";
+	case PLAN_AGG_MEAN:
+		return "the mean";
+	case PLAN_AGG_MIN:
+		return "the worst";
+	default:
+		return "the best";
+	}
+}
+
+int job_failure(const results &r, uint32_t job_id)
+{
+	uint64_t bytes = 0;
+	int err = 0;
+	for (uint32_t i = 0; i < r.nr_jobs; i++) {
+		if (r.jobs[i].job_id != job_id)
+			continue;
+		run_figures f = figures_of(r.jobs[i]);
+		bytes += f.bytes;
+		err = err ? err : f.error;
+	}
+	if (bytes)
+		return 0;
+	return err ? err : r.error;
+}
+
+} // namespace report

@@ -1,0 +1,388 @@
+// report/html.cpp - the self-contained results page (html.hpp): caveats,
+// tables, charts, the machine and a comparison, from result documents.
+#include "report/html.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+const char *const DIRS[] = { "read", "write", "trim" };
+
+const char *const STYLE = R"(body{font:14px/1.4 "Liberation Sans",Arial,sans-serif;color:#222;margin:1.5em auto;max-width:62em;padding:0 1em}
+h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1.05em}
+table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #bbb;padding:.2em .6em;text-align:right}
+th[scope=row],td.l{text-align:left}thead th{background:#eef2f6}.failed{color:#b00020;font-weight:bold}
+.caveats{border:2px solid #d9620b;background:#fff6ee;padding:.4em 1em}.caveats li{margin:.2em 0}
+.better{color:#1a7f37}.worse{color:#b00020}figure.chart{margin:1em 0}figcaption{font-size:.9em;color:#555}
+svg .ct{font-size:14px;font-weight:bold;text-anchor:middle}svg .tick{font-size:11px;fill:#333}
+svg .grid{stroke:#e3e3e3}svg .axis{stroke:#555}svg .shade{fill:#2a9d3f;fill-opacity:.12}
+@media print{body{max-width:none}figure.chart,table{break-inside:avoid}.caveats{border-width:1px}})";
+
+double num_at(const ojson &o, const char *key)
+{
+	auto it = o.find(key);
+	return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string str_at(const ojson &o, const char *key)
+{
+	auto it = o.find(key);
+	return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The latency object a direction reports percentiles of (fio keeps them for
+// completion latency unless lat_percentiles=1), else the one with samples.
+const ojson *lat_of(const ojson &dd)
+{
+	const ojson *any = nullptr;
+	for (const char *k : { "lat_ns", "clat_ns" }) {
+		auto it = dd.find(k);
+		if (it == dd.end() || !it->is_object() || num_at(*it, "N") <= 0)
+			continue;
+		if (it->contains("percentile"))
+			return &*it;
+		any = any ? any : &*it;
+	}
+	return any;
+}
+
+// Percentile p of a fio latency object, in ns; < 0 when not reported.
+double percentile(const ojson *lat, double p)
+{
+	if (!lat || !lat->contains("percentile"))
+		return -1;
+	const ojson &pc = (*lat)["percentile"];
+	auto it = pc.find(strf("%f", p));
+	return it != pc.end() && it->is_number() ? it->get<double>() : -1;
+}
+
+bool ran(const ojson &job, const char *d)
+{
+	auto it = job.find(d);
+	return it != job.end() && it->is_object() && (num_at(*it, "io_bytes") > 0 || num_at(*it, "total_ios") > 0);
+}
+
+std::string job_name(const ojson &job)
+{
+	std::string n = str_at(job, "jobname");
+	return n.empty() ? "(unnamed)" : n;
+}
+
+// data-value is the JSON's own number at key; the cell shows it scaled by div.
+std::string cell(const std::string &key, double raw, const char *fmt, double div = 1)
+{
+	return strf("<td data-key=\"%s\" data-value=\"%.17g\">", html_escape(key).c_str(), raw) + strf(fmt, raw / div) +
+	       "</td>";
+}
+
+std::string caveats(const std::vector<html_input> &in)
+{
+	std::string items;
+	for (size_t i = 0; i < in.size(); i++) {
+		std::string who = in.size() > 1 ? in[i].name + ": " : "";
+		const ojson &io = in[i].doc.contains("ioplan") ? in[i].doc["ioplan"] : ojson::object();
+		if (io.contains("warnings") && io["warnings"].is_array())
+			for (const ojson &w : io["warnings"])
+				if (w.is_string())
+					items += "<li>" + html_escape(who + w.get<std::string>()) + "</li>\n";
+		for (const ojson &job : in[i].doc["jobs"])
+			if (num_at(job, "error") != 0)
+				items += "<li class=\"failed\">" +
+					 html_escape(who + "job '" + job_name(job) + "' failed: error " +
+						     strf("%.0f", num_at(job, "error"))) +
+					 "</li>\n";
+		if (io.value("interrupted", false))
+			items += "<li>" + html_escape(who + "the run was interrupted: the figures cover what ran") + "</li>\n";
+	}
+	if (items.empty())
+		return "<section aria-labelledby=\"cav\"><h2 id=\"cav\">Caveats</h2><p>None found.</p></section>\n";
+	return "<section class=\"caveats\" aria-labelledby=\"cav\"><h2 id=\"cav\">Caveats</h2><ul>\n" + items +
+	       "</ul></section>\n";
+}
+
+std::string summary_row(const ojson &job, size_t j, const char *d)
+{
+	const ojson &dd = job[d];
+	const ojson *lat = lat_of(dd);
+	std::string base = strf("jobs.%zu.%s", j, d);
+	std::string lk = dd.contains("lat_ns") && lat == &dd.at("lat_ns") ? "lat_ns" : "clat_ns";
+	std::string s = "<tr><th scope=\"row\">" + html_escape(job_name(job)) + "</th><td class=\"l\">" + d + "</td>";
+	s += cell(base + ".iops", num_at(dd, "iops"), "%.1f");
+	s += cell(base + ".bw_bytes", num_at(dd, "bw_bytes"), "%.0f");
+	s += strf("<td>%.3f</td>", num_at(dd, "bw_bytes") / 1e6);
+	s += lat ? cell(base + "." + lk + ".mean", num_at(*lat, "mean"), "%.2f", 1e3) : "<td>-</td>";
+	for (double p : { 50.0, 99.0, 99.9 }) {
+		double v = percentile(lat, p);
+		s += v < 0 ? "<td>-</td>" : cell(base + "." + lk + ".percentile." + strf("%f", p), v, "%.2f", 1e3);
+	}
+	return s + "</tr>\n";
+}
+
+std::string summary_table(const ojson &doc, size_t idx)
+{
+	std::string s = strf("<table id=\"summary-%zu\"><caption>Per job and direction</caption>\n", idx) +
+			"<thead><tr><th scope=\"col\">Job</th><th scope=\"col\">Direction</th><th scope=\"col\">IOPS</th>"
+			"<th scope=\"col\">Bandwidth (B/s)</th><th scope=\"col\">MB/s</th><th scope=\"col\">Mean latency (us)</th>"
+			"<th scope=\"col\">p50 (us)</th><th scope=\"col\">p99 (us)</th><th scope=\"col\">p99.9 (us)</th>"
+			"</tr></thead><tbody>\n";
+	const ojson &jobs = doc["jobs"];
+	for (size_t j = 0; j < jobs.size(); j++) {
+		bool any = false;
+		for (const char *d : DIRS)
+			if (ran(jobs[j], d)) {
+				s += summary_row(jobs[j], j, d);
+				any = true;
+			}
+		if (!any)
+			s += "<tr><th scope=\"row\">" + html_escape(job_name(jobs[j])) +
+			     strf("</th><td class=\"l failed\" colspan=\"8\">%s</td></tr>\n",
+				  num_at(jobs[j], "error") != 0
+					  ? strf("failed: error %.0f", num_at(jobs[j], "error")).c_str()
+					  : "no I/O");
+	}
+	return s + "</tbody></table>\n";
+}
+
+// CrystalDiskMark's table when every job is named as its presets name them
+// (SEQ1M_Q8T1_READ): one row per test, Read and Write MB/s side by side.
+std::string cdm_table(const ojson &doc, size_t idx)
+{
+	static const std::regex name("^((SEQ|RND)[0-9A-Z]+_Q[0-9]+T[0-9]+)_(READ|WRITE)$");
+	std::vector<std::string> tests;
+	std::vector<std::pair<std::string, std::string>> cells[2];
+	const ojson &jobs = doc["jobs"];
+	for (size_t j = 0; j < jobs.size(); j++) {
+		std::smatch m;
+		std::string n = job_name(jobs[j]);
+		if (!std::regex_match(n, m, name))
+			return "";
+		int w = m[3] == "WRITE";
+		if (std::find(tests.begin(), tests.end(), m[1].str()) == tests.end())
+			tests.push_back(m[1]);
+		const ojson &dd = jobs[j][w ? "write" : "read"];
+		std::string v = num_at(jobs[j], "error") != 0
+					? "<td class=\"failed\">failed</td>"
+					: cell(strf("jobs.%zu.%s.bw_bytes", j, w ? "write" : "read"),
+					       num_at(dd, "bw_bytes"), "%.2f", 1e6);
+		cells[w].push_back({ m[1], v });
+	}
+	if (tests.empty())
+		return "";
+	std::string s = strf("<table id=\"cdm-%zu\" class=\"cdm\"><caption>CrystalDiskMark layout (MB/s)</caption>", idx) +
+			"<thead><tr><th scope=\"col\">Test</th><th scope=\"col\">Read</th><th scope=\"col\">Write</th></tr></thead><tbody>\n";
+	for (const std::string &t : tests) {
+		s += "<tr><th scope=\"row\">" + html_escape(t) + "</th>";
+		for (auto &c : cells) {
+			auto it = std::find_if(c.begin(), c.end(), [&](auto &p) { return p.first == t; });
+			s += it == c.end() ? "<td>-</td>" : it->second;
+		}
+		s += "</tr>\n";
+	}
+	return s + "</tbody></table>\n";
+}
+
+std::string bar_charts(const ojson &doc, size_t idx)
+{
+	std::vector<svg_bar> bw, iops;
+	const ojson &jobs = doc["jobs"];
+	for (size_t j = 0; j < jobs.size(); j++)
+		for (const char *d : DIRS)
+			if (ran(jobs[j], d)) {
+				std::string label = job_name(jobs[j]) + " " + d, key = strf("jobs.%zu.%s", j, d);
+				double b = num_at(jobs[j][d], "bw_bytes"), io = num_at(jobs[j][d], "iops");
+				bw.push_back({ label, key + ".bw_bytes", b / 1e6, b });
+				iops.push_back({ label, key + ".iops", io, io });
+			}
+	if (bw.empty())
+		return "";
+	return svg_bar_chart(strf("bw-%zu", idx), "Bandwidth", "MB/s", bw) +
+	       svg_bar_chart(strf("iops-%zu", idx), "IOPS", "IOPS", iops);
+}
+
+// x = -log10(1 - p/100): 90 -> 1, 99 -> 2, 99.9 -> 3, so the tail gets room.
+double nines(double p)
+{
+	return -std::log10(std::max(1e-9, 1 - p / 100));
+}
+
+std::string latency_chart(const ojson &doc, size_t idx)
+{
+	std::vector<svg_series> series;
+	const ojson &jobs = doc["jobs"];
+	for (size_t j = 0; j < jobs.size(); j++)
+		for (const char *d : DIRS) {
+			const ojson *lat = ran(jobs[j], d) ? lat_of(jobs[j][d]) : nullptr;
+			if (!lat || !lat->contains("percentile") || !(*lat)["percentile"].is_object())
+				continue;
+			svg_series s{ job_name(jobs[j]) + " " + d, {} };
+			for (auto &kv : (*lat)["percentile"].items())
+				if (kv.value().is_number())
+					s.points.push_back({ nines(std::atof(kv.key().c_str())), kv.value().get<double>() / 1e3 });
+			if (!s.points.empty())
+				series.push_back(std::move(s));
+		}
+	if (series.empty())
+		return "";
+	std::vector<std::pair<double, std::string>> ticks;
+	for (double p : { 50.0, 90.0, 99.0, 99.9, 99.99 })
+		ticks.push_back({ nines(p), strf("p%g", p) });
+	return svg_line_chart(strf("lat-%zu", idx), "Latency percentiles", "percentile", "latency (us, log scale)",
+			      series, true, ticks);
+}
+
+std::string time_chart(const ojson &doc, size_t idx)
+{
+	const ojson io = doc.value("ioplan", ojson::object());
+	if (!io.contains("series") || !io["series"].is_array())
+		return "";
+	std::vector<svg_series> series;
+	std::pair<double, double> shade{ 0, 0 };
+	for (const ojson &s : io["series"]) {
+		if (s.value("discarded", false) || !s.contains("t_ns"))
+			continue;
+		for (const char *d : DIRS) {
+			if (!s.contains(d) || !s[d].contains("bw_bytes_per_s"))
+				continue;
+			svg_series line{ str_at(s, "jobname") + " " + d + strf(" run %.0f", num_at(s, "run")), {} };
+			const ojson &t = s["t_ns"], &v = s[d]["bw_bytes_per_s"];
+			for (size_t i = 0; i < t.size() && i < v.size(); i++)
+				line.points.push_back({ t[i].get<double>() / 1e9, v[i].get<double>() / 1e6 });
+			if (line.points.size() > 1)
+				series.push_back(std::move(line));
+		}
+		if (s.contains("steady") && s["steady"].is_object())
+			shade = { num_at(s["steady"], "window_start_ns") / 1e9, num_at(s["steady"], "window_end_ns") / 1e9 };
+	}
+	if (series.empty())
+		return "";
+	return svg_line_chart(strf("time-%zu", idx), "Bandwidth over time", "seconds", "MB/s", series, false, {},
+			      shade);
+}
+
+void flatten(const ojson &v, const std::string &path, std::string *rows, int depth)
+{
+	if (depth > 6)
+		return;
+	if (v.is_object()) {
+		for (auto &kv : v.items())
+			flatten(kv.value(), path.empty() ? kv.key() : path + "." + kv.key(), rows, depth + 1);
+	} else if (v.is_array()) {
+		for (size_t i = 0; i < v.size() && i < 64; i++)
+			flatten(v[i], path + strf("[%zu]", i), rows, depth + 1);
+	} else {
+		*rows += "<tr><th scope=\"row\">" + html_escape(path) + "</th><td class=\"l\">" +
+			 html_escape(v.is_string() ? v.get<std::string>() : v.dump()) + "</td></tr>\n";
+	}
+}
+
+std::string environment(const ojson &doc, size_t idx)
+{
+	const ojson io = doc.value("ioplan", ojson::object());
+	std::string rows;
+	for (const char *k : { "fio version", "time" })
+		if (doc.contains(k))
+			flatten(doc[k], k, &rows, 0);
+	for (const char *k : { "host", "kernel", "clock_source" })
+		if (io.contains(k))
+			flatten(io[k], k, &rows, 0);
+	if (io.contains("environment"))
+		flatten(io["environment"], "environment", &rows, 0);
+	return strf("<table id=\"env-%zu\" class=\"env\"><caption>The machine</caption><tbody>\n", idx) + rows +
+	       "</tbody></table>\n";
+}
+
+std::string change_cell(double a, double b, bool higher_better)
+{
+	if (a <= 0 || b < 0)
+		return "<td>-</td>";
+	double pct = (b - a) * 100 / a;
+	bool better = higher_better ? pct > 0 : pct < 0;
+	return strf("<td class=\"%s\">%+.1f%%</td>", std::fabs(pct) < 0.05 ? "" : better ? "better" : "worse", pct);
+}
+
+std::string comparison(const std::vector<html_input> &in)
+{
+	std::string head = "<thead><tr><th scope=\"col\">Job</th><th scope=\"col\">Direction</th><th scope=\"col\">Figure</th>";
+	for (size_t i = 0; i < in.size(); i++)
+		head += "<th scope=\"col\">" + html_escape(in[i].name) + "</th>" +
+			(i ? "<th scope=\"col\">change</th>" : "");
+	std::string body;
+	const ojson &first = in[0].doc["jobs"];
+	for (const ojson &job : first)
+		for (const char *d : DIRS) {
+			if (!ran(job, d))
+				continue;
+			for (int f = 0; f < 3; f++) {
+				static const char *const names[] = { "IOPS", "MB/s", "p99 (us)" };
+				body += "<tr><th scope=\"row\">" + html_escape(job_name(job)) + "</th><td class=\"l\">" + d +
+					"</td><td class=\"l\">" + names[f] + "</td>";
+				double a = -1;
+				for (size_t i = 0; i < in.size(); i++) {
+					double v = -1;
+					for (const ojson &other : in[i].doc["jobs"])
+						if (job_name(other) == job_name(job) && ran(other, d))
+							v = f == 0 ? num_at(other[d], "iops")
+							  : f == 1 ? num_at(other[d], "bw_bytes") / 1e6
+								   : percentile(lat_of(other[d]), 99) / 1e3;
+					body += v < 0 ? "<td>-</td>" : strf("<td>%.2f</td>", v);
+					if (i)
+						body += change_cell(a, v, f != 2);
+					else
+						a = v;
+				}
+				body += "</tr>\n";
+			}
+		}
+	return "<section aria-labelledby=\"cmp\"><h2 id=\"cmp\">Comparison</h2>\n<p>Each change is against the first "
+	       "result; whether it is more than the runs' noise needs repeats (<code>repeat=N</code>).</p>\n"
+	       "<table id=\"comparison\">" + head + "</tr></thead><tbody>\n" + body + "</tbody></table></section>\n";
+}
+
+std::string result_section(const html_input &r, size_t idx)
+{
+	std::string s = strf("<section aria-labelledby=\"r%zu\"><h2 id=\"r%zu\">", idx, idx) + html_escape(r.name) +
+			"</h2>\n";
+	s += cdm_table(r.doc, idx) + summary_table(r.doc, idx);
+	s += "<h3>Charts</h3>\n" + bar_charts(r.doc, idx) + latency_chart(r.doc, idx) + time_chart(r.doc, idx);
+	s += "<h3>The machine</h3>\n" + environment(r.doc, idx);
+	return s + "</section>\n";
+}
+
+} // namespace
+
+bool write_html(const std::vector<html_input> &in, std::ostream &out, std::string *err)
+{
+	if (in.empty()) {
+		*err = "no result to show";
+		return false;
+	}
+	for (const html_input &r : in)
+		if (!r.doc.is_object() || !r.doc.contains("jobs") || !r.doc["jobs"].is_array()) {
+			*err = r.name + ": not a result document (no \"jobs\" array)";
+			return false;
+		}
+	std::string title = in.size() == 1 ? "ioplan results: " + in[0].name
+					   : strf("ioplan results: %zu runs compared", in.size());
+	out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	    << "<meta name=\"generator\" content=\"ioplan " IOPLAN_VERSION "\">\n<title>" << html_escape(title)
+	    << "</title>\n<style>\n" << STYLE << "\n</style>\n</head>\n<body>\n<main>\n<h1>" << html_escape(title)
+	    << "</h1>\n";
+	out << caveats(in);
+	if (in.size() > 1)
+		out << comparison(in);
+	for (size_t i = 0; i < in.size(); i++)
+		out << result_section(in[i], i);
+	out << "</main>\n</body>\n</html>\n";
+	out.flush();
+	return true;
+}
+
+} // namespace report

@@ -1,0 +1,67 @@
+// report/html.hpp - one self-contained HTML page of one or more results.
+//
+// The page is what a storage engineer hands to a colleague: the caveats
+// first, a summary table per result (CrystalDiskMark's layout when the jobs
+// are a CrystalDiskMark-style preset), bar charts of bandwidth and IOPS,
+// latency percentile curves, bandwidth over time from the per-second series
+// (the steady-state window shaded), the machine, and with several results a
+// side-by-side comparison.  It reads result documents (ioplan's JSON, or
+// fio's own, which lacks only the ioplan object), so `--output-format=html`
+// of a run and `ioplan report A.json B.json -o page.html` draw the same page.
+//
+// Self-contained on purpose: one file, no script, no font, no network access;
+// charts are inline SVG drawn here (a charting library would mean JavaScript
+// in a page that must read with scripts off and print); CSS is inline.
+// Tables have header cells with scope, every chart a <title> and <desc>.
+// Each figure cell carries data-key (its JSON path) and data-value (the raw
+// number), so a test reads the page's figures back and compares them with
+// the JSON they came from.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/json_util.hpp"
+
+namespace report {
+
+struct html_input {
+	std::string name;	// what the page calls this result (a file name, "this run")
+	ojson doc;		// the result document
+};
+
+// Writes the page; false with *err (nothing written) when a document is not a
+// result (no "jobs" array).
+bool write_html(const std::vector<html_input> &in, std::ostream &out, std::string *err);
+
+// ---- charts (html_svg.cpp) ----
+
+struct svg_bar {
+	std::string label;
+	std::string key;	// data-key of the figure
+	double value = 0;	// as drawn
+	double raw = 0;		// data-value: the JSON's own number at key
+};
+
+struct svg_series {
+	std::string label;
+	std::vector<std::pair<double, double>> points;	// x, y in data units
+};
+
+// Horizontal bars, one per row; unit names the figure ("MB/s").
+std::string svg_bar_chart(const std::string &id, const std::string &title, const std::string &unit,
+			  const std::vector<svg_bar> &bars);
+
+// Lines with a mark at each point.  log_y draws y on a log scale; x_ticks
+// label chosen x values (e.g. percentiles); shade is an x range drawn behind
+// (a steady-state window), empty when first >= second.
+std::string svg_line_chart(const std::string &id, const std::string &title, const std::string &x_name,
+			   const std::string &y_name, const std::vector<svg_series> &series, bool log_y,
+			   const std::vector<std::pair<double, std::string>> &x_ticks,
+			   std::pair<double, double> shade = { 0, 0 });
+
+// Text as HTML character data (also safe inside attribute values).
+std::string html_escape(const std::string &s);
+
+} // namespace report

@@ -1,0 +1,201 @@
+"""tests/e2e/test_report_html.py - the HTML results page, opened in a real browser.
+
+Real runs make the results; `ioplan report` and --output-format=html draw the
+page; Debian's Chromium opens it headless inside a network namespace with no
+interface up (so nothing could be fetched).  The tests read the DOM the
+browser built and check every figure the page shows against the JSON it came
+from, measure each chart's marks as laid out (a probe script added to a copy
+of the page, never to the page itself), check that the screenshot is not
+blank, and keep the page's structure against a golden skeleton.  Without a
+browser or unshare(1) they skip, saying why.
+"""
+import html.parser
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import unittest
+
+from common import ROOT, TmpDirCase, run
+
+CHROMIUM = shutil.which("chromium")
+UNSHARE = shutil.which("unshare")
+GOLDEN = ROOT / "tests" / "golden_presets" / "html-structure.txt"
+SCREENSHOT_DIR = os.environ.get("IOPLAN_SCREENSHOT_DIR")  # set to keep the screenshots (README's picture)
+
+PROBE = """<script>
+(function () {
+  var out = [];
+  document.querySelectorAll("figure.chart").forEach(function (f) {
+    var marks = f.querySelectorAll("rect.bar, circle.mark, polyline.line"), drawn = 0;
+    marks.forEach(function (m) { var b = m.getBBox(); if (b.width > 0 || b.height > 0) drawn++; });
+    out.push({id: f.id, marks: marks.length, drawn: drawn});
+  });
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def browser(args, timeout=90):
+    cmd = [UNSHARE, "-n", CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--no-first-run", "--user-data-dir=" + os.environ.get("IOPLAN_CHROMIUM_PROFILE", "/tmp/ioplan-chromium"),
+           *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+class Dom(html.parser.HTMLParser):
+    """Figures (data-key, data-value), the skeleton, and the probe's text."""
+
+    SKELETON_TAGS = {"h1", "h2", "h3", "section", "table", "caption", "figure", "svg", "title", "desc"}
+
+    def __init__(self):
+        super().__init__()
+        self.figures, self.skeleton, self.probe, self._in_probe = [], [], "", False
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "data-key" in a:
+            self.figures.append((a["data-key"], float(a["data-value"])))
+        if tag in self.SKELETON_TAGS:
+            self.skeleton.append(" ".join(x for x in (tag, a.get("id", ""), a.get("class", "")) if x))
+        self._in_probe = a.get("id") == "probe"
+
+    def handle_data(self, data):
+        if self._in_probe:
+            self.probe += data
+
+
+def json_at(doc, key):
+    """The value at a dotted data-key; a dotted key of its own ("99.000000") wins."""
+    parts, node = key.split("."), doc
+    while parts:
+        whole = ".".join(parts)
+        if isinstance(node, dict) and whole in node:
+            return node[whole]
+        p = parts.pop(0)
+        node = node[int(p)] if isinstance(node, list) else node[p]
+    return node
+
+
+@unittest.skipUnless(CHROMIUM and UNSHARE, "needs Debian's chromium and unshare(1) (make deps installs chromium)")
+class Page(TmpDirCase):
+    RUN = ["--preset=default", "--runtime=0.3s"]
+
+    def setUp(self):
+        super().setUp()
+        os.environ.setdefault("IOPLAN_CHROMIUM_PROFILE", str(self.tmp / "profile"))
+
+    def result(self, name):
+        p = run([*self.RUN, f"--directory={self.tmp}", "--output-format=json", f"--output={self.tmp / name}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads((self.tmp / name).read_text())
+
+    def page(self, *results, out="page.html"):
+        p = run(["report", *[str(self.tmp / r) for r in results], "-o", str(self.tmp / out)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return self.tmp / out
+
+    def dom(self, page, probe=False):
+        if probe:
+            probed = page.with_name("probed-" + page.name)
+            probed.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
+            page = probed
+        p = browser(["--dump-dom", page.as_uri()])
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        d = Dom()
+        d.feed(p.stdout)
+        return d
+
+    def screenshot(self, page, name):
+        png = self.tmp / name
+        p = browser(["--window-size=1200,2400", f"--screenshot={png}", page.as_uri()])
+        self.assertTrue(png.exists(), p.stderr[-2000:])
+        if SCREENSHOT_DIR:
+            shutil.copy(png, pathlib.Path(SCREENSHOT_DIR) / name)
+        return png
+
+    def assert_not_blank(self, png):
+        from PIL import Image  # python3-pil, installed by make deps
+        img = Image.open(png).convert("RGB")
+        colours = img.getcolors(maxcolors=1 << 20) or []
+        ink = sum(n for n, c in colours if sum(c) < 600)
+        self.assertGreater(len(colours), 50, "the screenshot has almost no colours")
+        self.assertGreater(ink / (img.width * img.height), 0.01, "the screenshot is nearly all white")
+
+    def test_figures_in_the_page_equal_the_json(self):
+        doc = self.result("a.json")
+        d = self.dom(self.page("a.json"))
+        self.assertGreater(len(d.figures), 20)
+        for key, value in d.figures:
+            with self.subTest(key=key):
+                self.assertAlmostEqual(value, float(json_at(doc, key)), delta=abs(value) * 1e-12)
+        keys = {k for k, _ in d.figures}
+        for i, job in enumerate(doc["jobs"]):
+            d_name = "read" if job["jobname"].endswith("READ") else "write"
+            self.assertIn(f"jobs.{i}.{d_name}.iops", keys)
+
+    def test_each_chart_draws_its_marks_and_the_screenshot_is_not_blank(self):
+        self.result("a.json")
+        page = self.page("a.json")
+        probe = json.loads(self.dom(page, probe=True).probe)
+        ids = {c["id"].rsplit("-", 1)[0] for c in probe}
+        self.assertTrue({"bw", "iops", "lat"} <= ids, probe)
+        for chart in probe:
+            with self.subTest(chart=chart["id"]):
+                self.assertGreater(chart["marks"], 0)
+                self.assertEqual(chart["drawn"], chart["marks"], "a mark with no size")
+        self.assert_not_blank(self.screenshot(page, "report-page.png"))
+
+    def test_self_contained_small_and_accessible(self):
+        self.result("a.json")
+        text = self.page("a.json").read_text()
+        self.assertLess(len(text.encode()), 1 << 20)
+        self.assertNotIn("<script", text)
+        for attr in (" src=", " href=", "url(", "@import"):
+            self.assertNotIn(attr, text)
+        self.assertEqual(text.count("<svg"), text.count("<title id="))
+        self.assertEqual(text.count("<svg"), text.count("<desc id="))
+        self.assertIn('<th scope="col">', text)
+
+    def test_a_runs_own_page_and_the_structure_golden(self):
+        p = run([*self.RUN, "--ioengine=null", "--fake-clock=1000", f"--directory={self.tmp}",
+                 "--output-format=html", f"--output={self.tmp / 'run.html'}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = self.dom(self.tmp / "run.html")
+        skeleton = "\n".join(d.skeleton) + "\n"
+        if os.environ.get("IOPLAN_GOLDEN_UPDATE") == "1":
+            GOLDEN.write_text(skeleton)
+        self.assertEqual(skeleton, GOLDEN.read_text())
+        self.assertIn("table cdm-0 cdm", d.skeleton)
+
+    def test_two_runs_side_by_side(self):
+        a, b = self.result("a.json"), self.result("b.json")
+        page = self.page("a.json", "b.json", out="compare.html")
+        d = self.dom(page)
+        self.assertIn("table comparison", d.skeleton)
+        self.assertIn("section", d.tags)
+        text = page.read_text()
+        for doc in (a, b):
+            for job in doc["jobs"]:
+                self.assertIn(job["jobname"], text)
+        self.assertRegex(text, r'<td class="(better|worse|)">[+-][0-9.]+%</td>')
+        self.assert_not_blank(self.screenshot(page, "report-compare.png"))
+
+    def test_a_broken_result_is_refused_with_its_position(self):
+        self.write("bad.json", '{"jobs": [\n  {"jobname": }\n]}')
+        p = run(["report", str(self.tmp / "bad.json"), "-o", str(self.tmp / "x.html")])
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"bad\.json:2:\d+: error: not a JSON result document")
+        self.assertFalse((self.tmp / "x.html").exists())
+        self.write("nojobs.json", '{"fio version": "fio-3.33"}')
+        p = run(["report", str(self.tmp / "nojobs.json")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no \"jobs\" array", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
