@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <dirent.h>
 #include <fstream>
 #include <unistd.h>
@@ -51,13 +52,23 @@ void read_header(preset_info *p)
 std::vector<std::string> preset_dirs()
 {
     std::vector<std::string> dirs;
+    // IOPLAN_DATADIR, when set, is the only place: a relocated install or a
+    // package says where its presets are, and nothing else is looked at.
+    const char *env = getenv("IOPLAN_DATADIR");
+    if (env && *env) {
+        if (is_dir(std::string(env) + "/jobs"))
+            dirs.push_back(std::string(env) + "/jobs");
+        return dirs;
+    }
     std::string here = exe_dir();
     // The source tree (ioplan, or build/<variant>/ioplan), then an installed tree
     // relative to the binary (PREFIX/bin -> PREFIX/share/ioplan, whatever PREFIX
     // was at build time), then the data directory compiled in.
-    for (const std::string &d : {here + "/jobs", here + "/../../jobs", here + "/../share/ioplan/jobs",
-                                 std::string(IOPLAN_DATADIR) + "/jobs"})
-        if (!here.empty() && is_dir(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+    std::vector<std::string> candidates = {std::string(IOPLAN_DATADIR) + "/jobs"};
+    if (!here.empty())
+        candidates.insert(candidates.begin(), {here + "/jobs", here + "/../../jobs", here + "/../share/ioplan/jobs"});
+    for (const std::string &d : candidates)
+        if (is_dir(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end())
             dirs.push_back(d);
     return dirs;
 }

@@ -2,8 +2,9 @@
 //
 // A preset is jobs/NAME.fio, found next to the binary when run from the source
 // tree (./jobs, or ../../jobs for build/<variant>/ioplan) and in the installed
-// data directory.  Its first comment line is its description ("; jobs/NAME.fio -
-// what it is") and a "; output-format: FMT" line names its default output.
+// data directory (only in $IOPLAN_DATADIR/jobs when that variable is set).  Its
+// first comment line is its description ("; jobs/NAME.fio - what it is") and a
+// "; output-format: FMT" line names its default output.
 #pragma once
 
 #include <string>

@@ -44,6 +44,42 @@ class Presets(TmpDirCase):
                            capture_output=True, text=True, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_make_install_destdir_runs_from_any_directory_with_links(self):
+        # A package build: DESTDIR stages the tree, PREFIX is where it will live.
+        variant = os.environ.get("IOPLAN_VARIANT", "release")
+        sanitize = "" if variant == "release" else variant.replace("-", ",")
+        stage = self.tmp / "stage"
+        for target in ("install", "install-links"):
+            p = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), target, f"DESTDIR={stage}",
+                                "PREFIX=/opt/ioplan", f"SANITIZE={sanitize}"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        bindir = stage / "opt/ioplan/bin"
+        for rel in ("share/man/man1/ioplan.1", "share/ioplan/jobs/olap.fio", "share/doc/ioplan/docs/architecture.md"):
+            self.assertTrue((stage / "opt/ioplan" / rel).is_file(), rel)
+        elsewhere = self.tmp / "elsewhere"
+        elsewhere.mkdir()
+        env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}")
+        env.pop("IOPLAN_DATADIR", None)
+        sh = lambda cmd, **kw: subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=elsewhere,
+                                              env=dict(env, **kw), timeout=60)
+        p = sh("ioplan --preset=default --directory=. --size=1m --runtime=0.1s")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[Read]", p.stdout)
+        self.assertEqual(sh("command -v fio").stdout.strip(), str(bindir / "fio"))
+        self.assertEqual(sh("fio --version").stdout.strip(), "fio-3.33")
+        self.assertEqual(os.readlink(bindir / "diskspd"), "ioplan")
+        # IOPLAN_DATADIR relocates the presets: only its jobs/ is looked at.
+        data = self.tmp / "data"
+        (data / "jobs").mkdir(parents=True)
+        (data / "jobs/mine.fio").write_text("; jobs/mine.fio - a relocated preset\n[m]\nrw=read\nsize=1m\n")
+        p = sh("ioplan --presets", IOPLAN_DATADIR=str(data))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([l.split()[0] for l in p.stdout.splitlines() if l.startswith("mine")], ["mine"])
+        self.assertNotIn("cdm-default", p.stdout)
+        p = sh("ioplan --preset=default --directory=.", IOPLAN_DATADIR=str(self.tmp / "nowhere"))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no preset named 'default'", p.stderr)
+
     def test_command_line_overrides_the_preset(self):
         plan = showplan(["--preset=cdm-default", f"--directory={self.tmp}", "--size=64m", "--runtime=1"])
         jobs = [j for g in plan["groups"] for j in g["jobs"]]
