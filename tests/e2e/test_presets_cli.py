@@ -94,6 +94,8 @@ class Presets(TmpDirCase):
         self.assertIn("[Read]", p.stdout)
         self.assertRegex(p.stdout, r"SEQ    1MiB \(Q=  8, T= 1\): +[0-9.]+ MB/s \[ +[0-9.]+ IOPS\] < +[0-9.]+ us>")
         self.assertIn("Profile:", p.stdout)
+        # The 16 MiB default is labelled Peak Performance: the table says it is a smoke test.
+        self.assertIn("Note: a smoke test (4 MiB, 0.2 sec per run), not CrystalDiskMark's 1 GiB for 5 sec", p.stdout)
 
     def test_unknown_preset_names_the_known_ones(self):
         p = run(["--preset=nope"])
