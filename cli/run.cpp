@@ -328,6 +328,11 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         return 2;
     pf_report pf{};
     if (!preflight_everywhere(p, a, w, &pf)) {
+        // No report follows: the notes it would carry (a command-line value a
+        // job file overrode, which often is why the preflight failed) go with
+        // the errors.
+        for (const std::string &n : notes)
+            std::fprintf(stderr, "ioplan: note: %s\n", n.c_str());
         pf_free(&pf);
         return 2;
     }
