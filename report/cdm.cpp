@@ -209,6 +209,9 @@ void write_notes(std::ostream &out, const results &r, const plan &p,
 	if (r.interrupted)
 		out << "  Note: interrupted; the figures cover only what ran\n";
 	write_smoke_note(out, p);
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		if (!strcmp(r.msgs[i].code, "run/left-files"))
+			out << "  Note: " << r.msgs[i].text << "\n";
 }
 
 } // namespace
