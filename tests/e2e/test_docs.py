@@ -18,6 +18,7 @@ REPLACE = [  # (shown, run) - applied in order
     ("examples/gnome-disks-sweep.svg", "{tmp}/sweep.svg"),
     ("/tmp/ioplan-scratch", "{tmp}"),
     ("/tmp/scratch", "{tmp}"),
+    ("/tmp/ncs", "{tmp}"),  # README: the directory of its sample result
     ("/tmp/pr", "{tmp}"),
     ("/tmp/ds.dat", "{tmp}/ds.dat"),
     ("--directory=/tmp ", "--directory={tmp} "),
