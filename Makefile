@@ -90,7 +90,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-sanitize suite unit e2e check check-generated check-layering generate \
-	golden-update bench bench-mpi fuzz install clean distclean
+	golden-update bench bench-mpi fuzz install install-files install-links clean distclean
 
 all: $(BIN)
 
@@ -160,6 +160,9 @@ run: deps
 	@$(MAKE) --no-print-directory $(JOBS) all
 	@mkdir -p $(RUN_DIR)
 	./$(BIN) --preset=default --directory=$(RUN_DIR)
+	@echo
+	@echo "ioplan is built.  Run it from here as ./$(BIN) (./$(BIN) --presets, ./$(BIN) --help),"
+	@echo "or put it on the PATH with: sudo make install   (PREFIX=$(PREFIX); then: ioplan --presets)"
 
 TEST_FUZZ_SECONDS ?= 5
 TEST_SANITIZE ?= address,undefined
@@ -195,7 +198,7 @@ E2E_MODULES ?=
 e2e: $(BIN)
 	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_VARIANT=$(VARIANT) $(PYTHON) tests/e2e/run.py -j $(E2E_JOBS) $(E2E_MODULES)
 
-# Who may include what (DESIGN.md "Data flows one way").
+# Who may include what (docs/architecture.md, "Layering").
 check-layering:
 	@$(PYTHON) tests/check_layering.py
 
@@ -221,10 +224,17 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	@$(MAKE) --no-print-directory $(JOBS) -f tests/fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# install: the binary, the MPI module, the presets, the man pages and the docs under
+# $(DESTDIR)$(PREFIX); ioplan finds its presets relative to its own path
+# (PREFIX/bin -> PREFIX/share/ioplan/jobs), so a DESTDIR tree moved into place works.
+# install-files does the copying alone (no build), for packaging and tests.
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ioplan/jobs \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/doc/ioplan
+		$(DESTDIR)$(PREFIX)/share/doc/ioplan/docs
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ioplan
 	if [ -f $(MPI_MODULE) ]; then install -d $(DESTDIR)$(PREFIX)/lib/ioplan && \
 		install -m 755 $(MPI_MODULE) $(DESTDIR)$(PREFIX)/lib/ioplan/ioplan-mpi.so; fi
@@ -232,6 +242,15 @@ install: all
 	install -m 644 man/ioplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/ioplan-job.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ioplan/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ioplan/docs/
+
+# Optional: `fio` and `diskspd` beside ioplan, so fio's clients and DISKSPD
+# scripts run it.  A real fio (or diskspd) already there is left alone.
+install-links:
+	@cd $(DESTDIR)$(PREFIX)/bin && for n in fio diskspd; do \
+		if [ -e $$n ] && [ "$$(readlink $$n)" != ioplan ]; then \
+			echo "install-links: $(DESTDIR)$(PREFIX)/bin/$$n exists and is not ioplan: left alone" >&2; \
+		else ln -sf ioplan $$n && echo "$(DESTDIR)$(PREFIX)/bin/$$n -> ioplan"; fi; done
 
 clean:
 	rm -rf build ioplan ioplan-mpi.so

@@ -118,6 +118,17 @@ args parse_args(int argc, char **argv)
     return parse_state(argc, argv).run();
 }
 
+void print_starts(FILE *out)
+{
+    fputs("The three most common starts:\n"
+          "  ioplan --presets                               the shipped tests, with the time and\n"
+          "                                                 disk space each takes\n"
+          "  ioplan --preset=default --directory=DIR        a 5-second CrystalDiskMark-style table\n"
+          "  ioplan --directory=DIR job.fio                 your fio job file, unchanged\n"
+          "\n",
+          out);
+}
+
 void print_usage(FILE *out)
 {
     fputs("usage: ioplan [options] [--job-option=value ...] jobfile...\n"
@@ -131,8 +142,10 @@ void print_usage(FILE *out)
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"
           "       fio [options] jobfile...   (a symlink named fio: presents itself as fio-3.33, see ioplan(1))\n"
           "\n"
-          "Runs fio-compatible job files (INI) against real storage and reports the results.\n",
+          "Runs fio-compatible job files (INI) against real storage and reports the results.\n"
+          "\n",
           out);
+    print_starts(out);
     print_flag_help(out);
     fputs("\n"
           "Job options given before any job file or --name are defaults for the first job\n"

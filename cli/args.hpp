@@ -69,5 +69,7 @@ struct args {
 args parse_args(int argc, char **argv);
 
 void print_usage(FILE *out);
+// The three most common ways to start, for --help and a bare `ioplan`.
+void print_starts(FILE *out);
 
 } // namespace cli

@@ -21,6 +21,7 @@ struct own_flags {
     bool showplan = false;
     bool job = false;
     std::string output;
+    std::string allow_device_write;  // DISKSPD has no such flag: its tool writes devices freely
     eta_mode eta = eta_mode::automatic;
 };
 
@@ -36,6 +37,8 @@ std::vector<std::string> split_own(const std::vector<std::string> &in, own_flags
             f->job = true;
         else if (a.compare(0, 9, "--output=") == 0)
             f->output = a.substr(9);
+        else if (a.compare(0, 21, "--allow_device_write=") == 0 || a.compare(0, 21, "--allow-device-write=") == 0)
+            f->allow_device_write = a.substr(21);
         else if (a.compare(0, 6, "--eta=") == 0 && parse_eta_mode(a.substr(6), &f->eta, &err))
             continue;
         else
@@ -71,6 +74,10 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
     if (own.job)
         return write_stdout(t.ini, "the job to stdout") ? 0 : 1;
     parser::request req;
+    if (!own.allow_device_write.empty()) {
+        parser::loc at{"<command line>", 1, 1, "", nullptr};
+        req.cli_globals.push_back(parser::entry{"allow_device_write", own.allow_device_write, true, at, at, {}, {}});
+    }
     parser::plan_ptr p = parser::plan_documents({parser::read_ini_text(t.ini, "<diskspd>")}, req, nullptr);
     report::diskspd::options ro = report_options(t.info);
     std::ostringstream text;

@@ -159,7 +159,8 @@ const std::vector<flag> table = {
     {"fake-clock", flag_arg::required, "NS", TEST,
      "for golden tests: every timestamp advances NS, host/kernel/pid/CPU use fixed", fake_clock},
     {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",
-     output_format, "Of these, terse, minimal and csv are one format, fio's;\njson+ is json with latency bins;\n"
+     output_format, "Of these, terse and minimal are one format, fio's; csv is the same lines\n"
+     "under a header row naming each field (run as fio, fio's bare lines);\njson+ is json with latency bins;\n"
      "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
      "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report)."},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",

@@ -49,6 +49,23 @@ int print_notes(const parser::diag_list &notes)
     return 0;
 }
 
+// --presets: each preset, what it is, and (from its plan, with the command
+// line's job options applied) the time and disk space it takes.
+void print_presets(const cli::args &a, FILE *f)
+{
+    for (const auto &p : cli::list_presets()) {
+        std::fprintf(f, "%-22s %s\n", p.name.c_str(), p.description.c_str());
+        std::string cost;
+        try {
+            cost = cli::cost_text(cli::cost_of_preset(p, a.req));
+        } catch (const parser::error &e) {
+            std::string t = e.text();
+            cost = "does not plan: " + t.substr(0, t.find('\n'));
+        }
+        std::fprintf(f, "%-22s %s\n", "", cost.c_str());
+    }
+}
+
 // The text of an action that only prints, or "" with *known false.
 std::string info_text(const cli::args &a, bool *known)
 {
@@ -66,10 +83,7 @@ std::string info_text(const cli::args &a, bool *known)
     case cli::action::dump_man_flags:
         return cli::capture([](FILE *f) { cli::print_man_flags(f); });
     case cli::action::presets:
-        return cli::capture([](FILE *f) {
-            for (const auto &p : cli::list_presets())
-                std::fprintf(f, "%-22s %s\n", p.name.c_str(), p.description.c_str());
-        });
+        return cli::capture([&a](FILE *f) { print_presets(a, f); });
     case cli::action::dump_job_schema:
         return parser::job_schema();
     case cli::action::dump_options:
@@ -181,6 +195,11 @@ int run_action(cli::args &a, cli::world *w)
         a.req.cli_jobs.push_back(parser::section{"parse-only", false, parser::loc{"<command line>", 1, 1, "", nullptr}, {}, {}});
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
+        // A bare `ioplan` is someone finding their way: show where to start.
+        if (a.argv.empty() && a.who == report::personality::ioplan) {
+            std::fputs("\n", stderr);
+            cli::print_starts(stderr);
+        }
         return 2;
     }
     parser::diag_list notes;

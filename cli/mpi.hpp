@@ -1,6 +1,6 @@
 // cli/mpi.hpp - ioplan as one rank of many (`mpirun -np N ioplan job.fio`).
 //
-// Design (DESIGN.md "Many hosts"): the engine stays MPI-free and offers a
+// Design (docs/scale-out.md): the engine stays MPI-free and offers a
 // synchronisation hook (engine.h eng_sync); this file implements it with the
 // MPI module (cli/mpi_module.h), which is dlopen'ed only when a launcher's
 // variables (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE) say this process is a

@@ -12,6 +12,7 @@
 // line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -41,6 +42,48 @@
 namespace cli {
 
 namespace {
+
+// The plan's test files that do not exist yet: the ones this run will create.
+std::vector<std::string> files_to_create(const plan &p)
+{
+    std::vector<std::string> out;
+    struct stat sb;
+    for (uint32_t i = 0; i < p.nr_jobs; i++) {
+        const plan_job &j = *plan_job_at(&p, i);
+        for (uint32_t c = 0; c < j.nr_clones; c++)
+            for (uint32_t f = 0; f < j.clones[c].nr_files; f++) {
+                const plan_file &pf = j.clones[c].files[f];
+                if (!pf.is_device && stat(pf.path, &sb) != 0 &&
+                    std::find(out.begin(), out.end(), pf.path) == out.end())
+                    out.push_back(pf.path);
+            }
+    }
+    return out;
+}
+
+// What the run left behind and how to remove it (240 GiB of Azure's test files
+// must not go unsaid); the files stay, as fio leaves them, for the next run.
+std::string left_behind(const std::vector<std::string> &created)
+{
+    std::vector<std::string> left;
+    uint64_t bytes = 0;
+    struct stat sb;
+    for (const std::string &path : created)
+        if (stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode)) {
+            left.push_back(path);
+            bytes += (uint64_t)sb.st_size;
+        }
+    if (left.empty())
+        return "";
+    char size[64];
+    std::snprintf(size, sizeof size, "%.1f MiB", (double)bytes / (1 << 20));
+    std::string s = "this run created " + std::to_string(left.size()) + " test file" +
+                    (left.size() == 1 ? "" : "s") + " (" + size + "), left for the next run to reuse; " +
+                    "remove with: rm --";
+    for (size_t i = 0; i < left.size() && i < 8; i++)
+        s += " '" + left[i] + "'";
+    return left.size() > 8 ? s + " ... (" + std::to_string(left.size() - 8) + " more)" : s;
+}
 
 const char *level_name(res_msg_level l)
 {
@@ -349,6 +392,11 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         return 2;
     pf_report pf{};
     if (!preflight_everywhere(p, a, w, &pf)) {
+        // No report follows: the notes it would carry (a command-line value a
+        // job file overrode, which often is why the preflight failed) go with
+        // the errors.
+        for (const std::string &n : notes)
+            std::fprintf(stderr, "ioplan: note: %s\n", n.c_str());
         pf_free(&pf);
         return 2;
     }
@@ -364,13 +412,19 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
+    std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p)
+                                                                            : std::vector<std::string>{};
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w);
     if (triggered)
         after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
-    if (r)
+    if (r) {
         attach_findings(r, pf, notes);
+        std::string left = left_behind(created);
+        if (!left.empty())
+            res_msg_add(r, RES_MSG_NOTE, "run/left-files", -1, "%s", left.c_str());
+    }
     if (!a.rank_output.empty() && r)
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
     if (w)

@@ -333,16 +333,12 @@ int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)
 	return 0;
 }
 
-/* Time the plan needs after the running segment's current run, UINT64_MAX if unknown. */
-static uint64_t later_ns(struct eng *e)
+/* Time the segments from job `from` on need, every run and pause; UINT64_MAX if unknown. */
+static uint64_t segments_ns(const struct plan *p, uint32_t from)
 {
-	const struct plan *p = e->plan;
-	uint64_t sum = 0, t = prog_segment_ns(p, e->seg_a, e->seg_b);
+	uint64_t sum = 0, t;
 
-	if (e->seg_runs_left && t == UINT64_MAX)
-		return UINT64_MAX;
-	sum = t == UINT64_MAX ? 0 : t * e->seg_runs_left;
-	for (uint32_t a = e->seg_b, b; a < p->nr_jobs; a = b) {
+	for (uint32_t a = from, b; a < p->nr_jobs; a = b) {
 		const struct plan_job *j = plan_job_at(p, a);
 
 		b = segment_end(p, a);
@@ -352,6 +348,25 @@ static uint64_t later_ns(struct eng *e)
 		sum += (t + j->repeat_pause_ns) * runs_of(j) + j->group_pause_ns;
 	}
 	return sum;
+}
+
+uint64_t eng_plan_ns(const struct plan *p)
+{
+	return segments_ns(p, 0);
+}
+
+/* Time the plan needs after the running segment's current run, UINT64_MAX if unknown. */
+static uint64_t later_ns(struct eng *e)
+{
+	const struct plan *p = e->plan;
+	uint64_t t = prog_segment_ns(p, e->seg_a, e->seg_b), rest;
+
+	if (e->seg_runs_left && t == UINT64_MAX)
+		return UINT64_MAX;
+	rest = segments_ns(p, e->seg_b);
+	if (rest == UINT64_MAX)
+		return UINT64_MAX;
+	return (t == UINT64_MAX ? 0 : t * e->seg_runs_left) + rest;
 }
 
 /* done_fraction and eta_ns over the whole plan (progress.h). */

@@ -153,6 +153,14 @@ int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out
  */
 int eng_layout_writes(const struct plan *p, char *why, size_t n);
 
+/*
+ * The time a plan takes when every job runs to its runtime: startdelay, ramp,
+ * runtime and cooldown of each stonewall segment's longest job, times its runs,
+ * with the pauses between them.  UINT64_MAX when a job has no runtime (it ends
+ * when its I/O is done, which only the device decides).
+ */
+uint64_t eng_plan_ns(const struct plan *p);
+
 /* For --idle-prof=calibrate: the unit of idle work per CPU, mean and stddev (us). */
 int eng_idle_calibrate(double *mean_us, double *stddev_us);
 

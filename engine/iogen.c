@@ -464,16 +464,23 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 	return -1;
 }
 
-/* zonemode=strided: the distance between zone starts, which is also the span I/O stays in. */
+/*
+ * zonemode=strided: the distance between zone starts, which is also the span I/O
+ * stays in.  A share of the file (zonerange=1%) is cut to a multiple of 4 KiB, so
+ * every zone starts where direct I/O may (1% of 1234 MiB is 12939427 bytes, and
+ * the second sample's read failed with EINVAL).
+ */
 static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
 {
 	const struct plan_job *j = g->job;
+	uint64_t r;
 
 	if (j->zone_range_bytes)
 		return j->zone_range_bytes;
-	if (j->zone_range_ppm)
-		return f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
-	return j->zone_size_bytes;
+	if (!j->zone_range_ppm)
+		return j->zone_size_bytes;
+	r = f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
+	return r >= 4096 ? r & ~(uint64_t)4095 : r;
 }
 
 /* The random blocks of the current zone: zonerange's, cut at the region's end. */

@@ -494,6 +494,31 @@ static int cmp_seen(const void *a, const void *b)
 	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
 }
 
+/*
+ * Is dev a devtmpfs (the kernel's /dev)?  A file to be created there is a
+ * mistyped device name (/dev/sdz for /dev/sdb): it would be laid out in RAM and
+ * benchmarked as if it were the disk.
+ */
+static bool on_devtmpfs(dev_t dev)
+{
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+
+	if (!mi)
+		return false;
+	while (!found && fgets(line, sizeof(line), mi)) {
+		unsigned maj, min;
+		const char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 && sep &&
+		    makedev(maj, min) == dev && strncmp(sep + 3, "devtmpfs ", 9) == 0)
+			found = true;
+	}
+	fclose(mi);
+	return found;
+}
+
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
 	char dir[PATH_MAX];
@@ -519,6 +544,11 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	} else if (!f->size_bytes) {
 		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
+		return;
+	} else if (on_devtmpfs(dsb.st_dev)) {
+		add(s, RES_MSG_ERROR, "devtmpfs-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist, and a test file is never created in %s (devtmpfs: memory, "
+		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
 		return;
 	} else {
 		account_space(s, dir, &dsb, needed_bytes(f, 0));

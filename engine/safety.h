@@ -1,6 +1,6 @@
 /*
  * engine/safety.h - may ioplan write here?  The rules that keep a benchmark from
- * destroying data it was not given (DESIGN.md "Safety: nothing lost").
+ * destroying data it was not given (docs/safety.md).
  *
  * Block devices: writing needs the exact device named in allow_device_write,
  * and even then a device that holds a mounted filesystem, has a mounted

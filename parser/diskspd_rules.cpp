@@ -24,6 +24,8 @@ void state::opt_s(const std::string &v)
 	}
 }
 
+// DISKSPD's caching letters (Windows: b u w h m r) and diskspd for Linux's
+// (d = O_DIRECT, s = O_SYNC, h = both), each as its own tool means it.
 void state::opt_S(const std::string &v)
 {
 	const std::string flag = "-S" + v;
@@ -32,31 +34,33 @@ void state::opt_S(const std::string &v)
 		return;
 	}
 	for (char c : v) {
-		bool cache = c == 'b' || c == 'u' || c == 'h';
-		bool wt = c == 'w' || c == 'h';
+		bool cache = c == 'b' || c == 'u' || c == 'h' || c == 'd';
+		bool wt = c == 'w' || c == 'h' || c == 's';
 		if (c == 'm') {
 			error(flag + ": memory-mapped I/O is not supported (fio's ioengine=mmap is "
 			      "the Linux analogue)");
 			continue;
 		}
 		if (c == 'r') {
-			error(flag + ": disabling the SMB client cache has no Linux equivalent; use "
-			      "-Su (O_DIRECT) or mount the share with cache=none");
+			// Windows: the SMB client's cache off, ignored on a local volume.
+			warn(flag + ": turns off a Windows SMB client's cache; Linux has no such "
+			     "switch, so it changes nothing here (-Su is O_DIRECT; an NFS or SMB "
+			     "mount's cache is set when it is mounted)");
 			continue;
 		}
 		if (!cache && !wt) {
 			error(flag + ": unknown caching letter '" + std::string(1, c) +
-			      "' (use b, u, w or h)");
+			      "' (use b, u, w, h or r; diskspd for Linux's d and s)");
 			continue;
 		}
 		if ((cache && cache_given) || (wt && wt_given)) {
-			error(flag + ": conflicts with an earlier caching flag (-S, -Sb, -Su, -Sw, "
-			      "-Sh or -h)");
+			error(flag + ": conflicts with an earlier caching flag (-S, -Sb, -Su, -Sd, -Sw, "
+			      "-Ss, -Sh or -h)");
 			continue;
 		}
 		cache_given = cache_given || cache;
 		wt_given = wt_given || wt;
-		if (c == 'u' || c == 'h')
+		if (c == 'u' || c == 'h' || c == 'd')
 			info.unbuffered = true;
 		if (wt)
 			info.write_through = true;

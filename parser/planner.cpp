@@ -56,6 +56,7 @@ private:
     void note_shadowed(const std::vector<entry> &entries);
     void note_negative_size(const std::vector<entry> &entries);
     void untimed_time_based(job_def &d);
+    void scale_to_cli_size(const plan_job &own, plan_job &j) const;
     bool wanted(const std::string &section) const;
 };
 
@@ -97,6 +98,25 @@ void layering::note_negative_size(const std::vector<entry> &entries)
     }
 }
 
+// A preset is a template: --size=S is its test file's size.  A preset job that
+// sets filesize=F and works on parts of it (size=, offset=, offset_increment=:
+// olap's four threads each reading their own quarter) gets filesize=S and
+// those parts scaled by S/F, so every job shrinks with the file instead of
+// reaching past it.  Parts stay multiples of 4 KiB (direct I/O).
+void layering::scale_to_cli_size(const plan_job &own, plan_job &j) const
+{
+    uint64_t file = own.filesize_max_bytes, s = j.size_bytes;
+    if (!file || !s || j.size_ppm || !cli_set_.count("size") || cli_set_.count("filesize"))
+        return;
+    auto scaled = [&](uint64_t v) { return (uint64_t)((unsigned __int128)v * s / file) & ~(uint64_t)4095; };
+    j.filesize_min_bytes = j.filesize_max_bytes = s;
+    j.size_bytes = own.size_bytes ? scaled(own.size_bytes) : s;
+    if (own.offset_bytes && !cli_set_.count("offset"))
+        j.offset_bytes = scaled(own.offset_bytes);
+    if (own.offset_increment_bytes && !cli_set_.count("offset_increment"))
+        j.offset_increment_bytes = scaled(own.offset_increment_bytes);
+}
+
 bool layering::wanted(const std::string &section) const
 {
     const auto &only = req_.only_sections;
@@ -120,7 +140,9 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
         d.spec.echo = s.entries;
         apply_section(d.spec, s.entries, errors_);
         if (req_.cli_overrides && index == 0) {
+            plan_job own = d.spec.pj;
             apply_section(d.spec, req_.cli_globals, errors_);
+            scale_to_cli_size(own, d.spec.pj);
             d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
         }
         // Each job file after the first starts with a stonewall, as in fio.

@@ -206,6 +206,25 @@ void write_footer(std::ostream &out, const results &r, const plan &p, const cdm_
 	out << "     OS: " << std::string(r.kernel, strnlen(r.kernel, sizeof(r.kernel))) << "\n";
 }
 
+// A table from a file under CrystalDiskMark's default 1 GiB, or runs under its
+// 5 s, is a smoke test (the default preset is 16 MiB for 0.5 s): caches and
+// short runs flatter it, and a reader comparing it with CrystalDiskMark's must
+// be told so under the profile's name.
+void write_smoke_note(std::ostream &out, const plan &p)
+{
+	const uint64_t cdm_size = 1ull << 30, cdm_runtime_ns = 5000000000ull;
+	if (!p.nr_jobs)
+		return;
+	const plan_job &first = *plan_job_at(&p, 0);
+	uint64_t size = test_size(first);
+	if (size >= cdm_size && (!first.runtime_ns || first.runtime_ns >= cdm_runtime_ns))
+		return;
+	out << "  Note: a smoke test (" << size_text(size) << ", "
+	    << (first.runtime_ns ? seconds_text(first.runtime_ns) : std::string("one pass"))
+	    << " per run), not CrystalDiskMark's 1 GiB for 5 sec: caches and short runs flatter the figures "
+	       "(--preset=cdm-default for comparable ones)\n";
+}
+
 // What keeps a row from being the whole truth: errors and an interrupted run.
 void write_notes(std::ostream &out, const results &r, const plan &p,
 		 const std::vector<std::vector<run_figures>> &runs)
@@ -219,6 +238,10 @@ void write_notes(std::ostream &out, const results &r, const plan &p,
 			}
 	if (r.interrupted)
 		out << "  Note: interrupted; the figures cover only what ran\n";
+	write_smoke_note(out, p);
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		if (!strcmp(r.msgs[i].code, "run/left-files"))
+			out << "  Note: " << r.msgs[i].text << "\n";
 }
 
 // CrystalDiskMark shows the best of its runs: say of how many, and how.

@@ -26,6 +26,8 @@ using writer_fn = void (*)(std::ostream &out, const model &m, const results &r, 
 void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version, int ver = 3);
 std::string terse_line(const entry &e, const group_stat &g, const results &r, const std::string &version,
 		       int ver = 3);
+// The header row of --output-format=csv: a name for each field of write_terse's lines.
+std::string terse_header(const model &m, const results &r, int ver = 3);
 
 // fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
 // version: "fio version", report::version_string(options.who).

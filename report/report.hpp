@@ -48,6 +48,7 @@ enum format_bits : unsigned {
 	FORMAT_DISKSPD = 1u << 9,	// DISKSPD 2.2's text (also the diskspd front end's default)
 	FORMAT_DISKSPD_XML = 1u << 10,	// DISKSPD's -Rxml
 	FORMAT_HTML = 1u << 11,		// one self-contained page (html.hpp)
+	FORMAT_CSV = 1u << 12,		// terse lines under a header row naming the fields
 };
 
 struct options {

@@ -177,6 +177,63 @@ std::string terse_line(const entry &e, const group_stat &g, const results &r, co
 	return s + "\n";
 }
 
+namespace {
+
+// The names of one direction's fields, prefixed read_, write_, trim_ or mixed_.
+std::string ddir_names(const std::string &d, int ver)
+{
+	std::string s = ";" + d + "_kib;" + d + "_bw_kib_s;" + d + "_iops;" + d + "_runtime_ms";
+	for (const char *lat : {"slat", "clat"})
+		for (const char *f : {"min_us", "max_us", "mean_us", "dev_us"})
+			s += ";" + d + "_" + lat + "_" + f;
+	for (int i = 1; i <= PLAN_PERCENTILES_MAX; i++)
+		s += strf(";%s_clat_pct%02d", d.c_str(), i);
+	for (const char *f : {"min_us", "max_us", "mean_us", "dev_us"})
+		s += ";" + d + "_lat_" + f;
+	for (const char *f : {"min", "max", "agg_pct", "mean", "dev"})
+		s += ";" + d + "_bw_" + f;
+	if (ver == 5)
+		for (const char *f : {"bw_samples", "iops_min", "iops_max", "iops_mean", "iops_dev", "iops_samples"})
+			s += ";" + d + "_" + f;
+	return s;
+}
+
+} // namespace
+
+// One name per field of the lines write_terse prints for this model, in their
+// order, so a spreadsheet opening --output-format=csv has its columns named.
+std::string terse_header(const model &m, const results &r, int ver)
+{
+	std::string s = ver == 2 ? "terse_version;jobname;groupid;error"
+				 : "terse_version;fio_version;jobname;groupid;error";
+	const entry *first = m.entries.empty() ? nullptr : &m.entries.front();
+	bool mixed_only = first && first->unified == PLAN_UNIFIED_MIXED;
+	s += ddir_names(mixed_only ? "mixed" : "read", ver);
+	if (!mixed_only) {
+		s += ddir_names("write", ver);
+		if (ver != 3)
+			s += ddir_names("trim", ver);
+	}
+	if (first && first->mixed)
+		s += ddir_names("mixed", ver);
+	s += ";cpu_usr;cpu_sys;cpu_ctx;cpu_majf;cpu_minf";
+	for (const char *d : {"1", "2", "4", "8", "16", "32", "ge64"})
+		s += std::string(";iodepth_") + d;
+	for (const char *u : {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"})
+		s += std::string(";lat_us_") + u;
+	for (const char *u : {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", "ge2000"})
+		s += std::string(";lat_ms_") + u;
+	for (uint32_t i = 0; ver >= 3 && i < r.nr_disks; i++)
+		for (const char *f : {"name", "read_ios", "write_ios", "read_merges", "write_merges", "read_ticks",
+				      "write_ticks", "in_queue", "util"})
+			s += strf(";disk%u_%s", i, f);
+	if (first && first->last && first->last->continue_on_error)
+		s += ";total_err;first_error";
+	if (first && !first->description.empty())
+		s += ";description";
+	return s + "\n";
+}
+
 void write_terse(std::ostream &out, const model &m, const results &r, const std::string &version,
 		       int ver)
 {

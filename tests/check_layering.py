@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/check_layering.py - enforces DESIGN.md's one-way data flow by #include lines.
+"""tests/check_layering.py - enforces the one-way data flow of docs/architecture.md by #include lines.
 
 parser/ -> plan (engine/plan.h) -> engine/ -> results (engine/results.h) -> report/.
 Only cli/ may include from every stage; tests/ may include anything.
@@ -60,7 +60,7 @@ def main() -> int:
     for b in bad:
         print(b, file=sys.stderr)
     if bad:
-        print(f"check-layering: {len(bad)} include(s) break the data flow (DESIGN.md)", file=sys.stderr)
+        print(f"check-layering: {len(bad)} include(s) break the data flow (docs/architecture.md)", file=sys.stderr)
         return 1
     return 0
 

@@ -7,7 +7,7 @@
  * flight, and a completion callback hands each one back.  Without size= the
  * export's size bounds the job, as fio takes it from the server.
  *
- * Safety (DESIGN.md, "nothing lost"): nothing local is opened or laid out.
+ * Safety (docs/safety.md): nothing local is opened or laid out.
  * The only target written is the export the job's own uri= names, so the job
  * text is the user's explicit consent, as filename= of a device with
  * allow_device_write is; a job without uri= is refused before it runs.

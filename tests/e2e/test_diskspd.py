@@ -134,3 +134,46 @@ class DiskspdFrontEnd(TmpDirCase):
         root = ET.fromstring(p.stdout)
         self.assertEqual(root.tag, "Results")
         self.assertIsNotNone(root.find(".//TimeSpan"))
+
+
+class CachingFlags(TmpDirCase):
+    """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
+    translated to what it means; and a device written only when the user says so."""
+
+    MEANING = {  # flag: (direct=1, sync=dsync) in the translated job
+        "-S": (True, False), "-Sb": (False, False), "-Su": (True, False), "-Sw": (False, True),
+        "-Sh": (True, True), "-Sd": (True, False), "-Ss": (False, True), "-Sds": (True, True),
+        "-Suw": (True, True), "-Sbw": (False, True), "-Sr": (False, False), "-Sdr": (True, False),
+    }
+
+    def test_each_caching_flag_means_what_its_tool_says(self):
+        for flag, (direct, sync) in self.MEANING.items():
+            with self.subTest(flag=flag):
+                p = run(["diskspd", "-b4K", "-c1M", "-d1", flag, "--job", "f.dat"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual("direct=1" in p.stdout.splitlines(), direct, p.stdout)
+                self.assertEqual("sync=dsync" in p.stdout.splitlines(), sync, p.stdout)
+                self.assertEqual("SMB" in p.stderr, "r" in flag, p.stderr)
+        p = run(["diskspd", "-b4K", "-c1M", "-d1", "-Sd", "-Su", "--job", "f.dat"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("conflicts with an earlier caching flag", p.stderr)
+
+    def test_allow_device_write_lets_a_diskspd_line_write_a_device(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root for a loop device")
+        img = self.tmp / "dev.img"
+        with open(img, "wb") as f:
+            f.truncate(16 << 20)
+        dev = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        try:
+            line = ["diskspd", "-b4K", "-d1", "-w100", "-o1", "-t1", "-Sd"]
+            p = run([*line, dev], cwd=self.tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"allow_device_write={dev}", p.stderr)
+            p = run([*line, f"--allow_device_write={dev}", dev], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            total = re.search(r"^total:\s+(\d+)", p.stdout, re.M)
+            self.assertTrue(total and int(total.group(1)) > 0, p.stdout)
+        finally:
+            subprocess.run(["losetup", "-d", dev])

@@ -1,8 +1,9 @@
-"""tests/e2e/test_docs.py - every command shown in README.md and the man pages' EXAMPLES runs.
+"""tests/e2e/test_docs.py - every command shown in README.md, docs/*.md and the man pages' EXAMPLES runs.
 
-Commands are taken from the documents themselves: README lines starting with
-"$ " in code blocks (a `$ cat FILE` block recreates FILE from the lines shown),
-and the literal blocks of ioplan(1)'s EXAMPLES.  Paths under /tmp and the
+Commands are taken from the documents themselves: lines starting with "$ " in
+README.md and each docs/*.md (a `$ cat FILE` block recreates FILE from the lines
+shown), run in order in one private directory per document, and the literal
+blocks of ioplan(1)'s EXAMPLES.  Paths under /tmp and the
 example chart's output go to a private directory (the table below); job files
 under examples/ are the repository's.
 """
@@ -17,6 +18,7 @@ REPLACE = [  # (shown, run) - applied in order
     ("examples/gnome-disks-sweep.svg", "{tmp}/sweep.svg"),
     ("/tmp/ioplan-scratch", "{tmp}"),
     ("/tmp/scratch", "{tmp}"),
+    ("/tmp/ncs", "{tmp}"),  # README: the directory of its sample result
     ("/tmp/pr", "{tmp}"),
     ("/tmp/ds.dat", "{tmp}/ds.dat"),
     ("--directory=/tmp ", "--directory={tmp} "),
@@ -25,10 +27,10 @@ REPLACE = [  # (shown, run) - applied in order
 ]
 
 
-def readme_commands():
-    """(files, commands): files made by `$ cat NAME` blocks, then every `$ ` command."""
+def doc_commands(path):
+    """(files, commands) of one document: files made by `$ cat NAME` blocks, then every `$ ` command."""
     files, cmds = {}, []
-    lines = (ROOT / "README.md").read_text().splitlines()
+    lines = path.read_text().splitlines()
     for i, line in enumerate(lines):
         if not line.startswith("$ "):
             continue
@@ -78,16 +80,46 @@ class Docs(TmpDirCase):
                         f"{cmd}: no output")
         return p
 
-    def test_readme_commands_run_as_shown(self):
-        files, cmds = readme_commands()
-        self.assertIn("rw.fio", files)
+    def run_document(self, path, min_commands):
+        files, cmds = doc_commands(path)
         for name, text in files.items():
             self.write(name, text.replace("/tmp/pr", str(self.tmp)).replace("/mnt/shared", f"{self.tmp}/shared"))
-        self.assertGreaterEqual(len(cmds), 6)
+        self.assertGreaterEqual(len(cmds), min_commands, path)
         for cmd in cmds:
-            with self.subTest(cmd=cmd):
+            with self.subTest(doc=path.name, cmd=cmd):
                 self.run_shown("set -o pipefail; " + cmd)
-        self.assertTrue((self.tmp / "sweep.svg").stat().st_size > 10000)
+        return files
+
+    def test_readme_commands_run_as_shown(self):
+        files = self.run_document(ROOT / "README.md", 6)
+        self.assertIn("rw.fio", files)
+        self.assertLess(len((ROOT / "README.md").read_text().splitlines()), 250)
+
+    def test_docs_commands_run_as_shown(self):
+        docs = sorted((ROOT / "docs").glob("*.md"))
+        self.assertGreaterEqual(len(docs), 8)
+        shown = 0
+        for path in docs:
+            # One private directory per document, as a reader following it would have.
+            with self.subTest(doc=path.name):
+                self.tearDown()
+                self.setUp()
+                files, cmds = doc_commands(path)
+                if cmds:
+                    self.run_document(path, 1)
+                    shown += len(cmds)
+                if path.name == "logs-and-replay.md":
+                    self.assertTrue((self.tmp / "sweep.svg").stat().st_size > 10000)
+        self.assertGreaterEqual(shown, 15)
+
+    def test_docs_links_resolve(self):
+        # Every relative link of README.md and docs/ names a file of the repository.
+        for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+            for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", path.read_text()):
+                if (path.parent / target).resolve() == ROOT / "docs/safety.md" and not (ROOT / "docs/safety.md").exists():
+                    continue  # written on the safety work's branch; checked once merged
+                with self.subTest(doc=path.name, link=target):
+                    self.assertTrue((path.parent / target).exists(), f"{path.name}: {target}")
 
     def test_man_page_examples_run_as_shown(self):
         cmds = man_commands()

@@ -257,3 +257,17 @@ class FioExamplesCorpus(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShadowedWhenRefused(TmpDirCase):
+    """fio's rule (the job file wins over the command line) stays, and is visible even
+    when the file's own value makes the preflight refuse the run."""
+
+    def test_the_note_comes_with_the_preflight_error(self):
+        self.write("big.fio", "[big]\nrw=read\nsize=4000t\nruntime=1\n")
+        p = run(["--size=64m", f"--directory={self.tmp}", str(self.tmp / "big.fio")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not enough free space", p.stderr)
+        self.assertIn(f"{self.tmp / 'big.fio'}:3:1: --size=64m is overridden by size=4000t in the job file",
+                      p.stderr)
+        self.assertFalse((self.tmp / "big.0.0").exists())

@@ -8,7 +8,7 @@ import os
 import re
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
 
 
 class ZoneMode(TmpDirCase):
@@ -248,3 +248,32 @@ class FileAppend(TmpDirCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CsvHeader(TmpDirCase):
+    """--output-format=csv is terse under a header row naming every field (as ioplan);
+    run as fio it stays fio 3.33's bare terse line."""
+
+    def test_header_names_each_field_of_the_lines(self):
+        self.write("j.fio", "[a]\nfilename=a.dat\nsize=1m\nrw=randrw\ncontinue_on_error=1\n"
+                            "[b]\nioengine=null\nsize=1m\nrw=read\ndescription=second job\n")
+        for ver in ("3", "5"):
+            p = run(["--output-format=csv", f"--terse-version={ver}", "j.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertEqual(len(lines), 3, p.stdout)
+            head, first = lines[0].split(";"), lines[1].split(";")
+            self.assertEqual(len(head), len(first), ver)
+            named = dict(zip(head, first))
+            self.assertEqual((named["terse_version"], named["jobname"]), (ver, "a"))
+            self.assertEqual(named["read_kib"], first[5])
+            self.assertEqual(int(named["read_kib"]) + int(named["write_kib"]), 1024)
+            self.assertIn("first_error", head)
+        # terse stays header-less, and fio's personality keeps fio's csv.
+        p = run(["--output-format=terse", "j.fio"], cwd=self.tmp)
+        self.assertTrue(p.stdout.startswith("3;"), p.stdout[:40])
+        if FIO:
+            ref = run_fio(["--output-format=csv", "--name=x", "--ioengine=null", "--size=1m"], cwd=self.tmp)
+            self.assertTrue(ref.stdout.startswith("3;fio-3.33;x;"), ref.stdout[:40])
+        p = run_as_fio(["--output-format=csv", "--name=x", "--ioengine=null", "--size=1m"], cwd=self.tmp)
+        self.assertTrue(p.stdout.startswith("3;fio-3.33;x;"), p.stdout[:40])

@@ -32,7 +32,7 @@ TEST_CASE("report: format names map to their writers' bits")
 	CHECK(parsed("normal") == report::FORMAT_NORMAL);
 	CHECK(parsed("terse") == report::FORMAT_TERSE);
 	CHECK(parsed("minimal") == report::FORMAT_TERSE);
-	CHECK(parsed("csv") == report::FORMAT_TERSE);
+	CHECK(parsed("csv") == report::FORMAT_CSV);
 	CHECK(parsed("json") == report::FORMAT_JSON);
 	CHECK(parsed("json+") == report::FORMAT_JSON_PLUS);
 	CHECK(parsed("json,terse,normal") ==
