@@ -6,12 +6,13 @@
  * run was interrupted (SIGINT, runtime, an error).  A later verify_only run
  * with verify_state_load=1 checks exactly those chunks, so an interrupted run
  * verifies clean instead of failing on blocks it never wrote.  The file is
- * named as fio names its state files (local-JOB-N-verify.state in the working
- * directory, '/' in the job name turned into '.'), but holds ioplan's map,
+ * named as fio names its state files (local-JOB-N-verify.state in --aux-path
+ * or the working directory, '/' in the job name turned into '.'), but holds ioplan's map,
  * not fio's list of completions: the two tools do not read each other's.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,11 +20,14 @@
 
 #define VSTATE_MAGIC "ioplan-verify-state 1"
 
-void vstate_name(char *out, size_t cap, const char *job, uint32_t index)
+void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index)
 {
-	int n = snprintf(out, cap, "local-%s-%" PRIu32 "-verify.state", job, index);
+	bool in_dir = dir && *dir;
+	int at = snprintf(out, cap, "%s%slocal-", in_dir ? dir : "", in_dir ? "/" : "");
+	int n = snprintf(out + (at < (int)cap ? at : 0), at < (int)cap ? cap - (size_t)at : 0,
+			 "%s-%" PRIu32 "-verify.state", job, index) + at;
 
-	for (int i = 6; i < n && (size_t)i < cap; i++)
+	for (int i = at; i < n && (size_t)i < cap; i++)
 		if (out[i] == '/')
 			out[i] = '.';
 }

@@ -43,6 +43,7 @@ struct eng_shared {
 	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
 	struct flows *flows;		/* flow=/flow_id= groups of the whole run (flow.h) */
 	struct scratch_files *scratch;	/* scratch files the run created (scratch.h) */
+	const char *aux_path;		/* plan.aux_path: side files go there (NULL = cwd) */
 };
 
 /* Where clones that start together meet once set up (worker.c start_together). */

@@ -16,7 +16,7 @@
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
- * failures: .hdr_fail; patterns also .expected) in the working directory,
+ * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
  * fio's names.  verify_backlog=N checks what was written after every N
  * completed writes (once nothing is in flight, so no check races a write)
  * and the read-back after the write phase checks the rest.
@@ -109,7 +109,7 @@ static int load_state(struct worker *w, uint64_t iv)
 
 	if (!(w->vmaps = new_maps(w, iv)))
 		return -ENOMEM;
-	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
 	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
 	if (!ret)
 		return 0;
@@ -194,7 +194,7 @@ static void save_state(struct worker *w)
 	char path[4096];
 	int ret;
 
-	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
 	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
 	if (ret)
 		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
@@ -241,20 +241,21 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 		     const struct vfy_bad *b)
 {
 	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
+	const char *aux = w->sh->aux_path ? w->sh->aux_path : "";
 	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
 	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
 	uint8_t *want;
 	char name[4096];
 	int ret;
 
-	snprintf(name, sizeof(name), "%s.%" PRIu64 ".%s", slash ? slash + 1 : path, buf_off + at,
-		 hdr ? "hdr_fail" : "received");
+	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
+		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
 	ret = dump_file(name, buf + at, iv);
 	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
 		for (uint64_t i = 0; i < iv; i++)
 			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
-		snprintf(name, sizeof(name), "%s.%" PRIu64 ".expected", slash ? slash + 1 : path,
-			 buf_off + at);
+		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
+			 slash ? slash + 1 : path, buf_off + at);
 		ret = dump_file(name, want, iv);
 		free(want);
 	}

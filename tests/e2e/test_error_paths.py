@@ -60,5 +60,44 @@ class WriteIologLost(TmpDirCase):
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 4 << 20)
 
 
+class AuxPath(TmpDirCase):
+    JOB = ["--name=v", "--size=64k", "--bs=4k", "--verify=crc32c", "--output-format=json"]
+
+    def test_state_files_go_there_and_are_read_from_there(self):
+        aux = self.tmp / "aux"
+        aux.mkdir()
+        p = run(self.JOB + ["--rw=write", "--verify_state_save=1", f"--aux-path={aux}"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(aux)), ["local-v-0-verify.state"])
+        self.assertEqual(sorted(self.tmp.glob("local-*")), [])
+        p = run(self.JOB + ["--rw=read", "--verify_only=1", "--verify_state_load=1", f"--aux-path={aux}"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 64 << 10)
+
+    def test_verify_dump_files_go_there(self):
+        aux = self.tmp / "aux"
+        aux.mkdir()
+        self.assertEqual(run(self.JOB + ["--rw=write", "--do_verify=0"], cwd=self.tmp).returncode, 0)
+        with open(self.tmp / "v.0.0", "r+b") as f:
+            f.seek(8192 + 100)
+            f.write(b"\xff")
+        p = run(self.JOB + ["--rw=read", "--verify_only=1", "--verify_dump=1", f"--aux-path={aux}"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(sorted(os.listdir(aux)), ["v.0.0.8192.received"])
+
+    def test_a_missing_directory_is_refused_before_any_io(self):
+        p = run(self.JOB + ["--rw=write", "--verify_state_save=1", "--aux-path=nowhere"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--aux-path=nowhere: No such file or directory", p.stderr)
+        self.assertFalse((self.tmp / "v.0.0").exists())
+
+    def test_help_says_what_goes_there(self):
+        text = run(["--help"]).stdout
+        self.assertNotIn("writes none", text)
+        self.assertRegex(text, r"--aux-path=DIR +directory for verify state files")
+
+
 if __name__ == "__main__":
     unittest.main()
