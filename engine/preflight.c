@@ -12,15 +12,18 @@
 #include "engine/ioengine.h"
 #include "engine/layout.h"
 #include "engine/numa.h"
+#include "engine/verify.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/un.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -707,6 +710,45 @@ static void check_totals(struct pf_state *s)
 		    (unsigned long long)s->buffered_read_bytes, (unsigned long long)avail);
 }
 
+/* verify_state_load: each clone's state file is whole and of its files, before any I/O. */
+static void check_state_files(struct pf_state *s, const struct plan_job *j)
+{
+	char path[PATH_MAX], why[256];
+
+	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
+		if (vstate_check(path, j->clones[c].nr_files, why, sizeof(why)))
+			add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
+			    "job '%s': verify_state_load: %s: %s", j->name, path, why);
+	}
+}
+
+/* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
+static void check_net_host(struct pf_state *s, const struct plan_job *j)
+{
+	const struct plan_net *o = &j->net;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	int r;
+
+	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !o->host)
+		return;
+	if (o->proto == PLAN_NET_UNIX) {
+		if (strlen(o->host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id,
+			    "job '%s': filename=%.64s...: a unix socket path has at most %zu bytes", j->name,
+			    o->host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return;
+	}
+	hints.ai_family = o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
+	r = getaddrinfo(o->host, NULL, &hints, &res);
+	if (r)
+		add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id, "job '%s': hostname=%.200s: %s", j->name,
+		    o->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+	freeaddrinfo(res);
+}
+
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
 {
 	struct pf_state *s = calloc(1, sizeof(*s));
@@ -723,6 +765,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_queue(s, j, mem_available(env));
 		check_engine_built(s, j);
 		check_numa_nodes(s, j);
+		check_state_files(s, j);
+		check_net_host(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

@@ -99,5 +99,61 @@ class AuxPath(TmpDirCase):
         self.assertRegex(text, r"--aux-path=DIR +directory for verify state files")
 
 
+class BrokenStateFiles(TmpDirCase):
+    """verify_state_load of a state file that cannot be one: exit 2 before any I/O, naming it and the fault."""
+    JOB = ["--name=v", "--size=64k", "--bs=4k", "--verify=crc32c", "--output-format=json"]
+    STATE = "local-v-0-verify.state"
+
+    def setUp(self):
+        super().setUp()
+        p = run(self.JOB + ["--rw=write", "--verify_state_save=1"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.good = (self.tmp / self.STATE).read_bytes()
+        (self.tmp / self.STATE).unlink()
+
+    def check(self, why):
+        p = run(self.JOB + ["--rw=read", "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'v': verify_state_load: {self.STATE}: {why}", p.stderr)
+        self.assertEqual(p.stdout, "")
+
+    def test_empty(self):
+        (self.tmp / self.STATE).write_bytes(b"")
+        self.check("empty")
+
+    def test_garbage(self):
+        (self.tmp / self.STATE).write_bytes(b"garbage\n" * 100)
+        self.check("not an ioplan verify state file")
+
+    def test_truncated(self):
+        (self.tmp / self.STATE).write_bytes(self.good[:-4])
+        self.check("truncated: the map of file 0 needs 8 bytes")
+
+    def test_a_directory(self):
+        (self.tmp / self.STATE).mkdir()
+        self.check("a directory, not a state file")
+
+    def test_dev_zero_is_not_read(self):
+        (self.tmp / self.STATE).symlink_to("/dev/zero")
+        self.check("not a regular file")
+
+
+class NetHostNames(TmpDirCase):
+    def check(self, host):
+        p = run(["--name=n", "--ioengine=net", f"--hostname={host}", "--port=9", "--rw=write", "--size=1m"],
+                cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'n': hostname={host[:200]}: ", p.stderr)
+        self.assertNotIn("Invalid argument", p.stderr)
+        return p.stderr
+
+    def test_an_unresolvable_name_gives_the_resolvers_message_up_front(self):
+        # .invalid never resolves (RFC 6761); the resolver's own words, not EINVAL at run time.
+        self.assertRegex(self.check("no-such-host.invalid"), r"hostname=no-such-host\.invalid: \S")
+
+    def test_an_over_long_name(self):
+        self.check("a" * 300)
+
+
 if __name__ == "__main__":
     unittest.main()
