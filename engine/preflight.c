@@ -749,6 +749,33 @@ static void check_net_host(struct pf_state *s, const struct plan_job *j)
 	freeaddrinfo(res);
 }
 
+/* nbd: the export is asked its size once; a region past its end is refused before any I/O. */
+static void check_remote_size(struct pf_state *s, const struct plan_job *j)
+{
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+	uint64_t size = 0, start, len;
+	int ret;
+
+	if (!o || !o->target_size || o->unavailable)
+		return;
+	if ((ret = o->target_size(j, &size))) {
+		add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
+		    j->name, j->nbd_uri ? j->nbd_uri : "no uri=", strerror(-ret));
+		return;
+	}
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			layout_region(j, &j->clones[c], &j->clones[c].files[f], size, &start, &len);
+			if (start + len <= size)
+				continue;
+			add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id,
+			    "job '%s': %s: the region (bytes %llu to %llu) runs past the end of the export (%llu bytes): "
+			    "lower size= or offset=", j->name, j->nbd_uri, (unsigned long long)start,
+			    (unsigned long long)(start + len), (unsigned long long)size);
+			return;
+		}
+}
+
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
 {
 	struct pf_state *s = calloc(1, sizeof(*s));
@@ -767,6 +794,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_numa_nodes(s, j);
 		check_state_files(s, j);
 		check_net_host(s, j);
+		check_remote_size(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

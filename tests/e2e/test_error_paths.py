@@ -8,8 +8,10 @@ is exit 2 before any I/O naming what is wrong with it.
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 from common import TmpDirCase, run
@@ -153,6 +155,26 @@ class NetHostNames(TmpDirCase):
 
     def test_an_over_long_name(self):
         self.check("a" * 300)
+
+
+@unittest.skipUnless(shutil.which("nbdkit"), "nbdkit not installed")
+class NbdPastTheExport(TmpDirCase):
+    def test_size_past_the_exports_end_is_refused_before_any_io(self):
+        sock = self.tmp / "nbd.sock"
+        server = subprocess.Popen(["nbdkit", "-U", str(sock), "-f", "memory", "1M"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.kill(), server.wait()))
+        deadline = time.monotonic() + 30
+        while not sock.exists():
+            self.assertLess(time.monotonic(), deadline, "nbdkit's socket never appeared")
+            time.sleep(0.01)
+        uri = f"nbd+unix:///?socket={sock}"
+        p = run(["--name=r", "--ioengine=nbd", f"--uri={uri}", "--rw=write", "--bs=4k", "--size=2m",
+                 "--output-format=json"], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'r': {uri}: the region (bytes 0 to 2097152) runs past the end of the export "
+                      "(1048576 bytes)", p.stderr)
+        self.assertEqual(p.stdout, "")
 
 
 if __name__ == "__main__":
