@@ -8,13 +8,14 @@ is exit 2 before any I/O naming what is wrong with it.
 import json
 import os
 import pathlib
+import resource
 import shutil
 import subprocess
 import tempfile
 import time
 import unittest
 
-from common import TmpDirCase, run
+from common import BIN, TmpDirCase, run
 
 
 def fill(path):
@@ -175,6 +176,22 @@ class NbdPastTheExport(TmpDirCase):
         self.assertIn(f"job 'r': {uri}: the region (bytes 0 to 2097152) runs past the end of the export "
                       "(1048576 bytes)", p.stderr)
         self.assertEqual(p.stdout, "")
+
+
+class MergeTooLarge(TmpDirCase):
+    def test_iters_past_available_memory_are_refused_up_front(self):
+        from test_iolog import synthetic_blktrace
+        (self.tmp / "a.bin").write_bytes(synthetic_blktrace(10))
+        (self.tmp / "b.bin").write_bytes(synthetic_blktrace(10))
+        # A ceiling on the address space: code that merges first cannot take the machine down.
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+        p = subprocess.run([BIN, "--merge-blktrace-only", "--name=m", "--read_iolog=a.bin:b.bin",
+                            "--merge_blktrace_file=m.bin", "--merge_blktrace_iters=2000000000:1"],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=120, preexec_fn=limit)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"m\.bin: error: merge_blktrace_iters: the merged trace would take up to "
+                                   r"\d+ bytes .* more than the \d+ bytes of memory available")
+        self.assertFalse((self.tmp / "m.bin").exists())
 
 
 if __name__ == "__main__":
