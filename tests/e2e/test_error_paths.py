@@ -194,5 +194,22 @@ class MergeTooLarge(TmpDirCase):
         self.assertFalse((self.tmp / "m.bin").exists())
 
 
+class DiskspdLines(TmpDirCase):
+    def test_a_base_offset_past_the_file_says_so(self):
+        p = run(["diskspd", "-B8M", "-c1M", "-d1", "t.dat"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("diskspd: error: -B: the base offset (8388608 bytes) leaves no whole block "
+                      "(-b: 65536 bytes) in the file (-c: 1048576 bytes)", p.stderr)
+        self.assertNotIn("no size is given", p.stderr)
+        self.assertFalse((self.tmp / "t.dat").exists())
+
+    def test_2000_targets_have_no_line_limit(self):
+        targets = [str(self.tmp / f"t{i}.dat") for i in range(2000)]
+        p = run(["diskspd", "--showplan", "-c64k", "-d1", *targets], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        plan = json.loads(p.stdout)
+        self.assertEqual(sum(len(c["files"]) for g in plan["groups"] for j in g["jobs"] for c in j["clones"]), 2000)
+
+
 if __name__ == "__main__":
     unittest.main()
