@@ -218,6 +218,7 @@ struct worker {
 	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
 	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
 	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
+	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */
 	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */

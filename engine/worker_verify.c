@@ -459,12 +459,38 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 }
 
 /* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
+/*
+ * verify_only honours rate= and rate_iops= for its reads, as fio's (rate=8m:
+ * 8418071 B/s): a run of n chunks waits until it is due at that pace.
+ */
+static void pace(struct worker *w, uint64_t n)
+{
+	const struct plan_job *j = w->job;
+	uint64_t bps = j->rate_bytes_per_s[PLAN_DDIR_READ], iops = j->rate_iops[PLAN_DDIR_READ];
+	uint64_t now = clk_now(&w->clk), due = 0;
+
+	if (!j->verify_only || (!bps && !iops))
+		return;
+	if (!w->vpace_t0)
+		w->vpace_t0 = now;
+	/* A run is due once its own time at that pace has passed: runs are large, the rate holds whole. */
+	w->vpace_chunks += n;
+	if (bps)
+		due = (uint64_t)((double)w->vpace_chunks * (double)w->vfy->interval * 1e9 / (double)bps);
+	if (iops && (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops) > due)
+		due = (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops);
+	due += w->vpace_t0;
+	while (now < due && !stopping(w))
+		now = clk_sleep_until(&w->clk, due, 100000000ull);
+}
+
 static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
 		      bool zero, bool all, uint64_t *budget)
 {
 	uint64_t n = *run;
 
 	*run = 0;
+	pace(w, n);
 	if (check_run(w, f, buf, first * w->vfy->interval, n, zero) || stopping(w))
 		return true;
 	if (!all)

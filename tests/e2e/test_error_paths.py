@@ -211,5 +211,18 @@ class DiskspdLines(TmpDirCase):
         self.assertEqual(sum(len(c["files"]) for g in plan["groups"] for j in g["jobs"] for c in j["clones"]), 2000)
 
 
+class VerifyOnlyRate(TmpDirCase):
+    def test_verify_only_reads_at_rate(self):
+        job = ["--name=v", "--size=8m", "--bs=64k", "--verify=crc32c", "--output-format=json"]
+        self.assertEqual(run(job + ["--rw=write", "--do_verify=0"], cwd=self.tmp).returncode, 0)
+        p = run(job + ["--rw=read", "--verify_only=1", "--rate=4m"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        read = json.loads(p.stdout)["jobs"][0]["read"]
+        self.assertEqual(read["io_bytes"], 8 << 20)
+        # Pacing can only make it slower: at most the limit (fio: 8418071 B/s for rate=8m).
+        self.assertLessEqual(read["bw_bytes"], (4 << 20) * 1.02)
+        self.assertGreaterEqual(read["runtime"], 1700)
+
+
 if __name__ == "__main__":
     unittest.main()
