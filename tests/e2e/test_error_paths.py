@@ -224,5 +224,20 @@ class VerifyOnlyRate(TmpDirCase):
         self.assertGreaterEqual(read["runtime"], 1700)
 
 
+class LogUnixEpoch(TmpDirCase):
+    def test_no_entry_is_dated_outside_the_run(self):
+        before = int(time.time() * 1000)
+        p = run(["--name=e", "--ioengine=null", "--size=1m", "--numjobs=256", "--time_based", "--runtime=1",
+                 "--log_unix_epoch=1", "--write_bw_log=e", "--log_avg_msec=100", "--group_reporting",
+                 "--output=/dev/null"], cwd=self.tmp, timeout=120)
+        after = int(time.time() * 1000)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        stamps = [int(line.split(",")[0]) for f in self.tmp.glob("e_bw.*.log") for line in f.read_text().splitlines()]
+        self.assertGreater(len(stamps), 5)
+        # The old clock base dated entries up to 0.95 s after ioplan had exited.
+        self.assertLessEqual(max(stamps), after)
+        self.assertGreaterEqual(min(stamps), before)
+
+
 if __name__ == "__main__":
     unittest.main()
