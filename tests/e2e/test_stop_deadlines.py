@@ -23,9 +23,10 @@ NBDKIT = shutil.which("nbdkit")
 STOP_BOUND_S = 2.5
 
 
-def processes_with(arg):
-    """Pids of processes whose command line holds arg (a marker unique to one test)."""
-    out = subprocess.run(["pgrep", "-f", arg], capture_output=True, text=True).stdout
+def processes_with(cmd):
+    """Pids of processes whose command line is cmd (holding a marker unique to one test);
+    not ioplan's own, whose arguments hold it too."""
+    out = subprocess.run(["pgrep", "-f", f"^{cmd}$"], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
 
 
