@@ -46,7 +46,7 @@ struct args {
     std::vector<std::string> debug; // --debug classes
     std::string enghelp;            // --enghelp's engine[,option]
     std::string crctest;            // --crctest's checksum, "" = all
-    std::string aux_path;           // where auxiliary files go (none are written yet)
+    std::string aux_path;           // where verify state and verify_dump files go ("" = cwd)
     std::string trigger_file, trigger_cmd;
     uint64_t trigger_timeout_ns = 0;
     uint64_t eta_newline_ns = 0;    // end the progress line with a newline this often

@@ -78,7 +78,10 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         parser::loc at{"<command line>", 1, 1, "", nullptr};
         req.cli_globals.push_back(parser::entry{"allow_device_write", own.allow_device_write, true, at, at, {}, {}});
     }
-    parser::plan_ptr p = parser::plan_documents({parser::read_ini_text(t.ini, "<diskspd>")}, req, nullptr);
+    parser::ini_options unlimited;
+    unlimited.max_line = 0; // the translation's filename= lists every target: no line limit
+    parser::plan_ptr p =
+        parser::plan_documents({parser::read_ini_text(t.ini, "<diskspd>", ".", unlimited)}, req, nullptr);
     report::diskspd::options ro = report_options(t.info);
     std::ostringstream text;
     if (own.showplan) {

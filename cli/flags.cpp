@@ -220,7 +220,7 @@ const std::vector<flag> table = {
     {"idle-prof", flag_arg::required, "MODE", FIO,
      "system: report the CPU idleness over the run (CPUs' mean); percpu: and each CPU's; "
      "calibrate: print the unit of idle work and exit", idle_prof},
-    {"aux-path", flag_arg::required, "DIR", FIO, "directory for auxiliary files (ioplan writes none yet)",
+    {"aux-path", flag_arg::required, "DIR", FIO, "directory for verify state files (verify_state_save/load) and verify_dump files, as fio's",
      [](ctx &c, str v) { c.a.aux_path = v; }},
     // ---- many ranks (mpirun; cli/mpi.hpp) ----
     {"rank-output", flag_arg::required, "DIR", RUN,

@@ -214,6 +214,8 @@ int run_action(cli::args &a, cli::world *w)
         return cli::load_replays(*p, true) ? print_notes(notes) : 2;
     if (!cli::load_replays(*p) || !cli::check_run_flags(a, *p))
         return 2;
+    if (!a.aux_path.empty())
+        p->aux_path = plan_strdup(a.aux_path.c_str());
     if (a.what == cli::action::parse_only) {
         cli::debug_parse(a.debug, *p, getpid(), stdout);
         return print_notes(notes);

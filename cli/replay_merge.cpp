@@ -5,7 +5,8 @@
 // files are read and the result written.  Safety: the merged file replaces
 // nothing ioplan was not given: an existing file is left alone when it already
 // holds exactly the merge (a rerun) and refused when it holds anything else
-// (another trace, or one of the inputs); an empty one is filled.
+// (another trace, or one of the inputs); an empty one is filled.  A merge
+// that cannot fit in the memory available is refused before it starts.
 #include "cli/replay.hpp"
 
 #include <cerrno>
@@ -95,6 +96,38 @@ void merge_error(const std::string &path, const iolog_error &e)
         std::fprintf(stderr, "%s: error: merge_blktrace_file: %s\n", path.c_str(), e.msg);
 }
 
+// Bytes of memory available now (MemAvailable), 0 when unknown.
+uint64_t mem_available()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    uint64_t kib = 0;
+    while (in >> key >> kib)
+        if (key == "MemAvailable:")
+            return kib * 1024;
+        else
+            in.ignore(1 << 10, '\n');
+    return 0;
+}
+
+// The merge is built in memory: at most every source's records, times its
+// iters.  A merge that could not fit is refused before it starts (exit 2),
+// rather than growing until the system runs out.
+bool merge_fits(const plan_job &j, const std::vector<iolog_merge_src> &src)
+{
+    long double need = 0;
+    for (const auto &s : src)
+        need += (long double)s.len * (s.iters > 0 ? s.iters : 1);
+    uint64_t avail = mem_available();
+    if (!avail || need <= (long double)avail)
+        return true;
+    std::fprintf(stderr,
+                 "%s: error: merge_blktrace_iters: the merged trace would take up to %.0Lf bytes (each "
+                 "trace's size times its iters), more than the %llu bytes of memory available\n",
+                 j.merge_blktrace_path, need, (unsigned long long)avail);
+    return false;
+}
+
 } // namespace
 
 bool merge_traces(plan_job &j)
@@ -111,6 +144,8 @@ bool merge_traces(plan_job &j)
         src[i] = {bufs[i].data(), bufs[i].size(), j.nr_merge_scalars ? j.merge_scalars_pct[i] : 100,
                   j.nr_merge_iters ? j.merge_iters[i] : 1};
     }
+    if (!merge_fits(j, src))
+        return false;
     uint8_t *out = nullptr;
     size_t len = 0;
     uint32_t bad = 0;

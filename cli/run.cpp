@@ -1,6 +1,6 @@
 // cli/run.cpp - plan -> preflight -> engine -> results -> reports.
 //
-// SIGINT and SIGTERM are blocked in every thread before the engine starts
+// SIGINT, SIGTERM and SIGHUP are blocked in every thread before the engine starts
 // (its workers inherit the mask) and taken here with sigtimedwait, so the
 // first one asks the engine to stop and keep what it measured, and a second
 // aborts at once; the report is still written and JSON stays valid.  SIGUSR1,
@@ -128,7 +128,7 @@ void status(const std::string &text)
         (void)!::write(STDERR_FILENO, text.data(), text.size());
 }
 
-// Takes every pending SIGINT/SIGTERM: the first asks the engine to stop, the
+// Takes every pending SIGINT/SIGTERM/SIGHUP: the first asks the engine to stop, the
 // second aborts (e is null once the engine is done: a signal then only
 // counts).  A SIGUSR1 sets *usr1 (a report of the results so far).  Returns
 // how many stopping signals have been seen so far.
@@ -247,7 +247,7 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
     return 1;
 }
 
-// Runs the plan with SIGINT/SIGTERM taken by supervise(); the caller's signal
+// Runs the plan with SIGINT/SIGTERM/SIGHUP taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
 int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, int *signals,
                bool *triggered, interim_reports &interim, world *w)
@@ -256,6 +256,7 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP); // as fio: a closed terminal stops the run like SIGTERM
     sigaddset(&sigs, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     eng_opts eo{};

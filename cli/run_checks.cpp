@@ -1,9 +1,11 @@
-// cli/run_checks.cpp - the --readonly check before any I/O (run_checks.hpp).
+// cli/run_checks.cpp - the --readonly and --aux-path checks before any I/O (run_checks.hpp).
 #include "cli/run_checks.hpp"
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
+#include <sys/stat.h>
 
 #include "engine/engine.h"
 
@@ -29,11 +31,23 @@ bool readonly_ok(const plan &p)
     return ret == 0;
 }
 
+// --aux-path must name a directory now: a state file lost at the run's end cannot be had again.
+bool aux_path_ok(const std::string &dir)
+{
+    struct stat sb;
+    int r = dir.empty() ? 0 : stat(dir.c_str(), &sb);
+    if (dir.empty() || (r == 0 && S_ISDIR(sb.st_mode)))
+        return true;
+    std::fprintf(stderr, "ioplan: error: --aux-path=%s: %s; nothing was run\n", dir.c_str(),
+                 r ? std::strerror(errno) : "not a directory");
+    return false;
+}
+
 } // namespace
 
 bool check_run_flags(const args &a, const plan &p)
 {
-    return !a.readonly || readonly_ok(p);
+    return aux_path_ok(a.aux_path) && (!a.readonly || readonly_ok(p));
 }
 
 } // namespace cli

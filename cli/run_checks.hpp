@@ -1,8 +1,8 @@
 // cli/run_checks.hpp - what fio's run flags ask of a plan before any I/O.
 //
 // --readonly refuses every job that would write or trim, and every file the
-// layout would create, extend or fill; --warnings-fatal makes a warning an
-// error.
+// layout would create, extend or fill; --aux-path must be a directory;
+// --warnings-fatal makes a warning an error.
 #pragma once
 
 #include "cli/args.hpp"

@@ -279,6 +279,7 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	e->sh.snap_req = &e->snap_req;
 	e->sh.snapshots = e->opts.snapshots;
 	e->sh.fake = e->opts.fake_clock;
+	e->sh.aux_path = p->aux_path;
 	for (uint32_t i = 0; i < p->nr_jobs && !e->sh.sleep_gran_ns && !e->sh.fake; i++)
 		if (plan_job_at(p, i)->thinktime_ns)
 			e->sh.sleep_gran_ns = clk_sleep_granularity_ns(&e->sh.clk);

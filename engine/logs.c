@@ -134,7 +134,7 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 	return l;
 }
 
-void wlog_begin(struct wlog *l, uint64_t now)
+void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns)
 {
 	struct timespec ts;
 
@@ -150,7 +150,7 @@ void wlog_begin(struct wlog *l, uint64_t now)
 		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
 	l->base_ms = 0;
 	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
-		l->base_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / NS_PER_MS;
+		l->base_ms = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - ago_ns) / NS_PER_MS;
 }
 
 static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t value, uint8_t ddir,

@@ -150,8 +150,12 @@ bool logs_wanted(const struct plan_job *j);
 struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
 		       int *err);
 
-/* The measured window starts at now (clock ns). */
-void wlog_begin(struct wlog *l, uint64_t now);
+/*
+ * The measured window starts at now (clock ns), which was ago_ns before this
+ * call (a clone that joins its start gate late): log_unix_epoch dates the
+ * window's start, not the call.
+ */
+void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns);
 
 /* One completed I/O of the window; slat is UINT64_MAX for a sync engine (no slat). */
 void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,

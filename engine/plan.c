@@ -88,6 +88,7 @@ void plan_free(struct plan *p)
 	free(p->groups);
 	free_kvs(p->global_opts, p->nr_global_opts);
 	free(p->allow_device_write);
+	free(p->aux_path);
 	free(p);
 }
 

@@ -711,6 +711,9 @@ struct plan {
 	/* Safety: the one block device a user allowed writes to ("" = none). */
 	char *allow_device_write;
 	bool allow_existing_file_write;	/* write into files ioplan did not create */
+
+	/* --aux-path: the directory of verify state and verify_dump files (NULL = the working one). */
+	char *aux_path;
 };
 
 /*

@@ -18,11 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/un.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -595,7 +597,7 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
 		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
 		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
-			vstate_name(path, sizeof(path), j->name, j->clones[c].clone_index);
+			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
 			check_side_file(s, j, "verify_state_save", path, made_up);
 		}
 	}
@@ -834,6 +836,72 @@ static void check_totals(struct pf_state *s)
 		    (unsigned long long)s->buffered_read_bytes, (unsigned long long)avail);
 }
 
+/* verify_state_load: each clone's state file is whole and of its files, before any I/O. */
+static void check_state_files(struct pf_state *s, const struct plan_job *j)
+{
+	char path[PATH_MAX], why[256];
+
+	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
+		if (vstate_check(path, j->clones[c].nr_files, why, sizeof(why)))
+			add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
+			    "job '%s': verify_state_load: %s: %s", j->name, path, why);
+	}
+}
+
+/* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
+static void check_net_host(struct pf_state *s, const struct plan_job *j)
+{
+	const struct plan_net *o = &j->net;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	int r;
+
+	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !o->host)
+		return;
+	if (o->proto == PLAN_NET_UNIX) {
+		if (strlen(o->host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id,
+			    "job '%s': filename=%.64s...: a unix socket path has at most %zu bytes", j->name,
+			    o->host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return;
+	}
+	hints.ai_family = o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
+	r = getaddrinfo(o->host, NULL, &hints, &res);
+	if (r)
+		add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id, "job '%s': hostname=%.200s: %s", j->name,
+		    o->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+	freeaddrinfo(res);
+}
+
+/* nbd: the export is asked its size once; a region past its end is refused before any I/O. */
+static void check_remote_size(struct pf_state *s, const struct plan_job *j)
+{
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+	uint64_t size = 0, start, len;
+	int ret;
+
+	if (!o || !o->target_size || o->unavailable)
+		return;
+	if ((ret = o->target_size(j, &size))) {
+		add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
+		    j->name, j->nbd_uri ? j->nbd_uri : "no uri=", strerror(-ret));
+		return;
+	}
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			layout_region(j, &j->clones[c], &j->clones[c].files[f], size, &start, &len);
+			if (start + len <= size)
+				continue;
+			add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id,
+			    "job '%s': %s: the region (bytes %llu to %llu) runs past the end of the export (%llu bytes): "
+			    "lower size= or offset=", j->name, j->nbd_uri, (unsigned long long)start,
+			    (unsigned long long)(start + len), (unsigned long long)size);
+			return;
+		}
+}
+
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
 {
 	struct pf_state *s = calloc(1, sizeof(*s));
@@ -852,6 +920,9 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_engine_built(s, j);
 		check_numa_nodes(s, j);
 		check_side_files(s, j);
+		check_state_files(s, j);
+		check_net_host(s, j);
+		check_remote_size(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))

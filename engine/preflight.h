@@ -7,7 +7,9 @@
  * honour O_DIRECT (found by a real aligned probe, not a list of names), a range
  * past the end of an existing file or device, a block-device write the safety
  * rules refuse, a target that is no file (a directory, a socket, a FIFO to
- * write) or a stream (FIFO, character device) without size= to end it.  Warnings run anyway: a buffered read test whose working set
+ * write) or a stream (FIFO, character device) without size= to end it, a
+ * verify_state_load file that is no whole state file, a net hostname= the
+ * resolver does not know.  Warnings run anyway: a buffered read test whose working set
  * fits in free memory measures the page cache.
  */
 #ifndef IOPLAN_ENGINE_PREFLIGHT_H

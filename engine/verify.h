@@ -142,9 +142,16 @@ static inline bool vfy_map_test(const struct vfy_map *m, uint64_t i)
 }
 
 /* verify_state_save/load (verify_state.c): fio's file name, ioplan's map of written chunks. */
-void vstate_name(char *out, size_t cap, const char *job, uint32_t index);
+/* dir: --aux-path, where fio puts its state files too (NULL or "" = the working directory). */
+void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index);
 int vstate_save(const char *path, const struct vfy_map *maps, uint32_t nr, uint64_t interval);
 int vstate_load(const char *path, struct vfy_map *maps, uint32_t nr, uint64_t interval);
+/*
+ * Before any I/O: 0 when path is a whole state file of nr files, else -errno
+ * with why saying what is wrong (empty, truncated, not a state file, a
+ * directory or a device: never read past the file's size).
+ */
+int vstate_check(const char *path, uint32_t nr, char *why, size_t n);
 
 #ifdef __cplusplus
 }

@@ -512,7 +512,7 @@ void worker_begin_window(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	uint64_t zero[PLAN_DDIR_NR] = { 0 };
-	uint64_t now = w->now;
+	uint64_t now = w->now, t;
 	int ret;
 
 	w->phase = WP_RUN;
@@ -538,7 +538,8 @@ void worker_begin_window(struct worker *w)
 	else if (!ret)
 		w->res.iops_series = w->res.bw_series;
 	w->next_tick = w->bw_ser.next_end;
-	wlog_begin(w->log, now);
+	t = w->sh->fake ? now : clk_now(&w->clk);
+	wlog_begin(w->log, now, t > now ? t - now : 0);
 	if (ret)
 		w->fatal = true;
 	worker_rate_min_start(w);

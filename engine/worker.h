@@ -46,6 +46,7 @@ struct eng_shared {
 	struct flows *flows;		/* flow=/flow_id= groups of the whole run (flow.h) */
 	struct scratch_files *scratch;	/* scratch files the run created (scratch.h) */
 	const struct layout *lay;	/* the files as the layout checked them (layout_open) */
+	const char *aux_path;		/* plan.aux_path: side files go there (NULL = cwd) */
 };
 
 /* Where clones that start together meet once set up (worker.c start_together). */
@@ -164,6 +165,7 @@ struct worker {
 	uint32_t depth, batch_submit, cmin, cmax, low;
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
+	uint64_t drain_end;		/* remote engines: in-flight I/Os are abandoned here; 0 = unset */
 	uint32_t inflight;		/* queued or submitted, not completed */
 	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
 	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */
@@ -219,6 +221,7 @@ struct worker {
 	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
 	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
 	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
+	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */
 	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
@@ -226,6 +229,7 @@ struct worker {
 	/* Capture and replay (worker_replay.c). */
 	FILE *iolog;			/* write_iolog: NULL unless the job records */
 	uint64_t iolog_t0;		/* the clock when the log began (fio: at set-up) */
+	int iolog_err;			/* errno of the first failed write to it, or 0 */
 	uint64_t rp_next;		/* read_iolog: the next trace I/O */
 	uint64_t rp_t0;			/* when trace time 0 is due */
 	uint64_t rp_due;		/* the held I/O's due time */

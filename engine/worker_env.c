@@ -2,12 +2,13 @@
  * engine/worker_env.c - what surrounds a clone's I/O: fio's exec_prerun and
  * exec_postrun commands and lockmem's pinned memory.
  *
- * As fio: each command runs through the shell (system()) in the current
- * directory with its output in JOBNAME.prerun.txt / JOBNAME.postrun.txt;
+ * As fio: each command runs through the shell in the current directory with its output in JOBNAME.prerun.txt / JOBNAME.postrun.txt;
  * lockmem maps and mlocks that many bytes for the clone's run, so the rest
  * of the system has that much less memory (fio's way to test with less).
  * A prerun that fails is the clone's error before any I/O (fio skips the
- * job's I/O silently); a failed postrun is an error after it.
+ * job's I/O silently); a failed postrun is an error after it.  A stop
+ * (SIGINT, SIGTERM) ends a command still running, with what it started
+ * (child.h), instead of waiting for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "safety.h"
 #include "worker.h"
+
+#define ENV_SLICE_NS 50000000ull	/* a command's run is looked at this often for a stop */
+#define ENV_GRACE_NS 500000000ull	/* a stopped command gets this long after SIGTERM */
 
 /*
  * The output file NAME.MODE.txt, opened under the side-file rule (safety.h:
@@ -38,6 +43,27 @@ static int exec_output(struct worker *w, const char *path, const char *mode)
 	return fd;
 }
 
+/*
+ * The shell running line, waited for in slices: a stop (SIGINT, SIGTERM)
+ * ends it and what it started within ENV_GRACE_NS.  The exit status, or
+ * -errno (-EINTR: stopped).
+ */
+static int shell_run(struct worker *w, char *line)
+{
+	char sh[] = "/bin/sh", c[] = "-c", *argv[] = { sh, c, line, NULL };
+	pid_t pid;
+	int st = 0, ret = child_spawn(&pid, sh, NULL, argv);
+
+	if (ret)
+		return ret;
+	while (!child_reaped(pid, ENV_SLICE_NS, &st))
+		if (atomic_load_explicit(w->sh->stop, memory_order_relaxed)) {
+			child_stop(pid, ENV_GRACE_NS);
+			return -EINTR;
+		}
+	return st;
+}
+
 /* Runs one command as fio's exec_string; 0, or the error already recorded. */
 static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 {
@@ -51,19 +77,20 @@ static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 		close(fd);
 		return -ENOMEM;
 	}
-	st = system(line);
+	st = shell_run(w, line);
 	free(line);
 	safety_mark_output(fd);	/* what the command wrote is ioplan's: a re-run replaces it */
 	close(fd);
-	if (st != -1 && WIFEXITED(st) && !WEXITSTATUS(st))
+	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
 		return 0;
-	if (st == -1)
-		snprintf(what, sizeof(what), "exec_%s", mode);
+	if (st < 0)
+		snprintf(what, sizeof(what), "exec_%s%s", mode, st == -EINTR ? ": stopped" : "");
 	else
 		snprintf(what, sizeof(what), "exec_%s exited with status %d", mode,
 			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-	worker_error(w, .err = st == -1 ? errno : ECANCELED, .what = what);
-	return st == -1 ? -errno : -ECANCELED;
+	if (st != -EINTR)
+		worker_error(w, .err = st < 0 ? -st : ECANCELED, .what = what);
+	return st < 0 ? st : -ECANCELED;
 }
 
 int worker_env_start(struct worker *w)

@@ -25,6 +25,7 @@
 #include "worker.h"
 
 #define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
+#define REMOTE_DRAIN_NS 500000000ull	/* a remote target gets this long to answer what is in flight */
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
 void worker_record_error(struct worker *w, const struct worker_fault *f)
@@ -745,6 +746,29 @@ static void idle(struct worker *w)
 	w->now = clk_sleep_until(&w->clk, until, WAIT_SLICE_NS);
 }
 
+/*
+ * A server that does not answer must not hold the run past its end: once the
+ * window is over, a remote engine's I/Os in flight get REMOTE_DRAIN_NS, then
+ * they are abandoned and the job's error says how many.
+ */
+static bool remote_gave_up(struct worker *w)
+{
+	char what[96];
+
+	if (!w->ioe.ops->remote)
+		return false;
+	if (!w->drain_end)
+		w->drain_end = clk_now(&w->clk) + REMOTE_DRAIN_NS;
+	if (w->now < w->drain_end)
+		return false;
+	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
+		 w->inflight - w->nr_pending, REMOTE_DRAIN_NS / 1000000ull);
+	worker_error(w, .err = ETIMEDOUT, .what = what);
+	if (!w->res.error)
+		w->res.error = ETIMEDOUT;
+	return true;
+}
+
 void worker_loop(struct worker *w)
 {
 	w->burst = w->is_sync ? SYNC_BURST : w->depth;
@@ -760,7 +784,8 @@ void worker_loop(struct worker *w)
 		update_phase(w);
 		if (w->phase == WP_DRAIN) {
 			if (!w->inflight || w->fatal ||
-			    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1)
+			    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
+			    remote_gave_up(w))
 				break;
 		} else {
 			issue(w);

@@ -67,18 +67,31 @@ void worker_iolog_io(struct worker *w, const struct io_u *u)
 {
 	if (!w->iolog || u->ddir >= PLAN_DDIR_NR)
 		return;
-	fprintf(w->iolog, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
-		w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset, u->len);
+	if (fprintf(w->iolog, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
+		    w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset,
+		    u->len) < 0 && !w->iolog_err)
+		w->iolog_err = errno;
 }
 
 void worker_iolog_close(struct worker *w)
 {
+	char what[sizeof(((struct res_error *)0)->what)];
+	int err;
+
 	if (!w->iolog)
 		return;
 	iolog_files(w, "close");
-	if (fclose(w->iolog))
-		worker_error(w, .err = errno, .what = "writing write_iolog");
+	err = ferror(w->iolog) && !w->iolog_err ? EIO : w->iolog_err;
+	if (fclose(w->iolog) && !err)
+		err = errno;
 	w->iolog = NULL;
+	if (!err)
+		return;
+	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
+	snprintf(what, sizeof(what), "writing write_iolog=%.280s", w->job->write_iolog_path);
+	worker_error(w, .err = err, .what = what);
+	if (!w->res.error)
+		w->res.error = err;
 }
 
 void worker_replay_start(struct worker *w, uint64_t now)

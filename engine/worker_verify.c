@@ -16,7 +16,7 @@
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
- * failures: .hdr_fail; patterns also .expected) in the working directory,
+ * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
  * fio's names.  verify_backlog=N checks what was written after every N
  * completed writes (once nothing is in flight, so no check races a write)
  * and the read-back after the write phase checks the rest.
@@ -110,7 +110,7 @@ static int load_state(struct worker *w, uint64_t iv)
 
 	if (!(w->vmaps = new_maps(w, iv)))
 		return -ENOMEM;
-	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
 	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
 	if (!ret)
 		return 0;
@@ -195,7 +195,7 @@ static void save_state(struct worker *w)
 	char path[4096];
 	int ret;
 
-	vstate_name(path, sizeof(path), w->job->name, w->clone->clone_index);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
 	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
 	if (ret)
 		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
@@ -247,20 +247,21 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 		     const struct vfy_bad *b)
 {
 	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
+	const char *aux = w->sh->aux_path ? w->sh->aux_path : "";
 	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
 	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
 	uint8_t *want;
 	char name[4096], why[512], what[600];
 	int ret;
 
-	snprintf(name, sizeof(name), "%s.%" PRIu64 ".%s", slash ? slash + 1 : path, buf_off + at,
-		 hdr ? "hdr_fail" : "received");
+	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
+		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
 	ret = dump_file(name, buf + at, iv, why, sizeof(why));
 	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
 		for (uint64_t i = 0; i < iv; i++)
 			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
-		snprintf(name, sizeof(name), "%s.%" PRIu64 ".expected", slash ? slash + 1 : path,
-			 buf_off + at);
+		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
+			 slash ? slash + 1 : path, buf_off + at);
 		ret = dump_file(name, want, iv, why, sizeof(why));
 		free(want);
 	}
@@ -465,12 +466,38 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 }
 
 /* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
+/*
+ * verify_only honours rate= and rate_iops= for its reads, as fio's (rate=8m:
+ * 8418071 B/s): a run of n chunks waits until it is due at that pace.
+ */
+static void pace(struct worker *w, uint64_t n)
+{
+	const struct plan_job *j = w->job;
+	uint64_t bps = j->rate_bytes_per_s[PLAN_DDIR_READ], iops = j->rate_iops[PLAN_DDIR_READ];
+	uint64_t now = clk_now(&w->clk), due = 0;
+
+	if (!j->verify_only || (!bps && !iops))
+		return;
+	if (!w->vpace_t0)
+		w->vpace_t0 = now;
+	/* A run is due once its own time at that pace has passed: runs are large, the rate holds whole. */
+	w->vpace_chunks += n;
+	if (bps)
+		due = (uint64_t)((double)w->vpace_chunks * (double)w->vfy->interval * 1e9 / (double)bps);
+	if (iops && (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops) > due)
+		due = (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops);
+	due += w->vpace_t0;
+	while (now < due && !stopping(w))
+		now = clk_sleep_until(&w->clk, due, 100000000ull);
+}
+
 static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
 		      bool zero, bool all, uint64_t *budget)
 {
 	uint64_t n = *run;
 
 	*run = 0;
+	pace(w, n);
 	if (check_run(w, f, buf, first * w->vfy->interval, n, zero) || stopping(w))
 		return true;
 	if (!all)

@@ -217,6 +217,10 @@ void state::validate()
 	else if (create_bytes && info.random && create_bytes < info.align_bytes)
 		error("-c: the file (" + std::to_string(create_bytes) + " bytes) is smaller than one step of "
 		      "random alignment (-r: " + std::to_string(info.align_bytes) + " bytes)");
+	else if (create_bytes && info.base_bytes && info.base_bytes + info.block_bytes > create_bytes)
+		error("-B: the base offset (" + std::to_string(info.base_bytes) + " bytes) leaves no whole block "
+		      "(-b: " + std::to_string(info.block_bytes) + " bytes) in the file (-c: " +
+		      std::to_string(create_bytes) + " bytes)");
 	if (info.zero_buffers + info.random_per_write + (info.write_source_bytes > 0) > 1)
 		error("-Z, -Zr and -Z<size> choose the write content; give only one");
 }

@@ -201,9 +201,9 @@ void reader::read_text(const std::string &text0, const source &src, int depth)
 
 void reader::read_line(const std::string &line, int lineno, const source &src, int depth)
 {
-    if (line.size() > INI_MAX_LINE)
-        fail(make_loc(src, lineno, (int)INI_MAX_LINE + 1, ""),
-             "line is longer than " + std::to_string(INI_MAX_LINE) + " bytes");
+    if (opts_.max_line && line.size() > opts_.max_line)
+        fail(make_loc(src, lineno, (int)opts_.max_line + 1, ""),
+             "line is longer than " + std::to_string(opts_.max_line) + " bytes");
     line_state st;
     try {
         tao::pegtl::memory_input<> in(line, src.path);

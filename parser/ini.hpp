@@ -18,8 +18,14 @@ namespace parser {
 // Looks up ${VAR}; returns false when VAR is not set.  Defaults to getenv.
 using env_lookup = std::function<bool(const std::string &name, std::string *value)>;
 
+// The longest line accepted, as fio's 8 KiB line buffer.
+constexpr size_t INI_MAX_LINE = 8191;
+
 struct ini_options {
     env_lookup env;                 // empty: the process environment
+    // The longest line accepted; 0: any (text ioplan wrote itself, such as a
+    // DISKSPD command line's translation, whose filename= lists every target).
+    size_t max_line = INI_MAX_LINE;
     // Where the reader puts the errors of the lines it skipped; nullptr: it
     // throws them all (parser::error) once the file is read.
     error_sink *errors = nullptr;
@@ -38,7 +44,5 @@ document read_ini_text(const std::string &text, const std::string &display_name,
 // `at`); an unset variable is an error positioned at its '${'.
 std::string expand_vars(const std::string &text, loc at, const ini_options &opts);
 
-// The longest line accepted, as fio's 8 KiB line buffer.
-constexpr size_t INI_MAX_LINE = 8191;
 
 } // namespace parser

@@ -5,7 +5,9 @@
  * replaced by the runtime in seconds and %n by the job's name, as fio's); the
  * parser gives the job fio's 50 ms think after each I/O and makes it run until
  * runtime.  When the job ends, a program still running gets SIGTERM, then
- * SIGKILL after grace_time seconds, and is reaped.  With std_redirect (the
+ * SIGKILL after grace_time seconds, and is reaped; it runs with default
+ * signals in its own process group (child.h), so SIGTERM ends it at once and
+ * what it started goes with it.  With std_redirect (the
  * default) its stdout and stderr go to <job>.stdout and <job>.stderr in the
  * working directory, so the report on stdout stays the report.  posix_spawnp
  * starts it: no fork of a threaded process, and a program that cannot run is
@@ -14,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/child.h"
 #include "engine/ioengine.h"
 #include "engine/safety.h"
-
-extern char **environ;
-
-#define EXEC_POLL_NS 10000000l		/* how often the grace period looks for the program's exit */
 
 struct exec_eng {
 	const struct plan_job *job;
@@ -137,7 +135,7 @@ static int exec_start(struct exec_eng *x)
 	else if (argv && !(ret = -posix_spawn_file_actions_init(&fa))) {
 		ret = j->exec_std_redirect ? exec_redirect(&fa, x) : 0;
 		if (!ret)
-			ret = -posix_spawnp(&x->pid, argv[0], &fa, NULL, argv, environ);
+			ret = child_spawn(&x->pid, argv[0], &fa, argv);
 		posix_spawn_file_actions_destroy(&fa);
 	}
 	free(argv);
@@ -164,33 +162,12 @@ static int exec_init(struct ioe *e)
 	return 0;
 }
 
-/* True once the program has exited (and is reaped) within wait_ns. */
-static bool exec_reaped(pid_t pid, uint64_t wait_ns)
-{
-	struct timespec slice = { 0, EXEC_POLL_NS };
-
-	for (uint64_t waited = 0;; waited += EXEC_POLL_NS) {
-		pid_t r = waitpid(pid, NULL, WNOHANG);
-
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return true;
-		if (waited >= wait_ns)
-			return false;
-		nanosleep(&slice, NULL);
-	}
-}
-
 static void exec_exit(struct ioe *e)
 {
 	struct exec_eng *x = e->priv;
 
-	if (x->pid > 0 && !exec_reaped(x->pid, 0)) {
-		kill(x->pid, SIGTERM);
-		if (!exec_reaped(x->pid, (uint64_t)x->job->exec_grace_s * 1000000000ull)) {
-			kill(x->pid, SIGKILL);
-			waitpid(x->pid, NULL, 0);
-		}
-	}
+	if (x->pid > 0)
+		child_stop(x->pid, (uint64_t)x->job->exec_grace_s * 1000000000ull);
 	exec_close_outputs(x);
 	free(x);
 }

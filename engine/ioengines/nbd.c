@@ -5,7 +5,9 @@
  * fio 3.33's engines/nbd.c.  Each thread opens its own connection; reads,
  * writes and trims are libnbd's asynchronous commands, iodepth of them in
  * flight, and a completion callback hands each one back.  Without size= the
- * export's size bounds the job, as fio takes it from the server.
+ * export's size bounds the job, as fio takes it from the server.  Every wait
+ * on the server (connect, completions, the end) is in slices a stop or the
+ * end of runtime cuts: a server that stops answering cannot hold the run.
  *
  * Safety (docs/safety.md): nothing local is opened or laid out.
  * The only target written is the export the job's own uri= names, so the job
@@ -21,6 +23,10 @@
 
 #include "engine/ioengine.h"
 
+#define NBD_SLICE_MS 100	/* longest blind wait on the server: a stop is seen this fast */
+#define NBD_CONNECT_MS 10000	/* a connection outside a run (sizing the export) gives up here */
+#define NBD_DRAIN_MS 200	/* commands in flight at the end get this long to come back */
+
 struct nbd_data {
 	struct nbd_handle *h;
 	struct io_u **done;		/* completed, not yet handed back */
@@ -35,8 +41,29 @@ static int nbd_err(void)
 	return e ? -e : -EIO;
 }
 
+/*
+ * Connects in slices of NBD_SLICE_MS so a server that never answers cannot
+ * hold the run: stopping (the worker's stop or runtime) or, without it,
+ * NBD_CONNECT_MS ends the wait.
+ */
+static int nbd_connect_wait(struct nbd_handle *h, const char *uri, int (*stopping)(void *), void *arg)
+{
+	int waited = 0, r;
+
+	if (nbd_aio_connect_uri(h, uri) == -1)
+		return nbd_err();
+	while (nbd_aio_is_connecting(h)) {
+		if ((r = stopping ? stopping(arg) : waited >= NBD_CONNECT_MS ? -ETIMEDOUT : 0))
+			return r;
+		if (nbd_poll(h, NBD_SLICE_MS) == -1)
+			return nbd_err();
+		waited += NBD_SLICE_MS;
+	}
+	return nbd_aio_is_ready(h) ? 0 : nbd_err();
+}
+
 /* A connected handle, or NULL with *err set. */
-static struct nbd_handle *nbd_open_uri(const char *uri, int *err)
+static struct nbd_handle *nbd_open_uri(const char *uri, int *err, int (*stopping)(void *), void *arg)
 {
 	struct nbd_handle *h = nbd_create();
 
@@ -44,8 +71,8 @@ static struct nbd_handle *nbd_open_uri(const char *uri, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (!uri || nbd_connect_uri(h, uri) == -1) {
-		*err = uri ? nbd_err() : -EINVAL;
+	*err = uri ? nbd_connect_wait(h, uri, stopping, arg) : -EINVAL;
+	if (*err) {
 		nbd_close(h);
 		return NULL;
 	}
@@ -55,7 +82,7 @@ static struct nbd_handle *nbd_open_uri(const char *uri, int *err)
 static int nbd_size(const struct plan_job *j, uint64_t *size)
 {
 	int err = 0;
-	struct nbd_handle *h = nbd_open_uri(j->nbd_uri, &err);
+	struct nbd_handle *h = nbd_open_uri(j->nbd_uri, &err, NULL, NULL);
 	int64_t s;
 
 	if (!h)
@@ -81,7 +108,7 @@ static int nbd_init(struct ioe *e)
 	e->priv = d;
 	d->done = calloc(e->cfg.depth, sizeof(*d->done));
 	if (d->done)
-		d->h = nbd_open_uri(e->cfg.job->nbd_uri, &err);
+		d->h = nbd_open_uri(e->cfg.job->nbd_uri, &err, e->cfg.stopping, e->cfg.stop_arg);
 	else
 		err = -ENOMEM;
 	if (d->h)
@@ -98,10 +125,16 @@ static void nbd_exit(struct ioe *e)
 	if (!d)
 		return;
 	if (d->h) {
-		/* Commands still in flight (a stop) finish before the handle goes. */
-		while (nbd_aio_in_flight(d->h) > 0 && nbd_poll(d->h, 1000) >= 0)
-			;
-		nbd_shutdown(d->h, 0);
+		/*
+		 * Commands still in flight (a stop) may finish before the handle goes,
+		 * for NBD_DRAIN_MS at most: a server that does not answer is left
+		 * without the polite disconnect (which would wait for it too).
+		 */
+		for (int ms = 0; nbd_aio_in_flight(d->h) > 0 && ms < NBD_DRAIN_MS; ms += NBD_SLICE_MS)
+			if (nbd_poll(d->h, NBD_SLICE_MS) == -1)
+				break;
+		if (nbd_aio_in_flight(d->h) <= 0)
+			nbd_shutdown(d->h, 0);
 		nbd_close(d->h);
 	}
 	free(d->done);

@@ -147,8 +147,8 @@ class EveryMethod(TmpDirCase):
         self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 65536)
         state.unlink()
         p = run([*job, "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp)
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("verify_state_load: local-s-0-verify.state: No such file or directory", p.stderr)
+        self.assertEqual(p.returncode, 2)  # refused before any I/O
+        self.assertIn("job 's': verify_state_load: local-s-0-verify.state: No such file or directory", p.stderr)
 
     def test_fallocate_truncate_makes_a_sparse_file_of_the_size(self):
         for mode, sparse in (("truncate", True), ("posix", False)):

@@ -181,8 +181,8 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     REQUIRE(l);
     REQUIRE(a);
     const uint64_t t0 = 1000000000ull, ms = 1000000ull;
-    wlog_begin(l, t0);
-    wlog_begin(a, t0);
+    wlog_begin(l, t0, 0);
+    wlog_begin(a, t0, 0);
     wlog_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000, UINT64_MAX);
     // Averaged: 4 reads of 4 KiB with latencies 100..400 in the first 500 ms, then one more.
     for (int i = 1; i <= 4; i++)
