@@ -290,6 +290,20 @@ void after_trigger(const args &a, results *r, int signals)
         std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
 }
 
+// The job as run, for the report and the results store: each job file in INI
+// syntax, or the command line when the jobs were given on it.
+std::string job_text_of(const plan_source &src)
+{
+    std::string text;
+    for (const std::string &t : src.job_texts)
+        text += (text.empty() || text.back() == '\n' ? "" : "\n") + t;
+    if (!text.empty())
+        return text;
+    for (const std::string &arg : src.argv)
+        text += (text.empty() ? "" : " ") + arg;
+    return text;
+}
+
 bool fatal_warnings()
 {
     std::fprintf(stderr, "ioplan: error: --warnings-fatal: preflight gave warnings; nothing was run\n");
@@ -350,6 +364,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     debug_after_run(a.debug, p, pid, stderr);
     if (r)
         attach_findings(r, pf, notes);
+    if (r && src && !r->job_text)
+        r->job_text = strdup(job_text_of(*src).c_str());
     if (!a.rank_output.empty() && r)
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
     if (w)
