@@ -31,6 +31,7 @@
 #include "cli/output.hpp"
 #include "cli/agg_bw_log.hpp"
 #include "cli/progress.hpp"
+#include "cli/results_cmd.hpp"
 #include "cli/run_checks.hpp"
 #include "cli/run_ranks.hpp"
 #include "engine/engine.h"
@@ -372,6 +373,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         rc |= merge_ranks(w, r, src);
     if (r && reports) {
         rc |= write_reports(*r, p, a, formats, out, interim);
+        if (a.save)
+            rc |= save_run(*r, p, a) ? 0 : 1;
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)
