@@ -53,7 +53,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lpthread -lm -lz
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere it is left
 # out and --enghelp lists it as unavailable, instead of the build failing.
@@ -68,11 +68,12 @@ ENGINE_C  := $(sort $(filter-out $(if $(HAVE_LIBNBD),,engine/ioengines/nbd.c),\
 	$(wildcard engine/*.c engine/ioengines/*.c)))
 PARSER_CC := $(sort $(wildcard parser/*.cpp))
 REPORT_CC := $(sort $(wildcard report/*.cpp))
+RESULTS_CC := $(sort $(wildcard results/*.cpp))
 CLI_CC    := $(sort $(filter-out cli/main.cpp,$(wildcard cli/*.cpp)))
 TEST_CC   := $(sort $(filter-out tests/fuzz/%,$(wildcard tests/*.cpp tests/*/*.cpp)))
 
 LIB_OBJS := $(ENGINE_C:%.c=$(B)/%.o) $(PARSER_CC:%.cpp=$(B)/%.o) \
-	$(REPORT_CC:%.cpp=$(B)/%.o) $(CLI_CC:%.cpp=$(B)/%.o)
+	$(REPORT_CC:%.cpp=$(B)/%.o) $(RESULTS_CC:%.cpp=$(B)/%.o) $(CLI_CC:%.cpp=$(B)/%.o)
 TEST_OBJS := $(TEST_CC:%.cpp=$(B)/%.o)
 LIB := $(B)/libioplan.a
 UNIT := $(B)/unit_tests
@@ -86,7 +87,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
 	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
-	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil
+	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-sanitize suite unit e2e check check-generated check-layering generate \

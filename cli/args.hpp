@@ -58,6 +58,10 @@ struct args {
     std::string rank_output;
     int rank_shift = 0;
     uint64_t rank_timeout_ns = 600ull * 1000000000ull;
+    // Results that last: --save[=LABEL] keeps the run in the results store.
+    bool save = false;
+    std::string save_label;
+    std::string results_db;         // --results-db; "" = results::default_path()
     std::vector<std::string> argv;  // as given (a rank file records it for `merge`)
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;

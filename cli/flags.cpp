@@ -163,6 +163,13 @@ const std::vector<flag> table = {
      "under a header row naming each field (run as fio, fio's bare lines);\njson+ is json with latency bins;\n"
      "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
      "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report)."},
+    {"save", flag_arg::optional, "LABEL", OUT, "keep the run, with its environment, in the results store",
+     [](ctx &c, str v) { c.a.save = true; c.a.save_label = v; },
+     "See\n.Sx RESULTS\n(ioplan results, ioplan compare).  A store that cannot be written\n"
+     "still leaves the report printed in full; the exit status is then 1 and\nthe reason is on stderr."},
+    {"results-db", flag_arg::required, "PATH", OUT,
+     "the results store (default $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db)",
+     [](ctx &c, str v) { c.a.results_db = v; }},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",
      [](ctx &c, str v) { c.a.output_path = v; },
      "The file is opened (created if need be) before any I/O, so a missing\n"

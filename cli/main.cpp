@@ -24,6 +24,7 @@
 #include "cli/plot_cmd.hpp"
 #include "cli/report_cmd.hpp"
 #include "cli/presets.hpp"
+#include "cli/results_cmd.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
 #include "parser/parser.hpp"
@@ -302,6 +303,8 @@ int main(int argc, char **argv)
     try {
         if (called_as_diskspd(argv[0]))
             return cli::diskspd_main(argv[0], std::vector<std::string>(argv + 1, argv + argc));
+        if (argc > 1 && (!std::strcmp(argv[1], "results") || !std::strcmp(argv[1], "compare")))
+            return cli::results_main(argv[1], std::vector<std::string>(argv + 2, argv + argc));
         if (argc > 1 && !std::strcmp(argv[1], "diskspd"))
             return cli::diskspd_main("diskspd", std::vector<std::string>(argv + 2, argv + argc));
         cli::args a = cli::parse_args(argc, argv);

@@ -32,6 +32,7 @@
 #include "cli/output.hpp"
 #include "cli/agg_bw_log.hpp"
 #include "cli/progress.hpp"
+#include "cli/results_cmd.hpp"
 #include "cli/run_checks.hpp"
 #include "cli/run_ranks.hpp"
 #include "engine/engine.h"
@@ -355,6 +356,20 @@ void after_trigger(const args &a, results *r, int signals)
         std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
 }
 
+// The job as run, for the report and the results store: each job file in INI
+// syntax, or the command line when the jobs were given on it.
+std::string job_text_of(const plan_source &src)
+{
+    std::string text;
+    for (const std::string &t : src.job_texts)
+        text += (text.empty() || text.back() == '\n' ? "" : "\n") + t;
+    if (!text.empty())
+        return text;
+    for (const std::string &arg : src.argv)
+        text += (text.empty() ? "" : " ") + arg;
+    return text;
+}
+
 bool fatal_warnings()
 {
     std::fprintf(stderr, "ioplan: error: --warnings-fatal: preflight gave warnings; nothing was run\n");
@@ -426,12 +441,16 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         if (!left.empty())
             res_msg_add(r, RES_MSG_NOTE, "run/left-files", -1, "%s", left.c_str());
     }
+    if (r && src && !r->job_text)
+        r->job_text = strdup(job_text_of(*src).c_str());
     if (!a.rank_output.empty() && r)
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
     if (w)
         rc |= merge_ranks(w, r, src);
     if (r && reports) {
         rc |= write_reports(*r, p, a, formats, out, interim);
+        if (a.save)
+            rc |= save_run(*r, p, a) ? 0 : 1;
         rc |= r->error || r->interrupted ? 1 : 0;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)

@@ -24,6 +24,7 @@
 #include "cpustat.h"
 #include "idleprof.h"
 #include "diskstats.h"
+#include "environment.h"
 #include "engine.h"
 #include "engine_internal.h"
 #include "layout.h"
@@ -222,6 +223,8 @@ static void *coordinator(void *arg)
 	}
 	if (!ret) {
 		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
+		if (!e->sh.fake)
+			env_begin(e->res, &e->lay);
 		cpustat_begin(&e->cpus, e->sh.fake);
 		ret = logs_start(e);
 		idle = idle_start(e);
@@ -232,6 +235,7 @@ static void *coordinator(void *arg)
 		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->res);
+		env_end(e->res);
 	}
 	if (ret && !e->res->error)
 		e->res->error = -ret;

@@ -446,6 +446,13 @@ void results_free(struct results *r)
 	free(r->msgs);
 	free(r->cpus);
 	free(r->idle.cpus);
+	if (r->env) {
+		free(r->env->targets);
+		free(r->env->layers);
+		free(r->env->disks);
+		free(r->env);
+	}
+	free(r->job_text);
 	if (r->world) {
 		for (uint32_t i = 0; i < r->world->nranks; i++)
 			free(r->world->ranks[i].jobs);

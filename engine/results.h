@@ -372,6 +372,78 @@ struct res_world {
 	struct res_rank *ranks;		/* nranks, by rank */
 };
 
+/*
+ * The machine a run ran on and the storage stack under each of its targets
+ * (engine/environment.c).  Read from procfs, sysfs, DMI and statx only: a
+ * string that could not be read is "" and a number -1, never a guess.
+ */
+#define RES_ENV_PATH 4096
+#define RES_ENV_TEXT 256
+
+/* One layer under a target, outermost first; depth orders a tree (dm/md over several disks). */
+struct res_env_layer {
+	uint32_t depth;			/* 0 = what the target's file or device sits on directly */
+	char kind[16];			/* filesystem, partition, dm, md, loop, stacked, disk */
+	char name[64];			/* block device kernel name; the type of a filesystem */
+	char path[RES_ENV_PATH];	/* filesystem: mount point; loop: backing file */
+	char source[RES_ENV_TEXT];	/* filesystem: the device or source mounted */
+	char options[RES_ENV_TEXT * 2];	/* filesystem: mount options; dm: its name; md: its level */
+	char super_options[RES_ENV_TEXT * 2];	/* filesystem: the superblock's options */
+};
+
+/* The plan's files on one device (or file system), and the layers under them. */
+struct res_env_target {
+	char path[RES_ENV_PATH];	/* the first of them, as the plan names it */
+	uint32_t nr_files;
+	uint32_t first_layer;		/* into res_env.layers */
+	uint32_t nr_layers;
+};
+
+/* A disk at the bottom of some target's stack, and its counters over the run. */
+struct res_env_disk {
+	char name[32];
+	char vendor[64];
+	char model[128];
+	char firmware[64];
+	int64_t size_bytes;
+	int32_t rotational;		/* 0/1, -1 = not known */
+	int64_t logical_block_size;
+	int64_t physical_block_size;
+	char scheduler[32];		/* the one in force */
+	int64_t nr_requests;
+	char write_cache[32];		/* "write back" / "write through" */
+	bool counted;			/* the counters below were read before and after */
+	uint64_t ios;			/* read + write I/Os the disk completed during the run */
+	uint64_t bytes;			/* read + write bytes the disk transferred during the run */
+	uint64_t run_bytes;		/* bytes the run's jobs moved (all jobs: an upper bound) */
+	uint64_t other_bytes;		/* bytes beyond the run's own: someone else's I/O */
+	bool other_io;			/* other_bytes above the tolerance (environment.c) */
+	uint64_t stat0[11];		/* /sys/block/<disk>/stat at the start */
+};
+
+struct res_env {
+	char cpu_model[RES_ENV_TEXT];
+	int32_t sockets;		/* -1 = not known, as for every number here */
+	int32_t cores;
+	int32_t threads;
+	int64_t memory_bytes;
+	char os_id[64];			/* /etc/os-release */
+	char os_version_id[64];
+	char os_pretty_name[RES_ENV_TEXT];
+	char virtualization[32];	/* as systemd-detect-virt says: "none", "kvm", "docker" */
+	char vm[32];			/* the hypervisor, "none", or "" when unknown */
+	char container[32];		/* the container manager, "none" */
+	char sys_vendor[RES_ENV_TEXT];	/* DMI */
+	char product_name[RES_ENV_TEXT];
+	char instance_type[64];		/* where the DMI states it (EC2's product name) */
+	struct res_env_target *targets;
+	uint32_t nr_targets;
+	struct res_env_layer *layers;
+	uint32_t nr_layers;
+	struct res_env_disk *disks;
+	uint32_t nr_disks;
+};
+
 struct results {
 	uint32_t abi_version;		/* RESULTS_ABI_VERSION */
 	const struct plan *plan;	/* the plan that ran (not owned) */
@@ -397,6 +469,8 @@ struct results {
 	uint32_t nr_cpus;
 	struct res_idle idle;		/* --idle-prof */
 	struct res_world *world;	/* several ranks merged (mpirun), or NULL */
+	struct res_env *env;		/* the machine and stacks, NULL when not read (fake runs) */
+	char *job_text;			/* the job text as given (cli/ fills it), or NULL */
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "report/caveats.hpp"
+#include "report/json_env.hpp"
 #include "report/plot.hpp"
 #include "report/ranks.hpp"
 #include "report/report.hpp"
@@ -279,6 +280,10 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	o["preflight"] = ojson{ { "findings", messages_array(r, m, true) } };
 	o["series"] = series_json(r, p);
 	o["traces"] = traces_json(r, p);
+	// Where it ran and what ran: the machine, each target's stack, the plan's identity.
+	o["plan_hash"] = plan_hash(p);
+	o["job_text"] = r.job_text ? r.job_text : "";
+	o["environment"] = environment_json(r);
 	// mpirun: the world the results were merged over, and each rank's own figures.
 	if (r.world) {
 		o["world"] = world_json(r);

@@ -343,6 +343,12 @@ ojson ioplan_def()
 			{ "preflight", preflight },
 			{ "series", series },
 			{ "traces", traces },
+			{ "plan_hash", type("string", "SHA-256 of the resolved plan (--showplan's text)") },
+			{ "job_text", type("string", "the job files as run, in INI syntax, or the command line") },
+			{ "environment", ojson{ { "type", "object" },
+						{ "description", "the machine and each target's stack to its disks; "
+								 "a fact that could not be read has no key "
+								 "(docs/results.md)" } } },
 			{ "world", world_def() },
 			{ "ranks", ranks_def() } },
 		      { "world", "ranks" });

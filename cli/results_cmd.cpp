@@ -1,0 +1,409 @@
+// cli/results_cmd.cpp - the results store on the command line (results_cmd.hpp).
+//
+// Every subcommand reads its own small set of flags, prints text or (with
+// --output-format=json) one JSON document, and exits 2 with one line on
+// stderr for bad input or a store it cannot use - before changing anything,
+// so a failed `rm` or `import` leaves the store as it was.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "cli/output.hpp"
+#include "cli/results_cmd.hpp"
+#include "report/report.hpp"
+#include "results/compare.hpp"
+#include "results/store.hpp"
+#include "results/summary.hpp"
+
+namespace cli {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct usage_error : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+struct cmd_opts {
+	std::string db;
+	std::string format = "normal";
+	std::string by, preset, plan;
+	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
+	bool force = false;
+	double fail_pct = -1;
+	std::vector<std::string> pos;
+};
+
+const char *const usage =
+	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD]\n"
+	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
+	"       (each takes --results-db=PATH and --output-format=json; RUN is an id, a label or a uuid)";
+
+double parse_pct(const std::string &v)
+{
+	char *end = nullptr;
+	double d = std::strtod(v.c_str(), &end);
+	if (v.empty() || *end || d < 0)
+		throw usage_error("--fail-on-regression: '" + v + "' is not a percentage (e.g. 5)");
+	return d;
+}
+
+cmd_opts parse(const std::vector<std::string> &args)
+{
+	cmd_opts o;
+	for (size_t i = 0; i < args.size(); i++) {
+		const std::string &a = args[i];
+		if (a.rfind("--", 0) != 0 || a == "--") {
+			o.pos.push_back(a);
+			continue;
+		}
+		size_t eq = a.find('=');
+		std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+		bool has = eq != std::string::npos;
+		if (key == "force" && !has) {
+			o.force = true;
+			continue;
+		}
+		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
+				 : key == "preset" ? &o.preset : key == "plan" ? &o.plan
+				 : key == "metrics" ? &o.metrics : nullptr;
+		if (!dst && key != "fail-on-regression")
+			throw usage_error("unknown option '" + a + "'");
+		if (!has && i + 1 >= args.size())
+			throw usage_error("option '" + a + "' needs a value");
+		std::string v = has ? a.substr(eq + 1) : args[++i];
+		if (dst)
+			*dst = v;
+		else
+			o.fail_pct = parse_pct(v);
+	}
+	if (o.db.empty())
+		o.db = resdb::default_path();
+	return o;
+}
+
+bool json_out(const cmd_opts &o)
+{
+	if (o.format == "json")
+		return true;
+	if (o.format == "normal" || o.format == "csv")
+		return false;
+	throw usage_error("--output-format: '" + o.format + "' is not one of normal, json" );
+}
+
+int print(const std::string &text)
+{
+	return write_stdout(text, "stdout") ? 0 : 1;
+}
+
+int print(const ojson &doc)
+{
+	return print(doc.dump(2) + "\n");
+}
+
+std::string when(int64_t s)
+{
+	char buf[32];
+	time_t t = (time_t)s;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+int list_cmd(const cmd_opts &o)
+{
+	bool js = json_out(o);
+	std::vector<resdb::run_row> rows;
+	if (std::ifstream(o.db).good())
+		rows = resdb::store(o.db, resdb::store::mode::read).list();
+	if (js) {
+		ojson a = ojson::array();
+		for (const auto &r : rows)
+			a.push_back(ojson{ { "id", r.id }, { "uuid", r.uuid }, { "label", r.label }, { "source", r.source },
+					   { "host", r.host }, { "plan_hash", r.plan_hash }, { "saved_s", r.saved_s },
+					   { "started_s", r.started_s }, { "figures", r.figures } });
+		return print(a);
+	}
+	std::string out;
+	char line[512];
+	std::snprintf(line, sizeof(line), "%6s  %-19s  %-20s  %-6s  %-16s  %-12s  %s\n", "id", "started (UTC)", "label",
+		      "source", "host", "plan", "figures");
+	out += line;
+	for (const auto &r : rows) {
+		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu\n",
+			      (long long)r.id, when(r.started_s).c_str(), r.label.c_str(), r.source.c_str(),
+			      r.host.c_str(), r.plan_hash.c_str(), r.figures);
+		out += line;
+	}
+	return print(out);
+}
+
+std::string show_text(const resdb::run_record &r)
+{
+	std::ostringstream s;
+	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + r.label) << "\n"
+	  << "  source " << r.source << " " << r.tool_version << ", started " << when(r.started_s) << " UTC\n"
+	  << "  host " << r.host << ", " << r.kernel << "\n  plan " << r.plan_hash << "\n";
+	for (const auto &kv : r.facts)
+		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan")
+			s << "  " << kv.first << ": " << kv.second << "\n";
+	char line[256];
+	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",
+		      "p50 us", "p99 us", "p99.9 us");
+	s << line;
+	for (const auto &f : r.figures) {
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", f.job.c_str(),
+			      f.ddir.c_str(), f.iops, f.bw_bytes / 1048576, f.p50_ns / 1e3, f.p99_ns / 1e3,
+			      f.p999_ns / 1e3);
+		s << line;
+	}
+	for (const auto &w : r.warnings)
+		s << "warning: " << w << "\n";
+	return s.str();
+}
+
+int show_cmd(const cmd_opts &o)
+{
+	if (o.pos.size() != 1)
+		throw usage_error("results show takes one RUN");
+	resdb::store st(o.db, resdb::store::mode::read);
+	resdb::run_record r = st.load(st.find(o.pos[0]));
+	return json_out(o) ? print(resdb::record_json(r)) : print(show_text(r));
+}
+
+int rm_cmd(const cmd_opts &o)
+{
+	if (o.pos.empty())
+		throw usage_error("results rm takes the RUNs to remove");
+	json_out(o);
+	resdb::store st(o.db, resdb::store::mode::write);
+	std::vector<int64_t> ids;
+	for (const auto &ref : o.pos)
+		ids.push_back(st.find(ref));	// every one known before any is removed
+	for (int64_t id : ids)
+		st.remove(id);
+	return json_out(o) ? print(ojson{ { "removed", ids } }) : 0;
+}
+
+std::string csv_field(const std::string &v)
+{
+	if (v.find_first_of(",\"\n") == std::string::npos)
+		return v;
+	std::string q = "\"";
+	for (char c : v)
+		q += c == '"' ? std::string("\"\"") : std::string(1, c);
+	return q + "\"";
+}
+
+std::string export_csv(const std::vector<resdb::run_record> &runs)
+{
+	std::ostringstream s;
+	s << "run_id,uuid,label,source,started_s,host,plan_hash,job,ddir";
+	for (const auto &k : resdb::plan_keys)
+		s << "," << k;
+	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns\n";
+	s.precision(12);
+	for (const auto &r : runs)
+		for (const auto &f : r.figures) {
+			s << r.id << "," << r.uuid << "," << csv_field(r.label) << "," << r.source << "," << r.started_s
+			  << "," << csv_field(r.host) << "," << r.plan_hash << "," << csv_field(f.job) << "," << f.ddir;
+			for (const auto &k : resdb::plan_keys)
+				s << "," << csv_field(f.plan.count(k) ? f.plan.at(k) : "");
+			s << "," << f.io_bytes << "," << f.ios << "," << f.runtime_s << "," << f.iops << "," << f.bw_bytes
+			  << "," << f.lat_mean_ns << "," << f.p50_ns << "," << f.p99_ns << "," << f.p999_ns << "\n";
+		}
+	return s.str();
+}
+
+int export_cmd(const cmd_opts &o)
+{
+	if (o.format != "csv" && o.format != "json" && o.format != "normal")
+		throw usage_error("results export: --output-format is csv (the default) or json");
+	resdb::store st(o.db, resdb::store::mode::read);
+	std::vector<int64_t> ids;
+	for (const auto &ref : o.pos)
+		ids.push_back(st.find(ref));
+	if (o.pos.empty())
+		ids = st.ids();
+	std::vector<resdb::run_record> runs;
+	for (int64_t id : ids)
+		runs.push_back(st.load(id));
+	if (o.format != "json")
+		return print(export_csv(runs));
+	ojson a = ojson::array();
+	for (const auto &r : runs)
+		a.push_back(resdb::record_json(r));
+	return print(a);
+}
+
+bool is_sqlite(const std::string &path)
+{
+	char head[16] = {};
+	std::ifstream in(path, std::ios::binary);
+	return in.read(head, sizeof(head)) && std::string(head, 15) == "SQLite format 3";
+}
+
+int import_cmd(const cmd_opts &o)
+{
+	if (o.pos.empty())
+		throw usage_error("results import takes fio/ioplan JSON result files or ioplan stores");
+	json_out(o);
+	std::vector<resdb::run_record> runs;
+	for (const auto &path : o.pos) {
+		if (!is_sqlite(path)) {
+			runs.push_back(resdb::record_of_file(path));
+			continue;
+		}
+		resdb::store other(path, resdb::store::mode::read);
+		for (int64_t id : other.ids()) {
+			runs.push_back(other.load(id));
+			runs.back().id = 0;
+		}
+	}
+	size_t added = resdb::store(o.db, resdb::store::mode::write).save_all(runs);
+	if (json_out(o))
+		return print(ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
+	return print("imported " + std::to_string(added) + " run(s), " + std::to_string(runs.size() - added) +
+		     " already stored, into " + o.db + "\n");
+}
+
+int summary_cmd(const cmd_opts &o)
+{
+	bool js = json_out(o);
+	if (!o.by.empty() && std::find(resdb::summary_fields.begin(), resdb::summary_fields.end(), o.by) ==
+				     resdb::summary_fields.end()) {
+		std::string names;
+		for (const auto &f : resdb::summary_fields)
+			names += (names.empty() ? "" : ", ") + f;
+		throw usage_error("--by: no field '" + o.by + "' (fields: " + names + ")");
+	}
+	if (!o.preset.empty() && !o.plan.empty())
+		throw usage_error("give --preset or --plan, not both");
+	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
+	resdb::store st(o.db, resdb::store::mode::read);
+	auto groups = resdb::summarize(st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset));
+	return js ? print(resdb::summary_json(groups, o.by)) : print(resdb::summary_text(groups, o.by));
+}
+
+// A compare operand: a result file (ioplan or fio JSON), else a run in the store.
+resdb::run_record operand(const cmd_opts &o, const std::string &ref)
+{
+	std::ifstream f(ref);
+	if (f.good() && !is_sqlite(ref))
+		return resdb::record_of_file(ref);
+	resdb::store st(o.db, resdb::store::mode::read);
+	return st.load(st.find(ref));
+}
+
+// --metrics=iops,bw_bytes: a CI gate on throughput alone, where latency is not what is watched.
+void keep_metrics(resdb::comparison &c, const std::string &list)
+{
+	if (list.empty())
+		return;
+	static const std::vector<std::string> known = { "iops", "bw_bytes", "p50_ns", "p99_ns", "p999_ns" };
+	std::vector<std::string> want;
+	std::stringstream in(list);
+	for (std::string m; std::getline(in, m, ',');) {
+		if (std::find(known.begin(), known.end(), m) == known.end())
+			throw usage_error("--metrics: no metric '" + m + "' (metrics: iops, bw_bytes, p50_ns, p99_ns, p999_ns)");
+		want.push_back(m);
+	}
+	std::vector<resdb::metric_cmp> kept;
+	for (const auto &m : c.metrics)
+		if (std::find(want.begin(), want.end(), m.metric) != want.end())
+			kept.push_back(m);
+	c.metrics = kept;
+}
+
+int compare_cmd(const cmd_opts &o)
+{
+	if (o.pos.size() != 2)
+		throw usage_error("compare takes two runs or result files: ioplan compare A B");
+	bool js = json_out(o);
+	resdb::run_record a = operand(o, o.pos[0]), b = operand(o, o.pos[1]);
+	resdb::comparison c = resdb::compare(a, b);
+	keep_metrics(c, o.metrics);
+	if (!c.plan_differences.empty() && !o.force) {
+		std::string why;
+		for (const auto &d : c.plan_differences)
+			why += "\n  " + d;
+		throw usage_error("the two runs measured different workloads (--force compares them anyway):" + why);
+	}
+	int rc = js ? print(resdb::comparison_json(c, a, b)) : print(resdb::comparison_text(c, a, b));
+	std::vector<const resdb::metric_cmp *> worse;
+	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
+		for (const auto *m : worse)
+			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (beyond its noise and %.3g%%)\n",
+				     m->job.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
+int dispatch(const std::string &command, const std::vector<std::string> &args)
+{
+	if (command == "compare")
+		return compare_cmd(parse(args));
+	if (args.empty())
+		throw usage_error("results: which subcommand?");
+	std::string sub = args[0];
+	cmd_opts o = parse(std::vector<std::string>(args.begin() + 1, args.end()));
+	if (o.fail_pct >= 0 || o.force || !o.metrics.empty())
+		throw usage_error("--force, --metrics and --fail-on-regression belong to ioplan compare");
+	if (sub == "list")
+		return list_cmd(o);
+	if (sub == "show")
+		return show_cmd(o);
+	if (sub == "rm")
+		return rm_cmd(o);
+	if (sub == "export")
+		return export_cmd(o);
+	if (sub == "import")
+		return import_cmd(o);
+	if (sub == "summary")
+		return summary_cmd(o);
+	throw usage_error("results: no subcommand '" + sub + "'");
+}
+
+} // namespace
+
+int results_main(const std::string &command, const std::vector<std::string> &args)
+{
+	try {
+		return dispatch(command, args);
+	} catch (const usage_error &e) {
+		std::fprintf(stderr, "ioplan: error: %s\n%s\n", e.what(), usage);
+	} catch (const resdb::input_error &e) {
+		std::fprintf(stderr, "%s%serror: %s\n", e.at.c_str(), e.at.empty() ? "" : ": ", e.what());
+	} catch (const resdb::store_error &e) {
+		std::fprintf(stderr, "ioplan: error: %s\n", e.what());
+	}
+	return 2;
+}
+
+bool save_run(const results &r, const plan &p, const args &a)
+{
+	report::options o;
+	o.formats = report::FORMAT_JSON_PLUS;
+	std::ostringstream text;
+	report::write(r, p, o, text);
+	try {
+		resdb::run_record rec = resdb::record_of(nlohmann::json::parse(text.str()));
+		rec.label = a.save_label;
+		rec.facts["label"] = a.save_label;
+		rec.facts["preset"] = a.preset;
+		resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db,
+			       resdb::store::mode::write).save(rec);
+		return true;
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "ioplan: error: --save: the run was not saved: %s\n", e.what());
+		return false;
+	}
+}
+
+} // namespace cli

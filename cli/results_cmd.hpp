@@ -1,0 +1,22 @@
+// cli/results_cmd.hpp - the results store on the command line: --save, `ioplan results`, `ioplan compare`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "engine/plan.h"
+#include "engine/results.h"
+
+namespace cli {
+
+// --save[=LABEL]: the run into the store.  false (and the reason on stderr)
+// when the store could not take it; the report is printed before this.
+bool save_run(const results &r, const plan &p, const args &a);
+
+// `ioplan results SUBCOMMAND ...` and `ioplan compare A B ...` (args after the
+// command word).  Returns the exit code: 0, 1 (a regression found), 2 (bad
+// input or an unusable store).
+int results_main(const std::string &command, const std::vector<std::string> &args);
+
+} // namespace cli

@@ -1,0 +1,230 @@
+// results/compare.cpp - `ioplan compare` (compare.hpp).
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "results/compare.hpp"
+#include "results/stats.hpp"
+
+namespace resdb {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr int resamples = 2000;
+
+std::string key_of(const figure &f)
+{
+	return f.job + " " + f.ddir;
+}
+
+void plan_diff(const figure &fa, const figure &fb, std::vector<std::string> &out)
+{
+	for (const std::string &k : plan_keys) {
+		std::string va = fa.plan.count(k) ? fa.plan.at(k) : "", vb = fb.plan.count(k) ? fb.plan.at(k) : "";
+		if (va != vb)
+			out.push_back("job " + fa.job + ": " + k + "=" + (va.empty() ? "(default)" : va) + " vs " +
+				      k + "=" + (vb.empty() ? "(default)" : vb));
+	}
+}
+
+// Every leaf of a JSON value as "a.b[0].c" -> text.
+void flatten(const nlohmann::json &v, const std::string &at, std::map<std::string, std::string> &out)
+{
+	if (v.is_object()) {
+		for (auto it = v.begin(); it != v.end(); ++it)
+			if (it.key() != "during_run")	// this run's own counters, not the machine
+				flatten(*it, at.empty() ? it.key() : at + "." + it.key(), out);
+	} else if (v.is_array()) {
+		for (size_t i = 0; i < v.size(); i++)
+			flatten(v[i], at + "[" + std::to_string(i) + "]", out);
+	} else {
+		out[at] = v.is_string() ? v.get<std::string>() : v.dump();
+	}
+}
+
+std::vector<std::string> env_diff(const run_record &a, const run_record &b)
+{
+	std::map<std::string, std::string> fa, fb;
+	flatten(nlohmann::json::parse(a.environment.empty() ? "{}" : a.environment, nullptr, false), "", fa);
+	flatten(nlohmann::json::parse(b.environment.empty() ? "{}" : b.environment, nullptr, false), "", fb);
+	if (fa.empty() || fb.empty())
+		return {};
+	std::vector<std::string> out;
+	for (const auto &kv : fa) {
+		auto it = fb.find(kv.first);
+		std::string vb = it == fb.end() ? "(absent)" : it->second;
+		if (vb != kv.second)
+			out.push_back(kv.first + ": " + kv.second + " -> " + vb);
+	}
+	for (const auto &kv : fb)
+		if (!fa.count(kv.first))
+			out.push_back(kv.first + ": (absent) -> " + kv.second);
+	return out;
+}
+
+// Throughput: the change of the mean, weighed by a bootstrap over repeats or samples.
+metric_cmp throughput(const figure &fa, const figure &fb, bool bw)
+{
+	metric_cmp m;
+	m.metric = bw ? "bw_bytes" : "iops";
+	m.a = bw ? fa.bw_bytes : fa.iops;
+	m.b = bw ? fb.bw_bytes : fb.iops;
+	bool repeats = fa.repeat_iops.size() >= 2 && fb.repeat_iops.size() >= 2;
+	const std::vector<double> &sa = repeats ? (bw ? fa.repeat_bw : fa.repeat_iops) : (bw ? fa.bw_samples : fa.iops_samples);
+	const std::vector<double> &sb = repeats ? (bw ? fb.repeat_bw : fb.repeat_iops) : (bw ? fb.bw_samples : fb.iops_samples);
+	m.has_interval = bootstrap_change(sa, sb, compare_confidence, resamples, &m.lo, &m.hi);
+	m.noise = !m.has_interval ? "unknown" : repeats ? "repeats" : "samples";
+	return m;
+}
+
+// Latency percentile: the two order-statistic intervals, turned into one of the change.
+metric_cmp latency(const figure &fa, const figure &fb, const char *name, double p)
+{
+	metric_cmp m;
+	m.metric = name;
+	m.a = p == 0.5 ? fa.p50_ns : p == 0.99 ? fa.p99_ns : fa.p999_ns;
+	m.b = p == 0.5 ? fb.p50_ns : p == 0.99 ? fb.p99_ns : fb.p999_ns;
+	double alo, ahi, blo, bhi;
+	if (quantile_interval(fa.buckets, p, compare_confidence, &alo, &ahi) &&
+	    quantile_interval(fb.buckets, p, compare_confidence, &blo, &bhi) && alo > 0 && ahi > 0) {
+		m.has_interval = true;
+		m.lo = blo / ahi - 1;
+		m.hi = bhi / alo - 1;
+		m.noise = "histogram";
+	} else {
+		m.noise = "unknown";
+	}
+	return m;
+}
+
+void judge(metric_cmp &m, bool higher_is_better)
+{
+	m.change = m.a > 0 ? m.b / m.a - 1 : 0;
+	bool up, down;
+	if (m.has_interval) {
+		up = m.lo > 0;
+		down = m.hi < 0;
+	} else {
+		up = m.change > 0;
+		down = m.change < 0;
+	}
+	m.worse = higher_is_better ? down : up;
+	bool better = higher_is_better ? up : down;
+	m.verdict = m.worse ? "slower" : better ? "faster" : "no measurable difference";
+}
+
+} // namespace
+
+comparison compare(const run_record &a, const run_record &b)
+{
+	comparison c;
+	std::map<std::string, const figure *> in_b;
+	for (const figure &f : b.figures)
+		in_b[key_of(f)] = &f;
+	for (const figure &fa : a.figures) {
+		auto it = in_b.find(key_of(fa));
+		if (it == in_b.end()) {
+			c.plan_differences.push_back("job " + fa.job + " " + fa.ddir + ": only in A");
+			continue;
+		}
+		const figure &fb = *it->second;
+		in_b.erase(it);
+		plan_diff(fa, fb, c.plan_differences);
+		std::vector<metric_cmp> ms = { throughput(fa, fb, false), throughput(fa, fb, true),
+					       latency(fa, fb, "p50_ns", 0.5), latency(fa, fb, "p99_ns", 0.99),
+					       latency(fa, fb, "p999_ns", 0.999) };
+		for (metric_cmp &m : ms) {
+			m.job = fa.job;
+			m.ddir = fa.ddir;
+			judge(m, m.metric == "iops" || m.metric == "bw_bytes");
+			c.metrics.push_back(m);
+		}
+	}
+	for (const auto &kv : in_b)
+		c.plan_differences.push_back("job " + kv.second->job + " " + kv.second->ddir + ": only in B");
+	c.env_differences = env_diff(a, b);
+	return c;
+}
+
+bool regressed(const comparison &c, double pct, std::vector<const metric_cmp *> *which)
+{
+	for (const metric_cmp &m : c.metrics)
+		if (m.worse && std::fabs(m.change) * 100 > pct)
+			which->push_back(&m);
+	return !which->empty();
+}
+
+namespace {
+
+ojson side_json(const run_record &r)
+{
+	return ojson{ { "id", r.id ? ojson(r.id) : ojson(nullptr) }, { "uuid", r.uuid }, { "label", r.label },
+		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash } };
+}
+
+std::string pct(double v)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof(buf), "%+.1f%%", v * 100);
+	return buf;
+}
+
+std::string name_of(const run_record &r)
+{
+	std::string s = r.id ? "run " + std::to_string(r.id) : "file";
+	if (!r.label.empty())
+		s += " (" + r.label + ")";
+	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host);
+}
+
+} // namespace
+
+ojson comparison_json(const comparison &c, const run_record &a, const run_record &b)
+{
+	ojson ms = ojson::array();
+	for (const metric_cmp &m : c.metrics)
+		ms.push_back(ojson{ { "job", m.job },
+				    { "ddir", m.ddir },
+				    { "metric", m.metric },
+				    { "a", m.a },
+				    { "b", m.b },
+				    { "change", m.change },
+				    { "interval", m.has_interval ? ojson::array({ m.lo, m.hi }) : ojson(nullptr) },
+				    { "noise", m.noise },
+				    { "verdict", m.verdict } });
+	return ojson{ { "a", side_json(a) },
+		      { "b", side_json(b) },
+		      { "confidence", compare_confidence },
+		      { "plan_differences", c.plan_differences },
+		      { "environment_differences", c.env_differences },
+		      { "metrics", ms } };
+}
+
+std::string comparison_text(const comparison &c, const run_record &a, const run_record &b)
+{
+	std::string out = "A: " + name_of(a) + "\nB: " + name_of(b) + "\n\n";
+	char line[256];
+	std::snprintf(line, sizeof(line), "%-16s %-5s %-8s %14s %14s %8s  %-18s %s\n", "job", "dir", "metric", "A", "B",
+		      "change", "95% interval", "verdict");
+	out += line;
+	for (const metric_cmp &m : c.metrics) {
+		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14.1f %14.1f %8s  %-18s %s\n", m.job.c_str(),
+			      m.ddir.c_str(), m.metric.c_str(), m.a, m.b, pct(m.change).c_str(), iv.c_str(),
+			      m.verdict.c_str());
+		out += line;
+	}
+	out += "\nnoise: throughput from a bootstrap (2000 resamples) of the repeats, or of the per-interval\n"
+	       "samples of a single run; latency percentiles from the order-statistic interval of the exact\n"
+	       "histogram; 95% confidence.\n";
+	if (!c.env_differences.empty()) {
+		out += "\nenvironment differences:\n";
+		for (const std::string &d : c.env_differences)
+			out += "  " + d + "\n";
+	}
+	return out;
+}
+
+} // namespace resdb

@@ -1,0 +1,321 @@
+// results/record.cpp - a JSON report read into a run_record (record.hpp).
+//
+// fio's layout: jobs[] with "job options" and read/write/trim objects holding
+// io_bytes, bw_bytes, iops, runtime (ms), total_ios and clat_ns (percentiles,
+// and with json+ the exact bins).  ioplan adds, in its "ioplan" object, the
+// environment, the plan hash, per-interval series and repeat runs.
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <random>
+#include <sstream>
+
+#include <openssl/evp.h>
+
+#include "results/record.hpp"
+
+namespace resdb {
+
+using json = nlohmann::json;
+
+const std::vector<std::string> plan_keys = { "rw", "bs", "iodepth", "numjobs", "size", "direct", "ioengine" };
+
+namespace {
+
+const json &at(const json &o, const char *key)
+{
+	static const json none;
+	return o.is_object() && o.contains(key) ? o[key] : none;
+}
+
+double num(const json &o, const char *key)
+{
+	const json &v = at(o, key);
+	if (v.is_number())
+		return v.get<double>();
+	if (v.is_string()) {
+		try {
+			return std::stod(v.get<std::string>());
+		} catch (const std::exception &) {
+		}
+	}
+	return 0;
+}
+
+std::string str(const json &o, const char *key)
+{
+	const json &v = at(o, key);
+	return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+}
+
+// "4k" -> "4096": sizes compared by value, as the parser reads them (kb_base=1024).
+std::string size_text(const std::string &v)
+{
+	if (v.empty() || !isdigit((unsigned char)v[0]))
+		return v;
+	size_t end = 0;
+	unsigned long long n = std::stoull(v, &end);
+	std::string unit = v.substr(end);
+	for (auto &c : unit)
+		c = (char)tolower((unsigned char)c);
+	static const std::map<std::string, int> shift = { { "", 0 },	 { "b", 0 },   { "k", 10 },  { "kb", 10 },
+							  { "kib", 10 }, { "m", 20 },  { "mb", 20 }, { "mib", 20 },
+							  { "g", 30 },	 { "gb", 30 }, { "gib", 30 }, { "t", 40 },
+							  { "tb", 40 },	 { "tib", 40 } };
+	auto it = shift.find(unit);
+	return it == shift.end() ? v : std::to_string(n << it->second);
+}
+
+// The plan keys of one job: its own options over the global ones, aliases and defaults resolved.
+std::map<std::string, std::string> plan_of(const json &job, const json &global)
+{
+	static const std::map<std::string, std::string> alias = { { "readwrite", "rw" }, { "blocksize", "bs" } };
+	static const std::map<std::string, std::string> dflt = { { "rw", "read" },   { "bs", "4096" },
+								 { "iodepth", "1" }, { "numjobs", "1" },
+								 { "direct", "0" },  { "ioengine", "psync" },
+								 { "size", "" } };
+	std::map<std::string, std::string> p = dflt;
+	for (const json *src : { &global, &at(job, "job options") }) {
+		if (!src->is_object())
+			continue;
+		for (auto it = src->begin(); it != src->end(); ++it) {
+			std::string k = alias.count(it.key()) ? alias.at(it.key()) : it.key();
+			if (p.count(k))
+				p[k] = it->is_string() ? it->get<std::string>() : it->dump();
+		}
+	}
+	p["bs"] = size_text(p["bs"]);
+	p["size"] = size_text(p["size"]);
+	return p;
+}
+
+double percentile(const json &lat, const char *key)
+{
+	return num(at(lat, "percentile"), key);
+}
+
+void read_latency(const json &dd, figure &f)
+{
+	const json *lat = &at(dd, "clat_ns");
+	if (num(*lat, "N") == 0 && num(at(dd, "lat_ns"), "N") > 0)
+		lat = &at(dd, "lat_ns");
+	f.lat_mean_ns = num(*lat, "mean");
+	f.p50_ns = percentile(*lat, "50.000000");
+	f.p99_ns = percentile(*lat, "99.000000");
+	f.p999_ns = percentile(*lat, "99.900000");
+	const json &bins = at(*lat, "bins");
+	if (bins.is_object())
+		for (auto it = bins.begin(); it != bins.end(); ++it)
+			f.buckets.emplace_back(std::stoull(it.key()), it->get<uint64_t>());
+}
+
+// Per-interval samples and repeat runs of entry i of ioplan.jobs[].
+void read_ioplan_extras(const json &io, size_t i, figure &f)
+{
+	const json &ij = at(io, "jobs").is_array() && i < io["jobs"].size() ? io["jobs"][i] : json();
+	const json &ids = at(ij, "job_ids");
+	auto mine = [&](const json &o) {
+		for (const auto &id : ids.is_array() ? ids : json::array())
+			if (id == at(o, "job_id"))
+				return true;
+		return false;
+	};
+	for (const auto &s : at(io, "series").is_array() ? io["series"] : json::array()) {
+		if (!mine(s) || at(s, "discarded") == true)
+			continue;
+		f.interval_s = num(s, "interval_ns") / 1e9;
+		const json &d = at(s, f.ddir.c_str());
+		const json &iops = at(d, "iops"), &bw = at(d, "bw_bytes_per_s");
+		for (size_t k = 0; iops.is_array() && k < iops.size(); k++) {
+			if (k >= f.iops_samples.size()) {
+				f.iops_samples.push_back(0);
+				f.bw_samples.push_back(0);
+			}
+			f.iops_samples[k] += iops[k].get<double>();
+			f.bw_samples[k] += k < bw.size() ? bw[k].get<double>() : 0;
+		}
+	}
+	for (const auto &r : at(ij, "repeat").is_array() ? ij["repeat"] : json::array())
+		for (const auto &run : at(r, "runs").is_array() ? r["runs"] : json::array()) {
+			if (at(run, "discarded") == true)
+				continue;
+			const json &d = at(run, f.ddir.c_str());
+			f.repeat_iops.push_back(num(d, "iops"));
+			f.repeat_bw.push_back(num(d, "bw_bytes"));
+		}
+}
+
+void read_jobs(const json &doc, run_record &r)
+{
+	const json &jobs = at(doc, "jobs");
+	if (!jobs.is_array())
+		throw input_error("", "not a result: no jobs[] array");
+	const json &global = at(doc, "global options");
+	const json &io = at(doc, "ioplan");
+	for (size_t i = 0; i < jobs.size(); i++) {
+		for (const char *ddir : { "read", "write", "trim" }) {
+			const json &dd = at(jobs[i], ddir);
+			if (!dd.is_object() || (num(dd, "io_bytes") == 0 && num(dd, "total_ios") == 0))
+				continue;
+			figure f;
+			f.job_index = (int)i;
+			f.job = str(jobs[i], "jobname");
+			f.ddir = ddir;
+			f.plan = plan_of(jobs[i], global);
+			f.io_bytes = (uint64_t)num(dd, "io_bytes");
+			f.ios = (uint64_t)num(dd, "total_ios");
+			f.runtime_s = num(dd, "runtime") / 1000.0;
+			f.bw_bytes = num(dd, "bw_bytes");
+			f.iops = num(dd, "iops");
+			read_latency(dd, f);
+			read_ioplan_extras(io, i, f);
+			r.figures.push_back(std::move(f));
+		}
+	}
+}
+
+void read_facts(run_record &r, const json &env)
+{
+	r.facts["host"] = r.host;
+	r.facts["kernel"] = r.kernel;
+	r.facts["label"] = r.label;
+	r.facts["source"] = r.source;
+	r.facts["plan"] = r.plan_hash;
+	const json &virt = at(env, "virtualization"), &sys = at(env, "system");
+	r.facts["virtualization"] = str(virt, "type");
+	r.facts["instance_type"] = str(sys, "instance_type");
+	r.facts["cpu_model"] = str(at(env, "cpu"), "model");
+	r.facts["distribution"] = str(at(env, "distribution"), "pretty_name");
+	const json &targets = at(env, "targets");
+	if (targets.is_array() && !targets.empty() && at(targets[0], "stack").is_array() &&
+	    !targets[0]["stack"].empty())
+		r.facts["filesystem"] = str(targets[0]["stack"][0], "type");
+	const json &disks = at(env, "disks");
+	if (disks.is_array() && !disks.empty()) {
+		std::string m = str(disks[0], "model");
+		r.facts["disk_model"] = m.empty() ? str(disks[0], "name") : m;
+	}
+}
+
+// nlohmann's byte offset as line:col of the text.
+std::string position(const std::string &text, size_t byte)
+{
+	size_t line = 1, col = 1;
+	for (size_t i = 0; i + 1 < byte && i < text.size(); i++, col++)
+		if (text[i] == '\n') {
+			line++;
+			col = 0;
+		}
+	return std::to_string(line) + ":" + std::to_string(col);
+}
+
+} // namespace
+
+std::string sha256_hex(const std::string &text)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr);
+	std::ostringstream hex;
+	for (unsigned int i = 0; i < len; i++)
+		hex << std::hex << std::setw(2) << std::setfill('0') << (int)md[i];
+	return hex.str();
+}
+
+std::string new_uuid()
+{
+	std::random_device rd;
+	std::ostringstream hex;
+	for (int i = 0; i < 4; i++)
+		hex << std::hex << std::setw(8) << std::setfill('0') << rd();
+	return hex.str();
+}
+
+run_record record_of(const json &doc, const std::string &uuid_seed)
+{
+	if (!doc.is_object())
+		throw input_error("", "not a result: the document is not a JSON object");
+	run_record r;
+	const json &io = at(doc, "ioplan");
+	r.source = io.is_object() ? "ioplan" : "fio";
+	r.tool_version = io.is_object() ? str(io, "version") : str(doc, "fio version");
+	r.started_s = (int64_t)num(doc, "timestamp");
+	r.host = str(io, "host");
+	r.kernel = str(io, "kernel");
+	r.plan_hash = str(io, "plan_hash");
+	r.job_text = str(io, "job_text");
+	const json &env = at(io, "environment");
+	r.environment = env.is_object() ? env.dump() : "";
+	for (const auto &w : at(io, "warnings").is_array() ? io["warnings"] : json::array())
+		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+	r.uuid = uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	read_jobs(doc, r);
+	if (r.plan_hash.empty()) {
+		// fio records no plan hash: the options of every job name the workload.
+		std::string plan;
+		for (const auto &f : r.figures)
+			for (const auto &kv : f.plan)
+				plan += f.job + "." + kv.first + "=" + kv.second + "\n";
+		r.plan_hash = sha256_hex(plan);
+	}
+	read_facts(r, env);
+	return r;
+}
+
+run_record record_of_file(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	if (!in)
+		throw input_error(path, "cannot read the file");
+	std::stringstream ss;
+	ss << in.rdbuf();
+	std::string text = ss.str();
+	// fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine...") before its JSON.
+	size_t start = text.find('{');
+	if (start == std::string::npos)
+		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");
+	json doc;
+	try {
+		doc = json::parse(text.begin() + (long)start, text.end());
+	} catch (const json::parse_error &e) {
+		std::string msg = e.what();
+		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);
+		throw input_error(path + ":" + position(text, start + e.byte), "not valid JSON: " + msg);
+	}
+	try {
+		return record_of(doc, text);
+	} catch (const input_error &e) {
+		throw input_error(path, e.what());
+	}
+}
+
+} // namespace resdb
+
+namespace resdb {
+
+nlohmann::ordered_json record_json(const run_record &r)
+{
+	using ojson = nlohmann::ordered_json;
+	ojson figs = ojson::array();
+	for (const figure &f : r.figures) {
+		ojson buckets = ojson::array();
+		for (const auto &b : f.buckets)
+			buckets.push_back(ojson::array({ b.first, b.second }));
+		figs.push_back(ojson{ { "job_index", f.job_index }, { "job", f.job }, { "ddir", f.ddir },
+				      { "plan", f.plan }, { "io_bytes", f.io_bytes }, { "ios", f.ios },
+				      { "runtime_s", f.runtime_s }, { "bw_bytes", f.bw_bytes }, { "iops", f.iops },
+				      { "lat_mean_ns", f.lat_mean_ns }, { "p50_ns", f.p50_ns }, { "p99_ns", f.p99_ns },
+				      { "p999_ns", f.p999_ns }, { "latency_buckets", buckets },
+				      { "interval_s", f.interval_s }, { "iops_samples", f.iops_samples },
+				      { "bw_samples", f.bw_samples }, { "repeat_iops", f.repeat_iops },
+				      { "repeat_bw", f.repeat_bw } });
+	}
+	ojson env = r.environment.empty() ? ojson(nullptr) : ojson::parse(r.environment, nullptr, false);
+	return ojson{ { "id", r.id },	      { "uuid", r.uuid },	  { "label", r.label },
+		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
+		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
+		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
+		      { "warnings", r.warnings }, { "figures", figs } };
+}
+
+} // namespace resdb

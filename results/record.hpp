@@ -1,0 +1,90 @@
+// results/record.hpp - one run as the results store keeps it, read from a JSON report.
+//
+// ioplan's JSON (json or json+) and fio 3.x's share fio's layout, so one
+// reader serves a run just made, an fio result file being imported and a file
+// named on `ioplan compare`'s command line.  What only ioplan records (the
+// environment, the plan hash, per-interval samples, repeats) is read from
+// the "ioplan" object when it is there.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace resdb {
+
+// Bad input: a file that is not JSON, or not a result.  what() is the
+// one-line reason; where() is "path:line:col" when there is a position.
+struct input_error : std::runtime_error {
+	std::string at;
+	input_error(const std::string &where, const std::string &msg) : std::runtime_error(msg), at(where) {}
+};
+
+// The job options a comparison insists on: two runs that differ in one of
+// these measured different workloads.
+extern const std::vector<std::string> plan_keys;
+
+// One job (or reporting group), one direction.
+struct figure {
+	int job_index = 0;
+	std::string job;
+	std::string ddir;			// read, write, trim
+	std::map<std::string, std::string> plan;	// plan_keys as written ("" = default)
+	uint64_t io_bytes = 0;
+	uint64_t ios = 0;
+	double runtime_s = 0;
+	double bw_bytes = 0;			// bytes per second
+	double iops = 0;
+	double lat_mean_ns = 0;			// completion latency
+	double p50_ns = 0, p99_ns = 0, p999_ns = 0;
+	std::vector<std::pair<uint64_t, uint64_t>> buckets;	// (latency ns, count), exact
+	double interval_s = 0;			// of the samples below
+	std::vector<double> iops_samples;	// per interval, measured window
+	std::vector<double> bw_samples;		// bytes per second per interval
+	std::vector<double> repeat_iops;	// per repeat run, when the job repeated
+	std::vector<double> repeat_bw;
+};
+
+struct run_record {
+	int64_t id = 0;				// in its store; 0 = not stored
+	std::string uuid;			// the same run in two stores has the same uuid
+	std::string label;
+	std::string source;			// "ioplan" or "fio"
+	std::string tool_version;
+	int64_t started_s = 0;			// Unix time the run started
+	std::string host, kernel, plan_hash, job_text;
+	std::string environment;		// ioplan.environment as JSON text ("" = none)
+	// Facts runs are grouped by (results summary --by), read from the environment.
+	std::map<std::string, std::string> facts;
+	std::vector<figure> figures;
+	std::vector<std::string> warnings;
+};
+
+// Reads a report document.  uuid_seed: text whose hash names a run that has
+// no id of its own (an fio file's content); "" gives a fresh random id.
+run_record record_of(const nlohmann::json &doc, const std::string &uuid_seed = "");
+
+// Reads a JSON file (fio may print lines before its document); the error of
+// a bad one names path:line:col.
+run_record record_of_file(const std::string &path);
+
+// A fresh random id (32 hex digits).
+std::string new_uuid();
+
+// SHA-256 of text in hex.
+std::string sha256_hex(const std::string &text);
+
+} // namespace resdb
+
+namespace resdb {
+
+// A run as JSON (results show/export): every field, figures with their
+// buckets, samples and repeats; the environment as an object.
+nlohmann::ordered_json record_json(const run_record &r);
+
+} // namespace resdb

@@ -1,0 +1,469 @@
+// results/store.cpp - the SQLite results store (store.hpp).
+//
+// Tables: runs (one per run, with its environment as JSON), facts (name/value
+// pairs runs are grouped by), figures (a job and direction's numbers), and
+// below each figure its latency buckets, interval samples and repeat runs.
+// Deleting a run deletes what hangs from it (foreign keys, ON DELETE CASCADE).
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <ctime>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "results/store.hpp"
+#include "results/store_sql.hpp"
+
+namespace resdb {
+
+namespace {
+
+// Step i takes a store from schema version i to i + 1.
+const char *const migrations[] = {
+	R"(CREATE TABLE runs(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, format INTEGER NOT NULL,
+	     label TEXT NOT NULL, source TEXT NOT NULL, tool_version TEXT NOT NULL, saved_s INTEGER NOT NULL,
+	     started_s INTEGER NOT NULL, host TEXT NOT NULL, kernel TEXT NOT NULL, plan_hash TEXT NOT NULL,
+	     job_text TEXT NOT NULL, environment TEXT NOT NULL);
+	   CREATE TABLE facts(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	     name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(run_id, name));
+	   CREATE INDEX facts_by_name ON facts(name, value);
+	   CREATE TABLE warnings(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	     seq INTEGER NOT NULL, text TEXT NOT NULL);
+	   CREATE INDEX warnings_by_run ON warnings(run_id);
+	   CREATE TABLE figures(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	     job_index INTEGER NOT NULL, job TEXT NOT NULL, ddir TEXT NOT NULL, plan TEXT NOT NULL,
+	     io_bytes INTEGER NOT NULL, ios INTEGER NOT NULL, runtime_s REAL NOT NULL, bw_bytes REAL NOT NULL,
+	     iops REAL NOT NULL, lat_mean_ns REAL NOT NULL, p50_ns REAL NOT NULL, p99_ns REAL NOT NULL,
+	     p999_ns REAL NOT NULL, interval_s REAL NOT NULL);
+	   CREATE INDEX figures_by_run ON figures(run_id);
+	   CREATE TABLE buckets(figure_id INTEGER NOT NULL REFERENCES figures(id) ON DELETE CASCADE,
+	     lat_ns INTEGER NOT NULL, count INTEGER NOT NULL);
+	   CREATE INDEX buckets_by_figure ON buckets(figure_id);
+	   CREATE TABLE samples(figure_id INTEGER NOT NULL REFERENCES figures(id) ON DELETE CASCADE,
+	     seq INTEGER NOT NULL, iops REAL NOT NULL, bw_bytes REAL NOT NULL);
+	   CREATE INDEX samples_by_figure ON samples(figure_id);
+	   CREATE TABLE repeats(figure_id INTEGER NOT NULL REFERENCES figures(id) ON DELETE CASCADE,
+	     seq INTEGER NOT NULL, iops REAL NOT NULL, bw_bytes REAL NOT NULL);
+	   CREATE INDEX repeats_by_figure ON repeats(figure_id);)",
+};
+constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
+static_assert(nr_migrations == schema_version, "one migration step per schema version");
+
+std::string plan_json(const std::map<std::string, std::string> &plan)
+{
+	return nlohmann::json(plan).dump();
+}
+
+// Creates the store's directory (and its parents) for a first save.
+void make_parent(const std::string &path)
+{
+	for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
+		mkdir(path.substr(0, at).c_str(), 0755);
+}
+
+} // namespace
+
+std::string default_path()
+{
+	const char *env = std::getenv("IOPLAN_RESULTS_DB");
+	if (env && *env)
+		return env;
+	const char *xdg = std::getenv("XDG_DATA_HOME");
+	if (xdg && *xdg == '/')
+		return std::string(xdg) + "/ioplan/results.db";
+	const char *home = std::getenv("HOME");
+	return std::string(home && *home ? home : ".") + "/.local/share/ioplan/results.db";
+}
+
+store::store(const std::string &path, mode m) : path_(path)
+{
+	struct stat st;
+	if (m == mode::read && stat(path.c_str(), &st))
+		throw store_error(path + ": no results store here (ioplan --save makes one)");
+	if (m == mode::write)
+		make_parent(path);
+	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+		std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+		sqlite3_close(db_);
+		db_ = nullptr;
+		throw store_error(path + ": cannot open the results store: " + msg);
+	}
+	sqlite3_busy_timeout(db_, busy_timeout_ms);
+	try {
+		exec("PRAGMA foreign_keys=ON");
+		migrate();
+		if (m == mode::write)
+			set_wal();
+	} catch (...) {
+		sqlite3_close(db_);
+		db_ = nullptr;
+		throw;
+	}
+}
+
+store::~store()
+{
+	sqlite3_close(db_);
+}
+
+void store::check(int rc, const char *what)
+{
+	if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return;
+	std::string why;
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		why = "the store is locked by another process (waited " + std::to_string(busy_timeout_ms / 1000) + " s)";
+		break;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		why = "not an ioplan results store, or a corrupt one";
+		break;
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		why = "the store cannot be written (read-only)";
+		break;
+	default:
+		why = sqlite3_errmsg(db_);
+	}
+	throw store_error(path_ + ": " + what + ": " + why);
+}
+
+void store::exec(const std::string &sql)
+{
+	check(retry_busy([&] { return sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr); }),
+	      "cannot use the results store");
+}
+
+// A few statements (the first read of a store being created, switching it to
+// WAL) get SQLITE_BUSY without SQLite's busy handler: they retry here, within
+// the same patience as the rest.
+int store::retry_busy(const std::function<int()> &attempt)
+{
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+	int rc = attempt();	// may itself wait in SQLite's busy handler: the deadline bounds both
+	while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+		sqlite3_sleep(5);
+		rc = attempt();
+	}
+	return rc;
+}
+
+void store::set_wal()
+{
+	stmt jm(db_, "PRAGMA journal_mode", *this);
+	bool wal = retry_busy([&] { jm.reset(); return jm.step(); }) == SQLITE_ROW && jm.text(0) == "wal";
+	jm.reset();	// an open statement is a transaction, and the mode changes only outside one
+	if (wal)
+		return;
+	check(retry_busy([&] { return sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr); }),
+	      "cannot use the results store");
+}
+
+void store::migrate()
+{
+	stmt v(db_, "PRAGMA user_version", *this);
+	int rc = retry_busy([&] { v.reset(); return v.step(); });
+	check(rc, "cannot read the results store");
+	int version = (int)v.i64(0);
+	v.reset();	// a statement left open holds a read lock a writer would wait on forever
+	if (version > schema_version)
+		throw store_error(path_ + ": written by a newer ioplan (schema version " + std::to_string(version) +
+				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");
+	if (version == schema_version)
+		return;
+	if (sqlite3_db_readonly(db_, "main") == 1)
+		throw store_error(path_ + ": schema version " + std::to_string(version) +
+				  " needs migrating, which a read-only use does not do (save a run to migrate it)");
+	exec("BEGIN IMMEDIATE");
+	try {
+		// Re-read under the write lock: another process may have migrated it meanwhile.
+		stmt again(db_, "PRAGMA user_version", *this);
+		again.step();
+		for (int i = (int)again.i64(0); i < schema_version; i++) {
+			exec(migrations[i]);
+			exec("PRAGMA user_version=" + std::to_string(i + 1));
+		}
+		exec("COMMIT");
+	} catch (...) {
+		sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+		throw;
+	}
+}
+
+bool store::has_uuid(const std::string &uuid)
+{
+	stmt q(db_, "SELECT 1 FROM runs WHERE uuid = ?", *this);
+	q.bind(1, uuid);
+	return q.step() == SQLITE_ROW;
+}
+
+int64_t store::insert_run(const run_record &r)
+{
+	stmt ins(db_, "INSERT INTO runs(uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,"
+		      " plan_hash, job_text, environment) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+		 *this);
+	ins.bind(1, r.uuid).bind(2, (int64_t)run_format).bind(3, r.label).bind(4, r.source).bind(5, r.tool_version);
+	ins.bind(6, (int64_t)time(nullptr)).bind(7, r.started_s).bind(8, r.host).bind(9, r.kernel);
+	ins.bind(10, r.plan_hash).bind(11, r.job_text).bind(12, r.environment);
+	check(ins.step(), "cannot save the run");
+	int64_t id = sqlite3_last_insert_rowid(db_);
+	stmt fact(db_, "INSERT INTO facts(run_id, name, value) VALUES(?,?,?)", *this);
+	for (const auto &kv : r.facts) {
+		fact.bind(1, id).bind(2, kv.first).bind(3, kv.second);
+		check(fact.step(), "cannot save the run");
+		fact.reset();
+	}
+	stmt warn(db_, "INSERT INTO warnings(run_id, seq, text) VALUES(?,?,?)", *this);
+	for (size_t i = 0; i < r.warnings.size(); i++) {
+		warn.bind(1, id).bind(2, (int64_t)i).bind(3, r.warnings[i]);
+		check(warn.step(), "cannot save the run");
+		warn.reset();
+	}
+	for (const figure &f : r.figures)
+		insert_figure(id, f);
+	return id;
+}
+
+void store::insert_figure(int64_t run_id, const figure &f)
+{
+	stmt ins(db_, "INSERT INTO figures(run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops,"
+		      " lat_mean_ns, p50_ns, p99_ns, p999_ns, interval_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		 *this);
+	ins.bind(1, run_id).bind(2, (int64_t)f.job_index).bind(3, f.job).bind(4, f.ddir).bind(5, plan_json(f.plan));
+	ins.bind(6, (int64_t)f.io_bytes).bind(7, (int64_t)f.ios).bind(8, f.runtime_s).bind(9, f.bw_bytes);
+	ins.bind(10, f.iops).bind(11, f.lat_mean_ns).bind(12, f.p50_ns).bind(13, f.p99_ns).bind(14, f.p999_ns);
+	ins.bind(15, f.interval_s);
+	check(ins.step(), "cannot save the run");
+	int64_t fid = sqlite3_last_insert_rowid(db_);
+	stmt b(db_, "INSERT INTO buckets(figure_id, lat_ns, count) VALUES(?,?,?)", *this);
+	for (const auto &bk : f.buckets) {
+		b.bind(1, fid).bind(2, (int64_t)bk.first).bind(3, (int64_t)bk.second);
+		check(b.step(), "cannot save the run");
+		b.reset();
+	}
+	auto series = [&](const char *sql, const std::vector<double> &iops, const std::vector<double> &bw) {
+		stmt s(db_, sql, *this);
+		for (size_t i = 0; i < iops.size(); i++) {
+			s.bind(1, fid).bind(2, (int64_t)i).bind(3, iops[i]).bind(4, i < bw.size() ? bw[i] : 0.0);
+			check(s.step(), "cannot save the run");
+			s.reset();
+		}
+	};
+	series("INSERT INTO samples(figure_id, seq, iops, bw_bytes) VALUES(?,?,?,?)", f.iops_samples, f.bw_samples);
+	series("INSERT INTO repeats(figure_id, seq, iops, bw_bytes) VALUES(?,?,?,?)", f.repeat_iops, f.repeat_bw);
+}
+
+int64_t store::save(const run_record &r)
+{
+	std::vector<run_record> one{ r };
+	if (!save_all(one))
+		return 0;
+	stmt q(db_, "SELECT id FROM runs WHERE uuid = ?", *this);
+	q.bind(1, r.uuid);
+	return q.step() == SQLITE_ROW ? q.i64(0) : 0;
+}
+
+size_t store::save_all(const std::vector<run_record> &runs)
+{
+	size_t added = 0;
+	exec("BEGIN IMMEDIATE");
+	try {
+		for (const run_record &r : runs)
+			if (!has_uuid(r.uuid)) {
+				insert_run(r);
+				added++;
+			}
+		exec("COMMIT");
+	} catch (...) {
+		sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+		throw;
+	}
+	return added;
+}
+
+int64_t store::find(const std::string &ref)
+{
+	bool digits = !ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos;
+	if (digits) {
+		stmt q(db_, "SELECT id FROM runs WHERE id = ?", *this);
+		q.bind(1, (int64_t)std::strtoll(ref.c_str(), nullptr, 10));
+		if (q.step() == SQLITE_ROW)
+			return q.i64(0);
+	}
+	stmt l(db_, "SELECT id FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1", *this);
+	l.bind(1, ref);
+	int rc = l.step();
+	check(rc, "cannot read the results store");
+	if (rc == SQLITE_ROW)
+		return l.i64(0);
+	if (ref.size() >= 6 && ref.find_first_not_of("0123456789abcdef") == std::string::npos) {
+		stmt u(db_, "SELECT id FROM runs WHERE uuid LIKE ? || '%'", *this);
+		u.bind(1, ref);
+		if (u.step() == SQLITE_ROW)
+			return u.i64(0);
+	}
+	throw store_error(path_ + ": no run '" + ref + "' (by id, label or uuid; ioplan results list shows them)");
+}
+
+std::vector<int64_t> store::ids()
+{
+	std::vector<int64_t> out;
+	stmt q(db_, "SELECT id FROM runs ORDER BY id", *this);
+	for (int rc; (rc = q.step()) == SQLITE_ROW;)
+		out.push_back(q.i64(0));
+	return out;
+}
+
+std::vector<run_row> store::list()
+{
+	std::vector<run_row> out;
+	stmt q(db_, "SELECT r.id, r.uuid, r.label, r.source, r.host, r.plan_hash, r.saved_s, r.started_s,"
+		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id) FROM runs r ORDER BY r.id",
+	       *this);
+	int rc;
+	while ((rc = q.step()) == SQLITE_ROW) {
+		run_row row;
+		row.id = q.i64(0);
+		row.uuid = q.text(1);
+		row.label = q.text(2);
+		row.source = q.text(3);
+		row.host = q.text(4);
+		row.plan_hash = q.text(5);
+		row.saved_s = q.i64(6);
+		row.started_s = q.i64(7);
+		row.figures = (size_t)q.i64(8);
+		out.push_back(row);
+	}
+	check(rc, "cannot read the results store");
+	return out;
+}
+
+void store::remove(int64_t id)
+{
+	stmt d(db_, "DELETE FROM runs WHERE id = ?", *this);
+	d.bind(1, id);
+	check(d.step(), "cannot remove the run");
+}
+
+namespace {
+
+void load_series(sqlite3 *db, store &s, const char *sql, int64_t fid, std::vector<double> &iops,
+		 std::vector<double> &bw)
+{
+	stmt q(db, sql, s);
+	q.bind(1, fid);
+	while (q.step() == SQLITE_ROW) {
+		iops.push_back(q.dbl(0));
+		bw.push_back(q.dbl(1));
+	}
+}
+
+} // namespace
+
+run_record store::load(int64_t id)
+{
+	stmt q(db_, "SELECT uuid, format, label, source, tool_version, started_s, host, kernel, plan_hash, job_text,"
+		    " environment FROM runs WHERE id = ?",
+	       *this);
+	q.bind(1, id);
+	int rc = q.step();
+	check(rc, "cannot read the results store");
+	if (rc != SQLITE_ROW)
+		throw store_error(path_ + ": no run '" + std::to_string(id) + "'");
+	if (q.i64(1) > run_format)
+		throw store_error(path_ + ": run " + std::to_string(id) + " was saved by a newer ioplan (run format " +
+				  std::to_string(q.i64(1)) + ", this ioplan reads up to " +
+				  std::to_string(run_format) + ")");
+	run_record r;
+	r.id = id;
+	r.uuid = q.text(0);
+	r.label = q.text(2);
+	r.source = q.text(3);
+	r.tool_version = q.text(4);
+	r.started_s = q.i64(5);
+	r.host = q.text(6);
+	r.kernel = q.text(7);
+	r.plan_hash = q.text(8);
+	r.job_text = q.text(9);
+	r.environment = q.text(10);
+	stmt fq(db_, "SELECT name, value FROM facts WHERE run_id = ?", *this);
+	fq.bind(1, id);
+	while (fq.step() == SQLITE_ROW)
+		r.facts[fq.text(0)] = fq.text(1);
+	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);
+	wq.bind(1, id);
+	while (wq.step() == SQLITE_ROW)
+		r.warnings.push_back(wq.text(0));
+	load_figures(r);
+	return r;
+}
+
+void store::load_figures(run_record &r)
+{
+	stmt q(db_, "SELECT id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops, lat_mean_ns,"
+		    " p50_ns, p99_ns, p999_ns, interval_s FROM figures WHERE run_id = ? ORDER BY id",
+	       *this);
+	q.bind(1, r.id);
+	while (q.step() == SQLITE_ROW) {
+		figure f;
+		int64_t fid = q.i64(0);
+		f.job_index = (int)q.i64(1);
+		f.job = q.text(2);
+		f.ddir = q.text(3);
+		f.plan = nlohmann::json::parse(q.text(4), nullptr, false).get<std::map<std::string, std::string>>();
+		f.io_bytes = (uint64_t)q.i64(5);
+		f.ios = (uint64_t)q.i64(6);
+		f.runtime_s = q.dbl(7);
+		f.bw_bytes = q.dbl(8);
+		f.iops = q.dbl(9);
+		f.lat_mean_ns = q.dbl(10);
+		f.p50_ns = q.dbl(11);
+		f.p99_ns = q.dbl(12);
+		f.p999_ns = q.dbl(13);
+		f.interval_s = q.dbl(14);
+		stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ? ORDER BY lat_ns", *this);
+		b.bind(1, fid);
+		while (b.step() == SQLITE_ROW)
+			f.buckets.emplace_back((uint64_t)b.i64(0), (uint64_t)b.i64(1));
+		load_series(db_, *this, "SELECT iops, bw_bytes FROM samples WHERE figure_id = ? ORDER BY seq", fid,
+			    f.iops_samples, f.bw_samples);
+		load_series(db_, *this, "SELECT iops, bw_bytes FROM repeats WHERE figure_id = ? ORDER BY seq", fid,
+			    f.repeat_iops, f.repeat_bw);
+		r.figures.push_back(std::move(f));
+	}
+}
+
+std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
+					     const std::string &filter_value)
+{
+	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns"
+			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
+	if (!filter_name.empty())
+		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
+	stmt q(db_, sql.c_str(), *this);
+	q.bind(1, by);
+	if (!filter_name.empty())
+		q.bind(2, filter_name).bind(3, filter_value);
+	std::vector<summary_row> out;
+	int rc;
+	while ((rc = q.step()) == SQLITE_ROW) {
+		summary_row row;
+		row.run_id = q.i64(0);
+		row.group = q.text(1);
+		row.job = q.text(2);
+		row.ddir = q.text(3);
+		row.iops = q.dbl(4);
+		row.bw_bytes = q.dbl(5);
+		row.p99_ns = q.dbl(6);
+		out.push_back(std::move(row));
+	}
+	check(rc, "cannot read the results store");
+	return out;
+}
+
+} // namespace resdb

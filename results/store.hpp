@@ -1,0 +1,91 @@
+// results/store.hpp - the results store: one SQLite file of runs (DESIGN.md "Results that last").
+//
+// Plain SQLite C API, no ORM.  The schema is versioned with PRAGMA
+// user_version and migrated forward step by step when a store is opened for
+// writing; a store written by a newer ioplan is refused, untouched.  WAL and
+// a busy timeout let two runs save at once; each save is one transaction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "results/record.hpp"
+
+struct sqlite3;
+
+namespace resdb {
+
+// Any failure of the store (locked, corrupt, read-only, newer, unknown run):
+// what() is one line naming the store's path.
+struct store_error : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+// The schema this ioplan writes, and the run format inside it.
+constexpr int schema_version = 1;
+constexpr int run_format = 1;
+
+// $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
+std::string default_path();
+
+// One line of `results list`.
+struct run_row {
+	int64_t id = 0;
+	std::string uuid, label, source, host, plan_hash;
+	int64_t saved_s = 0, started_s = 0;
+	size_t figures = 0;
+};
+
+// The figure rows `results summary` groups: the run, its facts, one figure's numbers.
+struct summary_row {
+	int64_t run_id = 0;
+	std::string group, job, ddir;
+	double iops = 0, bw_bytes = 0, p99_ns = 0;
+};
+
+class store {
+public:
+	enum class mode { read, write };
+	store(const std::string &path, mode m);
+	~store();
+	store(const store &) = delete;
+	store &operator=(const store &) = delete;
+
+	const std::string &path() const { return path_; }
+
+	// Saves a run in one transaction; returns its id.  A run whose uuid is
+	// already stored is not saved twice: returns 0.
+	int64_t save(const run_record &r);
+	// Saves many in one transaction (all or nothing); returns how many were new.
+	size_t save_all(const std::vector<run_record> &runs);
+
+	// A run by id, by label (the latest with it) or by uuid prefix.
+	int64_t find(const std::string &ref);
+	run_record load(int64_t id);
+	std::vector<run_row> list();
+	void remove(int64_t id);
+	std::vector<int64_t> ids();
+
+	// Figures grouped by the fact `by` ("" = all in one group), filtered by a
+	// fact value (name=value, or "" for none).
+	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
+					      const std::string &filter_value);
+
+private:
+	sqlite3 *db_ = nullptr;
+	std::string path_;
+	void exec(const std::string &sql);
+	void check(int rc, const char *what);
+	void migrate();
+	void set_wal();
+	int retry_busy(const std::function<int()> &attempt);
+	int64_t insert_run(const run_record &r);
+	void insert_figure(int64_t run_id, const figure &f);
+	void load_figures(run_record &r);
+	bool has_uuid(const std::string &uuid);
+};
+
+} // namespace resdb

@@ -1,0 +1,46 @@
+// results/store_sql.hpp - the prepared-statement wrapper the store's files share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <sqlite3.h>
+
+namespace resdb {
+
+class store;
+
+// How long a save waits for another process's transaction before it says "locked".
+constexpr int busy_timeout_ms = 10000;
+
+// A prepared statement, finalized when it goes out of scope.
+class stmt {
+public:
+	// A statement that failed to prepare gives its error code at step().
+	stmt(sqlite3 *db, const char *sql, store &) { prep_rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); }
+	~stmt() { sqlite3_finalize(st_); }
+	bool ok() const { return st_ != nullptr; }
+	stmt &bind(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); return *this; }
+	stmt &bind(int i, double v) { sqlite3_bind_double(st_, i, v); return *this; }
+	stmt &bind(int i, const std::string &v)
+	{
+		sqlite3_bind_text(st_, i, v.data(), (int)v.size(), SQLITE_TRANSIENT);
+		return *this;
+	}
+	int step() { return st_ ? sqlite3_step(st_) : prep_rc_; }
+	void reset() { sqlite3_reset(st_); }
+	int64_t i64(int c) { return sqlite3_column_int64(st_, c); }
+	double dbl(int c) { return sqlite3_column_double(st_, c); }
+	std::string text(int c)
+	{
+		const unsigned char *t = sqlite3_column_text(st_, c);
+		return t ? std::string((const char *)t, (size_t)sqlite3_column_bytes(st_, c)) : "";
+	}
+
+private:
+	sqlite3_stmt *st_ = nullptr;
+	int prep_rc_ = SQLITE_OK;
+};
+
+
+} // namespace resdb

@@ -1,0 +1,99 @@
+// results/summary.cpp - groups, spreads and outliers of stored runs (summary.hpp).
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "results/stats.hpp"
+#include "results/summary.hpp"
+
+namespace resdb {
+
+const std::vector<std::string> summary_fields = { "host",	  "kernel",	   "label",
+						  "source",	  "plan",	   "preset",
+						  "virtualization", "instance_type", "cpu_model",
+						  "distribution", "filesystem",	   "disk_model" };
+
+namespace {
+
+spread spread_of(const std::vector<double> &v)
+{
+	return spread{ quantile(v, 0.1), quantile(v, 0.5), quantile(v, 0.9) };
+}
+
+nlohmann::ordered_json spread_json(const spread &s)
+{
+	return nlohmann::ordered_json{ { "p10", s.p10 }, { "median", s.median }, { "p90", s.p90 } };
+}
+
+} // namespace
+
+std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
+{
+	std::map<std::tuple<std::string, std::string, std::string>, std::vector<const summary_row *>> groups;
+	for (const summary_row &r : rows)
+		groups[{ r.group, r.job, r.ddir }].push_back(&r);
+	std::vector<group_summary> out;
+	for (const auto &kv : groups) {
+		group_summary g;
+		std::tie(g.group, g.job, g.ddir) = kv.first;
+		std::vector<double> iops, bw, p99;
+		for (const summary_row *r : kv.second) {
+			iops.push_back(r->iops);
+			bw.push_back(r->bw_bytes);
+			p99.push_back(r->p99_ns);
+		}
+		g.count = iops.size();
+		g.iops = spread_of(iops);
+		g.bw_bytes = spread_of(bw);
+		g.p99_ns = spread_of(p99);
+		std::vector<bool> odd = outliers(iops);
+		for (size_t i = 0; i < odd.size(); i++)
+			if (odd[i])
+				g.outliers.push_back(kv.second[i]->run_id);
+		out.push_back(std::move(g));
+	}
+	return out;
+}
+
+nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, const std::string &by)
+{
+	nlohmann::ordered_json a = nlohmann::ordered_json::array();
+	for (const group_summary &g : groups)
+		a.push_back(nlohmann::ordered_json{ { "group", g.group },
+						    { "job", g.job },
+						    { "ddir", g.ddir },
+						    { "count", g.count },
+						    { "iops", spread_json(g.iops) },
+						    { "bw_bytes", spread_json(g.bw_bytes) },
+						    { "p99_ns", spread_json(g.p99_ns) },
+						    { "outliers", g.outliers } });
+	return nlohmann::ordered_json{ { "by", by }, { "groups", a } };
+}
+
+std::string summary_text(const std::vector<group_summary> &groups, const std::string &by)
+{
+	std::string out;
+	char line[512];
+	std::snprintf(line, sizeof(line), "%-24s %-16s %-5s %6s  %-32s %-32s %-26s %s\n",
+		      by.empty() ? "group" : by.c_str(), "job", "dir", "runs", "IOPS p10/median/p90",
+		      "MiB/s p10/median/p90", "p99 us p10/median/p90", "outliers (run ids)");
+	out += line;
+	for (const group_summary &g : groups) {
+		char iops[64], bw[64], p99[64];
+		std::snprintf(iops, sizeof(iops), "%.0f/%.0f/%.0f", g.iops.p10, g.iops.median, g.iops.p90);
+		std::snprintf(bw, sizeof(bw), "%.1f/%.1f/%.1f", g.bw_bytes.p10 / 1048576, g.bw_bytes.median / 1048576,
+			      g.bw_bytes.p90 / 1048576);
+		std::snprintf(p99, sizeof(p99), "%.0f/%.0f/%.0f", g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3,
+			      g.p99_ns.p90 / 1e3);
+		std::string odd;
+		for (int64_t id : g.outliers)
+			odd += (odd.empty() ? "" : ",") + std::to_string(id);
+		std::snprintf(line, sizeof(line), "%-24.24s %-16.16s %-5s %6zu  %-32s %-32s %-26s %s\n",
+			      g.group.empty() ? "(none)" : g.group.c_str(), g.job.c_str(), g.ddir.c_str(), g.count, iops,
+			      bw, p99, odd.empty() ? "-" : odd.c_str());
+		out += line;
+	}
+	return out;
+}
+
+} // namespace resdb

@@ -1,0 +1,37 @@
+// results/summary.hpp - `ioplan results summary`: what is typical in each group of runs.
+//
+// Stored figures are grouped by a fact of their run (disk model, host,
+// instance type, file system, label...) and by job and direction, since
+// different workloads are not one distribution.  Each group gets its count,
+// the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
+// runs whose IOPS lie outside Tukey's fences: the ones that go with trouble.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/store.hpp"
+
+namespace resdb {
+
+struct spread {
+	double p10 = 0, median = 0, p90 = 0;
+};
+
+struct group_summary {
+	std::string group, job, ddir;
+	size_t count = 0;
+	spread iops, bw_bytes, p99_ns;
+	std::vector<int64_t> outliers;	// run ids
+};
+
+// The fields `--by` accepts (facts every saved run has).
+extern const std::vector<std::string> summary_fields;
+
+std::vector<group_summary> summarize(const std::vector<summary_row> &rows);
+nlohmann::ordered_json summary_json(const std::vector<group_summary> &g, const std::string &by);
+std::string summary_text(const std::vector<group_summary> &g, const std::string &by);
+
+} // namespace resdb

@@ -1,0 +1,274 @@
+"""tests/e2e/test_results_store.py - runs kept in a real SQLite store, and what refuses to keep them.
+
+--save records a run (environment, figures, exact latency buckets, samples,
+warnings); `ioplan results list|show|rm|export|import|summary` read and
+change the store.  fio 3.33's own JSON output is imported.  A store that is
+locked, corrupt, read-only or written by a newer ioplan is a clear error: the
+results commands exit 2 and leave the file byte for byte as it was; a run
+with --save still prints its whole report and exits non-zero.
+"""
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import unittest
+
+from common import FIO, TmpDirCase, run
+
+JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+class StoreCase(TmpDirCase):
+    def setUp(self):
+        super().setUp()
+        self.db = self.tmp / "results.db"
+
+    def ioplan_run(self, *extra, label=None, env=None):
+        save = "--save" if label is None else f"--save={label}"
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json+", save,
+                 f"--results-db={self.db}", *extra], env=env)
+        return p
+
+    def results(self, *args, ok=True):
+        p = run(["results", *args, f"--results-db={self.db}"])
+        if ok:
+            self.assertEqual(p.returncode, 0, p.stderr)
+        return p
+
+    def listing(self):
+        return json.loads(self.results("list", "--output-format=json").stdout)
+
+
+class SaveAndRead(StoreCase):
+    def test_saved_run_keeps_the_reported_figures_and_buckets(self):
+        p = self.ioplan_run(label="first")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        runs = self.listing()
+        self.assertEqual([(r["label"], r["source"]) for r in runs], [("first", "ioplan")])
+        shown = json.loads(self.results("show", "first", "--output-format=json").stdout)
+        fig = shown["figures"][0]
+        read = doc["jobs"][0]["read"]
+        self.assertEqual((fig["job"], fig["ddir"]), ("j", "read"))
+        self.assertEqual(fig["io_bytes"], read["io_bytes"])
+        self.assertAlmostEqual(fig["iops"], read["iops"], places=3)
+        bins = {int(k): v for k, v in read["clat_ns"]["bins"].items()}
+        self.assertEqual({b[0]: b[1] for b in fig["latency_buckets"]}, bins)
+        self.assertEqual(sum(b[1] for b in fig["latency_buckets"]), read["total_ios"])
+        self.assertEqual(shown["plan_hash"], doc["ioplan"]["plan_hash"])
+        self.assertEqual(shown["environment"], doc["ioplan"]["environment"])
+        self.assertEqual(shown["warnings"], doc["ioplan"]["warnings"])
+        self.assertIn("--name=j --rw=randread", shown["job_text"])
+        self.assertEqual(fig["plan"]["bs"], "4096")
+        # the store is a plain SQLite file with a versioned schema, in WAL mode
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 1)
+        self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        con.close()
+
+    def test_repeats_are_all_kept(self):
+        p = self.ioplan_run("--repeat=3", label="rep")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shown = json.loads(self.results("show", "rep", "--output-format=json").stdout)
+        self.assertEqual(len(shown["figures"][0]["repeat_iops"]), 3)
+
+    def test_default_path_from_environment(self):
+        env = {"IOPLAN_RESULTS_DB": "", "XDG_DATA_HOME": str(self.tmp / "xdg")}
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", "--save"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((self.tmp / "xdg" / "ioplan" / "results.db").exists())
+        other = self.tmp / "env.db"
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", "--save"],
+                env={"IOPLAN_RESULTS_DB": str(other)})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["results", "list", "--output-format=json"], env={"IOPLAN_RESULTS_DB": str(other)})
+        self.assertEqual(len(json.loads(p.stdout)), 1)
+
+    def test_concurrent_saves_lose_nothing(self):
+        procs = [subprocess.Popen([os.environ.get("IOPLAN_BIN", "ioplan"), *JOB,
+                                   f"--filename={self.tmp / ('f%d' % i)}", "--output-format=json",
+                                   f"--save=c{i}", f"--results-db={self.db}"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for i in range(4)]
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(sorted(r["label"] for r in self.listing()), ["c0", "c1", "c2", "c3"])
+
+    def test_rm_and_export(self):
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        csv = self.results("export").stdout.splitlines()
+        self.assertTrue(csv[0].startswith("run_id,uuid,label,source"))
+        self.assertEqual(len(csv), 3)
+        exported = json.loads(self.results("export", "a", "--output-format=json").stdout)
+        self.assertEqual([r["label"] for r in exported], ["a"])
+        before = sha(self.db)
+        p = self.results("rm", "a", "nosuchrun", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no run 'nosuchrun'", p.stderr)
+        self.assertEqual(sha(self.db), before)
+        self.results("rm", "a")
+        self.assertEqual([r["label"] for r in self.listing()], ["b"])
+
+    def test_summary_groups_runs(self):
+        for label in ("x", "x", "x", "y"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        s = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)
+        counts = {g["group"]: g["count"] for g in s["groups"]}
+        self.assertEqual(counts, {"x": 3, "y": 1})
+        g = next(g for g in s["groups"] if g["group"] == "x")
+        self.assertLessEqual(g["iops"]["p10"], g["iops"]["median"])
+        self.assertLessEqual(g["iops"]["median"], g["iops"]["p90"])
+        plan = self.listing()[0]["plan_hash"]
+        s = json.loads(self.results("summary", f"--plan={plan}", "--output-format=json").stdout)
+        self.assertEqual(sum(g["count"] for g in s["groups"]), 4)
+        p = self.results("summary", "--by=colour", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no field 'colour'", p.stderr)
+
+
+class BadStores(StoreCase):
+    def saved(self):
+        self.assertEqual(self.ioplan_run(label="ok").returncode, 0)
+        return sha(self.db)
+
+    def check_refused(self, reason):
+        before = sha(self.db)
+        p = self.results("list", ok=False)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(reason, p.stderr)
+        r = self.ioplan_run(label="more")
+        self.assertNotEqual(r.returncode, 0)
+        json.loads(r.stdout)  # the report is printed in full all the same
+        self.assertIn("--save: the run was not saved", r.stderr)
+        self.assertIn(reason, r.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def test_newer_schema(self):
+        self.saved()
+        con = sqlite3.connect(self.db)
+        con.execute("PRAGMA journal_mode=DELETE")
+        con.execute("PRAGMA user_version=99")
+        con.close()
+        self.check_refused("written by a newer ioplan (schema version 99")
+
+    def test_run_saved_by_newer_ioplan(self):
+        self.saved()
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE runs SET format = 7")
+        con.commit()
+        con.close()
+        before = sha(self.db)
+        p = self.results("show", "ok", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("saved by a newer ioplan", p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def test_corrupt(self):
+        self.db.write_bytes(b"this is not a database at all\n" * 200)
+        self.check_refused("not an ioplan results store, or a corrupt one")
+
+    def test_locked(self):
+        self.saved()
+        con = sqlite3.connect(self.db, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            r = self.ioplan_run(label="blocked")
+            self.assertNotEqual(r.returncode, 0)
+            json.loads(r.stdout)
+            self.assertIn("locked", r.stderr)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        self.assertEqual([x["label"] for x in self.listing()], ["ok"])
+
+    def test_read_only(self):
+        mnt = self.tmp / "ro"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", str(mnt)])
+        self.db = mnt / "results.db"
+        self.saved()
+        con = sqlite3.connect(self.db)
+        con.execute("PRAGMA journal_mode=DELETE")  # a WAL store cannot be read on a read-only mount
+        con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        before = sha(self.db)
+        r = self.ioplan_run(label="more")
+        self.assertNotEqual(r.returncode, 0)
+        json.loads(r.stdout)
+        self.assertIn("read-only", r.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+@unittest.skipUnless(FIO, "fio is not installed")
+class Import(StoreCase):
+    def fio_json(self, name, fmt="json+"):
+        out = self.tmp / name
+        p = subprocess.run([FIO, "--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync",
+                            f"--filename={self.tmp / 'ff'}", f"--output-format={fmt}", f"--output={out}"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return out
+
+    def test_fio_json_plus_imports_and_once_only(self):
+        path = self.fio_json("fio.json")
+        fio = json.loads(path.read_text())
+        p = self.results("import", str(path), "--output-format=json")
+        self.assertEqual(json.loads(p.stdout), {"imported": 1, "already_stored": 0})
+        run_ = self.listing()[0]
+        self.assertEqual(run_["source"], "fio")
+        shown = json.loads(self.results("show", str(run_["id"]), "--output-format=json").stdout)
+        fig = shown["figures"][0]
+        self.assertEqual(fig["io_bytes"], fio["jobs"][0]["read"]["io_bytes"])
+        self.assertAlmostEqual(fig["iops"], fio["jobs"][0]["read"]["iops"], places=3)
+        self.assertEqual(sum(c for _, c in fig["latency_buckets"]), fio["jobs"][0]["read"]["total_ios"])
+        self.assertEqual(fig["p99_ns"], fio["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"])
+        p = self.results("import", str(path), "--output-format=json")
+        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 1})
+
+    def test_plain_json_imports(self):
+        p = self.results("import", str(self.fio_json("plain.json", "json")))
+        self.assertIn("imported 1 run(s)", p.stdout)
+
+    def test_bad_json_is_positioned_and_nothing_is_imported(self):
+        good = self.fio_json("good.json")
+        bad = self.tmp / "bad.json"
+        bad.write_text('{\n  "fio version" : "fio-3.33",\n  "jobs" : [ { "jobname" : "x", }\n')
+        self.assertEqual(self.ioplan_run(label="ok").returncode, 0)
+        before = sha(self.db)
+        p = self.results("import", str(good), str(bad), ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, rf"^{bad}:3:\d+: error: not valid JSON")
+        self.assertEqual(sha(self.db), before)
+        p = self.results("show", "12345", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no run '12345'", p.stderr)
+
+    def test_other_stores_merge(self):
+        self.assertEqual(self.ioplan_run(label="here").returncode, 0)
+        other = self.tmp / "other.db"
+        p = run([*JOB, f"--filename={self.tmp / 'g'}", "--output-format=json", "--save=there",
+                 f"--results-db={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.results("import", str(other))
+        self.assertEqual(sorted(r["label"] for r in self.listing()), ["here", "there"])
+        p = self.results("import", str(other), "--output-format=json")
+        self.assertEqual(json.loads(p.stdout)["imported"], 0)
+        shown = json.loads(self.results("show", "there", "--output-format=json").stdout)
+        self.assertTrue(shown["figures"][0]["latency_buckets"])
+
+
+if __name__ == "__main__":
+    unittest.main()
