@@ -10,6 +10,7 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -102,6 +103,52 @@ def flip(path, at):
         b = f.read(1)
         f.seek(at)
         f.write(bytes([b[0] ^ 0x5A]))
+
+
+def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
+    """Polls predicate() until it returns something true, and returns that; fails
+    (naming `what`) once timeout seconds have passed.  A test waits this way for
+    the state it needs instead of sleeping a guessed time, which a loaded machine
+    outlasts and an idle one wastes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = predicate()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what or predicate.__name__}")
+        time.sleep(interval)
+
+
+def waits_in(pid, kernel_function):
+    """Whether a thread of process pid sleeps in a kernel function whose name holds
+    kernel_function (its wchan): wait_for_partner is where open() of a FIFO waits
+    for the other end, pipe_write (anon_pipe_write on 6.x) a write to a full pipe."""
+    import glob
+    for path in glob.glob(f"/proc/{pid}/task/*/wchan"):
+        try:
+            with open(path) as f:
+                if kernel_function in f.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def port_listening(port, proto="tcp"):
+    """Whether a local socket listens on port (tcp) or is bound to it (udp), from the
+    kernel's /proc/net tables: a server is ready for a client once this holds."""
+    for table in (proto, proto + "6"):
+        try:
+            with open(f"/proc/net/{table}") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if local.endswith(f":{port:04X}") and (proto != "tcp" or state == "0A"):
+                return True
+    return False
 
 
 def wait_for_stderr(proc, marker=b"Jobs:", timeout=60):

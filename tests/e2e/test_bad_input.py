@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio, showplan
+from common import BIN, FIO, TmpDirCase, run, run_fio, showplan, wait_until, waits_in
 
 
 class Overflow(TmpDirCase):
@@ -126,8 +126,8 @@ class EndlessInput(TmpDirCase):
         fifo = self.tmp / "job.fifo"
         os.mkfifo(fifo)
         proc = subprocess.Popen([BIN, "--parse-only", str(fifo)], stderr=subprocess.PIPE)
-        time.sleep(0.3)
-        self.assertIsNone(proc.poll())  # waiting for a writer, as cat would
+        # Waiting for a writer, as cat would.
+        wait_until(lambda: waits_in(proc.pid, "wait_for_partner"), 30, "open() to wait for a writer")
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(timeout=5)
