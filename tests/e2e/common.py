@@ -135,6 +135,15 @@ def waits_in(pid, kernel_function):
     return False
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the child processes waited for so far: the
+    difference around a run is that run's work, which a loaded machine stretches
+    far less than its wall time (bound work, not time, where work is the property)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def port_listening(port, proto="tcp"):
     """Whether a local socket listens on port (tcp) or is bound to it (udp), from the
     kernel's /proc/net tables: a server is ready for a client once this holds."""
@@ -151,17 +160,17 @@ def port_listening(port, proto="tcp"):
     return False
 
 
-def wait_for_stderr(proc, marker=b"Jobs:", timeout=60):
+def wait_for_stderr(proc, marker=b"Jobs:", timeout=60, until=None):
     """Reads proc's stderr until marker shows (e.g. the --eta=always progress line,
-    which means the run is under way and its signals are handled); returns what
-    was read.  A later communicate() gets the rest."""
+    which means the run is under way and its signals are handled), or until
+    until(text read so far) holds; returns what was read.  A later communicate()
+    gets the rest."""
     import select
-    import time
     fd, seen = proc.stderr.fileno(), b""
     deadline = time.monotonic() + timeout
-    while marker not in seen:
+    while not (until(seen.decode(errors="replace")) if until else marker in seen):
         if time.monotonic() > deadline or proc.poll() is not None:
-            raise AssertionError(f"no {marker!r} on stderr: {seen[-500:]!r}")
+            raise AssertionError(f"no {until or marker!r} on stderr: {seen[-500:]!r}")
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
             chunk = os.read(fd, 4096)
