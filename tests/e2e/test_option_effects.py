@@ -1,6 +1,6 @@
-"""tests/e2e/test_option_effects.py - job options that nothing else names, each
-seen doing what it says (against fio 3.33 where fio can be the oracle): a test
-here fails if its option is dropped on the floor.
+"""tests/e2e/test_option_effects.py - the 21 job options that no other test, example
+or preset named, each seen doing what it says (against fio 3.33 where fio can be
+the oracle): a test here fails if its option is dropped on the floor.
 
 The options fio has and ioplan only accepts (its behaviour already being what
 the option would ask for) are checked to be read, recorded and validated, and to
@@ -161,6 +161,44 @@ class Multicast(TmpDirCase):
         calls = trace.read_text()
         self.assertRegex(calls, r"IP_MULTICAST_TTL, \[3\]")
         self.assertRegex(calls, r"IP_MULTICAST_IF, \[16777343\]")  # 127.0.0.1, network order
+
+
+@unittest.skipUnless(STRACE, "strace is not installed")
+class VerifyBacklog(TmpDirCase):
+    def io_order(self, *extra):
+        """The target's writes and reads in order, as W0, R0, ... (block numbers)."""
+        path, trace = self.tmp / "v", self.tmp / "st.txt"
+        path.unlink(missing_ok=True)
+        p = subprocess.run([STRACE, "-f", "-e", "trace=pwrite64,pread64", "-o", str(trace), BIN, "--name=v",
+                            f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
+                            "--verify_backlog=4", *extra, "--output=/dev/null"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # The buffer may hold any byte, a quote or a comma among them: the fd comes
+        # first, the length and offset last.
+        calls = re.findall(r"(pwrite64|pread64)\((\d+), .*, (\d+), (\d+)\) = ", trace.read_text())
+        fd = next(f for c, f, _, _ in calls if c == "pwrite64")
+        return [("W" if c == "pwrite64" else "R") + str(int(off) // 4096) for c, f, _, off in calls if f == fd]
+
+    def test_verify_backlog_batch_reads_back_that_many(self):
+        whole = self.io_order()
+        self.assertEqual(whole[:9], ["W0", "W1", "W2", "W3", "R0", "R1", "R2", "R3", "W4"])
+        batch = self.io_order("--verify_backlog_batch=2")
+        self.assertEqual(batch[:7], ["W0", "W1", "W2", "W3", "R0", "R1", "W4"])
+
+
+class LatencyLogs(TmpDirCase):
+    def test_log_max_value_logs_each_intervals_largest(self):
+        tops = {}
+        for flag in (0, 1):
+            p = run(["--name=m", "--ioengine=null", "--size=1g", "--time_based", "--runtime=1", "--rate_iops=2000",
+                     f"--write_lat_log={self.tmp}/m{flag}", "--log_avg_msec=250", f"--log_max_value={flag}",
+                     "--output-format=json"])
+            lat_max = job_of(p)["read"]["lat_ns"]["max"]
+            logged = [int(line.split(",")[1]) for line in (self.tmp / f"m{flag}_lat.1.log").read_text().splitlines()]
+            tops[flag] = (max(logged), lat_max)
+        self.assertEqual(tops[1][0], tops[1][1], "the largest of the intervals' largest is the run's largest")
+        self.assertLess(tops[0][0], tops[0][1], "an interval's mean is below the run's largest")
 
 
 class AcceptedForFio(TmpDirCase):
