@@ -12,7 +12,8 @@
 # verification, logs and replay (SANITIZE_E2E) on an ASan+UBSan build; the whole
 # e2e suite instrumented is `make test-sanitize` (too slow for CI's 25 minutes:
 # run it and report).  `make suite` runs one build's suite alone (the release one,
-# or SANITIZE=...'s), for a quick loop.
+# or SANITIZE=...'s), for a quick loop.  `make test-loaded` runs `make test` RUNS
+# times (5) with every core kept busy (tests/loaded.sh).
 
 CC  ?= gcc
 CXX ?= g++
