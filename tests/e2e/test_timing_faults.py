@@ -128,7 +128,7 @@ class ThinktimeCounts(unittest.TestCase):
                        for extra in ((), ("--thinktime_spin=500",)))
         if plain > 8.0:
             self.skipTest(f"busy CPUs: a sleeping think already costs {plain:.1f}% of a CPU")
-        self.assertGreater(spun, 3 * plain + 5.0, (plain, spun))
+        self.assertGreater(spun, plain + 10.0, (plain, spun))
 
 
 class ThinktimeQuiesces(TmpfsCase):
@@ -296,16 +296,16 @@ class IoTraceIsBounded(TmpDirCase):
                       "numjobs or repeat", p.stderr)
 
     def test_the_largest_trace_is_small_and_interruptible(self):
-        # io_size= of 4x the trace and no time limit: the progress line's percentage
-        # says when the trace is full (25% done = 262144 I/Os of 4 KiB), however slow
-        # the machine.  What is bounded is the work after SIGINT (CPU seconds: the
+        # io_size= of 256 GiB and no time limit: the progress line's percentage says
+        # when the trace is full (0.5% done: 335,544 I/Os of 4 KiB, past 262,144),
+        # however slow the machine, and the run is far from its end.  What is bounded is the work after SIGINT (CPU seconds: the
         # report renders the 262144 records, about 0.7 s here), not the wall time a
         # loaded machine stretches (9.7 s seen with 0.9 s of work).
-        proc = subprocess.Popen([BIN, "--name=t", "--ioengine=null", "--size=1g", "--io_size=4g", "--rw=read",
+        proc = subprocess.Popen([BIN, "--name=t", "--ioengine=null", "--size=1g", "--io_size=256g", "--rw=read",
                                  "--bs=4k", "--io_trace=262144", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            wait_for_stderr(proc, until=lambda seen: any(float(p) >= 30.0 for p in
+            wait_for_stderr(proc, until=lambda seen: any(float(p) >= 0.5 for p in
                                                          re.findall(r"\]\[(\d+\.\d)%\]", seen)))
             before = proc_cpu(proc.pid)
             proc.send_signal(signal.SIGINT)
