@@ -12,7 +12,8 @@
 # verification, logs and replay (SANITIZE_E2E) on an ASan+UBSan build; the whole
 # e2e suite instrumented is `make test-sanitize` (too slow for CI's 25 minutes:
 # run it and report).  `make suite` runs one build's suite alone (the release one,
-# or SANITIZE=...'s), for a quick loop.
+# or SANITIZE=...'s), for a quick loop.  `make test-loaded` runs `make test` RUNS
+# times (5) with every core kept busy (tests/loaded.sh).
 
 CC  ?= gcc
 CXX ?= g++
@@ -90,7 +91,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev
 PYTHON := /usr/bin/python3
 
-.PHONY: fio-examples all deps run test test-sanitize suite unit e2e check check-generated check-layering generate \
+.PHONY: fio-examples all deps run test test-loaded test-sanitize suite unit e2e check check-generated check-layering generate \
 	golden-update bench bench-mpi fuzz install install-files install-links clean distclean
 
 all: $(BIN)
@@ -179,6 +180,12 @@ ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@$(MAKE) --no-print-directory suite SANITIZE=$(TEST_SANITIZE) E2E_MODULES="$(SANITIZE_E2E)"
 endif
+
+# make test again and again (RUNS=5) with a busy process on every core: the
+# suite must pass on a loaded machine, not only on an idle one.
+RUNS ?= 5
+test-loaded:
+	@RUNS=$(RUNS) MAKE="$(MAKE)" sh tests/loaded.sh
 
 # The whole suite on the instrumented build (what make test did before it outgrew
 # CI's budget); run before a release and report.

@@ -10,6 +10,7 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -81,6 +82,22 @@ class TmpDirCase(unittest.TestCase):
         return path
 
 
+class TmpfsCase(TmpDirCase):
+    """A TmpDirCase whose self.tmp is a tmpfs where one can be mounted (self.mounted):
+    for tests whose matter is not the disk, which a busy machine makes slow (fsynced
+    creations, I/O latency) and another program's I/O makes slower still."""
+
+    def setUp(self):
+        super().setUp()
+        self.mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(self.tmp)],
+                                      capture_output=True).returncode == 0
+
+    def tearDown(self):
+        if self.mounted:
+            subprocess.run(["umount", "-l", str(self.tmp)])
+        super().tearDown()
+
+
 def loop_device(case, size=32 << 20):
     """A loop device over a sparse image in case.tmp, detached when the test ends;
     the test is skipped (with losetup's reason) where none can be made."""
@@ -104,17 +121,72 @@ def flip(path, at):
         f.write(bytes([b[0] ^ 0x5A]))
 
 
-def wait_for_stderr(proc, marker=b"Jobs:", timeout=60):
+def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
+    """Polls predicate() until it returns something true, and returns that; fails
+    (naming `what`) once timeout seconds have passed.  A test waits this way for
+    the state it needs instead of sleeping a guessed time, which a loaded machine
+    outlasts and an idle one wastes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = predicate()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what or predicate.__name__}")
+        time.sleep(interval)
+
+
+def waits_in(pid, kernel_function):
+    """Whether a thread of process pid sleeps in a kernel function whose name holds
+    kernel_function (its wchan): wait_for_partner is where open() of a FIFO waits
+    for the other end, pipe_write (anon_pipe_write on 6.x) a write to a full pipe."""
+    import glob
+    for path in glob.glob(f"/proc/{pid}/task/*/wchan"):
+        try:
+            with open(path) as f:
+                if kernel_function in f.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def children_cpu():
+    """CPU seconds (user + system) of the child processes waited for so far: the
+    difference around a run is that run's work, which a loaded machine stretches
+    far less than its wall time (bound work, not time, where work is the property)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def port_listening(port, proto="tcp"):
+    """Whether a local socket listens on port (tcp) or is bound to it (udp), from the
+    kernel's /proc/net tables: a server is ready for a client once this holds."""
+    for table in (proto, proto + "6"):
+        try:
+            with open(f"/proc/net/{table}") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if local.endswith(f":{port:04X}") and (proto != "tcp" or state == "0A"):
+                return True
+    return False
+
+
+def wait_for_stderr(proc, marker=b"Jobs:", timeout=60, until=None):
     """Reads proc's stderr until marker shows (e.g. the --eta=always progress line,
-    which means the run is under way and its signals are handled); returns what
-    was read.  A later communicate() gets the rest."""
+    which means the run is under way and its signals are handled), or until
+    until(text read so far) holds; returns what was read.  A later communicate()
+    gets the rest."""
     import select
-    import time
     fd, seen = proc.stderr.fileno(), b""
     deadline = time.monotonic() + timeout
-    while marker not in seen:
+    while not (until(seen.decode(errors="replace")) if until else marker in seen):
         if time.monotonic() > deadline or proc.poll() is not None:
-            raise AssertionError(f"no {marker!r} on stderr: {seen[-500:]!r}")
+            raise AssertionError(f"no {until or marker!r} on stderr: {seen[-500:]!r}")
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
             chunk = os.read(fd, 4096)

@@ -8,11 +8,11 @@ succeeds where fio's does).
 """
 import os
 import re
+import signal
 import subprocess
-import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_until
 
 
 class Exec(TmpDirCase):
@@ -67,19 +67,20 @@ class LockMem(TmpDirCase):
         if not _kernel_reports_mlock():
             self.skipTest("this kernel does not show an mlock in /proc/PID/status VmLck")
         p = subprocess.Popen([BIN, "--name=l", "--ioengine=null", "--size=1g", "--time_based",
-                              "--runtime=3", "--lockmem=64m", "--output=/dev/null"])
+                              "--runtime=60", "--lockmem=64m", "--output=/dev/null"])
         try:
-            # Sampled for the whole run: a loaded machine may start the job late.
-            locked = 0
-            while p.poll() is None and locked < 65536:
-                time.sleep(0.05)
+            # However late a loaded machine starts the job, the lock shows while it runs;
+            # then SIGINT ends the run, which still exits as an interrupted one.
+            def locked_or_gone():
                 try:
-                    locked = max(locked, _vmlck_kb(p.pid) or 0)
-                except OSError:
-                    break
-            self.assertGreaterEqual(locked, 65536)
+                    return p.poll() is not None or (_vmlck_kb(p.pid) or 0) >= 65536
+                except OSError:  # it exited between the two looks
+                    return True
+            wait_until(locked_or_gone, 30, "64 MiB locked")
+            self.assertIsNone(p.poll(), "the job ended before its memory was seen locked")
+            p.send_signal(signal.SIGINT)
         finally:
-            self.assertEqual(p.wait(timeout=30), 0)
+            self.assertEqual(p.wait(timeout=30), 1)
 
 
 class WriteHint(TmpDirCase):

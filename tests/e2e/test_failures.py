@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, flip, run, wait_for_stderr
+from common import BIN, TmpDirCase, flip, run, wait_for_stderr, wait_until
 
 
 class Verify(TmpDirCase):
@@ -69,10 +69,7 @@ class Failures(TmpDirCase):
                                      "--rw=write", "--fallocate=none", "--startdelay=1", "--output-format=json"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             target = mnt / "full.0.0"
-            for _ in range(200):
-                if target.exists():
-                    break
-                time.sleep(0.01)
+            wait_until(target.exists, 30, f"{target} to be created")
             (mnt / "filler").write_bytes(b"\0" * (3 << 20) + b"\0" * (512 << 10))
             out, err = proc.communicate(timeout=30)
             self.assertEqual(proc.returncode, 1, err)
@@ -97,9 +94,13 @@ class Failures(TmpDirCase):
         wfd = os.open(fifo, os.O_RDWR)
         try:
             proc = subprocess.Popen([BIN, "--name=s", f"--filename={fifo}", "--rw=read", "--size=4k",
-                                     "--ioengine=io_uring", "--stall_timeout=300ms", "--output-format=json"],
+                                     "--ioengine=io_uring", "--stall_timeout=300ms", "--output-format=json",
+                                     "--eta=always"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(1.0)
+            # Once the read is issued, the stall is the property: it lasts twice the
+            # 300 ms the watchdog allows before the test ends it.
+            wait_for_stderr(proc, b"[R(1)]")
+            time.sleep(0.6)
             os.write(wfd, b"x" * 4096)
             out, err = proc.communicate(timeout=30)
         finally:
@@ -126,7 +127,7 @@ class Failures(TmpDirCase):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_for_stderr(proc, b"[R(1)]")  # the read is issued (not still setting up)
         proc.send_signal(signal.SIGINT)
-        time.sleep(0.5)
+        time.sleep(0.5)  # the property: half a second on, the first SIGINT has not ended it
         self.assertIsNone(proc.poll(), "the graceful stop waits for the I/O in flight")
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)

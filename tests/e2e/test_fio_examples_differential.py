@@ -12,6 +12,7 @@ A file left out says why in SKIPPED.  Every compared file must match; random
 ones match because ioplan draws, maps and bounds random I/O as fio does
 (test_random_like_fio.py checks that I/O for I/O).
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -145,14 +146,21 @@ class FioExamplesDifferential(unittest.TestCase):
 
     def candidates(self):
         """(name, text, skip reason or None) of every example both parse."""
-        for f in sorted(EXAMPLES.glob("*.fio")):
-            text = f.read_text(errors="replace")
+        files = sorted(EXAMPLES.glob("*.fio"))
+        texts = {f: f.read_text(errors="replace") for f in files}
+        for text in texts.values():
             os.environ.update(env_for(text))   # fio and ioplan inherit the ${VAR}s
+        asked = [f for f in files if f.name not in SKIPPED and engines_of(texts[f]) <= ENGINES]
+        # fio's start-up is most of a parse: four at a time.
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            parses = dict(zip(asked, pool.map(lambda f: run_fio(["--parse-only", str(f)]).returncode, asked)))
+        for f in files:
+            text = texts[f]
             if f.name in SKIPPED:
                 yield f.name, text, SKIPPED[f.name]
-            elif not engines_of(text) <= ENGINES:
+            elif f not in parses:
                 continue                      # an engine ioplan lacks: not in the promise
-            elif run_fio(["--parse-only", str(f)]).returncode != 0:
+            elif parses[f] != 0:
                 continue                      # fio itself refuses it here
             elif re.search(r"(?m)^\s*zonemode\s*=\s*zbd", text):
                 yield f.name, text, "zonemode=zbd needs a zoned block device (none here)"
@@ -162,16 +170,22 @@ class FioExamplesDifferential(unittest.TestCase):
                 yield f.name, text, None
 
     def test_examples(self):
-        compared, equal, skipped = [], 0, {}
+        todo, skipped = [], {}
         for name, text, reason in self.candidates():
             if reason:
                 skipped.setdefault(reason, []).append(name)
-                continue
-            fio, ours = self.run_both(name, rewrite(text, OVERRIDES.get(name, {})))
-            compared.append(name)
+            else:
+                todo.append((name, rewrite(text, OVERRIDES.get(name, {}))))
+        # Size-bound examples in their own directories compare bytes, not speed: two
+        # examples at a time (most of a run is fsync and process start-up).
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda job: self.run_both(*job), todo))
+        equal = 0
+        for (name, _), (fio, ours) in zip(todo, results):
             with self.subTest(example=name):
                 self.assertEqual(ours, fio, f"{name}: (groupid, io_bytes, error) per job, ioplan vs fio")
                 equal += 1
+        compared = [name for name, _ in todo]
         reasons = "; ".join(f"{r}: {', '.join(n)}" for r, n in skipped.items())
         print(f"\nfio examples differential: {len(compared)} compared, {equal} equal, "
               f"{sum(map(len, skipped.values()))} skipped ({reasons})\n"

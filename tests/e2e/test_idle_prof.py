@@ -91,10 +91,14 @@ class Layout(TmpDirCase):
 
 class Measures(TmpDirCase):
     def test_busy_cpus_are_less_idle_than_a_sleeping_run(self):
-        busy = idleness(["--idle-prof=system", *NULL, f"--numjobs={CPUS}", "--time_based", "--runtime=2"])
-        self.assertLess(busy["system"], 10.0)
         for _ in range(3):  # another program may have filled the CPUs meanwhile
             calm = idleness(["--idle-prof=system", *NULL, "--rate_iops=20", "--time_based", "--runtime=2"])
-            if calm["system"] > busy["system"] + 20:
+            if calm["system"] > 40.0:
                 break
+        else:
+            # What idle-prof measures is the machine: with other programs keeping every
+            # CPU busy (make test-loaded) a sleeping run finds no idleness either.
+            self.skipTest(f"the CPUs are busy with other programs ({calm['system']:.0f}% idle)")
+        busy = idleness(["--idle-prof=system", *NULL, f"--numjobs={CPUS}", "--time_based", "--runtime=2"])
+        self.assertLess(busy["system"], 10.0)
         self.assertGreater(calm["system"], busy["system"] + 20, (calm, busy))

@@ -14,10 +14,9 @@ import shutil
 import signal
 import struct
 import subprocess
-import time
 import unittest
 
-from common import FIO, TmpDirCase, loop_device, run, run_fio
+from common import FIO, TmpDirCase, loop_device, run, run_fio, wait_until
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -214,8 +213,12 @@ class BlktraceReplay(TmpDirCase):
         with open(trace, "wb") as out, open(errlog, "wb") as err:
             bt = subprocess.Popen(["blktrace", "-d", dev, "-o", "-"], stdout=out, stderr=err)
         try:
-            time.sleep(1)
-            # In a container without CAP_SYS_ADMIN blktrace cannot open its per-CPU files, and waits.
+            # blktrace traces once the kernel has made its per-CPU relay files (debugfs
+            # block/DEV/trace0...).  In a container without CAP_SYS_ADMIN it cannot open
+            # them, says so, and waits.
+            relay = pathlib.Path("/sys/kernel/debug/block", os.path.basename(dev))
+            wait_until(lambda: bt.poll() is not None or b"failed" in errlog.read_bytes().lower()
+                       or any(relay.glob("trace*")), 30, "blktrace to set up")
             refused = errlog.read_bytes().decode(errors="replace")
             if "failed" in refused.lower() or bt.poll() is not None:
                 self.skipTest("blktrace cannot trace here: " +

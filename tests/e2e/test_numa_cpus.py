@@ -8,39 +8,43 @@ before any I/O, naming the option, as fio refuses it.
 """
 import glob
 import os
+import signal
 import subprocess
-import time
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_for_stderr
 
 NODES = sorted(int(p.rsplit("node", 1)[1]) for p in glob.glob("/sys/devices/system/node/node[0-9]*"))
 
 
 def worker_cpus(opts):
-    """The Cpus_allowed_list of every thread but the main one, while a 3 s job runs."""
+    """The Cpus_allowed_list of every thread but the main one, seen once the job
+    runs (its worker pins itself before its first I/O); SIGINT then ends it."""
     p = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1g", "--time_based",
-                          "--runtime=3", "--output=/dev/null", *opts])
+                          "--runtime=60", "--output=/dev/null", "--eta=always", *opts],
+                         stderr=subprocess.PIPE)
     try:
-        seen = set()
-        deadline = time.monotonic() + 2.5
-        while time.monotonic() < deadline and not seen:
-            time.sleep(0.2)
-            for st in glob.glob("/proc/%d/task/*/status" % p.pid):
-                tid = int(st.split("/")[4])
-                if tid == p.pid:
-                    continue
-                try:
-                    with open(st) as f:
-                        text = f.read()
-                except OSError:
-                    continue
-                name = [line for line in text.splitlines() if line.startswith("Name:")][0]
-                cpus = [line for line in text.splitlines() if line.startswith("Cpus_allowed_list:")][0]
-                seen.add((name.split()[1], cpus.split()[1]))
-        return seen
+        wait_for_stderr(p, b"[R(1)]")
+        return thread_cpus(p.pid)
     finally:
-        p.wait(timeout=30)
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+
+
+def thread_cpus(pid):
+    """{(thread name, Cpus_allowed_list)} of pid's threads but its main one."""
+    seen = set()
+    for st in glob.glob("/proc/%d/task/*/status" % pid):
+        if int(st.split("/")[4]) == pid:
+            continue
+        try:
+            with open(st) as f:
+                text = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        seen.add((fields["Name"].strip(), fields["Cpus_allowed_list"].strip()))
+    return seen
 
 
 @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "needs two CPUs")

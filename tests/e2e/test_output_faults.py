@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_until, waits_in
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
@@ -37,18 +37,8 @@ def full_pipe():
 
 
 def wait_blocked_in(pid, wchan, timeout=20):
-    """Waits until the process sleeps in a kernel function whose name contains wchan
-    (pipe_write: anon_pipe_write on 6.x; wait_for_partner: opening a FIFO)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/wchan") as f:
-                if wchan in f.read():
-                    return
-        except FileNotFoundError:
-            break
-        time.sleep(0.02)
-    raise AssertionError(f"process {pid} never blocked in {wchan}")
+    """Waits until the process sleeps in a kernel function whose name contains wchan."""
+    wait_until(lambda: waits_in(pid, wchan), timeout, f"process {pid} to block in {wchan}")
 
 
 def ended_within(proc, seconds):
@@ -92,7 +82,9 @@ class SignalsWhileBlocked(TmpDirCase):
                                  "--output-format=json"], stdout=subprocess.PIPE, stderr=w)
         os.close(w)
         try:
-            time.sleep(1.5)  # three progress lines due by now
+            # The property: three progress lines fall due while stderr is full (ioplan
+            # polls it rather than block in write(), so no state shows from outside).
+            time.sleep(1.5)
             proc.send_signal(signal.SIGINT)
             start = time.monotonic()
             out, _ = proc.communicate(timeout=10)

@@ -21,7 +21,7 @@ import subprocess
 import time
 import unittest
 
-from common import FIO, ROOT, TmpDirCase, run, run_fio
+from common import FIO, ROOT, TmpDirCase, port_listening, run, run_fio, wait_until
 
 MIB = 1 << 20
 NBDKIT = shutil.which("nbdkit")
@@ -245,7 +245,8 @@ class Net(NetCase):
                 out = self.tmp / "r.json"
                 fio = subprocess.Popen([FIO, "r.fio", "--output-format=json", f"--output={out}"], cwd=self.tmp,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                time.sleep(1)
+                wait_until(lambda: fio.poll() is not None or port_listening(port, proto), 30,
+                           f"fio to listen on {proto} port {port}")
                 p = run(["--name=s", "--ioengine=net", f"--protocol={proto}", f"--port={port}",
                          "--hostname=127.0.0.1", "--bs=4k", "--size=2m", "--rw=write"], cwd=self.tmp)
                 self.assertEqual(fio.wait(timeout=60), 0)
@@ -318,10 +319,7 @@ class Nbd(NetCase):
         self.sock = self.tmp / "nbd.sock"
         self.server = subprocess.Popen([NBDKIT, "-U", str(self.sock), "-f", "memory", "256M"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if self.sock.exists():
-                break
-            time.sleep(0.05)
+        wait_until(lambda: self.server.poll() is not None or self.sock.exists(), 30, "nbdkit's socket")
         self.env = {"unixsocket": str(self.sock)}
 
     def tearDown(self):

@@ -82,10 +82,14 @@ class Reporting(TmpDirCase):
             self.assertEqual(io_fields(self.normal(run, extra)), io_fields(self.normal(run_fio, extra)), sf)
 
     def test_unit_base(self):
-        self.assertEqual({u for pair in bw_units(self.normal(run, "unit_base=1\n")) for u in pair},
-                         {"Gibit/s", "Gbit/s"})
+        # rate=64m fixes the scale (64 MiB/s, 512 Mibit/s) on any machine that can
+        # move 1 MiB/s; left to the null engine's speed it was GiB/s on an idle
+        # machine and MiB/s on a loaded one.
+        self.assertEqual({u for pair in bw_units(self.normal(run, "unit_base=1\nrate=64m\n")) for u in pair},
+                         {"Mibit/s", "Mbit/s"})
         for extra in ("", "unit_base=8\n", "unit_base=0\n"):
-            self.assertEqual({u for pair in bw_units(self.normal(run, extra)) for u in pair}, {"GiB/s", "GB/s"})
+            self.assertEqual({u for pair in bw_units(self.normal(run, extra + "rate=64m\n")) for u in pair},
+                             {"MiB/s", "MB/s"})
 
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_unit_base_as_fio(self):

@@ -70,7 +70,7 @@ class Runs(TmpDirCase):
                                  "--direct=1", "--time_based", "--runtime=30", "--output-format=json",
                                  "--eta=always"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_for_stderr(proc, b"[r(1)]")  # the measured run is under way, layout done
-        time.sleep(0.5)
+        time.sleep(0.5)  # the property: it has measured for a while when SIGINT comes
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)

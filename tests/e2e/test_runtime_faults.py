@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr, wait_until, waits_in
 
 
 class NoData(TmpDirCase):
@@ -58,9 +58,10 @@ class NoData(TmpDirCase):
         target = self.tmp / "data"
         target.write_bytes(os.urandom(8 << 20))
         proc = subprocess.Popen([BIN, "--name=t", f"--filename={target}", "--rw=read", "--bs=4k",
-                                 "--rate_iops=2000", "--time_based", "--runtime=30", "--output-format=json"],
+                                 "--rate_iops=2000", "--time_based", "--runtime=30", "--output-format=json",
+                                 "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        wait_for_stderr(proc, b"[R(1)]")  # reading, past the layout
         os.truncate(target, 0)
         start = time.monotonic()
         out, err = proc.communicate(timeout=30)
@@ -125,10 +126,10 @@ class FifoWithoutWriter(TmpDirCase):
         self.fifo = self.tmp / "fifo"
         os.mkfifo(self.fifo)
         proc = subprocess.Popen([BIN, "--name=f", f"--filename={self.fifo}", "--rw=read", "--size=8k",
-                                 "--ioengine=io_uring", "--output-format=json", *extra],
+                                 "--ioengine=io_uring", "--output-format=json", "--eta=always", *extra],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.communicate()))
-        time.sleep(0.5)
+        wait_for_stderr(proc, b"[I(1)]")  # the job is opening its file
         self.assertIsNone(proc.poll(), "still waiting for the writer")
         return proc
 
@@ -251,8 +252,12 @@ def limit_nofile(soft, hard):
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-class OpenFiles(TmpDirCase):
-    """openfiles= as in fio: at most that many files of a thread open at once."""
+class OpenFiles(TmpfsCase):
+    """openfiles= as in fio: at most that many files of a thread open at once.
+
+    Descriptors are the matter, not the disk: the thousands of files are laid out
+    on a tmpfs where one can be mounted (on a busy disk their fsynced creation took
+    30 s a test)."""
 
     def watch_fds(self, args):
         """Runs ioplan; returns (process, most of self.tmp's files it held open at once)."""
@@ -269,7 +274,7 @@ class OpenFiles(TmpDirCase):
             except OSError:
                 break
             most = max(most, n)
-            time.sleep(0.002)
+            time.sleep(0.002)  # sampling, for as long as the run lasts
         return proc, most
 
     def test_at_most_openfiles_are_open_and_every_block_is_read(self):
@@ -357,7 +362,7 @@ class OutputFifo(TmpDirCase):
         os.mkfifo(fifo)
         reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
         self.addCleanup(lambda: reader.poll() is None and (reader.kill(), reader.communicate()))
-        time.sleep(0.2)
+        wait_until(lambda: waits_in(reader.pid, "wait_for_partner"), 30, "cat to open the FIFO")
         p = run(["--name=n", "--ioengine=null", "--size=1m", f"--output={fifo}", "--output-format=json"],
                 timeout=30)
         out, _ = reader.communicate(timeout=10)

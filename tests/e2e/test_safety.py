@@ -11,7 +11,7 @@ import os
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_until
 
 
 def sh(*argv):
@@ -292,18 +292,17 @@ class Marks(LoopMounts):
         proc = subprocess.Popen([BIN, "--name=r", f"--filename={path}", "--rw=read", "--bs=1m", "--size=1g",
                                  "--direct=0", "--runtime=1", "--output-format=terse"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        def laying_out():
             try:
-                if b"state=partial" in os.getxattr(path, "user.ioplan"):
-                    break
+                return b"state=partial" in os.getxattr(path, "user.ioplan")
             except OSError:
-                pass
-            time.sleep(0.01)
-        else:
+                return False
+        try:
+            wait_until(laying_out, 30, "the layout to start")
+        except AssertionError:
             proc.kill()
-            self.fail("the layout never started")
-        time.sleep(0.05)  # into the fill, which writes from the first byte to the last
+            raise
+        time.sleep(0.05)  # the property: well into the fill, which writes from the first byte to the last
         proc.send_signal(sig)
         proc.communicate(timeout=30)
         return proc.returncode

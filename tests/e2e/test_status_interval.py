@@ -11,10 +11,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
 
 RUN_ALONE = True  # run.py: report counts depend on the interval timer, not on a loaded machine
 
@@ -121,9 +120,9 @@ class StatusInterval(TmpDirCase):
 
     def test_sigusr1_writes_the_results_so_far(self):
         proc = subprocess.Popen([BIN, "--name=x", "--ioengine=null", "--size=100g", "--time_based",
-                                 "--runtime=2500ms", "--output-format=json"],
+                                 "--runtime=2500ms", "--output-format=json", "--eta=always"],
                                 cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        wait_for_stderr(proc, b"[R(1)]")  # measuring, with its signals handled
         os.kill(proc.pid, signal.SIGUSR1)
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 0, err)

@@ -16,10 +16,9 @@ import re
 import shutil
 import signal
 import subprocess
-import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, flip, run, run_fio
+from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_until
 
 METHODS = ["md5", "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "xxhash", "sha1",
            "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512"]
@@ -126,9 +125,7 @@ class EveryMethod(TmpDirCase):
                "--output-format=json"]
         w = subprocess.Popen([BIN, *job, "--verify_state_save=1", "--rate=8m"], cwd=self.tmp,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not path.exists() or os.stat(path).st_blocks < 4096):
-            time.sleep(0.1)          # 2 MiB written
+        wait_until(lambda: path.exists() and os.stat(path).st_blocks >= 4096, 30, "2 MiB written")
         w.send_signal(signal.SIGINT)
         w.wait(timeout=60)
         state = self.tmp / "local-s-0-verify.state"

@@ -16,10 +16,9 @@ import pathlib
 import shutil
 import signal
 import subprocess
-import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, flip, run, run_fio
+from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_until
 
 BS = 4096
 SIZE = 64 * BS
@@ -77,12 +76,9 @@ class VerifyAsync(TmpDirCase):
                                                 "--verify_async=3", "--verify_async_cpus=1")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            seen = {}
-            for _ in range(200):        # the threads start with the job, after its set-up
-                seen = checker_threads(proc.pid)
-                if len(seen) == 3:
-                    break
-                time.sleep(0.05)
+            # The threads start with the job, after its set-up.
+            seen = wait_until(lambda: (lambda s: len(s) >= 3 and s)(checker_threads(proc.pid)), 30,
+                              "three checker threads")
             self.assertEqual(len(seen), 3)
             for status in seen.values():
                 self.assertRegex(status, r"(?m)^Cpus_allowed_list:\s+1$")
@@ -252,10 +248,7 @@ class TrimThatKeepsTheData(TmpDirCase):
              f"pwrite=dd of={back} oflag=seek_bytes conv=notrunc seek=$4 status=none",
              "can_write=exit 0", "can_trim=exit 0", "trim=exit 0", "can_flush=exit 0", "flush=exit 0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if self.sock.exists():
-                break
-            time.sleep(0.05)
+        wait_until(lambda: self.server.poll() is not None or self.sock.exists(), 30, "nbdkit's socket")
 
     def tearDown(self):
         self.server.terminate()
