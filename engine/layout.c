@@ -430,8 +430,10 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	if (stat(lf->path, &st)) {
 		if (errno != ENOENT)
 			return fail(r, lf, errno, "stat", strerror(errno));
-		if (lf->is_device || !lf->allow_create)
+		if (lf->is_device)
 			return fail(r, lf, ENOENT, "missing-file", "no such file");
+		if (!lf->allow_create)
+			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 		if (!lf->need)
 			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 		return grow(l, lf, r, 0, true, stop);

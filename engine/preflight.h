@@ -8,11 +8,15 @@
  * past the end of an existing file or device, a block-device write the safety
  * rules refuse, a target that is no file (a directory, a socket, a FIFO to
  * write) or a stream (FIFO, character device) without size= to end it.  Warnings run anyway: a buffered read test whose working set
- * fits in free memory measures the page cache.
+ * fits in free memory measures the page cache.  What fio finds only when a job
+ * starts (a file missing under allow_file_create=0, direct=1 transfers the file
+ * system refuses) is an error of that job alone: said here, and the job fails
+ * in the engine with its error in the report while the other jobs run.
  */
 #ifndef IOPLAN_ENGINE_PREFLIGHT_H
 #define IOPLAN_ENGINE_PREFLIGHT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/plan.h"
@@ -28,12 +32,13 @@ struct pf_finding {
 	char code[32];			/* stable: "no-space", "direct-unsupported", ... */
 	char text[640];
 	int32_t job_id;			/* -1 = about the whole plan */
+	bool job_fails;			/* an error that fails its job when it starts, as fio's */
 };
 
 struct pf_report {
 	struct pf_finding *findings;
 	uint32_t nr;
-	uint32_t nr_errors;
+	uint32_t nr_errors;		/* errors that stop the run (not job_fails ones) */
 	uint64_t bytes_to_lay_out;
 };
 
