@@ -407,10 +407,14 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
 			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
 	}
-	if (!lf->ours && !p->allow_existing_file_write && (lf->writes || size < lf->need)) {
-		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
-			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
-		return -EPERM;
+	if (!lf->ours && (lf->writes || size < lf->need)) {
+		if (!p->allow_existing_file_write) {
+			res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
+				    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
+			return -EPERM;
+		}
+		res_msg_add(r, RES_MSG_NOTE, "existing-file-written", lf->first_job, "%s: %s", lf->path,
+			    lf->writes ? LAYOUT_FOREIGN_WRITTEN : LAYOUT_FOREIGN_GROWN);
 	}
 	from = lf->ours ? layout_from(lf, size) : size;
 	if (from < size && lf->need < size)

@@ -60,6 +60,11 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	"refusing to write into an existing file ioplan did not create (allow it with allow_existing_file_write)"
 #define LAYOUT_FOREIGN_GROW \
 	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
+/* What the report says when allow_existing_file_write (on when run as fio) let it happen. */
+#define LAYOUT_FOREIGN_WRITTEN \
+	"an existing file ioplan did not create is written, as allow_existing_file_write allows (on when run as fio)"
+#define LAYOUT_FOREIGN_GROWN \
+	"an existing file ioplan did not create is extended, as allow_existing_file_write allows (on when run as fio)"
 
 /*
  * An existing empty regular file that a job needs bytes in is laid out like a

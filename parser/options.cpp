@@ -505,7 +505,8 @@ static const std::vector<option> table = {
         .ioplan_only(),
     opt("allow_existing_file_write", opt_type::boolean, CAT_SAFETY)
         .def("0")
-        .help("Allow writing into existing files ioplan did not create.")
+        .help("Allow writing into existing regular files ioplan did not create (on when ioplan runs as fio); "
+              "devices, mounts, swap and loop backing files stay refused.")
         .apply(A(j.allow_existing_file_write = flag_value(v)))
         .ioplan_only(),
 

@@ -7,10 +7,11 @@ fio 3.33 does with the same file.  Each test writes its own small job file,
 runs both tools in private directories and compares the figures the tools
 control (bytes, I/O counts, error numbers, exit status), never timings.
 """
+import hashlib
 import json
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, loop_device, run, run_as_fio, run_fio
 
 
 def json_of(stdout):
@@ -24,16 +25,19 @@ def jobs_of(doc):
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class RunParity(TmpDirCase):
-    def both(self, text, args=("--output-format=json",), name="job.fio"):
-        """{tool: (CompletedProcess, its directory)} of one job file run by each tool;
-        {dir} in text is the tool's own directory."""
+    def both(self, text, args=("--output-format=json",), name="job.fio", as_fio=False, prepare=None):
+        """{tool: (CompletedProcess, its directory)} of one job file run by each tool
+        (ioplan through a symlink named fio when as_fio); {dir} in text is the
+        tool's own directory, which prepare(dir) may fill first."""
         out = {}
         for who in ("fio", "ioplan"):
             d = self.tmp / who
             d.mkdir(exist_ok=True)
             (d / name).write_text(text.replace("{dir}", str(d)))
-            p = (run_fio if who == "fio" else run)([*args, name], cwd=d)
-            out[who] = (p, d)
+            if prepare:
+                prepare(d)
+            tool = run_fio if who == "fio" else run_as_fio if as_fio else run
+            out[who] = (tool([*args, name], cwd=d), d)
         return out
 
     def test_a_job_that_cannot_start_is_reported_and_the_others_run(self):
@@ -71,6 +75,38 @@ class RunParity(TmpDirCase):
         self.assertNotEqual(out["fio"][0].returncode, 0)
         self.assertEqual(out["ioplan"][0].returncode, 2, out["ioplan"][0].stderr)
         self.assertEqual(out["ioplan"][0].stdout, "")
+
+
+    def test_an_existing_file_the_job_names_is_written_as_fio_writes_it(self):
+        # A client fills its test file first (docker-diskmark's dd): fio writes into it.
+        # Run as fio, ioplan does too and says so; run as ioplan, it refuses and names the option.
+        text = "[w]\nrw=randwrite\nfilename=filled.bin\nsize=1m\nbs=4k\n"
+        digest = lambda d: hashlib.sha256((d / "filled.bin").read_bytes()).hexdigest()
+        fill = lambda d: (d / "filled.bin").write_bytes(b"\x5a" * (1 << 20))
+        fill(self.tmp)
+        filled = digest(self.tmp)
+        out = self.both(text, as_fio=True, prepare=fill)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                self.assertEqual(jobs_of(json_of(p.stdout))["w"]["write"]["io_bytes"], 1 << 20)
+                self.assertNotEqual(digest(d), filled, "the job wrote the existing file")
+        self.assertIn("an existing file ioplan did not create is written", out["ioplan"][0].stdout)
+        d = out["ioplan"][1]
+        fill(d)
+        p = run(["job.fio"], cwd=d)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("(allow it with allow_existing_file_write)", p.stderr)
+        self.assertEqual(digest(d), filled, "refused before any write")
+        # Reading someone else's file is never refused, as ioplan or as fio.
+        p = run(["--name=r", "--rw=read", "--filename=filled.bin", "--size=1m"], cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_devices_stay_refused_when_run_as_fio(self):
+        dev = loop_device(self)
+        p = run_as_fio(["--name=w", f"--filename={dev}", "--rw=write", "--size=1m"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"name it in allow_device_write={dev}", p.stderr)
 
 
 if __name__ == "__main__":
