@@ -295,6 +295,7 @@ static void do_sync(struct worker *w)
 	if (w->counting) {
 		lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
+		w->res.depth[depth_bucket(1)]++;	/* fio counts a sync's depth too (alone in flight) */
 	}
 	w->writes_since_sync = 0;
 	w->need_sync = false;

@@ -131,7 +131,7 @@ std::string entry_tail(const entry &e)
 	}
 	if (e.last && e.last->replay)
 		s += replay_line(c);
-	s += dist_line("  IO depths    : ", depth, c.depth, total_rw_ios(e));
+	s += dist_line("  IO depths    : ", depth, c.depth, depth_total(e));
 	s += dist_line("     submit    : ", batch, c.submit, submits);
 	s += dist_line("     complete  : ", batch, c.complete, reaps);
 	const res_ddir *d = c.ddir;
