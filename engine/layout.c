@@ -187,8 +187,11 @@ static void dedupe(struct layout *l)
 			a->create_fsync |= b->create_fsync;
 			if (b->last_job > a->last_job)
 				a->last_job = b->last_job;
-			if (b->first_job < a->first_job)
+			if (b->first_job < a->first_job ||
+			    (b->first_job == a->first_job && b->first_clone < a->first_clone)) {
 				a->first_job = b->first_job;
+				a->first_clone = b->first_clone;
+			}
 			continue;
 		}
 		if (i)
@@ -218,6 +221,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->claim_fd = -1;
 				lf->allow_create = true;
 				lf->first_job = (int32_t)i;
+				lf->first_clone = c;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
@@ -344,8 +348,10 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		ret = -errno;
 	if (!ret && lf->create_fsync && fsync(fd))
 		ret = -errno;
-	if (!ret)
+	if (!ret) {
 		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, r);
+		lf->laid_out = true;
+	}
 	close(fd);
 	if (ret && ret != -EINTR && create) {
 		/* A file this run created and could not finish gives its space back. */
@@ -470,6 +476,43 @@ static uint64_t bytes_to_write(const struct layout *l)
 	return total;
 }
 
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct layout_file *x = *(struct layout_file *const *)a, *y = *(struct layout_file *const *)b;
+
+	if (x->first_job != y->first_job)
+		return x->first_job < y->first_job ? -1 : 1;
+	return x->first_clone < y->first_clone ? -1 : x->first_clone > y->first_clone;
+}
+
+/*
+ * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
+ * out (the first to use each), with their count and fio's total of their
+ * sizes; the normal output prints them under the banner, as fio does.
+ */
+static void note_layouts(const struct layout *l, struct results *r)
+{
+	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
+	uint32_t n = 0;
+
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < l->nr; i++)
+		if (l->files[i].laid_out)
+			v[n++] = &l->files[i];
+	qsort(v, n, sizeof(*v), cmp_thread);
+	for (uint32_t i = 0, k; i < n; i = k) {
+		uint64_t bytes = 0;
+
+		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
+			bytes += v[k]->need;
+		res_msg_add(r, RES_MSG_NOTE, "layout", v[i]->first_job, "Laying out IO file%s (%u file%s / %s%lluMiB)",
+			    k - i > 1 ? "s" : "", k - i, k - i > 1 ? "s" : "", k - i > 1 ? "total " : "",
+			    (unsigned long long)(bytes >> 20));
+	}
+	free(v);
+}
+
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop)
 {
@@ -483,6 +526,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		if (ret && !first)
 			first = ret;
 	}
+	note_layouts(l, r);
 	return first;
 }
 

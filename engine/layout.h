@@ -38,6 +38,8 @@ struct layout_file {
 	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
+	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
+	bool laid_out;			/* created or extended by this run's layout */
 };
 
 struct layout {

@@ -143,5 +143,22 @@ class RunParity(TmpDirCase):
                     self.assertEqual(iw["sync"]["total_ios"], fw["sync"]["total_ios"])
 
 
+    def test_banner_says_processes_and_laying_out_as_fio(self):
+        # fio's clones are processes unless thread= is set ("Starting 2 threads and
+        # 1 process"); each thread that creates its files says "Laying out IO file".
+        text = ("[a]\nthread\nnumjobs=2\nrw=write\nsize=64k\n"
+                "[b]\nrw=write\nsize=1m\n[c]\nrw=read\nsize=64k\nfilename=b.0.0\nstonewall\n")
+        out = self.both(text, args=(), as_fio=True)
+        banner = {}
+        for who, (p, _) in out.items():
+            self.assertEqual(p.returncode, 0, p.stderr)
+            head = p.stdout.split("\n\n")[0].splitlines()
+            banner[who] = [l for l in head if l.startswith(("fio-", "Starting", "a:", "b:", "c:"))
+                           and "(g=" not in l]
+        self.assertEqual(banner["ioplan"], banner["fio"])
+        self.assertEqual(banner["fio"][:2], ["fio-3.33", "Starting 2 threads and 2 processes"])
+        self.assertIn("b: Laying out IO file (1 file / 1MiB)", banner["fio"])
+
+
 if __name__ == "__main__":
     unittest.main()
