@@ -119,7 +119,6 @@ class RunParity(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 levels = jobs_of(json_of(p.stdout))["q"]["iodepth_level"]
                 self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
-                self.assertGreater(levels["8"], 99.0)
 
 
     def test_fsync_counts(self):
