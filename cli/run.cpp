@@ -95,7 +95,8 @@ const char *level_name(res_msg_level l)
 // clients, kubestr among them, fail a run that wrote anything there), so a
 // warning reaches stderr only when errors stop the run and no report follows,
 // or when the report cannot carry it (loud: DISKSPD's layouts have no place
-// for ioplan's findings).
+// for ioplan's findings).  An error that fails one job when it starts (as
+// fio's) lets the run go on: it reaches stderr with the run's other errors.
 bool preflight(const plan &p, pf_report *pf, bool loud)
 {
     int ret = pf_run(&p, &safety_system, pf);
@@ -370,6 +371,14 @@ std::string job_text_of(const plan_source &src)
     return text;
 }
 
+bool has_warnings(const pf_report &pf)
+{
+    for (uint32_t i = 0; i < pf.nr; i++)
+        if (pf.findings[i].level != RES_MSG_ERROR)
+            return true;
+    return false;
+}
+
 bool fatal_warnings()
 {
     std::fprintf(stderr, "ioplan: error: --warnings-fatal: preflight gave warnings; nothing was run\n");
@@ -381,7 +390,7 @@ bool fatal_warnings()
 bool preflight_everywhere(const plan &p, const args &a, world *w, pf_report *pf)
 {
     bool ok = preflight(p, pf, static_cast<bool>(a.writer)) &&
-              !(a.warnings_fatal && pf->nr > pf->nr_errors && fatal_warnings());
+              !(a.warnings_fatal && has_warnings(*pf) && fatal_warnings());
     if (w && w->agree(ok ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
         ok = false;
     return ok;

@@ -41,7 +41,7 @@ bool rank_output_ok(const std::string &dir, int rank)
 std::string first_finding(const pf_report &pf)
 {
     for (uint32_t i = 0; i < pf.nr; i++)
-        if (pf.findings[i].level == RES_MSG_ERROR)
+        if (pf.findings[i].level == RES_MSG_ERROR && !pf.findings[i].job_fails)
             return std::string("preflight: ") + pf.findings[i].text;
     return "preflight: warnings are fatal (--warnings-fatal)";
 }

@@ -188,8 +188,11 @@ static void dedupe(struct layout *l)
 			a->create_fsync |= b->create_fsync;
 			if (b->last_job > a->last_job)
 				a->last_job = b->last_job;
-			if (b->first_job < a->first_job)
+			if (b->first_job < a->first_job ||
+			    (b->first_job == a->first_job && b->first_clone < a->first_clone)) {
 				a->first_job = b->first_job;
+				a->first_clone = b->first_clone;
+			}
 			continue;
 		}
 		if (i)
@@ -256,6 +259,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->claim_fd = -1;
 				lf->allow_create = true;
 				lf->first_job = (int32_t)i;
+				lf->first_clone = c;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
@@ -452,8 +456,10 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		ret = -errno;
 	if (!ret && lf->create_fsync && fsync(fd))
 		ret = -errno;
-	if (!ret)
+	if (!ret) {
 		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, r);
+		lf->laid_out = true;
+	}
 	close(fd);
 	if (ret && ret != -EINTR && create) {
 		/* A file this run created and could not finish gives its space back. */
@@ -526,10 +532,14 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	close(fd);
 	if (ret)
 		return ret;
-	if (!lf->ours && (!p->allow_existing_file_write || lf->appeared) && (lf->writes || size < lf->need)) {
-		res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
-			    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
-		return -EPERM;
+	if (!lf->ours && (lf->writes || size < lf->need)) {
+		if (!p->allow_existing_file_write || lf->appeared) {
+			res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
+				    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
+			return -EPERM;
+		}
+		res_msg_add(r, RES_MSG_NOTE, "existing-file-written", lf->first_job, "%s: %s", lf->path,
+			    lf->writes ? LAYOUT_FOREIGN_WRITTEN : LAYOUT_FOREIGN_GROWN);
 	}
 	from = lf->ours ? layout_from(lf, size) : size;
 	if (from < size && lf->need < size)
@@ -615,8 +625,10 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	if (ret && ret != -ENOENT)
 		return ret;
 	if (ret) {
-		if (lf->is_device || !lf->allow_create)
+		if (lf->is_device)
 			return fail(r, lf, ENOENT, "missing-file", "no such file");
+		if (!lf->allow_create)
+			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 		if (!lf->need)
 			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 		return grow(l, lf, r, 0, true, stop);
@@ -652,6 +664,43 @@ static uint64_t bytes_to_write(const struct layout *l)
 	return total;
 }
 
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct layout_file *x = *(struct layout_file *const *)a, *y = *(struct layout_file *const *)b;
+
+	if (x->first_job != y->first_job)
+		return x->first_job < y->first_job ? -1 : 1;
+	return x->first_clone < y->first_clone ? -1 : x->first_clone > y->first_clone;
+}
+
+/*
+ * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
+ * out (the first to use each), with their count and fio's total of their
+ * sizes; the normal output prints them under the banner, as fio does.
+ */
+static void note_layouts(const struct layout *l, struct results *r)
+{
+	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
+	uint32_t n = 0;
+
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < l->nr; i++)
+		if (l->files[i].laid_out)
+			v[n++] = &l->files[i];
+	qsort(v, n, sizeof(*v), cmp_thread);
+	for (uint32_t i = 0, k; i < n; i = k) {
+		uint64_t bytes = 0;
+
+		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
+			bytes += v[k]->need;
+		res_msg_add(r, RES_MSG_NOTE, "layout", v[i]->first_job, "Laying out IO file%s (%u file%s / %s%lluMiB)",
+			    k - i > 1 ? "s" : "", k - i, k - i > 1 ? "s" : "", k - i > 1 ? "total " : "",
+			    (unsigned long long)(bytes >> 20));
+	}
+	free(v);
+}
+
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop)
 {
@@ -669,6 +718,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			first = ret;
 	}
 	safety_files_free(busy);
+	note_layouts(l, r);
 	return ret == -EINTR ? ret : first;
 }
 

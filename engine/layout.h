@@ -40,6 +40,8 @@ struct layout_file {
 	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
+	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
+	bool laid_out;			/* created or extended by this run's layout */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
 };
@@ -74,6 +76,11 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	"refusing to write into an existing file ioplan did not create (allow it with allow_existing_file_write)"
 #define LAYOUT_FOREIGN_GROW \
 	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
+/* What the report says when allow_existing_file_write (on when run as fio) let it happen. */
+#define LAYOUT_FOREIGN_WRITTEN \
+	"an existing file ioplan did not create is written, as allow_existing_file_write allows (on when run as fio)"
+#define LAYOUT_FOREIGN_GROWN \
+	"an existing file ioplan did not create is extended, as allow_existing_file_write allows (on when run as fio)"
 
 /*
  * An existing empty regular file that a job needs bytes in is laid out like a

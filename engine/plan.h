@@ -363,6 +363,7 @@ struct plan_job {
 	 * as one merged "mixed" direction (mixed), or both. */
 	enum plan_unified unified_rw_reporting;
 	bool exitall;
+	bool thread;			/* fio's thread=: what the banner calls the clones (ioplan always runs threads) */
 
 	/* Pattern. */
 	enum plan_rw rw;

@@ -11,10 +11,15 @@
  * verify_state_load file that is no whole state file, a net hostname= the
  * resolver does not know.  Warnings run anyway: a buffered read test whose working set
  * fits in free memory measures the page cache.
+ * What fio finds only when a job
+ * starts (a file missing under allow_file_create=0, direct=1 transfers the file
+ * system refuses) is an error of that job alone: said here, and the job fails
+ * in the engine with its error in the report while the other jobs run.
  */
 #ifndef IOPLAN_ENGINE_PREFLIGHT_H
 #define IOPLAN_ENGINE_PREFLIGHT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/plan.h"
@@ -31,12 +36,13 @@ struct pf_finding {
 	char code[32];			/* stable: "no-space", "direct-unsupported", ... */
 	char text[640];
 	int32_t job_id;			/* -1 = about the whole plan */
+	bool job_fails;			/* an error that fails its job when it starts, as fio's */
 };
 
 struct pf_report {
 	struct pf_finding *findings;
 	uint32_t nr;
-	uint32_t nr_errors;
+	uint32_t nr_errors;		/* errors that stop the run (not job_fails ones) */
 	uint64_t bytes_to_lay_out;
 	/* Each target path as checked, sorted by path: the layout must find the same (eng_opts.preflight). */
 	struct tgt_seen *seen;

@@ -296,6 +296,7 @@ static void do_sync(struct worker *w)
 	if (w->counting) {
 		lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
+		w->res.depth[depth_bucket(1)]++;	/* fio counts a sync's depth too (alone in flight) */
 	}
 	w->writes_since_sync = 0;
 	w->need_sync = false;
@@ -466,6 +467,26 @@ static bool draw(struct worker *w)
 	return w->vtrim && !w->gen.busy && worker_trim_next(w, &w->held, true);
 }
 
+/*
+ * fio's fsync=N sync is the I/O it takes instead of the next one: a job whose
+ * last write completes the count ends without it (64 writes with fsync=1 make
+ * 63 syncs in fio).  So the next I/O is drawn first; none left, no sync.
+ */
+static bool sync_is_due(struct worker *w)
+{
+	if (w->have_held || w->job->replay || w->flow)
+		return true;
+	if (draw(w)) {
+		w->have_held = true;
+		return true;
+	}
+	if (w->gen.busy || w->vtrim)
+		return true;	/* files still to open or blocks to trim: more I/O follows */
+	w->need_sync = false;
+	w->gen_done = true;
+	return false;
+}
+
 static void issue(struct worker *w)
 {
 	w->blocked = false;
@@ -476,6 +497,8 @@ static void issue(struct worker *w)
 	}
 	if (w->need_sync) {
 		if (w->inflight)
+			return;
+		if (!sync_is_due(w))
 			return;
 		do_sync(w);
 	}

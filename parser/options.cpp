@@ -262,8 +262,9 @@ static const std::vector<option> table = {
         .apply(A(j.pj.exitall = flag_value(v))),
     opt("thread", opt_type::flag, CAT_JOB)
         .def("0")
-        .help("Accepted for fio compatibility: ioplan always runs clones as threads.")
-        .apply(A(flag_value(v))),
+        .help("Accepted for fio compatibility: ioplan always runs clones as threads; the normal output's "
+              "banner counts threads and processes by it, as fio's does.")
+        .apply(A(j.pj.thread = flag_value(v))),
     opt("threads", opt_type::integer, CAT_JOB)
         .help("Accepted for fio compatibility: fio's tiobench profile option, without effect unless a profile runs (none does in ioplan).")
         .apply(A(parse_int(v))),
@@ -505,7 +506,8 @@ static const std::vector<option> table = {
         .ioplan_only(),
     opt("allow_existing_file_write", opt_type::boolean, CAT_SAFETY)
         .def("0")
-        .help("Allow writing into existing files ioplan did not create.")
+        .help("Allow writing into existing regular files ioplan did not create (on when ioplan runs as fio); "
+              "devices, mounts, swap and loop backing files stay refused.")
         .apply(A(j.allow_existing_file_write = flag_value(v)))
         .ioplan_only(),
 

@@ -136,7 +136,7 @@ void add_distributions(ojson &o, const entry &e)
 		submits += c.submit[i];
 		reaps += c.complete[i];
 	}
-	o["iodepth_level"] = dist_object(c.depth, RES_DEPTH_NR, total, 0.1, depth);
+	o["iodepth_level"] = dist_object(c.depth, RES_DEPTH_NR, depth_total(e), 0.1, depth);
 	o["iodepth_submit"] = dist_object(c.submit, RES_BATCH_NR, submits, 0.1, batch);
 	o["iodepth_complete"] = dist_object(c.complete, RES_BATCH_NR, reaps, 0.1, batch);
 	o["latency_ns"] = dist_object(c.latbkt, RES_LATBKT_NS, total, 0.01, lat);

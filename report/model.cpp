@@ -589,6 +589,16 @@ uint64_t total_rw_ios(const entry &e)
 	return n;
 }
 
+uint64_t depth_total(const entry &e)
+{
+	const res_clone &c = e.st.get();
+	uint64_t n = 0;
+	for (int i = 0; i < RES_DEPTH_NR; i++)
+		n += c.depth[i];
+	// fio counts fsync=N's syncs in the depths but not in their base (its 105%).
+	return n > c.sync_ios ? n - c.sync_ios : total_rw_ios(e);
+}
+
 // fio divides CPU ms by run ms; the same ratio in ns keeps more precision.
 double usr_cpu_pct(const entry &e)
 {

@@ -121,6 +121,10 @@ uint64_t ddir_bw_bytes(const entry &e, int d);	// bytes/s, truncated
 uint64_t ddir_iops(const entry &e, int d);	// truncated
 double ddir_iops_f(const entry &e, int d);
 uint64_t total_rw_ios(const entry &e);		// read + write + trim
+// fio's base of the IO depths: the read, write and trim I/Os issued in the
+// window (whose depth was counted), so the depths add up to 100% even when
+// I/Os issued in the window complete after it.
+uint64_t depth_total(const entry &e);
 double usr_cpu_pct(const entry &e);
 double sys_cpu_pct(const entry &e);
 

@@ -2,8 +2,8 @@
 // blocks, "Run status group N (all jobs):" lines and disk stats (fio.md §5).
 //
 // The text matches fio 3.33 line for line where fio's layout is known, so a
-// grep for "IOPS=" or "BW=" finds the same on ioplan's output.  Differences:
-// "Starting N threads" (ioplan runs threads), no percentile above the max.
+// grep for "IOPS=" or "BW=" finds the same on ioplan's output.  Difference:
+// no percentile above the max.
 #include <algorithm>
 #include <cstring>
 #include <ostream>
@@ -131,7 +131,7 @@ std::string entry_tail(const entry &e)
 	}
 	if (e.last && e.last->replay)
 		s += replay_line(c);
-	s += dist_line("  IO depths    : ", depth, c.depth, total_rw_ios(e));
+	s += dist_line("  IO depths    : ", depth, c.depth, depth_total(e));
 	s += dist_line("     submit    : ", batch, c.submit, submits);
 	s += dist_line("     complete  : ", batch, c.complete, reaps);
 	const res_ddir *d = c.ddir;
@@ -243,6 +243,22 @@ void write_disks(std::ostream &out, const results &r)
 	}
 }
 
+// fio's "Starting 2 threads and 1 process": its clones are processes unless
+// the job sets thread= (ioplan runs threads either way).
+std::string starting_line(const plan &p)
+{
+	uint32_t threads = 0, procs = 0;
+	for (uint32_t i = 0; i < p.nr_jobs; i++)
+		if (const plan_job *j = plan_job_at(&p, i))
+			(j->thread ? threads : procs) += j->nr_clones;
+	std::string s = "Starting ";
+	if (threads)
+		s += strf("%u thread%s", threads, threads > 1 ? "s" : "");
+	if (procs)
+		s += strf("%s%u process%s", threads ? " and " : "", procs, procs > 1 ? "es" : "");
+	return s + "\n";
+}
+
 } // namespace
 
 void write_banner(const plan &p, std::ostream &out, personality who)
@@ -251,7 +267,7 @@ void write_banner(const plan &p, std::ostream &out, personality who)
 		if (const plan_job *j = plan_job_at(&p, i))
 			out << banner_line(*j);
 	out << version_string(who) << '\n';
-	out << strf("Starting %u thread%s\n", p.nr_threads, p.nr_threads == 1 ? "" : "s");
+	out << starting_line(p);
 }
 
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,

@@ -98,7 +98,7 @@ std::string tail_fields(const entry &e)
 			     (unsigned long long)c.ctx, (unsigned long long)c.majf,
 			     (unsigned long long)c.minf);
 
-	for (double v : dist_pct(c.depth, RES_DEPTH_NR, total, 0.1))
+	for (double v : dist_pct(c.depth, RES_DEPTH_NR, depth_total(e), 0.1))
 		s += strf(";%3.1f%%", v);
 	std::vector<double> us = dist_pct(c.latbkt + RES_LATBKT_NS, RES_LATBKT_US, total, 0.01);
 	uint64_t ns_total = 0;

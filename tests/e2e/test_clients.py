@@ -5,10 +5,13 @@ KDiskMark's helper (an empty temporary file, `fio --create_only=1` on it, then
 its tests with its exact arguments, reading jobs[0].error, read/write bw, iops
 and clat_ns.mean as Qt's QJsonValue would), docker-diskmark's diskmark.sh
 (its fio command line and its grep/sed/awk pipeline over the JSON text; the
-real script too when $IOPLAN_DISKMARK_SH names it), fio-plot's bench-fio
-version check and the JSON keys fio-plot reads, kubestr's rule that anything on stderr fails the run, and
-Debian's fio_jsonplus_clat2csv on ioplan's json+.
+real script too when $IOPLAN_DISKMARK_SH names it, and its WARMUP=1 dd fill of
+the test file), fio-plot's bench-fio version check, the JSON keys fio-plot
+reads and its --type file run on an existing file, a fio-btrace2fio job on the
+existing file it replays to, kubestr's rule that anything on stderr fails the
+run, and Debian's fio_jsonplus_clat2csv on ioplan's json+.
 """
+import hashlib
 import json
 import os
 import re
@@ -84,13 +87,20 @@ class KDiskMark(TmpDirCase):
                 self.assertIsInstance(job[d]["clat_ns"]["mean"], float)
                 self.assertGreater(job[d]["clat_ns"]["mean"], 0)
 
-    def test_non_empty_file_is_still_refused(self):
+    def test_non_empty_file_is_extended_as_fio_and_refused_as_ioplan(self):
         f = self.tmp / "precious"
         f.write_bytes(b"x")
-        p = run_as_fio(["--create_only=1", f"--filename={f}", "--size=1m", "--name=prepare"])
+        args = ["--create_only=1", f"--filename={f}", "--size=1m", "--name=prepare"]
+        p = run(args)
         self.assertEqual(p.returncode, 2)
-        self.assertIn("existing file is too small and ioplan did not create it", p.stderr)
+        self.assertIn("existing file is too small and ioplan did not create it (allow extending it with "
+                      "allow_existing_file_write)", p.stderr)
         self.assertEqual(f.read_bytes(), b"x")
+        # As fio, the file the job names is laid out as fio lays it out, and the report says so.
+        p = run_as_fio(args)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(os.path.getsize(f), 1 << 20)
+        self.assertIn("an existing file ioplan did not create is extended", p.stdout)
 
 
 def diskmark_parse(text, name, lines):
@@ -119,6 +129,31 @@ class DockerDiskmark(TmpDirCase):
                     self.assertGreater(diskmark_parse(p.stdout, job, lines), 0)
                     if div < 0:
                         self.assertIn("is read as 16777216", p.stdout)
+
+    def test_warmup_fills_the_file_with_dd_first(self):
+        # WARMUP=1: dd writes the whole test file, then each test runs fio on it.
+        target = self.tmp / ".diskmark.tmp"
+        subprocess.run(["dd", "if=/dev/urandom", f"of={target}", "bs=4194304", "count=1", "oflag=direct"],
+                       check=True, capture_output=True)
+        before = hashlib.sha256(target.read_bytes()).hexdigest()
+        for kind, lines in (("read", 15), ("write", 80)):
+            job = f"SEQ1MQ8T1{kind.capitalize()}"
+            args = [f"--filename={target}", "--stonewall", "--ioengine=libaio", "--direct=1",
+                    "--zero_buffers=0", "--loops=1", "--size=4194304", f"--name={job}", "--blocksize=1M",
+                    "--iodepth=8", "--numjobs=1", f"--readwrite={kind}", "--output-format=json"]
+            p = run_as_fio(args)
+            with self.subTest(job=job):
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                self.assertGreater(diskmark_parse(p.stdout, job, lines), 0)
+                self.assertEqual(json.loads(p.stdout)["jobs"][0][kind]["io_bytes"], 4 << 20)
+        self.assertNotEqual(hashlib.sha256(target.read_bytes()).hexdigest(), before,
+                            "the write test wrote the dd-filled file")
+        self.assertIn("an existing file ioplan did not create is written", p.stdout)
+        # Run as ioplan, the safe default stands and names the option that allows it.
+        p = run(args)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("refusing to write into an existing file ioplan did not create (allow it with "
+                      "allow_existing_file_write)", p.stderr)
 
     def test_real_script(self):
         script = os.environ.get("IOPLAN_DISKMARK_SH")
@@ -159,6 +194,36 @@ class FioPlot(TmpDirCase):
                 self.assertTrue(all(isinstance(v, float) for v in job[key].values()), key)
             self.assertIsInstance(job["usr_cpu"], float)
             self.assertIsInstance(job["sys_cpu"], float)
+
+
+    def test_existing_target_file(self):
+        # bench-fio --type file checks that the target is an existing file and names it in filename=.
+        target = self.write("target.bin", "")
+        with open(target, "wb") as f:
+            f.write(os.urandom(1 << 20) * 4)
+        self.write("job.fio", "[FIOJOB]\nfilename=" + str(target) + "\nioengine=libaio\ndirect=1\n"
+                   "size=4m\nrw=randwrite\niodepth=4\nnumjobs=1\nbs=4k\nruntime=60\n")
+        p = run_as_fio(["--output-format=json", str(self.tmp / "job.fio")])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 4 << 20)
+
+
+class Btrace2fio(TmpDirCase):
+    # fio-btrace2fio's jobs name the file or device given with -d, which already exists.
+    def test_jobs_on_an_existing_file(self):
+        target = self.write("replay.img", "")
+        with open(target, "wb") as f:
+            f.write(os.urandom(1 << 20) * 2)
+        self.write("job.fio", "[8450.0]\ndirect=1\nioengine=libaio\niodepth=4\nfilename=" + str(target) +
+                   "\nrw=randrw\nrwmixread=50\nbssplit=4096/50:8192/50,4096/100\nsize=2m\n")
+        p = run_as_fio(["--output-format=json", str(self.tmp / "job.fio")])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        job = json.loads(p.stdout)["jobs"][0]
+        self.assertEqual(job["error"], 0)
+        self.assertGreater(job["write"]["io_bytes"], 0)
+        # Reading a file that is not ioplan's is never refused, whoever runs it.
+        p = run(["--name=r", f"--filename={target}", "--rw=randread", "--size=2m", "--output-format=json"])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
 
 
 class Kubestr(TmpDirCase):

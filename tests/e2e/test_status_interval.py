@@ -98,7 +98,7 @@ class StatusInterval(TmpDirCase):
         args = NULL_3_5S
         p = run(args, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.count("Starting 1 thread"), 1)
+        self.assertEqual(p.stdout.count("Starting 1 process"), 1)
         self.assertTrue(p.stdout.startswith("x: (g=0): rw=read"))
         # A report taken before any I/O shows no job block, only its group line (as fio's).
         self.assertEqual(p.stdout.count("x: (groupid=0, jobs=1)"), 4)

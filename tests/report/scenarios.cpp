@@ -131,6 +131,7 @@ scenario_run mixed_fsync_errors()
 	for (uint64_t i = 0; i < 18; i++)
 		record(&c.sync_lat, 400000 + i * 1000);
 	c.sync_ios = 18;
+	c.depth[0] += 18;	/* each sync's depth, as fio counts it (its IO depths pass 100%) */
 	c.total_err = 3;
 	c.error = 0;
 	add_error(c, EIO, PLAN_DDIR_WRITE, 1 << 20, 4096, 0, "write");

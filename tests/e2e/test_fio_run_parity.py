@@ -1,0 +1,163 @@
+"""tests/e2e/test_fio_run_parity.py - runs that must go as fio 3.33's go, job file for job file.
+
+Job files other people wrote run through fio and ioplan side by side: what a
+run does (which jobs run, the errors they report, the files and directories it
+makes, the bytes it moves, its counters and its wording) is compared with what
+fio 3.33 does with the same file.  Each test writes its own small job file,
+runs both tools in private directories and compares the figures the tools
+control (bytes, I/O counts, error numbers, exit status), never timings.
+"""
+import hashlib
+import json
+import unittest
+
+from common import FIO, TmpDirCase, loop_device, run, run_as_fio, run_fio
+
+
+def json_of(stdout):
+    """The JSON document of a run's stdout (fio may print its notes before it)."""
+    return json.loads(stdout[stdout.index("{"):])
+
+
+def jobs_of(doc):
+    return {j["jobname"]: j for j in doc["jobs"]}
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class RunParity(TmpDirCase):
+    def both(self, text, args=("--output-format=json",), name="job.fio", as_fio=False, prepare=None):
+        """{tool: (CompletedProcess, its directory)} of one job file run by each tool
+        (ioplan through a symlink named fio when as_fio); {dir} in text is the
+        tool's own directory, which prepare(dir) may fill first."""
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir(exist_ok=True)
+            (d / name).write_text(text.replace("{dir}", str(d)))
+            if prepare:
+                prepare(d)
+            tool = run_fio if who == "fio" else run_as_fio if as_fio else run
+            out[who] = (tool([*args, name], cwd=d), d)
+        return out
+
+    def test_a_job_that_cannot_start_is_reported_and_the_others_run(self):
+        # fio finds a file missing under allow_file_create=0, and a 1-byte direct
+        # write, only when the job starts: it reports that job (with its error)
+        # and runs the others.  ioplan exited 2 with no report at all.
+        text = ("[global]\ndirectory={dir}\nsize=64k\n"
+                "[missing]\nrw=read\nfilename=absent.bin\nallow_file_create=0\n"
+                "[good]\nrw=write\nfilename=good.bin\n"
+                "[bytewise]\nrw=write\nfilename=bytewise.bin\nbs=1\ndirect=1\n")
+        out = self.both(text)
+        (fp, fdir), (ip, idir) = out["fio"], out["ioplan"]
+        self.assertNotEqual(fp.returncode, 0)
+        self.assertEqual(ip.returncode, 1, ip.stderr)
+        fj, ij = jobs_of(json_of(fp.stdout)), jobs_of(json_of(ip.stdout))
+        self.assertEqual(list(ij), list(fj), "every job is in the report, in order")
+        self.assertEqual(ij["good"]["write"]["io_bytes"], fj["good"]["write"]["io_bytes"])
+        self.assertEqual(fj["good"]["write"]["io_bytes"], 65536)
+        self.assertEqual((fj["bytewise"]["error"], ij["bytewise"]["error"]), (22, 22))  # EINVAL
+        # fio says why on stderr and leaves the job's error 0; ioplan gives ENOENT there.
+        self.assertIn("allow_file_create=0", fp.stderr)
+        self.assertEqual(ij["missing"]["error"], 2)
+        self.assertIn("absent.bin does not exist and allow_file_create=0", ip.stderr)
+        self.assertFalse((idir / "absent.bin").exists(), "allow_file_create=0 creates nothing")
+        # The normal output names the failed job's error, as fio's err= line does.
+        p = run([str(idir / "job.fio")], cwd=idir)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stdout, r"bytewise: \(groupid=0, jobs=1\): err=22 ")
+
+    def test_inputs_wrong_on_their_face_stay_errors_before_any_io(self):
+        # A job with no size to create its file is bad input for both (fio exits
+        # 1 at parse time); ioplan's exit status for bad input is 2.
+        text = "[w]\nrw=write\nfilename={dir}/nosize.bin\n"
+        out = self.both(text)
+        self.assertNotEqual(out["fio"][0].returncode, 0)
+        self.assertEqual(out["ioplan"][0].returncode, 2, out["ioplan"][0].stderr)
+        self.assertEqual(out["ioplan"][0].stdout, "")
+
+
+    def test_an_existing_file_the_job_names_is_written_as_fio_writes_it(self):
+        # A client fills its test file first (docker-diskmark's dd): fio writes into it.
+        # Run as fio, ioplan does too and says so; run as ioplan, it refuses and names the option.
+        text = "[w]\nrw=randwrite\nfilename=filled.bin\nsize=1m\nbs=4k\n"
+        digest = lambda d: hashlib.sha256((d / "filled.bin").read_bytes()).hexdigest()
+        fill = lambda d: (d / "filled.bin").write_bytes(b"\x5a" * (1 << 20))
+        fill(self.tmp)
+        filled = digest(self.tmp)
+        out = self.both(text, as_fio=True, prepare=fill)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                self.assertEqual(jobs_of(json_of(p.stdout))["w"]["write"]["io_bytes"], 1 << 20)
+                self.assertNotEqual(digest(d), filled, "the job wrote the existing file")
+        self.assertIn("an existing file ioplan did not create is written", out["ioplan"][0].stdout)
+        d = out["ioplan"][1]
+        fill(d)
+        p = run(["job.fio"], cwd=d)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("(allow it with allow_existing_file_write)", p.stderr)
+        self.assertEqual(digest(d), filled, "refused before any write")
+        # Reading someone else's file is never refused, as ioplan or as fio.
+        p = run(["--name=r", "--rw=read", "--filename=filled.bin", "--size=1m"], cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_devices_stay_refused_when_run_as_fio(self):
+        dev = loop_device(self)
+        p = run_as_fio(["--name=w", f"--filename={dev}", "--rw=write", "--size=1m"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"name it in allow_device_write={dev}", p.stderr)
+
+
+    def test_io_depths_add_up_to_100_with_a_ramp(self):
+        # I/Os issued in the window and completed after it counted in the depths but
+        # not in their base: ioplan printed 100.455% where fio prints 100.0%.
+        text = ("[q]\nioengine=libaio\nrw=randread\nfilename={dir}/q.bin\nsize=4m\nbs=4k\n"
+                "iodepth=8\nramp_time=100ms\nruntime=300ms\ntime_based\n")
+        for who, (p, _) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                levels = jobs_of(json_of(p.stdout))["q"]["iodepth_level"]
+                self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
+
+
+    def test_fsync_counts(self):
+        # fio takes the sync instead of the next I/O: 64 writes with fsync=1 make
+        # 63 syncs (ioplan made 64), fsync=16 makes 3.  Its depths count each sync
+        # too, over a base of the writes alone (198.4375% with fsync=1).
+        for opt in ("fsync=1", "fsync=16", "fsync=5", "fdatasync=1"):
+            text = f"[w]\nrw=write\nfilename={{dir}}/w.bin\nsize=256k\nbs=4k\n{opt}\n"
+            out = self.both(text)
+            (fp, _), (ip, _) = out["fio"], out["ioplan"]
+            with self.subTest(opt=opt):
+                self.assertEqual((fp.returncode, ip.returncode), (0, 0), ip.stderr)
+                fw, iw = jobs_of(json_of(fp.stdout))["w"], jobs_of(json_of(ip.stdout))["w"]
+                self.assertEqual(iw["sync"]["lat_ns"]["N"], fw["sync"]["lat_ns"]["N"])
+                self.assertEqual(iw["iodepth_level"]["1"], fw["iodepth_level"]["1"])
+                self.assertEqual(iw["write"]["total_ios"], fw["write"]["total_ios"])
+                # fdatasync's syncs land past fio's sync counter (0 there, 63 "short" reads):
+                # ioplan counts them as syncs (COMPATIBILITY in ioplan-job(5)).
+                self.assertEqual(iw["sync"]["total_ios"], fw["sync"]["lat_ns"]["N"])
+                if opt.startswith("fsync"):
+                    self.assertEqual(iw["sync"]["total_ios"], fw["sync"]["total_ios"])
+
+
+    def test_banner_says_processes_and_laying_out_as_fio(self):
+        # fio's clones are processes unless thread= is set ("Starting 2 threads and
+        # 1 process"); each thread that creates its files says "Laying out IO file".
+        text = ("[a]\nthread\nnumjobs=2\nrw=write\nsize=64k\n"
+                "[b]\nrw=write\nsize=1m\n[c]\nrw=read\nsize=64k\nfilename=b.0.0\nstonewall\n")
+        out = self.both(text, args=(), as_fio=True)
+        banner = {}
+        for who, (p, _) in out.items():
+            self.assertEqual(p.returncode, 0, p.stderr)
+            head = p.stdout.split("\n\n")[0].splitlines()
+            banner[who] = [l for l in head if l.startswith(("fio-", "Starting", "a:", "b:", "c:"))
+                           and "(g=" not in l]
+        self.assertEqual(banner["ioplan"], banner["fio"])
+        self.assertEqual(banner["fio"][:2], ["fio-3.33", "Starting 2 threads and 2 processes"])
+        self.assertIn("b: Laying out IO file (1 file / 1MiB)", banner["fio"])
+
+
+if __name__ == "__main__":
+    unittest.main()
