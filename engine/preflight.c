@@ -682,13 +682,16 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 #define FD_BASE 32u		/* stdio, the output file, /proc and /sys reads, a FIFO probe */
 #define FD_PER_THREAD 2u	/* an io_uring ring, a file opened for a while (pre_read) */
 
-/* Descriptors one job keeps open at once: each thread's files (openfiles) and its own. */
+/* Descriptors one job keeps open at once: each thread's files (openfiles) and
+ * its own.  A create_only job only lays its files out, one open at a time. */
 static uint64_t job_fds(const struct plan_job *j)
 {
 	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
 
 	if (!ioe_opens_files(j->ioengine))
 		return 0;
+	if (j->create_only)
+		nf = 1;
 	if (j->openfiles && j->openfiles < nf && !j->interlocked)
 		nf = j->openfiles;
 	return (uint64_t)j->nr_clones * (nf + FD_PER_THREAD);

@@ -7,6 +7,7 @@ refused.
 """
 import os
 import re
+import resource
 import shutil
 import subprocess
 import unittest
@@ -100,6 +101,28 @@ class PreflightGrowth(TmpDirCase):
         # 10x the files cost 56x the instructions.
         small, big = self.instructions(200), self.instructions(2000)
         self.assertLess(big / small, 15, f"{small} instructions at 200 files, {big} at 2000")
+
+
+
+class LayoutsAboveTheOpenFileLimit(TmpDirCase):
+    def run_limited(self, *extra, limit=1024):
+        def lower():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+        return subprocess.run([BIN, *many_files(self.tmp, 2000, *extra)], capture_output=True, text=True,
+                              timeout=600, preexec_fn=lower)
+
+    def test_create_only_lays_out_more_files_than_the_limit(self):
+        # fio 3.33 lays out all 2000 under ulimit -n 1024: a layout opens one file at a time.
+        p = self.run_limited("--create_only=1")
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        sizes = [f.stat().st_size for f in self.tmp.iterdir() if f.name.startswith("many.")]
+        self.assertEqual(sizes, [4096] * 2000)
+
+    def test_a_run_holding_them_open_is_still_refused_before_any_io(self):
+        p = self.run_limited()
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertIn("limit of open files", p.stderr)
+        self.assertEqual([f for f in self.tmp.iterdir() if f.name.startswith("many.")], [])
 
 
 if __name__ == "__main__":
