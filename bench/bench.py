@@ -271,6 +271,37 @@ def parse_only_workload(d):
                     [("process time ratio", lambda i, o: (i.wall, o.wall), ("<=", 1.0))])
 
 
+def cpu_s(p):
+    return p.utime + p.stime
+
+
+def growth_workloads(d, quick):
+    """Costs that grow with the work: --parse-only of a job file of many sections,
+    and a create_only layout of many 4 KiB files (same names for both tools, each
+    in its own directory, removed before every run)."""
+    n = 1000 if quick else 10000
+    job = pathlib.Path(d) / f"sections-{n}.fio"
+    job.write_text("[global]\nioengine=null\nsize=1m\nbs=4k\nrw=randread\n\n" +
+                   "".join(f"[job{i}]\nfilename={d}/s{i}\n\n" for i in range(n)))
+    ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
+    parse = Workload(f"parse-only-{n}-sections", [FIO, "--parse-only", str(job)],
+                     [IOPLAN, "--parse-only", str(job)],
+                     [("process time ratio", ratio(lambda p: p.wall), ("<=", 0.5)),
+                      ("CPU time ratio", ratio(cpu_s), ("<=", 0.5)),
+                      ("peak RSS ratio", ratio(lambda p: p.maxrss_kib), ("<=", 0.5))])
+    dirs = {who: pathlib.Path(d) / f"many-{who}" for who in ("fio", "ioplan")}
+    for path in dirs.values():
+        path.mkdir(exist_ok=True)
+    args = lambda who: ["--name=many", f"--directory={dirs[who]}", f"--nrfiles={n}",  # noqa: E731
+                        "--filesize=4k", "--create_only=1", "--ioengine=psync", "--rw=read",
+                        "--output-format=json"]
+    many = Workload(f"layout-{n}-files", [FIO, *args("fio")], [IOPLAN, *args("ioplan")],
+                    [("process time ratio", ratio(lambda p: p.wall), ("<=", 1.0)),
+                     ("CPU time ratio", ratio(cpu_s), ("<=", 1.0))],
+                    [str(path / f"many.0.{i}") for path in dirs.values() for i in range(n)], device=True)
+    return [parse, many]
+
+
 def memory_workloads(quick):
     """Peak RSS at 64 threads, and growth of ioplan's peak RSS from a short to a long run."""
     opts = dict(ioengine="null", rw="randread", bs="4k", size="1g", time_based=1,
@@ -516,7 +547,8 @@ def build_workloads(d, quick):
     except (OSError, RuntimeError) as e:
         print(f"parse-only-cdm: error: {e}")
         errors = 1
-    return wls + log_workloads(d, quick) + memory_workloads(quick) + checksum_workloads(), errors
+    return (wls + growth_workloads(d, quick) + log_workloads(d, quick) + memory_workloads(quick) +
+            checksum_workloads()), errors
 
 
 def run_all(wls, args, only):

@@ -77,6 +77,9 @@ static bool known(const struct diskstats *ds, const char *name)
 void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 {
 	char name[32];
+	struct stat st;
+	dev_t last = 0;
+	bool blk = false, seen = false;
 
 	memset(ds, 0, sizeof(*ds));
 	if (fake || !l->nr)
@@ -86,6 +89,15 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 	if (!ds->names || !ds->before)
 		return;
 	for (uint32_t i = 0; i < l->nr; i++) {
+		/* Files of one device follow each other: a stat() skips them
+		 * before the walk of /sys that names the device. */
+		if (stat(l->files[i].path, &st))
+			continue;	/* diskstats_dev_of would fail the same way */
+		if (seen && S_ISBLK(st.st_mode) == blk && (blk ? st.st_rdev : st.st_dev) == last)
+			continue;
+		seen = true;
+		blk = S_ISBLK(st.st_mode);
+		last = blk ? st.st_rdev : st.st_dev;
 		if (diskstats_dev_of(l->files[i].path, name, sizeof(name)) || known(ds, name))
 			continue;
 		if (read_stat(name, ds->before[ds->nr]))

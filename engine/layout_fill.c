@@ -143,16 +143,20 @@ int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, _Atomic uint64_
 		const _Atomic int *stop)
 {
 	struct filler f = { .fd = fd, .done = done, .stop = stop };
-	uint32_t nbufs = direct ? LAYOUT_FILL_DEPTH : 1;
+	/* Buffers no bigger than the range: a 4 KiB file costs a 4 KiB buffer,
+	 * not a 1 MiB one filled at random, and a one-write file no ring. */
+	uint64_t span = to > from ? to - from : 0;
+	uint64_t chunks = (span + LAYOUT_FILL_CHUNK - 1) / LAYOUT_FILL_CHUNK;
+	uint32_t nbufs = direct && chunks > 1 ? LAYOUT_FILL_DEPTH : 1;
 	struct io_uring ring;
 	int ret;
 
 	f.rng = rng_seed(from ^ to, 0x1a70);
-	ret = bufpool_alloc(&f.pool, nbufs, LAYOUT_FILL_CHUNK, 4096);
+	ret = bufpool_alloc(&f.pool, nbufs, chunks > 1 ? LAYOUT_FILL_CHUNK : span, 4096);
 	if (ret)
 		return ret;
 	buf_fill_random(f.pool.mem, (uint64_t)nbufs * f.pool.stride, &f.rng);
-	if (direct && !io_uring_queue_init(LAYOUT_FILL_DEPTH, &ring, 0)) {
+	if (direct && chunks > 1 && !io_uring_queue_init(LAYOUT_FILL_DEPTH, &ring, 0)) {
 		ret = fill_ring(&f, &ring, from, to);
 		io_uring_queue_exit(&ring);
 	} else {

@@ -56,6 +56,11 @@ struct pf_state {
 	uint32_t nr_fs;
 	uint64_t buffered_read_bytes;
 	uint32_t memory_job;		/* job_id + 1 of the last job told it measures memory */
+	/* memory_backed's last answer: every file of a directory is on the same
+	 * file system, so one stat() answers for it instead of statfs and a walk of /sys. */
+	bool mem_cached;
+	dev_t mem_dev;
+	const char *mem_what;
 	int oom;
 };
 
@@ -381,25 +386,40 @@ static bool ram_disk(const struct safety_env *env, dev_t dev)
 	return !strncmp(name, "zram", 4) || (!strncmp(name, "ram", 3) && name[3] >= '0' && name[3] <= '9');
 }
 
+/* What keeps the data of a file system of this type on device dev in memory, or NULL. */
+static const char *fs_in_memory(const struct safety_env *env, long type, dev_t dev)
+{
+	if (type == TMPFS_MAGIC)
+		return "tmpfs";
+	if (type == RAMFS_MAGIC)
+		return "ramfs";
+	if (type == HUGETLBFS_MAGIC)
+		return "hugetlbfs";
+	return major(dev) && ram_disk(env, dev) ? "a file system on a RAM disk" : NULL;
+}
+
 /* What keeps path's data in memory (tmpfs, ramfs, a RAM disk), or NULL. */
-static const char *memory_backed(const struct safety_env *env, const char *path, const struct stat *sb)
+static const char *memory_backed(struct pf_state *s, const char *path, const struct stat *sb)
 {
 	struct statfs fs;
 	struct stat st;
 
 	if (sb && S_ISBLK(sb->st_mode))
-		return ram_disk(env, sb->st_rdev) ? "a RAM disk" : NULL;
-	if (sb && !S_ISREG(sb->st_mode))
+		return ram_disk(s->env, sb->st_rdev) ? "a RAM disk" : NULL;
+	if (sb && !S_ISREG(sb->st_mode) && !S_ISDIR(sb->st_mode))
 		return NULL;	/* /dev/null lives on devtmpfs: the node's file system says nothing of its data */
-	if (statfs(path, &fs) || stat(path, &st))
+	if (sb)
+		st = *sb;
+	else if (stat(path, &st))
 		return NULL;
-	if (fs.f_type == TMPFS_MAGIC)
-		return "tmpfs";
-	if (fs.f_type == RAMFS_MAGIC)
-		return "ramfs";
-	if (fs.f_type == HUGETLBFS_MAGIC)
-		return "hugetlbfs";
-	return major(st.st_dev) && ram_disk(env, st.st_dev) ? "a file system on a RAM disk" : NULL;
+	if (s->mem_cached && st.st_dev == s->mem_dev)
+		return s->mem_what;
+	if (statfs(path, &fs))
+		return NULL;
+	s->mem_what = fs_in_memory(s->env, (long)fs.f_type, st.st_dev);
+	s->mem_dev = st.st_dev;
+	s->mem_cached = true;
+	return s->mem_what;
 }
 
 /*
@@ -411,7 +431,7 @@ static void check_memory(struct pf_state *s, const struct plan_job *j, const cha
 {
 	const char *what;
 
-	if (s->memory_job == j->job_id + 1 || !(what = memory_backed(s->env, path, sb)))
+	if (s->memory_job == j->job_id + 1 || !(what = memory_backed(s, path, sb)))
 		return;
 	s->memory_job = j->job_id + 1;
 	add(s, RES_MSG_WARNING, "memory-backed", (int32_t)j->job_id,
@@ -589,7 +609,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
 	if (j->direct)
 		check_direct(s, j, f->path, dir, exists);
-	check_memory(s, j, exists ? f->path : dir, exists ? &sb : NULL);
+	check_memory(s, j, exists ? f->path : dir, exists ? &sb : &dsb);
 	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
 		uint64_t have = 0;
 
@@ -644,22 +664,52 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 	}
 }
 
-/* Was this path already checked (shared files appear in many clones)? */
-static int seen_before(const struct plan *p, uint32_t job, uint32_t clone, uint32_t file, const char *path)
+
+/* The paths already checked: open addressing over FNV-1a (glibc's hsearch
+ * hashes only a path's first characters, which all the files of a directory share). */
+struct path_set {
+	const char **slot;
+	size_t mask;
+};
+
+static uint64_t path_hash(const char *p)
 {
-	for (uint32_t i = 0; i <= job; i++) {
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Room for every file path of the plan, at most half full.  0 or -ENOMEM. */
+static int paths_init(struct path_set *set, const struct plan *p)
+{
+	size_t n = 0, size = 16;
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
-		uint32_t nc = i == job ? clone + 1 : j->nr_clones;
 
-		for (uint32_t c = 0; c < nc; c++) {
-			uint32_t nf = i == job && c == clone ? file : j->clones[c].nr_files;
-
-			for (uint32_t f = 0; f < nf; f++)
-				if (!strcmp(j->clones[c].files[f].path, path))
-					return 1;
-		}
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			n += j->clones[c].nr_files;
 	}
-	return 0;
+	while (size < 2 * n)
+		size *= 2;
+	set->slot = calloc(size, sizeof(*set->slot));
+	set->mask = size - 1;
+	return set->slot ? 0 : -ENOMEM;
+}
+
+/* Was this path already checked (shared files appear in many clones)?  Adds it
+ * if not: comparing with every earlier path cost 15 s at 100 000 files. */
+static bool seen_before(struct path_set *set, const char *path)
+{
+	size_t i = (size_t)path_hash(path) & set->mask;
+
+	for (; set->slot[i]; i = (i + 1) & set->mask)
+		if (!strcmp(set->slot[i], path))
+			return true;
+	set->slot[i] = path;
+	return false;
 }
 
 static uint64_t mem_available(const struct safety_env *env)
@@ -792,13 +842,16 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 #define FD_BASE 32u		/* stdio, the output file, /proc and /sys reads, a FIFO probe */
 #define FD_PER_THREAD 2u	/* an io_uring ring, a file opened for a while (pre_read) */
 
-/* Descriptors one job keeps open at once: each thread's files (openfiles) and its own. */
+/* Descriptors one job keeps open at once: each thread's files (openfiles) and
+ * its own.  A create_only job only lays its files out, one open at a time. */
 static uint64_t job_fds(const struct plan_job *j)
 {
 	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
 
 	if (!ioe_opens_files(j->ioengine))
 		return 0;
+	if (j->create_only)
+		nf = 1;
 	if (j->openfiles && j->openfiles < nf && !j->interlocked)
 		nf = j->openfiles;
 	return (uint64_t)j->nr_clones * (nf + FD_PER_THREAD);
@@ -935,6 +988,7 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
 {
 	struct pf_state *s = calloc(1, sizeof(*s));
+	struct path_set paths;
 
 	if (!s)
 		return -ENOMEM;
@@ -943,6 +997,11 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->env = env;
 	s->r = out;
 	s->oom = safety_files_load(env, &s->busy) != 0;
+	if (paths_init(&paths, p)) {
+		safety_files_free(s->busy);
+		free(s);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
@@ -955,9 +1014,10 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_remote_size(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
-				if (!seen_before(p, i, c, f, j->clones[c].files[f].path))
+				if (!seen_before(&paths, j->clones[c].files[f].path))
 					check_file(s, j, &j->clones[c].files[f]);
 	}
+	free(paths.slot);
 	check_totals(s);
 	check_nofile(s);
 	if (out->nr_seen)

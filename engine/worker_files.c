@@ -198,6 +198,10 @@ void worker_limit_open(struct worker *w)
 	if (j->openfiles && j->openfiles < w->clone->nr_files && !j->interlocked &&
 	    ioe_opens_files(j->ioengine))
 		w->max_open = j->openfiles;
+	/* create_only: no I/O follows, so each file is closed once sized (as
+	 * the preflight's descriptor count assumes). */
+	if (j->create_only && w->clone->nr_files > 1 && ioe_opens_files(j->ioengine))
+		w->max_open = 1;
 }
 
 void worker_size_done(struct worker *w, uint32_t f)

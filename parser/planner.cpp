@@ -40,7 +40,7 @@ class layering {
 public:
     layering(const request &req, diag_list *notes, error_sink &errors) : req_(req), notes_(notes), errors_(errors) {}
 
-    std::vector<job_def> jobs;
+    job_list jobs;
     std::vector<entry> global_echo;
 
     void run(const std::vector<document> &docs);

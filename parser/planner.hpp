@@ -5,6 +5,7 @@
 // groups, clones, seeds and files.  Only parser/ includes this.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct job_def {
     uint32_t file_index = 0;
 };
 
+// A deque, not a vector: a job_def is about 8 KB, and a growing vector would
+// copy every one on each reallocation (quadratic bytes moved for big job files).
+using job_list = std::deque<job_def>;
+
 // The job's display name, and where it set an option (its header when inherited).
 std::string job_name(const job_def &d);
 const loc &option_loc(const job_def &d, const char *key);
@@ -30,7 +35,8 @@ const loc &option_loc(const job_def &d, const char *key);
 void check_remote_job(job_def &d);
 void fill_remote(plan_job &j, const job_def &d);
 
-// Fills plan memory from the job list; echo is the union of global options.
-plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo);
+// Fills plan memory from the job list, emptying it (each job is dropped once
+// copied); echo is the union of global options.
+plan *build_plan_memory(job_list &jobs, const std::vector<entry> &global_echo);
 
 } // namespace parser

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <map>
+#include <unordered_map>
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -135,7 +135,7 @@ void finalize_spec(job_def &d)
 
 // io_trace records stay in memory until the report: the plan's total is
 // bounded (plan.h) so neither memory nor the report's time grows with a run.
-void check_trace_total(const std::vector<job_def> &jobs)
+void check_trace_total(const job_list &jobs)
 {
     uint64_t total = 0, runs = 1;
     for (size_t i = 0; i < jobs.size(); i++) {
@@ -152,7 +152,7 @@ void check_trace_total(const std::vector<job_def> &jobs)
     }
 }
 
-void assign_groups(std::vector<job_def> &jobs, std::vector<uint32_t> *gid)
+void assign_groups(job_list &jobs, std::vector<uint32_t> *gid)
 {
     uint32_t g = 0, in_group = 0;
     for (auto &d : jobs) {
@@ -165,7 +165,7 @@ void assign_groups(std::vector<job_def> &jobs, std::vector<uint32_t> *gid)
     }
 }
 
-int32_t resolve_wait_for(const std::vector<job_def> &jobs, size_t self)
+int32_t resolve_wait_for(const job_list &jobs, size_t self)
 {
     const std::string &want = jobs[self].spec.wait_for;
     if (want.empty())
@@ -404,19 +404,20 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
 // without $jobnum) is shared: laid out once, opened by each.
 void mark_shared(plan *p)
 {
-    std::map<std::string, int> uses;
+    std::unordered_map<std::string, int> uses;
     for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < p->nr_jobs; i++) {
-            const plan_job *j = plan_job_at(p, i);
-            for (uint32_t c = 0; c < j->nr_clones; c++)
-                for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
-                    plan_file &pf = j->clones[c].files[f];
-                    if (pass == 0)
-                        uses[pf.path]++;
-                    else
-                        pf.shared = uses[pf.path] > 1;
-                }
-        }
+        for (uint32_t g = 0; g < p->nr_groups; g++)
+            for (uint32_t i = 0; i < p->groups[g].nr_jobs; i++) {
+                const plan_job *j = &p->groups[g].jobs[i];
+                for (uint32_t c = 0; c < j->nr_clones; c++)
+                    for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+                        plan_file &pf = j->clones[c].files[f];
+                        if (pass == 0)
+                            uses[pf.path]++;
+                        else
+                            pf.shared = uses[pf.path] > 1;
+                    }
+            }
 }
 
 // The zones of random_distribution=zoned/zoned_abs over a region of `each`
@@ -565,7 +566,7 @@ void check_block_error_hist(const job_def &d)
 }
 
 // Blames the job with the most files.
-void check_file_count(const std::vector<job_def> &jobs)
+void check_file_count(const job_list &jobs)
 {
     uint64_t total = 0;
     const job_def *most = nullptr;
@@ -599,16 +600,16 @@ const loc &ss_loc(const job_def &d)
     return d.header;
 }
 
-void check_ss_groups(const std::vector<job_def> &jobs, const std::vector<uint32_t> &gid)
+void check_ss_groups(const job_list &jobs, const std::vector<uint32_t> &gid)
 {
     for (const job_def &d : jobs)
         if (d.spec.pj.ss_dur_s == 1 && (d.spec.pj.ss_flags & PLAN_SS_SLOPE))
             fail(ss_loc(d), "job '" + job_name(d) + "': a slope needs a window of 2 or more samples: "
                                 "ss_dur=2 or more (one a second)");
+    size_t first = 0; // the first job of i's group
     for (size_t i = 1; i < jobs.size(); i++) {
-        size_t first = i;
-        while (first > 0 && gid[first - 1] == gid[i])
-            first--;
+        if (gid[i] != gid[i - 1])
+            first = i;
         if (first != i && !ss_same(jobs[first].spec.pj, jobs[i].spec.pj))
             fail(ss_loc(jobs[i]), "job '" + job_name(jobs[i]) + "': its steady-state options differ from job '" +
                                       job_name(jobs[first]) + "' of the same group; a group is judged as one, so "
@@ -618,7 +619,7 @@ void check_ss_groups(const std::vector<job_def> &jobs, const std::vector<uint32_
 
 } // namespace
 
-plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &global_echo)
+plan *build_plan_memory(job_list &jobs, const std::vector<entry> &global_echo)
 {
     std::vector<uint32_t> gid;
     for (auto &d : jobs) {
@@ -652,17 +653,21 @@ plan *build_plan_memory(std::vector<job_def> &jobs, const std::vector<entry> &gl
     uint32_t threads = 0;
     uint64_t random_base = os_seed();
     p->allow_device_write = plan_strdup("");
-    for (size_t i = 0; i < jobs.size(); i++) {
+    // Each job_def is dropped once copied: its memory serves the next jobs'
+    // strings and files instead of doubling the peak of a big job file.
+    for (size_t i = 0; !jobs.empty(); i++) {
+        job_def &d = jobs.front();
         plan_group &g = p->groups[gid[i]];
         plan_job &j = g.jobs[g.nr_jobs++];
-        fill_job(j, jobs[i], (uint32_t)i, &threads, random_base);
+        fill_job(j, d, (uint32_t)i, &threads, random_base);
         j.groupid = gid[i];
         j.wait_for_job_id = waits[i];
-        if (!jobs[i].spec.allow_device_write.empty()) {
+        if (!d.spec.allow_device_write.empty()) {
             free(p->allow_device_write);
-            p->allow_device_write = plan_strdup(jobs[i].spec.allow_device_write.c_str());
+            p->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
         }
-        p->allow_existing_file_write |= jobs[i].spec.allow_existing_file_write;
+        p->allow_existing_file_write |= d.spec.allow_existing_file_write;
+        jobs.pop_front();
     }
     p->nr_threads = threads;
     p->global_opts = echo_kvs(global_echo, &p->nr_global_opts);

@@ -1,0 +1,129 @@
+"""tests/e2e/test_costs.py - costs that must stay flat as the work grows.
+
+Machine speed is never measured here (the machine is shared): each test counts
+what the program does - pages it touches, system calls it makes - at two sizes
+and checks the cost of one more unit of work, or that a size fio handles is not
+refused.
+"""
+import os
+import re
+import resource
+import shutil
+import subprocess
+import unittest
+
+from common import BIN, TmpDirCase
+
+
+def usage_of(args, cwd=None):
+    """Runs ioplan with args; returns (exit status, its rusage)."""
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen([BIN, *args], cwd=cwd, stdout=null, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+    if proc.returncode:
+        raise AssertionError(f"ioplan {' '.join(args)} exited {proc.returncode}: {err[-500:]}")
+    return usage
+
+
+class BigJobFiles(TmpDirCase):
+    def job_file(self, sections):
+        text = ["[global]\nioengine=null\nsize=1m\nbs=4k\nrw=randread\n"]
+        text += [f"[job{i}]\nfilename={self.tmp}/f{i}\n" for i in range(sections)]
+        return str(self.write(f"big{sections}.fio", "\n".join(text)))
+
+    def test_parse_only_touches_a_bounded_number_of_pages_per_section(self):
+        # A section costs its job spec and its plan job (about 16 KiB, 4 pages);
+        # holding the specs in a growing vector copied each one on every
+        # reallocation, 7.8 pages a section.
+        small, big = 2000, 20000
+        faults = [usage_of(["--parse-only", self.job_file(n)]).ru_minflt for n in (small, big)]
+        per_section = (faults[1] - faults[0]) / (big - small)
+        self.assertLess(per_section, 6, f"minor faults {faults} at {small} and {big} sections")
+
+
+
+def many_files(directory, n, *extra):
+    return ["--name=many", f"--directory={directory}", f"--nrfiles={n}", "--filesize=4k",
+            "--ioengine=psync", "--rw=read", *extra]
+
+
+@unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+class ManySmallFiles(TmpDirCase):
+    # Calls that depend on time (the progress thread's ticks), not on the files.
+    TIMED = {"futex", "rt_sigtimedwait", "clock_nanosleep", "nanosleep", "restart_syscall"}
+
+    def syscalls(self, n):
+        """System calls of a create_only layout of n 4 KiB files, all threads."""
+        d = self.tmp / f"d{n}"
+        d.mkdir()
+        out = self.tmp / f"strace{n}"
+        p = subprocess.run(["strace", "-c", "-f", "-o", str(out), BIN, *many_files(d, n, "--create_only=1")],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        calls = {}
+        for line in out.read_text().splitlines():
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if m and m.group(2) != "total" and m.group(2) not in self.TIMED:
+                calls[m.group(2)] = int(m.group(1))
+        return calls
+
+    def test_layout_makes_a_bounded_number_of_system_calls_per_file(self):
+        # fio 3.33 makes 12-13 a file; ioplan made 53 (a 1 MiB buffer mapped
+        # per file, statfs and a walk of /sys per file in the preflight and
+        # again for the disk statistics).  The marks and identity checks stay.
+        small, big = 50, 500
+        a, b = self.syscalls(small), self.syscalls(big)
+        per_file = (sum(b.values()) - sum(a.values())) / (big - small)
+        grown = {k: b.get(k, 0) - a.get(k, 0) for k in b if b.get(k, 0) - a.get(k, 0) >= big - small}
+        self.assertLess(per_file, 36, f"per file: {grown}")
+        for name in ("mmap", "munmap", "readlink", "statfs"):
+            self.assertLess(b.get(name, 0) - a.get(name, 0), (big - small) / 10, f"{name} per file: {grown}")
+
+
+@unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
+class PreflightGrowth(TmpDirCase):
+    def instructions(self, n):
+        """Instructions of the preflight alone over n missing files (it refuses them all)."""
+        out = self.tmp / f"cg{n}"
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=pf_run",
+                            f"--callgrind-out-file={out}", BIN,
+                            *many_files(self.tmp, n, "--allow_file_create=0")],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertIn("allow_file_create=0", p.stderr)
+        return int(re.search(r"^totals: (\d+)", out.read_text(), re.M).group(1))
+
+    def test_preflight_work_grows_linearly_with_the_files(self):
+        # The duplicate-path check compared each path with every earlier one:
+        # 10x the files cost 56x the instructions.
+        small, big = self.instructions(200), self.instructions(2000)
+        self.assertLess(big / small, 15, f"{small} instructions at 200 files, {big} at 2000")
+
+
+
+class LayoutsAboveTheOpenFileLimit(TmpDirCase):
+    def run_limited(self, *extra, limit=1024):
+        def lower():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+        return subprocess.run([BIN, *many_files(self.tmp, 2000, *extra)], capture_output=True, text=True,
+                              timeout=600, preexec_fn=lower)
+
+    def test_create_only_lays_out_more_files_than_the_limit(self):
+        # fio 3.33 lays out all 2000 under ulimit -n 1024: a layout opens one file at a time.
+        p = self.run_limited("--create_only=1")
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        sizes = [f.stat().st_size for f in self.tmp.iterdir() if f.name.startswith("many.")]
+        self.assertEqual(sizes, [4096] * 2000)
+
+    def test_a_run_holding_them_open_is_still_refused_before_any_io(self):
+        p = self.run_limited()
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertIn("limit of open files", p.stderr)
+        self.assertEqual([f for f in self.tmp.iterdir() if f.name.startswith("many.")], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
