@@ -182,9 +182,11 @@ int run_action(cli::args &a, cli::world *w)
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         return 2;
     }
-    parser::diag_list notes;
+    parser::diag_list notes, unset_vars;
     std::vector<parser::document> docs;
+    a.req.ini.warnings = &unset_vars;
     parser::plan_ptr p = parser::build_plan(a.req, &notes, &docs);
+    notes.insert(notes.begin(), unset_vars.begin(), unset_vars.end());
     if (a.warnings_fatal && has_warnings(notes)) {
         print_notes(notes);
         std::fprintf(stderr, "ioplan: error: --warnings-fatal: the job files have warnings\n");
@@ -204,6 +206,9 @@ int run_action(cli::args &a, cli::world *w)
         report::write_showplan(*p, text);
         return cli::emit(text.str(), "the plan", a.output_path);
     }
+    // An unset ${VAR} is said on stderr too as ioplan (fio says nothing).
+    if (a.who != report::personality::fio)
+        print_notes(unset_vars);
     // A run keeps stderr for errors (fio's clients treat any stderr as a
     // failure): its notes go into the report instead.
     std::vector<std::string> lines;

@@ -230,6 +230,8 @@ plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> 
     error_sink errors;
     ini_options ini = req.ini;
     ini.errors = &errors;
+    if (!ini.warnings)
+        ini.warnings = notes;
     for (const auto &path : req.job_files)
         docs.push_back(read_job_file(path, ini, req.format));
     plan_ptr p = plan_documents(docs, req, notes, errors);
