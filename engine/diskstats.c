@@ -86,6 +86,8 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 	if (!ds->names || !ds->before)
 		return;
 	for (uint32_t i = 0; i < l->nr; i++) {
+		if (!l->files[i].disk_util)
+			continue;
 		if (diskstats_dev_of(l->files[i].path, name, sizeof(name)) || known(ds, name))
 			continue;
 		if (read_stat(name, ds->before[ds->nr]))

@@ -8,6 +8,7 @@
 // the longer ones are in parser/appliers.cpp.
 #include "parser/options.hpp"
 
+#include <cstdlib>
 #include <strings.h>
 
 #include "parser/appliers.hpp"
@@ -112,6 +113,16 @@ static void set_mem(job_spec &j, const option &o, const std::string &v)
 static void set_numjobs(job_spec &j, const option &o, const std::string &v)
 {
     j.numjobs = U32(int_in(o, v));
+}
+
+// fio's TYPE:N (file_service_nr): N I/Os to a file before the next pick; N is
+// read as atoi reads it, so 0 keeps one file for good, as in fio.
+static void set_file_service(job_spec &j, const option &o, const std::string &v)
+{
+    size_t colon = v.find(':');
+    j.pj.file_service = (enum plan_file_service)choice_of(o, v.substr(0, colon));
+    uint32_t n = colon == std::string::npos ? 1 : (uint32_t)std::atoi(v.substr(colon + 1).c_str());
+    j.pj.file_service_extra = n - 1;
 }
 
 static void set_rate_process(job_spec &j, const option &o, const std::string &v)
@@ -380,8 +391,8 @@ static const std::vector<option> table = {
             {"sequential", "finish one file, then the next", PLAN_FILE_SERVICE_SEQUENTIAL},
             {"random", "a random file per I/O", PLAN_FILE_SERVICE_RANDOM},
         })
-        .help("How a clone with several files picks the file for each I/O.")
-        .apply(A(j.pj.file_service = (enum plan_file_service)choice_of(o, v))),
+        .help("How a clone with several files picks the file for each I/O; TYPE:N picks a file for N I/Os at a time.")
+        .apply(set_file_service),
     opt("size", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
@@ -839,6 +850,10 @@ static const std::vector<option> table = {
         .def("0")
         .help("O_DIRECT: bypass the page cache.")
         .apply(A(j.pj.direct = flag_value(o, v))),
+    opt("atomic", opt_type::boolean, CAT_ENGINE)
+        .def("0")
+        .help("fio 3.33's atomic I/O: O_DIRECT whatever direct= says (the O_ATOMIC bit fio adds is one Linux ignores).")
+        .apply(A(j.atomic = flag_value(o, v))),
     opt("buffered", opt_type::boolean, CAT_ENGINE)
         .def("1")
         .help("The opposite of direct.")
@@ -1546,6 +1561,10 @@ static const std::vector<option> table = {
         .def("1")
         .help("0: the job runs but is left out of every report and of its group's totals.")
         .apply(A(j.pj.no_stats = !flag_value(o, v))),
+    opt("disk_util", opt_type::boolean, CAT_STATS)
+        .def("1")
+        .help("Sample the utilization of the disks under the job's files (reported when some job keeps 1).")
+        .apply(A(j.pj.no_disk_util = !flag_value(o, v))),
     opt("disable_bw_measurement", opt_type::boolean, CAT_STATS)
         .aliases({"disable_bw"})
         .def("0")

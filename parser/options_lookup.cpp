@@ -49,7 +49,7 @@ const std::vector<unsupported_group> &unsupported()
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
         {"is not supported",
          {"random_sequence_stride", "softrandommap", "sync_file_range",
-          "fadvise_stream", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
+          "fadvise_stream", "num_range", "fdp", "fdp_pli", "plids", "dataplacement",
           "sprandom", "spr_num_regions", "spr_op", "ramp_size", "size_increment", "file_size",
           "invalidate_cache", "write_barrier", "kb_base_output",
           "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},

@@ -372,6 +372,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
+    if (s.atomic)
+        j.direct = true;
     if (!s.pattern.empty()) {
         j.buffer_pattern = (uint8_t *)plan_calloc(s.pattern.size(), 1);
         std::copy(s.pattern.begin(), s.pattern.end(), j.buffer_pattern);
