@@ -567,8 +567,8 @@ static const std::vector<option> table = {
         .unit("bytes")
         .help("Weighted block sizes: 4k/30:64k/70 (per direction with commas).")
         .apply(set_bssplit),
-    opt("blockalign", opt_type::size_ddir, CAT_PATTERN)
-        .aliases({"ba"})
+    opt("ba", opt_type::size_ddir, CAT_PATTERN)
+        .aliases({"blockalign"})
         .unit("bytes")
         .def("0")
         .help("Alignment of random offsets (default: the block size).")
@@ -614,9 +614,11 @@ static const std::vector<option> table = {
         .help("Random offsets drawn independently (blocks may repeat).")
         .apply(A(j.pj.norandommap = flag_value(o, v))),
     opt("randrepeat", opt_type::boolean, CAT_PATTERN)
-        .aliases({"allrandrepeat"})
         .def("1")
         .help("Same random sequence on every run.")
+        .apply(A(j.pj.randrepeat = flag_value(o, v))),
+    opt("allrandrepeat", opt_type::boolean, CAT_PATTERN)
+        .help("Same random sequence on every run, for every generator (ioplan: as randrepeat).")
         .apply(A(j.pj.randrepeat = flag_value(o, v))),
     opt("randseed", opt_type::integer, CAT_PATTERN)
         .def("0x89")
@@ -677,8 +679,8 @@ static const std::vector<option> table = {
         .range(1, 65536)
         .help("I/Os kept in flight per clone (async engines).")
         .apply(A(j.pj.iodepth = U32(int_in(o, v)))),
-    opt("iodepth_batch_submit", opt_type::integer, CAT_ENGINE)
-        .aliases({"iodepth_batch"})
+    opt("iodepth_batch", opt_type::integer, CAT_ENGINE)
+        .aliases({"iodepth_batch_submit"})
         .def("1")
         .range(0, 65536)
         .help("I/Os submitted at once.")

@@ -285,13 +285,16 @@ uint64_t os_seed()
 plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 {
     // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
+    // fio records an option under its own name, not the alias typed (readwrite= is "rw").
     std::vector<std::pair<std::string, std::string>> kv;
     for (const entry &e : entries) {
-        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == e.key; });
+        const option *o = find_option(e.key);
+        std::string key = o ? o->name : e.key;
+        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == key; });
         if (it != kv.end())
             it->second = e.value;
         else
-            kv.emplace_back(e.key, e.value);
+            kv.emplace_back(key, e.value);
     }
     *n = (uint32_t)kv.size();
     plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));
@@ -372,6 +375,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
+    if (s.atomic)
+        j.direct = true;
     if (s.atomic)
         j.direct = true;
     if (!s.pattern.empty()) {
