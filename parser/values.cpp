@@ -328,35 +328,49 @@ std::pair<uint64_t, uint64_t> parse_size_range(const std::string &s, unsigned kb
     return {lo, hi};
 }
 
+namespace {
+
+// A bssplit share as fio reads it (atoi into an unsigned 64-bit number): 0 or
+// none is "not given" (false), anything above 100 -- a negative number or one
+// that overflows an int too -- is 100.
+bool bssplit_pct(const std::string &text, uint32_t *pct)
+{
+    int v = (int)std::strtol(text.c_str(), nullptr, 10);
+    if (!v)
+        return false;
+    uint64_t p = (uint64_t)(int64_t)v;
+    *pct = p > 100 ? 100 : (uint32_t)p;
+    return true;
+}
+
+} // namespace
+
+// fio's split_parse_ddir and bssplit_ddir: entries up to the first empty one,
+// a block size of 0 kept (the planner takes bs= for the minimum then), the
+// rest of 100% divided evenly, rounded down, among the entries without a share.
 std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_base)
 {
     std::vector<bssplit_entry> out;
+    std::vector<bool> given;
     uint32_t total = 0, blanks = 0;
     for (const std::string &item : split(s, ':')) {
+        if (item.empty())
+            break;
         size_t slash = item.find('/');
         bssplit_entry e{parse_size(item.substr(0, slash), kb_base), 0};
-        std::string pct = slash == std::string::npos ? "" : trim(item.substr(slash + 1));
-        if (pct.empty()) {
-            blanks++;
-        } else {
-            int64_t v = parse_int(pct);
-            if (v < 0 || v > 100)
-                throw value_error("bssplit percentage " + pct + " is not within 0..100");
-            e.pct = (uint32_t)v;
-            total += e.pct;
-        }
-        if (e.bs == 0)
-            throw value_error("bssplit block size must be above 0");
+        bool has = slash != std::string::npos && bssplit_pct(item.substr(slash + 1), &e.pct);
+        total += e.pct;
+        blanks += !has;
         out.push_back(e);
+        given.push_back(has);
     }
-    if (total > 100)
+    if (total > 100 && blanks > 1)
         throw value_error("bssplit percentages add up to " + std::to_string(total) + " (more than 100)");
-    if (blanks) {
-        uint32_t share = (100 - total) / blanks, extra = (100 - total) % blanks;
-        for (auto &e : out)
-            if (e.pct == 0 && blanks--)
-                e.pct = share + (blanks == 0 ? extra : 0);
-    }
+    if (blanks == 1 && out.size() == 1)
+        total = 100;
+    for (size_t i = 0; i < out.size(); i++)
+        if (!given[i])
+            out[i].pct = (100u - total) / blanks; // unsigned, as fio's: past 100 it wraps
     return out;
 }
 
