@@ -203,9 +203,11 @@ int run_action(cli::args &a, cli::world *w)
         }
         return 2;
     }
-    parser::diag_list notes;
+    parser::diag_list notes, unset_vars;
     std::vector<parser::document> docs;
+    a.req.ini.warnings = &unset_vars;
     parser::plan_ptr p = parser::build_plan(a.req, &notes, &docs);
+    notes.insert(notes.begin(), unset_vars.begin(), unset_vars.end());
     // Run as fio, a regular file the job names is written as fio writes it:
     // clients fill their test file first (docker-diskmark's dd).  Devices,
     // mounts, swap and loop backing files stay refused (engine/safety.h).
@@ -232,6 +234,9 @@ int run_action(cli::args &a, cli::world *w)
         report::write_showplan(*p, text);
         return cli::emit(text.str(), "the plan", a.output_path);
     }
+    // An unset ${VAR} is said on stderr too as ioplan (fio says nothing).
+    if (a.who != report::personality::fio)
+        print_notes(unset_vars);
     // A run keeps stderr for errors (fio's clients treat any stderr as a
     // failure): its notes go into the report instead.
     std::vector<std::string> lines;

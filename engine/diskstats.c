@@ -89,6 +89,8 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 	if (!ds->names || !ds->before)
 		return;
 	for (uint32_t i = 0; i < l->nr; i++) {
+		if (!l->files[i].disk_util)
+			continue;
 		/* Files of one device follow each other: a stat() skips them
 		 * before the walk of /sys that names the device. */
 		if (stat(l->files[i].path, &st))

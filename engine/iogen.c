@@ -432,7 +432,7 @@ static bool all_exhausted(const struct gen *g)
 }
 
 /* The file of the next I/O by file_service; every file starts a new pass when all are done. */
-static int32_t pick_file(struct gen *g, uint8_t d)
+static int32_t next_file(struct gen *g, uint8_t d)
 {
 	enum plan_file_service fs = g->job->file_service;
 	uint32_t n = g->nr_files, idx;
@@ -462,6 +462,28 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 			return -1;
 	}
 	return -1;
+}
+
+/*
+ * fio's file_service_type=TYPE:N: a file picked keeps the next N-1 I/Os while
+ * it can serve them (fio's file_service_left), then the type picks again.
+ */
+static int32_t pick_file(struct gen *g, uint8_t d)
+{
+	int32_t idx;
+
+	/* fio keeps the file only while it is open (openfiles= may have closed it). */
+	if (g->svc_left && g->svc_file < g->nr_files && !pass_is_done(g, &g->files[g->svc_file], d) &&
+	    (!g->max_open || g->files[g->svc_file].open)) {
+		g->svc_left--;
+		return (int32_t)g->svc_file;
+	}
+	idx = next_file(g, d);
+	if (idx >= 0) {
+		g->svc_file = (uint32_t)idx;
+		g->svc_left = g->job->file_service_extra;
+	}
+	return idx;
 }
 
 /*

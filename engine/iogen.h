@@ -60,6 +60,7 @@ struct gen {
 	struct gen_file *files;
 	uint32_t nr_files;
 	uint32_t cur;			/* file service position */
+	uint32_t svc_file, svc_left;	/* file_service_type=TYPE:N: the file, and I/Os it still gets */
 	uint32_t nr_exhausted;
 	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
 	uint32_t nr_open;

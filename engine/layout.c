@@ -186,6 +186,7 @@ static void dedupe(struct layout *l)
 			a->is_device |= b->is_device;
 			a->allow_create &= b->allow_create;
 			a->create_fsync |= b->create_fsync;
+			a->disk_util |= b->disk_util;
 			if (b->last_job > a->last_job)
 				a->last_job = b->last_job;
 			if (b->first_job < a->first_job ||
@@ -262,6 +263,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->first_clone = c;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;
+				lf->disk_util = !j->no_disk_util;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
 			}
 	}

@@ -410,6 +410,7 @@ struct plan_job {
 	uint32_t nrfiles;
 	uint32_t openfiles;
 	enum plan_file_service file_service;
+	uint32_t file_service_extra;	/* TYPE:N: N-1 more I/Os go to a file once it is picked */
 
 	/* Engine and queue. */
 	enum plan_ioengine ioengine;
@@ -655,6 +656,7 @@ struct plan_job {
 	uint8_t sig_figs;		/* significant_figures: digits of the normal output's numbers (1..10) */
 	uint8_t unit_base;		/* 0 auto (bits for net), 8 bytes, 1 bits */
 	bool no_stats;			/* stats=0: the job is left out of every report */
+	bool no_disk_util;		/* disk_util=0: its files' disks are not sampled (fio's disk_util) */
 	bool disable_bw;		/* disable_bw_measurement: no per-I/O bandwidth log entries */
 	bool block_error_hist;		/* block_error_percentiles: print fio's block lifetime section */
 

@@ -156,6 +156,7 @@ void set_bssplit(job_spec &j, const option &o, const std::string &v)
         if (entries.size() > PLAN_BSSPLIT_MAX)
             throw value_error("bssplit has more than 64 entries");
         plan_bs &bs = j.pj.bs[d];
+        uint64_t fixed = bs.min_bytes; // bs=: fio's minimum when an entry is 0
         bs.nr_split = (uint32_t)entries.size();
         bs.min_bytes = UINT64_MAX;
         bs.max_bytes = 0;
@@ -164,6 +165,10 @@ void set_bssplit(job_spec &j, const option &o, const std::string &v)
             bs.min_bytes = std::min(bs.min_bytes, entries[i].bs);
             bs.max_bytes = std::max(bs.max_bytes, entries[i].bs);
         }
+        if (!bs.min_bytes)
+            bs.min_bytes = fixed;
+        if (!bs.max_bytes)
+            bs.max_bytes = fixed;
     }
 }
 

@@ -1,6 +1,7 @@
 // parser/apply.cpp - applies one entry (name=value) of a job section to a job:
-// finds the option, checks the value is present when it must be, runs the
-// option's applier and turns its value_error into a positioned diagnostic.
+// finds the option, checks the value is present when it must be, reads the
+// value as fio does ($keywords, arithmetic, text after a number noted), runs
+// the option's applier and turns its value_error into a positioned diagnostic.
 #include "parser/parser.hpp"
 
 #include <algorithm>
@@ -33,6 +34,26 @@ bool takes_bare(const option &o)
     fail(e.key_loc, "unknown option '" + e.key + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
 }
 
+// fio's str_to_decimal evaluates a number option's value that starts with '('.
+bool numeric(const option &o)
+{
+    switch (o.type) {
+    case opt_type::integer:
+    case opt_type::size:
+    case opt_type::size_pct:
+    case opt_type::time:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void note_value(diag_list *notes, const entry &e, const std::string &msg)
+{
+    if (notes)
+        notes->push_back(diag{severity::note, e.value_loc, e.key + "=" + e.value + ": " + msg});
+}
+
 } // namespace
 
 // fio 3.33 reads a negative size as its absolute value, and a client depends
@@ -43,8 +64,14 @@ bool negative_size(const option &o, const entry &e)
     return e.has_value && !e.value.empty() && e.value[0] == '-' && std::strcmp(o.name, "size") == 0;
 }
 
-void apply_entry(job_spec &j, const entry &e)
+void apply_entry(job_spec &j, const entry &e, diag_list *notes)
 {
+    if (deprecated_option(e.key)) {
+        if (notes)
+            notes->push_back(diag{severity::note, e.key_loc,
+                                  "option " + e.key + " is deprecated and ignored, as in fio 3.33"});
+        return;
+    }
     const option *o = find_option(e.key);
     if (!o)
         unknown_option(e);
@@ -53,7 +80,13 @@ void apply_entry(job_spec &j, const entry &e)
     if (e.has_value && e.value.empty() && std::string(o->name) != "description")
         fail(e.value_loc, "empty value for option '" + e.key + "'");
     try {
-        o->apply(j, *o, negative_size(*o, e) ? e.value.substr(1) : e.value);
+        ignored_text dropped;
+        std::string v = expand_keywords(negative_size(*o, e) ? e.value.substr(1) : e.value);
+        if (numeric(*o))
+            v = evaluate_parenthesized(v);
+        o->apply(j, *o, v);
+        for (const std::string &t : dropped.texts)
+            note_value(notes, e, "'" + t + "' after the number is ignored, as fio ignores it");
         if (o->engines && std::find(j.engine_opts_set.begin(), j.engine_opts_set.end(), o->name) ==
                               j.engine_opts_set.end())
             j.engine_opts_set.push_back(o->name);

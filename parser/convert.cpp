@@ -42,39 +42,29 @@ time_unit unit_of(const option &o)
 } // namespace
 
 // fio reads its integer options as sizes (parse.c: FIO_OPT_INT goes through
-// check_str_bytes), so "iodepth=1k" is 1024 and t0009's "verify_backlog=1m" is
-// 1048576: a plain integer first, then a non-negative number with a unit letter.
-static int64_t int_or_sized(const std::string &text)
-{
-    try {
-        return parse_int(text);
-    } catch (const value_error &) {
-        std::string t = trim(text);
-        if (t.empty() || !std::isdigit((unsigned char)t[0]) ||
-            !std::isalpha((unsigned char)t.back()))
-            throw;
-        uint64_t n = parse_size(t, 1024);
-        if (n > (uint64_t)INT64_MAX)
-            throw value_error("'" + t + "' is out of range");
-        return (int64_t)n;
-    }
-}
-
+// str_to_decimal), so "iodepth=1k" is 1024, t0009's "verify_backlog=1m" is
+// 1048576 and "rwmixread=70.0" is 70.
 int64_t int_in(const option &o, const std::string &v)
 {
-    int64_t n = int_or_sized(expand_keywords(v));
+    int64_t n = parse_int_lenient(v);
     check_range(o, (double)n, trim(v));
     return n;
 }
 
-bool flag_value(const std::string &v)
+// fio's FIO_OPT_BOOL takes 0 or 1; its FIO_OPT_STR_SET (ioplan's flag) any
+// number, non-zero meaning set (time_based=10).
+bool flag_value(const option &o, const std::string &v)
 {
-    return trim(v).empty() ? true : parse_bool(v);
+    if (trim(v).empty())
+        return true;
+    if (o.type == opt_type::boolean)
+        return parse_bool(v);
+    return parse_bool_number(v) != 0;
 }
 
 uint64_t size_in(const job_spec &j, const option &o, const std::string &v)
 {
-    uint64_t n = parse_size(expand_keywords(v), j.kb_base);
+    uint64_t n = parse_size(v, j.kb_base);
     check_range(o, (double)n, trim(v));
     return n;
 }

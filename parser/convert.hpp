@@ -16,7 +16,8 @@
 namespace parser {
 
 int64_t int_in(const option &o, const std::string &v);
-bool flag_value(const std::string &v);
+// A boolean or flag option's value as fio reads it; bare means 1.
+bool flag_value(const option &o, const std::string &v);
 uint64_t size_in(const job_spec &j, const option &o, const std::string &v);
 uint64_t time_in(const option &o, const std::string &v);
 

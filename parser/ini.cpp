@@ -282,7 +282,8 @@ void reader::include(const line_state &st, const loc &at, int depth)
 
 } // namespace
 
-// ${VAR} from the environment; fio would silently use "" for an unset one.
+// ${VAR} from the environment; an unset one is "", as fio reads it (fio says
+// nothing; ioplan warns, naming the variable and where it is used).
 std::string expand_vars(const std::string &text, loc at, const ini_options &opts)
 {
     std::string out;
@@ -304,8 +305,9 @@ std::string expand_vars(const std::string &text, loc at, const ini_options &opts
             found = true;
             value = v;
         }
-        if (!found)
-            fail(at, "environment variable '" + name + "' is not set");
+        if (!found && opts.warnings)
+            opts.warnings->push_back(diag{severity::warning, at,
+                                          "environment variable '" + name + "' is not set: read as an empty string, as fio does"});
         out += value;
         i = close;
     }

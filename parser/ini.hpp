@@ -3,8 +3,8 @@
 // Follows fio 3.33's reader (reference/fio.md §1.1): cumulative [global]
 // sections, ';'/'#' comments anywhere on a line, `include` spliced into the
 // current section (relative to the including file), ${VAR} expansion in option
-// lines, CRLF and a UTF-8 BOM.  Unlike fio it rejects a header without ']' and
-// an undefined ${VAR} (fio silently uses ""), both with a positioned error.
+// lines, CRLF and a UTF-8 BOM.  Unlike fio it rejects a header without ']'
+// with a positioned error; an undefined ${VAR} is "" as in fio, with a warning.
 #pragma once
 
 #include <functional>
@@ -29,6 +29,9 @@ struct ini_options {
     // Where the reader puts the errors of the lines it skipped; nullptr: it
     // throws them all (parser::error) once the file is read.
     error_sink *errors = nullptr;
+    // Where an unset ${VAR} is said (fio reads it as ""); nullptr: the
+    // planner's notes (build_plan).
+    diag_list *warnings = nullptr;
 };
 
 // Reads the file at path: a line in error is skipped and reported with every
@@ -41,7 +44,8 @@ document read_ini_text(const std::string &text, const std::string &display_name,
                        const std::string &base_dir = ".", const ini_options &opts = {});
 
 // Replaces every ${VAR} in text (an option line's key or value starting at
-// `at`); an unset variable is an error positioned at its '${'.
+// `at`); an unset variable is the empty string, as in fio, with a warning
+// positioned at its '${' in opts.warnings.
 std::string expand_vars(const std::string &text, loc at, const ini_options &opts);
 
 

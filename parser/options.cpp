@@ -8,6 +8,7 @@
 // the longer ones are in parser/appliers.cpp.
 #include "parser/options.hpp"
 
+#include <cstdlib>
 #include <strings.h>
 
 #include "parser/appliers.hpp"
@@ -94,7 +95,7 @@ static void set_verify_pattern(job_spec &j, const option &o, const std::string &
 
 static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
 {
-    if (flag_value(v))
+    if (flag_value(o, v))
         j.pj.disable_lat = j.pj.disable_clat = j.pj.disable_slat = true;
 }
 
@@ -112,6 +113,16 @@ static void set_mem(job_spec &j, const option &o, const std::string &v)
 static void set_numjobs(job_spec &j, const option &o, const std::string &v)
 {
     j.numjobs = U32(int_in(o, v));
+}
+
+// fio's TYPE:N (file_service_nr): N I/Os to a file before the next pick; N is
+// read as atoi reads it, so 0 keeps one file for good, as in fio.
+static void set_file_service(job_spec &j, const option &o, const std::string &v)
+{
+    size_t colon = v.find(':');
+    j.pj.file_service = (enum plan_file_service)choice_of(o, v.substr(0, colon));
+    uint32_t n = colon == std::string::npos ? 1 : (uint32_t)std::atoi(v.substr(colon + 1).c_str());
+    j.pj.file_service_extra = n - 1;
 }
 
 static void set_rate_process(job_spec &j, const option &o, const std::string &v)
@@ -197,7 +208,7 @@ static const std::vector<option> table = {
     opt("time_based", opt_type::flag, CAT_TIME)
         .def("0")
         .help("Run for runtime=, looping over the region.")
-        .apply(A(j.pj.time_based = flag_value(v))),
+        .apply(A(j.pj.time_based = flag_value(o, v))),
     opt("ramp_time", opt_type::time, CAT_TIME)
         .unit("s")
         .def("0")
@@ -248,30 +259,30 @@ static const std::vector<option> table = {
         .aliases({"wait_for_previous"})
         .def("0")
         .help("Wait for every earlier job to finish, and start a new reporting group.")
-        .apply(A(j.pj.stonewall = flag_value(v))),
+        .apply(A(j.pj.stonewall = flag_value(o, v))),
     opt("new_group", opt_type::flag, CAT_JOB)
         .def("0")
         .help("Start a new reporting group (no barrier).")
-        .apply(A(j.pj.new_group = flag_value(v))),
+        .apply(A(j.pj.new_group = flag_value(o, v))),
     opt("wait_for", opt_type::string, CAT_JOB)
         .help("Start only after the named earlier job has finished.")
         .apply(A(j.wait_for = trim(v))),
     opt("exitall", opt_type::flag, CAT_JOB)
         .def("0")
         .help("When this job finishes, stop the other jobs of its group.")
-        .apply(A(j.pj.exitall = flag_value(v))),
+        .apply(A(j.pj.exitall = flag_value(o, v))),
     opt("thread", opt_type::flag, CAT_JOB)
         .def("0")
         .help("Accepted for fio compatibility: ioplan always runs clones as threads; the normal output's "
               "banner counts threads and processes by it, as fio's does.")
-        .apply(A(j.pj.thread = flag_value(v))),
+        .apply(A(j.pj.thread = flag_value(o, v))),
     opt("threads", opt_type::integer, CAT_JOB)
         .help("Accepted for fio compatibility: fio's tiobench profile option, without effect unless a profile runs (none does in ioplan).")
         .apply(A(parse_int(v))),
     opt("group_reporting", opt_type::flag, CAT_STATS)
         .def("0")
         .help("Report each group as one merged job.")
-        .apply(A(j.pj.group_reporting = flag_value(v))),
+        .apply(A(j.pj.group_reporting = flag_value(o, v))),
     opt("unified_rw_reporting", opt_type::choice, CAT_STATS)
         .def("none")
         .choices({
@@ -287,7 +298,7 @@ static const std::vector<option> table = {
     opt("create_only", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Lay out the files, then stop.")
-        .apply(A(j.pj.create_only = flag_value(v))),
+        .apply(A(j.pj.create_only = flag_value(o, v))),
     opt("stall_timeout", opt_type::time, CAT_SAFETY)
         .unit("s")
         .def("0")
@@ -354,7 +365,7 @@ static const std::vector<option> table = {
         .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "
               "offset=, so writes append, as fio; writing into a file ioplan did not create still needs "
               "allow_existing_file_write=1.")
-        .apply(A(j.file_append = flag_value(v))),
+        .apply(A(j.file_append = flag_value(o, v))),
     opt("opendir", opt_type::string, CAT_FILES)
         .help("Add every regular file under this directory (recursively, in name order) to the job's files, "
               "as fio; writing to them needs allow_existing_file_write=1 like any file ioplan did not create.")
@@ -381,8 +392,8 @@ static const std::vector<option> table = {
             {"sequential", "finish one file, then the next", PLAN_FILE_SERVICE_SEQUENTIAL},
             {"random", "a random file per I/O", PLAN_FILE_SERVICE_RANDOM},
         })
-        .help("How a clone with several files picks the file for each I/O.")
-        .apply(A(j.pj.file_service = (enum plan_file_service)choice_of(o, v))),
+        .help("How a clone with several files picks the file for each I/O; TYPE:N picks a file for N I/Os at a time.")
+        .apply(set_file_service),
     opt("size", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
@@ -418,27 +429,27 @@ static const std::vector<option> table = {
         .aliases({"fill_fs"})
         .def("0")
         .help("Write until the device or filesystem is full.")
-        .apply(A(j.pj.fill_device = flag_value(v))),
+        .apply(A(j.pj.fill_device = flag_value(o, v))),
     opt("allow_file_create", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("Create missing files (0: a missing file is an error).")
-        .apply(A(j.pj.allow_file_create = flag_value(v))),
+        .apply(A(j.pj.allow_file_create = flag_value(o, v))),
     opt("create_fsync", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("fsync after laying out a file.")
-        .apply(A(j.pj.create_fsync = flag_value(v))),
+        .apply(A(j.pj.create_fsync = flag_value(o, v))),
     opt("create_serialize", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("Accepted for fio compatibility: ioplan always lays out files before any job starts.")
-        .apply(A(flag_value(v))),
+        .apply(A(flag_value(o, v))),
     opt("create_on_open", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Accepted for fio compatibility: ioplan always lays out files before any job starts.")
-        .apply(A(flag_value(v))),
+        .apply(A(flag_value(o, v))),
     opt("unique_filename", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("Accepted for fio compatibility (client/server names); no effect on a local run.")
-        .apply(A(flag_value(v))),
+        .apply(A(flag_value(o, v))),
     opt("fallocate", opt_type::choice, CAT_FILES)
         .def("native")
         .choices({
@@ -455,23 +466,23 @@ static const std::vector<option> table = {
     opt("overwrite", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Write jobs lay out (fill) their files first.")
-        .apply(A(j.pj.overwrite = flag_value(v))),
+        .apply(A(j.pj.overwrite = flag_value(o, v))),
     opt("pre_read", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Read the files once into the page cache before the job.")
-        .apply(A(j.pj.pre_read = flag_value(v))),
+        .apply(A(j.pj.pre_read = flag_value(o, v))),
     opt("invalidate", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("Drop the files' cached pages before the job and at each new pass over them (as fio), so buffered reads measure the device.")
-        .apply(A(j.pj.invalidate = flag_value(v))),
+        .apply(A(j.pj.invalidate = flag_value(o, v))),
     opt("unlink", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Delete the job's files when it is done (only files ioplan created).")
-        .apply(A(j.pj.unlink = flag_value(v))),
+        .apply(A(j.pj.unlink = flag_value(o, v))),
     opt("unlink_each_loop", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("Delete and re-create the files after every loop.")
-        .apply(A(j.pj.unlink_each_loop = flag_value(v))),
+        .apply(A(j.pj.unlink_each_loop = flag_value(o, v))),
     opt("zonemode", opt_type::choice, CAT_PATTERN)
         .def("none")
         .choices({
@@ -508,7 +519,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("Allow writing into existing regular files ioplan did not create (on when ioplan runs as fio); "
               "devices, mounts, swap and loop backing files stay refused.")
-        .apply(A(j.allow_existing_file_write = flag_value(v)))
+        .apply(A(j.allow_existing_file_write = flag_value(o, v)))
         .ioplan_only(),
 
     // ---- pattern ----------------------------------------------------------------------
@@ -558,8 +569,8 @@ static const std::vector<option> table = {
         .unit("bytes")
         .help("Weighted block sizes: 4k/30:64k/70 (per direction with commas).")
         .apply(set_bssplit),
-    opt("blockalign", opt_type::size_ddir, CAT_PATTERN)
-        .aliases({"ba"})
+    opt("ba", opt_type::size_ddir, CAT_PATTERN)
+        .aliases({"blockalign"})
         .unit("bytes")
         .def("0")
         .help("Alignment of random offsets (default: the block size).")
@@ -567,11 +578,11 @@ static const std::vector<option> table = {
     opt("bs_unaligned", opt_type::flag, CAT_PATTERN)
         .def("0")
         .help("Block sizes from a range need not be multiples of the minimum.")
-        .apply(A(j.pj.bs_unaligned = flag_value(v))),
+        .apply(A(j.pj.bs_unaligned = flag_value(o, v))),
     opt("bs_is_seq_rand", opt_type::boolean, CAT_PATTERN)
         .def("0")
         .help("bs=a,b means sequential,random instead of read,write.")
-        .apply(A(j.pj.bs_is_seq_rand = flag_value(v))),
+        .apply(A(j.pj.bs_is_seq_rand = flag_value(o, v))),
     opt("percentage_random", opt_type::int_ddir, CAT_PATTERN)
         .unit("%")
         .def("100")
@@ -603,12 +614,14 @@ static const std::vector<option> table = {
     opt("norandommap", opt_type::flag, CAT_PATTERN)
         .def("0")
         .help("Random offsets drawn independently (blocks may repeat).")
-        .apply(A(j.pj.norandommap = flag_value(v))),
+        .apply(A(j.pj.norandommap = flag_value(o, v))),
     opt("randrepeat", opt_type::boolean, CAT_PATTERN)
-        .aliases({"allrandrepeat"})
         .def("1")
         .help("Same random sequence on every run.")
-        .apply(A(j.pj.randrepeat = flag_value(v))),
+        .apply(A(j.pj.randrepeat = flag_value(o, v))),
+    opt("allrandrepeat", opt_type::boolean, CAT_PATTERN)
+        .help("Same random sequence on every run, for every generator (ioplan: as randrepeat).")
+        .apply(A(j.pj.randrepeat = flag_value(o, v))),
     opt("randseed", opt_type::integer, CAT_PATTERN)
         .def("0x89")
         .range(0, 1.8e19)
@@ -617,12 +630,12 @@ static const std::vector<option> table = {
     opt("interlocked", opt_type::boolean, CAT_PATTERN)
         .def("0")
         .help("Clones of a sequential job share one atomic next offset (DISKSPD -si).")
-        .apply(A(j.pj.interlocked = flag_value(v)))
+        .apply(A(j.pj.interlocked = flag_value(o, v)))
         .ioplan_only(),
     opt("sequential_parallel", opt_type::boolean, CAT_PATTERN)
         .def("0")
         .help("Each of the iodepth outstanding I/Os follows its own sequential stream from the same start (DISKSPD -p).")
-        .apply(A(j.pj.sequential_parallel = flag_value(v)))
+        .apply(A(j.pj.sequential_parallel = flag_value(o, v)))
         .ioplan_only(),
     opt("sequential_stride", opt_type::size, CAT_PATTERN)
         .unit("bytes")
@@ -668,8 +681,8 @@ static const std::vector<option> table = {
         .range(1, 65536)
         .help("I/Os kept in flight per clone (async engines).")
         .apply(A(j.pj.iodepth = U32(int_in(o, v)))),
-    opt("iodepth_batch_submit", opt_type::integer, CAT_ENGINE)
-        .aliases({"iodepth_batch"})
+    opt("iodepth_batch", opt_type::integer, CAT_ENGINE)
+        .aliases({"iodepth_batch_submit"})
         .def("1")
         .range(0, 65536)
         .help("I/Os submitted at once.")
@@ -692,20 +705,20 @@ static const std::vector<option> table = {
     opt("fixedbufs", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("io_uring: registered buffers.")
-        .apply(A(j.pj.uring_fixedbufs = flag_value(v))),
+        .apply(A(j.pj.uring_fixedbufs = flag_value(o, v))),
     opt("registerfiles", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("io_uring: registered files.")
-        .apply(A(j.pj.uring_registerfiles = flag_value(v))),
+        .apply(A(j.pj.uring_registerfiles = flag_value(o, v))),
     opt("sqthread_poll", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("io_uring: kernel submission polling thread.")
-        .apply(A(j.pj.uring_sqthread_poll = flag_value(v))),
+        .apply(A(j.pj.uring_sqthread_poll = flag_value(o, v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
         .engines("io_uring pvsync2")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
-        .apply(A(j.pj.uring_hipri = flag_value(v))),
+        .apply(A(j.pj.uring_hipri = flag_value(o, v))),
     opt("hipri_percentage", opt_type::integer, CAT_ENGINE)
         .range(0, 100)
         .help("pvsync2: percentage of I/Os that get RWF_HIPRI when hipri is set (default 100, as fio).")
@@ -718,7 +731,7 @@ static const std::vector<option> table = {
     opt("nowait", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("pvsync2, io_uring, libaio: RWF_NOWAIT (an I/O that would block fails with EAGAIN).")
-        .apply(A(j.pj.pvsync2_nowait = flag_value(v))),
+        .apply(A(j.pj.pvsync2_nowait = flag_value(o, v))),
     // net, netsplice, nbd: where the remote target is (parser/remote_engines.cpp checks them).
     opt("hostname", opt_type::string, CAT_ENGINE)
         .help("net, netsplice: host to send to (a name or address), a UDP multicast group, or the unix socket's path; sets filename=, as fio.")
@@ -742,15 +755,15 @@ static const std::vector<option> table = {
     opt("listen", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("net, netsplice: wait for a TCP peer on port= instead of connecting (the receiver).")
-        .apply(A(j.pj.net.listen = flag_value(v))),
+        .apply(A(j.pj.net.listen = flag_value(o, v))),
     opt("pingpong", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("net, netsplice: the peer sends each block back, so a latency is a round trip.")
-        .apply(A(j.pj.net.pingpong = flag_value(v))),
+        .apply(A(j.pj.net.pingpong = flag_value(o, v))),
     opt("nodelay", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("net, netsplice: TCP_NODELAY on TCP connections.")
-        .apply(A(j.pj.net.nodelay = flag_value(v))),
+        .apply(A(j.pj.net.nodelay = flag_value(o, v))),
     opt("window_size", opt_type::size, CAT_ENGINE)
         .unit("bytes")
         .def("0")
@@ -826,7 +839,7 @@ static const std::vector<option> table = {
         .def("1")
         .engines("exec")
         .help("exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.")
-        .apply(A(j.pj.exec_std_redirect = flag_value(v))),
+        .apply(A(j.pj.exec_std_redirect = flag_value(o, v))),
     opt("donorname", opt_type::string, CAT_ENGINE)
         .engines("e4defrag")
         .help("e4defrag: the donor file (in the job's directory) whose blocks replace the file's, required.")
@@ -840,11 +853,15 @@ static const std::vector<option> table = {
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")
-        .apply(A(j.pj.direct = flag_value(v))),
+        .apply(A(j.pj.direct = flag_value(o, v))),
+    opt("atomic", opt_type::boolean, CAT_ENGINE)
+        .def("0")
+        .help("fio 3.33's atomic I/O: O_DIRECT whatever direct= says (the O_ATOMIC bit fio adds is one Linux ignores).")
+        .apply(A(j.atomic = flag_value(o, v))),
     opt("buffered", opt_type::boolean, CAT_ENGINE)
         .def("1")
         .help("The opposite of direct.")
-        .apply(A(j.pj.direct = !flag_value(v))),
+        .apply(A(j.pj.direct = !flag_value(o, v))),
     opt("sync", opt_type::choice, CAT_ENGINE)
         .def("none")
         .choices({
@@ -869,11 +886,11 @@ static const std::vector<option> table = {
     opt("end_fsync", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("fsync when the writes are done.")
-        .apply(A(j.pj.end_fsync = flag_value(v))),
+        .apply(A(j.pj.end_fsync = flag_value(o, v))),
     opt("fsync_on_close", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("fsync when closing each file.")
-        .apply(A(j.pj.fsync_on_close = flag_value(v))),
+        .apply(A(j.pj.fsync_on_close = flag_value(o, v))),
     opt("mem", opt_type::choice, CAT_BUF)
         .aliases({"iomem"})
         .def("malloc")
@@ -984,15 +1001,15 @@ static const std::vector<option> table = {
     opt("zero_buffers", opt_type::flag, CAT_BUF)
         .def("0")
         .help("Write zeros.")
-        .apply(A(if (flag_value(v)) j.pj.buffer_fill = PLAN_BUF_ZERO)),
+        .apply(A(if (flag_value(o, v)) j.pj.buffer_fill = PLAN_BUF_ZERO)),
     opt("refill_buffers", opt_type::flag, CAT_BUF)
         .def("0")
         .help("Fresh random data for every write.")
-        .apply(A(j.pj.refill_buffers = flag_value(v))),
+        .apply(A(j.pj.refill_buffers = flag_value(o, v))),
     opt("scramble_buffers", opt_type::boolean, CAT_BUF)
         .def("1")
         .help("Vary each write buffer cheaply (defeats dedupe).")
-        .apply(A(j.pj.scramble_buffers = flag_value(v))),
+        .apply(A(j.pj.scramble_buffers = flag_value(o, v))),
     opt("buffer_compress_percentage", opt_type::integer, CAT_BUF)
         .unit("%")
         .def("0")
@@ -1046,15 +1063,15 @@ static const std::vector<option> table = {
     opt("do_verify", opt_type::boolean, CAT_VERIFY)
         .def("1")
         .help("Read back and check after the write phase.")
-        .apply(A(j.pj.do_verify = flag_value(v))),
+        .apply(A(j.pj.do_verify = flag_value(o, v))),
     opt("verify_only", opt_type::flag, CAT_VERIFY)
         .def("0")
         .help("Only check data an earlier run wrote.")
-        .apply(A(j.pj.verify_only = flag_value(v))),
+        .apply(A(j.pj.verify_only = flag_value(o, v))),
     opt("verify_fatal", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("Stop the job at the first mismatch.")
-        .apply(A(j.pj.verify_fatal = flag_value(v))),
+        .apply(A(j.pj.verify_fatal = flag_value(o, v))),
     opt("verify_interval", opt_type::size, CAT_VERIFY)
         .unit("bytes")
         .def("0")
@@ -1082,19 +1099,19 @@ static const std::vector<option> table = {
     opt("verify_dump", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("Write a bad block to FILE.OFFSET.received (and, for patterns, FILE.OFFSET.expected), as fio names them.")
-        .apply(A(j.pj.verify_dump = flag_value(v))),
+        .apply(A(j.pj.verify_dump = flag_value(o, v))),
     opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("When a write job's thread ends (also when interrupted), write which blocks it wrote to local-JOB-N-verify.state (fio's name; ioplan's contents). fio's default is 1.")
-        .apply(A(j.pj.verify_state_save = flag_value(v))),
+        .apply(A(j.pj.verify_state_save = flag_value(o, v))),
     opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("verify_only checks only the blocks the saved state file names, so an interrupted run verifies clean.")
-        .apply(A(j.pj.verify_state_load = flag_value(v))),
+        .apply(A(j.pj.verify_state_load = flag_value(o, v))),
     opt("experimental_verify", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("fio: verify by regenerating offsets instead of logging them. ioplan always reads back exactly the blocks written, from a bitmap: the same result.")
-        .apply(A((void)flag_value(v))),
+        .apply(A((void)flag_value(o, v))),
     opt("verify_async", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 64)
@@ -1111,7 +1128,7 @@ static const std::vector<option> table = {
     opt("trim_verify_zero", opt_type::boolean, CAT_VERIFY)
         .def("1")
         .help("The read-back checks that trimmed blocks read as zeroes (0: trimmed blocks are not read back).")
-        .apply(A(j.pj.trim_verify_zero = flag_value(v))),
+        .apply(A(j.pj.trim_verify_zero = flag_value(o, v))),
     opt("trim_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 40)
@@ -1143,15 +1160,15 @@ static const std::vector<option> table = {
     opt("disable_lat", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Do not measure total latency.")
-        .apply(A(j.pj.disable_lat = flag_value(v))),
+        .apply(A(j.pj.disable_lat = flag_value(o, v))),
     opt("disable_clat", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Do not measure completion latency.")
-        .apply(A(j.pj.disable_clat = flag_value(v))),
+        .apply(A(j.pj.disable_clat = flag_value(o, v))),
     opt("disable_slat", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Do not measure submission latency.")
-        .apply(A(j.pj.disable_slat = flag_value(v))),
+        .apply(A(j.pj.disable_slat = flag_value(o, v))),
     opt("gtod_reduce", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Measure no latencies (bandwidth and IOPS only).")
@@ -1159,15 +1176,15 @@ static const std::vector<option> table = {
     opt("clat_percentiles", opt_type::boolean, CAT_STATS)
         .def("1")
         .help("Report completion latency percentiles.")
-        .apply(A(j.pj.clat_percentiles = flag_value(v))),
+        .apply(A(j.pj.clat_percentiles = flag_value(o, v))),
     opt("lat_percentiles", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Report total latency percentiles.")
-        .apply(A(j.pj.lat_percentiles = flag_value(v))),
+        .apply(A(j.pj.lat_percentiles = flag_value(o, v))),
     opt("slat_percentiles", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Report submission latency percentiles.")
-        .apply(A(j.pj.slat_percentiles = flag_value(v))),
+        .apply(A(j.pj.slat_percentiles = flag_value(o, v))),
     opt("percentile_list", opt_type::float_list, CAT_STATS)
         .unit("%")
         .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
@@ -1207,23 +1224,23 @@ static const std::vector<option> table = {
     opt("log_max_value", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Averaged latency entries hold the interval's largest value instead of its mean.")
-        .apply(A(j.pj.log_max_value = flag_value(v))),
+        .apply(A(j.pj.log_max_value = flag_value(o, v))),
     opt("log_offset", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Add each I/O's offset as a column of the logs.")
-        .apply(A(j.pj.log_offset = flag_value(v))),
+        .apply(A(j.pj.log_offset = flag_value(o, v))),
     opt("per_job_logs", opt_type::boolean, CAT_STATS)
         .def("1")
         .help("One log file per thread (PREFIX_bw.N.log); 0: every thread appends to PREFIX_bw.log (never truncated, as in fio).")
-        .apply(A(j.pj.per_job_logs = flag_value(v))),
+        .apply(A(j.pj.per_job_logs = flag_value(o, v))),
     opt("log_unix_epoch", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Log times as unix milliseconds instead of milliseconds since the measured window's start.")
-        .apply(A(j.pj.log_unix_epoch = flag_value(v))),
+        .apply(A(j.pj.log_unix_epoch = flag_value(o, v))),
     opt("log_alternate_epoch", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Log times in milliseconds since the epoch of the clock log_alternate_epoch_clock_id names.")
-        .apply(A(j.pj.log_alternate_epoch = flag_value(v))),
+        .apply(A(j.pj.log_alternate_epoch = flag_value(o, v))),
     opt("log_alternate_epoch_clock_id", opt_type::integer, CAT_STATS)
         .def("0")
         .range(0, 15)
@@ -1262,11 +1279,11 @@ static const std::vector<option> table = {
     opt("log_store_compressed", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Write the logs as fio's compressed NAME.log.fz files (read them with --inflate-log).")
-        .apply(A(j.pj.log_store_compressed = flag_value(v))),
+        .apply(A(j.pj.log_store_compressed = flag_value(o, v))),
     opt("log_prio", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).")
-        .apply(A(j.pj.log_prio = flag_value(v))),
+        .apply(A(j.pj.log_prio = flag_value(o, v))),
 
     // ---- capture and replay (fio's iolog; engine/iolog.h, cli/replay.cpp) ---------
     opt("write_iolog", opt_type::string, CAT_STATS)
@@ -1282,11 +1299,11 @@ static const std::vector<option> table = {
         .def("0")
         .help("Accepted for fio compatibility (fio reads the trace as it goes); ioplan reads the whole trace first, "
               "to refuse a bad or out-of-range trace before any I/O. The replay is the same.")
-        .apply(A((void)flag_value(v))),
+        .apply(A((void)flag_value(o, v))),
     opt("replay_no_stall", opt_type::boolean, CAT_PATTERN)
         .def("0")
         .help("Replay as fast as the queue allows, ignoring the trace's times.")
-        .apply(A(j.pj.replay_no_stall = flag_value(v))),
+        .apply(A(j.pj.replay_no_stall = flag_value(o, v))),
     opt("replay_time_scale", opt_type::integer, CAT_PATTERN)
         .unit("%")
         .def("100")
@@ -1357,7 +1374,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("The rate schedule pauses during think time, so thinking lowers the average rate; by default "
               "the I/Os after a think catch up.")
-        .apply(A(j.pj.rate_ignore_thinktime = flag_value(v))),
+        .apply(A(j.pj.rate_ignore_thinktime = flag_value(o, v))),
     opt("ignore_error", opt_type::string, CAT_SAFETY)
         .help("Errors to continue after, per kind: READ,WRITE,VERIFY lists of errno names or numbers joined by ':' "
               "(EIO:ENOSPC,28); a kind with a list continues as with continue_on_error, on those errors only "
@@ -1367,11 +1384,11 @@ static const std::vector<option> table = {
         .def("0")
         .help("Accepted for fio compatibility: ioplan always reports each error (job, file, offset, errno; "
               "the first 16 per thread) with the results.")
-        .apply(A(j.pj.error_dump = flag_value(v))),
-    opt("exitall_on_error", opt_type::boolean, CAT_JOB)
+        .apply(A(j.pj.error_dump = flag_value(o, v))),
+    opt("exitall_on_error", opt_type::flag, CAT_JOB)
         .def("0")
         .help("When a clone of this job fails, stop the jobs exit_what names.")
-        .apply(A(j.pj.exitall_on_error = flag_value(v))),
+        .apply(A(j.pj.exitall_on_error = flag_value(o, v))),
     opt("exit_what", opt_type::choice, CAT_JOB)
         .def("group")
         .choices({
@@ -1405,7 +1422,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("dedupe_mode=working_set: every job draws its repeats from one working set, so jobs dedupe "
               "against each other.")
-        .apply(A(j.pj.dedupe_global = flag_value(v))),
+        .apply(A(j.pj.dedupe_global = flag_value(o, v))),
     opt("cpumask", opt_type::integer, CAT_ENGINE)
         .help("CPUs the job's threads may run on, as a bit mask (0x3: CPUs 0 and 1); the same as cpus_allowed.")
         .apply(A(int64_t m = parse_int(v); if (m <= 0) throw value_error("cpumask must name at least one CPU");
@@ -1448,7 +1465,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("Accepted for fio compatibility: ioplan never writes to a device that holds a mounted filesystem, "
               "whatever this says (it writes files inside the filesystem instead).")
-        .apply(A(flag_value(v))),
+        .apply(A(flag_value(o, v))),
     opt("clocksource", opt_type::choice, CAT_STATS)
         .def("clock_gettime")
         .choices({
@@ -1495,7 +1512,7 @@ static const std::vector<option> table = {
     opt("serialize_overlap", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("An I/O that overlaps one of the same thread still in flight waits for it to complete.")
-        .apply(A(j.pj.serialize_overlap = flag_value(v))),
+        .apply(A(j.pj.serialize_overlap = flag_value(o, v))),
     opt("max_latency", opt_type::time, CAT_RATE)
         .unit("us")
         .def("0")
@@ -1527,7 +1544,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("Keep adjusting the queue depth to latency_target for the whole run; 0 (fio's default): once the "
               "depth settles, measure one more window at it and end the job.")
-        .apply(A(j.pj.lat_run = flag_value(v))),
+        .apply(A(j.pj.lat_run = flag_value(o, v))),
 
     // ---- fio's reporting options (report/normal.cpp, model.cpp) ----
     opt("significant_figures", opt_type::integer, CAT_STATS)
@@ -1547,19 +1564,23 @@ static const std::vector<option> table = {
     opt("stats", opt_type::boolean, CAT_STATS)
         .def("1")
         .help("0: the job runs but is left out of every report and of its group's totals.")
-        .apply(A(j.pj.no_stats = !flag_value(v))),
+        .apply(A(j.pj.no_stats = !flag_value(o, v))),
+    opt("disk_util", opt_type::boolean, CAT_STATS)
+        .def("1")
+        .help("Sample the utilization of the disks under the job's files (reported when some job keeps 1).")
+        .apply(A(j.pj.no_disk_util = !flag_value(o, v))),
     opt("disable_bw_measurement", opt_type::boolean, CAT_STATS)
         .aliases({"disable_bw"})
         .def("0")
         .help("No per-I/O bandwidth log entries (write_bw_log without log_avg_msec), as fio 3.33; the reports' "
               "bandwidth statistics stay.")
-        .apply(A(j.pj.disable_bw = flag_value(v))),
+        .apply(A(j.pj.disable_bw = flag_value(o, v))),
     opt("block_error_percentiles", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("fio's block lifetime section (trim counts per block); needs one file per job. ioplan's trims "
               "are not tracked per block: the section shows no percentiles and zero states, as fio's does "
               "for a job without trims.")
-        .apply(A(j.pj.block_error_hist = flag_value(v))),
+        .apply(A(j.pj.block_error_hist = flag_value(o, v))),
 
     // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
     opt("force_async", opt_type::integer, CAT_ENGINE)
@@ -1586,7 +1607,7 @@ static const std::vector<option> table = {
         .def("0")
         .help("libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
               "directly instead of calling io_getevents().")
-        .apply(A(j.pj.aio_userspace_reap = flag_value(v))),
+        .apply(A(j.pj.aio_userspace_reap = flag_value(o, v))),
 
     // ---- I/O priorities: prio, prioclass and libaio/io_uring's cmdprio options (engine/prio.h) ----
     opt("prio", opt_type::integer, CAT_ENGINE)

@@ -90,6 +90,9 @@ const option *find_option(const std::string &name);
 // not a known fio option.
 std::string unsupported_reason(const std::string &name);
 
+// An option fio 3.33 accepts and ignores with a note (soft-deprecated).
+bool deprecated_option(const std::string &name);
+
 // Every name and alias, for "did you mean".
 std::vector<std::string> option_names();
 

@@ -35,7 +35,7 @@ const std::vector<unsupported_group> &unsupported()
     static const std::vector<unsupported_group> groups = {
         {"is not supported (an fio option newer than 3.33: steady state is sampled once a second, as fio 3.33 does)",
          {"steadystate_check_interval", "ss_interval"}},
-        {"is not supported (flows)", {"flow_watermark"}},
+        {"is deprecated (fio 3.33 refuses it too)", {"rwmixcycle", "percentage_sequential"}},
         {"is not supported (scheduling and NUMA placement)",
          {"iomem_align", "mem_align", "hugepage-size", "daemonize"}},
         {"is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O "
@@ -43,13 +43,13 @@ const std::vector<unsupported_group> &unsupported()
          {"ioscheduler", "lockfile", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid"}},
         {"is not supported (asynchronous verification)",
          {"verify_write_sequence",
-          "verify_header_seed", "verifysort", "verifysort_nr", "verify_pattern_interval"}},
+          "verify_header_seed", "verify_pattern_interval"}},
         {"is not supported (zoned block devices)",
          {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
           "zonecapacity", "ignore_zone_limits", "zone_append"}},
         {"is not supported",
          {"random_sequence_stride", "softrandommap", "sync_file_range",
-          "fadvise_stream", "num_range", "atomic", "fdp", "fdp_pli", "plids", "dataplacement",
+          "fadvise_stream", "num_range", "fdp", "fdp_pli", "plids", "dataplacement",
           "sprandom", "spr_num_regions", "spr_op", "ramp_size", "size_increment", "file_size",
           "invalidate_cache", "write_barrier", "kb_base_output",
           "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},
@@ -72,6 +72,16 @@ const std::vector<unsupported_group> &unsupported()
 }
 
 } // namespace
+
+bool deprecated_option(const std::string &name)
+{
+    // fio 3.33's FIO_OPT_SOFT_DEPRECATED options: accepted, noted, without effect.
+    static const char *const names[] = {"verifysort", "verifysort_nr", "flow_watermark"};
+    for (const char *n : names)
+        if (!strcasecmp(n, name.c_str()))
+            return true;
+    return false;
+}
 
 std::string unsupported_reason(const std::string &name)
 {

@@ -54,8 +54,10 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
 plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> *docs = nullptr);
 
 // Applies one entry to a job (option lookup, "did you mean", value checks);
-// throws parser::error positioned at the key or the value.
-void apply_entry(struct job_spec &j, const entry &e);
+// throws parser::error positioned at the key or the value.  What fio would
+// read differently from the text (ignored text after a number, a deprecated
+// option) becomes a note in notes when given.
+void apply_entry(struct job_spec &j, const entry &e, diag_list *notes = nullptr);
 
 // size=-N, which fio 3.33 reads as N (apply_entry does; the planner notes it).
 bool negative_size(const struct option &o, const entry &e);

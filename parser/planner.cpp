@@ -19,11 +19,11 @@ namespace {
 // priorities do, so `size=1m` means the same wherever kb_base is written.
 // Every entry is applied even after one fails: sink keeps each error (the
 // whole list is reported at once, issue 24).
-void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink)
+void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes)
 {
     auto apply = [&](const entry &e) {
         try {
-            apply_entry(j, e);
+            apply_entry(j, e, notes);
         } catch (const error &err) {
             sink.add(err);
         }
@@ -63,7 +63,7 @@ private:
 job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
-    apply_section(j, req_.cli_globals, errors_);
+    apply_section(j, req_.cli_globals, errors_, notes_);
     note_negative_size(req_.cli_globals);
     for (const entry &e : req_.cli_globals) {
         cli_set_[find_option(e.key)->name] = &e;
@@ -131,17 +131,17 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
         if (index == 0 && notes_ && !req_.cli_overrides)
             note_shadowed(s.entries);
         if (s.is_global) {
-            apply_section(g, s.entries, errors_);
+            apply_section(g, s.entries, errors_, notes_);
             global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
             continue;
         }
         job_def d{g, s.name, s.header_loc, index};
         d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
         d.spec.echo = s.entries;
-        apply_section(d.spec, s.entries, errors_);
+        apply_section(d.spec, s.entries, errors_, notes_);
         if (req_.cli_overrides && index == 0) {
             plan_job own = d.spec.pj;
-            apply_section(d.spec, req_.cli_globals, errors_);
+            apply_section(d.spec, req_.cli_globals, errors_, nullptr); // noted once, in cli_defaults
             scale_to_cli_size(own, d.spec.pj);
             d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
         }
@@ -163,7 +163,7 @@ void layering::run(const std::vector<document> &docs)
         entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;
         d.spec.echo.insert(d.spec.echo.begin(), name);
-        apply_section(d.spec, s.entries, errors_);
+        apply_section(d.spec, s.entries, errors_, notes_);
         note_negative_size(s.entries);
         jobs.push_back(std::move(d));
     }
@@ -252,6 +252,8 @@ plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> 
     error_sink errors;
     ini_options ini = req.ini;
     ini.errors = &errors;
+    if (!ini.warnings)
+        ini.warnings = notes;
     for (const auto &path : req.job_files)
         docs.push_back(read_job_file(path, ini, req.format));
     plan_ptr p = plan_documents(docs, req, notes, errors);

@@ -285,13 +285,16 @@ uint64_t os_seed()
 plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 {
     // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
+    // fio records an option under its own name, not the alias typed (readwrite= is "rw").
     std::vector<std::pair<std::string, std::string>> kv;
     for (const entry &e : entries) {
-        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == e.key; });
+        const option *o = find_option(e.key);
+        std::string key = o ? o->name : e.key;
+        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == key; });
         if (it != kv.end())
             it->second = e.value;
         else
-            kv.emplace_back(e.key, e.value);
+            kv.emplace_back(key, e.value);
     }
     *n = (uint32_t)kv.size();
     plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));
@@ -372,6 +375,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
+    if (s.atomic)
+        j.direct = true;
     if (!s.pattern.empty()) {
         j.buffer_pattern = (uint8_t *)plan_calloc(s.pattern.size(), 1);
         std::copy(s.pattern.begin(), s.pattern.end(), j.buffer_pattern);
@@ -395,7 +400,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
         fio_seeds(s, pc);
         pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
-        fill_files(pc, d, j, name);
+        fill_files(pc, d, j, d.section); // fio names files after the section, whatever name= says
     }
     fill_remote(j, d);
 }
@@ -460,7 +465,7 @@ void check_regions(const job_def &d)
             fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
         return;
     }
-    size_t nfiles = clone_paths(d, job_name(d), 0).size();
+    size_t nfiles = clone_paths(d, d.section, 0).size();
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
     std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
@@ -559,7 +564,7 @@ void check_block_error_hist(const job_def &d)
 {
     if (!d.spec.pj.block_error_hist)
         return;	// the paths of a million-file job are not built for nothing
-    size_t n = clone_paths(d, job_name(d), 0).size();
+    size_t n = clone_paths(d, d.section, 0).size();
     if (n != 1)
         fail(d.header, "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
                            std::to_string(n));

@@ -33,7 +33,8 @@ struct job_spec {
     bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;
     bool file_append = false;         // file_append: I/O starts at each existing file's end (fill_files)
-    bool zone_strided = false;        // zonemode=strided (fio 3.33 refuses zonesize= without it)
+    bool zone_strided = false;
+    bool atomic = false;              // atomic=1: O_DIRECT, set once every option is read (fio's fixup)        // zonemode=strided (fio 3.33 refuses zonesize= without it)
     // The engine options given (an option's .engines), so check_engine_options can
     // refuse them under another engine.
     std::vector<std::string> engine_opts_set;

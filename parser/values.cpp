@@ -123,10 +123,14 @@ uint64_t size_multiplier(const std::string &suffix_raw, unsigned kb_base, const 
     // fio reads a size up to its first character that is neither digit nor letter
     // and ignores the rest ("65536)" from t/strided.py, "512/25" in a bsrange):
     // clients rely on it, so text after the number or its unit letter is dropped.
-    if (!std::isalpha((unsigned char)suf[0]) && suf[0] != '%')
+    if (!std::isalpha((unsigned char)suf[0]) && suf[0] != '%') {
+        note_ignored(suffix_raw);
         return 1;
-    if (suf.size() > 1 && !std::isalnum((unsigned char)suf[1]) && suf[1] != '%')
+    }
+    if (suf.size() > 1 && !std::isalnum((unsigned char)suf[1]) && suf[1] != '%') {
+        note_ignored(suffix_raw.substr(1));
         suf.resize(1);
+    }
     int pw = size_power(suf[0]);
     std::string rest = suf.substr(1);
     if (pw > 0 && (rest.empty() || rest == "b" || rest == "i"))
@@ -166,14 +170,67 @@ double parse_float(const std::string &s0)
     return v;
 }
 
-bool parse_bool(const std::string &s0)
+namespace {
+// The scope apply_entry opens around one value; parsing defaults opens none.
+thread_local ignored_text *ignored_scope = nullptr;
+} // namespace
+
+ignored_text::ignored_text() : outer_(ignored_scope) { ignored_scope = this; }
+ignored_text::~ignored_text() { ignored_scope = outer_; }
+
+void note_ignored(const std::string &text)
+{
+    if (ignored_scope && !text.empty())
+        ignored_scope->texts.push_back(text);
+}
+
+int64_t parse_int_lenient(const std::string &s0)
+{
+    std::string s = trim(s0);
+    if (s.empty())
+        throw value_error("empty value");
+    bool hex = s.find("0x") != std::string::npos || s.find("0X") != std::string::npos;
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, hex ? 16 : 10);
+    if (end == s.c_str())
+        throw value_error("'" + s + "' is not an integer");
+    if (errno == ERANGE)
+        throw value_error("'" + s + "' is out of range");
+    if (*end == '\0')
+        return v;
+    if (std::isalpha((unsigned char)*end) || *end == '%') {
+        uint64_t n = parse_size(s, 1024);
+        if (n > (uint64_t)INT64_MAX)
+            throw value_error("'" + s + "' is out of range");
+        return (int64_t)n;
+    }
+    note_ignored(end);
+    return v;
+}
+
+int64_t parse_bool_number(const std::string &s0)
 {
     std::string s = lower(trim(s0));
-    if (s == "1" || s == "true" || s == "yes" || s == "on")
-        return true;
-    if (s == "0" || s == "false" || s == "no" || s == "off")
-        return false;
-    throw value_error("'" + s0 + "' is not a boolean (use 0 or 1)");
+    if (s == "true" || s == "yes" || s == "on")
+        return 1;
+    if (s == "false" || s == "no" || s == "off")
+        return 0;
+    bool hex = s.find("0x") != std::string::npos;
+    char *end = nullptr;
+    unsigned long v = std::strtoul(s.c_str(), &end, hex ? 16 : 10);
+    if (end == s.c_str())
+        throw value_error("'" + trim(s0) + "' is not a boolean (use 0 or 1)");
+    note_ignored(end);
+    return (int32_t)(uint32_t)v; // %u into an int, as fio's check_int
+}
+
+bool parse_bool(const std::string &s)
+{
+    int64_t v = parse_bool_number(s);
+    if (v > 1)
+        throw value_error("'" + trim(s) + "' is not a boolean (use 0 or 1)");
+    return v != 0;
 }
 
 uint64_t parse_size(const std::string &s0, unsigned kb_base)
@@ -189,9 +246,12 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
 bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
 {
     std::string s = trim(s0);
-    if (s.empty() || s.back() != '%')
+    size_t pct = s.find('%');
+    if (pct == std::string::npos)
         return false;
-    double v = parse_float(s.substr(0, s.size() - 1));
+    double v = parse_float(s.substr(0, pct));
+    note_ignored(s.substr(pct + 1));
+    s = s.substr(0, pct + 1);
     if (v <= 0 || v > 100)
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
     *ppm = (uint32_t)std::llround(v * 10000.0);
@@ -207,6 +267,11 @@ uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const
 {
     static const uint64_t base_ns[] = {1, 1000, 1000000, 1000000000};
     std::string suf = lower(suffix_raw);
+    size_t letters = 0;
+    while (letters < suf.size() && std::isalpha((unsigned char)suf[letters]))
+        letters++;
+    note_ignored(suffix_raw.substr(letters));
+    suf.resize(letters);
     if (suf.empty())
         return base_ns[(int)base];
     struct { const char *name; uint64_t ns; } table[] = {
@@ -263,35 +328,49 @@ std::pair<uint64_t, uint64_t> parse_size_range(const std::string &s, unsigned kb
     return {lo, hi};
 }
 
+namespace {
+
+// A bssplit share as fio reads it (atoi into an unsigned 64-bit number): 0 or
+// none is "not given" (false), anything above 100 -- a negative number or one
+// that overflows an int too -- is 100.
+bool bssplit_pct(const std::string &text, uint32_t *pct)
+{
+    int v = (int)std::strtol(text.c_str(), nullptr, 10);
+    if (!v)
+        return false;
+    uint64_t p = (uint64_t)(int64_t)v;
+    *pct = p > 100 ? 100 : (uint32_t)p;
+    return true;
+}
+
+} // namespace
+
+// fio's split_parse_ddir and bssplit_ddir: entries up to the first empty one,
+// a block size of 0 kept (the planner takes bs= for the minimum then), the
+// rest of 100% divided evenly, rounded down, among the entries without a share.
 std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_base)
 {
     std::vector<bssplit_entry> out;
+    std::vector<bool> given;
     uint32_t total = 0, blanks = 0;
     for (const std::string &item : split(s, ':')) {
+        if (item.empty())
+            break;
         size_t slash = item.find('/');
         bssplit_entry e{parse_size(item.substr(0, slash), kb_base), 0};
-        std::string pct = slash == std::string::npos ? "" : trim(item.substr(slash + 1));
-        if (pct.empty()) {
-            blanks++;
-        } else {
-            int64_t v = parse_int(pct);
-            if (v < 0 || v > 100)
-                throw value_error("bssplit percentage " + pct + " is not within 0..100");
-            e.pct = (uint32_t)v;
-            total += e.pct;
-        }
-        if (e.bs == 0)
-            throw value_error("bssplit block size must be above 0");
+        bool has = slash != std::string::npos && bssplit_pct(item.substr(slash + 1), &e.pct);
+        total += e.pct;
+        blanks += !has;
         out.push_back(e);
+        given.push_back(has);
     }
-    if (total > 100)
+    if (total > 100 && blanks > 1)
         throw value_error("bssplit percentages add up to " + std::to_string(total) + " (more than 100)");
-    if (blanks) {
-        uint32_t share = (100 - total) / blanks, extra = (100 - total) % blanks;
-        for (auto &e : out)
-            if (e.pct == 0 && blanks--)
-                e.pct = share + (blanks == 0 ? extra : 0);
-    }
+    if (blanks == 1 && out.size() == 1)
+        total = 100;
+    for (size_t i = 0; i < out.size(); i++)
+        if (!given[i])
+            out[i].pct = (100u - total) / blanks; // unsigned, as fio's: past 100 it wraps
     return out;
 }
 

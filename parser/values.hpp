@@ -34,13 +34,40 @@ std::vector<std::string> split(const std::string &s, char sep);
 // Integer with optional 0x prefix; no suffix allowed.
 int64_t parse_int(const std::string &s);
 double parse_float(const std::string &s);
+
+// fio reads a number option up to the first character that cannot continue it
+// ("70.0" is 70, "128*1" is 128, "10*2" seconds is 10) and drops the rest.  The
+// parsers below do the same and tell the ignored text to the innermost
+// ignored_text scope, which apply_entry turns into a note at the value.
+class ignored_text {
+public:
+    ignored_text();
+    ~ignored_text();
+    ignored_text(const ignored_text &) = delete;
+    ignored_text &operator=(const ignored_text &) = delete;
+    std::vector<std::string> texts;   // what was dropped, in order
+
+private:
+    ignored_text *outer_;
+};
+void note_ignored(const std::string &text);
+
+// fio's integer read (str_to_decimal): a leading integer (hexadecimal when the
+// value holds 0x), then a size unit letter if one follows; other text after
+// the number is ignored.
+int64_t parse_int_lenient(const std::string &s);
+
+// fio's booleans (0/1) and set-flags (any number): sscanf's %u, so "10" and
+// "1.5" are numbers (10, 1); also true/false, yes/no, on/off.
+int64_t parse_bool_number(const std::string &s);
 bool parse_bool(const std::string &s);
 
 // Size with fio's suffixes (k, kb, m, mb, g, t, p; ki/mi...; KiB/MiB... as IEC)
 // under kb_base 1024 or 1000.  Returns bytes.
 uint64_t parse_size(const std::string &s, unsigned kb_base);
 
-// "50%" -> 500000 ppm; returns false when s is not a percentage.
+// "50%" -> 500000 ppm; returns false when s is not a percentage.  Text after
+// the '%' is ignored as fio does (configparser writes "100%%").
 bool parse_percent_ppm(const std::string &s, uint32_t *ppm);
 
 // Time with suffix (ns, us/usec, ms/msec, s/sec, m/min, h, d); a bare number is
@@ -70,8 +97,13 @@ std::vector<uint8_t> parse_pattern(const std::string &s, std::vector<uint32_t> *
 // cpus_allowed: "0-3,6" -> bitmask (CPUs 0..63).
 uint64_t parse_cpu_list(const std::string &s);
 
-// Replaces fio's $pagesize, $mb_memory and $ncpus and evaluates + - * / when a
-// keyword was replaced (fio pipes that through bc).  Returns s unchanged otherwise.
+// Replaces fio's $pagesize, $mb_memory and $ncpus and evaluates + - * / % and
+// parentheses when a keyword was replaced (fio pipes that through bc).  Returns
+// s unchanged otherwise.
 std::string expand_keywords(const std::string &s);
+
+// A number option's value that starts with '(' is an expression in fio
+// (str_to_decimal's calculator): "(8*4)" -> "32".  Others are returned as they are.
+std::string evaluate_parenthesized(const std::string &s);
 
 } // namespace parser

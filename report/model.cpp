@@ -370,7 +370,7 @@ void merge_prios(entry &e, const plan_job &job, res_clone &member)
 		prio_single(member, job.lat_percentiles);
 }
 
-void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
+void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, uint64_t run_ns,
 		const res_clone *origin)
 {
 	int err = cs.get().error;
@@ -378,7 +378,8 @@ void add_member(entry &e, const plan_job &job, stat_clone &&cs, uint64_t run_ns,
 	uint32_t lat_depth = cs.get().lat_depth;
 
 	if (!e.members) {
-		e.name = job.name ? job.name : "";
+		/* fio: name= names the first clone; the others take the section's name. */
+		e.name = clone && job.section && *job.section ? job.section : job.name ? job.name : "";
 		e.description = job.description ? job.description : "";
 		e.groupid = job.groupid;
 		e.first = &job;
@@ -446,7 +447,7 @@ void build_entries(model &m, const plan &p)
 			uint64_t run_ns = 0;
 			const res_clone *origin = nullptr;
 			stat_clone cs = clone_stats(job, measured, c, &run_ns, &origin);
-			add_member(m.entries.back(), job, std::move(cs), run_ns, origin);
+			add_member(m.entries.back(), job, c, std::move(cs), run_ns, origin);
 			if (!measured.empty() && measured.back()->ss && c < measured.back()->nr_clones &&
 			    measured.back()->ss[c].on)
 				m.entries.back().ss = &measured.back()->ss[c];

@@ -7,9 +7,11 @@ and clat_ns.mean as Qt's QJsonValue would), docker-diskmark's diskmark.sh
 (its fio command line and its grep/sed/awk pipeline over the JSON text; the
 real script too when $IOPLAN_DISKMARK_SH names it, and its WARMUP=1 dd fill of
 the test file), fio-plot's bench-fio version check, the JSON keys fio-plot
-reads and its --type file run on an existing file, a fio-btrace2fio job on the
-existing file it replays to, kubestr's rule that anything on stderr fails the
-run, and Debian's fio_jsonplus_clat2csv on ioplan's json+.
+reads (also from a job file written with fio's aliases) and its --type file run
+on an existing file, a fio-btrace2fio job on the existing file it replays to,
+the Phoronix Test Suite's job file (disk_util=0) and its IOPS=/BW= lines,
+kubestr's rule that anything on stderr fails the run and its "rw" key, and
+Debian's fio_jsonplus_clat2csv on ioplan's json+.
 """
 import hashlib
 import json
@@ -196,6 +198,20 @@ class FioPlot(TmpDirCase):
             self.assertIsInstance(job["sys_cpu"], float)
 
 
+    def test_aliases_read_under_fio_s_names(self):
+        # A job file written with fio's aliases: fio records rw, bs, ... by their names.
+        self.write("job.fio", "[global]\nreadwrite=randread\nblocksize=4k\n"
+                   "[FIOJOB]\nioengine=null\nio_limit=4m\nsize=4m\niodepth=4\nnumjobs=2\n")
+        out = self.tmp / "randread-4-2.json"
+        p = run_as_fio(["--output-format=json", f"--output={out}", str(self.tmp / "job.fio")])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        doc = json.loads(out.read_text())
+        for job in doc["jobs"]:
+            opts = {**job["job options"], **doc.get("global options", {})}
+            self.assertEqual([opts.get(k) for k in ("iodepth", "numjobs", "bs", "rw", "io_size")],
+                             ["4", "2", "4k", "randread", "4m"])
+
+
     def test_existing_target_file(self):
         # bench-fio --type file checks that the target is an existing file and names it in filename=.
         target = self.write("target.bin", "")
@@ -226,6 +242,26 @@ class Btrace2fio(TmpDirCase):
         self.assertEqual((p.returncode, p.stderr), (0, ""))
 
 
+class Phoronix(TmpDirCase):
+    # The Phoronix Test Suite's fio profiles write a job file with disk_util=0 (and
+    # the latency switches off), run `fio test.fio` and read IOPS= and BW= from
+    # the normal output.  Made small and short here.
+    JOB = ("[global]\nrw={rw}\nioengine=psync\niodepth=64\nsize=2m\ndirect=0\nbuffered=1\n"
+           "startdelay=0\nramp_time=100ms\nruntime=300ms\ntime_based\ndisk_util=0\n"
+           "clat_percentiles=0\ndisable_lat=1\ndisable_clat=1\ndisable_slat=1\nfilename={dir}/fiofile\n"
+           "[test]\nname=test\nbs=4k\nstonewall\n")
+
+    def test_every_configuration_gets_its_result(self):
+        for rw in ("randread", "randwrite", "read", "write"):
+            with self.subTest(rw=rw):
+                job = self.write(f"test-{rw}.fio", self.JOB.format(rw=rw, dir=self.tmp))
+                p = run_as_fio([str(job)])
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                direction = "read" if "read" in rw else "write"
+                self.assertRegex(p.stdout, rf"\n  {direction}: IOPS=[\d.]+k?, BW=[\d.]+[KMG]iB/s")
+                self.assertNotIn("Disk stats", p.stdout)
+
+
 class Kubestr(TmpDirCase):
     # kubestr's default job file, made small and short; it runs `fio --directory D JOB --output-format=json`.
     JOB = ("[global]\nrandrepeat=0\nverify=0\nioengine=libaio\ndirect={direct}\ngtod_reduce=1\n" +
@@ -249,7 +285,8 @@ class Kubestr(TmpDirCase):
                     for key in ("bw", "bw_bytes", "iops_min", "iops_max", "runtime", "total_ios"):
                         self.assertTrue(is_whole(job["read"][key]), key)
                     self.assertIsInstance(job["read"]["iops"], float)
-                    self.assertIn(job["job options"]["readwrite"], ("randread", "randwrite"))
+                    # fio records readwrite= as "rw", which kubestr prints for each job.
+                    self.assertIn(job["job options"]["rw"], ("randread", "randwrite"))
                 if not direct:
                     warnings = doc["ioplan"]["warnings"]
                     self.assertTrue(any("page cache" in w for w in warnings), warnings)

@@ -69,7 +69,8 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     REQUIRE(s.size() == 3);
     CHECK(s[0].pct == 10);
     CHECK(s[1].pct + s[2].pct == 90);
-    CHECK_THROWS_AS(parse_bssplit_dir("4k/80:8k/30", 1024), value_error);
+    CHECK_NOTHROW(parse_bssplit_dir("4k/80:8k/30", 1024)); // fio: past 100 with none missing
+    CHECK_THROWS_AS(parse_bssplit_dir("4k/80:8k/30:16k:32k", 1024), value_error);
     uint32_t ppm = 0;
     CHECK(parse_percent_ppm("50%", &ppm));
     CHECK(ppm == 500000);
