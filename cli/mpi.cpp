@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 #include <ctime>
 #include <dlfcn.h>
 #include <memory>
@@ -124,11 +125,28 @@ void set_solo_rank_vars()
     set_var("IOPLAN_HOST", host, false);
 }
 
+// The signals a run takes with sigtimedwait (cli/run.cpp), blocked before
+// MPI starts: every thread inherits the mask of the thread that creates it,
+// and a signal blocked only where ioplan waits for it would go to one of
+// Open MPI's own threads, whose default action ends the rank with nothing
+// kept.  They stay blocked to the end, so one that comes during the merge
+// waits instead of losing the world's results.
+static void block_run_signals()
+{
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+}
+
 world *world::join(int rank_shift, double timeout_s, std::string *err)
 {
     static world w;
     if (w.ops_)
         return &w;
+    block_run_signals();
     const ioplan_mpi_ops *ops = load_module(err);
     if (!ops)
         return nullptr;

@@ -13,12 +13,13 @@ independence from libmpi is checked either way.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
 # As root Open MPI refuses unless allowed; two cores need oversubscription for 4 ranks.
@@ -33,6 +34,29 @@ def mpirun(n, args, cwd, timeout=90):
     env.update(MPI_ENV)
     return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def mpirun_started(n, args, cwd):
+    """mpirun with its stdout and stderr as pipes, for a test that signals it or its ranks."""
+    env = dict(os.environ)
+    env.update(MPI_ENV)
+    return subprocess.Popen([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def children(pid):
+    """The ranks mpirun started on this host: its child processes (found by parent, never by name)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry))
+    return kids
 
 
 def bins_of(job, ddir):
@@ -244,6 +268,53 @@ class Ranks(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(sorted(os.listdir(self.tmp / "d")),
                          [f"l0.n2.{host}", f"l1.n2.{host}", f"w.0.{host}", f"w.1.{host}"])
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class Stopped(TmpDirCase):
+    """A stopped run under mpirun keeps what it measured, as a stopped single run does."""
+
+    def start(self, extra=()):
+        (self.tmp / "out").mkdir()
+        self.write("job.fio", "[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=60\n"
+                   f"rate_iops=200\nfilename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        proc = mpirun_started(2, ["--eta=always", "--output-format=json", "--rank-output=out", *extra,
+                                  "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_for_stderr(proc, timeout=60)  # a rank's engine is under way
+        return proc
+
+    def assert_kept(self, doc, rc, err):
+        self.assertEqual(rc, 1, err)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual(doc["ioplan"]["world"]["nranks"], 2)
+        self.assertGreater(doc["jobs"][0]["write"]["total_ios"], 0)
+        self.assertLess(doc["jobs"][0]["write"]["runtime"], 60000)
+        for r in range(2):
+            f = json.loads((self.tmp / "out" / f"rank-{r}.json").read_text())
+            self.assertTrue(f["results"]["interrupted"], f"rank {r}")
+
+    def test_a_signal_to_every_rank_stops_the_run_and_keeps_its_results(self):
+        # What Ctrl-C at a terminal (SIGINT to the process group) and a batch cancel (SIGTERM) do.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(sig=sig):
+                proc = self.start()
+                ranks = children(proc.pid)
+                self.assertEqual(len(ranks), 2, ranks)
+                for pid in ranks:
+                    os.kill(pid, sig)
+                out, err = proc.communicate(timeout=60)
+                self.assert_kept(json.loads(out), proc.returncode, err.decode(errors="replace"))
+                shutil.rmtree(self.tmp / "out")
+
+    def test_sigterm_to_mpirun_keeps_the_output_file_and_the_rank_files(self):
+        # mpirun sends each rank SIGCONT, SIGTERM and, a second later, SIGKILL; it stops
+        # forwarding stdout while it does, so the report is kept only in --output.
+        proc = self.start(["--output=" + str(self.tmp / "report.json")])
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        self.assert_kept(json.loads((self.tmp / "report.json").read_text()), proc.returncode,
+                         err.decode(errors="replace"))
 
 
 if __name__ == "__main__":
