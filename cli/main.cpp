@@ -260,6 +260,13 @@ int plan_action(cli::args &a)
         return convert_action(a);
     if (a.what == cli::action::run && cli::launched_by_mpi())
         return ranked_run(a);
+    if (a.what == cli::action::run) {
+        std::string why = cli::uncoordinated_tasks();
+        if (!why.empty()) {
+            std::fprintf(stderr, "ioplan: error: %s\n", why.c_str());
+            return 2;
+        }
+    }
     cli::set_solo_rank_vars();
     return run_action(a, nullptr);
 }

@@ -112,6 +112,25 @@ bool launched_by_mpi()
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
 
+// srun without PMI (`srun --mpi=none -n 2`) starts N copies that each see no
+// MPI and would each run the whole plan as rank 0, on the same files.  Only
+// srun's step variables count: a batch script or an salloc shell has
+// SLURM_NTASKS too, and one ioplan started there is one run.
+std::string uncoordinated_tasks()
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    if (!n && (getenv("SLURM_STEP_ID") || getenv("SLURM_STEPID")))
+        n = getenv("SLURM_NTASKS");
+    long tasks = n ? strtol(n, nullptr, 10) : 0;
+    if (tasks <= 1 || launched_by_mpi())
+        return "";
+    const char *id = getenv("SLURM_PROCID");
+    return "this is task " + std::string(id ? id : "?") + " of " + std::to_string(tasks) +
+           " that srun started without MPI (no PMIx or PMI variables): each would run the whole plan "
+           "alone, as rank 0, on the same files; start the ranks with `srun --mpi=pmix` or `mpirun`, "
+           "or start one task (`srun -n 1`)";
+}
+
 void set_solo_rank_vars()
 {
     char host[64] = "";

@@ -34,6 +34,10 @@ namespace cli {
 // True when a launcher started this process as an MPI rank.
 bool launched_by_mpi();
 
+// Why this process must not run alone: one of several tasks a launcher
+// started without MPI (srun --mpi=none -n 2), or "".
+std::string uncoordinated_tasks();
+
 // Outside mpirun: IOPLAN_RANK=0, IOPLAN_NRANKS=1, IOPLAN_LOCAL_RANK=0,
 // IOPLAN_READ_RANK=0 and IOPLAN_HOST=this host, unless already set, so a job
 // file written for many ranks runs as one.

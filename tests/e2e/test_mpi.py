@@ -87,6 +87,23 @@ class NoLibmpi(unittest.TestCase):
         self.assertIn("no MPI module", p.stderr)
 
 
+class Launchers(TmpDirCase):
+    # What `srun --mpi=none -n 2` gives each of its two tasks: Slurm's step, no PMIx or PMI.
+    SRUN_NO_MPI = {"SLURM_NTASKS": "2", "SLURM_STEP_NUM_TASKS": "2", "SLURM_STEP_ID": "0", "SLURM_PROCID": "1"}
+
+    def test_tasks_started_without_mpi_are_refused_before_any_io(self):
+        job = ["--name=w", "--ioengine=psync", "--size=64k", "--rw=write", f"--filename={self.tmp}/f"]
+        p = run(job, env=self.SRUN_NO_MPI)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("task 1 of 2 that srun started without MPI", p.stderr)
+        self.assertIn("srun --mpi=pmix", p.stderr)
+        self.assertFalse((self.tmp / "f").exists())
+        # a batch script (or an salloc shell) has SLURM_NTASKS but no step: one run, as asked
+        p = run(job, env={"SLURM_NTASKS": "4", "SLURM_PROCID": "0"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "f").stat().st_size, 64 * 1024)
+
+
 class RankFileAlone(TmpDirCase):
     def test_one_process_rank_file_merges_into_the_same_result(self):
         self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1m\nrw=randwrite\n[r]\nrw=read\nbs=64k\nsize=2m\n"
