@@ -25,6 +25,7 @@
 #include "cli/presets.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
+#include "cli/run_ranks.hpp"
 #include "parser/parser.hpp"
 #include "parser/structured.hpp"
 #include "parser/schema.hpp"
@@ -169,6 +170,7 @@ cli::plan_source source_of(const cli::args &a, const std::vector<parser::documen
     src.job_names = a.req.job_files;
     for (const auto &d : docs)
         src.job_texts.push_back(parser::write_document(d, parser::syntax::ini));
+    src.identity = cli::plan_identity(a.req, docs);
     return src;
 }
 

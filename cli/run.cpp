@@ -298,13 +298,16 @@ bool fatal_warnings()
 
 // The preflight here and, under mpirun, the verdict of every rank's: any
 // rank's error stops them all before any I/O.
-bool preflight_everywhere(const plan &p, const args &a, world *w, pf_report *pf)
+// Ranks running another plan than rank 0's would be merged as one: they
+// stop too, rank 0 naming them and the first option that differs.
+bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_source *src, pf_report *pf)
 {
     bool ok = preflight(p, pf, static_cast<bool>(a.writer)) &&
               !(a.warnings_fatal && pf->nr > pf->nr_errors && fatal_warnings());
-    if (w && w->agree(ok ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
+    bool same = !w || w->same_plan(src ? src->identity : "");
+    if (w && w->agree(ok && same ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
         ok = false;
-    return ok;
+    return ok && same;
 }
 
 } // namespace
@@ -327,7 +330,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!a.rank_output.empty() && !rank_output_ok(a.rank_output))
         return 2;
     pf_report pf{};
-    if (!preflight_everywhere(p, a, w, &pf)) {
+    if (!preflight_everywhere(p, a, w, src, &pf)) {
         pf_free(&pf);
         return 2;
     }

@@ -274,6 +274,33 @@ class Ranks(TmpDirCase):
         self.assertAlmostEqual(w["total_ios"], 1000, delta=100)
         self.assertAlmostEqual(w["iops"], 1000, delta=150)
 
+    def test_ranks_running_other_plans_are_refused_before_any_io(self):
+        # MPMD (`mpirun A : B`) with another job file on one rank, and loops=3 on one rank's
+        # command line: merged silently before (a bs=4k job reporting 8k I/Os).
+        (self.tmp / "d").mkdir()
+        body = ("[global]\nioengine=psync\nsize=64k\n[w]\nrw=write\nbs=BS\n"
+                f"filename={self.tmp}/d/f${{IOPLAN_RANK}}\n")
+        self.write("a.fio", body.replace("BS", "4k"))
+        self.write("b.fio", body.replace("BS", "8k"))
+        env = dict(os.environ)
+        env.update(MPI_ENV)
+        for second, want in ((["b.fio"], "ranks 1, 2 run another plan than rank 0 (first difference: "
+                                         "job 'w': bs=8k on rank 1, bs=4k on rank 0)"),
+                             (["--loops=3", "a.fio"], "rank 1 runs another plan than rank 0 (first difference: "
+                                                      "the command line: loops=3 on rank 1")):
+            with self.subTest(second=second):
+                n = 2 if second == ["b.fio"] else 1
+                p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", BIN, "a.fio", ":", "-np", str(n),
+                                    BIN, *second], cwd=self.tmp, capture_output=True, text=True, timeout=90,
+                                   env=env)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(want, p.stderr)
+                self.assertEqual(os.listdir(self.tmp / "d"), [])
+        # a per-rank substitution (the file name) is not a difference
+        p = mpirun(2, ["a.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(self.tmp / "d")), ["f0", "f1"])
+
     def test_filename_format_rank_and_host(self):
         host = os.uname().nodename
         (self.tmp / "d").mkdir()
