@@ -27,6 +27,7 @@
 #include "cli/results_cmd.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
+#include "cli/run_ranks.hpp"
 #include "parser/parser.hpp"
 #include "parser/structured.hpp"
 #include "parser/schema.hpp"
@@ -185,6 +186,7 @@ cli::plan_source source_of(const cli::args &a, const std::vector<parser::documen
     src.job_names = a.req.job_files;
     for (const auto &d : docs)
         src.job_texts.push_back(parser::write_document(d, parser::syntax::ini));
+    src.identity = cli::plan_identity(a.req, docs);
     return src;
 }
 
@@ -295,6 +297,13 @@ int plan_action(cli::args &a)
         return convert_action(a);
     if (a.what == cli::action::run && cli::launched_by_mpi())
         return ranked_run(a);
+    if (a.what == cli::action::run) {
+        std::string why = cli::uncoordinated_tasks();
+        if (!why.empty()) {
+            std::fprintf(stderr, "ioplan: error: %s\n", why.c_str());
+            return 2;
+        }
+    }
     cli::set_solo_rank_vars();
     return run_action(a, nullptr);
 }

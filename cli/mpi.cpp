@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 #include <ctime>
 #include <dlfcn.h>
 #include <memory>
@@ -24,6 +25,7 @@ namespace {
 constexpr int TAG_CLOCK_ASK = 10;
 constexpr int TAG_CLOCK_TELL = 11;
 constexpr int TAG_RESULT = 20;
+constexpr int TAG_PLAN = 30;
 constexpr int CLOCK_ROUNDS = 4;
 
 uint64_t realtime_ns()
@@ -89,6 +91,46 @@ struct status_rec {
     char msg[440];
 };
 
+uint64_t fnv1a(const std::string &s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : s)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+std::vector<std::string> lines_of(const std::string &s)
+{
+    std::vector<std::string> out;
+    for (size_t at = 0, nl; at < s.size(); at = nl + 1) {
+        nl = s.find('\n', at);
+        nl = nl == std::string::npos ? s.size() : nl;
+        out.push_back(s.substr(at, nl - at));
+    }
+    return out;
+}
+
+// "job 'w': bs=8k on rank 2, bs=4k on rank 0" from two plan_identity texts.
+std::string first_difference(const std::string &ours, const std::string &theirs, int rank)
+{
+    std::vector<std::string> a = lines_of(ours), b = lines_of(theirs);
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+        i++;
+    auto show = [](const std::vector<std::string> &v, size_t at) {
+        if (at >= v.size())
+            return std::string("nothing more");
+        std::string l = v[at];
+        size_t tab = l.find('\t');
+        return tab == std::string::npos ? l : l.substr(0, tab) + ": " + l.substr(tab + 1);
+    };
+    std::string theirs_at = show(b, i), ours_at = show(a, i);
+    size_t where = ours_at.find(": ");
+    if (where != std::string::npos && !theirs_at.compare(0, where + 2, ours_at, 0, where + 2))
+        ours_at = ours_at.substr(where + 2); // the same job: name it once
+    return theirs_at + " on rank " + std::to_string(rank) + ", " + ours_at + " on rank 0";
+}
+
 extern "C" int hook_layout_done(void *ctx, int status)
 {
     return static_cast<world *>(ctx)->layout_done(status);
@@ -111,6 +153,25 @@ bool launched_by_mpi()
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
 
+// srun without PMI (`srun --mpi=none -n 2`) starts N copies that each see no
+// MPI and would each run the whole plan as rank 0, on the same files.  Only
+// srun's step variables count: a batch script or an salloc shell has
+// SLURM_NTASKS too, and one ioplan started there is one run.
+std::string uncoordinated_tasks()
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    if (!n && (getenv("SLURM_STEP_ID") || getenv("SLURM_STEPID")))
+        n = getenv("SLURM_NTASKS");
+    long tasks = n ? strtol(n, nullptr, 10) : 0;
+    if (tasks <= 1 || launched_by_mpi())
+        return "";
+    const char *id = getenv("SLURM_PROCID");
+    return "this is task " + std::string(id ? id : "?") + " of " + std::to_string(tasks) +
+           " that srun started without MPI (no PMIx or PMI variables): each would run the whole plan "
+           "alone, as rank 0, on the same files; start the ranks with `srun --mpi=pmix` or `mpirun`, "
+           "or start one task (`srun -n 1`)";
+}
+
 void set_solo_rank_vars()
 {
     char host[64] = "";
@@ -124,11 +185,28 @@ void set_solo_rank_vars()
     set_var("IOPLAN_HOST", host, false);
 }
 
+// The signals a run takes with sigtimedwait (cli/run.cpp), blocked before
+// MPI starts: every thread inherits the mask of the thread that creates it,
+// and a signal blocked only where ioplan waits for it would go to one of
+// Open MPI's own threads, whose default action ends the rank with nothing
+// kept.  They stay blocked to the end, so one that comes during the merge
+// waits instead of losing the world's results.
+static void block_run_signals()
+{
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+}
+
 world *world::join(int rank_shift, double timeout_s, std::string *err)
 {
     static world w;
     if (w.ops_)
         return &w;
+    block_run_signals();
     const ioplan_mpi_ops *ops = load_module(err);
     if (!ops)
         return nullptr;
@@ -182,6 +260,41 @@ int world::agree(int code, const std::string &msg, const char *step)
         lost(step);
     agreed_++;
     return worst;
+}
+
+bool world::same_plan(const std::string &identity)
+{
+    uint64_t mine = fnv1a(identity);
+    std::vector<uint64_t> all(who_.rank == 0 ? who_.nranks : 0);
+    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_))
+        lost("comparing the plans");
+    int32_t first = -1;
+    std::string which;
+    for (uint32_t r = 1; r < all.size(); r++)
+        if (all[r] != all[0]) {
+            first = first < 0 ? static_cast<int32_t>(r) : first;
+            which += (which.empty() ? "" : ", ") + std::to_string(r);
+        }
+    if (ops_->bcast(&first, sizeof(first), 0, timeout_s_))
+        lost("comparing the plans");
+    if (first < 0)
+        return true;
+    if (who_.rank == static_cast<uint32_t>(first) &&
+        ops_->send(identity.data(), identity.size(), 0, TAG_PLAN, timeout_s_))
+        lost("comparing the plans");
+    if (who_.rank != 0)
+        return true;
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (ops_->recv(&buf, &len, first, TAG_PLAN, &from, timeout_s_))
+        lost("comparing the plans");
+    std::string theirs(static_cast<char *>(buf), len);
+    free(buf);
+    std::fprintf(stderr, "ioplan: error: rank%s %s run%s another plan than rank 0 (first difference: %s); nothing was run\n",
+                 which.find(',') == std::string::npos ? "" : "s", which.c_str(),
+                 which.find(',') == std::string::npos ? "s" : "", first_difference(identity, theirs, first).c_str());
+    return false;
 }
 
 const eng_sync *world::sync()

@@ -7,7 +7,8 @@
 // rank.  A run in step goes:
 //   1. join: IOPLAN_RANK, IOPLAN_NRANKS, IOPLAN_LOCAL_RANK, IOPLAN_HOST and
 //      IOPLAN_READ_RANK (--rank-shift) are set before the job files are read;
-//   2. every rank plans and preflights; agree() makes the worst exit code
+//   2. every rank plans and preflights, and same_plan() compares the plans
+//      (run_ranks.hpp plan_identity); agree() makes the worst exit code
 //      every rank's, rank 0 naming each failing rank and host;
 //   3. the engine lays out, then layout_done agrees and measures each rank's
 //      clock offset to rank 0; each group starts at a time rank 0 broadcasts,
@@ -34,6 +35,10 @@ namespace cli {
 // True when a launcher started this process as an MPI rank.
 bool launched_by_mpi();
 
+// Why this process must not run alone: one of several tasks a launcher
+// started without MPI (srun --mpi=none -n 2), or "".
+std::string uncoordinated_tasks();
+
 // Outside mpirun: IOPLAN_RANK=0, IOPLAN_NRANKS=1, IOPLAN_LOCAL_RANK=0,
 // IOPLAN_READ_RANK=0 and IOPLAN_HOST=this host, unless already set, so a job
 // file written for many ranks runs as one.
@@ -53,6 +58,9 @@ public:
     // Every rank's exit code so far; returns the worst.  Rank 0 prints
     // "ioplan: error: rank R (host): msg" for each failing rank with a msg.
     int agree(int code, const std::string &msg, const char *step);
+    // False on rank 0 after naming the ranks whose plan (plan_identity) is
+    // not rank 0's and the first difference; true on the others.
+    bool same_plan(const std::string &identity);
     // How many agreements this rank took part in (the first is preflight's).
     unsigned agreed() const { return agreed_; }
 

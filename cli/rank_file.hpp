@@ -32,6 +32,8 @@ struct plan_source {
     std::vector<std::string> argv;
     std::vector<std::string> job_names;
     std::vector<std::string> job_texts;
+    // What every rank must agree on before a run (plan_identity(); not in rank files).
+    std::string identity;
 };
 
 // The document for r (compact JSON text).  Throws std::bad_alloc only.

@@ -387,13 +387,16 @@ bool fatal_warnings()
 
 // The preflight here and, under mpirun, the verdict of every rank's: any
 // rank's error stops them all before any I/O.
-bool preflight_everywhere(const plan &p, const args &a, world *w, pf_report *pf)
+// Ranks running another plan than rank 0's would be merged as one: they
+// stop too, rank 0 naming them and the first option that differs.
+bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_source *src, pf_report *pf)
 {
     bool ok = preflight(p, pf, static_cast<bool>(a.writer)) &&
               !(a.warnings_fatal && has_warnings(*pf) && fatal_warnings());
-    if (w && w->agree(ok ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
+    bool same = !w || w->same_plan(src ? src->identity : "");
+    if (w && w->agree(ok && same ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
         ok = false;
-    return ok;
+    return ok && same;
 }
 
 } // namespace
@@ -416,7 +419,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!cli_side_files_ok(a, w))
         return 2;
     pf_report pf{};
-    if (!preflight_everywhere(p, a, w, &pf)) {
+    if (!preflight_everywhere(p, a, w, src, &pf)) {
         // No report follows: the notes it would carry (a command-line value a
         // job file overrode, which often is why the preflight failed) go with
         // the errors.

@@ -61,6 +61,32 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     return f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result");
 }
 
+namespace {
+
+void identity_lines(std::string &out, const std::string &where, const std::vector<parser::entry> &entries)
+{
+    for (const parser::entry &e : entries)
+        out += where + "\t" + e.key + (e.substituted ? "=(per rank)" : e.has_value ? "=" + e.value : "") + "\n";
+}
+
+} // namespace
+
+std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs)
+{
+    std::string out;
+    for (const std::string &s : req.only_sections)
+        out += "--section\t" + s + "\n";
+    identity_lines(out, "the command line", req.cli_globals);
+    for (size_t d = 0; d < docs.size(); d++) {
+        out += "job file " + std::to_string(d + 1) + "\n";
+        for (const parser::section &s : docs[d].sections)
+            identity_lines(out, s.is_global ? "[" + s.name + "]" : "job '" + s.name + "'", s.entries);
+    }
+    for (const parser::section &s : req.cli_jobs)
+        identity_lines(out, "job '" + s.name + "' (command line)", s.entries);
+    return out;
+}
+
 int merge_ranks(world *w, results *r, const plan_source *src)
 {
     std::string problems = w->merge(r, src ? *src : plan_source{});

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/mpi.hpp"
 #include "cli/rank_file.hpp"
 #include "engine/preflight.h"
 #include "engine/results.h"
+#include "parser/parser.hpp"
 
 namespace cli {
 
@@ -20,6 +22,11 @@ std::string first_finding(const pf_report &pf);
 
 // Writes DIR/rank-R.json (R this rank); false after printing why.
 bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src);
+
+// The plan as ranks compare it: one line per option ("job 'w'\tbs=4k"), from
+// the command line and the job files in order.  An option written with
+// ${VAR} shows only its key: it may differ from rank to rank by design.
+std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs);
 
 // Rank 0 folds every rank's result into r, the others send theirs.  Returns
 // the exit code it adds: 1 when a rank's result could not be merged.

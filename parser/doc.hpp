@@ -33,6 +33,9 @@ struct entry {
     loc value_loc;
     std::vector<std::string> comments; // whole-line comments just above, without the marker
     std::string trailing_comment;      // on the same line, without the marker
+    // Written with ${VAR} (or read from an include named with one): may differ
+    // from rank to rank by design (${IOPLAN_RANK}), so ranks do not compare it.
+    bool substituted = false;
 };
 
 struct section {

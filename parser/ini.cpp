@@ -103,6 +103,7 @@ struct source {
     std::string dir;      // for relative includes
     std::string real;     // for include-loop detection
     std::shared_ptr<const loc> included_from;
+    bool substituted = false; // an include named with ${VAR}
 };
 
 class reader {
@@ -123,7 +124,7 @@ private:
     void read_line(const std::string &line, int lineno, const source &src, int depth);
     void check_bytes(const std::string &text, const source &src);
     void add_option(const line_state &st, const loc &at, const source &src);
-    void include(const line_state &st, const loc &at, int depth);
+    void include(const line_state &st, const loc &at, const source &src, int depth);
     std::string expand(const std::string &text, loc at);
     void skipped(const std::string &line, const error &e);
 };
@@ -228,7 +229,7 @@ void reader::read_line(const std::string &line, int lineno, const source &src, i
         pending_comments_.clear();
         return;
     case line_state::include:
-        include(st, at, depth);
+        include(st, at, src, depth);
         return;
     case line_state::option:
         add_option(st, at, src);
@@ -252,6 +253,7 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
     e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
+    e.substituted = src.substituted || (st.text + st.value).find("${") != std::string::npos;
     e.comments = std::move(pending_comments_);
     pending_comments_.clear();
     if (st.has_comment)
@@ -259,7 +261,7 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     doc_.sections.back().entries.push_back(std::move(e));
 }
 
-void reader::include(const line_state &st, const loc &at, int depth)
+void reader::include(const line_state &st, const loc &at, const source &src, int depth)
 {
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
@@ -277,7 +279,7 @@ void reader::include(const line_state &st, const loc &at, int depth)
         if (r == real)
             fail(at, "include loop: '" + name + "' is already being read");
     auto from = std::make_shared<const loc>(at);
-    read_text(text, source{path, dir_of(path), real, from}, depth + 1);
+    read_text(text, source{path, dir_of(path), real, from, src.substituted || name != st.text}, depth + 1);
 }
 
 } // namespace

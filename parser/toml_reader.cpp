@@ -114,6 +114,7 @@ void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v,
     } else {
         e.value = scalar_text(v, e.key, e.value_loc);
     }
+    e.substituted = e.value.find("${") != std::string::npos;
     if (v.is_string())
         e.value = expand_vars(e.value, e.value_loc, opts_);
     s.entries.push_back(std::move(e));

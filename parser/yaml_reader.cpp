@@ -123,7 +123,9 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
         for (size_t i = 0; i < v.size(); i++)
             e.value += (i ? std::string(1, sep) : "") + scalar_text(v[i], key, e.value_loc);
     } else {
-        e.value = expand_vars(scalar_text(v, key, e.value_loc), e.value_loc, opts_);
+        e.value = scalar_text(v, key, e.value_loc);
+        e.substituted = e.value.find("${") != std::string::npos;
+        e.value = expand_vars(e.value, e.value_loc, opts_);
     }
     s.entries.push_back(std::move(e));
 }

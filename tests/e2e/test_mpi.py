@@ -13,12 +13,13 @@ independence from libmpi is checked either way.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
 # As root Open MPI refuses unless allowed; two cores need oversubscription for 4 ranks.
@@ -33,6 +34,29 @@ def mpirun(n, args, cwd, timeout=90):
     env.update(MPI_ENV)
     return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def mpirun_started(n, args, cwd):
+    """mpirun with its stdout and stderr as pipes, for a test that signals it or its ranks."""
+    env = dict(os.environ)
+    env.update(MPI_ENV)
+    return subprocess.Popen([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def children(pid):
+    """The ranks mpirun started on this host: its child processes (found by parent, never by name)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry))
+    return kids
 
 
 def bins_of(job, ddir):
@@ -61,6 +85,23 @@ class NoLibmpi(unittest.TestCase):
                 env={"OMPI_COMM_WORLD_SIZE": "2", "IOPLAN_MPI_MODULE": "/nonexistent/ioplan-mpi.so"})
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("no MPI module", p.stderr)
+
+
+class Launchers(TmpDirCase):
+    # What `srun --mpi=none -n 2` gives each of its two tasks: Slurm's step, no PMIx or PMI.
+    SRUN_NO_MPI = {"SLURM_NTASKS": "2", "SLURM_STEP_NUM_TASKS": "2", "SLURM_STEP_ID": "0", "SLURM_PROCID": "1"}
+
+    def test_tasks_started_without_mpi_are_refused_before_any_io(self):
+        job = ["--name=w", "--ioengine=psync", "--size=64k", "--rw=write", f"--filename={self.tmp}/f"]
+        p = run(job, env=self.SRUN_NO_MPI)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("task 1 of 2 that srun started without MPI", p.stderr)
+        self.assertIn("srun --mpi=pmix", p.stderr)
+        self.assertFalse((self.tmp / "f").exists())
+        # a batch script (or an salloc shell) has SLURM_NTASKS but no step: one run, as asked
+        p = run(job, env={"SLURM_NTASKS": "4", "SLURM_PROCID": "0"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "f").stat().st_size, 64 * 1024)
 
 
 class RankFileAlone(TmpDirCase):
@@ -233,6 +274,33 @@ class Ranks(TmpDirCase):
         self.assertAlmostEqual(w["total_ios"], 1000, delta=100)
         self.assertAlmostEqual(w["iops"], 1000, delta=150)
 
+    def test_ranks_running_other_plans_are_refused_before_any_io(self):
+        # MPMD (`mpirun A : B`) with another job file on one rank, and loops=3 on one rank's
+        # command line: merged silently before (a bs=4k job reporting 8k I/Os).
+        (self.tmp / "d").mkdir()
+        body = ("[global]\nioengine=psync\nsize=64k\n[w]\nrw=write\nbs=BS\n"
+                f"filename={self.tmp}/d/f${{IOPLAN_RANK}}\n")
+        self.write("a.fio", body.replace("BS", "4k"))
+        self.write("b.fio", body.replace("BS", "8k"))
+        env = dict(os.environ)
+        env.update(MPI_ENV)
+        for second, want in ((["b.fio"], "ranks 1, 2 run another plan than rank 0 (first difference: "
+                                         "job 'w': bs=8k on rank 1, bs=4k on rank 0)"),
+                             (["--loops=3", "a.fio"], "rank 1 runs another plan than rank 0 (first difference: "
+                                                      "the command line: loops=3 on rank 1")):
+            with self.subTest(second=second):
+                n = 2 if second == ["b.fio"] else 1
+                p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", BIN, "a.fio", ":", "-np", str(n),
+                                    BIN, *second], cwd=self.tmp, capture_output=True, text=True, timeout=90,
+                                   env=env)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(want, p.stderr)
+                self.assertEqual(os.listdir(self.tmp / "d"), [])
+        # a per-rank substitution (the file name) is not a difference
+        p = mpirun(2, ["a.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(self.tmp / "d")), ["f0", "f1"])
+
     def test_filename_format_rank_and_host(self):
         host = os.uname().nodename
         (self.tmp / "d").mkdir()
@@ -244,6 +312,53 @@ class Ranks(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(sorted(os.listdir(self.tmp / "d")),
                          [f"l0.n2.{host}", f"l1.n2.{host}", f"w.0.{host}", f"w.1.{host}"])
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class Stopped(TmpDirCase):
+    """A stopped run under mpirun keeps what it measured, as a stopped single run does."""
+
+    def start(self, extra=()):
+        (self.tmp / "out").mkdir()
+        self.write("job.fio", "[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=60\n"
+                   f"rate_iops=200\nfilename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        proc = mpirun_started(2, ["--eta=always", "--output-format=json", "--rank-output=out", *extra,
+                                  "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_for_stderr(proc, timeout=60)  # a rank's engine is under way
+        return proc
+
+    def assert_kept(self, doc, rc, err):
+        self.assertEqual(rc, 1, err)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual(doc["ioplan"]["world"]["nranks"], 2)
+        self.assertGreater(doc["jobs"][0]["write"]["total_ios"], 0)
+        self.assertLess(doc["jobs"][0]["write"]["runtime"], 60000)
+        for r in range(2):
+            f = json.loads((self.tmp / "out" / f"rank-{r}.json").read_text())
+            self.assertTrue(f["results"]["interrupted"], f"rank {r}")
+
+    def test_a_signal_to_every_rank_stops_the_run_and_keeps_its_results(self):
+        # What Ctrl-C at a terminal (SIGINT to the process group) and a batch cancel (SIGTERM) do.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(sig=sig):
+                proc = self.start()
+                ranks = children(proc.pid)
+                self.assertEqual(len(ranks), 2, ranks)
+                for pid in ranks:
+                    os.kill(pid, sig)
+                out, err = proc.communicate(timeout=60)
+                self.assert_kept(json.loads(out), proc.returncode, err.decode(errors="replace"))
+                shutil.rmtree(self.tmp / "out")
+
+    def test_sigterm_to_mpirun_keeps_the_output_file_and_the_rank_files(self):
+        # mpirun sends each rank SIGCONT, SIGTERM and, a second later, SIGKILL; it stops
+        # forwarding stdout while it does, so the report is kept only in --output.
+        proc = self.start(["--output=" + str(self.tmp / "report.json")])
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        self.assert_kept(json.loads((self.tmp / "report.json").read_text()), proc.returncode,
+                         err.decode(errors="replace"))
 
 
 if __name__ == "__main__":
