@@ -13,6 +13,7 @@
 
 #include "cli/output.hpp"
 #include "cli/results_cmd.hpp"
+#include "report/html.hpp"
 #include "report/report.hpp"
 #include "results/compare.hpp"
 #include "results/store.hpp"
@@ -33,6 +34,7 @@ struct cmd_opts {
 	std::string format = "normal";
 	std::string by, preset, plan;
 	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
+	std::string output;	// report: the page's file ("" = stdout)
 	bool force = false;
 	double fail_pct = -1;
 	std::vector<std::string> pos;
@@ -40,6 +42,7 @@ struct cmd_opts {
 
 const char *const usage =
 	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD]\n"
+	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
 	"       (each takes --results-db=PATH and --output-format=json; RUN is an id, a label or a uuid)";
 
@@ -70,7 +73,7 @@ cmd_opts parse(const std::vector<std::string> &args)
 		}
 		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
 				 : key == "preset" ? &o.preset : key == "plan" ? &o.plan
-				 : key == "metrics" ? &o.metrics : nullptr;
+				 : key == "metrics" ? &o.metrics : key == "output" ? &o.output : nullptr;
 		if (!dst && key != "fail-on-regression")
 			throw usage_error("unknown option '" + a + "'");
 		if (!has && i + 1 >= args.size())
@@ -174,6 +177,25 @@ int show_cmd(const cmd_opts &o)
 	resdb::store st(o.db, resdb::store::mode::read);
 	resdb::run_record r = st.load(st.find(o.pos[0]));
 	return json_out(o) ? print(resdb::record_json(r)) : print(show_text(r));
+}
+
+// The page of ioplan report, drawn from the store's runs (resdb::result_document).
+int report_cmd(const cmd_opts &o)
+{
+	if (o.pos.empty())
+		throw usage_error("results report takes the RUNs to show");
+	resdb::store st(o.db, resdb::store::mode::read);
+	std::vector<report::html_input> in;
+	for (const auto &ref : o.pos) {
+		resdb::run_record r = st.load(st.find(ref));
+		std::string name = "run " + std::to_string(r.id) + (r.label.empty() ? "" : " (" + r.label + ")");
+		in.push_back({ name, resdb::result_document(r) });
+	}
+	std::ostringstream page;
+	std::string err;
+	if (!report::write_html(in, page, &err))
+		throw usage_error(err);
+	return emit(page.str(), "the page", o.output);
 }
 
 int rm_cmd(const cmd_opts &o)
@@ -361,6 +383,8 @@ int dispatch(const std::string &command, const std::vector<std::string> &args)
 		return show_cmd(o);
 	if (sub == "rm")
 		return rm_cmd(o);
+	if (sub == "report")
+		return report_cmd(o);
 	if (sub == "export")
 		return export_cmd(o);
 	if (sub == "import")

@@ -87,4 +87,8 @@ namespace resdb {
 // buckets, samples and repeats; the environment as an object.
 nlohmann::ordered_json record_json(const run_record &r);
 
+// The run as a result document in fio's layout (document.cpp): figures,
+// percentiles from the buckets, the bandwidth series, warnings, environment.
+nlohmann::ordered_json result_document(const run_record &r);
+
 } // namespace resdb

@@ -185,6 +185,28 @@ class Page(TmpDirCase):
         self.assertRegex(text, r'<td class="(better|worse|)">[+-][0-9.]+%</td>')
         self.assert_not_blank(self.screenshot(page, "report-compare.png"))
 
+    def test_stored_runs_draw_the_same_page(self):
+        env = {"IOPLAN_RESULTS_DB": str(self.tmp / "results.db")}
+        for label in ("before", "after"):
+            p = run(["--name=s", "--ioengine=null", "--rw=randread", "--size=64m", "--time_based", "--runtime=2",
+                     f"--save={label}", "--output-format=terse"], cwd=self.tmp, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        page = self.tmp / "stored.html"
+        p = run(["results", "report", "before", "after", f"--output={page}"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = self.dom(page)
+        self.assertIn("table comparison", d.skeleton)
+        stored = json.loads(run(["results", "show", "before", "--output-format=json"], env=env).stdout)
+        figures = {}
+        for key, value in d.figures:  # the first result's section comes first
+            figures.setdefault(key, value)
+        self.assertAlmostEqual(figures["jobs.0.read.iops"], stored["figures"][0]["iops"], delta=1e-6)
+        self.assertAlmostEqual(figures["jobs.0.read.bw_bytes"], stored["figures"][0]["bw_bytes"], delta=1e-3)
+        self.assertIn("figure time-0 chart", d.skeleton)  # the per-interval series came back from the store
+        p = run(["results", "report", "nosuch"], env=env)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no run 'nosuch'", p.stderr)
+
     def test_a_broken_result_is_refused_with_its_position(self):
         self.write("bad.json", '{"jobs": [\n  {"jobname": }\n]}')
         p = run(["report", str(self.tmp / "bad.json"), "-o", str(self.tmp / "x.html")])

@@ -1,0 +1,98 @@
+// results/document.cpp - a stored run as a result document in fio's layout
+// (record.hpp), so what reads result files - the HTML page of `ioplan
+// results report` - reads a run from the store the same way.
+//
+// Only what the store keeps comes back: per job and direction the figures,
+// completion-latency percentiles recomputed from the exact buckets (fio's
+// default list, nearest rank as fio computes it), the per-interval bandwidth
+// as the ioplan series, the warnings and the environment.
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "results/record.hpp"
+
+namespace resdb {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const double FIO_PERCENTILES[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
+
+ojson percentiles(const figure &f, uint64_t *n)
+{
+	std::vector<std::pair<uint64_t, uint64_t>> b = f.buckets;
+	std::sort(b.begin(), b.end());
+	*n = 0;
+	for (auto &x : b)
+		*n += x.second;
+	ojson out = ojson::object();
+	if (!*n)
+		return out;
+	for (double p : FIO_PERCENTILES) {
+		uint64_t want = std::max<uint64_t>(1, (uint64_t)(p / 100 * (double)*n + 0.5)), seen = 0;
+		char key[32];
+		std::snprintf(key, sizeof(key), "%f", p);
+		for (auto &x : b)
+			if ((seen += x.second) >= want) {
+				out[key] = x.first;
+				break;
+			}
+	}
+	return out;
+}
+
+ojson direction(const figure &f)
+{
+	uint64_t n = 0;
+	ojson pct = percentiles(f, &n);
+	ojson d = { { "io_bytes", f.io_bytes }, { "bw_bytes", f.bw_bytes }, { "iops", f.iops },
+		    { "runtime", (uint64_t)(f.runtime_s * 1000) }, { "total_ios", f.ios } };
+	ojson clat = { { "N", n }, { "mean", f.lat_mean_ns } };
+	if (!pct.empty())
+		clat["percentile"] = pct;
+	d["clat_ns"] = clat;
+	return d;
+}
+
+ojson series_of(const figure &f)
+{
+	ojson t = ojson::array(), bw = ojson::array();
+	for (size_t i = 0; i < f.bw_samples.size(); i++) {
+		t.push_back((uint64_t)((double)(i + 1) * f.interval_s * 1e9));
+		bw.push_back(f.bw_samples[i]);
+	}
+	return { { "jobname", f.job }, { "job_id", f.job_index }, { "run", 0 }, { "discarded", false },
+		 { "t_ns", t }, { f.ddir, { { "bw_bytes_per_s", bw } } } };
+}
+
+} // namespace
+
+nlohmann::ordered_json result_document(const run_record &r)
+{
+	ojson jobs = ojson::array(), series = ojson::array();
+	std::vector<int> index;	// job_index of each jobs[] entry
+	for (const figure &f : r.figures) {
+		auto at = std::find(index.begin(), index.end(), f.job_index);
+		if (at == index.end()) {
+			index.push_back(f.job_index);
+			jobs.push_back({ { "jobname", f.job }, { "error", 0 } });
+			at = index.end() - 1;
+		}
+		jobs[(size_t)(at - index.begin())][f.ddir] = direction(f);
+		if (f.bw_samples.size() > 1)
+			series.push_back(series_of(f));
+	}
+	time_t t = (time_t)r.started_s;
+	char when[64] = "";
+	struct tm tm;
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
+	ojson io = { { "host", r.host }, { "kernel", r.kernel }, { "warnings", r.warnings }, { "series", series } };
+	if (!r.environment.empty())
+		io["environment"] = ojson::parse(r.environment, nullptr, false);
+	return { { "fio version", r.tool_version }, { "time", when }, { "jobs", jobs }, { "ioplan", io } };
+}
+
+} // namespace resdb
