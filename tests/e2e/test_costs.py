@@ -73,12 +73,14 @@ class ManySmallFiles(TmpDirCase):
     def test_layout_makes_a_bounded_number_of_system_calls_per_file(self):
         # fio 3.33 makes 12-13 a file; ioplan made 53 (a 1 MiB buffer mapped
         # per file, statfs and a walk of /sys per file in the preflight and
-        # again for the disk statistics).  The marks and identity checks stay.
+        # again for the disk statistics).  The marks and identity checks stay;
+        # with the identity checks at each open the count went from 27 to 42,
+        # and fio's 12-13 is still the target.
         small, big = 50, 500
         a, b = self.syscalls(small), self.syscalls(big)
         per_file = (sum(b.values()) - sum(a.values())) / (big - small)
         grown = {k: b.get(k, 0) - a.get(k, 0) for k in b if b.get(k, 0) - a.get(k, 0) >= big - small}
-        self.assertLess(per_file, 36, f"per file: {grown}")
+        self.assertLess(per_file, 45, f"per file: {grown}")
         for name in ("mmap", "munmap", "readlink", "statfs"):
             self.assertLess(b.get(name, 0) - a.get(name, 0), (big - small) / 10, f"{name} per file: {grown}")
 
@@ -86,13 +88,13 @@ class ManySmallFiles(TmpDirCase):
 @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
 class PreflightGrowth(TmpDirCase):
     def instructions(self, n):
-        """Instructions of the preflight alone over n missing files (it refuses them all)."""
+        """Instructions of the preflight alone over n missing files (each job's error, as fio's)."""
         out = self.tmp / f"cg{n}"
         p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=pf_run",
                             f"--callgrind-out-file={out}", BIN,
                             *many_files(self.tmp, n, "--allow_file_create=0")],
                            capture_output=True, text=True, timeout=600)
-        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertEqual(p.returncode, 1, p.stderr[-2000:])
         self.assertIn("allow_file_create=0", p.stderr)
         return int(re.search(r"^totals: (\d+)", out.read_text(), re.M).group(1))
 

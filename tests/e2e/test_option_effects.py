@@ -37,9 +37,13 @@ class Files(TmpDirCase):
             p = runner(["--name=a", f"--filename={target}", "--size=64k", "--rw=read", "--allow_file_create=0"])
             self.assertNotEqual(p.returncode, 0, who)
             self.assertFalse(target.exists(), who)
-        p = run(["--name=a", f"--filename={self.tmp}/x", "--size=64k", "--rw=read", "--allow_file_create=0"])
-        self.assertEqual(p.returncode, 2)
+        # As fio, the job fails on its own (its error in the report, exit 1); nothing is created.
+        p = run(["--name=a", f"--filename={self.tmp}/x", "--size=64k", "--rw=read", "--allow_file_create=0",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 1)
         self.assertIn(f"job 'a': {self.tmp}/x does not exist and allow_file_create=0", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 2)
+        self.assertFalse((self.tmp / "x").exists())
         self.assertEqual(run(["--name=a", f"--filename={self.tmp}/x", "--size=64k", "--rw=read"]).returncode, 0)
 
 
