@@ -126,7 +126,7 @@ void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> 
 		f.code = "repeat-spread";
 		f.jobs.assign(p.nr_jobs, false);
 		f.jobs[i] = true;
-		f.text = strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.0f%% of the median, "
+		f.text = strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.1f%% of the median, "
 			      "more than %.0f%%): the figure depends on the moment it was taken",
 			      job_name(p, i).c_str(), rates.size(), *mm.first / 1e6, *mm.second / 1e6,
 			      (*mm.second - *mm.first) * 100.0 / med, caveat_spread_limit * 100);

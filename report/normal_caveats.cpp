@@ -92,7 +92,9 @@ std::string normal_repeats(const entry &e, const model &m, int d)
 		bw.push_back(r.bytes_per_s);
 	}
 	auto n2s = [&e](double v, unit u) {
-		return num2str((uint64_t)v, sig_figs_of(e.first), 1, !e.first || e.first->kb_base != 1000, u);
+		// IOPS in SI units as fio prints them (14.4k); bandwidth by kb_base.
+		bool pow2 = u != unit::none && (!e.first || e.first->kb_base != 1000);
+		return num2str((uint64_t)v, sig_figs_of(e.first), 1, pow2, u);
 	};
 	auto [ilo, ihi] = std::minmax_element(iops.begin(), iops.end());
 	auto [blo, bhi] = std::minmax_element(bw.begin(), bw.end());

@@ -166,7 +166,7 @@ rw=randread
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
         at = next(i for i, l in enumerate(lines) if l.startswith("  read: IOPS="))
-        self.assertRegex(lines[at + 1], r"^    repeats: 3 runs, IOPS min=\S+, median=\S+, max=\S+; BW min=")
+        self.assertRegex(lines[at + 1], r"^    repeats: 3 runs, IOPS min=[\d.]+[kM]?, median=[\d.]+[kM]?, max=[\d.]+[kM]?; BW min=")
         self.assertIn("the line above is the best run", lines[at + 1])
         cdm = run(["--output-format=cdm", str(self.tmp / "job.fio")], cwd=self.tmp).stdout
         self.assertIn("* Each figure is the best of 3 runs", cdm)
