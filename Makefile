@@ -7,13 +7,16 @@
 # Variants: `make test SANITIZE=address,undefined` or `SANITIZE=thread` build into
 # build/<variant>/ and run the same suites against that binary.  Nothing here is
 # specific to one machine: a clean Debian 12 clone needs only these targets.
-# `make test` is what CI (.ci/run) runs: the release suite, a short fuzz of every
-# target, then the unit tests and the e2e modules that drive the parsers, engines,
-# verification, logs and replay (SANITIZE_E2E) on an ASan+UBSan build; the whole
-# e2e suite instrumented is `make test-sanitize` (too slow for CI's 25 minutes:
-# run it and report).  `make suite` runs one build's suite alone (the release one,
-# or SANITIZE=...'s), for a quick loop.  `make test-loaded` runs `make test` RUNS
-# times (5) with every core kept busy (tests/loaded.sh).
+# `make test` is what CI (.ci/run) runs: the release build; its unit tests and
+# every e2e module in one pool (tests/e2e/run.py), the modules that drive the
+# parsers, engines, verification, logs and replay (SANITIZE_E2E) against the
+# engine built with ASan+UBSan (build/engine-sanitized, see below), and the
+# engine's unit tests under ASan too; the generated-file and layering checks; a
+# short fuzz of every reader.  `make test-full` adds the whole program built with
+# ASan+UBSan running the whole suite (`make test-sanitize`): run it before a
+# release and report.  `make suite` runs one build's suite alone (the release
+# one, or SANITIZE=...'s), for a quick loop.  `make test-loaded` runs `make test`
+# RUNS times (5) with every core kept busy (tests/loaded.sh).
 
 CC  ?= gcc
 CXX ?= g++
@@ -25,7 +28,10 @@ SANITIZE ?=
 ifeq ($(SANITIZE),)
   VARIANT := release
   SANFLAGS :=
-  OPT := -O2
+  # Line tables only: backtraces, perf and gdb's `bt` name functions and lines,
+  # and the build takes 30% less time than with full -g (DEBUG=-g for that).
+  DEBUG ?= -g1
+  OPT := -O2 $(DEBUG)
 else
   VARIANT := $(subst $(comma),-,$(SANITIZE))
   # A finding must fail the suite, not scroll past: UBSan recovers by default.
@@ -51,8 +57,8 @@ BIN := $(if $(SANITIZE),$(B)/ioplan,ioplan)
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror
 CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 	-DIOPLAN_DATADIR='"$(PREFIX)/share/ioplan"' -DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
-CFLAGS := -std=c11 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
-CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) -MMD -MP $(SANFLAGS)
+CFLAGS := -std=c11 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
+CXXFLAGS := -std=c++17 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
 LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
 
@@ -91,7 +97,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev
 PYTHON := /usr/bin/python3
 
-.PHONY: fio-examples all deps run test test-loaded test-sanitize suite unit e2e check check-generated check-layering generate \
+.PHONY: fio-examples all deps run test test-full test-pool engine-sanitized test-loaded test-sanitize suite unit e2e check check-generated check-layering generate \
 	golden-update bench bench-mpi fuzz install install-files install-links clean distclean
 
 all: $(BIN)
@@ -109,7 +115,7 @@ ifneq ($(MPICC),)
 all: $(MPI_MODULE)
 endif
 $(MPI_MODULE): cli/mpi/module.c cli/mpi_module.h
-	$(MPICC) -I. -D_GNU_SOURCE -std=c11 $(OPT) -g $(WARN) -fPIC -shared -o $@ $<
+	$(MPICC) -I. -D_GNU_SOURCE -std=c11 $(OPT) $(WARN) -fPIC -shared -o $@ $<
 
 # 64 oversubscribed ranks on the null engine: barrier skew and merge cost
 # (README "Many hosts").  Slow and machine-bound: not part of `make test`.
@@ -136,6 +142,41 @@ $(UNIT): $(TEST_OBJS) $(LIB) $(B)/tests/contract/plan_c11.o
 $(B)/tests/contract/plan_c11.o: tests/contract/plan_c11.c engine/plan.h engine/results.h
 	@mkdir -p $(dir $@)
 	$(CC) -I. -D_GNU_SOURCE -std=c11 -pedantic -Werror $(WARN) $(SANFLAGS) -c -o $@ $<
+
+# ---- the engine instrumented, for make test ----------------------------------
+# The C engine, where memory is managed by hand, built with ASan+UBSan and linked
+# with the release build's C++ objects (parser, report, results, cli and the unit
+# tests): an instrumented binary and unit tests for about 40 s of CPU, where a
+# second whole build costs 8 minutes of a 2-core machine.  gcc, like the release
+# objects, so one sanitizer runtime serves both.  The C++ side is instrumented by
+# make fuzz (the readers) and make test-sanitize (everything).
+CHK := build/engine-sanitized
+CHK_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CHK_OBJS := $(ENGINE_C:%.c=$(CHK)/%.o)
+CHK_BIN := $(CHK)/ioplan
+CHK_UNIT := $(CHK)/unit_tests
+CXX_LIB_OBJS := $(filter-out $(ENGINE_C:%.c=$(B)/%.o),$(LIB_OBJS))
+
+$(CHK)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -O1 -g $(WARN) -MMD -MP $(CHK_FLAGS) -c -o $@ $<
+
+$(CHK)/libioplan.a: $(CHK_OBJS) $(CXX_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(CHK_BIN): $(B)/cli/main.o $(CHK)/libioplan.a
+	$(CXX) $(CHK_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(CHK_UNIT): $(TEST_OBJS) $(CHK)/libioplan.a $(B)/tests/contract/plan_c11.o
+	$(CXX) $(CHK_FLAGS) -o $@ $^ $(LDLIBS)
+
+# Found next to the binary under mpirun, as the release one is.
+$(CHK)/ioplan-mpi.so: $(MPI_MODULE)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+engine-sanitized: $(CHK_BIN) $(CHK_UNIT) $(if $(MPICC),$(CHK)/ioplan-mpi.so)
 
 # ---- set-up -----------------------------------------------------------------
 
@@ -168,18 +209,33 @@ run: deps
 
 TEST_FUZZ_SECONDS ?= 5
 TEST_SANITIZE ?= address,undefined
-# What the instrumented pass of make test runs end to end: hostile input, every
-# engine, verification, logs, replay, the three job syntaxes, DISKSPD, failures.
-# The timing measurements and the fio-differential corpus stay in the release pass.
+# The modules make test runs against the instrumented engine (and not the
+# release binary): hostile input, every engine, verification, logs, replay, the
+# three job syntaxes, DISKSPD, failures.  The timing measurements and the fio
+# differential corpus run against the release binary, the build users run.
 SANITIZE_E2E ?= test_bad_input.py test_errors.py test_failures.py test_runtime_faults.py \
 	test_output_faults.py test_verify.py test_iolog.py test_logs.py test_engines.py \
 	test_engines_local.py test_remote_engines.py test_run.py test_diskspd.py test_syntaxes.py \
 	test_json_text.py
-test: suite
 ifeq ($(SANITIZE),)
+test: deps fio-examples
+	@$(MAKE) --no-print-directory $(JOBS) all $(UNIT) engine-sanitized
+	@$(MAKE) --no-print-directory test-pool check-layering check-generated
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
-	@$(MAKE) --no-print-directory suite SANITIZE=$(TEST_SANITIZE) E2E_MODULES="$(SANITIZE_E2E)"
+else
+test: suite
 endif
+
+# One pool: both unit-test binaries and every e2e module, the SANITIZE_E2E ones
+# against the instrumented engine.
+test-pool:
+	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_VARIANT=$(VARIANT) $(PYTHON) tests/e2e/run.py -j $(E2E_JOBS) \
+		--unit $(UNIT) --unit $(CHK_UNIT) --instrumented $(CHK_BIN) \
+		--instrumented-modules "$(SANITIZE_E2E)" --durations build/e2e-durations.json
+
+# make test, then the whole program built with ASan+UBSan running the whole suite.
+test-full: test
+	@$(MAKE) --no-print-directory test-sanitize
 
 # make test again and again (RUNS=5) with a busy process on every core: the
 # suite must pass on a loaded machine, not only on an idle one.
@@ -187,8 +243,8 @@ RUNS ?= 5
 test-loaded:
 	@RUNS=$(RUNS) MAKE="$(MAKE)" sh tests/loaded.sh
 
-# The whole suite on the instrumented build (what make test did before it outgrew
-# CI's budget); run before a release and report.
+# The whole suite on the whole program built instrumented (clang: half g++'s
+# time); part of make test-full.
 test-sanitize:
 	@$(MAKE) --no-print-directory suite SANITIZE=$(TEST_SANITIZE)
 
@@ -201,10 +257,12 @@ check: unit e2e check-layering check-generated
 unit: $(UNIT)
 	$(UNIT) --no-intro=true
 
-E2E_JOBS ?= 2
+# Four modules per two cores: a module mostly waits (timed runs, servers, devices).
+E2E_JOBS ?= $(shell echo $$(( $(NPROC) * 2 )))
 E2E_MODULES ?=
 e2e: $(BIN)
-	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_VARIANT=$(VARIANT) $(PYTHON) tests/e2e/run.py -j $(E2E_JOBS) $(E2E_MODULES)
+	IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_VARIANT=$(VARIANT) $(PYTHON) tests/e2e/run.py -j $(E2E_JOBS) \
+		--durations build/e2e-durations.json $(E2E_MODULES)
 
 # Who may include what (docs/architecture.md, "Layering").
 check-layering:
@@ -263,7 +321,7 @@ install-links:
 clean:
 	rm -rf build ioplan ioplan-mpi.so
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(if $(SANITIZE),,$(CHK)) -name '*.d' 2>/dev/null)
 
 # fio 3.33's own example job files (a test corpus for the INI reader and the engine
 # tests) and its log tools tools/fiologparser.py and tools/hist/fiologparser_hist.py

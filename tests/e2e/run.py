@@ -2,18 +2,29 @@
 """tests/e2e/run.py - runs the end-to-end test modules (tests/e2e/test_*.py) in parallel.
 
 Each module is a unittest module that drives the built binary ($IOPLAN_BIN) on real
-files in temporary directories.  Modules run as separate processes, -j at a time,
-so a slow module (rate accuracy, fio differential runs) does not serialise the rest;
-modules marked RUN_ALONE = True (measurements) run last, one at a time.
+files in temporary directories.  Modules run as separate processes, -j at a time:
+most of a module's time is spent waiting (on a timed run, a server, a device), not
+on a CPU, so a 2-core machine runs four at once and the suite's wall time is about
+a quarter of its sum.  A test that fails because other modules share the machine
+is a wrong test (it measures the machine): make test-loaded runs the whole suite
+with every core busy to find such tests.
 Each module runs in its own scratch working directory: files a job writes to
 its current directory (fio's verify state files, exec_prerun output) never
 land in the source tree.
-Exit code 0 only when every module passed (skips are not failures).
 
-  run.py [-j N] [-k SUBSTRING] [-v]
+--instrumented BIN runs the modules named by --instrumented-modules against BIN
+(the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
+doctest binary to the same pool, so the unit tests do not wait for the modules or
+the other way round.  Modules start longest first, by the times the last run
+recorded in --durations (build/e2e-durations.json), so no long module starts last.
+Exit code 0 only when every module and unit binary passed (skips are not failures).
+
+  run.py [-j N] [-k SUBSTRING] [-v] [--unit BIN]... [--instrumented BIN
+         --instrumented-modules a.py,b.py] [--durations FILE] [module...]
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import pathlib
 import re
@@ -26,18 +37,22 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def run_module(path: pathlib.Path, keyword: str | None, verbose: bool):
-    cmd = [sys.executable, "-m", "unittest"]
-    if verbose:
-        cmd.append("-v")
-    if keyword:
-        cmd += ["-k", keyword]
-    cmd.append(path.stem)
+class Unit:
+    """One entry of the pool: an e2e module (against one binary) or a doctest binary."""
+
+    def __init__(self, name, cmd, env=None, tag="", cwd=None):
+        self.name, self.cmd, self.env, self.tag, self.cwd = name, cmd, env or {}, tag, cwd
+
+    def key(self):
+        return f"{self.name}{self.tag}"
+
+
+def run_unit(unit: Unit):
     t0 = time.monotonic()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])))
-    with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as cwd:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return path.name, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+    env = dict(os.environ, **unit.env)
+    with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as scratch:
+        proc = subprocess.run(unit.cmd, cwd=unit.cwd or scratch, env=env, capture_output=True, text=True)
+    return unit, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
 
 
 def tally(out: str, counts: dict) -> None:
@@ -55,25 +70,74 @@ def tally(out: str, counts: dict) -> None:
     counts["passed"] += int(ran.group(1)) - bad - skipped
 
 
-def run_batch(mods, width, args, counts, failed):
+def tally_doctest(out: str, counts: dict) -> None:
+    """The same for a doctest binary ("test cases: 335 | 335 passed | 0 failed | 0 skipped")."""
+    m = re.search(r"test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed \|\s*(\d+) skipped", out)
+    if not m:
+        counts["failed"] += 1
+        return
+    counts["passed"] += int(m.group(2))
+    counts["failed"] += int(m.group(3))
+    counts["skipped"] += int(m.group(4))
+
+
+def last_line(out: str) -> str:
+    lines = [l for l in out.strip().splitlines() if l.strip()]
+    for l in reversed(lines):  # doctest ends with "[doctest] Status: SUCCESS!"
+        if "test cases:" in l:
+            return l.replace("[doctest] ", "").strip()
+    return lines[-1] if lines else ""
+
+
+def run_pool(units, width, verbose, counts, failed, durations):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, width)) as pool:
-        futs = [pool.submit(run_module, m, args.keyword, args.v) for m in mods]
+        futs = [pool.submit(run_unit, u) for u in units]
         for fut in concurrent.futures.as_completed(futs):
-            name, rc, out, secs = fut.result()
-            tail = out.strip().splitlines()[-1] if out.strip() else ""
-            print(f"{'ok  ' if rc == 0 else 'FAIL'} {name:40s} {secs:6.1f}s  {tail}", flush=True)
-            if rc != 0 or args.v:
+            unit, rc, out, secs = fut.result()
+            durations[unit.key()] = round(secs, 1)
+            print(f"{'ok  ' if rc == 0 else 'FAIL'} {unit.key():40s} {secs:6.1f}s  {last_line(out)}", flush=True)
+            if rc != 0 or verbose:
                 print(out)
             if rc != 0:
-                failed.append(name)
-            tally(out, counts)
+                failed.append(unit.key())
+            is_doctest = unit.tag == " [unit]"
+            (tally_doctest if is_doctest else tally)(out, counts["unit" if is_doctest else "e2e"])
+
+
+def module_units(args):
+    mods = sorted(HERE.glob("test_*.py"))
+    if args.modules:
+        mods = [m for m in mods if m.name in args.modules or m.stem in args.modules]
+    instrumented = {m.strip() for m in (args.instrumented_modules or "").replace(",", " ").split()}
+    pythonpath = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    units = []
+    for m in mods:
+        cmd = [sys.executable, "-m", "unittest"] + (["-v"] if args.v else []) + \
+              (["-k", args.keyword] if args.keyword else []) + [m.stem]
+        env = {"PYTHONPATH": pythonpath}
+        tag = ""
+        if args.instrumented and m.name in instrumented:
+            env.update(IOPLAN_BIN=str(pathlib.Path(args.instrumented).resolve()),
+                       IOPLAN_VARIANT="engine-sanitized")
+            tag = " [asan]"
+        units.append(Unit(m.name, cmd, env, tag))
+    return units
+
+
+def longest_first(units, durations):
+    # Unknown units go first: a new module may be a long one.
+    return sorted(units, key=lambda u: -durations.get(u.key(), 1e9))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("-j", type=int, default=4)
     ap.add_argument("-k", dest="keyword")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--unit", action="append", default=[], help="a doctest binary to run in the pool")
+    ap.add_argument("--instrumented", help="binary for the --instrumented-modules")
+    ap.add_argument("--instrumented-modules", help="modules (comma or space separated) run against --instrumented")
+    ap.add_argument("--durations", help="JSON file of the last run's times per module, read and rewritten")
     ap.add_argument("modules", nargs="*", help="module file names to run (default: all)")
     args = ap.parse_args()
     # Started from a non-interactive shell's background job, this process (and
@@ -85,19 +149,28 @@ def main() -> int:
     if not os.environ.get("IOPLAN_BIN"):
         print("run.py: set IOPLAN_BIN to the ioplan binary under test", file=sys.stderr)
         return 2
-    mods = sorted(HERE.glob("test_*.py"))
-    if args.modules:
-        mods = [m for m in mods if m.name in args.modules or m.stem in args.modules]
+    durations = {}
+    if args.durations and os.path.exists(args.durations):
+        try:
+            durations = json.loads(pathlib.Path(args.durations).read_text())
+        except (OSError, ValueError):
+            durations = {}  # a damaged record only costs the ordering
+    units = module_units(args)
+    # The unit tests read their goldens relative to the repository's root.
+    units += [Unit(str(pathlib.Path(b).parent.name), [str(pathlib.Path(b).resolve()), "--no-intro=true"],
+                   tag=" [unit]", cwd=HERE.parent.parent) for b in args.unit]
     failed = []
-    counts = {"passed": 0, "failed": 0, "skipped": 0}
-    # A module that measures the machine (queue depth by Little's law, IOPS
-    # against fio's) says RUN_ALONE = True: it runs after the rest, by itself,
-    # so another module's spinning clones are not part of what it measures.
-    alone = [m for m in mods if re.search(r"^RUN_ALONE = True\b", m.read_text(), re.M)]
-    for batch, width in (([m for m in mods if m not in alone], args.j), (alone, 1)):
-        run_batch(batch, width, args, counts, failed)
-    # The closing line CI reads: tests, not modules.
-    print(f"e2e: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    counts = {"unit": {"passed": 0, "failed": 0, "skipped": 0}, "e2e": {"passed": 0, "failed": 0, "skipped": 0}}
+    run_pool(longest_first(units, durations), args.j, args.v, counts, failed, durations)
+    if args.durations:
+        pathlib.Path(args.durations).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.durations).write_text(json.dumps(durations, indent=0, sort_keys=True) + "\n")
+    # The closing lines CI reads: tests, not modules.
+    if args.unit:
+        c = counts["unit"]
+        print(f"unit: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped")
+    c = counts["e2e"]
+    print(f"e2e: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped")
     if failed:
         print(f"e2e: {len(failed)} module(s) failed: {' '.join(failed)}", file=sys.stderr)
         return 1

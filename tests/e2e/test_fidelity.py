@@ -16,7 +16,6 @@ import unittest
 from common import FIO, TmpDirCase, run, run_fio
 
 SIZE = "256m"
-RUN_ALONE = True  # run.py: measured with no other module loading the machine
 
 
 def in_flight(doc):

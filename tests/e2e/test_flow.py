@@ -12,7 +12,6 @@ import unittest
 
 from common import FIO, TmpDirCase, run, run_fio
 
-RUN_ALONE = True  # measures I/O ratios of concurrent jobs
 
 FLOW_JOB = """[global]
 ioengine=null

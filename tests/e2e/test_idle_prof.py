@@ -16,7 +16,6 @@ import unittest
 
 from common import FIO, TmpDirCase, run, run_fio
 
-RUN_ALONE = True  # measures the CPUs
 
 NULL = ["--name=x", "--ioengine=null", "--size=1g", "--bs=4k"]
 CPUS = len(os.sched_getaffinity(0))

@@ -15,7 +15,6 @@ import unittest
 
 from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
 
-RUN_ALONE = True  # run.py: report counts depend on the interval timer, not on a loaded machine
 
 NULL_3_5S = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=3500ms",
              "--status-interval=1"]

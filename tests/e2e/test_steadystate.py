@@ -14,7 +14,6 @@ import unittest
 
 from common import FIO, ROOT, TmpDirCase, run, run_fio
 
-RUN_ALONE = True  # judges per-second rates
 
 RATED = ["--ioengine=null", "--size=1g", "--rw=randread", "--time_based", "--runtime=30",
          "--rate_iops=1000", "--ss_dur=3", "--ss=iops:5%"]
