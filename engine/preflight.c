@@ -4,27 +4,25 @@
  * Files are visited once per path (shared files appear in many clones).  Free
  * space is summed per filesystem (st_dev of the directory) so that many small
  * files on one disk are compared against that disk's free space together.
+ * What a job touches besides its targets is checked in preflight_aux.c.
  */
 #include "engine/preflight.h"
+#include "engine/preflight_internal.h"
 #include "engine/buffers.h"
 #include "engine/dioalign.h"
 #include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout.h"
-#include "engine/logs.h"
 #include "engine/numa.h"
-#include "engine/verify.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/un.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -35,34 +33,9 @@
 #include <linux/fs.h>
 #include <unistd.h>
 
-#define PF_MAX_FS 64
-
 #define PF_FOREIGN_REMOVE \
 	"refusing to remove what ioplan did not create (whatever allow_existing_file_write says: only this " \
 	"run's files and directories, or ioplan's marked ones, are removed)"
-
-struct fs_need {
-	dev_t dev;
-	char dir[PATH_MAX];
-	uint64_t need;
-};
-
-struct pf_state {
-	const struct plan *p;
-	const struct safety_env *env;
-	struct safety_files *busy;	/* swap and loop backing files, read once */
-	struct pf_report *r;
-	struct fs_need fs[PF_MAX_FS];
-	uint32_t nr_fs;
-	uint64_t buffered_read_bytes;
-	uint32_t memory_job;		/* job_id + 1 of the last job told it measures memory */
-	/* memory_backed's last answer: every file of a directory is on the same
-	 * file system, so one stat() answers for it instead of statfs and a walk of /sys. */
-	bool mem_cached;
-	dev_t mem_dev;
-	const char *mem_what;
-	int oom;
-};
 
 static struct pf_finding *vadd(struct pf_state *s, enum res_msg_level level, const char *code,
 			       int32_t job, const char *fmtstr, va_list ap)
@@ -84,10 +57,7 @@ static struct pf_finding *vadd(struct pf_state *s, enum res_msg_level level, con
 	return f;
 }
 
-static void add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
-		const char *fmtstr, ...) __attribute__((format(printf, 5, 6)));
-
-static void add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
 		const char *fmtstr, ...)
 {
 	va_list ap;
@@ -262,7 +232,7 @@ static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, co
 	if (dio_align(path, &mem, &off) || off <= 1)
 		return;
 	if (unaligned_range(j)) {
-		add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
 		    "job '%s': direct=1 on %s needs sizes in multiples of %u bytes, but bs_unaligned=1 "
 		    "draws any size of its block size range", j->name, path, off);
 		return;
@@ -293,7 +263,7 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 		    "job '%s': direct=1, but the filesystem of %s does not honour O_DIRECT (an aligned 4 KiB "
 		    "probe got EINVAL); use direct=0 there", j->name, exists ? path : dir);
 	else if (ret && ret != -EACCES && ret != -EROFS)
-		add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
 		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
 	else if (!ret)
 		check_dio_alignment(s, j, exists ? path : dir);
@@ -314,7 +284,7 @@ static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, co
 	if ((s->p->allow_existing_file_write && !removes) || (!job_writes(j) && !grows) ||
 	    mark_is_ours(mark_read_path(path, why, sizeof(why))))
 		return 0;
-	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, path,
+	pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, path,
 	    removes ? PF_FOREIGN_REMOVE : job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW,
 	    *why ? ": " : "", why);
 	return 1;
@@ -332,7 +302,7 @@ static void check_dir_removal(struct pf_state *s, const struct plan_job *j, cons
 
 	if (lstat(f->path, &sb) || !S_ISDIR(sb.st_mode) || mark_is_ours(mark_read_path(f->path, why, sizeof(why))))
 		return;
-	add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, f->path,
+	pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, f->path,
 	    PF_FOREIGN_REMOVE, *why ? ": " : "", why);
 }
 
@@ -345,18 +315,18 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	int ret;
 
 	if ((S_ISBLK(sb->st_mode) || S_ISCHR(sb->st_mode)) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
-		add(s, RES_MSG_ERROR, "device-write", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		pf_add(s, RES_MSG_ERROR, "device-write", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EPERM;
 	}
 	ret = existing_size(f->path, sb, &have);
 	if (ret) {
-		add(s, RES_MSG_ERROR, "cannot-open", (int32_t)j->job_id, "job '%s': cannot open %s: %s", j->name,
+		pf_add(s, RES_MSG_ERROR, "cannot-open", (int32_t)j->job_id, "job '%s': cannot open %s: %s", j->name,
 		    f->path, strerror(-ret));
 		return ret;
 	}
 	/* Whatever allow_existing_file_write says: the loop device may hold a mounted file system. */
 	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(s->busy, f->path, sb, why, sizeof(why))) {
-		add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		pf_add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EBUSY;
 	}
 	need = needed_bytes(f, have);
@@ -364,7 +334,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	    foreign_file_refused(s, j, f->path, need > have))
 		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)
-		add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,
 		    "job '%s': the I/O range ends at byte %llu, but %s has %llu bytes", j->name,
 		    (unsigned long long)need, f->path, (unsigned long long)have);
 	if (S_ISREG(sb->st_mode) && need > have)
@@ -434,7 +404,7 @@ static void check_memory(struct pf_state *s, const struct plan_job *j, const cha
 	if (s->memory_job == j->job_id + 1 || !(what = memory_backed(s, path, sb)))
 		return;
 	s->memory_job = j->job_id + 1;
-	add(s, RES_MSG_WARNING, "memory-backed", (int32_t)j->job_id,
+	pf_add(s, RES_MSG_WARNING, "memory-backed", (int32_t)j->job_id,
 	    "job '%s': %s is on %s, which keeps its data in memory: the results measure memory, not "
 	    "storage%s", j->name, path, what, j->direct ? " (direct=1 does not change that)" : "");
 }
@@ -475,26 +445,26 @@ static int check_kind(struct pf_state *s, const struct plan_job *j, const struct
 	mode_t m = sb->st_mode;
 
 	if (S_ISDIR(m) || S_ISSOCK(m)) {
-		add(s, RES_MSG_ERROR, "not-a-file", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "not-a-file", (int32_t)j->job_id,
 		    "job '%s': %s is %s, not a file or device to do I/O on%s", j->name, f->path,
 		    kind_of(m), S_ISDIR(m) ? " (directory= names where the files go)" : "");
 		return -EINVAL;
 	}
 	if (S_ISFIFO(m) && job_writes(j)) {
-		add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
 		    "job '%s': %s is a FIFO: ioplan reads FIFOs but does not write them", j->name,
 		    f->path);
 		return -EINVAL;
 	}
 	if (is_stream(f->path, m) && j->ioengine != PLAN_IOENGINE_IO_URING) {
-		add(s, RES_MSG_ERROR, "stream-engine", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "stream-engine", (int32_t)j->job_id,
 		    "job '%s': %s is %s: only ioengine=io_uring reads it (psync's pread cannot, and "
 		    "libaio would wait inside io_submit, where no signal reaches)", j->name, f->path,
 		    S_ISFIFO(m) ? "a FIFO" : "a terminal");
 		return -EINVAL;
 	}
 	if ((S_ISFIFO(m) || S_ISCHR(m)) && !f->size_bytes && !f->region_bytes) {
-		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s is %s, which has no size: the job needs size=", j->name, f->path,
 		    kind_of(m));
 		return -EINVAL;
@@ -509,18 +479,18 @@ static int check_dir(struct pf_state *s, const struct plan_job *j, const struct 
 	int err = stat(dir, dsb) ? errno : 0;
 
 	if (err == ENOENT) {
-		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
 		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
 		return -ENOENT;
 	}
 	if (err) {
-		add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
 		    "job '%s': cannot use directory %s (for %s): %s", j->name, dir, f->path,
 		    strerror(err));
 		return -err;
 	}
 	if (!S_ISDIR(dsb->st_mode)) {
-		add(s, RES_MSG_ERROR, "not-a-directory", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "not-a-directory", (int32_t)j->job_id,
 		    "job '%s': %s is %s, not a directory (for %s)", j->name, dir,
 		    kind_of(dsb->st_mode), f->path);
 		return -ENOTDIR;
@@ -594,11 +564,11 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
 		return;
 	} else if (!f->size_bytes) {
-		add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
 		return;
 	} else if (on_devtmpfs(dsb.st_dev)) {
-		add(s, RES_MSG_ERROR, "devtmpfs-file", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "devtmpfs-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist, and a test file is never created in %s (devtmpfs: memory, "
 		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
 		return;
@@ -616,51 +586,6 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		if (exists)
 			existing_size(f->path, &sb, &have);
 		s->buffered_read_bytes += needed_bytes(f, have);
-	}
-}
-
-/* One file the job writes besides its targets, judged by the rule of safety_check_output. */
-static void check_side_file(struct pf_state *s, const struct plan_job *j, const char *option, const char *path,
-			    unsigned how)
-{
-	char why[512];
-
-	if (safety_check_output(s->env, path, how, why, sizeof(why)))
-		add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, option, why);
-}
-
-/*
- * Logs, verify state, prerun/postrun output and exec redirects have names
- * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
- * own from an earlier run is replaced.  Judged once per name: clones share
- * the job-named ones.
- */
-static void check_side_files(struct pf_state *s, const struct plan_job *j)
-{
-	const unsigned made_up = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
-	char path[4096];
-
-	for (uint32_t c = 0; c < j->nr_clones; c++) {
-		for (int k = 0; k < LOG_KIND_NR; k++)
-			if ((c == 0 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
-				check_side_file(s, j, log_option(k), path,
-						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
-		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
-		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
-			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
-			check_side_file(s, j, "verify_state_save", path, made_up);
-		}
-	}
-	if (j->write_iolog_path)
-		check_side_file(s, j, "write_iolog", j->write_iolog_path, 0);
-	for (int post = 0; post < 2; post++)
-		if (post ? j->exec_postrun : j->exec_prerun) {
-			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
-			check_side_file(s, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
-		}
-	for (int err = 0; j->ioengine == PLAN_IOENGINE_EXEC && j->exec_std_redirect && err < 2; err++) {
-		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
-		check_side_file(s, j, "std_redirect", path, made_up);
 	}
 }
 
@@ -769,7 +694,7 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
 
 	if (!max || events <= (max > used ? max - used : 0))
 		return;
-	add(s, RES_MSG_ERROR, "aio-events", (int32_t)j->job_id,
+	pf_add(s, RES_MSG_ERROR, "aio-events", (int32_t)j->job_id,
 	    "job '%s': iodepth=%u x %u thread%s needs %llu Linux AIO events, more than the %llu "
 	    "that fs.aio-max-nr (%llu) leaves free", j->name, bufpool_depth(j), j->nr_clones,
 	    j->nr_clones == 1 ? "" : "s", (unsigned long long)events,
@@ -782,7 +707,7 @@ static void check_engine_built(struct pf_state *s, const struct plan_job *j)
 	const char *why = eng_ioengine_unavailable(j->ioengine);
 
 	if (why)
-		add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
 		    "job '%s': ioengine=%s is unavailable in this build: %s (see --enghelp)", j->name,
 		    plan_ioengine_name(j->ioengine), why);
 }
@@ -796,10 +721,10 @@ static void check_numa_nodes(struct pf_state *s, const struct plan_job *j)
 	if (n < 0)
 		return;
 	if (max_node < 0)
-		add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
 		    "job '%s': %s names node %d, but this machine has no NUMA support", j->name, what, n);
 	else
-		add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
 		    "job '%s': %s names node %d, but this machine's nodes are 0-%d", j->name, what, n, max_node);
 }
 
@@ -819,13 +744,13 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 	char a[32], b[32], c[32];
 
 	if (avail && all > avail)
-		add(s, RES_MSG_ERROR, "buffers", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "buffers", (int32_t)j->job_id,
 		    "job '%s': iodepth=%u x bs=%s needs %s of I/O buffers (for %u thread%s), more "
 		    "than the %s of memory available", j->name, depth, human(len, a, sizeof(a)),
 		    human(all, b, sizeof(b)), j->nr_clones, j->nr_clones == 1 ? "" : "s",
 		    human(avail, c, sizeof(c)));
 	if (j->ioengine == PLAN_IOENGINE_IO_URING && depth > URING_MAX_ENTRIES)
-		add(s, RES_MSG_ERROR, "iodepth", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "iodepth", (int32_t)j->job_id,
 		    "job '%s': iodepth=%u is more than the %u entries an io_uring ring can have",
 		    j->name, depth, URING_MAX_ENTRIES);
 	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
@@ -833,7 +758,7 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
 	if (j->ioengine == PLAN_IOENGINE_IO_URING && j->uring_registerfiles && j->openfiles &&
 	    j->nr_clones && j->openfiles < j->clones[0].nr_files)
-		add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
+		pf_add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
 		    "job '%s': registerfiles=1 needs every file open for the whole run, but "
 		    "openfiles=%u is below the job's %u files", j->name, j->openfiles,
 		    j->clones[0].nr_files);
@@ -888,7 +813,7 @@ static void check_nofile(struct pf_state *s)
 		if (!setrlimit(RLIMIT_NOFILE, &rl))
 			return;
 	}
-	add(s, RES_MSG_ERROR, "open-files", (int32_t)plan_job_at(s->p, (uint32_t)who)->job_id,
+	pf_add(s, RES_MSG_ERROR, "open-files", (int32_t)plan_job_at(s->p, (uint32_t)who)->job_id,
 	    "job '%s': the jobs running with it keep %llu files and descriptors open at once, more "
 	    "than the limit of open files (ulimit -n: %llu, at most %llu); set openfiles= (files "
 	    "open at once per thread) or fewer nrfiles/numjobs", plan_job_at(s->p, (uint32_t)who)->name,
@@ -907,82 +832,16 @@ static void check_totals(struct pf_state *s)
 			continue;
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		if (s->fs[i].need > avail)
-			add(s, RES_MSG_ERROR, "no-space", -1,
+			pf_add(s, RES_MSG_ERROR, "no-space", -1,
 			    "not enough free space to lay out the files in %s: %llu bytes needed, %llu available",
 			    s->fs[i].dir, (unsigned long long)s->fs[i].need, (unsigned long long)avail);
 	}
 	avail = mem_available(s->env);
 	if (s->buffered_read_bytes && avail && s->buffered_read_bytes < avail)
-		add(s, RES_MSG_WARNING, "cached-reads", -1,
+		pf_add(s, RES_MSG_WARNING, "cached-reads", -1,
 		    "buffered reads over %llu bytes, less than the %llu bytes of available memory: they may be "
 		    "served from the page cache (use direct=1 or a larger size=)",
 		    (unsigned long long)s->buffered_read_bytes, (unsigned long long)avail);
-}
-
-/* verify_state_load: each clone's state file is whole and of its files, before any I/O. */
-static void check_state_files(struct pf_state *s, const struct plan_job *j)
-{
-	char path[PATH_MAX], why[256];
-
-	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
-		return;
-	for (uint32_t c = 0; c < j->nr_clones; c++) {
-		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
-		if (vstate_check(path, j->clones[c].nr_files, why, sizeof(why)))
-			add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
-			    "job '%s': verify_state_load: %s: %s", j->name, path, why);
-	}
-}
-
-/* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
-static void check_net_host(struct pf_state *s, const struct plan_job *j)
-{
-	const struct plan_net *o = &j->net;
-	struct addrinfo hints = { 0 }, *res = NULL;
-	int r;
-
-	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !o->host)
-		return;
-	if (o->proto == PLAN_NET_UNIX) {
-		if (strlen(o->host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
-			add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id,
-			    "job '%s': filename=%.64s...: a unix socket path has at most %zu bytes", j->name,
-			    o->host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-		return;
-	}
-	hints.ai_family = o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
-	r = getaddrinfo(o->host, NULL, &hints, &res);
-	if (r)
-		add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id, "job '%s': hostname=%.200s: %s", j->name,
-		    o->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-	freeaddrinfo(res);
-}
-
-/* nbd: the export is asked its size once; a region past its end is refused before any I/O. */
-static void check_remote_size(struct pf_state *s, const struct plan_job *j)
-{
-	const struct ioe_ops *o = ioe_find(j->ioengine);
-	uint64_t size = 0, start, len;
-	int ret;
-
-	if (!o || !o->target_size || o->unavailable)
-		return;
-	if ((ret = o->target_size(j, &size))) {
-		add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
-		    j->name, j->nbd_uri ? j->nbd_uri : "no uri=", strerror(-ret));
-		return;
-	}
-	for (uint32_t c = 0; c < j->nr_clones; c++)
-		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
-			layout_region(j, &j->clones[c], &j->clones[c].files[f], size, &start, &len);
-			if (start + len <= size)
-				continue;
-			add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id,
-			    "job '%s': %s: the region (bytes %llu to %llu) runs past the end of the export (%llu bytes): "
-			    "lower size= or offset=", j->name, j->nbd_uri, (unsigned long long)start,
-			    (unsigned long long)(start + len), (unsigned long long)size);
-			return;
-		}
 }
 
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
@@ -1008,10 +867,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_queue(s, j, mem_available(env));
 		check_engine_built(s, j);
 		check_numa_nodes(s, j);
-		check_side_files(s, j);
-		check_state_files(s, j);
-		check_net_host(s, j);
-		check_remote_size(s, j);
+		pf_check_aux(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
 				if (!seen_before(&paths, j->clones[c].files[f].path))

@@ -6,7 +6,12 @@
  * and everything in flight completes (io_u_quiesce), then the worker spins
  * thinktime_spin and sleeps the rest of thinktime.  The sleep ends with a spin
  * too: the system wakes a sleeper late by its sleep granularity (measured once
- * by engine.c), and a plain sleep made a 20 us think cost ~120 us.  Every spin
+ * by engine.c), and a plain sleep made a 20 us think cost ~120 us.  A think
+ * shorter than that granularity is all spun, as fio's usec_sleep spins it:
+ * sleeping it did better only while other programs held every CPU (thinktime=20
+ * beside two busy loops: 8,760 I/Os in 2 s against 5,392), and worse on a CPU
+ * shared with one busy loop (6,714 against 10,548) or a quieter one (14,689
+ * against 19,766).  Every spin
  * and sleep here looks at the stop flag, so SIGINT ends even a 10 s
  * thinktime_spin at once.
  */

@@ -66,6 +66,10 @@ struct net_data {
 	struct ioe *e;
 	uint64_t send_seq, recv_seq;	/* UDP: fio's sequence trailer, to count lost datagrams */
 	bool seq_off;			/* the peer's trailers do not match our block size */
+	/* UDP receiver: the socket's overflow count (SO_RXQ_OVFL) as of the datagram last
+	 * received, and as of the last data datagram: what overflowed after it is the tail
+	 * no later sequence number shows. */
+	uint32_t rx_drops, rx_drops_at_data;
 };
 
 /* The last bytes of each datagram without verify=, little-endian, as fio's struct udp_seq. */
@@ -363,6 +367,8 @@ static int setup_listener(struct net_data *nd, uint16_t port)
 	}
 	if (is_udp(o)) {
 		nd->fd = fd;
+		/* Without it (an old kernel) the tail of lost datagrams goes uncounted, as fio's. */
+		sockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
 		return await_open(nd);
 	}
 	nd->listenfd = fd;
@@ -454,6 +460,23 @@ static bool is_close_msg(const void *buf, ssize_t n)
 	return n == (ssize_t)sizeof(*m) && m->magic == NET_LINK_MAGIC && m->cmd == NET_LINK_CLOSE;
 }
 
+/* One datagram into buf, noting the socket's overflow count the kernel attaches (absent: none yet). */
+static ssize_t udp_recv(struct net_data *nd, int fd, void *buf, size_t len)
+{
+	char ctl[CMSG_SPACE(sizeof(uint32_t))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT);
+
+	if (r < 0)
+		return r;
+	nd->rx_drops = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
+			memcpy(&nd->rx_drops, CMSG_DATA(c), sizeof(nd->rx_drops));
+	return r;
+}
+
 /* One call of op, retried after a wait while the socket would block: bytes, 0 at the end, or -errno. */
 static ssize_t net_xfer(struct net_data *nd, int fd, bool out, void *buf, size_t len)
 {
@@ -466,7 +489,7 @@ static ssize_t net_xfer(struct net_data *nd, int fd, bool out, void *buf, size_t
 						   nd->peer_len)
 					  : send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		else
-			r = recv(fd, buf, len, MSG_DONTWAIT);
+			r = is_udp(nd->o) ? udp_recv(nd, fd, buf, len) : recv(fd, buf, len, MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
 			return r < 0 ? -errno : r;
 		ret = net_wait(nd, fd, out ? POLLOUT : POLLIN);
@@ -559,11 +582,17 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 			stamp_seq(nd, buf, len);
 		r = net_xfer(nd, nd->fd, out, buf, len);
 		if (!out && is_close_msg(buf, r)) {
+			/* The sender sent the close after its last datagram: those that overflowed
+			 * in between were lost too, though no sequence number came after them. */
+			if (seq_trailer(nd, len) && !nd->seq_off && nd->rx_drops > nd->rx_drops_at_data)
+				nd->e->dropped += nd->rx_drops - nd->rx_drops_at_data;
 			nd->e->peer_done = true;
 			return 0;
 		}
-		if (!out && r == (ssize_t)len && seq_trailer(nd, len))
+		if (!out && r == (ssize_t)len && seq_trailer(nd, len)) {
 			check_seq(nd, buf, len);
+			nd->rx_drops_at_data = nd->rx_drops;
+		}
 		return r;
 	}
 	while (done < len) {

@@ -152,6 +152,18 @@ class Net(NetCase):
         self.against_fio(pair("net", f"port={free_port()}\nprotocol=udp", receiver="", sender="hostname=127.0.0.1"),
                          8 * MIB)
 
+    def test_udp_datagrams_lost_after_the_last_one_received_are_counted(self):
+        # A receiver slower than its sender (rate=, a 16 KiB socket buffer) loses most of
+        # a 512-datagram burst, the tail too: no later sequence number shows that loss, and
+        # the receiver ended with 3 received and 0 dropped of 512 sent (fio 3.33 alike).
+        text = pair("net", f"port={free_port()}\nprotocol=udp", receiver="rate=4m\nwindow_size=16k",
+                    sender="hostname=127.0.0.1", size="2m")
+        rc, fig, err = self.run_job("ioplan", text)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(fig["sender"], (0, 0, 2 * MIB))
+        read = json.loads((self.tmp / "ioplan.json").read_text())["jobs"][0]["read"]
+        self.assertEqual(read["io_bytes"] // 4096 + read["drop_ios"], 512, read)
+
     def test_unix_socket(self):
         sock = self.tmp / "net.sock"
         self.both_full(pair("net", f"protocol=unix\nhostname={sock}", receiver="", sender=""), 8 * MIB)

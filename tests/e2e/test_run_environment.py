@@ -18,12 +18,16 @@ import unittest
 from common import TmpDirCase, loop_device, run
 
 
-def env_of(case, *args):
+def ioplan_of(case, *args):
     p = run(["--name=env", "--size=1m", "--bs=4k", "--output-format=json", *args])
     case.assertEqual(p.returncode, 0, p.stderr)
     io = json.loads(p.stdout)["ioplan"]
     case.assertRegex(io["plan_hash"], r"^[0-9a-f]{64}$")
-    return io["environment"]
+    return io
+
+
+def env_of(case, *args):
+    return ioplan_of(case, *args)["environment"]
 
 
 def sysfs(path):
@@ -186,16 +190,19 @@ class Stacks(TmpDirCase):
         t = threading.Thread(target=writer)
         t.start()
         try:
-            env = env_of(self, f"--filename={self.tmp / 'f'}", "--rw=read", "--rate_iops=50",
-                         "--io_size=64k", "--direct=1")
+            io = ioplan_of(self, f"--filename={self.tmp / 'f'}", "--rw=read", "--rate_iops=50",
+                           "--io_size=64k", "--direct=1")
         finally:
             done.set()
             t.join()
-        d = next(d for d in env["disks"] if d["name"] == disk)
+        d = next(d for d in io["environment"]["disks"] if d["name"] == disk)
         run = d["during_run"]
         self.assertTrue(run["other_io"], run)
         self.assertGreaterEqual(run["other_bytes"], 64 << 20)
         self.assertEqual(run["run_bytes"], 64 << 10)
+        # The report's caveat is this same fact, said of this disk.
+        caveats = [m["text"] for m in io["messages"] if m.get("code") == "other-io"]
+        self.assertTrue(any(c.startswith(f"disk {disk} moved") for c in caveats), io["messages"])
 
 
 if __name__ == "__main__":

@@ -132,6 +132,15 @@ class SwapRaces(TmpDirCase):
         """The user files that changed or carry ioplan's mark."""
         return sorted(str(p) for p, d in files.items() if digest(p) != d or marked(p))
 
+    def evil_pairs(self, d, names, files, kind):
+        """Each target d/name paired with a symbolic link or a hard link (kind) to one user file."""
+        pairs = []
+        for n, (name, user) in enumerate(zip(names, files)):
+            evil = d / f"evil.{n}"
+            evil.symlink_to(user) if kind == "symlink" else os.link(user, evil)
+            pairs.append((d / name, evil))
+        return pairs
+
     def prerun(self, trigger, ready):
         return f"exec_prerun=sh {self.handshake} {trigger} {ready}\n"
 
@@ -171,11 +180,7 @@ class SwapRaces(TmpDirCase):
             pairs = [(d, link)]
         else:
             files = self.user_files([f"u.{n}" for n in range(len(names))], u)
-            pairs = []
-            for n, (name, user) in enumerate(zip(names, files)):
-                evil = d / f"evil.{n}"
-                evil.symlink_to(user) if kind == "symlink" else os.link(user, evil)
-                pairs.append((d / name, evil))
+            pairs = self.evil_pairs(d, names, files, kind)
         sw = Swapper(self, pairs, trigger=go)
         p = run([self.jobfile(text)], cwd=self.tmp, timeout=300)
         swaps = sw.stop()
@@ -187,12 +192,7 @@ class SwapRaces(TmpDirCase):
         made = run([f"--directory={d}", "--name=j", "--rw=write", "--size=16k", f"--numjobs={K}"])
         self.assertEqual(made.returncode, 0, made.stderr)
         files = self.user_files([f"u.{n}" for n in range(K)], u)
-        pairs = []
-        for n, user in enumerate(files):
-            evil = d / f"evil.{n}"
-            evil.symlink_to(user) if kind == "symlink" else os.link(user, evil)
-            pairs.append((d / names[n], evil))
-        sw = Swapper(self, pairs)
+        sw = Swapper(self, self.evil_pairs(d, names, files, kind))
         sw.wait_ready()
         p = run([f"--directory={d}", "--name=j", "--rw=read", "--size=16k", f"--numjobs={K}"],
                 cwd=self.tmp, timeout=300)
@@ -213,42 +213,38 @@ class SwapRaces(TmpDirCase):
         return tries
 
 
-class FirstOpen(SwapRaces):
+class LinkSwaps:
+    """The target swapped for a symbolic link or a hard link to a user's file, on the opening path PATH."""
+    PATH = None
+
     def test_symlink(self):
-        self.check("first_open", "symlink")
+        self.check(self.PATH, "symlink")
 
     def test_hard_link(self):
-        self.check("first_open", "hardlink")
+        self.check(self.PATH, "hardlink")
+
+
+class DirectorySwap:
+    """directory= itself swapped for a symbolic link to a user's directory."""
 
     def test_directory_swapped_for_a_symlink(self):
-        self.check("first_open", "directory")
+        self.check(self.PATH, "directory")
 
 
-class OpenfilesReopen(SwapRaces):
-    def test_symlink(self):
-        self.check("reopen", "symlink")
-
-    def test_hard_link(self):
-        self.check("reopen", "hardlink")
-
-    def test_directory_swapped_for_a_symlink(self):
-        self.check("reopen", "directory")
+class FirstOpen(LinkSwaps, DirectorySwap, SwapRaces):
+    PATH = "first_open"
 
 
-class Layout(SwapRaces):
-    def test_symlink(self):
-        self.check("layout", "symlink")
-
-    def test_hard_link(self):
-        self.check("layout", "hardlink")
+class OpenfilesReopen(LinkSwaps, DirectorySwap, SwapRaces):
+    PATH = "reopen"
 
 
-class VerifyPass(SwapRaces):
-    def test_symlink(self):
-        self.check("verify", "symlink")
+class Layout(LinkSwaps, SwapRaces):
+    PATH = "layout"
 
-    def test_hard_link(self):
-        self.check("verify", "hardlink")
+
+class VerifyPass(LinkSwaps, SwapRaces):
+    PATH = "verify"
 
 
 class Stress(SwapRaces):

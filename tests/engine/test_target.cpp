@@ -40,93 +40,94 @@ int open_and_check(int dirfd, const char *base, tgt_id *id, char *why, size_t n)
     return ret;
 }
 
+// A target as the layout holds it: its directory opened once, the file looked at
+// (identity in id); reopen() opens a name in that directory and checks it.
+struct looked {
+    pb::tmpdir d;
+    char why[512] = "";
+    struct stat st{};
+    tgt_id id{};
+    int dfd = -1;
+
+    void look(const std::string &rel)
+    {
+        dfd = tgt_dir_open(d.file(rel).c_str());
+        REQUIRE(dfd >= 0);
+        REQUIRE(tgt_look(dfd, tgt_base(rel.c_str()), &id, &st) == 0);
+    }
+    int reopen(const char *base) { return open_and_check(dfd, base, &id, why, sizeof why); }
+    ~looked()
+    {
+        if (dfd >= 0)
+            close(dfd);
+    }
+};
+
 } // namespace
 
 TEST_CASE("target: a swapped-in symbolic link or file is refused; the file first seen is not")
 {
-    pb::tmpdir d;
-    char why[512] = "";
-    struct stat st;
+    looked t;
+    pb::tmpdir &d = t.d;
     touch(d.file("t"));
     touch(d.file("user"));
-    int dfd = tgt_dir_open(d.file("t").c_str());
-    REQUIRE(dfd >= 0);
-    tgt_id id{};
-    REQUIRE(tgt_look(dfd, tgt_base(d.file("t").c_str()), &id, &st) == 0);
-    CHECK(!id.follow);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == 0);
+    t.look("t");
+    CHECK(!t.id.follow);
+    CHECK(t.reopen("t") == 0);
 
     REQUIRE(rename(d.file("t").c_str(), d.file("t.real").c_str()) == 0);
     REQUIRE(symlink(d.file("user").c_str(), d.file("t").c_str()) == 0);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == -ELOOP);
-    CHECK(std::string(tgt_open_error(-ELOOP, &id)).find("symbolic link") != std::string::npos);
+    CHECK(t.reopen("t") == -ELOOP);
+    CHECK(std::string(tgt_open_error(-ELOOP, &t.id)).find("symbolic link") != std::string::npos);
 
     REQUIRE(unlink(d.file("t").c_str()) == 0);
     REQUIRE(link(d.file("user").c_str(), d.file("t").c_str()) == 0);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == -ESTALE);
-    CHECK(std::string(why).find("replaced") != std::string::npos);
+    CHECK(t.reopen("t") == -ESTALE);
+    CHECK(std::string(t.why).find("replaced") != std::string::npos);
 
     REQUIRE(rename(d.file("t.real").c_str(), d.file("t").c_str()) == 0);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == 0);
-    close(dfd);
+    CHECK(t.reopen("t") == 0);
 }
 
 TEST_CASE("target: ioplan's own file with a second name is refused; a user's is not")
 {
-    pb::tmpdir d;
-    char why[512] = "";
-    struct stat st;
-    touch(d.file("t"));
-    int dfd = tgt_dir_open(d.file("t").c_str());
-    REQUIRE(dfd >= 0);
-    tgt_id id{};
-    REQUIRE(tgt_look(dfd, "t", &id, &st) == 0);
-    REQUIRE(link(d.file("t").c_str(), d.file("other").c_str()) == 0);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == 0);
-    id.single = true;
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == -ESTALE);
-    CHECK(std::string(why).find("now has 2") != std::string::npos);
-    close(dfd);
+    looked t;
+    touch(t.d.file("t"));
+    t.look("t");
+    REQUIRE(link(t.d.file("t").c_str(), t.d.file("other").c_str()) == 0);
+    CHECK(t.reopen("t") == 0);
+    t.id.single = true;
+    CHECK(t.reopen("t") == -ESTALE);
+    CHECK(std::string(t.why).find("now has 2") != std::string::npos);
 }
 
 TEST_CASE("target: a link the user named is followed, and must keep pointing at the same file")
 {
-    pb::tmpdir d;
-    char why[512] = "";
-    struct stat st;
-    touch(d.file("a"));
-    touch(d.file("b"));
-    REQUIRE(symlink("a", d.file("l").c_str()) == 0);
-    int dfd = tgt_dir_open(d.file("l").c_str());
-    REQUIRE(dfd >= 0);
-    tgt_id id{};
-    REQUIRE(tgt_look(dfd, "l", &id, &st) == 0);
-    CHECK(id.follow);
-    CHECK(S_ISREG(st.st_mode));
-    CHECK(open_and_check(dfd, "l", &id, why, sizeof why) == 0);
-    REQUIRE(unlink(d.file("l").c_str()) == 0);
-    REQUIRE(symlink("b", d.file("l").c_str()) == 0);
-    CHECK(open_and_check(dfd, "l", &id, why, sizeof why) == -ESTALE);
-    close(dfd);
+    looked t;
+    touch(t.d.file("a"));
+    touch(t.d.file("b"));
+    REQUIRE(symlink("a", t.d.file("l").c_str()) == 0);
+    t.look("l");
+    CHECK(t.id.follow);
+    CHECK(S_ISREG(t.st.st_mode));
+    CHECK(t.reopen("l") == 0);
+    REQUIRE(unlink(t.d.file("l").c_str()) == 0);
+    REQUIRE(symlink("b", t.d.file("l").c_str()) == 0);
+    CHECK(t.reopen("l") == -ESTALE);
 }
 
 TEST_CASE("target: the directory opened once is the one used, whatever its name points at later")
 {
-    pb::tmpdir d;
-    char why[512] = "";
-    struct stat st;
+    looked t;
+    pb::tmpdir &d = t.d;
     REQUIRE(mkdir(d.file("dir").c_str(), 0755) == 0);
     REQUIRE(mkdir(d.file("user").c_str(), 0755) == 0);
     touch(d.file("dir/t"));
     touch(d.file("user/t"));
-    int dfd = tgt_dir_open(d.file("dir/t").c_str());
-    REQUIRE(dfd >= 0);
-    tgt_id id{};
-    REQUIRE(tgt_look(dfd, "t", &id, &st) == 0);
+    t.look("dir/t");
     REQUIRE(rename(d.file("dir").c_str(), d.file("dir.moved").c_str()) == 0);
     REQUIRE(symlink(d.file("user").c_str(), d.file("dir").c_str()) == 0);
-    CHECK(open_and_check(dfd, "t", &id, why, sizeof why) == 0);
-    close(dfd);
+    CHECK(t.reopen("t") == 0);
     CHECK(std::string(tgt_base("x/y/z")) == "z");
     CHECK(std::string(tgt_base("z")) == "z");
 }

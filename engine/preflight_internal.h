@@ -1,0 +1,52 @@
+/*
+ * engine/preflight_internal.h - the state preflight's checks share, and its two halves.
+ *
+ * preflight.c walks a plan's targets (kind, size, free space, O_DIRECT,
+ * memory); preflight_aux.c checks what a job touches besides its targets
+ * (side files, verify state files, the net peer, the nbd export).  Both add
+ * findings to the same report, so the state lives here; nothing outside those
+ * two files includes this header.
+ */
+#ifndef IOPLAN_ENGINE_PREFLIGHT_INTERNAL_H
+#define IOPLAN_ENGINE_PREFLIGHT_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine/preflight.h"
+
+#define PF_MAX_FS 64
+
+struct fs_need {
+	dev_t dev;
+	char dir[PATH_MAX];
+	uint64_t need;
+};
+
+struct pf_state {
+	const struct plan *p;
+	const struct safety_env *env;
+	struct safety_files *busy;	/* swap and loop backing files, read once */
+	struct pf_report *r;
+	struct fs_need fs[PF_MAX_FS];
+	uint32_t nr_fs;
+	uint64_t buffered_read_bytes;
+	uint32_t memory_job;		/* job_id + 1 of the last job told it measures memory */
+	/* memory_backed's last answer: every file of a directory is on the same
+	 * file system, so one stat() answers for it instead of statfs and a walk of /sys. */
+	bool mem_cached;
+	dev_t mem_dev;
+	const char *mem_what;
+	int oom;
+};
+
+/* Adds a finding; an error one stops the run. */
+void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+	    const char *fmtstr, ...) __attribute__((format(printf, 5, 6)));
+
+/* Every check of preflight_aux.c on job j. */
+void pf_check_aux(struct pf_state *s, const struct plan_job *j);
+
+#endif
