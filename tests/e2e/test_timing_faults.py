@@ -133,7 +133,10 @@ class ThinktimeCounts(unittest.TestCase):
                        for extra in ((), ("--thinktime_spin=500",)))
         if plain > 8.0:
             self.skipTest(f"busy CPUs: a sleeping think already costs {plain:.1f}% of a CPU")
-        self.assertGreater(spun, plain + 10.0, (plain, spun))
+        # Idle, the spinner uses ~50% of a CPU; with both CPUs held by other
+        # programs it gets only its share (7.9% beside 1.1% at load 27), yet a think
+        # that does not spin at all costs what the sleeping one does.
+        self.assertGreater(spun, 2 * plain + 1.0, (plain, spun))
 
 
 class ThinktimeQuiesces(TmpfsCase):
