@@ -112,16 +112,36 @@ def module_units(args):
     pythonpath = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     units = []
     for m in mods:
-        cmd = [sys.executable, "-m", "unittest"] + (["-v"] if args.v else []) + \
-              (["-k", args.keyword] if args.keyword else []) + [m.stem]
         env = {"PYTHONPATH": pythonpath}
         tag = ""
         if args.instrumented and m.name in instrumented:
             env.update(IOPLAN_BIN=str(pathlib.Path(args.instrumented).resolve()),
                        IOPLAN_VARIANT="engine-sanitized")
             tag = " [asan]"
-        units.append(Unit(m.name, cmd, env, tag))
+        for name, target in split_tests(m, env) or [(m.name, m.stem)]:
+            cmd = [sys.executable, "-m", "unittest"] + (["-v"] if args.v else []) + \
+                  (["-k", args.keyword] if args.keyword else []) + [target]
+            units.append(Unit(name, cmd, env, tag))
     return units
+
+
+def split_tests(module: pathlib.Path, env: dict):
+    """[(unit name, unittest target)] for each test of a module that says
+    SPLIT_TESTS = True (a few long tests, each worth a process of its own so they
+    run side by side); None for the others."""
+    if not re.search(r"^SPLIT_TESTS = True\b", module.read_text(), re.M):
+        return None
+    lister = ("import sys, unittest\n"
+              "def walk(s):\n"
+              "    for t in s:\n"
+              "        yield from (walk(t) if isinstance(t, unittest.TestSuite) else [t.id()])\n"
+              "print('\\n'.join(walk(unittest.defaultTestLoader.loadTestsFromName(sys.argv[1]))))\n")
+    p = subprocess.run([sys.executable, "-c", lister, module.stem], cwd=HERE, capture_output=True, text=True,
+                       env=dict(os.environ, **env))
+    ids = p.stdout.split()
+    if p.returncode != 0 or not ids:
+        return None  # the whole module then runs and reports why it cannot load
+    return [(f"{module.name}:{i.rsplit('.', 1)[1]}", i) for i in ids]
 
 
 def longest_first(units, durations):

@@ -57,6 +57,9 @@ def man_commands():
     return cmds
 
 
+SPLIT_TESTS = True  # run.py: the README, docs and man page commands run side by side
+
+
 class Docs(TmpDirCase):
     def run_shown(self, cmd):
         for shown, real in REPLACE:
