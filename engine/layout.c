@@ -98,7 +98,7 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 {
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
-	if (f->offset_ppm && actual)
+	if (f->offset_ppm)
 		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
 			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
@@ -132,8 +132,9 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 {
 	uint64_t start, len;
 
+	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
-	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
+	if (len && !f->size_ppm && start + len > lf->need)
 		lf->need = start + len;
 	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
 	if (((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
@@ -633,6 +634,7 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 		if (!lf->need)
 			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+		lf->created = true;
 		return grow(l, lf, r, 0, true, stop);
 	}
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
@@ -765,6 +767,13 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 		return ret;
 	}
 	return fd;
+}
+
+uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+
+	return lf && lf->created ? 0 : now;
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)

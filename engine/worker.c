@@ -207,7 +207,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		 */
 		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
 			size = pf->size_bytes;
-		layout_region(w->job, c, pf, size, &start[f], &len[f]);
+		layout_region(w->job, c, pf, pf->offset_ppm ? layout_size_found(w->sh->lay, pf->path, size) : size,
+			      &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = "region beyond the end of the file");

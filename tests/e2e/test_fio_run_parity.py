@@ -142,6 +142,30 @@ class RunParity(TmpDirCase):
                     self.assertEqual(iw["sync"]["total_ios"], fw["sync"]["total_ios"])
 
 
+    def test_a_percentage_offset_in_a_new_file_starts_at_its_first_byte(self):
+        # fio takes offset=20% of the size the file has when the job sets up: 0 for
+        # a file it creates, which it then makes size= big.  ioplan refused the job
+        # ("no size is given") with 0 bytes.
+        text = ("[global]\nsize=256k\nbs=16k\n"
+                "[w]\nrw=write\nfilename=w.bin\noffset=20%\nwrite_iolog=w.log\n"
+                "[r]\nrw=read\noffset=30%\noffset_increment=64k\n"
+                "numjobs=2\nwrite_iolog=r.log\nstonewall\n")
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([(j["jobname"], j["error"]) for j in jobs], [("w", 0), ("r", 0), ("r", 0)])
+                self.assertEqual([j["write"]["io_bytes"] + j["read"]["io_bytes"] for j in jobs], [256 << 10] * 3)
+        ops = lambda d, log: sorted(l.split()[1:] for l in (d / log).read_text().splitlines()[1:])
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("w.log", "r.log"):
+            self.assertEqual(ops(idir, log), ops(fdir, log), log)
+        self.assertIn(["w.bin", "write", "0", "16384"], ops(fdir, "w.log"))
+        self.assertIn(["r.1.0", "read", "65536", "16384"], ops(fdir, "r.log"))
+        for name in ("w.bin", "r.0.0", "r.1.0"):
+            self.assertEqual((idir / name).stat().st_size, (fdir / name).stat().st_size, name)
+
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
         # 1 process"); each thread that creates its files says "Laying out IO file".
