@@ -121,6 +121,33 @@ class RunParity(TmpDirCase):
                 self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
 
 
+    def test_a_ramp_counts_toward_size_and_records_no_latency(self):
+        # fio counts what a ramp does toward size=, and takes no latency sample in
+        # it: a job whose size= runs out inside its ramp reports its bytes with
+        # N=0 latencies (front ends show 0.00).  ioplan ramped for the whole
+        # ramp_time, then did size= again and reported 256 latencies.
+        text = "[r]\nrw=randread\nfilename={dir}/r.bin\nsize=1m\nbs=4k\nramp_time=8s\n"
+        for who, (p, _) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = jobs_of(json_of(p.stdout))["r"]["read"]
+                self.assertEqual((r["io_bytes"], r["total_ios"]), (1 << 20, 256))
+                self.assertEqual((r["lat_ns"]["N"], r["clat_ns"]["N"]), (0, 0))
+                self.assertEqual(jobs_of(json_of(p.stdout))["r"]["iodepth_level"]["1"], 100.0)
+        # A ramp that ends inside the job: the I/Os after it are reported, the
+        # file is read once in all (64 reads at most 100 a second outlast a
+        # 300 ms ramp however slow the machine).
+        text = ("[r]\nrw=read\nfilename={dir}/s.bin\nsize=256k\nbs=4k\nrate_iops=100\n"
+                "ramp_time=300ms\nwrite_iolog={dir}/s.log\n")
+        for who, (p, d) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = jobs_of(json_of(p.stdout))["r"]["read"]
+                self.assertEqual(sum(" read " in l for l in (d / "s.log").read_text().splitlines()), 64)
+                self.assertLess(r["total_ios"], 64)
+                self.assertEqual(r["io_bytes"], r["total_ios"] * 4096)
+                self.assertEqual(r["clat_ns"]["N"], r["total_ios"])
+
     def test_fsync_counts(self):
         # fio takes the sync instead of the next I/O: 64 writes with fsync=1 make
         # 63 syncs (ioplan made 64), fsync=16 makes 3.  Its depths count each sync
