@@ -554,18 +554,39 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	return grow(l, lf, r, from, false, stop);
 }
 
-/* lf's directory, opened once for all its files when the layout first looks into it. */
+/*
+ * A directory the layout creates is ioplan's, as its files are: marked, so that
+ * dirdelete (and the user) can tell it from theirs.  Where the file system keeps
+ * no user xattrs it stays unmarked, as a file would.
+ */
+static int mark_dir(int fd, void *ctx)
+{
+	int ret = mark_write(fd, MARK_FILLED);
+
+	(void)ctx;
+	return ret == -EOPNOTSUPP || ret == -ENOTSUP ? 0 : ret;
+}
+
+/*
+ * lf's directory, opened once for all its files when the layout first looks
+ * into it; missing directories of a file the job may create are made first,
+ * as fio's (filename_format=d/$jobname/$jobnum.bin).
+ */
 static int open_dir(struct layout *l, const struct layout_file *lf, struct results *r)
 {
 	struct layout_dir *d = lf->dir < 0 ? NULL : &l->dirs[lf->dir];
+	char why[512];
 	int fd;
 
 	if (!d || d->fd >= 0)
 		return 0;
 	fd = tgt_dir_open(lf->path);
+	snprintf(why, sizeof(why), "%s", strerror(-fd));
+	if (fd == -ENOENT && lf->allow_create && !lf->is_device)
+		fd = tgt_dir_make(lf->path, mark_dir, NULL, why, sizeof(why));
 	if (fd < 0) {
 		res_msg_add(r, RES_MSG_ERROR, "missing-directory", lf->first_job,
-			    "%s: cannot open directory %s: %s", lf->path, d->path, strerror(-fd));
+			    "%s: cannot open directory %s: %s", lf->path, d->path, why);
 		return fd;
 	}
 	d->fd = fd;

@@ -9,6 +9,7 @@ control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
 import json
+import os
 import unittest
 
 from common import FIO, TmpDirCase, loop_device, run, run_as_fio, run_fio
@@ -120,6 +121,44 @@ class RunParity(TmpDirCase):
                 levels = jobs_of(json_of(p.stdout))["q"]["iodepth_level"]
                 self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
 
+
+    def test_missing_directories_of_file_names_are_created(self):
+        # fio makes the directories of a file name that are missing (filesetup.c);
+        # ioplan refused ("directory d/a does not exist").  ioplan's carry its mark.
+        text = ("[global]\nsize=64k\nrw=write\n"
+                "[a]\nfilename_format=d/$jobname/$jobnum.bin\nnumjobs=2\n"
+                "[b]\nfilename={dir}/sub/deeper/b.bin\n")
+        out = self.both(text)
+        tree = {}
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([(j["jobname"], j["write"]["io_bytes"], j["error"]) for j in jobs],
+                                 [("a", 65536, 0), ("a", 65536, 0), ("b", 65536, 0)])
+                tree[who] = sorted((str(f.relative_to(d)), f.is_dir(), f.stat().st_mode & 0o777 if f.is_dir() else 0)
+                                   for f in d.rglob("*") if f.name not in ("job.fio",))
+        self.assertEqual(tree["ioplan"], tree["fio"])
+        idir = out["ioplan"][1]
+        for made in ("d", "d/a", "sub", "sub/deeper"):
+            self.assertIn(b"ioplan-mark", os.getxattr(idir / made, "user.ioplan"), made)
+
+    def test_a_link_where_a_directory_is_to_be_made_is_not_followed(self):
+        # A dangling symbolic link where ioplan would make a directory: refused, and
+        # nothing is made where it points.  A ".." in the part to make is refused
+        # before any I/O: directories are made only beneath what exists.
+        (self.tmp / "elsewhere").mkdir()
+        (self.tmp / "d").symlink_to(self.tmp / "elsewhere" / "made")
+        (self.tmp / "job.fio").write_text("[a]\nrw=write\nsize=64k\nfilename_format=d/$jobname/$jobnum.bin\n")
+        p = run(["job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("d is not a directory ioplan can create files in", p.stderr)
+        self.assertEqual(list((self.tmp / "elsewhere").iterdir()), [])
+        (self.tmp / "up.fio").write_text("[a]\nrw=write\nsize=64k\nfilename_format=x/../../esc/$jobnum.bin\n")
+        p = run(["up.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn('not through ".."', p.stderr)
+        self.assertFalse((self.tmp / "x").exists() or (self.tmp.parent / "esc").exists())
 
     def test_a_ramp_counts_toward_size_and_records_no_latency(self):
         # fio counts what a ramp does toward size=, and takes no latency sample in
