@@ -187,6 +187,25 @@ class RunParity(TmpDirCase):
                 self.assertEqual(r["io_bytes"], r["total_ios"] * 4096)
                 self.assertEqual(r["clat_ns"]["N"], r["total_ios"])
 
+    def test_falloc_moves_and_counts_what_fio_does(self):
+        # fio's examples/falloc.fio made size-bound: one fallocate per I/O, the
+        # whole block counted, the same bssplit draws; what a time_based run moves
+        # is its speed, not its counting.
+        text = ("[global]\nioengine=falloc\nfilename={dir}/frag\nsize=4m\nfilesize=4m\n"
+                "[falloc]\nbssplit=4k/10:64k/50:32k/40\nrw=randwrite\nwrite_iolog={dir}/falloc.log\n"
+                "[punch]\nstonewall\nbs=4k\nrw=randtrim\n")
+        out = self.both(text)
+        ops = {}
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = jobs_of(json_of(p.stdout))
+                self.assertEqual((jobs["falloc"]["write"]["io_bytes"], jobs["punch"]["trim"]["io_bytes"]),
+                                 (4 << 20, 4 << 20))
+                ops[who] = [l.split()[2:] for l in (d / "falloc.log").read_text().splitlines()
+                            if " write " in l]
+        self.assertEqual(ops["ioplan"], ops["fio"])
+
     def test_fsync_counts(self):
         # fio takes the sync instead of the next I/O: 64 writes with fsync=1 make
         # 63 syncs (ioplan made 64), fsync=16 makes 3.  Its depths count each sync
