@@ -273,6 +273,12 @@ void gen_window(struct gen *g, bool time_based)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
 }
 
+void gen_window_go_on(struct gen *g)
+{
+	g->in_window = true;
+	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
+}
+
 void gen_uncounted(struct gen *g)
 {
 	start_phase(g, false);

@@ -128,6 +128,12 @@ void gen_window(struct gen *g, bool time_based);
 void gen_uncounted(struct gen *g);
 
 /*
+ * The window goes on from where a ramp begun with gen_window left off: fio
+ * counts the ramp's I/O toward size=, so the passes are not started again.
+ */
+void gen_window_go_on(struct gen *g);
+
+/*
  * openfiles (fio's semantics): at most max files open at once, files 0..max-1
  * first.  File service then picks among the open files and opens a closed one
  * only while fewer than max are open; a file whose pass has been issued is

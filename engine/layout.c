@@ -98,7 +98,7 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 {
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
-	if (f->offset_ppm && actual)
+	if (f->offset_ppm)
 		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
 			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
@@ -132,8 +132,9 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 {
 	uint64_t start, len;
 
+	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
-	if (len && !f->size_ppm && !f->offset_ppm && start + len > lf->need)
+	if (len && !f->size_ppm && start + len > lf->need)
 		lf->need = start + len;
 	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
 	if (((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
@@ -553,18 +554,39 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	return grow(l, lf, r, from, false, stop);
 }
 
-/* lf's directory, opened once for all its files when the layout first looks into it. */
+/*
+ * A directory the layout creates is ioplan's, as its files are: marked, so that
+ * dirdelete (and the user) can tell it from theirs.  Where the file system keeps
+ * no user xattrs it stays unmarked, as a file would.
+ */
+static int mark_dir(int fd, void *ctx)
+{
+	int ret = mark_write(fd, MARK_FILLED);
+
+	(void)ctx;
+	return ret == -EOPNOTSUPP || ret == -ENOTSUP ? 0 : ret;
+}
+
+/*
+ * lf's directory, opened once for all its files when the layout first looks
+ * into it; missing directories of a file the job may create are made first,
+ * as fio's (filename_format=d/$jobname/$jobnum.bin).
+ */
 static int open_dir(struct layout *l, const struct layout_file *lf, struct results *r)
 {
 	struct layout_dir *d = lf->dir < 0 ? NULL : &l->dirs[lf->dir];
+	char why[512];
 	int fd;
 
 	if (!d || d->fd >= 0)
 		return 0;
 	fd = tgt_dir_open(lf->path);
+	snprintf(why, sizeof(why), "%s", strerror(-fd));
+	if (fd == -ENOENT && lf->allow_create && !lf->is_device)
+		fd = tgt_dir_make(lf->path, mark_dir, NULL, why, sizeof(why));
 	if (fd < 0) {
 		res_msg_add(r, RES_MSG_ERROR, "missing-directory", lf->first_job,
-			    "%s: cannot open directory %s: %s", lf->path, d->path, strerror(-fd));
+			    "%s: cannot open directory %s: %s", lf->path, d->path, why);
 		return fd;
 	}
 	d->fd = fd;
@@ -633,6 +655,7 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 		if (!lf->need)
 			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+		lf->created = true;
 		return grow(l, lf, r, 0, true, stop);
 	}
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
@@ -765,6 +788,13 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 		return ret;
 	}
 	return fd;
+}
+
+uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+
+	return lf && lf->created ? 0 : now;
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)

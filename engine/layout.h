@@ -43,6 +43,7 @@ struct layout_file {
 	int32_t first_job;		/* for messages */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
+	bool created;			/* absent when the layout looked: its size was 0 then */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
 };
@@ -127,6 +128,13 @@ void layout_finish(struct layout *l, struct results *r);
  * by name, as before.  The fd, or -errno with the reason in why.
  */
 int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n);
+
+/*
+ * The size path had when the layout first looked at it, which a percentage
+ * offset is taken of (fio's real_file_size at setup): 0 for a file the layout
+ * created, else the size now (UINT64_MAX when the layout does not know it).
+ */
+uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now);
 
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);

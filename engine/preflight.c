@@ -472,12 +472,27 @@ static int check_kind(struct pf_state *s, const struct plan_job *j, const struct
 	return 0;
 }
 
-/* A file to create needs a directory to create it in. */
+/*
+ * A file to create needs a directory to create it in.  Missing directories of
+ * a file the job may create are made by the layout, as fio's, beneath the
+ * longest part that exists: dir becomes that part, where the checks look.
+ */
 static int check_dir(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
-		     const char *dir, struct stat *dsb)
+		     char *dir, size_t n, struct stat *dsb)
 {
 	int err = stat(dir, dsb) ? errno : 0;
+	size_t at;
 
+	if (err == ENOENT && j->allow_file_create) {
+		err = -tgt_dir_existing(f->path, dir, n, &at);
+		if (err == EPERM) {
+			add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+			    "job '%s': a directory of %s does not exist, and ioplan creates missing "
+			    "directories only beneath existing ones, not through \"..\"", j->name, f->path);
+			return -EPERM;
+		}
+		err = err ? err : stat(dir, dsb) ? errno : 0;
+	}
 	if (err == ENOENT) {
 		pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
 		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
@@ -554,7 +569,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	note_seen(s, f->path);
 	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
-	if (!exists && check_dir(s, j, f, dir, &dsb))
+	if (!exists && check_dir(s, j, f, dir, sizeof(dir), &dsb))
 		return;
 	if (exists) {
 		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))

@@ -84,6 +84,93 @@ int tgt_seen_same(const struct tgt_seen *s, int dirfd, int looked, const struct 
 	return 0;
 }
 
+int tgt_dir_existing(const char *path, char *top, size_t n, size_t *missing)
+{
+	struct stat st;
+	char *slash;
+	int ret = tgt_dir_name(path, top, n);
+
+	if (ret)
+		return ret;
+	while (stat(top, &st) && errno == ENOENT) {
+		slash = strrchr(top, '/');
+		if (!slash) {
+			snprintf(top, n, ".");	/* nothing of a relative path exists: it starts here */
+			break;
+		}
+		slash[slash == top] = '\0';	/* "/x" -> "/" */
+	}
+	*missing = strcmp(top, ".") || !strncmp(path, "./", 2) ? strlen(top) : 0;
+	for (const char *c = path + *missing; *c; c += strcspn(c, "/")) {
+		c += strspn(c, "/");
+		if (!strncmp(c, "..", 2) && (c[2] == '/' || !c[2]))
+			return -EPERM;
+	}
+	return 0;
+}
+
+/* Makes (or finds) name in the directory open on dirfd: its descriptor, never through a link. */
+static int make_one(int dirfd, const char *name, int (*made)(int fd, void *ctx), void *ctx,
+		    char *why, size_t n)
+{
+	bool created = !mkdirat(dirfd, name, 0700);
+	struct stat st;
+	int fd, ret;
+
+	if (!created && errno != EEXIST) {
+		snprintf(why, n, "cannot create directory %s: %s", name, strerror(errno));
+		return -errno;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(why, n, ret == -ELOOP || ret == -ENOTDIR ?
+			 "%s is not a directory ioplan can create files in (a symbolic link or another "
+			 "file is there); it is not followed" : "cannot open directory %s: %s",
+			 name, strerror(-ret));
+		return ret;
+	}
+	/* A directory swapped in between mkdir and open is someone else's: never marked as ours. */
+	if (created && made && !fstat(fd, &st) && st.st_uid == geteuid() && (ret = made(fd, ctx))) {
+		snprintf(why, n, "cannot mark directory %s as ioplan's: %s", name, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int tgt_dir_make(const char *path, int (*made)(int fd, void *ctx), void *ctx, char *why, size_t n)
+{
+	char top[PATH_MAX], dir[PATH_MAX];
+	size_t at, len;
+	int fd, next, ret = tgt_dir_existing(path, top, sizeof(top), &at);
+
+	snprintf(why, n, "cannot create its directory");
+	if (ret == -EPERM)
+		snprintf(why, n, "ioplan creates missing directories only beneath existing ones, not "
+			 "through \"..\"");
+	if (ret || (ret = tgt_dir_name(path, dir, sizeof(dir))))
+		return ret;
+	fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (char *c = dir + at; *c; c += len) {
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (!len || (len == 1 && *c == '.'))
+			continue;
+		char name[NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, c);
+		next = make_one(fd, name, made, ctx, why, n);
+		close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+	}
+	return fd;
+}
+
 const char *tgt_base(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -65,6 +65,24 @@ int tgt_dir_name(const char *path, char *dir, size_t n);
 /* The directory part of path, opened once: an O_PATH descriptor or -errno. */
 int tgt_dir_open(const char *path);
 
+/*
+ * The longest leading part of path's directory that exists now, in top (which
+ * holds n bytes), and the offset in path where the missing part begins.  0, or
+ * -EPERM when a missing component is "..": ioplan creates directories only
+ * beneath what exists, never by climbing out of it.
+ */
+int tgt_dir_existing(const char *path, char *top, size_t n, size_t *missing);
+
+/*
+ * Creates the missing directories of path's directory, one component at a
+ * time beneath the longest existing one (tgt_dir_existing), each opened with
+ * O_NOFOLLOW after its mkdir: a symbolic link found at a component (planted,
+ * or dangling) is refused, not followed.  made(fd, ctx) is called on each
+ * directory this call created (mode 0700, as fio's).  The innermost directory's
+ * descriptor, or -errno with the reason in why.
+ */
+int tgt_dir_make(const char *path, int (*made)(int fd, void *ctx), void *ctx, char *why, size_t n);
+
 /* The last component of path: what is opened relative to its directory's descriptor. */
 const char *tgt_base(const char *path);
 

@@ -207,7 +207,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		 */
 		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
 			size = pf->size_bytes;
-		layout_region(w->job, c, pf, size, &start[f], &len[f]);
+		layout_region(w->job, c, pf, pf->offset_ppm ? layout_size_found(w->sh->lay, pf->path, size) : size,
+			      &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = "region beyond the end of the file");
@@ -517,11 +518,21 @@ void worker_begin_window(struct worker *w)
 
 	w->phase = WP_RUN;
 	w->counting = true;
-	w->have_held = false;
 	w->gen_done = false;
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
-	gen_window(&w->gen, j->time_based);
+	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
+	if (w->ramp_counts) {
+		gen_window_go_on(&w->gen);
+		/* The depths were kept for a job that ends inside its ramp; this one does not. */
+		memset(w->res.depth, 0, sizeof(w->res.depth));
+		memset(w->res.submit, 0, sizeof(w->res.submit));
+		memset(w->res.complete, 0, sizeof(w->res.complete));
+	} else {
+		w->have_held = false;
+		gen_window(&w->gen, j->time_based);
+	}
+	w->ramp_counts = false;
 	if (j->replay)
 		worker_replay_start(w, now);
 	rates_start(w, now);
@@ -565,6 +576,28 @@ bool worker_cpu_usage(const struct worker *w, struct res_clone *c)
 	return true;
 }
 
+static void take_cpu(struct worker *w)
+{
+	if (worker_cpu_usage(w, &w->res))
+		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
+}
+
+void worker_end_in_ramp(struct worker *w)
+{
+	w->res.start_ns = w->ramp_start;
+	w->res.end_ns = w->now;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->res.ddir[d].bytes = w->ramp_bytes[d];
+		w->res.ddir[d].ios = w->ramp_ios[d];
+		if (w->ramp_ios[d])
+			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
+	}
+	take_cpu(w);	/* from the thread's start: no window took a first reading */
+	w->ramp_counts = false;
+	w->phase = WP_DRAIN;
+	set_state(w, 'f');
+}
+
 void worker_end_window(struct worker *w)
 {
 	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
@@ -586,8 +619,7 @@ void worker_end_window(struct worker *w)
 		series_finish(&w->iops_ser, w->now, bytes, ios, w->lat_sum);
 	else
 		w->res.iops_series = w->res.bw_series;
-	if (worker_cpu_usage(w, &w->res))
-		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
+	take_cpu(w);
 	set_state(w, 'f');
 }
 
@@ -628,7 +660,13 @@ static void run(struct worker *w)
 	if (j->ramp_time_ns) {
 		w->phase = WP_RAMP;
 		w->ramp_end = w->now + j->ramp_time_ns;
-		gen_uncounted(&w->gen);
+		w->ramp_start = w->now;
+		/* fio counts what a ramp does toward size= (its files' passes go on). */
+		w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
+		if (w->ramp_counts)
+			gen_window(&w->gen, false);
+		else
+			gen_uncounted(&w->gen);
 		rates_start(w, w->now);
 		set_state(w, '/');
 	} else {

@@ -184,6 +184,14 @@ struct worker {
 	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
 	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
 	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
+	/*
+	 * A ramp that counts toward size= (not time_based): its I/O (and its
+	 * depths, kept in res), which the report shows only when size= runs out
+	 * inside the ramp, as fio's.
+	 */
+	bool ramp_counts;
+	uint64_t ramp_start;
+	uint64_t ramp_bytes[PLAN_DDIR_NR], ramp_ios[PLAN_DDIR_NR];
 	uint64_t wait_until;		/* rate: when the held I/O is due */
 
 	struct rate rate[PLAN_DDIR_NR];
@@ -251,6 +259,13 @@ void worker_loop(struct worker *w);
 /* Window boundaries (worker.c), called by the loop. */
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
+
+/*
+ * size= ran out inside the ramp: the report holds the ramp's bytes and I/Os,
+ * timed from its start, and no latency or bandwidth sample (fio takes none in
+ * a ramp and never resets the counters then).
+ */
+void worker_end_in_ramp(struct worker *w);
 
 /* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
 bool worker_cpu_usage(const struct worker *w, struct res_clone *c);

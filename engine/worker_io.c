@@ -250,8 +250,14 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	w->think_completed++;
 	if (w->slot_busy)
 		w->slot_busy[u->slot] = false;
-	if (check_result(w, u) && u->counted && w->counting)
+	if (!check_result(w, u))
+		;
+	else if (u->counted && w->counting)
 		account(w, u, now);
+	else if (w->ramp_counts && w->phase == WP_RAMP && !(u->nostat & IOE_NOSTAT_BYTES)) {
+		w->ramp_bytes[u->ddir] += (uint64_t)u->result;
+		w->ramp_ios[u->ddir]++;
+	}
 	if (w->ioe.dropped) {
 		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
 		if (u->counted && w->counting)
@@ -349,7 +355,7 @@ static void taken(struct worker *w, struct io_u *u)
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
 	}
-	if (w->counting)
+	if (w->counting || w->ramp_counts)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
@@ -428,7 +434,7 @@ static bool submit_one(struct worker *w)
 		u->issue_ns = u->start_ns;
 		w->now = clk_now(&w->clk);
 		w->stamp_ok = true;
-		if (w->counting) {
+		if (w->counting || w->ramp_counts) {
 			w->res.submit[1]++;	/* batch_bucket(1) */
 			w->res.complete[1]++;
 		}
@@ -553,7 +559,7 @@ static void commit(struct worker *w)
 	w->nr_pending -= (uint32_t)r;
 	if (w->nr_pending)
 		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
-	if (w->counting)
+	if (w->counting || w->ramp_counts)
 		w->res.submit[batch_bucket((uint32_t)r)]++;
 	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
 	if (!atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
@@ -638,7 +644,7 @@ static void reap(struct worker *w)
 		w->stamp_ok = false;
 	for (uint32_t i = 0; i < take; i++)
 		complete(w, ev[i], w->now);
-	if (w->counting)
+	if (w->counting || w->ramp_counts)
 		w->res.complete[batch_bucket(take)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
@@ -732,6 +738,8 @@ static void update_phase(struct worker *w)
 	case WP_RAMP:
 		if (stop || w->fatal)
 			w->phase = WP_DRAIN;
+		else if (w->ramp_counts && w->gen_done && !w->inflight)
+			worker_end_in_ramp(w);
 		else if (w->now >= w->ramp_end)
 			worker_begin_window(w);
 		break;

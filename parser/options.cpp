@@ -213,7 +213,7 @@ static const std::vector<option> table = {
         .unit("s")
         .def("0")
         .range(0, 1e9)
-        .help("Warm-up before the measured window; not counted.")
+        .help("Warm-up before the measured window: not reported, but its I/O counts toward size= (a job done inside it reports its I/O, without latencies).")
         .apply(A(j.pj.ramp_time_ns = time_in(o, v))),
     opt("cooldown", opt_type::time, CAT_TIME)
         .unit("s")

@@ -314,7 +314,8 @@ class Quiet(TmpDirCase):
         self.assertIn("ioplan: warning: buffered reads", p.stderr)
 
     def test_errors_still_go_to_stderr(self):
-        p = run(["--name=w", f"--directory={self.tmp}/missing", "--size=1m", "--rw=write"])
+        (self.tmp / "plain").write_text("")   # a directory beneath a file cannot be made
+        p = run(["--name=w", f"--directory={self.tmp}/plain/sub", "--size=1m", "--rw=write"])
         self.assertEqual(p.returncode, 2)
         self.assertIn("error", p.stderr)
 

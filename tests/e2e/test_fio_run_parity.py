@@ -9,6 +9,7 @@ control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
 import json
+import os
 import unittest
 
 from common import FIO, TmpDirCase, loop_device, run, run_as_fio, run_fio
@@ -121,6 +122,90 @@ class RunParity(TmpDirCase):
                 self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
 
 
+    def test_missing_directories_of_file_names_are_created(self):
+        # fio makes the directories of a file name that are missing (filesetup.c);
+        # ioplan refused ("directory d/a does not exist").  ioplan's carry its mark.
+        text = ("[global]\nsize=64k\nrw=write\n"
+                "[a]\nfilename_format=d/$jobname/$jobnum.bin\nnumjobs=2\n"
+                "[b]\nfilename={dir}/sub/deeper/b.bin\n")
+        out = self.both(text)
+        tree = {}
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([(j["jobname"], j["write"]["io_bytes"], j["error"]) for j in jobs],
+                                 [("a", 65536, 0), ("a", 65536, 0), ("b", 65536, 0)])
+                tree[who] = sorted((str(f.relative_to(d)), f.is_dir(), f.stat().st_mode & 0o777 if f.is_dir() else 0)
+                                   for f in d.rglob("*") if f.name not in ("job.fio",))
+        self.assertEqual(tree["ioplan"], tree["fio"])
+        idir = out["ioplan"][1]
+        for made in ("d", "d/a", "sub", "sub/deeper"):
+            self.assertIn(b"ioplan-mark", os.getxattr(idir / made, "user.ioplan"), made)
+
+    def test_a_link_where_a_directory_is_to_be_made_is_not_followed(self):
+        # A dangling symbolic link where ioplan would make a directory: refused, and
+        # nothing is made where it points.  A ".." in the part to make is refused
+        # before any I/O: directories are made only beneath what exists.
+        (self.tmp / "elsewhere").mkdir()
+        (self.tmp / "d").symlink_to(self.tmp / "elsewhere" / "made")
+        (self.tmp / "job.fio").write_text("[a]\nrw=write\nsize=64k\nfilename_format=d/$jobname/$jobnum.bin\n")
+        p = run(["job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("d is not a directory ioplan can create files in", p.stderr)
+        self.assertEqual(list((self.tmp / "elsewhere").iterdir()), [])
+        (self.tmp / "up.fio").write_text("[a]\nrw=write\nsize=64k\nfilename_format=x/../../esc/$jobnum.bin\n")
+        p = run(["up.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn('not through ".."', p.stderr)
+        self.assertFalse((self.tmp / "x").exists() or (self.tmp.parent / "esc").exists())
+
+    def test_a_ramp_counts_toward_size_and_records_no_latency(self):
+        # fio counts what a ramp does toward size=, and takes no latency sample in
+        # it: a job whose size= runs out inside its ramp reports its bytes with
+        # N=0 latencies (front ends show 0.00).  ioplan ramped for the whole
+        # ramp_time, then did size= again and reported 256 latencies.
+        text = "[r]\nrw=randread\nfilename={dir}/r.bin\nsize=1m\nbs=4k\nramp_time=8s\n"
+        for who, (p, _) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = jobs_of(json_of(p.stdout))["r"]["read"]
+                self.assertEqual((r["io_bytes"], r["total_ios"]), (1 << 20, 256))
+                self.assertEqual((r["lat_ns"]["N"], r["clat_ns"]["N"]), (0, 0))
+                self.assertEqual(jobs_of(json_of(p.stdout))["r"]["iodepth_level"]["1"], 100.0)
+        # A ramp that ends inside the job: the I/Os after it are reported, the
+        # file is read once in all (64 reads at most 100 a second outlast a
+        # 300 ms ramp however slow the machine).
+        text = ("[r]\nrw=read\nfilename={dir}/s.bin\nsize=256k\nbs=4k\nrate_iops=100\n"
+                "ramp_time=300ms\nwrite_iolog={dir}/s.log\n")
+        for who, (p, d) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = jobs_of(json_of(p.stdout))["r"]["read"]
+                self.assertEqual(sum(" read " in l for l in (d / "s.log").read_text().splitlines()), 64)
+                self.assertLess(r["total_ios"], 64)
+                self.assertEqual(r["io_bytes"], r["total_ios"] * 4096)
+                self.assertEqual(r["clat_ns"]["N"], r["total_ios"])
+
+    def test_falloc_moves_and_counts_what_fio_does(self):
+        # fio's examples/falloc.fio made size-bound: one fallocate per I/O, the
+        # whole block counted, the same bssplit draws; what a time_based run moves
+        # is its speed, not its counting.
+        text = ("[global]\nioengine=falloc\nfilename={dir}/frag\nsize=4m\nfilesize=4m\n"
+                "[falloc]\nbssplit=4k/10:64k/50:32k/40\nrw=randwrite\nwrite_iolog={dir}/falloc.log\n"
+                "[punch]\nstonewall\nbs=4k\nrw=randtrim\n")
+        out = self.both(text)
+        ops = {}
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = jobs_of(json_of(p.stdout))
+                self.assertEqual((jobs["falloc"]["write"]["io_bytes"], jobs["punch"]["trim"]["io_bytes"]),
+                                 (4 << 20, 4 << 20))
+                ops[who] = [l.split()[2:] for l in (d / "falloc.log").read_text().splitlines()
+                            if " write " in l]
+        self.assertEqual(ops["ioplan"], ops["fio"])
+
     def test_fsync_counts(self):
         # fio takes the sync instead of the next I/O: 64 writes with fsync=1 make
         # 63 syncs (ioplan made 64), fsync=16 makes 3.  Its depths count each sync
@@ -141,6 +226,30 @@ class RunParity(TmpDirCase):
                 if opt.startswith("fsync"):
                     self.assertEqual(iw["sync"]["total_ios"], fw["sync"]["total_ios"])
 
+
+    def test_a_percentage_offset_in_a_new_file_starts_at_its_first_byte(self):
+        # fio takes offset=20% of the size the file has when the job sets up: 0 for
+        # a file it creates, which it then makes size= big.  ioplan refused the job
+        # ("no size is given") with 0 bytes.
+        text = ("[global]\nsize=256k\nbs=16k\n"
+                "[w]\nrw=write\nfilename=w.bin\noffset=20%\nwrite_iolog=w.log\n"
+                "[r]\nrw=read\noffset=30%\noffset_increment=64k\n"
+                "numjobs=2\nwrite_iolog=r.log\nstonewall\n")
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([(j["jobname"], j["error"]) for j in jobs], [("w", 0), ("r", 0), ("r", 0)])
+                self.assertEqual([j["write"]["io_bytes"] + j["read"]["io_bytes"] for j in jobs], [256 << 10] * 3)
+        ops = lambda d, log: sorted(l.split()[1:] for l in (d / log).read_text().splitlines()[1:])
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("w.log", "r.log"):
+            self.assertEqual(ops(idir, log), ops(fdir, log), log)
+        self.assertIn(["w.bin", "write", "0", "16384"], ops(fdir, "w.log"))
+        self.assertIn(["r.1.0", "read", "65536", "16384"], ops(fdir, "r.log"))
+        for name in ("w.bin", "r.0.0", "r.1.0"):
+            self.assertEqual((idir / name).stat().st_size, (fdir / name).stat().st_size, name)
 
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and

@@ -207,15 +207,17 @@ class Ranks(TmpDirCase):
         self.assertEqual(p.stdout.count("Run status group 0"), 1)  # one report for the world
         self.assertIn("io=2048KiB", p.stdout)
 
-    def test_a_missing_directory_on_one_rank_stops_every_rank(self):
+    def test_an_unusable_directory_on_one_rank_stops_every_rank(self):
+        # A missing directory would be made (as fio's); a file in its place cannot be.
         for r in range(RANKS):
             if r != 2:
                 (self.tmp / f"r{r}").mkdir()
+        (self.tmp / "r2").write_text("a file, not a directory\n")
         args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n")
         p = mpirun(RANKS, args, self.tmp)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("rank 2 (", p.stderr)
-        self.assertIn("does not exist", p.stderr)
+        self.assertIn("not a directory", p.stderr)
         for r in (0, 1, 3):  # stopped together: nobody wrote
             self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
 

@@ -95,13 +95,15 @@ class Runs(TmpDirCase):
         self.assertEqual(len(doc["ioplan"]["series"]), 1)
 
     def test_preflight_refusal_does_no_io(self):
-        p = run(["--name=w", f"--directory={self.tmp}/missing", "--size=1m", "--rw=write"])
+        # A missing directory is made (as fio's); one beneath a regular file cannot be.
+        (self.tmp / "plain").write_text("")
+        p = run(["--name=w", f"--directory={self.tmp}/plain/sub", "--size=1m", "--rw=write"])
         self.assertEqual(p.returncode, 2)
         self.assertIn("directory", p.stderr)
         p = run(["--name=w", f"--directory={self.tmp}", "--size=1p", "--rw=write"])
         self.assertEqual(p.returncode, 2)
         self.assertIn("not enough free space", p.stderr)
-        self.assertEqual(list(self.tmp.iterdir()), [])
+        self.assertEqual([f.name for f in self.tmp.iterdir()], ["plain"])
 
     def test_existing_file_not_created_by_ioplan_is_not_written(self):
         f = self.tmp / "precious"

@@ -347,15 +347,20 @@ TEST_CASE("engine: ioplan's own files are reused, and unlink=1 removes them afte
 	CHECK(access(d.file("f.0.0").c_str(), F_OK) != 0);
 }
 
-TEST_CASE("engine: a missing directory is an error with the path, not a crash")
+TEST_CASE("engine: a directory that cannot be made is an error with the path, not a crash")
 {
-	auto p = pb::build("/nonexistent-ioplan-dir", { job_spec("x", PLAN_RW_READ) });
+	pb::tmpdir d;
+	int fd = open(d.file("plain").c_str(), O_WRONLY | O_CREAT, 0644);
+	REQUIRE(fd >= 0);
+	close(fd);
+	// Missing directories are made; one beneath a regular file cannot be.
+	auto p = pb::build(d.file("plain/sub"), { job_spec("x", PLAN_RW_READ) });
 	int ret = 0;
 	auto r = pb::run(*p, &ret);
-	CHECK(ret == -ENOENT);
+	CHECK(ret == -ENOTDIR);
 	REQUIRE(r);
 	REQUIRE(r->nr_msgs == 1);
-	CHECK(std::string(r->msgs[0].text).find("/nonexistent-ioplan-dir/x.0.0") != std::string::npos);
+	CHECK(std::string(r->msgs[0].text).find(d.file("plain/sub/x.0.0")) != std::string::npos);
 }
 
 TEST_CASE("engine: wait_for delays one job until the named job ended; startdelay delays the start")

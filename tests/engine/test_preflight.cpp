@@ -94,7 +94,11 @@ TEST_CASE("a clean plan has no findings; a small buffered read warns about the p
 TEST_CASE("missing directory, missing size, not enough space")
 {
     tmpdir d;
-    CHECK(codes("[w]\nrw=write\nsize=1m\ndirectory=" + d.path + "/nope\n") == "missing-directory");
+    // A missing directory is made (as fio's), beneath what exists and never through "..".
+    CHECK(codes("[w]\nrw=write\nsize=1m\ndirectory=" + d.path + "/nope\n") == "");
+    CHECK(codes("[w]\nrw=write\nsize=1m\nfilename=" + d.path + "/nope/../../up/f\n") == "missing-directory");
+    CHECK(codes("[w]\nrw=write\nsize=1m\nallow_file_create=0\ndirectory=" + d.path + "/nope\n") ==
+          "missing-directory");
     CHECK(codes("[w]\nrw=write\nfilename=" + d.path + "/f\n") == "no-size");
     CHECK(codes("[w]\nrw=write\nsize=1p\ndirectory=" + d.path + "\n") == "no-space");
     // Two files that fit alone but not together on the same filesystem.

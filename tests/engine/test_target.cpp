@@ -134,6 +134,62 @@ TEST_CASE("target: the directory opened once is the one used, whatever its name 
 
 namespace {
 
+// made() of tgt_dir_make: counts the directories made and, after the first,
+// plants a symbolic link where the next one is to be made (another user racing).
+struct planter {
+    std::string link, to;
+    int made = 0;
+};
+
+int plant(int fd, void *ctx)
+{
+    auto *p = static_cast<planter *>(ctx);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    CHECK(S_ISDIR(st.st_mode));
+    CHECK((st.st_mode & 0777) == 0700);
+    if (p->made++ == 0 && !p->link.empty())
+        REQUIRE(symlink(p->to.c_str(), p->link.c_str()) == 0);
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("target: missing directories are made beneath the existing ones, never through a link or ..")
+{
+    pb::tmpdir d;
+    char why[512] = "", top[4096];
+    size_t at = 0;
+    REQUIRE(mkdir(d.file("have").c_str(), 0755) == 0);
+    CHECK(tgt_dir_existing(d.file("have/x/y/f").c_str(), top, sizeof top, &at) == 0);
+    CHECK(std::string(top) == d.file("have"));
+    CHECK(at == d.file("have").size());
+    CHECK(tgt_dir_existing("no-such-dir/x/f", top, sizeof top, &at) == 0);
+    CHECK((std::string(top) == "." && at == 0));
+    CHECK(tgt_dir_existing(d.file("have/x/../../../esc/f").c_str(), top, sizeof top, &at) == -EPERM);
+
+    planter ok;
+    int fd = tgt_dir_make(d.file("have/x/y/f").c_str(), plant, &ok, why, sizeof why);
+    REQUIRE(fd >= 0);
+    close(fd);
+    CHECK(ok.made == 2);
+    ok.made = 0;
+    fd = tgt_dir_make(d.file("have/x/y/g").c_str(), plant, &ok, why, sizeof why);
+    REQUIRE(fd >= 0);		// both there now: found, not made again
+    close(fd);
+    CHECK(ok.made == 0);
+
+    REQUIRE(mkdir(d.file("user").c_str(), 0755) == 0);
+    planter race{ d.file("have/r/s"), d.file("user") };
+    int ret = tgt_dir_make(d.file("have/r/s/t/f").c_str(), plant, &race, why, sizeof why);
+    CHECK((ret == -ELOOP || ret == -ENOTDIR));	// O_NOFOLLOW | O_DIRECTORY on a link: ENOTDIR
+    CHECK(std::string(why).find("it is not followed") != std::string::npos);
+    struct stat st;
+    CHECK(stat(d.file("user/t").c_str(), &st) != 0);	// nothing made through the link
+}
+
+namespace {
+
 // A file of n copies of c.
 void fill(const std::string &path, size_t n, char c)
 {
