@@ -732,10 +732,21 @@ bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);
 
-/* Stable lower-case names used in --showplan, reports and diagnostics. */
+/*
+ * Each enum's one name table (plan.c): the stable lower-case names --showplan,
+ * reports and diagnostics print; "?" for a value out of range.
+ */
 const char *plan_rw_name(enum plan_rw rw);
 const char *plan_ioengine_name(enum plan_ioengine e);
 const char *plan_ddir_name(enum plan_ddir d);
+const char *plan_random_dist_name(enum plan_random_dist d);
+const char *plan_rate_process_name(enum plan_rate_process r);
+const char *plan_sync_mode_name(enum plan_sync_mode s);
+const char *plan_file_service_name(enum plan_file_service f);
+const char *plan_fallocate_name(enum plan_fallocate f);
+const char *plan_buffer_fill_name(enum plan_buffer_fill b);
+const char *plan_verify_name(enum plan_verify v);
+const char *plan_repeat_aggregate_name(enum plan_repeat_aggregate a);
 
 /*
  * Allocation helpers so the parser never allocates plan memory with new/malloc

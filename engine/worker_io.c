@@ -207,7 +207,6 @@ static bool may_continue(const struct worker *w, uint8_t ddir, int err)
  */
 static bool check_result(struct worker *w, struct io_u *u)
 {
-	static const char *const names[] = { "read", "write", "trim" };
 	char what[64];
 	int err;
 
@@ -228,13 +227,13 @@ static bool check_result(struct worker *w, struct io_u *u)
 	if (u->result >= 0) {
 		err = EIO;
 		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
-			 names[u->ddir % 3], (unsigned long long)u->result, u->len);
+			 plan_ddir_name(u->ddir), (unsigned long long)u->result, u->len);
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .done = (uint64_t)u->result, .what = what);
 	} else {
 		err = (int)-u->result;
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
-			     .len = u->len, .what = names[u->ddir % 3]);
+			     .len = u->len, .what = plan_ddir_name(u->ddir));
 	}
 	if (may_continue(w, u->ddir, err))
 		return false;
