@@ -246,6 +246,26 @@ TEST_CASE("steadystate: criterion and limit as fio reads them; ss_dur in whole s
     CHECK(j.pj.ss_dur_s == 0);
 }
 
+TEST_CASE("refused fio options are rows of the one table: each name once, with why, never accepted")
+{
+    std::set<std::string> names;
+    size_t refused = 0;
+    for (const option &o : option_table()) {
+        CAPTURE(o.name);
+        CHECK(names.insert(o.name).second);
+        for (const char *a : o.aliases)
+            CHECK(names.insert(a).second);
+        if (!o.refused)
+            continue;
+        refused++;
+        CHECK(find_option(o.name) == nullptr);
+        CHECK(unsupported_reason(o.name) == o.refused);
+    }
+    CHECK(refused >= 100);
+    CHECK(options().size() + refused == option_table().size());
+    CHECK(unsupported_reason("busy_poll") == "is an option of an ioengine ioplan does not support");
+}
+
 // Each enum's name (plan.c, printed by --showplan and the reports) is one the
 // parser accepts for that value, so what ioplan prints reads back as the same plan.
 TEST_CASE("the plan's enum names are spellings the parser accepts for the same value")
