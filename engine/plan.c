@@ -131,6 +131,15 @@ bool plan_rw_is_random(enum plan_rw rw)
 	       rw == PLAN_RW_RANDTRIMWRITE;
 }
 
+void plan_job_resolve_queue(struct plan_job *j)
+{
+	/* fio: the most completions reaped at once is at least the fewest waited for. */
+	if (j->iodepth_batch_complete_max < j->iodepth_batch_complete_min)
+		j->iodepth_batch_complete_max = j->iodepth_batch_complete_min;
+	if (!j->iodepth_low || j->iodepth_low > j->iodepth)
+		j->iodepth_low = j->iodepth;
+}
+
 /*
  * The one name table per plan enum: --showplan, the reports, verify's messages and
  * diagnostics all print these, so a value has one spelling everywhere.  The names

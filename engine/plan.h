@@ -733,6 +733,14 @@ bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
 bool plan_rw_is_random(enum plan_rw rw);
 
 /*
+ * fio's queue defaults, applied once by the parser (and by plan-building test
+ * helpers): iodepth_batch_complete_max unset or below the minimum becomes the
+ * minimum, iodepth_low 0 or above iodepth becomes iodepth.  The engine only
+ * clamps them to the depth its ioengine can hold.
+ */
+void plan_job_resolve_queue(struct plan_job *j);
+
+/*
  * Each enum's one name table (plan.c): the stable lower-case names --showplan,
  * reports and diagnostics print; "?" for a value out of range.
  */

@@ -723,7 +723,7 @@ static const std::vector<option> table = {
     opt("iodepth_batch_complete_max", opt_type::integer, CAT_ENGINE)
         .range(0, 65536)
         .help("Most completions reaped at once (default: iodepth_batch_complete_min, as fio).")
-        .apply(A(j.pj.iodepth_batch_complete_max = U32(int_in(o, v)); j.iodepth_batch_complete_max_set = true)),
+        .apply(A(j.pj.iodepth_batch_complete_max = U32(int_in(o, v)))),
     opt("iodepth_low", opt_type::integer, CAT_ENGINE)
         .def("0")
         .range(0, 65536)
