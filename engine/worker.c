@@ -538,7 +538,7 @@ void worker_begin_window(struct worker *w)
 	t = w->sh->fake ? now : clk_now(&w->clk);
 	wlog_begin(w->log, now, t > now ? t - now : 0);
 	if (ret)
-		w->fatal = true;
+		worker_fail(w, 0);	/* no memory for the series: stop the job */
 	worker_rate_min_start(w);
 	publish_window(w, now);
 	if (!w->sh->fake) {

@@ -45,6 +45,13 @@ void worker_record_error(struct worker *w, const struct worker_fault *f)
 	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
 }
 
+void worker_fail(struct worker *w, int err)
+{
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
+}
+
 uint64_t worker_busy_ns(void)
 {
 	unsigned long long run = 0, wait = 0;
@@ -237,9 +244,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 	}
 	if (may_continue(w, u->ddir, err))
 		return false;
-	if (!w->res.error)
-		w->res.error = err;
-	w->fatal = true;
+	worker_fail(w, err);
 	return false;
 }
 
@@ -273,9 +278,7 @@ void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *wh
 	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
 	if (may_continue(w, PLAN_DDIR_WRITE, err))
 		return;
-	if (!w->res.error)
-		w->res.error = err;
-	w->fatal = true;
+	worker_fail(w, err);
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -538,9 +541,7 @@ static void commit(struct worker *w)
 
 	if (r < 0) {
 		worker_error(w, .err = -r, .what = "submit");
-		if (!w->res.error)
-			w->res.error = -r;
-		w->fatal = true;
+		worker_fail(w, -r);
 		return;
 	}
 	if (!r)
@@ -590,9 +591,7 @@ static int fetch(struct worker *w, uint32_t submitted)
 		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
 			return 0;
 		worker_error(w, .err = -n, .what = "getevents");
-		if (!w->res.error)
-			w->res.error = -n;
-		w->fatal = true;
+		worker_fail(w, -n);
 		w->inflight = w->nr_pending;	/* what was in flight is abandoned */
 		return 0;
 	}
