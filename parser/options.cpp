@@ -814,7 +814,7 @@ static const std::vector<option> table = {
     opt("uri", opt_type::string, CAT_ENGINE)
         .help("nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).")
         .apply(A(j.nbd_uri = trim(v); if (j.nbd_uri.empty()) throw value_error("empty uri"))),
-    // The local engines' own options (issue 27), each with the engines it belongs to.
+    // The metadata, cpuio, exec and e4defrag engines' own options, each with the engines it belongs to.
     opt("stat_type", opt_type::choice, CAT_ENGINE)
         .def("stat")
         .choices({
@@ -1369,7 +1369,7 @@ static const std::vector<option> table = {
               "repetition starts where the last one ended.")
         .apply(A(j.pj.nr_merge_iters = merge_list(v, "merge_blktrace_iters", j.pj.merge_iters))),
 
-    // ---- fio's pattern, data, error and environment options (issue 24 part B) ----
+    // ---- fio's pattern, data, error and environment options --------------------------------
     opt("rw_sequencer", opt_type::choice, CAT_PATTERN)
         .def("sequential")
         .choices({
