@@ -34,8 +34,7 @@
 enum csum_how { HOW_NONE, HOW_EVP, HOW_CRC32, HOW_CRC32C, HOW_CRC64, HOW_CRC16, HOW_CRC7, HOW_XXH32 };
 
 struct csum_method {
-	enum plan_verify kind;
-	const char *name;
+	enum plan_verify kind;		/* its name: plan_verify_name() */
 	enum csum_how how;
 	const char *evp;		/* OpenSSL's name for HOW_EVP */
 	uint32_t area;			/* fio's sizeof(struct vhdr_*) */
@@ -43,26 +42,26 @@ struct csum_method {
 };
 
 static const struct csum_method methods[] = {
-	{ PLAN_VERIFY_NONE, "none", HOW_NONE, NULL, 0, 0 },
-	{ PLAN_VERIFY_META, "meta", HOW_NONE, NULL, 0, 0 },
-	{ PLAN_VERIFY_MD5, "md5", HOW_EVP, "MD5", 16, 16 },
-	{ PLAN_VERIFY_CRC64, "crc64", HOW_CRC64, NULL, 8, 8 },
-	{ PLAN_VERIFY_CRC32, "crc32", HOW_CRC32, NULL, 4, 4 },
-	{ PLAN_VERIFY_CRC32C, "crc32c", HOW_CRC32C, NULL, 4, 4 },
-	{ PLAN_VERIFY_CRC32C_INTEL, "crc32c-intel", HOW_CRC32C, NULL, 4, 4 },
-	{ PLAN_VERIFY_CRC16, "crc16", HOW_CRC16, NULL, 2, 2 },
-	{ PLAN_VERIFY_CRC7, "crc7", HOW_CRC7, NULL, 1, 1 },
-	{ PLAN_VERIFY_SHA256, "sha256", HOW_EVP, "SHA256", 64, 32 },
-	{ PLAN_VERIFY_SHA512, "sha512", HOW_EVP, "SHA512", 128, 64 },
-	{ PLAN_VERIFY_SHA3_224, "sha3-224", HOW_EVP, "SHA3-224", 28, 28 },
-	{ PLAN_VERIFY_SHA3_256, "sha3-256", HOW_EVP, "SHA3-256", 32, 32 },
-	{ PLAN_VERIFY_SHA3_384, "sha3-384", HOW_EVP, "SHA3-384", 48, 48 },
-	{ PLAN_VERIFY_SHA3_512, "sha3-512", HOW_EVP, "SHA3-512", 64, 64 },
-	{ PLAN_VERIFY_XXHASH, "xxhash", HOW_XXH32, NULL, 4, 4 },
-	{ PLAN_VERIFY_SHA1, "sha1", HOW_EVP, "SHA1", 20, 20 },
-	{ PLAN_VERIFY_PATTERN_HDR, "pattern", HOW_NONE, NULL, 0, 0 },
-	{ PLAN_VERIFY_PATTERN, "pattern", HOW_NONE, NULL, 0, 0 },
-	{ PLAN_VERIFY_NULL, "null", HOW_NONE, NULL, 0, 0 },
+	{ PLAN_VERIFY_NONE, HOW_NONE, NULL, 0, 0 },
+	{ PLAN_VERIFY_META, HOW_NONE, NULL, 0, 0 },
+	{ PLAN_VERIFY_MD5, HOW_EVP, "MD5", 16, 16 },
+	{ PLAN_VERIFY_CRC64, HOW_CRC64, NULL, 8, 8 },
+	{ PLAN_VERIFY_CRC32, HOW_CRC32, NULL, 4, 4 },
+	{ PLAN_VERIFY_CRC32C, HOW_CRC32C, NULL, 4, 4 },
+	{ PLAN_VERIFY_CRC32C_INTEL, HOW_CRC32C, NULL, 4, 4 },
+	{ PLAN_VERIFY_CRC16, HOW_CRC16, NULL, 2, 2 },
+	{ PLAN_VERIFY_CRC7, HOW_CRC7, NULL, 1, 1 },
+	{ PLAN_VERIFY_SHA256, HOW_EVP, "SHA256", 64, 32 },
+	{ PLAN_VERIFY_SHA512, HOW_EVP, "SHA512", 128, 64 },
+	{ PLAN_VERIFY_SHA3_224, HOW_EVP, "SHA3-224", 28, 28 },
+	{ PLAN_VERIFY_SHA3_256, HOW_EVP, "SHA3-256", 32, 32 },
+	{ PLAN_VERIFY_SHA3_384, HOW_EVP, "SHA3-384", 48, 48 },
+	{ PLAN_VERIFY_SHA3_512, HOW_EVP, "SHA3-512", 64, 64 },
+	{ PLAN_VERIFY_XXHASH, HOW_XXH32, NULL, 4, 4 },
+	{ PLAN_VERIFY_SHA1, HOW_EVP, "SHA1", 20, 20 },
+	{ PLAN_VERIFY_PATTERN_HDR, HOW_NONE, NULL, 0, 0 },
+	{ PLAN_VERIFY_PATTERN, HOW_NONE, NULL, 0, 0 },
+	{ PLAN_VERIFY_NULL, HOW_NONE, NULL, 0, 0 },
 };
 
 static const struct csum_method *method(enum plan_verify kind)
@@ -71,11 +70,6 @@ static const struct csum_method *method(enum plan_verify kind)
 		if (methods[i].kind == kind)
 			return &methods[i];
 	return &methods[0];
-}
-
-const char *csum_name(enum plan_verify kind)
-{
-	return method(kind)->name;
 }
 
 uint32_t csum_area(enum plan_verify kind)

@@ -37,9 +37,6 @@ struct csum_ctx {
 int csum_init(struct csum_ctx *ctx, enum plan_verify kind);
 void csum_release(struct csum_ctx *ctx);
 
-/* The option's spelling of a method ("md5", "sha3-256", "meta", ...). */
-const char *csum_name(enum plan_verify kind);
-
 /* Bytes fio reserves after the header for kind's digest (0 for meta, pattern, null). */
 uint32_t csum_area(enum plan_verify kind);
 

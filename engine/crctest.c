@@ -27,7 +27,7 @@ static const enum plan_verify crctest_kinds[] = {
 
 const char *eng_checksum_name(unsigned i)
 {
-	return i < sizeof(crctest_kinds) / sizeof(crctest_kinds[0]) ? csum_name(crctest_kinds[i])
+	return i < sizeof(crctest_kinds) / sizeof(crctest_kinds[0]) ? plan_verify_name(crctest_kinds[i])
 								    : NULL;
 }
 

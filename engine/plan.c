@@ -131,6 +131,23 @@ bool plan_rw_is_random(enum plan_rw rw)
 	       rw == PLAN_RW_RANDTRIMWRITE;
 }
 
+void plan_job_resolve_queue(struct plan_job *j)
+{
+	/* fio: the most completions reaped at once is at least the fewest waited for. */
+	if (j->iodepth_batch_complete_max < j->iodepth_batch_complete_min)
+		j->iodepth_batch_complete_max = j->iodepth_batch_complete_min;
+	if (!j->iodepth_low || j->iodepth_low > j->iodepth)
+		j->iodepth_low = j->iodepth;
+}
+
+/*
+ * The one name table per plan enum: --showplan, the reports, verify's messages and
+ * diagnostics all print these, so a value has one spelling everywhere.  The names
+ * are fio's where fio has one (its option value, or what its messages print).
+ */
+#define PLAN_NAME(table, v) \
+	((unsigned)(v) < sizeof(table) / sizeof((table)[0]) ? (table)[v] : "?")
+
 const char *plan_rw_name(enum plan_rw rw)
 {
 	static const char *const names[] = {
@@ -138,12 +155,12 @@ const char *plan_rw_name(enum plan_rw rw)
 		"rw", "randrw", "trimwrite", "randtrimwrite",
 	};
 
-	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
+	return PLAN_NAME(names, rw);
 }
 
 const char *plan_ioengine_name(enum plan_ioengine e)
 {
-	static const char *const names[] = {
+	static const char *const names[PLAN_IOENGINE_NR] = {
 		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
 		"posixaio", "mmap", "falloc", "ftruncate", "sync",
 		"net", "netsplice", "nbd",
@@ -151,12 +168,76 @@ const char *plan_ioengine_name(enum plan_ioengine e)
 		"cpuio", "exec", "e4defrag",
 	};
 
-	return (unsigned)e < PLAN_IOENGINE_NR ? names[e] : "?";
+	return PLAN_NAME(names, e);
 }
 
 const char *plan_ddir_name(enum plan_ddir d)
 {
-	static const char *const names[] = { "read", "write", "trim" };
+	static const char *const names[PLAN_DDIR_NR] = { "read", "write", "trim" };
 
-	return (unsigned)d < PLAN_DDIR_NR ? names[d] : "?";
+	return PLAN_NAME(names, d);
+}
+
+const char *plan_random_dist_name(enum plan_random_dist d)
+{
+	static const char *const names[] = { "random", "zipf", "pareto", "normal", "zoned" };
+
+	return PLAN_NAME(names, d);
+}
+
+const char *plan_rate_process_name(enum plan_rate_process r)
+{
+	static const char *const names[] = { "linear", "poisson" };
+
+	return PLAN_NAME(names, r);
+}
+
+const char *plan_sync_mode_name(enum plan_sync_mode s)
+{
+	static const char *const names[] = { "none", "sync", "dsync" };
+
+	return PLAN_NAME(names, s);
+}
+
+const char *plan_file_service_name(enum plan_file_service f)
+{
+	static const char *const names[] = { "roundrobin", "sequential", "random" };
+
+	return PLAN_NAME(names, f);
+}
+
+const char *plan_fallocate_name(enum plan_fallocate f)
+{
+	static const char *const names[] = { "native", "none", "posix", "keep", "truncate" };
+
+	return PLAN_NAME(names, f);
+}
+
+const char *plan_buffer_fill_name(enum plan_buffer_fill b)
+{
+	static const char *const names[] = { "random", "zero", "pattern", "random_once" };
+
+	return PLAN_NAME(names, b);
+}
+
+/*
+ * Indexed by fio's verify numbers.  17 (a header, then verify_pattern) has no
+ * verify= value in fio; its messages call it "pattern", as they call 18.
+ */
+const char *plan_verify_name(enum plan_verify v)
+{
+	static const char *const names[] = {
+		"none", "meta", "md5", "crc64", "crc32", "crc32c", "crc32c-intel",
+		"crc16", "crc7", "sha256", "sha512", "sha3-224", "sha3-256",
+		"sha3-384", "sha3-512", "xxhash", "sha1", "pattern", "pattern", "null",
+	};
+
+	return PLAN_NAME(names, v);
+}
+
+const char *plan_repeat_aggregate_name(enum plan_repeat_aggregate a)
+{
+	static const char *const names[] = { "max", "median", "mean", "min" };
+
+	return PLAN_NAME(names, a);
 }

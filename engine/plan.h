@@ -426,7 +426,7 @@ struct plan_job {
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
-	/* Local engines of issue 27 (engine/ioengines/fileops.c, cpuio.c, exec.c, e4defrag.c). */
+	/* The metadata, cpuio, exec and e4defrag engines' options (ioengines/fileops.c, cpuio.c, ...). */
 	enum plan_stat_type stat_type;	/* filestat, dirstat: which stat call */
 	uint32_t cpuload_pct;		/* cpuio: share of each cycle spent burning */
 	uint32_t cpuchunks_us;		/* cpuio: length of one burn */
@@ -502,7 +502,7 @@ struct plan_job {
 	uint32_t verify_pattern_len;
 	uint32_t verify_pattern_offset_at[PLAN_VERIFY_OFFSET_FMTS];	/* %o: each block's offset goes here */
 	uint32_t nr_verify_pattern_offsets;
-	/* verify_async and the trim_* verification options (issue 23, worker_verify*.c). */
+	/* verify_async and the trim_* verification options (worker_verify*.c). */
 	uint32_t verify_async;		/* checker threads per clone; 0 = checks on the I/O thread */
 	uint64_t verify_async_cpus_mask;	/* CPUs of the checker threads; 0 = any */
 	uint32_t trim_percentage;	/* share of verified writes later trimmed, 0..100 */
@@ -597,8 +597,8 @@ struct plan_job {
 	int32_t nice;
 
 	/*
-	 * fio's pattern, error and environment options (issue 24 part B), in one
-	 * block.  Pattern: rw=read:-<n> steps back n bytes from the end of each
+	 * fio's pattern, error and environment options, kept together because
+	 * fio's example job files use them side by side.  Pattern: rw=read:-<n> steps back n bytes from the end of each
 	 * sequential I/O (wrapping to the region's end, as fio); rw=randread:<n>
 	 * draws a new random offset every n I/Os, the ones between continue
 	 * sequentially or repeat the last offset (rw_sequencer=identical).
@@ -732,10 +732,29 @@ bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);
 
-/* Stable lower-case names used in --showplan, reports and diagnostics. */
+/*
+ * fio's queue defaults, applied once by the parser (and by plan-building test
+ * helpers): iodepth_batch_complete_max unset or below the minimum becomes the
+ * minimum, iodepth_low 0 or above iodepth becomes iodepth.  The engine only
+ * clamps them to the depth its ioengine can hold.
+ */
+void plan_job_resolve_queue(struct plan_job *j);
+
+/*
+ * Each enum's one name table (plan.c): the stable lower-case names --showplan,
+ * reports and diagnostics print; "?" for a value out of range.
+ */
 const char *plan_rw_name(enum plan_rw rw);
 const char *plan_ioengine_name(enum plan_ioengine e);
 const char *plan_ddir_name(enum plan_ddir d);
+const char *plan_random_dist_name(enum plan_random_dist d);
+const char *plan_rate_process_name(enum plan_rate_process r);
+const char *plan_sync_mode_name(enum plan_sync_mode s);
+const char *plan_file_service_name(enum plan_file_service f);
+const char *plan_fallocate_name(enum plan_fallocate f);
+const char *plan_buffer_fill_name(enum plan_buffer_fill b);
+const char *plan_verify_name(enum plan_verify v);
+const char *plan_repeat_aggregate_name(enum plan_repeat_aggregate a);
 
 /*
  * Allocation helpers so the parser never allocates plan memory with new/malloc

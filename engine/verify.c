@@ -63,7 +63,7 @@ int vfy_set_offset(struct vfy *v, uint32_t verify_offset)
 
 const char *vfy_kind_name(enum plan_verify kind)
 {
-	return csum_name(kind);
+	return plan_verify_name(kind);
 }
 
 #define VFY_PATTERN_MAX 512u	/* fio's MAX_PATTERN_SIZE: the parser allows no more */
@@ -205,7 +205,7 @@ static bool check_digest(struct vfy *v, const uint8_t *c, struct vfy_bad *b)
 	b->sum_len = csum_digest_len(v->kind);
 	if (!memcmp(b->got_sum, b->want_sum, b->sum_len))
 		b->sum_len = area;
-	b->field = csum_name(v->kind);
+	b->field = plan_verify_name(v->kind);
 	return true;
 }
 

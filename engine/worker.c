@@ -305,15 +305,12 @@ static void queue_shape(struct worker *w)
 	w->batch_submit = j->iodepth_batch_submit ? j->iodepth_batch_submit : w->depth;
 	if (w->batch_submit > w->depth)
 		w->batch_submit = w->depth;
-	w->cmin = j->iodepth_batch_complete_min > w->depth ? w->depth
-							     : j->iodepth_batch_complete_min;
-	/* fio: the maximum defaults to the minimum (so one completion per reap by default). */
-	w->cmax = j->iodepth_batch_complete_max ? j->iodepth_batch_complete_max : w->cmin;
-	if (w->cmax > w->depth)
-		w->cmax = w->depth;
-	if (w->cmax < w->cmin || !w->cmax)
-		w->cmax = w->cmin ? w->cmin : 1;
-	w->low = j->iodepth_low && j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
+	/* The plan's values are resolved (plan_job_resolve_queue); a sync engine's depth caps them. */
+	w->cmin = j->iodepth_batch_complete_min < w->depth ? j->iodepth_batch_complete_min : w->depth;
+	w->cmax = j->iodepth_batch_complete_max < w->depth ? j->iodepth_batch_complete_max : w->depth;
+	if (!w->cmax)
+		w->cmax = 1;	/* a reap takes at least one completion */
+	w->low = j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
 }
 
 /* A blocking connect or accept of a remote engine gives up on a stop, or when runtime has passed. */
@@ -552,7 +549,7 @@ void worker_begin_window(struct worker *w)
 	t = w->sh->fake ? now : clk_now(&w->clk);
 	wlog_begin(w->log, now, t > now ? t - now : 0);
 	if (ret)
-		w->fatal = true;
+		worker_fail(w, 0);	/* no memory for the series: stop the job */
 	worker_rate_min_start(w);
 	publish_window(w, now);
 	if (!w->sh->fake) {

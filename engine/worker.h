@@ -414,4 +414,10 @@ void worker_record_error(struct worker *w, const struct worker_fault *f);
 /* worker_error(w, .err = -ret, .file = f, .what = "open"): designated fields of a worker_fault. */
 #define worker_error(w, ...) worker_record_error((w), &(struct worker_fault){ __VA_ARGS__ })
 
+/*
+ * Stops the job on an error it may not continue past.  The first error is the
+ * job's (fio reports the first, not the last); err 0 stops without naming one.
+ */
+void worker_fail(struct worker *w, int err);
+
 #endif /* IOPLAN_ENGINE_WORKER_H */

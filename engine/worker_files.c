@@ -158,9 +158,7 @@ bool worker_file_ready(struct worker *w, uint32_t f)
 		return true;
 	ret = worker_open_file(w, f);
 	if (ret) {
-		if (!w->res.error && ret != -EINTR)
-			w->res.error = -ret;
-		w->fatal = true;
+		worker_fail(w, ret == -EINTR ? 0 : -ret);	/* a stop is not the job's error */
 		return false;
 	}
 	if (w->job->invalidate && !w->job->pre_read)

@@ -77,8 +77,6 @@ bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat)
 		return true;
 	worker_error(w, .err = ETIMEDOUT, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 		     .len = u->len, .what = "max latency exceeded");
-	if (!w->res.error)
-		w->res.error = ETIMEDOUT;
-	w->fatal = true;
+	worker_fail(w, ETIMEDOUT);
 	return false;
 }

@@ -45,6 +45,13 @@ void worker_record_error(struct worker *w, const struct worker_fault *f)
 	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
 }
 
+void worker_fail(struct worker *w, int err)
+{
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
+}
+
 uint64_t worker_busy_ns(void)
 {
 	unsigned long long run = 0, wait = 0;
@@ -207,7 +214,6 @@ static bool may_continue(const struct worker *w, uint8_t ddir, int err)
  */
 static bool check_result(struct worker *w, struct io_u *u)
 {
-	static const char *const names[] = { "read", "write", "trim" };
 	char what[64];
 	int err;
 
@@ -228,19 +234,17 @@ static bool check_result(struct worker *w, struct io_u *u)
 	if (u->result >= 0) {
 		err = EIO;
 		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
-			 names[u->ddir % 3], (unsigned long long)u->result, u->len);
+			 plan_ddir_name(u->ddir), (unsigned long long)u->result, u->len);
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .done = (uint64_t)u->result, .what = what);
 	} else {
 		err = (int)-u->result;
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
-			     .len = u->len, .what = names[u->ddir % 3]);
+			     .len = u->len, .what = plan_ddir_name(u->ddir));
 	}
 	if (may_continue(w, u->ddir, err))
 		return false;
-	if (!w->res.error)
-		w->res.error = err;
-	w->fatal = true;
+	worker_fail(w, err);
 	return false;
 }
 
@@ -280,9 +284,7 @@ void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *wh
 	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
 	if (may_continue(w, PLAN_DDIR_WRITE, err))
 		return;
-	if (!w->res.error)
-		w->res.error = err;
-	w->fatal = true;
+	worker_fail(w, err);
 }
 
 /* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
@@ -545,9 +547,7 @@ static void commit(struct worker *w)
 
 	if (r < 0) {
 		worker_error(w, .err = -r, .what = "submit");
-		if (!w->res.error)
-			w->res.error = -r;
-		w->fatal = true;
+		worker_fail(w, -r);
 		return;
 	}
 	if (!r)
@@ -597,9 +597,7 @@ static int fetch(struct worker *w, uint32_t submitted)
 		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
 			return 0;
 		worker_error(w, .err = -n, .what = "getevents");
-		if (!w->res.error)
-			w->res.error = -n;
-		w->fatal = true;
+		worker_fail(w, -n);
 		w->inflight = w->nr_pending;	/* what was in flight is abandoned */
 		return 0;
 	}

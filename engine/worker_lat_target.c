@@ -73,9 +73,7 @@ void worker_lat_target_over(struct worker *w, const struct io_u *u, uint64_t lat
 		 (unsigned long long)lat, (unsigned long long)w->job->lat_target_ns);
 	worker_error(w, .err = ETIMEDOUT, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 		     .len = u->len, .what = what);
-	if (!w->res.error)
-		w->res.error = ETIMEDOUT;
-	w->fatal = true;
+	worker_fail(w, ETIMEDOUT);
 }
 
 /* fio's __lat_target_failed: bisect down towards the last depth that met the target. */

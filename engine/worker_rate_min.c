@@ -58,9 +58,7 @@ static void rate_fail(struct worker *w, int d, const char *unit, uint64_t got, u
 	snprintf(what, sizeof(what), "rate_min: %s %llu %s below %llu", plan_ddir_name(d),
 		 (unsigned long long)got, unit, (unsigned long long)min);
 	worker_error(w, .err = EIO, .ddir = (uint8_t)d, .what = what);
-	if (!w->res.error)
-		w->res.error = EIO;
-	w->fatal = true;
+	worker_fail(w, EIO);
 }
 
 /* Compares what completed since the last sample with each direction's minimum. */

@@ -294,9 +294,7 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 	w->res.verify_failures += n;
 	if (!w->job->verify_fatal)
 		return false;
-	if (!w->res.error)
-		w->res.error = EILSEQ;
-	w->fatal = true;
+	worker_fail(w, EILSEQ);
 	return true;
 }
 
@@ -587,18 +585,14 @@ void worker_verify_phase(struct worker *w)
 	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
 		return;
 	if (read_hists(w)) {
-		w->fatal = true;
-		if (!w->res.error)
-			w->res.error = ENOMEM;
+		worker_fail(w, ENOMEM);
 		return;
 	}
 	cap = VFY_RUN_BYTES / w->vfy->interval;
 	if (!cap)
 		cap = 1;
 	if (bufpool_alloc(&pool, 1, cap * w->vfy->interval, 4096)) {
-		w->fatal = true;
-		if (!w->res.error)
-			w->res.error = ENOMEM;
+		worker_fail(w, ENOMEM);
 		return;
 	}
 	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'V',

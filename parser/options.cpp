@@ -172,6 +172,33 @@ static uint32_t merge_list(const std::string &v, const char *name, int32_t *out)
     return (uint32_t)items.size();
 }
 
+// fio options ioplan knows and refuses: each reason completes "option 'NAME' ...",
+// so a job that uses one is told why instead of "unknown option".
+static const char *const WHY_NEWER =
+    "is not supported (an fio option newer than 3.33: steady state is sampled once a second, as fio 3.33 does)";
+static const char *const WHY_DEPRECATED =
+    "is deprecated (fio 3.33 refuses it too)";
+static const char *const WHY_PLACEMENT =
+    "is not supported (scheduling and NUMA placement)";
+static const char *const WHY_THREADS =
+    "is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O scheduler switch or file lock)";
+static const char *const WHY_ASYNC_VERIFY =
+    "is not supported (asynchronous verification)";
+static const char *const WHY_ZONED =
+    "is not supported (zoned block devices)";
+static const char *const WHY_UNSUPPORTED =
+    "is not supported";
+static const char *const WHY_PROFILE =
+    "is an fio profile option (profiles are not supported)";
+static const char *const WHY_ENGINE =
+    "is an option of an ioengine ioplan does not support";
+
+// A refused fio option's row: its name and why (options() leaves it out).
+static opt no(const char *name, const char *why)
+{
+    return opt(name, opt_type::string, "refused").refused(why);
+}
+
 static const std::vector<option> table = {
     // ---- job control ------------------------------------------------------------
     opt("kb_base", opt_type::choice, CAT_STATS)
@@ -696,7 +723,7 @@ static const std::vector<option> table = {
     opt("iodepth_batch_complete_max", opt_type::integer, CAT_ENGINE)
         .range(0, 65536)
         .help("Most completions reaped at once (default: iodepth_batch_complete_min, as fio).")
-        .apply(A(j.pj.iodepth_batch_complete_max = U32(int_in(o, v)); j.iodepth_batch_complete_max_set = true)),
+        .apply(A(j.pj.iodepth_batch_complete_max = U32(int_in(o, v)))),
     opt("iodepth_low", opt_type::integer, CAT_ENGINE)
         .def("0")
         .range(0, 65536)
@@ -787,7 +814,7 @@ static const std::vector<option> table = {
     opt("uri", opt_type::string, CAT_ENGINE)
         .help("nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).")
         .apply(A(j.nbd_uri = trim(v); if (j.nbd_uri.empty()) throw value_error("empty uri"))),
-    // The local engines' own options (issue 27), each with the engines it belongs to.
+    // The metadata, cpuio, exec and e4defrag engines' own options, each with the engines it belongs to.
     opt("stat_type", opt_type::choice, CAT_ENGINE)
         .def("stat")
         .choices({
@@ -1342,7 +1369,7 @@ static const std::vector<option> table = {
               "repetition starts where the last one ended.")
         .apply(A(j.pj.nr_merge_iters = merge_list(v, "merge_blktrace_iters", j.pj.merge_iters))),
 
-    // ---- fio's pattern, data, error and environment options (issue 24 part B) ----
+    // ---- fio's pattern, data, error and environment options --------------------------------
     opt("rw_sequencer", opt_type::choice, CAT_PATTERN)
         .def("sequential")
         .choices({
@@ -1643,11 +1670,68 @@ static const std::vector<option> table = {
         .help("Priorities by block size: bs/percent or bs/percent/class/level entries joined by colons, e.g. "
               "64k/25/1/1:64k/75/3/2:1m/0; a comma separates the read and write lists.")
         .apply(set_cmdprio_bssplit),
+
+    // ---- fio options ioplan refuses, with why ----------------------------------------------
+    no("steadystate_check_interval", WHY_NEWER), no("ss_interval", WHY_NEWER),
+    no("rwmixcycle", WHY_DEPRECATED), no("percentage_sequential", WHY_DEPRECATED),
+    no("iomem_align", WHY_PLACEMENT), no("mem_align", WHY_PLACEMENT), no("hugepage-size", WHY_PLACEMENT),
+    no("daemonize", WHY_PLACEMENT),
+    no("ioscheduler", WHY_THREADS), no("lockfile", WHY_THREADS), no("cgroup", WHY_THREADS),
+    no("cgroup_weight", WHY_THREADS), no("cgroup_nodelete", WHY_THREADS), no("uid", WHY_THREADS),
+    no("gid", WHY_THREADS),
+    no("verify_write_sequence", WHY_ASYNC_VERIFY), no("verify_header_seed", WHY_ASYNC_VERIFY),
+    no("verify_pattern_interval", WHY_ASYNC_VERIFY),
+    no("zone_reset_frequency", WHY_ZONED), no("zone_reset_threshold", WHY_ZONED), no("max_open_zones", WHY_ZONED),
+    no("job_max_open_zones", WHY_ZONED), no("read_beyond_wp", WHY_ZONED), no("zonecapacity", WHY_ZONED),
+    no("ignore_zone_limits", WHY_ZONED), no("zone_append", WHY_ZONED),
+    no("random_sequence_stride", WHY_UNSUPPORTED), no("softrandommap", WHY_UNSUPPORTED),
+    no("sync_file_range", WHY_UNSUPPORTED), no("fadvise_stream", WHY_UNSUPPORTED), no("num_range", WHY_UNSUPPORTED),
+    no("fdp", WHY_UNSUPPORTED), no("fdp_pli", WHY_UNSUPPORTED), no("plids", WHY_UNSUPPORTED),
+    no("dataplacement", WHY_UNSUPPORTED), no("sprandom", WHY_UNSUPPORTED), no("spr_num_regions", WHY_UNSUPPORTED),
+    no("spr_op", WHY_UNSUPPORTED), no("ramp_size", WHY_UNSUPPORTED), no("size_increment", WHY_UNSUPPORTED),
+    no("file_size", WHY_UNSUPPORTED), no("invalidate_cache", WHY_UNSUPPORTED), no("write_barrier", WHY_UNSUPPORTED),
+    no("kb_base_output", WHY_UNSUPPORTED), no("bwavgtime_ms", WHY_UNSUPPORTED),
+    no("loops_per_job", WHY_UNSUPPORTED), no("nr_range", WHY_UNSUPPORTED),
+    no("group_reporting_each", WHY_UNSUPPORTED), no("new_group_each", WHY_UNSUPPORTED),
+    no("profile", WHY_PROFILE), no("dir", WHY_PROFILE), no("size_gb", WHY_PROFILE),
+    no("http_host", WHY_ENGINE), no("http_mode", WHY_ENGINE), no("http_verbose", WHY_ENGINE),
+    no("https", WHY_ENGINE), no("gpu_dev_ids", WHY_ENGINE), no("gpu_dev_id", WHY_ENGINE), no("apptag", WHY_ENGINE),
+    no("apptag_mask", WHY_ENGINE), no("http_s3_key", WHY_ENGINE), no("http_s3_keyid", WHY_ENGINE),
+    no("http_s3_region", WHY_ENGINE), no("pi_act", WHY_ENGINE), no("pi_chk", WHY_ENGINE), no("pool", WHY_ENGINE),
+    no("sg_write_mode", WHY_ENGINE), no("clientname", WHY_ENGINE), no("cuda_io", WHY_ENGINE),
+    no("libblkio_driver", WHY_ENGINE), no("libblkio_path", WHY_ENGINE), no("md_per_io_size", WHY_ENGINE),
+    no("verb", WHY_ENGINE), no("write_mode", WHY_ENGINE), no("brick", WHY_ENGINE), no("busy_poll", WHY_ENGINE),
+    no("conf", WHY_ENGINE), no("cont", WHY_ENGINE), no("http_s3_sse_customer_algorithm", WHY_ENGINE),
+    no("http_s3_sse_customer_key", WHY_ENGINE), no("http_s3_storage_class", WHY_ENGINE),
+    no("http_swift_auth_token", WHY_ENGINE), no("nfs_url", WHY_ENGINE), no("rbdname", WHY_ENGINE),
+    no("readfua", WHY_ENGINE), no("writefua", WHY_ENGINE), no("skip_bad", WHY_ENGINE), no("volume", WHY_ENGINE),
+    no("rocm_io", WHY_ENGINE), no("bindname", WHY_ENGINE), no("namespace", WHY_ENGINE), no("hugepage", WHY_ENGINE),
+    no("clustername", WHY_ENGINE), no("xnvme_be", WHY_ENGINE), no("xnvme_async", WHY_ENGINE),
+    no("xnvme_sync", WHY_ENGINE), no("xnvme_admin", WHY_ENGINE), no("xnvme_dev_nsid", WHY_ENGINE),
+    no("xnvme_iovec", WHY_ENGINE), no("sg_type", WHY_ENGINE), no("fixedbufs_percentage", WHY_ENGINE),
+    no("registerfiles_percentage", WHY_ENGINE), no("pre_read_gb", WHY_ENGINE), no("rdma_ops", WHY_ENGINE),
+    no("filestat_type", WHY_ENGINE), no("exec_prog", WHY_ENGINE), no("exec_args", WHY_ENGINE),
+    no("chunk_size", WHY_ENGINE), no("odirect", WHY_ENGINE), no("dev_dax", WHY_ENGINE), no("pmem_path", WHY_ENGINE),
+    no("libiscsi_url", WHY_ENGINE), no("spdk_json_conf", WHY_ENGINE), no("mtd", WHY_ENGINE),
+    no("ime_psync", WHY_ENGINE), no("cpuio", WHY_ENGINE), no("gfapi", WHY_ENGINE), no("rados", WHY_ENGINE),
+    no("rbd", WHY_ENGINE),
 };
+
+const std::vector<option> &option_table()
+{
+    return table;
+}
 
 const std::vector<option> &options()
 {
-    return table;
+    static const std::vector<option> accepted = [] {
+        std::vector<option> v;
+        for (const option &o : table)
+            if (!o.refused)
+                v.push_back(o);
+        return v;
+    }();
+    return accepted;
 }
 
 } // namespace parser

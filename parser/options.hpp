@@ -59,6 +59,7 @@ struct option {
     bool ioplan_only;        // not an fio option: stripped before handing a file to fio
     const char *engines;     // an engine's own option: the engines it belongs to, space-separated
                              // (nullptr: every engine); --enghelp=ENGINE lists them
+    const char *refused;     // an fio option ioplan knows and refuses: why (nullptr: accepted)
 };
 
 // Writes a table entry with named fields, one per line, so a row reads without
@@ -68,7 +69,7 @@ struct option {
 struct opt {
     option o;
     opt(const char *name, opt_type type, const char *category)
-        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr} {}
+        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr, nullptr} {}
     opt &aliases(std::vector<const char *> a) { o.aliases = std::move(a); return *this; }
     opt &unit(const char *u) { o.unit = u; return *this; }
     opt &def(const char *d) { o.def = d; return *this; }
@@ -78,10 +79,15 @@ struct opt {
     opt &apply(opt_apply f) { o.apply = f; return *this; }
     opt &ioplan_only() { o.ioplan_only = true; return *this; }
     opt &engines(const char *e) { o.engines = e; return *this; }
+    opt &refused(const char *why) { o.refused = why; return *this; }
     operator option() const { return o; }
 };
 
+// The options ioplan accepts: the table's rows less the refused ones.
 const std::vector<option> &options();
+
+// Every row, refused fio options included (each name once).
+const std::vector<option> &option_table();
 
 // By name or alias, case-insensitively; nullptr when unknown.
 const option *find_option(const std::string &name);

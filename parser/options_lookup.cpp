@@ -1,5 +1,5 @@
-// parser/options_lookup.cpp - finding options by name, fio options ioplan knows
-// but does not support, and the all-defaults job.
+// parser/options_lookup.cpp - finding options by name, why a refused fio option is
+// refused, and the all-defaults job.
 #include "parser/options.hpp"
 
 #include <cstring>
@@ -21,58 +21,6 @@ const option *find_option(const std::string &name)
     return nullptr;
 }
 
-namespace {
-
-struct unsupported_group {
-    const char *reason;
-    std::vector<const char *> names;
-};
-
-// fio 3.33 options (and common engine options) ioplan recognises so it can say
-// precisely why a job using them does not run, instead of "unknown option".
-const std::vector<unsupported_group> &unsupported()
-{
-    static const std::vector<unsupported_group> groups = {
-        {"is not supported (an fio option newer than 3.33: steady state is sampled once a second, as fio 3.33 does)",
-         {"steadystate_check_interval", "ss_interval"}},
-        {"is deprecated (fio 3.33 refuses it too)", {"rwmixcycle", "percentage_sequential"}},
-        {"is not supported (scheduling and NUMA placement)",
-         {"iomem_align", "mem_align", "hugepage-size", "daemonize"}},
-        {"is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O "
-         "scheduler switch or file lock)",
-         {"ioscheduler", "lockfile", "cgroup", "cgroup_weight", "cgroup_nodelete", "uid", "gid"}},
-        {"is not supported (asynchronous verification)",
-         {"verify_write_sequence",
-          "verify_header_seed", "verify_pattern_interval"}},
-        {"is not supported (zoned block devices)",
-         {"zone_reset_frequency", "zone_reset_threshold", "max_open_zones", "job_max_open_zones", "read_beyond_wp",
-          "zonecapacity", "ignore_zone_limits", "zone_append"}},
-        {"is not supported",
-         {"random_sequence_stride", "softrandommap", "sync_file_range",
-          "fadvise_stream", "num_range", "fdp", "fdp_pli", "plids", "dataplacement",
-          "sprandom", "spr_num_regions", "spr_op", "ramp_size", "size_increment", "file_size",
-          "invalidate_cache", "write_barrier", "kb_base_output",
-          "bwavgtime_ms", "loops_per_job", "nr_range", "group_reporting_each", "new_group_each"}},
-        {"is an fio profile option (profiles are not supported)", {"profile", "dir", "size_gb"}},
-        {"is an option of an ioengine ioplan does not support",
-         {"http_host", "http_mode", "http_verbose", "https", "gpu_dev_ids",
-          "gpu_dev_id", "apptag", "apptag_mask", "http_s3_key", "http_s3_keyid", "http_s3_region",
-          "pi_act", "pi_chk", "pool", "sg_write_mode", "clientname", "cuda_io",
-          "libblkio_driver", "libblkio_path", "md_per_io_size", "verb", "write_mode", "brick",
-          "busy_poll", "conf", "cont", "http_s3_sse_customer_algorithm", "http_s3_sse_customer_key",
-          "http_s3_storage_class", "http_swift_auth_token", "nfs_url", "rbdname", "readfua",
-          "writefua", "skip_bad", "volume", "rocm_io", "bindname",
-          "namespace", "hugepage", "clustername",
-          "busy_poll", "xnvme_be", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_dev_nsid", "xnvme_iovec",
-          "sg_type", "fixedbufs_percentage", "registerfiles_percentage", "pre_read_gb",
-          "rdma_ops", "filestat_type", "exec_prog", "exec_args", "chunk_size", "odirect", "dev_dax", "pmem_path",
-          "libiscsi_url", "spdk_json_conf", "mtd", "ime_psync", "cpuio", "gfapi", "rados", "rbd"}},
-    };
-    return groups;
-}
-
-} // namespace
-
 bool deprecated_option(const std::string &name)
 {
     // fio 3.33's FIO_OPT_SOFT_DEPRECATED options: accepted, noted, without effect.
@@ -85,10 +33,9 @@ bool deprecated_option(const std::string &name)
 
 std::string unsupported_reason(const std::string &name)
 {
-    for (const auto &g : unsupported())
-        for (const char *n : g.names)
-            if (!strcasecmp(n, name.c_str()))
-                return g.reason;
+    for (const option &o : option_table())
+        if (o.refused && !strcasecmp(o.name, name.c_str()))
+            return o.refused;
     return "";
 }
 

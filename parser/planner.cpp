@@ -17,8 +17,9 @@ namespace {
 
 // kb_base is applied before the section's other options, as fio's option
 // priorities do, so `size=1m` means the same wherever kb_base is written.
-// Every entry is applied even after one fails: sink keeps each error (the
-// whole list is reported at once, issue 24).
+// Every entry is applied even after one fails: sink keeps each error, so the
+// whole list is reported at once and a file is fixed in one pass, not one
+// error per run.
 void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes)
 {
     auto apply = [&](const entry &e) {

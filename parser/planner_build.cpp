@@ -93,10 +93,9 @@ void finalize_merge(const job_def &d)
 void finalize_spec(job_def &d)
 {
     plan_job &j = d.spec.pj;
-    // fio: unset (or below the minimum), the most reaped at once is the minimum (1 by
-    // default), so each completion is followed by a new submission and iodepth holds.
-    if (!d.spec.iodepth_batch_complete_max_set || j.iodepth_batch_complete_max < j.iodepth_batch_complete_min)
-        j.iodepth_batch_complete_max = j.iodepth_batch_complete_min;
+    // Unset (0), the most reaped at once is the minimum (1 by default), so each
+    // completion is followed by a new submission and iodepth holds.
+    plan_job_resolve_queue(&j);
     if (!d.spec.hipri_percentage_set)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
     finalize_cpuio(d);
@@ -129,8 +128,6 @@ void finalize_spec(job_def &d)
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
         if (j.bs[dd].min_bytes == 0)
             fail(d.header, "job '" + job_name(d) + "': block size 0");
-    if (j.iodepth_low == 0 || j.iodepth_low > j.iodepth)
-        j.iodepth_low = j.iodepth;
 }
 
 // io_trace records stay in memory until the report: the plan's total is

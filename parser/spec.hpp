@@ -30,7 +30,6 @@ struct job_spec {
     std::vector<uint8_t> verify_pattern; // verify_pattern alone: what verify checks
     bool verify_set = false;          // verify= given: verify_pattern keeps its method
     bool randseed_set = false;
-    bool iodepth_batch_complete_max_set = false;
     bool hipri_percentage_set = false;
     bool file_append = false;         // file_append: I/O starts at each existing file's end (fill_files)
     bool zone_strided = false;

@@ -24,21 +24,6 @@ std::string fixed_str(const char *s, size_t cap)
 	return std::string(s, strnlen(s, cap));
 }
 
-const char *aggregate_name(enum plan_repeat_aggregate a)
-{
-	switch (a) {
-	case PLAN_AGG_MAX:
-		return "max";
-	case PLAN_AGG_MEDIAN:
-		return "median";
-	case PLAN_AGG_MEAN:
-		return "mean";
-	case PLAN_AGG_MIN:
-		return "min";
-	}
-	return "max";
-}
-
 const char *level_name(enum res_msg_level l)
 {
 	switch (l) {
@@ -144,7 +129,7 @@ ojson repeat_array(const entry &e, const model &m)
 		ojson o = ojson::object();
 		o["job_id"] = id;
 		o["jobname"] = j.name ? j.name : "";
-		o["aggregate"] = aggregate_name(j.repeat_aggregate);
+		o["aggregate"] = plan_repeat_aggregate_name(j.repeat_aggregate);
 		ojson runs = ojson::array();
 		for (const res_job *rj : m.runs[id].runs)
 			runs.push_back(run_summary(*rj));

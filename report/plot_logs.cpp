@@ -22,7 +22,6 @@ using namespace plotting;
 // clock's epoch), not the time since its job started.
 constexpr uint64_t ABSOLUTE_AFTER_MS = 86400000;
 constexpr size_t MAX_POINTS = 2000;
-const char *const ddir_names[] = { "read", "write", "trim" };
 
 struct entry {
 	uint64_t t_ms;
@@ -183,7 +182,7 @@ void add_series(panel &pn, builder &b, const std::vector<log_file> &logs, const 
 					pts.emplace_back((double)(e.t_ms - std::min(zero, e.t_ms)) / 1e3, (double)e.value * scale);
 			if (pts.empty())
 				continue;
-			std::string title = l.label + (lat ? " " + l.kind : "") + " " + ddir_names[d];
+			std::string title = l.label + (lat ? " " + l.kind : "") + " " + plan_ddir_name((plan_ddir)d);
 			pn.curves.push_back({ b.add(thin(pts)), title, "with linespoints pt 7 ps 0.4" });
 		}
 	}

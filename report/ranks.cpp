@@ -11,8 +11,6 @@ namespace report {
 
 namespace {
 
-const char *const ddir_names[PLAN_DDIR_NR] = { "read", "write", "trim" };
-
 std::string ms(uint64_t ns)
 {
 	return strf("%.3fms", (double)ns / 1e6);
@@ -77,7 +75,7 @@ ojson ranks_json(const results &r)
 			ojson o = ojson::object();
 			o["job"] = j < r.nr_jobs ? r.jobs[j].job_id : j;
 			for (int d = 0; d < PLAN_DDIR_NR; d++)
-				o[ddir_names[d]] = ojson{ { "io_bytes", x.bytes[d] }, { "total_ios", x.ios[d] } };
+				o[plan_ddir_name((plan_ddir)d)] = ojson{ { "io_bytes", x.bytes[d] }, { "total_ios", x.ios[d] } };
 			o["runtime_ns"] = x.runtime_ns;
 			o["lat_ns"] = ojson{ { "N", x.lat_n },	     { "min", x.lat_min_ns },
 					     { "max", x.lat_max_ns }, { "mean", f6(x.lat_mean_ns) },

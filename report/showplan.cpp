@@ -9,14 +9,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-const char *const ddir_keys[] = {"read", "write", "trim"};
-
 template <typename T>
 json per_ddir(const T (&v)[PLAN_DDIR_NR])
 {
     json o = json::object();
     for (int d = 0; d < PLAN_DDIR_NR; d++)
-        o[ddir_keys[d]] = v[d];
+        o[plan_ddir_name((plan_ddir)d)] = v[d];
     return o;
 }
 
@@ -38,7 +36,7 @@ json block_sizes(const plan_job &j)
         for (uint32_t i = 0; i < b.nr_split; i++)
             split.push_back({{"bs_bytes", b.split[i].bs_bytes}, {"pct", b.split[i].pct}});
         e["split"] = split;
-        o[ddir_keys[d]] = e;
+        o[plan_ddir_name((plan_ddir)d)] = e;
     }
     return o;
 }
@@ -56,25 +54,6 @@ json clone_json(const plan_clone &c)
             {"offset_bytes", c.offset_bytes}, {"files", files}};
 }
 
-const char *enum_name(const char *const *names, size_t n, unsigned v)
-{
-    return v < n ? names[v] : "?";
-}
-#define ENUM(names, v) enum_name(names, sizeof(names) / sizeof(names[0]), (unsigned)(v))
-
-const char *const dist_names[] = {"random", "zipf", "pareto", "normal", "zoned"};
-const char *const ratep_names[] = {"linear", "poisson"};
-const char *const sync_names[] = {"none", "sync", "dsync"};
-const char *const fsvc_names[] = {"roundrobin", "sequential", "random"};
-const char *const falloc_names[] = {"native", "none", "posix", "keep"};
-const char *const fill_names[] = {"random", "zero", "pattern", "random_once"};
-// Indexed by enum plan_verify (fio's numbers); 17 is verify_pattern without verify=.
-const char *const verify_names[] = {"none",     "meta",     "md5",      "crc64",    "crc32",
-                                    "crc32c",   "crc32c-intel", "crc16", "crc7",    "sha256",
-                                    "sha512",   "sha3-224", "sha3-256", "sha3-384", "sha3-512",
-                                    "xxhash",   "sha1",     "pattern-header", "pattern", "null"};
-const char *const agg_names[] = {"max", "median", "mean", "min"};
-
 json pattern_json(const plan_job &j)
 {
     json o = json::object();
@@ -85,7 +64,7 @@ json pattern_json(const plan_job &j)
     o["bs_unaligned"] = j.bs_unaligned;
     o["bs_is_seq_rand"] = j.bs_is_seq_rand;
     o["percentage_random_pct"] = per_ddir(j.percentage_random_pct);
-    o["random_distribution"] = ENUM(dist_names, j.random_distribution);
+    o["random_distribution"] = plan_random_dist_name(j.random_distribution);
     o["random_dist_param"] = j.random_dist_param;
     o["random_dist_center"] = j.random_dist_center;
     json zones = json::array();
@@ -110,7 +89,7 @@ json region_json(const plan_job &j)
             {"io_size_bytes", j.io_size_bytes}, {"number_ios", j.number_ios}, {"loops", j.loops},
             {"zone_size_bytes", j.zone_size_bytes}, {"zone_range_bytes", j.zone_range_bytes}, {"zone_range_ppm", j.zone_range_ppm},
             {"zone_skip_bytes", j.zone_skip_bytes}, {"fill_device", j.fill_device}, {"nrfiles", j.nrfiles},
-            {"openfiles", j.openfiles}, {"file_service", ENUM(fsvc_names, j.file_service)}};
+            {"openfiles", j.openfiles}, {"file_service", plan_file_service_name(j.file_service)}};
 }
 
 json engine_json(const plan_job &j)
@@ -129,12 +108,12 @@ json engine_json(const plan_job &j)
 
 json files_json(const plan_job &j)
 {
-    return {{"direct", j.direct}, {"sync_mode", ENUM(sync_names, j.sync_mode)}, {"fsync_every", j.fsync_every},
+    return {{"direct", j.direct}, {"sync_mode", plan_sync_mode_name(j.sync_mode)}, {"fsync_every", j.fsync_every},
             {"fdatasync_every", j.fdatasync_every}, {"end_fsync", j.end_fsync}, {"fsync_on_close", j.fsync_on_close},
             {"create_fsync", j.create_fsync}, {"create_only", j.create_only},
             {"allow_file_create", j.allow_file_create}, {"overwrite", j.overwrite}, {"invalidate", j.invalidate},
             {"unlink", j.unlink}, {"unlink_each_loop", j.unlink_each_loop}, {"pre_read", j.pre_read},
-            {"fallocate", ENUM(falloc_names, j.fallocate)}};
+            {"fallocate", plan_fallocate_name(j.fallocate)}};
 }
 
 json time_rate_json(const plan_job &j)
@@ -143,7 +122,7 @@ json time_rate_json(const plan_job &j)
             {"cooldown_ns", j.cooldown_ns}, {"startdelay_min_ns", j.startdelay_min_ns},
             {"startdelay_max_ns", j.startdelay_max_ns}, {"rate_bytes_per_s", per_ddir(j.rate_bytes_per_s)},
             {"rate_iops", per_ddir(j.rate_iops)}, {"rate_min_bytes_per_s", per_ddir(j.rate_min_bytes_per_s)},
-            {"rate_iops_min", per_ddir(j.rate_iops_min)}, {"rate_process", ENUM(ratep_names, j.rate_process)},
+            {"rate_iops_min", per_ddir(j.rate_iops_min)}, {"rate_process", plan_rate_process_name(j.rate_process)},
             {"rate_cycle_ns", j.rate_cycle_ns}, {"thinktime_ns", j.thinktime_ns},
             {"thinktime_spin_ns", j.thinktime_spin_ns}, {"thinktime_blocks", j.thinktime_blocks}};
 }
@@ -156,10 +135,10 @@ json buffers_verify_json(const plan_job &j)
         hex += digits[j.buffer_pattern[i] >> 4];
         hex += digits[j.buffer_pattern[i] & 15];
     }
-    return {{"buffer_fill", ENUM(fill_names, j.buffer_fill)}, {"refill_buffers", j.refill_buffers},
+    return {{"buffer_fill", plan_buffer_fill_name(j.buffer_fill)}, {"refill_buffers", j.refill_buffers},
             {"scramble_buffers", j.scramble_buffers}, {"buffer_compress_pct", j.buffer_compress_pct},
             {"buffer_compress_chunk_bytes", j.buffer_compress_chunk_bytes}, {"buffer_pattern_hex", hex},
-            {"write_source_bytes", j.write_source_bytes}, {"verify", ENUM(verify_names, j.verify)},
+            {"write_source_bytes", j.write_source_bytes}, {"verify", plan_verify_name(j.verify)},
             {"do_verify", j.do_verify}, {"verify_only", j.verify_only}, {"verify_fatal", j.verify_fatal},
             {"verify_interval_bytes", j.verify_interval_bytes}, {"continue_on_error", j.continue_on_error},
             {"stall_timeout_ns", j.stall_timeout_ns}, {"io_trace_max", j.io_trace_max}};
@@ -174,7 +153,7 @@ json stats_json(const plan_job &j)
             {"clat_percentiles", j.clat_percentiles}, {"lat_percentiles", j.lat_percentiles},
             {"slat_percentiles", j.slat_percentiles}, {"percentiles", pct}, {"bw_avg_time_ns", j.bw_avg_time_ns},
             {"iops_avg_time_ns", j.iops_avg_time_ns}, {"kb_base", j.kb_base}, {"repeat", j.repeat},
-            {"repeat_discard", j.repeat_discard}, {"repeat_aggregate", ENUM(agg_names, j.repeat_aggregate)},
+            {"repeat_discard", j.repeat_discard}, {"repeat_aggregate", plan_repeat_aggregate_name(j.repeat_aggregate)},
             {"repeat_pause_ns", j.repeat_pause_ns}, {"group_pause_ns", j.group_pause_ns}};
 }
 

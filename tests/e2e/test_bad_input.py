@@ -2,7 +2,7 @@
 
 Values that overflow, job files that never end (/dev/zero, an endless FIFO),
 values only a run used to find bad, and the odd corners of the readers and the
-command line (issue 18's cases 8, 13, 18 and 22).  Each test runs the real
+command line: overflowing numbers, endless input, unreadable files.  Each test runs the real
 binary on real files; where fio 3.33 runs the same line, what it does is the
 reference.
 """

@@ -1,6 +1,7 @@
 """tests/e2e/test_blktrace_capture.py - a block trace captured from the kernel replays as it ran.
 
-issue 25 asks for a trace captured here on a loop device while a job runs.
+A trace is captured here on a loop device while a job runs, so the replay is
+checked against what the kernel saw, not against a synthetic trace.
 blktrace itself cannot run on this kind of machine: its per-CPU relay files in
 debugfs answer EPERM.  The kernel's block tracepoints are readable through
 tracefs, though, and they are the events blktrace records: each

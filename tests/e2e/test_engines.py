@@ -1,4 +1,4 @@
-"""tests/e2e/test_engines.py - the local data engines (issue 27) against fio 3.33.
+"""tests/e2e/test_engines.py - the local data engines against fio 3.33.
 
 Every case is a small size-bound job run for real by fio and by ioplan on a
 private file with the same command line; per job, error and the read, write

@@ -1,4 +1,4 @@
-"""tests/e2e/test_engines_local.py - splice, cpuio, exec, e4defrag and the metadata engines (issue 27).
+"""tests/e2e/test_engines_local.py - splice, cpuio, exec, e4defrag and the metadata engines, against fio 3.33.
 
 Size-bound jobs run through fio 3.33 and ioplan with the same command line in
 private directories: per job, error and the read, write and trim io_bytes must

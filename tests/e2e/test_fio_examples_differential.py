@@ -1,8 +1,8 @@
 """tests/e2e/test_fio_examples_differential.py - fio 3.33's own examples through fio and ioplan.
 
-Issue 24 promises that fio's example job files run unchanged and move what fio
-moves.  test_parser.py's FioExamplesCorpus checks that they parse; this module
-runs them.  Each size-bound example of build/fio-src/examples (`make
+fio's example job files must run unchanged and move what fio moves: they are
+what a user migrating from fio brings first.  test_parser.py's
+FioExamplesCorpus checks that they parse; this module runs them.  Each size-bound example of build/fio-src/examples (`make
 fio-examples`) that fio 3.33 accepts and whose engines ioplan has is rewritten
 into a scratch form (devices and directories become files in the run's own
 directory, sizes shrink to a few MiB, loop and file counts are capped), then

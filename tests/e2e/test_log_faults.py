@@ -1,5 +1,5 @@
-"""tests/e2e/test_log_faults.py - a log file that cannot be written (issue 22,
-point 4): --bandwidth-log's agg-*_bw.log and the per-job logs.
+"""tests/e2e/test_log_faults.py - a log file that cannot be written:
+--bandwidth-log's agg-*_bw.log and the per-job logs.
 
 The property a user relies on: the run's results are still reported in full,
 the error names the file, and the exit status says the run did not go well

@@ -216,6 +216,26 @@ class Values(TmpDirCase):
         self.assertEqual(j["bs"]["read"]["min_bytes"], 65536)
         self.assertEqual(j["numjobs"], os.cpu_count())
 
+    def test_every_choice_shows_as_a_name_the_parser_reads_back(self):
+        # --showplan prints each enum through the plan's one name table: every value
+        # a choice sets has a name (fallocate=truncate printed "?"), and that name
+        # given back as the option yields the same plan.
+        cases = {"fallocate": ("truncate", "keep", "posix", "none"), "verify": ("pattern", "crc32c-intel", "null"),
+                 "sync": ("dsync",), "file_service_type": ("sequential",), "rate_process": ("poisson",),
+                 "random_distribution": ("gauss",), "buffer_fill": ("random_once",)}
+        key = {"sync": "sync_mode", "file_service_type": "file_service"}
+        extra = {"verify": "verify_pattern=0xab\n", "rate_process": "rate_iops=100\n"}
+        for option, values in cases.items():
+            for value in values:
+                with self.subTest(option=option, value=value):
+                    body = f"size=1m\n{extra.get(option, '')}{option}={value}\n"
+                    shown = self.plan_of(body)[key.get(option, option)]
+                    self.assertNotEqual(shown, "?")
+                    again = self.plan_of(f"size=1m\n{extra.get(option, '')}{option}={shown}\n")
+                    self.assertEqual(again[key.get(option, option)], shown)
+        # verify_pattern alone (fio's verify type 17) is "pattern", as fio's messages name it.
+        self.assertEqual(self.plan_of("size=1m\nverify_pattern=0xab\n")["verify"], "pattern")
+
     def test_bare_boolean_means_one(self):
         # fio rejects a bare boolean ("direct requires an argument"); ioplan reads it as 1.
         j = self.plan_of("direct\nend_fsync\nsize=1m\n")

@@ -1,4 +1,4 @@
-"""tests/e2e/test_remote_engines.py - the net, netsplice and nbd engines (issue 27, points 3 and 4).
+"""tests/e2e/test_remote_engines.py - the net, netsplice and nbd engines against real peers.
 
 net: a receiver job (listen, rw=read) and a sender job (rw=write) in one job
 file, over loopback TCP, UDP, a unix socket and IPv6, with pingpong and

@@ -1,6 +1,6 @@
 """tests/e2e/test_runtime_faults.py - targets that fail or misbehave at run time.
 
-Issue 18's runtime cases, each through the binary on real files, devices,
+Faults a run meets after its input was accepted, each through the binary on real files, devices,
 FIFOs and signals: reads that return no data (/dev/null, a file truncated by
 the test mid-run) are EIO and exit 1 as in fio; a FIFO nobody writes is
 waited for only until SIGINT or runtime; streams without size=, targets

@@ -1,4 +1,4 @@
-"""tests/e2e/test_timing_faults.py - issue 18's timing cases through the binary.
+"""tests/e2e/test_timing_faults.py - timing faults (waits, signals, slow clones) through the binary.
 
 thinktime as fio spends it (a differential against fio on the same line), every
 wait of the engine ended by SIGINT within a second, the clones of a group

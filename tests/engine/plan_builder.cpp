@@ -114,6 +114,7 @@ plan_ptr build(const std::string &dir, const std::vector<job_spec> &specs)
 		j.opts = (plan_kv *)plan_calloc(1, sizeof(plan_kv));
 		if (s.tweak)
 			s.tweak(j);
+		plan_job_resolve_queue(&j);	// as the parser does after every option
 		add_clones(j, s, dir, &thread);
 	}
 	p->nr_jobs = (uint32_t)specs.size();

@@ -1,4 +1,4 @@
-// tests/engine/test_local_engines.cpp - the local data engines of issue 27 (pvsync, pvsync2,
+// tests/engine/test_local_engines.cpp - the local data engines beyond psync (pvsync, pvsync2,
 // vsync, posixaio, mmap, falloc, ftruncate): registry, flags, and each engine driven
 // directly through the ioe_ops contract on a real file.
 #include <doctest/doctest.h>

@@ -245,3 +245,56 @@ TEST_CASE("steadystate: criterion and limit as fio reads them; ss_dur in whole s
     CHECK(j.pj.ss_limit == doctest::Approx(0.01));
     CHECK(j.pj.ss_dur_s == 0);
 }
+
+TEST_CASE("refused fio options are rows of the one table: each name once, with why, never accepted")
+{
+    std::set<std::string> names;
+    size_t refused = 0;
+    for (const option &o : option_table()) {
+        CAPTURE(o.name);
+        CHECK(names.insert(o.name).second);
+        for (const char *a : o.aliases)
+            CHECK(names.insert(a).second);
+        if (!o.refused)
+            continue;
+        refused++;
+        CHECK(find_option(o.name) == nullptr);
+        CHECK(unsupported_reason(o.name) == o.refused);
+    }
+    CHECK(refused >= 100);
+    CHECK(options().size() + refused == option_table().size());
+    CHECK(unsupported_reason("busy_poll") == "is an option of an ioengine ioplan does not support");
+}
+
+// Each enum's name (plan.c, printed by --showplan and the reports) is one the
+// parser accepts for that value, so what ioplan prints reads back as the same plan.
+TEST_CASE("the plan's enum names are spellings the parser accepts for the same value")
+{
+    const std::pair<const char *, const char *(*)(long long)> opts[] = {
+        {"rw", [](long long v) { return plan_rw_name((plan_rw)v); }},
+        {"ioengine", [](long long v) { return plan_ioengine_name((plan_ioengine)v); }},
+        {"random_distribution", [](long long v) { return plan_random_dist_name((plan_random_dist)v); }},
+        {"rate_process", [](long long v) { return plan_rate_process_name((plan_rate_process)v); }},
+        {"sync", [](long long v) { return plan_sync_mode_name((plan_sync_mode)v); }},
+        {"file_service_type", [](long long v) { return plan_file_service_name((plan_file_service)v); }},
+        {"fallocate", [](long long v) { return plan_fallocate_name((plan_fallocate)v); }},
+        {"buffer_fill", [](long long v) { return plan_buffer_fill_name((plan_buffer_fill)v); }},
+        {"verify", [](long long v) { return plan_verify_name((plan_verify)v); }},
+        {"repeat_aggregate", [](long long v) { return plan_repeat_aggregate_name((plan_repeat_aggregate)v); }},
+    };
+    for (const auto &[opt_name, name_of] : opts) {
+        const option *o = find_option(opt_name);
+        REQUIRE(o != nullptr);
+        for (const opt_choice &c : o->choices) {
+            CAPTURE(opt_name);
+            CAPTURE(c.name);
+            const char *printed = name_of(c.value);
+            bool accepted = false;
+            for (const opt_choice &back : o->choices)
+                accepted |= back.value == c.value && !strcmp(back.name, printed);
+            CHECK(accepted);
+        }
+    }
+    CHECK(std::string(plan_verify_name(PLAN_VERIFY_PATTERN_HDR)) == "pattern"); // fio's messages' name
+    CHECK(std::string(plan_ddir_name((plan_ddir)PLAN_DDIR_NR)) == "?");
+}
