@@ -33,6 +33,7 @@ import platform
 import random
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -85,8 +86,9 @@ POOLED_NOTE = "* pooled: from all rounds' samples at once (summed CPU ticks, mer
 # says (median, or pooled), ci half its 95% interval.
 Row = collections.namedtuple("Row", "name label values target figure ci")
 
-Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device",
-                                  defaults=((), False))
+# rounds: the workload's own minimum, for one whose round takes long (None = the run's).
+Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device rounds",
+                                  defaults=((), False, None))
 
 
 class Proc:
@@ -538,6 +540,102 @@ def log_workloads(d, quick):
     return rows
 
 
+# Generated inputs of the store rows, kept between runs (they take longer than the rows).
+STORE_CACHE = ROOT / "build" / "bench-store"
+
+
+def sql_store(path, runs, seed_runs):
+    """A store of `runs` runs: seed_runs saved by ioplan, then their rows copied in SQL with
+    fresh uuids and each figure's numbers scaled by a random factor (0.5-1.5), so groups spread."""
+    if path.exists():
+        return
+    tmp = path.with_suffix(".tmp")
+    for suffix in ("", "-wal", "-shm"):
+        pathlib.Path(str(tmp) + suffix).unlink(missing_ok=True)
+    for i in range(seed_runs):
+        Proc([IOPLAN, "--name=seed", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
+              "--output-format=json", f"--save=seed{i % 3}", f"--results-db={tmp}"], cwd=ROOT)
+    con = sqlite3.connect(tmp)
+    con.executescript(f"""
+        CREATE TEMP TABLE n(i INTEGER PRIMARY KEY);
+        WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < {runs - seed_runs})
+          INSERT INTO n SELECT i FROM c;
+        INSERT INTO runs(id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,
+                         plan_hash, job_text, environment)
+          SELECT {seed_runs} + n.i, lower(hex(randomblob(16))), r.format, r.label, r.source, r.tool_version,
+                 r.saved_s, r.started_s, 'host' || (n.i % 500), r.kernel, r.plan_hash, r.job_text, r.environment
+          FROM n JOIN runs r ON r.id = 1 + n.i % {seed_runs};
+        INSERT INTO facts(run_id, name, value)
+          SELECT {seed_runs} + n.i, f.name, CASE f.name WHEN 'host' THEN 'host' || (n.i % 500) ELSE f.value END
+          FROM n JOIN facts f ON f.run_id = 1 + n.i % {seed_runs};
+        INSERT INTO figures(run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops,
+                            lat_mean_ns, p50_ns, p99_ns, p999_ns, interval_s)
+          SELECT {seed_runs} + n.i, f.job_index, f.job, f.ddir, f.plan, f.io_bytes, f.ios, f.runtime_s,
+                 f.bw_bytes * (0.5 + (abs(random()) % 1000) / 1000.0), f.iops * (0.5 + (abs(random()) % 1000) / 1000.0),
+                 f.lat_mean_ns, f.p50_ns, f.p99_ns * (0.5 + (abs(random()) % 1000) / 1000.0), f.p999_ns, f.interval_s
+          FROM n JOIN figures f ON f.run_id = 1 + n.i % {seed_runs};
+    """)
+    con.commit()
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    tmp.rename(path)
+
+
+def fio_results(d, count):
+    """count fio 3.33 json+ result files: one real run of fio, its figures varied per file."""
+    if (d / "done").exists():
+        return
+    d.mkdir(parents=True, exist_ok=True)
+    p = Proc([FIO, "--name=imp", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=64m",
+              "--output-format=json+"], cwd=ROOT)
+    doc = p.json()
+    rng = random.Random(1)
+    for i in range(count):
+        k = 0.5 + rng.random()
+        doc["timestamp"] = 1700000000 + i
+        for job in doc["jobs"]:
+            for ddir in ("read", "write"):
+                dd = job[ddir]
+                dd["iops"], dd["bw_bytes"], dd["bw"] = dd["iops"] * k, int(dd["bw_bytes"] * k), int(dd["bw"] * k)
+                dd["clat_ns"]["mean"] = dd["clat_ns"]["mean"] / k
+        (d / f"fio-{i:05d}.json").write_text(json.dumps(doc))
+    (d / "done").write_text(f"{count}\n")
+
+
+def store_workloads(d, quick):
+    """The results store's costs: what --save adds to a run (interleaved with the same run
+    without it), `results summary` over 100 000 runs, `results import` of 10 000 fio files.
+    The generated store and files are kept under build/bench-store."""
+    runs, files = (10000, 1000) if quick else (100000, 10000)
+    STORE_CACHE.mkdir(parents=True, exist_ok=True)
+    run = [IOPLAN, "--name=save", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
+           "--output-format=json"]
+    added = lambda f, scale: (lambda i, o: ((f(i) - f(o)) * scale, None))  # noqa: E731
+    # Peak RSS as GNU time reads it: a child forked from this Python keeps Python's
+    # larger high-water mark in its own rusage, which hid the save's megabyte.
+    timed = [shutil.which("time") or "/usr/bin/time", "-f", "maxrss_kib=%M"]
+    peak = lambda p: int(re.findall(r"maxrss_kib=(\d+)", p.stderr)[-1])  # noqa: E731
+    save = Workload("store-save-cost", [*timed, *run], [*timed, *run, "--save", f"--results-db={d}/save.db"],
+                    [("added wall ms", added(lambda p: p.wall, 1000), ("<=", 50)),
+                     ("added peak RSS MiB", added(peak, 1 / 1024), ("<=", 5))])
+    db = STORE_CACHE / f"runs-{runs}.db"
+    sql_store(db, runs, 6)
+    true = [shutil.which("true") or "/bin/true"]
+    seconds = lambda i, o: (i.wall, None)  # noqa: E731
+    cpu = ("CPU seconds", lambda i, o: (cpu_s(i), None), None)  # what a loaded machine does not inflate
+    summary = Workload(f"store-summary-{runs // 1000}k", true,
+                       [IOPLAN, "results", "summary", "--by=host", f"--results-db={db}"],
+                       [("seconds", seconds, ("<=", 1.0)), cpu])
+    src = STORE_CACHE / f"fio-{files}"
+    fio_results(src, files)
+    into = f"{d}/import.db"
+    imp = Workload(f"store-import-{files // 1000}k-fio", true,
+                   [IOPLAN, "results", "import", f"--results-db={into}", *map(str, sorted(src.glob("fio-*.json")))],
+                   [("seconds", seconds, ("<=", 30.0)), cpu], [into, into + "-wal", into + "-shm"],
+                   rounds=1 if quick else 3)
+    return [save, summary, imp]
+
+
 def build_workloads(d, quick):
     """Every workload in table order; (workloads, number of set-up errors)."""
     wls = workloads(d, quick) + layout_workloads(d, quick)
@@ -548,7 +646,7 @@ def build_workloads(d, quick):
         print(f"parse-only-cdm: error: {e}")
         errors = 1
     return (wls + growth_workloads(d, quick) + log_workloads(d, quick) + memory_workloads(quick) +
-            checksum_workloads()), errors
+            checksum_workloads() + store_workloads(d, quick)), errors
 
 
 def run_all(wls, args, only):
@@ -558,7 +656,7 @@ def run_all(wls, args, only):
         if only and wl.name not in only:
             continue
         try:
-            got = run_workload(wl, args.device_rounds if wl.device else args.rounds)
+            got = run_workload(wl, wl.rounds or (args.device_rounds if wl.device else args.rounds))
         except (RuntimeError, KeyError, ValueError) as e:
             why = refusal(e)
             if why:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -146,6 +147,34 @@ int list_cmd(const cmd_opts &o)
 	return print(out);
 }
 
+// An mpirun run's breakdown: each rank's share of each job and direction.
+std::string ranks_text(const resdb::run_record &r)
+{
+	if (r.ranks.empty())
+		return "";
+	std::ostringstream s;
+	char line[256];
+	std::snprintf(line, sizeof(line), "\n%-5s %-16s %-16s %-5s %12s %12s %14s %12s %12s\n", "rank", "host", "job",
+		      "dir", "IOPS", "MiB/s", "io bytes", "ios", "p99 us");
+	s << line;
+	for (const auto &k : r.ranks) {
+		if (k.error) {
+			std::snprintf(line, sizeof(line), "%-5d %-16.16s error %d (%s)\n", k.rank, k.host.c_str(), k.error,
+				      std::strerror(k.error));
+			s << line;
+		}
+		for (const auto &f : k.figures) {
+			double sec = (double)f.runtime_ns / 1e9;
+			std::snprintf(line, sizeof(line), "%-5d %-16.16s %-16.16s %-5s %12.1f %12.2f %14llu %12llu %12.1f\n",
+				      k.rank, k.host.c_str(), f.job.c_str(), f.ddir.c_str(), sec > 0 ? f.ios / sec : 0.0,
+				      sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, (unsigned long long)f.io_bytes,
+				      (unsigned long long)f.ios, f.lat_p99_ns / 1e3);
+			s << line;
+		}
+	}
+	return s.str();
+}
+
 std::string show_text(const resdb::run_record &r)
 {
 	std::ostringstream s;
@@ -165,6 +194,7 @@ std::string show_text(const resdb::run_record &r)
 			      f.p999_ns / 1e3);
 		s << line;
 	}
+	s << ranks_text(r);
 	for (const auto &w : r.warnings)
 		s << "warning: " << w << "\n";
 	return s.str();

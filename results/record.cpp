@@ -174,6 +174,57 @@ void read_jobs(const json &doc, run_record &r)
 	}
 }
 
+uint64_t u64(const json &o, const char *key)
+{
+	const json &v = at(o, key);
+	return v.is_number_unsigned() || v.is_number_integer() ? v.get<uint64_t>() : (uint64_t)num(o, key);
+}
+
+// The names of the plan's jobs by id, from ioplan.jobs[].job_ids.
+std::map<uint64_t, std::string> job_names(const json &io)
+{
+	std::map<uint64_t, std::string> names;
+	for (const auto &j : at(io, "jobs").is_array() ? io["jobs"] : json::array())
+		for (const auto &id : at(j, "job_ids").is_array() ? j["job_ids"] : json::array())
+			if (id.is_number())
+				names[id.get<uint64_t>()] = str(j, "jobname");
+	return names;
+}
+
+// Under mpirun, ioplan.ranks[]: each rank's host and its figures per job and
+// direction (a direction it did no I/O in is left out, as in jobs[]).
+void read_ranks(const json &io, run_record &r)
+{
+	std::map<uint64_t, std::string> names = job_names(io);
+	for (const auto &k : at(io, "ranks").is_array() ? io["ranks"] : json::array()) {
+		rank_record rk;
+		rk.rank = (int)num(k, "rank");
+		rk.host = str(k, "host");
+		rk.error = (int)num(k, "error");
+		rk.start_late_ns = u64(k, "start_late_max_ns");
+		for (const auto &j : at(k, "jobs").is_array() ? k["jobs"] : json::array())
+			for (const char *ddir : { "read", "write", "trim" }) {
+				const json &dd = at(j, ddir), &lat = at(j, "lat_ns");
+				if (u64(dd, "io_bytes") == 0 && u64(dd, "total_ios") == 0)
+					continue;
+				rank_figure f;
+				f.job_index = (int)u64(j, "job");
+				f.job = names.count((uint64_t)f.job_index) ? names[(uint64_t)f.job_index] : "";
+				f.ddir = ddir;
+				f.io_bytes = u64(dd, "io_bytes");
+				f.ios = u64(dd, "total_ios");
+				f.runtime_ns = u64(j, "runtime_ns");
+				f.lat_n = u64(lat, "N");
+				f.lat_mean_ns = num(lat, "mean");
+				f.lat_p50_ns = u64(lat, "p50");
+				f.lat_p99_ns = u64(lat, "p99");
+				f.lat_max_ns = u64(lat, "max");
+				rk.figures.push_back(std::move(f));
+			}
+		r.ranks.push_back(std::move(rk));
+	}
+}
+
 void read_facts(run_record &r, const json &env)
 {
 	r.facts["host"] = r.host;
@@ -250,6 +301,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
 	r.uuid = uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
 	read_jobs(doc, r);
+	read_ranks(io, r);
 	if (r.plan_hash.empty()) {
 		// fio records no plan hash: the options of every job name the workload.
 		std::string plan;
@@ -310,12 +362,27 @@ nlohmann::ordered_json record_json(const run_record &r)
 				      { "bw_samples", f.bw_samples }, { "repeat_iops", f.repeat_iops },
 				      { "repeat_bw", f.repeat_bw } });
 	}
+	ojson ranks = ojson::array();
+	for (const rank_record &k : r.ranks) {
+		ojson kf = ojson::array();
+		for (const rank_figure &f : k.figures) {
+			double s = (double)f.runtime_ns / 1e9;
+			kf.push_back(ojson{ { "job_index", f.job_index }, { "job", f.job }, { "ddir", f.ddir },
+					    { "io_bytes", f.io_bytes }, { "ios", f.ios }, { "runtime_ns", f.runtime_ns },
+					    { "iops", s > 0 ? (double)f.ios / s : 0.0 },
+					    { "bw_bytes", s > 0 ? (double)f.io_bytes / s : 0.0 }, { "lat_n", f.lat_n },
+					    { "lat_mean_ns", f.lat_mean_ns }, { "lat_p50_ns", f.lat_p50_ns },
+					    { "lat_p99_ns", f.lat_p99_ns }, { "lat_max_ns", f.lat_max_ns } });
+		}
+		ranks.push_back(ojson{ { "rank", k.rank }, { "host", k.host }, { "error", k.error },
+				       { "start_late_ns", k.start_late_ns }, { "figures", kf } });
+	}
 	ojson env = r.environment.empty() ? ojson(nullptr) : ojson::parse(r.environment, nullptr, false);
 	return ojson{ { "id", r.id },	      { "uuid", r.uuid },	  { "label", r.label },
 		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
 		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
 		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
-		      { "warnings", r.warnings }, { "figures", figs } };
+		      { "warnings", r.warnings }, { "figures", figs }, { "ranks", ranks } };
 }
 
 } // namespace resdb

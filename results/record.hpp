@@ -50,6 +50,30 @@ struct figure {
 	std::vector<double> repeat_bw;
 };
 
+// Under mpirun: one rank's share of one job and direction, as rank 0 merged it.
+// The bytes and I/Os of every rank add up to the run's figure of that job and
+// direction; the latency is the rank's over the job's directions.
+struct rank_figure {
+	int job_index = 0;			// the job's id in the plan
+	std::string job;
+	std::string ddir;
+	uint64_t io_bytes = 0;
+	uint64_t ios = 0;
+	uint64_t runtime_ns = 0;		// the rank's longest clone of the job
+	uint64_t lat_n = 0;
+	double lat_mean_ns = 0;
+	uint64_t lat_p50_ns = 0, lat_p99_ns = 0, lat_max_ns = 0;
+};
+
+// One rank of an mpirun run: where it ran, how it ended, its figures.
+struct rank_record {
+	int rank = 0;
+	std::string host;
+	int error = 0;				// errno, ENODATA for a rank that never reported
+	uint64_t start_late_ns = 0;		// its latest start after the group's first
+	std::vector<rank_figure> figures;
+};
+
 struct run_record {
 	int64_t id = 0;				// in its store; 0 = not stored
 	std::string uuid;			// the same run in two stores has the same uuid
@@ -63,6 +87,7 @@ struct run_record {
 	std::map<std::string, std::string> facts;
 	std::vector<figure> figures;
 	std::vector<std::string> warnings;
+	std::vector<rank_record> ranks;		// empty unless the run was an mpirun world
 };
 
 // Reads a report document.  uuid_seed: text whose hash names a run that has

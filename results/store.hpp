@@ -1,8 +1,9 @@
 // results/store.hpp - the results store: one SQLite file of runs (DESIGN.md "Results that last").
 //
 // Plain SQLite C API, no ORM.  The schema is versioned with PRAGMA
-// user_version and migrated forward step by step when a store is opened for
-// writing; a store written by a newer ioplan is refused, untouched.  WAL and
+// user_version and migrated forward step by step when a store is opened (a
+// read of an older store migrates it when its file can be written); a store
+// written by a newer ioplan is refused, untouched.  WAL and
 // a busy timeout let two runs save at once; each save is one transaction.
 #pragma once
 
@@ -17,6 +18,10 @@
 struct sqlite3;
 
 namespace resdb {
+class stmt;
+}
+
+namespace resdb {
 
 // Any failure of the store (locked, corrupt, read-only, newer, unknown run):
 // what() is one line naming the store's path.
@@ -25,7 +30,7 @@ struct store_error : std::runtime_error {
 };
 
 // The schema this ioplan writes, and the run format inside it.
-constexpr int schema_version = 1;
+constexpr int schema_version = 2;
 constexpr int run_format = 1;
 
 // $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
@@ -78,13 +83,22 @@ private:
 	sqlite3 *db_ = nullptr;
 	std::string path_;
 	void exec(const std::string &sql);
+	// Steps q to its end, row() at each row; an error ends it as what failed.
+	void each_row(stmt &q, const char *what, const std::function<void()> &row);
+	// Steps an insert and resets it for the next row's bindings.
+	void put(stmt &ins);
 	void check(int rc, const char *what);
+	void configure();
 	void migrate();
+	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);
 	int64_t insert_run(const run_record &r);
 	void insert_figure(int64_t run_id, const figure &f);
+	void insert_ranks(int64_t run_id, const std::vector<rank_record> &ranks);
 	void load_figures(run_record &r);
+	void load_ranks(run_record &r);
+	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
 	bool has_uuid(const std::string &uuid);
 };
 

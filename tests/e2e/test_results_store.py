@@ -67,7 +67,7 @@ class SaveAndRead(StoreCase):
         self.assertEqual(fig["plan"]["bs"], "4096")
         # the store is a plain SQLite file with a versioned schema, in WAL mode
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 1)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 2)
         self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         con.close()
 

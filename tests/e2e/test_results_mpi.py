@@ -1,0 +1,158 @@
+"""tests/e2e/test_results_mpi.py - an mpirun run saved whole, and stores of the previous schema.
+
+`mpirun -np N ioplan --save` (real Open MPI, oversubscribed, each rank in its
+own directory): rank 0 alone writes the store, one run, the merged figures
+with each rank's share of every job and direction and the rank's host; the
+shares add up exactly to the merged bytes and I/Os, in `results show`, in
+`results export --output-format=json` and in the run's own JSON report.
+
+A store written by the previous schema (the current one without what the
+last migration added, at its user_version) is migrated when opened, keeps its
+runs, and takes new ones; one that cannot be written is a clear error and is
+left as it was.
+"""
+import hashlib
+import json
+import socket
+import sqlite3
+import subprocess
+import unittest
+
+from common import TmpDirCase, run
+from test_mpi import MPIRUN, mpirun
+
+SCHEMA = 2
+SIZE = 128 * 1024
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+class MpiSave(TmpDirCase):
+    def results(self, *args):
+        p = run(["results", *args, f"--results-db={self.tmp / 'results.db'}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def saved_world(self, n):
+        for r in range(n):
+            (self.tmp / f"r{r}").mkdir()
+        # each rank its own size, so a share counted twice or lost cannot add up by chance
+        self.write("job.fio", f"[global]\nioengine=psync\nbs=4k\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n"
+                              f"[w]\nrw=write\nsize={SIZE}\n[rw]\nstonewall\nrw=randrw\nsize={2 * SIZE}\n")
+        p = mpirun(n, ["--output-format=json", f"--results-db={self.tmp / 'results.db'}",
+                       f"--save=world{n}", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def check_world(self, n):
+        doc = self.saved_world(n)
+        runs = json.loads(self.results("list", "--output-format=json"))
+        self.assertEqual([r["label"] for r in runs], [f"world{n}"])  # rank 0 saved, no other rank did
+        shown = json.loads(self.results("show", f"world{n}", "--output-format=json"))
+        exported = json.loads(self.results("export", "--output-format=json"))
+        self.assertEqual(exported[0]["ranks"], shown["ranks"])
+        ranks = shown["ranks"]
+        self.assertEqual([k["rank"] for k in ranks], list(range(n)))
+        self.assertEqual({k["host"] for k in ranks}, {socket.gethostname()})
+        self.assertEqual([k["error"] for k in ranks], [0] * n)
+        self.assertEqual([(k["rank"], k["host"]) for k in ranks],
+                         [(k["rank"], k["host"]) for k in doc["ioplan"]["ranks"]])
+        # the merged figures: what the run reported, and the sums of the ranks' shares
+        pairs = [(f["job"], f["ddir"]) for f in shown["figures"]]
+        self.assertEqual(pairs, [("w", "write"), ("rw", "read"), ("rw", "write")])
+        for f in shown["figures"]:
+            mine = [x for k in ranks for x in k["figures"] if (x["job"], x["ddir"]) == (f["job"], f["ddir"])]
+            self.assertEqual(len(mine), n, (f["job"], f["ddir"]))
+            self.assertEqual(sum(x["io_bytes"] for x in mine), f["io_bytes"])
+            self.assertEqual(sum(x["ios"] for x in mine), f["ios"])
+            reported = doc["jobs"][f["job_index"]][f["ddir"]]
+            self.assertEqual((f["io_bytes"], f["ios"]), (reported["io_bytes"], reported["total_ios"]))
+        self.assertEqual(sum(x["io_bytes"] for k in ranks for x in k["figures"] if x["job"] == "w"), n * SIZE)
+        for k in ranks:
+            self.assertEqual(sum(x["io_bytes"] for x in k["figures"] if x["job"] == "rw"), 2 * SIZE)
+        # the text shows a line per rank, job and direction
+        text = self.results("show", f"world{n}")
+        lines = [ln.split() for ln in text.splitlines() if ln[:1].isdigit()]
+        self.assertEqual(len(lines), 3 * n, text)
+        for k in ranks:
+            for x in k["figures"]:
+                want = [str(k["rank"]), k["host"], x["job"], x["ddir"]]
+                self.assertTrue(any(ln[:4] == want and str(x["io_bytes"]) in ln for ln in lines), (want, text))
+
+    @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+    def test_two_ranks(self):
+        self.check_world(2)
+
+    @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+    def test_three_ranks(self):
+        self.check_world(3)
+
+
+class PreviousSchema(TmpDirCase):
+    def setUp(self):
+        super().setUp()
+        self.db = self.tmp / "results.db"
+
+    def old_store(self):
+        """A store as the previous schema left it: without the last migration's tables."""
+        p = run(["--name=j", "--rw=write", "--bs=4k", "--size=64k", f"--filename={self.tmp / 'f'}",
+                 "--output-format=json", "--save=old", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        con = sqlite3.connect(self.db)
+        try:  # closed even when an assertion fails: an open file would keep the test's mount busy
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], SCHEMA)
+            con.execute("DROP TABLE rank_figures")
+            con.execute("DROP TABLE ranks")
+            con.execute(f"PRAGMA user_version={SCHEMA - 1}")
+            con.commit()
+            con.execute("PRAGMA journal_mode=DELETE")  # a WAL store cannot be read on a read-only mount
+        finally:
+            con.close()
+
+    def results(self, *args):
+        return run(["results", *args, f"--results-db={self.db}"])
+
+    def test_read_migrates_and_keeps_the_runs(self):
+        self.old_store()
+        p = self.results("show", "old", "--output-format=json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shown = json.loads(p.stdout)
+        self.assertEqual((shown["figures"][0]["io_bytes"], shown["ranks"]), (65536, []))
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], SCHEMA)
+        self.assertEqual(con.execute("SELECT count(*) FROM ranks").fetchone()[0], 0)
+        con.close()
+
+    def test_save_migrates_and_adds(self):
+        self.old_store()
+        p = run(["--name=j", "--rw=read", "--bs=4k", "--size=64k", f"--filename={self.tmp / 'f'}",
+                 "--output-format=json", "--save=new", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = self.results("list", "--output-format=json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["old", "new"])
+
+    def test_unwritable_old_store_is_refused_untouched(self):
+        mnt = self.tmp / "ro"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", str(mnt)])
+        self.db = mnt / "results.db"
+        self.old_store()
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        before = sha(self.db)
+        p = self.results("list")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn(f"schema version {SCHEMA - 1} needs migrating to {SCHEMA}", p.stderr)
+        self.assertIn("cannot be written (read-only)", p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+if __name__ == "__main__":
+    unittest.main()
