@@ -486,7 +486,7 @@ static int check_dir(struct pf_state *s, const struct plan_job *j, const struct 
 	if (err == ENOENT && j->allow_file_create) {
 		err = -tgt_dir_existing(f->path, dir, n, &at);
 		if (err == EPERM) {
-			add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+			pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
 			    "job '%s': a directory of %s does not exist, and ioplan creates missing "
 			    "directories only beneath existing ones, not through \"..\"", j->name, f->path);
 			return -EPERM;
