@@ -249,7 +249,7 @@ const std::vector<flag> table = {
      "A rank missing at a group's start or end is named by rank 0, which reports the groups the others "
      "finished (status 1); elsewhere the rank that waited names the step and ends every rank (MPI_Abort): "
      "a rank that hangs never holds the others forever.\nJoining and leaving the world (MPI_Init, "
-     "MPI_Finalize) have the same deadline.\nA size-bound group may end that much later on its slowest rank."},
+     "MPI_Finalize) have the same deadline, but never under a minute.\nA size-bound group may end that much later on its slowest rank."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",

@@ -29,6 +29,7 @@ namespace {
 constexpr int TAG_CLOCK_ASK = 10;
 constexpr int TAG_CLOCK_TELL = 11;
 constexpr int TAG_RESULT = 20;
+constexpr int TAG_TURN = 21;
 constexpr int TAG_PLAN = 30;
 constexpr int TAG_ARRIVE = 40;
 constexpr int TAG_ANSWER = 41;
@@ -140,15 +141,17 @@ std::string first_difference(const std::string &ours, const std::string &theirs,
 // A deadline for an MPI call that takes none (MPI_Init_thread and the host
 // split in the module's init, MPI_Finalize): a launcher that lost a rank
 // during start-up, or a rank stopped at the end, would hang it for ever.
-// Past the deadline the rank says which call it was in and exits 1.
+// Past the deadline the rank says which call it was in and exits 1.  The
+// deadline is --rank-timeout but never under a minute: starting many ranks
+// oversubscribed takes seconds where one step of the run takes milliseconds.
 class watchdog {
 public:
-    watchdog(double timeout_s, const char *what)
-        : thread_([this, timeout_s, what] {
+    watchdog(double rank_timeout_s, const char *what)
+        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what] {
               std::unique_lock<std::mutex> l(mu_);
               if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
                   return;
-              std::fprintf(stderr, "ioplan: error: %s did not return within %gs (--rank-timeout); giving up\n",
+              std::fprintf(stderr, "ioplan: error: %s did not return within %gs; giving up\n",
                            what, timeout_s);
               std::fflush(stderr);
               _exit(1);
@@ -295,7 +298,9 @@ int world::agree(int code, const std::string &msg, const char *step)
     snprintf(mine.host, sizeof(mine.host), "%s", who_.host.c_str());
     snprintf(mine.msg, sizeof(mine.msg), "%s", msg.c_str());
     std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
-    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_))
+    // After the merge rank 0 is still folding and reporting: work, not a step of the run.
+    double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
+    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, wait_s))
         lost(step);
     int32_t worst = 0;
     for (uint32_t r = 0; r < all.size(); r++) {
@@ -303,7 +308,7 @@ int world::agree(int code, const std::string &msg, const char *step)
         if (all[r].code && all[r].msg[0])
             std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
     }
-    if (ops_->bcast(&worst, sizeof(worst), 0, timeout_s_))
+    if (ops_->bcast(&worst, sizeof(worst), 0, wait_s))
         lost(step);
     agreed_++;
     return worst;
@@ -556,30 +561,66 @@ void world::rank0_lost(const std::string &step)
     _exit(1);
 }
 
+// The merge is rank 0's work, one rank at a time: a rank waits for its turn
+// (a token from rank 0) before it sends.  It is work, not a step of the run:
+// its deadline is --rank-timeout but never under a minute (a rank may take
+// seconds to write its rank file and text on a loaded host), once for each
+// rank ahead for the wait for a turn, and on top of the time the merge has
+// taken so far for rank 0's wait for a result, so a slow merge of big rank
+// files does not time the world out while every rank is alive.  Rank 0 hands out the next turn before it parses the
+// text in hand, so the next transfer overlaps the parse; it holds two texts
+// at most.
 std::string world::merge(results *r, const plan_source &src)
 {
+    merged_ = true;
     if (who_.rank != 0) {
         std::string text = r ? rank_file_text(*r, who_, src) : std::string();
-        if (ops_->send(text.data(), text.size(), 0, TAG_RESULT, timeout_s_))
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &len, 0, TAG_TURN, &from, merge_timeout_s() * who_.rank))
+            lost("waiting for rank 0 to take the result");
+        free(buf);
+        if (ops_->send(text.data(), text.size(), 0, TAG_RESULT, merge_timeout_s()))
             lost("sending the result to rank 0");
         return "";
     }
-    uint64_t t0 = mono_ns();
-    std::unique_ptr<rank_merger> m;
-    if (r)
-        m = std::make_unique<rank_merger>(r, who_, who_.nranks);
-    std::string problems;
-    // After a lost rank only those that answered send: the lost stay ENODATA in the table.
-    uint32_t senders = lost_ ? static_cast<uint32_t>(std::count(answered_.begin(), answered_.end(), true)) : who_.nranks;
     if (lost_ && r)
         res_msg_add(r, RES_MSG_ERROR, "mpi/lost-rank", -1, "%s", lost_text_.c_str());
     else if (lost_)
         std::fprintf(stderr, "ioplan: error: %s\n", lost_text_.c_str());
-    for (uint32_t i = 1; i < senders; i++) {
+    std::string problems = fold_results(r);
+    for (uint32_t i = 0; r && r->world && i < who_.nranks && lost_; i++)
+        if (!answered_[i]) // no result, but a name
+            snprintf(r->world->ranks[i].host, sizeof(r->world->ranks[i].host), "%s", hosts_[i].c_str());
+    return problems;
+}
+
+// Rank 0: every rank's text received in rank order and folded into r.
+// After a lost rank only those that answered send: the lost stay ENODATA.
+std::string world::fold_results(results *r)
+{
+    uint64_t t0 = mono_ns();
+    std::unique_ptr<rank_merger> m;
+    if (r)
+        m = std::make_unique<rank_merger>(r, who_, who_.nranks);
+    std::vector<int> senders;
+    for (uint32_t i = 1; i < who_.nranks; i++)
+        if (!lost_ || answered_[i])
+            senders.push_back(static_cast<int>(i));
+    std::string problems;
+    char token = 0;
+    if (!senders.empty() && ops_->send(&token, 1, senders[0], TAG_TURN, timeout_s_))
+        lost("collecting the ranks' results");
+    for (size_t k = 0; k < senders.size(); k++) {
         void *buf = nullptr;
         size_t len = 0;
         int from = 0;
-        if (ops_->recv(&buf, &len, -1, TAG_RESULT, &from, timeout_s_))
+        // A rank may still be writing its rank file and text while the ones
+        // before it are folded in: it has the deadline on top of that time.
+        double wait_s = merge_timeout_s() + static_cast<double>(mono_ns() - t0) / 1e9;
+        if (ops_->recv(&buf, &len, senders[k], TAG_RESULT, &from, wait_s) ||
+            (k + 1 < senders.size() && ops_->send(&token, 1, senders[k + 1], TAG_TURN, timeout_s_)))
             lost("collecting the ranks' results");
         std::string text(static_cast<char *>(buf), len);
         free(buf);
@@ -599,10 +640,12 @@ std::string world::merge(results *r, const plan_source &src)
     }
     if (m)
         m->finish(mono_ns() - t0);
-    for (uint32_t i = 0; m && i < who_.nranks && lost_; i++)
-        if (!answered_[i])
-            snprintf(r->world->ranks[i].host, sizeof(r->world->ranks[i].host), "%s", hosts_[i].c_str());
     return problems;
+}
+
+double world::merge_timeout_s() const
+{
+    return std::max(timeout_s_, 60.0);
 }
 
 void world::leave()

@@ -74,7 +74,8 @@ public:
     const eng_sync *sync();
 
     // Rank 0: every other rank's result folded into r (nullptr on a rank
-    // without one); other ranks send theirs.  Returns "" or why not.
+    // without one); other ranks send theirs when rank 0 asks, each waiting
+    // --rank-timeout per rank ahead of it.  Returns "" or why not.
     std::string merge(results *r, const plan_source &src);
 
     // Under --rank-output=DIR: the rank file is rewritten as each group ends,
@@ -103,6 +104,7 @@ private:
     std::vector<std::string> hosts_;   // rank 0: every rank's host
     std::vector<bool> answered_;       // rank 0: the ranks that came to the last arrival
     bool lost_ = false;                // a rank did not come: no more collectives
+    bool merged_ = false;              // past the run: the merge's deadlines hold
     std::string lost_text_;            // rank 0: who did not come, where
     uint32_t groups_ = 0;              // group runs ended so far
     int64_t seq_ = 0;                  // arrivals so far (the same count on every rank)
@@ -115,6 +117,8 @@ private:
     int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
     [[noreturn]] void rank0_lost(const std::string &step);
     void keep_finished_groups();
+    std::string fold_results(results *r);
+    double merge_timeout_s() const;
     void measure_clock_offsets();
 };
 

@@ -449,5 +449,22 @@ class LostRank(TmpDirCase):
         self.assert_group_1_kept()
 
 
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class SlowMerge(TmpDirCase):
+    def test_a_merge_longer_than_the_rank_timeout_is_not_a_lost_rank(self):
+        # 16 ranks of 16 clones with 10 ms samples for 8 s: rank files of ~1 MB that rank 0
+        # takes longer than --rank-timeout=1 to fold in; the ranks waiting are alive, not lost.
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1g\nrw=randrw\ntime_based\nruntime=8\n"
+                   "numjobs=16\nbwavgtime=10\niopsavgtime=10\nrate_iops=50\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        p = mpirun(16, ["--rank-timeout=1", "--output-format=json", "job.fio"], self.tmp, timeout=180)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["ioplan"]["world"]["nranks"], 16)
+        self.assertEqual(len([r for r in doc["ioplan"]["ranks"] if r["error"] == 0]), 16)
+        if doc["ioplan"]["world"]["merge_ns"] < 1e9:
+            self.skipTest("this machine merged within the 1 s deadline: nothing to wait through")
+
+
 if __name__ == "__main__":
     unittest.main()
