@@ -231,10 +231,11 @@ const std::vector<flag> table = {
      [](ctx &c, str v) { c.a.aux_path = v; }},
     // ---- many ranks (mpirun; cli/mpi.hpp) ----
     {"rank-output", flag_arg::required, "DIR", RUN,
-     "write each rank's whole result to DIR/rank-R.json before anything collective (for ioplan merge)",
+     "write each rank's whole result to DIR/rank-R.json as each group ends (for ioplan merge)",
      [](ctx &c, str v) { c.a.rank_output = v; },
-     "Written by every rank as soon as its run ends, before results are sent to rank 0, so a rank that\n"
-     "fails later loses nothing.\nThe JSON holds every counter and latency histogram and the job text;\n"
+     "Rewritten by every rank at the end of each group and as soon as its run ends, before results are\n"
+     "sent to rank 0, so a rank lost later keeps the groups it finished; each write goes to a temporary\n"
+     "name renamed over the last.\nThe JSON holds every counter and latency histogram and the job text;\n"
      ".Ql ioplan merge DIR/rank-*.json\nprints the same reports as the live run.\n"
      "Without mpirun it writes rank-0.json."},
     {"rank-shift", flag_arg::required, "N", RUN,
@@ -245,8 +246,10 @@ const std::vector<flag> table = {
     {"rank-timeout", flag_arg::required, "TIME", RUN,
      "under mpirun: the longest any rank waits for the others at one step (default 600s), then all stop",
      [](ctx &c, str v) { c.a.rank_timeout_ns = time_value(c, v, 1000000000); },
-     "The rank that waited names the step and ends every rank (MPI_Abort): a rank that hangs never holds "
-     "the others forever.\nA size-bound group may end that much later on its slowest rank."},
+     "A rank missing at a group's start or end is named by rank 0, which reports the groups the others "
+     "finished (status 1); elsewhere the rank that waited names the step and ends every rank (MPI_Abort): "
+     "a rank that hangs never holds the others forever.\nJoining and leaving the world (MPI_Init, "
+     "MPI_Finalize) have the same deadline, but never under a minute.\nA size-bound group may end that much later on its slowest rank."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",

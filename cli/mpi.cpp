@@ -12,11 +12,15 @@
 #include <csignal>
 #include <ctime>
 #include <dlfcn.h>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include "cli/rank_merge.hpp"
+#include "cli/run_ranks.hpp"
 
 namespace cli {
 
@@ -25,7 +29,10 @@ namespace {
 constexpr int TAG_CLOCK_ASK = 10;
 constexpr int TAG_CLOCK_TELL = 11;
 constexpr int TAG_RESULT = 20;
+constexpr int TAG_TURN = 21;
 constexpr int TAG_PLAN = 30;
+constexpr int TAG_ARRIVE = 40;
+constexpr int TAG_ANSWER = 41;
 constexpr int CLOCK_ROUNDS = 4;
 
 uint64_t realtime_ns()
@@ -131,6 +138,43 @@ std::string first_difference(const std::string &ours, const std::string &theirs,
     return theirs_at + " on rank " + std::to_string(rank) + ", " + ours_at + " on rank 0";
 }
 
+// A deadline for an MPI call that takes none (MPI_Init_thread and the host
+// split in the module's init, MPI_Finalize): a launcher that lost a rank
+// during start-up, or a rank stopped at the end, would hang it for ever.
+// Past the deadline the rank says which call it was in and exits 1.  The
+// deadline is --rank-timeout but never under a minute: starting many ranks
+// oversubscribed takes seconds where one step of the run takes milliseconds.
+class watchdog {
+public:
+    watchdog(double rank_timeout_s, const char *what)
+        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what] {
+              std::unique_lock<std::mutex> l(mu_);
+              if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
+                  return;
+              std::fprintf(stderr, "ioplan: error: %s did not return within %gs; giving up\n",
+                           what, timeout_s);
+              std::fflush(stderr);
+              _exit(1);
+          })
+    {
+    }
+    ~watchdog()
+    {
+        {
+            std::lock_guard<std::mutex> l(mu_);
+            done_ = true;
+        }
+        cv_.notify_one();
+        thread_.join();
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
 extern "C" int hook_layout_done(void *ctx, int status)
 {
     return static_cast<world *>(ctx)->layout_done(status);
@@ -210,9 +254,13 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     const ioplan_mpi_ops *ops = load_module(err);
     if (!ops)
         return nullptr;
-    int rank = 0, size = 1, local = 0;
+    int rank = 0, size = 1, local = 0, ret;
     char host[64] = "";
-    if (ops->init(&rank, &size, &local, host, sizeof(host)) != 0) {
+    {
+        watchdog dog(timeout_s, "joining the world (MPI_Init_thread, MPI_Comm_split_type)");
+        ret = ops->init(&rank, &size, &local, host, sizeof(host));
+    }
+    if (ret != 0) {
         *err = "the MPI module could not join the world (MPI_Init failed)";
         return nullptr;
     }
@@ -243,12 +291,16 @@ void world::lost(const char *step)
 
 int world::agree(int code, const std::string &msg, const char *step)
 {
+    if (lost_) // rank 0 named the lost ranks; nothing more to agree with them
+        return std::max(code, 1);
     status_rec mine{};
     mine.code = code;
     snprintf(mine.host, sizeof(mine.host), "%s", who_.host.c_str());
     snprintf(mine.msg, sizeof(mine.msg), "%s", msg.c_str());
     std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
-    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_))
+    // After the merge rank 0 is still folding and reporting: work, not a step of the run.
+    double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
+    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, wait_s))
         lost(step);
     int32_t worst = 0;
     for (uint32_t r = 0; r < all.size(); r++) {
@@ -256,7 +308,7 @@ int world::agree(int code, const std::string &msg, const char *step)
         if (all[r].code && all[r].msg[0])
             std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
     }
-    if (ops_->bcast(&worst, sizeof(worst), 0, timeout_s_))
+    if (ops_->bcast(&worst, sizeof(worst), 0, wait_s))
         lost(step);
     agreed_++;
     return worst;
@@ -320,8 +372,11 @@ void world::share_hosts(const char *host)
         lost("joining the world");
     first[sizeof(first) - 1] = '\0';
     same_host_.assign(who_.nranks, false);
-    for (uint32_t r = 0; r < all.size() / sizeof(mine); r++)
+    for (uint32_t r = 0; r < all.size() / sizeof(mine); r++) {
+        all[r * sizeof(mine) + sizeof(mine) - 1] = '\0';
         same_host_[r] = !strncmp(&all[r * sizeof(mine)], first, sizeof(mine));
+        hosts_.emplace_back(&all[r * sizeof(mine)]);
+    }
     if (who_.rank != 0)
         same_host_[who_.rank] = who_.host == first;
 }
@@ -378,28 +433,16 @@ int world::layout_done(int status)
     return 0;
 }
 
-// Rank 0 picks a start time far enough ahead for its broadcast to reach
-// every rank: four times what a barrier costs now, at least 2 ms, at most 2 s.
-uint64_t world::common_start_ns(int64_t local_barrier_ns)
+// One arrival starts a group: rank 0 answers with the start time, far
+// enough ahead for the answer to reach every rank: four times what sending
+// the last answers took it, at least 2 ms, at most 2 s (not what waiting
+// for the ranks took: a rank late to come is not a slow network).
+int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
 {
-    uint64_t margin = std::clamp<uint64_t>(4 * static_cast<uint64_t>(local_barrier_ns), 2000000ull, 2000000000ull);
-    uint64_t start = realtime_ns() + margin;
-    if (ops_->bcast(&start, sizeof(start), 0, timeout_s_))
-        lost("a group start");
-    return start;
-}
-
-int world::segment_start(uint32_t first_job, uint32_t run, bool stop_wanted)
-{
-    int64_t stop = stop_wanted ? 1 : 0;
-    if (ops_->allreduce_i64(&stop, 1, IOPLAN_MPI_MAX, timeout_s_))
-        lost("a group start");
-    if (stop)
+    std::string step = "the start of group " + std::to_string(groups_ + 1);
+    uint64_t start = 0;
+    if (lost_ || arrive(step, stop_wanted ? 1 : 0, &start) != 0)
         return -ECANCELED;
-    uint64_t t = mono_ns();
-    if (ops_->barrier(timeout_s_))
-        lost("a group start");
-    uint64_t start = common_start_ns(static_cast<int64_t>(mono_ns() - t));
     // Rank 0's time on this rank's clock: offset = rank 0's clock - ours.
     uint64_t local = static_cast<uint64_t>(static_cast<int64_t>(start) - who_.clock_offset_ns);
     timespec ts{static_cast<time_t>(local / 1000000000ull), static_cast<long>(local % 1000000000ull)};
@@ -410,31 +453,174 @@ int world::segment_start(uint32_t first_job, uint32_t run, bool stop_wanted)
     return 0;
 }
 
-int world::segment_end(uint32_t, uint32_t)
+// This rank's finished groups to its rank file, before it waits for the
+// others: what it measured is on disk whatever becomes of them.
+void world::keep_finished_groups()
 {
-    if (ops_->barrier(timeout_s_))
-        lost("a group end");
-    return 0;
+    eng *e = eng_.load();
+    results *r = nullptr;
+    if (keep_dir_.empty() || !e || eng_snapshot(e, 0, &r) || !r)
+        return;
+    write_rank_file(keep_dir_, *r, who_, keep_src_);
+    results_free(r);
 }
 
+void world::keep_groups(const std::string &dir, const plan_source *src)
+{
+    keep_dir_ = dir;
+    keep_src_ = src;
+}
+
+int world::segment_end(uint32_t, uint32_t)
+{
+    if (lost_)
+        return -ECANCELED;
+    who_.groups_done = ++groups_;
+    keep_finished_groups();
+    return arrive("the end of group " + std::to_string(groups_), 0) < 0 ? -ECANCELED : 0;
+}
+
+// Every rank tells rank 0 it is here (with a flag: a stop wanted), and rank
+// 0 answers the ones that came with the largest flag, or -1 when a rank did
+// not come within the deadline: a barrier rank 0 can see into, so the rank
+// missing is named.  After -1 there are no more collectives (lost_).
+int64_t world::arrive(const std::string &step, int64_t flag, uint64_t *start)
+{
+    seq_++;
+    if (who_.rank == 0)
+        return arrivals_at_rank0(step, flag, start);
+    int64_t msg[2] = {seq_, flag}, answer[3] = {0, 0, 0};
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (ops_->send(msg, sizeof(msg), 0, TAG_ARRIVE, timeout_s_))
+        rank0_lost(step);
+    // Rank 0 waits up to the deadline for the others before it answers.
+    if (ops_->recv(&buf, &len, 0, TAG_ANSWER, &from, 2 * timeout_s_ + 1))
+        rank0_lost(step);
+    memcpy(answer, buf, std::min(len, sizeof(answer)));
+    free(buf);
+    lost_ = answer[0] < 0;
+    if (start)
+        *start = static_cast<uint64_t>(answer[2]);
+    return lost_ ? -1 : answer[1];
+}
+
+int64_t world::arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start)
+{
+    answered_.assign(who_.nranks, false);
+    answered_[0] = true;
+    uint32_t came = 1;
+    int64_t worst = flag;
+    uint64_t deadline = mono_ns() + static_cast<uint64_t>(timeout_s_ * 1e9);
+    while (came < who_.nranks && mono_ns() < deadline) {
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &len, -1, TAG_ARRIVE, &from, static_cast<double>(deadline - mono_ns()) / 1e9))
+            break;
+        int64_t msg[2] = {0, 0};
+        memcpy(msg, buf, std::min(len, sizeof(msg)));
+        free(buf);
+        if (msg[0] != seq_ || from <= 0 || static_cast<uint32_t>(from) >= who_.nranks || answered_[from])
+            continue; // a late rank's earlier arrival: it was counted missing then
+        answered_[from] = true;
+        came++;
+        worst = std::max(worst, msg[1]);
+    }
+    uint64_t margin = std::clamp<uint64_t>(4 * answers_ns_, 2000000ull, 2000000000ull);
+    int64_t answer[3] = {came == who_.nranks ? 0 : -1, worst, static_cast<int64_t>(realtime_ns() + margin)};
+    if (start)
+        *start = static_cast<uint64_t>(answer[2]);
+    uint64_t t0 = mono_ns();
+    for (uint32_t r = 1; r < who_.nranks; r++)
+        if (answered_[r])
+            ops_->send(answer, sizeof(answer), static_cast<int>(r), TAG_ANSWER, timeout_s_);
+    answers_ns_ = mono_ns() - t0;
+    if (came == who_.nranks)
+        return worst;
+    lost_ = true;
+    std::string who;
+    for (uint32_t r = 0; r < who_.nranks; r++)
+        if (!answered_[r])
+            who += (who.empty() ? "" : ", ") + std::to_string(r) + " (" + hosts_[r] + ")";
+    char text[1024];
+    snprintf(text, sizeof(text), "rank%s %s did not answer within %gs at %s: the report holds the %u groups "
+             "the other ranks finished", came + 1 < who_.nranks ? "s" : "", who.c_str(), timeout_s_, step.c_str(),
+             groups_);
+    lost_text_ = text; // said with the report's errors (merge)
+    return -1;
+}
+
+void world::rank0_lost(const std::string &step)
+{
+    std::fprintf(stderr, "ioplan: error: rank %u (%s): rank 0 did not answer within %gs at %s; stopping every rank\n",
+                 who_.rank, who_.host.c_str(), 2 * timeout_s_ + 1, step.c_str());
+    std::fflush(stderr);
+    ops_->abort_world(1);
+    _exit(1);
+}
+
+// The merge is rank 0's work, one rank at a time: a rank waits for its turn
+// (a token from rank 0) before it sends.  It is work, not a step of the run:
+// its deadline is --rank-timeout but never under a minute (a rank may take
+// seconds to write its rank file and text on a loaded host), once for each
+// rank ahead for the wait for a turn, and on top of the time the merge has
+// taken so far for rank 0's wait for a result, so a slow merge of big rank
+// files does not time the world out while every rank is alive.  Rank 0 hands out the next turn before it parses the
+// text in hand, so the next transfer overlaps the parse; it holds two texts
+// at most.
 std::string world::merge(results *r, const plan_source &src)
 {
+    merged_ = true;
     if (who_.rank != 0) {
         std::string text = r ? rank_file_text(*r, who_, src) : std::string();
-        if (ops_->send(text.data(), text.size(), 0, TAG_RESULT, timeout_s_))
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &len, 0, TAG_TURN, &from, merge_timeout_s() * who_.rank))
+            lost("waiting for rank 0 to take the result");
+        free(buf);
+        if (ops_->send(text.data(), text.size(), 0, TAG_RESULT, merge_timeout_s()))
             lost("sending the result to rank 0");
         return "";
     }
+    if (lost_ && r)
+        res_msg_add(r, RES_MSG_ERROR, "mpi/lost-rank", -1, "%s", lost_text_.c_str());
+    else if (lost_)
+        std::fprintf(stderr, "ioplan: error: %s\n", lost_text_.c_str());
+    std::string problems = fold_results(r);
+    for (uint32_t i = 0; r && r->world && i < who_.nranks && lost_; i++)
+        if (!answered_[i]) // no result, but a name
+            snprintf(r->world->ranks[i].host, sizeof(r->world->ranks[i].host), "%s", hosts_[i].c_str());
+    return problems;
+}
+
+// Rank 0: every rank's text received in rank order and folded into r.
+// After a lost rank only those that answered send: the lost stay ENODATA.
+std::string world::fold_results(results *r)
+{
     uint64_t t0 = mono_ns();
     std::unique_ptr<rank_merger> m;
     if (r)
         m = std::make_unique<rank_merger>(r, who_, who_.nranks);
+    std::vector<int> senders;
+    for (uint32_t i = 1; i < who_.nranks; i++)
+        if (!lost_ || answered_[i])
+            senders.push_back(static_cast<int>(i));
     std::string problems;
-    for (uint32_t i = 1; i < who_.nranks; i++) {
+    char token = 0;
+    if (!senders.empty() && ops_->send(&token, 1, senders[0], TAG_TURN, timeout_s_))
+        lost("collecting the ranks' results");
+    for (size_t k = 0; k < senders.size(); k++) {
         void *buf = nullptr;
         size_t len = 0;
         int from = 0;
-        if (ops_->recv(&buf, &len, -1, TAG_RESULT, &from, timeout_s_))
+        // A rank may still be writing its rank file and text while the ones
+        // before it are folded in: it has the deadline on top of that time.
+        double wait_s = merge_timeout_s() + static_cast<double>(mono_ns() - t0) / 1e9;
+        if (ops_->recv(&buf, &len, senders[k], TAG_RESULT, &from, wait_s) ||
+            (k + 1 < senders.size() && ops_->send(&token, 1, senders[k + 1], TAG_TURN, timeout_s_)))
             lost("collecting the ranks' results");
         std::string text(static_cast<char *>(buf), len);
         free(buf);
@@ -457,8 +643,21 @@ std::string world::merge(results *r, const plan_source &src)
     return problems;
 }
 
+double world::merge_timeout_s() const
+{
+    return std::max(timeout_s_, 60.0);
+}
+
 void world::leave()
 {
+    if (lost_ && who_.rank == 0)
+        ops_->abort_world(1); // MPI_Finalize would wait for the lost rank
+    if (lost_) {
+        // Rank 0 is still reporting; its abort ends this rank.
+        std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s_ + 1));
+        _exit(1);
+    }
+    watchdog dog(timeout_s_, "leaving the world (MPI_Finalize)");
     ops_->finalize();
 }
 

@@ -11,17 +11,23 @@
 //      (run_ranks.hpp plan_identity); agree() makes the worst exit code
 //      every rank's, rank 0 naming each failing rank and host;
 //   3. the engine lays out, then layout_done agrees and measures each rank's
-//      clock offset to rank 0; each group starts at a time rank 0 broadcasts,
-//      which each rank reads on its own clock corrected by that offset;
-//      size-bound groups end at a barrier, time-bound ones end together
-//      because they started together;
+//      clock offset to rank 0; each group starts at a time rank 0 sends
+//      when every rank has come (arrive()), which each rank reads on its own
+//      clock corrected by that offset; size-bound groups end at an arrival,
+//      time-bound ones end together because they started together;
 //   4. each rank writes its rank file (--rank-output) before anything
 //      collective, then sends its result to rank 0, which folds them in one at
 //      a time (rank_merge.hpp) and prints the usual reports for the world.
-// Every collective wait has a deadline (--rank-timeout); past it the rank
-// names the step and aborts the world, so a lost rank never hangs the rest.
+// Every collective wait has a deadline (--rank-timeout), and so have the MPI
+// calls that take none (a watchdog).  A group's start and end are an arrival
+// at rank 0 (arrive()), so a rank missing there is named with its host; the
+// others stop, rank 0 reports what they measured in the groups they finished
+// and the world exits 1.  With --rank-output each rank rewrites its rank file
+// as each group ends, so a rank killed later keeps its finished groups.
+// Elsewhere, past the deadline the rank names the step and aborts the world.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,10 +74,17 @@ public:
     const eng_sync *sync();
 
     // Rank 0: every other rank's result folded into r (nullptr on a rank
-    // without one); other ranks send theirs.  Returns "" or why not.
+    // without one); other ranks send theirs when rank 0 asks, each waiting
+    // --rank-timeout per rank ahead of it.  Returns "" or why not.
     std::string merge(results *r, const plan_source &src);
 
-    // Leaves MPI (collective: every rank calls it once, last).
+    // Under --rank-output=DIR: the rank file is rewritten as each group ends,
+    // from a snapshot of e (attach), so the groups before a loss are kept.
+    void keep_groups(const std::string &dir, const plan_source *src);
+    void attach(eng *e) { eng_.store(e); }
+
+    // Leaves MPI (collective: every rank calls it once, last); after a lost
+    // rank, rank 0 ends the world instead and the others wait for that.
     void leave();
 
     // Names the step that timed out and aborts every rank.
@@ -88,9 +101,25 @@ private:
     rank_info who_;
     eng_sync sync_{};
     std::vector<bool> same_host_;   // by rank: shares rank 0's host (rank 0: all; others: own entry)
+    std::vector<std::string> hosts_;   // rank 0: every rank's host
+    std::vector<bool> answered_;       // rank 0: the ranks that came to the last arrival
+    bool lost_ = false;                // a rank did not come: no more collectives
+    bool merged_ = false;              // past the run: the merge's deadlines hold
+    std::string lost_text_;            // rank 0: who did not come, where
+    uint32_t groups_ = 0;              // group runs ended so far
+    int64_t seq_ = 0;                  // arrivals so far (the same count on every rank)
+    uint64_t answers_ns_ = 0;          // rank 0: what sending the last answers took
+    std::string keep_dir_;
+    const plan_source *keep_src_ = nullptr;
+    std::atomic<eng *> eng_{nullptr};
     void share_hosts(const char *host);
+    int64_t arrive(const std::string &step, int64_t flag, uint64_t *start = nullptr);
+    int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
+    [[noreturn]] void rank0_lost(const std::string &step);
+    void keep_finished_groups();
+    std::string fold_results(results *r);
+    double merge_timeout_s() const;
     void measure_clock_offsets();
-    uint64_t common_start_ns(int64_t local_barrier_ns);
 };
 
 } // namespace cli

@@ -402,6 +402,7 @@ template <class V> void visit_rank(V &v, rank_info &who)
     v("host", who.host);
     v("clock_offset_ns", who.clock_offset_ns);
     v("start_late_ns", who.start_late_ns);
+    v("groups_done", who.groups_done);
 }
 
 template <class V> void visit_source(V &v, plan_source &src)

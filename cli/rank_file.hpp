@@ -24,6 +24,7 @@ struct rank_info {
     std::string host;
     int64_t clock_offset_ns = 0;           // rank 0's clock minus this rank's
     std::vector<uint64_t> start_late_ns;   // per group start: behind the common start time
+    uint32_t groups_done = 0;              // group runs this rank finished (mpirun)
 };
 
 // What the plan was built from: the command line's job options and each job

@@ -275,10 +275,14 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
+    if (w)
+        w->attach(e);
     const plan_job *first = plan_job_at(&p, 0);
     agg_bw_log agg(a.bandwidth_log, first ? first->bw_avg_time_ns : 0);
     *signals = supervise(e, p, sigs, a, triggered, interim, agg);
     ret = eng_finish(e, r);
+    if (w)
+        w->attach(nullptr);
     std::string agg_err = agg.finish();
     if (!agg_err.empty() && *r) {
         // As a failed per-job log: an error of the run (exit 1), in the reports and on stderr.
@@ -442,6 +446,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                                 }));
     std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p)
                                                                             : std::vector<std::string>{};
+    if (w && !a.rank_output.empty())
+        w->keep_groups(a.rank_output, src);
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w);
     if (triggered)
         after_trigger(a, r, signals);

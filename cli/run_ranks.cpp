@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/output.hpp"
 #include "engine/safety.h"
@@ -46,19 +48,42 @@ std::string first_finding(const pf_report &pf)
     return "preflight: warnings are fatal (--warnings-fatal)";
 }
 
+// Written beside its name and renamed over it: a rank stopped (or a disk
+// filled) mid-write leaves the previous group's file or none, never a torn or
+// empty one, and a reader of the directory never sees half a document.
 bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
 {
     std::string path = rank_file_path(dir, who.rank);
-    output_file f;
-    std::string err;
-    if (!f.open(path, &err, rank_file_how)) {
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), err.c_str());
+    char why[1024];
+    if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why))) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), why);
         return false;
     }
     rank_info named = who;
     if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
         named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
-    return f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result");
+    std::string text = rank_file_text(r, named, src ? *src : plan_source{});
+    std::string tmp = dir + "/.rank-" + std::to_string(who.rank) + ".json.XXXXXX";
+    int fd = mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd < 0) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", tmp.c_str(), strerror(errno));
+        return false;
+    }
+    bool ok = write_all(fd, text, "the rank's result to " + tmp);
+    if (ok && fsync(fd) != 0) {
+        std::fprintf(stderr, "ioplan: error: writing the rank's result to %s: %s\n", tmp.c_str(), strerror(errno));
+        ok = false;
+    }
+    if (ok)
+        safety_mark_output(fd); // ioplan's own: the next run may replace it
+    close(fd);
+    if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        unlink(tmp.c_str());
+    return ok;
 }
 
 namespace {

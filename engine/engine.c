@@ -90,11 +90,36 @@ static uint32_t count_res_jobs(const struct plan *p)
 	return n;
 }
 
+/*
+ * The wall time when CLOCK_MONOTONIC read mono0: a REALTIME read bracketed
+ * by two MONOTONIC ones, the tightest of a few pairs, moved back to mono0.
+ * Reading REALTIME "now" instead dated the run by the clock's calibration
+ * later (5 ms and more with the TSC), which put ranks' times that far off
+ * when they are moved onto rank 0's clock.
+ */
+static uint64_t wall_at(uint64_t mono0)
+{
+	uint64_t best = UINT64_MAX, wall = 0, mono = mono0;
+	struct timespec ts;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t m1 = clk_mono_raw(), m2;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		m2 = clk_mono_raw();
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			wall = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			mono = m1 + (m2 - m1) / 2;
+		}
+	}
+	return wall - (mono - mono0);
+}
+
 static void host_facts(struct eng *e)
 {
 	struct results *r = e->res;
 	struct utsname u;
-	struct timespec ts;
 
 	r->abi_version = RESULTS_ABI_VERSION;
 	r->plan = e->plan;
@@ -107,8 +132,7 @@ static void host_facts(struct eng *e)
 		gethostname(r->hostname, sizeof(r->hostname) - 1);
 		if (!uname(&u))
 			snprintf(r->kernel, sizeof(r->kernel), "%.30s %.90s", u.sysname, u.release);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		r->start_wall_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		r->start_wall_ns = wall_at(e->sh.clk.mono0);
 		r->start_mono_ns = e->sh.clk.mono0;
 		r->clock_cost_ns = clk_cost_ns(&e->sh.clk, 1000);
 	}

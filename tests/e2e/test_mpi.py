@@ -10,8 +10,10 @@ I/O error in the run) fails the run with that rank named and the rank files
 kept.  Without mpirun the MPI tests skip, saying so; the binary's
 independence from libmpi is checked either way.
 """
+import errno
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -57,6 +59,27 @@ def children(pid):
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 kids.append(int(entry))
     return kids
+
+
+def rank_pid(mpirun_pid, rank):
+    """The process mpirun started as rank `rank` (its OMPI_COMM_WORLD_RANK), or None."""
+    for pid in children(mpirun_pid):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return pid
+    return None
+
+
+def wait_until(what, holds, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not holds():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise AssertionError(f"no {what} within {timeout}s (mpirun rc {proc.poll()})")
+        time.sleep(0.05)
 
 
 def bins_of(job, ddir):
@@ -247,7 +270,7 @@ class Ranks(TmpDirCase):
         p = mpirun(3, ["--rank-timeout=3", "job.fio"], self.tmp)
         self.assertLess(time.monotonic() - t0, 14, "the others waited for the slow rank")
         self.assertNotEqual(p.returncode, 0)
-        self.assertIn("no answer from the other ranks within 3s at a group end", p.stderr)
+        self.assertIn(f"rank 1 ({os.uname().nodename}) did not answer within 3s at the end of group 1", p.stderr)
 
     def test_rank_shift_reads_another_ranks_files(self):
         # rank 0's file is 64 KiB, rank 1's 128 KiB: with --rank-shift=1 each reads the other's.
@@ -361,6 +384,91 @@ class Stopped(TmpDirCase):
         _, err = proc.communicate(timeout=60)
         self.assert_kept(json.loads((self.tmp / "report.json").read_text()), proc.returncode,
                          err.decode(errors="replace"))
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class LostRank(TmpDirCase):
+    """A rank killed or stopped mid-run: the groups finished before are kept, the rank is named."""
+
+    def start(self, second_group, extra=()):
+        # Group 1: 16 writes a rank; group 2 runs until the rank is lost.
+        (self.tmp / "out").mkdir()
+        self.write("job.fio", "[global]\nioengine=null\nbs=4k\nrw=write\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n[a]\nsize=64k\n"
+                   f"[b]\nstonewall\nsize=1g\ntime_based\nrate_iops=200\n{second_group}")
+        proc = mpirun_started(3, ["--output-format=json", "--rank-output=out", *extra, "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("group 1 in rank 2's file", lambda: self.groups_done(2) >= 1, proc)
+        pid = rank_pid(proc.pid, 2)
+        self.assertIsNotNone(pid)
+        self.addCleanup(lambda: os.path.exists(f"/proc/{pid}") and os.kill(pid, signal.SIGKILL))
+        return proc, pid
+
+    def rank_file(self, r):
+        return json.loads((self.tmp / "out" / f"rank-{r}.json").read_text())
+
+    def groups_done(self, r):
+        try:
+            return self.rank_file(r)["rank"]["groups_done"]
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    def assert_group_1_kept(self):
+        # rank 2, killed or stopped and then killed, may be caught mid-write: its rank-2.json is
+        # then the previous group's, and only its temporary file is left
+        self.assertEqual([p.name for p in (self.tmp / "out").iterdir()
+                          if p.name.startswith(".") and not p.name.startswith(".rank-2.")], [],
+                         "a temporary rank file was left behind")
+        for r in range(3):
+            f = self.rank_file(r)
+            self.assertGreaterEqual(f["rank"]["groups_done"], 1, f"rank {r}")
+            self.assertEqual(f["results"]["jobs"][0]["clones"][0]["ddir"][1]["ios"], 16, f"rank {r}")
+
+    def test_a_killed_rank_keeps_every_ranks_finished_groups(self):
+        # mpirun ends the others when a rank dies: what they finished must already be on disk.
+        proc, pid = self.start("runtime=60\n")
+        os.kill(pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assert_group_1_kept()
+
+    def test_a_stopped_rank_is_named_and_the_others_report_their_groups(self):
+        proc, pid = self.start("runtime=2\n", ["--rank-timeout=3"])
+        os.kill(pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertLess(time.monotonic() - t0, 30, "the others waited past --rank-timeout")
+        # rank 2 is stopped where it is (group 2, or on its way there): the others report what they finished
+        m = re.search(rf"rank 2 \({re.escape(os.uname().nodename)}\) did not answer within 3s at the (start|end) of "
+                      r"group (\d)", err)
+        self.assertIsNotNone(m, err)
+        doc = json.loads(out)
+        self.assertEqual(len(doc["jobs"]), int(m.group(2)) - (m.group(1) == "start"))
+        self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 2 * 16)
+        ranks = doc["ioplan"]["ranks"]
+        self.assertEqual([r["error"] for r in ranks][2], errno.ENODATA)
+        self.assertEqual(ranks[2]["host"], os.uname().nodename)
+        self.assertIn("did not answer", " ".join(m["text"] for m in doc["ioplan"]["messages"]))
+        self.assert_group_1_kept()
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class SlowMerge(TmpDirCase):
+    def test_a_merge_longer_than_the_rank_timeout_is_not_a_lost_rank(self):
+        # 16 ranks of 16 clones with 10 ms samples for 8 s: rank files of ~1 MB that rank 0
+        # takes longer than --rank-timeout=1 to fold in; the ranks waiting are alive, not lost.
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1g\nrw=randrw\ntime_based\nruntime=8\n"
+                   "numjobs=16\nbwavgtime=10\niopsavgtime=10\nrate_iops=50\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        p = mpirun(16, ["--rank-timeout=1", "--output-format=json", "job.fio"], self.tmp, timeout=180)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["ioplan"]["world"]["nranks"], 16)
+        self.assertEqual(len([r for r in doc["ioplan"]["ranks"] if r["error"] == 0]), 16)
+        if doc["ioplan"]["world"]["merge_ns"] < 1e9:
+            self.skipTest("this machine merged within the 1 s deadline: nothing to wait through")
 
 
 if __name__ == "__main__":

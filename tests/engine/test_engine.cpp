@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
@@ -84,6 +86,23 @@ TEST_CASE("engine: a size-bound sequential psync write does exactly size bytes a
 	while (in.read(&b[0], 4096))
 		blocks.insert(b);
 	CHECK(blocks.size() == 1024);
+}
+
+TEST_CASE("engine: the run's wall start is the wall time of its clock's base, not of a later read")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_NULL, 64 << 10) });
+	int ret = -1;
+	auto r = pb::run(*p, &ret);
+	REQUIRE(ret == 0);
+	struct timespec rt, mo;
+	clock_gettime(CLOCK_MONOTONIC, &mo);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	uint64_t wall_now = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	uint64_t mono_now = (uint64_t)mo.tv_sec * 1000000000ull + (uint64_t)mo.tv_nsec;
+	// Both clocks advance together over a run this short: their starts differ as their nows do.
+	int64_t err = (int64_t)(wall_now - r->start_wall_ns) - (int64_t)(mono_now - r->start_mono_ns);
+	CHECK(std::llabs(err) < 1000000);
 }
 
 TEST_CASE("engine: a random read pass touches every block exactly once (psync and null at depth 8)")
