@@ -466,6 +466,12 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (w)
         rc |= merge_ranks(w, r, src);
     if (r && reports) {
+        // fio prints its notes on stdout ahead of the JSON; without the normal
+        // output to carry them they go to stderr, so stdout stays one document.
+        if (!(formats & report::FORMAT_NORMAL))
+            for (uint32_t i = 0; i < r->nr_msgs; i++)
+                if (r->msgs[i].code && std::strcmp(r->msgs[i].code, "fio-note") == 0)
+                    status(std::string(r->msgs[i].text) + "\n");
         rc |= write_reports(*r, p, a, formats, out, interim);
         if (a.save)
             rc |= save_run(*r, p, a) ? 0 : 1;

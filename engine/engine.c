@@ -23,6 +23,7 @@
 
 #include "cpustat.h"
 #include "idleprof.h"
+#include "ioengine.h"
 #include "diskstats.h"
 #include "environment.h"
 #include "engine.h"
@@ -231,6 +232,26 @@ static struct idleprof *idle_start(struct eng *e)
 	return ip;
 }
 
+/*
+ * fio's note as each thread starts, one per clone: a synchronous engine with
+ * iodepth above 1 runs at depth 1.  The normal output prints it where fio
+ * does, after the Starting line; the cli sends it to stderr when stdout
+ * carries JSON or terse output.
+ */
+static void fio_notes(struct eng *e)
+{
+	for (uint32_t i = 0; i < e->plan->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(e->plan, i);
+
+		if (!j || j->iodepth <= 1 || !ioe_is_sync(j->ioengine))
+			continue;
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i,
+				    "note: both iodepth >= 1 and synchronous I/O engine are selected, "
+				    "queue depth will be capped at 1");
+	}
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
@@ -250,6 +271,7 @@ static void *coordinator(void *arg)
 		if (!e->sh.fake)
 			env_begin(e->res, &e->lay);
 		cpustat_begin(&e->cpus, e->sh.fake);
+		fio_notes(e);
 		ret = logs_start(e);
 		idle = idle_start(e);
 		if (!ret)

@@ -130,6 +130,9 @@ bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
 
+/* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
+bool ioe_is_sync(enum plan_ioengine id);
+
 /* Number of registered engines and the i-th, for tests. */
 uint32_t ioe_count(void);
 const struct ioe_ops *ioe_at(uint32_t i);

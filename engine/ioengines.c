@@ -102,6 +102,13 @@ bool ioe_is_remote(enum plan_ioengine id)
 	return o && o->remote;
 }
 
+bool ioe_is_sync(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->sync;
+}
+
 static bool ops_are_complete(const struct ioe_ops *o)
 {
 	if (!o->name || !o->queue)

@@ -142,8 +142,13 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
-	/* fio's lfsr is a full-period sequence: it needs no map to cover every block once. */
-	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist;
+	/*
+	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
+	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
+	 * permutation per zone.
+	 */
+	g->fio_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->fio_lfsr;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);
@@ -160,8 +165,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	/* fio: blockalign other than the block size turns the random map off. */
 	if (gen_fio_aligned_apart(g))
 		g->use_perm = false;
-	g->fio_draw = g->random && !g->use_perm && !j->random_lfsr &&
-		      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED);
+	g->fio_draw = g->fio_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
+				      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
@@ -177,6 +182,9 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
 		if (!ret && g->fio_map)
 			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
+		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
+		if (!ret && g->fio_lfsr)
+			ret = lfsr_init(&g->files[i].lfsr, region_len[i] / g->rw_min_bs, c->block_seed);
 		if (ret)
 			return ret;
 		if (il && j->interlocked) {
@@ -230,6 +238,14 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 		perm_new_pass(&f->perm, &g->rng_off);
 	if (f->map.nr_bits)
 		randmap_reset(&f->map);
+	if (g->fio_lfsr)
+		lfsr_reset(&f->lfsr, g->clone->block_seed);
+}
+
+/* fio's files run out of room by a failed draw (its map, or its register), not by a count. */
+static bool runs_out(const struct gen *g)
+{
+	return g->fio_map || g->fio_lfsr;
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -357,7 +373,7 @@ uint8_t gen_pick_ddir(struct gen *g)
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
 	 * re-seeds) and decides again.  fio's map finds out by a failed draw (fio_next). */
-	if (g->limited && !g->fio_map && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
+	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
 		d = mix_decide(g);
 	return d;
 }
@@ -369,7 +385,7 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	/* Strided zones wrap back to the region's start: the amount ends the job. */
 	if (g->job->zone_size_bytes)
 		return false;
-	if (g->fio_map)
+	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
 		return g->use_perm && !f->perm.left;
@@ -420,7 +436,7 @@ static bool fio_loop_left(struct gen *g)
 static bool new_pass(struct gen *g, uint8_t d)
 {
 	if (g->limited) {
-		if (g->fio_map && !fio_loop_left(g))
+		if (runs_out(g) && !fio_loop_left(g))
 			return false;
 		gen_fio_next_loop(g);
 	}
@@ -757,7 +773,7 @@ static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, u
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}
-		if (!g->fio_map)
+		if (!runs_out(g))
 			return false;
 		f->exhausted = true;
 		if (!g->mixed)

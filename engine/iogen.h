@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/lfsr.h"
 #include "engine/offsets.h"
 #include "engine/plan.h"
 #include "engine/randmap.h"
@@ -39,6 +40,7 @@ struct gen_file {
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
 	struct randmap map;		/* fio_map: fio's random map (nr_bits 0 = none) */
+	struct lfsr lfsr;		/* fio_lfsr: fio's register over the region's blocks */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
 	uint64_t lastb[PLAN_DDIR_NR];	/* fio_draw: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
@@ -70,6 +72,7 @@ struct gen {
 	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
 	bool fio_map;
 	bool fio_draw;			/* uniform offsets drawn as fio draws them (not the permutation) */
+	bool fio_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
 	uint32_t passes_left;		/* fio_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */

@@ -6,7 +6,7 @@
  * taus88 generators seeded as fio seeds them, its block draw scaled from one
  * 32-bit value, its random map (randmap.h) indexed in each direction's own
  * block size, its bssplit walked in share order with a fit check, its zoned
- * distribution's percentile table, and a repeatable job's generators starting
+ * distribution's percentile table, its lfsr register (lfsr.h), and a repeatable job's generators starting
  * over every loop.  Each function names the fio routine it follows.
  */
 #include "engine/iogen_fio.h"
@@ -134,6 +134,8 @@ uint64_t gen_fio_block(struct gen *g, struct gen_file *f, uint8_t d)
 
 	if (!lastb)
 		return RANDMAP_NONE;
+	if (g->fio_lfsr)
+		return lfsr_next(&f->lfsr, &b) ? b : RANDMAP_NONE;
 	if (g->use_dist)
 		return fio_zoned_block(g, d, lastb);
 	b = fio_draw_below(g, lastb);

@@ -55,7 +55,26 @@ const char *log_option(enum log_kind k)
 	return opt[k];
 }
 
-/* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared. */
+/* The log_prefix_named bit of a kind: the three latency logs share write_lat_log's. */
+static unsigned kind_bit(enum log_kind k)
+{
+	switch (k) {
+	case LOG_BW:
+		return 1u << 0;
+	case LOG_IOPS:
+		return 1u << 1;
+	case LOG_HIST:
+		return 1u << 3;
+	default:
+		return 1u << 2;
+	}
+}
+
+/*
+ * fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared.
+ * Without a prefix given, each clone's own name: name= names the first, the
+ * others carry the section's (custom_bw.1.log, sec_bw.2.log, sec_bw.3.log).
+ */
 int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
 		  enum log_kind k)
 {
@@ -66,6 +85,8 @@ int log_file_name(char *path, size_t n, const struct plan_job *j, const struct p
 
 	if (!prefix)
 		return 0;
+	if ((j->log_prefix_named & kind_bit(k)) && c->clone_index && j->section && *j->section)
+		prefix = j->section;
 	if (j->per_job_logs)
 		snprintf(path, n, "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
 	else

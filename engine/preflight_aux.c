@@ -34,7 +34,7 @@ static void check_side_file(struct pf_state *s, const struct plan_job *j, const 
  * Logs, verify state, prerun/postrun output and exec redirects have names
  * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
  * own from an earlier run is replaced.  Judged once per name: clones share
- * the job-named ones.
+ * the job-named ones (the first clone's, and the section-named of the others).
  */
 static void check_side_files(struct pf_state *s, const struct plan_job *j)
 {
@@ -43,7 +43,7 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 
 	for (uint32_t c = 0; c < j->nr_clones; c++) {
 		for (int k = 0; k < LOG_KIND_NR; k++)
-			if ((c == 0 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
+			if ((c <= 1 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
 				check_side_file(s, j, log_option(k), path,
 						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
 		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&

@@ -225,9 +225,10 @@ struct worker {
 	struct wlog *log;		/* NULL unless the job writes fio's log files */
 	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
+	struct vfy_map *vstarts;	/* per file: chunks a write read back whole starts at */
 	bool vfy_reads;			/* check every block read */
 	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
-	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, VFY_RUN_BYTES */
+	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, vfy_run_chunks */
 	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
 	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */

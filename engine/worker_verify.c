@@ -9,10 +9,15 @@
  * region, as an earlier run of the same job wrote it.  Read-only jobs with
  * verify= check each block they read.
  *
- * The read-back is one plain pread per chunk, after the measured window,
- * counted as fio counts its verify reads: in the job's read bytes, I/Os and
- * latencies, its time in the read runtime (fio: r/w 4194304/4194304 for a
- * 4 MiB randwrite with verify=crc32c).  The write figures are untouched.
+ * The read-back reads each write that is still on fio's list whole, one read
+ * of its own length, after the measured window, counted as fio counts its
+ * verify reads: in the job's read bytes, I/Os and latencies, its time in the
+ * read runtime (fio: r/w 4194304/4194304 for a 4 MiB randwrite with
+ * verify=crc32c).  The write figures are untouched.  As fio's log_io_piece, a
+ * write that overlaps earlier ones (lfsr, norandommap, loops) replaces them:
+ * their bytes it did not cover are not read back (fio: bsrange=4k-4m with
+ * lfsr writes 5 I/Os and reads back 2).  verify_only reads its region in
+ * chunks of the verify interval.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
@@ -53,6 +58,28 @@ static uint64_t min_write_bs(const struct plan_job *j)
 		if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
 			m = b->split[i].bs_bytes;
 	return m ? m : 4096;
+}
+
+/* The largest write: a read-back run holds one whole. */
+static uint64_t max_write_bs(const struct plan_job *j)
+{
+	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+	uint64_t m = b->max_bytes;
+
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes > m)
+			m = b->split[i].bs_bytes;
+	return m;
+}
+
+/* Chunks of a read-back run: VFY_RUN_BYTES, or the largest write when it is longer. */
+static uint64_t vfy_run_chunks(const struct worker *w)
+{
+	uint64_t iv = w->vfy->interval, bytes = max_write_bs(w->job);
+
+	if (bytes < VFY_RUN_BYTES)
+		bytes = VFY_RUN_BYTES;
+	return bytes / iv ? (bytes + iv - 1) / iv : 1;
 }
 
 /* Every write must start and end on the chunk grid of its file region. */
@@ -123,11 +150,9 @@ static int load_state(struct worker *w, uint64_t iv)
 /* verify_async: the checker threads, with slots for a read-back run or a whole block read. */
 static int start_async(struct worker *w)
 {
-	uint64_t iv = w->vfy->interval, bytes = VFY_RUN_BYTES / iv * iv;
+	uint64_t bytes = vfy_run_chunks(w) * w->vfy->interval;
 	int ret;
 
-	if (bytes < iv)
-		bytes = iv;
 	if (bytes < bufpool_len(w->job))
 		bytes = bufpool_len(w->job);
 	if (!(w->vasync = malloc(sizeof(*w->vasync))))
@@ -184,7 +209,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return setup_error(w, "verify_interval must divide every block size and alignment");
 	if (j->verify_state_save && !(w->vstate = new_maps(w, iv)))
 		return -ENOMEM;
-	if (j->do_verify && !(w->vmaps = new_maps(w, iv)))
+	if (j->do_verify && (!(w->vmaps = new_maps(w, iv)) || !(w->vstarts = new_maps(w, iv))))
 		return -ENOMEM;
 	return worker_trim_setup(w);
 }
@@ -212,7 +237,9 @@ void worker_verify_release(struct worker *w)
 		save_state(w);
 	free_maps(w, w->vstate);
 	free_maps(w, w->vmaps);
+	free_maps(w, w->vstarts);
 	w->vstate = NULL;
+	w->vstarts = NULL;
 	free(w->vfy_buf);
 	w->vfy_buf = NULL;
 	if (w->vfy)
@@ -325,6 +352,50 @@ static void check_read(struct worker *w, const struct io_u *u)
 	vasync_submit(w->vasync, s);
 }
 
+/* The chunk after the written I/O that starts at chunk p: the next start or the first one not written. */
+static uint64_t piece_end(const struct worker *w, uint32_t f, uint64_t p)
+{
+	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	uint64_t e = p + 1;
+
+	while (e < m->nbits && vfy_map_test(m, e) && !vfy_map_test(st, e))
+		e++;
+	return e;
+}
+
+static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
+{
+	vfy_map_set(&w->vmaps[f], p, piece_end(w, f, p) - p, false);
+	vfy_map_set(&w->vstarts[f], p, 1, false);
+}
+
+/*
+ * fio's log_io_piece: a write replaces every earlier one it overlaps, whole;
+ * it is read back as one I/O of its own length.  A trim takes its chunks off.
+ */
+static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, bool write)
+{
+	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	uint64_t p = first;
+
+	if (!write || !w->vstarts) {
+		vfy_map_set(&w->vmaps[f], first, n, write);
+		if (w->vstarts)
+			vfy_map_set(&w->vstarts[f], first, n, false);
+		return;
+	}
+	/* The earlier write this one starts inside of. */
+	while (p && vfy_map_test(m, p) && !vfy_map_test(st, p) && vfy_map_test(m, p - 1))
+		p--;
+	if (vfy_map_test(st, p) && p < first && piece_end(w, f, p) > first)
+		drop_piece(w, f, p);
+	for (uint64_t i = first; i < first + n && i < m->nbits; i++)
+		if (vfy_map_test(st, i))
+			drop_piece(w, f, i);
+	vfy_map_set(&w->vmaps[f], first, n, true);
+	vfy_map_set(&w->vstarts[f], first, 1, true);
+}
+
 void worker_verify_done(struct worker *w, const struct io_u *u)
 {
 	uint64_t rel, iv = w->vfy->interval;
@@ -345,7 +416,7 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	if (w->vtrim && worker_trim_done(w, u, rel))
 		return;
 	if (!(rel % iv))
-		vfy_map_set(&w->vmaps[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+		log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
 	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
 		return;
 	w->vfy_chunks += u->len / iv;
@@ -372,14 +443,19 @@ static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
 		lat_add(&d->lat, lat);
 }
 
-/* Reads len bytes at off into buf, chunk by chunk (a short read continues); false on failure. */
-static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len)
+/*
+ * Reads len bytes at off into buf, one read per step bytes (a short read
+ * continues), each counted as one verify read; false on failure.
+ */
+static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		     uint64_t iv)
 {
-	uint64_t iv = w->vfy->interval, done = 0, t0;
+	uint64_t done = 0, t0 = 0;
 	int64_t r;
 
 	while (done < len) {
-		t0 = clk_now(&w->clk);
+		if (!(done % iv))
+			t0 = clk_now(&w->clk);
 		/* Through the engine where the target is remote (nbd), else a plain pread. */
 		r = ioe_pread(&w->ioe, w->fds[f], buf + done, (uint32_t)(iv - done % iv), off + done);
 		if (r <= 0) {
@@ -446,12 +522,14 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 		      bool zero)
 {
 	uint64_t off = w->gen.files[f].start + rel, len = n * w->vfy->interval;
+	/* A written I/O is one read; verify_only (a state file's chunks too) reads chunk by chunk. */
+	uint64_t step = w->vstarts ? len : w->vfy->interval;
 	struct vasync_slot *s;
 
 	if (!w->vasync)
-		return !read_run(w, f, buf, off, len) || check_here(w, f, buf, off, len, zero);
+		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, zero);
 	s = async_slot(w);
-	if (!read_run(w, f, s->buf, off, len)) {
+	if (!read_run(w, f, s->buf, off, len, step)) {
 		vasync_put(w->vasync, s);
 		return true;
 	}
@@ -500,6 +578,8 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 		return true;
 	if (!all)
 		vfy_map_set(&w->vmaps[f], first, n, false);
+	if (!all && w->vstarts)
+		vfy_map_set(&w->vstarts[f], first, n, false);
 	*budget -= n;
 	return false;
 }
@@ -520,8 +600,9 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
 		bool z = want && !all && worker_trim_zeroed(w, f, i);
 
-		/* A trimmed chunk next to a written one: two runs. */
-		if (run && want && z != zero && flush_run(w, f, buf, first, &run, zero, all, budget))
+		/* A trimmed chunk next to a written one, or the next written I/O: two runs. */
+		if (run && want && (z != zero || (w->vstarts && vfy_map_test(&w->vstarts[f], i))) &&
+		    flush_run(w, f, buf, first, &run, zero, all, budget))
 			return true;
 		if (want && !run) {
 			first = i;
@@ -540,7 +621,7 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 static void backlog_pass(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t cap = VFY_RUN_BYTES / w->vfy->interval, t0 = clk_now(&w->clk), budget = w->vfy_chunks;
+	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), budget = w->vfy_chunks;
 
 	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
 		budget = w->vfy_chunks * j->verify_backlog_batch / j->verify_backlog;
@@ -588,9 +669,7 @@ void worker_verify_phase(struct worker *w)
 		worker_fail(w, ENOMEM);
 		return;
 	}
-	cap = VFY_RUN_BYTES / w->vfy->interval;
-	if (!cap)
-		cap = 1;
+	cap = vfy_run_chunks(w);
 	if (bufpool_alloc(&pool, 1, cap * w->vfy->interval, 4096)) {
 		worker_fail(w, ENOMEM);
 		return;

@@ -351,8 +351,11 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.e4defrag_donor = s.e4defrag_donor.empty() ? nullptr : plan_strdup(s.e4defrag_donor.c_str());
     char **logs[4] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix, &j.hist_log_prefix};
     for (int k = 0; k < 4; k++)
-        if (s.log_on[k])
+        if (s.log_on[k]) {
             *logs[k] = plan_strdup((s.log_prefix[k].empty() ? name : s.log_prefix[k]).c_str());
+            if (s.log_prefix[k].empty())
+                j.log_prefix_named |= (uint8_t)(1u << k);
+        }
     // fio: an averaged bw/iops log sets the samples' interval unless bwavgtime/iopsavgtime is given.
     if (s.log_on[0] && j.log_avg_ns && !s.bw_avg_set)
         j.bw_avg_time_ns = j.log_avg_ns;

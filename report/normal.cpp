@@ -57,6 +57,14 @@ void write_layout_lines(std::ostream &out, const results &r, const plan &p)
 	}
 }
 
+// fio's notes as its threads start (fio-note messages), after the Starting line, as fio prints them.
+void write_fio_notes(std::ostream &out, const results &r)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		if (r.msgs[i].code && std::strcmp(r.msgs[i].code, "fio-note") == 0 && r.msgs[i].text)
+			out << r.msgs[i].text << '\n';
+}
+
 std::string entry_header(const entry &e, const model &m, const options &o)
 {
 	std::string s;
@@ -276,6 +284,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	if (o.banner) {
 		write_banner(p, out, o.who);
 		write_layout_lines(out, r, p);
+		write_fio_notes(out, r);
 	}
 	out << '\n';
 	for (const entry &e : m.entries)

@@ -120,7 +120,8 @@ void write_normal_messages(std::ostream &out, const results &r, const plan &p)
 	}
 	for (uint32_t i = 0; i < r.nr_msgs; i++) {
 		const res_msg &m = r.msgs[i];
-		if (!m.text || (m.code && std::strcmp(m.code, "layout") == 0))
+		if (!m.text || (m.code && (std::strcmp(m.code, "layout") == 0 ||
+					   std::strcmp(m.code, "fio-note") == 0)))
 			continue;
 		start();
 		out << "ioplan: " << level_word(m.level) << ": " << printable(m.text) << '\n';

@@ -6,7 +6,7 @@ so the two tools' figures stand side by side.  With fio's repeatable seeds (the
 default randrepeat=1, or randseed=) that takes fio's draws, its random map
 (a drawn block already done moves to the next free one, an I/O is cut at a done
 block, a file with no room is done for the pass), its zoned distribution and
-its size= check before each I/O; a sequential job's lengths come from fio's
+its size= check before each I/O, its lfsr register; a sequential job's lengths come from fio's
 draws too, the last ones drawn again until they fit.  The test compares each
 job's bytes and the whole I/O sequence fio and ioplan record with write_iolog.  With randrepeat=0
 the draws differ run to run, in fio too: then both overshoot size= by less than
@@ -31,6 +31,9 @@ JOBS = {
     # Sequential lengths are drawn at their position: the last ones fit the end, as fio's.
     "seq_range": "rw=write\nbsrange=4k-64k\n",
     "seq_split_rw": "rw=rw\nbssplit=4k/30:16k/70,64k/50:8k/50\n",
+    # random_generator=lfsr: fio's register picks the blocks, with no map (I/Os overlap).
+    "lfsr_range": "rw=randwrite\nbsrange=4k-512k\nrandom_generator=lfsr\n",
+    "lfsr_rw": "rw=randrw\nrandom_generator=lfsr\nnrfiles=2\nloops=2\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
@@ -92,6 +95,28 @@ class RandomLikeFio(TmpDirCase):
         self.assertEqual(sum(fio_bytes["split_rw"]), 4390912)
         self.assertGreater(sum(fio_bytes["split_nomap"]), 4 << 20)
         self.assertLess(sum(fio_bytes["split_nomap"]), (4 << 20) + 65536)
+
+    def test_verify_reads_back_each_write_whole(self):
+        # fio's verify reads each write still on its list once, with its own length; with
+        # lfsr (no map) a write over earlier ones replaces them (fio: 5 writes, 2 reads back).
+        text = ("[lf]\nfilename=lf.dat\nsize=8m\nrw=randwrite\nbsrange=4k-4m\n"
+                "random_generator=lfsr\nverify=crc32c\n"
+                "[range]\nstonewall\nfilename=range.dat\nsize=8m\nrw=randwrite\n"
+                "bsrange=4k-64k\nverify=crc32c\n")
+        got = {}
+        for who, runner in (("fio", run_fio), ("ioplan", run)):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(text)
+            p = runner(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            got[who] = {j["jobname"]: [(j[k]["io_bytes"], j[k]["total_ios"]) for k in ("read", "write")]
+                        for j in doc["jobs"]}
+        self.assertEqual(got["ioplan"], got["fio"])
+        reads, writes = got["fio"]["lf"]
+        self.assertLess(reads[1], writes[1])
+        self.assertEqual(got["fio"]["range"][0], got["fio"]["range"][1])
 
     def test_unrepeatable_seeds_overshoot_by_less_than_an_io(self):
         jobs = {"split_nomap": JOBS["split_nomap"], "jesd219": JOBS["jesd219"]}
