@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,18 +46,28 @@ namespace cli {
 namespace {
 
 // The plan's test files that do not exist yet: the ones this run will create.
-std::vector<std::string> files_to_create(const plan &p)
+// The preflight's look at each (pf->seen, sorted by path) answers for most.
+std::vector<std::string> files_to_create(const plan &p, const pf_report &pf)
 {
     std::vector<std::string> out;
+    std::unordered_set<std::string> listed;
     struct stat sb;
+    auto missing = [&](const char *path) {
+        tgt_seen key{};
+        key.path = path;
+        auto less = [](const tgt_seen &x, const tgt_seen &y) { return std::strcmp(x.path, y.path) < 0; };
+        const tgt_seen *begin = pf.seen, *end = begin + pf.nr_seen, *s = std::lower_bound(begin, end, key, less);
+        if (s != end && !std::strcmp(s->path, path))
+            return s->ino == 0;
+        return stat(path, &sb) != 0;
+    };
     for (uint32_t i = 0; i < p.nr_jobs; i++) {
         const plan_job &j = *plan_job_at(&p, i);
         for (uint32_t c = 0; c < j.nr_clones; c++)
             for (uint32_t f = 0; f < j.clones[c].nr_files; f++) {
-                const plan_file &pf = j.clones[c].files[f];
-                if (!pf.is_device && stat(pf.path, &sb) != 0 &&
-                    std::find(out.begin(), out.end(), pf.path) == out.end())
-                    out.push_back(pf.path);
+                const plan_file &file = j.clones[c].files[f];
+                if (!file.is_device && missing(file.path) && listed.insert(file.path).second)
+                    out.push_back(file.path);
             }
     }
     return out;
@@ -444,7 +455,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
-    std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p)
+    std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
                                                                             : std::vector<std::string>{};
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);

@@ -298,17 +298,21 @@ static int fail(struct results *r, const struct layout_file *lf, int err, const 
 	return -err;
 }
 
-static bool is_direct(int fd)
+/* Writes random data over [from, to): the layout proper (layout_fill.c). */
+static int fill_range(struct layout *l, int fd, bool direct, uint64_t from, uint64_t to,
+		      const _Atomic int *stop)
 {
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl >= 0 && (fl & O_DIRECT);
+	return layout_fill(fd, from, to, direct, &l->done, stop);
 }
 
-/* Writes random data over [from, to): the layout proper (layout_fill.c). */
-static int fill_range(struct layout *l, int fd, uint64_t from, uint64_t to, const _Atomic int *stop)
+/* Keeps what st says of lf, for the run's later steps (layout_seen). */
+static void remember(struct layout_file *lf, const struct stat *st)
 {
-	return layout_fill(fd, from, to, is_direct(fd), &l->done, stop);
+	lf->seen = true;
+	lf->mode = st->st_mode;
+	lf->dev = st->st_dev;
+	lf->rdev = st->st_rdev;
+	lf->size = (uint64_t)st->st_size;
 }
 
 /*
@@ -327,31 +331,39 @@ static int open_target(const struct layout *l, const struct layout_file *lf, int
 	return tgt_openat(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, flags, 0644);
 }
 
-/* 0 when fd is the file the layout found at lf (recorded now for a file it creates). */
-static int check_identity(struct layout_file *lf, int fd, struct results *r)
+/*
+ * 0 when fd is the file the layout found at lf (recorded now for a file it
+ * creates); *st gets fd's fstat.
+ */
+static int check_identity(struct layout_file *lf, int fd, struct results *r, struct stat *st)
 {
 	char why[512];
-	int ret = lf->dir < 0 ? 0 : tgt_check(fd, &lf->id, why, sizeof(why));
+	int ret = lf->dir < 0 ? (fstat(fd, st) ? -errno : 0) : tgt_check(fd, &lf->id, why, sizeof(why), st);
+
+	if (lf->dir < 0 && ret)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
 
 	return ret ? fail(r, lf, -ret, "replaced", why) : 0;
 }
 
 /*
- * open_target (with O_DIRECT first when direct, and without it where the file
- * system refuses it), identity checked; else a message naming the file.  The
- * fd or -errno.
+ * open_target (with O_DIRECT first when *direct, and without it where the
+ * file system refuses it: *direct then false), identity checked, with its
+ * fstat in *st; else a message naming the file.  The fd or -errno.
  */
-static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool direct,
-			const char *code, struct results *r)
+static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool *direct,
+			const char *code, struct results *r, struct stat *st)
 {
-	int fd = direct ? open_target(l, lf, flags | O_DIRECT) : -EINVAL;
+	int fd = *direct ? open_target(l, lf, flags | O_DIRECT) : -EINVAL;
 
-	if (fd == -EINVAL)
+	if (fd == -EINVAL) {
+		*direct = false;
 		fd = open_target(l, lf, flags);
+	}
 	if (fd < 0)
 		return fail(r, lf, -fd, fd == -ELOOP && !lf->id.follow ? "replaced" : code,
 			    tgt_open_error(fd, &lf->id));
-	if (check_identity(lf, fd, r)) {
+	if (check_identity(lf, fd, r, st)) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -374,12 +386,13 @@ static void remove_target(const struct layout *l, const struct layout_file *lf)
 		unlinkat(dfd, tgt_base(lf->path), 0);
 }
 
+/* The fd or -errno; *direct says whether it is open O_DIRECT, *st is its fstat. */
 static int open_for_layout(const struct layout *l, struct layout_file *lf, uint64_t from, bool create,
-			   struct results *r)
+			   struct results *r, bool *direct, struct stat *st)
 {
-	return open_checked(l, lf, O_WRONLY | (create ? O_CREAT | O_EXCL : 0),
-			    lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096),
-			    create ? "create" : "open", r);
+	*direct = lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096);
+	return open_checked(l, lf, O_WRONLY | (create ? O_CREAT | O_EXCL : 0), direct,
+			    create ? "create" : "open", r, st);
 }
 
 /* fallocate=: native and keep ignore file systems without support; none and truncate skip it. */
@@ -420,14 +433,18 @@ static int reserve_for_fill(int fd, uint64_t need)
 	return (uint64_t)sv.f_bavail * sv.f_frsize < need - (uint64_t)st.st_size ? -ENOSPC : 0;
 }
 
-/* Marks a file of ours; a file system without user xattrs gets a note, once per file. */
-static void stamp(struct layout_file *lf, int fd, enum mark_state st, struct results *r)
+/*
+ * Marks a file of ours, whose fstat since its last change is sb (NULL: made
+ * here); a file system without user xattrs gets a note, once per file.
+ */
+static void stamp(struct layout_file *lf, int fd, enum mark_state st, const struct stat *sb,
+		  struct results *r)
 {
 	int ret;
 
 	if (!lf->ours)
 		return;
-	ret = mark_write(fd, st);
+	ret = mark_write_as(fd, st, lf->token, sb);
 	if (!ret) {
 		lf->mark = st;
 	} else if (st == MARK_PARTIAL || !lf->noted) {
@@ -442,25 +459,32 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, struct res
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, const _Atomic int *stop)
 {
+	struct stat st;
+	bool direct;
 	int fd, ret = 0;
 
-	if (create)
+	if (create) {
 		lf->id = (struct tgt_id){ .single = true };	/* what the create makes is the file from now on */
-	fd = open_for_layout(l, lf, cur, create, r);
+		lf->token = mark_token(&l->tokens);
+	}
+	fd = open_for_layout(l, lf, cur, create, r, &direct, &st);
 	if (fd < 0)
 		return fd;
 	if (create)
 		lf->ours = true;
-	stamp(lf, fd, MARK_PARTIAL, r);
-	ret = lf->fill && is_direct(fd) ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
+	stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
+	ret = lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
 	if (!ret && lf->fill)
-		ret = fill_range(l, fd, cur, lf->need, stop);
+		ret = fill_range(l, fd, direct, cur, lf->need, stop);
 	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))
 		ret = -errno;
 	if (!ret && lf->create_fsync && fsync(fd))
 		ret = -errno;
+	if (!ret && fstat(fd, &st))
+		ret = -errno;
 	if (!ret) {
-		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, r);
+		remember(lf, &st);
+		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, &st, r);
 		lf->laid_out = true;
 	}
 	close(fd);
@@ -516,7 +540,9 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 {
 	char why[256] = "";
 	uint64_t from;
-	int fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, false, "open", r), ret;
+	struct stat st;
+	bool direct = false;
+	int fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "open", r, &st), ret;
 
 	if (fd < 0)
 		return fd;
@@ -531,7 +557,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
 	}
 	lf->id.single = lf->ours;	/* ioplan's file has one name: a second one is someone else's */
-	ret = check_identity(lf, fd, r);
+	ret = check_identity(lf, fd, r, &st);
 	close(fd);
 	if (ret)
 		return ret;
@@ -584,6 +610,13 @@ static int open_dir(struct layout *l, const struct layout_file *lf, struct resul
 	snprintf(why, sizeof(why), "%s", strerror(-fd));
 	if (fd == -ENOENT && lf->allow_create && !lf->is_device)
 		fd = tgt_dir_make(lf->path, mark_dir, NULL, why, sizeof(why));
+	if (fd >= 0 && fstat(fd, &d->st)) {
+		int err = -errno;
+
+		close(fd);
+		fd = err;
+		snprintf(why, sizeof(why), "%s", strerror(-fd));
+	}
 	if (fd < 0) {
 		res_msg_add(r, RES_MSG_ERROR, "missing-directory", lf->first_job,
 			    "%s: cannot open directory %s: %s", lf->path, d->path, why);
@@ -625,7 +658,7 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
 	s = l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
 	if (!s)
 		return ret;
-	switch (tgt_seen_same(s, l->dirs[lf->dir].fd, ret, st, &lf->id, why, sizeof(why))) {
+	switch (tgt_seen_same(s, &l->dirs[lf->dir].st, ret, st, &lf->id, why, sizeof(why))) {
 	case 0:
 		return ret;
 	case -EEXIST:
@@ -658,6 +691,7 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 		lf->created = true;
 		return grow(l, lf, r, 0, true, stop);
 	}
+	remember(lf, &st);
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, &st, p, r);
 	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
@@ -678,11 +712,17 @@ static uint64_t bytes_to_write(const struct layout *l)
 
 	for (uint32_t i = 0; i < l->nr; i++) {
 		const struct layout_file *lf = &l->files[i];
+		struct tgt_seen key = { .path = lf->path };
+		const struct tgt_seen *s;
 		uint64_t have = 0;
 
 		if (!lf->fill || lf->is_device)
 			continue;
-		if (!stat(lf->path, &st))
+		/* The preflight's look answers for most: this is the progress line's estimate. */
+		s = l->seen ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+		if (s)
+			have = s->ino ? s->size : 0;
+		else if (!stat(lf->path, &st))
 			have = (uint64_t)st.st_size;
 		total += lf->need > have ? lf->need - have : 0;
 	}
@@ -751,21 +791,24 @@ void layout_finish(struct layout *l, struct results *r)
 {
 	for (uint32_t i = 0; i < l->nr; i++) {
 		struct layout_file *lf = &l->files[i];
+		bool direct = false;
+		struct stat st;
 		int fd;
 
 		if (!lf->ours || !lf->writes || lf->is_device || !mark_is_ours(lf->mark))
 			continue;
 		/* A file replaced under the run keeps its old mark: the next run then refuses it. */
-		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, false, "mark", r);
+		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "mark", r, &st);
 		if (fd < 0)
 			continue;
 		/* Trims leave holes that "filled" must not claim. */
-		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, r);
+		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, &st, r);
 		close(fd);
 	}
 }
 
-int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n)
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
+		struct stat *st)
 {
 	const struct layout_file *lf = l ? find(l, path) : NULL;
 	struct tgt_id id;
@@ -774,6 +817,11 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 	snprintf(why, n, "open");
 	if (!lf || lf->dir < 0 || !lf->id.known || l->dirs[lf->dir].fd < 0) {
 		fd = open(path, flags | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, st)) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
 		return fd < 0 ? -errno : fd;
 	}
 	id = lf->id;
@@ -782,7 +830,7 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 		snprintf(why, n, "%s", tgt_open_error(fd, &id));
 	if (fd < 0)
 		return fd;
-	ret = tgt_check(fd, &id, why, n);
+	ret = tgt_check(fd, &id, why, n, st);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -795,6 +843,20 @@ uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t no
 	const struct layout_file *lf = l ? find(l, path) : NULL;
 
 	return lf && lf->created ? 0 : now;
+}
+
+bool layout_seen(const struct layout *l, const char *path, struct stat *st)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+
+	if (!lf || !lf->seen)
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = lf->mode;
+	st->st_dev = lf->dev;
+	st->st_rdev = lf->rdev;
+	st->st_size = (off_t)lf->size;
+	return true;
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)

@@ -46,12 +46,20 @@ struct layout_file {
 	bool created;			/* absent when the layout looked: its size was 0 then */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
+	uint64_t token;			/* its mark's token when this run made it, else 0 (mark.h) */
+	/* What the layout last saw of it (links followed), for the run's other
+	 * steps to use instead of a stat() of their own each. */
+	bool seen;
+	mode_t mode;
+	dev_t dev, rdev;
+	uint64_t size;
 };
 
 /* A directory of the plan's files, opened once when the layout first looks into it. */
 struct layout_dir {
 	char *path;
 	int fd;				/* O_PATH descriptor, or -1 until opened */
+	struct stat st;			/* fstat of fd once opened: a descriptor's file never changes */
 };
 
 struct layout {
@@ -63,6 +71,7 @@ struct layout {
 	uint32_t nr_seen;
 	_Atomic uint64_t total;		/* bytes to write, for the progress line */
 	_Atomic uint64_t done;
+	uint64_t tokens;		/* mark_token's generator for the files it creates */
 };
 
 /*
@@ -125,9 +134,16 @@ void layout_finish(struct layout *l, struct results *r);
  * directory's descriptor, not through a symbolic link the user did not name,
  * and only when the file is the one the layout found (target.h).  A path the
  * layout did not check (a device, an engine that lays nothing out) is opened
- * by name, as before.  The fd, or -errno with the reason in why.
+ * by name, as before.  The fd, or -errno with the reason in why; *st gets its fstat.
  */
-int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n);
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
+		struct stat *st);
+
+/*
+ * The layout's own record of path (links followed), filled by layout_prepare:
+ * true with *st's mode, dev, rdev and size when it saw the file, else false.
+ */
+bool layout_seen(const struct layout *l, const char *path, struct stat *st);
 
 /*
  * The size path had when the layout first looked at it, which a percentage

@@ -132,19 +132,38 @@ static uint64_t token_for(int fd)
 	return t;
 }
 
+uint64_t mark_token(uint64_t *state)
+{
+	uint64_t z;
+
+	while (!*state && getrandom(state, sizeof(*state), 0) < 0 && errno == EINTR)
+		;
+	/* splitmix64: distinct tokens from one seed */
+	z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
 int mark_write(int fd, enum mark_state s)
 {
+	return mark_write_as(fd, s, 0, NULL);
+}
+
+int mark_write_as(int fd, enum mark_state s, uint64_t token, const struct stat *given)
+{
 	char text[MARK_MAX];
-	struct stat sb;
+	struct stat own;
+	const struct stat *sb = given ? given : &own;
 	int len;
 
-	if (!mark_is_ours(s) || fstat(fd, &sb))
+	if (!mark_is_ours(s) || (!given && fstat(fd, &own)))
 		return -EINVAL;
 	len = snprintf(text, sizeof(text),
 		       "ioplan-mark 2 state=%s token=%016" PRIx64 " dev=%u:%u ino=%" PRIu64 " size=%" PRIu64
-		       " mtime=%lld.%09ld", state_names[s], token_for(fd), major(sb.st_dev), minor(sb.st_dev),
-		       (uint64_t)sb.st_ino, (uint64_t)sb.st_size, (long long)sb.st_mtim.tv_sec,
-		       sb.st_mtim.tv_nsec);
+		       " mtime=%lld.%09ld", state_names[s], token ? token : token_for(fd), major(sb->st_dev),
+		       minor(sb->st_dev), (uint64_t)sb->st_ino, (uint64_t)sb->st_size,
+		       (long long)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec);
 	if (fsetxattr(fd, MARK_XATTR, text, (size_t)len, 0))
 		return -errno;
 	return 0;

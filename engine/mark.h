@@ -21,6 +21,8 @@
 #define IOPLAN_ENGINE_MARK_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +59,19 @@ enum mark_state mark_read_path(const char *path, char *why, size_t n);
  * -errno (-EOPNOTSUPP where the file system refuses user xattrs).
  */
 int mark_write(int fd, enum mark_state s);
+
+/*
+ * mark_write with what the caller already has, to spare the system calls:
+ * token (0: keep the existing mark's, else a new random one) and sb, fd's
+ * fstat made since its last change (NULL: fstat it now).
+ */
+int mark_write_as(int fd, enum mark_state s, uint64_t token, const struct stat *sb);
+
+/*
+ * A new token from *state, a generator seeded from getrandom on first use
+ * (*state 0): one system call for all the files of a layout, not one a file.
+ */
+uint64_t mark_token(uint64_t *state);
 
 #ifdef __cplusplus
 }

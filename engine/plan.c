@@ -50,6 +50,10 @@ static void free_job(struct plan_job *j)
 		free_clone(&j->clones[i]);
 	free(j->clones);
 	free_kvs(j->opts, j->nr_opts);
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		free(j->bs[d].split);
+	for (int d = 0; d < 2; d++)
+		free(j->cmdprio[d].split);
 	free(j->buffer_pattern);
 	free(j->verify_pattern);
 	free(j->name);

@@ -272,7 +272,9 @@ struct plan_bs {
 	uint64_t max_bytes;
 	uint64_t align_bytes;		/* blockalign; 0 = min_bytes */
 	uint32_t nr_split;		/* 0 = no bssplit */
-	struct plan_bssplit split[PLAN_BSSPLIT_MAX];
+	/* nr_split entries in plan memory: not an array of the most, which made
+	 * every job (and the parser's copy of each section) 3 KiB bigger */
+	struct plan_bssplit *split;
 };
 
 /* One key=value as the user typed it (after ${VAR} expansion): echoed in reports. */
@@ -341,7 +343,7 @@ struct plan_cmdprio {
 	uint32_t prio_class;		/* cmdprio_class; 0 = fio's default, real-time (1) */
 	uint32_t level;			/* cmdprio */
 	uint32_t nr_split;		/* cmdprio_bssplit entries, sorted by bs_bytes */
-	struct plan_cmdprio_split split[PLAN_CMDPRIO_SPLIT_MAX];
+	struct plan_cmdprio_split *split;	/* nr_split of them, in plan memory */
 };
 
 struct plan_job {

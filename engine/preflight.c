@@ -472,15 +472,26 @@ static int check_kind(struct pf_state *s, const struct plan_job *j, const struct
 	return 0;
 }
 
+/* stat() of dir (0 or an errno), once for all the files of one directory in a row. */
+static int look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
+{
+	if (strcmp(s->dir, dir)) {
+		snprintf(s->dir, sizeof(s->dir), "%s", dir);
+		s->dir_err = stat(dir, &s->dir_st) ? errno : 0;
+	}
+	*dsb = s->dir_st;
+	return s->dir_err;
+}
+
 /*
- * A file to create needs a directory to create it in.  Missing directories of
- * a file the job may create are made by the layout, as fio's, beneath the
- * longest part that exists: dir becomes that part, where the checks look.
+ * A file to create needs a directory to create it in (err: its stat's errno).
+ * Missing directories of a file the job may create are made by the layout, as
+ * fio's, beneath the longest part that exists: dir becomes that part, where
+ * the checks look.
  */
 static int check_dir(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
-		     char *dir, size_t n, struct stat *dsb)
+		     char *dir, size_t n, int err, struct stat *dsb)
 {
-	int err = stat(dir, dsb) ? errno : 0;
 	size_t at;
 
 	if (err == ENOENT && j->allow_file_create) {
@@ -513,17 +524,21 @@ static int check_dir(struct pf_state *s, const struct plan_job *j, const struct 
 	return 0;
 }
 
-/* Notes what is at path now, for the layout to compare (target.h). */
-static void note_seen(struct pf_state *s, const char *path)
+/*
+ * Notes what is at path now, for the layout to compare (target.h), with its
+ * directory as dsb (NULL when it cannot be looked at); *sb gets the file.
+ * True when the file exists.
+ */
+static bool note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
 {
-	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n));
+	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n)), one;
 
 	if (!n) {
 		s->oom = 1;
-		return;
+		return tgt_seen_now(&one, path, dsb, sb) == 0;
 	}
 	s->r->seen = n;
-	tgt_seen_now(&n[s->r->nr_seen++], path);
+	return tgt_seen_now(&n[s->r->nr_seen++], path, dsb, sb) == 0;
 }
 
 static int cmp_seen(const void *a, const void *b)
@@ -536,12 +551,15 @@ static int cmp_seen(const void *a, const void *b)
  * mistyped device name (/dev/sdz for /dev/sdb): it would be laid out in RAM and
  * benchmarked as if it were the disk.
  */
-static bool on_devtmpfs(dev_t dev)
+static bool on_devtmpfs(struct pf_state *s, dev_t dev)
 {
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	FILE *mi;
 	char line[4096];
 	bool found = false;
 
+	if (s->devtmpfs_known && s->devtmpfs_dev == dev)
+		return s->devtmpfs;	/* one read of mountinfo per directory's device, not per file */
+	mi = fopen("/proc/self/mountinfo", "re");
 	if (!mi)
 		return false;
 	while (!found && fgets(line, sizeof(line), mi)) {
@@ -553,6 +571,9 @@ static bool on_devtmpfs(dev_t dev)
 			found = true;
 	}
 	fclose(mi);
+	s->devtmpfs_known = true;
+	s->devtmpfs_dev = dev;
+	s->devtmpfs = found;
 	return found;
 }
 
@@ -560,16 +581,16 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 {
 	char dir[PATH_MAX];
 	struct stat sb, dsb;
-	int exists;
+	int exists, dir_err;
 
 	if (j->ioengine == PLAN_IOENGINE_DIRDELETE)
 		check_dir_removal(s, j, f);
 	if (!ioe_lays_out(j->ioengine))
 		return; /* no I/O reaches the files, or the engine makes them */
-	note_seen(s, f->path);
-	exists = stat(f->path, &sb) == 0;
 	dir_of(f->path, dir, sizeof(dir));
-	if (!exists && check_dir(s, j, f, dir, sizeof(dir), &dsb))
+	dir_err = look_dir(s, dir, &dsb);
+	exists = note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
+	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
 		return;
 	if (exists) {
 		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
@@ -582,7 +603,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
 		return;
-	} else if (on_devtmpfs(dsb.st_dev)) {
+	} else if (on_devtmpfs(s, dsb.st_dev)) {
 		pf_add(s, RES_MSG_ERROR, "devtmpfs-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist, and a test file is never created in %s (devtmpfs: memory, "
 		    "not a disk); is the device name mistyped?", j->name, f->path, dir);

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "engine/preflight.h"
@@ -39,6 +40,13 @@ struct pf_state {
 	bool mem_cached;
 	dev_t mem_dev;
 	const char *mem_what;
+	/* The last directory looked at, and whether its device is a devtmpfs: a
+	 * directory's files follow each other, so each is looked at once. */
+	char dir[PATH_MAX];
+	int dir_err;
+	struct stat dir_st;
+	bool devtmpfs_known, devtmpfs;
+	dev_t devtmpfs_dev;
 	int oom;
 };
 

@@ -61,16 +61,22 @@ static int32_t wait_index(const struct plan *p, uint32_t a, uint32_t b, const st
 	return -1;
 }
 
-/* A FIFO or character device: its open() may wait for another party (a writer). */
-static bool has_stream(const struct plan_job *j)
+/*
+ * A FIFO or character device: its open() may wait for another party (a
+ * writer).  The layout's record answers for the files it saw.
+ */
+static bool has_stream(const struct layout *l, const struct plan_job *j)
 {
 	struct stat st;
 
 	for (uint32_t c = 0; c < j->nr_clones; c++)
-		for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
-			if (!stat(j->clones[c].files[f].path, &st) &&
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			const char *path = j->clones[c].files[f].path;
+
+			if ((layout_seen(l, path, &st) || !stat(path, &st)) &&
 			    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
 				return true;
+		}
 	return false;
 }
 
@@ -81,12 +87,12 @@ static bool has_stream(const struct plan_job *j)
  * A job on a stream starts alone: its open() must not hold the group (a
  * reader's writer may be a job that waits for this group to end).
  */
-static void gate_of(struct seg_run *s, struct job_run *jr)
+static void gate_of(struct seg_run *s, struct job_run *jr, const struct layout *l)
 {
 	const struct plan_job *j = jr->job;
 
 	if (j->startdelay_max_ns > j->startdelay_min_ns || !j->nr_clones ||
-	    (ioe_opens_files(j->ioengine) && has_stream(j))) {
+	    (ioe_opens_files(j->ioengine) && has_stream(l, j))) {
 		/* each clone draws its own delay, or may wait in open(): it starts alone */
 		jr->gate = NULL;
 	} else if (jr->waits_for < 0 && !j->startdelay_min_ns) {
@@ -112,7 +118,7 @@ static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t 
 		jr->waits_for = wait_index(e->plan, a, b, j);
 		jr->clones_left = j->nr_clones;
 		jr->done = !j->nr_clones;
-		gate_of(s, jr);
+		gate_of(s, jr, &e->lay);
 		jr->res = add_res_job(e, j, i, run, run < first->repeat_discard);
 		if (!jr->res)
 			return -ENOMEM;

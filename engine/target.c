@@ -40,29 +40,31 @@ int tgt_dir_open(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-void tgt_seen_now(struct tgt_seen *s, const char *path)
+int tgt_seen_now(struct tgt_seen *s, const char *path, const struct stat *dir_st, struct stat *st)
 {
-	char dir[PATH_MAX];
-	struct stat st;
+	int ret = lstat(path, st) ? -errno : 0;
 
 	*s = (struct tgt_seen){ .path = path };
-	s->link = !lstat(path, &st) && S_ISLNK(st.st_mode);
-	if (!stat(path, &st)) {
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
+	s->link = !ret && S_ISLNK(st->st_mode);
+	/* Only a link needs a second look: lstat of anything else is its stat. */
+	if (s->link)
+		ret = stat(path, st) ? -errno : 0;
+	if (!ret) {
+		s->dev = st->st_dev;
+		s->ino = st->st_ino;
+		s->size = (uint64_t)st->st_size;
 	}
-	if (!tgt_dir_name(path, dir, sizeof(dir)) && !stat(dir, &st)) {
-		s->dir_dev = st.st_dev;
-		s->dir_ino = st.st_ino;
+	if (dir_st) {
+		s->dir_dev = dir_st->st_dev;
+		s->dir_ino = dir_st->st_ino;
 	}
+	return ret;
 }
 
-int tgt_seen_same(const struct tgt_seen *s, int dirfd, int looked, const struct stat *st,
+int tgt_seen_same(const struct tgt_seen *s, const struct stat *dir_st, int looked, const struct stat *st,
 		  const struct tgt_id *id, char *why, size_t n)
 {
-	struct stat dst;
-
-	if (s->dir_ino && (fstat(dirfd, &dst) || dst.st_dev != s->dir_dev || dst.st_ino != s->dir_ino)) {
+	if (s->dir_ino && (!dir_st || dir_st->st_dev != s->dir_dev || dir_st->st_ino != s->dir_ino)) {
 		snprintf(why, n, "its directory was replaced since the preflight checked it; nothing was "
 			 "written there");
 		return -ESTALE;
@@ -198,12 +200,13 @@ int tgt_openat(int dirfd, const char *base, const struct tgt_id *id, int flags, 
 	return fd < 0 ? -errno : fd;
 }
 
-int tgt_check(int fd, struct tgt_id *id, char *why, size_t n)
+int tgt_check(int fd, struct tgt_id *id, char *why, size_t n, struct stat *out)
 {
-	struct stat st;
+	struct stat own, *stp = out ? out : &own, st;
 
-	if (fstat(fd, &st))
+	if (fstat(fd, stp))
 		return -errno;
+	st = *stp;
 	if (!id->known) {
 		id->dev = st.st_dev;
 		id->ino = st.st_ino;

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -44,19 +45,26 @@ struct tgt_seen {
 	const char *path;	/* borrowed from the plan */
 	dev_t dev, dir_dev;
 	ino_t ino, dir_ino;	/* 0: nothing there (the file), not looked at (its directory) */
+	uint64_t size;		/* the file's size then (links followed) */
 	bool link;		/* the name was a symbolic link */
 };
 
-/* Fills s from path as it is now: the file (links followed), its name, its directory. */
-void tgt_seen_now(struct tgt_seen *s, const char *path);
+/*
+ * Fills s from path as it is now: the file (links followed) and its name; and
+ * *st with the file (links followed).  Its directory is dir_st, which the
+ * caller looked at once for all its files (NULL: not looked at).  0 or -errno
+ * of the file's stat (-ENOENT: nothing there).
+ */
+int tgt_seen_now(struct tgt_seen *s, const char *path, const struct stat *dir_st, struct stat *st);
 
 /*
  * Does what the layout found (looked: 0 with st and id, or -ENOENT) in the
- * directory open on dirfd agree with s?  0; -EEXIST when a file appeared
- * where there was none (another ioplan process may have made it); else
- * -ESTALE or -ELOOP with why.
+ * directory whose descriptor's fstat is dir_st agree with s?  0; -EEXIST
+ * when a file appeared where there was none (another ioplan process may have
+ * made it); else -ESTALE or -ELOOP with why.  A descriptor's file never
+ * changes, so one fstat of it serves every file looked up through it.
  */
-int tgt_seen_same(const struct tgt_seen *s, int dirfd, int looked, const struct stat *st,
+int tgt_seen_same(const struct tgt_seen *s, const struct stat *dir_st, int looked, const struct stat *st,
 		  const struct tgt_id *id, char *why, size_t n);
 
 /* The directory part of path: "." when it has none.  0, or -ENAMETOOLONG when n is too small. */
@@ -99,9 +107,10 @@ int tgt_openat(int dirfd, const char *base, const struct tgt_id *id, int flags, 
 /*
  * Is the file open on fd the one id holds (when id->known; else it is recorded
  * now)?  0, or -ESTALE with what changed in why ("it was replaced: inode 12
- * is now 34", "it now has 2 links").
+ * is now 34", "it now has 2 links").  st (may be NULL) gets the fstat the
+ * check made, so that callers need not make another.
  */
-int tgt_check(int fd, struct tgt_id *id, char *why, size_t n);
+int tgt_check(int fd, struct tgt_id *id, char *why, size_t n, struct stat *st);
 
 /* Why an open that tgt_openat refused failed, in words a user can act on. */
 const char *tgt_open_error(int err, const struct tgt_id *id);

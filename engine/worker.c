@@ -136,16 +136,13 @@ static void placement(const struct plan_job *j, uint32_t clone)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
 }
 
-static int file_size(int fd, uint64_t *size)
+/* The size of the file open on fd, whose fstat (made since it was opened) is st. */
+static int file_size(int fd, const struct stat *st, uint64_t *size)
 {
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISBLK(st.st_mode))
+	if (S_ISBLK(st->st_mode))
 		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
 	/* Streams (FIFOs, character devices) have no size: the job's size= bounds the region. */
-	*size = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? UINT64_MAX : (uint64_t)st.st_size;
+	*size = S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) ? UINT64_MAX : (uint64_t)st->st_size;
 	return 0;
 }
 
@@ -178,10 +175,28 @@ static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64
 	return 0;
 }
 
+/*
+ * create_only: no I/O follows, so a regular file the layout saw is sized from
+ * its record, not opened (as fio, which opens none once they are laid out).
+ * True with *size; false when the file must be opened to be sized.
+ */
+static bool size_without_open(struct worker *w, uint32_t f, uint64_t *size)
+{
+	struct stat st;
+
+	if (!w->job->create_only || !layout_seen(w->sh->lay, w->clone->files[f].path, &st) ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	w->fds[f] = -1;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
 /* Opens the clone's files and finds each one's I/O region. */
 static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 {
 	const struct plan_clone *c = w->clone;
+	struct stat st;
 	uint64_t size;
 	int ret;
 
@@ -194,11 +209,11 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 				return ret;
 			continue;
 		}
-		ret = worker_open_file(w, f);
+		ret = size_without_open(w, f, &size) ? 0 : worker_open_file(w, f, &st);
 		if (ret)
 			return ret;
 		w->nr_fds = f + 1;
-		ret = file_size(w->fds[f], &size);
+		ret = w->fds[f] < 0 ? 0 : file_size(w->fds[f], &st, &size);
 		if (ret)
 			return ret;
 		/*

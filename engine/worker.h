@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "engine/buffers.h"
 #include "engine/clock.h"
@@ -362,7 +363,7 @@ void worker_think(struct worker *w);
  * open(): a FIFO waits for its writer only until runtime or a stop (-EINTR).
  * 0, or -errno with the error recorded.
  */
-int worker_open_file(struct worker *w, uint32_t f);
+int worker_open_file(struct worker *w, uint32_t f, struct stat *st);
 
 /*
  * openfiles (worker_files.c): worker_limit_open sets w->max_open; set-up calls

@@ -99,20 +99,23 @@ static int wait_writer(struct worker *w, int fd, uint32_t f)
 
 /*
  * Opens file f as the layout checked it (layout_open: no symbolic link the
- * user did not name, the same file the layout found); why says what failed.
+ * user did not name, the same file the layout found); why says what failed;
+ * *st gets its fstat.  Even a file the layout found regular is opened
+ * O_NONBLOCK: a FIFO put in its place would otherwise hold open() before the
+ * identity check could refuse it.
  */
-static int open_nonblocking(struct worker *w, uint32_t f, int *out, char *why, size_t n)
+static int open_nonblocking(struct worker *w, uint32_t f, int *out, char *why, size_t n, struct stat *st)
 {
-	struct stat st;
-	int fd = layout_open(w->sh->lay, w->clone->files[f].path, open_flags(w->job) | O_NONBLOCK, why, n);
-	int ret = 0, fl;
+	int flags = open_flags(w->job) | O_NONBLOCK;
+	int fd = layout_open(w->sh->lay, w->clone->files[f].path, flags, why, n, st);
+	int ret = 0;
 
 	if (fd < 0)
 		return fd;
-	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode))
+	if (S_ISFIFO(st->st_mode))
 		ret = wait_writer(w, fd, f);
-	fl = ret ? -1 : fcntl(fd, F_GETFL);
-	if (!ret && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)))
+	/* F_SETFL sets only the status flags: the open's own (so no F_GETFL), less O_NONBLOCK. */
+	if (!ret && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK))
 		ret = -errno;
 	if (ret) {
 		close(fd);
@@ -122,10 +125,11 @@ static int open_nonblocking(struct worker *w, uint32_t f, int *out, char *why, s
 	return 0;
 }
 
-int worker_open_file(struct worker *w, uint32_t f)
+int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 {
 	char why[320];
-	int ret = open_nonblocking(w, f, &w->fds[f], why, sizeof(why));
+	struct stat own;
+	int ret = open_nonblocking(w, f, &w->fds[f], why, sizeof(why), st ? st : &own);
 
 	/* write_hint: fio fails the job when the kernel refuses the hint. */
 	if (!ret && w->job->write_hint && w->fds[f] >= 0) {
@@ -156,7 +160,7 @@ bool worker_file_ready(struct worker *w, uint32_t f)
 
 	if (w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine))
 		return true;
-	ret = worker_open_file(w, f);
+	ret = worker_open_file(w, f, NULL);
 	if (ret) {
 		worker_fail(w, ret == -EINTR ? 0 : -ret);	/* a stop is not the job's error */
 		return false;

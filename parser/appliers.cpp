@@ -160,8 +160,9 @@ void set_bssplit(job_spec &j, const option &o, const std::string &v)
         bs.nr_split = (uint32_t)entries.size();
         bs.min_bytes = UINT64_MAX;
         bs.max_bytes = 0;
+        j.bssplit[d].clear();
         for (size_t i = 0; i < entries.size(); i++) {
-            bs.split[i] = plan_bssplit{entries[i].bs, entries[i].pct};
+            j.bssplit[d].push_back(plan_bssplit{entries[i].bs, entries[i].pct});
             bs.min_bytes = std::min(bs.min_bytes, entries[i].bs);
             bs.max_bytes = std::max(bs.max_bytes, entries[i].bs);
         }

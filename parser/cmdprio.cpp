@@ -63,7 +63,8 @@ plan_cmdprio_split parse_entry(const job_spec &j, const std::string &item, size_
     return e;
 }
 
-void parse_list(const job_spec &j, const std::string &list, size_t at, plan_cmdprio &out)
+void parse_list(const job_spec &j, const std::string &list, size_t at, plan_cmdprio &out,
+                std::vector<plan_cmdprio_split> &table)
 {
     std::vector<plan_cmdprio_split> entries;
     size_t pos = at;
@@ -93,7 +94,7 @@ void parse_list(const job_spec &j, const std::string &list, size_t at, plan_cmdp
         i = k;
     }
     out.nr_split = (uint32_t)entries.size();
-    std::copy(entries.begin(), entries.end(), out.split);
+    table = entries;
 }
 
 } // namespace
@@ -108,7 +109,7 @@ void set_cmdprio_bssplit(job_spec &j, const option &o, const std::string &v)
     for (int d = 0; d < 2; d++) {
         size_t k = std::min<size_t>((size_t)d, dirs.size() - 1);
         size_t at = k ? dirs[0].size() + 1 : 0;
-        parse_list(j, dirs[k], at, j.pj.cmdprio[d]);
+        parse_list(j, dirs[k], at, j.pj.cmdprio[d], j.cmdprio_split[d]);
     }
     j.pj.cmdprio_bssplit = !trim(v).empty();
 }

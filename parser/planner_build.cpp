@@ -5,6 +5,7 @@
 #include "parser/values.hpp"
 
 #include <algorithm>
+#include <new>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -338,10 +339,33 @@ static void fio_seeds(const job_spec &s, plan_clone &pc)
                                     : fio_seed(s, pc, block_off);
 }
 
+// A copy of the first n entries of v in plan memory (NULL when there are none).
+template <class T> T *plan_copy(const std::vector<T> &v, uint32_t n)
+{
+    n = std::min<uint32_t>(n, (uint32_t)v.size());
+    if (!n)
+        return nullptr;
+    T *out = static_cast<T *>(plan_calloc(n, sizeof(T)));
+    if (!out)
+        throw std::bad_alloc();
+    std::copy(v.begin(), v.begin() + n, out);
+    return out;
+}
+
+// The spec's split tables into the plan job: each plan job owns its own.
+void copy_splits(plan_job &j, const job_spec &s)
+{
+    for (int d = 0; d < PLAN_DDIR_NR; d++)
+        j.bs[d].split = plan_copy(s.bssplit[d], j.bs[d].nr_split);
+    for (int d = 0; d < 2; d++)
+        j.cmdprio[d].split = plan_copy(s.cmdprio_split[d], j.cmdprio[d].nr_split);
+}
+
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
 {
     const job_spec &s = d.spec;
     j = s.pj;
+    copy_splits(j, s);
     std::string name = job_name(d);
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());

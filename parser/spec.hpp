@@ -18,6 +18,10 @@ namespace parser {
 
 struct job_spec {
     plan_job pj{};
+    // bssplit and cmdprio_bssplit entries (pj's nr_split counts them): copied
+    // into plan memory by fill_job, so that copies of a spec share nothing.
+    std::vector<plan_bssplit> bssplit[PLAN_DDIR_NR];
+    std::vector<plan_cmdprio_split> cmdprio_split[2];
     unsigned kb_base = 1024;
     std::string name;                 // name= (empty: the section name)
     std::string description;

@@ -111,6 +111,7 @@ TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multip
 				     j.norandommap = true;	// the map would shorten I/Os (see below)
 				     plan_bs &b = j.bs[PLAN_DDIR_READ];
 				     b.nr_split = 2;
+				     b.split = (plan_bssplit *)plan_calloc(2, sizeof(*b.split));	// the plan frees it
 				     b.split[0] = { 4096, 75 };
 				     b.split[1] = { 65536, 25 };
 				     b.min_bytes = 4096;

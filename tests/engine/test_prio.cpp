@@ -86,7 +86,9 @@ TEST_CASE("prio: cmdprio_bssplit decides per block size")
 	plan_job j = aio_job();
 	plan_cmdprio &c = j.cmdprio[0];
 	j.cmdprio_bssplit = true;
+	plan_cmdprio_split split[3];
 	c.nr_split = 3;
+	c.split = split;
 	c.split[0] = { 4096, 100, (int32_t)((3 << 13) | 2) };
 	c.split[1] = { 65536, 25, (int32_t)((1 << 13) | 1) };
 	c.split[2] = { 65536, 75, -1 };	// cmdprio_class/cmdprio: real-time level 0

@@ -35,7 +35,7 @@ int open_and_check(int dirfd, const char *base, tgt_id *id, char *why, size_t n)
     int fd = tgt_openat(dirfd, base, id, O_RDONLY, 0);
     if (fd < 0)
         return fd;
-    int ret = tgt_check(fd, id, why, n);
+    int ret = tgt_check(fd, id, why, n, nullptr);
     close(fd);
     return ret;
 }

@@ -55,17 +55,18 @@ TEST_CASE("cmdprio_bssplit: fio's entry forms, zero entries dropped, sorted by b
 {
     job_spec j = with("cmdprio_bssplit", "1024k/0:64k/25/1/1:64k/75/3/2:8k/10");
     CHECK(j.pj.cmdprio_bssplit);
-    const plan_cmdprio &r = j.pj.cmdprio[0];
-    REQUIRE(r.nr_split == 3);
-    CHECK(r.split[0].bs_bytes == 8192);
-    CHECK(r.split[0].ioprio == -1);	// cmdprio_class/cmdprio's
-    CHECK(r.split[1].bs_bytes == 65536);
-    CHECK(r.split[1].pct == 25);
-    CHECK(r.split[1].ioprio == ((1 << 13) | 1));
-    CHECK(r.split[2].ioprio == ((3 << 13) | 2));
+    const std::vector<plan_cmdprio_split> &r = j.cmdprio_split[0];
+    REQUIRE(j.pj.cmdprio[0].nr_split == 3);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].bs_bytes == 8192);
+    CHECK(r[0].ioprio == -1);	// cmdprio_class/cmdprio's
+    CHECK(r[1].bs_bytes == 65536);
+    CHECK(r[1].pct == 25);
+    CHECK(r[1].ioprio == ((1 << 13) | 1));
+    CHECK(r[2].ioprio == ((3 << 13) | 2));
     CHECK(j.pj.cmdprio[1].nr_split == 3);	// one list: both directions
     // Class 0 is best effort, as fio's ioprio_value().
-    CHECK(with("cmdprio_bssplit", "4k/50/0/4").pj.cmdprio[0].split[0].ioprio == ((2 << 13) | 4));
+    CHECK(with("cmdprio_bssplit", "4k/50/0/4").cmdprio_split[0][0].ioprio == ((2 << 13) | 4));
     CHECK(with("cmdprio_bssplit", "4k/").pj.cmdprio[0].nr_split == 0);
 }
 
@@ -73,10 +74,10 @@ TEST_CASE("cmdprio_bssplit with a comma: the first list is read's, the second wr
 {
     job_spec j = with("cmdprio_bssplit", "64k/100:1m/0,1m/50");
     REQUIRE(j.pj.cmdprio[0].nr_split == 1);
-    CHECK(j.pj.cmdprio[0].split[0].bs_bytes == 65536);
+    CHECK(j.cmdprio_split[0][0].bs_bytes == 65536);
     REQUIRE(j.pj.cmdprio[1].nr_split == 1);
-    CHECK(j.pj.cmdprio[1].split[0].bs_bytes == 1048576);
-    CHECK(j.pj.cmdprio[1].split[0].pct == 50);
+    CHECK(j.cmdprio_split[1][0].bs_bytes == 1048576);
+    CHECK(j.cmdprio_split[1][0].pct == 50);
 }
 
 TEST_CASE("cmdprio_bssplit errors point into the value")
