@@ -89,6 +89,7 @@ private:
     eng_sync sync_{};
     std::vector<bool> same_host_;   // by rank: shares rank 0's host (rank 0: all; others: own entry)
     void share_hosts(const char *host);
+    void share_run_id();
     void measure_clock_offsets();
     uint64_t common_start_ns(int64_t local_barrier_ns);
 };

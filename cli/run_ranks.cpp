@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/output.hpp"
 #include "engine/safety.h"
@@ -58,7 +59,14 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     rank_info named = who;
     if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
         named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
-    return f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result");
+    if (named.run_id.empty())
+        named.run_id = new_run_id();
+    if (f.commit(rank_file_text(r, named, src ? *src : plan_source{}), "the rank's result"))
+        return true;
+    // A full disk: what was written is no rank file, and a merge would only
+    // stumble on it; the error above says the result is not kept.
+    unlink(path.c_str());
+    return false;
 }
 
 namespace {
