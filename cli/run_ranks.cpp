@@ -95,6 +95,14 @@ std::string plan_identity(const parser::request &req, const std::vector<parser::
     return out;
 }
 
+void name_logs_per_rank(plan *p, const world &w)
+{
+    std::string tail = "." + w.host() + "." + std::to_string(w.rank());
+    for (uint32_t g = 0; g < p->nr_groups; g++)
+        for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
+            p->groups[g].jobs[j].log_suffix = plan_strdup(tail.c_str());
+}
+
 int merge_ranks(world *w, results *r, const plan_source *src)
 {
     std::string problems = w->merge(r, src ? *src : plan_source{});

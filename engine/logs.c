@@ -55,7 +55,7 @@ const char *log_option(enum log_kind k)
 	return opt[k];
 }
 
-/* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared. */
+/* fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared; then the rank's suffix. */
 int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
 		  enum log_kind k)
 {
@@ -66,10 +66,12 @@ int log_file_name(char *path, size_t n, const struct plan_job *j, const struct p
 
 	if (!prefix)
 		return 0;
+	const char *tail = j->log_suffix ? j->log_suffix : "";
+
 	if (j->per_job_logs)
-		snprintf(path, n, "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
+		snprintf(path, n, "%s_%s.%u.%s%s", prefix, type[k], c->thread_number, suf, tail);
 	else
-		snprintf(path, n, "%s_%s.%s", prefix, type[k], suf);
+		snprintf(path, n, "%s_%s.%s%s", prefix, type[k], suf, tail);
 	return 1;
 }
 

@@ -536,6 +536,12 @@ struct plan_job {
 	int32_t log_epoch_clock_id;	/* clock_gettime() clock of both; 0 = CLOCK_REALTIME */
 	bool log_prio;			/* the priority column as fio's 0x%04x ioprio value */
 	char *hist_log_prefix;		/* write_hist_log: PREFIX_clat_hist.N.log; NULL = off */
+	/*
+	 * After each log's name (NULL = nothing): under mpirun ".HOST.RANK", so
+	 * ranks sharing a working directory keep one log each, as fio's client
+	 * names a server's logs NAME.HOST.
+	 */
+	char *log_suffix;
 	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */
 	uint32_t log_hist_coarseness;	/* 0..6: 2^c fio buckets summed per column */
 	uint32_t log_gz_bytes;		/* log_compression: zlib chunk size; 0 = off */
