@@ -138,7 +138,7 @@ void print_usage(FILE *out)
           "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's bw/iops/lat log files)\n"
           "       ioplan report RESULT.json... [-o PAGE.html]   (one self-contained page; several results compared)\n"
           "       mpirun -np N ioplan [options] jobfile...   (one merged run over N ranks, see ioplan(1))\n"
-          "       ioplan merge [--output-format=LIST] RANKFILE...   (--rank-output's files, merged)\n"
+          "       ioplan merge [--partial] [--output-format=LIST] RANKFILE...   (--rank-output's files, merged)\n"
           "       ioplan diskspd [DISKSPD options] target...   (also as a symlink named diskspd)\n"
           "       fio [options] jobfile...   (a symlink named fio: presents itself as fio-3.33, see ioplan(1))\n"
           "\n"

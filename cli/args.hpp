@@ -56,6 +56,7 @@ struct args {
     // Many ranks (cli/mpi.hpp): where each rank writes its whole result, the
     // read-back shift (IOPLAN_READ_RANK), the deadline of every collective wait.
     std::string rank_output;
+    bool merge_partial = false;     // merge --partial: ranks without a file are a warning
     int rank_shift = 0;
     uint64_t rank_timeout_ns = 600ull * 1000000000ull;
     // Results that last: --save[=LABEL] keeps the run in the results store.

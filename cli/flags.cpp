@@ -238,6 +238,11 @@ const std::vector<flag> table = {
      "name renamed over the last.\nThe JSON holds every counter and latency histogram and the job text;\n"
      ".Ql ioplan merge DIR/rank-*.json\nprints the same reports as the live run.\n"
      "Without mpirun it writes rank-0.json."},
+    {"partial", flag_arg::none, nullptr, RUN,
+     "with merge: merge the rank files given although ranks of the run have none (a warning names them)",
+     [](ctx &c, str) { c.a.merge_partial = true; },
+     "Without it a missing rank is an error: a merge of part of a world would report part of its I/O as "
+     "the whole.\nOne rank's file alone shows that rank's own figures."},
     {"rank-shift", flag_arg::required, "N", RUN,
      "under mpirun: IOPLAN_READ_RANK is (rank + N) mod ranks, so a read job can read what another rank wrote",
      [](ctx &c, str v) { c.a.rank_shift = (int)count_value(c, v); },

@@ -226,6 +226,8 @@ int run_action(cli::args &a, cli::world *w)
         return 2;
     if (!a.aux_path.empty())
         p->aux_path = plan_strdup(a.aux_path.c_str());
+    if (w)
+        cli::name_logs_per_rank(p.get(), *w);
     if (a.what == cli::action::parse_only) {
         cli::debug_parse(a.debug, *p, getpid(), stdout);
         return print_notes(notes);

@@ -4,13 +4,14 @@
 // memory held is two results whatever their number.  The plan the reports
 // need is rebuilt from the first file's recorded command line and job text
 // (with its rank's IOPLAN_* variables), so the reports name the same jobs,
-// options and groups as the live run's.
+// options and groups as the live run's.  Every file must be of that run,
+// plan and world, and every rank of the world must have one: a merge of part
+// of the world would report part of its I/O as the whole.
 #include "cli/merge_cmd.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -31,13 +32,9 @@ using results_ptr = std::unique_ptr<results, results_deleter>;
 
 results_ptr read_rank_file(const std::string &path, rank_info *who, plan_source *src)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error(path + ": cannot read");
-    std::ostringstream text;
-    text << in.rdbuf();
+    std::string text = rank_file_read(path);
     try {
-        return results_ptr(rank_file_parse(text.str(), who, src));
+        return results_ptr(rank_file_parse(text, who, src));
     } catch (const std::runtime_error &e) {
         throw std::runtime_error(path + ": " + e.what());
     }
@@ -68,7 +65,7 @@ int merge_action(const args &a)
 {
     const std::vector<std::string> &files = a.req.job_files;
     if (files.empty()) {
-        std::fprintf(stderr, "ioplan: error: usage: ioplan merge [--output-format=LIST] [--output=FILE] RANKFILE...\n");
+        std::fprintf(stderr, "ioplan: error: usage: ioplan merge [--partial] [--output-format=LIST] [--output=FILE] RANKFILE...\n");
         return 2;
     }
     report::options o;
@@ -93,10 +90,22 @@ int merge_action(const args &a)
             rank_info who;
             plan_source theirs;
             results_ptr r = read_rank_file(files[i], &who, &theirs);
-            std::string why = m.add(*r, who);
+            std::string why = rank_file_mismatch(first, src, who, theirs);
+            if (why.empty())
+                why = m.add(*r, who);
             if (!why.empty())
-                throw std::runtime_error(files[i] + ": " + why);
+                throw std::runtime_error(files[i] + ": rank " + std::to_string(who.rank) + ": " + why);
         }
+        std::string missing = m.missing();
+        if (!missing.empty() && a.merge_partial)
+            res_msg_add(acc.get(), RES_MSG_WARNING, "merge/partial", -1,
+                        "--partial: no rank file for rank%s %s of the %u ranks: the figures are the other ranks' only",
+                        missing.find(',') == std::string::npos ? "" : "s", missing.c_str(), first.nranks);
+        else if (!missing.empty())
+            throw std::runtime_error("no rank file for rank" + std::string(missing.find(',') == std::string::npos ? " " : "s ") +
+                                     missing + " of the " + std::to_string(first.nranks) + " ranks of run " +
+                                     first.run_id + ": a merge of part of a world would report part of its I/O as all of it");
+
         m.finish(static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
     } catch (const std::runtime_error &e) {

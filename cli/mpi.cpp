@@ -270,6 +270,7 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     w.who_.nranks = static_cast<uint32_t>(size);
     w.who_.host = host;
     w.share_hosts(host);
+    w.share_run_id();
     long shift = ((rank_shift % size) + size) % size;
     set_var("IOPLAN_RANK", std::to_string(rank), true);
     set_var("IOPLAN_NRANKS", std::to_string(size), true);
@@ -379,6 +380,18 @@ void world::share_hosts(const char *host)
     }
     if (who_.rank != 0)
         same_host_[who_.rank] = who_.host == first;
+}
+
+// Rank 0's run id, in every rank's file: a merge refuses a file of another run.
+void world::share_run_id()
+{
+    char id[24] = "";
+    if (who_.rank == 0)
+        snprintf(id, sizeof(id), "%s", new_run_id().c_str());
+    if (ops_->bcast(id, sizeof(id), 0, timeout_s_))
+        lost("joining the world");
+    id[sizeof(id) - 1] = '\0';
+    who_.run_id = id;
 }
 
 // Cristian's method against rank 0, a few rounds each, keeping the round

@@ -119,6 +119,7 @@ private:
     void keep_finished_groups();
     std::string fold_results(results *r);
     double merge_timeout_s() const;
+    void share_run_id();
     void measure_clock_offsets();
 };
 

@@ -6,10 +6,18 @@
 // allocated here with calloc so results_free releases a parsed result.
 #include "cli/rank_file.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <limits>
 #include <new>
 #include <stdexcept>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <type_traits>
+#include <unistd.h>
+#include <isa-l/crc.h>
 #include <nlohmann/json.hpp>
 
 namespace cli {
@@ -17,7 +25,7 @@ namespace cli {
 namespace {
 
 using json = nlohmann::json;
-constexpr int rank_file_version = 1;
+constexpr int rank_file_version = 2;
 
 template <class T> T *alloc_array(size_t n)
 {
@@ -80,38 +88,101 @@ struct writer {
 };
 
 // Reads each visited field from an object; a missing key leaves the default.
+// Every value is checked for its type and range (a negative byte count is not
+// read as 2^64 - n); an error names the field's path in the document.
 struct reader {
     const json &o;
+    const reader *up = nullptr;
+    const char *key = nullptr; // this object's key in up, or null for an array element
+    size_t index = 0;
+
+    std::string path(const char *k = nullptr) const
+    {
+        std::string p = up ? up->path() : "";
+        if (up)
+            p += key ? (p.empty() ? "" : ".") + std::string(key) : "[" + std::to_string(index) + "]";
+        return k ? p + (p.empty() ? "" : ".") + k : p;
+    }
+    [[noreturn]] void fail(const char *k, const std::string &what) const
+    {
+        throw std::runtime_error(path(k) + ": " + what);
+    }
+    template <class T> T value(const json &v, const char *k) const
+    {
+        if constexpr (std::is_same_v<T, bool>) {
+            if (!v.is_boolean())
+                fail(k, "not true or false");
+            return v.get<bool>();
+        } else if constexpr (std::is_integral_v<T>) {
+            if (v.is_number_unsigned()) {
+                if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+                    fail(k, v.dump() + " is out of range");
+                return static_cast<T>(v.get<uint64_t>());
+            }
+            if (!v.is_number_integer())
+                fail(k, "not an integer");
+            if (v.get<int64_t>() < static_cast<int64_t>(std::numeric_limits<T>::min()))
+                fail(k, v.dump() + (std::is_unsigned_v<T> ? " is negative" : " is out of range"));
+            return static_cast<T>(v.get<int64_t>());
+        } else if constexpr (std::is_floating_point_v<T>) {
+            if (!v.is_number())
+                fail(k, "not a number");
+            return v.get<T>();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            if (!v.is_string())
+                fail(k, "not a string");
+            return v.get<std::string>();
+        } else {
+            if (!v.is_array())
+                fail(k, "not a list");
+            T out;
+            for (const json &e : v)
+                out.push_back(value<typename T::value_type>(e, k));
+            return out;
+        }
+    }
+    reader child(const json &v, const char *k) const { return reader{v, this, k, 0}; }
+    reader element(const json &v, size_t i) const { return reader{v, this, nullptr, i}; }
+    const json &array(const char *k) const
+    {
+        const json &a = o.at(k);
+        if (!a.is_array())
+            fail(k, "not a list");
+        return a;
+    }
+
     template <class T> void operator()(const char *k, T &v)
     {
         if (o.contains(k))
-            v = o.at(k).get<T>();
+            v = value<T>(o.at(k), k);
     }
     void arr(const char *k, uint64_t *a, size_t n)
     {
         if (!o.contains(k))
             return;
-        const json &v = o.at(k);
+        const json &v = array(k);
         for (size_t i = 0; i < n && i < v.size(); i++)
-            a[i] = v[i].get<uint64_t>();
+            a[i] = value<uint64_t>(v[i], k);
     }
     void owned(const char *k, uint64_t *&a, size_t n)
     {
         a = nullptr;
         if (!o.contains(k))
             return;
+        if (array(k).size() != n)
+            fail(k, "holds " + std::to_string(array(k).size()) + " values, not " + std::to_string(n));
         a = alloc_array<uint64_t>(n);
         arr(k, a, n);
     }
     template <class T> void own(T *&p, size_t n) { p = alloc_array<T>(n); }
     void str(const char *k, char *s, size_t cap)
     {
-        std::string v = o.contains(k) ? o.at(k).get<std::string>() : "";
+        std::string v = o.contains(k) ? value<std::string>(o.at(k), k) : "";
         snprintf(s, cap, "%s", v.c_str());
     }
     void cstr(const char *k, char *&s)
     {
-        s = strdup(o.contains(k) ? o.at(k).get<std::string>().c_str() : "");
+        s = strdup(o.contains(k) ? value<std::string>(o.at(k), k).c_str() : "");
         if (!s)
             throw std::bad_alloc();
     }
@@ -121,26 +192,32 @@ struct reader {
         if (!o.contains(k))
             return;
         h = alloc_array<uint64_t>(RES_HIST_NR);
-        for (const json &p : o.at(k)) {
-            uint32_t i = p.at(0).get<uint32_t>();
+        for (const json &p : array(k)) {
+            if (!p.is_array() || p.size() != 2)
+                fail(k, "not a list of [bucket, count] pairs");
+            uint32_t i = value<uint32_t>(p[0], k);
             if (i >= RES_HIST_NR)
-                throw std::runtime_error("histogram bucket " + std::to_string(i) + " out of range");
-            h[i] = p.at(1).get<uint64_t>();
+                fail(k, "histogram bucket " + std::to_string(i) + " out of range");
+            h[i] = value<uint64_t>(p[1], k);
         }
     }
     template <class F> void obj(const char *k, F f)
     {
         static const json empty = json::object();
-        reader r{o.contains(k) ? o.at(k) : empty};
+        const json &v = o.contains(k) ? o.at(k) : empty;
+        if (!v.is_object())
+            fail(k, "not an object");
+        reader r = child(v, k);
         f(r);
     }
     template <class T, class F> void fixed(const char *k, T *items, size_t n, F f)
     {
         if (!o.contains(k))
             return;
-        const json &a = o.at(k);
+        const json &a = array(k);
+        reader in = child(a, k);
         for (size_t i = 0; i < n && i < a.size(); i++) {
-            reader r{a[i]};
+            reader r = in.element(a[i], i);
             f(r, items[i]);
         }
     }
@@ -150,10 +227,13 @@ struct reader {
         nr = 0;
         if (!o.contains(k) || o.at(k).empty())
             return;
-        const json &a = o.at(k);
+        const json &a = array(k);
+        if (a.size() > std::numeric_limits<N>::max())
+            fail(k, "too many entries");
+        reader in = child(a, k);
         items = alloc_array<T>(a.size());
         for (const json &e : a) {
-            reader r{e};
+            reader r = in.element(e, nr);
             f(r, items[nr]);
             nr++;
         }
@@ -399,6 +479,7 @@ template <class V> void visit_rank(V &v, rank_info &who)
 {
     v("rank", who.rank);
     v("nranks", who.nranks);
+    v("run_id", who.run_id);
     v("host", who.host);
     v("clock_offset_ns", who.clock_offset_ns);
     v("start_late_ns", who.start_late_ns);
@@ -410,6 +491,65 @@ template <class V> void visit_source(V &v, plan_source &src)
     v("argv", src.argv);
     v("job_names", src.job_names);
     v("job_texts", src.job_texts);
+    v("plan_id", src.plan_id);
+}
+
+std::string crc_text(const std::string &text)
+{
+    char hex[24];
+    // CRC-32C as verify=crc32c stores it (ISA-L: initial ~0, no final inversion);
+    // a rank file is at most rank_file_max_bytes, so its length fits the int.
+    uint32_t crc = crc32_iscsi(reinterpret_cast<unsigned char *>(const_cast<char *>(text.data())),
+                               static_cast<int>(text.size()), ~0u);
+    snprintf(hex, sizeof(hex), "crc32c:%08x", crc);
+    return hex;
+}
+
+// Counters the reports add and multiply: a file's value beyond this is no
+// real run's (a wrapped negative number), and so is a sum of ranks beyond it.
+constexpr uint64_t counter_max = uint64_t(INT64_MAX);
+
+void check_lat(const res_lat &l, const std::string &where)
+{
+    if (l.n > counter_max || l.sum_ns > counter_max)
+        throw std::runtime_error(where + ": a count or sum of " + std::to_string(std::max(l.n, l.sum_ns)) +
+                                 " is beyond any run");
+    if (!l.hist)
+        return;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < RES_HIST_NR; i++)
+        if (__builtin_add_overflow(sum, l.hist[i], &sum) || sum > counter_max)
+            throw std::runtime_error(where + ": histogram buckets add up beyond any run");
+    if (sum != l.n)
+        throw std::runtime_error(where + ": histogram buckets add up to " + std::to_string(sum) + ", its count is " +
+                                 std::to_string(l.n));
+}
+
+void check_ddir(const res_ddir &d, const std::string &where)
+{
+    if (d.bytes > counter_max || d.ios > counter_max)
+        throw std::runtime_error(where + ": " + std::to_string(std::max(d.bytes, d.ios)) +
+                                 " bytes or I/Os is beyond any run (a negative number wrapped?)");
+    check_lat(d.slat, where + ".slat");
+    check_lat(d.clat, where + ".clat");
+    check_lat(d.lat, where + ".lat");
+    check_lat(d.sched_lat, where + ".sched_lat");
+    for (uint32_t p = 0; p < d.nr_prios; p++)
+        check_lat(d.prios[p].lat, where + ".prios[" + std::to_string(p) + "].lat");
+}
+
+// What the types alone do not say: counts in range, histograms that hold
+// as many samples as their counts (a percentile is read from the buckets).
+void check_counts(const results &r)
+{
+    for (uint32_t j = 0; j < r.nr_jobs; j++)
+        for (uint32_t c = 0; c < r.jobs[j].nr_clones; c++) {
+            const res_clone &k = r.jobs[j].clones[c];
+            std::string at = "results.jobs[" + std::to_string(j) + "].clones[" + std::to_string(c) + "]";
+            for (int d = 0; d < PLAN_DDIR_NR; d++)
+                check_ddir(k.ddir[d], at + ".ddir[" + std::to_string(d) + "]");
+            check_lat(k.sync_lat, at + ".sync_lat");
+        }
 }
 
 } // namespace
@@ -422,9 +562,28 @@ std::string rank_file_text(const results &r, const rank_info &who, const plan_so
     w("ioplan_rank_file", version);
     // The writer only reads: the visitors take references so one description serves both ways.
     w.obj("rank", [&](writer &x) { visit_rank(x, const_cast<rank_info &>(who)); });
-    w.obj("plan_source", [&](writer &x) { visit_source(x, const_cast<plan_source &>(src)); });
+    plan_source named = src;
+    if (named.plan_id.empty())
+        named.plan_id = crc_text(src.identity);
+    w.obj("plan_source", [&](writer &x) { visit_source(x, named); });
     w.obj("results", [&](writer &x) { visit_results(x, const_cast<results &>(r)); });
-    return doc.dump() + "\n";
+    // The checksum is of the document without it; "checksum" sorts first,
+    // so the text with it spliced in is what dump() would write.
+    std::string body = doc.dump();
+    return "{\"checksum\":\"" + crc_text(body) + "\"," + body.substr(1) + "\n";
+}
+
+// The document's own checksum against the one it carries (removed from doc).
+void check_sum(json &doc)
+{
+    if (!doc.contains("checksum") || !doc.at("checksum").is_string())
+        throw std::runtime_error("no checksum (written by an older ioplan, or not by ioplan)");
+    std::string said = doc.at("checksum").get<std::string>();
+    doc.erase("checksum");
+    std::string is = crc_text(doc.dump());
+    if (said != is)
+        throw std::runtime_error("checksum " + is + " does not match the " + said +
+                                 " it was written with: the file was changed or damaged after its run");
 }
 
 results *rank_file_parse(const std::string &text, rank_info *who, plan_source *src)
@@ -434,9 +593,10 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         throw std::runtime_error("not a JSON document");
     if (!doc.contains("ioplan_rank_file"))
         throw std::runtime_error("not an ioplan rank file (no \"ioplan_rank_file\" key)");
-    if (doc.at("ioplan_rank_file").get<int>() != rank_file_version)
+    if (doc.at("ioplan_rank_file") != rank_file_version)
         throw std::runtime_error("rank file version " + doc.at("ioplan_rank_file").dump() + ", this ioplan reads " +
                                  std::to_string(rank_file_version));
+    check_sum(doc);
     results *r = alloc_array<results>(1);
     r->abi_version = RESULTS_ABI_VERSION;
     try {
@@ -444,6 +604,10 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         top.obj("rank", [&](reader &x) { visit_rank(x, *who); });
         top.obj("plan_source", [&](reader &x) { visit_source(x, *src); });
         top.obj("results", [&](reader &x) { visit_results(x, *r); });
+        check_counts(*r);
+        if (who->rank >= who->nranks)
+            throw std::runtime_error("rank " + std::to_string(who->rank) + " of a world of " +
+                                     std::to_string(who->nranks));
     } catch (const json::exception &e) {
         results_free(r);
         throw std::runtime_error(std::string("malformed: ") + e.what());
@@ -452,6 +616,64 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         throw;
     }
     return r;
+}
+
+std::string new_run_id()
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+        v = static_cast<uint64_t>(time(nullptr)) ^ (static_cast<uint64_t>(getpid()) << 32);
+    char hex[20];
+    snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(v));
+    return hex;
+}
+
+std::string rank_file_mismatch(const rank_info &first, const plan_source &first_src, const rank_info &who,
+                               const plan_source &src)
+{
+    if (who.run_id != first.run_id)
+        return "from another run (run id " + who.run_id + ", the first file's is " + first.run_id + ")";
+    if (who.nranks != first.nranks)
+        return "from a world of " + std::to_string(who.nranks) + " ranks, the first file's has " +
+               std::to_string(first.nranks);
+    if (src.plan_id != first_src.plan_id)
+        return "ran another plan than the first file's (plan " + src.plan_id + ", not " + first_src.plan_id + ")";
+    return "";
+}
+
+std::string rank_file_read(const std::string &path)
+{
+    // O_NONBLOCK: a FIFO with no writer would block the open.
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        throw std::runtime_error(path + ": cannot read: " + strerror(errno));
+    struct stat st;
+    std::string why;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a rank file" : "not a regular file";
+    else if (static_cast<uint64_t>(st.st_size) > rank_file_max_bytes)
+        why = std::to_string(st.st_size) + " bytes, more than a rank file holds (" +
+              std::to_string(rank_file_max_bytes >> 20) + " MiB)";
+    std::string text;
+    while (why.empty()) {
+        char buf[65536];
+        ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            why = n < 0 ? strerror(errno) : "";
+            break;
+        }
+        text.append(buf, static_cast<size_t>(n));
+        if (text.size() > rank_file_max_bytes) // grew while read
+            why = "more than a rank file holds (" + std::to_string(rank_file_max_bytes >> 20) + " MiB)";
+    }
+    close(fd);
+    if (!why.empty())
+        throw std::runtime_error(path + ": " + why);
+    return text;
 }
 
 } // namespace cli

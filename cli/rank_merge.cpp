@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <cstdint>
 #include <new>
 
 namespace cli {
@@ -113,6 +114,30 @@ void add_msg(results *acc, const res_msg &m, const rank_info &who)
     res_msg_add(acc, m.level, m.code, m.job_id, "rank %u (%s): %s", who.rank, who.host.c_str(), m.text);
 }
 
+bool sum_fits(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return !__builtin_add_overflow(a, b, &s) && s <= uint64_t(INT64_MAX);
+}
+
+// Whether adding src's counters to dst's stays within what a report can
+// print: each rank's numbers are in range (rank_file_parse), but a sum of
+// many near the limit would wrap into a small, plausible, wrong number.
+std::string sums_overflow(const results &dst, const results &src)
+{
+    for (uint32_t j = 0; j < src.nr_jobs; j++)
+        for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++)
+            for (int d = 0; d < PLAN_DDIR_NR; d++) {
+                const res_ddir &a = dst.jobs[j].clones[c].ddir[d], &b = src.jobs[j].clones[c].ddir[d];
+                if (!sum_fits(a.bytes, b.bytes) || !sum_fits(a.ios, b.ios) || !sum_fits(a.clat.n, b.clat.n) ||
+                    !sum_fits(a.clat.sum_ns, b.clat.sum_ns) || !sum_fits(a.lat.sum_ns, b.lat.sum_ns) ||
+                    !sum_fits(a.slat.sum_ns, b.slat.sum_ns))
+                    return "job " + std::to_string(j) + ": its counters added to the other ranks' go beyond any run "
+                           "(2^63)";
+            }
+    return "";
+}
+
 } // namespace
 
 rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks)
@@ -181,6 +206,9 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     for (uint32_t j = 0; j < src.nr_jobs; j++)
         if (src.jobs[j].nr_clones != acc_->jobs[j].nr_clones || src.jobs[j].job_id != acc_->jobs[j].job_id)
             return "job " + std::to_string(j) + " differs from rank 0's (another plan?)";
+    std::string wraps = sums_overflow(*acc_, src);
+    if (!wraps.empty())
+        return wraps;
     seen_[who.rank] = true;
     summarise(src, who);
     // This rank's clock, moved onto rank 0's: both started their engines at a wall time.
@@ -228,6 +256,15 @@ void rank_merger::finish(uint64_t merge_ns)
     world_->start_skew_ns = 0;
     for (size_t i = 0; i < late_min_.size(); i++)
         world_->start_skew_ns = std::max(world_->start_skew_ns, late_max_[i] - late_min_[i]);
+}
+
+std::string rank_merger::missing() const
+{
+    std::string out;
+    for (size_t r = 0; r < seen_.size(); r++)
+        if (!seen_[r])
+            out += (out.empty() ? "" : ", ") + std::to_string(r);
+    return out;
 }
 
 } // namespace cli

@@ -30,6 +30,8 @@ public:
     // the caller's measure of the whole merge.  Ranks never added stay with
     // their rank number and error ENODATA.
     void finish(uint64_t merge_ns);
+    // The ranks of the world never added ("2, 3"), or "".
+    std::string missing() const;
 
 private:
     results *acc_;

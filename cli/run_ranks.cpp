@@ -62,6 +62,8 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     rank_info named = who;
     if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
         named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
+    if (named.run_id.empty())
+        named.run_id = new_run_id();
     std::string text = rank_file_text(r, named, src ? *src : plan_source{});
     std::string tmp = dir + "/.rank-" + std::to_string(who.rank) + ".json.XXXXXX";
     int fd = mkostemp(tmp.data(), O_CLOEXEC);
@@ -110,6 +112,14 @@ std::string plan_identity(const parser::request &req, const std::vector<parser::
     for (const parser::section &s : req.cli_jobs)
         identity_lines(out, "job '" + s.name + "' (command line)", s.entries);
     return out;
+}
+
+void name_logs_per_rank(plan *p, const world &w)
+{
+    std::string tail = "." + w.host() + "." + std::to_string(w.rank());
+    for (uint32_t g = 0; g < p->nr_groups; g++)
+        for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
+            p->groups[g].jobs[j].log_suffix = plan_strdup(tail.c_str());
 }
 
 int merge_ranks(world *w, results *r, const plan_source *src)

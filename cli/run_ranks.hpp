@@ -28,6 +28,11 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
 // ${VAR} shows only its key: it may differ from rank to rank by design.
 std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs);
 
+// Under mpirun every job's logs (write_*_log) end in ".HOST.RANK": ranks in
+// one working directory would otherwise all write bw_bw.1.log, each over
+// the others'.
+void name_logs_per_rank(plan *p, const world &w);
+
 // Rank 0 folds every rank's result into r, the others send theirs.  Returns
 // the exit code it adds: 1 when a rank's result could not be merged.
 int merge_ranks(world *w, results *r, const plan_source *src);

@@ -73,7 +73,8 @@ static unsigned kind_bit(enum log_kind k)
 /*
  * fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared.
  * Without a prefix given, each clone's own name: name= names the first, the
- * others carry the section's (custom_bw.1.log, sec_bw.2.log, sec_bw.3.log).
+ * others carry the section's (custom_bw.1.log, sec_bw.2.log, sec_bw.3.log);
+ * then the rank's suffix under mpirun.
  */
 int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
 		  enum log_kind k)
@@ -82,15 +83,16 @@ int log_file_name(char *path, size_t n, const struct plan_job *j, const struct p
 	/* fio stores hist samples as pointers, so a compressed hist log stays text. */
 	const char *suf = j->log_store_compressed && k != LOG_HIST ? "log.fz" : "log";
 	const char *prefix = kind_prefix(j, k);
+	const char *tail = j->log_suffix ? j->log_suffix : "";
 
 	if (!prefix)
 		return 0;
 	if ((j->log_prefix_named & kind_bit(k)) && c->clone_index && j->section && *j->section)
 		prefix = j->section;
 	if (j->per_job_logs)
-		snprintf(path, n, "%s_%s.%u.%s", prefix, type[k], c->thread_number, suf);
+		snprintf(path, n, "%s_%s.%u.%s%s", prefix, type[k], c->thread_number, suf, tail);
 	else
-		snprintf(path, n, "%s_%s.%s", prefix, type[k], suf);
+		snprintf(path, n, "%s_%s.%s%s", prefix, type[k], suf, tail);
 	return 1;
 }
 

@@ -69,6 +69,7 @@ static void free_job(struct plan_job *j)
 	free(j->net.interface);
 	free(j->nbd_uri);
 	free(j->hist_log_prefix);
+	free(j->log_suffix);
 	free(j->write_iolog_path);
 	free(j->read_iolog_path);
 	free(j->replay_redirect);

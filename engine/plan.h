@@ -543,6 +543,12 @@ struct plan_job {
 	 * given, so clones after the first take the section's name, as fio names them.
 	 */
 	uint8_t log_prefix_named;
+	/*
+	 * After each log's name (NULL = nothing): under mpirun ".HOST.RANK", so
+	 * ranks sharing a working directory keep one log each, as fio's client
+	 * names a server's logs NAME.HOST.
+	 */
+	char *log_suffix;
 	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */
 	uint32_t log_hist_coarseness;	/* 0..6: 2^c fio buckets summed per column */
 	uint32_t log_gz_bytes;		/* log_compression: zlib chunk size; 0 = off */

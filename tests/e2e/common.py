@@ -98,6 +98,18 @@ class TmpfsCase(TmpDirCase):
         super().tearDown()
 
 
+def fill_up(directory):
+    """Fills the file system of directory to its last page (a file named filler), as a
+    disk another writer just filled."""
+    fd = os.open(pathlib.Path(directory) / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+
+
 def loop_device(case, size=32 << 20):
     """A loop device over a sparse image in case.tmp, detached when the test ends;
     the test is skipped (with losetup's reason) where none can be made."""

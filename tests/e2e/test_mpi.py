@@ -170,7 +170,7 @@ class Ranks(TmpDirCase):
         return json.loads((self.tmp / "out" / f"rank-{r}.json").read_text())
 
     def merge_alone(self, r):
-        p = run(["merge", "--output-format=json+", str(self.tmp / "out" / f"rank-{r}.json")])
+        p = run(["merge", "--partial", "--output-format=json+", str(self.tmp / "out" / f"rank-{r}.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
         return json.loads(p.stdout)
 

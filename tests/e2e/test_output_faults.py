@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run, wait_until, waits_in
+from common import BIN, TmpDirCase, fill_up, run, wait_until, waits_in
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
@@ -275,14 +275,7 @@ class FullFileSystem(MountCase):
         if sh("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(self.mnt)).returncode:
             self.skipTest("mount -t tmpfs refused here")
         self.addCleanup(sh, "umount", "-l", str(self.mnt))
-        # Filled to the last page, as a disk another writer just filled.
-        fd = os.open(self.mnt / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            while os.write(fd, b"\0" * 4096):
-                pass
-        except OSError:
-            pass
-        os.close(fd)
+        fill_up(self.mnt)
 
     def test_convert_into_a_full_file_system(self):
         job = self.write("j.fio", "[global]\nioengine=null\n" + "".join(

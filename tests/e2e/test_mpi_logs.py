@@ -1,0 +1,35 @@
+"""tests/e2e/test_mpi_logs.py - ranks sharing one working directory keep one log each.
+
+Real `mpirun -np 4` ranks in one directory with write_bw_log=bw: each rank's
+log ends in .HOST.RANK (fio's client appends .HOST to a server's logs), so
+there are four logs, each with its own rank's entries, not one file the ranks
+wrote over each other.
+"""
+import os
+import unittest
+
+from common import TmpDirCase
+from test_mpi import MPIRUN, mpirun
+
+RANKS = 4
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class LogsPerRank(TmpDirCase):
+    def test_each_rank_writes_its_own_logs(self):
+        host = os.uname().nodename
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1m\nrw=write\nfilename=f${IOPLAN_RANK}\n"
+                   "write_bw_log=bw\nwrite_lat_log=lat\n")
+        p = mpirun(RANKS, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        logs = sorted(n for n in os.listdir(self.tmp) if n.startswith(("bw_", "lat_")))
+        want = sorted(f"{kind}.1.log.{host}.{r}" for r in range(RANKS)
+                      for kind in ("bw_bw", "lat_lat", "lat_clat", "lat_slat"))
+        self.assertEqual(logs, want)
+        for r in range(RANKS):  # every rank's 256 writes, in its own file
+            lines = (self.tmp / f"lat_clat.1.log.{host}.{r}").read_text().splitlines()
+            self.assertEqual(len(lines), 256, f"rank {r}")
+
+
+if __name__ == "__main__":
+    unittest.main()

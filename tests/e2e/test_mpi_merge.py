@@ -1,0 +1,199 @@
+"""tests/e2e/test_mpi_merge.py - `ioplan merge` trusts nothing in a rank file.
+
+Real rank files from a real `mpirun -np 4` run, then changed for real as a bad
+copy, a buggy writer or a mix-up would: an edited number (the checksum no
+longer matches), a negative or wrapping byte count and a histogram whose
+buckets do not add up to its count (with the checksum made to match, so the
+check behind it is what answers), a file of another run, a wrong world size,
+2 files of 4, a symlink to /dev/zero, a file too big to be one.  Each is exit
+2 naming the file and the fault, before any report.  And a rank file that a
+full disk stops half-way is not left behind.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from common import TmpDirCase, fill_up, run
+from test_mpi import MPIRUN, mpirun
+
+RANKS = 4
+
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    """CRC-32C as ioplan writes it (initial ~0, no final inversion)."""
+    c = 0xFFFFFFFF
+    for b in data:
+        c = CRC32C[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c
+
+
+def forge(path, old, new, count=1):
+    """Replaces old by new in a rank file's text and writes the checksum the new text has:
+    what a writer with a bug (or another program) would produce."""
+    text = path.read_text().rstrip("\n")
+    head = re.match(r'\{"checksum":"crc32c:[0-9a-f]{8}",', text).group(0)
+    body = "{" + text[len(head):]
+    assert old in body, old
+    body = body.replace(old, new, count)
+    path.write_text('{"checksum":"crc32c:%08x",' % crc32c(body.encode()) + body[1:] + "\n")
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class MergeChecks(TmpDirCase):
+    JOB = "[r]\nioengine=null\nbs=4k\nsize=1m\nrw=randread\nfilename=f${IOPLAN_RANK}\n"
+
+    @classmethod
+    def setUpClass(cls):
+        # Two real runs of the same job: the files of the first, and one of the second.
+        cls._runs = tempfile.TemporaryDirectory(prefix="ioplan-e2e-")
+        cls.runs = Path(cls._runs.name)
+        (cls.runs / "job.fio").write_text(cls.JOB)
+        cls.live = {}
+        for name in ("a", "b"):
+            (cls.runs / name).mkdir()
+            p = mpirun(RANKS, ["--output-format=json", f"--rank-output={name}", "job.fio"], cls.runs)
+            assert p.returncode == 0, p.stderr
+            cls.live[name] = json.loads(p.stdout)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._runs.cleanup()
+
+    def files(self):
+        for r in range(RANKS):
+            shutil.copy(self.runs / "a" / f"rank-{r}.json", self.tmp / f"rank-{r}.json")
+        return [self.tmp / f"rank-{r}.json" for r in range(RANKS)]
+
+    def merge(self, files):
+        return run(["merge", "--output-format=json", *map(str, files)], cwd=self.tmp, timeout=60)
+
+    def refused(self, files, fault):
+        p = self.merge(files)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertIn(fault, p.stderr)
+        return p.stderr
+
+    def test_the_files_of_one_run_merge_to_the_live_result(self):
+        p = self.merge(self.files())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], RANKS << 20)
+        self.assertEqual(doc["jobs"][0]["read"]["clat_ns"]["percentile"],
+                         self.live["a"]["jobs"][0]["read"]["clat_ns"]["percentile"])
+
+    def test_an_edited_number_or_job_text_fails_the_checksum(self):
+        files = self.files()
+        text = files[2].read_text()
+        self.assertIn('"bytes":1048576', text)
+        files[2].write_text(text.replace('"bytes":1048576', '"bytes":1048577', 1))
+        self.refused(files, "rank-2.json: checksum crc32c:")
+        self.files()
+        text = files[0].read_text()
+        self.assertIn("bs=4k", text)
+        files[0].write_text(text.replace("bs=4k", "bs=8k"))
+        err = self.refused(files, "rank-0.json: checksum crc32c:")
+        self.assertIn("changed or damaged after its run", err)
+
+    def test_a_negative_or_wrapping_byte_count_is_refused(self):
+        files = self.files()
+        forge(files[1], '"bytes":1048576', '"bytes":-1048576')
+        self.refused(files, "rank-1.json: results.jobs[0].clones[0].ddir[0].bytes: -1048576 is negative")
+        self.files()
+        forge(files[1], '"bytes":1048576', '"bytes":18446744073709551615')
+        self.refused(files, "rank-1.json: results.jobs[0].clones[0].ddir[0]: 18446744073709551615 bytes")
+        # each file in range, their sum not: it would wrap into a small, plausible number
+        self.files()
+        for f in files[2:]:
+            forge(f, '"bytes":1048576', '"bytes":%d' % (2 ** 62 + 1))
+        self.refused(files, "rank-3.json: rank 3: job 0: its counters added to the other ranks' go beyond")
+
+    def test_a_histogram_that_does_not_add_up_to_its_count_is_refused(self):
+        files = self.files()
+        doc = json.loads(files[2].read_text())
+        clat = doc["results"]["jobs"][0]["clones"][0]["ddir"][0]["clat"]
+        bucket, count = max(clat["hist"], key=lambda p: p[1])
+        forge(files[2], f"[{bucket},{count}]", f"[{bucket},{count * 40}]")
+        self.refused(files, f"rank-2.json: results.jobs[0].clones[0].ddir[0].clat: histogram buckets add up to "
+                            f"{clat['n'] + count * 39}, its count is {clat['n']}")
+
+    def test_a_file_of_another_run_a_wrong_world_size_or_missing_ranks_are_named(self):
+        files = self.files()
+        shutil.copy(self.runs / "b" / "rank-3.json", files[3])
+        self.refused(files, "rank-3.json: rank 3: from another run (run id ")
+        self.files()
+        forge(files[1], '"nranks":4', '"nranks":3')
+        self.refused(files, "rank-1.json: rank 1: from a world of 3 ranks, the first file's has 4")
+        self.files()
+        err = self.refused(files[:2], "no rank file for ranks 2, 3 of the 4 ranks of run ")
+        self.assertIn("part of a world", err)
+        # asked for: one rank's own figures, or what is left of a world, with the missing ranks named
+        p = run(["merge", "--partial", "--output-format=json", *map(str, files[:2])], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 2 << 20)
+        self.assertIn("--partial: no rank file for ranks 2, 3 of the 4 ranks", json.dumps(doc["ioplan"]))
+        self.refused([files[0], files[1], files[1], files[3]], "rank-1.json: rank 1: rank 1 given twice")
+
+    def test_what_is_not_a_regular_file_of_bounded_size_is_not_read(self):
+        files = self.files()
+        files[1].unlink()
+        files[1].symlink_to("/dev/zero")
+        self.refused(files, "rank-1.json: a device, not a rank file")
+        files[1].unlink()
+        with open(files[1], "wb") as f:  # sparse: 2 GiB on no disk
+            f.truncate(2 << 30)
+        self.refused(files, "rank-1.json: 2147483648 bytes, more than a rank file holds (1024 MiB)")
+        files[1].unlink()
+        os.mkfifo(files[1])  # nobody writes it: opening it must not wait
+        self.refused(files, "rank-1.json: not a regular file")
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class FullDisk(TmpDirCase):
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.tmp / "small"
+        self.mnt.mkdir()
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(self.mnt)],
+                           capture_output=True, text=True)
+        if m.returncode:
+            super().tearDown()
+            self.skipTest("cannot mount a tmpfs: " + m.stderr)
+        fill_up(self.mnt)
+
+    def tearDown(self):
+        subprocess.run(["umount", str(self.mnt)])
+        super().tearDown()
+
+    def test_a_rank_file_the_disk_had_no_room_for_is_not_left_behind(self):
+        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=1m\nrw=randread\nfilename=f${IOPLAN_RANK}\n")
+        p = mpirun(2, ["--output-format=json", f"--rank-output={self.mnt}", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        for r in range(2):
+            self.assertIn(f"rank-{r}.json: No space left on device", p.stderr)
+        self.assertEqual(sorted(os.listdir(self.mnt)), ["filler"])
+        # the world's result is still reported
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 2 << 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
