@@ -71,9 +71,10 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", tmp.c_str(), strerror(errno));
         return false;
     }
-    bool ok = write_all(fd, text, "the rank's result to " + tmp);
+    // Named by the file it becomes: the temporary name means nothing to a user.
+    bool ok = write_all(fd, text, "the rank's result to " + path);
     if (ok && fsync(fd) != 0) {
-        std::fprintf(stderr, "ioplan: error: writing the rank's result to %s: %s\n", tmp.c_str(), strerror(errno));
+        std::fprintf(stderr, "ioplan: error: writing the rank's result to %s: %s\n", path.c_str(), strerror(errno));
         ok = false;
     }
     if (ok)
