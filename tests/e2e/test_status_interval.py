@@ -66,10 +66,12 @@ class StatusInterval(TmpDirCase):
             self.assertLessEqual(a, b, seq)
         self.assertLess(seq[0], seq[-1], seq)
 
-    def check_reports(self, seq, n):
+    def check_reports(self, seq, n, late=0):
         """n reports, or one more taken while the run was still setting up; the
-        reports before a clone started show it with nothing done yet."""
-        self.assertIn(len(seq), (n, n + 1), seq)
+        reports before a clone started show it with nothing done yet.  late: how
+        many reports the tool may skip when it wakes past the next interval (fio
+        3.33 does on a busy machine: 3 reports in 3.5 s seen in a pool of four)."""
+        self.assertIn(len(seq), range(n - late, n + 2), seq)
         if len(seq) == n + 1:
             self.assertEqual(seq[0], 0, seq)
         self.check_growing(started(seq))
@@ -89,7 +91,7 @@ class StatusInterval(TmpDirCase):
         if FIO:
             f = run_fio([*NULL_3_5S, "--output-format=json"], cwd=self.tmp)
             self.assertEqual(f.returncode, 0, f.stderr)
-            self.check_reports(read_bytes(documents(f.stdout)), 4)
+            self.check_reports(read_bytes(documents(f.stdout)), 4, late=1)
 
     def test_terse_a_line_per_job_per_interval_then_the_final(self):
         args = [*NULL_3_5S, "--numjobs=2", "--minimal"]
@@ -101,7 +103,7 @@ class StatusInterval(TmpDirCase):
         self.check_reports(terse_kib(lines[1::2], "x"), 4)
         if FIO:
             f = run_fio(args, cwd=self.tmp).stdout.splitlines()
-            self.check_reports(terse_kib(f[0::2], "x"), 4)
+            self.check_reports(terse_kib(f[0::2], "x"), 4, late=1)
 
     def test_normal_blocks_after_one_banner(self):
         args = NULL_3_5S
@@ -114,7 +116,7 @@ class StatusInterval(TmpDirCase):
         self.assertIn(p.stdout.count("Run status group 0 (all jobs):"), (4, 5))
         if FIO:
             f = run_fio(args, cwd=self.tmp)
-            self.assertEqual(f.stdout.count("x: (groupid=0, jobs=1)"), 4)
+            self.assertIn(f.stdout.count("x: (groupid=0, jobs=1)"), (3, 4))  # 3: fio woke late
 
     def test_psync_file_job_into_an_output_file(self):
         out = self.tmp / "out.json"
