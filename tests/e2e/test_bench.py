@@ -8,6 +8,7 @@ rows, the pooled json+ latency rows included, and keep other saved rows.
 """
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -105,7 +106,9 @@ class Runs(TmpDirCase):
         for pct in ("p50", "p99"):
             m = next(ln for ln in p.stdout.splitlines() if f"{pct} latency ratio*" in ln)
             value = float(m.split("*")[1].split()[0])
-            self.assertTrue(0.1 < value < 10, m)   # both tools' histograms were read
+            # Both tools' histograms were read (a missing one makes 0 or no finite
+            # ratio); its size is the machine's, one round on a loaded one saw 35.
+            self.assertTrue(0 < value and math.isfinite(value), m)
         self.assertIn("* pooled", p.stdout)
         self.assertIn("vs last run: no earlier run of this mode", p.stdout)
         rows = json.loads((self.tmp / "last.json").read_text())["quick"]["rows"]

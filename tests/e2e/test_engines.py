@@ -16,6 +16,8 @@ import unittest
 from common import BIN, FIO, TmpDirCase, run, run_fio
 
 SMALL = ["--size=1m", "--bs=4k"]
+# What these read depends on which pages the kernel holds in its cache at that moment.
+CACHE_DEPENDENT = {"pvsync2_nowait_read"}
 CASES = {
     "sync_write_verify": ["--ioengine=sync", "--rw=randwrite", "--verify=crc32c"],
     "sync_read": ["--ioengine=sync", "--rw=read"],
@@ -84,7 +86,15 @@ class Engines(TmpDirCase):
                 irc, fi, err = self.one("ioplan", name, args)
                 if os.environ.get("ENGINES_SHOW"):
                     print(f"{name}: fio {ff} rc={frc}  ioplan {fi} rc={irc}")
-                self.assertEqual(fi, ff, f"{name}: ioplan {fi} fio {ff}; {err}")
+                if name in CACHE_DEPENDENT:
+                    # Both stop at the first page not in the page cache; after the
+                    # layout's fsync and the open's POSIX_FADV_DONTNEED that is page 0,
+                    # unless the kernel could not drop a page it held at that moment
+                    # (seen under make test-loaded: 4 pages read, then EAGAIN).
+                    self.assertEqual([f[0] for f in fi], [f[0] for f in ff], f"{name}: error; {err}")
+                    self.assertTrue(all(f[1] % 4096 == 0 and f[1] < 1 << 20 for f in fi), f"{name}: {fi}")
+                else:
+                    self.assertEqual(fi, ff, f"{name}: ioplan {fi} fio {ff}; {err}")
                 self.assertEqual(bool(irc), bool(frc), f"{name}: exit status; {err}")
 
     def test_every_engine_runs_alone(self):
