@@ -113,7 +113,9 @@ class HungNbdServer(StopCase):
 
     def test_sigint_ends_the_run_promptly(self):
         p = self.start(self.job)
-        wait_for_stderr(p)
+        # The job running ("R"), not only the progress line (shown while it still
+        # connects): its reads are then on the server, so there is something to abandon.
+        wait_for_stderr(p, b"[R(1)]")
         rc, out, err, took = self.stop(p)
         self.assertEqual(rc, 1, err)
         self.assertLess(took, STOP_BOUND_S)
