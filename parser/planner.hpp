@@ -62,6 +62,7 @@ private:
     void count_trace(const job_def &d);
     plan_group &group_for(const job_def &d);
     int32_t wait_for(const job_def &d) const;
+    void fit_last_group();
     template <class T> static void grow(T **array, size_t n);
 };
 } // namespace parser

@@ -632,6 +632,7 @@ plan_group &plan_builder::group_for(const job_def &d)
                                 "give its jobs the same ss, ss_dur and ss_ramp (or start a new group)");
         return p_->groups[p_->nr_groups - 1];
     }
+    fit_last_group();
     if (p_->nr_groups == group_capacity_) {
         group_capacity_ = group_capacity_ ? 2 * group_capacity_ : 4;
         grow(&p_->groups, group_capacity_);
@@ -694,8 +695,17 @@ void plan_builder::add(job_def &d)
     p_->allow_existing_file_write |= d.spec.allow_existing_file_write;
 }
 
+// A closed group's job array loses the room doubling left it.
+void plan_builder::fit_last_group()
+{
+    const plan_group *g = p_->nr_groups ? &p_->groups[p_->nr_groups - 1] : nullptr;
+    if (g && g->nr_jobs && capacity_ > g->nr_jobs)
+        grow(&p_->groups[p_->nr_groups - 1].jobs, p_->groups[p_->nr_groups - 1].nr_jobs);
+}
+
 plan *plan_builder::finish(const std::vector<entry> &global_echo)
 {
+    fit_last_group();
     p_->nr_threads = threads_;
     p_->global_opts = echo_kvs(global_echo, &p_->nr_global_opts);
     mark_shared(p_);
