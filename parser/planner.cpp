@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <map>
 
 #include "parser/options.hpp"
@@ -39,18 +40,30 @@ void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &s
 
 class layering {
 public:
-    layering(const request &req, diag_list *notes, error_sink &errors) : req_(req), notes_(notes), errors_(errors) {}
+    layering(const request &req, diag_list *notes, error_sink &errors, plan_builder &plan)
+        : req_(req), notes_(notes), errors_(errors), plan_(plan) {}
 
-    job_list jobs;
+    uint32_t jobs = 0;
     std::vector<entry> global_echo;
 
     void run(const std::vector<document> &docs);
+    // The first job the planner refused, thrown once the option errors are.
+    void rethrow_planning_error() const
+    {
+        if (planning_error_)
+            std::rethrow_exception(planning_error_);
+    }
 
 private:
     const request &req_;
     diag_list *notes_;
     error_sink &errors_;
+    plan_builder &plan_;
+    std::exception_ptr planning_error_;
+    diag_list time_based_notes_; // said after the reading's notes, as when jobs were planned at the end
     std::map<std::string, const entry *> cli_set_; // canonical name -> command-line entry
+
+    void take(job_def &d);
 
     job_spec cli_defaults();
     void read_document(const document &doc, uint32_t index, job_spec base);
@@ -151,7 +164,7 @@ void layering::read_document(const document &doc, uint32_t index, job_spec g)
             d.spec.pj.stonewall = true;
         first_job = false;
         if (wanted(s.name))
-            jobs.push_back(std::move(d));
+            take(d);
     }
 }
 
@@ -166,12 +179,29 @@ void layering::run(const std::vector<document> &docs)
         d.spec.echo.insert(d.spec.echo.begin(), name);
         apply_section(d.spec, s.entries, errors_, notes_);
         note_negative_size(s.entries);
-        jobs.push_back(std::move(d));
+        take(d);
     }
     for (size_t i = 0; i < docs.size(); i++)
         read_document(docs[i], (uint32_t)i, i == 0 ? base : default_spec());
-    for (job_def &d : jobs)
-        untimed_time_based(d);
+    if (notes_)
+        notes_->insert(notes_->end(), time_based_notes_.begin(), time_based_notes_.end());
+}
+
+// Each job goes into plan memory as soon as it is read and its spec is dropped
+// (a job file of 100 000 sections held every spec and every plan job at once).
+// Jobs are planned only while the files have no option error: those are
+// reported first, all together, as before any job was planned.
+void layering::take(job_def &d)
+{
+    jobs++;
+    untimed_time_based(d);
+    if (!errors_.empty() || planning_error_)
+        return;
+    try {
+        plan_.add(d);
+    } catch (const error &) {
+        planning_error_ = std::current_exception();
+    }
 }
 
 // fio 3.33 ignores time_based without a runtime ("time_based requires a
@@ -187,7 +217,7 @@ void layering::untimed_time_based(job_def &d)
         if (e.key == "time_based")
             at = e.key_loc;
     if (notes_)
-        notes_->push_back(diag{severity::warning, at,
+        time_based_notes_.push_back(diag{severity::warning, at,
                                "job '" + job_name(d) + "': time_based needs runtime=; without it the job ends when "
                                "its I/O amount is done, as in fio"});
 }
@@ -234,14 +264,16 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
     for (const auto &s : req.only_sections)
         if (s.compare(0, 6, "global") == 0)
             fail(loc{"<command line>", 0, 0, "", nullptr}, "--section=" + s + ": a [global] section cannot be run on its own");
-    layering l(req, notes, errors);
+    plan_builder builder;
+    layering l(req, notes, errors, builder);
     l.run(docs);
     errors.throw_if_any();
-    if (l.jobs.empty())
+    l.rethrow_planning_error();
+    if (!l.jobs)
         fail(loc{docs.empty() ? "<command line>" : docs.front().path, 0, 0, "", nullptr},
              req.only_sections.empty() ? "no jobs defined (a job file needs at least one [job] section)"
                                        : "no job section matches --section");
-    return plan_ptr(build_plan_memory(l.jobs, l.global_echo));
+    return plan_ptr(builder.finish(l.global_echo));
 }
 
 plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> *kept)

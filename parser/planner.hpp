@@ -5,7 +5,6 @@
 // groups, clones, seeds and files.  Only parser/ includes this.
 #pragma once
 
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -22,9 +21,6 @@ struct job_def {
     uint32_t file_index = 0;
 };
 
-// A deque, not a vector: a job_def is about 8 KB, and a growing vector would
-// copy every one on each reallocation (quadratic bytes moved for big job files).
-using job_list = std::deque<job_def>;
 
 // The job's display name, and where it set an option (its header when inherited).
 std::string job_name(const job_def &d);
@@ -35,8 +31,38 @@ const loc &option_loc(const job_def &d, const char *key);
 void check_remote_job(job_def &d);
 void fill_remote(plan_job &j, const job_def &d);
 
-// Fills plan memory from the job list, emptying it (each job is dropped once
-// copied); echo is the union of global options.
-plan *build_plan_memory(job_list &jobs, const std::vector<entry> &global_echo);
+// Plan memory built one job at a time, as the layering makes them: each job's
+// spec is dropped once copied, so a big job file never holds every spec and
+// every plan job at once.  add() checks the job (alone, and against the jobs
+// before it: groups, wait_for, the plan's totals) and throws parser::error.
+class plan_builder {
+public:
+    plan_builder();
+    ~plan_builder();
+    plan_builder(const plan_builder &) = delete;
+    plan_builder &operator=(const plan_builder &) = delete;
+    void add(job_def &d);
+    uint32_t jobs() const { return p_->nr_jobs; }
+    // The plan, with echo (the union of global options); the builder is spent.
+    plan *finish(const std::vector<entry> &global_echo);
 
+private:
+    struct most_files {
+        uint64_t files = 0;
+        uint32_t numjobs = 0;
+        std::string name;
+        loc header;
+    };
+    plan *p_;
+    uint64_t random_base_;
+    uint32_t threads_ = 0, capacity_ = 0, group_capacity_ = 0;
+    uint64_t files_ = 0, trace_ = 0, trace_runs_ = 1;
+    most_files most_;
+    void count_files(const job_def &d);
+    void count_trace(const job_def &d);
+    plan_group &group_for(const job_def &d);
+    int32_t wait_for(const job_def &d) const;
+    void fit_last_group();
+    template <class T> static void grow(T **array, size_t n);
+};
 } // namespace parser

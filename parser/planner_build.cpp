@@ -1,4 +1,4 @@
-// parser/planner_build.cpp - job list -> plan memory: checks that need the whole
+// parser/planner_build.cpp - jobs -> plan memory, one at a time: checks that need the whole
 // job, group ids as fio assigns them, clones with seeds, and each clone's files.
 #include "parser/planner.hpp"
 #include "parser/options.hpp"
@@ -133,47 +133,6 @@ void finalize_spec(job_def &d)
 
 // io_trace records stay in memory until the report: the plan's total is
 // bounded (plan.h) so neither memory nor the report's time grows with a run.
-void check_trace_total(const job_list &jobs)
-{
-    uint64_t total = 0, runs = 1;
-    for (size_t i = 0; i < jobs.size(); i++) {
-        const plan_job &j = jobs[i].spec.pj;
-        if (!i || j.stonewall) // a segment runs as often as its first job says (engine.c)
-            runs = j.repeat_discard + (j.repeat ? j.repeat : 1);
-        uint64_t n = j.io_trace_max * jobs[i].spec.numjobs * runs;
-        total += n;
-        if (n && total > PLAN_IO_TRACE_TOTAL_MAX)
-            fail(option_loc(jobs[i], "io_trace"),
-                 "job '" + job_name(jobs[i]) + "': io_trace=" + std::to_string(j.io_trace_max) + " brings the I/Os " +
-                     "recorded in memory to " + std::to_string(total) + " (clones x runs); a plan keeps at most " +
-                     std::to_string(PLAN_IO_TRACE_TOTAL_MAX) + " (8 MiB): lower io_trace, numjobs or repeat");
-    }
-}
-
-void assign_groups(job_list &jobs, std::vector<uint32_t> *gid)
-{
-    uint32_t g = 0, in_group = 0;
-    for (auto &d : jobs) {
-        if ((d.spec.pj.stonewall || d.spec.pj.new_group) && in_group) {
-            g++;
-            in_group = 0;
-        }
-        gid->push_back(g);
-        in_group++;
-    }
-}
-
-int32_t resolve_wait_for(const job_list &jobs, size_t self)
-{
-    const std::string &want = jobs[self].spec.wait_for;
-    if (want.empty())
-        return -1;
-    for (size_t i = 0; i < self; i++)
-        if (job_name(jobs[i]) == want)
-            return (int32_t)i;
-    fail(jobs[self].header, "wait_for=" + want + ": no earlier job has that name");
-}
-
 std::string replace_keyword(std::string s, const char *kw, const std::string &with)
 {
     size_t n = strlen(kw);
@@ -595,21 +554,6 @@ void check_block_error_hist(const job_def &d)
 }
 
 // Blames the job with the most files.
-void check_file_count(const job_list &jobs)
-{
-    uint64_t total = 0;
-    const job_def *most = nullptr;
-    for (const job_def &d : jobs) {
-        total += files_of(d);
-        if (!most || files_of(d) > files_of(*most))
-            most = &d;
-    }
-    if (total > PLAN_FILES_MAX)
-        fail(most->header, "job '" + job_name(*most) + "': numjobs=" + std::to_string(most->spec.numjobs) + " makes " +
-                               std::to_string(files_of(*most)) + " files; the plan would hold " + std::to_string(total) +
-                               ", more than " + std::to_string(PLAN_FILES_MAX));
-}
-
 // Steady state is judged per reporting group: fio 3.33 rejects a group whose
 // jobs disagree on it (td_steadystate_init).  Without a duration it is off,
 // whatever the criterion says.
@@ -629,78 +573,144 @@ const loc &ss_loc(const job_def &d)
     return d.header;
 }
 
-void check_ss_groups(const job_list &jobs, const std::vector<uint32_t> &gid)
-{
-    for (const job_def &d : jobs)
-        if (d.spec.pj.ss_dur_s == 1 && (d.spec.pj.ss_flags & PLAN_SS_SLOPE))
-            fail(ss_loc(d), "job '" + job_name(d) + "': a slope needs a window of 2 or more samples: "
-                                "ss_dur=2 or more (one a second)");
-    size_t first = 0; // the first job of i's group
-    for (size_t i = 1; i < jobs.size(); i++) {
-        if (gid[i] != gid[i - 1])
-            first = i;
-        if (first != i && !ss_same(jobs[first].spec.pj, jobs[i].spec.pj))
-            fail(ss_loc(jobs[i]), "job '" + job_name(jobs[i]) + "': its steady-state options differ from job '" +
-                                      job_name(jobs[first]) + "' of the same group; a group is judged as one, so "
-                                      "give its jobs the same ss, ss_dur and ss_ramp (or start a new group)");
-    }
-}
-
 } // namespace
 
-plan *build_plan_memory(job_list &jobs, const std::vector<entry> &global_echo)
+plan_builder::plan_builder() : p_(plan_alloc()), random_base_(os_seed())
 {
-    std::vector<uint32_t> gid;
-    for (auto &d : jobs) {
-        finalize_spec(d);
-        check_regions(d);
-        check_engine_options(d);
-        check_cmdprio(d);
-        check_zone_mode(d);
-        check_block_error_hist(d);
-        check_remote_job(d);
+    if (!p_)
+        throw std::bad_alloc();
+    p_->allow_device_write = plan_strdup("");
+}
+
+plan_builder::~plan_builder()
+{
+    plan_free(p_);
+}
+
+// More files than a plan holds is refused before they are built, at the job
+// that brings the total past it, naming the job that makes the most.
+void plan_builder::count_files(const job_def &d)
+{
+    uint64_t n = files_of(d);
+    files_ += n;
+    if (n > most_.files || most_.name.empty())
+        most_ = most_files{n, d.spec.numjobs, job_name(d), d.header};
+    if (files_ > PLAN_FILES_MAX)
+        fail(most_.header, "job '" + most_.name + "': numjobs=" + std::to_string(most_.numjobs) + " makes " +
+                               std::to_string(most_.files) + " files; the plan would hold " + std::to_string(files_) +
+                               ", more than " + std::to_string(PLAN_FILES_MAX));
+}
+
+void plan_builder::count_trace(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (!p_->nr_jobs || j.stonewall) // a segment runs as often as its first job says (engine.c)
+        trace_runs_ = j.repeat_discard + (j.repeat ? j.repeat : 1);
+    uint64_t n = j.io_trace_max * d.spec.numjobs * trace_runs_;
+    trace_ += n;
+    if (n && trace_ > PLAN_IO_TRACE_TOTAL_MAX)
+        fail(option_loc(d, "io_trace"),
+             "job '" + job_name(d) + "': io_trace=" + std::to_string(j.io_trace_max) + " brings the I/Os " +
+                 "recorded in memory to " + std::to_string(trace_) + " (clones x runs); a plan keeps at most " +
+                 std::to_string(PLAN_IO_TRACE_TOTAL_MAX) + " (8 MiB): lower io_trace, numjobs or repeat");
+}
+
+// The job's group, opened here when it starts one (stonewall or new_group after
+// a job); a group's jobs are judged as one for steady state (see ss_same).
+plan_group &plan_builder::group_for(const job_def &d)
+{
+    const plan_job &pj = d.spec.pj;
+    if (pj.ss_dur_s == 1 && (pj.ss_flags & PLAN_SS_SLOPE))
+        fail(ss_loc(d), "job '" + job_name(d) + "': a slope needs a window of 2 or more samples: "
+                            "ss_dur=2 or more (one a second)");
+    bool fresh = !p_->nr_groups || ((pj.stonewall || pj.new_group) && p_->groups[p_->nr_groups - 1].nr_jobs);
+    if (!fresh) {
+        const plan_job &first = p_->groups[p_->nr_groups - 1].jobs[0];
+        if (!ss_same(first, pj))
+            fail(ss_loc(d), "job '" + job_name(d) + "': its steady-state options differ from job '" +
+                                std::string(first.name) + "' of the same group; a group is judged as one, so "
+                                "give its jobs the same ss, ss_dur and ss_ramp (or start a new group)");
+        return p_->groups[p_->nr_groups - 1];
     }
-    check_file_count(jobs);
-    check_trace_total(jobs);
-    assign_groups(jobs, &gid);
-    check_ss_groups(jobs, gid);
-    std::vector<int32_t> waits;
-    for (size_t i = 0; i < jobs.size(); i++)
-        waits.push_back(resolve_wait_for(jobs, i));
-    plan *p = plan_alloc();
-    p->abi_version = PLAN_ABI_VERSION;
-    p->nr_groups = gid.back() + 1;
-    p->nr_jobs = (uint32_t)jobs.size();
-    p->groups = (plan_group *)plan_calloc(p->nr_groups, sizeof(plan_group));
-    for (uint32_t g : gid)
-        p->groups[g].nr_jobs++;
-    for (uint32_t g = 0; g < p->nr_groups; g++) {
-        p->groups[g].id = g;
-        p->groups[g].jobs = (plan_job *)plan_calloc(p->groups[g].nr_jobs, sizeof(plan_job));
-        p->groups[g].nr_jobs = 0;
+    fit_last_group();
+    if (p_->nr_groups == group_capacity_) {
+        group_capacity_ = group_capacity_ ? 2 * group_capacity_ : 4;
+        grow(&p_->groups, group_capacity_);
     }
-    uint32_t threads = 0;
-    uint64_t random_base = os_seed();
-    p->allow_device_write = plan_strdup("");
-    // Each job_def is dropped once copied: its memory serves the next jobs'
-    // strings and files instead of doubling the peak of a big job file.
-    for (size_t i = 0; !jobs.empty(); i++) {
-        job_def &d = jobs.front();
-        plan_group &g = p->groups[gid[i]];
-        plan_job &j = g.jobs[g.nr_jobs++];
-        fill_job(j, d, (uint32_t)i, &threads, random_base);
-        j.groupid = gid[i];
-        j.wait_for_job_id = waits[i];
-        if (!d.spec.allow_device_write.empty()) {
-            free(p->allow_device_write);
-            p->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
-        }
-        p->allow_existing_file_write |= d.spec.allow_existing_file_write;
-        jobs.pop_front();
+    plan_group &g = p_->groups[p_->nr_groups];
+    g = plan_group{};
+    g.id = p_->nr_groups++;
+    capacity_ = 0;
+    return g;
+}
+
+int32_t plan_builder::wait_for(const job_def &d) const
+{
+    const std::string &want = d.spec.wait_for;
+    if (want.empty())
+        return -1;
+    for (uint32_t g = 0; g < p_->nr_groups; g++)
+        for (uint32_t i = 0; i < p_->groups[g].nr_jobs; i++)
+            if (want == p_->groups[g].jobs[i].name)
+                return (int32_t)p_->groups[g].jobs[i].job_id;
+    fail(d.header, "wait_for=" + want + ": no earlier job has that name");
+}
+
+template <class T> void plan_builder::grow(T **array, size_t n)
+{
+    void *q = realloc(*array, n * sizeof(T));
+    if (!q)
+        throw std::bad_alloc();
+    *array = (T *)q;
+}
+
+void plan_builder::add(job_def &d)
+{
+    finalize_spec(d);
+    check_regions(d);
+    check_engine_options(d);
+    check_cmdprio(d);
+    check_zone_mode(d);
+    check_block_error_hist(d);
+    check_remote_job(d);
+    count_files(d);
+    count_trace(d);
+    int32_t waits = wait_for(d);
+    plan_group &g = group_for(d);
+    // Doubling: a big job file's jobs are copied O(log n) times, not once each.
+    if (g.nr_jobs == capacity_) {
+        capacity_ = capacity_ ? 2 * capacity_ : 4;
+        grow(&g.jobs, capacity_);
     }
-    p->nr_threads = threads;
-    p->global_opts = echo_kvs(global_echo, &p->nr_global_opts);
-    mark_shared(p);
+    plan_job &j = g.jobs[g.nr_jobs];
+    fill_job(j, d, p_->nr_jobs, &threads_, random_base_);
+    g.nr_jobs++;
+    p_->nr_jobs++;
+    j.groupid = g.id;
+    j.wait_for_job_id = waits;
+    if (!d.spec.allow_device_write.empty()) {
+        free(p_->allow_device_write);
+        p_->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
+    }
+    p_->allow_existing_file_write |= d.spec.allow_existing_file_write;
+}
+
+// A closed group's job array loses the room doubling left it.
+void plan_builder::fit_last_group()
+{
+    const plan_group *g = p_->nr_groups ? &p_->groups[p_->nr_groups - 1] : nullptr;
+    if (g && g->nr_jobs && capacity_ > g->nr_jobs)
+        grow(&p_->groups[p_->nr_groups - 1].jobs, p_->groups[p_->nr_groups - 1].nr_jobs);
+}
+
+plan *plan_builder::finish(const std::vector<entry> &global_echo)
+{
+    fit_last_group();
+    p_->nr_threads = threads_;
+    p_->global_opts = echo_kvs(global_echo, &p_->nr_global_opts);
+    mark_shared(p_);
+    plan *p = p_;
+    p_ = nullptr;
     return p;
 }
 
