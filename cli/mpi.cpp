@@ -296,7 +296,8 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     w.who_.host = host;
     w.share_hosts(host);
     w.share_run_id();
-    long shift = ((rank_shift % size) + size) % size;
+    long shift = w.ranks_per_node() * static_cast<long>(rank_shift % size);
+    shift = ((shift % size) + size) % size;
     set_var("IOPLAN_RANK", std::to_string(rank), true);
     set_var("IOPLAN_NRANKS", std::to_string(size), true);
     set_var("IOPLAN_LOCAL_RANK", std::to_string(local), true);
@@ -407,6 +408,18 @@ void world::share_hosts(const char *host)
     }
     if (who_.rank != 0)
         same_host_[who_.rank] = who_.host == first;
+}
+
+// How many ranks share rank 0's host, as every rank learns it: --rank-shift
+// moves reads by that many ranks per step, so that (with ranks placed by node,
+// mpirun's default) a rank reads what a rank on another node wrote, out of
+// reach of its own page cache (IOR's -C and -Q).
+long world::ranks_per_node()
+{
+    int64_t n = std::count(same_host_.begin(), same_host_.end(), true);
+    if (ops_->bcast(&n, sizeof(n), 0, timeout_s_))
+        lost("joining the world");
+    return static_cast<long>(std::max<int64_t>(n, 1));
 }
 
 // Rank 0's run id, in every rank's file: a merge refuses a file of another run.

@@ -6,7 +6,8 @@
 // variables (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE) say this process is a
 // rank.  A run in step goes:
 //   1. join: IOPLAN_RANK, IOPLAN_NRANKS, IOPLAN_LOCAL_RANK, IOPLAN_HOST and
-//      IOPLAN_READ_RANK (--rank-shift) are set before the job files are read;
+//      IOPLAN_READ_RANK (--rank-shift: N nodes on, as rank 0's host counts
+//      ranks) are set before the job files are read;
 //   2. every rank plans and preflights, and same_plan() compares the plans
 //      (run_ranks.hpp plan_identity); agree() makes the worst exit code
 //      every rank's, rank 0 naming each failing rank and host;
@@ -130,6 +131,7 @@ private:
     std::string fold_results(results *r);
     double merge_timeout_s() const;
     void share_run_id();
+    long ranks_per_node();
     void measure_clock_offsets();
 };
 

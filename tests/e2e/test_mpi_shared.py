@@ -1,18 +1,32 @@
-"""tests/e2e/test_mpi_shared.py - ranks sharing one file.
+"""tests/e2e/test_mpi_shared.py - ranks sharing one file, and ranks reading another node's files.
 
 IOR's N-to-1: real `mpirun -np 4` ranks name one file, each its own region
 (offset=${IOPLAN_RANK}m).  The file is laid out once, by rank 0, to the extent
 every rank needs, and every run succeeds (with each rank laying it out at once,
 some runs failed with "File exists" or a region beyond the end of the file).
+--rank-shift moves reads by whole nodes, IOR's -C: two "hosts" are two UTS
+namespaces (each rank sets its host name before ioplan starts), and each rank
+reads the file a rank on the other host wrote.
 """
 import json
+import os
+import subprocess
 import unittest
 
-from common import TmpDirCase
-from test_mpi import MPIRUN, mpirun
+from common import BIN, TmpDirCase
+from test_mpi import MPI_ENV, MPIRUN, mpirun
 
 RANKS = 4
 MIB = 1024 * 1024
+
+
+def mpirun_on_two_hosts(n, args, cwd):
+    """mpirun with each rank in its own UTS namespace: ranks 0 and 1 on host node0, 2 and 3 on node1."""
+    env = dict(os.environ)
+    env.update(MPI_ENV)
+    return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), "unshare", "--uts", "sh", "-c",
+                           'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"', BIN, *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=90, env=env)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
@@ -36,6 +50,24 @@ class SharedFile(TmpDirCase):
             self.assertEqual(layouts, {0: 1, 1: 0, 2: 0, 3: 0}, f"run {run}: who laid the file out")
             ranks = json.loads(p.stdout)["ioplan"]["ranks"]
             self.assertEqual([r["jobs"][0]["read"]["io_bytes"] for r in ranks], [2 * MIB] * RANKS)
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class RankShiftByNode(TmpDirCase):
+    def test_rank_shift_reads_the_files_of_a_rank_on_another_host(self):
+        # Rank r's file holds (r + 1) x 64 KiB: the size a rank reads says whose file it read.
+        for r in range(RANKS):
+            (self.tmp / f"d{r}").write_bytes(os.urandom((r + 1) * 64 * 1024))
+        self.write("job.fio", f"[r]\nioengine=psync\nbs=4k\nrw=read\nfilename={self.tmp}/d${{IOPLAN_READ_RANK}}\n")
+        p = mpirun_on_two_hosts(RANKS, ["--output-format=json", "--rank-shift=1", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ranks = json.loads(p.stdout)["ioplan"]["ranks"]
+        hosts = [r["host"] for r in ranks]
+        self.assertEqual(hosts, ["node0", "node0", "node1", "node1"])
+        for r in range(RANKS):
+            read_rank = (r + 2) % RANKS
+            self.assertNotEqual(hosts[read_rank], hosts[r])
+            self.assertEqual(ranks[r]["jobs"][0]["read"]["io_bytes"], (read_rank + 1) * 64 * 1024, f"rank {r}")
 
 
 if __name__ == "__main__":
