@@ -4,6 +4,7 @@ IOR's N-to-1: real `mpirun -np 4` ranks name one file, each its own region
 (offset=${IOPLAN_RANK}m).  The file is laid out once, by rank 0, to the extent
 every rank needs, and every run succeeds (with each rank laying it out at once,
 some runs failed with "File exists" or a region beyond the end of the file).
+rank_offset_increment gives each rank its segment of the file, IOR-style.
 --rank-shift moves reads by whole nodes, IOR's -C: two "hosts" are two UTS
 namespaces (each rank sets its host name before ioplan starts), and each rank
 reads the file a rank on the other host wrote.
@@ -50,6 +51,19 @@ class SharedFile(TmpDirCase):
             self.assertEqual(layouts, {0: 1, 1: 0, 2: 0, 3: 0}, f"run {run}: who laid the file out")
             ranks = json.loads(p.stdout)["ioplan"]["ranks"]
             self.assertEqual([r["jobs"][0]["read"]["io_bytes"] for r in ranks], [2 * MIB] * RANKS)
+
+    def test_rank_offset_increment_gives_each_rank_its_segment(self):
+        # IOR's segments: rank r's two clones write [r MiB, r MiB + 1 MiB) of one file, each
+        # half with offset_increment, every byte the rank's own pattern; no ${IOPLAN_RANK} arithmetic.
+        self.write("job.fio", "[seg]\nioengine=psync\nbs=64k\nrw=write\nsize=512k\nnumjobs=2\n"
+                   "offset_increment=512k\nrank_offset_increment=1m\nbuffer_pattern=0x0${IOPLAN_RANK}\n"
+                   f"filename={self.tmp}/shared\n")
+        p = mpirun(RANKS, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        data = (self.tmp / "shared").read_bytes()
+        self.assertEqual(len(data), RANKS * MIB)
+        for r in range(RANKS):
+            self.assertEqual(data[r * MIB:(r + 1) * MIB], bytes([r]) * MIB, f"rank {r}'s segment")
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
