@@ -4,6 +4,7 @@ IOR's N-to-1: real `mpirun -np 4` ranks name one file, each its own region
 (offset=${IOPLAN_RANK}m).  The file is laid out once, by rank 0, to the extent
 every rank needs, and every run succeeds (with each rank laying it out at once,
 some runs failed with "File exists" or a region beyond the end of the file).
+A rank that cannot lay it out is named and every rank stops.
 rank_offset_increment gives each rank its segment of the file, IOR-style.
 --rank-shift moves reads by whole nodes, IOR's -C: two "hosts" are two UTS
 namespaces (each rank sets its host name before ioplan starts), and each rank
@@ -51,6 +52,24 @@ class SharedFile(TmpDirCase):
             self.assertEqual(layouts, {0: 1, 1: 0, 2: 0, 3: 0}, f"run {run}: who laid the file out")
             ranks = json.loads(p.stdout)["ioplan"]["ranks"]
             self.assertEqual([r["jobs"][0]["read"]["io_bytes"] for r in ranks], [2 * MIB] * RANKS)
+
+    def test_the_rank_that_cannot_lay_the_shared_file_out_is_named(self):
+        # Rank 0 lays out the 5 MiB every rank needs, but may write files of 3 MiB at most
+        # (ulimit -f, SIGXFSZ ignored: EFBIG); its own 2 MiB would fit.
+        self.write("job.fio", f"[n1]\nioengine=psync\nbs=64k\nrw=read\nsize=2m\noffset=${{IOPLAN_RANK}}m\n"
+                   f"filename={self.tmp}/shared\n")
+        env = dict(os.environ)
+        env.update(MPI_ENV)
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", "sh", "-c",
+                            f"trap '' XFSZ; ulimit -f 3072; exec {BIN} job.fio", ":", "-np", str(RANKS - 1),
+                            BIN, "job.fio"], cwd=self.tmp, capture_output=True, text=True, timeout=90, env=env)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"ioplan: error: rank 0 ({os.uname().nodename}): layout: File too large", p.stderr)
+        self.assertEqual(p.stderr.count("): layout:"), 1, p.stderr)
+        # The others waited for rank 0 and stopped: none went on to lay the file out itself
+        # (rank 0 removed the file it could not finish).
+        shared = self.tmp / "shared"
+        self.assertLessEqual(shared.stat().st_size if shared.exists() else 0, 3 * MIB)
 
     def test_rank_offset_increment_gives_each_rank_its_segment(self):
         # IOR's segments: rank r's two clones write [r MiB, r MiB + 1 MiB) of one file, each
