@@ -244,10 +244,11 @@ const std::vector<flag> table = {
      "Without it a missing rank is an error: a merge of part of a world would report part of its I/O as "
      "the whole.\nOne rank's file alone shows that rank's own figures."},
     {"rank-shift", flag_arg::required, "N", RUN,
-     "under mpirun: IOPLAN_READ_RANK is (rank + N) mod ranks, so a read job can read what another rank wrote",
+     "under mpirun: IOPLAN_READ_RANK is (rank + N x ranks per node) mod ranks: a read job reads what a rank N nodes on wrote",
      [](ctx &c, str v) { c.a.rank_shift = (int)count_value(c, v); },
-     "IOR's\n.Fl C :\nwith\n.Ql directory=/mnt/t/${IOPLAN_READ_RANK}\nin the read job, each rank reads files a rank on\n"
-     "another node wrote, so its client cache holds none of them."},
+     "IOR's\n.Fl C\nand\n.Fl Q :\nranks per node are those on rank 0's host, so with ranks placed by node (mpirun's default)\n"
+     "and\n.Ql directory=/mnt/t/${IOPLAN_READ_RANK}\nin the read job, each rank reads files a rank on\n"
+     "another node wrote, and its client cache holds none of them.\nOn one host the shift is a whole turn: each rank reads its own."},
     {"rank-timeout", flag_arg::required, "TIME", RUN,
      "under mpirun: the longest any rank waits for the others at one step (default 600s), then all stop",
      [](ctx &c, str v) { c.a.rank_timeout_ns = time_value(c, v, 1000000000); },

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <dlfcn.h>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -33,6 +34,7 @@ constexpr int TAG_TURN = 21;
 constexpr int TAG_PLAN = 30;
 constexpr int TAG_ARRIVE = 40;
 constexpr int TAG_ANSWER = 41;
+constexpr int TAG_SHARE = 50;
 constexpr int CLOCK_ROUNDS = 4;
 
 uint64_t realtime_ns()
@@ -175,6 +177,29 @@ private:
     std::thread thread_;
 };
 
+extern "C" int hook_layout_share(void *ctx, eng_shared_file *files, uint32_t n)
+{
+    return static_cast<world *>(ctx)->layout_share(files, n);
+}
+
+extern "C" int hook_layout_round_done(void *ctx, uint32_t round, int status)
+{
+    return static_cast<world *>(ctx)->layout_round_done(round, status);
+}
+
+// One name for a file on every rank: its directory's real path and its own
+// name (ranks may start in other directories, or name it through a link).
+std::string resolved_path(const char *path)
+{
+    std::string p = path;
+    size_t slash = p.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    char buf[PATH_MAX];
+    if (!realpath(dir.c_str(), buf))
+        return p;
+    return std::string(buf) + "/" + (slash == std::string::npos ? p : p.substr(slash + 1));
+}
+
 extern "C" int hook_layout_done(void *ctx, int status)
 {
     return static_cast<world *>(ctx)->layout_done(status);
@@ -271,7 +296,8 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     w.who_.host = host;
     w.share_hosts(host);
     w.share_run_id();
-    long shift = ((rank_shift % size) + size) % size;
+    long shift = w.ranks_per_node() * static_cast<long>(rank_shift % size);
+    shift = ((shift % size) + size) % size;
     set_var("IOPLAN_RANK", std::to_string(rank), true);
     set_var("IOPLAN_NRANKS", std::to_string(size), true);
     set_var("IOPLAN_LOCAL_RANK", std::to_string(local), true);
@@ -353,6 +379,8 @@ bool world::same_plan(const std::string &identity)
 const eng_sync *world::sync()
 {
     sync_.ctx = this;
+    sync_.layout_share = hook_layout_share;
+    sync_.layout_round_done = hook_layout_round_done;
     sync_.layout_done = hook_layout_done;
     sync_.segment_start = hook_segment_start;
     sync_.segment_end = hook_segment_end;
@@ -380,6 +408,18 @@ void world::share_hosts(const char *host)
     }
     if (who_.rank != 0)
         same_host_[who_.rank] = who_.host == first;
+}
+
+// How many ranks share rank 0's host, as every rank learns it: --rank-shift
+// moves reads by that many ranks per step, so that (with ranks placed by node,
+// mpirun's default) a rank reads what a rank on another node wrote, out of
+// reach of its own page cache (IOR's -C and -Q).
+long world::ranks_per_node()
+{
+    int64_t n = std::count(same_host_.begin(), same_host_.end(), true);
+    if (ops_->bcast(&n, sizeof(n), 0, timeout_s_))
+        lost("joining the world");
+    return static_cast<long>(std::max<int64_t>(n, 1));
 }
 
 // Rank 0's run id, in every rank's file: a merge refuses a file of another run.
@@ -436,9 +476,99 @@ void world::measure_clock_offsets()
     }
 }
 
+// One rank's file for layout_share: which file (a hash of its resolved path),
+// the bytes and fill it needs, and, back from rank 0, those of every rank
+// naming it and the round this rank lays it out in.
+struct share_rec {
+    uint64_t key;
+    uint64_t need;
+    uint32_t fill;
+    uint32_t round;
+};
+
+// Rank 0: per file, the largest need and any fill of the ranks naming it;
+// round 0 for the lowest of them, 1 for the lowest on each other host (its
+// file system may be the host's own), 2 for the rest, who find it laid out.
+void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
+{
+    struct named {
+        uint64_t need = 0;
+        uint32_t fill = 0;
+        uint32_t first = UINT32_MAX;
+        std::map<std::string, uint32_t> first_on_host;
+    };
+    std::map<uint64_t, named> files;
+    for (uint32_t r = 0; r < all.size(); r++)
+        for (const share_rec &f : all[r]) {
+            named &n = files[f.key];
+            n.need = std::max(n.need, f.need);
+            n.fill |= f.fill;
+            n.first = std::min(n.first, r);
+            n.first_on_host.emplace(hosts_[r], r);
+        }
+    for (uint32_t r = 0; r < all.size(); r++)
+        for (share_rec &f : all[r]) {
+            named &n = files[f.key];
+            f.need = n.need;
+            f.fill = n.fill;
+            f.round = r == n.first ? 0 : n.first_on_host[hosts_[r]] == r ? 1 : 2;
+        }
+}
+
+int world::layout_share(eng_shared_file *files, uint32_t n)
+{
+    const char *step = "sharing out the layout";
+    std::vector<share_rec> mine(n);
+    for (uint32_t i = 0; i < n; i++)
+        mine[i] = {fnv1a(resolved_path(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0};
+    size_t bytes = n * sizeof(share_rec);
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (who_.rank != 0) {
+        if (ops_->send(mine.data(), bytes, 0, TAG_SHARE, timeout_s_) ||
+            ops_->recv(&buf, &len, 0, TAG_SHARE, &from, timeout_s_))
+            lost(step);
+        memcpy(mine.data(), buf, std::min(len, bytes));
+        free(buf);
+    } else {
+        std::vector<std::vector<share_rec>> all(who_.nranks);
+        all[0] = mine;
+        for (uint32_t r = 1; r < who_.nranks; r++) {
+            if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_SHARE, &from, timeout_s_))
+                lost(step);
+            all[r].resize(len / sizeof(share_rec));
+            memcpy(all[r].data(), buf, all[r].size() * sizeof(share_rec));
+            free(buf);
+        }
+        assign_rounds(all);
+        for (uint32_t r = 1; r < who_.nranks; r++)
+            if (ops_->send(all[r].data(), all[r].size() * sizeof(share_rec), static_cast<int>(r), TAG_SHARE,
+                           timeout_s_))
+                lost(step);
+        mine = all[0];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        files[i].need = mine[i].need;
+        files[i].fill = mine[i].fill != 0;
+        files[i].round = mine[i].round;
+    }
+    return 0;
+}
+
+// A round's failure is named here, with the rank and host, once.
+int world::layout_round_done(uint32_t round, int status)
+{
+    std::string msg = status && status != -ECANCELED ? std::string("layout: ") + strerror(-status) : "";
+    std::string step = "layout round " + std::to_string(round + 1);
+    int worst = agree(status ? 1 : 0, msg, step.c_str());
+    layout_named_ = layout_named_ || worst;
+    return worst ? (status ? status : -ECANCELED) : 0;
+}
+
 int world::layout_done(int status)
 {
-    std::string msg = status ? std::string("layout: ") + strerror(-status) : "";
+    std::string msg = status && !layout_named_ ? std::string("layout: ") + strerror(-status) : "";
     int worst = agree(status ? 1 : 0, msg, "the end of layout");
     if (worst)
         return status ? status : -ECANCELED;

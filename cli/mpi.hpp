@@ -6,11 +6,16 @@
 // variables (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE) say this process is a
 // rank.  A run in step goes:
 //   1. join: IOPLAN_RANK, IOPLAN_NRANKS, IOPLAN_LOCAL_RANK, IOPLAN_HOST and
-//      IOPLAN_READ_RANK (--rank-shift) are set before the job files are read;
+//      IOPLAN_READ_RANK (--rank-shift: N nodes on, as rank 0's host counts
+//      ranks) are set before the job files are read;
 //   2. every rank plans and preflights, and same_plan() compares the plans
 //      (run_ranks.hpp plan_identity); agree() makes the worst exit code
 //      every rank's, rank 0 naming each failing rank and host;
-//   3. the engine lays out, then layout_done agrees and measures each rank's
+//   3. the engine lays out: a file several ranks name (one resolved path) is
+//      laid out by the lowest of them first, to the largest extent any of
+//      them needs, then by the lowest on each other host (a node-local file
+//      system), then the others find it done, an agreement after each
+//      round (layout_share, layout_round_done); then layout_done agrees and measures each rank's
 //      clock offset to rank 0; each group starts at a time rank 0 sends
 //      when every rank has come (arrive()), which each rank reads on its own
 //      clock corrected by that offset; size-bound groups end at an arrival,
@@ -37,6 +42,8 @@
 #include "engine/engine.h"
 
 namespace cli {
+
+struct share_rec;
 
 // True when a launcher started this process as an MPI rank.
 bool launched_by_mpi();
@@ -90,6 +97,8 @@ public:
     // Names the step that timed out and aborts every rank.
     [[noreturn]] void lost(const char *step);
 
+    int layout_share(eng_shared_file *files, uint32_t n);
+    int layout_round_done(uint32_t round, int status);
     int layout_done(int status);
     int segment_start(uint32_t first_job, uint32_t run, bool stop_wanted);
     int segment_end(uint32_t first_job, uint32_t run);
@@ -104,6 +113,7 @@ private:
     std::vector<std::string> hosts_;   // rank 0: every rank's host
     std::vector<bool> answered_;       // rank 0: the ranks that came to the last arrival
     bool lost_ = false;                // a rank did not come: no more collectives
+    bool layout_named_ = false;        // a layout round named the ranks that failed
     bool merged_ = false;              // past the run: the merge's deadlines hold
     std::string lost_text_;            // rank 0: who did not come, where
     uint32_t groups_ = 0;              // group runs ended so far
@@ -113,6 +123,7 @@ private:
     const plan_source *keep_src_ = nullptr;
     std::atomic<eng *> eng_{nullptr};
     void share_hosts(const char *host);
+    void assign_rounds(std::vector<std::vector<struct share_rec>> &all);
     int64_t arrive(const std::string &step, int64_t flag, uint64_t *start = nullptr);
     int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
     [[noreturn]] void rank0_lost(const std::string &step);
@@ -120,6 +131,7 @@ private:
     std::string fold_results(results *r);
     double merge_timeout_s() const;
     void share_run_id();
+    long ranks_per_node();
     void measure_clock_offsets();
 };
 

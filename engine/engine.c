@@ -252,6 +252,52 @@ static void fio_notes(struct eng *e)
 	}
 }
 
+/* The ranks' agreement on shared files (eng_sync.layout_share) applied to the layout. */
+static int share_files(struct eng *e)
+{
+	struct layout *l = &e->lay;
+	struct eng_shared_file *v = calloc(l->nr ? l->nr : 1, sizeof(*v));
+	int ret;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nr; i++)
+		v[i] = (struct eng_shared_file){ .path = l->files[i].path, .need = l->files[i].need,
+						 .fill = l->files[i].fill };
+	ret = e->opts.sync->layout_share(e->opts.sync->ctx, v, l->nr);
+	for (uint32_t i = 0; !ret && i < l->nr; i++) {
+		l->files[i].need = v[i].need;
+		l->files[i].fill = v[i].fill;
+		l->files[i].round = v[i].round;
+	}
+	free(v);
+	return ret;
+}
+
+/*
+ * The layout, in rounds when processes share files: every process takes part
+ * in every round's agreement (it is collective), even after its own failure.
+ */
+static int lay_out(struct eng *e)
+{
+	const struct eng_sync *s = e->opts.sync;
+	int ret, first;
+
+	if (!s || !s->layout_share)
+		return layout_prepare(&e->lay, e->plan, e->res, &e->stop, LAYOUT_ALL_ROUNDS);
+	first = share_files(e);
+	for (uint32_t round = 0; round < ENG_LAYOUT_ROUNDS; round++) {
+		ret = first ? first : layout_prepare(&e->lay, e->plan, e->res, &e->stop, round);
+		first = first ? first : ret;
+		ret = s->layout_round_done(s->ctx, round, ret);
+		if (ret) {
+			first = first ? first : ret;
+			break;
+		}
+	}
+	return first;
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
@@ -259,7 +305,7 @@ static void *coordinator(void *arg)
 	int ret;
 
 	set_phase(e, ENG_PHASE_LAYOUT);
-	ret = layout_prepare(&e->lay, e->plan, e->res, &e->stop);
+	ret = lay_out(e);
 	if (e->opts.sync) {
 		int s = e->opts.sync->layout_done(e->opts.sync->ctx, ret);
 

@@ -26,6 +26,15 @@ extern "C" {
  * (cli/mpi.hpp implements it on MPI; the engine knows nothing of MPI).  The
  * coordinator thread calls these at fixed points that every process reaches
  * the same number of times in the same order, so they may be collective:
+ * - layout_share(files, n): before the layout, the files this process lays
+ *   out (paths as the plan names them, the bytes it needs, whether it reads
+ *   them): the hook may raise need and set fill to what every process naming
+ *   the same file needs, and sets each file's round (0 .. ENG_LAYOUT_ROUNDS-1),
+ *   so that one process lays a shared file out and the others find it done.
+ *   0 or -errno.  NULL: every file in round 0.
+ * - layout_round_done(round, status): this process laid out its files of that
+ *   round (status 0) or could not (-errno); returns 0 when every process may
+ *   go on to the next round, else -errno (the layout stops everywhere).
  * - layout_done(status): files are laid out (status 0) or could not be
  *   (-errno); returns 0 when every process may start, else -errno and the
  *   engine runs nothing.
@@ -37,8 +46,19 @@ extern "C" {
  * - segment_end(first_job, run): every thread of that run has exited (a
  *   size-bound group ends at this barrier).  0 or -errno.
  */
+#define ENG_LAYOUT_ROUNDS 3
+
+struct eng_shared_file {
+	const char *path;
+	uint64_t need;
+	bool fill;
+	uint32_t round;
+};
+
 struct eng_sync {
 	void *ctx;
+	int (*layout_share)(void *ctx, struct eng_shared_file *files, uint32_t n);
+	int (*layout_round_done)(void *ctx, uint32_t round, int status);
 	int (*layout_done)(void *ctx, int status);
 	int (*segment_start)(void *ctx, uint32_t first_job, uint32_t run, bool stop_wanted);
 	int (*segment_end)(void *ctx, uint32_t first_job, uint32_t run);

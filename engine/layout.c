@@ -705,7 +705,12 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
 }
 
-static uint64_t bytes_to_write(const struct layout *l)
+static bool in_round(const struct layout_file *lf, uint32_t round)
+{
+	return round == LAYOUT_ALL_ROUNDS || lf->round == round;
+}
+
+static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 {
 	uint64_t total = 0;
 	struct stat st;
@@ -716,7 +721,7 @@ static uint64_t bytes_to_write(const struct layout *l)
 		const struct tgt_seen *s;
 		uint64_t have = 0;
 
-		if (!lf->fill || lf->is_device)
+		if (!lf->fill || lf->is_device || !in_round(lf, round))
 			continue;
 		/* The preflight's look answers for most: this is the progress line's estimate. */
 		s = l->seen ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
@@ -743,7 +748,7 @@ static int cmp_thread(const void *a, const void *b)
  * out (the first to use each), with their count and fio's total of their
  * sizes; the normal output prints them under the banner, as fio does.
  */
-static void note_layouts(const struct layout *l, struct results *r)
+static void note_layouts(const struct layout *l, struct results *r, uint32_t round)
 {
 	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
 	uint32_t n = 0;
@@ -751,7 +756,7 @@ static void note_layouts(const struct layout *l, struct results *r)
 	if (!v)
 		return;
 	for (uint32_t i = 0; i < l->nr; i++)
-		if (l->files[i].laid_out)
+		if (l->files[i].laid_out && in_round(&l->files[i], round))
 			v[n++] = &l->files[i];
 	qsort(v, n, sizeof(*v), cmp_thread);
 	for (uint32_t i = 0, k; i < n; i = k) {
@@ -767,15 +772,17 @@ static void note_layouts(const struct layout *l, struct results *r)
 }
 
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
-		   const _Atomic int *stop)
+		   const _Atomic int *stop, uint32_t round)
 {
 	struct safety_files *busy;	/* swap and loop backing files, read once for every file */
 	int ret = safety_files_load(&safety_system, &busy), first = 0;
 
 	if (ret)
 		return ret;
-	atomic_store(&l->total, bytes_to_write(l));
+	atomic_store(&l->total, bytes_to_write(l, round));
 	for (uint32_t i = 0; i < l->nr; i++) {
+		if (!in_round(&l->files[i], round))
+			continue;
 		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
 		if (ret == -EINTR)
 			break;
@@ -783,7 +790,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			first = ret;
 	}
 	safety_files_free(busy);
-	note_layouts(l, r);
+	note_layouts(l, r, round);
 	return ret == -EINTR ? ret : first;
 }
 

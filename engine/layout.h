@@ -43,6 +43,7 @@ struct layout_file {
 	int32_t first_job;		/* for messages */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
+	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
 	bool created;			/* absent when the layout looked: its size was 0 then */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
@@ -116,12 +117,16 @@ int layout_init(struct layout *l, const struct plan *p);
 void layout_release(struct layout *l);
 
 /*
- * Checks and lays out every file.  Problems are added to r->msgs with the path;
- * the first one is returned as -errno (-EPERM for a file ioplan must not write,
- * -ENOENT, -ENOSPC, ...).  *stop is polled between chunks (-EINTR when set).
+ * Checks and lays out every file of the given round (LAYOUT_ALL_ROUNDS: every
+ * file).  Ranks sharing a file lay it out in turns (eng_sync.layout_share):
+ * one rank in round 0, then the others find it there.  Problems are added to
+ * r->msgs with the path; the first one is returned as -errno (-EPERM for a
+ * file ioplan must not write, -ENOENT, -ENOSPC, ...).  *stop is polled between
+ * chunks (-EINTR when set).
  */
+#define LAYOUT_ALL_ROUNDS UINT32_MAX
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
-		   const _Atomic int *stop);
+		   const _Atomic int *stop, uint32_t round);
 
 /*
  * After the run: re-stamps the mark of every file of ours that jobs wrote, so

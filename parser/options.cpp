@@ -447,6 +447,13 @@ static const std::vector<option> table = {
         .def("0")
         .help("Each clone's region starts this much after the previous clone's (DISKSPD -T).")
         .apply(A(j.pj.offset_increment_bytes = size_in(j, o, v))),
+    opt("rank_offset_increment", opt_type::size, CAT_FILES)
+        .unit("bytes")
+        .def("0")
+        .help("Under mpirun: each rank's regions start this much after the previous rank's (rank R adds R times it "
+              "to every clone's offset): IOR's segments in one shared file without ${IOPLAN_RANK} arithmetic.")
+        .apply(A(j.rank_offset_increment = size_in(j, o, v)))
+        .ioplan_only(),
     opt("number_ios", opt_type::integer, CAT_FILES)
         .def("0")
         .range(0, 1e18)

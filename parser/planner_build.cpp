@@ -147,6 +147,13 @@ std::string replace_keyword(std::string s, const char *kw, const std::string &wi
     return s;
 }
 
+// This process's MPI rank (cli/ sets IOPLAN_RANK before parsing), else 0.
+uint64_t rank_index()
+{
+    const char *rank = getenv("IOPLAN_RANK");
+    return rank ? strtoull(rank, nullptr, 10) : 0;
+}
+
 std::string generated_name(const job_spec &s, const std::string &name, uint32_t clone, uint32_t filenum)
 {
     std::string f = replace_keyword(s.filename_format, "$jobname", name);
@@ -382,7 +389,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
         fio_seeds(s, pc);
-        pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
+        pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
+                                                  rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section); // fio names files after the section, whatever name= says
     }
     fill_remote(j, d);

@@ -35,6 +35,7 @@ struct job_spec {
     bool verify_set = false;          // verify= given: verify_pattern keeps its method
     bool randseed_set = false;
     bool hipri_percentage_set = false;
+    uint64_t rank_offset_increment = 0; // each MPI rank's regions start this much after the previous rank's
     bool file_append = false;         // file_append: I/O starts at each existing file's end (fill_files)
     bool zone_strided = false;
     bool atomic = false;              // atomic=1: O_DIRECT, set once every option is read (fio's fixup)        // zonemode=strided (fio 3.33 refuses zonesize= without it)

@@ -272,8 +272,8 @@ class Ranks(TmpDirCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(f"rank 1 ({os.uname().nodename}) did not answer within 3s at the end of group 1", p.stderr)
 
-    def test_rank_shift_reads_another_ranks_files(self):
-        # rank 0's file is 64 KiB, rank 1's 128 KiB: with --rank-shift=1 each reads the other's.
+    def test_rank_shift_on_one_host_is_a_whole_turn(self):
+        # --rank-shift moves by nodes (test_mpi_shared has two hosts): on one host each rank reads its own file.
         for r, kib in ((0, 64), (1, 128)):
             (self.tmp / f"r{r}").mkdir()
             (self.tmp / f"r{r}" / "data").write_bytes(os.urandom(kib * 1024))
@@ -281,8 +281,8 @@ class Ranks(TmpDirCase):
         p = mpirun(2, ["--output-format=json", "--rank-shift=1", "job.fio"], self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         ranks = json.loads(p.stdout)["ioplan"]["ranks"]
-        self.assertEqual(ranks[0]["jobs"][0]["read"]["io_bytes"], 128 * 1024)
-        self.assertEqual(ranks[1]["jobs"][0]["read"]["io_bytes"], 64 * 1024)
+        self.assertEqual(ranks[0]["jobs"][0]["read"]["io_bytes"], 64 * 1024)
+        self.assertEqual(ranks[1]["jobs"][0]["read"]["io_bytes"], 128 * 1024)
 
     def test_time_based_group_runs_in_step_and_bandwidth_is_over_the_common_window(self):
         self.write("job.fio", f"[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=1\nrate_iops=500\n"
