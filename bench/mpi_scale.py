@@ -5,9 +5,12 @@ Runs the same null-engine job (three stonewall groups, size-bound, each rank
 in its own directory) under `mpirun --oversubscribe -np N` for each N asked
 (default 4, 16, 64) and prints, from the merged JSON that rank 0 writes:
 the measured start skew (worst spread of a group's start over the ranks,
-after clock-offset correction), rank 0's time to receive and merge every
-rank's result, the largest clock offset measured, and the wall time of the
-whole mpirun.  Oversubscribed ranks on a couple of cores measure the
+after clock-offset correction), the first-I/O spread (worst spread over the
+ranks of a job's first I/O on rank 0's clock), rank 0's time to receive and
+merge every rank's result, the largest rank file, the largest clock offset
+measured, and the wall time of the whole mpirun.  Then `ioplan merge` of
+--merge-ranks (default 1,024) rank files made from one real rank's (its rank
+number changed, its checksum made anew): the merge's wall time and peak RSS.  Oversubscribed ranks on a couple of cores measure the
 scheduler as much as MPI: these are upper bounds for one machine, not a
 cluster's figures.  Not part of `make test` (64 ranks take a while).
 
@@ -17,6 +20,7 @@ Environment: IOPLAN_BIN (default ./ioplan).
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -49,9 +53,10 @@ def one_run(n, tmp):
     with open(os.path.join(tmp, "job.fio"), "w") as f:
         f.write(JOB.format(dir=tmp))
     t0 = time.monotonic()
+    os.makedirs(os.path.join(tmp, "rk"), exist_ok=True)
     p = subprocess.run(["mpirun", "--oversubscribe", "-np", str(n), BIN, "--output-format=json",
-                        "--rank-timeout=120", "job.fio"], cwd=tmp, capture_output=True, text=True,
-                       env=ENV, timeout=600)
+                        "--rank-timeout=120", "--rank-output=rk", "job.fio"], cwd=tmp, capture_output=True,
+                       text=True, env=ENV, timeout=600)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         sys.exit(f"mpirun -np {n} failed ({p.returncode}): {p.stderr[-2000:]}")
@@ -61,17 +66,70 @@ def one_run(n, tmp):
     ios = sum(j["write"]["total_ios"] + j["read"]["total_ios"] for j in doc["jobs"])
     if ios != n * 3 * 4096:
         sys.exit(f"mpirun -np {n}: merged {ios} I/Os, expected {n * 3 * 4096}")
-    return world["start_skew_ns"] / 1e6, world["merge_ns"] / 1e6, max(offsets) / 1e6, wall
+    size = max(os.path.getsize(os.path.join(tmp, "rk", f)) for f in os.listdir(os.path.join(tmp, "rk")))
+    return (world["start_skew_ns"] / 1e6, world.get("first_io_spread_ns", 0) / 1e6, world["merge_ns"] / 1e6,
+            size / 1024, max(offsets) / 1e6, wall)
+
+
+def crc32c(data):
+    """CRC-32C as ioplan writes a rank file's (initial ~0, no final inversion)."""
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    c = 0xFFFFFFFF
+    for b in data:
+        c = table[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c
+
+
+def merge_many(n):
+    """`ioplan merge` of n rank files made from a real 1-rank run's: wall time and peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="ioplan-mpi-bench-") as tmp:
+        os.makedirs(os.path.join(tmp, "r0"))
+        with open(os.path.join(tmp, "job.fio"), "w") as f:
+            f.write(JOB.format(dir=tmp).replace("${IOPLAN_RANK}", "0"))
+        os.makedirs(os.path.join(tmp, "one"))
+        p = subprocess.run([BIN, "--output-format=json", "--rank-output=one", "job.fio"], cwd=tmp,
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            sys.exit(f"the 1-rank run failed: {p.stderr[-2000:]}")
+        text = open(os.path.join(tmp, "one", "rank-0.json")).read().rstrip("\n")
+        head = re.match(r'\{"checksum":"crc32c:[0-9a-f]{8}",', text).group(0)
+        body = "{" + text[len(head):]
+        who = re.search(r'"rank":(\{[^{}]*\})', body)
+        files = []
+        for r in range(n):
+            rank = dict(json.loads(who.group(1)), rank=r, nranks=n, host=f"n{r // 16:03d}")
+            mine = body[:who.start(1)] + json.dumps(rank, separators=(",", ":"), sort_keys=True) + body[who.end(1):]
+            path = os.path.join(tmp, f"rank-{r}.json")
+            with open(path, "w") as f:
+                f.write('{"checksum":"crc32c:%08x",' % crc32c(mine.encode()) + mine[1:] + "\n")
+            files.append(path)
+        t0 = time.monotonic()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, "merge", "--output-format=json", *files],
+                           cwd=tmp, capture_output=True, text=True, timeout=600)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            sys.exit(f"ioplan merge of {n} rank files failed: {p.stderr[-2000:]}")
+        rss = int(p.stderr.strip().splitlines()[-1])
+        size = os.path.getsize(files[0]) / 1024
+        print(f"ioplan merge of {n} generated rank files ({size:.1f} KiB each): {wall:.2f} s wall, "
+              f"peak RSS {rss / 1024:.1f} MiB", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", default="4,16,64")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--merge-ranks", type=int, default=1024)
     a = ap.parse_args()
     if not shutil.which("mpirun"):
         sys.exit("mpirun is not installed (Debian: openmpi-bin)")
-    print(f"{'ranks':>5} {'start skew ms':>22} {'merge ms':>22} {'max |offset| ms':>16} {'wall s':>8}")
+    print(f"{'ranks':>5} {'start skew ms':>22} {'first-I/O spread ms':>22} {'merge ms':>22} "
+          f"{'rank file KiB':>13} {'max |offset| ms':>16} {'wall s':>8}")
     for n in (int(x) for x in a.ranks.split(",")):
         rows = []
         for _ in range(a.rounds):
@@ -79,8 +137,10 @@ def main():
                 rows.append(one_run(n, tmp))
         col = list(zip(*rows))
         fmt = lambda xs: f"{statistics.median(xs):8.3f} ({min(xs):.3f}-{max(xs):.3f})"
-        print(f"{n:>5} {fmt(col[0]):>22} {fmt(col[1]):>22} {statistics.median(col[2]):16.3f} "
-              f"{statistics.median(col[3]):8.2f}", flush=True)
+        print(f"{n:>5} {fmt(col[0]):>22} {fmt(col[1]):>22} {fmt(col[2]):>22} {max(col[3]):13.1f} "
+              f"{statistics.median(col[4]):16.3f} {statistics.median(col[5]):8.2f}", flush=True)
+    if a.merge_ranks:
+        merge_many(a.merge_ranks)
 
 
 if __name__ == "__main__":

@@ -29,40 +29,99 @@ res_clone aligned(const res_clone &c, int64_t by)
     return t;
 }
 
-// Per-interval samples added index by index: the ranks started together, so
-// sample i covers the same stretch of time on every rank.  Series kept at
-// another width (a rank that ran longer and halved its resolution) are left
-// out of the sum rather than misaligned.
-void add_series(res_series &d, const res_series &s)
+// The merged per-interval series lies on one grid of the common clock:
+// cells of the widest rank's interval from rank 0's window start (the
+// origin), as many as a rank's series holds at most.  Each sample goes
+// whole into the cell holding its end (what completed in it), after its
+// rank's times are moved onto rank 0's clock: the sum is then the same in
+// any order of arrival and keeps every I/O, whatever the ranks' widths.
+// A sample ending before the origin counts in the first cell.
+const uint32_t series_cells = 512;
+
+void sample_add(res_sample &d, const res_sample &s)
 {
-    if (!s.nr || (d.nr && d.interval_ns != s.interval_ns))
+    for (int k = 0; k < PLAN_DDIR_NR; k++) {
+        d.bytes[k] += s.bytes[k];
+        d.ios[k] += s.ios[k];
+        d.lat_sum_ns[k] += s.lat_sum_ns[k];
+        d.lat_max_ns[k] = std::max(d.lat_max_ns[k], s.lat_max_ns[k]);
+    }
+}
+
+void cell_times(res_series &d, uint64_t origin)
+{
+    for (uint32_t i = 0; i < d.nr; i++) {
+        d.samples[i].t_start_ns = origin + i * d.interval_ns;
+        d.samples[i].t_end_ns = origin + (i + 1) * d.interval_ns;
+    }
+}
+
+// Doubles the cells' width until it is at least width: cells 2i and 2i+1
+// become cell i, as a grid twice as wide from the same origin would have it.
+void widen(res_series &d, uint64_t origin, uint64_t width)
+{
+    while (d.interval_ns < width) {
+        for (uint32_t i = 0; i < d.nr; i++) {
+            res_sample s = d.samples[i];
+            if (i % 2 == 0)
+                d.samples[i / 2] = s;
+            else
+                sample_add(d.samples[i / 2], s);
+        }
+        d.nr = (d.nr + 1) / 2;
+        d.interval_ns *= 2;
+    }
+    cell_times(d, origin);
+}
+
+void grow(res_series &d, uint32_t nr, uint64_t origin)
+{
+    if (nr <= d.nr)
         return;
-    if (s.nr > d.nr) {
-        auto *grown = static_cast<res_sample *>(realloc(d.samples, s.nr * sizeof(res_sample)));
+    if (nr > d.cap) {
+        auto *grown = static_cast<res_sample *>(realloc(d.samples, series_cells * sizeof(res_sample)));
         if (!grown)
             throw std::bad_alloc();
-        memset(grown + d.nr, 0, (s.nr - d.nr) * sizeof(res_sample));
-        for (uint32_t i = d.nr; i < s.nr; i++) {
-            grown[i].t_start_ns = s.samples[i].t_start_ns;
-            grown[i].t_end_ns = s.samples[i].t_end_ns;
-        }
         d.samples = grown;
-        d.nr = d.cap = s.nr;
-        d.interval_ns = s.interval_ns;
+        d.cap = series_cells;
     }
-    for (uint32_t i = 0; i < s.nr; i++)
-        for (int k = 0; k < PLAN_DDIR_NR; k++) {
-            d.samples[i].bytes[k] += s.samples[i].bytes[k];
-            d.samples[i].ios[k] += s.samples[i].ios[k];
-            d.samples[i].lat_sum_ns[k] += s.samples[i].lat_sum_ns[k];
-            d.samples[i].lat_max_ns[k] = std::max(d.samples[i].lat_max_ns[k], s.samples[i].lat_max_ns[k]);
+    memset(d.samples + d.nr, 0, (nr - d.nr) * sizeof(res_sample));
+    d.nr = nr;
+    cell_times(d, origin);
+}
+
+void add_series(res_series &d, const res_series &s, int64_t by, uint64_t origin)
+{
+    if (!s.nr)
+        return;
+    if (!d.interval_ns)
+        d.interval_ns = s.interval_ns;
+    widen(d, origin, s.interval_ns);
+    for (uint32_t i = 0; i < s.nr; i++) {
+        uint64_t end = shifted(s.samples[i].t_end_ns, by);
+        uint64_t cell = end > origin ? (end - 1 - origin) / d.interval_ns : 0;
+        while (cell >= series_cells) {
+            widen(d, origin, d.interval_ns * 2);
+            cell = (end - 1 - origin) / d.interval_ns;
         }
+        grow(d, static_cast<uint32_t>(cell) + 1, origin);
+        sample_add(d.samples[cell], s.samples[i]);
+    }
+}
+
+// The first rank's own series put on the grid, as every other rank's will be.
+void to_grid(res_series &d, uint64_t origin)
+{
+    res_series own = d;
+    d = res_series{own.interval_ns, 0, 0, nullptr};
+    add_series(d, own, 0, origin);
+    free(own.samples);
 }
 
 // Clone src folded into dst.  Each direction's runtime grows by how much the
 // union of the two windows exceeds the longer of them: bandwidth is then the
 // bytes of every rank over the common window, not over one rank's.
-void merge_clone(res_clone &dst, const res_clone &src)
+void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t origin)
 {
     uint64_t dspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
     uint64_t sspan = src.end_ns > src.start_ns ? src.end_ns - src.start_ns : 0;
@@ -74,11 +133,11 @@ void merge_clone(res_clone &dst, const res_clone &src)
     for (auto &d : dst.ddir)
         if (d.ios)
             d.runtime_ns += extra;
-    add_series(dst.bw_series, src.bw_series);
+    add_series(dst.bw_series, src.bw_series, by, origin);
     if (shared)
         dst.iops_series = dst.bw_series;
     else
-        add_series(dst.iops_series, src.iops_series);
+        add_series(dst.iops_series, src.iops_series, by, origin);
     for (uint32_t i = 0; i < src.nr_errors && dst.nr_errors < RES_ERRORS_MAX; i++)
         dst.errors[dst.nr_errors++] = src.errors[i];
 }
@@ -159,10 +218,35 @@ rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks)
     if (who0.rank < nranks)
         seen_[who0.rank] = true;
     hosts_.push_back(who0.host);
-    summarise(*acc_, who0);
+    summarise(*acc_, who0, 0);
+    origins_.resize(acc_->nr_jobs);
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++)
+        for (uint32_t c = 0; c < acc_->jobs[j].nr_clones; c++) {
+            const res_clone &k = acc_->jobs[j].clones[c];
+            origins_[j].push_back(k.bw_series.nr ? k.bw_series.samples[0].t_start_ns : k.start_ns);
+        }
 }
 
-void rank_merger::summarise(const results &r, const rank_info &who)
+// The first rank's series on the grid the others are added to; done when a
+// second rank comes, so a merge of one rank file reports its series as is.
+void rank_merger::grid_first()
+{
+    if (gridded_)
+        return;
+    gridded_ = true;
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++)
+        for (uint32_t c = 0; c < acc_->jobs[j].nr_clones; c++) {
+            res_clone &k = acc_->jobs[j].clones[c];
+            bool shared = k.iops_series.samples == k.bw_series.samples;
+            to_grid(k.bw_series, origins_[j][c]);
+            if (shared)
+                k.iops_series = k.bw_series;
+            else
+                to_grid(k.iops_series, origins_[j][c]);
+        }
+}
+
+void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
 {
     res_rank &k = world_->ranks[who.rank];
     snprintf(k.host, sizeof(k.host), "%s", who.host.c_str());
@@ -181,6 +265,10 @@ void rank_merger::summarise(const results &r, const rank_info &who)
                 o.ios[d] += rc.ddir[d].ios;
             }
             o.runtime_ns = std::max(o.runtime_ns, rc.end_ns > rc.start_ns ? rc.end_ns - rc.start_ns : 0);
+            // On the common clock: when the rank's first I/O went out and its last came back.
+            if (rc.start_ns && (!o.first_io_ns || shifted(rc.start_ns, by) < o.first_io_ns))
+                o.first_io_ns = shifted(rc.start_ns, by);
+            o.end_ns = std::max(o.end_ns, shifted(rc.end_ns, by));
         }
         job_latency(r.jobs[j], &o);
     }
@@ -210,13 +298,14 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     if (!wraps.empty())
         return wraps;
     seen_[who.rank] = true;
-    summarise(src, who);
     // This rank's clock, moved onto rank 0's: both started their engines at a wall time.
     int64_t by = static_cast<int64_t>(src.start_wall_ns) + who.clock_offset_ns -
                  (static_cast<int64_t>(acc_->start_wall_ns) + base_offset_ns_);
+    summarise(src, who, by);
+    grid_first();
     for (uint32_t j = 0; j < src.nr_jobs; j++) {
         for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++)
-            merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by));
+            merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by), by, origins_[j][c]);
         res_job_span(&acc_->jobs[j]);
     }
     acc_->end_mono_ns = std::max(acc_->end_mono_ns, shifted(src.end_mono_ns - src.start_mono_ns, by) + acc_->start_mono_ns);
@@ -256,6 +345,19 @@ void rank_merger::finish(uint64_t merge_ns)
     world_->start_skew_ns = 0;
     for (size_t i = 0; i < late_min_.size(); i++)
         world_->start_skew_ns = std::max(world_->start_skew_ns, late_max_[i] - late_min_[i]);
+    world_->first_io_spread_ns = 0;
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint32_t i = 0; i < world_->nranks; i++) {
+            const res_rank &k = world_->ranks[i];
+            if (k.error == ENODATA || j >= k.nr_jobs || !k.jobs[j].first_io_ns)
+                continue;
+            lo = std::min(lo, k.jobs[j].first_io_ns);
+            hi = std::max(hi, k.jobs[j].first_io_ns);
+        }
+        if (hi >= lo)
+            world_->first_io_spread_ns = std::max(world_->first_io_spread_ns, hi - lo);
+    }
 }
 
 std::string rank_merger::missing() const

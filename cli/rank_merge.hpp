@@ -5,7 +5,8 @@
 // bytes and I/Os added, latency histograms added bucket by bucket (so a
 // percentile of the merge is the percentile of the union of every sample,
 // never an average of percentiles), exact sums added, bandwidth over the
-// common window (each rank's times moved onto rank 0's clock first).  Ranks
+// common window (each rank's times moved onto rank 0's clock first), the
+// per-interval series on one grid of that clock.  Ranks
 // are folded in one at a time, so the merger holds the running sum and the
 // one rank being added, whatever the number of ranks.
 #pragma once
@@ -40,7 +41,10 @@ private:
     std::vector<std::string> hosts_;
     std::vector<uint64_t> late_min_, late_max_;   // per group start, over ranks
     std::vector<bool> seen_;
-    void summarise(const results &r, const rank_info &who);
+    std::vector<std::vector<uint64_t>> origins_;   // per job and clone: the series grid's origin
+    bool gridded_ = false;
+    void summarise(const results &r, const rank_info &who, int64_t by);
+    void grid_first();
     void append_disks(const results &src, const rank_info &who);
 };
 

@@ -346,6 +346,8 @@ struct res_rank_job {
 	uint64_t bytes[PLAN_DDIR_NR];
 	uint64_t ios[PLAN_DDIR_NR];
 	uint64_t runtime_ns;		/* longest clone window of the job on this rank */
+	uint64_t first_io_ns;		/* earliest clone window start, on the merged clock (0: none) */
+	uint64_t end_ns;		/* latest clone window end, on the merged clock */
 	uint64_t lat_n;			/* total latency over the job's directions */
 	uint64_t lat_min_ns;
 	uint64_t lat_max_ns;
@@ -368,6 +370,7 @@ struct res_world {
 	uint32_t nranks;
 	uint32_t nhosts;
 	uint64_t start_skew_ns;		/* worst spread of group starts over ranks */
+	uint64_t first_io_spread_ns;	/* worst spread of a job's first I/O over ranks */
 	uint64_t merge_ns;		/* rank 0's time to receive and merge every rank */
 	struct res_rank *ranks;		/* nranks, by rank */
 };

@@ -278,6 +278,7 @@ ojson world_def()
 	ojson o = closed({ { "nranks", u64("ranks merged") },
 			   { "nhosts", u64("distinct hosts among them") },
 			   { "start_skew_ns", u64("worst spread of a group's start over the ranks") },
+			   { "first_io_spread_ns", u64("worst spread of a job's first I/O over the ranks, on rank 0's clock") },
 			   { "merge_ns", u64("rank 0's time to receive and merge every rank") } });
 	o["description"] = "only in a run of several ranks (mpirun) or from ioplan merge";
 	return o;

@@ -45,9 +45,10 @@ void write_normal_ranks(std::ostream &out, const results &r)
 	if (!r.world)
 		return;
 	const res_world &w = *r.world;
-	out << strf("\nRanks: %u on %u host%s, start skew %s (over every group start), merge %s\n",
+	out << strf("\nRanks: %u on %u host%s, start skew %s (over every group start), first-I/O spread %s, "
+		    "merge %s\n",
 		    w.nranks, w.nhosts, w.nhosts == 1 ? "" : "s", ms(w.start_skew_ns).c_str(),
-		    ms(w.merge_ns).c_str());
+		    ms(w.first_io_spread_ns).c_str(), ms(w.merge_ns).c_str());
 	for (uint32_t i = 0; i < w.nranks; i++)
 		out << rank_line(w.ranks[i]);
 }
@@ -59,6 +60,7 @@ ojson world_json(const results &r)
 	return ojson{ { "nranks", r.world->nranks },
 		      { "nhosts", r.world->nhosts },
 		      { "start_skew_ns", r.world->start_skew_ns },
+		      { "first_io_spread_ns", r.world->first_io_spread_ns },
 		      { "merge_ns", r.world->merge_ns } };
 }
 

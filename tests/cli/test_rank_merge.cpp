@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/rank_file.hpp"
 #include "cli/rank_merge.hpp"
@@ -172,4 +173,74 @@ TEST_CASE("rank_merge: a rank that ran another plan is refused, a rank never hea
     b->jobs[0].nr_clones = 1;
     results_free(b);
     results_free(a);
+}
+
+namespace {
+
+// A series of n samples of `width` from start, sample i holding i+1 I/Os.
+void give_series(results *r, uint64_t start, uint64_t width, uint32_t n)
+{
+    res_series &s = r->jobs[0].clones[0].bw_series;
+    s.samples = static_cast<res_sample *>(calloc(n, sizeof(res_sample)));
+    s.nr = s.cap = n;
+    s.interval_ns = width;
+    for (uint32_t i = 0; i < n; i++) {
+        s.samples[i].t_start_ns = start + i * width;
+        s.samples[i].t_end_ns = start + (i + 1) * width;
+        s.samples[i].ios[PLAN_DDIR_WRITE] = i + 1;
+    }
+    r->jobs[0].clones[0].iops_series = s;
+}
+
+uint64_t series_ios(const res_series &s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s.nr; i++)
+        n += s.samples[i].ios[PLAN_DDIR_WRITE];
+    return n;
+}
+
+// Ranks 1 and 2 merged into rank 0 in the given order: the merged series.
+std::vector<uint64_t> merged_series(bool reversed, uint64_t *total, uint64_t *spread)
+{
+    // rank 1 at rank 0's width, started 0.3 of a width later; rank 2 kept a
+    // series twice as wide (it ran longer and halved its resolution).
+    results *r[3] = {one_rank(1, 1000, 1000, 1000, 1000000000), one_rank(1, 1000, 1000, 1000, 1000300000),
+                     one_rank(1, 1000, 1000, 1000, 1000000000)};
+    give_series(r[0], 1000, 1000000, 5);
+    give_series(r[1], 1000, 1000000, 7);
+    give_series(r[2], 1000, 2000000, 4);
+    r[1]->jobs[0].clones[0].start_ns = 1000 + 250;
+    cli::rank_info w[3];
+    for (uint32_t i = 0; i < 3; i++)
+        w[i].rank = i;
+    cli::rank_merger m(r[0], w[0], 3);
+    CHECK(m.add(*r[reversed ? 2 : 1], w[reversed ? 2 : 1]).empty());
+    CHECK(m.add(*r[reversed ? 1 : 2], w[reversed ? 1 : 2]).empty());
+    m.finish(0);
+    const res_series &s = r[0]->jobs[0].clones[0].bw_series;
+    std::vector<uint64_t> out{s.interval_ns};
+    for (uint32_t i = 0; i < s.nr; i++) {
+        out.push_back(s.samples[i].t_start_ns);
+        out.push_back(s.samples[i].ios[PLAN_DDIR_WRITE]);
+    }
+    *total = series_ios(s);
+    *spread = r[0]->world->first_io_spread_ns;
+    for (results *x : r)
+        results_free(x);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("rank_merge: the per-interval series is on the common clock, the same in any order, nothing dropped")
+{
+    uint64_t t1 = 0, t2 = 0, s1 = 0, s2 = 0;
+    std::vector<uint64_t> a = merged_series(false, &t1, &s1), b = merged_series(true, &t2, &s2);
+    CHECK(a == b);
+    CHECK(t1 == (1 + 2 + 3 + 4 + 5) + (1 + 2 + 3 + 4 + 5 + 6 + 7) + (1 + 2 + 3 + 4));
+    CHECK(t2 == t1);
+    CHECK(a[0] == 2000000); // the widest rank's width
+    // rank 1's first I/O: 250 ns into its clock, 0.3 ms later on rank 0's.
+    CHECK(s1 == 300250 - 0);
 }
