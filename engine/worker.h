@@ -126,6 +126,13 @@ struct lat_search {
  * the core fields of struct worker, the owner its part.
  */
 
+/* thinktime's blocks and iotime (worker_think.c). */
+struct worker_think {
+	uint64_t issued;		/* I/Os issued, towards thinktime_blocks (thinktime_on_issue) */
+	uint64_t last_blocks;		/* the count when the last think began */
+	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+};
+
 /* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */
 struct worker_rate_min {
 	uint64_t check_at;		/* next check; UINT64_MAX = none */
@@ -231,9 +238,8 @@ struct worker {
 	bool rated;
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
-	uint64_t think_issued, think_completed;	/* I/Os towards thinktime_blocks */
-	uint64_t think_last_blocks;	/* the count when the last think began */
-	uint64_t think_last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
+	struct worker_think think;	/* worker_think.c only */
 	bool quiescing;			/* thinktime: reap everything in flight first */
 	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */

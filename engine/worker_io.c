@@ -251,7 +251,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
-	w->think_completed++;
+	w->completed++;
 	if (w->slot_busy)
 		w->slot_busy[u->slot] = false;
 	if (!check_result(w, u))
