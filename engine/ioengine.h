@@ -1,8 +1,9 @@
 /*
  * engine/ioengine.h - the I/O engine plug-in contract and the unit of I/O (io_u).
  *
- * An engine is a const ops struct in its own file under engine/ioengines/, listed
- * in the one registry array in engine/ioengines.c.  A worker opens one engine
+ * An engine is a const ops struct in its own file under engine/ioengines/ and
+ * one line in the engine list (engine/plan_ioengines.h), which the registry in
+ * engine/ioengines.c is expanded from.  A worker opens one engine
  * instance per thread.  Sync engines complete I/O inside queue(); async engines
  * queue, submit in commit() and hand completions back from getevents().  Results
  * go into io_u.result: bytes transferred, or -errno.
@@ -90,8 +91,7 @@ struct ioe {
 };
 
 struct ioe_ops {
-	const char *name;
-	enum plan_ioengine id;
+	enum plan_ioengine id;		/* its name: plan_ioengine_name(id) */
 	bool sync;			/* completes in queue(); no commit/getevents */
 	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
 	bool no_open;			/* the worker opens no descriptor (null, metadata engines) */
@@ -153,33 +153,10 @@ int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off);
 /* Does u synchronously (pread/pwrite, or a discard for trims), setting u->result. */
 void ioe_do_sync(struct io_u *u);
 
-extern const struct ioe_ops ioe_null;
-extern const struct ioe_ops ioe_psync;
-extern const struct ioe_ops ioe_libaio;
-extern const struct ioe_ops ioe_io_uring;
-extern const struct ioe_ops ioe_pvsync;
-extern const struct ioe_ops ioe_pvsync2;
-extern const struct ioe_ops ioe_vsync;
-extern const struct ioe_ops ioe_posixaio;
-extern const struct ioe_ops ioe_mmap;
-extern const struct ioe_ops ioe_falloc;
-extern const struct ioe_ops ioe_ftruncate;
-extern const struct ioe_ops ioe_sync;
-extern const struct ioe_ops ioe_net;
-extern const struct ioe_ops ioe_netsplice;
-#ifdef IOPLAN_HAVE_LIBNBD
-extern const struct ioe_ops ioe_nbd;
-#endif
-extern const struct ioe_ops ioe_splice;
-extern const struct ioe_ops ioe_filecreate;
-extern const struct ioe_ops ioe_filestat;
-extern const struct ioe_ops ioe_filedelete;
-extern const struct ioe_ops ioe_dircreate;
-extern const struct ioe_ops ioe_dirstat;
-extern const struct ioe_ops ioe_dirdelete;
-extern const struct ioe_ops ioe_cpuio;
-extern const struct ioe_ops ioe_exec;
-extern const struct ioe_ops ioe_e4defrag;
+/* Each engine's ops, defined in its own file (the list: engine/plan_ioengines.h). */
+#define IOE_OPS_EXTERN(token, suffix, help) extern const struct ioe_ops ioe_##token;
+PLAN_IOENGINES(IOE_OPS_EXTERN)
+#undef IOE_OPS_EXTERN
 
 /* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
 int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);

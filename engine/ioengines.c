@@ -1,8 +1,8 @@
 /*
  * engine/ioengines.c - the engine registry and what every engine shares.
  *
- * The registry is one static const array: greppable, deterministic, and checked
- * once (ioe_open refuses an ops struct missing what its kind needs).
+ * The registry is one static const array expanded from the engine list
+ * (engine/plan_ioengines.h): deterministic, and checked once (ioe_open refuses an ops struct missing what its kind needs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,35 +17,17 @@
 #include "engine.h"
 #include "ioengine.h"
 
-static const struct ioe_ops *const registry[] = {
-	&ioe_psync,
-	&ioe_null,
-	&ioe_libaio,
-	&ioe_io_uring,
-	&ioe_pvsync,
-	&ioe_pvsync2,
-	&ioe_vsync,
-	&ioe_posixaio,
-	&ioe_mmap,
-	&ioe_falloc,
-	&ioe_ftruncate,
-	&ioe_sync,
-	&ioe_net,
-	&ioe_netsplice,
-#ifdef IOPLAN_HAVE_LIBNBD
-	&ioe_nbd,			/* built only where libnbd is (Makefile: pkg-config) */
-#endif
-	&ioe_splice,
-	&ioe_filecreate,
-	&ioe_filestat,
-	&ioe_filedelete,
-	&ioe_dircreate,
-	&ioe_dirstat,
-	&ioe_dirdelete,
-	&ioe_cpuio,
-	&ioe_exec,
-	&ioe_e4defrag,
+#ifndef IOPLAN_HAVE_LIBNBD
+/* Built without libnbd (Makefile: pkg-config): the name stays known, a job asking for it is refused. */
+const struct ioe_ops ioe_nbd = {
+	.id = PLAN_IOENGINE_NBD,
+	.unavailable = "built without its library",
 };
+#endif
+
+#define IOE_REGISTRY_ENTRY(token, suffix, help) &ioe_##token,
+static const struct ioe_ops *const registry[] = { PLAN_IOENGINES(IOE_REGISTRY_ENTRY) };
+#undef IOE_REGISTRY_ENTRY
 
 #define NR_ENGINES (sizeof(registry) / sizeof(registry[0]))
 
@@ -111,7 +93,7 @@ bool ioe_is_sync(enum plan_ioengine id)
 
 static bool ops_are_complete(const struct ioe_ops *o)
 {
-	if (!o->name || !o->queue)
+	if (!o->queue)
 		return false;
 	return o->sync || (o->commit && o->getevents);
 }

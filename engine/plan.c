@@ -165,13 +165,9 @@ const char *plan_rw_name(enum plan_rw rw)
 
 const char *plan_ioengine_name(enum plan_ioengine e)
 {
-	static const char *const names[PLAN_IOENGINE_NR] = {
-		"psync", "null", "libaio", "io_uring", "pvsync", "pvsync2", "vsync",
-		"posixaio", "mmap", "falloc", "ftruncate", "sync",
-		"net", "netsplice", "nbd",
-		"splice", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete",
-		"cpuio", "exec", "e4defrag",
-	};
+#define PLAN_IOENGINE_STR(token, suffix, help) #token,
+	static const char *const names[PLAN_IOENGINE_NR] = { PLAN_IOENGINES(PLAN_IOENGINE_STR) };
+#undef PLAN_IOENGINE_STR
 
 	return PLAN_NAME(names, e);
 }

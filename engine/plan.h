@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/plan_ioengines.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,34 +62,13 @@ enum plan_rw {
 	PLAN_RW_RANDTRIMWRITE
 };
 
+/* The engines, in the order of engine/plan_ioengines.h (their one list). */
+#define PLAN_IOENGINE_ENUM(token, suffix, help) PLAN_IOENGINE_##suffix,
 enum plan_ioengine {
-	PLAN_IOENGINE_PSYNC = 0,	/* pread/pwrite; fio's Linux default */
-	PLAN_IOENGINE_NULL,		/* completes every I/O at once; no data moves */
-	PLAN_IOENGINE_LIBAIO,
-	PLAN_IOENGINE_IO_URING,
-	PLAN_IOENGINE_PVSYNC,		/* preadv/pwritev */
-	PLAN_IOENGINE_PVSYNC2,		/* preadv2/pwritev2 with RWF_* flags */
-	PLAN_IOENGINE_VSYNC,		/* readv/writev after lseek; adjacent I/Os coalesce */
-	PLAN_IOENGINE_POSIXAIO,		/* POSIX aio_read/aio_write */
-	PLAN_IOENGINE_MMAP,		/* memcpy to and from a mapping of the file */
-	PLAN_IOENGINE_FALLOC,		/* fallocate per I/O; no data moves */
-	PLAN_IOENGINE_FTRUNCATE,	/* ftruncate per write; no data moves */
-	PLAN_IOENGINE_SYNC,		/* read/write after lseek */
-	PLAN_IOENGINE_NET,		/* send/recv on a socket (plan_job.net) */
-	PLAN_IOENGINE_NETSPLICE,	/* net through a pipe with splice/vmsplice */
-	PLAN_IOENGINE_NBD,		/* an NBD server through libnbd (plan_job.nbd_uri) */
-	PLAN_IOENGINE_SPLICE,		/* splice/vmsplice through a pipe */
-	PLAN_IOENGINE_FILECREATE,	/* metadata: open(O_CREAT) per file and pass, timed */
-	PLAN_IOENGINE_FILESTAT,		/* metadata: stat/lstat/statx per file and pass */
-	PLAN_IOENGINE_FILEDELETE,	/* metadata: unlink per file */
-	PLAN_IOENGINE_DIRCREATE,		/* metadata: mkdir per directory */
-	PLAN_IOENGINE_DIRSTAT,		/* metadata: stat per directory */
-	PLAN_IOENGINE_DIRDELETE,		/* metadata: rmdir per directory */
-	PLAN_IOENGINE_CPUIO,		/* burns CPU; no I/O */
-	PLAN_IOENGINE_EXEC,		/* runs a program for the job's runtime; no I/O */
-	PLAN_IOENGINE_E4DEFRAG,		/* ext4 EXT4_IOC_MOVE_EXT from a donor file */
+	PLAN_IOENGINES(PLAN_IOENGINE_ENUM)
 	PLAN_IOENGINE_NR
 };
+#undef PLAN_IOENGINE_ENUM
 
 /* protocol= of the net engines. */
 enum plan_net_proto {

@@ -1,7 +1,7 @@
 /*
  * engine/preflight.c - the checks of preflight.h over every file of a plan.
  *
- * Files are visited once per path (shared files appear in many clones).  Free
+ * Files are visited once per path (preflight_seen.c keeps the set).  Free
  * space is summed per filesystem (st_dev of the directory) so that many small
  * files on one disk are compared against that disk's free space together.
  * What a job touches besides its targets is checked in preflight_aux.c.
@@ -472,17 +472,6 @@ static int check_kind(struct pf_state *s, const struct plan_job *j, const struct
 	return 0;
 }
 
-/* stat() of dir (0 or an errno), once for all the files of one directory in a row. */
-static int look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
-{
-	if (strcmp(s->dir, dir)) {
-		snprintf(s->dir, sizeof(s->dir), "%s", dir);
-		s->dir_err = stat(dir, &s->dir_st) ? errno : 0;
-	}
-	*dsb = s->dir_st;
-	return s->dir_err;
-}
-
 /*
  * A file to create needs a directory to create it in (err: its stat's errno).
  * Missing directories of a file the job may create are made by the layout, as
@@ -522,28 +511,6 @@ static int check_dir(struct pf_state *s, const struct plan_job *j, const struct 
 		return -ENOTDIR;
 	}
 	return 0;
-}
-
-/*
- * Notes what is at path now, for the layout to compare (target.h), with its
- * directory as dsb (NULL when it cannot be looked at); *sb gets the file.
- * True when the file exists.
- */
-static bool note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
-{
-	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n)), one;
-
-	if (!n) {
-		s->oom = 1;
-		return tgt_seen_now(&one, path, dsb, sb) == 0;
-	}
-	s->r->seen = n;
-	return tgt_seen_now(&n[s->r->nr_seen++], path, dsb, sb) == 0;
-}
-
-static int cmp_seen(const void *a, const void *b)
-{
-	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
 }
 
 /*
@@ -588,8 +555,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	if (!ioe_lays_out(j->ioengine))
 		return; /* no I/O reaches the files, or the engine makes them */
 	dir_of(f->path, dir, sizeof(dir));
-	dir_err = look_dir(s, dir, &dsb);
-	exists = note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
+	dir_err = pf_look_dir(s, dir, &dsb);
+	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
 	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
 		return;
 	if (exists) {
@@ -625,53 +592,6 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	}
 }
 
-
-/* The paths already checked: open addressing over FNV-1a (glibc's hsearch
- * hashes only a path's first characters, which all the files of a directory share). */
-struct path_set {
-	const char **slot;
-	size_t mask;
-};
-
-static uint64_t path_hash(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*p)
-		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-	return h;
-}
-
-/* Room for every file path of the plan, at most half full.  0 or -ENOMEM. */
-static int paths_init(struct path_set *set, const struct plan *p)
-{
-	size_t n = 0, size = 16;
-
-	for (uint32_t i = 0; i < p->nr_jobs; i++) {
-		const struct plan_job *j = plan_job_at(p, i);
-
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			n += j->clones[c].nr_files;
-	}
-	while (size < 2 * n)
-		size *= 2;
-	set->slot = calloc(size, sizeof(*set->slot));
-	set->mask = size - 1;
-	return set->slot ? 0 : -ENOMEM;
-}
-
-/* Was this path already checked (shared files appear in many clones)?  Adds it
- * if not: comparing with every earlier path cost 15 s at 100 000 files. */
-static bool seen_before(struct path_set *set, const char *path)
-{
-	size_t i = (size_t)path_hash(path) & set->mask;
-
-	for (; set->slot[i]; i = (i + 1) & set->mask)
-		if (!strcmp(set->slot[i], path))
-			return true;
-	set->slot[i] = path;
-	return false;
-}
 
 static uint64_t mem_available(const struct safety_env *env)
 {
@@ -883,7 +803,7 @@ static void check_totals(struct pf_state *s)
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
 {
 	struct pf_state *s = calloc(1, sizeof(*s));
-	struct path_set paths;
+	struct pf_paths paths;
 
 	if (!s)
 		return -ENOMEM;
@@ -892,7 +812,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->env = env;
 	s->r = out;
 	s->oom = safety_files_load(env, &s->busy) != 0;
-	if (paths_init(&paths, p)) {
+	if (pf_paths_init(&paths, p)) {
 		safety_files_free(s->busy);
 		free(s);
 		return -ENOMEM;
@@ -906,14 +826,13 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		pf_check_aux(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
-				if (!seen_before(&paths, j->clones[c].files[f].path))
+				if (!pf_paths_seen(&paths, j->clones[c].files[f].path))
 					check_file(s, j, &j->clones[c].files[f]);
 	}
-	free(paths.slot);
+	pf_paths_free(&paths);
 	check_totals(s);
 	check_nofile(s);
-	if (out->nr_seen)
-		qsort(out->seen, out->nr_seen, sizeof(*out->seen), cmp_seen);
+	pf_sort_seen(out);
 	int oom = s->oom;
 	safety_files_free(s->busy);
 	free(s);

@@ -155,7 +155,7 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	w->clone = &jr->job->clones[c];
 	w->out = &jr->res->clones[c];
 	res_clone_init(&w->res);
-	pthread_mutex_init(&w->snap_mu, NULL);
+	pthread_mutex_init(&w->snap.mu, NULL);
 	atomic_store(&w->pub.running, true);
 	return w;
 }
@@ -344,9 +344,9 @@ static void seg_free(struct eng *e, struct seg_run *s)
 	pthread_mutex_lock(&e->mu);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
 		wlog_close(e->cur[i]->log);
-		if (e->cur[i]->snap_valid)
-			res_clone_release(&e->cur[i]->snap);
-		pthread_mutex_destroy(&e->cur[i]->snap_mu);
+		if (e->cur[i]->snap.valid)
+			res_clone_release(&e->cur[i]->snap.res);
+		pthread_mutex_destroy(&e->cur[i]->snap.mu);
 		free(e->cur[i]);
 	}
 	free(e->cur);
@@ -392,9 +392,9 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 		if (!w->started)
 			continue;
 		pthread_join(w->tid, NULL);
-		pthread_mutex_lock(&w->snap_mu);	/* eng_snapshot may be reading *out */
+		pthread_mutex_lock(&w->snap.mu);	/* eng_snapshot may be reading *out */
 		w->out->stalled = atomic_load(&w->pub.stalled);
-		pthread_mutex_unlock(&w->snap_mu);
+		pthread_mutex_unlock(&w->snap.mu);
 		/* A fake clock is per thread: the next segment starts after this one. */
 		if (e->sh.fake && w->out->thread_end_ns > e->sh.clk.fake_now)
 			e->sh.clk.fake_now = w->out->thread_end_ns;

@@ -34,14 +34,14 @@ void worker_snapshot(struct worker *w)
 	uint64_t seq = atomic_load_explicit(w->sh->snap_req, memory_order_acquire);
 	uint64_t now = clk_now(&w->clk);
 
-	pthread_mutex_lock(&w->snap_mu);
-	if (w->snap_valid)
-		res_clone_release(&w->snap);
-	w->snap_valid = !res_clone_copy(&w->snap, &w->res);
-	if (w->snap_valid)
-		so_far(w, &w->snap, now);
-	pthread_mutex_unlock(&w->snap_mu);
-	w->snap_seen = seq;
+	pthread_mutex_lock(&w->snap.mu);
+	if (w->snap.valid)
+		res_clone_release(&w->snap.res);
+	w->snap.valid = !res_clone_copy(&w->snap.res, &w->res);
+	if (w->snap.valid)
+		so_far(w, &w->snap.res, now);
+	pthread_mutex_unlock(&w->snap.mu);
+	w->snap.seen = seq;
 	atomic_store_explicit(&w->pub.snap_ack, seq, memory_order_release);
 }
 
@@ -66,12 +66,12 @@ static int copy_worker(struct worker *w, struct res_clone *dst)
 {
 	int ret = 0;
 
-	pthread_mutex_lock(&w->snap_mu);
-	if (w->snap_final)
+	pthread_mutex_lock(&w->snap.mu);
+	if (w->snap.final)
 		ret = res_clone_copy(dst, w->out);
-	else if (w->snap_valid)
-		ret = res_clone_copy(dst, &w->snap);
-	pthread_mutex_unlock(&w->snap_mu);
+	else if (w->snap.valid)
+		ret = res_clone_copy(dst, &w->snap.res);
+	pthread_mutex_unlock(&w->snap.mu);
 	dst->clone_index = w->clone->clone_index;
 	dst->thread_number = w->clone->thread_number;
 	dst->stalled = dst->stalled || atomic_load(&w->pub.stalled);

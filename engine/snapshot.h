@@ -5,7 +5,7 @@
  * A worker's results are private while it runs, so the requester cannot read
  * them: it raises a request number (struct eng's snap_req), and each worker,
  * at its next trip round the I/O loop, copies its results into its snapshot
- * slot (worker.snap, under snap_mu) as they stand, with the window's runtime,
+ * slot (worker.snap.res, under snap.mu) as they stand, with the window's runtime,
  * CPU and latency taken up to now, and acknowledges the number.  The loop
  * pays one relaxed load per trip for this.  The requester waits a bounded
  * time for the workers in their loops: one held in a long sync I/O or a
@@ -27,7 +27,7 @@ void worker_snapshot(struct worker *w);
 /* Per loop trip: the copy only when a request is new. */
 static inline void worker_snapshot_poll(struct worker *w)
 {
-	if (atomic_load_explicit(w->sh->snap_req, memory_order_relaxed) != w->snap_seen)
+	if (atomic_load_explicit(w->sh->snap_req, memory_order_relaxed) != w->snap.seen)
 		worker_snapshot(w);
 }
 

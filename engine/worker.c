@@ -706,9 +706,9 @@ static void finish(struct worker *w)
 	w->res.thread_number = w->clone->thread_number;
 	*w->out = w->res;
 	memset(&w->res, 0, sizeof(w->res));
-	pthread_mutex_lock(&w->snap_mu);
-	w->snap_final = true;
-	pthread_mutex_unlock(&w->snap_mu);
+	pthread_mutex_lock(&w->snap.mu);
+	w->snap.final = true;
+	pthread_mutex_unlock(&w->snap.mu);
 	set_state(w, w->out->error ? 'X' : '_');
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)

@@ -121,6 +121,45 @@ struct lat_search {
 	bool done;			/* the final window passed: the job ends */
 };
 
+/*
+ * The parts of a worker one file owns: the rest of the engine reads and writes
+ * the core fields of struct worker, the owner its part.
+ */
+
+/* thinktime's blocks and iotime (worker_think.c). */
+struct worker_think {
+	uint64_t issued;		/* I/Os issued, towards thinktime_blocks (thinktime_on_issue) */
+	uint64_t last_blocks;		/* the count when the last think began */
+	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+};
+
+/* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */
+struct worker_rate_min {
+	uint64_t check_at;		/* next check; UINT64_MAX = none */
+	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
+	uint64_t cycle_from;		/* when cycle_* were taken; 0 = not yet */
+	uint64_t seen_ios;		/* completions at the last look, to look only after new ones */
+};
+
+/* Capture (write_iolog) and replay (read_iolog), worker_replay.c. */
+struct worker_replay {
+	FILE *log;			/* write_iolog: NULL unless the job records */
+	uint64_t log_t0;		/* the clock when the log began (fio: at set-up) */
+	int log_err;			/* errno of the first failed write to it, or 0 */
+	uint64_t next;			/* read_iolog: the next trace I/O */
+	uint64_t t0;			/* when trace time 0 is due */
+	uint64_t due;			/* the held I/O's due time */
+};
+
+/* The results so far, for eng_snapshot (snapshot.c); mu guards res, valid and final. */
+struct worker_snap {
+	pthread_mutex_t mu;
+	struct res_clone res;
+	bool valid;			/* res holds a copy */
+	bool final;			/* the worker's *out holds the thread's final results */
+	uint64_t seen;			/* the last request this worker answered (its own) */
+};
+
 struct worker {
 	struct worker_pub pub;
 	/*
@@ -199,9 +238,8 @@ struct worker {
 	bool rated;
 	uint64_t rng_misc;
 	uint64_t writes_since_sync;
-	uint64_t think_issued, think_completed;	/* I/Os towards thinktime_blocks */
-	uint64_t think_last_blocks;	/* the count when the last think began */
-	uint64_t think_last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
+	struct worker_think think;	/* worker_think.c only */
 	bool quiescing;			/* thinktime: reap everything in flight first */
 	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */
@@ -217,10 +255,7 @@ struct worker {
 	uint64_t lat_sum[PLAN_DDIR_NR];
 	struct rusage ru0;
 
-	uint64_t check_at;		/* next rate_min check; UINT64_MAX = none */
-	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
-	uint64_t cycle_from;		/* when cycle_* were taken; 0 = not yet */
-	uint64_t rate_seen_ios;		/* completions at the last look, to look only after new ones */
+	struct worker_rate_min rm;	/* worker_rate_min.c only */
 	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
 	struct wlog *log;		/* NULL unless the job writes fio's log files */
@@ -236,20 +271,8 @@ struct worker {
 	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
-	/* Capture and replay (worker_replay.c). */
-	FILE *iolog;			/* write_iolog: NULL unless the job records */
-	uint64_t iolog_t0;		/* the clock when the log began (fio: at set-up) */
-	int iolog_err;			/* errno of the first failed write to it, or 0 */
-	uint64_t rp_next;		/* read_iolog: the next trace I/O */
-	uint64_t rp_t0;			/* when trace time 0 is due */
-	uint64_t rp_due;		/* the held I/O's due time */
-
-	/* The results so far, for eng_snapshot (snapshot.c); snap_mu guards the next three. */
-	pthread_mutex_t snap_mu;
-	struct res_clone snap;
-	bool snap_valid;		/* snap holds a copy */
-	bool snap_final;		/* *out holds the thread's final results */
-	uint64_t snap_seen;		/* the last request this worker answered (its own) */
+	struct worker_replay rp;	/* worker_replay.c only */
+	struct worker_snap snap;	/* snapshot.c; segment.c sets it up and tears it down */
 };
 
 /* The thread body (pthread start routine); arg is a struct worker. */

@@ -251,7 +251,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
-	w->think_completed++;
+	w->completed++;
 	if (w->slot_busy)
 		w->slot_busy[u->slot] = false;
 	if (!check_result(w, u))
@@ -416,7 +416,7 @@ static bool submit_one(struct worker *w)
 	prepare(w, u, &w->held);
 	if (w->job->replay)
 		worker_replay_issued(w, u->start_ns);
-	if (w->iolog)	/* tested here: no call per I/O without write_iolog */
+	if (w->rp.log)	/* tested here: no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
 	if (w->is_sync) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
@@ -742,7 +742,7 @@ static void update_phase(struct worker *w)
 			worker_begin_window(w);
 		break;
 	case WP_RUN:
-		if (w->now >= w->check_at)
+		if (w->now >= w->rm.check_at)
 			worker_rate_min_check(w);
 		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
 		    (w->gen_done && !w->inflight) || w->lt.done)

@@ -43,12 +43,12 @@ static uint64_t total_ios(const struct worker *w)
 
 void worker_rate_min_start(struct worker *w)
 {
-	w->check_at = UINT64_MAX;
+	w->rm.check_at = UINT64_MAX;
 	if (!has_min_rate(w->job) || w->sh->fake)
 		return;
-	w->check_at = w->now + RATE_SETTLE_NS;
-	w->cycle_from = 0;
-	w->rate_seen_ios = total_ios(w);
+	w->rm.check_at = w->now + RATE_SETTLE_NS;
+	w->rm.cycle_from = 0;
+	w->rm.seen_ios = total_ios(w);
 }
 
 static void rate_fail(struct worker *w, int d, const char *unit, uint64_t got, uint64_t min)
@@ -67,8 +67,8 @@ static void compare_rates(struct worker *w, uint64_t span)
 	const struct plan_job *j = w->job;
 
 	for (int d = 0; d < PLAN_DDIR_NR && !w->fatal; d++) {
-		uint64_t bytes = w->res.ddir[d].bytes - w->cycle_bytes[d];
-		uint64_t ios = w->res.ddir[d].ios - w->cycle_ios[d];
+		uint64_t bytes = w->res.ddir[d].bytes - w->rm.cycle_bytes[d];
+		uint64_t ios = w->res.ddir[d].ios - w->rm.cycle_ios[d];
 		uint64_t bps = (uint64_t)((unsigned __int128)bytes * 1000000000u / span);
 		uint64_t iops = (uint64_t)((unsigned __int128)ios * 1000000000u / span);
 
@@ -85,17 +85,17 @@ void worker_rate_min_check(struct worker *w)
 {
 	uint64_t ios = total_ios(w);
 
-	if (ios == w->rate_seen_ios)
+	if (ios == w->rm.seen_ios)
 		return;	/* fio samples at completions: nothing new, nothing to judge */
-	w->rate_seen_ios = ios;
-	if (w->cycle_from) {
-		if (w->now - w->cycle_from < cycle_ns(w->job))
+	w->rm.seen_ios = ios;
+	if (w->rm.cycle_from) {
+		if (w->now - w->rm.cycle_from < cycle_ns(w->job))
 			return;
-		compare_rates(w, w->now - w->cycle_from);
+		compare_rates(w, w->now - w->rm.cycle_from);
 	}
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		w->cycle_bytes[d] = w->res.ddir[d].bytes;
-		w->cycle_ios[d] = w->res.ddir[d].ios;
+		w->rm.cycle_bytes[d] = w->res.ddir[d].bytes;
+		w->rm.cycle_ios[d] = w->res.ddir[d].ios;
 	}
-	w->cycle_from = w->now;
+	w->rm.cycle_from = w->now;
 }

@@ -28,7 +28,7 @@ static uint64_t iolog_us(struct worker *w)
 {
 	uint64_t now = clk_now(&w->clk);
 
-	return now > w->iolog_t0 ? (now - w->iolog_t0) / 1000u : 0;
+	return now > w->rp.log_t0 ? (now - w->rp.log_t0) / 1000u : 0;
 }
 
 static void iolog_files(struct worker *w, const char *act)
@@ -36,7 +36,7 @@ static void iolog_files(struct worker *w, const char *act)
 	uint64_t us = iolog_us(w);
 
 	for (uint32_t f = 0; f < w->clone->nr_files; f++)
-		fprintf(w->iolog, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+		fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
 }
 
 int worker_iolog_open(struct worker *w)
@@ -47,8 +47,8 @@ int worker_iolog_open(struct worker *w)
 	/* Named by the user and appended to, as fio's; never a device (safety.h). */
 	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
 
-	w->iolog = fd >= 0 ? fdopen(fd, "a") : NULL;
-	if (!w->iolog) {
+	w->rp.log = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (!w->rp.log) {
 		int err = fd < 0 ? -fd : errno;
 
 		if (fd >= 0)
@@ -56,8 +56,8 @@ int worker_iolog_open(struct worker *w)
 		worker_error(w, .err = err, .what = fd < 0 ? why : "opening write_iolog");
 		return -err;
 	}
-	w->iolog_t0 = clk_now(&w->clk);
-	fputs("fio version 3 iolog\n", w->iolog);
+	w->rp.log_t0 = clk_now(&w->clk);
+	fputs("fio version 3 iolog\n", w->rp.log);
 	iolog_files(w, "add");
 	iolog_files(w, "open");
 	return 0;
@@ -65,12 +65,12 @@ int worker_iolog_open(struct worker *w)
 
 void worker_iolog_io(struct worker *w, const struct io_u *u)
 {
-	if (!w->iolog || u->ddir >= PLAN_DDIR_NR)
+	if (!w->rp.log || u->ddir >= PLAN_DDIR_NR)
 		return;
-	if (fprintf(w->iolog, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
+	if (fprintf(w->rp.log, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
 		    w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset,
-		    u->len) < 0 && !w->iolog_err)
-		w->iolog_err = errno;
+		    u->len) < 0 && !w->rp.log_err)
+		w->rp.log_err = errno;
 }
 
 void worker_iolog_close(struct worker *w)
@@ -78,13 +78,13 @@ void worker_iolog_close(struct worker *w)
 	char what[sizeof(((struct res_error *)0)->what)];
 	int err;
 
-	if (!w->iolog)
+	if (!w->rp.log)
 		return;
 	iolog_files(w, "close");
-	err = ferror(w->iolog) && !w->iolog_err ? EIO : w->iolog_err;
-	if (fclose(w->iolog) && !err)
+	err = ferror(w->rp.log) && !w->rp.log_err ? EIO : w->rp.log_err;
+	if (fclose(w->rp.log) && !err)
 		err = errno;
-	w->iolog = NULL;
+	w->rp.log = NULL;
 	if (!err)
 		return;
 	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
@@ -96,8 +96,8 @@ void worker_iolog_close(struct worker *w)
 
 void worker_replay_start(struct worker *w, uint64_t now)
 {
-	w->rp_next = 0;
-	w->rp_t0 = now;
+	w->rp.next = 0;
+	w->rp.t0 = now;
 }
 
 /* The due time of trace I/O io: its trace time, scaled (100 % = the trace's pace). */
@@ -106,16 +106,16 @@ static uint64_t replay_due_ns(const struct worker *w, const struct plan_replay_i
 	uint32_t pct = w->job->replay_time_scale_pct ? w->job->replay_time_scale_pct : 100;
 
 	if (w->job->replay_no_stall)
-		return w->rp_t0;
-	return w->rp_t0 + (uint64_t)((double)io->time_ns * 100.0 / (double)pct);
+		return w->rp.t0;
+	return w->rp.t0 + (uint64_t)((double)io->time_ns * 100.0 / (double)pct);
 }
 
 bool worker_replay_next(struct worker *w)
 {
 	const struct plan_replay *r = w->job->replay;
 
-	if (w->rp_next < r->nr_ios) {
-		const struct plan_replay_io *io = &r->ios[w->rp_next++];
+	if (w->rp.next < r->nr_ios) {
+		const struct plan_replay_io *io = &r->ios[w->rp.next++];
 
 		if (io->ddir == PLAN_REPLAY_SYNC) {
 			/* A flush in the trace: the I/Os before it complete and the files sync first. */
@@ -128,7 +128,7 @@ bool worker_replay_next(struct worker *w)
 		w->held.len = io->len;
 		w->held.file = io->file < w->clone->nr_files ? io->file : 0;
 		w->held.ddir = io->ddir;
-		w->rp_due = replay_due_ns(w, io);
+		w->rp.due = replay_due_ns(w, io);
 		return true;
 	}
 	return false;
@@ -136,18 +136,18 @@ bool worker_replay_next(struct worker *w)
 
 bool worker_replay_due(struct worker *w)
 {
-	if (w->rp_due <= w->now)
+	if (w->rp.due <= w->now)
 		return true;
 	w->now = clk_now(&w->clk);
-	if (w->rp_due <= w->now)
+	if (w->rp.due <= w->now)
 		return true;
-	w->wait_until = w->rp_due;
+	w->wait_until = w->rp.due;
 	return false;
 }
 
 void worker_replay_issued(struct worker *w, uint64_t start_ns)
 {
-	uint64_t lag = start_ns > w->rp_due ? start_ns - w->rp_due : 0;
+	uint64_t lag = start_ns > w->rp.due ? start_ns - w->rp.due : 0;
 
 	if (!w->counting)
 		return;

@@ -59,17 +59,17 @@ static void sleep_until(struct worker *w, uint64_t t)
 static bool think_due(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t b = j->thinktime_on_issue ? w->think_issued : w->think_completed;
+	uint64_t b = j->thinktime_on_issue ? w->think.issued : w->completed;
 
 	if (j->thinktime_iotime_ns) {
-		if (!w->think_last_ns)
-			w->think_last_ns = w->now;
-		if (w->now - w->think_last_ns >= j->thinktime_iotime_ns + j->thinktime_ns)
+		if (!w->think.last_ns)
+			w->think.last_ns = w->now;
+		if (w->now - w->think.last_ns >= j->thinktime_iotime_ns + j->thinktime_ns)
 			return true;
 		if (!j->thinktime_blocks_set)
 			return false;
 	}
-	return b >= w->think_last_blocks + (j->thinktime_blocks ? j->thinktime_blocks : 1);
+	return b >= w->think.last_blocks + (j->thinktime_blocks ? j->thinktime_blocks : 1);
 }
 
 /* rate_ignore_thinktime: the schedules move on by the think, so no I/O is due for it. */
@@ -86,13 +86,13 @@ void worker_think(struct worker *w)
 	const struct plan_job *j = w->job;
 	uint64_t spin_end, end, start;
 
-	w->think_issued++;
+	w->think.issued++;
 	if (!think_due(w))
 		return;
 	worker_quiesce(w);
 	if (w->fatal || stopping(w))
 		return;
-	w->think_last_blocks = j->thinktime_on_issue ? w->think_issued : w->think_completed;
+	w->think.last_blocks = j->thinktime_on_issue ? w->think.issued : w->completed;
 	/* The think starts once the queue is empty, as fio's does. */
 	w->now = start = clk_now(&w->clk);
 	spin_end = w->now + j->thinktime_spin_ns;
@@ -101,6 +101,6 @@ void worker_think(struct worker *w)
 	sleep_until(w, end);
 	if (j->rate_ignore_thinktime)
 		rate_skip_think(w, w->now - start);
-	w->think_last_ns = w->now;
+	w->think.last_ns = w->now;
 	w->stamp_ok = false;
 }

@@ -25,6 +25,14 @@ static const char *const CAT_JOB = "job", *const CAT_FILES = "files", *const CAT
                          *const CAT_BUF = "buffers", *const CAT_VERIFY = "verify", *const CAT_STATS = "stats",
                          *const CAT_SAFETY = "safety", *const CAT_REPEAT = "repeat";
 
+// ioengine='s choices: the engine list (engine/plan_ioengines.h), in its order.
+static std::vector<opt_choice> ioengine_choices()
+{
+#define IOENGINE_CHOICE(token, suffix, help) {#token, help, PLAN_IOENGINE_##suffix},
+    return {PLAN_IOENGINES(IOENGINE_CHOICE)};
+#undef IOENGINE_CHOICE
+}
+
 static void set_bs_fixed(job_spec &j, const option &o, const std::string &v)
 {
     std::string t = trim(v);
@@ -681,33 +689,7 @@ static const std::vector<option> table = {
     // ---- engine --------------------------------------------------------------------------
     opt("ioengine", opt_type::choice, CAT_ENGINE)
         .def("psync")
-        .choices({
-            {"psync", "pread/pwrite", PLAN_IOENGINE_PSYNC},
-            {"sync", "read/write after lseek (skipped where the last I/O ended)", PLAN_IOENGINE_SYNC},
-            {"null", "no data moves; measures the tool", PLAN_IOENGINE_NULL},
-            {"libaio", "Linux native AIO", PLAN_IOENGINE_LIBAIO},
-            {"io_uring", "io_uring (liburing)", PLAN_IOENGINE_IO_URING},
-            {"pvsync", "preadv/pwritev", PLAN_IOENGINE_PVSYNC},
-            {"pvsync2", "preadv2/pwritev2 with RWF_* flags (hipri, uncached, nowait)", PLAN_IOENGINE_PVSYNC2},
-            {"vsync", "readv/writev after lseek; adjacent I/Os coalesce into one call", PLAN_IOENGINE_VSYNC},
-            {"posixaio", "POSIX aio_read/aio_write", PLAN_IOENGINE_POSIXAIO},
-            {"mmap", "memcpy to and from a mapping of the file", PLAN_IOENGINE_MMAP},
-            {"falloc", "fallocate per I/O (reads keep size, trims punch holes); no data moves", PLAN_IOENGINE_FALLOC},
-            {"ftruncate", "ftruncate to each write's offset; no data moves", PLAN_IOENGINE_FTRUNCATE},
-            {"net", "send/recv over TCP, UDP or a unix socket (hostname, port, protocol, listen)", PLAN_IOENGINE_NET},
-            {"netsplice", "net, with TCP data moved through a pipe by splice/vmsplice", PLAN_IOENGINE_NETSPLICE},
-            {"nbd", "an NBD server's export through libnbd (uri=)", PLAN_IOENGINE_NBD},
-            {"splice", "splice/vmsplice through a pipe between the file and the buffer", PLAN_IOENGINE_SPLICE},
-            {"filecreate", "metadata: creates each file (open O_CREAT), timed; no data moves", PLAN_IOENGINE_FILECREATE},
-            {"filestat", "metadata: stats each file (stat_type), timed; no data moves", PLAN_IOENGINE_FILESTAT},
-            {"filedelete", "metadata: unlinks each file, timed; no data moves", PLAN_IOENGINE_FILEDELETE},
-            {"dircreate", "metadata: makes each directory (mkdir), timed", PLAN_IOENGINE_DIRCREATE},
-            {"dirstat", "metadata: stats each directory (stat_type), timed", PLAN_IOENGINE_DIRSTAT},
-            {"dirdelete", "metadata: removes each directory (rmdir), timed", PLAN_IOENGINE_DIRDELETE},
-            {"cpuio", "burns CPU (cpuload, cpuchunks, cpumode) for the runtime; no I/O", PLAN_IOENGINE_CPUIO},
-            {"exec", "runs program= with arguments= for the runtime; no I/O", PLAN_IOENGINE_EXEC},
-            {"e4defrag", "ext4: each write moves the block's extents from donorname= (EXT4_IOC_MOVE_EXT)", PLAN_IOENGINE_E4DEFRAG},
-        })
+        .choices(ioengine_choices())
         .help("How I/O is issued.")
         .apply(set_ioengine),
     opt("iodepth", opt_type::integer, CAT_ENGINE)

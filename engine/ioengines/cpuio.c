@@ -106,7 +106,6 @@ static int cpuio_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_cpuio = {
-	.name = "cpuio",
 	.id = PLAN_IOENGINE_CPUIO,
 	.sync = true,
 	.no_open = true,

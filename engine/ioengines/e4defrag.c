@@ -136,7 +136,6 @@ static int e4d_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_e4defrag = {
-	.name = "e4defrag",
 	.id = PLAN_IOENGINE_E4DEFRAG,
 	.sync = true,
 	.init = e4d_init,

@@ -183,7 +183,6 @@ static int exec_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_exec = {
-	.name = "exec",
 	.id = PLAN_IOENGINE_EXEC,
 	.sync = true,
 	.no_open = true,

@@ -28,7 +28,6 @@ static int falloc_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_falloc = {
-	.name = "falloc",
 	.id = PLAN_IOENGINE_FALLOC,
 	.sync = true,
 	.open_rw = true,		/* fallocate needs a writable descriptor, as fio's O_RDWR open */

@@ -180,7 +180,6 @@ static int dirdelete_init(struct ioe *e) { return fop_init(e, FOP_DELETE, true);
 
 #define FOP_OPS(n, ID, lays_out, rm)					\
 	const struct ioe_ops ioe_##n = {				\
-		.name = #n,						\
 		.id = PLAN_IOENGINE_##ID,				\
 		.sync = true,						\
 		.no_open = true,					\

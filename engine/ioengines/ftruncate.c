@@ -21,7 +21,6 @@ static int ftruncate_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_ftruncate = {
-	.name = "ftruncate",
 	.id = PLAN_IOENGINE_FTRUNCATE,
 	.sync = true,
 	.queue = ftruncate_queue,

@@ -295,7 +295,6 @@ static int uring_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t t
 }
 
 const struct ioe_ops ioe_io_uring = {
-	.name = "io_uring",
 	.id = PLAN_IOENGINE_IO_URING,
 	.init = uring_init,
 	.exit = uring_exit,

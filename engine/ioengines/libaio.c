@@ -173,7 +173,6 @@ static int aio_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t tim
 }
 
 const struct ioe_ops ioe_libaio = {
-	.name = "libaio",
 	.id = PLAN_IOENGINE_LIBAIO,
 	.init = aio_init,
 	.exit = aio_exit,

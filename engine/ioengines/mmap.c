@@ -150,7 +150,6 @@ static int mmap_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_mmap = {
-	.name = "mmap",
 	.id = PLAN_IOENGINE_MMAP,
 	.sync = true,
 	.init = mmap_init,

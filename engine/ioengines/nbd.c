@@ -14,8 +14,8 @@
  * text is the user's explicit consent, as filename= of a device with
  * allow_device_write is; a job without uri= is refused before it runs.
  *
- * Built only when pkg-config finds libnbd (Makefile); otherwise the engine is
- * absent from the registry and --enghelp lists it as unavailable.
+ * Built only when pkg-config finds libnbd (Makefile); otherwise a stub in
+ * engine/ioengines.c stands in and --enghelp lists the engine as unavailable.
  */
 #include <errno.h>
 #include <libnbd.h>
@@ -204,7 +204,6 @@ static int64_t nbd_read_sync(struct ioe *e, void *buf, uint32_t len, uint64_t of
 }
 
 const struct ioe_ops ioe_nbd = {
-	.name = "nbd",
 	.no_open = true,
 	.no_layout = true,		/* nothing local: the peer or export is the target */
 	.remote = true,

@@ -632,7 +632,6 @@ static int net_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_net = {
-	.name = "net",
 	.no_open = true,
 	.no_layout = true,		/* nothing local: the peer or export is the target */
 	.remote = true,
@@ -644,7 +643,6 @@ const struct ioe_ops ioe_net = {
 };
 
 const struct ioe_ops ioe_netsplice = {
-	.name = "netsplice",
 	.no_open = true,
 	.no_layout = true,		/* nothing local: the peer or export is the target */
 	.remote = true,

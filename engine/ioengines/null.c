@@ -78,7 +78,6 @@ static int null_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t ti
 }
 
 const struct ioe_ops ioe_null = {
-	.name = "null",
 	.id = PLAN_IOENGINE_NULL,
 	.no_open = true,
 	.no_layout = true,		/* as fio's FIO_DISKLESSIO: it touches no file */

@@ -146,7 +146,6 @@ static int paio_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t ti
 }
 
 const struct ioe_ops ioe_posixaio = {
-	.name = "posixaio",
 	.id = PLAN_IOENGINE_POSIXAIO,
 	.init = paio_init,
 	.exit = paio_exit,

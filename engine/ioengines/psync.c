@@ -13,7 +13,6 @@ static int psync_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_psync = {
-	.name = "psync",
 	.id = PLAN_IOENGINE_PSYNC,
 	.sync = true,
 	.queue = psync_queue,

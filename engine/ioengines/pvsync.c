@@ -28,7 +28,6 @@ static int pvsync_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_pvsync = {
-	.name = "pvsync",
 	.id = PLAN_IOENGINE_PVSYNC,
 	.sync = true,
 	.queue = pvsync_queue,

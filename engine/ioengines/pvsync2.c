@@ -84,7 +84,6 @@ int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct)
 }
 
 const struct ioe_ops ioe_pvsync2 = {
-	.name = "pvsync2",
 	.id = PLAN_IOENGINE_PVSYNC2,
 	.sync = true,
 	.init = pv2_init,

@@ -126,7 +126,6 @@ static int splice_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_splice = {
-	.name = "splice",
 	.id = PLAN_IOENGINE_SPLICE,
 	.sync = true,
 	.init = splice_init,

@@ -54,7 +54,6 @@ static int sync_queue(struct ioe *e, struct io_u *u)
 }
 
 const struct ioe_ops ioe_sync = {
-	.name = "sync",
 	.id = PLAN_IOENGINE_SYNC,
 	.sync = true,
 	.init = sync_init,

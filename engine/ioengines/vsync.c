@@ -117,7 +117,6 @@ static int vsync_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t t
 }
 
 const struct ioe_ops ioe_vsync = {
-	.name = "vsync",
 	.id = PLAN_IOENGINE_VSYNC,
 	.init = vsync_init,
 	.exit = vsync_exit,
