@@ -102,7 +102,8 @@ size=1m
         for who, (rc, jobs, secs) in got.items():
             self.assertEqual(jobs["bad"]["error"], 22, who)
             self.assertLess(secs, 7, who)
-            self.assertEqual(jobs["later"]["read"]["io_bytes"], 1 << 20, who)
+            # fio's race skipped the later group in three attempts in a row once (load 13)
+            self.assertIn(jobs["later"]["read"]["io_bytes"], (1 << 20,) if who == "ioplan" else (0, 1 << 20), who)
 
     def test_exit_what_all_keeps_later_jobs_from_running(self):
         job = "[global]\nexitall_on_error=1\nexit_what=all\n" + BAD + self.BUSY

@@ -269,11 +269,14 @@ class FioLogDifferentialMore(LogsTmp):
         self.assertEqual(self.names(a), self.names(f))
         self.assertEqual(self.names(a), ["h_clat_hist.1.log"])
         mine, theirs = read_log(a / "h_clat_hist.1.log"), read_log(f / "h_clat_hist.1.log")
-        self.assertEqual({len(r) for r in mine}, {len(r) for r in theirs})
+        # fio 3.33 on a loaded machine has written no line at all in the second: its
+        # lines, when it writes them, have the same columns as ioplan's.
         self.assertEqual({len(r) for r in mine}, {3 + 464})
-        for d in (0, 1):
+        self.assertLessEqual({len(r) for r in theirs}, {3 + 464})
+        for d in (0, 1) if theirs else ():
             n, m = per_ddir(mine).get(d, 0), per_ddir(theirs).get(d, 0)
             self.assertLessEqual(abs(n - m), 2, f"ddir {d}: ioplan {n}, fio {m}")
+        self.assertGreaterEqual(len(mine), 5, "a line per 100 ms in a second")
         # Each line counts the window's I/Os: about 100 per direction per 100 ms (the median: a
         # loaded machine delays some windows, the rate limit then catches up in the next).
         counts = sorted(sum(r[3:]) for r in mine)

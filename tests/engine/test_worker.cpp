@@ -180,7 +180,10 @@ TEST_CASE("worker: cool-down runs after the window and is not measured")
 	auto r = pb::run(*p);
 	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.thread_end_ns - c.end_ns >= 150000000ull);
-	CHECK((double)c.ddir[PLAN_DDIR_READ].ios == doctest::Approx(100).epsilon(0.05));
+	// 1000 IOPS for the 100 ms window: at most 100 (+5%) I/Os counted; the 150 ms of
+	// cool-down would make it ~250.  A loaded machine may fall short (89 seen), never over.
+	CHECK(c.ddir[PLAN_DDIR_READ].ios >= 1);
+	CHECK(c.ddir[PLAN_DDIR_READ].ios <= 105);
 }
 
 TEST_CASE("worker: repeat and repeat_discard keep every run in the results")
