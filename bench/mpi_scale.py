@@ -28,6 +28,10 @@ import sys
 import tempfile
 import time
 
+# The rank-file checksum the e2e tests forge files with: one CRC-32C in Python, not two.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+from test_mpi_merge import crc32c  # noqa: E402
+
 BIN = os.environ.get("IOPLAN_BIN", os.path.abspath("ioplan"))
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
@@ -69,20 +73,6 @@ def one_run(n, tmp):
     size = max(os.path.getsize(os.path.join(tmp, "rk", f)) for f in os.listdir(os.path.join(tmp, "rk")))
     return (world["start_skew_ns"] / 1e6, world.get("first_io_spread_ns", 0) / 1e6, world["merge_ns"] / 1e6,
             size / 1024, max(offsets) / 1e6, wall)
-
-
-def crc32c(data):
-    """CRC-32C as ioplan writes a rank file's (initial ~0, no final inversion)."""
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    c = 0xFFFFFFFF
-    for b in data:
-        c = table[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c
 
 
 def merge_many(n):
