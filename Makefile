@@ -70,13 +70,13 @@ ifeq ($(HAVE_LIBNBD),1)
   LDLIBS += $(shell pkg-config --libs libnbd)
 endif
 
-# Sources, by directory; new files need no Makefile change.
+# Sources, by directory and one level of sub-folders; new files need no Makefile change.
 ENGINE_C  := $(sort $(filter-out $(if $(HAVE_LIBNBD),,engine/ioengines/nbd.c),\
-	$(wildcard engine/*.c engine/ioengines/*.c)))
-PARSER_CC := $(sort $(wildcard parser/*.cpp))
-REPORT_CC := $(sort $(wildcard report/*.cpp))
+	$(wildcard engine/*.c engine/*/*.c)))
+PARSER_CC := $(sort $(wildcard parser/*.cpp parser/*/*.cpp))
+REPORT_CC := $(sort $(wildcard report/*.cpp report/*/*.cpp))
 RESULTS_CC := $(sort $(wildcard results/*.cpp))
-CLI_CC    := $(sort $(filter-out cli/main.cpp,$(wildcard cli/*.cpp)))
+CLI_CC    := $(sort $(filter-out cli/main.cpp,$(wildcard cli/*.cpp cli/*/*.cpp)))
 TEST_CC   := $(sort $(filter-out tests/fuzz/%,$(wildcard tests/*.cpp tests/*/*.cpp)))
 
 LIB_OBJS := $(ENGINE_C:%.c=$(B)/%.o) $(PARSER_CC:%.cpp=$(B)/%.o) \
@@ -106,16 +106,16 @@ all: $(BIN)
 $(BIN): $(B)/cli/main.o $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# ---- MPI module (cli/mpi_module.h says why a module) -------------------------
+# ---- MPI module (cli/mpi/mpi_module.h says why a module) -------------------------
 # Built with the system MPI's own compiler wrapper next to the binary, where
-# cli/mpi.cpp looks for it under mpirun; without mpicc it is simply left out
+# cli/mpi/mpi.cpp looks for it under mpirun; without mpicc it is simply left out
 # (ioplan then says so under mpirun and exits 2).  ioplan itself never links libmpi.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPI_MODULE := $(dir $(BIN))ioplan-mpi.so
 ifneq ($(MPICC),)
 all: $(MPI_MODULE)
 endif
-$(MPI_MODULE): cli/mpi/module.c cli/mpi_module.h
+$(MPI_MODULE): cli/mpi/module.c cli/mpi/mpi_module.h
 	$(MPICC) -I. -D_GNU_SOURCE -std=c11 $(OPT) $(WARN) -fPIC -shared -o $@ $<
 
 # 64 oversubscribed ranks on the null engine: barrier skew and merge cost

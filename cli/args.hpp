@@ -41,7 +41,7 @@ struct args {
     bool warnings_fatal = false;    // a warning from the job files fails the run
     int terse_version = 3;
     bool append_terse = false;      // the terse output besides --output-format's
-    bool bandwidth_log = false;     // fio's agg-{read,write,trim}_bw.log (cli/agg_bw_log.hpp)
+    bool bandwidth_log = false;     // fio's agg-{read,write,trim}_bw.log (cli/mpi/agg_bw_log.hpp)
     std::string inflate_log;        // --inflate-log's file
     std::vector<std::string> debug; // --debug classes
     std::string enghelp;            // --enghelp's engine[,option]
@@ -53,7 +53,7 @@ struct args {
     uint64_t eta_interval_ns = 0;   // progress line interval; 0 = every 500 ms
     uint64_t status_interval_ns = 0;
     std::string idle_prof;
-    // Many ranks (cli/mpi.hpp): where each rank writes its whole result, the
+    // Many ranks (cli/mpi/mpi.hpp): where each rank writes its whole result, the
     // read-back shift (IOPLAN_READ_RANK), the deadline of every collective wait.
     std::string rank_output;
     bool merge_partial = false;     // merge --partial: ranks without a file are a warning

@@ -7,10 +7,10 @@
 #include "cli/args.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
-#include "parser/diskspd.hpp"
+#include "parser/diskspd/diskspd.hpp"
 #include "parser/ini.hpp"
 #include "parser/parser.hpp"
-#include "report/diskspd.hpp"
+#include "report/diskspd/diskspd.hpp"
 #include "report/showplan.hpp"
 
 namespace cli {

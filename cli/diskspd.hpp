@@ -1,7 +1,7 @@
 // cli/diskspd.hpp - the DISKSPD front end: `ioplan diskspd ARGS...`, or the
 // binary invoked through a symlink named diskspd.
 //
-// The arguments are translated to fio-style job text (parser/diskspd.hpp), read
+// The arguments are translated to fio-style job text (parser/diskspd/diskspd.hpp), read
 // by the INI reader like any job file, run, and reported in DISKSPD's text or
 // XML layout.  ioplan's own long options may be mixed in: --showplan prints the
 // plan, --job prints the translated job file, --output=FILE, --eta=WHEN.

@@ -229,7 +229,7 @@ const std::vector<flag> table = {
      "calibrate: print the unit of idle work and exit", idle_prof},
     {"aux-path", flag_arg::required, "DIR", FIO, "directory for verify state files (verify_state_save/load) and verify_dump files, as fio's",
      [](ctx &c, str v) { c.a.aux_path = v; }},
-    // ---- many ranks (mpirun; cli/mpi.hpp) ----
+    // ---- many ranks (mpirun; cli/mpi/mpi.hpp) ----
     {"rank-output", flag_arg::required, "DIR", RUN,
      "write each rank's whole result to DIR/rank-R.json as each group ends (for ioplan merge)",
      [](ctx &c, str v) { c.a.rank_output = v; },

@@ -19,7 +19,7 @@
 #include "cli/flags.hpp"
 #include "cli/log_inflate.hpp"
 #include "cli/merge_cmd.hpp"
-#include "cli/mpi.hpp"
+#include "cli/mpi/mpi.hpp"
 #include "cli/output.hpp"
 #include "cli/plot_cmd.hpp"
 #include "cli/report_cmd.hpp"
@@ -27,7 +27,7 @@
 #include "cli/results_cmd.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
-#include "cli/run_ranks.hpp"
+#include "cli/mpi/run_ranks.hpp"
 #include "parser/parser.hpp"
 #include "parser/structured.hpp"
 #include "parser/schema.hpp"
@@ -212,7 +212,7 @@ int run_action(cli::args &a, cli::world *w)
     notes.insert(notes.begin(), unset_vars.begin(), unset_vars.end());
     // Run as fio, a regular file the job names is written as fio writes it:
     // clients fill their test file first (docker-diskmark's dd).  Devices,
-    // mounts, swap and loop backing files stay refused (engine/safety.h).
+    // mounts, swap and loop backing files stay refused (engine/safety/safety.h).
     if (a.who == report::personality::fio)
         p->allow_existing_file_write = true;
     if (a.warnings_fatal && has_warnings(notes)) {
@@ -255,7 +255,7 @@ int run_action(cli::args &a, cli::world *w)
     return cli::run_plan(*p, a, lines, w, &src);
 }
 
-// One rank of many (cli/mpi.hpp).  Whatever stops this rank, it takes part
+// One rank of many (cli/mpi/mpi.hpp).  Whatever stops this rank, it takes part
 // in the same agreements as the others (planning or preflight, then the
 // end), so they learn of it and every rank exits with the worst code.
 int ranked_run(cli::args &a)

@@ -18,7 +18,7 @@
 #include <stdexcept>
 
 #include "cli/output.hpp"
-#include "cli/rank_merge.hpp"
+#include "cli/mpi/rank_merge.hpp"
 #include "parser/parser.hpp"
 #include "report/report.hpp"
 

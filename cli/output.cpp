@@ -1,6 +1,6 @@
 // cli/output.cpp - checked writes of everything ioplan outputs (output.hpp).
 #include "cli/output.hpp"
-#include "engine/safety.h"
+#include "engine/safety/safety.h"
 
 #include <cerrno>
 #include <cstdlib>

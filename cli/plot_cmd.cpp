@@ -12,7 +12,7 @@
 
 #include "cli/output.hpp"
 #include "parser/structured.hpp"
-#include "report/plot.hpp"
+#include "report/plot/plot.hpp"
 
 namespace cli {
 

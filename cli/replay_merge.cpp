@@ -1,7 +1,7 @@
 // cli/replay_merge.cpp - merge_blktrace_file: read_iolog's blktrace files merged into one
 // file before the run (replay.hpp), as fio's merge_blktrace_iologs does.
 //
-// The merge itself is engine/iolog_merge.c (on buffers, fuzzable); here the
+// The merge itself is engine/iolog/iolog_merge.c (on buffers, fuzzable); here the
 // files are read and the result written.  Safety: the merged file replaces
 // nothing ioplan was not given: an existing file is left alone when it already
 // holds exactly the merge (a rerun) and refused when it holds anything else
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "engine/iolog.h"
-#include "engine/safety.h"
+#include "engine/safety/safety.h"
 
 namespace cli {
 

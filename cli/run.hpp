@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "cli/args.hpp"
-#include "cli/mpi.hpp"
-#include "cli/rank_file.hpp"
+#include "cli/mpi/mpi.hpp"
+#include "cli/mpi/rank_file.hpp"
 #include "engine/plan.h"
 
 namespace cli {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "engine/plan.h"
-#include "rng.h"
+#include "engine/gen/rng.h"
 
 struct bufpool {
 	uint8_t *mem;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine/layout.h"
+#include "engine/layout/layout.h"
 #include "engine/results.h"
 
 #define DISKSTATS_FIELDS 11

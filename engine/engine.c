@@ -28,14 +28,14 @@
 #include "environment.h"
 #include "engine.h"
 #include "engine_internal.h"
-#include "layout.h"
-#include "logs.h"
-#include "preflight.h"
+#include "engine/layout/layout.h"
+#include "engine/logs/logs.h"
+#include "engine/safety/preflight.h"
 #include "progress.h"
 #include "scratch.h"
-#include "segment.h"
+#include "engine/gen/segment.h"
 #include "snapshot.h"
-#include "worker.h"
+#include "engine/worker/worker.h"
 
 static uint64_t mono_ns(void)
 {

@@ -23,7 +23,7 @@ extern "C" {
 
 /*
  * Scale-out: a run kept in step with other processes running the same plan
- * (cli/mpi.hpp implements it on MPI; the engine knows nothing of MPI).  The
+ * (cli/mpi/mpi.hpp implements it on MPI; the engine knows nothing of MPI).  The
  * coordinator thread calls these at fixed points that every process reaches
  * the same number of times in the same order, so they may be collective:
  * - layout_share(files, n): before the layout, the files this process lays

@@ -18,10 +18,10 @@
 #include "engine/cpustat.h"
 #include "engine/diskstats.h"
 #include "engine/engine.h"
-#include "engine/layout.h"
-#include "engine/logs.h"
+#include "engine/layout/layout.h"
+#include "engine/logs/logs.h"
 #include "engine/scratch.h"
-#include "engine/worker.h"
+#include "engine/worker/worker.h"
 
 struct eng {
 	_Alignas(64) _Atomic int stop;	/* read by every worker: nothing else on this line */

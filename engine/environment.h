@@ -10,7 +10,7 @@
 #ifndef IOPLAN_ENGINE_ENVIRONMENT_H
 #define IOPLAN_ENGINE_ENVIRONMENT_H
 
-#include "engine/layout.h"
+#include "engine/layout/layout.h"
 #include "engine/results.h"
 
 /* Reads the machine and the targets' stacks and the disks' counters into r->env. */

@@ -503,7 +503,7 @@ struct plan_job {
 	uint64_t io_trace_max;
 
 	/*
-	 * fio's log files (engine/logs.h): the file name prefix of each log, NULL
+	 * fio's log files (engine/logs/logs.h): the file name prefix of each log, NULL
 	 * when it is off (write_bw_log, write_iops_log, write_lat_log; the job name
 	 * when the option has no value).
 	 */

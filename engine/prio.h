@@ -17,7 +17,7 @@
 #include "engine/ioengine.h"
 #include "engine/plan.h"
 #include "engine/results.h"
-#include "engine/rng.h"
+#include "engine/gen/rng.h"
 
 #ifdef __cplusplus
 extern "C" {

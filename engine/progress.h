@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "engine/plan.h"
-#include "engine/worker.h"
+#include "engine/worker/worker.h"
 
 /* One worker at time now: share done (< 0 unknown) and ns left (UINT64_MAX unknown). */
 void prog_worker(const struct worker *w, uint64_t now, double *frac, uint64_t *left);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rate.h"
-#include "rng.h"
+#include "engine/gen/rng.h"
 
 #define NS_PER_S 1000000000ull
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "engine/results.h"
-#include "engine/worker.h"
+#include "engine/worker/worker.h"
 
 /* Copies the worker's results so far into w->snap and answers the latest request. */
 void worker_snapshot(struct worker *w);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "steadystate.h"
-#include "worker.h"
+#include "engine/worker/worker.h"
 
 #define SS_TICK_NS 1000000000ull	/* fio's STEADYSTATE_MSEC */
 

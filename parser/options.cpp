@@ -1219,7 +1219,7 @@ static const std::vector<option> table = {
         .help("Interval of IOPS samples (DISKSPD -D).")
         .apply(A(j.pj.iops_avg_time_ns = time_in(o, v); j.iops_avg_set = true)),
 
-    // ---- fio's log files (engine/logs.h) ----
+    // ---- fio's log files (engine/logs/logs.h) ----
     opt("write_bw_log", opt_type::string, CAT_STATS)
         .help("Write a bandwidth log (KiB/s): PREFIX_bw.N.log per thread (N its number), or PREFIX_bw.log with "
               "per_job_logs=0; written bare, PREFIX is the job name.")
@@ -1498,7 +1498,7 @@ static const std::vector<option> table = {
               "through the vDSO by each thread).")
         .apply(A(int_in(o, v))),
 
-    // ---- flow control and submission (engine/flow.h, engine/worker_flow.c) ----
+    // ---- flow control and submission (engine/flow.h, engine/worker/worker_flow.c) ----
     opt("flow_id", opt_type::integer, CAT_RATE)
         .def("0")
         .range(0, 4294967295.0)
@@ -1562,7 +1562,7 @@ static const std::vector<option> table = {
               "depth settles, measure one more window at it and end the job.")
         .apply(A(j.pj.lat_run = flag_value(o, v))),
 
-    // ---- fio's reporting options (report/normal.cpp, model.cpp) ----
+    // ---- fio's reporting options (report/fio/normal.cpp, model.cpp) ----
     opt("significant_figures", opt_type::integer, CAT_STATS)
         .def("4")
         .range(1, 10)

@@ -50,7 +50,7 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
 plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes, error_sink &errors);
 
 // Reads every job file of req and builds the plan; with docs, the documents
-// read are kept there too (a rank file records them: cli/rank_file.hpp).
+// read are kept there too (a rank file records them: cli/mpi/rank_file.hpp).
 plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> *docs = nullptr);
 
 // Applies one entry to a job (option lookup, "did you mean", value checks);

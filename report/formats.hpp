@@ -9,7 +9,7 @@
 
 #include "engine/plan.h"
 #include "engine/results.h"
-#include "report/json_util.hpp"
+#include "report/fio/json_util.hpp"
 #include "report/model.hpp"
 #include "report/report.hpp"
 

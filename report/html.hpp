@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "report/json_util.hpp"
+#include "report/fio/json_util.hpp"
 
 namespace report {
 

@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "engine/results.h"
-#include "report/json_util.hpp"
+#include "report/fio/json_util.hpp"
 
 namespace report {
 

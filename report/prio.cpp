@@ -5,7 +5,7 @@
 // and the lines say "lat prio"; a priority is shown as class/level.
 #include "report/prio.hpp"
 
-#include "report/normal.hpp"
+#include "report/fio/normal.hpp"
 #include "report/units.hpp"
 
 namespace report {

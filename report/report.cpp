@@ -9,7 +9,7 @@
 
 
 #include "report/cdm.hpp"
-#include "report/diskspd.hpp"
+#include "report/diskspd/diskspd.hpp"
 #include "report/formats.hpp"
 #include "report/html.hpp"
 #include "report/quick.hpp"

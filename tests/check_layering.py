@@ -4,6 +4,7 @@
 parser/ -> plan (engine/plan.h) -> engine/ -> results (engine/results.h) -> report/;
 results/ (the store) reads reports' JSON.
 Only cli/ may include from every stage; tests/ may include anything.
+Inside engine/ and report/, FORBIDDEN says what each sub-folder must not include.
 Exits 1 and names each offending line when a file includes what its stage may not.
 """
 import pathlib
@@ -25,9 +26,35 @@ ALLOWED = {
 # Engine internals: the engine may include these, nobody else but cli/ and tests/.
 PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h",
                  # checks the cli runs before starting the engine, and reports
-                 "engine/preflight.h", "engine/safety.h",
+                 "engine/safety/preflight.h", "engine/safety/safety.h",
                  # read_iolog: the trace reader the cli loads a replay with
                  "engine/iolog.h")
+
+# Inside a stage: what each sub-folder must not include, and why.  The worker
+# drives the parts below it; none of them reaches back into the worker.
+WORKER = ("engine/worker/",)
+FORBIDDEN = {
+    "engine/gen/": WORKER + ("engine/ioengines/", "engine/safety/", "engine/layout/", "engine/logs/"),
+    "engine/ioengines/": WORKER + ("engine/gen/", "engine/verify/", "engine/logs/", "engine/layout/"),
+    "engine/verify/": WORKER + ("engine/layout/", "engine/logs/"),
+    "engine/logs/": WORKER,
+    "engine/layout/": WORKER + ("engine/verify/", "engine/logs/"),
+    "engine/safety/": WORKER,
+    "engine/iolog/": WORKER,
+    "report/diskspd/": ("report/fio/", "report/plot/"),
+}
+WHY = {
+    "engine/gen/": "offset generators are pure: no file, no worker",
+    "engine/ioengines/": "an I/O engine sees engine/ioengine.h's contract, not the worker or the generators",
+}
+
+
+def folder_violation(rel: str, target: str) -> str:
+    """The rule an include inside a stage breaks, or ''."""
+    for folder, banned in FORBIDDEN.items():
+        if rel.startswith(folder) and any(target.startswith(b) for b in banned):
+            return WHY.get(folder, "the worker drives this part; it does not reach back")
+    return ""
 
 
 def resolve(src: pathlib.Path, inc: str) -> str:
@@ -57,9 +84,11 @@ def main() -> int:
                 ok = any(target == a or (a.endswith("/") and target.startswith(a)) for a in allowed)
                 if stage == "cli" and target.startswith("engine/") and target not in PUBLIC_ENGINE:
                     ok = False
+                rel = str(src.relative_to(ROOT))
                 if not ok:
-                    rel = src.relative_to(ROOT)
                     bad.append(f"{rel}:{lineno}: {stage}/ may not include \"{target}\"")
+                elif why := folder_violation(rel, target):
+                    bad.append(f"{rel}:{lineno}: may not include \"{target}\" ({why})")
     for b in bad:
         print(b, file=sys.stderr)
     if bad:

@@ -1,7 +1,7 @@
 /*
  * cli/mpi/module.c - ioplan's MPI module: the collectives a synchronised,
  * merged run needs, built with mpicc into ioplan-mpi.so and dlopen'ed by
- * cli/mpi.cpp under mpirun (cli/mpi_module.h says why a module).
+ * cli/mpi/mpi.cpp under mpirun (cli/mpi/mpi_module.h says why a module).
  *
  * Hand-written because it is the thin glue between ioplan and the MPI the
  * system ships; MPI itself does the work.  Every wait is a non-blocking call
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/mpi_module.h"
+#include "cli/mpi/mpi_module.h"
 
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
 

@@ -26,7 +26,7 @@
 
 #include "engine/child.h"
 #include "engine/ioengine.h"
-#include "engine/safety.h"
+#include "engine/safety/safety.h"
 
 struct exec_eng {
 	const struct plan_job *job;

@@ -1,5 +1,5 @@
-// tests/cli/test_rank_merge.cpp - rank files (cli/rank_file.hpp) keep every
-// figure through a write and a read, and merging ranks (cli/rank_merge.hpp)
+// tests/cli/test_rank_merge.cpp - rank files (cli/mpi/rank_file.hpp) keep every
+// figure through a write and a read, and merging ranks (cli/mpi/rank_merge.hpp)
 // adds counters and histograms exactly and measures bandwidth over the
 // common window.
 #include <doctest/doctest.h>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/rank_file.hpp"
-#include "cli/rank_merge.hpp"
+#include "cli/mpi/rank_file.hpp"
+#include "cli/mpi/rank_merge.hpp"
 
 namespace {
 

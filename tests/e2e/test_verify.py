@@ -164,7 +164,7 @@ class AgainstFio(TmpDirCase):
     ARGS = ["--name=v", f"--size={SIZE}", f"--bs={BS}", "--fallocate=truncate"]
 
     def test_each_tool_verifies_the_others_blocks(self):
-        # sha256/sha512 excepted: fio 3.33 does not store those digests (engine/checksum.c).
+        # sha256/sha512 excepted: fio 3.33 does not store those digests (engine/verify/checksum.c).
         for method in [m for m in METHODS if m not in ("sha256", "sha512")] + ["meta"]:
             with self.subTest(method=method):
                 a, b = self.tmp / f"fio-{method}.dat", self.tmp / f"ioplan-{method}.dat"

@@ -1,5 +1,5 @@
 // tests/engine/test_flow.cpp - fio's flow control (engine/flow.c) and serialize_overlap
-// (engine/worker_flow.c): the shares jobs of one flow_id get, recalibration when a
+// (engine/worker/worker_flow.c): the shares jobs of one flow_id get, recalibration when a
 // member leaves, and that no two overlapping I/Os of a thread are in flight at once.
 #include <doctest/doctest.h>
 

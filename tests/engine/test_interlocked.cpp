@@ -1,5 +1,5 @@
 // tests/engine/test_interlocked.cpp - interlocked sequential jobs (DISKSPD -si) and
-// sequential strides (engine/iogen.c): one shared stream, no block twice per pass.
+// sequential strides (engine/gen/iogen.c): one shared stream, no block twice per pass.
 #include <doctest/doctest.h>
 
 #include <map>

@@ -1,5 +1,5 @@
 // tests/engine/test_io_options.cpp - job options around the I/O, through the run loop
-// (engine/worker_rate_min.c, worker_cache.c, worker_short.c, engine/progress.c, and their
+// (engine/worker/worker_rate_min.c, worker_cache.c, worker_short.c, engine/progress.c, and their
 // hooks in iogen.c, worker.c, segment.c): percentage_random,
 // trimwrite, rate_min / rate_iops_min, exitall, create_only, unlink_each_loop,
 // invalidate and pre_read (page cache seen through mincore), short transfers, and the

@@ -1,4 +1,4 @@
-// tests/engine/test_iogen.cpp - access patterns (engine/iogen.c) through the engine with
+// tests/engine/test_iogen.cpp - access patterns (engine/gen/iogen.c) through the engine with
 // the null engine's recorded I/Os: mixes, block sizes, alignment, offsets, distributions.
 #include <doctest/doctest.h>
 

@@ -192,7 +192,7 @@ TEST_CASE("bad blktrace files: truncated record, truncated payload, wrong magic 
     CHECK(std::string(r.e.msg).find("wrong magic") != std::string::npos);
 }
 
-// ---- merge_blktrace_file (engine/iolog_merge.c): records kept, their order across files,
+// ---- merge_blktrace_file (engine/iolog/iolog_merge.c): records kept, their order across files,
 // the scalars and iterations applied to their times, the source and record named for bad input.
 
 namespace {

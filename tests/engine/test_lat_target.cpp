@@ -1,4 +1,4 @@
-// tests/engine/test_lat_target.cpp - latency_target's search (engine/worker_lat_target.c):
+// tests/engine/test_lat_target.cpp - latency_target's search (engine/worker/worker_lat_target.c):
 // the depth it ends at, that the queue really is held to that depth, and what a
 // target missed at depth 1 does (fio's io_u.c lat_target_* semantics).
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
-// tests/engine/test_layout_fill.cpp - the layout's write loop (engine/layout_fill.c) on real
+// tests/engine/test_layout_fill.cpp - the layout's write loop (engine/layout/layout_fill.c) on real
 // files: exact range, distinct random sectors, progress, stop, a full file system; and the
-// layout around it (engine/layout.c): O_DIRECT fills checked for space first, create_fsync.
+// layout around it (engine/layout/layout.c): O_DIRECT fills checked for space first, create_fsync.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/layout_fill.h"
+#include "engine/layout/layout_fill.h"
 #include "tests/engine/plan_builder.hpp"
 
-// engine/layout.h uses C11 atomics C++ cannot parse; the one function tested here.
+// engine/layout/layout.h uses C11 atomics C++ cannot parse; the one function tested here.
 extern "C" void layout_region(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
 			      uint64_t actual, uint64_t *start, uint64_t *len);
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/logs.h"
+#include "engine/logs/logs.h"
 #include "tests/engine/plan_builder.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 
 extern "C" {
 #include "engine/dioalign.h"
-#include "engine/preflight.h"
+#include "engine/safety/preflight.h"
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// tests/engine/test_randmap.cpp - fio's random map (engine/randmap.c): runs stop at a
+// tests/engine/test_randmap.cpp - fio's random map (engine/gen/randmap.c): runs stop at a
 // done block, the next free block wraps once, and the levels above the blocks stay
 // right across word and level boundaries (checked against a plain bit vector).
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "engine/randmap.h"
+#include "engine/gen/randmap.h"
 }
 
 namespace {

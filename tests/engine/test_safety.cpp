@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 extern "C" {
-#include "engine/safety.h"
+#include "engine/safety/safety.h"
 }
 
 namespace {

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/preflight.h"
+#include "engine/safety/preflight.h"
 #include "engine/target.h"
 #include "tests/engine/plan_builder.hpp"
 

@@ -1,4 +1,4 @@
-// tests/engine/test_verify.cpp - checksums, fio's block headers and maps (engine/checksum.c, verify.c).
+// tests/engine/test_verify.cpp - checksums, fio's block headers and maps (engine/verify/checksum.c, verify.c).
 //
 // Expected digests are what fio 3.33's own crc/ code computes on the same
 // bytes, so blocks written by either tool verify in the other.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/verify.h"
+#include "engine/verify/verify.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // tests/engine/test_verify_async.cpp - verify_async's checker threads and the trim_* options
-// (engine/verify_async.c, engine/worker_trim.c): checks run off the I/O thread and still catch a
+// (engine/verify/verify_async.c, engine/worker/worker_trim.c): checks run off the I/O thread and still catch a
 // flipped byte; trims among verified writes are counted and read back as zeroes.
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "engine/verify_async.h"
+#include "engine/verify/verify_async.h"
 #include "tests/engine/plan_builder.hpp"
 #include "tests/engine/flip_byte.hpp"
 

@@ -1,4 +1,4 @@
-// tests/engine/test_worker.cpp - what a worker does around its I/O (engine/worker.c,
+// tests/engine/test_worker.cpp - what a worker does around its I/O (engine/worker/worker.c,
 // worker_io.c): rate schedules, thinktime, fsync=N, errors, cool-down, repeats, fake clock.
 #include <doctest/doctest.h>
 

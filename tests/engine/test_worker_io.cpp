@@ -1,4 +1,4 @@
-// tests/engine/test_worker_io.cpp - the hot loop's bookkeeping (engine/worker_io.c):
+// tests/engine/test_worker_io.cpp - the hot loop's bookkeeping (engine/worker/worker_io.c):
 // how many clock reads an I/O costs, lat recorded once for sync engines, lat = slat +
 // clat for async ones, and phase ends seen inside a burst of sync I/Os.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// tests/engine/test_worker_verify.cpp - verification in real runs (engine/worker_verify.c):
+// tests/engine/test_worker_verify.cpp - verification in real runs (engine/worker/worker_verify.c):
 // write then read back, verify_only over an earlier run's file, verify_fatal, read jobs,
 // patterns, and the error messages that name job, file and offset.
 #include <doctest/doctest.h>

@@ -5,8 +5,8 @@
 #include <cerrno>
 
 extern "C" {
-#include "engine/offsets.h"
-#include "engine/rng.h"
+#include "engine/gen/offsets.h"
+#include "engine/gen/rng.h"
 }
 
 TEST_CASE("zoned: 90% of the I/Os land in the first 10% of the blocks")

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include "parser/diskspd.hpp"
+#include "parser/diskspd/diskspd.hpp"
 #include "parser/ini.hpp"
 #include "parser/parser.hpp"
 #include "tests/fuzz/fuzz_common.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "parser/diskspd.hpp"
+#include "parser/diskspd/diskspd.hpp"
 #include "parser/options.hpp"
 #include "tests/report/fixture.hpp"
 

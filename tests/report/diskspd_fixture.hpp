@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "report/diskspd.hpp"
+#include "report/diskspd/diskspd.hpp"
 #include "tests/report/fixture.hpp"
 
 namespace t {

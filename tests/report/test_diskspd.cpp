@@ -12,7 +12,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "report/diskspd.hpp"
+#include "report/diskspd/diskspd.hpp"
 #include "tests/report/diskspd_fixture.hpp"
 #include "tests/report/fixture.hpp"
 #include "tests/report/golden.hpp"

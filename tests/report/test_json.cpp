@@ -1,4 +1,4 @@
-// tests/report/test_json.cpp - the JSON writers (report/json.cpp,
+// tests/report/test_json.cpp - the JSON writers (report/fio/json.cpp,
 // json_ioplan.cpp) always produce one strictly valid document: no duplicate
 // key, no NaN or infinity, nothing around it - on every scenario, including
 // interrupted and failed runs.

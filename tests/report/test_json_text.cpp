@@ -1,11 +1,11 @@
-// tests/report/test_json_text.cpp - fio's JSON text layout (report/json_text.cpp)
+// tests/report/test_json_text.cpp - fio's JSON text layout (report/fio/json_text.cpp)
 // and the personality rule (report/personality.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "report/json_util.hpp"
+#include "report/fio/json_util.hpp"
 #include "report/personality.hpp"
 #include "report/report.hpp"
 

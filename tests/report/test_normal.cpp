@@ -1,4 +1,4 @@
-// tests/report/test_normal.cpp - the normal text output (report/normal.cpp): the
+// tests/report/test_normal.cpp - the normal text output (report/fio/normal.cpp): the
 // CPU-bound warning ioplan adds to a job's block when the tool set the pace.
 #include <doctest/doctest.h>
 

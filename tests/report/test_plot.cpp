@@ -1,4 +1,4 @@
-// tests/report/test_plot.cpp - `ioplan plot` (report/plot.cpp, plot_data.cpp):
+// tests/report/test_plot.cpp - `ioplan plot` (report/plot/plot.cpp, plot_data.cpp):
 // time series and traces as JSON, then real gnuplot drawing an SVG and a PNG
 // from a result document; the SVG must be well-formed XML with every series
 // title and axis label in it.
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "report/plot.hpp"
+#include "report/plot/plot.hpp"
 #include "report/report.hpp"
 #include "tests/report/fixture.hpp"
 

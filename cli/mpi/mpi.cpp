@@ -1,0 +1,807 @@
+// cli/mpi/mpi.cpp - one rank of many: the module, the agreements, the hooks and
+// the merge (cli/mpi/mpi.hpp has the design).
+#include "cli/mpi/mpi.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <csignal>
+#include <ctime>
+#include <dlfcn.h>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/mpi/rank_merge.hpp"
+#include "cli/mpi/run_ranks.hpp"
+
+namespace cli {
+
+namespace {
+
+constexpr int TAG_CLOCK_ASK = 10;
+constexpr int TAG_CLOCK_TELL = 11;
+constexpr int TAG_RESULT = 20;
+constexpr int TAG_TURN = 21;
+constexpr int TAG_PLAN = 30;
+constexpr int TAG_ARRIVE = 40;
+constexpr int TAG_ANSWER = 41;
+constexpr int TAG_SHARE = 50;
+constexpr int CLOCK_ROUNDS = 4;
+
+uint64_t realtime_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t mono_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string exe_dir()
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n <= 0)
+        return ".";
+    std::string p(buf, static_cast<size_t>(n));
+    return p.substr(0, p.rfind('/'));
+}
+
+// The module next to the binary (a build tree), or where `make install` puts it.
+const ioplan_mpi_ops *load_module(std::string *err)
+{
+    std::vector<std::string> tried;
+    if (const char *forced = getenv("IOPLAN_MPI_MODULE"))
+        tried.push_back(forced);
+    else
+        tried = {exe_dir() + "/ioplan-mpi.so", exe_dir() + "/../lib/ioplan/ioplan-mpi.so"};
+    std::string why;
+    for (const std::string &path : tried) {
+        // RTLD_GLOBAL: Open MPI's own plugins resolve libmpi's symbols through it.
+        void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+        if (!h) {
+            why += (why.empty() ? "" : "; ") + std::string(dlerror());
+            continue;
+        }
+        auto entry = reinterpret_cast<ioplan_mpi_entry_fn>(dlsym(h, IOPLAN_MPI_ENTRY));
+        const ioplan_mpi_ops *ops = entry ? entry() : nullptr;
+        if (ops && ops->abi == IOPLAN_MPI_ABI)
+            return ops;
+        why += (why.empty() ? "" : "; ") + path + ": not an ioplan MPI module of this version";
+    }
+    *err = "started by an MPI launcher, but this ioplan has no MPI module (" + why +
+           "); build it where mpicc is installed (Debian: libopenmpi-dev) with `make`, or run ioplan without mpirun";
+    return nullptr;
+}
+
+void set_var(const char *name, const std::string &value, bool overwrite)
+{
+    setenv(name, value.c_str(), overwrite ? 1 : 0);
+}
+
+// One rank's status for agree(): fixed size, so one gather carries them all.
+struct status_rec {
+    int32_t code;
+    char host[64];
+    char msg[440];
+};
+
+uint64_t fnv1a(const std::string &s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : s)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+std::vector<std::string> lines_of(const std::string &s)
+{
+    std::vector<std::string> out;
+    for (size_t at = 0, nl; at < s.size(); at = nl + 1) {
+        nl = s.find('\n', at);
+        nl = nl == std::string::npos ? s.size() : nl;
+        out.push_back(s.substr(at, nl - at));
+    }
+    return out;
+}
+
+// "job 'w': bs=8k on rank 2, bs=4k on rank 0" from two plan_identity texts.
+std::string first_difference(const std::string &ours, const std::string &theirs, int rank)
+{
+    std::vector<std::string> a = lines_of(ours), b = lines_of(theirs);
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+        i++;
+    auto show = [](const std::vector<std::string> &v, size_t at) {
+        if (at >= v.size())
+            return std::string("nothing more");
+        std::string l = v[at];
+        size_t tab = l.find('\t');
+        return tab == std::string::npos ? l : l.substr(0, tab) + ": " + l.substr(tab + 1);
+    };
+    std::string theirs_at = show(b, i), ours_at = show(a, i);
+    size_t where = ours_at.find(": ");
+    if (where != std::string::npos && !theirs_at.compare(0, where + 2, ours_at, 0, where + 2))
+        ours_at = ours_at.substr(where + 2); // the same job: name it once
+    return theirs_at + " on rank " + std::to_string(rank) + ", " + ours_at + " on rank 0";
+}
+
+// A deadline for an MPI call that takes none (MPI_Init_thread and the host
+// split in the module's init, MPI_Finalize): a launcher that lost a rank
+// during start-up, or a rank stopped at the end, would hang it for ever.
+// Past the deadline the rank says which call it was in and exits 1.  The
+// deadline is --rank-timeout but never under a minute: starting many ranks
+// oversubscribed takes seconds where one step of the run takes milliseconds.
+class watchdog {
+public:
+    watchdog(double rank_timeout_s, const char *what)
+        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what] {
+              std::unique_lock<std::mutex> l(mu_);
+              if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
+                  return;
+              std::fprintf(stderr, "ioplan: error: %s did not return within %gs; giving up\n",
+                           what, timeout_s);
+              std::fflush(stderr);
+              _exit(1);
+          })
+    {
+    }
+    ~watchdog()
+    {
+        {
+            std::lock_guard<std::mutex> l(mu_);
+            done_ = true;
+        }
+        cv_.notify_one();
+        thread_.join();
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
+extern "C" int hook_layout_share(void *ctx, eng_shared_file *files, uint32_t n)
+{
+    return static_cast<world *>(ctx)->layout_share(files, n);
+}
+
+extern "C" int hook_layout_round_done(void *ctx, uint32_t round, int status)
+{
+    return static_cast<world *>(ctx)->layout_round_done(round, status);
+}
+
+// One name for a file on every rank: its directory's real path and its own
+// name (ranks may start in other directories, or name it through a link).
+std::string resolved_path(const char *path)
+{
+    std::string p = path;
+    size_t slash = p.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    char buf[PATH_MAX];
+    if (!realpath(dir.c_str(), buf))
+        return p;
+    return std::string(buf) + "/" + (slash == std::string::npos ? p : p.substr(slash + 1));
+}
+
+extern "C" int hook_layout_done(void *ctx, int status)
+{
+    return static_cast<world *>(ctx)->layout_done(status);
+}
+
+extern "C" int hook_segment_start(void *ctx, uint32_t first_job, uint32_t run, bool stop_wanted)
+{
+    return static_cast<world *>(ctx)->segment_start(first_job, run, stop_wanted);
+}
+
+extern "C" int hook_segment_end(void *ctx, uint32_t first_job, uint32_t run)
+{
+    return static_cast<world *>(ctx)->segment_end(first_job, run);
+}
+
+} // namespace
+
+bool launched_by_mpi()
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
+// srun without PMI (`srun --mpi=none -n 2`) starts N copies that each see no
+// MPI and would each run the whole plan as rank 0, on the same files.  Only
+// srun's step variables count: a batch script or an salloc shell has
+// SLURM_NTASKS too, and one ioplan started there is one run.
+std::string uncoordinated_tasks()
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    if (!n && (getenv("SLURM_STEP_ID") || getenv("SLURM_STEPID")))
+        n = getenv("SLURM_NTASKS");
+    long tasks = n ? strtol(n, nullptr, 10) : 0;
+    if (tasks <= 1 || launched_by_mpi())
+        return "";
+    const char *id = getenv("SLURM_PROCID");
+    return "this is task " + std::string(id ? id : "?") + " of " + std::to_string(tasks) +
+           " that srun started without MPI (no PMIx or PMI variables): each would run the whole plan "
+           "alone, as rank 0, on the same files; start the ranks with `srun --mpi=pmix` or `mpirun`, "
+           "or start one task (`srun -n 1`)";
+}
+
+void set_solo_rank_vars()
+{
+    char host[64] = "";
+    if (gethostname(host, sizeof(host)) != 0)
+        snprintf(host, sizeof(host), "localhost");
+    host[sizeof(host) - 1] = '\0';
+    set_var("IOPLAN_RANK", "0", false);
+    set_var("IOPLAN_NRANKS", "1", false);
+    set_var("IOPLAN_LOCAL_RANK", "0", false);
+    set_var("IOPLAN_READ_RANK", "0", false);
+    set_var("IOPLAN_HOST", host, false);
+}
+
+// The signals a run takes with sigtimedwait (cli/run.cpp), blocked before
+// MPI starts: every thread inherits the mask of the thread that creates it,
+// and a signal blocked only where ioplan waits for it would go to one of
+// Open MPI's own threads, whose default action ends the rank with nothing
+// kept.  They stay blocked to the end, so one that comes during the merge
+// waits instead of losing the world's results.
+static void block_run_signals()
+{
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+}
+
+world *world::join(int rank_shift, double timeout_s, std::string *err)
+{
+    static world w;
+    if (w.ops_)
+        return &w;
+    block_run_signals();
+    const ioplan_mpi_ops *ops = load_module(err);
+    if (!ops)
+        return nullptr;
+    int rank = 0, size = 1, local = 0, ret;
+    char host[64] = "";
+    {
+        watchdog dog(timeout_s, "joining the world (MPI_Init_thread, MPI_Comm_split_type)");
+        ret = ops->init(&rank, &size, &local, host, sizeof(host));
+    }
+    if (ret != 0) {
+        *err = "the MPI module could not join the world (MPI_Init failed)";
+        return nullptr;
+    }
+    w.ops_ = ops;
+    w.timeout_s_ = timeout_s;
+    w.who_.rank = static_cast<uint32_t>(rank);
+    w.who_.nranks = static_cast<uint32_t>(size);
+    w.who_.host = host;
+    w.share_hosts(host);
+    w.share_run_id();
+    long shift = w.ranks_per_node() * static_cast<long>(rank_shift % size);
+    shift = ((shift % size) + size) % size;
+    set_var("IOPLAN_RANK", std::to_string(rank), true);
+    set_var("IOPLAN_NRANKS", std::to_string(size), true);
+    set_var("IOPLAN_LOCAL_RANK", std::to_string(local), true);
+    set_var("IOPLAN_HOST", host, true);
+    set_var("IOPLAN_READ_RANK", std::to_string((rank + shift) % size), true);
+    return &w;
+}
+
+void world::lost(const char *step)
+{
+    std::fprintf(stderr,
+                 "ioplan: error: rank %u (%s): no answer from the other ranks within %gs at %s; stopping every rank\n",
+                 who_.rank, who_.host.c_str(), timeout_s_, step);
+    std::fflush(stderr);
+    ops_->abort_world(1);
+    _exit(1);
+}
+
+int world::agree(int code, const std::string &msg, const char *step)
+{
+    if (lost_) // rank 0 named the lost ranks; nothing more to agree with them
+        return std::max(code, 1);
+    status_rec mine{};
+    mine.code = code;
+    snprintf(mine.host, sizeof(mine.host), "%s", who_.host.c_str());
+    snprintf(mine.msg, sizeof(mine.msg), "%s", msg.c_str());
+    std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
+    // After the merge rank 0 is still folding and reporting: work, not a step of the run.
+    double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
+    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, wait_s))
+        lost(step);
+    int32_t worst = 0;
+    for (uint32_t r = 0; r < all.size(); r++) {
+        worst = std::max(worst, all[r].code);
+        if (all[r].code && all[r].msg[0])
+            std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
+    }
+    if (ops_->bcast(&worst, sizeof(worst), 0, wait_s))
+        lost(step);
+    agreed_++;
+    return worst;
+}
+
+bool world::same_plan(const std::string &identity)
+{
+    uint64_t mine = fnv1a(identity);
+    std::vector<uint64_t> all(who_.rank == 0 ? who_.nranks : 0);
+    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_))
+        lost("comparing the plans");
+    int32_t first = -1;
+    std::string which;
+    for (uint32_t r = 1; r < all.size(); r++)
+        if (all[r] != all[0]) {
+            first = first < 0 ? static_cast<int32_t>(r) : first;
+            which += (which.empty() ? "" : ", ") + std::to_string(r);
+        }
+    if (ops_->bcast(&first, sizeof(first), 0, timeout_s_))
+        lost("comparing the plans");
+    if (first < 0)
+        return true;
+    if (who_.rank == static_cast<uint32_t>(first) &&
+        ops_->send(identity.data(), identity.size(), 0, TAG_PLAN, timeout_s_))
+        lost("comparing the plans");
+    if (who_.rank != 0)
+        return true;
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (ops_->recv(&buf, &len, first, TAG_PLAN, &from, timeout_s_))
+        lost("comparing the plans");
+    std::string theirs(static_cast<char *>(buf), len);
+    free(buf);
+    std::fprintf(stderr, "ioplan: error: rank%s %s run%s another plan than rank 0 (first difference: %s); nothing was run\n",
+                 which.find(',') == std::string::npos ? "" : "s", which.c_str(),
+                 which.find(',') == std::string::npos ? "s" : "", first_difference(identity, theirs, first).c_str());
+    return false;
+}
+
+const eng_sync *world::sync()
+{
+    sync_.ctx = this;
+    sync_.layout_share = hook_layout_share;
+    sync_.layout_round_done = hook_layout_round_done;
+    sync_.layout_done = hook_layout_done;
+    sync_.segment_start = hook_segment_start;
+    sync_.segment_end = hook_segment_end;
+    return &sync_;
+}
+
+// Which ranks share rank 0's host (and so its clock): rank 0 learns every
+// rank's host, every rank learns rank 0's.
+void world::share_hosts(const char *host)
+{
+    char mine[64];
+    snprintf(mine, sizeof(mine), "%s", host);
+    std::vector<char> all(who_.rank == 0 ? who_.nranks * sizeof(mine) : 0);
+    char first[64];
+    memcpy(first, mine, sizeof(first));
+    if (ops_->gather(mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_) ||
+        ops_->bcast(first, sizeof(first), 0, timeout_s_))
+        lost("joining the world");
+    first[sizeof(first) - 1] = '\0';
+    same_host_.assign(who_.nranks, false);
+    for (uint32_t r = 0; r < all.size() / sizeof(mine); r++) {
+        all[r * sizeof(mine) + sizeof(mine) - 1] = '\0';
+        same_host_[r] = !strncmp(&all[r * sizeof(mine)], first, sizeof(mine));
+        hosts_.emplace_back(&all[r * sizeof(mine)]);
+    }
+    if (who_.rank != 0)
+        same_host_[who_.rank] = who_.host == first;
+}
+
+// How many ranks share rank 0's host, as every rank learns it: --rank-shift
+// moves reads by that many ranks per step, so that (with ranks placed by node,
+// mpirun's default) a rank reads what a rank on another node wrote, out of
+// reach of its own page cache (IOR's -C and -Q).
+long world::ranks_per_node()
+{
+    int64_t n = std::count(same_host_.begin(), same_host_.end(), true);
+    if (ops_->bcast(&n, sizeof(n), 0, timeout_s_))
+        lost("joining the world");
+    return static_cast<long>(std::max<int64_t>(n, 1));
+}
+
+// Rank 0's run id, in every rank's file: a merge refuses a file of another run.
+void world::share_run_id()
+{
+    char id[24] = "";
+    if (who_.rank == 0)
+        snprintf(id, sizeof(id), "%s", new_run_id().c_str());
+    if (ops_->bcast(id, sizeof(id), 0, timeout_s_))
+        lost("joining the world");
+    id[sizeof(id) - 1] = '\0';
+    who_.run_id = id;
+}
+
+// Cristian's method against rank 0, a few rounds each, keeping the round
+// with the shortest round trip: its midpoint is the best guess of when rank
+// 0 read its clock (within half that round trip).  Rank 0 answers the ranks
+// one after another.  A rank on rank 0's host reads the same clock: its
+// offset is 0 by construction, and measuring it would only add noise.
+void world::measure_clock_offsets()
+{
+    for (uint32_t r = 1; r < who_.nranks; r++) {
+        if (same_host_[who_.rank == 0 ? r : who_.rank])
+            continue;
+        uint64_t best_rtt = UINT64_MAX;
+        for (int k = 0; k < CLOCK_ROUNDS; k++) {
+            if (who_.rank == 0) {
+                void *buf = nullptr;
+                size_t len = 0;
+                int from = 0;
+                if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_CLOCK_ASK, &from, timeout_s_))
+                    lost("the clock offset measure");
+                free(buf);
+                uint64_t t = realtime_ns();
+                if (ops_->send(&t, sizeof(t), static_cast<int>(r), TAG_CLOCK_TELL, timeout_s_))
+                    lost("the clock offset measure");
+            } else if (who_.rank == r) {
+                uint64_t t1 = realtime_ns(), t0 = 0;
+                void *buf = nullptr;
+                size_t len = 0;
+                int from = 0;
+                if (ops_->send(&t1, sizeof(t1), 0, TAG_CLOCK_ASK, timeout_s_) ||
+                    ops_->recv(&buf, &len, 0, TAG_CLOCK_TELL, &from, timeout_s_))
+                    lost("the clock offset measure");
+                uint64_t t2 = realtime_ns();
+                memcpy(&t0, buf, std::min(len, sizeof(t0)));
+                free(buf);
+                if (t2 - t1 < best_rtt) {
+                    best_rtt = t2 - t1;
+                    who_.clock_offset_ns = static_cast<int64_t>(t0) - static_cast<int64_t>(t1 + (t2 - t1) / 2);
+                }
+            }
+        }
+    }
+}
+
+// One rank's file for layout_share: which file (a hash of its resolved path),
+// the bytes and fill it needs, and, back from rank 0, those of every rank
+// naming it and the round this rank lays it out in.
+struct share_rec {
+    uint64_t key;
+    uint64_t need;
+    uint32_t fill;
+    uint32_t round;
+};
+
+// Rank 0: per file, the largest need and any fill of the ranks naming it;
+// round 0 for the lowest of them, 1 for the lowest on each other host (its
+// file system may be the host's own), 2 for the rest, who find it laid out.
+void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
+{
+    struct named {
+        uint64_t need = 0;
+        uint32_t fill = 0;
+        uint32_t first = UINT32_MAX;
+        std::map<std::string, uint32_t> first_on_host;
+    };
+    std::map<uint64_t, named> files;
+    for (uint32_t r = 0; r < all.size(); r++)
+        for (const share_rec &f : all[r]) {
+            named &n = files[f.key];
+            n.need = std::max(n.need, f.need);
+            n.fill |= f.fill;
+            n.first = std::min(n.first, r);
+            n.first_on_host.emplace(hosts_[r], r);
+        }
+    for (uint32_t r = 0; r < all.size(); r++)
+        for (share_rec &f : all[r]) {
+            named &n = files[f.key];
+            f.need = n.need;
+            f.fill = n.fill;
+            f.round = r == n.first ? 0 : n.first_on_host[hosts_[r]] == r ? 1 : 2;
+        }
+}
+
+int world::layout_share(eng_shared_file *files, uint32_t n)
+{
+    const char *step = "sharing out the layout";
+    std::vector<share_rec> mine(n);
+    for (uint32_t i = 0; i < n; i++)
+        mine[i] = {fnv1a(resolved_path(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0};
+    size_t bytes = n * sizeof(share_rec);
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (who_.rank != 0) {
+        if (ops_->send(mine.data(), bytes, 0, TAG_SHARE, timeout_s_) ||
+            ops_->recv(&buf, &len, 0, TAG_SHARE, &from, timeout_s_))
+            lost(step);
+        memcpy(mine.data(), buf, std::min(len, bytes));
+        free(buf);
+    } else {
+        std::vector<std::vector<share_rec>> all(who_.nranks);
+        all[0] = mine;
+        for (uint32_t r = 1; r < who_.nranks; r++) {
+            if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_SHARE, &from, timeout_s_))
+                lost(step);
+            all[r].resize(len / sizeof(share_rec));
+            memcpy(all[r].data(), buf, all[r].size() * sizeof(share_rec));
+            free(buf);
+        }
+        assign_rounds(all);
+        for (uint32_t r = 1; r < who_.nranks; r++)
+            if (ops_->send(all[r].data(), all[r].size() * sizeof(share_rec), static_cast<int>(r), TAG_SHARE,
+                           timeout_s_))
+                lost(step);
+        mine = all[0];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        files[i].need = mine[i].need;
+        files[i].fill = mine[i].fill != 0;
+        files[i].round = mine[i].round;
+    }
+    return 0;
+}
+
+// A round's failure is named here, with the rank and host, once.
+int world::layout_round_done(uint32_t round, int status)
+{
+    std::string msg = status && status != -ECANCELED ? std::string("layout: ") + strerror(-status) : "";
+    std::string step = "layout round " + std::to_string(round + 1);
+    int worst = agree(status ? 1 : 0, msg, step.c_str());
+    layout_named_ = layout_named_ || worst;
+    return worst ? (status ? status : -ECANCELED) : 0;
+}
+
+int world::layout_done(int status)
+{
+    std::string msg = status && !layout_named_ ? std::string("layout: ") + strerror(-status) : "";
+    int worst = agree(status ? 1 : 0, msg, "the end of layout");
+    if (worst)
+        return status ? status : -ECANCELED;
+    measure_clock_offsets();
+    return 0;
+}
+
+// One arrival starts a group: rank 0 answers with the start time, far
+// enough ahead for the answer to reach every rank: four times what sending
+// the last answers took it, at least 2 ms, at most 2 s (not what waiting
+// for the ranks took: a rank late to come is not a slow network).
+int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
+{
+    std::string step = "the start of group " + std::to_string(groups_ + 1);
+    uint64_t start = 0;
+    if (lost_ || arrive(step, stop_wanted ? 1 : 0, &start) != 0)
+        return -ECANCELED;
+    // Rank 0's time on this rank's clock: offset = rank 0's clock - ours.
+    uint64_t local = static_cast<uint64_t>(static_cast<int64_t>(start) - who_.clock_offset_ns);
+    timespec ts{static_cast<time_t>(local / 1000000000ull), static_cast<long>(local % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+    uint64_t now = realtime_ns();
+    who_.start_late_ns.push_back(now > local ? now - local : 0);
+    return 0;
+}
+
+// This rank's finished groups to its rank file, before it waits for the
+// others: what it measured is on disk whatever becomes of them.
+void world::keep_finished_groups()
+{
+    eng *e = eng_.load();
+    results *r = nullptr;
+    if (keep_dir_.empty() || !e || eng_snapshot(e, 0, &r) || !r)
+        return;
+    write_rank_file(keep_dir_, *r, who_, keep_src_);
+    results_free(r);
+}
+
+void world::keep_groups(const std::string &dir, const plan_source *src)
+{
+    keep_dir_ = dir;
+    keep_src_ = src;
+}
+
+int world::segment_end(uint32_t, uint32_t)
+{
+    if (lost_)
+        return -ECANCELED;
+    who_.groups_done = ++groups_;
+    keep_finished_groups();
+    return arrive("the end of group " + std::to_string(groups_), 0) < 0 ? -ECANCELED : 0;
+}
+
+// Every rank tells rank 0 it is here (with a flag: a stop wanted), and rank
+// 0 answers the ones that came with the largest flag, or -1 when a rank did
+// not come within the deadline: a barrier rank 0 can see into, so the rank
+// missing is named.  After -1 there are no more collectives (lost_).
+int64_t world::arrive(const std::string &step, int64_t flag, uint64_t *start)
+{
+    seq_++;
+    if (who_.rank == 0)
+        return arrivals_at_rank0(step, flag, start);
+    int64_t msg[2] = {seq_, flag}, answer[3] = {0, 0, 0};
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    if (ops_->send(msg, sizeof(msg), 0, TAG_ARRIVE, timeout_s_))
+        rank0_lost(step);
+    // Rank 0 waits up to the deadline for the others before it answers.
+    if (ops_->recv(&buf, &len, 0, TAG_ANSWER, &from, 2 * timeout_s_ + 1))
+        rank0_lost(step);
+    memcpy(answer, buf, std::min(len, sizeof(answer)));
+    free(buf);
+    lost_ = answer[0] < 0;
+    if (start)
+        *start = static_cast<uint64_t>(answer[2]);
+    return lost_ ? -1 : answer[1];
+}
+
+int64_t world::arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start)
+{
+    answered_.assign(who_.nranks, false);
+    answered_[0] = true;
+    uint32_t came = 1;
+    int64_t worst = flag;
+    uint64_t deadline = mono_ns() + static_cast<uint64_t>(timeout_s_ * 1e9);
+    while (came < who_.nranks && mono_ns() < deadline) {
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &len, -1, TAG_ARRIVE, &from, static_cast<double>(deadline - mono_ns()) / 1e9))
+            break;
+        int64_t msg[2] = {0, 0};
+        memcpy(msg, buf, std::min(len, sizeof(msg)));
+        free(buf);
+        if (msg[0] != seq_ || from <= 0 || static_cast<uint32_t>(from) >= who_.nranks || answered_[from])
+            continue; // a late rank's earlier arrival: it was counted missing then
+        answered_[from] = true;
+        came++;
+        worst = std::max(worst, msg[1]);
+    }
+    uint64_t margin = std::clamp<uint64_t>(4 * answers_ns_, 2000000ull, 2000000000ull);
+    int64_t answer[3] = {came == who_.nranks ? 0 : -1, worst, static_cast<int64_t>(realtime_ns() + margin)};
+    if (start)
+        *start = static_cast<uint64_t>(answer[2]);
+    uint64_t t0 = mono_ns();
+    for (uint32_t r = 1; r < who_.nranks; r++)
+        if (answered_[r])
+            ops_->send(answer, sizeof(answer), static_cast<int>(r), TAG_ANSWER, timeout_s_);
+    answers_ns_ = mono_ns() - t0;
+    if (came == who_.nranks)
+        return worst;
+    lost_ = true;
+    std::string who;
+    for (uint32_t r = 0; r < who_.nranks; r++)
+        if (!answered_[r])
+            who += (who.empty() ? "" : ", ") + std::to_string(r) + " (" + hosts_[r] + ")";
+    char text[1024];
+    snprintf(text, sizeof(text), "rank%s %s did not answer within %gs at %s: the report holds the %u groups "
+             "the other ranks finished", came + 1 < who_.nranks ? "s" : "", who.c_str(), timeout_s_, step.c_str(),
+             groups_);
+    lost_text_ = text; // said with the report's errors (merge)
+    return -1;
+}
+
+void world::rank0_lost(const std::string &step)
+{
+    std::fprintf(stderr, "ioplan: error: rank %u (%s): rank 0 did not answer within %gs at %s; stopping every rank\n",
+                 who_.rank, who_.host.c_str(), 2 * timeout_s_ + 1, step.c_str());
+    std::fflush(stderr);
+    ops_->abort_world(1);
+    _exit(1);
+}
+
+// The merge is rank 0's work, one rank at a time: a rank waits for its turn
+// (a token from rank 0) before it sends.  It is work, not a step of the run:
+// its deadline is --rank-timeout but never under a minute (a rank may take
+// seconds to write its rank file and text on a loaded host), once for each
+// rank ahead for the wait for a turn, and on top of the time the merge has
+// taken so far for rank 0's wait for a result, so a slow merge of big rank
+// files does not time the world out while every rank is alive.  Rank 0 hands out the next turn before it parses the
+// text in hand, so the next transfer overlaps the parse; it holds two texts
+// at most.
+std::string world::merge(results *r, const plan_source &src)
+{
+    merged_ = true;
+    if (who_.rank != 0) {
+        std::string text = r ? rank_file_text(*r, who_, src) : std::string();
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &len, 0, TAG_TURN, &from, merge_timeout_s() * who_.rank))
+            lost("waiting for rank 0 to take the result");
+        free(buf);
+        if (ops_->send(text.data(), text.size(), 0, TAG_RESULT, merge_timeout_s()))
+            lost("sending the result to rank 0");
+        return "";
+    }
+    if (lost_ && r)
+        res_msg_add(r, RES_MSG_ERROR, "mpi/lost-rank", -1, "%s", lost_text_.c_str());
+    else if (lost_)
+        std::fprintf(stderr, "ioplan: error: %s\n", lost_text_.c_str());
+    std::string problems = fold_results(r);
+    for (uint32_t i = 0; r && r->world && i < who_.nranks && lost_; i++)
+        if (!answered_[i]) // no result, but a name
+            snprintf(r->world->ranks[i].host, sizeof(r->world->ranks[i].host), "%s", hosts_[i].c_str());
+    return problems;
+}
+
+// Rank 0: every rank's text received in rank order and folded into r.
+// After a lost rank only those that answered send: the lost stay ENODATA.
+std::string world::fold_results(results *r)
+{
+    uint64_t t0 = mono_ns();
+    std::unique_ptr<rank_merger> m;
+    if (r)
+        m = std::make_unique<rank_merger>(r, who_, who_.nranks);
+    std::vector<int> senders;
+    for (uint32_t i = 1; i < who_.nranks; i++)
+        if (!lost_ || answered_[i])
+            senders.push_back(static_cast<int>(i));
+    std::string problems;
+    char token = 0;
+    if (!senders.empty() && ops_->send(&token, 1, senders[0], TAG_TURN, timeout_s_))
+        lost("collecting the ranks' results");
+    for (size_t k = 0; k < senders.size(); k++) {
+        void *buf = nullptr;
+        size_t len = 0;
+        int from = 0;
+        // A rank may still be writing its rank file and text while the ones
+        // before it are folded in: it has the deadline on top of that time.
+        double wait_s = merge_timeout_s() + static_cast<double>(mono_ns() - t0) / 1e9;
+        if (ops_->recv(&buf, &len, senders[k], TAG_RESULT, &from, wait_s) ||
+            (k + 1 < senders.size() && ops_->send(&token, 1, senders[k + 1], TAG_TURN, timeout_s_)))
+            lost("collecting the ranks' results");
+        std::string text(static_cast<char *>(buf), len);
+        free(buf);
+        if (text.empty() || !m)
+            continue; // that rank (or this one) has no result: its error was agreed already
+        rank_info who;
+        plan_source their;
+        try {
+            results *theirs = rank_file_parse(text, &who, &their);
+            std::string why = m->add(*theirs, who);
+            results_free(theirs);
+            if (!why.empty())
+                problems += "rank " + std::to_string(from) + ": " + why + "\n";
+        } catch (const std::runtime_error &e) {
+            problems += "rank " + std::to_string(from) + ": " + e.what() + "\n";
+        }
+    }
+    if (m)
+        m->finish(mono_ns() - t0);
+    return problems;
+}
+
+double world::merge_timeout_s() const
+{
+    return std::max(timeout_s_, 60.0);
+}
+
+void world::leave()
+{
+    if (lost_ && who_.rank == 0)
+        ops_->abort_world(1); // MPI_Finalize would wait for the lost rank
+    if (lost_) {
+        // Rank 0 is still reporting; its abort ends this rank.
+        std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s_ + 1));
+        _exit(1);
+    }
+    watchdog dog(timeout_s_, "leaving the world (MPI_Finalize)");
+    ops_->finalize();
+}
+
+} // namespace cli

@@ -1,0 +1,372 @@
+// cli/mpi/rank_merge.cpp - folds ranks' results into one (rank_merge.hpp).
+#include "cli/mpi/rank_merge.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <cstdint>
+#include <new>
+
+namespace cli {
+
+namespace {
+
+uint64_t shifted(uint64_t t, int64_t by)
+{
+    int64_t v = static_cast<int64_t>(t) + by;
+    return v < 0 ? 0 : static_cast<uint64_t>(v);
+}
+
+// A rank's clone with its times on rank 0's clock (pointers still the rank's).
+res_clone aligned(const res_clone &c, int64_t by)
+{
+    res_clone t = c;
+    t.start_ns = shifted(c.start_ns, by);
+    t.end_ns = shifted(c.end_ns, by);
+    t.thread_start_ns = shifted(c.thread_start_ns, by);
+    t.thread_end_ns = shifted(c.thread_end_ns, by);
+    return t;
+}
+
+// The merged per-interval series lies on one grid of the common clock:
+// cells of the widest rank's interval from rank 0's window start (the
+// origin), as many as a rank's series holds at most.  Each sample goes
+// whole into the cell holding its end (what completed in it), after its
+// rank's times are moved onto rank 0's clock: the sum is then the same in
+// any order of arrival and keeps every I/O, whatever the ranks' widths.
+// A sample ending before the origin counts in the first cell.
+const uint32_t series_cells = 512;
+
+void sample_add(res_sample &d, const res_sample &s)
+{
+    for (int k = 0; k < PLAN_DDIR_NR; k++) {
+        d.bytes[k] += s.bytes[k];
+        d.ios[k] += s.ios[k];
+        d.lat_sum_ns[k] += s.lat_sum_ns[k];
+        d.lat_max_ns[k] = std::max(d.lat_max_ns[k], s.lat_max_ns[k]);
+    }
+}
+
+void cell_times(res_series &d, uint64_t origin)
+{
+    for (uint32_t i = 0; i < d.nr; i++) {
+        d.samples[i].t_start_ns = origin + i * d.interval_ns;
+        d.samples[i].t_end_ns = origin + (i + 1) * d.interval_ns;
+    }
+}
+
+// Doubles the cells' width until it is at least width: cells 2i and 2i+1
+// become cell i, as a grid twice as wide from the same origin would have it.
+void widen(res_series &d, uint64_t origin, uint64_t width)
+{
+    while (d.interval_ns < width) {
+        for (uint32_t i = 0; i < d.nr; i++) {
+            res_sample s = d.samples[i];
+            if (i % 2 == 0)
+                d.samples[i / 2] = s;
+            else
+                sample_add(d.samples[i / 2], s);
+        }
+        d.nr = (d.nr + 1) / 2;
+        d.interval_ns *= 2;
+    }
+    cell_times(d, origin);
+}
+
+void grow(res_series &d, uint32_t nr, uint64_t origin)
+{
+    if (nr <= d.nr)
+        return;
+    if (nr > d.cap) {
+        auto *grown = static_cast<res_sample *>(realloc(d.samples, series_cells * sizeof(res_sample)));
+        if (!grown)
+            throw std::bad_alloc();
+        d.samples = grown;
+        d.cap = series_cells;
+    }
+    memset(d.samples + d.nr, 0, (nr - d.nr) * sizeof(res_sample));
+    d.nr = nr;
+    cell_times(d, origin);
+}
+
+void add_series(res_series &d, const res_series &s, int64_t by, uint64_t origin)
+{
+    if (!s.nr)
+        return;
+    if (!d.interval_ns)
+        d.interval_ns = s.interval_ns;
+    widen(d, origin, s.interval_ns);
+    for (uint32_t i = 0; i < s.nr; i++) {
+        uint64_t end = shifted(s.samples[i].t_end_ns, by);
+        uint64_t cell = end > origin ? (end - 1 - origin) / d.interval_ns : 0;
+        while (cell >= series_cells) {
+            widen(d, origin, d.interval_ns * 2);
+            cell = (end - 1 - origin) / d.interval_ns;
+        }
+        grow(d, static_cast<uint32_t>(cell) + 1, origin);
+        sample_add(d.samples[cell], s.samples[i]);
+    }
+}
+
+// The first rank's own series put on the grid, as every other rank's will be.
+void to_grid(res_series &d, uint64_t origin)
+{
+    res_series own = d;
+    d = res_series{own.interval_ns, 0, 0, nullptr};
+    add_series(d, own, 0, origin);
+    free(own.samples);
+}
+
+// Clone src folded into dst.  Each direction's runtime grows by how much the
+// union of the two windows exceeds the longer of them: bandwidth is then the
+// bytes of every rank over the common window, not over one rank's.
+void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t origin)
+{
+    uint64_t dspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
+    uint64_t sspan = src.end_ns > src.start_ns ? src.end_ns - src.start_ns : 0;
+    bool shared = dst.iops_series.samples == dst.bw_series.samples;
+    if (res_clone_merge(&dst, &src))
+        throw std::bad_alloc();
+    uint64_t uspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
+    uint64_t extra = uspan > std::max(dspan, sspan) ? uspan - std::max(dspan, sspan) : 0;
+    for (auto &d : dst.ddir)
+        if (d.ios)
+            d.runtime_ns += extra;
+    add_series(dst.bw_series, src.bw_series, by, origin);
+    if (shared)
+        dst.iops_series = dst.bw_series;
+    else
+        add_series(dst.iops_series, src.iops_series, by, origin);
+    for (uint32_t i = 0; i < src.nr_errors && dst.nr_errors < RES_ERRORS_MAX; i++)
+        dst.errors[dst.nr_errors++] = src.errors[i];
+}
+
+// One latency summary of a job on one rank: every clone and direction (total
+// latency where kept, else completion latency).
+void job_latency(const res_job &j, res_rank_job *out)
+{
+    res_lat all{};
+    all.min_ns = UINT64_MAX;
+    for (uint32_t c = 0; c < j.nr_clones; c++)
+        for (const auto &d : j.clones[c].ddir)
+            if (res_lat_merge(&all, d.lat.hist ? &d.lat : &d.clat))
+                throw std::bad_alloc();
+    out->lat_n = all.n;
+    out->lat_min_ns = all.n ? all.min_ns : 0;
+    out->lat_max_ns = all.max_ns;
+    out->lat_mean_ns = res_lat_mean(&all);
+    out->lat_p50_ns = res_lat_percentile(&all, 50.0);
+    out->lat_p99_ns = res_lat_percentile(&all, 99.0);
+    free(all.hist);
+}
+
+// A rank's warnings and errors, named; what rank 0 already says (the same
+// notes and preflight findings on every rank) is said once.
+void add_msg(results *acc, const res_msg &m, const rank_info &who)
+{
+    if (m.level == RES_MSG_NOTE)
+        return;
+    for (uint32_t i = 0; i < acc->nr_msgs; i++)
+        if (!strcmp(acc->msgs[i].text, m.text))
+            return;
+    res_msg_add(acc, m.level, m.code, m.job_id, "rank %u (%s): %s", who.rank, who.host.c_str(), m.text);
+}
+
+bool sum_fits(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return !__builtin_add_overflow(a, b, &s) && s <= uint64_t(INT64_MAX);
+}
+
+// Whether adding src's counters to dst's stays within what a report can
+// print: each rank's numbers are in range (rank_file_parse), but a sum of
+// many near the limit would wrap into a small, plausible, wrong number.
+std::string sums_overflow(const results &dst, const results &src)
+{
+    for (uint32_t j = 0; j < src.nr_jobs; j++)
+        for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++)
+            for (int d = 0; d < PLAN_DDIR_NR; d++) {
+                const res_ddir &a = dst.jobs[j].clones[c].ddir[d], &b = src.jobs[j].clones[c].ddir[d];
+                if (!sum_fits(a.bytes, b.bytes) || !sum_fits(a.ios, b.ios) || !sum_fits(a.clat.n, b.clat.n) ||
+                    !sum_fits(a.clat.sum_ns, b.clat.sum_ns) || !sum_fits(a.lat.sum_ns, b.lat.sum_ns) ||
+                    !sum_fits(a.slat.sum_ns, b.slat.sum_ns))
+                    return "job " + std::to_string(j) + ": its counters added to the other ranks' go beyond any run "
+                           "(2^63)";
+            }
+    return "";
+}
+
+} // namespace
+
+rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks)
+    : acc_(acc), base_offset_ns_(who0.clock_offset_ns)
+{
+    world_ = static_cast<res_world *>(calloc(1, sizeof(res_world)));
+    if (!world_)
+        throw std::bad_alloc();
+    acc_->world = world_;
+    world_->nranks = nranks;
+    world_->ranks = static_cast<res_rank *>(calloc(nranks ? nranks : 1, sizeof(res_rank)));
+    if (!world_->ranks)
+        throw std::bad_alloc();
+    seen_.assign(nranks, false);
+    for (uint32_t i = 0; i < nranks; i++) {
+        world_->ranks[i].rank = i;
+        world_->ranks[i].error = ENODATA;
+    }
+    if (who0.rank < nranks)
+        seen_[who0.rank] = true;
+    hosts_.push_back(who0.host);
+    summarise(*acc_, who0, 0);
+    origins_.resize(acc_->nr_jobs);
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++)
+        for (uint32_t c = 0; c < acc_->jobs[j].nr_clones; c++) {
+            const res_clone &k = acc_->jobs[j].clones[c];
+            origins_[j].push_back(k.bw_series.nr ? k.bw_series.samples[0].t_start_ns : k.start_ns);
+        }
+}
+
+// The first rank's series on the grid the others are added to; done when a
+// second rank comes, so a merge of one rank file reports its series as is.
+void rank_merger::grid_first()
+{
+    if (gridded_)
+        return;
+    gridded_ = true;
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++)
+        for (uint32_t c = 0; c < acc_->jobs[j].nr_clones; c++) {
+            res_clone &k = acc_->jobs[j].clones[c];
+            bool shared = k.iops_series.samples == k.bw_series.samples;
+            to_grid(k.bw_series, origins_[j][c]);
+            if (shared)
+                k.iops_series = k.bw_series;
+            else
+                to_grid(k.iops_series, origins_[j][c]);
+        }
+}
+
+void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
+{
+    res_rank &k = world_->ranks[who.rank];
+    snprintf(k.host, sizeof(k.host), "%s", who.host.c_str());
+    k.error = r.error;
+    k.clock_offset_ns = who.clock_offset_ns;
+    k.jobs = static_cast<res_rank_job *>(calloc(r.nr_jobs ? r.nr_jobs : 1, sizeof(res_rank_job)));
+    if (!k.jobs)
+        throw std::bad_alloc();
+    k.nr_jobs = r.nr_jobs;
+    for (uint32_t j = 0; j < r.nr_jobs; j++) {
+        res_rank_job &o = k.jobs[j];
+        for (uint32_t c = 0; c < r.jobs[j].nr_clones; c++) {
+            const res_clone &rc = r.jobs[j].clones[c];
+            for (int d = 0; d < PLAN_DDIR_NR; d++) {
+                o.bytes[d] += rc.ddir[d].bytes;
+                o.ios[d] += rc.ddir[d].ios;
+            }
+            o.runtime_ns = std::max(o.runtime_ns, rc.end_ns > rc.start_ns ? rc.end_ns - rc.start_ns : 0);
+            // On the common clock: when the rank's first I/O went out and its last came back.
+            if (rc.start_ns && (!o.first_io_ns || shifted(rc.start_ns, by) < o.first_io_ns))
+                o.first_io_ns = shifted(rc.start_ns, by);
+            o.end_ns = std::max(o.end_ns, shifted(rc.end_ns, by));
+        }
+        job_latency(r.jobs[j], &o);
+    }
+    if (late_min_.size() < who.start_late_ns.size()) {
+        late_min_.resize(who.start_late_ns.size(), UINT64_MAX);
+        late_max_.resize(who.start_late_ns.size(), 0);
+    }
+    for (size_t i = 0; i < who.start_late_ns.size(); i++) {
+        late_min_[i] = std::min(late_min_[i], who.start_late_ns[i]);
+        late_max_[i] = std::max(late_max_[i], who.start_late_ns[i]);
+        k.start_late_max_ns = std::max(k.start_late_max_ns, who.start_late_ns[i]);
+    }
+}
+
+std::string rank_merger::add(const results &src, const rank_info &who)
+{
+    if (who.rank >= seen_.size())
+        return "rank " + std::to_string(who.rank) + " is outside a world of " + std::to_string(seen_.size());
+    if (seen_[who.rank])
+        return "rank " + std::to_string(who.rank) + " given twice";
+    if (src.nr_jobs != acc_->nr_jobs)
+        return "ran " + std::to_string(src.nr_jobs) + " jobs, rank 0 ran " + std::to_string(acc_->nr_jobs);
+    for (uint32_t j = 0; j < src.nr_jobs; j++)
+        if (src.jobs[j].nr_clones != acc_->jobs[j].nr_clones || src.jobs[j].job_id != acc_->jobs[j].job_id)
+            return "job " + std::to_string(j) + " differs from rank 0's (another plan?)";
+    std::string wraps = sums_overflow(*acc_, src);
+    if (!wraps.empty())
+        return wraps;
+    seen_[who.rank] = true;
+    // This rank's clock, moved onto rank 0's: both started their engines at a wall time.
+    int64_t by = static_cast<int64_t>(src.start_wall_ns) + who.clock_offset_ns -
+                 (static_cast<int64_t>(acc_->start_wall_ns) + base_offset_ns_);
+    summarise(src, who, by);
+    grid_first();
+    for (uint32_t j = 0; j < src.nr_jobs; j++) {
+        for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++)
+            merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by), by, origins_[j][c]);
+        res_job_span(&acc_->jobs[j]);
+    }
+    acc_->end_mono_ns = std::max(acc_->end_mono_ns, shifted(src.end_mono_ns - src.start_mono_ns, by) + acc_->start_mono_ns);
+    acc_->interrupted = acc_->interrupted || src.interrupted;
+    if (!acc_->error)
+        acc_->error = src.error;
+    for (uint32_t i = 0; i < src.nr_msgs; i++)
+        add_msg(acc_, src.msgs[i], who);
+    if (std::find(hosts_.begin(), hosts_.end(), who.host) == hosts_.end()) {
+        hosts_.push_back(who.host);
+        append_disks(src, who);
+    }
+    return "";
+}
+
+// Another host's disks are other disks: listed as theirs.  Ranks sharing a
+// host share its disks, which are counted once (the first rank's deltas).
+void rank_merger::append_disks(const results &src, const rank_info &who)
+{
+    if (!src.nr_disks)
+        return;
+    auto *d = static_cast<res_disk *>(realloc(acc_->disks, (acc_->nr_disks + src.nr_disks) * sizeof(res_disk)));
+    if (!d)
+        throw std::bad_alloc();
+    acc_->disks = d;
+    for (uint32_t i = 0; i < src.nr_disks; i++) {
+        res_disk &n = acc_->disks[acc_->nr_disks++];
+        n = src.disks[i];
+        snprintf(n.name, sizeof(n.name), "%.16s:%.14s", who.host.c_str(), src.disks[i].name);
+    }
+}
+
+void rank_merger::finish(uint64_t merge_ns)
+{
+    world_->nhosts = static_cast<uint32_t>(hosts_.size());
+    world_->merge_ns = merge_ns;
+    world_->start_skew_ns = 0;
+    for (size_t i = 0; i < late_min_.size(); i++)
+        world_->start_skew_ns = std::max(world_->start_skew_ns, late_max_[i] - late_min_[i]);
+    world_->first_io_spread_ns = 0;
+    for (uint32_t j = 0; j < acc_->nr_jobs; j++) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint32_t i = 0; i < world_->nranks; i++) {
+            const res_rank &k = world_->ranks[i];
+            if (k.error == ENODATA || j >= k.nr_jobs || !k.jobs[j].first_io_ns)
+                continue;
+            lo = std::min(lo, k.jobs[j].first_io_ns);
+            hi = std::max(hi, k.jobs[j].first_io_ns);
+        }
+        if (hi >= lo)
+            world_->first_io_spread_ns = std::max(world_->first_io_spread_ns, hi - lo);
+    }
+}
+
+std::string rank_merger::missing() const
+{
+    std::string out;
+    for (size_t r = 0; r < seen_.size(); r++)
+        if (!seen_[r])
+            out += (out.empty() ? "" : ", ") + std::to_string(r);
+    return out;
+}
+
+} // namespace cli

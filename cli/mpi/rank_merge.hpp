@@ -1,0 +1,51 @@
+// cli/mpi/rank_merge.hpp - several ranks' results merged into one, exactly.
+//
+// Each rank ran the same plan; the merged result has the plan's shape (the
+// same jobs and clones), each clone the sum of that clone on every rank:
+// bytes and I/Os added, latency histograms added bucket by bucket (so a
+// percentile of the merge is the percentile of the union of every sample,
+// never an average of percentiles), exact sums added, bandwidth over the
+// common window (each rank's times moved onto rank 0's clock first), the
+// per-interval series on one grid of that clock.  Ranks
+// are folded in one at a time, so the merger holds the running sum and the
+// one rank being added, whatever the number of ranks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/mpi/rank_file.hpp"
+#include "engine/results.h"
+
+namespace cli {
+
+class rank_merger {
+public:
+    // acc: the first rank's results, rank 0's in a live run (kept and
+    // extended; the caller still owns it).
+    rank_merger(results *acc, const rank_info &who0, uint32_t nranks);
+    // Folds in one more rank's results (src is left as it was).  Returns ""
+    // or why it cannot be merged (another plan's shape, a rank seen twice).
+    std::string add(const results &src, const rank_info &who);
+    // Fills acc->world (the per-rank table, skew, host count); merge_ns is
+    // the caller's measure of the whole merge.  Ranks never added stay with
+    // their rank number and error ENODATA.
+    void finish(uint64_t merge_ns);
+    // The ranks of the world never added ("2, 3"), or "".
+    std::string missing() const;
+
+private:
+    results *acc_;
+    int64_t base_offset_ns_;   // the first rank's clock offset (0 for rank 0)
+    res_world *world_;
+    std::vector<std::string> hosts_;
+    std::vector<uint64_t> late_min_, late_max_;   // per group start, over ranks
+    std::vector<bool> seen_;
+    std::vector<std::vector<uint64_t>> origins_;   // per job and clone: the series grid's origin
+    bool gridded_ = false;
+    void summarise(const results &r, const rank_info &who, int64_t by);
+    void grid_first();
+    void append_disks(const results &src, const rank_info &who);
+};
+
+} // namespace cli

@@ -1,0 +1,135 @@
+// cli/mpi/run_ranks.cpp - the steps of a run that concern ranks (run_ranks.hpp).
+#include "cli/mpi/run_ranks.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/output.hpp"
+#include "engine/safety/safety.h"
+
+namespace cli {
+
+namespace {
+
+// A rank's file is named by ioplan: a user's file by that name is kept.
+const unsigned rank_file_how = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
+
+std::string rank_file_path(const std::string &dir, int rank)
+{
+    return dir + "/rank-" + std::to_string(rank) + ".json";
+}
+
+} // namespace
+
+bool rank_output_ok(const std::string &dir, int rank)
+{
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(),
+                     errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
+        return false;
+    }
+    char why[1024];
+    if (!safety_check_output(&safety_system, rank_file_path(dir, rank).c_str(), rank_file_how, why, sizeof(why)))
+        return true;
+    std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(), why);
+    return false;
+}
+
+std::string first_finding(const pf_report &pf)
+{
+    for (uint32_t i = 0; i < pf.nr; i++)
+        if (pf.findings[i].level == RES_MSG_ERROR && !pf.findings[i].job_fails)
+            return std::string("preflight: ") + pf.findings[i].text;
+    return "preflight: warnings are fatal (--warnings-fatal)";
+}
+
+// Written beside its name and renamed over it: a rank stopped (or a disk
+// filled) mid-write leaves the previous group's file or none, never a torn or
+// empty one, and a reader of the directory never sees half a document.
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
+{
+    std::string path = rank_file_path(dir, who.rank);
+    char why[1024];
+    if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why))) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), why);
+        return false;
+    }
+    rank_info named = who;
+    if (named.host.empty()) // a run without mpirun: rank 0 of 1 on this host
+        named.host = std::string(r.hostname, strnlen(r.hostname, sizeof(r.hostname)));
+    if (named.run_id.empty())
+        named.run_id = new_run_id();
+    std::string text = rank_file_text(r, named, src ? *src : plan_source{});
+    std::string tmp = dir + "/.rank-" + std::to_string(who.rank) + ".json.XXXXXX";
+    int fd = mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd < 0) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", tmp.c_str(), strerror(errno));
+        return false;
+    }
+    // Named by the file it becomes: the temporary name means nothing to a user.
+    bool ok = write_all(fd, text, "the rank's result to " + path);
+    if (ok && fsync(fd) != 0) {
+        std::fprintf(stderr, "ioplan: error: writing the rank's result to %s: %s\n", path.c_str(), strerror(errno));
+        ok = false;
+    }
+    if (ok)
+        safety_mark_output(fd); // ioplan's own: the next run may replace it
+    close(fd);
+    if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        unlink(tmp.c_str());
+    return ok;
+}
+
+namespace {
+
+void identity_lines(std::string &out, const std::string &where, const std::vector<parser::entry> &entries)
+{
+    for (const parser::entry &e : entries)
+        out += where + "\t" + e.key + (e.substituted ? "=(per rank)" : e.has_value ? "=" + e.value : "") + "\n";
+}
+
+} // namespace
+
+std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs)
+{
+    std::string out;
+    for (const std::string &s : req.only_sections)
+        out += "--section\t" + s + "\n";
+    identity_lines(out, "the command line", req.cli_globals);
+    for (size_t d = 0; d < docs.size(); d++) {
+        out += "job file " + std::to_string(d + 1) + "\n";
+        for (const parser::section &s : docs[d].sections)
+            identity_lines(out, s.is_global ? "[" + s.name + "]" : "job '" + s.name + "'", s.entries);
+    }
+    for (const parser::section &s : req.cli_jobs)
+        identity_lines(out, "job '" + s.name + "' (command line)", s.entries);
+    return out;
+}
+
+void name_logs_per_rank(plan *p, const world &w)
+{
+    std::string tail = "." + w.host() + "." + std::to_string(w.rank());
+    for (uint32_t g = 0; g < p->nr_groups; g++)
+        for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
+            p->groups[g].jobs[j].log_suffix = plan_strdup(tail.c_str());
+}
+
+int merge_ranks(world *w, results *r, const plan_source *src)
+{
+    std::string problems = w->merge(r, src ? *src : plan_source{});
+    if (problems.empty())
+        return 0;
+    std::fprintf(stderr, "ioplan: error: results not merged: %s", problems.c_str());
+    return 1;
+}
+
+} // namespace cli

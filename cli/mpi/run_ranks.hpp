@@ -1,0 +1,40 @@
+// cli/mpi/run_ranks.hpp - the steps of a run that concern ranks (mpirun,
+// --rank-output), kept out of run.cpp's single-process flow.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/mpi/mpi.hpp"
+#include "cli/mpi/rank_file.hpp"
+#include "engine/safety/preflight.h"
+#include "engine/results.h"
+#include "parser/parser.hpp"
+
+namespace cli {
+
+// --rank-output=DIR names a directory where rank's file may be written (not
+// a user's rank-N.json); false after printing why (exit 2, before any I/O).
+bool rank_output_ok(const std::string &dir, int rank);
+
+// The first error preflight found, for the other ranks to see.
+std::string first_finding(const pf_report &pf);
+
+// Writes DIR/rank-R.json (R this rank); false after printing why.
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src);
+
+// The plan as ranks compare it: one line per option ("job 'w'\tbs=4k"), from
+// the command line and the job files in order.  An option written with
+// ${VAR} shows only its key: it may differ from rank to rank by design.
+std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs);
+
+// Under mpirun every job's logs (write_*_log) end in ".HOST.RANK": ranks in
+// one working directory would otherwise all write bw_bw.1.log, each over
+// the others'.
+void name_logs_per_rank(plan *p, const world &w);
+
+// Rank 0 folds every rank's result into r, the others send theirs.  Returns
+// the exit code it adds: 1 when a rank's result could not be merged.
+int merge_ranks(world *w, results *r, const plan_source *src);
+
+} // namespace cli

@@ -1,0 +1,859 @@
+/*
+ * engine/gen/iogen.c - the I/O stream of one worker (iogen.h).
+ *
+ * Passes: a file's pass is done when its sequential position reaches the end of
+ * its region, or when its permutation has handed out every block.  A file whose
+ * pass is done is skipped until every file is done; then all start a new pass.
+ * So with the default random map every block is read exactly once per pass, in
+ * every file, whatever file_service does.  When lengths vary, the random map is
+ * fio's (randmap.h) and so are its rules: draw, move to the next free block,
+ * cut at a done one; a file whose draw finds no room is done for the pass.
+ * Lengths are drawn as fio's get_next_buflen draws them, and the window's
+ * amount is checked before each I/O, so the last one is issued whole (fio's
+ * size= overshoot by less than one I/O with bsrange or bssplit).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/gen/iogen.h"
+#include "engine/gen/iogen_fio.h"
+#include "engine/gen/rng.h"
+
+static bool job_is_mixed(enum plan_rw rw)
+{
+	return rw == PLAN_RW_RW || rw == PLAN_RW_RANDRW || rw == PLAN_RW_TRIMWRITE ||
+	       rw == PLAN_RW_RANDTRIMWRITE;
+}
+
+static uint8_t first_ddir(enum plan_rw rw)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(rw, (enum plan_ddir)d))
+			return (uint8_t)d;
+	return PLAN_DDIR_READ;
+}
+
+/* The smallest block and alignment over the directions the job issues. */
+static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
+{
+	uint64_t m = UINT64_MAX, a = UINT64_MAX, x;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b;
+
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		b = gen_bs_of(g, d);
+		x = b->min_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes && b->split[i].bs_bytes < x)
+				x = b->split[i].bs_bytes;
+		if (x < m)
+			m = x;
+		x = b->align_bytes ? b->align_bytes : x;
+		if (x < a)
+			a = x;
+	}
+	*min_bs = m == UINT64_MAX || !m ? 4096 : m;
+	*align = a == UINT64_MAX || !a ? *min_bs : a;
+}
+
+uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
+{
+	uint64_t step = j->sequential_stride_bytes ? j->sequential_stride_bytes
+						    : j->bs[first_ddir(j->rw)].min_bytes;
+
+	if (!step)
+		return 0;
+	return (region_len / step) * (j->loops ? j->loops : 1);
+}
+
+static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len,
+		     uint64_t min_bs, uint32_t idx)
+{
+	const struct plan_job *j = g->job;
+	uint64_t step = g->stride ? g->stride : min_bs;
+
+	memset(f, 0, sizeof(*f));
+	f->start = start;
+	f->io_size = len;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->lastb[d] = gen_fio_last_block(g, f, d);
+	f->nblocks = len / g->align;
+	f->nsteps = len / step;
+	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;
+	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
+		return -EINVAL;
+	if (g->use_perm && !g->fio_map)
+		perm_init(&f->perm, f->nblocks, &g->rng_off);
+	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
+	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
+		return dist_init_zones(&g->dist, f->nblocks, g->align, j->rand_zones, j->nr_rand_zones);
+	if (g->use_dist && idx == 0)
+		return dist_init(&g->dist, j->random_distribution, f->nblocks,
+				 j->random_dist_param, j->random_dist_center, g->rng_off);
+	return 0;
+}
+
+/* True when some I/O of the job is longer than a block of the random map. */
+static bool lengths_vary(const struct gen *g)
+{
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b;
+
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		b = gen_bs_of(g, d);
+		if (b->max_bytes > g->align)
+			return true;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes > g->align)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * With lengths of several blocks, a permutation of start blocks alone leaves
+ * blocks untouched when the pass's bytes are done: fio's random map, in blocks
+ * of rw_min_bs, records what this pass did (up to 2^30 blocks; past that the
+ * permutation serves, without).  Strided zones keep their permutation per zone.
+ */
+static bool wants_fio_map(const struct gen *g, uint64_t region_len)
+{
+	const struct plan_job *j = g->job;
+
+	return g->use_perm && !j->random_lfsr && lengths_vary(g) && !j->zone_size_bytes &&
+	       region_len / g->rw_min_bs <= (1ull << 30);
+}
+
+int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
+	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
+	     struct interlock *il)
+{
+	uint64_t min_bs;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->job = j;
+	g->random = plan_rw_is_random(j->rw);
+	g->trimwrite = j->rw == PLAN_RW_TRIMWRITE || j->rw == PLAN_RW_RANDTRIMWRITE;
+	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
+	g->only_ddir = first_ddir(j->rw);
+	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
+	/*
+	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
+	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
+	 * permutation per zone.
+	 */
+	g->fio_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->fio_lfsr;
+	g->skip = j->rw_seq_skip_bytes;
+	g->stride = j->sequential_stride_bytes;
+	g->rng_off = rng_seed(c->seed, 1);
+	g->rng_mix = rng_seed(c->seed, 2);
+	g->mix_ddir = PLAN_DDIR_READ;
+	g->clone = c;
+	gen_fio_seed(g);
+	g->rng_pr = rng_seed(c->seed, 5);
+	g->zone_key = rng_seed(c->seed, 6);
+	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
+	gen_fio_sort_splits(g);
+	job_min_bs(g, &min_bs, &g->align);
+	gen_fio_block_sizes(g);
+	/* fio: blockalign other than the block size turns the random map off. */
+	if (gen_fio_aligned_apart(g))
+		g->use_perm = false;
+	g->fio_draw = g->fio_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
+				      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
+	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
+	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
+		return -EINVAL;
+	g->files = calloc(nr, sizeof(*g->files));
+	if (!g->files)
+		return -ENOMEM;
+	g->nr_files = nr;
+	g->fio_map = nr > 0;
+	for (uint32_t i = 0; i < nr; i++)
+		g->fio_map = g->fio_map && wants_fio_map(g, region_len[i]);
+	g->fio_draw = g->fio_draw || g->fio_map;
+	for (uint32_t i = 0; i < nr; i++) {
+		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
+		if (!ret && g->fio_map)
+			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
+		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
+		if (!ret && g->fio_lfsr)
+			ret = lfsr_init(&g->files[i].lfsr, region_len[i] / g->rw_min_bs, c->block_seed);
+		if (ret)
+			return ret;
+		if (il && j->interlocked) {
+			g->files[i].il = &il[i];
+			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
+		}
+	}
+	return 0;
+}
+
+void gen_release(struct gen *g)
+{
+	for (uint32_t i = 0; g->files && i < g->nr_files; i++)
+		randmap_free(&g->files[i].map);
+	free(g->files);
+	memset(g, 0, sizeof(*g));
+}
+
+void gen_limit_open(struct gen *g, uint32_t max)
+{
+	if (!max || max >= g->nr_files)
+		return;
+	g->max_open = max;
+	g->nr_open = max;
+	for (uint32_t i = 0; i < max; i++)
+		g->files[i].open = true;
+}
+
+void gen_file_closed(struct gen *g, uint32_t file)
+{
+	struct gen_file *f = &g->files[file];
+
+	if (!f->open)
+		return;
+	f->open = false;
+	f->closing = false;
+	g->nr_open--;
+}
+
+static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	f->exhausted = false;
+	f->closing = false;	/* still open: it serves the new pass */
+	/* Backward passes go on from where the last one ended, as fio's loops do. */
+	if (!g->job->rw_seq_back_bytes)
+		f->pos[d] = 0;
+	f->back_done[d] = 0;
+	f->last_start[d] = 0;
+	f->zone_start = 0;
+	if (g->use_perm && !g->fio_map)
+		perm_new_pass(&f->perm, &g->rng_off);
+	if (f->map.nr_bits)
+		randmap_reset(&f->map);
+	if (g->fio_lfsr)
+		lfsr_reset(&f->lfsr, g->clone->block_seed);
+}
+
+/* fio's files run out of room by a failed draw (its map, or its register), not by a count. */
+static bool runs_out(const struct gen *g)
+{
+	return g->fio_map || g->fio_lfsr;
+}
+
+/* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
+static void start_phase(struct gen *g, bool window)
+{
+	g->in_window = window;
+	g->limited = false;
+	g->done_bytes = 0;
+	g->done_ios = 0;
+	g->zone_bytes = 0;
+	g->cur = 0;
+	g->nr_exhausted = 0;
+	g->tw_have = false;
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+			file_new_pass(g, &g->files[i], d);
+	g->limit_ios = window ? g->job->number_ios : 0;
+	g->limit_bytes = 0;
+}
+
+void gen_window(struct gen *g, bool time_based)
+{
+	start_phase(g, true);
+	/* fio's reset_all_stats zeroes io_issues when the ramp ends; the mix goes on. */
+	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
+	if (time_based)
+		return;
+	g->limited = true;
+	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
+	/*
+	 * fio: with filesize= the regions run to the files' ends and size= is the
+	 * job's amount; drawn random I/O is bounded by size= itself, not by the
+	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
+	 */
+	if (!g->job->io_size_bytes && g->job->size_bytes &&
+	    (g->fio_draw || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
+		g->limit_bytes = g->job->size_bytes;
+	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
+	g->passes_left = g->job->loops ? g->job->loops : 1;
+	if (g->job->interlocked)
+		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
+}
+
+void gen_window_go_on(struct gen *g)
+{
+	g->in_window = true;
+	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
+}
+
+void gen_uncounted(struct gen *g)
+{
+	start_phase(g, false);
+}
+
+/*
+ * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n; one
+ * that lands exactly on (or past) the region's end wraps to its start and the
+ * pass goes on to the region's size (size=64k bs=4k rw=write:4k writes every
+ * other block twice), but a block that would straddle the end ends the pass
+ * short (fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB).
+ */
+static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
+{
+	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
+	uint64_t bs = b->min_bytes, step = bs + g->skip, fit;
+
+	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
+		return len;
+	fit = (len - bs) / step + 1;
+	return fit * step >= len ? len : fit * bs;
+}
+
+uint64_t gen_pass_bytes(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		/* Strided zones wrap to the region's start, so skips shorten no pass there. */
+		sum += g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
+	return sum;
+}
+
+/* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
+static uint8_t mix_decide(struct gen *g)
+{
+	if (g->mix_issues[g->mix_ddir] >= g->mix_until) {
+		uint32_t read_pct = g->job->rwmixread_pct;
+		uint8_t d = taus88_between(&g->mix_rng, 1, 100) <= read_pct ? PLAN_DDIR_READ
+									     : PLAN_DDIR_WRITE;
+
+		/* fio's set_rwmix_bytes: the new run lasts the other direction's share of
+		 * the I/Os the old one has issued so far (a quirk, but it is fio's split). */
+		if (d != g->mix_ddir)
+			g->mix_until = g->mix_issues[g->mix_ddir] *
+				       (g->mix_ddir == PLAN_DDIR_READ ? 100 - read_pct : read_pct) / 100;
+		g->mix_ddir = d;
+	}
+	return g->mix_ddir;
+}
+
+static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d);
+static bool new_pass(struct gen *g, uint8_t d);
+
+/*
+ * True when no file has room left in direction d: fio's loop is over there.
+ * Asked per I/O of a mix: the scan starts at the file served next, which
+ * mostly has room, so it stops at once.
+ */
+static bool loop_is_over(const struct gen *g, uint8_t d)
+{
+	for (uint32_t i = 0, k = g->cur; i < g->nr_files; i++, k = k + 1 < g->nr_files ? k + 1 : 0)
+		if (g->files[k].il || !pass_is_done(g, &g->files[k], d))
+			return false;
+	return true;
+}
+
+uint8_t gen_pick_ddir(struct gen *g)
+{
+	uint8_t d;
+
+	if (g->trimwrite)
+		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
+	if (!g->mixed)
+		return g->only_ddir;
+	d = mix_decide(g);
+	/* fio decides, finds no room (its loop is over), starts the next loop (which
+	 * re-seeds) and decides again.  fio's map finds out by a failed draw (fio_next). */
+	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
+		d = mix_decide(g);
+	return d;
+}
+
+static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	if (f->il)
+		return f->exhausted;
+	/* Strided zones wrap back to the region's start: the amount ends the job. */
+	if (g->job->zone_size_bytes)
+		return false;
+	if (runs_out(g))
+		return f->exhausted;
+	if (g->random)
+		return g->use_perm && !f->perm.left;
+	if (g->job->rw_seq_back_bytes)
+		return f->back_done[d] >= f->len;
+	return f->pos[d] >= f->len;
+}
+
+/* openfiles: a closed file may be served only while fewer than max_open are open. */
+static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
+{
+	if (!g->max_open || f->open)
+		return true;
+	if (g->nr_open < g->max_open) {
+		f->open = true;
+		g->nr_open++;
+		return true;
+	}
+	*waits = true;
+	return false;
+}
+
+/*
+ * fio's keep_running after a loop whose files all ran out of room: another
+ * loop while loops= lasts, then only with io_size= and at least one largest
+ * block still to go.
+ */
+static bool fio_loop_left(struct gen *g)
+{
+	uint64_t io_size = g->job->io_size_bytes, max_bs = 0;
+
+	if (g->passes_left > 1) {
+		g->passes_left--;
+		return true;
+	}
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (g->bs[d].max_bytes > max_bs)
+			max_bs = g->bs[d].max_bytes;
+	return io_size > g->done_bytes && io_size - g->done_bytes >= max_bs;
+}
+
+/*
+ * Every file starts a new pass.  In the measured window a pass is fio's loop:
+ * a repeatable job's generators start over and the mix decides afresh; with
+ * fio's map a pass ends where no file has room, and the loops left bound them
+ * (false: the window is done).
+ */
+static bool new_pass(struct gen *g, uint8_t d)
+{
+	if (g->limited) {
+		if (runs_out(g) && !fio_loop_left(g))
+			return false;
+		gen_fio_next_loop(g);
+	}
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		file_new_pass(g, &g->files[i], d);
+	return true;
+}
+
+static bool all_exhausted(const struct gen *g)
+{
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		if (!g->files[i].exhausted)
+			return false;
+	return true;
+}
+
+/* The file of the next I/O by file_service; every file starts a new pass when all are done. */
+static int32_t next_file(struct gen *g, uint8_t d)
+{
+	enum plan_file_service fs = g->job->file_service;
+	uint32_t n = g->nr_files, idx;
+	bool waits = false;
+
+	if (fs == PLAN_FILE_SERVICE_RANDOM && n > 1)
+		g->cur = (uint32_t)rng_below(&g->rng_mix, n);
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 0; i < n; i++) {
+			idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
+			if (pass_is_done(g, &g->files[idx], d) || !may_serve(g, &g->files[idx], &waits))
+				continue;
+			if (fs == PLAN_FILE_SERVICE_ROUNDROBIN)
+				g->cur = idx + 1 < n ? idx + 1 : 0;
+			else
+				g->cur = idx;
+			return (int32_t)idx;
+		}
+		/* Files left in this pass wait for an open one to close: not a new pass yet. */
+		g->busy = waits;
+		if (waits)
+			return -1;
+		/* Interlocked windows end when every file's tickets are gone. */
+		if (g->limited && g->job->interlocked)
+			return -1;
+		if (!new_pass(g, d))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * fio's file_service_type=TYPE:N: a file picked keeps the next N-1 I/Os while
+ * it can serve them (fio's file_service_left), then the type picks again.
+ */
+static int32_t pick_file(struct gen *g, uint8_t d)
+{
+	int32_t idx;
+
+	/* fio keeps the file only while it is open (openfiles= may have closed it). */
+	if (g->svc_left && g->svc_file < g->nr_files && !pass_is_done(g, &g->files[g->svc_file], d) &&
+	    (!g->max_open || g->files[g->svc_file].open)) {
+		g->svc_left--;
+		return (int32_t)g->svc_file;
+	}
+	idx = next_file(g, d);
+	if (idx >= 0) {
+		g->svc_file = (uint32_t)idx;
+		g->svc_left = g->job->file_service_extra;
+	}
+	return idx;
+}
+
+/*
+ * zonemode=strided: the distance between zone starts, which is also the span I/O
+ * stays in.  A share of the file (zonerange=1%) is cut to a multiple of 4 KiB, so
+ * every zone starts where direct I/O may (1% of 1234 MiB is 12939427 bytes, and
+ * the second sample's read failed with EINVAL).
+ */
+static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
+{
+	const struct plan_job *j = g->job;
+	uint64_t r;
+
+	if (j->zone_range_bytes)
+		return j->zone_range_bytes;
+	if (!j->zone_range_ppm)
+		return j->zone_size_bytes;
+	r = f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
+	return r >= 4096 ? r & ~(uint64_t)4095 : r;
+}
+
+/* The random blocks of the current zone: zonerange's, cut at the region's end. */
+static uint64_t zone_blocks(const struct gen *g, const struct gen_file *f)
+{
+	uint64_t span = zone_range(g, f), n;
+
+	if (span > f->len - f->zone_start)
+		span = f->len - f->zone_start;
+	n = span / g->align;
+	return n ? n : 1;
+}
+
+/*
+ * As fio's file reset: I/O starts over at the zone's start with an empty random
+ * map.  fio restarts its lfsr from the same seed, so with random_generator=lfsr
+ * every zone is visited in the same order; the random map's order is new each time.
+ */
+static void zone_reset(struct gen *g, struct gen_file *f)
+{
+	uint64_t key = g->zone_key;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->pos[d] = f->zone_start;
+	if (g->use_perm)
+		perm_init(&f->perm, zone_blocks(g, f), g->job->random_lfsr ? &key : &g->rng_off);
+}
+
+/*
+ * zonemode=strided as fio's setup_strided_zone_mode: after zonesize bytes the
+ * next zone starts zonerange + zoneskip further on (back at the region's start
+ * past its end).  I/O stays within zonerange bytes of the zone's start:
+ * sequential I/O wraps there, random I/O draws from the zone's blocks only, and
+ * every zonerange bytes the zone starts over with a fresh random map, so with
+ * zonesize > zonerange every block is done once per zonerange bytes.
+ */
+static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	const struct plan_job *j = g->job;
+	uint64_t range = zone_range(g, f);
+
+	if (!range)
+		return;
+	if (g->zone_bytes >= j->zone_size_bytes) {
+		g->zone_bytes = 0;
+		f->zone_start += range + j->zone_skip_bytes;
+		if (f->zone_start >= f->len)
+			f->zone_start = 0;
+		f->pos[d] = f->zone_start;
+	}
+	if (f->pos[d] >= f->zone_start + range)
+		f->pos[d] = f->zone_start;
+	if (g->zone_bytes % range == 0)
+		zone_reset(g, f);
+}
+
+/*
+ * Sequential I/O that reaches the region's end inside the last zone (zonerange
+ * not dividing the region) ends the job, as fio finds no next offset there;
+ * a time-based job goes on at the zone's start.
+ */
+static bool strided_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	strided_zone(g, f, d);
+	if (g->random || f->pos[d] < f->len)
+		return true;
+	if (g->limited)
+		return false;
+	f->pos[d] = f->zone_start;
+	return true;
+}
+
+static uint64_t random_block(struct gen *g, struct gen_file *f)
+{
+	if (g->use_perm)
+		return perm_next(&f->perm);
+	if (g->use_dist)
+		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
+	return rng_below(&g->rng_off, g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
+}
+
+/* A random offset: a block of the region, or of the current strided zone; RANDMAP_NONE: no room. */
+static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	uint64_t b;
+
+	if (g->fio_draw && !g->job->zone_size_bytes) {
+		b = gen_fio_block(g, f, d);
+		return b == RANDMAP_NONE ? b : b * g->ba[d];
+	}
+	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
+	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left)
+		zone_reset(g, f);
+	b = random_block(g, f);
+	return f->zone_start + b * g->align;
+}
+
+/*
+ * rw=read:-<n> as fio's get_next_seq_offset: the next I/O starts n bytes before
+ * the end of the last one; stepping before the region's start wraps to n
+ * bytes before its end.  The first I/O of a pass is at the start, so with
+ * n = 2 * bs a pass goes 0, end - 2bs, end - 3bs, ..., bs.
+ */
+static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
+
+	f->back_done[d] += len;
+	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->len >= back ? f->len - back : 0);
+	return rel;
+}
+
+/* Sequential position with rw=read:<n> skips and stride (zones: strided_zone). */
+static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	const struct plan_job *j = g->job;
+	uint64_t rel = f->pos[d];
+
+	/* sequential_parallel: iodepth streams in lockstep, all from the same start. */
+	if (j->sequential_parallel && j->iodepth > 1 && ++f->par_issued < j->iodepth)
+		return rel;
+	f->par_issued = 0;
+	if (j->rw_seq_back_bytes)
+		return back_offset(g, f, d, len);
+	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
+	return rel;
+}
+
+/* Interlocked: the next shared ticket; false when this file's window tickets are gone. */
+static bool interlock_offset(struct gen *g, struct gen_file *f, uint64_t *rel)
+{
+	uint64_t step = f->len / f->nsteps, t;
+
+	if (g->in_window) {
+		t = atomic_fetch_add_explicit(&f->il->window, 1, memory_order_relaxed);
+		if (g->limited && t >= f->il_limit) {
+			f->exhausted = true;
+			return false;
+		}
+	} else {
+		t = atomic_fetch_add_explicit(&f->il->free_run, 1, memory_order_relaxed);
+	}
+	*rel = (t % f->nsteps) * step;
+	return true;
+}
+
+/* percentage_random: the share of a random job's I/Os that go to a random block. */
+static bool is_random_turn(struct gen *g, uint8_t d)
+{
+	uint32_t pct = g->job->percentage_random_pct[d];
+
+	return pct >= 100 || rng_below(&g->rng_pr, 100) < pct;
+}
+
+/* The sequential I/Os of a partly random job continue where the last I/O ended. */
+static uint64_t after_last(const struct gen_file *f, uint8_t d, uint64_t len)
+{
+	return f->pos[d] + len > f->len ? 0 : f->pos[d];
+}
+
+/*
+ * A random job's offset.  With rw=randread:<n> only every n-th I/O draws (the
+ * first one included, as fio's); the others continue where the last I/O ended
+ * (a draw again past the region's end) or, with rw_sequencer=identical, repeat
+ * its offset.
+ */
+static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
+{
+	const struct plan_job *j = g->job;
+
+	if (j->rw_seq_nr > 1 && --g->seq_left) {
+		if (j->rw_seq_identical)
+			return f->last_start[d] ? f->last_start[d] - 1 : 0;
+		if (f->pos[d] + len <= f->len)
+			return f->pos[d];
+		return random_at(g, f, d);
+	}
+	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;
+	if (is_random_turn(g, d))
+		return random_at(g, f, d);
+	return after_last(f, d, len);
+}
+
+/*
+ * A sequential I/O's length, drawn once its position is known, as fio's: one
+ * that would pass the region's end is drawn again (fio's io_u_fits), so the
+ * pass ends on whole drawn lengths.  Without room even for the minimum (another
+ * direction's smaller block set the region), the minimum, cut at the end later.
+ */
+static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	uint64_t len = gen_pick_len(g, d, f->pos[d] < f->len ? f->len - f->pos[d] : 0);
+
+	return len ? len : gen_bs_of(g, d)->min_bytes;
+}
+
+/* The next file and offset; a sequential job's length is drawn here when *len is 0. */
+static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, uint64_t *rel)
+{
+	struct gen_file *f;
+	int32_t idx;
+
+	for (;;) {
+		idx = pick_file(g, d);
+		if (idx < 0)
+			return false;
+		f = &g->files[idx];
+		*file = (uint32_t)idx;
+		if (f->il) {
+			if (interlock_offset(g, f, rel))
+				return true;
+			continue;
+		}
+		if (g->job->zone_size_bytes && !strided_zone_next(g, f, d))
+			return false;
+		if (g->random) {
+			*rel = random_rel(g, f, d, *len);
+			f->pos[d] = *rel + *len;
+			f->last_start[d] = *rel + 1;
+		} else {
+			if (!*len)
+				*len = seq_len(g, f, d);
+			*rel = seq_offset(g, f, d, *len);
+		}
+		return true;
+	}
+}
+
+/*
+ * A random I/O in fio's order: the offset, then a length that fits from there,
+ * then the map's cut.  A file with no room for it is done for the pass, as fio
+ * marks a file done when it cannot fill an I/O; without a map that ends the job.
+ */
+static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
+{
+	struct gen_file *f;
+
+	for (;;) {
+		*len = g->min_bs[*d];
+		if (!next_rel(g, *d, len, file, rel))
+			return false;
+		f = &g->files[*file];
+		/* Past the region, fio's get_next_offset fails before any length is drawn. */
+		if (*rel < f->io_size) {
+			*len = gen_pick_len(g, *d, f->io_size - *rel);
+			if (*len && *rel + *len <= f->io_size)
+				break;
+		}
+		if (!runs_out(g))
+			return false;
+		f->exhausted = true;
+		if (!g->mixed)
+			continue;
+		/* fio decides the direction again for the next file (set_rw_ddir per fill),
+		 * after its next loop has started when no file had room. */
+		if (all_exhausted(g) && !new_pass(g, *d))
+			return false;
+		*d = gen_pick_ddir(g);
+	}
+	if (g->fio_map)
+		*len = gen_fio_mark(g, f, *d, *rel, *len);
+	f->pos[*d] = *rel + *len;
+	return true;
+}
+
+/*
+ * Any other I/O, cut at the region's end: sequential ones draw their length at
+ * their position (seq_len); the permutation, skewed draws, strided zones and
+ * interlocked tickets take a length first, then the offset.
+ */
+static bool plain_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
+{
+	const struct gen_file *f;
+
+	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
+	if (!next_rel(g, *d, len, file, rel))
+		return false;
+	f = &g->files[*file];
+	if (*rel + *len > f->len)
+		*len = f->len - *rel;
+	return true;
+}
+
+uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
+{
+	return d == PLAN_DDIR_WRITE ? g->only_ddir : PLAN_DDIR_WRITE;
+}
+
+bool gen_next(struct gen *g, struct gen_io *io)
+{
+	return gen_next_ddir(g, gen_pick_ddir(g), io);
+}
+
+bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
+{
+	uint64_t len, rel;
+	struct gen_file *f;
+
+	if (g->trimwrite && g->tw_have) {
+		/* trimwrite: the block just trimmed is written; the pair counts once. */
+		*io = g->tw;
+		io->ddir = PLAN_DDIR_WRITE;
+		g->tw_have = false;
+		return true;
+	}
+	g->busy = false;
+	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
+	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+		return false;
+	if (!(g->fio_draw ? fio_next : plain_next)(g, &d, &io->file, &rel, &len))
+		return false;
+	f = &g->files[io->file];
+	if (g->max_open && pass_is_done(g, f, d))
+		f->closing = true;
+	/* fio checks the amount before an I/O, not after: the last one goes whole. */
+	g->done_bytes += len;
+	g->zone_bytes += len;
+	g->done_ios++;
+	if (g->mixed) {
+		/* A rate-steered direction becomes the mix's, as fio's rate_ddir makes it. */
+		g->mix_ddir = d;
+		g->mix_issues[d]++;
+	}
+	io->offset = f->start + rel;
+	io->len = (uint32_t)len;
+	io->ddir = d;
+	if (g->trimwrite) {
+		g->tw = *io;
+		g->tw_have = true;
+	}
+	return true;
+}

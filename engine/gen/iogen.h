@@ -1,0 +1,171 @@
+/*
+ * engine/gen/iogen.h - what a worker does next: direction, file, offset and length.
+ *
+ * One generator per worker, private to its thread.  It turns the job's pattern
+ * (rw, rwmixread, bs/bsrange/bssplit, blockalign, stride, random distribution,
+ * file_service) into a stream of I/Os over the clone's file regions, and counts
+ * the measured window's amount, checked before each I/O as fio checks it (a
+ * size-bound job with varying lengths issues its last I/O whole).  Interlocked jobs draw sequential positions from counters that
+ * all clones of the job share (the only shared write on the hot path).
+ */
+#ifndef IOPLAN_ENGINE_IOGEN_H
+#define IOPLAN_ENGINE_IOGEN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/gen/lfsr.h"
+#include "engine/gen/offsets.h"
+#include "engine/plan.h"
+#include "engine/gen/randmap.h"
+#include "engine/gen/taus88.h"
+
+/* One shared sequential position per file of an interlocked job, on its own line. */
+struct interlock {
+	_Alignas(64) _Atomic uint64_t window;	/* tickets of the measured window */
+	_Atomic uint64_t free_run;		/* tickets outside it (ramp, cool-down) */
+	char pad[64 - 2 * sizeof(uint64_t)];
+};
+
+struct gen_file {
+	uint64_t start;			/* first byte of the region */
+	uint64_t len;			/* usable bytes: a whole number of steps/blocks */
+	uint64_t nblocks;		/* random: blocks of `align` bytes */
+	uint64_t nsteps;		/* sequential: positions `step` apart */
+	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
+	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
+	uint64_t back_done[PLAN_DDIR_NR];	/* rw=read:-<n>: bytes issued this pass */
+	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
+	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
+	struct perm perm;		/* random map replacement: one pass = one permutation */
+	struct randmap map;		/* fio_map: fio's random map (nr_bits 0 = none) */
+	struct lfsr lfsr;		/* fio_lfsr: fio's register over the region's blocks */
+	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
+	uint64_t lastb[PLAN_DDIR_NR];	/* fio_draw: blocks a draw may start at, per direction */
+	struct interlock *il;		/* interlocked jobs only */
+	uint64_t il_limit;		/* window tickets this file takes in all */
+	bool exhausted;			/* this pass is done for this file */
+	bool open;			/* openfiles: counted in gen.nr_open */
+	bool closing;			/* openfiles: its pass is issued; close once idle */
+};
+
+struct gen_io {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t file;
+	uint8_t ddir;
+};
+
+struct gen {
+	const struct plan_job *job;
+	struct gen_file *files;
+	uint32_t nr_files;
+	uint32_t cur;			/* file service position */
+	uint32_t svc_file, svc_left;	/* file_service_type=TYPE:N: the file, and I/Os it still gets */
+	uint32_t nr_exhausted;
+	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
+	uint32_t nr_open;
+	bool busy;			/* the last draw waits for a file to close */
+	bool random;
+	bool use_perm;			/* random map semantics (no norandommap, uniform) */
+	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
+	bool fio_map;
+	bool fio_draw;			/* uniform offsets drawn as fio draws them (not the permutation) */
+	bool fio_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
+	uint32_t passes_left;		/* fio_map: passes the window may still start (fio's loops) */
+	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
+	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
+	struct taus88 off_rng;		/* fio's random_state */
+	struct taus88 bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
+	const struct plan_clone *clone;	/* its fio seeds */
+	struct plan_bs bs[PLAN_DDIR_NR];	/* the job's block sizes, bssplit sorted as fio sorts it */
+	struct taus88 zone_rng;		/* fio's zone_state: random_distribution=zoned's draws */
+	bool mixed;
+	bool in_window;			/* interlocked: draw from the window's tickets */
+	bool limited;			/* the window's amount applies (not time_based) */
+	uint8_t only_ddir;		/* single-direction jobs */
+	uint64_t align;			/* random block size */
+	uint64_t skip;			/* rw=read:<n> gap */
+	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
+	uint64_t rng_off, rng_mix;
+	/* The read/write mix, decided as fio's get_rw_ddir decides it: a direction is
+	 * drawn, then kept for a run of I/Os proportional to what the other did. */
+	struct taus88 mix_rng;		/* fio's rwmix_state */
+	uint64_t mix_issues[2];		/* fio's io_issues of reads and writes */
+	uint64_t mix_until;		/* fio's rwmix_issues: draw again at this count */
+	uint8_t mix_ddir;		/* fio's rwmix_ddir */
+	uint64_t rng_pr;		/* percentage_random draws */
+	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
+	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
+	bool tw_have;			/* the write of the last trim is due */
+	struct gen_io tw;
+	struct dist dist;
+	bool use_dist;
+	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
+	uint64_t zone_key;		/* zonemode=strided with lfsr: the seed every zone's order starts from */
+	/* Amount of the measured window. */
+	uint64_t limit_bytes;		/* 0 = none */
+	uint64_t limit_ios;		/* 0 = none */
+	uint64_t done_bytes;
+	uint64_t done_ios;
+};
+
+/*
+ * Sets up a generator over nr files; region_start/region_len give each file's
+ * I/O region (already validated against the file size).  il is NULL unless the
+ * job is interlocked (then an array of nr).  Returns 0, -EINVAL when a region
+ * holds no whole block, or -ENOMEM.
+ */
+int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
+	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
+	     struct interlock *il);
+void gen_release(struct gen *g);
+
+/*
+ * gen_window starts the measured window (it ends at the job's amount unless
+ * time_based), gen_uncounted an uncounted phase (ramp, cool-down: endless);
+ * either way every file starts a fresh pass.
+ */
+void gen_window(struct gen *g, bool time_based);
+void gen_uncounted(struct gen *g);
+
+/*
+ * The window goes on from where a ramp begun with gen_window left off: fio
+ * counts the ramp's I/O toward size=, so the passes are not started again.
+ */
+void gen_window_go_on(struct gen *g);
+
+/*
+ * openfiles (fio's semantics): at most max files open at once, files 0..max-1
+ * first.  File service then picks among the open files and opens a closed one
+ * only while fewer than max are open; a file whose pass has been issued is
+ * marked closing, and the caller closes it once its I/O has completed
+ * (gen_file_closed).  When every file left to serve is closed and none may
+ * open, the draw fails with busy set: wait for a completion, then draw again.
+ */
+void gen_limit_open(struct gen *g, uint32_t max);
+void gen_file_closed(struct gen *g, uint32_t file);
+
+static inline bool gen_file_closing(const struct gen *g, uint32_t file)
+{
+	return g->files[file].closing;
+}
+
+/* Fills *io with the next I/O.  False when the window's amount is done (or busy). */
+bool gen_next(struct gen *g, struct gen_io *io);
+
+/* The same in a direction chosen by the caller (rate limits steer mixed jobs). */
+bool gen_next_ddir(struct gen *g, uint8_t ddir, struct gen_io *io);
+
+/* The direction of the next I/O by rwmixread, and the other direction of a mix. */
+uint8_t gen_pick_ddir(struct gen *g);
+uint8_t gen_other_ddir(const struct gen *g, uint8_t ddir);
+
+/* Bytes one pass over all files covers (the default amount per loop). */
+uint64_t gen_pass_bytes(const struct gen *g);
+
+/* Window tickets of an interlocked job's file: loops passes over its region. */
+uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len);
+
+#endif /* IOPLAN_ENGINE_IOGEN_H */

@@ -1,0 +1,106 @@
+/*
+ * engine/gen/offsets.h - block-index generators: full-period permutations and skewed draws.
+ *
+ * Random I/O picks block indices in [0, n).  By default every block is visited
+ * exactly once per pass without a bitmap: the pass walks a counter through a keyed
+ * bijection of [0, 2^k) (xor-shift and odd-multiply rounds, each invertible modulo
+ * 2^k) and keeps the values below n, so the first n kept values are a permutation
+ * of [0, n) and a new key gives a new order for the next pass.  Cost: a few
+ * multiplies and, on average, fewer than two rounds per block.
+ *
+ * Skewed distributions (zipf, pareto, normal) draw a rank and map it through a fixed
+ * keyed bijection so hot blocks are scattered over the region, as fio does.
+ */
+#ifndef IOPLAN_ENGINE_OFFSETS_H
+#define IOPLAN_ENGINE_OFFSETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/plan.h"
+
+struct perm {
+	uint64_t n;			/* domain size */
+	uint64_t mask;			/* 2^k - 1, 2^k >= n */
+	uint32_t shift;			/* xor-shift distance, >= 1 */
+	uint64_t k0, k1;		/* keys of the current pass */
+	uint64_t i;			/* counter in [0, 2^k) */
+	uint64_t left;			/* values still to come in this pass */
+};
+
+/* A keyed bijection of [0, mask]. */
+static inline uint64_t perm_mix(const struct perm *p, uint64_t x)
+{
+	x = (x + p->k0) & p->mask;
+	x ^= x >> p->shift;
+	x = (x * 0x9e3779b97f4a7c15ull) & p->mask;
+	x ^= (x >> p->shift) ^ (p->k1 & p->mask);
+	x = (x * 0xd6e8feb86659fd93ull) & p->mask;
+	x ^= x >> p->shift;
+	return x;
+}
+
+/* Next value of the pass; the caller starts a new pass when left reaches 0. */
+static inline uint64_t perm_next(struct perm *p)
+{
+	uint64_t x;
+
+	do
+		x = perm_mix(p, p->i++);
+	while (x >= p->n);
+	p->left--;
+	return x;
+}
+
+/* Prepares a permutation of [0, n) and its first pass, keyed from *rng. */
+void perm_init(struct perm *p, uint64_t n, uint64_t *rng);
+
+/* Starts a new pass with fresh keys. */
+void perm_new_pass(struct perm *p, uint64_t *rng);
+
+/* The bijection of [0, n) itself, for random access (cycle-walking). */
+uint64_t perm_map(const struct perm *p, uint64_t x);
+
+/* Skewed block choice: zipf, pareto or normal over [0, n). */
+struct dist {
+	enum plan_random_dist kind;
+	uint64_t n;
+	uint64_t rank_shift;		/* center, as a rank offset */
+	double theta, zetan, zeta2, alpha, eta;	/* zipf */
+	double pareto_pow;
+	double sigma;			/* normal: standard deviation in blocks */
+	double center;			/* normal: mean in blocks */
+	struct perm scramble;
+	/* zoned: zone i holds blocks [zone_lo[i], zone_hi[i]) and gets the I/Os whose
+	 * percentile draw falls below zone_cum[i]. */
+	uint32_t nr_zones;
+	uint32_t zone_cum[PLAN_RAND_ZONES_MAX];
+	uint64_t zone_lo[PLAN_RAND_ZONES_MAX];
+	uint64_t zone_hi[PLAN_RAND_ZONES_MAX];
+};
+
+/*
+ * param: zipf theta (> 0, != 1), pareto h (0 < h < 1), normal sigma in percent of
+ * the range; center in [0, 1) (0 = default).  Returns 0 or -EINVAL.
+ */
+int dist_init(struct dist *d, enum plan_random_dist kind, uint64_t n, double param,
+	      double center, uint64_t seed);
+
+/*
+ * random_distribution=zoned / zoned_abs over n blocks of block_bytes: zones from
+ * the start, sized in percent of n or in bytes.  Returns 0 or -EINVAL (a zone
+ * past the end, or no blocks in a zone that gets I/O).
+ */
+int dist_init_zones(struct dist *d, uint64_t n, uint64_t block_bytes, const struct plan_rand_zone *z,
+		    uint32_t nz);
+
+/* Rank drawn from the distribution (0 = hottest for zipf/pareto), before scrambling. */
+uint64_t dist_rank(struct dist *d, uint64_t *rng);
+
+/* A block index in [0, n). */
+uint64_t dist_next(struct dist *d, uint64_t *rng);
+
+/* zeta(n, theta) = sum_{i=1..n} i^-theta, exact below 10^4 terms, Euler-Maclaurin above. */
+double dist_zeta(uint64_t n, double theta);
+
+#endif /* IOPLAN_ENGINE_OFFSETS_H */

@@ -1,0 +1,883 @@
+/*
+ * engine/layout/layout.c - checking, creating and filling the plan's files (layout.h).
+ *
+ * Marking (mark.h): a file ioplan creates gets the xattr user.ioplan, bound
+ * to that file and saying how far its layout got; it is marked "partial" the
+ * moment it is created and "filled" (or "sized") only once the layout is
+ * complete, and re-stamped after each run that wrote it (layout_finish).  A
+ * file whose mark is partial, or sized when a job now reads it, is laid out
+ * again from its first byte: an interrupted layout must never be read back as
+ * if it held data.  Where the file system refuses user xattrs (tmpfs before Linux 6.6, some FUSE and network
+ * file systems) nothing else is written - no sidecar file, no header inside the
+ * data that the workload would overwrite.  The file still counts as ioplan's own
+ * for the rest of this run (we know we just created it), and a note says that a
+ * later run will treat it as foreign, so rewriting it then needs
+ * allow_existing_file_write.  Erring that way can only refuse, never destroy.
+ *
+ * Layout follows fio: files read by a job (or written with overwrite=1) are
+ * written in full with random data (layout_fill.c: 1 MiB writes, O_DIRECT and
+ * several in flight when the job is direct and the range is aligned), then
+ * fsynced unless create_fsync=0; write-only jobs get the
+ * size by ftruncate plus fallocate, since they write the data themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "engine/buffers.h"
+#include "engine/ioengine.h"
+#include "engine/layout/layout.h"
+#include "engine/layout/layout_fill.h"
+#include "engine/mark.h"
+#include "engine/gen/rng.h"
+#include "engine/safety/safety.h"
+
+#define PPM 1000000ull
+
+int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
+		const char *fmt, ...)
+{
+	struct res_msg *m;
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	m = realloc(r->msgs, (r->nr_msgs + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->msgs = m;
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	m = &r->msgs[r->nr_msgs];
+	m->level = level;
+	m->code = strdup(code);
+	m->text = text;
+	m->job_id = job_id;
+	if (!m->code) {
+		free(text);
+		return -ENOMEM;
+	}
+	r->nr_msgs++;
+	return 0;
+}
+
+/* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
+static uint64_t offset_align(const struct plan_job *j)
+{
+	uint64_t a = UINT64_MAX;
+
+	if (j->offset_align_bytes)
+		return j->offset_align_bytes;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
+			a = j->bs[d].min_bytes;
+	return a == UINT64_MAX ? 1 : a;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x / a + (x % a != 0)) * a;
+}
+
+void layout_region(const struct plan_job *j, const struct plan_clone *c,
+		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
+{
+	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
+
+	if (f->offset_ppm)
+		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
+			     offset_align(j));
+	n = f->region_bytes ? f->region_bytes : f->size_bytes;
+	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
+	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
+		n = n > s ? n - s : 0;
+	if (!n && f->size_ppm && actual)
+		n = actual * f->size_ppm / PPM;
+	if (!n && actual > s)
+		n = actual - s;
+	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
+		n = actual > s ? actual - s : 0;
+	*start = s;
+	*len = n;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct layout_file *)a)->path, ((const struct layout_file *)b)->path);
+}
+
+static struct layout_file *find(const struct layout *l, const char *path)
+{
+	struct layout_file key = { .path = path };
+
+	return bsearch(&key, l->files, l->nr, sizeof(key), cmp_path);
+}
+
+static void note_use(struct layout_file *lf, const struct plan_job *j, const struct plan_clone *c,
+		     const struct plan_file *f, uint32_t job_index)
+{
+	uint64_t start, len;
+
+	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
+	layout_region(j, c, f, 0, &start, &len);
+	if (len && !f->size_ppm && start + len > lf->need)
+		lf->need = start + len;
+	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
+	if (((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
+	     !j->verify_only) || ioe_removes_files(j->ioengine))
+		lf->writes = true;
+	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
+		lf->trims = true;
+	/*
+	 * A read job with verify= checks what an earlier run wrote, as verify_only
+	 * does: laying its file out again would replace that data with new.
+	 */
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only &&
+	    !(j->verify != PLAN_VERIFY_NONE && !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)))
+		lf->fill = true;
+	lf->direct = lf->direct || j->direct;
+	lf->is_device = lf->is_device || f->is_device;
+	lf->allow_create = lf->allow_create && j->allow_file_create;
+	lf->last_job = job_index;
+}
+
+static uint32_t count_uses(const struct plan *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			n += j->clones[c].nr_files;
+	}
+	return n;
+}
+
+/* Sorts and merges entries of the same path, keeping the strictest needs. */
+static void dedupe(struct layout *l)
+{
+	uint32_t out = 0;
+
+	qsort(l->files, l->nr, sizeof(*l->files), cmp_path);
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *a = &l->files[out], *b = &l->files[i];
+
+		if (i && !strcmp(a->path, b->path)) {
+			if (b->need > a->need)
+				a->need = b->need;
+			a->writes |= b->writes;
+			a->trims |= b->trims;
+			a->fill |= b->fill;
+			a->direct |= b->direct;
+			a->is_device |= b->is_device;
+			a->allow_create &= b->allow_create;
+			a->create_fsync |= b->create_fsync;
+			a->disk_util |= b->disk_util;
+			if (b->last_job > a->last_job)
+				a->last_job = b->last_job;
+			if (b->first_job < a->first_job ||
+			    (b->first_job == a->first_job && b->first_clone < a->first_clone)) {
+				a->first_job = b->first_job;
+				a->first_clone = b->first_clone;
+			}
+			continue;
+		}
+		if (i)
+			l->files[++out] = *b;
+	}
+	l->nr = l->nr ? out + 1 : 0;
+}
+
+/* The index of dir in l->dirs, adding it when new; the files are sorted, so it is usually the last. */
+static int32_t dir_index(struct layout *l, char *dir)
+{
+	for (uint32_t i = l->nr_dirs; i-- > 0;)
+		if (!strcmp(l->dirs[i].path, dir)) {
+			free(dir);
+			return (int32_t)i;
+		}
+	l->dirs[l->nr_dirs] = (struct layout_dir){ .path = dir, .fd = -1 };
+	return (int32_t)l->nr_dirs++;
+}
+
+/*
+ * Every distinct directory of the files that are not devices (those keep
+ * their names, as does a path too long to split: its open fails on its own).
+ */
+static int collect_dirs(struct layout *l)
+{
+	char dir[PATH_MAX], *copy;
+
+	l->dirs = calloc(l->nr ? l->nr : 1, sizeof(*l->dirs));
+	if (!l->dirs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *lf = &l->files[i];
+
+		lf->dir = -1;
+		if (lf->is_device || tgt_dir_name(lf->path, dir, sizeof(dir)))
+			continue;
+		copy = strdup(dir);
+		if (!copy)
+			return -ENOMEM;
+		lf->dir = dir_index(l, copy);
+	}
+	return 0;
+}
+
+int layout_init(struct layout *l, const struct plan *p)
+{
+	uint32_t n = count_uses(p), k = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->files = calloc(n ? n : 1, sizeof(*l->files));
+	if (!l->files)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		if (!ioe_lays_out(j->ioengine))
+			continue; /* the null engine touches no file, filecreate makes its own (as fio's) */
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+				struct layout_file *lf = &l->files[k++];
+
+				lf->path = j->clones[c].files[f].path;
+				lf->claim_fd = -1;
+				lf->allow_create = true;
+				lf->first_job = (int32_t)i;
+				lf->first_clone = c;
+				lf->fallocate = j->fallocate;
+				lf->create_fsync = j->create_fsync;
+				lf->disk_util = !j->no_disk_util;
+				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
+			}
+	}
+	l->nr = k;
+	dedupe(l);
+	return collect_dirs(l);
+}
+
+void layout_release(struct layout *l)
+{
+	for (uint32_t i = 0; i < l->nr; i++)
+		if (l->files[i].claim_fd >= 0)
+			close(l->files[i].claim_fd);
+	for (uint32_t i = 0; i < l->nr_dirs; i++) {
+		if (l->dirs[i].fd >= 0)
+			close(l->dirs[i].fd);
+		free(l->dirs[i].path);
+	}
+	free(l->dirs);
+	free(l->files);
+	l->files = NULL;
+	l->dirs = NULL;
+	l->nr = 0;
+	l->nr_dirs = 0;
+}
+
+static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
+		const char *why)
+{
+	res_msg_add(r, RES_MSG_ERROR, code, lf->first_job, "%s: %s", lf->path, why);
+	return -err;
+}
+
+/* Writes random data over [from, to): the layout proper (layout_fill.c). */
+static int fill_range(struct layout *l, int fd, bool direct, uint64_t from, uint64_t to,
+		      const _Atomic int *stop)
+{
+	return layout_fill(fd, from, to, direct, &l->done, stop);
+}
+
+/* Keeps what st says of lf, for the run's later steps (layout_seen). */
+static void remember(struct layout_file *lf, const struct stat *st)
+{
+	lf->seen = true;
+	lf->mode = st->st_mode;
+	lf->dev = st->st_dev;
+	lf->rdev = st->st_rdev;
+	lf->size = (uint64_t)st->st_size;
+}
+
+/*
+ * Opens lf as the layout first found it: relative to its directory's
+ * descriptor and not through a symbolic link the user did not name (target.h);
+ * a device by its name.  The fd or -errno; the identity is not checked yet.
+ */
+static int open_target(const struct layout *l, const struct layout_file *lf, int flags)
+{
+	int fd;
+
+	if (lf->dir < 0) {
+		fd = open(lf->path, flags | O_CLOEXEC, 0644);
+		return fd < 0 ? -errno : fd;
+	}
+	return tgt_openat(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, flags, 0644);
+}
+
+/*
+ * 0 when fd is the file the layout found at lf (recorded now for a file it
+ * creates); *st gets fd's fstat.
+ */
+static int check_identity(struct layout_file *lf, int fd, struct results *r, struct stat *st)
+{
+	char why[512];
+	int ret = lf->dir < 0 ? (fstat(fd, st) ? -errno : 0) : tgt_check(fd, &lf->id, why, sizeof(why), st);
+
+	if (lf->dir < 0 && ret)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+
+	return ret ? fail(r, lf, -ret, "replaced", why) : 0;
+}
+
+/*
+ * open_target (with O_DIRECT first when *direct, and without it where the
+ * file system refuses it: *direct then false), identity checked, with its
+ * fstat in *st; else a message naming the file.  The fd or -errno.
+ */
+static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool *direct,
+			const char *code, struct results *r, struct stat *st)
+{
+	int fd = *direct ? open_target(l, lf, flags | O_DIRECT) : -EINVAL;
+
+	if (fd == -EINVAL) {
+		*direct = false;
+		fd = open_target(l, lf, flags);
+	}
+	if (fd < 0)
+		return fail(r, lf, -fd, fd == -ELOOP && !lf->id.follow ? "replaced" : code,
+			    tgt_open_error(fd, &lf->id));
+	if (check_identity(lf, fd, r, st)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Removes a file of ours, by its directory's descriptor, only while it is still the one found. */
+static void remove_target(const struct layout *l, const struct layout_file *lf)
+{
+	struct stat st;
+	int dfd;
+
+	if (lf->dir < 0) {
+		unlink(lf->path);
+		return;
+	}
+	dfd = l->dirs[lf->dir].fd;
+	if (!fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
+	    st.st_ino == lf->id.ino)
+		unlinkat(dfd, tgt_base(lf->path), 0);
+}
+
+/* The fd or -errno; *direct says whether it is open O_DIRECT, *st is its fstat. */
+static int open_for_layout(const struct layout *l, struct layout_file *lf, uint64_t from, bool create,
+			   struct results *r, bool *direct, struct stat *st)
+{
+	*direct = lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096);
+	return open_checked(l, lf, O_WRONLY | (create ? O_CREAT | O_EXCL : 0), direct,
+			    create ? "create" : "open", r, st);
+}
+
+/* fallocate=: native and keep ignore file systems without support; none and truncate skip it. */
+static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
+{
+	off_t off = (off_t)cur, len = (off_t)(lf->need - cur);
+	int r;
+
+	switch (lf->fallocate) {
+	case PLAN_FALLOCATE_NONE:
+	case PLAN_FALLOCATE_TRUNCATE:	/* the size comes from the ftruncate every write-only layout does */
+		return 0;
+	case PLAN_FALLOCATE_POSIX:
+		r = posix_fallocate(fd, off, len);
+		return r == ENOSPC ? -ENOSPC : 0;
+	case PLAN_FALLOCATE_KEEP:
+		r = fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len);
+		break;
+	default:
+		r = fallocate(fd, 0, off, len);
+	}
+	return r && errno == ENOSPC ? -ENOSPC : 0;
+}
+
+/*
+ * An O_DIRECT fill allocates as it writes: fallocate() first would only leave
+ * unwritten extents for every write to convert (a quarter slower here), so
+ * the free space is checked instead, to fail before writing, as fallocate would.
+ */
+static int reserve_for_fill(int fd, uint64_t need)
+{
+	struct statvfs sv;
+	struct stat st;
+
+	/* Only growth takes space: a layout done again rewrites blocks the file has. */
+	if (fstatvfs(fd, &sv) || fstat(fd, &st) || (uint64_t)st.st_size >= need)
+		return 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize < need - (uint64_t)st.st_size ? -ENOSPC : 0;
+}
+
+/*
+ * Marks a file of ours, whose fstat since its last change is sb (NULL: made
+ * here); a file system without user xattrs gets a note, once per file.
+ */
+static void stamp(struct layout_file *lf, int fd, enum mark_state st, const struct stat *sb,
+		  struct results *r)
+{
+	int ret;
+
+	if (!lf->ours)
+		return;
+	ret = mark_write_as(fd, st, lf->token, sb);
+	if (!ret) {
+		lf->mark = st;
+	} else if (st == MARK_PARTIAL || !lf->noted) {
+		lf->noted = true;
+		res_msg_add(r, RES_MSG_NOTE, "no-xattr", lf->first_job,
+			    "%s: cannot mark the file as ioplan's (%s); a later run will "
+			    "treat it as an existing file", lf->path, strerror(-ret));
+	}
+}
+
+/* Writes [cur, need) of the file (creating it when create), then marks it complete. */
+static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
+		bool create, const _Atomic int *stop)
+{
+	struct stat st;
+	bool direct;
+	int fd, ret = 0;
+
+	if (create) {
+		lf->id = (struct tgt_id){ .single = true };	/* what the create makes is the file from now on */
+		lf->token = mark_token(&l->tokens);
+	}
+	fd = open_for_layout(l, lf, cur, create, r, &direct, &st);
+	if (fd < 0)
+		return fd;
+	if (create)
+		lf->ours = true;
+	stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
+	ret = lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
+	if (!ret && lf->fill)
+		ret = fill_range(l, fd, direct, cur, lf->need, stop);
+	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))
+		ret = -errno;
+	if (!ret && lf->create_fsync && fsync(fd))
+		ret = -errno;
+	if (!ret && fstat(fd, &st))
+		ret = -errno;
+	if (!ret) {
+		remember(lf, &st);
+		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, &st, r);
+		lf->laid_out = true;
+	}
+	close(fd);
+	if (ret && ret != -EINTR && create) {
+		/* A file this run created and could not finish gives its space back. */
+		remove_target(l, lf);
+		lf->ours = false;
+	}
+	if (ret && ret != -EINTR)
+		return fail(r, lf, -ret, ret == -ENOSPC ? "no-space" : "layout", strerror(-ret));
+	return ret;
+}
+
+/*
+ * The same rules as preflight's (the named device by its number, never one in
+ * use); the device stays claimed (O_EXCL) until layout_release, so nothing can
+ * mount it between this check and the last write.
+ */
+static int check_device(struct layout_file *lf, const struct stat *st, const struct plan *p,
+			struct results *r)
+{
+	char why[512];
+	int fd;
+
+	if (!lf->writes)
+		return 0;
+	if (safety_check_device_write(&safety_system, p, lf->path, why, sizeof(why)))
+		return fail(r, lf, EPERM, "device-write", why);
+	if (!S_ISBLK(st->st_mode))
+		return 0;	/* a character device has nothing to claim */
+	fd = safety_claim_device(lf->path, why, sizeof(why));
+	if (fd < 0)
+		return fail(r, lf, EPERM, "device-write", why);
+	lf->claim_fd = fd;
+	return 0;
+}
+
+/*
+ * Where an existing file of ours must be written from: its first byte when its
+ * layout never finished, or when a job reads it and only its size was set;
+ * else its end (nothing to do when it is long enough).
+ */
+static uint64_t layout_from(const struct layout_file *lf, uint64_t size)
+{
+	if (lf->mark == MARK_PARTIAL || (lf->mark == MARK_SIZED && lf->fill))
+		return 0;
+	return size;
+}
+
+/* An existing regular file: ours, or foreign and left alone unless allowed. */
+static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
+			  struct results *r, uint64_t size, const _Atomic int *stop)
+{
+	char why[256] = "";
+	uint64_t from;
+	struct stat st;
+	bool direct = false;
+	int fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "open", r, &st), ret;
+
+	if (fd < 0)
+		return fd;
+	lf->mark = mark_read(fd, why, sizeof(why));
+	lf->ours = mark_is_ours(lf->mark);
+	if (!lf->ours && lf->appeared)
+		snprintf(why, sizeof(why), "it appeared after the preflight found no file there, so "
+			 "allow_existing_file_write does not cover it; nothing was written to it");
+	if (!lf->ours && layout_adopts_empty(size, lf->need)) {
+		lf->ours = true;
+		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
+			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
+	}
+	lf->id.single = lf->ours;	/* ioplan's file has one name: a second one is someone else's */
+	ret = check_identity(lf, fd, r, &st);
+	close(fd);
+	if (ret)
+		return ret;
+	if (!lf->ours && (lf->writes || size < lf->need)) {
+		if (!p->allow_existing_file_write || lf->appeared) {
+			res_msg_add(r, RES_MSG_ERROR, "existing-file", lf->first_job, "%s: %s%s%s", lf->path,
+				    lf->writes ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW, *why ? ": " : "", why);
+			return -EPERM;
+		}
+		res_msg_add(r, RES_MSG_NOTE, "existing-file-written", lf->first_job, "%s: %s", lf->path,
+			    lf->writes ? LAYOUT_FOREIGN_WRITTEN : LAYOUT_FOREIGN_GROWN);
+	}
+	from = lf->ours ? layout_from(lf, size) : size;
+	if (from < size && lf->need < size)
+		lf->need = size;	/* the whole file, so that "filled" holds for all of it */
+	if (from >= lf->need)
+		return 0;
+	if (lf->fill && from < size)
+		atomic_fetch_add(&l->total, size - from);	/* the rewrite, on top of any growth */
+	return grow(l, lf, r, from, false, stop);
+}
+
+/*
+ * A directory the layout creates is ioplan's, as its files are: marked, so that
+ * dirdelete (and the user) can tell it from theirs.  Where the file system keeps
+ * no user xattrs it stays unmarked, as a file would.
+ */
+static int mark_dir(int fd, void *ctx)
+{
+	int ret = mark_write(fd, MARK_FILLED);
+
+	(void)ctx;
+	return ret == -EOPNOTSUPP || ret == -ENOTSUP ? 0 : ret;
+}
+
+/*
+ * lf's directory, opened once for all its files when the layout first looks
+ * into it; missing directories of a file the job may create are made first,
+ * as fio's (filename_format=d/$jobname/$jobnum.bin).
+ */
+static int open_dir(struct layout *l, const struct layout_file *lf, struct results *r)
+{
+	struct layout_dir *d = lf->dir < 0 ? NULL : &l->dirs[lf->dir];
+	char why[512];
+	int fd;
+
+	if (!d || d->fd >= 0)
+		return 0;
+	fd = tgt_dir_open(lf->path);
+	snprintf(why, sizeof(why), "%s", strerror(-fd));
+	if (fd == -ENOENT && lf->allow_create && !lf->is_device)
+		fd = tgt_dir_make(lf->path, mark_dir, NULL, why, sizeof(why));
+	if (fd >= 0 && fstat(fd, &d->st)) {
+		int err = -errno;
+
+		close(fd);
+		fd = err;
+		snprintf(why, sizeof(why), "%s", strerror(-fd));
+	}
+	if (fd < 0) {
+		res_msg_add(r, RES_MSG_ERROR, "missing-directory", lf->first_job,
+			    "%s: cannot open directory %s: %s", lf->path, d->path, why);
+		return fd;
+	}
+	d->fd = fd;
+	return 0;
+}
+
+void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n)
+{
+	l->seen = seen;
+	l->nr_seen = n;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
+}
+
+/*
+ * The layout's first look at lf, whose identity every later open must match,
+ * and which must be what the preflight saw.  A device keeps its name (a
+ * /dev/disk/by-id link is the usual way to name one).
+ */
+static int look(const struct layout *l, struct layout_file *lf, struct stat *st, struct results *r)
+{
+	struct tgt_seen key = { .path = lf->path };
+	const struct tgt_seen *s;
+	char why[512];
+	int ret;
+
+	if (lf->dir < 0)
+		ret = stat(lf->path, st) ? -errno : 0;
+	else
+		ret = tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
+	if (ret && ret != -ENOENT)
+		return fail(r, lf, -ret, "stat", strerror(-ret));
+	s = l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+	if (!s)
+		return ret;
+	switch (tgt_seen_same(s, &l->dirs[lf->dir].st, ret, st, &lf->id, why, sizeof(why))) {
+	case 0:
+		return ret;
+	case -EEXIST:
+		lf->appeared = true;	/* another ioplan's (mpirun ranks share files), or refused */
+		return ret;
+	default:
+		return fail(r, lf, ESTALE, "replaced", why);
+	}
+}
+
+static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
+		       struct results *r, const struct safety_files *busy, const _Atomic int *stop)
+{
+	char why[768];
+	struct stat st;
+	int ret = open_dir(l, lf, r);
+
+	if (ret)
+		return ret;
+	ret = look(l, lf, &st, r);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (ret) {
+		if (lf->is_device)
+			return fail(r, lf, ENOENT, "missing-file", "no such file");
+		if (!lf->allow_create)
+			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
+		if (!lf->need)
+			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+		lf->created = true;
+		return grow(l, lf, r, 0, true, stop);
+	}
+	remember(lf, &st);
+	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+		return check_device(lf, &st, p, r);
+	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
+	if (S_ISFIFO(st.st_mode) && !lf->writes)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return fail(r, lf, EINVAL, "not-a-file", "not a regular file or device");
+	/* A loop device's backing file or a swap file: no allow_* opens it. */
+	if (lf->writes && safety_files_check(busy, lf->path, &st, why, sizeof(why)))
+		return fail(r, lf, EBUSY, "file-in-use", why);
+	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
+}
+
+static bool in_round(const struct layout_file *lf, uint32_t round)
+{
+	return round == LAYOUT_ALL_ROUNDS || lf->round == round;
+}
+
+static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
+{
+	uint64_t total = 0;
+	struct stat st;
+
+	for (uint32_t i = 0; i < l->nr; i++) {
+		const struct layout_file *lf = &l->files[i];
+		struct tgt_seen key = { .path = lf->path };
+		const struct tgt_seen *s;
+		uint64_t have = 0;
+
+		if (!lf->fill || lf->is_device || !in_round(lf, round))
+			continue;
+		/* The preflight's look answers for most: this is the progress line's estimate. */
+		s = l->seen ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+		if (s)
+			have = s->ino ? s->size : 0;
+		else if (!stat(lf->path, &st))
+			have = (uint64_t)st.st_size;
+		total += lf->need > have ? lf->need - have : 0;
+	}
+	return total;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct layout_file *x = *(struct layout_file *const *)a, *y = *(struct layout_file *const *)b;
+
+	if (x->first_job != y->first_job)
+		return x->first_job < y->first_job ? -1 : 1;
+	return x->first_clone < y->first_clone ? -1 : x->first_clone > y->first_clone;
+}
+
+/*
+ * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
+ * out (the first to use each), with their count and fio's total of their
+ * sizes; the normal output prints them under the banner, as fio does.
+ */
+static void note_layouts(const struct layout *l, struct results *r, uint32_t round)
+{
+	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
+	uint32_t n = 0;
+
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < l->nr; i++)
+		if (l->files[i].laid_out && in_round(&l->files[i], round))
+			v[n++] = &l->files[i];
+	qsort(v, n, sizeof(*v), cmp_thread);
+	for (uint32_t i = 0, k; i < n; i = k) {
+		uint64_t bytes = 0;
+
+		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
+			bytes += v[k]->need;
+		res_msg_add(r, RES_MSG_NOTE, "layout", v[i]->first_job, "Laying out IO file%s (%u file%s / %s%lluMiB)",
+			    k - i > 1 ? "s" : "", k - i, k - i > 1 ? "s" : "", k - i > 1 ? "total " : "",
+			    (unsigned long long)(bytes >> 20));
+	}
+	free(v);
+}
+
+int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
+		   const _Atomic int *stop, uint32_t round)
+{
+	struct safety_files *busy;	/* swap and loop backing files, read once for every file */
+	int ret = safety_files_load(&safety_system, &busy), first = 0;
+
+	if (ret)
+		return ret;
+	atomic_store(&l->total, bytes_to_write(l, round));
+	for (uint32_t i = 0; i < l->nr; i++) {
+		if (!in_round(&l->files[i], round))
+			continue;
+		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
+		if (ret == -EINTR)
+			break;
+		if (ret && !first)
+			first = ret;
+	}
+	safety_files_free(busy);
+	note_layouts(l, r, round);
+	return ret == -EINTR ? ret : first;
+}
+
+void layout_finish(struct layout *l, struct results *r)
+{
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *lf = &l->files[i];
+		bool direct = false;
+		struct stat st;
+		int fd;
+
+		if (!lf->ours || !lf->writes || lf->is_device || !mark_is_ours(lf->mark))
+			continue;
+		/* A file replaced under the run keeps its old mark: the next run then refuses it. */
+		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "mark", r, &st);
+		if (fd < 0)
+			continue;
+		/* Trims leave holes that "filled" must not claim. */
+		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, &st, r);
+		close(fd);
+	}
+}
+
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
+		struct stat *st)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+	struct tgt_id id;
+	int fd, ret;
+
+	snprintf(why, n, "open");
+	if (!lf || lf->dir < 0 || !lf->id.known || l->dirs[lf->dir].fd < 0) {
+		fd = open(path, flags | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, st)) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		return fd < 0 ? -errno : fd;
+	}
+	id = lf->id;
+	fd = tgt_openat(l->dirs[lf->dir].fd, tgt_base(path), &id, flags, 0);
+	if (fd == -ELOOP && !id.follow)
+		snprintf(why, n, "%s", tgt_open_error(fd, &id));
+	if (fd < 0)
+		return fd;
+	ret = tgt_check(fd, &id, why, n, st);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+
+	return lf && lf->created ? 0 : now;
+}
+
+bool layout_seen(const struct layout *l, const char *path, struct stat *st)
+{
+	const struct layout_file *lf = l ? find(l, path) : NULL;
+
+	if (!lf || !lf->seen)
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = lf->mode;
+	st->st_dev = lf->dev;
+	st->st_rdev = lf->rdev;
+	st->st_size = (off_t)lf->size;
+	return true;
+}
+
+void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
+{
+	/* unlink_each_loop: the files go after the job too (loops are not re-created one by one). */
+	if (!j->unlink && !j->unlink_each_loop)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			struct layout_file *lf = find(l, j->clones[c].files[f].path);
+
+			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
+				remove_target(l, lf);
+				lf->ours = false;
+			}
+		}
+}

@@ -1,0 +1,164 @@
+/*
+ * engine/layout/layout.h - the files of a plan: safety checks, creation, layout, unlink.
+ *
+ * Before any job runs, every distinct path of the plan is checked and, where
+ * needed, created and filled with random data (so reads measure real data and
+ * the measured window never pays for allocation).  ioplan marks the files it
+ * creates with the extended attribute user.ioplan (mark.h) and refuses to write into an
+ * existing file without that mark unless the plan allows it: a benchmark must
+ * never destroy data it was not given.
+ */
+#ifndef IOPLAN_ENGINE_LAYOUT_H
+#define IOPLAN_ENGINE_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/mark.h"
+#include "engine/plan.h"
+#include "engine/results.h"
+#include "engine/target.h"
+
+#define LAYOUT_CHUNK (1u << 20)		/* bytes per layout write */
+
+struct layout_file {
+	const char *path;		/* borrowed from the plan */
+	uint64_t need;			/* bytes the file must hold; 0 = its existing size */
+	bool writes;			/* some job writes or trims it */
+	bool trims;			/* some job trims it: its data has holes after the run */
+	bool fill;			/* some job reads it (or overwrite=1): lay out data */
+	bool direct;
+	bool is_device;
+	bool allow_create;
+	enum plan_fallocate fallocate;	/* of the first job using it */
+	bool create_fsync;		/* some job using it wants it synced once laid out */
+	bool disk_util;			/* some job using it keeps disk_util=1: its disk is sampled */
+	bool ours;			/* ioplan created it (mark found or created now) */
+	enum mark_state mark;		/* what its mark says (MARK_NONE when unmarked) */
+	bool noted;			/* the no-xattr note was given */
+	bool appeared;			/* absent at the preflight: written only if it is ioplan's */
+	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
+	uint32_t last_job;		/* flattened index of the last job using it */
+	int32_t first_job;		/* for messages */
+	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
+	bool laid_out;			/* created or extended by this run's layout */
+	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
+	bool created;			/* absent when the layout looked: its size was 0 then */
+	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
+	struct tgt_id id;		/* what layout found there: every later open must find the same */
+	uint64_t token;			/* its mark's token when this run made it, else 0 (mark.h) */
+	/* What the layout last saw of it (links followed), for the run's other
+	 * steps to use instead of a stat() of their own each. */
+	bool seen;
+	mode_t mode;
+	dev_t dev, rdev;
+	uint64_t size;
+};
+
+/* A directory of the plan's files, opened once when the layout first looks into it. */
+struct layout_dir {
+	char *path;
+	int fd;				/* O_PATH descriptor, or -1 until opened */
+	struct stat st;			/* fstat of fd once opened: a descriptor's file never changes */
+};
+
+struct layout {
+	struct layout_file *files;	/* sorted by path */
+	uint32_t nr;
+	struct layout_dir *dirs;
+	uint32_t nr_dirs;
+	const struct tgt_seen *seen;	/* what the preflight saw, sorted by path (layout_expect) */
+	uint32_t nr_seen;
+	_Atomic uint64_t total;		/* bytes to write, for the progress line */
+	_Atomic uint64_t done;
+	uint64_t tokens;		/* mark_token's generator for the files it creates */
+};
+
+/*
+ * The I/O region of file f of clone c: start and length, given the file's
+ * actual size (0 when not known yet).  *len is 0 when it must come from the
+ * file's size and that is not known.
+ */
+void layout_region(const struct plan_job *j, const struct plan_clone *c,
+		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len);
+
+/* Why an unmarked existing file is refused (preflight and layout say the same). */
+#define LAYOUT_FOREIGN_WRITE \
+	"refusing to write into an existing file ioplan did not create (allow it with allow_existing_file_write)"
+#define LAYOUT_FOREIGN_GROW \
+	"existing file is too small and ioplan did not create it (allow extending it with allow_existing_file_write)"
+/* What the report says when allow_existing_file_write (on when run as fio) let it happen. */
+#define LAYOUT_FOREIGN_WRITTEN \
+	"an existing file ioplan did not create is written, as allow_existing_file_write allows (on when run as fio)"
+#define LAYOUT_FOREIGN_GROWN \
+	"an existing file ioplan did not create is extended, as allow_existing_file_write allows (on when run as fio)"
+
+/*
+ * An existing empty regular file that a job needs bytes in is laid out like a
+ * file ioplan created, and marked as ioplan's: it holds no data to lose, and
+ * fio's clients make one first (KDiskMark creates its test file empty, then
+ * runs fio --create_only=1 on it).  Preflight and layout ask the same question.
+ */
+static inline int layout_adopts_empty(uint64_t size, uint64_t need)
+{
+	return size == 0 && need > 0;
+}
+
+/*
+ * What the preflight saw at the paths (borrowed, sorted by path): the layout
+ * refuses a target or directory that is not what was checked then, and
+ * follows a symbolic link only where the preflight found one (target.h).
+ */
+void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n);
+
+/* Collects the plan's distinct files.  0 or -ENOMEM. */
+int layout_init(struct layout *l, const struct plan *p);
+void layout_release(struct layout *l);
+
+/*
+ * Checks and lays out every file of the given round (LAYOUT_ALL_ROUNDS: every
+ * file).  Ranks sharing a file lay it out in turns (eng_sync.layout_share):
+ * one rank in round 0, then the others find it there.  Problems are added to
+ * r->msgs with the path; the first one is returned as -errno (-EPERM for a
+ * file ioplan must not write, -ENOENT, -ENOSPC, ...).  *stop is polled between
+ * chunks (-EINTR when set).
+ */
+#define LAYOUT_ALL_ROUNDS UINT32_MAX
+int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
+		   const _Atomic int *stop, uint32_t round);
+
+/*
+ * After the run: re-stamps the mark of every file of ours that jobs wrote, so
+ * that ioplan's own writes do not make the next run take it for the user's.
+ */
+void layout_finish(struct layout *l, struct results *r);
+
+/*
+ * Opens path for a job's I/O as the layout checked it: relative to its
+ * directory's descriptor, not through a symbolic link the user did not name,
+ * and only when the file is the one the layout found (target.h).  A path the
+ * layout did not check (a device, an engine that lays nothing out) is opened
+ * by name, as before.  The fd, or -errno with the reason in why; *st gets its fstat.
+ */
+int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
+		struct stat *st);
+
+/*
+ * The layout's own record of path (links followed), filled by layout_prepare:
+ * true with *st's mode, dev, rdev and size when it saw the file, else false.
+ */
+bool layout_seen(const struct layout *l, const char *path, struct stat *st);
+
+/*
+ * The size path had when the layout first looked at it, which a percentage
+ * offset is taken of (fio's real_file_size at setup): 0 for a file the layout
+ * created, else the size now (UINT64_MAX when the layout does not know it).
+ */
+uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now);
+
+/* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
+void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);
+
+
+#endif /* IOPLAN_ENGINE_LAYOUT_H */

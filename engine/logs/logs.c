@@ -1,0 +1,372 @@
+/*
+ * engine/logs/logs.c - what a clone puts in fio's log files, as fio 3.33 computes it.
+ *
+ * Without log_avg_msec, every completed I/O of the measured window is a line:
+ * lat/clat/slat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
+ * iops as 1.  With log_avg_msec, one line per direction per interval: the mean
+ * (or, log_max_value, the largest) latency, and bw (KiB/s) and iops over the
+ * interval, with bs 0; a direction without I/O in an interval gets no line; the
+ * latency logs get a last line at the window's end, as fio's finalize_logs.
+ *
+ * The hist log (write_hist_log) counts each clat in fio's bucket scheme; when a
+ * direction's window of log_hist_msec has passed, its I/O writes the window's
+ * counts as one line (fio's add_clat_sample), formatted here since it is rare.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/logs/logs.h"
+#include "engine/results.h"
+
+#define NS_PER_MS 1000000ull
+
+bool logs_wanted(const struct plan_job *j)
+{
+	return j->bw_log_prefix || j->iops_log_prefix || j->lat_log_prefix || j->hist_log_prefix;
+}
+
+static const char *kind_prefix(const struct plan_job *j, enum log_kind k)
+{
+	switch (k) {
+	case LOG_BW:
+		return j->bw_log_prefix;
+	case LOG_IOPS:
+		return j->iops_log_prefix;
+	/* fio makes no file for a latency it does not measure (disable_*lat). */
+	case LOG_LAT:
+		return j->disable_lat ? NULL : j->lat_log_prefix;
+	case LOG_SLAT:
+		return j->disable_slat ? NULL : j->lat_log_prefix;
+	case LOG_CLAT:
+		return j->disable_clat ? NULL : j->lat_log_prefix;
+	default:
+		return j->disable_clat ? NULL : j->hist_log_prefix;
+	}
+}
+
+const char *log_option(enum log_kind k)
+{
+	static const char *const opt[LOG_KIND_NR] = { "write_bw_log", "write_iops_log", "write_lat_log",
+						       "write_lat_log", "write_lat_log", "write_hist_log" };
+
+	return opt[k];
+}
+
+/* The log_prefix_named bit of a kind: the three latency logs share write_lat_log's. */
+static unsigned kind_bit(enum log_kind k)
+{
+	switch (k) {
+	case LOG_BW:
+		return 1u << 0;
+	case LOG_IOPS:
+		return 1u << 1;
+	case LOG_HIST:
+		return 1u << 3;
+	default:
+		return 1u << 2;
+	}
+}
+
+/*
+ * fio's gen_log_name: PREFIX_TYPE.N.log per thread, PREFIX_TYPE.log shared.
+ * Without a prefix given, each clone's own name: name= names the first, the
+ * others carry the section's (custom_bw.1.log, sec_bw.2.log, sec_bw.3.log);
+ * then the rank's suffix under mpirun.
+ */
+int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
+		  enum log_kind k)
+{
+	static const char *const type[LOG_KIND_NR] = { "bw", "iops", "lat", "clat", "slat", "clat_hist" };
+	/* fio stores hist samples as pointers, so a compressed hist log stays text. */
+	const char *suf = j->log_store_compressed && k != LOG_HIST ? "log.fz" : "log";
+	const char *prefix = kind_prefix(j, k);
+	const char *tail = j->log_suffix ? j->log_suffix : "";
+
+	if (!prefix)
+		return 0;
+	if ((j->log_prefix_named & kind_bit(k)) && c->clone_index && j->section && *j->section)
+		prefix = j->section;
+	if (j->per_job_logs)
+		snprintf(path, n, "%s_%s.%u.%s%s", prefix, type[k], c->thread_number, suf, tail);
+	else
+		snprintf(path, n, "%s_%s.%s%s", prefix, type[k], suf, tail);
+	return 1;
+}
+
+static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
+		     enum log_kind k)
+{
+	char path[4096];
+	struct log_file *f;
+
+	if (!log_file_name(path, sizeof(path), j, c, k))
+		return 0;
+	f = logw_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
+	l->cur[k] = f ? logw_swap(l->lw, NULL) : NULL;
+	if (!l->cur[k])
+		return -ENOMEM;
+	if (j->log_store_compressed && k != LOG_HIST)
+		logw_file_gz(f, j->log_gz_bytes);
+	l->cur[k]->file = f;
+	l->cur[k]->raw = k == LOG_HIST;
+	return 0;
+}
+
+static int open_hist(struct wlog *l, const struct plan_job *j, const struct plan_clone *c)
+{
+	l->hist_ms = j->log_hist_ns / NS_PER_MS;
+	l->hist_stride = 1u << (j->log_hist_coarseness > 6 ? 6 : j->log_hist_coarseness);
+	l->hist = calloc(PLAN_DDIR_NR * LOG_HIST_BUCKETS, sizeof(*l->hist));
+	if (!l->hist)
+		return -ENOMEM;
+	return open_kind(l, j, c, LOG_HIST);
+}
+
+struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
+		       int *err)
+{
+	struct wlog *l;
+	int ret = 0;
+
+	*err = 0;
+	if (!logs_wanted(j) || !lw)
+		return NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	l->lw = lw;
+	l->avg_ns = j->log_avg_ns;
+	l->max_value = j->log_max_value;
+	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
+	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
+	l->clock_id = j->log_epoch_clock_id;
+	for (int k = 0; k < LOG_HIST && !ret; k++)
+		ret = open_kind(l, j, c, (enum log_kind)k);
+	if (!ret && kind_prefix(j, LOG_HIST))
+		ret = open_hist(l, j, c);
+	if (ret) {
+		wlog_close(l);
+		*err = ret;
+		return NULL;
+	}
+	return l;
+}
+
+void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns)
+{
+	struct timespec ts;
+
+	if (!l)
+		return;
+	l->start_ns = l->last_ns = now;
+	l->next_ns = now + l->avg_ns;
+	memset(l->sum, 0, sizeof(l->sum));
+	memset(l->n, 0, sizeof(l->n));
+	memset(l->max, 0, sizeof(l->max));
+	memset(l->hist_started, 0, sizeof(l->hist_started));
+	if (l->hist)
+		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
+	l->base_ms = 0;
+	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
+		l->base_ms = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - ago_ns) / NS_PER_MS;
+}
+
+static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t value, uint8_t ddir,
+		   uint32_t bs, uint64_t offset)
+{
+	struct log_chunk *c = l->cur[k];
+	struct log_entry *e;
+
+	if (c->nr == LOG_CHUNK_ENTRIES) {
+		struct log_file *f = c->file;
+
+		c = logw_swap(l->lw, c);
+		if (!c) {
+			/* Out of memory: this kind stops logging rather than stop the I/O. */
+			l->cur[k] = NULL;
+			return;
+		}
+		c->file = f;
+		l->cur[k] = c;
+	}
+	e = &c->e[c->nr++];
+	e->t_ms = t_ms + l->base_ms;
+	e->value = value;
+	e->ddir = ddir;
+	e->ioprio = l->avg_ns ? 0 : l->ioprio;
+	e->bs = bs;
+	e->offset = offset;
+}
+
+/* One averaged line per direction and kind that had I/O since the last one. */
+static void emit_avg(struct wlog *l, uint64_t now, bool rates)
+{
+	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
+	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
+
+	for (int k = 0; k < LOG_HIST; k++) {
+		bool rate = k == LOG_BW || k == LOG_IOPS;
+
+		if (!l->cur[k] || (rate && !rates))
+			continue;
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			uint64_t v;
+
+			if (!l->n[k][d])
+				continue;
+			if (rate)
+				v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
+			else
+				v = l->max_value ? l->max[k][d] : (l->sum[k][d] + l->n[k][d] / 2) / l->n[k][d];
+			append(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0);
+			l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
+		}
+	}
+	if (rates)
+		l->last_ns = now;
+}
+
+static void add_avg(struct wlog *l, enum log_kind k, uint8_t d, uint64_t v)
+{
+	l->sum[k][d] += v;
+	l->n[k][d]++;
+	if (v > l->max[k][d])
+		l->max[k][d] = v;
+}
+
+static void io_avg(struct wlog *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
+		   uint64_t clat, uint64_t slat)
+{
+	if (now >= l->next_ns) {
+		emit_avg(l, now, true);
+		/* The next interval ends on the next multiple of log_avg_msec, as fio keeps it. */
+		l->next_ns = l->start_ns + ((now - l->start_ns) / l->avg_ns + 1) * l->avg_ns;
+	}
+	add_avg(l, LOG_BW, d, bytes);
+	add_avg(l, LOG_IOPS, d, 1);
+	add_avg(l, LOG_LAT, d, lat);
+	add_avg(l, LOG_CLAT, d, clat);
+	if (slat != UINT64_MAX)
+		add_avg(l, LOG_SLAT, d, slat);
+}
+
+/* The longest hist line: time, ddir, bs and 1856 counts of up to 20 digits, ", " each. */
+#define HIST_LINE_MAX (3u * 22u + LOG_HIST_BUCKETS * 22u + 2u)
+
+/* Room in the hist chunk for a whole line, or NULL (out of memory: the hist log stops). */
+static char *hist_room(struct wlog *l)
+{
+	struct log_chunk *c = l->cur[LOG_HIST];
+
+	if (c->nr + HIST_LINE_MAX > sizeof(c->e)) {
+		struct log_file *f = c->file;
+
+		c = logw_swap(l->lw, c);
+		l->cur[LOG_HIST] = c;
+		if (!c)
+			return NULL;
+		c->file = f;
+		c->raw = true;
+	}
+	return (char *)c->e + c->nr;
+}
+
+/* fio's hist line: "time, ddir, bs, " and the window's counts, 2^coarseness buckets a column. */
+static void hist_emit(struct wlog *l, uint64_t t_ms, uint8_t d, uint32_t bs)
+{
+	uint64_t *h = l->hist + (size_t)d * LOG_HIST_BUCKETS;
+	char *p = hist_room(l), *start = p;
+
+	if (!p)
+		return;
+	p += sprintf(p, "%llu, %u, %u", (unsigned long long)(t_ms + l->base_ms), d, bs);
+	for (uint32_t i = 0; i < LOG_HIST_BUCKETS; i += l->hist_stride) {
+		uint64_t sum = 0;
+
+		for (uint32_t k = 0; k < l->hist_stride; k++)
+			sum += h[i + k];
+		p += sprintf(p, ", %llu", (unsigned long long)sum);
+	}
+	*p++ = '\n';
+	l->cur[LOG_HIST]->nr += (uint32_t)(p - start);
+	memset(h, 0, LOG_HIST_BUCKETS * sizeof(*h));
+}
+
+/* fio's windows: from a direction's first I/O, a line each log_hist_msec, drift carried over. */
+static void hist_io(struct wlog *l, uint64_t now, uint8_t d, uint32_t bs, uint64_t clat)
+{
+	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS, window;
+	uint32_t idx = res_hist_index(clat);
+
+	l->hist[(size_t)d * LOG_HIST_BUCKETS + (idx < LOG_HIST_BUCKETS ? idx : LOG_HIST_BUCKETS - 1)]++;
+	if (!l->hist_started[d]) {
+		l->hist_started[d] = true;
+		l->hist_last_ms[d] = t_ms;
+	}
+	window = t_ms - l->hist_last_ms[d];
+	if (!l->hist_ms || window < l->hist_ms)
+		return;
+	hist_emit(l, t_ms, d, bs);
+	l->hist_last_ms[d] = t_ms - (window - l->hist_ms);
+}
+
+void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
+	     uint64_t lat, uint64_t clat, uint64_t slat)
+{
+	uint64_t t_ms;
+
+	if (l->cur[LOG_HIST])
+		hist_io(l, now, ddir, bytes, clat);
+
+	if (l->avg_ns) {
+		io_avg(l, now, ddir, bytes, lat, clat, slat);
+		return;
+	}
+	t_ms = (now - l->start_ns) / NS_PER_MS;
+	if (l->cur[LOG_CLAT])
+		append(l, LOG_CLAT, t_ms, clat, ddir, bytes, offset);
+	if (l->cur[LOG_SLAT] && slat != UINT64_MAX)
+		append(l, LOG_SLAT, t_ms, slat, ddir, bytes, offset);
+	if (l->cur[LOG_LAT])
+		append(l, LOG_LAT, t_ms, lat, ddir, bytes, offset);
+	if (l->cur[LOG_BW] && !l->no_bw_per_io)
+		append(l, LOG_BW, t_ms, clat ? (uint64_t)bytes * 1000000ull / clat : 0, ddir, bytes,
+		       offset);
+	if (l->cur[LOG_IOPS])
+		append(l, LOG_IOPS, t_ms, 1, ddir, bytes, offset);
+}
+
+void wlog_end(struct wlog *l, uint64_t now)
+{
+	if (!l)
+		return;
+	if (l->avg_ns)
+		emit_avg(l, now, false);
+	for (int k = 0; k < LOG_KIND_NR; k++) {
+		struct log_file *f;
+
+		if (!l->cur[k] || !l->cur[k]->nr)
+			continue;
+		f = l->cur[k]->file;
+		l->cur[k] = logw_swap(l->lw, l->cur[k]);
+		if (l->cur[k]) {
+			l->cur[k]->file = f;
+			l->cur[k]->raw = k == LOG_HIST;
+		}
+	}
+}
+
+void wlog_close(struct wlog *l)
+{
+	if (!l)
+		return;
+	for (int k = 0; k < LOG_KIND_NR; k++)
+		free(l->cur[k]);
+	free(l->hist);
+	free(l);
+}

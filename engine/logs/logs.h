@@ -1,0 +1,174 @@
+/*
+ * engine/logs/logs.h - fio's log files (write_bw_log, write_iops_log, write_lat_log,
+ * write_hist_log).
+ *
+ * People draw results over time from these files (fio2gnuplot, fio_generate_plots,
+ * fio-plot), so names, columns and units are fio 3.33's: NAME_bw.N.log (N = the
+ * thread number; NAME_bw.log with per_job_logs=0, appended to, never truncated),
+ * lines "time_ms, value, ddir, bs[, offset], prio"; bw in KiB/s, iops, latencies
+ * in ns; only the measured window is logged, its start is time 0.
+ *
+ * The I/O loop only appends a fixed-size entry to a chunk of its own; full chunks
+ * go to one writer thread per run (logs_writer.c) that turns them into text and
+ * writes them while the run goes on.  A bounded number of chunks is queued, so
+ * memory stays constant over any run length: a writer that falls behind slows
+ * the clones that log, it never drops an entry.
+ *
+ * log_store_compressed: the file is NAME.log.fz, fio's layout, so that
+ * `fio --inflate-log` reads it: zlib streams one after another, each holding
+ * fio's binary samples (struct io_sample: time, value, ddir with the offset and
+ * prio flag bits, priority, bs, [offset]).  Hist logs (clat_hist) hold fio's
+ * 1856-bucket clat histogram of each log_hist_msec window, coarsened.
+ */
+#ifndef IOPLAN_ENGINE_LOGS_H
+#define IOPLAN_ENGINE_LOGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum log_kind {
+	LOG_BW = 0,
+	LOG_IOPS,
+	LOG_LAT,
+	LOG_CLAT,
+	LOG_SLAT,
+	LOG_HIST,		/* text lines made by the clone (rare: one per log_hist_msec) */
+	LOG_KIND_NR
+};
+
+/* fio's latency histogram: FIO_IO_U_PLAT_NR buckets (ioplan's first ones, same scheme). */
+#define LOG_HIST_BUCKETS 1856u
+
+/* fio's sample layout and its ddir flag bits (iolog.h), for .log.fz files. */
+#define LOG_SAMPLE_BYTES 32u
+#define LOG_SAMPLE_OFFSET_BYTES 40u
+#define LOG_SAMPLE_OFFSET_BIT 0x80000000u
+#define LOG_SAMPLE_PRIO_BIT 0x40000000u
+
+/* One line of a log file, before it is text. */
+struct log_entry {
+	uint64_t t_ms;
+	uint64_t value;
+	uint64_t offset;
+	uint32_t bs;
+	uint8_t ddir;
+	uint8_t pad;
+	uint16_t ioprio;		/* the I/O's priority (prio, cmdprio); 0 in averaged entries, as fio */
+};
+
+#define LOG_CHUNK_ENTRIES 4096u		/* 128 KiB per chunk */
+#define LOG_QUEUE_MAX 64u		/* full chunks waiting; as many more may be being written: 16 MiB */
+
+struct log_file;
+
+struct log_chunk {
+	struct log_chunk *next;
+	struct log_file *file;
+	uint32_t nr;			/* entries, or bytes of text when raw */
+	bool raw;			/* e[] holds finished text lines (hist logs) */
+	struct log_entry e[LOG_CHUNK_ENTRIES];
+};
+
+/* The run's writer: one thread, the open files, the queue of full chunks. */
+struct logw;
+
+/* Starts the writer thread: 0 or -errno. */
+int logw_start(struct logw **out);
+
+/*
+ * Writes every queued chunk, stops the thread and closes the files.  Calls
+ * fail(arg, path, errno) for each file an open or a write failed on; returns
+ * the first such error as -errno, or 0.
+ */
+typedef void (*logw_fail_fn)(void *arg, const char *path, int err);
+int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg);
+
+/*
+ * The file at path, opened once per run (append: per_job_logs=0, as fio never
+ * truncates it), with its columns (log_offset, log_prio): NULL if out of memory.
+ */
+struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool offset,
+			   bool prio_hex);
+
+/*
+ * Makes f a log_store_compressed file: its samples go out as fio's binary
+ * samples, deflated by zlib in streams of about chunk_bytes (log_compression).
+ */
+void logw_file_gz(struct log_file *f, uint32_t chunk_bytes);
+
+/* fio's binary sample of e at p: its size (LOG_SAMPLE_BYTES or _OFFSET_BYTES). */
+size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex);
+
+/* Hands a chunk over (it may wait for room) and returns an empty one, or NULL. */
+struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full);
+
+/* Formats one entry as fio does; returns the length written into buf (>= 96 bytes). */
+size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_hex);
+
+/* One clone's logs. */
+struct wlog {
+	struct logw *lw;
+	struct log_chunk *cur[LOG_KIND_NR];	/* NULL = this kind is off */
+	uint64_t avg_ns;			/* log_avg_msec; 0 = an entry per I/O */
+	bool max_value;
+	uint16_t ioprio;			/* priority of the I/O wlog_io logs next (the worker sets it) */
+	bool no_bw_per_io;			/* disable_bw_measurement: per-I/O bw entries are not made */
+	uint64_t start_ns;			/* the measured window's start */
+	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
+	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */
+	int clock_id;
+	uint64_t next_ns;			/* next averaged entry is due */
+	uint64_t last_ns;			/* the last averaged bw/iops entry */
+	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];
+	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];
+	uint64_t hist_ms;			/* log_hist_msec; 0 = no hist log */
+	uint32_t hist_stride;			/* 1 << log_hist_coarseness */
+	bool hist_started[PLAN_DDIR_NR];
+	uint64_t hist_last_ms[PLAN_DDIR_NR];	/* the window's start, ms since the start */
+	uint64_t *hist;				/* [PLAN_DDIR_NR][LOG_HIST_BUCKETS] this window's counts */
+};
+
+/*
+ * The name of clone c's log of kind k in path (fio's), or 0 when the job
+ * writes no such log; log_option is the option that asks for it.
+ */
+int log_file_name(char *path, size_t n, const struct plan_job *j, const struct plan_clone *c,
+		  enum log_kind k);
+const char *log_option(enum log_kind k);
+
+/* True when the job writes any log. */
+bool logs_wanted(const struct plan_job *j);
+
+/* A clone's logs (NULL when the job logs nothing, or out of memory: then *err). */
+struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
+		       int *err);
+
+/*
+ * The measured window starts at now (clock ns), which was ago_ns before this
+ * call (a clone that joins its start gate late): log_unix_epoch dates the
+ * window's start, not the call.
+ */
+void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns);
+
+/* One completed I/O of the window; slat is UINT64_MAX for a sync engine (no slat). */
+void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
+	     uint64_t lat, uint64_t clat, uint64_t slat);
+
+/* The window ended at now: last averaged latency entries, partial chunks to the writer. */
+void wlog_end(struct wlog *l, uint64_t now);
+
+/* Releases the clone's logs (after wlog_end; NULL is a no-op). */
+void wlog_close(struct wlog *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_ENGINE_LOGS_H */

@@ -1,0 +1,851 @@
+/*
+ * engine/safety/preflight.c - the checks of preflight.h over every file of a plan.
+ *
+ * Files are visited once per path (preflight_seen.c keeps the set).  Free
+ * space is summed per filesystem (st_dev of the directory) so that many small
+ * files on one disk are compared against that disk's free space together.
+ * What a job touches besides its targets is checked in preflight_aux.c.
+ */
+#include "engine/safety/preflight.h"
+#include "engine/safety/preflight_internal.h"
+#include "engine/buffers.h"
+#include "engine/dioalign.h"
+#include "engine/engine.h"
+#include "engine/ioengine.h"
+#include "engine/layout/layout.h"
+#include "engine/numa.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <sys/sysinfo.h>
+#include <linux/fs.h>
+#include <unistd.h>
+
+#define PF_FOREIGN_REMOVE \
+	"refusing to remove what ioplan did not create (whatever allow_existing_file_write says: only this " \
+	"run's files and directories, or ioplan's marked ones, are removed)"
+
+static struct pf_finding *vadd(struct pf_state *s, enum res_msg_level level, const char *code,
+			       int32_t job, const char *fmtstr, va_list ap)
+{
+	struct pf_finding *f;
+
+	f = realloc(s->r->findings, (s->r->nr + 1) * sizeof(*f));
+	if (!f) {
+		s->oom = 1;
+		return NULL;
+	}
+	s->r->findings = f;
+	f = &f[s->r->nr++];
+	memset(f, 0, sizeof(*f));
+	f->level = level;
+	f->job_id = job;
+	snprintf(f->code, sizeof(f->code), "%s", code);
+	vsnprintf(f->text, sizeof(f->text), fmtstr, ap);
+	return f;
+}
+
+void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+		const char *fmtstr, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmtstr);
+	if (vadd(s, level, code, job, fmtstr, ap) && level == RES_MSG_ERROR)
+		s->r->nr_errors++;
+	va_end(ap);
+}
+
+/*
+ * An error of one job that fio finds only when the job starts (its report
+ * then carries the job's error, and the other jobs run): an error finding
+ * that does not stop the run, since the engine fails that job the same way.
+ */
+static void add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
+{
+	struct pf_finding *f;
+	va_list ap;
+
+	va_start(ap, fmtstr);
+	f = vadd(s, RES_MSG_ERROR, code, job, fmtstr, ap);
+	va_end(ap);
+	if (f)
+		f->job_fails = true;
+}
+
+static void dir_of(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, n, ".");
+	else if (slash == path)
+		snprintf(dir, n, "/");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+int pf_direct_probe(const char *dir)
+{
+	char path[PATH_MAX];
+	void *buf = NULL;
+	int fd, ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/.ioplan-direct-probe.%d", dir, (int)getpid()) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (posix_memalign(&buf, 4096, 4096)) {
+		ret = -ENOMEM;
+	} else {
+		memset(buf, 0, 4096);
+		if (pwrite(fd, buf, 4096, 0) != 4096)
+			ret = errno ? -errno : -EIO;
+	}
+	free(buf);
+	close(fd);
+	unlink(path);
+	return ret;
+}
+
+/* Size of an existing regular file or block device: 0 with *size set, or -errno. */
+static int existing_size(const char *path, const struct stat *sb, uint64_t *size)
+{
+	int fd, ret = 0;
+
+	*size = 0;
+	if (S_ISREG(sb->st_mode))
+		*size = (uint64_t)sb->st_size;
+	if (!S_ISBLK(sb->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, size))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* verify_only reads back what rw= once wrote: it writes nothing (as layout.c counts it). */
+static int job_writes(const struct plan_job *j)
+{
+	/* An engine that deletes the files destroys them as surely as a write. */
+	return ioe_removes_files(j->ioengine) ||
+	       (!j->verify_only &&
+		(plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)));
+}
+
+/* Bytes the file's region needs: its size, or its share of an existing size. */
+static uint64_t needed_bytes(const struct plan_file *f, uint64_t existing)
+{
+	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
+	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
+
+	return size + off;
+}
+
+static void account_space(struct pf_state *s, const char *dir, const struct stat *dsb, uint64_t bytes)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_fs; i++)
+		if (s->fs[i].dev == dsb->st_dev)
+			break;
+	if (i == s->nr_fs) {
+		if (s->nr_fs == PF_MAX_FS)
+			return;
+		s->fs[i].dev = dsb->st_dev;
+		snprintf(s->fs[i].dir, sizeof(s->fs[i].dir), "%s", dir);
+		s->nr_fs++;
+	}
+	s->fs[i].need += bytes;
+	s->r->bytes_to_lay_out += bytes;
+}
+
+/* The first block size, block alignment or offset of j that is not a multiple of align, or 0. */
+static uint64_t misaligned(const struct plan_job *j, uint64_t align, const char **what)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b = &j->bs[d];
+
+		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+			continue;
+		*what = "bs";
+		if (b->min_bytes % align)
+			return b->min_bytes;
+		if (b->max_bytes % align)
+			return b->max_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes % align)
+				return b->split[i].bs_bytes;
+		*what = "blockalign";
+		if (b->align_bytes % align)
+			return b->align_bytes;
+	}
+	*what = "offset";
+	if (j->offset_bytes % align)
+		return j->offset_bytes;
+	*what = "offset_increment";
+	return j->offset_increment_bytes % align ? j->offset_increment_bytes : 0;
+}
+
+/* bs_unaligned=1 with a range (not bssplit) draws sizes of every byte count in it. */
+static bool unaligned_range(const struct plan_job *j)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(j->rw, (enum plan_ddir)d) && !j->bs[d].nr_split &&
+		    j->bs[d].max_bytes > j->bs[d].min_bytes)
+			return j->bs_unaligned;
+	return false;
+}
+
+/*
+ * direct=1 transfers must be multiples of what the device (or file system)
+ * says, not of an assumed 512.  A block size or offset off that grain fails
+ * the job at its first I/O, as fio's does (the reason is said here); a range
+ * of any byte count (bs_unaligned) is refused before any I/O, since some of
+ * its transfers would land before one fails.
+ */
+static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, const char *path)
+{
+	uint32_t mem, off;
+	const char *what = "";
+	uint64_t bad;
+
+	if (dio_align(path, &mem, &off) || off <= 1)
+		return;
+	if (unaligned_range(j)) {
+		pf_add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
+		    "job '%s': direct=1 on %s needs sizes in multiples of %u bytes, but bs_unaligned=1 "
+		    "draws any size of its block size range", j->name, path, off);
+		return;
+	}
+	bad = misaligned(j, off, &what);
+	if (bad)
+		add_job_failure(s, "direct-alignment", (int32_t)j->job_id,
+		    "job '%s': direct=1 on %s needs sizes and offsets in multiples of %u bytes, "
+		    "but %s is %llu", j->name, path, off, what, (unsigned long long)bad);
+}
+
+static void check_direct(struct pf_state *s, const struct plan_job *j, const char *path, const char *dir,
+			 int exists)
+{
+	int ret = 0, fd;
+
+	if (exists) {
+		/* O_NONBLOCK: a FIFO without a writer must not hold the preflight up. */
+		fd = open(path, O_RDONLY | O_DIRECT | O_NONBLOCK | O_CLOEXEC);
+		ret = fd < 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = pf_direct_probe(dir);
+	}
+	if (ret == -EINVAL)
+		add_job_failure(s, "direct-unsupported", (int32_t)j->job_id,
+		    "job '%s': direct=1, but the filesystem of %s does not honour O_DIRECT (an aligned 4 KiB "
+		    "probe got EINVAL); use direct=0 there", j->name, exists ? path : dir);
+	else if (ret && ret != -EACCES && ret != -EROFS)
+		pf_add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
+		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
+	else if (!ret)
+		check_dio_alignment(s, j, exists ? path : dir);
+}
+
+/*
+ * An existing regular file without ioplan's mark is the user's: writing into it,
+ * or extending it for a read job, is refused here, before any I/O, unless the
+ * plan allows it.  Layout checks again; this makes the refusal bad input (exit 2)
+ * found with the other preflight findings instead of a failed run.
+ */
+static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, const char *path, int grows)
+{
+	char why[256] = "";
+	bool removes = ioe_removes_files(j->ioengine);
+
+	/* allow_existing_file_write lets a job write a user's file, never remove it. */
+	if ((s->p->allow_existing_file_write && !removes) || (!job_writes(j) && !grows) ||
+	    mark_is_ours(mark_read_path(path, why, sizeof(why))))
+		return 0;
+	pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, path,
+	    removes ? PF_FOREIGN_REMOVE : job_writes(j) ? LAYOUT_FOREIGN_WRITE : LAYOUT_FOREIGN_GROW,
+	    *why ? ": " : "", why);
+	return 1;
+}
+
+/*
+ * dirdelete removes its directories: one that exists now is removed only when
+ * it is ioplan's (dircreate marks what it makes); a user's is kept, and the
+ * job refused before anything is removed.
+ */
+static void check_dir_removal(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char why[256] = "";
+	struct stat sb;
+
+	if (lstat(f->path, &sb) || !S_ISDIR(sb.st_mode) || mark_is_ours(mark_read_path(f->path, why, sizeof(why))))
+		return;
+	pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, f->path,
+	    PF_FOREIGN_REMOVE, *why ? ": " : "", why);
+}
+
+/* 0 when the job may go on with this existing file or device. */
+static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+			  const struct stat *sb)
+{
+	char why[512];
+	uint64_t have, need;
+	int ret;
+
+	if ((S_ISBLK(sb->st_mode) || S_ISCHR(sb->st_mode)) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
+		pf_add(s, RES_MSG_ERROR, "device-write", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		return -EPERM;
+	}
+	ret = existing_size(f->path, sb, &have);
+	if (ret) {
+		pf_add(s, RES_MSG_ERROR, "cannot-open", (int32_t)j->job_id, "job '%s': cannot open %s: %s", j->name,
+		    f->path, strerror(-ret));
+		return ret;
+	}
+	/* Whatever allow_existing_file_write says: the loop device may hold a mounted file system. */
+	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(s->busy, f->path, sb, why, sizeof(why))) {
+		pf_add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
+		return -EBUSY;
+	}
+	need = needed_bytes(f, have);
+	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need) &&
+	    foreign_file_refused(s, j, f->path, need > have))
+		return -EPERM;
+	if (S_ISBLK(sb->st_mode) && need > have)
+		pf_add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,
+		    "job '%s': the I/O range ends at byte %llu, but %s has %llu bytes", j->name,
+		    (unsigned long long)need, f->path, (unsigned long long)have);
+	if (S_ISREG(sb->st_mode) && need > have)
+		account_space(s, f->path, sb, need - have);
+	return 0;
+}
+
+/* Is the block device dev a RAM disk (zram, brd's ramN), or a partition of one? */
+static bool ram_disk(const struct safety_env *env, dev_t dev)
+{
+	char link[512], target[PATH_MAX];
+	const char *name;
+
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", env->sys_root, major(dev), minor(dev));
+	if (!realpath(link, target))
+		return false;
+	name = strstr(target, "/block/");
+	name = name ? name + 7 : "";
+	return !strncmp(name, "zram", 4) || (!strncmp(name, "ram", 3) && name[3] >= '0' && name[3] <= '9');
+}
+
+/* What keeps the data of a file system of this type on device dev in memory, or NULL. */
+static const char *fs_in_memory(const struct safety_env *env, long type, dev_t dev)
+{
+	if (type == TMPFS_MAGIC)
+		return "tmpfs";
+	if (type == RAMFS_MAGIC)
+		return "ramfs";
+	if (type == HUGETLBFS_MAGIC)
+		return "hugetlbfs";
+	return major(dev) && ram_disk(env, dev) ? "a file system on a RAM disk" : NULL;
+}
+
+/* What keeps path's data in memory (tmpfs, ramfs, a RAM disk), or NULL. */
+static const char *memory_backed(struct pf_state *s, const char *path, const struct stat *sb)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (sb && S_ISBLK(sb->st_mode))
+		return ram_disk(s->env, sb->st_rdev) ? "a RAM disk" : NULL;
+	if (sb && !S_ISREG(sb->st_mode) && !S_ISDIR(sb->st_mode))
+		return NULL;	/* /dev/null lives on devtmpfs: the node's file system says nothing of its data */
+	if (sb)
+		st = *sb;
+	else if (stat(path, &st))
+		return NULL;
+	if (s->mem_cached && st.st_dev == s->mem_dev)
+		return s->mem_what;
+	if (statfs(path, &fs))
+		return NULL;
+	s->mem_what = fs_in_memory(s->env, (long)fs.f_type, st.st_dev);
+	s->mem_dev = st.st_dev;
+	s->mem_cached = true;
+	return s->mem_what;
+}
+
+/*
+ * A file system without a backing device answers from memory whatever the
+ * job asks - since Linux 6.6 tmpfs even takes O_DIRECT - so the results
+ * measure memory: said once per job, in the findings every output carries.
+ */
+static void check_memory(struct pf_state *s, const struct plan_job *j, const char *path, const struct stat *sb)
+{
+	const char *what;
+
+	if (s->memory_job == j->job_id + 1 || !(what = memory_backed(s, path, sb)))
+		return;
+	s->memory_job = j->job_id + 1;
+	pf_add(s, RES_MSG_WARNING, "memory-backed", (int32_t)j->job_id,
+	    "job '%s': %s is on %s, which keeps its data in memory: the results measure memory, not "
+	    "storage%s", j->name, path, what, j->direct ? " (direct=1 does not change that)" : "");
+}
+
+static const char *kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "a regular file";
+}
+
+/* A FIFO or a terminal: no offsets, and a read that waits for someone else. */
+static bool is_stream(const char *path, mode_t m)
+{
+	int fd;
+	bool tty;
+
+	if (S_ISFIFO(m))
+		return true;
+	if (!S_ISCHR(m))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	tty = fd >= 0 && isatty(fd);
+	if (fd >= 0)
+		close(fd);
+	return tty;
+}
+
+/*
+ * What an existing path that is not a regular file or block device allows: a
+ * directory or socket is no target at all, a FIFO is read but never written,
+ * a stream (FIFO, terminal) is read by io_uring only, and a FIFO or a
+ * character device has no size of its own, so without size= the job would
+ * never end (fio: "you need to specify size=").
+ */
+static int check_kind(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		      const struct stat *sb)
+{
+	mode_t m = sb->st_mode;
+
+	if (S_ISDIR(m) || S_ISSOCK(m)) {
+		pf_add(s, RES_MSG_ERROR, "not-a-file", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a file or device to do I/O on%s", j->name, f->path,
+		    kind_of(m), S_ISDIR(m) ? " (directory= names where the files go)" : "");
+		return -EINVAL;
+	}
+	if (S_ISFIFO(m) && job_writes(j)) {
+		pf_add(s, RES_MSG_ERROR, "fifo-write", (int32_t)j->job_id,
+		    "job '%s': %s is a FIFO: ioplan reads FIFOs but does not write them", j->name,
+		    f->path);
+		return -EINVAL;
+	}
+	if (is_stream(f->path, m) && j->ioengine != PLAN_IOENGINE_IO_URING) {
+		pf_add(s, RES_MSG_ERROR, "stream-engine", (int32_t)j->job_id,
+		    "job '%s': %s is %s: only ioengine=io_uring reads it (psync's pread cannot, and "
+		    "libaio would wait inside io_submit, where no signal reaches)", j->name, f->path,
+		    S_ISFIFO(m) ? "a FIFO" : "a terminal");
+		return -EINVAL;
+	}
+	if ((S_ISFIFO(m) || S_ISCHR(m)) && !f->size_bytes && !f->region_bytes) {
+		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		    "job '%s': %s is %s, which has no size: the job needs size=", j->name, f->path,
+		    kind_of(m));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A file to create needs a directory to create it in (err: its stat's errno).
+ * Missing directories of a file the job may create are made by the layout, as
+ * fio's, beneath the longest part that exists: dir becomes that part, where
+ * the checks look.
+ */
+static int check_dir(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
+		     char *dir, size_t n, int err, struct stat *dsb)
+{
+	size_t at;
+
+	if (err == ENOENT && j->allow_file_create) {
+		err = -tgt_dir_existing(f->path, dir, n, &at);
+		if (err == EPERM) {
+			pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+			    "job '%s': a directory of %s does not exist, and ioplan creates missing "
+			    "directories only beneath existing ones, not through \"..\"", j->name, f->path);
+			return -EPERM;
+		}
+		err = err ? err : stat(dir, dsb) ? errno : 0;
+	}
+	if (err == ENOENT) {
+		pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': directory %s does not exist (for %s)", j->name, dir, f->path);
+		return -ENOENT;
+	}
+	if (err) {
+		pf_add(s, RES_MSG_ERROR, "missing-directory", (int32_t)j->job_id,
+		    "job '%s': cannot use directory %s (for %s): %s", j->name, dir, f->path,
+		    strerror(err));
+		return -err;
+	}
+	if (!S_ISDIR(dsb->st_mode)) {
+		pf_add(s, RES_MSG_ERROR, "not-a-directory", (int32_t)j->job_id,
+		    "job '%s': %s is %s, not a directory (for %s)", j->name, dir,
+		    kind_of(dsb->st_mode), f->path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/*
+ * Is dev a devtmpfs (the kernel's /dev)?  A file to be created there is a
+ * mistyped device name (/dev/sdz for /dev/sdb): it would be laid out in RAM and
+ * benchmarked as if it were the disk.
+ */
+static bool on_devtmpfs(struct pf_state *s, dev_t dev)
+{
+	FILE *mi;
+	char line[4096];
+	bool found = false;
+
+	if (s->devtmpfs_known && s->devtmpfs_dev == dev)
+		return s->devtmpfs;	/* one read of mountinfo per directory's device, not per file */
+	mi = fopen("/proc/self/mountinfo", "re");
+	if (!mi)
+		return false;
+	while (!found && fgets(line, sizeof(line), mi)) {
+		unsigned maj, min;
+		const char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 && sep &&
+		    makedev(maj, min) == dev && strncmp(sep + 3, "devtmpfs ", 9) == 0)
+			found = true;
+	}
+	fclose(mi);
+	s->devtmpfs_known = true;
+	s->devtmpfs_dev = dev;
+	s->devtmpfs = found;
+	return found;
+}
+
+static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char dir[PATH_MAX];
+	struct stat sb, dsb;
+	int exists, dir_err;
+
+	if (j->ioengine == PLAN_IOENGINE_DIRDELETE)
+		check_dir_removal(s, j, f);
+	if (!ioe_lays_out(j->ioengine))
+		return; /* no I/O reaches the files, or the engine makes them */
+	dir_of(f->path, dir, sizeof(dir));
+	dir_err = pf_look_dir(s, dir, &dsb);
+	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
+	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
+		return;
+	if (exists) {
+		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
+			return;
+	} else if (!j->allow_file_create) {
+		add_job_failure(s, "missing-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
+		return;
+	} else if (!f->size_bytes) {
+		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
+		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
+		return;
+	} else if (on_devtmpfs(s, dsb.st_dev)) {
+		pf_add(s, RES_MSG_ERROR, "devtmpfs-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist, and a test file is never created in %s (devtmpfs: memory, "
+		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
+		return;
+	} else {
+		account_space(s, dir, &dsb, needed_bytes(f, 0));
+	}
+	if (!ioe_opens_files(j->ioengine))
+		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
+	if (j->direct)
+		check_direct(s, j, f->path, dir, exists);
+	check_memory(s, j, exists ? f->path : dir, exists ? &sb : &dsb);
+	if (!j->direct && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && (!exists || S_ISREG(sb.st_mode))) {
+		uint64_t have = 0;
+
+		if (exists)
+			existing_size(f->path, &sb, &have);
+		s->buffered_read_bytes += needed_bytes(f, have);
+	}
+}
+
+
+static uint64_t mem_available(const struct safety_env *env)
+{
+	char path[512], line[256];
+	unsigned long long kib = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meminfo", env->proc_root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+#define URING_MAX_ENTRIES 32768u	/* the kernel's IORING_MAX_ENTRIES */
+
+/* Bytes as a person reads them: "64 GiB", "1.5 MiB". */
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+static uint64_t proc_number(const struct safety_env *env, const char *name)
+{
+	char path[512];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", env->proc_root, name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Linux AIO: every worker's context takes iodepth events from fs.aio-max-nr. */
+static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint64_t events)
+{
+	uint64_t max = proc_number(s->env, "sys/fs/aio-max-nr"), used = proc_number(s->env, "sys/fs/aio-nr");
+
+	if (!max || events <= (max > used ? max - used : 0))
+		return;
+	pf_add(s, RES_MSG_ERROR, "aio-events", (int32_t)j->job_id,
+	    "job '%s': iodepth=%u x %u thread%s needs %llu Linux AIO events, more than the %llu "
+	    "that fs.aio-max-nr (%llu) leaves free", j->name, bufpool_depth(j), j->nr_clones,
+	    j->nr_clones == 1 ? "" : "s", (unsigned long long)events,
+	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
+}
+
+/* An engine whose library was missing at build time is refused before any file is touched. */
+static void check_engine_built(struct pf_state *s, const struct plan_job *j)
+{
+	const char *why = eng_ioengine_unavailable(j->ioengine);
+
+	if (why)
+		pf_add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
+		    "job '%s': ioengine=%s is unavailable in this build: %s (see --enghelp)", j->name,
+		    plan_ioengine_name(j->ioengine), why);
+}
+
+/* A NUMA node the machine lacks fails the job's thread at its start; fio refuses it at parse time. */
+static void check_numa_nodes(struct pf_state *s, const struct plan_job *j)
+{
+	const char *what;
+	int max_node, n = numa_missing_node(j, &what, &max_node);
+
+	if (n < 0)
+		return;
+	if (max_node < 0)
+		pf_add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		    "job '%s': %s names node %d, but this machine has no NUMA support", j->name, what, n);
+	else
+		pf_add(s, RES_MSG_ERROR, "numa-node", (int32_t)j->job_id,
+		    "job '%s': %s names node %d, but this machine's nodes are 0-%d", j->name, what, n, max_node);
+}
+
+/*
+ * Each thread allocates and fills iodepth buffers of the job's largest block
+ * before its first I/O: a queue whose buffers exceed the memory available is
+ * refused here, with the product that makes it, instead of failing (or being
+ * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
+ * their own.
+ */
+
+static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
+{
+	uint32_t depth = bufpool_depth(j);
+	uint64_t len = bufpool_len(j), per = (uint64_t)depth * ((len + 4095) & ~4095ull);
+	uint64_t all = per * (j->nr_clones ? j->nr_clones : 1);
+	char a[32], b[32], c[32];
+
+	if (avail && all > avail)
+		pf_add(s, RES_MSG_ERROR, "buffers", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u x bs=%s needs %s of I/O buffers (for %u thread%s), more "
+		    "than the %s of memory available", j->name, depth, human(len, a, sizeof(a)),
+		    human(all, b, sizeof(b)), j->nr_clones, j->nr_clones == 1 ? "" : "s",
+		    human(avail, c, sizeof(c)));
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && depth > URING_MAX_ENTRIES)
+		pf_add(s, RES_MSG_ERROR, "iodepth", (int32_t)j->job_id,
+		    "job '%s': iodepth=%u is more than the %u entries an io_uring ring can have",
+		    j->name, depth, URING_MAX_ENTRIES);
+	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
+		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
+	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && j->uring_registerfiles && j->openfiles &&
+	    j->nr_clones && j->openfiles < j->clones[0].nr_files)
+		pf_add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
+		    "job '%s': registerfiles=1 needs every file open for the whole run, but "
+		    "openfiles=%u is below the job's %u files", j->name, j->openfiles,
+		    j->clones[0].nr_files);
+}
+
+#define FD_BASE 32u		/* stdio, the output file, /proc and /sys reads, a FIFO probe */
+#define FD_PER_THREAD 2u	/* an io_uring ring, a file opened for a while (pre_read) */
+
+/* Descriptors one job keeps open at once: each thread's files (openfiles) and
+ * its own.  A create_only job only lays its files out, one open at a time. */
+static uint64_t job_fds(const struct plan_job *j)
+{
+	uint32_t nf = j->nr_clones ? j->clones[0].nr_files : 0;
+
+	if (!ioe_opens_files(j->ioengine))
+		return 0;
+	if (j->create_only)
+		nf = 1;
+	if (j->openfiles && j->openfiles < nf && !j->interlocked)
+		nf = j->openfiles;
+	return (uint64_t)j->nr_clones * (nf + FD_PER_THREAD);
+}
+
+/*
+ * The jobs between two stonewalls run at once, so their descriptors add up.
+ * Where the plan needs more than the soft RLIMIT_NOFILE, the soft limit is
+ * raised to the hard one (as many tools do); beyond the hard limit the plan is
+ * refused here rather than failing with EMFILE mid-run.
+ */
+static void check_nofile(struct pf_state *s)
+{
+	uint64_t need = 0, seg = 0;
+	int32_t who = -1;
+	struct rlimit rl;
+
+	for (uint32_t i = 0; i < s->p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(s->p, i);
+
+		if (j->stonewall)
+			seg = 0;
+		seg += job_fds(j);
+		if (seg > need) {
+			need = seg;
+			who = (int32_t)i;
+		}
+	}
+	need += FD_BASE;
+	if (who < 0 || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || need <= rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? need : rl.rlim_max;
+		if (!setrlimit(RLIMIT_NOFILE, &rl))
+			return;
+	}
+	pf_add(s, RES_MSG_ERROR, "open-files", (int32_t)plan_job_at(s->p, (uint32_t)who)->job_id,
+	    "job '%s': the jobs running with it keep %llu files and descriptors open at once, more "
+	    "than the limit of open files (ulimit -n: %llu, at most %llu); set openfiles= (files "
+	    "open at once per thread) or fewer nrfiles/numjobs", plan_job_at(s->p, (uint32_t)who)->name,
+	    (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max);
+}
+
+static void check_totals(struct pf_state *s)
+{
+	struct statvfs vfs;
+	uint64_t avail;
+
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		/* ramfs and the like report no size at all: nothing to compare with. */
+		if (statvfs(s->fs[i].dir, &vfs) || vfs.f_blocks == 0)
+			continue;
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (s->fs[i].need > avail)
+			pf_add(s, RES_MSG_ERROR, "no-space", -1,
+			    "not enough free space to lay out the files in %s: %llu bytes needed, %llu available",
+			    s->fs[i].dir, (unsigned long long)s->fs[i].need, (unsigned long long)avail);
+	}
+	avail = mem_available(s->env);
+	if (s->buffered_read_bytes && avail && s->buffered_read_bytes < avail)
+		pf_add(s, RES_MSG_WARNING, "cached-reads", -1,
+		    "buffered reads over %llu bytes, less than the %llu bytes of available memory: they may be "
+		    "served from the page cache (use direct=1 or a larger size=)",
+		    (unsigned long long)s->buffered_read_bytes, (unsigned long long)avail);
+}
+
+int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out)
+{
+	struct pf_state *s = calloc(1, sizeof(*s));
+	struct pf_paths paths;
+
+	if (!s)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	s->p = p;
+	s->env = env;
+	s->r = out;
+	s->oom = safety_files_load(env, &s->busy) != 0;
+	if (pf_paths_init(&paths, p)) {
+		safety_files_free(s->busy);
+		free(s);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		check_queue(s, j, mem_available(env));
+		check_engine_built(s, j);
+		check_numa_nodes(s, j);
+		pf_check_aux(s, j);
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+				if (!pf_paths_seen(&paths, j->clones[c].files[f].path))
+					check_file(s, j, &j->clones[c].files[f]);
+	}
+	pf_paths_free(&paths);
+	check_totals(s);
+	check_nofile(s);
+	pf_sort_seen(out);
+	int oom = s->oom;
+	safety_files_free(s->busy);
+	free(s);
+	if (oom) {
+		pf_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pf_free(struct pf_report *r)
+{
+	free(r->seen);
+	free(r->findings);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,140 @@
+/*
+ * engine/safety/preflight_aux.c - preflight of what a job touches besides its targets.
+ *
+ * Log, state, prerun and redirect files ioplan names itself (never over a
+ * user's file or a device), verify state files to load (whole and of these
+ * files), the net peer's name (resolved now, not an EINVAL at run time) and
+ * the nbd export's size (asked once; a region past its end is refused).
+ * All before any I/O, each an error naming the option and what is wrong.
+ */
+#include "engine/safety/preflight_internal.h"
+#include "engine/ioengine.h"
+#include "engine/layout/layout.h"
+#include "engine/logs/logs.h"
+#include "engine/verify/verify.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* One file the job writes besides its targets, judged by the rule of safety_check_output. */
+static void check_side_file(struct pf_state *s, const struct plan_job *j, const char *option, const char *path,
+			    unsigned how)
+{
+	char why[512];
+
+	if (safety_check_output(s->env, path, how, why, sizeof(why)))
+		pf_add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, option, why);
+}
+
+/*
+ * Logs, verify state, prerun/postrun output and exec redirects have names
+ * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
+ * own from an earlier run is replaced.  Judged once per name: clones share
+ * the job-named ones (the first clone's, and the section-named of the others).
+ */
+static void check_side_files(struct pf_state *s, const struct plan_job *j)
+{
+	const unsigned made_up = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
+	char path[4096];
+
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		for (int k = 0; k < LOG_KIND_NR; k++)
+			if ((c <= 1 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
+				check_side_file(s, j, log_option(k), path,
+						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
+		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
+		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
+			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
+			check_side_file(s, j, "verify_state_save", path, made_up);
+		}
+	}
+	if (j->write_iolog_path)
+		check_side_file(s, j, "write_iolog", j->write_iolog_path, 0);
+	for (int post = 0; post < 2; post++)
+		if (post ? j->exec_postrun : j->exec_prerun) {
+			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
+			check_side_file(s, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
+		}
+	for (int err = 0; j->ioengine == PLAN_IOENGINE_EXEC && j->exec_std_redirect && err < 2; err++) {
+		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
+		check_side_file(s, j, "std_redirect", path, made_up);
+	}
+}
+
+/* verify_state_load: each clone's state file is whole and of its files, before any I/O. */
+static void check_state_files(struct pf_state *s, const struct plan_job *j)
+{
+	char path[PATH_MAX], why[256];
+
+	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
+		if (vstate_check(path, j->clones[c].nr_files, why, sizeof(why)))
+			pf_add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
+			    "job '%s': verify_state_load: %s: %s", j->name, path, why);
+	}
+}
+
+/* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
+static void check_net_host(struct pf_state *s, const struct plan_job *j)
+{
+	const struct plan_net *o = &j->net;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	int r;
+
+	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !o->host)
+		return;
+	if (o->proto == PLAN_NET_UNIX) {
+		if (strlen(o->host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			pf_add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id,
+			    "job '%s': filename=%.64s...: a unix socket path has at most %zu bytes", j->name,
+			    o->host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return;
+	}
+	hints.ai_family = o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
+	r = getaddrinfo(o->host, NULL, &hints, &res);
+	if (r)
+		pf_add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id, "job '%s': hostname=%.200s: %s", j->name,
+		    o->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+	freeaddrinfo(res);
+}
+
+/* nbd: the export is asked its size once; a region past its end is refused before any I/O. */
+static void check_remote_size(struct pf_state *s, const struct plan_job *j)
+{
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+	uint64_t size = 0, start, len;
+	int ret;
+
+	if (!o || !o->target_size || o->unavailable)
+		return;
+	if ((ret = o->target_size(j, &size))) {
+		pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
+		    j->name, j->nbd_uri ? j->nbd_uri : "no uri=", strerror(-ret));
+		return;
+	}
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			layout_region(j, &j->clones[c], &j->clones[c].files[f], size, &start, &len);
+			if (start + len <= size)
+				continue;
+			pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id,
+			    "job '%s': %s: the region (bytes %llu to %llu) runs past the end of the export (%llu bytes): "
+			    "lower size= or offset=", j->name, j->nbd_uri, (unsigned long long)start,
+			    (unsigned long long)(start + len), (unsigned long long)size);
+			return;
+		}
+}
+
+void pf_check_aux(struct pf_state *s, const struct plan_job *j)
+{
+	check_side_files(s, j);
+	check_state_files(s, j);
+	check_net_host(s, j);
+	check_remote_size(s, j);
+}

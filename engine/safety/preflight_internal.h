@@ -1,0 +1,86 @@
+/*
+ * engine/safety/preflight_internal.h - the state preflight's checks share, and its two halves.
+ *
+ * preflight.c walks a plan's targets (kind, size, free space, O_DIRECT,
+ * memory); preflight_aux.c checks what a job touches besides its targets
+ * (side files, verify state files, the net peer, the nbd export);
+ * preflight_seen.c remembers what was looked at.  They add findings to the
+ * same report, so the state lives here; nothing outside those files includes
+ * this header.
+ */
+#ifndef IOPLAN_ENGINE_PREFLIGHT_INTERNAL_H
+#define IOPLAN_ENGINE_PREFLIGHT_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "engine/safety/preflight.h"
+
+#define PF_MAX_FS 64
+
+struct fs_need {
+	dev_t dev;
+	char dir[PATH_MAX];
+	uint64_t need;
+};
+
+struct pf_state {
+	const struct plan *p;
+	const struct safety_env *env;
+	struct safety_files *busy;	/* swap and loop backing files, read once */
+	struct pf_report *r;
+	struct fs_need fs[PF_MAX_FS];
+	uint32_t nr_fs;
+	uint64_t buffered_read_bytes;
+	uint32_t memory_job;		/* job_id + 1 of the last job told it measures memory */
+	/* memory_backed's last answer: every file of a directory is on the same
+	 * file system, so one stat() answers for it instead of statfs and a walk of /sys. */
+	bool mem_cached;
+	dev_t mem_dev;
+	const char *mem_what;
+	/* The last directory looked at, and whether its device is a devtmpfs: a
+	 * directory's files follow each other, so each is looked at once. */
+	char dir[PATH_MAX];
+	int dir_err;
+	struct stat dir_st;
+	bool devtmpfs_known, devtmpfs;
+	dev_t devtmpfs_dev;
+	int oom;
+};
+
+/* Adds a finding; an error one stops the run. */
+void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
+	    const char *fmtstr, ...) __attribute__((format(printf, 5, 6)));
+
+/* The paths already checked: open addressing over FNV-1a (glibc's hsearch
+ * hashes only a path's first characters, which all the files of a directory share). */
+struct pf_paths {
+	const char **slot;
+	size_t mask;
+};
+
+/* Room for every file path of the plan, at most half full.  0 or -ENOMEM. */
+int pf_paths_init(struct pf_paths *set, const struct plan *p);
+/* Was this path already checked (shared files appear in many clones)?  Adds it if not. */
+bool pf_paths_seen(struct pf_paths *set, const char *path);
+void pf_paths_free(struct pf_paths *set);
+
+/* stat() of dir (0 or an errno), once for all the files of one directory in a row. */
+int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb);
+/*
+ * Notes what is at path now, for the layout to compare (target.h), with its
+ * directory as dsb (NULL when it cannot be looked at); *sb gets the file.
+ * True when the file exists.
+ */
+bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb);
+/* Sorts what was noted by path, for the layout's lookups. */
+void pf_sort_seen(struct pf_report *r);
+
+/* Every check of preflight_aux.c on job j. */
+void pf_check_aux(struct pf_state *s, const struct plan_job *j);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * engine/safety/preflight_seen.c - what preflight has looked at: each target path once,
+ * each directory once per run of its files, and what was at each path then.
+ *
+ * Shared files appear in many clones and a directory's files follow each other,
+ * so preflight keeps a set of the paths it checked and the last directory it
+ * stat()ed.  What it saw at each path is noted for the layout, which refuses
+ * to write over a file that changed in between (target.h).
+ */
+#include "engine/safety/preflight_internal.h"
+#include "engine/target.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
+{
+	if (strcmp(s->dir, dir)) {
+		snprintf(s->dir, sizeof(s->dir), "%s", dir);
+		s->dir_err = stat(dir, &s->dir_st) ? errno : 0;
+	}
+	*dsb = s->dir_st;
+	return s->dir_err;
+}
+
+bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
+{
+	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n)), one;
+
+	if (!n) {
+		s->oom = 1;
+		return tgt_seen_now(&one, path, dsb, sb) == 0;
+	}
+	s->r->seen = n;
+	return tgt_seen_now(&n[s->r->nr_seen++], path, dsb, sb) == 0;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
+}
+
+void pf_sort_seen(struct pf_report *r)
+{
+	if (r->nr_seen)
+		qsort(r->seen, r->nr_seen, sizeof(*r->seen), cmp_seen);
+}
+
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+int pf_paths_init(struct pf_paths *set, const struct plan *p)
+{
+	size_t n = 0, size = 16;
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			n += j->clones[c].nr_files;
+	}
+	while (size < 2 * n)
+		size *= 2;
+	set->slot = calloc(size, sizeof(*set->slot));
+	set->mask = size - 1;
+	return set->slot ? 0 : -ENOMEM;
+}
+
+/* Comparing with every earlier path instead cost 15 s at 100 000 files. */
+bool pf_paths_seen(struct pf_paths *set, const char *path)
+{
+	size_t i = (size_t)path_hash(path) & set->mask;
+
+	for (; set->slot[i]; i = (i + 1) & set->mask)
+		if (!strcmp(set->slot[i], path))
+			return true;
+	set->slot[i] = path;
+	return false;
+}
+
+void pf_paths_free(struct pf_paths *set)
+{
+	free(set->slot);
+	set->slot = NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * engine/safety/readonly.c - what --readonly asks of the engine, without running it.
+ *
+ * A read-only run must not write anything, so before any I/O the CLI asks
+ * whether the layout would write some file of the plan: create it, extend it
+ * to the region a job uses, or lay it out again because a reading job finds
+ * its layout unfinished.  The rule is the layout's own (layout_init collects
+ * the files as layout_prepare will see them), so the answer cannot drift from
+ * what a run would do.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "engine/engine.h"
+#include "engine/layout/layout.h"
+#include "engine/mark.h"
+
+/* Why the layout would write lf, or NULL when it would leave the file alone. */
+static const char *layout_writes(const struct layout_file *lf)
+{
+	struct stat st;
+	enum mark_state m;
+	char why[256];
+
+	if (lf->is_device)
+		return NULL;
+	if (stat(lf->path, &st) != 0)
+		return "it does not exist and would be created";
+	if (lf->need > (uint64_t)st.st_size)
+		return "it is smaller than the jobs need and would be extended";
+	m = mark_read_path(lf->path, why, sizeof(why));
+	if (lf->fill && (m == MARK_PARTIAL || m == MARK_SIZED))
+		return "its layout is unfinished and would be written again";
+	return NULL;
+}
+
+int eng_layout_writes(const struct plan *p, char *why, size_t n)
+{
+	struct layout l;
+	int ret = layout_init(&l, p);
+
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < l.nr && !ret; i++) {
+		const char *w = layout_writes(&l.files[i]);
+
+		if (w) {
+			snprintf(why, n, "%s: %s", l.files[i].path, w);
+			ret = -EROFS;
+		}
+	}
+	layout_release(&l);
+	return ret;
+}

@@ -1,0 +1,109 @@
+/*
+ * engine/safety/safety.h - may ioplan write here?  The rules that keep a benchmark from
+ * destroying data it was not given (docs/safety.md).
+ *
+ * Block devices: writing needs the exact device named in allow_device_write,
+ * and even then a device that holds a mounted filesystem, has a mounted
+ * partition, is active swap, is held by md/dm/LVM, or backs a loop device is
+ * refused; so is a loop device whose backing device is in use or whose
+ * backing file another loop device in use reads, and a regular file that is
+ * swap or backs a loop device.  The checks
+ * read the live system (/proc/self/mountinfo, /proc/swaps, /sys/dev/block) for
+ * a message that names the mount, and ask the kernel (an O_EXCL open) for the
+ * holders no file of ours shows; safety_env lets tests point the reads at
+ * other roots.
+ */
+#ifndef IOPLAN_ENGINE_SAFETY_H
+#define IOPLAN_ENGINE_SAFETY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "engine/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct safety_env {
+	const char *proc_root;		/* "/proc" */
+	const char *sys_root;		/* "/sys" */
+};
+
+/* The live system. */
+extern const struct safety_env safety_system;
+
+/*
+ * 0 when the block device dev (major:minor) holds nothing in use; otherwise
+ * -EBUSY with the reason in why ("/dev/vda1 is mounted on /", ...).
+ */
+int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, size_t n);
+
+/*
+ * 0 when plan p may write to the block device at path; -EPERM (not allowed by
+ * allow_device_write) or -EBUSY (in use, see above) with the reason in why.
+ */
+int safety_check_device_write(const struct safety_env *env, const struct plan *p, const char *path,
+			      char *why, size_t n);
+
+/*
+ * Claims the block device at path exclusively (O_EXCL): the fd, kept open so
+ * nothing can mount or assemble it while ioplan writes, or -EBUSY / -errno
+ * with the reason in why.
+ */
+int safety_claim_device(const char *path, char *why, size_t n);
+
+/*
+ * 0 when the regular file at path (stat sb) may be written; -EBUSY with the
+ * reason in why when it is an active swap file or the backing file of a loop
+ * device (whatever allow_* says: the loop device may hold a mounted file
+ * system).
+ */
+int safety_file_in_use(const struct safety_env *env, const char *path, const struct stat *sb, char *why,
+		       size_t n);
+
+/*
+ * The same for many files: the swap files and loop backing files read once
+ * (safety_files_load: 0 or -ENOMEM), then each file checked against them.
+ */
+struct safety_files;
+int safety_files_load(const struct safety_env *env, struct safety_files **out);
+int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
+		       size_t n);
+void safety_files_free(struct safety_files *sf);
+
+/* How a file besides the job's targets is written (safety_open_output). */
+enum {
+	SAFETY_OUT_REPLACES = 1,	/* its contents are replaced, not appended to */
+	SAFETY_OUT_DERIVED = 2,		/* ioplan made the name up: only an empty file or ioplan's own is replaced */
+	SAFETY_OUT_JUDGED = 4,		/* the preflight judged whose it is: only what it is now is checked */
+};
+
+/*
+ * The rule for every file ioplan writes besides a job's targets (reports,
+ * rank files, logs, iologs, verify state, exec redirects, prerun output):
+ * 0 when path may be written as how says; -EPERM (a device), -EBUSY (swap,
+ * a loop device's backing file), or -EEXIST (a user's
+ * file under a name ioplan made up), with the reason in why.
+ */
+int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n);
+
+/*
+ * Opens path for writing (created when missing, O_WRONLY | O_CLOEXEC plus
+ * flags' O_APPEND / O_NONBLOCK) under the same rule, checked again on the
+ * open descriptor, and only then truncated when flags has O_TRUNC: the fd, or
+ * -errno with the reason in why (a file the open created is removed again).
+ */
+int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
+		       size_t n);
+
+/* Stamps the finished file fd as ioplan's, so a later run may replace it: 0 or -errno. */
+int safety_mark_output(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOPLAN_ENGINE_SAFETY_H */

@@ -1,0 +1,161 @@
+/*
+ * engine/safety/safety_output.c - the one rule for every file ioplan writes besides a
+ * job's targets (safety.h): reports, rank files, logs, iologs, verify state,
+ * exec redirects, prerun output, merged traces, verify dumps.
+ *
+ * Such a file is written only where nothing can be lost:
+ *  - a regular file, unless it is active swap or backs a loop device (the
+ *    same rules as a target's, and no allow_* opens them);
+ *  - a pipe or socket, a terminal, /dev/null, /dev/zero, /dev/full, or the
+ *    very file the shell gave ioplan as stdout or stderr (what the user
+ *    redirected is the user's choice, as writing stdout itself is);
+ *  - never a block device or another character device (a disk, a tape, raw
+ *    flash): a report written to /dev/sdX lands on its first sectors.
+ * A name ioplan makes up (NAME_bw.1.log, local-NAME-0-verify.state,
+ * NAME.prerun.txt, NAME.stdout, agg-read_bw.log, rank-N.json) may already be a
+ * user's file: it is replaced only when empty or ioplan's own, known by the
+ * mark of mark.h that ioplan stamps on it once written (bound to its inode,
+ * size and mtime, so a file the user edited since is the user's again).  A
+ * name the user gave (--output=, write_iolog=) is the user's to replace.
+ *
+ * The checks run twice: on the path in the preflight (exit 2 before any I/O)
+ * and on the open descriptor (what is written is what was checked).
+ */
+#include "engine/safety/safety.h"
+#include "engine/mark.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MEM_MAJOR 1		/* /dev/null 1:3, /dev/zero 1:5, /dev/full 1:7 */
+#define TTY_MAJOR 4
+#define TTYAUX_MAJOR 5
+#define PTS_MAJOR_FIRST 136
+#define PTS_MAJOR_LAST 143
+
+/* Is sb what ioplan's stdout or stderr already is? */
+static bool is_std_stream(const struct stat *sb)
+{
+	struct stat st;
+
+	for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == (sb->st_mode & S_IFMT) &&
+		    st.st_rdev == sb->st_rdev && st.st_dev == sb->st_dev && st.st_ino == sb->st_ino)
+			return true;
+	return false;
+}
+
+/* A character device whose writes store nothing: the null-like ones and terminals. */
+static bool harmless_char(dev_t rdev)
+{
+	unsigned maj = major(rdev), min = minor(rdev);
+
+	if (maj == MEM_MAJOR)
+		return min == 3 || min == 5 || min == 7;
+	return maj == TTY_MAJOR || maj == TTYAUX_MAJOR || (maj >= PTS_MAJOR_FIRST && maj <= PTS_MAJOR_LAST);
+}
+
+static int refuse_device(const struct safety_env *env, const char *path, const struct stat *sb, char *why,
+			 size_t n)
+{
+	char busy[512] = "";
+
+	if (S_ISBLK(sb->st_mode))
+		safety_device_in_use(env, sb->st_rdev, busy, sizeof(busy));
+	snprintf(why, n, "refusing to write to %s: it is a %s device%s%s; reports, logs and state "
+		 "files go only to regular files, pipes, terminals and /dev/null", path,
+		 S_ISBLK(sb->st_mode) ? "block" : "character", *busy ? " and " : "", busy);
+	return -EPERM;
+}
+
+/* Is the regular file (fd, or path when fd < 0) empty or ioplan's own? */
+static bool replaceable(const char *path, int fd, const struct stat *sb, char *mark_why, size_t n)
+{
+	if (!sb->st_size)
+		return true;
+	return mark_is_ours(fd >= 0 ? mark_read(fd, mark_why, n) : mark_read_path(path, mark_why, n));
+}
+
+/* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
+static int judge(const struct safety_env *env, const char *path, int fd, const struct stat *sb,
+		 unsigned how, char *why, size_t n)
+{
+	char mark_why[256];
+
+	if (S_ISFIFO(sb->st_mode) || S_ISSOCK(sb->st_mode))
+		return 0;
+	if (S_ISBLK(sb->st_mode) || S_ISCHR(sb->st_mode)) {
+		if (is_std_stream(sb) || (S_ISCHR(sb->st_mode) && harmless_char(sb->st_rdev)))
+			return 0;
+		return refuse_device(env, path, sb, why, n);
+	}
+	if (!S_ISREG(sb->st_mode))
+		return 0;	/* a directory: the open says EISDIR */
+	if (safety_file_in_use(env, path, sb, why, n))
+		return -EBUSY;
+	if ((how & SAFETY_OUT_DERIVED) && (how & SAFETY_OUT_REPLACES) && !(how & SAFETY_OUT_JUDGED) &&
+	    !replaceable(path, fd, sb, mark_why, sizeof(mark_why))) {
+		snprintf(why, n, "%s exists and ioplan did not write it (or it changed since): refusing to "
+			 "replace it (move it away, or run where it is not)", path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return 0;	/* created by the open, whose errors are its own */
+	return judge(env, path, -1, &sb, how, why, n);
+}
+
+int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
+		       size_t n)
+{
+	bool created = false, trunc = flags & O_TRUNC;
+	struct stat sb;
+	int fd, ret;
+
+	/* Judged on the path first: a device refused is never even opened. */
+	ret = safety_check_output(env, path, how, why, n);
+	if (ret)
+		return ret;
+	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
+	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, flags);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(why, n, "cannot open for writing: %s", strerror(errno));
+		return ret;
+	}
+	ret = fstat(fd, &sb) ? -errno : judge(env, path, fd, &sb, how, why, n);
+	if (!ret && trunc && S_ISREG(sb.st_mode) && !created && ftruncate(fd, 0)) {
+		ret = -errno;
+		snprintf(why, n, "cannot truncate %s: %s", path, strerror(errno));
+	}
+	if (ret) {
+		close(fd);
+		if (created)
+			unlink(path);
+		return ret;
+	}
+	return fd;
+}
+
+int safety_mark_output(int fd)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	return mark_write(fd, MARK_FILLED);
+}

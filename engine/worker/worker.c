@@ -1,0 +1,756 @@
+/*
+ * engine/worker/worker.c - a worker thread's life: wait its turn, set up, run, report.
+ *
+ * Everything a worker allocates is allocated here, before the first I/O, and
+ * released here after the last; worker_io.c only uses it.  The worker's results
+ * are private until it ends, then moved (histograms and all) into the results
+ * slot the coordinator gave it; while it runs, reports of the results so far
+ * read the copies it makes on request (snapshot.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/layout/layout.h"
+#include "engine/gen/rng.h"
+#include "engine/dioalign.h"
+#include "engine/snapshot.h"
+#include "engine/numa.h"
+#include "engine/worker/worker.h"
+
+#define SLEEP_SLICE_NS 100000000ull
+
+static void set_state(struct worker *w, char c)
+{
+	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], c, memory_order_relaxed);
+}
+
+static char run_state(const struct plan_job *j)
+{
+	bool r = plan_rw_has_ddir(j->rw, PLAN_DDIR_READ);
+	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
+	char c = r && wr ? 'm' : r ? 'r' : 'w';
+
+	return plan_rw_is_random(j->rw) ? c : (char)(c - 'a' + 'A');
+}
+
+static bool stop_requested(const struct worker *w)
+{
+	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
+}
+
+/* wait_for: blocks until the waited-for job of this run has ended.  False on stop. */
+static bool wait_turn(struct worker *w)
+{
+	struct job_run *dep;
+
+	if (w->jr->waits_for < 0)
+		return true;
+	dep = &w->seg->jobs[w->jr->waits_for];
+	pthread_mutex_lock(&w->seg->mu);
+	while (!dep->done && !stop_requested(w))
+		pthread_cond_wait(&w->seg->cv, &w->seg->mu);
+	pthread_mutex_unlock(&w->seg->mu);
+	return !stop_requested(w);
+}
+
+static bool start_delay(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t d = j->startdelay_min_ns, end;
+
+	if (j->startdelay_max_ns > d)
+		d += rng_below(&w->rng_misc, j->startdelay_max_ns - d + 1);
+	if (!d || w->sh->fake)
+		return !stop_requested(w);
+	end = clk_now(&w->clk) + d;
+	while (clk_now(&w->clk) < end && !stop_requested(w))
+		clk_sleep_until(&w->clk, end, SLEEP_SLICE_NS);
+	return !stop_requested(w);
+}
+
+/*
+ * The start gate (segment.c chooses it): this clone is set up (or failed to be);
+ * waits until every clone starting with it is too.  False on stop.  A futex,
+ * not the segment's mutex: 1000 clones woken by a condition variable each
+ * retake the mutex in turn, one scheduler slice apiece behind the clones
+ * already running, and so started over 6 s instead of at once.
+ */
+static bool start_together(struct worker *w)
+{
+	struct start_gate *g = w->jr->gate;
+	struct timespec slice = { 0, (long)SLEEP_SLICE_NS };
+
+	if (!g)
+		return !stop_requested(w);
+	if (atomic_fetch_sub(&g->left, 1) == 1) {
+		/* Not read on a fake clock: each read advances it, and which clone opens varies. */
+		if (!w->sh->fake)
+			g->open_ns = clk_now(&w->clk);
+		atomic_store(&g->open, 1);
+		syscall(SYS_futex, &g->open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
+	while (!atomic_load(&g->open) && !stop_requested(w))
+		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, 0, &slice, NULL, 0);
+	/* The windows start when the gate opened: a clone scheduled late loses time, not the group. */
+	if (atomic_load(&g->open) && !w->sh->fake)
+		w->gate_open_ns = g->open_ns;
+	return !stop_requested(w);
+}
+
+/* cpus_allowed_policy=split: the k-th allowed CPU (round robin) for clone k. */
+static int split_cpu(uint64_t mask, uint32_t clone)
+{
+	int n = __builtin_popcountll(mask), want = (int)(clone % (uint32_t)n);
+
+	for (int c = 0; c < 64; c++)
+		if ((mask & (1ull << c)) && want-- == 0)
+			return c;
+	return 0;
+}
+
+static void placement(const struct plan_job *j, uint32_t clone)
+{
+	cpu_set_t set;
+
+	if (j->cpus_allowed_mask) {
+		CPU_ZERO(&set);
+		if (j->cpus_allowed_split)
+			CPU_SET(split_cpu(j->cpus_allowed_mask, clone), &set);
+		for (int c = 0; c < 64 && !j->cpus_allowed_split; c++)
+			if (j->cpus_allowed_mask & (1ull << c))
+				CPU_SET(c, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	if (j->nice)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
+}
+
+/* The size of the file open on fd, whose fstat (made since it was opened) is st. */
+static int file_size(int fd, const struct stat *st, uint64_t *size)
+{
+	if (S_ISBLK(st->st_mode))
+		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
+	/* Streams (FIFOs, character devices) have no size: the job's size= bounds the region. */
+	*size = S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) ? UINT64_MAX : (uint64_t)st->st_size;
+	return 0;
+}
+
+/*
+ * Engines without a local file (null, metadata, cpuio, exec, net, nbd) open nothing here; the region
+ * is the planned size, or the remote target's own size (nbd without size=).
+ */
+static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len)
+{
+	const struct plan_file *pf = &w->clone->files[f];
+	const struct ioe_ops *o = ioe_find(w->job->ioengine);
+	uint64_t size = pf->size_bytes;
+	int ret;
+
+	w->fds[f] = -1;
+	w->nr_fds = f + 1;
+	if (o && o->target_size) {	/* the export is the "file": its size, as fio asks the server */
+		ret = o->target_size(w->job, &size);
+		if (ret) {
+			worker_error(w, .err = -ret, .file = f, .what = "sizing the remote target");
+			return ret;
+		}
+	}
+	layout_region(w->job, w->clone, pf, size, start, len);
+	if (!*len || (o && o->target_size && *start + *len > size)) {
+		worker_error(w, .err = EINVAL, .file = f, .offset = *start, .len = *len,
+			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * create_only: no I/O follows, so a regular file the layout saw is sized from
+ * its record, not opened (as fio, which opens none once they are laid out).
+ * True with *size; false when the file must be opened to be sized.
+ */
+static bool size_without_open(struct worker *w, uint32_t f, uint64_t *size)
+{
+	struct stat st;
+
+	if (!w->job->create_only || !layout_seen(w->sh->lay, w->clone->files[f].path, &st) ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	w->fds[f] = -1;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
+/* Opens the clone's files and finds each one's I/O region. */
+static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
+{
+	const struct plan_clone *c = w->clone;
+	struct stat st;
+	uint64_t size;
+	int ret;
+
+	for (uint32_t f = 0; f < c->nr_files; f++) {
+		const struct plan_file *pf = &c->files[f];
+
+		if (!ioe_opens_files(w->job->ioengine)) {
+			ret = fileless_region(w, f, &start[f], &len[f]);
+			if (ret)
+				return ret;
+			continue;
+		}
+		ret = size_without_open(w, f, &size) ? 0 : worker_open_file(w, f, &st);
+		if (ret)
+			return ret;
+		w->nr_fds = f + 1;
+		ret = w->fds[f] < 0 ? 0 : file_size(w->fds[f], &st, &size);
+		if (ret)
+			return ret;
+		/*
+		 * A job that only writes extends a file shrunk since the layout (fio's
+		 * ftruncate example truncates it in one job and writes in the next), as fio's.
+		 */
+		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
+			size = pf->size_bytes;
+		layout_region(w->job, c, pf, pf->offset_ppm ? layout_size_found(w->sh->lay, pf->path, size) : size,
+			      &start[f], &len[f]);
+		if (!len[f] || start[f] + len[f] > size) {
+			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
+				     .what = "region beyond the end of the file");
+			return -EINVAL;
+		}
+		worker_size_done(w, f);
+	}
+	return 0;
+}
+
+/* Buffer address alignment: a page, or more where a direct job's files ask for it. */
+static uint64_t buf_align(const struct worker *w)
+{
+	uint64_t a = 4096;
+	uint32_t mem, off;
+
+	for (uint32_t i = 0; w->job->direct && i < w->clone->nr_files; i++)
+		if (!dio_align(w->clone->files[i].path, &mem, &off) && mem > a && !(mem & (mem - 1)))
+			a = mem;
+	return a;
+}
+
+static int alloc_slots(struct worker *w)
+{
+	uint64_t len = bufpool_len(w->job);
+	char what[64];
+	int ret = bufpool_alloc(&w->bufs, w->depth, len, buf_align(w));
+
+	if (!ret) {
+		w->ios = calloc(w->depth, sizeof(*w->ios));
+		w->free_slot = calloc(w->depth, sizeof(*w->free_slot));
+		w->pending = calloc(w->depth, sizeof(*w->pending));
+		if (!w->ios || !w->free_slot || !w->pending)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		snprintf(what, sizeof(what), "allocating %u I/O buffers of %llu bytes", w->depth,
+			 (unsigned long long)len);
+		worker_error(w, .err = -ret, .what = what);
+		return ret;
+	}
+	for (uint32_t i = 0; i < w->depth; i++) {
+		w->ios[i].slot = i;
+		w->ios[i].buf = bufpool_at(&w->bufs, i);
+		buf_fill(w->ios[i].buf, w->bufs.stride, &w->fill, &w->rng_misc);
+		w->free_slot[w->depth - 1 - i] = i;
+	}
+	w->nr_free = w->depth;
+	return 0;
+}
+
+static int alloc_hists(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	bool rated = false;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		rated = rated || j->rate_iops[d] || j->rate_bytes_per_s[d];
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		struct res_ddir *r = &w->res.ddir[d];
+
+		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+			continue;
+		if (j->clat_percentiles && !j->disable_clat &&
+		    !(r->clat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (j->lat_percentiles && !j->disable_lat &&
+		    !(r->lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (j->slat_percentiles && !j->disable_slat &&
+		    !(r->slat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+		if (rated && !(r->sched_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+			return -ENOMEM;
+	}
+	/* fio's JSON "sync" block reports fsync latency percentiles under the clat/lat ones. */
+	if ((j->clat_percentiles || j->lat_percentiles) &&
+	    !(w->res.sync_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+		return -ENOMEM;
+	if (j->io_trace_max) {
+		w->res.trace = calloc(j->io_trace_max, sizeof(*w->res.trace));
+		if (!w->res.trace)
+			return -ENOMEM;
+		w->res.trace_cap = j->io_trace_max;
+	}
+	return 0;
+}
+
+static void queue_shape(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->depth = bufpool_depth(j);
+	w->batch_submit = j->iodepth_batch_submit ? j->iodepth_batch_submit : w->depth;
+	if (w->batch_submit > w->depth)
+		w->batch_submit = w->depth;
+	/* The plan's values are resolved (plan_job_resolve_queue); a sync engine's depth caps them. */
+	w->cmin = j->iodepth_batch_complete_min < w->depth ? j->iodepth_batch_complete_min : w->depth;
+	w->cmax = j->iodepth_batch_complete_max < w->depth ? j->iodepth_batch_complete_max : w->depth;
+	if (!w->cmax)
+		w->cmax = 1;	/* a reap takes at least one completion */
+	w->low = j->iodepth_low < w->depth ? j->iodepth_low : w->depth;
+}
+
+/* A blocking connect or accept of a remote engine gives up on a stop, or when runtime has passed. */
+static int engine_stopping(void *arg)
+{
+	struct worker *w = arg;
+
+	if (atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		return -EINTR;
+	return w->remote_deadline && clk_now(&w->clk) >= w->remote_deadline ? -ETIMEDOUT : 0;
+}
+
+static int open_engine(struct worker *w)
+{
+	struct ioe_cfg cfg;
+	uint64_t *lens;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.depth = w->depth;
+	cfg.sqpoll = w->job->uring_sqthread_poll;
+	cfg.hipri = w->job->uring_hipri;
+	cfg.hipri_percentage = w->job->hipri_percentage;
+	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
+	cfg.fixedbufs = w->job->uring_fixedbufs;
+	cfg.registerfiles = w->job->uring_registerfiles;
+	cfg.vectored = w->job->uring_nonvectored == 0;
+	cfg.force_async = w->job->uring_force_async;
+	cfg.sq_cpu = w->job->uring_sq_cpu;
+	cfg.userspace_reap = w->job->aio_userspace_reap;
+	cfg.fds = w->fds;
+	/* Files that open and close under openfiles cannot be registered once for the run. */
+	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
+	cfg.bufs = &w->bufs;
+	cfg.files = w->clone->files;
+	cfg.nr_files = w->clone->nr_files;
+	cfg.stat_type = w->job->stat_type;
+	cfg.cpuchunks_us = w->job->cpuchunks_us;
+	cfg.cpumode_qsort = w->job->cpumode_qsort;
+	lens = calloc(w->gen.nr_files ? w->gen.nr_files : 1, sizeof(*lens));
+	for (uint32_t f = 0; lens && f < w->gen.nr_files; f++)
+		lens[f] = w->gen.files[f].len;
+	cfg.region_len = lens;
+	cfg.job = w->job;
+	cfg.clone_index = w->clone->clone_index;
+	cfg.scratch = w->sh->scratch;
+	cfg.stopping = engine_stopping;
+	cfg.stop_arg = w;
+	if (w->job->runtime_ns)
+		w->remote_deadline = clk_now(&w->clk) + w->job->ramp_time_ns + w->job->runtime_ns +
+				     w->job->cooldown_ns;
+	ret = lens ? ioe_open(&w->ioe, w->job->ioengine, &cfg) : -ENOMEM;
+	free(lens);
+	if (ret == -EINTR)
+		return ret;	/* stopped while waiting for a peer: no failure */
+	if (ret) {
+		char what[64];
+
+		if (ret == -ETIMEDOUT && ioe_is_remote(w->job->ioengine))
+			snprintf(what, sizeof(what), "%s: no peer within runtime",
+				 plan_ioengine_name(w->job->ioengine));
+		else
+			snprintf(what, sizeof(what), "%s init (iodepth=%u)",
+				 plan_ioengine_name(w->job->ioengine), w->depth);
+		worker_error(w, .err = -ret, .what = what);
+		return ret;
+	}
+	w->ioe_open = true;
+	w->is_sync = w->ioe.is_sync;
+	return 0;
+}
+
+/* prio/prioclass for the thread, cmdprio's per-I/O state; each slot starts at the thread's priority. */
+static int setup_prio(struct worker *w)
+{
+	int ret = prio_set_thread(w->job);
+
+	if (ret) {
+		worker_error(w, .err = -ret, .what = "ioprio_set (prio/prioclass)");
+		return ret;
+	}
+	ret = prio_pick_new(w->job, w->clone->seed, &w->res, &w->prio);
+	for (uint32_t i = 0; i < w->depth; i++)
+		w->ios[i].ioprio = (uint16_t)w->res.ioprio;
+	if (w->log)
+		w->log->ioprio = (uint16_t)w->res.ioprio;
+	return ret;
+}
+
+static int setup(struct worker *w)
+{
+	const struct plan_clone *c = w->clone;
+	uint64_t *start, *len;
+	int ret;
+
+	queue_shape(w);
+	worker_limit_open(w);
+	w->fds = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->fds));
+	w->dirty = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->dirty));
+	w->file_inflight = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->file_inflight));
+	start = calloc(c->nr_files ? c->nr_files : 1, sizeof(*start));
+	len = calloc(c->nr_files ? c->nr_files : 1, sizeof(*len));
+	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len ? -ENOMEM : 0;
+	if (!ret)
+		ret = open_files(w, start, len);
+	if (!ret)
+		ret = worker_iolog_open(w);
+	if (!ret) {
+		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
+		if (ret == -EINVAL)
+			worker_error(w, .err = EINVAL,
+				     .what = w->job->interlocked ? "interlocked needs a sequential job "
+								   "without offset_increment"
+								 : "I/O region holds no whole block");
+		if (!ret)
+			gen_limit_open(&w->gen, w->max_open);
+	}
+	free(start);
+	free(len);
+	if (!ret)
+		ret = buffill_from_job(&w->fill, w->job);
+	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
+			 w->job->scramble_buffers;
+	if (w->fill.kind == PLAN_BUF_RANDOM)
+		dedupe_init(&w->dedupe, w->job, w->clone->seed, gen_pass_bytes(&w->gen), bufpool_len(w->job));
+	if (!ret)
+		ret = worker_verify_setup(w, &w->fill);
+	if (!ret)
+		ret = alloc_slots(w);
+	if (!ret)
+		ret = alloc_hists(w);
+	if (!ret)
+		ret = setup_prio(w);
+	if (!ret)
+		ret = open_engine(w);
+	if (!ret)
+		ret = worker_flow_setup(w);
+	/* Every failed step is named: no job fails with an error and no words. */
+	if (ret && ret != -EINTR && !w->res.total_err)
+		worker_error(w, .err = -ret, .what = "setting up the worker");
+	return ret;
+}
+
+static void teardown(struct worker *w)
+{
+	worker_iolog_close(w);
+	worker_env_end(w);
+	worker_flow_release(w);
+	if (w->ioe_open)
+		ioe_close(&w->ioe);
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->fds[f] >= 0)
+			close(w->fds[f]);
+	worker_verify_release(w);
+	gen_release(&w->gen);
+	bufpool_free(&w->bufs);
+	buffill_release(&w->fill);
+	free(w->ios);
+	free(w->free_slot);
+	free(w->pending);
+	free(w->fds);
+	free(w->dirty);
+	free(w->file_inflight);
+	free(w->prio);
+}
+
+static void rates_start(struct worker *w, uint64_t t0)
+{
+	const struct plan_job *j = w->job;
+
+	w->rated = false;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		rate_init(&w->rate[d], j->rate_iops[d], j->rate_bytes_per_s[d],
+			  j->rate_process == PLAN_RATE_POISSON, t0);
+		w->rated = w->rated || rate_is_limited(&w->rate[d]);
+		w->res.ddir[d].target_iops = j->rate_iops[d];
+		w->res.ddir[d].target_bytes_per_s = j->rate_bytes_per_s[d];
+	}
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+static void publish_window(struct worker *w, uint64_t now)
+{
+	const struct plan_job *j = w->job;
+
+	atomic_store_explicit(&w->pub.win_end_ns, w->win_end, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_bytes, j->time_based ? 0 : w->gen.limit_bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub.win_start_ns, now ? now : 1, memory_order_relaxed);
+}
+
+void worker_begin_window(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t zero[PLAN_DDIR_NR] = { 0 };
+	uint64_t now = w->now, t;
+	int ret;
+
+	w->phase = WP_RUN;
+	w->counting = true;
+	w->gen_done = false;
+	w->res.start_ns = now;
+	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
+	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
+	if (w->ramp_counts) {
+		gen_window_go_on(&w->gen);
+		/* The depths were kept for a job that ends inside its ramp; this one does not. */
+		memset(w->res.depth, 0, sizeof(w->res.depth));
+		memset(w->res.submit, 0, sizeof(w->res.submit));
+		memset(w->res.complete, 0, sizeof(w->res.complete));
+	} else {
+		w->have_held = false;
+		gen_window(&w->gen, j->time_based);
+	}
+	w->ramp_counts = false;
+	if (j->replay)
+		worker_replay_start(w, now);
+	rates_start(w, now);
+	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
+		      j->kb_base ? j->kb_base : 1024, now, zero);
+	sampler_start(&w->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : 500000000ull, 1,
+		      now, zero);
+	w->next_bw = now + w->bw_s.avg_ns;
+	w->next_iops = now + w->iops_s.avg_ns;
+	ret = series_start(&w->bw_ser, &w->res.bw_series, w->bw_s.avg_ns, now);
+	w->iops_ser_own = !ret && w->iops_s.avg_ns != w->bw_s.avg_ns;
+	if (w->iops_ser_own)
+		ret = series_start(&w->iops_ser, &w->res.iops_series, w->iops_s.avg_ns, now);
+	else if (!ret)
+		w->res.iops_series = w->res.bw_series;
+	w->next_tick = w->bw_ser.next_end;
+	t = w->sh->fake ? now : clk_now(&w->clk);
+	wlog_begin(w->log, now, t > now ? t - now : 0);
+	if (ret)
+		worker_fail(w, 0);	/* no memory for the series: stop the job */
+	worker_rate_min_start(w);
+	publish_window(w, now);
+	if (!w->sh->fake) {
+		getrusage(RUSAGE_THREAD, &w->ru0);
+		w->busy0_ns = worker_busy_ns();
+	}
+	set_state(w, run_state(j));
+}
+
+bool worker_cpu_usage(const struct worker *w, struct res_clone *c)
+{
+	struct rusage ru;
+
+	if (w->sh->fake || getrusage(RUSAGE_THREAD, &ru))
+		return false;
+	c->usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&w->ru0.ru_utime);
+	c->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&w->ru0.ru_stime);
+	c->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nvcsw - w->ru0.ru_nivcsw);
+	c->minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
+	c->majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+	return true;
+}
+
+static void take_cpu(struct worker *w)
+{
+	if (worker_cpu_usage(w, &w->res))
+		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
+}
+
+void worker_end_in_ramp(struct worker *w)
+{
+	w->res.start_ns = w->ramp_start;
+	w->res.end_ns = w->now;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->res.ddir[d].bytes = w->ramp_bytes[d];
+		w->res.ddir[d].ios = w->ramp_ios[d];
+		if (w->ramp_ios[d])
+			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
+	}
+	take_cpu(w);	/* from the thread's start: no window took a first reading */
+	w->ramp_counts = false;
+	w->phase = WP_DRAIN;
+	set_state(w, 'f');
+}
+
+void worker_end_window(struct worker *w)
+{
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
+
+	if (!w->counting)
+		return;
+	w->counting = false;
+	w->res.end_ns = w->now;
+	wlog_end(w->log, w->now);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+		if (ios[d])
+			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
+	}
+	if (w->res.bw_series.samples)
+		series_finish(&w->bw_ser, w->now, bytes, ios, w->lat_sum);
+	if (w->iops_ser_own && w->res.iops_series.samples)
+		series_finish(&w->iops_ser, w->now, bytes, ios, w->lat_sum);
+	else
+		w->res.iops_series = w->res.bw_series;
+	take_cpu(w);
+	set_state(w, 'f');
+}
+
+/* end_fsync / fsync_on_close: once, after the last I/O, not measured. */
+static void end_sync(struct worker *w)
+{
+	if (!w->job->end_fsync && !w->job->fsync_on_close)
+		return;
+	set_state(w, 'F');
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->dirty[f] && w->fds[f] >= 0 && fsync(w->fds[f]))
+			worker_sync_failed(w, f, errno, "end_fsync");
+}
+
+/* After the write phase (do_verify=1), or instead of the workload (verify_only). */
+static void verify(struct worker *w)
+{
+	if (w->fatal || stop_requested(w))
+		return;
+	if (w->job->verify_only || (w->job->do_verify && w->vmaps))
+		worker_verify_phase(w);
+}
+
+static void run(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->now = clk_now(&w->clk);
+	if (w->gate_open_ns && w->gate_open_ns < w->now)
+		w->now = w->gate_open_ns;
+	w->res.thread_start_ns = w->now;
+	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+	if (j->verify_only) {
+		verify(w);
+		worker_verify_verdict(w);
+		return;
+	}
+	if (j->ramp_time_ns) {
+		w->phase = WP_RAMP;
+		w->ramp_end = w->now + j->ramp_time_ns;
+		w->ramp_start = w->now;
+		/* fio counts what a ramp does toward size= (its files' passes go on). */
+		w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
+		if (w->ramp_counts)
+			gen_window(&w->gen, false);
+		else
+			gen_uncounted(&w->gen);
+		rates_start(w, w->now);
+		set_state(w, '/');
+	} else {
+		worker_begin_window(w);
+	}
+	worker_loop(w);
+	worker_end_window(w);
+	/* Reports of the results so far show the whole window from here on (snapshot.h). */
+	if (w->sh->snapshots || atomic_load_explicit(w->sh->snap_req, memory_order_relaxed))
+		worker_snapshot(w);
+	atomic_store_explicit(&w->pub.in_loop, false, memory_order_release);
+	/* A second stop request (abort) skips the final flush too. */
+	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2)
+		end_sync(w);
+	verify(w);
+	worker_verify_verdict(w);
+}
+
+static void finish(struct worker *w)
+{
+	struct job_run *jr = w->jr;
+
+	w->res.thread_end_ns = clk_now(&w->clk);
+	w->res.clone_index = w->clone->clone_index;
+	w->res.thread_number = w->clone->thread_number;
+	*w->out = w->res;
+	memset(&w->res, 0, sizeof(w->res));
+	pthread_mutex_lock(&w->snap.mu);
+	w->snap.final = true;
+	pthread_mutex_unlock(&w->snap.mu);
+	set_state(w, w->out->error ? 'X' : '_');
+	pthread_mutex_lock(&w->seg->mu);
+	if (!--jr->clones_left)
+		jr->done = true;
+	if (w->out->error)
+		jr->failed = true;
+	w->seg->workers_left--;
+	atomic_store_explicit(&w->pub.running, false, memory_order_relaxed);
+	pthread_cond_broadcast(&w->seg->cv);
+	pthread_mutex_unlock(&w->seg->mu);
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const char *what = "";
+	int ret;
+
+	w->clk = w->sh->clk;
+	w->rng_misc = rng_seed(w->clone->seed, 4);
+	placement(w->job, w->clone->clone_index);
+	ret = numa_place_thread(w->job, &what);
+	if (ret) {
+		worker_error(w, .err = -ret, .what = what);
+		w->res.error = -ret;
+		start_together(w);
+	} else if (wait_turn(w) && start_delay(w)) {
+		set_state(w, 'I');
+		ret = setup(w);
+		/* create_only: the files are laid out (and opened); no I/O. */
+		if (!ret && !w->job->create_only)
+			ret = worker_prepare_cache(w);
+		if (!ret && !w->job->create_only)
+			ret = worker_env_start(w);
+		if (start_together(w) && !ret && !w->job->create_only)
+			run(w);
+		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */
+			w->res.error = -ret;
+	} else {
+		start_together(w);	/* stopped before setup: no clone waits for this one */
+	}
+	teardown(w);
+	finish(w);
+	return NULL;
+}

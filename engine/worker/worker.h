@@ -1,0 +1,448 @@
+/*
+ * engine/worker/worker.h - one thread per clone: what it owns and what it shares.
+ *
+ * A worker owns everything it touches per I/O (generator, engine instance,
+ * buffers, io_u slots, its own res_clone) and copies its results out when it
+ * ends.  What others read while it runs (progress counters, in-flight count,
+ * last completion time) sits in worker_pub on its own cache line and is written
+ * with relaxed atomics, so the status line and the stall watchdog cost the
+ * worker nothing but plain stores.
+ */
+#ifndef IOPLAN_ENGINE_WORKER_H
+#define IOPLAN_ENGINE_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "engine/buffers.h"
+#include "engine/clock.h"
+#include "engine/flow.h"
+#include "engine/ioengine.h"
+#include "engine/gen/iogen.h"
+#include "engine/logs/logs.h"
+#include "engine/plan.h"
+#include "engine/prio.h"
+#include "engine/rate.h"
+#include "engine/results.h"
+#include "engine/stats.h"
+#include "engine/verify/verify.h"
+
+struct layout;
+
+/* What every worker of a run reads; set up before the first worker starts. */
+struct eng_shared {
+	const _Atomic int *stop;	/* 0 run, 1 stop gracefully, 2 abort */
+	struct clk clk;			/* copied by each worker */
+	const struct latbkt_table *lbt;
+	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
+	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
+	const _Atomic uint64_t *snap_req;	/* eng_snapshot's request number (snapshot.h) */
+	bool snapshots;			/* eng_opts.snapshots */
+	uint64_t sleep_gran_ns;		/* clk_sleep_granularity_ns(), if a job thinks */
+	struct flows *flows;		/* flow=/flow_id= groups of the whole run (flow.h) */
+	struct scratch_files *scratch;	/* scratch files the run created (scratch.h) */
+	const struct layout *lay;	/* the files as the layout checked them (layout_open) */
+	const char *aux_path;		/* plan.aux_path: side files go there (NULL = cwd) */
+};
+
+/* Where clones that start together meet once set up (worker.c start_together). */
+struct start_gate {
+	_Atomic uint32_t left;		/* clones not yet set up */
+	_Atomic uint32_t open;		/* futex word: 1 once left reached 0 */
+	uint64_t open_ns;		/* clock time it opened, written before open */
+};
+
+/* One plan job in one run of its segment. */
+struct job_run {
+	const struct plan_job *job;
+	uint32_t job_index;		/* flattened plan index */
+	struct res_job *res;
+	struct interlock *il;		/* per file of clone 0, interlocked jobs only */
+	int32_t waits_for;		/* index in seg_run.jobs, or -1 */
+	/*
+	 * The start gate this job's clones pass together once set up (seg_run's for
+	 * the jobs that start with the segment, own_gate for a job that waits
+	 * or has a fixed startdelay), NULL when each clone draws its own delay.
+	 */
+	struct start_gate *gate;
+	struct start_gate own_gate;
+	uint32_t clones_left;		/* guarded by seg_run.mu */
+	bool done;			/* guarded by seg_run.mu */
+	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
+	bool failed;			/* a clone ended with an error (guarded by seg_run.mu) */
+};
+
+/* Jobs that run together (between two stonewalls), in one run. */
+struct seg_run {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a job finished, or a worker exited */
+	struct job_run *jobs;
+	uint32_t nr_jobs;
+	uint32_t workers_left;		/* guarded by mu */
+	struct start_gate gate;		/* of the jobs that start with the segment */
+};
+
+struct worker_pub {
+	_Alignas(64) _Atomic uint64_t bytes[PLAN_DDIR_NR];
+	_Atomic uint64_t ios[PLAN_DDIR_NR];
+	_Atomic uint64_t last_done_ns;	/* last completion (or start), clock time */
+	_Atomic uint32_t inflight;
+	_Atomic bool running;
+	_Atomic bool stalled;		/* set by the watchdog */
+	/* For the progress line's estimate, set when the measured window starts. */
+	_Atomic uint64_t win_start_ns;	/* 0 = not in the window yet */
+	_Atomic uint64_t win_end_ns;	/* 0 = no runtime bound */
+	_Atomic uint64_t win_bytes;	/* bytes the window issues, 0 = time-bound or unknown */
+	/* eng_snapshot (snapshot.h): the last request answered, and whether it still answers. */
+	_Atomic uint64_t snap_ack;
+	_Atomic bool in_loop;
+};
+
+enum wphase {
+	WP_RAMP = 0,
+	WP_RUN,
+	WP_COOL,
+	WP_DRAIN
+};
+
+/* latency_target's search (worker_lat_target.c), fio's td->latency_* fields. */
+struct lat_search {
+	uint32_t qd, low, high;		/* depth in use, last met, first missed (or iodepth) */
+	uint32_t stable;		/* windows met one below high in a row */
+	uint64_t cycle_ns, cycle_ios;	/* when the current window began, I/Os by then */
+	uint64_t failed;		/* I/Os over the target in this window (percentile < 100) */
+	bool over;			/* percentile 100: an I/O was over the target */
+	bool end_run;			/* the depth settled: the final window is running */
+	bool done;			/* the final window passed: the job ends */
+};
+
+/*
+ * The parts of a worker one file owns: the rest of the engine reads and writes
+ * the core fields of struct worker, the owner its part.
+ */
+
+/* thinktime's blocks and iotime (worker_think.c). */
+struct worker_think {
+	uint64_t issued;		/* I/Os issued, towards thinktime_blocks (thinktime_on_issue) */
+	uint64_t last_blocks;		/* the count when the last think began */
+	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+};
+
+/* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */
+struct worker_rate_min {
+	uint64_t check_at;		/* next check; UINT64_MAX = none */
+	uint64_t cycle_bytes[PLAN_DDIR_NR], cycle_ios[PLAN_DDIR_NR];
+	uint64_t cycle_from;		/* when cycle_* were taken; 0 = not yet */
+	uint64_t seen_ios;		/* completions at the last look, to look only after new ones */
+};
+
+/* Capture (write_iolog) and replay (read_iolog), worker_replay.c. */
+struct worker_replay {
+	FILE *log;			/* write_iolog: NULL unless the job records */
+	uint64_t log_t0;		/* the clock when the log began (fio: at set-up) */
+	int log_err;			/* errno of the first failed write to it, or 0 */
+	uint64_t next;			/* read_iolog: the next trace I/O */
+	uint64_t t0;			/* when trace time 0 is due */
+	uint64_t due;			/* the held I/O's due time */
+};
+
+/* The results so far, for eng_snapshot (snapshot.c); mu guards res, valid and final. */
+struct worker_snap {
+	pthread_mutex_t mu;
+	struct res_clone res;
+	bool valid;			/* res holds a copy */
+	bool final;			/* the worker's *out holds the thread's final results */
+	uint64_t seen;			/* the last request this worker answered (its own) */
+};
+
+struct worker {
+	struct worker_pub pub;
+	/*
+	 * This worker's own stop flag (0 run, 1 stop gracefully, 2 abort) and its
+	 * copy of the run's shared settings pointing at it: eng_stop() sets every
+	 * worker's flag, exitall only those of one group.
+	 */
+	_Alignas(64) _Atomic int stop;
+	struct eng_shared sh_own;
+	const struct eng_shared *sh;
+	struct seg_run *seg;
+	struct job_run *jr;
+	const struct plan_job *job;
+	const struct plan_clone *clone;
+	struct res_clone *out;		/* where the results go when the thread ends */
+	pthread_t tid;
+	bool started;
+	uint64_t gate_open_ns;		/* its start gate opened (0 = none, or a fake clock) */
+
+	struct clk clk;
+	struct res_clone res;
+	struct gen gen;
+	struct ioe ioe;
+	bool ioe_open;
+	bool is_sync;
+	struct bufpool bufs;
+	struct buffill fill;
+	bool vary_writes;		/* random content: vary each write cheaply */
+	struct dedupe dedupe;		/* dedupe_percentage: each write from a seed */
+	bool env_started;		/* exec_prerun ran (or was due): postrun runs too */
+	void *lockmem;			/* lockmem: the pinned mapping, or NULL */
+	struct io_u *ios;
+	uint32_t *free_slot;
+	uint32_t nr_free;
+	struct io_u **pending;		/* queued, not yet committed */
+	uint32_t nr_pending;
+	int *fds;			/* -1 = closed (openfiles) or not opened */
+	uint32_t nr_fds;
+	uint32_t max_open;		/* openfiles in force, 0 = every file stays open */
+	uint32_t *file_inflight;	/* I/Os in flight per file: a closing file waits for 0 */
+	bool *dirty;			/* written since the last sync, per file */
+
+	uint32_t depth, batch_submit, cmin, cmax, low;
+	uint32_t burst;			/* most I/Os one issue() call starts */
+	uint64_t deadline;		/* the current phase ends by time here */
+	uint64_t drain_end;		/* remote engines: in-flight I/Os are abandoned here; 0 = unset */
+	uint32_t inflight;		/* queued or submitted, not completed */
+	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
+	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */
+	bool refill_wait;		/* reached the full depth: wait for iodepth_low */
+	bool blocked;			/* a drawn I/O waits (rate or engine busy) */
+	bool have_held;
+	struct gen_io held;		/* drawn, not issued yet */
+	bool gen_done;
+	bool need_sync;
+	bool fatal;
+	uint64_t remote_deadline;	/* remote engines stop waiting for a peer here; 0 = never */
+	enum wphase phase;
+	bool counting;
+	uint64_t now;			/* the last clock read */
+	bool stamp_ok;			/* now may stamp the next I/O's start (worker_io.c) */
+	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
+	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
+	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
+	/*
+	 * A ramp that counts toward size= (not time_based): its I/O (and its
+	 * depths, kept in res), which the report shows only when size= runs out
+	 * inside the ramp, as fio's.
+	 */
+	bool ramp_counts;
+	uint64_t ramp_start;
+	uint64_t ramp_bytes[PLAN_DDIR_NR], ramp_ios[PLAN_DDIR_NR];
+	uint64_t wait_until;		/* rate: when the held I/O is due */
+
+	struct rate rate[PLAN_DDIR_NR];
+	bool rated;
+	uint64_t rng_misc;
+	uint64_t writes_since_sync;
+	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
+	struct worker_think think;	/* worker_think.c only */
+	bool quiescing;			/* thinktime: reap everything in flight first */
+	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
+	uint64_t flow_count;		/* I/Os this worker counted in its flow */
+	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
+	struct prio_pick *prio;		/* cmdprio: per-I/O priorities; NULL without (engine/prio.h) */
+	uint32_t qd_cap;		/* most I/Os in flight: depth, or latency_target's depth */
+	struct lat_search lt;
+
+	struct sampler bw_s, iops_s;
+	uint64_t next_bw, next_iops, next_tick;
+	struct series bw_ser, iops_ser;
+	bool iops_ser_own;		/* iops series differs from the bw series */
+	uint64_t lat_sum[PLAN_DDIR_NR];
+	struct rusage ru0;
+
+	struct worker_rate_min rm;	/* worker_rate_min.c only */
+	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
+
+	struct wlog *log;		/* NULL unless the job writes fio's log files */
+	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
+	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
+	struct vfy_map *vstarts;	/* per file: chunks a write read back whole starts at */
+	bool vfy_reads;			/* check every block read */
+	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
+	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, vfy_run_chunks */
+	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
+	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */
+	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */
+	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
+	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
+
+	struct worker_replay rp;	/* worker_replay.c only */
+	struct worker_snap snap;	/* snapshot.c; segment.c sets it up and tears it down */
+};
+
+/* The thread body (pthread start routine); arg is a struct worker. */
+void *worker_main(void *arg);
+
+/* The I/O loop of worker.c's thread, in worker_io.c.  Returns when the worker is done. */
+void worker_loop(struct worker *w);
+
+/* Window boundaries (worker.c), called by the loop. */
+void worker_begin_window(struct worker *w);
+void worker_end_window(struct worker *w);
+
+/*
+ * size= ran out inside the ramp: the report holds the ramp's bytes and I/Os,
+ * timed from its start, and no latency or bandwidth sample (fio takes none in
+ * a ramp and never resets the counters then).
+ */
+void worker_end_in_ramp(struct worker *w);
+
+/* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
+bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
+
+/* Sync engines record lat only as clat: c's lat becomes a copy of its clat (worker_io.c). */
+void worker_lat_from_clat(const struct worker *w, struct res_clone *c);
+
+/* Verification (worker_verify.c): setup, per-I/O hook, read-back, final verdict. */
+int worker_verify_setup(struct worker *w, const struct buffill *fill);
+void worker_verify_release(struct worker *w);
+void worker_verify_done(struct worker *w, const struct io_u *u);
+void worker_verify_phase(struct worker *w);
+void worker_verify_verdict(struct worker *w);
+/*
+ * trim_percentage with trim_backlog (worker_trim.c).  worker_trim_next gives
+ * the next trim due (every one listed once gen_ended); worker_trim_done takes
+ * a completed write or trim at rel in its file region (true: it stays on the
+ * written map, trimmed); worker_trim_zeroed says a written chunk was trimmed.
+ */
+int worker_trim_setup(struct worker *w);
+void worker_trim_release(struct worker *w);
+bool worker_trim_next(struct worker *w, struct gen_io *io, bool gen_ended);
+bool worker_trim_done(struct worker *w, const struct io_u *u, uint64_t rel);
+bool worker_trim_zeroed(const struct worker *w, uint32_t f, uint64_t chunk);
+
+/*
+ * rate_min / rate_iops_min (worker_rate_min.c): start arms the check when the
+ * job has a minimum; check, at each completion, ends the job with an error
+ * once a rate_cycle falls below it.
+ */
+void worker_rate_min_start(struct worker *w);
+void worker_rate_min_check(struct worker *w);
+
+/* The page cache (worker_cache.c): pre_read / invalidate before the first I/O.  0 or -errno. */
+int worker_prepare_cache(struct worker *w);
+/* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
+void worker_pass_bytes(struct worker *w, uint64_t bytes);
+
+/* Completes a short read or write (worker_short.c): true once all of u->len moved. */
+bool worker_finish_short(struct worker *w, struct io_u *u);
+/*
+ * True when, for at least CPU_BOUND_PCT of a window of at least
+ * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
+ * cpu_ns where schedstat is missing): it never waited for the device, so the
+ * tool set the pace.  A neighbour's load does not hide it (worker_io.c).
+ */
+#define CPU_BOUND_PCT 90u
+#define CPU_BOUND_MIN_NS 100000000ull
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns);
+
+/* This thread's time on a CPU plus waiting for one, in ns; 0 if unknown. */
+uint64_t worker_busy_ns(void);
+
+/* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
+void worker_quiesce(struct worker *w);
+
+/*
+ * exec_prerun, lockmem (start: 0 or -errno, the error recorded) and
+ * exec_postrun, unpinning (end) around a clone's I/O (worker_env.c).
+ */
+int worker_env_start(struct worker *w);
+void worker_env_end(struct worker *w);
+
+/*
+ * Flow control and serialize_overlap (worker_flow.c).  setup joins the job's
+ * flow (0 or -errno), release leaves it; turn is false (and the worker blocked
+ * until wait_until) while the job is ahead of its flow share; overlaps_inflight
+ * is true while io overlaps an I/O of this worker in flight.
+ */
+int worker_flow_setup(struct worker *w);
+void worker_flow_release(struct worker *w);
+bool worker_flow_turn(struct worker *w);
+bool worker_overlaps_inflight(const struct worker *w, const struct gen_io *io);
+/* max_latency: false (the job failed with ETIMEDOUT) when lat exceeds the job's maximum. */
+bool worker_latency_ok(struct worker *w, const struct io_u *u, uint64_t lat);
+
+/*
+ * latency_target (worker_lat_target.c): start sets the depth (1 with a target,
+ * else the whole queue) at the loop's start; over records an I/O whose lat
+ * exceeded the target (at depth 1 with percentile 100: the job fails with
+ * ETIMEDOUT); check, after each reap in the window, moves the depth once a
+ * window is judged, and sets lt.done when the search has ended.
+ */
+void worker_lat_target_start(struct worker *w);
+void worker_lat_target_over(struct worker *w, const struct io_u *u, uint64_t lat);
+void worker_lat_target_check(struct worker *w);
+
+/* thinktime after an I/O is issued (worker_think.c). */
+void worker_think(struct worker *w);
+
+/*
+ * Opens file f of the clone into w->fds[f] (worker_files.c) without blocking in
+ * open(): a FIFO waits for its writer only until runtime or a stop (-EINTR).
+ * 0, or -errno with the error recorded.
+ */
+int worker_open_file(struct worker *w, uint32_t f, struct stat *st);
+
+/*
+ * openfiles (worker_files.c): worker_limit_open sets w->max_open; set-up calls
+ * worker_size_done once it has sized file f (closing it under openfiles);
+ * worker_file_ready opens a file the generator chose (false, fatal and
+ * recorded, when it cannot); worker_close_file closes one whose pass is done.
+ */
+void worker_limit_open(struct worker *w);
+void worker_size_done(struct worker *w, uint32_t f);
+bool worker_file_ready(struct worker *w, uint32_t f);
+void worker_close_file(struct worker *w, uint32_t f);
+
+/*
+ * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
+ * files are open (header, "add" and "open" lines), iolog_io as each I/O is
+ * handed to the engine, iolog_close at teardown ("close" lines).  read_iolog:
+ * replay_start at the window's start; replay_next draws the next trace I/O into
+ * w->held (false at the trace's end); replay_due says whether it may go now
+ * (else w->wait_until is set); replay_issued counts its lag.
+ */
+int worker_iolog_open(struct worker *w);
+void worker_iolog_io(struct worker *w, const struct io_u *u);
+void worker_iolog_close(struct worker *w);
+void worker_replay_start(struct worker *w, uint64_t now);
+bool worker_replay_next(struct worker *w);
+bool worker_replay_due(struct worker *w);
+void worker_replay_issued(struct worker *w, uint64_t start_ns);
+
+/* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
+
+/*
+ * An error at an I/O, a file or the worker's set-up, as res_error records it.
+ * Callers name only what they know (worker_error below); the rest is zero:
+ * file 0, no offset, ddir PLAN_DDIR_READ for an error that has no direction.
+ */
+struct worker_fault {
+	int err;			/* positive errno; 0 = a short transfer */
+	uint8_t ddir;
+	uint32_t file;			/* index in the clone's files */
+	uint64_t offset;
+	uint64_t len;			/* requested bytes */
+	uint64_t done;			/* bytes actually transferred */
+	const char *what;		/* "read", "open", "submit", ...: copied */
+};
+
+/* Records f as one of the worker's errors (worker_io.c). */
+void worker_record_error(struct worker *w, const struct worker_fault *f);
+
+/* worker_error(w, .err = -ret, .file = f, .what = "open"): designated fields of a worker_fault. */
+#define worker_error(w, ...) worker_record_error((w), &(struct worker_fault){ __VA_ARGS__ })
+
+/*
+ * Stops the job on an error it may not continue past.  The first error is the
+ * job's (fio reports the first, not the last); err 0 stops without naming one.
+ */
+void worker_fail(struct worker *w, int err);
+
+#endif /* IOPLAN_ENGINE_WORKER_H */

@@ -1,0 +1,127 @@
+/*
+ * engine/worker/worker_env.c - what surrounds a clone's I/O: fio's exec_prerun and
+ * exec_postrun commands and lockmem's pinned memory.
+ *
+ * As fio: each command runs through the shell in the current directory with its output in JOBNAME.prerun.txt / JOBNAME.postrun.txt;
+ * lockmem maps and mlocks that many bytes for the clone's run, so the rest
+ * of the system has that much less memory (fio's way to test with less).
+ * A prerun that fails is the clone's error before any I/O (fio skips the
+ * job's I/O silently); a failed postrun is an error after it.  A stop
+ * (SIGINT, SIGTERM) ends a command still running, with what it started
+ * (child.h), instead of waiting for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/child.h"
+#include "engine/safety/safety.h"
+#include "engine/worker/worker.h"
+
+#define ENV_SLICE_NS 50000000ull	/* a command's run is looked at this often for a stop */
+#define ENV_GRACE_NS 500000000ull	/* a stopped command gets this long after SIGTERM */
+
+/*
+ * The output file NAME.MODE.txt, opened under the side-file rule (safety.h:
+ * never a device; the preflight kept a user's file by that name), so the
+ * shell's redirection finds it checked; -errno with the error recorded.
+ */
+static int exec_output(struct worker *w, const char *path, const char *mode)
+{
+	char why[512], what[600];
+	int fd = safety_open_output(&safety_system, path, O_TRUNC,
+				    SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why, sizeof(why));
+
+	if (fd < 0) {
+		snprintf(what, sizeof(what), "exec_%s: %s", mode, why);
+		worker_error(w, .err = -fd, .what = what);
+	}
+	return fd;
+}
+
+/*
+ * The shell running line, waited for in slices: a stop (SIGINT, SIGTERM)
+ * ends it and what it started within ENV_GRACE_NS.  The exit status, or
+ * -errno (-EINTR: stopped).
+ */
+static int shell_run(struct worker *w, char *line)
+{
+	char sh[] = "/bin/sh", c[] = "-c", *argv[] = { sh, c, line, NULL };
+	pid_t pid;
+	int st = 0, ret = child_spawn(&pid, sh, NULL, argv);
+
+	if (ret)
+		return ret;
+	while (!child_reaped(pid, ENV_SLICE_NS, &st))
+		if (atomic_load_explicit(w->sh->stop, memory_order_relaxed)) {
+			child_stop(pid, ENV_GRACE_NS);
+			return -EINTR;
+		}
+	return st;
+}
+
+/* Runs one command as fio's exec_string; 0, or the error already recorded. */
+static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
+{
+	char *line = NULL, what[64], path[4096];
+	int st, fd;
+
+	snprintf(path, sizeof(path), "%s.%s.txt", w->job->name, mode);
+	if ((fd = exec_output(w, path, mode)) < 0)
+		return fd;
+	if (asprintf(&line, "%s > %s 2>&1", cmd, path) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	st = shell_run(w, line);
+	free(line);
+	safety_mark_output(fd);	/* what the command wrote is ioplan's: a re-run replaces it */
+	close(fd);
+	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	if (st < 0)
+		snprintf(what, sizeof(what), "exec_%s%s", mode, st == -EINTR ? ": stopped" : "");
+	else
+		snprintf(what, sizeof(what), "exec_%s exited with status %d", mode,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	if (st != -EINTR)
+		worker_error(w, .err = st < 0 ? -st : ECANCELED, .what = what);
+	return st < 0 ? st : -ECANCELED;
+}
+
+int worker_env_start(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	void *p;
+
+	w->env_started = true;
+	if (j->lockmem_bytes) {
+		p = mmap(NULL, j->lockmem_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || mlock(p, j->lockmem_bytes)) {
+			int err = errno;
+
+			if (p != MAP_FAILED)
+				munmap(p, j->lockmem_bytes);
+			worker_error(w, .err = err, .what = "lockmem (mlock)");
+			return -err;
+		}
+		w->lockmem = p;
+	}
+	return j->exec_prerun ? exec_cmd(w, j->exec_prerun, "prerun") : 0;
+}
+
+void worker_env_end(struct worker *w)
+{
+	if (!w->env_started)
+		return;
+	if (w->job->exec_postrun && exec_cmd(w, w->job->exec_postrun, "postrun") && !w->res.error)
+		w->res.error = ECANCELED;
+	if (w->lockmem)
+		munmap(w->lockmem, w->job->lockmem_bytes);
+	w->lockmem = NULL;
+	w->env_started = false;
+}

@@ -1,0 +1,833 @@
+/*
+ * engine/worker/worker_io.c - the hot loop of a worker: issue, commit, reap, account.
+ *
+ * One loop serves every engine.  Sync engines complete inside queue(); async
+ * ones keep up to iodepth I/Os in flight, submit once iodepth_batch_submit are
+ * queued, and reap between iodepth_batch_complete_min and _max at a time.
+ * Nothing here locks or allocates, except a copy of the results so far when
+ * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
+ *
+ * Clock reads (engine/clock.h has their cost): once per commit (clat starts
+ * there), once per reap or sync completion, and once per prepared I/O (lat and
+ * slat start there) unless the last read was taken at most one I/O's
+ * bookkeeping ago -- a sync completion, a commit, or a reap of one I/O, with
+ * no buffer fill and no statistics interval in between (stamp_ok).  Then that
+ * read stamps the new I/O too: a back-to-back stream costs one read per I/O
+ * instead of two, and its latencies include the ~10-20 ns the tool spends
+ * between two I/Os (measured, README "Performance"), as fio's do.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/snapshot.h"
+#include "engine/worker/worker.h"
+
+#define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
+#define REMOTE_DRAIN_NS 500000000ull	/* a remote target gets this long to answer what is in flight */
+#define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
+
+void worker_record_error(struct worker *w, const struct worker_fault *f)
+{
+	struct res_error *e;
+
+	w->res.total_err++;
+	if (w->res.nr_errors >= RES_ERRORS_MAX)
+		return;
+	e = &w->res.errors[w->res.nr_errors++];
+	e->err = f->err;
+	e->ddir = f->ddir;
+	e->file_index = f->file;
+	e->offset = f->offset;
+	e->len = f->len;
+	e->done = f->done;
+	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
+}
+
+void worker_fail(struct worker *w, int err)
+{
+	if (!w->res.error)
+		w->res.error = err;
+	w->fatal = true;
+}
+
+uint64_t worker_busy_ns(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? run + wait : 0;
+}
+
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns)
+{
+	uint64_t window = w->res.end_ns - w->res.start_ns, busy = 0;
+
+	if (w->busy0_ns)
+		busy = worker_busy_ns();
+	if (busy > w->busy0_ns)
+		cpu_ns = busy - w->busy0_ns;
+	return window >= CPU_BOUND_MIN_NS && cpu_ns * 100 >= window * CPU_BOUND_PCT;
+}
+
+static void publish(struct worker *w, uint8_t d, uint64_t bytes)
+{
+	atomic_store_explicit(&w->pub.bytes[d],
+			      atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed) + bytes,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->pub.ios[d],
+			      atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* Per-interval samples and series, before the I/O completing at now is added. */
+static void stats_tick(struct worker *w, uint64_t now)
+{
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR], n;
+	struct res_sample_stat bw[PLAN_DDIR_NR], io[PLAN_DDIR_NR];
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+		bw[d] = w->res.ddir[d].bw_kib_s;
+		io[d] = w->res.ddir[d].iops;
+	}
+	series_close_until(&w->bw_ser, now, bytes, ios, w->lat_sum);
+	n = w->bw_ser.next_end;
+	if (w->iops_ser_own) {
+		series_close_until(&w->iops_ser, now, bytes, ios, w->lat_sum);
+		if (w->iops_ser.next_end < n)
+			n = w->iops_ser.next_end;
+	}
+	if (now >= w->next_bw)
+		w->next_bw = sampler_tick(&w->bw_s, now, bytes, bw, true);
+	if (now >= w->next_iops)
+		w->next_iops = sampler_tick(&w->iops_s, now, ios, io, false);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->res.ddir[d].bw_kib_s = bw[d];
+		w->res.ddir[d].iops = io[d];
+	}
+	if (w->next_bw < n)
+		n = w->next_bw;
+	if (w->next_iops < n)
+		n = w->next_iops;
+	w->next_tick = n;
+}
+
+/* cmdprio: fio's clat_prio sample (lat with lat_percentiles, else clat); the logs' priority column. */
+static void prio_account(struct worker *w, struct res_ddir *d, const struct io_u *u, uint64_t lat,
+			 uint64_t clat)
+{
+	if (d->nr_prios)
+		lat_add(&d->prios[u->prio_idx].lat, w->job->lat_percentiles ? lat : clat);
+	if (w->log)
+		w->log->ioprio = u->ioprio;
+}
+
+static void account(struct worker *w, struct io_u *u, uint64_t now)
+{
+	struct res_ddir *d = &w->res.ddir[u->ddir];
+	const struct plan_job *j = w->job;
+	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
+	uint64_t bytes = u->nostat & IOE_NOSTAT_BYTES ? 0 : (uint64_t)u->result;
+
+	if (now >= w->next_tick) {
+		stats_tick(w, now);
+		w->stamp_ok = false;
+	}
+
+	d->bytes += bytes;
+	d->ios++;
+	if (u->nostat & IOE_NOSTAT_LAT) {
+		publish(w, u->ddir, bytes);
+		return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
+	}
+	if (!j->disable_clat) {
+		lat_add(&d->clat, clat);
+		latbkt_add(w->res.latbkt, w->sh->lbt, clat);
+	}
+	if (w->rec_lat)
+		lat_add(&d->lat, lat);
+	if (!w->is_sync && !j->disable_slat)
+		lat_add(&d->slat, u->issue_ns - u->start_ns);
+	if (u->due_ns)
+		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
+	if (w->prio)
+		prio_account(w, d, u, lat, clat);
+	w->lat_sum[u->ddir] += lat;
+	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
+		worker_latency_ok(w, u, lat);
+	if (j->lat_target_ns && lat > j->lat_target_ns)
+		worker_lat_target_over(w, u, lat);
+	if (lat > w->bw_ser.lat_max[u->ddir])
+		w->bw_ser.lat_max[u->ddir] = lat;
+	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
+		w->iops_ser.lat_max[u->ddir] = lat;
+	if (w->res.trace_nr < w->res.trace_cap) {
+		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
+
+		t->t_ns = now;
+		t->offset = u->offset;
+		t->lat_ns = lat;
+		t->bytes = (uint32_t)u->result;
+		t->file_index = u->file;
+		t->ddir = u->ddir;
+	}
+	if (w->log)
+		wlog_io(w->log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
+			w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+	publish(w, u->ddir, bytes);
+}
+
+/*
+ * fio's td_non_fatal_error: continue_on_error names the kinds of error a job
+ * survives (EILSEQ is a verify error whatever the direction), and of those only
+ * the errnos in the kind's ignore_error list, by default EIO and EILSEQ.
+ */
+static bool may_continue(const struct worker *w, uint8_t ddir, int err)
+{
+	const struct plan_job *j = w->job;
+	uint32_t kind = err == EILSEQ ? 2 : ddir == PLAN_DDIR_READ ? 0 : 1;
+	static const uint32_t bits[] = { PLAN_COE_READ, PLAN_COE_WRITE, PLAN_COE_VERIFY };
+
+	if (!(j->continue_on_error & bits[kind]))
+		return false;
+	if (!j->nr_ignore_errors[kind])
+		return err == EIO || err == EILSEQ;
+	for (uint32_t i = 0; i < j->nr_ignore_errors[kind] && i < PLAN_IGNORE_ERRORS_MAX; i++)
+		if (j->ignore_errors[kind][i] == err)
+			return true;
+	return false;
+}
+
+/*
+ * A failed or short I/O: recorded with where it happened; fatal unless allowed.
+ * A transfer that ends before its length (0 bytes from /dev/null, the end of a
+ * file truncated under the run) is EIO, as fio's "full resid": never a success
+ * that moved no data.
+ */
+static bool check_result(struct worker *w, struct io_u *u)
+{
+	char what[64];
+	int err;
+
+	if (u->result >= (int64_t)u->len)
+		return true;
+	if (w->ioe.peer_done && u->result >= 0) {
+		/* net: the peer closed (or the run stopped the wait): the job ends; what came counts. */
+		w->gen_done = true;
+		return u->result > 0;
+	}
+	if (u->result > 0) {
+		/* Short: counted, then the rest is re-issued (its errno, if any, replaces result). */
+		if (u->counted && w->counting)
+			w->res.ddir[u->ddir].short_ios++;
+		if (worker_finish_short(w, u))
+			return true;
+	}
+	if (u->result >= 0) {
+		err = EIO;
+		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",
+			 plan_ddir_name(u->ddir), (unsigned long long)u->result, u->len);
+		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+			     .len = u->len, .done = (uint64_t)u->result, .what = what);
+	} else {
+		err = (int)-u->result;
+		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+			     .len = u->len, .what = plan_ddir_name(u->ddir));
+	}
+	if (may_continue(w, u->ddir, err))
+		return false;
+	worker_fail(w, err);
+	return false;
+}
+
+static void complete(struct worker *w, struct io_u *u, uint64_t now)
+{
+	w->free_slot[w->nr_free++] = u->slot;
+	w->completed++;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = false;
+	if (!check_result(w, u))
+		;
+	else if (u->counted && w->counting)
+		account(w, u, now);
+	else if (w->ramp_counts && w->phase == WP_RAMP && !(u->nostat & IOE_NOSTAT_BYTES)) {
+		w->ramp_bytes[u->ddir] += (uint64_t)u->result;
+		w->ramp_ios[u->ddir]++;
+	}
+	if (w->ioe.dropped) {
+		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
+		if (u->counted && w->counting)
+			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
+		w->ioe.dropped = 0;
+	}
+	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
+		w->dirty[u->file] = true;
+	if (w->vfy && u->result == (int64_t)u->len)
+		worker_verify_done(w, u);
+	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
+	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
+	    !(w->have_held && w->held.file == u->file))
+		worker_close_file(w, u->file);
+}
+
+/* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
+{
+	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
+	if (may_continue(w, PLAN_DDIR_WRITE, err))
+		return;
+	worker_fail(w, err);
+}
+
+/* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
+static void do_sync(struct worker *w)
+{
+	bool data = !w->job->fsync_every;
+	uint64_t t0 = clk_now(&w->clk);
+
+	for (uint32_t f = 0; f < w->nr_fds; f++) {
+		if (!w->dirty[f] || w->fds[f] < 0)	/* a closed file was synced as it closed */
+			continue;
+		w->dirty[f] = false;
+		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
+			worker_sync_failed(w, f, errno, data ? "fdatasync" : "fsync");
+	}
+	w->now = clk_now(&w->clk);
+	if (w->counting) {
+		lat_add(&w->res.sync_lat, w->now - t0);
+		w->res.sync_ios++;
+		w->res.depth[depth_bucket(1)]++;	/* fio counts a sync's depth too (alone in flight) */
+	}
+	w->writes_since_sync = 0;
+	w->need_sync = false;
+}
+
+static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
+{
+	u->offset = io->offset;
+	u->len = io->len;
+	u->file = (uint16_t)io->file;
+	u->fd = w->fds[io->file];
+	u->ddir = io->ddir;
+	u->nostat = 0;
+	u->counted = w->phase == WP_RUN;
+	if (io->ddir == PLAN_DDIR_WRITE) {
+		if (w->dedupe.pct) {
+			uint64_t seed = dedupe_next_seed(&w->dedupe);
+
+			buf_fill(u->buf, u->len, &w->fill, &seed);
+			w->stamp_ok = false;
+		} else if (w->job->refill_buffers) {
+			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
+			w->stamp_ok = false;
+		} else if (w->vary_writes) {
+			buf_vary(u->buf, u->len, &w->rng_misc);
+			w->stamp_ok = false;
+		}
+		if (w->vfy)
+			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
+	}
+	if (w->prio)
+		prio_pick_io(w->prio, u);
+	if (!w->stamp_ok)
+		w->now = clk_now(&w->clk);
+	w->stamp_ok = false;
+	u->start_ns = w->now;
+}
+
+/* Bookkeeping once the engine took u: its rate slot, the depth map, fsync=N. */
+static void taken(struct worker *w, struct io_u *u)
+{
+	struct rate *r = &w->rate[u->ddir];
+
+	u->due_ns = 0;
+	if (w->slot_busy)
+		w->slot_busy[u->slot] = true;
+	if (w->max_open)
+		w->file_inflight[u->file]++;	/* only openfiles closes a file after its last I/O */
+	if (w->rated && rate_is_limited(r)) {
+		u->due_ns = r->due_ns;
+		rate_advance(r, u->len, &w->rng_misc);
+	}
+	if (w->counting || w->ramp_counts)
+		w->res.depth[depth_bucket(w->inflight + 1)]++;
+	if (w->inval_every)
+		worker_pass_bytes(w, u->len);
+	/* fsync=N counts writes issued; the sync waits until they have completed. */
+	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
+	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
+							  : w->job->fdatasync_every))
+		w->need_sync = true;
+}
+
+/* False when the held I/O must wait for its due time (rate limit). */
+static bool is_due(struct worker *w)
+{
+	const struct rate *r = &w->rate[w->held.ddir];
+
+	if (w->job->replay)
+		return worker_replay_due(w);
+	if (!w->rated || !rate_is_limited(r) || r->due_ns <= w->now)
+		return true;
+	w->now = clk_now(&w->clk);
+	if (r->due_ns <= w->now)
+		return true;
+	w->wait_until = r->due_ns;
+	return false;
+}
+
+static void commit(struct worker *w);
+
+static bool ddir_is_due(struct worker *w, uint8_t d)
+{
+	return !rate_is_limited(&w->rate[d]) || w->rate[d].due_ns <= w->now;
+}
+
+/*
+ * The direction of the next I/O: the mix decides, but a rate-limited mix takes
+ * the other direction when the drawn one is ahead of its schedule and the
+ * other is not (as fio does), so one direction's limit never throttles both.
+ */
+static uint8_t next_ddir(struct worker *w)
+{
+	uint8_t d = gen_pick_ddir(&w->gen), o;
+
+	if (!w->rated || !w->gen.mixed || ddir_is_due(w, d))
+		return d;
+	o = gen_other_ddir(&w->gen, d);
+	return ddir_is_due(w, o) ? o : d;
+}
+
+/* Hands one prepared I/O to the engine.  False when the engine is full. */
+static bool submit_one(struct worker *w)
+{
+	uint32_t slot = w->free_slot[--w->nr_free];
+	struct io_u *u = &w->ios[slot];
+	int r;
+
+	prepare(w, u, &w->held);
+	if (w->job->replay)
+		worker_replay_issued(w, u->start_ns);
+	if (w->rp.log)	/* tested here: no call per I/O without write_iolog */
+		worker_iolog_io(w, u);
+	if (w->is_sync) {
+		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
+		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
+		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
+	}
+	r = w->ioe.ops->queue(&w->ioe, u);
+	if (w->is_sync)
+		atomic_store_explicit(&w->pub.inflight, 0, memory_order_relaxed);
+	if (r == IOE_Q_BUSY) {
+		w->nr_free++;
+		return false;
+	}
+	w->have_held = false;
+	taken(w, u);
+	if (r == IOE_Q_COMPLETED) {
+		u->issue_ns = u->start_ns;
+		w->now = clk_now(&w->clk);
+		w->stamp_ok = true;
+		if (w->counting || w->ramp_counts) {
+			w->res.submit[1]++;	/* batch_bucket(1) */
+			w->res.complete[1]++;
+		}
+		complete(w, u, w->now);
+	} else {
+		w->inflight++;
+		w->pending[w->nr_pending++] = u;
+		if (w->nr_pending >= w->batch_submit)
+			commit(w);
+	}
+	if (w->job->thinktime_ns)
+		worker_think(w);
+	return true;
+}
+
+static bool has_room(struct worker *w)
+{
+	if (w->inflight >= w->qd_cap) {
+		w->refill_wait = w->low < w->qd_cap;
+		return false;
+	}
+	if (w->refill_wait && w->inflight > w->low)
+		return false;
+	w->refill_wait = false;
+	return true;
+}
+
+/* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
+static bool draw(struct worker *w)
+{
+	if (w->vtrim && worker_trim_next(w, &w->held, false))
+		return true;
+	if (w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+		return true;
+	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
+	return w->vtrim && !w->gen.busy && worker_trim_next(w, &w->held, true);
+}
+
+/*
+ * fio's fsync=N sync is the I/O it takes instead of the next one: a job whose
+ * last write completes the count ends without it (64 writes with fsync=1 make
+ * 63 syncs in fio).  So the next I/O is drawn first; none left, no sync.
+ */
+static bool sync_is_due(struct worker *w)
+{
+	if (w->have_held || w->job->replay || w->flow)
+		return true;
+	if (draw(w)) {
+		w->have_held = true;
+		return true;
+	}
+	if (w->gen.busy || w->vtrim)
+		return true;	/* files still to open or blocks to trim: more I/O follows */
+	w->need_sync = false;
+	w->gen_done = true;
+	return false;
+}
+
+static void issue(struct worker *w)
+{
+	w->blocked = false;
+	w->wait_until = 0;
+	if (w->ioe.peer_done) {
+		w->gen_done = true;	/* a closed stream has nothing more to give */
+		return;
+	}
+	if (w->need_sync) {
+		if (w->inflight)
+			return;
+		if (!sync_is_due(w))
+			return;
+		do_sync(w);
+	}
+	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
+		if (!w->have_held) {
+			if (w->flow && !worker_flow_turn(w))
+				return;
+			if (!draw(w)) {
+				if (w->need_sync)
+					return;	/* a trace's flush: sync, then draw again */
+				/* busy: every file left waits for an open one to close (openfiles). */
+				w->blocked = w->gen.busy;
+				w->gen_done = !w->gen.busy;
+				return;
+			}
+			w->have_held = true;
+		}
+		if (w->max_open && !worker_file_ready(w, w->held.file))
+			return;
+		if (w->slot_busy && worker_overlaps_inflight(w, &w->held)) {
+			w->blocked = true;	/* reaped below; retried after */
+			return;
+		}
+		if (!is_due(w) || !submit_one(w)) {
+			w->blocked = true;
+			return;
+		}
+		if (w->need_sync || w->now >= w->deadline ||
+		    atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+			return;
+	}
+}
+
+static void commit(struct worker *w)
+{
+	int r = w->ioe.ops->commit(&w->ioe);
+	uint64_t t;
+
+	if (r < 0) {
+		worker_error(w, .err = -r, .what = "submit");
+		worker_fail(w, -r);
+		return;
+	}
+	if (!r)
+		return;
+	w->now = t = clk_now(&w->clk);
+	w->stamp_ok = true;
+	for (int i = 0; i < r; i++)
+		w->pending[i]->issue_ns = t;
+	w->nr_pending -= (uint32_t)r;
+	if (w->nr_pending)
+		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
+	if (w->counting || w->ramp_counts)
+		w->res.submit[batch_bucket((uint32_t)r)]++;
+	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
+	if (!atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
+		atomic_store_explicit(&w->pub.last_done_ns, t, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+}
+
+static uint64_t reap_timeout(const struct worker *w)
+{
+	uint64_t t = WAIT_SLICE_NS;
+
+	if (w->wait_until && w->wait_until > w->now && w->wait_until - w->now < t)
+		t = w->wait_until - w->now;
+	if (w->win_end && w->win_end > w->now && w->win_end - w->now < t)
+		t = w->win_end - w->now;
+	return t;
+}
+
+/*
+ * Takes every completion the engine holds, in one call, into the ready list
+ * (the engine's events array, untouched until the list is empty).
+ */
+static int fetch(struct worker *w, uint32_t submitted)
+{
+	uint32_t min = w->cmin;
+	int n;
+
+	if (!min && w->wait_until)
+		min = 1;
+	if (min > submitted)
+		min = submitted;
+	n = w->ioe.ops->getevents(&w->ioe, min, submitted, reap_timeout(w));
+	w->now = clk_now(&w->clk);
+	if (n < 0) {
+		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
+			return 0;
+		worker_error(w, .err = -n, .what = "getevents");
+		worker_fail(w, -n);
+		w->inflight = w->nr_pending;	/* what was in flight is abandoned */
+		return 0;
+	}
+	w->ready_head = 0;
+	w->ready_nr = (uint32_t)n;
+	w->stamp_ok = true;
+	return n;
+}
+
+/*
+ * As fio: reap only when nothing more can be issued now, and hand back at most
+ * iodepth_batch_complete_max completions per trip (1 by default), so a
+ * completion is followed by a new submission before the next one is counted:
+ * that is what holds the queue depth.  Completions the engine already had come
+ * out of the ready list without another engine call.  Each is timed when it is
+ * handed back, as fio times a completion when it reaps it (a completion waiting
+ * to be reaped is still in flight for the job): by the clock read of the
+ * submission just made when only bookkeeping came since, else by a new read.
+ */
+static void reap(struct worker *w)
+{
+	uint32_t submitted = w->inflight - w->nr_pending, take;
+	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
+			 w->quiescing || !has_room(w);
+	struct io_u **ev;
+
+	if (!submitted || !must_wait)
+		return;
+	if (!w->ready_nr) {
+		if (!fetch(w, submitted))
+			return;
+	} else if (!w->stamp_ok || w->now == w->reaped_ns) {
+		w->now = clk_now(&w->clk);
+	}
+	w->reaped_ns = w->now;
+	take = w->ready_nr < w->cmax ? w->ready_nr : w->cmax;
+	ev = w->ioe.events + w->ready_head;
+	w->ready_head += take;
+	w->ready_nr -= take;
+	w->inflight -= take;
+	if (take > 1)
+		w->stamp_ok = false;
+	for (uint32_t i = 0; i < take; i++)
+		complete(w, ev[i], w->now);
+	if (w->counting || w->ramp_counts)
+		w->res.complete[batch_bucket(take)]++;
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+}
+
+void worker_quiesce(struct worker *w)
+{
+	if (w->nr_pending && !w->fatal)
+		commit(w);
+	w->quiescing = true;
+	while (w->inflight > w->nr_pending && !w->fatal &&
+	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		reap(w);
+	w->quiescing = false;
+}
+
+/* Sync engines: lat was not recorded per I/O because it equals clat. */
+void worker_lat_from_clat(const struct worker *w, struct res_clone *c)
+{
+	if (!w->lat_is_clat || !w->counting)
+		return;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		struct res_lat *lat = &c->ddir[d].lat, *clat = &c->ddir[d].clat;
+		uint64_t *hist = lat->hist;
+
+		*lat = *clat;
+		lat->hist = hist;
+		if (hist)
+			memcpy(hist, clat->hist, RES_HIST_NR * sizeof(*hist));
+	}
+}
+
+static bool clat_only(const struct worker *w)
+{
+	return w->ioe.ops && w->ioe.ops->clat_only;
+}
+
+/*
+ * lat can be taken from clat when every I/O completes inside queue() (issue ==
+ * start) and clat keeps whatever lat must keep.
+ */
+static bool lat_may_be_clat(const struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	if (!w->is_sync || j->disable_clat || j->disable_lat || clat_only(w))
+		return false;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (w->res.ddir[d].lat.hist && !w->res.ddir[d].clat.hist)
+			return false;
+	return true;
+}
+
+static void after_window(struct worker *w)
+{
+	worker_lat_from_clat(w, &w->res);
+	worker_end_window(w);
+	w->have_held = false;
+	if (w->job->cooldown_ns && !w->fatal &&
+	    !atomic_load_explicit(w->sh->stop, memory_order_relaxed)) {
+		w->phase = WP_COOL;
+		w->cool_end = w->now + w->job->cooldown_ns;
+		w->gen_done = false;
+		gen_uncounted(&w->gen);
+		return;
+	}
+	w->phase = WP_DRAIN;
+}
+
+/* When the current phase ends by time: issue() stops there so update_phase() sees it. */
+static uint64_t phase_deadline(const struct worker *w)
+{
+	switch (w->phase) {
+	case WP_RAMP:
+		return w->ramp_end;
+	case WP_RUN:
+		return w->win_end ? w->win_end : UINT64_MAX;
+	case WP_COOL:
+		return w->cool_end;
+	default:
+		return 0;
+	}
+}
+
+static void update_phase(struct worker *w)
+{
+	int stop = atomic_load_explicit(w->sh->stop, memory_order_relaxed);
+	enum wphase was = w->phase;
+
+	switch (w->phase) {
+	case WP_RAMP:
+		if (stop || w->fatal)
+			w->phase = WP_DRAIN;
+		else if (w->ramp_counts && w->gen_done && !w->inflight)
+			worker_end_in_ramp(w);
+		else if (w->now >= w->ramp_end)
+			worker_begin_window(w);
+		break;
+	case WP_RUN:
+		if (w->now >= w->rm.check_at)
+			worker_rate_min_check(w);
+		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
+		    (w->gen_done && !w->inflight) || w->lt.done)
+			after_window(w);
+		break;
+	case WP_COOL:
+		if (stop || w->fatal || w->now >= w->cool_end)
+			w->phase = WP_DRAIN;
+		break;
+	case WP_DRAIN:
+		break;
+	}
+	if (w->phase != was) {
+		w->stamp_ok = false;	/* window set-up and end take real time */
+		w->deadline = phase_deadline(w);
+	}
+}
+
+/* Sleeps towards the held I/O's due time when nothing is in flight to reap. */
+static void idle(struct worker *w)
+{
+	uint64_t until = w->wait_until;
+
+	if (w->phase == WP_RAMP && w->ramp_end < until)
+		until = w->ramp_end;
+	if (w->phase == WP_RUN && w->win_end && w->win_end < until)
+		until = w->win_end;
+	if (w->phase == WP_COOL && w->cool_end < until)
+		until = w->cool_end;
+	w->now = clk_sleep_until(&w->clk, until, WAIT_SLICE_NS);
+}
+
+/*
+ * A server that does not answer must not hold the run past its end: once the
+ * window is over, a remote engine's I/Os in flight get REMOTE_DRAIN_NS, then
+ * they are abandoned and the job's error says how many.
+ */
+static bool remote_gave_up(struct worker *w)
+{
+	char what[96];
+
+	if (!w->ioe.ops->remote)
+		return false;
+	if (!w->drain_end)
+		w->drain_end = clk_now(&w->clk) + REMOTE_DRAIN_NS;
+	if (w->now < w->drain_end)
+		return false;
+	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
+		 w->inflight - w->nr_pending, REMOTE_DRAIN_NS / 1000000ull);
+	worker_error(w, .err = ETIMEDOUT, .what = what);
+	if (!w->res.error)
+		w->res.error = ETIMEDOUT;
+	return true;
+}
+
+void worker_loop(struct worker *w)
+{
+	w->burst = w->is_sync ? SYNC_BURST : w->depth;
+	w->lat_is_clat = lat_may_be_clat(w);
+	/* fio's metadata engines time one operation and record it as clat only. */
+	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
+	w->deadline = phase_deadline(w);
+	w->stamp_ok = false;
+	worker_lat_target_start(w);
+	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
+	for (;;) {
+		worker_snapshot_poll(w);
+		update_phase(w);
+		if (w->phase == WP_DRAIN) {
+			if (!w->inflight || w->fatal ||
+			    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
+			    remote_gave_up(w))
+				break;
+		} else {
+			issue(w);
+		}
+		if (w->nr_pending && !w->fatal)
+			commit(w);
+		if (w->inflight > w->nr_pending)
+			reap(w);
+		else if (w->blocked && w->wait_until)
+			idle(w);
+		if (w->job->lat_target_ns)
+			worker_lat_target_check(w);
+	}
+	worker_lat_from_clat(w, &w->res);
+	w->have_held = false;
+}

@@ -1,0 +1,161 @@
+/*
+ * engine/worker/worker_replay.c - capture (write_iolog) and replay (read_iolog) in a worker.
+ *
+ * Capture writes fio's iolog version 3, as fio 3.33 does (iolog.c): a header,
+ * "add" and "open" lines for the clone's files, one "TIME FILE DDIR OFFSET
+ * LENGTH" line per I/O as it is handed to the engine, "close" lines at the end;
+ * times are µs since the log began.  The file is opened for appending, as fio
+ * opens it.
+ *
+ * Replay is open loop: trace I/O i is due at the window's start plus its trace
+ * time scaled by replay_time_scale, whatever the device did with the I/Os
+ * before it (fio instead sleeps the trace's gap after each issue, so a slow
+ * device pushes the whole rest of the trace later and hides it).  Each I/O's
+ * lag behind its due time is measured: the report gives the share issued
+ * late and the worst lag.  A trace's sync (flush) entry syncs the files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "engine/safety/safety.h"
+#include "engine/worker/worker.h"
+
+static const char *const iolog_act[] = { "read", "write", "trim" };
+
+static uint64_t iolog_us(struct worker *w)
+{
+	uint64_t now = clk_now(&w->clk);
+
+	return now > w->rp.log_t0 ? (now - w->rp.log_t0) / 1000u : 0;
+}
+
+static void iolog_files(struct worker *w, const char *act)
+{
+	uint64_t us = iolog_us(w);
+
+	for (uint32_t f = 0; f < w->clone->nr_files; f++)
+		fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+}
+
+int worker_iolog_open(struct worker *w)
+{
+	if (!w->job->write_iolog_path)
+		return 0;
+	char why[512];
+	/* Named by the user and appended to, as fio's; never a device (safety.h). */
+	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
+
+	w->rp.log = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (!w->rp.log) {
+		int err = fd < 0 ? -fd : errno;
+
+		if (fd >= 0)
+			close(fd);
+		worker_error(w, .err = err, .what = fd < 0 ? why : "opening write_iolog");
+		return -err;
+	}
+	w->rp.log_t0 = clk_now(&w->clk);
+	fputs("fio version 3 iolog\n", w->rp.log);
+	iolog_files(w, "add");
+	iolog_files(w, "open");
+	return 0;
+}
+
+void worker_iolog_io(struct worker *w, const struct io_u *u)
+{
+	if (!w->rp.log || u->ddir >= PLAN_DDIR_NR)
+		return;
+	if (fprintf(w->rp.log, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
+		    w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset,
+		    u->len) < 0 && !w->rp.log_err)
+		w->rp.log_err = errno;
+}
+
+void worker_iolog_close(struct worker *w)
+{
+	char what[sizeof(((struct res_error *)0)->what)];
+	int err;
+
+	if (!w->rp.log)
+		return;
+	iolog_files(w, "close");
+	err = ferror(w->rp.log) && !w->rp.log_err ? EIO : w->rp.log_err;
+	if (fclose(w->rp.log) && !err)
+		err = errno;
+	w->rp.log = NULL;
+	if (!err)
+		return;
+	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
+	snprintf(what, sizeof(what), "writing write_iolog=%.280s", w->job->write_iolog_path);
+	worker_error(w, .err = err, .what = what);
+	if (!w->res.error)
+		w->res.error = err;
+}
+
+void worker_replay_start(struct worker *w, uint64_t now)
+{
+	w->rp.next = 0;
+	w->rp.t0 = now;
+}
+
+/* The due time of trace I/O io: its trace time, scaled (100 % = the trace's pace). */
+static uint64_t replay_due_ns(const struct worker *w, const struct plan_replay_io *io)
+{
+	uint32_t pct = w->job->replay_time_scale_pct ? w->job->replay_time_scale_pct : 100;
+
+	if (w->job->replay_no_stall)
+		return w->rp.t0;
+	return w->rp.t0 + (uint64_t)((double)io->time_ns * 100.0 / (double)pct);
+}
+
+bool worker_replay_next(struct worker *w)
+{
+	const struct plan_replay *r = w->job->replay;
+
+	if (w->rp.next < r->nr_ios) {
+		const struct plan_replay_io *io = &r->ios[w->rp.next++];
+
+		if (io->ddir == PLAN_REPLAY_SYNC) {
+			/* A flush in the trace: the I/Os before it complete and the files sync first. */
+			for (uint32_t f = 0; f < w->clone->nr_files; f++)
+				w->dirty[f] = true;
+			w->need_sync = true;
+			return false;
+		}
+		w->held.offset = io->offset;
+		w->held.len = io->len;
+		w->held.file = io->file < w->clone->nr_files ? io->file : 0;
+		w->held.ddir = io->ddir;
+		w->rp.due = replay_due_ns(w, io);
+		return true;
+	}
+	return false;
+}
+
+bool worker_replay_due(struct worker *w)
+{
+	if (w->rp.due <= w->now)
+		return true;
+	w->now = clk_now(&w->clk);
+	if (w->rp.due <= w->now)
+		return true;
+	w->wait_until = w->rp.due;
+	return false;
+}
+
+void worker_replay_issued(struct worker *w, uint64_t start_ns)
+{
+	uint64_t lag = start_ns > w->rp.due ? start_ns - w->rp.due : 0;
+
+	if (!w->counting)
+		return;
+	w->res.replay_ios++;
+	if (w->job->replay_no_stall)
+		return;	/* no schedule to be late for */
+	if (lag > RES_REPLAY_LATE_NS)
+		w->res.replay_late++;
+	if (lag > w->res.replay_lag_max_ns)
+		w->res.replay_lag_max_ns = lag;
+}

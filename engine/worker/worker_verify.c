@@ -1,0 +1,707 @@
+/*
+ * engine/worker/worker_verify.c - a worker's verification: stamping, checking, read-back.
+ *
+ * Write jobs with verify= stamp every chunk they write (worker_io.c calls
+ * vfy_stamp when it prepares a write) and remember which chunks of each file
+ * region they completed, so the read-back after the write phase (do_verify=1)
+ * checks exactly what this run wrote, however random or time-based the
+ * pattern was.  verify_only skips the workload and checks every chunk of the
+ * region, as an earlier run of the same job wrote it.  Read-only jobs with
+ * verify= check each block they read.
+ *
+ * The read-back reads each write that is still on fio's list whole, one read
+ * of its own length, after the measured window, counted as fio counts its
+ * verify reads: in the job's read bytes, I/Os and latencies, its time in the
+ * read runtime (fio: r/w 4194304/4194304 for a 4 MiB randwrite with
+ * verify=crc32c).  The write figures are untouched.  As fio's log_io_piece, a
+ * write that overlaps earlier ones (lfsr, norandommap, loops) replaces them:
+ * their bytes it did not cover are not read back (fio: bsrange=4k-4m with
+ * lfsr writes 5 I/Os and reads back 2).  verify_only reads its region in
+ * chunks of the verify interval.
+ * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
+ * offset with what was expected and found, counted in verify_failures; with
+ * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
+ * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
+ * fio's names.  verify_backlog=N checks what was written after every N
+ * completed writes (once nothing is in flight, so no check races a write)
+ * and the read-back after the write phase checks the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/buffers.h"
+#include "engine/safety/safety.h"
+#include "engine/stats.h"
+#include "engine/verify/verify_async.h"
+#include "engine/worker/worker.h"
+
+#define VFY_RUN_BYTES (1u << 20)	/* bytes per read-back pread */
+#define VFY_BAD_MAX 8			/* mismatches described per block */
+
+static bool job_writes(const struct plan_job *j)
+{
+	return plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE);
+}
+
+static uint64_t min_write_bs(const struct plan_job *j)
+{
+	const struct plan_bs *b = &j->bs[j->bs_is_seq_rand ? (plan_rw_is_random(j->rw) ? 1 : 0)
+							  : PLAN_DDIR_WRITE];
+	uint64_t m = b->min_bytes;
+
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
+			m = b->split[i].bs_bytes;
+	return m ? m : 4096;
+}
+
+/* The largest write: a read-back run holds one whole. */
+static uint64_t max_write_bs(const struct plan_job *j)
+{
+	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+	uint64_t m = b->max_bytes;
+
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes > m)
+			m = b->split[i].bs_bytes;
+	return m;
+}
+
+/* Chunks of a read-back run: VFY_RUN_BYTES, or the largest write when it is longer. */
+static uint64_t vfy_run_chunks(const struct worker *w)
+{
+	uint64_t iv = w->vfy->interval, bytes = max_write_bs(w->job);
+
+	if (bytes < VFY_RUN_BYTES)
+		bytes = VFY_RUN_BYTES;
+	return bytes / iv ? (bytes + iv - 1) / iv : 1;
+}
+
+/* Every write must start and end on the chunk grid of its file region. */
+static bool fits_grid(const struct worker *w, uint64_t iv)
+{
+	const struct plan_job *j = w->job;
+	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+
+	if (j->bs_unaligned && b->max_bytes != b->min_bytes)
+		return false;
+	if (b->min_bytes % iv || b->max_bytes % iv)
+		return false;
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes % iv)
+			return false;
+	if (w->gen.random && w->gen.align % iv)
+		return false;
+	return !(j->rw_seq_skip_bytes % iv) && !(j->sequential_stride_bytes % iv) &&
+	       !(j->zone_size_bytes % iv) && !(j->zone_range_bytes % iv) &&
+	       !(j->zone_skip_bytes % iv);
+}
+
+static int setup_error(struct worker *w, const char *what)
+{
+	worker_error(w, .err = EINVAL, .ddir = PLAN_DDIR_WRITE, .what = what);
+	return -EINVAL;
+}
+
+static void free_maps(struct worker *w, struct vfy_map *maps)
+{
+	if (maps)
+		for (uint32_t f = 0; f < w->gen.nr_files; f++)
+			vfy_map_release(&maps[f]);
+	free(maps);
+}
+
+/* One empty chunk map per file; NULL without memory. */
+static struct vfy_map *new_maps(struct worker *w, uint64_t iv)
+{
+	struct vfy_map *m = calloc(w->gen.nr_files, sizeof(*m));
+
+	for (uint32_t f = 0; m && f < w->gen.nr_files; f++)
+		if (vfy_map_init(&m[f], w->gen.files[f].len, iv)) {
+			free_maps(w, m);
+			return NULL;
+		}
+	return m;
+}
+
+/* verify_state_load: the chunks an earlier run's state file says it wrote. */
+static int load_state(struct worker *w, uint64_t iv)
+{
+	char path[4096], what[sizeof(((struct res_error *)0)->what)];
+	int ret;
+
+	if (!(w->vmaps = new_maps(w, iv)))
+		return -ENOMEM;
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
+	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "verify_state_load: %.200s: %s", path,
+		 ret == -EINVAL ? "not a state of this job's files and verify_interval" : strerror(-ret));
+	worker_error(w, .err = -ret, .what = what);
+	return ret;
+}
+
+/* verify_async: the checker threads, with slots for a read-back run or a whole block read. */
+static int start_async(struct worker *w)
+{
+	uint64_t bytes = vfy_run_chunks(w) * w->vfy->interval;
+	int ret;
+
+	if (bytes < bufpool_len(w->job))
+		bytes = bufpool_len(w->job);
+	if (!(w->vasync = malloc(sizeof(*w->vasync))))
+		return -ENOMEM;
+	ret = vasync_start(w->vasync, w->vfy, w->job->verify_async, w->job->verify_async_cpus_mask,
+			   bytes);
+	if (ret) {
+		free(w->vasync);
+		w->vasync = NULL;
+		worker_error(w, .err = -ret, .what = "verify_async: starting the checker threads");
+	}
+	return ret;
+}
+
+int worker_verify_setup(struct worker *w, const struct buffill *fill)
+{
+	const struct plan_job *j = w->job;
+	uint64_t iv;
+	int ret;
+
+	if (j->verify == PLAN_VERIFY_NONE || !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine)))
+		return 0;
+	/* fio: an interval above the block size means one header per block. */
+	iv = min_write_bs(j);
+	if (j->verify_interval_bytes && j->verify_interval_bytes < iv)
+		iv = j->verify_interval_bytes;
+	w->vfy = malloc(sizeof(*w->vfy));
+	if (!w->vfy)
+		return -ENOMEM;
+	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
+		       j->verify_pattern_len);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return setup_error(w, j->verify == PLAN_VERIFY_PATTERN
+					      ? "verify=pattern needs verify_pattern"
+					      : "verify_interval cannot hold the block header and digest");
+	if (vfy_set_offset(w->vfy, j->verify_offset_bytes))
+		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
+	w->vfy->thread = (uint16_t)w->clone->thread_number;
+	w->vfy->offset_at = j->verify_pattern_offset_at;
+	w->vfy->nr_offset_at = j->nr_verify_pattern_offsets;
+	w->vfy->check_seed = job_writes(j) && !j->verify_only;
+	(void)fill;
+	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
+	if (j->verify_async && (w->vfy_reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
+	    (ret = start_async(w)))
+		return ret;
+	if (j->verify_only && j->verify_state_load)
+		return load_state(w, iv);
+	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
+		return 0;
+	if (!fits_grid(w, iv))
+		return setup_error(w, "verify_interval must divide every block size and alignment");
+	if (j->verify_state_save && !(w->vstate = new_maps(w, iv)))
+		return -ENOMEM;
+	if (j->do_verify && (!(w->vmaps = new_maps(w, iv)) || !(w->vstarts = new_maps(w, iv))))
+		return -ENOMEM;
+	return worker_trim_setup(w);
+}
+
+/* Written at the thread's end, interrupted or not; a failure is the job's error. */
+static void save_state(struct worker *w)
+{
+	char path[4096];
+	int ret;
+
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
+	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
+	if (ret)
+		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
+}
+
+void worker_verify_release(struct worker *w)
+{
+	if (w->vasync)
+		vasync_stop(w->vasync);
+	free(w->vasync);
+	w->vasync = NULL;
+	worker_trim_release(w);
+	if (w->vstate)
+		save_state(w);
+	free_maps(w, w->vstate);
+	free_maps(w, w->vmaps);
+	free_maps(w, w->vstarts);
+	w->vstate = NULL;
+	w->vstarts = NULL;
+	free(w->vfy_buf);
+	w->vfy_buf = NULL;
+	if (w->vfy)
+		vfy_release(w->vfy);
+	free(w->vfy);
+	w->vmaps = NULL;
+	w->vfy = NULL;
+}
+
+static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
+{
+	/* Named by offset, unknown before the run: judged in full here; a user's file is kept. */
+	int fd = safety_open_output(&safety_system, name, O_TRUNC, SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why,
+				    n), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	snprintf(why, n, "writing the bad block");
+	for (ssize_t r; len; len -= (uint64_t)r, p += r)
+		if ((r = write(fd, p, len)) <= 0) {
+			ret = r < 0 ? -errno : -EIO;
+			break;
+		}
+	if (!ret)
+		safety_mark_output(fd);
+	close(fd);
+	return ret;
+}
+
+/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail). */
+static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t buf_off,
+		     const struct vfy_bad *b)
+{
+	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
+	const char *aux = w->sh->aux_path ? w->sh->aux_path : "";
+	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
+	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
+	uint8_t *want;
+	char name[4096], why[512], what[600];
+	int ret;
+
+	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
+		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
+	ret = dump_file(name, buf + at, iv, why, sizeof(why));
+	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
+		for (uint64_t i = 0; i < iv; i++)
+			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
+		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
+			 slash ? slash + 1 : path, buf_off + at);
+		ret = dump_file(name, want, iv, why, sizeof(why));
+		free(want);
+	}
+	if (!ret)
+		return;
+	snprintf(what, sizeof(what), "verify_dump: %s", why);
+	worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f, .offset = buf_off + at, .what = what);
+}
+
+/*
+ * Records up to VFY_BAD_MAX mismatches of the chunks in buf (read from
+ * buf_off of file f); true when verify_fatal stops the job.
+ */
+static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad,
+		       const uint8_t *buf, uint64_t buf_off)
+{
+	char what[sizeof(((struct res_error *)0)->what)];
+
+	if (w->job->verify_fatal)
+		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
+	for (uint32_t i = 0; i < n && i < VFY_BAD_MAX; i++) {
+		vfy_describe(w->vfy, &bad[i], what, sizeof(what));
+		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
+			     .offset = bad[i].offset, .len = w->vfy->interval, .what = what);
+		if (w->job->verify_dump)
+			dump_bad(w, file, buf, buf_off, &bad[i]);
+	}
+	if (n > VFY_BAD_MAX)
+		w->res.total_err += n - VFY_BAD_MAX;
+	w->res.verify_failures += n;
+	if (!w->job->verify_fatal)
+		return false;
+	worker_fail(w, EILSEQ);
+	return true;
+}
+
+static int read_hists(struct worker *w);
+static void backlog_pass(struct worker *w);
+static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		       bool zero);
+static struct vasync_slot *async_slot(struct worker *w);
+
+/*
+ * A read job's block: checked here, or copied into a slot for the checker
+ * threads (verify_async), so the I/O goes back to the engine at once.
+ */
+static void check_read(struct worker *w, const struct io_u *u)
+{
+	struct vasync_slot *s;
+
+	if (!w->vasync) {
+		check_here(w, u->file, u->buf, u->offset, u->len, false);
+		return;
+	}
+	s = async_slot(w);
+	memcpy(s->buf, u->buf, u->len);
+	s->len = u->len;
+	s->offset = u->offset;
+	s->file = u->file;
+	s->zero = false;
+	vasync_submit(w->vasync, s);
+}
+
+/* The chunk after the written I/O that starts at chunk p: the next start or the first one not written. */
+static uint64_t piece_end(const struct worker *w, uint32_t f, uint64_t p)
+{
+	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	uint64_t e = p + 1;
+
+	while (e < m->nbits && vfy_map_test(m, e) && !vfy_map_test(st, e))
+		e++;
+	return e;
+}
+
+static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
+{
+	vfy_map_set(&w->vmaps[f], p, piece_end(w, f, p) - p, false);
+	vfy_map_set(&w->vstarts[f], p, 1, false);
+}
+
+/*
+ * fio's log_io_piece: a write replaces every earlier one it overlaps, whole;
+ * it is read back as one I/O of its own length.  A trim takes its chunks off.
+ */
+static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, bool write)
+{
+	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	uint64_t p = first;
+
+	if (!write || !w->vstarts) {
+		vfy_map_set(&w->vmaps[f], first, n, write);
+		if (w->vstarts)
+			vfy_map_set(&w->vstarts[f], first, n, false);
+		return;
+	}
+	/* The earlier write this one starts inside of. */
+	while (p && vfy_map_test(m, p) && !vfy_map_test(st, p) && vfy_map_test(m, p - 1))
+		p--;
+	if (vfy_map_test(st, p) && p < first && piece_end(w, f, p) > first)
+		drop_piece(w, f, p);
+	for (uint64_t i = first; i < first + n && i < m->nbits; i++)
+		if (vfy_map_test(st, i))
+			drop_piece(w, f, i);
+	vfy_map_set(&w->vmaps[f], first, n, true);
+	vfy_map_set(&w->vstarts[f], first, 1, true);
+}
+
+void worker_verify_done(struct worker *w, const struct io_u *u)
+{
+	uint64_t rel, iv = w->vfy->interval;
+
+	if (u->ddir == PLAN_DDIR_READ) {
+		if (w->vfy_reads)
+			check_read(w, u);
+		return;
+	}
+	if (u->offset < w->gen.files[u->file].start)
+		return;
+	rel = u->offset - w->gen.files[u->file].start;
+	if (w->vstate && !(rel % iv))
+		vfy_map_set(&w->vstate[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->vmaps)
+		return;
+	/* trim_verify_zero: a trimmed written chunk stays on the map, to be read back as zeroes. */
+	if (w->vtrim && worker_trim_done(w, u, rel))
+		return;
+	if (!(rel % iv))
+		log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
+		return;
+	w->vfy_chunks += u->len / iv;
+	/* Only once nothing else is in flight: a check must not race a write to the same block. */
+	if (++w->vfy_writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
+		backlog_pass(w);
+}
+
+static bool stopping(const struct worker *w)
+{
+	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
+}
+
+/* One chunk read back as fio's verify reads count: bytes, one I/O, its latency. */
+static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
+{
+	struct res_ddir *d = &w->res.ddir[PLAN_DDIR_READ];
+
+	d->bytes += bytes;
+	d->ios++;
+	if (!w->job->disable_clat)
+		lat_add(&d->clat, lat);
+	if (!w->job->disable_lat)
+		lat_add(&d->lat, lat);
+}
+
+/*
+ * Reads len bytes at off into buf, one read per step bytes (a short read
+ * continues), each counted as one verify read; false on failure.
+ */
+static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		     uint64_t iv)
+{
+	uint64_t done = 0, t0 = 0;
+	int64_t r;
+
+	while (done < len) {
+		if (!(done % iv))
+			t0 = clk_now(&w->clk);
+		/* Through the engine where the target is remote (nbd), else a plain pread. */
+		r = ioe_pread(&w->ioe, w->fds[f], buf + done, (uint32_t)(iv - done % iv), off + done);
+		if (r <= 0) {
+			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
+				     .file = f, .offset = off + done, .len = len - done,
+				     .what = r < 0 ? "verify read" : "verify read: end of file");
+			if (!w->res.error)
+				w->res.error = r < 0 ? (int)-r : EIO;
+			return false;
+		}
+		done += (uint64_t)r;
+		if (!(done % iv))
+			account_read(w, iv, clk_now(&w->clk) - t0);
+	}
+	return true;
+}
+
+/* A checked slot's mismatches, reported here (one thread reports); the slot goes back. */
+static void async_report(struct worker *w, struct vasync_slot *s)
+{
+	/* verify_fatal: the job ended at the first mismatch; later slots are not looked at. */
+	if (s->nbad && !(w->fatal && w->job->verify_fatal))
+		report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
+	vasync_put(w->vasync, s);
+}
+
+/* Reports what the checkers have finished; with all, waits for everything submitted. */
+static void async_reap(struct worker *w, bool all)
+{
+	struct vasync_slot *s;
+
+	while ((s = vasync_reap(w->vasync, all)))
+		async_report(w, s);
+}
+
+/* A free slot, reaping checked ones (and waiting for one when all are busy). */
+static struct vasync_slot *async_slot(struct worker *w)
+{
+	struct vasync_slot *s;
+
+	async_reap(w, false);
+	while (!(s = vasync_get(w->vasync)))
+		if ((s = vasync_reap(w->vasync, true)))
+			async_report(w, s);
+	return s;
+}
+
+/* Checks buf's chunks here (or their zeroes, for trimmed ones); true when verify_fatal stops. */
+static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
+		       bool zero)
+{
+	struct vfy_bad bad[VFY_BAD_MAX];
+	uint32_t nb = zero ? vfy_check_zero(w->vfy, buf, len, off, bad, VFY_BAD_MAX)
+			   : vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
+
+	return nb && report_bad(w, f, nb, bad, buf, off);
+}
+
+/*
+ * Reads n chunks from rel on and checks them: here, or with verify_async in
+ * a slot handed to the checker threads.  True to stop.
+ */
+static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, uint64_t n,
+		      bool zero)
+{
+	uint64_t off = w->gen.files[f].start + rel, len = n * w->vfy->interval;
+	/* A written I/O is one read; verify_only (a state file's chunks too) reads chunk by chunk. */
+	uint64_t step = w->vstarts ? len : w->vfy->interval;
+	struct vasync_slot *s;
+
+	if (!w->vasync)
+		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, zero);
+	s = async_slot(w);
+	if (!read_run(w, f, s->buf, off, len, step)) {
+		vasync_put(w->vasync, s);
+		return true;
+	}
+	s->len = len;
+	s->offset = off;
+	s->file = f;
+	s->zero = zero;
+	vasync_submit(w->vasync, s);
+	return w->fatal;
+}
+
+/* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
+/*
+ * verify_only honours rate= and rate_iops= for its reads, as fio's (rate=8m:
+ * 8418071 B/s): a run of n chunks waits until it is due at that pace.
+ */
+static void pace(struct worker *w, uint64_t n)
+{
+	const struct plan_job *j = w->job;
+	uint64_t bps = j->rate_bytes_per_s[PLAN_DDIR_READ], iops = j->rate_iops[PLAN_DDIR_READ];
+	uint64_t now = clk_now(&w->clk), due = 0;
+
+	if (!j->verify_only || (!bps && !iops))
+		return;
+	if (!w->vpace_t0)
+		w->vpace_t0 = now;
+	/* A run is due once its own time at that pace has passed: runs are large, the rate holds whole. */
+	w->vpace_chunks += n;
+	if (bps)
+		due = (uint64_t)((double)w->vpace_chunks * (double)w->vfy->interval * 1e9 / (double)bps);
+	if (iops && (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops) > due)
+		due = (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops);
+	due += w->vpace_t0;
+	while (now < due && !stopping(w))
+		now = clk_sleep_until(&w->clk, due, 100000000ull);
+}
+
+static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
+		      bool zero, bool all, uint64_t *budget)
+{
+	uint64_t n = *run;
+
+	*run = 0;
+	pace(w, n);
+	if (check_run(w, f, buf, first * w->vfy->interval, n, zero) || stopping(w))
+		return true;
+	if (!all)
+		vfy_map_set(&w->vmaps[f], first, n, false);
+	if (!all && w->vstarts)
+		vfy_map_set(&w->vstarts[f], first, n, false);
+	*budget -= n;
+	return false;
+}
+
+/*
+ * Checks the chunks of file f (those written, or all of them), at most
+ * *budget of them; a written chunk checked leaves the map, so it is checked
+ * once.  A run of chunks is all trimmed (checked for zeroes) or none.  True
+ * to stop.
+ */
+static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
+			uint64_t *budget)
+{
+	uint64_t nchunks = w->gen.files[f].len / w->vfy->interval, run = 0, first = 0;
+	bool zero = false;
+
+	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
+		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
+		bool z = want && !all && worker_trim_zeroed(w, f, i);
+
+		/* A trimmed chunk next to a written one, or the next written I/O: two runs. */
+		if (run && want && (z != zero || (w->vstarts && vfy_map_test(&w->vstarts[f], i))) &&
+		    flush_run(w, f, buf, first, &run, zero, all, budget))
+			return true;
+		if (want && !run) {
+			first = i;
+			zero = z;
+		}
+		if (want)
+			run++;
+		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks) &&
+		    flush_run(w, f, buf, first, &run, zero, all, budget))
+			return true;
+	}
+	return false;
+}
+
+/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
+static void backlog_pass(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), budget = w->vfy_chunks;
+
+	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
+		budget = w->vfy_chunks * j->verify_backlog_batch / j->verify_backlog;
+	w->vfy_writes = w->vfy_chunks = 0;
+	if (!cap)
+		cap = 1;
+	if (!w->vfy_buf && (read_hists(w) ||
+			    posix_memalign((void **)&w->vfy_buf, 4096, cap * w->vfy->interval))) {
+		w->vfy_buf = NULL;
+		return;	/* no memory now: the read-back after the write phase checks it all */
+	}
+	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
+		if (w->fds[f] >= 0 && verify_file(w, f, w->vfy_buf, cap, false, &budget))
+			break;
+	if (w->vasync)
+		async_reap(w, false);
+	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
+}
+
+/* A write job has no read histograms: the read-back's latencies need them as a read job's. */
+static int read_hists(struct worker *w)
+{
+	struct res_ddir *d = &w->res.ddir[PLAN_DDIR_READ];
+	const struct plan_job *j = w->job;
+
+	if (j->clat_percentiles && !j->disable_clat && !d->clat.hist &&
+	    !(d->clat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+		return -ENOMEM;
+	if (j->lat_percentiles && !j->disable_lat && !d->lat.hist &&
+	    !(d->lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
+		return -ENOMEM;
+	return 0;
+}
+
+void worker_verify_phase(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	struct bufpool pool;
+	uint64_t cap, t0, budget = UINT64_MAX;
+	bool all = j->verify_only && !j->verify_state_load;
+
+	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
+		return;
+	if (read_hists(w)) {
+		worker_fail(w, ENOMEM);
+		return;
+	}
+	cap = vfy_run_chunks(w);
+	if (bufpool_alloc(&pool, 1, cap * w->vfy->interval, 4096)) {
+		worker_fail(w, ENOMEM);
+		return;
+	}
+	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'V',
+			      memory_order_relaxed);
+	t0 = clk_now(&w->clk);
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		/* openfiles: a file closed after its pass is opened again for its read-back. */
+		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
+
+		if ((!ioe_opens_files(w->job->ioengine) && !ioe_is_remote(w->job->ioengine)) ||
+		    (reopened && !worker_file_ready(w, f)))
+			break;	/* the null engine opened nothing: nothing to read back */
+		stop = verify_file(w, f, pool.mem, cap, all, &budget);
+		if (reopened)
+			worker_close_file(w, f);
+		if (stop)
+			break;
+	}
+	if (w->vasync)
+		async_reap(w, true);	/* the phase ends when its blocks are checked */
+	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
+	bufpool_free(&pool);
+}
+
+void worker_verify_verdict(struct worker *w)
+{
+	if (w->vasync)
+		async_reap(w, true);	/* a read job's last blocks */
+	if (!w->res.verify_failures || (w->job->continue_on_error & PLAN_COE_VERIFY))
+		return;
+	if (!w->res.error)
+		w->res.error = EILSEQ;
+}

@@ -1,0 +1,285 @@
+// parser/diskspd/diskspd_options.cpp - the dispatch from a DISKSPD flag to its handler,
+// and the handlers of the flags that take one plain value (-a, -B, -f, -g, -r,
+// ...).  Flags with sub-letters and DISKSPD 2.2's whole-profile conflict rules
+// are in diskspd_rules.cpp.
+#include "parser/diskspd/diskspd_impl.hpp"
+
+#include <cctype>
+
+namespace parser::diskspd {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+} // namespace
+
+bool state::seconds(const std::string &flag, const std::string &v, uint32_t *out)
+{
+	uint64_t n;
+	if (!uint_arg(flag, v, UINT32_MAX, &n))
+		return false;
+	*out = (uint32_t)n;
+	return true;
+}
+
+// A flag that takes no value: true, after complaining about any value given.
+bool state::no_value(const std::string &a)
+{
+	if (a.size() > 2)
+		error(a + ": " + a.substr(0, 2) + " takes no value");
+	return true;
+}
+
+void state::option(const std::string &a)
+{
+	const char c = a[1];
+	const std::string v = a.substr(2);
+	uint64_t n;
+
+	switch (c) {
+	case 'a': opt_a(v); break;
+	case 'b': break;	// read by prescan
+	case 'B': opt_B(v); break;
+	case 'c':
+		if (size_arg("-c", v, &n))
+			create_bytes = n;
+		break;
+	case 'C': seconds("-C", v, &info.cooldown_s); break;
+	case 'd':
+		// -d0 would be a job without end (runtime=0 is "no limit").
+		if (seconds("-d", v, &info.duration_s) && info.duration_s == 0)
+			error("-d0: the measured duration must be at least 1 second");
+		break;
+	case 'W': seconds("-W", v, &info.warmup_s); break;
+	case 'D':
+		info.iops_stddev = true;
+		if (!v.empty() && uint_arg("-D", v, UINT32_MAX, &n)) {
+			if (n == 0)
+				error("-D: the interval must be at least 1 ms");
+			else
+				info.iops_interval_ms = (uint32_t)n;
+		}
+		break;
+	case 'f': opt_f(v); break;
+	case 'F':
+		count_arg("-F", v, &info.total_threads);
+		break;
+	case 'g': opt_g(v); break;
+	case 'h':
+		if (!v.empty())
+			error(a + ": -h takes no value (it is the deprecated spelling of -Sh)");
+		else
+			opt_S("h");
+		break;
+	case 'i':
+		if (uint_arg("-i", v, UINT32_MAX, &n))
+			info.burst = (uint32_t)n;
+		break;
+	case 'j':
+		if (uint_arg("-j", v, UINT32_MAX, &n))
+			info.think_ms = (uint32_t)n;
+		break;
+	case 'L': info.measure_latency = no_value(a); break;
+	case 'n': info.disable_affinity = no_value(a); break;
+	case 'o': count_arg("-o", v, &info.outstanding); break;
+	case 'p': parallel = no_value(a); break;
+	case 'r': opt_r(v); break;
+	case 'R': opt_R(v); break;
+	case 's': opt_s(v); break;
+	case 'S': opt_S(v); break;
+	case 't':
+		t_given = true;
+		count_arg("-t", v, &info.threads_per_target);
+		break;
+	case 'T':
+		T_given = true;
+		size_arg("-T", v, &info.thread_stride_bytes);
+		break;
+	case 'v':
+		info.verbose = true;
+		if (v == "s")
+			warn("-vs: wait statistics are Windows kernel counters; ioplan prints none");
+		else if (!v.empty())
+			error(a + ": unknown verbose mode (use -v)");
+		break;
+	case 'w':
+		if (v.empty())
+			error("-w: missing write percentage (use -w0 to -w100)");
+		else if (uint_arg("-w", v, 100, &n))
+			info.write_pct = (uint32_t)n;
+		break;
+	case 'x':
+		completion_routines = true;
+		warn("-x: completion routines are a Windows I/O model; ioplan issues "
+		     "asynchronous I/O through io_uring either way");
+		break;
+	case 'z': opt_z(v); break;
+	case 'Z': opt_Z(v); break;
+	default: opt_windows_only(a); break;
+	}
+}
+
+void state::opt_windows_only(const std::string &a)
+{
+	switch (a[1]) {
+	case 'I':
+		if (a == "-I3")
+			return;	// normal priority: what every Linux I/O gets
+		error(a + ": I/O priority hints are Windows-only; on Linux run under "
+		      "ionice(1), or use fio's prioclass=/prio= in a job file");
+		return;
+	case 'l':
+		error(a + ": large-page buffers are not supported; the Linux analogue is "
+		      "hugetlbfs (fio's iomem=mmaphuge)");
+		return;
+	case 'N':
+		error(a + ": memory-mapped flush modes need -Sm, which ioplan does not support");
+		return;
+	case 'O':
+		error(a + ": the thread-pool model (-O) is not supported; use -t or -F with -o");
+		return;
+	case 'P':
+		warn(a + ": progress dots are not printed");
+		return;
+	case 'X':
+		error(a + ": XML profiles are not read; write the test as a job file instead "
+		      "(ioplan diskspd ... --showplan shows one)");
+		return;
+	case 'y':
+		error(a + ": named Windows events have no Linux equivalent; start runs from a "
+		      "script instead");
+		return;
+	case 'e':
+		error(a + ": ETW tracing is Windows-only; on Linux use perf trace or blktrace");
+		return;
+	case ':':
+		warn(a + ": DISKSPD experiment flags are ignored");
+		return;
+	case 'u':
+		error(a + ": IoRing (-u, DISKSPD 2.3) is not a 2.2 flag; ioplan uses io_uring "
+		      "already");
+		return;
+	}
+	error(a + ": unknown DISKSPD option");
+}
+
+void state::opt_a(const std::string &v)
+{
+	if (v.empty() || v == "g")
+		return;	// -ag: round-robin over all CPUs, DISKSPD's default
+	if (v[0] == 'g') {
+		error("-a" + v + ": processor groups are Windows-only; on Linux list plain CPU "
+		      "numbers, e.g. -a0,1,2");
+		return;
+	}
+	for (size_t i = 0; i < v.size(); i++) {
+		if (!is_digit(v[i]) && v[i] != ',') {
+			error("-a" + v + ": expected a comma-separated list of CPU numbers");
+			return;
+		}
+	}
+	if (v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos) {
+		error("-a" + v + ": expected a comma-separated list of CPU numbers");
+		return;
+	}
+	info.affinity = v;
+}
+
+void state::opt_B(const std::string &v)
+{
+	if (base_given) {
+		error("-B: the base offset can only be given once");
+		return;
+	}
+	base_given = true;
+	size_t colon = v.find(':');
+	if (!size_arg("-B", v.substr(0, colon), &info.base_bytes) || colon == std::string::npos)
+		return;
+	uint64_t len;
+	if (colon + 1 == v.size()) {
+		error("-B" + v + ": no length after ':'");
+	} else if (max_given) {
+		error("-B" + v + ": the end of the target range (-Bbase:length or -f) can only "
+		      "be given once");
+	} else if (size_arg("-B", v.substr(colon + 1), &len)) {
+		max_given = true;
+		info.max_bytes = info.base_bytes + len;
+	}
+}
+
+void state::opt_f(const std::string &v)
+{
+	if (!v.empty() && !is_digit(v[0])) {
+		for (char h : v) {
+			if (h == 'r')
+				fadvise = "random";
+			else if (h == 's')
+				fadvise = "sequential";
+			else if (h == 't')
+				warn("-ft: Linux has no temporary-file hint; ignored");
+			else
+				error("-f" + v + ": unknown hint '" + std::string(1, h) +
+				      "' (use r, s or t)");
+		}
+		return;
+	}
+	if (max_given) {
+		error("-f: the end of the target range (-Bbase:length or -f) can only be given once");
+		return;
+	}
+	max_given = true;
+	size_arg("-f", v, &info.max_bytes);
+}
+
+void state::opt_g(const std::string &v)
+{
+	bool iops = !v.empty() && (v.back() == 'i' || v.back() == 'I');
+	uint64_t n;
+	if (!uint_arg("-g", iops ? v.substr(0, v.size() - 1) : v, UINT32_MAX, &n))
+		return;
+	if (n == 0) {
+		error("-g: the limit must be at least 1");
+		return;
+	}
+	if (iops)
+		info.throughput_iops = n;
+	else
+		info.throughput_bytes_per_ms = n;
+}
+
+void state::opt_r(const std::string &v)
+{
+	if (v.size() >= 1 && v[0] == 's') {
+		uint64_t n;
+		if (rs_given) {
+			error("-rs: given more than once");
+		} else if (uint_arg("-rs", v.substr(1), 100, &n)) {
+			if (n == 0)
+				error("-rs: the random percentage must be between 1 and 100");
+			rs_given = true;
+			info.random = true;
+			info.random_pct = (uint32_t)n;
+		}
+		return;
+	}
+	if (v.size() >= 1 && v[0] == 'd') {
+		opt_rd(v.substr(1));
+		return;
+	}
+	if (r_given) {
+		error("-r: random I/O given more than once");
+		return;
+	}
+	r_given = true;
+	info.random = true;
+	if (!rs_given)
+		info.random_pct = 100;
+	if (!v.empty() && size_arg("-r", v, &info.align_bytes)) {
+		stride_given = true;
+		if (info.align_bytes == 0)
+			error("-r: the alignment must be at least 1 byte");
+	}
+}
+
+} // namespace parser::diskspd

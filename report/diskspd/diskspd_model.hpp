@@ -1,0 +1,100 @@
+// report/diskspd/diskspd_model.hpp - the numbers DISKSPD's text and XML both show,
+// derived once from results and plan (internal to report/).
+//
+// DISKSPD reports per thread (one clone here) per target, over one measured
+// timespan, and computes with population statistics: latency and IOPS
+// standard deviations divide by n, not n - 1.  MiB/s and IOPS divide by the
+// measured test time, never the nominal -d.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+#include "report/diskspd/diskspd.hpp"
+
+namespace report::diskspd {
+
+// Which directions a table or value covers.
+enum class section { total, read, write };
+
+// A res_lat that owns the histogram it merges into.
+class lat_sum {
+public:
+	lat_sum();
+	~lat_sum();
+	lat_sum(const lat_sum &) = delete;
+	lat_sum &operator=(const lat_sum &) = delete;
+	// Merges one clone's latency of section s. Throws std::bad_alloc.
+	void add(const res_clone &c, section s);
+	const res_lat &get() const { return l_; }
+
+private:
+	void merge(const res_lat &src);
+	res_lat l_;
+};
+
+// One row of the IO tables: a thread and the target(s) it worked on.
+struct row {
+	uint32_t thread = 0;		// numbered from 0 across the run, as DISKSPD does
+	std::string path;		// the file, or the files joined by ','
+	uint64_t file_bytes = 0;
+	const res_clone *clone = nullptr;
+	const plan_job *job = nullptr;
+};
+
+struct cpu_row {
+	uint32_t id = 0;
+	double usage = 0, user = 0, kernel = 0, idle = 0;	// percent
+};
+
+struct run_view {
+	std::vector<row> rows;
+	double seconds = 0;		// measured test time
+	std::vector<cpu_row> cpus;
+	cpu_row avg;
+};
+
+run_view make_view(const results &r, const plan &p);
+
+uint64_t bytes_of(const res_clone &c, section s);
+uint64_t ios_of(const res_clone &c, section s);
+
+// The latency a report shows: start to completion, or completion latency
+// when the engine kept no total latency.
+const res_lat &lat_of(const res_ddir &d);
+
+double mean_ms(const res_lat &l);
+double stddev_ms(const res_lat &l);		// population, as DISKSPD
+// DISKSPD's nearest rank: the first value whose cumulative count reaches
+// fraction * n (fraction in [0, 1], as DISKSPD's double literals), on the
+// histogram; exact min and max at the ends.
+double percentile_ms(const res_lat &l, double fraction);
+
+// IOPS of each per-interval sample of one clone; index-wise sums merge rows.
+// The per-bucket samples DISKSPD would keep: the first ceil(duration / bucket).
+uint32_t kept_buckets(const row &w);
+std::vector<double> iops_samples(const row &w, section s);
+void add_samples(std::vector<double> *acc, const std::vector<double> &s);
+double pop_stddev(const std::vector<double> &v);
+
+// DISKSPD's sizes: "1GiB" for whole units, "1.50GiB" otherwise, bytes below 1 KiB.
+std::string display_size(uint64_t bytes);
+// "2026/11/22 19:20:42 UTC"
+std::string start_time_utc(uint64_t wall_ns);
+
+// The percentile rows of the latency table: label and percent.
+struct pct_row {
+	const char *label;
+	double fraction;
+};
+extern const pct_row latency_rows[13];
+
+// "Input parameters:" through the end of the per-target lines (diskspd_profile.cpp).
+void write_parameters(std::ostream &out, const plan &p, const options &o);
+uint64_t first_seed(const plan &p);
+
+} // namespace report::diskspd

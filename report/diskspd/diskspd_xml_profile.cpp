@@ -1,0 +1,122 @@
+// report/diskspd/diskspd_xml_profile.cpp - the <Profile> element of DISKSPD's XML
+// document: the parameters of what ran (time span settings and one <Target>
+// per file), read back from the plan rather than from the command line.
+#include "report/diskspd/diskspd_xml.hpp"
+
+namespace report::diskspd::xml {
+
+namespace {
+
+uint32_t write_pct(const plan_job &j)
+{
+	if (!plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE))
+		return 0;
+	return plan_rw_has_ddir(j.rw, PLAN_DDIR_READ) ? 100 - j.rwmixread_pct : 100;
+}
+
+void buffer_content(std::ostream &out, const plan_job &j)
+{
+	tag_open(out, 6, "WriteBufferContent");
+	if (j.buffer_fill == PLAN_BUF_ZERO) {
+		el(out, 7, "Pattern", "zero");
+	} else if (j.buffer_fill == PLAN_BUF_RANDOM_ONCE) {
+		el(out, 7, "Pattern", "random");
+		tag_open(out, 7, "RandomDataSource");
+		el(out, 8, "SizeInBytes", j.write_source_bytes);
+		tag_close(out, 7, "RandomDataSource");
+	} else {
+		el(out, 7, "Pattern", "sequential");
+	}
+	tag_close(out, 6, "WriteBufferContent");
+}
+
+void access_pattern(std::ostream &out, const plan_job &j, uint64_t bs)
+{
+	if (plan_rw_is_random(j.rw)) {
+		uint64_t align = j.bs[PLAN_DDIR_READ].align_bytes ? j.bs[PLAN_DDIR_READ].align_bytes : bs;
+		el(out, 6, "Random", align);
+		uint32_t pct = j.percentage_random_pct[PLAN_DDIR_READ];
+		if (pct > 0 && pct < 100)
+			el(out, 6, "RandomRatio", pct);
+	} else {
+		el(out, 6, "StrideSize", j.sequential_stride_bytes ? j.sequential_stride_bytes : bs);
+		el(out, 6, "InterlockedSequential", tf(j.interlocked));
+	}
+}
+
+void target(std::ostream &out, const plan_job &j, const plan_file &f)
+{
+	uint64_t bs = write_pct(j) == 100 ? j.bs[PLAN_DDIR_WRITE].min_bytes
+					  : j.bs[PLAN_DDIR_READ].min_bytes;
+	tag_open(out, 5, "Target");
+	el(out, 6, "Path", esc(f.path ? f.path : ""));
+	el(out, 6, "BlockSize", bs);
+	el(out, 6, "BaseFileOffset", j.offset_bytes);
+	el(out, 6, "SequentialScan", "false");
+	el(out, 6, "RandomAccess", "false");
+	el(out, 6, "TemporaryFile", "false");
+	el(out, 6, "UseLargePages", "false");
+	el(out, 6, "DisableOSCache", tf(j.direct));
+	el(out, 6, "WriteThrough", tf(j.sync_mode != PLAN_SYNC_NONE));
+	buffer_content(out, j);
+	el(out, 6, "ParallelAsyncIO", "false");
+	el(out, 6, "FileSize", f.size_bytes);
+	access_pattern(out, j, bs);
+	el(out, 6, "ThreadStride", j.offset_increment_bytes);
+	el(out, 6, "MaxFileSize", f.region_bytes ? j.offset_bytes + f.region_bytes : 0);
+	el(out, 6, "RequestCount", j.iodepth);
+	el(out, 6, "WriteRatio", write_pct(j));
+	uint64_t iops = j.rate_iops[PLAN_DDIR_READ] + j.rate_iops[PLAN_DDIR_WRITE];
+	uint64_t bps = j.rate_bytes_per_s[PLAN_DDIR_READ] + j.rate_bytes_per_s[PLAN_DDIR_WRITE];
+	if (iops)
+		out << indent(6) << "<Throughput unit=\"IOPS\">" << iops << "</Throughput>\n";
+	else
+		el(out, 6, "Throughput", bps / 1000);
+	el(out, 6, "ThreadsPerFile", j.nr_clones);
+	el(out, 6, "IOPriority", 3);
+	el(out, 6, "Weight", 1);
+	tag_close(out, 5, "Target");
+}
+
+void timespan_settings(std::ostream &out, const plan &p, const options &o)
+{
+	const plan_job *j0 = plan_job_at(&p, 0);
+	el(out, 4, "CompletionRoutines", "false");
+	el(out, 4, "MeasureLatency", tf(o.measure_latency));
+	el(out, 4, "CalculateIopsStdDev", tf(o.iops_stddev));
+	el(out, 4, "DisableAffinity", tf(o.disable_affinity));
+	el(out, 4, "Duration", j0 ? j0->runtime_ns / 1000000000u : 0);
+	el(out, 4, "Warmup", j0 ? j0->ramp_time_ns / 1000000000u : 0);
+	el(out, 4, "Cooldown", j0 ? j0->cooldown_ns / 1000000000u : 0);
+	el(out, 4, "ThreadCount", 0);
+	el(out, 4, "RequestCount", 0);
+	el(out, 4, "IoBucketDuration", o.iops_interval_ms);
+	el(out, 4, "RandSeed", first_seed(p));
+}
+
+} // namespace
+
+void profile(std::ostream &out, const plan &p, const options &o)
+{
+	tag_open(out, 1, "Profile");
+	el(out, 2, "Progress", 0);
+	el(out, 2, "ResultFormat", "xml");
+	el(out, 2, "Verbose", tf(o.verbose));
+	tag_open(out, 2, "TimeSpans");
+	tag_open(out, 3, "TimeSpan");
+	timespan_settings(out, p, o);
+	tag_open(out, 4, "Targets");
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		const plan_job &j = *plan_job_at(&p, i);
+		if (!j.nr_clones)
+			continue;
+		for (uint32_t f = 0; f < j.clones[0].nr_files; f++)
+			target(out, j, j.clones[0].files[f]);
+	}
+	tag_close(out, 4, "Targets");
+	tag_close(out, 3, "TimeSpan");
+	tag_close(out, 2, "TimeSpans");
+	tag_close(out, 1, "Profile");
+}
+
+} // namespace report::diskspd::xml

@@ -1,0 +1,25 @@
+// report/fio/json_env.hpp - the run's environment and plan identity in the JSON report.
+//
+// ioplan.environment says where a result was measured (engine/environment.c
+// reads it); plan_hash names the resolved plan so stored runs of the same
+// workload group together and a comparison knows when two plans differ.
+#pragma once
+
+#include <string>
+
+#include "engine/plan.h"
+#include "engine/results.h"
+#include "report/fio/json_util.hpp"
+
+namespace report {
+
+// {host, cpu{...}, memory_bytes, kernel, distribution{...}, virtualization{...},
+//  system{...}, targets[{path, files, stack[...]}], disks[...]}; a fact that
+// could not be read has no key; {} when the run read no environment
+// (a fake-clock run).
+ojson environment_json(const results &r);
+
+// SHA-256 (hex) of the resolved plan as --showplan prints it.
+std::string plan_hash(const plan &p);
+
+} // namespace report

@@ -1,0 +1,216 @@
+// report/plot/html_svg.cpp - the page's charts as inline SVG (html.hpp).
+//
+// Hand-drawn rather than a vendored library: a bar chart and a line chart
+// with axes are a few hundred lines of arithmetic, and a library would bring
+// JavaScript into a page that must read with scripts off and in print.
+#include "report/html.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/units.hpp"
+
+namespace report {
+
+namespace {
+
+constexpr double W = 760, LEFT = 230, RIGHT = 70, ROW = 22, TOP = 30;
+const char *const PALETTE[] = { "#1f6fb4", "#d9620b", "#2a9d3f", "#c0392b", "#7b52ab",
+				"#8c564b", "#d6409f", "#5f6b6d", "#a7a81f", "#17a3b8" };
+
+std::string num(double v)
+{
+	if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-2))
+		return strf("%.3g", v);
+	return strf(std::fabs(v) >= 100 ? "%.0f" : "%.2f", v);
+}
+
+std::string open_svg(const std::string &id, const std::string &title, double h, const std::string &desc)
+{
+	return strf("<figure class=\"chart\" id=\"%s\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		    "role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">%s</title>\n<desc id=\"%s-d\">%s</desc>\n",
+		    id.c_str(), W, h, W, h, id.c_str(), id.c_str(), id.c_str(), html_escape(title).c_str(),
+		    id.c_str(), html_escape(desc).c_str()) +
+	       strf("<text x=\"%.0f\" y=\"18\" class=\"ct\">%s</text>\n", W / 2, html_escape(title).c_str());
+}
+
+std::string close_svg(const std::string &title)
+{
+	return "</svg>\n<figcaption>" + html_escape(title) + "</figcaption>\n</figure>\n";
+}
+
+// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
+double nice_max(double v)
+{
+	if (v <= 0)
+		return 1;
+	double p = std::pow(10, std::floor(std::log10(v)));
+	for (double m : { 1.0, 2.0, 5.0, 10.0 })
+		if (v <= m * p)
+			return m * p;
+	return 10 * p;
+}
+
+struct axis {
+	double lo, hi;
+	bool log;
+	double map(double v, double a, double b) const
+	{
+		double t = log ? (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
+			       : (v - lo) / (hi - lo);
+		return a + (b - a) * std::clamp(t, 0.0, 1.0);
+	}
+};
+
+axis y_axis(const std::vector<svg_series> &series, bool log_y)
+{
+	double lo = INFINITY, hi = 0;
+	for (const svg_series &s : series)
+		for (auto &p : s.points) {
+			hi = std::max(hi, p.second);
+			if (p.second > 0)
+				lo = std::min(lo, p.second);
+		}
+	if (!log_y)
+		return { 0, nice_max(hi), false };
+	if (!std::isfinite(lo))
+		lo = 1;
+	lo = std::pow(10, std::floor(std::log10(lo)));
+	hi = std::pow(10, std::ceil(std::log10(std::max(hi, lo * 10))));
+	return { lo, hi, true };
+}
+
+axis x_axis(const std::vector<svg_series> &series)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (const svg_series &s : series)
+		for (auto &p : s.points) {
+			lo = std::min(lo, p.first);
+			hi = std::max(hi, p.first);
+		}
+	if (!std::isfinite(lo) || hi <= lo)
+		return { 0, std::isfinite(hi) && hi > 0 ? hi : 1, false };
+	return { lo, hi, false };
+}
+
+std::string y_grid(const axis &y, double x0, double x1, double y0, double y1)
+{
+	std::string s;
+	std::vector<double> ticks;
+	if (y.log)
+		for (double v = y.lo; v <= y.hi * 1.0001; v *= 10)
+			ticks.push_back(v);
+	else
+		for (int i = 0; i <= 4; i++)
+			ticks.push_back(y.lo + (y.hi - y.lo) * i / 4);
+	for (double v : ticks) {
+		double py = y.map(v, y0, y1);
+		s += strf("<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			  x0, py, x1, py, x0 - 4, py + 4, num(v).c_str());
+	}
+	return s;
+}
+
+std::string legend(const std::vector<svg_series> &series, double y)
+{
+	std::string s;
+	for (size_t i = 0; i < series.size(); i++) {
+		double ly = y + 16 * (double)i;
+		s += strf("<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"4\" fill=\"%s\"/>"
+			  "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+			  LEFT, ly, PALETTE[i % 10], LEFT + 18, ly + 5, html_escape(series[i].label).c_str());
+	}
+	return s;
+}
+
+std::string polyline(const svg_series &s, size_t i, const axis &x, const axis &y, double x0, double x1,
+		     double y0, double y1)
+{
+	std::string pts, marks;
+	for (auto &p : s.points) {
+		double px = x.map(p.first, x0, x1), py = y.map(p.second, y0, y1);
+		pts += strf("%.1f,%.1f ", px, py);
+		marks += strf("<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", px, py,
+			      PALETTE[i % 10]);
+	}
+	return strf("<g><polyline class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>",
+		    PALETTE[i % 10], pts.c_str()) +
+	       marks + "</g>\n";
+}
+
+} // namespace
+
+std::string html_escape(const std::string &s)
+{
+	std::string o;
+	for (char c : s) {
+		switch (c) {
+		case '&': o += "&amp;"; break;
+		case '<': o += "&lt;"; break;
+		case '>': o += "&gt;"; break;
+		case '"': o += "&quot;"; break;
+		case '\'': o += "&#39;"; break;
+		default: o += (unsigned char)c < 0x20 && c != '\n' && c != '\t' ? '?' : c;
+		}
+	}
+	return o;
+}
+
+std::string svg_bar_chart(const std::string &id, const std::string &title, const std::string &unit,
+			  const std::vector<svg_bar> &bars)
+{
+	double h = TOP + ROW * (double)bars.size() + 30, top = 0;
+	for (const svg_bar &b : bars)
+		top = std::max(top, b.value);
+	axis x{ 0, nice_max(top), false };
+	std::string s = open_svg(id, title, h, title + ", one bar per job and direction, in " + unit);
+	double x0 = LEFT, x1 = W - RIGHT;
+	for (size_t i = 0; i < bars.size(); i++) {
+		double y = TOP + ROW * (double)i, len = x.map(bars[i].value, x0, x1) - x0;
+		s += strf("<text class=\"tick\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>"
+			  "<rect class=\"bar\" data-key=\"%s\" data-value=\"%.17g\" x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" "
+			  "height=\"%.0f\" fill=\"%s\"><title>%s: %s %s</title></rect>"
+			  "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\">%s</text>\n",
+			  x0 - 6, y + 14, html_escape(bars[i].label).c_str(), html_escape(bars[i].key).c_str(),
+			  bars[i].raw, x0, y + 3, std::max(len, 0.5), ROW - 6, PALETTE[i % 10],
+			  html_escape(bars[i].label).c_str(), num(bars[i].value).c_str(), unit.c_str(), x0 + len + 4,
+			  y + 14, num(bars[i].value).c_str());
+	}
+	s += strf("<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>"
+		  "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s %s</text>\n",
+		  x0, TOP - 4, x0, h - 26, x1, h - 8, num(x.hi).c_str(), unit.c_str());
+	return s + close_svg(title);
+}
+
+std::string svg_line_chart(const std::string &id, const std::string &title, const std::string &x_name,
+			   const std::string &y_name, const std::vector<svg_series> &series, bool log_y,
+			   const std::vector<std::pair<double, std::string>> &x_ticks,
+			   std::pair<double, double> shade)
+{
+	const double plot_h = 240, h = TOP + plot_h + 40 + 16 * (double)series.size();
+	const double x0 = LEFT - 150, x1 = W - RIGHT, y0 = TOP + plot_h, y1 = TOP;
+	axis x = x_axis(series), y = y_axis(series, log_y);
+	std::string s = open_svg(id, title, h, title + ": " + y_name + " against " + x_name);
+	if (shade.second > shade.first)
+		s += strf("<rect class=\"shade\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>\n",
+			  x.map(shade.first, x0, x1), y1, x.map(shade.second, x0, x1) - x.map(shade.first, x0, x1),
+			  plot_h);
+	s += y_grid(y, x0, x1, y0, y1);
+	for (auto &t : x_ticks)
+		s += strf("<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+			  x.map(t.first, x0, x1), y0 + 16, html_escape(t.second).c_str());
+	s += strf("<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>"
+		  "<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>\n"
+		  "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>"
+		  "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+		  x0, y0, x1, y0, x0, y0, x0, y1, x1, y0 + 30, html_escape(x_name).c_str(), x0, y1 - 8,
+		  html_escape(y_name).c_str());
+	for (size_t i = 0; i < series.size(); i++)
+		s += polyline(series[i], i, x, y, x0, x1, y0, y1);
+	s += legend(series, y0 + 44);
+	return s + close_svg(title);
+}
+
+} // namespace report
