@@ -276,7 +276,7 @@ check-generated: $(BIN) $(UNIT)
 generate: $(BIN) $(UNIT)
 	@IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_UNIT=$(CURDIR)/$(UNIT) $(PYTHON) tests/generate.py --write
 
-# Rewrites the golden files (tests/golden/) from what the code prints now:
+# Rewrites the golden files (tests/golden/: report/, diskspd/, presets/) from what the code prints now:
 # review the diff, then commit.  Unit-level goldens first, then any e2e ones.
 golden-update: $(BIN) $(UNIT)
 	IOPLAN_GOLDEN_UPDATE=1 $(UNIT) --no-intro=true --test-case='golden:*'

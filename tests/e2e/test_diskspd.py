@@ -120,7 +120,7 @@ class DiskspdFrontEnd(TmpDirCase):
         paths = [e.text for e in ET.fromstring(p.stdout).iter("Path")]
         self.assertEqual(paths, ["a\ufffd\ufffd[31m<&>\"'\ufffd\r.dat"] * 2)
         # The committed golden of the unit test (tests/report/test_diskspd.cpp) parses too.
-        golden = ET.parse(ROOT / "tests/report/golden/diskspd-hostile.xml").getroot()
+        golden = ET.parse(ROOT / "tests/golden/diskspd/diskspd-hostile.xml").getroot()
         self.assertEqual(len(list(golden.iter("Path"))), 3)
         self.assertIn("\ufffd", next(golden.iter("Path")).text)
 

@@ -3,13 +3,13 @@
 The presets run on the null engine with the fake clock (--fake-clock: every
 timestamp advances a fixed step, host and kernel are fixed), so their summary
 layout is deterministic.  So is a job file's normal, terse, json and json+ output:
-several groups, numjobs, group_reporting and a mixed randrw job run the same way.  `make golden-update` rewrites tests/golden_presets/.
+several groups, numjobs, group_reporting and a mixed randrw job run the same way.  `make golden-update` rewrites tests/golden/presets/.
 """
 import os
 
 from common import ROOT, TmpDirCase, run
 
-GOLDEN = ROOT / "tests" / "golden_presets"
+GOLDEN = ROOT / "tests" / "golden" / "presets"
 COMMON = ["--ioengine=null", "--directory=.", "--fake-clock=1000", "--ramp_time=0", "--repeat_pause=0",
           "--group_pause=0"]
 CASES = {

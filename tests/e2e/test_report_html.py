@@ -21,7 +21,7 @@ from common import ROOT, TmpDirCase, run
 
 CHROMIUM = shutil.which("chromium")
 UNSHARE = shutil.which("unshare")
-GOLDEN = ROOT / "tests" / "golden_presets" / "html-structure.txt"
+GOLDEN = ROOT / "tests" / "golden" / "presets" / "html-structure.txt"
 SCREENSHOT_DIR = os.environ.get("IOPLAN_SCREENSHOT_DIR")  # set to keep the screenshots (README's picture)
 
 PROBE = """<script>

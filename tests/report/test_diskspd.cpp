@@ -54,7 +54,7 @@ std::vector<std::string> lines_from(const std::string &text, const std::string &
 TEST_CASE("diskspd text: exact output for a two-thread mixed fixture")
 {
 	t::diskspd_run f;
-	std::string want = slurp(t::root() + "/tests/report/golden/diskspd.txt");
+	std::string want = slurp(t::root() + "/tests/golden/diskspd/diskspd.txt");
 	REQUIRE(!want.empty());
 	CHECK(text_of(f, f.opts()) == want);
 }
@@ -165,7 +165,7 @@ TEST_CASE("diskspd: -Rp prints the command line and input parameters only")
 	t::diskspd_run f;
 	std::ostringstream out;
 	dr::write_profile(f.get_plan(), f.opts(), out);
-	std::string want = slurp(t::root() + "/tests/report/golden/diskspd.txt");
+	std::string want = slurp(t::root() + "/tests/golden/diskspd/diskspd.txt");
 	CHECK(out.str() == want.substr(0, want.find("System information:")));
 }
 
@@ -245,7 +245,7 @@ TEST_CASE("diskspd xml: well-formed, DISKSPD's elements, values agree with the t
 // valid two-byte character that must pass unchanged.
 const char hostile_path[] = "we\"ird\\ <&>'\x01\x1f\x7f\t\r\n\xff\xc3\xa9\xef\xbf\xbe\xed\xa0\x80\xc0\xaf.dat";
 
-TEST_CASE("golden: diskspd xml of a hostile file name is tests/report/golden/diskspd-hostile.xml and parses")
+TEST_CASE("golden: diskspd xml of a hostile file name is tests/golden/diskspd/diskspd-hostile.xml and parses")
 {
 	t::diskspd_run f;
 	plan_job &j = const_cast<plan_job &>(*plan_job_at(&f.get_plan(), 0));
@@ -256,7 +256,7 @@ TEST_CASE("golden: diskspd xml of a hostile file name is tests/report/golden/dis
 	std::ostringstream out;
 	dr::write_xml(f.get_results(), f.get_plan(), f.opts(), out);
 	std::string why;
-	CHECK_MESSAGE(t::golden_match("tests/report/golden/diskspd-hostile.xml", out.str(), &why), why);
+	CHECK_MESSAGE(t::golden_match("tests/golden/diskspd/diskspd-hostile.xml", out.str(), &why), why);
 	int status = -1;
 	std::string facts = xml_paths(out.str(), &status);
 	CHECK(status == 0);

@@ -1,5 +1,5 @@
 // tests/report/test_golden.cpp - every writer's output for every scenario
-// (scenarios.hpp), byte for byte against tests/golden/<scenario>.<format>.txt.
+// (scenarios.hpp), byte for byte against tests/golden/report/<scenario>.<format>.txt.
 //
 // The outputs are deterministic: fixed numbers, fixed host facts and wall
 // clock, pid 4242, and TZ=UTC for the ctime strings.  A change to any writer
@@ -61,24 +61,24 @@ std::string golden_name(const char *scenario, const char *suffix)
 
 } // namespace
 
-TEST_CASE("golden: every writer's output for every scenario matches tests/golden")
+TEST_CASE("golden: every writer's output for every scenario matches tests/golden/report")
 {
 	utc_scope utc;
 	for (const t::scenario &s : t::scenarios())
 		for (const golden_format &f : golden_formats) {
-			std::string rel = "tests/golden/" + golden_name(s.name, f.suffix), why;
+			std::string rel = "tests/golden/report/" + golden_name(s.name, f.suffix), why;
 			t::scenario_run run = s.build();
 			CHECK_MESSAGE(t::golden_match(rel, t::render(run, f.formats), &why), why);
 		}
 }
 
-TEST_CASE("golden: no file in tests/golden without a scenario that makes it")
+TEST_CASE("golden: no file in tests/golden/report without a scenario that makes it")
 {
 	std::set<std::string> expected;
 	for (const t::scenario &s : t::scenarios())
 		for (const golden_format &f : golden_formats)
 			expected.insert(golden_name(s.name, f.suffix));
-	DIR *d = opendir((t::root() + "/tests/golden").c_str());
+	DIR *d = opendir((t::root() + "/tests/golden/report").c_str());
 	REQUIRE(d);
 	size_t seen = 0;
 	while (const dirent *e = readdir(d)) {
@@ -86,7 +86,7 @@ TEST_CASE("golden: no file in tests/golden without a scenario that makes it")
 		if (name == "." || name == "..")
 			continue;
 		seen++;
-		CHECK_MESSAGE(expected.count(name), "tests/golden/" << name << " is made by no scenario");
+		CHECK_MESSAGE(expected.count(name), "tests/golden/report/" << name << " is made by no scenario");
 	}
 	closedir(d);
 	CHECK(seen == expected.size());
@@ -102,7 +102,7 @@ TEST_CASE("golden: the comparison notices a one-byte change")
 	run.res->clone(0, 0).ddir[PLAN_DDIR_READ].bytes += 1024;
 	for (const golden_format &f : golden_formats) {
 		std::string why;
-		CHECK_FALSE(t::golden_match("tests/golden/" + golden_name(s.name, f.suffix),
+		CHECK_FALSE(t::golden_match("tests/golden/report/" + golden_name(s.name, f.suffix),
 					    t::render(run, f.formats), &why));
 		CHECK(why.find("differs from the output") != std::string::npos);
 	}
