@@ -200,6 +200,7 @@ struct res_clone {
 	uint64_t start_ns;		/* measured window */
 	uint64_t end_ns;
 	uint64_t thread_start_ns;	/* thread began (before ramp) */
+	uint64_t late_start_ns;		/* first ran this long after its start gate opened */
 	uint64_t thread_end_ns;
 
 	uint64_t usr_ns;		/* CPU of this thread during the measured window */

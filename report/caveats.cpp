@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "report/runs.hpp"
 #include "report/units.hpp"
@@ -108,6 +109,43 @@ void cpu_findings(const results &r, const plan &p, std::vector<finding> &out)
 	out.push_back(std::move(f));
 }
 
+// The clones of a group share one window from the moment its start gate opened
+// (engine/worker/worker.c): a thread the scheduler ran late did less I/O in
+// that window, and its rates would say the device was slower than it was.
+// The latest start among a job's clones, over its kept runs, and that clone's window.
+std::pair<uint64_t, uint64_t> latest_start(const results &r, uint32_t id)
+{
+	std::pair<uint64_t, uint64_t> worst{ 0, 0 };
+	for (uint32_t i = 0; i < r.nr_jobs; i++) {
+		const res_job &rj = r.jobs[i];
+		for (uint32_t c = 0; rj.job_id == id && !rj.discarded && c < rj.nr_clones; c++) {
+			const res_clone &k = rj.clones[c];
+			uint64_t w = k.end_ns > k.start_ns ? k.end_ns - k.start_ns : 0;
+			if (w && k.late_start_ns > caveat_late_start * (double)w && k.late_start_ns > worst.first)
+				worst = { k.late_start_ns, w };
+		}
+	}
+	return worst;
+}
+
+void late_start_findings(const results &r, const plan &p, std::vector<finding> &out)
+{
+	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		auto [late, window] = latest_start(r, i);
+		if (!late)
+			continue;
+		finding f;
+		f.code = "late-start";
+		f.jobs.assign(p.nr_jobs, false);
+		f.jobs[i] = true;
+		f.text = strf("job '%s': a worker thread first ran %.1f ms after its group started, %.0f%% of "
+			      "its %.1f ms window (the machine was busy): its rates count time it could not run",
+			      job_name(p, i).c_str(), (double)late / 1e6, (double)late * 100.0 / (double)window,
+			      (double)window / 1e6);
+		out.push_back(std::move(f));
+	}
+}
+
 void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs,
 		     std::vector<finding> &out)
 {
@@ -197,6 +235,7 @@ std::vector<finding> findings_of(const results &r, const plan &p)
 
 	engine_findings(r, p, out);
 	cpu_findings(r, p, out);
+	late_start_findings(r, p, out);
 	spread_findings(p, runs, out);
 	sample_findings(p, runs, out);
 	other_io_findings(r, p, out);

@@ -25,6 +25,7 @@ namespace report {
 // Thresholds, named so the docs and the tests can cite them.
 constexpr double caveat_spread_limit = 0.10;	// repeat spread (max-min)/median
 constexpr uint64_t caveat_tail_samples = 100;	// below this, p99 is simply the slowest I/O
+constexpr double caveat_late_start = 0.10;	// a thread that first ran this far into its window
 
 struct finding {
 	std::string code;		// "memory-backed", "cached-reads", "cpu-bound", "repeat-spread",

@@ -660,8 +660,11 @@ static void run(struct worker *w)
 	const struct plan_job *j = w->job;
 
 	w->now = clk_now(&w->clk);
-	if (w->gate_open_ns && w->gate_open_ns < w->now)
+	if (w->gate_open_ns && w->gate_open_ns < w->now) {
+		/* The window counts the wait, so the report must be able to say it happened. */
+		w->res.late_start_ns = w->now - w->gate_open_ns;
 		w->now = w->gate_open_ns;
+	}
 	w->res.thread_start_ns = w->now;
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 	if (j->verify_only) {

@@ -1,5 +1,6 @@
 // tests/report/test_normal.cpp - the normal text output (report/fio/normal.cpp): the
-// CPU-bound warning ioplan adds to a job's block when the tool set the pace.
+// CPU-bound warning ioplan adds to a job's block when the tool set the pace, and
+// the late-start caveat when a thread ran well into its group's window.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -10,7 +11,7 @@
 
 namespace {
 
-std::string normal_of(bool cpu_bound)
+std::string report_of(bool cpu_bound, uint64_t late_start_ns, unsigned formats)
 {
 	t::job_spec j;
 	j.name = "busy";
@@ -21,11 +22,17 @@ std::string normal_of(bool cpu_bound)
 	c.usr_ns = 40000000;	// 40 ms of CPU for 1000 I/Os: 40000 ns each
 	c.sys_ns = 2000000;
 	c.cpu_bound = cpu_bound;
+	c.late_start_ns = late_start_ns;
 	report::options o;
-	o.formats = report::FORMAT_NORMAL;
+	o.formats = formats;
 	std::ostringstream out;
 	report::write(rh.get(), ph.get(), o, out);
 	return out.str();
+}
+
+std::string normal_of(bool cpu_bound)
+{
+	return report_of(cpu_bound, 0, report::FORMAT_NORMAL);
 }
 
 } // namespace
@@ -40,4 +47,17 @@ TEST_CASE("normal: a CPU-bound worker gets a warning line with its CPU per I/O, 
 	CHECK(busy.find("minf=0\n  warning      : CPU-bound") != std::string::npos);
 	CHECK(calm.find("CPU-bound") == std::string::npos);
 	CHECK(busy.size() > calm.size());
+}
+
+TEST_CASE("normal and json: a thread that first ran 30% into its 1 s window is named, one at 5% is not")
+{
+	std::string late = report_of(false, 300000000ull, report::FORMAT_NORMAL);
+	std::string json = report_of(false, 300000000ull, report::FORMAT_JSON);
+	std::string calm = report_of(false, 50000000ull, report::FORMAT_NORMAL);
+	CHECK(late.find("ioplan: warning: job 'busy': a worker thread first ran 300.0 ms after its group "
+			"started, 30% of its 1000.0 ms window (the machine was busy): its rates count time "
+			"it could not run\n") != std::string::npos);
+	CHECK(json.find("\"code\" : \"late-start\"") != std::string::npos);
+	CHECK(calm.find("first ran") == std::string::npos);
+	CHECK(late.find("first ran") != std::string::npos);
 }
