@@ -164,7 +164,7 @@ static int state_error(struct worker *w, int err, const char *path, const char *
 {
 	char what[sizeof(((struct res_error *)0)->what)];
 
-	snprintf(what, sizeof(what), "verify_state_load: %.110s: %.180s", path, why);
+	snprintf(what, sizeof(what), "verify_state_load: %.110s%s%.180s", path, *path ? ": " : "", why);
 	worker_error(w, .err = err, .what = what);
 	return -err;
 }
@@ -173,7 +173,7 @@ static int state_error(struct worker *w, int err, const char *path, const char *
 static int load_state(struct worker *w, uint64_t iv)
 {
 	char path[4096], why[256];
-	uint64_t bs = state_bs(w->job);
+	uint64_t bs = state_bs(w->job), blocks = 0;
 	int ret;
 
 	if (!bs || bs % iv)
@@ -184,11 +184,19 @@ static int load_state(struct worker *w, uint64_t iv)
 	ret = vstate_load(path, w->vload, w->job->name, w->gen.nr_files, why, sizeof(why));
 	if (ret)
 		return state_error(w, -ret, path, why);
-	w->vload_budget = state_budget(w, bs);
-	/* Region order is the write order only for sequential writes, or random ones that covered it all. */
-	if (w->gen.random && w->vload_budget != UINT64_MAX)
-		return state_error(w, EINVAL, path, "random writes that stopped before covering the region: "
-				   "which blocks they wrote is not in the state file");
+	if (!w->gen.random && w->gen.nr_files == 1) {
+		w->vload_budget = state_budget(w, bs);
+		return 0;
+	}
+	/* Region order is not the write order: right only when the writes covered the region. */
+	for (uint32_t f = 0; f < w->gen.nr_files; f++)
+		blocks += w->gen.files[f].len / bs;
+	w->vload_budget = UINT64_MAX;
+	if (w->vload->numberio < blocks)
+		return state_error(w, EINVAL, path, w->gen.random ? "random writes that stopped before covering "
+				   "the region: which blocks they wrote is not in the state file"
+				   : "writes to several files that stopped before covering them: which blocks "
+				   "they wrote is not in the state file");
 	return 0;
 }
 

@@ -64,8 +64,8 @@ class FioStateFiles(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         return (self.fio_dir / self.STATE).read_bytes(), (self.io_dir / self.STATE).read_bytes()
 
-    def verified(self, tool, cwd, code=0):
-        p = tool(self.JOB + self.VERIFY, cwd=cwd)
+    def verified(self, tool, cwd, code=0, extra=()):
+        p = tool(self.JOB + self.VERIFY + list(extra), cwd=cwd)
         self.assertEqual(p.returncode, code, p.stderr)
         return json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
 
@@ -105,6 +105,21 @@ class FioStateFiles(TmpDirCase):
                 flip(cwd / "data", 8192 + 100)
                 p = tool(self.JOB + self.VERIFY, cwd=cwd)
                 self.assertNotEqual(p.returncode, 0, p.stdout)
+
+    def test_random_writes_verify_when_they_covered_the_region_else_are_refused(self):
+        # fio's verify_only replays its own random offsets; ioplan reads in region order, the
+        # same blocks only when the run wrote them all (fio's randommap: each block once).
+        job = ["--rw=randwrite", "--do_verify=0", "--verify_state_save=1", "--output=/dev/null"]
+        p = run_fio(self.JOB + job, cwd=self.fio_dir)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(parse((self.fio_dir / self.STATE).read_bytes())["numberio"], 256)
+        self.assertEqual(self.verified(run, self.fio_dir, extra=["--rw=randwrite"]), 1 << 20)
+        p = run(self.JOB + job + ["--io_size=400k"], cwd=self.io_dir)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(self.JOB + self.VERIFY + ["--rw=randwrite"], cwd=self.io_dir)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"verify_state_load: {self.STATE}: random writes that stopped before covering the region",
+                      p.stderr)
 
     def test_a_write_in_flight_stops_both_verifies_at_the_same_block(self):
         theirs, _ = self.write_both()
