@@ -1118,11 +1118,11 @@ static const std::vector<option> table = {
         .apply(A(j.pj.verify_dump = flag_value(o, v))),
     opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
         .def("0")
-        .help("When a write job's thread ends (also when interrupted), write which blocks it wrote to local-JOB-N-verify.state (fio's name; ioplan's contents). fio's default is 1.")
+        .help("When a write job's thread ends (also when interrupted), write its last completed writes to local-JOB-N-verify.state in fio's format (N: the thread's index across all jobs). fio's default is 1.")
         .apply(A(j.pj.verify_state_save = flag_value(o, v))),
     opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
         .def("0")
-        .help("verify_only checks only the blocks the saved state file names, so an interrupted run verifies clean.")
+        .help("verify_only reads the saved state file (fio's or ioplan's) and stops where fio stops, at the first write that never completed, so an interrupted run verifies clean.")
         .apply(A(j.pj.verify_state_load = flag_value(o, v))),
     opt("experimental_verify", opt_type::boolean, CAT_VERIFY)
         .def("0")

@@ -48,7 +48,7 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
 		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
 		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
-			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
+			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1);
 			check_side_file(s, j, "verify_state_save", path, made_up);
 		}
 	}
@@ -65,7 +65,7 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 	}
 }
 
-/* verify_state_load: each clone's state file is whole and of its files, before any I/O. */
+/* verify_state_load: each clone's state file is one fio would load, of this job and its files, before any I/O. */
 static void check_state_files(struct pf_state *s, const struct plan_job *j)
 {
 	char path[PATH_MAX], why[256];
@@ -73,8 +73,8 @@ static void check_state_files(struct pf_state *s, const struct plan_job *j)
 	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
 		return;
 	for (uint32_t c = 0; c < j->nr_clones; c++) {
-		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].clone_index);
-		if (vstate_check(path, j->clones[c].nr_files, why, sizeof(why)))
+		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1);
+		if (vstate_check(path, j->name, j->clones[c].nr_files, why, sizeof(why)))
 			pf_add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
 			    "job '%s': verify_state_load: %s: %s", j->name, path, why);
 	}

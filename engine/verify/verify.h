@@ -141,17 +141,36 @@ static inline bool vfy_map_test(const struct vfy_map *m, uint64_t i)
 	return i < m->nbits && (m->bits[i / 64] >> (i % 64)) & 1u;
 }
 
-/* verify_state_save/load (verify_state.c): fio's file name, ioplan's map of written chunks. */
+/* verify_state_save/load (verify_state.c): fio 3.33's state files, by fio's names. */
+struct vstate {
+	uint64_t numberio;		/* writes issued (fio's numberio) */
+	uint64_t writes;		/* writes completed, over all files */
+	uint64_t no_comps;		/* recorded completions in comps */
+	uint64_t index;			/* thread index across all jobs */
+	uint32_t depth, nofiles;	/* iodepth and files: the slots are depth x nofiles */
+	char name[64];			/* the job's name, as fio truncates it */
+	struct vstate_comp {
+		uint64_t fileno, offset;
+	} *comps;			/* newest completion first, per file */
+	uint64_t *ring;			/* saving: per file, the last depth completed offsets */
+	uint32_t *ring_at;		/* saving: per file, the next ring slot */
+};
+
 /* dir: --aux-path, where fio puts its state files too (NULL or "" = the working directory). */
 void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index);
-int vstate_save(const char *path, const struct vfy_map *maps, uint32_t nr, uint64_t interval);
-int vstate_load(const char *path, struct vfy_map *maps, uint32_t nr, uint64_t interval);
+int vstate_init(struct vstate *s, const char *job, uint32_t depth, uint32_t nofiles, uint32_t index);
+void vstate_release(struct vstate *s);
+void vstate_note_write(struct vstate *s, uint32_t file, uint64_t offset);
+int vstate_save(const char *path, struct vstate *s);
 /*
- * Before any I/O: 0 when path is a whole state file of nr files, else -errno
- * with why saying what is wrong (empty, truncated, not a state file, a
- * directory or a device: never read past the file's size).
+ * 0 when path is a whole state file fio would load, of job with nofiles
+ * files; else -errno with why saying what is wrong (version, size, CRC,
+ * name, files; a directory or a device is never read).
  */
-int vstate_check(const char *path, uint32_t nr, char *why, size_t n);
+int vstate_load(const char *path, struct vstate *s, const char *job, uint32_t nofiles, char *why, size_t n);
+int vstate_check(const char *path, const char *job, uint32_t nofiles, char *why, size_t n);
+/* True when the verify_only read after `reads` reads, of file at offset, was never completed. */
+bool vstate_should_stop(const struct vstate *s, uint64_t reads, uint32_t file, uint64_t offset);
 
 #ifdef __cplusplus
 }

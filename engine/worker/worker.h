@@ -263,7 +263,9 @@ struct worker {
 	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
 	struct vfy_map *vstarts;	/* per file: chunks a write read back whole starts at */
 	bool vfy_reads;			/* check every block read */
-	struct vfy_map *vstate;		/* verify_state_save: per file, every chunk written */
+	struct vstate *vstate;		/* verify_state_save: writes issued, the last completions */
+	struct vstate *vload;		/* verify_state_load: the earlier run's state */
+	uint64_t vload_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, vfy_run_chunks */
 	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
 	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */

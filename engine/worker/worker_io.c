@@ -334,6 +334,8 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 		}
 		if (w->vfy)
 			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
+		if (w->vstate)
+			w->vstate->numberio++;	/* fio's numberio: writes issued */
 	}
 	if (w->prio)
 		prio_pick_io(w->prio, u);

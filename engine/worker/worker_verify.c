@@ -129,22 +129,75 @@ static struct vfy_map *new_maps(struct worker *w, uint64_t iv)
 	return m;
 }
 
-/* verify_state_load: the chunks an earlier run's state file says it wrote. */
+/* The block verify_only reads a loaded state's writes in: one fixed write size. */
+static uint64_t state_bs(const struct plan_job *j)
+{
+	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+
+	return b->min_bytes == b->max_bytes && !b->nr_split ? b->min_bytes : 0;
+}
+
+/*
+ * verify_state_load: the chunks verify_only checks, blocks in region order up
+ * to the first one fio would stop at (vstate_should_stop); UINT64_MAX = all.
+ */
+static uint64_t state_budget(const struct worker *w, uint64_t bs)
+{
+	const struct vstate *s = w->vload;
+	uint64_t k = 0, lo = s->numberio > s->depth ? s->numberio - s->depth : 0;
+
+	for (uint32_t f = 0; f < w->gen.nr_files && k <= s->numberio; f++) {
+		uint64_t nb = w->gen.files[f].len / bs, i = k < lo ? lo - k : 0;
+
+		if (i >= nb) {
+			k += nb;	/* all of this file's blocks come before the window */
+			continue;
+		}
+		for (k += i; i < nb && k <= s->numberio; i++, k++)
+			if (vstate_should_stop(s, k, f, w->gen.files[f].start + i * bs))
+				return k * (bs / w->vfy->interval);
+	}
+	return UINT64_MAX;
+}
+
+static int state_error(struct worker *w, int err, const char *path, const char *why)
+{
+	char what[sizeof(((struct res_error *)0)->what)];
+
+	snprintf(what, sizeof(what), "verify_state_load: %.110s%s%.180s", path, *path ? ": " : "", why);
+	worker_error(w, .err = err, .what = what);
+	return -err;
+}
+
+/* verify_state_load: the earlier run's state file, fio's or ioplan's, and how far it wrote. */
 static int load_state(struct worker *w, uint64_t iv)
 {
-	char path[4096], what[sizeof(((struct res_error *)0)->what)];
+	char path[4096], why[256];
+	uint64_t bs = state_bs(w->job), blocks = 0;
 	int ret;
 
-	if (!(w->vmaps = new_maps(w, iv)))
+	if (!bs || bs % iv)
+		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
+	if (!(w->vload = calloc(1, sizeof(*w->vload))))
 		return -ENOMEM;
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
-	ret = vstate_load(path, w->vmaps, w->gen.nr_files, iv);
-	if (!ret)
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
+	ret = vstate_load(path, w->vload, w->job->name, w->gen.nr_files, why, sizeof(why));
+	if (ret)
+		return state_error(w, -ret, path, why);
+	if (!w->gen.random && w->gen.nr_files == 1) {
+		w->vload_budget = state_budget(w, bs);
 		return 0;
-	snprintf(what, sizeof(what), "verify_state_load: %.200s: %s", path,
-		 ret == -EINVAL ? "not a state of this job's files and verify_interval" : strerror(-ret));
-	worker_error(w, .err = -ret, .what = what);
-	return ret;
+	}
+	/* Region order is not the write order: right only when the writes covered the region. */
+	for (uint32_t f = 0; f < w->gen.nr_files; f++)
+		blocks += w->gen.files[f].len / bs;
+	w->vload_budget = UINT64_MAX;
+	if (w->vload->numberio < blocks)
+		return state_error(w, EINVAL, path, w->gen.random ? "random writes that stopped before covering "
+				   "the region: which blocks they wrote is not in the state file"
+				   : "writes to several files that stopped before covering them: which blocks "
+				   "they wrote is not in the state file");
+	return 0;
 }
 
 /* verify_async: the checker threads, with slots for a read-back run or a whole block read. */
@@ -207,7 +260,9 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return 0;
 	if (!fits_grid(w, iv))
 		return setup_error(w, "verify_interval must divide every block size and alignment");
-	if (j->verify_state_save && !(w->vstate = new_maps(w, iv)))
+	if (j->verify_state_save && ((w->vstate = calloc(1, sizeof(*w->vstate))) == NULL ||
+				     vstate_init(w->vstate, j->name, j->iodepth, w->gen.nr_files,
+						 w->clone->thread_number - 1)))
 		return -ENOMEM;
 	if (j->do_verify && (!(w->vmaps = new_maps(w, iv)) || !(w->vstarts = new_maps(w, iv))))
 		return -ENOMEM;
@@ -220,8 +275,8 @@ static void save_state(struct worker *w)
 	char path[4096];
 	int ret;
 
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->clone_index);
-	ret = vstate_save(path, w->vstate, w->gen.nr_files, w->vfy->interval);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
+	ret = vstate_save(path, w->vstate);
 	if (ret)
 		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
 }
@@ -233,12 +288,18 @@ void worker_verify_release(struct worker *w)
 	free(w->vasync);
 	w->vasync = NULL;
 	worker_trim_release(w);
-	if (w->vstate)
+	if (w->vstate && w->vstate->ring)
 		save_state(w);
-	free_maps(w, w->vstate);
+	for (int i = 0; i < 2; i++) {
+		struct vstate **s = i ? &w->vload : &w->vstate;
+
+		if (*s)
+			vstate_release(*s);
+		free(*s);
+		*s = NULL;
+	}
 	free_maps(w, w->vmaps);
 	free_maps(w, w->vstarts);
-	w->vstate = NULL;
 	w->vstarts = NULL;
 	free(w->vfy_buf);
 	w->vfy_buf = NULL;
@@ -408,8 +469,8 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	if (u->offset < w->gen.files[u->file].start)
 		return;
 	rel = u->offset - w->gen.files[u->file].start;
-	if (w->vstate && !(rel % iv))
-		vfy_map_set(&w->vstate[u->file], rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (w->vstate && u->ddir == PLAN_DDIR_WRITE)
+		vstate_note_write(w->vstate, u->file, u->offset);
 	if (!w->vmaps)
 		return;
 	/* trim_verify_zero: a trimmed written chunk stays on the map, to be read back as zeroes. */
@@ -660,8 +721,8 @@ void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
-	uint64_t cap, t0, budget = UINT64_MAX;
-	bool all = j->verify_only && !j->verify_state_load;
+	uint64_t cap, t0, budget = w->vload ? w->vload_budget : UINT64_MAX;
+	bool all = j->verify_only;
 
 	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
 		return;

@@ -10,12 +10,14 @@ import os
 import pathlib
 import resource
 import shutil
+import struct
 import subprocess
 import tempfile
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, FIO, TmpDirCase, run, run_fio
+from test_mpi_merge import crc32c
 
 
 def fill(path):
@@ -103,7 +105,8 @@ class AuxPath(TmpDirCase):
 
 
 class BrokenStateFiles(TmpDirCase):
-    """verify_state_load of a state file that cannot be one: exit 2 before any I/O, naming it and the fault."""
+    """verify_state_load of a state file fio 3.33 would not load, or not as this job's: exit 2 before
+    any I/O, naming it and the fault; fio refuses the same files (version, size, CRC) in its words."""
     JOB = ["--name=v", "--size=64k", "--bs=4k", "--verify=crc32c", "--output-format=json"]
     STATE = "local-v-0-verify.state"
 
@@ -112,25 +115,67 @@ class BrokenStateFiles(TmpDirCase):
         p = run(self.JOB + ["--rw=write", "--verify_state_save=1"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.good = (self.tmp / self.STATE).read_bytes()
+        self.assertEqual(len(self.good), 24 + 152 + 16)
         (self.tmp / self.STATE).unlink()
+        self.data = (self.tmp / "v.0.0").read_bytes()
 
-    def check(self, why):
+    def check(self, why, fio_says=None):
+        state = self.tmp / self.STATE
+        before = state.read_bytes() if state.is_file() else None
         p = run(self.JOB + ["--rw=read", "--verify_only=1", "--verify_state_load=1"], cwd=self.tmp, timeout=30)
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(f"job 'v': verify_state_load: {self.STATE}: {why}", p.stderr)
         self.assertEqual(p.stdout, "")
+        # Nothing lost: the state and the data are as they were.
+        self.assertEqual(state.read_bytes() if state.is_file() else None, before)
+        self.assertEqual((self.tmp / "v.0.0").read_bytes(), self.data)
+        if fio_says and FIO:
+            f = run_fio(self.JOB[:-1] + ["--rw=read", "--verify_only=1", "--verify_state_load=1",
+                                         "--verify_state_save=0"], cwd=self.tmp, timeout=30)
+            self.assertNotEqual(f.returncode, 0, f.stdout)
+            self.assertIn(fio_says, f.stderr + f.stdout)
+
+    def forged(self, version=3, payload=None, tail=b""):
+        payload = self.good[24:] if payload is None else payload
+        (self.tmp / self.STATE).write_bytes(struct.pack("<QQQ", version, len(payload), crc32c(payload))
+                                            + payload + tail)
 
     def test_empty(self):
         (self.tmp / self.STATE).write_bytes(b"")
-        self.check("empty")
+        self.check("truncated: 0 bytes, the header alone is 24", "failed reading verify state header")
 
     def test_garbage(self):
         (self.tmp / self.STATE).write_bytes(b"garbage\n" * 100)
-        self.check("not an ioplan verify state file")
+        version = struct.unpack("<Q", b"garbage\n")[0]
+        self.check(f"version {version} in its header; fio 3.33's state files are version 3",
+                   "version in verify state header")
+
+    def test_wrong_version(self):
+        self.forged(version=2)
+        self.check("version 2 in its header; fio 3.33's state files are version 3",
+                   "unsupported (2) version in verify state header")
+
+    def test_bad_crc(self):
+        bad = bytearray(self.good)
+        bad[24 + 16] ^= 1  # the count of writes
+        (self.tmp / self.STATE).write_bytes(bytes(bad))
+        self.check("corrupt: CRC-32C 0x", "verify state is corrupt")
 
     def test_truncated(self):
         (self.tmp / self.STATE).write_bytes(self.good[:-4])
-        self.check("truncated: the map of file 0 needs 8 bytes")
+        self.check("truncated: the header says 168 bytes follow it, the file has 164", "failed reading verity state")
+
+    def test_bytes_appended(self):
+        # fio loads it (it reads what the header counts); its fio-verify-state says "Size mismatch".
+        self.forged(tail=b"\0" * 8)
+        self.check("bytes past the state: the header says 168 bytes follow it, the file has 176")
+
+    def test_another_jobs_state(self):
+        # fio does not compare the name it loads; the file is not this job's, so ioplan refuses it.
+        payload = bytearray(self.good[24:])
+        payload[88:90] = b"w\0"
+        self.forged(payload=bytes(payload))
+        self.check("written for job 'w', not 'v'")
 
     def test_a_directory(self):
         (self.tmp / self.STATE).mkdir()
