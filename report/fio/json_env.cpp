@@ -5,6 +5,7 @@
 // as "" or -1, so a consumer never mistakes a guess for a fact.
 #include <cstring>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 #include <openssl/evp.h>
@@ -138,14 +139,49 @@ ojson environment_json(const results &r)
 	return o;
 }
 
+namespace {
+
+// Feeds what is written straight into a digest: the plan's text (tens of MB
+// with many files) is hashed as it is printed, never held whole.
+class digest_buf : public std::streambuf {
+public:
+	explicit digest_buf(EVP_MD_CTX *ctx) : ctx_(ctx) { setp(buf_, buf_ + sizeof buf_); }
+	bool flush() { return sync() == 0; }
+
+protected:
+	int_type overflow(int_type c) override
+	{
+		if (sync())
+			return traits_type::eof();
+		if (!traits_type::eq_int_type(c, traits_type::eof()))
+			sputc(traits_type::to_char_type(c));
+		return traits_type::not_eof(c);
+	}
+	int sync() override
+	{
+		bool ok = EVP_DigestUpdate(ctx_, pbase(), (size_t)(pptr() - pbase())) == 1;
+		setp(buf_, buf_ + sizeof buf_);
+		return ok ? 0 : -1;
+	}
+
+private:
+	EVP_MD_CTX *ctx_;
+	char buf_[1 << 16];
+};
+
+} // namespace
+
 std::string plan_hash(const plan &p)
 {
-	std::ostringstream text;
-	write_showplan(p, text);
-	std::string s = text.str();
+	std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0;
-	if (!EVP_Digest(s.data(), s.size(), md, &len, EVP_sha256(), nullptr))
+	if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+		return "";
+	digest_buf buf(ctx.get());
+	std::ostream text(&buf);
+	write_showplan(p, text);
+	if (!text || !buf.flush() || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1)
 		return "";
 	std::ostringstream hex;
 	for (unsigned int i = 0; i < len; i++)
