@@ -5,14 +5,21 @@ alone prints the reports of the results so far, each the merge of every
 rank's snapshot (its per-rank rows add up to its totals), so stdout (or the
 --output file) is a sequence of whole JSON documents, about one per second
 and then the final one; and one status line for the world (--eta=always),
-counting every rank's jobs, where each rank printed its own before.
+counting every rank's jobs, where each rank printed its own before.  A
+stopped rank holds neither the others' I/O nor rank 0's reports up: it is left
+out of them (ENODATA in its row) while the others' counts go on growing.
+--bandwidth-log is written once, by rank 0, with the world's bandwidth.
 """
+import errno
 import json
+import os
 import re
+import signal
+import time
 import unittest
 
 from common import TmpDirCase
-from test_mpi import MPIRUN, mpirun
+from test_mpi import MPIRUN, mpirun, mpirun_started, rank_pid, wait_until
 
 RANKS = 3
 RUNTIME_S = 3
@@ -37,7 +44,9 @@ def ios(doc):
 
 
 def rank_ios(doc):
-    return {row["rank"]: row["jobs"][0]["read"]["total_ios"] for row in doc["ioplan"]["ranks"]}
+    """Each rank's I/O count in a report (0 for a rank left out of it: no jobs)."""
+    return {row["rank"]: row["jobs"][0]["read"]["total_ios"] if row["jobs"] else 0
+            for row in doc["ioplan"]["ranks"]}
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
@@ -91,6 +100,48 @@ class LiveWorld(TmpDirCase):
         iops = [int(m.group(1)) for l in lines for m in [re.search(r"\[r=(\d+) IOPS\]", l)] if m]
         self.assertGreater(max(iops), 450, lines)
         self.assertEqual(len(documents(p.stdout)), 1)
+
+    def test_bandwidth_log_is_rank_0s_with_the_worlds_bandwidth(self):
+        self.run_world("--bandwidth-log")
+        rows = [[int(f) for f in line.split(",")] for line in (self.tmp / "agg-read_bw.log").read_text().splitlines()]
+        self.assertGreaterEqual(len(rows), 2, rows)
+        self.assertTrue(all(len(r) == 5 and r[2] == 0 for r in rows), rows)
+        # rate_iops=300 of 4 KiB a rank: 1200 KiB/s each, 3600 for the world (one rank's file, written over
+        # by the others, said ~1200 before).
+        kib_s = sorted(r[1] for r in rows)
+        self.assertGreater(kib_s[len(kib_s) // 2], 1800, rows)
+
+    def test_a_stopped_rank_is_left_out_and_holds_no_report_up(self):
+        self.write("job.fio", JOB.replace(f"runtime={RUNTIME_S}", "runtime=30"))
+        proc = mpirun_started(RANKS, ["--output-format=json", "--status-interval=1", "--rank-timeout=3",
+                                      "--output=out.json", "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        out = self.tmp / "out.json"
+
+        def reports():
+            try:
+                return documents(out.read_text())
+            except (OSError, ValueError):  # not written yet, or a report half written
+                return []
+        wait_until("a first merged report", lambda: len(reports()) >= 1, proc)
+        pid = rank_pid(proc.pid, 2)
+        self.assertIsNotNone(pid)
+        self.addCleanup(lambda: os.path.exists(f"/proc/{pid}") and os.kill(pid, signal.SIGKILL))
+        os.kill(pid, signal.SIGSTOP)
+        stopped_at = len(reports())
+        # Reports go on, about one a second plus the grace for rank 2's answer.
+        wait_until("three reports after the stop", lambda: len(reports()) >= stopped_at + 3, proc, timeout=30)
+        later = reports()[stopped_at + 1:stopped_at + 3]
+        for doc in later:
+            rows = {row["rank"]: row for row in doc["ioplan"]["ranks"]}
+            self.assertEqual(rows[2]["error"], errno.ENODATA, "rank 2 is left out")
+            self.assertEqual(sum(rank_ios(doc).values()), ios(doc))
+        self.assertLess(rank_ios(later[0])[0], rank_ios(later[1])[0], "rank 0's I/O goes on")
+        self.assertLess(rank_ios(later[0])[1], rank_ios(later[1])[1], "rank 1's I/O goes on")
+        os.kill(pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        self.assertNotEqual(proc.returncode, 0)
+
 
 
 if __name__ == "__main__":
