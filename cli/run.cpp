@@ -235,6 +235,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     bool show_progress = rank0 && progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
     line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
+    line.set_copies(live ? live->ranks() : 1);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     uint64_t next_ask_ns = 0;
@@ -504,7 +505,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     std::unique_ptr<live_world> live;
     if (w) {
         uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
-        live = std::make_unique<live_world>(*w, src, grace);
+        live = std::make_unique<live_world>(*w, src, grace, p.nr_threads);
         interim.set_gather([&live](results *mine) { live->ask_interim(mine); });
     }
     if (w && !a.rank_output.empty())

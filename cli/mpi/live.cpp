@@ -64,10 +64,11 @@ struct live_world::peer {
     bool have_status = false;
     bool done = false;
     status_rec status{};
+    std::string states;
 };
 
-live_world::live_world(world &w, const plan_source *src, uint64_t grace_ns)
-    : w_(w), src_(src), grace_ns_(grace_ns), peers_(w.rank() == 0 ? w.size() : 0)
+live_world::live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads)
+    : w_(w), src_(src), grace_ns_(grace_ns), nr_threads_(nr_threads), peers_(w.rank() == 0 ? w.size() : 0)
 {
 }
 
@@ -132,7 +133,9 @@ void live_world::serve(eng *e, const eng_status &mine, uint64_t snapshot_wait_ns
                          mine.layout_done_bytes, mine.layout_total_bytes};
             std::memcpy(s.bytes, mine.bytes, sizeof(s.bytes));
             std::memcpy(s.ios, mine.ios, sizeof(s.ios));
-            send(0, LIVE_STATUS, h.seq, std::string(reinterpret_cast<const char *>(&s), sizeof(s)));
+            std::string rec(reinterpret_cast<const char *>(&s), sizeof(s));
+            rec += mine.states ? std::string(mine.states, nr_threads_) : std::string(nr_threads_, 'P');
+            send(0, LIVE_STATUS, h.seq, rec);
         } else if (h.kind == LIVE_INTERIM) {
             results *r = nullptr;
             std::string text;
@@ -156,9 +159,14 @@ void live_world::ask_status()
         }
 }
 
-eng_status live_world::world_status(const eng_status &mine) const
+eng_status live_world::world_status(const eng_status &mine)
 {
     eng_status st = mine;
+    world_states_.assign(mine.states ? mine.states : "", mine.states ? nr_threads_ : 0);
+    world_states_.resize(nr_threads_, 'P');
+    for (uint32_t r = 1; r < peers_.size(); r++)
+        world_states_ += peers_[r].have_status ? peers_[r].states : std::string(nr_threads_, 'P');
+    st.states = &world_states_[0];
     for (const peer &p : peers_) {
         if (!p.have_status)
             continue;
@@ -210,8 +218,9 @@ void live_world::take(int from, const std::string &msg)
     peer &p = peers_[static_cast<uint32_t>(from)];
     if (h.kind == LIVE_DONE) {
         p.done = true;
-    } else if (h.kind == LIVE_STATUS && msg.size() == sizeof(h) + sizeof(status_rec)) {
+    } else if (h.kind == LIVE_STATUS && msg.size() == sizeof(h) + sizeof(status_rec) + nr_threads_) {
         std::memcpy(&p.status, msg.data() + sizeof(h), sizeof(status_rec));
+        p.states = msg.substr(sizeof(h) + sizeof(status_rec));
         p.have_status = true;
         p.status_asked = false;
     } else if (h.kind == LIVE_INTERIM) {

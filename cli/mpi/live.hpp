@@ -40,13 +40,15 @@ class rank_merger;
 
 class live_world {
 public:
-    // grace_ns: how long rank 0 waits for the answers to one ask.
-    live_world(world &w, const plan_source *src, uint64_t grace_ns);
+    // grace_ns: how long rank 0 waits for the answers to one ask;
+    // nr_threads: the plan's (each rank's eng_status.states holds as many).
+    live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads);
     ~live_world();
     live_world(const live_world &) = delete;
     live_world &operator=(const live_world &) = delete;
 
     bool rank0() const { return w_.rank() == 0; }
+    uint32_t ranks() const { return w_.size(); }
 
     // Each supervisor tick, on every rank: the others answer rank 0's asks
     // (a snapshot waits at most snapshot_wait_ns for busy threads), rank 0
@@ -55,8 +57,10 @@ public:
 
     // Rank 0: asks every rank for its status record (one ask at a time each).
     void ask_status();
-    // Rank 0: the world's status: mine with every rank's latest counts added.
-    eng_status world_status(const eng_status &mine) const;
+    // Rank 0: the world's status: mine with every rank's latest counts added,
+    // its states every rank's threads in rank order (valid until the next call;
+    // 'P' for a rank not heard from yet).
+    eng_status world_status(const eng_status &mine);
 
     // Rank 0: an interim report is due; mine is rank 0's snapshot (owned from here).
     void ask_interim(results *mine);
@@ -86,6 +90,8 @@ private:
     world &w_;
     const plan_source *src_;
     uint64_t grace_ns_;
+    uint32_t nr_threads_;
+    std::string world_states_;
     std::vector<peer> peers_;              // rank 0: by rank, what each last said
     std::deque<pending> pending_;          // rank 0: reports asked for, not shown yet
     std::vector<results *> ready_;

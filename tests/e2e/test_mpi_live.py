@@ -96,6 +96,7 @@ class LiveWorld(TmpDirCase):
         # Every rank's job counts on rank 0's line; each rank drew only its own before.
         self.assertIn(RANKS, counts, lines)
         self.assertLessEqual(max(counts), RANKS, lines)
+        self.assertTrue(any(f"[r({RANKS})]" in l for l in lines), lines)  # every rank's thread states
         # And their I/O: rate_iops=300 per rank, so the world's line passes 450 where a rank's stays near 300.
         iops = [int(m.group(1)) for l in lines for m in [re.search(r"\[r=(\d+) IOPS\]", l)] if m]
         self.assertGreater(max(iops), 450, lines)
