@@ -459,6 +459,18 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
     return ok && same;
 }
 
+// Under mpirun: rank 0's reports while the run goes on are the world's
+// (cli/mpi/live.hpp); a rank's answer is waited for one interval, 1 to 10 s.
+std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &a, const plan_source *src,
+                                           interim_reports &interim)
+{
+    uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
+    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads);
+    live_world *l = live.get();
+    interim.set_gather([l](results *mine) { l->ask_interim(mine); });
+    return live;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
@@ -502,12 +514,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                                 }));
     std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
                                                                             : std::vector<std::string>{};
-    std::unique_ptr<live_world> live;
-    if (w) {
-        uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
-        live = std::make_unique<live_world>(*w, src, grace, p.nr_threads);
-        interim.set_gather([&live](results *mine) { live->ask_interim(mine); });
-    }
+    std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get());

@@ -300,6 +300,9 @@ void live_world::finish(eng *e, double timeout_s)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         close_due(true);
+        for (uint32_t r = 1; r < peers_.size(); r++)
+            if (w_.gone(r))
+                return; // asks to a lost rank may never be taken; the world is ended, not finalized
     }
     for (reap_sends(); !sending_.empty() && mono_ns() < deadline; reap_sends())
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
