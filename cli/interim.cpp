@@ -42,8 +42,17 @@ void interim_reports::report(eng *e)
     results *r = nullptr;
     if (failed_ || eng_snapshot(e, wait_ns(), &r) != 0 || !r)
         return; // out of memory: this report is skipped, the run goes on
-    std::string text = render_(*r, count_ == 0);
+    if (gather_)
+        return gather_(r);
+    show(*r);
     results_free(r);
+}
+
+void interim_reports::show(const results &r)
+{
+    if (failed_)
+        return;
+    std::string text = render_(r, count_ == 0);
     count_++;
     if (!sink_)
         pending_ += text;

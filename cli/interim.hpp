@@ -29,8 +29,18 @@ public:
 	// Where the text goes when it is not stdout (an --output file); false on a write error.
 	using sink_fn = std::function<bool(const std::string &text)>;
 
+	// Takes the snapshot (owned from here) instead of rendering it: under
+	// mpirun rank 0 gathers the other ranks' first (cli/mpi/live.hpp) and
+	// calls show() with the merge.
+	using gather_fn = std::function<void(results *r)>;
+
 	// interval_ns 0: only SIGUSR1 asks.  sink empty: stdout.
 	interim_reports(uint64_t interval_ns, render_fn render, sink_fn sink);
+
+	void set_gather(gather_fn gather) { gather_ = std::move(gather); }
+
+	// Renders r as the next report and sends it where reports go.
+	void show(const results &r);
 
 	// At each supervisor tick: a report when the interval is due or asked is set.
 	void tick(eng *e, uint64_t elapsed_ns, bool asked);
@@ -54,6 +64,7 @@ private:
 	uint64_t next_ns_;
 	render_fn render_;
 	sink_fn sink_;
+	gather_fn gather_;
 	std::string pending_;
 	unsigned count_ = 0;
 	bool failed_ = false;

@@ -31,14 +31,14 @@ bool kib_units(const plan &p)
 }
 
 // ", 0B/s-2048KiB/s" or ", 0-2000 IOPS": the running threads' summed limits.
-std::string rate_limits(const plan &p, const eng_status &st)
+std::string rate_limits(const plan &p, const eng_status &st, uint32_t copies)
 {
 	uint64_t min_b = 0, max_b = 0, min_i = 0, max_i = 0;
 	uint32_t t = 0;
-	for (uint32_t i = 0; i < p.nr_jobs; i++) {
-		const plan_job *j = plan_job_at(&p, i);
+	for (uint32_t i = 0; i < p.nr_jobs * copies; i++) {
+		const plan_job *j = plan_job_at(&p, i % p.nr_jobs);
 		for (uint32_t c = 0; c < j->nr_clones; c++, t++) {
-			if (!st.states || t >= p.nr_threads || !is_running_state(st.states[t]))
+			if (!st.states || t >= p.nr_threads * copies || !is_running_state(st.states[t]))
 				continue;
 			for (int d = 0; d < PLAN_DDIR_NR; d++) {
 				min_b += j->rate_min_bytes_per_s[d];
@@ -58,10 +58,10 @@ std::string rate_limits(const plan &p, const eng_status &st)
 }
 
 // "_(1),r(2)": each run of equal state letters as letter(count).
-std::string run_string(const plan &p, const eng_status &st)
+std::string run_string(const plan &p, const eng_status &st, uint32_t copies)
 {
 	std::string out;
-	uint32_t n = st.states ? p.nr_threads : 0;
+	uint32_t n = st.states ? p.nr_threads * copies : 0;
 	for (uint32_t i = 0; i < n;) {
 		uint32_t k = i;
 		while (k < n && st.states[k] == st.states[i])
@@ -150,11 +150,11 @@ bool progress_enabled(eta_mode mode, bool stderr_is_tty)
 	return mode == eta_mode::always || (mode == eta_mode::automatic && stderr_is_tty);
 }
 
-std::string format_status(const plan &p, const eng_status &st, const progress_mark &prev)
+std::string format_status(const plan &p, const eng_status &st, const progress_mark &prev, uint32_t copies)
 {
 	std::string s = strf("Jobs: %u (f=%u)", st.nr_running, st.files_open);
-	s += rate_limits(p, st);
-	s += ": [" + run_string(p, st) + "]";
+	s += rate_limits(p, st, copies);
+	s += ": [" + run_string(p, st, copies) + "]";
 	s += done_part(st);
 	s += rate_parts(p, st, prev);
 	s += eta_part(st.eta_ns);
@@ -175,7 +175,7 @@ bool progress_line::due(uint64_t elapsed_ns) const
 
 std::string progress_line::update(const eng_status &st)
 {
-	std::string line = format_status(plan_, st, mark_);
+	std::string line = format_status(plan_, st, mark_, copies_);
 	size_t len = line.size();
 	if (len < last_len_)
 		line.append(last_len_ - len, ' ');

@@ -39,11 +39,16 @@ struct progress_mark {
 
 // The status line for snapshot st of plan p, without padding or '\r'.  Rates
 // are over the time since prev (none when prev is invalid or no time passed).
-std::string format_status(const plan &p, const eng_status &st, const progress_mark &prev);
+// copies: how many runs of p st counts (under mpirun, the ranks): st.states
+// then holds p's threads that many times over.
+std::string format_status(const plan &p, const eng_status &st, const progress_mark &prev, uint32_t copies = 1);
 
 class progress_line {
 public:
 	explicit progress_line(const plan &p) : plan_(p) {}
+
+	// The world's line: st counts copies runs of the plan (format_status).
+	void set_copies(uint32_t copies) { copies_ = copies; }
 
 	// --eta-interval (0: 500 ms) and --eta-newline (0: never): every
 	// newline_ns a line ends with '\n' and stays, as fio's does.
@@ -68,6 +73,7 @@ private:
 	uint64_t newline_ns_ = 0;
 	uint64_t last_newline_ns_ = 0;
 	bool shown_ = false;
+	uint32_t copies_ = 1;
 };
 
 } // namespace cli

@@ -24,6 +24,7 @@
 #include <string>
 #include <unordered_set>
 #include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "cli/interim.hpp"
 #include "cli/output.hpp"
 #include "cli/mpi/agg_bw_log.hpp"
+#include "cli/mpi/live.hpp"
 #include "cli/progress.hpp"
 #include "cli/results_cmd.hpp"
 #include "cli/run_checks.hpp"
@@ -186,18 +188,57 @@ bool trigger_fired(const args &a, uint64_t elapsed_ns)
     return true;
 }
 
+// Under mpirun: the world's part of a supervisor tick (cli/mpi/live.hpp).
+// Rank 0 shows the merged reports that are ready and returns the world's
+// status (asking the ranks for theirs every 100 ms when it draws or logs
+// it); the other ranks answer rank 0 and show nothing.
+eng_status live_tick(live_world *live, eng *e, const eng_status &st, bool wanted, interim_reports &interim,
+                     uint64_t *next_ask_ns)
+{
+    if (!live)
+        return st;
+    live->tick(e, st, interim.wait_ns());
+    if (!live->rank0())
+        return st;
+    for (results *merged : live->take_ready()) {
+        interim.show(*merged);
+        results_free(merged);
+    }
+    if (wanted && st.elapsed_ns >= *next_ask_ns) {
+        live->ask_status();
+        *next_ask_ns = st.elapsed_ns + 100000000ull;
+    }
+    return live->world_status(st);
+}
+
+// The reports asked for that wait for other ranks' answers, shown before the final report.
+void live_finish(live_world *live, eng *e, double timeout_s, interim_reports &interim)
+{
+    if (!live)
+        return;
+    live->finish(e, timeout_s);
+    for (results *merged : live->take_ready()) {
+        interim.show(*merged);
+        results_free(merged);
+    }
+}
+
 // Waits for the run, forwarding signals, watching the triggers, drawing the
 // progress line and writing the reports of the results so far (interim.hpp).  The engine wait returns the moment the run ends;
 // signals are taken every 10 ms, so a second one reaches a run that is still
-// finishing (end_fsync, layout).  Returns how many signals were taken.
+// finishing (end_fsync, layout).  Under mpirun only rank 0 draws and reports,
+// for the world (live).  Returns how many signals were taken.
 int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
-              interim_reports &interim, agg_bw_log &agg)
+              interim_reports &interim, agg_bw_log &agg, live_world *live, double live_timeout_s)
 {
-    bool show_progress = progress_enabled(a.eta, isatty(STDERR_FILENO));
+    bool rank0 = !live || live->rank0();
+    bool show_progress = rank0 && progress_enabled(a.eta, isatty(STDERR_FILENO));
     progress_line line(p);
     line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
+    line.set_copies(live ? live->ranks() : 1);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
+    uint64_t next_ask_ns = 0;
     while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
         bool usr1 = false;
         signals = take_signals(e, sigs, signals, line, show_progress, &usr1);
@@ -205,17 +246,20 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
             continue;
-        interim.tick(e, st.elapsed_ns, usr1);
-        agg.tick(st);
+        if (rank0)
+            interim.tick(e, st.elapsed_ns, usr1);
+        eng_status world = live_tick(live, e, st, show_progress || a.bandwidth_log, interim, &next_ask_ns);
+        agg.tick(world);
         if (!*triggered && trigger_fired(a, st.elapsed_ns)) {
             *triggered = true;
             eng_stop(e);
         }
         if (show_progress && line.due(st.elapsed_ns))
-            status(line.update(st));
+            status(line.update(world));
     }
     if (show_progress)
         status(line.clear());
+    live_finish(live, e, live_timeout_s, interim);
     return signals;
 }
 
@@ -263,7 +307,7 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 // Runs the plan with SIGINT/SIGTERM/SIGHUP taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
 int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, int *signals,
-               bool *triggered, interim_reports &interim, world *w)
+               bool *triggered, interim_reports &interim, world *w, live_world *live)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
@@ -289,8 +333,9 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     if (w)
         w->attach(e);
     const plan_job *first = plan_job_at(&p, 0);
-    agg_bw_log agg(a.bandwidth_log, first ? first->bw_avg_time_ns : 0);
-    *signals = supervise(e, p, sigs, a, triggered, interim, agg);
+    // Under mpirun rank 0 logs the world's bandwidth; the others would write the same files.
+    agg_bw_log agg(a.bandwidth_log && (!w || w->rank() == 0), first ? first->bw_avg_time_ns : 0);
+    *signals = supervise(e, p, sigs, a, triggered, interim, agg, live, w ? w->merge_timeout_s() : 0);
     ret = eng_finish(e, r);
     if (w)
         w->attach(nullptr);
@@ -352,7 +397,7 @@ bool cli_side_files_ok(const args &a, world *w)
 {
     if (!a.rank_output.empty() && !rank_output_ok(a.rank_output, w ? w->who().rank : 0))
         return false;
-    std::string why = a.bandwidth_log ? agg_bw_log_check() : "";
+    std::string why = a.bandwidth_log && (!w || w->rank() == 0) ? agg_bw_log_check() : "";
     if (why.empty())
         return true;
     std::fprintf(stderr, "ioplan: error: --bandwidth-log: %s\n", why.c_str());
@@ -414,6 +459,18 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
     return ok && same;
 }
 
+// Under mpirun: rank 0's reports while the run goes on are the world's
+// (cli/mpi/live.hpp); a rank's answer is waited for one interval, 1 to 10 s.
+std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &a, const plan_source *src,
+                                           interim_reports &interim)
+{
+    uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
+    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads);
+    live_world *l = live.get();
+    interim.set_gather([l](results *mine) { l->ask_interim(mine); });
+    return live;
+}
+
 } // namespace
 
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
@@ -457,9 +514,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                                 }));
     std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
                                                                             : std::vector<std::string>{};
+    std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);
-    int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w);
+    int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get());
     if (triggered)
         after_trigger(a, r, signals);
     int rc = ret || !r || signals ? 1 : 0;

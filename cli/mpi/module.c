@@ -7,9 +7,15 @@
  * system ships; MPI itself does the work.  Every wait is a non-blocking call
  * polled against a deadline (MPI's blocking calls wait forever for a lost
  * rank): past it the caller gets -ETIMEDOUT and decides to abort.
+ *
+ * Two threads call in (the engine's coordinator through the run's hooks, the
+ * supervisor for live status and interim reports) while MPI runs
+ * MPI_THREAD_SERIALIZED: every MPI call is made under one lock, which polled
+ * waits drop while they sleep, so neither thread holds the other up.
  */
 #include <errno.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +24,16 @@
 #include "cli/mpi/mpi_module.h"
 
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One MPI call under the lock: LOCKED(MPI_Test(...)) is its return code. */
+#define LOCKED(call)                                  \
+	({                                            \
+		pthread_mutex_lock(&mpi_lock);        \
+		int rc_ = (call);                     \
+		pthread_mutex_unlock(&mpi_lock);      \
+		rc_;                                  \
+	})
 
 static double now_s(void)
 {
@@ -39,7 +55,7 @@ static int wait_req(MPI_Request *req, MPI_Status *st, double timeout_s)
 	int done = 0;
 
 	for (;;) {
-		if (MPI_Test(req, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		if (LOCKED(MPI_Test(req, &done, st ? st : MPI_STATUS_IGNORE)) != MPI_SUCCESS)
 			return -EIO;
 		if (done)
 			return 0;
@@ -82,7 +98,7 @@ static int m_barrier(double timeout_s)
 {
 	MPI_Request req;
 
-	if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+	if (LOCKED(MPI_Ibarrier(MPI_COMM_WORLD, &req)) != MPI_SUCCESS)
 		return -EIO;
 	return wait_req(&req, NULL, timeout_s);
 }
@@ -91,7 +107,7 @@ static int m_bcast(void *buf, size_t len, int root, double timeout_s)
 {
 	MPI_Request req;
 
-	if (MPI_Ibcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+	if (LOCKED(MPI_Ibcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req)) != MPI_SUCCESS)
 		return -EIO;
 	return wait_req(&req, NULL, timeout_s);
 }
@@ -101,7 +117,7 @@ static int m_allreduce_i64(int64_t *vals, int n, enum ioplan_mpi_op op, double t
 	MPI_Op mop = op == IOPLAN_MPI_MIN ? MPI_MIN : op == IOPLAN_MPI_MAX ? MPI_MAX : MPI_SUM;
 	MPI_Request req;
 
-	if (MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, mop, MPI_COMM_WORLD, &req) !=
+	if (LOCKED(MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, mop, MPI_COMM_WORLD, &req)) !=
 	    MPI_SUCCESS)
 		return -EIO;
 	return wait_req(&req, NULL, timeout_s);
@@ -111,8 +127,8 @@ static int m_gather(const void *mine, size_t len, void *all, int root, double ti
 {
 	MPI_Request req;
 
-	if (MPI_Igather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, root, MPI_COMM_WORLD,
-			&req) != MPI_SUCCESS)
+	if (LOCKED(MPI_Igather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, root,
+			       MPI_COMM_WORLD, &req)) != MPI_SUCCESS)
 		return -EIO;
 	return wait_req(&req, NULL, timeout_s);
 }
@@ -123,9 +139,43 @@ static int m_send(const void *buf, size_t len, int dest, int tag, double timeout
 
 	if (len > (size_t)0x7fffffff)
 		return -EMSGSIZE;
-	if (MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+	if (LOCKED(MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req)) != MPI_SUCCESS)
 		return -EIO;
 	return wait_req(&req, NULL, timeout_s);
+}
+
+/*
+ * Posts a send and returns at once: *req for m_test.  The buffer must stay
+ * as it is until m_test says the send is done.
+ */
+static int m_isend(const void *buf, size_t len, int dest, int tag, void **req)
+{
+	MPI_Request *r;
+
+	if (len > (size_t)0x7fffffff)
+		return -EMSGSIZE;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (LOCKED(MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, r)) != MPI_SUCCESS) {
+		free(r);
+		return -EIO;
+	}
+	*req = r;
+	return 0;
+}
+
+/* Whether a posted send is done (*done 1: req is freed). */
+static int m_test(void *req, int *done)
+{
+	MPI_Request *r = req;
+
+	*done = 0;
+	if (LOCKED(MPI_Test(r, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+		return -EIO;
+	if (*done)
+		free(r);
+	return 0;
 }
 
 /* Waits for a message's envelope (its size) before posting the receive. */
@@ -137,7 +187,7 @@ static int m_recv(void **buf, size_t *len, int src, int tag, int *from, double t
 	int flag = 0, count = 0;
 
 	while (!flag) {
-		if (MPI_Iprobe(src < 0 ? MPI_ANY_SOURCE : src, tag, MPI_COMM_WORLD, &flag, &st) !=
+		if (LOCKED(MPI_Iprobe(src < 0 ? MPI_ANY_SOURCE : src, tag, MPI_COMM_WORLD, &flag, &st)) !=
 		    MPI_SUCCESS)
 			return -EIO;
 		if (flag)
@@ -152,8 +202,8 @@ static int m_recv(void **buf, size_t *len, int src, int tag, int *from, double t
 	*buf = malloc(count ? (size_t)count : 1);
 	if (!*buf)
 		return -ENOMEM;
-	if (MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-	    MPI_SUCCESS) {
+	if (LOCKED(MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
 		free(*buf);
 		*buf = NULL;
 		return -EIO;
@@ -183,6 +233,8 @@ static const struct ioplan_mpi_ops ops = {
 	.gather = m_gather,
 	.send = m_send,
 	.recv = m_recv,
+	.isend = m_isend,
+	.test = m_test,
 	.abort_world = m_abort,
 	.finalize = m_finalize,
 };

@@ -97,6 +97,13 @@ public:
     // Names the step that timed out and aborts every rank.
     [[noreturn]] void lost(const char *step);
 
+    // For the live reports (live.hpp): the module, and whether rank r
+    // (rank 0's view) did not come to an arrival and is no longer waited for.
+    const ioplan_mpi_ops *ops() const { return ops_; }
+    bool gone(uint32_t r) const { return lost_ && r < answered_.size() && !answered_[r]; }
+    // The deadline of work after the run (the merge): --rank-timeout, at least a minute.
+    double merge_timeout_s() const;
+
     int layout_share(eng_shared_file *files, uint32_t n);
     int layout_round_done(uint32_t round, int status);
     int layout_done(int status);
@@ -129,7 +136,6 @@ private:
     [[noreturn]] void rank0_lost(const std::string &step);
     void keep_finished_groups();
     std::string fold_results(results *r);
-    double merge_timeout_s() const;
     void share_run_id();
     long ranks_per_node();
     void measure_clock_offsets();

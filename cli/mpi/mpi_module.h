@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define IOPLAN_MPI_ABI 1
+#define IOPLAN_MPI_ABI 2
 #define IOPLAN_MPI_ENTRY "ioplan_mpi_module"
 
 enum ioplan_mpi_op { IOPLAN_MPI_MIN = 0, IOPLAN_MPI_MAX, IOPLAN_MPI_SUM };
@@ -43,6 +43,9 @@ struct ioplan_mpi_ops {
 	int (*send)(const void *buf, size_t len, int dest, int tag, double timeout_s);
 	/* From src (-1: any rank): *buf malloc'ed, *len, *from the sender. */
 	int (*recv)(void **buf, size_t *len, int src, int tag, int *from, double timeout_s);
+	/* Non-blocking send: *req until test() says done (then freed); buf kept till then. */
+	int (*isend)(const void *buf, size_t len, int dest, int tag, void **req);
+	int (*test)(void *req, int *done);
 	void (*abort_world)(int code);
 	int (*finalize)(void);
 };

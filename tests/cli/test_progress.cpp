@@ -56,6 +56,19 @@ TEST_CASE("progress: fio's rate-limited write line")
 	      "Jobs: 1 (f=1), 0B/s-2048KiB/s: [w(1)][60.0%][w=2048KiB/s][w=512 IOPS][eta 00m:02s]");
 }
 
+TEST_CASE("progress: the world's line counts every rank's copy of the plan")
+{
+	// Three ranks of a one-job plan, rank 2 finished: its limit no longer counts.
+	t::plan_holder p({ { "w", PLAN_RW_RANDWRITE, 0, 1, false, {}, [](plan_job &j) {
+				    j.rate_iops[PLAN_DDIR_WRITE] = 300;
+			    } } });
+	snapshot s("ww_", 2, 2, 0.5, 1);
+	CHECK(cli::format_status(p.get(), s.st, cli::progress_mark(), 3) ==
+	      "Jobs: 2 (f=2), 0-600 IOPS: [w(2),_(1)][50.0%][eta 00m:01s]");
+	CHECK(cli::format_status(p.get(), s.st, cli::progress_mark()) ==
+	      "Jobs: 2 (f=2), 0-300 IOPS: [w(1)][50.0%][eta 00m:01s]");
+}
+
 TEST_CASE("progress: fio's mixed line, unknown share, both directions")
 {
 	t::plan_holder p({ { "m", PLAN_RW_RANDRW, 0, 1, false, {}, nullptr } });

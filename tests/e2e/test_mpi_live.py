@@ -1,0 +1,149 @@
+"""tests/e2e/test_mpi_live.py - the world while it runs: interim reports and the status line.
+
+Real `mpirun -np 3` ranks, a 3 s time-based job, --status-interval=1: rank 0
+alone prints the reports of the results so far, each the merge of every
+rank's snapshot (its per-rank rows add up to its totals), so stdout (or the
+--output file) is a sequence of whole JSON documents, about one per second
+and then the final one; and one status line for the world (--eta=always),
+counting every rank's jobs, where each rank printed its own before.  A
+stopped rank holds neither the others' I/O nor rank 0's reports up: it is left
+out of them (ENODATA in its row) while the others' counts go on growing.
+--bandwidth-log is written once, by rank 0, with the world's bandwidth.
+"""
+import errno
+import json
+import os
+import re
+import signal
+import time
+import unittest
+
+from common import TmpDirCase
+from test_mpi import MPIRUN, mpirun, mpirun_started, rank_pid, wait_until
+
+RANKS = 3
+RUNTIME_S = 3
+JOB = ("[r]\nioengine=psync\nbs=4k\nsize=256k\nrw=randread\nfilename=f${IOPLAN_RANK}\n"
+       f"time_based\nruntime={RUNTIME_S}\nrate_iops=300\n")
+
+
+def documents(text):
+    """Every JSON document of a stream, in order; fails on anything else."""
+    out, at, dec = [], 0, json.JSONDecoder()
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return out
+        doc, at = dec.raw_decode(text, at)
+        out.append(doc)
+
+
+def ios(doc):
+    return doc["jobs"][0]["read"]["total_ios"]
+
+
+def rank_ios(doc):
+    """Each rank's I/O count in a report (0 for a rank left out of it: no jobs)."""
+    return {row["rank"]: row["jobs"][0]["read"]["total_ios"] if row["jobs"] else 0
+            for row in doc["ioplan"]["ranks"]}
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class LiveWorld(TmpDirCase):
+    def run_world(self, *extra):
+        self.write("job.fio", JOB)
+        p = mpirun(RANKS, ["--output-format=json", *extra, "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p
+
+    def assert_merged_stream(self, text):
+        docs = documents(text)  # one parseable stream: no rank's report cut into another's
+        interims, final = docs[:-1], docs[-1]
+        # About runtime / interval reports (ticks at 1, 2, 3 s of a run that also lays out).
+        self.assertGreaterEqual(len(interims), RUNTIME_S - 1, [ios(d) for d in docs])
+        self.assertLessEqual(len(interims), RUNTIME_S + 1, [ios(d) for d in docs])
+        prev = {r: 0 for r in range(RANKS)}
+        for n, doc in enumerate(docs):
+            per_rank = rank_ios(doc)
+            self.assertEqual(sorted(per_rank), list(range(RANKS)), f"report {n}: every rank in it")
+            self.assertEqual(sum(per_rank.values()), ios(doc), f"report {n}: the world is the sum of the ranks")
+            for r in range(RANKS):
+                self.assertTrue(all(row["error"] == 0 for row in doc["ioplan"]["ranks"]), f"report {n}")
+                self.assertGreaterEqual(per_rank[r], prev[r], f"report {n}, rank {r}: counts only grow")
+                if n < len(interims) - 1 or doc is final:
+                    self.assertGreater(per_rank[r], 0, f"report {n}, rank {r} has done I/O")
+            prev = per_rank
+        totals = [ios(d) for d in interims]
+        self.assertEqual(totals, sorted(set(totals)), "each interim report has more I/O than the one before")
+        self.assertGreaterEqual(ios(final), totals[-1])
+        self.assertTrue(all(d["ioplan"]["world"]["nranks"] == RANKS for d in docs))
+        return docs
+
+    def test_status_interval_reports_are_rank_0s_merge_of_every_rank(self):
+        p = self.run_world("--status-interval=1")
+        self.assert_merged_stream(p.stdout)
+
+    def test_output_file_holds_every_merged_report(self):
+        p = self.run_world("--status-interval=1", "--output=out.json")
+        self.assertEqual(p.stdout.strip(), "")
+        self.assert_merged_stream((self.tmp / "out.json").read_text())
+
+    def test_one_status_line_for_the_world(self):
+        p = self.run_world("--eta=always", "--eta-interval=250ms")
+        lines = [l.strip() for l in re.split(r"[\r\n]", p.stderr) if l.strip().startswith("Jobs:")]
+        counts = [int(re.match(r"Jobs: (\d+) \(f=(\d+)\)", l).group(1)) for l in lines]
+        # Every rank's job counts on rank 0's line; each rank drew only its own before.
+        self.assertIn(RANKS, counts, lines)
+        self.assertLessEqual(max(counts), RANKS, lines)
+        self.assertTrue(any(f"[r({RANKS})]" in l for l in lines), lines)  # every rank's thread states
+        # And their I/O: rate_iops=300 per rank, so the world's line passes 450 where a rank's stays near 300.
+        iops = [int(m.group(1)) for l in lines for m in [re.search(r"\[r=(\d+) IOPS\]", l)] if m]
+        self.assertGreater(max(iops), 450, lines)
+        self.assertEqual(len(documents(p.stdout)), 1)
+
+    def test_bandwidth_log_is_rank_0s_with_the_worlds_bandwidth(self):
+        self.run_world("--bandwidth-log")
+        rows = [[int(f) for f in line.split(",")] for line in (self.tmp / "agg-read_bw.log").read_text().splitlines()]
+        self.assertGreaterEqual(len(rows), 2, rows)
+        self.assertTrue(all(len(r) == 5 and r[2] == 0 for r in rows), rows)
+        # rate_iops=300 of 4 KiB a rank: 1200 KiB/s each, 3600 for the world (one rank's file, written over
+        # by the others, said ~1200 before).
+        kib_s = sorted(r[1] for r in rows)
+        self.assertGreater(kib_s[len(kib_s) // 2], 1800, rows)
+
+    def test_a_stopped_rank_is_left_out_and_holds_no_report_up(self):
+        self.write("job.fio", JOB.replace(f"runtime={RUNTIME_S}", "runtime=30"))
+        proc = mpirun_started(RANKS, ["--output-format=json", "--status-interval=1", "--rank-timeout=3",
+                                      "--output=out.json", "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        out = self.tmp / "out.json"
+
+        def reports():
+            try:
+                return documents(out.read_text())
+            except (OSError, ValueError):  # not written yet, or a report half written
+                return []
+        wait_until("a first merged report", lambda: len(reports()) >= 1, proc)
+        pid = rank_pid(proc.pid, 2)
+        self.assertIsNotNone(pid)
+        self.addCleanup(lambda: os.path.exists(f"/proc/{pid}") and os.kill(pid, signal.SIGKILL))
+        os.kill(pid, signal.SIGSTOP)
+        stopped_at = len(reports())
+        # Reports go on, about one a second plus the grace for rank 2's answer.
+        wait_until("three reports after the stop", lambda: len(reports()) >= stopped_at + 3, proc, timeout=30)
+        later = reports()[stopped_at + 1:stopped_at + 3]
+        for doc in later:
+            rows = {row["rank"]: row for row in doc["ioplan"]["ranks"]}
+            self.assertEqual(rows[2]["error"], errno.ENODATA, "rank 2 is left out")
+            self.assertEqual(sum(rank_ios(doc).values()), ios(doc))
+        self.assertLess(rank_ios(later[0])[0], rank_ios(later[1])[0], "rank 0's I/O goes on")
+        self.assertLess(rank_ios(later[0])[1], rank_ios(later[1])[1], "rank 1's I/O goes on")
+        os.kill(pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        self.assertNotEqual(proc.returncode, 0)
+
+
+
+if __name__ == "__main__":
+    unittest.main()
