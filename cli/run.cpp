@@ -475,7 +475,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!a.rank_output.empty() && r)
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
     if (w)
-        rc |= merge_ranks(w, r, src);
+        rc |= merge_ranks(w, r, src, a.straggler_pct);
     if (r && reports) {
         // fio prints its notes on stdout ahead of the JSON; without the normal
         // output to carry them they go to stderr, so stdout stays one document.
