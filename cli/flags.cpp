@@ -275,7 +275,7 @@ const std::vector<flag> table = {
      "Time per byte is the rank's first I/O to its last completion in the group over the bytes it moved: "
      "in a size-bound group every rank moves the same bytes, so it compares times; in a time-bound one "
      "every rank runs the same time, so it compares what they moved.\n"
-     "A straggler's line in the\n.Ql Ranks:\nblock says how much slower it was; JSON has\n"
+     "A straggler's rank line in the Ranks block says how much slower it was; JSON has\n"
      ".Ql ioplan.world.groups[].ranks[].slower_pct .\n25% is above the spread of equal ranks sharing a busy host."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
