@@ -18,6 +18,7 @@ import unittest
 
 from common import BIN, TmpDirCase, run
 from test_mpi import MPI_ENV, MPIRUN
+from test_run import jobs_json
 
 RANKS = 4
 MIB = 1024 * 1024
@@ -57,7 +58,7 @@ class Hosts(TmpDirCase):
     def test_a_slow_rank_is_flagged_and_the_group_dated_by_its_first_and_last_done(self):
         p = mpirun_hosts(["--output-format=json", *self.job(time_group=True)], self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
-        io = json.loads(p.stdout)["ioplan"]
+        io = jobs_json(p.stdout)["ioplan"]  # valid by schema/result.schema.json
         size, timed = io["world"]["groups"]
         # Straggler: rank 3 alone, in both groups: 4x the others' time for its 2 MiB,
         # a quarter of their bytes in the same second.
