@@ -74,6 +74,18 @@ void output_format(ctx &c, str v)
     c.a.output_format_set = true;
 }
 
+// --straggler-threshold=PCT: a percentage, "%" optional; 0 flags no rank.
+void straggler_threshold(ctx &c, str v)
+{
+    std::string t = !v.empty() && v.back() == '%' ? v.substr(0, v.size() - 1) : v;
+    char *end = nullptr;
+    errno = 0;
+    double pct = t.empty() ? -1 : std::strtod(t.c_str(), &end);
+    if (pct < 0 || errno == ERANGE || *end || !(pct <= 1e6) || t.find_first_not_of("0123456789.") != std::string::npos)
+        c.fail("--straggler-threshold needs a percentage from 0 (flag none) to 1000000, e.g. 25");
+    c.a.straggler_pct = pct;
+}
+
 // fio's time values (--eta-newline=2, --status-interval=500ms): a bare number is seconds.
 uint64_t time_value(ctx &c, str v, uint64_t min_ns)
 {
@@ -256,6 +268,15 @@ const std::vector<flag> table = {
      "finished (status 1); elsewhere the rank that waited names the step and ends every rank (MPI_Abort): "
      "a rank that hangs never holds the others forever.\nJoining and leaving the world (MPI_Init, "
      "MPI_Finalize) have the same deadline, but never under a minute.\nA size-bound group may end that much later on its slowest rank."},
+    {"straggler-threshold", flag_arg::required, "PCT", RUN,
+     "under mpirun and with merge: flag a rank whose time per byte in a group is PCT% above the median rank's (default 25; 0: none)",
+     straggler_threshold,
+     "IOR's\n.Fl j ,\nin percent of the median rather than seconds from the mean.\n"
+     "Time per byte is the rank's first I/O to its last completion in the group over the bytes it moved: "
+     "in a size-bound group every rank moves the same bytes, so it compares times; in a time-bound one "
+     "every rank runs the same time, so it compares what they moved.\n"
+     "A straggler's rank line in the Ranks block says how much slower it was; JSON has\n"
+     ".Ql ioplan.world.groups[].ranks[].slower_pct .\n25% is above the spread of equal ranks sharing a busy host."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
      [](ctx &c, str v) { c.a.trigger_file = v; }},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",

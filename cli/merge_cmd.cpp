@@ -127,7 +127,7 @@ int merge_action(const args &a)
                                      first.run_id + ": a merge of part of a world would report part of its I/O as all of it");
 
         m.finish(static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()));
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()), a.straggler_pct);
     } catch (const std::runtime_error &e) {
         std::fprintf(stderr, "ioplan: error: merge: %s\n", e.what());
         return 2;

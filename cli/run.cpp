@@ -465,7 +465,7 @@ std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &
                                            interim_reports &interim)
 {
     uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
-    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads);
+    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads, a.straggler_pct);
     live_world *l = live.get();
     interim.set_gather([l](results *mine) { l->ask_interim(mine); });
     return live;
@@ -533,7 +533,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!a.rank_output.empty() && r)
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
     if (w)
-        rc |= merge_ranks(w, r, src);
+        rc |= merge_ranks(w, r, src, a.straggler_pct);
     if (r && reports) {
         // fio prints its notes on stdout ahead of the JSON; without the normal
         // output to carry them they go to stderr, so stdout stays one document.

@@ -457,6 +457,12 @@ void results_free(struct results *r)
 		for (uint32_t i = 0; i < r->world->nranks; i++)
 			free(r->world->ranks[i].jobs);
 		free(r->world->ranks);
+		for (uint32_t i = 0; r->world->hosts && i < r->world->nhosts; i++)
+			free(r->world->hosts[i].jobs);
+		free(r->world->hosts);
+		for (uint32_t i = 0; i < r->world->nr_groups; i++)
+			free(r->world->groups[i].slower_pct);
+		free(r->world->groups);
 		free(r->world);
 	}
 	free(r);

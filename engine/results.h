@@ -367,6 +367,37 @@ struct res_rank {
 	uint32_t nr_jobs;
 };
 
+/*
+ * The ranks of one host together, per job: bytes and I/Os summed, first I/O
+ * and last completion over them (runtime_ns: that window), latency from
+ * their histograms merged, so a host's p99 is the p99 of its every sample.
+ */
+struct res_host {
+	char host[64];
+	uint32_t nranks;
+	struct res_rank_job *jobs;	/* one per results.jobs[] */
+	uint32_t nr_jobs;
+};
+
+/*
+ * One group (stonewall) over the ranks, on rank 0's clock.  A rank's time in
+ * the group is its first I/O to its last completion; a rank is "done" at
+ * that last completion.
+ */
+struct res_world_group {
+	uint32_t groupid;
+	uint32_t nranks;		/* ranks that moved data in it */
+	uint64_t start_ns;		/* the first I/O of any rank */
+	uint64_t first_done_ns;		/* the earliest rank to finish */
+	uint32_t first_done_rank;
+	uint64_t last_done_ns;		/* the latest */
+	uint32_t last_done_rank;
+	uint64_t bytes;			/* every rank's, all directions */
+	uint64_t bytes_first_done;	/* moved by every rank until first_done_ns (per-interval series) */
+	double *slower_pct;		/* by rank: its time per byte over the median's, % (NAN: no data) */
+	uint32_t nr_stragglers;		/* ranks with slower_pct above the world's threshold */
+};
+
 struct res_world {
 	uint32_t nranks;
 	uint32_t nhosts;
@@ -374,6 +405,10 @@ struct res_world {
 	uint64_t first_io_spread_ns;	/* worst spread of a job's first I/O over ranks */
 	uint64_t merge_ns;		/* rank 0's time to receive and merge every rank */
 	struct res_rank *ranks;		/* nranks, by rank */
+	struct res_host *hosts;		/* nhosts, in order of their first rank */
+	struct res_world_group *groups;	/* nr_groups, in the order they ran */
+	uint32_t nr_groups;
+	double straggler_pct;		/* threshold: slower than the median by more (0: none flagged) */
 };
 
 /*

@@ -67,8 +67,10 @@ struct live_world::peer {
     std::string states;
 };
 
-live_world::live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads)
-    : w_(w), src_(src), grace_ns_(grace_ns), nr_threads_(nr_threads), peers_(w.rank() == 0 ? w.size() : 0)
+live_world::live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads,
+                       double straggler_pct)
+    : w_(w), src_(src), grace_ns_(grace_ns), straggler_pct_(straggler_pct), nr_threads_(nr_threads),
+      peers_(w.rank() == 0 ? w.size() : 0)
 {
 }
 
@@ -256,7 +258,7 @@ void live_world::close_due(bool all)
         pending &p = pending_.front();
         if (!all && p.waiting && now < p.asked_ns + grace_ns_)
             return;
-        p.merger->finish(now - p.asked_ns);
+        p.merger->finish(now - p.asked_ns, straggler_pct_);
         ready_.push_back(p.acc);
         pending_.pop_front();
     }

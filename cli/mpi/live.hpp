@@ -42,7 +42,8 @@ class live_world {
 public:
     // grace_ns: how long rank 0 waits for the answers to one ask;
     // nr_threads: the plan's (each rank's eng_status.states holds as many).
-    live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads);
+    live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads,
+               double straggler_pct);
     ~live_world();
     live_world(const live_world &) = delete;
     live_world &operator=(const live_world &) = delete;
@@ -90,6 +91,7 @@ private:
     world &w_;
     const plan_source *src_;
     uint64_t grace_ns_;
+    double straggler_pct_;	// --straggler-threshold, as the final merge uses it
     uint32_t nr_threads_;
     std::string world_states_;
     std::vector<peer> peers_;              // rank 0: by rank, what each last said

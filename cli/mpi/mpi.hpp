@@ -82,8 +82,9 @@ public:
 
     // Rank 0: every other rank's result folded into r (nullptr on a rank
     // without one); other ranks send theirs when rank 0 asks, each waiting
-    // --rank-timeout per rank ahead of it.  Returns "" or why not.
-    std::string merge(results *r, const plan_source &src);
+    // --rank-timeout per rank ahead of it; straggler_pct is
+    // --straggler-threshold.  Returns "" or why not.
+    std::string merge(results *r, const plan_source &src, double straggler_pct);
 
     // Under --rank-output=DIR: the rank file is rewritten as each group ends,
     // from a snapshot of e (attach), so the groups before a loss are kept.
@@ -135,7 +136,7 @@ private:
     int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
     [[noreturn]] void rank0_lost(const std::string &step);
     void keep_finished_groups();
-    std::string fold_results(results *r);
+    std::string fold_results(results *r, double straggler_pct);
     void share_run_id();
     long ranks_per_node();
     void measure_clock_offsets();

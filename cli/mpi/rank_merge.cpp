@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <new>
 
+#include "cli/mpi/rank_groups.hpp"
+
 namespace cli {
 
 namespace {
@@ -142,23 +144,41 @@ void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t orig
         dst.errors[dst.nr_errors++] = src.errors[i];
 }
 
-// One latency summary of a job on one rank: every clone and direction (total
-// latency where kept, else completion latency).
-void job_latency(const res_job &j, res_rank_job *out)
+// A job's latency on one rank: every clone and direction merged (total
+// latency where kept, else completion latency).  The caller frees hist.
+res_lat job_latency(const res_job &j)
 {
     res_lat all{};
     all.min_ns = UINT64_MAX;
     for (uint32_t c = 0; c < j.nr_clones; c++)
         for (const auto &d : j.clones[c].ddir)
-            if (res_lat_merge(&all, d.lat.hist ? &d.lat : &d.clat))
+            if (res_lat_merge(&all, d.lat.hist ? &d.lat : &d.clat)) {
+                free(all.hist);
                 throw std::bad_alloc();
+            }
+    return all;
+}
+
+void lat_summary(const res_lat &all, res_rank_job *out)
+{
     out->lat_n = all.n;
     out->lat_min_ns = all.n ? all.min_ns : 0;
     out->lat_max_ns = all.max_ns;
     out->lat_mean_ns = res_lat_mean(&all);
     out->lat_p50_ns = res_lat_percentile(&all, 50.0);
     out->lat_p99_ns = res_lat_percentile(&all, 99.0);
-    free(all.hist);
+}
+
+// o's counters and window added to sum's (a host's, over its ranks).
+void job_add(res_rank_job &sum, const res_rank_job &o)
+{
+    for (int d = 0; d < PLAN_DDIR_NR; d++) {
+        sum.bytes[d] += o.bytes[d];
+        sum.ios[d] += o.ios[d];
+    }
+    if (o.first_io_ns && (!sum.first_io_ns || o.first_io_ns < sum.first_io_ns))
+        sum.first_io_ns = o.first_io_ns;
+    sum.end_ns = std::max(sum.end_ns, o.end_ns);
 }
 
 // A rank's warnings and errors, named; what rank 0 already says (the same
@@ -217,7 +237,6 @@ rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks)
     }
     if (who0.rank < nranks)
         seen_[who0.rank] = true;
-    hosts_.push_back(who0.host);
     summarise(*acc_, who0, 0);
     origins_.resize(acc_->nr_jobs);
     for (uint32_t j = 0; j < acc_->nr_jobs; j++)
@@ -256,6 +275,8 @@ void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
     if (!k.jobs)
         throw std::bad_alloc();
     k.nr_jobs = r.nr_jobs;
+    host_sum &host = host_of(who.host, r.nr_jobs);
+    host.nranks++;
     for (uint32_t j = 0; j < r.nr_jobs; j++) {
         res_rank_job &o = k.jobs[j];
         for (uint32_t c = 0; c < r.jobs[j].nr_clones; c++) {
@@ -270,7 +291,13 @@ void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
                 o.first_io_ns = shifted(rc.start_ns, by);
             o.end_ns = std::max(o.end_ns, shifted(rc.end_ns, by));
         }
-        job_latency(r.jobs[j], &o);
+        res_lat all = job_latency(r.jobs[j]);
+        lat_summary(all, &o);
+        job_add(host.jobs[j], o);
+        int err = res_lat_merge(&host.lat[j], &all);
+        free(all.hist);
+        if (err)
+            throw std::bad_alloc();
     }
     if (late_min_.size() < who.start_late_ns.size()) {
         late_min_.resize(who.start_late_ns.size(), UINT64_MAX);
@@ -298,6 +325,7 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     if (!wraps.empty())
         return wraps;
     seen_[who.rank] = true;
+    bool new_host = std::none_of(hosts_.begin(), hosts_.end(), [&](const host_sum &h) { return h.name == who.host; });
     // This rank's clock, moved onto rank 0's: both started their engines at a wall time.
     int64_t by = static_cast<int64_t>(src.start_wall_ns) + who.clock_offset_ns -
                  (static_cast<int64_t>(acc_->start_wall_ns) + base_offset_ns_);
@@ -314,10 +342,8 @@ std::string rank_merger::add(const results &src, const rank_info &who)
         acc_->error = src.error;
     for (uint32_t i = 0; i < src.nr_msgs; i++)
         add_msg(acc_, src.msgs[i], who);
-    if (std::find(hosts_.begin(), hosts_.end(), who.host) == hosts_.end()) {
-        hosts_.push_back(who.host);
+    if (new_host)
         append_disks(src, who);
-    }
     return "";
 }
 
@@ -338,9 +364,58 @@ void rank_merger::append_disks(const results &src, const rank_info &who)
     }
 }
 
-void rank_merger::finish(uint64_t merge_ns)
+rank_merger::~rank_merger()
+{
+    for (host_sum &h : hosts_)
+        for (res_lat &l : h.lat)
+            free(l.hist);
+}
+
+rank_merger::host_sum &rank_merger::host_of(const std::string &name, uint32_t nr_jobs)
+{
+    for (host_sum &h : hosts_)
+        if (h.name == name)
+            return h;
+    hosts_.emplace_back();
+    host_sum &h = hosts_.back();
+    h.name = name;
+    h.jobs.assign(nr_jobs, res_rank_job{});
+    res_lat none{};
+    none.min_ns = UINT64_MAX;
+    h.lat.assign(nr_jobs, none);
+    return h;
+}
+
+// The hosts' sums into acc->world->hosts, each job's latency summary read
+// from the host's merged histogram (its memory is freed as it is read).
+void rank_merger::finish_hosts()
 {
     world_->nhosts = static_cast<uint32_t>(hosts_.size());
+    world_->hosts = static_cast<res_host *>(calloc(hosts_.size() ? hosts_.size() : 1, sizeof(res_host)));
+    if (!world_->hosts)
+        throw std::bad_alloc();
+    for (size_t i = 0; i < hosts_.size(); i++) {
+        host_sum &h = hosts_[i];
+        res_host &o = world_->hosts[i];
+        snprintf(o.host, sizeof(o.host), "%s", h.name.c_str());
+        o.nranks = h.nranks;
+        o.jobs = static_cast<res_rank_job *>(calloc(h.jobs.size() ? h.jobs.size() : 1, sizeof(res_rank_job)));
+        if (!o.jobs)
+            throw std::bad_alloc();
+        o.nr_jobs = static_cast<uint32_t>(h.jobs.size());
+        for (size_t j = 0; j < h.jobs.size(); j++) {
+            o.jobs[j] = h.jobs[j];
+            o.jobs[j].runtime_ns = h.jobs[j].end_ns > h.jobs[j].first_io_ns ? h.jobs[j].end_ns - h.jobs[j].first_io_ns : 0;
+            lat_summary(h.lat[j], &o.jobs[j]);
+            free(h.lat[j].hist);
+            h.lat[j].hist = nullptr;
+        }
+    }
+}
+
+void rank_merger::finish(uint64_t merge_ns, double straggler_pct)
+{
+    finish_hosts();
     world_->merge_ns = merge_ns;
     world_->start_skew_ns = 0;
     for (size_t i = 0; i < late_min_.size(); i++)
@@ -358,6 +433,7 @@ void rank_merger::finish(uint64_t merge_ns)
         if (hi >= lo)
             world_->first_io_spread_ns = std::max(world_->first_io_spread_ns, hi - lo);
     }
+    world_groups(acc_, straggler_pct);
 }
 
 std::string rank_merger::missing() const

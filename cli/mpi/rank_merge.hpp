@@ -8,7 +8,8 @@
 // common window (each rank's times moved onto rank 0's clock first), the
 // per-interval series on one grid of that clock.  Ranks
 // are folded in one at a time, so the merger holds the running sum and the
-// one rank being added, whatever the number of ranks.
+// one rank being added, whatever the number of ranks; per host it keeps one
+// latency histogram per job, the sum of that host's ranks'.
 #pragma once
 
 #include <string>
@@ -24,13 +25,18 @@ public:
     // acc: the first rank's results, rank 0's in a live run (kept and
     // extended; the caller still owns it).
     rank_merger(results *acc, const rank_info &who0, uint32_t nranks);
+    ~rank_merger();
+    rank_merger(const rank_merger &) = delete;
+    rank_merger &operator=(const rank_merger &) = delete;
     // Folds in one more rank's results (src is left as it was).  Returns ""
     // or why it cannot be merged (another plan's shape, a rank seen twice).
     std::string add(const results &src, const rank_info &who);
-    // Fills acc->world (the per-rank table, skew, host count); merge_ns is
-    // the caller's measure of the whole merge.  Ranks never added stay with
-    // their rank number and error ENODATA.
-    void finish(uint64_t merge_ns);
+    // Fills acc->world (the per-rank and per-host tables, skew, each group's
+    // first and last done and its stragglers: ranks slower than the median
+    // by more than straggler_pct, 0 for none); merge_ns is the caller's
+    // measure of the whole merge.  Ranks never added stay with their rank
+    // number and error ENODATA.
+    void finish(uint64_t merge_ns, double straggler_pct);
     // The ranks of the world never added ("2, 3"), or "".
     std::string missing() const;
 
@@ -38,7 +44,15 @@ private:
     results *acc_;
     int64_t base_offset_ns_;   // the first rank's clock offset (0 for rank 0)
     res_world *world_;
-    std::vector<std::string> hosts_;
+    // One host's ranks so far: their per-job figures summed, and per job
+    // their latency histograms merged (the host's percentiles are exact).
+    struct host_sum {
+        std::string name;
+        uint32_t nranks = 0;
+        std::vector<res_rank_job> jobs;
+        std::vector<res_lat> lat;
+    };
+    std::vector<host_sum> hosts_;
     std::vector<uint64_t> late_min_, late_max_;   // per group start, over ranks
     std::vector<bool> seen_;
     std::vector<std::vector<uint64_t>> origins_;   // per job and clone: the series grid's origin
@@ -46,6 +60,8 @@ private:
     void summarise(const results &r, const rank_info &who, int64_t by);
     void grid_first();
     void append_disks(const results &src, const rank_info &who);
+    host_sum &host_of(const std::string &name, uint32_t nr_jobs);
+    void finish_hosts();
 };
 
 } // namespace cli

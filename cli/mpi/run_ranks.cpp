@@ -123,9 +123,9 @@ void name_logs_per_rank(plan *p, const world &w)
             p->groups[g].jobs[j].log_suffix = plan_strdup(tail.c_str());
 }
 
-int merge_ranks(world *w, results *r, const plan_source *src)
+int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct)
 {
-    std::string problems = w->merge(r, src ? *src : plan_source{});
+    std::string problems = w->merge(r, src ? *src : plan_source{}, straggler_pct);
     if (problems.empty())
         return 0;
     std::fprintf(stderr, "ioplan: error: results not merged: %s", problems.c_str());

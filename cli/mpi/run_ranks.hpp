@@ -33,8 +33,9 @@ std::string plan_identity(const parser::request &req, const std::vector<parser::
 // the others'.
 void name_logs_per_rank(plan *p, const world &w);
 
-// Rank 0 folds every rank's result into r, the others send theirs.  Returns
+// Rank 0 folds every rank's result into r, the others send theirs (ranks
+// slower than the median by more than straggler_pct are flagged).  Returns
 // the exit code it adds: 1 when a rank's result could not be merged.
-int merge_ranks(world *w, results *r, const plan_source *src);
+int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct);
 
 } // namespace cli

@@ -273,6 +273,7 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	if (r.world) {
 		o["world"] = world_json(r);
 		o["ranks"] = ranks_json(r);
+		o["hosts"] = hosts_json(r);
 	}
 	return o;
 }

@@ -272,6 +272,40 @@ ojson message_def()
 			{ "jobname", ojson{ { "type", { "string", "null" } } } } });
 }
 
+ojson number_or_null(const char *description)
+{
+	return ojson{ { "type", { "number", "null" } }, { "description", description } };
+}
+
+// Each group over the ranks: first and last done, stragglers (cli/mpi/rank_groups.hpp).
+ojson groups_def()
+{
+	ojson slower = type("array", "by rank: its time per byte in the group over the median rank's, % "
+				     "(null: no I/O in the group, or none at all moved)");
+	slower["items"] = number_or_null("%");
+	ojson straggler = closed({ { "rank", u64() },
+				   { "host", type("string") },
+				   { "slower_pct", number_or_null("% (null: it moved nothing)") } });
+	ojson stragglers = type("array", "ranks slower than the median by more than straggler_threshold_pct");
+	stragglers["items"] = straggler;
+	ojson group = closed({ { "group", u64("groupid") },
+			       { "nranks", u64("ranks that did I/O in the group") },
+			       { "start_ns", u64("first I/O of any rank, on rank 0's clock") },
+			       { "first_done_ns", u64("the first rank to finish: its last completion") },
+			       { "first_done_rank", u64() },
+			       { "first_done_io_bytes", u64("moved by every rank until first_done_ns (from the per-interval series)") },
+			       { "first_done_bw_bytes", u64("first_done_io_bytes over start_ns to first_done_ns, bytes/s") },
+			       { "last_done_ns", u64("the last rank to finish") },
+			       { "last_done_rank", u64() },
+			       { "io_bytes", u64("every rank's, all directions") },
+			       { "last_done_bw_bytes", u64("io_bytes over start_ns to last_done_ns, bytes/s") },
+			       { "slower_pct", slower },
+			       { "stragglers", stragglers } });
+	ojson a = type("array", "per group that did I/O, in the order they ran");
+	a["items"] = group;
+	return a;
+}
+
 // mpirun (report/ranks.hpp): the world the results were merged over.
 ojson world_def()
 {
@@ -279,37 +313,70 @@ ojson world_def()
 			   { "nhosts", u64("distinct hosts among them") },
 			   { "start_skew_ns", u64("worst spread of a group's start over the ranks") },
 			   { "first_io_spread_ns", u64("worst spread of a job's first I/O over the ranks, on rank 0's clock") },
-			   { "merge_ns", u64("rank 0's time to receive and merge every rank") } });
+			   { "merge_ns", u64("rank 0's time to receive and merge every rank") },
+			   { "straggler_threshold_pct", type("number", "--straggler-threshold (0: none flagged)") },
+			   { "groups", groups_def() } });
 	o["description"] = "only in a run of several ranks (mpirun) or from ioplan merge";
 	return o;
 }
 
-// Each rank's own figures, so a straggler shows.
-ojson ranks_def()
+// A rank's (or with host, a host's) figures of one job (report/ranks.cpp).
+ojson rank_job_def(bool host)
 {
-	ojson dd = closed({ { "io_bytes", u64() }, { "total_ios", u64() } });
+	ojson ddp{ { "io_bytes", u64() }, { "total_ios", u64() } };
+	if (host) {
+		ddp["bw_bytes"] = u64("bytes/s over the host's window");
+		ddp["iops"] = type("number", "over the host's window");
+	}
+	ojson dd = closed(ddp);
 	ojson lat = closed({ { "N", u64() },
 			     { "min", u64("ns") },
 			     { "max", u64("ns") },
 			     { "mean", type("number", "ns") },
 			     { "p50", u64("ns") },
 			     { "p99", u64("ns") } });
-	ojson job = closed({ { "job", u64("jobs[] index") },
-			     { "read", dd },
-			     { "write", dd },
-			     { "trim", dd },
-			     { "runtime_ns", u64("longest clone window on this rank") },
-			     { "lat_ns", lat } });
+	ojson props{ { "job", u64("jobs[] index") },
+		     { "read", dd },
+		     { "write", dd },
+		     { "trim", dd },
+		     { "runtime_ns", u64(host ? "the host's window: first_io_ns to end_ns"
+					      : "longest clone window on this rank") },
+		     { "lat_ns", lat } };
+	if (host) {
+		props["first_io_ns"] = u64("the first I/O of its ranks, on rank 0's clock");
+		props["end_ns"] = u64("the last completion of its ranks");
+		props["lat_ns"]["description"] = "of every I/O of its ranks: their histograms merged";
+	}
 	ojson jobs = type("array");
-	jobs["items"] = job;
+	jobs["items"] = closed(props);
+	return jobs;
+}
+
+// Each rank's own figures, so a straggler shows.
+ojson ranks_def()
+{
 	ojson rank = closed({ { "rank", u64() },
 			      { "host", type("string") },
 			      { "error", type("integer", "positive errno, ENODATA when no result came") },
 			      { "clock_offset_ns", type("integer", "rank 0's clock minus this rank's") },
 			      { "start_late_max_ns", u64("latest start behind the common start time") },
-			      { "jobs", jobs } });
+			      { "jobs", rank_job_def(false) } });
 	ojson a = type("array", "one per rank, by rank (mpirun)");
 	a["items"] = rank;
+	return a;
+}
+
+// Each host's ranks together.
+ojson hosts_def()
+{
+	ojson ranks = type("array", "its ranks that reported");
+	ranks["items"] = u64();
+	ojson host = closed({ { "host", type("string") },
+			      { "nranks", u64() },
+			      { "ranks", ranks },
+			      { "jobs", rank_job_def(true) } });
+	ojson a = type("array", "one per host, in the order of their first rank (mpirun)");
+	a["items"] = host;
 	return a;
 }
 
@@ -351,8 +418,9 @@ ojson ioplan_def()
 								 "a fact that could not be read has no key "
 								 "(docs/results.md)" } } },
 			{ "world", world_def() },
-			{ "ranks", ranks_def() } },
-		      { "world", "ranks" });
+			{ "ranks", ranks_def() },
+			{ "hosts", hosts_def() } },
+		      { "world", "ranks", "hosts" });
 }
 
 // --idle-prof's figures (report/idleness.cpp); "cpu-N" only with percpu.

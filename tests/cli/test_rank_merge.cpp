@@ -140,7 +140,7 @@ TEST_CASE("rank_merge: counters and buckets add, the window is the union on rank
     w1.start_late_ns = {700};
     cli::rank_merger m(a, w0, 2);
     CHECK(m.add(*b, w1).empty());
-    m.finish(5);
+    m.finish(5, 25);
     const res_ddir &d = a->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE];
     CHECK(d.bytes == 400 * 4096);
     CHECK(d.ios == 400);
@@ -159,6 +159,45 @@ TEST_CASE("rank_merge: counters and buckets add, the window is the union on rank
     results_free(a);
 }
 
+TEST_CASE("rank_merge: a host's latency is of its ranks' buckets merged; a rank 3x slower per byte is the straggler")
+{
+    // Ranks 0 and 1 on host a, rank 2 alone on b; rank 2 moves 100 I/Os in the
+    // 30 ms rank 1 moves 300 in: three times rank 0's and rank 1's time per byte.
+    results *r0 = one_rank(100, 5000, 1000, 10000000, 1);
+    results *r1 = one_rank(300, 9000, 1000, 30000000, 1);
+    results *r2 = one_rank(100, 1000, 1000, 30000000, 1);
+    cli::rank_info w0, w1, w2;
+    w0.host = w1.host = "a";
+    w2.host = "b";
+    w1.rank = 1;
+    w2.rank = 2;
+    cli::rank_merger m(r0, w0, 3);
+    CHECK(m.add(*r1, w1).empty());
+    CHECK(m.add(*r2, w2).empty());
+    m.finish(0, 25);
+    const res_world &w = *r0->world;
+    REQUIRE(w.nhosts == 2);
+    CHECK(std::string(w.hosts[0].host) == "a");
+    CHECK(w.hosts[0].nranks == 2);
+    CHECK(w.hosts[0].jobs[0].ios[PLAN_DDIR_WRITE] == 400);
+    CHECK(w.hosts[0].jobs[0].lat_p50_ns == 9000); // of the union: not rank 0's 5 us nor a mean
+    CHECK(w.hosts[0].jobs[0].lat_min_ns == 5000);
+    CHECK(w.hosts[0].jobs[0].runtime_ns == 30000000);
+    CHECK(w.hosts[1].jobs[0].lat_p99_ns == 1000);
+    REQUIRE(w.nr_groups == 1);
+    const res_world_group &g = w.groups[0];
+    CHECK(g.first_done_rank == 0);
+    CHECK(g.first_done_ns - g.start_ns == 10000000);
+    CHECK(g.last_done_ns - g.start_ns == 30000000);
+    CHECK(g.bytes == 500 * 4096);
+    CHECK(g.slower_pct[1] == doctest::Approx(0));
+    CHECK(g.slower_pct[2] == doctest::Approx(200));
+    CHECK(g.nr_stragglers == 1);
+    results_free(r1);
+    results_free(r2);
+    results_free(r0);
+}
+
 TEST_CASE("rank_merge: a rank that ran another plan is refused, a rank never heard from keeps ENODATA")
 {
     results *a = one_rank(1, 1000, 0, 1000, 1);
@@ -168,7 +207,7 @@ TEST_CASE("rank_merge: a rank that ran another plan is refused, a rank never hea
     w1.rank = 1;
     cli::rank_merger m(a, w0, 3);
     CHECK(m.add(*b, w1).find("differs") != std::string::npos);
-    m.finish(0);
+    m.finish(0, 25);
     CHECK(a->world->ranks[2].error == ENODATA);
     b->jobs[0].nr_clones = 1;
     results_free(b);
@@ -217,7 +256,7 @@ std::vector<uint64_t> merged_series(bool reversed, uint64_t *total, uint64_t *sp
     cli::rank_merger m(r[0], w[0], 3);
     CHECK(m.add(*r[reversed ? 2 : 1], w[reversed ? 2 : 1]).empty());
     CHECK(m.add(*r[reversed ? 1 : 2], w[reversed ? 1 : 2]).empty());
-    m.finish(0);
+    m.finish(0, 25);
     const res_series &s = r[0]->jobs[0].clones[0].bw_series;
     std::vector<uint64_t> out{s.interval_ns};
     for (uint32_t i = 0; i < s.nr; i++) {
