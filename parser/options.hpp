@@ -58,7 +58,8 @@ struct option {
     opt_apply apply;
     bool ioplan_only;        // not an fio option: stripped before handing a file to fio
     const char *engines;     // an engine's own option: the engines it belongs to, space-separated
-                             // (nullptr: every engine); --enghelp=ENGINE lists them
+                             // (nullptr: every engine); --enghelp=ENGINE lists them; for the rows an
+                             // engine's file brings, the engines whose list line names its table
     const char *refused;     // an fio option ioplan knows and refuses: why (nullptr: accepted)
     const plan_engopt *engine_opt; // brought by an engine's file (engine/plan_engopts.h); nullptr: the table's own
 };
