@@ -75,9 +75,6 @@ struct ioe_cfg {
 	const uint64_t *region_len;
 	uint32_t nr_files;
 	struct scratch_files *scratch;	/* e4defrag: the run's scratch files (scratch.h) */
-	enum plan_stat_type stat_type;
-	uint32_t cpuchunks_us;		/* cpuio */
-	bool cpumode_qsort;
 };
 
 struct ioe {
@@ -121,6 +118,15 @@ struct ioe_ops {
 	int (*target_size)(const struct plan_job *j, uint64_t *size);
 };
 
+/*
+ * The engine's own options struct of the job (engine/plan_engopts.h), as the
+ * engine's file declares it; NULL without a job or for an engine with none.
+ */
+static inline const void *ioe_job_opts(const struct ioe *e)
+{
+	return e->cfg.job ? e->cfg.job->engine_opts : NULL;
+}
+
 /* The registered engine with this id, or NULL. */
 const struct ioe_ops *ioe_find(enum plan_ioengine id);
 
@@ -154,7 +160,7 @@ int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off);
 void ioe_do_sync(struct io_u *u);
 
 /* Each engine's ops, defined in its own file (the list: engine/plan_ioengines.h). */
-#define IOE_OPS_EXTERN(token, suffix, help) extern const struct ioe_ops ioe_##token;
+#define IOE_OPS_EXTERN(token, suffix, help, opts) extern const struct ioe_ops ioe_##token;
 PLAN_IOENGINES(IOE_OPS_EXTERN)
 #undef IOE_OPS_EXTERN
 

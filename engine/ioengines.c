@@ -25,7 +25,7 @@ const struct ioe_ops ioe_nbd = {
 };
 #endif
 
-#define IOE_REGISTRY_ENTRY(token, suffix, help) &ioe_##token,
+#define IOE_REGISTRY_ENTRY(token, suffix, help, opts) &ioe_##token,
 static const struct ioe_ops *const registry[] = { PLAN_IOENGINES(IOE_REGISTRY_ENTRY) };
 #undef IOE_REGISTRY_ENTRY
 

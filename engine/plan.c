@@ -59,9 +59,7 @@ static void free_job(struct plan_job *j)
 	free(j->name);
 	free(j->section);
 	free(j->description);
-	free(j->exec_program);
-	free(j->exec_arguments);
-	free(j->e4defrag_donor);
+	plan_engopts_free(j->engine_opts, j->ioengine);
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
@@ -165,7 +163,7 @@ const char *plan_rw_name(enum plan_rw rw)
 
 const char *plan_ioengine_name(enum plan_ioengine e)
 {
-#define PLAN_IOENGINE_STR(token, suffix, help) #token,
+#define PLAN_IOENGINE_STR(token, suffix, help, opts) #token,
 	static const char *const names[PLAN_IOENGINE_NR] = { PLAN_IOENGINES(PLAN_IOENGINE_STR) };
 #undef PLAN_IOENGINE_STR
 

@@ -63,7 +63,7 @@ enum plan_rw {
 };
 
 /* The engines, in the order of engine/plan_ioengines.h (their one list). */
-#define PLAN_IOENGINE_ENUM(token, suffix, help) PLAN_IOENGINE_##suffix,
+#define PLAN_IOENGINE_ENUM(token, suffix, help, opts) PLAN_IOENGINE_##suffix,
 enum plan_ioengine {
 	PLAN_IOENGINES(PLAN_IOENGINE_ENUM)
 	PLAN_IOENGINE_NR
@@ -108,13 +108,6 @@ enum plan_random_dist {
 enum plan_rate_process {
 	PLAN_RATE_LINEAR = 0,
 	PLAN_RATE_POISSON
-};
-
-/* stat_type= of filestat and dirstat. */
-enum plan_stat_type {
-	PLAN_STAT_STAT = 0,
-	PLAN_STAT_LSTAT,
-	PLAN_STAT_STATX
 };
 
 /* sync= : how writes are made durable by open flags. */
@@ -409,17 +402,12 @@ struct plan_job {
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
 	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
-	/* The metadata, cpuio, exec and e4defrag engines' options (ioengines/fileops.c, cpuio.c, ...). */
-	enum plan_stat_type stat_type;	/* filestat, dirstat: which stat call */
-	uint32_t cpuload_pct;		/* cpuio: share of each cycle spent burning */
-	uint32_t cpuchunks_us;		/* cpuio: length of one burn */
-	bool cpumode_qsort;		/* cpuio: burn by sorting (fio's cpumode=qsort), else spin */
-	char *exec_program;		/* exec: the program (owned by the plan) */
-	char *exec_arguments;		/* exec: its arguments, %r and %n substituted at run time */
-	uint32_t exec_grace_s;		/* exec: SIGTERM at the end, SIGKILL this many seconds later */
-	bool exec_std_redirect;		/* exec: stdout/stderr into <job>.stdout, <job>.stderr */
-	char *e4defrag_donor;		/* e4defrag: donor file, beside the job's files (owned by the plan) */
-	bool e4defrag_inplace;		/* e4defrag: allocate the donor's blocks per I/O and drop them after */
+	/*
+	 * The job's engine's own options: the struct its file declares, filled from
+	 * the table it brings (engine/plan_engopts.h); owned by the plan.  NULL for
+	 * an engine with none.
+	 */
+	void *engine_opts;
 
 	/* Remote targets: no file is laid out; the engine reaches these instead. */
 	struct plan_net net;		/* net, netsplice */
@@ -765,5 +753,7 @@ void plan_free(struct plan *p);
 #ifdef __cplusplus
 }
 #endif
+
+#include "engine/plan_engopts.h"
 
 #endif /* IOPLAN_PLAN_H */

@@ -8,7 +8,9 @@
 // the longer ones are in parser/appliers.cpp.
 #include "parser/options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <strings.h>
 
 #include "parser/appliers.hpp"
@@ -28,7 +30,7 @@ static const char *const CAT_JOB = "job", *const CAT_FILES = "files", *const CAT
 // ioengine='s choices: the engine list (engine/plan_ioengines.h), in its order.
 static std::vector<opt_choice> ioengine_choices()
 {
-#define IOENGINE_CHOICE(token, suffix, help) {#token, help, PLAN_IOENGINE_##suffix},
+#define IOENGINE_CHOICE(token, suffix, help, opts) {#token, help, PLAN_IOENGINE_##suffix},
     return {PLAN_IOENGINES(IOENGINE_CHOICE)};
 #undef IOENGINE_CHOICE
 }
@@ -207,7 +209,7 @@ static opt no(const char *name, const char *why)
     return opt(name, opt_type::string, "refused").refused(why);
 }
 
-static const std::vector<option> table = {
+static const std::vector<option> core_table = {
     // ---- job control ------------------------------------------------------------
     opt("kb_base", opt_type::choice, CAT_STATS)
         .def("1024")
@@ -803,69 +805,6 @@ static const std::vector<option> table = {
     opt("uri", opt_type::string, CAT_ENGINE)
         .help("nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).")
         .apply(A(j.nbd_uri = trim(v); if (j.nbd_uri.empty()) throw value_error("empty uri"))),
-    // The metadata, cpuio, exec and e4defrag engines' own options, each with the engines it belongs to.
-    opt("stat_type", opt_type::choice, CAT_ENGINE)
-        .def("stat")
-        .choices({
-            {"stat", "stat(2)", PLAN_STAT_STAT},
-            {"lstat", "lstat(2): a symbolic link itself", PLAN_STAT_LSTAT},
-            {"statx", "statx(2) with STATX_ALL", PLAN_STAT_STATX},
-        })
-        .engines("filestat dirstat")
-        .help("filestat, dirstat: the stat call each file or directory gets.")
-        .apply(A(j.pj.stat_type = (enum plan_stat_type)choice_of(o, v))),
-    opt("cpuload", opt_type::integer, CAT_ENGINE)
-        .unit("%")
-        .range(0, 100)
-        .engines("cpuio")
-        .help("cpuio: percentage of each cycle the thread burns CPU (required, as fio).")
-        .apply(A(j.pj.cpuload_pct = U32(int_in(o, v)))),
-    opt("cpuchunks", opt_type::integer, CAT_ENGINE)
-        .def("50000")
-        .unit("us")
-        .range(1, 1e9)
-        .engines("cpuio")
-        .help("cpuio: length of one burn in microseconds; the rest of the cycle sleeps.")
-        .apply(A(j.pj.cpuchunks_us = U32(int_in(o, v)))),
-    opt("cpumode", opt_type::choice, CAT_ENGINE)
-        .def("noop")
-        .choices({
-            {"noop", "spin on the clock", 0},
-            {"qsort", "sort a 4 KiB array of pseudo-random numbers, over and over", 1},
-        })
-        .engines("cpuio")
-        .help("cpuio: how the CPU is burnt.")
-        .apply(A(j.pj.cpumode_qsort = choice_of(o, v) == 1)),
-    opt("program", opt_type::string, CAT_ENGINE)
-        .engines("exec")
-        .help("exec: the program to run (looked up in PATH), required.")
-        .apply(A(j.exec_program = v)),
-    opt("arguments", opt_type::string, CAT_ENGINE)
-        .engines("exec")
-        .help("exec: its arguments, split at spaces; %r is the job's runtime in seconds, %n its name (as fio).")
-        .apply(A(j.exec_arguments = v)),
-    opt("grace_time", opt_type::integer, CAT_ENGINE)
-        .def("1")
-        .unit("s")
-        .range(0, 86400)
-        .engines("exec")
-        .help("exec: seconds between the SIGTERM at the job's end and the SIGKILL.")
-        .apply(A(j.pj.exec_grace_s = U32(int_in(o, v)))),
-    opt("std_redirect", opt_type::boolean, CAT_ENGINE)
-        .def("1")
-        .engines("exec")
-        .help("exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.")
-        .apply(A(j.pj.exec_std_redirect = flag_value(o, v))),
-    opt("donorname", opt_type::string, CAT_ENGINE)
-        .engines("e4defrag")
-        .help("e4defrag: the donor file (in the job's directory) whose blocks replace the file's, required.")
-        .apply(A(j.e4defrag_donor = v)),
-    opt("inplace", opt_type::integer, CAT_ENGINE)
-        .def("0")
-        .range(0, 1)
-        .engines("e4defrag")
-        .help("e4defrag: 1 allocates the donor's blocks for each I/O and frees them after; 0 allocates them once.")
-        .apply(A(j.pj.e4defrag_inplace = int_in(o, v) != 0)),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")
@@ -1706,8 +1645,68 @@ static const std::vector<option> table = {
     no("rbd", WHY_ENGINE),
 };
 
+// An engine option's value, checked as the table's own options are, kept by name
+// until fill_job knows the job's engine.
+static void apply_engine_value(job_spec &j, const option &o, const std::string &v)
+{
+    engine_value &ev = j.engine_values[o.name];
+    switch (o.engine_opt->type) {
+    case PLAN_ENGOPT_BOOL:
+    case PLAN_ENGOPT_FLAG: ev.i = flag_value(o, v); break;
+    case PLAN_ENGOPT_INT: ev.i = int_in(o, v); break;
+    case PLAN_ENGOPT_CHOICE: ev.i = choice_of(o, v); break;
+    case PLAN_ENGOPT_STRING: ev.s = v; break;
+    }
+}
+
+// An engine's declared option as a table row, owned by the engines named.
+static option engine_row(const plan_engopt &eo, const char *engines)
+{
+    static const opt_type types[] = {opt_type::boolean, opt_type::flag, opt_type::integer, opt_type::choice,
+                                     opt_type::string};
+    option o = opt(eo.name, types[eo.type], CAT_ENGINE).help(eo.help).apply(apply_engine_value);
+    o.unit = eo.unit ? eo.unit : "";
+    o.def = eo.def;
+    o.min = eo.min;
+    o.max = eo.max;
+    for (const plan_engopt_choice *c = eo.choices; c && c->name; c++)
+        o.choices.push_back({c->name, c->help, c->value});
+    o.engines = engines;
+    o.engine_opt = &eo;
+    return o;
+}
+
+// The options the engines' files bring, each table once, in the engine list's
+// order; an option's engines are those whose line names its table.
+static std::vector<option> engine_rows()
+{
+    static std::map<const plan_engopts *, std::string> owners; // the rows point at these names
+    std::vector<const plan_engopts *> order;
+    for (int e = 0; e < PLAN_IOENGINE_NR; e++) {
+        const plan_engopts *t = plan_engopts_of((plan_ioengine)e);
+        std::string &names = owners[t];
+        if (names.empty())
+            order.push_back(t);
+        names += (names.empty() ? "" : " ") + std::string(plan_ioengine_name((plan_ioengine)e));
+    }
+    std::vector<option> rows;
+    for (const plan_engopts *t : order)
+        for (uint32_t i = 0; i < t->nr; i++)
+            rows.push_back(engine_row(t->opts[i], owners[t].c_str()));
+    return rows;
+}
+
+// The engines' rows go after the remote engines' own (uri), where the engine
+// options of the table sit, so help and man list them in one run.
 const std::vector<option> &option_table()
 {
+    static const std::vector<option> table = [] {
+        std::vector<option> v = core_table;
+        auto at = std::find_if(v.begin(), v.end(), [](const option &o) { return std::string(o.name) == "uri"; });
+        std::vector<option> rows = engine_rows();
+        v.insert(at == v.end() ? at : at + 1, rows.begin(), rows.end());
+        return v;
+    }();
     return table;
 }
 
@@ -1715,7 +1714,7 @@ const std::vector<option> &options()
 {
     static const std::vector<option> accepted = [] {
         std::vector<option> v;
-        for (const option &o : table)
+        for (const option &o : option_table())
             if (!o.refused)
                 v.push_back(o);
         return v;

@@ -58,8 +58,10 @@ struct option {
     opt_apply apply;
     bool ioplan_only;        // not an fio option: stripped before handing a file to fio
     const char *engines;     // an engine's own option: the engines it belongs to, space-separated
-                             // (nullptr: every engine); --enghelp=ENGINE lists them
+                             // (nullptr: every engine); --enghelp=ENGINE lists them; for the rows an
+                             // engine's file brings, the engines whose list line names its table
     const char *refused;     // an fio option ioplan knows and refuses: why (nullptr: accepted)
+    const plan_engopt *engine_opt; // brought by an engine's file (engine/plan_engopts.h); nullptr: the table's own
 };
 
 // Writes a table entry with named fields, one per line, so a row reads without
@@ -69,7 +71,7 @@ struct option {
 struct opt {
     option o;
     opt(const char *name, opt_type type, const char *category)
-        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr, nullptr} {}
+        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr, nullptr, nullptr} {}
     opt &aliases(std::vector<const char *> a) { o.aliases = std::move(a); return *this; }
     opt &unit(const char *u) { o.unit = u; return *this; }
     opt &def(const char *d) { o.def = d; return *this; }
@@ -83,7 +85,8 @@ struct opt {
     operator option() const { return o; }
 };
 
-// The options ioplan accepts: the table's rows less the refused ones.
+// The options ioplan accepts: the table's rows less the refused ones.  Both lists
+// hold the options the engines bring, merged in at first use.
 const std::vector<option> &options();
 
 // Every row, refused fio options included (each name once).

@@ -44,25 +44,42 @@ void run_until_runtime(plan_job &j, uint64_t think_ns)
         j.size_bytes = j.bs[PLAN_DDIR_READ].max_bytes ? j.bs[PLAN_DDIR_READ].max_bytes : 4096;
 }
 
+// The job's engine's required options (plan_engopt.required): set, and not 0 or empty.
+void check_engine_required(const job_def &d)
+{
+    enum plan_ioengine e = d.spec.pj.ioengine;
+    const plan_engopts *t = plan_engopts_of(e);
+    for (uint32_t i = 0; i < t->nr; i++) {
+        const plan_engopt &o = t->opts[i];
+        auto v = d.spec.engine_values.find(o.name);
+        if (o.required && (v == d.spec.engine_values.end() || (!v->second.i && v->second.s.empty())))
+            fail(d.header, "job '" + job_name(d) + "': ioengine=" + plan_ioengine_name(e) + " needs " + o.name +
+                               "= (" + o.required + ")");
+    }
+}
+
+// An engine option's number as given or defaulted (0 when neither).
+static long long engine_int(const job_spec &s, const char *name)
+{
+    auto v = s.engine_values.find(name);
+    return v == s.engine_values.end() ? 0 : v->second.i;
+}
+
 // cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.
 void finalize_cpuio(job_def &d)
 {
     plan_job &j = d.spec.pj;
     if (j.ioengine != PLAN_IOENGINE_CPUIO)
         return;
-    if (!j.cpuload_pct)
-        fail(d.header, "job '" + job_name(d) + "': ioengine=cpuio needs cpuload= (the percentage of CPU to burn)");
-    run_until_runtime(j, (uint64_t)j.cpuchunks_us * 1000ull * (100 - j.cpuload_pct) / j.cpuload_pct);
+    uint64_t load = (uint64_t)engine_int(d.spec, "cpuload"), chunk_us = (uint64_t)engine_int(d.spec, "cpuchunks");
+    run_until_runtime(j, chunk_us * 1000ull * (100 - load) / load);
 }
 
 // exec: the job looks at its program every 50 ms.
 void finalize_exec(job_def &d)
 {
-    if (d.spec.pj.ioengine != PLAN_IOENGINE_EXEC)
-        return;
-    if (d.spec.exec_program.empty())
-        fail(d.header, "job '" + job_name(d) + "': ioengine=exec needs program= (the program to run)");
-    run_until_runtime(d.spec.pj, 50000000ull);
+    if (d.spec.pj.ioengine == PLAN_IOENGINE_EXEC)
+        run_until_runtime(d.spec.pj, 50000000ull);
 }
 
 // merge_blktrace_*: what fio's merge_blktrace_iologs checks, refused before any file is read.
@@ -99,11 +116,10 @@ void finalize_spec(job_def &d)
     plan_job_resolve_queue(&j);
     if (!d.spec.hipri_percentage_set)
         j.hipri_percentage = 100; // fio's default: every I/O of a hipri job is polled
+    check_engine_required(d);
     finalize_cpuio(d);
     finalize_exec(d);
     finalize_merge(d);
-    if (j.ioengine == PLAN_IOENGINE_E4DEFRAG && d.spec.e4defrag_donor.empty())
-        fail(d.header, "job '" + job_name(d) + "': ioengine=e4defrag needs donorname= (the file that lends its blocks)");
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
@@ -327,6 +343,31 @@ void copy_splits(plan_job &j, const job_spec &s)
         j.cmdprio[d].split = plan_copy(s.cmdprio_split[d], j.cmdprio[d].nr_split);
 }
 
+// The job's engine's options struct (plan_engopts.h), from the values given or
+// defaulted; nullptr for an engine that declares none.
+static void *engine_opts_blob(const job_spec &s)
+{
+    const plan_engopts *t = plan_engopts_of(s.pj.ioengine);
+    if (!t->nr)
+        return nullptr;
+    char *blob = (char *)plan_calloc(1, t->size);
+    if (!blob)
+        throw std::bad_alloc();
+    for (uint32_t i = 0; i < t->nr; i++) {
+        const plan_engopt &o = t->opts[i];
+        auto v = s.engine_values.find(o.name);
+        if (v == s.engine_values.end())
+            continue;
+        if (o.type == PLAN_ENGOPT_STRING)
+            *(char **)(blob + o.off) = v->second.s.empty() ? nullptr : plan_strdup(v->second.s.c_str());
+        else if (o.type == PLAN_ENGOPT_BOOL || o.type == PLAN_ENGOPT_FLAG)
+            *(bool *)(blob + o.off) = v->second.i != 0;
+        else
+            *(long long *)(blob + o.off) = v->second.i;
+    }
+    return blob;
+}
+
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
 {
     const job_spec &s = d.spec;
@@ -336,9 +377,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());
     j.description = plan_strdup(s.description.c_str());
-    j.exec_program = s.exec_program.empty() ? nullptr : plan_strdup(s.exec_program.c_str());
-    j.exec_arguments = s.exec_arguments.empty() ? nullptr : plan_strdup(s.exec_arguments.c_str());
-    j.e4defrag_donor = s.e4defrag_donor.empty() ? nullptr : plan_strdup(s.e4defrag_donor.c_str());
+    j.engine_opts = engine_opts_blob(s);
     char **logs[4] = {&j.bw_log_prefix, &j.iops_log_prefix, &j.lat_log_prefix, &j.hist_log_prefix};
     for (int k = 0; k < 4; k++)
         if (s.log_on[k]) {

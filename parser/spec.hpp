@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@
 #include "parser/doc.hpp"
 
 namespace parser {
+
+// A value of an engine's own option: a number (bool, int, choice) or text.
+struct engine_value {
+    long long i = 0;
+    std::string s;
+    bool operator==(const engine_value &o) const { return i == o.i && s == o.s; }
+};
 
 struct job_spec {
     plan_job pj{};
@@ -42,8 +50,9 @@ struct job_spec {
     // The engine options given (an option's .engines), so check_engine_options can
     // refuse them under another engine.
     std::vector<std::string> engine_opts_set;
-    std::string exec_program, exec_arguments; // exec's program= and arguments=, copied by fill_job
-    std::string e4defrag_donor;               // e4defrag's donorname=
+    // Options an engine's file brings (engine/plan_engopts.h), by name, as given or
+    // defaulted: fill_job writes the job's engine's ones into its options struct.
+    std::map<std::string, engine_value> engine_values;
     uint32_t startdelay_range = 0;
     bool log_on[4] = {};              // write_bw_log, write_iops_log, write_lat_log, write_hist_log
     std::string log_prefix[4];        // their values ("": the job name)

@@ -12,12 +12,41 @@
  * and no bytes are counted (fio's FIO_NOIO); each burn is timed as an I/O.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "engine/ioengine.h"
 
 #define QSORT_NR 1024u			/* fio's qsort_size: 4 KiB of int32 per sort */
+
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct cpuio_opts {
+	long long load_pct;		/* share of each cycle spent burning; the parser turns it into think */
+	long long chunk_us;		/* length of one burn */
+	long long mode;			/* CPUIO_NOOP or CPUIO_QSORT */
+};
+
+enum { CPUIO_NOOP, CPUIO_QSORT };
+
+static const struct plan_engopt_choice cpuio_modes[] = {
+	{ "noop", "spin on the clock", CPUIO_NOOP },
+	{ "qsort", "sort a 4 KiB array of pseudo-random numbers, over and over", CPUIO_QSORT },
+	{ NULL, NULL, 0 },
+};
+
+static const struct plan_engopt cpuio_opts[] = {
+	{ .name = "cpuload", .type = PLAN_ENGOPT_INT, .unit = "%", .min = 0, .max = 100,
+	  .help = "cpuio: percentage of each cycle the thread burns CPU (required, as fio).",
+	  .off = offsetof(struct cpuio_opts, load_pct), .required = "the percentage of CPU to burn" },
+	{ .name = "cpuchunks", .type = PLAN_ENGOPT_INT, .unit = "us", .def = "50000", .min = 1, .max = 1e9,
+	  .help = "cpuio: length of one burn in microseconds; the rest of the cycle sleeps.",
+	  .off = offsetof(struct cpuio_opts, chunk_us) },
+	{ .name = "cpumode", .type = PLAN_ENGOPT_CHOICE, .def = "noop", .min = 1, .max = 0, .choices = cpuio_modes,
+	  .help = "cpuio: how the CPU is burnt.", .off = offsetof(struct cpuio_opts, mode) },
+};
+
+PLAN_ENGOPTS_DEFINE(cpuio, struct cpuio_opts, cpuio_opts);
 
 struct cpuio {
 	uint64_t chunk_ns;
@@ -60,13 +89,17 @@ static void sort_round(int32_t *d)
 
 static int cpuio_init(struct ioe *e)
 {
-	struct cpuio *c = calloc(1, sizeof(*c));
+	const struct cpuio_opts *o = ioe_job_opts(e);
+	struct cpuio *c;
 	uint32_t z = 521288629u, w = 362436069u;	/* multiply-with-carry seeds */
 
+	if (!o)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->chunk_ns = (uint64_t)e->cfg.cpuchunks_us * 1000ull;
-	c->qsort = e->cfg.cpumode_qsort;
+	c->chunk_ns = (uint64_t)o->chunk_us * 1000ull;
+	c->qsort = o->mode == CPUIO_QSORT;
 	if (c->qsort) {
 		c->data = malloc(QSORT_NR * sizeof(*c->data));
 		if (!c->data) {

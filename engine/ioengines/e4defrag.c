@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,23 @@ struct e4_move_extent {
 
 #define E4_IOC_MOVE_EXT _IOWR('f', 15, struct e4_move_extent)
 
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct e4d_opts {
+	char *donor;			/* beside the job's files; required */
+	long long inplace;		/* 1: allocate the donor's blocks per I/O and drop them after */
+};
+
+static const struct plan_engopt e4d_opts[] = {
+	{ .name = "donorname", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0,
+	  .help = "e4defrag: the donor file (in the job's directory) whose blocks replace the file's, required.",
+	  .off = offsetof(struct e4d_opts, donor), .required = "the file that lends its blocks" },
+	{ .name = "inplace", .type = PLAN_ENGOPT_INT, .def = "0", .min = 0, .max = 1,
+	  .help = "e4defrag: 1 allocates the donor's blocks for each I/O and frees them after; 0 allocates them once.",
+	  .off = offsetof(struct e4d_opts, inplace) },
+};
+
+PLAN_ENGOPTS_DEFINE(e4defrag, struct e4d_opts, e4d_opts);
+
 struct e4d {
 	int donor_fd;
 	struct scratch_files *scratch;	/* the run's: the donor's last user removes it */
@@ -47,16 +65,16 @@ struct e4d {
 };
 
 /* donorname in the directory of the job's first file (fio: in directory=). */
-static void donor_path(const struct ioe *e, char *out, size_t n)
+static void donor_path(const struct ioe *e, const char *donor, char *out, size_t n)
 {
 	const char *first = e->cfg.nr_files ? e->cfg.files[0].path : "";
 	const char *slash = strrchr(first, '/');
 	int dirlen = slash ? (int)(slash - first) : 0;
 
 	if (slash)
-		snprintf(out, n, "%.*s/%s", dirlen, first, e->cfg.job->e4defrag_donor);
+		snprintf(out, n, "%.*s/%s", dirlen, first, donor);
 	else
-		snprintf(out, n, "%s", e->cfg.job->e4defrag_donor);
+		snprintf(out, n, "%s", donor);
 }
 
 static void e4d_free(struct e4d *d)
@@ -67,20 +85,20 @@ static void e4d_free(struct e4d *d)
 
 static int e4d_init(struct ioe *e)
 {
-	struct e4d *d = calloc(1, sizeof(*d));
+	const struct e4d_opts *o = ioe_job_opts(e);
+	struct e4d *d;
 	char path[PATH_MAX];
 	struct stat st;
 	uint64_t size = e->cfg.nr_files ? e->cfg.files[0].size_bytes : 0;
 	int ret;
 
+	if (!e->cfg.scratch || !o || !o->donor)
+		return -EINVAL;	/* no run to share a donor with, or no donor */
+	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	if (!e->cfg.scratch) {
-		free(d);
-		return -EINVAL;	/* no run to share a donor with */
-	}
-	donor_path(e, path, sizeof(path));
-	d->inplace = e->cfg.job->e4defrag_inplace;
+	donor_path(e, o->donor, path, sizeof(path));
+	d->inplace = o->inplace;
 	d->scratch = e->cfg.scratch;
 	ret = scratch_open(d->scratch, path, &d->donor_fd);
 	if (!ret && ((!d->inplace && size && fallocate(d->donor_fd, 0, 0, (off_t)size)) ||

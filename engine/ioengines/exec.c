@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,34 @@
 #include "engine/ioengine.h"
 #include "engine/safety/safety.h"
 
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct exec_opts {
+	char *program;			/* required */
+	char *arguments;		/* %r and %n substituted at run time; NULL = none */
+	long long grace_s;		/* SIGTERM at the end, SIGKILL this many seconds later */
+	bool std_redirect;		/* stdout/stderr into <job>.stdout, <job>.stderr */
+};
+
+static const struct plan_engopt exec_opts[] = {
+	{ .name = "program", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0,
+	  .help = "exec: the program to run (looked up in PATH), required.",
+	  .off = offsetof(struct exec_opts, program), .required = "the program to run" },
+	{ .name = "arguments", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0,
+	  .help = "exec: its arguments, split at spaces; %r is the job's runtime in seconds, %n its name (as fio).",
+	  .off = offsetof(struct exec_opts, arguments) },
+	{ .name = "grace_time", .type = PLAN_ENGOPT_INT, .unit = "s", .def = "1", .min = 0, .max = 86400,
+	  .help = "exec: seconds between the SIGTERM at the job's end and the SIGKILL.",
+	  .off = offsetof(struct exec_opts, grace_s) },
+	{ .name = "std_redirect", .type = PLAN_ENGOPT_BOOL, .def = "1", .min = 1, .max = 0,
+	  .help = "exec: the program's stdout and stderr go to <job>.stdout and <job>.stderr.",
+	  .off = offsetof(struct exec_opts, std_redirect) },
+};
+
+PLAN_ENGOPTS_DEFINE(exec, struct exec_opts, exec_opts);
+
 struct exec_eng {
 	const struct plan_job *job;
+	const struct exec_opts *opts;
 	pid_t pid;			/* 0: not started; -1: started and reaped */
 	int out[2];			/* std_redirect's <job>.stdout and .stderr, or -1 */
 };
@@ -120,20 +147,21 @@ static void exec_close_outputs(struct exec_eng *x)
 static int exec_start(struct exec_eng *x)
 {
 	const struct plan_job *j = x->job;
-	size_t len = strlen(j->exec_program) + (j->exec_arguments ? strlen(j->exec_arguments) : 0) + 2;
+	const struct exec_opts *o = x->opts;
+	size_t len = strlen(o->program) + (o->arguments ? strlen(o->arguments) : 0) + 2;
 	char *line = malloc(len), *expanded = NULL, **argv = NULL;
 	posix_spawn_file_actions_t fa;
 	int ret = -ENOMEM;
 
 	if (line) {
-		snprintf(line, len, "%s %s", j->exec_program, j->exec_arguments ? j->exec_arguments : "");
+		snprintf(line, len, "%s %s", o->program, o->arguments ? o->arguments : "");
 		expanded = exec_expand(line, j);
 	}
 	argv = expanded ? exec_split(expanded) : NULL;
 	if (argv && !argv[0])
 		ret = -EINVAL;
 	else if (argv && !(ret = -posix_spawn_file_actions_init(&fa))) {
-		ret = j->exec_std_redirect ? exec_redirect(&fa, x) : 0;
+		ret = o->std_redirect ? exec_redirect(&fa, x) : 0;
 		if (!ret)
 			ret = child_spawn(&x->pid, argv[0], &fa, argv);
 		posix_spawn_file_actions_destroy(&fa);
@@ -148,15 +176,16 @@ static int exec_start(struct exec_eng *x)
 
 static int exec_init(struct ioe *e)
 {
-	struct exec_eng *x = calloc(1, sizeof(*x));
+	const struct exec_opts *o = ioe_job_opts(e);
+	struct exec_eng *x;
 
+	if (!o || !o->program)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	if (!e->cfg.job || !e->cfg.job->exec_program) {
-		free(x);
-		return -EINVAL;
-	}
 	x->job = e->cfg.job;
+	x->opts = o;
 	x->out[0] = x->out[1] = -1;
 	e->priv = x;
 	return 0;
@@ -167,7 +196,7 @@ static void exec_exit(struct ioe *e)
 	struct exec_eng *x = e->priv;
 
 	if (x->pid > 0)
-		child_stop(x->pid, (uint64_t)x->job->exec_grace_s * 1000000000ull);
+		child_stop(x->pid, (uint64_t)x->opts->grace_s * 1000000000ull);
 	exec_close_outputs(x);
 	free(x);
 }

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,10 +31,32 @@
 
 enum fop_kind { FOP_CREATE, FOP_STAT, FOP_DELETE };
 
+/* stat_type= of filestat and dirstat: their one option (plan_engopts.h). */
+enum fop_stat_type { FOP_STAT_STAT, FOP_STAT_LSTAT, FOP_STAT_STATX };
+
+struct fop_opts {
+	long long stat_type;		/* enum fop_stat_type */
+};
+
+static const struct plan_engopt_choice fop_stat_types[] = {
+	{ "stat", "stat(2)", FOP_STAT_STAT },
+	{ "lstat", "lstat(2): a symbolic link itself", FOP_STAT_LSTAT },
+	{ "statx", "statx(2) with STATX_ALL", FOP_STAT_STATX },
+	{ NULL, NULL, 0 },
+};
+
+static const struct plan_engopt fop_opts[] = {
+	{ .name = "stat_type", .type = PLAN_ENGOPT_CHOICE, .def = "stat", .min = 1, .max = 0,
+	  .choices = fop_stat_types, .help = "filestat, dirstat: the stat call each file or directory gets.",
+	  .off = offsetof(struct fop_opts, stat_type) },
+};
+
+PLAN_ENGOPTS_DEFINE(fileops, struct fop_opts, fop_opts);
+
 struct fop {
 	enum fop_kind kind;
 	bool dirs;
-	enum plan_stat_type stat_type;
+	enum fop_stat_type stat_type;
 	const struct plan_file *files;
 	uint32_t nr;
 	uint64_t *region_len;		/* per file */
@@ -49,14 +72,14 @@ static bool fop_dir_ours(const struct fop *p, uint32_t f)
 	return p->made[f] || mark_is_ours(mark_read_path(p->files[f].path, why, sizeof(why)));
 }
 
-static int fop_stat(const char *path, enum plan_stat_type t)
+static int fop_stat(const char *path, enum fop_stat_type t)
 {
 	struct stat st;
 	struct statx stx;
 
-	if (t == PLAN_STAT_LSTAT)
+	if (t == FOP_STAT_LSTAT)
 		return lstat(path, &st) ? -errno : 0;
-	if (t == PLAN_STAT_STATX)
+	if (t == FOP_STAT_STATX)
 		return statx(AT_FDCWD, path, 0, STATX_ALL, &stx) ? -errno : 0;
 	return stat(path, &st) ? -errno : 0;
 }
@@ -125,13 +148,15 @@ static void fop_free(struct fop *p)
 
 static int fop_init(struct ioe *e, enum fop_kind kind, bool dirs)
 {
+	const struct fop_opts *o = ioe_job_opts(e);
 	struct fop *p = calloc(1, sizeof(*p));
 	uint32_t n = e->cfg.nr_files;
 	int ret = 0;
 
 	if (!p)
 		return -ENOMEM;
-	*p = (struct fop){ .kind = kind, .dirs = dirs, .stat_type = e->cfg.stat_type,
+	/* Only filestat and dirstat bring options: the others never stat. */
+	*p = (struct fop){ .kind = kind, .dirs = dirs, .stat_type = o ? (enum fop_stat_type)o->stat_type : FOP_STAT_STAT,
 			   .files = e->cfg.files, .nr = n };
 	p->region_len = calloc(n ? n : 1, sizeof(*p->region_len));
 	p->issued = calloc(n ? n : 1, sizeof(*p->issued));

@@ -59,7 +59,7 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
 			check_side_file(s, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
 		}
-	for (int err = 0; j->ioengine == PLAN_IOENGINE_EXEC && j->exec_std_redirect && err < 2; err++) {
+	for (int err = 0; plan_engopt_int(j->engine_opts, j->ioengine, "std_redirect") && err < 2; err++) {
 		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
 		check_side_file(s, j, "std_redirect", path, made_up);
 	}

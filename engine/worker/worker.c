@@ -362,9 +362,6 @@ static int open_engine(struct worker *w)
 	cfg.bufs = &w->bufs;
 	cfg.files = w->clone->files;
 	cfg.nr_files = w->clone->nr_files;
-	cfg.stat_type = w->job->stat_type;
-	cfg.cpuchunks_us = w->job->cpuchunks_us;
-	cfg.cpumode_qsort = w->job->cpumode_qsort;
 	lens = calloc(w->gen.nr_files ? w->gen.nr_files : 1, sizeof(*lens));
 	for (uint32_t f = 0; lens && f < w->gen.nr_files; f++)
 		lens[f] = w->gen.files[f].len;

@@ -104,7 +104,7 @@ static job_spec with_choice(const option &o, const opt_choice &c)
 
 static bool same_plan(const job_spec &a, const job_spec &b)
 {
-    return a.kb_base == b.kb_base && !memcmp(&a.pj, &b.pj, sizeof a.pj);
+    return a.kb_base == b.kb_base && !memcmp(&a.pj, &b.pj, sizeof a.pj) && a.engine_values == b.engine_values;
 }
 
 // The value in the table is what lands in the plan: choices with different
