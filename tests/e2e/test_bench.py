@@ -89,7 +89,7 @@ class Runs(TmpDirCase):
         p = self.bench("--only", "null-qd1")
         self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # 1 only if a target was missed
         row = next(ln for ln in p.stdout.splitlines() if ln.startswith("null-qd1 "))
-        self.assertRegex(row, r"IOPS ratio\s+\d+\.\d{3}\s+\+-0\.0%\s+\[[\d.]+ \.\. [\d.]+\]\s+1\s+>= 4\.0\s+"
+        self.assertRegex(row, r"IOPS ratio\s+\d+\.\d{3}\s+\+-0\.0%\s+\[[\d.]+ \.\. [\d.]+\]\s+1\s+>= 6\.0\s+"
                               r"(ok|MISSED)\s+-\d\d\.\d%")
         self.assertIn("vs last run (2026-01-01 00:00): 0 of 1 rows within 10%", p.stdout)
         self.assertRegex(p.stdout, r"moved: null-qd1 IOPS ratio -\d\d\.\d%")
