@@ -14,7 +14,7 @@ number changed, its checksum made anew): the merge's wall time and peak RSS.  Ov
 scheduler as much as MPI: these are upper bounds for one machine, not a
 cluster's figures.  Not part of `make test` (64 ranks take a while).
 
-Usage: mpi_scale.py [--ranks 4,16,64] [--rounds N]
+Usage: mpi_scale.py [--ranks 4,16,64] [--rounds N] [--merge-ranks N] [--merge-from RANKFILE]
 Environment: IOPLAN_BIN (default ./ioplan).
 """
 import argparse
@@ -75,18 +75,26 @@ def one_run(n, tmp):
             size / 1024, max(offsets) / 1e6, wall)
 
 
-def merge_many(n):
-    """`ioplan merge` of n rank files made from a real 1-rank run's: wall time and peak RSS."""
+def one_rank_file(tmp):
+    """A real 1-rank run's rank file (this bench's three-group job)."""
+    os.makedirs(os.path.join(tmp, "r0"))
+    with open(os.path.join(tmp, "job.fio"), "w") as f:
+        f.write(JOB.format(dir=tmp).replace("${IOPLAN_RANK}", "0"))
+    os.makedirs(os.path.join(tmp, "one"))
+    p = subprocess.run([BIN, "--output-format=json", "--rank-output=one", "job.fio"], cwd=tmp,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        sys.exit(f"the 1-rank run failed: {p.stderr[-2000:]}")
+    return os.path.join(tmp, "one", "rank-0.json")
+
+
+def merge_many(n, source=None):
+    """`ioplan merge` of n rank files made from a real rank's: wall time and peak RSS.
+
+    source: a rank file of the caller's run (say a 24-clone, 10-minute job's) instead of this
+    bench's short job."""
     with tempfile.TemporaryDirectory(prefix="ioplan-mpi-bench-") as tmp:
-        os.makedirs(os.path.join(tmp, "r0"))
-        with open(os.path.join(tmp, "job.fio"), "w") as f:
-            f.write(JOB.format(dir=tmp).replace("${IOPLAN_RANK}", "0"))
-        os.makedirs(os.path.join(tmp, "one"))
-        p = subprocess.run([BIN, "--output-format=json", "--rank-output=one", "job.fio"], cwd=tmp,
-                           capture_output=True, text=True, timeout=600)
-        if p.returncode != 0:
-            sys.exit(f"the 1-rank run failed: {p.stderr[-2000:]}")
-        text = open(os.path.join(tmp, "one", "rank-0.json")).read().rstrip("\n")
+        text = open(source or one_rank_file(tmp)).read().rstrip("\n")
         head = re.match(r'\{"checksum":"crc32c:[0-9a-f]{8}",', text).group(0)
         body = "{" + text[len(head):]
         who = re.search(r'"rank":(\{[^{}]*\})', body)
@@ -115,6 +123,8 @@ def main():
     ap.add_argument("--ranks", default="4,16,64")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--merge-ranks", type=int, default=1024)
+    ap.add_argument("--merge-from", metavar="RANKFILE",
+                    help="make the merged rank files from this one (a --rank-output file)")
     a = ap.parse_args()
     if not shutil.which("mpirun"):
         sys.exit("mpirun is not installed (Debian: openmpi-bin)")
@@ -130,7 +140,7 @@ def main():
         print(f"{n:>5} {fmt(col[0]):>22} {fmt(col[1]):>22} {fmt(col[2]):>22} {max(col[3]):13.1f} "
               f"{statistics.median(col[4]):16.3f} {statistics.median(col[5]):8.2f}", flush=True)
     if a.merge_ranks:
-        merge_many(a.merge_ranks)
+        merge_many(a.merge_ranks, a.merge_from)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,17 @@ std::string job_name(const plan &p, uint32_t id)
 	return n ? n : "";
 }
 
+// A finding about job i alone.
+finding about_job(const plan &p, uint32_t i, const char *code, std::string text)
+{
+	finding f;
+	f.code = code;
+	f.jobs.assign(p.nr_jobs, false);
+	f.jobs[i] = true;
+	f.text = std::move(text);
+	return f;
+}
+
 std::set<std::string> paths_of(const plan_job &j)
 {
 	std::set<std::string> s;
@@ -134,15 +145,11 @@ void late_start_findings(const results &r, const plan &p, std::vector<finding> &
 		auto [late, window] = latest_start(r, i);
 		if (!late)
 			continue;
-		finding f;
-		f.code = "late-start";
-		f.jobs.assign(p.nr_jobs, false);
-		f.jobs[i] = true;
-		f.text = strf("job '%s': a worker thread first ran %.1f ms after its group started, %.0f%% of "
-			      "its %.1f ms window (the machine was busy): its rates count time it could not run",
-			      job_name(p, i).c_str(), (double)late / 1e6, (double)late * 100.0 / (double)window,
-			      (double)window / 1e6);
-		out.push_back(std::move(f));
+		out.push_back(about_job(p, i, "late-start",
+			strf("job '%s': a worker thread first ran %.1f ms after its group started, %.0f%% of "
+			     "its %.1f ms window (the machine was busy): its rates count time it could not run",
+			     job_name(p, i).c_str(), (double)late / 1e6, (double)late * 100.0 / (double)window,
+			     (double)window / 1e6)));
 	}
 }
 
@@ -160,15 +167,11 @@ void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> 
 		auto mm = std::minmax_element(rates.begin(), rates.end());
 		if (med <= 0 || (*mm.second - *mm.first) / med <= caveat_spread_limit)
 			continue;
-		finding f;
-		f.code = "repeat-spread";
-		f.jobs.assign(p.nr_jobs, false);
-		f.jobs[i] = true;
-		f.text = strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.1f%% of the median, "
-			      "more than %.0f%%): the figure depends on the moment it was taken",
-			      job_name(p, i).c_str(), rates.size(), *mm.first / 1e6, *mm.second / 1e6,
-			      (*mm.second - *mm.first) * 100.0 / med, caveat_spread_limit * 100);
-		out.push_back(std::move(f));
+		out.push_back(about_job(p, i, "repeat-spread",
+			strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.1f%% of the median, "
+			     "more than %.0f%%): the figure depends on the moment it was taken",
+			     job_name(p, i).c_str(), rates.size(), *mm.first / 1e6, *mm.second / 1e6,
+			     (*mm.second - *mm.first) * 100.0 / med, caveat_spread_limit * 100)));
 	}
 }
 
@@ -179,15 +182,12 @@ void sample_findings(const plan &p, const std::vector<std::vector<run_figures>> 
 		std::vector<run_figures> m = measured(runs[i]);
 		if (m.empty() || !m.back().lat_n || m.back().lat_n >= caveat_tail_samples)
 			continue;
-		finding f;
-		f.code = "few-samples";
+		finding f = about_job(p, i, "few-samples",
+			strf("job '%s': only %llu latency samples, fewer than the %llu that p99 needs: "
+			     "the highest percentiles are its slowest few I/Os, not a measured tail",
+			     job_name(p, i).c_str(), (unsigned long long)m.back().lat_n,
+			     (unsigned long long)caveat_tail_samples));
 		f.about_percentiles = true;
-		f.jobs.assign(p.nr_jobs, false);
-		f.jobs[i] = true;
-		f.text = strf("job '%s': only %llu latency samples, fewer than the %llu that p99 needs: "
-			      "the highest percentiles are its slowest few I/Os, not a measured tail",
-			      job_name(p, i).c_str(), (unsigned long long)m.back().lat_n,
-			      (unsigned long long)caveat_tail_samples);
 		out.push_back(std::move(f));
 	}
 }
