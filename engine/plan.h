@@ -123,6 +123,14 @@ enum plan_file_service {
 	PLAN_FILE_SERVICE_RANDOM
 };
 
+/* fadvise_hint: the access-pattern advice given at each open (fio's, buffered or not). */
+enum plan_fadvise {
+	PLAN_FADVISE_NONE = 0,
+	PLAN_FADVISE_BY_RW,		/* fadvise_hint=1: the parser resolves it from rw= */
+	PLAN_FADVISE_SEQUENTIAL,
+	PLAN_FADVISE_RANDOM
+};
+
 enum plan_fallocate {
 	PLAN_FALLOCATE_NATIVE = 0,	/* try fallocate(), ignore EOPNOTSUPP */
 	PLAN_FALLOCATE_NONE,
@@ -428,6 +436,7 @@ struct plan_job {
 	bool unlink;
 	bool unlink_each_loop;
 	bool pre_read;
+	enum plan_fadvise fadvise_hint;
 	enum plan_fallocate fallocate;
 
 	/* Time. */

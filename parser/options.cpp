@@ -872,13 +872,15 @@ static const std::vector<option> core_table = {
     opt("fadvise_hint", opt_type::choice, CAT_ENGINE)
         .def("1")
         .choices({
-            {"0", "no hint", 0},
-            {"1", "accepted", 0},
-            {"sequential", "accepted", 0},
-            {"random", "accepted", 0},
+            {"0", "no hint", PLAN_FADVISE_NONE},
+            {"1", "random for a random rw=, else sequential", PLAN_FADVISE_BY_RW},
+            {"sequential", "sequential access (more readahead)", PLAN_FADVISE_SEQUENTIAL},
+            {"random", "random access (no readahead)", PLAN_FADVISE_RANDOM},
         })
-        .help("Accepted for fio compatibility: ioplan gives the kernel no access-pattern hints (buffered I/O only).")
-        .apply(A(choice_of(o, v))),
+        .help("The access-pattern advice (posix_fadvise) given for each file when it is opened, as fio "
+              "gives it: with buffered I/O, random advice turns readahead off, so a random read is one "
+              "device read.")
+        .apply(A(j.pj.fadvise_hint = static_cast<plan_fadvise>(choice_of(o, v)))),
     opt("buffer_fill", opt_type::choice, CAT_BUF)
         .def("random")
         .choices({

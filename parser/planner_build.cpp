@@ -120,6 +120,8 @@ void finalize_spec(job_def &d)
     finalize_cpuio(d);
     finalize_exec(d);
     finalize_merge(d);
+    if (j.fadvise_hint == PLAN_FADVISE_BY_RW)
+        j.fadvise_hint = plan_rw_is_random(j.rw) ? PLAN_FADVISE_RANDOM : PLAN_FADVISE_SEQUENTIAL;
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)

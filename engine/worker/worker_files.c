@@ -125,6 +125,21 @@ static int open_nonblocking(struct worker *w, uint32_t f, int *out, char *why, s
 	return 0;
 }
 
+/*
+ * fadvise_hint, as fio gives it at each open: with buffered I/O, random advice
+ * turns readahead off, so each random read is one read of the device rather
+ * than a window whose neighbours later reads find cached.  Advice, not a
+ * promise: a file system that ignores it is no error.
+ */
+static void advise(struct worker *w, uint32_t f)
+{
+	enum plan_fadvise h = w->job->fadvise_hint;
+
+	/* The whole file: Linux keeps these two per open file, whatever the range. */
+	if (w->fds[f] >= 0 && (h == PLAN_FADVISE_SEQUENTIAL || h == PLAN_FADVISE_RANDOM))
+		posix_fadvise(w->fds[f], 0, 0, h == PLAN_FADVISE_RANDOM ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+}
+
 int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 {
 	char why[320];
@@ -143,6 +158,8 @@ int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 			return ret;
 		}
 	}
+	if (!ret)
+		advise(w, f);
 	if (ret) {
 		w->fds[f] = -1;
 		/* A stop is no failure, and the FIFO timeout has its own words. */
