@@ -35,6 +35,8 @@ constexpr int TAG_PLAN = 30;
 constexpr int TAG_ARRIVE = 40;
 constexpr int TAG_ANSWER = 41;
 constexpr int TAG_SHARE = 50;
+constexpr int TAG_GATHER = 70;
+constexpr int TAG_SCATTER = 71;
 constexpr int CLOCK_ROUNDS = 4;
 
 uint64_t realtime_ns()
@@ -316,6 +318,73 @@ void world::lost(const char *step)
     _exit(1);
 }
 
+// Rank 0 names the ranks it waited for in vain, with their hosts, and stops
+// the world: a step's timeout says who did not answer, not only where.
+void world::lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const std::string &step)
+{
+    std::string who;
+    for (uint32_t r : ranks)
+        who += (who.empty() ? "" : ", ") + std::to_string(r) + " (" + (r < hosts_.size() ? hosts_[r] : "?") + ")";
+    std::fprintf(stderr, "ioplan: error: rank%s %s did not answer within %gs at %s; stopping every rank\n",
+                 ranks.size() > 1 ? "s" : "", who.c_str(), wait_s, step.c_str());
+    std::fflush(stderr);
+    ops_->abort_world(1);
+    _exit(1);
+}
+
+// A gather rank 0 can see into (MPI_Gather only fails, it does not say for
+// whom): every rank sends its len bytes to rank 0, which puts rank r's at
+// all + r * len, and names the ranks missing at the deadline.  The others
+// wait for rank 0's answer (hand_out) long enough for rank 0 to name them.
+void world::collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s)
+{
+    if (who_.rank != 0) {
+        if (ops_->send(mine, len, 0, TAG_GATHER, wait_s))
+            rank0_lost(step);
+        return;
+    }
+    std::vector<bool> came(who_.nranks, false);
+    came[0] = true;
+    memcpy(all, mine, len);
+    uint64_t deadline = mono_ns() + static_cast<uint64_t>(wait_s * 1e9);
+    for (uint32_t n = 1; n < who_.nranks && mono_ns() < deadline; n++) {
+        void *buf = nullptr;
+        size_t got = 0;
+        int from = 0;
+        if (ops_->recv(&buf, &got, -1, TAG_GATHER, &from, static_cast<double>(deadline - mono_ns()) / 1e9))
+            break;
+        if (from > 0 && static_cast<uint32_t>(from) < who_.nranks && !came[from]) {
+            memcpy(static_cast<char *>(all) + from * len, buf, std::min(got, len));
+            came[from] = true;
+        }
+        free(buf);
+    }
+    std::vector<uint32_t> missing;
+    for (uint32_t r = 1; r < who_.nranks; r++)
+        if (!came[r])
+            missing.push_back(r);
+    if (!missing.empty())
+        lost_ranks(missing, wait_s, step);
+}
+
+// Rank 0's answer to a collect(), to every rank.
+void world::hand_out(void *buf, size_t len, const std::string &step, double wait_s)
+{
+    if (who_.rank == 0) {
+        for (uint32_t r = 1; r < who_.nranks; r++)
+            if (ops_->send(buf, len, static_cast<int>(r), TAG_SCATTER, wait_s))
+                lost_ranks({r}, wait_s, step);
+        return;
+    }
+    void *got = nullptr;
+    size_t n = 0;
+    int from = 0;
+    if (ops_->recv(&got, &n, 0, TAG_SCATTER, &from, 2 * wait_s + 1))
+        rank0_lost(step);
+    memcpy(buf, got, std::min(n, len));
+    free(got);
+}
+
 int world::agree(int code, const std::string &msg, const char *step)
 {
     if (lost_) // rank 0 named the lost ranks; nothing more to agree with them
@@ -324,19 +393,17 @@ int world::agree(int code, const std::string &msg, const char *step)
     mine.code = code;
     snprintf(mine.host, sizeof(mine.host), "%s", who_.host.c_str());
     snprintf(mine.msg, sizeof(mine.msg), "%s", msg.c_str());
-    std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
     // After the merge rank 0 is still folding and reporting: work, not a step of the run.
     double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
-    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, wait_s))
-        lost(step);
+    std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
+    collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, wait_s);
     int32_t worst = 0;
     for (uint32_t r = 0; r < all.size(); r++) {
         worst = std::max(worst, all[r].code);
         if (all[r].code && all[r].msg[0])
             std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
     }
-    if (ops_->bcast(&worst, sizeof(worst), 0, wait_s))
-        lost(step);
+    hand_out(&worst, sizeof(worst), step, wait_s);
     agreed_++;
     return worst;
 }
@@ -345,8 +412,7 @@ bool world::same_plan(const std::string &identity)
 {
     uint64_t mine = fnv1a(identity);
     std::vector<uint64_t> all(who_.rank == 0 ? who_.nranks : 0);
-    if (ops_->gather(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_))
-        lost("comparing the plans");
+    collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), "comparing the plans", timeout_s_);
     int32_t first = -1;
     std::string which;
     for (uint32_t r = 1; r < all.size(); r++)
@@ -354,8 +420,7 @@ bool world::same_plan(const std::string &identity)
             first = first < 0 ? static_cast<int32_t>(r) : first;
             which += (which.empty() ? "" : ", ") + std::to_string(r);
         }
-    if (ops_->bcast(&first, sizeof(first), 0, timeout_s_))
-        lost("comparing the plans");
+    hand_out(&first, sizeof(first), "comparing the plans", timeout_s_);
     if (first < 0)
         return true;
     if (who_.rank == static_cast<uint32_t>(first) &&
@@ -526,9 +591,10 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
     size_t len = 0;
     int from = 0;
     if (who_.rank != 0) {
+        // Rank 0 waits up to the deadline for each rank, and names the one missing.
         if (ops_->send(mine.data(), bytes, 0, TAG_SHARE, timeout_s_) ||
-            ops_->recv(&buf, &len, 0, TAG_SHARE, &from, timeout_s_))
-            lost(step);
+            ops_->recv(&buf, &len, 0, TAG_SHARE, &from, 2 * timeout_s_ + 1))
+            rank0_lost(step);
         memcpy(mine.data(), buf, std::min(len, bytes));
         free(buf);
     } else {
@@ -536,7 +602,7 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
         all[0] = mine;
         for (uint32_t r = 1; r < who_.nranks; r++) {
             if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_SHARE, &from, timeout_s_))
-                lost(step);
+                lost_ranks({r}, timeout_s_, step);
             all[r].resize(len / sizeof(share_rec));
             memcpy(all[r].data(), buf, all[r].size() * sizeof(share_rec));
             free(buf);
@@ -545,7 +611,7 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
         for (uint32_t r = 1; r < who_.nranks; r++)
             if (ops_->send(all[r].data(), all[r].size() * sizeof(share_rec), static_cast<int>(r), TAG_SHARE,
                            timeout_s_))
-                lost(step);
+                lost_ranks({r}, timeout_s_, step);
         mine = all[0];
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -754,7 +820,7 @@ std::string world::fold_results(results *r, double straggler_pct)
     std::string problems;
     char token = 0;
     if (!senders.empty() && ops_->send(&token, 1, senders[0], TAG_TURN, timeout_s_))
-        lost("collecting the ranks' results");
+        lost_ranks({static_cast<uint32_t>(senders[0])}, timeout_s_, "collecting the ranks' results");
     for (size_t k = 0; k < senders.size(); k++) {
         void *buf = nullptr;
         size_t len = 0;
@@ -762,9 +828,10 @@ std::string world::fold_results(results *r, double straggler_pct)
         // A rank may still be writing its rank file and text while the ones
         // before it are folded in: it has the deadline on top of that time.
         double wait_s = merge_timeout_s() + static_cast<double>(mono_ns() - t0) / 1e9;
-        if (ops_->recv(&buf, &len, senders[k], TAG_RESULT, &from, wait_s) ||
-            (k + 1 < senders.size() && ops_->send(&token, 1, senders[k + 1], TAG_TURN, timeout_s_)))
-            lost("collecting the ranks' results");
+        if (ops_->recv(&buf, &len, senders[k], TAG_RESULT, &from, wait_s))
+            lost_ranks({static_cast<uint32_t>(senders[k])}, wait_s, "collecting the ranks' results");
+        if (k + 1 < senders.size() && ops_->send(&token, 1, senders[k + 1], TAG_TURN, timeout_s_))
+            lost_ranks({static_cast<uint32_t>(senders[k + 1])}, timeout_s_, "collecting the ranks' results");
         std::string text(static_cast<char *>(buf), len);
         free(buf);
         if (text.empty() || !m)

@@ -135,6 +135,9 @@ private:
     int64_t arrive(const std::string &step, int64_t flag, uint64_t *start = nullptr);
     int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
     [[noreturn]] void rank0_lost(const std::string &step);
+    [[noreturn]] void lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const std::string &step);
+    void collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s);
+    void hand_out(void *buf, size_t len, const std::string &step, double wait_s);
     void keep_finished_groups();
     std::string fold_results(results *r, double straggler_pct);
     void share_run_id();

@@ -460,6 +460,38 @@ class LostRank(TmpDirCase):
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class LostAtLayout(TmpDirCase):
+    """A rank stopped while rank 0 lays a shared file out: the timeout names who did not answer."""
+
+    def stop_during_layout(self, rank):
+        # rank 0 lays the 1 GiB file out (round 1), the others wait for it: the file's
+        # appearance is the moment every rank is in the layout step
+        self.write("job.fio", "[r]\nioengine=psync\nbs=1m\nrw=read\nsize=1g\n"
+                   f"filename={self.tmp}/shared\n")
+        proc = mpirun_started(3, ["--output-format=json", "--rank-timeout=3", "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("shared file", lambda: (self.tmp / "shared").exists(), proc)
+        pid = rank_pid(proc.pid, rank)
+        self.assertIsNotNone(pid)
+        self.addCleanup(lambda: os.path.exists(f"/proc/{pid}") and os.kill(pid, signal.SIGKILL))
+        os.kill(pid, signal.SIGSTOP)
+        _, err = proc.communicate(timeout=90)
+        err = err.decode(errors="replace")
+        self.assertNotEqual(proc.returncode, 0, err)
+        return err
+
+    def test_a_rank_stopped_during_the_layout_is_named_by_rank_0(self):
+        err = self.stop_during_layout(2)
+        self.assertRegex(err, rf"rank 2 \({re.escape(os.uname().nodename)}\) did not answer within 3s at "
+                         r"(layout round \d|the end of layout); stopping every rank")
+
+    def test_rank_0_stopped_while_it_lays_out_is_named_by_the_others(self):
+        err = self.stop_during_layout(0)
+        self.assertRegex(err, rf"rank [12] \({re.escape(os.uname().nodename)}\): rank 0 did not answer within "
+                         r"7s at (layout round \d|the end of layout); stopping every rank")
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
 class SlowMerge(TmpDirCase):
     def test_a_merge_longer_than_the_rank_timeout_is_not_a_lost_rank(self):
         # 16 ranks of 16 clones with 10 ms samples for 8 s: rank files of ~1 MB that rank 0
