@@ -4,7 +4,7 @@
  * A trace replayed with read_iolog is read whole, before any I/O, so that a bad
  * or out-of-range trace is refused with the line (text) or record (blktrace) at
  * fault instead of failing half-way through a replay.  The reader works on a
- * buffer (the fuzz target feeds it directly); the cli reads the file, turns the
+ * buffer (the fuzz target feeds it directly); the replay stage (parser/replay_stage.cpp) reads the file, turns the
  * result into the job's plan_replay and its files.  Formats, as fio 3.33 reads
  * them (iolog.c, blktrace.c):
  *   v2:  "fio version 2 iolog", then "FILE add|open|close" and
