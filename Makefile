@@ -71,8 +71,9 @@ ifeq ($(HAVE_LIBNBD),1)
 endif
 
 # Sources, by directory and one level of sub-folders; new files need no Makefile change.
+# ENGINE_C: every C source, the engine's and the parser's trace readers (parser/iolog/).
 ENGINE_C  := $(sort $(filter-out $(if $(HAVE_LIBNBD),,engine/ioengines/nbd.c),\
-	$(wildcard engine/*.c engine/*/*.c)))
+	$(wildcard engine/*.c engine/*/*.c parser/*/*.c)))
 PARSER_CC := $(sort $(wildcard parser/*.cpp parser/*/*.cpp))
 REPORT_CC := $(sort $(wildcard report/*.cpp report/*/*.cpp))
 RESULTS_CC := $(sort $(wildcard results/*.cpp))

@@ -1,11 +1,5 @@
-// cli/replay.hpp - read_iolog: the traces a plan replays, loaded before anything runs.
-//
-// A job with read_iolog= gets its trace (engine/iolog.h) as its plan_replay,
-// the trace's files (or replay_redirect) as its files, and the directions and
-// largest block of the trace as its pattern, so preflight, the safety rules
-// and --readonly judge the replay like any job.  A bad trace, or one naming
-// offsets beyond an existing target, is refused here with the line or record
-// at fault: nothing has run yet.
+// cli/replay.hpp - read_iolog wiring: the merges the cli writes, then the
+// parser's replay stage (parser/replay_stage.hpp), job by job, before anything runs.
 #pragma once
 
 #include "engine/plan.h"

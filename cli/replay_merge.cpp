@@ -1,7 +1,7 @@
 // cli/replay_merge.cpp - merge_blktrace_file: read_iolog's blktrace files merged into one
 // file before the run (replay.hpp), as fio's merge_blktrace_iologs does.
 //
-// The merge itself is engine/iolog/iolog_merge.c (on buffers, fuzzable); here the
+// The merge itself is parser/iolog/iolog_merge.c (on buffers, fuzzable); here the
 // files are read and the result written.  Safety: the merged file replaces
 // nothing ioplan was not given: an existing file is left alone when it already
 // holds exactly the merge (a rerun) and refused when it holds anything else
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "engine/iolog.h"
+#include "parser/iolog/iolog.h"
 #include "engine/safety/safety.h"
 
 namespace cli {

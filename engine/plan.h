@@ -226,7 +226,7 @@ struct plan_rand_zone {
 };
 
 /*
- * Capture and replay (fio's read_iolog; engine/iolog.h reads the traces).  One
+ * Capture and replay (fio's read_iolog; parser/iolog/iolog.h reads the traces).  One
  * I/O of a loaded trace: when it is due (trace time since the trace's first
  * I/O, before replay_time_scale), where, and the trace line (text iolog) or
  * record (blktrace) it came from, for diagnostics.  ddir is enum plan_ddir or

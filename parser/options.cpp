@@ -1242,7 +1242,7 @@ static const std::vector<option> core_table = {
         .help("Log the I/O priority as fio's ioprio value (0x0000) instead of 0/1 (real-time class or not).")
         .apply(A(j.pj.log_prio = flag_value(o, v))),
 
-    // ---- capture and replay (fio's iolog; engine/iolog.h, cli/replay.cpp) ---------
+    // ---- capture and replay (fio's iolog; parser/iolog/iolog.h, parser/replay_stage.cpp) ---------
     opt("write_iolog", opt_type::string, CAT_STATS)
         .help("Record every I/O the job issues in FILE, in fio's iolog version 3 (times in microseconds), "
               "appending as fio does; fio 3.33 and ioplan replay it with read_iolog.")

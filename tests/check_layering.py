@@ -26,9 +26,7 @@ ALLOWED = {
 # Engine internals: the engine may include these, nobody else but cli/ and tests/.
 PUBLIC_ENGINE = ("engine/plan.h", "engine/results.h", "engine/engine.h",
                  # checks the cli runs before starting the engine, and reports
-                 "engine/safety/preflight.h", "engine/safety/safety.h",
-                 # read_iolog: the trace reader the cli loads a replay with
-                 "engine/iolog.h")
+                 "engine/safety/preflight.h", "engine/safety/safety.h")
 
 # Inside a stage: what each sub-folder must not include, and why.  The worker
 # drives the parts below it; none of them reaches back into the worker.
@@ -40,7 +38,6 @@ FORBIDDEN = {
     "engine/logs/": WORKER,
     "engine/layout/": WORKER + ("engine/verify/", "engine/logs/"),
     "engine/safety/": WORKER,
-    "engine/iolog/": WORKER,
     "report/diskspd/": ("report/fio/", "report/plot/"),
 }
 WHY = {

@@ -13,7 +13,7 @@ FB := build/fuzz
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1
 CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"0.1.0"' -DIOPLAN_DATADIR='"/usr/local/share/ioplan"' \
 	-DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
-SRCS := $(wildcard parser/*.cpp) engine/plan.c engine/iolog/iolog_read.c engine/iolog/iolog_merge.c report/showplan.cpp
+SRCS := $(wildcard parser/*.cpp) engine/plan.c parser/iolog/iolog_read.c parser/iolog/iolog_merge.c report/showplan.cpp
 OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
 TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)

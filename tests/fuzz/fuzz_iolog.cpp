@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_iolog.cpp - libFuzzer target: the trace reader (engine/iolog.h)
+// tests/fuzz/fuzz_iolog.cpp - libFuzzer target: the trace reader (parser/iolog/iolog.h)
 // on any bytes, as a text iolog (v2, v3) or a blktrace binary, with and without
 // the replay_* options.  A trace it accepts must be self-consistent: every I/O
 // names a file it holds and lies inside that file's extent.  The blktrace merge
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "engine/iolog.h"
+#include "parser/iolog/iolog.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 /*
- * engine/iolog/iolog_merge.c - several blktrace files merged into one (fio's merge_blktrace_file).
+ * parser/iolog/iolog_merge.c - several blktrace files merged into one (fio's merge_blktrace_file).
  *
  * Why: replaying traces of several servers in concurrent jobs lets the
  * scheduler decide their interleaving; one merged trace fixes the order of
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/iolog.h"
+#include "parser/iolog/iolog.h"
 
 #define BT_REC 48u
 #define BT_TA_QUEUE 1u

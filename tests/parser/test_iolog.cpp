@@ -1,4 +1,4 @@
-// tests/engine/test_iolog.cpp - the trace reader (engine/iolog.h): what fio's
+// tests/engine/test_iolog.cpp - the trace reader (parser/iolog/iolog.h): what fio's
 // iolog v2/v3 lines and blktrace records replay as, what the replay_* options do
 // to them, and the position named for every kind of bad trace; then the merge of
 // several blktrace files (merge_blktrace_file).
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/iolog.h"
+#include "parser/iolog/iolog.h"
 
 namespace {
 
@@ -192,7 +192,7 @@ TEST_CASE("bad blktrace files: truncated record, truncated payload, wrong magic 
     CHECK(std::string(r.e.msg).find("wrong magic") != std::string::npos);
 }
 
-// ---- merge_blktrace_file (engine/iolog/iolog_merge.c): records kept, their order across files,
+// ---- merge_blktrace_file (parser/iolog/iolog_merge.c): records kept, their order across files,
 // the scalars and iterations applied to their times, the source and record named for bad input.
 
 namespace {

@@ -1,5 +1,5 @@
 /*
- * engine/iolog/iolog_read.c - reading fio iologs (v2, v3) and blktrace binaries (iolog.h).
+ * parser/iolog/iolog_read.c - reading fio iologs (v2, v3) and blktrace binaries (iolog.h).
  *
  * Where fio 3.33 warns and skips (an unknown action, a line it cannot scan),
  * ioplan refuses the trace with the line at fault: a replay that silently
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/iolog.h"
+#include "parser/iolog/iolog.h"
 
 #define BT_MAGIC 0x65617400u
 #define BT_REC 48u

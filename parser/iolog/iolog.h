@@ -1,10 +1,10 @@
 /*
- * engine/iolog.h - fio's I/O traces: reading iologs (v2, v3) and blktrace binaries.
+ * parser/iolog/iolog.h - fio's I/O traces: reading iologs (v2, v3) and blktrace binaries.
  *
  * A trace replayed with read_iolog is read whole, before any I/O, so that a bad
  * or out-of-range trace is refused with the line (text) or record (blktrace) at
  * fault instead of failing half-way through a replay.  The reader works on a
- * buffer (the fuzz target feeds it directly); the cli reads the file, turns the
+ * buffer (the fuzz target feeds it directly); the replay stage (parser/replay_stage.cpp) reads the file, turns the
  * result into the job's plan_replay and its files.  Formats, as fio 3.33 reads
  * them (iolog.c, blktrace.c):
  *   v2:  "fio version 2 iolog", then "FILE add|open|close" and
@@ -16,8 +16,8 @@
  * No packaged library reads these formats (blktrace's own tools only print
  * them), so the reader is written here.
  */
-#ifndef IOPLAN_ENGINE_IOLOG_H
-#define IOPLAN_ENGINE_IOLOG_H
+#ifndef IOPLAN_PARSER_IOLOG_IOLOG_H
+#define IOPLAN_PARSER_IOLOG_IOLOG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -107,4 +107,4 @@ int iolog_merge(const struct iolog_merge_src *src, uint32_t n, uint8_t **out, si
 }
 #endif
 
-#endif /* IOPLAN_ENGINE_IOLOG_H */
+#endif /* IOPLAN_PARSER_IOLOG_IOLOG_H */

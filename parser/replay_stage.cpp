@@ -1,0 +1,169 @@
+// parser/replay_stage.cpp - the replay stage of planning (replay_stage.hpp): a
+// read_iolog trace read with the replay_* options and adopted as the job's I/Os,
+// files and pattern.
+#include "parser/replay_stage.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <linux/fs.h>
+#include <new>
+#include <string>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include "parser/iolog/iolog.h"
+
+namespace parser {
+
+namespace {
+
+// The whole trace file; false (errno-style message in *err) when it cannot be read.
+bool read_all(const char *path, std::vector<uint8_t> *buf, std::string *err)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        *err = std::strerror(errno ? errno : ENOENT);
+        return false;
+    }
+    buf->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return true;
+}
+
+void trace_error(const char *path, const iolog_error &e)
+{
+    if (!e.where)
+        std::fprintf(stderr, "%s: error: read_iolog: %s\n", path, e.msg);
+    else if (e.record)
+        std::fprintf(stderr, "%s: record %llu: error: read_iolog: %s\n", path, (unsigned long long)e.where, e.msg);
+    else
+        std::fprintf(stderr, "%s:%llu:1: error: read_iolog: %s\n", path, (unsigned long long)e.where, e.msg);
+}
+
+// Size of an existing target: a block device's capacity or a file's length; false if it does not exist.
+bool target_size(const char *path, bool *is_dev, uint64_t *size)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return false;
+    *is_dev = S_ISBLK(st.st_mode);
+    *size = (uint64_t)st.st_size;
+    if (!*is_dev)
+        return S_ISREG(st.st_mode);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && !ioctl(fd, BLKGETSIZE64, size);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+// The trace's files as the job's files: devices and existing files must hold every traced I/O.
+bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file> *files)
+{
+    for (uint32_t f = 0; f < t.nr_files; f++) {
+        plan_file pf{};
+        uint64_t size = 0;
+        bool dev = false, exists = target_size(t.files[f], &dev, &size);
+        // A blktrace names devices by number: never create a file where a device should be.
+        if (!exists && t.version == 0 && !j.replay_redirect) {
+            std::fprintf(stderr,
+                         "%s: error: read_iolog: the traced device %s is not on this machine; "
+                         "name the target with replay_redirect=\n",
+                         j.read_iolog_path, t.files[f]);
+            return false;
+        }
+        if (exists && (dev || size) && t.extent[f] > size) {
+            std::fprintf(stderr,
+                         "%s:%u: error: read_iolog: the trace reaches byte %llu of '%s', which holds %llu; "
+                         "nothing was run\n",
+                         j.read_iolog_path, t.first_src[f], (unsigned long long)t.extent[f], t.files[f],
+                         (unsigned long long)size);
+            return false;
+        }
+        pf.path = t.files[f];
+        pf.is_device = dev;
+        pf.shared = true;
+        // A file the trace writes grows to what the trace needs; an existing one keeps its size.
+        pf.size_bytes = exists ? 0 : (t.extent[f] + 4095) / 4096 * 4096;
+        files->push_back(pf);
+    }
+    return true;
+}
+
+enum plan_rw trace_rw(const iolog_trace &t)
+{
+    bool r = t.bytes[PLAN_DDIR_READ], w = t.bytes[PLAN_DDIR_WRITE], tr = t.bytes[PLAN_DDIR_TRIM];
+    if (w || (tr && r))
+        return r ? PLAN_RW_RW : tr ? PLAN_RW_TRIMWRITE : PLAN_RW_WRITE;
+    return tr ? PLAN_RW_TRIM : PLAN_RW_READ;
+}
+
+// Moves the trace into the job: its I/Os, its files (every clone the same), its pattern.
+void adopt(plan_job &j, iolog_trace &t, const std::vector<plan_file> &files)
+{
+    uint32_t maxlen = 512;
+    for (uint64_t i = 0; i < t.nr_ios; i++)
+        if (t.ios[i].len > maxlen)
+            maxlen = t.ios[i].len;
+    j.replay = (plan_replay *)plan_calloc(1, sizeof(plan_replay));
+    j.replay->ios = t.ios;
+    j.replay->nr_ios = t.nr_ios;
+    t.ios = nullptr;
+    for (uint32_t c = 0; c < j.nr_clones; c++) {
+        plan_clone &cl = j.clones[c];
+        for (uint32_t i = 0; i < cl.nr_files; i++)
+            free(cl.files[i].path);
+        free(cl.files);
+        cl.files = (plan_file *)plan_calloc(files.size(), sizeof(plan_file));
+        for (size_t i = 0; i < files.size(); i++) {
+            cl.files[i] = files[i];
+            cl.files[i].path = plan_strdup(files[i].path);
+        }
+        cl.nr_files = (uint32_t)files.size();
+        cl.offset_bytes = 0;
+    }
+    j.rw = trace_rw(t);
+    j.time_based = false;
+    j.nrfiles = (uint32_t)files.size();
+    j.size_bytes = 0;
+    j.offset_bytes = 0;
+    for (plan_bs &b : j.bs)
+        b = plan_bs{maxlen, maxlen, 0, 0, {}};
+}
+
+} // namespace
+
+bool replay_stage(plan_job &j)
+{
+    if (!j.read_iolog_path || j.replay)
+        return true;
+    std::vector<uint8_t> buf;
+    std::string err;
+    if (!read_all(j.read_iolog_path, &buf, &err)) {
+        std::fprintf(stderr, "%s: error: read_iolog: cannot read it: %s\n", j.read_iolog_path, err.c_str());
+        return false;
+    }
+    iolog_opts o{j.replay_scale, j.replay_align_bytes, j.replay_skip_mask, j.replay_redirect};
+    iolog_trace t;
+    iolog_error e;
+    int ret = iolog_parse(buf.data(), buf.size(), &o, &t, &e);
+    std::vector<plan_file> files;
+    bool ok = !ret && trace_files(j, t, &files);
+    if (ret == -ENOMEM) {
+        iolog_trace_free(&t);
+        throw std::bad_alloc();
+    }
+    if (ret)
+        trace_error(j.read_iolog_path, e);
+    if (ok)
+        adopt(j, t, files);
+    iolog_trace_free(&t);
+    return ok;
+}
+
+} // namespace parser
