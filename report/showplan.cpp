@@ -209,6 +209,22 @@ private:
     nlohmann::detail::serializer<json> ser_;
 };
 
+// An array member's value at `depth`: `[]` when empty, as dump(2) writes it.
+template <typename F>
+void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
+{
+    if (n == 0) {
+        w.out() << "[]";
+        return;
+    }
+    w.out() << '[';
+    for (uint32_t i = 0; i < n; i++) {
+        w.element(depth + 1, i == 0);
+        each(i, depth + 1);
+    }
+    w.close(depth, ']');
+}
+
 void write_file(plan_writer &w, const plan_file &pf, unsigned depth)
 {
     const json f = {{"path", pf.path}, {"size_bytes", pf.size_bytes}, {"size_ppm", pf.size_ppm},
@@ -224,16 +240,7 @@ void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
                {"offset_bytes", c.offset_bytes}},
               depth + 1, true);
     w.key(depth + 1, false, "files");
-    if (c.nr_files == 0) {
-        w.out() << "[]";
-    } else {
-        w.out() << '[';
-        for (uint32_t f = 0; f < c.nr_files; f++) {
-            w.element(depth + 2, f == 0);
-            write_file(w, c.files[f], depth + 2);
-        }
-        w.close(depth + 1, ']');
-    }
+    write_array(w, depth + 1, c.nr_files, [&](uint32_t f, unsigned d) { write_file(w, c.files[f], d); });
     w.close(depth, '}');
 }
 
@@ -242,16 +249,7 @@ void write_job(plan_writer &w, const plan_job &j, unsigned depth)
     w.out() << '{';
     w.members(job_json(j), depth + 1, true);
     w.key(depth + 1, false, "clones");
-    if (j.nr_clones == 0) {
-        w.out() << "[]";
-    } else {
-        w.out() << '[';
-        for (uint32_t c = 0; c < j.nr_clones; c++) {
-            w.element(depth + 2, c == 0);
-            write_clone(w, j.clones[c], depth + 2);
-        }
-        w.close(depth + 1, ']');
-    }
+    write_array(w, depth + 1, j.nr_clones, [&](uint32_t c, unsigned d) { write_clone(w, j.clones[c], d); });
     w.close(depth, '}');
 }
 
@@ -261,16 +259,7 @@ void write_group(plan_writer &w, const plan_group &g, unsigned depth)
     w.key(depth + 1, true, "id");
     w.value(g.id, depth + 1);
     w.key(depth + 1, false, "jobs");
-    if (g.nr_jobs == 0) {
-        w.out() << "[]";
-    } else {
-        w.out() << '[';
-        for (uint32_t i = 0; i < g.nr_jobs; i++) {
-            w.element(depth + 2, i == 0);
-            write_job(w, g.jobs[i], depth + 2);
-        }
-        w.close(depth + 1, ']');
-    }
+    write_array(w, depth + 1, g.nr_jobs, [&](uint32_t i, unsigned d) { write_job(w, g.jobs[i], d); });
     w.close(depth, '}');
 }
 
@@ -286,16 +275,7 @@ void write_showplan(const plan &p, std::ostream &out)
                {"allow_existing_file_write", p.allow_existing_file_write}},
               1, true);
     w.key(1, false, "groups");
-    if (p.nr_groups == 0) {
-        out << "[]";
-    } else {
-        out << '[';
-        for (uint32_t g = 0; g < p.nr_groups; g++) {
-            w.element(2, g == 0);
-            write_group(w, p.groups[g], 2);
-        }
-        w.close(1, ']');
-    }
+    write_array(w, 1, p.nr_groups, [&](uint32_t g, unsigned d) { write_group(w, p.groups[g], d); });
     w.close(0, '}');
     out << "\n";
 }
