@@ -42,20 +42,6 @@ json block_sizes(const plan_job &j)
     return o;
 }
 
-json clone_json(const plan_clone &c)
-{
-    json files = json::array();
-    for (uint32_t f = 0; f < c.nr_files; f++) {
-        const plan_file &pf = c.files[f];
-        files.push_back({{"path", pf.path}, {"size_bytes", pf.size_bytes}, {"size_ppm", pf.size_ppm},
-                         {"offset_bytes", pf.offset_bytes}, {"offset_ppm", pf.offset_ppm},
-                         {"region_bytes", pf.region_bytes}, {"shared", pf.shared}, {"is_device", pf.is_device}});
-    }
-    // Moved, not copied: with many files the tree is most of a run's report time.
-    return {{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
-            {"offset_bytes", c.offset_bytes}, {"files", std::move(files)}};
-}
-
 json pattern_json(const plan_job &j)
 {
     json o = json::object();
@@ -170,30 +156,128 @@ json job_json(const plan_job &j)
         for (auto it = part.begin(); it != part.end(); ++it)
             o[it.key()] = it.value();
     o["options"] = kvs(j.opts, j.nr_opts);
-    json clones = json::array();
-    for (uint32_t c = 0; c < j.nr_clones; c++)
-        clones.push_back(clone_json(j.clones[c]));
-    o["clones"] = std::move(clones);
     return o;
+}
+
+// Writes the text json::dump(2) would give for the whole plan, but one job and one file at a
+// time: a tree with a node per file cost most of a many-file run's CPU and memory (and the plan
+// hash is SHA-256 of these bytes, so they must not change). Leaves and small subtrees still go
+// through nlohmann's serializer, so escaping and number formatting are its own.
+class plan_writer {
+public:
+    explicit plan_writer(std::ostream &out)
+        : out_(out), ser_(nlohmann::detail::output_adapter<char>(out), ' ', json::error_handler_t::replace)
+    {
+    }
+
+    // `"key": ` at the given depth, after the separator from the previous member.
+    void key(unsigned depth, bool first, const char *k)
+    {
+        out_ << (first ? "\n" : ",\n");
+        indent(depth);
+        ser_.dump(json(k), true, false, 2, 0);
+        out_ << ": ";
+    }
+    void element(unsigned depth, bool first)
+    {
+        out_ << (first ? "\n" : ",\n");
+        indent(depth);
+    }
+    void close(unsigned depth, char c)
+    {
+        out_ << '\n';
+        indent(depth);
+        out_ << c;
+    }
+    void value(const json &v, unsigned depth) { ser_.dump(v, true, false, 2, depth * 2); }
+    void members(const json &o, unsigned depth, bool first)
+    {
+        for (auto it = o.begin(); it != o.end(); ++it, first = false) {
+            key(depth, first, it.key().c_str());
+            value(it.value(), depth);
+        }
+    }
+    std::ostream &out() { return out_; }
+
+private:
+    void indent(unsigned depth)
+    {
+        for (unsigned i = 0; i < depth * 2; i++)
+            out_.put(' ');
+    }
+    std::ostream &out_;
+    nlohmann::detail::serializer<json> ser_;
+};
+
+// An array member's value at `depth`: `[]` when empty, as dump(2) writes it.
+template <typename F>
+void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
+{
+    if (n == 0) {
+        w.out() << "[]";
+        return;
+    }
+    w.out() << '[';
+    for (uint32_t i = 0; i < n; i++) {
+        w.element(depth + 1, i == 0);
+        each(i, depth + 1);
+    }
+    w.close(depth, ']');
+}
+
+void write_file(plan_writer &w, const plan_file &pf, unsigned depth)
+{
+    const json f = {{"path", pf.path}, {"size_bytes", pf.size_bytes}, {"size_ppm", pf.size_ppm},
+                    {"offset_bytes", pf.offset_bytes}, {"offset_ppm", pf.offset_ppm},
+                    {"region_bytes", pf.region_bytes}, {"shared", pf.shared}, {"is_device", pf.is_device}};
+    w.value(f, depth);
+}
+
+void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
+{
+    w.out() << '{';
+    w.members({{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
+               {"offset_bytes", c.offset_bytes}},
+              depth + 1, true);
+    w.key(depth + 1, false, "files");
+    write_array(w, depth + 1, c.nr_files, [&](uint32_t f, unsigned d) { write_file(w, c.files[f], d); });
+    w.close(depth, '}');
+}
+
+void write_job(plan_writer &w, const plan_job &j, unsigned depth)
+{
+    w.out() << '{';
+    w.members(job_json(j), depth + 1, true);
+    w.key(depth + 1, false, "clones");
+    write_array(w, depth + 1, j.nr_clones, [&](uint32_t c, unsigned d) { write_clone(w, j.clones[c], d); });
+    w.close(depth, '}');
+}
+
+void write_group(plan_writer &w, const plan_group &g, unsigned depth)
+{
+    w.out() << '{';
+    w.key(depth + 1, true, "id");
+    w.value(g.id, depth + 1);
+    w.key(depth + 1, false, "jobs");
+    write_array(w, depth + 1, g.nr_jobs, [&](uint32_t i, unsigned d) { write_job(w, g.jobs[i], d); });
+    w.close(depth, '}');
 }
 
 } // namespace
 
 void write_showplan(const plan &p, std::ostream &out)
 {
-    json groups = json::array();
-    for (uint32_t g = 0; g < p.nr_groups; g++) {
-        json jobs = json::array();
-        for (uint32_t i = 0; i < p.groups[g].nr_jobs; i++)
-            jobs.push_back(job_json(p.groups[g].jobs[i]));
-        groups.push_back({{"id", p.groups[g].id}, {"jobs", std::move(jobs)}});
-    }
-    json o = {{"plan_abi_version", p.abi_version}, {"nr_groups", p.nr_groups}, {"nr_jobs", p.nr_jobs},
-              {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts)},
-              {"allow_device_write", p.allow_device_write ? p.allow_device_write : ""},
-              {"allow_existing_file_write", p.allow_existing_file_write}, {"groups", std::move(groups)}};
-    // Paths and names are bytes; invalid UTF-8 becomes U+FFFD rather than an exception.
-    out << o.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    plan_writer w(out);
+    out << '{';
+    w.members({{"plan_abi_version", p.abi_version}, {"nr_groups", p.nr_groups}, {"nr_jobs", p.nr_jobs},
+               {"nr_threads", p.nr_threads}, {"global_options", kvs(p.global_opts, p.nr_global_opts)},
+               {"allow_device_write", p.allow_device_write ? p.allow_device_write : ""},
+               {"allow_existing_file_write", p.allow_existing_file_write}},
+              1, true);
+    w.key(1, false, "groups");
+    write_array(w, 1, p.nr_groups, [&](uint32_t g, unsigned d) { write_group(w, p.groups[g], d); });
+    w.close(0, '}');
+    out << "\n";
 }
 
 } // namespace report

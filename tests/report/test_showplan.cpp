@@ -1,0 +1,69 @@
+// tests/report/test_showplan.cpp - --showplan's text is written a job and a file
+// at a time, yet it must stay the text nlohmann's dump(2) gives for the whole
+// tree: stored runs are matched by plan_hash, the SHA-256 of these bytes.  The
+// hashes below were taken from the tree-building writer and must never change.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "parser/ini.hpp"
+#include "parser/parser.hpp"
+#include "report/fio/json_env.hpp"
+#include "report/showplan.hpp"
+
+using namespace parser;
+
+namespace {
+
+plan_ptr plan_of(const std::string &text)
+{
+    request req;
+    diag_list notes;
+    return plan_documents({read_ini_text(text, "t.fio")}, req, &notes);
+}
+
+struct stored {
+    const char *what;
+    const char *text;
+    const char *hash;
+};
+
+const stored plans[] = {
+    {"one job", "[one]\nfilename=/dev/shm/hs_one\nsize=1m\nrw=randrw\nbs=4k,8k\n",
+     "e7ab4222a87308947ee817d4c948b640c92e48e5dc4ad69978311baf5198123f"},
+    {"numjobs, 1,000 files, quotes in a value",
+     "[global]\ndirectory=/dev/shm/hsdir\nsize=4m\ndescription=quote \" back\\slash\n[multi]\nnumjobs=4\n"
+     "rw=write\nbssplit=4k/50:64k/50\npercentile_list=50:99.9:99.99\nbuffer_pattern=0xdeadbeef\n"
+     "[second]\nstonewall\nnrfiles=1000\nfilesize=4k\n",
+     "6c150c3e08c82eea8349782831f3dc1243a5dc1f9727dbb276fe3c396466ea08"},
+    {"unicode, quotes and invalid UTF-8 in names and paths",
+     "[w\xc3\xa9ird \"name\"]\nfilename=/dev/shm/h\xc3\xa9 \\\"q\\\"\nsize=1m\n[bad]\n"
+     "filename=/dev/shm/bad\xff\xfename\nsize=1m\nrandom_distribution=zipf:1.2\n",
+     "fd4b027211ee841847a200e45ed349b192f022da07f72ee438f784bbb6dd9562"},
+};
+
+} // namespace
+
+TEST_CASE("plan_hash of stored plans does not change")
+{
+    for (const stored &s : plans) {
+        CAPTURE(s.what);
+        plan_ptr p = plan_of(s.text);
+        REQUIRE(p);
+        CHECK(report::plan_hash(*p) == std::string(s.hash));
+    }
+}
+
+TEST_CASE("the streamed showplan text is the whole tree's dump(2)")
+{
+    for (const stored &s : plans) {
+        CAPTURE(s.what);
+        plan_ptr p = plan_of(s.text);
+        REQUIRE(p);
+        std::ostringstream text;
+        report::write_showplan(*p, text);
+        auto tree = nlohmann::ordered_json::parse(text.str());
+        CHECK(text.str() == tree.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    }
+}
