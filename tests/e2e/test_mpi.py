@@ -350,7 +350,9 @@ class Stopped(TmpDirCase):
         proc = mpirun_started(2, ["--eta=always", "--output-format=json", "--rank-output=out", *extra,
                                   "job.fio"], self.tmp)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        wait_for_stderr(proc, timeout=60)  # a rank's engine is under way
+        # Not just the first status line: on a busy machine that can come before any
+        # I/O, and a signal then rightly keeps nothing. Wait for the world's I/O.
+        wait_for_stderr(proc, timeout=60, until=lambda t: re.search(r"\[w=[1-9][0-9]* IOPS\]", t))
         return proc
 
     def assert_kept(self, doc, rc, err):
