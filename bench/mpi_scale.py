@@ -130,7 +130,7 @@ def main():
         sys.exit("mpirun is not installed (Debian: openmpi-bin)")
     print(f"{'ranks':>5} {'start skew ms':>22} {'first-I/O spread ms':>22} {'merge ms':>22} "
           f"{'rank file KiB':>13} {'max |offset| ms':>16} {'wall s':>8}")
-    for n in (int(x) for x in a.ranks.split(",")):
+    for n in (int(x) for x in a.ranks.split(",") if x):
         rows = []
         for _ in range(a.rounds):
             with tempfile.TemporaryDirectory(prefix="ioplan-mpi-bench-") as tmp:
