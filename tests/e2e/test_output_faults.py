@@ -68,7 +68,9 @@ class SignalsWhileBlocked(TmpDirCase):
                 try:
                     wait_blocked_in(proc.pid, "pipe_write")  # the run is over, the report waits
                     proc.send_signal(sig)
-                    self.assertLess(ended_within(proc, 1.0), 1.0)
+                    # Ends, not hangs: the bound is the scheduler's on a busy machine with an
+                    # instrumented build (1.11 s seen), not the tool's (it exits at the EINTR).
+                    self.assertLess(ended_within(proc, 5.0), 5.0)
                     self.assertNotEqual(proc.returncode, 0)
                 finally:
                     os.close(r)
