@@ -10,6 +10,7 @@
 #include "parser/ini.hpp"
 #include "parser/options.hpp"
 #include "parser/parser.hpp"
+#include "tests/parser/plan_text.hpp"
 
 using namespace parser;
 
@@ -17,9 +18,7 @@ namespace {
 
 plan_ptr plan_of(const std::string &text)
 {
-    request req;
-    diag_list notes;
-    return plan_documents({read_ini_text(text, "t.fio")}, req, &notes);
+    return t::plan_of_ini(text);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "parser/ini.hpp"
 #include "parser/options.hpp"
 #include "parser/parser.hpp"
+#include "tests/parser/plan_text.hpp"
 #include "parser/values.hpp"
 #include "tests/parser/applied.hpp"
 
@@ -31,9 +32,7 @@ job_spec entry_applied(const char *key, const char *value, diag_list *notes)
 
 plan_ptr plan_of(const std::string &text)
 {
-    request req;
-    diag_list notes;
-    return plan_documents({read_ini_text(text, "t.fio")}, req, &notes);
+    return t::plan_of_ini(text);
 }
 
 std::string echoed(const plan_kv *kv, uint32_t n)

@@ -11,6 +11,7 @@
 
 #include "parser/ini.hpp"
 #include "parser/parser.hpp"
+#include "tests/parser/plan_text.hpp"
 #include "parser/replay_stage.hpp"
 
 using namespace parser;
@@ -30,9 +31,7 @@ struct scratch_dir {
 
 plan_ptr plan_of(const std::string &text)
 {
-    request req;
-    diag_list notes;
-    return plan_documents({read_ini_text(text, "t.fio")}, req, &notes);
+    return t::plan_of_ini(text);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 
 #include "parser/ini.hpp"
 #include "parser/parser.hpp"
+#include "tests/parser/plan_text.hpp"
 #include "report/fio/json_env.hpp"
 #include "report/showplan.hpp"
 
@@ -18,9 +19,7 @@ namespace {
 
 plan_ptr plan_of(const std::string &text)
 {
-    request req;
-    diag_list notes;
-    return plan_documents({read_ini_text(text, "t.fio")}, req, &notes);
+    return t::plan_of_ini(text);
 }
 
 struct stored {
