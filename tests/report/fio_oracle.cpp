@@ -49,6 +49,8 @@ fio_run parse_output(const std::string &text)
 	return r;
 }
 
+} // namespace
+
 void rebuild_lat(res_lat *l, const nlohmann::json &o, bool widen)
 {
 	uint64_t n = o.at("N").get<uint64_t>();
@@ -61,10 +63,12 @@ void rebuild_lat(res_lat *l, const nlohmann::json &o, bool widen)
 	l->sum_ns = (uint64_t)std::llround(mean * (double)n);
 	long double s = (long double)l->sum_ns;
 	long double sq = (long double)sd * sd * (long double)(n - 1) + s * s / (long double)n;
-	long double two64 = 18446744073709551616.0L;
-	long double hi = std::floor(sq / two64);
-	l->sumsq_hi = (uint64_t)hi;
-	l->sumsq_lo = (uint64_t)std::llroundl(sq - hi * two64);
+	// Through 128 bits, not llroundl: the low word passes 2^63 once latencies
+	// reach seconds (fio's stdev on a loaded machine), and a signed long long
+	// then wraps.
+	unsigned __int128 q = (unsigned __int128)(sq + 0.5L);
+	l->sumsq_hi = (uint64_t)(q >> 64);
+	l->sumsq_lo = (uint64_t)q;
 	if (!o.contains("bins"))
 		return;
 	l->hist = (uint64_t *)std::calloc(RES_HIST_NR, sizeof(uint64_t));
@@ -77,6 +81,8 @@ void rebuild_lat(res_lat *l, const nlohmann::json &o, bool widen)
 			l->max_ns = v;
 	}
 }
+
+namespace {
 
 void rebuild_samples(res_sample_stat *s, const nlohmann::json &o, const char *pfx,
 		     const char *dev)

@@ -41,6 +41,10 @@ struct rebuilt {
 rebuilt rebuild(const nlohmann::json &doc, const std::vector<enum plan_rw> &rw, bool widen,
 		const std::vector<uint32_t> &members = {});
 
+// One latency (fio's clat_ns/slat_ns/lat_ns object) as ioplan's exact sums:
+// the sum of squares is rebuilt from fio's mean and stddev.
+void rebuild_lat(res_lat *l, const nlohmann::json &o, bool widen);
+
 // Text renders of rebuilt results.
 std::vector<std::string> ioplan_terse(rebuilt &b);
 nlohmann::json ioplan_json(rebuilt &b, bool plus);

@@ -292,3 +292,17 @@ TEST_CASE("fio oracle: the harness itself notices a wrong number")
 	CHECK_FALSE(t::lines_match_approx("avg=10.00, stdev=1.00", "avg=10.50, stdev=1.00", &why));
 	CHECK(t::lines_match_approx("avg=10.00, stdev=1.00", "avg=10.01, stdev=1.00", &why));
 }
+
+// Seconds-long latencies, as fio reports them from a loaded machine: the sum of
+// squares passes 2^64 and its low word 2^63; the rebuilt stdev is fio's.
+TEST_CASE("fio oracle: a stdev of seconds survives the rebuild")
+{
+	for (double sd : { 231371009.164, 254013563.220 }) {
+		nlohmann::json o = { { "N", 512 }, { "min", 93 }, { "max", 2204510000ull },
+				     { "mean", 66707349.305 }, { "stddev", sd } };
+		res_lat l{};
+		t::rebuild_lat(&l, o, false);
+		CHECK(l.sumsq_hi >= 1);
+		CHECK(res_lat_stddev(&l) == doctest::Approx(sd).epsilon(1e-9));
+	}
+}
