@@ -463,12 +463,22 @@ TEST_CASE("engine: a stop reaches a job still waiting for another")
 	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
 	std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	eng_stop(e);
-	CHECK(eng_wait(e, 1000000000ull) == 0);
+	CHECK(eng_wait(e, 5000000000ull) == 0);	// 30 s unstopped; 5 allows a loaded machine
 	results *r = nullptr;
 	eng_finish(e, &r);
 	pb::results_ptr rp(r);
 	CHECK(r->interrupted);
 	CHECK(pb::job_ios(*r, 1, PLAN_DDIR_READ) == 0);
+}
+
+// Until the run's phase is RUN with a thread running (30 s deadline).
+static void wait_running(eng *e)
+{
+	eng_status st{};
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	while ((eng_get_status(e, &st) || st.phase != ENG_PHASE_RUN || !st.nr_running) &&
+	       std::chrono::steady_clock::now() < deadline)
+		std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 // A real I/O that waits: an io_uring read from a FIFO whose writer (this test)
@@ -487,7 +497,10 @@ TEST_CASE("engine: the stall watchdog reports an I/O that waits longer than stal
 	}) });
 	eng *e = nullptr;
 	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
-	std::this_thread::sleep_for(std::chrono::milliseconds(800));
+	wait_running(e);
+	// The silence is the stimulus: five timeouts long, so a watchdog that a
+	// busy machine runs late still sees it.
+	std::this_thread::sleep_for(std::chrono::milliseconds(1500));
 	char block[4096] = { 0 };
 	CHECK(write(wfd, block, sizeof(block)) == (ssize_t)sizeof(block));
 	results *raw = nullptr;
@@ -509,10 +522,14 @@ TEST_CASE("engine: the stall watchdog reports an I/O that waits longer than stal
 				  std::string(r->msgs[i].text).find("s: thread 1: no I/O completed for") == 0);
 	CHECK(found);
 
-	// The same wait shorter than the timeout is no stall.
+	// A wait far shorter than the timeout is no stall.
+	auto q = pb::build(d.path(), { job_spec("s", PLAN_RW_READ, PLAN_IOENGINE_IO_URING, 4096).file("fifo").with([](plan_job &pj) {
+		pj.stall_timeout_ns = 10000000000ull;
+	}) });
 	wfd = open(fifo.c_str(), O_RDWR);
 	REQUIRE(wfd >= 0);
-	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	REQUIRE(eng_start(q.get(), nullptr, &e) == 0);
+	wait_running(e);
 	std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	CHECK(write(wfd, block, sizeof(block)) == (ssize_t)sizeof(block));
 	raw = nullptr;
