@@ -15,6 +15,10 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BIN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
+# How soon a signal must end a wait that would otherwise last 10 s or more:
+# idle it takes well under 0.2 s; 2.5 allows a busy 2-core machine (and a
+# sanitizer build) and still tells a stop from a wait that runs on.
+STOP_BOUND_S = 2.5
 FIO = shutil.which("fio")
 
 

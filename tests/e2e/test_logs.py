@@ -213,18 +213,24 @@ class LogBehaviour(LogsTmp):
         self.assertEqual((self.tmp / "h_clat_hist.1.log").read_text(), "")
 
     def test_hist_counts_every_io(self):
-        """A size-bound job: the hist lines' counts add up to (nearly) every I/O, 1856 >> 3 = 232 columns."""
+        """A size-bound job: the hist lines count every I/O up to the last line, 1856 >> 3 = 232 columns."""
         p = run(["--name=c", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=256m", "--rate_iops=20000",
-                 "--write_hist_log=c", "--log_hist_msec=100", "--log_hist_coarseness=3", "--output=/dev/null"],
-                cwd=self.tmp)
+                 "--write_hist_log=c", "--log_hist_msec=100", "--log_hist_coarseness=3",
+                 "--write_lat_log=c", "--output=/dev/null"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = read_log(self.tmp / "c_clat_hist.1.log")
         self.assertGreater(len(rows), 20)
         self.assertEqual({len(r) for r in rows}, {3 + 232})
         self.assertTrue(all(r[1] == 0 and r[2] == 4096 for r in rows))
         total = sum(sum(r[3:]) for r in rows)
-        # Only the I/Os after the last window's line are not in a line.
-        self.assertTrue(65536 - 20000 * 0.15 <= total <= 65536, total)
+        # Only the I/Os after the last line are in none: the per-I/O clat log
+        # says which those are (its times are whole ms, hence the range), so
+        # the count holds however far a busy machine made the last window slip.
+        done = [r[0] for r in read_log(self.tmp / "c_clat.1.log")]
+        self.assertEqual(len(done), 65536)
+        last = rows[-1][0]
+        self.assertLessEqual(sum(t < last for t in done), total)
+        self.assertLessEqual(total, sum(t <= last for t in done))
 
     def test_log_entries_bounds(self):
         p = run(["--name=e", *RATED, "--runtime=0.1", "--log_entries=10"], cwd=self.tmp)

@@ -17,10 +17,9 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, TmpDirCase, wait_for_stderr
+from common import BIN, STOP_BOUND_S, TmpDirCase, wait_for_stderr
 
 NBDKIT = shutil.which("nbdkit")
-STOP_BOUND_S = 2.5
 
 
 def processes_with(cmd):

@@ -16,7 +16,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, TmpfsCase, loop_device, run, run_fio, wait_for_stderr, wait_until
+from common import BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, loop_device, run, run_fio, wait_for_stderr, wait_until
 
 
 def json_doc(text):
@@ -174,7 +174,7 @@ class SigintEndsEveryWait(TmpDirCase):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        self.assertLess(took, 1.0, f"{args}: SIGINT took {took:.2f} s")
+        self.assertLess(took, STOP_BOUND_S, f"{args}: SIGINT took {took:.2f} s")
         self.assertEqual(proc.returncode, 1, err)
         self.assertTrue(json_doc(out.decode())["ioplan"]["interrupted"])
 
