@@ -109,7 +109,12 @@ TEST_CASE("snapshot: a thread thinking for seconds does not hold the snapshot pa
 		j.thinktime_ns = 20000000000ull;
 	}) });
 	eng *e = start(*p);
-	snapshot_when(e, [](const results &r) { return r.nr_jobs && read_of(r).ios >= 1; });
+	// Thinking after its first I/O (the status counters show it; a snapshot
+	// would not, as a thinking thread cannot answer one).
+	eng_status st{};
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	while ((eng_get_status(e, &st) || !st.ios[PLAN_DDIR_READ]) && std::chrono::steady_clock::now() < deadline)
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
 	// A 50 ms wait against a 20 s think: 5 s allows a loaded scheduler and
 	// still tells a bounded wait from one that waits the think out.
 	auto t0 = std::chrono::steady_clock::now();
