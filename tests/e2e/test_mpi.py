@@ -522,6 +522,55 @@ class KilledMidWrite(TmpDirCase):
                       "did not finish; not ioplan's whole file, so it is left for you to remove", p.stderr)
 
 
+@unittest.skipUnless(MPIRUN and shutil.which("gdb"), "mpirun or gdb is not installed")
+class LostJoining(TmpDirCase):
+    """A rank stopped (for real, at a gdb breakpoint) while the world forms: who is missing is said."""
+
+    def run_with_rank_2_stopped_at(self, where, hosts=False, timeout=60):
+        # Rank 2 runs under gdb, held at a breakpoint (then `sleep`): stopped at that point.
+        # hosts: each rank in its own UTS namespace, ranks 0, 1 on node0 and rank 2 on node1.
+        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        args = ["--rank-timeout=3", "--output-format=json", "job.fio"]
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", f"break {where}", "-ex", "run",
+               "-ex", "shell sleep 300", "--args", BIN, *args]
+        host = (["unshare", "--uts", "sh", "-c", 'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"']
+                if hosts else [])
+        env = dict(os.environ, **MPI_ENV)
+        proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", *host, BIN, *args, ":", "-np", "1", *host,
+                                 *gdb], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("rank 2 under gdb", lambda: rank_pid(proc.pid, 2), proc)
+        held = rank_pid(proc.pid, 2)
+        # mpirun ends gdb; ioplan under it, stopped at the breakpoint, goes with it or here
+        self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in children(held) if os.path.exists(f"/proc/{p}")])
+        _, err = proc.communicate(timeout=timeout)
+        err = err.decode(errors="replace")
+        self.assertNotEqual(proc.returncode, 0, err)
+        return err
+
+    def test_a_rank_lost_after_mpi_init_is_named_by_rank_0_when_the_world_forms(self):
+        err = self.run_with_rank_2_stopped_at("cli::world::share_hosts")
+        self.assertIn("ioplan: error: rank 2 did not answer within 3s at joining the world; stopping every rank", err)
+
+    def test_a_rank_lost_during_the_clock_offset_measure_is_named_with_its_host(self):
+        err = self.run_with_rank_2_stopped_at("cli::world::measure_clock_offsets", hosts=True)
+        self.assertIn("ioplan: error: rank 2 (node1) did not answer within 3s at the clock offset measure; "
+                      "stopping every rank", err)
+
+    def test_the_ranks_that_joined_say_so_when_one_never_comes_to_mpi_init(self):
+        # MPI_Init_thread waits for every rank and says nothing of who is missing: each
+        # rank that came says who it is after the watchdog's minute, so the one that does
+        # not is the one missing.
+        err = self.run_with_rank_2_stopped_at("MPI_Init_thread", timeout=150)
+        for r in (0, 1):
+            self.assertIn(f"ioplan: error: rank {r} of 3 ({os.uname().nodename}): joining the world "
+                          "(MPI_Init_thread, MPI_Comm_split_type) did not return within 60s: every rank waits "
+                          "there for the last to come, and MPI does not say which is missing: the ranks that did "
+                          "not print this line; giving up", err)
+        self.assertNotIn("rank 2 of 3", err)
+
+
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
 class LostAtLayout(TmpDirCase):
     """A rank stopped while rank 0 lays a shared file out: the timeout names who did not answer."""
