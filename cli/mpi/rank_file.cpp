@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <string_view>
 #include <type_traits>
 #include <unistd.h>
 #include <isa-l/crc.h>
@@ -77,7 +78,7 @@ std::string words_pack(const std::vector<uint64_t> &words)
 }
 
 // base64 text into bytes (false when it is not base64).
-bool base64_bytes(const std::string &text, std::vector<uint8_t> *bytes)
+bool base64_bytes(std::string_view text, std::vector<uint8_t> *bytes)
 {
     static const auto table = [] {
         std::array<int8_t, 256> t;
@@ -110,7 +111,7 @@ bool base64_bytes(const std::string &text, std::vector<uint8_t> *bytes)
 }
 
 // The words words_pack wrote, or "" and why the text is not such words.
-std::string words_unpack(const std::string &text, std::vector<uint64_t> *words)
+std::string words_unpack(std::string_view text, std::vector<uint64_t> *words)
 {
     thread_local std::vector<uint8_t> bytes;
     if (!base64_bytes(text, &bytes))
@@ -156,7 +157,7 @@ std::string samples_pack(const res_sample *items, uint32_t nr)
     return words_pack(words);
 }
 
-std::string samples_unpack(const std::string &text, res_sample **items, uint32_t *nr)
+std::string samples_unpack(std::string_view text, res_sample **items, uint32_t *nr)
 {
     thread_local std::vector<uint64_t> words;
     std::string why = words_unpack(text, &words);
@@ -194,7 +195,7 @@ std::string hist_pack(const uint64_t *h)
     return words_pack(words);
 }
 
-std::string hist_unpack(const std::string &text, uint64_t *h)
+std::string hist_unpack(std::string_view text, uint64_t *h)
 {
     thread_local std::vector<uint64_t> words;
     std::string why = words_unpack(text, &words);
@@ -368,7 +369,7 @@ struct reader {
         if (!o.contains(k))
             return;
         h = alloc_array<uint64_t>(RES_HIST_NR);
-        std::string why = hist_unpack(value<std::string>(o.at(k), k), h);
+        std::string why = hist_unpack(packed(k), h);
         if (!why.empty())
             fail(k, why);
     }
@@ -378,9 +379,17 @@ struct reader {
         nr = 0;
         if (!o.contains(k))
             return;
-        std::string why = samples_unpack(value<std::string>(o.at(k), k), &items, &nr);
+        std::string why = samples_unpack(packed(k), &items, &nr);
         if (!why.empty())
             fail(k, why);
+    }
+    // A packed list's text as written (base64 has no escapes to undo).
+    std::string_view packed(const char *k) const
+    {
+        value_t v = o.at(k);
+        if (!v.is_string())
+            fail(k, "not a string");
+        return v.raw();
     }
     template <class F> void obj(const char *k, F f)
     {
@@ -851,6 +860,8 @@ std::string rank_file_read(const std::string &path)
         why = std::to_string(st.st_size) + " bytes, more than a rank file holds (" +
               std::to_string(rank_file_max_bytes >> 20) + " MiB)";
     std::string text;
+    if (why.empty())
+        text.reserve(static_cast<size_t>(st.st_size) + 1); // one allocation, no copies as it grows
     while (why.empty()) {
         char buf[65536];
         ssize_t n = ::read(fd, buf, sizeof(buf));

@@ -285,10 +285,15 @@ value value::find(const char *k) const
     const std::string &t = doc_->text();
     for (uint32_t j = i_ + 1; j < n().end; j = doc_->at(j + 1).end) {
         const node &key = doc_->at(j);
-        if (key.len == klen && !key.flag && memcmp(t.data() + key.pos, k, klen) == 0)
+        if (key.len == klen && (!klen || t[key.pos] == k[0]) && !key.flag && memcmp(t.data() + key.pos, k, klen) == 0)
             return value(doc_, j + 1);
     }
     return value();
+}
+
+std::string_view value::raw() const
+{
+    return std::string_view(doc_->text()).substr(n().pos, n().len);
 }
 
 value value::at(const char *k) const

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cli::rank_json {
@@ -55,6 +56,8 @@ public:
     int64_t get_i64() const { return n().i; }
     double get_double() const;
     std::string get_string() const;
+    // A string's text between its quotes, escapes as written.
+    std::string_view raw() const;
 
     size_t size() const { return doc_ ? n().count : 0; }
     bool empty() const { return size() == 0; }
