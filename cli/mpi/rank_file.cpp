@@ -77,8 +77,10 @@ std::string words_pack(const std::vector<uint64_t> &words)
     return out;
 }
 
-// base64 text into bytes (false when it is not base64).
-bool base64_bytes(std::string_view text, std::vector<uint8_t> *bytes)
+// Calls put(word) for each word words_pack wrote, decoding base64 and the
+// varints in one pass (no buffer in between): "" or why the text is not such
+// words.
+template <class F> std::string words_each(std::string_view text, F put)
 {
     static const auto table = [] {
         std::array<int8_t, 256> t;
@@ -89,53 +91,34 @@ bool base64_bytes(std::string_view text, std::vector<uint8_t> *bytes)
     }();
     size_t n = text.size();
     if (n % 4)
-        return false;
+        return "not base64";
     int pad = n ? (text[n - 1] == '=') + (text[n - 2] == '=') : 0;
-    bytes->resize(n / 4 * 3);
-    uint8_t *out = bytes->data();
     const auto *in = reinterpret_cast<const unsigned char *>(text.data());
+    uint64_t z = 0;
+    unsigned shift = 0;
     int bad = 0;
-    for (size_t i = 0; i < n; i += 4, out += 3) {
+    for (size_t i = 0; i < n; i += 4) {
         bool last = i + 4 == n;
         int a = table[in[i]], b = table[in[i + 1]];
         int c = last && pad >= 2 ? 0 : table[in[i + 2]], d = last && pad >= 1 ? 0 : table[in[i + 3]];
         bad |= a | b | c | d; // any -1 sets the sign bit
         uint32_t v = static_cast<uint32_t>(a) << 18 | static_cast<uint32_t>(b) << 12 | static_cast<uint32_t>(c) << 6 |
                      static_cast<uint32_t>(d);
-        out[0] = static_cast<uint8_t>(v >> 16);
-        out[1] = static_cast<uint8_t>(v >> 8);
-        out[2] = static_cast<uint8_t>(v);
+        for (int k = 0, bytes = last ? 3 - pad : 3; k < bytes; k++) {
+            uint32_t byte = (v >> (16 - 8 * k)) & 0xFF;
+            z |= static_cast<uint64_t>(byte & 0x7F) << shift;
+            if (!(byte & 0x80)) {
+                put(z);
+                z = 0;
+                shift = 0;
+            } else if ((shift += 7) > 63) {
+                return "a varint is too long";
+            }
+        }
     }
-    bytes->resize(n / 4 * 3 - static_cast<size_t>(pad));
-    return bad >= 0;
-}
-
-// The words words_pack wrote, or "" and why the text is not such words.
-std::string words_unpack(std::string_view text, std::vector<uint64_t> *words)
-{
-    thread_local std::vector<uint8_t> bytes;
-    if (!base64_bytes(text, &bytes))
+    if (bad < 0)
         return "not base64";
-    words->resize(bytes.size()); // each word is a byte or more
-    uint64_t *w = words->data();
-    const uint8_t *p = bytes.data(), *end = p + bytes.size();
-    while (p < end) {
-        if (*p < 0x80) { // most words are small: one byte
-            *w++ = *p++;
-            continue;
-        }
-        uint64_t z = 0;
-        for (unsigned shift = 0;; shift += 7) {
-            if (p == end || shift > 63)
-                return "a varint is cut short or too long";
-            z |= static_cast<uint64_t>(*p & 0x7F) << shift;
-            if (!(*p++ & 0x80))
-                break;
-        }
-        *w++ = z;
-    }
-    words->resize(static_cast<size_t>(w - words->data()));
-    return "";
+    return shift ? "a varint is cut short" : "";
 }
 
 // A series: each of a sample's words as its change from the sample before
@@ -159,26 +142,25 @@ std::string samples_pack(const res_sample *items, uint32_t nr)
 
 std::string samples_unpack(std::string_view text, res_sample **items, uint32_t *nr)
 {
-    thread_local std::vector<uint64_t> words;
-    std::string why = words_unpack(text, &words);
-    if (!why.empty())
-        return why;
-    if (words.size() % sample_words)
-        return std::to_string(words.size()) + " words, not samples of " + std::to_string(sample_words);
-    if (words.size() / sample_words > UINT32_MAX)
+    // Each word is a byte or more: a bound for the array (its cap is not read).
+    size_t cap = text.size() / 4 * 3 / sample_words;
+    if (cap > UINT32_MAX)
         return "too many samples";
-    if (words.empty())
-        return "";
-    *items = alloc_array<res_sample>(words.size() / sample_words);
+    res_sample *out = cap ? alloc_array<res_sample>(cap) : nullptr;
     uint64_t sum[sample_words] = {};
-    for (size_t i = 0, w = 0; i < words.size(); i++) {
-        sum[w] += (words[i] >> 1) ^ (0 - (words[i] & 1));
+    size_t w = 0, words = 0;
+    std::string why = words_each(text, [&](uint64_t z) {
+        sum[w] += (z >> 1) ^ (0 - (z & 1));
+        words++;
         if (++w == sample_words) {
-            memcpy(&(*items)[(*nr)++], sum, sizeof(sum));
+            memcpy(&out[(*nr)++], sum, sizeof(sum)); // *nr < cap: each word took a byte
             w = 0;
         }
-    }
-    return "";
+    });
+    *items = out; // the caller's results_free frees it, whole or not
+    if (why.empty() && w)
+        why = std::to_string(words) + " words, not samples of " + std::to_string(sample_words);
+    return why;
 }
 
 // A histogram: its non-zero buckets as (buckets since the last one, count) pairs.
@@ -197,20 +179,21 @@ std::string hist_pack(const uint64_t *h)
 
 std::string hist_unpack(std::string_view text, uint64_t *h)
 {
-    thread_local std::vector<uint64_t> words;
-    std::string why = words_unpack(text, &words);
-    if (!why.empty())
-        return why;
-    if (words.size() % 2)
-        return "not (bucket, count) pairs";
-    uint64_t at = 0;
-    for (size_t i = 0; i < words.size(); i += 2) {
-        at += words[i];
-        if (words[i] >= RES_HIST_NR || at >= RES_HIST_NR || (i && !words[i]))
-            return "histogram bucket " + std::to_string(at) + " out of range or repeated";
-        h[at] = words[i + 1];
-    }
-    return "";
+    uint64_t at = 0, words = 0;
+    bool bad = false;
+    std::string why = words_each(text, [&](uint64_t z) {
+        if (words++ % 2) {
+            h[at] = z;
+            return;
+        }
+        bad = bad || z >= RES_HIST_NR || at + z >= RES_HIST_NR || (words > 1 && !z);
+        at = bad ? 0 : at + z;
+    });
+    if (why.empty() && bad)
+        why = "a histogram bucket out of range or repeated";
+    if (why.empty() && words % 2)
+        why = "not (bucket, count) pairs";
+    return why;
 }
 
 // Writes each visited field into an object.
