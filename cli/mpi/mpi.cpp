@@ -150,13 +150,13 @@ std::string first_difference(const std::string &ours, const std::string &theirs,
 // oversubscribed takes seconds where one step of the run takes milliseconds.
 class watchdog {
 public:
-    watchdog(double rank_timeout_s, const char *what)
-        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what] {
+    watchdog(double rank_timeout_s, std::string what, std::string why = "")
+        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what, why] {
               std::unique_lock<std::mutex> l(mu_);
               if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
                   return;
-              std::fprintf(stderr, "ioplan: error: %s did not return within %gs; giving up\n",
-                           what, timeout_s);
+              std::fprintf(stderr, "ioplan: error: %s did not return within %gs%s; giving up\n",
+                           what.c_str(), timeout_s, why.c_str());
               std::fflush(stderr);
               _exit(1);
           })
@@ -272,6 +272,21 @@ static void block_run_signals()
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
 }
 
+// This rank as the launcher numbered it, before MPI can say: "rank 2 of 4 (n03)".
+static std::string launcher_rank()
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK"), *size = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!rank)
+        rank = getenv("PMIX_RANK") ? getenv("PMIX_RANK") : getenv("PMI_RANK");
+    if (!size)
+        size = getenv("PMI_SIZE") ? getenv("PMI_SIZE") : getenv("SLURM_STEP_NUM_TASKS");
+    char host[64] = "";
+    if (gethostname(host, sizeof(host)) != 0)
+        host[0] = '\0';
+    host[sizeof(host) - 1] = '\0';
+    return "rank " + std::string(rank ? rank : "?") + (size ? " of " + std::string(size) : "") + " (" + host + ")";
+}
+
 world *world::join(int rank_shift, double timeout_s, std::string *err)
 {
     static world w;
@@ -284,7 +299,9 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     int rank = 0, size = 1, local = 0, ret;
     char host[64] = "";
     {
-        watchdog dog(timeout_s, "joining the world (MPI_Init_thread, MPI_Comm_split_type)");
+        watchdog dog(timeout_s, launcher_rank() + ": joining the world (MPI_Init_thread, MPI_Comm_split_type)",
+                     ": every rank waits there for the last to come, and MPI does not say which is missing: "
+                     "the ranks that did not print this line");
         ret = ops->init(&rank, &size, &local, host, sizeof(host));
     }
     if (ret != 0) {
@@ -324,7 +341,7 @@ void world::lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const 
 {
     std::string who;
     for (uint32_t r : ranks)
-        who += (who.empty() ? "" : ", ") + std::to_string(r) + " (" + (r < hosts_.size() ? hosts_[r] : "?") + ")";
+        who += (who.empty() ? "" : ", ") + std::to_string(r) + (r < hosts_.size() ? " (" + hosts_[r] + ")" : "");
     std::fprintf(stderr, "ioplan: error: rank%s %s did not answer within %gs at %s; stopping every rank\n",
                  ranks.size() > 1 ? "s" : "", who.c_str(), wait_s, step.c_str());
     std::fflush(stderr);
@@ -424,15 +441,15 @@ bool world::same_plan(const std::string &identity)
     if (first < 0)
         return true;
     if (who_.rank == static_cast<uint32_t>(first) &&
-        ops_->send(identity.data(), identity.size(), 0, TAG_PLAN, timeout_s_))
-        lost("comparing the plans");
+        ops_->send(identity.data(), identity.size(), 0, TAG_PLAN, 2 * timeout_s_ + 1))
+        rank0_lost("comparing the plans");
     if (who_.rank != 0)
         return true;
     void *buf = nullptr;
     size_t len = 0;
     int from = 0;
     if (ops_->recv(&buf, &len, first, TAG_PLAN, &from, timeout_s_))
-        lost("comparing the plans");
+        lost_ranks({static_cast<uint32_t>(first)}, timeout_s_, "comparing the plans");
     std::string theirs(static_cast<char *>(buf), len);
     free(buf);
     std::fprintf(stderr, "ioplan: error: rank%s %s run%s another plan than rank 0 (first difference: %s); nothing was run\n",
@@ -456,14 +473,16 @@ const eng_sync *world::sync()
 // rank's host, every rank learns rank 0's.
 void world::share_hosts(const char *host)
 {
+    // The first step with a deadline, point to point through rank 0 (collect),
+    // so a rank that joined MPI and is then lost is named, not only the step.
+    const char *step = "joining the world";
     char mine[64];
     snprintf(mine, sizeof(mine), "%s", host);
     std::vector<char> all(who_.rank == 0 ? who_.nranks * sizeof(mine) : 0);
     char first[64];
     memcpy(first, mine, sizeof(first));
-    if (ops_->gather(mine, sizeof(mine), all.empty() ? nullptr : all.data(), 0, timeout_s_) ||
-        ops_->bcast(first, sizeof(first), 0, timeout_s_))
-        lost("joining the world");
+    collect(mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, timeout_s_);
+    hand_out(first, sizeof(first), step, timeout_s_);
     first[sizeof(first) - 1] = '\0';
     same_host_.assign(who_.nranks, false);
     for (uint32_t r = 0; r < all.size() / sizeof(mine); r++) {
@@ -482,8 +501,7 @@ void world::share_hosts(const char *host)
 long world::ranks_per_node()
 {
     int64_t n = std::count(same_host_.begin(), same_host_.end(), true);
-    if (ops_->bcast(&n, sizeof(n), 0, timeout_s_))
-        lost("joining the world");
+    hand_out(&n, sizeof(n), "joining the world", timeout_s_);
     return static_cast<long>(std::max<int64_t>(n, 1));
 }
 
@@ -493,8 +511,7 @@ void world::share_run_id()
     char id[24] = "";
     if (who_.rank == 0)
         snprintf(id, sizeof(id), "%s", new_run_id().c_str());
-    if (ops_->bcast(id, sizeof(id), 0, timeout_s_))
-        lost("joining the world");
+    hand_out(id, sizeof(id), "joining the world", timeout_s_);
     id[sizeof(id) - 1] = '\0';
     who_.run_id = id;
 }
@@ -506,6 +523,9 @@ void world::share_run_id()
 // offset is 0 by construction, and measuring it would only add noise.
 void world::measure_clock_offsets()
 {
+    // Rank 0 names a rank that does not answer; a rank waits twice as long
+    // for rank 0 (which may be serving the ranks before it), then names it.
+    const char *step = "the clock offset measure";
     for (uint32_t r = 1; r < who_.nranks; r++) {
         if (same_host_[who_.rank == 0 ? r : who_.rank])
             continue;
@@ -516,19 +536,19 @@ void world::measure_clock_offsets()
                 size_t len = 0;
                 int from = 0;
                 if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_CLOCK_ASK, &from, timeout_s_))
-                    lost("the clock offset measure");
+                    lost_ranks({r}, timeout_s_, step);
                 free(buf);
                 uint64_t t = realtime_ns();
                 if (ops_->send(&t, sizeof(t), static_cast<int>(r), TAG_CLOCK_TELL, timeout_s_))
-                    lost("the clock offset measure");
+                    lost_ranks({r}, timeout_s_, step);
             } else if (who_.rank == r) {
                 uint64_t t1 = realtime_ns(), t0 = 0;
                 void *buf = nullptr;
                 size_t len = 0;
                 int from = 0;
-                if (ops_->send(&t1, sizeof(t1), 0, TAG_CLOCK_ASK, timeout_s_) ||
-                    ops_->recv(&buf, &len, 0, TAG_CLOCK_TELL, &from, timeout_s_))
-                    lost("the clock offset measure");
+                if (ops_->send(&t1, sizeof(t1), 0, TAG_CLOCK_ASK, 2 * timeout_s_ + 1) ||
+                    ops_->recv(&buf, &len, 0, TAG_CLOCK_TELL, &from, 2 * timeout_s_ + 1))
+                    rank0_lost(step);
                 uint64_t t2 = realtime_ns();
                 memcpy(&t0, buf, std::min(len, sizeof(t0)));
                 free(buf);

@@ -3,10 +3,11 @@
 // Under mpirun each rank can write its result before any collective step
 // (--rank-output=DIR), so a rank that dies later loses nothing; the same
 // document is what a rank sends rank 0 to merge, and what `ioplan merge`
-// reads.  It holds every field of struct results (histograms as sparse
-// [bucket, count] pairs, sums as exact integers, Welford doubles written
-// round-trip exact), so the merged reports equal those of a live run, plus
-// the job text the plan was built from, so `merge` can rebuild the plan.
+// reads.  It holds every field of struct results (histograms and
+// per-interval series packed as base64 varints, sums as exact integers,
+// Welford doubles written round-trip exact), so the merged reports equal
+// those of a live run, plus the job text the plan was built from, so `merge`
+// can rebuild the plan.
 //
 // A rank file is input like any other: the reader trusts nothing in it.  The
 // document carries a CRC-32C of itself (an edit or a torn copy is refused),

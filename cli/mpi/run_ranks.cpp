@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,67 @@ std::string rank_file_path(const std::string &dir, int rank)
     return dir + "/rank-" + std::to_string(rank) + ".json";
 }
 
+// The temporary names a rank file passes through: ".rank-R.json." and 6 characters.
+std::string temporary_prefix(int rank)
+{
+    return ".rank-" + std::to_string(rank) + ".json.";
+}
+
+// What a run stopped mid-write left of rank's file: its temporary, named
+// only where the filesystem has no unnamed files (O_TMPFILE), or for the
+// moment between naming a whole file and renaming it.  One that bears
+// ioplan's mark is a whole rank file of ours, set aside: removed.  Any other
+// may be a torn one or someone else's: named, and left for the user.
+void stale_temporaries(const std::string &dir, int rank)
+{
+    DIR *d = opendir(dir.c_str());
+    if (!d)
+        return;
+    std::string prefix = temporary_prefix(rank);
+    while (struct dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0)
+            continue;
+        std::string path = dir + "/" + name;
+        struct stat st;
+        if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (safety_output_is_ours(path.c_str()) && unlink(path.c_str()) == 0)
+            continue;
+        std::fprintf(stderr, "ioplan: warning: --rank-output: %s: the temporary of a rank file that a stopped run "
+                     "did not finish; not ioplan's whole file, so it is left for you to remove\n", path.c_str());
+    }
+    closedir(d);
+}
+
+// An unnamed file in dir (O_TMPFILE), or a named temporary where the
+// filesystem has none (NFS): fd, with *tmp "" for the unnamed one.
+int open_temporary(const std::string &dir, int rank, std::string *tmp)
+{
+    tmp->clear();
+    int fd = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    *tmp = dir + "/" + temporary_prefix(rank) + "XXXXXX";
+    return mkostemp(tmp->data(), O_CLOEXEC);
+}
+
+// Names the whole, marked file fd: an unnamed one is linked under a fresh
+// temporary name first (a link cannot replace a file), then renamed over path.
+int name_rank_file(int fd, const std::string &dir, int rank, std::string *tmp, const std::string &path)
+{
+    char proc[64];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    for (int tries = 0; tmp->empty(); tries++) {
+        std::string name = dir + "/" + temporary_prefix(rank) + new_run_id().substr(0, 6);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            *tmp = name;
+        else if (errno != EEXIST || tries == 100)
+            return -errno;
+    }
+    return rename(tmp->c_str(), path.c_str()) == 0 ? 0 : -errno;
+}
+
 } // namespace
 
 bool rank_output_ok(const std::string &dir, int rank)
@@ -34,8 +96,10 @@ bool rank_output_ok(const std::string &dir, int rank)
         return false;
     }
     char why[1024];
-    if (!safety_check_output(&safety_system, rank_file_path(dir, rank).c_str(), rank_file_how, why, sizeof(why)))
+    if (!safety_check_output(&safety_system, rank_file_path(dir, rank).c_str(), rank_file_how, why, sizeof(why))) {
+        stale_temporaries(dir, rank);
         return true;
+    }
     std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(), why);
     return false;
 }
@@ -48,9 +112,10 @@ std::string first_finding(const pf_report &pf)
     return "preflight: warnings are fatal (--warnings-fatal)";
 }
 
-// Written beside its name and renamed over it: a rank stopped (or a disk
-// filled) mid-write leaves the previous group's file or none, never a torn or
-// empty one, and a reader of the directory never sees half a document.
+// Written as an unnamed file in the directory and named only when whole
+// (then renamed over the last): a rank stopped (or a disk filled) mid-write
+// leaves the previous group's file or none, never a torn, empty or
+// temporary one, and a reader of the directory never sees half a document.
 bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
 {
     std::string path = rank_file_path(dir, who.rank);
@@ -65,10 +130,10 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     if (named.run_id.empty())
         named.run_id = new_run_id();
     std::string text = rank_file_text(r, named, src ? *src : plan_source{});
-    std::string tmp = dir + "/.rank-" + std::to_string(who.rank) + ".json.XXXXXX";
-    int fd = mkostemp(tmp.data(), O_CLOEXEC);
+    std::string tmp;
+    int fd = open_temporary(dir, static_cast<int>(who.rank), &tmp);
     if (fd < 0) {
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", tmp.c_str(), strerror(errno));
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
         return false;
     }
     // Named by the file it becomes: the temporary name means nothing to a user.
@@ -79,12 +144,13 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     }
     if (ok)
         safety_mark_output(fd); // ioplan's own: the next run may replace it
+    int err = ok ? name_rank_file(fd, dir, static_cast<int>(who.rank), &tmp, path) : 0;
     close(fd);
-    if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
+    if (err) {
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(-err));
         ok = false;
     }
-    if (!ok)
+    if (!ok && !tmp.empty())
         unlink(tmp.c_str());
     return ok;
 }

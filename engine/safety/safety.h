@@ -102,6 +102,13 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 /* Stamps the finished file fd as ioplan's, so a later run may replace it: 0 or -errno. */
 int safety_mark_output(int fd);
 
+/*
+ * Is path a regular file that ioplan finished and stamped (safety_mark_output)
+ * and nobody changed since?  The only files ioplan removes that it was not
+ * asked to: its own, proven so.
+ */
+bool safety_output_is_ours(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

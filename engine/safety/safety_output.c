@@ -151,6 +151,14 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 	return fd;
 }
 
+bool safety_output_is_ours(const char *path)
+{
+	struct stat sb;
+	char why[256];
+
+	return !lstat(path, &sb) && S_ISREG(sb.st_mode) && mark_is_ours(mark_read_path(path, why, sizeof(why)));
+}
+
 int safety_mark_output(int fd)
 {
 	struct stat sb;

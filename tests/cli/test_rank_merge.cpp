@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <isa-l/crc.h>
 
 #include "cli/mpi/rank_file.hpp"
 #include "cli/mpi/rank_merge.hpp"
@@ -282,4 +283,75 @@ TEST_CASE("rank_merge: the per-interval series is on the common clock, the same 
     CHECK(a[0] == 2000000); // the widest rank's width
     // rank 1's first I/O: 250 ns into its clock, 0.3 ms later on rank 0's.
     CHECK(s1 == 300250 - 0);
+}
+
+TEST_CASE("rank_file: a 10-minute series and a full histogram are written packed and read back exact")
+{
+    // 300 samples of 2 s whose figures move up and down, one at the ends of
+    // the 64-bit range (a change modulo 2^64), and a histogram with every
+    // bucket set: what the packed lists must keep bit for bit.
+    results *r = one_rank(0, 1000, 1000, 1000, 1);
+    give_series(r, 11517081, 2000000000, 300);
+    res_series &s = r->jobs[0].clones[0].bw_series;
+    for (uint32_t i = 0; i < s.nr; i++) {
+        s.samples[i].bytes[PLAN_DDIR_WRITE] = 163840 + (i % 7) * 4096;
+        s.samples[i].lat_sum_ns[PLAN_DDIR_WRITE] = 21974 + (i * 7919) % 30011;
+        s.samples[i].lat_max_ns[PLAN_DDIR_WRITE] = i == 150 ? UINT64_MAX : 1182 + (i * 104729) % 20011;
+    }
+    res_lat &clat = r->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE].clat;
+    clat.n = 0;
+    for (uint32_t b = 0; b < RES_HIST_NR; b++)
+        clat.n += clat.hist[b] = b % 5 == 0 ? 1 : b * 1000003ull;
+    cli::rank_info who;
+    cli::plan_source src;
+    std::string text = cli::rank_file_text(*r, who, src);
+    // One JSON object per sample was ~140 bytes; the 300 samples now take under 20 each.
+    CHECK(text.size() < 300 * 20 + RES_HIST_NR * 8 + 6000);
+    results *back = cli::rank_file_parse(text, &who, &src);
+    const res_series &t = back->jobs[0].clones[0].bw_series;
+    REQUIRE(t.nr == 300);
+    CHECK(memcmp(t.samples, s.samples, 300 * sizeof(res_sample)) == 0);
+    CHECK(back->jobs[0].clones[0].iops_series.samples == t.samples); // still one series
+    const res_lat &bl = back->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE].clat;
+    REQUIRE(bl.hist);
+    CHECK(memcmp(bl.hist, clat.hist, RES_HIST_NR * sizeof(uint64_t)) == 0);
+    results_free(back);
+    results_free(r);
+}
+
+TEST_CASE("rank_file: a packed list that is not one, or a rank file of another version, is refused by name")
+{
+    results *r = one_rank(100, 5000, 1000, 1000000, 77);
+    give_series(r, 0, 1000, 3);
+    cli::rank_info who;
+    cli::plan_source src;
+    std::string text = cli::rank_file_text(*r, who, src);
+    results_free(r);
+    // The checksum is of the text after it: a change is made to match, as a buggy writer would.
+    auto resum = [](std::string t) {
+        size_t k = t.find(',') + 1; // past the checksum member
+        std::string body = "{" + t.substr(k, t.size() - k - 1);
+        uint32_t crc = crc32_iscsi(reinterpret_cast<unsigned char *>(body.data()), static_cast<int>(body.size()), ~0u);
+        char head[32];
+        snprintf(head, sizeof(head), "{\"checksum\":\"crc32c:%08x\",", crc);
+        return head + t.substr(k);
+    };
+    CHECK(cli::rank_file_parse(resum(text), &who, &src) != nullptr); // the helper itself is right
+    std::string v2 = text;
+    v2.replace(v2.find("\"ioplan_rank_file\":3"), 20, "\"ioplan_rank_file\":2");
+    CHECK_THROWS_WITH_AS(cli::rank_file_parse(resum(v2), &who, &src),
+                         doctest::Contains("rank file version 2, this ioplan reads 3"), std::runtime_error);
+    size_t at = text.find("\"hist\":\"") + 8;
+    std::string bad = text;
+    bad[at] = '!';
+    CHECK_THROWS_WITH_AS(cli::rank_file_parse(resum(bad), &who, &src), doctest::Contains("clat.hist: not base64"),
+                         std::runtime_error);
+    bad = text;
+    bad.insert(text.find("\"samples\":\"") + 11, "AAAA"); // three more zero words: not whole samples
+    CHECK_THROWS_WITH_AS(cli::rank_file_parse(resum(bad), &who, &src), doctest::Contains("bw_series.samples: 45 words"),
+                         std::runtime_error);
+    // an edit the checksum no longer matches
+    bad = text;
+    bad.replace(bad.find("\"bytes\":409600"), 14, "\"bytes\":409601");
+    CHECK_THROWS_WITH_AS(cli::rank_file_parse(bad, &who, &src), doctest::Contains("does not match"), std::runtime_error);
 }

@@ -417,7 +417,8 @@ class LostRank(TmpDirCase):
 
     def assert_group_1_kept(self):
         # rank 2, killed or stopped and then killed, may be caught mid-write: its rank-2.json is
-        # then the previous group's, and only its temporary file is left
+        # then the previous group's (its temporary is left only when it is caught in the instant
+        # between naming its whole file and renaming it; KilledMidWrite kills it mid-write)
         self.assertEqual([p.name for p in (self.tmp / "out").iterdir()
                           if p.name.startswith(".") and not p.name.startswith(".rank-2.")], [],
                          "a temporary rank file was left behind")
@@ -459,6 +460,115 @@ class LostRank(TmpDirCase):
         self.assertEqual(ranks[2]["host"], os.uname().nodename)
         self.assertIn("did not answer", " ".join(m["text"] for m in doc["ioplan"]["messages"]))
         self.assert_group_1_kept()
+
+
+@unittest.skipUnless(MPIRUN and shutil.which("strace"), "mpirun or strace is not installed")
+class KilledMidWrite(TmpDirCase):
+    """A rank killed while it writes its rank file leaves nothing half-done in --rank-output."""
+
+    def test_a_rank_killed_in_the_middle_of_its_rank_file_leaves_no_temporary(self):
+        # Rank 2 runs under strace, which holds each of its fsync()s for 60 s: the one of its
+        # rank file (written whole, not yet named) is where it is killed, for real.
+        out = self.tmp / "out"
+        out.mkdir()
+        self.write("job.fio", "[global]\nioengine=null\nbs=4k\nrw=write\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n[a]\nsize=64k\n[b]\nstonewall\nsize=64k\n")
+        args = ["--output-format=json", "--rank-output=out", "job.fio"]
+        env = dict(os.environ, **MPI_ENV)
+        proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", BIN, *args, ":", "-np", "1", "strace",
+                                 "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                                 "inject=fsync:delay_enter=60000000", BIN, *args], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("rank 2 under strace", lambda: rank_pid(proc.pid, 2) and children(rank_pid(proc.pid, 2)), proc)
+        tracer = rank_pid(proc.pid, 2)
+        pid = children(tracer)[0]  # ioplan, strace's child
+        self.addCleanup(lambda: os.path.exists(f"/proc/{tracer}") and os.kill(tracer, signal.SIGKILL))
+
+        def writing():  # rank 2 holds a file of out/ open: its rank file, in the fsync held
+            try:
+                return any(os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(out) + "/")
+                           for fd in os.listdir(f"/proc/{pid}/fd"))
+            except OSError:
+                return False
+        wait_until("rank 2 writing its rank file", writing, proc)
+        os.kill(pid, signal.SIGKILL)
+        # strace 6.1 waits out the delay of a tracee killed in it: rank 2 is strace to mpirun
+        os.kill(tracer, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        self.assertNotEqual(proc.returncode, 0)
+        left = sorted(p.name for p in out.iterdir())
+        self.assertEqual([n for n in left if n.startswith(".")], [], "a temporary rank file was left behind")
+        self.assertNotIn("rank-2.json", left)
+
+    def test_a_temporary_left_by_a_stopped_run_is_removed_when_ioplan_s_and_named_when_not(self):
+        # What an ioplan without unnamed files (NFS), or one stopped between naming its
+        # whole file and renaming it, leaves: a whole rank file of ours (moved aside keeps
+        # its inode, size and mtime, so ioplan's mark) is removed by the next run; a file
+        # ioplan cannot prove its own is named and kept.
+        out = self.tmp / "out"
+        out.mkdir()
+        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
+        p = run(["--output-format=json", "--rank-output=out", "job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        os.rename(out / "rank-0.json", out / ".rank-0.json.AbC123")
+        (out / ".rank-0.json.xYz789").write_text('{"checksum":"crc32c:00000000","ioplan_rank_f')
+        (out / ".rank-1.json.AbC123").write_text("another rank's: not this run's to judge")
+        p = run(["--output-format=json", "--rank-output=out", "job.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(x.name for x in out.iterdir()),
+                         [".rank-0.json.xYz789", ".rank-1.json.AbC123", "rank-0.json"])
+        self.assertIn(f"--rank-output: out/.rank-0.json.xYz789: the temporary of a rank file that a stopped run "
+                      "did not finish; not ioplan's whole file, so it is left for you to remove", p.stderr)
+
+
+@unittest.skipUnless(MPIRUN and shutil.which("gdb"), "mpirun or gdb is not installed")
+class LostJoining(TmpDirCase):
+    """A rank stopped (for real, at a gdb breakpoint) while the world forms: who is missing is said."""
+
+    def run_with_rank_2_stopped_at(self, where, hosts=False, timeout=60):
+        # Rank 2 runs under gdb, held at a breakpoint (then `sleep`): stopped at that point.
+        # hosts: each rank in its own UTS namespace, ranks 0, 1 on node0 and rank 2 on node1.
+        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        args = ["--rank-timeout=3", "--output-format=json", "job.fio"]
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", f"break {where}", "-ex", "run",
+               "-ex", "shell sleep 300", "--args", BIN, *args]
+        host = (["unshare", "--uts", "sh", "-c", 'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"']
+                if hosts else [])
+        env = dict(os.environ, **MPI_ENV)
+        proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", *host, BIN, *args, ":", "-np", "1", *host,
+                                 *gdb], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("rank 2 under gdb", lambda: rank_pid(proc.pid, 2), proc)
+        held = rank_pid(proc.pid, 2)
+        # mpirun ends gdb; ioplan under it, stopped at the breakpoint, goes with it or here
+        self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in children(held) if os.path.exists(f"/proc/{p}")])
+        _, err = proc.communicate(timeout=timeout)
+        err = err.decode(errors="replace")
+        self.assertNotEqual(proc.returncode, 0, err)
+        return err
+
+    def test_a_rank_lost_after_mpi_init_is_named_by_rank_0_when_the_world_forms(self):
+        err = self.run_with_rank_2_stopped_at("cli::world::share_hosts")
+        self.assertIn("ioplan: error: rank 2 did not answer within 3s at joining the world; stopping every rank", err)
+
+    def test_a_rank_lost_during_the_clock_offset_measure_is_named_with_its_host(self):
+        err = self.run_with_rank_2_stopped_at("cli::world::measure_clock_offsets", hosts=True)
+        self.assertIn("ioplan: error: rank 2 (node1) did not answer within 3s at the clock offset measure; "
+                      "stopping every rank", err)
+
+    def test_the_ranks_that_joined_say_so_when_one_never_comes_to_mpi_init(self):
+        # MPI_Init_thread waits for every rank and says nothing of who is missing: each
+        # rank that came says who it is after the watchdog's minute, so the one that does
+        # not is the one missing.
+        err = self.run_with_rank_2_stopped_at("MPI_Init_thread", timeout=150)
+        for r in (0, 1):
+            self.assertIn(f"ioplan: error: rank {r} of 3 ({os.uname().nodename}): joining the world "
+                          "(MPI_Init_thread, MPI_Comm_split_type) did not return within 60s: every rank waits "
+                          "there for the last to come, and MPI does not say which is missing: the ranks that did "
+                          "not print this line; giving up", err)
+        self.assertNotIn("rank 2 of 3", err)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")

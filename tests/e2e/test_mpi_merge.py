@@ -9,6 +9,7 @@ check behind it is what answers), a file of another run, a wrong world size,
 2 naming the file and the fault, before any report.  And a rank file that a
 full disk stops half-way is not left behind.
 """
+import base64
 import json
 import os
 import re
@@ -43,6 +44,28 @@ def crc32c(data):
     for b in data:
         c = CRC32C[(c ^ b) & 0xFF] ^ (c >> 8)
     return c
+
+
+def unpack_words(text):
+    """The 64-bit words of a rank file's packed list (base64 of LEB128 varints)."""
+    words, z, shift = [], 0, 0
+    for b in base64.b64decode(text):
+        z |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            words.append(z)
+            z, shift = 0, 0
+    return words
+
+
+def pack_words(words):
+    out = bytearray()
+    for z in words:
+        while z >= 0x80:
+            out.append(0x80 | (z & 0x7F))
+            z >>= 7
+        out.append(z)
+    return base64.b64encode(bytes(out)).decode()
 
 
 def forge(path, old, new, count=1):
@@ -130,8 +153,11 @@ class MergeChecks(TmpDirCase):
         files = self.files()
         doc = json.loads(files[2].read_text())
         clat = doc["results"]["jobs"][0]["clones"][0]["ddir"][0]["clat"]
-        bucket, count = max(clat["hist"], key=lambda p: p[1])
-        forge(files[2], f"[{bucket},{count}]", f"[{bucket},{count * 40}]")
+        words = unpack_words(clat["hist"])  # (buckets since the last, count) pairs
+        top = max(range(1, len(words), 2), key=lambda i: words[i])
+        count = words[top]
+        words[top] *= 40
+        forge(files[2], '"hist":"%s"' % clat["hist"], '"hist":"%s"' % pack_words(words))
         self.refused(files, f"rank-2.json: results.jobs[0].clones[0].ddir[0].clat: histogram buckets add up to "
                             f"{clat['n'] + count * 39}, its count is {clat['n']}")
 
@@ -152,6 +178,16 @@ class MergeChecks(TmpDirCase):
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 2 << 20)
         self.assertIn("--partial: no rank file for ranks 2, 3 of the 4 ranks", json.dumps(doc["ioplan"]))
         self.refused([files[0], files[1], files[1], files[3]], "rank-1.json: rank 1: rank 1 given twice")
+
+    def test_a_rank_file_of_another_format_version_is_refused_by_name(self):
+        # version 2 wrote histograms and series as JSON lists: its files are not read as today's
+        files = self.files()
+        forge(files[1], '"ioplan_rank_file":3', '"ioplan_rank_file":2')
+        self.refused(files, "rank-1.json: rank file version 2, this ioplan reads 3 (merge rank files with the "
+                            "ioplan version that wrote them)")
+        self.files()
+        forge(files[3], '"ioplan_rank_file":3', '"ioplan_rank_file":"3"')
+        self.refused(files, 'rank-3.json: rank file version "3", this ioplan reads 3')
 
     def test_what_is_not_a_regular_file_of_bounded_size_is_not_read(self):
         files = self.files()
