@@ -888,6 +888,11 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	for (uint32_t i = 0; i < l->nr; i++) {
 		if (!in_round(&l->files[i], round))
 			continue;
+		/* Between files too: 100 000 small files are minutes of layout on a disk, and no fill. */
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			ret = -EINTR;
+			break;
+		}
 		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
 		if (ret == -EINTR)
 			break;
