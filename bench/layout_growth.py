@@ -116,7 +116,7 @@ def panel(x0, title, series, key, scale):
     xs = [n for p in pts.values() for n, _ in p]
     ys = [y for p in pts.values() for _, y in p if y > 0]
     xt, yt = ticks(min(xs), max(xs)), ticks(min(ys), max(ys))
-    lx = lambda v: x0 + PAD + (math.log10(v) - math.log10(xt[0])) / (math.log10(xt[-1]) - math.log10(xt[0])) * (W - PAD - 10)  # noqa: E731,E501
+    lx = lambda v: x0 + PAD + (math.log10(v) - math.log10(xt[0])) / (math.log10(xt[-1]) - math.log10(xt[0])) * (W - PAD - 34)  # noqa: E731,E501
     ly = lambda v: H - PAD + 10 - (math.log10(v) - math.log10(yt[0])) / (math.log10(yt[-1]) - math.log10(yt[0])) * (H - PAD - 20)  # noqa: E731,E501
     out = [f'<text x="{x0 + W / 2}" y="16" text-anchor="middle" font-weight="bold">{title}</text>']
     for t in xt:
