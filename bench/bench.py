@@ -313,22 +313,25 @@ def parse_growth_workloads(d, quick):
 
 def layout_growth_workloads(d, quick):
     """A create_only layout of N 4 KiB files, N from 100 to 100 000 (same names for both
-    tools, each in its own directory, removed before every run): target at most fio's
-    wall and CPU time at every N."""
+    tools, each in its own directory, removed before every run), of a read job (the files
+    get data) and of a write job (-w: only sized): target at most fio's wall and CPU time
+    and peak RSS at every N.  bench/layout_growth.py draws the curve between the rows."""
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
     dirs = {who: pathlib.Path(d) / f"many-{who}" for who in ("fio", "ioplan")}
     for path in dirs.values():
         path.mkdir(exist_ok=True)
     out = []
-    for n in (100, 1000) if quick else (100, 10000, 100000):
-        args = lambda who, n=n: ["--name=many", f"--directory={dirs[who]}", f"--nrfiles={n}",  # noqa: E731
-                                 "--filesize=4k", "--create_only=1", "--ioengine=psync", "--rw=read",
-                                 "--output-format=json"]
-        out.append(Workload(f"layout-{n}-files", [FIO, *args("fio")], [IOPLAN, *args("ioplan")],
-                            [("process time ratio", ratio(lambda p: p.wall), ("<=", 1.0)),
-                             ("CPU time ratio", ratio(cpu_s), ("<=", 1.0))],
-                            [str(path / f"many.0.{i}") for path in dirs.values() for i in range(n)],
-                            device=True, rounds=3 if n >= 100000 else None))
+    for rw, tag in (("read", ""), ("write", "-w")):
+        for n in (100, 1000) if quick else (100, 10000, 100000):
+            args = lambda who, n=n, rw=rw: ["--name=many", f"--directory={dirs[who]}", f"--nrfiles={n}",  # noqa: E731
+                                            "--filesize=4k", "--create_only=1", "--ioengine=psync", f"--rw={rw}",
+                                            "--output-format=json"]
+            out.append(Workload(f"layout{tag}-{n}-files", [FIO, *args("fio")], [IOPLAN, *args("ioplan")],
+                                [("process time ratio", ratio(lambda p: p.wall), ("<=", 1.0)),
+                                 ("CPU time ratio", ratio(cpu_s), ("<=", 1.0)),
+                                 ("peak RSS ratio", ratio(lambda p: p.maxrss_kib), ("<=", 1.0))],
+                                [str(path / f"many.0.{i}") for path in dirs.values() for i in range(n)],
+                                device=True, rounds=3 if n >= 100000 else None))
     return out
 
 

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <fcntl.h>
 #include <memory>
@@ -49,10 +50,12 @@ namespace {
 
 // The plan's test files that do not exist yet: the ones this run will create.
 // The preflight's look at each (pf->seen, sorted by path) answers for most.
-std::vector<std::string> files_to_create(const plan &p, const pf_report &pf)
+// The paths are the plan's own, not copies (two strings a file were 10 MB at
+// 100 000 files).
+std::vector<const char *> files_to_create(const plan &p, const pf_report &pf)
 {
-    std::vector<std::string> out;
-    std::unordered_set<std::string> listed;
+    std::vector<const char *> out;
+    std::unordered_set<std::string_view> listed;
     struct stat sb;
     auto missing = [&](const char *path) {
         tgt_seen key{};
@@ -77,13 +80,13 @@ std::vector<std::string> files_to_create(const plan &p, const pf_report &pf)
 
 // What the run left behind and how to remove it (240 GiB of Azure's test files
 // must not go unsaid); the files stay, as fio leaves them, for the next run.
-std::string left_behind(const std::vector<std::string> &created)
+std::string left_behind(const std::vector<const char *> &created)
 {
-    std::vector<std::string> left;
+    std::vector<const char *> left;
     uint64_t bytes = 0;
     struct stat sb;
-    for (const std::string &path : created)
-        if (stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode)) {
+    for (const char *path : created)
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
             left.push_back(path);
             bytes += (uint64_t)sb.st_size;
         }
@@ -95,7 +98,7 @@ std::string left_behind(const std::vector<std::string> &created)
                     (left.size() == 1 ? "" : "s") + " (" + size + "), left for the next run to reuse; " +
                     "remove with: rm --";
     for (size_t i = 0; i < left.size() && i < 8; i++)
-        s += " '" + left[i] + "'";
+        s += std::string(" '") + left[i] + "'";
     return left.size() > 8 ? s + " ... (" + std::to_string(left.size() - 8) + " more)" : s;
 }
 
@@ -512,8 +515,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
-    std::vector<std::string> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
-                                                                            : std::vector<std::string>{};
+    std::vector<const char *> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
+                                                                             : std::vector<const char *>{};
     std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);

@@ -480,7 +480,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.allow_file_create = flag_value(o, v))),
     opt("create_fsync", opt_type::boolean, CAT_FILES)
         .def("1")
-        .help("fsync after laying out a file.")
+        .help("fsync a file once its layout has written its data (a file only sized for a write job is not synced, as fio's).")
         .apply(A(j.pj.create_fsync = flag_value(o, v))),
     opt("create_serialize", opt_type::boolean, CAT_FILES)
         .def("1")

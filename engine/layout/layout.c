@@ -17,8 +17,11 @@
  * Layout follows fio: files read by a job (or written with overwrite=1) are
  * written in full with random data (layout_fill.c: 1 MiB writes, O_DIRECT and
  * several in flight when the job is direct and the range is aligned), then
- * fsynced unless create_fsync=0; write-only jobs get the
- * size by ftruncate plus fallocate, since they write the data themselves.
+ * fsynced unless create_fsync=0; write-only jobs get the size by fallocate
+ * (ftruncate where that did not set it), since they write the data themselves,
+ * and no fsync, as fio's.  A file the preflight found absent is created
+ * (O_EXCL, O_NOFOLLOW) without a look first, and one only sized is marked
+ * once: 5 system calls a file, as fio's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,16 +133,23 @@ static struct layout_file *find(const struct layout *l, const char *path)
 static void note_use(struct layout_file *lf, const struct plan_job *j, const struct plan_clone *c,
 		     const struct plan_file *f, uint32_t job_index)
 {
+	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
+	bool writes = (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
+		      !j->verify_only;
 	uint64_t start, len;
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
 	if (len && !f->size_ppm && start + len > lf->need)
 		lf->need = start + len;
-	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
-	if (((plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
-	     !j->verify_only) || ioe_removes_files(j->ioengine))
+	if (writes || ioe_removes_files(j->ioengine))
 		lf->writes = true;
+	/*
+	 * Only data the run writes moves the mtime its mark binds: create_only does
+	 * no I/O, and the metadata engines write no data (filedelete's files are gone).
+	 */
+	if (writes && !j->create_only && ioe_opens_files(j->ioengine) && !ioe_removes_files(j->ioengine))
+		lf->run_writes = true;
 	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
 		lf->trims = true;
 	/*
@@ -181,6 +191,7 @@ static void dedupe(struct layout *l)
 			if (b->need > a->need)
 				a->need = b->need;
 			a->writes |= b->writes;
+			a->run_writes |= b->run_writes;
 			a->trims |= b->trims;
 			a->fill |= b->fill;
 			a->direct |= b->direct;
@@ -348,11 +359,12 @@ static int check_identity(struct layout_file *lf, int fd, struct results *r, str
 
 /*
  * open_target (with O_DIRECT first when *direct, and without it where the
- * file system refuses it: *direct then false), identity checked, with its
- * fstat in *st; else a message naming the file.  The fd or -errno.
+ * file system refuses it: *direct then false); else a message naming the
+ * file, except for -EEXIST when quiet (the caller looks at what is there).
+ * The fd or -errno; the identity is not checked yet.
  */
-static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool *direct,
-			const char *code, struct results *r, struct stat *st)
+static int open_flagged(const struct layout *l, struct layout_file *lf, int flags, bool *direct,
+			const char *code, bool quiet, struct results *r)
 {
 	int fd = *direct ? open_target(l, lf, flags | O_DIRECT) : -EINVAL;
 
@@ -360,14 +372,29 @@ static int open_checked(const struct layout *l, struct layout_file *lf, int flag
 		*direct = false;
 		fd = open_target(l, lf, flags);
 	}
+	if (fd == -EEXIST && quiet)
+		return fd;
 	if (fd < 0)
 		return fail(r, lf, -fd, fd == -ELOOP && !lf->id.follow ? "replaced" : code,
 			    tgt_open_error(fd, &lf->id));
-	if (check_identity(lf, fd, r, st)) {
+	return fd;
+}
+
+/* fd when it is the file the layout found (its fstat in *st), else closed and -ESTALE; -errno passes. */
+static int checked(struct layout_file *lf, int fd, struct results *r, struct stat *st)
+{
+	if (fd >= 0 && check_identity(lf, fd, r, st)) {
 		close(fd);
 		return -ESTALE;
 	}
 	return fd;
+}
+
+/* open_flagged, then the identity checked, with its fstat in *st.  The fd or -errno. */
+static int open_checked(const struct layout *l, struct layout_file *lf, int flags, bool *direct,
+			const char *code, struct results *r, struct stat *st)
+{
+	return checked(lf, open_flagged(l, lf, flags, direct, code, false, r), r, st);
 }
 
 /* Removes a file of ours, by its directory's descriptor, only while it is still the one found. */
@@ -386,16 +413,28 @@ static void remove_target(const struct layout *l, const struct layout_file *lf)
 		unlinkat(dfd, tgt_base(lf->path), 0);
 }
 
-/* The fd or -errno; *direct says whether it is open O_DIRECT, *st is its fstat. */
+/*
+ * The fd or -errno; *direct says whether it is open O_DIRECT.  An existing
+ * file, or one that gets data, has its identity checked now (*st its fstat);
+ * a file created only to be sized is checked once sized (grow).
+ */
 static int open_for_layout(const struct layout *l, struct layout_file *lf, uint64_t from, bool create,
-			   struct results *r, bool *direct, struct stat *st)
+			   bool quiet, struct results *r, bool *direct, struct stat *st)
 {
+	int flags = O_WRONLY | (create ? O_CREAT | O_EXCL : 0);
+
+	int fd;
+
 	*direct = lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096);
-	return open_checked(l, lf, O_WRONLY | (create ? O_CREAT | O_EXCL : 0), direct,
-			    create ? "create" : "open", r, st);
+	fd = open_flagged(l, lf, flags, direct, create ? "create" : "open", quiet, r);
+	return create && !lf->fill ? fd : checked(lf, fd, r, st);
 }
 
-/* fallocate=: native and keep ignore file systems without support; none and truncate skip it. */
+/*
+ * fallocate=: native and keep ignore file systems without support; none and
+ * truncate skip it.  1 when the file has its size now (no ftruncate needed),
+ * 0 when not, or -ENOSPC.
+ */
 static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 {
 	off_t off = (off_t)cur, len = (off_t)(lf->need - cur);
@@ -407,14 +446,14 @@ static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 		return 0;
 	case PLAN_FALLOCATE_POSIX:
 		r = posix_fallocate(fd, off, len);
-		return r == ENOSPC ? -ENOSPC : 0;
+		return r == ENOSPC ? -ENOSPC : !r;
 	case PLAN_FALLOCATE_KEEP:
 		r = fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len);
-		break;
+		return r && errno == ENOSPC ? -ENOSPC : 0;
 	default:
 		r = fallocate(fd, 0, off, len);
 	}
-	return r && errno == ENOSPC ? -ENOSPC : 0;
+	return r && errno == ENOSPC ? -ENOSPC : !r;
 }
 
 /*
@@ -455,32 +494,57 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, const stru
 	}
 }
 
-/* Writes [cur, need) of the file (creating it when create), then marks it complete. */
-static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
-		bool create, const _Atomic int *stop)
+/*
+ * Lays out [cur, need) of the open file: its data (synced when create_fsync),
+ * or for write-only jobs its size alone, by fallocate, or ftruncate where that
+ * did not set it.  As fio's, a file only sized is not synced: no data was
+ * written to sync.  0 or -errno.
+ */
+static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool direct, uint64_t cur,
+			 const _Atomic int *stop)
 {
+	int ret = lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
+
+	if (ret < 0)
+		return ret;
+	if (lf->fill) {
+		ret = fill_range(l, fd, direct, cur, lf->need, stop);
+		return !ret && lf->create_fsync && fsync(fd) ? -errno : ret;
+	}
+	return !ret && ftruncate(fd, (off_t)lf->need) ? -errno : 0;
+}
+
+/*
+ * Writes [cur, need) of the file (creating it when create), then marks it
+ * complete.  A file ioplan had already, or one its data is written into, is
+ * marked partial before anything changes it.  A file created only to be sized
+ * is marked once, when it has its size: nothing reads it back as data (its
+ * jobs write it), and a run killed in between leaves a file without a mark,
+ * which a later run refuses to write (or adopts while it is empty).  A quiet
+ * create gives -EEXIST without a message (look at what is there instead).
+ */
+static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
+		bool create, bool quiet, const _Atomic int *stop)
+{
+	bool early = lf->fill || !create, direct;
 	struct stat st;
-	bool direct;
-	int fd, ret = 0;
+	int fd, ret, said = 0;
 
 	if (create) {
 		lf->id = (struct tgt_id){ .single = true };	/* what the create makes is the file from now on */
 		lf->token = mark_token(&l->tokens);
 	}
-	fd = open_for_layout(l, lf, cur, create, r, &direct, &st);
+	fd = open_for_layout(l, lf, cur, create, quiet, r, &direct, &st);
 	if (fd < 0)
 		return fd;
 	if (create)
 		lf->ours = true;
-	stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
-	ret = lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
-	if (!ret && lf->fill)
-		ret = fill_range(l, fd, direct, cur, lf->need, stop);
-	if (!ret && !lf->fill && ftruncate(fd, (off_t)lf->need))
-		ret = -errno;
-	if (!ret && lf->create_fsync && fsync(fd))
-		ret = -errno;
-	if (!ret && fstat(fd, &st))
+	if (early)
+		stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
+	ret = lay_out_range(l, lf, fd, direct, cur, stop);
+	if (!ret && !early)
+		said = ret = check_identity(lf, fd, r, &st);	/* the file made has no other name */
+	else if (!ret && fstat(fd, &st))
 		ret = -errno;
 	if (!ret) {
 		remember(lf, &st);
@@ -493,7 +557,7 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		remove_target(l, lf);
 		lf->ours = false;
 	}
-	if (ret && ret != -EINTR)
+	if (ret && ret != -EINTR && !said)
 		return fail(r, lf, -ret, ret == -ENOSPC ? "no-space" : "layout", strerror(-ret));
 	return ret;
 }
@@ -577,7 +641,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 		return 0;
 	if (lf->fill && from < size)
 		atomic_fetch_add(&l->total, size - from);	/* the rewrite, on top of any growth */
-	return grow(l, lf, r, from, false, stop);
+	return grow(l, lf, r, from, false, false, stop);
 }
 
 /*
@@ -637,6 +701,14 @@ static int cmp_seen(const void *a, const void *b)
 	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
 }
 
+/* What the preflight saw at lf's path, or NULL (not looked at, or a device kept by its name). */
+static const struct tgt_seen *seen_at(const struct layout *l, const struct layout_file *lf)
+{
+	struct tgt_seen key = { .path = lf->path };
+
+	return l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+}
+
 /*
  * The layout's first look at lf, whose identity every later open must match,
  * and which must be what the preflight saw.  A device keeps its name (a
@@ -644,7 +716,6 @@ static int cmp_seen(const void *a, const void *b)
  */
 static int look(const struct layout *l, struct layout_file *lf, struct stat *st, struct results *r)
 {
-	struct tgt_seen key = { .path = lf->path };
 	const struct tgt_seen *s;
 	char why[512];
 	int ret;
@@ -655,7 +726,7 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
 		ret = tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
 	if (ret && ret != -ENOENT)
 		return fail(r, lf, -ret, "stat", strerror(-ret));
-	s = l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+	s = seen_at(l, lf);
 	if (!s)
 		return ret;
 	switch (tgt_seen_same(s, &l->dirs[lf->dir].st, ret, st, &lf->id, why, sizeof(why))) {
@@ -669,6 +740,47 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
 	}
 }
 
+/*
+ * Did the preflight find nothing at lf's path (not even a dangling link), in
+ * the directory lf's descriptor holds?  Then lf is created without a look
+ * first: O_CREAT|O_EXCL|O_NOFOLLOW fails on whatever is there now, so only
+ * the inode this run makes is written.
+ */
+static bool unseen(const struct layout *l, const struct layout_file *lf)
+{
+	const struct tgt_seen *s = seen_at(l, lf);
+	char why[512];
+
+	return s && !s->ino && !s->link && !lf->is_device && lf->allow_create && lf->need &&
+	       !tgt_seen_same(s, &l->dirs[lf->dir].st, -ENOENT, NULL, &lf->id, why, sizeof(why));
+}
+
+/*
+ * Creates and lays out lf, which is not there.  quiet: the preflight saw
+ * nothing there, and a file that appeared since gives -EEXIST without a
+ * message, for the caller to look at it as at any existing file.
+ */
+static int create_missing(struct layout *l, struct layout_file *lf, struct results *r, bool quiet,
+			  const _Atomic int *stop)
+{
+	int ret;
+
+	if (lf->is_device)
+		return fail(r, lf, ENOENT, "missing-file", "no such file");
+	if (!lf->allow_create)
+		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
+	if (!lf->need)
+		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+	lf->created = true;
+	ret = grow(l, lf, r, 0, true, quiet, stop);
+	if (ret == -EEXIST && quiet) {
+		lf->created = false;
+		lf->id = (struct tgt_id){ 0 };
+		lf->token = 0;
+	}
+	return ret;
+}
+
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
 		       struct results *r, const struct safety_files *busy, const _Atomic int *stop)
 {
@@ -678,19 +790,13 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 
 	if (ret)
 		return ret;
+	if (unseen(l, lf) && (ret = create_missing(l, lf, r, true, stop)) != -EEXIST)
+		return ret;
 	ret = look(l, lf, &st, r);
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (ret) {
-		if (lf->is_device)
-			return fail(r, lf, ENOENT, "missing-file", "no such file");
-		if (!lf->allow_create)
-			return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
-		if (!lf->need)
-			return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
-		lf->created = true;
-		return grow(l, lf, r, 0, true, stop);
-	}
+	if (ret)
+		return create_missing(l, lf, r, false, stop);
 	remember(lf, &st);
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, &st, p, r);
@@ -717,14 +823,13 @@ static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 
 	for (uint32_t i = 0; i < l->nr; i++) {
 		const struct layout_file *lf = &l->files[i];
-		struct tgt_seen key = { .path = lf->path };
 		const struct tgt_seen *s;
 		uint64_t have = 0;
 
 		if (!lf->fill || lf->is_device || !in_round(lf, round))
 			continue;
 		/* The preflight's look answers for most: this is the progress line's estimate. */
-		s = l->seen ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+		s = seen_at(l, lf);
 		if (s)
 			have = s->ino ? s->size : 0;
 		else if (!stat(lf->path, &st))
@@ -783,6 +888,11 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	for (uint32_t i = 0; i < l->nr; i++) {
 		if (!in_round(&l->files[i], round))
 			continue;
+		/* Between files too: 100 000 small files are minutes of layout on a disk, and no fill. */
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			ret = -EINTR;
+			break;
+		}
 		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
 		if (ret == -EINTR)
 			break;
@@ -802,7 +912,7 @@ void layout_finish(struct layout *l, struct results *r)
 		struct stat st;
 		int fd;
 
-		if (!lf->ours || !lf->writes || lf->is_device || !mark_is_ours(lf->mark))
+		if (!lf->ours || !lf->run_writes || lf->is_device || !mark_is_ours(lf->mark))
 			continue;
 		/* A file replaced under the run keeps its old mark: the next run then refuses it. */
 		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "mark", r, &st);

@@ -168,6 +168,15 @@ class LocalEngines(TmpDirCase):
                 self.assertNotRegex(p.stdout, r" lat \([num]sec\): min=", "fio records the operation as clat only")
                 self.assertNotIn("page cache", p.stdout + p.stderr, "no data is read")
 
+    def test_filedelete_ends_without_errors(self):
+        # The marks of the files it deleted were re-stamped after the run: one
+        # "No such file or directory" error a file on stderr, with exit 0.
+        p = run(["--name=j", f"--directory={self.tmp}", "--ioengine=filedelete", "--nrfiles=5",
+                 "--filesize=4k", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual([x for x in self.tmp.iterdir() if x.name.startswith("j.")], [])
+        self.assertFalse([m for m in report(p.stdout)["ioplan"]["messages"] if m["level"] == "error"])
+
     def test_filedelete_never_deletes_a_file_ioplan_did_not_create(self):
         keep = self.tmp / "keep"
         keep.write_text("precious")

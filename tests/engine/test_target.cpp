@@ -281,3 +281,41 @@ TEST_CASE("target: a directory swapped between the preflight and the layout is r
     CHECK(said(*r, "directory was replaced"));
     CHECK(contents(d.file("userdir/w.0.0")) == std::string(64 << 10, 'u'));
 }
+
+TEST_CASE("target: a file that appears where the preflight found none is never written, created or followed")
+{
+    pb::tmpdir d;
+    const std::string t = d.file("t"), user = d.file("user"), victim = d.file("victim");
+    int ret = 0;
+
+    fill(user, 64 << 10, 'u');
+    // A write job's file is only sized, a read job's gets data: both are created without a look first.
+    for (plan_rw rw : { PLAN_RW_WRITE, PLAN_RW_READ }) {
+        auto p = pb::build(d.path(), { job_spec("j", rw, PLAN_IOENGINE_PSYNC, 64 << 10).file("t") });
+        p->allow_existing_file_write = true;
+        const std::function<void()> swaps[] = {
+            [&] { REQUIRE(link(user.c_str(), t.c_str()) == 0); },
+            [&] { REQUIRE(symlink(user.c_str(), t.c_str()) == 0); },
+            [&] { REQUIRE(symlink(victim.c_str(), t.c_str()) == 0); },	// dangling: O_CREAT would make victim
+        };
+        for (size_t i = 0; i < 3; i++) {
+            INFO("rw ", (int)rw, " swap ", i);
+            auto r = run_after_swap(*p, swaps[i], &ret);
+            // A read job may read a file that appeared, as any existing one: it writes nothing to it.
+            if (rw == PLAN_RW_WRITE || i > 0) {
+                CHECK(ret != 0);
+                CHECK(r->nr_msgs > 0);
+            }
+            CHECK(contents(user) == std::string(64 << 10, 'u'));
+            struct stat st;
+            CHECK(stat(victim.c_str(), &st) != 0);
+            CHECK(lstat(t.c_str(), &st) == 0);	// a name ioplan did not make is not removed either
+            unlink(t.c_str());
+        }
+        // Nothing there: the file is made, laid out and marked.
+        run_after_swap(*p, [] {}, &ret);
+        CHECK(ret == 0);
+        CHECK(contents(t).size() == (64u << 10));
+        REQUIRE(unlink(t.c_str()) == 0);
+    }
+}
