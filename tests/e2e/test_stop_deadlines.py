@@ -107,7 +107,8 @@ class ManyFiles(StopCase):
         d.mkdir()
         p = self.start(["--name=many", f"--directory={d}", f"--nrfiles={n}", "--filesize=4k", "--rw=write",
                         "--create_only=1", "--output-format=json"])
-        wait_until(lambda: len(os.listdir(d)) > 100, what="the layout under way")
+        # Planning 300 000 files comes first: seconds idle, more on a busy machine.
+        wait_until(lambda: len(os.listdir(d)) > 100, timeout=180, what="the layout under way")
         rc, out, err, took = self.stop(p)
         self.assertEqual(rc, 1, err)
         self.assertLess(len(os.listdir(d)), n, "every file was laid out after the stop")
