@@ -222,6 +222,32 @@ void layering::untimed_time_based(job_def &d)
                                "its I/O amount is done, as in fio"});
 }
 
+bool has_wait_for(const std::vector<entry> &entries)
+{
+    for (const entry &e : entries) {
+        const option *o = find_option(e.key);
+        if (o && std::string(o->name) == "wait_for")
+            return true;
+    }
+    return false;
+}
+
+// Whether any job may wait for another by name: only then does a checking
+// builder keep the names of the jobs it drops.
+bool sets_wait_for(const std::vector<document> &docs, const request &req)
+{
+    if (has_wait_for(req.cli_globals))
+        return true;
+    for (const section &s : req.cli_jobs)
+        if (has_wait_for(s.entries))
+            return true;
+    for (const document &d : docs)
+        for (const section &s : d.sections)
+            if (has_wait_for(s.entries))
+                return true;
+    return false;
+}
+
 } // namespace
 
 syntax syntax_of(const std::string &path, const std::string &forced)
@@ -264,7 +290,7 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
     for (const auto &s : req.only_sections)
         if (s.compare(0, 6, "global") == 0)
             fail(loc{"<command line>", 0, 0, "", nullptr}, "--section=" + s + ": a [global] section cannot be run on its own");
-    plan_builder builder;
+    plan_builder builder(req.check_only, !req.check_only || sets_wait_for(docs, req));
     layering l(req, notes, errors, builder);
     l.run(docs);
     errors.throw_if_any();
