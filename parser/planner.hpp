@@ -20,6 +20,9 @@ struct job_def {
     std::string section;     // header text (or --name for command-line jobs)
     loc header;
     uint32_t file_index = 0;
+    // Checked and then dropped (plan_builder's check_only): what only a run
+    // reads, such as whether a file is a device, is not looked up.
+    bool dropped = false;
 };
 
 
@@ -75,7 +78,7 @@ private:
     plan_group &group_for(const job_def &d);
     int32_t wait_for(const job_def &d) const;
     void fit_last_group();
-    void keep_or_drop(plan_job &j);
+    void keep_or_drop(plan_job &j, const job_def &d);
     template <class T> static void grow(T **array, size_t n);
 };
 } // namespace parser

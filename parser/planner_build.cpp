@@ -251,7 +251,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
-        pf.is_device = is_special_file(paths[f]);
+        pf.is_device = !d.dropped && is_special_file(paths[f]);
         append_at_end(pf, d);
     }
 }
@@ -739,6 +739,7 @@ void plan_builder::add(job_def &d)
         grow(&g.jobs, capacity_);
     }
     plan_job &j = g.jobs[g.nr_jobs];
+    d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
     fill_job(j, d, p_->nr_jobs, &threads_, random_base_);
     p_->nr_jobs++;
     j.groupid = g.id;
@@ -752,15 +753,15 @@ void plan_builder::add(job_def &d)
         p_->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
     }
     p_->allow_existing_file_write |= d.spec.allow_existing_file_write;
-    keep_or_drop(j);
+    keep_or_drop(j, d);
 }
 
 // A checked job stays in its group unless only checking, where a job is
 // dropped once planned: only an iolog to replay is read again (cli/replay.cpp).
-void plan_builder::keep_or_drop(plan_job &j)
+void plan_builder::keep_or_drop(plan_job &j, const job_def &d)
 {
     plan_group &g = p_->groups[p_->nr_groups - 1];
-    if (!check_only_ || j.read_iolog_path || j.merge_blktrace_path) {
+    if (!d.dropped) {
         g.nr_jobs++;
         return;
     }
