@@ -100,7 +100,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-full test-pool engine-sanitized test-loaded test-sanitize suite unit e2e check check-generated check-layering generate \
-	golden-update bench bench-mpi fuzz install install-files install-links clean distclean
+	golden-update bench bench-mpi bench-parse-growth fuzz install install-files install-links clean distclean
 
 all: $(BIN)
 
@@ -287,6 +287,13 @@ golden-update: $(BIN) $(UNIT)
 bench: deps
 	@$(MAKE) --no-print-directory $(JOBS) all
 	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py $(BENCH_ARGS)
+
+# The growth curve of --parse-only against fio (N job sections: time and peak RSS),
+# as a table and the plot docs/parse-growth.svg drawn from it.
+bench-parse-growth: deps
+	@$(MAKE) --no-print-directory $(JOBS) all
+	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/parse_growth.py --data docs/parse-growth.tsv \
+		--plot docs/parse-growth.svg $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

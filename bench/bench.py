@@ -40,6 +40,8 @@ import sys
 import tempfile
 import time
 
+import parse_growth  # bench/: the job-file growth rows and curve
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 IOPLAN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
 FIO = os.environ.get("FIO_BIN", shutil.which("fio") or "fio")
@@ -293,24 +295,6 @@ def cpu_s(p):
     return p.utime + p.stime
 
 
-def parse_growth_workloads(d, quick):
-    """--parse-only of job files of 1 to 100 000 sections: the cost of a section
-    must stay flat (target: at most half of fio's wall, CPU and peak RSS at every size)."""
-    ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
-    out = []
-    for n in (1, 1000, 10000) if quick else (1, 100, 1000, 10000, 100000):
-        job = pathlib.Path(d) / f"sections-{n}.fio"
-        job.write_text("[global]\nioengine=null\nsize=1m\nbs=4k\nrw=randread\n\n" +
-                       "".join(f"[job{i}]\nfilename={d}/s{i}\n\n" for i in range(n)))
-        out.append(Workload(f"parse-only-{n}-sections", [FIO, "--parse-only", str(job)],
-                            [IOPLAN, "--parse-only", str(job)],
-                            [("process time ratio", ratio(lambda p: p.wall), ("<=", 0.5)),
-                             ("CPU time ratio", ratio(cpu_s), ("<=", 0.5)),
-                             ("peak RSS ratio", ratio(lambda p: p.maxrss_kib), ("<=", 0.5))],
-                            rounds=3 if n >= 100000 else None))
-    return out
-
-
 def layout_growth_workloads(d, quick):
     """A create_only layout of N 4 KiB files, N from 100 to 100 000 (same names for both
     tools, each in its own directory, removed before every run), of a read job (the files
@@ -338,7 +322,7 @@ def layout_growth_workloads(d, quick):
 def growth_workloads(d, quick):
     """Costs that grow with the work: --parse-only of job files of many sections,
     and create_only layouts of many small files."""
-    return parse_growth_workloads(d, quick) + layout_growth_workloads(d, quick)
+    return parse_growth.workloads(d, quick, Workload, cpu_s) + layout_growth_workloads(d, quick)
 
 
 def memory_workloads(quick):

@@ -208,6 +208,9 @@ int run_action(cli::args &a, cli::world *w)
     parser::diag_list notes, unset_vars;
     std::vector<parser::document> docs;
     a.req.ini.warnings = &unset_vars;
+    // What reads the plan after a --parse-only: --readonly's check, --debug's
+    // lines and a rank's log names read every job; otherwise none is kept.
+    a.req.check_only = a.what == cli::action::parse_only && !a.readonly && a.debug.empty() && !w;
     parser::plan_ptr p = parser::build_plan(a.req, &notes, &docs);
     notes.insert(notes.begin(), unset_vars.begin(), unset_vars.end());
     // Run as fio, a regular file the job names is written as fio writes it:

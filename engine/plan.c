@@ -44,7 +44,7 @@ static void free_clone(struct plan_clone *c)
 	free(c->files);
 }
 
-static void free_job(struct plan_job *j)
+void plan_job_free(struct plan_job *j)
 {
 	for (uint32_t i = 0; i < j->nr_clones; i++)
 		free_clone(&j->clones[i]);
@@ -85,7 +85,7 @@ void plan_free(struct plan *p)
 		return;
 	for (uint32_t g = 0; g < p->nr_groups; g++) {
 		for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
-			free_job(&p->groups[g].jobs[j]);
+			plan_job_free(&p->groups[g].jobs[j]);
 		free(p->groups[g].jobs);
 	}
 	free(p->groups);

@@ -759,6 +759,10 @@ void *plan_calloc(size_t n, size_t size);
 /* Frees the plan and everything it owns. NULL is a no-op. */
 void plan_free(struct plan *p);
 
+/* Frees what one job owns (not the job itself): a job checked and dropped
+ * before it joins a group (--parse-only keeps no job it will not read again). */
+void plan_job_free(struct plan_job *j);
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,7 +111,8 @@ public:
     reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
 
     void read_text(const std::string &text, const source &src, int depth);
-    // Hands the errors of the skipped lines over (opts.errors), or throws them.
+    // Hands the last section over (opts.on_section), then the errors of the
+    // skipped lines (opts.errors), or throws them.
     void finish();
 
 private:
@@ -127,6 +128,7 @@ private:
     void include(const line_state &st, const loc &at, const source &src, int depth);
     std::string expand(const std::string &text, loc at);
     void skipped(const std::string &line, const error &e);
+    void hand_over(size_t keep);
 };
 
 // A bad header still opens a section, so its options are not each reported
@@ -141,7 +143,20 @@ void reader::skipped(const std::string &line, const error &e)
 
 void reader::finish()
 {
+    hand_over(0);
     own_errors_.throw_if_any();
+}
+
+// The sections read whole go to opts.on_section, outside the line's error
+// handling: what the receiver throws is its own, not a line's error.
+void reader::hand_over(size_t keep)
+{
+    if (!opts_.on_section)
+        return;
+    while (doc_.sections.size() > keep) {
+        opts_.on_section(doc_.sections.front());
+        doc_.sections.erase(doc_.sections.begin());
+    }
 }
 
 std::string dir_of(const std::string &path)
@@ -191,6 +206,8 @@ void reader::read_text(const std::string &text0, const source &src, int depth)
         } catch (const error &e) {
             skipped(line, e);
         }
+        if (depth == 0) // the section being read stays: its options may follow
+            hand_over(1);
         if (nl == std::string::npos)
             break;
         start = nl + 1;

@@ -32,6 +32,10 @@ struct ini_options {
     // Where an unset ${VAR} is said (fio reads it as ""); nullptr: the
     // planner's notes (build_plan).
     diag_list *warnings = nullptr;
+    // When set, each section is handed here once read (at the next header, or
+    // the end of the file) and then dropped: the document keeps none of them
+    // (--parse-only checks a file of many sections without holding it).
+    std::function<void(const section &)> on_section;
 };
 
 // Reads the file at path: a line in error is skipped and reported with every

@@ -34,6 +34,10 @@ struct request {
     // --preset: the job file is a template and command-line options override
     // its values (fio's rule, defaults the file overrides, is for job files).
     bool cli_overrides = false;
+    // --parse-only: each job is checked and dropped, as fio's --parse-only puts
+    // each job back; the plan keeps only the jobs a later check reads (an iolog
+    // to replay), so a file of 100 000 sections does not hold 100 000 jobs.
+    bool check_only = false;
 };
 
 enum class syntax { ini, toml, yaml };

@@ -47,6 +47,14 @@ public:
     std::vector<entry> global_echo;
 
     void run(const std::vector<document> &docs);
+    // run() in steps, for sections handed over as they are read: begin() (the
+    // command line's jobs; the first file's base), then per file
+    // start_document() and each of its sections, then end().
+    job_spec begin();
+    void start_document(uint32_t index, job_spec base);
+    void read_section(const section &s);
+    void end();
+    bool wanted_all() const { return req_.only_sections.empty(); }
     // The first job the planner refused, thrown once the option errors are.
     void rethrow_planning_error() const
     {
@@ -66,7 +74,9 @@ private:
     void take(job_def &d);
 
     job_spec cli_defaults();
-    void read_document(const document &doc, uint32_t index, job_spec base);
+    uint32_t doc_index_ = 0;
+    job_spec doc_globals_; // the file's base with its [global]s so far
+    bool first_job_ = true;
     void note_shadowed(const std::vector<entry> &entries);
     void note_negative_size(const std::vector<entry> &entries);
     void untimed_time_based(job_def &d);
@@ -137,38 +147,44 @@ bool layering::wanted(const std::string &section) const
     return only.empty() || std::find(only.begin(), only.end(), section) != only.end();
 }
 
-void layering::read_document(const document &doc, uint32_t index, job_spec g)
+void layering::start_document(uint32_t index, job_spec base)
 {
-    bool first_job = true;
-    for (const section &s : doc.sections) {
-        note_negative_size(s.entries);
-        if (index == 0 && notes_ && !req_.cli_overrides)
-            note_shadowed(s.entries);
-        if (s.is_global) {
-            apply_section(g, s.entries, errors_, notes_);
-            global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
-            continue;
-        }
-        job_def d{g, s.name, s.header_loc, index};
-        d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
-        d.spec.echo = s.entries;
-        apply_section(d.spec, s.entries, errors_, notes_);
-        if (req_.cli_overrides && index == 0) {
-            plan_job own = d.spec.pj;
-            apply_section(d.spec, req_.cli_globals, errors_, nullptr); // noted once, in cli_defaults
-            scale_to_cli_size(own, d.spec.pj);
-            d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
-        }
-        // Each job file after the first starts with a stonewall, as in fio.
-        if (index > 0 && first_job)
-            d.spec.pj.stonewall = true;
-        first_job = false;
-        if (wanted(s.name))
-            take(d);
-    }
+    doc_index_ = index;
+    doc_globals_ = std::move(base);
+    first_job_ = true;
 }
 
-void layering::run(const std::vector<document> &docs)
+void layering::read_section(const section &s)
+{
+    uint32_t index = doc_index_;
+    job_spec &g = doc_globals_;
+    note_negative_size(s.entries);
+    if (index == 0 && notes_ && !req_.cli_overrides)
+        note_shadowed(s.entries);
+    if (s.is_global) {
+        apply_section(g, s.entries, errors_, notes_);
+        global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
+        return;
+    }
+    job_def d{g, s.name, s.header_loc, index};
+    d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
+    d.spec.echo = s.entries;
+    apply_section(d.spec, s.entries, errors_, notes_);
+    if (req_.cli_overrides && index == 0) {
+        plan_job own = d.spec.pj;
+        apply_section(d.spec, req_.cli_globals, errors_, nullptr); // noted once, in cli_defaults
+        scale_to_cli_size(own, d.spec.pj);
+        d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
+    }
+    // Each job file after the first starts with a stonewall, as in fio.
+    if (index > 0 && first_job_)
+        d.spec.pj.stonewall = true;
+    first_job_ = false;
+    if (wanted(s.name))
+        take(d);
+}
+
+job_spec layering::begin()
 {
     job_spec base = cli_defaults();
     for (const section &s : req_.cli_jobs) {
@@ -181,10 +197,24 @@ void layering::run(const std::vector<document> &docs)
         note_negative_size(s.entries);
         take(d);
     }
-    for (size_t i = 0; i < docs.size(); i++)
-        read_document(docs[i], (uint32_t)i, i == 0 ? base : default_spec());
+    return base;
+}
+
+void layering::end()
+{
     if (notes_)
         notes_->insert(notes_->end(), time_based_notes_.begin(), time_based_notes_.end());
+}
+
+void layering::run(const std::vector<document> &docs)
+{
+    job_spec base = begin();
+    for (size_t i = 0; i < docs.size(); i++) {
+        start_document((uint32_t)i, i == 0 ? base : default_spec());
+        for (const section &s : docs[i].sections)
+            read_section(s);
+    }
+    end();
 }
 
 // Each job goes into plan memory as soon as it is read and its spec is dropped
@@ -220,6 +250,32 @@ void layering::untimed_time_based(job_def &d)
         time_based_notes_.push_back(diag{severity::warning, at,
                                "job '" + job_name(d) + "': time_based needs runtime=; without it the job ends when "
                                "its I/O amount is done, as in fio"});
+}
+
+bool has_wait_for(const std::vector<entry> &entries)
+{
+    for (const entry &e : entries) {
+        const option *o = find_option(e.key);
+        if (o && std::string(o->name) == "wait_for")
+            return true;
+    }
+    return false;
+}
+
+// Whether any job may wait for another by name: only then does a checking
+// builder keep the names of the jobs it drops.
+bool sets_wait_for(const std::vector<document> &docs, const request &req)
+{
+    if (has_wait_for(req.cli_globals))
+        return true;
+    for (const section &s : req.cli_jobs)
+        if (has_wait_for(s.entries))
+            return true;
+    for (const document &d : docs)
+        for (const section &s : d.sections)
+            if (has_wait_for(s.entries))
+                return true;
+    return false;
 }
 
 } // namespace
@@ -259,21 +315,71 @@ plan_ptr plan_documents(const std::vector<document> &docs, const request &req, d
     return plan_documents(docs, req, notes, errors);
 }
 
-plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes, error_sink &errors)
+namespace {
+
+void check_only_sections(const request &req)
 {
     for (const auto &s : req.only_sections)
         if (s.compare(0, 6, "global") == 0)
             fail(loc{"<command line>", 0, 0, "", nullptr}, "--section=" + s + ": a [global] section cannot be run on its own");
-    plan_builder builder;
-    layering l(req, notes, errors, builder);
-    l.run(docs);
+}
+
+// The errors in the order a user fixes them: option errors (with the reader's),
+// then the first job the planner refused, then a file without jobs.
+plan_ptr finish_plan(layering &l, plan_builder &builder, error_sink &errors, const std::string &first_path)
+{
     errors.throw_if_any();
     l.rethrow_planning_error();
     if (!l.jobs)
-        fail(loc{docs.empty() ? "<command line>" : docs.front().path, 0, 0, "", nullptr},
-             req.only_sections.empty() ? "no jobs defined (a job file needs at least one [job] section)"
-                                       : "no job section matches --section");
+        fail(loc{first_path, 0, 0, "", nullptr},
+             l.wanted_all() ? "no jobs defined (a job file needs at least one [job] section)"
+                            : "no job section matches --section");
     return plan_ptr(builder.finish(l.global_echo));
+}
+
+// --parse-only of INI files: each section is planned (checked and dropped) as
+// it is read, so neither the document nor the plan holds a section.  What is
+// reported is build_plan's, in its order: every file's reading errors (in
+// errors) are seen before the option errors (kept apart until the end).
+plan_ptr check_ini_files(const request &req, diag_list *notes, error_sink &errors, ini_options ini)
+{
+    plan_builder builder(true, true); // keeps names: a later wait_for= is not known yet
+    error_sink options;
+    layering l(req, notes, options, builder);
+    job_spec base = l.begin();
+    ini.on_section = [&l](const section &s) { l.read_section(s); };
+    for (size_t i = 0; i < req.job_files.size(); i++) {
+        l.start_document((uint32_t)i, i == 0 ? base : default_spec());
+        read_ini_file(req.job_files[i], ini);
+    }
+    check_only_sections(req);
+    l.end();
+    try {
+        options.throw_if_any();
+    } catch (const error &e) {
+        errors.add(e);
+    }
+    const std::string &first = req.job_files.front();
+    return finish_plan(l, builder, errors, first == "-" ? STDIN_NAME : first);
+}
+
+bool all_ini(const request &req)
+{
+    for (const auto &path : req.job_files)
+        if (syntax_of(path, req.format) != syntax::ini)
+            return false;
+    return !req.job_files.empty();
+}
+
+} // namespace
+
+plan_ptr plan_documents(const std::vector<document> &docs, const request &req, diag_list *notes, error_sink &errors)
+{
+    check_only_sections(req);
+    plan_builder builder(req.check_only, !req.check_only || sets_wait_for(docs, req));
+    layering l(req, notes, errors, builder);
+    l.run(docs);
+    return finish_plan(l, builder, errors, docs.empty() ? "<command line>" : docs.front().path);
 }
 
 plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> *kept)
@@ -287,6 +393,8 @@ plan_ptr build_plan(const request &req, diag_list *notes, std::vector<document> 
     ini.errors = &errors;
     if (!ini.warnings)
         ini.warnings = notes;
+    if (req.check_only && all_ini(req))
+        return check_ini_files(req, notes, errors, ini);
     for (const auto &path : req.job_files)
         docs.push_back(read_job_file(path, ini, req.format));
     plan_ptr p = plan_documents(docs, req, notes, errors);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/plan.h"
@@ -19,6 +20,9 @@ struct job_def {
     std::string section;     // header text (or --name for command-line jobs)
     loc header;
     uint32_t file_index = 0;
+    // Checked and then dropped (plan_builder's check_only): what only a run
+    // reads, such as whether a file is a device, is not looked up.
+    bool dropped = false;
 };
 
 
@@ -37,7 +41,9 @@ void fill_remote(plan_job &j, const job_def &d);
 // before it: groups, wait_for, the plan's totals) and throws parser::error.
 class plan_builder {
 public:
-    plan_builder();
+    // check_only: jobs are checked and dropped (see request::check_only);
+    // keep_names: their names are kept for a later wait_for= to find.
+    explicit plan_builder(bool check_only = false, bool keep_names = true);
     ~plan_builder();
     plan_builder(const plan_builder &) = delete;
     plan_builder &operator=(const plan_builder &) = delete;
@@ -56,6 +62,15 @@ private:
     plan *p_;
     uint64_t random_base_;
     uint32_t threads_ = 0, capacity_ = 0, group_capacity_ = 0;
+    bool check_only_, keep_names_;
+    // The open group: its first job's steady-state options and name (its jobs
+    // are judged as one), and how many jobs it took, dropped ones included.
+    // first_ is a shallow copy read for its ss fields only: its job may be gone.
+    plan_job first_{};
+    std::string first_name_;
+    uint32_t group_jobs_ = 0;
+    // Dropped jobs' names, the first job of each name first (wait_for=).
+    std::unordered_map<std::string, int32_t> dropped_names_;
     uint64_t files_ = 0, trace_ = 0, trace_runs_ = 1;
     most_files most_;
     void count_files(const job_def &d);
@@ -63,6 +78,7 @@ private:
     plan_group &group_for(const job_def &d);
     int32_t wait_for(const job_def &d) const;
     void fit_last_group();
+    void keep_or_drop(plan_job &j, const job_def &d);
     template <class T> static void grow(T **array, size_t n);
 };
 } // namespace parser

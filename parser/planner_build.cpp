@@ -251,7 +251,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
-        pf.is_device = is_special_file(paths[f]);
+        pf.is_device = !d.dropped && is_special_file(paths[f]);
         append_at_end(pf, d);
     }
 }
@@ -624,7 +624,8 @@ const loc &ss_loc(const job_def &d)
 
 } // namespace
 
-plan_builder::plan_builder() : p_(plan_alloc()), random_base_(os_seed())
+plan_builder::plan_builder(bool check_only, bool keep_names)
+    : p_(plan_alloc()), random_base_(os_seed()), check_only_(check_only), keep_names_(keep_names)
 {
     if (!p_)
         throw std::bad_alloc();
@@ -672,12 +673,11 @@ plan_group &plan_builder::group_for(const job_def &d)
     if (pj.ss_dur_s == 1 && (pj.ss_flags & PLAN_SS_SLOPE))
         fail(ss_loc(d), "job '" + job_name(d) + "': a slope needs a window of 2 or more samples: "
                             "ss_dur=2 or more (one a second)");
-    bool fresh = !p_->nr_groups || ((pj.stonewall || pj.new_group) && p_->groups[p_->nr_groups - 1].nr_jobs);
+    bool fresh = !p_->nr_groups || ((pj.stonewall || pj.new_group) && group_jobs_);
     if (!fresh) {
-        const plan_job &first = p_->groups[p_->nr_groups - 1].jobs[0];
-        if (!ss_same(first, pj))
+        if (!ss_same(first_, pj))
             fail(ss_loc(d), "job '" + job_name(d) + "': its steady-state options differ from job '" +
-                                std::string(first.name) + "' of the same group; a group is judged as one, so "
+                                first_name_ + "' of the same group; a group is judged as one, so "
                                 "give its jobs the same ss, ss_dur and ss_ramp (or start a new group)");
         return p_->groups[p_->nr_groups - 1];
     }
@@ -690,6 +690,7 @@ plan_group &plan_builder::group_for(const job_def &d)
     g = plan_group{};
     g.id = p_->nr_groups++;
     capacity_ = 0;
+    group_jobs_ = 0;
     return g;
 }
 
@@ -698,10 +699,16 @@ int32_t plan_builder::wait_for(const job_def &d) const
     const std::string &want = d.spec.wait_for;
     if (want.empty())
         return -1;
+    auto dropped = dropped_names_.find(want);
+    int32_t id = dropped == dropped_names_.end() ? -1 : dropped->second;
     for (uint32_t g = 0; g < p_->nr_groups; g++)
         for (uint32_t i = 0; i < p_->groups[g].nr_jobs; i++)
-            if (want == p_->groups[g].jobs[i].name)
-                return (int32_t)p_->groups[g].jobs[i].job_id;
+            if (want == p_->groups[g].jobs[i].name) {
+                int32_t kept = (int32_t)p_->groups[g].jobs[i].job_id;
+                return id < 0 || kept < id ? kept : id;
+            }
+    if (id >= 0)
+        return id;
     fail(d.header, "wait_for=" + want + ": no earlier job has that name");
 }
 
@@ -732,16 +739,36 @@ void plan_builder::add(job_def &d)
         grow(&g.jobs, capacity_);
     }
     plan_job &j = g.jobs[g.nr_jobs];
+    d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
     fill_job(j, d, p_->nr_jobs, &threads_, random_base_);
-    g.nr_jobs++;
     p_->nr_jobs++;
     j.groupid = g.id;
     j.wait_for_job_id = waits;
+    if (!group_jobs_++) {
+        first_ = j;
+        first_name_ = j.name;
+    }
     if (!d.spec.allow_device_write.empty()) {
         free(p_->allow_device_write);
         p_->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
     }
     p_->allow_existing_file_write |= d.spec.allow_existing_file_write;
+    keep_or_drop(j, d);
+}
+
+// A checked job stays in its group unless only checking, where a job is
+// dropped once planned: only an iolog to replay is read again (cli/replay.cpp).
+void plan_builder::keep_or_drop(plan_job &j, const job_def &d)
+{
+    plan_group &g = p_->groups[p_->nr_groups - 1];
+    if (!d.dropped) {
+        g.nr_jobs++;
+        return;
+    }
+    if (keep_names_)
+        dropped_names_.emplace(j.name, (int32_t)j.job_id);
+    plan_job_free(&j);
+    j = plan_job{};
 }
 
 // A closed group's job array loses the room doubling left it.
