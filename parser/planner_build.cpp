@@ -58,13 +58,6 @@ void check_engine_required(const job_def &d)
     }
 }
 
-// An engine option's number as given or defaulted (0 when neither).
-static long long engine_int(const job_spec &s, const char *name)
-{
-    auto v = s.engine_values.find(name);
-    return v == s.engine_values.end() ? 0 : v->second.i;
-}
-
 // cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.
 void finalize_cpuio(job_def &d)
 {
@@ -434,7 +427,6 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
                                                   rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section); // fio names files after the section, whatever name= says
     }
-    fill_remote(j, d);
 }
 
 // A path used by more than one clone (a fixed filename=, or a filename_format
@@ -552,6 +544,7 @@ void check_engine_options(const job_def &d)
     if (!opt.empty())
         fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=" + owners +
                            ", not of ioengine=" + eng);
+    check_remote_options(d);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
     // in [global] and runs a libaio job under it, which fio accepts.
     for (const std::string &name : d.spec.engine_opts_set) {
@@ -623,6 +616,18 @@ const loc &ss_loc(const job_def &d)
 }
 
 } // namespace
+
+long long engine_int(const job_spec &s, const char *name)
+{
+    auto v = s.engine_values.find(name);
+    return v == s.engine_values.end() ? 0 : v->second.i;
+}
+
+std::string engine_text(const job_spec &s, const char *name)
+{
+    auto v = s.engine_values.find(name);
+    return v == s.engine_values.end() ? "" : v->second.s;
+}
 
 plan_builder::plan_builder() : p_(plan_alloc()), random_base_(os_seed())
 {
