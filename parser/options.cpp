@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <strings.h>
 
@@ -734,7 +735,6 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.uring_sqthread_poll = flag_value(o, v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
-        .engines("io_uring pvsync2")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
         .apply(A(j.pj.uring_hipri = flag_value(o, v))),
     opt("hipri_percentage", opt_type::integer, CAT_ENGINE)
@@ -1646,12 +1646,38 @@ static std::vector<option> engine_rows()
     return rows;
 }
 
+const std::vector<engine_field> &engine_fields()
+{
+    static const std::vector<engine_field> rows = {
+        {"uncached", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.pvsync2_uncached; }},
+        {"nowait", "pvsync2 io_uring libaio", [](const job_spec &s) { return s.pj.pvsync2_nowait; }},
+        {"hipri_percentage", "pvsync2", [](const job_spec &s) { return s.hipri_percentage_set; }},
+        {"hipri", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.uring_hipri; }},
+        {"force_async", "io_uring", [](const job_spec &s) { return s.pj.uring_force_async != 0; }},
+        {"nonvectored", "io_uring", [](const job_spec &s) { return s.pj.uring_nonvectored != -1; }},
+        {"sqthread_poll_cpu", "io_uring", [](const job_spec &s) { return s.pj.uring_sq_cpu != -1; }},
+        {"userspace_reap", "libaio", [](const job_spec &s) { return s.pj.aio_userspace_reap; }},
+    };
+    return rows;
+}
+
+const engine_field *engine_field_of(const char *name)
+{
+    for (const engine_field &f : engine_fields())
+        if (!std::strcmp(f.name, name))
+            return &f;
+    return nullptr;
+}
+
 // The engines' rows go after the options several engines share (nowait last),
 // where the engine options of the table sit, so help and man list them in one run.
 const std::vector<option> &option_table()
 {
     static const std::vector<option> table = [] {
         std::vector<option> v = core_table;
+        for (option &o : v)
+            if (const engine_field *f = engine_field_of(o.name))
+                o.engines = f->engines;
         auto at = std::find_if(v.begin(), v.end(), [](const option &o) { return std::string(o.name) == "nowait"; });
         std::vector<option> rows = engine_rows();
         v.insert(at == v.end() ? at : at + 1, rows.begin(), rows.end());
