@@ -17,14 +17,6 @@
 #include "engine.h"
 #include "ioengine.h"
 
-#ifndef IOPLAN_HAVE_LIBNBD
-/* Built without libnbd (Makefile: pkg-config): the name stays known, a job asking for it is refused. */
-const struct ioe_ops ioe_nbd = {
-	.id = PLAN_IOENGINE_NBD,
-	.unavailable = "built without its library",
-};
-#endif
-
 #define IOE_REGISTRY_ENTRY(token, suffix, help, opts) &ioe_##token,
 static const struct ioe_ops *const registry[] = { PLAN_IOENGINES(IOE_REGISTRY_ENTRY) };
 #undef IOE_REGISTRY_ENTRY

@@ -63,9 +63,6 @@ void plan_job_free(struct plan_job *j)
 	free(j->bw_log_prefix);
 	free(j->iops_log_prefix);
 	free(j->lat_log_prefix);
-	free(j->net.host);
-	free(j->net.interface);
-	free(j->nbd_uri);
 	free(j->hist_log_prefix);
 	free(j->log_suffix);
 	free(j->write_iolog_path);

@@ -70,32 +70,15 @@ enum plan_ioengine {
 };
 #undef PLAN_IOENGINE_ENUM
 
-/* protocol= of the net engines. */
+/* protocol= of the net engines (engine/ioengines/net.c owns the option; the parser checks fio's rules by it). */
 enum plan_net_proto {
 	PLAN_NET_TCP = 0,
 	PLAN_NET_TCPV6,
 	PLAN_NET_UDP,
 	PLAN_NET_UDPV6,
-	PLAN_NET_UNIX			/* a SOCK_STREAM unix socket at net.host */
+	PLAN_NET_UNIX			/* a SOCK_STREAM unix socket at hostname= */
 };
 
-/*
- * net, netsplice: the socket a job sends into or receives from, as fio's
- * engines/net.c.  A listener binds port (+ clone index) and waits for one peer;
- * a sender connects to host.
- */
-struct plan_net {
-	char *host;			/* hostname= or filename=: peer, multicast group or unix path; NULL = none */
-	char *interface;		/* interface=: multicast interface address; NULL = the default */
-	enum plan_net_proto proto;
-	uint32_t port;			/* clone k uses port + k; 0 for unix sockets */
-	uint32_t window_size_bytes;	/* SO_RCVBUF/SO_SNDBUF; 0 = the kernel's */
-	uint32_t mss_bytes;		/* TCP_MAXSEG; 0 = the kernel's */
-	uint32_t ttl;			/* multicast time-to-live */
-	bool listen;
-	bool pingpong;			/* each I/O waits for the peer's echo of it */
-	bool nodelay;			/* TCP_NODELAY */
-};
 
 enum plan_random_dist {
 	PLAN_RAND_UNIFORM = 0,		/* random_distribution=random */
@@ -416,10 +399,6 @@ struct plan_job {
 	 * an engine with none.
 	 */
 	void *engine_opts;
-
-	/* Remote targets: no file is laid out; the engine reaches these instead. */
-	struct plan_net net;		/* net, netsplice */
-	char *nbd_uri;			/* nbd: the NBD URI (nbd://, nbd+unix://); NULL = none */
 
 	/* Files and durability. */
 	bool direct;			/* O_DIRECT */

@@ -41,6 +41,15 @@ long long plan_engopt_int(const void *blob, enum plan_ioengine e, const char *na
 	return *(const long long *)(at + o->off);
 }
 
+const char *plan_engopt_str(const void *blob, enum plan_ioengine e, const char *name)
+{
+	const struct plan_engopt *o = plan_engopt_find(e, name);
+
+	if (!o || !blob || o->type != PLAN_ENGOPT_STRING)
+		return NULL;
+	return *(char *const *)((const char *)blob + o->off);
+}
+
 void plan_engopts_free(void *blob, enum plan_ioengine e)
 {
 	const struct plan_engopts *t = plan_engopts_of(e);

@@ -25,13 +25,14 @@
 extern "C" {
 #endif
 
-/* How a value is written and stored: BOOL, FLAG as bool; INT, CHOICE as long long; STRING as char *. */
+/* How a value is written and stored: BOOL, FLAG as bool; INT, CHOICE, SIZE as long long; STRING as char *. */
 enum plan_engopt_type {
 	PLAN_ENGOPT_BOOL,		/* 0 or 1 */
 	PLAN_ENGOPT_FLAG,		/* a bare name means 1 */
 	PLAN_ENGOPT_INT,
 	PLAN_ENGOPT_CHOICE,		/* one of choices; stores the choice's value */
-	PLAN_ENGOPT_STRING		/* owned by the plan (plan_free) */
+	PLAN_ENGOPT_STRING,		/* owned by the plan (plan_free) */
+	PLAN_ENGOPT_SIZE		/* bytes, with fio's suffixes (64k) */
 };
 
 /* A choice and the value it stands for. */
@@ -43,6 +44,7 @@ struct plan_engopt_choice {
 
 struct plan_engopt {
 	const char *name;
+	const char *alias;		/* a second name fio takes too; NULL: none */
 	enum plan_engopt_type type;
 	const char *unit;		/* "s", "us", "%" ...; NULL: none */
 	const char *def;		/* default as the user would write it; NULL: unset (zero) */
@@ -78,6 +80,9 @@ const struct plan_engopt *plan_engopt_find(enum plan_ioengine e, const char *nam
 
 /* A job's value of its engine's INT, CHOICE, BOOL or FLAG option name; 0 when unset or not its engine's. */
 long long plan_engopt_int(const void *blob, enum plan_ioengine e, const char *name);
+
+/* A job's value of its engine's STRING option name; NULL when unset or not its engine's. */
+const char *plan_engopt_str(const void *blob, enum plan_ioengine e, const char *name);
 
 /* Frees a job's engine options blob and the strings in it. */
 void plan_engopts_free(void *blob, enum plan_ioengine e);

@@ -39,9 +39,9 @@
 	X(mmap, MMAP, "memcpy to and from a mapping of the file", none) \
 	X(falloc, FALLOC, "fallocate per I/O (reads keep size, trims punch holes); no data moves", none) \
 	X(ftruncate, FTRUNCATE, "ftruncate to each write's offset; no data moves", none) \
-	X(net, NET, "send/recv over TCP, UDP or a unix socket (hostname, port, protocol, listen)", none) \
-	X(netsplice, NETSPLICE, "net, with TCP data moved through a pipe by splice/vmsplice", none) \
-	X(nbd, NBD, "an NBD server's export through libnbd (uri=)", none) \
+	X(net, NET, "send/recv over TCP, UDP or a unix socket (hostname, port, protocol, listen)", net) \
+	X(netsplice, NETSPLICE, "net, with TCP data moved through a pipe by splice/vmsplice", net) \
+	X(nbd, NBD, "an NBD server's export through libnbd (uri=)", nbd) \
 	X(splice, SPLICE, "splice/vmsplice through a pipe between the file and the buffer", none) \
 	X(filecreate, FILECREATE, "metadata: creates each file (open O_CREAT), timed; no data moves", none) \
 	X(filestat, FILESTAT, "metadata: stats each file (stat_type), timed; no data moves", fileops) \

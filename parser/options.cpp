@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <strings.h>
 
@@ -734,7 +735,6 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.uring_sqthread_poll = flag_value(o, v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
-        .engines("io_uring pvsync2")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
         .apply(A(j.pj.uring_hipri = flag_value(o, v))),
     opt("hipri_percentage", opt_type::integer, CAT_ENGINE)
@@ -750,61 +750,6 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("pvsync2, io_uring, libaio: RWF_NOWAIT (an I/O that would block fails with EAGAIN).")
         .apply(A(j.pj.pvsync2_nowait = flag_value(o, v))),
-    // net, netsplice, nbd: where the remote target is (parser/remote_engines.cpp checks them).
-    opt("hostname", opt_type::string, CAT_ENGINE)
-        .help("net, netsplice: host to send to (a name or address), a UDP multicast group, or the unix socket's path; sets filename=, as fio.")
-        .apply(A(j.net_host = trim(v); j.remote_opt = "hostname")),
-    opt("port", opt_type::integer, CAT_ENGINE)
-        .range(1, 65535)
-        .help("net, netsplice: TCP or UDP port to listen on or send to; clone k of numjobs uses port + k.")
-        .apply(A(j.pj.net.port = U32(int_in(o, v)); j.remote_opt = "port")),
-    opt("protocol", opt_type::choice, CAT_ENGINE)
-        .aliases({"proto"})
-        .def("tcp")
-        .choices({
-            {"tcp", "TCP over IPv4", PLAN_NET_TCP},
-            {"tcpv6", "TCP over IPv6", PLAN_NET_TCPV6},
-            {"udp", "UDP over IPv4 (multicast when hostname is a group)", PLAN_NET_UDP},
-            {"udpv6", "UDP over IPv6", PLAN_NET_UDPV6},
-            {"unix", "a stream unix socket at hostname= (or filename=)", PLAN_NET_UNIX},
-        })
-        .help("net, netsplice: network protocol.")
-        .apply(A(j.pj.net.proto = (enum plan_net_proto)choice_of(o, v))),
-    opt("listen", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("net, netsplice: wait for a TCP peer on port= instead of connecting (the receiver).")
-        .apply(A(j.pj.net.listen = flag_value(o, v))),
-    opt("pingpong", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("net, netsplice: the peer sends each block back, so a latency is a round trip.")
-        .apply(A(j.pj.net.pingpong = flag_value(o, v))),
-    opt("nodelay", opt_type::boolean, CAT_ENGINE)
-        .def("0")
-        .help("net, netsplice: TCP_NODELAY on TCP connections.")
-        .apply(A(j.pj.net.nodelay = flag_value(o, v))),
-    opt("window_size", opt_type::size, CAT_ENGINE)
-        .unit("bytes")
-        .def("0")
-        .range(0, 2147483647)
-        .help("net, netsplice: socket buffer size (SO_RCVBUF on a receiver, SO_SNDBUF on a sender); 0: the kernel's.")
-        .apply(A(j.pj.net.window_size_bytes = U32(size_in(j, o, v)))),
-    opt("mss", opt_type::size, CAT_ENGINE)
-        .unit("bytes")
-        .def("0")
-        .range(0, 65535)
-        .help("net, netsplice: TCP maximum segment size (TCP_MAXSEG); 0: the kernel's.")
-        .apply(A(j.pj.net.mss_bytes = U32(size_in(j, o, v)))),
-    opt("ttl", opt_type::integer, CAT_ENGINE)
-        .def("1")
-        .range(0, 255)
-        .help("net, netsplice: time-to-live of UDP multicast datagrams.")
-        .apply(A(j.pj.net.ttl = U32(int_in(o, v)))),
-    opt("interface", opt_type::string, CAT_ENGINE)
-        .help("net, netsplice: IP address of the interface UDP multicast goes through.")
-        .apply(A(j.net_interface = trim(v); j.remote_opt = "interface")),
-    opt("uri", opt_type::string, CAT_ENGINE)
-        .help("nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).")
-        .apply(A(j.nbd_uri = trim(v); if (j.nbd_uri.empty()) throw value_error("empty uri"))),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")
@@ -1658,15 +1603,18 @@ static void apply_engine_value(job_spec &j, const option &o, const std::string &
     case PLAN_ENGOPT_INT: ev.i = int_in(o, v); break;
     case PLAN_ENGOPT_CHOICE: ev.i = choice_of(o, v); break;
     case PLAN_ENGOPT_STRING: ev.s = v; break;
+    case PLAN_ENGOPT_SIZE: ev.i = (long long)size_in(j, o, v); break;
     }
 }
 
 // An engine's declared option as a table row, owned by the engines named.
 static option engine_row(const plan_engopt &eo, const char *engines)
 {
-    static const opt_type types[] = {opt_type::boolean, opt_type::flag, opt_type::integer, opt_type::choice,
-                                     opt_type::string};
+    static const opt_type types[] = {opt_type::boolean, opt_type::flag,   opt_type::integer,
+                                     opt_type::choice,  opt_type::string, opt_type::size};
     option o = opt(eo.name, types[eo.type], CAT_ENGINE).help(eo.help).apply(apply_engine_value);
+    if (eo.alias)
+        o.aliases = {eo.alias};
     o.unit = eo.unit ? eo.unit : "";
     o.def = eo.def;
     o.min = eo.min;
@@ -1698,13 +1646,39 @@ static std::vector<option> engine_rows()
     return rows;
 }
 
-// The engines' rows go after the remote engines' own (uri), where the engine
-// options of the table sit, so help and man list them in one run.
+const std::vector<engine_field> &engine_fields()
+{
+    static const std::vector<engine_field> rows = {
+        {"uncached", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.pvsync2_uncached; }},
+        {"nowait", "pvsync2 io_uring libaio", [](const job_spec &s) { return s.pj.pvsync2_nowait; }},
+        {"hipri_percentage", "pvsync2", [](const job_spec &s) { return s.hipri_percentage_set; }},
+        {"hipri", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.uring_hipri; }},
+        {"force_async", "io_uring", [](const job_spec &s) { return s.pj.uring_force_async != 0; }},
+        {"nonvectored", "io_uring", [](const job_spec &s) { return s.pj.uring_nonvectored != -1; }},
+        {"sqthread_poll_cpu", "io_uring", [](const job_spec &s) { return s.pj.uring_sq_cpu != -1; }},
+        {"userspace_reap", "libaio", [](const job_spec &s) { return s.pj.aio_userspace_reap; }},
+    };
+    return rows;
+}
+
+const engine_field *engine_field_of(const char *name)
+{
+    for (const engine_field &f : engine_fields())
+        if (!std::strcmp(f.name, name))
+            return &f;
+    return nullptr;
+}
+
+// The engines' rows go after the options several engines share (nowait last),
+// where the engine options of the table sit, so help and man list them in one run.
 const std::vector<option> &option_table()
 {
     static const std::vector<option> table = [] {
         std::vector<option> v = core_table;
-        auto at = std::find_if(v.begin(), v.end(), [](const option &o) { return std::string(o.name) == "uri"; });
+        for (option &o : v)
+            if (const engine_field *f = engine_field_of(o.name))
+                o.engines = f->engines;
+        auto at = std::find_if(v.begin(), v.end(), [](const option &o) { return std::string(o.name) == "nowait"; });
         std::vector<option> rows = engine_rows();
         v.insert(at == v.end() ? at : at + 1, rows.begin(), rows.end());
         return v;

@@ -107,6 +107,21 @@ std::vector<std::string> option_names();
 
 const char *opt_type_name(opt_type t);
 
+// Engine options several engines read from plan_job fields (the worker hands
+// them to each engine that takes them; --showplan shows some): one row each, the
+// engines that take it, in the order a refusal names them, and whether a job
+// sets it.  option_table() gives each such option these engines (.engines); a
+// job that sets one under another engine, in any section, is refused.
+struct engine_field {
+    const char *name;
+    const char *engines; // space-separated
+    bool (*set)(const job_spec &s);
+};
+const std::vector<engine_field> &engine_fields();
+
+// The engine_fields() row of an option, or nullptr.
+const engine_field *engine_field_of(const char *name);
+
 // True when o is an engine's own option and engine is not one of its engines.
 bool option_foreign_to(const option &o, const char *engine);
 

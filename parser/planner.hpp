@@ -30,10 +30,16 @@ struct job_def {
 std::string job_name(const job_def &d);
 const loc &option_loc(const job_def &d, const char *key);
 
+// An engine option's value as given or defaulted (0 or "" when neither), by name.
+long long engine_int(const job_spec &s, const char *name);
+std::string engine_text(const job_spec &s, const char *name);
+
 // net, netsplice, nbd (remote_engines.cpp): fio's refusals, checked before the
-// run with the option's position; then the target copied into plan memory.
+// run with the option's position.  check_remote_options: their options under
+// another engine; check_remote_job: the job's own, then the peer it names
+// (hostname=, else the filename) written into its engine values.
+void check_remote_options(const job_def &d);
 void check_remote_job(job_def &d);
-void fill_remote(plan_job &j, const job_def &d);
 
 // Plan memory built one job at a time, as the layering makes them: each job's
 // spec is dropped once copied, so a big job file never holds every spec and

@@ -58,13 +58,6 @@ void check_engine_required(const job_def &d)
     }
 }
 
-// An engine option's number as given or defaulted (0 when neither).
-static long long engine_int(const job_spec &s, const char *name)
-{
-    auto v = s.engine_values.find(name);
-    return v == s.engine_values.end() ? 0 : v->second.i;
-}
-
 // cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.
 void finalize_cpuio(job_def &d)
 {
@@ -434,7 +427,6 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
                                                   rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section); // fio names files after the section, whatever name= says
     }
-    fill_remote(j, d);
 }
 
 // A path used by more than one clone (a fixed filename=, or a filename_format
@@ -526,32 +518,29 @@ uint64_t files_of(const job_def &d)
     return (uint64_t)d.spec.numjobs * (d.spec.filenames.empty() ? d.spec.pj.nrfiles : d.spec.filenames.size());
 }
 
+// "a", "a or b", "a, b or c" from a space-separated list.
+std::string owner_list(const std::string &engines)
+{
+    std::string s = engines;
+    size_t last = s.rfind(' ');
+    if (last != std::string::npos)
+        s.replace(last, 1, " or ");
+    for (size_t at = s.find(' '); at < last; at = s.find(' ', at + 2))
+        s.replace(at, 1, ", ");
+    return s;
+}
+
 // Engine options belong to their engines: fio rejects uncached= under psync as an
 // unknown option, so a job that sets one for another engine gets an error, not a
 // silently ignored flag.
 void check_engine_options(const job_def &d)
 {
-    const plan_job &j = d.spec.pj;
-    enum plan_ioengine e = j.ioengine;
-    std::string eng = plan_ioengine_name(e), opt, owners;
-    bool v2 = e == PLAN_IOENGINE_PVSYNC2, uring = e == PLAN_IOENGINE_IO_URING, aio = e == PLAN_IOENGINE_LIBAIO;
-    auto owned = [&](bool set, bool ok, const char *name, const char *by) {
-        if (set && !ok && opt.empty()) {
-            opt = name;
-            owners = by;
-        }
-    };
-    owned(j.pvsync2_uncached, v2 || uring, "uncached", "pvsync2 or io_uring");
-    owned(j.pvsync2_nowait, v2 || uring || aio, "nowait", "pvsync2, io_uring or libaio");
-    owned(d.spec.hipri_percentage_set, v2, "hipri_percentage", "pvsync2");
-    owned(j.uring_hipri, v2 || uring, "hipri", "pvsync2 or io_uring");
-    owned(j.uring_force_async != 0, uring, "force_async", "io_uring");
-    owned(j.uring_nonvectored != -1, uring, "nonvectored", "io_uring");
-    owned(j.uring_sq_cpu != -1, uring, "sqthread_poll_cpu", "io_uring");
-    owned(j.aio_userspace_reap, aio, "userspace_reap", "libaio");
-    if (!opt.empty())
-        fail(d.header, "job '" + job_name(d) + "': " + opt + " is an option of ioengine=" + owners +
-                           ", not of ioengine=" + eng);
+    std::string eng = plan_ioengine_name(d.spec.pj.ioengine);
+    for (const engine_field &f : engine_fields())
+        if (f.set(d.spec) && option_foreign_to(*find_option(f.name), eng.c_str()))
+            fail(d.header, "job '" + job_name(d) + "': " + f.name + " is an option of ioengine=" + owner_list(f.engines) +
+                               ", not of ioengine=" + eng);
+    check_remote_options(d);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
     // in [global] and runs a libaio job under it, which fio accepts.
     for (const std::string &name : d.spec.engine_opts_set) {
@@ -560,7 +549,7 @@ void check_engine_options(const job_def &d)
             const option *eo = find_option(en.key);
             return eo == o;
         });
-        if (o && own && option_foreign_to(*o, eng.c_str())) {
+        if (o && own && !engine_field_of(o->name) && option_foreign_to(*o, eng.c_str())) {
             std::string of = o->engines;
             std::replace(of.begin(), of.end(), ' ', ',');
             fail(d.header, "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
@@ -623,6 +612,18 @@ const loc &ss_loc(const job_def &d)
 }
 
 } // namespace
+
+long long engine_int(const job_spec &s, const char *name)
+{
+    auto v = s.engine_values.find(name);
+    return v == s.engine_values.end() ? 0 : v->second.i;
+}
+
+std::string engine_text(const job_spec &s, const char *name)
+{
+    auto v = s.engine_values.find(name);
+    return v == s.engine_values.end() ? "" : v->second.s;
+}
 
 plan_builder::plan_builder(bool check_only, bool keep_names)
     : p_(plan_alloc()), random_base_(os_seed()), check_only_(check_only), keep_names_(keep_names)

@@ -1,11 +1,13 @@
 // parser/remote_engines.cpp - jobs of the net, netsplice and nbd engines: what
 // fio 3.33 refuses when such a job starts (engines/net.c fio_netio_init,
 // engines/nbd.c), refused here before anything runs and with the option's
-// position, and the remote target copied into the plan.
+// position.  The options are the engines' own (engine/ioengines/net.c, nbd.c),
+// read here by name from the job's engine values.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include "parser/planner.hpp"
+#include "parser/values.hpp"
 
 namespace parser {
 
@@ -22,27 +24,40 @@ bool is_multicast(const std::string &host)
     return inet_aton(host.c_str(), &a) && IN_MULTICAST(ntohl(a.s_addr));
 }
 
+bool given(const job_def &d, const char *name)
+{
+    return d.spec.engine_values.count(name) != 0;
+}
+
 // hostname=, else filename= (fio's hostname= sets the filename).
 std::string net_host(const job_def &d)
 {
-    if (!d.spec.net_host.empty())
-        return d.spec.net_host;
+    std::string host = trim(engine_text(d.spec, "hostname"));
+    if (!host.empty())
+        return host;
     return d.spec.filenames.empty() ? "" : d.spec.filenames[0];
 }
 
 const loc &host_loc(const job_def &d)
 {
-    return d.spec.net_host.empty() ? option_loc(d, "filename") : option_loc(d, "hostname");
+    return given(d, "hostname") ? option_loc(d, "hostname") : option_loc(d, "filename");
+}
+
+bool is_tcp(const job_def &d)
+{
+    long long proto = engine_int(d.spec, "protocol");
+    return proto == PLAN_NET_TCP || proto == PLAN_NET_TCPV6;
 }
 
 void check_net_ports(const job_def &d, const std::string &who)
 {
-    const plan_net &n = d.spec.pj.net;
-    if (n.proto == PLAN_NET_UNIX && n.port)
+    bool unix_socket = engine_int(d.spec, "protocol") == PLAN_NET_UNIX;
+    long long port = engine_int(d.spec, "port");
+    if (unix_socket && port)
         fail(option_loc(d, "port"), who + "port= is not valid with protocol=unix (the socket is hostname=)");
-    if (n.proto != PLAN_NET_UNIX && !n.port)
+    if (!unix_socket && !port)
         fail(option_loc(d, "protocol"), who + "the net engine needs port= for tcp or udp");
-    if (n.port && n.port + d.spec.numjobs - 1 > 65535)
+    if (port && port + d.spec.numjobs - 1 > 65535)
         fail(option_loc(d, "numjobs"), who + "clone k uses port + k: numjobs=" + std::to_string(d.spec.numjobs) +
                                            " runs past port 65535");
 }
@@ -51,12 +66,12 @@ void check_net_ports(const job_def &d, const std::string &who)
 void check_net_shape(const job_def &d, const std::string &who)
 {
     const plan_job &j = d.spec.pj;
-    bool tcp = j.net.proto == PLAN_NET_TCP || j.net.proto == PLAN_NET_TCPV6;
+    bool tcp = is_tcp(d);
     if (plan_rw_is_random(j.rw))
         fail(option_loc(d, "rw"), who + "network I/O cannot be random (rw=" + plan_rw_name(j.rw) + ")");
     if (plan_rw_has_ddir(j.rw, PLAN_DDIR_TRIM))
         fail(option_loc(d, "rw"), who + "a socket cannot be trimmed (rw=" + plan_rw_name(j.rw) + ")");
-    if (!tcp && j.net.listen)
+    if (!tcp && engine_int(d.spec, "listen"))
         fail(option_loc(d, "listen"), who + "listen is for TCP only; a udp or unix job with rw=read receives");
     if (!tcp && plan_rw_has_ddir(j.rw, PLAN_DDIR_READ) && plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE))
         fail(option_loc(d, "rw"), who + "a udp or unix job must either read or write, not rw=" + plan_rw_name(j.rw));
@@ -64,13 +79,14 @@ void check_net_shape(const job_def &d, const std::string &who)
 
 void check_net_host(const job_def &d, const std::string &who)
 {
-    const plan_net &n = d.spec.pj.net;
+    long long proto = engine_int(d.spec, "protocol");
     std::string host = net_host(d);
-    bool tcp = n.proto == PLAN_NET_TCP || n.proto == PLAN_NET_TCPV6;
-    bool receives = tcp ? n.listen : n.proto != PLAN_NET_UNIX && !plan_rw_has_ddir(d.spec.pj.rw, PLAN_DDIR_WRITE);
-    if (n.proto == PLAN_NET_UNIX && host.empty())
+    bool tcp = is_tcp(d);
+    bool receives = tcp ? engine_int(d.spec, "listen") != 0
+                        : proto != PLAN_NET_UNIX && !plan_rw_has_ddir(d.spec.pj.rw, PLAN_DDIR_WRITE);
+    if (proto == PLAN_NET_UNIX && host.empty())
         fail(d.header, who + "protocol=unix needs the socket's path in hostname= or filename=");
-    if (receives && !host.empty() && !(n.proto == PLAN_NET_UDP && is_multicast(host)))
+    if (receives && !host.empty() && !(proto == PLAN_NET_UDP && is_multicast(host)))
         fail(host_loc(d), who + "a receiver takes no hostname (" + host +
                               "): it binds port= on every address, unless hostname is a UDP multicast group");
     if (!receives && host.empty())
@@ -80,42 +96,44 @@ void check_net_host(const job_def &d, const std::string &who)
 
 } // namespace
 
+// Where the job is written (any section, as fio's engine would refuse them): the
+// net engines' target options under another engine, and uri= under one not nbd.
+void check_remote_options(const job_def &d)
+{
+    plan_ioengine e = d.spec.pj.ioengine;
+    std::string who = "job '" + job_name(d) + "': ";
+    for (const char *name : {"hostname", "port", "interface"})
+        if (!is_net(e) && given(d, name))
+            fail(option_loc(d, name), who + name + " is an option of ioengine=net or netsplice, not of ioengine=" +
+                                          plan_ioengine_name(e));
+    if (e != PLAN_IOENGINE_NBD && given(d, "uri"))
+        fail(option_loc(d, "uri"), who + "uri is an option of ioengine=nbd, not of ioengine=" + plan_ioengine_name(e));
+}
+
 void check_remote_job(job_def &d)
 {
     plan_job &j = d.spec.pj;
     std::string who = "job '" + job_name(d) + "': ";
-    if (is_net(j.ioengine)) {
-        check_net_ports(d, who);
-        check_net_shape(d, who);
-        check_net_host(d, who);
-        if (!j.size_bytes && !j.size_ppm && !j.filesize_min_bytes)
-            fail(d.header, who + "the net engine needs size= (a socket has no size to take)");
-        // The receiver checks each block as it comes; a sender has nothing to read back.
-        if (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE))
-            j.do_verify = false;
+    if (j.ioengine == PLAN_IOENGINE_NBD) {
+        std::string uri = engine_text(d.spec, "uri");
+        if (given(d, "uri") && trim(uri).empty())
+            fail(option_loc(d, "uri"), "bad value for uri: empty uri");
+        d.spec.engine_values["uri"].s = trim(uri);
+    }
+    if (!is_net(j.ioengine))
         return;
-    }
-    if (!d.spec.remote_opt.empty())
-        fail(option_loc(d, d.spec.remote_opt.c_str()),
-             who + d.spec.remote_opt + " is an option of ioengine=net or netsplice, not of ioengine=" +
-                 plan_ioengine_name(j.ioengine));
-    if (j.ioengine == PLAN_IOENGINE_NBD && d.spec.nbd_uri.empty())
-        fail(d.header, who + "ioengine=nbd needs uri= (the NBD server and export it writes to)");
-    if (j.ioengine != PLAN_IOENGINE_NBD && !d.spec.nbd_uri.empty())
-        fail(option_loc(d, "uri"), who + "uri is an option of ioengine=nbd, not of ioengine=" +
-                                       plan_ioengine_name(j.ioengine));
-}
-
-void fill_remote(plan_job &j, const job_def &d)
-{
-    if (is_net(j.ioengine)) {
-        std::string host = net_host(d);
-        j.net.host = host.empty() ? nullptr : plan_strdup(host.c_str());
-        j.net.interface = d.spec.net_interface.empty() ? nullptr : plan_strdup(d.spec.net_interface.c_str());
-    } else {
-        j.net.host = j.net.interface = nullptr;
-    }
-    j.nbd_uri = d.spec.nbd_uri.empty() ? nullptr : plan_strdup(d.spec.nbd_uri.c_str());
+    check_net_ports(d, who);
+    check_net_shape(d, who);
+    check_net_host(d, who);
+    if (!j.size_bytes && !j.size_ppm && !j.filesize_min_bytes)
+        fail(d.header, who + "the net engine needs size= (a socket has no size to take)");
+    // The receiver checks each block as it comes; a sender has nothing to read back.
+    if (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE))
+        j.do_verify = false;
+    // The engine reads the peer where fio does: hostname=, else the filename.
+    d.spec.engine_values["hostname"].s = net_host(d);
+    if (given(d, "interface"))
+        d.spec.engine_values["interface"].s = trim(engine_text(d.spec, "interface"));
 }
 
 } // namespace parser

@@ -59,9 +59,6 @@ struct job_spec {
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
     std::string exec_prerun, exec_postrun;          // "" = none
 
-    // Remote engines (net, netsplice, nbd): text the planner copies into plan memory.
-    std::string net_host, net_interface, nbd_uri;
-    std::string remote_opt;           // a net option given (hostname, port, interface): refused elsewhere
     // write_iolog, read_iolog, replay_redirect: paths kept as text until the plan is built.
     std::string write_iolog, read_iolog, replay_redirect;
     std::string merge_blktrace_file;  // "" = no merge

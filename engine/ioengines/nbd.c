@@ -14,14 +14,37 @@
  * text is the user's explicit consent, as filename= of a device with
  * allow_device_write is; a job without uri= is refused before it runs.
  *
- * Built only when pkg-config finds libnbd (Makefile); otherwise a stub in
- * engine/ioengines.c stands in and --enghelp lists the engine as unavailable.
+ * The engine is built only when pkg-config finds libnbd (Makefile defines
+ * IOPLAN_HAVE_LIBNBD); otherwise this file holds a stub that --enghelp lists as
+ * unavailable.  Its options table is here either way: uri= stays a known option.
  */
 #include <errno.h>
-#include <libnbd.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "engine/ioengine.h"
+
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct nbd_opts {
+	char *uri;			/* nbd://host/export, nbd+unix:///?socket=PATH */
+};
+
+static const struct plan_engopt nbd_opts[] = {
+	{ .name = "uri", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0, .off = offsetof(struct nbd_opts, uri),
+	  .help = "nbd: the NBD server and export, as a URI (nbd://host/export, nbd+unix:///?socket=PATH).",
+	  .required = "the NBD server and export it writes to" },
+};
+
+PLAN_ENGOPTS_DEFINE(nbd, struct nbd_opts, nbd_opts);
+
+#ifndef IOPLAN_HAVE_LIBNBD
+/* Built without libnbd: the name stays known, a job asking for it is refused. */
+const struct ioe_ops ioe_nbd = {
+	.id = PLAN_IOENGINE_NBD,
+	.unavailable = "built without its library",
+};
+#else
+#include <libnbd.h>
 
 #define NBD_SLICE_MS 100	/* longest blind wait on the server: a stop is seen this fast */
 #define NBD_CONNECT_MS 10000	/* a connection outside a run (sizing the export) gives up here */
@@ -82,7 +105,8 @@ static struct nbd_handle *nbd_open_uri(const char *uri, int *err, int (*stopping
 static int nbd_size(const struct plan_job *j, uint64_t *size)
 {
 	int err = 0;
-	struct nbd_handle *h = nbd_open_uri(j->nbd_uri, &err, NULL, NULL);
+	const struct nbd_opts *o = j->engine_opts;
+	struct nbd_handle *h = nbd_open_uri(o ? o->uri : NULL, &err, NULL, NULL);
 	int64_t s;
 
 	if (!h)
@@ -108,7 +132,8 @@ static int nbd_init(struct ioe *e)
 	e->priv = d;
 	d->done = calloc(e->cfg.depth, sizeof(*d->done));
 	if (d->done)
-		d->h = nbd_open_uri(e->cfg.job->nbd_uri, &err, e->cfg.stopping, e->cfg.stop_arg);
+		d->h = nbd_open_uri(((const struct nbd_opts *)ioe_job_opts(e))->uri, &err, e->cfg.stopping,
+				    e->cfg.stop_arg);
 	else
 		err = -ENOMEM;
 	if (d->h)
@@ -216,3 +241,4 @@ const struct ioe_ops ioe_nbd = {
 	.pread_sync = nbd_read_sync,
 	.target_size = nbd_size,
 };
+#endif /* IOPLAN_HAVE_LIBNBD */

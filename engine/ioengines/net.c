@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,62 @@
 #define NET_LINK_OPEN 0x98u
 #define NET_UDP_SEQ_MAGIC 0x657375716e556563ull	/* fio's FIO_UDP_SEQ_MAGIC */
 
+/*
+ * Its options (plan_engopts.h), net's and netsplice's: the parser fills one per
+ * job from the table below, with hostname= already taken from filename= when
+ * only that is given, and checks fio_netio_init's rules (parser/remote_engines.cpp).
+ */
+struct net_opts {
+	char *host;			/* peer, multicast group or unix path; NULL = none */
+	char *interface;		/* multicast interface address; NULL = the default */
+	long long proto;		/* enum plan_net_proto */
+	long long port;			/* clone k uses port + k; 0 for unix sockets */
+	long long window_size_bytes;	/* SO_RCVBUF/SO_SNDBUF; 0 = the kernel's */
+	long long mss_bytes;		/* TCP_MAXSEG; 0 = the kernel's */
+	long long ttl;			/* multicast time-to-live */
+	bool listen;
+	bool pingpong;			/* each I/O waits for the peer's echo of it */
+	bool nodelay;			/* TCP_NODELAY */
+};
+
+static const struct plan_engopt_choice net_protocols[] = {
+	{ "tcp", "TCP over IPv4", PLAN_NET_TCP },
+	{ "tcpv6", "TCP over IPv6", PLAN_NET_TCPV6 },
+	{ "udp", "UDP over IPv4 (multicast when hostname is a group)", PLAN_NET_UDP },
+	{ "udpv6", "UDP over IPv6", PLAN_NET_UDPV6 },
+	{ "unix", "a stream unix socket at hostname= (or filename=)", PLAN_NET_UNIX },
+	{ NULL, NULL, 0 },
+};
+
+#define NET_OPT(field) .off = offsetof(struct net_opts, field)
+static const struct plan_engopt net_opts[] = {
+	{ .name = "hostname", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0, NET_OPT(host),
+	  .help = "net, netsplice: host to send to (a name or address), a UDP multicast group, or the unix "
+		  "socket's path; sets filename=, as fio." },
+	{ .name = "port", .type = PLAN_ENGOPT_INT, .min = 1, .max = 65535, NET_OPT(port),
+	  .help = "net, netsplice: TCP or UDP port to listen on or send to; clone k of numjobs uses port + k." },
+	{ .name = "protocol", .alias = "proto", .type = PLAN_ENGOPT_CHOICE, .def = "tcp", .min = 1, .max = 0,
+	  .choices = net_protocols, .help = "net, netsplice: network protocol.", NET_OPT(proto) },
+	{ .name = "listen", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0, NET_OPT(listen),
+	  .help = "net, netsplice: wait for a TCP peer on port= instead of connecting (the receiver)." },
+	{ .name = "pingpong", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0, NET_OPT(pingpong),
+	  .help = "net, netsplice: the peer sends each block back, so a latency is a round trip." },
+	{ .name = "nodelay", .type = PLAN_ENGOPT_BOOL, .def = "0", .min = 1, .max = 0, NET_OPT(nodelay),
+	  .help = "net, netsplice: TCP_NODELAY on TCP connections." },
+	{ .name = "window_size", .type = PLAN_ENGOPT_SIZE, .unit = "bytes", .def = "0", .min = 0, .max = 2147483647,
+	  NET_OPT(window_size_bytes), .help = "net, netsplice: socket buffer size (SO_RCVBUF on a receiver, "
+					      "SO_SNDBUF on a sender); 0: the kernel's." },
+	{ .name = "mss", .type = PLAN_ENGOPT_SIZE, .unit = "bytes", .def = "0", .min = 0, .max = 65535,
+	  NET_OPT(mss_bytes), .help = "net, netsplice: TCP maximum segment size (TCP_MAXSEG); 0: the kernel's." },
+	{ .name = "ttl", .type = PLAN_ENGOPT_INT, .def = "1", .min = 0, .max = 255, NET_OPT(ttl),
+	  .help = "net, netsplice: time-to-live of UDP multicast datagrams." },
+	{ .name = "interface", .type = PLAN_ENGOPT_STRING, .min = 1, .max = 0, NET_OPT(interface),
+	  .help = "net, netsplice: IP address of the interface UDP multicast goes through." },
+};
+#undef NET_OPT
+
+PLAN_ENGOPTS_DEFINE(net, struct net_opts, net_opts);
+
 union net_addr {
 	struct sockaddr sa;
 	struct sockaddr_in in;
@@ -54,7 +111,7 @@ union net_addr {
 };
 
 struct net_data {
-	const struct plan_net *o;
+	const struct net_opts *o;
 	int fd;				/* the connected (or datagram) socket */
 	int listenfd;
 	int pipes[2];			/* netsplice: socket <-> pipe <-> buffer */
@@ -85,17 +142,17 @@ struct net_link_msg {
 	uint32_t cmd;
 };
 
-static bool is_udp(const struct plan_net *o)
+static bool is_udp(const struct net_opts *o)
 {
 	return o->proto == PLAN_NET_UDP || o->proto == PLAN_NET_UDPV6;
 }
 
-static bool is_tcp(const struct plan_net *o)
+static bool is_tcp(const struct net_opts *o)
 {
 	return o->proto == PLAN_NET_TCP || o->proto == PLAN_NET_TCPV6;
 }
 
-static bool is_v6(const struct plan_net *o)
+static bool is_v6(const struct net_opts *o)
 {
 	return o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6;
 }
@@ -133,7 +190,7 @@ static int sockopt(int fd, int level, int name, int val)
 /* nodelay, window_size and mss, as fio applies them (window: receive side for listeners). */
 static int tune(struct net_data *nd, int fd)
 {
-	const struct plan_net *o = nd->o;
+	const struct net_opts *o = nd->o;
 	bool rcv = nd->listen || o->pingpong, snd = !nd->listen || o->pingpong;
 	int ret = 0;
 
@@ -151,7 +208,7 @@ static int tune(struct net_data *nd, int fd)
 /* The peer's address from host (a literal or a name) and port. */
 static int resolve(struct net_data *nd, uint16_t port)
 {
-	const struct plan_net *o = nd->o;
+	const struct net_opts *o = nd->o;
 	struct addrinfo hints = { 0 }, *res = NULL;
 	int af = is_v6(o) ? AF_INET6 : AF_INET, r;
 
@@ -185,12 +242,12 @@ static int unix_addr(struct net_data *nd)
 	return 0;
 }
 
-static int family(const struct plan_net *o)
+static int family(const struct net_opts *o)
 {
 	return o->proto == PLAN_NET_UNIX ? AF_UNIX : is_v6(o) ? AF_INET6 : AF_INET;
 }
 
-static int new_socket(const struct plan_net *o)
+static int new_socket(const struct net_opts *o)
 {
 	int fd = socket(family(o), (is_udp(o) ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 
@@ -231,7 +288,6 @@ static int connect_peer(struct net_data *nd)
 static int multicast_out(struct net_data *nd)
 {
 	struct in_addr ifa;
-	int ret;
 
 	if (nd->o->interface) {
 		if (!inet_aton(nd->o->interface, &ifa))
@@ -239,13 +295,12 @@ static int multicast_out(struct net_data *nd)
 		if (setsockopt(nd->fd, IPPROTO_IP, IP_MULTICAST_IF, &ifa, sizeof(ifa)))
 			return -errno;
 	}
-	ret = setsockopt(nd->fd, IPPROTO_IP, IP_MULTICAST_TTL, &nd->o->ttl, sizeof(nd->o->ttl));
-	return ret ? -errno : 0;
+	return sockopt(nd->fd, IPPROTO_IP, IP_MULTICAST_TTL, (int)nd->o->ttl);
 }
 
 static int setup_sender(struct net_data *nd, uint16_t port)
 {
-	const struct plan_net *o = nd->o;
+	const struct net_opts *o = nd->o;
 	int ret = o->proto == PLAN_NET_UNIX ? unix_addr(nd) : resolve(nd, port);
 
 	if (ret)
@@ -353,7 +408,7 @@ static int accept_peer(struct net_data *nd)
 
 static int setup_listener(struct net_data *nd, uint16_t port)
 {
-	const struct plan_net *o = nd->o;
+	const struct net_opts *o = nd->o;
 	int fd = new_socket(o), ret;
 
 	if (fd < 0)
@@ -391,7 +446,7 @@ static int net_pipe(struct net_data *nd)
 static int net_start(struct ioe *e, bool splice)
 {
 	struct net_data *nd = calloc(1, sizeof(*nd));
-	const struct plan_net *o = &e->cfg.job->net;
+	const struct net_opts *o = ioe_job_opts(e);
 	uint16_t port = (uint16_t)(o->port + e->cfg.clone_index);
 	int ret = 0;
 

@@ -83,24 +83,25 @@ static void check_state_files(struct pf_state *s, const struct plan_job *j)
 /* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
 static void check_net_host(struct pf_state *s, const struct plan_job *j)
 {
-	const struct plan_net *o = &j->net;
+	const char *host = plan_engopt_str(j->engine_opts, j->ioengine, "hostname");
+	long long proto = plan_engopt_int(j->engine_opts, j->ioengine, "protocol");
 	struct addrinfo hints = { 0 }, *res = NULL;
 	int r;
 
-	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !o->host)
+	if ((j->ioengine != PLAN_IOENGINE_NET && j->ioengine != PLAN_IOENGINE_NETSPLICE) || !host)
 		return;
-	if (o->proto == PLAN_NET_UNIX) {
-		if (strlen(o->host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+	if (proto == PLAN_NET_UNIX) {
+		if (strlen(host) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 			pf_add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id,
 			    "job '%s': filename=%.64s...: a unix socket path has at most %zu bytes", j->name,
-			    o->host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+			    host, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 		return;
 	}
-	hints.ai_family = o->proto == PLAN_NET_TCPV6 || o->proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
-	r = getaddrinfo(o->host, NULL, &hints, &res);
+	hints.ai_family = proto == PLAN_NET_TCPV6 || proto == PLAN_NET_UDPV6 ? AF_INET6 : AF_INET;
+	r = getaddrinfo(host, NULL, &hints, &res);
 	if (r)
 		pf_add(s, RES_MSG_ERROR, "net-host", (int32_t)j->job_id, "job '%s': hostname=%.200s: %s", j->name,
-		    o->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		    host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 	freeaddrinfo(res);
 }
 
@@ -108,6 +109,7 @@ static void check_net_host(struct pf_state *s, const struct plan_job *j)
 static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 {
 	const struct ioe_ops *o = ioe_find(j->ioengine);
+	const char *uri = plan_engopt_str(j->engine_opts, j->ioengine, "uri");
 	uint64_t size = 0, start, len;
 	int ret;
 
@@ -115,7 +117,7 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 		return;
 	if ((ret = o->target_size(j, &size))) {
 		pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
-		    j->name, j->nbd_uri ? j->nbd_uri : "no uri=", strerror(-ret));
+		    j->name, uri ? uri : "no uri=", strerror(-ret));
 		return;
 	}
 	for (uint32_t c = 0; c < j->nr_clones; c++)
@@ -125,7 +127,7 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 				continue;
 			pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id,
 			    "job '%s': %s: the region (bytes %llu to %llu) runs past the end of the export (%llu bytes): "
-			    "lower size= or offset=", j->name, j->nbd_uri, (unsigned long long)start,
+			    "lower size= or offset=", j->name, uri, (unsigned long long)start,
 			    (unsigned long long)(start + len), (unsigned long long)size);
 			return;
 		}

@@ -302,6 +302,10 @@ class NetRefusals(TmpDirCase):
         "port_elsewhere": ("[j]\nport=9\nrw=write\nsize=1m\n",
                            "j.fio:2:6: error: job 'j': port is an option of ioengine=net or netsplice, "
                            "not of ioengine=psync"),
+        # fio 3.33: "Bad option <listen>"; the net engine's own options are its alone.
+        "listen_elsewhere": ("[j]\nlisten\nrw=read\nsize=1m\n",
+                             "j.fio:1:2: error: job 'j': listen is an option of ioengine=net,netsplice, "
+                             "not of ioengine=psync"),
         "nbd_no_uri": ("[j]\nioengine=nbd\nrw=write\nsize=1m\n",
                        "j.fio:1:2: error: job 'j': ioengine=nbd needs uri= (the NBD server and export it writes to)"),
     }

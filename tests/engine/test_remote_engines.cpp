@@ -3,6 +3,7 @@
 // bytes that arrive are the bytes sent, and the sender's close ends the receiver.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -17,13 +18,18 @@ extern "C" {
 
 namespace {
 
+// A net job over the unix socket sock: its options struct filled through net's
+// own table (engine/plan_engopts.h), as the parser fills it; plan_engopts_free frees it.
 plan_job net_job(const std::string &sock, plan_rw rw)
 {
 	plan_job j{};
 	j.ioengine = PLAN_IOENGINE_NET;
 	j.rw = rw;
-	j.net.proto = PLAN_NET_UNIX;
-	j.net.host = const_cast<char *>(sock.c_str());
+	char *blob = (char *)calloc(1, plan_engopts_of(PLAN_IOENGINE_NET)->size);
+	REQUIRE(blob);
+	*(long long *)(blob + plan_engopt_find(PLAN_IOENGINE_NET, "protocol")->off) = PLAN_NET_UNIX;
+	*(char **)(blob + plan_engopt_find(PLAN_IOENGINE_NET, "hostname")->off) = strdup(sock.c_str());
+	j.engine_opts = blob;
 	return j;
 }
 
@@ -104,4 +110,6 @@ TEST_CASE("net over a unix socket: whole blocks arrive intact, and the sender's 
 	CHECK(one_io(r, in.data(), 65536, PLAN_DDIR_READ) == 0);
 	CHECK(r.peer_done);
 	ioe_close(&r);
+	plan_engopts_free(rj.engine_opts, PLAN_IOENGINE_NET);
+	plan_engopts_free(sj.engine_opts, PLAN_IOENGINE_NET);
 }
