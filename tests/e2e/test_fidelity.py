@@ -89,11 +89,19 @@ class PageCache(TmpDirCase):
         reads = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
         if disks:  # the device is counted, not only a tmpfs or overlay
             self.assertGreaterEqual(sum(d["read_ios"] for d in disks), 0.9 * reads, disks)
-        # invalidate=0 is the user asking for the cache: then it answers.
+        # invalidate=0 is the user asking for the cache: then it answers.  The file
+        # is read whole first, so every block is warm; the device's counters say
+        # where the reads went (an IOPS comparison measured the CPU left over).
+        (self.tmp / "br.dat").read_bytes()
         p = run(job + ["--invalidate=0"])
         self.assertEqual(p.returncode, 0, p.stderr)
-        cached = json.loads(p.stdout)["jobs"][0]["read"]["iops"]
-        self.assertGreater(cached, 2 * ours, "invalidate=0 reads the warm cache")
+        doc = json.loads(p.stdout)
+        if disks:
+            reads = doc["jobs"][0]["read"]["total_ios"]
+            at_device = sum(d["read_ios"] for d in doc.get("disk_util", []))
+            self.assertLess(at_device, 0.05 * reads, "invalidate=0 reads the warm cache")
+        else:
+            self.assertGreater(doc["jobs"][0]["read"]["iops"], 2 * ours, "invalidate=0 reads the warm cache")
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
