@@ -74,6 +74,16 @@ void default_job(plan_job &j);
 // "<name>.<clone>.<file>" unless a filename is given.
 plan_ptr build(const std::string &dir, const std::vector<job_spec> &jobs);
 
+// Engine options for a fake clock that advances step_ns at every read: the
+// schedule's arithmetic alone decides counts and times, whatever the load.
+inline eng_opts fake_clock(uint64_t step_ns = 1000)
+{
+	eng_opts o{};
+	o.fake_clock = true;
+	o.fake_clock_step_ns = step_ns;
+	return o;
+}
+
 // Runs a plan with the real engine; the return code lands in *ret.
 results_ptr run(const plan &p, int *ret = nullptr, const eng_opts *o = nullptr);
 

@@ -236,9 +236,7 @@ TEST_CASE("engine: time_based runs for runtime; ramp_time runs first and is not 
 							 j.runtime_ns = 300000000ull;
 							 j.ramp_time_ns = 200000000ull;
 						 }) });
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 50000;	// a few thousand I/Os: enough to wrap, quick to run
+	eng_opts o = pb::fake_clock(50000);	// a few thousand I/Os: enough to wrap, quick to run
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);
@@ -296,9 +294,7 @@ TEST_CASE("engine: per-interval bandwidth and IOPS samples follow bwavgtime/iops
 							 j.iops_avg_time_ns = 50000000ull;
 							 j.rate_iops[PLAN_DDIR_READ] = 2000;
 						 }) });
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 1000;
+	eng_opts o = pb::fake_clock();
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);

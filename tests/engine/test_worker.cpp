@@ -25,9 +25,7 @@ TEST_CASE("worker: rate_iops holds the I/O rate over the window (linear and pois
 				j.rate_iops[PLAN_DDIR_READ] = 3200;
 				j.rate_process = proc;
 			}) });
-			eng_opts o{};
-			o.fake_clock = fake;
-			o.fake_clock_step_ns = 1000;
+			eng_opts o = fake ? pb::fake_clock() : eng_opts{};
 			int ret = -1;
 			auto r = pb::run(*p, &ret, &o);
 			REQUIRE(ret == 0);
@@ -52,9 +50,7 @@ TEST_CASE("worker: rate in bytes per second limits each direction of a mix separ
 		j.rate_bytes_per_s[PLAN_DDIR_READ] = 8 << 20;	// 2048 IOPS of 4 KiB
 		j.rate_bytes_per_s[PLAN_DDIR_WRITE] = 2 << 20;	// 512 IOPS
 	}) });
-	eng_opts o{};
-	o.fake_clock = true;	// the schedule's arithmetic, not the machine's speed
-	o.fake_clock_step_ns = 1000;
+	eng_opts o = pb::fake_clock();
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);
@@ -230,9 +226,7 @@ TEST_CASE("worker: a fake clock makes every timestamp and latency reproducible")
 	auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 2).with([](plan_job &j) {
 		j.iodepth = 4;
 	}), job_spec("g", PLAN_RW_READ, PLAN_IOENGINE_NULL).stonewalled() });
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 1000;
+	eng_opts o = pb::fake_clock();
 	int ra = -1, rb = -1;
 	auto a = pb::run(*p, &ra, &o), b = pb::run(*p, &rb, &o);
 	CHECK(ra == 0);

@@ -25,9 +25,7 @@ uint64_t hist_total(const res_lat &l)
 TEST_CASE("worker_io: a back-to-back sync stream reads the clock once per I/O, an async one about once")
 {
 	pb::tmpdir d;
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 1000;	// every read advances the clock by 1 us
+	eng_opts o = pb::fake_clock();	// every read advances the clock by 1 us
 	for (uint32_t depth : { 1u, 8u }) {
 		CAPTURE(depth);
 		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1024 * 4096)
@@ -62,9 +60,7 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	// The completions the engine already holds are fetched in one call, so the
 	// submission's clock read is the only one most I/Os cost.
 	pb::tmpdir d;
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 1000;
+	eng_opts o = pb::fake_clock();
 	auto p = pb::build(d.path(), { job_spec("q", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
 					       .with([](plan_job &j) { j.iodepth = 32; }) });
 	int ret = -1;
@@ -148,9 +144,7 @@ TEST_CASE("worker_io: an async engine's lat is exactly slat + clat, I/O by I/O")
 TEST_CASE("worker_io: a burst of sync I/Os stops at the end of the ramp and of the window")
 {
 	pb::tmpdir d;
-	eng_opts o{};
-	o.fake_clock = true;
-	o.fake_clock_step_ns = 1000;
+	eng_opts o = pb::fake_clock();
 	auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1024 * 4096)
 					       .with([](plan_job &j) {
 						       j.time_based = true;
