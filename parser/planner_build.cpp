@@ -542,16 +542,20 @@ void check_engine_options(const job_def &d)
                                ", not of ioengine=" + eng);
     check_remote_options(d);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
-    // in [global] and runs a libaio job under it, which fio accepts.
+    // in [global] and runs a libaio job under it, which fio accepts.  This also
+    // refuses hipri=0 or nowait=0 under psync, which the check above (values
+    // set) lets by and fio calls a bad option.
     for (const std::string &name : d.spec.engine_opts_set) {
         const option *o = find_option(name);
         bool own = std::any_of(d.spec.echo.begin(), d.spec.echo.end(), [&](const entry &en) {
             const option *eo = find_option(en.key);
             return eo == o;
         });
-        if (o && own && !engine_field_of(o->name) && option_foreign_to(*o, eng.c_str())) {
+        if (o && own && option_foreign_to(*o, eng.c_str())) {
             std::string of = o->engines;
             std::replace(of.begin(), of.end(), ' ', ',');
+            if (engine_field_of(o->name))	/* written at its default: the same words as when set */
+                of = owner_list(o->engines);
             fail(d.header, "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
                                ", not of ioengine=" + eng);
         }
