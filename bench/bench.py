@@ -40,7 +40,8 @@ import sys
 import tempfile
 import time
 
-import parse_growth  # bench/: the job-file growth rows and curve
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # found when loaded by path, as tests do
+import parse_growth  # noqa: E402  bench/: the job-file growth rows and curve
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 IOPLAN = os.environ.get("IOPLAN_BIN", str(ROOT / "ioplan"))
