@@ -414,9 +414,11 @@ struct reader {
         reader in = child(a, k);
         items = alloc_array<T>(a.size());
         for (value_t e : a) {
-            reader r = in.element(e, nr);
-            f(r, items[nr]);
-            nr++;
+            // Counted before it is read: an element a bad field stops half-way
+            // is still freed with the rest (items are zeroed).
+            N at = nr++;
+            reader r = in.element(e, at);
+            f(r, items[at]);
         }
     }
 };
