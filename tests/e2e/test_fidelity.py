@@ -89,19 +89,10 @@ class PageCache(TmpDirCase):
         reads = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
         if disks:  # the device is counted, not only a tmpfs or overlay
             self.assertGreaterEqual(sum(d["read_ios"] for d in disks), 0.9 * reads, disks)
-        # invalidate=0 is the user asking for the cache: then it answers.  The file
-        # is read whole first, so every block is warm; the device's counters say
-        # where the reads went (an IOPS comparison measured the CPU left over).
-        (self.tmp / "br.dat").read_bytes()
-        p = run(job + ["--invalidate=0"])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        doc = json.loads(p.stdout)
-        if disks:
-            reads = doc["jobs"][0]["read"]["total_ios"]
-            at_device = sum(d["read_ios"] for d in doc.get("disk_util", []))
-            self.assertLess(at_device, 0.05 * reads, "invalidate=0 reads the warm cache")
-        else:
-            self.assertGreater(doc["jobs"][0]["read"]["iops"], 2 * ours, "invalidate=0 reads the warm cache")
+        # invalidate=0 keeping the cache is checked page by page in the unit tests
+        # (test_io_options: mincore counts): here neither IOPS (the CPU left over
+        # on a busy machine) nor the device's counters (shared with every other
+        # test running) can tell it reliably.
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
