@@ -46,7 +46,6 @@
 #include "engine/gen/rng.h"
 #include "engine/safety/safety.h"
 
-#define PPM 1000000ull
 
 int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
 		const char *fmt, ...)
@@ -76,230 +75,6 @@ int res_msg_add(struct results *r, enum res_msg_level level, const char *code, i
 	}
 	r->nr_msgs++;
 	return 0;
-}
-
-/* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
-static uint64_t offset_align(const struct plan_job *j)
-{
-	uint64_t a = UINT64_MAX;
-
-	if (j->offset_align_bytes)
-		return j->offset_align_bytes;
-	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
-			a = j->bs[d].min_bytes;
-	return a == UINT64_MAX ? 1 : a;
-}
-
-static uint64_t align_up(uint64_t x, uint64_t a)
-{
-	return (x / a + (x % a != 0)) * a;
-}
-
-void layout_region(const struct plan_job *j, const struct plan_clone *c,
-		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
-{
-	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
-
-	if (f->offset_ppm)
-		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
-			     offset_align(j));
-	n = f->region_bytes ? f->region_bytes : f->size_bytes;
-	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
-	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
-		n = n > s ? n - s : 0;
-	if (!n && f->size_ppm && actual)
-		n = actual * f->size_ppm / PPM;
-	if (!n && actual > s)
-		n = actual - s;
-	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
-		n = actual > s ? actual - s : 0;
-	*start = s;
-	*len = n;
-}
-
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(((const struct layout_file *)a)->path, ((const struct layout_file *)b)->path);
-}
-
-static struct layout_file *find(const struct layout *l, const char *path)
-{
-	struct layout_file key = { .path = path };
-
-	return bsearch(&key, l->files, l->nr, sizeof(key), cmp_path);
-}
-
-static void note_use(struct layout_file *lf, const struct plan_job *j, const struct plan_clone *c,
-		     const struct plan_file *f, uint32_t job_index)
-{
-	/* verify_only reads what an earlier run wrote: it neither writes nor lays out data. */
-	bool writes = (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
-		      !j->verify_only;
-	uint64_t start, len;
-
-	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
-	layout_region(j, c, f, 0, &start, &len);
-	if (len && !f->size_ppm && start + len > lf->need)
-		lf->need = start + len;
-	if (writes || ioe_removes_files(j->ioengine))
-		lf->writes = true;
-	/*
-	 * Only data the run writes moves the mtime its mark binds: create_only does
-	 * no I/O, and the metadata engines write no data (filedelete's files are gone).
-	 */
-	if (writes && !j->create_only && ioe_opens_files(j->ioengine) && !ioe_removes_files(j->ioengine))
-		lf->run_writes = true;
-	if (plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM) && !j->verify_only)
-		lf->trims = true;
-	/*
-	 * A read job with verify= checks what an earlier run wrote, as verify_only
-	 * does: laying its file out again would replace that data with new.
-	 */
-	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only &&
-	    !(j->verify != PLAN_VERIFY_NONE && !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)))
-		lf->fill = true;
-	lf->direct = lf->direct || j->direct;
-	lf->is_device = lf->is_device || f->is_device;
-	lf->allow_create = lf->allow_create && j->allow_file_create;
-	lf->last_job = job_index;
-}
-
-static uint32_t count_uses(const struct plan *p)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < p->nr_jobs; i++) {
-		const struct plan_job *j = plan_job_at(p, i);
-
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			n += j->clones[c].nr_files;
-	}
-	return n;
-}
-
-/* Sorts and merges entries of the same path, keeping the strictest needs. */
-static void dedupe(struct layout *l)
-{
-	uint32_t out = 0;
-
-	qsort(l->files, l->nr, sizeof(*l->files), cmp_path);
-	for (uint32_t i = 0; i < l->nr; i++) {
-		struct layout_file *a = &l->files[out], *b = &l->files[i];
-
-		if (i && !strcmp(a->path, b->path)) {
-			if (b->need > a->need)
-				a->need = b->need;
-			a->writes |= b->writes;
-			a->run_writes |= b->run_writes;
-			a->trims |= b->trims;
-			a->fill |= b->fill;
-			a->direct |= b->direct;
-			a->is_device |= b->is_device;
-			a->allow_create &= b->allow_create;
-			a->create_fsync |= b->create_fsync;
-			a->disk_util |= b->disk_util;
-			if (b->last_job > a->last_job)
-				a->last_job = b->last_job;
-			if (b->first_job < a->first_job ||
-			    (b->first_job == a->first_job && b->first_clone < a->first_clone)) {
-				a->first_job = b->first_job;
-				a->first_clone = b->first_clone;
-			}
-			continue;
-		}
-		if (i)
-			l->files[++out] = *b;
-	}
-	l->nr = l->nr ? out + 1 : 0;
-}
-
-/* The index of dir in l->dirs, adding it when new; the files are sorted, so it is usually the last. */
-static int32_t dir_index(struct layout *l, char *dir)
-{
-	for (uint32_t i = l->nr_dirs; i-- > 0;)
-		if (!strcmp(l->dirs[i].path, dir)) {
-			free(dir);
-			return (int32_t)i;
-		}
-	l->dirs[l->nr_dirs] = (struct layout_dir){ .path = dir, .fd = -1 };
-	return (int32_t)l->nr_dirs++;
-}
-
-/*
- * Every distinct directory of the files that are not devices (those keep
- * their names, as does a path too long to split: its open fails on its own).
- */
-static int collect_dirs(struct layout *l)
-{
-	char dir[PATH_MAX], *copy;
-
-	l->dirs = calloc(l->nr ? l->nr : 1, sizeof(*l->dirs));
-	if (!l->dirs)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < l->nr; i++) {
-		struct layout_file *lf = &l->files[i];
-
-		lf->dir = -1;
-		if (lf->is_device || tgt_dir_name(lf->path, dir, sizeof(dir)))
-			continue;
-		copy = strdup(dir);
-		if (!copy)
-			return -ENOMEM;
-		lf->dir = dir_index(l, copy);
-	}
-	return 0;
-}
-
-int layout_init(struct layout *l, const struct plan *p)
-{
-	uint32_t n = count_uses(p), k = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->files = calloc(n ? n : 1, sizeof(*l->files));
-	if (!l->files)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < p->nr_jobs; i++) {
-		const struct plan_job *j = plan_job_at(p, i);
-
-		if (!ioe_lays_out(j->ioengine))
-			continue; /* the null engine touches no file, filecreate makes its own (as fio's) */
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
-				struct layout_file *lf = &l->files[k++];
-
-				lf->path = j->clones[c].files[f].path;
-				lf->claim_fd = -1;
-				lf->allow_create = true;
-				lf->first_job = (int32_t)i;
-				lf->first_clone = c;
-				lf->fallocate = j->fallocate;
-				lf->create_fsync = j->create_fsync;
-				lf->disk_util = !j->no_disk_util;
-				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
-			}
-	}
-	l->nr = k;
-	dedupe(l);
-	return collect_dirs(l);
-}
-
-void layout_release(struct layout *l)
-{
-	for (uint32_t i = 0; i < l->nr; i++)
-		if (l->files[i].claim_fd >= 0)
-			close(l->files[i].claim_fd);
-	for (uint32_t i = 0; i < l->nr_dirs; i++) {
-		if (l->dirs[i].fd >= 0)
-			close(l->dirs[i].fd);
-		free(l->dirs[i].path);
-	}
-	free(l->dirs);
-	free(l->files);
-	l->files = NULL;
-	l->dirs = NULL;
-	l->nr = 0;
-	l->nr_dirs = 0;
 }
 
 static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
@@ -927,7 +702,7 @@ void layout_finish(struct layout *l, struct results *r)
 int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
 		struct stat *st)
 {
-	const struct layout_file *lf = l ? find(l, path) : NULL;
+	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
 	struct tgt_id id;
 	int fd, ret;
 
@@ -957,14 +732,14 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 
 uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now)
 {
-	const struct layout_file *lf = l ? find(l, path) : NULL;
+	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
 
 	return lf && lf->created ? 0 : now;
 }
 
 bool layout_seen(const struct layout *l, const char *path, struct stat *st)
 {
-	const struct layout_file *lf = l ? find(l, path) : NULL;
+	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
 
 	if (!lf || !lf->seen)
 		return false;
@@ -983,7 +758,7 @@ void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_
 		return;
 	for (uint32_t c = 0; c < j->nr_clones; c++)
 		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
-			struct layout_file *lf = find(l, j->clones[c].files[f].path);
+			struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
 
 			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
 				remove_target(l, lf);

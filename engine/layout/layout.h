@@ -116,6 +116,8 @@ void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n);
 /* Collects the plan's distinct files.  0 or -ENOMEM. */
 int layout_init(struct layout *l, const struct plan *p);
 void layout_release(struct layout *l);
+/* The set's entry for a path, or NULL (binary search: the set is sorted). */
+struct layout_file *layout_find(const struct layout *l, const char *path);
 
 /*
  * Checks and lays out every file of the given round (LAYOUT_ALL_ROUNDS: every
