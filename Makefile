@@ -214,10 +214,10 @@ TEST_SANITIZE ?= address,undefined
 # release binary): hostile input, every engine, verification, logs, replay, the
 # three job syntaxes, DISKSPD, failures.  The timing measurements and the fio
 # differential corpus run against the release binary, the build users run.
-SANITIZE_E2E ?= test_bad_input.py test_errors.py test_failures.py test_runtime_faults.py \
-	test_output_faults.py test_verify.py test_iolog.py test_logs.py test_engines.py \
-	test_engines_local.py test_remote_engines.py test_run.py test_diskspd.py test_syntaxes.py \
-	test_json_text.py
+SANITIZE_E2E ?= test_bad_input.py test_bad_job_files.py test_verify_failures.py test_run_faults.py \
+	test_report_output_faults.py test_verify.py test_iolog.py test_logs.py test_engines.py \
+	test_engines_local.py test_engines_remote.py test_run.py test_diskspd.py test_parse_syntaxes.py \
+	test_report_json_text.py
 ifeq ($(SANITIZE),)
 test: deps fio-examples
 	@$(MAKE) --no-print-directory $(JOBS) all $(UNIT) engine-sanitized
@@ -333,7 +333,7 @@ clean:
 
 # fio 3.33's own example job files (a test corpus for the INI reader and the engine
 # tests) and its log tools tools/fiologparser.py and tools/hist/fiologparser_hist.py
-# (tests/e2e/test_plot_logs.py and test_logs.py run them on ioplan's logs), fetched as
+# (tests/e2e/test_report_plot_logs.py and test_logs.py run them on ioplan's logs), fetched as
 # Debian's source package through apt into build/; never committed.  The stamp names
 # what is extracted, so a tree from before a file was added is extracted again.
 FIO_SRC := build/fio-src

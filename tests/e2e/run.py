@@ -16,7 +16,8 @@ land in the source tree.
 (the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
 doctest binary to the same pool, so the unit tests do not wait for the modules or
 the other way round.  Modules start longest first, by the times the last run
-recorded in --durations (build/e2e-durations.json), so no long module starts last.
+recorded in --durations (build/e2e-durations.json; on a fresh clone, the record
+committed as tests/e2e/durations.json), so no long module starts last.
 Exit code 0 only when every module and unit binary passed (skips are not failures).
 
   run.py [-j N] [-k SUBSTRING] [-v] [--unit BIN]... [--instrumented BIN
@@ -170,11 +171,12 @@ def main() -> int:
         print("run.py: set IOPLAN_BIN to the ioplan binary under test", file=sys.stderr)
         return 2
     durations = {}
-    if args.durations and os.path.exists(args.durations):
-        try:
-            durations = json.loads(pathlib.Path(args.durations).read_text())
-        except (OSError, ValueError):
-            durations = {}  # a damaged record only costs the ordering
+    # A fresh clone has no record of its own yet: the committed one orders its first run.
+    record = args.durations if args.durations and os.path.exists(args.durations) else HERE / "durations.json"
+    try:
+        durations = json.loads(pathlib.Path(record).read_text())
+    except (OSError, ValueError):
+        durations = {}  # a damaged record only costs the ordering
     units = module_units(args)
     # The unit tests read their goldens relative to the repository's root.
     units += [Unit(str(pathlib.Path(b).parent.name), [str(pathlib.Path(b).resolve()), "--no-intro=true"],

@@ -124,6 +124,18 @@ class Docs(TmpDirCase):
                 with self.subTest(doc=path.name, link=target):
                     self.assertTrue((path.parent / target).exists(), f"{path.name}: {target}")
 
+    def test_every_e2e_module_is_in_its_familys_row_of_the_tests_readme(self):
+        # tests/README.md maps behaviours to tests: each e2e family has one prefix and a row
+        # that lists its modules, so a module named outside the families, or left out of its
+        # row, is found here.
+        text = (ROOT / "tests/README.md").read_text()
+        rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z]+)` \|(.*)$", text, re.M)}
+        for module in sorted((ROOT / "tests/e2e").glob("test_*.py")):
+            family = re.match(r"test_([a-z]+)", module.name).group(1)
+            with self.subTest(module=module.name):
+                self.assertIn(family, rows, "a family the tests README has no row for")
+                self.assertIn(f"`{module.name}`", rows[family])
+
     def test_man_page_examples_run_as_shown(self):
         cmds = man_commands()
         self.assertGreaterEqual(len(cmds), 7)

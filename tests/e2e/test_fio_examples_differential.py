@@ -1,7 +1,7 @@
 """tests/e2e/test_fio_examples_differential.py - fio 3.33's own examples through fio and ioplan.
 
 fio's example job files must run unchanged and move what fio moves: they are
-what a user migrating from fio brings first.  test_parser.py's
+what a user migrating from fio brings first.  test_parse_jobs.py's
 FioExamplesCorpus checks that they parse; this module runs them.  Each size-bound example of build/fio-src/examples (`make
 fio-examples`) that fio 3.33 accepts and whose engines ioplan has is rewritten
 into a scratch form (devices and directories become files in the run's own
@@ -10,7 +10,7 @@ fio 3.33 and ioplan each run it in a fresh directory with --output-format=json.
 Compared per job: the number of jobs, groupid, read+write io_bytes and error.
 A file left out says why in SKIPPED.  Every compared file must match; random
 ones match because ioplan draws, maps and bounds random I/O as fio does
-(test_random_like_fio.py checks that I/O for I/O).
+(test_gen_random_like_fio.py checks that I/O for I/O).
 """
 import concurrent.futures
 import json

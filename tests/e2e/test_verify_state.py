@@ -6,7 +6,7 @@ bytes (the blocks the run wrote, not the region), fio-verify-state reads
 ioplan's, and the fixed fields ioplan writes are fio's for the same job.  A
 state whose last writes were in flight stops both tools' verify at the same
 block.  With two jobs (the second numjobs=2) the files bear fio's names: N is
-the thread's index across all jobs.  Broken state files: test_error_paths.py.
+the thread's index across all jobs.  Broken state files: test_bad_runs.py.
 """
 import json
 import os

@@ -1,0 +1,101 @@
+"""tests/e2e/test_bad_first_runs.py - what goes wrong in a newcomer's first runs, refused early.
+
+A mistyped device name (/dev/sdz for /dev/sdb) with size= would create a regular
+file on devtmpfs, lay it out in RAM and report memory as the disk: ioplan refuses
+it before any I/O (exit 2) and creates nothing.  The gnome-disks preset on a whole
+device, as its comment says to use it, takes min(100, size / 10 MiB) samples,
+each at a direct-I/O-aligned offset, whatever the device's size.  A run that
+creates test files says so at its end, with their size and the command that
+removes them; files fio laid out are read as they are (reading is safe).
+"""
+import json
+import os
+import re
+import subprocess
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+
+class MistypedDevice(TmpDirCase):
+    def test_no_test_file_is_created_under_dev(self):
+        path = f"/dev/ioplan-e2e-sdz-{os.getpid()}"
+        if not os.path.ismount("/dev") or os.path.exists(path):
+            self.skipTest("/dev is not a mount here, or the name is taken")
+        try:
+            p = run(["--name=t", f"--filename={path}", "--size=16m", "--rw=write"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn(f"{path} does not exist, and a test file is never created in /dev (devtmpfs",
+                          p.stderr)
+            self.assertFalse(os.path.exists(path))
+            # A read job is refused the same way (it would lay the file out first).
+            p = run(["--name=t", f"--filename={path}", "--size=16m", "--rw=read"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertFalse(os.path.exists(path))
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+class GnomeDisksOnADevice(TmpDirCase):
+    def sample_count(self, size_mib):
+        img = self.tmp / f"disk{size_mib}.img"
+        with open(img, "wb") as f:
+            f.truncate(size_mib << 20)  # sparse: reads are fast, nothing is written
+        dev = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        try:
+            p = run(["--preset=gnome-disks", f"--filename={dev}", "--size=100%"], cwd=self.tmp, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout[-800:] + p.stderr)
+            self.assertNotIn("Invalid argument", p.stdout + p.stderr)
+            m = re.search(r"Read rate, (\d+) samples of 10.0 MiB", p.stdout)
+            self.assertTrue(m, p.stdout[:800])
+            return int(m.group(1))
+        finally:
+            subprocess.run(["losetup", "-d", dev])
+
+    def test_whole_device_samples_are_aligned_and_counted_by_size(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root for loop devices")
+        # 1% of 1234 MiB is 12939427 bytes: unaligned zone starts failed the second read.
+        self.assertEqual(self.sample_count(1234), 100)
+        self.assertEqual(self.sample_count(200), 20)
+
+
+class LeftBehind(TmpDirCase):
+    def test_the_end_of_a_run_names_the_files_it_created(self):
+        args = ["--name=x", f"--directory={self.tmp}", "--size=2m", "--rw=write", "--numjobs=2"]
+        p = run(args, cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn(f"this run created 2 test files (4.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- '{self.tmp}/x.0.0' '{self.tmp}/x.1.0'", p.stdout)
+        # A run that reuses its files says nothing; the cdm table carries the note too.
+        p = run(args, cwd=self.tmp)
+        self.assertNotIn("this run created", p.stdout)
+        (self.tmp / "cdm").mkdir()
+        p = run(["--preset=default", f"--directory={self.tmp}/cdm", "--size=1m", "--runtime=0.1s"], cwd=self.tmp)
+        self.assertIn(f"Note: this run created 1 test file (1.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- '{self.tmp}/cdm/ioplan-default.tmp'", p.stdout)
+
+
+class ReadingFioFiles(TmpDirCase):
+    def test_a_read_job_over_files_fio_laid_out_runs_and_changes_nothing(self):
+        if not FIO:
+            self.skipTest("fio is not installed")
+        common = ["--name=reader1", f"--directory={self.tmp}", "--size=4m", "--numjobs=2", "--bs=4k"]
+        self.assertEqual(run_fio([*common, "--rw=write", "--output=/dev/null"]).returncode, 0)
+        files = sorted(self.tmp.glob("reader1.*"))
+        self.assertEqual(len(files), 2)
+        before = [(f.read_bytes(), f.stat().st_mtime_ns) for f in files]
+        p = run([*common, "--rw=randread", "--direct=1", "--ioengine=libaio", "--iodepth=8",
+                 "--runtime=1", "--time_based", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(all(j["read"]["io_bytes"] > 0 for j in json.loads(p.stdout)["jobs"]))
+        self.assertEqual([(f.read_bytes(), f.stat().st_mtime_ns) for f in files], before)
+        # Writing them stays refused: they are the user's (fio's), not ioplan's.
+        p = run([*common, "--rw=randwrite"])
+        self.assertEqual(p.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

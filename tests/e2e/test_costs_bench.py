@@ -1,0 +1,124 @@
+"""tests/e2e/test_costs_bench.py - the make bench harness (bench/bench.py) itself.
+
+The harness decides what the Performance table says, so its arithmetic is
+tested like the tool's: the pooled percentile and per-I/O figures on known
+samples, the reproducibility verdict against a saved earlier run, and short
+real runs of ioplan against fio (quick mode, one round) that must produce the
+rows, the pooled json+ latency rows included, and keep other saved rows.
+"""
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import unittest
+
+from common import BIN, FIO, ROOT, TmpDirCase
+
+SCRIPT = ROOT / "bench" / "bench.py"
+spec = importlib.util.spec_from_file_location("bench", SCRIPT)
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+class Arithmetic(unittest.TestCase):
+    def test_pooled_percentile_merges_histograms_before_ranking(self):
+        fast = {100: 99, 10_000: 1}       # one run: p99 = 100 ns
+        slow = {100: 90, 5_000: 10}       # another: p99 = 5000 ns
+        self.assertEqual(bench.pool_pct(99)([fast]), 100)
+        self.assertEqual(bench.pool_pct(99)([slow]), 5000)
+        # 200 samples: rank 198 falls among slow's ten 5000 ns ones, not on a mean of p99s.
+        self.assertEqual(bench.pool_pct(99)([fast, slow]), 5000)
+        self.assertEqual(bench.pool_pct(50)([fast, slow]), 100)
+        self.assertEqual(bench.pool_pct(99.9)([fast, slow]), 10_000)
+
+    def test_pooled_per_io_is_a_ratio_of_sums(self):
+        # 1 s over 1000 I/Os and 3 s over 1000: 2 ms per I/O, not the mean of ratios.
+        self.assertAlmostEqual(bench.pool_per_io([(1.0, 1000), (3.0, 1000)]), 0.002)
+        self.assertAlmostEqual(bench.pool_per_io([(1.0, 100), (3.0, 900)]), 0.004)
+
+    def test_change_is_relative_for_ratios_and_in_points_for_percentages(self):
+        self.assertEqual(bench.change("IOPS ratio", 1.09, 1.0), ("+9.0%", True))
+        self.assertEqual(bench.change("IOPS ratio", 0.88, 1.0), ("-12.0%", False))
+        self.assertEqual(bench.change("ioplan rate error %", 0.15, 0.02), ("+0.130 pt", False))
+        self.assertEqual(bench.change("ioplan rate error %", 0.05, 0.02), ("+0.030 pt", True))
+
+    def test_rounds_go_on_only_while_a_figure_is_unsettled(self):
+        import itertools
+        saved = bench.MIN_BUDGET
+        bench.MIN_BUDGET = 1.0
+        self.addCleanup(setattr, bench, "MIN_BUDGET", saved)
+        steady = bench.Workload("steady", ["true"], ["true"], [("ratio", lambda i, o: (2.0, 1.0), None)])
+        rows = bench.run_workload(steady, 3)
+        self.assertEqual((len(rows[0].values), rows[0].figure, rows[0].ci), (3, 2.0, 0.0))
+        swing = itertools.cycle((1.0, 3.0))
+        noisy = bench.Workload("noisy", ["true"], ["true"],
+                               [("ratio", lambda i, o: (next(swing), 1.0), None)])
+        row = bench.run_workload(noisy, 3)[0]
+        self.assertGreater(len(row.values), 3)          # went on past the minimum...
+        self.assertGreater(row.ci, bench.SETTLE * row.figure)  # ...until the time ran out
+
+    def test_few_rounds_settle_only_when_they_agree(self):
+        # Two rounds 5% apart bootstrap to a narrow interval that two rounds cannot back.
+        self.assertFalse(bench.settled("IOPS ratio", 1.0, 0.01, [0.98, 1.03]))
+        self.assertTrue(bench.settled("IOPS ratio", 1.0, 0.0, [1.0, 1.0]))
+        self.assertTrue(bench.settled("IOPS ratio", 1.0, 0.04, [0.98, 1.03, 1.0, 0.99, 1.01]))
+        self.assertFalse(bench.settled("IOPS ratio", 1.0, 0.06, [0.9, 1.1, 1.0, 0.95, 1.05]))
+        self.assertTrue(bench.settled("fio rate error %", 0.02, 0.04, [0.0, 0.1, 0.0, 0.02, 0.02]))
+
+
+@unittest.skipUnless(FIO, "fio is not installed")
+class Runs(TmpDirCase):
+    def bench(self, *args):
+        env = dict(os.environ, IOPLAN_BIN=BIN)
+        return subprocess.run([sys.executable, str(SCRIPT), "--quick", "--rounds", "1",
+                               "--device-rounds", "1", "--dir", str(self.tmp),
+                               "--save", str(self.tmp / "last.json"), *args],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def test_a_run_is_compared_with_the_saved_one_and_merged_into_it(self):
+        saved = self.tmp / "last.json"
+        # An earlier run that a real null-engine ratio cannot be within 10% of,
+        # and a row of a workload this run leaves alone.
+        saved.write_text(json.dumps({"quick": {"rows": {
+            "null-qd1/IOPS ratio": {"figure": 1000.0, "min": 1000.0, "max": 1000.0, "n": 1,
+                                    "when": "2026-01-01 00:00"},
+            "layout/time ratio vs dd": {"figure": 0.9, "min": 0.9, "max": 0.9, "n": 1,
+                                        "when": "2026-01-01 00:00"}}}}))
+        p = self.bench("--only", "null-qd1")
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # 1 only if a target was missed
+        row = next(ln for ln in p.stdout.splitlines() if ln.startswith("null-qd1 "))
+        self.assertRegex(row, r"IOPS ratio\s+\d+\.\d{3}\s+\+-0\.0%\s+\[[\d.]+ \.\. [\d.]+\]\s+1\s+>= 6\.0\s+"
+                              r"(ok|MISSED)\s+-\d\d\.\d%")
+        self.assertIn("vs last run (2026-01-01 00:00): 0 of 1 rows within 10%", p.stdout)
+        self.assertRegex(p.stdout, r"moved: null-qd1 IOPS ratio -\d\d\.\d%")
+        rows = json.loads(saved.read_text())["quick"]["rows"]
+        self.assertGreater(rows["null-qd1/IOPS ratio"]["figure"], 0.0)   # this run's, measured
+        self.assertLess(rows["null-qd1/IOPS ratio"]["figure"], 1000.0)
+        self.assertEqual(rows["layout/time ratio vs dd"]["figure"], 0.9)
+
+    def test_latency_rows_pool_both_tools_json_plus_histograms(self):
+        p = self.bench("--only", "psync-qd1-lat")
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+        if "skipped: the kernel refused" in p.stdout:
+            self.skipTest(p.stdout.strip().splitlines()[-1])
+        for pct in ("p50", "p99"):
+            m = next(ln for ln in p.stdout.splitlines() if f"{pct} latency ratio*" in ln)
+            value = float(m.split("*")[1].split()[0])
+            # Both tools' histograms were read (a missing one makes 0 or no finite
+            # ratio); its size is the machine's, one round on a loaded one saw 35.
+            self.assertTrue(0 < value and math.isfinite(value), m)
+        self.assertIn("* pooled", p.stdout)
+        self.assertIn("vs last run: no earlier run of this mode", p.stdout)
+        rows = json.loads((self.tmp / "last.json").read_text())["quick"]["rows"]
+        self.assertEqual(set(rows), {"psync-qd1-lat/p50 latency ratio*", "psync-qd1-lat/p99 latency ratio*"})
+
+    def test_bad_round_counts_are_refused(self):
+        p = self.bench("--rounds", "0")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("rounds must be at least 1", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

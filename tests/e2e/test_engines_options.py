@@ -1,0 +1,75 @@
+"""tests/e2e/test_engines_options.py - fio 3.33's io_uring and libaio options through the
+binary: each acts (strace, the error fio gives) or is a positioned error under another
+engine; fio 3.33 runs the same command lines.
+"""
+import os
+import shutil
+import subprocess
+import unittest
+
+from common import BIN, FIO, TmpDirCase, run, run_fio
+from test_engines import TRACED_ENV, strace_calls
+
+SMALL = ["--size=1m", "--bs=4k", "--rw=randread", "--filename=data"]
+
+
+def drop_cache(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+
+class EngineOptions(TmpDirCase):
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "data").write_bytes(os.urandom(1 << 20))
+        os.sync()
+
+    @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
+    def test_userspace_reap_reaps_without_io_getevents(self):
+        calls = {}
+        for reap in (0, 1):
+            st = self.tmp / f"st{reap}"
+            p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=io_getevents", BIN, "--name=j",
+                                *SMALL, "--ioengine=libaio", "--iodepth=8", "--iodepth_batch_complete_min=0",
+                                f"--userspace_reap={reap}", "--allow_existing_file_write=1", "--output-format=json"],
+                               cwd=self.tmp, capture_output=True, text=True, timeout=120, env=TRACED_ENV)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            calls[reap] = strace_calls(st, "io_getevents")
+        self.assertGreater(calls[0], 0)
+        self.assertEqual(calls[1], 0)
+
+    def nowait_error(self, runner, engine):
+        drop_cache(self.tmp / "data")
+        p = runner(["--name=j", *SMALL, f"--ioengine={engine}", "--nowait=1", "--minimal"], cwd=self.tmp)
+        return p.stdout.strip().splitlines()[-1].split(";")[4] if p.stdout.strip() else p.stderr
+
+    def test_nowait_fails_an_uncached_buffered_read_with_eagain_as_fio(self):
+        for engine in ("io_uring", "libaio"):
+            with self.subTest(engine=engine):
+                self.assertEqual(self.nowait_error(run, engine), "11")
+                if FIO:
+                    self.assertEqual(self.nowait_error(run_fio, engine), "11")
+
+    def test_every_option_of_fio_enghelp_io_uring_is_accepted(self):
+        opts = ["--hipri=0", "--fixedbufs=1", "--registerfiles=1", "--sqthread_poll=0", "--nonvectored=0",
+                "--uncached=0", "--nowait=0", "--force_async=4", "--cmd_type=nvme"]
+        p = run(["--name=j", *SMALL, "--ioengine=io_uring", "--iodepth=4", *opts, "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if FIO:
+            self.assertEqual(run_fio(["--name=j", *SMALL, "--ioengine=io_uring", "--iodepth=4", *opts,
+                                      "--output-format=json"], cwd=self.tmp).returncode, 0)
+
+    def test_an_io_uring_option_under_psync_is_a_positioned_error(self):
+        p = run(["--parse-only", "--name=j", *SMALL, "--force_async=2"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("error: job 'j': force_async is an option of ioengine=io_uring, not of ioengine=psync",
+                      p.stderr)
+        p = run(["--parse-only", "--name=j", *SMALL, "--ioengine=libaio", "--nonvectored=2"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("nonvectored=2 is out of range (-1..1)", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

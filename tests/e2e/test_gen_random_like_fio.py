@@ -1,0 +1,141 @@
+"""tests/e2e/test_gen_random_like_fio.py - jobs of varying lengths issue fio 3.33's I/Os, one for one.
+
+What a user relies on: a random job whose lengths vary (bssplit, bsrange, read
+and write sizes that differ) moves the bytes fio moves for the same job file,
+so the two tools' figures stand side by side.  With fio's repeatable seeds (the
+default randrepeat=1, or randseed=) that takes fio's draws, its random map
+(a drawn block already done moves to the next free one, an I/O is cut at a done
+block, a file with no room is done for the pass), its zoned distribution and
+its size= check before each I/O, its lfsr register; a sequential job's lengths come from fio's
+draws too, the last ones drawn again until they fit.  The test compares each
+job's bytes and the whole I/O sequence fio and ioplan record with write_iolog.  With randrepeat=0
+the draws differ run to run, in fio too: then both overshoot size= by less than
+one largest I/O per job, as fio's rule allows.
+"""
+import json
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+JOBS = {
+    # fio's examples/cmdprio-bssplit.fio shape: 64k/1m reads, 1m writes on 4 MiB.
+    "split_rw": "rw=randrw\nbssplit=64k/40:1m/60,1m/100\n",
+    "range_read": "rw=randread\nbsrange=4k-64k\n",
+    "range_seeded": "rw=randwrite\nbsrange=512-16k\nrandseed=4321\n",
+    "split_nomap": "rw=randwrite\nbssplit=4k/50:16k/30:64k/20\nnorandommap\n",
+    "files_loops": "rw=randrw\nnrfiles=3\nloops=2\nbsrange=4k-32k,16k-16k\n",
+    # io_size= past one pass: fio starts another loop while a largest block is left.
+    "io_size_passes": "rw=randwrite\nbssplit=4k/60:32k/40\nio_size=9m\n",
+    # Each loop re-seeds a repeatable job: its read/write split repeats fio's loop by loop.
+    "mix_loops": "rw=randrw\nloops=3\n",
+    # Sequential lengths are drawn at their position: the last ones fit the end, as fio's.
+    "seq_range": "rw=write\nbsrange=4k-64k\n",
+    "seq_split_rw": "rw=rw\nbssplit=4k/30:16k/70,64k/50:8k/50\n",
+    # random_generator=lfsr: fio's register picks the blocks, with no map (I/Os overlap).
+    "lfsr_range": "rw=randwrite\nbsrange=4k-512k\nrandom_generator=lfsr\n",
+    "lfsr_rw": "rw=randrw\nrandom_generator=lfsr\nnrfiles=2\nloops=2\n",
+    # fio's examples/jesd219.fio with its seeds repeatable.
+    "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
+                "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
+                "random_distribution=zoned:50/5:30/15:20/80\n"),
+}
+
+
+# One block size keeps ioplan's permutation (each block once per pass, in its own
+# order): fio's bytes and read/write split, not fio's offsets.
+BYTES_ONLY = {"mix_loops"}
+
+
+def job_file(jobs, extra=""):
+    return "[global]\nioengine=null\nsize=4m\n" + extra + "".join(
+        f"[{name}]\n{body}write_iolog={name}.iolog\n" for name, body in jobs.items())
+
+
+def bytes_of(stdout):
+    doc = json.loads(stdout[stdout.index("{"):])
+    return {j["jobname"]: (j["read"]["io_bytes"], j["write"]["io_bytes"]) for j in doc["jobs"]}
+
+
+def ios_of(path):
+    """(file, direction, offset, length) of each I/O in a write_iolog file."""
+    out = []
+    for line in path.read_text().splitlines()[1:]:
+        f = line.split()
+        if len(f) == 5 and f[2] in ("read", "write", "trim"):
+            out.append((f[1], f[2], int(f[3]), int(f[4])))
+    return out
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class RandomLikeFio(TmpDirCase):
+    def both(self, text):
+        """{tool: ({job: (read, write bytes)}, {job: I/Os})} of one job file run by each."""
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(text)
+            p = (run_fio if who == "fio" else run)(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            out[who] = (bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in JOBS})
+        return out
+
+    def test_bytes_and_ios_are_fios(self):
+        out = self.both(job_file(JOBS))
+        fio_bytes, fio_ios = out["fio"]
+        our_bytes, our_ios = out["ioplan"]
+        for name in JOBS:
+            with self.subTest(name):
+                self.assertEqual(our_bytes[name], fio_bytes[name])
+                self.assertGreaterEqual(len(fio_ios[name]), 7)
+                self.assertEqual(len(our_ios[name]), len(fio_ios[name]))
+                if name not in BYTES_ONLY:
+                    self.assertEqual(our_ios[name], fio_ios[name])
+        # The rules show: fio's map ends the 1m writes early, norandommap overshoots size=.
+        self.assertEqual(sum(fio_bytes["split_rw"]), 4390912)
+        self.assertGreater(sum(fio_bytes["split_nomap"]), 4 << 20)
+        self.assertLess(sum(fio_bytes["split_nomap"]), (4 << 20) + 65536)
+
+    def test_verify_reads_back_each_write_whole(self):
+        # fio's verify reads each write still on its list once, with its own length; with
+        # lfsr (no map) a write over earlier ones replaces them (fio: 5 writes, 2 reads back).
+        text = ("[lf]\nfilename=lf.dat\nsize=8m\nrw=randwrite\nbsrange=4k-4m\n"
+                "random_generator=lfsr\nverify=crc32c\n"
+                "[range]\nstonewall\nfilename=range.dat\nsize=8m\nrw=randwrite\n"
+                "bsrange=4k-64k\nverify=crc32c\n")
+        got = {}
+        for who, runner in (("fio", run_fio), ("ioplan", run)):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(text)
+            p = runner(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            got[who] = {j["jobname"]: [(j[k]["io_bytes"], j[k]["total_ios"]) for k in ("read", "write")]
+                        for j in doc["jobs"]}
+        self.assertEqual(got["ioplan"], got["fio"])
+        reads, writes = got["fio"]["lf"]
+        self.assertLess(reads[1], writes[1])
+        self.assertEqual(got["fio"]["range"][0], got["fio"]["range"][1])
+
+    def test_unrepeatable_seeds_overshoot_by_less_than_an_io(self):
+        jobs = {"split_nomap": JOBS["split_nomap"], "jesd219": JOBS["jesd219"]}
+        for who, runner in (("fio", run_fio), ("ioplan", run)):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(job_file(jobs, "randrepeat=0\nnumjobs=4\n").replace("write_iolog=", "#"))
+            p = runner(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            moved = [j["read"]["io_bytes"] + j["write"]["io_bytes"] for j in doc["jobs"]]
+            self.assertEqual(len(moved), 8)
+            for m in moved:
+                self.assertGreaterEqual(m, 4 << 20, who)
+                self.assertLess(m, (4 << 20) + 65536, who)
+            # The last I/O goes whole: of 8 clones, some end past size= (an exact
+            # landing for all 8 is far less likely than a run of this test failing).
+            self.assertTrue(any(m > 4 << 20 for m in moved), f"{who}: {moved}")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,158 @@
+"""tests/e2e/test_gen_strided.py - zonemode=strided against fio 3.33.
+
+The same job files run through ioplan and fio, each writing its per-I/O
+offsets (write_iops_log with log_offset=1).  Sequential jobs must visit the
+same offsets in the same order; random ones (fio's random stream is not
+ioplan's) must work the same zones in the same order, stay inside each zone,
+and, with the random map or lfsr, touch each block of a zone once per
+zonerange bytes, as fio's t/strided.py checks.
+"""
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+KIB = 1024
+
+
+def offsets(path):
+    """The offset column of a per-I/O log, in order."""
+    return [int(line.split(",")[4]) for line in path.read_text().splitlines() if line.strip()]
+
+
+class StridedCase(TmpDirCase):
+    def job(self, who, runner, opts):
+        d = self.tmp / who
+        d.mkdir(exist_ok=True)
+        body = "".join(f"{k}={v}\n" for k, v in opts.items())
+        (d / "job.fio").write_text(f"[z]\nzonemode=strided\nbs=4k\nlog_offset=1\nwrite_iops_log={d}/o\n{body}")
+        p = runner([str(d / "job.fio"), "--output=" + str(d / "out.txt")], cwd=str(d))
+        self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
+        got = offsets(d / "o_iops.1.log")
+        (d / "o_iops.1.log").unlink()
+        return got
+
+    def both(self, opts):
+        """{"ioplan": offsets, "fio": offsets or None} of one job."""
+        out = {"ioplan": self.job("ioplan", run, opts), "fio": None}
+        if FIO:
+            out["fio"] = self.job("fio", run_fio, opts)
+        return out
+
+    @staticmethod
+    def zones(offs, zrange, first=0):
+        """The start of the zone (zonerange apart from first) of each offset."""
+        return [first + (o - first) // zrange * zrange for o in offs]
+
+
+class Sequential(StridedCase):
+    CASES = [
+        # zonesize < zonerange: jump; > zonerange: round the zone again.
+        {"rw": "read", "size": "64k", "zonesize": "8k", "zonerange": "16k"},
+        {"rw": "read", "size": "64k", "zonesize": "16k", "zonerange": "8k"},
+        {"rw": "read", "size": "64k", "zonesize": "8k", "zonerange": "16k", "zoneskip": "8k"},
+        {"rw": "read", "size": "64k", "zonesize": "8k", "zonerange": "16k", "io_size": "128k"},
+        {"rw": "read:4k", "size": "64k", "zonesize": "8k", "zonerange": "16k"},
+        # offset= with filesize=: the zones wrap at the file's end, back to offset.
+        {"rw": "read", "size": "64k", "filesize": "64k", "offset": "16k", "zonesize": "12k", "zonerange": "8k"},
+        # zonerange not dividing the region: fio stops at its end.
+        {"rw": "write", "size": "64k", "zonesize": "8k", "zonerange": "12k"},
+    ]
+
+    def test_offsets_as_fio(self):
+        for c in self.CASES:
+            for engine in ("null", "psync"):
+                opts = dict(c, ioengine=engine)
+                if engine == "psync":
+                    opts["filename"] = "f.dat"
+                with self.subTest(**opts):
+                    got = self.both(opts)
+                    if got["fio"] is not None:
+                        self.assertEqual(got["ioplan"], got["fio"])
+        # fio 3.33's offsets for zonesize=16k zonerange=8k, in 4 KiB blocks.
+        got = self.both(dict(self.CASES[1], ioengine="null"))
+        self.assertEqual([o // (4 * KIB) for o in got["ioplan"]], [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7])
+
+
+class Random(StridedCase):
+    def check(self, offs, zsize, zrange, size, first=0, each_once=True):
+        """Zone by zone as fio's t/strided.py: zonesize/bs I/Os per zone, inside it."""
+        per_zone, per_range = zsize // (4 * KIB), zrange // (4 * KIB)
+        zone = first
+        for i in range(0, len(offs), per_zone):
+            group = offs[i:i + per_zone]
+            for o in group:
+                self.assertTrue(zone <= o < zone + zrange, f"{o} outside the zone at {zone}")
+            for k in range(0, len(group), per_range) if each_once else ():
+                self.assertEqual(len(set(group[k:k + per_range])), len(group[k:k + per_range]))
+            zone += zrange
+            if zone >= size:
+                zone = first
+
+    def test_zones_as_fio(self):
+        cases = [
+            ({"zonesize": "16k", "zonerange": "16k"}, {}),
+            ({"zonesize": "64k", "zonerange": "16k"}, {}),
+            ({"zonesize": "8k", "zonerange": "32k"}, {}),
+            ({"zonesize": "32k", "zonerange": "16k"}, {"random_generator": "lfsr"}),
+            ({"zonesize": "32k", "zonerange": "16k"}, {"norandommap": 1}),
+            ({"zonesize": "16k", "zonerange": "16k", "offset": "32k", "filesize": "128k"}, {}),
+        ]
+        for zone, extra in cases:
+            opts = {"rw": "randread", "ioengine": "null", "size": "128k", "io_size": "512k", **zone, **extra}
+            zsize, zrange = int(zone["zonesize"][:-1]) * KIB, int(zone["zonerange"][:-1]) * KIB
+            first = int(zone.get("offset", "0k")[:-1]) * KIB
+            with self.subTest(**opts):
+                got = self.both(opts)
+                self.assertEqual(len(got["ioplan"]), 128)
+                self.check(got["ioplan"], zsize, zrange, 128 * KIB, first, "norandommap" not in extra)
+                if got["fio"] is not None:
+                    self.check(got["fio"], zsize, zrange, 128 * KIB, first, "norandommap" not in extra)
+                    self.assertEqual(self.zones(got["ioplan"], zrange, first), self.zones(got["fio"], zrange, first))
+
+    def test_lfsr_repeats_its_order_in_every_zone(self):
+        # fio restarts its lfsr from the same seed for each zone.
+        opts = {"rw": "randread", "ioengine": "null", "size": "64k", "zonesize": "16k", "zonerange": "16k",
+                "random_generator": "lfsr"}
+        got = self.both(opts)
+        for who, offs in got.items():
+            if offs is None:
+                continue
+            with self.subTest(who=who):
+                rel = [[o - z for o, z in zip(offs[i:i + 4], self.zones(offs[i:i + 4], 16 * KIB))]
+                       for i in range(0, len(offs), 4)]
+                self.assertEqual(len(rel), 4)
+                self.assertTrue(all(r == rel[0] for r in rel), rel)
+
+
+class FilesizeRegion(TmpDirCase):
+    """filesize= sets the file's length: the region runs from offset= to its end
+    and size= is the job's amount (t/strided.py's offset cases rely on it)."""
+
+    def offsets_of(self, runner, who, args):
+        d = self.tmp / who
+        d.mkdir()
+        p = runner(["--name=q", "--filename=qf", "--rw=read", "--bs=4k", "--write_iops_log=q", "--log_offset=1",
+                    "--output=out.txt", *args], cwd=str(d))
+        self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
+        logs = sorted(d.glob("q_iops.*.log"))
+        return [offsets(x) for x in logs], (d / "qf").stat().st_size
+
+    def test_regions_as_fio(self):
+        cases = [
+            # fio 3.33: 8 blocks from 32k, the file stays 64k.
+            (["--filesize=64k", "--size=64k", "--offset=32k"], [[k * 4 * KIB for k in range(8, 16)]]),
+            # size= bounds each clone's amount: two quarters that never overlap.
+            (["--filesize=64k", "--size=16k", "--offset_increment=16k", "--numjobs=2"],
+             [[k * 4 * KIB for k in range(0, 4)], [k * 4 * KIB for k in range(4, 8)]]),
+        ]
+        for i, (args, want) in enumerate(cases):
+            with self.subTest(args=args):
+                got, size = self.offsets_of(run, f"ioplan{i}", args)
+                self.assertEqual(got, want)
+                self.assertEqual(size, 64 * KIB)
+                if FIO:
+                    self.assertEqual(self.offsets_of(run_fio, f"fio{i}", args), (got, size))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,61 @@
+"""tests/e2e/test_logs_faults.py - a log file that cannot be written:
+--bandwidth-log's agg-*_bw.log and the per-job logs.
+
+The property a user relies on: the run's results are still reported in full,
+the error names the file, and the exit status says the run did not go well
+(1), so a script that keeps the logs notices they are missing.  We run as root,
+so "unwritable" is a path under a regular file (ENOTDIR), a directory where the
+file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
+"""
+import json
+import os
+
+from common import TmpDirCase, run
+
+JOB = ["--name=j", "--ioengine=null", "--size=8m", "--bs=4k"]
+
+
+class LogFaults(TmpDirCase):
+    def go(self, *extra, fmt="json"):
+        p = run([*JOB, *extra, "--output-format=" + fmt], cwd=self.tmp)
+        return p
+
+    def assert_reported(self, p, path, why):
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(path, p.stderr)
+        self.assertIn(why, p.stderr)
+        d = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(d["jobs"][0]["read"]["io_bytes"], 8 << 20)  # nothing else lost
+
+    def test_bandwidth_log_where_a_directory_is(self):
+        os.mkdir(self.tmp / "agg-read_bw.log")
+        p = self.go("--bandwidth-log")
+        self.assert_reported(p, "agg-read_bw.log", "Is a directory")
+
+    def test_bandwidth_log_on_a_full_device(self):
+        os.symlink("/dev/full", self.tmp / "agg-read_bw.log")
+        p = self.go("--bandwidth-log", "--rate=8m")  # 1 s: at least one 500 ms bwavgtime line
+        self.assert_reported(p, "agg-read_bw.log", "No space left on device")
+
+    def test_bandwidth_log_that_works_exits_0(self):
+        p = self.go("--bandwidth-log", "--rate=8m")  # 1 s, as above
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(os.path.getsize(self.tmp / "agg-read_bw.log"), 0)
+
+    def test_bandwidth_log_failure_is_in_the_normal_output_too(self):
+        os.mkdir(self.tmp / "agg-write_bw.log")
+        p = self.go("--bandwidth-log", fmt="normal")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("READ: bw=", p.stdout)
+        self.assertIn("agg-write_bw.log: Is a directory", p.stdout)
+
+    def test_per_job_log_under_a_regular_file(self):
+        self.write("notadir", "")
+        p = self.go("--write_bw_log=notadir/x", "--write_lat_log=notadir/y")
+        self.assert_reported(p, "notadir/x_bw.1.log", "Not a directory")
+        self.assertIn("notadir/y_clat.1.log", p.stderr)
+
+    def test_per_job_log_on_a_full_device(self):
+        os.symlink("/dev/full", self.tmp / "x_iops.1.log")
+        p = self.go("--write_iops_log=x")
+        self.assert_reported(p, "x_iops.1.log", "No space left on device")

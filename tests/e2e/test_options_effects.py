@@ -1,0 +1,233 @@
+"""tests/e2e/test_options_effects.py - the 21 job options that no other test, example
+or preset named, each seen doing what it says (against fio 3.33 where fio can be
+the oracle): a test here fails if its option is dropped on the floor.
+
+The options fio has and ioplan only accepts (its behaviour already being what
+the option would ask for) are checked to be read, recorded and validated, and to
+leave the results as they are.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import unittest
+import zlib
+
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+
+STRACE = shutil.which("strace")
+
+
+def job_of(proc):
+    if proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
+    return json.loads(proc.stdout)["jobs"][0]
+
+
+def runners():
+    return (("ioplan", run),) + ((("fio", run_fio),) if FIO else ())
+
+
+class Files(TmpDirCase):
+    def test_allow_file_create_0_refuses_a_missing_file(self):
+        for who, runner in runners():
+            target = self.tmp / who
+            p = runner(["--name=a", f"--filename={target}", "--size=64k", "--rw=read", "--allow_file_create=0"])
+            self.assertNotEqual(p.returncode, 0, who)
+            self.assertFalse(target.exists(), who)
+        # As fio, the job fails on its own (its error in the report, exit 1); nothing is created.
+        p = run(["--name=a", f"--filename={self.tmp}/x", "--size=64k", "--rw=read", "--allow_file_create=0",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"job 'a': {self.tmp}/x does not exist and allow_file_create=0", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 2)
+        self.assertFalse((self.tmp / "x").exists())
+        self.assertEqual(run(["--name=a", f"--filename={self.tmp}/x", "--size=64k", "--rw=read"]).returncode, 0)
+
+
+class BlockSizes(unittest.TestCase):
+    def test_bs_is_seq_rand_picks_the_size_by_pattern(self):
+        # bs=4k,8k: read,write sizes; with bs_is_seq_rand, sequential,random sizes.
+        # (norandommap: fio's random map splits some 8k blocks, 144 I/Os for 128.)
+        for who, runner in runners():
+            for rw, flag, ios in (("randread", 1, 128), ("read", 1, 256), ("randread", 0, 256)):
+                job = job_of(runner(["--name=b", "--ioengine=null", "--size=1m", f"--rw={rw}", "--bs=4k,8k",
+                                     f"--bs_is_seq_rand={flag}", "--norandommap", "--output-format=json"]))
+                self.assertEqual((job["read"]["total_ios"], job["read"]["io_bytes"]), (ios, 1 << 20),
+                                 (who, rw, flag))
+
+
+def rounded(levels):
+    """An iodepth_level table to 0.01 %: fio rounds its sixth decimal differently."""
+    return {k: round(v, 2) for k, v in levels.items()}
+
+
+class Queue(TmpDirCase):
+    def depth16(self, runner, *extra):
+        job = job_of(runner(["--name=d", f"--filename={self.tmp}/d", "--size=8m", "--rw=randread",
+                             "--ioengine=libaio", "--direct=1", "--iodepth=16", *extra, "--output-format=json"]))
+        return job["iodepth_level"]
+
+    def test_iodepth_low_lets_the_queue_drain_before_refilling(self):
+        full, low = self.depth16(run), self.depth16(run, "--iodepth_low=1")
+        self.assertGreater(full["16"], 90.0, full)
+        self.assertLess(low["16"], 50.0, low)
+        if FIO:
+            self.assertEqual(rounded(low), rounded(self.depth16(run_fio, "--iodepth_low=1")))
+
+    def test_thinktime_blocks_type_issue_counts_submissions(self):
+        line = ["--thinktime=2ms", "--thinktime_blocks=12", "--io_size=2m", "--iodepth=8"]
+        issue = self.depth16(run, *line, "--thinktime_blocks_type=issue")
+        self.assertNotEqual(issue, self.depth16(run, *line, "--thinktime_blocks_type=complete"))
+        if FIO:
+            self.assertEqual(rounded(issue), rounded(self.depth16(run_fio, *line, "--thinktime_blocks_type=issue")))
+
+
+class Data(TmpDirCase):
+    def written(self, runner, name, *extra):
+        path = self.tmp / name
+        p = runner(["--name=w", f"--filename={path}", "--size=1m", "--rw=write", "--bs=64k", *extra])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return path.read_bytes()
+
+    def test_buffer_compress_percentage_and_chunk(self):
+        for who, runner in runners():
+            data = self.written(runner, who, "--buffer_compress_percentage=50", "--buffer_compress_chunk=16k")
+            self.assertAlmostEqual(len(zlib.compress(data)) / len(data), 0.5, delta=0.05)
+            # Half of each 16 KiB chunk is one repeated run.
+            longest = max(len(m) for m in re.findall(rb"\x00+", data))
+            self.assertGreaterEqual(longest, 8192, who)
+            self.assertLess(longest, 16384, who)
+        plain = self.written(run, "plain")
+        self.assertGreater(len(zlib.compress(plain)) / len(plain), 0.95)
+        small = self.written(run, "small", "--buffer_compress_percentage=50")  # chunks of 512 bytes
+        self.assertLess(max(len(m) for m in re.findall(rb"\x00+", small)), 512)
+
+
+class Latency(unittest.TestCase):
+    def test_disable_lat_leaves_total_latency_unmeasured(self):
+        for who, runner in runners():
+            read = job_of(runner(["--name=c", "--ioengine=null", "--size=1m", "--rw=read", "--disable_lat=1",
+                                  "--output-format=json"]))["read"]
+            self.assertEqual(read["lat_ns"]["N"], 0, who)
+            self.assertGreater(read["clat_ns"]["N"], 0, who)
+        read = job_of(run(["--name=c", "--ioengine=null", "--size=1m", "--rw=read", "--output-format=json"]))["read"]
+        self.assertEqual(read["lat_ns"]["N"], 256)
+
+
+class Threads(TmpDirCase):
+    def thread_status(self, args, name_prefix):
+        """/proc status text of the threads whose name starts with name_prefix, seen once the job runs."""
+        proc = subprocess.Popen([BIN, *args, "--time_based", "--runtime=60", "--output=/dev/null", "--eta=always"],
+                                stderr=subprocess.PIPE)
+        try:
+            wait_for_stderr(proc, until=lambda seen: re.search(r"\[[rR]\(1\)\]", seen))  # reading
+            found = []
+            for task in os.listdir(f"/proc/{proc.pid}/task"):
+                try:
+                    with open(f"/proc/{proc.pid}/task/{task}/status") as f:
+                        text = f.read()
+                    with open(f"/proc/{proc.pid}/task/{task}/stat") as f:
+                        stat = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if re.search(rf"^Name:\s+{name_prefix}", text, re.M):
+                    found.append((text, int(stat[16])))  # field 19 of stat: nice
+            return found
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+
+    def test_nice_applies_to_the_workers(self):
+        found = self.thread_status(["--name=n", "--ioengine=null", "--size=1g", "--nice=7"], "ioplan")
+        self.assertIn(7, [nice for _, nice in found])
+
+    @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2 and 1 in os.sched_getaffinity(0), "needs CPU 1")
+    def test_sqthread_poll_cpu_pins_the_kernel_submission_thread(self):
+        found = self.thread_status(["--name=s", f"--filename={self.tmp}/s", "--size=4m", "--rw=randread",
+                                    "--ioengine=io_uring", "--sqthread_poll=1", "--sqthread_poll_cpu=1"], "iou-sqp")
+        if not found:
+            self.skipTest("no io_uring submission thread here (sqthread_poll refused)")
+        self.assertRegex(found[0][0], r"(?m)^Cpus_allowed_list:\s+1$")
+
+
+@unittest.skipUnless(STRACE, "strace is not installed")
+class Multicast(TmpDirCase):
+    def test_ttl_and_interface_reach_the_socket(self):
+        trace = self.tmp / "st.txt"
+        p = subprocess.run([STRACE, "-f", "-e", "trace=setsockopt", "-o", str(trace), BIN, "--name=m",
+                            "--ioengine=net", "--protocol=udp", "--hostname=239.0.0.1", "--port=8765", "--ttl=3",
+                            "--interface=127.0.0.1", "--rw=write", "--size=64k", "--bs=4k", "--output=/dev/null"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        calls = trace.read_text()
+        self.assertRegex(calls, r"IP_MULTICAST_TTL, \[3\]")
+        self.assertRegex(calls, r"IP_MULTICAST_IF, \[16777343\]")  # 127.0.0.1, network order
+
+
+@unittest.skipUnless(STRACE, "strace is not installed")
+class VerifyBacklog(TmpDirCase):
+    def io_order(self, *extra):
+        """The target's writes and reads in order, as W0, R0, ... (block numbers)."""
+        path, trace = self.tmp / "v", self.tmp / "st.txt"
+        path.unlink(missing_ok=True)
+        p = subprocess.run([STRACE, "-f", "-e", "trace=pwrite64,pread64", "-o", str(trace), BIN, "--name=v",
+                            f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
+                            "--verify_backlog=4", *extra, "--output=/dev/null"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # The buffer may hold any byte, a quote or a comma among them: the fd comes
+        # first, the length and offset last.
+        calls = re.findall(r"(pwrite64|pread64)\((\d+), .*, (\d+), (\d+)\) = ", trace.read_text())
+        fd = next(f for c, f, _, _ in calls if c == "pwrite64")
+        return [("W" if c == "pwrite64" else "R") + str(int(off) // 4096) for c, f, _, off in calls if f == fd]
+
+    def test_verify_backlog_batch_reads_back_that_many(self):
+        whole = self.io_order()
+        self.assertEqual(whole[:9], ["W0", "W1", "W2", "W3", "R0", "R1", "R2", "R3", "W4"])
+        batch = self.io_order("--verify_backlog_batch=2")
+        self.assertEqual(batch[:7], ["W0", "W1", "W2", "W3", "R0", "R1", "W4"])
+
+
+class LatencyLogs(TmpDirCase):
+    def test_log_max_value_logs_each_intervals_largest(self):
+        tops = {}
+        for flag in (0, 1):
+            p = run(["--name=m", "--ioengine=null", "--size=1g", "--time_based", "--runtime=1", "--rate_iops=2000",
+                     f"--write_lat_log={self.tmp}/m{flag}", "--log_avg_msec=250", f"--log_max_value={flag}",
+                     "--output-format=json"])
+            lat_max = job_of(p)["read"]["lat_ns"]["max"]
+            logged = [int(line.split(",")[1]) for line in (self.tmp / f"m{flag}_lat.1.log").read_text().splitlines()]
+            tops[flag] = (max(logged), lat_max)
+        self.assertEqual(tops[1][0], tops[1][1], "the largest of the intervals' largest is the run's largest")
+        self.assertLess(tops[0][0], tops[0][1], "an interval's mean is below the run's largest")
+
+
+class AcceptedForFio(TmpDirCase):
+    """fio's options whose effect is already ioplan's only behaviour: read (a bad
+    value is refused where it stands), recorded in the JSON's job options as
+    written, and the run's results unchanged."""
+    CASES = [("create_serialize", "0", "maybe"), ("create_on_open", "1", "maybe"),
+             ("unique_filename", "0", "maybe"), ("experimental_verify", "1", "maybe"),
+             ("read_iolog_chunked", "1", "maybe"), ("error_dump", "1", "maybe"),
+             ("clocksource", "cpu", "sundial"), ("gtod_cpu", "1", "x")]
+
+    def test_accepted_recorded_and_validated(self):
+        base = ["--name=a", f"--filename={self.tmp}/a", "--size=256k", "--rw=write", "--bs=4k",
+                "--output-format=json"]
+        plain = job_of(run(base))["write"]["total_ios"]
+        for name, good, bad in self.CASES:
+            with self.subTest(name):
+                job = job_of(run(base + [f"--{name}={good}"]))
+                self.assertEqual(job["job options"].get(name), good)
+                self.assertEqual(job["write"]["total_ios"], plain)
+                self.write("b.fio", f"[b]\nsize=1m\n{name}={bad}\n")
+                p = run(["--parse-only", "b.fio"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertTrue(p.stderr.startswith(f"b.fio:3:{len(name) + 2}: error: "), p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,122 @@
+"""tests/e2e/test_options_errors.py - fio's error options against fio 3.33.
+
+A read through ioengine=ftruncate fails with EINVAL in both (fio's engine
+refuses reads), so a job can fail on purpose.  continue_on_error survives only EIO and EILSEQ unless
+ignore_error lists the errno (fio's td_non_fatal_error); exitall_on_error stops
+the other jobs exit_what names; exit_what=all also keeps later jobs from
+starting.  Each case runs ioplan and fio on the same job and compares error,
+total_err and which jobs moved data.
+"""
+import json
+import time
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+BAD = """[bad]
+filename={dir}/bad.dat
+size=40k
+bs=4k
+ioengine=ftruncate
+rw=read
+"""
+
+
+def jobs_of(stdout):
+    text = stdout[stdout.index("{"):]
+    return {j["jobname"]: j for j in json.loads(text)["jobs"]}
+
+
+class ErrorCase(TmpDirCase):
+    def both(self, job):
+        """{who: (exit code, jobs by name, seconds)} for ioplan and (if installed) fio."""
+        out = {}
+        for who, runner in (("ioplan", run), ("fio", run_fio)):
+            if who == "fio" and not FIO:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(job.format(dir=d))
+            t = time.monotonic()
+            p = runner([str(d / "job.fio"), "--output-format=json"], cwd=str(d))
+            out[who] = (p.returncode, jobs_of(p.stdout), time.monotonic() - t)
+        return out
+
+    def clear(self, got):
+        """Removes the directories of a both() run, so the next can use them."""
+        for d in got:
+            for f in (self.tmp / d).iterdir():
+                f.unlink()
+            (self.tmp / d).rmdir()
+
+
+class ContinueAndIgnore(ErrorCase):
+    def test_continue_on_error_alone_stops_at_einval(self):
+        for who, (rc, jobs, _) in self.both("[global]\ncontinue_on_error=read\n" + BAD).items():
+            self.assertEqual(jobs["bad"]["error"], 22, who)
+            self.assertNotEqual(rc, 0, who)
+
+    def test_ignore_error_continues_after_the_listed_errno(self):
+        for spelled in ("EINVAL", "22"):
+            got = self.both("[global]\nignore_error=%s\n" % spelled + BAD)
+            for who, (rc, jobs, _) in got.items():
+                # (fio's "error" then shows the first error, ioplan's 0: a known difference.)
+                self.assertEqual(jobs["bad"]["total_err"], 10, (who, spelled))
+                self.assertEqual(rc, 0, (who, spelled))
+            self.clear(got)
+
+    def test_ignore_error_of_writes_does_not_cover_reads(self):
+        for who, (rc, jobs, _) in self.both("[global]\nignore_error=,EINVAL\n" + BAD).items():
+            self.assertEqual(jobs["bad"]["error"], 22, who)
+
+    def test_unknown_errno_name_is_positioned(self):
+        self.write("e.fio", "[j]\nsize=1m\nignore_error=EIO:ENOPE\n")
+        p = run([str(self.tmp / "e.fio"), "--parse-only"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("e.fio:3:18: error:", p.stderr)
+        self.assertIn("ENOPE", p.stderr)
+
+
+class ExitAll(ErrorCase):
+    BUSY = """[busy]
+ioengine=null
+size=1g
+time_based
+runtime=10
+[later]
+stonewall
+ioengine=null
+size=1m
+"""
+
+    def test_exitall_on_error_stops_the_group(self):
+        for attempt in range(3):
+            got = self.both("[global]\nexitall_on_error=1\n" + BAD + self.BUSY)
+            # On a loaded machine fio 3.33 now and then also skips the later group
+            # (a race in its own start-up); ioplan is held to it on every attempt.
+            if "fio" not in got or got["fio"][1]["later"]["read"]["io_bytes"] == 1 << 20 or attempt == 2:
+                break
+            self.clear(got)
+            rc, jobs, secs = got["ioplan"]
+            self.assertEqual(jobs["later"]["read"]["io_bytes"], 1 << 20, "ioplan")
+        for who, (rc, jobs, secs) in got.items():
+            self.assertEqual(jobs["bad"]["error"], 22, who)
+            self.assertLess(secs, 7, who)
+            # fio's race skipped the later group in three attempts in a row once (load 13)
+            self.assertIn(jobs["later"]["read"]["io_bytes"], (1 << 20,) if who == "ioplan" else (0, 1 << 20), who)
+
+    def test_exit_what_all_keeps_later_jobs_from_running(self):
+        job = "[global]\nexitall_on_error=1\nexit_what=all\n" + BAD + self.BUSY
+        for who, (rc, jobs, secs) in self.both(job).items():
+            self.assertLess(secs, 7, who)
+            self.assertEqual(jobs["later"]["read"]["io_bytes"], 0, who)
+
+    def test_without_exitall_on_error_the_others_run_on(self):
+        job = BAD + self.BUSY.replace("runtime=10", "runtime=2")
+        for who, (rc, jobs, secs) in self.both(job).items():
+            self.assertGreater(jobs["busy"]["read"]["io_bytes"], 0, who)
+            self.assertGreaterEqual(jobs["busy"]["job_runtime"], 1900, who)
+
+
+if __name__ == "__main__":
+    unittest.main()

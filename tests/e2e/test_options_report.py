@@ -1,0 +1,284 @@
+"""tests/e2e/test_options_report.py - fio 3.33's reporting and miscellaneous job
+options (significant_figures, unit_base, stats, disable_bw_measurement,
+block_error_percentiles, file_append, opendir) and zonesize's refusal, each
+checked against fio 3.33's behaviour on the same job.
+"""
+import json
+import os
+import re
+import unittest
+
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+
+
+class ZoneMode(TmpDirCase):
+    """fio 3.33 refuses zonesize= unless zonemode=strided, and strided without zonesize=."""
+    CASES = [
+        ("zonesize=64k\n", 2),
+        ("zonemode=none\nzonesize=64k\n", 2),
+        ("zonesize=64k\nzonerange=128k\n", 2),
+        ("zonemode=strided\n", 2),
+        ("zonemode=strided\nzonesize=64k\n", 0),
+    ]
+
+    def go(self, runner, extra):
+        self.write("z.fio", "[z]\nioengine=null\nsize=1m\n" + extra)
+        return runner(["--output-format=json", "z.fio"], cwd=self.tmp)
+
+    def test_refused_as_fio(self):
+        for extra, rc in self.CASES:
+            p = self.go(run, extra)
+            self.assertEqual(p.returncode, rc, extra + p.stderr)
+        self.assertEqual(self.go(run, "zonesize=64k\n").stderr.splitlines()[0],
+                         "z.fio:1:2: error: job 'z': zonesize= needs zonemode=strided "
+                         "(fio: \"--zonemode=none and --zonesize are not compatible\")")
+        self.assertEqual(self.go(run, "zonemode=strided\n").stderr.splitlines()[0],
+                         "z.fio:1:2: error: job 'z': zonemode=strided needs a zonesize=")
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_refuses_the_same(self):
+        for extra, rc in self.CASES:
+            p = self.go(run_fio, extra)
+            self.assertEqual(p.returncode != 0, rc != 0, extra + p.stderr)
+
+
+NULL_JOB = "[x]\nioengine=null\nsize=10m\nbs=4k\n{extra}"
+
+
+def io_fields(normal):
+    """The banner's block sizes and every io=... field: what significant_figures and kb_base decide."""
+    bs = re.findall(r"bs=\(R\) (\S+), \(W\) (\S+), \(T\) (\S+),", normal)
+    io = re.findall(r"\)\(([^()/]+)/\d+msec\)", normal)
+    for pair in re.findall(r"io=(\S+) \((\S+)\)", normal):
+        io.extend(pair)
+    return bs, io
+
+
+def bw_units(normal):
+    return re.findall(r"BW=[\d.]+(\w+/s) \([\d.]+(\w+/s)\)", normal) + \
+        re.findall(r"bw=[\d.]+(\w+/s) \([\d.]+(\w+/s)\)", normal)
+
+
+class Reporting(TmpDirCase):
+    def normal(self, runner, extra, name="r.fio"):
+        self.write(name, NULL_JOB.format(extra=extra))
+        p = runner([name], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_significant_figures_shape_sizes(self):
+        self.assertEqual(io_fields(self.normal(run, "")),
+                         ([("4096B-4096B", "4096B-4096B", "4096B-4096B")],
+                          ["10.0MiB", "10.0MiB", "10.5MB"]))
+        self.assertEqual(io_fields(self.normal(run, "significant_figures=2\n")),
+                         ([("4KiB-4KiB", "4KiB-4KiB", "4KiB-4KiB")], ["10MiB", "10MiB", "10MB"]))
+        self.assertEqual(io_fields(self.normal(run, "significant_figures=6\n"))[1],
+                         ["10240KiB", "10240KiB", "10486kB"])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_significant_figures_as_fio(self):
+        for sf in ("1", "2", "3", "6", "10"):
+            extra = "significant_figures=%s\n" % sf
+            self.assertEqual(io_fields(self.normal(run, extra)), io_fields(self.normal(run_fio, extra)), sf)
+
+    def test_unit_base(self):
+        # rate=64m fixes the scale (64 MiB/s, 512 Mibit/s) on any machine that can
+        # move 1 MiB/s; left to the null engine's speed it was GiB/s on an idle
+        # machine and MiB/s on a loaded one.
+        self.assertEqual({u for pair in bw_units(self.normal(run, "unit_base=1\nrate=64m\n")) for u in pair},
+                         {"Mibit/s", "Mbit/s"})
+        for extra in ("", "unit_base=8\n", "unit_base=0\n"):
+            self.assertEqual({u for pair in bw_units(self.normal(run, extra + "rate=64m\n")) for u in pair},
+                             {"MiB/s", "MB/s"})
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_unit_base_as_fio(self):
+        for extra in ("unit_base=1\nrate=64m\n", "unit_base=8\nrate=64m\n"):
+            mine = {u[0][-5:] for u in bw_units(self.normal(run, extra))}
+            theirs = {u[0][-5:] for u in bw_units(self.normal(run_fio, extra))}
+            self.assertEqual(mine, theirs, extra)
+
+    def test_bad_values_are_positioned_errors(self):
+        for line, want in [("significant_figures=0", "r.fio:5:21: error: significant_figures=0 is out of range (1..10)"),
+                           ("significant_figures=11", None), ("unit_base=3", None), ("stats=maybe", None)]:
+            self.write("r.fio", NULL_JOB.format(extra=line + "\n"))
+            p = run(["--parse-only", "r.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 2, line)
+            first = p.stderr.splitlines()[0]
+            self.assertTrue(first.startswith("r.fio:5:"), first)
+            if want:
+                self.assertEqual(first, want)
+
+
+STATS_JOB = "[a]\nioengine=null\nsize=1m\nstats=0\n[b]\nioengine=null\nsize=2m\n"
+
+
+class Stats(TmpDirCase):
+    def go(self, runner, fmt):
+        self.write("s.fio", STATS_JOB)
+        p = runner(["--output-format=" + fmt, "s.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_stats_0_leaves_the_job_out_of_every_report(self):
+        d = json.loads(self.go(run, "json"))
+        self.assertEqual([(j["jobname"], j["read"]["io_bytes"]) for j in d["jobs"]], [("b", 2 << 20)])
+        normal = self.go(run, "normal")
+        self.assertNotIn("a: (groupid", normal)
+        self.assertIn("io=2048KiB (2097kB)", normal)  # the group's total is b's alone
+        self.assertEqual([line.split(";")[2] for line in self.go(run, "terse").splitlines()], ["b"])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_as_fio(self):
+        # fio also prints an empty, nameless entry for the job (its stat slot, never filled).
+        mine, theirs = json.loads(self.go(run, "json")), json.loads(self.go(run_fio, "json"))
+        named = [(j["jobname"], j["read"]["io_bytes"]) for j in theirs["jobs"] if "jobname" in j]
+        self.assertEqual([(j["jobname"], j["read"]["io_bytes"]) for j in mine["jobs"]], named)
+        self.assertEqual(re.findall(r"io=\S+ \(\S+\)", self.go(run, "normal")),
+                         re.findall(r"io=\S+ \(\S+\)", self.go(run_fio, "normal")))
+
+
+class BwMeasurement(TmpDirCase):
+    def lines(self, runner, extra):
+        log = self.tmp / "d_bw.1.log"
+        if log.exists():
+            log.unlink()
+        p = runner(["--name=x", "--ioengine=null", "--size=1m", "--write_bw_log=d", "--disable_bw_measurement=1",
+                    *extra], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return len(log.read_text().splitlines())
+
+    def test_no_per_io_bw_entries_but_averaged_ones(self):
+        self.assertEqual(self.lines(run, []), 0)
+        # 1 s at the rate: ten 100 ms averages, of which a busy machine may lose a few.
+        self.assertGreater(self.lines(run, ["--log_avg_msec=100", "--rate=1m"]), 2)
+        p = run(["--name=x", "--ioengine=null", "--size=1m", "--write_bw_log=d"], cwd=self.tmp)
+        self.assertEqual(len((self.tmp / "d_bw.1.log").read_text().splitlines()), 256)  # not by accident
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_as_fio(self):
+        self.assertEqual(self.lines(run_fio, []), 0)
+        self.assertGreater(self.lines(run_fio, ["--log_avg_msec=100", "--rate=1m"]), 2)
+
+
+class BlockErrors(TmpDirCase):
+    SECTION = ("  block lifetime percentiles :\n   |        states               : unwritten=0, trimmed=0, "
+               "written=0, trim failure=0, write failure=0\n")
+
+    def go(self, runner, extra=""):
+        self.write("b.fio", "[b]\nioengine=null\nsize=1m\nblock_error_percentiles=1\n" + extra)
+        return runner(["b.fio"], cwd=self.tmp)
+
+    def test_section_as_fio_prints_it_without_trims(self):
+        p = self.go(run)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("depth=1\n" + self.SECTION, p.stdout)
+        if FIO:
+            self.assertIn(self.SECTION, self.go(run_fio).stdout)
+
+    def test_more_than_one_file_is_refused_as_fio(self):
+        p = self.go(run, "nrfiles=2\nfilesize=512k\n")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("block_error_percentiles needs a single file per job, not 2", p.stderr)
+        if FIO:
+            self.assertNotEqual(self.go(run_fio, "nrfiles=2\nfilesize=512k\n").returncode, 0)
+
+
+class OpenDir(TmpDirCase):
+    def tree(self):
+        (self.tmp / "od" / "sub").mkdir(parents=True)
+        for name, size in (("a", 65536), ("sub/b", 131072), ("c", 4096)):
+            (self.tmp / "od" / name).write_bytes(os.urandom(size))
+
+    def read_all(self, runner):
+        p = runner(["--name=x", "--opendir=od", "--rw=read", "--bs=4k", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # fio prints "fio: opendir added 3 files" before its JSON.
+        return json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
+
+    def test_every_file_below_is_read_as_fio(self):
+        self.tree()
+        self.assertEqual(self.read_all(run), 65536 + 131072 + 4096)
+        if FIO:
+            self.assertEqual(self.read_all(run_fio), 65536 + 131072 + 4096)
+
+    def test_writes_keep_the_safety_rules(self):
+        self.tree()
+        before = (self.tmp / "od" / "a").read_bytes()
+        p = run(["--name=x", "--opendir=od", "--rw=write", "--bs=4k"], cwd=self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("od/a: refusing to write into an existing file ioplan did not create", p.stderr)
+        self.assertEqual((self.tmp / "od" / "a").read_bytes(), before)
+
+    def test_missing_or_empty_directory_is_a_positioned_error(self):
+        (self.tmp / "empty").mkdir()
+        for d, why in (("nowhere", "No such file or directory"), ("empty", "holds no regular file")):
+            self.write("o.fio", "[o]\nopendir=%s\nrw=read\n" % d)
+            p = run(["--parse-only", "o.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertTrue(p.stderr.startswith("o.fio:2:9: error: opendir=%s" % d), p.stderr)
+            self.assertIn(why, p.stderr.splitlines()[0])
+
+
+class FileAppend(TmpDirCase):
+    def go(self, runner, *extra):
+        return runner(["--name=x", "--filename=fa.dat", "--rw=write", "--size=32k", "--bs=4k", "--file_append=1",
+                       "--output-format=json", *extra], cwd=self.tmp)
+
+    def test_writes_go_after_the_end_and_keep_what_was_there(self):
+        old = os.urandom(65536)
+        for runner, extra in ((run, ["--allow_existing_file_write=1"]), (run_fio, [])):
+            if runner is run_fio and not FIO:
+                continue
+            (self.tmp / "fa.dat").write_bytes(old)
+            p = self.go(runner, *extra)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            data = (self.tmp / "fa.dat").read_bytes()
+            self.assertEqual(len(data), 65536 + 32768, runner)
+            self.assertEqual(data[:65536], old, runner)
+
+    def test_a_new_file_starts_at_0(self):
+        p = self.go(run)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "fa.dat").stat().st_size, 32768)
+
+    def test_a_file_ioplan_did_not_create_is_still_refused(self):
+        old = os.urandom(65536)
+        (self.tmp / "fa.dat").write_bytes(old)
+        p = self.go(run)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("refusing to write into an existing file", p.stderr)
+        self.assertEqual((self.tmp / "fa.dat").read_bytes(), old)
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class CsvHeader(TmpDirCase):
+    """--output-format=csv is terse under a header row naming every field (as ioplan);
+    run as fio it stays fio 3.33's bare terse line."""
+
+    def test_header_names_each_field_of_the_lines(self):
+        self.write("j.fio", "[a]\nfilename=a.dat\nsize=1m\nrw=randrw\ncontinue_on_error=1\n"
+                            "[b]\nioengine=null\nsize=1m\nrw=read\ndescription=second job\n")
+        for ver in ("3", "5"):
+            p = run(["--output-format=csv", f"--terse-version={ver}", "j.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertEqual(len(lines), 3, p.stdout)
+            head, first = lines[0].split(";"), lines[1].split(";")
+            self.assertEqual(len(head), len(first), ver)
+            named = dict(zip(head, first))
+            self.assertEqual((named["terse_version"], named["jobname"]), (ver, "a"))
+            self.assertEqual(named["read_kib"], first[5])
+            self.assertEqual(int(named["read_kib"]) + int(named["write_kib"]), 1024)
+            self.assertIn("first_error", head)
+        # terse stays header-less, and fio's personality keeps fio's csv.
+        p = run(["--output-format=terse", "j.fio"], cwd=self.tmp)
+        self.assertTrue(p.stdout.startswith("3;"), p.stdout[:40])
+        if FIO:
+            ref = run_fio(["--output-format=csv", "--name=x", "--ioengine=null", "--size=1m"], cwd=self.tmp)
+            self.assertTrue(ref.stdout.startswith("3;fio-3.33;x;"), ref.stdout[:40])
+        p = run_as_fio(["--output-format=csv", "--name=x", "--ioengine=null", "--size=1m"], cwd=self.tmp)
+        self.assertTrue(p.stdout.startswith("3;fio-3.33;x;"), p.stdout[:40])

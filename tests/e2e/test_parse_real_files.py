@@ -1,0 +1,210 @@
+"""tests/e2e/test_parse_real_files.py - job files as other people write them, read
+by fio 3.33 and by ioplan: the same job files through both, the same amounts.
+
+Each class is one way fio reads a job file that ioplan used to refuse or read
+otherwise: text after a number, deprecated options, booleans above 1, values
+and options fio takes (file_service_type=TYPE:N, disk_util, atomic, 100%%),
+an unset ${VAR}, clone names, aliases in the JSON echo, bssplit's corners.
+The job files are small null-engine or psync jobs in a private directory, so
+the amounts compared are the ones each tool decides, not the machine's speed.
+"""
+import json
+import os
+import subprocess
+import unittest
+
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+
+
+def job_json(p):
+    """The JSON document of a run's stdout (fio prints notes before it)."""
+    return json.loads(p.stdout[p.stdout.index("{"):])
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class BothCase(TmpDirCase):
+    def both(self, text, args=(), env=None, files=None):
+        """Runs text through fio and ioplan, each in its own directory ({dir} in
+        text names it); returns {who: (CompletedProcess, JSON or None, dir)}."""
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            for name, size in (files or {}).items():
+                (d / name).write_bytes(b"\xa5" * size)
+            job = d / "job.fio"
+            job.write_text(text.replace("{dir}", str(d)))
+            argv = ["--output-format=json", *args, str(job)]
+            if who == "fio":
+                p = subprocess.run([FIO, *argv], cwd=d, capture_output=True, text=True, timeout=120,
+                                   env=dict(os.environ, **(env or {})))
+            else:
+                p = run(argv, cwd=d, env=env)
+            out[who] = (p, job_json(p) if p.returncode == 0 else None, d)
+        return out
+
+    def amounts(self, doc):
+        return [(j["jobname"], j["read"]["io_bytes"], j["read"]["total_ios"], j["write"]["io_bytes"],
+                 j["write"]["total_ios"]) for j in doc["jobs"]]
+
+    def same_amounts(self, text, **kw):
+        out = self.both(text, **kw)
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertEqual(self.amounts(out["ioplan"][1]), self.amounts(out["fio"][1]))
+        return out
+
+
+class TextAfterNumbers(BothCase):
+    # fio reads a number option up to the first character that cannot continue it.
+    def test_integer_options_keep_the_leading_number(self):
+        out = self.same_amounts("[j]\nioengine=null\nsize=64k\nrw=randrw\nrwmixread=70.0\n"
+                                "number_ios=8*2\niodepth=128*1\n")
+        self.assertEqual(sum(self.amounts(out["fio"][1])[0][2::2]), 8)
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual(normal.returncode, 0, normal.stderr)
+        self.assertIn("number_ios=8*2: '*2' after the number is ignored", normal.stdout)
+        self.assertIn("rwmixread=70.0: '.0' after the number is ignored", normal.stdout)
+
+    def test_keywords_and_arithmetic_in_any_option(self):
+        # bc's arithmetic after $pagesize and $ncpus, in a boolean and a time too;
+        # bs=4k*2 is 4k (the rest ignored).
+        out = self.same_amounts("[j]\nioengine=null\nrw=read\nsize=$pagesize*16\nbs=4k*2\n"
+                                "number_ios=$ncpus*0+3\ntime_based=$ncpus*0\nruntime=$ncpus*0+60\n")
+        self.assertEqual(self.amounts(out["fio"][1])[0][1:3], (3 * 4096, 3))
+
+    def test_time_with_trailing_text(self):
+        out = self.both("[j]\nioengine=null\nsize=4k\ntime_based\nruntime=1*1000\n")
+        for who, (p, doc, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            self.assertGreater(doc["jobs"][0]["read"]["total_ios"], 1, who)
+            self.assertLess(doc["jobs"][0]["job_runtime"], 30000, who)  # 1 s, not 1000 s
+
+
+class Deprecated(BothCase):
+    def test_soft_deprecated_options_run_with_a_note(self):
+        text = "[j]\nioengine=null\nsize=64k\nverifysort=1\nverifysort_nr=4\nflow_watermark=1\n"
+        out = self.same_amounts(text)
+        self.assertIn("Option verifysort is deprecated", out["fio"][0].stdout)
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertIn("option verifysort is deprecated and ignored", normal.stdout)
+        self.assertEqual(normal.stderr, "")
+
+    def test_hard_deprecated_options_fail_in_both(self):
+        out = self.both("[j]\nioengine=null\nsize=64k\nrwmixcycle=5\n")
+        self.assertNotEqual(out["fio"][0].returncode, 0)
+        self.assertEqual(out["ioplan"][0].returncode, 2)
+        self.assertIn("rwmixcycle", out["ioplan"][0].stderr)
+
+
+class Booleans(BothCase):
+    def test_set_flags_take_any_number(self):
+        # time_based=10 is on (fio's FIO_OPT_STR_SET): the 4k job runs for its runtime.
+        out = self.both("[j]\nioengine=null\nsize=4k\ntime_based=10\nruntime=300ms\nexitall_on_error=5\n")
+        for who, (p, doc, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            self.assertGreater(doc["jobs"][0]["read"]["total_ios"], 1, who)
+
+    def test_booleans_stay_zero_or_one(self):
+        out = self.both("[j]\nioengine=null\nsize=4k\ndirect=2\n")
+        self.assertNotEqual(out["fio"][0].returncode, 0)
+        self.assertEqual(out["ioplan"][0].returncode, 2)
+
+
+class OptionsAndValues(BothCase):
+    def iolog_files(self, d):
+        """The file of each write in a write_iolog (fio's v3: time, file, action), in order."""
+        rows = [l.split() for l in (d / "io.log").read_text().splitlines()[1:]]
+        return [r[1].rsplit("/", 1)[-1] for r in rows if r[2:3] == ["write"]]
+
+    def test_file_service_type_with_a_count(self):
+        for fst in ("roundrobin:4", "sequential:3", "random:16"):
+            with self.subTest(fst=fst):
+                text = (f"[j]\nioengine=psync\ndirectory={{dir}}\nnrfiles=4\nsize=256k\nrw=write\n"
+                        f"file_service_type={fst}\nwrite_iolog={{dir}}/io.log\n")
+                out = self.same_amounts(text)
+                seqs = {who: self.iolog_files(d) for who, (_, _, d) in out.items()}
+                self.assertEqual(len(seqs["fio"]), 64)
+                if fst.startswith("random"):
+                    # A new file only every 16 writes, in both.
+                    for who, seq in seqs.items():
+                        for i in range(1, len(seq)):
+                            if seq[i] != seq[i - 1]:
+                                self.assertEqual(i % 16, 0, (who, i, seq))
+                else:
+                    self.assertEqual(seqs["ioplan"], seqs["fio"])
+                self.tearDown()
+                self.setUp()
+
+    def test_disk_util(self):
+        for value, present in (("0", False), ("1", True)):
+            with self.subTest(disk_util=value):
+                out = self.same_amounts(f"[j]\nioengine=psync\nfilename={{dir}}/f\nsize=64k\nrw=write\n"
+                                        f"disk_util={value}\n")
+                self.assertEqual("disk_util" in out["ioplan"][1], "disk_util" in out["fio"][1])
+                self.assertEqual("disk_util" in out["fio"][1], present)
+                self.tearDown()
+                self.setUp()
+
+    def test_atomic_is_direct(self):
+        out = self.same_amounts("[j]\nioengine=psync\nfilename={dir}/f\nsize=64k\nrw=write\natomic=1\n")
+        plan = run(["--showplan", str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual(plan.returncode, 0, plan.stderr)
+        self.assertTrue(json.loads(plan.stdout)["groups"][0]["jobs"][0]["direct"])
+
+    def test_doubled_percent(self):
+        # configparser writes size=100%% for 100%; fio reads the first %.
+        self.same_amounts("[j]\nioengine=psync\nfilename={dir}/f\nrw=read\nsize=100%%\n",
+                          files={"f": 96 << 10})
+
+
+class UnsetVariables(BothCase):
+    JOB = "[j]\nioengine=null\nsize=${IOPLAN_TEST_UNSET}64k\nrw=read\n"
+
+    def test_empty_string_with_a_warning(self):
+        os.environ.pop("IOPLAN_TEST_UNSET", None)
+        out = self.same_amounts(self.JOB)
+        self.assertEqual(out["fio"][0].stderr, "")
+        self.assertRegex(out["ioplan"][0].stderr,
+                         r"job.fio:3:6: warning: environment variable 'IOPLAN_TEST_UNSET' is not set")
+        # As fio: nothing on stderr (fio says nothing); the report has it.
+        p = run_as_fio([str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn("IOPLAN_TEST_UNSET", p.stdout)
+
+
+class CloneNames(BothCase):
+    def test_clones_and_files_are_named_after_the_section(self):
+        out = self.same_amounts("[sec]\nname=myname\nnumjobs=3\nsize=64k\nrw=write\nioengine=psync\n"
+                                "directory={dir}\n")
+        names = {who: [j["jobname"] for j in doc["jobs"]] for who, (_, doc, _) in out.items()}
+        self.assertEqual(names["fio"], ["myname", "sec", "sec"])
+        self.assertEqual(names["ioplan"], names["fio"])
+        files = {who: sorted(f.name for f in d.iterdir() if f.name != "job.fio")
+                 for who, (_, _, d) in out.items()}
+        self.assertEqual(files["fio"], ["sec.0.0", "sec.1.0", "sec.2.0"])
+        self.assertEqual(files["ioplan"], files["fio"])
+
+
+class AliasesInTheEcho(BothCase):
+    def test_job_options_use_fio_s_names(self):
+        out = self.same_amounts("[global]\nreadwrite=read\n[j]\nioengine=null\nio_limit=64k\nsize=1m\n"
+                                "blocksize=8k\ntimeout=10\nnr_files=1\nblockalign=8k\niodepth_batch_submit=1\n")
+        (_, fdoc, _), (_, idoc, _) = out["fio"], out["ioplan"]
+        self.assertEqual(idoc["global options"], fdoc["global options"])
+        self.assertEqual(idoc["jobs"][0]["job options"], fdoc["jobs"][0]["job options"])
+        self.assertEqual(fdoc["global options"], {"rw": "read"})
+
+
+class Bssplit(BothCase):
+    def test_zero_sizes_and_shares_past_100(self):
+        for split in ("4096/50:0/,8192/,4096/", "4096/2147483648:0/", "4k/0:8k/", "4k/60:8k/60", "4k:8k:16k"):
+            with self.subTest(bssplit=split):
+                self.same_amounts(f"[j]\nioengine=psync\nfilename={{dir}}/f\nsize=1m\nrw=randrw\n"
+                                  f"bssplit={split}\n")
+                self.tearDown()
+                self.setUp()
+
+
+if __name__ == "__main__":
+    unittest.main()

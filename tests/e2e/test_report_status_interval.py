@@ -1,0 +1,155 @@
+"""tests/e2e/test_report_status_interval.py - --status-interval and SIGUSR1: reports of the
+results so far while the run goes on, in fio's layout, next to fio 3.33's own.
+
+fio writes one whole report per interval in every format asked for (JSON
+documents back to back, a terse line per job, normal blocks), then the final
+report; each holds the run so far.  The tests count the reports of real runs,
+compare the count with fio's on the same command line, and check that the
+figures grow from report to report up to the final one.
+"""
+import json
+import os
+import signal
+import subprocess
+import unittest
+
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+
+
+NULL_3_5S = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=3500ms",
+             "--status-interval=1"]
+
+
+def strict(text):
+    raise ValueError("not strict JSON: " + text)
+
+
+def documents(text):
+    """The JSON documents of text, back to back; each must be strict JSON."""
+    dec = json.JSONDecoder(parse_constant=strict)
+    docs, i = [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        doc, i = dec.raw_decode(text, i)
+        docs.append(doc)
+    return docs
+
+
+def read_bytes(docs, job=0):
+    return [d["jobs"][job]["read"]["io_bytes"] for d in docs]
+
+
+def terse_kib(lines, name):
+    return [int(l.split(";")[5]) for l in lines if l.split(";")[2] == name]
+
+
+def started(seq):
+    """seq without the reports taken before the job's window began: on a loaded
+    machine (the suite runs modules side by side) setting up, or a clone's start,
+    can take past the first interval, which counts from the start of the run, as
+    fio's does."""
+    while len(seq) > 1 and seq[0] == 0:
+        seq = seq[1:]
+    return seq
+
+
+class StatusInterval(TmpDirCase):
+    def check_growing(self, seq):
+        """Never backwards, and the final report above the first.  An interim report
+        shows a worker as it last answered: one that a busy machine kept off the CPU
+        for the whole wait (200 ms) is shown as in the report before."""
+        self.assertGreater(len(seq), 1)
+        self.assertGreater(seq[0], 0)
+        for a, b in zip(seq, seq[1:]):
+            self.assertLessEqual(a, b, seq)
+        self.assertLess(seq[0], seq[-1], seq)
+
+    def check_reports(self, seq, n, late=0):
+        """n reports, or one more taken while the run was still setting up; the
+        reports before a clone started show it with nothing done yet.  late: how
+        many reports the tool may skip when it wakes past the next interval (fio
+        3.33 does on a busy machine: 3 reports in 3.5 s seen in a pool of four)."""
+        self.assertIn(len(seq), range(n - late, n + 2), seq)
+        if len(seq) == n + 1:
+            self.assertEqual(seq[0], 0, seq)
+        self.check_growing(started(seq))
+
+    def test_json_documents_as_many_as_fio_with_growing_io_bytes(self):
+        p = run([*NULL_3_5S, "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        docs = documents(p.stdout)
+        self.check_reports(read_bytes(docs), 4)  # at 1, 2 and 3 s, then the final
+        docs = docs[len(docs) - 4:]
+        runtimes = [d["jobs"][0]["read"]["runtime"] for d in docs]
+        self.check_growing(runtimes)
+        self.assertAlmostEqual(runtimes[-1], 3500, delta=50)
+        clat = [d["jobs"][0]["read"]["clat_ns"] for d in docs]
+        self.check_growing([c["N"] for c in clat])
+        self.assertTrue(all(c["percentile"] for c in clat))
+        if FIO:
+            f = run_fio([*NULL_3_5S, "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.check_reports(read_bytes(documents(f.stdout)), 4, late=1)
+
+    def test_terse_a_line_per_job_per_interval_then_the_final(self):
+        args = [*NULL_3_5S, "--numjobs=2", "--minimal"]
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines) % 2, 0, lines)  # a line per job per report
+        self.check_reports(terse_kib(lines[0::2], "x"), 4)  # 3 intervals + the final
+        self.check_reports(terse_kib(lines[1::2], "x"), 4)
+        if FIO:
+            f = run_fio(args, cwd=self.tmp).stdout.splitlines()
+            self.check_reports(terse_kib(f[0::2], "x"), 4, late=1)
+
+    def test_normal_blocks_after_one_banner(self):
+        args = NULL_3_5S
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("Starting 1 process"), 1)
+        self.assertTrue(p.stdout.startswith("x: (g=0): rw=read"))
+        # A report taken before any I/O shows no job block, only its group line (as fio's).
+        self.assertEqual(p.stdout.count("x: (groupid=0, jobs=1)"), 4)
+        self.assertIn(p.stdout.count("Run status group 0 (all jobs):"), (4, 5))
+        if FIO:
+            f = run_fio(args, cwd=self.tmp)
+            self.assertIn(f.stdout.count("x: (groupid=0, jobs=1)"), (3, 4))  # 3: fio woke late
+
+    def test_psync_file_job_into_an_output_file(self):
+        out = self.tmp / "out.json"
+        out.write_text("an older result\n")
+        args = ["--name=f", f"--filename={self.tmp / 'f.dat'}", "--size=8m", "--rw=randread",
+                "--ioengine=psync", "--time_based", "--runtime=2500ms", "--status-interval=1",
+                "--output-format=json", f"--output={out}"]
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.check_reports(read_bytes(documents(out.read_text())), 3)
+
+    def test_sigusr1_writes_the_results_so_far(self):
+        proc = subprocess.Popen([BIN, "--name=x", "--ioengine=null", "--size=100g", "--time_based",
+                                 "--runtime=2500ms", "--output-format=json", "--eta=always"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc, b"[R(1)]")  # measuring, with its signals handled
+        os.kill(proc.pid, signal.SIGUSR1)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        read = read_bytes(documents(out))
+        self.assertEqual(len(read), 2, read)
+        self.assertLess(read[0], read[1])
+
+    def test_bad_values_are_exit_2_with_the_reason(self):
+        for value, text in (("0", "--status-interval=0: at least 1 ms"), ("abc", "--status-interval=abc: "),
+                            ("-1", "--status-interval=-1")):
+            with self.subTest(value=value):
+                p = run(["--name=x", "--ioengine=null", "--size=1m", f"--status-interval={value}"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(text, p.stderr)
+                self.assertEqual(p.stdout, "")
+
+
+if __name__ == "__main__":
+    unittest.main()

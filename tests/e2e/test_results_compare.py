@@ -1,0 +1,116 @@
+"""tests/e2e/test_results_compare.py - `ioplan compare`: a verdict that knows its noise, and a CI gate.
+
+Two runs of the null engine held to different rate_iops= limits differ by a
+known factor, far beyond the noise of their per-interval samples: B at half
+A's rate is "slower", and --fail-on-regression turns that into exit 1.  Runs
+of different workloads (bs=, iodepth=...) are refused with the differences
+named, unless --force.  fio 3.33's own result files compare too.
+"""
+import json
+import subprocess
+import unittest
+
+from common import FIO, TmpDirCase, run
+
+NULL = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based",
+        "--runtime=2"]
+
+
+class Compare(TmpDirCase):
+    def setUp(self):
+        super().setUp()
+        self.db = self.tmp / "results.db"
+
+    def save(self, label, *extra, base=NULL):
+        p = run([*base, *extra, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def compare(self, *args):
+        return run(["compare", *args, f"--results-db={self.db}"])
+
+    def test_half_the_rate_is_slower_beyond_noise(self):
+        self.save("fast", "--rate_iops=2000")
+        self.save("slow", "--rate_iops=1000")
+        p = self.compare("fast", "slow", "--output-format=json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        c = json.loads(p.stdout)
+        self.assertEqual(c["confidence"], 0.95)
+        iops = next(m for m in c["metrics"] if m["metric"] == "iops")
+        self.assertEqual(iops["noise"], "samples")
+        self.assertEqual(iops["verdict"], "slower")
+        self.assertAlmostEqual(iops["change"], -0.5, delta=0.05)
+        lo, hi = iops["interval"]
+        self.assertLessEqual(lo, hi)  # a held rate gives equal samples: a zero-width interval
+        self.assertLess(hi, 0)
+        # the gate: worse by more than 10% and beyond the noise
+        gate = self.compare("fast", "slow", "--fail-on-regression=10", "--metrics=iops,bw_bytes")
+        self.assertEqual(gate.returncode, 1, gate.stdout)
+        self.assertIn("regression: job n read iops", gate.stderr)
+        self.assertIn("slower", gate.stdout)
+        # the other way round it got faster: no regression
+        # (the null engine's latency is scheduling noise between runs: throughput is what is gated here)
+        self.assertEqual(self.compare("slow", "fast", "--fail-on-regression=10", "--metrics=iops").returncode, 0)
+        # and a bound wider than the change passes too
+        self.assertEqual(self.compare("fast", "slow", "--fail-on-regression=80", "--metrics=iops").returncode, 0)
+
+    def test_same_workload_twice_is_no_measurable_difference(self):
+        self.save("a", "--rate_iops=1000")
+        self.save("b", "--rate_iops=1000")
+        c = json.loads(self.compare("a", "b", "--output-format=json").stdout)
+        iops = next(m for m in c["metrics"] if m["metric"] == "iops")
+        self.assertEqual(iops["verdict"], "no measurable difference", iops)
+        self.assertEqual(self.compare("a", "b", "--fail-on-regression=1", "--metrics=iops,bw_bytes").returncode, 0)
+        shown = json.loads(self.compare("a", "b", "--metrics=iops", "--output-format=json").stdout)
+        self.assertEqual([m["metric"] for m in shown["metrics"]], ["iops"])
+
+    def test_repeats_are_the_noise_when_there_are_several(self):
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        self.save("a", "--rate_iops=2000", "--repeat=3", base=short)
+        self.save("b", "--rate_iops=1000", "--repeat=3", base=short)
+        c = json.loads(self.compare("a", "b", "--output-format=json").stdout)
+        iops = next(m for m in c["metrics"] if m["metric"] == "iops")
+        self.assertEqual((iops["noise"], iops["verdict"]), ("repeats", "slower"))
+
+    def test_different_workloads_are_refused_unless_forced(self):
+        self.save("four", "--rate_iops=1000")
+        self.save("eight", "--rate_iops=1000", "--bs=8k", "--iodepth=2")
+        before = open(self.db, "rb").read()
+        p = self.compare("four", "eight")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("different workloads", p.stderr)
+        self.assertIn("bs=4096 vs bs=8192", p.stderr)
+        self.assertIn("iodepth=1 vs iodepth=2", p.stderr)
+        p = self.compare("four", "eight", "--force")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(open(self.db, "rb").read(), before)
+
+    def test_unknown_run(self):
+        p = self.compare("nosuch", "other")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no results store here", p.stderr)
+        self.save("a", "--rate_iops=1000")
+        p = self.compare("a", "nosuch")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no run 'nosuch'", p.stderr)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_result_files(self):
+        outs = []
+        for i in range(2):
+            out = self.tmp / f"fio{i}.json"
+            p = subprocess.run([FIO, "--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g",
+                                "--time_based", "--runtime=1", "--output-format=json+", f"--output={out}"],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            outs.append(str(out))
+        p = run(["compare", *outs, "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        c = json.loads(p.stdout)
+        self.assertEqual(c["a"]["source"], "fio")
+        p99 = next(m for m in c["metrics"] if m["metric"] == "p99_ns")
+        self.assertEqual(p99["noise"], "histogram")
+        self.assertIn(p99["verdict"], ("faster", "slower", "no measurable difference"))
+
+
+if __name__ == "__main__":
+    unittest.main()

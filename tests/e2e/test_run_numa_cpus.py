@@ -1,0 +1,84 @@
+"""tests/e2e/test_run_numa_cpus.py - where a job's threads run: cpumask, numa_cpu_nodes.
+
+The property is the worker thread's CPU affinity, read from outside while it
+runs (/proc/PID/task/TID/status, Cpus_allowed_list): the main thread keeps
+every CPU, a worker has the job's.  numa_cpu_nodes narrows to the nodes'
+CPUs (libnuma) within cpus_allowed; a node the machine lacks is refused
+before any I/O, naming the option, as fio refuses it.
+"""
+import glob
+import os
+import signal
+import subprocess
+import unittest
+
+from common import BIN, TmpDirCase, run, wait_for_stderr
+
+NODES = sorted(int(p.rsplit("node", 1)[1]) for p in glob.glob("/sys/devices/system/node/node[0-9]*"))
+
+
+def worker_cpus(opts):
+    """The Cpus_allowed_list of every thread but the main one, seen once the job
+    runs (its worker pins itself before its first I/O); SIGINT then ends it."""
+    p = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1g", "--time_based",
+                          "--runtime=60", "--output=/dev/null", "--eta=always", *opts],
+                         stderr=subprocess.PIPE)
+    try:
+        wait_for_stderr(p, b"[R(1)]")
+        return thread_cpus(p.pid)
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+
+
+def thread_cpus(pid):
+    """{(thread name, Cpus_allowed_list)} of pid's threads but its main one."""
+    seen = set()
+    for st in glob.glob("/proc/%d/task/*/status" % pid):
+        if int(st.split("/")[4]) == pid:
+            continue
+        try:
+            with open(st) as f:
+                text = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        seen.add((fields["Name"].strip(), fields["Cpus_allowed_list"].strip()))
+    return seen
+
+
+@unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "needs two CPUs")
+class Affinity(TmpDirCase):
+    def test_cpumask_is_a_bit_mask(self):
+        self.assertIn("1", {c for _, c in worker_cpus(["--cpumask=0x2"])})
+
+    @unittest.skipUnless(NODES, "no NUMA node in sysfs")
+    def test_numa_cpu_nodes_within_cpus_allowed(self):
+        seen = {c for _, c in worker_cpus(["--numa_cpu_nodes=%d" % NODES[0], "--cpus_allowed=1",
+                                           "--numa_mem_policy=bind:%d" % NODES[0]])}
+        # (the other threads, the main one's helpers, keep every CPU.)
+        self.assertIn("1", seen)
+
+    def test_missing_node_is_refused_before_any_io(self):
+        # fio refuses the node while parsing; ioplan in its preflight: an earlier
+        # job with a node that exists does not run either (fio's examples/numa.fio).
+        missing = (max(NODES) + 1) if NODES else 1
+        for opt in ("numa_cpu_nodes=%d" % missing, "numa_mem_policy=bind:%d" % missing):
+            name = opt.split("=")[0]
+            self.write("n.fio", "[ok]\nioengine=null\nsize=1m\n[n]\nstonewall\nioengine=null\nsize=1m\n%s\n" % opt)
+            p = run([str(self.tmp / "n.fio"), "--output-format=json"])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("job 'n': %s names node %d" % (name, missing), p.stderr)
+            self.assertNotIn('"io_bytes"', p.stdout)
+
+    def test_bad_policy_is_positioned(self):
+        for text, col in (("numa_mem_policy=bind", 21), ("numa_mem_policy=often:0", 17),
+                          ("numa_mem_policy=prefer:0-1", 24)):
+            self.write("n.fio", "[n]\nsize=1m\n%s\n" % text)
+            p = run([str(self.tmp / "n.fio"), "--parse-only"])
+            self.assertEqual(p.returncode, 2, text)
+            self.assertIn("n.fio:3:%d: error:" % col, p.stderr, text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,155 @@
+"""tests/e2e/test_verify_failures.py - verification and failures through the whole binary.
+
+Real files, real mounts (skipped with the reason when not root), real signals:
+a write job's data read back and checked, a flipped byte found by a later
+verify_only run at its block, ENOSPC mid-run with the partial results still
+reported, a stalled I/O reported by the watchdog, and a second SIGINT.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, wait_for_stderr, wait_until
+
+
+class Verify(TmpDirCase):
+    def job(self, *extra):
+        return ["--name=v", f"--directory={self.tmp}", "--size=1m", "--rw=randwrite", "--bs=4k",
+                "--verify=crc32c", *extra]
+
+    def test_write_then_verify_passes(self):
+        for kind in ("crc32c", "xxhash"):
+            p = run(self.job(f"--verify={kind}", "--output-format=json"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            job = json.loads(p.stdout)["ioplan"]["jobs"][0]
+            self.assertEqual((job["verify_failures"], job["errors"]), (0, []))
+
+    def test_flipped_byte_is_one_mismatch_at_its_block(self):
+        p = run(self.job())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flip(self.tmp / "v.0.0", 300000)
+        p = run(self.job("--verify_only", "--output-format=json"))
+        self.assertEqual(p.returncode, 1)
+        doc = json.loads(p.stdout)
+        job = doc["ioplan"]["jobs"][0]
+        self.assertEqual(job["verify_failures"], 1)
+        self.assertEqual(len(job["errors"]), 1)
+        err = job["errors"][0]
+        self.assertEqual((err["offset"], err["file"], err["errno"]), (299008, str(self.tmp / "v.0.0"), 84))
+        self.assertRegex(err["what"], r"^verify crc32c: want [0-9a-f]{8} got [0-9a-f]{8}$")
+        self.assertIn(f"job 'v': {self.tmp}/v.0.0: offset 299008: verify crc32c: want", p.stderr)
+        # Normal output says so too, after the figures, and so does a preflight warning.
+        p = run(self.job("--verify_only"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"\nioplan: error: job 'v': {self.tmp}/v.0.0: offset 299008: verify crc32c: want", p.stdout)
+        p = run(["--name=r", f"--directory={self.tmp}", "--size=1m", "--rw=read", "--number_ios=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"\nioplan: warning: buffered reads over \d+ bytes")
+        # The untouched file of a second verify_only run is clean again once the byte is restored.
+        flip(self.tmp / "v.0.0", 300000)
+        p = run(self.job("--verify_only"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class Failures(TmpDirCase):
+    def test_enospc_mid_run_names_job_file_offset_and_errno_and_keeps_results(self):
+        if os.geteuid() != 0:
+            self.skipTest("mounting a tmpfs needs root")
+        mnt = self.tmp / "small"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)]).returncode != 0:
+            self.skipTest("mount -t tmpfs refused here")
+        try:
+            # Preflight sees room for the 3 MiB job; the space goes to another writer (the filler
+            # below) while the job waits out its startdelay, as on a shared disk.
+            proc = subprocess.Popen([BIN, "--name=full", f"--directory={mnt}", "--size=3m", "--bs=64k",
+                                     "--rw=write", "--fallocate=none", "--startdelay=1", "--output-format=json"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            target = mnt / "full.0.0"
+            wait_until(target.exists, 30, f"{target} to be created")
+            (mnt / "filler").write_bytes(b"\0" * (3 << 20) + b"\0" * (512 << 10))
+            out, err = proc.communicate(timeout=30)
+            self.assertEqual(proc.returncode, 1, err)
+            doc = json.loads(out)
+            job = doc["jobs"][0]
+            errors = doc["ioplan"]["jobs"][0]["errors"]
+            self.assertEqual(errors[0]["errno"], 28)
+            self.assertEqual(errors[0]["file"], str(target))
+            off = errors[0]["offset"]
+            self.assertEqual(off % (64 << 10), 0)
+            self.assertLess(off, 1 << 20)
+            self.assertEqual(job["write"]["io_bytes"], off)   # everything before the failing write
+            self.assertIn(f"job 'full': {target}: offset {off}: write: No space left on device (errno 28)", err)
+        finally:
+            subprocess.run(["umount", "-l", str(mnt)])
+
+    def test_stalled_io_is_reported_by_the_watchdog(self):
+        # A FIFO is a file whose reads really wait: nothing completes until the test writes.
+        # (thinktime would not do: a thinking thread has no I/O in flight.)
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        wfd = os.open(fifo, os.O_RDWR)
+        try:
+            proc = subprocess.Popen([BIN, "--name=s", f"--filename={fifo}", "--rw=read", "--size=4k",
+                                     "--ioengine=io_uring", "--stall_timeout=300ms", "--output-format=json",
+                                     "--eta=always"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # Once the read is issued, the stall is the property: it lasts twice the
+            # 300 ms the watchdog allows before the test ends it.
+            wait_for_stderr(proc, b"[R(1)]")
+            time.sleep(0.6)
+            os.write(wfd, b"x" * 4096)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(wfd)
+        doc = json.loads(out)
+        job = doc["ioplan"]["jobs"][0]
+        if job["errors"] and job["errors"][0]["errno"] in (1, 38):
+            self.skipTest("io_uring refused by the kernel")
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(job["stalled"])
+        self.assertEqual(doc["jobs"][0]["read"]["total_ios"], 1)
+        self.assertTrue(any(w.startswith("s: thread 1: no I/O completed for") for w in doc["ioplan"]["warnings"]),
+                        doc["ioplan"]["warnings"])
+
+    def test_second_sigint_aborts_at_once_with_valid_results(self):
+        # An io_uring read from a FIFO nobody writes never completes: the first
+        # SIGINT's graceful stop cannot finish, only the second gets out.
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        writer = os.open(fifo, os.O_RDWR)
+        self.addCleanup(os.close, writer)
+        proc = subprocess.Popen([BIN, "--name=p", f"--filename={fifo}", "--size=4k", "--rw=read",
+                                 "--ioengine=io_uring", "--output-format=json", "--eta=always"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc, b"[R(1)]")  # the read is issued (not still setting up)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)  # the property: half a second on, the first SIGINT has not ended it
+        self.assertIsNone(proc.poll(), "the graceful stop waits for the I/O in flight")
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertLess(time.monotonic() - start, STOP_BOUND_S)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("aborting", err)
+        doc = json.loads(out)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual(doc["jobs"][0]["read"]["total_ios"], 0)
+
+    def test_normal_output_says_the_run_was_interrupted(self):
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
+                                 "--eta=always"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc, b"[R(1)]")  # running, not still setting up
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("read: IOPS=", out)
+        self.assertTrue(out.endswith("\nioplan: interrupted: the figures cover only what ran before the stop\n"),
+                        out[-300:])
+
+
+if __name__ == "__main__":
+    unittest.main()

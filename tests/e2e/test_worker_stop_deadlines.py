@@ -1,0 +1,153 @@
+"""tests/e2e/test_worker_stop_deadlines.py - a stop (SIGINT, SIGHUP, the end of runtime) is never held up.
+
+Real signals to the real process: an NBD server that stops answering (nbdkit's
+delay filter), an exec_prerun command and an exec engine program that would run
+for an hour, SIGHUP in the middle of a run.  Each must end ioplan promptly,
+leave no process behind and keep the report.  Bounds are on what ioplan
+controls (its own waits: 0.5 s for a remote target, the stop of a child) and
+generous for a loaded machine; the code before this change took 10 s, 30 s or
+never ended.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+
+from common import BIN, STOP_BOUND_S, TmpDirCase, wait_for_stderr
+
+NBDKIT = shutil.which("nbdkit")
+
+
+def processes_with(cmd):
+    """Pids of processes whose command line is cmd (holding a marker unique to one test);
+    not ioplan's own, whose arguments hold it too."""
+    out = subprocess.run(["pgrep", "-f", f"^{cmd}$"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def wait_until(cond, timeout=30, what="the state"):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached in {timeout} s")
+        time.sleep(0.01)
+
+
+class StopCase(TmpDirCase):
+    def start(self, args):
+        p = subprocess.Popen([BIN, "--eta=always", "--eta-interval=100ms", *args], cwd=self.tmp,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        return p
+
+    def stop(self, p, sig=signal.SIGINT):
+        """Sends sig; returns (exit code, stdout, stderr, seconds to exit)."""
+        t = time.monotonic()
+        p.send_signal(sig)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()  # not communicate(): a child left behind may hold its pipes open
+            raise AssertionError(f"still running 30 s after signal {sig}")
+        return p.returncode, out.decode(), err.decode(), time.monotonic() - t
+
+    def marker(self):
+        """A sleep duration no other process uses: its command line finds it."""
+        m = f"{random.randint(100000, 999999)}.{os.getpid()}"
+        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL) for pid in processes_with("sleep " + m)])
+        return m
+
+
+class ChildPrograms(StopCase):
+    def test_sigint_during_exec_prerun_ends_the_command_and_the_run(self):
+        m = self.marker()
+        p = self.start(["--name=x", "--ioengine=null", "--size=1m", f"--exec_prerun=sleep {m}",
+                        "--output-format=json"])
+        wait_until(lambda: processes_with("sleep " + m), what="the prerun command running")
+        rc, out, err, took = self.stop(p)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)
+        self.assertEqual(processes_with("sleep " + m), [])
+        self.assertEqual(json.loads(out)["jobs"][0]["jobname"], "x")
+
+    def test_sigint_ends_the_exec_program_without_waiting_its_grace_time(self):
+        m = self.marker()
+        p = self.start(["--name=x", "--ioengine=exec", "--program=sleep", f"--arguments={m}",
+                        "--grace_time=20", "--runtime=60", "--output-format=json"])
+        wait_until(lambda: processes_with("sleep " + m), what="the program running")
+        rc, out, err, took = self.stop(p)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)  # the old code waited out grace_time: 20 s
+        self.assertEqual(processes_with("sleep " + m), [])
+        self.assertEqual(json.loads(out)["jobs"][0]["jobname"], "x")
+
+    def test_sighup_stops_the_run_like_sigterm_and_keeps_the_report(self):
+        p = self.start(["--name=x", "--ioengine=null", "--size=1g", "--time_based", "--runtime=60",
+                        "--output-format=json"])
+        wait_for_stderr(p, b"IOPS]")  # I/O is being counted
+        rc, out, err, took = self.stop(p, signal.SIGHUP)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)
+        self.assertIn("stopping (signal 1)", err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+
+
+class ManyFiles(StopCase):
+    def test_sigint_stops_a_layout_of_many_small_files_between_two_files(self):
+        # The stop was looked at only while a file's data was written: a layout
+        # of small files that only get their size went on to the last of them
+        # (10 000 on a loaded disk: minutes; 300 000 here).
+        n = 300000
+        d = self.tmp / "many"
+        d.mkdir()
+        p = self.start(["--name=many", f"--directory={d}", f"--nrfiles={n}", "--filesize=4k", "--rw=write",
+                        "--create_only=1", "--output-format=json"])
+        # Planning 300 000 files comes first: seconds idle, more on a busy machine.
+        wait_until(lambda: len(os.listdir(d)) > 100, timeout=180, what="the layout under way")
+        rc, out, err, took = self.stop(p)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(len(os.listdir(d)), n, "every file was laid out after the stop")
+        self.assertEqual(json.loads(out)["jobs"][0]["jobname"], "many")
+
+
+@unittest.skipUnless(NBDKIT, "nbdkit not installed")
+class HungNbdServer(StopCase):
+    def setUp(self):
+        super().setUp()
+        sock = self.tmp / "nbd.sock"
+        # Every read waits 30 s on the server: a server that has stopped answering.
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "--filter=delay", "memory", "64M",
+                                   "rdelay=30"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.kill(), server.wait()))
+        wait_until(sock.exists, what="nbdkit's socket")
+        self.job = ["--name=r", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={sock}", "--rw=read",
+                    "--bs=4k", "--size=1m", "--iodepth=4", "--output-format=json"]
+
+    def test_sigint_ends_the_run_promptly(self):
+        p = self.start(self.job)
+        # The job running ("R"), not only the progress line (shown while it still
+        # connects): its reads are then on the server, so there is something to abandon.
+        wait_for_stderr(p, b"[R(1)]")
+        rc, out, err, took = self.stop(p)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)
+        self.assertIn("did not answer", err)
+        self.assertEqual(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+
+    def test_runtime_ends_the_run_promptly(self):
+        t = time.monotonic()
+        p = subprocess.run([BIN, *self.job, "--runtime=2"], cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        took = time.monotonic() - t
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertLess(took, 2 + STOP_BOUND_S + 1)  # the old code waited for the server: 30 s
+        self.assertRegex(p.stderr, r"4 I/Os in flight abandoned: the target did not answer in 500 ms")
+
+
+if __name__ == "__main__":
+    unittest.main()
