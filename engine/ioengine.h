@@ -51,16 +51,9 @@ enum ioe_q_status {
 
 struct ioe_cfg {
 	uint32_t depth;
-	bool sqpoll;
 	bool hipri;
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI */
 	int rwf_flags;			/* pvsync2, io_uring, libaio: RWF_* flags on every I/O */
-	bool fixedbufs;
-	bool registerfiles;
-	bool vectored;			/* io_uring nonvectored=0: readv/writev SQEs */
-	uint32_t force_async;		/* io_uring: IOSQE_ASYNC on every Nth SQE; 0 = never */
-	int sq_cpu;			/* io_uring sqthread_poll_cpu; -1 = any */
-	bool userspace_reap;		/* libaio: non-blocking reaps read the ring directly */
 	const int *fds;			/* every file the worker opened, by file index */
 	uint32_t nr_fds;
 	const struct bufpool *bufs;	/* one buffer per slot */

@@ -31,7 +31,13 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a field changes meaning, is added or removed. */
+/*
+ * The plan's version, shown by --showplan.  It is part of the text whose hash
+ * (plan_hash) matches a stored run to the workload it ran, so it is bumped
+ * when the same job text comes to mean another workload, not when fields move
+ * (parser and engine are built together): a bump makes every stored run a
+ * different plan.
+ */
 #define PLAN_ABI_VERSION 4
 
 #define PLAN_PERCENTILES_MAX 20
@@ -386,9 +392,6 @@ struct plan_job {
 	uint32_t iodepth_batch_complete_min;
 	uint32_t iodepth_batch_complete_max;
 	uint32_t iodepth_low;
-	bool uring_fixedbufs;		/* io_uring: registered buffers */
-	bool uring_registerfiles;	/* io_uring: registered files */
-	bool uring_sqthread_poll;
 	bool uring_hipri;		/* io_uring: polled I/O; pvsync2: RWF_HIPRI */
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
 	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
@@ -629,12 +632,6 @@ struct plan_job {
 	bool no_disk_util;		/* disk_util=0: its files' disks are not sampled (fio's disk_util) */
 	bool disable_bw;		/* disable_bw_measurement: no per-I/O bandwidth log entries */
 	bool block_error_hist;		/* block_error_percentiles: print fio's block lifetime section */
-
-	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
-	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
-	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */
-	int32_t uring_sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */
-	bool aio_userspace_reap;	/* libaio: reap from the completion ring without a syscall */
 
 	/* Steady state (fio's ss, ss_dur, ss_ramp; engine/steadystate.h): once a
 	 * second the job's (or, with group_reporting, its group's) IOPS or bandwidth

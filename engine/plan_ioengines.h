@@ -30,8 +30,8 @@
 	X(psync, PSYNC, "pread/pwrite", none) \
 	X(sync, SYNC, "read/write after lseek (skipped where the last I/O ended)", none) \
 	X(null, NULL, "no data moves; measures the tool", none) \
-	X(libaio, LIBAIO, "Linux native AIO", none) \
-	X(io_uring, IO_URING, "io_uring (liburing)", none) \
+	X(libaio, LIBAIO, "Linux native AIO", libaio) \
+	X(io_uring, IO_URING, "io_uring (liburing)", io_uring) \
 	X(pvsync, PVSYNC, "preadv/pwritev", none) \
 	X(pvsync2, PVSYNC2, "preadv2/pwritev2 with RWF_* flags (hipri, uncached, nowait)", none) \
 	X(vsync, VSYNC, "readv/writev after lseek; adjacent I/Os coalesce into one call", none) \

@@ -721,18 +721,6 @@ static const std::vector<option> core_table = {
         .range(0, 65536)
         .help("Refill the queue when it drains to this depth (0: iodepth).")
         .apply(A(j.pj.iodepth_low = U32(int_in(o, v)))),
-    opt("fixedbufs", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("io_uring: registered buffers.")
-        .apply(A(j.pj.uring_fixedbufs = flag_value(o, v))),
-    opt("registerfiles", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("io_uring: registered files.")
-        .apply(A(j.pj.uring_registerfiles = flag_value(o, v))),
-    opt("sqthread_poll", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("io_uring: kernel submission polling thread.")
-        .apply(A(j.pj.uring_sqthread_poll = flag_value(o, v))),
     opt("hipri", opt_type::flag, CAT_ENGINE)
         .def("0")
         .help("io_uring: polled completions; pvsync2: RWF_HIPRI.")
@@ -1484,32 +1472,13 @@ static const std::vector<option> core_table = {
               "for a job without trims.")
         .apply(A(j.pj.block_error_hist = flag_value(o, v))),
 
-    // ---- fio 3.33's io_uring and libaio options (engine/ioengines/io_uring.c, libaio.c) ----
-    opt("force_async", opt_type::integer, CAT_ENGINE)
-        .def("0")
-        .range(0, 4294967295.0)
-        .help("io_uring: set IOSQE_ASYNC (the kernel's worker threads) on every Nth I/O; 0: never.")
-        .apply(A(j.pj.uring_force_async = U32(int_in(o, v)))),
-    opt("nonvectored", opt_type::integer, CAT_ENGINE)
-        .def("-1")
-        .range(-1, 1)
-        .help("io_uring: 1 or -1 (fio's default): plain read/write commands; 0: readv/writev commands.")
-        .apply(A(j.pj.uring_nonvectored = (int32_t)int_in(o, v))),
-    opt("sqthread_poll_cpu", opt_type::integer, CAT_ENGINE)
-        .def("-1")
-        .range(-1, 4095)
-        .help("io_uring with sqthread_poll: the CPU the kernel's submission thread runs on; -1: any.")
-        .apply(A(j.pj.uring_sq_cpu = (int32_t)int_in(o, v))),
+    // ---- io_uring_cmd's cmd_type, which fio lists for io_uring too (io_uring's and libaio's own options
+    // are declared in their files: engine/ioengines/io_uring.c, libaio.c) ----
     opt("cmd_type", opt_type::choice, CAT_ENGINE)
         .def("nvme")
         .choices({{"nvme", "NVMe commands", 0}})
         .help("io_uring_cmd's command set; fio lists it for io_uring too, where it does nothing (nor in ioplan).")
         .apply(A((void)choice_of(o, v))),
-    opt("userspace_reap", opt_type::flag, CAT_ENGINE)
-        .def("0")
-        .help("libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
-              "directly instead of calling io_getevents().")
-        .apply(A(j.pj.aio_userspace_reap = flag_value(o, v))),
 
     // ---- I/O priorities: prio, prioclass and libaio/io_uring's cmdprio options (engine/prio.h) ----
     opt("prio", opt_type::integer, CAT_ENGINE)
@@ -1653,10 +1622,6 @@ const std::vector<engine_field> &engine_fields()
         {"nowait", "pvsync2 io_uring libaio", [](const job_spec &s) { return s.pj.pvsync2_nowait; }},
         {"hipri_percentage", "pvsync2", [](const job_spec &s) { return s.hipri_percentage_set; }},
         {"hipri", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.uring_hipri; }},
-        {"force_async", "io_uring", [](const job_spec &s) { return s.pj.uring_force_async != 0; }},
-        {"nonvectored", "io_uring", [](const job_spec &s) { return s.pj.uring_nonvectored != -1; }},
-        {"sqthread_poll_cpu", "io_uring", [](const job_spec &s) { return s.pj.uring_sq_cpu != -1; }},
-        {"userspace_reap", "libaio", [](const job_spec &s) { return s.pj.aio_userspace_reap; }},
     };
     return rows;
 }

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -34,8 +35,43 @@
 
 #define AUTO_FIXEDBUFS_MAX (16u << 20)
 
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct uring_opts {
+	bool fixedbufs;			/* registered buffers, required */
+	bool registerfiles;		/* registered files, required */
+	bool sqthread_poll;		/* IORING_SETUP_SQPOLL */
+	long long sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */
+	long long force_async;		/* IOSQE_ASYNC on every Nth SQE; 0 = never */
+	long long nonvectored;		/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
+};
+
+/* A ring made without a job (the engine's own tests): the table's defaults. */
+static const struct uring_opts uring_defaults = { .sq_cpu = -1, .nonvectored = -1 };
+
+#define URING_OPT(field) .off = offsetof(struct uring_opts, field)
+static const struct plan_engopt uring_opts[] = {
+	{ .name = "fixedbufs", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0, URING_OPT(fixedbufs),
+	  .help = "io_uring: registered buffers." },
+	{ .name = "registerfiles", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0,
+	  URING_OPT(registerfiles), .help = "io_uring: registered files." },
+	{ .name = "sqthread_poll", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0,
+	  URING_OPT(sqthread_poll), .help = "io_uring: kernel submission polling thread." },
+	{ .name = "sqthread_poll_cpu", .type = PLAN_ENGOPT_INT, .def = "-1", .min = -1, .max = 4095,
+	  URING_OPT(sq_cpu), .help = "io_uring with sqthread_poll: the CPU the kernel's submission thread runs "
+				     "on; -1: any." },
+	{ .name = "force_async", .type = PLAN_ENGOPT_INT, .def = "0", .min = 0, .max = 4294967295.0,
+	  URING_OPT(force_async), .help = "io_uring: set IOSQE_ASYNC (the kernel's worker threads) on every "
+					  "Nth I/O; 0: never." },
+	{ .name = "nonvectored", .type = PLAN_ENGOPT_INT, .def = "-1", .min = -1, .max = 1, URING_OPT(nonvectored),
+	  .help = "io_uring: 1 or -1 (fio's default): plain read/write commands; 0: readv/writev commands." },
+};
+#undef URING_OPT
+
+PLAN_ENGOPTS_DEFINE(io_uring, struct uring_opts, uring_opts);
+
 struct uring {
 	struct io_uring ring;
+	struct uring_opts o;
 	struct io_uring_cqe **cqes;
 	struct iovec *iov;		/* nonvectored=0: one per slot */
 	uint32_t nr_queued;
@@ -54,20 +90,20 @@ static int ring_setup(struct ioe *e, struct uring *u)
 	int ret;
 
 	memset(&p, 0, sizeof(p));
-	if (e->cfg.sqpoll)
+	if (u->o.sqthread_poll)
 		base |= IORING_SETUP_SQPOLL;
-	if (e->cfg.sqpoll && e->cfg.sq_cpu >= 0)
+	if (u->o.sqthread_poll && u->o.sq_cpu >= 0)
 		base |= IORING_SETUP_SQ_AFF;
 	if (e->cfg.hipri)
 		base |= IORING_SETUP_IOPOLL;
 	fast = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-	p.flags = base | (e->cfg.sqpoll ? 0 : fast);
-	p.sq_thread_cpu = e->cfg.sq_cpu >= 0 ? (uint32_t)e->cfg.sq_cpu : 0;
+	p.flags = base | (u->o.sqthread_poll ? 0 : fast);
+	p.sq_thread_cpu = u->o.sq_cpu >= 0 ? (uint32_t)u->o.sq_cpu : 0;
 	ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
 	if (ret == -EINVAL && p.flags != base) {
 		memset(&p, 0, sizeof(p));
 		p.flags = base;
-		p.sq_thread_cpu = e->cfg.sq_cpu >= 0 ? (uint32_t)e->cfg.sq_cpu : 0;
+		p.sq_thread_cpu = u->o.sq_cpu >= 0 ? (uint32_t)u->o.sq_cpu : 0;
 		ret = io_uring_queue_init_params(e->cfg.depth, &u->ring, &p);
 	}
 	return ret;
@@ -82,14 +118,14 @@ static int register_files(struct ioe *e, struct uring *u)
 	ret = io_uring_register_files(&u->ring, e->cfg.fds, e->cfg.nr_fds);
 	if (!ret)
 		u->fixed_files = true;
-	return e->cfg.registerfiles ? ret : 0;
+	return u->o.registerfiles ? ret : 0;
 }
 
-static bool wants_fixed_bufs(const struct ioe *e)
+static bool wants_fixed_bufs(const struct ioe *e, const struct uring *u)
 {
-	if (!e->cfg.bufs || (e->cfg.vectored && !e->cfg.fixedbufs))
+	if (!e->cfg.bufs || (!u->o.nonvectored && !u->o.fixedbufs))
 		return false;	/* nonvectored=0 asks for readv/writev, which take no fixed buffers */
-	return e->cfg.fixedbufs ||
+	return u->o.fixedbufs ||
 	       (uint64_t)e->cfg.depth * e->cfg.bufs->stride <= AUTO_FIXEDBUFS_MAX;
 }
 
@@ -98,7 +134,7 @@ static int register_bufs(struct ioe *e, struct uring *u)
 	struct iovec *iov;
 	int ret;
 
-	if (!wants_fixed_bufs(e))
+	if (!wants_fixed_bufs(e, u))
 		return 0;
 	iov = calloc(e->cfg.depth, sizeof(*iov));
 	if (!iov)
@@ -111,7 +147,7 @@ static int register_bufs(struct ioe *e, struct uring *u)
 	free(iov);
 	if (!ret)
 		u->fixed_bufs = true;
-	return e->cfg.fixedbufs ? ret : 0;
+	return u->o.fixedbufs ? ret : 0;
 }
 
 static int register_all(struct ioe *e, struct uring *u)
@@ -151,9 +187,10 @@ static int uring_init(struct ioe *e)
 
 	if (!u)
 		return -ENOMEM;
+	u->o = ioe_job_opts(e) ? *(const struct uring_opts *)ioe_job_opts(e) : uring_defaults;
 	u->cqes = calloc(e->cfg.depth, sizeof(*u->cqes));
-	u->iov = e->cfg.vectored ? calloc(e->cfg.depth, sizeof(*u->iov)) : NULL;
-	if (!u->cqes || (e->cfg.vectored && !u->iov)) {
+	u->iov = !u->o.nonvectored ? calloc(e->cfg.depth, sizeof(*u->iov)) : NULL;
+	if (!u->cqes || (!u->o.nonvectored && !u->iov)) {
 		free(u->cqes);
 		free(u->iov);
 		free(u);
@@ -204,7 +241,7 @@ static void prep_vectored(struct uring *r, struct io_uring_sqe *sqe, struct io_u
 static void sqe_options(const struct ioe *e, struct uring *r, struct io_uring_sqe *sqe)
 {
 	sqe->rw_flags = e->cfg.rwf_flags;
-	if (e->cfg.force_async && ++r->nr_prepped % e->cfg.force_async == 0)
+	if (r->o.force_async && ++r->nr_prepped % (uint64_t)r->o.force_async == 0)
 		sqe->flags |= IOSQE_ASYNC;
 	r->last_flags = sqe->flags;
 	r->last_rw_flags = (uint32_t)sqe->rw_flags;

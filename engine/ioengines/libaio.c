@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <libaio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,23 @@
 #define IOCB_FLAG_IOPRIO (1 << 1)	/* linux/aio_abi.h: aio_reqprio holds an ioprio value */
 #endif
 
+/* Its options (plan_engopts.h): the parser fills one per job from the table below. */
+struct aio_opts {
+	bool userspace_reap;		/* reaps that need not wait read the completion ring */
+};
+
+static const struct plan_engopt aio_opts[] = {
+	{ .name = "userspace_reap", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0,
+	  .off = offsetof(struct aio_opts, userspace_reap),
+	  .help = "libaio: reaps that need not wait (iodepth_batch_complete_min=0) read the completion ring "
+		  "directly instead of calling io_getevents()." },
+};
+
+PLAN_ENGOPTS_DEFINE(libaio, struct aio_opts, aio_opts);
+
 struct aio {
 	io_context_t ctx;
+	bool userspace_reap;
 	struct iocb *iocbs;		/* one per slot */
 	struct iocb **pending;
 	struct io_event *evs;
@@ -58,6 +74,8 @@ static int aio_init(struct ioe *e)
 		aio_free(a);
 		return ret < 0 ? ret : -ret;
 	}
+	/* Without a job (the engine's own tests): the table's default, off. */
+	a->userspace_reap = ioe_job_opts(e) && ((const struct aio_opts *)ioe_job_opts(e))->userspace_reap;
 	e->priv = a;
 	return 0;
 }
@@ -153,7 +171,7 @@ static int aio_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t tim
 	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull) };
 	int r = -1;
 
-	if (e->cfg.userspace_reap && !min)
+	if (a->userspace_reap && !min)
 		r = ring_reap(a, max);
 	if (r < 0) {
 		do

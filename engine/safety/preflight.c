@@ -712,8 +712,8 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
 		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
 	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
-	if (j->ioengine == PLAN_IOENGINE_IO_URING && j->uring_registerfiles && j->openfiles &&
-	    j->nr_clones && j->openfiles < j->clones[0].nr_files)
+	if (j->ioengine == PLAN_IOENGINE_IO_URING && plan_engopt_int(j->engine_opts, j->ioengine, "registerfiles") &&
+	    j->openfiles && j->nr_clones && j->openfiles < j->clones[0].nr_files)
 		pf_add(s, RES_MSG_ERROR, "registerfiles", (int32_t)j->job_id,
 		    "job '%s': registerfiles=1 needs every file open for the whole run, but "
 		    "openfiles=%u is below the job's %u files", j->name, j->openfiles,

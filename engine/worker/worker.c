@@ -346,16 +346,9 @@ static int open_engine(struct worker *w)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.depth = w->depth;
-	cfg.sqpoll = w->job->uring_sqthread_poll;
 	cfg.hipri = w->job->uring_hipri;
 	cfg.hipri_percentage = w->job->hipri_percentage;
 	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
-	cfg.fixedbufs = w->job->uring_fixedbufs;
-	cfg.registerfiles = w->job->uring_registerfiles;
-	cfg.vectored = w->job->uring_nonvectored == 0;
-	cfg.force_async = w->job->uring_force_async;
-	cfg.sq_cpu = w->job->uring_sq_cpu;
-	cfg.userspace_reap = w->job->aio_userspace_reap;
 	cfg.fds = w->fds;
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;

@@ -70,6 +70,25 @@ class EngineOptions(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("nonvectored=2 is out of range (-1..1)", p.stderr)
 
+    def test_each_io_uring_and_libaio_option_under_another_engine_is_refused_as_fio_refuses_it(self):
+        # The options io_uring.c and libaio.c declare are theirs alone: fio drops a job that
+        # gives one under another engine ("Bad option"), ioplan refuses it before any I/O.
+        cases = [("psync", o) for o in ("fixedbufs=1", "registerfiles=1", "sqthread_poll=1",
+                                        "sqthread_poll_cpu=0", "force_async=2", "nonvectored=0")]
+        cases += [("io_uring", "userspace_reap=1"), ("psync", "userspace_reap=1")]
+        for engine, opt in cases:
+            with self.subTest(engine=engine, option=opt):
+                job = self.tmp / "j.fio"
+                job.write_text(f"[j]\nioengine={engine}\n{opt}\nsize=1m\nfilename=data\n")
+                p = run(["--parse-only", str(job)], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                name = opt.split("=")[0]
+                self.assertIn(f"j.fio:1:2: error: job 'j': {name} is an option of ioengine=", p.stderr)
+                if FIO:
+                    f = run_fio([str(job)], cwd=self.tmp)
+                    self.assertNotEqual(f.returncode, 0)
+                    self.assertIn(f"Bad option <{opt}>", f.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -169,4 +169,26 @@ const res_clone &first_clone(const results &r, uint32_t job, uint32_t run)
 	return j->clones[0];
 }
 
+void *engine_opts(enum plan_ioengine e, const std::vector<std::pair<std::string, long long>> &values)
+{
+	const plan_engopts *t = plan_engopts_of(e);
+	char *blob = static_cast<char *>(plan_calloc(1, t->size ? t->size : 1));
+	auto set = [&](const plan_engopt &o, long long v) {
+		if (o.type == PLAN_ENGOPT_BOOL || o.type == PLAN_ENGOPT_FLAG)
+			*reinterpret_cast<bool *>(blob + o.off) = v != 0;
+		else if (o.type != PLAN_ENGOPT_STRING)
+			*reinterpret_cast<long long *>(blob + o.off) = v;
+	};
+	for (uint32_t i = 0; i < t->nr; i++)
+		if (t->opts[i].def && t->opts[i].type != PLAN_ENGOPT_CHOICE)
+			set(t->opts[i], std::stoll(t->opts[i].def));
+	for (const auto &[name, v] : values) {
+		const plan_engopt *o = plan_engopt_find(e, name.c_str());
+		if (!o)
+			throw std::invalid_argument(name + " is not an option of this engine");
+		set(*o, v);
+	}
+	return blob;
+}
+
 } // namespace pb

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.h"
@@ -96,5 +97,10 @@ const res_job *find_job(const results &r, uint32_t job, uint32_t run = 0);
 
 // The first clone of that job's results; throws (failing the test) when the job has none.
 const res_clone &first_clone(const results &r, uint32_t job = 0, uint32_t run = 0);
+
+// An options blob for engine e (engine/plan_engopts.h): its table's defaults,
+// then the integer, flag or choice values named; freed by plan_free with its job,
+// or by plan_engopts_free.
+void *engine_opts(enum plan_ioengine e, const std::vector<std::pair<std::string, long long>> &values);
 
 } // namespace pb

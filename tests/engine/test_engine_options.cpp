@@ -38,9 +38,14 @@ struct sqe_seen {
 	uint8_t opcode;
 };
 
-// Queues n reads through an io_uring instance made with cfg; the SQE of each.
-std::vector<sqe_seen> queue_reads(ioe_cfg cfg, int n)
+// Queues n reads through an io_uring instance made with cfg and the engine's own
+// options named in uring; the SQE of each.
+std::vector<sqe_seen> queue_reads(ioe_cfg cfg, const std::vector<std::pair<std::string, long long>> &uring, int n)
 {
+	plan_job job{};
+	job.ioengine = PLAN_IOENGINE_IO_URING;
+	job.engine_opts = pb::engine_opts(PLAN_IOENGINE_IO_URING, uring);
+	cfg.job = &job;
 	pb::tmpdir d;
 	int fd = open(d.file("f").c_str(), O_RDWR | O_CREAT, 0644);
 	REQUIRE(fd >= 0);
@@ -78,6 +83,7 @@ std::vector<sqe_seen> queue_reads(ioe_cfg cfg, int n)
 	ioe_close(&e);
 	bufpool_free(&pool);
 	close(fd);
+	plan_engopts_free(job.engine_opts, job.ioengine);
 	return out;
 }
 
@@ -91,17 +97,14 @@ TEST_CASE("engine options: io_uring's nowait, uncached, force_async and nonvecto
 	}
 	ioe_cfg plain{};
 	plain.depth = 8;
-	plain.sq_cpu = -1;
-	for (const sqe_seen &s : queue_reads(plain, 8)) {
+	for (const sqe_seen &s : queue_reads(plain, {}, 8)) {
 		CHECK(s.flags == 0);
 		CHECK(s.rw_flags == 0);
 		CHECK((s.opcode == IORING_OP_READ || s.opcode == IORING_OP_READ_FIXED));	// small buffer sets register unasked
 	}
 	ioe_cfg c = plain;
 	c.rwf_flags = RWF_NOWAIT;
-	c.force_async = 3;
-	c.vectored = true;
-	auto seen = queue_reads(c, 8);
+	auto seen = queue_reads(c, {{"force_async", 3}, {"nonvectored", 0}}, 8);
 	for (size_t i = 0; i < seen.size(); i++) {
 		CAPTURE(i);
 		CHECK(seen[i].rw_flags == (uint32_t)RWF_NOWAIT);
@@ -116,7 +119,7 @@ TEST_CASE("engine options: libaio's userspace_reap reaps every I/O of a run from
 	auto p = pb::build(d.path(), { job_spec("r", PLAN_RW_RANDREAD, PLAN_IOENGINE_LIBAIO, 1 << 20).with([](plan_job &j) {
 		j.iodepth = 8;
 		j.iodepth_batch_complete_min = 0;
-		j.aio_userspace_reap = true;
+		j.engine_opts = pb::engine_opts(PLAN_IOENGINE_LIBAIO, {{"userspace_reap", 1}});
 	}) });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);

@@ -46,8 +46,8 @@ void check_async_randread(enum plan_ioengine eng, bool fixed)
 		j.iodepth = 16;
 		j.direct = true;
 		j.io_trace_max = 2000;
-		j.uring_fixedbufs = fixed;
-		j.uring_registerfiles = fixed;
+		if (eng == PLAN_IOENGINE_IO_URING)
+			j.engine_opts = pb::engine_opts(eng, {{"fixedbufs", fixed}, {"registerfiles", fixed}});
 		j.slat_percentiles = true;
 	}) });
 	int ret = -1;
@@ -175,9 +175,13 @@ TEST_CASE("ioengines: io_uring registers files and small buffer sets unasked, la
 		cfg.fds = &fd;
 		cfg.nr_fds = 1;
 		cfg.bufs = &pool;
-		cfg.fixedbufs = cfg.registerfiles = s.ask;
+		plan_job job{};
+		job.ioengine = PLAN_IOENGINE_IO_URING;
+		job.engine_opts = pb::engine_opts(job.ioengine, {{"fixedbufs", s.ask}, {"registerfiles", s.ask}});
+		cfg.job = &job;
 		ioe e;
 		int ret = ioe_open(&e, PLAN_IOENGINE_IO_URING, &cfg);
+		plan_engopts_free(job.engine_opts, job.ioengine);	// read by the ring's set-up only
 		if (ret == -ENOMEM && s.ask) {
 			MESSAGE("cannot lock 64 MiB here (RLIMIT_MEMLOCK): asked case skipped");
 			bufpool_free(&pool);
