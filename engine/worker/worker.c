@@ -703,7 +703,7 @@ void *worker_main(void *arg)
 	ret = numa_place_thread(w->job, &what);
 	if (ret) {
 		worker_error(w, .err = -ret, .what = what);
-		w->res.error = -ret;
+		worker_set_error(w, -ret);
 		start_together(w);
 	} else if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
@@ -715,8 +715,8 @@ void *worker_main(void *arg)
 			ret = worker_env_start(w);
 		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
-		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */
-			w->res.error = -ret;
+		else if (ret && ret != -EINTR)	/* -EINTR: stopped while setting up */
+			worker_set_error(w, -ret);
 	} else {
 		start_together(w);	/* stopped before setup: no clone waits for this one */
 	}

@@ -485,9 +485,12 @@ void worker_record_error(struct worker *w, const struct worker_fault *f);
 #define worker_error(w, ...) worker_record_error((w), &(struct worker_fault){ __VA_ARGS__ })
 
 /*
- * Stops the job on an error it may not continue past.  The first error is the
- * job's (fio reports the first, not the last); err 0 stops without naming one.
+ * The job's error, as res_clone.error holds it: the first one is the job's (fio
+ * reports the first, not the last).  worker_set_error names err unless an
+ * earlier error was named; worker_fail also stops the job on an error it may
+ * not continue past (err 0 stops without naming one).
  */
+void worker_set_error(struct worker *w, int err);
 void worker_fail(struct worker *w, int err);
 
 #endif /* IOPLAN_ENGINE_WORKER_H */

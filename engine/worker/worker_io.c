@@ -45,10 +45,15 @@ void worker_record_error(struct worker *w, const struct worker_fault *f)
 	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
 }
 
-void worker_fail(struct worker *w, int err)
+void worker_set_error(struct worker *w, int err)
 {
 	if (!w->res.error)
 		w->res.error = err;
+}
+
+void worker_fail(struct worker *w, int err)
+{
+	worker_set_error(w, err);
 	w->fatal = true;
 }
 
@@ -759,8 +764,7 @@ static bool remote_gave_up(struct worker *w)
 	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
 		 w->inflight - w->nr_pending, REMOTE_DRAIN_NS / 1000000ull);
 	worker_error(w, .err = ETIMEDOUT, .what = what);
-	if (!w->res.error)
-		w->res.error = ETIMEDOUT;
+	worker_set_error(w, ETIMEDOUT);
 	return true;
 }
 

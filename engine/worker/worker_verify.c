@@ -530,8 +530,7 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
 			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
 				     .file = f, .offset = off + done, .len = len - done,
 				     .what = r < 0 ? "verify read" : "verify read: end of file");
-			if (!w->res.error)
-				w->res.error = r < 0 ? (int)-r : EIO;
+			worker_set_error(w, r < 0 ? (int)-r : EIO);
 			return false;
 		}
 		done += (uint64_t)r;
@@ -771,6 +770,5 @@ void worker_verify_verdict(struct worker *w)
 		async_reap(w, true);	/* a read job's last blocks */
 	if (!w->res.verify_failures || (w->job->continue_on_error & PLAN_COE_VERIFY))
 		return;
-	if (!w->res.error)
-		w->res.error = EILSEQ;
+	worker_set_error(w, EILSEQ);
 }
