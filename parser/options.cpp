@@ -5,7 +5,7 @@
 // applier stores, so adding an option or a choice is one entry here.
 // Order matters in one place only: kb_base comes first so that size defaults
 // are parsed under it.  Appliers are one-liners over parser/convert.hpp helpers;
-// the longer ones are in parser/appliers.cpp.
+// the longer ones are in parser/compound_options.cpp.
 #include "parser/options.hpp"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <map>
 #include <strings.h>
 
-#include "parser/appliers.hpp"
+#include "parser/compound_options.hpp"
 #include "parser/cmdprio.hpp"
 
 namespace parser {
