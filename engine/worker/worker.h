@@ -172,7 +172,7 @@ struct worker_snap {
  * I/O; segment.c opens the log with the worker and closes it after the run.
  */
 struct worker_logs {
-	struct wlog *log;		/* NULL unless the job writes fio's log files */
+	struct clone_log *log;	/* NULL unless the job writes fio's log files */
 	struct sampler bw_s, iops_s;
 	uint64_t next_bw, next_iops, next_tick;
 	struct series bw_ser, iops_ser;

@@ -151,8 +151,8 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		t->ddir = u->ddir;
 	}
 	if (w->lg.log)
-		wlog_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
-			w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
+			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
 	publish(w, u->ddir, bytes);
 }
 

@@ -38,7 +38,7 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 		w->res.iops_series = w->res.bw_series;
 	l->next_tick = l->bw_ser.next_end;
 	t = w->sh->fake ? now : clk_now(&w->clk);
-	wlog_begin(l->log, now, t > now ? t - now : 0);
+	clone_log_begin(l->log, now, t > now ? t - now : 0);
 	return ret;
 }
 
@@ -81,7 +81,7 @@ void worker_logs_end(struct worker *w)
 	struct worker_logs *l = &w->lg;
 	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
 
-	wlog_end(l->log, w->now);
+	clone_log_end(l->log, w->now);
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
 		bytes[d] = w->res.ddir[d].bytes;
 		ios[d] = w->res.ddir[d].ios;
