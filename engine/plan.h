@@ -391,8 +391,8 @@ struct plan_job {
 	bool uring_sqthread_poll;
 	bool uring_hipri;		/* io_uring: polled I/O; pvsync2: RWF_HIPRI */
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
-	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
-	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
+	bool rwf_uncached;		/* pvsync2, io_uring: RWF_UNCACHED on buffered I/O (uncached=) */
+	bool rwf_nowait;		/* pvsync2, io_uring, libaio: RWF_NOWAIT (nowait=) */
 	/*
 	 * The job's engine's own options: the struct its file declares, filled from
 	 * the table it brings (engine/plan_engopts.h); owned by the plan.  NULL for
@@ -630,7 +630,7 @@ struct plan_job {
 	bool disable_bw;		/* disable_bw_measurement: no per-I/O bandwidth log entries */
 	bool block_error_hist;		/* block_error_percentiles: print fio's block lifetime section */
 
-	/* fio 3.33's io_uring and libaio options (nowait, uncached: pvsync2_* above). */
+	/* fio 3.33's io_uring and libaio options (nowait, uncached: rwf_* above). */
 	int32_t uring_nonvectored;	/* -1 (fio's default) or 1: read/write SQEs; 0: readv/writev */
 	uint32_t uring_force_async;	/* IOSQE_ASYNC on every Nth SQE; 0 = never */
 	int32_t uring_sq_cpu;		/* sqthread_poll_cpu: the SQ thread's CPU; -1 = any */

@@ -349,7 +349,7 @@ static int open_engine(struct worker *w)
 	cfg.sqpoll = w->job->uring_sqthread_poll;
 	cfg.hipri = w->job->uring_hipri;
 	cfg.hipri_percentage = w->job->hipri_percentage;
-	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
+	cfg.rwf_flags = ioe_rwf_flags(w->job->rwf_uncached, w->job->rwf_nowait, w->job->direct);
 	cfg.fixedbufs = w->job->uring_fixedbufs;
 	cfg.registerfiles = w->job->uring_registerfiles;
 	cfg.vectored = w->job->uring_nonvectored == 0;
