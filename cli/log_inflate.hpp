@@ -2,7 +2,7 @@
 //
 // fio's log_store_compressed writes its binary samples deflated; fio
 // --inflate-log=FILE prints them as the log's text lines.  ioplan writes the
-// same files (engine/logs/logs_writer.c), so it reads both its own and fio's.
+// same files (engine/logs/log_writer.c), so it reads both its own and fio's.
 #pragma once
 
 #include <cstdio>

@@ -193,7 +193,7 @@ static int logs_start(struct eng *e)
 {
 	for (uint32_t i = 0; i < e->plan->nr_jobs; i++)
 		if (logs_wanted(plan_job_at(e->plan, i)))
-			return logw_start(&e->logw);
+			return log_writer_start(&e->log_writer);
 	return 0;
 }
 
@@ -209,8 +209,8 @@ static void log_failed(void *arg, const char *path, int err)
 
 static void logs_stop(struct eng *e)
 {
-	logw_stop(e->logw, log_failed, e);
-	e->logw = NULL;
+	log_writer_stop(e->log_writer, log_failed, e);
+	e->log_writer = NULL;
 }
 
 /*

@@ -39,7 +39,7 @@ struct eng {
 	struct scratch_files scratch;
 	struct diskstats disks;
 	struct cpustat cpus;
-	struct logw *logw;		/* NULL unless a job writes fio's log files */
+	struct log_writer *log_writer;	/* NULL unless a job writes fio's log files */
 	pthread_t coord;
 	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
 	pthread_cond_t cv;

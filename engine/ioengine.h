@@ -157,7 +157,10 @@ void ioe_do_sync(struct io_u *u);
 PLAN_IOENGINES(IOE_OPS_EXTERN)
 #undef IOE_OPS_EXTERN
 
-/* pvsync2: the RWF_* flags every I/O of a job carries (uncached only when buffered, as fio). */
-int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct);
+/*
+ * pvsync2, io_uring, libaio: the RWF_* flags every I/O of a job carries
+ * (uncached only when buffered, as fio).
+ */
+int ioe_rwf_flags(bool uncached, bool nowait, bool direct);
 
 #endif /* IOPLAN_ENGINE_IOENGINE_H */

@@ -394,8 +394,8 @@ struct plan_job {
 	uint32_t iodepth_low;
 	bool uring_hipri;		/* io_uring: polled I/O; pvsync2: RWF_HIPRI */
 	uint32_t hipri_percentage;	/* pvsync2: share of I/Os with RWF_HIPRI (fio's default 100) */
-	bool pvsync2_uncached;		/* pvsync2: RWF_UNCACHED on buffered I/O */
-	bool pvsync2_nowait;		/* pvsync2: RWF_NOWAIT */
+	bool rwf_uncached;		/* pvsync2, io_uring: RWF_UNCACHED on buffered I/O (uncached=) */
+	bool rwf_nowait;		/* pvsync2, io_uring, libaio: RWF_NOWAIT (nowait=) */
 	/*
 	 * The job's engine's own options: the struct its file declares, filled from
 	 * the table it brings (engine/plan_engopts.h); owned by the plan.  NULL for

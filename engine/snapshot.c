@@ -22,9 +22,7 @@ static void so_far(struct worker *w, struct res_clone *s, uint64_t now)
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (s->ddir[d].ios)
 			s->ddir[d].runtime_ns = now - s->start_ns;
-	/* A shared series is copied to iops_series only as the window ends (worker.c). */
-	if (!w->iops_ser_own)
-		s->iops_series = s->bw_series;
+	worker_logs_so_far(w, s);
 	worker_lat_from_clat(w, s);
 	worker_cpu_usage(w, s);
 }

@@ -5,7 +5,7 @@
 // applier stores, so adding an option or a choice is one entry here.
 // Order matters in one place only: kb_base comes first so that size defaults
 // are parsed under it.  Appliers are one-liners over parser/convert.hpp helpers;
-// the longer ones are in parser/appliers.cpp.
+// the longer ones are in parser/compound_options.cpp.
 #include "parser/options.hpp"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <map>
 #include <strings.h>
 
-#include "parser/appliers.hpp"
+#include "parser/compound_options.hpp"
 #include "parser/cmdprio.hpp"
 
 namespace parser {
@@ -733,11 +733,11 @@ static const std::vector<option> core_table = {
         .def("0")
         .range(0, 1)
         .help("pvsync2, io_uring: RWF_UNCACHED (fio's value 0x40) on buffered reads and writes.")
-        .apply(A(j.pj.pvsync2_uncached = int_in(o, v) != 0)),
+        .apply(A(j.pj.rwf_uncached = int_in(o, v) != 0)),
     opt("nowait", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("pvsync2, io_uring, libaio: RWF_NOWAIT (an I/O that would block fails with EAGAIN).")
-        .apply(A(j.pj.pvsync2_nowait = flag_value(o, v))),
+        .apply(A(j.pj.rwf_nowait = flag_value(o, v))),
     opt("direct", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("O_DIRECT: bypass the page cache.")
@@ -1618,8 +1618,8 @@ static std::vector<option> engine_rows()
 const std::vector<engine_field> &engine_fields()
 {
     static const std::vector<engine_field> rows = {
-        {"uncached", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.pvsync2_uncached; }},
-        {"nowait", "pvsync2 io_uring libaio", [](const job_spec &s) { return s.pj.pvsync2_nowait; }},
+        {"uncached", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.rwf_uncached; }},
+        {"nowait", "pvsync2 io_uring libaio", [](const job_spec &s) { return s.pj.rwf_nowait; }},
         {"hipri_percentage", "pvsync2", [](const job_spec &s) { return s.hipri_percentage_set; }},
         {"hipri", "pvsync2 io_uring", [](const job_spec &s) { return s.pj.uring_hipri; }},
     };

@@ -91,8 +91,9 @@ json engine_json(const plan_job &j)
             {"iodepth_batch_complete_max", j.iodepth_batch_complete_max}, {"iodepth_low", j.iodepth_low},
             {"uring_fixedbufs", uring("fixedbufs")}, {"uring_registerfiles", uring("registerfiles")},
             {"uring_sqthread_poll", uring("sqthread_poll")}, {"uring_hipri", j.uring_hipri},
-            {"hipri_percentage", j.hipri_percentage}, {"pvsync2_uncached", j.pvsync2_uncached},
-            {"pvsync2_nowait", j.pvsync2_nowait},
+            // The keys keep the names --showplan has always printed.
+            {"hipri_percentage", j.hipri_percentage}, {"pvsync2_uncached", j.rwf_uncached},
+            {"pvsync2_nowait", j.rwf_nowait},
             {"cpus_allowed_mask", j.cpus_allowed_mask}, {"cpus_allowed_split", j.cpus_allowed_split},
             {"nice", j.nice}};
 }

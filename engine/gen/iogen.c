@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "engine/gen/iogen.h"
-#include "engine/gen/iogen_fio.h"
+#include "engine/gen/draw.h"
 #include "engine/gen/rng.h"
 
 static bool job_is_mixed(enum plan_rw rw)
@@ -79,13 +79,13 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	f->start = start;
 	f->io_size = len;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		f->lastb[d] = gen_fio_last_block(g, f, d);
+		f->lastb[d] = gen_draw_last_block(g, f, d);
 	f->nblocks = len / g->align;
 	f->nsteps = len / step;
 	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
-	if (g->use_perm && !g->fio_map)
+	if (g->use_perm && !g->use_map)
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
 	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
 	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
@@ -120,7 +120,7 @@ static bool lengths_vary(const struct gen *g)
  * of rw_min_bs, records what this pass did (up to 2^30 blocks; past that the
  * permutation serves, without).  Strided zones keep their permutation per zone.
  */
-static bool wants_fio_map(const struct gen *g, uint64_t region_len)
+static bool wants_map(const struct gen *g, uint64_t region_len)
 {
 	const struct plan_job *j = g->job;
 
@@ -147,26 +147,26 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
 	 * permutation per zone.
 	 */
-	g->fio_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
-	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->fio_lfsr;
+	g->use_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->use_lfsr;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, 1);
 	g->rng_mix = rng_seed(c->seed, 2);
 	g->mix_ddir = PLAN_DDIR_READ;
 	g->clone = c;
-	gen_fio_seed(g);
+	gen_draw_seed(g);
 	g->rng_pr = rng_seed(c->seed, 5);
 	g->zone_key = rng_seed(c->seed, 6);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
-	gen_fio_sort_splits(g);
+	gen_draw_sort_splits(g);
 	job_min_bs(g, &min_bs, &g->align);
-	gen_fio_block_sizes(g);
+	gen_draw_block_sizes(g);
 	/* fio: blockalign other than the block size turns the random map off. */
-	if (gen_fio_aligned_apart(g))
+	if (gen_draw_aligned_apart(g))
 		g->use_perm = false;
-	g->fio_draw = g->fio_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
-				      (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
+	g->offset_first = g->use_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
+					  (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
@@ -174,16 +174,16 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	if (!g->files)
 		return -ENOMEM;
 	g->nr_files = nr;
-	g->fio_map = nr > 0;
+	g->use_map = nr > 0;
 	for (uint32_t i = 0; i < nr; i++)
-		g->fio_map = g->fio_map && wants_fio_map(g, region_len[i]);
-	g->fio_draw = g->fio_draw || g->fio_map;
+		g->use_map = g->use_map && wants_map(g, region_len[i]);
+	g->offset_first = g->offset_first || g->use_map;
 	for (uint32_t i = 0; i < nr; i++) {
 		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
-		if (!ret && g->fio_map)
+		if (!ret && g->use_map)
 			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
 		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
-		if (!ret && g->fio_lfsr)
+		if (!ret && g->use_lfsr)
 			ret = lfsr_init(&g->files[i].lfsr, region_len[i] / g->rw_min_bs, c->block_seed);
 		if (ret)
 			return ret;
@@ -234,18 +234,18 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 	f->back_done[d] = 0;
 	f->last_start[d] = 0;
 	f->zone_start = 0;
-	if (g->use_perm && !g->fio_map)
+	if (g->use_perm && !g->use_map)
 		perm_new_pass(&f->perm, &g->rng_off);
 	if (f->map.nr_bits)
 		randmap_reset(&f->map);
-	if (g->fio_lfsr)
+	if (g->use_lfsr)
 		lfsr_reset(&f->lfsr, g->clone->block_seed);
 }
 
 /* fio's files run out of room by a failed draw (its map, or its register), not by a count. */
 static bool runs_out(const struct gen *g)
 {
-	return g->fio_map || g->fio_lfsr;
+	return g->use_map || g->use_lfsr;
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -281,7 +281,7 @@ void gen_window(struct gen *g, bool time_based)
 	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
 	 */
 	if (!g->job->io_size_bytes && g->job->size_bytes &&
-	    (g->fio_draw || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
+	    (g->offset_first || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
@@ -372,7 +372,7 @@ uint8_t gen_pick_ddir(struct gen *g)
 		return g->only_ddir;
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
-	 * re-seeds) and decides again.  fio's map finds out by a failed draw (fio_next). */
+	 * re-seeds) and decides again.  fio's map finds out by a failed draw (offset_first_next). */
 	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
 		d = mix_decide(g);
 	return d;
@@ -413,7 +413,7 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
  * loop while loops= lasts, then only with io_size= and at least one largest
  * block still to go.
  */
-static bool fio_loop_left(struct gen *g)
+static bool loop_left(struct gen *g)
 {
 	uint64_t io_size = g->job->io_size_bytes, max_bs = 0;
 
@@ -436,9 +436,9 @@ static bool fio_loop_left(struct gen *g)
 static bool new_pass(struct gen *g, uint8_t d)
 {
 	if (g->limited) {
-		if (runs_out(g) && !fio_loop_left(g))
+		if (runs_out(g) && !loop_left(g))
 			return false;
-		gen_fio_next_loop(g);
+		gen_draw_next_loop(g);
 	}
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		file_new_pass(g, &g->files[i], d);
@@ -611,8 +611,8 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
-	if (g->fio_draw && !g->job->zone_size_bytes) {
-		b = gen_fio_block(g, f, d);
+	if (g->offset_first && !g->job->zone_size_bytes) {
+		b = gen_draw_block(g, f, d);
 		return b == RANDMAP_NONE ? b : b * g->ba[d];
 	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
@@ -758,7 +758,7 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, ui
  * then the map's cut.  A file with no room for it is done for the pass, as fio
  * marks a file done when it cannot fill an I/O; without a map that ends the job.
  */
-static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
+static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
 	struct gen_file *f;
 
@@ -784,8 +784,8 @@ static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, u
 			return false;
 		*d = gen_pick_ddir(g);
 	}
-	if (g->fio_map)
-		*len = gen_fio_mark(g, f, *d, *rel, *len);
+	if (g->use_map)
+		*len = gen_draw_mark(g, f, *d, *rel, *len);
 	f->pos[*d] = *rel + *len;
 	return true;
 }
@@ -795,7 +795,7 @@ static bool fio_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, u
  * their position (seq_len); the permutation, skewed draws, strided zones and
  * interlocked tickets take a length first, then the offset.
  */
-static bool plain_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
+static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
 	const struct gen_file *f;
 
@@ -834,7 +834,7 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	if (!(g->fio_draw ? fio_next : plain_next)(g, &d, &io->file, &rel, &len))
+	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
 		return false;
 	f = &g->files[io->file];
 	if (g->max_open && pass_is_done(g, f, d))

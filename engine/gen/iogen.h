@@ -39,10 +39,10 @@ struct gen_file {
 	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
-	struct randmap map;		/* fio_map: fio's random map (nr_bits 0 = none) */
-	struct lfsr lfsr;		/* fio_lfsr: fio's register over the region's blocks */
+	struct randmap map;		/* use_map: fio's random map (nr_bits 0 = none) */
+	struct lfsr lfsr;		/* use_lfsr: fio's register over the region's blocks */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
-	uint64_t lastb[PLAN_DDIR_NR];	/* fio_draw: blocks a draw may start at, per direction */
+	uint64_t lastb[PLAN_DDIR_NR];	/* offset_first: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
 	bool exhausted;			/* this pass is done for this file */
@@ -70,10 +70,11 @@ struct gen {
 	bool random;
 	bool use_perm;			/* random map semantics (no norandommap, uniform) */
 	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
-	bool fio_map;
-	bool fio_draw;			/* uniform offsets drawn as fio draws them (not the permutation) */
-	bool fio_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
-	uint32_t passes_left;		/* fio_map: passes the window may still start (fio's loops) */
+	bool use_map;
+	/* The offset drawn first, then a length that fits (draw.c), not the permutation. */
+	bool offset_first;
+	bool use_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
+	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
 	struct taus88 off_rng;		/* fio's random_state */

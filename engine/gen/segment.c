@@ -141,7 +141,7 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
-	w->log = wlog_open(e->logw, jr->job, &jr->job->clones[c], &err);
+	w->lg.log = clone_log_open(e->log_writer, jr->job, &jr->job->clones[c], &err);
 	if (err) {
 		free(w);
 		return NULL;
@@ -343,7 +343,7 @@ static void seg_free(struct eng *e, struct seg_run *s)
 {
 	pthread_mutex_lock(&e->mu);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
-		wlog_close(e->cur[i]->log);
+		clone_log_close(e->cur[i]->lg.log);
 		if (e->cur[i]->snap.valid)
 			res_clone_release(&e->cur[i]->snap.res);
 		pthread_mutex_destroy(&e->cur[i]->snap.mu);

@@ -78,7 +78,7 @@ static int pv2_queue(struct ioe *e, struct io_u *u)
 }
 
 /* The fixed RWF_* flags a job asks for; uncached only applies to buffered I/O (as fio). */
-int ioe_pvsync2_flags(bool uncached, bool nowait, bool direct)
+int ioe_rwf_flags(bool uncached, bool nowait, bool direct)
 {
 	return (uncached && !direct ? RWF_UNCACHED : 0) | (nowait ? RWF_NOWAIT : 0);
 }

@@ -96,7 +96,7 @@ int log_file_name(char *path, size_t n, const struct plan_job *j, const struct p
 	return 1;
 }
 
-static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan_clone *c,
+static int open_kind(struct clone_log *l, const struct plan_job *j, const struct plan_clone *c,
 		     enum log_kind k)
 {
 	char path[4096];
@@ -104,18 +104,18 @@ static int open_kind(struct wlog *l, const struct plan_job *j, const struct plan
 
 	if (!log_file_name(path, sizeof(path), j, c, k))
 		return 0;
-	f = logw_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
-	l->cur[k] = f ? logw_swap(l->lw, NULL) : NULL;
+	f = log_writer_file(l->lw, path, !j->per_job_logs, j->log_offset, j->log_prio);
+	l->cur[k] = f ? log_writer_swap(l->lw, NULL) : NULL;
 	if (!l->cur[k])
 		return -ENOMEM;
 	if (j->log_store_compressed && k != LOG_HIST)
-		logw_file_gz(f, j->log_gz_bytes);
+		log_writer_file_gz(f, j->log_gz_bytes);
 	l->cur[k]->file = f;
 	l->cur[k]->raw = k == LOG_HIST;
 	return 0;
 }
 
-static int open_hist(struct wlog *l, const struct plan_job *j, const struct plan_clone *c)
+static int open_hist(struct clone_log *l, const struct plan_job *j, const struct plan_clone *c)
 {
 	l->hist_ms = j->log_hist_ns / NS_PER_MS;
 	l->hist_stride = 1u << (j->log_hist_coarseness > 6 ? 6 : j->log_hist_coarseness);
@@ -125,10 +125,10 @@ static int open_hist(struct wlog *l, const struct plan_job *j, const struct plan
 	return open_kind(l, j, c, LOG_HIST);
 }
 
-struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
-		       int *err)
+struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j,
+				 const struct plan_clone *c, int *err)
 {
-	struct wlog *l;
+	struct clone_log *l;
 	int ret = 0;
 
 	*err = 0;
@@ -150,14 +150,14 @@ struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct p
 	if (!ret && kind_prefix(j, LOG_HIST))
 		ret = open_hist(l, j, c);
 	if (ret) {
-		wlog_close(l);
+		clone_log_close(l);
 		*err = ret;
 		return NULL;
 	}
 	return l;
 }
 
-void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns)
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns)
 {
 	struct timespec ts;
 
@@ -176,8 +176,8 @@ void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns)
 		l->base_ms = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - ago_ns) / NS_PER_MS;
 }
 
-static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t value, uint8_t ddir,
-		   uint32_t bs, uint64_t offset)
+static void append(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t value,
+		   uint8_t ddir, uint32_t bs, uint64_t offset)
 {
 	struct log_chunk *c = l->cur[k];
 	struct log_entry *e;
@@ -185,7 +185,7 @@ static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t valu
 	if (c->nr == LOG_CHUNK_ENTRIES) {
 		struct log_file *f = c->file;
 
-		c = logw_swap(l->lw, c);
+		c = log_writer_swap(l->lw, c);
 		if (!c) {
 			/* Out of memory: this kind stops logging rather than stop the I/O. */
 			l->cur[k] = NULL;
@@ -204,7 +204,7 @@ static void append(struct wlog *l, enum log_kind k, uint64_t t_ms, uint64_t valu
 }
 
 /* One averaged line per direction and kind that had I/O since the last one. */
-static void emit_avg(struct wlog *l, uint64_t now, bool rates)
+static void emit_avg(struct clone_log *l, uint64_t now, bool rates)
 {
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
 	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
@@ -231,7 +231,7 @@ static void emit_avg(struct wlog *l, uint64_t now, bool rates)
 		l->last_ns = now;
 }
 
-static void add_avg(struct wlog *l, enum log_kind k, uint8_t d, uint64_t v)
+static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
 {
 	l->sum[k][d] += v;
 	l->n[k][d]++;
@@ -239,7 +239,7 @@ static void add_avg(struct wlog *l, enum log_kind k, uint8_t d, uint64_t v)
 		l->max[k][d] = v;
 }
 
-static void io_avg(struct wlog *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
+static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
 		   uint64_t clat, uint64_t slat)
 {
 	if (now >= l->next_ns) {
@@ -259,14 +259,14 @@ static void io_avg(struct wlog *l, uint64_t now, uint8_t d, uint32_t bytes, uint
 #define HIST_LINE_MAX (3u * 22u + LOG_HIST_BUCKETS * 22u + 2u)
 
 /* Room in the hist chunk for a whole line, or NULL (out of memory: the hist log stops). */
-static char *hist_room(struct wlog *l)
+static char *hist_room(struct clone_log *l)
 {
 	struct log_chunk *c = l->cur[LOG_HIST];
 
 	if (c->nr + HIST_LINE_MAX > sizeof(c->e)) {
 		struct log_file *f = c->file;
 
-		c = logw_swap(l->lw, c);
+		c = log_writer_swap(l->lw, c);
 		l->cur[LOG_HIST] = c;
 		if (!c)
 			return NULL;
@@ -277,7 +277,7 @@ static char *hist_room(struct wlog *l)
 }
 
 /* fio's hist line: "time, ddir, bs, " and the window's counts, 2^coarseness buckets a column. */
-static void hist_emit(struct wlog *l, uint64_t t_ms, uint8_t d, uint32_t bs)
+static void hist_emit(struct clone_log *l, uint64_t t_ms, uint8_t d, uint32_t bs)
 {
 	uint64_t *h = l->hist + (size_t)d * LOG_HIST_BUCKETS;
 	char *p = hist_room(l), *start = p;
@@ -298,7 +298,7 @@ static void hist_emit(struct wlog *l, uint64_t t_ms, uint8_t d, uint32_t bs)
 }
 
 /* fio's windows: from a direction's first I/O, a line each log_hist_msec, drift carried over. */
-static void hist_io(struct wlog *l, uint64_t now, uint8_t d, uint32_t bs, uint64_t clat)
+static void hist_io(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bs, uint64_t clat)
 {
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS, window;
 	uint32_t idx = res_hist_index(clat);
@@ -315,8 +315,8 @@ static void hist_io(struct wlog *l, uint64_t now, uint8_t d, uint32_t bs, uint64
 	l->hist_last_ms[d] = t_ms - (window - l->hist_ms);
 }
 
-void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
-	     uint64_t lat, uint64_t clat, uint64_t slat)
+void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
+		  uint64_t offset, uint64_t lat, uint64_t clat, uint64_t slat)
 {
 	uint64_t t_ms;
 
@@ -341,7 +341,7 @@ void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_
 		append(l, LOG_IOPS, t_ms, 1, ddir, bytes, offset);
 }
 
-void wlog_end(struct wlog *l, uint64_t now)
+void clone_log_end(struct clone_log *l, uint64_t now)
 {
 	if (!l)
 		return;
@@ -353,7 +353,7 @@ void wlog_end(struct wlog *l, uint64_t now)
 		if (!l->cur[k] || !l->cur[k]->nr)
 			continue;
 		f = l->cur[k]->file;
-		l->cur[k] = logw_swap(l->lw, l->cur[k]);
+		l->cur[k] = log_writer_swap(l->lw, l->cur[k]);
 		if (l->cur[k]) {
 			l->cur[k]->file = f;
 			l->cur[k]->raw = k == LOG_HIST;
@@ -361,7 +361,7 @@ void wlog_end(struct wlog *l, uint64_t now)
 	}
 }
 
-void wlog_close(struct wlog *l)
+void clone_log_close(struct clone_log *l)
 {
 	if (!l)
 		return;

@@ -9,7 +9,7 @@
  * in ns; only the measured window is logged, its start is time 0.
  *
  * The I/O loop only appends a fixed-size entry to a chunk of its own; full chunks
- * go to one writer thread per run (logs_writer.c) that turns them into text and
+ * go to one writer thread per run (log_writer.c) that turns them into text and
  * writes them while the run goes on.  A bounded number of chunks is queued, so
  * memory stays constant over any run length: a writer that falls behind slows
  * the clones that log, it never drops an entry.
@@ -76,49 +76,49 @@ struct log_chunk {
 	struct log_entry e[LOG_CHUNK_ENTRIES];
 };
 
-/* The run's writer: one thread, the open files, the queue of full chunks. */
-struct logw;
+/* The run's writer (log_writer.c): one thread, the open files, the queue of full chunks. */
+struct log_writer;
 
 /* Starts the writer thread: 0 or -errno. */
-int logw_start(struct logw **out);
+int log_writer_start(struct log_writer **out);
 
 /*
  * Writes every queued chunk, stops the thread and closes the files.  Calls
  * fail(arg, path, errno) for each file an open or a write failed on; returns
  * the first such error as -errno, or 0.
  */
-typedef void (*logw_fail_fn)(void *arg, const char *path, int err);
-int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg);
+typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err);
+int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg);
 
 /*
  * The file at path, opened once per run (append: per_job_logs=0, as fio never
  * truncates it), with its columns (log_offset, log_prio): NULL if out of memory.
  */
-struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool offset,
-			   bool prio_hex);
+struct log_file *log_writer_file(struct log_writer *lw, const char *path, bool append,
+				 bool offset, bool prio_hex);
 
 /*
  * Makes f a log_store_compressed file: its samples go out as fio's binary
  * samples, deflated by zlib in streams of about chunk_bytes (log_compression).
  */
-void logw_file_gz(struct log_file *f, uint32_t chunk_bytes);
+void log_writer_file_gz(struct log_file *f, uint32_t chunk_bytes);
 
 /* fio's binary sample of e at p: its size (LOG_SAMPLE_BYTES or _OFFSET_BYTES). */
 size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex);
 
 /* Hands a chunk over (it may wait for room) and returns an empty one, or NULL. */
-struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full);
+struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full);
 
 /* Formats one entry as fio does; returns the length written into buf (>= 96 bytes). */
 size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_hex);
 
-/* One clone's logs. */
-struct wlog {
-	struct logw *lw;
+/* One clone's logs (logs.c): what it records, in chunks handed to the run's writer. */
+struct clone_log {
+	struct log_writer *lw;
 	struct log_chunk *cur[LOG_KIND_NR];	/* NULL = this kind is off */
 	uint64_t avg_ns;			/* log_avg_msec; 0 = an entry per I/O */
 	bool max_value;
-	uint16_t ioprio;			/* priority of the I/O wlog_io logs next (the worker sets it) */
+	uint16_t ioprio;			/* the next I/O's priority (the worker sets it) */
 	bool no_bw_per_io;			/* disable_bw_measurement: per-I/O bw entries are not made */
 	uint64_t start_ns;			/* the measured window's start */
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
@@ -147,25 +147,25 @@ const char *log_option(enum log_kind k);
 bool logs_wanted(const struct plan_job *j);
 
 /* A clone's logs (NULL when the job logs nothing, or out of memory: then *err). */
-struct wlog *wlog_open(struct logw *lw, const struct plan_job *j, const struct plan_clone *c,
-		       int *err);
+struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j,
+				 const struct plan_clone *c, int *err);
 
 /*
  * The measured window starts at now (clock ns), which was ago_ns before this
  * call (a clone that joins its start gate late): log_unix_epoch dates the
  * window's start, not the call.
  */
-void wlog_begin(struct wlog *l, uint64_t now, uint64_t ago_ns);
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns);
 
 /* One completed I/O of the window; slat is UINT64_MAX for a sync engine (no slat). */
-void wlog_io(struct wlog *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
-	     uint64_t lat, uint64_t clat, uint64_t slat);
+void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
+		  uint64_t offset, uint64_t lat, uint64_t clat, uint64_t slat);
 
 /* The window ended at now: last averaged latency entries, partial chunks to the writer. */
-void wlog_end(struct wlog *l, uint64_t now);
+void clone_log_end(struct clone_log *l, uint64_t now);
 
-/* Releases the clone's logs (after wlog_end; NULL is a no-op). */
-void wlog_close(struct wlog *l);
+/* Releases the clone's logs (after clone_log_end; NULL is a no-op). */
+void clone_log_close(struct clone_log *l);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,7 @@ int csum_init(struct csum_ctx *ctx, enum plan_verify kind)
 	ctx->kind = kind;
 	if (m->how == HOW_NONE)
 		return -EINVAL;
-	crc_small_tables(ctx->crc16_tab, ctx->crc7_tab);
+	crc16_crc7_tables(ctx->crc16_tab, ctx->crc7_tab);
 	if (m->how != HOW_EVP)
 		return 0;
 	ctx->md = EVP_MD_fetch(NULL, m->evp, NULL);
@@ -162,10 +162,10 @@ int csum_compute(struct csum_ctx *ctx, const void *buf, size_t len, uint8_t *out
 		v = ~crc64_jones_refl(~0ull, buf, len);
 		break;
 	case HOW_CRC16:
-		v = crc_small_crc16(ctx->crc16_tab, buf, len);
+		v = crc16_arc(ctx->crc16_tab, buf, len);
 		break;
 	case HOW_CRC7:
-		v = crc_small_crc7(ctx->crc7_tab, buf, len);
+		v = crc7_mmc(ctx->crc7_tab, buf, len);
 		break;
 	case HOW_XXH32:
 		v = XXH32(buf, len, 1);

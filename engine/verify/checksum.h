@@ -5,7 +5,7 @@
  * after the 40-byte block header (the "area"), and how the digest is made.
  * The digests come from Debian's libraries: OpenSSL's libcrypto (MD5, SHA-1,
  * SHA-2, SHA-3), ISA-L (CRC-32, CRC-32C, CRC-64) and libxxhash (XXH32); only
- * CRC-16 and CRC-7 are computed here (engine/verify/crc_small.c says why).  A digest
+ * CRC-16 and CRC-7 are computed here (engine/verify/crc16_crc7.c says why).  A digest
  * is stored in the byte order fio stores it, so a block written by either tool
  * reads back clean with the other - except sha256 and sha512, whose fio 3.33
  * areas do not hold the digest (see checksum.c).
@@ -52,10 +52,10 @@ int csum_compute(struct csum_ctx *ctx, const void *buf, size_t len, uint8_t *out
 /* fio's crc32c (initial value ~0, no final inversion), which also guards each header. */
 uint32_t csum_crc32c(const void *buf, size_t len);
 
-/* Hand-written (crc_small.c): fio's CRC-16 (poly 0x8005, reflected) and CRC-7 (poly 0x09). */
-void crc_small_tables(uint16_t crc16_tab[256], uint8_t crc7_tab[256]);
-uint16_t crc_small_crc16(const uint16_t tab[256], const void *buf, size_t len);
-uint8_t crc_small_crc7(const uint8_t tab[256], const void *buf, size_t len);
+/* Hand-written (crc16_crc7.c): fio's CRC-16 (poly 0x8005, reflected) and CRC-7 (poly 0x09). */
+void crc16_crc7_tables(uint16_t crc16_tab[256], uint8_t crc7_tab[256]);
+uint16_t crc16_arc(const uint16_t tab[256], const void *buf, size_t len);
+uint8_t crc7_mmc(const uint8_t tab[256], const void *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -348,7 +348,7 @@ static int open_engine(struct worker *w)
 	cfg.depth = w->depth;
 	cfg.hipri = w->job->uring_hipri;
 	cfg.hipri_percentage = w->job->hipri_percentage;
-	cfg.rwf_flags = ioe_pvsync2_flags(w->job->pvsync2_uncached, w->job->pvsync2_nowait, w->job->direct);
+	cfg.rwf_flags = ioe_rwf_flags(w->job->rwf_uncached, w->job->rwf_nowait, w->job->direct);
 	cfg.fds = w->fds;
 	/* Files that open and close under openfiles cannot be registered once for the run. */
 	cfg.nr_fds = w->max_open ? 0 : w->nr_fds;
@@ -400,8 +400,7 @@ static int setup_prio(struct worker *w)
 	ret = prio_pick_new(w->job, w->clone->seed, &w->res, &w->prio);
 	for (uint32_t i = 0; i < w->depth; i++)
 		w->ios[i].ioprio = (uint16_t)w->res.ioprio;
-	if (w->log)
-		w->log->ioprio = (uint16_t)w->res.ioprio;
+	worker_logs_prio(w, (uint16_t)w->res.ioprio);
 	return ret;
 }
 
@@ -514,9 +513,7 @@ static void publish_window(struct worker *w, uint64_t now)
 void worker_begin_window(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t zero[PLAN_DDIR_NR] = { 0 };
-	uint64_t now = w->now, t;
-	int ret;
+	uint64_t now = w->now;
 
 	w->phase = WP_RUN;
 	w->counting = true;
@@ -538,22 +535,7 @@ void worker_begin_window(struct worker *w)
 	if (j->replay)
 		worker_replay_start(w, now);
 	rates_start(w, now);
-	sampler_start(&w->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : 500000000ull,
-		      j->kb_base ? j->kb_base : 1024, now, zero);
-	sampler_start(&w->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : 500000000ull, 1,
-		      now, zero);
-	w->next_bw = now + w->bw_s.avg_ns;
-	w->next_iops = now + w->iops_s.avg_ns;
-	ret = series_start(&w->bw_ser, &w->res.bw_series, w->bw_s.avg_ns, now);
-	w->iops_ser_own = !ret && w->iops_s.avg_ns != w->bw_s.avg_ns;
-	if (w->iops_ser_own)
-		ret = series_start(&w->iops_ser, &w->res.iops_series, w->iops_s.avg_ns, now);
-	else if (!ret)
-		w->res.iops_series = w->res.bw_series;
-	w->next_tick = w->bw_ser.next_end;
-	t = w->sh->fake ? now : clk_now(&w->clk);
-	wlog_begin(w->log, now, t > now ? t - now : 0);
-	if (ret)
+	if (worker_logs_begin(w, now))
 		worker_fail(w, 0);	/* no memory for the series: stop the job */
 	worker_rate_min_start(w);
 	publish_window(w, now);
@@ -602,25 +584,14 @@ void worker_end_in_ramp(struct worker *w)
 
 void worker_end_window(struct worker *w)
 {
-	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
-
 	if (!w->counting)
 		return;
 	w->counting = false;
 	w->res.end_ns = w->now;
-	wlog_end(w->log, w->now);
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		bytes[d] = w->res.ddir[d].bytes;
-		ios[d] = w->res.ddir[d].ios;
-		if (ios[d])
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (w->res.ddir[d].ios)
 			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
-	}
-	if (w->res.bw_series.samples)
-		series_finish(&w->bw_ser, w->now, bytes, ios, w->lat_sum);
-	if (w->iops_ser_own && w->res.iops_series.samples)
-		series_finish(&w->iops_ser, w->now, bytes, ios, w->lat_sum);
-	else
-		w->res.iops_series = w->res.bw_series;
+	worker_logs_end(w);
 	take_cpu(w);
 	set_state(w, 'f');
 }
@@ -641,8 +612,7 @@ static void verify(struct worker *w)
 {
 	if (w->fatal || stop_requested(w))
 		return;
-	if (w->job->verify_only || (w->job->do_verify && w->vmaps))
-		worker_verify_phase(w);
+	worker_verify_phase(w);	/* verify_only, or the writes do_verify mapped */
 }
 
 static void run(struct worker *w)
@@ -726,7 +696,7 @@ void *worker_main(void *arg)
 	ret = numa_place_thread(w->job, &what);
 	if (ret) {
 		worker_error(w, .err = -ret, .what = what);
-		w->res.error = -ret;
+		worker_set_error(w, -ret);
 		start_together(w);
 	} else if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
@@ -738,8 +708,8 @@ void *worker_main(void *arg)
 			ret = worker_env_start(w);
 		if (start_together(w) && !ret && !w->job->create_only)
 			run(w);
-		else if (ret && ret != -EINTR && !w->res.error)	/* -EINTR: stopped while setting up */
-			w->res.error = -ret;
+		else if (ret && ret != -EINTR)	/* -EINTR: stopped while setting up */
+			worker_set_error(w, -ret);
 	} else {
 		start_together(w);	/* stopped before setup: no clone waits for this one */
 	}

@@ -110,8 +110,13 @@ enum wphase {
 	WP_DRAIN
 };
 
-/* latency_target's search (worker_lat_target.c), fio's td->latency_* fields. */
-struct lat_search {
+/*
+ * latency_target's search (worker_lat_target.c), fio's td->latency_* fields.
+ * The loop (worker_io.c) reads qd_cap before each I/O and done after each
+ * trip: the depth it may fill, and whether the search ended the job.
+ */
+struct worker_lat_target {
+	uint32_t qd_cap;		/* most I/Os in flight: depth, or the search's depth */
 	uint32_t qd, low, high;		/* depth in use, last met, first missed (or iodepth) */
 	uint32_t stable;		/* windows met one below high in a row */
 	uint64_t cycle_ns, cycle_ios;	/* when the current window began, I/Os by then */
@@ -158,6 +163,42 @@ struct worker_snap {
 	bool valid;			/* res holds a copy */
 	bool final;			/* the worker's *out holds the thread's final results */
 	uint64_t seen;			/* the last request this worker answered (its own) */
+};
+
+/*
+ * The per-interval figures: bw and iops samples, the series, fio's log files
+ * (worker_logs.c).  The loop (worker_io.c account) adds each I/O to lat_sum,
+ * the series' lat_max and the log, and compares next_tick, without a call per
+ * I/O; segment.c opens the log with the worker and closes it after the run.
+ */
+struct worker_logs {
+	struct clone_log *log;	/* NULL unless the job writes fio's log files */
+	struct sampler bw_s, iops_s;
+	uint64_t next_bw, next_iops, next_tick;
+	struct series bw_ser, iops_ser;
+	bool iops_ser_own;		/* iops series differs from the bw series */
+	uint64_t lat_sum[PLAN_DDIR_NR];	/* lat of the I/Os so far, for the series' means */
+};
+
+/*
+ * Verification (worker_verify.c) and the trims among verified writes
+ * (worker_trim.c, which works on maps and vfy and owns trim).  The loop
+ * (worker_io.c) reads vfy and trim to know whether a completion is checked and
+ * whether trims may be due, without a call per I/O.
+ */
+struct worker_verify {
+	struct vfy *vfy;		/* NULL unless the job verifies */
+	struct vfy_map *maps;		/* per file: chunks written, for the read-back */
+	struct vfy_map *starts;		/* per file: chunks a write read back whole starts at */
+	bool reads;			/* check every block read */
+	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
+	struct vstate *load;		/* verify_state_load: the earlier run's state */
+	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
+	uint8_t *buf;			/* verify_backlog: the read-back buffer, vfy_run_chunks */
+	uint64_t writes, chunks;	/* verify_backlog: writes and chunks since the last pass */
+	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
+	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
+	struct vtrim *trim;		/* trim_percentage: blocks to trim, trimmed chunks, or NULL */
 };
 
 struct worker {
@@ -245,32 +286,15 @@ struct worker {
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */
 	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
 	struct prio_pick *prio;		/* cmdprio: per-I/O priorities; NULL without (engine/prio.h) */
-	uint32_t qd_cap;		/* most I/Os in flight: depth, or latency_target's depth */
-	struct lat_search lt;
+	struct worker_lat_target lt;	/* worker_lat_target.c */
 
-	struct sampler bw_s, iops_s;
-	uint64_t next_bw, next_iops, next_tick;
-	struct series bw_ser, iops_ser;
-	bool iops_ser_own;		/* iops series differs from the bw series */
-	uint64_t lat_sum[PLAN_DDIR_NR];
+	struct worker_logs lg;		/* worker_logs.c; worker_io.c adds each I/O */
 	struct rusage ru0;
 
 	struct worker_rate_min rm;	/* worker_rate_min.c only */
 	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
-	struct wlog *log;		/* NULL unless the job writes fio's log files */
-	struct vfy *vfy;		/* NULL unless the job verifies (worker_verify.c) */
-	struct vfy_map *vmaps;		/* per file: chunks written, for the read-back */
-	struct vfy_map *vstarts;	/* per file: chunks a write read back whole starts at */
-	bool vfy_reads;			/* check every block read */
-	struct vstate *vstate;		/* verify_state_save: writes issued, the last completions */
-	struct vstate *vload;		/* verify_state_load: the earlier run's state */
-	uint64_t vload_budget;		/* verify_state_load: chunks verify_only checks */
-	uint8_t *vfy_buf;		/* verify_backlog: the read-back buffer, vfy_run_chunks */
-	uint64_t vfy_writes, vfy_chunks;	/* verify_backlog: writes and chunks since the last pass */
-	uint64_t vpace_t0, vpace_chunks;	/* verify_only under rate=: its start, chunks read since */
-	struct vasync *vasync;		/* verify_async: the checker threads; NULL = check here */
-	struct vtrim *vtrim;		/* trim_percentage: blocks to trim, trimmed chunks; else NULL */
+	struct worker_verify vf;	/* worker_verify.c, worker_trim.c */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
 	struct worker_replay rp;	/* worker_replay.c only */
@@ -294,15 +318,34 @@ void worker_end_window(struct worker *w);
  */
 void worker_end_in_ramp(struct worker *w);
 
+/*
+ * The per-interval figures (worker_logs.c).  begin starts them with the window
+ * (0, or -ENOMEM when the series has no memory); tick closes the intervals
+ * that ended by now, once now passes lg.next_tick; end closes them with the
+ * window; restart drops the latency sums and series when latency_target
+ * measures its window again; so_far completes a copy of the results taken
+ * mid-window (snapshot.c); prio sets the logs' priority column.
+ */
+int worker_logs_begin(struct worker *w, uint64_t now);
+void worker_logs_tick(struct worker *w, uint64_t now);
+void worker_logs_end(struct worker *w);
+void worker_logs_restart(struct worker *w);
+void worker_logs_so_far(const struct worker *w, struct res_clone *s);
+void worker_logs_prio(struct worker *w, uint16_t ioprio);
+
 /* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
 bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
 
 /* Sync engines record lat only as clat: c's lat becomes a copy of its clat (worker_io.c). */
 void worker_lat_from_clat(const struct worker *w, struct res_clone *c);
 
-/* Verification (worker_verify.c): setup, per-I/O hook, read-back, final verdict. */
+/*
+ * Verification (worker_verify.c): setup, a write's stamp as it is prepared, the
+ * completion hook, the read-back, the final verdict.
+ */
 int worker_verify_setup(struct worker *w, const struct buffill *fill);
 void worker_verify_release(struct worker *w);
+void worker_verify_stamp(struct worker *w, struct io_u *u);
 void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
@@ -442,9 +485,12 @@ void worker_record_error(struct worker *w, const struct worker_fault *f);
 #define worker_error(w, ...) worker_record_error((w), &(struct worker_fault){ __VA_ARGS__ })
 
 /*
- * Stops the job on an error it may not continue past.  The first error is the
- * job's (fio reports the first, not the last); err 0 stops without naming one.
+ * The job's error, as res_clone.error holds it: the first one is the job's (fio
+ * reports the first, not the last).  worker_set_error names err unless an
+ * earlier error was named; worker_fail also stops the job on an error it may
+ * not continue past (err 0 stops without naming one).
  */
+void worker_set_error(struct worker *w, int err);
 void worker_fail(struct worker *w, int err);
 
 #endif /* IOPLAN_ENGINE_WORKER_H */

@@ -118,8 +118,8 @@ void worker_env_end(struct worker *w)
 {
 	if (!w->env_started)
 		return;
-	if (w->job->exec_postrun && exec_cmd(w, w->job->exec_postrun, "postrun") && !w->res.error)
-		w->res.error = ECANCELED;
+	if (w->job->exec_postrun && exec_cmd(w, w->job->exec_postrun, "postrun"))
+		worker_set_error(w, ECANCELED);
 	if (w->lockmem)
 		munmap(w->lockmem, w->job->lockmem_bytes);
 	w->lockmem = NULL;

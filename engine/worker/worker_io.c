@@ -45,10 +45,15 @@ void worker_record_error(struct worker *w, const struct worker_fault *f)
 	snprintf(e->what, sizeof(e->what), "%s", f->what ? f->what : "");
 }
 
-void worker_fail(struct worker *w, int err)
+void worker_set_error(struct worker *w, int err)
 {
 	if (!w->res.error)
 		w->res.error = err;
+}
+
+void worker_fail(struct worker *w, int err)
+{
+	worker_set_error(w, err);
 	w->fatal = true;
 }
 
@@ -86,48 +91,13 @@ static void publish(struct worker *w, uint8_t d, uint64_t bytes)
 			      memory_order_relaxed);
 }
 
-/* Per-interval samples and series, before the I/O completing at now is added. */
-static void stats_tick(struct worker *w, uint64_t now)
-{
-	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR], n;
-	struct res_sample_stat bw[PLAN_DDIR_NR], io[PLAN_DDIR_NR];
-
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		bytes[d] = w->res.ddir[d].bytes;
-		ios[d] = w->res.ddir[d].ios;
-		bw[d] = w->res.ddir[d].bw_kib_s;
-		io[d] = w->res.ddir[d].iops;
-	}
-	series_close_until(&w->bw_ser, now, bytes, ios, w->lat_sum);
-	n = w->bw_ser.next_end;
-	if (w->iops_ser_own) {
-		series_close_until(&w->iops_ser, now, bytes, ios, w->lat_sum);
-		if (w->iops_ser.next_end < n)
-			n = w->iops_ser.next_end;
-	}
-	if (now >= w->next_bw)
-		w->next_bw = sampler_tick(&w->bw_s, now, bytes, bw, true);
-	if (now >= w->next_iops)
-		w->next_iops = sampler_tick(&w->iops_s, now, ios, io, false);
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		w->res.ddir[d].bw_kib_s = bw[d];
-		w->res.ddir[d].iops = io[d];
-	}
-	if (w->next_bw < n)
-		n = w->next_bw;
-	if (w->next_iops < n)
-		n = w->next_iops;
-	w->next_tick = n;
-}
-
 /* cmdprio: fio's clat_prio sample (lat with lat_percentiles, else clat); the logs' priority column. */
 static void prio_account(struct worker *w, struct res_ddir *d, const struct io_u *u, uint64_t lat,
 			 uint64_t clat)
 {
 	if (d->nr_prios)
 		lat_add(&d->prios[u->prio_idx].lat, w->job->lat_percentiles ? lat : clat);
-	if (w->log)
-		w->log->ioprio = u->ioprio;
+	worker_logs_prio(w, u->ioprio);
 }
 
 static void account(struct worker *w, struct io_u *u, uint64_t now)
@@ -137,8 +107,9 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
 	uint64_t bytes = u->nostat & IOE_NOSTAT_BYTES ? 0 : (uint64_t)u->result;
 
-	if (now >= w->next_tick) {
-		stats_tick(w, now);
+	/* The intervals that ended before this I/O close without it (worker_logs.c). */
+	if (now >= w->lg.next_tick) {
+		worker_logs_tick(w, now);
 		w->stamp_ok = false;
 	}
 
@@ -160,15 +131,15 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
 	if (w->prio)
 		prio_account(w, d, u, lat, clat);
-	w->lat_sum[u->ddir] += lat;
+	w->lg.lat_sum[u->ddir] += lat;
 	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
 		worker_latency_ok(w, u, lat);
 	if (j->lat_target_ns && lat > j->lat_target_ns)
 		worker_lat_target_over(w, u, lat);
-	if (lat > w->bw_ser.lat_max[u->ddir])
-		w->bw_ser.lat_max[u->ddir] = lat;
-	if (w->iops_ser_own && lat > w->iops_ser.lat_max[u->ddir])
-		w->iops_ser.lat_max[u->ddir] = lat;
+	if (lat > w->lg.bw_ser.lat_max[u->ddir])
+		w->lg.bw_ser.lat_max[u->ddir] = lat;
+	if (w->lg.iops_ser_own && lat > w->lg.iops_ser.lat_max[u->ddir])
+		w->lg.iops_ser.lat_max[u->ddir] = lat;
 	if (w->res.trace_nr < w->res.trace_cap) {
 		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
 
@@ -179,9 +150,9 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		t->file_index = u->file;
 		t->ddir = u->ddir;
 	}
-	if (w->log)
-		wlog_io(w->log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
-			w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+	if (w->lg.log)
+		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
+			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
 	publish(w, u->ddir, bytes);
 }
 
@@ -270,7 +241,7 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	}
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
-	if (w->vfy && u->result == (int64_t)u->len)
+	if (w->vf.vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
 	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
 	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
@@ -332,10 +303,8 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 			buf_vary(u->buf, u->len, &w->rng_misc);
 			w->stamp_ok = false;
 		}
-		if (w->vfy)
-			vfy_stamp(w->vfy, u->buf, u->len, u->offset);
-		if (w->vstate)
-			w->vstate->numberio++;	/* fio's numberio: writes issued */
+		if (w->vf.vfy)
+			worker_verify_stamp(w, u);
 	}
 	if (w->prio)
 		prio_pick_io(w->prio, u);
@@ -456,8 +425,8 @@ static bool submit_one(struct worker *w)
 
 static bool has_room(struct worker *w)
 {
-	if (w->inflight >= w->qd_cap) {
-		w->refill_wait = w->low < w->qd_cap;
+	if (w->inflight >= w->lt.qd_cap) {
+		w->refill_wait = w->low < w->lt.qd_cap;
 		return false;
 	}
 	if (w->refill_wait && w->inflight > w->low)
@@ -469,12 +438,12 @@ static bool has_room(struct worker *w)
 /* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
 static bool draw(struct worker *w)
 {
-	if (w->vtrim && worker_trim_next(w, &w->held, false))
+	if (w->vf.trim && worker_trim_next(w, &w->held, false))
 		return true;
 	if (w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 		return true;
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
-	return w->vtrim && !w->gen.busy && worker_trim_next(w, &w->held, true);
+	return w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
 }
 
 /*
@@ -490,7 +459,7 @@ static bool sync_is_due(struct worker *w)
 		w->have_held = true;
 		return true;
 	}
-	if (w->gen.busy || w->vtrim)
+	if (w->gen.busy || w->vf.trim)
 		return true;	/* files still to open or blocks to trim: more I/O follows */
 	w->need_sync = false;
 	w->gen_done = true;
@@ -795,8 +764,7 @@ static bool remote_gave_up(struct worker *w)
 	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
 		 w->inflight - w->nr_pending, REMOTE_DRAIN_NS / 1000000ull);
 	worker_error(w, .err = ETIMEDOUT, .what = what);
-	if (!w->res.error)
-		w->res.error = ETIMEDOUT;
+	worker_set_error(w, ETIMEDOUT);
 	return true;
 }
 

@@ -15,8 +15,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "engine/worker/worker.h"
 
@@ -32,7 +30,7 @@ static uint64_t total_ios(const struct worker *w)
 static void set_depth(struct worker *w, uint32_t qd)
 {
 	w->lt.qd = qd;
-	w->qd_cap = qd < w->depth ? qd : w->depth;
+	w->lt.qd_cap = qd < w->depth ? qd : w->depth;
 	w->res.lat_depth = qd;
 }
 
@@ -48,11 +46,11 @@ void worker_lat_target_start(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	w->qd_cap = w->depth;
+	w->lt.qd_cap = w->depth;
 	w->res.lat_depth = j->iodepth;
 	if (!j->lat_target_ns)
 		return;
-	w->lt = (struct lat_search){ .low = 1, .high = j->iodepth };
+	w->lt = (struct worker_lat_target){ .low = 1, .high = j->iodepth };
 	set_depth(w, 1);
 	new_cycle(w);
 }
@@ -79,7 +77,7 @@ void worker_lat_target_over(struct worker *w, const struct io_u *u, uint64_t lat
 /* fio's __lat_target_failed: bisect down towards the last depth that met the target. */
 static void ramp_down(struct worker *w)
 {
-	struct lat_search *lt = &w->lt;
+	struct worker_lat_target *lt = &w->lt;
 
 	if (lt->qd == 1)
 		return;	/* nothing lower to try: the window goes on */
@@ -97,16 +95,10 @@ static void ramp_down(struct worker *w)
 /* The depth settled: the counts so far are dropped and one more window is measured. */
 static void final_window(struct worker *w)
 {
-	struct res_clone *c = &w->res;
-
 	worker_quiesce(w);
 	w->lt.end_run = true;
-	res_clone_clear_counts(c);
-	memset(w->lat_sum, 0, sizeof(w->lat_sum));
-	if (c->iops_series.samples != c->bw_series.samples)
-		free(c->iops_series.samples);
-	free(c->bw_series.samples);
-	c->bw_series.samples = c->iops_series.samples = NULL;
+	res_clone_clear_counts(&w->res);
+	worker_logs_restart(w);
 	w->now = clk_now(&w->clk);
 	worker_begin_window(w);
 	w->deadline = w->win_end ? w->win_end : UINT64_MAX;
@@ -115,7 +107,7 @@ static void final_window(struct worker *w)
 /* fio's lat_target_success: double up until a failure bounds the depth, then bisect. */
 static void ramp_up(struct worker *w)
 {
-	struct lat_search *lt = &w->lt;
+	struct worker_lat_target *lt = &w->lt;
 	const struct plan_job *j = w->job;
 	uint32_t was = lt->qd, qd = lt->qd;
 
@@ -138,7 +130,7 @@ static void ramp_up(struct worker *w)
 
 void worker_lat_target_check(struct worker *w)
 {
-	struct lat_search *lt = &w->lt;
+	struct worker_lat_target *lt = &w->lt;
 	uint64_t ios;
 	double ok_pct;
 

@@ -90,8 +90,7 @@ void worker_iolog_close(struct worker *w)
 	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
 	snprintf(what, sizeof(what), "writing write_iolog=%.280s", w->job->write_iolog_path);
 	worker_error(w, .err = err, .what = what);
-	if (!w->res.error)
-		w->res.error = err;
+	worker_set_error(w, err);
 }
 
 void worker_replay_start(struct worker *w, uint64_t now)

@@ -42,9 +42,9 @@ int worker_trim_setup(struct worker *w)
 	const struct plan_job *j = w->job;
 	struct vtrim *t;
 
-	if (!j->trim_percentage || !j->trim_backlog || !w->vmaps)
+	if (!j->trim_percentage || !j->trim_backlog || !w->vf.maps)
 		return 0;
-	if (!(w->vtrim = t = calloc(1, sizeof(*t))))
+	if (!(w->vf.trim = t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->rng = rng_seed(w->clone->seed, 9);
 	if (!j->trim_verify_zero)
@@ -52,14 +52,14 @@ int worker_trim_setup(struct worker *w)
 	if (!(t->zeroed = calloc(w->gen.nr_files, sizeof(*t->zeroed))))
 		return -ENOMEM;
 	for (uint32_t f = 0; f < w->gen.nr_files; f++)
-		if (vfy_map_init(&t->zeroed[f], w->gen.files[f].len, w->vfy->interval))
+		if (vfy_map_init(&t->zeroed[f], w->gen.files[f].len, w->vf.vfy->interval))
 			return -ENOMEM;
 	return 0;
 }
 
 void worker_trim_release(struct worker *w)
 {
-	struct vtrim *t = w->vtrim;
+	struct vtrim *t = w->vf.trim;
 
 	if (!t)
 		return;
@@ -68,7 +68,7 @@ void worker_trim_release(struct worker *w)
 	free(t->zeroed);
 	free(t->q);
 	free(t);
-	w->vtrim = NULL;
+	w->vf.trim = NULL;
 }
 
 /* Appends a block; the ring doubles when full (false without memory: the block is not trimmed). */
@@ -96,8 +96,8 @@ static bool push(struct vtrim *t, const struct io_u *u)
 static void written(struct worker *w, const struct io_u *u, uint64_t rel)
 {
 	const struct plan_job *j = w->job;
-	struct vtrim *t = w->vtrim;
-	uint64_t iv = w->vfy->interval;
+	struct vtrim *t = w->vf.trim;
+	uint64_t iv = w->vf.vfy->interval;
 
 	if (t->zeroed && !(rel % iv))
 		vfy_map_set(&t->zeroed[u->file], rel / iv, u->len / iv, false);
@@ -111,8 +111,8 @@ static void written(struct worker *w, const struct io_u *u, uint64_t rel)
 
 bool worker_trim_done(struct worker *w, const struct io_u *u, uint64_t rel)
 {
-	struct vtrim *t = w->vtrim;
-	uint64_t iv = w->vfy->interval;
+	struct vtrim *t = w->vf.trim;
+	uint64_t iv = w->vf.vfy->interval;
 
 	if (u->ddir == PLAN_DDIR_WRITE) {
 		written(w, u, rel);
@@ -121,19 +121,19 @@ bool worker_trim_done(struct worker *w, const struct io_u *u, uint64_t rel)
 	if (u->ddir != PLAN_DDIR_TRIM || !t->zeroed)
 		return false;	/* not read back: the trim leaves the written map */
 	for (uint64_t i = rel / iv; i < (rel + u->len) / iv; i++)
-		if (vfy_map_test(&w->vmaps[u->file], i))
+		if (vfy_map_test(&w->vf.maps[u->file], i))
 			vfy_map_set(&t->zeroed[u->file], i, 1, true);
 	return true;
 }
 
 bool worker_trim_zeroed(const struct worker *w, uint32_t f, uint64_t chunk)
 {
-	return w->vtrim && w->vtrim->zeroed && vfy_map_test(&w->vtrim->zeroed[f], chunk);
+	return w->vf.trim && w->vf.trim->zeroed && vfy_map_test(&w->vf.trim->zeroed[f], chunk);
 }
 
 bool worker_trim_next(struct worker *w, struct gen_io *io, bool gen_ended)
 {
-	struct vtrim *t = w->vtrim;
+	struct vtrim *t = w->vf.trim;
 	struct vtrim_ent e;
 
 	if (!t->nr) {

@@ -2,7 +2,7 @@
  * engine/worker/worker_verify.c - a worker's verification: stamping, checking, read-back.
  *
  * Write jobs with verify= stamp every chunk they write (worker_io.c calls
- * vfy_stamp when it prepares a write) and remember which chunks of each file
+ * worker_verify_stamp when it prepares a write) and remember which chunks of each file
  * region they completed, so the read-back after the write phase (do_verify=1)
  * checks exactly what this run wrote, however random or time-based the
  * pattern was.  verify_only skips the workload and checks every chunk of the
@@ -75,7 +75,7 @@ static uint64_t max_write_bs(const struct plan_job *j)
 /* Chunks of a read-back run: VFY_RUN_BYTES, or the largest write when it is longer. */
 static uint64_t vfy_run_chunks(const struct worker *w)
 {
-	uint64_t iv = w->vfy->interval, bytes = max_write_bs(w->job);
+	uint64_t iv = w->vf.vfy->interval, bytes = max_write_bs(w->job);
 
 	if (bytes < VFY_RUN_BYTES)
 		bytes = VFY_RUN_BYTES;
@@ -143,7 +143,7 @@ static uint64_t state_bs(const struct plan_job *j)
  */
 static uint64_t state_budget(const struct worker *w, uint64_t bs)
 {
-	const struct vstate *s = w->vload;
+	const struct vstate *s = w->vf.load;
 	uint64_t k = 0, lo = s->numberio > s->depth ? s->numberio - s->depth : 0;
 
 	for (uint32_t f = 0; f < w->gen.nr_files && k <= s->numberio; f++) {
@@ -155,7 +155,7 @@ static uint64_t state_budget(const struct worker *w, uint64_t bs)
 		}
 		for (k += i; i < nb && k <= s->numberio; i++, k++)
 			if (vstate_should_stop(s, k, f, w->gen.files[f].start + i * bs))
-				return k * (bs / w->vfy->interval);
+				return k * (bs / w->vf.vfy->interval);
 	}
 	return UINT64_MAX;
 }
@@ -178,21 +178,21 @@ static int load_state(struct worker *w, uint64_t iv)
 
 	if (!bs || bs % iv)
 		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
-	if (!(w->vload = calloc(1, sizeof(*w->vload))))
+	if (!(w->vf.load = calloc(1, sizeof(*w->vf.load))))
 		return -ENOMEM;
 	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
-	ret = vstate_load(path, w->vload, w->job->name, w->gen.nr_files, why, sizeof(why));
+	ret = vstate_load(path, w->vf.load, w->job->name, w->gen.nr_files, why, sizeof(why));
 	if (ret)
 		return state_error(w, -ret, path, why);
 	if (!w->gen.random && w->gen.nr_files == 1) {
-		w->vload_budget = state_budget(w, bs);
+		w->vf.load_budget = state_budget(w, bs);
 		return 0;
 	}
 	/* Region order is not the write order: right only when the writes covered the region. */
 	for (uint32_t f = 0; f < w->gen.nr_files; f++)
 		blocks += w->gen.files[f].len / bs;
-	w->vload_budget = UINT64_MAX;
-	if (w->vload->numberio < blocks)
+	w->vf.load_budget = UINT64_MAX;
+	if (w->vf.load->numberio < blocks)
 		return state_error(w, EINVAL, path, w->gen.random ? "random writes that stopped before covering "
 				   "the region: which blocks they wrote is not in the state file"
 				   : "writes to several files that stopped before covering them: which blocks "
@@ -203,18 +203,18 @@ static int load_state(struct worker *w, uint64_t iv)
 /* verify_async: the checker threads, with slots for a read-back run or a whole block read. */
 static int start_async(struct worker *w)
 {
-	uint64_t bytes = vfy_run_chunks(w) * w->vfy->interval;
+	uint64_t bytes = vfy_run_chunks(w) * w->vf.vfy->interval;
 	int ret;
 
 	if (bytes < bufpool_len(w->job))
 		bytes = bufpool_len(w->job);
-	if (!(w->vasync = malloc(sizeof(*w->vasync))))
+	if (!(w->vf.async = malloc(sizeof(*w->vf.async))))
 		return -ENOMEM;
-	ret = vasync_start(w->vasync, w->vfy, w->job->verify_async, w->job->verify_async_cpus_mask,
+	ret = vasync_start(w->vf.async, w->vf.vfy, w->job->verify_async, w->job->verify_async_cpus_mask,
 			   bytes);
 	if (ret) {
-		free(w->vasync);
-		w->vasync = NULL;
+		free(w->vf.async);
+		w->vf.async = NULL;
 		worker_error(w, .err = -ret, .what = "verify_async: starting the checker threads");
 	}
 	return ret;
@@ -232,10 +232,10 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	iv = min_write_bs(j);
 	if (j->verify_interval_bytes && j->verify_interval_bytes < iv)
 		iv = j->verify_interval_bytes;
-	w->vfy = malloc(sizeof(*w->vfy));
-	if (!w->vfy)
+	w->vf.vfy = malloc(sizeof(*w->vf.vfy));
+	if (!w->vf.vfy)
 		return -ENOMEM;
-	ret = vfy_init(w->vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
+	ret = vfy_init(w->vf.vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
 		       j->verify_pattern_len);
 	if (ret == -ENOMEM)
 		return ret;
@@ -243,15 +243,15 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return setup_error(w, j->verify == PLAN_VERIFY_PATTERN
 					      ? "verify=pattern needs verify_pattern"
 					      : "verify_interval cannot hold the block header and digest");
-	if (vfy_set_offset(w->vfy, j->verify_offset_bytes))
+	if (vfy_set_offset(w->vf.vfy, j->verify_offset_bytes))
 		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
-	w->vfy->thread = (uint16_t)w->clone->thread_number;
-	w->vfy->offset_at = j->verify_pattern_offset_at;
-	w->vfy->nr_offset_at = j->nr_verify_pattern_offsets;
-	w->vfy->check_seed = job_writes(j) && !j->verify_only;
+	w->vf.vfy->thread = (uint16_t)w->clone->thread_number;
+	w->vf.vfy->offset_at = j->verify_pattern_offset_at;
+	w->vf.vfy->nr_offset_at = j->nr_verify_pattern_offsets;
+	w->vf.vfy->check_seed = job_writes(j) && !j->verify_only;
 	(void)fill;
-	w->vfy_reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
-	if (j->verify_async && (w->vfy_reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
+	w->vf.reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
+	if (j->verify_async && (w->vf.reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
 	    (ret = start_async(w)))
 		return ret;
 	if (j->verify_only && j->verify_state_load)
@@ -260,11 +260,11 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return 0;
 	if (!fits_grid(w, iv))
 		return setup_error(w, "verify_interval must divide every block size and alignment");
-	if (j->verify_state_save && ((w->vstate = calloc(1, sizeof(*w->vstate))) == NULL ||
-				     vstate_init(w->vstate, j->name, j->iodepth, w->gen.nr_files,
+	if (j->verify_state_save && ((w->vf.state = calloc(1, sizeof(*w->vf.state))) == NULL ||
+				     vstate_init(w->vf.state, j->name, j->iodepth, w->gen.nr_files,
 						 w->clone->thread_number - 1)))
 		return -ENOMEM;
-	if (j->do_verify && (!(w->vmaps = new_maps(w, iv)) || !(w->vstarts = new_maps(w, iv))))
+	if (j->do_verify && (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv))))
 		return -ENOMEM;
 	return worker_trim_setup(w);
 }
@@ -276,38 +276,38 @@ static void save_state(struct worker *w)
 	int ret;
 
 	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
-	ret = vstate_save(path, w->vstate);
+	ret = vstate_save(path, w->vf.state);
 	if (ret)
 		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
 }
 
 void worker_verify_release(struct worker *w)
 {
-	if (w->vasync)
-		vasync_stop(w->vasync);
-	free(w->vasync);
-	w->vasync = NULL;
+	if (w->vf.async)
+		vasync_stop(w->vf.async);
+	free(w->vf.async);
+	w->vf.async = NULL;
 	worker_trim_release(w);
-	if (w->vstate && w->vstate->ring)
+	if (w->vf.state && w->vf.state->ring)
 		save_state(w);
 	for (int i = 0; i < 2; i++) {
-		struct vstate **s = i ? &w->vload : &w->vstate;
+		struct vstate **s = i ? &w->vf.load : &w->vf.state;
 
 		if (*s)
 			vstate_release(*s);
 		free(*s);
 		*s = NULL;
 	}
-	free_maps(w, w->vmaps);
-	free_maps(w, w->vstarts);
-	w->vstarts = NULL;
-	free(w->vfy_buf);
-	w->vfy_buf = NULL;
-	if (w->vfy)
-		vfy_release(w->vfy);
-	free(w->vfy);
-	w->vmaps = NULL;
-	w->vfy = NULL;
+	free_maps(w, w->vf.maps);
+	free_maps(w, w->vf.starts);
+	w->vf.starts = NULL;
+	free(w->vf.buf);
+	w->vf.buf = NULL;
+	if (w->vf.vfy)
+		vfy_release(w->vf.vfy);
+	free(w->vf.vfy);
+	w->vf.maps = NULL;
+	w->vf.vfy = NULL;
 }
 
 static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
@@ -336,7 +336,7 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 {
 	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
 	const char *aux = w->sh->aux_path ? w->sh->aux_path : "";
-	uint64_t iv = w->vfy->interval, at = (b->offset - buf_off) / iv * iv;
+	uint64_t iv = w->vf.vfy->interval, at = (b->offset - buf_off) / iv * iv;
 	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
 	uint8_t *want;
 	char name[4096], why[512], what[600];
@@ -345,9 +345,9 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
 		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
 	ret = dump_file(name, buf + at, iv, why, sizeof(why));
-	if (!ret && w->vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
+	if (!ret && w->vf.vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
 		for (uint64_t i = 0; i < iv; i++)
-			want[i] = w->vfy->pattern[i % w->vfy->pattern_len];
+			want[i] = w->vf.vfy->pattern[i % w->vf.vfy->pattern_len];
 		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
 			 slash ? slash + 1 : path, buf_off + at);
 		ret = dump_file(name, want, iv, why, sizeof(why));
@@ -371,9 +371,9 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 	if (w->job->verify_fatal)
 		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
 	for (uint32_t i = 0; i < n && i < VFY_BAD_MAX; i++) {
-		vfy_describe(w->vfy, &bad[i], what, sizeof(what));
+		vfy_describe(w->vf.vfy, &bad[i], what, sizeof(what));
 		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
-			     .offset = bad[i].offset, .len = w->vfy->interval, .what = what);
+			     .offset = bad[i].offset, .len = w->vf.vfy->interval, .what = what);
 		if (w->job->verify_dump)
 			dump_bad(w, file, buf, buf_off, &bad[i]);
 	}
@@ -400,7 +400,7 @@ static void check_read(struct worker *w, const struct io_u *u)
 {
 	struct vasync_slot *s;
 
-	if (!w->vasync) {
+	if (!w->vf.async) {
 		check_here(w, u->file, u->buf, u->offset, u->len, false);
 		return;
 	}
@@ -410,13 +410,13 @@ static void check_read(struct worker *w, const struct io_u *u)
 	s->offset = u->offset;
 	s->file = u->file;
 	s->zero = false;
-	vasync_submit(w->vasync, s);
+	vasync_submit(w->vf.async, s);
 }
 
 /* The chunk after the written I/O that starts at chunk p: the next start or the first one not written. */
 static uint64_t piece_end(const struct worker *w, uint32_t f, uint64_t p)
 {
-	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	const struct vfy_map *m = &w->vf.maps[f], *st = &w->vf.starts[f];
 	uint64_t e = p + 1;
 
 	while (e < m->nbits && vfy_map_test(m, e) && !vfy_map_test(st, e))
@@ -426,8 +426,8 @@ static uint64_t piece_end(const struct worker *w, uint32_t f, uint64_t p)
 
 static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
 {
-	vfy_map_set(&w->vmaps[f], p, piece_end(w, f, p) - p, false);
-	vfy_map_set(&w->vstarts[f], p, 1, false);
+	vfy_map_set(&w->vf.maps[f], p, piece_end(w, f, p) - p, false);
+	vfy_map_set(&w->vf.starts[f], p, 1, false);
 }
 
 /*
@@ -436,13 +436,13 @@ static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
  */
 static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, bool write)
 {
-	const struct vfy_map *m = &w->vmaps[f], *st = &w->vstarts[f];
+	const struct vfy_map *m = &w->vf.maps[f], *st = &w->vf.starts[f];
 	uint64_t p = first;
 
-	if (!write || !w->vstarts) {
-		vfy_map_set(&w->vmaps[f], first, n, write);
-		if (w->vstarts)
-			vfy_map_set(&w->vstarts[f], first, n, false);
+	if (!write || !w->vf.starts) {
+		vfy_map_set(&w->vf.maps[f], first, n, write);
+		if (w->vf.starts)
+			vfy_map_set(&w->vf.starts[f], first, n, false);
 		return;
 	}
 	/* The earlier write this one starts inside of. */
@@ -453,36 +453,43 @@ static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, 
 	for (uint64_t i = first; i < first + n && i < m->nbits; i++)
 		if (vfy_map_test(st, i))
 			drop_piece(w, f, i);
-	vfy_map_set(&w->vmaps[f], first, n, true);
-	vfy_map_set(&w->vstarts[f], first, 1, true);
+	vfy_map_set(&w->vf.maps[f], first, n, true);
+	vfy_map_set(&w->vf.starts[f], first, 1, true);
+}
+
+void worker_verify_stamp(struct worker *w, struct io_u *u)
+{
+	vfy_stamp(w->vf.vfy, u->buf, u->len, u->offset);
+	if (w->vf.state)
+		w->vf.state->numberio++;	/* fio's numberio: writes issued */
 }
 
 void worker_verify_done(struct worker *w, const struct io_u *u)
 {
-	uint64_t rel, iv = w->vfy->interval;
+	uint64_t rel, iv = w->vf.vfy->interval;
 
 	if (u->ddir == PLAN_DDIR_READ) {
-		if (w->vfy_reads)
+		if (w->vf.reads)
 			check_read(w, u);
 		return;
 	}
 	if (u->offset < w->gen.files[u->file].start)
 		return;
 	rel = u->offset - w->gen.files[u->file].start;
-	if (w->vstate && u->ddir == PLAN_DDIR_WRITE)
-		vstate_note_write(w->vstate, u->file, u->offset);
-	if (!w->vmaps)
+	if (w->vf.state && u->ddir == PLAN_DDIR_WRITE)
+		vstate_note_write(w->vf.state, u->file, u->offset);
+	if (!w->vf.maps)
 		return;
 	/* trim_verify_zero: a trimmed written chunk stays on the map, to be read back as zeroes. */
-	if (w->vtrim && worker_trim_done(w, u, rel))
+	if (w->vf.trim && worker_trim_done(w, u, rel))
 		return;
 	if (!(rel % iv))
 		log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
 	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
 		return;
-	w->vfy_chunks += u->len / iv;
+	w->vf.chunks += u->len / iv;
 	/* Only once nothing else is in flight: a check must not race a write to the same block. */
-	if (++w->vfy_writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
+	if (++w->vf.writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
 		backlog_pass(w);
 }
 
@@ -523,8 +530,7 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
 			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
 				     .file = f, .offset = off + done, .len = len - done,
 				     .what = r < 0 ? "verify read" : "verify read: end of file");
-			if (!w->res.error)
-				w->res.error = r < 0 ? (int)-r : EIO;
+			worker_set_error(w, r < 0 ? (int)-r : EIO);
 			return false;
 		}
 		done += (uint64_t)r;
@@ -540,7 +546,7 @@ static void async_report(struct worker *w, struct vasync_slot *s)
 	/* verify_fatal: the job ended at the first mismatch; later slots are not looked at. */
 	if (s->nbad && !(w->fatal && w->job->verify_fatal))
 		report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
-	vasync_put(w->vasync, s);
+	vasync_put(w->vf.async, s);
 }
 
 /* Reports what the checkers have finished; with all, waits for everything submitted. */
@@ -548,7 +554,7 @@ static void async_reap(struct worker *w, bool all)
 {
 	struct vasync_slot *s;
 
-	while ((s = vasync_reap(w->vasync, all)))
+	while ((s = vasync_reap(w->vf.async, all)))
 		async_report(w, s);
 }
 
@@ -558,8 +564,8 @@ static struct vasync_slot *async_slot(struct worker *w)
 	struct vasync_slot *s;
 
 	async_reap(w, false);
-	while (!(s = vasync_get(w->vasync)))
-		if ((s = vasync_reap(w->vasync, true)))
+	while (!(s = vasync_get(w->vf.async)))
+		if ((s = vasync_reap(w->vf.async, true)))
 			async_report(w, s);
 	return s;
 }
@@ -569,8 +575,8 @@ static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off,
 		       bool zero)
 {
 	struct vfy_bad bad[VFY_BAD_MAX];
-	uint32_t nb = zero ? vfy_check_zero(w->vfy, buf, len, off, bad, VFY_BAD_MAX)
-			   : vfy_check(w->vfy, buf, len, off, bad, VFY_BAD_MAX);
+	uint32_t nb = zero ? vfy_check_zero(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX)
+			   : vfy_check(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX);
 
 	return nb && report_bad(w, f, nb, bad, buf, off);
 }
@@ -582,23 +588,23 @@ static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off,
 static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, uint64_t n,
 		      bool zero)
 {
-	uint64_t off = w->gen.files[f].start + rel, len = n * w->vfy->interval;
+	uint64_t off = w->gen.files[f].start + rel, len = n * w->vf.vfy->interval;
 	/* A written I/O is one read; verify_only (a state file's chunks too) reads chunk by chunk. */
-	uint64_t step = w->vstarts ? len : w->vfy->interval;
+	uint64_t step = w->vf.starts ? len : w->vf.vfy->interval;
 	struct vasync_slot *s;
 
-	if (!w->vasync)
+	if (!w->vf.async)
 		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, zero);
 	s = async_slot(w);
 	if (!read_run(w, f, s->buf, off, len, step)) {
-		vasync_put(w->vasync, s);
+		vasync_put(w->vf.async, s);
 		return true;
 	}
 	s->len = len;
 	s->offset = off;
 	s->file = f;
 	s->zero = zero;
-	vasync_submit(w->vasync, s);
+	vasync_submit(w->vf.async, s);
 	return w->fatal;
 }
 
@@ -610,20 +616,21 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 static void pace(struct worker *w, uint64_t n)
 {
 	const struct plan_job *j = w->job;
+	struct worker_verify *v = &w->vf;
 	uint64_t bps = j->rate_bytes_per_s[PLAN_DDIR_READ], iops = j->rate_iops[PLAN_DDIR_READ];
 	uint64_t now = clk_now(&w->clk), due = 0;
 
 	if (!j->verify_only || (!bps && !iops))
 		return;
-	if (!w->vpace_t0)
-		w->vpace_t0 = now;
+	if (!v->pace_t0)
+		v->pace_t0 = now;
 	/* A run is due once its own time at that pace has passed: runs are large, the rate holds whole. */
-	w->vpace_chunks += n;
+	v->pace_chunks += n;
 	if (bps)
-		due = (uint64_t)((double)w->vpace_chunks * (double)w->vfy->interval * 1e9 / (double)bps);
-	if (iops && (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops) > due)
-		due = (uint64_t)((double)w->vpace_chunks * 1e9 / (double)iops);
-	due += w->vpace_t0;
+		due = (uint64_t)((double)v->pace_chunks * (double)v->vfy->interval * 1e9 / (double)bps);
+	if (iops && (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops) > due)
+		due = (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops);
+	due += v->pace_t0;
 	while (now < due && !stopping(w))
 		now = clk_sleep_until(&w->clk, due, 100000000ull);
 }
@@ -635,12 +642,12 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 
 	*run = 0;
 	pace(w, n);
-	if (check_run(w, f, buf, first * w->vfy->interval, n, zero) || stopping(w))
+	if (check_run(w, f, buf, first * w->vf.vfy->interval, n, zero) || stopping(w))
 		return true;
 	if (!all)
-		vfy_map_set(&w->vmaps[f], first, n, false);
-	if (!all && w->vstarts)
-		vfy_map_set(&w->vstarts[f], first, n, false);
+		vfy_map_set(&w->vf.maps[f], first, n, false);
+	if (!all && w->vf.starts)
+		vfy_map_set(&w->vf.starts[f], first, n, false);
 	*budget -= n;
 	return false;
 }
@@ -654,15 +661,15 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
 			uint64_t *budget)
 {
-	uint64_t nchunks = w->gen.files[f].len / w->vfy->interval, run = 0, first = 0;
+	uint64_t nchunks = w->gen.files[f].len / w->vf.vfy->interval, run = 0, first = 0;
 	bool zero = false;
 
 	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
-		bool want = i < nchunks && (all || vfy_map_test(&w->vmaps[f], i));
+		bool want = i < nchunks && (all || vfy_map_test(&w->vf.maps[f], i));
 		bool z = want && !all && worker_trim_zeroed(w, f, i);
 
 		/* A trimmed chunk next to a written one, or the next written I/O: two runs. */
-		if (run && want && (z != zero || (w->vstarts && vfy_map_test(&w->vstarts[f], i))) &&
+		if (run && want && (z != zero || (w->vf.starts && vfy_map_test(&w->vf.starts[f], i))) &&
 		    flush_run(w, f, buf, first, &run, zero, all, budget))
 			return true;
 		if (want && !run) {
@@ -682,22 +689,22 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 static void backlog_pass(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), budget = w->vfy_chunks;
+	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), budget = w->vf.chunks;
 
 	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
-		budget = w->vfy_chunks * j->verify_backlog_batch / j->verify_backlog;
-	w->vfy_writes = w->vfy_chunks = 0;
+		budget = w->vf.chunks * j->verify_backlog_batch / j->verify_backlog;
+	w->vf.writes = w->vf.chunks = 0;
 	if (!cap)
 		cap = 1;
-	if (!w->vfy_buf && (read_hists(w) ||
-			    posix_memalign((void **)&w->vfy_buf, 4096, cap * w->vfy->interval))) {
-		w->vfy_buf = NULL;
+	if (!w->vf.buf && (read_hists(w) ||
+			    posix_memalign((void **)&w->vf.buf, 4096, cap * w->vf.vfy->interval))) {
+		w->vf.buf = NULL;
 		return;	/* no memory now: the read-back after the write phase checks it all */
 	}
 	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
-		if (w->fds[f] >= 0 && verify_file(w, f, w->vfy_buf, cap, false, &budget))
+		if (w->fds[f] >= 0 && verify_file(w, f, w->vf.buf, cap, false, &budget))
 			break;
-	if (w->vasync)
+	if (w->vf.async)
 		async_reap(w, false);
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 }
@@ -721,17 +728,17 @@ void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
-	uint64_t cap, t0, budget = w->vload ? w->vload_budget : UINT64_MAX;
+	uint64_t cap, t0, budget = w->vf.load ? w->vf.load_budget : UINT64_MAX;
 	bool all = j->verify_only;
 
-	if (!w->vfy || (!all && !w->vmaps) || stopping(w))
+	if (!w->vf.vfy || (!all && !w->vf.maps) || stopping(w))
 		return;
 	if (read_hists(w)) {
 		worker_fail(w, ENOMEM);
 		return;
 	}
 	cap = vfy_run_chunks(w);
-	if (bufpool_alloc(&pool, 1, cap * w->vfy->interval, 4096)) {
+	if (bufpool_alloc(&pool, 1, cap * w->vf.vfy->interval, 4096)) {
 		worker_fail(w, ENOMEM);
 		return;
 	}
@@ -751,7 +758,7 @@ void worker_verify_phase(struct worker *w)
 		if (stop)
 			break;
 	}
-	if (w->vasync)
+	if (w->vf.async)
 		async_reap(w, true);	/* the phase ends when its blocks are checked */
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
 	bufpool_free(&pool);
@@ -759,10 +766,9 @@ void worker_verify_phase(struct worker *w)
 
 void worker_verify_verdict(struct worker *w)
 {
-	if (w->vasync)
+	if (w->vf.async)
 		async_reap(w, true);	/* a read job's last blocks */
 	if (!w->res.verify_failures || (w->job->continue_on_error & PLAN_COE_VERIFY))
 		return;
-	if (!w->res.error)
-		w->res.error = EILSEQ;
+	worker_set_error(w, EILSEQ);
 }

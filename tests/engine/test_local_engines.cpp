@@ -83,10 +83,10 @@ TEST_CASE("every engine id is registered once, in the engine list's order")
 
 TEST_CASE("pvsync2's fixed flags follow fio 3.33: uncached only when buffered")
 {
-	CHECK(ioe_pvsync2_flags(false, false, false) == 0);
-	CHECK(ioe_pvsync2_flags(true, false, false) == 0x40);
-	CHECK(ioe_pvsync2_flags(true, false, true) == 0);
-	CHECK(ioe_pvsync2_flags(false, true, true) == 0x08);
+	CHECK(ioe_rwf_flags(false, false, false) == 0);
+	CHECK(ioe_rwf_flags(true, false, false) == 0x40);
+	CHECK(ioe_rwf_flags(true, false, true) == 0);
+	CHECK(ioe_rwf_flags(false, true, true) == 0x08);
 }
 
 TEST_CASE("the data engines write what they are given and read it back")

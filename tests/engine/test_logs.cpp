@@ -87,27 +87,27 @@ TEST_CASE("logs: a compressed log's sample is fio's struct io_sample, flags in t
 TEST_CASE("logs: the writer writes every entry of many chunks in order, reusing chunk memory")
 {
     pb::tmpdir d;
-    logw *lw = nullptr;
-    REQUIRE(logw_start(&lw) == 0);
-    log_file *f = logw_file(lw, d.file("x_bw.1.log").c_str(), false, false, false);
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw) == 0);
+    log_file *f = log_writer_file(lw, d.file("x_bw.1.log").c_str(), false, false, false);
     REQUIRE(f);
-    CHECK(logw_file(lw, d.file("x_bw.1.log").c_str(), false, false, false) == f);
+    CHECK(log_writer_file(lw, d.file("x_bw.1.log").c_str(), false, false, false) == f);
     const uint64_t n = 10 * LOG_CHUNK_ENTRIES + 7;
-    log_chunk *c = logw_swap(lw, nullptr);
+    log_chunk *c = log_writer_swap(lw, nullptr);
     for (uint64_t i = 0; i < n; i++) {
         if (c->nr == LOG_CHUNK_ENTRIES)
-            c = logw_swap(lw, c);
+            c = log_writer_swap(lw, c);
         REQUIRE(c);
         c->file = f;
         c->e[c->nr] = log_entry{};
         c->e[c->nr].t_ms = i;
         c->e[c->nr++].value = i * 2;
     }
-    log_chunk *empty = logw_swap(lw, c);	// the last, partial chunk; an empty one back
+    log_chunk *empty = log_writer_swap(lw, c);	// the last, partial chunk; an empty one back
     CHECK(empty != nullptr);
     free(empty);
     std::vector<std::pair<std::string, int>> failed;
-    CHECK(logw_stop(lw, collect, &failed) == 0);
+    CHECK(log_writer_stop(lw, collect, &failed) == 0);
     CHECK(failed.empty());
     auto lines = lines_of(d.file("x_bw.1.log"));
     REQUIRE(lines.size() == n);
@@ -118,19 +118,19 @@ TEST_CASE("logs: the writer writes every entry of many chunks in order, reusing 
 TEST_CASE("logs: a file that cannot be opened is reported with its path, the others are written")
 {
     pb::tmpdir d;
-    logw *lw = nullptr;
-    REQUIRE(logw_start(&lw) == 0);
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw) == 0);
     std::string bad = d.file("missing/x_bw.1.log");
-    log_file *fb = logw_file(lw, bad.c_str(), false, false, false);
-    log_file *fg = logw_file(lw, d.file("ok.log").c_str(), false, false, false);
+    log_file *fb = log_writer_file(lw, bad.c_str(), false, false, false);
+    log_file *fg = log_writer_file(lw, d.file("ok.log").c_str(), false, false, false);
     for (log_file *f : {fb, fg}) {
-        log_chunk *c = logw_swap(lw, nullptr);
+        log_chunk *c = log_writer_swap(lw, nullptr);
         c->file = f;
         c->e[c->nr++] = log_entry{};
-        free(logw_swap(lw, c));
+        free(log_writer_swap(lw, c));
     }
     std::vector<std::pair<std::string, int>> failed;
-    CHECK(logw_stop(lw, collect, &failed) == -ENOENT);
+    CHECK(log_writer_stop(lw, collect, &failed) == -ENOENT);
     REQUIRE(failed.size() == 1);
     CHECK(failed[0].first == bad);
     CHECK(failed[0].second == ENOENT);
@@ -141,25 +141,25 @@ TEST_CASE("logs: a clone's files are named as fio's, per thread or shared, per l
 {
     pb::tmpdir d;
     std::string pre = d.file("p");
-    logw *lw = nullptr;
-    REQUIRE(logw_start(&lw) == 0);
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw) == 0);
     plan_clone c{};
     c.thread_number = 3;
     plan_job j = log_job(&pre[0], nullptr, &pre[0]);
     j.disable_slat = true;
     int err = 0;
-    wlog *l = wlog_open(lw, &j, &c, &err);
+    clone_log *l = clone_log_open(lw, &j, &c, &err);
     REQUIRE(l);
     plan_job shared = log_job(nullptr, &pre[0], nullptr, false);
-    wlog *s = wlog_open(lw, &shared, &c, &err);
+    clone_log *s = clone_log_open(lw, &shared, &c, &err);
     REQUIRE(s);
     plan_job none = log_job(nullptr, nullptr, nullptr);
-    CHECK(wlog_open(lw, &none, &c, &err) == nullptr);
+    CHECK(clone_log_open(lw, &none, &c, &err) == nullptr);
     CHECK(err == 0);
     std::vector<std::pair<std::string, int>> failed;
-    wlog_close(l);
-    wlog_close(s);
-    CHECK(logw_stop(lw, collect, &failed) == 0);
+    clone_log_close(l);
+    clone_log_close(s);
+    CHECK(log_writer_stop(lw, collect, &failed) == 0);
     for (const char *name : {"p_bw.3.log", "p_lat.3.log", "p_clat.3.log", "p_iops.log"})
         CHECK(std::ifstream(d.file(name)).good());
     CHECK_FALSE(std::ifstream(d.file("p_slat.3.log")).good());
@@ -169,31 +169,32 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
 {
     pb::tmpdir d;
     std::string pre = d.file("a"), pre2 = d.file("b");
-    logw *lw = nullptr;
-    REQUIRE(logw_start(&lw) == 0);
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw) == 0);
     plan_clone c{};
     c.thread_number = 1;
     plan_job per_io = log_job(&pre[0], &pre[0], nullptr);
     plan_job avg = log_job(&pre2[0], nullptr, &pre2[0]);
     avg.log_avg_ns = 500000000ull;
     int err = 0;
-    wlog *l = wlog_open(lw, &per_io, &c, &err), *a = wlog_open(lw, &avg, &c, &err);
+    clone_log *l = clone_log_open(lw, &per_io, &c, &err), *a = clone_log_open(lw, &avg, &c, &err);
     REQUIRE(l);
     REQUIRE(a);
     const uint64_t t0 = 1000000000ull, ms = 1000000ull;
-    wlog_begin(l, t0, 0);
-    wlog_begin(a, t0, 0);
-    wlog_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000, UINT64_MAX);
+    clone_log_begin(l, t0, 0);
+    clone_log_begin(a, t0, 0);
+    clone_log_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000, UINT64_MAX);
     // Averaged: 4 reads of 4 KiB with latencies 100..400 in the first 500 ms, then one more.
     for (int i = 1; i <= 4; i++)
-        wlog_io(a, t0 + (uint64_t)i * 100 * ms, 0, 4096, 0, (uint64_t)i * 100, (uint64_t)i * 100, UINT64_MAX);
-    wlog_io(a, t0 + 510 * ms, 0, 4096, 0, 1000, 1000, UINT64_MAX);
-    wlog_end(l, t0 + 3 * ms);
-    wlog_end(a, t0 + 600 * ms);
-    wlog_close(l);
-    wlog_close(a);
+        clone_log_io(a, t0 + (uint64_t)i * 100 * ms, 0, 4096, 0, (uint64_t)i * 100, (uint64_t)i * 100,
+                     UINT64_MAX);
+    clone_log_io(a, t0 + 510 * ms, 0, 4096, 0, 1000, 1000, UINT64_MAX);
+    clone_log_end(l, t0 + 3 * ms);
+    clone_log_end(a, t0 + 600 * ms);
+    clone_log_close(l);
+    clone_log_close(a);
     std::vector<std::pair<std::string, int>> failed;
-    CHECK(logw_stop(lw, collect, &failed) == 0);
+    CHECK(log_writer_stop(lw, collect, &failed) == 0);
     CHECK(lines_of(d.file("a_bw.1.log")) == std::vector<std::string>{"2, 4096000, 0, 4096, 0"});
     CHECK(lines_of(d.file("a_iops.1.log")) == std::vector<std::string>{"2, 1, 0, 4096, 0"});
     // bw over the first 510 ms: 16 KiB -> 31 KiB/s; mean latency 250; the last line at the window's end.

@@ -1,5 +1,5 @@
 /*
- * engine/verify/crc_small.c - CRC-16 and CRC-7 as fio 3.33's verify=crc16 and verify=crc7 define them.
+ * engine/verify/crc16_crc7.c - CRC-16 and CRC-7 as fio 3.33's verify=crc16 and verify=crc7 define them.
  *
  * Hand-written because no Debian library computes these two: ISA-L has CRC-16
  * only with the T10-DIF polynomial (0x8BB7), zlib and OpenSSL have no 16- or
@@ -15,7 +15,7 @@
 #define CRC16_ARC_POLY 0xa001u	/* 0x8005 reflected */
 #define CRC7_POLY_LEFT 0x12u	/* 0x09 aligned to the top of a byte: x^7 sits past bit 7 */
 
-void crc_small_tables(uint16_t crc16_tab[256], uint8_t crc7_tab[256])
+void crc16_crc7_tables(uint16_t crc16_tab[256], uint8_t crc7_tab[256])
 {
 	for (unsigned i = 0; i < 256; i++) {
 		unsigned c16 = i, c7 = i;
@@ -29,7 +29,7 @@ void crc_small_tables(uint16_t crc16_tab[256], uint8_t crc7_tab[256])
 	}
 }
 
-uint16_t crc_small_crc16(const uint16_t tab[256], const void *buf, size_t len)
+uint16_t crc16_arc(const uint16_t tab[256], const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint16_t c = 0;
@@ -39,7 +39,7 @@ uint16_t crc_small_crc16(const uint16_t tab[256], const void *buf, size_t len)
 	return c;
 }
 
-uint8_t crc_small_crc7(const uint8_t tab[256], const void *buf, size_t len)
+uint8_t crc7_mmc(const uint8_t tab[256], const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint8_t c = 0;	/* kept shifted left by one, so a byte lines up with the table */

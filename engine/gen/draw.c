@@ -1,5 +1,5 @@
 /*
- * engine/gen/iogen_fio.c - the generator's decisions made as fio 3.33 makes them.
+ * engine/gen/draw.c - the generator's random draws, made as fio 3.33 makes them.
  *
  * Where ioplan's numbers stand next to fio's, a random job with varying
  * lengths must move fio's bytes, and those follow from fio's exact draws: its
@@ -9,10 +9,10 @@
  * distribution's percentile table, its lfsr register (lfsr.h), and a repeatable job's generators starting
  * over every loop.  Each function names the fio routine it follows.
  */
-#include "engine/gen/iogen_fio.h"
+#include "engine/gen/draw.h"
 
 /* fio's generators from the clone's fio seeds (td_fill_rand_seeds). */
-void gen_fio_seed(struct gen *g)
+void gen_draw_seed(struct gen *g)
 {
 	const struct plan_clone *c = g->clone;
 
@@ -27,10 +27,10 @@ void gen_fio_seed(struct gen *g)
  * fio's next loop (clear_io_state): a repeatable job's generators start over,
  * so each loop repeats the first one's draws, and the mix decides afresh.
  */
-void gen_fio_next_loop(struct gen *g)
+void gen_draw_next_loop(struct gen *g)
 {
 	if (g->job->randrepeat)
-		gen_fio_seed(g);
+		gen_draw_seed(g);
 	g->mix_until = 0;
 }
 
@@ -38,7 +38,7 @@ void gen_fio_next_loop(struct gen *g)
  * fio sorts a bssplit by share, smallest first (stable for equal shares, as
  * glibc's merge sort leaves them), and its draw walks that order.
  */
-void gen_fio_sort_splits(struct gen *g)
+void gen_draw_sort_splits(struct gen *g)
 {
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		struct plan_bs *b = &g->bs[d];
@@ -56,7 +56,7 @@ void gen_fio_sort_splits(struct gen *g)
 }
 
 /* True when some direction's blockalign is not its block size. */
-bool gen_fio_aligned_apart(const struct gen *g)
+bool gen_draw_aligned_apart(const struct gen *g)
 {
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (g->job->bs[d].align_bytes && g->job->bs[d].align_bytes != g->job->bs[d].min_bytes)
@@ -65,7 +65,7 @@ bool gen_fio_aligned_apart(const struct gen *g)
 }
 
 /* fio's min_bs, blockalign and rw_min_bs (the least min_bs of all three directions). */
-void gen_fio_block_sizes(struct gen *g)
+void gen_draw_block_sizes(struct gen *g)
 {
 	g->rw_min_bs = UINT64_MAX;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
@@ -81,7 +81,7 @@ void gen_fio_block_sizes(struct gen *g)
 }
 
 /* fio's last_block: the blocks of ba bytes a draw may start at. */
-uint64_t gen_fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
+uint64_t gen_draw_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	uint64_t size = f->io_size, over = g->min_bs[d] > g->ba[d] ? g->min_bs[d] - g->ba[d] : 0;
 
@@ -89,7 +89,7 @@ uint64_t gen_fio_last_block(const struct gen *g, const struct gen_file *f, uint8
 }
 
 /* fio's __get_next_rand_offset without the map: one taus88 draw scaled to n blocks. */
-static uint64_t fio_draw_below(struct gen *g, uint64_t n)
+static uint64_t draw_below(struct gen *g, uint64_t n)
 {
 	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
 }
@@ -99,7 +99,7 @@ static uint64_t fio_draw_below(struct gen *g, uint64_t n)
  * zone (fio's zone_state), then a uniform block within it.  A zoned_abs zone
  * past the region's end finds no room, as fio fails the I/O there.
  */
-static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
+static uint64_t zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
 {
 	const struct plan_job *j = g->job;
 	uint32_t v = taus88_between(&g->zone_rng, 1, 100) - 1, acc = 0, pct = 0, i;
@@ -111,16 +111,16 @@ static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
 		bytes += j->rand_zones[i].range_bytes;
 	}
 	if (i == j->nr_rand_zones)
-		return fio_draw_below(g, lastb);
+		return draw_below(g, lastb);
 	if (j->rand_zones[i].range_bytes) {
 		lo = bytes / g->ba[d];
 		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
 		if (hi > lastb)
 			return RANDMAP_NONE;
-		return lo + fio_draw_below(g, hi - lo);
+		return lo + draw_below(g, hi - lo);
 	}
 	lo = pct * lastb / 100;
-	return lo + fio_draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
+	return lo + draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
 }
 
 /*
@@ -128,24 +128,24 @@ static uint64_t fio_zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
  * map, a block already done moves on to the next free one.  The map is indexed
  * in the direction's own block units, as fio's is.  RANDMAP_NONE: no room left.
  */
-uint64_t gen_fio_block(struct gen *g, struct gen_file *f, uint8_t d)
+uint64_t gen_draw_block(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t lastb = f->lastb[d], b;
 
 	if (!lastb)
 		return RANDMAP_NONE;
-	if (g->fio_lfsr)
+	if (g->use_lfsr)
 		return lfsr_next(&f->lfsr, &b) ? b : RANDMAP_NONE;
 	if (g->use_dist)
-		return fio_zoned_block(g, d, lastb);
-	b = fio_draw_below(g, lastb);
+		return zoned_block(g, d, lastb);
+	b = draw_below(g, lastb);
 	if (f->map.nr_bits && randmap_isset(&f->map, b))
 		b = randmap_next_free(&f->map, b);
 	return b;
 }
 
 /* fio's mark_random_map: the I/O's blocks are marked up to the first one done, and it is cut there. */
-uint64_t gen_fio_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len)
+uint64_t gen_draw_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len)
 {
 	uint64_t bs = g->min_bs[d], n = randmap_set_run(&f->map, rel / bs, (len + bs - 1) / bs);
 

@@ -1,11 +1,13 @@
 /*
- * engine/gen/iogen_fio.h - fio's draw rules inside the I/O generator (iogen_fio.c).
+ * engine/gen/draw.h - the I/O generator's random draws: seeds, block sizes,
+ * start blocks, lengths and the random map's cut (draw.c).
  *
- * Internal to engine/iogen*.c: the generator state (struct gen) is iogen.h's;
- * these are the parts that must decide as fio 3.33 decides, draw for draw.
+ * Internal to engine/gen/iogen.c: the generator state (struct gen) is
+ * iogen.h's; these are the choices that must fall as fio 3.33's fall, draw for
+ * draw.
  */
-#ifndef IOPLAN_ENGINE_IOGEN_FIO_H
-#define IOPLAN_ENGINE_IOGEN_FIO_H
+#ifndef IOPLAN_ENGINE_DRAW_H
+#define IOPLAN_ENGINE_DRAW_H
 
 #include "engine/gen/iogen.h"
 
@@ -18,24 +20,24 @@ static inline const struct plan_bs *gen_bs_of(const struct gen *g, uint8_t d)
 }
 
 /* Setup: fio's generators from the clone's seeds, its bssplit order and block sizes. */
-void gen_fio_seed(struct gen *g);
-void gen_fio_sort_splits(struct gen *g);
-void gen_fio_block_sizes(struct gen *g);
-bool gen_fio_aligned_apart(const struct gen *g);
+void gen_draw_seed(struct gen *g);
+void gen_draw_sort_splits(struct gen *g);
+void gen_draw_block_sizes(struct gen *g);
+bool gen_draw_aligned_apart(const struct gen *g);
 
 /* fio's next loop: a repeatable job's generators start over, the mix decides afresh. */
-void gen_fio_next_loop(struct gen *g);
+void gen_draw_next_loop(struct gen *g);
 
 /* fio's last_block: the blocks of ba bytes a draw may start at (kept in gen_file.lastb). */
-uint64_t gen_fio_last_block(const struct gen *g, const struct gen_file *f, uint8_t d);
+uint64_t gen_draw_last_block(const struct gen *g, const struct gen_file *f, uint8_t d);
 
 /* A random start block in ba units (fio's draw, map, zoned zones); RANDMAP_NONE: no room. */
-uint64_t gen_fio_block(struct gen *g, struct gen_file *f, uint8_t d);
+uint64_t gen_draw_block(struct gen *g, struct gen_file *f, uint8_t d);
 
 /* Marks [rel, rel+len) in the map up to the first done block; the length kept. */
-uint64_t gen_fio_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len);
+uint64_t gen_draw_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t rel, uint64_t len);
 
 /* fio's get_next_buflen within room bytes (UINT64_MAX: unbounded); 0 when not even the minimum fits. */
 uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room);
 
-#endif /* IOPLAN_ENGINE_IOGEN_FIO_H */
+#endif /* IOPLAN_ENGINE_DRAW_H */

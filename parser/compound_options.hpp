@@ -1,5 +1,6 @@
-// parser/appliers.hpp - appliers of the options whose values need more than a
-// line of the option table (parser/options.cpp names them in its entries).
+// parser/compound_options.hpp - appliers of the options whose values are a
+// small language of their own, more than a line of the option table
+// (parser/options.cpp names them in its entries).
 #pragma once
 
 #include <string>

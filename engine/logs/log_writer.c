@@ -1,11 +1,11 @@
 /*
- * engine/logs/logs_writer.c - the thread that writes fio's log files during the run.
+ * engine/logs/log_writer.c - the thread that writes fio's log files during the run.
  *
- * Clones hand full chunks of entries over (logw_swap); this thread turns them
+ * Clones hand full chunks of entries over (log_writer_swap); this thread turns them
  * into fio's text lines and writes them, so the I/O loop never formats or
  * writes.  A failed open or write marks that file failed (its later chunks are
- * dropped, nothing else is) and is returned by logw_stop with the file's path,
- * so the run's results are still reported and the exit status says a log is
+ * dropped, nothing else is) and is returned by log_writer_stop with the file's
+ * path, so the run's results are still reported and the exit status says a log is
  * incomplete.
  *
  * A log_store_compressed file gets fio's binary samples instead of text,
@@ -36,7 +36,7 @@ struct log_file {
 	size_t gz_len, gz_cap;
 };
 
-struct logw {
+struct log_writer {
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t work;		/* chunks queued, or stop */
@@ -189,7 +189,7 @@ size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool
 }
 
 /* Deflates the pending samples as one zlib stream and writes it. */
-static void gz_flush(struct logw *lw, struct log_file *f)
+static void gz_flush(struct log_writer *lw, struct log_file *f)
 {
 	z_stream zs;
 	int ret;
@@ -215,7 +215,7 @@ static void gz_flush(struct logw *lw, struct log_file *f)
 	f->gz_len = 0;
 }
 
-static void write_chunk_gz(struct logw *lw, const struct log_chunk *c)
+static void write_chunk_gz(struct log_writer *lw, const struct log_chunk *c)
 {
 	struct log_file *f = c->file;
 
@@ -226,7 +226,7 @@ static void write_chunk_gz(struct logw *lw, const struct log_chunk *c)
 	}
 }
 
-static void write_chunk(struct logw *lw, const struct log_chunk *c)
+static void write_chunk(struct log_writer *lw, const struct log_chunk *c)
 {
 	struct log_file *f = c->file;
 	struct num_cache cache[2] = { { 0, 0, { 0 } }, { 0, 0, { 0 } } };
@@ -253,7 +253,7 @@ static void write_chunk(struct logw *lw, const struct log_chunk *c)
 }
 
 /* Takes the whole queue, writes it unlocked, returns the chunks as spares. */
-static void drain(struct logw *lw)
+static void drain(struct log_writer *lw)
 {
 	struct log_chunk *c = lw->head, *last = NULL;
 
@@ -274,7 +274,7 @@ static void drain(struct logw *lw)
 
 static void *writer_main(void *arg)
 {
-	struct logw *lw = arg;
+	struct log_writer *lw = arg;
 
 	pthread_mutex_lock(&lw->mu);
 	for (;;) {
@@ -288,9 +288,9 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int logw_start(struct logw **out)
+int log_writer_start(struct log_writer **out)
 {
-	struct logw *lw = calloc(1, sizeof(*lw));
+	struct log_writer *lw = calloc(1, sizeof(*lw));
 
 	*out = NULL;
 	if (!lw)
@@ -327,8 +327,8 @@ static struct log_file *file_new(const char *path, bool append, bool offset, boo
 	return f;
 }
 
-struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool offset,
-			   bool prio_hex)
+struct log_file *log_writer_file(struct log_writer *lw, const char *path, bool append,
+				 bool offset, bool prio_hex)
 {
 	struct log_file *f;
 
@@ -346,7 +346,7 @@ struct log_file *logw_file(struct logw *lw, const char *path, bool append, bool 
 	return f;
 }
 
-void logw_file_gz(struct log_file *f, uint32_t chunk_bytes)
+void log_writer_file_gz(struct log_file *f, uint32_t chunk_bytes)
 {
 	size_t cap = chunk_bytes ? chunk_bytes : 1u << 20;
 
@@ -361,7 +361,7 @@ void logw_file_gz(struct log_file *f, uint32_t chunk_bytes)
 	f->gz_cap = cap;
 }
 
-struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full)
+struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 {
 	struct log_chunk *c;
 
@@ -393,7 +393,7 @@ struct log_chunk *logw_swap(struct logw *lw, struct log_chunk *full)
 	return c;
 }
 
-int logw_stop(struct logw *lw, logw_fail_fn fail, void *arg)
+int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 {
 	int ret = 0;
 

@@ -1,7 +1,8 @@
-// parser/appliers.cpp - the appliers of the options whose value is a small
-// language of its own (rw=read:4k, random_distribution=zipf:1.2, bssplit=,
-// percentile_list=, ioengine=, ignore_error=): too long for a line of the option table.
-#include "parser/appliers.hpp"
+// parser/compound_options.cpp - the options whose value is a small language of
+// its own (rw=read:4k, random_distribution=zipf:1.2, bssplit=, percentile_list=,
+// ioengine=, ignore_error=): their appliers are too long for a line of the
+// option table.
+#include "parser/compound_options.hpp"
 
 #include <algorithm>
 #include <cmath>

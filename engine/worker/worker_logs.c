@@ -1,0 +1,119 @@
+/*
+ * engine/worker/worker_logs.c - a worker's per-interval figures: the bw and
+ * iops samples (bwavgtime, iopsavgtime), the time series behind the reports'
+ * graphs, and fio's log files (write_bw_log and the others, engine/logs).
+ *
+ * They run with the measured window: begin starts them at its start, end
+ * closes them at its end, tick closes the intervals that ended before a
+ * completion (the loop calls it once the completion's clock passes
+ * next_tick).  The per-I/O figures (latency sums and maxima, the log's I/O
+ * lines) are added by the loop itself (worker_io.c account), which costs no
+ * call per I/O.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/worker/worker.h"
+
+#define AVG_DEFAULT_NS 500000000ull	/* bwavgtime and iopsavgtime when unset: fio's 500 ms */
+
+int worker_logs_begin(struct worker *w, uint64_t now)
+{
+	const struct plan_job *j = w->job;
+	struct worker_logs *l = &w->lg;
+	uint64_t zero[PLAN_DDIR_NR] = { 0 }, t;
+	int ret;
+
+	sampler_start(&l->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : AVG_DEFAULT_NS,
+		      j->kb_base ? j->kb_base : 1024, now, zero);
+	sampler_start(&l->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : AVG_DEFAULT_NS, 1,
+		      now, zero);
+	l->next_bw = now + l->bw_s.avg_ns;
+	l->next_iops = now + l->iops_s.avg_ns;
+	ret = series_start(&l->bw_ser, &w->res.bw_series, l->bw_s.avg_ns, now);
+	l->iops_ser_own = !ret && l->iops_s.avg_ns != l->bw_s.avg_ns;
+	if (l->iops_ser_own)
+		ret = series_start(&l->iops_ser, &w->res.iops_series, l->iops_s.avg_ns, now);
+	else if (!ret)
+		w->res.iops_series = w->res.bw_series;
+	l->next_tick = l->bw_ser.next_end;
+	t = w->sh->fake ? now : clk_now(&w->clk);
+	clone_log_begin(l->log, now, t > now ? t - now : 0);
+	return ret;
+}
+
+void worker_logs_tick(struct worker *w, uint64_t now)
+{
+	struct worker_logs *l = &w->lg;
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR], n;
+	struct res_sample_stat bw[PLAN_DDIR_NR], io[PLAN_DDIR_NR];
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+		bw[d] = w->res.ddir[d].bw_kib_s;
+		io[d] = w->res.ddir[d].iops;
+	}
+	series_close_until(&l->bw_ser, now, bytes, ios, l->lat_sum);
+	n = l->bw_ser.next_end;
+	if (l->iops_ser_own) {
+		series_close_until(&l->iops_ser, now, bytes, ios, l->lat_sum);
+		if (l->iops_ser.next_end < n)
+			n = l->iops_ser.next_end;
+	}
+	if (now >= l->next_bw)
+		l->next_bw = sampler_tick(&l->bw_s, now, bytes, bw, true);
+	if (now >= l->next_iops)
+		l->next_iops = sampler_tick(&l->iops_s, now, ios, io, false);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w->res.ddir[d].bw_kib_s = bw[d];
+		w->res.ddir[d].iops = io[d];
+	}
+	if (l->next_bw < n)
+		n = l->next_bw;
+	if (l->next_iops < n)
+		n = l->next_iops;
+	l->next_tick = n;
+}
+
+void worker_logs_end(struct worker *w)
+{
+	struct worker_logs *l = &w->lg;
+	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
+
+	clone_log_end(l->log, w->now);
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		bytes[d] = w->res.ddir[d].bytes;
+		ios[d] = w->res.ddir[d].ios;
+	}
+	if (w->res.bw_series.samples)
+		series_finish(&l->bw_ser, w->now, bytes, ios, l->lat_sum);
+	if (l->iops_ser_own && w->res.iops_series.samples)
+		series_finish(&l->iops_ser, w->now, bytes, ios, l->lat_sum);
+	else
+		w->res.iops_series = w->res.bw_series;
+}
+
+void worker_logs_restart(struct worker *w)
+{
+	struct res_clone *c = &w->res;
+
+	memset(w->lg.lat_sum, 0, sizeof(w->lg.lat_sum));
+	if (c->iops_series.samples != c->bw_series.samples)
+		free(c->iops_series.samples);
+	free(c->bw_series.samples);
+	c->bw_series.samples = c->iops_series.samples = NULL;
+}
+
+void worker_logs_so_far(const struct worker *w, struct res_clone *s)
+{
+	/* A shared series is copied to iops_series only as the window ends (worker_logs_end). */
+	if (!w->lg.iops_ser_own)
+		s->iops_series = s->bw_series;
+}
+
+void worker_logs_prio(struct worker *w, uint16_t ioprio)
+{
+	if (w->lg.log)
+		w->lg.log->ioprio = ioprio;
+}
