@@ -105,8 +105,12 @@ class FioLogDifferential(LogsTmp):
                               "--time_based", "--runtime=1", "--ramp_time=1", "--write_lat_log=r",
                               "--log_avg_msec=200"])
         mine, theirs = read_log(a / "r_clat.1.log"), read_log(f / "r_clat.1.log")
-        self.assertLessEqual(abs(len(mine) - len(theirs)), 1, (mine, theirs))
-        self.assertTrue(150 <= mine[0][0] <= 300 and mine[-1][0] <= 1100, mine)
+        # A logged ramp would run the entries on to 2 s.
+        self.assertTrue(150 <= mine[0][0] <= 300 and mine[-1][0] <= 1500, mine)
+        # The count against fio's, when fio's own log shows it kept time: one held off the
+        # CPU under load wrote 3 entries, the last at 1,646 ms of a 1 s window.
+        if theirs and theirs[-1][0] <= 1100:
+            self.assertLessEqual(abs(len(mine) - len(theirs)), 1, (mine, theirs))
 
     def test_log_avg_msec_sets_the_sample_interval(self):
         """With an averaged bw/iops log, the JSON bw/iops samples follow log_avg_msec (2 of 1 s in 3 s), as fio."""

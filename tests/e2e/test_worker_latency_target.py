@@ -5,10 +5,11 @@ same job files.
 What a user relies on: the depth the search ends at (JSON latency_depth, the
 normal output's "latency   :" line) and what happens when the device cannot
 meet the target.  The outcomes compared with fio are the deterministic ones: a
-null engine meets a 100 ms target at every depth, so the search doubles up to
-iodepth and ends the job after one more window; O_SYNC writes never complete in
-1 us, so depth 1 already misses it (ETIMEDOUT at percentile 100, the whole run at
-depth 1 below it).
+null engine meets a 2 s target at every depth (a 100 ms one was missed once by
+a process held off the CPU under load: the search then settled at 15), so the
+search doubles up to iodepth and ends the job after one more window; O_SYNC
+writes never complete in 1 us, so depth 1 already misses it (ETIMEDOUT at
+percentile 100, the whole run at depth 1 below it).
 """
 import json
 import os
@@ -18,7 +19,7 @@ import unittest
 from common import FIO, TmpDirCase, run, run_fio
 
 MEETS = ("[j]\nioengine=null\nsize=100g\ntime_based\nruntime=30\niodepth=16\n"
-         "latency_target=100ms\nlatency_window=50ms\n{extra}")
+         "latency_target=2s\nlatency_window=50ms\n{extra}")
 # A 1 us target (the default unit) that an O_SYNC write to a file never meets.
 MISSES = ("[j]\nioengine=psync\nrw=write\nsync=1\nfilename=w.dat\nsize=256k\niodepth=4\n"
           "latency_target=1\nlatency_window=20ms\n{extra}")
@@ -46,7 +47,7 @@ class LatencyTarget(TmpDirCase):
     def test_a_target_met_at_every_depth_ends_the_job_at_iodepth(self):
         j, took = self.meets(run)
         self.assertEqual(j["latency_depth"], 16)
-        self.assertEqual(j["latency_target"], 100000000)  # ns, as fio
+        self.assertEqual(j["latency_target"], 2000000000)  # ns, as fio
         self.assertEqual(j["latency_window"], 50000)  # us, as fio
         self.assertEqual(j["latency_percentile"], 100.0)
         # 1, 2, 4, 8, 16, 16 and the final window, not runtime=30: the search ends the job.
@@ -74,7 +75,7 @@ class LatencyTarget(TmpDirCase):
     def test_normal_output_line_is_fios(self):
         p = self.go(run, MEETS.format(extra="latency_percentile=99.5\n"), fmt="normal")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("     latency   : target=100000000, window=50000, percentile=99.50%, depth=16\n",
+        self.assertIn("     latency   : target=2000000000, window=50000, percentile=99.50%, depth=16\n",
                       p.stdout)
 
     def misses(self, runner, extra):
