@@ -6,12 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/falloc.h>
-#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -134,20 +130,6 @@ uint32_t ioe_hand_back(struct ioe *e, struct io_u **q, uint32_t *nr, uint32_t do
 	return n;
 }
 
-static int64_t do_discard(int fd, uint64_t off, uint64_t len)
-{
-	struct stat st;
-	uint64_t range[2] = { off, len };
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKDISCARD, range) ? -errno : (int64_t)len;
-	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
-		return -errno;
-	return (int64_t)len;
-}
-
 int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off)
 {
 	ssize_t r;
@@ -156,22 +138,4 @@ int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off)
 		return e->ops->pread_sync(e, buf, len, off);
 	r = pread(fd, buf, len, (off_t)off);
 	return r < 0 ? -errno : r;
-}
-
-void ioe_do_sync(struct io_u *u)
-{
-	ssize_t r;
-
-	switch (u->ddir) {
-	case PLAN_DDIR_READ:
-		r = pread(u->fd, u->buf, u->len, (off_t)u->offset);
-		break;
-	case PLAN_DDIR_WRITE:
-		r = pwrite(u->fd, u->buf, u->len, (off_t)u->offset);
-		break;
-	default:
-		u->result = do_discard(u->fd, u->offset, u->len);
-		return;
-	}
-	u->result = r < 0 ? -errno : r;
 }

@@ -15,11 +15,13 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"0.1.0"' -DIOPLAN_DATADIR='"/usr
 	-DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
 # The parser and its sub-folders, plus what its planning reaches in the engine: an
 # engine's own options table lives in the engine's file (engine/plan_engopts.h),
-# and those files call the child, mark, scratch and safety code they run with.
+# and those files call the child, mark, scratch, safety and blocking I/O code they run
+# with (io_uring's and libaio's need their libraries too).
 SRCS := $(wildcard parser/*.cpp parser/*/*.cpp) parser/iolog/iolog_read.c parser/iolog/iolog_merge.c \
 	report/showplan.cpp engine/plan.c engine/plan_engopts.c \
 	$(shell grep -l PLAN_ENGOPTS_DEFINE engine/ioengines/*.c) \
-	engine/child.c engine/mark.c engine/scratch.c engine/safety/safety.c engine/safety/safety_output.c
+	engine/child.c engine/mark.c engine/scratch.c engine/safety/safety.c engine/safety/safety_output.c \
+	engine/sync_io.c
 OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
 TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
@@ -41,7 +43,8 @@ $(FB)/%.c.o: %.c
 	clang $(CPPFLAGS) -std=c11 -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -g -O1 -c -o $@ $<
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.cpp $(OBJS)
-	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -MF $@.d $(FUZZ_FLAGS) -o $@ $(filter %.cpp %.o,$^) -ltomlplusplus -lyaml-cpp
+	$(CXX) $(CPPFLAGS) -std=c++17 -MMD -MP -MF $@.d $(FUZZ_FLAGS) -o $@ $(filter %.cpp %.o,$^) -ltomlplusplus -lyaml-cpp \
+		-luring -laio
 
 -include $(shell find $(FB) -name '*.d' 2>/dev/null)
 
