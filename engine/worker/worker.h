@@ -246,7 +246,7 @@ struct worker {
 	uint32_t depth, batch_submit, cmin, cmax, low;
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
-	uint64_t drain_end;		/* remote engines: in-flight I/Os are abandoned here; 0 = unset */
+	uint64_t drain_start;		/* remote engines: the drain began (0 = not yet); see remote_gave_up */
 	uint32_t inflight;		/* queued or submitted, not completed */
 	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
 	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */

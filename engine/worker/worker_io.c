@@ -25,7 +25,7 @@
 #include "engine/worker/worker.h"
 
 #define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
-#define REMOTE_DRAIN_NS 500000000ull	/* a remote target gets this long to answer what is in flight */
+#define REMOTE_SILENCE_NS 1000000000ull	/* a remote target silent this long has stopped answering */
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
 void worker_record_error(struct worker *w, const struct worker_fault *f)
@@ -748,21 +748,25 @@ static void idle(struct worker *w)
 
 /*
  * A server that does not answer must not hold the run past its end: once the
- * window is over, a remote engine's I/Os in flight get REMOTE_DRAIN_NS, then
- * they are abandoned and the job's error says how many.
+ * window is over, a remote engine's I/Os in flight are abandoned after
+ * REMOTE_SILENCE_NS without a completion, and the job's error says how many.
+ * A server that still answers, only slowly (a loaded one took over 500 ms),
+ * keeps its time: the silence counts from its last answer.
  */
 static bool remote_gave_up(struct worker *w)
 {
 	char what[96];
+	uint64_t heard;
 
 	if (!w->ioe.ops->remote)
 		return false;
-	if (!w->drain_end)
-		w->drain_end = clk_now(&w->clk) + REMOTE_DRAIN_NS;
-	if (w->now < w->drain_end)
+	if (!w->drain_start)
+		w->drain_start = clk_now(&w->clk);
+	heard = w->reaped_ns > w->drain_start ? w->reaped_ns : w->drain_start;
+	if (w->now < heard + REMOTE_SILENCE_NS)
 		return false;
 	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
-		 w->inflight - w->nr_pending, REMOTE_DRAIN_NS / 1000000ull);
+		 w->inflight - w->nr_pending, REMOTE_SILENCE_NS / 1000000ull);
 	worker_error(w, .err = ETIMEDOUT, .what = what);
 	worker_set_error(w, ETIMEDOUT);
 	return true;
