@@ -75,7 +75,11 @@ class LiveWorld(TmpDirCase):
                     self.assertGreater(per_rank[r], 0, f"report {n}, rank {r} has done I/O")
             prev = per_rank
         totals = [ios(d) for d in interims]
-        self.assertEqual(totals, sorted(set(totals)), "each interim report has more I/O than the one before")
+        # Two reports in a row may show one count: a rank held off the CPU answers two asks
+        # with one snapshot (876, 876, 2413 in a loaded run).  Over the run the count grows.
+        self.assertEqual(totals, sorted(totals), "the world's count never goes back")
+        if len(totals) > 1:
+            self.assertLess(totals[0], totals[-1], "the world's count grows over the reports")
         self.assertGreaterEqual(ios(final), totals[-1])
         self.assertTrue(all(d["ioplan"]["world"]["nranks"] == RANKS for d in docs))
         return docs
