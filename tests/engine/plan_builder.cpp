@@ -1,14 +1,16 @@
-// tests/engine/plan_builder.cpp - plans with fio's defaults for the engine tests (plan_builder.hpp).
+// tests/engine/plan_builder.cpp - plans for the engine tests, made by the parser (plan_builder.hpp).
 #include "tests/engine/plan_builder.hpp"
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include <ftw.h>
 #include <unistd.h>
 
 #include "parser/options.hpp"
+#include "tests/parser/plan_text.hpp"
 
 namespace pb {
 
@@ -19,39 +21,41 @@ int remove_one(const char *path, const struct stat *, int, struct FTW *)
 	return ::remove(path);
 }
 
-void add_files(plan_clone &c, const job_spec &s, const std::string &dir)
+// The job section a spec stands for: what a test varies is given as fio's own
+// options, so the parser makes the groups, clones, seeds and file names.
+std::string job_text(const job_spec &s, const std::string &dir)
 {
-	c.nr_files = s.filename.empty() ? s.nrfiles : 1;
-	c.files = (plan_file *)plan_calloc(c.nr_files, sizeof(plan_file));
-	for (uint32_t f = 0; f < c.nr_files; f++) {
-		plan_file &pf = c.files[f];
-		std::string path = s.filename.empty()
-					   ? dir + "/" + s.name + "." + std::to_string(c.clone_index) +
-						     "." + std::to_string(f)
-					   : (s.filename[0] == '/' ? s.filename : dir + "/" + s.filename);
-		pf.path = plan_strdup(path.c_str());
-		pf.size_bytes = s.size / c.nr_files;
-		pf.shared = !s.filename.empty() && s.numjobs > 1;
-	}
+	std::ostringstream o;
+	o << "[" << s.name << "]\nrw=" << plan_rw_name(s.rw) << "\nioengine=" << plan_ioengine_name(s.engine)
+	  << "\nsize=" << s.size << "\nnumjobs=" << s.numjobs << "\n";
+	if (s.filename.empty())
+		o << "directory=" << dir << "\nnrfiles=" << s.nrfiles << "\n";
+	else if (s.filename[0] == '/')
+		o << "filename=" << s.filename << "\n";
+	else
+		o << "directory=" << dir << "\nfilename=" << s.filename << "\n";
+	if (s.stonewall)
+		o << "stonewall\n";
+	if (s.new_group)
+		o << "new_group\n";
+	for (const auto &[key, value] : s.opts)
+		o << key << (value.empty() ? "" : "=" + value) << "\n";
+	return o.str();
 }
 
-void add_clones(plan_job &j, const job_spec &s, const std::string &dir, uint32_t *thread)
+// What the parser derives clones and files from may not be changed after it:
+// a tweak that tried would leave the plan in a state no job file makes.
+void check_tweak(const plan_job &before, const plan_job &after, const std::string &name)
 {
-	j.nr_clones = s.numjobs;
-	j.clones = (plan_clone *)plan_calloc(s.numjobs, sizeof(plan_clone));
-	for (uint32_t c = 0; c < s.numjobs; c++) {
-		plan_clone &pc = j.clones[c];
-		pc.clone_index = c;
-		pc.thread_number = ++*thread;
-		pc.seed = j.randseed + pc.thread_number - 1;
-		pc.offset_bytes = j.offset_bytes + (uint64_t)c * j.offset_increment_bytes;
-		add_files(pc, s, dir);
-		for (uint32_t f = 0; f < pc.nr_files; f++) {
-			pc.files[f].offset_bytes = j.offset_bytes;
-			if (j.size_bytes != s.size)	// a tweak changed size
-				pc.files[f].size_bytes = j.size_bytes / pc.nr_files;
-		}
-	}
+	const bool same = before.size_bytes == after.size_bytes && before.offset_bytes == after.offset_bytes &&
+			  before.offset_increment_bytes == after.offset_increment_bytes &&
+			  before.randseed == after.randseed && before.randrepeat == after.randrepeat &&
+			  before.verify == after.verify && before.rw == after.rw && before.nrfiles == after.nrfiles &&
+			  before.ioengine == after.ioengine && before.iodepth == after.iodepth &&
+			  before.engine_opts == after.engine_opts;
+	if (!same)
+		throw std::logic_error("job '" + name + "': a tweak changed what the parser derives clones from; "
+				       "give it with opt()");
 }
 
 } // namespace
@@ -69,58 +73,21 @@ tmpdir::~tmpdir()
 	nftw(path_.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-void default_job(plan_job &j)
-{
-	// The parser's defaults are fio's; only what the planner fills per job
-	// (strings, cross-job links) is set here.
-	j = parser::default_spec().pj;
-	j.description = plan_strdup("");
-	j.wait_for_job_id = -1;
-}
-
 plan_ptr build(const std::string &dir, const std::vector<job_spec> &specs)
 {
-	plan_ptr p(plan_alloc());
-	std::vector<uint32_t> gid;
-	uint32_t g = 0;
-	for (size_t i = 0; i < specs.size(); i++) {
-		if (i && (specs[i].stonewall || specs[i].new_group))
-			g++;
-		gid.push_back(g);
-	}
-	p->nr_groups = specs.empty() ? 0 : g + 1;
-	p->groups = (plan_group *)plan_calloc(p->nr_groups, sizeof(plan_group));
-	for (uint32_t k = 0; k < p->nr_groups; k++) {
-		p->groups[k].id = k;
-		p->groups[k].jobs = (plan_job *)plan_calloc(specs.size(), sizeof(plan_job));
-	}
-	uint32_t thread = 0;
-	for (size_t i = 0; i < specs.size(); i++) {
-		const job_spec &s = specs[i];
-		plan_group &grp = p->groups[gid[i]];
-		plan_job &j = grp.jobs[grp.nr_jobs++];
-		default_job(j);
-		j.name = plan_strdup(s.name.c_str());
-		j.section = plan_strdup(s.name.c_str());
-		j.job_id = (uint32_t)i;
-		j.groupid = gid[i];
-		j.stonewall = s.stonewall;
-		j.new_group = s.new_group;
-		j.rw = s.rw;
-		j.ioengine = s.engine;
-		j.size_bytes = s.size;
-		j.nrfiles = s.filename.empty() ? s.nrfiles : 1;
-		j.openfiles = j.nrfiles;
-		j.opts = (plan_kv *)plan_calloc(1, sizeof(plan_kv));
-		if (s.tweak)
-			s.tweak(j);
+	std::string text;
+	for (const job_spec &s : specs)
+		text += job_text(s, dir);
+	plan_ptr p(t::plan_of_ini(text).release());
+	for (uint32_t i = 0; i < specs.size(); i++) {
+		if (!specs[i].tweak)
+			continue;
+		plan_job &j = const_cast<plan_job &>(*plan_job_at(p.get(), i));
+		plan_job before = j;
+		specs[i].tweak(j);
+		check_tweak(before, j, specs[i].name);
 		plan_job_resolve_queue(&j);	// as the parser does after every option
-		add_clones(j, s, dir, &thread);
 	}
-	p->nr_jobs = (uint32_t)specs.size();
-	p->nr_threads = thread;
-	p->global_opts = (plan_kv *)plan_calloc(1, sizeof(plan_kv));
-	p->allow_device_write = plan_strdup("");
 	return p;
 }
 

@@ -1,9 +1,11 @@
 // tests/engine/plan_builder.hpp - plans built in C++ for the engine tests.
 //
-// The parser is a separate stage; engine tests build plans directly with the
-// plan_* allocators, starting from fio's defaults for every field (iodepth 1,
-// bs 4k, rwmixread 50, randrepeat with fio's randseed, loops 1, kb_base 1024,
-// clat percentiles over fio's list, ...), so a test states only what it varies.
+// A test states only what it varies; the plan is made by the parser from the
+// job section that says it (fio's defaults for everything else), so groups,
+// clones, seeds and file names follow the parser's rules, not a copy of them.
+// A tweak then sets plan fields directly, for what a test pokes that no option
+// names; it may not change what clones are derived from (size, offsets, seed,
+// verify, rw, files, engine, iodepth): those go in opt().
 #pragma once
 
 #include <cstdint>
@@ -54,6 +56,7 @@ struct job_spec {
 	std::string filename;			// non-empty: one file shared by all clones
 	bool stonewall = false;
 	bool new_group = false;
+	std::vector<std::pair<std::string, std::string>> opts;	// more of the section's lines
 	std::function<void(plan_job &)> tweak;
 
 	job_spec(std::string n, enum plan_rw r, enum plan_ioengine e = PLAN_IOENGINE_PSYNC,
@@ -64,15 +67,17 @@ struct job_spec {
 	job_spec &file(const std::string &f) { filename = f; return *this; }
 	job_spec &stonewalled() { stonewall = true; return *this; }
 	job_spec &grouped() { new_group = true; return *this; }
+	job_spec &opt(const std::string &key, const std::string &value = "")
+	{
+		opts.emplace_back(key, value);
+		return *this;
+	}
 	job_spec &with(std::function<void(plan_job &)> t) { tweak = std::move(t); return *this; }
 };
 
-// fio's defaults for one job (no clones, no files).
-void default_job(plan_job &j);
-
-// Builds a plan in `dir`: groups as fio assigns them, thread numbers, seeds
-// (randseed + thread_number - 1), clone offsets and per-clone file names
-// "<name>.<clone>.<file>" unless a filename is given.
+// Builds a plan in `dir` through the parser (files "<name>.<clone>.<file>"
+// unless a filename is given), then applies each job's tweak; a parser error
+// or a tweak of a derived field throws.
 plan_ptr build(const std::string &dir, const std::vector<job_spec> &jobs);
 
 // Engine options for a fake clock that advances step_ns at every read: the

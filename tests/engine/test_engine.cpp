@@ -44,11 +44,15 @@ uint64_t file_size(const std::string &path)
 std::vector<uint64_t> offsets_of(const std::string &dir, enum plan_rw rw, uint64_t seed,
 				 bool norandommap = false)
 {
-	auto p = pb::build(dir, { job_spec("r", rw, PLAN_IOENGINE_NULL, 256 * 4096).with([&](plan_job &j) {
-						    j.io_trace_max = 10000;
-						    j.randseed = seed;
-						    j.norandommap = norandommap;
-					    }) });
+	// A repeatable job's offsets come from its thread number alone (fio's rule):
+	// randseed= steers them when randrepeat is off.
+	auto p = pb::build(dir, { job_spec("r", rw, PLAN_IOENGINE_NULL, 256 * 4096)
+					  .opt("randrepeat", "0")
+					  .opt("randseed", std::to_string(seed))
+					  .with([&](plan_job &j) {
+						  j.io_trace_max = 10000;
+						  j.norandommap = norandommap;
+					  }) });
 	auto r = pb::run(*p);
 	REQUIRE(r);
 	REQUIRE(r->nr_jobs == 1);
@@ -109,9 +113,8 @@ TEST_CASE("engine: a random read pass touches every block exactly once (psync an
 {
 	pb::tmpdir d;
 	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_NULL }) {
-		auto p = pb::build(d.path(), { job_spec("rr", PLAN_RW_RANDREAD, eng).with([](plan_job &j) {
+		auto p = pb::build(d.path(), { job_spec("rr", PLAN_RW_RANDREAD, eng).opt("iodepth", "8").with([](plan_job &j) {
 								 j.io_trace_max = 1000;
-								 j.iodepth = 8;
 							 }) });
 		int ret = -1;
 		auto r = pb::run(*p, &ret);

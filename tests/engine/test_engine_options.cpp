@@ -116,11 +116,11 @@ TEST_CASE("engine options: io_uring's nowait, uncached, force_async and nonvecto
 TEST_CASE("engine options: libaio's userspace_reap reaps every I/O of a run from the ring")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("r", PLAN_RW_RANDREAD, PLAN_IOENGINE_LIBAIO, 1 << 20).with([](plan_job &j) {
-		j.iodepth = 8;
-		j.iodepth_batch_complete_min = 0;
-		j.engine_opts = pb::engine_opts(PLAN_IOENGINE_LIBAIO, {{"userspace_reap", 1}});
-	}) });
+	auto p = pb::build(d.path(), { job_spec("r", PLAN_RW_RANDREAD, PLAN_IOENGINE_LIBAIO, 1 << 20)
+					       .opt("userspace_reap")
+					       .opt("iodepth", "8").with([](plan_job &j) {
+						       j.iodepth_batch_complete_min = 0;
+					       }) });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	REQUIRE(ret == 0);

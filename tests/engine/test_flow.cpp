@@ -96,8 +96,7 @@ TEST_CASE("serialize_overlap: no two I/Os of a thread to the same block are in f
 	pb::tmpdir d;
 	for (bool serialize : { false, true }) {
 		CAPTURE(serialize);
-		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDWRITE, PLAN_IOENGINE_NULL, 16384).with([&](plan_job &j) {
-			j.iodepth = 8;
+		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDWRITE, PLAN_IOENGINE_NULL, 16384).opt("iodepth", "8").with([&](plan_job &j) {
 			j.iodepth_batch_submit = 8;
 			j.norandommap = true;
 			j.number_ios = 2000;

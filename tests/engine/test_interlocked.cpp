@@ -16,10 +16,9 @@ TEST_CASE("interlocked: 4 clones x QD 8 read each block of the shared file exact
 	for (auto eng : { PLAN_IOENGINE_NULL, PLAN_IOENGINE_LIBAIO }) {
 		auto p = pb::build(d.path(), { job_spec("si", PLAN_RW_READ, eng, 4 << 20, 4)
 						       .file("target")
-						       .with([&](plan_job &j) {
+						       .opt("iodepth", "8").with([&](plan_job &j) {
 							       j.interlocked = true;
 							       j.direct = eng == PLAN_IOENGINE_LIBAIO;
-							       j.iodepth = 8;
 							       j.io_trace_max = 5000;
 							       j.loops = 2;
 						       }) });

@@ -42,12 +42,12 @@ uint64_t sum(const uint64_t *v, int n)
 void check_async_randread(enum plan_ioengine eng, bool fixed)
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_RANDREAD, eng, 4 << 20).with([&](plan_job &j) {
-		j.iodepth = 16;
+	job_spec s("a", PLAN_RW_RANDREAD, eng, 4 << 20);
+	if (eng == PLAN_IOENGINE_IO_URING)
+		s.opt("fixedbufs", fixed ? "1" : "0").opt("registerfiles", fixed ? "1" : "0");
+	auto p = pb::build(d.path(), { s.opt("iodepth", "16").with([&](plan_job &j) {
 		j.direct = true;
 		j.io_trace_max = 2000;
-		if (eng == PLAN_IOENGINE_IO_URING)
-			j.engine_opts = pb::engine_opts(eng, {{"fixedbufs", fixed}, {"registerfiles", fixed}});
 		j.slat_percentiles = true;
 	}) });
 	int ret = -1;
@@ -96,8 +96,7 @@ TEST_CASE("ioengines: iodepth_batch_submit and iodepth_batch_complete_min shape 
 	for (auto eng : { PLAN_IOENGINE_LIBAIO, PLAN_IOENGINE_IO_URING, PLAN_IOENGINE_NULL }) {
 		if (eng == PLAN_IOENGINE_IO_URING && !uring_works())
 			continue;
-		auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_READ, eng, 2 << 20).with([](plan_job &j) {
-			j.iodepth = 32;
+		auto p = pb::build(d.path(), { job_spec("b", PLAN_RW_READ, eng, 2 << 20).opt("iodepth", "32").with([](plan_job &j) {
 			j.iodepth_batch_submit = 8;
 			j.iodepth_batch_complete_min = 8;
 			j.iodepth_batch_complete_max = 8;
@@ -124,8 +123,7 @@ TEST_CASE("ioengines: async writes leave exactly the file the plan asks, with O_
 			continue;
 		auto p = pb::build(d.path(), { job_spec(std::string("w") + plan_ioengine_name(eng),
 							PLAN_RW_WRITE, eng, 8 << 20)
-						       .with([](plan_job &j) {
-							       j.iodepth = 8;
+						       .opt("iodepth", "8").with([](plan_job &j) {
 							       j.direct = true;
 							       j.bs[PLAN_DDIR_WRITE].min_bytes = 65536;
 							       j.bs[PLAN_DDIR_WRITE].max_bytes = 65536;

@@ -15,8 +15,7 @@ namespace {
 pb::results_ptr search(const pb::tmpdir &d, uint64_t target_ns, double pct, bool keep_running = false,
 		       uint64_t runtime_ns = 30000000000ull, int want_ret = 0)
 {
-	auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_READ, PLAN_IOENGINE_NULL, 64 << 20).with([&](plan_job &j) {
-		j.iodepth = 16;
+	auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_READ, PLAN_IOENGINE_NULL, 64 << 20).opt("iodepth", "16").with([&](plan_job &j) {
 		j.time_based = true;
 		j.runtime_ns = runtime_ns;
 		j.lat_target_ns = target_ns;

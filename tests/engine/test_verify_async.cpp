@@ -21,24 +21,22 @@ using pb::job_spec;
 
 namespace {
 
-std::function<void(plan_job &)> verifying(enum plan_verify kind, uint32_t async, bool only = false)
+// verify= with its checker threads, as a job file says them (the parser then
+// draws the verify reads' sizes from the writes' seed, as fio does).
+job_spec verified(job_spec s, enum plan_verify kind, uint32_t async, bool only = false)
 {
-	return [=](plan_job &j) {
-		j.verify = kind;
-		j.do_verify = true;
-		j.verify_only = only;
-		j.verify_async = async;
-	};
+	s.opt("verify", plan_verify_name(kind)).opt("verify_async", std::to_string(async));
+	if (only)
+		s.opt("verify_only");
+	return s;
 }
 
-std::function<void(plan_job &)> trimming(uint32_t pct, uint64_t backlog, bool zero = true)
+job_spec trimmed(job_spec s, uint32_t pct, uint64_t backlog, bool zero = true)
 {
-	return [=](plan_job &j) {
-		verifying(PLAN_VERIFY_CRC32C, 0)(j);
-		j.trim_percentage = pct;
-		j.trim_backlog = backlog;
-		j.trim_verify_zero = zero;
-	};
+	return verified(std::move(s), PLAN_VERIFY_CRC32C, 0)
+		.opt("trim_percentage", std::to_string(pct))
+		.opt("trim_backlog", std::to_string(backlog))
+		.opt("trim_verify_zero", zero ? "1" : "0");
 }
 
 // Thread CPU time of the job's I/O thread (usr + sys), as the results report it.
@@ -94,10 +92,7 @@ TEST_CASE("verify_async: the checker threads find a flipped byte and the caller'
 TEST_CASE("verify_async: a write job's read-back is clean, and a flipped byte is one mismatch at its block")
 {
 	pb::tmpdir d;
-	auto w = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_LIBAIO, 1 << 20)
-					       .with([](plan_job &j) {
-						       verifying(PLAN_VERIFY_MD5, 3)(j);
-						       j.iodepth = 8;
+	auto w = pb::build(d.path(), { verified(job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_LIBAIO, 1 << 20), PLAN_VERIFY_MD5, 3).opt("iodepth", "8").with([](plan_job &j) {
 					       }) });
 	int ret = -1;
 	auto r = pb::run(*w, &ret);
@@ -107,9 +102,7 @@ TEST_CASE("verify_async: a write job's read-back is clean, and a flipped byte is
 	for (off_t at : { 5000, 300000, 900000 })
 		flip_byte(d.file("v.0.0"), at);
 	for (bool fatal : { false, true }) {
-		auto v = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-						       .with([&](plan_job &j) {
-							       verifying(PLAN_VERIFY_MD5, 2, true)(j);
+		auto v = pb::build(d.path(), { verified(job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20), PLAN_VERIFY_MD5, 2, true).with([&](plan_job &j) {
 							       j.verify_fatal = fatal;
 						       }) });
 		r = pb::run(*v, &ret);
@@ -128,10 +121,8 @@ TEST_CASE("verify_async: a read job's checksums are computed off its I/O thread"
 {
 	pb::tmpdir d;
 	const uint64_t size = 64ull << 20;
-	auto w = pb::build(d.path(), { job_spec("c", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, size)
-					       .file("data")
-					       .with([](plan_job &j) {
-						       verifying(PLAN_VERIFY_SHA3_512, 0)(j);
+	auto w = pb::build(d.path(), { verified(job_spec("c", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, size), PLAN_VERIFY_SHA3_512, 0)
+					       .file("data").with([](plan_job &j) {
 						       j.do_verify = false;
 						       j.bs[PLAN_DDIR_WRITE].min_bytes = j.bs[PLAN_DDIR_WRITE].max_bytes = 65536;
 					       }) });
@@ -140,10 +131,8 @@ TEST_CASE("verify_async: a read job's checksums are computed off its I/O thread"
 	REQUIRE(ret == 0);
 	uint64_t cpu[2] = { 0, 0 };
 	for (uint32_t async : { 0u, 2u }) {
-		auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, size)
-						       .file("data")
-						       .with([&](plan_job &j) {
-							       verifying(PLAN_VERIFY_SHA3_512, async)(j);
+		auto p = pb::build(d.path(), { verified(job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, size), PLAN_VERIFY_SHA3_512, async)
+						       .file("data").with([&](plan_job &j) {
 							       for (auto &b : j.bs)	// the interval is the write size
 								       b.min_bytes = b.max_bytes = 65536;
 						       }) });
@@ -162,8 +151,7 @@ TEST_CASE("verify_async: a read job's checksums are computed off its I/O thread"
 TEST_CASE("trim_percentage: every listed write is trimmed, counted as a trim, and reads back as zeroes")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("t", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-					       .with(trimming(100, 8)) });
+	auto p = pb::build(d.path(), { trimmed(job_spec("t", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20), 100, 8) });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	REQUIRE(ret == 0);
@@ -186,8 +174,7 @@ TEST_CASE("trim_percentage: a share of the writes; without trim_verify_zero trim
 {
 	pb::tmpdir d;
 	for (bool zero : { true, false }) {
-		auto p = pb::build(d.path(), { job_spec("h", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-						       .with(trimming(50, 8, zero)) });
+		auto p = pb::build(d.path(), { trimmed(job_spec("h", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 1 << 20), 50, 8, zero) });
 		int ret = -1;
 		auto r = pb::run(*p, &ret);
 		REQUIRE(ret == 0);
@@ -200,8 +187,7 @@ TEST_CASE("trim_percentage: a share of the writes; without trim_verify_zero trim
 		unlink(d.file("h.0.0").c_str());
 	}
 	// trim_backlog=0: nothing is trimmed, as fio.
-	auto p = pb::build(d.path(), { job_spec("n", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-					       .with(trimming(50, 0)) });
+	auto p = pb::build(d.path(), { trimmed(job_spec("n", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 1 << 20), 50, 0) });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	CHECK(ret == 0);

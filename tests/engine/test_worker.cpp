@@ -78,9 +78,8 @@ TEST_CASE("worker: fsync=N syncs after every N writes, but not after the last, a
 {
 	pb::tmpdir d;
 	for (auto eng : { PLAN_IOENGINE_PSYNC, PLAN_IOENGINE_LIBAIO }) {
-		auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, eng).with([](plan_job &j) {
+		auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, eng).opt("iodepth", "4").with([](plan_job &j) {
 			j.fsync_every = 16;
-			j.iodepth = 4;
 			j.end_fsync = true;
 		}) });
 		int ret = -1;
@@ -103,7 +102,6 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 		j.direct = true;
 		for (auto &b : j.bs)
 			b.min_bytes = b.max_bytes = 1000;
-		j.size_bytes = 1000 * 100;
 	};
 	auto p = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with(tweak) });
 	int ret = 0;
@@ -223,9 +221,8 @@ TEST_CASE("worker: repeat and repeat_discard keep every run in the results")
 TEST_CASE("worker: a fake clock makes every timestamp and latency reproducible")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 2).with([](plan_job &j) {
-		j.iodepth = 4;
-	}), job_spec("g", PLAN_RW_READ, PLAN_IOENGINE_NULL).stonewalled() });
+	auto p = pb::build(d.path(), { job_spec("f", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 20, 2).opt("iodepth", "4"),
+				       job_spec("g", PLAN_RW_READ, PLAN_IOENGINE_NULL).stonewalled() });
 	eng_opts o = pb::fake_clock();
 	int ra = -1, rb = -1;
 	auto a = pb::run(*p, &ra, &o), b = pb::run(*p, &rb, &o);
@@ -252,9 +249,8 @@ TEST_CASE("worker: a fake clock makes every timestamp and latency reproducible")
 TEST_CASE("worker: disk counters of the device under the files cover the run")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_LIBAIO, 4 << 20).with([](plan_job &j) {
+	auto p = pb::build(d.path(), { job_spec("w", PLAN_RW_WRITE, PLAN_IOENGINE_LIBAIO, 4 << 20).opt("iodepth", "4").with([](plan_job &j) {
 		j.direct = true;
-		j.iodepth = 4;
 	}) });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);

@@ -29,8 +29,7 @@ TEST_CASE("worker_io: a back-to-back sync stream reads the clock once per I/O, a
 	for (uint32_t depth : { 1u, 8u }) {
 		CAPTURE(depth);
 		auto p = pb::build(d.path(), { job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1024 * 4096)
-						       .with([&](plan_job &j) {
-							       j.iodepth = depth;
+						       .opt("iodepth", std::to_string(depth)).with([&](plan_job &j) {
 							       j.iodepth_batch_complete_max = depth;
 						       }) });
 		int ret = -1;
@@ -62,7 +61,7 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	pb::tmpdir d;
 	eng_opts o = pb::fake_clock();
 	auto p = pb::build(d.path(), { job_spec("q", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
-					       .with([](plan_job &j) { j.iodepth = 32; }) });
+					       .opt("iodepth", "32") });
 	int ret = -1;
 	auto r = pb::run(*p, &ret, &o);
 	REQUIRE(ret == 0);
@@ -124,8 +123,7 @@ TEST_CASE("worker_io: an async engine's lat is exactly slat + clat, I/O by I/O")
 	for (uint32_t batch : { 1u, 4u }) {
 		CAPTURE(batch);
 		auto p = pb::build(d.path(), { job_spec("a", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
-						       .with([&](plan_job &j) {
-							       j.iodepth = 16;
+						       .opt("iodepth", "16").with([&](plan_job &j) {
 							       j.iodepth_batch_submit = batch;
 						       }) });
 		int ret = -1;

@@ -18,13 +18,14 @@ using pb::job_spec;
 
 namespace {
 
-std::function<void(plan_job &)> verifying(enum plan_verify kind, bool only = false)
+// verify= (and verify_only) as a job file says them: the parser then draws the
+// verify reads' sizes from the writes' seed, as fio does.
+job_spec verified(job_spec s, enum plan_verify kind, bool only = false)
 {
-	return [kind, only](plan_job &j) {
-		j.verify = kind;
-		j.do_verify = true;
-		j.verify_only = only;
-	};
+	s.opt("verify", plan_verify_name(kind));
+	if (only)
+		s.opt("verify_only");
+	return s;
 }
 
 bool has_msg(const results &r, const std::string &code, const std::string &part)
@@ -50,9 +51,7 @@ TEST_CASE("worker verify: a write job's blocks read back clean (sequential, rand
 		      { PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, PLAN_VERIFY_CRC32C, true } };
 	for (auto &c : cases) {
 		CAPTURE(plan_rw_name(c.rw));
-		auto p = pb::build(d.path(), { job_spec("w", c.rw, c.e, 1 << 20).with([&](plan_job &j) {
-			verifying(c.kind)(j);
-			j.iodepth = 8;
+		auto p = pb::build(d.path(), { verified(job_spec("w", c.rw, c.e, 1 << 20), c.kind).opt("iodepth", "8").with([&](plan_job &j) {
 			j.bs[PLAN_DDIR_WRITE].min_bytes = 4096;
 			j.bs[PLAN_DDIR_WRITE].max_bytes = 16384;	// bsrange: chunks stay 4 KiB
 			if (c.time_based) {
@@ -90,16 +89,14 @@ TEST_CASE("worker verify: a write job's blocks read back clean (sequential, rand
 TEST_CASE("worker verify: one flipped byte between a write job and a verify_only job is one mismatch at its block")
 {
 	pb::tmpdir d;
-	auto w = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+	auto w = pb::build(d.path(), { verified(job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20), PLAN_VERIFY_CRC32C) });
 	int ret = -1;
 	auto r = pb::run(*w, &ret);
 	REQUIRE(ret == 0);
 	std::string path = d.file("v.0.0");
 	flip_byte(path, 300000);
 
-	auto v = pb::build(d.path(), { job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20)
-					       .with(verifying(PLAN_VERIFY_CRC32C, true)) });
+	auto v = pb::build(d.path(), { verified(job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20), PLAN_VERIFY_CRC32C, true) });
 	r = pb::run(*v, &ret);
 	CHECK(ret == -EILSEQ);
 	const res_clone &k = pb::first_clone(*r);
@@ -116,17 +113,14 @@ TEST_CASE("worker verify: one flipped byte between a write job and a verify_only
 TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops at the first")
 {
 	pb::tmpdir d;
-	auto w = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
-					       .with(verifying(PLAN_VERIFY_XXHASH)) });
+	auto w = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH) });
 	int ret = -1;
 	pb::run(*w, &ret);
 	REQUIRE(ret == 0);
 	for (off_t at : { 5000, 70000, 200000 })
 		flip_byte(d.file("f.0.0"), at);
 	for (bool fatal : { false, true }) {
-		auto v = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10)
-						       .with([&](plan_job &j) {
-							       verifying(PLAN_VERIFY_XXHASH, true)(j);
+		auto v = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH, true).with([&](plan_job &j) {
 							       j.verify_fatal = fatal;
 						       }) });
 		auto r = pb::run(*v, &ret);
@@ -138,8 +132,7 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 			CHECK(k.errors[2].offset == 200000 / 4096 * 4096);
 	}
 	// continue_on_error=verify keeps the job successful while still counting.
-	auto c = pb::build(d.path(), { job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
-		verifying(PLAN_VERIFY_XXHASH, true)(j);
+	auto c = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH, true).with([](plan_job &j) {
 		j.continue_on_error = PLAN_COE_VERIFY;
 	}) });
 	auto r = pb::run(*c, &ret);
@@ -150,13 +143,11 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 TEST_CASE("worker verify: a read job with verify= checks each block it reads")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("rw", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 128 << 10)
+	auto p = pb::build(d.path(), { verified(job_spec("rw", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 128 << 10), PLAN_VERIFY_CRC32C)
+					       .file("shared"),
+				       verified(job_spec("rw", PLAN_RW_RANDREAD, PLAN_IOENGINE_IO_URING, 128 << 10), PLAN_VERIFY_CRC32C)
 					       .file("shared")
-					       .with(verifying(PLAN_VERIFY_CRC32C)),
-				       job_spec("rw", PLAN_RW_RANDREAD, PLAN_IOENGINE_IO_URING, 128 << 10)
-					       .file("shared")
-					       .stonewalled()
-					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+					       .stonewalled() });
 	int ret = -1;
 	auto r = pb::run(*p, &ret);
 	if (ret == -ENOSYS || ret == -EPERM) {
@@ -168,9 +159,8 @@ TEST_CASE("worker verify: a read job with verify= checks each block it reads")
 	CHECK(pb::first_clone(*r, 1).verify_failures == 0);
 
 	flip_byte(d.file("shared"), 4096 * 9 + 100);
-	auto q = pb::build(d.path(), { job_spec("rd", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 128 << 10)
-					       .file("shared")
-					       .with(verifying(PLAN_VERIFY_CRC32C)) });
+	auto q = pb::build(d.path(), { verified(job_spec("rd", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 128 << 10), PLAN_VERIFY_CRC32C)
+					       .file("shared") });
 	r = pb::run(*q, &ret);
 	CHECK(ret == -EILSEQ);
 	const res_clone &k = pb::first_clone(*r);
@@ -182,24 +172,17 @@ TEST_CASE("worker verify: a read job with verify= checks each block it reads")
 TEST_CASE("worker verify: verify=pattern writes the pattern and names the first wrong byte")
 {
 	pb::tmpdir d;
-	auto tweak = [](bool only) {
-		return [only](plan_job &j) {
-			verifying(PLAN_VERIFY_PATTERN, only)(j);
-			j.buffer_fill = PLAN_BUF_PATTERN;
-			j.buffer_pattern = (uint8_t *)plan_calloc(4, 1);
-			std::memcpy(j.buffer_pattern, "\xca\xfe\xba\xbe", 4);
-			j.buffer_pattern_len = 4;
-			j.verify_pattern = (uint8_t *)plan_calloc(4, 1);
-			std::memcpy(j.verify_pattern, "\xca\xfe\xba\xbe", 4);
-			j.verify_pattern_len = 4;
-		};
+	auto job = [](bool only) {
+		return verified(job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10), PLAN_VERIFY_PATTERN, only)
+			.opt("verify_pattern", "0xcafebabe")
+			.opt("buffer_pattern", "0xcafebabe");
 	};
-	auto w = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(false)) });
+	auto w = pb::build(d.path(), { job(false) });
 	int ret = -1;
 	pb::run(*w, &ret);
 	REQUIRE(ret == 0);
 	flip_byte(d.file("p.0.0"), 12345);
-	auto v = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with(tweak(true)) });
+	auto v = pb::build(d.path(), { job(true) });
 	auto r = pb::run(*v, &ret);
 	CHECK(ret == -EILSEQ);
 	REQUIRE(pb::first_clone(*r).nr_errors == 1);
@@ -210,8 +193,7 @@ TEST_CASE("worker verify: verify=pattern writes the pattern and names the first 
 TEST_CASE("worker verify: block sizes off the verify_interval grid are refused before any I/O")
 {
 	pb::tmpdir d;
-	auto p = pb::build(d.path(), { job_spec("g", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10).with([](plan_job &j) {
-		verifying(PLAN_VERIFY_CRC32C)(j);
+	auto p = pb::build(d.path(), { verified(job_spec("g", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10), PLAN_VERIFY_CRC32C).with([](plan_job &j) {
 		j.verify_interval_bytes = 3000;
 	}) });
 	int ret = 0;

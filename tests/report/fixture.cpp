@@ -1,6 +1,8 @@
 // tests/report/fixture.cpp - builders for hand-made plans and results (fixture.hpp).
 #include "tests/report/fixture.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "parser/options.hpp"
+#include "tests/parser/plan_text.hpp"
 
 namespace t {
 
@@ -25,36 +27,31 @@ plan_kv *make_kvs(const std::vector<std::pair<std::string, std::string>> &kv)
 	return out;
 }
 
-void default_job(plan_job &j, const job_spec &s, uint32_t job_id, uint32_t *thread)
+void free_kvs(plan_kv *kv, uint32_t n)
 {
-	// fio's defaults from the parser's table; then what this fixture's job says.
-	j = parser::default_spec().pj;
-	j.name = plan_strdup(s.name.c_str());
-	j.section = plan_strdup(s.name.c_str());
-	j.description = plan_strdup("");
-	j.job_id = job_id;
-	j.groupid = s.groupid;
-	j.wait_for_job_id = -1;
-	j.group_reporting = s.group_reporting;
-	j.rw = s.rw;
-	j.ioengine = PLAN_IOENGINE_NULL;
-	j.size_bytes = 1 << 20;
-	j.opts = make_kvs(s.opts);
-	j.nr_opts = (uint32_t)s.opts.size();
-	j.nr_clones = s.numjobs;
-	j.clones = (plan_clone *)plan_calloc(s.numjobs, sizeof(plan_clone));
-	for (uint32_t c = 0; c < s.numjobs; c++) {
-		plan_clone &cl = j.clones[c];
-		cl.clone_index = c;
-		cl.thread_number = ++*thread;
-		cl.nr_files = 1;
-		cl.files = (plan_file *)plan_calloc(1, sizeof(plan_file));
-		std::string path = "/tmp/" + s.name + "." + std::to_string(c) + ".0";
-		cl.files[0].path = plan_strdup(path.c_str());
-		cl.files[0].size_bytes = j.size_bytes;
+	for (uint32_t i = 0; i < n; i++) {
+		std::free(kv[i].key);
+		std::free(kv[i].value);
 	}
-	if (s.tweak)
-		s.tweak(j);
+	std::free(kv);
+}
+
+// The job section a spec stands for.  Its name and options are the report's
+// input (names no job file could hold, the echo of what one said), so they are
+// set after the parser, as given.
+std::string job_text(const job_spec &s, uint32_t i, bool new_group)
+{
+	// Files are named after the section: the job's own name where a header can hold it.
+	bool plain = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char c) {
+		return std::isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.';
+	});
+	std::string t = "[" + (plain ? s.name : "job" + std::to_string(i)) + "]\nrw=" + plan_rw_name(s.rw) +
+			"\nioengine=null\nsize=1m\ndirectory=/tmp\nnumjobs=" + std::to_string(s.numjobs) + "\n";
+	if (s.group_reporting)
+		t += "group_reporting\n";
+	if (new_group)
+		t += "new_group\n";
+	return t;
 }
 
 } // namespace
@@ -62,29 +59,31 @@ void default_job(plan_job &j, const job_spec &s, uint32_t job_id, uint32_t *thre
 plan_holder::plan_holder(const std::vector<job_spec> &jobs,
 			 const std::vector<std::pair<std::string, std::string>> &globals)
 {
-	p_ = plan_alloc();
-	std::map<uint32_t, uint32_t> per_group;
-	uint32_t nr_groups = 0;
-	for (const job_spec &s : jobs) {
-		per_group[s.groupid]++;
-		nr_groups = std::max(nr_groups, s.groupid + 1);
-	}
-	p_->nr_groups = nr_groups;
-	p_->groups = (plan_group *)plan_calloc(nr_groups, sizeof(plan_group));
-	for (uint32_t g = 0; g < nr_groups; g++) {
-		p_->groups[g].id = g;
-		p_->groups[g].jobs = (plan_job *)plan_calloc(per_group[g], sizeof(plan_job));
-	}
-	uint32_t thread = 0;
+	std::string text;
 	for (uint32_t i = 0; i < jobs.size(); i++) {
-		plan_group &g = p_->groups[jobs[i].groupid];
-		default_job(g.jobs[g.nr_jobs++], jobs[i], i, &thread);
+		uint32_t prev = i ? jobs[i - 1].groupid : 0;
+		if (jobs[i].groupid != prev && jobs[i].groupid != prev + 1)
+			throw std::logic_error("job '" + jobs[i].name + "': groups are numbered in job order");
+		text += job_text(jobs[i], i, jobs[i].groupid != prev);
 	}
-	p_->nr_jobs = (uint32_t)jobs.size();
-	p_->nr_threads = thread;
+	p_ = jobs.empty() ? plan_alloc() : t::plan_of_ini(text).release();
+	for (uint32_t i = 0; i < jobs.size(); i++) {
+		plan_job &j = job(i);
+		std::free(j.name);
+		std::free(j.section);
+		j.name = plan_strdup(jobs[i].name.c_str());
+		j.section = plan_strdup(jobs[i].name.c_str());
+		free_kvs(j.opts, j.nr_opts);
+		j.opts = make_kvs(jobs[i].opts);
+		j.nr_opts = (uint32_t)jobs[i].opts.size();
+		if (jobs[i].tweak)
+			jobs[i].tweak(j);
+	}
+	free_kvs(p_->global_opts, p_->nr_global_opts);
 	p_->global_opts = make_kvs(globals);
 	p_->nr_global_opts = (uint32_t)globals.size();
-	p_->allow_device_write = plan_strdup("");
+	if (!p_->allow_device_write)
+		p_->allow_device_write = plan_strdup("");
 }
 
 results_holder::results_holder(const plan &p, uint32_t runs) : runs_(runs)

@@ -30,8 +30,10 @@ struct job_spec {
 	std::function<void(plan_job &)> tweak;	// anything else
 };
 
-// Owns a plan built from specs, with fio's defaults (bs 4k, null engine,
-// iodepth 1, clat percentiles over fio's default list, kb_base 1024).
+// Owns a plan the parser made from specs (null engine, size=1m, fio's defaults
+// for the rest: bs 4k, iodepth 1, clat percentiles over fio's list, kb_base
+// 1024; a groupid one above the job before is a new_group); each spec's opts
+// and the globals are the jobs' echo, the report's input, set as given.
 class plan_holder {
 public:
 	explicit plan_holder(const std::vector<job_spec> &jobs,
