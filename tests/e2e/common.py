@@ -137,6 +137,26 @@ def flip(path, at):
         f.write(bytes([b[0] ^ 0x5A]))
 
 
+def mark_of(path):
+    """ioplan's mark on path (engine/mark.c: 48 bytes, version 3) as a dict with state, token,
+    dev, ino, size and mtime_ns; None when the file has none or it is not one ioplan writes."""
+    import struct
+    try:
+        value = os.getxattr(path, "user.ioplan", follow_symlinks=False)
+    except OSError:
+        return None
+    if len(value) != 48 or value[:5] != b"IOPM\x03":
+        return None
+    states = {b"p": "partial", b"s": "sized", b"f": "filled"}
+    token, dev, ino, size, mtime_ns = struct.unpack("<QQQQq", value[8:])
+    return dict(state=states.get(value[5:6]), token=token, dev=dev, ino=ino, size=size, mtime_ns=mtime_ns)
+
+
+def mark_state(path):
+    m = mark_of(path)
+    return m and m["state"]
+
+
 def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
     """Polls predicate() until it returns something true, and returns that; fails
     (naming `what`) once timeout seconds have passed.  A test waits this way for

@@ -12,7 +12,7 @@ import json
 import os
 import unittest
 
-from common import FIO, TmpDirCase, loop_device, run, run_as_fio, run_fio
+from common import FIO, TmpDirCase, loop_device, mark_of, run, run_as_fio, run_fio
 
 
 def json_of(stdout):
@@ -141,7 +141,7 @@ class RunParity(TmpDirCase):
         self.assertEqual(tree["ioplan"], tree["fio"])
         idir = out["ioplan"][1]
         for made in ("d", "d/a", "sub", "sub/deeper"):
-            self.assertIn(b"ioplan-mark", os.getxattr(idir / made, "user.ioplan"), made)
+            self.assertIsNotNone(mark_of(idir / made), made)
 
     def test_a_link_where_a_directory_is_to_be_made_is_not_followed(self):
         # A dangling symbolic link where ioplan would make a directory: refused, and
