@@ -283,7 +283,7 @@ golden-update: $(BIN) $(UNIT)
 	@if ls tests/e2e/test_*golden*.py >/dev/null 2>&1; then \
 		IOPLAN_BIN=$(CURDIR)/$(BIN) IOPLAN_GOLDEN_UPDATE=1 $(PYTHON) tests/e2e/run.py -k golden; fi
 
-bench: deps
+bench: deps $(T_IO_URING)
 	@$(MAKE) --no-print-directory $(JOBS) all
 	IOPLAN_BIN=$(CURDIR)/$(BIN) $(PYTHON) bench/bench.py $(BENCH_ARGS)
 
@@ -349,3 +349,12 @@ $(FIO_SRC_STAMP):
 	   fio-3.33/tools/fiologparser.py fio-3.33/tools/hist/fiologparser_hist.py
 	@ls $(FIO_SRC)/examples/*.fio | wc -l | xargs echo "fio-examples: job files:"
 	@touch $@
+
+# fio's t/io_uring, the device limit `make bench` compares ioplan's io_uring with, built
+# from the same source package (configure without -march=native, then its one target).
+T_IO_URING := build/fio-build/t/io_uring
+$(T_IO_URING): $(FIO_SRC_STAMP)
+	@rm -rf build/fio-build && mkdir -p build/fio-build
+	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C build/fio-build --strip-components=1
+	@cd build/fio-build && ./configure --disable-native >/dev/null && $(MAKE) --no-print-directory t/io_uring >/dev/null
+	@echo "t/io_uring: built from fio 3.33's source"

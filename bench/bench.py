@@ -209,6 +209,19 @@ def workloads(d, quick):
          [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),
           ("p99 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(99))],
          device=True, fmt="json+")
+    # QD1 on the disk through each synchronous-latency path fio users compare: the device
+    # is the limit, so any of the latency that is ioplan's shows as a ratio above 1.
+    for eng, extra in (("libaio", {}), ("io_uring", {}), ("pvsync2", dict(hipri=1))):
+        both(f"{eng}-qd1-lat", dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1, iodepth=1,
+                                    time_based=1, runtime=secs, filename=f"{d}/bench.qd1", **extra),
+             [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),
+              ("p99 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(99))],
+             device=True, fmt="json+")
+    # Eight jobs as threads of one process for both tools (fio --thread): under autogroup
+    # scheduling fio's default, a process per job each in its own session, would get eight
+    # shares of a busy CPU against ioplan's one (docs/performance.md, "Fair share").
+    both("null-8jobs", dict(null, iodepth=1, numjobs=8, thread=1, group_reporting=1),
+         [("IOPS ratio", ratio(iops), (">=", 6.0))])
     rate_secs = 2 if quick else 5
     rate_err = lambda p: abs(iops(p) - 3200) / 3200 * 100  # noqa: E731
     both("rate-3200", dict(ioengine="null", rw="randread", bs="4k", size="100g",
@@ -658,9 +671,49 @@ def store_workloads(d, quick):
     return [save, summary, imp]
 
 
+# fio's t/io_uring, built from Debian's fio 3.33 source (make bench builds it): the
+# device's limit as the kernel's own benchmark reaches it.
+T_IO_URING = os.environ.get("T_IO_URING_BIN", str(ROOT / "build" / "fio-build" / "t" / "io_uring"))
+
+
+def t_io_uring_ios(p):
+    """(I/Os, seconds) of a t/io_uring run: its per-second "IOPS=" lines summed."""
+    rates = [int(m) for m in re.findall(r"^IOPS=(\d+),", p.stdout, re.M)]
+    if not rates:
+        raise ValueError(f"t/io_uring printed no IOPS line: {p.stdout[-300:]}")
+    return sum(rates), len(rates)
+
+
+def limit_workloads(d, quick):
+    """ioplan's io_uring at depth 32, batches of 8, registered files and buffers, against
+    t/io_uring with the same settings on the same file: IOPS and CPU per I/O."""
+    if not os.access(T_IO_URING, os.X_OK):
+        print(f"io_uring-limit: skipped: no t/io_uring at {T_IO_URING} (make bench builds it)")
+        return []
+    secs = 2 if quick else 4
+    path = f"{d}/bench.limit"
+    ioplan = [IOPLAN, "--name=limit", "--ioengine=io_uring", "--rw=randread", "--bs=4k", f"--size={'256m' if quick else '1g'}",
+              "--direct=1", "--iodepth=32", "--iodepth_batch_submit=8", "--iodepth_batch_complete_min=8",
+              "--fixedbufs=1", "--registerfiles=1", "--time_based=1", f"--runtime={secs}", f"--filename={path}",
+              "--output-format=json"]
+    tiou = [T_IO_URING, "-d32", "-s8", "-c8", "-p0", "-B1", "-F1", "-n1", "-O1", f"-r{secs}", path]
+
+    def per_sec(p):
+        r = fio_read(p.json())
+        return r["total_ios"] / (r["runtime"] / 1000.0)
+
+    def cpu_per_io(i, o):
+        ios, n = t_io_uring_ios(o)
+        return (i.utime + i.stime) / fio_read(i.json())["total_ios"], (o.utime + o.stime) / ios
+
+    return [Workload("io_uring-limit", tiou, ioplan,
+                     [("IOPS vs t/io_uring", lambda i, o: (per_sec(i), div(*t_io_uring_ios(o))), (">=", 0.97)),
+                      ("CPU/IO vs t/io_uring", cpu_per_io, ("<=", 1.1))], device=True)]
+
+
 def build_workloads(d, quick):
     """Every workload in table order; (workloads, number of set-up errors)."""
-    wls = workloads(d, quick) + layout_workloads(d, quick)
+    wls = workloads(d, quick) + limit_workloads(d, quick) + layout_workloads(d, quick)
     errors = 0
     try:
         wls.append(parse_only_workload(d))
