@@ -25,7 +25,13 @@
 #include "engine/worker/worker.h"
 
 #define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
-#define REMOTE_SILENCE_NS 1000000000ull	/* a remote target silent this long has stopped answering */
+/*
+ * A remote target silent this long has stopped answering: 10 s at the job's own
+ * end (a loaded nbdkit went over 1 s without answering any of 64 reads), 1 s
+ * once the user has asked the run to stop.
+ */
+#define REMOTE_SILENCE_NS 10000000000ull
+#define REMOTE_SILENCE_STOP_NS 1000000000ull
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
 void worker_record_error(struct worker *w, const struct worker_fault *f)
@@ -749,24 +755,27 @@ static void idle(struct worker *w)
 /*
  * A server that does not answer must not hold the run past its end: once the
  * window is over, a remote engine's I/Os in flight are abandoned after
- * REMOTE_SILENCE_NS without a completion, and the job's error says how many.
+ * REMOTE_SILENCE_NS without a completion (REMOTE_SILENCE_STOP_NS once a stop
+ * was asked for), and the job's error says how many.
  * A server that still answers, only slowly (a loaded one took over 500 ms),
  * keeps its time: the silence counts from its last answer.
  */
 static bool remote_gave_up(struct worker *w)
 {
 	char what[96];
-	uint64_t heard;
+	uint64_t heard, silence;
 
 	if (!w->ioe.ops->remote)
 		return false;
+	silence = atomic_load_explicit(w->sh->stop, memory_order_relaxed) ? REMOTE_SILENCE_STOP_NS
+									   : REMOTE_SILENCE_NS;
 	if (!w->drain_start)
 		w->drain_start = clk_now(&w->clk);
 	heard = w->reaped_ns > w->drain_start ? w->reaped_ns : w->drain_start;
-	if (w->now < heard + REMOTE_SILENCE_NS)
+	if (w->now < heard + silence)
 		return false;
 	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
-		 w->inflight - w->nr_pending, REMOTE_SILENCE_NS / 1000000ull);
+		 w->inflight - w->nr_pending, (unsigned long long)(silence / 1000000ull));
 	worker_error(w, .err = ETIMEDOUT, .what = what);
 	worker_set_error(w, ETIMEDOUT);
 	return true;
