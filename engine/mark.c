@@ -8,8 +8,8 @@
  * (the last five 8 bytes each).  Binary because it must be small: ext4 keeps an
  * xattr inside a 256-byte inode only up to 64 bytes of value, and the text mark
  * of earlier versions (about 100 bytes) took a 4 KiB xattr block for every file,
- * a block of metadata fio does not write; a layout of 100 000 small files wrote
- * 400 MiB of them.  Marks of version 2, one line of text,
+ * a block of metadata fio does not write (1 000 files of 4 KiB used 8 028 KiB,
+ * now 4 020 KiB as fio's).  Marks of version 2, one line of text,
  *
  *   ioplan-mark 2 state=<s> token=<16 hex> dev=<maj>:<min> ino=<n> size=<n> mtime=<s>.<ns>
  *

@@ -143,3 +143,23 @@ TEST_CASE("mark: a version 2 text mark (older ioplan) is still ioplan's; a re-st
     close(other);
     close(fd);
 }
+
+TEST_CASE("mark: a file whose mtime is before 1970 binds as any other")
+{
+    pb::tmpdir s;
+    char why[256] = "";
+    int fd = make_file(s, "old-times", 4096);
+    // 1969-12-31 23:59:58.25: a negative time with a positive nanosecond part, as timespec keeps it.
+    struct timespec times[2] = {{-2, 250000000}, {-2, 250000000}};
+    REQUIRE(futimens(fd, times) == 0);
+    if (mark_write(fd, MARK_FILLED)) {
+        MESSAGE("skipped: no user xattrs on /tmp");
+        close(fd);
+        return;
+    }
+    CHECK(mark_read(fd, why, sizeof why) == MARK_FILLED);
+    struct timespec later[2] = {{-2, 250000001}, {-2, 250000001}};
+    REQUIRE(futimens(fd, later) == 0);
+    CHECK(mark_read(fd, why, sizeof why) == MARK_FOREIGN);
+    close(fd);
+}
