@@ -42,13 +42,19 @@ static struct pf_finding *vadd(struct pf_state *s, enum res_msg_level level, con
 {
 	struct pf_finding *f;
 
-	f = realloc(s->r->findings, (s->r->nr + 1) * sizeof(*f));
-	if (!f) {
-		s->oom = 1;
-		return NULL;
+	/* Doubling: a finding per file of a big layout stays linear. */
+	if (s->r->nr == s->findings_cap) {
+		uint32_t cap = s->findings_cap ? s->findings_cap * 2 : 16;
+
+		f = realloc(s->r->findings, cap * sizeof(*f));
+		if (!f) {
+			s->oom = 1;
+			return NULL;
+		}
+		s->r->findings = f;
+		s->findings_cap = cap;
 	}
-	s->r->findings = f;
-	f = &f[s->r->nr++];
+	f = &s->r->findings[s->r->nr++];
 	memset(f, 0, sizeof(*f));
 	f->level = level;
 	f->job_id = job;

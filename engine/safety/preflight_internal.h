@@ -33,6 +33,8 @@ struct pf_state {
 	const struct safety_env *env;
 	struct safety_files *busy;	/* swap and loop backing files, read once */
 	struct pf_report *r;
+	uint32_t seen_cap;		/* slots allocated in r->seen */
+	uint32_t findings_cap;		/* and in r->findings */
 	struct fs_need fs[PF_MAX_FS];
 	uint32_t nr_fs;
 	uint64_t buffered_read_bytes;

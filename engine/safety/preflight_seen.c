@@ -25,16 +25,24 @@ int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
 	return s->dir_err;
 }
 
+/* Grows by doubling: one more slot per path made 300 000 files quadratic
+ * wherever realloc copies (always under ASan: minutes before the layout). */
 bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
 {
-	struct tgt_seen *n = realloc(s->r->seen, (s->r->nr_seen + 1) * sizeof(*n)), one;
+	struct tgt_seen one;
 
-	if (!n) {
-		s->oom = 1;
-		return tgt_seen_now(&one, path, dsb, sb) == 0;
+	if (s->r->nr_seen == s->seen_cap) {
+		uint32_t cap = s->seen_cap ? s->seen_cap * 2 : 64;
+		struct tgt_seen *n = realloc(s->r->seen, cap * sizeof(*n));
+
+		if (!n) {
+			s->oom = 1;
+			return tgt_seen_now(&one, path, dsb, sb) == 0;
+		}
+		s->r->seen = n;
+		s->seen_cap = cap;
 	}
-	s->r->seen = n;
-	return tgt_seen_now(&n[s->r->nr_seen++], path, dsb, sb) == 0;
+	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], path, dsb, sb) == 0;
 }
 
 static int cmp_seen(const void *a, const void *b)
