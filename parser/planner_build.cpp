@@ -434,6 +434,12 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
 void mark_shared(plan *p)
 {
     std::unordered_map<std::string, int> uses;
+    size_t n = 0;
+    for (uint32_t g = 0; g < p->nr_groups; g++)
+        for (uint32_t i = 0; i < p->groups[g].nr_jobs; i++)
+            for (uint32_t c = 0; c < p->groups[g].jobs[i].nr_clones; c++)
+                n += p->groups[g].jobs[i].clones[c].nr_files;
+    uses.reserve(n); // one table for every path, not rehashed as it grows
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t g = 0; g < p->nr_groups; g++)
             for (uint32_t i = 0; i < p->groups[g].nr_jobs; i++) {

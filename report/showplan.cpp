@@ -179,7 +179,10 @@ public:
     {
         out_ << (first ? "\n" : ",\n");
         indent(depth);
-        ser_.dump(json(k), true, false, 2, 0);
+        if (plain(k))
+            out_ << '"' << k << '"';
+        else
+            ser_.dump(json(k), true, false, 2, 0);
         out_ << ": ";
     }
     void element(unsigned depth, bool first)
@@ -204,10 +207,22 @@ public:
     std::ostream &out() { return out_; }
 
 private:
+    // A key JSON writes as it is: printable ASCII without a quote or backslash.
+    static bool plain(const char *k)
+    {
+        for (; *k; k++)
+            if (*k < 0x20 || *k > 0x7e || *k == '"' || *k == '\\')
+                return false;
+        return true;
+    }
     void indent(unsigned depth)
     {
-        for (unsigned i = 0; i < depth * 2; i++)
-            out_.put(' ');
+        static const char spaces[] = "                                ";
+        for (unsigned n = depth * 2; n; ) {
+            unsigned k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+            out_.write(spaces, k);
+            n -= k;
+        }
     }
     std::ostream &out_;
     nlohmann::detail::serializer<json> ser_;
@@ -229,12 +244,29 @@ void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
     w.close(depth, ']');
 }
 
+// Written member by member, not built as a json object first: a plan may hold
+// 300 000 files, and their objects were most of plan_hash's cost.
 void write_file(plan_writer &w, const plan_file &pf, unsigned depth)
 {
-    const json f = {{"path", pf.path}, {"size_bytes", pf.size_bytes}, {"size_ppm", pf.size_ppm},
-                    {"offset_bytes", pf.offset_bytes}, {"offset_ppm", pf.offset_ppm},
-                    {"region_bytes", pf.region_bytes}, {"shared", pf.shared}, {"is_device", pf.is_device}};
-    w.value(f, depth);
+    std::ostream &o = w.out();
+    o << '{';
+    w.key(depth + 1, true, "path");
+    w.value(json(pf.path), depth + 1);
+    w.key(depth + 1, false, "size_bytes");
+    o << pf.size_bytes;
+    w.key(depth + 1, false, "size_ppm");
+    o << pf.size_ppm;
+    w.key(depth + 1, false, "offset_bytes");
+    o << pf.offset_bytes;
+    w.key(depth + 1, false, "offset_ppm");
+    o << pf.offset_ppm;
+    w.key(depth + 1, false, "region_bytes");
+    o << pf.region_bytes;
+    w.key(depth + 1, false, "shared");
+    o << (pf.shared ? "true" : "false");
+    w.key(depth + 1, false, "is_device");
+    o << (pf.is_device ? "true" : "false");
+    w.close(depth, '}');
 }
 
 void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
