@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "report/runs.hpp"
@@ -30,28 +31,39 @@ finding about_job(const plan &p, uint32_t i, const char *code, std::string text)
 	return f;
 }
 
-std::set<std::string> paths_of(const plan_job &j)
+// The paths of job j that another clone uses too (the planner marks them shared):
+// a path of one clone alone cannot be another job's.
+std::unordered_set<std::string_view> shared_paths_of(const plan_job &j)
 {
-	std::set<std::string> s;
+	std::unordered_set<std::string_view> s;
 	for (uint32_t c = 0; c < j.nr_clones; c++)
 		for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
-			if (j.clones[c].files[f].path)
+			if (j.clones[c].files[f].path && j.clones[c].files[f].shared)
 				s.insert(j.clones[c].files[f].path);
 	return s;
 }
 
+bool uses_any(const plan_job &j, const std::unordered_set<std::string_view> &paths)
+{
+	for (uint32_t c = 0; c < j.nr_clones; c++)
+		for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
+			if (j.clones[c].files[f].path && j.clones[c].files[f].shared &&
+			    paths.count(j.clones[c].files[f].path))
+				return true;
+	return false;
+}
+
 // The preflight checks each path once, so a warning about the first job's
 // file is true of every job that shares it (a CrystalDiskMark preset's four
-// tests share one file).
+// tests share one file).  Only shared paths are compared: a warning per job of
+// 100 000 files once built a set of every job's paths.
 std::vector<bool> jobs_sharing_files(const plan &p, uint32_t id)
 {
 	std::vector<bool> v(p.nr_jobs, false);
-	std::set<std::string> mine = paths_of(*plan_job_at(&p, id));
+	std::unordered_set<std::string_view> mine = shared_paths_of(*plan_job_at(&p, id));
 	v[id] = true;
-	for (uint32_t i = 0; i < p.nr_jobs; i++)
-		for (const std::string &path : paths_of(*plan_job_at(&p, i)))
-			if (mine.count(path))
-				v[i] = true;
+	for (uint32_t i = 0; i < p.nr_jobs && !mine.empty(); i++)
+		v[i] = v[i] || uses_any(*plan_job_at(&p, i), mine);
 	return v;
 }
 

@@ -203,9 +203,13 @@ TEST_CASE("cdm: caveats mark their rows and are footnoted under the table")
 			    cdm_job("RND4K_Q32T1_READ", PLAN_RW_RANDREAD, 4 * KiB, 32, 1, 1, 3),
 			    cdm_job("SEQ1M_Q8T1_WRITE", PLAN_RW_WRITE, MiB, 8, 1, 2, 3) });
 	// The presets' jobs share one file: the preflight speaks of it once, for job 0.
-	for (uint32_t j = 1; j < 3; j++) {
-		free(ph.job(j).clones[0].files[0].path);
-		ph.job(j).clones[0].files[0].path = plan_strdup(ph.job(0).clones[0].files[0].path);
+	// The planner marks a path that more than one clone uses as shared.
+	for (uint32_t j = 0; j < 3; j++) {
+		if (j) {
+			free(ph.job(j).clones[0].files[0].path);
+			ph.job(j).clones[0].files[0].path = plan_strdup(ph.job(0).clones[0].files[0].path);
+		}
+		ph.job(j).clones[0].files[0].shared = true;
 	}
 	t::results_holder rh(ph.get(), 3);
 	for (uint32_t j = 0; j < 3; j++) {
