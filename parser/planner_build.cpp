@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 #include <unordered_map>
 #include <strings.h>
 #include <sys/random.h>
@@ -144,7 +145,7 @@ void finalize_spec(job_def &d)
 
 // io_trace records stay in memory until the report: the plan's total is
 // bounded (plan.h) so neither memory nor the report's time grows with a run.
-std::string replace_keyword(std::string s, const char *kw, const std::string &with)
+void replace_keyword(std::string &s, const char *kw, const std::string &with)
 {
     size_t n = strlen(kw);
     for (size_t p = 0; (p = s.find('$', p)) != std::string::npos;) {
@@ -155,7 +156,6 @@ std::string replace_keyword(std::string s, const char *kw, const std::string &wi
             p++;
         }
     }
-    return s;
 }
 
 // This process's MPI rank (cli/ sets IOPLAN_RANK before parsing), else 0.
@@ -165,17 +165,32 @@ uint64_t rank_index()
     return rank ? strtoull(rank, nullptr, 10) : 0;
 }
 
-std::string generated_name(const job_spec &s, const std::string &name, uint32_t clone, uint32_t filenum)
-{
-    std::string f = replace_keyword(s.filename_format, "$jobname", name);
-    f = replace_keyword(f, "$jobnum", std::to_string(clone));
-    f = replace_keyword(f, "$filenum", std::to_string(filenum));
-    // Scale-out (mpirun): the rank and host cli/ set before parsing, else rank 0 of this host.
-    const char *rank = getenv("IOPLAN_RANK"), *host = getenv("IOPLAN_HOST");
-    f = replace_keyword(f, "$rank", rank ? rank : "0");
-    f = replace_keyword(f, "$host", host ? host : "localhost");
-    return replace_keyword(f, "$clientuid", "0");
-}
+// fio's filename_format, keyword after keyword as fio's make_filename replaces
+// them (a name holding `$filenum` gets it replaced too).  What does not depend on
+// the file is replaced once per clone, in the same order, into `pre`.
+struct name_format {
+    std::string pre, rank, host;
+    name_format(const job_spec &s, const std::string &name, uint32_t clone) : pre(s.filename_format)
+    {
+        // Scale-out (mpirun): the rank and host cli/ set before parsing, else rank 0 of this host.
+        const char *r = getenv("IOPLAN_RANK"), *h = getenv("IOPLAN_HOST");
+        rank = r ? r : "0";
+        host = h ? h : "localhost";
+        replace_keyword(pre, "$jobname", name);
+        replace_keyword(pre, "$jobnum", std::to_string(clone));
+    }
+    std::string of(uint32_t filenum) const
+    {
+        std::string f = pre;
+        if (f.find('$') == std::string::npos)
+            return f;
+        replace_keyword(f, "$filenum", std::to_string(filenum));
+        replace_keyword(f, "$rank", rank);
+        replace_keyword(f, "$host", host);
+        replace_keyword(f, "$clientuid", "0");
+        return f;
+    }
+};
 
 std::string join_dir(const std::string &dir, const std::string &name)
 {
@@ -204,8 +219,10 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
     if (s.pj.nrfiles == 1 && is_special_file(name))
         return {name};
     std::string dir = s.directories.empty() ? "" : s.directories[clone % s.directories.size()];
+    const name_format format(s, name, clone);
+    out.reserve(s.pj.nrfiles);
     for (uint32_t f = 0; f < s.pj.nrfiles; f++)
-        out.push_back(join_dir(dir, generated_name(s, name, clone, f)));
+        out.push_back(join_dir(dir, format.of(f)));
     return out;
 }
 
@@ -433,7 +450,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
 // without $jobnum) is shared: laid out once, opened by each.
 void mark_shared(plan *p)
 {
-    std::unordered_map<std::string, int> uses;
+    std::unordered_map<std::string_view, int> uses; // the plan's own strings, not copies
     size_t n = 0;
     for (uint32_t g = 0; g < p->nr_groups; g++)
         for (uint32_t i = 0; i < p->groups[g].nr_jobs; i++)
