@@ -78,7 +78,6 @@ class PageCache(TmpDirCase):
             self.assertEqual(f.returncode, 0, f.stderr)
             ours = max(ours, json.loads(p.stdout)["jobs"][0]["read"]["iops"])
             fios = max(fios, json.loads(f.stdout[f.stdout.index("{"):])["jobs"][0]["read"]["iops"])
-        self.assertLess(ours / fios, 2.0, f"ioplan {ours:.0f} IOPS, fio {fios:.0f}")
         # Slower than fio would be a device shared with other tests (seen: 0.26-0.39 while
         # another suite ran) or a cache dropped too often: only a gross gap fails.
         self.assertGreater(ours / fios, 0.2, f"ioplan {ours:.0f} IOPS, fio {fios:.0f}")
@@ -88,7 +87,13 @@ class PageCache(TmpDirCase):
         disks = json.loads(p.stdout).get("disk_util", [])
         reads = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
         if disks:  # the device is counted, not only a tmpfs or overlay
+            # Other tests' reads can only add to the device's count, so this holds
+            # whatever else runs; a cached pass would leave it far below.
             self.assertGreaterEqual(sum(d["read_ios"] for d in disks), 0.9 * reads, disks)
+        else:
+            # No device to count: twice fio's IOPS would be the page cache answering
+            # (measured at other moments than fio's, so only then is the ratio asked).
+            self.assertLess(ours / fios, 2.0, f"ioplan {ours:.0f} IOPS, fio {fios:.0f}")
         # invalidate=0 keeping the cache is checked page by page in the unit tests
         # (test_io_options: mincore counts): here neither IOPS (the CPU left over
         # on a busy machine) nor the device's counters (shared with every other
