@@ -90,14 +90,20 @@ class Layout(TmpDirCase):
 
 class Measures(TmpDirCase):
     def test_busy_cpus_are_less_idle_than_a_sleeping_run(self):
-        for _ in range(3):  # another program may have filled the CPUs meanwhile
+        # What idle-prof measures is the machine, which other programs share: a pair of
+        # runs, one sleeping and one keeping every CPU busy, is taken up to three times,
+        # and a broken profiler fails all three.  With other programs keeping every CPU
+        # busy (make test-loaded) a sleeping run finds no idleness either: then it skips.
+        # Seen: a busy run at 20% idle while make test's other modules came and went.
+        pairs = []
+        for _ in range(3):
             calm = idleness(["--idle-prof=system", *NULL, "--rate_iops=20", "--time_based", "--runtime=2"])
-            if calm["system"] > 40.0:
-                break
-        else:
-            # What idle-prof measures is the machine: with other programs keeping every
-            # CPU busy (make test-loaded) a sleeping run finds no idleness either.
+            if calm["system"] <= 40.0:
+                continue
+            busy = idleness(["--idle-prof=system", *NULL, f"--numjobs={CPUS}", "--time_based", "--runtime=2"])
+            pairs.append((calm["system"], busy["system"]))
+            if busy["system"] < 10.0 and calm["system"] > busy["system"] + 20:
+                return
+        if not pairs:
             self.skipTest(f"the CPUs are busy with other programs ({calm['system']:.0f}% idle)")
-        busy = idleness(["--idle-prof=system", *NULL, f"--numjobs={CPUS}", "--time_based", "--runtime=2"])
-        self.assertLess(busy["system"], 10.0)
-        self.assertGreater(calm["system"], busy["system"] + 20, (calm, busy))
+        self.fail(f"busy runs were not less idle than sleeping ones: (calm %, busy %) {pairs}")
