@@ -292,11 +292,6 @@ void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
     w.close(depth, ']');
 }
 
-void write_file(plan_writer &w, const plan_file &pf, unsigned depth)
-{
-    w.file(pf, depth);
-}
-
 void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
 {
     w.out() << '{';
@@ -304,7 +299,7 @@ void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
                {"offset_bytes", c.offset_bytes}},
               depth + 1, true);
     w.key(depth + 1, false, "files");
-    write_array(w, depth + 1, c.nr_files, [&](uint32_t f, unsigned d) { write_file(w, c.files[f], d); });
+    write_array(w, depth + 1, c.nr_files, [&](uint32_t f, unsigned d) { w.file(c.files[f], d); });
     w.close(depth, '}');
 }
 
