@@ -266,7 +266,9 @@ const std::vector<flag> table = {
      [](ctx &c, str v) { c.a.rank_timeout_ns = time_value(c, v, 1000000000); },
      "A rank missing at a group's start or end is named by rank 0, which reports the groups the others "
      "finished (status 1); elsewhere the rank that waited names the step and ends every rank (MPI_Abort): "
-     "a rank that hangs never holds the others forever.\nJoining and leaving the world (MPI_Init, "
+     "a rank that hangs never holds the others forever.\nLaying files out is work, not a step: while a rank "
+     "lays out, it and rank 0 say every quarter of TIME that they are alive, and the others wait as long as "
+     "they do.\nJoining and leaving the world (MPI_Init, "
      "MPI_Finalize) have the same deadline, but never under a minute.\nA size-bound group may end that much later on its slowest rank."},
     {"straggler-threshold", flag_arg::required, "PCT", RUN,
      "under mpirun and with merge: flag a rank whose time per byte in a group is PCT% above the median rank's (default 25; 0: none)",

@@ -87,6 +87,7 @@ live_world::~live_world()
 
 void live_world::tick(eng *e, const eng_status &mine, uint64_t snapshot_wait_ns)
 {
+    w_.pulse(mine.phase == ENG_PHASE_LAYOUT);
     if (finished_)
         return;
     reap_sends();

@@ -37,7 +37,10 @@ constexpr int TAG_ANSWER = 41;
 constexpr int TAG_SHARE = 50;
 constexpr int TAG_GATHER = 70;
 constexpr int TAG_SCATTER = 71;
+constexpr int TAG_PULSE = 72;
 constexpr int CLOCK_ROUNDS = 4;
+// How often a wait at a step of the layout looks at the pulses again.
+constexpr double PULSE_LOOK_S = 0.05;
 
 uint64_t realtime_ns()
 {
@@ -313,6 +316,10 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     w.who_.rank = static_cast<uint32_t>(rank);
     w.who_.nranks = static_cast<uint32_t>(size);
     w.who_.host = host;
+    w.heard_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(size));
+    for (int r = 0; r < size; r++)
+        w.heard_[r].store(0, std::memory_order_relaxed);
+    w.pulsing_.assign(static_cast<size_t>(size), nullptr);
     w.share_hosts(host);
     w.share_run_id();
     long shift = w.ranks_per_node() * static_cast<long>(rank_shift % size);
@@ -349,11 +356,21 @@ void world::lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const 
     _exit(1);
 }
 
+// When rank r is missing at a wait that began at since: wait_s later or, at
+// a step of the layout (work), wait_s after its last pulse.
+uint64_t world::due_ns(uint32_t r, uint64_t since, double wait_s, bool work) const
+{
+    uint64_t from = since;
+    if (work)
+        from = std::max(from, heard_[r].load(std::memory_order_relaxed));
+    return from + static_cast<uint64_t>(wait_s * 1e9);
+}
+
 // A gather rank 0 can see into (MPI_Gather only fails, it does not say for
 // whom): every rank sends its len bytes to rank 0, which puts rank r's at
-// all + r * len, and names the ranks missing at the deadline.  The others
-// wait for rank 0's answer (hand_out) long enough for rank 0 to name them.
-void world::collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s)
+// all + r * len, and names the ranks missing at their deadline (due_ns).  The
+// others wait for rank 0's answer (hand_out) long enough for rank 0 to name them.
+void world::collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s, bool work)
 {
     if (who_.rank != 0) {
         if (ops_->send(mine, len, 0, TAG_GATHER, wait_s))
@@ -363,29 +380,42 @@ void world::collect(const void *mine, size_t len, void *all, const std::string &
     std::vector<bool> came(who_.nranks, false);
     came[0] = true;
     memcpy(all, mine, len);
-    uint64_t deadline = mono_ns() + static_cast<uint64_t>(wait_s * 1e9);
-    for (uint32_t n = 1; n < who_.nranks && mono_ns() < deadline; n++) {
+    uint64_t since = mono_ns();
+    std::vector<uint32_t> missing;
+    for (uint32_t left = who_.nranks - 1; left && missing.empty();) {
+        uint64_t now = mono_ns(), next = UINT64_MAX;
+        for (uint32_t r = 1; r < who_.nranks; r++)
+            if (!came[r]) {
+                uint64_t due = due_ns(r, since, wait_s, work);
+                if (due <= now)
+                    missing.push_back(r);
+                next = std::min(next, due);
+            }
+        if (!missing.empty())
+            break;
+        double slice = static_cast<double>(next - now) / 1e9;
         void *buf = nullptr;
         size_t got = 0;
         int from = 0;
-        if (ops_->recv(&buf, &got, -1, TAG_GATHER, &from, static_cast<double>(deadline - mono_ns()) / 1e9))
-            break;
-        if (from > 0 && static_cast<uint32_t>(from) < who_.nranks && !came[from]) {
+        int rc = ops_->recv(&buf, &got, -1, TAG_GATHER, &from, work ? std::min(slice, PULSE_LOOK_S) : slice);
+        if (rc == -ETIMEDOUT)
+            continue;
+        for (uint32_t r = 1; rc && r < who_.nranks; r++) // the module failed: nobody else comes
+            if (!came[r])
+                missing.push_back(r);
+        if (!rc && from > 0 && static_cast<uint32_t>(from) < who_.nranks && !came[from]) {
             memcpy(static_cast<char *>(all) + from * len, buf, std::min(got, len));
             came[from] = true;
+            left--;
         }
         free(buf);
     }
-    std::vector<uint32_t> missing;
-    for (uint32_t r = 1; r < who_.nranks; r++)
-        if (!came[r])
-            missing.push_back(r);
     if (!missing.empty())
         lost_ranks(missing, wait_s, step);
 }
 
 // Rank 0's answer to a collect(), to every rank.
-void world::hand_out(void *buf, size_t len, const std::string &step, double wait_s)
+void world::hand_out(void *buf, size_t len, const std::string &step, double wait_s, bool work)
 {
     if (who_.rank == 0) {
         for (uint32_t r = 1; r < who_.nranks; r++)
@@ -396,13 +426,27 @@ void world::hand_out(void *buf, size_t len, const std::string &step, double wait
     void *got = nullptr;
     size_t n = 0;
     int from = 0;
-    if (ops_->recv(&got, &n, 0, TAG_SCATTER, &from, 2 * wait_s + 1))
-        rank0_lost(step);
+    for (uint64_t since = mono_ns();;) {
+        uint64_t now = mono_ns(), due = due_ns(0, since, 2 * wait_s + 1, work);
+        if (now >= due)
+            rank0_lost(step);
+        double slice = static_cast<double>(due - now) / 1e9;
+        int rc = ops_->recv(&got, &n, 0, TAG_SCATTER, &from, work ? std::min(slice, PULSE_LOOK_S) : slice);
+        if (!rc)
+            break;
+        if (rc != -ETIMEDOUT)
+            rank0_lost(step);
+    }
     memcpy(buf, got, std::min(n, len));
     free(got);
 }
 
 int world::agree(int code, const std::string &msg, const char *step)
+{
+    return agree_on(code, msg, step, false);
+}
+
+int world::agree_on(int code, const std::string &msg, const std::string &step, bool work)
 {
     if (lost_) // rank 0 named the lost ranks; nothing more to agree with them
         return std::max(code, 1);
@@ -413,14 +457,14 @@ int world::agree(int code, const std::string &msg, const char *step)
     // After the merge rank 0 is still folding and reporting: work, not a step of the run.
     double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
     std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
-    collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, wait_s);
+    collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, wait_s, work);
     int32_t worst = 0;
     for (uint32_t r = 0; r < all.size(); r++) {
         worst = std::max(worst, all[r].code);
         if (all[r].code && all[r].msg[0])
             std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
     }
-    hand_out(&worst, sizeof(worst), step, wait_s);
+    hand_out(&worst, sizeof(worst), step, wait_s, work);
     agreed_++;
     return worst;
 }
@@ -600,6 +644,34 @@ void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
         }
 }
 
+// The layout is work, not a step (mpi.hpp): rank 0 hears from every rank and
+// the others from rank 0 every quarter deadline while their engines lay out.
+// A send still in flight (a rank stopped, its queue full) is not doubled.
+void world::pulse(bool laying_out)
+{
+    void *buf = nullptr;
+    size_t len = 0;
+    int from = 0;
+    while (ops_->recv(&buf, &len, -1, TAG_PULSE, &from, 0) == 0) {
+        if (from >= 0 && static_cast<uint32_t>(from) < who_.nranks)
+            heard_[from].store(mono_ns(), std::memory_order_relaxed);
+        free(buf);
+    }
+    for (void *&req : pulsing_) {
+        int done = 0;
+        if (req && (ops_->test(req, &done) != 0 || done))
+            req = nullptr;
+    }
+    uint64_t now = mono_ns();
+    if (!laying_out || now < next_pulse_ns_)
+        return;
+    next_pulse_ns_ = now + std::max<uint64_t>(static_cast<uint64_t>(timeout_s_ * 0.25e9), 10000000ull);
+    static const int64_t alive = 1;
+    for (uint32_t r = 0; r < who_.nranks; r++)
+        if (r != who_.rank && (who_.rank == 0 || r == 0) && !pulsing_[r])
+            ops_->isend(&alive, sizeof(alive), static_cast<int>(r), TAG_PULSE, &pulsing_[r]);
+}
+
 int world::layout_share(eng_shared_file *files, uint32_t n)
 {
     const char *step = "sharing out the layout";
@@ -647,7 +719,7 @@ int world::layout_round_done(uint32_t round, int status)
 {
     std::string msg = status && status != -ECANCELED ? std::string("layout: ") + strerror(-status) : "";
     std::string step = "layout round " + std::to_string(round + 1);
-    int worst = agree(status ? 1 : 0, msg, step.c_str());
+    int worst = agree_on(status ? 1 : 0, msg, step, true);
     layout_named_ = layout_named_ || worst;
     return worst ? (status ? status : -ECANCELED) : 0;
 }
@@ -655,7 +727,7 @@ int world::layout_round_done(uint32_t round, int status)
 int world::layout_done(int status)
 {
     std::string msg = status && !layout_named_ ? std::string("layout: ") + strerror(-status) : "";
-    int worst = agree(status ? 1 : 0, msg, "the end of layout");
+    int worst = agree_on(status ? 1 : 0, msg, "the end of layout", true);
     if (worst)
         return status ? status : -ECANCELED;
     measure_clock_offsets();

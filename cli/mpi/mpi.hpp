@@ -24,7 +24,12 @@
 //      collective, then sends its result to rank 0, which folds them in one at
 //      a time (rank_merge.hpp) and prints the usual reports for the world.
 // Every collective wait has a deadline (--rank-timeout), and so have the MPI
-// calls that take none (a watchdog).  A group's start and end are an arrival
+// calls that take none (a watchdog).  Laying files out is work, not a step:
+// while the engine lays out, each rank's supervisor tells rank 0 it is alive,
+// and rank 0 tells the others, every quarter deadline (pulse()); the waits of
+// the layout's rounds count the deadline from the last word of the rank they
+// wait for, so a shared file that takes an hour to lay out holds every rank
+// an hour, and a rank that is stopped or gone is still named after it.  A group's start and end are an arrival
 // at rank 0 (arrive()), so a rank missing there is named with its host; the
 // others stop, rank 0 reports what they measured in the groups they finished
 // and the world exits 1.  With --rank-output each rank rewrites its rank file
@@ -34,6 +39,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -105,6 +111,10 @@ public:
     // The deadline of work after the run (the merge): --rank-timeout, at least a minute.
     double merge_timeout_s() const;
 
+    // Each supervisor tick: takes the pulses that came and, while the engine
+    // lays out (laying_out), sends this rank's every quarter deadline.
+    void pulse(bool laying_out);
+
     int layout_share(eng_shared_file *files, uint32_t n);
     int layout_round_done(uint32_t round, int status);
     int layout_done(int status);
@@ -129,6 +139,12 @@ private:
     uint64_t answers_ns_ = 0;          // rank 0: what sending the last answers took
     std::string keep_dir_;
     const plan_source *keep_src_ = nullptr;
+    // By rank (rank 0: every rank; the others: rank 0's entry): when its last
+    // pulse came, CLOCK_MONOTONIC ns.  Written by the supervisor, read by the
+    // coordinator's waits.
+    std::unique_ptr<std::atomic<uint64_t>[]> heard_;
+    uint64_t next_pulse_ns_ = 0;       // supervisor: when this rank's next pulse is due
+    std::vector<void *> pulsing_;      // supervisor: a pulse's send in flight, by destination
     std::atomic<eng *> eng_{nullptr};
     void share_hosts(const char *host);
     void assign_rounds(std::vector<std::vector<struct share_rec>> &all);
@@ -136,8 +152,12 @@ private:
     int64_t arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t *start);
     [[noreturn]] void rank0_lost(const std::string &step);
     [[noreturn]] void lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const std::string &step);
-    void collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s);
-    void hand_out(void *buf, size_t len, const std::string &step, double wait_s);
+    // work: a step of the layout, whose waits run from the last pulse (pulse()).
+    void collect(const void *mine, size_t len, void *all, const std::string &step, double wait_s,
+                 bool work = false);
+    void hand_out(void *buf, size_t len, const std::string &step, double wait_s, bool work = false);
+    int agree_on(int code, const std::string &msg, const std::string &step, bool work);
+    uint64_t due_ns(uint32_t r, uint64_t since, double wait_s, bool work) const;
     void keep_finished_groups();
     std::string fold_results(results *r, double straggler_pct);
     void share_run_id();

@@ -128,6 +128,29 @@ def loop_device(case, size=32 << 20):
     return dev
 
 
+def ext4_loop(case):
+    """Mounts a fresh 64 MiB ext4 filesystem on a loop device for the test; the mount,
+    the loop device and the image go away at cleanup even when the test fails."""
+    if os.geteuid() != 0 or shutil.which("mkfs.ext4") is None or shutil.which("losetup") is None:
+        case.skipTest("needs root, mkfs.ext4 and losetup")
+    # Not under case.tmp: tearDown removes that before the cleanups unmount.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ext4-"))
+    case.addCleanup(shutil.rmtree, top, True)
+    img, mnt = top / "ext4.img", top / "mnt"
+    with open(img, "wb") as f:
+        f.truncate(64 << 20)
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(img)], check=True, capture_output=True)
+    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+    if p.returncode != 0:
+        case.skipTest(f"no loop device: {p.stderr.strip()}")
+    loop = p.stdout.strip()
+    case.addCleanup(subprocess.run, ["losetup", "-d", loop], capture_output=True)
+    mnt.mkdir()
+    subprocess.run(["mount", loop, str(mnt)], check=True, capture_output=True)
+    case.addCleanup(subprocess.run, ["umount", str(mnt)], capture_output=True)
+    return mnt
+
+
 def flip(path, at):
     """Flips the bits of one byte of a file in place: the corruption verify must catch."""
     with open(path, "r+b") as f:

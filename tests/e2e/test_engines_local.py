@@ -8,14 +8,12 @@ within their runtime.
 """
 import json
 import os
-import pathlib
 import re
 import shutil
 import subprocess
-import tempfile
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, run, run_fio
+from common import BIN, FIO, ROOT, TmpDirCase, ext4_loop, run, run_fio
 
 SPLICE_CASES = {
     "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
@@ -298,29 +296,6 @@ class LocalEngines(TmpDirCase):
                 self.assertEqual(p.returncode, 0, f"{name} shrunk: {p.stderr}")
                 errors = [(j["jobname"], j["error"]) for j in report(p.stdout)["jobs"] if j["error"]]
                 self.assertEqual(errors, [], name)
-
-
-def ext4_loop(case):
-    """Mounts a fresh 64 MiB ext4 filesystem on a loop device for the test; the mount,
-    the loop device and the image go away at cleanup even when the test fails."""
-    if os.geteuid() != 0 or shutil.which("mkfs.ext4") is None or shutil.which("losetup") is None:
-        case.skipTest("needs root, mkfs.ext4 and losetup")
-    # Not under case.tmp: tearDown removes that before the cleanups unmount.
-    top = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ext4-"))
-    case.addCleanup(shutil.rmtree, top, True)
-    img, mnt = top / "ext4.img", top / "mnt"
-    with open(img, "wb") as f:
-        f.truncate(64 << 20)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(img)], check=True, capture_output=True)
-    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
-    if p.returncode != 0:
-        case.skipTest(f"no loop device: {p.stderr.strip()}")
-    loop = p.stdout.strip()
-    case.addCleanup(subprocess.run, ["losetup", "-d", loop], capture_output=True)
-    mnt.mkdir()
-    subprocess.run(["mount", loop, str(mnt)], check=True, capture_output=True)
-    case.addCleanup(subprocess.run, ["umount", str(mnt)], capture_output=True)
-    return mnt
 
 
 class E4defrag(TmpDirCase):

@@ -13,6 +13,7 @@ independence from libmpi is checked either way.
 import errno
 import json
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -21,7 +22,7 @@ import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, TmpDirCase, run, wait_for_stderr
+from common import BIN, TmpDirCase, ext4_loop, run, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
 # As root Open MPI refuses unless allowed; two cores need oversubscription for 4 ranks.
@@ -31,11 +32,55 @@ RANKS = 4
 SIZE = 256 * 1024
 
 
-def mpirun(n, args, cwd, timeout=90):
+def mpirun(n, args, cwd, timeout=90, cgroup=None):
+    """mpirun of n ranks; cgroup: a cgroup directory it and its ranks run in."""
     env = dict(os.environ)
     env.update(MPI_ENV)
+    join = (lambda: (cgroup / "cgroup.procs").write_text(str(os.getpid()))) if cgroup else None
     return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout, env=env)
+                          capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=join)
+
+
+def write_throttled_cgroup(case, dev, bps):
+    """A new cgroup whose processes write to block device dev (st_rdev style number) at
+    most bps bytes a second (v1 blkio or v2 io), removed at cleanup; skips where the
+    kernel offers neither."""
+    spec = f"{os.major(dev)}:{os.minor(dev)}"
+    v1, v2 = pathlib.Path("/sys/fs/cgroup/blkio"), pathlib.Path("/sys/fs/cgroup")
+    name = f"ioplan-e2e-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        if (v1 / "blkio.throttle.write_bps_device").exists():
+            cg = v1 / name
+            cg.mkdir()
+            case.addCleanup(remove_cgroup, cg)
+            (cg / "blkio.throttle.write_bps_device").write_text(f"{spec} {bps}\n")
+        elif "io" in (v2 / "cgroup.controllers").read_text().split():
+            (v2 / "cgroup.subtree_control").write_text("+io")
+            cg = v2 / name
+            cg.mkdir()
+            case.addCleanup(remove_cgroup, cg)
+            (cg / "io.max").write_text(f"{spec} wbps={bps}\n")
+        else:
+            case.skipTest("no block I/O throttle here (cgroup v1 blkio or v2 io)")
+    except OSError as e:
+        case.skipTest(f"cannot make a throttled cgroup: {e}")
+    return cg
+
+
+def remove_cgroup(cg):
+    """Kills what is left in the cgroup and removes it once empty."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pids = (cg / "cgroup.procs").read_text().split()
+        if not pids:
+            cg.rmdir()
+            return
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
 
 
 def mpirun_started(n, args, cwd):
@@ -601,6 +646,30 @@ class LostAtLayout(TmpDirCase):
         err = self.stop_during_layout(0)
         self.assertRegex(err, rf"rank [12] \({re.escape(os.uname().nodename)}\): rank 0 did not answer within "
                          r"7s at (layout round \d|the end of layout); stopping every rank")
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class SlowLayout(TmpDirCase):
+    """Laying a shared file out is work, not a step: the ranks waiting for it are not
+    lost when it takes longer than their deadline, as long as the rank laying out is alive."""
+
+    def test_a_layout_longer_than_the_rank_timeout_is_not_a_lost_rank(self):
+        # The file's device is throttled to 4 MiB/s for direct writes: rank 0 takes at
+        # least 6 s to lay out 24 MiB, the others would give up on it after 3 s (2 x 1 s + 1).
+        mnt = ext4_loop(self)
+        cg = write_throttled_cgroup(self, os.stat(mnt).st_dev, 4 << 20)
+        self.write("job.fio", f"[r]\nioengine=psync\nbs=1m\nrw=read\nsize=24m\ndirect=1\n"
+                   f"filename={mnt}/shared\n")
+        t0 = time.monotonic()
+        p = mpirun(3, ["--output-format=json", "--rank-timeout=1", "job.fio"], self.tmp, timeout=120, cgroup=cg)
+        took = time.monotonic() - t0
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if took < 6:
+            self.skipTest(f"the throttle did not hold: the run took {took:.1f} s")
+        doc = json.loads(p.stdout)
+        self.assertEqual([r["error"] for r in doc["ioplan"]["ranks"]], [0, 0, 0])
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 3 * (24 << 20))
+        self.assertEqual(os.path.getsize(mnt / "shared"), 24 << 20)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
