@@ -151,6 +151,15 @@ def ext4_loop(case):
     return mnt
 
 
+def remount(mnt):
+    """Unmounts the file system at mnt and mounts it again: none of its files' pages
+    is left in the page cache."""
+    src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(mnt)], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    subprocess.run(["umount", str(mnt)], check=True, capture_output=True)
+    subprocess.run(["mount", src, str(mnt)], check=True, capture_output=True)
+
+
 def flip(path, at):
     """Flips the bits of one byte of a file in place: the corruption verify must catch."""
     with open(path, "r+b") as f:
