@@ -355,7 +355,8 @@ static int open_engine(struct worker *w)
 	cfg.bufs = &w->bufs;
 	cfg.files = w->clone->files;
 	cfg.nr_files = w->clone->nr_files;
-	lens = calloc(w->gen.nr_files ? w->gen.nr_files : 1, sizeof(*lens));
+	/* One per file whether or not the generator holds them (create_only: 0, no I/O follows). */
+	lens = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*lens));
 	for (uint32_t f = 0; lens && f < w->gen.nr_files; f++)
 		lens[f] = w->gen.files[f].len;
 	cfg.region_len = lens;
@@ -422,7 +423,11 @@ static int setup(struct worker *w)
 		ret = open_files(w, start, len);
 	if (!ret)
 		ret = worker_iolog_open(w);
-	if (!ret) {
+	/*
+	 * create_only issues no I/O: the generator's state (424 bytes a file, a
+	 * random map) would be the largest part of a 100 000-file layout's memory.
+	 */
+	if (!ret && !w->job->create_only) {
 		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
 			worker_error(w, .err = EINVAL,

@@ -226,7 +226,9 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	uint64_t iv;
 	int ret;
 
-	if (j->verify == PLAN_VERIFY_NONE || !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine)))
+	/* create_only: no I/O follows, and the generator holds no files to map. */
+	if (j->verify == PLAN_VERIFY_NONE || j->create_only ||
+	    !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine)))
 		return 0;
 	/* fio: an interval above the block size means one header per block. */
 	iv = min_write_bs(j);
