@@ -15,16 +15,16 @@ import unittest
 from common import BIN, FIO, TmpDirCase, TmpfsCase
 
 
-def usage_of(args, cwd=None):
-    """Runs ioplan with args; returns (exit status, its rusage)."""
+def usage_of(args, cwd=None, tool=BIN):
+    """Runs tool (ioplan) with args; returns its rusage, failing unless it exited 0."""
     with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen([BIN, *args], cwd=cwd, stdout=null, stderr=subprocess.PIPE)
+        proc = subprocess.Popen([tool, *args], cwd=cwd, stdout=null, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read().decode()
         proc.stderr.close()
     if proc.returncode:
-        raise AssertionError(f"ioplan {' '.join(args)} exited {proc.returncode}: {err[-500:]}")
+        raise AssertionError(f"{os.path.basename(tool)} {' '.join(args)} exited {proc.returncode}: {err[-500:]}")
     return usage
 
 
@@ -116,13 +116,7 @@ class LayoutMemory(TmpfsCase):
         """Peak RSS (KiB, the kernel's own count) of a create_only layout of n 4 KiB files."""
         d = self.tmp / f"m{n}-{os.path.basename(tool)}"
         d.mkdir()
-        with open(os.devnull, "wb") as null:
-            proc = subprocess.Popen([tool, *many_files(d, n, "--create_only=1", "--rw=write")], stdout=null,
-                                    stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(proc.pid, 0)
-            err = proc.stderr.read().decode()
-            proc.stderr.close()
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0, err[-500:])
+        usage = usage_of(many_files(d, n, "--create_only=1", "--rw=write"), tool=tool)
         shutil.rmtree(d)
         return usage.ru_maxrss
 
