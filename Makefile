@@ -82,6 +82,9 @@ TEST_CC   := $(sort $(filter-out tests/fuzz/%,$(wildcard tests/*.cpp tests/*/*.c
 LIB_OBJS := $(ENGINE_C:%.c=$(B)/%.o) $(PARSER_CC:%.cpp=$(B)/%.o) \
 	$(REPORT_CC:%.cpp=$(B)/%.o) $(RESULTS_CC:%.cpp=$(B)/%.o) $(CLI_CC:%.cpp=$(B)/%.o)
 TEST_OBJS := $(TEST_CC:%.cpp=$(B)/%.o)
+# The unit tests' own C: drives engine internals whose headers C++ cannot include.
+TEST_C    := $(sort $(wildcard tests/engine/*.c))
+TEST_C_OBJS := $(TEST_C:%.c=$(B)/%.o)
 LIB := $(B)/libioplan.a
 UNIT := $(B)/unit_tests
 
@@ -135,7 +138,7 @@ $(B)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
 
-$(UNIT): $(TEST_OBJS) $(LIB) $(B)/tests/contract/plan_c11.o
+$(UNIT): $(TEST_OBJS) $(TEST_C_OBJS) $(LIB) $(B)/tests/contract/plan_c11.o
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The plan contract must stay plain C11: compiled -pedantic -Werror and linked
@@ -169,7 +172,7 @@ $(CHK)/libioplan.a: $(CHK_OBJS) $(CXX_LIB_OBJS)
 $(CHK_BIN): $(B)/cli/main.o $(CHK)/libioplan.a
 	$(CXX) $(CHK_FLAGS) -o $@ $^ $(LDLIBS)
 
-$(CHK_UNIT): $(TEST_OBJS) $(CHK)/libioplan.a $(B)/tests/contract/plan_c11.o
+$(CHK_UNIT): $(TEST_OBJS) $(TEST_C:%.c=$(CHK)/%.o) $(CHK)/libioplan.a $(B)/tests/contract/plan_c11.o
 	$(CXX) $(CHK_FLAGS) -o $@ $^ $(LDLIBS)
 
 # Found next to the binary under mpirun, as the release one is.

@@ -128,6 +128,24 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 	       region_len / g->rw_min_bs <= (1ull << 30);
 }
 
+/*
+ * Whether every I/O is one permutation draw of one fixed length in one file:
+ * no zones, skew, sequential runs, file service, interlock or trimwrite (the
+ * common random job, and the one whose cost per I/O the null engine shows).
+ */
+static bool is_plain_random(const struct gen *g)
+{
+	const struct plan_job *j = g->job;
+
+	if (g->nr_files != 1 || g->files[0].il || !g->use_perm || g->offset_first || g->use_map ||
+	    g->use_dist || g->use_lfsr || g->trimwrite || j->zone_size_bytes || j->rw_seq_nr > 1)
+		return false;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (j->percentage_random_pct[d] < 100 || g->bs[d].max_bytes > g->bs[d].min_bytes)
+			return false;
+	return true;
+}
+
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
 	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
 	     struct interlock *il)
@@ -192,6 +210,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
 		}
 	}
+	g->fast = is_plain_random(g);
 	return 0;
 }
 
@@ -818,6 +837,26 @@ bool gen_next(struct gen *g, struct gen_io *io)
 	return gen_next_ddir(g, gen_pick_ddir(g), io);
 }
 
+/*
+ * is_plain_random's I/O: what len_first_next and next_rel do for it, without
+ * their questions.  A pass that is over goes the general way (a new pass).
+ */
+static bool plain_random_next(struct gen *g, uint8_t d, uint64_t *rel, uint64_t *len)
+{
+	struct gen_file *f = g->files;
+
+	if (!f->perm.left)
+		return false;
+	*len = gen_bs_of(g, d)->min_bytes;
+	*rel = f->zone_start + perm_next(&f->perm) * g->align;
+	if (*rel + *len > f->len)
+		*len = f->len - *rel;
+	g->seq_left = 1;
+	f->pos[d] = *rel + *len;
+	f->last_start[d] = *rel + 1;
+	return true;
+}
+
 bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	uint64_t len, rel;
@@ -834,11 +873,16 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
+	if (g->fast && plain_random_next(g, d, &rel, &len)) {
+		io->file = 0;
+		f = g->files;
+	} else if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len)) {
 		return false;
-	f = &g->files[io->file];
-	if (g->max_open && pass_is_done(g, f, d))
-		f->closing = true;
+	} else {
+		f = &g->files[io->file];
+		if (g->max_open && pass_is_done(g, f, d))
+			f->closing = true;
+	}
 	/* fio checks the amount before an I/O, not after: the last one goes whole. */
 	g->done_bytes += len;
 	g->zone_bytes += len;

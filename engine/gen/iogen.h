@@ -74,6 +74,9 @@ struct gen {
 	/* The offset drawn first, then a length that fits (draw.c), not the permutation. */
 	bool offset_first;
 	bool use_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
+	/* One file, one block size, every I/O a permutation draw: gen_next_ddir's short
+	 * way, which gives the I/Os the general way would (null-engine cost per I/O). */
+	bool fast;
 	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */

@@ -449,3 +449,53 @@ TEST_CASE("iogen: strided random I/O stays in its zone, and the random map cover
 		}
 	}
 }
+
+extern "C" int64_t t_gen_paths(const plan_job *j, const plan_clone *c, uint64_t region_len, bool time_based,
+			       uint32_t n, bool *fast);
+
+TEST_CASE("iogen: a plain random job's short way draws the I/Os the general way draws")
+{
+	struct gen_case {
+		const char *what;
+		enum plan_rw rw;
+		uint64_t size;
+		std::vector<std::pair<std::string, std::string>> opts;
+		int64_t ios;	// a size-bound job's I/Os; -1: time-based, drawn 4 passes and more
+		bool fast;
+	};
+	// Passes that end and start again (size-bound loops, time-based runs over many
+	// passes), a region that is no whole number of blocks, both directions of a
+	// mix, and the jobs the short way must leave to the general one.
+	const std::vector<gen_case> cases = {
+		{ "randread", PLAN_RW_RANDREAD, 1 << 20, {}, 256, true },
+		{ "randread loops=3", PLAN_RW_RANDREAD, 1 << 20, { { "loops", "3" } }, 768, true },
+		{ "randwrite", PLAN_RW_RANDWRITE, 256 << 10, {}, -1, true },
+		{ "randrw 70/30", PLAN_RW_RANDRW, 1 << 20, { { "rwmixread", "70" } }, -1, true },
+		{ "randrw bs=4k,16k", PLAN_RW_RANDRW, 4 << 20, { { "bs", "4k,16k" } }, -1, false },
+		{ "randread bs=12k", PLAN_RW_RANDREAD, 1 << 20, { { "bs", "12k" } }, -1, true },
+		{ "bs_is_seq_rand", PLAN_RW_RANDRW, 1 << 20, { { "bs_is_seq_rand", "1" }, { "bs", "4k,8k" } }, -1, true },
+		{ "bsrange", PLAN_RW_RANDREAD, 1 << 20, { { "bsrange", "4k-16k" } }, -1, false },
+		{ "norandommap", PLAN_RW_RANDREAD, 1 << 20, { { "norandommap", "1" } }, -1, false },
+		{ "percentage_random", PLAN_RW_RANDREAD, 1 << 20, { { "percentage_random", "50" } }, -1, false },
+		{ "zipf", PLAN_RW_RANDREAD, 1 << 20, { { "random_distribution", "zipf:1.2" } }, -1, false },
+		{ "randread:4", PLAN_RW_RANDREAD, 1 << 20, { { "rw", "randread:4" } }, -1, false },
+		{ "lfsr", PLAN_RW_RANDREAD, 1 << 20, { { "random_generator", "lfsr" } }, -1, false },
+		{ "strided zones", PLAN_RW_RANDREAD, 1 << 20, { { "zonemode", "strided" }, { "zonesize", "256k" } }, -1, false },
+		{ "read", PLAN_RW_READ, 1 << 20, {}, -1, false },
+	};
+	for (const gen_case &c : cases) {
+		std::string what = c.what;
+		CAPTURE(what);
+		pb::tmpdir d;
+		job_spec s("g", c.rw, PLAN_IOENGINE_NULL, c.size);
+		for (const auto &o : c.opts)
+			s.opt(o.first, o.second);
+		auto p = pb::build(d.path(), { s });
+		const plan_job &j = p->groups[0].jobs[0];
+		bool fast = !c.fast;
+		uint32_t n = (uint32_t)(4 * c.size / 4096) + 16;
+		int64_t drew = t_gen_paths(&j, &j.clones[0], c.size, c.ios < 0, n, &fast);
+		CHECK(fast == c.fast);
+		CHECK(drew == (c.ios < 0 ? (int64_t)n : c.ios));
+	}
+}
