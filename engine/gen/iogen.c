@@ -381,14 +381,12 @@ static bool loop_is_over(const struct gen *g, uint8_t d)
 	return true;
 }
 
-uint8_t gen_pick_ddir(struct gen *g)
+uint8_t gen_pick_mixed_ddir(struct gen *g)
 {
 	uint8_t d;
 
 	if (g->trimwrite)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
-	if (!g->mixed)
-		return g->only_ddir;
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
 	 * re-seeds) and decides again.  fio's map finds out by a failed draw (offset_first_next). */

@@ -162,8 +162,16 @@ bool gen_next(struct gen *g, struct gen_io *io);
 /* The same in a direction chosen by the caller (rate limits steer mixed jobs). */
 bool gen_next_ddir(struct gen *g, uint8_t ddir, struct gen_io *io);
 
-/* The direction of the next I/O by rwmixread, and the other direction of a mix. */
-uint8_t gen_pick_ddir(struct gen *g);
+/* The direction of a mix's (or trimwrite's) next I/O by rwmixread. */
+uint8_t gen_pick_mixed_ddir(struct gen *g);
+
+/* The direction of the next I/O; inline, as a job of one direction asks nothing. */
+static inline uint8_t gen_pick_ddir(struct gen *g)
+{
+	return g->mixed || g->trimwrite ? gen_pick_mixed_ddir(g) : g->only_ddir;
+}
+
+/* The other direction of a mix. */
 uint8_t gen_other_ddir(const struct gen *g, uint8_t ddir);
 
 /* Bytes one pass over all files covers (the default amount per loop). */
