@@ -211,6 +211,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 		}
 	}
 	g->fast = is_plain_random(g);
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		g->plain_len[d] = gen_bs_of(g, d)->min_bytes;
 	return 0;
 }
 
@@ -835,27 +837,7 @@ bool gen_next(struct gen *g, struct gen_io *io)
 	return gen_next_ddir(g, gen_pick_ddir(g), io);
 }
 
-/*
- * is_plain_random's I/O: what len_first_next and next_rel do for it, without
- * their questions.  A pass that is over goes the general way (a new pass).
- */
-static bool plain_random_next(struct gen *g, uint8_t d, uint64_t *rel, uint64_t *len)
-{
-	struct gen_file *f = g->files;
-
-	if (!f->perm.left)
-		return false;
-	*len = gen_bs_of(g, d)->min_bytes;
-	*rel = f->zone_start + perm_next(&f->perm) * g->align;
-	if (*rel + *len > f->len)
-		*len = f->len - *rel;
-	g->seq_left = 1;
-	f->pos[d] = *rel + *len;
-	f->last_start[d] = *rel + 1;
-	return true;
-}
-
-bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
+bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	uint64_t len, rel;
 	struct gen_file *f;
@@ -871,16 +853,11 @@ bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	if (g->fast && plain_random_next(g, d, &rel, &len)) {
-		io->file = 0;
-		f = g->files;
-	} else if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len)) {
+	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
 		return false;
-	} else {
-		f = &g->files[io->file];
-		if (g->max_open && pass_is_done(g, f, d))
-			f->closing = true;
-	}
+	f = &g->files[io->file];
+	if (g->max_open && pass_is_done(g, f, d))
+		f->closing = true;
 	/* fio checks the amount before an I/O, not after: the last one goes whole. */
 	g->done_bytes += len;
 	g->zone_bytes += len;

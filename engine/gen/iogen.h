@@ -77,6 +77,7 @@ struct gen {
 	/* One file, one block size, every I/O a permutation draw: gen_next_ddir's short
 	 * way, which gives the I/Os the general way would (null-engine cost per I/O). */
 	bool fast;
+	uint64_t plain_len[PLAN_DDIR_NR];	/* fast: each direction's one length */
 	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
@@ -159,8 +160,44 @@ static inline bool gen_file_closing(const struct gen *g, uint32_t file)
 /* Fills *io with the next I/O.  False when the window's amount is done (or busy). */
 bool gen_next(struct gen *g, struct gen_io *io);
 
-/* The same in a direction chosen by the caller (rate limits steer mixed jobs). */
-bool gen_next_ddir(struct gen *g, uint8_t ddir, struct gen_io *io);
+/* gen_next_ddir's every case; the short way below gives the I/Os this would. */
+bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);
+
+/*
+ * The same in a direction chosen by the caller (rate limits steer mixed jobs).
+ * Inline for a plain random job (gen.fast) while its pass and amount last:
+ * one permutation draw, what the general way's file, offset and length rules
+ * come to for it (tests/engine/test_iogen.cpp drives both).
+ */
+static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
+{
+	struct gen_file *f = g->files;
+	uint64_t rel, len;
+
+	if (!g->fast || !f->perm.left || (g->limit_ios && g->done_ios >= g->limit_ios) ||
+	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+		return gen_next_general(g, d, io);
+	len = g->plain_len[d];
+	rel = f->zone_start + perm_next(&f->perm) * g->align;
+	if (rel + len > f->len)
+		len = f->len - rel;
+	g->busy = false;
+	g->seq_left = 1;
+	f->pos[d] = rel + len;
+	f->last_start[d] = rel + 1;
+	g->done_bytes += len;
+	g->zone_bytes += len;
+	g->done_ios++;
+	if (g->mixed) {
+		g->mix_ddir = d;
+		g->mix_issues[d]++;
+	}
+	io->offset = f->start + rel;
+	io->len = (uint32_t)len;
+	io->file = 0;
+	io->ddir = d;
+	return true;
+}
 
 /* The direction of a mix's (or trimwrite's) next I/O by rwmixread. */
 uint8_t gen_pick_mixed_ddir(struct gen *g);
