@@ -117,12 +117,14 @@ class FioLogDifferential(LogsTmp):
                 self.assertTrue(all(a < b for a, b in zip(windows, windows[1:])), (name, mine))
         # The units (KiB/s, I/Os per second) from what each tool controls, not from the rate a
         # window happened to hold (a starved fio logged 24 to 984 KiB/s for 400): in every
-        # window, bw is 4 KiB times the IOPS, in both tools' logs ...
-        for who in (a, f):
+        # window, bw is 4 KiB times the IOPS, in both tools' logs (fio keeps each log's
+        # window apart, so a busy machine shifts one against the other: 400 KiB/s beside
+        # 102 IOPS once; a wrong unit would be off by 2x or 1000x, not 2%) ...
+        for who, slack in ((a, 0.0), (f, 0.05)):
             iops = {(r[0], r[2]): r[1] for r in read_log(who / "a_iops.1.log")}
             pairs = [(r[1], iops[(r[0], r[2])]) for r in read_log(who / "a_bw.1.log") if (r[0], r[2]) in iops]
             self.assertTrue(pairs, who)
-            self.assertTrue(all(abs(bw - 4 * n) <= 4 for bw, n in pairs), (who, pairs))
+            self.assertTrue(all(abs(bw - 4 * n) <= max(4, slack * bw) for bw, n in pairs), (who, pairs))
         # ... and ioplan's IOPS are per second, not per 500 ms window: in each direction
         # (rate_iops is per direction) its windows add up to the 50 I/Os a window its
         # schedule issues (it catches up when held off; a count per window would be half).
