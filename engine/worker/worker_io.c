@@ -106,6 +106,54 @@ static void prio_account(struct worker *w, struct res_ddir *d, const struct io_u
 	worker_logs_prio(w, u->ioprio);
 }
 
+/*
+ * Whether an I/O has more to account than its counts and latencies: a rate's
+ * schedule, priorities, max_latency, latency_target, a separate IOPS series,
+ * the I/O trace, fio's log files.  Asked once, when the loop starts.
+ */
+static bool account_has_extras(const struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	bool max_lat = false;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		max_lat = max_lat || j->max_latency_ns[d];
+	/* The IOPS series is its own when the averaging times differ (worker_logs.c),
+	 * which a window decides when it starts, later than this. */
+	return max_lat || j->lat_target_ns || w->prio || w->rated || w->lg.iops_ser_own ||
+	       j->iops_avg_time_ns != j->bw_avg_time_ns || w->res.trace_cap || w->lg.log;
+}
+
+static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d, uint64_t now,
+			   uint64_t lat, uint64_t clat)
+{
+	const struct plan_job *j = w->job;
+
+	if (u->due_ns)
+		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
+	if (w->prio)
+		prio_account(w, d, u, lat, clat);
+	if (j->max_latency_ns[u->ddir])
+		worker_latency_ok(w, u, lat);
+	if (j->lat_target_ns && lat > j->lat_target_ns)
+		worker_lat_target_over(w, u, lat);
+	if (w->lg.iops_ser_own && lat > w->lg.iops_ser.lat_max[u->ddir])
+		w->lg.iops_ser.lat_max[u->ddir] = lat;
+	if (w->res.trace_nr < w->res.trace_cap) {
+		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
+
+		t->t_ns = now;
+		t->offset = u->offset;
+		t->lat_ns = lat;
+		t->bytes = (uint32_t)u->result;
+		t->file_index = u->file;
+		t->ddir = u->ddir;
+	}
+	if (w->lg.log)
+		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
+			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+}
+
 static void account(struct worker *w, struct io_u *u, uint64_t now)
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
@@ -133,32 +181,11 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 		lat_add(&d->lat, lat);
 	if (!w->is_sync && !j->disable_slat)
 		lat_add(&d->slat, u->issue_ns - u->start_ns);
-	if (u->due_ns)
-		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
-	if (w->prio)
-		prio_account(w, d, u, lat, clat);
 	w->lg.lat_sum[u->ddir] += lat;
-	if (j->max_latency_ns[u->ddir])	/* tested here: no call per I/O without max_latency */
-		worker_latency_ok(w, u, lat);
-	if (j->lat_target_ns && lat > j->lat_target_ns)
-		worker_lat_target_over(w, u, lat);
 	if (lat > w->lg.bw_ser.lat_max[u->ddir])
 		w->lg.bw_ser.lat_max[u->ddir] = lat;
-	if (w->lg.iops_ser_own && lat > w->lg.iops_ser.lat_max[u->ddir])
-		w->lg.iops_ser.lat_max[u->ddir] = lat;
-	if (w->res.trace_nr < w->res.trace_cap) {
-		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
-
-		t->t_ns = now;
-		t->offset = u->offset;
-		t->lat_ns = lat;
-		t->bytes = (uint32_t)u->result;
-		t->file_index = u->file;
-		t->ddir = u->ddir;
-	}
-	if (w->lg.log)
-		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
-			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+	if (w->acct_extras)
+		account_extras(w, u, d, now, lat, clat);
 	publish(w, u->ddir, bytes);
 }
 
@@ -789,6 +816,7 @@ void worker_loop(struct worker *w)
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
+	w->acct_extras = account_has_extras(w);
 	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	for (;;) {
