@@ -858,18 +858,7 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 	f = &g->files[io->file];
 	if (g->max_open && pass_is_done(g, f, d))
 		f->closing = true;
-	/* fio checks the amount before an I/O, not after: the last one goes whole. */
-	g->done_bytes += len;
-	g->zone_bytes += len;
-	g->done_ios++;
-	if (g->mixed) {
-		/* A rate-steered direction becomes the mix's, as fio's rate_ddir makes it. */
-		g->mix_ddir = d;
-		g->mix_issues[d]++;
-	}
-	io->offset = f->start + rel;
-	io->len = (uint32_t)len;
-	io->ddir = d;
+	gen_counted(g, f, d, rel, len, io);
 	if (g->trimwrite) {
 		g->tw = *io;
 		g->tw_have = true;

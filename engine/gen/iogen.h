@@ -160,6 +160,26 @@ static inline bool gen_file_closing(const struct gen *g, uint32_t file)
 /* Fills *io with the next I/O.  False when the window's amount is done (or busy). */
 bool gen_next(struct gen *g, struct gen_io *io);
 
+/*
+ * An I/O drawn, both ways: counted toward the window's amount (before the
+ * I/O, as fio checks it: the last one goes whole) and the mix, and filled in.
+ */
+static inline void gen_counted(struct gen *g, const struct gen_file *f, uint8_t d, uint64_t rel,
+			       uint64_t len, struct gen_io *io)
+{
+	g->done_bytes += len;
+	g->zone_bytes += len;
+	g->done_ios++;
+	if (g->mixed) {
+		/* A rate-steered direction becomes the mix's, as fio's rate_ddir makes it. */
+		g->mix_ddir = d;
+		g->mix_issues[d]++;
+	}
+	io->offset = f->start + rel;
+	io->len = (uint32_t)len;
+	io->ddir = d;
+}
+
 /* gen_next_ddir's every case; the short way below gives the I/Os this would. */
 bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);
 
@@ -185,17 +205,8 @@ static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	g->seq_left = 1;
 	f->pos[d] = rel + len;
 	f->last_start[d] = rel + 1;
-	g->done_bytes += len;
-	g->zone_bytes += len;
-	g->done_ios++;
-	if (g->mixed) {
-		g->mix_ddir = d;
-		g->mix_issues[d]++;
-	}
-	io->offset = f->start + rel;
-	io->len = (uint32_t)len;
 	io->file = 0;
-	io->ddir = d;
+	gen_counted(g, f, d, rel, len, io);
 	return true;
 }
 
