@@ -34,6 +34,18 @@ TEST_CASE("json text: fio's spacing, indentation and number formats")
 					  "}");
 }
 
+TEST_CASE("json text: a percentage on a tie rounds as fio's %f does, half to even")
+{
+	// 2 of 1024 I/Os at depth 2 (fio 3.33 prints 0.195312), 10 of 1024 (0.976562);
+	// rounding v * 1e6 away from zero printed 0.195313 and 0.976563 (and 23.862428
+	// for 23.8624275, which is stored just under the tie and %f takes down).
+	ojson o = ojson::object();
+	o["a"] = report::f6(2.0 / 1024 * 100);
+	o["b"] = report::f6(10.0 / 1024 * 100);
+	o["c"] = report::f6(23.8624275);
+	CHECK(report::fio_json_text(o) == "{\n  \"a\" : 0.195312,\n  \"b\" : 0.976562,\n  \"c\" : 23.862427\n}");
+}
+
 TEST_CASE("json text: empty containers as fio 3.33 prints them, strings strictly escaped")
 {
 	ojson o = ojson::object();
