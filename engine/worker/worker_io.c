@@ -119,8 +119,8 @@ static bool account_has_extras(const struct worker *w)
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		max_lat = max_lat || j->max_latency_ns[d];
 	/* The IOPS series is its own when the averaging times differ (worker_logs.c),
-	 * which a window decides when it starts, later than this. */
-	return max_lat || j->lat_target_ns || w->prio || w->rated || w->lg.iops_ser_own ||
+	 * which a window decides when it starts, later than this: asked of the job. */
+	return max_lat || j->lat_target_ns || w->prio || w->rated ||
 	       j->iops_avg_time_ns != j->bw_avg_time_ns || w->res.trace_cap || w->lg.log;
 }
 

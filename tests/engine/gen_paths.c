@@ -10,17 +10,17 @@
 #include "engine/gen/iogen.h"
 
 /*
- * Draws up to n I/Os (d: -1 the mix decides, else that direction) from two
- * generators over [0, region_len), the second with the short way turned off.
- * Returns the I/Os both drew before they ended together, or -(1 + i) when
- * they first disagree at I/O i; *fast says whether gen_init chose the short
- * way.  -ENOMEM-like setup failures return INT64_MIN.
+ * Draws up to n I/Os (the mix decides each direction) from two generators over
+ * a region of region_len bytes starting at 1 MiB, the second with the short way
+ * turned off.  Returns the I/Os both drew before they ended together, or
+ * -(1 + i) when they first disagree at I/O i; *fast says whether gen_init chose
+ * the short way.  A setup failure returns INT64_MIN.
  */
 int64_t t_gen_paths(const struct plan_job *j, const struct plan_clone *c, uint64_t region_len,
 		    bool time_based, uint32_t n, bool *fast)
 {
 	struct gen a, b;
-	uint64_t start = 0;
+	uint64_t start = 1 << 20;
 	int64_t out = 0;
 
 	if (gen_init(&a, j, c, &start, &region_len, 1, NULL))
