@@ -156,7 +156,16 @@ def remount(mnt):
     is left in the page cache."""
     src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(mnt)], capture_output=True, text=True,
                          check=True).stdout.strip()
-    subprocess.run(["umount", str(mnt)], check=True, capture_output=True)
+    # An io_uring instance lets go of its files in kernel work after its process exits,
+    # so the mount can be busy for a moment after a run: wait for it, with a deadline.
+    deadline = time.monotonic() + 30
+    while True:
+        p = subprocess.run(["umount", str(mnt)], capture_output=True, text=True)
+        if p.returncode == 0:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"umount {mnt}: {p.stderr.strip()}")
+        time.sleep(0.05)
     subprocess.run(["mount", src, str(mnt)], check=True, capture_output=True)
 
 
