@@ -265,6 +265,7 @@ struct worker {
 	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
 	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
 	bool acct_extras;		/* an I/O has more to account than counts and latencies (worker_io.c) */
+	bool io_extras;			/* an I/O has more to do on its way than the plain path (worker_io.c) */
 	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
 	/*
 	 * A ramp that counts toward size= (not time_based): its I/O (and its

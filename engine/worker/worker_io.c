@@ -252,11 +252,22 @@ static bool check_result(struct worker *w, struct io_u *u)
 	return false;
 }
 
+/* verify's check of a read, openfiles' close after a file's last completion. */
+__attribute__((noinline)) static void complete_extras(struct worker *w, struct io_u *u)
+{
+	if (w->vf.vfy && u->result == (int64_t)u->len)
+		worker_verify_done(w, u);
+	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
+	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
+	    !(w->have_held && w->held.file == u->file))
+		worker_close_file(w, u->file);
+}
+
 static void complete(struct worker *w, struct io_u *u, uint64_t now)
 {
 	w->free_slot[w->nr_free++] = u->slot;
 	w->completed++;
-	if (w->slot_busy)
+	if (w->io_extras && w->slot_busy)
 		w->slot_busy[u->slot] = false;
 	if (!check_result(w, u))
 		;
@@ -274,12 +285,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	}
 	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		w->dirty[u->file] = true;
-	if (w->vf.vfy && u->result == (int64_t)u->len)
-		worker_verify_done(w, u);
-	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
-	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
-	    !(w->have_held && w->held.file == u->file))
-		worker_close_file(w, u->file);
+	if (w->io_extras)
+		complete_extras(w, u);
 }
 
 /* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
@@ -314,16 +321,27 @@ static void do_sync(struct worker *w)
 	w->need_sync = false;
 }
 
-static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
+/*
+ * Whether an I/O has more to do on its way out and back than the plain path:
+ * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
+ * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay
+ * or write.  Asked once, when the loop starts: all of it is set up by then.
+ */
+static bool io_has_extras(const struct worker *w)
 {
-	u->offset = io->offset;
-	u->len = io->len;
-	u->file = (uint16_t)io->file;
-	u->fd = w->fds[io->file];
-	u->ddir = io->ddir;
-	u->nostat = 0;
-	u->counted = w->phase == WP_RUN;
-	if (io->ddir == PLAN_DDIR_WRITE) {
+	const struct plan_job *j = w->job;
+	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) &&
+		     (w->dedupe.pct || w->vary_writes || j->refill_buffers);
+
+	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
+	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
+	       j->thinktime_ns;
+}
+
+/* What a write's buffer and an I/O's priority need before it goes out. */
+__attribute__((noinline)) static void prepare_extras(struct worker *w, struct io_u *u)
+{
+	if (u->ddir == PLAN_DDIR_WRITE) {
 		if (w->dedupe.pct) {
 			uint64_t seed = dedupe_next_seed(&w->dedupe);
 
@@ -341,18 +359,30 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	}
 	if (w->prio)
 		prio_pick_io(w->prio, u);
+}
+
+static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
+{
+	u->offset = io->offset;
+	u->len = io->len;
+	u->file = (uint16_t)io->file;
+	u->fd = w->fds[io->file];
+	u->ddir = io->ddir;
+	u->nostat = 0;
+	u->counted = w->phase == WP_RUN;
+	if (w->io_extras)
+		prepare_extras(w, u);
 	if (!w->stamp_ok)
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 	u->start_ns = w->now;
 }
 
-/* Bookkeeping once the engine took u: its rate slot, the depth map, fsync=N. */
-static void taken(struct worker *w, struct io_u *u)
+/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, invalidation, fsync=N. */
+__attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u *u)
 {
 	struct rate *r = &w->rate[u->ddir];
 
-	u->due_ns = 0;
 	if (w->slot_busy)
 		w->slot_busy[u->slot] = true;
 	if (w->max_open)
@@ -361,8 +391,6 @@ static void taken(struct worker *w, struct io_u *u)
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
 	}
-	if (w->counting || w->ramp_counts)
-		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
@@ -372,11 +400,23 @@ static void taken(struct worker *w, struct io_u *u)
 		w->need_sync = true;
 }
 
+/* Bookkeeping once the engine took u: the depth map, its rate slot, fsync=N. */
+static void taken(struct worker *w, struct io_u *u)
+{
+	u->due_ns = 0;
+	if (w->counting || w->ramp_counts)
+		w->res.depth[depth_bucket(w->inflight + 1)]++;
+	if (w->io_extras)
+		taken_extras(w, u);
+}
+
 /* False when the held I/O must wait for its due time (rate limit). */
 static bool is_due(struct worker *w)
 {
 	const struct rate *r = &w->rate[w->held.ddir];
 
+	if (!w->io_extras)
+		return true;
 	if (w->job->replay)
 		return worker_replay_due(w);
 	if (!w->rated || !rate_is_limited(r) || r->due_ns <= w->now)
@@ -418,9 +458,9 @@ static bool submit_one(struct worker *w)
 	int r;
 
 	prepare(w, u, &w->held);
-	if (w->job->replay)
+	if (w->io_extras && w->job->replay)
 		worker_replay_issued(w, u->start_ns);
-	if (w->rp.log)	/* tested here: no call per I/O without write_iolog */
+	if (w->io_extras && w->rp.log)	/* no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
 	if (w->is_sync) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
@@ -451,7 +491,7 @@ static bool submit_one(struct worker *w)
 		if (w->nr_pending >= w->batch_submit)
 			commit(w);
 	}
-	if (w->job->thinktime_ns)
+	if (w->io_extras && w->job->thinktime_ns)
 		worker_think(w);
 	return true;
 }
@@ -471,12 +511,15 @@ static bool has_room(struct worker *w)
 /* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
 static bool draw(struct worker *w)
 {
-	if (w->vf.trim && worker_trim_next(w, &w->held, false))
+	bool extras = w->io_extras;
+
+	if (extras && w->vf.trim && worker_trim_next(w, &w->held, false))
 		return true;
-	if (w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+	/* One call of the generator: inlined, it is most of a plain job's draw. */
+	if (extras && w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 		return true;
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
-	return w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
+	return extras && w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
 }
 
 /*
@@ -499,6 +542,18 @@ static bool sync_is_due(struct worker *w)
 	return false;
 }
 
+/* openfiles and serialize_overlap: whether the held I/O may go now. */
+static bool held_may_go(struct worker *w)
+{
+	if (w->max_open && !worker_file_ready(w, w->held.file))
+		return false;
+	if (w->slot_busy && worker_overlaps_inflight(w, &w->held)) {
+		w->blocked = true;	/* reaped below; retried after */
+		return false;
+	}
+	return true;
+}
+
 static void issue(struct worker *w)
 {
 	w->blocked = false;
@@ -516,7 +571,7 @@ static void issue(struct worker *w)
 	}
 	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
 		if (!w->have_held) {
-			if (w->flow && !worker_flow_turn(w))
+			if (w->io_extras && w->flow && !worker_flow_turn(w))
 				return;
 			if (!draw(w)) {
 				if (w->need_sync)
@@ -528,12 +583,8 @@ static void issue(struct worker *w)
 			}
 			w->have_held = true;
 		}
-		if (w->max_open && !worker_file_ready(w, w->held.file))
+		if (w->io_extras && !held_may_go(w))
 			return;
-		if (w->slot_busy && worker_overlaps_inflight(w, &w->held)) {
-			w->blocked = true;	/* reaped below; retried after */
-			return;
-		}
 		if (!is_due(w) || !submit_one(w)) {
 			w->blocked = true;
 			return;
@@ -817,6 +868,7 @@ void worker_loop(struct worker *w)
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
 	w->acct_extras = account_has_extras(w);
+	w->io_extras = io_has_extras(w);
 	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	for (;;) {
