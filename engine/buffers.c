@@ -148,8 +148,8 @@ void dedupe_init(struct dedupe *d, const struct plan_job *j, uint64_t seed, uint
 	memset(d, 0, sizeof(*d));
 	d->pct = j->dedupe_pct > 100 ? 100 : j->dedupe_pct;
 	d->working_set = j->dedupe_working_set;
-	d->rng = rng_seed(seed, 7);
-	d->key = rng_seed(seed, 8);
+	d->rng = rng_seed(seed, RNG_DEDUPE);
+	d->key = rng_seed(seed, RNG_DEDUPE_KEY);
 	d->set_key = j->dedupe_global ? DEDUPE_GLOBAL_KEY : d->key;
 	d->nr_set = bs ? region_bytes / 100 * j->dedupe_working_set_pct / bs : 0;
 	if (!d->nr_set)

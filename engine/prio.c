@@ -105,7 +105,7 @@ int prio_pick_new(const struct plan_job *j, uint64_t seed, struct res_clone *res
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->rng = rng_seed(seed, 9);
+	p->rng = rng_seed(seed, RNG_PRIO);
 	p->def = (uint16_t)res->ioprio;
 	for (int d = 0; d < 2; d++) {
 		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))

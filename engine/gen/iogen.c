@@ -169,13 +169,13 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->use_lfsr;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
-	g->rng_off = rng_seed(c->seed, 1);
-	g->rng_mix = rng_seed(c->seed, 2);
+	g->rng_off = rng_seed(c->seed, RNG_OFFSETS);
+	g->rng_mix = rng_seed(c->seed, RNG_MIX);
 	g->mix_ddir = PLAN_DDIR_READ;
 	g->clone = c;
 	gen_draw_seed(g);
-	g->rng_pr = rng_seed(c->seed, 5);
-	g->zone_key = rng_seed(c->seed, 6);
+	g->rng_pr = rng_seed(c->seed, RNG_PCT_RANDOM);
+	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	gen_draw_sort_splits(g);
 	job_min_bs(g, &min_bs, &g->align);

@@ -40,6 +40,24 @@ static inline uint64_t rng_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * The streams a clone's seed is split into, one salt each: two decisions about
+ * one I/O drawn from the same numbers would be one decision (trim and
+ * priority once were: every trimmed write was the high-priority one).  The
+ * numbers stay as they are so that a seed gives the same run as before.
+ */
+enum rng_stream {
+	RNG_OFFSETS = 1,	/* random offsets */
+	RNG_MIX = 2,		/* rwmixread's direction */
+	RNG_MISC = 4,		/* the worker's own: buffer contents, rate jitter */
+	RNG_PCT_RANDOM = 5,	/* percentage_random */
+	RNG_ZONES = 6,		/* zonemode=strided with lfsr: each zone's order */
+	RNG_DEDUPE = 7,		/* dedupe_percentage's repeats */
+	RNG_DEDUPE_KEY = 8,	/* dedupe's unique buffers */
+	RNG_TRIM = 9,		/* trim_percentage */
+	RNG_PRIO = 10,		/* cmdprio_percentage */
+};
+
 /* A derived stream: the same seed and salt always give the same state. */
 static inline uint64_t rng_seed(uint64_t seed, uint64_t salt)
 {

@@ -696,7 +696,7 @@ void *worker_main(void *arg)
 	int ret;
 
 	w->clk = w->sh->clk;
-	w->rng_misc = rng_seed(w->clone->seed, 4);
+	w->rng_misc = rng_seed(w->clone->seed, RNG_MISC);
 	placement(w->job, w->clone->clone_index);
 	ret = numa_place_thread(w->job, &what);
 	if (ret) {

@@ -46,7 +46,7 @@ int worker_trim_setup(struct worker *w)
 		return 0;
 	if (!(w->vf.trim = t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
-	t->rng = rng_seed(w->clone->seed, 9);
+	t->rng = rng_seed(w->clone->seed, RNG_TRIM);
 	if (!j->trim_verify_zero)
 		return 0;
 	if (!(t->zeroed = calloc(w->gen.nr_files, sizeof(*t->zeroed))))

@@ -96,6 +96,26 @@ class CmdprioPercentage(TmpDirCase):
         self.assertNotIn("prios", d["jobs"][0]["read"])
         self.check_share(d, "write", 40)
 
+    def test_a_write_s_trim_and_its_priority_are_drawn_apart(self):
+        # trim_percentage and cmdprio_percentage each draw per write; from one stream
+        # (as they once did) every trimmed write was the high-priority one and no kept
+        # write was.  The lat log's priority column and its trims (ddir 2) show both.
+        p = run(["--name=t", "--ioengine=libaio", "--rw=write", "--size=4m", "--bs=4k", "--verify=crc32c",
+                 "--trim_percentage=50", "--trim_backlog=1", "--cmdprio_percentage=50", "--write_lat_log=x",
+                 "--log_offset=1", "--log_prio=1", f"--filename={self.tmp / 'f'}", "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.tmp / "x_lat.1.log") as f:
+            rows = [line.split(", ") for line in f]
+        high = {int(r[4]): int(r[5], 16) != 0 for r in rows if r[2] == "1"}
+        trimmed = {int(r[4]) for r in rows if r[2] == "2"}
+        kept = high.keys() - trimmed
+        self.assertEqual(len(high), 1024)
+        self.assertGreater(len(trimmed), 400)
+        # ~50% in each group: about 2.2 and 2.2 points of deviation; the old draw gave 100% and 0%.
+        self.assertAlmostEqual(sum(high[o] for o in trimmed) / len(trimmed), 0.5, delta=0.15)
+        self.assertAlmostEqual(sum(high[o] for o in kept) / len(kept), 0.5, delta=0.15)
+
     def test_io_uring_shares_too(self):
         self.check_share(doc(self.job(run, "rw=randread\nioengine=io_uring\ncmdprio_percentage=30")), "read", 30)
 
