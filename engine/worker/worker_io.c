@@ -516,7 +516,7 @@ static bool draw(struct worker *w)
 	if (extras && w->vf.trim && worker_trim_next(w, &w->held, false))
 		return true;
 	/* One call of the generator: inlined, it is most of a plain job's draw. */
-	if (extras && w->job->replay ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+	if ((extras && w->job->replay) ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 		return true;
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
 	return extras && w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
