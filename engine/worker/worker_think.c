@@ -89,10 +89,12 @@ void worker_think(struct worker *w)
 	w->think.issued++;
 	if (!think_due(w))
 		return;
+	/* Counted before the queue empties, as fio's last_thinktime_blocks: the I/Os
+	 * that complete while it empties count towards the next think. */
+	w->think.last_blocks = j->thinktime_on_issue ? w->think.issued : w->completed;
 	worker_quiesce(w);
 	if (w->fatal || stopping(w))
 		return;
-	w->think.last_blocks = j->thinktime_on_issue ? w->think.issued : w->completed;
 	/* The think starts once the queue is empty, as fio's does. */
 	w->now = start = clk_now(&w->clk);
 	spin_end = w->now + j->thinktime_spin_ns;

@@ -84,6 +84,20 @@ class Queue(TmpDirCase):
         if FIO:
             self.assertEqual(rounded(issue), rounded(self.depth16(run_fio, *line, "--thinktime_blocks_type=issue")))
 
+    def test_thinktime_blocks_counts_the_completions_that_empty_the_queue(self):
+        # Each think first lets the queue empty, and the next I/O goes out alone:
+        # depth 1 holds the first I/O and one per think.  As fio's
+        # last_thinktime_blocks, the count is taken before the queue empties, so
+        # the 15 I/Os that complete then count towards the next think: 2,048 reads
+        # think at every 64th completion, 31 times before the last read goes out.
+        # Counted after the queue emptied, each think would come 79 completions
+        # apart (26 of them; 13 where fio had 16 over 1,024 reads).
+        line = ["--thinktime=100", "--thinktime_blocks=64", "--bs=4k"]
+        ones = self.depth16(run, *line)["1"] * 2048 / 100
+        self.assertAlmostEqual(ones, 32, delta=0.01)
+        if FIO:
+            self.assertAlmostEqual(self.depth16(run_fio, *line)["1"] * 2048 / 100, ones, delta=0.01)
+
 
 class Data(TmpDirCase):
     def written(self, runner, name, *extra):
