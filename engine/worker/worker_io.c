@@ -283,8 +283,6 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
 		w->ioe.dropped = 0;
 	}
-	if (u->ddir == PLAN_DDIR_WRITE && u->result > 0)
-		w->dirty[u->file] = true;
 	if (w->io_extras)
 		complete_extras(w, u);
 }
@@ -298,7 +296,12 @@ void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *wh
 	worker_fail(w, err);
 }
 
-/* fsync=N / fdatasync=N: once nothing is in flight, sync every file written. */
+/*
+ * fsync=N / fdatasync=N, a trace's flush: sync every file written to.  As
+ * fio's, the writes still in flight stay in flight (fio's libaio syncs once
+ * nothing is left uncommitted; its io_uring queues the sync beside them), and
+ * the sync takes a place in the queue, counted at that depth.
+ */
 static void do_sync(struct worker *w)
 {
 	bool data = !w->job->fsync_every;
@@ -315,7 +318,7 @@ static void do_sync(struct worker *w)
 	if (w->counting) {
 		lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
-		w->res.depth[depth_bucket(1)]++;	/* fio counts a sync's depth too (alone in flight) */
+		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	}
 	w->writes_since_sync = 0;
 	w->need_sync = false;
@@ -400,10 +403,13 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 		w->need_sync = true;
 }
 
-/* Bookkeeping once the engine took u: the depth map, its rate slot, fsync=N. */
+/* Bookkeeping once the engine took u: the depth map, the file written, its rate slot, fsync=N. */
 static void taken(struct worker *w, struct io_u *u)
 {
 	u->due_ns = 0;
+	/* Written to once issued: fsync=N's sync may come before this write completes. */
+	if (u->ddir == PLAN_DDIR_WRITE)
+		w->dirty[u->file] = true;
 	if (w->counting || w->ramp_counts)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (w->io_extras)
@@ -563,8 +569,10 @@ static void issue(struct worker *w)
 		return;
 	}
 	if (w->need_sync) {
-		if (w->inflight)
-			return;
+		if (!has_room(w))
+			return;	/* the sync waits for a place in the queue, as fio's io_u */
+		if (w->nr_pending)
+			commit(w);
 		if (!sync_is_due(w))
 			return;
 		do_sync(w);
@@ -675,8 +683,8 @@ static int fetch(struct worker *w, uint32_t submitted)
 static void reap(struct worker *w)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
-	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->need_sync ||
-			 w->quiescing || !has_room(w);
+	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->quiescing ||
+			 !has_room(w);
 	struct io_u **ev;
 
 	if (!submitted || !must_wait)

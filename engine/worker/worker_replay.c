@@ -117,7 +117,8 @@ bool worker_replay_next(struct worker *w)
 		const struct plan_replay_io *io = &r->ios[w->rp.next++];
 
 		if (io->ddir == PLAN_REPLAY_SYNC) {
-			/* A flush in the trace: the I/Os before it complete and the files sync first. */
+			/* A flush in the trace: the files sync before the next I/O goes out (as fio's,
+			 * beside the I/Os still in flight). */
 			for (uint32_t f = 0; f < w->clone->nr_files; f++)
 				w->dirty[f] = true;
 			w->need_sync = true;

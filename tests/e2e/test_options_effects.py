@@ -84,6 +84,31 @@ class Queue(TmpDirCase):
         if FIO:
             self.assertEqual(rounded(issue), rounded(self.depth16(run_fio, *line, "--thinktime_blocks_type=issue")))
 
+    @unittest.skipIf(STRACE is None, "strace not installed")
+    def test_fsync_every_n_writes_keeps_the_queue_full(self):
+        # fio syncs after every N writes issued, beside the writes still in flight
+        # (its libaio waits only for the uncommitted ones): the queue never empties,
+        # and only the first write goes out at depth 1.  Draining the queue first
+        # put 1 + 2 x 15 of the 271 at depth 1 (a ramp after every sync).  The sync
+        # is made even when none of the writes since the last one has completed
+        # (fsync=1), and a job's last write is not followed by one.
+        for every, size, writes in ((16, "1m", 256), (1, "256k", 64)):
+            with self.subTest(fsync=every):
+                st = self.tmp / f"st{every}"
+                p = subprocess.run([STRACE, "-f", "-qq", "-o", str(st), "-e", "trace=fsync", BIN, "--name=d",
+                                    f"--filename={self.tmp}/d{every}", f"--size={size}", "--bs=4k",
+                                    "--rw=randwrite", "--ioengine=libaio", "--direct=1", "--iodepth=8",
+                                    f"--fsync={every}", "--output-format=json"],
+                                   capture_output=True, text=True, timeout=120,
+                                   env={**os.environ, "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
+                                        ":detect_leaks=0"})
+                job, syncs = job_of(p), writes // every - 1
+                self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (writes, syncs))
+                self.assertEqual(len(re.findall(r"\bfsync\(", st.read_text())), syncs)
+                levels = job["iodepth_level"]
+                self.assertAlmostEqual(levels["1"] * writes / 100, 1.0, delta=0.01)
+                self.assertAlmostEqual(sum(levels.values()) * writes / 100, writes + syncs, delta=0.05)
+
     def test_thinktime_blocks_counts_the_completions_that_empty_the_queue(self):
         # Each think first lets the queue empty, and the next I/O goes out alone:
         # depth 1 holds the first I/O and one per think.  As fio's
