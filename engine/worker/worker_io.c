@@ -577,7 +577,8 @@ static void issue(struct worker *w)
 			return;
 		do_sync(w);
 	}
-	for (uint32_t n = 0; n < w->burst && !w->fatal && !w->ioe.peer_done && has_room(w); n++) {
+	/* A full queue is the usual way out (once per I/O at depth): asked first. */
+	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
 			if (w->io_extras && w->flow && !worker_flow_turn(w))
 				return;
@@ -683,8 +684,8 @@ static int fetch(struct worker *w, uint32_t submitted)
 static void reap(struct worker *w)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
-	bool must_wait = w->blocked || w->gen_done || w->phase == WP_DRAIN || w->quiescing ||
-			 !has_room(w);
+	bool must_wait = !has_room(w) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
+			 w->quiescing;
 	struct io_u **ev;
 
 	if (!submitted || !must_wait)
