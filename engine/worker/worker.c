@@ -537,6 +537,7 @@ void worker_begin_window(struct worker *w)
 		gen_window(&w->gen, j->time_based);
 	}
 	w->ramp_counts = false;
+	worker_verify_window(w);
 	if (j->replay)
 		worker_replay_start(w, now);
 	rates_start(w, now);
@@ -596,6 +597,7 @@ void worker_end_window(struct worker *w)
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (w->res.ddir[d].ios)
 			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
+	worker_verify_end_window(w);
 	worker_logs_end(w);
 	take_cpu(w);
 	set_state(w, 'f');

@@ -196,6 +196,11 @@ struct worker_verify {
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *buf;			/* verify_backlog: the read-back buffer, vfy_run_chunks */
 	uint64_t writes, chunks;	/* verify_backlog: writes and chunks since the last pass */
+	/* loops=N with do_verify: each loop but the last is read back as it ends, as fio's. */
+	uint64_t loop_bytes, loop_left;	/* bytes a loop issues, left in this one; 0 = off */
+	uint32_t loops_left;		/* loops still to be read back before the last */
+	bool loop_due;			/* a loop's last I/O went out: read it back next */
+	uint64_t loop_ns;		/* time those read-backs took, out of the window's other runtimes */
 	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
 	struct vtrim *trim;		/* trim_percentage: blocks to trim, trimmed chunks, or NULL */
@@ -351,6 +356,11 @@ void worker_verify_stamp(struct worker *w, struct io_u *u);
 void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
+/* loops=N: each loop's end is counted as I/O is issued; the loop's read-back, the window's runtimes. */
+void worker_verify_window(struct worker *w);
+void worker_verify_loop_bytes(struct worker *w, uint64_t bytes);
+void worker_verify_loop(struct worker *w);
+void worker_verify_end_window(struct worker *w);
 /*
  * trim_percentage with trim_backlog (worker_trim.c).  worker_trim_next gives
  * the next trim due (every one listed once gen_ended); worker_trim_done takes
@@ -427,6 +437,8 @@ void worker_lat_target_check(struct worker *w);
 
 /* thinktime after an I/O is issued (worker_think.c). */
 void worker_think(struct worker *w);
+/* The rate schedules move on by ns that the job spent on something else (worker_think.c). */
+void worker_rate_skip(struct worker *w, uint64_t ns);
 
 /*
  * Opens file f of the clone into w->fds[f] (worker_files.c) without blocking in

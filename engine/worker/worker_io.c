@@ -396,6 +396,8 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 	}
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
+	if (w->vf.loop_bytes && plan_rw_has_ddir(w->job->rw, u->ddir))	/* not trim_percentage's trims */
+		worker_verify_loop_bytes(w, u->len);
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
 	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
 	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
@@ -499,6 +501,8 @@ static bool submit_one(struct worker *w)
 	}
 	if (w->io_extras && w->job->thinktime_ns)
 		worker_think(w);
+	if (w->io_extras && w->vf.loop_due)
+		worker_verify_loop(w);
 	return true;
 }
 

@@ -72,12 +72,12 @@ static bool think_due(struct worker *w)
 	return b >= w->think.last_blocks + (j->thinktime_blocks ? j->thinktime_blocks : 1);
 }
 
-/* rate_ignore_thinktime: the schedules move on by the think, so no I/O is due for it. */
-static void rate_skip_think(struct worker *w, uint64_t thought_ns)
+/* rate_ignore_thinktime, a loop's read-back: no I/O is due for the time it took. */
+void worker_rate_skip(struct worker *w, uint64_t ns)
 {
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		w->rate[d].t0 += thought_ns;
-		w->rate[d].due_ns += thought_ns;
+		w->rate[d].t0 += ns;
+		w->rate[d].due_ns += ns;
 	}
 }
 
@@ -102,7 +102,7 @@ void worker_think(struct worker *w)
 	spin_until(w, spin_end);
 	sleep_until(w, end);
 	if (j->rate_ignore_thinktime)
-		rate_skip_think(w, w->now - start);
+		worker_rate_skip(w, w->now - start);
 	w->think.last_ns = w->now;
 	w->stamp_ok = false;
 }

@@ -14,10 +14,12 @@
  * verify reads: in the job's read bytes, I/Os and latencies, its time in the
  * read runtime (fio: r/w 4194304/4194304 for a 4 MiB randwrite with
  * verify=crc32c).  The write figures are untouched.  As fio's log_io_piece, a
- * write that overlaps earlier ones (lfsr, norandommap, loops) replaces them:
+ * write that overlaps earlier ones (lfsr, norandommap) replaces them:
  * their bytes it did not cover are not read back (fio: bsrange=4k-4m with
- * lfsr writes 5 I/Os and reads back 2).  verify_only reads its region in
- * chunks of the verify interval.
+ * lfsr writes 5 I/Os and reads back 2).  With loops=N, as fio runs each loop
+ * as a round of writes and its read-back, each loop but the last is read back
+ * as it ends (worker_verify_loop), before the next one writes over it.
+ * verify_only reads its region in chunks of the verify interval, once a loop.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
@@ -687,28 +689,116 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 	return false;
 }
 
-/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
-static void backlog_pass(struct worker *w)
+/*
+ * Checks at most budget chunks of what was written and is not checked yet;
+ * wait: until the checker threads are done with them too.  The time taken, which
+ * goes to the reads' runtime.
+ */
+static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 {
-	const struct plan_job *j = w->job;
-	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), budget = w->vf.chunks;
+	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), took;
 
-	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
-		budget = w->vf.chunks * j->verify_backlog_batch / j->verify_backlog;
-	w->vf.writes = w->vf.chunks = 0;
 	if (!cap)
 		cap = 1;
 	if (!w->vf.buf && (read_hists(w) ||
 			    posix_memalign((void **)&w->vf.buf, 4096, cap * w->vf.vfy->interval))) {
 		w->vf.buf = NULL;
-		return;	/* no memory now: the read-back after the write phase checks it all */
+		return 0;	/* no memory now: the read-back after the write phase checks it all */
 	}
 	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
 		if (w->fds[f] >= 0 && verify_file(w, f, w->vf.buf, cap, false, &budget))
 			break;
 	if (w->vf.async)
-		async_reap(w, false);
-	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
+		async_reap(w, wait);
+	took = clk_now(&w->clk) - t0;
+	w->res.ddir[PLAN_DDIR_READ].runtime_ns += took;
+	return took;
+}
+
+/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
+static void backlog_pass(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	uint64_t budget = w->vf.chunks;
+
+	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
+		budget = w->vf.chunks * j->verify_backlog_batch / j->verify_backlog;
+	w->vf.writes = w->vf.chunks = 0;
+	check_written(w, budget, false);
+}
+
+/*
+ * fio runs loops=N as N rounds of the workload, each followed by its
+ * read-back (do_verify): the writes of every loop are checked, not only the
+ * last one's.  A loop is the window's amount divided by N, counted in the
+ * bytes of the workload's I/Os as they are issued; the last loop's read-back
+ * is the one after the window.  time_based runs one round, as fio's.
+ */
+void worker_verify_window(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	w->vf.loop_bytes = w->vf.loop_left = w->vf.loop_ns = 0;
+	w->vf.loops_left = 0;
+	w->vf.loop_due = false;
+	if (!w->vf.maps || j->loops < 2 || j->time_based || !w->gen.limit_bytes)
+		return;
+	w->vf.loop_bytes = w->vf.loop_left = w->gen.limit_bytes / j->loops;
+	w->vf.loops_left = j->loops - 1;
+}
+
+void worker_verify_loop_bytes(struct worker *w, uint64_t bytes)
+{
+	if (bytes < w->vf.loop_left) {
+		w->vf.loop_left -= bytes;
+		return;
+	}
+	w->vf.loop_left = w->vf.loop_bytes;
+	w->vf.loop_due = true;
+	if (!--w->vf.loops_left)
+		w->vf.loop_bytes = 0;	/* the last loop is read back after the window */
+}
+
+/* A loop's last I/O went out: once it and the others in flight complete, the loop is read back. */
+void worker_verify_loop(struct worker *w)
+{
+	_Atomic char *state = &w->sh->states[w->clone->thread_number - 1];
+	char was;
+	uint64_t took;
+
+	w->vf.loop_due = false;
+	worker_quiesce(w);
+	if (w->fatal || stopping(w))
+		return;
+	was = atomic_exchange_explicit(state, 'V', memory_order_relaxed);
+	took = check_written(w, UINT64_MAX, true);
+	atomic_store_explicit(state, was, memory_order_relaxed);
+	w->vf.loop_ns += took;
+	worker_rate_skip(w, took);	/* no I/O fell due while the loop was read back */
+	w->now = clk_now(&w->clk);
+	w->stamp_ok = false;
+}
+
+/*
+ * The window held the loops' read-backs as well as the workload.  As fio's,
+ * their time is the reads' runtime in a job that does not read, and is taken
+ * out of the writes' and trims' (a mixed job's reads keep the window's: fio
+ * adds its read-backs to its reads' time).
+ */
+void worker_verify_end_window(struct worker *w)
+{
+	uint64_t took = w->vf.loop_ns;
+
+	if (!took)
+		return;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		struct res_ddir *r = &w->res.ddir[d];
+
+		if (d == PLAN_DDIR_READ && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ))
+			r->runtime_ns = took;
+		else if (d != PLAN_DDIR_READ && r->runtime_ns > took)
+			r->runtime_ns -= took;
+	}
 }
 
 /* A write job has no read histograms: the read-back's latencies need them as a read job's. */
@@ -726,12 +816,32 @@ static int read_hists(struct worker *w)
 	return 0;
 }
 
+/* Every file's chunks written (or all, verify_only), at most *budget of them; true to stop. */
+static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget)
+{
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		/* openfiles: a file closed after its pass is opened again for its read-back. */
+		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
+
+		if ((!ioe_opens_files(w->job->ioengine) && !ioe_is_remote(w->job->ioengine)) ||
+		    (reopened && !worker_file_ready(w, f)))
+			return false;	/* the null engine opened nothing: nothing to read back */
+		stop = verify_file(w, f, buf, cap, all, budget);
+		if (reopened)
+			worker_close_file(w, f);
+		if (stop)
+			return true;
+	}
+	return false;
+}
+
 void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
 	uint64_t cap, t0, budget = w->vf.load ? w->vf.load_budget : UINT64_MAX;
 	bool all = j->verify_only;
+	uint32_t passes;
 
 	if (!w->vf.vfy || (!all && !w->vf.maps) || stopping(w))
 		return;
@@ -747,19 +857,10 @@ void worker_verify_phase(struct worker *w)
 	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'V',
 			      memory_order_relaxed);
 	t0 = clk_now(&w->clk);
-	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
-		/* openfiles: a file closed after its pass is opened again for its read-back. */
-		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
-
-		if ((!ioe_opens_files(w->job->ioengine) && !ioe_is_remote(w->job->ioengine)) ||
-		    (reopened && !worker_file_ready(w, f)))
-			break;	/* the null engine opened nothing: nothing to read back */
-		stop = verify_file(w, f, pool.mem, cap, all, &budget);
-		if (reopened)
-			worker_close_file(w, f);
-		if (stop)
-			break;
-	}
+	/* verify_only reads the region once a loop, as fio's (loops=3: three times). */
+	passes = all && !w->vf.load && !j->time_based && j->loops > 1 ? j->loops : 1;
+	while (passes-- && !read_back(w, pool.mem, cap, all, &budget))
+		budget = UINT64_MAX;	/* a state file's budget (vf.load) has one pass */
 	if (w->vf.async)
 		async_reap(w, true);	/* the phase ends when its blocks are checked */
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_until
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, flip, run, run_fio, wait_until
 
 METHODS = ["md5", "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "xxhash", "sha1",
            "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512"]
@@ -97,12 +97,13 @@ class EveryMethod(TmpDirCase):
         self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], BAD_BLOCK * BS)
 
     @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
-    def test_verify_backlog_reads_back_between_the_writes(self):
+    def traced(self, *extra):
+        """The JSON job and the (call, offset) of every 4 KiB pread64 and pwrite64, in order."""
         trace = self.tmp / "st.txt"
         p = subprocess.run(["strace", "-f", "-e", "trace=pread64,pwrite64", "-o", str(trace),
-                            BIN, *self.job("crc32c", "--rw=write", "--verify_backlog=2")],
+                            BIN, *self.job("crc32c", "--rw=write", *extra)],
                            capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"})
+                           env=TRACED_ENV)
         self.assertEqual(p.returncode, 0, p.stderr)
         # strace -f splits a call another thread interrupts ("... 8192 <unfinished ...>").
         # The buffer is a quoted string that may hold a comma (a header byte 0x2c:
@@ -110,14 +111,36 @@ class EveryMethod(TmpDirCase):
         # address (a read not yet done).
         calls = re.findall(r'(pread64|pwrite64)\(\d+, (?:"(?:[^"\\]|\\.)*"(?:\.\.\.)?|[^,"]*), 4096, (\d+)'
                            r'(?:\)| <unfinished)', trace.read_text())
-        writes = [int(o) for c, o in calls if c == "pwrite64"]
-        self.assertEqual(len(writes), SIZE // BS)
+        return json.loads(p.stdout)["jobs"][0], [(c, int(o)) for c, o in calls]
+
+    def test_verify_backlog_reads_back_between_the_writes(self):
+        job, seq = self.traced("--verify_backlog=2")
+        self.assertEqual(len([c for c, _ in seq if c == "pwrite64"]), SIZE // BS)
         # After every second write, the two blocks just written are read back, before the next write.
-        seq = [(c, int(o)) for c, o in calls]
         first_write = seq.index(("pwrite64", 0))
         self.assertEqual(seq[first_write:first_write + 4],
                          [("pwrite64", 0), ("pwrite64", BS), ("pread64", 0), ("pread64", BS)])
-        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
+        self.assertEqual(job["read"]["io_bytes"], SIZE)
+
+    def test_each_loop_is_read_back_before_the_next_one_writes(self):
+        # fio runs loops=3 as three rounds of writes, each read back as it ends:
+        # a block that a later loop writes again was still checked as the first
+        # loop left it.  Read back once after the last loop, only its blocks were
+        # (read io_bytes SIZE, not 3 x SIZE).
+        job, seq = self.traced("--loops=3")
+        seq = seq[seq.index(("pwrite64", 0)):]
+        one_loop = [("pwrite64", b * BS) for b in range(SIZE // BS)] + [("pread64", b * BS) for b in range(SIZE // BS)]
+        self.assertEqual(seq, one_loop * 3)
+        self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (3 * SIZE, 3 * SIZE))
+        # verify_only reads the region once a loop too.
+        p = run(self.job("crc32c", "--rw=write", "--verify_only=1", "--loops=2"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 2 * SIZE)
+        if FIO:
+            for extra, reads in ((("--loops=3",), 3 * SIZE), (("--verify_only=1", "--loops=2"), 2 * SIZE)):
+                f = run_fio(self.job("crc32c", "--rw=write", *extra))
+                self.assertEqual(f.returncode, 0, f.stderr)
+                self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["io_bytes"], reads, extra)
 
     def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
         path = self.tmp / "st.dat"
