@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, TmpfsCase
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, TmpfsCase
 
 
 def usage_of(args, cwd=None, tool=BIN):
@@ -63,7 +63,7 @@ class ManySmallFiles(TmpDirCase):
         d.mkdir()
         out = self.tmp / f"strace{n}"
         p = subprocess.run(["strace", "-c", "-f", "-o", str(out), tool, *many_files(d, n, "--create_only=1", *extra)],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, env=TRACED_ENV)
         self.assertEqual(p.returncode, 0, p.stderr)
         calls = {}
         for line in out.read_text().splitlines():

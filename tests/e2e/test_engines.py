@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, ext4_loop, remount, run, run_fio
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, ext4_loop, remount, run, run_fio
 
 SMALL = ["--size=1m", "--bs=4k"]
 CASES = {
@@ -42,10 +42,6 @@ CASES = {
     "ftruncate_read": ["--ioengine=ftruncate", "--rw=read"],
 }
 
-
-# LeakSanitizer cannot run under ptrace: a sanitizer build traced by strace
-# would fail at exit, so the traced runs leave leak checking to the others.
-TRACED_ENV = {**os.environ, "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"}
 
 
 def strace_calls(path, name):

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, ext4_loop, run, run_fio
+from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, run, run_fio
 
 SPLICE_CASES = {
     "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
@@ -101,7 +101,7 @@ class LocalEngines(TmpDirCase):
         p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=splice,vmsplice",
                             BIN, "--name=j", "--filename=data", "--size=1m", "--bs=64k", "--ioengine=splice",
                             "--rw=read", "--output-format=json"], cwd=self.tmp, capture_output=True, text=True,
-                           timeout=120, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+                           timeout=120, env=TRACED_ENV)
         self.assertEqual(p.returncode, 0, p.stderr)
         calls = {f.split()[-1]: int(f.split()[3]) for f in st.read_text().splitlines()
                  if f.split() and f.split()[-1] in ("splice", "vmsplice")}

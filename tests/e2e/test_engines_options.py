@@ -7,8 +7,8 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, ext4_loop, remount, run, run_fio
-from test_engines import TRACED_ENV, strace_calls
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, ext4_loop, remount, run, run_fio
+from test_engines import strace_calls
 
 SMALL = ["--size=1m", "--bs=4k", "--rw=randread", "--filename=data"]
 

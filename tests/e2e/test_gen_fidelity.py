@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, run, run_fio
 
 SIZE = "256m"
 
@@ -66,10 +66,8 @@ def cache_drops(program, job, cwd):
     """(CompletedProcess, POSIX_FADV_DONTNEED calls) of a run under strace, which stops
     the program at nothing but those calls (a seccomp filter)."""
     trace = cwd / f"drops-{os.path.basename(program)}.txt"
-    # ASan's leak check runs under ptrace no more (the instrumented build runs this too).
-    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
     p = subprocess.run(["strace", "-f", "--seccomp-bpf", "-e", "trace=fadvise64", "-o", str(trace), program,
-                        "--name=b", *job], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+                        "--name=b", *job], cwd=cwd, capture_output=True, text=True, timeout=120, env=TRACED_ENV)
     return p, sum("POSIX_FADV_DONTNEED" in line for line in trace.read_text().splitlines())
 
 

@@ -15,7 +15,7 @@ import subprocess
 import unittest
 import zlib
 
-from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, run, run_fio, wait_for_stderr
 
 STRACE = shutil.which("strace")
 
@@ -99,9 +99,7 @@ class Queue(TmpDirCase):
                                     f"--filename={self.tmp}/d{every}", f"--size={size}", "--bs=4k",
                                     "--rw=randwrite", "--ioengine=libaio", "--direct=1", "--iodepth=8",
                                     f"--fsync={every}", "--output-format=json"],
-                                   capture_output=True, text=True, timeout=120,
-                                   env={**os.environ, "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
-                                        ":detect_leaks=0"})
+                                   capture_output=True, text=True, timeout=120, env=TRACED_ENV)
                 job, syncs = job_of(p), writes // every - 1
                 self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (writes, syncs))
                 self.assertEqual(len(re.findall(r"\bfsync\(", st.read_text())), syncs)
@@ -199,7 +197,7 @@ class Multicast(TmpDirCase):
         p = subprocess.run([STRACE, "-f", "-e", "trace=setsockopt", "-o", str(trace), BIN, "--name=m",
                             "--ioengine=net", "--protocol=udp", "--hostname=239.0.0.1", "--port=8765", "--ttl=3",
                             "--interface=127.0.0.1", "--rw=write", "--size=64k", "--bs=4k", "--output=/dev/null"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=TRACED_ENV)
         self.assertEqual(p.returncode, 0, p.stderr)
         calls = trace.read_text()
         self.assertRegex(calls, r"IP_MULTICAST_TTL, \[3\]")
@@ -215,7 +213,7 @@ class VerifyBacklog(TmpDirCase):
         p = subprocess.run([STRACE, "-f", "-e", "trace=pwrite64,pread64", "-o", str(trace), BIN, "--name=v",
                             f"--filename={path}", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
                             "--verify_backlog=4", *extra, "--output=/dev/null"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=TRACED_ENV)
         self.assertEqual(p.returncode, 0, p.stderr)
         # The buffer may hold any byte, a quote or a comma among them: the fd comes
         # first, the length and offset last.
