@@ -333,10 +333,13 @@ class FioLogDifferentialMore(LogsTmp):
             n, m = per_ddir(mine).get(d, 0), per_ddir(theirs).get(d, 0)
             self.assertLessEqual(abs(n - m), 2, f"ddir {d}: ioplan {n}, fio {m}")
         self.assertGreaterEqual(len(mine), 5, "a line per 100 ms in a second")
-        # Each line counts the window's I/Os: about 100 per direction per 100 ms (the median: a
-        # loaded machine delays some windows, the rate limit then catches up in the next).
+        # Each line counts the window's I/Os: rate_iops=2000 holds each direction at 2000
+        # a second, 200 per 100 ms (idle: 199-201).  The median, within half of it: a loaded
+        # machine delays some windows and the rate limit catches up in the next (a median
+        # of 201 at a load of 22 failed the old bound of 200); a count that piled up over
+        # the windows, or one per second, would be far outside.
         counts = sorted(sum(r[3:]) for r in mine)
-        self.assertTrue(50 <= counts[len(counts) // 2] <= 200, counts)
+        self.assertTrue(100 <= counts[len(counts) // 2] <= 300, counts)
 
     def test_compressed_logs_cross_read(self):
         """log_store_compressed: the same .fz names; fio --inflate-log reads ioplan's, ioplan reads fio's."""
