@@ -476,6 +476,8 @@ void worker_replay_issued(struct worker *w, uint64_t start_ns);
 
 /* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
+/* fsync=N, fdatasync=N, a trace's flush: every file written to since the last sync (worker_sync.c). */
+void worker_sync_files(struct worker *w);
 
 /*
  * An error at an I/O, a file or the worker's set-up, as res_error records it.

@@ -297,34 +297,6 @@ void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *wh
 }
 
 /*
- * fsync=N / fdatasync=N, a trace's flush: sync every file written to.  As
- * fio's, the writes still in flight stay in flight (fio's libaio syncs once
- * nothing is left uncommitted; its io_uring queues the sync beside them), and
- * the sync takes a place in the queue, counted at that depth.
- */
-static void do_sync(struct worker *w)
-{
-	bool data = !w->job->fsync_every;
-	uint64_t t0 = clk_now(&w->clk);
-
-	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f] || w->fds[f] < 0)	/* a closed file was synced as it closed */
-			continue;
-		w->dirty[f] = false;
-		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
-			worker_sync_failed(w, f, errno, data ? "fdatasync" : "fsync");
-	}
-	w->now = clk_now(&w->clk);
-	if (w->counting) {
-		lat_add(&w->res.sync_lat, w->now - t0);
-		w->res.sync_ios++;
-		w->res.depth[depth_bucket(w->inflight + 1)]++;
-	}
-	w->writes_since_sync = 0;
-	w->need_sync = false;
-}
-
-/*
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
  * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay
@@ -579,7 +551,7 @@ static void issue(struct worker *w)
 			commit(w);
 		if (!sync_is_due(w))
 			return;
-		do_sync(w);
+		worker_sync_files(w);
 	}
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
 	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
