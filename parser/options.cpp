@@ -773,11 +773,11 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.fdatasync_every = U32(int_in(o, v)))),
     opt("end_fsync", opt_type::boolean, CAT_ENGINE)
         .def("0")
-        .help("fsync when the writes are done.")
+        .help("fsync the files written to as each loop ends, in the runtime.")
         .apply(A(j.pj.end_fsync = flag_value(o, v))),
     opt("fsync_on_close", opt_type::boolean, CAT_ENGINE)
         .def("0")
-        .help("fsync when closing each file.")
+        .help("fsync each file written to as it closes and as each loop ends.")
         .apply(A(j.pj.fsync_on_close = flag_value(o, v))),
     opt("mem", opt_type::choice, CAT_BUF)
         .aliases({"iomem"})

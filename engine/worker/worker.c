@@ -537,7 +537,7 @@ void worker_begin_window(struct worker *w)
 		gen_window(&w->gen, j->time_based);
 	}
 	w->ramp_counts = false;
-	worker_verify_window(w);
+	worker_rounds_window(w);
 	if (j->replay)
 		worker_replay_start(w, now);
 	rates_start(w, now);
@@ -603,15 +603,17 @@ void worker_end_window(struct worker *w)
 	set_state(w, 'f');
 }
 
-/* end_fsync / fsync_on_close: once, after the last I/O, not measured. */
+/*
+ * end_fsync / fsync_on_close for a job whose window never began (size= ran
+ * out inside its ramp) or was cut short by a stop: the sync the last round's
+ * end did not make, outside the window.
+ */
 static void end_sync(struct worker *w)
 {
-	if (!w->job->end_fsync && !w->job->fsync_on_close)
+	if (w->end_synced)
 		return;
 	set_state(w, 'F');
-	for (uint32_t f = 0; f < w->nr_fds; f++)
-		if (w->dirty[f] && w->fds[f] >= 0 && fsync(w->fds[f]))
-			worker_sync_failed(w, f, errno, "end_fsync");
+	worker_sync_end(w);
 }
 
 /* After the write phase (do_verify=1), or instead of the workload (verify_only). */

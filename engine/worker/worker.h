@@ -138,6 +138,13 @@ struct worker_think {
 	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
 };
 
+/* loops=N: the rounds that end inside the window (worker_rounds.c). */
+struct worker_rounds {
+	uint64_t bytes, left;		/* bytes a round issues, left in this one; 0 = off */
+	uint32_t rounds_left;		/* rounds to end before the last, which the window's end ends */
+	bool due;			/* a round's last I/O went out: end the round next */
+};
+
 /* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */
 struct worker_rate_min {
 	uint64_t check_at;		/* next check; UINT64_MAX = none */
@@ -196,11 +203,7 @@ struct worker_verify {
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *buf;			/* verify_backlog: the read-back buffer, vfy_run_chunks */
 	uint64_t writes, chunks;	/* verify_backlog: writes and chunks since the last pass */
-	/* loops=N with do_verify: each loop but the last is read back as it ends, as fio's. */
-	uint64_t loop_bytes, loop_left;	/* bytes a loop issues, left in this one; 0 = off */
-	uint32_t loops_left;		/* loops still to be read back before the last */
-	bool loop_due;			/* a loop's last I/O went out: read it back next */
-	uint64_t loop_ns;		/* time those read-backs took, out of the window's other runtimes */
+	uint64_t loop_ns;		/* loops=N: the rounds' read-backs' time, out of the window's other runtimes */
 	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
 	struct vtrim *trim;		/* trim_percentage: blocks to trim, trimmed chunks, or NULL */
@@ -247,6 +250,7 @@ struct worker {
 	uint32_t max_open;		/* openfiles in force, 0 = every file stays open */
 	uint32_t *file_inflight;	/* I/Os in flight per file: a closing file waits for 0 */
 	bool *dirty;			/* written since the last sync, per file */
+	bool end_synced;		/* end_fsync / fsync_on_close made the last round's sync */
 
 	uint32_t depth, batch_submit, cmin, cmax, low;
 	uint32_t burst;			/* most I/Os one issue() call starts */
@@ -301,6 +305,7 @@ struct worker {
 	struct worker_rate_min rm;	/* worker_rate_min.c only */
 	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
+	struct worker_rounds rounds;	/* worker_rounds.c only */
 	struct worker_verify vf;	/* worker_verify.c, worker_trim.c */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
@@ -356,9 +361,7 @@ void worker_verify_stamp(struct worker *w, struct io_u *u);
 void worker_verify_done(struct worker *w, const struct io_u *u);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
-/* loops=N: each loop's end is counted as I/O is issued; the loop's read-back, the window's runtimes. */
-void worker_verify_window(struct worker *w);
-void worker_verify_loop_bytes(struct worker *w, uint64_t bytes);
+/* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */
 void worker_verify_loop(struct worker *w);
 void worker_verify_end_window(struct worker *w);
 /*
@@ -478,6 +481,18 @@ void worker_replay_issued(struct worker *w, uint64_t start_ns);
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
 /* fsync=N, fdatasync=N, a trace's flush: every file written to since the last sync (worker_sync.c). */
 void worker_sync_files(struct worker *w);
+/* end_fsync / fsync_on_close: fsync every file written to, as a round of the workload ends. */
+bool worker_sync_at_end(const struct worker *w);
+void worker_sync_end(struct worker *w);
+/*
+ * loops=N as fio's N rounds (worker_rounds.c): a round's end is counted in
+ * the bytes issued; once its I/Os complete it is fsynced (end_fsync) and read
+ * back (do_verify) before the next round writes.
+ */
+void worker_rounds_window(struct worker *w);
+void worker_rounds_bytes(struct worker *w, uint64_t bytes);
+void worker_rounds_end(struct worker *w);
+void worker_rounds_last(struct worker *w);
 
 /*
  * An error at an I/O, a file or the worker's set-up, as res_error records it.

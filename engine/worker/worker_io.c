@@ -310,7 +310,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
-	       j->thinktime_ns;
+	       j->thinktime_ns || (j->loops > 1 && worker_sync_at_end(w));
 }
 
 /* What a write's buffer and an I/O's priority need before it goes out. */
@@ -368,8 +368,8 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 	}
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
-	if (w->vf.loop_bytes && plan_rw_has_ddir(w->job->rw, u->ddir))	/* not trim_percentage's trims */
-		worker_verify_loop_bytes(w, u->len);
+	if (w->rounds.bytes && plan_rw_has_ddir(w->job->rw, u->ddir))	/* not trim_percentage's trims */
+		worker_rounds_bytes(w, u->len);
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
 	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
 	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
@@ -473,8 +473,8 @@ static bool submit_one(struct worker *w)
 	}
 	if (w->io_extras && w->job->thinktime_ns)
 		worker_think(w);
-	if (w->io_extras && w->vf.loop_due)
-		worker_verify_loop(w);
+	if (w->io_extras && w->rounds.due)
+		worker_rounds_end(w);
 	return true;
 }
 
@@ -738,6 +738,7 @@ static bool lat_may_be_clat(const struct worker *w)
 
 static void after_window(struct worker *w)
 {
+	worker_rounds_last(w);
 	worker_lat_from_clat(w, &w->res);
 	worker_end_window(w);
 	w->have_held = false;

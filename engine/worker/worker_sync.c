@@ -1,9 +1,10 @@
 /*
- * engine/worker/worker_sync.c - fsync=N, fdatasync=N and a trace's flush: the
- * sync the loop (worker_io.c) makes in the place of an I/O.
+ * engine/worker/worker_sync.c - the syncs a job asks for: fsync=N, fdatasync=N
+ * and a trace's flush, which the loop (worker_io.c) makes in the place of an
+ * I/O, and end_fsync / fsync_on_close's at the end of each round.
  *
- * Its own file because the loop's file is the hot path and already long; the
- * sync runs once per N writes, not per I/O.
+ * Its own file because the loop's file is the hot path and already long; a
+ * sync runs once per N writes or per round, not per I/O.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -37,4 +38,35 @@ void worker_sync_files(struct worker *w)
 	}
 	w->writes_since_sync = 0;
 	w->need_sync = false;
+}
+
+bool worker_sync_at_end(const struct worker *w)
+{
+	return w->job->end_fsync || w->job->fsync_on_close;
+}
+
+/*
+ * end_fsync / fsync_on_close: as fio's do_io ends each round, every file
+ * written to is fsynced once its I/Os have completed.  The caller times it in
+ * the window, so the writes' runtime and bandwidth include the flush, as
+ * fio's do; fio does not count it among the syncs.  fio also fsyncs again as
+ * fsync_on_close closes the files between rounds; ioplan keeps them open,
+ * and that second sync would find nothing written since the first.
+ */
+void worker_sync_end(struct worker *w)
+{
+	_Atomic char *state = &w->sh->states[w->clone->thread_number - 1];
+	char was;
+
+	if (!worker_sync_at_end(w))
+		return;
+	was = atomic_exchange_explicit(state, 'F', memory_order_relaxed);
+	for (uint32_t f = 0; f < w->nr_fds; f++) {
+		if (!w->dirty[f] || w->fds[f] < 0)
+			continue;
+		w->dirty[f] = false;
+		if (fsync(w->fds[f]))
+			worker_sync_failed(w, f, errno, "end_fsync");
+	}
+	atomic_store_explicit(state, was, memory_order_relaxed);
 }

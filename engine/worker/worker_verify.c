@@ -18,7 +18,7 @@
  * their bytes it did not cover are not read back (fio: bsrange=4k-4m with
  * lfsr writes 5 I/Os and reads back 2).  With loops=N, as fio runs each loop
  * as a round of writes and its read-back, each loop but the last is read back
- * as it ends (worker_verify_loop), before the next one writes over it.
+ * as it ends (worker_rounds.c), before the next one writes over it.
  * verify_only reads its region in chunks of the verify interval, once a loop.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
@@ -727,56 +727,18 @@ static void backlog_pass(struct worker *w)
 	check_written(w, budget, false);
 }
 
-/*
- * fio runs loops=N as N rounds of the workload, each followed by its
- * read-back (do_verify): the writes of every loop are checked, not only the
- * last one's.  A loop is the window's amount divided by N, counted in the
- * bytes of the workload's I/Os as they are issued; the last loop's read-back
- * is the one after the window.  time_based runs one round, as fio's.
- */
-void worker_verify_window(struct worker *w)
-{
-	const struct plan_job *j = w->job;
-
-	w->vf.loop_bytes = w->vf.loop_left = w->vf.loop_ns = 0;
-	w->vf.loops_left = 0;
-	w->vf.loop_due = false;
-	if (!w->vf.maps || j->loops < 2 || j->time_based || !w->gen.limit_bytes)
-		return;
-	w->vf.loop_bytes = w->vf.loop_left = w->gen.limit_bytes / j->loops;
-	w->vf.loops_left = j->loops - 1;
-}
-
-void worker_verify_loop_bytes(struct worker *w, uint64_t bytes)
-{
-	if (bytes < w->vf.loop_left) {
-		w->vf.loop_left -= bytes;
-		return;
-	}
-	w->vf.loop_left = w->vf.loop_bytes;
-	w->vf.loop_due = true;
-	if (!--w->vf.loops_left)
-		w->vf.loop_bytes = 0;	/* the last loop is read back after the window */
-}
-
-/* A loop's last I/O went out: once it and the others in flight complete, the loop is read back. */
+/* loops=N: a round ended before the last (worker_rounds.c): what it wrote is read back now. */
 void worker_verify_loop(struct worker *w)
 {
 	_Atomic char *state = &w->sh->states[w->clone->thread_number - 1];
 	char was;
 	uint64_t took;
 
-	w->vf.loop_due = false;
-	worker_quiesce(w);
-	if (w->fatal || stopping(w))
-		return;
 	was = atomic_exchange_explicit(state, 'V', memory_order_relaxed);
 	took = check_written(w, UINT64_MAX, true);
 	atomic_store_explicit(state, was, memory_order_relaxed);
 	w->vf.loop_ns += took;
-	worker_rate_skip(w, took);	/* no I/O fell due while the loop was read back */
-	w->now = clk_now(&w->clk);
-	w->stamp_ok = false;
+	worker_rate_skip(w, took);	/* no I/O fell due while the round was read back */
 }
 
 /*
