@@ -388,6 +388,8 @@ void worker_rate_min_check(struct worker *w);
 int worker_prepare_cache(struct worker *w);
 /* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
 void worker_pass_bytes(struct worker *w, uint64_t bytes);
+/* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
+void worker_cache_read_back(struct worker *w);
 
 /* Completes a short read or write (worker_short.c): true once all of u->len moved. */
 bool worker_finish_short(struct worker *w, struct io_u *u);

@@ -1,8 +1,9 @@
 /*
  * engine/worker/worker_cache.c - the page cache a buffered job starts from and meets
  * at each pass: pre_read warms it before the first I/O, invalidate drops the
- * files' cached pages then and again at each new pass, so reads measure what
- * the job asked for (the device, or the cache on purpose).
+ * files' cached pages then, again at each new pass and before each verify
+ * read-back, so reads measure what the job asked for (the device, or the
+ * cache on purpose) and a read-back checks what the writes left on it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +73,18 @@ void worker_pass_bytes(struct worker *w, uint64_t bytes)
 	}
 	drop_cached(w);
 	w->inval_left = w->inval_every;
+}
+
+/*
+ * Before a verify read-back: fio closes the job's files and opens them again,
+ * and with invalidate=1 the open drops their cached pages.  What was synced
+ * (end_fsync, fsync=N) is read back from the device, not from the cache the
+ * writes filled; pages still dirty stay, as fio's do.
+ */
+void worker_cache_read_back(struct worker *w)
+{
+	if (w->job->invalidate && ioe_opens_files(w->job->ioengine))
+		drop_cached(w);
 }
 
 /*

@@ -13,7 +13,9 @@
  * of its own length, after the measured window, counted as fio counts its
  * verify reads: in the job's read bytes, I/Os and latencies, its time in the
  * read runtime (fio: r/w 4194304/4194304 for a 4 MiB randwrite with
- * verify=crc32c).  The write figures are untouched.  As fio's log_io_piece, a
+ * verify=crc32c).  invalidate=1 drops the files' cached pages before it
+ * (worker_cache.c), so it reads what reached the device, as fio's does.
+ * The write figures are untouched.  As fio's log_io_piece, a
  * write that overlaps earlier ones (lfsr, norandommap) replaces them:
  * their bytes it did not cover are not read back (fio: bsrange=4k-4m with
  * lfsr writes 5 I/Os and reads back 2).  With loops=N, as fio runs each loop
@@ -735,6 +737,7 @@ void worker_verify_loop(struct worker *w)
 	uint64_t took;
 
 	was = atomic_exchange_explicit(state, 'V', memory_order_relaxed);
+	worker_cache_read_back(w);
 	took = check_written(w, UINT64_MAX, true);
 	atomic_store_explicit(state, was, memory_order_relaxed);
 	w->vf.loop_ns += took;
@@ -821,8 +824,12 @@ void worker_verify_phase(struct worker *w)
 	t0 = clk_now(&w->clk);
 	/* verify_only reads the region once a loop, as fio's (loops=3: three times). */
 	passes = all && !w->vf.load && !j->time_based && j->loops > 1 ? j->loops : 1;
-	while (passes-- && !read_back(w, pool.mem, cap, all, &budget))
+	while (passes--) {
+		worker_cache_read_back(w);
+		if (read_back(w, pool.mem, cap, all, &budget))
+			break;
 		budget = UINT64_MAX;	/* a state file's budget (vf.load) has one pass */
+	}
 	if (w->vf.async)
 		async_reap(w, true);	/* the phase ends when its blocks are checked */
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;

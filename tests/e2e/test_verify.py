@@ -13,6 +13,7 @@ clean in the other (the block layout is fio's), and the sha512 case fio misses.
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -141,6 +142,41 @@ class EveryMethod(TmpDirCase):
                 f = run_fio(self.job("crc32c", "--rw=write", *extra))
                 self.assertEqual(f.returncode, 0, f.stderr)
                 self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["io_bytes"], reads, extra)
+
+    def device_reads(self, tool, *extra):
+        """The bytes a run of tool read from the block device under self.tmp (its ru_inblock)."""
+        (self.tmp / "v.dat").unlink(missing_ok=True)
+        p = subprocess.Popen([tool, *self.job("crc32c", "--rw=write", "--bs=64k", "--size=8m", *extra)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, p.stderr.read())
+        p.stderr.close()
+        return usage.ru_inblock * 512
+
+    def has_block_device(self):
+        """A read of a synced file whose cached pages were dropped comes from a device here."""
+        probe = self.tmp / "probe"
+        with open(probe, "wb") as f:
+            f.write(os.urandom(1 << 20))
+            f.flush()
+            os.fsync(f.fileno())
+            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+        probe.read_bytes()
+        return resource.getrusage(resource.RUSAGE_SELF).ru_inblock > before
+
+    def test_the_read_back_reads_what_the_writes_left_on_the_device(self):
+        # fio reopens a job's files for the read-back, and invalidate=1 drops their
+        # cached pages: what end_fsync (or fsync=N) synced is read from the device
+        # (8 MiB), not from the page cache the writes filled (0), so a write the
+        # device lost or corrupted is found.  Pages still dirty stay in the cache.
+        if not self.has_block_device():
+            self.skipTest(f"no block device under {self.tmp}: reads come from memory")
+        for extra, device in ((("--end_fsync=1",), 8 << 20), (("--end_fsync=1", "--loops=2"), 16 << 20),
+                              (("--end_fsync=1", "--invalidate=0"), 0)):
+            for tool in (BIN, FIO) if FIO else (BIN,):
+                with self.subTest(extra=extra, tool=tool):
+                    self.assertAlmostEqual(self.device_reads(tool, *extra), device, delta=256 << 10)
 
     def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
         path = self.tmp / "st.dat"
