@@ -230,6 +230,8 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 		dst->start_ns = src->start_ns;
 	if (src->end_ns > dst->end_ns)
 		dst->end_ns = src->end_ns;
+	if (src->after_ns > dst->after_ns)
+		dst->after_ns = src->after_ns;
 	dst->usr_ns += src->usr_ns;
 	dst->sys_ns += src->sys_ns;
 	dst->ctx += src->ctx;

@@ -202,8 +202,10 @@ struct res_clone {
 	uint64_t thread_start_ns;	/* thread began (before ramp) */
 	uint64_t late_start_ns;		/* first ran this long after its start gate opened */
 	uint64_t thread_end_ns;
+	uint64_t after_ns;		/* the verify read-back after the window (or verify_only's
+					 * pass): in the job's runtime and CPU, as in fio's */
 
-	uint64_t usr_ns;		/* CPU of this thread during the measured window */
+	uint64_t usr_ns;		/* CPU of this thread during the window and after_ns */
 	uint64_t sys_ns;
 	uint64_t ctx;
 	uint64_t majf;

@@ -136,6 +136,17 @@ uint64_t div_round(uint64_t v, uint64_t n)
 	return (v + n / 2) / n;
 }
 
+static uint64_t window_ns(const res_clone &c)
+{
+	return c.end_ns > c.start_ns ? c.end_ns - c.start_ns : 0;
+}
+
+// fio's job_runtime: the window and the verify read-back after it.
+static uint64_t run_ns_of(const res_clone &c)
+{
+	return window_ns(c) + c.after_ns;
+}
+
 // The mean of n runs: a merge of all of them (latency over every I/O), with
 // amounts, windows and CPU divided back to one run's worth.
 void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uint64_t *run_ns)
@@ -146,7 +157,7 @@ void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uin
 		out.add(*c);
 		for (int d = 0; d < PLAN_DDIR_NR; d++)
 			rt[d] += c->ddir[d].runtime_ns;
-		win += c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0;
+		win += run_ns_of(*c);
 	}
 	res_clone &m = out.get();
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
@@ -194,10 +205,6 @@ size_t median_run(const std::vector<const res_job *> &runs)
 	return idx[(idx.size() - 1) / 2];
 }
 
-uint64_t window_ns(const res_clone &c)
-{
-	return c.end_ns > c.start_ns ? c.end_ns - c.start_ns : 0;
-}
 
 // One clone's statistics for a plan job, reduced over its measured runs.
 // *origin gets the run's own clone whose errors the entry reports.
@@ -233,7 +240,7 @@ stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &
 	if (!b)
 		return out;
 	out.add(*b);
-	*run_ns = window_ns(*b);
+	*run_ns = run_ns_of(*b);
 	*origin = b;
 	const res_clone *l = clone_of(*measured[lat], clone_index);
 	if (lat != base && l)

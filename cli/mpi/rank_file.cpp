@@ -504,6 +504,7 @@ template <class V> void visit_clone_times(V &v, res_clone &c)
     v("thread_start_ns", c.thread_start_ns);
     v("thread_end_ns", c.thread_end_ns);
     v("late_start_ns", c.late_start_ns);
+    v("after_ns", c.after_ns);
     v("usr_ns", c.usr_ns);
     v("sys_ns", c.sys_ns);
     v("ctx", c.ctx);

@@ -552,17 +552,24 @@ void worker_begin_window(struct worker *w)
 	set_state(w, run_state(j));
 }
 
+/* Adds the thread's CPU between two readings to c's. */
+static void add_cpu(struct res_clone *c, const struct rusage *a, const struct rusage *b)
+{
+	c->usr_ns += tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
+	c->sys_ns += tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
+	c->ctx += (uint64_t)(b->ru_nvcsw + b->ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
+	c->minf += (uint64_t)(b->ru_minflt - a->ru_minflt);
+	c->majf += (uint64_t)(b->ru_majflt - a->ru_majflt);
+}
+
 bool worker_cpu_usage(const struct worker *w, struct res_clone *c)
 {
 	struct rusage ru;
 
 	if (w->sh->fake || getrusage(RUSAGE_THREAD, &ru))
 		return false;
-	c->usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&w->ru0.ru_utime);
-	c->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&w->ru0.ru_stime);
-	c->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - w->ru0.ru_nvcsw - w->ru0.ru_nivcsw);
-	c->minf = (uint64_t)(ru.ru_minflt - w->ru0.ru_minflt);
-	c->majf = (uint64_t)(ru.ru_majflt - w->ru0.ru_majflt);
+	c->usr_ns = c->sys_ns = c->ctx = c->minf = c->majf = 0;
+	add_cpu(c, &w->ru0, &ru);
 	return true;
 }
 
@@ -616,12 +623,25 @@ static void end_sync(struct worker *w)
 	worker_sync_end(w);
 }
 
-/* After the write phase (do_verify=1), or instead of the workload (verify_only). */
+/*
+ * After the write phase (do_verify=1), or instead of the workload
+ * (verify_only).  fio's job_runtime and CPU figures run to the end of its
+ * read-back: its time and CPU are added to the window's (after_ns).
+ */
 static void verify(struct worker *w)
 {
-	if (w->fatal || stop_requested(w))
+	struct rusage r0, r1;
+	uint64_t t0;
+	bool cpu;
+
+	if (w->fatal || stop_requested(w) || !worker_verify_reads_back(w))
 		return;
+	cpu = !w->sh->fake && !getrusage(RUSAGE_THREAD, &r0);
+	t0 = clk_now(&w->clk);
 	worker_verify_phase(w);	/* verify_only, or the writes do_verify mapped */
+	w->res.after_ns = clk_now(&w->clk) - t0;
+	if (cpu && !getrusage(RUSAGE_THREAD, &r1))
+		add_cpu(&w->res, &r0, &r1);
 }
 
 static void run(struct worker *w)

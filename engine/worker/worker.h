@@ -359,6 +359,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill);
 void worker_verify_release(struct worker *w);
 void worker_verify_stamp(struct worker *w, struct io_u *u);
 void worker_verify_done(struct worker *w, const struct io_u *u);
+bool worker_verify_reads_back(const struct worker *w);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */

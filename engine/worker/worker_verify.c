@@ -800,6 +800,12 @@ static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, ui
 	return false;
 }
 
+/* The job has a read-back to make after its window: do_verify's writes, or verify_only's region. */
+bool worker_verify_reads_back(const struct worker *w)
+{
+	return w->vf.vfy && (w->job->verify_only || w->vf.maps);
+}
+
 void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
@@ -808,7 +814,7 @@ void worker_verify_phase(struct worker *w)
 	bool all = j->verify_only;
 	uint32_t passes;
 
-	if (!w->vf.vfy || (!all && !w->vf.maps) || stopping(w))
+	if (!worker_verify_reads_back(w) || stopping(w))
 		return;
 	if (read_hists(w)) {
 		worker_fail(w, ENOMEM);

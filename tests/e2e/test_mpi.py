@@ -174,8 +174,9 @@ class Launchers(TmpDirCase):
 
 class RankFileAlone(TmpDirCase):
     def test_one_process_rank_file_merges_into_the_same_result(self):
+        # [v]'s job_runtime and CPU run to the end of its read-back (after_ns in the rank file).
         self.write("job.fio", "[w]\nioengine=null\nbs=4k\nsize=1m\nrw=randwrite\n[r]\nrw=read\nbs=64k\nsize=2m\n"
-                   "ioengine=null\n")
+                   "ioengine=null\n[v]\nfilename=v.dat\nrw=write\nsize=8m\nverify=crc32c\n")
         (self.tmp / "out").mkdir()
         p = run(["--output-format=json+", "--rank-output=out", "job.fio"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -189,6 +190,10 @@ class RankFileAlone(TmpDirCase):
                 for key in ("io_bytes", "total_ios", "runtime"):
                     self.assertEqual(a[d][key], b[d][key], f"{a['jobname']} {d} {key}")
                 self.assertEqual(a[d]["clat_ns"], b[d]["clat_ns"])
+            for key in ("job_runtime", "usr_cpu", "sys_cpu", "ctx"):
+                self.assertEqual(a[key], b[key], f"{a['jobname']} {key}")
+        v = live["jobs"][2]
+        self.assertGreaterEqual(v["job_runtime"] + 1, v["read"]["runtime"] + v["write"]["runtime"] - 1)
         self.assertEqual(merged["ioplan"]["ranks"][0]["host"], os.uname().nodename)
 
     def test_merge_refuses_what_is_not_a_rank_file(self):

@@ -178,6 +178,26 @@ class EveryMethod(TmpDirCase):
                 with self.subTest(extra=extra, tool=tool):
                     self.assertAlmostEqual(self.device_reads(tool, *extra), device, delta=256 << 10)
 
+    def test_job_runtime_and_cpu_run_to_the_end_of_the_read_back(self):
+        # fio's job_runtime (and the usr/sys CPU over it) runs from the window's
+        # start to the end of the read-back: it holds the writes' runtime and the
+        # reads'.  ioplan's ended with the writes (82 ms against fio's 5,003 for a
+        # 64 MiB randwrite), and verify_only, which has no write window, had 0 ms
+        # and 0% CPU.  Each runtime is whole ms, rounded up: 2 ms of slack.
+        for tool, runner in (("ioplan", run),) + ((("fio", run_fio),) if FIO else ()):
+            path = self.tmp / f"{tool}.dat"
+            job = ["--name=v", f"--filename={path}", "--size=16m", "--bs=64k", "--verify=crc32c",
+                   "--output-format=json"]
+            for extra in (("--rw=randwrite",), ("--rw=write", "--loops=2"), ("--rw=write", "--verify_only=1")):
+                with self.subTest(tool=tool, extra=extra):
+                    p = runner([*job, *extra])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    j = json.loads(p.stdout)["jobs"][0]
+                    spans = j["read"]["runtime"] + j["write"]["runtime"]
+                    self.assertGreater(j["read"]["runtime"], 0)
+                    self.assertGreaterEqual(j["job_runtime"] + 2, spans, j["job_runtime"])
+                    self.assertGreater(j["usr_cpu"] + j["sys_cpu"], 0)
+
     def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
         path = self.tmp / "st.dat"
         job = ["--name=s", f"--filename={path}", "--size=64m", "--bs=64k", "--rw=write", "--verify=md5", "--fallocate=truncate",
