@@ -526,7 +526,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.unlink = flag_value(o, v))),
     opt("unlink_each_loop", opt_type::boolean, CAT_FILES)
         .def("0")
-        .help("Delete and re-create the files after every loop.")
+        .help("Delete the files ioplan created once, after the job (fio: after every loop).")
         .apply(A(j.pj.unlink_each_loop = flag_value(o, v))),
     opt("zonemode", opt_type::choice, CAT_PATTERN)
         .def("none")
