@@ -64,7 +64,11 @@ def tally(out: str, counts: dict) -> None:
     if not ran:
         counts["failed"] += 1
         return
-    bad = sum(int(n) for n in re.findall(r"(?:failures|errors|unexpected successes)=(\d+)", out))
+    # The summary counts each failed subTest; a test is one failure however many of its
+    # subtests fail ("FAIL: test_x (mod.Case.test_x) (extra=...)" names it each time).
+    listed = {m.group(1) for m in re.finditer(r"^(?:FAIL|ERROR): (\S+ \(\S+\))", out, re.M)}
+    summed = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", out))
+    bad = (len(listed) or min(summed, 1)) + sum(int(n) for n in re.findall(r"unexpected successes=(\d+)", out))
     skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", out))
     counts["failed"] += bad
     counts["skipped"] += skipped

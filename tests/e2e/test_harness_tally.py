@@ -1,0 +1,50 @@
+"""tests/e2e/test_harness_tally.py - the e2e runner's counts (run.py's tally) of a real
+unittest run: a test whose subtests fail is one failed test, never a negative
+number of passes, and a module that dies before its summary is a failure.
+"""
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+from common import TmpDirCase
+
+_spec = importlib.util.spec_from_file_location("e2e_run", pathlib.Path(__file__).with_name("run.py"))
+e2e_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(e2e_run)
+
+MODULE = '''import os, unittest
+class Case(unittest.TestCase):
+    def test_three_subtests_fail(self):
+        for n in range(3):
+            with self.subTest(n=n):
+                self.assertEqual(n, -1)
+    def test_errors(self):
+        raise RuntimeError("boom")
+    def test_passes(self):
+        pass
+    @unittest.skip("not here")
+    def test_skipped(self):
+        pass
+    def test_dies(self):
+        if os.environ.get("DIE"):
+            os._exit(3)
+'''
+
+
+class Tally(TmpDirCase):
+    def counts(self, **env):
+        (self.tmp / "fake_module.py").write_text(MODULE)
+        p = subprocess.run([sys.executable, "-m", "unittest", "fake_module"], cwd=self.tmp, capture_output=True,
+                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", **env})
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        e2e_run.tally(p.stdout + p.stderr, counts)
+        return counts
+
+    def test_a_test_with_failing_subtests_is_one_failure(self):
+        # unittest's summary says failures=3 for the three subtests: 5 tests ran,
+        # so counting those gave 5 - 4 - 1 = 0 passes where two passed.
+        self.assertEqual(self.counts(), {"passed": 2, "failed": 2, "skipped": 1})
+
+    def test_a_module_that_dies_is_a_failure(self):
+        self.assertEqual(self.counts(DIE="1"), {"passed": 0, "failed": 1, "skipped": 0})
