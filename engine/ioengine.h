@@ -107,6 +107,8 @@ struct ioe_ops {
 	int (*getevents)(struct ioe *e, uint32_t min, uint32_t max, uint64_t timeout_ns);
 	/* Remote engines: a synchronous read for verify's read-back; bytes or -errno. */
 	int64_t (*pread_sync)(struct ioe *e, void *buf, uint32_t len, uint64_t off);
+	/* Remote engines: fsync=N's and end_fsync's flush of the target, as fio's; 0 or -errno. */
+	int (*flush_sync)(struct ioe *e);
 	/* Remote engines: the target's size before any instance opens (NULL: size= bounds the job). */
 	int (*target_size)(const struct plan_job *j, uint64_t *size);
 };

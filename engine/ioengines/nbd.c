@@ -4,7 +4,8 @@
  * uri= names the export (nbd://host/name, nbd+unix:///?socket=PATH, ...), as
  * fio 3.33's engines/nbd.c.  Each thread opens its own connection; reads,
  * writes and trims are libnbd's asynchronous commands, iodepth of them in
- * flight, and a completion callback hands each one back.  Without size= the
+ * flight, and a completion callback hands each one back; a sync (fsync=N,
+ * end_fsync) is the export's flush.  Without size= the
  * export's size bounds the job, as fio takes it from the server.  Every wait
  * on the server (connect, completions, the end) is in slices a stop or the
  * end of runtime cuts: a server that stops answering cannot hold the run.
@@ -228,6 +229,17 @@ static int64_t nbd_read_sync(struct ioe *e, void *buf, uint32_t len, uint64_t of
 	return nbd_pread(d->h, buf, len, off, 0) == -1 ? nbd_err() : (int64_t)len;
 }
 
+/*
+ * fsync=N, end_fsync: the export's flush, as fio's nbd engine sends for a
+ * sync.  The writes still in flight stay so; libnbd waits for this reply.
+ */
+static int nbd_flush_sync(struct ioe *e)
+{
+	struct nbd_data *d = e->priv;
+
+	return nbd_flush(d->h, 0) == -1 ? nbd_err() : 0;
+}
+
 const struct ioe_ops ioe_nbd = {
 	.no_open = true,
 	.no_layout = true,		/* nothing local: the peer or export is the target */
@@ -239,6 +251,7 @@ const struct ioe_ops ioe_nbd = {
 	.commit = nbd_commit,
 	.getevents = nbd_getevents,
 	.pread_sync = nbd_read_sync,
+	.flush_sync = nbd_flush_sync,
 	.target_size = nbd_size,
 };
 #endif /* IOPLAN_HAVE_LIBNBD */

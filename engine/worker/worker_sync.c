@@ -18,18 +18,36 @@
  * nothing is left uncommitted; its io_uring queues the sync beside them), and
  * the sync takes a place in the queue, counted at that depth.
  */
+/*
+ * Every file written to since its last sync: its descriptor's fsync (or
+ * fdatasync), or a remote target's flush.  A local file closed since was
+ * synced as it closed.
+ */
+static void sync_dirty(struct worker *w, bool data, const char *what)
+{
+	int r;
+
+	for (uint32_t f = 0; f < w->nr_fds; f++) {
+		if (!w->dirty[f])
+			continue;
+		if (w->fds[f] >= 0)
+			r = (data ? fdatasync(w->fds[f]) : fsync(w->fds[f])) ? -errno : 0;
+		else if (w->ioe.ops && w->ioe.ops->flush_sync)
+			r = w->ioe.ops->flush_sync(&w->ioe);
+		else
+			continue;
+		w->dirty[f] = false;
+		if (r)
+			worker_sync_failed(w, f, -r, what);
+	}
+}
+
 void worker_sync_files(struct worker *w)
 {
 	bool data = !w->job->fsync_every;
 	uint64_t t0 = clk_now(&w->clk);
 
-	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f] || w->fds[f] < 0)	/* a closed file was synced as it closed */
-			continue;
-		w->dirty[f] = false;
-		if (data ? fdatasync(w->fds[f]) : fsync(w->fds[f]))
-			worker_sync_failed(w, f, errno, data ? "fdatasync" : "fsync");
-	}
+	sync_dirty(w, data, data ? "fdatasync" : "fsync");
 	w->now = clk_now(&w->clk);
 	if (w->counting) {
 		lat_add(&w->res.sync_lat, w->now - t0);
@@ -61,12 +79,6 @@ void worker_sync_end(struct worker *w)
 	if (!worker_sync_at_end(w))
 		return;
 	was = atomic_exchange_explicit(state, 'F', memory_order_relaxed);
-	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f] || w->fds[f] < 0)
-			continue;
-		w->dirty[f] = false;
-		if (fsync(w->fds[f]))
-			worker_sync_failed(w, f, errno, "end_fsync");
-	}
+	sync_dirty(w, false, "end_fsync");
 	atomic_store_explicit(state, was, memory_order_relaxed);
 }

@@ -22,7 +22,7 @@ import subprocess
 import time
 import unittest
 
-from common import FIO, ROOT, TmpDirCase, port_listening, run, run_fio, wait_until
+from common import FIO, ROOT, TmpDirCase, port_listening, run, wait_until
 
 MIB = 1 << 20
 NBDKIT = shutil.which("nbdkit")
@@ -401,6 +401,28 @@ class Nbd(NetCase):
             self.run_job("fio", job, env=self.env)
             ref = json.loads((self.tmp / "fio.json").read_text())["jobs"][0]["trim"]
             self.assertEqual((ref["io_bytes"], ref["total_ios"]), (doc["io_bytes"], doc["total_ios"]))
+
+    def test_a_sync_is_the_exports_flush(self):
+        # fio's nbd engine sends each sync as the export's flush: fsync=16 over 256
+        # writes makes 15, end_fsync one more.  ioplan counted the 15 syncs and sent
+        # no flush: the data was reported synced and never was.
+        sock, log = self.tmp / "logged.sock", self.tmp / "nbd.log"
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "--filter=log", "memory", "16M", f"logfile={log}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.terminate(), server.wait(timeout=10)))
+        wait_until(lambda: server.poll() is not None or sock.exists(), 30, "nbdkit's socket")
+        flushes = lambda: len(re.findall(r"\.\.\.Flush id=\d+ return=0", log.read_text()))  # noqa: E731
+        job = ("[s]\nioengine=nbd\nuri=nbd+unix:///?socket=${logsock}\nrw=write\nbs=4k\nsize=1m\n"
+               "fsync=16\nend_fsync=1\n")
+        for who in ("ioplan",) + (("fio",) if fio_has_nbd() else ()):
+            with self.subTest(who):
+                before = flushes()
+                rc, fig, err = self.run_job(who, job, env={"logsock": str(sock)})
+                self.assertEqual((rc, fig), (0, {"s": (0, 0, MIB)}), err)
+                doc = json.loads((self.tmp / f"{who}.json").read_text())["jobs"][0]
+                self.assertEqual(doc["sync"]["total_ios"], 15)
+                wait_until(lambda: flushes() - before >= 16, 10, "the flushes in nbdkit's log")
+                self.assertEqual(flushes() - before, 16)
 
     def test_without_size_the_export_bounds_the_job(self):
         rc, fig, err = self.run_job("ioplan", "[r]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\n"
