@@ -468,7 +468,7 @@ static const std::vector<option> core_table = {
     opt("number_ios", opt_type::integer, CAT_FILES)
         .def("0")
         .range(0, 1e18)
-        .help("Stop after this many I/Os (0: no limit).")
+        .help("Stop after this many I/Os a loop (0: no limit; time_based runs past it).")
         .apply(A(j.pj.number_ios = (uint64_t)int_in(o, v))),
     opt("fill_device", opt_type::boolean, CAT_FILES)
         .aliases({"fill_fs"})

@@ -283,7 +283,8 @@ static void start_phase(struct gen *g, bool window)
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 			file_new_pass(g, &g->files[i], d);
-	g->limit_ios = window ? g->job->number_ios : 0;
+	/* fio's exceeds_number_ios: number_ios is each loop's, the job's is loops times it. */
+	g->limit_ios = window ? g->job->number_ios * (g->job->loops ? g->job->loops : 1) : 0;
 	g->limit_bytes = 0;
 }
 
@@ -292,8 +293,10 @@ void gen_window(struct gen *g, bool time_based)
 	start_phase(g, true);
 	/* fio's reset_all_stats zeroes io_issues when the ramp ends; the mix goes on. */
 	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
-	if (time_based)
+	if (time_based) {
+		g->limit_ios = 0;	/* fio's do_io goes on past number_ios until the runtime */
 		return;
+	}
 	g->limited = true;
 	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
 	/*

@@ -59,6 +59,18 @@ class BlockSizes(unittest.TestCase):
                                  (who, rw, flag))
 
 
+class Amounts(unittest.TestCase):
+    def test_number_ios_is_each_loops_and_time_based_runs_past_it(self):
+        # fio's exceeds_number_ios: number_ios times loops (ioplan stopped at 100
+        # of fio's 300); time_based goes on past it to the runtime (ioplan stopped).
+        for who, runner in runners():
+            job = ["--name=n", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1m", "--number_ios=100"]
+            done = job_of(runner([*job, "--loops=3", "--output-format=json"]))["read"]["total_ios"]
+            self.assertEqual(done, 300, who)
+            timed = job_of(runner([*job, "--time_based", "--runtime=300ms", "--output-format=json"]))
+            self.assertGreater(timed["read"]["total_ios"], 100, who)
+            self.assertGreaterEqual(timed["read"]["runtime"], 300, who)
+
 def rounded(levels):
     """An iodepth_level table to 0.01 %: fio rounds its sixth decimal differently."""
     return {k: round(v, 2) for k, v in levels.items()}
