@@ -325,21 +325,24 @@ void gen_uncounted(struct gen *g)
 }
 
 /*
- * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n; one
- * that lands exactly on (or past) the region's end wraps to its start and the
- * pass goes on to the region's size (size=64k bs=4k rw=write:4k writes every
- * other block twice), but a block that would straddle the end ends the pass
- * short (fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB).
+ * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n.  A
+ * block that ends on the region's end ends the pass (size=1m bs=4k
+ * rw=read:8k reads 86 blocks); one that ends before it, with the next offset
+ * on or past the end, wraps to the start and the pass goes on to the region's
+ * size (size=64k bs=4k rw=write:4k writes every other block twice); a block
+ * that would straddle the end ends the pass short (fio's t0007: size=128m
+ * bs=1m rw=read:512k reads 85 MiB).
  */
 static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
 {
 	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
-	uint64_t bs = b->min_bytes, step = bs + g->skip, fit;
+	uint64_t bs = b->min_bytes, step = bs + g->skip, fit, last_end;
 
 	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
 		return len;
 	fit = (len - bs) / step + 1;
-	return fit * step >= len ? len : fit * bs;
+	last_end = (fit - 1) * step + bs;
+	return last_end < len && last_end + g->skip >= len ? len : fit * bs;
 }
 
 uint64_t gen_pass_bytes(const struct gen *g)

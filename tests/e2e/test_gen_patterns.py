@@ -64,6 +64,16 @@ log_offset=1
         if got["fio"] is not None:
             self.assertEqual(got["ioplan"], got["fio"])
 
+    def test_a_block_ending_on_the_region_end_ends_the_pass(self):
+        # size=40k bs=4k rw=read:8k: the fourth block (36k) ends on the end, and
+        # fio's pass ends there: 4 reads.  ioplan wrapped and read on to size=,
+        # 10 blocks (256 against fio's 86 at size=1m).  write:4k above, whose last
+        # block ends 4k short of the end, wraps and goes on as fio's.
+        got = self.both(self.JOB.replace("read:-8k", "read:8k").replace("size=32k", "size=40k"))
+        self.assertEqual(got["ioplan"], [0, 12288, 24576, 36864])
+        if got["fio"] is not None:
+            self.assertEqual(got["ioplan"], got["fio"])
+
 
 class Sequencer(PatternCase):
     JOB = """[rs]
