@@ -198,6 +198,23 @@ class EveryMethod(TmpDirCase):
                     self.assertGreaterEqual(j["job_runtime"] + 2, spans, j["job_runtime"])
                     self.assertGreater(j["usr_cpu"] + j["sys_cpu"], 0)
 
+    def test_a_time_based_job_reads_back_what_its_writes_left(self):
+        # The window writes the 256 KiB file over and over; once it ends, each block
+        # is read back once, as the last write left it.  fio warns that its read
+        # phase never starts and reads nothing (man ioplan-job: verify).
+        job = ["--name=t", "--size=256k", "--bs=4k", "--rw=write", "--verify=crc32c", "--time_based",
+               "--runtime=300ms", "--output-format=json"]
+        p = run([*job, f"--filename={self.tmp / 'ioplan.dat'}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        j = json.loads(p.stdout)["jobs"][0]
+        self.assertGreater(j["write"]["io_bytes"], 256 << 10)
+        self.assertEqual((j["read"]["io_bytes"], j["read"]["total_ios"]), (256 << 10, 64))
+        if FIO:
+            f = run_fio([*job, f"--filename={self.tmp / 'fio.dat'}"])
+            self.assertIn("verification read phase will never start", f.stdout + f.stderr)
+            fj = json.loads(f.stdout[f.stdout.index("{"):])["jobs"][0]
+            self.assertEqual(fj["read"]["io_bytes"], 0)
+
     def test_a_run_interrupted_by_sigint_verifies_clean_with_its_state_file(self):
         path = self.tmp / "st.dat"
         job = ["--name=s", f"--filename={path}", "--size=64m", "--bs=64k", "--rw=write", "--verify=md5", "--fallocate=truncate",
