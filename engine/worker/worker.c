@@ -612,8 +612,7 @@ void worker_end_window(struct worker *w)
 
 /*
  * end_fsync / fsync_on_close for a job whose window never began (size= ran
- * out inside its ramp) or was cut short by a stop: the sync the last round's
- * end did not make, outside the window.
+ * out inside its ramp): the sync no round's end made, outside any window.
  */
 static void end_sync(struct worker *w)
 {

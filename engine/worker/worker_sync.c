@@ -13,12 +13,6 @@
 #include "engine/worker/worker.h"
 
 /*
- * fsync=N / fdatasync=N, a trace's flush: sync every file written to.  As
- * fio's, the writes still in flight stay in flight (fio's libaio syncs once
- * nothing is left uncommitted; its io_uring queues the sync beside them), and
- * the sync takes a place in the queue, counted at that depth.
- */
-/*
  * Every file written to since its last sync: its descriptor's fsync (or
  * fdatasync), or a remote target's flush.  A local file closed since was
  * synced as it closed.
@@ -42,6 +36,12 @@ static void sync_dirty(struct worker *w, bool data, const char *what)
 	}
 }
 
+/*
+ * fsync=N / fdatasync=N, a trace's flush: sync every file written to.  As
+ * fio's, the writes still in flight stay in flight (fio's libaio syncs once
+ * nothing is left uncommitted; its io_uring queues the sync beside them), and
+ * the sync takes a place in the queue, counted at that depth.
+ */
 void worker_sync_files(struct worker *w)
 {
 	bool data = !w->job->fsync_every;
