@@ -37,7 +37,7 @@ def mpirun(n, args, cwd, timeout=90, cgroup=None):
     env = dict(os.environ)
     env.update(MPI_ENV)
     join = (lambda: (cgroup / "cgroup.procs").write_text(str(os.getpid()))) if cgroup else None
-    return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
+    return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], start_new_session=True, cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=env, preexec_fn=join)
 
 
@@ -84,10 +84,13 @@ def remove_cgroup(cg):
 
 
 def mpirun_started(n, args, cwd):
-    """mpirun with its stdout and stderr as pipes, for a test that signals it or its ranks."""
+    """mpirun with its stdout and stderr as pipes, for a test that signals it or its ranks.
+    Every mpirun of the suite runs in its own session: Open MPI signals process groups,
+    and a signal to the group `make test` runs in ends the whole suite (loop AJ's run 4
+    was ended by a SIGTERM to that group while this module was running)."""
     env = dict(os.environ)
     env.update(MPI_ENV)
-    return subprocess.Popen([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], cwd=cwd,
+    return subprocess.Popen([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], start_new_session=True, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
@@ -366,7 +369,7 @@ class Ranks(TmpDirCase):
             with self.subTest(second=second):
                 n = 2 if second == ["b.fio"] else 1
                 p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", BIN, "a.fio", ":", "-np", str(n),
-                                    BIN, *second], cwd=self.tmp, capture_output=True, text=True, timeout=90,
+                                    BIN, *second], start_new_session=True, cwd=self.tmp, capture_output=True, text=True, timeout=90,
                                    env=env)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertIn(want, p.stderr)
@@ -527,7 +530,7 @@ class KilledMidWrite(TmpDirCase):
         env = dict(os.environ, **MPI_ENV)
         proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", BIN, *args, ":", "-np", "1", "strace",
                                  "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e",
-                                 "inject=fsync:delay_enter=60000000", BIN, *args], cwd=self.tmp,
+                                 "inject=fsync:delay_enter=60000000", BIN, *args], start_new_session=True, cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         wait_until("rank 2 under strace", lambda: rank_pid(proc.pid, 2) and children(rank_pid(proc.pid, 2)), proc)
@@ -588,7 +591,7 @@ class LostJoining(TmpDirCase):
                 if hosts else [])
         env = dict(os.environ, **MPI_ENV)
         proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", *host, BIN, *args, ":", "-np", "1", *host,
-                                 *gdb], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                 *gdb], start_new_session=True, cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         wait_until("rank 2 under gdb", lambda: rank_pid(proc.pid, 2), proc)
         held = rank_pid(proc.pid, 2)
@@ -691,7 +694,7 @@ class SlowMerge(TmpDirCase):
         env = dict(os.environ, **MPI_ENV)
         p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", "strace", "-f", "--seccomp-bpf", "-o", "/dev/null",
                             "-e", "trace=process_vm_readv", "-e", "inject=process_vm_readv:delay_enter=4000000",
-                            BIN, *args, ":", "-np", "2", BIN, *args], cwd=self.tmp, capture_output=True, text=True,
+                            BIN, *args, ":", "-np", "2", BIN, *args], start_new_session=True, cwd=self.tmp, capture_output=True, text=True,
                            timeout=120, env=env)
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)

@@ -34,7 +34,7 @@ def mpirun_hosts(args, cwd, slow_rank=3):
                f'if [ "$OMPI_COMM_WORLD_RANK" = {slow_rank} ]; then export RATE={SLOW}; else export RATE={FAST}; fi && '
                'exec "$0" "$@"')
     return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(RANKS), "unshare", "--uts", "sh", "-c", wrapper,
-                           BIN, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+                           BIN, *args], start_new_session=True, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")

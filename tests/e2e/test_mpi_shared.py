@@ -27,7 +27,7 @@ def mpirun_on_two_hosts(n, args, cwd):
     env = dict(os.environ)
     env.update(MPI_ENV)
     return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(n), "unshare", "--uts", "sh", "-c",
-                           'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"', BIN, *args],
+                           'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"', BIN, *args], start_new_session=True,
                           cwd=cwd, capture_output=True, text=True, timeout=90, env=env)
 
 
@@ -62,7 +62,7 @@ class SharedFile(TmpDirCase):
         env.update(MPI_ENV)
         p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", "sh", "-c",
                             f"trap '' XFSZ; ulimit -f 3072; exec {BIN} job.fio", ":", "-np", str(RANKS - 1),
-                            BIN, "job.fio"], cwd=self.tmp, capture_output=True, text=True, timeout=90, env=env)
+                            BIN, "job.fio"], start_new_session=True, cwd=self.tmp, capture_output=True, text=True, timeout=90, env=env)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(f"ioplan: error: rank 0 ({os.uname().nodename}): layout: File too large", p.stderr)
         self.assertEqual(p.stderr.count("): layout:"), 1, p.stderr)
