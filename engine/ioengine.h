@@ -76,7 +76,8 @@ struct ioe {
 	void *priv;
 	struct io_u **events;		/* completions of the last getevents() */
 	bool is_sync;			/* queue() always completes */
-	bool peer_done;			/* net: the peer closed the stream; the job ends */
+	bool peer_done;			/* the target takes no more (net: the peer closed the stream;
+					 * fill_device: the device is full): the job ends */
 	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
 };
 

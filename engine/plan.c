@@ -102,6 +102,11 @@ const struct plan_job *plan_job_at(const struct plan *p, uint32_t i)
 	return NULL;
 }
 
+bool plan_fills_device(const struct plan_job *j)
+{
+	return j->fill_device && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && !j->verify_only;
+}
+
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d)
 {
 	switch (rw) {

@@ -699,6 +699,9 @@ bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);
 
+/* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
+bool plan_fills_device(const struct plan_job *j);
+
 /*
  * fio's queue defaults, applied once by the parser (and by plan-building test
  * helpers): iodepth_batch_complete_max unset or below the minimum becomes the

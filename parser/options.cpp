@@ -473,7 +473,7 @@ static const std::vector<option> core_table = {
     opt("fill_device", opt_type::boolean, CAT_FILES)
         .aliases({"fill_fs"})
         .def("0")
-        .help("Write until the device or filesystem is full.")
+        .help("Write until the device or file system is full; ENOSPC then ends the job, not as an error.")
         .apply(A(j.pj.fill_device = flag_value(o, v))),
     opt("allow_file_create", opt_type::boolean, CAT_FILES)
         .def("1")

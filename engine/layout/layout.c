@@ -526,7 +526,7 @@ static bool unseen(const struct layout *l, const struct layout_file *lf)
 	const struct tgt_seen *s = seen_at(l, lf);
 	char why[512];
 
-	return s && !s->ino && !s->link && !lf->is_device && lf->allow_create && lf->need &&
+	return s && !s->ino && !s->link && !lf->is_device && lf->allow_create && (lf->need || lf->grows) &&
 	       !tgt_seen_same(s, &l->dirs[lf->dir].st, -ENOENT, NULL, &lf->id, why, sizeof(why));
 }
 
@@ -544,7 +544,7 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 		return fail(r, lf, ENOENT, "missing-file", "no such file");
 	if (!lf->allow_create)
 		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
-	if (!lf->need)
+	if (!lf->need && !lf->grows)
 		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 	lf->created = true;
 	ret = grow(l, lf, r, 0, true, quiet, stop);

@@ -78,7 +78,10 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
-	if (len && !f->size_ppm && start + len > lf->need)
+	/* fill_device's writes grow the file until the device is full: nothing is reserved first. */
+	if (plan_fills_device(j))
+		lf->grows = true;
+	else if (len && !f->size_ppm && start + len > lf->need)
 		lf->need = start + len;
 	if (writes || ioe_removes_files(j->ioengine))
 		lf->writes = true;
@@ -131,6 +134,7 @@ static void dedupe(struct layout *l)
 			a->writes |= b->writes;
 			a->run_writes |= b->run_writes;
 			a->trims |= b->trims;
+			a->grows |= b->grows;
 			a->fill |= b->fill;
 			a->direct |= b->direct;
 			a->is_device |= b->is_device;

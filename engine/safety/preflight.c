@@ -572,7 +572,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		add_job_failure(s, "missing-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
 		return;
-	} else if (!f->size_bytes) {
+	} else if (!f->size_bytes && !plan_fills_device(j)) {
 		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
 		return;
@@ -581,8 +581,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		    "job '%s': %s does not exist, and a test file is never created in %s (devtmpfs: memory, "
 		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
 		return;
-	} else {
-		account_space(s, dir, &dsb, needed_bytes(f, 0));
+	} else if (!plan_fills_device(j)) {
+		account_space(s, dir, &dsb, needed_bytes(f, 0));	/* fill_device writes until it is full */
 	}
 	if (!ioe_opens_files(j->ioengine))
 		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */

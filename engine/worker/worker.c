@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -193,6 +194,22 @@ static bool size_without_open(struct worker *w, uint32_t f, uint64_t *size)
 }
 
 /* Opens the clone's files and finds each one's I/O region. */
+/*
+ * fill_device without size=: fio sets size= to infinity and writes until
+ * ENOSPC.  A file's region is twice what it and its file system's free space
+ * hold, so its writes meet ENOSPC before the region's end (and the write that
+ * does is counted as fio counts it); a device keeps its own size.
+ */
+static uint64_t fill_size(int fd, uint64_t size)
+{
+	struct statvfs sv;
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fstatvfs(fd, &sv))
+		return size;
+	return 2 * ((uint64_t)st.st_size + (uint64_t)sv.f_bavail * sv.f_frsize);
+}
+
 static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 {
 	const struct plan_clone *c = w->clone;
@@ -222,6 +239,9 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		 */
 		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
 			size = pf->size_bytes;
+		if (plan_fills_device(w->job) && !pf->size_bytes && !pf->region_bytes && !pf->size_ppm &&
+		    w->fds[f] >= 0)
+			size = fill_size(w->fds[f], size);
 		layout_region(w->job, c, pf, pf->offset_ppm ? layout_size_found(w->sh->lay, pf->path, size) : size,
 			      &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {

@@ -216,6 +216,18 @@ static bool may_continue(const struct worker *w, uint8_t ddir, int err)
  * file truncated under the run) is EIO, as fio's "full resid": never a success
  * that moved no data.
  */
+/* fill_device: a write the device has no room for ends the job, not as an error (fio's). */
+static bool device_filled(struct worker *w, const struct io_u *u, int err)
+{
+	if ((err != ENOSPC && err != EDQUOT) || u->ddir != PLAN_DDIR_WRITE || !plan_fills_device(w->job))
+		return false;
+	if (u->counted && w->counting)
+		w->res.ddir[PLAN_DDIR_WRITE].ios++;	/* as fio's: issued, without bytes or latency */
+	w->ioe.peer_done = true;
+	w->gen_done = true;
+	return true;
+}
+
 static bool check_result(struct worker *w, struct io_u *u)
 {
 	char what[64];
@@ -224,7 +236,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 	if (u->result >= (int64_t)u->len)
 		return true;
 	if (w->ioe.peer_done && u->result >= 0) {
-		/* net: the peer closed (or the run stopped the wait): the job ends; what came counts. */
+		/* net: the peer closed (or the run stopped the wait), or the device is full: what came counts. */
 		w->gen_done = true;
 		return u->result > 0;
 	}
@@ -243,6 +255,8 @@ static bool check_result(struct worker *w, struct io_u *u)
 			     .len = u->len, .done = (uint64_t)u->result, .what = what);
 	} else {
 		err = (int)-u->result;
+		if (device_filled(w, u, err))
+			return false;
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .what = plan_ddir_name(u->ddir));
 	}

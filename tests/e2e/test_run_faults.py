@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr, wait_until, waits_in
+from common import BIN, FIO, TmpDirCase, TmpfsCase, ext4_loop, run, run_fio, wait_for_stderr, wait_until, waits_in
 
 
 class NoData(TmpDirCase):
@@ -355,6 +355,46 @@ class SyncErrors(TmpDirCase):
                 fjob = json.loads(out.read_text())["jobs"][0]
                 self.assertEqual((f.returncode, fjob["error"], fjob["write"]["io_bytes"]), (1, 22, written), opt)
 
+
+class FillDevice(TmpDirCase):
+    """fill_device=1 writes until the file system is full, and that is the job's end, not its error."""
+
+    def fill(self, runner, mnt, *extra):
+        for f in mnt.glob("j.*"):
+            f.unlink()
+        sv = os.statvfs(mnt)
+        p = runner(["--name=j", f"--directory={mnt}", "--rw=write", "--bs=64k", "--fill_device=1", *extra,
+                    "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+        return job, sv.f_bfree * sv.f_frsize, os.statvfs(mnt)
+
+    def test_the_writes_end_at_enospc_with_or_without_size(self):
+        # fio fills the file system and exits 0; ioplan ignored fill_device: without
+        # size= it refused the job, with size= over the free space it refused the layout.
+        mnt = ext4_loop(self)
+        got = {}
+        for extra in ((), ("--size=256m",), ("--ioengine=libaio", "--iodepth=8")):
+            for who, runner in (("ioplan", run),) + ((("fio", run_fio),) if FIO else ()):
+                with self.subTest(who=who, extra=extra):
+                    job, free, after = self.fill(runner, mnt, *extra)
+                    w = job["write"]
+                    self.assertEqual(job["error"], 0)
+                    self.assertGreater(w["io_bytes"], free * 0.9)
+                    # ext4 keeps ~1.3 MiB it gives no 64 KiB write (fio leaves the same).
+                    self.assertLess(after.f_bfree * after.f_frsize, free * 0.05)
+                    # The write that found no room is counted, without bytes, as fio counts it.
+                    self.assertGreater(w["total_ios"], w["io_bytes"] // 65536)
+                    got[who, extra] = w["io_bytes"]
+        if FIO:
+            for extra in ((), ("--size=256m",)):
+                self.assertAlmostEqual(got["ioplan", extra], got["fio", extra], delta=1 << 20)
+        # Without fill_device, a job larger than the free space is refused before it runs.
+        for f in mnt.glob("j.*"):
+            f.unlink()
+        p = run(["--name=j", f"--directory={mnt}", "--rw=write", "--bs=64k", "--size=256m"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not enough free space", p.stderr)
 
 class OutputFifo(TmpDirCase):
     """--output naming a FIFO whose reader is there from the start gets the whole report
