@@ -123,11 +123,13 @@ def rank_pid(mpirun_pid, rank):
 
 
 def wait_until(what, holds, proc, timeout=60):
+    """holds()'s first true value, read while mpirun runs, within timeout."""
     deadline = time.monotonic() + timeout
-    while not holds():
+    while not (got := holds()):
         if time.monotonic() > deadline or proc.poll() is not None:
             raise AssertionError(f"no {what} within {timeout}s (mpirun rc {proc.poll()})")
         time.sleep(0.05)
+    return got
 
 
 def bins_of(job, ddir):
@@ -533,9 +535,11 @@ class KilledMidWrite(TmpDirCase):
                                  "inject=fsync:delay_enter=60000000", BIN, *args], start_new_session=True, cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        wait_until("rank 2 under strace", lambda: rank_pid(proc.pid, 2) and children(rank_pid(proc.pid, 2)), proc)
-        tracer = rank_pid(proc.pid, 2)
-        pid = children(tracer)[0]  # ioplan, strace's child
+        def traced():  # strace as rank 2 and its child, ioplan, from one look (they were read apart)
+            tracer = rank_pid(proc.pid, 2)
+            kids = children(tracer) if tracer else []
+            return (tracer, kids[0]) if kids else None
+        tracer, pid = wait_until("rank 2 under strace", traced, proc)
         self.addCleanup(lambda: os.path.exists(f"/proc/{tracer}") and os.kill(tracer, signal.SIGKILL))
 
         def writing():  # rank 2 holds a file of out/ open: its rank file, in the fsync held
