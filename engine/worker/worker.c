@@ -631,18 +631,6 @@ void worker_end_window(struct worker *w)
 }
 
 /*
- * end_fsync / fsync_on_close for a job whose window never began (size= ran
- * out inside its ramp): the sync no round's end made, outside any window.
- */
-static void end_sync(struct worker *w)
-{
-	if (w->end_synced)
-		return;
-	set_state(w, 'F');
-	worker_sync_end(w);
-}
-
-/*
  * After the write phase (do_verify=1), or instead of the workload
  * (verify_only).  fio's job_runtime and CPU figures run to the end of its
  * read-back: its time and CPU are added to the window's (after_ns).
@@ -702,8 +690,12 @@ static void run(struct worker *w)
 		worker_snapshot(w);
 	atomic_store_explicit(&w->pub.in_loop, false, memory_order_release);
 	/* A second stop request (abort) skips the final flush too. */
-	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2)
-		end_sync(w);
+	/*
+	 * end_fsync for a job whose window never began (size= ran out inside its
+	 * ramp): the sync no round's end made, outside any window.
+	 */
+	if (!w->fatal && atomic_load_explicit(w->sh->stop, memory_order_relaxed) < 2 && !w->end_synced)
+		worker_sync_end(w);
 	verify(w);
 	worker_verify_verdict(w);
 }
