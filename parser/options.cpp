@@ -445,7 +445,7 @@ static const std::vector<option> core_table = {
         .aliases({"io_limit"})
         .unit("bytes")
         .def("0")
-        .help("Bytes to transfer (default: size); wraps in the region.")
+        .help("Bytes to transfer (default: size); past size=, further rounds of the region, as fio's (its read-backs count).")
         .apply(A(j.pj.io_size_bytes = size_in(j, o, v))),
     opt("offset", opt_type::size_pct, CAT_FILES)
         .aliases({"fileoffset"})

@@ -286,6 +286,8 @@ static void start_phase(struct gen *g, bool window)
 	/* fio's exceeds_number_ios: number_ios is each loop's, the job's is loops times it. */
 	g->limit_ios = window ? g->job->number_ios * (g->job->loops ? g->job->loops : 1) : 0;
 	g->limit_bytes = 0;
+	g->round_pause = g->round_due = g->round_resumed = false;
+	g->read_back_bytes = 0;
 }
 
 void gen_window(struct gen *g, bool time_based)
@@ -319,6 +321,13 @@ void gen_window_go_on(struct gen *g)
 	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
 }
 
+void gen_round_done(struct gen *g, uint64_t read_back)
+{
+	g->round_due = false;
+	g->round_resumed = true;
+	g->read_back_bytes += read_back;
+}
+
 void gen_uncounted(struct gen *g)
 {
 	start_phase(g, false);
@@ -333,16 +342,36 @@ void gen_uncounted(struct gen *g)
  * that would straddle the end ends the pass short (fio's t0007: size=128m
  * bs=1m rw=read:512k reads 85 MiB).
  */
-static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
+static bool skip_wraps(const struct gen *g, uint64_t len)
 {
 	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
-	uint64_t bs = b->min_bytes, step = bs + g->skip, fit, last_end;
+	uint64_t bs = b->min_bytes, step = bs + g->skip, last_end;
 
 	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
-		return len;
-	fit = (len - bs) / step + 1;
-	last_end = (fit - 1) * step + bs;
-	return last_end < len && last_end + g->skip >= len ? len : fit * bs;
+		return true;
+	last_end = (len - bs) / step * step + bs;
+	return last_end < len && last_end + g->skip >= len;
+}
+
+static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
+{
+	uint64_t bs = gen_bs_of(g, g->only_ddir)->min_bytes;
+
+	return skip_wraps(g, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
+}
+
+/*
+ * A pass whose end wraps to the regions' start instead of ending fio's round:
+ * sequential_stride's (DISKSPD -s), and holed I/O whose next offset falls past
+ * the end (fio's get_next_seq_offset wraps it; the amount ends the round).
+ */
+static bool pass_wraps(const struct gen *g)
+{
+	if (g->stride)
+		return true;
+	if (!g->skip)
+		return false;
+	return g->random || g->mixed || g->job->zone_size_bytes || skip_wraps(g, g->files[0].len);
 }
 
 uint64_t gen_pass_bytes(const struct gen *g)
@@ -436,11 +465,13 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
 /*
  * fio's keep_running after a loop whose files all ran out of room: another
  * loop while loops= lasts, then only with io_size= and at least one largest
- * block still to go.
+ * block still to go.  fio counts the bytes its rounds read back toward
+ * io_size (size=256k io_size=768k verify: two rounds of 256 KiB written and
+ * read, not three).
  */
 static bool loop_left(struct gen *g)
 {
-	uint64_t io_size = g->job->io_size_bytes, max_bs = 0;
+	uint64_t io_size = g->job->io_size_bytes, max_bs = 0, done = g->done_bytes + g->read_back_bytes;
 
 	if (g->passes_left > 1) {
 		g->passes_left--;
@@ -449,22 +480,30 @@ static bool loop_left(struct gen *g)
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (g->bs[d].max_bytes > max_bs)
 			max_bs = g->bs[d].max_bytes;
-	return io_size > g->done_bytes && io_size - g->done_bytes >= max_bs;
+	return io_size > done && io_size - done >= max_bs;
 }
 
 /*
  * Every file starts a new pass.  In the measured window a pass is fio's loop:
- * a repeatable job's generators start over and the mix decides afresh; with
- * fio's map a pass ends where no file has room, and the loops left bound them
- * (false: the window is done).
+ * a repeatable job's generators start over and the mix decides afresh; a pass
+ * ends where no file has room (its end, fio's map or register), and the loops
+ * left bound them (false: the window is done).  io_size= past the region
+ * makes more rounds of it, not longer ones: size=1m io_size=3m loops=2 is
+ * three rounds of 1 MiB, as fio's, not 6 MiB.
  */
 static bool new_pass(struct gen *g, uint8_t d)
 {
-	if (g->limited) {
-		if (runs_out(g) && !loop_left(g))
+	if (g->limited && !pass_wraps(g)) {
+		if (g->round_pause && !g->round_resumed) {
+			g->round_due = true;
 			return false;
-		gen_draw_next_loop(g);
+		}
+		g->round_resumed = false;
+		if (!loop_left(g))
+			return false;
 	}
+	if (g->limited)
+		gen_draw_next_loop(g);
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		file_new_pass(g, &g->files[i], d);
 	return true;

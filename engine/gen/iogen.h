@@ -114,6 +114,15 @@ struct gen {
 	uint64_t limit_ios;		/* 0 = none */
 	uint64_t done_bytes;
 	uint64_t done_ios;
+	/*
+	 * fio ends a round (do_io) where its files run out, and its sync and
+	 * read-back come before the next: with round_pause the generator stops at
+	 * a pass's end (round_due) until gen_round_done.
+	 */
+	bool round_pause;
+	bool round_due;
+	bool round_resumed;
+	uint64_t read_back_bytes;	/* the rounds' read-backs: fio counts them toward io_size */
 };
 
 /*
@@ -140,6 +149,12 @@ void gen_uncounted(struct gen *g);
  * counts the ramp's I/O toward size=, so the passes are not started again.
  */
 void gen_window_go_on(struct gen *g);
+
+/*
+ * The round that ended with a pass (round_due) is over: its read-back read
+ * read_back bytes.  The next pass starts if fio's keep_running would.
+ */
+void gen_round_done(struct gen *g, uint64_t read_back);
 
 /*
  * openfiles (fio's semantics): at most max files open at once, files 0..max-1

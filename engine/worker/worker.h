@@ -138,13 +138,6 @@ struct worker_think {
 	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
 };
 
-/* loops=N: the rounds that end inside the window (worker_rounds.c). */
-struct worker_rounds {
-	uint64_t bytes, left;		/* bytes a round issues, left in this one; 0 = off */
-	uint32_t rounds_left;		/* rounds to end before the last, which the window's end ends */
-	bool due;			/* a round's last I/O went out: end the round next */
-};
-
 /* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */
 struct worker_rate_min {
 	uint64_t check_at;		/* next check; UINT64_MAX = none */
@@ -305,7 +298,6 @@ struct worker {
 	struct worker_rate_min rm;	/* worker_rate_min.c only */
 	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
-	struct worker_rounds rounds;	/* worker_rounds.c only */
 	struct worker_verify vf;	/* worker_verify.c, worker_trim.c */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
 
@@ -488,12 +480,12 @@ void worker_sync_files(struct worker *w);
 bool worker_sync_at_end(const struct worker *w);
 void worker_sync_end(struct worker *w);
 /*
- * loops=N as fio's N rounds (worker_rounds.c): a round's end is counted in
- * the bytes issued; once its I/Os complete it is fsynced (end_fsync) and read
- * back (do_verify) before the next round writes.
+ * loops=N and io_size= as fio's rounds (worker_rounds.c): a round ends where
+ * a pass over the files ends; once its I/Os complete it is fsynced (end_fsync)
+ * and read back (do_verify) before the next round writes.
  */
+bool worker_rounds_wanted(const struct worker *w);
 void worker_rounds_window(struct worker *w);
-void worker_rounds_bytes(struct worker *w, uint64_t bytes);
 void worker_rounds_end(struct worker *w);
 void worker_rounds_last(struct worker *w);
 

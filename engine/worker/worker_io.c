@@ -324,7 +324,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
-	       j->thinktime_ns || (j->loops > 1 && worker_sync_at_end(w));
+	       j->thinktime_ns || worker_rounds_wanted(w);
 }
 
 /* What a write's buffer and an I/O's priority need before it goes out. */
@@ -382,8 +382,6 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 	}
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
-	if (w->rounds.bytes && plan_rw_has_ddir(w->job->rw, u->ddir))	/* not trim_percentage's trims */
-		worker_rounds_bytes(w, u->len);
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
 	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
 	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
@@ -487,8 +485,6 @@ static bool submit_one(struct worker *w)
 	}
 	if (w->io_extras && w->job->thinktime_ns)
 		worker_think(w);
-	if (w->io_extras && w->rounds.due)
-		worker_rounds_end(w);
 	return true;
 }
 
@@ -514,6 +510,12 @@ static bool draw(struct worker *w)
 	/* One call of the generator: inlined, it is most of a plain job's draw. */
 	if ((extras && w->job->replay) ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 		return true;
+	/* A pass ended: its round ends (sync, read-back) before the next one begins. */
+	if (extras && w->gen.round_due) {
+		worker_rounds_end(w);
+		if (!w->gen.round_due && gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+			return true;
+	}
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
 	return extras && w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
 }

@@ -1,54 +1,40 @@
 /*
- * engine/worker/worker_rounds.c - loops=N as fio runs it: N rounds, each
- * ended before the next one writes.
+ * engine/worker/worker_rounds.c - loops=N and io_size= as fio runs them:
+ * rounds, each ended before the next one writes.
  *
- * fio's thread runs its workload loops times (do_io), and each round ends
- * with end_fsync / fsync_on_close's sync of every file and then, with
- * do_verify, the read-back of what it wrote.  The sync is part of the round:
- * its time is in the writes' runtime (fio: a 512 MiB buffered write with
- * end_fsync=1 reports the flush in its bandwidth).  ioplan's window issues all
- * the rounds' I/O in one stream, so a round's end is counted in the bytes of
- * the workload's I/Os as they are issued; once that round's I/Os complete it
- * is ended here.  The last round is ended by the window's end (worker_io.c).
- * time_based runs one round, as fio's.
+ * fio's thread runs its workload in rounds (do_io): a round ends where the
+ * files run out (the region's end, a full random map), or at the amount.
+ * Each ends with end_fsync / fsync_on_close's sync of every file and then,
+ * with do_verify, the read-back of what it wrote; keep_running then starts
+ * another while loops= lasts, or while io_size= is not reached (the
+ * read-backs count toward it).  The sync is part of the round: its time is in
+ * the writes' runtime (fio: a 512 MiB buffered write with end_fsync=1 reports
+ * the flush in its bandwidth).  The generator stops at a pass's end
+ * (gen.round_due) for the round to be ended here; the round the amount ends
+ * is ended by the window's end (worker_io.c).  time_based runs one round, as
+ * fio's.
  */
 #include "engine/worker/worker.h"
 
-void worker_rounds_window(struct worker *w)
+/* Whether a round's end has work to do; asked before any window (a ramp's loop sets io_extras). */
+bool worker_rounds_wanted(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	struct worker_rounds *r = &w->rounds;
 
-	*r = (struct worker_rounds){ 0 };
-	w->vf.loop_ns = 0;
-	if (j->loops < 2 || j->time_based || !w->gen.limit_bytes)
-		return;
-	if (!w->vf.maps && !worker_sync_at_end(w))
-		return;
-	r->bytes = r->left = w->gen.limit_bytes / j->loops;
-	r->rounds_left = j->loops - 1;
+	return !j->time_based && !j->interlocked && (w->vf.maps || worker_sync_at_end(w));
 }
 
-void worker_rounds_bytes(struct worker *w, uint64_t bytes)
+void worker_rounds_window(struct worker *w)
 {
-	struct worker_rounds *r = &w->rounds;
-
-	if (bytes < r->left) {
-		r->left -= bytes;
-		return;
-	}
-	r->left = r->bytes;
-	r->due = true;
-	if (!--r->rounds_left)
-		r->bytes = 0;	/* the last round ends with the window */
+	w->vf.loop_ns = 0;
+	w->gen.round_pause = w->gen.limited && worker_rounds_wanted(w);
 }
 
-/* A round's last I/O went out: once it and the others in flight complete, the round ends. */
+/* A pass ended (gen.round_due): once its I/Os complete, its round ends, and the generator goes on. */
 void worker_rounds_end(struct worker *w)
 {
-	uint64_t t0;
+	uint64_t t0, read0;
 
-	w->rounds.due = false;
 	worker_quiesce(w);
 	if (w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed))
 		return;
@@ -56,8 +42,10 @@ void worker_rounds_end(struct worker *w)
 	worker_sync_end(w);
 	/* fio starts each round's rate schedule afresh: no I/O fell due during the sync */
 	worker_rate_skip(w, clk_now(&w->clk) - t0);
+	read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
 	if (w->vf.maps && !w->fatal)
 		worker_verify_loop(w);
+	gen_round_done(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0);
 	w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 }

@@ -145,7 +145,7 @@ class EndSync(TmpDirCase):
         p = subprocess.run([STRACE, "-f", "-qq", "-T", "-o", str(st), "-e", "trace=pwrite64,fsync", tool,
                             "--name=j", f"--filename={self.tmp}/{name}", "--rw=write", "--bs=1m", "--size=16m",
                             "--loops=3", *extra, "--output-format=json", f"--output={out}"],
-                           capture_output=True, text=True, timeout=120, env=TRACED_ENV)
+                           capture_output=True, text=True, timeout=120, env=TRACED_ENV, cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         calls = re.findall(r"(pwrite64|fsync)\(.*<([\d.]+)>", st.read_text())
         order = "".join("S" if c == "fsync" else "w" for c, _ in calls)
@@ -169,6 +169,45 @@ class EndSync(TmpDirCase):
             order, secs, job = self.traced(FIO, "fio", "--end_fsync=1")
             self.assertEqual(order, rounds)
             self.assertGreaterEqual(job["write"]["runtime"] + 1, secs * 1000)
+
+class Rounds(TmpDirCase):
+    """io_size= past the region: fio's rounds of the region, each synced and read back before the next."""
+
+    traced = EndSync.traced
+
+    def test_io_size_past_the_region_is_rounds_of_it(self):
+        # fio's do_io ends where the file does, and keep_running starts another
+        # round while loops= lasts, then while io_size= is not reached.  ioplan
+        # ran io_size x loops in rounds of io_size: 24 MiB and 2 syncs for the
+        # first case, 12 MiB for the second.
+        cases = [(("--io_size=12m", "--loops=2"), ("w" * 4 + "S") * 3, 12),
+                 (("--io_size=6m", "--loops=2"), ("w" * 4 + "S") * 2, 8),
+                 (("--io_size=10m", "--loops=1"), ("w" * 4 + "S") * 2 + "wwS", 10)]
+        for tool in (BIN, FIO) if FIO else (BIN,):
+            for n, (extra, order, mib) in enumerate(cases):
+                with self.subTest(tool=tool, extra=extra):
+                    got, _, job = self.traced(tool, f"r{n}", "--size=4m", "--end_fsync=1", *extra)
+                    self.assertEqual(got, order)
+                    self.assertEqual(job["write"]["io_bytes"], mib << 20)
+
+    def test_a_ramp_ends_inside_the_first_round_and_the_rounds_go_on(self):
+        # ramp_time=1ms ends while the first round's 64 writes of 1 MiB go on
+        # (fio counts a ramp's I/O toward size=): every round still ends with
+        # its sync, the first included.
+        for tool in (BIN, FIO) if FIO else (BIN,):
+            with self.subTest(tool=tool):
+                got, _, _ = self.traced(tool, "ramp", "--size=64m", "--ramp_time=1ms", "--end_fsync=1")
+                self.assertEqual(got, ("w" * 64 + "S") * 3)
+
+    def test_the_read_back_counts_toward_io_size(self):
+        # fio counts its verify reads in the bytes keep_running weighs: a round
+        # of 4 MiB written and read back makes 8, so io_size=12m stops after
+        # two.  ioplan wrote 12 MiB and read back 4.
+        for tool in (BIN, FIO) if FIO else (BIN,):
+            with self.subTest(tool=tool):
+                _, _, job = self.traced(tool, "v", "--size=4m", "--io_size=12m", "--loops=1", "--verify=crc32c")
+                self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (8 << 20, 8 << 20))
+
 
 class Data(TmpDirCase):
     def written(self, runner, name, *extra):
