@@ -960,7 +960,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.verify_only = flag_value(o, v))),
     opt("verify_fatal", opt_type::boolean, CAT_VERIFY)
         .def("0")
-        .help("Stop the job at the first mismatch.")
+        .help("Stop at the first mismatch; without it, the check that found one is read to its end, then the job stops.")
         .apply(A(j.pj.verify_fatal = flag_value(o, v))),
     opt("verify_interval", opt_type::size, CAT_VERIFY)
         .unit("bytes")
@@ -979,7 +979,7 @@ static const std::vector<option> core_table = {
     opt("verify_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Read back and check the blocks written so far after every N writes (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
+        .help("Read back and check the blocks written so far after every N writes issued, the queue drained first (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
         .apply(A(j.pj.verify_backlog = U32(size_in(j, o, v)))),
     opt("verify_backlog_batch", opt_type::integer, CAT_VERIFY)
         .def("0")

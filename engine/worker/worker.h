@@ -195,7 +195,8 @@ struct worker_verify {
 	struct vstate *load;		/* verify_state_load: the earlier run's state */
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *buf;			/* verify_backlog: the read-back buffer, vfy_run_chunks */
-	uint64_t writes, chunks;	/* verify_backlog: writes and chunks since the last pass */
+	uint64_t writes, chunks;	/* verify_backlog: writes issued and chunks completed since the last pass */
+	bool backlog_due;		/* verify_backlog: N writes issued, the check is due (worker_io.c sets it) */
 	uint64_t loop_ns;		/* loops=N: the rounds' read-backs' time, out of the window's other runtimes */
 	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
@@ -354,6 +355,8 @@ void worker_verify_done(struct worker *w, const struct io_u *u);
 bool worker_verify_reads_back(const struct worker *w);
 void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
+/* verify_backlog: the check the count asked for while writes were in flight. */
+void worker_verify_backlog(struct worker *w);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */
 void worker_verify_loop(struct worker *w);
 void worker_verify_end_window(struct worker *w);

@@ -382,6 +382,10 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 	}
 	if (w->inval_every)
 		worker_pass_bytes(w, u->len);
+	/* verify_backlog=N counts writes issued: the check comes before the next one (draw). */
+	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps &&
+	    ++w->vf.writes >= w->job->verify_backlog)
+		w->vf.backlog_due = true;
 	/* fsync=N counts writes issued; the sync waits until they have completed. */
 	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
 	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
@@ -505,6 +509,11 @@ static bool draw(struct worker *w)
 {
 	bool extras = w->io_extras;
 
+	if (extras && w->vf.backlog_due) {
+		worker_verify_backlog(w);
+		if (w->fatal)
+			return false;	/* a mismatch ends the job before another write */
+	}
 	if (extras && w->vf.trim && worker_trim_next(w, &w->held, false))
 		return true;
 	/* One call of the generator: inlined, it is most of a plain job's draw. */

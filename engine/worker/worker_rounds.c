@@ -45,6 +45,8 @@ void worker_rounds_end(struct worker *w)
 	read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
 	if (w->vf.maps && !w->fatal)
 		worker_verify_loop(w);
+	if (w->fatal)
+		return;	/* a mismatch ends the job: no round writes over it */
 	gen_round_done(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0);
 	w->now = clk_now(&w->clk);
 	w->stamp_ok = false;

@@ -27,7 +27,7 @@
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
  * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
  * fio's names.  verify_backlog=N checks what was written after every N
- * completed writes (once nothing is in flight, so no check races a write)
+ * writes issued (once they have completed, so no check races a write)
  * and the read-back after the write phase checks the rest.
  */
 #include <errno.h>
@@ -393,7 +393,6 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 }
 
 static int read_hists(struct worker *w);
-static void backlog_pass(struct worker *w);
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
 		       bool zero);
 static struct vasync_slot *async_slot(struct worker *w);
@@ -494,9 +493,6 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
 		return;
 	w->vf.chunks += u->len / iv;
-	/* Only once nothing else is in flight: a check must not race a write to the same block. */
-	if (++w->vf.writes >= w->job->verify_backlog && !w->inflight && !w->nr_pending)
-		backlog_pass(w);
 }
 
 static bool stopping(const struct worker *w)
@@ -698,7 +694,7 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
  */
 static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 {
-	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), took;
+	uint64_t cap = vfy_run_chunks(w), t0 = clk_now(&w->clk), took, bad0 = w->res.verify_failures;
 
 	if (!cap)
 		cap = 1;
@@ -707,13 +703,21 @@ static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 		w->vf.buf = NULL;
 		return 0;	/* no memory now: the read-back after the write phase checks it all */
 	}
+	/* A remote engine's export has no descriptor here: it is read through the engine. */
 	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
-		if (w->fds[f] >= 0 && verify_file(w, f, w->vf.buf, cap, false, &budget))
+		if ((w->fds[f] >= 0 || ioe_is_remote(w->job->ioengine)) &&
+		    verify_file(w, f, w->vf.buf, cap, false, &budget))
 			break;
 	if (w->vf.async)
 		async_reap(w, wait);
 	took = clk_now(&w->clk) - t0;
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += took;
+	/*
+	 * As fio's, a mismatch ends the job once this check is done: no later
+	 * round or write goes over what was found (loops=3 writes one round).
+	 */
+	if (w->res.verify_failures > bad0 && !(w->job->continue_on_error & PLAN_COE_VERIFY))
+		worker_fail(w, EILSEQ);
 	return took;
 }
 
@@ -727,6 +731,21 @@ static void backlog_pass(struct worker *w)
 		budget = w->vf.chunks * j->verify_backlog_batch / j->verify_backlog;
 	w->vf.writes = w->vf.chunks = 0;
 	check_written(w, budget, false);
+}
+
+/*
+ * verify_backlog: N writes were issued (worker_io.c counts them).  As fio's,
+ * the check comes before the next write: the queue drains, so no read races
+ * a write to its block, then what was written is read back.  Waiting for the
+ * queue to be idle by itself instead, a job at iodepth=8 never checked before
+ * its end.
+ */
+void worker_verify_backlog(struct worker *w)
+{
+	w->vf.backlog_due = false;
+	worker_quiesce(w);
+	if (!w->fatal && !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		backlog_pass(w);
 }
 
 /* loops=N: a round ended before the last (worker_rounds.c): what it wrote is read back now. */

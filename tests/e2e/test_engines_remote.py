@@ -391,6 +391,29 @@ class Nbd(NetCase):
         self.assertEqual((fig["stamp"], fig["clobber"], fig["check"][0]), ((0, 0, 8 * MIB), (0, 0, 65536), 84))
         self.assertIn("offset 4194304: verify crc32c", err)
 
+    def test_a_check_that_finds_a_mismatch_ends_the_job_before_another_write(self):
+        # A server that loses its writes (nbdkit's null plugin reads zeroes back).
+        # As fio's, the first check that fails ends the job: no later round or
+        # write goes over what it found.  ioplan wrote all three rounds (768 KiB),
+        # never read a round back through the engine, and at iodepth=8 made no
+        # verify_backlog check before the end (256 KiB written).  ioplan reads the
+        # whole check back (fio stops at the first block).
+        sock = self.tmp / "lossy.sock"
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "null", "16M"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.terminate(), server.wait(timeout=10)))
+        wait_until(lambda: server.poll() is not None or sock.exists(), 30, "nbdkit's socket")
+        base = "[v]\nioengine=nbd\nuri=nbd+unix:///?socket=${lossy}\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\n"
+        cases = [("loops=3\n", 256 << 10), ("verify_backlog=16\niodepth=8\n", 64 << 10),
+                 ("verify_backlog=16\nloops=2\n", 64 << 10)]
+        for who in ("ioplan",) + (("fio",) if fio_has_nbd() else ()):
+            for extra, written in cases:
+                with self.subTest(who=who, job=extra):
+                    rc, fig, err = self.run_job(who, base + extra, env={"lossy": str(sock)})
+                    self.assertEqual((rc, fig["v"][0], fig["v"][2]), (1, 84, written), err)
+                    if who == "ioplan":
+                        self.assertEqual(fig["v"][1], written)
+
     def test_trims_as_fio(self):
         job = "[t]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\nrw=randtrim\nbs=64k\nsize=8m\niodepth=8\n"
         rc, fig, err = self.run_job("ioplan", job, env=self.env)
