@@ -3,6 +3,7 @@
 #include "parser/planner.hpp"
 #include "parser/options.hpp"
 #include "parser/values.hpp"
+#include "engine/gen/taus88.h"
 
 #include <algorithm>
 #include <new>
@@ -226,16 +227,24 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
     return out;
 }
 
-uint64_t file_size(const plan_job &j, uint32_t nfiles, uint64_t seed, uint32_t f)
+static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
+
+// fio's get_rand_file_size: each file of a filesize= range takes the next draw
+// of the job's file_size_state (seed FIO_RAND_FILE_SIZE_OFF), cut to the
+// smallest block size, so the files and the job's amount are fio's
+// (nrfiles=3 filesize=256k-1m: 1340 KiB in all).
+static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws)
 {
     if (!j.filesize_min_bytes)
         return j.size_bytes / nfiles;
-    uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
+    uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes, min_bs = 0;
     if (!span)
         return j.filesize_min_bytes;
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + f * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    return j.filesize_min_bytes + x % (span + 1);
+    for (const plan_bs &b : j.bs)
+        if (b.min_bytes && (!min_bs || b.min_bytes < min_bs))
+            min_bs = b.min_bytes;
+    uint64_t size = j.filesize_min_bytes + (uint64_t)((double)span * (taus88_next(&draws) / 4294967296.0));
+    return min_bs ? size - size % min_bs : size;
 }
 
 // fio's file_append (get_start_offset): a regular file's I/O starts at its end,
@@ -254,10 +263,12 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
     c.nr_files = (uint32_t)paths.size();
     c.files = (plan_file *)plan_calloc(paths.size(), sizeof(plan_file));
+    taus88 draws;
+    taus88_seed(&draws, fio_seed(d.spec, c, 7));
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
-        pf.size_bytes = file_size(j, c.nr_files, c.seed, f);
+        pf.size_bytes = file_size(j, c.nr_files, draws);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;

@@ -31,6 +31,27 @@ def runners():
 
 
 class Files(TmpDirCase):
+    def test_a_filesize_range_draws_fios_file_sizes(self):
+        # fio draws each file's size from its file_size_state (seeded as its other
+        # generators), cut to the block size: the files and the job's amount are
+        # fio's.  ioplan hashed its own sizes (1,340 KiB in fio's three files,
+        # 2,004 in ioplan's).
+        sizes = {}
+        for who, runner in runners():
+            d = self.tmp / who
+            d.mkdir()
+            p = runner(["--name=j", f"--directory={d}", "--rw=randwrite", "--bs=4k", "--nrfiles=5",
+                        "--filesize=64k-1m", "--size=8m", "--numjobs=2", "--group_reporting", "--output-format=json"])
+            written = job_of(p)["write"]["io_bytes"]
+            sizes[who] = {f.name: f.stat().st_size for f in d.iterdir()}
+            self.assertEqual(len(sizes[who]), 10, who)
+            self.assertEqual(written, sum(sizes[who].values()), who)
+        got = sizes["ioplan"]
+        self.assertTrue(all(64 << 10 <= v <= 1 << 20 and v % 4096 == 0 for v in got.values()), got)
+        self.assertGreater(len(set(got.values())), 5, got)
+        if FIO:
+            self.assertEqual(got, sizes["fio"])
+
     def test_allow_file_create_0_refuses_a_missing_file(self):
         for who, runner in runners():
             target = self.tmp / who
