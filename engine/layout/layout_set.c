@@ -16,17 +16,20 @@
 
 #define PPM 1000000ull
 
-/* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
-static uint64_t offset_align(const struct plan_job *j)
+static uint64_t min_bs(const struct plan_job *j)
 {
 	uint64_t a = UINT64_MAX;
 
-	if (j->offset_align_bytes)
-		return j->offset_align_bytes;
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
 			a = j->bs[d].min_bytes;
 	return a == UINT64_MAX ? 1 : a;
+}
+
+/* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
+static uint64_t offset_align(const struct plan_job *j)
+{
+	return j->offset_align_bytes ? j->offset_align_bytes : min_bs(j);
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -46,8 +49,15 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
 	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
 		n = n > s ? n - s : 0;
-	if (!n && f->size_ppm && actual)
-		n = actual * f->size_ppm / PPM;
+	/*
+	 * size=N% is of the file's length: the one found, or filesize='s for a
+	 * file made here (size=50% filesize=4m: 2 MiB), cut to the smallest
+	 * block size as fio's.
+	 */
+	if (!f->region_bytes && f->size_ppm && (actual || j->filesize_min_bytes)) {
+		n = (actual ? actual : f->size_bytes) * f->size_ppm / PPM;
+		n -= n % min_bs(j);
+	}
 	if (!n && actual > s)
 		n = actual - s;
 	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
@@ -81,7 +91,8 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	/* fill_device's writes grow the file until the device is full: nothing is reserved first. */
 	if (plan_fills_device(j))
 		lf->grows = true;
-	else if (len && !f->size_ppm && start + len > lf->need)
+	/* size=N% of a file made here is of filesize=; fio lays it out to the region's end. */
+	else if (len && (!f->size_ppm || j->filesize_min_bytes) && start + len > lf->need)
 		lf->need = start + len;
 	if (writes || ioe_removes_files(j->ioengine))
 		lf->writes = true;

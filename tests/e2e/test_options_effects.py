@@ -31,6 +31,20 @@ def runners():
 
 
 class Files(TmpDirCase):
+    def test_a_size_percentage_is_of_filesize_for_a_new_file(self):
+        # size=N% of a file made here is of filesize=, cut to the block size, and
+        # fio lays the file out to the region's end.  ioplan refused the job
+        # ("file does not exist and no size is given").
+        for who, runner in runners():
+            for n, (extra, written) in enumerate(((["--size=50%", "--offset=25%"], 2 << 20),
+                                                  (["--size=90%"], 921 * 4096))):
+                with self.subTest(who=who, extra=extra):
+                    path = self.tmp / f"{who}{n}"
+                    p = runner(["--name=j", f"--filename={path}", "--rw=write", "--bs=4k", "--filesize=4m",
+                                *extra, "--output-format=json"])
+                    self.assertEqual(job_of(p)["write"]["io_bytes"], written)
+                    self.assertEqual(path.stat().st_size, written)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
