@@ -370,6 +370,7 @@ struct plan_job {
 	uint32_t offset_ppm;
 	uint64_t offset_increment_bytes;
 	uint64_t io_size_bytes;		/* io_size/io_limit; 0 = size */
+	uint32_t io_size_ppm;		/* io_size=N%: that share of each file's region (ppm); 0 = unset */
 	uint64_t number_ios;		/* 0 = unlimited */
 	uint32_t loops;
 	/* zonemode=strided: do zone_size bytes, then jump to the next zone_range

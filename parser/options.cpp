@@ -441,12 +441,13 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")
         .apply(set_filesize),
-    opt("io_size", opt_type::size, CAT_FILES)
+    opt("io_size", opt_type::size_pct, CAT_FILES)
         .aliases({"io_limit"})
         .unit("bytes")
         .def("0")
-        .help("Bytes to transfer (default: size); past size=, further rounds of the region, as fio's (its read-backs count).")
-        .apply(A(j.pj.io_size_bytes = size_in(j, o, v))),
+        .help("Bytes to transfer (default: size), or a percentage of each file's region; past size=, further rounds of "
+              "the region, as fio's (its read-backs count).")
+        .apply(A(size_or_pct(j, o, v, &j.pj.io_size_bytes, &j.pj.io_size_ppm))),
     opt("offset", opt_type::size_pct, CAT_FILES)
         .aliases({"fileoffset"})
         .unit("bytes")

@@ -72,13 +72,17 @@ json pattern_json(const plan_job &j)
 
 json region_json(const plan_job &j)
 {
-    return {{"size_bytes", j.size_bytes}, {"size_ppm", j.size_ppm}, {"filesize_min_bytes", j.filesize_min_bytes},
+    json o = {{"size_bytes", j.size_bytes}, {"size_ppm", j.size_ppm}, {"filesize_min_bytes", j.filesize_min_bytes},
             {"filesize_max_bytes", j.filesize_max_bytes}, {"offset_bytes", j.offset_bytes},
             {"offset_ppm", j.offset_ppm}, {"offset_increment_bytes", j.offset_increment_bytes},
             {"io_size_bytes", j.io_size_bytes}, {"number_ios", j.number_ios}, {"loops", j.loops},
             {"zone_size_bytes", j.zone_size_bytes}, {"zone_range_bytes", j.zone_range_bytes}, {"zone_range_ppm", j.zone_range_ppm},
             {"zone_skip_bytes", j.zone_skip_bytes}, {"fill_device", j.fill_device}, {"nrfiles", j.nrfiles},
             {"openfiles", j.openfiles}, {"file_service", plan_file_service_name(j.file_service)}};
+    // Only when set: stored runs are matched by the hash of this text, and earlier plans had no such key.
+    if (j.io_size_ppm)
+        o["io_size_ppm"] = j.io_size_ppm;
+    return o;
 }
 
 json engine_json(const plan_job &j)

@@ -290,6 +290,19 @@ static void start_phase(struct gen *g, bool window)
 	g->read_back_bytes = 0;
 }
 
+/* io_size=, or io_size=N% of each file's region, summed as fio's setup_files does. */
+static uint64_t job_io_size(const struct gen *g)
+{
+	const uint64_t ppm = g->job->io_size_ppm, m = 1000000;
+	uint64_t sum = 0;
+
+	if (!ppm)
+		return g->job->io_size_bytes;
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		sum += g->files[i].len / m * ppm + g->files[i].len % m * ppm / m;
+	return sum ? sum : 1;
+}
+
 void gen_window(struct gen *g, bool time_based)
 {
 	start_phase(g, true);
@@ -300,13 +313,13 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	}
 	g->limited = true;
-	g->limit_bytes = g->job->io_size_bytes ? g->job->io_size_bytes : gen_pass_bytes(g);
+	g->limit_bytes = job_io_size(g) ? job_io_size(g) : gen_pass_bytes(g);
 	/*
 	 * fio: with filesize= the regions run to the files' ends and size= is the
 	 * job's amount; drawn random I/O is bounded by size= itself, not by the
 	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
 	 */
-	if (!g->job->io_size_bytes && g->job->size_bytes &&
+	if (!job_io_size(g) && g->job->size_bytes &&
 	    (g->offset_first || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
@@ -471,7 +484,7 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
  */
 static bool loop_left(struct gen *g)
 {
-	uint64_t io_size = g->job->io_size_bytes, max_bs = 0, done = g->done_bytes + g->read_back_bytes;
+	uint64_t io_size = job_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes;
 
 	if (g->passes_left > 1) {
 		g->passes_left--;

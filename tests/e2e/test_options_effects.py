@@ -31,6 +31,19 @@ def runners():
 
 
 class Files(TmpDirCase):
+    def test_io_size_takes_a_percentage_of_the_regions(self):
+        # fio's io_size=N% is that share of each file's region, summed: 10% of
+        # 1 MiB ends at the block that reaches 104,857 bytes.  ioplan refused it.
+        for who, runner in runners():
+            for n, (extra, written) in enumerate(((["--size=1m", "--io_size=10%"], 26 * 4096),
+                                                  (["--nrfiles=3", "--size=3m", "--io_size=33%"], 254 * 4096))):
+                with self.subTest(who=who, extra=extra):
+                    d = self.tmp / f"{who}{n}"
+                    d.mkdir()
+                    p = runner(["--name=j", f"--directory={d}", "--rw=write", "--bs=4k", *extra,
+                                "--output-format=json"])
+                    self.assertEqual(job_of(p)["write"]["io_bytes"], written)
+
     def test_a_size_percentage_is_of_filesize_for_a_new_file(self):
         # size=N% of a file made here is of filesize=, cut to the block size, and
         # fio lays the file out to the region's end.  ioplan refused the job
