@@ -334,11 +334,12 @@ void gen_window_go_on(struct gen *g)
 	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
 }
 
-void gen_round_done(struct gen *g, uint64_t read_back)
+void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios)
 {
 	g->round_due = false;
 	g->round_resumed = true;
 	g->read_back_bytes += read_back;
+	g->done_ios += read_back_ios;	/* fio's exceeds_number_ios counts them (io_blocks) */
 }
 
 void gen_uncounted(struct gen *g)

@@ -152,9 +152,10 @@ void gen_window_go_on(struct gen *g);
 
 /*
  * The round that ended with a pass (round_due) is over: its read-back read
- * read_back bytes.  The next pass starts if fio's keep_running would.
+ * read_back bytes in read_back_ios I/Os, which fio counts toward io_size= and
+ * number_ios.  The next pass starts if fio's keep_running would.
  */
-void gen_round_done(struct gen *g, uint64_t read_back);
+void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios);
 
 /*
  * openfiles (fio's semantics): at most max files open at once, files 0..max-1

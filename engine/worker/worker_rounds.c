@@ -33,7 +33,8 @@ void worker_rounds_window(struct worker *w)
 /* A pass ended (gen.round_due): once its I/Os complete, its round ends, and the generator goes on. */
 void worker_rounds_end(struct worker *w)
 {
-	uint64_t t0, read0;
+	const struct res_ddir *rd = &w->res.ddir[PLAN_DDIR_READ];
+	uint64_t t0, read0, ios0;
 
 	worker_quiesce(w);
 	if (w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed))
@@ -42,12 +43,13 @@ void worker_rounds_end(struct worker *w)
 	worker_sync_end(w);
 	/* fio starts each round's rate schedule afresh: no I/O fell due during the sync */
 	worker_rate_skip(w, clk_now(&w->clk) - t0);
-	read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
+	read0 = rd->bytes;
+	ios0 = rd->ios;
 	if (w->vf.maps && !w->fatal)
 		worker_verify_loop(w);
 	if (w->fatal)
 		return;	/* a mismatch ends the job: no round writes over it */
-	gen_round_done(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0);
+	gen_round_done(&w->gen, rd->bytes - read0, rd->ios - ios0);
 	w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 }

@@ -247,14 +247,17 @@ class Rounds(TmpDirCase):
                 got, _, _ = self.traced(tool, "ramp", "--size=64m", "--ramp_time=1ms", "--end_fsync=1")
                 self.assertEqual(got, ("w" * 64 + "S") * 3)
 
-    def test_the_read_back_counts_toward_io_size(self):
+    def test_the_read_back_counts_toward_io_size_and_number_ios(self):
         # fio counts its verify reads in the bytes keep_running weighs: a round
         # of 4 MiB written and read back makes 8, so io_size=12m stops after
-        # two.  ioplan wrote 12 MiB and read back 4.
+        # two (ioplan wrote 12 MiB and read back 4).  Its number_ios counts them
+        # too: 6 x 3 loops = 18 I/Os are 4 + 4, 4 + 4, then 1 + 1 (ioplan: 12 + 12).
+        cases = ((("--io_size=12m", "--loops=1"), 8), (("--number_ios=6", "--loops=3"), 10))
         for tool in (BIN, FIO) if FIO else (BIN,):
-            with self.subTest(tool=tool):
-                _, _, job = self.traced(tool, "v", "--size=4m", "--io_size=12m", "--loops=1", "--verify=crc32c")
-                self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (8 << 20, 8 << 20))
+            for n, (extra, mib) in enumerate(cases):
+                with self.subTest(tool=tool, extra=extra):
+                    _, _, job = self.traced(tool, f"v{n}", "--size=4m", "--verify=crc32c", *extra)
+                    self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (mib << 20, mib << 20))
 
 
 class Data(TmpDirCase):
