@@ -393,6 +393,7 @@ static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct
 }
 
 static int read_hists(struct worker *w);
+static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget);
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
 		       bool zero);
 static struct vasync_slot *async_slot(struct worker *w);
@@ -703,11 +704,8 @@ static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 		w->vf.buf = NULL;
 		return 0;	/* no memory now: the read-back after the write phase checks it all */
 	}
-	/* A remote engine's export has no descriptor here: it is read through the engine. */
-	for (uint32_t f = 0; f < w->gen.nr_files && budget; f++)
-		if ((w->fds[f] >= 0 || ioe_is_remote(w->job->ioengine)) &&
-		    verify_file(w, f, w->vf.buf, cap, false, &budget))
-			break;
+	/* As the read-back after the window: a remote export through the engine, a file openfiles closed reopened. */
+	read_back(w, w->vf.buf, cap, false, &budget);
 	if (w->vf.async)
 		async_reap(w, wait);
 	took = clk_now(&w->clk) - t0;
@@ -803,7 +801,7 @@ static int read_hists(struct worker *w)
 /* Every file's chunks written (or all, verify_only), at most *budget of them; true to stop. */
 static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget)
 {
-	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+	for (uint32_t f = 0; f < w->gen.nr_files && *budget; f++) {
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
 		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
 
