@@ -477,6 +477,8 @@ void worker_replay_issued(struct worker *w, uint64_t start_ns);
 
 /* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
+/* A verify read failed: fatal unless continue_on_error allows read errors (worker_io.c). */
+void worker_read_back_failed(struct worker *w, int err);
 /* fsync=N, fdatasync=N, a trace's flush: every file written to since the last sync (worker_sync.c). */
 void worker_sync_files(struct worker *w);
 /* end_fsync / fsync_on_close: fsync every file written to, as a round of the workload ends. */

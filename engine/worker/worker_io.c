@@ -311,6 +311,19 @@ void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *wh
 }
 
 /*
+ * A verify read that failed (recorded by the caller): as fio's, the job ends
+ * there, before another round or write, unless continue_on_error allows a
+ * read error; the error is the job's either way.
+ */
+void worker_read_back_failed(struct worker *w, int err)
+{
+	if (may_continue(w, PLAN_DDIR_READ, err))
+		worker_set_error(w, err);
+	else
+		worker_fail(w, err);
+}
+
+/*
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
  * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay

@@ -533,7 +533,7 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
 			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
 				     .file = f, .offset = off + done, .len = len - done,
 				     .what = r < 0 ? "verify read" : "verify read: end of file");
-			worker_set_error(w, r < 0 ? (int)-r : EIO);
+			worker_read_back_failed(w, r < 0 ? (int)-r : EIO);
 			return false;
 		}
 		done += (uint64_t)r;

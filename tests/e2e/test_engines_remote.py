@@ -414,6 +414,26 @@ class Nbd(NetCase):
                     if who == "ioplan":
                         self.assertEqual(fig["v"][1], written)
 
+    def test_a_verify_read_that_fails_ends_the_job_before_another_write(self):
+        # Every read of this export fails (nbdkit's error filter).  As fio's, the
+        # first verify read that fails ends the job, unless continue_on_error=read.
+        # ioplan recorded the error and wrote on: 768 KiB and 256 KiB.
+        sock = self.tmp / "eio.sock"
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "--filter=error", "memory", "16M",
+                                   "error-pread=EIO", "error-pread-rate=100%"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.terminate(), server.wait(timeout=10)))
+        wait_until(lambda: server.poll() is not None or sock.exists(), 30, "nbdkit's socket")
+        base = "[v]\nioengine=nbd\nuri=nbd+unix:///?socket=${eio}\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\n"
+        cases = [("loops=3\n", 256 << 10), ("verify_backlog=16\n", 64 << 10)]
+        for who in ("ioplan",) + (("fio",) if fio_has_nbd() else ()):
+            for extra, written in cases:
+                with self.subTest(who=who, job=extra):
+                    rc, fig, err = self.run_job(who, base + extra, env={"eio": str(sock)})
+                    self.assertEqual((rc, fig["v"][0], fig["v"][2]), (1, 5, written), err)
+        rc, fig, err = self.run_job("ioplan", base + "loops=3\ncontinue_on_error=read\n", env={"eio": str(sock)})
+        self.assertEqual((rc, fig["v"][2]), (1, 768 << 10), err)
+
     def test_trims_as_fio(self):
         job = "[t]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\nrw=randtrim\nbs=64k\nsize=8m\niodepth=8\n"
         rc, fig, err = self.run_job("ioplan", job, env=self.env)
