@@ -396,6 +396,16 @@ class FillDevice(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("not enough free space", p.stderr)
 
+    def test_verify_reads_back_what_the_fill_wrote(self):
+        # The full file system ends the writes, not the job: what they wrote is
+        # read back and checked (fio 3.33 ends the job there and checks nothing).
+        mnt = ext4_loop(self)
+        job, free, _ = self.fill(run, mnt, "--verify=crc32c")
+        self.assertEqual(job["error"], 0)  # a mismatch would be 84
+        self.assertGreater(job["write"]["io_bytes"], free * 0.9)
+        self.assertEqual(job["read"]["io_bytes"], job["write"]["io_bytes"])
+
+
 class OutputFifo(TmpDirCase):
     """--output naming a FIFO whose reader is there from the start gets the whole report
     (one whose reader comes late, or never: test_report_output_faults)."""
