@@ -9,7 +9,6 @@ control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
 import json
-import os
 import unittest
 
 from common import FIO, TmpDirCase, loop_device, mark_of, run, run_as_fio, run_fio
@@ -50,7 +49,7 @@ class RunParity(TmpDirCase):
                 "[good]\nrw=write\nfilename=good.bin\n"
                 "[bytewise]\nrw=write\nfilename=bytewise.bin\nbs=1\ndirect=1\n")
         out = self.both(text)
-        (fp, fdir), (ip, idir) = out["fio"], out["ioplan"]
+        (fp, _), (ip, idir) = out["fio"], out["ioplan"]
         self.assertNotEqual(fp.returncode, 0)
         self.assertEqual(ip.returncode, 1, ip.stderr)
         fj, ij = jobs_of(json_of(fp.stdout)), jobs_of(json_of(ip.stdout))

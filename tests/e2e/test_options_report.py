@@ -153,6 +153,7 @@ class BwMeasurement(TmpDirCase):
         # 1 s at the rate: ten 100 ms averages, of which a busy machine may lose a few.
         self.assertGreater(self.lines(run, ["--log_avg_msec=100", "--rate=1m"]), 2)
         p = run(["--name=x", "--ioengine=null", "--size=1m", "--write_bw_log=d"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len((self.tmp / "d_bw.1.log").read_text().splitlines()), 256)  # not by accident
 
     @unittest.skipUnless(FIO, "fio is not installed")

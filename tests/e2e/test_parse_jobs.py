@@ -7,7 +7,6 @@ exact plan the issue describes.
 """
 import json
 import os
-import pathlib
 import re
 import unittest
 

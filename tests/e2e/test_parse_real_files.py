@@ -13,7 +13,7 @@ import os
 import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+from common import FIO, TmpDirCase, run, run_as_fio
 
 
 def job_json(p):

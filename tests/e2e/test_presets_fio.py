@@ -9,7 +9,6 @@ Each preset must also open with the comment the issue asks for and parse in
 ioplan.
 """
 import os
-import pathlib
 import re
 import unittest
 

@@ -305,7 +305,6 @@ class Marks(LoopMounts):
     def layout_then_signal(self, path, sig):
         """Starts a buffered read job whose layout writes 1 GiB, signals it while the
         layout is under way, and returns the run's exit code."""
-        import signal
         import time
         proc = subprocess.Popen([BIN, "--name=r", f"--filename={path}", "--rw=read", "--bs=1m", "--size=1g",
                                  "--direct=0", "--runtime=1", "--output-format=terse"],

@@ -14,7 +14,6 @@ root, or where the machine refuses loop devices or mounts, they skip.
 """
 import hashlib
 import os
-import subprocess
 import unittest
 
 from common import TmpDirCase, run
