@@ -32,6 +32,12 @@ static uint64_t offset_align(const struct plan_job *j)
 	return j->offset_align_bytes ? j->offset_align_bytes : min_bs(j);
 }
 
+/* x's share ppm (parts per million), without the overflow of x * ppm past 18 TB. */
+static uint64_t share_of(uint64_t x, uint32_t ppm)
+{
+	return x / PPM * ppm + x % PPM * ppm / PPM;
+}
+
 static uint64_t align_up(uint64_t x, uint64_t a)
 {
 	return (x / a + (x % a != 0)) * a;
@@ -43,7 +49,7 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
 	if (f->offset_ppm)
-		s = align_up(actual * f->offset_ppm / PPM + (c->offset_bytes - j->offset_bytes),
+		s = align_up(share_of(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes),
 			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
 	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
@@ -55,7 +61,7 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	 * block size as fio's.
 	 */
 	if (!f->region_bytes && f->size_ppm && (actual || j->filesize_min_bytes)) {
-		n = (actual ? actual : f->size_bytes) * f->size_ppm / PPM;
+		n = share_of(actual ? actual : f->size_bytes, f->size_ppm);
 		n -= n % min_bs(j);
 	}
 	if (!n && actual > s)

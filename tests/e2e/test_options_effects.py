@@ -15,7 +15,7 @@ import subprocess
 import unittest
 import zlib
 
-from common import BIN, FIO, TRACED_ENV, TmpDirCase, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr
 
 STRACE = shutil.which("strace")
 
@@ -217,6 +217,21 @@ class EndSync(TmpDirCase):
             order, secs, job = self.traced(FIO, "fio", "--end_fsync=1")
             self.assertEqual(order, rounds)
             self.assertGreaterEqual(job["write"]["runtime"] + 1, secs * 1000)
+
+class Percentages(TmpfsCase):
+    def test_a_percentage_of_a_20_tib_file_does_not_overflow(self):
+        # 90% of 20 TiB is 18 TiB.  size * ppm passed 2^64 from 18 TiB on, and the
+        # region started elsewhere.  A sparse file on a tmpfs holds no data.
+        if not self.mounted:
+            self.skipTest("mounting a tmpfs needs root")
+        f, log = self.tmp / "f", self.tmp / "log"
+        with open(f, "wb") as fh:
+            fh.truncate(20 << 40)
+        p = run(["--name=r", f"--filename={f}", "--rw=read", "--bs=4k", "--offset=90%", "--size=5%",
+                 "--number_ios=1", f"--write_iolog={log}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(log.read_text(), rf"(?m)^\d+ {f} read {(20 << 40) * 9 // 10} 4096$")
+
 
 class Rounds(TmpDirCase):
     """io_size= past the region: fio's rounds of the region, each synced and read back before the next."""
