@@ -264,7 +264,8 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     c.nr_files = (uint32_t)paths.size();
     c.files = (plan_file *)plan_calloc(paths.size(), sizeof(plan_file));
     taus88 draws;
-    taus88_seed(&draws, fio_seed(d.spec, c, 7));
+    const uint64_t file_size_off = 7;  // fio's FIO_RAND_FILE_SIZE_OFF
+    taus88_seed(&draws, fio_seed(d.spec, c, file_size_off));
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
