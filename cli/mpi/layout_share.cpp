@@ -117,7 +117,8 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
         if (ops_->send(mine.data(), bytes, 0, TAG_SHARE, timeout_s_) ||
             ops_->recv(&buf, &len, 0, TAG_SHARE, &from, 2 * timeout_s_ + 1))
             rank0_lost(step);
-        memcpy(mine.data(), buf, std::min(len, bytes));
+        if (!mine.empty())  // an empty vector's data() may be null, which memcpy must not get
+            memcpy(mine.data(), buf, std::min(len, bytes));
         free(buf);
     } else {
         std::vector<std::vector<share_rec>> all(who_.nranks);
@@ -126,7 +127,8 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
             if (ops_->recv(&buf, &len, static_cast<int>(r), TAG_SHARE, &from, timeout_s_))
                 lost_ranks({r}, timeout_s_, step);
             all[r].resize(len / sizeof(share_rec));
-            memcpy(all[r].data(), buf, all[r].size() * sizeof(share_rec));
+            if (!all[r].empty())
+                memcpy(all[r].data(), buf, all[r].size() * sizeof(share_rec));
             free(buf);
         }
         assign_rounds(all);
