@@ -107,6 +107,23 @@ bool plan_fills_device(const struct plan_job *j)
 	return j->fill_device && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && !j->verify_only;
 }
 
+uint64_t plan_share_ppm(uint64_t x, uint32_t ppm)
+{
+	const uint64_t m = 1000000;
+
+	return x / m * ppm + x % m * ppm / m;
+}
+
+uint64_t plan_min_bs(const struct plan_job *j)
+{
+	uint64_t a = UINT64_MAX;
+
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
+			a = j->bs[d].min_bytes;
+	return a == UINT64_MAX ? 1 : a;
+}
+
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d)
 {
 	switch (rw) {

@@ -703,6 +703,12 @@ bool plan_rw_is_random(enum plan_rw rw);
 /* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
 bool plan_fills_device(const struct plan_job *j);
 
+/* x's share of ppm parts per million, without the overflow of x * ppm past 18 TB. */
+uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
+
+/* fio's rw_min_bs: the smallest block size set for any direction (1 when none is). */
+uint64_t plan_min_bs(const struct plan_job *j);
+
 /*
  * fio's queue defaults, applied once by the parser (and by plan-building test
  * helpers): iodepth_batch_complete_max unset or below the minimum becomes the

@@ -237,14 +237,11 @@ static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws)
 {
     if (!j.filesize_min_bytes)
         return j.size_bytes / nfiles;
-    uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes, min_bs = 0;
+    uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
     if (!span)
         return j.filesize_min_bytes;
-    for (const plan_bs &b : j.bs)
-        if (b.min_bytes && (!min_bs || b.min_bytes < min_bs))
-            min_bs = b.min_bytes;
     uint64_t size = j.filesize_min_bytes + (uint64_t)((double)span * (taus88_next(&draws) / 4294967296.0));
-    return min_bs ? size - size % min_bs : size;
+    return size - size % plan_min_bs(&j);
 }
 
 // fio's file_append (get_start_offset): a regular file's I/O starts at its end,

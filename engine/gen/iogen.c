@@ -293,18 +293,19 @@ static void start_phase(struct gen *g, bool window)
 /* io_size=, or io_size=N% of each file's region, summed as fio's setup_files does. */
 static uint64_t job_io_size(const struct gen *g)
 {
-	const uint64_t ppm = g->job->io_size_ppm, m = 1000000;
 	uint64_t sum = 0;
 
-	if (!ppm)
+	if (!g->job->io_size_ppm)
 		return g->job->io_size_bytes;
 	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += g->files[i].len / m * ppm + g->files[i].len % m * ppm / m;
+		sum += plan_share_ppm(g->files[i].len, g->job->io_size_ppm);
 	return sum ? sum : 1;
 }
 
 void gen_window(struct gen *g, bool time_based)
 {
+	uint64_t io_size;
+
 	start_phase(g, true);
 	/* fio's reset_all_stats zeroes io_issues when the ramp ends; the mix goes on. */
 	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
@@ -313,13 +314,14 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	}
 	g->limited = true;
-	g->limit_bytes = job_io_size(g) ? job_io_size(g) : gen_pass_bytes(g);
+	io_size = job_io_size(g);
+	g->limit_bytes = io_size ? io_size : gen_pass_bytes(g);
 	/*
 	 * fio: with filesize= the regions run to the files' ends and size= is the
 	 * job's amount; drawn random I/O is bounded by size= itself, not by the
 	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
 	 */
-	if (!job_io_size(g) && g->job->size_bytes &&
+	if (!io_size && g->job->size_bytes &&
 	    (g->offset_first || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
@@ -601,7 +603,7 @@ static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
 		return j->zone_range_bytes;
 	if (!j->zone_range_ppm)
 		return j->zone_size_bytes;
-	r = f->len / 1000000 * j->zone_range_ppm + f->len % 1000000 * j->zone_range_ppm / 1000000;
+	r = plan_share_ppm(f->len, j->zone_range_ppm);
 	return r >= 4096 ? r & ~(uint64_t)4095 : r;
 }
 

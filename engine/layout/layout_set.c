@@ -14,28 +14,10 @@
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 
-#define PPM 1000000ull
-
-static uint64_t min_bs(const struct plan_job *j)
-{
-	uint64_t a = UINT64_MAX;
-
-	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		if (j->bs[d].min_bytes && j->bs[d].min_bytes < a)
-			a = j->bs[d].min_bytes;
-	return a == UINT64_MAX ? 1 : a;
-}
-
 /* fio rounds a percentage offset up to offset_align, or else to the smallest block size. */
 static uint64_t offset_align(const struct plan_job *j)
 {
-	return j->offset_align_bytes ? j->offset_align_bytes : min_bs(j);
-}
-
-/* x's share ppm (parts per million), without the overflow of x * ppm past 18 TB. */
-static uint64_t share_of(uint64_t x, uint32_t ppm)
-{
-	return x / PPM * ppm + x % PPM * ppm / PPM;
+	return j->offset_align_bytes ? j->offset_align_bytes : plan_min_bs(j);
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -49,7 +31,7 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
 	if (f->offset_ppm)
-		s = align_up(share_of(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes),
+		s = align_up(plan_share_ppm(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes),
 			     offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
 	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
@@ -61,8 +43,8 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	 * block size as fio's.
 	 */
 	if (!f->region_bytes && f->size_ppm && (actual || j->filesize_min_bytes)) {
-		n = share_of(actual ? actual : f->size_bytes, f->size_ppm);
-		n -= n % min_bs(j);
+		n = plan_share_ppm(actual ? actual : f->size_bytes, f->size_ppm);
+		n -= n % plan_min_bs(j);
 	}
 	if (!n && actual > s)
 		n = actual - s;
