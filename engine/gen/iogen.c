@@ -290,18 +290,6 @@ static void start_phase(struct gen *g, bool window)
 	g->read_back_bytes = 0;
 }
 
-/* io_size=, or io_size=N% of each file's region, summed as fio's setup_files does. */
-static uint64_t job_io_size(const struct gen *g)
-{
-	uint64_t sum = 0;
-
-	if (!g->job->io_size_ppm)
-		return g->job->io_size_bytes;
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += plan_share_ppm(g->files[i].len, g->job->io_size_ppm);
-	return sum ? sum : 1;
-}
-
 void gen_window(struct gen *g, bool time_based)
 {
 	uint64_t io_size;
@@ -314,7 +302,7 @@ void gen_window(struct gen *g, bool time_based)
 		return;
 	}
 	g->limited = true;
-	io_size = job_io_size(g);
+	io_size = gen_io_size(g);
 	g->limit_bytes = io_size ? io_size : gen_pass_bytes(g);
 	/*
 	 * fio: with filesize= the regions run to the files' ends and size= is the
@@ -350,33 +338,6 @@ void gen_uncounted(struct gen *g)
 }
 
 /*
- * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n.  A
- * block that ends on the region's end ends the pass (size=1m bs=4k
- * rw=read:8k reads 86 blocks); one that ends before it, with the next offset
- * on or past the end, wraps to the start and the pass goes on to the region's
- * size (size=64k bs=4k rw=write:4k writes every other block twice); a block
- * that would straddle the end ends the pass short (fio's t0007: size=128m
- * bs=1m rw=read:512k reads 85 MiB).
- */
-static bool skip_wraps(const struct gen *g, uint64_t len)
-{
-	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
-	uint64_t bs = b->min_bytes, step = bs + g->skip, last_end;
-
-	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
-		return true;
-	last_end = (len - bs) / step * step + bs;
-	return last_end < len && last_end + g->skip >= len;
-}
-
-static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
-{
-	uint64_t bs = gen_bs_of(g, g->only_ddir)->min_bytes;
-
-	return skip_wraps(g, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
-}
-
-/*
  * A pass whose end wraps to the regions' start instead of ending fio's round:
  * sequential_stride's (DISKSPD -s), and holed I/O whose next offset falls past
  * the end (fio's get_next_seq_offset wraps it; the amount ends the round).
@@ -387,17 +348,7 @@ static bool pass_wraps(const struct gen *g)
 		return true;
 	if (!g->skip)
 		return false;
-	return g->random || g->mixed || g->job->zone_size_bytes || skip_wraps(g, g->files[0].len);
-}
-
-uint64_t gen_pass_bytes(const struct gen *g)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		/* Strided zones wrap to the region's start, so skips shorten no pass there. */
-		sum += g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
-	return sum;
+	return g->random || g->mixed || g->job->zone_size_bytes || gen_skip_wraps(g, g->files[0].len);
 }
 
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
@@ -487,7 +438,7 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
  */
 static bool loop_left(struct gen *g)
 {
-	uint64_t io_size = job_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes;
+	uint64_t io_size = gen_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes;
 
 	if (g->passes_left > 1) {
 		g->passes_left--;

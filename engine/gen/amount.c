@@ -1,0 +1,58 @@
+/*
+ * engine/gen/amount.c - how much a window does: a pass over the files (holed
+ * passes and the ones that wrap), and io_size= in bytes or as a percentage.
+ *
+ * Apart from iogen.c, which draws the I/Os, because these are the amounts
+ * fio's setup_files and keep_running weigh, asked once a window or a pass.
+ */
+#include "engine/gen/draw.h"
+#include "engine/gen/iogen.h"
+
+/* io_size=, or io_size=N% of each file's region, summed as fio's setup_files does. */
+uint64_t gen_io_size(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	if (!g->job->io_size_ppm)
+		return g->job->io_size_bytes;
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		sum += plan_share_ppm(g->files[i].len, g->job->io_size_ppm);
+	return sum ? sum : 1;
+}
+
+/*
+ * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n.  A
+ * block that ends on the region's end ends the pass (size=1m bs=4k
+ * rw=read:8k reads 86 blocks); one that ends before it, with the next offset
+ * on or past the end, wraps to the start and the pass goes on to the region's
+ * size (size=64k bs=4k rw=write:4k writes every other block twice); a block
+ * that would straddle the end ends the pass short (fio's t0007: size=128m
+ * bs=1m rw=read:512k reads 85 MiB).
+ */
+bool gen_skip_wraps(const struct gen *g, uint64_t len)
+{
+	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
+	uint64_t bs = b->min_bytes, step = bs + g->skip, last_end;
+
+	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
+		return true;
+	last_end = (len - bs) / step * step + bs;
+	return last_end < len && last_end + g->skip >= len;
+}
+
+static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
+{
+	uint64_t bs = gen_bs_of(g, g->only_ddir)->min_bytes;
+
+	return gen_skip_wraps(g, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
+}
+
+uint64_t gen_pass_bytes(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		/* Strided zones wrap to the region's start, so skips shorten no pass there. */
+		sum += g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes ? skip_pass_bytes(g, g->files[i].len) : g->files[i].len;
+	return sum;
+}
