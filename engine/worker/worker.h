@@ -475,9 +475,11 @@ bool worker_replay_next(struct worker *w);
 bool worker_replay_due(struct worker *w);
 void worker_replay_issued(struct worker *w, uint64_t start_ns);
 
-/* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write. */
+/* continue_on_error (fio's td_non_fatal_error): whether the job survives err in ddir (worker_io.c). */
+bool worker_may_continue(const struct worker *w, uint8_t ddir, int err);
+/* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write (worker_sync.c). */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
-/* A verify read failed: fatal unless continue_on_error allows read errors (worker_io.c). */
+/* A verify read failed: fatal unless continue_on_error allows read errors (worker_verify.c). */
 void worker_read_back_failed(struct worker *w, int err);
 /* fsync=N, fdatasync=N, a trace's flush: every file written to since the last sync (worker_sync.c). */
 void worker_sync_files(struct worker *w);

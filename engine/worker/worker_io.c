@@ -194,7 +194,7 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
  * survives (EILSEQ is a verify error whatever the direction), and of those only
  * the errnos in the kind's ignore_error list, by default EIO and EILSEQ.
  */
-static bool may_continue(const struct worker *w, uint8_t ddir, int err)
+bool worker_may_continue(const struct worker *w, uint8_t ddir, int err)
 {
 	const struct plan_job *j = w->job;
 	uint32_t kind = err == EILSEQ ? 2 : ddir == PLAN_DDIR_READ ? 0 : 1;
@@ -260,7 +260,7 @@ static bool check_result(struct worker *w, struct io_u *u)
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .what = plan_ddir_name(u->ddir));
 	}
-	if (may_continue(w, u->ddir, err))
+	if (worker_may_continue(w, u->ddir, err))
 		return false;
 	worker_fail(w, err);
 	return false;
@@ -299,28 +299,6 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 	}
 	if (w->io_extras)
 		complete_extras(w, u);
-}
-
-/* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
-void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
-{
-	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
-	if (may_continue(w, PLAN_DDIR_WRITE, err))
-		return;
-	worker_fail(w, err);
-}
-
-/*
- * A verify read that failed (recorded by the caller): as fio's, the job ends
- * there, before another round or write, unless continue_on_error allows a
- * read error; the error is the job's either way.
- */
-void worker_read_back_failed(struct worker *w, int err)
-{
-	if (may_continue(w, PLAN_DDIR_READ, err))
-		worker_set_error(w, err);
-	else
-		worker_fail(w, err);
 }
 
 /*

@@ -82,3 +82,12 @@ void worker_sync_end(struct worker *w)
 	sync_dirty(w, false, "end_fsync");
 	atomic_store_explicit(state, was, memory_order_relaxed);
 }
+
+/* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
+void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
+{
+	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
+	if (worker_may_continue(w, PLAN_DDIR_WRITE, err))
+		return;
+	worker_fail(w, err);
+}

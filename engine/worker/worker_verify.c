@@ -867,3 +867,16 @@ void worker_verify_verdict(struct worker *w)
 		return;
 	worker_set_error(w, EILSEQ);
 }
+
+/*
+ * A verify read that failed (recorded by the caller): as fio's, the job ends
+ * there, before another round or write, unless continue_on_error allows a
+ * read error; the error is the job's either way.
+ */
+void worker_read_back_failed(struct worker *w, int err)
+{
+	if (worker_may_continue(w, PLAN_DDIR_READ, err))
+		worker_set_error(w, err);
+	else
+		worker_fail(w, err);
+}
