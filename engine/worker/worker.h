@@ -390,6 +390,12 @@ void worker_cache_read_back(struct worker *w);
 /* Completes a short read or write (worker_short.c): true once all of u->len moved. */
 bool worker_finish_short(struct worker *w, struct io_u *u);
 /*
+ * A completion that moved less than u->len (worker_errors.c): finished if it
+ * was short, else recorded, and fatal unless allowed.  True when the I/O
+ * counts as done after all.
+ */
+bool worker_io_failed(struct worker *w, struct io_u *u);
+/*
  * True when, for at least CPU_BOUND_PCT of a window of at least
  * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
  * cpu_ns where schedstat is missing): it never waited for the device, so the
@@ -475,7 +481,7 @@ bool worker_replay_next(struct worker *w);
 bool worker_replay_due(struct worker *w);
 void worker_replay_issued(struct worker *w, uint64_t start_ns);
 
-/* continue_on_error (fio's td_non_fatal_error): whether the job survives err in ddir (worker_io.c). */
+/* continue_on_error (fio's td_non_fatal_error): whether the job survives err in ddir (worker_errors.c). */
 bool worker_may_continue(const struct worker *w, uint8_t ddir, int err);
 /* Records a failed fsync/fdatasync of file: the job's error, fatal unless continue_on_error=write (worker_sync.c). */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
@@ -511,7 +517,7 @@ struct worker_fault {
 	const char *what;		/* "read", "open", "submit", ...: copied */
 };
 
-/* Records f as one of the worker's errors (worker_io.c). */
+/* Records f as one of the worker's errors (worker_errors.c). */
 void worker_record_error(struct worker *w, const struct worker_fault *f);
 
 /* worker_error(w, .err = -ret, .file = f, .what = "open"): designated fields of a worker_fault. */
