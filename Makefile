@@ -134,6 +134,13 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The per-I/O loop and the generator it calls: -O3 lets gcc inline the reap and
+# the generator's short way into the loop, about 5% fewer instructions per null
+# I/O (bench's null rows).  The rest stays at -O2, which builds faster.
+ifeq ($(SANITIZE),)
+$(B)/engine/worker/worker_io.o $(B)/engine/gen/iogen.o: CFLAGS += -O3
+endif
+
 $(B)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<

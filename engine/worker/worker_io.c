@@ -321,7 +321,7 @@ static bool ddir_is_due(struct worker *w, uint8_t d)
  * the other direction when the drawn one is ahead of its schedule and the
  * other is not (as fio does), so one direction's limit never throttles both.
  */
-static uint8_t next_ddir(struct worker *w)
+__attribute__((noinline)) static uint8_t next_mixed_ddir(struct worker *w)
 {
 	uint8_t d = gen_pick_ddir(&w->gen), o;
 
@@ -329,6 +329,12 @@ static uint8_t next_ddir(struct worker *w)
 		return d;
 	o = gen_other_ddir(&w->gen, d);
 	return ddir_is_due(w, o) ? o : d;
+}
+
+/* Inline for a job of one direction, which has nothing to decide (a mix or trimwrite has). */
+static inline uint8_t next_ddir(struct worker *w)
+{
+	return w->gen.mixed || w->gen.trimwrite ? next_mixed_ddir(w) : w->gen.only_ddir;
 }
 
 /* Hands one prepared I/O to the engine.  False when the engine is full. */
