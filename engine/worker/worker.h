@@ -269,6 +269,7 @@ struct worker {
 	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
 	bool acct_extras;		/* an I/O has more to account than counts and latencies (worker_io.c) */
 	bool io_extras;			/* an I/O has more to do on its way than the plain path (worker_io.c) */
+	uint32_t max_turns;		/* issue-reap turns per loop trip (turn_again, worker_io.c) */
 	uint64_t ramp_end, win_end, cool_end;	/* 0 = none */
 	/*
 	 * A ramp that counts toward size= (not time_based): its I/O (and its
@@ -377,6 +378,7 @@ bool worker_trim_zeroed(const struct worker *w, uint32_t f, uint64_t chunk);
  * job has a minimum; check, at each completion, ends the job with an error
  * once a rate_cycle falls below it.
  */
+bool worker_rate_min_wanted(const struct worker *w);
 void worker_rate_min_start(struct worker *w);
 void worker_rate_min_check(struct worker *w);
 

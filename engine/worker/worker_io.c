@@ -3,7 +3,10 @@
  *
  * One loop serves every engine.  Sync engines complete inside queue(); async
  * ones keep up to iodepth I/Os in flight, submit once iodepth_batch_submit are
- * queued, and reap between iodepth_batch_complete_min and _max at a time.
+ * queued, and reap between iodepth_batch_complete_min and _max at a time.  A
+ * loop trip checks the phase and snapshot requests once, then issues and reaps;
+ * completions already fetched from the engine turn into new I/Os within the
+ * trip (turn_again), as a sync engine's I/Os go out in bursts.
  * Nothing here locks or allocates, except a copy of the results so far when
  * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
@@ -761,6 +764,19 @@ static bool remote_gave_up(struct worker *w)
 	return true;
 }
 
+/*
+ * Whether the loop turns again at once, without the snapshot poll and the
+ * phase update: an async engine at depth whose completions are already
+ * fetched turns each one into a new I/O, up to max_turns (its depth, as
+ * issue() bursts a sync engine's I/Os) while the phase lasts (the deadline
+ * is 0 once it drains).  A snapshot or a stop request waits at most those
+ * turns, a few microseconds.
+ */
+static bool turn_again(const struct worker *w, uint32_t turn)
+{
+	return w->ready_nr && turn < w->max_turns && !w->fatal && w->now < w->deadline;
+}
+
 void worker_loop(struct worker *w)
 {
 	w->burst = w->is_sync ? SYNC_BURST : w->depth;
@@ -773,23 +789,28 @@ void worker_loop(struct worker *w)
 	w->io_extras = io_has_extras(w);
 	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
+	/* What else a trip checks (rates, rate_min, latency targets) keeps one trip per I/O. */
+	w->max_turns = w->is_sync || w->io_extras || w->job->lat_target_ns || worker_rate_min_wanted(w) ?
+			       1 : w->depth;
 	for (;;) {
 		worker_snapshot_poll(w);
 		update_phase(w);
-		if (w->phase == WP_DRAIN) {
-			if (!w->inflight || w->fatal ||
-			    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
-			    remote_gave_up(w))
+		if (w->phase == WP_DRAIN &&
+		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
+		     remote_gave_up(w)))
+			break;
+		for (uint32_t turn = 1;; turn++) {
+			if (w->phase != WP_DRAIN)
+				issue(w);
+			if (w->nr_pending && !w->fatal)
+				commit(w);
+			if (w->inflight > w->nr_pending)
+				reap(w);
+			else if (w->blocked && w->wait_until)
+				idle(w);
+			if (!turn_again(w, turn))
 				break;
-		} else {
-			issue(w);
 		}
-		if (w->nr_pending && !w->fatal)
-			commit(w);
-		if (w->inflight > w->nr_pending)
-			reap(w);
-		else if (w->blocked && w->wait_until)
-			idle(w);
 		if (w->job->lat_target_ns)
 			worker_lat_target_check(w);
 	}

@@ -41,10 +41,15 @@ static uint64_t total_ios(const struct worker *w)
 	return n;
 }
 
+bool worker_rate_min_wanted(const struct worker *w)
+{
+	return has_min_rate(w->job) && !w->sh->fake;
+}
+
 void worker_rate_min_start(struct worker *w)
 {
 	w->rm.check_at = UINT64_MAX;
-	if (!has_min_rate(w->job) || w->sh->fake)
+	if (!worker_rate_min_wanted(w))
 		return;
 	w->rm.check_at = w->now + RATE_SETTLE_NS;
 	w->rm.cycle_from = 0;
