@@ -674,9 +674,10 @@ static void run(struct worker *w)
 		w->ramp_start = w->now;
 		/* fio counts what a ramp does toward size= (its files' passes go on). */
 		w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
-		if (w->ramp_counts)
+		if (w->ramp_counts) {
 			gen_window(&w->gen, false);
-		else
+			worker_rounds_window(w);	/* its rounds end as the window's do */
+		} else
 			gen_uncounted(&w->gen);
 		rates_start(w, w->now);
 		set_state(w, '/');

@@ -30,10 +30,17 @@ void worker_rounds_window(struct worker *w)
 	w->gen.round_pause = w->gen.limited && worker_rounds_wanted(w);
 }
 
+/* Bytes (or I/Os) read so far where a read-back counts them: the ramp's own counts inside a ramp. */
+static uint64_t reads_so_far(const struct worker *w, bool ios)
+{
+	if (w->ramp_counts && w->phase == WP_RAMP)
+		return ios ? w->ramp_ios[PLAN_DDIR_READ] : w->ramp_bytes[PLAN_DDIR_READ];
+	return ios ? w->res.ddir[PLAN_DDIR_READ].ios : w->res.ddir[PLAN_DDIR_READ].bytes;
+}
+
 /* A pass ended (gen.round_due): once its I/Os complete, its round ends, and the generator goes on. */
 void worker_rounds_end(struct worker *w)
 {
-	const struct res_ddir *rd = &w->res.ddir[PLAN_DDIR_READ];
 	uint64_t t0, read0, ios0;
 
 	worker_quiesce(w);
@@ -43,13 +50,13 @@ void worker_rounds_end(struct worker *w)
 	worker_sync_end(w);
 	/* fio starts each round's rate schedule afresh: no I/O fell due during the sync */
 	worker_rate_skip(w, clk_now(&w->clk) - t0);
-	read0 = rd->bytes;
-	ios0 = rd->ios;
+	read0 = reads_so_far(w, false);
+	ios0 = reads_so_far(w, true);
 	if (w->vf.maps && !w->fatal)
 		worker_verify_loop(w);
 	if (w->fatal)
 		return;	/* a mismatch ends the job: no round writes over it */
-	gen_round_done(&w->gen, rd->bytes - read0, rd->ios - ios0);
+	gen_round_done(&w->gen, reads_so_far(w, false) - read0, reads_so_far(w, true) - ios0);
 	w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 }

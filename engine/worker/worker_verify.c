@@ -501,11 +501,20 @@ static bool stopping(const struct worker *w)
 	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
 }
 
-/* One chunk read back as fio's verify reads count: bytes, one I/O, its latency. */
+/*
+ * One chunk read back as fio's verify reads count: bytes, one I/O, its latency.
+ * A round read back inside a ramp counts as the ramp's I/Os do (toward size=,
+ * and the results only if the job ends inside its ramp).
+ */
 static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
 {
 	struct res_ddir *d = &w->res.ddir[PLAN_DDIR_READ];
 
+	if (w->ramp_counts && w->phase == WP_RAMP) {
+		w->ramp_bytes[PLAN_DDIR_READ] += bytes;
+		w->ramp_ios[PLAN_DDIR_READ]++;
+		return;
+	}
 	d->bytes += bytes;
 	d->ios++;
 	if (!w->job->disable_clat)

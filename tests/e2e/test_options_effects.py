@@ -262,6 +262,19 @@ class Rounds(TmpDirCase):
                 got, _, _ = self.traced(tool, "ramp", "--size=64m", "--ramp_time=1ms", "--end_fsync=1")
                 self.assertEqual(got, ("w" * 64 + "S") * 3)
 
+    def test_rounds_inside_a_ramp_end_as_the_windows_do(self):
+        # The job's three rounds all end inside its ramp (the ramp outlasts the
+        # job; fio counts a ramp's I/O toward size=).  fio still syncs and reads
+        # back each round, and reports them all as the job never left its ramp.
+        # ioplan's generator ran the ramp's rounds as one: one sync (16 x 3
+        # writes, then S), and one read-back of 16 MiB of the 48.
+        for tool in (BIN, FIO) if FIO else (BIN,):
+            with self.subTest(tool=tool):
+                got, _, _ = self.traced(tool, "rs", "--ramp_time=60s", "--end_fsync=1")
+                self.assertEqual(got, ("w" * 16 + "S") * 3)
+                _, _, job = self.traced(tool, "rv", "--ramp_time=60s", "--verify=crc32c")
+                self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (48 << 20, 48 << 20))
+
     def test_a_round_reads_back_the_files_openfiles_closed(self):
         # openfiles=1 closes each file once its pass is issued; fio reopens them
         # for every round's read-back.  ioplan read back only the last round
