@@ -10,7 +10,8 @@ is a wrong test (it measures the machine): make test-loaded runs the whole suite
 with every core busy to find such tests.
 Each module runs in its own scratch working directory: files a job writes to
 its current directory (fio's verify state files, exec_prerun output) never
-land in the source tree.
+land in the source tree.  And in a session of its own: processes it leaves
+running when it ends are killed, and the module fails for them.
 
 --instrumented BIN runs the modules named by --instrumented-modules against BIN
 (the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
@@ -48,12 +49,61 @@ class Unit:
         return f"{self.name}{self.tag}"
 
 
+# Process groups of the modules running now, killed if the run is interrupted.
+RUNNING = set()
+
+
+def live_in_group(pgid: int) -> list:
+    """The processes of group pgid still running (zombies do not count: where
+    PID 1 does not reap orphans, as in this machine's VM, a headless chromium's
+    exited helpers stay behind as zombies that nothing can kill)."""
+    live = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            live.append(stat.parent.name)
+    return live
+
+
+def reap_group(pgid: int) -> bool:
+    """Kills what is left running of a module's process group; True when something was."""
+    if not live_in_group(pgid):
+        return False
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def run_unit(unit: Unit):
+    """Runs one module (or doctest binary) in a session of its own.
+
+    A test that fails before its cleanup can leave a server it started running
+    (a fio receiver waiting for a sender that never came).  Its session is
+    killed when the module ends, so nothing outlives the module, holds its
+    output open or uses the machine the next modules measure; the module is
+    failed for it, since a test must stop what it starts.
+    """
     t0 = time.monotonic()
     env = dict(os.environ, **unit.env)
-    with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as scratch:
-        proc = subprocess.run(unit.cmd, cwd=unit.cwd or scratch, env=env, capture_output=True, text=True)
-    return unit, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+    with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as scratch, \
+            tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(unit.cmd, cwd=unit.cwd or scratch, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        RUNNING.add(proc.pid)
+        rc = proc.wait()
+        left = reap_group(proc.pid)
+        RUNNING.discard(proc.pid)
+        out.seek(0)
+        text = out.read()
+    if left:
+        text += "\nrun.py: the module left processes running; they were killed\n"
+        rc = rc or 1
+    return unit, rc, text, time.monotonic() - t0
 
 
 def tally(out: str, counts: dict) -> None:
@@ -97,16 +147,29 @@ def last_line(out: str) -> str:
 def run_pool(units, width, verbose, counts, failed, durations):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, width)) as pool:
         futs = [pool.submit(run_unit, u) for u in units]
-        for fut in concurrent.futures.as_completed(futs):
-            unit, rc, out, secs = fut.result()
-            durations[unit.key()] = round(secs, 1)
-            print(f"{'ok  ' if rc == 0 else 'FAIL'} {unit.key():40s} {secs:6.1f}s  {last_line(out)}", flush=True)
-            if rc != 0 or verbose:
-                print(out)
-            if rc != 0:
-                failed.append(unit.key())
-            is_doctest = unit.tag == " [unit]"
-            (tally_doctest if is_doctest else tally)(out, counts["unit" if is_doctest else "e2e"])
+        try:
+            run_done(futs, verbose, counts, failed, durations)
+        except KeyboardInterrupt:
+            # The modules run in sessions of their own, out of the terminal's reach.
+            for fut in futs:
+                fut.cancel()
+            for pgid in list(RUNNING):
+                reap_group(pgid)
+            raise
+
+
+def run_done(futs, verbose, counts, failed, durations):
+    """Prints and tallies each unit as it ends."""
+    for fut in concurrent.futures.as_completed(futs):
+        unit, rc, out, secs = fut.result()
+        durations[unit.key()] = round(secs, 1)
+        print(f"{'ok  ' if rc == 0 else 'FAIL'} {unit.key():40s} {secs:6.1f}s  {last_line(out)}", flush=True)
+        if rc != 0 or verbose:
+            print(out)
+        if rc != 0:
+            failed.append(unit.key())
+        is_doctest = unit.tag == " [unit]"
+        (tally_doctest if is_doctest else tally)(out, counts["unit" if is_doctest else "e2e"])
 
 
 def module_units(args):
@@ -171,6 +234,8 @@ def main() -> int:
     # the default dispositions, as a terminal would.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    # A CI timeout's SIGTERM stops the modules too, as an interrupt does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if not os.environ.get("IOPLAN_BIN"):
         print("run.py: set IOPLAN_BIN to the ioplan binary under test", file=sys.stderr)
         return 2

@@ -282,6 +282,8 @@ class Net(NetCase):
                 out = self.tmp / "r.json"
                 fio = subprocess.Popen([FIO, "r.fio", "--output-format=json", f"--output={out}"], cwd=self.tmp,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                # A sender that never comes (ioplan failed to start) leaves fio waiting.
+                self.addCleanup(lambda f=fio: f.poll() is None and (f.kill(), f.wait()))
                 wait_until(lambda: fio.poll() is not None or port_listening(port, proto), 30,
                            f"fio to listen on {proto} port {port}")
                 p = run(["--name=s", "--ioengine=net", f"--protocol={proto}", f"--port={port}",
