@@ -87,11 +87,7 @@ void world::pulse(bool laying_out)
             heard_[from].store(mono_ns(), std::memory_order_relaxed);
         free(buf);
     }
-    for (void *&req : pulsing_) {
-        int done = 0;
-        if (req && (ops_->test(req, &done) != 0 || done))
-            req = nullptr;
-    }
+    reap_pulses();
     uint64_t now = mono_ns();
     if (!laying_out || now < next_pulse_ns_)
         return;
@@ -100,6 +96,20 @@ void world::pulse(bool laying_out)
     for (uint32_t r = 0; r < who_.nranks; r++)
         if (r != who_.rank && (who_.rank == 0 || r == 0) && !pulsing_[r])
             ops_->isend(&alive, sizeof(alive), static_cast<int>(r), TAG_PULSE, &pulsing_[r]);
+}
+
+// The module frees a send's request when a test finds it done:
+// true while a pulse is still in flight.
+bool world::reap_pulses()
+{
+    bool left = false;
+    for (void *&req : pulsing_) {
+        int done = 0;
+        if (req && (ops_->test(req, &done) != 0 || done))
+            req = nullptr;
+        left |= req != nullptr;
+    }
+    return left;
 }
 
 int world::layout_share(eng_shared_file *files, uint32_t n)

@@ -789,6 +789,11 @@ void world::leave()
         _exit(1);
     }
     watchdog dog(timeout_s_, "leaving the world (MPI_Finalize)");
+    // The supervisor stops testing the pulses when the run ends, and one sent
+    // at its last tick may still be in flight: MPI_Finalize wants every send
+    // completed, and only the test that finds it done frees its request.
+    for (uint64_t until = mono_ns() + static_cast<uint64_t>(timeout_s_ * 1e9); reap_pulses() && mono_ns() < until;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ops_->finalize();
 }
 

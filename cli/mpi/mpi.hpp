@@ -146,6 +146,7 @@ private:
     uint64_t next_pulse_ns_ = 0;       // supervisor: when this rank's next pulse is due
     std::vector<void *> pulsing_;      // supervisor: a pulse's send in flight, by destination
     std::atomic<eng *> eng_{nullptr};
+    bool reap_pulses();
     void share_hosts(const char *host);
     void assign_rounds(std::vector<std::vector<struct share_rec>> &all);
     int64_t arrive(const std::string &step, int64_t flag, uint64_t *start = nullptr);
