@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 
-from common import BIN, ROOT, TmpDirCase
+from common import BIN, MPI_ENV, ROOT, TmpDirCase
 
 REPLACE = [  # (shown, run) - applied in order
     ("examples/gnome-disks-sweep.svg", "{tmp}/sweep.svg"),
@@ -74,8 +74,7 @@ class Docs(TmpDirCase):
         if "mpirun " in cmd:  # README "Many hosts": as root Open MPI must be allowed; 2 cores need oversubscription
             if not shutil.which("mpirun"):
                 self.skipTest("mpirun is not installed (Debian: openmpi-bin)")
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                       OMPI_MCA_rmaps_base_oversubscribe="1")
+            env.update(MPI_ENV)
         p = subprocess.run(cmd, shell=True, cwd=self.tmp, capture_output=True, text=True, timeout=180,
                            executable="/bin/bash", env=env)
         self.assertEqual(p.returncode, 0, f"{cmd}\n{p.stderr[-2000:]}")

@@ -22,12 +22,9 @@ import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, TmpDirCase, ext4_loop, run, wait_for_stderr
+from common import BIN, MPI_ENV, TmpDirCase, ext4_loop, run, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
-# As root Open MPI refuses unless allowed; two cores need oversubscription for 4 ranks.
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 RANKS = 4
 SIZE = 256 * 1024
 
