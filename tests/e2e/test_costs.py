@@ -12,7 +12,11 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, FIO, TRACED_ENV, TmpDirCase, TmpfsCase
+from common import BIN, FIO, TRACED_ENV, VARIANT, TmpDirCase, TmpfsCase
+
+# A sanitizer build's runtime pays for ioplan's memory in pages, mappings and
+# instructions of its own: the costs measured here are the release build's.
+SANITIZED = VARIANT != "release"
 
 
 def usage_of(args, cwd=None, tool=BIN):
@@ -34,6 +38,8 @@ class BigJobFiles(TmpDirCase):
         text += [f"[job{i}]\nfilename={self.tmp}/f{i}\n" for i in range(sections)]
         return str(self.write(f"big{sections}.fio", "\n".join(text)))
 
+    @unittest.skipIf(SANITIZED, "ASan's redzones and its quarantine, which keeps each dropped job's memory "
+                                "mapped, are pages the release build never touches (3.4 a section, not 0.97)")
     def test_parse_only_touches_a_bounded_number_of_pages_per_section(self):
         # A section costs its plan job and its text, 0.97 pages now that each
         # job's spec is dropped as soon as it is planned (1.9 when every spec
@@ -85,7 +91,9 @@ class ManySmallFiles(TmpDirCase):
         per_file = (sum(b.values()) - sum(a.values())) / (big - small)
         grown = {k: b.get(k, 0) - a.get(k, 0) for k in b if b.get(k, 0) - a.get(k, 0) >= big - small}
         self.assertLess(per_file, 14, f"per file: {grown}")
-        for name in ("mmap", "munmap", "readlink", "statfs"):
+        # ASan's allocator maps its own regions as the heap grows (82 more mmaps at 500
+        # files than at 50): under a sanitizer the mappings counted are the runtime's.
+        for name in ("readlink", "statfs") if SANITIZED else ("mmap", "munmap", "readlink", "statfs"):
             self.assertLess(b.get(name, 0) - a.get(name, 0), (big - small) / 10, f"{name} per file: {grown}")
 
     def per_file(self, tool, *extra):
@@ -120,8 +128,7 @@ class LayoutMemory(TmpfsCase):
         shutil.rmtree(d)
         return usage.ru_maxrss
 
-    @unittest.skipIf(os.environ.get("IOPLAN_VARIANT", "release") != "release",
-                     "a sanitizer's own bookkeeping would be counted as ioplan's")
+    @unittest.skipIf(SANITIZED, "a sanitizer's own bookkeeping would be counted as ioplan's")
     def test_a_layout_of_many_files_takes_no_more_memory_a_file_than_fios(self):
         # A create_only worker held the generator's state for every file (424 bytes
         # each, and a random map for a random job) although no I/O follows: at
@@ -136,6 +143,8 @@ class LayoutMemory(TmpfsCase):
 
 
 @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
+@unittest.skipIf(SANITIZED, "valgrind cannot run a sanitizer build (ASan's runtime exits at once under it, and "
+                            "valgrind 3.19 cannot read clang's debug information); the count is the release build's")
 class PreflightGrowth(TmpDirCase):
     def instructions(self, n):
         """Instructions of the preflight alone over n missing files (each job's error, as fio's)."""

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, VARIANT, TmpDirCase, run
 
 GNU_TIME = shutil.which("time") or "/usr/bin/time"
 
@@ -30,6 +30,8 @@ class ParseOnlyGrowth(TmpDirCase):
             self.assertEqual(p.stdout + p.stderr, "")
             return int(t.read().split()[-1])
 
+    @unittest.skipIf(VARIANT != "release", "ASan holds freed memory in quarantine, so every dropped job stays "
+                                           "resident: 8-10 KB a section, and 27 MiB of runtime at one section")
     def test_a_section_costs_under_400_bytes(self):
         # 140 B now (a dropped job's name).  Before: 3,563 B a section (a 2,296 B
         # planned job each, and their copies), then 720 B (the whole document).
