@@ -52,6 +52,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 JOBS := $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC))
 
 B := build/$(VARIANT)
+T_IO_URING := build/fio-build/t/io_uring
 BIN := $(if $(SANITIZE),$(B)/ioplan,ioplan)
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror
@@ -362,7 +363,8 @@ $(FIO_SRC_STAMP):
 
 # fio's t/io_uring, the device limit `make bench` compares ioplan's io_uring with, built
 # from the same source package (configure without -march=native, then its one target).
-T_IO_URING := build/fio-build/t/io_uring
+# T_IO_URING is set near the top: bench: names it as a prerequisite, and a variable
+# set below a rule's line is still empty there.
 $(T_IO_URING): $(FIO_SRC_STAMP)
 	@rm -rf build/fio-build && mkdir -p build/fio-build
 	@tar -xzf build/apt-src/fio_3.33.orig.tar.gz -C build/fio-build --strip-components=1
