@@ -48,3 +48,30 @@ class Tally(TmpDirCase):
 
     def test_a_module_that_dies_is_a_failure(self):
         self.assertEqual(self.counts(DIE="1"), {"passed": 0, "failed": 1, "skipped": 0})
+
+
+LEAKER = '''import subprocess, sys, time
+subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL)
+print("Ran 1 test in 0.001s\\n\\nOK")
+'''
+
+
+class Leftovers(TmpDirCase):
+    def test_a_module_that_leaves_a_process_running_fails_and_the_process_is_killed(self):
+        # A test that failed before its cleanup left a fio receiver running for
+        # half an hour; a leftover holding the module's output would hang the suite.
+        (self.tmp / "leaker.py").write_text(LEAKER)
+        unit = e2e_run.Unit("leaker", [sys.executable, str(self.tmp / "leaker.py")])
+        _, rc, out, _ = e2e_run.run_unit(unit)
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("left processes running; they were killed", out)
+        left = subprocess.run(["pgrep", "-f", "^sleep 300$"], capture_output=True, text=True)
+        self.assertEqual(left.stdout, "", "the module's sleep outlived it")
+
+    def test_a_module_that_stops_what_it_starts_passes(self):
+        (self.tmp / "tidy.py").write_text(LEAKER.replace('subprocess.Popen(["sleep", "300"], '
+                                                         'stdout=subprocess.DEVNULL)',
+                                                         'subprocess.run(["true"])'))
+        _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("tidy", [sys.executable, str(self.tmp / "tidy.py")]))
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("left processes running", out)
