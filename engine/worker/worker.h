@@ -389,6 +389,18 @@ void worker_pass_bytes(struct worker *w, uint64_t bytes);
 /* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
 void worker_cache_read_back(struct worker *w);
 
+/* Inside a ramp that counts toward size=: I/O done now is the ramp's (ramp_bytes, ramp_ios). */
+static inline bool worker_in_counted_ramp(const struct worker *w)
+{
+	return w->ramp_counts && w->phase == WP_RAMP;
+}
+
+static inline void worker_ramp_count(struct worker *w, uint8_t ddir, uint64_t bytes)
+{
+	w->ramp_bytes[ddir] += bytes;
+	w->ramp_ios[ddir]++;
+}
+
 /* Completes a short read or write (worker_short.c): true once all of u->len moved. */
 bool worker_finish_short(struct worker *w, struct io_u *u);
 /*

@@ -184,10 +184,8 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 		;
 	else if (u->counted && w->counting)
 		account(w, u, now);
-	else if (w->ramp_counts && w->phase == WP_RAMP && !(u->nostat & IOE_NOSTAT_BYTES)) {
-		w->ramp_bytes[u->ddir] += (uint64_t)u->result;
-		w->ramp_ios[u->ddir]++;
-	}
+	else if (worker_in_counted_ramp(w) && !(u->nostat & IOE_NOSTAT_BYTES))
+		worker_ramp_count(w, u->ddir, (uint64_t)u->result);
 	if (w->ioe.dropped) {
 		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
 		if (u->counted && w->counting)

@@ -33,7 +33,7 @@ void worker_rounds_window(struct worker *w)
 /* Bytes (or I/Os) read so far where a read-back counts them: the ramp's own counts inside a ramp. */
 static uint64_t reads_so_far(const struct worker *w, bool ios)
 {
-	if (w->ramp_counts && w->phase == WP_RAMP)
+	if (worker_in_counted_ramp(w))
 		return ios ? w->ramp_ios[PLAN_DDIR_READ] : w->ramp_bytes[PLAN_DDIR_READ];
 	return ios ? w->res.ddir[PLAN_DDIR_READ].ios : w->res.ddir[PLAN_DDIR_READ].bytes;
 }

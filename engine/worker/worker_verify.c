@@ -510,9 +510,8 @@ static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
 {
 	struct res_ddir *d = &w->res.ddir[PLAN_DDIR_READ];
 
-	if (w->ramp_counts && w->phase == WP_RAMP) {
-		w->ramp_bytes[PLAN_DDIR_READ] += bytes;
-		w->ramp_ios[PLAN_DDIR_READ]++;
+	if (worker_in_counted_ramp(w)) {
+		worker_ramp_count(w, PLAN_DDIR_READ, bytes);
 		return;
 	}
 	d->bytes += bytes;
