@@ -91,6 +91,11 @@ struct ioe_ops {
 	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
 	bool remote;			/* a peer or export the job names (net, nbd): no local file, data verified */
 	/*
+	 * queue() completes with no work worth timing (null): a sync I/O takes the
+	 * clock read ioplan already has as its start instead of a fresh one.
+	 */
+	bool instant;
+	/*
 	 * Why this build cannot run the engine (its library was missing at build
 	 * time: the engine's file then builds only this stub), NULL when it can.
 	 * --enghelp lists it as unavailable; a job that asks for it is refused.

@@ -81,6 +81,7 @@ const struct ioe_ops ioe_null = {
 	.id = PLAN_IOENGINE_NULL,
 	.no_open = true,
 	.no_layout = true,		/* as fio's FIO_DISKLESSIO: it touches no file */
+	.instant = true,
 	.init = null_init,
 	.exit = null_exit,
 	.queue = null_queue,

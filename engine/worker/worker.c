@@ -406,6 +406,7 @@ static int open_engine(struct worker *w)
 	}
 	w->ioe_open = true;
 	w->is_sync = w->ioe.is_sync;
+	w->stamp_each = w->is_sync && !w->ioe.ops->instant;
 	return 0;
 }
 

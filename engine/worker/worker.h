@@ -228,6 +228,12 @@ struct worker {
 	struct ioe ioe;
 	bool ioe_open;
 	bool is_sync;
+	/*
+	 * A sync I/O's start is a clock read made just before queue(), so its
+	 * latency is the engine's alone (fio's issue_time); a stamp left from the
+	 * last completion would add ioplan's own work between the two I/Os.
+	 */
+	bool stamp_each;
 	struct bufpool bufs;
 	struct buffill fill;
 	bool vary_writes;		/* random content: vary each write cheaply */

@@ -247,7 +247,7 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->counted = w->phase == WP_RUN;
 	if (w->io_extras)
 		prepare_extras(w, u);
-	if (!w->stamp_ok)
+	if (!w->stamp_ok || w->stamp_each)
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 	u->start_ns = w->now;

@@ -174,6 +174,29 @@ class Engines(TmpDirCase):
                     self.assertGreater(counts["ioplan"], 200, counts)
                     self.assertGreater(counts["fio"], 200, counts)
 
+    def test_a_sync_ios_latency_is_the_engines_alone(self):
+        # fio times a sync I/O from just before queue(): the latency is the system call's.
+        # ioplan's clock read for it comes there too, so its own work between two I/Os
+        # (accounting the last, drawing the next) is in neither: each I/O starts after
+        # the one before it ended.  The null engine has nothing to time and keeps the
+        # read it already has (its I/Os follow one another without a gap).
+        def trace(engine, *extra):
+            p = run(["--name=j", "--filename=data", "--size=256k", "--bs=4k", "--rw=randread",
+                     f"--ioengine={engine}", "--io_trace=64", *extra, "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            ios = json.loads(p.stdout)["ioplan"]["traces"][0]["ios"]
+            ends = ios["t_ns"]
+            starts = [t - lat for t, lat in zip(ends, ios["lat_ns"])]
+            return [starts[i] - ends[i - 1] for i in range(1, len(ends))]
+
+        for engine in ("psync", "sync", "pvsync2"):
+            with self.subTest(engine):
+                gaps = trace(engine)
+                self.assertEqual(len(gaps), 63)
+                self.assertGreater(min(gaps), 0, gaps)
+        gaps = trace("null")
+        self.assertGreaterEqual(gaps.count(0), 60, gaps)
+
     def test_unknown_engine_lists_the_new_ones(self):
         p = run(["--name=j", "--ioengine=windowsaio", "--size=1m"], cwd=self.tmp)
         self.assertNotEqual(p.returncode, 0)
