@@ -95,7 +95,7 @@ job_spec default_spec()
     std::memset(&j.pj, 0, sizeof j.pj);
     j.pj.repeat = 1;
     for (const option &o : options())
-        if (o.def)
+        if (o.def && !o.engine_opt) // engine options' defaults: engine_value_of
             o.apply(j, o, o.def);
     j.pj.startdelay_max_ns = j.pj.startdelay_min_ns;
     j.randseed_set = false; // the default seed is not the user's randseed=
@@ -103,6 +103,22 @@ job_spec default_spec()
     j.verify_set = false; // verify=none by default: verify_pattern then picks the pattern check
     j.pj.thinktime_blocks_set = false; // thinktime_iotime alone thinks by time only, as fio
     return j;
+}
+
+const engine_value *engine_value_of(const job_spec &s, const std::string &name)
+{
+    static const std::map<std::string, engine_value> defaults = [] {
+        job_spec j;
+        for (const option &o : options())
+            if (o.def && o.engine_opt)
+                o.apply(j, o, o.def);
+        return j.engine_values;
+    }();
+    auto v = s.engine_values.find(name);
+    if (v != s.engine_values.end())
+        return &v->second;
+    v = defaults.find(name);
+    return v == defaults.end() ? nullptr : &v->second;
 }
 
 } // namespace parser

@@ -53,8 +53,8 @@ void check_engine_required(const job_def &d)
     const plan_engopts *t = plan_engopts_of(e);
     for (uint32_t i = 0; i < t->nr; i++) {
         const plan_engopt &o = t->opts[i];
-        auto v = d.spec.engine_values.find(o.name);
-        if (o.required && (v == d.spec.engine_values.end() || (!v->second.i && v->second.s.empty())))
+        const engine_value *v = engine_value_of(d.spec, o.name);
+        if (o.required && (!v || (!v->i && v->s.empty())))
             fail(d.header, "job '" + job_name(d) + "': ioengine=" + plan_ioengine_name(e) + " needs " + o.name +
                                "= (" + o.required + ")");
     }
@@ -376,15 +376,15 @@ static void *engine_opts_blob(const job_spec &s)
         throw std::bad_alloc();
     for (uint32_t i = 0; i < t->nr; i++) {
         const plan_engopt &o = t->opts[i];
-        auto v = s.engine_values.find(o.name);
-        if (v == s.engine_values.end())
+        const engine_value *v = engine_value_of(s, o.name);
+        if (!v)
             continue;
         if (o.type == PLAN_ENGOPT_STRING)
-            *(char **)(blob + o.off) = v->second.s.empty() ? nullptr : plan_strdup(v->second.s.c_str());
+            *(char **)(blob + o.off) = v->s.empty() ? nullptr : plan_strdup(v->s.c_str());
         else if (o.type == PLAN_ENGOPT_BOOL || o.type == PLAN_ENGOPT_FLAG)
-            *(bool *)(blob + o.off) = v->second.i != 0;
+            *(bool *)(blob + o.off) = v->i != 0;
         else
-            *(long long *)(blob + o.off) = v->second.i;
+            *(long long *)(blob + o.off) = v->i;
     }
     return blob;
 }
@@ -651,14 +651,14 @@ const loc &ss_loc(const job_def &d)
 
 long long engine_int(const job_spec &s, const char *name)
 {
-    auto v = s.engine_values.find(name);
-    return v == s.engine_values.end() ? 0 : v->second.i;
+    const engine_value *v = engine_value_of(s, name);
+    return v ? v->i : 0;
 }
 
 std::string engine_text(const job_spec &s, const char *name)
 {
-    auto v = s.engine_values.find(name);
-    return v == s.engine_values.end() ? "" : v->second.s;
+    const engine_value *v = engine_value_of(s, name);
+    return v ? v->s : "";
 }
 
 plan_builder::plan_builder(bool check_only, bool keep_names)

@@ -107,6 +107,26 @@ static bool same_plan(const job_spec &a, const job_spec &b)
     return a.kb_base == b.kb_base && !memcmp(&a.pj, &b.pj, sizeof a.pj) && a.engine_values == b.engine_values;
 }
 
+// Engine options' defaults live once in the table, not in each job_spec (a
+// spec is copied for every section): a default reads as the same value given.
+TEST_CASE("an engine option's default reads as if given, without being in the spec")
+{
+    job_spec d = default_spec(), given = default_spec();
+    CHECK(d.engine_values.empty());
+    const option *o = find_option("cpuchunks");
+    REQUIRE(o);
+    REQUIRE(o->def);
+    o->apply(given, *o, o->def);
+    const engine_value *dv = engine_value_of(d, "cpuchunks"), *gv = engine_value_of(given, "cpuchunks");
+    REQUIRE(dv);
+    REQUIRE(gv);
+    CHECK(dv->i == gv->i);
+    CHECK(dv->i > 0);
+    o->apply(given, *o, "7");
+    CHECK(engine_value_of(given, "cpuchunks")->i != dv->i);
+    CHECK(engine_value_of(d, "hostname") == nullptr); // no default: absent until given
+}
+
 // The value in the table is what lands in the plan: choices with different
 // values give different plans, and synonyms (same value, no parameter) the same.
 TEST_CASE("every choice of every option applies and sets its value")
