@@ -270,7 +270,8 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
     e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
-    e.substituted = src.substituted || (st.text + st.value).find("${") != std::string::npos;
+    e.substituted = src.substituted || st.text.find("${") != std::string::npos ||
+                    st.value.find("${") != std::string::npos;
     e.comments = std::move(pending_comments_);
     pending_comments_.clear();
     if (st.has_comment)
@@ -308,10 +309,13 @@ std::string expand_vars(const std::string &text, loc at, const ini_options &opts
     std::string out;
     int base = at.col;
     for (size_t i = 0; i < text.size(); i++) {
-        if (text.compare(i, 2, "${") != 0) {
-            out += text[i];
-            continue;
+        size_t open = text.find("${", i);
+        if (open == std::string::npos) { // the rest is plain text, copied at once
+            out.append(text, i, std::string::npos);
+            break;
         }
+        out.append(text, i, open - i);
+        i = open;
         size_t close = text.find('}', i);
         at.col = base + (int)i;
         if (close == std::string::npos)
