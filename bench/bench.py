@@ -87,7 +87,14 @@ POOLED_NOTE = "* pooled: from all rounds' samples at once (summed CPU ticks, mer
 
 # One line of the table: values are the per-round ratios, figure what the row
 # says (median, or pooled), ci half its 95% interval.
-Row = collections.namedtuple("Row", "name label values target figure ci")
+Row = collections.namedtuple("Row", "name label values target figure ci device", defaults=(False,))
+
+# A device-bound row compares two tools each waiting on the same disk: at parity its
+# figure lands either side of 1.0 by the device's noise alone (QD1 reads of about
+# 100 us here move by +-3-7% at 95%), so a target of parity is judged on the row's
+# interval: past the target but reaching it is "within ci", past it with the whole
+# interval is MISSED.  How much of a latency is the tool's own is measured where no
+# device blurs it (psync-qd1-cache-lat, the CPU rows), and those stay strict.
 
 # rounds: the workload's own minimum, for one whose round takes long (None = the run's).
 Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device rounds",
@@ -392,12 +399,21 @@ def machine():
     return f"{model}, {os.cpu_count()} CPUs, Linux {platform.release()}"
 
 
-def check(value, target):
+def check(value, target, noise=None):
+    """The verdict on a figure.  noise (half its 95% interval) is given for a
+    device-bound row: there a figure past its target whose interval still reaches
+    it is "within ci", not a miss (see DEVICE_NOISE)."""
     if target is None:
         return ""
     op, bound = target
     ok = value >= bound if op == ">=" else value <= bound
+    if not ok and noise is not None and (value + noise >= bound if op == ">=" else value - noise <= bound):
+        return f"{op} {bound:<5} within ci"
     return f"{op} {bound:<5} {'ok' if ok else 'MISSED'}"
+
+
+def verdict(row):
+    return check(row.figure, row.target, row.ci if row.device else None)
 
 
 def run_round(wl, r):
@@ -482,7 +498,7 @@ def run_workload(wl, rounds):
             continue
         if deadline is None:
             deadline = t0 + max(2 * (time.monotonic() - t0), MIN_BUDGET)
-        rows = [s.row(wl.name) for s in series]
+        rows = [s.row(wl.name)._replace(device=wl.device) for s in series]
         if time.monotonic() >= deadline or all(map(row_settled, rows)):
             return rows
 
@@ -501,7 +517,7 @@ def change(label, now, before):
 
 
 def print_row(row, before):
-    verdict = check(row.figure, row.target)
+    said = verdict(row)
     moved = ""
     if before is not None:
         moved, _ = change(row.label, row.figure, before)
@@ -511,7 +527,7 @@ def print_row(row, before):
         ci = f"+-{div(row.ci, abs(row.figure)) * 100:.1f}%"
     spread = f"[{min(row.values):.3f} .. {max(row.values):.3f}]"
     print(f"{row.name:<22} {row.label:<22} {row.figure:>9.3f} {ci:>8}  {spread:<18} {len(row.values):>3}  "
-          f"{verdict:<15} {moved}".rstrip(), flush=True)
+          f"{said:<15} {moved}".rstrip(), flush=True)
 
 
 def load_saved(path, mode):
@@ -753,7 +769,7 @@ def run_all(wls, args, only):
         for row in got:
             prev = args.before.get(f"{row[0]}/{row[1]}")
             print_row(row, prev["figure"] if prev else None)
-            missed += "MISSED" in check(row.figure, row.target)
+            missed += "MISSED" in verdict(row)
         rows += got
     return rows, missed
 

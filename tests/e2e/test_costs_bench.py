@@ -38,6 +38,19 @@ class Arithmetic(unittest.TestCase):
         self.assertAlmostEqual(bench.pool_per_io([(1.0, 1000), (3.0, 1000)]), 0.002)
         self.assertAlmostEqual(bench.pool_per_io([(1.0, 100), (3.0, 900)]), 0.004)
 
+    def test_a_device_rows_miss_within_its_interval_is_not_a_miss(self):
+        # A device-bound row past its parity target but whose 95% interval reaches it
+        # says so ("within ci") and does not fail the run; the whole interval past it does.
+        row = bench.Row("qd1", "p50 latency ratio*", [1.0], ("<=", 1.0), 1.02, 0.03, True)
+        self.assertIn("within ci", bench.verdict(row))
+        self.assertIn("MISSED", bench.verdict(row._replace(ci=0.01)))
+        self.assertIn("ok", bench.verdict(row._replace(figure=0.99)))
+        iops = bench.Row("qd32", "IOPS ratio", [1.0], (">=", 1.0), 0.98, 0.03, True)
+        self.assertIn("within ci", bench.verdict(iops))
+        # A row the tool alone decides stays strict, whatever its interval.
+        self.assertIn("MISSED", bench.verdict(row._replace(device=False)))
+        self.assertIn("MISSED", bench.verdict(iops._replace(device=False, figure=7.8, ci=0.8, target=(">=", 8.0))))
+
     def test_change_is_relative_for_ratios_and_in_points_for_percentages(self):
         self.assertEqual(bench.change("IOPS ratio", 1.09, 1.0), ("+9.0%", True))
         self.assertEqual(bench.change("IOPS ratio", 0.88, 1.0), ("-12.0%", False))
