@@ -18,11 +18,11 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_until
+from common import BIN, FIO, ROOT, TmpDirCase, flip, run, run_fio, wait_until
 
 BS = 4096
 SIZE = 64 * BS
-FIO_EXAMPLES = pathlib.Path("/tmp/fio333/examples")
+FIO_EXAMPLES = ROOT / "build" / "fio-src" / "examples"   # make fio-examples
 NBDKIT = shutil.which("nbdkit")
 LOSETUP = shutil.which("losetup")
 
