@@ -33,6 +33,7 @@ import platform
 import random
 import re
 import shutil
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -118,8 +119,16 @@ class Proc:
         peak = tempfile.NamedTemporaryFile(mode="r")
         timed = os.access(GNU_TIME, os.X_OK)
         wrap = [GNU_TIME, "-o", peak.name, "-f", "%M"] if timed else []
-        child = subprocess.Popen(wrap + list(argv), cwd=cwd, stdout=out, stderr=err)
-        _, status, ru = os.wait4(child.pid, 0)
+        # Its own process group (the session, and so the scheduling group, stays the
+        # harness's): an interrupt or SIGTERM kills the tool under GNU time too, so
+        # nothing writes into the scratch directory while it is removed.
+        child = subprocess.Popen(wrap + list(argv), cwd=cwd, stdout=out, stderr=err, process_group=0)
+        try:
+            _, status, ru = os.wait4(child.pid, 0)
+        except BaseException:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            raise
         child.returncode = os.waitstatus_to_exitcode(status)
         self.wall = time.monotonic() - t0
         self.rc = child.returncode
@@ -774,7 +783,16 @@ def run_all(wls, args, only):
     return rows, missed
 
 
+def stop(signum, _frame):
+    """SIGTERM or SIGHUP (a CI timeout, a closed terminal) ends the run as an interrupt
+    does: the running tool is killed and the scratch directories (gigabytes of test
+    files) are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def main():
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--device-rounds", type=int, default=None,

@@ -10,11 +10,13 @@ import importlib.util
 import json
 import math
 import os
+import pathlib
+import signal
 import subprocess
 import sys
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase
+from common import BIN, FIO, ROOT, TmpDirCase, wait_until
 
 SCRIPT = ROOT / "bench" / "bench.py"
 spec = importlib.util.spec_from_file_location("bench", SCRIPT)
@@ -126,6 +128,45 @@ class Runs(TmpDirCase):
         self.assertIn("vs last run: no earlier run of this mode", p.stdout)
         rows = json.loads((self.tmp / "last.json").read_text())["quick"]["rows"]
         self.assertEqual(set(rows), {"psync-qd1-lat/p50 latency ratio*", "psync-qd1-lat/p99 latency ratio*"})
+
+    def test_sigterm_leaves_no_tool_running_and_no_scratch_files(self):
+        # A CI timeout's SIGTERM in the middle of a disk row: the tool under GNU time is
+        # killed and the scratch directories (the disk rows' 1 GiB files) are removed.
+        env = dict(os.environ, IOPLAN_BIN=BIN)
+        p = subprocess.Popen([sys.executable, str(SCRIPT), "--rounds", "1", "--device-rounds", "1",
+                              "--dir", str(self.tmp), "--save", "", "--only", "psync-qd1-lat"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+        def running():
+            """The tools the harness started (its children's children) and the scratch files."""
+            kids = subprocess.run(["pgrep", "-g", str(p.pid) + "," + ",".join(self.groups(p.pid))],
+                                  capture_output=True, text=True).stdout.split()
+            return [k for k in kids if int(k) != p.pid], list(self.tmp.glob("ioplan-bench-*/bench.psync"))
+
+        try:
+            wait_until(lambda: running()[1] and running()[0], timeout=120, what="a psync run on its file")
+            p.send_signal(signal.SIGTERM)
+            p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM)
+        self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
+        self.assertEqual(running()[0], [])
+
+    @staticmethod
+    def groups(pid):
+        """The process groups of pid's children: each tool run is a group of its own."""
+        out = []
+        for d in pathlib.Path("/proc").glob("[0-9]*"):
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:   # ppid
+                out.append(fields[2])  # pgrp
+        return out or [str(pid)]
 
     def test_bad_round_counts_are_refused(self):
         p = self.bench("--rounds", "0")
