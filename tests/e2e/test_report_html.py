@@ -38,10 +38,11 @@ PROBE = """<script>
 </script>"""
 
 
-def browser(args, timeout=90):
+def browser(args, profile, timeout=90):
+    """Headless chromium without a network; profile: its user data directory, inside
+    the test's own so that nothing of it outlives the test."""
     cmd = [UNSHARE, "-n", CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--no-first-run", "--user-data-dir=" + os.environ.get("IOPLAN_CHROMIUM_PROFILE", "/tmp/ioplan-chromium"),
-           *args]
+           "--no-first-run", f"--user-data-dir={profile}", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -85,10 +86,6 @@ def json_at(doc, key):
 class Page(TmpDirCase):
     RUN = ["--preset=default", "--runtime=0.3s"]
 
-    def setUp(self):
-        super().setUp()
-        os.environ.setdefault("IOPLAN_CHROMIUM_PROFILE", str(self.tmp / "profile"))
-
     def result(self, name):
         p = run([*self.RUN, f"--directory={self.tmp}", "--output-format=json", f"--output={self.tmp / name}"])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -104,7 +101,7 @@ class Page(TmpDirCase):
             probed = page.with_name("probed-" + page.name)
             probed.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
             page = probed
-        p = browser(["--dump-dom", page.as_uri()])
+        p = browser(["--dump-dom", page.as_uri()], self.tmp / "profile")
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         d = Dom()
         d.feed(p.stdout)
@@ -112,7 +109,7 @@ class Page(TmpDirCase):
 
     def screenshot(self, page, name):
         png = self.tmp / name
-        p = browser(["--window-size=1200,2400", f"--screenshot={png}", page.as_uri()])
+        p = browser(["--window-size=1200,2400", f"--screenshot={png}", page.as_uri()], self.tmp / "profile")
         self.assertTrue(png.exists(), p.stderr[-2000:])
         if SCREENSHOT_DIR:
             shutil.copy(png, pathlib.Path(SCREENSHOT_DIR) / name)
