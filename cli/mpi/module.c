@@ -165,14 +165,19 @@ static int m_isend(const void *buf, size_t len, int dest, int tag, void **req)
 	return 0;
 }
 
-/* Whether a posted send is done (*done 1: req is freed). */
+/*
+ * Whether a posted send is done (*done 1: req is freed).  A failed test frees
+ * req too: every caller forgets a request whose test failed.
+ */
 static int m_test(void *req, int *done)
 {
 	MPI_Request *r = req;
 
 	*done = 0;
-	if (LOCKED(MPI_Test(r, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+	if (LOCKED(MPI_Test(r, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+		free(r);
 		return -EIO;
+	}
 	if (*done)
 		free(r);
 	return 0;

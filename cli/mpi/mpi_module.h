@@ -43,7 +43,7 @@ struct ioplan_mpi_ops {
 	int (*send)(const void *buf, size_t len, int dest, int tag, double timeout_s);
 	/* From src (-1: any rank): *buf malloc'ed, *len, *from the sender. */
 	int (*recv)(void **buf, size_t *len, int src, int tag, int *from, double timeout_s);
-	/* Non-blocking send: *req until test() says done (then freed); buf kept till then. */
+	/* Non-blocking send: *req until test() says done or fails (then freed); buf kept till then. */
 	int (*isend)(const void *buf, size_t len, int dest, int tag, void **req);
 	int (*test)(void *req, int *done);
 	void (*abort_world)(int code);
