@@ -312,8 +312,20 @@ class Net(NetCase):
         text = text.replace("size=100m", "size=64k\nruntime=30").replace("port=10000", f"port={free_port()}")
         rc, fig, err = self.run_job("ioplan", text)
         self.assertEqual(rc, 0, err)
-        self.assertEqual(fig, {"pingpong_reader": (0, 65536, 0), "normal_reader": (0, 65536, 0),
-                               "pingpong_writer": (0, 0, 65536)})
+        # The writer waits for each echo of the pingpong reader, so those two move every
+        # byte.  Nothing paces it to the normal reader: on a busy machine (the sanitizer
+        # build under the test pool) that one can miss datagrams its socket had no room
+        # for, and each one missed is counted (fio's dropped=), never lost from the sum.
+        normal = self.normal_reader(self.tmp / "ioplan.json")
+        self.assertEqual({k: v for k, v in fig.items() if k != "normal_reader"},
+                         {"pingpong_reader": (0, 65536, 0), "pingpong_writer": (0, 0, 65536)})
+        self.assertEqual(normal["error"], 0)
+        self.assertGreater(normal["read"]["io_bytes"], 0)
+        self.assertEqual(normal["read"]["io_bytes"] + 64 * normal["read"]["drop_ios"], 65536, normal["read"])
+
+    @staticmethod
+    def normal_reader(path):
+        return next(j for j in json.loads(path.read_text())["jobs"] if j["jobname"] == "normal_reader")
 
 
 class NetRefusals(TmpDirCase):
