@@ -229,9 +229,10 @@ struct worker {
 	bool ioe_open;
 	bool is_sync;
 	/*
-	 * A sync I/O's start is a clock read made just before queue(), so its
-	 * latency is the engine's alone (fio's issue_time); a stamp left from the
-	 * last completion would add ioplan's own work between the two I/Os.
+	 * A sync I/O's start is a clock read made just before queue() (and its end
+	 * one made just after), so its latency is the engine's alone (fio's
+	 * issue_time); a stamp left from the last completion would add ioplan's
+	 * own work between the two I/Os.
 	 */
 	bool stamp_each;
 	struct bufpool bufs;

@@ -247,7 +247,7 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->counted = w->phase == WP_RUN;
 	if (w->io_extras)
 		prepare_extras(w, u);
-	if (!w->stamp_ok || w->stamp_each)
+	if (!w->stamp_ok)
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 	u->start_ns = w->now;
@@ -355,7 +355,12 @@ static bool submit_one(struct worker *w)
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
 		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
 	}
+	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between. */
+	if (w->stamp_each)
+		u->start_ns = w->now = clk_now(&w->clk);
 	r = w->ioe.ops->queue(&w->ioe, u);
+	if (r == IOE_Q_COMPLETED)
+		w->now = clk_now(&w->clk);
 	if (w->is_sync)
 		atomic_store_explicit(&w->pub.inflight, 0, memory_order_relaxed);
 	if (r == IOE_Q_BUSY) {
@@ -366,7 +371,6 @@ static bool submit_one(struct worker *w)
 	taken(w, u);
 	if (r == IOE_Q_COMPLETED) {
 		u->issue_ns = u->start_ns;
-		w->now = clk_now(&w->clk);
 		w->stamp_ok = true;
 		if (w->counting || w->ramp_counts) {
 			w->res.submit[1]++;	/* batch_bucket(1) */
