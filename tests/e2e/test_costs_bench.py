@@ -133,6 +133,7 @@ class Runs(TmpDirCase):
         # A CI timeout's SIGTERM in the middle of a disk row: the tool under GNU time is
         # killed and the scratch directories (the disk rows' 1 GiB files) are removed.
         env = dict(os.environ, IOPLAN_BIN=BIN)
+        shm_before = set(pathlib.Path("/dev/shm").glob("ioplan-bench-*"))
         p = subprocess.Popen([sys.executable, str(SCRIPT), "--rounds", "1", "--device-rounds", "1",
                               "--dir", str(self.tmp), "--save", "", "--only", "psync-qd1-lat"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -153,6 +154,7 @@ class Runs(TmpDirCase):
                 p.wait()
         self.assertEqual(p.returncode, 128 + signal.SIGTERM)
         self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
+        self.assertEqual(set(pathlib.Path("/dev/shm").glob("ioplan-bench-*")), shm_before)  # the tmpfs one too
         self.assertEqual(running()[0], [])
 
     @staticmethod
