@@ -247,7 +247,7 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->counted = w->phase == WP_RUN;
 	if (w->io_extras)
 		prepare_extras(w, u);
-	if (!w->stamp_ok)
+	if (!w->stamp_ok && !w->stamp_each)	/* stamp_each: read in submit_one, next to queue() */
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 	u->start_ns = w->now;
@@ -346,8 +346,6 @@ static bool submit_one(struct worker *w)
 	int r;
 
 	prepare(w, u, &w->held);
-	if (w->io_extras && w->job->replay)
-		worker_replay_issued(w, u->start_ns);
 	if (w->io_extras && w->rp.log)	/* no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
 	if (w->is_sync) {
@@ -358,6 +356,8 @@ static bool submit_one(struct worker *w)
 	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between. */
 	if (w->stamp_each)
 		u->start_ns = w->now = clk_now(&w->clk);
+	if (w->io_extras && w->job->replay)
+		worker_replay_issued(w, u->start_ns);
 	r = w->ioe.ops->queue(&w->ioe, u);
 	if (r == IOE_Q_COMPLETED)
 		w->now = clk_now(&w->clk);

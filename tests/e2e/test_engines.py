@@ -196,6 +196,16 @@ class Engines(TmpDirCase):
                 self.assertGreater(min(gaps), 0, gaps)
         gaps = trace("null")
         self.assertGreaterEqual(gaps.count(0), 60, gaps)
+        # And no more reads than those two: on the fake clock (each read advances it 1 ns)
+        # two completions are two reads apart, a write's buffer variation included; the
+        # null engine's one.
+        for engine, rw, reads in (("psync", "randread", 2), ("psync", "randwrite", 2), ("null", "randread", 1)):
+            with self.subTest(engine=engine, rw=rw):
+                p = run(["--fake-clock=1", "--name=j", "--filename=data", "--size=256k", "--bs=4k", f"--rw={rw}",
+                         f"--ioengine={engine}", "--io_trace=64", "--output-format=json"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                ends = json.loads(p.stdout)["ioplan"]["traces"][0]["ios"]["t_ns"]
+                self.assertEqual({b - a for a, b in zip(ends, ends[1:])}, {reads}, ends)
 
     def test_unknown_engine_lists_the_new_ones(self):
         p = run(["--name=j", "--ioengine=windowsaio", "--size=1m"], cwd=self.tmp)
