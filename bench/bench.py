@@ -201,9 +201,9 @@ def workloads(d, mem, quick):
                 runtime=secs)
     wl = []
 
-    def both(name, opts, metrics, device=False, fmt="json", rounds=None):
+    def both(name, opts, metrics, device=False, fmt="json"):
         a = job_args(name, fmt, **opts)
-        wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device, rounds=rounds))
+        wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device))
 
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
     # The issue's targets, at a size whose random map fits in cache too (fio is cheaper there).
@@ -412,7 +412,7 @@ def machine():
 def check(value, target, noise=None):
     """The verdict on a figure.  noise (half its 95% interval) is given for a
     device-bound row: there a figure past its target whose interval still reaches
-    it is "within ci", not a miss (see DEVICE_NOISE)."""
+    it is "within ci", not a miss (why: the comment at Row)."""
     if target is None:
         return ""
     op, bound = target
