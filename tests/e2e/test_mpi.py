@@ -119,6 +119,14 @@ def rank_pid(mpirun_pid, rank):
     return None
 
 
+def runs_ioplan(pid):
+    """Whether process pid is running (has exec'd) the ioplan under test."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe") == os.path.realpath(BIN)
+    except OSError:
+        return False
+
+
 def wait_until(what, holds, proc, timeout=60):
     """holds()'s first true value, read while mpirun runs, within timeout."""
     deadline = time.monotonic() + timeout
@@ -532,9 +540,11 @@ class KilledMidWrite(TmpDirCase):
                                  "inject=fsync:delay_enter=60000000", BIN, *args], start_new_session=True, cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        def traced():  # strace as rank 2 and its child, ioplan, from one look (they were read apart)
+        def traced():  # strace as rank 2 and its child ioplan, from one look (they were read apart)
             tracer = rank_pid(proc.pid, 2)
-            kids = children(tracer) if tracer else []
+            # strace first forks short-lived children of its own, to probe what ptrace can do:
+            # only the one running ioplan is the rank
+            kids = [k for k in children(tracer) if runs_ioplan(k)] if tracer else []
             return (tracer, kids[0]) if kids else None
         tracer, pid = wait_until("rank 2 under strace", traced, proc)
         self.addCleanup(lambda: os.path.exists(f"/proc/{tracer}") and os.kill(tracer, signal.SIGKILL))
