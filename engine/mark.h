@@ -12,7 +12,8 @@
  * errs towards refusing.
  *
  * The mark also says how far the layout got: a file is "partial" from its
- * creation until every byte of it is written, "sized" when it was only
+ * creation until every byte of it is written (one written whole by a single
+ * write is marked once, when whole), "sized" when it was only
  * truncated/fallocated for write-only jobs (or trimmed since), and "filled"
  * when its data is real.  Reads trust only a filled file: a partial or sized
  * one would be read from holes and unwritten extents at memory speed.

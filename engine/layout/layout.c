@@ -189,12 +189,27 @@ static void remove_target(const struct layout *l, const struct layout_file *lf)
 }
 
 /*
+ * Removes the file this run created on fd, which the layout could not finish:
+ * its space goes back, and no file without a mark is left where the user has
+ * none.  Its identity is learnt first where the create was not checked yet.
+ */
+static void give_back(const struct layout *l, struct layout_file *lf, int fd)
+{
+	char why[8];
+
+	if (!lf->id.known)
+		(void)tgt_check(fd, &lf->id, why, sizeof(why), NULL);
+	remove_target(l, lf);
+	lf->ours = false;
+}
+
+/*
  * The fd or -errno; *direct says whether it is open O_DIRECT.  An existing
  * file, or one that gets data, has its identity checked now (*st its fstat);
  * a file created only to be sized is checked once sized (grow).
  */
 static int open_for_layout(const struct layout *l, struct layout_file *lf, uint64_t from, bool create,
-			   bool quiet, struct results *r, bool *direct, struct stat *st)
+			   bool early, bool quiet, struct results *r, bool *direct, struct stat *st)
 {
 	int flags = O_WRONLY | (create ? O_CREAT | O_EXCL : 0);
 
@@ -202,7 +217,7 @@ static int open_for_layout(const struct layout *l, struct layout_file *lf, uint6
 
 	*direct = lf->direct && lf->fill && !(from % 4096) && !(lf->need % 4096);
 	fd = open_flagged(l, lf, flags, direct, create ? "create" : "open", quiet, r);
-	return create && !lf->fill ? fd : checked(lf, fd, r, st);
+	return early ? checked(lf, fd, r, st) : fd;
 }
 
 /*
@@ -273,12 +288,13 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, const stru
  * Lays out [cur, need) of the open file: its data (synced when create_fsync),
  * or for write-only jobs its size alone, by fallocate, or ftruncate where that
  * did not set it.  As fio's, a file only sized is not synced: no data was
- * written to sync.  0 or -errno.
+ * written to sync.  A new file written by one write reserves nothing: that
+ * write allocates it, and its size never runs ahead of its data.  0 or -errno.
  */
 static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool direct, uint64_t cur,
-			 const _Atomic int *stop)
+			 bool one_write, const _Atomic int *stop)
 {
-	int ret = lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
+	int ret = one_write ? 0 : lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
 
 	if (ret < 0)
 		return ret;
@@ -291,17 +307,23 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
 
 /*
  * Writes [cur, need) of the file (creating it when create), then marks it
- * complete.  A file ioplan had already, or one its data is written into, is
- * marked partial before anything changes it.  A file created only to be sized
- * is marked once, when it has its size: nothing reads it back as data (its
- * jobs write it), and a run killed in between leaves a file without a mark,
- * which a later run refuses to write (or adopts while it is empty).  A quiet
- * create gives -EEXIST without a message (look at what is there instead).
+ * complete.  A file ioplan had already, or one its data is written into by
+ * more than one write, is marked partial before anything changes it.  A file
+ * created only to be sized is marked once, when it has its size: nothing
+ * reads it back as data (its jobs write it), and a run killed in between
+ * leaves a file without a mark, which a later run refuses to write (or adopts
+ * while it is empty).  A new file that gets all its data in one write is
+ * marked once too, when whole, and reserves nothing first: a run killed in
+ * that write leaves it empty or holding only what was written, never sized
+ * ahead of its data.  Small files, laid out by the ten thousand, so cost two
+ * system calls fewer each.  A quiet create gives -EEXIST without a message
+ * (look at what is there instead).
  */
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, bool quiet, const _Atomic int *stop)
 {
-	bool early = lf->fill || !create, direct;
+	bool one_write = create && lf->fill && lf->need <= LAYOUT_FILL_CHUNK;
+	bool early = (lf->fill && !one_write) || !create, direct;
 	struct stat st;
 	int fd, ret, said = 0;
 
@@ -309,14 +331,14 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		lf->id = (struct tgt_id){ .single = true };	/* what the create makes is the file from now on */
 		lf->token = mark_token(&l->tokens);
 	}
-	fd = open_for_layout(l, lf, cur, create, quiet, r, &direct, &st);
+	fd = open_for_layout(l, lf, cur, create, early, quiet, r, &direct, &st);
 	if (fd < 0)
 		return fd;
 	if (create)
 		lf->ours = true;
 	if (early)
 		stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
-	ret = lay_out_range(l, lf, fd, direct, cur, stop);
+	ret = lay_out_range(l, lf, fd, direct, cur, one_write, stop);
 	if (!ret && !early)
 		said = ret = check_identity(lf, fd, r, &st);	/* the file made has no other name */
 	else if (!ret && fstat(fd, &st))
@@ -326,12 +348,11 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, &st, r);
 		lf->laid_out = true;
 	}
+	/* A stop keeps a file marked partial for the next run to finish; any
+	 * other file this run created and could not finish is removed. */
+	if (ret && create && (ret != -EINTR || !early))
+		give_back(l, lf, fd);
 	close(fd);
-	if (ret && ret != -EINTR && create) {
-		/* A file this run created and could not finish gives its space back. */
-		remove_target(l, lf);
-		lf->ours = false;
-	}
 	if (ret && ret != -EINTR && !said)
 		return fail(r, lf, -ret, ret == -ENOSPC ? "no-space" : "layout", strerror(-ret));
 	return ret;

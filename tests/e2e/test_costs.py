@@ -117,6 +117,19 @@ class ManySmallFiles(TmpDirCase):
         self.assertLess(mine.get("fsetxattr", 0), 1.1, f"one mark a file: {mine}")
         self.assertLess(mine.get("fsync", 0), 0.1, f"fio syncs no file it only sized: {mine}")
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_read_jobs_layout_marks_a_small_file_once(self):
+        # A read job's 4 KiB files get data, synced as fio's.  ioplan marked each
+        # twice (partial, then filled) and reserved its one write's space first:
+        # 12 calls a file at 500 files against fio 3.33's 11.  A file written
+        # whole by one write needs neither: open, write, fsync, fstat, mark, close.
+        mine, fios = self.per_file(BIN), self.per_file(FIO)
+        each = lambda calls: sum(round(v) for v in calls.values())  # noqa: E731
+        self.assertLessEqual(each(mine), each(fios), f"ioplan {mine}, fio {fios}")
+        self.assertLess(mine.get("fsetxattr", 0), 1.1, f"one mark a file: {mine}")
+        self.assertLess(mine.get("fallocate", 0), 0.1, f"the one write allocates the file: {mine}")
+        self.assertGreater(mine.get("fsync", 0), 0.9, f"create_fsync syncs each file's data, as fio's: {mine}")
+
 
 @unittest.skipUnless(FIO, "fio is not installed")
 class LayoutMemory(TmpfsCase):

@@ -8,6 +8,8 @@ allow option names it.  Where the machine forbids a mount, the test says so
 and skips.
 """
 import os
+import resource
+import signal
 import subprocess
 import unittest
 
@@ -302,6 +304,26 @@ class Marks(LoopMounts):
             out = sh("debugfs", "-R", f"stat <{ino}>", dev).stdout
             self.assertIn("File ACL: 0", out, f"inode {ino} keeps its attributes in a block of their own")
 
+    def test_a_file_laid_out_by_one_write_is_marked_once_whole_and_removed_if_not(self):
+        # A new file written whole by one write is marked once, when whole.  One that
+        # could not be written whole (here past RLIMIT_FSIZE, as a full disk would stop
+        # it) is removed: no short file without a mark is left where nothing was.
+        mnt = self.mount("tmpfs")
+        job = ["--name=s", f"--directory={mnt}", "--rw=read", "--bs=4k", "--nrfiles=4",
+               "--filesize=512k", "--create_only=1", "--output-format=terse"]
+        def capped():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 10, 256 << 10))
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails (EFBIG), as fio's would
+        p = subprocess.run([BIN, *job], capture_output=True, text=True, timeout=120, preexec_fn=capped)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("File too large", p.stderr)
+        self.assertEqual(sorted(mnt.iterdir()), [], "a file the layout could not finish was left")
+        p = run(job)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        files = sorted(mnt.glob("s.0.*"))
+        self.assertEqual([f.stat().st_size for f in files], [512 << 10] * 4)
+        self.assertEqual({mark_state(f) for f in files}, {"filled"})
+
     def layout_then_signal(self, path, sig):
         """Starts a buffered read job whose layout writes 1 GiB, signals it while the
         layout is under way, and returns the run's exit code."""
@@ -344,11 +366,9 @@ class Marks(LoopMounts):
         self.assertEqual(mark_state(path), "filled")
 
     def test_layout_interrupted_by_sigint_is_laid_out_again(self):
-        import signal
         self.check_interrupted_layout(signal.SIGINT)
 
     def test_layout_killed_is_laid_out_again(self):
-        import signal
         self.check_interrupted_layout(signal.SIGKILL)
 
     def test_a_file_sized_for_writers_is_filled_before_it_is_read(self):
