@@ -25,6 +25,7 @@ Environment: IOPLAN_BIN (default ./ioplan), FIO_BIN (default fio).
 """
 import argparse
 import collections
+import contextlib
 import datetime
 import json
 import os
@@ -338,7 +339,7 @@ def cpu_s(p):
 
 def layout_growth_workloads(d, quick):
     """A create_only layout of N 4 KiB files, N from 100 to 100 000 (same names for both
-    tools, each in its own directory, removed before every run), of a read job (the files
+    tools, each in its own directory of d, removed before every run), of a read job (the files
     get data) and of a write job (-w: only sized): target at most fio's wall and CPU time
     and peak RSS at every N.  bench/layout_growth.py draws the curve between the rows."""
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
@@ -360,10 +361,50 @@ def layout_growth_workloads(d, quick):
     return out
 
 
-def growth_workloads(d, quick):
+def growth_workloads(d, lay, quick):
     """Costs that grow with the work: --parse-only of job files of many sections,
-    and create_only layouts of many small files."""
-    return parse_growth.workloads(d, quick, Workload, cpu_s) + layout_growth_workloads(d, quick)
+    and create_only layouts of many small files (in lay: file_system_for_layouts)."""
+    return parse_growth.workloads(d, quick, Workload, cpu_s) + layout_growth_workloads(lay, quick)
+
+
+@contextlib.contextmanager
+def file_system_for_layouts(d, wanted):
+    """Where the many-small-files rows lay out: a fresh ext4 with its journal, on a loop
+    device over an image in d, where this user may make one; else d itself, said.
+
+    Creating many files right after removing as many costs the file system, not the
+    tool, on an ext4 without a journal (this machine's root): to reuse no inode
+    freed in the last 30 s, each creation walks past every one (ext4's
+    recently_deleted), and the same layout of 2 000 files took 0.7 to 3.3 s of CPU
+    from one run to the next, whichever tool ran it.  With a journal that walk is
+    not made.  The inode tables are written by mkfs, not by a kernel thread during
+    the rows."""
+    if not wanted:
+        yield d
+        return
+    img, mnt, dev = pathlib.Path(d) / "layout-fs.img", pathlib.Path(d) / "layout-fs", None
+    try:
+        with open(img, "wb") as f:
+            f.truncate(3 << 30)  # sparse: 100 000 files of 4 KiB take 400 MiB, and an inode each
+        dev = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-i", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev],
+                       capture_output=True, check=True)
+        mnt.mkdir()
+        subprocess.run(["mount", dev, str(mnt)], capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        why = getattr(e, "stderr", None) or str(e)
+        print(f"layout rows: in {d}, not on a fresh ext4 ({str(why).strip()[:120]})")
+        if dev:
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+        yield d
+        return
+    try:
+        yield str(mnt)
+    finally:
+        if subprocess.run(["umount", str(mnt)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
 
 
 def memory_workloads(quick):
@@ -747,7 +788,7 @@ def limit_workloads(d, quick):
                       ("CPU/IO vs t/io_uring", cpu_per_io, ("<=", 1.1))], device=True)]
 
 
-def build_workloads(d, mem, quick):
+def build_workloads(d, mem, lay, quick):
     """Every workload in table order; (workloads, number of set-up errors)."""
     wls = workloads(d, mem, quick) + limit_workloads(d, quick) + layout_workloads(d, quick)
     errors = 0
@@ -756,7 +797,7 @@ def build_workloads(d, mem, quick):
     except (OSError, RuntimeError) as e:
         print(f"parse-only-cdm: error: {e}")
         errors = 1
-    return (wls + growth_workloads(d, quick) + log_workloads(d, quick) + memory_workloads(quick) +
+    return (wls + growth_workloads(d, lay, quick) + log_workloads(d, quick) + memory_workloads(quick) +
             checksum_workloads() + store_workloads(d, quick)), errors
 
 
@@ -812,9 +853,11 @@ def main():
     only = set(filter(None, args.only.split(",")))
     when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    layouts = not only or any(re.fullmatch(r"layout(-w)?-\d+-files", n) for n in only)
     with tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=args.dir) as d, \
-            tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=shm) as mem:
-        wls, missed = build_workloads(d, mem if shm else None, args.quick)
+            tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=shm) as mem, \
+            file_system_for_layouts(d, layouts) as lay:
+        wls, missed = build_workloads(d, mem if shm else None, lay, args.quick)
         fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
         print(f"ioplan vs fio ({fio_version}) on {machine()}, {when}")
         print(f"{'quick mode, ' if args.quick else ''}at least {args.rounds} rounds ({args.device_rounds} for "
