@@ -129,23 +129,15 @@ class Runs(TmpDirCase):
         rows = json.loads((self.tmp / "last.json").read_text())["quick"]["rows"]
         self.assertEqual(set(rows), {"psync-qd1-lat/p50 latency ratio*", "psync-qd1-lat/p99 latency ratio*"})
 
-    def test_sigterm_leaves_no_tool_running_and_no_scratch_files(self):
-        # A CI timeout's SIGTERM in the middle of a disk row: the tool under GNU time is
-        # killed and the scratch directories (the disk rows' 1 GiB files) are removed.
+    def bench_stopped(self, only, ready, what):
+        """Runs one round of the row `only` until ready(its process) is true, then sends
+        it SIGTERM, which must end it as an interrupt does; ready()'s last value."""
         env = dict(os.environ, IOPLAN_BIN=BIN)
-        shm_before = set(pathlib.Path("/dev/shm").glob("ioplan-bench-*"))
         p = subprocess.Popen([sys.executable, str(SCRIPT), "--rounds", "1", "--device-rounds", "1",
-                              "--dir", str(self.tmp), "--save", "", "--only", "psync-qd1-lat"],
+                              "--dir", str(self.tmp), "--save", "", "--only", only],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-        def running():
-            """The tools the harness started (its children's children) and the scratch files."""
-            kids = subprocess.run(["pgrep", "-g", str(p.pid) + "," + ",".join(self.groups(p.pid))],
-                                  capture_output=True, text=True).stdout.split()
-            return [k for k in kids if int(k) != p.pid], list(self.tmp.glob("ioplan-bench-*/bench.psync"))
-
         try:
-            wait_until(lambda: running()[1] and running()[0], timeout=120, what="a psync run on its file")
+            got = wait_until(lambda: ready(p), timeout=120, what=what)
             p.send_signal(signal.SIGTERM)
             p.communicate(timeout=60)
         finally:
@@ -153,9 +145,62 @@ class Runs(TmpDirCase):
                 p.kill()
                 p.wait()
         self.assertEqual(p.returncode, 128 + signal.SIGTERM)
+        return got
+
+    def test_sigterm_leaves_no_tool_running_and_no_scratch_files(self):
+        # A CI timeout's SIGTERM in the middle of a disk row: the tool under GNU time is
+        # killed and the scratch directories (the disk rows' 1 GiB files) are removed.
+        shm_before = set(pathlib.Path("/dev/shm").glob("ioplan-bench-*"))
+        pids = []
+
+        def running(p):
+            """The tools the harness started (its children's children), once the psync row has its file."""
+            kids = subprocess.run(["pgrep", "-g", str(p.pid) + "," + ",".join(self.groups(p.pid))],
+                                  capture_output=True, text=True).stdout.split()
+            pids[:] = [int(k) for k in kids if int(k) != p.pid]
+            return pids and list(self.tmp.glob("ioplan-bench-*/bench.psync"))
+
+        self.bench_stopped("psync-qd1-lat", running, "a psync run on its file")
         self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
         self.assertEqual(set(pathlib.Path("/dev/shm").glob("ioplan-bench-*")), shm_before)  # the tmpfs one too
-        self.assertEqual(running()[0], [])
+        # SIGKILL is sent, not waited for: a loaded machine takes a moment to end them, but
+        # far less than the 3 s the row's run still had (a tool not killed would live on).
+        wait_until(lambda: not [k for k in pids if self.alive(k)], timeout=2, what=f"the tools {pids} to end")
+
+    @staticmethod
+    def alive(pid):
+        """Whether pid runs (a zombie, dead but not yet reaped, does not)."""
+        try:
+            return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    @unittest.skipIf(os.geteuid() != 0, "a loop device and a mount need root")
+    def test_layout_rows_run_on_a_fresh_ext4_that_sigterm_takes_down(self):
+        # The many-small-files rows lay out on an ext4 with a journal made for the run
+        # (file_system_for_layouts); a SIGTERM during a row unmounts it and frees its loop.
+        def mounted():
+            """(mount point, type, device) of the run's file system, or None."""
+            for line in pathlib.Path("/proc/mounts").read_text().splitlines():
+                dev, where, fstype = line.split()[:3]
+                if where.startswith(str(self.tmp) + "/"):
+                    return where, fstype, dev
+            return None
+
+        def laying_out(_p):
+            """The mount's type and its superblock, once files are laid out on it."""
+            m = mounted()
+            if not m or not list(pathlib.Path(m[0]).glob("many-*/many.*")):
+                return None
+            return m[1], subprocess.run(["dumpe2fs", "-h", m[2]], capture_output=True, text=True).stdout
+
+        fstype, superblock = self.bench_stopped("layout-100-files", laying_out, "files laid out on the run's mount")
+        self.assertEqual(fstype, "ext4")
+        self.assertIn("has_journal", superblock)
+        self.assertIsNone(mounted())
+        backing = [f.read_text() for f in pathlib.Path("/sys/block").glob("loop*/loop/backing_file")]
+        self.assertEqual([b for b in backing if b.startswith(str(self.tmp))], [], "a loop device is left")
+        self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
 
     @staticmethod
     def groups(pid):
