@@ -11,6 +11,7 @@ the file, and the results are still reported.
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import tempfile
 import time
@@ -44,6 +45,18 @@ def kept_time(rows, every_ms, end_ms):
     return bool(t) and t[0] <= slack and t[-1] >= end_ms - slack and all(b - a <= slack for a, b in zip(t, t[1:]))
 
 
+def child_pids(pid):
+    """The processes whose parent is pid."""
+    kids = []
+    for d in pathlib.Path("/proc").glob("[0-9]*"):
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(d.name))
+        except (OSError, ValueError):
+            continue
+    return kids
+
+
 class LogsTmp(TmpDirCase):
     def run_both(self, args):
         """Runs ioplan in tmp/ioplan and fio in tmp/fio: the two directories."""
@@ -51,10 +64,35 @@ class LogsTmp(TmpDirCase):
         for tool in ("ioplan", "fio"):
             d = self.tmp / tool
             d.mkdir()
-            p = (run if tool == "ioplan" else run_fio)([*args, "--output=/dev/null"], cwd=d)
+            p = (run if tool == "ioplan" else self.fio_once_more)([*args, "--output=/dev/null"], cwd=d)
             self.assertEqual(p.returncode, 0, f"{tool}: {p.stderr}")
             dirs.append(d)
         return dirs
+
+    @staticmethod
+    def fio_once_more(args, cwd):
+        """fio, run again if it hangs: fio 3.33 with log_store_compressed once never
+        exited (a 0.5 s run, in make test under load; 800 runs by hand did not hang
+        again).  Its job process was left waiting in workqueue_init(), called by
+        iolog_compress_init(), for a worker thread that was itself waiting: a lost
+        wakeup in fio.  The oracle's hang is not what these tests compare."""
+        for attempt in (1, 2):
+            p = subprocess.Popen([FIO, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                out, err = p.communicate(timeout=60)
+                return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                # fio's job processes call setsid(): each is killed by its pid, not its group.
+                for pid in [*child_pids(p.pid), p.pid]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                p.communicate()
+                if attempt == 2:
+                    raise
+                for f in pathlib.Path(cwd).iterdir():
+                    f.unlink()
 
     @staticmethod
     def names(d):
