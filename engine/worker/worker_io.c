@@ -348,14 +348,15 @@ static bool submit_one(struct worker *w)
 	prepare(w, u, &w->held);
 	if (w->io_extras && w->rp.log)	/* no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
+	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between
+	 * but the two stores that tell the watchdog when it started. */
+	if (w->stamp_each)
+		u->start_ns = w->now = clk_now(&w->clk);
 	if (w->is_sync) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
 		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
 	}
-	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between. */
-	if (w->stamp_each)
-		u->start_ns = w->now = clk_now(&w->clk);
 	if (w->io_extras && w->job->replay)
 		worker_replay_issued(w, u->start_ns);
 	r = w->ioe.ops->queue(&w->ioe, u);
