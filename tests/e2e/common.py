@@ -221,6 +221,18 @@ def mark_state(path):
     return m and m["state"]
 
 
+def child_pids(pid):
+    """The processes whose parent is pid, read from /proc."""
+    kids = []
+    for d in pathlib.Path("/proc").glob("[0-9]*"):
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(d.name))
+        except (OSError, ValueError):
+            continue
+    return kids
+
+
 def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
     """Polls predicate() until it returns something true, and returns that; fails
     (naming `what`) once timeout seconds have passed.  A test waits this way for

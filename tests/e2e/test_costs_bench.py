@@ -177,6 +177,8 @@ class Runs(TmpDirCase):
 
     @unittest.skipIf(os.geteuid() != 0, "a loop device and a mount need root")
     def test_layout_rows_run_on_a_fresh_ext4_that_sigterm_takes_down(self):
+        if subprocess.run(["losetup", "-f"], capture_output=True).returncode:
+            self.skipTest("no free loop device here: the rows run in the scratch directory")
         # The many-small-files rows lay out on an ext4 with a journal made for the run
         # (file_system_for_layouts); a SIGTERM during a row unmounts it and frees its loop.
         def mounted():

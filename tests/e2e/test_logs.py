@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from common import FIO, ROOT, TmpDirCase, run, run_fio
+from common import FIO, ROOT, TmpDirCase, child_pids, run, run_fio
 
 RATED = ["--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=20", "--time_based"]
 
@@ -43,18 +43,6 @@ def kept_time(rows, every_ms, end_ms):
     t = sorted(r[0] for r in rows)
     slack = 1.5 * every_ms
     return bool(t) and t[0] <= slack and t[-1] >= end_ms - slack and all(b - a <= slack for a, b in zip(t, t[1:]))
-
-
-def child_pids(pid):
-    """The processes whose parent is pid."""
-    kids = []
-    for d in pathlib.Path("/proc").glob("[0-9]*"):
-        try:
-            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(d.name))
-        except (OSError, ValueError):
-            continue
-    return kids
 
 
 class LogsTmp(TmpDirCase):

@@ -22,7 +22,7 @@ import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, MPI_ENV, TRACED_ENV, TmpDirCase, ext4_loop, run, wait_for_stderr
+from common import BIN, MPI_ENV, TRACED_ENV, TmpDirCase, child_pids, ext4_loop, run, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
 RANKS = 4
@@ -91,24 +91,9 @@ def mpirun_started(n, args, cwd):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
-def children(pid):
-    """The ranks mpirun started on this host: its child processes (found by parent, never by name)."""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
 def rank_pid(mpirun_pid, rank):
     """The process mpirun started as rank `rank` (its OMPI_COMM_WORLD_RANK), or None."""
-    for pid in children(mpirun_pid):
+    for pid in child_pids(mpirun_pid):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = f.read().split(b"\0")
@@ -430,7 +415,7 @@ class Stopped(TmpDirCase):
         for sig in (signal.SIGINT, signal.SIGTERM):
             with self.subTest(sig=sig):
                 proc = self.start()
-                ranks = children(proc.pid)
+                ranks = child_pids(proc.pid)
                 self.assertEqual(len(ranks), 2, ranks)
                 for pid in ranks:
                     os.kill(pid, sig)
@@ -544,7 +529,7 @@ class KilledMidWrite(TmpDirCase):
             tracer = rank_pid(proc.pid, 2)
             # strace first forks short-lived children of its own, to probe what ptrace can do:
             # only the one running ioplan is the rank
-            kids = [k for k in children(tracer) if runs_ioplan(k)] if tracer else []
+            kids = [k for k in child_pids(tracer) if runs_ioplan(k)] if tracer else []
             return (tracer, kids[0]) if kids else None
         tracer, pid = wait_until("rank 2 under strace", traced, proc)
         self.addCleanup(lambda: os.path.exists(f"/proc/{tracer}") and os.kill(tracer, signal.SIGKILL))
@@ -607,7 +592,7 @@ class LostJoining(TmpDirCase):
         wait_until("rank 2 under gdb", lambda: rank_pid(proc.pid, 2), proc)
         held = rank_pid(proc.pid, 2)
         # mpirun ends gdb; ioplan under it, stopped at the breakpoint, goes with it or here
-        self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in children(held) if os.path.exists(f"/proc/{p}")])
+        self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in child_pids(held) if os.path.exists(f"/proc/{p}")])
         _, err = proc.communicate(timeout=timeout)
         err = err.decode(errors="replace")
         self.assertNotEqual(proc.returncode, 0, err)
