@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,6 +423,36 @@ int res_job_ss_copy(struct res_job *dst, const struct res_job *src)
 		memcpy(d->iops, s->iops, s->dur_s * sizeof(*d->iops));
 		memcpy(d->bw, s->bw, s->dur_s * sizeof(*d->bw));
 	}
+	return 0;
+}
+
+int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
+		const char *fmt, ...)
+{
+	struct res_msg *m;
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	m = realloc(r->msgs, (r->nr_msgs + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->msgs = m;
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	m = &r->msgs[r->nr_msgs];
+	m->level = level;
+	m->code = strdup(code);
+	m->text = text;
+	m->job_id = job_id;
+	if (!m->code) {
+		free(text);
+		return -ENOMEM;
+	}
+	r->nr_msgs++;
 	return 0;
 }
 

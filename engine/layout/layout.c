@@ -28,7 +28,6 @@
 #include <limits.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,37 +44,6 @@
 #include "engine/mark.h"
 #include "engine/gen/rng.h"
 #include "engine/safety/safety.h"
-
-
-int res_msg_add(struct results *r, enum res_msg_level level, const char *code, int32_t job_id,
-		const char *fmt, ...)
-{
-	struct res_msg *m;
-	char *text = NULL;
-	va_list ap;
-	int n;
-
-	m = realloc(r->msgs, (r->nr_msgs + 1) * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	r->msgs = m;
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	m = &r->msgs[r->nr_msgs];
-	m->level = level;
-	m->code = strdup(code);
-	m->text = text;
-	m->job_id = job_id;
-	if (!m->code) {
-		free(text);
-		return -ENOMEM;
-	}
-	r->nr_msgs++;
-	return 0;
-}
 
 static int fail(struct results *r, const struct layout_file *lf, int err, const char *code,
 		const char *why)
