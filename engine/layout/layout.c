@@ -17,7 +17,9 @@
  * Layout follows fio: files read by a job (or written with overwrite=1) are
  * written in full with random data (layout_fill.c: 1 MiB writes, O_DIRECT and
  * several in flight when the job is direct and the range is aligned), then
- * fsynced unless create_fsync=0; write-only jobs get the size by fallocate
+ * synced unless create_fsync=0 (new files of one write in batches, by one
+ * syncfs a batch where that is durable: batch_settle); write-only jobs get
+ * the size by fallocate
  * (ftruncate where that did not set it), since they write the data themselves,
  * and no fsync, as fio's.  A file the preflight found absent is created
  * (O_EXCL, O_NOFOLLOW) without a look first, and one only sized is marked
@@ -32,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -253,14 +257,14 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, const stru
 }
 
 /*
- * Lays out [cur, need) of the open file: its data (synced when create_fsync),
+ * Lays out [cur, need) of the open file: its data (fsynced when sync),
  * or for write-only jobs its size alone, by fallocate, or ftruncate where that
  * did not set it.  As fio's, a file only sized is not synced: no data was
  * written to sync.  A new file written by one write reserves nothing: that
  * write allocates it, and its size never runs ahead of its data.  0 or -errno.
  */
 static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool direct, uint64_t cur,
-			 bool one_write, const _Atomic int *stop)
+			 bool one_write, bool sync, const _Atomic int *stop)
 {
 	int ret = one_write ? 0 : lf->fill && direct ? reserve_for_fill(fd, lf->need) : reserve(lf, fd, cur);
 
@@ -268,9 +272,114 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
 		return ret;
 	if (lf->fill) {
 		ret = fill_range(l, fd, direct, cur, lf->need, stop);
-		return !ret && lf->create_fsync && fsync(fd) ? -errno : ret;
+		return !ret && sync && fsync(fd) ? -errno : ret;
 	}
 	return !ret && ftruncate(fd, (off_t)lf->need) ? -errno : 0;
+}
+
+/* A file whose layout is complete: what it is now, and its mark to say so. */
+static void finished(struct layout_file *lf, int fd, const struct stat *st, struct results *r)
+{
+	remember(lf, st);
+	stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, st, r);
+	lf->laid_out = true;
+}
+
+/*
+ * File systems whose syncfs makes every file's data durable as its fsync
+ * would: ext4, XFS, btrfs, f2fs.  Elsewhere (NFS, CIFS, FUSE servers that
+ * lack FUSE_SYNCFS) syncfs may only write back the page cache, so each file
+ * keeps its own fsync.
+ */
+static bool syncfs_is_durable(int dir_fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dir_fd, &sf))
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case 0xEF53UL:		/* ext2/3/4 */
+	case 0x58465342UL:	/* XFS */
+	case 0x9123683EUL:	/* btrfs */
+	case 0xF2F52010UL:	/* f2fs */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A batch's data made durable by one syncfs (its files share a file system),
+ * then each file marked filled and closed: ten thousand small files cost one
+ * journal commit and cache flush a batch, not one each.  Where syncfs fails
+ * (it reports any writeback error on the file system, the user's included),
+ * each file is fsynced on its own, so that an error is pinned on its file,
+ * which is given back.  0 or the first -errno.
+ */
+static int batch_settle(struct layout *l, struct results *r)
+{
+	int all = l->nr_batch && syncfs(l->batch[0].fd) ? -errno : 0, first = 0;
+
+	for (uint32_t i = 0; i < l->nr_batch; i++) {
+		struct layout_pending *b = &l->batch[i];
+		int ret = all && fsync(b->fd) ? -errno : 0;
+
+		if (ret) {
+			give_back(l, b->lf, b->fd);
+			ret = fail(r, b->lf, -ret, "layout", strerror(-ret));
+			first = first ? first : ret;
+		} else {
+			finished(b->lf, b->fd, &b->st, r);
+		}
+		close(b->fd);
+	}
+	l->nr_batch = 0;
+	return first;
+}
+
+/* A stop: the batch's files, written but not synced, are removed, as is a file stopped in its one write. */
+static void batch_drop(struct layout *l)
+{
+	for (uint32_t i = 0; i < l->nr_batch; i++) {
+		give_back(l, l->batch[i].lf, l->batch[i].fd);
+		close(l->batch[i].fd);
+	}
+	l->nr_batch = 0;
+}
+
+/*
+ * Keeps the written file open in the batch (st its fstat since written),
+ * settling the batch first when the file is on another file system, and after
+ * when it is full.  0 or the batch's first -errno (its files' messages given).
+ */
+static int batch_add(struct layout *l, struct layout_file *lf, int fd, const struct stat *st,
+		     struct results *r)
+{
+	int ret = l->nr_batch && l->batch[0].st.st_dev != st->st_dev ? batch_settle(l, r) : 0;
+
+	l->batch[l->nr_batch++] = (struct layout_pending){ .lf = lf, .fd = fd, .st = *st };
+	if (l->nr_batch == l->max_batch) {
+		int full = batch_settle(l, r);
+
+		ret = ret ? ret : full;
+	}
+	return ret;
+}
+
+/*
+ * How many written files may wait, open, for one syncfs: a quarter of the
+ * open-file limit, at most LAYOUT_BATCH; below 16, none (a syncfs saves little
+ * then, and the jobs need the descriptors).
+ */
+static void batch_size(struct layout *l)
+{
+	struct rlimit rl;
+	rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) ? 0 : rl.rlim_cur / 4;
+
+	l->max_batch = 0;
+	if (n < 16 || (!l->batch && !(l->batch = malloc(LAYOUT_BATCH * sizeof(*l->batch)))))
+		return;
+	l->max_batch = n > LAYOUT_BATCH ? LAYOUT_BATCH : (uint32_t)n;
 }
 
 /*
@@ -284,14 +393,16 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
  * marked once too, when whole, and reserves nothing first: a run killed in
  * that write leaves it empty or holding only what was written, never sized
  * ahead of its data.  Small files, laid out by the ten thousand, so cost two
- * system calls fewer each.  A quiet create gives -EEXIST without a message
- * (look at what is there instead).
+ * system calls fewer each; on a file system whose syncfs is durable they are
+ * synced by the batch (batch_settle) and marked then.  A quiet create gives
+ * -EEXIST without a message (look at what is there instead).
  */
 static int grow(struct layout *l, struct layout_file *lf, struct results *r, uint64_t cur,
 		bool create, bool quiet, const _Atomic int *stop)
 {
 	bool one_write = create && lf->fill && lf->need <= LAYOUT_FILL_CHUNK;
 	bool early = (lf->fill && !one_write) || !create, direct;
+	bool batched = one_write && lf->create_fsync && l->max_batch && lf->dir >= 0 && l->dirs[lf->dir].batches;
 	struct stat st;
 	int fd, ret, said = 0;
 
@@ -306,16 +417,15 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 		lf->ours = true;
 	if (early)
 		stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
-	ret = lay_out_range(l, lf, fd, direct, cur, one_write, stop);
+	ret = lay_out_range(l, lf, fd, direct, cur, one_write, lf->create_fsync && !batched, stop);
 	if (!ret && !early)
 		said = ret = check_identity(lf, fd, r, &st);	/* the file made has no other name */
 	else if (!ret && fstat(fd, &st))
 		ret = -errno;
-	if (!ret) {
-		remember(lf, &st);
-		stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, &st, r);
-		lf->laid_out = true;
-	}
+	if (!ret && batched)
+		return batch_add(l, lf, fd, &st, r);
+	if (!ret)
+		finished(lf, fd, &st, r);
 	/* A stop keeps a file marked partial for the next run to finish; any
 	 * other file this run created and could not finish is removed. */
 	if (ret && create && (ret != -EINTR || !early))
@@ -451,6 +561,7 @@ static int open_dir(struct layout *l, const struct layout_file *lf, struct resul
 		return fd;
 	}
 	d->fd = fd;
+	d->batches = syncfs_is_durable(fd);
 	return 0;
 }
 
@@ -649,6 +760,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	if (ret)
 		return ret;
 	atomic_store(&l->total, bytes_to_write(l, round));
+	batch_size(l);
 	for (uint32_t i = 0; i < l->nr; i++) {
 		if (!in_round(&l->files[i], round))
 			continue;
@@ -663,6 +775,10 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		if (ret && !first)
 			first = ret;
 	}
+	if (ret == -EINTR)
+		batch_drop(l);
+	else if ((ret = batch_settle(l, r)) && !first)
+		first = ret;
 	safety_files_free(busy);
 	note_layouts(l, r, round);
 	return ret == -EINTR ? ret : first;

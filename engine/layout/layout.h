@@ -63,6 +63,16 @@ struct layout_dir {
 	char *path;
 	int fd;				/* O_PATH descriptor, or -1 until opened */
 	struct stat st;			/* fstat of fd once opened: a descriptor's file never changes */
+	bool batches;			/* its file system's syncfs is durable: new small files are synced together */
+};
+
+#define LAYOUT_BATCH 256	/* new small files made durable by one syncfs */
+
+/* A new small file whose data is written, waiting for the batch's syncfs and then its mark (layout.c). */
+struct layout_pending {
+	struct layout_file *lf;
+	int fd;
+	struct stat st;			/* its fstat once written: what the mark binds to */
 };
 
 struct layout {
@@ -75,6 +85,8 @@ struct layout {
 	_Atomic uint64_t total;		/* bytes to write, for the progress line */
 	_Atomic uint64_t done;
 	uint64_t tokens;		/* mark_token's generator for the files it creates */
+	struct layout_pending *batch;	/* written, not yet synced (layout.c: batch_add) */
+	uint32_t nr_batch, max_batch;	/* max_batch 0: each file is synced on its own */
 };
 
 /*

@@ -237,6 +237,8 @@ void layout_release(struct layout *l)
 	}
 	free(l->dirs);
 	free(l->files);
+	free(l->batch);
+	l->batch = NULL;
 	l->files = NULL;
 	l->dirs = NULL;
 	l->nr = 0;

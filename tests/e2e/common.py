@@ -233,6 +233,14 @@ def child_pids(pid):
     return kids
 
 
+def runs_ioplan(pid):
+    """Whether process pid is running (has exec'd) the ioplan under test."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe") == os.path.realpath(BIN)
+    except OSError:
+        return False
+
+
 def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
     """Polls predicate() until it returns something true, and returns that; fails
     (naming `what`) once timeout seconds have passed.  A test waits this way for

@@ -22,7 +22,7 @@ import time
 import unittest
 from fractions import Fraction
 
-from common import BIN, MPI_ENV, TRACED_ENV, TmpDirCase, child_pids, ext4_loop, run, wait_for_stderr
+from common import BIN, MPI_ENV, TRACED_ENV, TmpDirCase, child_pids, ext4_loop, run, runs_ioplan, wait_for_stderr
 
 MPIRUN = shutil.which("mpirun")
 RANKS = 4
@@ -102,14 +102,6 @@ def rank_pid(mpirun_pid, rank):
         if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
             return pid
     return None
-
-
-def runs_ioplan(pid):
-    """Whether process pid is running (has exec'd) the ioplan under test."""
-    try:
-        return os.readlink(f"/proc/{pid}/exe") == os.path.realpath(BIN)
-    except OSError:
-        return False
 
 
 def wait_until(what, holds, proc, timeout=60):

@@ -8,16 +8,60 @@ allow option names it.  Where the machine forbids a mount, the test says so
 and skips.
 """
 import os
+import re
 import resource
+import shutil
 import signal
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, mark_state, run, wait_until
+from common import BIN, TmpDirCase, child_pids, mark_state, run, runs_ioplan, wait_for_stderr, wait_until
 
 
 def sh(*argv):
     return subprocess.run(argv, capture_output=True, text=True)
+
+
+def small_files_job(mnt, n):
+    return ["--name=s", f"--directory={mnt}", "--rw=read", "--bs=4k", f"--nrfiles={n}", "--filesize=4k",
+            "--create_only=1", "--output-format=terse"]
+
+
+def durable_before_marked(lines):
+    """From an strace -f of a layout (openat, pwrite64, fsync, fdatasync, syncfs,
+    fsetxattr): the syncfs calls, the fsyncs of data files, and the data files
+    marked before a sync that followed their write had returned."""
+    name, written, durable, early, syncfs, fsyncs, held = {}, set(), set(), [], 0, 0, {}
+    for line in lines:
+        m = re.match(r"(\d+)\s+(.*)", line)
+        if not m:
+            continue
+        pid, text = m.groups()
+        if text.endswith("<unfinished ...>"):
+            held[pid] = text[:-len("<unfinished ...>")]
+            continue
+        r = re.match(r"<\.\.\. \w+ resumed>(.*)", text)
+        if r:
+            text = held.pop(pid, "") + r.group(1)
+        c = re.match(r"(\w+)\((.*)\)\s+= (-?\d+)", text)
+        if not c or int(c.group(3)) < 0:
+            continue
+        call, args, ret = c.group(1), c.group(2), int(c.group(3))
+        fd = args.split(",")[0]
+        f = re.search(r'"(?:[^"]*/)?(s\.0\.\d+)"', args)
+        if call == "openat" and f:
+            name[str(ret)] = f.group(1)
+        elif call == "pwrite64" and fd in name:
+            written.add(name[fd])
+        elif call in ("fsync", "fdatasync") and fd in name:
+            durable.add(name[fd])
+            fsyncs += 1
+        elif call == "syncfs":
+            durable |= written
+            syncfs += 1
+        elif call == "fsetxattr" and fd in name and name[fd] not in durable:
+            early.append(name[fd])
+    return syncfs, fsyncs, early
 
 
 class LoopMounts(TmpDirCase):
@@ -27,8 +71,8 @@ class LoopMounts(TmpDirCase):
         self.doCleanups()  # unmount and detach first: the temporary directory holds the mounts
         super().tearDown()
 
-    def loop_device(self, mib):
-        img = self.tmp / f"disk{mib}.img"
+    def loop_device(self, mib, name=""):
+        img = self.tmp / f"disk{mib}{name}.img"
         with open(img, "wb") as f:
             f.truncate(mib << 20)
         p = sh("losetup", "-f", "--show", str(img))
@@ -38,14 +82,14 @@ class LoopMounts(TmpDirCase):
         self.addCleanup(sh, "losetup", "-d", dev)
         return dev
 
-    def mount(self, fstype, mib=320):
-        """A fresh, empty file system of that type, mounted for this test."""
-        mnt = self.tmp / f"mnt-{fstype}"
+    def mount(self, fstype, mib=320, name=None):
+        """A fresh, empty file system of that type, mounted for this test (at mnt-name)."""
+        mnt = self.tmp / f"mnt-{name or fstype}"
         mnt.mkdir()
         if fstype == "tmpfs":
             p = sh("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt))
         else:
-            dev = self.loop_device(mib)  # xfs wants at least 300 MiB; the image is sparse
+            dev = self.loop_device(mib, name or "")  # xfs wants at least 300 MiB; the image is sparse
             mkfs = sh(f"mkfs.{fstype}", "-q", "-f" if fstype == "xfs" else "-F", dev)
             if mkfs.returncode != 0:
                 self.skipTest(f"mkfs.{fstype} failed: {mkfs.stderr.strip()[:200]}")
@@ -323,6 +367,88 @@ class Marks(LoopMounts):
         files = sorted(mnt.glob("s.0.*"))
         self.assertEqual([f.stat().st_size for f in files], [512 << 10] * 4)
         self.assertEqual({mark_state(f) for f in files}, {"filled"})
+
+    def traced_layout(self, mnt, n, *strace_opts, preexec_fn=None):
+        """A read job's create_only layout of n 4 KiB files in mnt under strace: the run, and
+        what the trace says of each data file's durability (durable_before_marked)."""
+        trace = self.tmp / "layout.trace"
+        p = subprocess.run(["strace", "-f", "-qq", "-o", str(trace), "-e",
+                            "trace=openat,pwrite64,fsync,fdatasync,syncfs,fsetxattr", *strace_opts,
+                            BIN, *small_files_job(mnt, n)], capture_output=True, text=True, timeout=300,
+                           preexec_fn=preexec_fn)
+        return p, durable_before_marked(trace.read_text().splitlines())
+
+    def assert_all_filled(self, mnt, n):
+        files = sorted(mnt.glob("s.0.*"))
+        self.assertEqual(len(files), n)
+        self.assertEqual({mark_state(f) for f in files}, {"filled"})
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_small_files_are_marked_only_once_their_data_is_durable(self):
+        # fio fsyncs each file it lays out: 10 000 files of 4 KiB took fio 8-10 s, all of
+        # it journal commits and cache flushes, and ioplan as long.  On a file system whose
+        # syncfs is durable, one syncfs now makes a batch of up to 256 files durable
+        # (0.6 s for ioplan's whole layout); elsewhere each file keeps its fsync.  Either
+        # way no file is marked filled before its data is durable.
+        n = 600
+        for fstype, nofile, batched in (("ext4", None, True), ("xfs", None, True), ("tmpfs", None, False),
+                                        ("ext4", 60, False)):
+            with self.subTest(fstype=fstype, nofile=nofile):
+                mnt = self.mount(fstype, name=f"{fstype}-{nofile}")
+                limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))) if nofile else None
+                p, (syncfs, fsyncs, early) = self.traced_layout(mnt, n, preexec_fn=limit)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(early, [], "marked filled before its data was durable")
+                if batched:
+                    self.assertEqual(fsyncs, 0)
+                    self.assertIn(syncfs, range(1, -(-n // 256) + 2), "one syncfs a batch of up to 256")
+                else:
+                    self.assertEqual((fsyncs, syncfs), (n, 0), "an fsync each")
+                self.assert_all_filled(mnt, n)
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_failed_syncfs_falls_back_to_each_files_fsync_and_pins_an_error_on_its_file(self):
+        # syncfs fails for any writeback error on the file system, another program's
+        # included: each file of the batch is then fsynced on its own, and only a file
+        # whose own fsync fails is given back, with its name.
+        n = 300
+        mnt = self.mount("ext4")
+        p, (_, fsyncs, early) = self.traced_layout(mnt, n, "-e", "inject=syncfs:error=EIO")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((fsyncs, early), (n, []))
+        self.assert_all_filled(mnt, n)
+        for f in mnt.glob("s.0.*"):
+            f.unlink()
+        p, (_, _, early) = self.traced_layout(mnt, n, "-e", "inject=syncfs:error=EIO",
+                                              "-e", "inject=fsync:error=EIO:when=5")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(early, [])
+        self.assert_all_filled(mnt, n - 1)
+        lost = {f"s.0.{i}" for i in range(n)} - {f.name for f in mnt.glob("s.0.*")}
+        self.assertEqual(len(lost), 1)
+        self.assertRegex(p.stderr, rf"{lost.pop()}: Input/output error")
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_stop_removes_the_files_its_batch_had_not_synced(self):
+        # A stop between files ends the layout at once: the files written since the
+        # batch's last syncfs are removed, as one stopped in its write is; none is left
+        # without a mark.  The 300th file's write is held until ioplan has its SIGTERM.
+        mnt = self.mount("ext4")
+        proc = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=pwrite64",
+                                 "-e", "inject=pwrite64:delay_enter=60s:when=300", BIN, *small_files_job(mnt, 600)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        pid = wait_until(lambda: next((k for k in child_pids(proc.pid) if runs_ioplan(k)), None), 60, "ioplan")
+        wait_until(lambda: len(list(mnt.glob("s.0.*"))) >= 300, 60, "the 300th file")
+        os.kill(pid, signal.SIGTERM)
+        wait_for_stderr(proc, b"ioplan: stopping", 30)
+        proc.kill()  # strace's end lets the held write go on
+        proc.communicate(timeout=30)
+        wait_until(lambda: not os.path.exists(f"/proc/{pid}"), 60, "ioplan to end")
+        files = sorted(mnt.glob("s.0.*"))
+        self.assertGreaterEqual(len(files), 256, "the first batch is kept")
+        self.assertLess(len(files), 300)
+        self.assertEqual({mark_state(f) for f in files}, {"filled"}, "a file without a mark was left")
 
     def layout_then_signal(self, path, sig):
         """Starts a buffered read job whose layout writes 1 GiB, signals it while the
