@@ -80,16 +80,33 @@ std::vector<const char *> files_to_create(const plan &p, const pf_report &pf)
 
 // What the run left behind and how to remove it (240 GiB of Azure's test files
 // must not go unsaid); the files stay, as fio leaves them, for the next run.
+// Each directory is opened once and its files looked at by name (the paths
+// of a job's files share one, in order): at 100 000 files a path walk each
+// was a tenth of the layout's system time.
 std::string left_behind(const std::vector<const char *> &created)
 {
     std::vector<const char *> left;
     uint64_t bytes = 0;
     struct stat sb;
-    for (const char *path : created)
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    std::string_view dir;
+    int dfd = -1;
+    for (const char *path : created) {
+        const char *slash = std::strrchr(path, '/');
+        std::string_view d(path, slash ? (size_t)(slash - path) + 1 : 0);
+        if (d != dir || dfd < 0) {
+            if (dfd >= 0)
+                close(dfd);
+            dir = d;
+            dfd = open(d.empty() ? "." : std::string(d).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        bool found = dfd >= 0 ? fstatat(dfd, path + d.size(), &sb, 0) == 0 : stat(path, &sb) == 0;
+        if (found && S_ISREG(sb.st_mode)) {
             left.push_back(path);
             bytes += (uint64_t)sb.st_size;
         }
+    }
+    if (dfd >= 0)
+        close(dfd);
     if (left.empty())
         return "";
     char size[64];

@@ -40,15 +40,18 @@ int tgt_dir_open(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-int tgt_seen_now(struct tgt_seen *s, const char *path, const struct stat *dir_st, struct stat *st)
+int tgt_seen_now(struct tgt_seen *s, int dirfd, const char *path, const struct stat *dir_st, struct stat *st)
 {
-	int ret = lstat(path, st) ? -errno : 0;
+	const char *base = tgt_base(path);
+	int at = dirfd >= 0 && *base ? dirfd : AT_FDCWD, ret;
+	const char *name = at == AT_FDCWD ? path : base;
 
+	ret = fstatat(at, name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 	*s = (struct tgt_seen){ .path = path };
 	s->link = !ret && S_ISLNK(st->st_mode);
 	/* Only a link needs a second look: lstat of anything else is its stat. */
 	if (s->link)
-		ret = stat(path, st) ? -errno : 0;
+		ret = fstatat(at, name, st, 0) ? -errno : 0;
 	if (!ret) {
 		s->dev = st->st_dev;
 		s->ino = st->st_ino;

@@ -52,10 +52,12 @@ struct tgt_seen {
 /*
  * Fills s from path as it is now: the file (links followed) and its name; and
  * *st with the file (links followed).  Its directory is dir_st, which the
- * caller looked at once for all its files (NULL: not looked at).  0 or -errno
- * of the file's stat (-ENOENT: nothing there).
+ * caller looked at once for all its files (NULL: not looked at), and dirfd
+ * that directory opened (O_PATH), where the file is looked up by its last
+ * name; -1: by its whole path.  0 or -errno of the file's stat (-ENOENT:
+ * nothing there).
  */
-int tgt_seen_now(struct tgt_seen *s, const char *path, const struct stat *dir_st, struct stat *st);
+int tgt_seen_now(struct tgt_seen *s, int dirfd, const char *path, const struct stat *dir_st, struct stat *st);
 
 /*
  * Does what the layout found (looked: 0 with st and id, or -ENOENT) in the

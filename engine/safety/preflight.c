@@ -817,6 +817,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->p = p;
 	s->env = env;
 	s->r = out;
+	s->dir_fd = -1;
 	s->oom = safety_files_load(env, &s->busy) != 0;
 	if (pf_paths_init(&paths, p)) {
 		safety_files_free(s->busy);
@@ -840,6 +841,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	check_nofile(s);
 	pf_sort_seen(out);
 	int oom = s->oom;
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
 	safety_files_free(s->busy);
 	free(s);
 	if (oom) {

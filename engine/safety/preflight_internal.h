@@ -48,6 +48,7 @@ struct pf_state {
 	 * directory's files follow each other, so each is looked at once. */
 	char dir[PATH_MAX];
 	int dir_err;
+	int dir_fd;			/* an O_PATH descriptor of dir, or -1 */
 	struct stat dir_st;
 	bool devtmpfs_known, devtmpfs;
 	dev_t devtmpfs_dev;
@@ -71,7 +72,8 @@ int pf_paths_init(struct pf_paths *set, const struct plan *p);
 bool pf_paths_seen(struct pf_paths *set, const char *path);
 void pf_paths_free(struct pf_paths *set);
 
-/* stat() of dir (0 or an errno), once for all the files of one directory in a row. */
+/* stat() of dir (0 or an errno), once for all the files of one directory in a row;
+ * dir is kept open (s->dir_fd) for pf_note_seen's looks. */
 int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb);
 /*
  * Notes what is at path now, for the layout to compare (target.h), with its

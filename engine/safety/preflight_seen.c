@@ -4,22 +4,35 @@
  *
  * Shared files appear in many clones and a directory's files follow each other,
  * so preflight keeps a set of the paths it checked and the last directory it
- * stat()ed.  What it saw at each path is noted for the layout, which refuses
+ * stat()ed, open, to look its files up by name.  What it saw at each path is noted for the layout, which refuses
  * to write over a file that changed in between (target.h).
  */
 #include "engine/safety/preflight_internal.h"
 #include "engine/target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
 {
 	if (strcmp(s->dir, dir)) {
 		snprintf(s->dir, sizeof(s->dir), "%s", dir);
-		s->dir_err = stat(dir, &s->dir_st) ? errno : 0;
+		if (s->dir_fd >= 0)
+			close(s->dir_fd);
+		/* Its files are looked up by name in it: one path walk, not one a file. */
+		s->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (s->dir_fd >= 0 && fstat(s->dir_fd, &s->dir_st) == 0)
+			s->dir_err = 0;
+		else
+			s->dir_err = stat(dir, &s->dir_st) ? errno : 0;	/* why it is not a directory, if not */
+		if (s->dir_err && s->dir_fd >= 0) {
+			close(s->dir_fd);
+			s->dir_fd = -1;
+		}
 	}
 	*dsb = s->dir_st;
 	return s->dir_err;
@@ -37,12 +50,12 @@ bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, 
 
 		if (!n) {
 			s->oom = 1;
-			return tgt_seen_now(&one, path, dsb, sb) == 0;
+			return tgt_seen_now(&one, s->dir_fd, path, dsb, sb) == 0;
 		}
 		s->r->seen = n;
 		s->seen_cap = cap;
 	}
-	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], path, dsb, sb) == 0;
+	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], s->dir_fd, path, dsb, sb) == 0;
 }
 
 static int cmp_seen(const void *a, const void *b)

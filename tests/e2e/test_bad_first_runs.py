@@ -77,6 +77,20 @@ class LeftBehind(TmpDirCase):
         self.assertIn(f"Note: this run created 1 test file (1.0 MiB), left for the next run to reuse; "
                       f"remove with: rm -- '{self.tmp}/cdm/ioplan-default.tmp'", p.stdout)
 
+    def test_the_files_left_are_found_by_relative_paths_and_in_several_directories(self):
+        # Each directory is opened once and its files looked at by name: a bare name
+        # is in the working directory, and a file the job removed (unlink=1) is not left.
+        (self.tmp / "sub").mkdir()
+        p = run(["--name=y", "--filename=one.bin:sub/two.bin:" + str(self.tmp / "three.bin"), "--size=3m",
+                 "--rw=write"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn(f"this run created 3 test files (3.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- 'one.bin' 'sub/two.bin' '{self.tmp}/three.bin'", p.stdout)
+        p = run(["--name=z", "--filename=gone.bin:sub/gone.bin", "--size=2m", "--rw=write", "--unlink=1"],
+                cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertNotIn("this run created", p.stdout)
+
 
 class ReadingFioFiles(TmpDirCase):
     def test_a_read_job_over_files_fio_laid_out_runs_and_changes_nothing(self):
