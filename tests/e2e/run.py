@@ -11,7 +11,9 @@ with every core busy to find such tests.
 Each module runs in its own scratch working directory: files a job writes to
 its current directory (fio's verify state files, exec_prerun output) never
 land in the source tree.  And in a session of its own: processes it leaves
-running when it ends are killed, and the module fails for them.
+running when it ends are killed, and the module fails for them; so are those
+that left its session with setsid() (fio's job processes do), found by a mark
+in the environment everything the module starts inherits.
 
 --instrumented BIN runs the modules named by --instrumented-modules against BIN
 (the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
@@ -49,8 +51,10 @@ class Unit:
         return f"{self.name}{self.tag}"
 
 
-# Process groups of the modules running now, killed if the run is interrupted.
-RUNNING = set()
+# Process groups of the modules running now, and their marks (marked), killed if
+# the run is interrupted.
+RUNNING = {}
+MARK = "IOPLAN_E2E_UNIT"
 
 
 def live_in_group(pgid: int) -> list:
@@ -66,6 +70,31 @@ def live_in_group(pgid: int) -> list:
         if int(fields[2]) == pgid and fields[0] != "Z":
             live.append(stat.parent.name)
     return live
+
+
+def marked(token: str) -> list:
+    """The live processes whose environment carries the module's mark: what it
+    started, in its session or not (a zombie's environment reads empty)."""
+    needle = f"\0{MARK}={token}\0".encode()
+    found = []
+    for env in pathlib.Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in b"\0" + env.read_bytes():
+                found.append(int(env.parent.name))
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+    return found
+
+
+def reap_marked(token: str) -> bool:
+    """Kills what is left running with the module's mark; True when something was."""
+    left = marked(token)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return bool(left)
 
 
 def reap_group(pgid: int) -> bool:
@@ -89,15 +118,17 @@ def run_unit(unit: Unit):
     failed for it, since a test must stop what it starts.
     """
     t0 = time.monotonic()
-    env = dict(os.environ, **unit.env)
+    token = f"{os.getpid()}-{unit.key()}-{time.monotonic_ns()}"
+    env = dict(os.environ, **unit.env, **{MARK: token})
     with tempfile.TemporaryDirectory(prefix="ioplan-e2e-cwd-") as scratch, \
             tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(unit.cmd, cwd=unit.cwd or scratch, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        RUNNING.add(proc.pid)
+        RUNNING[proc.pid] = token
         rc = proc.wait()
         left = reap_group(proc.pid)
-        RUNNING.discard(proc.pid)
+        left = reap_marked(token) or left
+        RUNNING.pop(proc.pid, None)
         out.seek(0)
         text = out.read()
     if left:
@@ -153,8 +184,9 @@ def run_pool(units, width, verbose, counts, failed, durations):
             # The modules run in sessions of their own, out of the terminal's reach.
             for fut in futs:
                 fut.cancel()
-            for pgid in list(RUNNING):
+            for pgid, token in list(RUNNING.items()):
                 reap_group(pgid)
+                reap_marked(token)
             raise
 
 

@@ -68,6 +68,16 @@ class Leftovers(TmpDirCase):
         left = subprocess.run(["pgrep", "-f", "^sleep 300$"], capture_output=True, text=True)
         self.assertEqual(left.stdout, "", "the module's sleep outlived it")
 
+    def test_a_process_that_left_the_modules_session_is_found_and_killed(self):
+        # fio's job processes call setsid(): one that fio 3.33 left hung was still
+        # running half an hour after its module ended, outside the module's session.
+        (self.tmp / "escaper.py").write_text(LEAKER.replace('["sleep", "300"]', '["setsid", "sleep", "301"]'))
+        _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("escaper", [sys.executable, str(self.tmp / "escaper.py")]))
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("left processes running; they were killed", out)
+        left = subprocess.run(["pgrep", "-f", "^sleep 301$"], capture_output=True, text=True)
+        self.assertEqual(left.stdout, "", "the sleep that left the module's session outlived it")
+
     def test_a_module_that_stops_what_it_starts_passes(self):
         (self.tmp / "tidy.py").write_text(LEAKER.replace('subprocess.Popen(["sleep", "300"], '
                                                          'stdout=subprocess.DEVNULL)',
