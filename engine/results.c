@@ -1,5 +1,5 @@
 /*
- * engine/results.c - derived numbers and merging for the results contract (results.h).
+ * engine/results.c - derived numbers, merging and messages for the results contract (results.h).
  *
  * Every report computes means, deviations, percentiles and group merges through
  * these functions, so terse, JSON, normal and DISKSPD output can never disagree

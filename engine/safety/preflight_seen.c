@@ -4,8 +4,9 @@
  *
  * Shared files appear in many clones and a directory's files follow each other,
  * so preflight keeps a set of the paths it checked and the last directory it
- * stat()ed, open, to look its files up by name.  What it saw at each path is noted for the layout, which refuses
- * to write over a file that changed in between (target.h).
+ * stat()ed, open, to look its files up by name.  What it saw at each path is
+ * noted for the layout, which refuses to write over a file that changed in
+ * between (target.h).
  */
 #include "engine/safety/preflight_internal.h"
 #include "engine/target.h"
