@@ -429,17 +429,25 @@ class Marks(LoopMounts):
         self.assertRegex(p.stderr, rf"{lost.pop()}: Input/output error")
 
     @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
-    def test_a_stop_removes_the_files_its_batch_had_not_synced(self):
-        # A stop between files ends the layout at once: the files written since the
-        # batch's last syncfs are removed, as one stopped in its write is; none is left
-        # without a mark.  The 300th file's write is held until ioplan has its SIGTERM.
-        mnt = self.mount("ext4")
+    def held_layout(self, mnt):
+        """A read job's create_only layout of 600 small files in mnt, its 300th write held
+        by strace (for 60 s, or until strace ends): (strace's Popen, ioplan's pid), once
+        the 300th file is there."""
         proc = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=pwrite64",
                                  "-e", "inject=pwrite64:delay_enter=60s:when=300", BIN, *small_files_job(mnt, 600)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         pid = wait_until(lambda: next((k for k in child_pids(proc.pid) if runs_ioplan(k)), None), 60, "ioplan")
         wait_until(lambda: len(list(mnt.glob("s.0.*"))) >= 300, 60, "the 300th file")
+        return proc, pid
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_stop_removes_the_files_its_batch_had_not_synced(self):
+        # A stop between files ends the layout at once: the files written since the
+        # batch's last syncfs are removed, as one stopped in its write is; none is left
+        # without a mark.  The 300th file's write is held until ioplan has its SIGTERM.
+        mnt = self.mount("ext4")
+        proc, pid = self.held_layout(mnt)
         os.kill(pid, signal.SIGTERM)
         wait_for_stderr(proc, b"ioplan: stopping", 30)
         proc.kill()  # strace's end lets the held write go on
@@ -449,6 +457,31 @@ class Marks(LoopMounts):
         self.assertGreaterEqual(len(files), 256, "the first batch is kept")
         self.assertLess(len(files), 300)
         self.assertEqual({mark_state(f) for f in files}, {"filled"}, "a file without a mark was left")
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_batch_killed_before_its_sync_leaves_unmarked_files_that_nothing_overwrites(self):
+        # SIGKILL leaves the batch's written files without a mark (at most 256 of them):
+        # the user's from then on.  A read job reads them as they are; a write job is
+        # refused, naming each, and their bytes stay as they were.
+        mnt = self.mount("ext4")
+        proc, pid = self.held_layout(mnt)
+        os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.communicate(timeout=30)
+        wait_until(lambda: not os.path.exists(f"/proc/{pid}"), 60, "ioplan to end")
+        files = sorted(mnt.glob("s.0.*"))
+        unmarked = [f for f in files if mark_state(f) is None and f.stat().st_size]
+        self.assertGreaterEqual(len(files) - len(unmarked), 256, "the first batch was marked")
+        self.assertTrue(0 < len(unmarked) <= 256, len(unmarked))
+        before = {f: f.read_bytes() for f in unmarked}
+        p = run(small_files_job(mnt, 600)[:-2] + ["--output-format=terse"])  # the same read job, run
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["--name=s", f"--directory={mnt}", "--rw=write", "--bs=4k", "--nrfiles=600", "--filesize=4k",
+                 "--output-format=terse"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        for f in unmarked:
+            self.assertIn(f"{f}: refusing to write into an existing file ioplan did not create", p.stderr)
+        self.assertEqual({f: f.read_bytes() for f in unmarked}, before)
 
     def layout_then_signal(self, path, sig):
         """Starts a buffered read job whose layout writes 1 GiB, signals it while the
