@@ -6,7 +6,9 @@
  * queued, and reap between iodepth_batch_complete_min and _max at a time.  A
  * loop trip checks the phase and snapshot requests once, then issues and reaps;
  * completions already fetched from the engine turn into new I/Os within the
- * trip (turn_again), as a sync engine's I/Os go out in bursts.
+ * trip (turn_again), as a sync engine's I/Os go out in bursts.  The trip is
+ * compiled twice: a job with none of the per-I/O extras (rates, verify, logs,
+ * priorities, ...) runs a copy in which their tests are gone (HOT below).
  * Nothing here locks or allocates, except a copy of the results so far when
  * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
@@ -36,6 +38,16 @@
 #define REMOTE_SILENCE_NS 10000000000ull
 #define REMOTE_SILENCE_STOP_NS 1000000000ull
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
+
+/*
+ * The per-I/O functions take plain: true in the copy of the loop compiled for
+ * a job with none of the extras (io_has_extras, account_has_extras), where each
+ * IO_X/ACCT_X test is a constant false that the compiler folds away, with the
+ * code behind it.  Always inlined, so each copy is one function.
+ */
+#define HOT static inline __attribute__((always_inline))
+#define IO_X(w, plain) (!(plain) && (w)->io_extras)
+#define ACCT_X(w, plain) (!(plain) && (w)->acct_extras)
 
 uint64_t worker_busy_ns(void)
 {
@@ -128,7 +140,7 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
 }
 
-static void account(struct worker *w, struct io_u *u, uint64_t now)
+HOT void account(struct worker *w, struct io_u *u, uint64_t now, const bool plain)
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
 	const struct plan_job *j = w->job;
@@ -158,7 +170,7 @@ static void account(struct worker *w, struct io_u *u, uint64_t now)
 	w->lg.lat_sum[u->ddir] += lat;
 	if (lat > w->lg.bw_ser.lat_max[u->ddir])
 		w->lg.bw_ser.lat_max[u->ddir] = lat;
-	if (w->acct_extras)
+	if (ACCT_X(w, plain))
 		account_extras(w, u, d, now, lat, clat);
 	publish(w, u->ddir, bytes);
 }
@@ -174,16 +186,16 @@ __attribute__((noinline)) static void complete_extras(struct worker *w, struct i
 		worker_close_file(w, u->file);
 }
 
-static void complete(struct worker *w, struct io_u *u, uint64_t now)
+HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const bool plain)
 {
 	w->free_slot[w->nr_free++] = u->slot;
 	w->completed++;
-	if (w->io_extras && w->slot_busy)
+	if (IO_X(w, plain) && w->slot_busy)
 		w->slot_busy[u->slot] = false;
 	if (u->result < (int64_t)u->len && !worker_io_failed(w, u))
 		;
 	else if (u->counted && w->counting)
-		account(w, u, now);
+		account(w, u, now, plain);
 	else if (worker_in_counted_ramp(w) && !(u->nostat & IOE_NOSTAT_BYTES))
 		worker_ramp_count(w, u->ddir, (uint64_t)u->result);
 	if (w->ioe.dropped) {
@@ -192,7 +204,7 @@ static void complete(struct worker *w, struct io_u *u, uint64_t now)
 			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
 		w->ioe.dropped = 0;
 	}
-	if (w->io_extras)
+	if (IO_X(w, plain))
 		complete_extras(w, u);
 }
 
@@ -236,7 +248,7 @@ __attribute__((noinline)) static void prepare_extras(struct worker *w, struct io
 		prio_pick_io(w->prio, u);
 }
 
-static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
+HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, const bool plain)
 {
 	u->offset = io->offset;
 	u->len = io->len;
@@ -245,7 +257,7 @@ static void prepare(struct worker *w, struct io_u *u, const struct gen_io *io)
 	u->ddir = io->ddir;
 	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
-	if (w->io_extras)
+	if (IO_X(w, plain))
 		prepare_extras(w, u);
 	if (!w->stamp_ok && !w->stamp_each)	/* stamp_each: read in submit_one, next to queue() */
 		w->now = clk_now(&w->clk);
@@ -280,7 +292,7 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 }
 
 /* Bookkeeping once the engine took u: the depth map, the file written, its rate slot, fsync=N. */
-static void taken(struct worker *w, struct io_u *u)
+HOT void taken(struct worker *w, struct io_u *u, const bool plain)
 {
 	u->due_ns = 0;
 	/* Written to once issued: fsync=N's sync may come before this write completes. */
@@ -288,16 +300,16 @@ static void taken(struct worker *w, struct io_u *u)
 		w->dirty[u->file] = true;
 	if (w->counting || w->ramp_counts)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
-	if (w->io_extras)
+	if (IO_X(w, plain))
 		taken_extras(w, u);
 }
 
 /* False when the held I/O must wait for its due time (rate limit). */
-static bool is_due(struct worker *w)
+HOT bool is_due(struct worker *w, const bool plain)
 {
 	const struct rate *r = &w->rate[w->held.ddir];
 
-	if (!w->io_extras)
+	if (!IO_X(w, plain))
 		return true;
 	if (w->job->replay)
 		return worker_replay_due(w);
@@ -339,14 +351,14 @@ static inline uint8_t next_ddir(struct worker *w)
 }
 
 /* Hands one prepared I/O to the engine.  False when the engine is full. */
-static bool submit_one(struct worker *w)
+HOT bool submit_one(struct worker *w, const bool plain)
 {
 	uint32_t slot = w->free_slot[--w->nr_free];
 	struct io_u *u = &w->ios[slot];
 	int r;
 
-	prepare(w, u, &w->held);
-	if (w->io_extras && w->rp.log)	/* no call per I/O without write_iolog */
+	prepare(w, u, &w->held, plain);
+	if (IO_X(w, plain) && w->rp.log)	/* no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
 	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between
 	 * but the two stores that tell the watchdog when it started. */
@@ -357,7 +369,7 @@ static bool submit_one(struct worker *w)
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
 		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
 	}
-	if (w->io_extras && w->job->replay)
+	if (IO_X(w, plain) && w->job->replay)
 		worker_replay_issued(w, u->start_ns);
 	r = w->ioe.ops->queue(&w->ioe, u);
 	if (r == IOE_Q_COMPLETED)
@@ -369,7 +381,7 @@ static bool submit_one(struct worker *w)
 		return false;
 	}
 	w->have_held = false;
-	taken(w, u);
+	taken(w, u, plain);
 	if (r == IOE_Q_COMPLETED) {
 		u->issue_ns = u->start_ns;
 		w->stamp_ok = true;
@@ -377,14 +389,14 @@ static bool submit_one(struct worker *w)
 			w->res.submit[1]++;	/* batch_bucket(1) */
 			w->res.complete[1]++;
 		}
-		complete(w, u, w->now);
+		complete(w, u, w->now, plain);
 	} else {
 		w->inflight++;
 		w->pending[w->nr_pending++] = u;
 		if (w->nr_pending >= w->batch_submit)
 			commit(w);
 	}
-	if (w->io_extras && w->job->thinktime_ns)
+	if (IO_X(w, plain) && w->job->thinktime_ns)
 		worker_think(w);
 	return true;
 }
@@ -402,9 +414,9 @@ static bool has_room(struct worker *w)
 }
 
 /* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
-static bool draw(struct worker *w)
+HOT bool draw(struct worker *w, const bool plain)
 {
-	bool extras = w->io_extras;
+	bool extras = IO_X(w, plain);
 
 	if (extras && w->vf.backlog_due) {
 		worker_verify_backlog(w);
@@ -435,7 +447,7 @@ static bool sync_is_due(struct worker *w)
 {
 	if (w->have_held || w->job->replay || w->flow)
 		return true;
-	if (draw(w)) {
+	if (draw(w, false)) {
 		w->have_held = true;
 		return true;
 	}
@@ -458,7 +470,7 @@ static bool held_may_go(struct worker *w)
 	return true;
 }
 
-static void issue(struct worker *w)
+HOT void issue(struct worker *w, const bool plain)
 {
 	w->blocked = false;
 	w->wait_until = 0;
@@ -478,9 +490,9 @@ static void issue(struct worker *w)
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
 	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
-			if (w->io_extras && w->flow && !worker_flow_turn(w))
+			if (IO_X(w, plain) && w->flow && !worker_flow_turn(w))
 				return;
-			if (!draw(w)) {
+			if (!draw(w, plain)) {
 				if (w->need_sync)
 					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles). */
@@ -490,9 +502,9 @@ static void issue(struct worker *w)
 			}
 			w->have_held = true;
 		}
-		if (w->io_extras && !held_may_go(w))
+		if (IO_X(w, plain) && !held_may_go(w))
 			return;
-		if (!is_due(w) || !submit_one(w)) {
+		if (!is_due(w, plain) || !submit_one(w, plain)) {
 			w->blocked = true;
 			return;
 		}
@@ -579,7 +591,7 @@ static int fetch(struct worker *w, uint32_t submitted)
  * to be reaped is still in flight for the job): by the clock read of the
  * submission just made when only bookkeeping came since, else by a new read.
  */
-static void reap(struct worker *w)
+HOT void reap(struct worker *w, const bool plain)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
 	bool must_wait = !has_room(w) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
@@ -603,7 +615,7 @@ static void reap(struct worker *w)
 	if (take > 1)
 		w->stamp_ok = false;
 	for (uint32_t i = 0; i < take; i++)
-		complete(w, ev[i], w->now);
+		complete(w, ev[i], w->now, plain);
 	if (w->counting || w->ramp_counts)
 		w->res.complete[batch_bucket(take)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
@@ -617,7 +629,7 @@ void worker_quiesce(struct worker *w)
 	w->quiescing = true;
 	while (w->inflight > w->nr_pending && !w->fatal &&
 	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
-		reap(w);
+		reap(w, false);
 	w->quiescing = false;
 }
 
@@ -780,8 +792,38 @@ static bool turn_again(const struct worker *w, uint32_t turn)
 	return w->ready_nr && turn < w->max_turns && !w->fatal && w->now < w->deadline;
 }
 
+/* A trip's issue, commit and reap, then again while turn_again() says so. */
+HOT void turns(struct worker *w, const bool plain)
+{
+	for (uint32_t turn = 1;; turn++) {
+		if (w->phase != WP_DRAIN)
+			issue(w, plain);
+		if (w->nr_pending && !w->fatal)
+			commit(w);
+		if (w->inflight > w->nr_pending)
+			reap(w, plain);
+		else if (w->blocked && w->wait_until)
+			idle(w);
+		if (!turn_again(w, turn))
+			break;
+	}
+}
+
+/* The two copies of the trip (HOT, above): one for plain jobs, one for the rest. */
+__attribute__((noinline)) static void turns_plain(struct worker *w)
+{
+	turns(w, true);
+}
+
+__attribute__((noinline)) static void turns_any(struct worker *w)
+{
+	turns(w, false);
+}
+
 void worker_loop(struct worker *w)
 {
+	bool plain;
+
 	w->burst = w->is_sync ? SYNC_BURST : w->depth;
 	w->lat_is_clat = lat_may_be_clat(w);
 	/* fio's metadata engines time one operation and record it as clat only. */
@@ -790,6 +832,7 @@ void worker_loop(struct worker *w)
 	w->stamp_ok = false;
 	w->acct_extras = account_has_extras(w);
 	w->io_extras = io_has_extras(w);
+	plain = !w->acct_extras && !w->io_extras;
 	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	/* What else a trip checks (rates, rate_min, latency targets) keeps one trip per I/O. */
@@ -802,18 +845,10 @@ void worker_loop(struct worker *w)
 		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
 		     remote_gave_up(w)))
 			break;
-		for (uint32_t turn = 1;; turn++) {
-			if (w->phase != WP_DRAIN)
-				issue(w);
-			if (w->nr_pending && !w->fatal)
-				commit(w);
-			if (w->inflight > w->nr_pending)
-				reap(w);
-			else if (w->blocked && w->wait_until)
-				idle(w);
-			if (!turn_again(w, turn))
-				break;
-		}
+		if (plain)
+			turns_plain(w);
+		else
+			turns_any(w);
 		if (w->job->lat_target_ns)
 			worker_lat_target_check(w);
 	}
