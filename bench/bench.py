@@ -754,8 +754,10 @@ T_IO_URING = os.environ.get("T_IO_URING_BIN", str(ROOT / "build" / "fio-build" /
 
 
 def t_io_uring_ios(p):
-    """(I/Os, seconds) of a t/io_uring run: its per-second "IOPS=" lines summed."""
-    rates = [int(m) for m in re.findall(r"^IOPS=(\d+),", p.stdout, re.M)]
+    """(I/Os, seconds) of a t/io_uring run: its per-second "IOPS=" lines summed.  Above
+    100 000 a second it prints them in thousands or millions, to two decimals ("IOPS=202.51K")."""
+    scale = {"": 1, "K": 1000, "M": 1000000}
+    rates = [round(float(v) * scale[unit]) for v, unit in re.findall(r"^IOPS=([0-9.]+)([KM]?),", p.stdout, re.M)]
     if not rates:
         raise ValueError(f"t/io_uring printed no IOPS line: {p.stdout[-300:]}")
     return sum(rates), len(rates)

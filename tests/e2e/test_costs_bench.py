@@ -35,6 +35,18 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(bench.pool_pct(50)([fast, slow]), 100)
         self.assertEqual(bench.pool_pct(99.9)([fast, slow]), 10_000)
 
+    def test_t_io_urings_rates_in_thousands_and_millions_are_read_as_ios(self):
+        # fio 3.33's t/io_uring prints a second's IOPS plain up to 100 000, above it
+        # as "202.51K" or "1.23M": the limit row read none of those lines and failed.
+        class Out:
+            stdout = ("polled=0, fixedbufs=1/0, register_files=1, buffered=0, QD=32\n"
+                      "Engine=io_uring, sq_ring=32, cq_ring=32\n"
+                      "IOPS=202.51K, BW=791MiB/s, IOS/call=8/7\n"
+                      "IOPS=1.23M, BW=4804MiB/s, IOS/call=8/8\n"
+                      "IOPS=99870, BW=390MiB/s, IOS/call=8/8\n"
+                      "Exiting on timeout\nMaximum IOPS=1.23M\n")
+        self.assertEqual(bench.t_io_uring_ios(Out()), (202_510 + 1_230_000 + 99_870, 3))
+
     def test_pooled_per_io_is_a_ratio_of_sums(self):
         # 1 s over 1000 I/Os and 3 s over 1000: 2 ms per I/O, not the mean of ratios.
         self.assertAlmostEqual(bench.pool_per_io([(1.0, 1000), (3.0, 1000)]), 0.002)
