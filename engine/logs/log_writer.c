@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "engine/logs/logs.h"
 #include "engine/safety/safety.h"
@@ -365,6 +368,9 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 {
 	struct log_chunk *c;
 
+#if defined(__x86_64__)
+	_mm_sfence();	/* the entries' non-temporal stores (logs.c) land before the writer reads them */
+#endif
 	pthread_mutex_lock(&lw->mu);
 	if (full && full->nr) {
 		while (lw->queued >= LOG_QUEUE_MAX)
