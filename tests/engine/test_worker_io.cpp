@@ -1,6 +1,7 @@
 // tests/engine/test_worker_io.cpp - the hot loop's bookkeeping (engine/worker/worker_io.c):
 // how many clock reads an I/O costs, lat recorded once for sync engines, lat = slat +
-// clat for async ones, and phase ends seen inside a burst of sync I/Os.
+// clat for async ones, phase ends seen inside a burst of sync I/Os, and the two
+// copies of the loop trip (plain and general) doing the same I/O.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -72,6 +73,50 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	uint64_t reads = (c.end_ns - c.start_ns) / 1000;
 	CHECK(reads <= 4096 + 2 * 4096 / 32 + 40);	// one getevents + clock read per engine batch
 	CHECK(c.complete[1] >= 4096 - 32);	// handed back one at a time
+}
+
+TEST_CASE("worker_io: a plain job runs the same I/O through the loop copy without extras as through the general one")
+{
+	// worker_io.c compiles the loop trip twice; a plain job takes the copy whose
+	// extras tests are constants.  The same job with extras that change nothing
+	// here (serialize_overlap over a permutation, where no two I/Os in flight
+	// overlap; a max_latency no I/O reaches) takes the general copy.  On the fake
+	// clock both must count, time and map every I/O alike.
+	pb::tmpdir d;
+	eng_opts o = pb::fake_clock();
+	for (uint32_t depth : { 1u, 8u }) {
+		CAPTURE(depth);
+		res_clone got[2];
+		for (int extras = 0; extras < 2; extras++) {
+			auto spec = job_spec("p", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 2048 * 4096)
+					    .opt("iodepth", std::to_string(depth));
+			if (extras)
+				spec.opt("serialize_overlap", "1").opt("max_latency", "1h");
+			auto p = pb::build(d.path(), { spec });
+			int ret = -1;
+			auto r = pb::run(*p, &ret, &o);
+			REQUIRE(ret == 0);
+			got[extras] = pb::first_clone(*r);
+			got[extras].ddir[PLAN_DDIR_READ].clat.hist = nullptr;	/* freed with r */
+			got[extras].ddir[PLAN_DDIR_READ].lat.hist = nullptr;
+			got[extras].ddir[PLAN_DDIR_READ].slat.hist = nullptr;
+		}
+		const res_ddir &a = got[0].ddir[PLAN_DDIR_READ], &b = got[1].ddir[PLAN_DDIR_READ];
+		CHECK(a.ios == 2048);
+		CHECK(b.ios == a.ios);
+		CHECK(b.bytes == a.bytes);
+		for (res_lat res_ddir::*l : { &res_ddir::clat, &res_ddir::lat, &res_ddir::slat }) {
+			CHECK((b.*l).n == (a.*l).n);
+			CHECK((b.*l).sum_ns == (a.*l).sum_ns);
+			CHECK((b.*l).min_ns == (a.*l).min_ns);
+			CHECK((b.*l).max_ns == (a.*l).max_ns);
+		}
+		CHECK(got[1].end_ns - got[1].start_ns == got[0].end_ns - got[0].start_ns);	/* clock reads */
+		CHECK(std::memcmp(got[0].depth, got[1].depth, sizeof(got[0].depth)) == 0);
+		CHECK(std::memcmp(got[0].submit, got[1].submit, sizeof(got[0].submit)) == 0);
+		CHECK(std::memcmp(got[0].complete, got[1].complete, sizeof(got[0].complete)) == 0);
+		CHECK(std::memcmp(got[0].latbkt, got[1].latbkt, sizeof(got[0].latbkt)) == 0);
+	}
 }
 
 TEST_CASE("worker_io: a sync engine records lat once and reports it equal to clat, histogram included")
