@@ -300,8 +300,11 @@ class IoTraceIsBounded(TmpDirCase):
         # io_size= of 256 GiB and no time limit: the progress line's percentage says
         # when the trace is full (0.5% done: 335,544 I/Os of 4 KiB, past 262,144),
         # however slow the machine, and the run is far from its end.  What is bounded is the work after SIGINT (CPU seconds: the
-        # report renders the 262144 records, about 0.7 s here), not the wall time a
-        # loaded machine stretches (9.7 s seen with 0.9 s of work).
+        # report renders the 262144 records, 0.7-1.06 s on an idle machine), not the wall time a
+        # loaded machine stretches (9.7 s seen with 0.9 s of work).  CPU seconds stretch too,
+        # less: 2.02 s in a make test run whose other modules were running alongside, with a
+        # binary that took 1.06 s alone, hence a bound of 3 s (a report quadratic in the
+        # records would take minutes).
         proc = subprocess.Popen([BIN, "--name=t", "--ioengine=null", "--size=1g", "--io_size=256g", "--rw=read",
                                  "--bs=4k", "--io_trace=262144", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -320,7 +323,7 @@ class IoTraceIsBounded(TmpDirCase):
         # A sanitizer build renders the 262144 records about 3x slower than the release build,
         # and its shadow memory and quarantine add to the RSS (388 MB seen against 113 MB).
         sanitized = os.environ.get("IOPLAN_VARIANT", "release") != "release"
-        self.assertLess(work, 6.0 if sanitized else 2.0, f"report after SIGINT took {work:.2f} CPU s")
+        self.assertLess(work, 6.0 if sanitized else 3.0, f"report after SIGINT took {work:.2f} CPU s")
         self.assertEqual(proc.returncode, 1)
         trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
         self.assertEqual(len(trace["t_ns"]), 262144)
