@@ -183,7 +183,7 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns)
  * An entry goes to its chunk with non-temporal stores where the CPU has them.
  * The writer thread reads the chunk on another CPU and hands it back for
  * reuse, so with ordinary stores each line of it moved between the two CPUs'
- * caches twice a round, and per-I/O logs ran the I/O loop at a third of the
+ * caches twice a round, and per-I/O logs ran the I/O loop at about half the
  * speed it has with these (log_writer_swap fences them before the hand-over).
  */
 static inline void entry_store(struct log_entry *dst, const struct log_entry *src)
