@@ -41,6 +41,21 @@ int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
 
 /* Grows by doubling: one more slot per path made 300 000 files quadratic
  * wherever realloc copies (always under ASan: minutes before the layout). */
+/*
+ * Whether path names a file of s->dir, the directory pf_look_dir keeps open:
+ * only then is it looked up by its last name there.  A directory name cut at
+ * PATH_MAX is another directory, where a file of the same name may be.
+ */
+static int dir_fd_of(const struct pf_state *s, const char *path)
+{
+	size_t n = (size_t)(tgt_base(path) - path);	/* up to and with the last slash */
+	bool same = !n ? !strcmp(s->dir, ".") :
+		    n == 1 ? !strcmp(s->dir, "/") :
+			     strlen(s->dir) == n - 1 && !memcmp(s->dir, path, n - 1);
+
+	return same ? s->dir_fd : -1;
+}
+
 bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
 {
 	struct tgt_seen one;
@@ -51,12 +66,12 @@ bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, 
 
 		if (!n) {
 			s->oom = 1;
-			return tgt_seen_now(&one, s->dir_fd, path, dsb, sb) == 0;
+			return tgt_seen_now(&one, dir_fd_of(s, path), path, dsb, sb) == 0;
 		}
 		s->r->seen = n;
 		s->seen_cap = cap;
 	}
-	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], s->dir_fd, path, dsb, sb) == 0;
+	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], dir_fd_of(s, path), path, dsb, sb) == 0;
 }
 
 static int cmp_seen(const void *a, const void *b)

@@ -62,6 +62,43 @@ class GnomeDisksOnADevice(TmpDirCase):
         self.assertEqual(self.sample_count(200), 20)
 
 
+class LongPath(TmpDirCase):
+    def test_a_path_past_path_max_fails_for_its_length_not_for_a_file_where_its_directory_is_cut(self):
+        # The preflight looks a file up by name in its directory, which it keeps open;
+        # that directory's name, cut at PATH_MAX, was another directory, and a file "f"
+        # there was taken for the job's (a refusal naming someone else's file).  fio
+        # 3.33 and ioplan both fail the open: File name too long, exit code 1.
+        cut = self.tmp
+        while len(str(cut)) < 4095 - 210:
+            cut = cut / ("d" * 200)
+        cut = cut / ("e" * (4095 - len(str(cut)) - 1))
+        here = os.getcwd()
+        try:
+            os.chdir(self.tmp)
+            for part in cut.relative_to(self.tmp).parts:
+                os.mkdir(part)
+                os.chdir(part)
+            with open("f", "w") as f:
+                f.write("someone else's")
+        finally:
+            os.chdir(here)
+        path = f"{cut}zz/f"
+        p = run(["--name=x", f"--filename={path}", "--size=4k", "--rw=write"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: {path}: File name too long\n")
+        top = os.open(self.tmp, os.O_PATH)
+        fd = os.open(str(cut.relative_to(self.tmp)), os.O_PATH, dir_fd=top)
+        try:
+            with open(os.open("f", os.O_RDONLY, dir_fd=fd)) as f:
+                self.assertEqual(f.read(), "someone else's")
+        finally:
+            os.close(fd)
+            os.close(top)
+        if FIO:
+            self.assertEqual(run_fio(["--name=x", f"--filename={path}", "--size=4k", "--rw=write"],
+                                     cwd=self.tmp).returncode, 1)
+
+
 class LeftBehind(TmpDirCase):
     def test_the_end_of_a_run_names_the_files_it_created(self):
         args = ["--name=x", f"--directory={self.tmp}", "--size=2m", "--rw=write", "--numjobs=2"]
