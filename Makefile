@@ -92,14 +92,15 @@ UNIT := $(B)/unit_tests
 # Debian packages the build and the tests need (see `make deps`).  Installed without
 # their Recommends (blktrace's would pull in ffmpeg): what a test uses is listed here,
 # e.g. fonts-liberation for gnuplot's PNG text, bsdextrautils for hexdump and time
-# (GNU time: the benches read a child's peak RSS from it).
+# (GNU time: the benches read a child's peak RSS from it), valgrind for the instruction
+# counts (a preflight test, the benches' per-I/O rows).
 DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-dev \
 	liburing-dev tao-pegtl-dev doctest-dev nlohmann-json3-dev fio python3 \
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
 	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
-	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev time
+	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev time valgrind
 PYTHON := /usr/bin/python3
 
 .PHONY: fio-examples all deps run test test-full test-pool engine-sanitized test-loaded test-sanitize suite unit e2e check check-generated check-layering generate \

@@ -11,12 +11,13 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, wait_until
+from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, wait_until
 
 SCRIPT = ROOT / "bench" / "bench.py"
 spec = importlib.util.spec_from_file_location("bench", SCRIPT)
@@ -96,6 +97,34 @@ class Arithmetic(unittest.TestCase):
 
 
 @unittest.skipUnless(FIO, "fio is not installed")
+@unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
+@unittest.skipIf(VARIANT != "release", "valgrind cannot run a sanitizer build")
+class InstructionsPerIO(unittest.TestCase):
+    """bench/instr_per_io.py, the figure the disk rows judge a tool's own work by."""
+
+    def count(self, small, big, *argv):
+        p = subprocess.run([sys.executable, str(ROOT / "bench" / "instr_per_io.py"), small, big, "--", *argv],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        return json.loads(p.stdout)
+
+    def test_start_up_is_taken_out_of_the_figure(self):
+        null = [BIN, "--name=n", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+                "--io_size={io_size}", "--output-format=json"]
+        a, b = self.count("8m", "16m", *null), self.count("16m", "32m", *null)
+        self.assertEqual((a["ios"], b["ios"]), ([2048, 4096], [4096, 8192]))
+        # Per I/O the same from either pair of sizes: start-up and the report are taken out.
+        self.assertLess(abs(a["per_io"] - b["per_io"]) / b["per_io"], 0.05, (a, b))
+        # The smaller run alone, start-up in it, counts many times as much an I/O.
+        self.assertGreater(a["instr"][0] / a["ios"][0], 5 * a["per_io"], a)
+
+    def test_a_command_line_without_the_amount_is_refused(self):
+        p = subprocess.run([sys.executable, str(ROOT / "bench" / "instr_per_io.py"), "8m", "16m", "--", BIN,
+                            "--name=n", "--ioengine=null", "--size=8m"], capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("{io_size}", p.stderr)
+
+
 class Runs(TmpDirCase):
     def bench(self, *args):
         env = dict(os.environ, IOPLAN_BIN=BIN)
