@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "engine/engine.h"
+#include "engine/safety/safety.h"
 
 namespace cli {
 
@@ -22,7 +23,7 @@ bool readonly_ok(const plan &p)
                          job->name, plan_rw_name(job->rw));
             return false;
         }
-    char why[512];
+    char why[SAFETY_WHY_MAX];
     int ret = eng_layout_writes(&p, why, sizeof why);
     if (ret == -ENOMEM)
         throw std::bad_alloc();

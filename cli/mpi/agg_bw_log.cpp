@@ -18,7 +18,7 @@ agg_bw_log::agg_bw_log(bool on, uint64_t interval_ns, const std::string &dir)
         return;
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
         path_[d] = agg_bw_log_path(dir, d);
-        char why[1024];
+        char why[SAFETY_WHY_MAX];
         // The preflight (agg_bw_log_check) judged whose the files are.
         int fd = safety_open_output(&safety_system, path_[d].c_str(), O_TRUNC,
                                     SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why, sizeof(why));
@@ -39,7 +39,7 @@ std::string agg_bw_log_path(const std::string &dir, int ddir)
 std::string agg_bw_log_check(const std::string &dir)
 {
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
-        char why[1024];
+        char why[SAFETY_WHY_MAX];
         if (safety_check_output(&safety_system, agg_bw_log_path(dir, d).c_str(),
                                 SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, sizeof(why)))
             return why;

@@ -95,7 +95,7 @@ bool rank_output_ok(const std::string &dir, int rank)
                      errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
         return false;
     }
-    char why[1024];
+    char why[SAFETY_WHY_MAX];
     if (!safety_check_output(&safety_system, rank_file_path(dir, rank).c_str(), rank_file_how, why, sizeof(why))) {
         stale_temporaries(dir, rank);
         return true;
@@ -119,7 +119,7 @@ std::string first_finding(const pf_report &pf)
 bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
 {
     std::string path = rank_file_path(dir, who.rank);
-    char why[1024];
+    char why[SAFETY_WHY_MAX];
     if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why))) {
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), why);
         return false;

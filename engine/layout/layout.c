@@ -659,7 +659,7 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 static int prepare_one(struct layout *l, struct layout_file *lf, const struct plan *p,
 		       struct results *r, const struct safety_files *busy, const _Atomic int *stop)
 {
-	char why[768];
+	char why[SAFETY_WHY_MAX];
 	struct stat st;
 	int ret = open_dir(l, lf, r);
 

@@ -54,12 +54,16 @@ static struct pf_finding *vadd(struct pf_state *s, enum res_msg_level level, con
 		s->r->findings = f;
 		s->findings_cap = cap;
 	}
-	f = &s->r->findings[s->r->nr++];
+	f = &s->r->findings[s->r->nr];
 	memset(f, 0, sizeof(*f));
+	if (vasprintf(&f->text, fmtstr, ap) < 0) {
+		s->oom = 1;
+		return NULL;
+	}
+	s->r->nr++;
 	f->level = level;
 	f->job_id = job;
 	snprintf(f->code, sizeof(f->code), "%s", code);
-	vsnprintf(f->text, sizeof(f->text), fmtstr, ap);
 	return f;
 }
 
@@ -316,7 +320,7 @@ static void check_dir_removal(struct pf_state *s, const struct plan_job *j, cons
 static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
 			  const struct stat *sb)
 {
-	char why[512];
+	char why[SAFETY_WHY_MAX];
 	uint64_t have, need;
 	int ret;
 
@@ -855,6 +859,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 void pf_free(struct pf_report *r)
 {
 	free(r->seen);
+	for (uint32_t i = 0; i < r->nr; i++)
+		free(r->findings[i].text);
 	free(r->findings);
 	memset(r, 0, sizeof(*r));
 }

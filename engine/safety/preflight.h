@@ -34,7 +34,7 @@ extern "C" {
 struct pf_finding {
 	enum res_msg_level level;
 	char code[32];			/* stable: "no-space", "direct-unsupported", ... */
-	char text[640];
+	char *text;			/* whole, however long its paths (two of PATH_MAX fit) */
 	int32_t job_id;			/* -1 = about the whole plan */
 	bool job_fails;			/* an error that fails its job when it starts, as fio's */
 };

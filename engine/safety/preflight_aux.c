@@ -24,7 +24,7 @@
 static void check_side_file(struct pf_state *s, const struct plan_job *j, const char *option, const char *path,
 			    unsigned how)
 {
-	char why[512];
+	char why[SAFETY_WHY_MAX];
 
 	if (safety_check_output(s->env, path, how, why, sizeof(why)))
 		pf_add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, option, why);

@@ -16,6 +16,7 @@
 #ifndef IOPLAN_ENGINE_SAFETY_H
 #define IOPLAN_ENGINE_SAFETY_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -26,6 +27,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Room for a refusal's reason: it may name two paths of up to PATH_MAX and say why. */
+#define SAFETY_WHY_MAX (2 * PATH_MAX + 512)
 
 struct safety_env {
 	const char *proc_root;		/* "/proc" */

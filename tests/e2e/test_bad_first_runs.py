@@ -99,6 +99,27 @@ class LongPath(TmpDirCase):
                                      cwd=self.tmp).returncode, 1)
 
 
+    def test_a_refusal_naming_a_long_path_keeps_its_reason(self):
+        # A finding was cut at 640 bytes and a safety reason at 512: with a path of a
+        # few KiB the message ended inside the path, before what was wrong.
+        deep = self.tmp
+        for _ in range(12):
+            deep = deep / ("d" * 200)
+        deep.mkdir(parents=True)
+        missing = f"{deep}/missing/f"
+        p = run(["--name=x", f"--filename={missing}", "--size=4k", "--rw=write", "--allow_file_create=0"],
+                cwd=self.tmp)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"ioplan: error: job 'x': directory {deep}/missing does not exist (for {missing})\n",
+                      p.stderr)
+        (deep / "lat_lat.1.log").write_text("someone else's")
+        p = run(["--name=x", "--ioengine=null", "--size=4k", f"--write_lat_log={deep}/lat"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"write_lat_log: {deep}/lat_lat.1.log exists and ioplan did not write it", p.stderr)
+        self.assertRegex(p.stderr, r"refusing to replace it \(move it away, or run where it is not\)\n")
+        self.assertEqual((deep / "lat_lat.1.log").read_text(), "someone else's")
+
+
 class LeftBehind(TmpDirCase):
     def test_the_end_of_a_run_names_the_files_it_created(self):
         args = ["--name=x", f"--directory={self.tmp}", "--size=2m", "--rw=write", "--numjobs=2"]
