@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,17 @@ TEST_CASE("logs: an entry is formatted as fio's line, with optional offset and h
     CHECK(std::string(buf, log_format(buf, &e, true, true)) == "1500, 18446744073709551615, 1, 4096, 8192, 0x0000\n");
     e = log_entry{};
     CHECK(std::string(buf, log_format(buf, &e, false, false)) == "0, 0, 0, 0, 0\n");
+    // Each side of every power of ten: the digit count comes from the bit length.
+    for (unsigned long long p = 1;; p *= 10) {
+        for (unsigned long long v : { p - 1, p, p + 1, 2 * p - 1, p / 2 * 10 - 1 }) {
+            char want[64];
+            e.value = v;
+            std::snprintf(want, sizeof(want), "0, %llu, 0, 0, 0\n", v);
+            CHECK(std::string(buf, log_format(buf, &e, false, false)) == want);
+        }
+        if (p > 18446744073709551615ull / 10)
+            break;
+    }
 }
 
 TEST_CASE("logs: a compressed log's sample is fio's struct io_sample, flags in the ddir word")
