@@ -229,6 +229,9 @@ def workloads(d, mem, quick):
              [("IOPS ratio", ratio(iops), (">=", 1.0)),
               ("user CPU/IO ratio", ratio(user_cpu_and_ios), None, pool_per_io)],
              device=True)
+        if not shutil.which("valgrind"):
+            print(f"{eng}-qd32-instr: skipped: no valgrind (make deps installs it)")
+            continue
         counted = job_args(f"{eng}-qd32", **dict(disk, io_size="{io_size}"))
         wl.append(Workload(f"{eng}-qd32-instr", [*INSTR_PER_IO, FIO, "--thread", *counted],
                            [*INSTR_PER_IO, IOPLAN, *counted],
