@@ -236,7 +236,7 @@ def workloads(d, mem, quick):
         wl.append(Workload(f"{eng}-qd32-instr", [*INSTR_PER_IO, FIO, "--thread", *counted],
                            [*INSTR_PER_IO, IOPLAN, *counted],
                            [("user instr/IO ratio", ratio(lambda p: p.json()["per_io"]), ("<=", 0.3))],
-                           rounds=3))
+                           rounds=None if quick else 3))
     both("psync-qd1-lat", dict(ioengine="psync", rw="randread", bs="4k", size=big, direct=1,
                                time_based=1, runtime=secs, filename=f"{d}/bench.psync"),
          [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),

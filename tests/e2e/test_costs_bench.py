@@ -170,6 +170,19 @@ class Runs(TmpDirCase):
         rows = json.loads((self.tmp / "last.json").read_text())["quick"]["rows"]
         self.assertEqual(set(rows), {"psync-qd1-lat/p50 latency ratio*", "psync-qd1-lat/p99 latency ratio*"})
 
+    @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
+    @unittest.skipIf(VARIANT != "release", "valgrind cannot run a sanitizer build")
+    def test_the_instruction_row_counts_both_tools_on_the_disk(self):
+        p = self.bench("--only", "io_uring-qd32-instr")
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+        if "skipped: the kernel refused" in p.stdout:
+            self.skipTest(p.stdout.strip().splitlines()[-1])
+        m = next(ln for ln in p.stdout.splitlines() if ln.startswith("io_uring-qd32-instr "))
+        value = float(m.split("ratio")[1].split()[0])
+        # ioplan's own work per I/O is a fraction of fio's: about a quarter here
+        # (676 against 2733 instructions), the whole start-up of either would be more.
+        self.assertTrue(0.05 < value < 0.6, m)
+
     def bench_stopped(self, only, ready, what):
         """Runs one round of the row `only` until ready(its process) is true, then sends
         it SIGTERM, which must end it as an interrupt does; ready()'s last value."""
