@@ -98,7 +98,6 @@ class LongPath(TmpDirCase):
             self.assertEqual(run_fio(["--name=x", f"--filename={path}", "--size=4k", "--rw=write"],
                                      cwd=self.tmp).returncode, 1)
 
-
     def test_a_refusal_naming_a_long_path_keeps_its_reason(self):
         # A finding was cut at 640 bytes and a safety reason at 512: with a path of a
         # few KiB the message ended inside the path, before what was wrong.

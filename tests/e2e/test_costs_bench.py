@@ -96,7 +96,6 @@ class Arithmetic(unittest.TestCase):
         self.assertTrue(bench.settled("fio rate error %", 0.02, 0.04, [0.0, 0.1, 0.0, 0.02, 0.02]))
 
 
-@unittest.skipUnless(FIO, "fio is not installed")
 @unittest.skipUnless(shutil.which("valgrind"), "valgrind is not installed")
 @unittest.skipIf(VARIANT != "release", "valgrind cannot run a sanitizer build")
 class InstructionsPerIO(unittest.TestCase):
@@ -128,6 +127,7 @@ class InstructionsPerIO(unittest.TestCase):
         self.assertIn("{io_size}", p.stderr)
 
 
+@unittest.skipUnless(FIO, "fio is not installed")
 class Runs(TmpDirCase):
     def bench(self, *args):
         env = dict(os.environ, IOPLAN_BIN=BIN)
