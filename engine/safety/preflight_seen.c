@@ -39,8 +39,6 @@ int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb)
 	return s->dir_err;
 }
 
-/* Grows by doubling: one more slot per path made 300 000 files quadratic
- * wherever realloc copies (always under ASan: minutes before the layout). */
 /*
  * Whether path names a file of s->dir, the directory pf_look_dir keeps open:
  * only then is it looked up by its last name there.  A directory name cut at
@@ -56,6 +54,8 @@ static int dir_fd_of(const struct pf_state *s, const char *path)
 	return same ? s->dir_fd : -1;
 }
 
+/* Grows by doubling: one more slot per path made 300 000 files quadratic
+ * wherever realloc copies (always under ASan: minutes before the layout). */
 bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
 {
 	struct tgt_seen one;
