@@ -51,7 +51,7 @@ void plan_job_free(struct plan_job *j)
 	free(j->clones);
 	free_kvs(j->opts, j->nr_opts);
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		free(j->bs[d].split);
+		free((void *)j->bs[d].split);
 	for (int d = 0; d < 2; d++)
 		free(j->cmdprio[d].split);
 	free(j->buffer_pattern);

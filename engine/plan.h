@@ -244,8 +244,9 @@ struct plan_bs {
 	uint64_t align_bytes;		/* blockalign; 0 = min_bytes */
 	uint32_t nr_split;		/* 0 = no bssplit */
 	/* nr_split entries in plan memory: not an array of the most, which made
-	 * every job (and the parser's copy of each section) 3 KiB bigger */
-	struct plan_bssplit *split;
+	 * every job (and the parser's copy of each section) 3 KiB bigger.  Const:
+	 * a job's clones read one plan at once, so none may write it. */
+	const struct plan_bssplit *split;
 };
 
 /* One key=value as the user typed it (after ${VAR} expansion): echoed in reports. */

@@ -9,6 +9,9 @@
  * distribution's percentile table, its lfsr register (lfsr.h), and a repeatable job's generators starting
  * over every loop.  Each function names the fio routine it follows.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "engine/gen/draw.h"
 
 /* fio's generators from the clone's fio seeds (td_fill_rand_seeds). */
@@ -36,23 +39,39 @@ void gen_draw_next_loop(struct gen *g)
 
 /*
  * fio sorts a bssplit by share, smallest first (stable for equal shares, as
- * glibc's merge sort leaves them), and its draw walks that order.
+ * glibc's merge sort leaves them), and its draw walks that order.  The sort
+ * goes into the generator's own copy: the plan's table is read by every clone
+ * of the job at once, and sorting it in place let one clone read another's
+ * half-sorted table (an entry doubled, one lost) and draw other sizes.
  */
-void gen_draw_sort_splits(struct gen *g)
+int gen_draw_sort_splits(struct gen *g)
 {
+	uint32_t n = 0;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		n += g->job->bs[d].nr_split;
+	g->splits = n ? malloc(n * sizeof(*g->splits)) : NULL;
+	if (n && !g->splits)
+		return -ENOMEM;
+	n = 0;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		struct plan_bs *b = &g->bs[d];
+		struct plan_bssplit *s = g->splits + n;
 
 		*b = g->job->bs[d];
-		for (uint32_t i = 1; i < b->nr_split; i++) {
+		for (uint32_t i = 0; i < b->nr_split; i++) {
 			struct plan_bssplit x = b->split[i];
 			uint32_t k = i;
 
-			for (; k && b->split[k - 1].pct > x.pct; k--)
-				b->split[k] = b->split[k - 1];
-			b->split[k] = x;
+			for (; k && s[k - 1].pct > x.pct; k--)
+				s[k] = s[k - 1];
+			s[k] = x;
 		}
+		if (b->nr_split)
+			b->split = s;
+		n += b->nr_split;
 	}
+	return 0;
 }
 
 /* True when some direction's blockalign is not its block size. */

@@ -21,7 +21,7 @@ static inline const struct plan_bs *gen_bs_of(const struct gen *g, uint8_t d)
 
 /* Setup: fio's generators from the clone's seeds, its bssplit order and block sizes. */
 void gen_draw_seed(struct gen *g);
-void gen_draw_sort_splits(struct gen *g);
+int gen_draw_sort_splits(struct gen *g);
 void gen_draw_block_sizes(struct gen *g);
 bool gen_draw_aligned_apart(const struct gen *g);
 

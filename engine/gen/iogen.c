@@ -177,7 +177,9 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_pr = rng_seed(c->seed, RNG_PCT_RANDOM);
 	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
-	gen_draw_sort_splits(g);
+	ret = gen_draw_sort_splits(g);
+	if (ret)
+		return ret;
 	job_min_bs(g, &min_bs, &g->align);
 	gen_draw_block_sizes(g);
 	/* fio: blockalign other than the block size turns the random map off. */
@@ -221,6 +223,7 @@ void gen_release(struct gen *g)
 	for (uint32_t i = 0; g->files && i < g->nr_files; i++)
 		randmap_free(&g->files[i].map);
 	free(g->files);
+	free(g->splits);
 	memset(g, 0, sizeof(*g));
 }
 

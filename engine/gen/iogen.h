@@ -85,6 +85,7 @@ struct gen {
 	struct taus88 bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
 	const struct plan_clone *clone;	/* its fio seeds */
 	struct plan_bs bs[PLAN_DDIR_NR];	/* the job's block sizes, bssplit sorted as fio sorts it */
+	struct plan_bssplit *splits;	/* bs[]'s bssplits: this clone's sorted copy of the plan's */
 	struct taus88 zone_rng;		/* fio's zone_state: random_distribution=zoned's draws */
 	bool mixed;
 	bool in_window;			/* interlocked: draw from the window's tickets */

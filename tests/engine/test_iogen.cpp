@@ -110,10 +110,11 @@ TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multip
 				     j.io_trace_max = 20000;
 				     j.norandommap = true;	// the map would shorten I/Os (see below)
 				     plan_bs &b = j.bs[PLAN_DDIR_READ];
+				     auto *split = (plan_bssplit *)plan_calloc(2, sizeof(plan_bssplit));	// the plan frees it
+				     split[0] = { 4096, 75 };
+				     split[1] = { 65536, 25 };
 				     b.nr_split = 2;
-				     b.split = (plan_bssplit *)plan_calloc(2, sizeof(*b.split));	// the plan frees it
-				     b.split[0] = { 4096, 75 };
-				     b.split[1] = { 65536, 25 };
+				     b.split = split;
 				     b.min_bytes = 4096;
 				     b.max_bytes = 65536;
 			     }),
@@ -148,6 +149,39 @@ TEST_CASE("iogen: bssplit picks sizes by share; bsrange stays in range on multip
 		seen.insert(x.bytes);
 	}
 	CHECK(seen.size() == 4);
+}
+
+TEST_CASE("iogen: each clone sorts its own copy of a bssplit; the plan its clones share stays as written")
+{
+	// fio walks a bssplit smallest share first.  The sort once went into the plan,
+	// which all clones read at once: a clone could copy another's half-sorted table
+	// and draw other sizes (fio's jesd219 example, numjobs=4, now and then).
+	pb::tmpdir d;
+	auto spec = [](const char *split) {
+		return job_spec("s", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4 << 20, 4)
+			.opt("bssplit", split)
+			.opt("norandommap")
+			.with([](plan_job &j) { j.io_trace_max = 4000; });
+	};
+	auto as_written = pb::build(d.path(), { spec("4k/67:512/4:64k/3:8k/10:1k/16") });
+	auto presorted = pb::build(d.path(), { spec("64k/3:512/4:8k/10:1k/16:4k/67") });
+	auto a = run_ok(*as_written), b = run_ok(*presorted);
+	const plan_bs &bs = plan_job_at(as_written.get(), 0)->bs[PLAN_DDIR_READ];
+	std::vector<uint64_t> order;
+	for (uint32_t i = 0; i < bs.nr_split; i++)
+		order.push_back(bs.split[i].bs_bytes);
+	CHECK(order == std::vector<uint64_t>{ 4096, 512, 65536, 8192, 1024 });
+	for (uint32_t c = 0; c < 4; c++) {
+		auto ta = trace_of(*a, 0, c), tb = trace_of(*b, 0, c);
+		std::set<uint32_t> sizes;
+		REQUIRE(ta.size() == tb.size());
+		for (size_t i = 0; i < ta.size(); i++) {
+			CHECK(ta[i].offset == tb[i].offset);
+			CHECK(ta[i].bytes == tb[i].bytes);
+			sizes.insert(ta[i].bytes);
+		}
+		CHECK(sizes.size() == 5);
+	}
 }
 
 TEST_CASE("iogen: with the random map, bsrange I/Os stop where a block is done: each 512 B once (t0023)")
