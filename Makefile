@@ -223,12 +223,17 @@ run: deps
 TEST_FUZZ_SECONDS ?= 5
 TEST_SANITIZE ?= address,undefined
 # The modules make test runs against the instrumented engine (and not the
-# release binary): hostile input, every engine, verification, logs, replay, the
-# three job syntaxes, DISKSPD, failures.  The timing measurements and the fio
-# differential corpus run against the release binary, the build users run.
+# release binary): hostile input, every engine, verification, logs, replay,
+# DISKSPD, failures.  The timing measurements, the fio differential corpus and
+# the three job syntaxes run against the release binary, the build users run:
+# test_parse_syntaxes only parses (317 --showplan and convert runs, none
+# reaching the engine, and the C++ parser is not instrumented in this build;
+# the fuzz stage is where it is), and run alone it took 41 s against the
+# instrumented engine, 8 s against the release binary (ASan's start-up and
+# leak check, 0.12 s a run).
 SANITIZE_E2E ?= test_bad_input.py test_bad_job_files.py test_verify_failures.py test_run_faults.py \
 	test_report_output_faults.py test_verify.py test_iolog.py test_logs.py test_engines.py \
-	test_engines_local.py test_engines_remote.py test_run.py test_diskspd.py test_parse_syntaxes.py \
+	test_engines_local.py test_engines_remote.py test_run.py test_diskspd.py \
 	test_report_json_text.py
 ifeq ($(SANITIZE),)
 test: deps fio-examples
