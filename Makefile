@@ -11,8 +11,8 @@
 # every e2e module in one pool (tests/e2e/run.py), the modules that drive the
 # parsers, engines, verification, logs and replay (SANITIZE_E2E) against the
 # engine built with ASan+UBSan (build/engine-sanitized, see below), and the
-# engine's unit tests under ASan too; the generated-file and layering checks; a
-# short fuzz of every reader.  `make test-full` adds the whole program built with
+# engine's unit tests under ASan too; beside that pool, the generated-file and
+# layering checks and a short fuzz of every reader.  `make test-full` adds the whole program built with
 # ASan+UBSan running the whole suite (`make test-sanitize`): run it before a
 # release and report.  `make suite` runs one build's suite alone (the release
 # one, or SANITIZE=...'s), for a quick loop.  `make test-loaded` runs `make test`
