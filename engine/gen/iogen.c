@@ -258,6 +258,7 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 	f->back_done[d] = 0;
 	f->last_start[d] = 0;
 	f->zone_start = 0;
+	g->fast_left = 0;
 	if (g->use_perm && !g->use_map)
 		perm_new_pass(&f->perm, &g->rng_off);
 	if (f->map.nr_bits)
@@ -289,6 +290,7 @@ static void start_phase(struct gen *g, bool window)
 	/* fio's exceeds_number_ios: number_ios is each loop's, the job's is loops times it. */
 	g->limit_ios = window ? g->job->number_ios * (g->job->loops ? g->job->loops : 1) : 0;
 	g->limit_bytes = 0;
+	g->fast_left = 0;	/* the short way asks again under the new bounds */
 	g->round_pause = g->round_due = g->round_resumed = false;
 	g->read_back_bytes = 0;
 }
@@ -319,6 +321,7 @@ void gen_window(struct gen *g, bool time_based)
 	g->passes_left = g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
 		g->limit_bytes = 0;	/* the shared tickets bound the job instead */
+	g->fast_left = 0;
 }
 
 void gen_window_go_on(struct gen *g)
@@ -333,6 +336,7 @@ void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios)
 	g->round_resumed = true;
 	g->read_back_bytes += read_back;
 	g->done_ios += read_back_ios;	/* fio's exceeds_number_ios counts them (io_blocks) */
+	g->fast_left = 0;
 }
 
 void gen_uncounted(struct gen *g)
@@ -852,10 +856,32 @@ bool gen_next(struct gen *g, struct gen_io *io)
 	return gen_next_ddir(g, gen_pick_ddir(g), io);
 }
 
+bool gen_fast_refill(struct gen *g)
+{
+	const struct gen_file *f = g->files;
+	uint64_t n, len = 0;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		len = g->plain_len[d] > len ? g->plain_len[d] : len;
+	if (!g->fast || !len || !f->perm.left || (g->limit_ios && g->done_ios >= g->limit_ios) ||
+	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+		return false;
+	n = f->perm.left;
+	if (g->limit_ios && g->limit_ios - g->done_ios < n)
+		n = g->limit_ios - g->done_ios;
+	/* A draw goes while done_bytes < limit_bytes, and adds at most len (less at the end of the file). */
+	if (g->limit_bytes && (g->limit_bytes - g->done_bytes - 1) / len + 1 < n)
+		n = (g->limit_bytes - g->done_bytes - 1) / len + 1;
+	g->fast_left = n;
+	return true;
+}
+
 bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	uint64_t len, rel;
 	struct gen_file *f;
+
+	g->fast_left = 0;	/* what it draws counts toward the bounds the countdown was cut from */
 
 	if (g->trimwrite && g->tw_have) {
 		/* trimwrite: the block just trimmed is written; the pair counts once. */

@@ -77,6 +77,7 @@ struct gen {
 	/* One file, one block size, every I/O a permutation draw: gen_next_ddir's short
 	 * way, which gives the I/Os the general way would (null-engine cost per I/O). */
 	bool fast;
+	uint64_t fast_left;		/* draws the short way may make unchecked (gen_fast_refill) */
 	uint64_t plain_len[PLAN_DDIR_NR];	/* fast: each direction's one length */
 	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
@@ -201,9 +202,16 @@ static inline void gen_counted(struct gen *g, const struct gen_file *f, uint8_t 
 bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);
 
 /*
+ * Whether the short way may draw now: it may while the job is fast and its
+ * pass and amount go on.  Sets fast_left to the draws that surely stay inside
+ * the pass, number_ios and the bytes bound, so that those draws test nothing.
+ */
+bool gen_fast_refill(struct gen *g);
+
+/*
  * The same in a direction chosen by the caller (rate limits steer mixed jobs).
  * Inline for a plain random job (gen.fast) while its pass and amount last:
- * one permutation draw, what the general way's file, offset and length rules
+ * one countdown and one permutation draw, what the general way's file, offset and length rules
  * come to for it (tests/engine/test_iogen.cpp drives both).
  */
 static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
@@ -211,9 +219,9 @@ static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	struct gen_file *f = g->files;
 	uint64_t rel, len;
 
-	if (!g->fast || !f->perm.left || (g->limit_ios && g->done_ios >= g->limit_ios) ||
-	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+	if (__builtin_expect(!g->fast_left, 0) && !gen_fast_refill(g))
 		return gen_next_general(g, d, io);
+	g->fast_left--;
 	len = g->plain_len[d];
 	rel = f->zone_start + perm_next(&f->perm) * g->align;
 	if (rel + len > f->len)

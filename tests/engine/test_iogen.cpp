@@ -507,6 +507,10 @@ TEST_CASE("iogen: a plain random job's short way draws the I/Os the general way 
 		{ "randrw 70/30", PLAN_RW_RANDRW, 1 << 20, { { "rwmixread", "70" } }, -1, true },
 		{ "randrw bs=4k,16k", PLAN_RW_RANDRW, 4 << 20, { { "bs", "4k,16k" } }, -1, false },
 		{ "randread bs=12k", PLAN_RW_RANDREAD, 1 << 20, { { "bs", "12k" } }, -1, true },
+		// Bounds the short way counts down to without testing: number_ios, and
+		// an io_size that ends inside a block (the last I/O goes whole), in a mix.
+		{ "number_ios=100", PLAN_RW_RANDREAD, 1 << 20, { { "number_ios", "100" } }, 100, true },
+		{ "randrw io_size=500k bs=12k", PLAN_RW_RANDRW, 1 << 20, { { "io_size", "500k" }, { "bs", "12k" } }, 42, true },
 		{ "bs_is_seq_rand", PLAN_RW_RANDRW, 1 << 20, { { "bs_is_seq_rand", "1" }, { "bs", "4k,8k" } }, -1, true },
 		{ "bsrange", PLAN_RW_RANDREAD, 1 << 20, { { "bsrange", "4k-16k" } }, -1, false },
 		{ "norandommap", PLAN_RW_RANDREAD, 1 << 20, { { "norandommap", "1" } }, -1, false },
