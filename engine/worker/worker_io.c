@@ -40,14 +40,23 @@
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
 /*
- * The per-I/O functions take plain: true in the copy of the loop compiled for
- * a job with none of the extras (io_has_extras, account_has_extras), where each
- * IO_X/ACCT_X test is a constant false that the compiler folds away, with the
- * code behind it.  Always inlined, so each copy is one function.
+ * The per-I/O functions take the kind of loop they are compiled into.  A job
+ * with none of the extras (io_has_extras, account_has_extras) runs a copy in
+ * which each IO_X/ACCT_X test is a constant false that the compiler folds away,
+ * with the code behind it; that copy comes twice more, for a sync engine and an
+ * async one, so the tests of is_sync fold too (IS_SYNC).  Always inlined, so each
+ * copy is one function.
  */
+enum loop_kind {
+	LOOP_ANY,		/* every test asked of the worker */
+	LOOP_PLAIN_SYNC,	/* no extras, the engine completes inside queue() */
+	LOOP_PLAIN_ASYNC,	/* no extras, queue, commit and reap */
+};
+
 #define HOT static inline __attribute__((always_inline))
-#define IO_X(w, plain) (!(plain) && (w)->io_extras)
-#define ACCT_X(w, plain) (!(plain) && (w)->acct_extras)
+#define IO_X(w, k) ((k) == LOOP_ANY && (w)->io_extras)
+#define ACCT_X(w, k) ((k) == LOOP_ANY && (w)->acct_extras)
+#define IS_SYNC(w, k) ((k) == LOOP_ANY ? (w)->is_sync : (k) == LOOP_PLAIN_SYNC)
 
 uint64_t worker_busy_ns(void)
 {
@@ -140,7 +149,7 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
 }
 
-HOT void account(struct worker *w, struct io_u *u, uint64_t now, const bool plain)
+HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
 	const struct plan_job *j = w->job;
@@ -165,12 +174,12 @@ HOT void account(struct worker *w, struct io_u *u, uint64_t now, const bool plai
 	}
 	if (w->rec_lat)
 		lat_add(&d->lat, lat);
-	if (!w->is_sync && !j->disable_slat)
+	if (!IS_SYNC(w, k) && !j->disable_slat)
 		lat_add(&d->slat, u->issue_ns - u->start_ns);
 	w->lg.lat_sum[u->ddir] += lat;
 	if (lat > w->lg.bw_ser.lat_max[u->ddir])
 		w->lg.bw_ser.lat_max[u->ddir] = lat;
-	if (ACCT_X(w, plain))
+	if (ACCT_X(w, k))
 		account_extras(w, u, d, now, lat, clat);
 	publish(w, u->ddir, bytes);
 }
@@ -186,16 +195,16 @@ __attribute__((noinline)) static void complete_extras(struct worker *w, struct i
 		worker_close_file(w, u->file);
 }
 
-HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const bool plain)
+HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)
 {
 	w->free_slot[w->nr_free++] = u->slot;
 	w->completed++;
-	if (IO_X(w, plain) && w->slot_busy)
+	if (IO_X(w, k) && w->slot_busy)
 		w->slot_busy[u->slot] = false;
 	if (u->result < (int64_t)u->len && !worker_io_failed(w, u))
 		;
 	else if (u->counted && w->counting)
-		account(w, u, now, plain);
+		account(w, u, now, k);
 	else if (worker_in_counted_ramp(w) && !(u->nostat & IOE_NOSTAT_BYTES))
 		worker_ramp_count(w, u->ddir, (uint64_t)u->result);
 	if (w->ioe.dropped) {
@@ -204,7 +213,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const bool pla
 			w->res.ddir[u->ddir].drop_ios += w->ioe.dropped;
 		w->ioe.dropped = 0;
 	}
-	if (IO_X(w, plain))
+	if (IO_X(w, k))
 		complete_extras(w, u);
 }
 
@@ -248,7 +257,7 @@ __attribute__((noinline)) static void prepare_extras(struct worker *w, struct io
 		prio_pick_io(w->prio, u);
 }
 
-HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, const bool plain)
+HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, const enum loop_kind k)
 {
 	u->offset = io->offset;
 	u->len = io->len;
@@ -257,7 +266,7 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 	u->ddir = io->ddir;
 	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
-	if (IO_X(w, plain))
+	if (IO_X(w, k))
 		prepare_extras(w, u);
 	if (!w->stamp_ok && !w->stamp_each)	/* stamp_each: read in submit_one, next to queue() */
 		w->now = clk_now(&w->clk);
@@ -292,7 +301,7 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 }
 
 /* Bookkeeping once the engine took u: the depth map, the file written, its rate slot, fsync=N. */
-HOT void taken(struct worker *w, struct io_u *u, const bool plain)
+HOT void taken(struct worker *w, struct io_u *u, const enum loop_kind k)
 {
 	u->due_ns = 0;
 	/* Written to once issued: fsync=N's sync may come before this write completes. */
@@ -300,16 +309,16 @@ HOT void taken(struct worker *w, struct io_u *u, const bool plain)
 		w->dirty[u->file] = true;
 	if (w->counting || w->ramp_counts)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
-	if (IO_X(w, plain))
+	if (IO_X(w, k))
 		taken_extras(w, u);
 }
 
 /* False when the held I/O must wait for its due time (rate limit). */
-HOT bool is_due(struct worker *w, const bool plain)
+HOT bool is_due(struct worker *w, const enum loop_kind k)
 {
 	const struct rate *r = &w->rate[w->held.ddir];
 
-	if (!IO_X(w, plain))
+	if (!IO_X(w, k))
 		return true;
 	if (w->job->replay)
 		return worker_replay_due(w);
@@ -322,7 +331,43 @@ HOT bool is_due(struct worker *w, const bool plain)
 	return false;
 }
 
-static void commit(struct worker *w);
+/* The engine refused a commit: the job fails (out of line, to keep the trips small). */
+__attribute__((noinline)) static void commit_failed(struct worker *w, int err)
+{
+	worker_error(w, .err = err, .what = "submit");
+	worker_fail(w, err);
+}
+
+/* Submits what is queued.  Inline in the trips: it runs once per I/O at iodepth_batch_submit=1. */
+HOT void commit_queued(struct worker *w)
+{
+	int r = w->ioe.ops->commit(&w->ioe);
+	uint64_t t;
+
+	if (r <= 0) {
+		if (r < 0)
+			commit_failed(w, -r);
+		return;
+	}
+	w->now = t = clk_now(&w->clk);
+	w->stamp_ok = true;
+	for (int i = 0; i < r; i++)
+		w->pending[i]->issue_ns = t;
+	w->nr_pending -= (uint32_t)r;
+	if (w->nr_pending)
+		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
+	if (w->counting || w->ramp_counts)
+		w->res.submit[batch_bucket((uint32_t)r)]++;
+	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
+	if (!atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
+		atomic_store_explicit(&w->pub.last_done_ns, t, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+}
+
+static void commit(struct worker *w)
+{
+	commit_queued(w);
+}
 
 static bool ddir_is_due(struct worker *w, uint8_t d)
 {
@@ -351,37 +396,37 @@ static inline uint8_t next_ddir(struct worker *w)
 }
 
 /* Hands one prepared I/O to the engine.  False when the engine is full. */
-HOT bool submit_one(struct worker *w, const bool plain)
+HOT bool submit_one(struct worker *w, const enum loop_kind k)
 {
 	uint32_t slot = w->free_slot[--w->nr_free];
 	struct io_u *u = &w->ios[slot];
 	int r;
 
-	prepare(w, u, &w->held, plain);
-	if (IO_X(w, plain) && w->rp.log)	/* no call per I/O without write_iolog */
+	prepare(w, u, &w->held, k);
+	if (IO_X(w, k) && w->rp.log)	/* no call per I/O without write_iolog */
 		worker_iolog_io(w, u);
 	/* A sync I/O's clock reads come next to queue(), with nothing of ioplan's between
 	 * but the two stores that tell the watchdog when it started. */
-	if (w->stamp_each)
+	if (IS_SYNC(w, k) && w->stamp_each)
 		u->start_ns = w->now = clk_now(&w->clk);
-	if (w->is_sync) {
+	if (IS_SYNC(w, k)) {
 		/* The stall watchdog sees a sync I/O in flight while queue() runs it. */
 		atomic_store_explicit(&w->pub.last_done_ns, u->start_ns, memory_order_relaxed);
 		atomic_store_explicit(&w->pub.inflight, 1, memory_order_relaxed);
 	}
-	if (IO_X(w, plain) && w->job->replay)
+	if (IO_X(w, k) && w->job->replay)
 		worker_replay_issued(w, u->start_ns);
 	r = w->ioe.ops->queue(&w->ioe, u);
 	if (r == IOE_Q_COMPLETED)
 		w->now = clk_now(&w->clk);
-	if (w->is_sync)
+	if (IS_SYNC(w, k))
 		atomic_store_explicit(&w->pub.inflight, 0, memory_order_relaxed);
 	if (r == IOE_Q_BUSY) {
 		w->nr_free++;
 		return false;
 	}
 	w->have_held = false;
-	taken(w, u, plain);
+	taken(w, u, k);
 	if (r == IOE_Q_COMPLETED) {
 		u->issue_ns = u->start_ns;
 		w->stamp_ok = true;
@@ -389,14 +434,14 @@ HOT bool submit_one(struct worker *w, const bool plain)
 			w->res.submit[1]++;	/* batch_bucket(1) */
 			w->res.complete[1]++;
 		}
-		complete(w, u, w->now, plain);
+		complete(w, u, w->now, k);
 	} else {
 		w->inflight++;
 		w->pending[w->nr_pending++] = u;
 		if (w->nr_pending >= w->batch_submit)
-			commit(w);
+			commit_queued(w);
 	}
-	if (IO_X(w, plain) && w->job->thinktime_ns)
+	if (IO_X(w, k) && w->job->thinktime_ns)
 		worker_think(w);
 	return true;
 }
@@ -414,9 +459,9 @@ static bool has_room(struct worker *w)
 }
 
 /* The next I/O: a trim trim_backlog asks for, else the workload's (or the trace's). */
-HOT bool draw(struct worker *w, const bool plain)
+HOT bool draw(struct worker *w, const enum loop_kind k)
 {
-	bool extras = IO_X(w, plain);
+	bool extras = IO_X(w, k);
 
 	if (extras && w->vf.backlog_due) {
 		worker_verify_backlog(w);
@@ -447,7 +492,7 @@ static bool sync_is_due(struct worker *w)
 {
 	if (w->have_held || w->job->replay || w->flow)
 		return true;
-	if (draw(w, false)) {
+	if (draw(w, LOOP_ANY)) {
 		w->have_held = true;
 		return true;
 	}
@@ -470,7 +515,7 @@ static bool held_may_go(struct worker *w)
 	return true;
 }
 
-HOT void issue(struct worker *w, const bool plain)
+HOT void issue(struct worker *w, const enum loop_kind k)
 {
 	w->blocked = false;
 	w->wait_until = 0;
@@ -490,9 +535,9 @@ HOT void issue(struct worker *w, const bool plain)
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
 	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
-			if (IO_X(w, plain) && w->flow && !worker_flow_turn(w))
+			if (IO_X(w, k) && w->flow && !worker_flow_turn(w))
 				return;
-			if (!draw(w, plain)) {
+			if (!draw(w, k)) {
 				if (w->need_sync)
 					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles). */
@@ -502,9 +547,9 @@ HOT void issue(struct worker *w, const bool plain)
 			}
 			w->have_held = true;
 		}
-		if (IO_X(w, plain) && !held_may_go(w))
+		if (IO_X(w, k) && !held_may_go(w))
 			return;
-		if (!is_due(w, plain) || !submit_one(w, plain)) {
+		if (!is_due(w, k) || !submit_one(w, k)) {
 			w->blocked = true;
 			return;
 		}
@@ -512,33 +557,6 @@ HOT void issue(struct worker *w, const bool plain)
 		    atomic_load_explicit(w->sh->stop, memory_order_relaxed))
 			return;
 	}
-}
-
-static void commit(struct worker *w)
-{
-	int r = w->ioe.ops->commit(&w->ioe);
-	uint64_t t;
-
-	if (r < 0) {
-		worker_error(w, .err = -r, .what = "submit");
-		worker_fail(w, -r);
-		return;
-	}
-	if (!r)
-		return;
-	w->now = t = clk_now(&w->clk);
-	w->stamp_ok = true;
-	for (int i = 0; i < r; i++)
-		w->pending[i]->issue_ns = t;
-	w->nr_pending -= (uint32_t)r;
-	if (w->nr_pending)
-		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
-	if (w->counting || w->ramp_counts)
-		w->res.submit[batch_bucket((uint32_t)r)]++;
-	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
-	if (!atomic_load_explicit(&w->pub.inflight, memory_order_relaxed))
-		atomic_store_explicit(&w->pub.last_done_ns, t, memory_order_relaxed);
-	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 }
 
 static uint64_t reap_timeout(const struct worker *w)
@@ -591,7 +609,7 @@ static int fetch(struct worker *w, uint32_t submitted)
  * to be reaped is still in flight for the job): by the clock read of the
  * submission just made when only bookkeeping came since, else by a new read.
  */
-HOT void reap(struct worker *w, const bool plain)
+HOT void reap(struct worker *w, const enum loop_kind k)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
 	bool must_wait = !has_room(w) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
@@ -615,7 +633,7 @@ HOT void reap(struct worker *w, const bool plain)
 	if (take > 1)
 		w->stamp_ok = false;
 	for (uint32_t i = 0; i < take; i++)
-		complete(w, ev[i], w->now, plain);
+		complete(w, ev[i], w->now, k);
 	if (w->counting || w->ramp_counts)
 		w->res.complete[batch_bucket(take)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
@@ -629,7 +647,7 @@ void worker_quiesce(struct worker *w)
 	w->quiescing = true;
 	while (w->inflight > w->nr_pending && !w->fatal &&
 	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
-		reap(w, false);
+		reap(w, LOOP_ANY);
 	w->quiescing = false;
 }
 
@@ -793,15 +811,15 @@ static bool turn_again(const struct worker *w, uint32_t turn)
 }
 
 /* A trip's issue, commit and reap, then again while turn_again() says so. */
-HOT void turns(struct worker *w, const bool plain)
+HOT void turns(struct worker *w, const enum loop_kind k)
 {
 	for (uint32_t turn = 1;; turn++) {
 		if (w->phase != WP_DRAIN)
-			issue(w, plain);
+			issue(w, k);
 		if (w->nr_pending && !w->fatal)
-			commit(w);
+			commit_queued(w);
 		if (w->inflight > w->nr_pending)
-			reap(w, plain);
+			reap(w, k);
 		else if (w->blocked && w->wait_until)
 			idle(w);
 		if (!turn_again(w, turn))
@@ -809,15 +827,20 @@ HOT void turns(struct worker *w, const bool plain)
 	}
 }
 
-/* The two copies of the trip (HOT, above): one for plain jobs, one for the rest. */
-__attribute__((noinline)) static void turns_plain(struct worker *w)
+/* The copies of the trip (HOT, above): plain jobs' two, one for the rest. */
+__attribute__((noinline)) static void turns_plain_sync(struct worker *w)
 {
-	turns(w, true);
+	turns(w, LOOP_PLAIN_SYNC);
+}
+
+__attribute__((noinline)) static void turns_plain_async(struct worker *w)
+{
+	turns(w, LOOP_PLAIN_ASYNC);
 }
 
 __attribute__((noinline)) static void turns_any(struct worker *w)
 {
-	turns(w, false);
+	turns(w, LOOP_ANY);
 }
 
 void worker_loop(struct worker *w)
@@ -845,10 +868,12 @@ void worker_loop(struct worker *w)
 		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
 		     remote_gave_up(w)))
 			break;
-		if (plain)
-			turns_plain(w);
-		else
+		if (!plain)
 			turns_any(w);
+		else if (w->is_sync)
+			turns_plain_sync(w);
+		else
+			turns_plain_async(w);
 		if (w->job->lat_target_ns)
 			worker_lat_target_check(w);
 	}
