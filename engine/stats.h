@@ -63,20 +63,15 @@ static inline void latbkt_add(uint64_t *bkt, const struct latbkt_table *t, uint6
 	bkt[b]++;
 }
 
-/* fio's depth map (io_u_mark_depth): 1, 2, 4, 8, 16, 32, >=64.  Inline: once per I/O. */
+/*
+ * fio's depth map (io_u_mark_depth): 1, 2, 4, 8, 16, 32, >=64, for a depth of 1
+ * or more.  Inline and without branches: once per I/O, at a depth that moves.
+ */
 static inline uint32_t depth_bucket(uint32_t depth)
 {
-	if (depth >= 64)
-		return 6;
-	if (depth >= 32)
-		return 5;
-	if (depth >= 16)
-		return 4;
-	if (depth >= 8)
-		return 3;
-	if (depth >= 4)
-		return 2;
-	return depth >= 2 ? 1 : 0;
+	uint32_t b = 31u - (uint32_t)__builtin_clz(depth | 1u);
+
+	return b < 6u ? b : 6u;
 }
 
 /* fio's submit/complete map (__io_u_mark_map): 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64. */
