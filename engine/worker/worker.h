@@ -274,6 +274,7 @@ struct worker {
 	bool stamp_ok;			/* now may stamp the next I/O's start (worker_io.c) */
 	bool lat_is_clat;		/* sync engine: lat == clat, recorded once */
 	bool rec_lat;			/* lat is recorded per I/O (not disabled, not lat_is_clat, not clat_only) */
+	bool rec_slat;			/* slat is recorded per I/O (not disabled, not a sync engine) */
 	bool acct_extras;		/* an I/O has more to account than counts and latencies (worker_io.c) */
 	bool io_extras;			/* an I/O has more to do on its way than the plain path (worker_io.c) */
 	uint32_t max_turns;		/* issue-reap turns per loop trip (turn_again, worker_io.c) */

@@ -56,6 +56,8 @@ enum loop_kind {
 #define HOT static inline __attribute__((always_inline))
 #define IO_X(w, k) ((k) == LOOP_ANY && (w)->io_extras)
 #define ACCT_X(w, k) ((k) == LOOP_ANY && (w)->acct_extras)
+/* fsync=N and a trace's flushes ask for a sync: neither is in a plain job. */
+#define NEED_SYNC(w, k) ((k) == LOOP_ANY && (w)->need_sync)
 #define IS_SYNC(w, k) ((k) == LOOP_ANY ? (w)->is_sync : (k) == LOOP_PLAIN_SYNC)
 
 uint64_t worker_busy_ns(void)
@@ -152,29 +154,33 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
-	const struct plan_job *j = w->job;
 	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
-	uint64_t bytes = u->nostat & IOE_NOSTAT_BYTES ? 0 : (uint64_t)u->result;
+	uint64_t bytes = (uint64_t)u->result;
 
 	/* The intervals that ended before this I/O close without it (worker_logs.c). */
 	if (now >= w->lg.next_tick) {
 		worker_logs_tick(w, now);
 		w->stamp_ok = false;
 	}
-
+	if (__builtin_expect(u->nostat != 0, 0)) {
+		if (u->nostat & IOE_NOSTAT_BYTES)
+			bytes = 0;
+		if (u->nostat & IOE_NOSTAT_LAT) {
+			d->bytes += bytes;
+			d->ios++;
+			publish(w, u->ddir, bytes);
+			return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
+		}
+	}
 	d->bytes += bytes;
 	d->ios++;
-	if (u->nostat & IOE_NOSTAT_LAT) {
-		publish(w, u->ddir, bytes);
-		return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
-	}
-	if (!j->disable_clat) {
+	if (!w->job->disable_clat) {
 		lat_add(&d->clat, clat);
 		latbkt_add(w->res.latbkt, w->sh->lbt, clat);
 	}
 	if (w->rec_lat)
 		lat_add(&d->lat, lat);
-	if (!IS_SYNC(w, k) && !j->disable_slat)
+	if (!IS_SYNC(w, k) && w->rec_slat)
 		lat_add(&d->slat, u->issue_ns - u->start_ns);
 	w->lg.lat_sum[u->ddir] += lat;
 	if (lat > w->lg.bw_ser.lat_max[u->ddir])
@@ -221,7 +227,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
  * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay
- * or write.  Asked once, when the loop starts: all of it is set up by then.
+ * or write, an iodepth_low that holds the queue back.  Asked once, when the loop starts: all of it is set up by then.
  */
 static bool io_has_extras(const struct worker *w)
 {
@@ -231,7 +237,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
-	       j->thinktime_ns || worker_rounds_wanted(w);
+	       j->thinktime_ns || worker_rounds_wanted(w) || w->low < w->depth;
 }
 
 /* What a write's buffer and an I/O's priority need before it goes out. */
@@ -446,8 +452,14 @@ HOT bool submit_one(struct worker *w, const enum loop_kind k)
 	return true;
 }
 
-static bool has_room(struct worker *w)
+/*
+ * Whether another I/O may go in flight.  A plain job has no iodepth_low and no
+ * latency target (io_has_extras, account_has_extras), so for it that is the depth.
+ */
+HOT bool has_room(struct worker *w, const enum loop_kind k)
 {
+	if (k != LOOP_ANY)
+		return w->inflight < w->depth;
 	if (w->inflight >= w->lt.qd_cap) {
 		w->refill_wait = w->low < w->lt.qd_cap;
 		return false;
@@ -518,13 +530,14 @@ static bool held_may_go(struct worker *w)
 HOT void issue(struct worker *w, const enum loop_kind k)
 {
 	w->blocked = false;
-	w->wait_until = 0;
+	if (k == LOOP_ANY)
+		w->wait_until = 0;	/* only rates, flow and replays set it: none in a plain job */
 	if (w->ioe.peer_done) {
 		w->gen_done = true;	/* a closed stream has nothing more to give */
 		return;
 	}
-	if (w->need_sync) {
-		if (!has_room(w))
+	if (NEED_SYNC(w, k)) {
+		if (!has_room(w, k))
 			return;	/* the sync waits for a place in the queue, as fio's io_u */
 		if (w->nr_pending)
 			commit(w);
@@ -533,12 +546,14 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 		worker_sync_files(w);
 	}
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
-	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
+	/* At depth the room is the bound: an async engine's burst is its depth. */
+	for (uint32_t n = 0; has_room(w, k) && (k == LOOP_PLAIN_ASYNC || n < w->burst) && !w->fatal &&
+			     !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
 			if (IO_X(w, k) && w->flow && !worker_flow_turn(w))
 				return;
 			if (!draw(w, k)) {
-				if (w->need_sync)
+				if (NEED_SYNC(w, k))
 					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles). */
 				w->blocked = w->gen.busy;
@@ -553,7 +568,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 			w->blocked = true;
 			return;
 		}
-		if (w->need_sync || w->now >= w->deadline ||
+		if (NEED_SYNC(w, k) || w->now >= w->deadline ||
 		    atomic_load_explicit(w->sh->stop, memory_order_relaxed))
 			return;
 	}
@@ -612,7 +627,7 @@ static int fetch(struct worker *w, uint32_t submitted)
 HOT void reap(struct worker *w, const enum loop_kind k)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
-	bool must_wait = !has_room(w) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
+	bool must_wait = !has_room(w, k) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
 			 w->quiescing;
 	struct io_u **ev;
 
@@ -851,6 +866,7 @@ void worker_loop(struct worker *w)
 	w->lat_is_clat = lat_may_be_clat(w);
 	/* fio's metadata engines time one operation and record it as clat only. */
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
+	w->rec_slat = !w->is_sync && !w->job->disable_slat;
 	w->deadline = phase_deadline(w);
 	w->stamp_ok = false;
 	w->acct_extras = account_has_extras(w);
