@@ -155,25 +155,20 @@ HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop
 {
 	struct res_ddir *d = &w->res.ddir[u->ddir];
 	uint64_t lat = now - u->start_ns, clat = now - u->issue_ns;
-	uint64_t bytes = (uint64_t)u->result;
+	uint64_t bytes = u->nostat & IOE_NOSTAT_BYTES ? 0 : (uint64_t)u->result;
 
 	/* The intervals that ended before this I/O close without it (worker_logs.c). */
 	if (now >= w->lg.next_tick) {
 		worker_logs_tick(w, now);
 		w->stamp_ok = false;
 	}
-	if (__builtin_expect(u->nostat != 0, 0)) {
-		if (u->nostat & IOE_NOSTAT_BYTES)
-			bytes = 0;
-		if (u->nostat & IOE_NOSTAT_LAT) {
-			d->bytes += bytes;
-			d->ios++;
-			publish(w, u->ddir, bytes);
-			return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
-		}
-	}
+
 	d->bytes += bytes;
 	d->ios++;
+	if (u->nostat & IOE_NOSTAT_LAT) {
+		publish(w, u->ddir, bytes);
+		return;	/* the engine timed nothing: counted, without a latency (fio's FIO_NOSTATS) */
+	}
 	if (!w->job->disable_clat) {
 		lat_add(&d->clat, clat);
 		latbkt_add(w->res.latbkt, w->sh->lbt, clat);
@@ -227,7 +222,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
  * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay
- * or write, an iodepth_low that holds the queue back.  Asked once, when the loop starts: all of it is set up by then.
+ * or write.  Asked once, when the loop starts: all of it is set up by then.
  */
 static bool io_has_extras(const struct worker *w)
 {
@@ -237,7 +232,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
-	       j->thinktime_ns || worker_rounds_wanted(w) || w->low < w->depth;
+	       j->thinktime_ns || worker_rounds_wanted(w);
 }
 
 /* What a write's buffer and an I/O's priority need before it goes out. */
@@ -453,13 +448,11 @@ HOT bool submit_one(struct worker *w, const enum loop_kind k)
 }
 
 /*
- * Whether another I/O may go in flight.  A plain job has no iodepth_low and no
- * latency target (io_has_extras, account_has_extras), so for it that is the depth.
+ * Whether another I/O may go in flight.  (Asking a plain job only inflight <
+ * depth ran 5% slower at qd32 on this machine's Zen 5, for fewer instructions.)
  */
-HOT bool has_room(struct worker *w, const enum loop_kind k)
+static bool has_room(struct worker *w)
 {
-	if (k != LOOP_ANY)
-		return w->inflight < w->depth;
 	if (w->inflight >= w->lt.qd_cap) {
 		w->refill_wait = w->low < w->lt.qd_cap;
 		return false;
@@ -537,7 +530,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 		return;
 	}
 	if (NEED_SYNC(w, k)) {
-		if (!has_room(w, k))
+		if (!has_room(w))
 			return;	/* the sync waits for a place in the queue, as fio's io_u */
 		if (w->nr_pending)
 			commit(w);
@@ -547,7 +540,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 	}
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
 	/* At depth the room is the bound: an async engine's burst is its depth. */
-	for (uint32_t n = 0; has_room(w, k) && (k == LOOP_PLAIN_ASYNC || n < w->burst) && !w->fatal &&
+	for (uint32_t n = 0; has_room(w) && (k == LOOP_PLAIN_ASYNC || n < w->burst) && !w->fatal &&
 			     !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
 			if (IO_X(w, k) && w->flow && !worker_flow_turn(w))
@@ -627,7 +620,7 @@ static int fetch(struct worker *w, uint32_t submitted)
 HOT void reap(struct worker *w, const enum loop_kind k)
 {
 	uint32_t submitted = w->inflight - w->nr_pending, take;
-	bool must_wait = !has_room(w, k) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
+	bool must_wait = !has_room(w) || w->blocked || w->gen_done || w->phase == WP_DRAIN ||
 			 w->quiescing;
 	struct io_u **ev;
 
