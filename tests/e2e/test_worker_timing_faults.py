@@ -126,11 +126,13 @@ class ThinktimeCounts(unittest.TestCase):
     def test_thinktime_with_spin(self):
         # The spin is part of the think, not added to it (1,333 I/Os if it were).
         self.assertEqual(self.fake_ios("--thinktime_spin=500"), self.fake_ios())
-        # Half of each think is spun: CPU time a sleeping think does not use.  On a
-        # machine whose other programs hold the CPUs, the spinner gets only its share
-        # and the sleeper's wake-ups are late and spun too: then this cannot be seen.
-        plain, spun = (json_doc(run(null_line("--thinktime=1ms", *extra)).stdout)["jobs"][0]["usr_cpu"]
-                       for extra in ((), ("--thinktime_spin=500",)))
+        # Half of each think is spun: CPU time a sleeping think does not use.  A
+        # sleeping think spins its last stretch too, as long as the sleep granularity
+        # ioplan measured at start (fio's usec_sleep does the same); on busy CPUs that
+        # reached a whole 1 ms think.  A think of 50 ms stays mostly asleep whatever
+        # the granularity, so the spun half shows however busy the machine is.
+        plain, spun = (json_doc(run(null_line("--thinktime=50ms", *extra)).stdout)["jobs"][0]["usr_cpu"]
+                       for extra in ((), ("--thinktime_spin=25ms",)))
         if plain > 8.0:
             self.skipTest(f"busy CPUs: a sleeping think already costs {plain:.1f}% of a CPU")
         # Idle, the spinner uses ~50% of a CPU; with both CPUs held by other
