@@ -7,8 +7,9 @@
  * loop trip checks the phase and snapshot requests once, then issues and reaps;
  * completions already fetched from the engine turn into new I/Os within the
  * trip (turn_again), as a sync engine's I/Os go out in bursts.  The trip is
- * compiled twice: a job with none of the per-I/O extras (rates, verify, logs,
- * priorities, ...) runs a copy in which their tests are gone (HOT below).
+ * compiled three times: a job with none of the per-I/O extras (rates, verify,
+ * logs, priorities, ...) runs a copy in which their tests are gone, one for a
+ * sync engine and one for an async one (HOT below).
  * Nothing here locks or allocates, except a copy of the results so far when
  * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
