@@ -222,6 +222,8 @@ def workloads(d, mem, quick):
              [("IOPS ratio", ratio(iops), (">=", 6.0))])
         both(f"null-qd32{tail}", dict(null, iodepth=32, size=size),
              [("IOPS ratio", ratio(iops), (">=", 8.0))])
+    # fio's default and the most common job: sequential reads, shown (no target in the issue).
+    both("null-seq-qd1", dict(null, rw="read", iodepth=1), [("IOPS ratio", ratio(iops), None)])
     for eng in ("io_uring", "libaio"):
         disk = dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1, iodepth=32,
                     filename=f"{d}/bench.{eng}")

@@ -129,16 +129,21 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 }
 
 /*
- * Whether every I/O is one permutation draw of one fixed length in one file:
- * no zones, skew, sequential runs, file service, interlock or trimwrite (the
- * common random job, and the one whose cost per I/O the null engine shows).
+ * Whether every I/O is one fixed length in one file, each one a permutation
+ * draw (random) or the next block (sequential): no zones, skew, sequential
+ * runs, gaps, strides, backward steps, parallel streams, file service,
+ * interlock or trimwrite.  The common jobs, and the ones whose cost per I/O the
+ * null engine shows.
  */
-static bool is_plain_random(const struct gen *g)
+static bool is_plain(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
+	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && j->rw_seq_nr <= 1
+				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
+					    !(j->sequential_parallel && j->iodepth > 1);
 
-	if (g->nr_files != 1 || g->files[0].il || !g->use_perm || g->offset_first || g->use_map ||
-	    g->use_dist || g->use_lfsr || g->trimwrite || j->zone_size_bytes || j->rw_seq_nr > 1)
+	if (g->nr_files != 1 || g->files[0].il || !order_ok || g->offset_first || g->use_map ||
+	    g->trimwrite || j->zone_size_bytes || j->file_service_extra)
 		return false;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (j->percentage_random_pct[d] < 100 || g->bs[d].max_bytes > g->bs[d].min_bytes)
@@ -212,7 +217,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
 		}
 	}
-	g->fast = is_plain_random(g);
+	g->fast = is_plain(g);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		g->plain_len[d] = gen_bs_of(g, d)->min_bytes;
 	return 0;
@@ -863,10 +868,18 @@ bool gen_fast_refill(struct gen *g)
 
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		len = g->plain_len[d] > len ? g->plain_len[d] : len;
-	if (!g->fast || !len || !f->perm.left || (g->limit_ios && g->done_ios >= g->limit_ios) ||
+	if (!g->fast || !len || (g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	n = f->perm.left;
+	/* The pass: the permutation's draws left, or every direction's whole blocks to the end. */
+	n = g->random ? f->perm.left : UINT64_MAX;
+	for (uint8_t d = 0; !g->random && d < PLAN_DDIR_NR; d++) {
+		uint64_t whole = g->plain_len[d] && f->pos[d] < f->len ? (f->len - f->pos[d]) / g->plain_len[d] : 0;
+
+		n = whole < n ? whole : n;
+	}
+	if (!n)
+		return false;
 	if (g->limit_ios && g->limit_ios - g->done_ios < n)
 		n = g->limit_ios - g->done_ios;
 	/* A draw goes while done_bytes < limit_bytes, and adds at most len (less at the end of the file). */

@@ -74,8 +74,9 @@ struct gen {
 	/* The offset drawn first, then a length that fits (draw.c), not the permutation. */
 	bool offset_first;
 	bool use_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */
-	/* One file, one block size, every I/O a permutation draw: gen_next_ddir's short
-	 * way, which gives the I/Os the general way would (null-engine cost per I/O). */
+	/* One file, one block size, every I/O a permutation draw or the next block:
+	 * gen_next_ddir's short way, which gives the I/Os the general way would
+	 * (null-engine cost per I/O). */
 	bool fast;
 	uint64_t fast_left;		/* draws the short way may make unchecked (gen_fast_refill) */
 	uint64_t plain_len[PLAN_DDIR_NR];	/* fast: each direction's one length */
@@ -210,26 +211,30 @@ bool gen_fast_refill(struct gen *g);
 
 /*
  * The same in a direction chosen by the caller (rate limits steer mixed jobs).
- * Inline for a plain random job (gen.fast) while its pass and amount last:
- * one countdown and one permutation draw, what the general way's file, offset and length rules
- * come to for it (tests/engine/test_iogen.cpp drives both).
+ * Inline for a plain job (gen.fast) while its pass and amount last: one
+ * countdown and one permutation draw or one step, what the general way's file,
+ * offset and length rules come to for it (tests/engine/test_iogen.cpp drives both).
  */
 static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 {
 	struct gen_file *f = g->files;
 	uint64_t rel, len;
 
-	if (__builtin_expect(!g->fast_left, 0) && !gen_fast_refill(g))
+	if (__builtin_expect(!g->fast_left, 0) && (!g->fast || !gen_fast_refill(g)))
 		return gen_next_general(g, d, io);
 	g->fast_left--;
 	len = g->plain_len[d];
-	rel = f->zone_start + perm_next(&f->perm) * g->align;
-	if (rel + len > f->len)
-		len = f->len - rel;
+	if (g->random) {
+		rel = f->zone_start + perm_next(&f->perm) * g->align;
+		if (rel + len > f->len)
+			len = f->len - rel;
+		g->seq_left = 1;
+		f->last_start[d] = rel + 1;
+	} else {
+		rel = f->pos[d];	/* the countdown left a whole block to the end */
+	}
 	g->busy = false;
-	g->seq_left = 1;
 	f->pos[d] = rel + len;
-	f->last_start[d] = rel + 1;
 	io->file = 0;
 	gen_counted(g, f, d, rel, len, io);
 	return true;

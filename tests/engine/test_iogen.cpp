@@ -519,7 +519,20 @@ TEST_CASE("iogen: a plain random job's short way draws the I/Os the general way 
 		{ "randread:4", PLAN_RW_RANDREAD, 1 << 20, { { "rw", "randread:4" } }, -1, false },
 		{ "lfsr", PLAN_RW_RANDREAD, 1 << 20, { { "random_generator", "lfsr" } }, -1, false },
 		{ "strided zones", PLAN_RW_RANDREAD, 1 << 20, { { "zonemode", "strided" }, { "zonesize", "256k" } }, -1, false },
-		{ "read", PLAN_RW_READ, 1 << 20, {}, -1, false },
+		// Sequential: the next whole block while one fits before the end.
+		{ "read", PLAN_RW_READ, 1 << 20, {}, -1, true },
+		{ "read loops=3", PLAN_RW_READ, 1 << 20, { { "loops", "3" } }, 768, true },
+		{ "write bs=12k", PLAN_RW_WRITE, 1 << 20, { { "bs", "12k" } }, -1, true },
+		{ "read bs=12k size-bound", PLAN_RW_READ, 1 << 20, { { "bs", "12k" } }, 85, true },
+		{ "rw 70/30", PLAN_RW_RW, 1 << 20, { { "rwmixread", "70" } }, -1, true },
+		{ "rw bs=4k,16k", PLAN_RW_RW, 4 << 20, { { "bs", "4k,16k" } }, -1, true },
+		{ "read number_ios=100", PLAN_RW_READ, 1 << 20, { { "number_ios", "100" } }, 100, true },
+		{ "read io_size=500k bs=12k", PLAN_RW_READ, 1 << 20, { { "io_size", "500k" }, { "bs", "12k" } }, 42, true },
+		{ "read:8k", PLAN_RW_READ, 1 << 20, { { "rw", "read:8k" } }, -1, false },
+		{ "read:-8k", PLAN_RW_READ, 1 << 20, { { "rw", "read:-8k" } }, -1, false },
+		{ "sequential_stride", PLAN_RW_READ, 1 << 20, { { "sequential_stride", "64k" } }, -1, false },
+		{ "bsrange read", PLAN_RW_READ, 1 << 20, { { "bsrange", "4k-16k" } }, -1, false },
+		{ "read file_service 4", PLAN_RW_READ, 1 << 20, { { "file_service_type", "roundrobin:4" } }, -1, false },
 	};
 	for (const gen_case &c : cases) {
 		std::string what = c.what;
