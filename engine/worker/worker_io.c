@@ -221,15 +221,16 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
 
 /*
  * Whether an I/O has more to do on its way out and back than the plain path:
- * a write's buffer, priorities, rates, overlap and openfiles bookkeeping,
- * invalidation per pass, fsync=N, thinktime, trims, verify, a trace to replay
- * or write.  Asked once, when the loop starts: all of it is set up by then.
+ * a write's buffer refilled (dedupe, refill_buffers), priorities, rates,
+ * overlap and openfiles bookkeeping, invalidation per pass, fsync=N, thinktime,
+ * trims, verify, a trace to replay or write.  Asked once, when the loop starts:
+ * all of it is set up by then.
  */
 static bool io_has_extras(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) &&
-		     (w->dedupe.pct || w->vary_writes || j->refill_buffers);
+	/* Varying a write's buffer (fio's scramble_buffers, on by default) is no extra: prepare() does it. */
+	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && (w->dedupe.pct || j->refill_buffers);
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
@@ -268,8 +269,12 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 	u->ddir = io->ddir;
 	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
-	if (IO_X(w, k))
+	if (IO_X(w, k)) {
 		prepare_extras(w, u);
+	} else if (u->ddir == PLAN_DDIR_WRITE && w->vary_writes) {
+		buf_vary(u->buf, u->len, &w->rng_misc);
+		w->stamp_ok = false;
+	}
 	if (!w->stamp_ok && !w->stamp_each)	/* stamp_each: read in submit_one, next to queue() */
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
