@@ -545,9 +545,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 		worker_sync_files(w);
 	}
 	/* A full queue is the usual way out (once per I/O at depth): asked first. */
-	/* At depth the room is the bound: an async engine's burst is its depth. */
-	for (uint32_t n = 0; has_room(w) && (k == LOOP_PLAIN_ASYNC || n < w->burst) && !w->fatal &&
-			     !w->ioe.peer_done; n++) {
+	for (uint32_t n = 0; has_room(w) && n < w->burst && !w->fatal && !w->ioe.peer_done; n++) {
 		if (!w->have_held) {
 			if (IO_X(w, k) && w->flow && !worker_flow_turn(w))
 				return;
