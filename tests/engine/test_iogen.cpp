@@ -487,7 +487,7 @@ TEST_CASE("iogen: strided random I/O stays in its zone, and the random map cover
 extern "C" int64_t t_gen_paths(const plan_job *j, const plan_clone *c, uint64_t region_len, bool time_based,
 			       uint32_t n, bool *fast);
 
-TEST_CASE("iogen: a plain random job's short way draws the I/Os the general way draws")
+TEST_CASE("iogen: a plain job's short way, random or sequential, draws the I/Os the general way draws")
 {
 	struct gen_case {
 		const char *what;
