@@ -161,10 +161,8 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 	return l;
 }
 
-void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns)
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns)
 {
-	struct timespec ts;
-
 	if (!l)
 		return;
 	l->start_ns = l->last_ns = now;
@@ -175,9 +173,7 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns)
 	memset(l->hist_started, 0, sizeof(l->hist_started));
 	if (l->hist)
 		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
-	l->base_ms = 0;
-	if (l->unix_epoch && !clock_gettime((clockid_t)l->clock_id, &ts))
-		l->base_ms = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - ago_ns) / NS_PER_MS;
+	l->base_ms = l->unix_epoch ? epoch_ns / NS_PER_MS : 0;
 }
 
 /*

@@ -151,11 +151,12 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 				 const struct plan_clone *c, int *err);
 
 /*
- * The measured window starts at now (clock ns), which was ago_ns before this
- * call (a clone that joins its start gate late): log_unix_epoch dates the
- * window's start, not the call.
+ * The measured window starts at now (clock ns); epoch_ns is the log's epoch
+ * clock (clock_id) at that moment, for log_unix_epoch (0 = not known): the
+ * window's start is dated, not the call (a clone that joins its start gate
+ * late calls later).
  */
-void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t ago_ns);
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns);
 
 /* One completed I/O of the window; slat is UINT64_MAX for a sync engine (no slat). */
 void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
