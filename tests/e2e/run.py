@@ -86,6 +86,14 @@ def marked(token: str) -> list:
     return found
 
 
+def wait_gone(still_there, deadline_s: float = 5.0) -> None:
+    """Waits until still_there() finds nothing, up to deadline_s: a SIGKILL is sent when
+    kill() returns, not done (on the loaded pool a killed sleep was still found at once)."""
+    end = time.monotonic() + deadline_s
+    while still_there() and time.monotonic() < end:
+        time.sleep(0.01)
+
+
 def reap_marked(token: str) -> bool:
     """Kills what is left running with the module's mark; True when something was."""
     left = marked(token)
@@ -94,6 +102,8 @@ def reap_marked(token: str) -> bool:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    if left:
+        wait_gone(lambda: marked(token))
     return bool(left)
 
 
@@ -105,6 +115,7 @@ def reap_group(pgid: int) -> bool:
         os.killpg(pgid, signal.SIGKILL)
     except ProcessLookupError:
         return False
+    wait_gone(lambda: live_in_group(pgid))
     return True
 
 
