@@ -1,0 +1,38 @@
+/*
+ * engine/gen/short_way.c - when gen_next_ddir's short way may draw, and how many
+ * draws it may make before it asks again (gen.fast_left).
+ *
+ * The short way (iogen.h) gives a plain job's I/Os with one countdown and one
+ * step each; this is the rarer half, asked once per countdown: the pass's draws
+ * left, number_ios and the bytes bound cut it, so the draws between test none of
+ * them.  Apart from iogen.c, which keeps the general way.
+ */
+#include "engine/gen/iogen.h"
+
+bool gen_fast_refill(struct gen *g)
+{
+	const struct gen_file *f = g->files;
+	uint64_t n, len = 0;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		len = g->plain_len[d] > len ? g->plain_len[d] : len;
+	if (!g->fast || !len || (g->limit_ios && g->done_ios >= g->limit_ios) ||
+	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
+		return false;
+	/* The pass: the permutation's draws left, or every direction's whole blocks to the end. */
+	n = g->random ? f->perm.left : UINT64_MAX;
+	for (uint8_t d = 0; !g->random && d < PLAN_DDIR_NR; d++) {
+		uint64_t whole = g->plain_len[d] && f->pos[d] < f->len ? (f->len - f->pos[d]) / g->plain_len[d] : 0;
+
+		n = whole < n ? whole : n;
+	}
+	if (!n)
+		return false;
+	if (g->limit_ios && g->limit_ios - g->done_ios < n)
+		n = g->limit_ios - g->done_ios;
+	/* A draw goes while done_bytes < limit_bytes, and adds at most len (less at the end of the file). */
+	if (g->limit_bytes && (g->limit_bytes - g->done_bytes - 1) / len + 1 < n)
+		n = (g->limit_bytes - g->done_bytes - 1) / len + 1;
+	g->fast_left = n;
+	return true;
+}
