@@ -193,15 +193,16 @@ class Runs(TmpDirCase):
         p = subprocess.Popen([sys.executable, str(SCRIPT), "--rounds", "1", "--device-rounds", "1",
                               "--dir", str(self.tmp), "--save", "", "--only", only],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        out = ("", "")
         try:
             got = wait_until(lambda: ready(p), timeout=120, what=what)
             p.send_signal(signal.SIGTERM)
-            p.communicate(timeout=60)
+            out = p.communicate(timeout=60)
         finally:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        self.assertEqual(p.returncode, 128 + signal.SIGTERM)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, out)
         return got
 
     def test_sigterm_leaves_no_tool_running_and_no_scratch_files(self):
@@ -253,7 +254,8 @@ class Runs(TmpDirCase):
                 return None
             return m[1], subprocess.run(["dumpe2fs", "-h", m[2]], capture_output=True, text=True).stdout
 
-        fstype, superblock = self.bench_stopped("layout-100-files", laying_out, "files laid out on the run's mount")
+        # 10 000 files: the 100-file row could end, under load, before the signal came.
+        fstype, superblock = self.bench_stopped("layout-10000-files", laying_out, "files laid out on the run's mount")
         self.assertEqual(fstype, "ext4")
         self.assertIn("has_journal", superblock)
         self.assertIsNone(mounted())
