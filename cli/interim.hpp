@@ -48,6 +48,9 @@ public:
 	// Writes what stdout takes now without waiting.
 	void drain();
 
+	// Whether it needs the supervisor's ticks: an interval, or text stdout has not taken yet.
+	bool timed() const { return interval_ns_ || !pending_.empty(); }
+
 	// The text not written yet (stdout), for the caller to write before the final report.
 	std::string take_pending();
 

@@ -1,8 +1,8 @@
 // cli/run.cpp - plan -> preflight -> engine -> results -> reports.
 //
 // SIGINT, SIGTERM and SIGHUP are blocked in every thread before the engine starts
-// (its workers inherit the mask) and taken here with sigtimedwait, so the
-// first one asks the engine to stop and keep what it measured, and a second
+// (its workers inherit the mask); a signalfd wakes the supervisor and
+// sigtimedwait takes them, so the first one asks the engine to stop and keep what it measured, and a second
 // aborts at once; the report is still written and JSON stays valid.  SIGUSR1,
 // taken the same way, asks for a report of the results so far, as fio's does
 // (and --status-interval asks every interval: cli/interim.hpp).  Once the
@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <fcntl.h>
 #include <memory>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -243,9 +244,29 @@ void live_finish(live_world *live, eng *e, double timeout_s, interim_reports &in
     }
 }
 
+constexpr int tick_ms = 10;
+
+// Waits for the end of the run or a signal, and at most a tick while
+// something is drawn, reported, logged or watched over time: true once the run
+// has ended.  An idle supervisor does not wake at all, so it costs nothing, and
+// a run counted by callgrind (bench/instr_per_io.py), which a loaded machine
+// slows many times over, does not count its wake-ups as work per I/O.  Without
+// the two descriptors (engine.h, signalfd) it ticks.
+bool wait_run(eng *e, int sigfd, bool ticking)
+{
+    uint64_t tick_ns = tick_ms * 1000000ull;
+    int done = eng_done_fd(e);
+    if (done < 0 || sigfd < 0)
+        return eng_wait(e, tick_ns) == 0;
+    pollfd pfd[2] = {{done, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    if (poll(pfd, 2, ticking ? tick_ms : -1) < 0 && errno != EINTR)
+        return eng_wait(e, tick_ns) == 0;
+    return eng_wait(e, 0) == 0;
+}
+
 // Waits for the run, forwarding signals, watching the triggers, drawing the
-// progress line and writing the reports of the results so far (interim.hpp).  The engine wait returns the moment the run ends;
-// signals are taken every 10 ms, so a second one reaches a run that is still
+// progress line and writing the reports of the results so far (interim.hpp).
+// Signals are taken as they come, so a second one reaches a run that is still
 // finishing (end_fsync, layout).  Under mpirun only rank 0 draws and reports,
 // for the world (live).  Returns how many signals were taken.
 int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
@@ -259,7 +280,9 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     uint64_t next_ask_ns = 0;
-    while (eng_wait(e, 10 * 1000 * 1000) == -ETIMEDOUT) {
+    int sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+    bool watching = show_progress || live || a.bandwidth_log || !a.trigger_file.empty() || a.trigger_timeout_ns;
+    while (!wait_run(e, sigfd, watching || interim.timed())) {
         bool usr1 = false;
         signals = take_signals(e, sigs, signals, line, show_progress, &usr1);
         eng_status st{};
@@ -277,6 +300,8 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         if (show_progress && line.due(st.elapsed_ns))
             status(line.update(world));
     }
+    if (sigfd >= 0)
+        close(sigfd);
     if (show_progress)
         status(line.clear());
     live_finish(live, e, live_timeout_s, interim);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -338,6 +339,8 @@ static void *coordinator(void *arg)
 	e->done = true;
 	e->ret = e->res->error ? -e->res->error : 0;
 	pthread_cond_broadcast(&e->cv);
+	if (e->done_fd >= 0)
+		(void)!eventfd_write(e->done_fd, 1);
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
 }
@@ -351,6 +354,8 @@ static void eng_free(struct eng *e)
 	scratch_release(&e->scratch);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
+	if (e->done_fd >= 0)
+		close(e->done_fd);
 	free(e);
 }
 
@@ -418,6 +423,8 @@ int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)
 	if (!e)
 		return -ENOMEM;
 	memset(e, 0, sizeof(*e));
+	/* Without it the caller polls eng_wait(): one fd more is no reason to refuse a run. */
+	e->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ret = eng_init(e, p, o);
 	if (!ret && pthread_create(&e->coord, NULL, coordinator, e))
 		ret = -EAGAIN;
@@ -586,6 +593,11 @@ int eng_wait(struct eng *e, uint64_t timeout_ns)
 	ret = e->done ? 0 : -ETIMEDOUT;
 	pthread_mutex_unlock(&e->mu);
 	return ret;
+}
+
+int eng_done_fd(const struct eng *e)
+{
+	return e->done_fd;
 }
 
 int eng_finish(struct eng *e, struct results **out)

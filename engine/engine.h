@@ -157,6 +157,13 @@ void eng_stop(struct eng *e);
 int eng_wait(struct eng *e, uint64_t timeout_ns);
 
 /*
+ * A descriptor that polls readable once the run has ended (eng_wait then
+ * returns 0), for a caller that waits on other events too; -1 when none could
+ * be had, and the caller must poll eng_wait() instead.  Owned by the handle.
+ */
+int eng_done_fd(const struct eng *e);
+
+/*
  * Waits for the run to end, hands over the results (*out, to be freed with
  * results_free) and frees the handle.  Returns 0, or the run's fatal -errno with
  * *out still set to whatever was measured.

@@ -44,6 +44,7 @@ struct eng {
 	pthread_mutex_t mu;		/* guards done, cur, nr_cur, the pause wait */
 	pthread_cond_t cv;
 	bool done;
+	int done_fd;			/* eventfd readable once done is set, or -1 */
 	int ret;
 	_Atomic int phase;
 	struct worker **cur;		/* workers of the running segment */

@@ -113,10 +113,10 @@ class InstructionsPerIO(unittest.TestCase):
         a, b = self.count("32m", "64m", *null), self.count("64m", "128m", *null)
         self.assertEqual((a["ios"], b["ios"]), ([8192, 16384], [16384, 32768]))
         # Per I/O about the same from either pair of sizes: start-up and the report are
-        # taken out (without that they differ by half).  Not exactly: the main thread's
-        # timed wake-ups are counted too, and a loaded machine stretches a run under
-        # callgrind (8m against 16m read 446 and 340 in a loaded make test).
-        self.assertLess(abs(a["per_io"] - b["per_io"]) / b["per_io"], 0.2, (a, b))
+        # taken out (without that they differ by half).  Not exactly (the report's numbers
+        # differ), but nothing counted grows with the time a run takes: when the main
+        # thread woke every 10 ms, a loaded make test read 266 and 349 here.
+        self.assertLess(abs(a["per_io"] - b["per_io"]) / b["per_io"], 0.1, (a, b))
         # The smaller run alone, start-up in it, counts many times as much an I/O.
         self.assertGreater(a["instr"][0] / a["ios"][0], 5 * a["per_io"], a)
 

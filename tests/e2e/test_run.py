@@ -5,6 +5,7 @@ counts, bytes, groups, files laid out) must agree exactly.  Interrupts,
 preflight refusals and output files are checked on the real binary.
 """
 import json
+import pathlib
 import re
 import os
 import signal
@@ -14,7 +15,7 @@ import unittest
 
 import jsonschema
 
-from common import BIN, FIO, ROOT, STOP_BOUND_S, TmpDirCase, mark_of, run, run_fio, wait_for_stderr
+from common import BIN, FIO, ROOT, STOP_BOUND_S, TmpDirCase, mark_of, run, run_fio, wait_for_stderr, wait_until
 
 RESULT_SCHEMA = json.loads((ROOT / "schema/result.schema.json").read_text())
 
@@ -83,6 +84,35 @@ class Runs(TmpDirCase):
         self.assertGreater(read["total_ios"], 0)
         self.assertLess(read["runtime"], 30000)
         self.assertEqual(read["io_bytes"], read["total_ios"] * 4096)
+
+    def test_an_idle_supervisor_sleeps_until_a_signal(self):
+        # Nothing drawn, reported or watched over time: the main thread sleeps until
+        # the run ends or a signal comes.  It used to wake every 10 ms, which a run
+        # counted by callgrind (bench/instr_per_io.py) counted as work per I/O, more
+        # the slower a loaded machine ran it.  A signal still ends the run at once.
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
+                                 "--runtime=60", "--rate_iops=20", "--output-format=json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            main = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/status")
+            wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 3,
+                       what="the run's threads")
+
+            def wakes():
+                return int(re.search(r"voluntary_ctxt_switches:\s+(\d+)", main.read_text()).group(1))
+            before = wakes()
+            time.sleep(1)  # the window counted, not a wait for a state: ~100 wake-ups at 10 ms
+            self.assertLessEqual(wakes() - before, 2)
+            start = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertLess(time.monotonic() - start, STOP_BOUND_S)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(jobs_json(out)["ioplan"]["interrupted"])
 
     def test_preflight_findings_are_in_the_json(self):
         p = run(["--name=r", f"--directory={self.tmp}", "--size=1m", "--rw=read", "--number_ios=8",
