@@ -102,8 +102,14 @@ class Engines(TmpDirCase):
             p = run_fio(cmd, cwd=d) if who == "fio" else run(cmd, cwd=d)
             self.assertIn("{", p.stdout, f"{who}: {p.stderr}")
             got[who] = (bool(p.returncode), figures(p.stdout))
-        self.assertEqual(got["fio"], (True, [(11, 0, 0, 0)]), got)
-        self.assertEqual(got["ioplan"], got["fio"])
+        # The first read finds no page and starts the readahead of the first 16 KiB.  A
+        # loop device over a cached image can finish that before the read looks again,
+        # and the read then takes its pages (seen once under load: 16 KiB, then EAGAIN at
+        # the fifth page).  Either tool may see that, so each is held to failing with
+        # EAGAIN within the first readahead window (4 pages at most on a cold file).
+        for who, (failed, [(err, read, written, trimmed)]) in got.items():
+            self.assertEqual((failed, err, written, trimmed), (True, 11, 0, 0), (who, got))
+            self.assertIn(read, (0, 4096, 8192, 12288, 16384), (who, got))
 
     def test_every_engine_runs_alone(self):
         # Without fio: each data engine writes and verifies a small file.
