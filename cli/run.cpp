@@ -2,12 +2,13 @@
 //
 // SIGINT, SIGTERM and SIGHUP are blocked in every thread before the engine starts
 // (its workers inherit the mask); a signalfd wakes the supervisor and
-// sigtimedwait takes them, so the first one asks the engine to stop and keep what it measured, and a second
-// aborts at once; the report is still written and JSON stays valid.  SIGUSR1,
-// taken the same way, asks for a report of the results so far, as fio's does
-// (and --status-interval asks every interval: cli/interim.hpp).  Once the
-// engine is done the mask is lifted again: a signal while the report is
-// written (to a pipe nobody reads, say) ends ioplan as it ends any program.
+// sigtimedwait takes them, so the first one asks the engine to stop and keep
+// what it measured, and a second aborts at once; the report is still written
+// and JSON stays valid.  SIGUSR1, taken the same way, asks for a report of
+// the results so far, as fio's does (and --status-interval asks every
+// interval: cli/interim.hpp).  Once the engine is done the mask is lifted
+// again: a signal while the report is written (to a pipe nobody reads, say)
+// ends ioplan as it ends any program.
 // While signals are blocked nothing may block the supervisor, so the progress
 // line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
