@@ -8,6 +8,7 @@ import json
 import pathlib
 import re
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -85,34 +86,45 @@ class Runs(TmpDirCase):
         self.assertLess(read["runtime"], 30000)
         self.assertEqual(read["io_bytes"], read["total_ios"] * 4096)
 
+    def idle_run(self, nofile=None):
+        """A 60 s null run that does an I/O every 50 ms and shows nothing while it goes;
+        nofile: its open-file limit.  Returns the process once its threads run."""
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))) if nofile else None
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
+                                 "--runtime=60", "--rate_iops=20", "--output-format=json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 3,
+                   what="the run's threads")
+        return proc
+
+    def assert_sigint_stops(self, proc):
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        self.assertLess(time.monotonic() - start, STOP_BOUND_S)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(jobs_json(out)["ioplan"]["interrupted"])
+
     def test_an_idle_supervisor_sleeps_until_a_signal(self):
         # Nothing drawn, reported or watched over time: the main thread sleeps until
         # the run ends or a signal comes.  It used to wake every 10 ms, which a run
         # counted by callgrind (bench/instr_per_io.py) counted as work per I/O, more
         # the slower a loaded machine ran it.  A signal still ends the run at once.
-        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
-                                 "--runtime=60", "--rate_iops=20", "--output-format=json"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            main = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/status")
-            wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 3,
-                       what="the run's threads")
+        proc = self.idle_run()
+        main = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/status")
 
-            def wakes():
-                return int(re.search(r"voluntary_ctxt_switches:\s+(\d+)", main.read_text()).group(1))
-            before = wakes()
-            time.sleep(1)  # the window counted, not a wait for a state: ~100 wake-ups at 10 ms
-            self.assertLessEqual(wakes() - before, 2)
-            start = time.monotonic()
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        self.assertLess(time.monotonic() - start, STOP_BOUND_S)
-        self.assertEqual(proc.returncode, 1, err)
-        self.assertTrue(jobs_json(out)["ioplan"]["interrupted"])
+        def wakes():
+            return int(re.search(r"voluntary_ctxt_switches:\s+(\d+)", main.read_text()).group(1))
+        before = wakes()
+        time.sleep(1)  # the window counted, not a wait for a state: ~100 wake-ups at 10 ms
+        self.assertLessEqual(wakes() - before, 2)
+        self.assert_sigint_stops(proc)
+
+    def test_a_supervisor_without_its_descriptors_still_takes_a_signal(self):
+        # Four open files: stdin, stdout, stderr and the engine's eventfd; the signalfd
+        # cannot be had, and the supervisor polls the engine every 10 ms instead.
+        self.assert_sigint_stops(self.idle_run(nofile=4))
 
     def test_preflight_findings_are_in_the_json(self):
         p = run(["--name=r", f"--directory={self.tmp}", "--size=1m", "--rw=read", "--number_ios=8",
