@@ -261,11 +261,11 @@ test-pool:
 
 # make test's fuzz stage, after the pool: its output goes to a log, shown when it
 # fails.  Beside the pool (make -j2) make test took 12 min 48 s to 13 min 43 s
-# from a fresh clone, against 15 min 5 s, but the extra load failed 4 of 7 runs,
-# each on another test that held only on a less loaded machine (three are fixed:
-# a thinktime bound, log_unix_epoch's base, the harness's kill; a bench SIGTERM
-# wait and a nowait read of a cold file were seen once each), and there each
-# fuzz target ran 3 to 13 times fewer inputs a second.  So it stays after.
+# from a fresh clone, after it 13 min 8 s to 13 min 47 s: little gained.  The
+# extra load failed 4 of 7 runs there, each on another test that held only on a
+# less loaded machine (a thinktime bound, log_unix_epoch's base, the harness's
+# kill, a bench SIGTERM wait, a nowait read of a cold file: all fixed since), and
+# each fuzz target ran 3 to 13 times fewer inputs a second.  So it stays after.
 test-fuzz:
 	@mkdir -p build
 	@if $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) >build/fuzz-test.log 2>&1; then \
