@@ -25,6 +25,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -626,6 +627,28 @@ static void check_seq(struct net_data *nd, const uint8_t *buf, uint32_t len)
 	nd->recv_seq = seq + 1;
 }
 
+/*
+ * UDP: the run stopped waiting (a stop, or runtime passed with nothing queued):
+ * the job ends with what came.  What the socket dropped after the last data
+ * datagram is the tail no sequence number shows, and the sender's close was
+ * lost with it (it was sent last, and never came), so that is one less: exact
+ * when the sender ended its stream, one short when it was killed first.
+ */
+static int64_t udp_stopped(struct net_data *nd, bool out, uint32_t len)
+{
+	uint32_t mem[SK_MEMINFO_VARS], drops;
+	socklen_t mem_len = sizeof(mem);
+
+	nd->e->peer_done = true;
+	if (out || !seq_trailer(nd, len) || nd->seq_off ||
+	    getsockopt(nd->fd, SOL_SOCKET, SO_MEMINFO, mem, &mem_len) || mem_len <= SK_MEMINFO_DROPS * sizeof(*mem))
+		return 0;
+	drops = mem[SK_MEMINFO_DROPS] - nd->rx_drops_at_data;
+	if (drops > 1)
+		nd->e->dropped += drops - 1;
+	return 0;
+}
+
 /* A whole block each way on a stream; one datagram on UDP.  Bytes, or -errno. */
 static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t len)
 {
@@ -636,6 +659,8 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 		if (out && seq_trailer(nd, len))
 			stamp_seq(nd, buf, len);
 		r = net_xfer(nd, nd->fd, out, buf, len);
+		if (r == -EINTR || r == -ETIMEDOUT)
+			return udp_stopped(nd, out, len);
 		if (!out && is_close_msg(buf, r)) {
 			/* The sender sent the close after its last datagram: those that overflowed
 			 * in between were lost too, though no sequence number came after them. */
@@ -680,8 +705,6 @@ static int net_queue(struct ioe *e, struct io_u *u)
 	/* pingpong: the peer echoes each block, so an I/O's latency is a round trip. */
 	if (nd->o->pingpong && r == (int64_t)u->len)
 		r = net_move(nd, !out, u->buf, u->len);
-	if (r == -EINTR || r == -ETIMEDOUT)
-		r = 0;
 	u->result = r;
 	return IOE_Q_COMPLETED;
 }
