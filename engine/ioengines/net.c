@@ -630,13 +630,15 @@ static void check_seq(struct net_data *nd, const uint8_t *buf, uint32_t len)
 /*
  * UDP: the run stopped waiting (a stop, or runtime passed with nothing queued):
  * the job ends with what came.  What the socket dropped after the last data
- * datagram is the tail no sequence number shows, and the sender's close was
- * lost with it (it was sent last, and never came), so that is one less: exact
- * when the sender ended its stream, one short when it was killed first.
+ * datagram is the tail no sequence number shows.  A receiver's sender closes
+ * last, and that close never came, so it was lost with the tail: one less,
+ * exact when the sender ended its stream, one short when it sent no close
+ * (killed, or still sending when this run was stopped).
+ * (A pingpong sender waiting for an echo gets no close from its echoer.)
  */
 static int64_t udp_stopped(struct net_data *nd, bool out, uint32_t len)
 {
-	uint32_t mem[SK_MEMINFO_VARS], drops;
+	uint32_t mem[SK_MEMINFO_VARS], drops, closes = nd->listen ? 1 : 0;
 	socklen_t mem_len = sizeof(mem);
 
 	nd->e->peer_done = true;
@@ -644,8 +646,8 @@ static int64_t udp_stopped(struct net_data *nd, bool out, uint32_t len)
 	    getsockopt(nd->fd, SOL_SOCKET, SO_MEMINFO, mem, &mem_len) || mem_len <= SK_MEMINFO_DROPS * sizeof(*mem))
 		return 0;
 	drops = mem[SK_MEMINFO_DROPS] - nd->rx_drops_at_data;
-	if (drops > 1)
-		nd->e->dropped += drops - 1;
+	if (drops > closes)
+		nd->e->dropped += drops - closes;
 	return 0;
 }
 
