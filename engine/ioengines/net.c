@@ -660,7 +660,10 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 	if (is_udp(nd->o)) {
 		if (out && seq_trailer(nd, len))
 			stamp_seq(nd, buf, len);
-		r = net_xfer(nd, nd->fd, out, buf, len);
+		/* An empty datagram carries no block (a stray sender's): the next one is the I/O, as fio's. */
+		do
+			r = net_xfer(nd, nd->fd, out, buf, len);
+		while (r == 0 && !out);
 		if (r == -EINTR || r == -ETIMEDOUT)
 			return udp_stopped(nd, out, len);
 		if (!out && is_close_msg(buf, r)) {

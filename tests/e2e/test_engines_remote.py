@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import time
 import unittest
@@ -217,6 +218,25 @@ class Net(NetCase):
         read = json.loads((self.tmp / "r.json").read_text())["jobs"][0]["read"]
         self.assertGreater(read["drop_ios"], 0, read)
         self.assertEqual(read["io_bytes"] // 64 + read["drop_ios"], 1024, read)
+
+    def test_an_empty_datagram_is_no_block_and_no_failure(self):
+        # A stray sender's empty datagram among fio's (open, two blocks, close): fio 3.33
+        # waits for the next datagram; ioplan failed the job, "short read (0 of 64 bytes)".
+        port = free_port()
+        recv = subprocess.Popen([BIN, "--name=r", "--ioengine=net", "--protocol=udp", f"--port={port}",
+                                 "--bs=64", "--size=64k", "--rw=read", "--runtime=60",
+                                 "--output-format=json", "--output=r.json"],
+                                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: recv.poll() is None and (recv.kill(), recv.wait()))
+        wait_until(lambda: recv.poll() is not None or port_listening(port, "udp"), 30, f"udp port {port}")
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for d in (struct.pack("!II", 0x6C696E6B, 0x98), b"x" * 64, b"", b"y" * 64,
+                      struct.pack("<II", 0x6C696E6B, 0x89)):
+                s.sendto(d, ("127.0.0.1", port))
+        _, err = recv.communicate(timeout=60)
+        self.assertEqual(recv.returncode, 0, err)
+        read = json.loads((self.tmp / "r.json").read_text())["jobs"][0]["read"]
+        self.assertEqual((read["io_bytes"], read["total_ios"]), (128, 2), read)
 
     def test_unix_socket(self):
         sock = self.tmp / "net.sock"
