@@ -628,26 +628,35 @@ static void check_seq(struct net_data *nd, const uint8_t *buf, uint32_t len)
 }
 
 /*
+ * The UDP tail no sequence number shows: what the socket's overflow count
+ * (drops, the kernel's) gained after the last data datagram, less not_data of
+ * them that were no block.
+ */
+static void count_tail(struct net_data *nd, uint32_t len, uint32_t drops, uint32_t not_data)
+{
+	uint32_t tail = drops - nd->rx_drops_at_data;
+
+	if (seq_trailer(nd, len) && !nd->seq_off && tail > not_data)
+		nd->e->dropped += tail - not_data;
+}
+
+/*
  * UDP: the run stopped waiting (a stop, or runtime passed with nothing queued):
- * the job ends with what came.  What the socket dropped after the last data
- * datagram is the tail no sequence number shows.  A receiver's sender closes
- * last, and that close never came, so it was lost with the tail: one less,
- * exact when the sender ended its stream, one short when it sent no close
- * (killed, or still sending when this run was stopped).
- * (A pingpong sender waiting for an echo gets no close from its echoer.)
+ * the job ends with what came, and a receiver counts its tail.  A receiver's
+ * sender closes last, and that close never came, so it was lost with the tail:
+ * one less, exact when the sender ended its stream, one short when it sent no
+ * close (killed, or still sending when this run was stopped).  (A pingpong
+ * sender waiting for an echo gets no close from its echoer.)
  */
 static int64_t udp_stopped(struct net_data *nd, bool out, uint32_t len)
 {
-	uint32_t mem[SK_MEMINFO_VARS], drops, closes = nd->listen ? 1 : 0;
+	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t mem_len = sizeof(mem);
 
 	nd->e->peer_done = true;
-	if (out || !seq_trailer(nd, len) || nd->seq_off ||
-	    getsockopt(nd->fd, SOL_SOCKET, SO_MEMINFO, mem, &mem_len) || mem_len <= SK_MEMINFO_DROPS * sizeof(*mem))
-		return 0;
-	drops = mem[SK_MEMINFO_DROPS] - nd->rx_drops_at_data;
-	if (drops > closes)
-		nd->e->dropped += drops - closes;
+	if (!out && !getsockopt(nd->fd, SOL_SOCKET, SO_MEMINFO, mem, &mem_len) &&
+	    mem_len > SK_MEMINFO_DROPS * sizeof(*mem))
+		count_tail(nd, len, mem[SK_MEMINFO_DROPS], nd->listen ? 1 : 0);
 	return 0;
 }
 
@@ -669,8 +678,7 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 		if (!out && is_close_msg(buf, r)) {
 			/* The sender sent the close after its last datagram: those that overflowed
 			 * in between were lost too, though no sequence number came after them. */
-			if (seq_trailer(nd, len) && !nd->seq_off && nd->rx_drops > nd->rx_drops_at_data)
-				nd->e->dropped += nd->rx_drops - nd->rx_drops_at_data;
+			count_tail(nd, len, nd->rx_drops, 0);
 			nd->e->peer_done = true;
 			return 0;
 		}
