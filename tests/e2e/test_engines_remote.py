@@ -191,21 +191,28 @@ class Net(NetCase):
         read = json.loads((self.tmp / "ioplan.json").read_text())["jobs"][0]["read"]
         self.assertEqual(read["io_bytes"] // 4096 + read["drop_ios"], 512, read)
 
+    def udp_receiver(self, port, *opts):
+        """An ioplan UDP receiver of 64 KiB in 64-byte blocks on port, its JSON to r.json;
+        returns the process once the port is bound."""
+        recv = subprocess.Popen([BIN, "--name=r", "--ioengine=net", "--protocol=udp", f"--port={port}",
+                                 "--bs=64", "--size=64k", "--rw=read", *opts, "--output-format=json",
+                                 "--output=r.json"],
+                                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: recv.poll() is None and (recv.kill(), recv.wait()))
+        wait_until(lambda: recv.poll() is not None or port_listening(port, "udp"), 30, f"udp port {port}")
+        return recv
+
     def test_a_udp_receiver_that_missed_the_close_ends_at_runtime_counting_the_tail(self):
         # A receiver held stopped while its sender runs has room for a few datagrams
         # (window_size=4k): the rest is lost, and the close message, as small as they
         # are (bs=64, as fio's multicast example), is lost with them.  It then ends
         # at runtime with what came, and the tail the socket dropped counts as lost less
         # that close message (CI saw this in the multicast example as EIO, "short read
-        # (0 of 64 bytes)"; fio 3.33 hangs there until its 300 s watchdog).  runtime=10 leaves
-        # the sender, slow to start on a loaded machine, time to end before it passes.
+        # (0 of 64 bytes)"; fio 3.33's main process gives up after 300 s, its job process
+        # waits on).  runtime=10 leaves the sender, slow to start on a loaded machine,
+        # time to end before it passes.
         port = free_port()
-        recv = subprocess.Popen([BIN, "--name=r", "--ioengine=net", "--protocol=udp", f"--port={port}",
-                                 "--bs=64", "--size=64k", "--rw=read", "--window_size=4k", "--runtime=10",
-                                 "--output-format=json", "--output=r.json"],
-                                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.addCleanup(lambda: recv.poll() is None and (recv.kill(), recv.wait()))
-        wait_until(lambda: recv.poll() is not None or port_listening(port, "udp"), 30, f"udp port {port}")
+        recv = self.udp_receiver(port, "--window_size=4k", "--runtime=10")
         recv.send_signal(signal.SIGSTOP)
         try:
             p = run(["--name=s", "--ioengine=net", "--protocol=udp", f"--port={port}", "--hostname=127.0.0.1",
@@ -223,12 +230,7 @@ class Net(NetCase):
         # A stray sender's empty datagram among fio's (open, two blocks, close): fio 3.33
         # waits for the next datagram; ioplan failed the job, "short read (0 of 64 bytes)".
         port = free_port()
-        recv = subprocess.Popen([BIN, "--name=r", "--ioengine=net", "--protocol=udp", f"--port={port}",
-                                 "--bs=64", "--size=64k", "--rw=read", "--runtime=60",
-                                 "--output-format=json", "--output=r.json"],
-                                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.addCleanup(lambda: recv.poll() is None and (recv.kill(), recv.wait()))
-        wait_until(lambda: recv.poll() is not None or port_listening(port, "udp"), 30, f"udp port {port}")
+        recv = self.udp_receiver(port, "--runtime=60")
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             for d in (struct.pack("!II", 0x6C696E6B, 0x98), b"x" * 64, b"", b"y" * 64,
                       struct.pack("<II", 0x6C696E6B, 0x89)):
