@@ -6,6 +6,7 @@ and checks the cost of one more unit of work, or that a size fio handles is not
 refused.
 """
 import os
+import pathlib
 import re
 import resource
 import shutil
@@ -58,25 +59,30 @@ def many_files(directory, n, *extra):
             "--ioengine=psync", "--rw=read", *extra]
 
 
+# Calls that depend on time (the progress thread's ticks), not on the work.
+TIMED = {"futex", "rt_sigtimedwait", "clock_nanosleep", "nanosleep", "restart_syscall"}
+
+
+def traced_calls(case, out, argv):
+    """System calls of argv run under strace -c -f (all threads), by name, less the TIMED ones."""
+    p = subprocess.run(["strace", "-c", "-f", "-o", str(out), *argv], capture_output=True, text=True,
+                       timeout=600, env=TRACED_ENV)
+    case.assertEqual(p.returncode, 0, p.stderr)
+    calls = {}
+    for line in out.read_text().splitlines():
+        m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+        if m and m.group(2) != "total" and m.group(2) not in TIMED:
+            calls[m.group(2)] = int(m.group(1))
+    return calls
+
+
 @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
 class ManySmallFiles(TmpDirCase):
-    # Calls that depend on time (the progress thread's ticks), not on the files.
-    TIMED = {"futex", "rt_sigtimedwait", "clock_nanosleep", "nanosleep", "restart_syscall"}
-
     def syscalls(self, n, *extra, tool=BIN):
         """System calls of a create_only layout of n 4 KiB files, all threads."""
         d = self.tmp / f"d{n}-{os.path.basename(tool)}{''.join(extra)}"
         d.mkdir()
-        out = self.tmp / f"strace{n}"
-        p = subprocess.run(["strace", "-c", "-f", "-o", str(out), tool, *many_files(d, n, "--create_only=1", *extra)],
-                           capture_output=True, text=True, timeout=600, env=TRACED_ENV)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        calls = {}
-        for line in out.read_text().splitlines():
-            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-            if m and m.group(2) != "total" and m.group(2) not in self.TIMED:
-                calls[m.group(2)] = int(m.group(1))
-        return calls
+        return traced_calls(self, self.tmp / f"strace{n}", [tool, *many_files(d, n, "--create_only=1", *extra)])
 
     def test_layout_makes_a_bounded_number_of_system_calls_per_file(self):
         # fio 3.33 makes 11-13 a file; ioplan made 53 (a 1 MiB buffer mapped
@@ -178,6 +184,55 @@ class PreflightGrowth(TmpDirCase):
         small, big = self.instructions(200), self.instructions(2000)
         self.assertLess(big / small, 15, f"{small} instructions at 200 files, {big} at 2000")
 
+
+
+def bound_loops():
+    return {p.name for p in pathlib.Path("/sys/block").glob("loop*") if (p / "loop" / "backing_file").exists()}
+
+
+@unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+@unittest.skipIf(os.geteuid() != 0, "attaching loop devices needs root")
+class ManyLoopDevices(TmpDirCase):
+    STEP = 24
+
+    def attach(self, n):
+        """n more loop devices over sparse files, detached after the test."""
+        for _ in range(n):
+            img = self.tmp / f"loop{len(self.mine)}.img"
+            with open(img, "wb") as f:
+                f.truncate(1 << 20)
+            p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+            if p.returncode:
+                self.skipTest(f"losetup refused: {p.stderr.strip()}")
+            self.mine.append(p.stdout.strip())
+            self.addCleanup(subprocess.run, ["losetup", "-d", self.mine[-1]], capture_output=True)
+
+    def write_run_calls(self):
+        """System calls of a small write job: its preflight and layout check every bound loop device."""
+        target = self.tmp / "target"
+        argv = [BIN, "--name=w", f"--filename={target}", "--rw=write", "--size=64k", "--output-format=terse"]
+        calls = sum(traced_calls(self, self.tmp / "strace", argv).values())
+        target.unlink()
+        return calls
+
+    def test_start_up_grows_linearly_with_the_loop_devices(self):
+        # A write job's safety checks ask of every bound loop device whether it is in use.
+        # Each answer read mountinfo and every loop device again: 30 loop devices cost a run
+        # 26 700 system calls against 400 with none, 10 of them 6 600 (a machine with many
+        # snaps has tens).  Read once a check, each one costs the same.
+        self.mine = []
+        for _ in range(3):  # again when another test attached or detached a loop device meanwhile
+            others = bound_loops() - {os.path.basename(d) for d in self.mine}
+            counts = [self.write_run_calls()]
+            for _ in range(2):
+                self.attach(self.STEP)
+                counts.append(self.write_run_calls())
+            if bound_loops() - {os.path.basename(d) for d in self.mine} == others:
+                break
+        first, second = counts[1] - counts[0], counts[2] - counts[1]
+        self.assertGreater(first, self.STEP, f"the checks read no loop device: {counts}")
+        self.assertLess(second, 1.25 * first, f"system calls with {len(others)}, +{self.STEP} and "
+                        f"+{2 * self.STEP} loop devices: {counts}")
 
 
 class LayoutsAboveTheOpenFileLimit(TmpDirCase):

@@ -184,6 +184,10 @@ TEST_CASE("partitions and holders from a sysfs tree")
     sh("rm -r " + root + "/sys/devices/virtual/block/sdz/sdz2/holders");
     CHECK(safety_device_in_use(&env, makedev(8, 0), why, sizeof why) == -EBUSY);
     CHECK(std::string(why) == "sdz1 holds a filesystem mounted on /data");
+    // mountinfo writes a space in a mount point as \040: the message gives the path itself.
+    put("proc/self/mountinfo", "41 26 8:1 / /my\\040data rw - ext4 /dev/sdz1 rw\n");
+    CHECK(safety_device_in_use(&env, makedev(8, 0), why, sizeof why) == -EBUSY);
+    CHECK(std::string(why) == "sdz1 holds a filesystem mounted on /my data");
     sh("rm -r " + root);
 }
 
