@@ -15,7 +15,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, child_pids, mark_state, run, runs_ioplan, wait_for_stderr, wait_until
+from common import BIN, TRACED_ENV, TmpDirCase, child_pids, mark_state, run, runs_ioplan, wait_for_stderr, wait_until
 
 
 def sh(*argv):
@@ -375,7 +375,7 @@ class Marks(LoopMounts):
         p = subprocess.run(["strace", "-f", "-qq", "-o", str(trace), "-e",
                             "trace=openat,pwrite64,fsync,fdatasync,syncfs,fsetxattr", *strace_opts,
                             BIN, *small_files_job(mnt, n)], capture_output=True, text=True, timeout=300,
-                           preexec_fn=preexec_fn)
+                           preexec_fn=preexec_fn, env=TRACED_ENV)
         return p, durable_before_marked(trace.read_text().splitlines())
 
     def assert_all_filled(self, mnt, n):
