@@ -205,7 +205,9 @@ static bool member_rates(struct ss_unit *u, struct worker *w, struct ss_member *
 		return false;
 	if (!m->seen_ns)
 		m->seen_ns = now;
-	epoch = w->gate_open_ns ? w->gate_open_ns : m->seen_ns;
+	epoch = atomic_load_explicit(&w->pub.gate_open_ns, memory_order_relaxed);
+	if (!epoch)
+		epoch = m->seen_ns;
 	if (!m->ramp_over && now >= epoch + u->ramp_ns + SS_TICK_NS)
 		m->ramp_over = true;
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {

@@ -105,7 +105,7 @@ static bool start_together(struct worker *w)
 		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, 0, &slice, NULL, 0);
 	/* The windows start when the gate opened: a clone scheduled late loses time, not the group. */
 	if (atomic_load(&g->open) && !w->sh->fake)
-		w->gate_open_ns = g->open_ns;
+		atomic_store_explicit(&w->pub.gate_open_ns, g->open_ns, memory_order_relaxed);
 	return !stop_requested(w);
 }
 
@@ -655,12 +655,13 @@ static void verify(struct worker *w)
 static void run(struct worker *w)
 {
 	const struct plan_job *j = w->job;
+	uint64_t gate = atomic_load_explicit(&w->pub.gate_open_ns, memory_order_relaxed);
 
 	w->now = clk_now(&w->clk);
-	if (w->gate_open_ns && w->gate_open_ns < w->now) {
+	if (gate && gate < w->now) {
 		/* The window counts the wait, so the report must be able to say it happened. */
-		w->res.late_start_ns = w->now - w->gate_open_ns;
-		w->now = w->gate_open_ns;
+		w->res.late_start_ns = w->now - gate;
+		w->now = gate;
 	}
 	w->res.thread_start_ns = w->now;
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);

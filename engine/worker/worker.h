@@ -101,6 +101,8 @@ struct worker_pub {
 	/* eng_snapshot (snapshot.h): the last request answered, and whether it still answers. */
 	_Atomic uint64_t snap_ack;
 	_Atomic bool in_loop;
+	/* Its start gate opened, clock time (0 = none, or a fake clock): steady state's ramp counts from it. */
+	_Atomic uint64_t gate_open_ns;
 };
 
 enum wphase {
@@ -220,7 +222,6 @@ struct worker {
 	struct res_clone *out;		/* where the results go when the thread ends */
 	pthread_t tid;
 	bool started;
-	uint64_t gate_open_ns;		/* its start gate opened (0 = none, or a fake clock) */
 
 	struct clk clk;
 	struct res_clone res;
