@@ -43,6 +43,11 @@ if VARIANT != "release":
     MPI_ENV["LSAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("LSAN_OPTIONS"),
                                                      f"suppressions={ROOT}/tests/sanitize/lsan.supp",
                                                      "fast_unwind_on_malloc=0"]))
+if "thread" in VARIANT:
+    # Every process a test starts inherits it, mpirun's ranks and the shell commands of
+    # test_docs included: the file says what it suppresses and why.
+    os.environ["TSAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("TSAN_OPTIONS"),
+                                                        f"suppressions={ROOT}/tests/sanitize/tsan.supp"]))
 
 
 def run(args, cwd=None, input=None, timeout=120, env=None):
