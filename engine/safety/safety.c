@@ -237,20 +237,25 @@ int safety_check_device_write(const struct safety_env *env, const struct plan *p
 	return 0;
 }
 
-/* One regular file the system uses: a swap file, or the backing file of loop (its state in busy). */
+/* One regular file the system uses: a swap file, or the backing file of a loop device. */
 struct busy_file {
 	dev_t dev;
 	ino_t ino;
+	dev_t ldev;			/* the loop device's number (0: its dev file did not read) */
 	char loop[64];			/* "" = active swap */
-	char busy[448];			/* what the loop device holds, or "" */
 };
 
+/*
+ * The view stays with the table: what a loop device holds is asked only of
+ * the one whose backing file a check meets, not of every loop device at load.
+ */
 struct safety_files {
 	struct busy_file *v;
 	uint32_t n;
+	struct sysview view;
 };
 
-static int busy_add(struct safety_files *sf, const struct stat *sb, const char *loop, const char *busy)
+static int busy_add(struct safety_files *sf, const struct stat *sb, const struct sv_loop *l)
 {
 	struct busy_file *v = realloc(sf->v, (sf->n + 1) * sizeof(*v));
 
@@ -260,18 +265,18 @@ static int busy_add(struct safety_files *sf, const struct stat *sb, const char *
 	v = &v[sf->n++];
 	v->dev = sb->st_dev;
 	v->ino = sb->st_ino;
-	snprintf(v->loop, sizeof(v->loop), "%s", loop);
-	snprintf(v->busy, sizeof(v->busy), "%s", busy);
+	v->ldev = l ? l->dev : 0;
+	snprintf(v->loop, sizeof(v->loop), "%s", l ? l->name : "");
 	return 0;
 }
 
-static int load_swap_files(const struct sysview *v, struct safety_files *sf)
+static int load_swap_files(struct safety_files *sf)
 {
 	int ret = 0;
 
-	for (uint32_t i = 0; !ret && i < v->nr_swaps; i++)
-		if (S_ISREG(v->swaps[i].st_mode))
-			ret = busy_add(sf, &v->swaps[i], "", "");
+	for (uint32_t i = 0; !ret && i < sf->view.nr_swaps; i++)
+		if (S_ISREG(sf->view.swaps[i].st_mode))
+			ret = busy_add(sf, &sf->view.swaps[i], NULL);
 	return ret;
 }
 
@@ -279,23 +284,19 @@ static int load_swap_files(const struct sysview *v, struct safety_files *sf)
  * Every bound loop device's backing file: by its sysfs name and by the
  * kernel's inode (LOOP_GET_STATUS64), which differ when the name moved.
  */
-static int load_loop_files(const struct sysview *v, struct safety_files *sf)
+static int load_loop_files(struct safety_files *sf)
 {
-	char busy[448];
 	int ret = 0;
 
-	for (uint32_t i = 0; !ret && i < v->nr_loops; i++) {
-		const struct sv_loop *l = &v->loops[i];
+	for (uint32_t i = 0; !ret && i < sf->view.nr_loops; i++) {
+		const struct sv_loop *l = &sf->view.loops[i];
 		bool named = l->named && S_ISREG(l->by_name.st_mode), known = l->known && !l->by_kernel.st_rdev;
 
-		busy[0] = '\0';
-		if ((named || known) && l->dev)
-			device_in_use(v, l->dev, false, 0, busy, sizeof(busy));
 		if (named)
-			ret = busy_add(sf, &l->by_name, l->name, busy);
+			ret = busy_add(sf, &l->by_name, l);
 		if (!ret && known && (!named || l->by_kernel.st_ino != l->by_name.st_ino ||
 				      l->by_kernel.st_dev != l->by_name.st_dev))
-			ret = busy_add(sf, &l->by_kernel, l->name, busy);
+			ret = busy_add(sf, &l->by_kernel, l);
 	}
 	return ret;
 }
@@ -303,19 +304,16 @@ static int load_loop_files(const struct sysview *v, struct safety_files *sf)
 int safety_files_load(const struct safety_env *env, struct safety_files **out)
 {
 	struct safety_files *sf = calloc(1, sizeof(*sf));
-	struct sysview v;
 	int ret;
 
 	*out = NULL;
 	if (!sf)
 		return -ENOMEM;
-	ret = sv_load(env, &v, SV_FILES);
-	if (!ret) {
-		ret = load_swap_files(&v, sf);
-		if (!ret)
-			ret = load_loop_files(&v, sf);
-		sv_free(&v);
-	}
+	ret = sv_load(env, &sf->view, SV_FILES);
+	if (!ret)
+		ret = load_swap_files(sf);
+	if (!ret)
+		ret = load_loop_files(sf);
 	if (ret) {
 		safety_files_free(sf);
 		return ret;
@@ -326,25 +324,32 @@ int safety_files_load(const struct safety_env *env, struct safety_files **out)
 
 void safety_files_free(struct safety_files *sf)
 {
-	if (sf)
+	if (sf) {
 		free(sf->v);
+		sv_free(&sf->view);
+	}
 	free(sf);
 }
 
 int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
 		       size_t n)
 {
+	char busy[448] = "";
+
 	for (uint32_t i = 0; sf && i < sf->n; i++) {
 		const struct busy_file *b = &sf->v[i];
 
 		if (b->dev != sb->st_dev || b->ino != sb->st_ino)
 			continue;
-		if (!b->loop[0])
+		if (!b->loop[0]) {
 			snprintf(why, n, "%s is an active swap file", path);
-		else
-			snprintf(why, n, "%s is the backing file of /dev/%s%s%s: writing it bypasses what the "
-				 "loop device holds (detach it with losetup -d first)", path, b->loop,
-				 b->busy[0] ? ", and " : "", b->busy);
+			return -EBUSY;
+		}
+		if (b->ldev)
+			device_in_use(&sf->view, b->ldev, false, 0, busy, sizeof(busy));
+		snprintf(why, n, "%s is the backing file of /dev/%s%s%s: writing it bypasses what the "
+			 "loop device holds (detach it with losetup -d first)", path, b->loop,
+			 busy[0] ? ", and " : "", busy);
 		return -EBUSY;
 	}
 	return 0;

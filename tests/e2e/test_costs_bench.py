@@ -111,7 +111,7 @@ class InstructionsPerIO(unittest.TestCase):
     @staticmethod
     def machine_state():
         """What ioplan's start-up reads and other tests change while it is counted: each
-        bound loop device costs its safety checks about 96 000 instructions, a mount
+        bound loop device costs its safety checks about 27 000 instructions, a mount
         about 10 000 (measured with 20 of each; 1.5 million and 190 000 when each check
         read them all again), so a pair of runs on either side of such a change differs
         by more than the I/Os it counts."""
