@@ -23,6 +23,7 @@
 #endif
 
 #include "environment.h"
+#include "engine/procfs.h"
 
 #define ENV_MAX_DEPTH 16
 /* Someone else's I/O: more than this beyond the run's own bytes (a journal commit is less). */
@@ -533,53 +534,6 @@ static int dev_stack(struct res_env *env, unsigned int maj, unsigned int min, ui
 	return sys_stack(env, real, depth);
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++, w++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w = *s;
-		}
-	}
-	*w = '\0';
-}
-
-struct mount_line {
-	uint64_t id;
-	unsigned int maj, min;
-	char *point, *options, *fstype, *source, *super;
-};
-
-/* Splits one mountinfo line in place; false when it is not one. */
-static bool parse_mount(char *line, struct mount_line *m)
-{
-	char *save = NULL, *f[6], *t;
-	int i;
-
-	line[strcspn(line, "\n")] = '\0';
-	for (i = 0; i < 6 && (f[i] = strtok_r(i ? NULL : line, " ", &save)); i++)
-		;
-	if (i < 6 || sscanf(f[2], "%u:%u", &m->maj, &m->min) != 2)
-		return false;
-	m->id = strtoull(f[0], NULL, 10);
-	m->point = f[4];
-	m->options = f[5];
-	while ((t = strtok_r(NULL, " ", &save)) && strcmp(t, "-"))
-		;
-	if (!t || !(m->fstype = strtok_r(NULL, " ", &save)) || !(m->source = strtok_r(NULL, " ", &save)))
-		return false;
-	m->super = strtok_r(NULL, " ", &save);
-	unescape(m->point);
-	unescape(m->source);
-	return true;
-}
-
 /* The filesystem layer of the mount with this id, then the device it is on. */
 static int mount_stack(struct res_env *env, uint64_t mnt_id, uint32_t depth)
 {
@@ -593,7 +547,7 @@ static int mount_stack(struct res_env *env, uint64_t mnt_id, uint32_t depth)
 	if (!f)
 		return -errno;
 	while (!found && fgets(line, sizeof(line), f))
-		found = parse_mount(line, &m) && m.id == mnt_id;
+		found = procfs_mount_line(line, &m) && m.id == mnt_id;
 	fclose(f);
 	if (!found || !(l = add_layer(env, depth, "filesystem", m.fstype)))
 		return found ? -ENOMEM : -ENOENT;

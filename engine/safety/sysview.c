@@ -7,6 +7,7 @@
  * could not be opened meant "not found" to the reads this replaces.
  */
 #include "engine/safety/sysview.h"
+#include "engine/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,44 +35,21 @@ static int grow(void **v, uint32_t nr, size_t size)
 	return 0;
 }
 
-/* /proc's octal escapes (a space is \040) undone in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++, out++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*out = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /*
  * The block device a mount source names, or 0.  Field 3 (major:minor) is not
  * enough: btrfs (and other multi-device file systems) show an anonymous 0:NN
  * there, so the source is kept too.
  */
-static dev_t source_dev(const char *line)
+static dev_t source_dev(const char *src)
 {
-	const char *tail = strstr(line, " - ");
-	char src[1024];
 	struct stat sb;
 
-	if (!tail || sscanf(tail, " - %*s %1023s", src) != 1 || src[0] != '/')
-		return 0;
-	unescape(src);
-	return stat(src, &sb) == 0 && S_ISBLK(sb.st_mode) ? sb.st_rdev : 0;
+	return src[0] == '/' && stat(src, &sb) == 0 && S_ISBLK(sb.st_mode) ? sb.st_rdev : 0;
 }
 
 static int load_mounts(struct sysview *v)
 {
-	char path[512], line[4096], mnt[1024];
-	unsigned maj, min;
+	char path[512], line[8192];
 	int ret = 0;
 	FILE *f;
 
@@ -79,17 +57,17 @@ static int load_mounts(struct sysview *v)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (!ret && fgets(line, sizeof(line), f)) {
+		struct mount_line ml;
 		struct sv_mount *m;
 
-		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, mnt) != 3)
+		if (!procfs_mount_line(line, &ml))
 			continue;
 		if ((ret = grow((void **)&v->mounts, v->nr_mounts, sizeof(*m))))
 			break;
 		m = &v->mounts[v->nr_mounts];
-		m->dev = makedev(maj, min);
-		m->src = source_dev(line);
-		unescape(mnt);	/* the message names the mount point as the user wrote it */
-		if (!(m->where = strdup(mnt)))
+		m->dev = makedev(ml.maj, ml.min);
+		m->src = source_dev(ml.source);
+		if (!(m->where = strdup(ml.point)))	/* the message names it as the user wrote it */
 			ret = -ENOMEM;
 		else
 			v->nr_mounts++;
@@ -111,7 +89,7 @@ static int load_swaps(struct sysview *v)
 	while (!ret && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%511s", name) != 1 || name[0] != '/')
 			continue;
-		unescape(name);
+		procfs_unescape(name);
 		if (stat(name, &sb) || (ret = grow((void **)&v->swaps, v->nr_swaps, sizeof(sb))))
 			continue;
 		v->swaps[v->nr_swaps++] = sb;
