@@ -270,6 +270,7 @@ static int share_files(struct eng *e)
 		l->files[i].need = v[i].need;
 		l->files[i].fill = v[i].fill;
 		l->files[i].round = v[i].round;
+		l->files[i].shared |= v[i].shared;
 	}
 	free(v);
 	return ret;
@@ -319,6 +320,7 @@ static void *coordinator(void *arg)
 			env_begin(e->res, &e->lay);
 		cpustat_begin(&e->cpus, e->sh.fake);
 		fio_notes(e);
+		layout_note_kept(&e->lay, e->plan, e->res);
 		ret = logs_start(e);
 		idle = idle_start(e);
 		if (!ret)

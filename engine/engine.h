@@ -30,7 +30,8 @@ extern "C" {
  *   out (paths as the plan names them, the bytes it needs, whether it reads
  *   them): the hook may raise need and set fill to what every process naming
  *   the same file needs, and sets each file's round (0 .. ENG_LAYOUT_ROUNDS-1),
- *   so that one process lays a shared file out and the others find it done.
+ *   so that one process lays a shared file out and the others find it done,
+ *   and shared when another process names it too (unlink_each_loop keeps it).
  *   0 or -errno.  NULL: every file in round 0.
  * - layout_round_done(round, status): this process laid out its files of that
  *   round (status 0) or could not (-errno); returns 0 when every process may
@@ -53,6 +54,7 @@ struct eng_shared_file {
 	uint64_t need;
 	bool fill;
 	uint32_t round;
+	bool shared;
 };
 
 struct eng_sync {

@@ -117,6 +117,12 @@ struct ioe_ops {
 	int (*flush_sync)(struct ioe *e);
 	/* Remote engines: the target's size before any instance opens (NULL: size= bounds the job). */
 	int (*target_size)(const struct plan_job *j, uint64_t *size);
+	/*
+	 * The worker opened its files again (unlink_each_loop made them anew), in the
+	 * same cfg.fds: an engine that holds descriptors of its own (io_uring's
+	 * registered files) takes the new ones.  NULL: nothing held.  0 or -errno.
+	 */
+	int (*files_reopened)(struct ioe *e);
 };
 
 /*

@@ -527,7 +527,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.unlink = flag_value(o, v))),
     opt("unlink_each_loop", opt_type::boolean, CAT_FILES)
         .def("0")
-        .help("Delete the files ioplan created once, after the job (fio: after every loop).")
+        .help("Before each loop after the first, delete the job's files and start each again empty, as fio (only files ioplan created that no other job uses; the last loop's stay).")
         .apply(A(j.pj.unlink_each_loop = flag_value(o, v))),
     opt("zonemode", opt_type::choice, CAT_PATTERN)
         .def("none")

@@ -37,12 +37,14 @@ std::string resolved_path(const char *path)
 
 // One rank's file for layout_share: which file (a hash of its resolved path),
 // the bytes and fill it needs, and, back from rank 0, those of every rank
-// naming it and the round this rank lays it out in.
+// naming it, the round this rank lays it out in, and how many ranks name it.
 struct share_rec {
     uint64_t key;
     uint64_t need;
     uint32_t fill;
     uint32_t round;
+    uint32_t ranks;
+    uint32_t spare;  // no padding goes on the wire unset
 };
 
 // Rank 0: per file, the largest need and any fill of the ranks naming it;
@@ -54,6 +56,7 @@ void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
         uint64_t need = 0;
         uint32_t fill = 0;
         uint32_t first = UINT32_MAX;
+        uint32_t ranks = 0;
         std::map<std::string, uint32_t> first_on_host;
     };
     std::map<uint64_t, named> files;
@@ -64,6 +67,7 @@ void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
             n.fill |= f.fill;
             n.first = std::min(n.first, r);
             n.first_on_host.emplace(hosts_[r], r);
+            n.ranks++;
         }
     for (uint32_t r = 0; r < all.size(); r++)
         for (share_rec &f : all[r]) {
@@ -71,6 +75,7 @@ void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
             f.need = n.need;
             f.fill = n.fill;
             f.round = r == n.first ? 0 : n.first_on_host[hosts_[r]] == r ? 1 : 2;
+            f.ranks = n.ranks;
         }
 }
 
@@ -117,7 +122,7 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
     const char *step = "sharing out the layout";
     std::vector<share_rec> mine(n);
     for (uint32_t i = 0; i < n; i++)
-        mine[i] = {fnv1a(resolved_path(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0};
+        mine[i] = {fnv1a(resolved_path(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0, 1, 0};
     size_t bytes = n * sizeof(share_rec);
     void *buf = nullptr;
     size_t len = 0;
@@ -152,6 +157,7 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
         files[i].need = mine[i].need;
         files[i].fill = mine[i].fill != 0;
         files[i].round = mine[i].round;
+        files[i].shared = mine[i].ranks > 1;
     }
     return 0;
 }

@@ -448,18 +448,25 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
  * io_size (size=256k io_size=768k verify: two rounds of 256 KiB written and
  * read, not three).
  */
-static bool loop_left(struct gen *g)
+bool gen_loop_follows(const struct gen *g)
 {
 	uint64_t io_size = gen_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes;
 
-	if (g->passes_left > 1) {
-		g->passes_left--;
+	if (g->passes_left > 1)
 		return true;
-	}
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (g->bs[d].max_bytes > max_bs)
 			max_bs = g->bs[d].max_bytes;
 	return io_size > done && io_size - done >= max_bs;
+}
+
+static bool loop_left(struct gen *g)
+{
+	if (!gen_loop_follows(g))
+		return false;
+	if (g->passes_left > 1)
+		g->passes_left--;
+	return true;
 }
 
 /*

@@ -160,6 +160,9 @@ void gen_window_go_on(struct gen *g);
  */
 void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios);
 
+/* After gen_round_done: whether fio's keep_running would start another round (unlink_each_loop's cue). */
+bool gen_loop_follows(const struct gen *g);
+
 /*
  * openfiles (fio's semantics): at most max files open at once, files 0..max-1
  * first.  File service then picks among the open files and opens a closed one

@@ -121,6 +121,18 @@ static int register_files(struct ioe *e, struct uring *u)
 	return u->o.registerfiles ? ret : 0;
 }
 
+/* The registered table follows the worker's descriptors, or I/O would go to the files they replaced. */
+static int uring_files_reopened(struct ioe *e)
+{
+	struct uring *u = e->priv;
+	int ret;
+
+	if (!u->fixed_files)
+		return 0;
+	ret = io_uring_register_files_update(&u->ring, 0, e->cfg.fds, e->cfg.nr_fds);
+	return ret < 0 ? ret : 0;
+}
+
 static bool wants_fixed_bufs(const struct ioe *e, const struct uring *u)
 {
 	if (!e->cfg.bufs || (!u->o.nonvectored && !u->o.fixedbufs))
@@ -338,4 +350,5 @@ const struct ioe_ops ioe_io_uring = {
 	.queue = uring_queue,
 	.commit = uring_commit,
 	.getevents = uring_getevents,
+	.files_reopened = uring_files_reopened,
 };

@@ -123,6 +123,20 @@ static int remap(struct mmap_eng *m, struct map *mp, const struct io_u *u)
 	return 0;
 }
 
+/*
+ * unlink_each_loop's new files may reuse the old descriptors' numbers: every
+ * mapping goes, so the next I/O maps the new file (empty, so it fails with
+ * EINVAL where fio's dies of SIGBUS) instead of the one removed.
+ */
+static int mmap_files_reopened(struct ioe *e)
+{
+	struct mmap_eng *m = e->priv;
+
+	for (uint32_t i = 0; i < m->nr; i++)
+		unmap(&m->maps[i]);
+	return 0;
+}
+
 static int mmap_queue(struct ioe *e, struct io_u *u)
 {
 	struct mmap_eng *m = e->priv;
@@ -155,4 +169,5 @@ const struct ioe_ops ioe_mmap = {
 	.init = mmap_init,
 	.exit = mmap_exit,
 	.queue = mmap_queue,
+	.files_reopened = mmap_files_reopened,
 };

@@ -144,22 +144,6 @@ static int open_checked(const struct layout *l, struct layout_file *lf, int flag
 	return checked(lf, open_flagged(l, lf, flags, direct, code, false, r), r, st);
 }
 
-/* Removes a file of ours, by its directory's descriptor, only while it is still the one found. */
-static void remove_target(const struct layout *l, const struct layout_file *lf)
-{
-	struct stat st;
-	int dfd;
-
-	if (lf->dir < 0) {
-		unlink(lf->path);
-		return;
-	}
-	dfd = l->dirs[lf->dir].fd;
-	if (!fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
-	    st.st_ino == lf->id.ino)
-		unlinkat(dfd, tgt_base(lf->path), 0);
-}
-
 /*
  * Removes the file this run created on fd, which the layout could not finish:
  * its space goes back, and no file without a mark is left where the user has
@@ -171,7 +155,7 @@ static void give_back(const struct layout *l, struct layout_file *lf, int fd)
 
 	if (!lf->id.known)
 		(void)tgt_check(fd, &lf->id, why, sizeof(why), NULL);
-	remove_target(l, lf);
+	layout_remove(l, lf);
 	lf->ours = false;
 }
 
@@ -854,20 +838,4 @@ bool layout_seen(const struct layout *l, const char *path, struct stat *st)
 	st->st_rdev = lf->rdev;
 	st->st_size = (off_t)lf->size;
 	return true;
-}
-
-void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
-{
-	/* unlink_each_loop: the files go after the job too (loops are not re-created one by one). */
-	if (!j->unlink && !j->unlink_each_loop)
-		return;
-	for (uint32_t c = 0; c < j->nr_clones; c++)
-		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
-			struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
-
-			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
-				remove_target(l, lf);
-				lf->ours = false;
-			}
-		}
 }

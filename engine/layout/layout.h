@@ -37,6 +37,7 @@ struct layout_file {
 	bool create_fsync;		/* some job using it wants it synced once laid out */
 	bool disk_util;			/* some job using it keeps disk_util=1: its disk is sampled */
 	bool ours;			/* ioplan created it (mark found or created now) */
+	bool shared;			/* named by more than one clone, job or rank (unlink_each_loop) */
 	enum mark_state mark;		/* what its mark says (MARK_NONE when unmarked) */
 	bool noted;			/* the no-xattr note was given */
 	bool appeared;			/* absent at the preflight: written only if it is ioplan's */
@@ -173,8 +174,31 @@ bool layout_seen(const struct layout *l, const char *path, struct stat *st);
  */
 uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now);
 
+/*
+ * Removes lf's file (layout_unlink.c): by its directory's descriptor, and only
+ * while the name still holds the file the layout found.
+ */
+void layout_remove(const struct layout *l, const struct layout_file *lf);
+
 /* Unlinks the files of job j (unlink=1) that no later job uses and ioplan created. */
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index);
+
+/*
+ * unlink_each_loop, before each loop after the first, as fio's: path is
+ * removed and, when create (a job that writes), created again empty, marked
+ * partial, the layout's record of it (identity, mark, size) following it.
+ * Only a regular file ioplan created, that only this clone names, by a name
+ * that is no symbolic link: any other file is LAYOUT_KEPT, why saying why
+ * (fio would remove it).  A device, or a path the layout has no record of,
+ * is LAYOUT_NOT_A_FILE (fio skips those too).  Called by the one worker that
+ * uses the file, which is why the const layout's record may change under it.
+ * LAYOUT_RENEWED, or -errno with what failed in why.
+ */
+enum { LAYOUT_RENEWED, LAYOUT_NOT_A_FILE, LAYOUT_KEPT };
+int layout_renew(const struct layout *l, const char *path, bool create, char *why, size_t n);
+
+/* After the layout: a note for each file a looping unlink_each_loop job will keep, and why. */
+void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r);
 
 
 #endif /* IOPLAN_ENGINE_LAYOUT_H */

@@ -140,6 +140,7 @@ static void dedupe(struct layout *l)
 			a->allow_create &= b->allow_create;
 			a->create_fsync |= b->create_fsync;
 			a->disk_util |= b->disk_util;
+			a->shared = true;
 			if (b->last_job > a->last_job)
 				a->last_job = b->last_job;
 			if (b->first_job < a->first_job ||

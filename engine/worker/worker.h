@@ -489,6 +489,13 @@ bool worker_file_ready(struct worker *w, uint32_t f);
 void worker_close_file(struct worker *w, uint32_t f);
 
 /*
+ * unlink_each_loop, before a loop after the first (worker_files.c): the files
+ * are closed, removed and made again as fio's (layout_renew), then opened.
+ * False, fatal and recorded, when one cannot be (a job that only reads: ENOENT).
+ */
+bool worker_files_renew(struct worker *w);
+
+/*
  * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
  * files are open (header, "add" and "open" lines), iolog_io as each I/O is
  * handed to the engine, iolog_close at teardown ("close" lines).  read_iolog:

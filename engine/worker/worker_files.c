@@ -203,6 +203,35 @@ void worker_close_file(struct worker *w, uint32_t f)
 }
 
 /*
+ * As fio's: every file is removed first (unlink_all_files), then opened, with
+ * O_CREAT when the job writes, so a writer gets an empty file and a reader
+ * fails with ENOENT.  A file the safety rules keep (the layout noted which) is
+ * opened again as it is; under openfiles a file opens with its first I/O.
+ */
+bool worker_files_renew(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	bool writes = !j->verify_only &&
+		      (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
+	char why[320];
+	int ret = 0;
+
+	for (uint32_t f = 0; f < w->clone->nr_files && ret >= 0; f++) {
+		worker_close_file(w, f);
+		ret = layout_renew(w->sh->lay, w->clone->files[f].path, writes, why, sizeof(why));
+		if (ret < 0)
+			worker_error(w, .err = -ret, .file = f, .what = why);
+	}
+	for (uint32_t f = 0; f < w->clone->nr_files && ret >= 0 && !w->max_open; f++)
+		ret = worker_open_file(w, f, NULL);
+	if (ret >= 0 && w->ioe.ops->files_reopened && (ret = w->ioe.ops->files_reopened(&w->ioe)) < 0)
+		worker_error(w, .err = -ret, .what = "register the files again (unlink_each_loop)");
+	if (ret < 0)
+		worker_fail(w, ret == -EINTR ? 0 : -ret);	/* a stop is not the job's error */
+	return ret >= 0;
+}
+
+/*
  * openfiles in force for this worker: below the clone's files, and not for
  * interlocked jobs (their shared tickets do not wait for a file to open) nor
  * the null engine (it opens nothing).  Set-up opens each file once to size

@@ -487,7 +487,7 @@ HOT bool draw(struct worker *w, const enum loop_kind k)
 	/* A pass ended: its round ends (sync, read-back) before the next one begins. */
 	if (extras && w->gen.round_due) {
 		worker_rounds_end(w);
-		if (!w->gen.round_due && gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+		if (!w->gen.round_due && !w->fatal && gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 			return true;
 	}
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */

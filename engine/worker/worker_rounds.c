@@ -12,7 +12,8 @@
  * the flush in its bandwidth).  The generator stops at a pass's end
  * (gen.round_due) for the round to be ended here; the round the amount ends
  * is ended by the window's end (worker_io.c).  time_based runs one round, as
- * fio's.
+ * fio's.  unlink_each_loop's removal comes between two rounds, after the
+ * first one's read-back.
  */
 #include "engine/worker/worker.h"
 
@@ -21,7 +22,8 @@ bool worker_rounds_wanted(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	return !j->time_based && !j->interlocked && (w->vf.maps || worker_sync_at_end(w));
+	return !j->time_based && !j->interlocked &&
+	       (w->vf.maps || worker_sync_at_end(w) || (j->unlink_each_loop && ioe_lays_out(j->ioengine)));
 }
 
 void worker_rounds_window(struct worker *w)
@@ -57,6 +59,10 @@ void worker_rounds_end(struct worker *w)
 	if (w->fatal)
 		return;	/* a mismatch ends the job: no round writes over it */
 	gen_round_done(&w->gen, reads_so_far(w, false) - read0, reads_so_far(w, true) - ios0);
+	/* unlink_each_loop: fio removes the files as the next loop starts, so the last one's stay. */
+	if (w->job->unlink_each_loop && ioe_lays_out(w->job->ioengine) && gen_loop_follows(&w->gen) &&
+	    !worker_files_renew(w))
+		return;
 	w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 }

@@ -4,10 +4,12 @@ Every e2e test drives the real binary ($IOPLAN_BIN) on real files in a private
 temporary directory; nothing here mocks the program under test.
 """
 import atexit
+import ctypes
 import json
 import os
 import pathlib
 import shutil
+import struct
 import subprocess
 import tempfile
 import time
@@ -319,3 +321,32 @@ def wait_for_stderr(proc, marker=b"Jobs:", timeout=60, until=None):
                 break
             seen += chunk
     return seen.decode(errors="replace")
+
+class DirWatch:
+    """inotify on one directory: each name created or deleted in it, in the kernel's order."""
+
+    IN_CREATE, IN_DELETE = 0x100, 0x200
+
+    def __init__(self, path):
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0 or libc.inotify_add_watch(self.fd, os.fsencode(path), self.IN_CREATE | self.IN_DELETE) < 0:
+            raise OSError(ctypes.get_errno(), "inotify")
+
+    def events(self, name):
+        """("create" | "delete", ...) for name, since the watch began; closes the watch."""
+        out, buf = [], b""
+        while True:
+            try:
+                buf += os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+        os.close(self.fd)
+        i = 0
+        while i < len(buf):
+            _, mask, _, n = struct.unpack_from("iIII", buf, i)
+            if buf[i + 16:i + 16 + n].rstrip(b"\0").decode() == name:
+                out.append("create" if mask & self.IN_CREATE else "delete")
+            i += 16 + n
+        return out
+

@@ -15,7 +15,7 @@ import os
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase
+from common import BIN, DirWatch, TmpDirCase
 from test_mpi import MPI_ENV, MPIRUN, mpirun
 
 RANKS = 4
@@ -83,6 +83,23 @@ class SharedFile(TmpDirCase):
         self.assertEqual(len(data), RANKS * MIB)
         for r in range(RANKS):
             self.assertEqual(data[r * MIB:(r + 1) * MIB], bytes([r]) * MIB, f"rank {r}'s segment")
+
+    def test_unlink_each_loop_keeps_a_file_other_ranks_write(self):
+        # Each rank's own file is made anew for its second loop, as fio's; the
+        # shared one is not, which the ranks still write (a rank removing it
+        # would leave the others writing a file no name holds, and their next
+        # loop refused as a file that was replaced).
+        self.write("job.fio", "[global]\nioengine=psync\nbs=4k\nrw=write\nsize=256k\nloops=2\n"
+                   f"unlink_each_loop=1\n[own]\nfilename={self.tmp}/own${{IOPLAN_RANK}}\n"
+                   f"[sh]\nfilename={self.tmp}/shared\noffset=${{IOPLAN_RANK}}m\n")
+        watches = {name: DirWatch(self.tmp) for name in ("own0", "own1", "shared")}
+        p = mpirun(2, ["job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = {name: w.events(name) for name, w in watches.items()}
+        self.assertEqual(got, {"own0": ["create", "delete", "create"], "own1": ["create", "delete", "create"],
+                               "shared": ["create"]})
+        self.assertIn(f"{self.tmp}/shared: unlink_each_loop keeps it between loops "
+                      "(another clone, job or rank uses it too)", p.stdout + p.stderr)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")

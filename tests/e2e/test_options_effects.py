@@ -15,7 +15,7 @@ import subprocess
 import unittest
 import zlib
 
-from common import BIN, FIO, TRACED_ENV, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TRACED_ENV, DirWatch, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr
 
 STRACE = shutil.which("strace")
 
@@ -300,6 +300,94 @@ class Rounds(TmpDirCase):
                     _, _, job = self.traced(tool, f"v{n}", "--size=4m", "--verify=crc32c", *extra)
                     self.assertEqual((job["write"]["io_bytes"], job["read"]["io_bytes"]), (mib << 20, mib << 20))
 
+
+class UnlinkEachLoop(TmpDirCase):
+    """unlink_each_loop: fio removes a job's files before each loop after the first."""
+
+    def loops(self, runner, d, *opts):
+        """(returncode, the job's JSON, the creates and deletes of d/f) of a 256 KiB job on d/f."""
+        watch = DirWatch(d)
+        p = runner(["--name=u", f"--filename={d}/f", "--bs=4k", "--size=256k", "--unlink_each_loop=1",
+                    *opts, "--output-format=json"], cwd=d)
+        events = watch.events("f")
+        return p.returncode, json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0], events
+
+    def test_each_loop_writes_a_new_file_and_the_last_one_stays(self):
+        # ioplan removed the file once, after the job, and wrote the same file in
+        # every loop: one create and one delete where fio makes three and two.
+        for who, runner in runners():
+            for n, (opts, events, left) in enumerate((
+                    (("--loops=3",), ["create", "delete", "create", "delete", "create"], True),
+                    (("--loops=2", "--unlink=1"), ["create", "delete", "create", "delete"], False),
+                    (("--loops=2", "--verify=crc32c"), ["create", "delete", "create"], True),
+                    (("--loops=1",), ["create"], True))):
+                with self.subTest(who=who, opts=opts):
+                    d = self.tmp / f"{who}{n}"
+                    d.mkdir()
+                    rc, job, got = self.loops(runner, d, "--rw=write", *opts)
+                    self.assertEqual((rc, job["error"]), (0, 0))
+                    self.assertEqual(got, events)
+                    self.assertEqual((d / "f").exists(), left)
+                    if left and len(events) > 1:
+                        st = (d / "f").stat()
+                        self.assertEqual((st.st_size, st.st_mode & 0o777), (256 << 10, 0o600))
+
+    def test_a_job_that_only_reads_fails_its_second_loop(self):
+        # The file is gone when the second loop opens it: fio's error 2, after the
+        # first loop's 256 KiB.  ioplan read it twice.
+        for who, runner in runners():
+            with self.subTest(who=who):
+                d = self.tmp / who
+                d.mkdir()
+                rc, job, got = self.loops(runner, d, "--rw=read", "--loops=2")
+                self.assertEqual((rc != 0, job["error"], job["read"]["io_bytes"]), (True, 2, 256 << 10))
+                self.assertEqual(got, ["create", "delete"])
+                self.assertFalse((d / "f").exists())
+
+    def test_engines_holding_the_files_take_the_new_ones(self):
+        # io_uring registers the files it is given, mmap maps them: both wrote the
+        # second loop into the removed file, which verify then found empty (EOF,
+        # error 5).  io_uring now registers the new files; mmap maps the new, empty
+        # file, which a write past its end fails with EINVAL (fio 3.33 dies of SIGBUS).
+        job = ["--name=u", "--nrfiles=2", "--rw=randwrite", "--bs=4k", "--size=256k", "--loops=3",
+               "--unlink_each_loop=1", "--output-format=json"]
+        for who, runner in runners():
+            with self.subTest(who=who):
+                d = self.tmp / who
+                d.mkdir()
+                p = runner([*job, f"--directory={d}", "--ioengine=io_uring", "--iodepth=4", "--verify=crc32c"], cwd=d)
+                got = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                if who == "ioplan" and got["error"] in (1, 38):
+                    self.skipTest("io_uring refused by the kernel")
+                self.assertEqual((got["error"], got["write"]["io_bytes"], got["read"]["io_bytes"]),
+                                 (0, 768 << 10, 768 << 10), p.stderr)
+        d = self.tmp / "mmap"
+        d.mkdir()
+        p = run([*job, f"--directory={d}", "--ioengine=mmap"])
+        got = json.loads(p.stdout)["jobs"][0]
+        self.assertEqual((p.returncode, got["error"], got["write"]["io_bytes"]), (1, 22, 256 << 10), p.stderr)
+
+    def test_a_file_ioplan_did_not_create_or_that_others_share_is_kept(self):
+        # fio would remove a file the user made (all of it, for a job that
+        # writes its first 256 KiB), and one another clone is still writing.
+        # ioplan keeps both, and says why.
+        data = os.urandom(1 << 20)
+        for n, (opt, why, events) in enumerate((
+                ("--allow_existing_file_write=1", "ioplan did not create it", []),
+                ("--numjobs=2", "another clone, job or rank uses it too", ["create"]))):
+            with self.subTest(why=why):
+                d = self.tmp / str(n)
+                d.mkdir()
+                if events == []:
+                    (d / "f").write_bytes(data)
+                watch = DirWatch(d)
+                p = run(["--name=u", f"--filename={d}/f", "--rw=write", "--bs=4k", "--size=256k", "--loops=2",
+                         "--unlink_each_loop=1", opt])
+                self.assertEqual((p.returncode, watch.events("f")), (0, events), p.stderr)
+                self.assertIn(f"{d}/f: unlink_each_loop keeps it between loops ({why}); fio would remove it",
+                              p.stdout)
+                if events == []:
+                    self.assertEqual((d / "f").read_bytes()[256 << 10:], data[256 << 10:])
 
 class Data(TmpDirCase):
     def written(self, runner, name, *extra):

@@ -180,7 +180,7 @@ TEST_CASE("io options: exitall stops the other jobs of the group when its job en
 	CHECK(pb::first_clone(*r, 1).ddir[PLAN_DDIR_READ].ios > 0);
 }
 
-TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_each_loop removes them after")
+TEST_CASE("io options: create_only lays the files out and does no I/O")
 {
 	pb::tmpdir d;
 	auto p = pb::build(d.path(), { job_spec("c", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1 << 20).with([](plan_job &j) {
@@ -193,15 +193,47 @@ TEST_CASE("io options: create_only lays the files out and does no I/O; unlink_ea
 	REQUIRE(stat(d.file("c.0.0").c_str(), &st) == 0);
 	CHECK(st.st_size == 1 << 20);
 	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_READ].ios == 0);
+}
 
-	auto q = pb::build(d.path(), { job_spec("u", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([](plan_job &j) {
-		j.unlink_each_loop = true;
-		j.loops = 2;
-	}) });
-	r = pb::run(*q, &ret);
+TEST_CASE("io options: unlink_each_loop makes each loop's file anew and leaves the last; unlink=1 removes it")
+{
+	pb::tmpdir d;
+	auto job = [&](uint32_t loops, bool unlink) {
+		return pb::build(d.path(), { job_spec("u", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10).with([=](plan_job &j) {
+			j.unlink_each_loop = true;
+			j.unlink = unlink;
+			j.loops = loops;
+		}) });
+	};
+	int ret = -1;
+	struct stat before, after;
+	auto r = pb::run(*job(1, false), &ret);	// one loop: nothing removed, the file stays
+	REQUIRE(ret == 0);
+	REQUIRE(stat(d.file("u.0.0").c_str(), &before) == 0);
+
+	r = pb::run(*job(1, false), &ret);
+	REQUIRE(ret == 0);
+	REQUIRE(stat(d.file("u.0.0").c_str(), &after) == 0);
+	CHECK(after.st_ino == before.st_ino);
+
+	// The second loop writes a new file, which stays.  The old one held open keeps its
+	// inode from being reused, and shows it was removed.
+	int old = open(d.file("u.0.0").c_str(), O_RDONLY | O_CLOEXEC);
+	REQUIRE(old >= 0);
+	r = pb::run(*job(2, false), &ret);
 	CHECK(ret == 0);
 	CHECK(pb::first_clone(*r).ddir[PLAN_DDIR_WRITE].bytes == 512u << 10);
-	CHECK(stat(d.file("u.0.0").c_str(), &st) != 0);
+	REQUIRE(fstat(old, &before) == 0);
+	close(old);
+	CHECK(before.st_nlink == 0);
+	REQUIRE(stat(d.file("u.0.0").c_str(), &after) == 0);
+	CHECK(after.st_ino != before.st_ino);
+	CHECK(after.st_size == 256 << 10);
+	CHECK((after.st_mode & 0777) == 0600);
+
+	r = pb::run(*job(2, true), &ret);
+	CHECK(ret == 0);
+	CHECK(stat(d.file("u.0.0").c_str(), &after) != 0);
 }
 
 TEST_CASE("io options: invalidate drops the file's cached pages before the job; pre_read loads them")

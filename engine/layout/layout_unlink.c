@@ -1,0 +1,147 @@
+/*
+ * engine/layout/layout_unlink.c - removing what the layout made: unlink=1 after
+ * the job, unlink_each_loop before each loop after the first (layout.h).
+ *
+ * fio's unlink_each_loop removes every regular file of the job before each
+ * loop but the first, and the job's own open (O_CREAT when it writes) makes
+ * an empty one, mode 0600, that the loop's writes fill; the last loop's file
+ * is left, and a job that only reads fails its second loop with ENOENT.
+ * ioplan does the same with the one difference its safety rules ask: it
+ * removes only a file it created, that no other clone, job or rank names, by
+ * its directory's descriptor and only while the name still holds the file the
+ * layout found.  Any other file is kept, with a note saying why (layout_note_kept).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/ioengine.h"
+#include "engine/layout/layout.h"
+#include "engine/mark.h"
+
+void layout_remove(const struct layout *l, const struct layout_file *lf)
+{
+	struct stat st;
+	int dfd;
+
+	if (lf->dir < 0) {
+		unlink(lf->path);
+		return;
+	}
+	dfd = l->dirs[lf->dir].fd;
+	if (!fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
+	    st.st_ino == lf->id.ino)
+		unlinkat(dfd, tgt_base(lf->path), 0);
+}
+
+void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
+{
+	if (!j->unlink)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+			struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
+
+			if (lf && lf->ours && !lf->is_device && lf->last_job == job_index) {
+				layout_remove(l, lf);
+				lf->ours = false;
+			}
+		}
+}
+
+/* Why a file of the layout is not removed between loops, or NULL when it may be. */
+static const char *kept_because(const struct layout *l, const struct layout_file *lf)
+{
+	if (!lf->ours)
+		return "ioplan did not create it";
+	if (lf->shared)
+		return "another clone, job or rank uses it too";
+	if (lf->id.follow)
+		return "it is named through a symbolic link";
+	if (!lf->id.known || l->dirs[lf->dir].fd < 0)
+		return "the layout did not check it";
+	return NULL;
+}
+
+/* The empty file a writing job's open would make, marked partial: its loop writes it. */
+static int create_again(struct layout_file *lf, int dfd, char *why, size_t n)
+{
+	struct stat st;
+	int fd, ret;
+
+	lf->id = (struct tgt_id){ .single = true };
+	fd = tgt_openat(dfd, tgt_base(lf->path), &lf->id, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		snprintf(why, n, "create again (unlink_each_loop): %s", tgt_open_error(fd, &lf->id));
+		return fd;
+	}
+	ret = tgt_check(fd, &lf->id, why, n, &st);
+	/* Without user xattrs the layout gave its note already: the file is still ours for this run. */
+	if (!ret && !mark_write_as(fd, MARK_PARTIAL, lf->token, &st))
+		lf->mark = MARK_PARTIAL;
+	close(fd);
+	if (ret)
+		return ret;
+	lf->ours = true;
+	lf->size = 0;
+	return 0;
+}
+
+int layout_renew(const struct layout *l, const char *path, bool create, char *why, size_t n)
+{
+	struct layout_file *lf = l ? layout_find(l, path) : NULL;
+	const char *kept;
+	struct stat st;
+	int dfd;
+
+	if (!lf || lf->is_device || lf->dir < 0)
+		return LAYOUT_NOT_A_FILE;
+	kept = kept_because(l, lf);
+	if (kept) {
+		snprintf(why, n, "%s", kept);
+		return LAYOUT_KEPT;
+	}
+	dfd = l->dirs[lf->dir].fd;
+	if (fstatat(dfd, tgt_base(path), &st, AT_SYMLINK_NOFOLLOW) || st.st_dev != lf->id.dev ||
+	    st.st_ino != lf->id.ino) {
+		snprintf(why, n, "unlink (unlink_each_loop): the file was replaced under the run");
+		return -ESTALE;
+	}
+	if (unlinkat(dfd, tgt_base(path), 0)) {
+		int err = errno;
+
+		snprintf(why, n, "unlink (unlink_each_loop)");
+		return -err;
+	}
+	lf->ours = false;
+	lf->mark = MARK_NONE;
+	return create ? create_again(lf, dfd, why, n) : LAYOUT_RENEWED;
+}
+
+/* Whether j may run more than one loop, each after the first removing its files. */
+static bool loops_again(const struct plan_job *j)
+{
+	return j->unlink_each_loop && !j->time_based && ioe_lays_out(j->ioengine) &&
+	       (j->loops > 1 || j->io_size_bytes > j->size_bytes || j->io_size_ppm > 1000000);
+}
+
+void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r)
+{
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; j && loops_again(j) && c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+				const struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
+				const char *why = lf && !lf->is_device && lf->dir >= 0 ? kept_because(l, lf) : NULL;
+
+				/* A shared file once, where it is first named. */
+				if (why && (!lf->shared || (lf->first_job == (int32_t)i && lf->first_clone == c)))
+					res_msg_add(r, RES_MSG_NOTE, "unlink-each-loop-kept", (int32_t)i,
+						    "%s: unlink_each_loop keeps it between loops (%s); fio would remove it",
+						    lf->path, why);
+			}
+	}
+}
