@@ -127,7 +127,7 @@ struct res_ddir {
 	uint64_t ios;
 	uint64_t short_ios;
 	uint64_t drop_ios;
-	uint64_t runtime_ns;		/* measured window if any I/O in this direction, else 0 */
+	uint64_t runtime_ns;		/* measured window if any byte moved in this direction, else 0 */
 	struct res_lat slat;		/* start -> submitted (async engines) */
 	struct res_lat clat;		/* submitted -> completed */
 	struct res_lat lat;		/* start -> completed */

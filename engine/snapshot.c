@@ -20,7 +20,7 @@ static void so_far(struct worker *w, struct res_clone *s, uint64_t now)
 		return;		/* ramp: nothing counted yet; after the window: final already */
 	s->end_ns = now;
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		if (s->ddir[d].ios)
+		if (s->ddir[d].bytes)
 			s->ddir[d].runtime_ns = now - s->start_ns;
 	worker_logs_so_far(w, s);
 	worker_lat_from_clat(w, s);

@@ -133,7 +133,7 @@ void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t orig
     uint64_t uspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
     uint64_t extra = uspan > std::max(dspan, sspan) ? uspan - std::max(dspan, sspan) : 0;
     for (auto &d : dst.ddir)
-        if (d.ios)
+        if (d.bytes)  // a direction that moved no byte (failed I/Os only) has no runtime, as a rank's own
             d.runtime_ns += extra;
     add_series(dst.bw_series, src.bw_series, by, origin);
     if (shared)

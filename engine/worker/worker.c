@@ -607,7 +607,7 @@ void worker_end_in_ramp(struct worker *w)
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
 		w->res.ddir[d].bytes = w->ramp_bytes[d];
 		w->res.ddir[d].ios = w->ramp_ios[d];
-		if (w->ramp_ios[d])
+		if (w->ramp_bytes[d])
 			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
 	}
 	take_cpu(w);	/* from the thread's start: no window took a first reading */
@@ -622,8 +622,9 @@ void worker_end_window(struct worker *w)
 		return;
 	w->counting = false;
 	w->res.end_ns = w->now;
+	/* fio's update_runtime: a direction that moved no byte (only failed I/Os, cpuio) has none. */
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		if (w->res.ddir[d].ios)
+		if (w->res.ddir[d].bytes)
 			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
 	worker_verify_end_window(w);
 	worker_logs_end(w);

@@ -66,8 +66,6 @@ static bool device_filled(struct worker *w, const struct io_u *u, int err)
 {
 	if ((err != ENOSPC && err != EDQUOT) || u->ddir != PLAN_DDIR_WRITE || !plan_fills_device(w->job))
 		return false;
-	if (u->counted && w->counting)
-		w->res.ddir[PLAN_DDIR_WRITE].ios++;	/* as fio's: issued, without bytes or latency */
 	w->ioe.peer_done = true;
 	w->gen_done = true;
 	return true;
@@ -96,6 +94,9 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 		if (worker_finish_short(w, u))
 			return true;
 	}
+	/* fio counts every I/O its engine took (total_io_u), a failed one too: without bytes or latency. */
+	if (u->counted && w->counting)
+		w->res.ddir[u->ddir].ios++;
 	if (u->result >= 0) {
 		err = EIO;
 		snprintf(what, sizeof(what), "short %s (%llu of %u bytes)",

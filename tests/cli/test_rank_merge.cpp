@@ -133,6 +133,8 @@ TEST_CASE("rank_merge: counters and buckets add, the window is the union on rank
     // reads 0.5 ms behind rank 0's: its window starts 1.5 ms later on rank 0's clock.
     results *a = one_rank(100, 5000, 1000, 10000000, 1000000000);
     results *b = one_rank(300, 9000, 1000, 10000000, 1001000000);
+    a->jobs[0].clones[0].ddir[PLAN_DDIR_READ].ios = 1;  // a failed read on each rank: counted, no bytes
+    b->jobs[0].clones[0].ddir[PLAN_DDIR_READ].ios = 1;
     cli::rank_info w0, w1;
     w0.host = w1.host = "h";
     w1.rank = 1;
@@ -150,6 +152,8 @@ TEST_CASE("rank_merge: counters and buckets add, the window is the union on rank
     CHECK(d.clat.n == 400);
     CHECK(res_lat_percentile(&d.clat, 50.0) == 9000); // of the union: 300 of 400 samples are 9 us
     CHECK(d.runtime_ns == 10000000 + 1500000);
+    CHECK(a->jobs[0].clones[0].ddir[PLAN_DDIR_READ].runtime_ns == 0);  // the reads that failed moved nothing
+    CHECK(a->jobs[0].clones[0].ddir[PLAN_DDIR_READ].ios == 2);
     CHECK(a->world->nranks == 2);
     CHECK(a->world->start_skew_ns == 600);
     CHECK(a->world->ranks[1].jobs[0].ios[PLAN_DDIR_WRITE] == 300);

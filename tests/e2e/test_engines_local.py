@@ -207,6 +207,8 @@ class LocalEngines(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 job = report(p.stdout)["jobs"][0]
                 self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 0))
+                # No byte moved, so no runtime and no IOPS for the direction, as fio's.
+                self.assertEqual((job["read"]["runtime"], job["read"]["iops"]), (0, 0.0))
                 # About 10 cycles in 1 s on an idle machine; a busy one (or an instrumented
                 # build) stretches the burns, so only what the tool controls is asserted:
                 # never more cycles than burn + think allow, each burn at least the chunk,

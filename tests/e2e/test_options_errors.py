@@ -69,6 +69,18 @@ class ContinueAndIgnore(ErrorCase):
         for who, (rc, jobs, _) in self.both("[global]\nignore_error=,EINVAL\n" + BAD).items():
             self.assertEqual(jobs["bad"]["error"], 22, who)
 
+    def test_failed_ios_count_among_the_ios_without_bytes_or_runtime(self):
+        # fio counts every I/O its engine took (total_io_u), a failed one too, and
+        # gives a direction a runtime only when it moved bytes.  ioplan counted no
+        # failed I/O: total_ios 0 where fio has 1 (the error ends the job) and 10.
+        for extra, ios in (("", 1), ("ignore_error=EINVAL\n", 10)):
+            got = self.both("[global]\n" + extra + BAD)
+            for who, (rc, jobs, _) in got.items():
+                r = jobs["bad"]["read"]
+                self.assertEqual((r["total_ios"], r["io_bytes"], r["runtime"], r["iops"]), (ios, 0, 0, 0.0),
+                                 (who, extra))
+            self.clear(got)
+
     def test_unknown_errno_name_is_positioned(self):
         self.write("e.fio", "[j]\nsize=1m\nignore_error=EIO:ENOPE\n")
         p = run([str(self.tmp / "e.fio"), "--parse-only"])

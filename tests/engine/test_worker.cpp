@@ -127,7 +127,10 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 	CHECK(c.errors[0].len == 1000);
 	CHECK(c.errors[0].file_index == 0);
 	CHECK(std::string(c.errors[0].what) == "read");
-	CHECK(c.ddir[PLAN_DDIR_READ].ios == 0);
+	// Counted among the I/Os as fio's total_io_u counts it, with no bytes and so no runtime.
+	CHECK(c.ddir[PLAN_DDIR_READ].ios == 1);
+	CHECK(c.ddir[PLAN_DDIR_READ].bytes == 0);
+	CHECK(c.ddir[PLAN_DDIR_READ].runtime_ns == 0);
 
 	// continue_on_error=read alone survives EIO and EILSEQ only, as fio's: EINVAL still stops.
 	auto o = pb::build(d.path(), { job_spec("e", PLAN_RW_READ, PLAN_IOENGINE_PSYNC, 1000 * 100).with([&](plan_job &j) {
@@ -151,6 +154,7 @@ TEST_CASE("worker: an I/O error stops the clone with job, file, offset and errno
 	const res_clone &k = pb::first_clone(*r);
 	CHECK(k.error == 0);
 	CHECK(k.total_err == 100);
+	CHECK(k.ddir[PLAN_DDIR_READ].ios == 100);
 	CHECK(k.nr_errors == RES_ERRORS_MAX);
 	CHECK(k.errors[5].offset == 5000);
 }
