@@ -103,6 +103,9 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 			 plan_ddir_name(u->ddir), (unsigned long long)u->result, u->len);
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
 			     .len = u->len, .done = (uint64_t)u->result, .what = what);
+		/* fio's "full resid" (td_verror, not the I/O's error): fatal whatever continue_on_error says. */
+		worker_fail(w, err);
+		return false;
 	} else {
 		err = (int)-u->result;
 		if (device_filled(w, u, err))

@@ -38,6 +38,24 @@ class NoData(TmpDirCase):
             f = run_fio([*args, f"--output={out}"])
             self.assertEqual((f.returncode, json.loads(out.read_text())["jobs"][0]["error"]), (p.returncode, 5))
 
+    def test_a_read_of_nothing_ends_the_job_whatever_continue_on_error_says(self):
+        # fio's "full resid" is the job's error, not the I/O's: continue_on_error
+        # does not cover it.  ioplan read /dev/null 16 times with continue_on_error=read,
+        # ending with error 0, and counted none of the reads.  (fio 3.33's thread then
+        # dies of an assertion, "got signal=6", and fio exits 0: its exit code is not
+        # compared, ioplan's is the error's 1.)
+        for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+            with self.subTest(who=who):
+                out = self.tmp / f"{who}.json"
+                p = runner(["--name=j", "--filename=/dev/null", "--rw=read", "--size=64k", "--continue_on_error=read",
+                            "--output-format=json", f"--output={out}"])
+                text = out.read_text()
+                doc, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])  # fio's lines may come around it
+                job = doc["jobs"][0]
+                self.assertEqual((job["error"], job["total_err"], job["read"]["total_ios"]), (5, 1, 1))
+                if who == "ioplan":
+                    self.assertEqual(p.returncode, 1, p.stderr)
+
     def test_normal_output_shows_the_error(self):
         p = run(["--name=j", "--filename=/dev/null", "--rw=read", "--size=64k"])
         self.assertEqual(p.returncode, 1, p.stderr)
