@@ -197,7 +197,7 @@ void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_
 enum { LAYOUT_RENEWED, LAYOUT_NOT_A_FILE, LAYOUT_KEPT };
 int layout_renew(const struct layout *l, const char *path, bool create, char *why, size_t n);
 
-/* After the layout: a note for each file a looping unlink_each_loop job will keep, and why. */
+/* After the layout: a note for each file unlink=1 or a looping unlink_each_loop job keeps where fio would not, and why. */
 void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r);
 
 

@@ -127,21 +127,33 @@ static bool loops_again(const struct plan_job *j)
 	       (j->loops > 1 || j->io_size_bytes > j->size_bytes || j->io_size_ppm > 1000000);
 }
 
+/* Why lf is kept where j would have fio remove it, or NULL; *when says when fio would. */
+static const char *kept_from(const struct layout *l, const struct layout_file *lf, const struct plan_job *j,
+			     const char **when)
+{
+	if (!lf || lf->is_device || lf->dir < 0)
+		return NULL;	/* fio removes regular files only */
+	*when = "unlink_each_loop keeps it between loops";
+	if (loops_again(j))
+		return kept_because(l, lf);
+	*when = "unlink=1 keeps it";
+	return j->unlink && !lf->ours ? "ioplan did not create it" : NULL;
+}
+
 void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r)
 {
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
-		for (uint32_t c = 0; j && loops_again(j) && c < j->nr_clones; c++)
+		for (uint32_t c = 0; j && (j->unlink || loops_again(j)) && c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
 				const struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
-				const char *why = lf && !lf->is_device && lf->dir >= 0 ? kept_because(l, lf) : NULL;
+				const char *when = NULL, *why = kept_from(l, lf, j, &when);
 
 				/* A shared file once, where it is first named. */
 				if (why && (!lf->shared || (lf->first_job == (int32_t)i && lf->first_clone == c)))
-					res_msg_add(r, RES_MSG_NOTE, "unlink-each-loop-kept", (int32_t)i,
-						    "%s: unlink_each_loop keeps it between loops (%s); fio would remove it",
-						    lf->path, why);
+					res_msg_add(r, RES_MSG_NOTE, "unlink-kept", (int32_t)i,
+						    "%s: %s (%s); fio would remove it", lf->path, when, why);
 			}
 	}
 }

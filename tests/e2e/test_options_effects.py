@@ -388,6 +388,15 @@ class UnlinkEachLoop(TmpDirCase):
                               p.stdout)
                 if events == []:
                     self.assertEqual((d / "f").read_bytes()[256 << 10:], data[256 << 10:])
+        # unlink=1 keeps the user's file too, and says so (it said nothing).
+        user = self.tmp / "user"
+        user.write_bytes(data)
+        p = run(["--name=u", f"--filename={user}", "--rw=write", "--bs=4k", "--size=256k", "--unlink=1",
+                 "--allow_existing_file_write=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"{user}: unlink=1 keeps it (ioplan did not create it); fio would remove it", p.stdout)
+        self.assertEqual(user.read_bytes()[256 << 10:], data[256 << 10:])
+
 
 class Data(TmpDirCase):
     def written(self, runner, name, *extra):
