@@ -3,6 +3,7 @@ unittest run: a test whose subtests fail is one failed test, never a negative
 number of passes, and a module that dies before its summary is a failure.
 """
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -50,10 +51,13 @@ class Tally(TmpDirCase):
         self.assertEqual(self.counts(DIE="1"), {"passed": 0, "failed": 1, "skipped": 0})
 
 
+# Durations no other test's sleep has (test_mpi's gdb runs "sleep 300" while this
+# module may run beside it), so the look for a leftover finds only this module's.
+SECS = f"300.{os.getpid():07d}"
 LEAKER = '''import subprocess, sys, time
-subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL)
+subprocess.Popen(["sleep", "SECS"], stdout=subprocess.DEVNULL)
 print("Ran 1 test in 0.001s\\n\\nOK")
-'''
+'''.replace("SECS", SECS)
 
 
 class Leftovers(TmpDirCase):
@@ -65,21 +69,21 @@ class Leftovers(TmpDirCase):
         _, rc, out, _ = e2e_run.run_unit(unit)
         self.assertNotEqual(rc, 0, out)
         self.assertIn("left processes running; they were killed", out)
-        left = subprocess.run(["pgrep", "-f", "^sleep 300$"], capture_output=True, text=True)
+        left = subprocess.run(["pgrep", "-fx", f"sleep {SECS}"], capture_output=True, text=True)
         self.assertEqual(left.stdout, "", "the module's sleep outlived it")
 
     def test_a_process_that_left_the_modules_session_is_found_and_killed(self):
         # fio's job processes call setsid(): one that fio 3.33 left hung was still
         # running half an hour after its module ended, outside the module's session.
-        (self.tmp / "escaper.py").write_text(LEAKER.replace('["sleep", "300"]', '["setsid", "sleep", "301"]'))
+        (self.tmp / "escaper.py").write_text(LEAKER.replace(f'["sleep", "{SECS}"]', f'["setsid", "sleep", "{SECS}1"]'))
         _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("escaper", [sys.executable, str(self.tmp / "escaper.py")]))
         self.assertNotEqual(rc, 0, out)
         self.assertIn("left processes running; they were killed", out)
-        left = subprocess.run(["pgrep", "-f", "^sleep 301$"], capture_output=True, text=True)
+        left = subprocess.run(["pgrep", "-fx", f"sleep {SECS}1"], capture_output=True, text=True)
         self.assertEqual(left.stdout, "", "the sleep that left the module's session outlived it")
 
     def test_a_module_that_stops_what_it_starts_passes(self):
-        (self.tmp / "tidy.py").write_text(LEAKER.replace('subprocess.Popen(["sleep", "300"], '
+        (self.tmp / "tidy.py").write_text(LEAKER.replace(f'subprocess.Popen(["sleep", "{SECS}"], '
                                                          'stdout=subprocess.DEVNULL)',
                                                          'subprocess.run(["true"])'))
         _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("tidy", [sys.executable, str(self.tmp / "tidy.py")]))
