@@ -21,9 +21,17 @@
 #include "engine/layout/layout.h"
 #include "engine/mark.h"
 
-void layout_remove(const struct layout *l, const struct layout_file *lf)
+/* Whether lf's name, in its directory, still holds the file the layout found. */
+static bool name_holds(int dfd, const struct layout_file *lf)
 {
 	struct stat st;
+
+	return !fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
+	       st.st_ino == lf->id.ino;
+}
+
+void layout_remove(const struct layout *l, const struct layout_file *lf)
+{
 	int dfd;
 
 	if (lf->dir < 0) {
@@ -31,8 +39,7 @@ void layout_remove(const struct layout *l, const struct layout_file *lf)
 		return;
 	}
 	dfd = l->dirs[lf->dir].fd;
-	if (!fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
-	    st.st_ino == lf->id.ino)
+	if (name_holds(dfd, lf))
 		unlinkat(dfd, tgt_base(lf->path), 0);
 }
 
@@ -93,7 +100,6 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 {
 	struct layout_file *lf = l ? layout_find(l, path) : NULL;
 	const char *kept;
-	struct stat st;
 	int dfd;
 
 	if (!lf || lf->is_device || lf->dir < 0)
@@ -104,8 +110,7 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 		return LAYOUT_KEPT;
 	}
 	dfd = l->dirs[lf->dir].fd;
-	if (fstatat(dfd, tgt_base(path), &st, AT_SYMLINK_NOFOLLOW) || st.st_dev != lf->id.dev ||
-	    st.st_ino != lf->id.ino) {
+	if (!name_holds(dfd, lf)) {
 		snprintf(why, n, "unlink (unlink_each_loop): the file was replaced under the run");
 		return -ESTALE;
 	}

@@ -28,11 +28,17 @@
 
 #define FIFO_SLICE_NS 10000000l	/* how often a writerless FIFO is looked at again */
 
+/* Whether the job's I/O changes its files (a verify_only job only reads them back). */
+static bool job_writes(const struct plan_job *j)
+{
+	return !j->verify_only &&
+	       (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
+}
+
 static int open_flags(const struct plan_job *j)
 {
 	const struct ioe_ops *o = ioe_find(j->ioengine);
-	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	int fl = (wr && !j->verify_only) || (o && o->open_rw) ? O_RDWR : O_RDONLY;
+	int fl = job_writes(j) || (o && o->open_rw) ? O_RDWR : O_RDONLY;
 
 	if (j->direct)
 		fl |= O_DIRECT;
@@ -210,9 +216,7 @@ void worker_close_file(struct worker *w, uint32_t f)
  */
 bool worker_files_renew(struct worker *w)
 {
-	const struct plan_job *j = w->job;
-	bool writes = !j->verify_only &&
-		      (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM));
+	bool writes = job_writes(w->job);
 	char why[320];
 	int ret = 0;
 

@@ -15,7 +15,8 @@ import subprocess
 import unittest
 import zlib
 
-from common import BIN, FIO, TRACED_ENV, DirWatch, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr
+from common import (BIN, FIO, TRACED_ENV, DirWatch, TmpDirCase, TmpfsCase, run, run_fio, wait_for_stderr,
+                    wait_until)
 
 STRACE = shutil.which("strace")
 
@@ -366,6 +367,23 @@ class UnlinkEachLoop(TmpDirCase):
         p = run([*job, f"--directory={d}", "--ioengine=mmap"])
         got = json.loads(p.stdout)["jobs"][0]
         self.assertEqual((p.returncode, got["error"], got["write"]["io_bytes"]), (1, 22, 256 << 10), p.stderr)
+
+    def test_a_file_swapped_in_under_the_run_is_not_removed(self):
+        # Another file renamed over the job's while its first loop runs (2 s at
+        # rate=128k): the removal before the second loop must find it is not the
+        # file the layout made, fail the job, and leave it as it is.
+        data = os.urandom(64 << 10)
+        p = subprocess.Popen([BIN, "--name=u", f"--filename={self.tmp}/f", "--rw=write", "--bs=4k", "--size=256k",
+                              "--rate=128k", "--loops=2", "--unlink_each_loop=1"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        wait_until(lambda: (self.tmp / "f").exists(), what="the layout's file")
+        (self.tmp / "r").write_bytes(data)
+        os.replace(self.tmp / "r", self.tmp / "f")
+        out, err = p.communicate(timeout=60)
+        self.assertNotEqual(p.returncode, 0, out)
+        self.assertIn("replaced", err)
+        self.assertEqual((self.tmp / "f").read_bytes(), data)
 
     def test_a_file_ioplan_did_not_create_or_that_others_share_is_kept(self):
         # fio would remove a file the user made (all of it, for a job that
