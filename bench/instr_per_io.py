@@ -15,7 +15,14 @@ so the tool runs twice, at io_size SMALL and BIG, and the figure is the differen
 in instructions over the difference in I/Os.  A first run without callgrind lays
 out the file, so neither counted run includes a layout.
 
-Usage: instr_per_io.py SMALL BIG -- ARGV...
+The difference takes out only what costs the same in both runs.  A report that
+holds a time series (ioplan's "ioplan" object: one bin per interval) costs more
+the longer a run took, and a run under callgrind on a busy machine takes longer
+for no reason of its own, so its I/Os would be charged for the wait.  Each
+--leave-out FUNC (a callgrind function pattern, '*' matching anything) is not
+counted while it runs: the report, in both tools.
+
+Usage: instr_per_io.py [--leave-out FUNC]... SMALL BIG -- ARGV...
 ARGV is the tool's command line with "{io_size}" where the amount goes; the tool
 must print fio's JSON.  Prints {"per_io": N, "ios": [a, b], "instr": [a, b]}.
 """
@@ -33,12 +40,15 @@ def total_ios(stdout):
     return sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write", "trim") if d in j)
 
 
-def run(argv, size, counted):
+def run(argv, size, counted, leave_out=()):
     """(instructions or None, I/Os) of one run of argv at io_size size."""
     argv = [a.replace("{io_size}", size) for a in argv]
     with tempfile.TemporaryDirectory(prefix="ioplan-instr-") as d:
         out = os.path.join(d, "callgrind.out")
-        wrap = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] if counted else []
+        # Collection starts on and each left-out function toggles it off and on again
+        # (a --toggle-collect turns --collect-atstart off, so that option comes after).
+        wrap = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                *(f"--toggle-collect={f}" for f in leave_out), "--collect-atstart=yes"] if counted else []
         p = subprocess.run(wrap + argv, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"instr_per_io: {' '.join(wrap + argv)} exited {p.returncode}: "
@@ -53,11 +63,16 @@ def run(argv, size, counted):
 
 
 def main(args):
+    leave_out = []
+    while len(args) >= 2 and args[0] == "--leave-out":
+        leave_out.append(args[1])
+        args = args[2:]
     if len(args) < 4 or args[2] != "--" or not any("{io_size}" in a for a in args[3:]):
-        raise SystemExit("usage: instr_per_io.py SMALL BIG -- ARGV... (ARGV with {io_size})")
+        raise SystemExit("usage: instr_per_io.py [--leave-out FUNC]... SMALL BIG -- ARGV... "
+                         "(ARGV with {io_size})")
     small, big, argv = args[0], args[1], args[3:]
     run(argv, small, counted=False)
-    (i1, n1), (i2, n2) = run(argv, small, counted=True), run(argv, big, counted=True)
+    (i1, n1), (i2, n2) = (run(argv, s, True, leave_out) for s in (small, big))
     if n2 <= n1:
         raise SystemExit(f"instr_per_io: {n2} I/Os at {big} is not more than {n1} at {small}")
     print(json.dumps({"per_io": (i2 - i1) / (n2 - n1), "ios": [n1, n2], "instr": [i1, i2]}))
