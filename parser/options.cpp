@@ -623,7 +623,7 @@ static const std::vector<option> core_table = {
         .apply(A(FOR_DDIR(j.pj.bs[d].align_bytes = size_in(j, o, s)))),
     opt("bs_unaligned", opt_type::flag, CAT_PATTERN)
         .def("0")
-        .help("Block sizes from a range need not be multiples of the minimum.")
+        .help("Block sizes from a range need not be multiples of the minimum; a size no block divides is used to its end.")
         .apply(A(j.pj.bs_unaligned = flag_value(o, v))),
     opt("bs_is_seq_rand", opt_type::boolean, CAT_PATTERN)
         .def("0")

@@ -64,9 +64,7 @@ uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
 	uint64_t step = j->sequential_stride_bytes ? j->sequential_stride_bytes
 						    : j->bs[first_ddir(j->rw)].min_bytes;
 
-	if (!step)
-		return 0;
-	return (region_len / step) * (j->loops ? j->loops : 1);
+	return step ? (region_len / step) * (j->loops ? j->loops : 1) : 0;
 }
 
 static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len,
@@ -82,7 +80,7 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		f->lastb[d] = gen_draw_last_block(g, f, d);
 	f->nblocks = len / g->align;
 	f->nsteps = len / step;
-	f->len = g->random ? f->nblocks * g->align : len - len % min_bs;
+	f->len = g->random ? f->nblocks * g->align : j->bs_unaligned ? len : len - len % min_bs;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
 	if (g->use_perm && !g->use_map)
@@ -424,7 +422,8 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
 		return f->back_done[d] >= f->len;
-	return f->pos[d] >= f->len;
+	/* With bs_unaligned, fio's pass ends where not even the minimum fits (io_u_fits). */
+	return f->pos[d] >= f->len || (g->job->bs_unaligned && f->len - f->pos[d] < g->min_bs[d]);
 }
 
 /* openfiles: a closed file may be served only while fewer than max_open are open. */

@@ -62,6 +62,7 @@ void randmap_free(struct randmap *m)
 
 void randmap_reset(struct randmap *m)
 {
+	m->ghost = 0;
 	for (uint32_t l = 0; l < m->nr_levels; l++)
 		memset(m->level[l], 0, m->words[l] * sizeof(uint64_t));
 	fill_tails(m);
@@ -84,14 +85,35 @@ static void set_bits(struct randmap *m, uint32_t l, uint64_t w, uint64_t mask)
 	}
 }
 
+/*
+ * The blocks past the end a run may take: never drawn, only reached by a run
+ * from before the end, each once a pass (bit 0 of ghost is block nr_bits).
+ */
+static uint64_t set_ghosts(struct randmap *m, uint64_t bit, uint64_t n)
+{
+	uint64_t room = 64 - m->nr_bits % 64, at = bit - m->nr_bits, taken;
+
+	if (at >= room)
+		return 0;
+	if (n > room - at)
+		n = room - at;
+	taken = m->ghost & (low_bits(n) << at);
+	if (taken)
+		n = (uint64_t)__builtin_ctzll(taken) - at;
+	m->ghost |= low_bits(n) << at;
+	return n;
+}
+
 uint64_t randmap_set_run(struct randmap *m, uint64_t bit, uint64_t n)
 {
-	uint64_t done = 0;
+	uint64_t done = 0, past = 0;
 
 	if (bit >= m->nr_bits)
-		return 0;
-	if (n > m->nr_bits - bit)
+		return set_ghosts(m, bit, n);
+	if (n > m->nr_bits - bit) {
+		past = n - (m->nr_bits - bit);
 		n = m->nr_bits - bit;
+	}
 	while (n) {
 		uint64_t w = bit / 64, o = bit % 64, k = n < 64 - o ? n : 64 - o;
 		uint64_t mask = low_bits(k) << o, taken = m->level[0][w] & mask;
@@ -102,11 +124,11 @@ uint64_t randmap_set_run(struct randmap *m, uint64_t bit, uint64_t n)
 			set_bits(m, 0, w, low_bits(k) << o);
 		done += k;
 		if (taken)
-			break;
+			return done;
 		n -= k;
 		bit += k;
 	}
-	return done;
+	return past ? done + set_ghosts(m, m->nr_bits, past) : done;
 }
 
 /* The first clear bit of level l at or after start, or RANDMAP_NONE. */

@@ -24,6 +24,7 @@
 
 struct randmap {
 	uint64_t nr_bits;
+	uint64_t ghost;			/* blocks nr_bits.. that a run took past the end (fio's) */
 	uint32_t nr_levels;
 	uint64_t *level[RANDMAP_LEVELS_MAX];	/* level 0: the blocks; level i: full words of i-1 */
 	uint64_t words[RANDMAP_LEVELS_MAX];
@@ -40,8 +41,11 @@ void randmap_reset(struct randmap *m);
 bool randmap_isset(const struct randmap *m, uint64_t bit);
 
 /*
- * Sets up to n blocks from bit on, stopping at the first one already set or at
- * the map's end; returns how many it set (0 when bit itself is set).
+ * Sets up to n blocks from bit on, stopping at the first one already set;
+ * returns how many it set (0 when bit itself is set).  A run may pass the map's
+ * end as far as the end of the word that holds it, as fio's axmap_set_nr does
+ * (its __axmap_set clamps a count it then does not use), so an I/O of
+ * bs_unaligned lengths keeps the bytes it has past the last whole block.
  */
 uint64_t randmap_set_run(struct randmap *m, uint64_t bit, uint64_t n);
 

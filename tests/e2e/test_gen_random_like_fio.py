@@ -34,6 +34,11 @@ JOBS = {
     # random_generator=lfsr: fio's register picks the blocks, with no map (I/Os overlap).
     "lfsr_range": "rw=randwrite\nbsrange=4k-512k\nrandom_generator=lfsr\n",
     "lfsr_rw": "rw=randrw\nrandom_generator=lfsr\nnrfiles=2\nloops=2\n",
+    # bs_unaligned on a size no block divides: fio's pass ends where not even the
+    # minimum fits (no rounding down to it), and its random map lets a run take the
+    # bytes past the last whole block.
+    "unaligned_seq": "rw=read\nsize=1000003\nbsrange=512-64k\nbs_unaligned=1\n",
+    "unaligned_rand": "rw=randwrite\nsize=1000003\nbsrange=512-64k\nbs_unaligned=1\nloops=2\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
