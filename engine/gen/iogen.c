@@ -19,6 +19,7 @@
 #include "engine/gen/iogen.h"
 #include "engine/gen/draw.h"
 #include "engine/gen/rng.h"
+#include "engine/gen/zones.h"
 
 static bool job_is_mixed(enum plan_rw rw)
 {
@@ -557,102 +558,13 @@ static int32_t pick_file(struct gen *g, uint8_t d)
 	return idx;
 }
 
-/*
- * zonemode=strided: the distance between zone starts, which is also the span I/O
- * stays in.  A share of the file (zonerange=1%) is cut to a multiple of 4 KiB, so
- * every zone starts where direct I/O may (1% of 1234 MiB is 12939427 bytes, and
- * the second sample's read failed with EINVAL).
- */
-static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
-{
-	const struct plan_job *j = g->job;
-	uint64_t r;
-
-	if (j->zone_range_bytes)
-		return j->zone_range_bytes;
-	if (!j->zone_range_ppm)
-		return j->zone_size_bytes;
-	r = plan_share_ppm(f->len, j->zone_range_ppm);
-	return r >= 4096 ? r & ~(uint64_t)4095 : r;
-}
-
-/* The random blocks of the current zone: zonerange's, cut at the region's end. */
-static uint64_t zone_blocks(const struct gen *g, const struct gen_file *f)
-{
-	uint64_t span = zone_range(g, f), n;
-
-	if (span > f->len - f->zone_start)
-		span = f->len - f->zone_start;
-	n = span / g->align;
-	return n ? n : 1;
-}
-
-/*
- * As fio's file reset: I/O starts over at the zone's start with an empty random
- * map.  fio restarts its lfsr from the same seed, so with random_generator=lfsr
- * every zone is visited in the same order; the random map's order is new each time.
- */
-static void zone_reset(struct gen *g, struct gen_file *f)
-{
-	uint64_t key = g->zone_key;
-
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		f->pos[d] = f->zone_start;
-	if (g->use_perm)
-		perm_init(&f->perm, zone_blocks(g, f), g->job->random_lfsr ? &key : &g->rng_off);
-}
-
-/*
- * zonemode=strided as fio's setup_strided_zone_mode: after zonesize bytes the
- * next zone starts zonerange + zoneskip further on (back at the region's start
- * past its end).  I/O stays within zonerange bytes of the zone's start:
- * sequential I/O wraps there, random I/O draws from the zone's blocks only, and
- * every zonerange bytes the zone starts over with a fresh random map, so with
- * zonesize > zonerange every block is done once per zonerange bytes.
- */
-static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
-{
-	const struct plan_job *j = g->job;
-	uint64_t range = zone_range(g, f);
-
-	if (!range)
-		return;
-	if (g->zone_bytes >= j->zone_size_bytes) {
-		g->zone_bytes = 0;
-		f->zone_start += range + j->zone_skip_bytes;
-		if (f->zone_start >= f->len)
-			f->zone_start = 0;
-		f->pos[d] = f->zone_start;
-	}
-	if (f->pos[d] >= f->zone_start + range)
-		f->pos[d] = f->zone_start;
-	if (g->zone_bytes % range == 0)
-		zone_reset(g, f);
-}
-
-/*
- * Sequential I/O that reaches the region's end inside the last zone (zonerange
- * not dividing the region) ends the job, as fio finds no next offset there;
- * a time-based job goes on at the zone's start.
- */
-static bool strided_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
-{
-	strided_zone(g, f, d);
-	if (g->random || f->pos[d] < f->len)
-		return true;
-	if (g->limited)
-		return false;
-	f->pos[d] = f->zone_start;
-	return true;
-}
-
 static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
 	if (g->use_perm)
 		return perm_next(&f->perm);
 	if (g->use_dist)
-		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
-	return rng_below(&g->rng_off, g->job->zone_size_bytes ? zone_blocks(g, f) : f->nblocks);
+		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
+	return rng_below(&g->rng_off, g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
 }
 
 /* A random offset: a block of the region, or of the current strided zone; RANDMAP_NONE: no room. */
@@ -666,7 +578,7 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
 	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left)
-		zone_reset(g, f);
+		gen_zone_reset(g, f);
 	b = random_block(g, f);
 	return f->zone_start + b * g->align;
 }
@@ -787,7 +699,7 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, ui
 				return true;
 			continue;
 		}
-		if (g->job->zone_size_bytes && !strided_zone_next(g, f, d))
+		if (g->job->zone_size_bytes && !gen_zone_next(g, f, d))
 			return false;
 		if (g->random) {
 			*rel = random_rel(g, f, d, *len);

@@ -1,0 +1,20 @@
+/*
+ * engine/gen/zones.h - zonemode=strided for the I/O generator (zones.c).
+ *
+ * Internal to engine/gen/iogen.c, as draw.h is: the state is iogen.h's struct gen.
+ */
+#ifndef IOPLAN_ENGINE_ZONES_H
+#define IOPLAN_ENGINE_ZONES_H
+
+#include "engine/gen/iogen.h"
+
+/* The random blocks of f's current zone: zonerange's, cut at the region's end. */
+uint64_t gen_zone_blocks(const struct gen *g, const struct gen_file *f);
+
+/* f's I/O starts over at its zone's start with an empty random map (fio's file reset). */
+void gen_zone_reset(struct gen *g, struct gen_file *f);
+
+/* Moves f on to its next zone when due; false when a sequential job's last zone is done. */
+bool gen_zone_next(struct gen *g, struct gen_file *f, uint8_t d);
+
+#endif /* IOPLAN_ENGINE_ZONES_H */
