@@ -252,15 +252,20 @@ void gen_file_closed(struct gen *g, uint32_t file)
 	g->nr_open--;
 }
 
-static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
+/* Direction d starts over in f.  Backward passes go on from where the last one ended, as fio's loops do. */
+static void file_rewind(struct gen *g, struct gen_file *f, uint8_t d)
 {
-	f->exhausted = false;
-	f->closing = false;	/* still open: it serves the new pass */
-	/* Backward passes go on from where the last one ended, as fio's loops do. */
 	if (!g->job->rw_seq_back_bytes)
 		f->pos[d] = 0;
 	f->back_done[d] = 0;
 	f->last_start[d] = 0;
+}
+
+static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	f->exhausted = false;
+	f->closing = false;	/* still open: it serves the new pass */
+	file_rewind(g, f, d);
 	f->zone_start = 0;
 	g->fast_left = 0;
 	if (g->use_perm && !g->use_map)
@@ -315,11 +320,12 @@ void gen_window(struct gen *g, bool time_based)
 	g->limit_bytes = io_size ? io_size : gen_pass_bytes(g);
 	/*
 	 * fio: with filesize= the regions run to the files' ends and size= is the
-	 * job's amount; drawn random I/O is bounded by size= itself, not by the
-	 * regions' whole blocks (nrfiles=3 size=4m: 4 MiB, not 3 x 1364 KiB).
+	 * job's amount; drawn random I/O, and a mix that no direction's end stops, is
+	 * bounded by size= itself, not by the regions' whole blocks (nrfiles=3
+	 * size=4m: 4 MiB, not 3 x 1364 KiB).
 	 */
 	if (!io_size && g->job->size_bytes &&
-	    (g->offset_first || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
+	    (g->offset_first || g->mixed || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
@@ -479,7 +485,9 @@ static bool loop_left(struct gen *g)
  */
 static bool new_pass(struct gen *g, uint8_t d)
 {
-	if (g->limited && !pass_wraps(g)) {
+	bool loop = g->limited && !pass_wraps(g);
+
+	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
 			g->round_due = true;
 			return false;
@@ -490,8 +498,14 @@ static bool new_pass(struct gen *g, uint8_t d)
 	}
 	if (g->limited)
 		gen_draw_next_loop(g);
-	for (uint32_t i = 0; i < g->nr_files; i++)
+	/* A wrap starts d over; fio's next loop starts every direction over (fio_file_reset),
+	 * though in a mix the other one may still have had room. */
+	for (uint32_t i = 0; i < g->nr_files; i++) {
 		file_new_pass(g, &g->files[i], d);
+		for (uint8_t k = 0; k < PLAN_DDIR_NR && loop; k++)
+			if (k != d)
+				file_rewind(g, &g->files[i], k);
+	}
 	return true;
 }
 

@@ -39,6 +39,10 @@ JOBS = {
     # bytes past the last whole block.
     "unaligned_seq": "rw=read\nsize=1000003\nbsrange=512-64k\nbs_unaligned=1\n",
     "unaligned_rand": "rw=randwrite\nsize=1000003\nbsrange=512-64k\nbs_unaligned=1\nloops=2\n",
+    # A sequential mix: fio's next loop starts both directions over when one runs out,
+    # and size= itself (not its whole blocks) bounds a mix that no end stops.
+    "mix_seq_loops": "rw=rw\nbsrange=512-64k\nloops=2\n",
+    "mix_seq_odd_size": "rw=rw\nsize=1000003\nbs=4k\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
