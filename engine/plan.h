@@ -280,6 +280,7 @@ struct plan_clone {
 	uint32_t block_seed;		/* fio's random_state seed (FIO_RAND_BLOCK_OFF) */
 	uint32_t bs_seed[PLAN_DDIR_NR];	/* fio's bsrange_state seeds (FIO_RAND_BS_OFF + ddir) */
 	uint32_t zone_seed;		/* fio's zone_state seed (FIO_RAND_ZONE_OFF) */
+	uint32_t seq_rand_seed;		/* fio's seq_rand_state seed (FIO_RAND_SEQ_RAND_READ_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	uint32_t nr_files;

@@ -22,8 +22,10 @@ void gen_draw_seed(struct gen *g)
 	taus88_seed(&g->off_rng, c->block_seed);
 	taus88_seed(&g->zone_rng, c->zone_seed);
 	taus88_seed(&g->mix_rng, c->mix_seed);
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		taus88_seed(&g->bs_rng[d], c->bs_seed[d]);
+		taus88_seed(&g->seq_rand_rng[d], c->seq_rand_seed);
+	}
 }
 
 /*

@@ -178,7 +178,6 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->mix_ddir = PLAN_DDIR_READ;
 	g->clone = c;
 	gen_draw_seed(g);
-	g->rng_pr = rng_seed(c->seed, RNG_PCT_RANDOM);
 	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	ret = gen_draw_sort_splits(g);
@@ -646,18 +645,26 @@ static bool interlock_offset(struct gen *g, struct gen_file *f, uint64_t *rel)
 	return true;
 }
 
-/* percentage_random: the share of a random job's I/Os that go to a random block. */
+/* percentage_random as fio's should_do_random: a draw of 1..100 from the direction's own state. */
 static bool is_random_turn(struct gen *g, uint8_t d)
 {
 	uint32_t pct = g->job->percentage_random_pct[d];
 
-	return pct >= 100 || rng_below(&g->rng_pr, 100) < pct;
+	return pct >= 100 || 1 + (uint32_t)(100.0 * (taus88_next(&g->seq_rand_rng[d]) / 4294967296.0)) <= pct;
 }
 
-/* The sequential I/Os of a partly random job continue where the last I/O ended. */
-static uint64_t after_last(const struct gen_file *f, uint8_t d, uint64_t len)
+/*
+ * A sequential turn of a random job continues where the last I/O ended, as
+ * fio's get_next_seq_offset: anywhere before the region's end, the length then
+ * drawn to fit (none fits: the pass is over), else a random block.  Lengths
+ * drawn first (no map) must fit from there.  fio marks no map for either.
+ */
+static uint64_t after_last(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
-	return f->pos[d] + len > f->len ? 0 : f->pos[d];
+	g->seq_turn = true;
+	if (g->offset_first ? f->pos[d] < f->io_size : f->pos[d] + len <= f->len)
+		return f->pos[d];
+	return random_at(g, f, d);
 }
 
 /*
@@ -670,17 +677,17 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 {
 	const struct plan_job *j = g->job;
 
+	g->seq_turn = false;
 	if (j->rw_seq_nr > 1 && --g->seq_left) {
+		g->seq_turn = true;
 		if (j->rw_seq_identical)
 			return f->last_start[d] ? f->last_start[d] - 1 : 0;
-		if (f->pos[d] + len <= f->len)
-			return f->pos[d];
-		return random_at(g, f, d);
+		return after_last(g, f, d, len);
 	}
 	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;
 	if (is_random_turn(g, d))
 		return random_at(g, f, d);
-	return after_last(f, d, len);
+	return after_last(g, f, d, len);
 }
 
 /*
@@ -759,7 +766,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			return false;
 		*d = gen_pick_ddir(g);
 	}
-	if (g->use_map)
+	if (g->use_map && !g->seq_turn)
 		*len = gen_draw_mark(g, f, *d, *rel, *len);
 	f->pos[*d] = *rel + *len;
 	return true;

@@ -103,7 +103,8 @@ struct gen {
 	uint64_t mix_issues[2];		/* fio's io_issues of reads and writes */
 	uint64_t mix_until;		/* fio's rwmix_issues: draw again at this count */
 	uint8_t mix_ddir;		/* fio's rwmix_ddir */
-	uint64_t rng_pr;		/* percentage_random draws */
+	struct taus88 seq_rand_rng[PLAN_DDIR_NR];	/* fio's seq_rand_state: percentage_random */
+	bool seq_turn;			/* the offset is a sequential turn's: fio marks no map for it */
 	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
 	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
 	bool tw_have;			/* the write of the last trim is due */

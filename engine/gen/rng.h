@@ -50,7 +50,6 @@ enum rng_stream {
 	RNG_OFFSETS = 1,	/* random offsets */
 	RNG_MIX = 2,		/* rwmixread's direction */
 	RNG_MISC = 4,		/* the worker's own: buffer contents, rate jitter */
-	RNG_PCT_RANDOM = 5,	/* percentage_random */
 	RNG_ZONES = 6,		/* zonemode=strided with lfsr: each zone's order */
 	RNG_DEDUPE = 7,		/* dedupe_percentage's repeats */
 	RNG_DEDUPE_KEY = 8,	/* dedupe's unique buffers */

@@ -43,6 +43,10 @@ JOBS = {
     # and size= itself (not its whole blocks) bounds a mix that no end stops.
     "mix_seq_loops": "rw=rw\nbsrange=512-64k\nloops=2\n",
     "mix_seq_odd_size": "rw=rw\nsize=1000003\nbs=4k\n",
+    # A random job's sequential turns (percentage_random's draws are fio's seq_rand_state,
+    # rw=randread:<n>) go on from the last I/O and mark no map, as fio's.
+    "pct_random_range": "rw=randrw\nbsrange=512-64k\npercentage_random=30,70\n",
+    "seq_turns_split": "rw=randread:4\nbssplit=4k/50:16k/50\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
