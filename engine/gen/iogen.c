@@ -364,7 +364,7 @@ static bool pass_wraps(const struct gen *g)
 		return true;
 	if (!g->skip)
 		return false;
-	return g->random || g->mixed || g->job->zone_size_bytes || gen_skip_wraps(g, g->files[0].len);
+	return g->random || g->mixed || g->job->zone_size_bytes || gen_skip_wraps(g, g->files[0].io_size);
 }
 
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
@@ -427,7 +427,7 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	if (g->random)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
-		return f->back_done[d] >= f->len;
+		return f->back_done[d] >= f->io_size;	/* fio's amount, not its whole blocks */
 	/* With bs_unaligned, fio's pass ends where not even the minimum fits (io_u_fits). */
 	return f->pos[d] >= f->len || (g->job->bs_unaligned && f->len - f->pos[d] < g->min_bs[d]);
 }
@@ -607,7 +607,7 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
 
 	f->back_done[d] += len;
-	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->len >= back ? f->len - back : 0);
+	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->io_size >= back ? f->io_size - back : 0);
 	return rel;
 }
 

@@ -47,6 +47,12 @@ JOBS = {
     # rw=randread:<n>) go on from the last I/O and mark no map, as fio's.
     "pct_random_range": "rw=randrw\nbsrange=512-64k\npercentage_random=30,70\n",
     "seq_turns_split": "rw=randread:4\nbssplit=4k/50:16k/50\n",
+    # Sequential passes that no end stops, on a size no block divides: fio wraps holes
+    # whose last block ends short of the end, steps back from the end itself, and counts
+    # size= itself, not its whole blocks.
+    "holes_odd_size": "rw=read:8k\nsize=1000003\nbs=4k\n",
+    "back_odd_size": "rw=read:-8k\nsize=1000003\nbs=4k\n",
+    "zones_odd_size": "rw=read\nsize=1000003\nbs=4k\nzonemode=strided\nzonesize=64k\nzonerange=256k\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
