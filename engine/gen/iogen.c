@@ -354,17 +354,18 @@ void gen_uncounted(struct gen *g)
 }
 
 /*
- * A pass whose end wraps to the regions' start instead of ending fio's round:
- * sequential_stride's (DISKSPD -s), and holed I/O whose next offset falls past
- * the end (fio's get_next_seq_offset wraps it; the amount ends the round).
+ * A pass of direction d whose end wraps to the regions' start instead of
+ * ending fio's round: sequential_stride's (DISKSPD -s), and holed I/O whose
+ * next offset falls past the end (fio's get_next_seq_offset wraps it; the
+ * amount ends the round), in a mix by d's own block size.
  */
-static bool pass_wraps(const struct gen *g)
+static bool pass_wraps(const struct gen *g, uint8_t d)
 {
 	if (g->stride)
 		return true;
 	if (!g->skip)
 		return false;
-	return g->random || g->mixed || g->job->zone_size_bytes || gen_skip_wraps(g, g->files[0].io_size);
+	return g->random || g->job->zone_size_bytes || gen_skip_wraps(g, d, g->files[0].io_size);
 }
 
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
@@ -409,8 +410,10 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
-	 * re-seeds) and decides again.  fio's map finds out by a failed draw (offset_first_next). */
-	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d))
+	 * re-seeds) and decides again; a pass that wraps goes on with the decision.
+	 * fio's map finds out by a failed draw (offset_first_next). */
+	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d) &&
+	    !pass_wraps(g, d))
 		d = mix_decide(g);
 	return d;
 }
@@ -428,8 +431,9 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
 		return f->back_done[d] >= f->io_size;	/* fio's amount, not its whole blocks */
-	/* With bs_unaligned, fio's pass ends where not even the minimum fits (io_u_fits). */
-	return f->pos[d] >= f->len || (g->job->bs_unaligned && f->len - f->pos[d] < g->min_bs[d]);
+	/* fio's pass ends where not even d's minimum fits (its fill fails; a mix's bigger
+	 * blocks may not fit where the smaller ones set the region's end). */
+	return f->pos[d] >= f->len || f->len - f->pos[d] < gen_bs_of(g, d)->min_bytes;
 }
 
 /* openfiles: a closed file may be served only while fewer than max_open are open. */
@@ -484,7 +488,7 @@ static bool loop_left(struct gen *g)
  */
 static bool new_pass(struct gen *g, uint8_t d)
 {
-	bool loop = g->limited && !pass_wraps(g);
+	bool loop = g->limited && !pass_wraps(g, d);
 
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
@@ -495,10 +499,11 @@ static bool new_pass(struct gen *g, uint8_t d)
 		if (!loop_left(g))
 			return false;
 	}
-	if (g->limited)
-		gen_draw_next_loop(g);
-	/* A wrap starts d over; fio's next loop starts every direction over (fio_file_reset),
+	/* A wrap starts d over (fio's get_next_seq_offset: no new loop, nothing re-seeded);
+	 * fio's next loop re-seeds and starts every direction over (fio_file_reset),
 	 * though in a mix the other one may still have had room. */
+	if (loop)
+		gen_draw_next_loop(g);
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		file_new_pass(g, &g->files[i], d);
 		for (uint8_t k = 0; k < PLAN_DDIR_NR && loop; k++)

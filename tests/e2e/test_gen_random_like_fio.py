@@ -53,6 +53,10 @@ JOBS = {
     "holes_odd_size": "rw=read:8k\nsize=1000003\nbs=4k\n",
     "back_odd_size": "rw=read:-8k\nsize=1000003\nbs=4k\n",
     "zones_odd_size": "rw=read\nsize=1000003\nbs=4k\nzonemode=strided\nzonesize=64k\nzonerange=256k\n",
+    # A holed mix: each direction wraps (going on with the mix's decision) or ends the
+    # loop by fio's rule, a write's bigger block where it no longer fits.
+    "mix_holes_wrap": "rw=rw:4k\nbs=4k\nloops=2\n",
+    "mix_holes_sizes": "rw=rw:4k\nbs=4k,16k\nloops=2\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
