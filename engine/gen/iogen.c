@@ -81,7 +81,10 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		f->lastb[d] = gen_draw_last_block(g, f, d);
 	f->nblocks = len / g->align;
 	f->nsteps = len / step;
-	f->len = g->random ? f->nblocks * g->align : j->bs_unaligned ? len : len - len % min_bs;
+	/* A sequential pass ends where not even the minimum fits (pass_is_done), as fio's, so
+	 * its region is the size itself; interlocked tickets and zones step in whole blocks. */
+	f->len = g->random ? f->nblocks * g->align
+			   : j->interlocked || j->zone_size_bytes ? len - len % min_bs : len;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
 	if (g->use_perm && !g->use_map)

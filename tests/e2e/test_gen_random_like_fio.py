@@ -53,6 +53,9 @@ JOBS = {
     "holes_odd_size": "rw=read:8k\nsize=1000003\nbs=4k\n",
     "back_odd_size": "rw=read:-8k\nsize=1000003\nbs=4k\n",
     "zones_odd_size": "rw=read\nsize=1000003\nbs=4k\nzonemode=strided\nzonesize=64k\nzonerange=256k\n",
+    # A block size that divides neither the size nor the step: an I/O that fits the size
+    # goes whole (it was cut where the whole blocks ended).
+    "holes_odd_block": "rw=read:8k\nsize=1000003\nbs=3000\n",
     # A holed mix: each direction wraps (going on with the mix's decision) or ends the
     # loop by fio's rule, a write's bigger block where it no longer fits.
     "mix_holes_wrap": "rw=rw:4k\nbs=4k\nloops=2\n",
