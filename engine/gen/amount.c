@@ -54,13 +54,12 @@ uint64_t gen_pass_bytes(const struct gen *g)
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		const struct gen_file *f = &g->files[i];
 
-		/* Strided zones wrap to the region's start, so skips shorten no pass there.
-		 * A pass that no end stops (holes that wrap, backward steps, zones) is fio's
-		 * amount, the region's bytes, not its whole blocks. */
+		/* Strided zones wrap to the region's start, so skips shorten no pass there;
+		 * their region steps in whole blocks, but fio's amount is the size itself. */
 		if (g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes)
-			sum += skip_pass_bytes(g, f->io_size);
+			sum += skip_pass_bytes(g, f->len);
 		else
-			sum += !g->random && (g->job->rw_seq_back_bytes || g->job->zone_size_bytes) ? f->io_size : f->len;
+			sum += !g->random && g->job->zone_size_bytes ? f->io_size : f->len;
 	}
 	return sum;
 }

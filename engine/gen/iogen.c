@@ -368,7 +368,7 @@ static bool pass_wraps(const struct gen *g, uint8_t d)
 		return true;
 	if (!g->skip)
 		return false;
-	return g->random || g->job->zone_size_bytes || gen_skip_wraps(g, d, g->files[0].io_size);
+	return g->random || g->job->zone_size_bytes || gen_skip_wraps(g, d, g->files[0].len);
 }
 
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
@@ -433,7 +433,7 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	if (g->random)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
-		return f->back_done[d] >= f->io_size;	/* fio's amount, not its whole blocks */
+		return f->back_done[d] >= f->len;
 	/* fio's pass ends where not even d's minimum fits (its fill fails; a mix's bigger
 	 * blocks may not fit where the smaller ones set the region's end). */
 	return f->pos[d] >= f->len || f->len - f->pos[d] < gen_bs_of(g, d)->min_bytes;
@@ -615,7 +615,7 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
 
 	f->back_done[d] += len;
-	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->io_size >= back ? f->io_size - back : 0);
+	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->len >= back ? f->len - back : 0);
 	return rel;
 }
 
@@ -701,8 +701,9 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 /*
  * A sequential I/O's length, drawn once its position is known, as fio's: one
  * that would pass the region's end is drawn again (fio's io_u_fits), so the
- * pass ends on whole drawn lengths.  Without room even for the minimum (another
- * direction's smaller block set the region), the minimum, cut at the end later.
+ * pass ends on whole drawn lengths.  The pass leaves room for the minimum
+ * (pass_is_done); a split whose fitting sizes all have 0% draws none, and then
+ * the minimum goes, cut at the end later.
  */
 static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 {
