@@ -233,14 +233,13 @@ void gen_release(struct gen *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* fio opens a file when it is first picked (get_next_file), none before. */
 void gen_limit_open(struct gen *g, uint32_t max)
 {
 	if (!max || max >= g->nr_files)
 		return;
 	g->max_open = max;
-	g->nr_open = max;
-	for (uint32_t i = 0; i < max; i++)
-		g->files[i].open = true;
+	g->nr_open = 0;
 }
 
 void gen_file_closed(struct gen *g, uint32_t file)
@@ -766,7 +765,12 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		}
 		if (!runs_out(g))
 			return false;
-		f->exhausted = true;
+		f->exhausted = f->closing = true;	/* openfiles: it closes once idle */
+		/* fio closes it before its next pick: the worker closes it, then draws again. */
+		if (g->max_open) {
+			g->busy = true;
+			return false;
+		}
 		if (!g->mixed)
 			continue;
 		/* fio decides the direction again for the next file (set_rw_ddir per fill),

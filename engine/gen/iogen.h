@@ -165,19 +165,21 @@ void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios);
 bool gen_loop_follows(const struct gen *g);
 
 /*
- * openfiles (fio's semantics): at most max files open at once, files 0..max-1
- * first.  File service then picks among the open files and opens a closed one
- * only while fewer than max are open; a file whose pass has been issued is
- * marked closing, and the caller closes it once its I/O has completed
- * (gen_file_closed).  When every file left to serve is closed and none may
- * open, the draw fails with busy set: wait for a completion, then draw again.
+ * openfiles (fio's semantics): at most max files open at once, each opened
+ * when first picked.  File service picks among the open files and opens a
+ * closed one only while fewer than max are open; a file whose pass has been
+ * issued, or whose random map a draw finds full, is marked closing, and the
+ * caller closes it once its I/O has completed (gen_file_closed).  When every
+ * file left to serve is closed and none may open, or a file must close first,
+ * the draw fails with busy set: close the idle ones, or wait for a
+ * completion, then draw again.
  */
 void gen_limit_open(struct gen *g, uint32_t max);
 void gen_file_closed(struct gen *g, uint32_t file);
 
 static inline bool gen_file_closing(const struct gen *g, uint32_t file)
 {
-	return g->files[file].closing;
+	return g->files[file].closing && g->files[file].open;
 }
 
 /* Fills *io with the next I/O.  False when the window's amount is done (or busy). */

@@ -481,12 +481,14 @@ int worker_open_file(struct worker *w, uint32_t f, struct stat *st);
  * openfiles (worker_files.c): worker_limit_open sets w->max_open; set-up calls
  * worker_size_done once it has sized file f (closing it under openfiles);
  * worker_file_ready opens a file the generator chose (false, fatal and
- * recorded, when it cannot); worker_close_file closes one whose pass is done.
+ * recorded, when it cannot); worker_close_file closes one whose pass is done,
+ * worker_close_idle those that ran out with nothing in flight.
  */
 void worker_limit_open(struct worker *w);
 void worker_size_done(struct worker *w, uint32_t f);
 bool worker_file_ready(struct worker *w, uint32_t f);
 void worker_close_file(struct worker *w, uint32_t f);
+bool worker_close_idle(struct worker *w);
 
 /*
  * unlink_each_loop, before a loop after the first (worker_files.c): the files

@@ -209,6 +209,28 @@ void worker_close_file(struct worker *w, uint32_t f)
 }
 
 /*
+ * openfiles: the files whose pass ran out with none of their I/O in flight
+ * close now (a random map's failed draw finds that out without issuing one,
+ * so no completion would close them), and a file waiting to open may.  True
+ * when one closed.
+ */
+bool worker_close_idle(struct worker *w)
+{
+	bool closed = false;
+
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		if (!gen_file_closing(&w->gen, f) || w->file_inflight[f] || (w->have_held && w->held.file == f))
+			continue;
+		if (w->fds[f] >= 0)
+			worker_close_file(w, f);
+		else
+			gen_file_closed(&w->gen, f);	/* chosen, never opened: its draw failed first */
+		closed = true;
+	}
+	return closed;
+}
+
+/*
  * As fio's: every file is removed first (unlink_all_files), then opened, with
  * O_CREAT when the job writes, so a writer gets an empty file and a reader
  * fails with ENOENT.  A file the safety rules keep (the layout noted which) is

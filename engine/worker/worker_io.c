@@ -552,7 +552,11 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 			if (!draw(w, k)) {
 				if (NEED_SYNC(w, k))
 					return;	/* a trace's flush: sync, then draw again */
-				/* busy: every file left waits for an open one to close (openfiles). */
+				/* busy: every file left waits for an open one to close (openfiles);
+				 * one that ran out with nothing in flight closes now, and the draw
+				 * is made again. */
+				if (w->gen.busy && worker_close_idle(w))
+					continue;
 				w->blocked = w->gen.busy;
 				w->gen_done = !w->gen.busy;
 				return;

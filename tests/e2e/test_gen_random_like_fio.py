@@ -144,6 +144,26 @@ class RandomLikeFio(TmpDirCase):
         self.assertLess(reads[1], writes[1])
         self.assertEqual(got["fio"]["range"][0], got["fio"]["range"][1])
 
+    def test_openfiles_open_and_close_files_as_fios(self):
+        # Under openfiles fio opens a file when it is first picked and closes it when
+        # a pick finds it done (a random map's failed draw, with no I/O of its own in
+        # flight).  ioplan used to wait for that file's completion, which never came:
+        # the random bsrange jobs hung.  Real files, psync.
+        for service in ("roundrobin", "sequential"):
+            for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n"):
+                ios = {}
+                for who, runner in (("fio", run_fio), ("ioplan", run)):
+                    d = self.tmp / f"{who}-{service}-{len(body)}"
+                    d.mkdir()
+                    (d / "job.fio").write_text(f"[o]\n{body}nrfiles=5\nsize=1000003\nopenfiles=2\n"
+                                               f"file_service_type={service}\nwrite_iolog=o.iolog\n")
+                    p = runner(["--output-format=json", "job.fio"], cwd=d, timeout=60)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    ios[who] = ios_of(d / "o.iolog")
+                with self.subTest(service=service, body=body):
+                    self.assertGreater(len(ios["fio"]), 150)
+                    self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_unrepeatable_seeds_overshoot_by_less_than_an_io(self):
         jobs = {"split_nomap": JOBS["split_nomap"], "jesd219": JOBS["jesd219"]}
         for who, runner in (("fio", run_fio), ("ioplan", run)):
