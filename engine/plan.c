@@ -219,7 +219,8 @@ const char *plan_sync_mode_name(enum plan_sync_mode s)
 
 const char *plan_file_service_name(enum plan_file_service f)
 {
-	static const char *const names[] = { "roundrobin", "sequential", "random" };
+	static const char *const names[] = { "roundrobin", "sequential", "random", "zipf", "pareto",
+					      "normal" };
 
 	return PLAN_NAME(names, f);
 }

@@ -109,7 +109,11 @@ enum plan_sync_mode {
 enum plan_file_service {
 	PLAN_FILE_SERVICE_ROUNDROBIN = 0,
 	PLAN_FILE_SERVICE_SEQUENTIAL,
-	PLAN_FILE_SERVICE_RANDOM
+	PLAN_FILE_SERVICE_RANDOM,
+	/* Skewed, as fio's: a file whose pass is done starts over instead of retiring. */
+	PLAN_FILE_SERVICE_ZIPF,
+	PLAN_FILE_SERVICE_PARETO,
+	PLAN_FILE_SERVICE_NORMAL
 };
 
 /* fadvise_hint: the access-pattern advice given at each open (fio's, buffered or not). */
@@ -281,6 +285,7 @@ struct plan_clone {
 	uint32_t bs_seed[PLAN_DDIR_NR];	/* fio's bsrange_state seeds (FIO_RAND_BS_OFF + ddir) */
 	uint32_t zone_seed;		/* fio's zone_state seed (FIO_RAND_ZONE_OFF) */
 	uint32_t seq_rand_seed;		/* fio's seq_rand_state seed (FIO_RAND_SEQ_RAND_READ_OFF) */
+	uint32_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	uint32_t nr_files;
@@ -387,6 +392,8 @@ struct plan_job {
 	uint32_t openfiles;
 	enum plan_file_service file_service;
 	uint32_t file_service_extra;	/* TYPE:N: N-1 more I/Os go to a file once it is picked */
+	double file_service_param;	/* zipf theta, pareto h, normal deviation (percent) */
+	double file_service_center;	/* 0..1, or -1: none (zipf and pareto then start at a drawn file) */
 
 	/* Engine and queue. */
 	enum plan_ioengine ioengine;

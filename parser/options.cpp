@@ -127,13 +127,38 @@ static void set_numjobs(job_spec &j, const option &o, const std::string &v)
 }
 
 // fio's TYPE:N (file_service_nr): N I/Os to a file before the next pick; N is
-// read as atoi reads it, so 0 keeps one file for good, as in fio.
+// read as atoi reads it, so 0 keeps one file for good, as in fio.  A skewed
+// type's postfix is its law's parameter instead, and a centre: zipf:1.2:0.5.
 static void set_file_service(job_spec &j, const option &o, const std::string &v)
 {
-    size_t colon = v.find(':');
-    j.pj.file_service = (enum plan_file_service)choice_of(o, v.substr(0, colon));
-    uint32_t n = colon == std::string::npos ? 1 : (uint32_t)std::atoi(v.substr(colon + 1).c_str());
-    j.pj.file_service_extra = n - 1;
+    std::vector<std::string> parts = split(trim(v), ':');
+    auto kind = (enum plan_file_service)choice_of(o, parts[0]);
+    j.pj.file_service = kind;
+    j.pj.file_service_extra = 0;
+    j.pj.file_service_center = -1;
+    if (kind <= PLAN_FILE_SERVICE_RANDOM) {
+        size_t colon = v.find(':');
+        uint32_t n = colon == std::string::npos ? 1 : (uint32_t)std::atoi(v.substr(colon + 1).c_str());
+        j.pj.file_service_extra = n - 1;
+        return;
+    }
+    // fio's defaults when no parameter is given (FIO_DEF_ZIPF, FIO_DEF_PARETO, a deviation of 0).
+    double p = kind == PLAN_FILE_SERVICE_ZIPF ? 1.1 : kind == PLAN_FILE_SERVICE_PARETO ? 0.2 : 0.0;
+    if (parts.size() > 3)
+        throw value_error("file_service_type=" + parts[0] + " takes a parameter and a centre at most");
+    if (parts.size() >= 2)
+        p = parse_float(parts[1]);
+    if (parts.size() == 3)
+        j.pj.file_service_center = parse_float(parts[2]);
+    if (parts.size() == 3 && !(j.pj.file_service_center >= 0 && j.pj.file_service_center <= 1))
+        throw value_error("file_service_type centre must be within 0..1");
+    if (kind == PLAN_FILE_SERVICE_ZIPF && (p == 1.0 || p < 0))
+        throw value_error("zipf theta must be 0 or more and not 1.0");
+    if (kind == PLAN_FILE_SERVICE_PARETO && !(p > 0 && p < 1))
+        throw value_error("pareto h must be within 0..1 (exclusive)");
+    if (kind == PLAN_FILE_SERVICE_NORMAL && !(p >= 0 && p < 100))
+        throw value_error("normal deviation must be within 0..100 (percent of the files, 100 excluded)");
+    j.pj.file_service_param = p;
 }
 
 static void set_rate_process(job_spec &j, const option &o, const std::string &v)
@@ -429,8 +454,14 @@ static const std::vector<option> core_table = {
             {"roundrobin", "each I/O to the next file", PLAN_FILE_SERVICE_ROUNDROBIN},
             {"sequential", "finish one file, then the next", PLAN_FILE_SERVICE_SEQUENTIAL},
             {"random", "a random file per I/O", PLAN_FILE_SERVICE_RANDOM},
+            {"zipf", "files drawn by a zipf law (zipf:THETA[:CENTRE], default 1.1)", PLAN_FILE_SERVICE_ZIPF},
+            {"pareto", "files drawn by a pareto law (pareto:H[:CENTRE], default 0.2)", PLAN_FILE_SERVICE_PARETO},
+            {"normal", "files drawn by a normal law (normal:DEV%[:CENTRE], default 0)", PLAN_FILE_SERVICE_NORMAL},
+            {"gauss", "the same as normal", PLAN_FILE_SERVICE_NORMAL},
         })
-        .help("How a clone with several files picks the file for each I/O; TYPE:N picks a file for N I/Os at a time.")
+        .help("How a clone with several files picks the file for each I/O; TYPE:N picks a file for N I/Os at a time "
+              "(roundrobin, sequential, random).  With zipf, pareto or normal a file whose pass is done starts over, "
+              "so size= bounds the job, as in fio.")
         .apply(set_file_service),
     opt("size", opt_type::size_pct, CAT_FILES)
         .unit("bytes")

@@ -329,7 +329,7 @@ static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 // 0xb1899bed * thread_number whatever randseed is.
 static void fio_seeds(const job_spec &s, plan_clone &pc)
 {
-    const uint64_t bs_off = 0, mix_off = 4, block_off = 6, seq_rand_off = 10, zone_off = 16;
+    const uint64_t bs_off = 0, mix_off = 4, file_off = 5, block_off = 6, seq_rand_off = 10, zone_off = 16;
     for (uint32_t d = 0; d < PLAN_DDIR_NR; d++)
         pc.bs_seed[d] = fio_seed(s, pc, bs_off + d);
     if (s.pj.verify != PLAN_VERIFY_NONE)
@@ -339,6 +339,7 @@ static void fio_seeds(const job_spec &s, plan_clone &pc)
     pc.mix_seed = fio_seed(s, pc, mix_off);
     pc.zone_seed = fio_seed(s, pc, zone_off);
     pc.seq_rand_seed = fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
+    pc.file_seed = fio_seed(s, pc, file_off);
     pc.block_seed = s.pj.randrepeat ? (uint32_t)(0xb1899bedull * pc.thread_number)
                                     : fio_seed(s, pc, block_off);
 }

@@ -26,11 +26,14 @@ void gen_draw_seed(struct gen *g)
 		taus88_seed(&g->bs_rng[d], c->bs_seed[d]);
 		taus88_seed(&g->seq_rand_rng[d], c->seq_rand_seed);
 	}
+	if (g->drawn_service)
+		file_pick_init(&g->pick, g->job, g->nr_files, c->file_seed);
 }
 
 /*
- * fio's next loop (clear_io_state): a repeatable job's generators start over,
- * so each loop repeats the first one's draws, and the mix decides afresh.
+ * fio's next loop (clear_io_state): a repeatable job's generators start over
+ * (the file service's too), so each loop repeats the first one's draws, and
+ * the mix decides afresh.
  */
 void gen_draw_next_loop(struct gen *g)
 {

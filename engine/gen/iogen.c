@@ -5,7 +5,8 @@
  * its region, or when its permutation has handed out every block.  A file whose
  * pass is done is skipped until every file is done; then all start a new pass.
  * So with the default random map every block is read exactly once per pass, in
- * every file, whatever file_service does.  When lengths vary, the random map is
+ * every file, whatever file_service does (but a skewed one, which starts a
+ * done file over: file_service.c).  When lengths vary, the random map is
  * fio's (randmap.h) and so are its rules: draw, move to the next free block,
  * cut at a done one; a file whose draw finds no room is done for the pass.
  * Lengths are drawn as fio's get_next_buflen draws them, and the window's
@@ -18,6 +19,7 @@
 
 #include "engine/gen/iogen.h"
 #include "engine/gen/draw.h"
+#include "engine/gen/file_service.h"
 #include "engine/gen/rng.h"
 #include "engine/gen/zones.h"
 
@@ -180,7 +182,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->rng_mix = rng_seed(c->seed, RNG_MIX);
 	g->mix_ddir = PLAN_DDIR_READ;
 	g->clone = c;
-	gen_draw_seed(g);
+	g->drawn_service = nr > 1 && j->file_service >= PLAN_FILE_SERVICE_RANDOM;
+	g->skewed_service = g->drawn_service && j->file_service > PLAN_FILE_SERVICE_RANDOM;
 	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	ret = gen_draw_sort_splits(g);
@@ -200,6 +203,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	if (!g->files)
 		return -ENOMEM;
 	g->nr_files = nr;
+	gen_draw_seed(g);	/* the file service draws over nr_files */
 	g->use_map = nr > 0;
 	for (uint32_t i = 0; i < nr; i++)
 		g->use_map = g->use_map && wants_map(g, region_len[i]);
@@ -233,26 +237,6 @@ void gen_release(struct gen *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* fio opens a file when it is first picked (get_next_file), none before. */
-void gen_limit_open(struct gen *g, uint32_t max)
-{
-	if (!max || max >= g->nr_files)
-		return;
-	g->max_open = max;
-	g->nr_open = 0;
-}
-
-void gen_file_closed(struct gen *g, uint32_t file)
-{
-	struct gen_file *f = &g->files[file];
-
-	if (!f->open)
-		return;
-	f->open = false;
-	f->closing = false;
-	g->nr_open--;
-}
-
 /* Direction d starts over in f.  Backward passes go on from where the last one ended, as fio's loops do. */
 static void file_rewind(struct gen *g, struct gen_file *f, uint8_t d)
 {
@@ -275,6 +259,15 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 		randmap_reset(&f->map);
 	if (g->use_lfsr)
 		lfsr_reset(&f->lfsr, g->clone->block_seed);
+}
+
+/* Every direction of f starts over (fio's fio_file_reset), one new pass. */
+void gen_file_restart(struct gen *g, struct gen_file *f, uint8_t d)
+{
+	file_new_pass(g, f, d);
+	for (uint8_t k = 0; k < PLAN_DDIR_NR; k++)
+		if (k != d)
+			file_rewind(g, f, k);
 }
 
 /* fio's files run out of room by a failed draw (its map, or its register), not by a count. */
@@ -323,10 +316,12 @@ void gen_window(struct gen *g, bool time_based)
 	 * fio: with filesize= the regions run to the files' ends and size= is the
 	 * job's amount; drawn random I/O, and a mix that no direction's end stops, is
 	 * bounded by size= itself, not by the regions' whole blocks (nrfiles=3
-	 * size=4m: 4 MiB, not 3 x 1364 KiB).
+	 * size=4m: 4 MiB, not 3 x 1364 KiB); so is a skewed file service, whose
+	 * files start over instead of ending the pass.
 	 */
 	if (!io_size && g->job->size_bytes &&
-	    (g->offset_first || g->mixed || (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
+	    (g->offset_first || g->mixed || g->skewed_service ||
+	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = g->job->size_bytes;
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
@@ -388,18 +383,18 @@ static uint8_t mix_decide(struct gen *g)
 	return g->mix_ddir;
 }
 
-static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d);
-static bool new_pass(struct gen *g, uint8_t d);
 
 /*
  * True when no file has room left in direction d: fio's loop is over there.
  * Asked per I/O of a mix: the scan starts at the file served next, which
  * mostly has room, so it stops at once.
  */
-static bool loop_is_over(const struct gen *g, uint8_t d)
+bool gen_loop_is_over(const struct gen *g, uint8_t d)
 {
+	if (g->skewed_service)
+		return false;	/* its files start over one by one (drawn_file) */
 	for (uint32_t i = 0, k = g->cur; i < g->nr_files; i++, k = k + 1 < g->nr_files ? k + 1 : 0)
-		if (g->files[k].il || !pass_is_done(g, &g->files[k], d))
+		if (g->files[k].il || !gen_pass_is_done(g, &g->files[k], d))
 			return false;
 	return true;
 }
@@ -414,13 +409,13 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
 	 * re-seeds) and decides again; a pass that wraps goes on with the decision.
 	 * fio's map finds out by a failed draw (offset_first_next). */
-	if (g->limited && !runs_out(g) && !g->max_open && loop_is_over(g, d) && new_pass(g, d) &&
+	if (g->limited && !runs_out(g) && !g->max_open && gen_loop_is_over(g, d) && gen_new_pass(g, d) &&
 	    !pass_wraps(g, d))
 		d = mix_decide(g);
 	return d;
 }
 
-static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
+bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	if (f->il)
 		return f->exhausted;
@@ -436,20 +431,6 @@ static bool pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t 
 	/* fio's pass ends where not even d's minimum fits (its fill fails; a mix's bigger
 	 * blocks may not fit where the smaller ones set the region's end). */
 	return f->pos[d] >= f->len || f->len - f->pos[d] < gen_bs_of(g, d)->min_bytes;
-}
-
-/* openfiles: a closed file may be served only while fewer than max_open are open. */
-static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
-{
-	if (!g->max_open || f->open)
-		return true;
-	if (g->nr_open < g->max_open) {
-		f->open = true;
-		g->nr_open++;
-		return true;
-	}
-	*waits = true;
-	return false;
 }
 
 /*
@@ -488,7 +469,7 @@ static bool loop_left(struct gen *g)
  * makes more rounds of it, not longer ones: size=1m io_size=3m loops=2 is
  * three rounds of 1 MiB, as fio's, not 6 MiB.
  */
-static bool new_pass(struct gen *g, uint8_t d)
+bool gen_new_pass(struct gen *g, uint8_t d)
 {
 	bool loop = g->limited && !pass_wraps(g, d);
 
@@ -523,61 +504,6 @@ static bool all_exhausted(const struct gen *g)
 	return true;
 }
 
-/* The file of the next I/O by file_service; every file starts a new pass when all are done. */
-static int32_t next_file(struct gen *g, uint8_t d)
-{
-	enum plan_file_service fs = g->job->file_service;
-	uint32_t n = g->nr_files, idx;
-	bool waits = false;
-
-	if (fs == PLAN_FILE_SERVICE_RANDOM && n > 1)
-		g->cur = (uint32_t)rng_below(&g->rng_mix, n);
-	for (int round = 0; round < 2; round++) {
-		for (uint32_t i = 0; i < n; i++) {
-			idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
-			if (pass_is_done(g, &g->files[idx], d) || !may_serve(g, &g->files[idx], &waits))
-				continue;
-			if (fs == PLAN_FILE_SERVICE_ROUNDROBIN)
-				g->cur = idx + 1 < n ? idx + 1 : 0;
-			else
-				g->cur = idx;
-			return (int32_t)idx;
-		}
-		/* Files left in this pass wait for an open one to close: not a new pass yet. */
-		g->busy = waits;
-		if (waits)
-			return -1;
-		/* Interlocked windows end when every file's tickets are gone. */
-		if (g->limited && g->job->interlocked)
-			return -1;
-		if (!new_pass(g, d))
-			return -1;
-	}
-	return -1;
-}
-
-/*
- * fio's file_service_type=TYPE:N: a file picked keeps the next N-1 I/Os while
- * it can serve them (fio's file_service_left), then the type picks again.
- */
-static int32_t pick_file(struct gen *g, uint8_t d)
-{
-	int32_t idx;
-
-	/* fio keeps the file only while it is open (openfiles= may have closed it). */
-	if (g->svc_left && g->svc_file < g->nr_files && !pass_is_done(g, &g->files[g->svc_file], d) &&
-	    (!g->max_open || g->files[g->svc_file].open)) {
-		g->svc_left--;
-		return (int32_t)g->svc_file;
-	}
-	idx = next_file(g, d);
-	if (idx >= 0) {
-		g->svc_file = (uint32_t)idx;
-		g->svc_left = g->job->file_service_extra;
-	}
-	return idx;
-}
-
 static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
 	if (g->use_perm)
@@ -594,6 +520,11 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 
 	if (g->offset_first && !g->job->zone_size_bytes) {
 		b = gen_draw_block(g, f, d);
+		/* fio's get_next_rand_block: a skewed service's full map starts over, drawn again. */
+		if (b == RANDMAP_NONE && g->skewed_service && f->lastb[d]) {
+			gen_file_restart(g, f, d);
+			b = gen_draw_block(g, f, d);
+		}
 		return b == RANDMAP_NONE ? b : b * g->ba[d];
 	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
@@ -718,7 +649,7 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, ui
 	int32_t idx;
 
 	for (;;) {
-		idx = pick_file(g, d);
+		idx = gen_pick_file(g, d);
 		if (idx < 0)
 			return false;
 		f = &g->files[idx];
@@ -763,10 +694,14 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}
-		if (!runs_out(g))
+		/* fio's fill fails: a skewed service's file starts over, another is drawn. */
+		if (g->skewed_service)
+			gen_file_restart(g, f, *d);
+		else if (!runs_out(g))
 			return false;
-		f->exhausted = f->closing = true;	/* openfiles: it closes once idle */
-		/* fio closes it before its next pick: the worker closes it, then draws again. */
+		else
+			f->exhausted = f->closing = true;	/* openfiles: it closes once idle */
+		/* fio closes it before its next draw: the worker closes it, then draws again. */
 		if (g->max_open) {
 			g->busy = true;
 			return false;
@@ -775,7 +710,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			continue;
 		/* fio decides the direction again for the next file (set_rw_ddir per fill),
 		 * after its next loop has started when no file had room. */
-		if (all_exhausted(g) && !new_pass(g, *d))
+		if (!g->skewed_service && all_exhausted(g) && !gen_new_pass(g, *d))
 			return false;
 		*d = gen_pick_ddir(g);
 	}
@@ -834,7 +769,8 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
 		return false;
 	f = &g->files[io->file];
-	if (g->max_open && pass_is_done(g, f, d))
+	/* A drawn file closes when it is drawn again and found done, as fio's (drawn_done). */
+	if (g->max_open && !g->drawn_service && gen_pass_is_done(g, f, d))
 		f->closing = true;
 	gen_counted(g, f, d, rel, len, io);
 	if (g->trimwrite) {

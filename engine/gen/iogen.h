@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/gen/file_pick.h"
 #include "engine/gen/lfsr.h"
 #include "engine/gen/offsets.h"
 #include "engine/plan.h"
@@ -63,6 +64,9 @@ struct gen {
 	uint32_t nr_files;
 	uint32_t cur;			/* file service position */
 	uint32_t svc_file, svc_left;	/* file_service_type=TYPE:N: the file, and I/Os it still gets */
+	struct file_pick pick;		/* file_service_type=random and the skewed laws: fio's draws */
+	bool drawn_service;		/* files are drawn (pick), not taken in turn */
+	bool skewed_service;		/* zipf, pareto, normal: a done file starts over, size= ends the job */
 	uint32_t nr_exhausted;
 	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
 	uint32_t nr_open;
@@ -167,12 +171,12 @@ bool gen_loop_follows(const struct gen *g);
 /*
  * openfiles (fio's semantics): at most max files open at once, each opened
  * when first picked.  File service picks among the open files and opens a
- * closed one only while fewer than max are open; a file whose pass has been
- * issued, or whose random map a draw finds full, is marked closing, and the
- * caller closes it once its I/O has completed (gen_file_closed).  When every
- * file left to serve is closed and none may open, or a file must close first,
- * the draw fails with busy set: close the idle ones, or wait for a
- * completion, then draw again.
+ * closed one only while fewer than max are open (a drawn one is drawn again);
+ * a file whose pass has been issued, or, drawn, that a pick finds done, is
+ * marked closing, and the caller closes it once its I/O has completed
+ * (gen_file_closed).  When every file left to serve is closed and none may
+ * open, or a file must close first, the draw fails with busy set: close the
+ * idle ones, or wait for a completion, then draw again.
  */
 void gen_limit_open(struct gen *g, uint32_t max);
 void gen_file_closed(struct gen *g, uint32_t file);

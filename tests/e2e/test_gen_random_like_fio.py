@@ -60,6 +60,15 @@ JOBS = {
     # loop by fio's rule, a write's bigger block where it no longer fits.
     "mix_holes_wrap": "rw=rw:4k\nbs=4k\nloops=2\n",
     "mix_holes_sizes": "rw=rw:4k\nbs=4k,16k\nloops=2\n",
+    # file_service_type draws fio's files: random from its own seed, and the skewed laws
+    # over 1024 ranks a file, a zipf or pareto one starting at a drawn file unless a
+    # centre is given; a skewed service starts a done file over (size= ends the job).
+    "files_random": "rw=read\nnrfiles=5\nsize=1000003\nfile_service_type=random\n",
+    "files_zipf": "rw=read\nnrfiles=4\nfile_service_type=zipf:1.2\n",
+    "files_pareto_range": "rw=randread\nnrfiles=4\nbsrange=1k-16k\nfile_service_type=pareto:0.3\n",
+    "files_normal_holes": "rw=read:8k\nnrfiles=3\nsize=1000003\nfile_service_type=normal:20\n",
+    "files_gauss_centre": "rw=write\nnrfiles=7\nfile_service_type=gauss:10:0.2\n",
+    "files_zipf_centre": "rw=randwrite\nnrfiles=5\nbsrange=4k-32k\nfile_service_type=zipf:0.8:0.3\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
@@ -117,6 +126,13 @@ class RandomLikeFio(TmpDirCase):
                 self.assertEqual(len(our_ios[name]), len(fio_ios[name]))
                 if name not in BYTES_ONLY:
                     self.assertEqual(our_ios[name], fio_ios[name])
+        # A skewed service is skewed: zipf:1.2 sends most of the I/O to one file,
+        # which is read over and over (4 MiB over four 1 MiB files).
+        per_file = {}
+        for io in our_ios["files_zipf"]:
+            per_file[io[0]] = per_file.get(io[0], 0) + 1
+        self.assertGreater(max(per_file.values()), len(our_ios["files_zipf"]) // 2, per_file)
+        self.assertGreater(max(per_file.values()), 256, per_file)
         # The rules show: fio's map ends the 1m writes early, norandommap overshoots size=.
         self.assertEqual(sum(fio_bytes["split_rw"]), 4390912)
         self.assertGreater(sum(fio_bytes["split_nomap"]), 4 << 20)
@@ -147,9 +163,10 @@ class RandomLikeFio(TmpDirCase):
     def test_openfiles_open_and_close_files_as_fios(self):
         # Under openfiles fio opens a file when it is first picked and closes it when
         # a pick finds it done (a random map's failed draw, with no I/O of its own in
-        # flight).  ioplan used to wait for that file's completion, which never came:
-        # the random bsrange jobs hung.  Real files, psync.
-        for service in ("roundrobin", "sequential"):
+        # flight); a closed file picked while the limit is reached is drawn again.
+        # ioplan used to wait for that file's completion, which never came: the random
+        # bsrange jobs hung.  Real files, psync.
+        for service in ("roundrobin", "sequential", "random", "zipf:1.2"):
             for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n"):
                 ios = {}
                 for who, runner in (("fio", run_fio), ("ioplan", run)):

@@ -322,6 +322,37 @@ TEST_CASE("iogen: file_service sequential finishes a file before the next; rando
 	CHECK(switches > 100);
 }
 
+TEST_CASE("iogen: a skewed file service starts a done file over, and size= ends the job")
+{
+	pb::tmpdir d;
+	auto skewed = [&](plan_file_service fs, double param, double center) {
+		auto p = pb::build(d.path(), { job_spec("z", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20, 1, 4)
+						       .with([&](plan_job &j) {
+							       j.io_trace_max = 1000;
+							       j.file_service = fs;
+							       j.file_service_param = param;
+							       j.file_service_center = center;
+						       }) });
+		std::map<uint32_t, int> per;
+		auto t = trace_of(*run_ok(*p));
+		CHECK(t.size() == 256);	// 1 MiB of 4 KiB reads over four files of 64 blocks
+		for (auto &io : t)
+			per[io.file_index]++;
+		return per;
+	};
+	// zipf:1.2: one file takes most of the I/O and is read more than once (64 blocks).
+	auto z = skewed(PLAN_FILE_SERVICE_ZIPF, 1.2, -1);
+	int hot = 0;
+	for (auto &kv : z)
+		hot = std::max(hot, kv.second);
+	CHECK(hot > 128);
+	// normal:10 centred at 0.6 (file 2.4 of 4): file 2 is the one served most.
+	auto n = skewed(PLAN_FILE_SERVICE_NORMAL, 10, 0.6);
+	for (auto &kv : n)
+		CHECK((kv.first == 2 || kv.second < n[2]));
+	CHECK(n[2] > 64);
+}
+
 TEST_CASE("iogen: openfiles=2 of 6 serves at most 2 files at a time, each to the end of its pass, every block once")
 {
 	pb::tmpdir d;

@@ -163,7 +163,26 @@ TEST_CASE("file_service_type=TYPE:N keeps a file for N I/Os")
     CHECK(with("file_service_type", "random:16").pj.file_service_extra == 15);
     CHECK(with("file_service_type", "roundrobin").pj.file_service_extra == 0);
     CHECK(with("file_service_type", "sequential:3").pj.file_service_extra == 2);
-    CHECK_THROWS_AS(with("file_service_type", "zipf:1.2"), value_error);
+}
+
+TEST_CASE("file_service_type=zipf|pareto|normal takes its law's parameter and centre, as fio's")
+{
+    auto z = with("file_service_type", "zipf:1.2");
+    CHECK(z.pj.file_service == PLAN_FILE_SERVICE_ZIPF);
+    CHECK(z.pj.file_service_param == 1.2);
+    CHECK(z.pj.file_service_center == -1);
+    CHECK(z.pj.file_service_extra == 0);	// the postfix is theta, not a count
+    // fio's defaults without a parameter: zipf 1.1, pareto 0.2, a deviation of 0.
+    CHECK(with("file_service_type", "zipf").pj.file_service_param == 1.1);
+    CHECK(with("file_service_type", "pareto").pj.file_service_param == 0.2);
+    CHECK(with("file_service_type", "normal").pj.file_service_param == 0.0);
+    auto g = with("file_service_type", "gauss:10:0.25");
+    CHECK(g.pj.file_service == PLAN_FILE_SERVICE_NORMAL);
+    CHECK(g.pj.file_service_param == 10);
+    CHECK(g.pj.file_service_center == 0.25);
+    for (const char *bad : { "zipf:1", "zipf:-0.5", "pareto:0", "pareto:1", "normal:100", "zipf:1.2:1.5",
+                             "pareto:0.3:0.2:1", "uniform" })
+        CHECK_THROWS_AS(with("file_service_type", bad), value_error);
 }
 
 TEST_CASE("clones and their files are named after the section, as fio's")

@@ -1,0 +1,180 @@
+/*
+ * engine/gen/file_service.c - which file serves the next I/O: file_service_type
+ * in turn or drawn (file_pick.h), and openfiles' opens and closes, as fio 3.33's
+ * get_next_file does.
+ *
+ * Apart from iogen.c, which draws each I/O's offset and length, because this is
+ * the one place that knows which files are open, done or drawn again; it asks
+ * iogen.c whether a file's pass is done and starts passes through
+ * file_service.h.
+ */
+#include "engine/gen/draw.h"
+#include "engine/gen/file_service.h"
+
+/* fio opens a file when it is first picked (get_next_file), none before. */
+void gen_limit_open(struct gen *g, uint32_t max)
+{
+	if (!max || max >= g->nr_files)
+		return;
+	g->max_open = max;
+	g->nr_open = 0;
+}
+
+void gen_file_closed(struct gen *g, uint32_t file)
+{
+	struct gen_file *f = &g->files[file];
+
+	if (!f->open)
+		return;
+	f->open = false;
+	f->closing = false;
+	g->nr_open--;
+}
+
+/* openfiles: a closed file may be served only while fewer than max_open are open. */
+static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
+{
+	if (!g->max_open || f->open)
+		return true;
+	if (g->nr_open < g->max_open) {
+		f->open = true;
+		g->nr_open++;
+		return true;
+	}
+	*waits = true;
+	return false;
+}
+
+/* Direction d's next file in turn from g->cur; -1 when none has room or one must close first (*waits). */
+static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
+{
+	uint32_t n = g->nr_files, idx;
+
+	for (uint32_t i = 0; i < n; i++) {
+		idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
+		if (gen_pass_is_done(g, &g->files[idx], d) || !may_serve(g, &g->files[idx], waits))
+			continue;
+		if (g->job->file_service == PLAN_FILE_SERVICE_ROUNDROBIN)
+			g->cur = idx + 1 < n ? idx + 1 : 0;
+		else
+			g->cur = idx;
+		return (int32_t)idx;
+	}
+	return -1;
+}
+
+/* openfiles: an open file not closing, which a draw may come up with. */
+static bool open_file_left(const struct gen *g)
+{
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		if (g->files[i].open && !g->files[i].closing)
+			return true;
+	return false;
+}
+
+/*
+ * A drawn file whose pass is done, as fio finds it by a failed fill: 1 draw
+ * again, 0 serve it, -1 stop (with *waits: it closes first).  Under openfiles
+ * fio closes it before the next draw.  A skewed law retires no file: it starts
+ * over (fio's fio_file_reset), a random pass on the file drawn without a close
+ * (fio resets its map and draws the offset again), a sequential one for a later
+ * draw.  Otherwise the file is done, and the loop is over once all are.
+ */
+static int drawn_done(struct gen *g, struct gen_file *f, uint32_t idx, uint8_t d, bool *waits)
+{
+	bool must_close = g->max_open && f->open && !f->closing;
+
+	if (g->skewed_service) {
+		gen_file_restart(g, f, d);
+		if (gen_pass_is_done(g, f, d))
+			return -1;	/* no room even fresh: nothing to serve */
+		if (g->random)
+			return 0;
+	}
+	if (must_close) {
+		f->closing = true;
+		*waits = true;
+		return -1;
+	}
+	g->cur = idx;	/* loop_is_over's scan starts at the file just seen */
+	return !g->skewed_service && gen_loop_is_over(g, d) ? -1 : 1;
+}
+
+/*
+ * fio's get_next_file_rand: files are drawn until one with room comes up; a
+ * closed one while openfiles are open is fio's -EBUSY, and the next try draws
+ * again.  -1 when none has room, or (*waits) when only closing files are open.
+ */
+static int32_t drawn_file(struct gen *g, uint8_t d, bool *waits)
+{
+	int open_left = 0;	/* open_file_left: 0 not asked yet */
+	struct gen_file *f;
+	uint32_t idx;
+	int r;
+
+	for (;;) {
+		idx = file_pick_next(&g->pick);
+		f = &g->files[idx];
+		r = gen_pass_is_done(g, f, d) ? drawn_done(g, f, idx, d, waits) : 0;
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		if (!may_serve(g, f, waits)) {
+			if (!open_left)
+				open_left = open_file_left(g) ? 1 : -1;
+			if (open_left < 0)
+				return -1;
+			*waits = false;
+			continue;
+		}
+		g->cur = idx;
+		return (int32_t)idx;
+	}
+}
+
+/* The file of the next I/O by file_service; every file starts a new pass when all are done. */
+static int32_t next_file(struct gen *g, uint8_t d)
+{
+	bool waits = false;
+	int32_t idx;
+
+	for (int round = 0; round < 2; round++) {
+		idx = g->drawn_service ? drawn_file(g, d, &waits) : file_in_turn(g, d, &waits);
+		if (idx >= 0)
+			return idx;
+		/* Files left in this pass wait for an open one to close: not a new pass yet. */
+		g->busy = waits;
+		if (waits)
+			return -1;
+		/* Interlocked windows end when every file's tickets are gone. */
+		if (g->limited && g->job->interlocked)
+			return -1;
+		if (!gen_new_pass(g, d))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * fio's file_service_type=TYPE:N: a file picked keeps the next N-1 I/Os while
+ * it can serve them (fio's file_service_left), then the type picks again.
+ */
+int32_t gen_pick_file(struct gen *g, uint8_t d)
+{
+	int32_t idx;
+
+	/* fio keeps the file only while it is open (openfiles= may have closed it). */
+	if (g->svc_left && g->svc_file < g->nr_files && !gen_pass_is_done(g, &g->files[g->svc_file], d) &&
+	    (!g->max_open || g->files[g->svc_file].open)) {
+		g->svc_left--;
+		return (int32_t)g->svc_file;
+	}
+	idx = next_file(g, d);
+	if (idx >= 0) {
+		g->svc_file = (uint32_t)idx;
+		g->svc_left = g->job->file_service_extra;
+	}
+	return idx;
+}
+
