@@ -487,6 +487,10 @@ bool gen_new_pass(struct gen *g, uint8_t d)
 	 * though in a mix the other one may still have had room. */
 	if (loop)
 		gen_draw_next_loop(g);
+	/* fio's next loop closes every file, so file_service_type=sequential goes on
+	 * in turn from the file after the last one served, not with it again. */
+	if (loop && g->job->file_service == PLAN_FILE_SERVICE_SEQUENTIAL)
+		g->cur = g->cur + 1 < g->nr_files ? g->cur + 1 : 0;
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		file_new_pass(g, &g->files[i], d);
 		for (uint8_t k = 0; k < PLAN_DDIR_NR && loop; k++)

@@ -69,6 +69,9 @@ JOBS = {
     "files_normal_holes": "rw=read:8k\nnrfiles=3\nsize=1000003\nfile_service_type=normal:20\n",
     "files_gauss_centre": "rw=write\nnrfiles=7\nfile_service_type=gauss:10:0.2\n",
     "files_zipf_centre": "rw=randwrite\nnrfiles=5\nbsrange=4k-32k\nfile_service_type=zipf:0.8:0.3\n",
+    # file_service_type=sequential: fio's next loop goes on from the file after the
+    # last one served (ioplan started it with that file again).
+    "files_seq_loops": "rw=read\nnrfiles=3\nsize=1000003\nfile_service_type=sequential\nloops=2\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
