@@ -222,6 +222,10 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
 		}
 	}
+	/* fio finds a file done by a failed fill, for every direction at once: in a
+	 * plain sequential mix over several files that is not one direction's end. */
+	g->whole_files = g->mixed && nr > 1 && !g->random && !g->skip && !g->stride && !j->rw_seq_back_bytes &&
+			 !j->zone_size_bytes && !j->interlocked;
 	g->fast = is_plain(g);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		g->plain_len[d] = gen_bs_of(g, d)->min_bytes;
@@ -415,6 +419,13 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	return d;
 }
 
+/* fio's pass ends where not even d's minimum fits (its fill fails; a mix's bigger
+ * blocks may not fit where the smaller ones set the region's end). */
+static bool seq_has_room(const struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	return f->pos[d] < f->len && f->len - f->pos[d] >= gen_bs_of(g, d)->min_bytes;
+}
+
 bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	if (f->il)
@@ -428,9 +439,9 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
 		return f->back_done[d] >= f->len;
-	/* fio's pass ends where not even d's minimum fits (its fill fails; a mix's bigger
-	 * blocks may not fit where the smaller ones set the region's end). */
-	return f->pos[d] >= f->len || f->len - f->pos[d] < gen_bs_of(g, d)->min_bytes;
+	if (g->whole_files)
+		return f->exhausted;	/* found by a failed fill (next_rel) */
+	return !seq_has_room(g, f, d);
 }
 
 /*
@@ -646,14 +657,35 @@ static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 	return len ? len : gen_bs_of(g, d)->min_bytes;
 }
 
+/*
+ * fio's set_io_u_file when a sequential fill fails in a mix over several
+ * files: the file is done for every direction (a skewed service starts it over
+ * instead), and the next fill decides the direction again; under openfiles the
+ * file closes first (busy: the worker closes it, then draws again).  False then.
+ */
+static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t *d)
+{
+	if (g->skewed_service)
+		gen_file_restart(g, f, *d);
+	else
+		f->exhausted = true;
+	if (g->max_open) {
+		f->closing = true;
+		g->busy = true;
+		return false;
+	}
+	*d = gen_pick_ddir(g);
+	return true;
+}
+
 /* The next file and offset; a sequential job's length is drawn here when *len is 0. */
-static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, uint64_t *rel)
+static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, uint64_t *rel)
 {
 	struct gen_file *f;
 	int32_t idx;
 
 	for (;;) {
-		idx = gen_pick_file(g, d);
+		idx = gen_pick_file(g, *d);
 		if (idx < 0)
 			return false;
 		f = &g->files[idx];
@@ -663,17 +695,22 @@ static bool next_rel(struct gen *g, uint8_t d, uint64_t *len, uint32_t *file, ui
 				return true;
 			continue;
 		}
-		if (g->job->zone_size_bytes && !gen_zone_next(g, f, d))
+		if (g->job->zone_size_bytes && !gen_zone_next(g, f, *d))
 			return false;
 		if (g->random) {
-			*rel = random_rel(g, f, d, *len);
-			f->pos[d] = *rel + *len;
-			f->last_start[d] = *rel + 1;
-		} else {
-			if (!*len)
-				*len = seq_len(g, f, d);
-			*rel = seq_offset(g, f, d, *len);
+			*rel = random_rel(g, f, *d, *len);
+			f->pos[*d] = *rel + *len;
+			f->last_start[*d] = *rel + 1;
+			return true;
 		}
+		if (g->whole_files && !seq_has_room(g, f, *d)) {
+			if (!fill_failed(g, f, d))
+				return false;
+			continue;
+		}
+		if (!*len)
+			*len = seq_len(g, f, *d);
+		*rel = seq_offset(g, f, *d, *len);
 		return true;
 	}
 }
@@ -689,7 +726,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 
 	for (;;) {
 		*len = g->min_bs[*d];
-		if (!next_rel(g, *d, len, file, rel))
+		if (!next_rel(g, d, len, file, rel))
 			return false;
 		f = &g->files[*file];
 		/* Past the region, fio's get_next_offset fails before any length is drawn. */
@@ -699,9 +736,10 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 				break;
 		}
 		/* fio's fill fails: a skewed service's file starts over, another is drawn. */
-		if (g->skewed_service)
+		if (g->skewed_service) {
 			gen_file_restart(g, f, *d);
-		else if (!runs_out(g))
+			f->closing = g->max_open != 0;	/* fio closes it, then starts it over */
+		} else if (!runs_out(g))
 			return false;
 		else
 			f->exhausted = f->closing = true;	/* openfiles: it closes once idle */
@@ -734,7 +772,7 @@ static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *
 	const struct gen_file *f;
 
 	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
-	if (!next_rel(g, *d, len, file, rel))
+	if (!next_rel(g, d, len, file, rel))
 		return false;
 	f = &g->files[*file];
 	if (*rel + *len > f->len)

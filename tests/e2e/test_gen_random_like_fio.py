@@ -72,6 +72,11 @@ JOBS = {
     # file_service_type=sequential: fio's next loop goes on from the file after the
     # last one served (ioplan started it with that file again).
     "files_seq_loops": "rw=read\nnrfiles=3\nsize=1000003\nfile_service_type=sequential\nloops=2\n",
+    # A sequential mix over several files: fio finds a file done when the direction
+    # drawn for it has no room there, for both directions at once, and decides the
+    # direction again for the next file.
+    "files_mix_seq": "rw=rw\nnrfiles=3\nsize=1000003\nbs=4k,16k\nfile_service_type=sequential\nloops=2\n",
+    "files_mix_range": "rw=rw\nnrfiles=3\nbsrange=1k-16k\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
@@ -168,9 +173,10 @@ class RandomLikeFio(TmpDirCase):
         # a pick finds it done (a random map's failed draw, with no I/O of its own in
         # flight); a closed file picked while the limit is reached is drawn again.
         # ioplan used to wait for that file's completion, which never came: the random
-        # bsrange jobs hung.  Real files, psync.
+        # bsrange jobs hung, and so did a mix whose writes had left the file its reads
+        # still used.  Real files, psync.
         for service in ("roundrobin", "sequential", "random", "zipf:1.2"):
-            for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n"):
+            for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n", "rw=rw\nbs=4k,16k\n"):
                 ios = {}
                 for who, runner in (("fio", run_fio), ("ioplan", run)):
                     d = self.tmp / f"{who}-{service}-{len(body)}"
@@ -181,7 +187,7 @@ class RandomLikeFio(TmpDirCase):
                     self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
                     ios[who] = ios_of(d / "o.iolog")
                 with self.subTest(service=service, body=body):
-                    self.assertGreater(len(ios["fio"]), 150)
+                    self.assertGreater(len(ios["fio"]), 90)
                     self.assertEqual(ios["ioplan"], ios["fio"])
 
     def test_unrepeatable_seeds_overshoot_by_less_than_an_io(self):
