@@ -179,7 +179,6 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
 	g->rng_off = rng_seed(c->seed, RNG_OFFSETS);
-	g->rng_mix = rng_seed(c->seed, RNG_MIX);
 	g->mix_ddir = PLAN_DDIR_READ;
 	g->clone = c;
 	g->drawn_service = nr > 1 && j->file_service >= PLAN_FILE_SERVICE_RANDOM;
@@ -386,7 +385,6 @@ static uint8_t mix_decide(struct gen *g)
 	}
 	return g->mix_ddir;
 }
-
 
 /*
  * True when no file has room left in direction d: fio's loop is over there.

@@ -101,7 +101,7 @@ struct gen {
 	uint64_t align;			/* random block size */
 	uint64_t skip;			/* rw=read:<n> gap */
 	uint64_t stride;		/* sequential_stride_bytes, 0 = length of the I/O */
-	uint64_t rng_off, rng_mix;
+	uint64_t rng_off;
 	/* The read/write mix, decided as fio's get_rw_ddir decides it: a direction is
 	 * drawn, then kept for a run of I/Os proportional to what the other did. */
 	struct taus88 mix_rng;		/* fio's rwmix_state */
