@@ -99,7 +99,10 @@ static bool fits_grid(const struct worker *w, uint64_t iv)
 	for (uint32_t i = 0; i < b->nr_split; i++)
 		if (b->split[i].bs_bytes % iv)
 			return false;
-	if (w->gen.random && w->gen.align % iv)
+	/* Random writes start on the write size's own alignment where the offset is
+	 * drawn first (fio's ba[DDIR_WRITE]: randrw bs=4k,16k writes at 16 KiB
+	 * steps), else on the permutation's block. */
+	if (w->gen.random && (w->gen.offset_first ? w->gen.ba[PLAN_DDIR_WRITE] : w->gen.align) % iv)
 		return false;
 	return !(j->rw_seq_skip_bytes % iv) && !(j->sequential_stride_bytes % iv) &&
 	       !(j->zone_size_bytes % iv) && !(j->zone_range_bytes % iv) &&

@@ -152,7 +152,11 @@ class RandomLikeFio(TmpDirCase):
         text = ("[lf]\nfilename=lf.dat\nsize=8m\nrw=randwrite\nbsrange=4k-4m\n"
                 "random_generator=lfsr\nverify=crc32c\n"
                 "[range]\nstonewall\nfilename=range.dat\nsize=8m\nrw=randwrite\n"
-                "bsrange=4k-64k\nverify=crc32c\n")
+                "bsrange=4k-64k\nverify=crc32c\n"
+                # Writes bigger than the reads start on their own 16 KiB steps, so
+                # fio's 16 KiB verify interval fits them (ioplan refused the job).
+                "[mixed]\nstonewall\nfilename=mixed.dat\nsize=8m\nrw=randrw\nbs=4k,16k\n"
+                "verify=crc32c\n")
         got = {}
         for who, runner in (("fio", run_fio), ("ioplan", run)):
             d = self.tmp / who
