@@ -100,19 +100,25 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	return 0;
 }
 
-/* True when some I/O of the job is longer than a block of the random map. */
+/*
+ * True when some I/O of the job is longer than a block of the random map: fio's
+ * map is in blocks of rw_min_bs, the least block size of every direction, used
+ * or not (rw=randwrite bs=4k,16k: 4 KiB blocks, each write marks four).
+ */
 static bool lengths_vary(const struct gen *g)
 {
+	uint64_t block = g->rw_min_bs < g->align && !g->job->bs_is_seq_rand ? g->rw_min_bs : g->align;
+
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		const struct plan_bs *b;
 
 		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
 			continue;
 		b = gen_bs_of(g, d);
-		if (b->max_bytes > g->align)
+		if (b->max_bytes > block)
 			return true;
 		for (uint32_t i = 0; i < b->nr_split; i++)
-			if (b->split[i].bs_bytes > g->align)
+			if (b->split[i].bs_bytes > block)
 				return true;
 	}
 	return false;

@@ -77,6 +77,10 @@ JOBS = {
     # direction again for the next file.
     "files_mix_seq": "rw=rw\nnrfiles=3\nsize=1000003\nbs=4k,16k\nfile_service_type=sequential\nloops=2\n",
     "files_mix_range": "rw=rw\nnrfiles=3\nbsrange=1k-16k\n",
+    # A write size above the read size: fio's random map is in blocks of the least
+    # size of any direction, used or not, so each 16 KiB write marks four and the
+    # pass ends with less than half the file written (ioplan wrote it all).
+    "write_above_read": "rw=randwrite\nbs=4k,16k\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
