@@ -563,8 +563,15 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 {
 	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
 
-	f->back_done[d] += len;
-	f->pos[d] = end >= back && end - back < f->len ? end - back : (f->len >= back ? f->len - back : 0);
+	/* fio goes on only while the last I/O ended before the file's end: one that
+	 * ends there (a drawn length that fits it exactly) ends the pass, and the
+	 * next one starts at the region's start again. */
+	if (end >= f->len) {
+		f->back_done[d] = f->len;
+		f->pos[d] = 0;
+		return rel;
+	}
+	f->pos[d] = end >= back ? end - back : (f->len >= back ? f->len - back : 0);
 	return rel;
 }
 

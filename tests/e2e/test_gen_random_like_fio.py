@@ -53,6 +53,12 @@ JOBS = {
     "holes_odd_size": "rw=read:8k\nsize=1000003\nbs=4k\n",
     "back_odd_size": "rw=read:-8k\nsize=1000003\nbs=4k\n",
     "zones_odd_size": "rw=read\nsize=1000003\nbs=4k\nzonemode=strided\nzonesize=64k\nzonerange=256k\n",
+    # A backward pass goes on until an I/O ends on the file's end (fio's next offset is
+    # then past it): drawn lengths may land there at once, and a step back shorter
+    # than the block walks forward to it; the next loop starts at 0 again.  The job's
+    # amount bounds it otherwise (ioplan ended each pass after size= bytes).
+    "back_range_loops": "rw=read:-8k\nbsrange=1k-16k\nloops=2\n",
+    "back_forward_loops": "rw=write:-4k\nbs=16k\nloops=2\n",
     # A block size that divides neither the size nor the step: an I/O that fits the size
     # goes whole (it was cut where the whole blocks ended).
     "holes_odd_block": "rw=read:8k\nsize=1000003\nbs=3000\n",
