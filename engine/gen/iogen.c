@@ -251,7 +251,7 @@ static void file_rewind(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	if (!g->job->rw_seq_back_bytes)
 		f->pos[d] = 0;
-	f->back_done[d] = 0;
+	f->back_ended[d] = false;
 	f->last_start[d] = 0;
 }
 
@@ -442,7 +442,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	if (g->random)
 		return g->use_perm && !f->perm.left;
 	if (g->job->rw_seq_back_bytes)
-		return f->back_done[d] >= f->len;
+		return f->back_ended[d];
 	if (g->whole_files)
 		return f->exhausted;	/* found by a failed fill (next_rel) */
 	return !seq_has_room(g, f, d);
@@ -507,10 +507,10 @@ bool gen_new_pass(struct gen *g, uint8_t d)
 	if (loop && g->job->file_service == PLAN_FILE_SERVICE_SEQUENTIAL)
 		g->cur = g->cur + 1 < g->nr_files ? g->cur + 1 : 0;
 	for (uint32_t i = 0; i < g->nr_files; i++) {
-		file_new_pass(g, &g->files[i], d);
-		for (uint8_t k = 0; k < PLAN_DDIR_NR && loop; k++)
-			if (k != d)
-				file_rewind(g, &g->files[i], k);
+		if (loop)
+			gen_file_restart(g, &g->files[i], d);
+		else
+			file_new_pass(g, &g->files[i], d);
 	}
 	return true;
 }
@@ -567,7 +567,7 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 	 * ends there (a drawn length that fits it exactly) ends the pass, and the
 	 * next one starts at the region's start again. */
 	if (end >= f->len) {
-		f->back_done[d] = f->len;
+		f->back_ended[d] = true;
 		f->pos[d] = 0;
 		return rel;
 	}
@@ -669,15 +669,16 @@ static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 }
 
 /*
- * fio's set_io_u_file when a sequential fill fails in a mix over several
- * files: the file is done for every direction (a skewed service starts it over
- * instead), and the next fill decides the direction again; under openfiles the
- * file closes first (busy: the worker closes it, then draws again).  False then.
+ * fio's set_io_u_file when a fill fails (a random map with no room, or a
+ * sequential mix's direction with none): the file is done for every direction
+ * (a skewed service starts it over instead), and the next fill decides the
+ * direction again; under openfiles the file closes first (busy: the worker
+ * closes it, then draws again).  False then.
  */
-static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t *d)
+static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	if (g->skewed_service)
-		gen_file_restart(g, f, *d);
+		gen_file_restart(g, f, d);
 	else
 		f->exhausted = true;
 	if (g->max_open) {
@@ -685,7 +686,6 @@ static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t *d)
 		g->busy = true;
 		return false;
 	}
-	*d = gen_pick_ddir(g);
 	return true;
 }
 
@@ -715,8 +715,9 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 			return true;
 		}
 		if (g->whole_files && !seq_has_room(g, f, *d)) {
-			if (!fill_failed(g, f, d))
+			if (!fill_failed(g, f, *d))
 				return false;
+			*d = gen_pick_ddir(g);
 			continue;
 		}
 		if (!*len)
@@ -746,19 +747,11 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}
-		/* fio's fill fails: a skewed service's file starts over, another is drawn. */
-		if (g->skewed_service) {
-			gen_file_restart(g, f, *d);
-			f->closing = g->max_open != 0;	/* fio closes it, then starts it over */
-		} else if (!runs_out(g))
+		/* Without a map (or a skewed service) no draw runs out: the job ends. */
+		if (!g->skewed_service && !runs_out(g))
 			return false;
-		else
-			f->exhausted = f->closing = true;	/* openfiles: it closes once idle */
-		/* fio closes it before its next draw: the worker closes it, then draws again. */
-		if (g->max_open) {
-			g->busy = true;
+		if (!fill_failed(g, f, *d))
 			return false;
-		}
 		if (!g->mixed)
 			continue;
 		/* fio decides the direction again for the next file (set_rw_ddir per fill),

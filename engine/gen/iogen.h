@@ -36,7 +36,7 @@ struct gen_file {
 	uint64_t nsteps;		/* sequential: positions `step` apart */
 	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
-	uint64_t back_done[PLAN_DDIR_NR];	/* rw=read:-<n>: len once an I/O ended on the end (the pass is over) */
+	bool back_ended[PLAN_DDIR_NR];	/* rw=read:-<n>: an I/O ended on the region's end: the pass is over */
 	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
