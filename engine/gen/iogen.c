@@ -374,6 +374,14 @@ static bool pass_wraps(const struct gen *g, uint8_t d)
 	return g->random || g->job->zone_size_bytes || gen_skip_wraps(g, d, g->files[0].len);
 }
 
+static bool all_exhausted(const struct gen *g)
+{
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		if (!g->files[i].exhausted)
+			return false;
+	return true;
+}
+
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
 static uint8_t mix_decide(struct gen *g)
 {
@@ -413,6 +421,10 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 
 	if (g->trimwrite)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
+	/* Under openfiles the fill that found the last map full closed its file
+	 * first (fill_failed), so fio's next loop starts, re-seeded, before it decides. */
+	if (g->limited && runs_out(g) && g->max_open && !g->skewed_service && all_exhausted(g))
+		gen_new_pass(g, g->mix_ddir);
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
 	 * re-seeds) and decides again; a pass that wraps goes on with the decision.
@@ -512,14 +524,6 @@ bool gen_new_pass(struct gen *g, uint8_t d)
 		else
 			file_new_pass(g, &g->files[i], d);
 	}
-	return true;
-}
-
-static bool all_exhausted(const struct gen *g)
-{
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		if (!g->files[i].exhausted)
-			return false;
 	return true;
 }
 

@@ -188,9 +188,11 @@ class RandomLikeFio(TmpDirCase):
         # flight); a closed file picked while the limit is reached is drawn again.
         # ioplan used to wait for that file's completion, which never came: the random
         # bsrange jobs hung, and so did a mix whose writes had left the file its reads
-        # still used.  Real files, psync.
+        # still used; a random mix's next loop starts (re-seeded) before it decides its
+        # direction, as without openfiles.  Real files, psync.
         for service in ("roundrobin", "sequential", "random", "zipf:1.2"):
-            for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n", "rw=rw\nbs=4k,16k\n"):
+            for body in ("rw=randread\nbsrange=1k-16k\n", "rw=read\n", "rw=rw\nbs=4k,16k\n",
+                         "rw=randrw\nbsrange=1k-16k\nloops=2\n"):
                 ios = {}
                 for who, runner in (("fio", run_fio), ("ioplan", run)):
                     d = self.tmp / f"{who}-{service}-{len(body)}"
