@@ -658,7 +658,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.bs_unaligned = flag_value(o, v))),
     opt("bs_is_seq_rand", opt_type::boolean, CAT_PATTERN)
         .def("0")
-        .help("bs=a,b means sequential,random instead of read,write.")
+        .help("bs=a,b means sequential,random instead of read,write: each I/O takes the size of its kind (a random job's sequential turns the first), and the random map still counts in each direction's own size, as fio's.")
         .apply(A(j.pj.bs_is_seq_rand = flag_value(o, v))),
     opt("percentage_random", opt_type::int_ddir, CAT_PATTERN)
         .unit("%")

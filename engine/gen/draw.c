@@ -93,7 +93,8 @@ void gen_draw_block_sizes(struct gen *g)
 {
 	g->rw_min_bs = UINT64_MAX;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		const struct plan_bs *b = gen_bs_of(g, d);
+		/* Per direction as given, bs_is_seq_rand or not: only the lengths drawn swap (gen_pick_len). */
+		const struct plan_bs *b = &g->job->bs[d];
 
 		g->min_bs[d] = b->min_bytes ? b->min_bytes : 4096;
 		g->ba[d] = b->align_bytes ? b->align_bytes : g->min_bs[d];

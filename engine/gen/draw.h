@@ -11,11 +11,15 @@
 
 #include "engine/gen/iogen.h"
 
-/* The block sizes of a direction (bs_is_seq_rand: of sequential or random I/O). */
+/*
+ * The block sizes of a direction; with bs_is_seq_rand, of the I/O's kind: a
+ * random job's sequential turn (percentage_random, rw=randread:<n>) takes the
+ * sequential sizes, as fio's is_random says.
+ */
 static inline const struct plan_bs *gen_bs_of(const struct gen *g, uint8_t d)
 {
 	if (g->job->bs_is_seq_rand)
-		return &g->bs[g->random ? 1 : 0];
+		return &g->bs[g->random && !g->seq_turn ? 1 : 0];
 	return &g->bs[d];
 }
 

@@ -100,26 +100,35 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	return 0;
 }
 
+/* Whether sizes b draws may be longer than a map block, or other than the map's unit. */
+static bool sizes_pass_block(const struct plan_bs *b, uint64_t block, uint64_t unit)
+{
+	if (b->max_bytes > block || b->min_bytes != unit)
+		return true;
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes > block)
+			return true;
+	return false;
+}
+
 /*
  * True when some I/O of the job is longer than a block of the random map: fio's
  * map is in blocks of rw_min_bs, the least block size of every direction, used
- * or not (rw=randwrite bs=4k,16k: 4 KiB blocks, each write marks four).
+ * or not (rw=randwrite bs=4k,16k: 4 KiB blocks, each write marks four).  With
+ * bs_is_seq_rand, fio marks the map in the direction's own size whichever size
+ * an I/O took, sequential turns included.
  */
 static bool lengths_vary(const struct gen *g)
 {
-	uint64_t block = g->rw_min_bs < g->align && !g->job->bs_is_seq_rand ? g->rw_min_bs : g->align;
+	uint64_t block = g->rw_min_bs < g->align ? g->rw_min_bs : g->align;
 
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		const struct plan_bs *b;
-
 		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
 			continue;
-		b = gen_bs_of(g, d);
-		if (b->max_bytes > block)
+		if (g->job->bs_is_seq_rand && g->random && sizes_pass_block(&g->bs[0], block, g->min_bs[d]))
 			return true;
-		for (uint32_t i = 0; i < b->nr_split; i++)
-			if (b->split[i].bs_bytes > block)
-				return true;
+		if (sizes_pass_block(gen_bs_of(g, d), block, g->min_bs[d]))
+			return true;
 	}
 	return false;
 }

@@ -87,6 +87,11 @@ JOBS = {
     # size of any direction, used or not, so each 16 KiB write marks four and the
     # pass ends with less than half the file written (ioplan wrote it all).
     "write_above_read": "rw=randwrite\nbs=4k,16k\n",
+    # bs_is_seq_rand: a random I/O takes the write size, a sequential turn the read
+    # size, and fio's map counts in each direction's own size whichever was taken.
+    "seqrand_read": "rw=randread\nbs=4k,8k\nbs_is_seq_rand=1\n",
+    "seqrand_turns": "rw=randrw\nbs=8k,4k\nbs_is_seq_rand=1\npercentage_random=30,70\n",
+    "seqrand_seq_nr": "rw=randwrite:3\nbs=8k,4k\nbs_is_seq_rand=1\n",
     # fio's examples/jesd219.fio with its seeds repeatable.
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"

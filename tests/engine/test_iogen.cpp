@@ -543,7 +543,8 @@ TEST_CASE("iogen: a plain job's short way, random or sequential, draws the I/Os 
 		// an io_size that ends inside a block (the last I/O goes whole), in a mix.
 		{ "number_ios=100", PLAN_RW_RANDREAD, 1 << 20, { { "number_ios", "100" } }, 100, true },
 		{ "randrw io_size=500k bs=12k", PLAN_RW_RANDRW, 1 << 20, { { "io_size", "500k" }, { "bs", "12k" } }, 42, true },
-		{ "bs_is_seq_rand", PLAN_RW_RANDRW, 1 << 20, { { "bs_is_seq_rand", "1" }, { "bs", "4k,8k" } }, -1, true },
+		// bs_is_seq_rand: fio's map counts 4 KiB blocks under 8 KiB random I/Os (the general way).
+		{ "bs_is_seq_rand", PLAN_RW_RANDRW, 1 << 20, { { "bs_is_seq_rand", "1" }, { "bs", "4k,8k" } }, -1, false },
 		{ "bsrange", PLAN_RW_RANDREAD, 1 << 20, { { "bsrange", "4k-16k" } }, -1, false },
 		{ "norandommap", PLAN_RW_RANDREAD, 1 << 20, { { "norandommap", "1" } }, -1, false },
 		{ "percentage_random", PLAN_RW_RANDREAD, 1 << 20, { { "percentage_random", "50" } }, -1, false },
@@ -558,6 +559,7 @@ TEST_CASE("iogen: a plain job's short way, random or sequential, draws the I/Os 
 		{ "read bs=12k size-bound", PLAN_RW_READ, 1 << 20, { { "bs", "12k" } }, 85, true },
 		{ "rw 70/30", PLAN_RW_RW, 1 << 20, { { "rwmixread", "70" } }, -1, true },
 		{ "rw bs=4k,16k", PLAN_RW_RW, 4 << 20, { { "bs", "4k,16k" } }, -1, true },
+		{ "rw bs_is_seq_rand", PLAN_RW_RW, 1 << 20, { { "bs_is_seq_rand", "1" }, { "bs", "4k,8k" } }, -1, true },
 		{ "read number_ios=100", PLAN_RW_READ, 1 << 20, { { "number_ios", "100" } }, 100, true },
 		{ "read io_size=500k bs=12k", PLAN_RW_READ, 1 << 20, { { "io_size", "500k" }, { "bs", "12k" } }, 42, true },
 		{ "read:8k", PLAN_RW_READ, 1 << 20, { { "rw", "read:8k" } }, -1, false },
