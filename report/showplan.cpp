@@ -67,6 +67,15 @@ json pattern_json(const plan_job &j)
     o["interlocked"] = j.interlocked;
     o["sequential_parallel"] = j.sequential_parallel;
     o["sequential_stride_bytes"] = j.sequential_stride_bytes;
+    // Only when set, as every key added since plans were first stored (region_json).
+    if (j.rw_seq_back_bytes)
+        o["rw_seq_back_bytes"] = j.rw_seq_back_bytes;
+    if (j.rw_seq_nr > 1)
+        o["rw_seq_nr"] = j.rw_seq_nr;
+    if (j.rw_seq_identical)
+        o["rw_seq_identical"] = true;
+    if (j.random_lfsr)
+        o["random_lfsr"] = true;
     return o;
 }
 
@@ -82,6 +91,13 @@ json region_json(const plan_job &j)
     // Only when set: stored runs are matched by the hash of this text, and earlier plans had no such key.
     if (j.io_size_ppm)
         o["io_size_ppm"] = j.io_size_ppm;
+    if (j.file_service_extra)
+        o["file_service_extra"] = j.file_service_extra;
+    if (j.file_service > PLAN_FILE_SERVICE_RANDOM) {  // a law's parameter, and its centre when given
+        o["file_service_param"] = j.file_service_param;
+        if (j.file_service_center >= 0)
+            o["file_service_center"] = j.file_service_center;
+    }
     return o;
 }
 

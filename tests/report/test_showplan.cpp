@@ -66,3 +66,31 @@ TEST_CASE("the streamed showplan text is the whole tree's dump(2)")
         CHECK(text.str() == tree.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     }
 }
+
+TEST_CASE("showplan shows the pattern and file-service values the options resolved to, only when set")
+{
+    auto job_of = [](const std::string &body) {
+        plan_ptr p = plan_of("[j]\nfilename=/dev/shm/sp_keys\nsize=1m\n" + body);
+        REQUIRE(p);
+        std::ostringstream text;
+        report::write_showplan(*p, text);
+        return nlohmann::json::parse(text.str())["groups"][0]["jobs"][0];
+    };
+    auto plain = job_of("rw=randread\n");
+    for (const char *k : {"rw_seq_back_bytes", "rw_seq_nr", "rw_seq_identical", "random_lfsr",
+                          "file_service_extra", "file_service_param", "file_service_center"})
+        CHECK_MESSAGE(!plain.contains(k), k);
+
+    CHECK(job_of("rw=read:-8k\n")["rw_seq_back_bytes"] == 8192);
+    auto seq = job_of("rw=randread:4\nrw_sequencer=identical\nrandom_generator=lfsr\n");
+    CHECK(seq["rw_seq_nr"] == 4);
+    CHECK(seq["rw_seq_identical"] == true);
+    CHECK(seq["random_lfsr"] == true);
+    CHECK(job_of("nrfiles=2\nfile_service_type=roundrobin:4\n")["file_service_extra"] == 3);
+    auto zipf = job_of("nrfiles=4\nfile_service_type=zipf:0.8:0.3\n");
+    CHECK(zipf["file_service_param"].get<double>() == doctest::Approx(0.8));
+    CHECK(zipf["file_service_center"].get<double>() == doctest::Approx(0.3));
+    auto pareto = job_of("nrfiles=4\nfile_service_type=pareto\n");
+    CHECK(pareto["file_service_param"].get<double>() == doctest::Approx(0.2));
+    CHECK(!pareto.contains("file_service_center"));
+}
