@@ -264,8 +264,18 @@ static void file_rewind(struct gen *g, struct gen_file *f, uint8_t d)
 	f->last_start[d] = 0;
 }
 
+/* f's pass is over, found by a failed fill; nr_exhausted counts them, so "all" is one compare. */
+static void file_exhaust(struct gen *g, struct gen_file *f)
+{
+	if (!f->exhausted)
+		g->nr_exhausted++;
+	f->exhausted = true;
+}
+
 static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 {
+	if (f->exhausted)
+		g->nr_exhausted--;
 	f->exhausted = false;
 	f->closing = false;	/* still open: it serves the new pass */
 	file_rewind(g, f, d);
@@ -303,7 +313,6 @@ static void start_phase(struct gen *g, bool window)
 	g->done_ios = 0;
 	g->zone_bytes = 0;
 	g->cur = 0;
-	g->nr_exhausted = 0;
 	g->tw_have = false;
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
@@ -385,10 +394,7 @@ static bool pass_wraps(const struct gen *g, uint8_t d)
 
 static bool all_exhausted(const struct gen *g)
 {
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		if (!g->files[i].exhausted)
-			return false;
-	return true;
+	return g->nr_exhausted == g->nr_files;
 }
 
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
@@ -612,7 +618,7 @@ static bool interlock_offset(struct gen *g, struct gen_file *f, uint64_t *rel)
 	if (g->in_window) {
 		t = atomic_fetch_add_explicit(&f->il->window, 1, memory_order_relaxed);
 		if (g->limited && t >= f->il_limit) {
-			f->exhausted = true;
+			file_exhaust(g, f);
 			return false;
 		}
 	} else {
@@ -693,7 +699,7 @@ static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 	if (g->skewed_service)
 		gen_file_restart(g, f, d);
 	else
-		f->exhausted = true;
+		file_exhaust(g, f);
 	if (g->max_open) {
 		f->closing = true;
 		g->busy = true;

@@ -68,7 +68,7 @@ struct gen {
 	bool drawn_service;		/* files are drawn (pick), not taken in turn */
 	bool skewed_service;		/* zipf, pareto, normal: a done file starts over, size= ends the job */
 	bool whole_files;		/* a sequential mix over files: a failed fill ends a file's pass */
-	uint32_t nr_exhausted;
+	uint32_t nr_exhausted;		/* files whose exhausted is set */
 	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
 	uint32_t nr_open;
 	bool busy;			/* the last draw waits for a file to close */
