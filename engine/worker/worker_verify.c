@@ -52,27 +52,52 @@ static bool job_writes(const struct plan_job *j)
 	return plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE);
 }
 
+/*
+ * The block sizes a write may take: bs_is_seq_rand gives sequential writes the
+ * first size and random ones the second, and a random job's sequential turns
+ * (percentage_random, rw=randwrite:<n>) write the first size too.  NULL: none.
+ */
+static const struct plan_bs *write_sizes(const struct plan_job *j, int k)
+{
+	bool random = plan_rw_is_random(j->rw);
+	bool turns = random && (j->percentage_random_pct[PLAN_DDIR_WRITE] < 100 || j->rw_seq_nr > 1);
+
+	if (!j->bs_is_seq_rand)
+		return k == 0 ? &j->bs[PLAN_DDIR_WRITE] : NULL;
+	if (k == 0)
+		return &j->bs[random ? 1 : 0];
+	return k == 1 && turns ? &j->bs[0] : NULL;
+}
+
+/* The least write (the verify interval's default). */
 static uint64_t min_write_bs(const struct plan_job *j)
 {
-	const struct plan_bs *b = &j->bs[j->bs_is_seq_rand ? (plan_rw_is_random(j->rw) ? 1 : 0)
-							  : PLAN_DDIR_WRITE];
-	uint64_t m = b->min_bytes;
+	const struct plan_bs *b;
+	uint64_t m = 0;
 
-	for (uint32_t i = 0; i < b->nr_split; i++)
-		if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
-			m = b->split[i].bs_bytes;
+	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
+		if (b->min_bytes && (!m || b->min_bytes < m))
+			m = b->min_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
+				m = b->split[i].bs_bytes;
+	}
 	return m ? m : 4096;
 }
 
 /* The largest write: a read-back run holds one whole. */
 static uint64_t max_write_bs(const struct plan_job *j)
 {
-	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
-	uint64_t m = b->max_bytes;
+	const struct plan_bs *b;
+	uint64_t m = 0;
 
-	for (uint32_t i = 0; i < b->nr_split; i++)
-		if (b->split[i].bs_bytes > m)
-			m = b->split[i].bs_bytes;
+	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
+		if (b->max_bytes > m)
+			m = b->max_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes > m)
+				m = b->split[i].bs_bytes;
+	}
 	return m;
 }
 
@@ -90,15 +115,17 @@ static uint64_t vfy_run_chunks(const struct worker *w)
 static bool fits_grid(const struct worker *w, uint64_t iv)
 {
 	const struct plan_job *j = w->job;
-	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+	const struct plan_bs *b;
 
-	if (j->bs_unaligned && b->max_bytes != b->min_bytes)
-		return false;
-	if (b->min_bytes % iv || b->max_bytes % iv)
-		return false;
-	for (uint32_t i = 0; i < b->nr_split; i++)
-		if (b->split[i].bs_bytes % iv)
+	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
+		if (j->bs_unaligned && b->max_bytes != b->min_bytes)
 			return false;
+		if (b->min_bytes % iv || b->max_bytes % iv)
+			return false;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes % iv)
+				return false;
+	}
 	/* Random writes start on the write size's own alignment where the offset is
 	 * drawn first (fio's ba[DDIR_WRITE]: randrw bs=4k,16k writes at 16 KiB
 	 * steps), else on the permutation's block. */
