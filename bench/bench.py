@@ -92,7 +92,10 @@ Metric = collections.namedtuple("Metric", "label fn target pool", defaults=(None
 # ioplan 29 million in one (6.3x), 2.4 and 19 million in the other (7.9x), switching
 # every few minutes and from one CPU to the other.  A median of per-round ratios
 # then follows how many rounds of each pair met which mode (4.2x to 11x a round);
-# each tool's fastest round is what it does with the CPU to itself.
+# each tool's fastest round is what it does with the CPU to itself.  Both tools of
+# a round run on one CPU and the rounds go round the CPUs (Workload.pin), so each
+# tool meets the CPU the host leaves alone: unpinned, five rounds of fio once all
+# met a slowed CPU and the QD1 row read 8.3.
 POOLED_NOTE = ("* pooled: from all rounds' samples at once (summed CPU ticks, merged histograms, "
                "each tool's fastest round)")
 
@@ -108,8 +111,11 @@ Row = collections.namedtuple("Row", "name label values target figure ci device",
 # moves by +-4% from round to round); rows the tool alone decides stay strict.
 
 # rounds: the workload's own minimum, for one whose round takes long (None = the run's).
-Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device rounds",
-                                  defaults=((), False, None))
+# pin: both tools of a round run on one CPU, the next two rounds on the next CPU (a
+# single-threaded row whose best rounds are compared: each tool meets each CPU), and
+# the row runs twice the run's minimum rounds (min_rounds).
+Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup device rounds pin",
+                                  defaults=((), False, None, False))
 
 
 # A child forked from this Python keeps Python's high-water mark in its own
@@ -122,7 +128,7 @@ GNU_TIME = shutil.which("time") or "/usr/bin/time"
 class Proc:
     """One finished child: stdout, exit status, wall seconds and its own rusage."""
 
-    def __init__(self, argv, cwd):
+    def __init__(self, argv, cwd, cpu=None):
         t0 = time.monotonic()
         out = tempfile.TemporaryFile()
         err = tempfile.TemporaryFile()
@@ -132,7 +138,9 @@ class Proc:
         # Its own process group (the session, and so the scheduling group, stays the
         # harness's): an interrupt or SIGTERM kills the tool under GNU time too, so
         # nothing writes into the scratch directory while it is removed.
-        child = subprocess.Popen(wrap + list(argv), cwd=cwd, stdout=out, stderr=err, process_group=0)
+        pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
+        child = subprocess.Popen(wrap + list(argv), cwd=cwd, stdout=out, stderr=err, process_group=0,
+                                 preexec_fn=pin)
         try:
             _, status, ru = os.wait4(child.pid, 0)
         except BaseException:
@@ -150,6 +158,8 @@ class Proc:
         err.seek(0)
         self.stdout = out.read().decode(errors="replace")
         self.stderr = err.read().decode(errors="replace")
+        out.close()
+        err.close()
         if self.rc != 0:
             raise RuntimeError(f"{' '.join(argv)} exited {self.rc}: {self.stderr.strip()[:400]}")
 
@@ -221,9 +231,9 @@ def workloads(d, mem, quick):
                 runtime=secs)
     wl = []
 
-    def both(name, opts, metrics, device=False, fmt="json"):
+    def both(name, opts, metrics, device=False, fmt="json", pin=False):
         a = job_args(name, fmt, **opts)
-        wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device))
+        wl.append(Workload(name, [FIO, *a], [IOPLAN, *a], metrics, device=device, pin=pin))
 
     ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
     # The issue's targets, at a size whose random map fits in cache too (fio is cheaper there);
@@ -231,11 +241,11 @@ def workloads(d, mem, quick):
     for size in ("100g", "1g"):
         tail = "" if size == "100g" else "-1g"
         both(f"null-qd1{tail}", dict(null, iodepth=1, size=size),
-             [("IOPS ratio", ratio(iops), (">=", 6.0), max)])
+             [("IOPS ratio", ratio(iops), (">=", 6.0), max)], pin=True)
         both(f"null-qd32{tail}", dict(null, iodepth=32, size=size),
-             [("IOPS ratio", ratio(iops), (">=", 8.0), max)])
+             [("IOPS ratio", ratio(iops), (">=", 8.0), max)], pin=True)
     # fio's default and the most common job: sequential reads, shown (no target in the issue).
-    both("null-seq-qd1", dict(null, rw="read", iodepth=1), [("IOPS ratio", ratio(iops), None, max)])
+    both("null-seq-qd1", dict(null, rw="read", iodepth=1), [("IOPS ratio", ratio(iops), None, max)], pin=True)
     for eng in ("io_uring", "libaio"):
         disk = dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1, iodepth=32,
                     filename=f"{d}/bench.{eng}")
@@ -500,19 +510,29 @@ def verdict(row):
     return check(row.figure, row.target, row.ci if row.device else None)
 
 
+def min_rounds(wl, args):
+    """A workload's minimum rounds: a pinned one takes twice the run's, so that each
+    tool's best round has met each CPU more than once."""
+    if wl.device:
+        return args.device_rounds
+    return 2 * args.rounds if wl.pin else args.rounds
+
+
 def run_round(wl, r):
     """One round: ioplan and the other, in the order r gives; {"ioplan": Proc, "other": Proc}."""
     # Alternate who goes first so a warming cache or a neighbour favours neither.
     order = [("ioplan", wl.ioplan), ("other", wl.other)]
     if r % 2:
         order.reverse()
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = cpus[(r // 2) % len(cpus)] if wl.pin else None
     done = {}
     for who, argv in order:
         for path in wl.cleanup:
             pathlib.Path(path).unlink(missing_ok=True)
         if wl.device:
             os.sync()   # the previous run's writes flushed (on a VM, the host's too) before timing
-        done[who] = Proc(argv, cwd=ROOT)
+        done[who] = Proc(argv, cwd=ROOT, cpu=cpu)
     return done
 
 
@@ -843,7 +863,7 @@ def run_all(wls, args, only):
         if only and wl.name not in only:
             continue
         try:
-            got = run_workload(wl, wl.rounds or (args.device_rounds if wl.device else args.rounds))
+            got = run_workload(wl, wl.rounds or min_rounds(wl, args))
         except (RuntimeError, KeyError, ValueError) as e:
             why = refusal(e)
             if why:
@@ -896,7 +916,7 @@ def main():
         fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
         print(f"ioplan vs fio ({fio_version}) on {machine()}, {when}")
         print(f"{'quick mode, ' if args.quick else ''}at least {args.rounds} rounds ({args.device_rounds} for "
-              f"device-bound rows), more until the 95% ci is within +-{SETTLE:.0%} or the time doubles;\n"
+              f"device-bound rows, {2 * args.rounds} pinned for the null rows), more until the 95% ci is within +-{SETTLE:.0%} or the time doubles;\n"
               "value: median of the per-round ratios, or * pooled; [min .. max] of the rounds")
         print(f"{'workload':<22} {'metric':<22} {'value':>9} {'95% ci':>8}  {'spread':<18} {'n':>3}  {'target':<15} "
               f"vs last")
