@@ -584,10 +584,13 @@ struct plan_job {
 	 * fio's example job files use them side by side.  Pattern: rw=read:-<n> steps back n bytes from the end of each
 	 * sequential I/O (wrapping to the region's end, as fio); rw=randread:<n>
 	 * draws a new random offset every n I/Os, the ones between continue
-	 * sequentially or repeat the last offset (rw_sequencer=identical).
+	 * sequentially or repeat the last offset (rw_sequencer=identical); fio reads
+	 * n with atoi, so -8 is 2^32 - 8 and no number is 0, which draws none (the
+	 * I/Os go on from the region's start, a random block only at its end).
 	 */
 	uint64_t rw_seq_back_bytes;	/* rw=read:-<n>; 0 = forward */
 	uint32_t rw_seq_nr;		/* random jobs: a random offset every n I/Os; 0/1 = each */
+	bool rw_seq_only;		/* rw=randread:0 (fio's reading of 0 or no number): none draws */
 	bool rw_seq_identical;		/* rw_sequencer=identical */
 	bool thinktime_on_issue;	/* thinktime_blocks_type=issue (default: complete) */
 	bool thinktime_blocks_set;	/* given: with thinktime_iotime, blocks count too */

@@ -87,6 +87,8 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
         o->apply(j, *o, v);
         for (const std::string &t : dropped.texts)
             note_value(notes, e, "'" + t + "' after the number is ignored, as fio ignores it");
+        for (const std::string &how : dropped.readings)
+            note_value(notes, e, how);
         if (o->engines && std::find(j.engine_opts_set.begin(), j.engine_opts_set.end(), o->name) ==
                               j.engine_opts_set.end())
             j.engine_opts_set.push_back(o->name);

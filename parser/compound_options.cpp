@@ -5,12 +5,37 @@
 #include "parser/compound_options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 
 namespace parser {
+
+// fio reads a random rw's postfix (how many I/Os share one random draw) with
+// atoi into an unsigned count: "4k" is 4, "-8" is 2^32 - 8 (one draw, then
+// sequential I/O), and no number at all is 0, with which no I/O draws.
+static void set_rw_seq_nr(job_spec &j, const std::string &mod)
+{
+    size_t i = 0;
+    if (i < mod.size() && (mod[i] == '-' || mod[i] == '+'))
+        i++;
+    size_t digits = i;
+    while (i < mod.size() && isdigit((unsigned char)mod[i]))
+        i++;
+    long n = i > digits ? std::strtol(mod.substr(0, i).c_str(), nullptr, 10) : 0;
+    note_ignored(mod.substr(i));
+    j.pj.rw_seq_nr = (uint32_t)(int)n;
+    j.pj.rw_seq_only = j.pj.rw_seq_nr == 0;
+    if (j.pj.rw_seq_only)
+        note_reading("no number of I/Os per random offset (fio reads 0): none is random, each goes on from "
+                     "the last, from the region's start (a random block only at its end), as fio");
+    else if (n < 0)
+        note_reading("fio reads " + std::to_string(n) + " as " + std::to_string(j.pj.rw_seq_nr) +
+                     " I/Os per random offset: the first is random, the rest go on from it, as fio");
+}
 
 void set_rw(job_spec &j, const option &o, const std::string &v0)
 {
@@ -23,17 +48,11 @@ void set_rw(job_spec &j, const option &o, const std::string &v0)
     j.pj.rw = (enum plan_rw)choice_of(o, v);
     j.pj.rw_seq_skip_bytes = j.pj.rw_seq_back_bytes = 0;
     j.pj.rw_seq_nr = 1;
+    j.pj.rw_seq_only = false;
+    if (colon != std::string::npos && plan_rw_is_random(j.pj.rw))
+        return set_rw_seq_nr(j, mod);   // "randread:" too: fio reads its empty postfix as 0
     if (mod.empty())
         return;
-    if (plan_rw_is_random(j.pj.rw)) {
-        // fio: the postfix of a random rw is how many I/Os share one random draw.
-        int64_t n = parse_int(mod);
-        if (n < 1 || n > UINT32_MAX)
-            throw value_error("rw=" + v + ":" + mod + ": the number of I/Os per random offset must be 1 or more",
-                              colon + 1);
-        j.pj.rw_seq_nr = (uint32_t)n;
-        return;
-    }
     if (mod[0] == '-')
         j.pj.rw_seq_back_bytes = parse_size(mod.substr(1), j.kb_base);
     else

@@ -184,6 +184,12 @@ void note_ignored(const std::string &text)
         ignored_scope->texts.push_back(text);
 }
 
+void note_reading(const std::string &how)
+{
+    if (ignored_scope)
+        ignored_scope->readings.push_back(how);
+}
+
 int64_t parse_int_lenient(const std::string &s0)
 {
     std::string s = trim(s0);

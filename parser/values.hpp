@@ -46,11 +46,13 @@ public:
     ignored_text(const ignored_text &) = delete;
     ignored_text &operator=(const ignored_text &) = delete;
     std::vector<std::string> texts;   // what was dropped, in order
+    std::vector<std::string> readings; // how fio reads a value that means other than it says
 
 private:
     ignored_text *outer_;
 };
 void note_ignored(const std::string &text);
+void note_reading(const std::string &how);
 
 // fio's integer read (str_to_decimal): a leading integer (hexadecimal when the
 // value holds 0x), then a size unit letter if one follows; other text after

@@ -72,6 +72,8 @@ json pattern_json(const plan_job &j)
         o["rw_seq_back_bytes"] = j.rw_seq_back_bytes;
     if (j.rw_seq_nr > 1)
         o["rw_seq_nr"] = j.rw_seq_nr;
+    if (j.rw_seq_only)
+        o["rw_seq_only"] = true;
     if (j.rw_seq_identical)
         o["rw_seq_identical"] = true;
     if (j.random_lfsr)

@@ -157,7 +157,8 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 static bool is_plain(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
-	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && j->rw_seq_nr <= 1
+	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && j->rw_seq_nr <= 1 &&
+					    !j->rw_seq_only
 				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 					    !(j->sequential_parallel && j->iodepth > 1);
 
@@ -654,14 +655,14 @@ static uint64_t after_last(struct gen *g, struct gen_file *f, uint8_t d, uint64_
  * A random job's offset.  With rw=randread:<n> only every n-th I/O draws (the
  * first one included, as fio's); the others continue where the last I/O ended
  * (a draw again past the region's end) or, with rw_sequencer=identical, repeat
- * its offset.
+ * its offset.  With n = 0 (rw_seq_only) none draws, the first one included.
  */
 static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
 	const struct plan_job *j = g->job;
 
 	g->seq_turn = false;
-	if (j->rw_seq_nr > 1 && --g->seq_left) {
+	if (j->rw_seq_only || (j->rw_seq_nr > 1 && --g->seq_left)) {
 		g->seq_turn = true;
 		if (j->rw_seq_identical)
 			return f->last_start[d] ? f->last_start[d] - 1 : 0;

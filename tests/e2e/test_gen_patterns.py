@@ -106,11 +106,20 @@ log_offset=1
                 self.assertEqual(g, [g[0]] * 4, (who, groups))
             self.assertGreater(len({g[0] for g in groups}), 8, who)
 
-    def test_bad_count_is_positioned(self):
-        self.write("bad.fio", "[j]\nrw=randread:0\nsize=1m\n")
-        p = run([str(self.tmp / "bad.fio"), "--parse-only"])
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("bad.fio:2:13: error:", p.stderr)
+    def test_a_count_fio_reads_otherwise_is_noted_at_its_value(self):
+        # fio reads the count with atoi: "0", "x" or nothing is 0 (no I/O draws), "-8k" is
+        # 2^32 - 8.  The job runs as fio runs it, and says so.
+        self.write("zero.fio", "[j]\nrw=randread:x\nsize=1m\n")
+        p = run([str(self.tmp / "zero.fio"), "--parse-only"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("zero.fio:2:4: note: rw=randread:x: 'x' after the number is ignored", p.stderr)
+        self.assertIn("zero.fio:2:4: note: rw=randread:x: no number of I/Os per random offset (fio reads 0): "
+                      "none is random", p.stderr)
+        self.write("neg.fio", "[j]\nrw=randread:-8k\nsize=1m\n")
+        p = run([str(self.tmp / "neg.fio"), "--parse-only"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("neg.fio:2:4: note: rw=randread:-8k: fio reads -8 as 4294967288 I/Os per random offset",
+                      p.stderr)
 
     def test_bad_sequencer_is_positioned(self):
         self.write("bad.fio", "[j]\nrw=randread:2\nrw_sequencer=same\nsize=1m\n")

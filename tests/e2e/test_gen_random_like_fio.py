@@ -96,6 +96,12 @@ JOBS = {
     "jesd219": ("rw=randrw\nrwmixread=40\nnorandommap\nblockalign=4k\n"
                 "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3\n"
                 "random_distribution=zoned:50/5:30/15:20/80\n"),
+    # (Last, so the jobs above keep their thread numbers and so fio's seeds.)
+    # fio reads the count with atoi into an unsigned: no number is 0 (no I/O draws, the
+    # first one included; a random block only at the region's end), "-8k" is 2^32 - 8.
+    "seq_only_mix": "rw=randrw:\nbsrange=4k-16k\nloops=2\n",
+    "seq_only_text": "rw=randwrite:none\nbsrange=1k-8k\nsize=1000003\n",
+    "seq_after_one": "rw=randread:-8k\nbsrange=4k-8k\nloops=2\n",
 }
 
 

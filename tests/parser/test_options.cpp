@@ -11,6 +11,7 @@
 
 #include "parser/convert.hpp"
 #include "parser/options.hpp"
+#include "parser/parser.hpp"
 #include "tests/parser/applied.hpp"
 
 using namespace parser;
@@ -163,10 +164,26 @@ TEST_CASE("rw's postfix: a backward or forward step for sequential jobs, an I/O 
     CHECK(r.pj.rw_seq_nr == 8);
     CHECK(r.pj.rw_seq_identical);
     CHECK(applied({{"rw", "randread"}}).pj.rw_seq_nr == 1);
-    const option &rw = *find_option("rw");
+    CHECK_FALSE(applied({{"rw", "randread"}}).pj.rw_seq_only);
+    // fio's atoi into an unsigned count: the number before any other text, a negative
+    // one wrapped, and 0 when there is none, with which no I/O draws.
+    CHECK(applied({{"rw", "randread:4k"}}).pj.rw_seq_nr == 4);
+    CHECK(applied({{"rw", "randwrite:-8k"}}).pj.rw_seq_nr == 4294967288u);
+    CHECK_FALSE(applied({{"rw", "randwrite:-8k"}}).pj.rw_seq_only);
+    for (const char *v : {"randread:0", "randread:x", "randread:", "randrw: "}) {
+        CAPTURE(v);
+        CHECK(applied({{"rw", v}}).pj.rw_seq_only);
+    }
+    CHECK_FALSE(applied({{"rw", "randread:0"}, {"rw", "randread"}}).pj.rw_seq_only);   // the last one holds
+    diag_list notes;
     job_spec j = default_spec();
-    CHECK_THROWS_AS(rw.apply(j, rw, "randread:0"), value_error);
-    CHECK_THROWS_AS(rw.apply(j, rw, "randread:x"), value_error);
+    entry e;
+    e.key = "rw";
+    e.value = "randread:4k";
+    e.has_value = true;
+    apply_entry(j, e, &notes);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].message == "rw=randread:4k: 'k' after the number is ignored, as fio ignores it");
 }
 
 TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_on_error on for that kind")

@@ -77,7 +77,7 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
         return nlohmann::json::parse(text.str())["groups"][0]["jobs"][0];
     };
     auto plain = job_of("rw=randread\n");
-    for (const char *k : {"rw_seq_back_bytes", "rw_seq_nr", "rw_seq_identical", "random_lfsr",
+    for (const char *k : {"rw_seq_back_bytes", "rw_seq_nr", "rw_seq_only", "rw_seq_identical", "random_lfsr",
                           "file_service_extra", "file_service_param", "file_service_center"})
         CHECK_MESSAGE(!plain.contains(k), k);
 
@@ -86,6 +86,8 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     CHECK(seq["rw_seq_nr"] == 4);
     CHECK(seq["rw_seq_identical"] == true);
     CHECK(seq["random_lfsr"] == true);
+    CHECK(!seq.contains("rw_seq_only"));
+    CHECK(job_of("rw=randread:0\n")["rw_seq_only"] == true);
     CHECK(job_of("nrfiles=2\nfile_service_type=roundrobin:4\n")["file_service_extra"] == 3);
     auto zipf = job_of("nrfiles=4\nfile_service_type=zipf:0.8:0.3\n");
     CHECK(zipf["file_service_param"].get<double>() == doctest::Approx(0.8));
