@@ -258,9 +258,9 @@ static const std::vector<option> core_table = {
         .apply(set_numjobs),
     opt("loops", opt_type::integer, CAT_JOB)
         .def("1")
-        .range(1, 1e9)
-        .help("Passes over the region.")
-        .apply(A(j.pj.loops = U32(int_in(o, v)))),
+        .range(0, 1e9)
+        .help("Passes over the region (0 is one, as fio).")
+        .apply(A(j.pj.loops = std::max<uint32_t>(1, U32(int_in(o, v))))),
     opt("runtime", opt_type::time, CAT_TIME)
         .aliases({"timeout"})
         .unit("s")

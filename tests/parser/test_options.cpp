@@ -235,6 +235,13 @@ TEST_CASE("integer options take fio's unit letters, as fio reads them through it
     CHECK_THROWS_AS(apply("iodepth", "k"), value_error);
 }
 
+TEST_CASE("loops=0 is one pass, as fio's init (a job file may say 0 for the default)")
+{
+    CHECK(with("loops", "0").pj.loops == 1);
+    CHECK(with("loops", "3").pj.loops == 3);
+    CHECK_THROWS_AS(with("loops", "-1"), value_error);
+}
+
 TEST_CASE("verify_async, verify_async_cpus and the trim_* options: fio's forms and defaults")
 {
     job_spec j = applied({{"verify_async", "6"}, {"verify_async_cpus", "0-3,7"}, {"trim_percentage", "30"},
