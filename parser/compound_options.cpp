@@ -134,7 +134,6 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
         return;
     }
     auto kind = (enum plan_random_dist)choice_of(o, parts[0]);
-    const std::string &name = parts[0];
     j.pj.random_distribution = kind;
     j.pj.nr_rand_zones = 0;
     j.pj.random_dist_param = 0;
@@ -144,10 +143,11 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
             throw value_error("random_distribution=random takes no parameter");
         return;
     }
-    if (parts.size() < 2 && kind != PLAN_RAND_NORMAL)
-        throw value_error(name + " needs a parameter, e.g. " + name + ":1.2");
+    // Without a parameter fio 3.33 takes its defaults (fio.h): zipf 1.1, pareto 0.2, normal 0.
     if (parts.size() >= 2)
         j.pj.random_dist_param = parse_float(parts[1]);
+    else if (kind != PLAN_RAND_NORMAL)
+        j.pj.random_dist_param = kind == PLAN_RAND_ZIPF ? 1.1 : 0.2;
     if (parts.size() >= 3)
         j.pj.random_dist_center = parse_float(parts[2]);
     if (parts.size() > 3 || j.pj.random_dist_center < 0 || j.pj.random_dist_center > 1)

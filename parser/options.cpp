@@ -670,8 +670,8 @@ static const std::vector<option> core_table = {
         .def("random")
         .choices({
             {"random", "uniform", PLAN_RAND_UNIFORM},
-            {"zipf", "zipf:theta[:center]", PLAN_RAND_ZIPF},
-            {"pareto", "pareto:h[:center]", PLAN_RAND_PARETO},
+            {"zipf", "zipf[:theta[:center]] (theta 1.1 when not given, as fio)", PLAN_RAND_ZIPF},
+            {"pareto", "pareto[:h[:center]] (h 0.2 when not given, as fio)", PLAN_RAND_PARETO},
             {"normal", "normal[:dev[:center]]: fio's bell (sd range/12) widened by a uniform dev% (0..99)", PLAN_RAND_NORMAL},
             {"gauss", "same as normal", PLAN_RAND_NORMAL},
             {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)", PLAN_RAND_ZONED},

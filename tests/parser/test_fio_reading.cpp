@@ -165,6 +165,18 @@ TEST_CASE("file_service_type=TYPE:N keeps a file for N I/Os")
     CHECK(with("file_service_type", "sequential:3").pj.file_service_extra == 2);
 }
 
+TEST_CASE("random_distribution=zipf or pareto without a parameter takes fio's default, as the job file says")
+{
+    auto z = with("random_distribution", "zipf");
+    CHECK(z.pj.random_distribution == PLAN_RAND_ZIPF);
+    CHECK(z.pj.random_dist_param == 1.1);
+    CHECK(with("random_distribution", "pareto").pj.random_dist_param == 0.2);
+    CHECK(with("random_distribution", "zipf:1.2").pj.random_dist_param == 1.2);
+    // The same as writing fio's default out.
+    CHECK(with("random_distribution", "normal").pj.random_dist_param ==
+          with("random_distribution", "normal:0").pj.random_dist_param);
+}
+
 TEST_CASE("file_service_type=zipf|pareto|normal takes its law's parameter and centre, as fio's")
 {
     auto z = with("file_service_type", "zipf:1.2");
