@@ -915,8 +915,8 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.thinktime_spin_ns = time_in(o, v))),
     opt("thinktime_blocks", opt_type::integer, CAT_RATE)
         .def("1")
-        .range(1, 1e9)
-        .help("I/Os between think times.")
+        .range(0, 1e9)
+        .help("I/Os between think times (0: a think after each I/O even when none completed since, as fio).")
         .apply(A(j.pj.thinktime_blocks = U32(int_in(o, v)); j.pj.thinktime_blocks_set = true)),
 
     // ---- buffers ------------------------------------------------------------------------------

@@ -69,7 +69,9 @@ static bool think_due(struct worker *w)
 		if (!j->thinktime_blocks_set)
 			return false;
 	}
-	return b >= w->think.last_blocks + (j->thinktime_blocks ? j->thinktime_blocks : 1);
+	/* thinktime_blocks=0 given: due after each I/O, a new completion or not (fio's compare). */
+	return b >= w->think.last_blocks +
+			    (j->thinktime_blocks || j->thinktime_blocks_set ? j->thinktime_blocks : 1);
 }
 
 /* rate_ignore_thinktime, a loop's read-back: no I/O is due for the time it took. */

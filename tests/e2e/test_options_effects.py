@@ -145,6 +145,17 @@ class Queue(TmpDirCase):
         if FIO:
             self.assertEqual(rounded(issue), rounded(self.depth16(run_fio, *line, "--thinktime_blocks_type=issue")))
 
+    def test_thinktime_blocks_0_thinks_after_every_io_even_with_none_completed(self):
+        # fio 3.33 thinks when completions >= those at the last think + thinktime_blocks:
+        # with 0 that holds after each I/O issued, before any completes, so every I/O
+        # goes out alone (with 1 the queue fills while none has completed).
+        line = ["--thinktime=50", "--io_size=256k", "--bs=4k"]
+        zero, one = self.depth16(run, *line, "--thinktime_blocks=0"), self.depth16(run, *line, "--thinktime_blocks=1")
+        self.assertEqual(zero["1"], 100.0, zero)
+        self.assertLess(one["1"], 100.0, one)
+        if FIO:
+            self.assertEqual(rounded(zero), rounded(self.depth16(run_fio, *line, "--thinktime_blocks=0")))
+
     @unittest.skipIf(STRACE is None, "strace not installed")
     def test_fsync_every_n_writes_keeps_the_queue_full(self):
         # fio syncs after every N writes issued, beside the writes still in flight
