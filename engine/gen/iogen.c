@@ -386,11 +386,20 @@ void gen_uncounted(struct gen *g)
  */
 static bool pass_wraps(const struct gen *g, uint8_t d)
 {
+	const struct plan_bs *b = gen_bs_of(g, d);
+	const struct gen_file *f = &g->files[0];
+
 	if (g->stride)
 		return true;
 	if (!g->skip)
 		return false;
-	return g->random || g->job->zone_size_bytes || gen_skip_wraps(g, d, g->files[0].len);
+	if (g->random || g->job->zone_size_bytes)
+		return true;
+	/* Lengths that vary end where they end: fio wraps when the skip after the
+	 * last I/O passed the end, not when that I/O ended on it (or left too little). */
+	if (g->nr_files == 1 && !g->mixed && (b->max_bytes != b->min_bytes || b->nr_split))
+		return f->pos[d] >= f->len && f->pos[d] - g->skip < f->len;
+	return gen_skip_wraps(g, d, f->len);
 }
 
 static bool all_exhausted(const struct gen *g)

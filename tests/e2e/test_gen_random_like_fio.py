@@ -102,6 +102,10 @@ JOBS = {
     "seq_only_mix": "rw=randrw:\nbsrange=4k-16k\nloops=2\n",
     "seq_only_text": "rw=randwrite:none\nbsrange=1k-8k\nsize=1000003\n",
     "seq_after_one": "rw=randread:-8k\nbsrange=4k-8k\nloops=2\n",
+    # Holed passes whose lengths vary: fio wraps when the skip after the last I/O
+    # passes the end, and the pass is over when that I/O ended on it (ioplan wrapped).
+    "holes_range_loops": "rw=read:8k\nbsrange=4k-8k\nsize=2m\nloops=3\n",
+    "holes_split_io_size": "rw=write:8k\nbssplit=4k/50:8k/50\nsize=2m\nio_size=5m\n",
 }
 
 
