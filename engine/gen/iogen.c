@@ -378,6 +378,15 @@ void gen_uncounted(struct gen *g)
 	start_phase(g, false);
 }
 
+/* Holed sequential I/O whose lengths in direction d vary: where its pass ends is known only then. */
+static bool holes_vary(const struct gen *g, uint8_t d)
+{
+	const struct plan_bs *b = gen_bs_of(g, d);
+
+	return g->skip && !g->stride && !g->random && !g->job->zone_size_bytes &&
+	       (b->max_bytes != b->min_bytes || b->nr_split);
+}
+
 /*
  * A pass of direction d whose end wraps to the regions' start instead of
  * ending fio's round: sequential_stride's (DISKSPD -s), and holed I/O whose
@@ -386,7 +395,6 @@ void gen_uncounted(struct gen *g)
  */
 static bool pass_wraps(const struct gen *g, uint8_t d)
 {
-	const struct plan_bs *b = gen_bs_of(g, d);
 	const struct gen_file *f = &g->files[0];
 
 	if (g->stride)
@@ -395,10 +403,9 @@ static bool pass_wraps(const struct gen *g, uint8_t d)
 		return false;
 	if (g->random || g->job->zone_size_bytes)
 		return true;
-	/* Lengths that vary end where they end: fio wraps when the skip after the
-	 * last I/O passed the end, not when that I/O ended on it (or left too little). */
-	if (g->nr_files == 1 && !g->mixed && (b->max_bytes != b->min_bytes || b->nr_split))
-		return f->pos[d] >= f->len && f->pos[d] - g->skip < f->len;
+	/* Lengths that vary wrap file by file as they go (seq_offset): a pass that ends is over. */
+	if (holes_vary(g, d))
+		return false;
 	return gen_skip_wraps(g, d, f->len);
 }
 
@@ -617,6 +624,10 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	if (j->rw_seq_back_bytes)
 		return back_offset(g, f, d, len);
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
+	/* fio's get_next_seq_offset wraps a file whose skip, not its last I/O, passed the
+	 * end; one whose I/O ended on the end (or that has too little left) is done. */
+	if (holes_vary(g, d) && f->pos[d] >= f->len && f->pos[d] - g->skip < f->len)
+		f->pos[d] = 0;
 	return rel;
 }
 

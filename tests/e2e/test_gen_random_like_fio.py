@@ -106,6 +106,9 @@ JOBS = {
     # passes the end, and the pass is over when that I/O ended on it (ioplan wrapped).
     "holes_range_loops": "rw=read:8k\nbsrange=4k-8k\nsize=2m\nloops=3\n",
     "holes_split_io_size": "rw=write:8k\nbssplit=4k/50:8k/50\nsize=2m\nio_size=5m\n",
+    # Each file wraps or is done on its own, and each direction of a mix too.
+    "holes_range_files": "rw=read:8k\nbsrange=1k-16k\nsize=1000003\nnrfiles=2\nfile_service_type=sequential\n",
+    "holes_range_mix": "rw=rw:4k\nbssplit=4k/50:16k/50\nsize=512k\nloops=3\nrwmixread=70\n",
 }
 
 
