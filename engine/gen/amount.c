@@ -29,7 +29,7 @@ uint64_t gen_io_size(const struct gen *g)
  * that would straddle the end ends the pass short (fio's t0007: size=128m
  * bs=1m rw=read:512k reads 85 MiB).
  */
-bool gen_skip_wraps(const struct gen *g, uint8_t d, uint64_t len)
+static bool skip_wraps(const struct gen *g, uint8_t d, uint64_t len)
 {
 	const struct plan_bs *b = gen_bs_of(g, d);
 	uint64_t bs = b->min_bytes, step = bs + g->skip, last_end;
@@ -44,7 +44,7 @@ static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
 {
 	uint64_t bs = gen_bs_of(g, g->only_ddir)->min_bytes;
 
-	return gen_skip_wraps(g, g->only_ddir, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
+	return skip_wraps(g, g->only_ddir, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
 }
 
 uint64_t gen_pass_bytes(const struct gen *g)

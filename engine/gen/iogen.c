@@ -378,35 +378,23 @@ void gen_uncounted(struct gen *g)
 	start_phase(g, false);
 }
 
-/* Holed sequential I/O whose lengths in direction d vary: where its pass ends is known only then. */
-static bool holes_vary(const struct gen *g, uint8_t d)
+/* Holed sequential I/O (rw=read:<n>): each file, and each direction of a mix, wraps on its own (seq_offset). */
+static bool holes_wrap_each(const struct gen *g)
 {
-	const struct plan_bs *b = gen_bs_of(g, d);
-
-	return g->skip && !g->stride && !g->random && !g->job->zone_size_bytes &&
-	       (b->max_bytes != b->min_bytes || b->nr_split);
+	return g->skip && !g->stride && !g->random && !g->job->zone_size_bytes;
 }
 
 /*
- * A pass of direction d whose end wraps to the regions' start instead of
- * ending fio's round: sequential_stride's (DISKSPD -s), and holed I/O whose
- * next offset falls past the end (fio's get_next_seq_offset wraps it; the
- * amount ends the round), in a mix by d's own block size.
+ * A pass whose end wraps to the regions' start instead of ending fio's round:
+ * sequential_stride's (DISKSPD -s), and random or zoned holed I/O whose next
+ * offset falls past the end.  Sequential holes wrap as they go (fio's
+ * get_next_seq_offset, seq_offset), so a pass of theirs that ends is over.
  */
-static bool pass_wraps(const struct gen *g, uint8_t d)
+static bool pass_wraps(const struct gen *g)
 {
-	const struct gen_file *f = &g->files[0];
-
 	if (g->stride)
 		return true;
-	if (!g->skip)
-		return false;
-	if (g->random || g->job->zone_size_bytes)
-		return true;
-	/* Lengths that vary wrap file by file as they go (seq_offset): a pass that ends is over. */
-	if (holes_vary(g, d))
-		return false;
-	return gen_skip_wraps(g, d, f->len);
+	return g->skip && (g->random || g->job->zone_size_bytes);
 }
 
 static bool all_exhausted(const struct gen *g)
@@ -462,7 +450,7 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	 * re-seeds) and decides again; a pass that wraps goes on with the decision.
 	 * fio's map finds out by a failed draw (offset_first_next). */
 	if (g->limited && !runs_out(g) && !g->max_open && gen_loop_is_over(g, d) && gen_new_pass(g, d) &&
-	    !pass_wraps(g, d))
+	    !pass_wraps(g))
 		d = mix_decide(g);
 	return d;
 }
@@ -530,7 +518,7 @@ static bool loop_left(struct gen *g)
  */
 bool gen_new_pass(struct gen *g, uint8_t d)
 {
-	bool loop = g->limited && !pass_wraps(g, d);
+	bool loop = g->limited && !pass_wraps(g);
 
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
@@ -626,7 +614,7 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
 	/* fio's get_next_seq_offset wraps a file whose skip, not its last I/O, passed the
 	 * end; one whose I/O ended on the end (or that has too little left) is done. */
-	if (holes_vary(g, d) && f->pos[d] >= f->len && f->pos[d] - g->skip < f->len)
+	if (holes_wrap_each(g) && f->pos[d] >= f->len && f->pos[d] - g->skip < f->len)
 		f->pos[d] = 0;
 	return rel;
 }

@@ -269,9 +269,6 @@ uint64_t gen_pass_bytes(const struct gen *g);
 /* io_size=, or io_size=N% of each file's region summed (amount.c); 0 = unset. */
 uint64_t gen_io_size(const struct gen *g);
 
-/* rw=<dir>:<n>: whether a pass over a region of len wraps to its start (amount.c). */
-bool gen_skip_wraps(const struct gen *g, uint8_t d, uint64_t len);
-
 /* Window tickets of an interlocked job's file: loops passes over its region. */
 uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len);
 

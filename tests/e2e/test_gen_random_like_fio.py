@@ -109,6 +109,7 @@ JOBS = {
     # Each file wraps or is done on its own, and each direction of a mix too.
     "holes_range_files": "rw=read:8k\nbsrange=1k-16k\nsize=1000003\nnrfiles=2\nfile_service_type=sequential\n",
     "holes_range_mix": "rw=rw:4k\nbssplit=4k/50:16k/50\nsize=512k\nloops=3\nrwmixread=70\n",
+    "holes_mix_files": "rw=rw:4k\nbs=3000\nsize=1m\nnrfiles=2\nrwmixread=30\n",
 }
 
 
