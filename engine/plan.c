@@ -153,6 +153,11 @@ bool plan_rw_is_random(enum plan_rw rw)
 	       rw == PLAN_RW_RANDTRIMWRITE;
 }
 
+bool plan_rw_seq_turns(const struct plan_job *j)
+{
+	return j->rw_seq_nr > 1 || j->rw_seq_only;
+}
+
 void plan_job_resolve_queue(struct plan_job *j)
 {
 	/* fio: the most completions reaped at once is at least the fewest waited for. */

@@ -712,6 +712,9 @@ bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d);
 /* True when offsets are random for this rw value. */
 bool plan_rw_is_random(enum plan_rw rw);
 
+/* rw=randread:<n>: true when some of a random job's I/Os go on from the last instead of drawing. */
+bool plan_rw_seq_turns(const struct plan_job *j);
+
 /* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
 bool plan_fills_device(const struct plan_job *j);
 

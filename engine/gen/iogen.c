@@ -157,8 +157,7 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 static bool is_plain(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
-	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && j->rw_seq_nr <= 1 &&
-					    !j->rw_seq_only
+	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && !plan_rw_seq_turns(j)
 				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 					    !(j->sequential_parallel && j->iodepth > 1);
 

@@ -60,8 +60,7 @@ static bool job_writes(const struct plan_job *j)
 static const struct plan_bs *write_sizes(const struct plan_job *j, int k)
 {
 	bool random = plan_rw_is_random(j->rw);
-	bool turns = random &&
-		     (j->percentage_random_pct[PLAN_DDIR_WRITE] < 100 || j->rw_seq_nr > 1 || j->rw_seq_only);
+	bool turns = random && (j->percentage_random_pct[PLAN_DDIR_WRITE] < 100 || plan_rw_seq_turns(j));
 
 	if (!j->bs_is_seq_rand)
 		return k == 0 ? &j->bs[PLAN_DDIR_WRITE] : NULL;
