@@ -370,6 +370,14 @@ void worker_verify_backlog(struct worker *w);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */
 void worker_verify_loop(struct worker *w);
 void worker_verify_end_window(struct worker *w);
+#define VFY_BAD_MAX 8	/* mismatches described per block */
+/*
+ * Records up to VFY_BAD_MAX of n mismatches of the chunks in buf (read from
+ * buf_off of file f), verify_dump's files with them (worker_verify_report.c);
+ * true when verify_fatal stops the job.
+ */
+bool worker_verify_report_bad(struct worker *w, uint32_t f, uint32_t n, const struct vfy_bad *bad,
+			      const uint8_t *buf, uint64_t buf_off);
 /*
  * trim_percentage with trim_backlog (worker_trim.c).  worker_trim_next gives
  * the next trim due (every one listed once gen_ended); worker_trim_done takes

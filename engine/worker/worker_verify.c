@@ -26,26 +26,21 @@
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
  * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
- * fio's names.  verify_backlog=N checks what was written after every N
+ * fio's names (worker_verify_report.c).  verify_backlog=N checks what was written after every N
  * writes issued (once they have completed, so no check races a write)
  * and the read-back after the write phase checks the rest.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/buffers.h"
-#include "engine/safety/safety.h"
 #include "engine/stats.h"
 #include "engine/verify/verify_async.h"
 #include "engine/worker/worker.h"
 
 #define VFY_RUN_BYTES (1u << 20)	/* bytes per read-back pread */
-#define VFY_BAD_MAX 8			/* mismatches described per block */
 
 static bool job_writes(const struct plan_job *j)
 {
@@ -346,82 +341,6 @@ void worker_verify_release(struct worker *w)
 	w->vf.vfy = NULL;
 }
 
-static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
-{
-	/* Named by offset, unknown before the run: judged in full here; a user's file is kept. */
-	int fd = safety_open_output(&safety_system, name, O_TRUNC, SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why,
-				    n), ret = 0;
-
-	if (fd < 0)
-		return fd;
-	snprintf(why, n, "writing the bad block");
-	for (ssize_t r; len; len -= (uint64_t)r, p += r)
-		if ((r = write(fd, p, len)) <= 0) {
-			ret = r < 0 ? -errno : -EIO;
-			break;
-		}
-	if (!ret)
-		safety_mark_output(fd);
-	close(fd);
-	return ret;
-}
-
-/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail). */
-static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t buf_off,
-		     const struct vfy_bad *b)
-{
-	const char *path = w->clone->files[f].path, *slash = strrchr(path, '/');
-	const char *aux = w->sh->aux_path ? w->sh->aux_path : "";
-	uint64_t iv = w->vf.vfy->interval, at = (b->offset - buf_off) / iv * iv;
-	bool hdr = !b->sum_len && strcmp(b->field, "pattern") && strcmp(b->field, "trimmed block");
-	uint8_t *want;
-	char name[4096], why[512], what[600];
-	int ret;
-
-	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
-		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
-	ret = dump_file(name, buf + at, iv, why, sizeof(why));
-	if (!ret && w->vf.vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
-		for (uint64_t i = 0; i < iv; i++)
-			want[i] = w->vf.vfy->pattern[i % w->vf.vfy->pattern_len];
-		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
-			 slash ? slash + 1 : path, buf_off + at);
-		ret = dump_file(name, want, iv, why, sizeof(why));
-		free(want);
-	}
-	if (!ret)
-		return;
-	snprintf(what, sizeof(what), "verify_dump: %s", why);
-	worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f, .offset = buf_off + at, .what = what);
-}
-
-/*
- * Records up to VFY_BAD_MAX mismatches of the chunks in buf (read from
- * buf_off of file f); true when verify_fatal stops the job.
- */
-static bool report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad,
-		       const uint8_t *buf, uint64_t buf_off)
-{
-	char what[sizeof(((struct res_error *)0)->what)];
-
-	if (w->job->verify_fatal)
-		n = 1;	/* the first mismatch ends the job: later ones are not looked at */
-	for (uint32_t i = 0; i < n && i < VFY_BAD_MAX; i++) {
-		vfy_describe(w->vf.vfy, &bad[i], what, sizeof(what));
-		worker_error(w, .err = EILSEQ, .ddir = PLAN_DDIR_READ, .file = file,
-			     .offset = bad[i].offset, .len = w->vf.vfy->interval, .what = what);
-		if (w->job->verify_dump)
-			dump_bad(w, file, buf, buf_off, &bad[i]);
-	}
-	if (n > VFY_BAD_MAX)
-		w->res.total_err += n - VFY_BAD_MAX;
-	w->res.verify_failures += n;
-	if (!w->job->verify_fatal)
-		return false;
-	worker_fail(w, EILSEQ);
-	return true;
-}
-
 static int read_hists(struct worker *w);
 static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget);
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
@@ -586,7 +505,7 @@ static void async_report(struct worker *w, struct vasync_slot *s)
 {
 	/* verify_fatal: the job ended at the first mismatch; later slots are not looked at. */
 	if (s->nbad && !(w->fatal && w->job->verify_fatal))
-		report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
+		worker_verify_report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
 	vasync_put(w->vf.async, s);
 }
 
@@ -619,7 +538,7 @@ static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off,
 	uint32_t nb = zero ? vfy_check_zero(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX)
 			   : vfy_check(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX);
 
-	return nb && report_bad(w, f, nb, bad, buf, off);
+	return nb && worker_verify_report_bad(w, f, nb, bad, buf, off);
 }
 
 /*
