@@ -32,7 +32,7 @@ static void set_rw_seq_nr(job_spec &j, const std::string &mod)
     if (j.pj.rw_seq_only)
         note_reading("no number of I/Os per random offset (fio reads 0): none is random, each goes on from "
                      "the last, from the region's start (a random block only at its end), as fio");
-    else if (n < 0)
+    else if ((long)j.pj.rw_seq_nr != n)   // negative, or past int: atoi's wrap
         note_reading("fio reads " + std::to_string(n) + " as " + std::to_string(j.pj.rw_seq_nr) +
                      " I/Os per random offset: the first is random, the rest go on from it, as fio");
 }

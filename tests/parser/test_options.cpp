@@ -170,6 +170,7 @@ TEST_CASE("rw's postfix: a backward or forward step for sequential jobs, an I/O 
     CHECK(applied({{"rw", "randread:4k"}}).pj.rw_seq_nr == 4);
     CHECK(applied({{"rw", "randwrite:-8k"}}).pj.rw_seq_nr == 4294967288u);
     CHECK_FALSE(applied({{"rw", "randwrite:-8k"}}).pj.rw_seq_only);
+    CHECK(applied({{"rw", "randread:99999999999"}}).pj.rw_seq_nr == 1215752191u);   // glibc atoi: its low 32 bits
     for (const char *v : {"randread:0", "randread:x", "randread:", "randrw: "}) {
         CAPTURE(v);
         CHECK(applied({{"rw", v}}).pj.rw_seq_only);
