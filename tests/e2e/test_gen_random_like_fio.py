@@ -110,6 +110,10 @@ JOBS = {
     "holes_range_files": "rw=read:8k\nbsrange=1k-16k\nsize=1000003\nnrfiles=2\nfile_service_type=sequential\n",
     "holes_range_mix": "rw=rw:4k\nbssplit=4k/50:16k/50\nsize=512k\nloops=3\nrwmixread=70\n",
     "holes_mix_files": "rw=rw:4k\nbs=3000\nsize=1m\nnrfiles=2\nrwmixread=30\n",
+    # With offset= fio compares the position in the region with the file's size and
+    # wraps to the offset as a position in the region (twice it in the file).
+    "holes_offset_wrap": "rw=write:8k\nbs=4k\nsize=1000003\noffset=4k\n",
+    "holes_offset_files": "rw=read:8k\nbsrange=4k-8k\nsize=1m\noffset=64k\nnrfiles=2\nloops=2\n",
 }
 
 
