@@ -194,7 +194,7 @@ const std::vector<flag> table = {
      "the results would replace the data the run used.\n"
      "When the file cannot take the results after the run (the disk filled), the\n"
      "error says so and the results are written to standard output instead."},
-    {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file",
+    {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file, or whose engine creates, deletes or allocates",
      [](ctx &c, str) { c.a.readonly = true; }, "The run exits with status 2 naming the job; nothing is written."},
     {"max-jobs", flag_arg::required, "N", RUN, "accepted for fio's scripts and ignored, as fio 3.33 ignores it",
      [](ctx &, str) {}, "fio's test harness passes --max-jobs=16; fio 3.33 no longer limits anything with it."},

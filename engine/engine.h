@@ -177,7 +177,8 @@ int eng_run(const struct plan *p, const struct eng_opts *o, struct results **out
 
 /*
  * For --readonly, before any I/O: 0 when running p would write no file (no
- * creation, extension or new layout), -EROFS with the path and the reason in
+ * creation, extension or new layout, no engine that creates, deletes or
+ * allocates whatever rw= says), -EROFS with the path or job and the reason in
  * why, or -ENOMEM.  Jobs that write or trim are the caller's to refuse.
  */
 int eng_layout_writes(const struct plan *p, char *why, size_t n);

@@ -90,6 +90,9 @@ struct ioe_ops {
 	bool removes;			/* deletes the job's files: a writer to the safety checks */
 	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
 	bool remote;			/* a peer or export the job names (net, nbd): no local file, data verified */
+	/* What it changes on the file system whatever rw= says ("creates files"), NULL if nothing:
+	 * --readonly refuses a job that uses it. */
+	const char *changes;
 	/*
 	 * queue() completes with no work worth timing (null): a sync I/O takes the
 	 * clock read ioplan already has as its start instead of a fresh one.

@@ -31,5 +31,6 @@ const struct ioe_ops ioe_falloc = {
 	.id = PLAN_IOENGINE_FALLOC,
 	.sync = true,
 	.open_rw = true,		/* fallocate needs a writable descriptor, as fio's O_RDWR open */
+	.changes = "allocates blocks in its files, on reads too",
 	.queue = falloc_queue,
 };

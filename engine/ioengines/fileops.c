@@ -203,13 +203,14 @@ static int dircreate_init(struct ioe *e) { return fop_init(e, FOP_CREATE, true);
 static int dirstat_init(struct ioe *e) { return fop_init(e, FOP_STAT, true); }
 static int dirdelete_init(struct ioe *e) { return fop_init(e, FOP_DELETE, true); }
 
-#define FOP_OPS(n, ID, lays_out, rm)					\
+#define FOP_OPS(n, ID, lays_out, rm, what)				\
 	const struct ioe_ops ioe_##n = {				\
 		.id = PLAN_IOENGINE_##ID,				\
 		.sync = true,						\
 		.no_open = true,					\
 		.no_layout = !(lays_out),				\
 		.removes = (rm),					\
+		.changes = (what),					\
 		.clat_only = true,					\
 		.init = n##_init,					\
 		.exit = fop_exit,					\
@@ -217,9 +218,9 @@ static int dirdelete_init(struct ioe *e) { return fop_init(e, FOP_DELETE, true);
 	}
 
 /* filestat and filedelete work on laid-out files; the others make their own entries. */
-FOP_OPS(filecreate, FILECREATE, false, false);
-FOP_OPS(filestat, FILESTAT, true, false);
-FOP_OPS(filedelete, FILEDELETE, true, true);
-FOP_OPS(dircreate, DIRCREATE, false, false);
-FOP_OPS(dirstat, DIRSTAT, false, false);
-FOP_OPS(dirdelete, DIRDELETE, false, true);
+FOP_OPS(filecreate, FILECREATE, false, false, "creates files");
+FOP_OPS(filestat, FILESTAT, true, false, NULL);
+FOP_OPS(filedelete, FILEDELETE, true, true, "deletes files");
+FOP_OPS(dircreate, DIRCREATE, false, false, "creates directories");
+FOP_OPS(dirstat, DIRSTAT, false, false, "creates the directories it finds missing");
+FOP_OPS(dirdelete, DIRDELETE, false, true, "removes directories");

@@ -6,13 +6,16 @@
  * to the region a job uses, or lay it out again because a reading job finds
  * its layout unfinished.  The rule is the layout's own (layout_init collects
  * the files as layout_prepare will see them), so the answer cannot drift from
- * what a run would do.
+ * what a run would do.  An engine that changes the file system whatever the
+ * job's rw= says (creates or deletes files and directories, allocates blocks)
+ * says so in its ops (`changes`), and a job that uses it is refused too.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "engine/engine.h"
+#include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/mark.h"
 
@@ -35,11 +38,30 @@ static const char *layout_writes(const struct layout_file *lf)
 	return NULL;
 }
 
+/* A job whose engine changes the file system whatever its rw= (filecreate, dirdelete, falloc). */
+static int engine_writes(const struct plan *p, char *why, size_t n)
+{
+	for (uint32_t j = 0; j < p->nr_jobs; j++) {
+		const struct plan_job *job = plan_job_at(p, j);
+		const struct ioe_ops *o = ioe_find(job->ioengine);
+
+		if (o && o->changes) {
+			snprintf(why, n, "job '%s': ioengine=%s %s", job->name, plan_ioengine_name(job->ioengine),
+				 o->changes);
+			return -EROFS;
+		}
+	}
+	return 0;
+}
+
 int eng_layout_writes(const struct plan *p, char *why, size_t n)
 {
 	struct layout l;
-	int ret = layout_init(&l, p);
+	int ret = engine_writes(p, why, n);
 
+	if (ret)
+		return ret;
+	ret = layout_init(&l, p);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < l.nr && !ret; i++) {

@@ -5,6 +5,7 @@ the flags whose effect is a run (--readonly, --debug, terse) are
 checked on real null-engine or scratch-file runs; --showcmd against fio itself.
 """
 import json
+import os
 import re
 import time
 import unittest
@@ -121,6 +122,28 @@ class RunFlags(TmpDirCase):
         p = run(["--readonly", *self.job("read"), "--size=512k"])
         self.assertEqual(p.returncode, 2)
         self.assertIn("smaller than the jobs need and would be extended", p.stderr)
+
+    def test_readonly_refuses_engines_that_change_files_whatever_rw_says(self):
+        # fio 3.33 runs filecreate under --readonly and makes its files; ioplan's --readonly writes nothing.
+        d = self.tmp / "d"
+        d.mkdir()
+        made = ["--name=j", f"--directory={d}", "--nrfiles=2", "--filesize=4k"]
+        self.assertEqual(run([*made, "--ioengine=dircreate"]).returncode, 0)
+        self.assertEqual(run(["--name=f", *made[1:], "--ioengine=filecreate"]).returncode, 0)
+        before = sorted(os.listdir(d))
+        self.assertEqual(len(before), 4)
+        for engine, says in (("filecreate", "creates files"), ("filedelete", "deletes files"),
+                             ("dircreate", "creates directories"), ("dirdelete", "removes directories"),
+                             ("dirstat", "creates the directories"), ("falloc", "allocates blocks")):
+            with self.subTest(engine=engine):
+                p = run(["--readonly", *made, f"--ioengine={engine}"])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"--readonly: job 'j': ioengine={engine} {says}", p.stderr)
+                self.assertEqual(sorted(os.listdir(d)), before)
+        for f in ("f.0.0", "f.0.1"):  # filecreate's are empty: a stat of files of the size asked
+            (d / f).write_bytes(b"x" * 4096)
+        p = run(["--readonly", "--name=f", *made[1:], "--ioengine=filestat"])
+        self.assertEqual(p.returncode, 0, p.stderr)  # a stat changes nothing
 
     def test_warnings_fatal_refuses_a_run_with_warnings(self):
         self.assertEqual(run(self.job("read")).returncode, 0)
