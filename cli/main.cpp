@@ -151,7 +151,10 @@ int convert_action(const cli::args &a)
     parser::diag_list notes;
     parser::plan_documents({doc}, a.req, &notes);
     parser::syntax to = parser::syntax_of("", a.convert_to);
-    return cli::emit(parser::write_document(doc, to), "the converted job", a.output_path);
+    std::vector<cli::input_file> inputs{{path, "the job file " + path + " being converted"}};
+    for (const std::string &f : doc.included)
+        inputs.push_back({f, "the job file " + f + ", included"});
+    return cli::emit(parser::write_document(doc, to), "the converted job", a.output_path, inputs);
 }
 
 // --preset=NAME: the preset's file becomes the job file, command-line job
@@ -184,8 +187,10 @@ cli::plan_source source_of(const cli::args &a, const std::vector<parser::documen
     cli::plan_source src;
     src.argv = a.argv;
     src.job_names = a.req.job_files;
-    for (const auto &d : docs)
+    for (const auto &d : docs) {
         src.job_texts.push_back(parser::write_document(d, parser::syntax::ini));
+        src.included.insert(src.included.end(), d.included.begin(), d.included.end());
+    }
     src.identity = cli::plan_identity(a.req, docs);
     return src;
 }
@@ -239,7 +244,8 @@ int run_action(cli::args &a, cli::world *w)
         print_notes(notes);
         std::ostringstream text;
         report::write_showplan(*p, text);
-        return cli::emit(text.str(), "the plan", a.output_path);
+        cli::plan_source src = source_of(a, docs);
+        return cli::emit(text.str(), "the plan", a.output_path, cli::run_inputs(a, *p, &src));
     }
     // An unset ${VAR} is said on stderr too as ioplan (fio says nothing).
     if (a.who != report::personality::fio)

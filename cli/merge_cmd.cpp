@@ -134,7 +134,10 @@ int merge_action(const args &a)
     }
     std::ostringstream text;
     report::write(*acc, *p, o, text);
-    return emit(text.str(), "the merged results", a.output_path);
+    std::vector<input_file> inputs;
+    for (const std::string &f : a.req.job_files)
+        inputs.push_back({f, "the rank file " + f + " being merged"});
+    return emit(text.str(), "the merged results", a.output_path, inputs);
 }
 
 } // namespace cli

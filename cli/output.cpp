@@ -131,7 +131,8 @@ bool output_file::append(const std::string &text, const std::string &content)
 	return write_all(fd_, text, what);
 }
 
-int emit(const std::string &text, const std::string &content, const std::string &path)
+int emit(const std::string &text, const std::string &content, const std::string &path,
+	 const std::vector<input_file> &inputs)
 {
 	if (path.empty())
 		return write_stdout(text, content + " to stdout") ? 0 : 1;
@@ -141,16 +142,45 @@ int emit(const std::string &text, const std::string &content, const std::string 
 		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
 		return 2;
 	}
+	for (const input_file &in : inputs)
+		if (out.is(in.path)) {
+			std::fprintf(stderr, "ioplan: error: --output=%s is %s: %s would replace it\n", path.c_str(),
+				     in.what.c_str(), content.c_str());
+			return 2; // out's destructor removes a file its open() created
+		}
 	return out.commit(text, content) ? 0 : 1;
+}
+
+namespace {
+
+// Only a regular file holds data an output would replace (/dev/null may be both).
+bool same_regular(const struct stat &a, const std::string &b)
+{
+	struct stat st;
+	return S_ISREG(a.st_mode) && stat(b.c_str(), &st) == 0 && a.st_dev == st.st_dev && a.st_ino == st.st_ino;
+}
+
+} // namespace
+
+bool same_file(const std::string &a, const std::string &b)
+{
+	struct stat st;
+	return stat(a.c_str(), &st) == 0 && same_regular(st, b);
+}
+
+const input_file *input_named(const std::string &path, const std::vector<input_file> &inputs)
+{
+	for (const input_file &in : inputs)
+		if (same_file(path, in.path))
+			return &in;
+	return nullptr;
 }
 
 bool output_file::is(const std::string &other) const
 {
-	struct stat mine, theirs;
+	struct stat mine;
 	int ret = fd_ >= 0 ? fstat(fd_, &mine) : stat(path_.c_str(), &mine);
-	// Only a regular file holds data a report would replace (/dev/null may be both).
-	return ret == 0 && S_ISREG(mine.st_mode) && stat(other.c_str(), &theirs) == 0 &&
-	       mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+	return ret == 0 && same_regular(mine, other);
 }
 
 bool check_writable(const std::string &path, std::string *err)

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace cli {
 
@@ -77,9 +78,25 @@ private:
 	std::string held_;	// appended while deferred_, for commit()
 };
 
+// A file a command reads, which none of its outputs may replace: a job file,
+// an included one, a trace, the results store, a report's result files.
+struct input_file {
+	std::string path;
+	std::string what; // "the job file job.fio being read"
+};
+
+// Whether a and b name one regular file (device and inode); false when either
+// is missing or not a regular file (/dev/null may be both input and output).
+bool same_file(const std::string &a, const std::string &b);
+
+// The input that path names, or null.
+const input_file *input_named(const std::string &path, const std::vector<input_file> &inputs);
+
 // text to --output=path, or to stdout when path is "" (--showplan, convert).
-// Returns the exit code: 0, 1 a write failed, 2 path cannot be opened.
-int emit(const std::string &text, const std::string &content, const std::string &path);
+// Returns the exit code: 0, 1 a write failed, 2 path cannot be opened or is
+// one of inputs (nothing is written then).
+int emit(const std::string &text, const std::string &content, const std::string &path,
+	 const std::vector<input_file> &inputs = {});
 
 // Whether path can be opened for writing (as output_file::open, which leaves
 // no file behind): for outputs another program writes (gnuplot's chart).

@@ -73,7 +73,10 @@ int report_action(const args &a)
         std::fprintf(stderr, "ioplan report: error: %s\n", err.c_str());
         return 2;
     }
-    return emit(page.str(), "the page", a.output_path);
+    std::vector<input_file> inputs;
+    for (const std::string &f : a.req.job_files)
+        inputs.push_back({f, "the result " + f + " being shown"});
+    return emit(page.str(), "the page", a.output_path, inputs);
 }
 
 } // namespace cli

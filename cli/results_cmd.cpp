@@ -225,7 +225,7 @@ int report_cmd(const cmd_opts &o)
 	std::string err;
 	if (!report::write_html(in, page, &err))
 		throw usage_error(err);
-	return emit(page.str(), "the page", o.output);
+	return emit(page.str(), "the page", o.output, { { o.db, "the results store " + o.db } });
 }
 
 int rm_cmd(const cmd_opts &o)

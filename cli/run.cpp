@@ -415,8 +415,9 @@ const plan_job *job_writing_to(const plan &p, const output_file &out)
 }
 
 // Opens --output before any I/O; false after printing why (exit 2).  Neither
-// a job's file nor a job file being read may be what the report replaces.
-bool open_output(const plan &p, const std::string &path, const plan_source *src, output_file *out)
+// a job's file nor what the run reads (inputs) may be what the report replaces.
+bool open_output(const plan &p, const std::string &path, const std::vector<input_file> &inputs,
+                 output_file *out)
 {
     std::string err;
     if (!out->open(path, &err)) {
@@ -428,10 +429,10 @@ bool open_output(const plan &p, const std::string &path, const plan_source *src,
                      path.c_str(), job->name);
         return false;
     }
-    for (const std::string &job_file : src ? src->job_names : std::vector<std::string>{})
-        if (out->is(job_file)) {
-            std::fprintf(stderr, "ioplan: error: --output=%s is the job file %s being read: the results "
-                         "would replace it\n", path.c_str(), job_file.c_str());
+    for (const input_file &in : inputs)
+        if (out->is(in.path)) {
+            std::fprintf(stderr, "ioplan: error: --output=%s is %s: the results would replace it\n",
+                         path.c_str(), in.what.c_str());
             return false;
         }
     return true;
@@ -532,7 +533,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         formats |= report::FORMAT_TERSE;
     output_file out;
     bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
-    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, src, &out))
+    std::vector<input_file> inputs = run_inputs(a, p, src);
+    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, inputs, &out))
+        return 2;
+    if (!job_outputs_ok(p, inputs))
         return 2;
     if (!cli_side_files_ok(a, w))
         return 2;

@@ -1,6 +1,8 @@
-// cli/run_checks.cpp - the --readonly and --aux-path checks before any I/O (run_checks.hpp).
+// cli/run_checks.cpp - the checks of a plan before any I/O: --readonly, --aux-path, and
+// no output over an input (run_checks.hpp).
 #include "cli/run_checks.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "engine/engine.h"
+#include "results/store.hpp"
 #include "engine/safety/safety.h"
 
 namespace cli {
@@ -49,6 +52,46 @@ bool aux_path_ok(const std::string &dir)
 bool check_run_flags(const args &a, const plan &p)
 {
     return aux_path_ok(a.aux_path) && (!a.readonly || readonly_ok(p));
+}
+
+std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_source *src)
+{
+    std::vector<input_file> in;
+    for (const std::string &f : src ? src->job_names : std::vector<std::string>{})
+        in.push_back({f, "the job file " + f + " being read"});
+    for (const std::string &f : src ? src->included : std::vector<std::string>{})
+        in.push_back({f, "the job file " + f + ", included"});
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
+        // read_iolog= may list blktrace files to merge, ':'-separated.
+        std::string list = job->read_iolog_path ? job->read_iolog_path : "";
+        for (size_t at = 0; !list.empty() && at <= list.size();) {
+            size_t end = std::min(list.find(':', at), list.size());
+            in.push_back({list.substr(at, end - at), std::string("the trace job '") + job->name + "' replays"});
+            at = end + 1;
+        }
+    }
+    if (a.save) {
+        std::string db = a.results_db.empty() ? resdb::default_path() : a.results_db;
+        in.push_back({db, "the results store " + db});
+    }
+    return in;
+}
+
+bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs)
+{
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
+        const char *paths[] = { job->write_iolog_path, job->merge_blktrace_path };
+        const char *options[] = { "write_iolog", "merge_blktrace_file" };
+        for (int k = 0; k < 2; k++) {
+            const input_file *in = paths[k] ? input_named(paths[k], inputs) : nullptr;
+            if (in) {
+                std::fprintf(stderr, "ioplan: error: job '%s': %s=%s is %s: the run would write over it; "
+                             "nothing was run\n", job->name, options[k], paths[k], in->what.c_str());
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 } // namespace cli

@@ -2,10 +2,13 @@
 //
 // --readonly refuses every job that would write or trim, and every file the
 // layout would create, extend or fill; --aux-path must be a directory;
-// --warnings-fatal makes a warning an error.
+// --warnings-fatal makes a warning an error.  And what a run reads (job
+// files, includes, traces, the results store) is never what it writes.
 #pragma once
 
 #include "cli/args.hpp"
+#include "cli/mpi/rank_file.hpp"
+#include "cli/output.hpp"
 #include <string>
 #include <vector>
 
@@ -15,5 +18,13 @@ namespace cli {
 
 // False after printing why on stderr (exit 2): nothing may run.
 bool check_run_flags(const args &a, const plan &p);
+
+// What the run reads that no output of it may replace: the job files and the
+// files they include, the traces jobs replay, the results store --save writes to.
+std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_source *src);
+
+// The files jobs write besides the reports (write_iolog, merge_blktrace_file)
+// against inputs; false after printing which one would be replaced (exit 2).
+bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs);
 
 } // namespace cli

@@ -50,6 +50,7 @@ struct document {
     std::string path;       // as given on the command line ("<cmdline>" etc.)
     std::vector<section> sections;
     std::vector<std::string> trailing_comments; // after the last entry
+    std::vector<std::string> included; // files include lines read, as opened (no output may replace them)
 };
 
 } // namespace parser

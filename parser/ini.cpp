@@ -296,6 +296,7 @@ void reader::include(const line_state &st, const loc &at, const source &src, int
     for (const auto &r : chain_)
         if (r == real)
             fail(at, "include loop: '" + name + "' is already being read");
+    doc_.included.push_back(path);
     auto from = std::make_shared<const loc>(at);
     read_text(text, source{path, dir_of(path), real, from, src.substituted || name != st.text}, depth + 1);
 }

@@ -42,6 +42,8 @@ struct plan_source {
     std::vector<std::string> argv;
     std::vector<std::string> job_names;
     std::vector<std::string> job_texts;
+    // The files the job files included, as opened (not in rank files: no output may replace them).
+    std::vector<std::string> included;
     // What every rank must agree on before a run (plan_identity(); not in rank files).
     std::string identity;
     // A digest of identity, as written in the rank file (filled by the reader).

@@ -304,6 +304,42 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual(sha(job), before)
         self.assertFalse((self.tmp / "t").exists())
 
+    def test_no_output_replaces_what_the_run_reads(self):
+        # The store --save writes to, a job file an include read, the trace a job replays, a report's
+        # result file, the job file convert reads: each is refused as --output (exit 2, before any I/O)
+        # and as write_iolog=, and keeps its bytes.
+        t = self.tmp
+        (t / "common.inc").write_text("size=64k\nrw=read\n")
+        (t / "job.fio").write_text("[j]\nfilename=t\ninclude common.inc\n")
+        null = ["--name=j", "--ioengine=null", "--size=64k"]
+        self.assertEqual(run([*null, "--save=a", "--results-db=s.db", "--output=/dev/null"], cwd=t).returncode, 0)
+        self.assertEqual(run([*null, "--write_iolog=rec.log", "--output=/dev/null"], cwd=t).returncode, 0)
+        self.assertEqual(run([*null, "--output-format=json", "--output=r.json"], cwd=t).returncode, 0)
+        cases = [
+            ([*null, "--save=b", "--results-db=s.db", "--output=s.db"], "s.db", "the results store s.db"),
+            (["results", "report", "1", "--results-db=s.db", "--output=s.db"], "s.db", "the results store s.db"),
+            (["job.fio", "--output=common.inc"], "common.inc", "the job file common.inc, included"),
+            (["job.fio", "--showplan", "--output=common.inc"], "common.inc", "the job file common.inc, included"),
+            (["job.fio", "--write_iolog=common.inc"], "common.inc", "write_iolog=common.inc is the job file"),
+            (["job.fio", "--write_iolog=job.fio"], "job.fio", "write_iolog=job.fio is the job file job.fio"),
+            (["--name=rp", "--ioengine=null", "--size=64k", "--read_iolog=rec.log", "--output=rec.log"], "rec.log",
+             "the trace job 'rp' replays"),
+            (["--name=rp", "--ioengine=null", "--size=64k", "--read_iolog=rec.log", "--write_iolog=rec.log"],
+             "rec.log", "the trace job 'rp' replays"),
+            (["report", "r.json", "-o", "r.json"], "r.json", "the result r.json being shown"),
+            (["convert", "job.fio", "--to=toml", "--output=job.fio"], "job.fio", "the job file job.fio being converted"),
+            (["convert", "job.fio", "--to=yaml", "--output=common.inc"], "common.inc", "common.inc, included"),
+        ]
+        for args, victim, says in cases:
+            with self.subTest(args=args):
+                before = sha(t / victim)
+                p = run(args, cwd=t)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(says, p.stderr)
+                self.assertEqual(sha(t / victim), before)
+                self.assertFalse((t / "t").exists(), "the job ran before the refusal")
+        self.assertEqual(run(["results", "list", "--results-db=s.db"], cwd=t).returncode, 0)
+
 
 if __name__ == "__main__":
     unittest.main()
