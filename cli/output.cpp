@@ -95,6 +95,7 @@ bool output_file::open(const std::string &path, std::string *err, unsigned how)
 bool output_file::commit(const std::string &text, const std::string &content)
 {
 	const std::string what = content + " to " + path_;
+	bool created = created_;
 	created_ = false; // from here on the file is the user's result, whatever happens
 	char why[1024] = "";
 	if (deferred_ && (fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_, why, sizeof(why))) < 0) {
@@ -103,10 +104,24 @@ bool output_file::commit(const std::string &text, const std::string &content)
 		return false;
 	}
 	struct stat st;
-	// Truncated only now: until the results exist, an older file is kept.
-	if (!appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
-		return fail(what, errno);
-	bool ok = write_all(fd_, held_ + text, what);
+	const std::string all = held_ + text;
+	bool regular = !appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+	// Replaced only now: until the results exist, an older file is kept, and
+	// until their space is had (a full disk), too: it is written over, not
+	// truncated first, and cut to the new length after.
+	if (regular && !all.empty() && fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, (off_t)all.size()) != 0 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS) {
+		std::fprintf(stderr, "ioplan: error: writing %s: %s (%s)\n", what.c_str(), std::strerror(errno),
+			     created ? "no file is left" : "the older file is left as it was");
+		::close(fd_);
+		fd_ = -1;
+		if (created)
+			::unlink(path_.c_str());
+		return false;
+	}
+	bool ok = write_all(fd_, all, what);
+	if (ok && regular && ftruncate(fd_, (off_t)all.size()) != 0)
+		ok = fail(what, errno);
 	if (ok && (how_ & SAFETY_OUT_DERIVED))
 		safety_mark_output(fd_); // ioplan's own: the next run may replace it
 	int fd = fd_;

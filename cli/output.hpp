@@ -10,8 +10,9 @@
 //
 // and the caller exits 1.  An --output file is opened before the run (a bad
 // path is exit 2 in the first second, before any I/O, not after an hour) but
-// only truncated when the results are written, so a run that never starts
-// leaves an earlier result file as it was.
+// only replaced when the results are written, so a run that never starts
+// leaves an earlier result file as it was; and the results' space is had
+// first (fallocate), so a full disk leaves it as it was too.
 #pragma once
 
 #include <cstdio>

@@ -294,10 +294,29 @@ class FullFileSystem(MountCase):
         dest = self.mnt / "r.json"
         p = run([*NULL_JOB, "--output-format=json+", f"--output={dest}"])
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC}\n"
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC} (no file is left)\n"
                                    "ioplan: the results are on stdout instead\n")
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+        self.assertFalse(dest.exists())
 
+    def test_earlier_results_survive_a_full_file_system(self):
+        # fio truncates its --output first and leaves what fits; ioplan writes nothing over the
+        # older file until the new results' space is had.
+        filler = self.mnt / "filler"
+        os.truncate(filler, filler.stat().st_size - 4096)
+        dest = self.mnt / "r.json"
+        dest.write_text('{"older": "results"}\n')
+        p = run([*NULL_JOB, "--output-format=json+", f"--output={dest}"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: writing the results to {dest}: {ENOSPC} "
+                                   "(the older file is left as it was)\n"
+                                   "ioplan: the results are on stdout instead\n")
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+        self.assertEqual(dest.read_text(), '{"older": "results"}\n')
+        small = run([*NULL_JOB, "--output-format=terse", f"--output={dest}"])  # fits in its page
+        self.assertEqual(small.returncode, 0, small.stderr)
+        self.assertTrue(dest.read_text().startswith("3;"), dest.read_text()[:80])
+        self.assertEqual(dest.read_text().count("\n"), 1)  # cut to the new length
 
     def test_plot_into_a_full_file_system(self):
         result = self.tmp / "r.json"
