@@ -80,15 +80,11 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs)
 {
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
-        const char *paths[] = { job->write_iolog_path, job->merge_blktrace_path };
-        const char *options[] = { "write_iolog", "merge_blktrace_file" };
-        for (int k = 0; k < 2; k++) {
-            const input_file *in = paths[k] ? input_named(paths[k], inputs) : nullptr;
-            if (in) {
-                std::fprintf(stderr, "ioplan: error: job '%s': %s=%s is %s: the run would write over it; "
-                             "nothing was run\n", job->name, options[k], paths[k], in->what.c_str());
-                return false;
-            }
+        const input_file *in = job->write_iolog_path ? input_named(job->write_iolog_path, inputs) : nullptr;
+        if (in) {
+            std::fprintf(stderr, "ioplan: error: job '%s': write_iolog=%s is %s: the run would write over it; "
+                         "nothing was run\n", job->name, job->write_iolog_path, in->what.c_str());
+            return false;
         }
     }
     return true;

@@ -23,8 +23,10 @@ bool check_run_flags(const args &a, const plan &p);
 // files they include, the traces jobs replay, the results store --save writes to.
 std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_source *src);
 
-// The files jobs write besides the reports (write_iolog, merge_blktrace_file)
-// against inputs; false after printing which one would be replaced (exit 2).
+// The I/O logs jobs write (write_iolog) against inputs; false after printing
+// which one would be replaced (exit 2).  merge_blktrace_file= has its own rule,
+// judged when the merge is written, before this: only an empty file or the same
+// merge is replaced (cli/replay_merge.cpp).
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs);
 
 } // namespace cli
