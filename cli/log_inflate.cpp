@@ -11,14 +11,18 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <string>
 #include <vector>
 #include <zlib.h>
+
+#include "parser/structured.hpp"
 
 namespace cli {
 
 namespace {
+
+// A compressed log read from a pipe holds at most this much (a bound: an endless stream is refused).
+constexpr size_t LOG_PIPE_MAX = size_t(1) << 30;
 
 // fio's struct io_sample (iolog.h): 32 bytes, 40 with the offset; flag bits in its ddir word.
 constexpr size_t SAMPLE_BYTES = 32, SAMPLE_OFFSET_BYTES = 40;
@@ -88,12 +92,12 @@ bool inflate_stream(const std::vector<unsigned char> &in, size_t *at, std::vecto
 
 int inflate_log(const std::string &path, FILE *out)
 {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), std::strerror(errno));
+    std::vector<unsigned char> in;
+    std::string err;
+    if (!parser::read_file_bytes(path, "log", LOG_PIPE_MAX, &in, &err)) {
+        std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), err.c_str());
         return 1;
     }
-    std::vector<unsigned char> in((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     size_t at = 0;
     while (at < in.size()) {
         std::vector<unsigned char> samples;

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "parser/iolog/iolog.h"
+#include "parser/replay_stage.hpp"
+#include "parser/structured.hpp"
 #include "engine/safety/safety.h"
 
 namespace cli {
@@ -136,9 +138,10 @@ bool merge_traces(plan_job &j)
     std::vector<std::vector<uint8_t>> bufs(names.size());
     std::vector<iolog_merge_src> src(names.size());
     for (size_t i = 0; i < names.size(); i++) {
-        if (!slurp(names[i], &bufs[i])) {
+        std::string err;
+        if (!parser::read_file_bytes(names[i], "trace", parser::TRACE_PIPE_MAX, &bufs[i], &err)) {
             std::fprintf(stderr, "%s: error: merge_blktrace_file: cannot read it: %s\n", names[i].c_str(),
-                         std::strerror(errno ? errno : EIO));
+                         err.c_str());
             return false;
         }
         src[i] = {bufs[i].data(), bufs[i].size(), j.nr_merge_scalars ? j.merge_scalars_pct[i] : 100,

@@ -18,22 +18,12 @@
 #include <vector>
 
 #include "parser/iolog/iolog.h"
+#include "parser/structured.hpp"
 
 namespace parser {
 
 namespace {
 
-// The whole trace file; false (errno-style message in *err) when it cannot be read.
-bool read_all(const char *path, std::vector<uint8_t> *buf, std::string *err)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *err = std::strerror(errno ? errno : ENOENT);
-        return false;
-    }
-    buf->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return true;
-}
 
 void trace_error(const char *path, const iolog_error &e)
 {
@@ -144,7 +134,7 @@ bool replay_stage(plan_job &j)
         return true;
     std::vector<uint8_t> buf;
     std::string err;
-    if (!read_all(j.read_iolog_path, &buf, &err)) {
+    if (!read_file_bytes(j.read_iolog_path, "trace", TRACE_PIPE_MAX, &buf, &err)) {
         std::fprintf(stderr, "%s: error: read_iolog: cannot read it: %s\n", j.read_iolog_path, err.c_str());
         return false;
     }

@@ -12,9 +12,16 @@
 // nothing has run yet.
 #pragma once
 
+#include <cstddef>
+
 #include "engine/plan.h"
 
 namespace parser {
+
+// Bytes a trace read from a pipe may hold: a bound, so an endless stream is
+// refused rather than read until memory runs out (a regular file's size is its own).
+constexpr size_t TRACE_PIPE_MAX = size_t(1) << 30;
+
 
 // Rewrites one job that names a read_iolog trace and has none loaded yet (a job
 // without one is left as it is).  False after printing why on stderr (exit 2).

@@ -2,6 +2,8 @@
 #include "parser/structured.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <fcntl.h>
 #include <sstream>
 #include <sys/stat.h>
@@ -163,6 +165,52 @@ read_status read_bounded(const std::string &path, const read_limits &lim, std::s
     read_status st = fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) ? read_status::unreadable : read_fd(fd, lim, out);
     close(fd);
     return st;
+}
+
+namespace {
+
+bool read_bytes_fd(int fd, size_t max, std::vector<uint8_t> *buf, std::string *err)
+{
+    uint8_t chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *err = std::strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            return true;
+        buf->insert(buf->end(), chunk, chunk + n);
+        if (buf->size() > max) {
+            *err = "more than " + std::to_string(max >> 20) + " MiB from a pipe";
+            return false;
+        }
+    }
+}
+
+} // namespace
+
+bool read_file_bytes(const std::string &path, const char *what, size_t pipe_max, std::vector<uint8_t> *buf,
+                     std::string *err)
+{
+    buf->clear();
+    err->clear();
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *err = std::strerror(errno);
+        return false;
+    }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    if (!ok)
+        *err = std::strerror(errno);
+    else if (S_ISDIR(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        *err = std::string(S_ISDIR(st.st_mode) ? "a directory" : "a device") + ", not a " + what;
+    ok = ok && err->empty() && read_bytes_fd(fd, S_ISREG(st.st_mode) ? SIZE_MAX : pipe_max, buf, err);
+    close(fd);
+    return ok;
 }
 
 void read_job_text(const std::string &path, const loc &at, bool ini, const char *what, std::string *text)

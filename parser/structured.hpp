@@ -8,6 +8,7 @@
 // booleans, numbers and lists become the option text the INI form would have.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,12 @@ enum class read_status { ok, unreadable, too_large };
 
 // Reads the file at path (not a directory) within lim into *out.
 read_status read_bounded(const std::string &path, const read_limits &lim, std::string *out);
+
+// A binary input's bytes (a trace, a compressed log): a directory or a device
+// is refused ("a device, not a <what>": /dev/zero would never end), and a pipe
+// past pipe_max bytes; a regular file is read whole.  False with why in *err.
+bool read_file_bytes(const std::string &path, const char *what, size_t pipe_max, std::vector<uint8_t> *buf,
+                     std::string *err);
 
 // A job file's text (`what` names it in errors: "job file", "included file 'x'");
 // ini applies INI's line limit while reading.  Fails at `at` when it cannot be

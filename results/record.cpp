@@ -4,7 +4,12 @@
 // io_bytes, bw_bytes, iops, runtime (ms), total_ios and clat_ns (percentiles,
 // and with json+ the exact bins).  ioplan adds, in its "ioplan" object, the
 // environment, the plan hash, per-interval series and repeat runs.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <iomanip>
 #include <random>
@@ -314,14 +319,42 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	return r;
 }
 
+namespace {
+
+// A result file holds at most this much: /dev/zero or an endless pipe is refused, not read until memory runs out.
+constexpr size_t RESULT_FILE_MAX = size_t(256) << 20;
+
+std::string result_text(const std::string &path)
+{
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		throw input_error(path, std::string("cannot read the file: ") + std::strerror(errno));
+	struct stat st;
+	std::string text, why;
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
+		why = "cannot read the file: not a file";
+	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		why = "a device, not a result file";
+	char buf[65536];
+	for (ssize_t n; why.empty() && (n = read(fd, buf, sizeof buf)) != 0;) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			why = std::string("cannot read the file: ") + std::strerror(errno);
+		else if (text.append(buf, (size_t)n).size() > RESULT_FILE_MAX)
+			why = "larger than " + std::to_string(RESULT_FILE_MAX >> 20) + " MiB: not a result file";
+	}
+	close(fd);
+	if (!why.empty())
+		throw input_error(path, why);
+	return text;
+}
+
+} // namespace
+
 run_record record_of_file(const std::string &path)
 {
-	std::ifstream in(path, std::ios::binary);
-	if (!in)
-		throw input_error(path, "cannot read the file");
-	std::stringstream ss;
-	ss << in.rdbuf();
-	std::string text = ss.str();
+	std::string text = result_text(path);
 	// fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine...") before its JSON.
 	size_t start = text.find('{');
 	if (start == std::string::npos)

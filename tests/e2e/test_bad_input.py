@@ -92,6 +92,27 @@ class EndlessInput(TmpDirCase):
                                    "inc.fio:2:9: note: included from here\n")
         self.assertLess(took, 1.0)
 
+    def test_dev_zero_as_trace_result_and_log(self):
+        # Readers of binary inputs and results refuse a device at once: /dev/zero never ends.
+        self.write("r.json", run(["--name=j", "--ioengine=null", "--size=64k", "--output-format=json"]).stdout)
+        cases = [
+            (["--name=j", "--ioengine=null", "--size=1m", "--read_iolog=/dev/zero"], 2,
+             "/dev/zero: error: read_iolog: cannot read it: a device, not a trace\n"),
+            (["--name=j", "--ioengine=null", "--size=1m", "--read_iolog=/dev/zero:r.json",
+              "--merge_blktrace_file=m.bin"], 2,
+             "/dev/zero: error: merge_blktrace_file: cannot read it: a device, not a trace\n"),
+            (["compare", "/dev/zero", "r.json"], 2, "/dev/zero: error: a device, not a result file\n"),
+            (["results", "import", "/dev/zero", "--results-db=s.db"], 2,
+             "/dev/zero: error: a device, not a result file\n"),
+            (["--inflate-log=/dev/zero"], 1, "ioplan: error: --inflate-log: /dev/zero: a device, not a log\n"),
+        ]
+        for args, rc, err in cases:
+            with self.subTest(args=args):
+                start = children_cpu()
+                p = run(args, cwd=self.tmp, timeout=20)
+                self.assertEqual((p.returncode, p.stderr), (rc, err))
+                self.assertLess(children_cpu() - start, 1.0)
+
     def endless_stdin(self, chunk, args):
         proc = subprocess.Popen([BIN, "--parse-only", *args, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
