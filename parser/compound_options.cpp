@@ -247,6 +247,9 @@ void set_latency_percentile(job_spec &j, const option &o, const std::string &v)
 void set_ioengine(job_spec &j, const option &o, const std::string &v)
 {
     std::string name = trim(v);
+    // fio's load_ioengine: any name starting "linuxaio" or "aio" is libaio.
+    if (name.rfind("linuxaio", 0) == 0 || name.rfind("aio", 0) == 0)
+        name = "libaio";
     try {
         j.pj.ioengine = (enum plan_ioengine)choice_of(o, name);
     } catch (const value_error &) {

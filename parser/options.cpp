@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <strings.h>
+#include <unistd.h>
 
 #include "parser/compound_options.hpp"
 #include "parser/cmdprio.hpp"
@@ -119,6 +120,18 @@ static void set_pattern(job_spec &j, const option &o, const std::string &v)
 static void set_mem(job_spec &j, const option &o, const std::string &v)
 {
     choice_of(o, v); // every choice allocates the same aligned private memory in ioplan
+}
+
+// fio adds iomem_align to a page-aligned buffer's start: a multiple of the page
+// size leaves every buffer page-aligned, as ioplan's always are; another value
+// would put buffers off a page boundary, which ioplan does not do.
+static void set_iomem_align(job_spec &j, const option &o, const std::string &v)
+{
+    uint64_t a = size_in(j, o, v), page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (a % page)
+        throw value_error("iomem_align=" + trim(v) + " would start buffers off a page boundary, which ioplan does "
+                          "not do (a multiple of the page size, " + std::to_string(page) + ", is taken: its buffers "
+                          "are page-aligned)");
 }
 
 static void set_numjobs(job_spec &j, const option &o, const std::string &v)
@@ -653,6 +666,7 @@ static const std::vector<option> core_table = {
         .help("Alignment of random offsets (default: the block size).")
         .apply(A(FOR_DDIR(j.pj.bs[d].align_bytes = size_in(j, o, s)))),
     opt("bs_unaligned", opt_type::flag, CAT_PATTERN)
+        .aliases({"blocksize_unaligned"})
         .def("0")
         .help("Block sizes from a range need not be multiples of the minimum; a size no block divides is used to its end.")
         .apply(A(j.pj.bs_unaligned = flag_value(o, v))),
@@ -725,7 +739,7 @@ static const std::vector<option> core_table = {
     opt("ioengine", opt_type::choice, CAT_ENGINE)
         .def("psync")
         .choices(ioengine_choices())
-        .help("How I/O is issued.")
+        .help("How I/O is issued (a name starting aio or linuxaio is libaio, as in fio).")
         .apply(set_ioengine),
     opt("iodepth", opt_type::integer, CAT_ENGINE)
         .def("1")
@@ -823,6 +837,12 @@ static const std::vector<option> core_table = {
         })
         .help("Accepted for fio compatibility: ioplan always uses page-aligned private buffers.")
         .apply(set_mem),
+    opt("iomem_align", opt_type::size, CAT_BUF)
+        .aliases({"mem_align"})
+        .unit("bytes")
+        .def("0")
+        .help("Offset of the I/O buffers from a page boundary (fio's); ioplan's buffers are page-aligned, so only a multiple of the page size is taken.")
+        .apply(set_iomem_align),
     opt("cpus_allowed", opt_type::cpu_list, CAT_ENGINE)
         .help("CPUs the job's threads may run on (0-3,6).")
         .apply(A(j.pj.cpus_allowed_mask = parse_cpu_list(trim(v)))),
@@ -896,6 +916,7 @@ static const std::vector<option> core_table = {
         .help("Arrival process of rate-limited I/O.")
         .apply(set_rate_process),
     opt("rate_cycle", opt_type::time, CAT_RATE)
+        .aliases({"ratecycle"})
         .unit("ms")
         .def("1000")
         .range(1, 1e9)
@@ -1550,7 +1571,7 @@ static const std::vector<option> core_table = {
     // ---- fio options ioplan refuses, with why ----------------------------------------------
     no("steadystate_check_interval", WHY_NEWER), no("ss_interval", WHY_NEWER),
     no("rwmixcycle", WHY_DEPRECATED), no("percentage_sequential", WHY_DEPRECATED),
-    no("iomem_align", WHY_PLACEMENT), no("mem_align", WHY_PLACEMENT), no("hugepage-size", WHY_PLACEMENT),
+    no("hugepage-size", WHY_PLACEMENT),
     no("daemonize", WHY_PLACEMENT),
     no("ioscheduler", WHY_THREADS), no("lockfile", WHY_THREADS), no("cgroup", WHY_THREADS),
     no("cgroup_weight", WHY_THREADS), no("cgroup_nodelete", WHY_THREADS), no("uid", WHY_THREADS),

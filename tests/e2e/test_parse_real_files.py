@@ -152,6 +152,18 @@ class OptionsAndValues(BothCase):
         self.assertEqual(plan.returncode, 0, plan.stderr)
         self.assertTrue(json.loads(plan.stdout)["groups"][0]["jobs"][0]["direct"])
 
+    def test_aio_names_and_page_multiple_iomem_align(self):
+        # scylladb/diskplorer's generated jobs say ioengine=aio; xfstests ext4/304 sets iomem_align=4k.
+        text = ("[j]\nioengine=aio\nfilename={dir}/f\nsize=64k\nrw=randread\niodepth=4\niomem_align=4k\n"
+                "[k]\nioengine=linuxaio\nfilename={dir}/f\nsize=64k\nrw=read\nblocksize_unaligned=1\n"
+                "ratecycle=500\nmem_align=8k\n")
+        out = self.same_amounts(text, files={"f": 64 << 10})
+        depths = {who: doc["jobs"][0]["iodepth_level"]["4"] for who, (_, doc, _) in out.items()}
+        self.assertGreater(depths["ioplan"], 0)  # ran async at depth 4: libaio, not a sync engine
+        off = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1m", "--iomem_align=512"])
+        self.assertEqual(off.returncode, 2)
+        self.assertIn("iomem_align=512 would start buffers off a page boundary", off.stderr)
+
     def test_doubled_percent(self):
         # configparser writes size=100%% for 100%; fio reads the first %.
         self.same_amounts("[j]\nioengine=psync\nfilename={dir}/f\nrw=read\nsize=100%%\n",
