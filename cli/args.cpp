@@ -2,6 +2,7 @@
 #include "cli/args.hpp"
 
 #include <cstring>
+#include <set>
 
 #include "cli/flags.hpp"
 #include "parser/options.hpp"
@@ -31,6 +32,7 @@ private:
     parser::section *current_job_ = nullptr;
 
     void own(const flag &f, const std::string &arg, std::string value, bool has_value);
+    std::string unabbreviated(const std::string &name, const std::string &arg) const;
     void job_option(const std::string &name, std::string value, bool has_value, int at);
 };
 
@@ -53,6 +55,33 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
     // Unknown names fail here rather than when the plan is built, with the same words.
     parser::job_spec scratch = parser::default_spec();
     parser::apply_entry(scratch, e);
+}
+
+// getopt_long_only's abbreviations, as fio reads its command line: a name that
+// is no flag or job option is the one flag or option it begins (--vers,
+// --output-fo=json, --ioeng=null); several are an error, none is left to the
+// usual unknown-option error.
+std::string parse_state::unabbreviated(const std::string &name, const std::string &arg) const
+{
+    if (name.empty() || find_flag(name) || parser::find_option(name) || parser::deprecated_option(name) ||
+        !parser::unsupported_reason(name).empty())
+        return name;
+    std::set<std::string> hits;
+    for (const flag &f : flags())
+        if (std::strncmp(f.name, name.c_str(), name.size()) == 0)
+            hits.insert(std::string("--") + f.name);
+    for (const std::string &n : parser::option_names())
+        if (n.compare(0, name.size(), name) == 0)
+            hits.insert(std::string("--") + parser::find_option(n)->name); // an alias is its option
+    if (hits.size() == 1)
+        return hits.begin()->substr(2);
+    if (hits.empty())
+        return name;
+    std::string all;
+    for (const std::string &h : hits)
+        all += (all.empty() ? "" : " ") + h;
+    parser::fail(arg_loc(i_, arg), "option '-" + std::string(arg[1] == '-' ? "-" : "") + name +
+                                       "' is ambiguous; possibilities: " + all);
 }
 
 // One of ioplan's own flags; a required value may be the next argument.
@@ -92,16 +121,19 @@ args parse_state::run()
     a_.argv.assign(argv_ + 1, argv_ + argc_);
     for (; i_ < argc_; i_++) {
         std::string arg = argv_[i_];
+        if (arg == "--") { // getopt's end of options, as fio reads it: job files follow
+            a_.req.job_files.insert(a_.req.job_files.end(), argv_ + i_ + 1, argv_ + argc_);
+            break;
+        }
         if (arg.size() < 2 || arg[0] != '-') {
             a_.req.job_files.push_back(arg);
             continue;
         }
         std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
         size_t eq = body.find('=');
-        std::string name = body.substr(0, eq), value = eq == std::string::npos ? "" : body.substr(eq + 1);
+        std::string name = unabbreviated(body.substr(0, eq), arg);
+        std::string value = eq == std::string::npos ? "" : body.substr(eq + 1);
         bool has_value = eq != std::string::npos;
-        if (name == "o" && (a_.what == action::plot || a_.what == action::report))
-            name = "output"; // `ioplan plot RESULT.json -o FILE.svg`, `ioplan report ... -o PAGE.html`
         if (const flag *f = find_flag(name)) {
             own(*f, arg, value, has_value);
             continue;

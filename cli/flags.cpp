@@ -68,10 +68,14 @@ void eta(ctx &c, str v)
         c.fail(err);
 }
 
+// As fio's parse_output_format, which starts from no format: an --append-terse
+// given before it is undone (fio's --append-terse --output-format=json prints
+// JSON alone; the other order, terse and JSON).
 void output_format(ctx &c, str v)
 {
     c.a.output_format = v;
     c.a.output_format_set = true;
+    c.a.append_terse = false;
 }
 
 // --straggler-threshold=PCT: a percentage, "%" optional; 0 flags no rank.
@@ -151,7 +155,7 @@ const std::vector<flag> table = {
      name_job, "The name\n.Cm global\nreturns to the command-line defaults."},
     {"section", flag_arg::required, "NAME", FILES, "run only job section NAME (repeatable)",
      [](ctx &c, str v) { c.a.req.only_sections.push_back(v); },
-     "Sections run in file order; global sections are always read."},
+     "Sections run in file order; global sections are always read.", "x"},
     {"format", flag_arg::required, "SYNTAX", FILES,
      "job file syntax: ini, toml, yaml (default: .toml and .yaml/.yml by extension, anything else INI)",
      [](ctx &c, str v) { c.a.req.format = v; }},
@@ -165,16 +169,16 @@ const std::vector<flag> table = {
      "Every group, job, thread and file with every value in base units (bytes,\nnanoseconds); with\n"
      ".Fl \\-output ,\ninto that file."},
     {"parse-only", flag_arg::none, nullptr, RUN, "check the job files and the command line, print nothing, exit",
-     [](ctx &c, str) { set_what(c, action::parse_only); }},
+     [](ctx &c, str) { set_what(c, action::parse_only); }, "", "P"},
     {"eta", flag_arg::required, "WHEN", RUN, "progress line on stderr: auto (when a terminal), always, never",
-     eta},
+     eta, "", "e"},
     {"fake-clock", flag_arg::required, "NS", TEST,
      "for golden tests: every timestamp advances NS, host/kernel/pid/CPU use fixed", fake_clock},
     {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",
      output_format, "Of these, terse and minimal are one format, fio's; csv is the same lines\n"
      "under a header row naming each field (run as fio, fio's bare lines);\njson+ is json with latency bins;\n"
      "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
-     "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report)."},
+     "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report).", "F"},
     {"save", flag_arg::optional, "LABEL", OUT, "keep the run, with its environment, in the results store",
      [](ctx &c, str v) { c.a.save = true; c.a.save_label = v; },
      "See\n.Sx RESULTS\n(ioplan results, ioplan compare).  A store that cannot be written\n"
@@ -190,20 +194,21 @@ const std::vector<flag> table = {
      "the results replace them, and a file created for a run that never started is\n"
      "removed again.\n"
      "A FIFO is opened when the results are ready, whenever its reader comes.\n"
-     "A regular file that is also one of the jobs' files is refused (status 2):\n"
-     "the results would replace the data the run used.\n"
+     "A regular file that is also one of the jobs' files, or a file the run reads\n"
+     "(a job file, an included one, a trace, the results store), is refused\n"
+     "(status 2): the results would replace it.\n"
      "When the file cannot take the results after the run (the disk filled), the\n"
-     "error says so and the results are written to standard output instead."},
+     "error says so and the results are written to standard output instead.", "o"},
     {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file, or whose engine creates, deletes or allocates",
-     [](ctx &c, str) { c.a.readonly = true; }, "The run exits with status 2 naming the job; nothing is written."},
+     [](ctx &c, str) { c.a.readonly = true; }, "The run exits with status 2 naming the job; nothing is written.", "r"},
     {"max-jobs", flag_arg::required, "N", RUN, "accepted for fio's scripts and ignored, as fio 3.33 ignores it",
-     [](ctx &, str) {}, "fio's test harness passes --max-jobs=16; fio 3.33 no longer limits anything with it."},
+     [](ctx &, str) {}, "fio's test harness passes --max-jobs=16; fio 3.33 no longer limits anything with it.", "j"},
     {"warnings-fatal", flag_arg::none, nullptr, RUN, "a warning (job files or preflight) is an error: exit 2 before any I/O",
-     [](ctx &c, str) { c.a.warnings_fatal = true; }},
+     [](ctx &c, str) { c.a.warnings_fatal = true; }, "", "w"},
     {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
-     [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }},
+     [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }, "", "E"},
     {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
-     [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }},
+     [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }, "", "O"},
     {"status-interval", flag_arg::required, "TIME", RUN,
      "every TIME (bare number: s; at least 1ms), the full report of the results so far",
      [](ctx &c, str v) { c.a.status_interval_ns = time_value(c, v, 1000000); },
@@ -213,34 +218,34 @@ const std::vector<flag> table = {
      "Each holds the run so far: bytes, runtime, latencies and their percentiles up to that moment.\n"
      "A thread held in a long I/O or think past the report's short wait shows its figures as of the "
      "report before.\n"
-     "SIGUSR1 asks for one such report at any time."},
+     "SIGUSR1 asks for one such report at any time.", "L"},
     {"debug", flag_arg::required, "CLASSES", RUN,
      "debug lines on stderr for the comma-separated classes (--debug=help lists them)", debug,
-     "Each line is the class, the process id and the event, as fio prints them."},
+     "Each line is the class, the process id and the event, as fio prints them.", "d"},
     {"minimal", flag_arg::none, nullptr, OUT, "fio's terse output (--output-format=terse)",
-     [](ctx &c, str v) { output_format(c, "terse"); }},
+     [](ctx &c, str v) { output_format(c, "terse"); }, "", "m"},
     {"append-terse", flag_arg::optional, "IGNORED", OUT, "the terse output as well as the formats asked for",
-     [](ctx &c, str) { c.a.append_terse = true; }},
-    {"terse-version", flag_arg::required, "N", OUT, "terse output version: 3 (default), 2, 4 or 5, as fio", terse_version},
+     [](ctx &c, str) { c.a.append_terse = true; }, "", "f"},
+    {"terse-version", flag_arg::required, "N", OUT, "terse output version: 3 (default), 2, 4 or 5, as fio", terse_version, "", "V"},
     {"bandwidth-log", flag_arg::none, nullptr, OUT, "write fio's aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log, agg-trim_bw.log (one that cannot be written: exit 1)",
      [](ctx &c, str) { c.a.bandwidth_log = true; },
      "In the current directory, a line \"time_ms, KiB/s, ddir, 0, 0\" per direction every bwavgtime of the "
-     "first job: all jobs together.  fio fills them only while it draws its ETA line; ioplan always does."},
+     "first job: all jobs together.  fio fills them only while it draws its ETA line; ioplan always does.", "b"},
     {"showcmd", flag_arg::none, nullptr, INFO, "print the job files as one command line and exit",
-     [](ctx &c, str) { set_what(c, action::showcmd); }},
+     [](ctx &c, str) { set_what(c, action::showcmd); }, "", "s"},
     {"enghelp", flag_arg::optional, "ENGINE[,OPTION]", INFO, "list the I/O engines, an engine's options, or explain one",
-     [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }},
+     [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }, "", "i"},
     {"cpuclock-test", flag_arg::none, nullptr, INFO, "test the clock ioplan times I/O with, on every CPU, and exit",
-     [](ctx &c, str) { set_what(c, action::cpuclock_test); }},
+     [](ctx &c, str) { set_what(c, action::cpuclock_test); }, "", "T"},
     {"crctest", flag_arg::optional, "CHECKSUM", INFO, "measure the speed of the verify checksums (all, or the comma-separated ones named) as fio does, and exit",
-     [](ctx &c, str v) { set_what(c, action::crctest); c.a.crctest = v; }},
+     [](ctx &c, str v) { set_what(c, action::crctest); c.a.crctest = v; }, "", "G"},
     {"alloc-size", flag_arg::required, "KIB", FIO, "accepted for fio; no effect (ioplan has no shared memory pool)",
-     [](ctx &c, str v) { count_value(c, v); }},
+     [](ctx &c, str v) { count_value(c, v); }, "", "a"},
     {"idle-prof", flag_arg::required, "MODE", FIO,
      "system: report the CPU idleness over the run (CPUs' mean); percpu: and each CPU's; "
-     "calibrate: print the unit of idle work and exit", idle_prof},
+     "calibrate: print the unit of idle work and exit", idle_prof, "", "I"},
     {"aux-path", flag_arg::required, "DIR", FIO, "directory for verify state files (verify_state_save/load) and verify_dump files, as fio's",
-     [](ctx &c, str v) { c.a.aux_path = v; }},
+     [](ctx &c, str v) { c.a.aux_path = v; }, "", "K"},
     // ---- many ranks (mpirun; cli/mpi/mpi.hpp) ----
     {"rank-output", flag_arg::required, "DIR", RUN,
      "write each rank's whole result to DIR/rank-R.json as each group ends (for ioplan merge)",
@@ -280,30 +285,30 @@ const std::vector<flag> table = {
      "A straggler's rank line in the Ranks block says how much slower it was; JSON has\n"
      ".Ql ioplan.world.groups[].ranks[].slower_pct .\n25% is above the spread of equal ranks sharing a busy host."},
     {"trigger-file", flag_arg::required, "FILE", RUN, "stop the run when FILE appears (it is removed), then run --trigger",
-     [](ctx &c, str v) { c.a.trigger_file = v; }},
+     [](ctx &c, str v) { c.a.trigger_file = v; }, "", "W"},
     {"trigger-timeout", flag_arg::required, "TIME", RUN, "stop the run after TIME (bare number: s), then run --trigger",
-     [](ctx &c, str v) { c.a.trigger_timeout_ns = time_value(c, v, 0); }},
+     [](ctx &c, str v) { c.a.trigger_timeout_ns = time_value(c, v, 0); }, "", "B"},
     {"trigger", flag_arg::required, "COMMAND", RUN, "the shell command a trigger runs once the run has stopped",
-     [](ctx &c, str v) { c.a.trigger_cmd = v; }},
+     [](ctx &c, str v) { c.a.trigger_cmd = v; }, "", "H"},
     {"merge-blktrace-only", flag_arg::none, nullptr, FIO, "write each job's merge_blktrace_file, then exit without running",
      [](ctx &c, str) { c.a.merge_blktrace_only = true; },
-     "The read_iolog blktrace files of every job with merge_blktrace_file= are merged; no job runs."},
+     "The read_iolog blktrace files of every job with merge_blktrace_file= are merged; no job runs.", "A"},
     {"inflate-log", flag_arg::required, "LOG", FIO, "print a compressed log (NAME.log.fz, log_store_compressed) as text and exit",
      [](ctx &c, str v) { set_what(c, action::inflate_log); c.a.inflate_log = v; },
-     "Reads the files of fio and of ioplan alike."},
+     "Reads the files of fio and of ioplan alike.", "X"},
     {"latency-log", flag_arg::required, "FILE", FIO, "refused, as fio: use the job option write_lat_log",
-     [](ctx &c, str) { c.fail("--latency-log is deprecated (as in fio): use the job option write_lat_log"); }},
-    {"server", flag_arg::optional, "ARGS", FIO, "refused: no client/server mode (see ioplan(1))", no_remote},
-    {"client", flag_arg::required, "HOST", FIO, "refused: no client/server mode", no_remote},
-    {"daemonize", flag_arg::required, "PIDFILE", FIO, "refused: no client/server mode", no_remote},
-    {"remote-config", flag_arg::required, "FILE", FIO, "refused: no client/server mode", no_remote},
+     [](ctx &c, str) { c.fail("--latency-log is deprecated (as in fio): use the job option write_lat_log"); }, "", "l"},
+    {"server", flag_arg::optional, "ARGS", FIO, "refused: no client/server mode (see ioplan(1))", no_remote, "", "S"},
+    {"client", flag_arg::required, "HOST", FIO, "refused: no client/server mode", no_remote, "", "C"},
+    {"daemonize", flag_arg::required, "PIDFILE", FIO, "refused: no client/server mode", no_remote, "", "D"},
+    {"remote-config", flag_arg::required, "FILE", FIO, "refused: no client/server mode", no_remote, "", "R"},
     {"trigger-remote", flag_arg::required, "COMMAND", FIO, "refused: no client/server mode", no_remote,
-     "Runs over many hosts use MPI instead:\n.Ql mpirun \\-np N ioplan JOBFILE\n(see\n.Sx MANY HOSTS ) ."},
+     "Runs over many hosts use MPI instead:\n.Ql mpirun \\-np N ioplan JOBFILE\n(see\n.Sx MANY HOSTS ) .", "J"},
     {"presets", flag_arg::none, nullptr, INFO, "list the presets with a line about each",
      [](ctx &c, str) { set_what(c, action::presets); }},
     {"cmdhelp", flag_arg::optional, "OPTION", INFO, "list the job options by category, or explain one",
      [](ctx &c, str v) { set_what(c, action::cmdhelp); c.a.cmdhelp = c.has_value ? v : "all"; },
-     "One option's aliases, type, unit, default, range and choices."},
+     "One option's aliases, type, unit, default, range and choices.", "c"},
     {"dump-job-schema", flag_arg::none, nullptr, INFO, "print the JSON Schema of TOML/YAML job files",
      [](ctx &c, str) { set_what(c, action::dump_job_schema); }},
     {"dump-options", flag_arg::required, "json", INFO, "print the job option table as JSON (for scripts)",
@@ -317,7 +322,7 @@ const std::vector<flag> table = {
     {"dump-man-flags", flag_arg::none, nullptr, INFO, "print this option list for ioplan(1), in mdoc",
      [](ctx &c, str) { set_what(c, action::dump_man_flags); }},
     {"version", flag_arg::none, nullptr, INFO, "print the version",
-     [](ctx &c, str) { set_what(c, action::version); }},
+     [](ctx &c, str) { set_what(c, action::version); }, "", "v"},
     {"help", flag_arg::none, nullptr, INFO, "print this text", [](ctx &c, str) { set_what(c, action::help); },
      "", "h"},
 };

@@ -21,7 +21,6 @@ ROWS = [
     (["--minimal", *NULL], 0, "out", "3;ioplan-"),
     (["--append-terse", *NULL], 0, "out", "3;ioplan-"),
     (["--append-terse", *NULL], 0, "out", "Run status group 0"),
-    (["--append-terse", "--output-format=json", *NULL], 0, "out", "3;ioplan-"),
     (["--output-format=json", "--append-terse", *NULL], 0, "out", '"jobs" : ['),
     (["--terse-version=3", "--minimal", *NULL], 0, "out", "3;ioplan-"),
     (["--terse-version=6", *NULL], 2, "err", "bad terse version '6' (valid: 2, 3, 4, 5)"),
@@ -79,6 +78,15 @@ ROWS = [
     (["--readonly", "--parse-only", *NULL], 0, "out", ""),
     (["--readonly", *NULL, "--rw=randwrite"], 2, "err", "--readonly: job 'j' writes or trims (rw=randwrite)"),
     (["--readonly", *NULL, "--rw=trim"], 2, "err", "--readonly: job 'j' writes or trims"),
+    # fio's getopt_long_only: its one-letter forms and unambiguous abbreviations.
+    (["-v"], 0, "out", "ioplan-"),
+    (["--vers"], 0, "out", "ioplan-"),
+    (["-F", "terse", *NULL], 0, "out", "3;ioplan-"),
+    (["-m", *NULL], 0, "out", "3;ioplan-"),
+    (["--minim", "--name=j", "--ioeng=null", "--siz=64k"], 0, "out", "3;ioplan-"),
+    (["--output-fo=terse", *NULL], 0, "out", "3;ioplan-"),
+    (["--ou=x", *NULL], 2, "err", "option '--ou' is ambiguous; possibilities: --output --output-format"),
+    (["--sizx=1", *NULL], 2, "err", "unknown option 'sizx'; did you mean 'size'?"),
 ]
 
 
@@ -144,6 +152,30 @@ class RunFlags(TmpDirCase):
             (d / f).write_bytes(b"x" * 4096)
         p = run(["--readonly", "--name=f", *made[1:], "--ioengine=filestat"])
         self.assertEqual(p.returncode, 0, p.stderr)  # a stat changes nothing
+
+    def test_end_of_options_and_short_output(self):
+        # `fio "$@" -- "$jobfile"`: what follows -- is job files; -o FILE is --output.
+        job = self.tmp / "-j.fio"  # a name only -- keeps from being read as an option
+        job.write_text("[j]\nioengine=null\nsize=64k\n")
+        p = run(["--output-format=terse", "-o", "out.txt", "--", job.name], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((self.tmp / "out.txt").read_text().startswith("3;ioplan-"))
+        if FIO:
+            self.assertEqual(run_fio(["--output-format=terse", "--", job.name], cwd=self.tmp).returncode, 0)
+
+    def test_append_terse_before_output_format_is_undone_as_in_fio(self):
+        # fio's --output-format starts from no format: --append-terse before it is dropped, after it kept.
+        p = run(["--append-terse", "--output-format=json", *NULL])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["jobname"], "j")
+        p = run(["--output-format=json", "--append-terse", *NULL])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        first, rest = p.stdout.split("\n", 1)
+        self.assertTrue(first.startswith("3;ioplan-"), first)
+        self.assertEqual(json.loads(rest)["jobs"][0]["jobname"], "j")
+        if FIO:
+            p = run_fio(["--append-terse", "--output-format=json", *NULL])
+            self.assertEqual(json.loads(p.stdout)["jobs"][0]["jobname"], "j")
 
     def test_warnings_fatal_refuses_a_run_with_warnings(self):
         self.assertEqual(run(self.job("read")).returncode, 0)
