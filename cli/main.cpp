@@ -151,6 +151,8 @@ int convert_action(const cli::args &a)
     parser::diag_list notes;
     parser::plan_documents({doc}, a.req, &notes);
     parser::syntax to = parser::syntax_of("", a.convert_to);
+    if (to == parser::syntax::ini)
+        parser::check_ini_writable(doc);
     std::vector<cli::input_file> inputs{{path, "the job file " + path + " being converted"}};
     for (const std::string &f : doc.included)
         inputs.push_back({f, "the job file " + f + ", included"});

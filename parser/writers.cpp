@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "parser/diag.hpp"
 #include "parser/options.hpp"
 
 namespace parser {
@@ -84,6 +85,41 @@ std::string trailing(const entry &e, const char *mark)
 {
     return e.trailing_comment.empty() ? "" : std::string(" ") + mark + " " + e.trailing_comment;
 }
+
+// What INI cannot hold of text that came from TOML or YAML: a line break, a
+// comment mark (the reader ends the text there), blanks at either end (it trims
+// them); "" when t can be written as it is.
+std::string ini_unwritable(const std::string &t)
+{
+    if (t.find_first_of("\n\r") != std::string::npos)
+        return "a line break";
+    if (t.find_first_of(";#") != std::string::npos)
+        return "';' or '#' (INI reads a comment from there)";
+    if (!t.empty() && (std::isspace((unsigned char)t.front()) || std::isspace((unsigned char)t.back())))
+        return "blanks at its start or end (INI trims them)";
+    return "";
+}
+
+} // namespace
+
+void check_ini_writable(const document &doc)
+{
+    for (const section &s : doc.sections) {
+        std::string why = s.name.find(']') != std::string::npos                  ? "']'"
+                          : s.name.find_first_of("\n\r;#") != std::string::npos ? ini_unwritable(s.name)
+                                                                                : "";
+        if (!why.empty())
+            fail(s.header_loc, "job '" + s.name + "' cannot be written as INI: its name holds " + why);
+        if (!s.is_global && s.name.compare(0, 6, "global") == 0)
+            fail(s.header_loc, "job '" + s.name + "' cannot be written as INI: a section whose name starts "
+                               "with 'global' is a global section there");
+        for (const entry &e : s.entries)
+            if (e.has_value && !(why = ini_unwritable(e.value)).empty())
+                fail(e.value_loc, "option " + e.key + " cannot be written as INI: its value holds " + why);
+    }
+}
+
+namespace {
 
 std::string write_ini(const document &doc)
 {

@@ -70,6 +70,34 @@ class ThreeSyntaxes(TmpDirCase):
             out = self.write("g." + to, run(["convert", str(src), f"--to={to}"]).stdout)
             self.assertEqual(showplan_text(out), want, to)
 
+    def test_to_ini_refuses_what_would_read_back_as_other_options(self):
+        # A YAML value with line breaks would become options of its own in INI; a name with ']'
+        # another section; a name starting "global" a global section; '#' a comment.
+        cases = [
+            ('    description: "x\\nrw=write\\nfilename=/etc/passwd"\n', "6:18",
+             "option description cannot be written as INI: its value holds a line break"),
+            ('    description: "test #1"\n', "6:18", "option description cannot be written as INI: its value holds "
+                                                   "';' or '#'"),
+            ('    filename: " f"\n', "6:15", "option filename cannot be written as INI: its value holds blanks"),
+        ]
+        head = 'jobs:\n  - name: {}\n    ioengine: "null"\n    size: 1m\n    rw: read\n'
+        for extra, at, says in cases:
+            with self.subTest(extra=extra):
+                src = self.write("v.yaml", head.format("a") + extra)
+                self.assertEqual(run(["--parse-only", str(src)]).returncode, 0)  # fine as YAML
+                p = run(["convert", str(src), "--to=ini"])
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn(f"v.yaml:{at}: error: {says}", p.stderr)
+                self.assertEqual(p.stdout, "")
+        for name, says in (('"a]\\nrw=write\\n[b"', "its name holds ']'"),
+                           ("global-x", "a section whose name starts with 'global' is a global section there")):
+            with self.subTest(name=name):
+                p = run(["convert", str(self.write("n.yaml", head.format(name))), "--to=ini"])
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn("cannot be written as INI: " + says, p.stderr)
+        ok = run(["convert", str(self.write("ok.yaml", head.format("a"))), "--to=ini"])
+        self.assertEqual((ok.returncode, ok.stdout), (0, "[a]\nioengine=null\nsize=1m\nrw=read\n"))
+
     def test_format_option_overrides_the_extension(self):
         src = self.write("job.conf", "global:\n  size: 1m\njobs:\n  - name: a\n")
         self.assertEqual(run(["--parse-only", str(src)]).returncode, 2)
