@@ -204,7 +204,10 @@ const std::vector<flag> table = {
     {"max-jobs", flag_arg::required, "N", RUN, "accepted for fio's scripts and ignored, as fio 3.33 ignores it",
      [](ctx &, str) {}, "fio's test harness passes --max-jobs=16; fio 3.33 no longer limits anything with it.", "j"},
     {"warnings-fatal", flag_arg::none, nullptr, RUN, "a warning (job files or preflight) is an error: exit 2 before any I/O",
-     [](ctx &c, str) { c.a.warnings_fatal = true; }, "", "w"},
+     [](ctx &c, str) { c.a.warnings_fatal = true; },
+     "Each warning is printed before the error.  Run as fio, only the job files' warnings\n"
+     "are fatal, as in fio: preflight's about the measurement (a buffered read the page\n"
+     "cache may serve) stay in the report.", "w"},
     {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
      [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }, "", "E"},
     {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",

@@ -10,7 +10,7 @@ import re
 import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
 
 NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
 REMOTE = "no client/server mode; to run on many hosts at once use MPI: mpirun -np N ioplan JOBFILE"
@@ -185,8 +185,15 @@ class RunFlags(TmpDirCase):
         self.assertIn("warning: buffered reads", plain.stdout)
         p = run(["--warnings-fatal", *self.job("read")])
         self.assertEqual(p.returncode, 2)
+        self.assertIn("ioplan: warning: buffered reads over 262144 bytes", p.stderr)  # named, then refused
         self.assertIn("--warnings-fatal: preflight gave warnings; nothing was run", p.stderr)
         self.assertEqual(p.stdout, "")
+        # Run as fio it is fio's flag: job-file warnings only, so a plain buffered job runs, as in fio.
+        p = run_as_fio(["--warnings-fatal", "--minimal", *self.job("read")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(";")[5], "256")
+        if FIO:
+            self.assertEqual(run_fio(["--warnings-fatal", "--minimal", *self.job("read")]).returncode, 0)
 
     def test_debug_file_and_io_lines(self):
         p = run(["--debug=file,io", "--ioengine=psync", *self.job("read")])
