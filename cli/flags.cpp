@@ -205,9 +205,10 @@ const std::vector<flag> table = {
      [](ctx &, str) {}, "fio's test harness passes --max-jobs=16; fio 3.33 no longer limits anything with it.", "j"},
     {"warnings-fatal", flag_arg::none, nullptr, RUN, "a warning (job files or preflight) is an error: exit 2 before any I/O",
      [](ctx &c, str) { c.a.warnings_fatal = true; },
-     "Each warning is printed before the error.  Run as fio, only the job files' warnings\n"
-     "are fatal, as in fio: preflight's about the measurement (a buffered read the page\n"
-     "cache may serve) stay in the report.", "w"},
+     "Each warning is printed before the error.\n"
+     "Run as fio, only the job files' warnings are fatal, as in fio:\n"
+     "preflight's, about the measurement (a buffered read the page cache\n"
+     "may serve), stay in the report.", "w"},
     {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
      [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }, "", "E"},
     {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
