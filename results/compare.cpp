@@ -101,6 +101,14 @@ metric_cmp latency(const figure &fa, const figure &fb, const char *name, double 
 
 void judge(metric_cmp &m, bool higher_is_better)
 {
+	if (!(m.a > 0) && m.b > 0) {
+		// No change in percent exists from nothing (A did no I/O of this kind): saying
+		// "+0.0%, no measurable difference" would hide the one difference there is.
+		m.change = 0;
+		m.comparable = m.has_interval = m.worse = false;
+		m.verdict = "not comparable: A is 0";
+		return;
+	}
 	m.change = m.a > 0 ? m.b / m.a - 1 : 0;
 	bool up, down;
 	if (m.has_interval) {
@@ -190,7 +198,7 @@ ojson comparison_json(const comparison &c, const run_record &a, const run_record
 				    { "metric", m.metric },
 				    { "a", m.a },
 				    { "b", m.b },
-				    { "change", m.change },
+				    { "change", m.comparable ? ojson(m.change) : ojson(nullptr) },
 				    { "interval", m.has_interval ? ojson::array({ m.lo, m.hi }) : ojson(nullptr) },
 				    { "noise", m.noise },
 				    { "verdict", m.verdict } });
@@ -212,7 +220,8 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
 		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14.1f %14.1f %8s  %-18s %s\n", m.job.c_str(),
-			      m.ddir.c_str(), m.metric.c_str(), m.a, m.b, pct(m.change).c_str(), iv.c_str(),
+			      m.ddir.c_str(), m.metric.c_str(), m.a, m.b, m.comparable ? pct(m.change).c_str() : "n/a",
+			      iv.c_str(),
 			      m.verdict.c_str());
 		out += line;
 	}

@@ -22,11 +22,12 @@ constexpr double compare_confidence = 0.95;
 struct metric_cmp {
 	std::string job, ddir, metric;	// metric: iops, bw_bytes, p50_ns, p99_ns, p999_ns
 	double a = 0, b = 0;
-	double change = 0;		// b/a - 1
+	double change = 0;		// b/a - 1 (0 and !comparable when a is 0: no ratio)
+	bool comparable = true;
 	bool has_interval = false;
 	double lo = 0, hi = 0;		// interval of the change
 	std::string noise;		// repeats, samples, histogram, unknown
-	std::string verdict;		// faster, slower, no measurable difference
+	std::string verdict;		// faster, slower, no measurable difference, not comparable: A is 0
 	bool worse = false;		// the change goes the bad way beyond the noise
 };
 

@@ -5,6 +5,8 @@
 // and with json+ the exact bins).  ioplan adds, in its "ioplan" object, the
 // environment, the plan hash, per-interval series and repeat runs.
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -33,18 +35,25 @@ const json &at(const json &o, const char *key)
 	return o.is_object() && o.contains(key) ? o[key] : none;
 }
 
+// A figure of the result: absent is 0; a number, or a string holding one (fio
+// writes some as strings); anything else, or a negative or non-finite number,
+// is not a result ioplan reads (a hand-edited file), refused rather than read as 0.
 double num(const json &o, const char *key)
 {
 	const json &v = at(o, key);
+	double d = 0;
+	bool ok = v.is_null() || v.is_number();
 	if (v.is_number())
-		return v.get<double>();
+		d = v.get<double>();
 	if (v.is_string()) {
-		try {
-			return std::stod(v.get<std::string>());
-		} catch (const std::exception &) {
-		}
+		const std::string &t = v.get_ref<const std::string &>();
+		char *end = nullptr;
+		d = std::strtod(t.c_str(), &end);
+		ok = !t.empty() && end && !*end;
 	}
-	return 0;
+	if (!ok || !std::isfinite(d) || d < 0)
+		throw input_error("", std::string(key) + ": " + v.dump() + " is not a figure ioplan reads");
+	return d;
 }
 
 std::string str(const json &o, const char *key)
@@ -110,8 +119,14 @@ void read_latency(const json &dd, figure &f)
 	f.p999_ns = percentile(*lat, "99.900000");
 	const json &bins = at(*lat, "bins");
 	if (bins.is_object())
-		for (auto it = bins.begin(); it != bins.end(); ++it)
-			f.buckets.emplace_back(std::stoull(it.key()), it->get<uint64_t>());
+		for (auto it = bins.begin(); it != bins.end(); ++it) {
+			const std::string &k = it.key();
+			if (k.empty() || k.size() > 19 || k.find_first_not_of("0123456789") != std::string::npos ||
+			    !it->is_number_unsigned())
+				throw input_error("", "latency bins: '" + k + "': " + it->dump() +
+							  " is not a latency in ns and a count");
+			f.buckets.emplace_back(std::stoull(k), it->get<uint64_t>());
+		}
 }
 
 // Per-interval samples and repeat runs of entry i of ioplan.jobs[].
@@ -158,9 +173,14 @@ void read_jobs(const json &doc, run_record &r)
 	const json &global = at(doc, "global options");
 	const json &io = at(doc, "ioplan");
 	for (size_t i = 0; i < jobs.size(); i++) {
+		std::string where = "jobs[" + std::to_string(i) + "]";
+		if (!jobs[i].is_object() || !at(jobs[i], "jobname").is_string())
+			throw input_error("", where + ": not a job of a result (no jobname)");
 		for (const char *ddir : { "read", "write", "trim" }) {
 			const json &dd = at(jobs[i], ddir);
-			if (!dd.is_object() || (num(dd, "io_bytes") == 0 && num(dd, "total_ios") == 0))
+			if (!dd.is_null() && !dd.is_object())
+				throw input_error("", where + "." + ddir + ": " + dd.dump() + " is not a direction's figures");
+			if (dd.is_null() || (num(dd, "io_bytes") == 0 && num(dd, "total_ios") == 0))
 				continue;
 			figure f;
 			f.job_index = (int)i;

@@ -470,6 +470,23 @@ run_record store::load(int64_t id)
 	return r;
 }
 
+namespace {
+
+// A figure's plan column: a JSON object of strings, as save wrote it; anything else is a damaged store.
+std::map<std::string, std::string> plan_column(const std::string &text, int64_t run)
+{
+	nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+	bool ok = j.is_object();
+	for (auto it = j.begin(); ok && it != j.end(); ++it)
+		ok = it->is_string();
+	if (!ok)
+		throw store_error("the results store is damaged: a figure's plan of run " + std::to_string(run) +
+				  " is not a JSON object of strings");
+	return j.get<std::map<std::string, std::string>>();
+}
+
+} // namespace
+
 void store::load_figures(run_record &r)
 {
 	stmt q(db_, "SELECT id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops, lat_mean_ns,"
@@ -482,7 +499,7 @@ void store::load_figures(run_record &r)
 		f.job_index = (int)q.i64(1);
 		f.job = q.text(2);
 		f.ddir = q.text(3);
-		f.plan = nlohmann::json::parse(q.text(4), nullptr, false).get<std::map<std::string, std::string>>();
+		f.plan = plan_column(q.text(4), r.id);
 		f.io_bytes = (uint64_t)q.i64(5);
 		f.ios = (uint64_t)q.i64(6);
 		f.runtime_s = q.dbl(7);

@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 
+#include "results/store.hpp"
+
 namespace resdb {
 
 class store;
@@ -29,8 +31,10 @@ public:
 	}
 	int step() { return st_ ? sqlite3_step(st_) : prep_rc_; }
 	void reset() { sqlite3_reset(st_); }
-	int64_t i64(int c) { return sqlite3_column_int64(st_, c); }
-	double dbl(int c) { return sqlite3_column_double(st_, c); }
+	// A number column that holds text or a blob (a store edited by hand) is
+	// refused, not read as 0: a wrong number would look like a measured one.
+	int64_t i64(int c) { return number(c), sqlite3_column_int64(st_, c); }
+	double dbl(int c) { return number(c), sqlite3_column_double(st_, c); }
 	std::string text(int c)
 	{
 		const unsigned char *t = sqlite3_column_text(st_, c);
@@ -38,6 +42,14 @@ public:
 	}
 
 private:
+	void number(int c)
+	{
+		int t = sqlite3_column_type(st_, c);
+		if (t == SQLITE_TEXT || t == SQLITE_BLOB)
+			throw store_error(std::string("the results store is damaged: ") + sqlite3_column_name(st_, c) +
+					  " holds '" + text(c).substr(0, 40) + "' where a number belongs");
+	}
+
 	sqlite3_stmt *st_ = nullptr;
 	int prep_rc_ = SQLITE_OK;
 };

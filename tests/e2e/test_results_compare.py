@@ -84,6 +84,40 @@ class Compare(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(open(self.db, "rb").read(), before)
 
+    def test_a_zero_baseline_is_not_comparable_and_nonsense_is_refused(self):
+        p = run([*NULL[:3], "--size=64m", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        good = json.loads(p.stdout)
+        (self.tmp / "b.json").write_text(p.stdout)
+
+        def variant(name, edit):
+            doc = json.loads(json.dumps(good))
+            edit(doc)
+            (self.tmp / name).write_text(json.dumps(doc))
+            return str(self.tmp / name)
+
+        zero = variant("zero.json", lambda d: d["jobs"][0]["read"].update(iops=0, bw_bytes=0))
+        p = run(["compare", zero, str(self.tmp / "b.json"), "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        iops = [m for m in json.loads(p.stdout)["metrics"] if m["metric"] == "iops"][0]
+        self.assertEqual((iops["change"], iops["verdict"]), (None, "not comparable: A is 0"))  # was +0.0%, no difference
+        text = run(["compare", zero, str(self.tmp / "b.json")]).stdout
+        self.assertRegex(text, r"iops +0\.0 +16384000\.0 +n/a +\(noise unknown\) +not comparable: A is 0")
+        bad = [
+            (lambda d: d["jobs"][0]["read"].update(iops=-5), "iops: -5 is not a figure ioplan reads"),
+            (lambda d: d["jobs"][0]["read"]["clat_ns"].update(bins={"abc": 3}),
+             "latency bins: 'abc': 3 is not a latency in ns and a count"),
+            (lambda d: d["jobs"][0].update(read="x"), 'jobs[0].read: "x" is not a direction\'s figures'),
+            (lambda d: d.update(jobs=[{"jobname": 5}]), "jobs[0]: not a job of a result (no jobname)"),
+        ]
+        for edit, says in bad:
+            with self.subTest(says=says):
+                f = variant("bad.json", edit)
+                for args in (["compare", f, str(self.tmp / "b.json")], ["results", "import", f]):
+                    p = run([*args, f"--results-db={self.db}"])
+                    self.assertEqual((p.returncode, p.stderr), (2, f"{f}: error: {says}\n"))
+        self.assertFalse(self.db.exists() and "bad" in run(["results", "list", f"--results-db={self.db}"]).stdout)
+
     def test_unknown_run(self):
         p = self.compare("nosuch", "other")
         self.assertEqual(p.returncode, 2)

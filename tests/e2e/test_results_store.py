@@ -174,6 +174,25 @@ class BadStores(StoreCase):
         self.db.write_bytes(b"this is not a database at all\n" * 200)
         self.check_refused("not an ioplan results store, or a corrupt one")
 
+    def test_hand_edited_values_are_refused_not_read_as_zero(self):
+        # A number column holding text read as 0.0; a plan that is not an object was a raw C++ exception.
+        for sql, says in (("UPDATE figures SET iops = 'abc'", "iops holds 'abc' where a number belongs"),
+                          ("UPDATE figures SET plan = '[1,2]'", "a figure's plan of run 1 is not a JSON object")):
+            with self.subTest(sql=sql):
+                self.db.unlink(missing_ok=True)
+                self.saved()
+                con = sqlite3.connect(self.db)
+                con.execute(sql)
+                con.commit()
+                con.close()
+                for args in (["show", "ok"], ["export"], ["report", "ok", f"--output={self.tmp / 'p.html'}"]):
+                    p = self.results(*args, ok=False)
+                    self.assertEqual(p.returncode, 2, p.stdout)
+                    self.assertTrue(p.stderr.startswith("ioplan: error: the results store is damaged: "), p.stderr)
+                    self.assertIn(says, p.stderr)
+                    self.assertNotIn("exception", p.stderr)
+                self.assertFalse((self.tmp / "p.html").exists())
+
     def test_locked(self):
         self.saved()
         con = sqlite3.connect(self.db, isolation_level=None)
