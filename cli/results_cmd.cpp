@@ -35,7 +35,7 @@ struct cmd_opts {
 	std::string format = "normal";
 	std::string by, preset, plan;
 	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
-	std::string output;	// report: the page's file ("" = stdout)
+	std::string output;	// where the command's text goes ("" = stdout)
 	bool force = false;
 	double fail_pct = -1;
 	std::vector<std::string> pos;
@@ -45,7 +45,7 @@ const char *const usage =
 	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD]\n"
 	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
-	"       (each takes --results-db=PATH and --output-format=json; RUN is an id, a label or a uuid)";
+	"       (each takes --results-db=PATH, --output-format=json and --output=FILE; RUN is an id, a label or a uuid)";
 
 double parse_pct(const std::string &v)
 {
@@ -99,14 +99,18 @@ bool json_out(const cmd_opts &o)
 	throw usage_error("--output-format: '" + o.format + "' is not one of normal, json" );
 }
 
-int print(const std::string &text)
+// A command's text to --output (never over the store or a file it read), else stdout.
+int print(const cmd_opts &o, const std::string &text)
 {
-	return write_stdout(text, "stdout") ? 0 : 1;
+	std::vector<input_file> inputs{ { o.db, "the results store " + o.db } };
+	for (const std::string &p : o.pos)
+		inputs.push_back({ p, "the file " + p + " being read" });
+	return emit(text, "the output", o.output, inputs);
 }
 
-int print(const ojson &doc)
+int print(const cmd_opts &o, const ojson &doc)
 {
-	return print(doc.dump(2) + "\n");
+	return print(o, doc.dump(2) + "\n");
 }
 
 std::string when(int64_t s)
@@ -131,7 +135,7 @@ int list_cmd(const cmd_opts &o)
 			a.push_back(ojson{ { "id", r.id }, { "uuid", r.uuid }, { "label", r.label }, { "source", r.source },
 					   { "host", r.host }, { "plan_hash", r.plan_hash }, { "saved_s", r.saved_s },
 					   { "started_s", r.started_s }, { "figures", r.figures } });
-		return print(a);
+		return print(o, a);
 	}
 	std::string out;
 	char line[512];
@@ -144,7 +148,7 @@ int list_cmd(const cmd_opts &o)
 			      r.host.c_str(), r.plan_hash.c_str(), r.figures);
 		out += line;
 	}
-	return print(out);
+	return print(o, out);
 }
 
 // An mpirun run's breakdown: each rank's share of each job and direction.
@@ -206,7 +210,7 @@ int show_cmd(const cmd_opts &o)
 		throw usage_error("results show takes one RUN");
 	resdb::store st(o.db, resdb::store::mode::read);
 	resdb::run_record r = st.load(st.find(o.pos[0]));
-	return json_out(o) ? print(resdb::record_json(r)) : print(show_text(r));
+	return json_out(o) ? print(o, resdb::record_json(r)) : print(o, show_text(r));
 }
 
 // The page of ioplan report, drawn from the store's runs (resdb::result_document).
@@ -239,7 +243,7 @@ int rm_cmd(const cmd_opts &o)
 		ids.push_back(st.find(ref));	// every one known before any is removed
 	for (int64_t id : ids)
 		st.remove(id);
-	return json_out(o) ? print(ojson{ { "removed", ids } }) : 0;
+	return json_out(o) ? print(o, ojson{ { "removed", ids } }) : 0;
 }
 
 std::string csv_field(const std::string &v)
@@ -286,11 +290,11 @@ int export_cmd(const cmd_opts &o)
 	for (int64_t id : ids)
 		runs.push_back(st.load(id));
 	if (o.format != "json")
-		return print(export_csv(runs));
+		return print(o, export_csv(runs));
 	ojson a = ojson::array();
 	for (const auto &r : runs)
 		a.push_back(resdb::record_json(r));
-	return print(a);
+	return print(o, a);
 }
 
 bool is_sqlite(const std::string &path)
@@ -319,8 +323,8 @@ int import_cmd(const cmd_opts &o)
 	}
 	size_t added = resdb::store(o.db, resdb::store::mode::write).save_all(runs);
 	if (json_out(o))
-		return print(ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
-	return print("imported " + std::to_string(added) + " run(s), " + std::to_string(runs.size() - added) +
+		return print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
+	return print(o, "imported " + std::to_string(added) + " run(s), " + std::to_string(runs.size() - added) +
 		     " already stored, into " + o.db + "\n");
 }
 
@@ -339,7 +343,7 @@ int summary_cmd(const cmd_opts &o)
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
 	auto groups = resdb::summarize(st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset));
-	return js ? print(resdb::summary_json(groups, o.by)) : print(resdb::summary_text(groups, o.by));
+	return js ? print(o, resdb::summary_json(groups, o.by)) : print(o, resdb::summary_text(groups, o.by));
 }
 
 // A compare operand: a result file (ioplan or fio JSON), else a run in the store.
@@ -386,7 +390,7 @@ int compare_cmd(const cmd_opts &o)
 			why += "\n  " + d;
 		throw usage_error("the two runs measured different workloads (--force compares them anyway):" + why);
 	}
-	int rc = js ? print(resdb::comparison_json(c, a, b)) : print(resdb::comparison_text(c, a, b));
+	int rc = js ? print(o, resdb::comparison_json(c, a, b)) : print(o, resdb::comparison_text(c, a, b));
 	std::vector<const resdb::metric_cmp *> worse;
 	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
 		for (const auto *m : worse)

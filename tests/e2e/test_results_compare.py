@@ -102,7 +102,7 @@ class Compare(TmpDirCase):
         iops = [m for m in json.loads(p.stdout)["metrics"] if m["metric"] == "iops"][0]
         self.assertEqual((iops["change"], iops["verdict"]), (None, "not comparable: A is 0"))  # was +0.0%, no difference
         text = run(["compare", zero, str(self.tmp / "b.json")]).stdout
-        self.assertRegex(text, r"iops +0\.0 +16384000\.0 +n/a +\(noise unknown\) +not comparable: A is 0")
+        self.assertRegex(text, r"iops +0\.0 +\d+\.0 +n/a +\(noise unknown\) +not comparable: A is 0")
         bad = [
             (lambda d: d["jobs"][0]["read"].update(iops=-5), "iops: -5 is not a figure ioplan reads"),
             (lambda d: d["jobs"][0]["read"]["clat_ns"].update(bins={"abc": 3}),
@@ -117,6 +117,24 @@ class Compare(TmpDirCase):
                     p = run([*args, f"--results-db={self.db}"])
                     self.assertEqual((p.returncode, p.stderr), (2, f"{f}: error: {says}\n"))
         self.assertFalse(self.db.exists() and "bad" in run(["results", "list", f"--results-db={self.db}"]).stdout)
+
+    def test_output_goes_to_the_file_and_never_over_the_store(self):
+        base = [*NULL[:5], "--size=16m"]
+        self.save("a", base=base)
+        self.save("b", base=base)
+        for args, head in ((["compare", "a", "b"], "A: run 1 (a) ioplan"), (["results", "export"], "run_id,uuid,label"),
+                           (["results", "list"], "    id  started")):
+            with self.subTest(args=args):
+                out = self.tmp / "out.txt"
+                p = run([*args, f"--results-db={self.db}", f"--output={out}"])
+                self.assertEqual((p.returncode, p.stdout), (0, ""), p.stderr)  # --output was ignored: stdout
+                self.assertTrue(out.read_text().startswith(head), out.read_text()[:80])
+                out.unlink()
+                before = self.db.read_bytes()
+                p = run([*args, f"--results-db={self.db}", f"--output={self.db}"])
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(f"is the results store {self.db}: the output would replace it", p.stderr)
+                self.assertEqual(self.db.read_bytes(), before)
 
     def test_unknown_run(self):
         p = self.compare("nosuch", "other")
