@@ -101,7 +101,7 @@ class AuxPath(TmpDirCase):
     def test_help_says_what_goes_there(self):
         text = run(["--help"]).stdout
         self.assertNotIn("writes none", text)
-        self.assertRegex(text, r"--aux-path=DIR +directory for verify state files")
+        self.assertRegex(text, r"--aux-path=DIR, -K +directory for verify state files")
 
 
 class BrokenStateFiles(TmpDirCase):
