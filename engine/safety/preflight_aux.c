@@ -25,8 +25,13 @@ static void check_side_file(struct pf_state *s, const struct plan_job *j, const 
 			    unsigned how)
 {
 	char why[SAFETY_WHY_MAX];
+	int r = safety_check_output(s->env, path, how, why, sizeof(why));
 
-	if (safety_check_output(s->env, path, how, why, sizeof(why)))
+	/* A missing directory's reason is the open's own words: the file it was for is named here. */
+	if (r == -ENOENT || r == -ENOTDIR)
+		pf_add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s: %s", j->name, option,
+		       path, why);
+	else if (r)
 		pf_add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s", j->name, option, why);
 }
 

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,12 +108,36 @@ static int judge(const struct safety_env *env, const char *path, int fd, const s
 	return 0;
 }
 
+/*
+ * A file still to create: its directory must be there, or the open fails
+ * later, mid-run for a log or an iolog (said now, in the open's own words).
+ */
+static int parent_missing(const char *path, char *why, size_t n)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat ds;
+	int err = 0;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if (stat(dir, &ds))
+		err = errno;
+	else if (!S_ISDIR(ds.st_mode))
+		err = ENOTDIR;
+	if (err == ENOENT || err == ENOTDIR)
+		snprintf(why, n, "cannot open for writing: %s", strerror(err));
+	return err == ENOENT || err == ENOTDIR ? -err : 0;
+}
+
 int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n)
 {
 	struct stat sb;
 
 	if (stat(path, &sb))
-		return 0;	/* created by the open, whose errors are its own */
+		return parent_missing(path, why, n);	/* else created by the open, whose errors are its own */
 	return judge(env, path, -1, &sb, how, why, n);
 }
 

@@ -53,7 +53,9 @@ int worker_iolog_open(struct worker *w)
 
 		if (fd >= 0)
 			close(fd);
-		worker_error(w, .err = err, .what = fd < 0 ? why : "opening write_iolog");
+		/* The reason's errno is worker_error's to add: name the iolog, not the job's file. */
+		snprintf(why, sizeof(why), "cannot open write_iolog=%.400s", w->job->write_iolog_path);
+		worker_error(w, .err = err, .what = why);
 		return -err;
 	}
 	w->rp.log_t0 = clk_now(&w->clk);

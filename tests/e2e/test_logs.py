@@ -256,13 +256,13 @@ class LogBehaviour(LogsTmp):
         run(args, cwd=self.tmp)
         self.assertGreater(len(read_log(self.tmp / "s_iops.log")), first)
 
-    def test_unwritable_directory(self):
-        p = run(["--name=e", *RATED, "--runtime=0.3", "--write_bw_log=" + str(self.tmp / "missing" / "x")],
-                cwd=self.tmp)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(str(self.tmp / "missing" / "x_bw.1.log"), p.stderr)
-        self.assertIn("No such file or directory", p.stderr)
-        self.assertIn("e: (groupid=0", p.stdout)   # the run's results are still reported
+    def test_missing_directory_is_refused_before_the_run(self):
+        # Known before any I/O, so said then (exit 2), as for --output; fio fails at the open (exit 1).
+        log = self.tmp / "missing" / "x"
+        p = run(["--name=e", *RATED, "--runtime=0.3", f"--write_bw_log={log}"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertEqual(p.stderr, f"ioplan: error: job 'e': write_bw_log: {log}_bw.1.log: "
+                                   "cannot open for writing: No such file or directory\n")
 
     def test_full_filesystem(self):
         """ENOSPC while logging (a 64 KiB tmpfs): an error naming the file, results still reported."""

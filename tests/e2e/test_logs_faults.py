@@ -1,9 +1,11 @@
 """tests/e2e/test_logs_faults.py - a log file that cannot be written:
 --bandwidth-log's agg-*_bw.log and the per-job logs.
 
-The property a user relies on: the run's results are still reported in full,
-the error names the file, and the exit status says the run did not go well
-(1), so a script that keeps the logs notices they are missing.  We run as root,
+The property a user relies on: a path that cannot be created is refused
+before any I/O (exit 2); a log that fails during the run leaves the run's
+results reported in full, the error naming the file, and the exit status
+saying the run did not go well (1), so a script that keeps the logs notices
+they are missing.  We run as root,
 so "unwritable" is a path under a regular file (ENOTDIR), a directory where the
 file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
 """
@@ -49,11 +51,14 @@ class LogFaults(TmpDirCase):
         self.assertIn("READ: bw=", p.stdout)
         self.assertIn("agg-write_bw.log: Is a directory", p.stdout)
 
-    def test_per_job_log_under_a_regular_file(self):
+    def test_per_job_log_and_iolog_under_a_regular_file(self):
+        # A path that cannot be created is known before any I/O: refused then (exit 2), naming each file.
         self.write("notadir", "")
-        p = self.go("--write_bw_log=notadir/x", "--write_lat_log=notadir/y")
-        self.assert_reported(p, "notadir/x_bw.1.log", "Not a directory")
-        self.assertIn("notadir/y_clat.1.log", p.stderr)
+        p = self.go("--write_bw_log=notadir/x", "--write_lat_log=notadir/y", "--write_iolog=notadir/z.log")
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        for what in ("write_bw_log: notadir/x_bw.1.log", "write_lat_log: notadir/y_clat.1.log",
+                     "write_iolog: notadir/z.log"):
+            self.assertIn(f"ioplan: error: job 'j': {what}: cannot open for writing: Not a directory\n", p.stderr)
 
     def test_per_job_log_on_a_full_device(self):
         os.symlink("/dev/full", self.tmp / "x_iops.1.log")
