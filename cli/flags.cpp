@@ -171,7 +171,8 @@ const std::vector<flag> table = {
     {"parse-only", flag_arg::none, nullptr, RUN, "check the job files and the command line, print nothing, exit",
      [](ctx &c, str) { set_what(c, action::parse_only); }, "", "P"},
     {"eta", flag_arg::required, "WHEN", RUN, "progress line on stderr: auto (when a terminal), always, never",
-     eta, "", "e"},
+     eta, "Run as fio, it is fio's: on standard output, and none while that carries\n"
+     "only JSON or terse output.", "e"},
     {"fake-clock", flag_arg::required, "NS", TEST,
      "for golden tests: every timestamp advances NS, host/kernel/pid/CPU use fixed", fake_clock},
     {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",

@@ -158,18 +158,33 @@ void attach_findings(results *r, const pf_report &pf, const std::vector<std::str
 // now: with SIGINT blocked, a write into a pipe nobody reads would leave
 // ioplan unkillable.  A line stderr cannot take is dropped (it is status, and
 // a stderr that does not drain could not carry an error either).
-void status(const std::string &text)
+void status(const std::string &text, int fd = STDERR_FILENO)
 {
-    pollfd pfd{STDERR_FILENO, POLLOUT, 0};
+    pollfd pfd{fd, POLLOUT, 0};
     if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
-        (void)!::write(STDERR_FILENO, text.data(), text.size());
+        (void)!::write(fd, text.data(), text.size());
+}
+
+// Where the progress line goes, or -1 for none: ioplan's on stderr; run as fio,
+// fio's on stdout, and none while stdout carries machine formats alone (fio's
+// calc_thread_status), so a client's JSON or terse stays clean.
+int progress_fd(const args &a)
+{
+    bool as_fio = a.who == report::personality::fio;
+    int fd = as_fio ? STDOUT_FILENO : STDERR_FILENO;
+    unsigned formats = 0;
+    std::string err;
+    if (as_fio && a.output_path.empty() && report::parse_formats(a.output_format, &formats, &err) &&
+        !(formats & report::FORMAT_NORMAL))
+        return -1;
+    return progress_enabled(a.eta, isatty(fd)) ? fd : -1;
 }
 
 // Takes every pending SIGINT/SIGTERM/SIGHUP: the first asks the engine to stop, the
 // second aborts (e is null once the engine is done: a signal then only
 // counts).  A SIGUSR1 sets *usr1 (a report of the results so far).  Returns
 // how many stopping signals have been seen so far.
-int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, bool show_progress,
+int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, int eta_fd,
                  bool *usr1 = nullptr)
 {
     timespec none{0, 0};
@@ -186,8 +201,8 @@ int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line,
             continue;
         }
         eng_stop(e); // the second call aborts at once
-        if (++signals == 1 && show_progress)
-            status(line.clear());
+        if (++signals == 1 && eta_fd >= 0)
+            status(line.clear(), eta_fd);
         if (signals == 1)
             status("ioplan: stopping (signal " + std::to_string(sig) + "); send it again to abort\n");
         else if (signals == 2)
@@ -274,7 +289,8 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
               interim_reports &interim, agg_bw_log &agg, live_world *live, double live_timeout_s)
 {
     bool rank0 = !live || live->rank0();
-    bool show_progress = rank0 && progress_enabled(a.eta, isatty(STDERR_FILENO));
+    int eta_fd = rank0 ? progress_fd(a) : -1;
+    bool show_progress = eta_fd >= 0;
     progress_line line(p);
     line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
     line.set_copies(live ? live->ranks() : 1);
@@ -285,7 +301,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     bool watching = show_progress || live || a.bandwidth_log || !a.trigger_file.empty() || a.trigger_timeout_ns;
     while (!wait_run(e, sigfd, watching || interim.timed())) {
         bool usr1 = false;
-        signals = take_signals(e, sigs, signals, line, show_progress, &usr1);
+        signals = take_signals(e, sigs, signals, line, eta_fd, &usr1);
         eng_status st{};
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
@@ -299,12 +315,12 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
             eng_stop(e);
         }
         if (show_progress && line.due(st.elapsed_ns))
-            status(line.update(world));
+            status(line.update(world), eta_fd);
     }
     if (sigfd >= 0)
         close(sigfd);
     if (show_progress)
-        status(line.clear());
+        status(line.clear(), eta_fd);
     live_finish(live, e, live_timeout_s, interim);
     return signals;
 }
@@ -397,7 +413,7 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     progress_line none(p);
     // Signals that came while the engine finished count too; one that comes
     // after this drain and before the unmask ends ioplan, as it would anyway.
-    *signals = take_signals(nullptr, sigs, *signals, none, false);
+    *signals = take_signals(nullptr, sigs, *signals, none, -1);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     return ret;
 }

@@ -4,7 +4,7 @@ import pty
 import subprocess
 import time
 
-from common import BIN, TmpDirCase, run
+from common import BIN, FIO, TmpDirCase, run, run_as_fio, run_fio
 
 JOB = ["--name=p", "--ioengine=null", "--size=64m", "--rw=randread", "--time_based", "--runtime=1.5",
        "--rate_iops=2000", "--output-format=terse"]
@@ -38,3 +38,20 @@ class Progress(TmpDirCase):
         self.assertNotIn("Jobs:", p.stderr)
         p = run([*JOB, "--eta=always"])
         self.assertIn("Jobs: 1", p.stderr)
+
+    def test_run_as_fio_the_line_is_fios_on_stdout(self):
+        # fio writes its ETA line to stdout, and none while stdout carries only JSON or terse.
+        normal = [a for a in JOB if not a.startswith("--output-format")] + ["--eta=always", "--eta-newline=200ms"]
+        runs = {"ioplan": run_as_fio(normal)}
+        if FIO:
+            runs["fio"] = run_fio(normal)
+        for who, p in runs.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("Jobs: 1 (f=", p.stdout)
+                self.assertNotIn("Jobs:", p.stderr)
+        for fmt in ("json", "terse"):
+            with self.subTest(fmt=fmt):
+                p = run_as_fio([*JOB[:-1], f"--output-format={fmt}", "--eta=always"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertNotIn("Jobs:", p.stdout + p.stderr)
