@@ -70,9 +70,10 @@ const char *engine_option_help(const parser::option &o)
     return colon + 2;
 }
 
-// fio's list, one engine a line; each with its options after a tab (fio's own
-// readers match the name at the start of the line), or why it is unavailable.
-void print_engine_list(const parser::option &ioengine, FILE *out)
+// fio's list, one engine a line; as ioplan each with its options after a tab
+// (fio's own readers match the name at the start of the line), or why it is
+// unavailable; run as fio, fio's lines exactly: the engines it can run, by name.
+void print_engine_list(const parser::option &ioengine, bool as_fio, FILE *out)
 {
     std::fprintf(out, "Available IO engines:\n");
     for (const auto &c : ioengine.choices) {
@@ -81,7 +82,10 @@ void print_engine_list(const parser::option &ioengine, FILE *out)
             if (engine_option(o, c.name))
                 opts += (opts.empty() ? "" : " ") + std::string(o.name);
         const char *why = eng_ioengine_unavailable((enum plan_ioengine)c.value);
-        if (why)
+        if (as_fio) {
+            if (!why)
+                std::fprintf(out, "\t%s\n", c.name);
+        } else if (why)
             std::fprintf(out, "\t%s\t(unavailable: %s)\n", c.name, why);
         else if (!opts.empty())
             std::fprintf(out, "\t%s\t(options: %s)\n", c.name, opts.c_str());
@@ -94,7 +98,7 @@ void print_engine_list(const parser::option &ioengine, FILE *out)
 
 int print_showcmd(const args &a, FILE *out)
 {
-    std::string s = "ioplan" + entry_words(a.req.cli_globals);
+    std::string s = (a.who == report::personality::fio ? "fio" : "ioplan") + entry_words(a.req.cli_globals);
     for (const std::string &path : a.req.job_files) {
         parser::document doc = parser::read_job_file(path, a.req.ini, a.req.format);
         bool in_job = false;
@@ -112,11 +116,11 @@ int print_showcmd(const args &a, FILE *out)
     return 0;
 }
 
-int print_enghelp(const std::string &what, FILE *out)
+int print_enghelp(const std::string &what, bool as_fio, FILE *out)
 {
     const parser::option *ioengine = parser::find_option("ioengine");
     if (what.empty()) {
-        print_engine_list(*ioengine, out);
+        print_engine_list(*ioengine, as_fio, out);
         return 0;
     }
     std::string engine = what.substr(0, what.find(','));

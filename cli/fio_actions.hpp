@@ -12,12 +12,14 @@
 
 namespace cli {
 
-// The job files and command-line jobs as one command line ("ioplan --bs=8k --name=j1 ...").
+// The job files and command-line jobs as one command line ("ioplan --bs=8k --name=j1 ...",
+// "fio ..." run as fio).
 // Throws parser::error for a job file that cannot be read.
 int print_showcmd(const args &a, FILE *out);
 
-// No value: the engines.  ENGINE: its options.  ENGINE,OPTION: that option explained.
-int print_enghelp(const std::string &what, FILE *out);
+// No value: the engines (as_fio: fio's lines, names only).  ENGINE: its options.
+// ENGINE,OPTION: that option explained.
+int print_enghelp(const std::string &what, bool as_fio, FILE *out);
 
 // Reads the clock from a thread on every CPU in turn, checking it never runs backwards.
 int cpuclock_test(FILE *out);

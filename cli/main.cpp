@@ -103,7 +103,7 @@ int fio_action(const cli::args &a)
     case cli::action::showcmd:
         return cli::print_showcmd(a, stdout);
     case cli::action::enghelp:
-        return cli::print_enghelp(a.enghelp, stdout);
+        return cli::print_enghelp(a.enghelp, a.who == report::personality::fio, stdout);
     case cli::action::debug_help:
         cli::print_debug_classes(stdout);
         return 0;

@@ -163,6 +163,22 @@ class RunFlags(TmpDirCase):
         if FIO:
             self.assertEqual(run_fio(["--output-format=terse", "--", job.name], cwd=self.tmp).returncode, 0)
 
+    def test_run_as_fio_enghelp_and_showcmd_are_fios_lines(self):
+        # Scripts match fio's engine lines whole (grep -x $'\\tlibaio') and its showcmd's first word.
+        p = run_as_fio(["--enghelp"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "Available IO engines:")
+        self.assertIn("\tlibaio", lines)
+        self.assertTrue(all(re.fullmatch(r"\t[a-z0-9_]+", l) for l in lines[1:]), lines)
+        self.assertIn("(options: ", run(["--enghelp"]).stdout)  # ioplan's own list says more
+        p = run_as_fio(["--showcmd", "--name=x", "--ioengine=null", "--size=1m"])
+        self.assertTrue(p.stdout.startswith("fio --name=x "), p.stdout)
+        if FIO:
+            fio_lines = run_fio(["--enghelp"]).stdout.splitlines()
+            self.assertEqual(fio_lines[0], lines[0])
+            self.assertIn("\tlibaio", fio_lines)
+
     def test_append_terse_before_output_format_is_undone_as_in_fio(self):
         # fio's --output-format starts from no format: --append-terse before it is dropped, after it kept.
         p = run(["--append-terse", "--output-format=json", *NULL])
