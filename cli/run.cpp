@@ -628,6 +628,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         rc = 1;
     }
     pf_free(&pf);
+    // fio's exit_value for a run a signal stopped (its sig_int); ioplan says 1.
+    if (signals && a.who == report::personality::fio)
+        rc = 128;
     return rc;
 }
 

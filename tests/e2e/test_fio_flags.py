@@ -7,10 +7,12 @@ checked on real null-engine or scratch-file runs; --showcmd against fio itself.
 import json
 import os
 import re
+import signal
+import subprocess
 import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+from common import BIN, FIO, TmpDirCase, fio_link_dir, run, run_as_fio, run_fio, wait_until
 
 NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
 REMOTE = "no client/server mode; to run on many hosts at once use MPI: mpirun -np N ioplan JOBFILE"
@@ -162,6 +164,25 @@ class RunFlags(TmpDirCase):
         self.assertTrue((self.tmp / "out.txt").read_text().startswith("3;ioplan-"))
         if FIO:
             self.assertEqual(run_fio(["--output-format=terse", "--", job.name], cwd=self.tmp).returncode, 0)
+
+    def test_a_signal_is_fios_exit_status_128_run_as_fio(self):
+        # Scripts tell an interrupted fio by 128; ioplan's own status for it is 1.
+        job = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=30", "--minimal"]
+        tools = {"ioplan as fio": (os.path.join(fio_link_dir(), "fio"), 128), "ioplan": (BIN, 1)}
+        if FIO:
+            tools["fio"] = (FIO, 128)
+        for who, (exe, want) in tools.items():
+            with self.subTest(who=who):
+                p = subprocess.Popen([exe, *job], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                # Its jobs are running: ioplan's worker threads, fio's job process (forked once
+                # its signal handlers are set).
+                started = ((lambda: open(f"/proc/{p.pid}/task/{p.pid}/children").read().strip()) if who == "fio"
+                           else (lambda: len(os.listdir(f"/proc/{p.pid}/task")) > 1))
+                wait_until(started, what=f"{who}'s jobs")
+                p.send_signal(signal.SIGINT)
+                out, err = p.communicate(timeout=30)
+                self.assertEqual(p.returncode, want, err)
+                self.assertTrue(out.strip().splitlines()[-1].startswith("3;"), out)  # what ran is reported
 
     def test_run_as_fio_enghelp_and_showcmd_are_fios_lines(self):
         # Scripts match fio's engine lines whole (grep -x $'\\tlibaio') and its showcmd's first word.
