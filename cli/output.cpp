@@ -109,8 +109,9 @@ bool output_file::commit(const std::string &text, const std::string &content)
 	// Replaced only now: until the results exist, an older file is kept, and
 	// until their space is had (a full disk), too: it is written over, not
 	// truncated first, and cut to the new length after.
+	// (Only a full disk or quota stops it: a file system without fallocate is written as before.)
 	if (regular && !all.empty() && fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, (off_t)all.size()) != 0 &&
-	    errno != EOPNOTSUPP && errno != ENOSYS) {
+	    (errno == ENOSPC || errno == EDQUOT)) {
 		std::fprintf(stderr, "ioplan: error: writing %s: %s (%s)\n", what.c_str(), std::strerror(errno),
 			     created ? "no file is left" : "the older file is left as it was");
 		::close(fd_);
