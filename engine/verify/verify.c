@@ -90,10 +90,15 @@ static const uint8_t *chunk_pattern(const struct vfy *v, uint64_t offset, uint8_
 	return tmp;
 }
 
-static void fill_pattern(const struct vfy *v, uint8_t *c, uint64_t len, uint64_t offset)
+/*
+ * As fio's fill_verify_pattern: the pattern runs on through the whole I/O's
+ * buffer from its start (a chunk of an I/O does not start it again), %o being
+ * the I/O's offset; the headers then go over the start of each chunk.
+ */
+static void fill_pattern(const struct vfy *v, uint8_t *c, uint64_t len, uint64_t io_offset)
 {
 	uint8_t tmp[VFY_PATTERN_MAX];
-	const uint8_t *pat = chunk_pattern(v, offset, tmp);
+	const uint8_t *pat = chunk_pattern(v, io_offset, tmp);
 
 	for (uint64_t i = 0; i < len; i++)
 		c[i] = pat[i % v->pattern_len];
@@ -141,23 +146,25 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	v->numberio++;
-	for (uint64_t at = 0; at + v->interval <= len; at += v->interval) {
-		if (v->pattern)
-			fill_pattern(v, p + at, v->interval, offset + at);
-		if (has_header(v->kind))
-			stamp_chunk(v, p + at, offset + at, &now);
-	}
+	if (v->pattern)
+		fill_pattern(v, p, len, offset);
+	for (uint64_t at = 0; at + v->interval <= len && has_header(v->kind); at += v->interval)
+		stamp_chunk(v, p + at, offset + at, &now);
 }
 
-/* First byte from `from` on that differs from the pattern; false when all match. */
+/*
+ * The chunk at `off`, `pos` bytes into an I/O at io_off: its first byte from
+ * `from` on that differs from the pattern (fio's verify_io_u_pattern: the
+ * pattern's place is the byte's in the I/O); false when all match.
+ */
 static bool check_pattern(const struct vfy *v, const uint8_t *c, uint64_t from, uint64_t off,
-			  struct vfy_bad *b)
+			  uint64_t pos, uint64_t io_off, struct vfy_bad *b)
 {
 	uint8_t tmp[VFY_PATTERN_MAX];
-	const uint8_t *pat = chunk_pattern(v, off, tmp);
+	const uint8_t *pat = chunk_pattern(v, io_off, tmp);
 
 	for (uint64_t i = from; i < v->interval; i++) {
-		uint8_t want = pat[i % v->pattern_len];
+		uint8_t want = pat[(pos + i) % v->pattern_len];
 
 		if (c[i] != want) {
 			b->offset = off + i;
@@ -209,32 +216,37 @@ static bool check_digest(struct vfy *v, const uint8_t *c, struct vfy_bad *b)
 	return true;
 }
 
-static bool check_chunk(struct vfy *v, uint8_t *c, uint64_t off, struct vfy_bad *b)
+static bool check_chunk(struct vfy *v, uint8_t *c, uint64_t off, uint64_t pos, uint64_t io_off,
+			struct vfy_bad *b)
 {
 	b->offset = off;
 	b->sum_len = 0;
 	if (v->kind == PLAN_VERIFY_NULL)
 		return false;
 	if (v->kind == PLAN_VERIFY_PATTERN)
-		return check_pattern(v, c, 0, off, b);
+		return check_pattern(v, c, 0, off, pos, io_off, b);
 	swap_header(v, c);
 	if (check_header(v, c, off, b))
 		return true;
 	if (!has_digest(v->kind))	/* meta, and verify_pattern without verify= */
-		return v->pattern && check_pattern(v, c, v->hdr_size, off, b);
+		return v->pattern && check_pattern(v, c, v->hdr_size, off, pos, io_off, b);
 	return check_digest(v, c, b);
 }
 
-uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset,
+uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset, uint64_t io_len,
 		   struct vfy_bad *bad, uint32_t max)
 {
 	uint8_t *p = buf;
 	struct vfy_bad b;
 	uint32_t n = 0;
 
+	if (!io_len)
+		io_len = len;
 	for (uint64_t at = 0; at + v->interval <= len; at += v->interval) {
+		uint64_t pos = at % io_len;
+
 		v->checks++;
-		if (!check_chunk(v, p + at, offset + at, &b))
+		if (!check_chunk(v, p + at, offset + at, pos, offset + at - pos, &b))
 			continue;
 		if (n < max)
 			bad[n] = b;

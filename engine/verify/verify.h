@@ -92,18 +92,20 @@ int vfy_set_offset(struct vfy *v, uint32_t verify_offset);
 const char *vfy_kind_name(enum plan_verify kind);
 
 /*
- * Writes the header and digest (or the pattern) into every whole chunk of a
- * block about to be written at file offset `offset`; a trailing piece shorter
- * than the interval is left as it is and is never checked.
+ * Writes the header and digest into every whole chunk of one I/O about to be
+ * written at file offset `offset`, and the pattern through all of it (from the
+ * I/O's start, as fio's); a trailing piece shorter than the interval has no
+ * header and is never checked.
  */
 void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset);
 
 /*
  * Checks every whole chunk of a block read from `offset` (verify_offset's
- * swap is undone in buf).  Returns the number of bad chunks; the first up to
- * max are described in bad[].
+ * swap is undone in buf).  The block holds I/Os of io_len bytes from its start
+ * as they were written (0: one I/O): a pattern starts again at each.  Returns
+ * the number of bad chunks; the first up to max are described in bad[].
  */
-uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset,
+uint32_t vfy_check(struct vfy *v, void *buf, uint64_t len, uint64_t offset, uint64_t io_len,
 		   struct vfy_bad *bad, uint32_t max);
 
 /*

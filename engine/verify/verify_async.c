@@ -41,7 +41,7 @@ static struct vasync_slot *pop(struct vasync_slot **head, struct vasync_slot **t
 static void check_slot(struct vfy *v, struct vasync_slot *s)
 {
 	s->nbad = s->zero ? vfy_check_zero(v, s->buf, s->len, s->offset, s->bad, VASYNC_BAD_MAX)
-			  : vfy_check(v, s->buf, s->len, s->offset, s->bad, VASYNC_BAD_MAX);
+			  : vfy_check(v, s->buf, s->len, s->offset, s->io_len, s->bad, VASYNC_BAD_MAX);
 }
 
 static void *checker(void *arg)

@@ -31,6 +31,7 @@ struct vasync_slot {
 	uint8_t *buf;			/* the slot's own buffer, vasync.buf_bytes long */
 	uint64_t len;			/* bytes to check */
 	uint64_t offset;		/* file offset of buf[0] */
+	uint64_t io_len;		/* the written I/Os' length in it (vfy_check; 0: one) */
 	uint32_t file;			/* the worker's file index */
 	bool zero;			/* trimmed: check for zeroes, not headers */
 	uint32_t nbad;			/* set by the checker */

@@ -21,7 +21,8 @@
  * lfsr writes 5 I/Os and reads back 2).  With loops=N, as fio runs each loop
  * as a round of writes and its read-back, each loop but the last is read back
  * as it ends (worker_rounds.c), before the next one writes over it.
- * verify_only reads its region in chunks of the verify interval, once a loop.
+ * verify_only reads its region in the job's blocks (a fixed size on the chunk
+ * grid; else chunk by chunk), once a loop.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
@@ -344,7 +345,7 @@ void worker_verify_release(struct worker *w)
 static int read_hists(struct worker *w);
 static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget);
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
-		       bool zero);
+		       uint64_t io_len, bool zero);
 static struct vasync_slot *async_slot(struct worker *w);
 
 /*
@@ -356,13 +357,14 @@ static void check_read(struct worker *w, const struct io_u *u)
 	struct vasync_slot *s;
 
 	if (!w->vf.async) {
-		check_here(w, u->file, u->buf, u->offset, u->len, false);
+		check_here(w, u->file, u->buf, u->offset, u->len, 0, false);
 		return;
 	}
 	s = async_slot(w);
 	memcpy(s->buf, u->buf, u->len);
 	s->len = u->len;
 	s->offset = u->offset;
+	s->io_len = 0;
 	s->file = u->file;
 	s->zero = false;
 	vasync_submit(w->vf.async, s);
@@ -530,15 +532,33 @@ static struct vasync_slot *async_slot(struct worker *w)
 	return s;
 }
 
-/* Checks buf's chunks here (or their zeroes, for trimmed ones); true when verify_fatal stops. */
+/*
+ * Checks buf's chunks here (or their zeroes, for trimmed ones), written as I/Os
+ * of io_len bytes (0: one); true when verify_fatal stops.
+ */
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
-		       bool zero)
+		       uint64_t io_len, bool zero)
 {
 	struct vfy_bad bad[VFY_BAD_MAX];
 	uint32_t nb = zero ? vfy_check_zero(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX)
-			   : vfy_check(w->vf.vfy, buf, len, off, bad, VFY_BAD_MAX);
+			   : vfy_check(w->vf.vfy, buf, len, off, io_len, bad, VFY_BAD_MAX);
 
 	return nb && worker_verify_report_bad(w, f, nb, bad, buf, off);
+}
+
+/*
+ * verify_only reads the job's blocks whole, as fio's (bs=8k verify_interval=1k:
+ * 8 KiB reads, not 1 KiB ones), where the block is one fixed size on the chunk
+ * grid; else chunk by chunk.  A pattern starts again at each block, as it was
+ * written.
+ */
+static uint64_t only_block(const struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	const struct plan_bs *b = &j->bs[plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) ? PLAN_DDIR_WRITE : PLAN_DDIR_READ];
+	uint64_t iv = w->vf.vfy->interval;
+
+	return b->min_bytes == b->max_bytes && !b->nr_split && b->min_bytes % iv == 0 ? b->min_bytes : iv;
 }
 
 /*
@@ -549,12 +569,14 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 		      bool zero)
 {
 	uint64_t off = w->gen.files[f].start + rel, len = n * w->vf.vfy->interval;
-	/* A written I/O is one read; verify_only (a state file's chunks too) reads chunk by chunk. */
-	uint64_t step = w->vf.starts ? len : w->vf.vfy->interval;
+	/* A written I/O is one read; verify_only reads block by block (a run's odd end chunk by chunk). */
+	uint64_t step = w->vf.starts ? len : only_block(w);
 	struct vasync_slot *s;
 
+	if (len % step)
+		step = w->vf.vfy->interval;
 	if (!w->vf.async)
-		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, zero);
+		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, step, zero);
 	s = async_slot(w);
 	if (!read_run(w, f, s->buf, off, len, step)) {
 		vasync_put(w->vf.async, s);
@@ -562,6 +584,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 	}
 	s->len = len;
 	s->offset = off;
+	s->io_len = step;
 	s->file = f;
 	s->zero = zero;
 	vasync_submit(w->vf.async, s);
@@ -622,7 +645,11 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 			uint64_t *budget)
 {
 	uint64_t nchunks = w->gen.files[f].len / w->vf.vfy->interval, run = 0, first = 0;
+	uint64_t per_block = all ? only_block(w) / w->vf.vfy->interval : 1;
 	bool zero = false;
+
+	if (cap >= per_block)	/* verify_only's runs hold whole blocks */
+		cap -= cap % per_block;
 
 	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
 		bool want = i < nchunks && (all || vfy_map_test(&w->vf.maps[f], i));

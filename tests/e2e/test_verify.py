@@ -303,6 +303,31 @@ class AgainstFio(TmpDirCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertNotIn("verify failed", r.stdout + r.stderr)
 
+    def test_a_pattern_under_a_smaller_verify_interval_is_fios_and_read_in_blocks(self):
+        # fio runs the pattern on through each write's chunks (and %o is the write's offset) and
+        # verify_only reads whole blocks: ioplan restarted it at each chunk (a false mismatch on
+        # fio's file, and fio's on ioplan's) and read 1 KiB chunks (1024 reads for 128).
+        for pattern in ("0x616263", "%o", "0x0102030405"):
+            job = ["--name=v", "--size=1m", "--bs=8k", "--verify_interval=1k", "--verify=pattern",
+                   f"--verify_pattern={pattern}"]
+            for writer, reader in ((run_fio, run), (run, run_fio)):
+                with self.subTest(pattern=pattern, writer=writer.__name__):
+                    path = self.tmp / "p.dat"
+                    path.unlink(missing_ok=True)
+                    self.assertEqual(writer([*job, f"--filename={path}", "--rw=write",
+                                             "--output=/dev/null"]).returncode, 0)
+                    p = reader([*job, f"--filename={path}", "--rw=read", "--verify_only=1",
+                                "--output-format=json"])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    doc = json.loads(p.stdout[p.stdout.index("{"):])
+                    self.assertEqual(doc["jobs"][0]["read"]["total_ios"], 128)
+                    if reader is run:  # and a flipped byte is still found, at its place
+                        flip(path, 5 * 8192 + 3000)
+                        p = run([*job, f"--filename={path}", "--rw=read", "--verify_only=1", "--output-format=json"])
+                        self.assertEqual(p.returncode, 1)
+                        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"],
+                                         5 * 8192 + 3000)
+
     def test_sha512_flip_fio_misses_is_found(self):
         path = self.tmp / "s.dat"
         for tool in (run_fio, run):

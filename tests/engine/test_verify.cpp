@@ -141,19 +141,19 @@ TEST_CASE("verify: for every method a stamped block checks clean, and any flippe
 		std::vector<uint8_t> buf = ramp(4096 + 100); // a trailing piece is never stamped
 		vfy_stamp(v.get(), buf.data(), buf.size(), 1 << 20);
 		vfy_bad bad[4];
-		REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 1 << 20, bad, 4) == 0);
+		REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 1 << 20, 0, bad, 4) == 0);
 		// Every byte of a chunk - header, digest area (sha512's unused half too) and data - is covered.
 		for (size_t pos : { (size_t)0, (size_t)17, (size_t)39, (size_t)40, (size_t)100, (size_t)167,
 				    (size_t)168, (size_t)2047 + 256, (size_t)4095 }) {
 			CAPTURE(pos);
 			std::vector<uint8_t> c = buf;
 			c[pos] ^= 0x10;
-			REQUIRE(vfy_check(v.get(), c.data(), c.size(), 1 << 20, bad, 4) == 1);
+			REQUIRE(vfy_check(v.get(), c.data(), c.size(), 1 << 20, 0, bad, 4) == 1);
 			CHECK(bad[0].offset == (1u << 20) + pos / 512 * 512);
 		}
 		std::vector<uint8_t> c = buf;
 		c[4096 + 50] ^= 1; // the unstamped tail
-		CHECK(vfy_check(v.get(), c.data(), c.size(), 1 << 20, bad, 4) == 0);
+		CHECK(vfy_check(v.get(), c.data(), c.size(), 1 << 20, 0, bad, 4) == 0);
 		vfy_release(v.get());
 	}
 }
@@ -165,7 +165,7 @@ TEST_CASE("verify: a mismatch names the method with the stored and computed dige
 	vfy_stamp(v.get(), buf.data(), buf.size(), 0);
 	buf[2048] ^= 1;
 	vfy_bad bad[1];
-	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 0, bad, 1) == 1);
+	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 0, 0, bad, 1) == 1);
 	char text[320];
 	vfy_describe(v.get(), &bad[0], text, sizeof(text));
 	std::string t = text;
@@ -182,18 +182,18 @@ TEST_CASE("verify: meta checks the header alone, and verify_pattern's bytes when
 	vfy_bad bad[1];
 	std::vector<uint8_t> c = buf;
 	c[2000] ^= 1;
-	CHECK(vfy_check(v.get(), c.data(), c.size(), 0, bad, 1) == 0);
+	CHECK(vfy_check(v.get(), c.data(), c.size(), 0, 0, bad, 1) == 0);
 	c = buf;
 	c[8] ^= 1; // rand_seed
-	REQUIRE(vfy_check(v.get(), c.data(), c.size(), 0, bad, 1) == 1);
+	REQUIRE(vfy_check(v.get(), c.data(), c.size(), 0, 0, bad, 1) == 1);
 	CHECK(std::string(bad[0].field) == "header crc32c");
 	const uint8_t pat[2] = { 0xab, 0xcd };
 	auto p = make(PLAN_VERIFY_META, 4096, pat, 2);
 	vfy_stamp(p.get(), buf.data(), buf.size(), 0);
 	CHECK(buf[41] == 0xcd);
-	CHECK(vfy_check(p.get(), buf.data(), buf.size(), 0, bad, 1) == 0);
+	CHECK(vfy_check(p.get(), buf.data(), buf.size(), 0, 0, bad, 1) == 0);
 	buf[2001] ^= 1;
-	REQUIRE(vfy_check(p.get(), buf.data(), buf.size(), 0, bad, 1) == 1);
+	REQUIRE(vfy_check(p.get(), buf.data(), buf.size(), 0, 0, bad, 1) == 1);
 	CHECK(bad[0].offset == 2001);
 	CHECK(std::string(bad[0].field) == "pattern");
 }
@@ -211,10 +211,10 @@ TEST_CASE("verify: verify_offset keeps the header at that offset of each chunk a
 	CHECK(buf[4096 + 512] == 0xca);
 	vfy_bad bad[2];
 	std::vector<uint8_t> c = buf;
-	CHECK(vfy_check(v.get(), c.data(), c.size(), 0, bad, 2) == 0);
+	CHECK(vfy_check(v.get(), c.data(), c.size(), 0, 0, bad, 2) == 0);
 	c = buf;
 	c[4096 + 520] ^= 1; // the second chunk's header, where verify_offset put it
-	REQUIRE(vfy_check(v.get(), c.data(), c.size(), 0, bad, 2) == 1);
+	REQUIRE(vfy_check(v.get(), c.data(), c.size(), 0, 0, bad, 2) == 1);
 	CHECK(bad[0].offset == 4096);
 }
 
@@ -224,7 +224,7 @@ TEST_CASE("verify: a block read from the wrong place names the offset it holds")
 	std::vector<uint8_t> buf(8192);
 	vfy_stamp(v.get(), buf.data(), buf.size(), 65536);
 	vfy_bad bad[2];
-	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 0, bad, 2) == 2);
+	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 0, 0, bad, 2) == 2);
 	CHECK(std::string(bad[0].field) == "offset");
 	CHECK(bad[0].want == 0);
 	CHECK(bad[0].got == 65536);
@@ -233,25 +233,38 @@ TEST_CASE("verify: a block read from the wrong place names the offset it holds")
 	vfy_describe(v.get(), &bad[0], text, sizeof(text));
 	CHECK(std::string(text) == "verify crc32c: bad header offset: want 0x0 got 0x10000");
 	std::vector<uint8_t> zero(4096);
-	REQUIRE(vfy_check(v.get(), zero.data(), zero.size(), 0, bad, 2) == 1);
+	REQUIRE(vfy_check(v.get(), zero.data(), zero.size(), 0, 0, bad, 2) == 1);
 	CHECK(std::string(bad[0].field) == "magic");
 }
 
-TEST_CASE("verify: pattern chunks repeat the pattern and name the first differing byte")
+TEST_CASE("verify: a pattern runs on through the I/O's chunks, as fio's, and names the first differing byte")
 {
 	const uint8_t pat[3] = { 0xde, 0xad, 0x01 };
 	auto v = make(PLAN_VERIFY_PATTERN, 1000, pat, 3);
 	std::vector<uint8_t> buf(3000);
 	vfy_stamp(v.get(), buf.data(), buf.size(), 0);
-	CHECK(buf[1000] == 0xde);
-	CHECK(buf[1002] == 0x01);
+	CHECK(buf[1000] == pat[1000 % 3]);	/* fio: abcabcab across a chunk's end, not abca|abca */
+	CHECK(buf[1002] == pat[1002 % 3]);
 	vfy_bad bad[2];
-	CHECK(vfy_check(v.get(), buf.data(), buf.size(), 0, bad, 2) == 0);
+	CHECK(vfy_check(v.get(), buf.data(), buf.size(), 0, 0, bad, 2) == 0);
 	buf[2500] = 0;
-	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 4096, bad, 2) == 1);
+	REQUIRE(vfy_check(v.get(), buf.data(), buf.size(), 4096, 0, bad, 2) == 1);
 	CHECK(bad[0].offset == 4096 + 2500);
-	CHECK(bad[0].want == pat[(2500 - 2000) % 3]);
+	CHECK(bad[0].want == pat[2500 % 3]);
 	CHECK(bad[0].got == 0);
+}
+
+TEST_CASE("verify: a pattern starts again at each I/O a read block holds")
+{
+	const uint8_t pat[3] = { 0xde, 0xad, 0x01 };
+	auto v = make(PLAN_VERIFY_PATTERN, 500, pat, 3);
+	std::vector<uint8_t> buf(3000);
+	for (size_t at = 0; at < buf.size(); at += 1000)	/* three writes of 1000 bytes */
+		vfy_stamp(v.get(), buf.data() + at, 1000, at);
+	CHECK(buf[1000] == pat[0]);
+	vfy_bad bad[4];
+	CHECK(vfy_check(v.get(), buf.data(), buf.size(), 0, 1000, bad, 4) == 0);	/* read back as one block */
+	CHECK(vfy_check(v.get(), buf.data(), buf.size(), 0, 0, bad, 4) == 4);	/* taken for one I/O: wrong */
 }
 
 TEST_CASE("verify: intervals too small for the header and patterns without bytes are refused")
