@@ -516,14 +516,19 @@ bool fatal_warnings(const pf_report &pf)
 // rank's error stops them all before any I/O.
 // Ranks running another plan than rank 0's would be merged as one: they
 // stop too, rank 0 naming them and the first option that differs.
-bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_source *src, pf_report *pf)
+bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_source *src, pf_report *pf,
+                          bool outputs_ok)
 {
     // Run as fio, --warnings-fatal is fio's: the job files' warnings only (main.cpp), not
     // ioplan's own about the measurement (the page cache), which fio does not give.
     bool fatal = a.warnings_fatal && a.who != report::personality::fio;
-    bool ok = preflight(p, pf, static_cast<bool>(a.writer)) && !(fatal && has_warnings(*pf) && fatal_warnings(*pf));
+    bool ok = outputs_ok && preflight(p, pf, static_cast<bool>(a.writer)) &&
+              !(fatal && has_warnings(*pf) && fatal_warnings(*pf));
     bool same = !w || w->same_plan(src ? src->identity : "");
-    if (w && w->agree(ok && same ? 0 : 2, ok ? "" : first_finding(*pf), "preflight"))
+    // A rank whose own outputs are refused says so in the agreement too: the
+    // others would otherwise wait for it at the next step until --rank-timeout.
+    std::string why = ok ? "" : outputs_ok ? first_finding(*pf) : "a file it would write is refused (its error above)";
+    if (w && w->agree(ok && same ? 0 : 2, why, "preflight"))
         ok = false;
     return ok && same;
 }
@@ -556,14 +561,12 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     output_file out;
     bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
     std::vector<input_file> inputs = run_inputs(a, p, src);
-    if (reports && !a.output_path.empty() && !open_output(p, a.output_path, inputs, &out))
-        return 2;
-    if (!job_outputs_ok(p, inputs))
-        return 2;
-    if (!cli_side_files_ok(a, w))
+    bool outputs_ok = (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&
+                      job_outputs_ok(p, inputs) && cli_side_files_ok(a, w);
+    if (!outputs_ok && !w)
         return 2;
     pf_report pf{};
-    if (!preflight_everywhere(p, a, w, src, &pf)) {
+    if (!preflight_everywhere(p, a, w, src, &pf, outputs_ok)) {
         // No report follows: the notes it would carry (a command-line value a
         // job file overrode, which often is why the preflight failed) go with
         // the errors.

@@ -281,6 +281,29 @@ class Ranks(TmpDirCase):
         for r in (0, 1, 3):  # stopped together: nobody wrote
             self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
 
+    def test_a_file_one_rank_may_not_write_stops_every_rank_at_once(self):
+        # A user's file where rank 2's rank file goes; rank 0's --output naming the job file: each
+        # refused on its own rank and in the preflight's agreement. Before, the other ranks waited
+        # for the refusing one until --rank-timeout (600 s by default).
+        for r in range(RANKS):
+            (self.tmp / f"r{r}").mkdir()
+        body = f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n"
+        args = self.job(body)
+        users = self.tmp / "out" / "rank-2.json"
+        users.write_text("the user's own\n")
+        p = mpirun(RANKS, args, self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("rank-2.json exists and ioplan did not write it", p.stderr)
+        self.assertIn("rank 2 (", p.stderr)
+        self.assertEqual(users.read_text(), "the user's own\n")
+        users.unlink()
+        p = mpirun(RANKS, [f"--output={self.tmp / 'job.fio'}", *args], self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("is the job file", p.stderr)
+        self.assertEqual((self.tmp / "job.fio").read_text(), body)
+        for r in range(RANKS):  # stopped together both times: nobody wrote
+            self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
+
     def test_an_io_error_on_one_rank_is_named_and_rank_files_are_kept(self):
         for r in range(RANKS):
             os.symlink("/dev/full" if r == 2 else "/dev/null", self.tmp / f"d{r}")
