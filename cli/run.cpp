@@ -605,8 +605,13 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     }
     if (r && src && !r->job_text)
         r->job_text = strdup(job_text_of(*src).c_str());
-    if (!a.rank_output.empty() && r)
+    if (!a.rank_output.empty() && r) {
+        // A world that failed at a step did not run its last group together: the rank file says so.
+        bool was = r->interrupted;
+        r->interrupted = was || (w && !w->lost_step().empty());
         rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
+        r->interrupted = was;
+    }
     if (w)
         rc |= merge_ranks(w, r, src, a.straggler_pct);
     if (r && reports) {

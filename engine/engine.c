@@ -557,6 +557,9 @@ int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
 	snap_await(e->cur, e->nr_cur, seq, wait_ns);
 	c = e->sh.clk;		/* a fake clock advances as it is read: not the run's */
 	ret = snap_collect(e->res, e->cur, e->nr_cur, clk_now(&c), out);
+	/* Taken once a stop was asked for, what it holds may be cut short: said so, as eng_finish says it. */
+	if (!ret && *out)
+		(*out)->interrupted = (*out)->interrupted || eng_is_stopping(e);
 	pthread_mutex_unlock(&e->mu);
 	return ret;
 }

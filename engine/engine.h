@@ -144,7 +144,8 @@ int eng_get_status(struct eng *e, struct eng_status *st);
  * so far: bytes, runtime, latency, samples and CPU up to now).  A thread that
  * does not get there within wait_ns (a long sync I/O, a think) is shown as of
  * its previous copy.  Messages, disk and per-CPU figures come with the final
- * results only.  Safe while running and after; 0 or -ENOMEM.
+ * results only.  Taken after eng_stop, it is marked interrupted, as the final
+ * results are.  Safe while running and after; 0 or -ENOMEM.
  */
 int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out);
 

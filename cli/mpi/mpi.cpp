@@ -584,13 +584,23 @@ int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
 }
 
 // This rank's finished groups to its rank file, before it waits for the
-// others: what it measured is on disk whatever becomes of them.
+// others: what it measured is on disk whatever becomes of them.  Once the
+// world has failed at a step (lost: what happened), written again with that
+// error, so `ioplan merge` does not take the groups as a whole world's run (a
+// rank stopped and resumed after the others gave up once wrote a normal end).
 void world::keep_finished_groups()
 {
     eng *e = eng_.load();
     results *r = nullptr;
     if (keep_dir_.empty() || !e || eng_snapshot(e, 0, &r) || !r)
         return;
+    if (!lost_step_.empty()) {
+        r->interrupted = true;
+        if (!r->error)
+            r->error = ENODATA;
+        res_msg_add(r, RES_MSG_ERROR, "mpi/lost", -1, "%s: the world did not finish this group together",
+                    lost_step_.c_str());
+    }
     write_rank_file(keep_dir_, *r, who_, keep_src_);
     results_free(r);
 }
@@ -607,7 +617,12 @@ int world::segment_end(uint32_t, uint32_t)
         return -ECANCELED;
     who_.groups_done = ++groups_;
     keep_finished_groups();
-    return arrive("the end of group " + std::to_string(groups_), 0) < 0 ? -ECANCELED : 0;
+    std::string step = "the end of group " + std::to_string(groups_);
+    if (arrive(step, 0) >= 0)
+        return 0;
+    lost_step_ = "a rank was lost at " + step;
+    keep_finished_groups();
+    return -ECANCELED;
 }
 
 // Every rank tells rank 0 it is here (with a flag: a stop wanted), and rank
@@ -687,6 +702,8 @@ void world::rank0_lost(const std::string &step)
     std::fprintf(stderr, "ioplan: error: rank %u (%s): rank 0 did not answer within %gs at %s; stopping every rank\n",
                  who_.rank, who_.host.c_str(), 2 * timeout_s_ + 1, step.c_str());
     std::fflush(stderr);
+    lost_step_ = "rank 0 did not answer at " + step;
+    keep_finished_groups();
     ops_->abort_world(1);
     _exit(1);
 }

@@ -73,6 +73,8 @@ public:
     uint32_t size() const { return who_.nranks; }
     const std::string &host() const { return who_.host; }
     const rank_info &who() const { return who_; }
+    // Where this rank saw the world fail ("" while it has not): its rank file is then interrupted.
+    const std::string &lost_step() const { return lost_step_; }
 
     // Every rank's exit code so far; returns the worst.  Rank 0 prints
     // "ioplan: error: rank R (host): msg" for each failing rank with a msg.
@@ -131,6 +133,7 @@ private:
     std::vector<std::string> hosts_;   // rank 0: every rank's host
     std::vector<bool> answered_;       // rank 0: the ranks that came to the last arrival
     bool lost_ = false;                // a rank did not come: no more collectives
+    std::string lost_step_;            // where this rank saw the world fail (its rank files say so)
     bool layout_named_ = false;        // a layout round named the ranks that failed
     bool merged_ = false;              // past the run: the merge's deadlines hold
     std::string lost_text_;            // rank 0: who did not come, where

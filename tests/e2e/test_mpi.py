@@ -494,6 +494,9 @@ class LostRank(TmpDirCase):
         proc.communicate(timeout=60)
         self.assertNotEqual(proc.returncode, 0)
         self.assert_group_1_kept()
+        for r in (0, 1):  # mpirun stopped them mid-group: their files say so (they said a whole run)
+            f = self.rank_file(r)
+            self.assertTrue(f["results"]["interrupted"] or f["rank"]["groups_done"] == 1, f"rank {r}")
 
     def test_a_stopped_rank_is_named_and_the_others_report_their_groups(self):
         proc, pid = self.start("runtime=2\n", ["--rank-timeout=3"])
@@ -518,6 +521,8 @@ class LostRank(TmpDirCase):
         ranks = doc["ioplan"]["ranks"]
         self.assertEqual([r["error"] for r in ranks][2], errno.ENODATA)
         self.assertEqual(ranks[2]["host"], os.uname().nodename)
+        for r in (0, 1):  # the world failed at a step: their rank files are no whole run's (they said one)
+            self.assertTrue(self.rank_file(r)["results"]["interrupted"], f"rank {r}")
         self.assertIn("did not answer", " ".join(m["text"] for m in doc["ioplan"]["messages"]))
         self.assert_group_1_kept()
 
