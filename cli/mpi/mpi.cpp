@@ -584,11 +584,12 @@ int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
 }
 
 // This rank's finished groups to its rank file, before it waits for the
-// others: what it measured is on disk whatever becomes of them.  Once the
-// world has failed at a step (lost: what happened), written again with that
-// error, so `ioplan merge` does not take the groups as a whole world's run (a
-// rank stopped and resumed after the others gave up once wrote a normal end).
-void world::keep_finished_groups()
+// others (!agreed): what it measured is on disk whatever becomes of them, marked
+// interrupted until they agree, when it is written again.  A file left so is
+// no whole world's run to `ioplan merge`: a rank stopped past the others'
+// deadline and resumed once wrote a normal end its world never had.  Once the
+// world has failed at a step (lost_step_), written with that error.
+void world::keep_finished_groups(bool agreed)
 {
     eng *e = eng_.load();
     results *r = nullptr;
@@ -600,6 +601,10 @@ void world::keep_finished_groups()
             r->error = ENODATA;
         res_msg_add(r, RES_MSG_ERROR, "mpi/lost", -1, "%s: the world did not finish this group together",
                     lost_step_.c_str());
+    } else if (!agreed) {
+        r->interrupted = true;
+        res_msg_add(r, RES_MSG_WARNING, "mpi/unagreed", -1, "written before the ranks agreed at the end of "
+                    "group %u: kept as the last version, the world did not finish the group together", groups_);
     }
     write_rank_file(keep_dir_, *r, who_, keep_src_);
     results_free(r);
@@ -616,12 +621,14 @@ int world::segment_end(uint32_t, uint32_t)
     if (lost_)
         return -ECANCELED;
     who_.groups_done = ++groups_;
-    keep_finished_groups();
+    keep_finished_groups(false);
     std::string step = "the end of group " + std::to_string(groups_);
-    if (arrive(step, 0) >= 0)
+    if (arrive(step, 0) >= 0) {
+        keep_finished_groups(true);
         return 0;
+    }
     lost_step_ = "a rank was lost at " + step;
-    keep_finished_groups();
+    keep_finished_groups(true);
     return -ECANCELED;
 }
 
@@ -703,7 +710,7 @@ void world::rank0_lost(const std::string &step)
                  who_.rank, who_.host.c_str(), 2 * timeout_s_ + 1, step.c_str());
     std::fflush(stderr);
     lost_step_ = "rank 0 did not answer at " + step;
-    keep_finished_groups();
+    keep_finished_groups(true);
     ops_->abort_world(1);
     _exit(1);
 }

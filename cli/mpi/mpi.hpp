@@ -162,7 +162,7 @@ private:
     void hand_out(void *buf, size_t len, const std::string &step, double wait_s, bool work = false);
     int agree_on(int code, const std::string &msg, const std::string &step, bool work);
     uint64_t due_ns(uint32_t r, uint64_t since, double wait_s, bool work) const;
-    void keep_finished_groups();
+    void keep_finished_groups(bool agreed);
     std::string fold_results(results *r, double straggler_pct);
     void share_run_id();
     long ranks_per_node();
