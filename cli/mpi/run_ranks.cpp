@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -185,8 +186,17 @@ void name_logs_per_rank(plan *p, const world &w)
 {
     std::string tail = "." + w.host() + "." + std::to_string(w.rank());
     for (uint32_t g = 0; g < p->nr_groups; g++)
-        for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++)
-            p->groups[g].jobs[j].log_suffix = plan_strdup(tail.c_str());
+        for (uint32_t j = 0; j < p->groups[g].nr_jobs; j++) {
+            plan_job &job = p->groups[g].jobs[j];
+            std::free(job.log_suffix);
+            job.log_suffix = plan_strdup(tail.c_str());
+            // Every rank appending its trace to one write_iolog= file left one no replay reads.
+            if (job.write_iolog_path) {
+                char *one = job.write_iolog_path;
+                job.write_iolog_path = plan_strdup((one + tail).c_str());
+                std::free(one);
+            }
+        }
 }
 
 int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct)

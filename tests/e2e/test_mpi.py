@@ -304,6 +304,22 @@ class Ranks(TmpDirCase):
         for r in range(RANKS):  # stopped together both times: nobody wrote
             self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
 
+    def test_each_rank_keeps_its_own_io_trace(self):
+        # write_iolog= named once for every rank: each writes its own (.HOST.RANK, as the logs), so
+        # each replays; before, all appended to one file of RANKS headers and mixed lines.
+        (self.tmp / "d").mkdir()
+        args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\nfilename={self.tmp}/d/f${{IOPLAN_RANK}}\n"
+                        "write_iolog=trace.log\n")
+        p = mpirun(RANKS, args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        host = os.uname().nodename
+        self.assertFalse((self.tmp / "trace.log").exists())
+        for r in range(RANKS):
+            lines = (self.tmp / f"trace.log.{host}.{r}").read_text().splitlines()
+            self.assertEqual(lines[0], "fio version 3 iolog")
+            self.assertEqual(sum(1 for l in lines if " write " in l), 16, r)
+            self.assertTrue(all(f"/d/f{r} " in l for l in lines[1:]), (r, lines[:3]))
+
     def test_an_io_error_on_one_rank_is_named_and_rank_files_are_kept(self):
         for r in range(RANKS):
             os.symlink("/dev/full" if r == 2 else "/dev/null", self.tmp / f"d{r}")
