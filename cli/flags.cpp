@@ -264,7 +264,9 @@ const std::vector<flag> table = {
      "with merge: merge the rank files given although ranks of the run have none (a warning names them)",
      [](ctx &c, str) { c.a.merge_partial = true; },
      "Without it a missing rank is an error: a merge of part of a world would report part of its I/O as "
-     "the whole.\nOne rank's file alone shows that rank's own figures."},
+     "the whole.\nOne rank's file alone shows that rank's own figures.\n"
+     "A rank lost mid-run (its file holds fewer groups than rank 0's) is merged for\n"
+     "the groups it finished, with a warning."},
     {"rank-shift", flag_arg::required, "N", RUN,
      "under mpirun: IOPLAN_READ_RANK is (rank + N x ranks per node) mod ranks: a read job reads what a rank N nodes on wrote",
      [](ctx &c, str v) { c.a.rank_shift = (int)count_value(c, v); },

@@ -105,7 +105,7 @@ int merge_action(const args &a)
         acc = read_rank_file(files[0], &first, &src);
         p = rebuild_plan(src, first);
         acc->plan = p.get();
-        rank_merger m(acc.get(), first, first.nranks);
+        rank_merger m(acc.get(), first, first.nranks, a.merge_partial);
         for (size_t i = 1; i < files.size(); i++) {
             rank_info who;
             plan_source theirs;

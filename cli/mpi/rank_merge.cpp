@@ -219,8 +219,8 @@ std::string sums_overflow(const results &dst, const results &src)
 
 } // namespace
 
-rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks)
-    : acc_(acc), base_offset_ns_(who0.clock_offset_ns)
+rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial)
+    : acc_(acc), base_offset_ns_(who0.clock_offset_ns), partial_(partial)
 {
     world_ = static_cast<res_world *>(calloc(1, sizeof(res_world)));
     if (!world_)
@@ -275,7 +275,7 @@ void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
     if (!k.jobs)
         throw std::bad_alloc();
     k.nr_jobs = r.nr_jobs;
-    host_sum &host = host_of(who.host, r.nr_jobs);
+    host_sum &host = host_of(who.host, acc_->nr_jobs);	/* a rank that ended early may come first */
     host.nranks++;
     for (uint32_t j = 0; j < r.nr_jobs; j++) {
         res_rank_job &o = k.jobs[j];
@@ -316,8 +316,12 @@ std::string rank_merger::add(const results &src, const rank_info &who)
         return "rank " + std::to_string(who.rank) + " is outside a world of " + std::to_string(seen_.size());
     if (seen_[who.rank])
         return "rank " + std::to_string(who.rank) + " given twice";
-    if (src.nr_jobs != acc_->nr_jobs)
-        return "ran " + std::to_string(src.nr_jobs) + " jobs, rank 0 ran " + std::to_string(acc_->nr_jobs);
+    // A rank lost mid-run holds the groups it finished: its jobs are the first
+    // of rank 0's.  Taken with partial, as a missing rank is, and said.
+    bool fewer = src.nr_jobs < acc_->nr_jobs;
+    if (src.nr_jobs > acc_->nr_jobs || (fewer && !partial_))
+        return "ran " + std::to_string(src.nr_jobs) + " jobs, rank 0 ran " + std::to_string(acc_->nr_jobs) +
+               (fewer ? " (it ended early: --partial merges the groups it finished)" : "");
     for (uint32_t j = 0; j < src.nr_jobs; j++)
         if (src.jobs[j].nr_clones != acc_->jobs[j].nr_clones || src.jobs[j].job_id != acc_->jobs[j].job_id)
             return "job " + std::to_string(j) + " differs from rank 0's (another plan?)";
@@ -337,9 +341,13 @@ std::string rank_merger::add(const results &src, const rank_info &who)
         res_job_span(&acc_->jobs[j]);
     }
     acc_->end_mono_ns = std::max(acc_->end_mono_ns, shifted(src.end_mono_ns - src.start_mono_ns, by) + acc_->start_mono_ns);
-    acc_->interrupted = acc_->interrupted || src.interrupted;
+    acc_->interrupted = acc_->interrupted || src.interrupted || fewer;
     if (!acc_->error)
         acc_->error = src.error;
+    if (fewer)
+        res_msg_add(acc_, RES_MSG_WARNING, "merge/partial", -1,
+                    "--partial: rank %u ran %u of the %u jobs (it ended early): the later ones are the other ranks' only",
+                    who.rank, src.nr_jobs, acc_->nr_jobs);
     for (uint32_t i = 0; i < src.nr_msgs; i++)
         add_msg(acc_, src.msgs[i], who);
     if (new_host)

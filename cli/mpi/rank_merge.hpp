@@ -24,7 +24,9 @@ class rank_merger {
 public:
     // acc: the first rank's results, rank 0's in a live run (kept and
     // extended; the caller still owns it).
-    rank_merger(results *acc, const rank_info &who0, uint32_t nranks);
+    // partial (`ioplan merge --partial`): a rank that ran fewer jobs than rank 0
+    // (lost mid-run) adds the ones it ran, with a warning.
+    rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial = false);
     ~rank_merger();
     rank_merger(const rank_merger &) = delete;
     rank_merger &operator=(const rank_merger &) = delete;
@@ -43,6 +45,7 @@ public:
 private:
     results *acc_;
     int64_t base_offset_ns_;   // the first rank's clock offset (0 for rank 0)
+    bool partial_;
     res_world *world_;
     // One host's ranks so far: their per-job figures summed, and per job
     // their latency histograms merged (the host's percentiles are exact).

@@ -513,6 +513,15 @@ class LostRank(TmpDirCase):
         for r in (0, 1):  # mpirun stopped them mid-group: their files say so (they said a whole run)
             f = self.rank_file(r)
             self.assertTrue(f["results"]["interrupted"] or f["rank"]["groups_done"] == 1, f"rank {r}")
+        # The killed rank's file holds group 1 alone: --partial merges it (it was refused with it too).
+        files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(3)]
+        if self.groups_done(2) < min(self.groups_done(0), self.groups_done(1)):
+            p = run(["merge", *files])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--partial merges the groups it finished", p.stderr)
+        p = run(["merge", "--partial", "--output-format=json", *files])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["total_ios"], 3 * 16)
 
     def test_a_stopped_rank_is_named_and_the_others_report_their_groups(self):
         proc, pid = self.start("runtime=2\n", ["--rank-timeout=3"])
