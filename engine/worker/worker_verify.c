@@ -631,13 +631,24 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 		vfy_map_set(&w->vf.maps[f], first, n, false);
 	if (!all && w->vf.starts)
 		vfy_map_set(&w->vf.starts[f], first, n, false);
-	*budget -= n;
+	*budget -= n < *budget ? n : *budget;
 	return false;
 }
 
 /*
+ * Whether chunk i continues the written I/O before it: a budget's run ends
+ * with the I/O, not inside it, since a pattern's place in a chunk is counted
+ * from its I/O's start (and fio reads a written I/O back whole).
+ */
+static bool io_goes_on(const struct worker *w, uint32_t f, uint64_t i)
+{
+	return w->vf.starts && i < w->gen.files[f].len / w->vf.vfy->interval &&
+	       vfy_map_test(&w->vf.maps[f], i) && !vfy_map_test(&w->vf.starts[f], i);
+}
+
+/*
  * Checks the chunks of file f (those written, or all of them), at most
- * *budget of them; a written chunk checked leaves the map, so it is checked
+ * *budget of them (the last I/O whole); a written chunk checked leaves the map, so it is checked
  * once.  A run of chunks is all trimmed (checked for zeroes) or none.  True
  * to stop.
  */
@@ -665,7 +676,7 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 		}
 		if (want)
 			run++;
-		if (run && (!want || run == cap || run == *budget || i + 1 == nchunks) &&
+		if (run && (!want || run == cap || (run >= *budget && !io_goes_on(w, f, i + 1)) || i + 1 == nchunks) &&
 		    flush_run(w, f, buf, first, &run, zero, all, budget))
 			return true;
 	}

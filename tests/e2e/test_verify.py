@@ -328,6 +328,19 @@ class AgainstFio(TmpDirCase):
                         self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"],
                                          5 * 8192 + 3000)
 
+    def test_a_backlog_batch_checks_whole_writes_of_a_pattern(self):
+        # verify_backlog_batch's share ends with a write, not inside one: the rest of a write read
+        # as a run of its own had the pattern's place counted from the wrong start (a false mismatch).
+        path = self.tmp / "b.dat"
+        job = [f"--filename={path}", "--name=v", "--size=2m", "--bsrange=2k-16k", "--verify_interval=1k",
+               "--verify=pattern", "--verify_pattern=0x0102030405", "--verify_backlog=5",
+               "--verify_backlog_batch=2", "--rw=randwrite", "--output=/dev/null"]
+        for tool in (run, run_fio):
+            with self.subTest(tool=tool.__name__):
+                path.unlink(missing_ok=True)
+                p = tool(job)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
     def test_sha512_flip_fio_misses_is_found(self):
         path = self.tmp / "s.dat"
         for tool in (run_fio, run):
