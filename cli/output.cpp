@@ -158,12 +158,8 @@ int emit(const std::string &text, const std::string &content, const std::string 
 		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
 		return 2;
 	}
-	for (const input_file &in : inputs)
-		if (out.is(in.path)) {
-			std::fprintf(stderr, "ioplan: error: --output=%s is %s: %s would replace it\n", path.c_str(),
-				     in.what.c_str(), content.c_str());
-			return 2; // out's destructor removes a file its open() created
-		}
+	if (out.replaces(inputs, content))
+		return 2; // out's destructor removes a file its open() created
 	return out.commit(text, content) ? 0 : 1;
 }
 
@@ -189,6 +185,17 @@ const input_file *input_named(const std::string &path, const std::vector<input_f
 	for (const input_file &in : inputs)
 		if (same_file(path, in.path))
 			return &in;
+	return nullptr;
+}
+
+const input_file *output_file::replaces(const std::vector<input_file> &inputs, const std::string &content) const
+{
+	for (const input_file &in : inputs)
+		if (is(in.path)) {
+			std::fprintf(stderr, "ioplan: error: --output=%s is %s: %s would replace it\n", path_.c_str(),
+				     in.what.c_str(), content.c_str());
+			return &in;
+		}
 	return nullptr;
 }
 

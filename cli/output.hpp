@@ -35,6 +35,13 @@ std::string capture(const std::function<void(FILE *)> &fn);
 // checked; false after printing the error.  main() calls it last.
 bool flush_stdout();
 
+// A file a command reads, which none of its outputs may replace: a job file,
+// an included one, a trace, the results store, a report's result files.
+struct input_file {
+	std::string path;
+	std::string what; // "the job file job.fio being read"
+};
+
 // An --output=FILE, opened before the run and written after it.
 class output_file {
 public:
@@ -67,6 +74,10 @@ public:
 	// Whether other names this same regular file (device and inode), after open().
 	bool is(const std::string &other) const;
 
+	// The input this output would replace, or null; non-null also prints
+	// "--output=PATH is WHAT: CONTENT would replace it" (the caller exits 2).
+	const input_file *replaces(const std::vector<input_file> &inputs, const std::string &content) const;
+
 	const std::string &path() const { return path_; }
 
 private:
@@ -77,13 +88,6 @@ private:
 	bool deferred_ = false;	// a FIFO without a reader at open()
 	bool appended_ = false;	// truncated by append(): commit() adds to it
 	std::string held_;	// appended while deferred_, for commit()
-};
-
-// A file a command reads, which none of its outputs may replace: a job file,
-// an included one, a trace, the results store, a report's result files.
-struct input_file {
-	std::string path;
-	std::string what; // "the job file job.fio being read"
 };
 
 // Whether a and b name one regular file (device and inode); false when either

@@ -445,13 +445,7 @@ bool open_output(const plan &p, const std::string &path, const std::vector<input
                      path.c_str(), job->name);
         return false;
     }
-    for (const input_file &in : inputs)
-        if (out->is(in.path)) {
-            std::fprintf(stderr, "ioplan: error: --output=%s is %s: the results would replace it\n",
-                         path.c_str(), in.what.c_str());
-            return false;
-        }
-    return true;
+    return !out->replaces(inputs, "the results");
 }
 
 // The side files the cli writes (--rank-output, --bandwidth-log), judged

@@ -342,6 +342,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 namespace {
 
 // A result file holds at most this much: /dev/zero or an endless pipe is refused, not read until memory runs out.
+// (The parser's read_file_bytes does the same for traces and logs; the store may not include the parser.)
 constexpr size_t RESULT_FILE_MAX = size_t(256) << 20;
 
 std::string result_text(const std::string &path)
