@@ -563,6 +563,13 @@ void world::measure_clock_offsets()
     }
 }
 
+// Where this rank saw the world fail, once: a rank lost at this step.
+void world::note_lost(const std::string &step)
+{
+    if (lost_ && lost_step_.empty())
+        lost_step_ = "a rank was lost at " + step;
+}
+
 // One arrival starts a group: rank 0 answers with the start time, far
 // enough ahead for the answer to reach every rank: four times what sending
 // the last answers took it, at least 2 ms, at most 2 s (not what waiting
@@ -571,8 +578,10 @@ int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
 {
     std::string step = "the start of group " + std::to_string(groups_ + 1);
     uint64_t start = 0;
-    if (lost_ || arrive(step, stop_wanted ? 1 : 0, &start) != 0)
+    if (lost_ || arrive(step, stop_wanted ? 1 : 0, &start) != 0) {
+        note_lost(step);	/* the groups after it never ran: the rank file says so */
         return -ECANCELED;
+    }
     // Rank 0's time on this rank's clock: offset = rank 0's clock - ours.
     uint64_t local = static_cast<uint64_t>(static_cast<int64_t>(start) - who_.clock_offset_ns);
     timespec ts{static_cast<time_t>(local / 1000000000ull), static_cast<long>(local % 1000000000ull)};
@@ -627,7 +636,7 @@ int world::segment_end(uint32_t, uint32_t)
         keep_finished_groups(true);
         return 0;
     }
-    lost_step_ = "a rank was lost at " + step;
+    note_lost(step);
     keep_finished_groups(true);
     return -ECANCELED;
 }

@@ -163,6 +163,7 @@ private:
     int agree_on(int code, const std::string &msg, const std::string &step, bool work);
     uint64_t due_ns(uint32_t r, uint64_t since, double wait_s, bool work) const;
     void keep_finished_groups(bool agreed);
+    void note_lost(const std::string &step);
     std::string fold_results(results *r, double straggler_pct);
     void share_run_id();
     long ranks_per_node();
