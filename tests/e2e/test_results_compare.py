@@ -102,7 +102,7 @@ class Compare(TmpDirCase):
         iops = [m for m in json.loads(p.stdout)["metrics"] if m["metric"] == "iops"][0]
         self.assertEqual((iops["change"], iops["verdict"]), (None, "not comparable: A is 0"))  # was +0.0%, no difference
         text = run(["compare", zero, str(self.tmp / "b.json")]).stdout
-        self.assertRegex(text, r"iops +0\.0 +\d+\.0 +n/a +\(noise unknown\) +not comparable: A is 0")
+        self.assertRegex(text, r"iops +0\.0 +\d+\.\d +n/a +\(noise unknown\) +not comparable: A is 0")
         bad = [
             (lambda d: d["jobs"][0]["read"].update(iops=-5), "iops: -5 is not a figure ioplan reads"),
             (lambda d: d["jobs"][0]["read"]["clat_ns"].update(bins={"abc": 3}),
