@@ -59,6 +59,7 @@ struct args {
     bool merge_partial = false;     // merge --partial: ranks without a file are a warning
     int rank_shift = 0;
     uint64_t rank_timeout_ns = 600ull * 1000000000ull;
+    uint64_t join_timeout_ns = 0;   // 0: --rank-timeout, at least a minute
     double straggler_pct = 25;      // a rank this % slower than the median is flagged; 0 = none
     // Results that last: --save[=LABEL] keeps the run in the results store.
     bool save = false;

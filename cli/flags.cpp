@@ -281,7 +281,14 @@ const std::vector<flag> table = {
      "a rank that hangs never holds the others forever.\nLaying files out is work, not a step: while a rank "
      "lays out, it and rank 0 say every quarter of TIME that they are alive, and the others wait as long as "
      "they do.\nJoining and leaving the world (MPI_Init, "
-     "MPI_Finalize) have the same deadline, but never under a minute.\nA size-bound group may end that much later on its slowest rank."},
+     "MPI_Finalize) have the same deadline, but never under a minute (\n.Fl -join-timeout\nsets it).\nA size-bound group may end that much later on its slowest rank."},
+    {"join-timeout", flag_arg::required, "TIME", RUN,
+     "under mpirun: the longest a rank waits in MPI_Init and MPI_Finalize, then it gives up (default: --rank-timeout, at least 60s)",
+     [](ctx &c, str v) { c.a.join_timeout_ns = time_value(c, v, 1000000000); },
+     "MPI_Init waits for every rank to come and cannot say which one is missing, so each rank that came "
+     "prints that it did and exits 1: the rank missing from those lines is the one lost.\n"
+     "The default never goes under a minute, as starting many ranks oversubscribed takes seconds; "
+     "on a few nodes that start at once, a shorter TIME finds a rank that never came sooner."},
     {"straggler-threshold", flag_arg::required, "PCT", RUN,
      "under mpirun and with merge: flag a rank whose time per byte in a group is PCT% above the median rank's (default 25; 0: none)",
      straggler_threshold,

@@ -272,7 +272,8 @@ int run_action(cli::args &a, cli::world *w)
 int ranked_run(cli::args &a)
 {
     std::string err;
-    cli::world *w = cli::world::join(a.rank_shift, (double)a.rank_timeout_ns / 1e9, &err);
+    cli::world *w = cli::world::join(a.rank_shift, (double)a.rank_timeout_ns / 1e9,
+                                         (double)a.join_timeout_ns / 1e9, &err);
     if (!w) {
         std::fprintf(stderr, "ioplan: error: %s\n", err.c_str());
         return 2;

@@ -119,13 +119,12 @@ std::string first_difference(const std::string &ours, const std::string &theirs,
 // A deadline for an MPI call that takes none (MPI_Init_thread and the host
 // split in the module's init, MPI_Finalize): a launcher that lost a rank
 // during start-up, or a rank stopped at the end, would hang it for ever.
-// Past the deadline the rank says which call it was in and exits 1.  The
-// deadline is --rank-timeout but never under a minute: starting many ranks
-// oversubscribed takes seconds where one step of the run takes milliseconds.
+// Past the deadline (world::join_deadline_s) the rank says which call it was
+// in and exits 1.
 class watchdog {
 public:
-    watchdog(double rank_timeout_s, std::string what, std::string why = "")
-        : thread_([this, timeout_s = std::max(rank_timeout_s, 60.0), what, why] {
+    watchdog(double timeout_s, std::string what, std::string why = "")
+        : thread_([this, timeout_s, what, why] {
               std::unique_lock<std::mutex> l(mu_);
               if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
                   return;
@@ -248,7 +247,12 @@ static std::string launcher_rank()
     return "rank " + std::string(rank ? rank : "?") + (size ? " of " + std::string(size) : "") + " (" + host + ")";
 }
 
-world *world::join(int rank_shift, double timeout_s, std::string *err)
+double world::join_deadline_s(double timeout_s, double join_s)
+{
+    return join_s > 0 ? join_s : std::max(timeout_s, 60.0);
+}
+
+world *world::join(int rank_shift, double timeout_s, double join_s, std::string *err)
 {
     static world w;
     if (w.ops_)
@@ -260,7 +264,7 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     int rank = 0, size = 1, local = 0, ret;
     char host[64] = "";
     {
-        watchdog dog(timeout_s, launcher_rank() + ": joining the world (MPI_Init_thread, MPI_Comm_split_type)",
+        watchdog dog(join_deadline_s(timeout_s, join_s), launcher_rank() + ": joining the world (MPI_Init_thread, MPI_Comm_split_type)",
                      ": every rank waits there for the last to come, and MPI does not say which is missing: "
                      "the ranks that did not print this line");
         ret = ops->init(&rank, &size, &local, host, sizeof(host));
@@ -271,6 +275,7 @@ world *world::join(int rank_shift, double timeout_s, std::string *err)
     }
     w.ops_ = ops;
     w.timeout_s_ = timeout_s;
+    w.join_s_ = join_deadline_s(timeout_s, join_s);
     w.who_.rank = static_cast<uint32_t>(rank);
     w.who_.nranks = static_cast<uint32_t>(size);
     w.who_.host = host;
@@ -821,12 +826,12 @@ void world::leave()
         std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s_ + 1));
         _exit(1);
     }
-    watchdog dog(timeout_s_, "leaving the world (MPI_Finalize)");
+    watchdog dog(join_s_, "leaving the world (MPI_Finalize)");
     // The supervisor stops testing the pulses when the run ends, and one sent
     // at its last tick may still be in flight: MPI_Finalize wants every send
     // completed, and only the test that finds it done frees its request.
     // Half the watchdog's time at most: the other half is MPI_Finalize's.
-    uint64_t until = mono_ns() + static_cast<uint64_t>(timeout_s_ * 0.5e9);
+    uint64_t until = mono_ns() + static_cast<uint64_t>(join_s_ * 0.5e9);
     while (reap_pulses() && mono_ns() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ops_->finalize();

@@ -66,8 +66,14 @@ void set_solo_rank_vars();
 class world {
 public:
     // Loads the module, joins the world and sets the IOPLAN_* variables.
-    // nullptr with *err (say why, exit 2) when this build or host has no MPI module.
-    static world *join(int rank_shift, double timeout_s, std::string *err);
+    // timeout_s is --rank-timeout's; join_s --join-timeout's (0: the default,
+    // join_deadline_s).  nullptr with *err (say why, exit 2) when this build or
+    // host has no MPI module.
+    static world *join(int rank_shift, double timeout_s, double join_s, std::string *err);
+    // The deadline of MPI_Init and MPI_Finalize, which take none of their own:
+    // --join-timeout, else --rank-timeout but never under a minute (starting
+    // many ranks oversubscribed takes seconds where one step takes milliseconds).
+    static double join_deadline_s(double timeout_s, double join_s);
 
     uint32_t rank() const { return who_.rank; }
     uint32_t size() const { return who_.nranks; }
@@ -126,6 +132,7 @@ public:
 private:
     const ioplan_mpi_ops *ops_ = nullptr;
     double timeout_s_ = 600;
+    double join_s_ = 600;            // join_deadline_s: MPI_Finalize's too
     unsigned agreed_ = 0;
     rank_info who_;
     eng_sync sync_{};

@@ -8,6 +8,7 @@
 
 #include "cli/args.hpp"
 #include "cli/flags.hpp"
+#include "cli/mpi/mpi.hpp"
 
 namespace {
 
@@ -56,4 +57,16 @@ TEST_CASE("flags: the parser applies the rows, with the value joined or as the n
     CHECK_THROWS(parse({"--terse-version=1"}));
     CHECK_THROWS(parse({"--readonly=1"}));
     CHECK_THROWS(parse({"--output"}));
+}
+
+TEST_CASE("flags: MPI_Init's deadline is --join-timeout, else --rank-timeout but never under a minute")
+{
+    auto deadline = [](const cli::args &a) {
+        return cli::world::join_deadline_s((double)a.rank_timeout_ns / 1e9, (double)a.join_timeout_ns / 1e9);
+    };
+    CHECK(deadline(parse({"job.fio"})) == 600);
+    CHECK(deadline(parse({"--rank-timeout=3", "job.fio"})) == 60);
+    CHECK(deadline(parse({"--rank-timeout=90", "job.fio"})) == 90);
+    CHECK(deadline(parse({"--rank-timeout=3", "--join-timeout=5", "job.fio"})) == 5);
+    CHECK(deadline(parse({"--join-timeout=2m", "job.fio"})) == 120);
 }

@@ -624,12 +624,12 @@ class KilledMidWrite(TmpDirCase):
 class LostJoining(TmpDirCase):
     """A rank stopped (for real, at a gdb breakpoint) while the world forms: who is missing is said."""
 
-    def run_with_rank_2_stopped_at(self, where, hosts=False, timeout=60):
+    def run_with_rank_2_stopped_at(self, where, hosts=False, flags=()):
         # Rank 2 runs under gdb, held at a breakpoint (then `sleep`): stopped at that point.
         # hosts: each rank in its own UTS namespace, ranks 0, 1 on node0 and rank 2 on node1.
         self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
                    f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
-        args = ["--rank-timeout=3", "--output-format=json", "job.fio"]
+        args = ["--rank-timeout=3", *flags, "--output-format=json", "job.fio"]
         gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", f"break {where}", "-ex", "run",
                "-ex", "shell sleep 300", "--args", BIN, *args]
         host = (["unshare", "--uts", "sh", "-c", 'hostname node$((OMPI_COMM_WORLD_RANK / 2)) && exec "$0" "$@"']
@@ -642,7 +642,7 @@ class LostJoining(TmpDirCase):
         held = rank_pid(proc.pid, 2)
         # mpirun ends gdb; ioplan under it, stopped at the breakpoint, goes with it or here
         self.addCleanup(lambda: [os.kill(p, signal.SIGKILL) for p in child_pids(held) if os.path.exists(f"/proc/{p}")])
-        _, err = proc.communicate(timeout=timeout)
+        _, err = proc.communicate(timeout=60)
         err = err.decode(errors="replace")
         self.assertNotEqual(proc.returncode, 0, err)
         return err
@@ -658,12 +658,14 @@ class LostJoining(TmpDirCase):
 
     def test_the_ranks_that_joined_say_so_when_one_never_comes_to_mpi_init(self):
         # MPI_Init_thread waits for every rank and says nothing of who is missing: each
-        # rank that came says who it is after the watchdog's minute, so the one that does
-        # not is the one missing.
-        err = self.run_with_rank_2_stopped_at("MPI_Init_thread", timeout=150)
+        # rank that came says who it is after --join-timeout (by default a minute at
+        # least, a unit test's), so the one that does not is the one missing.
+        t0 = time.monotonic()
+        err = self.run_with_rank_2_stopped_at("MPI_Init_thread", flags=["--join-timeout=5"])
+        self.assertGreaterEqual(time.monotonic() - t0, 5)
         for r in (0, 1):
             self.assertIn(f"ioplan: error: rank {r} of 3 ({os.uname().nodename}): joining the world "
-                          "(MPI_Init_thread, MPI_Comm_split_type) did not return within 60s: every rank waits "
+                          "(MPI_Init_thread, MPI_Comm_split_type) did not return within 5s: every rank waits "
                           "there for the last to come, and MPI does not say which is missing: the ranks that did "
                           "not print this line; giving up", err)
         self.assertNotIn("rank 2 of 3", err)
