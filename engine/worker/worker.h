@@ -370,6 +370,17 @@ void worker_verify_backlog(struct worker *w);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */
 void worker_verify_loop(struct worker *w);
 void worker_verify_end_window(struct worker *w);
+void worker_verify_log_write(struct worker *w, uint32_t f, uint64_t offset, uint64_t len);
+
+/*
+ * verify_only (worker_verify_only.c): whether the job's writes are drawn again
+ * to check only those, a round of them drawn (true: more rounds follow), its
+ * read size and its pace under rate=.
+ */
+bool worker_verify_only_replays(const struct plan_job *j);
+bool worker_verify_only_draw(struct worker *w);
+uint64_t worker_verify_only_block(const struct worker *w);
+void worker_verify_only_pace(struct worker *w, uint64_t n);
 #define VFY_BAD_MAX 8	/* mismatches described per block */
 /*
  * Records up to VFY_BAD_MAX of n mismatches of the chunks in buf (read from

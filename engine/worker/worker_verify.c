@@ -5,9 +5,10 @@
  * worker_verify_stamp when it prepares a write) and remember which chunks of each file
  * region they completed, so the read-back after the write phase (do_verify=1)
  * checks exactly what this run wrote, however random or time-based the
- * pattern was.  verify_only skips the workload and checks every chunk of the
- * region, as an earlier run of the same job wrote it.  Read-only jobs with
- * verify= check each block they read.
+ * pattern was.  verify_only skips the workload and checks what an earlier run
+ * of the same job wrote: the writes drawn again (worker_verify_only.c), else
+ * every chunk of the region.  Read-only jobs with verify= check each block
+ * they read.
  *
  * The read-back reads each write that is still on fio's list whole, one read
  * of its own length, after the measured window, counted as fio counts its
@@ -22,7 +23,7 @@
  * as a round of writes and its read-back, each loop but the last is read back
  * as it ends (worker_rounds.c), before the next one writes over it.
  * verify_only reads its region in the job's blocks (a fixed size on the chunk
- * grid; else chunk by chunk), once a loop.
+ * grid; else chunk by chunk), once a loop; the writes it drew, each whole.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
  * offset with what was expected and found, counted in verify_failures; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
@@ -288,6 +289,9 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return ret;
 	if (j->verify_only && j->verify_state_load)
 		return load_state(w, iv);
+	/* verify_only draws the writes again to check only those (worker_verify_only.c). */
+	if (worker_verify_only_replays(j) && fits_grid(w, iv))
+		return (w->vf.maps = new_maps(w, iv)) && (w->vf.starts = new_maps(w, iv)) ? 0 : -ENOMEM;
 	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
 		return 0;
 	if (!fits_grid(w, iv))
@@ -412,6 +416,15 @@ static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, 
 			drop_piece(w, f, i);
 	vfy_map_set(&w->vf.maps[f], first, n, true);
 	vfy_map_set(&w->vf.starts[f], first, 1, true);
+}
+
+/* A write verify_only drew without making it: on the map as if it had completed. */
+void worker_verify_log_write(struct worker *w, uint32_t f, uint64_t offset, uint64_t len)
+{
+	uint64_t iv = w->vf.vfy->interval, rel = offset - w->gen.files[f].start;
+
+	if (offset >= w->gen.files[f].start && !(rel % iv))
+		log_piece(w, f, rel / iv, len / iv, true);
 }
 
 void worker_verify_stamp(struct worker *w, struct io_u *u)
@@ -547,21 +560,6 @@ static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off,
 }
 
 /*
- * verify_only reads the job's blocks whole, as fio's (bs=8k verify_interval=1k:
- * 8 KiB reads, not 1 KiB ones), where the block is one fixed size on the chunk
- * grid; else chunk by chunk.  A pattern starts again at each block, as it was
- * written.
- */
-static uint64_t only_block(const struct worker *w)
-{
-	const struct plan_job *j = w->job;
-	const struct plan_bs *b = &j->bs[plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) ? PLAN_DDIR_WRITE : PLAN_DDIR_READ];
-	uint64_t iv = w->vf.vfy->interval;
-
-	return b->min_bytes == b->max_bytes && !b->nr_split && b->min_bytes % iv == 0 ? b->min_bytes : iv;
-}
-
-/*
  * Reads n chunks from rel on and checks them: here, or with verify_async in
  * a slot handed to the checker threads.  True to stop.
  */
@@ -570,7 +568,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 {
 	uint64_t off = w->gen.files[f].start + rel, len = n * w->vf.vfy->interval;
 	/* A written I/O is one read; verify_only reads block by block (a run's odd end chunk by chunk). */
-	uint64_t step = w->vf.starts ? len : only_block(w);
+	uint64_t step = w->vf.starts ? len : worker_verify_only_block(w);
 	struct vasync_slot *s;
 
 	if (len % step)
@@ -592,39 +590,13 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 }
 
 /* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
-/*
- * verify_only honours rate= and rate_iops= for its reads, as fio's (rate=8m:
- * 8418071 B/s): a run of n chunks waits until it is due at that pace.
- */
-static void pace(struct worker *w, uint64_t n)
-{
-	const struct plan_job *j = w->job;
-	struct worker_verify *v = &w->vf;
-	uint64_t bps = j->rate_bytes_per_s[PLAN_DDIR_READ], iops = j->rate_iops[PLAN_DDIR_READ];
-	uint64_t now = clk_now(&w->clk), due = 0;
-
-	if (!j->verify_only || (!bps && !iops))
-		return;
-	if (!v->pace_t0)
-		v->pace_t0 = now;
-	/* A run is due once its own time at that pace has passed: runs are large, the rate holds whole. */
-	v->pace_chunks += n;
-	if (bps)
-		due = (uint64_t)((double)v->pace_chunks * (double)v->vfy->interval * 1e9 / (double)bps);
-	if (iops && (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops) > due)
-		due = (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops);
-	due += v->pace_t0;
-	while (now < due && !stopping(w))
-		now = clk_sleep_until(&w->clk, due, 100000000ull);
-}
-
 static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
 		      bool zero, bool all, uint64_t *budget)
 {
 	uint64_t n = *run;
 
 	*run = 0;
-	pace(w, n);
+	worker_verify_only_pace(w, n);
 	if (check_run(w, f, buf, first * w->vf.vfy->interval, n, zero) || stopping(w))
 		return true;
 	if (!all)
@@ -656,7 +628,7 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
 			uint64_t *budget)
 {
 	uint64_t nchunks = w->gen.files[f].len / w->vf.vfy->interval, run = 0, first = 0;
-	uint64_t per_block = all ? only_block(w) / w->vf.vfy->interval : 1;
+	uint64_t per_block = all ? worker_verify_only_block(w) / w->vf.vfy->interval : 1;
 	bool zero = false;
 
 	if (cap >= per_block)	/* verify_only's runs hold whole blocks */
@@ -822,8 +794,8 @@ void worker_verify_phase(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	struct bufpool pool;
-	uint64_t cap, t0, budget = w->vf.load ? w->vf.load_budget : UINT64_MAX;
-	bool all = j->verify_only;
+	uint64_t cap, t0, budget = w->vf.load ? w->vf.load_budget : UINT64_MAX, read0, ios0;
+	bool dry = j->verify_only && w->vf.maps, all = j->verify_only && !dry, more;
 	uint32_t passes;
 
 	if (!worker_verify_reads_back(w) || stopping(w))
@@ -840,13 +812,26 @@ void worker_verify_phase(struct worker *w)
 	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], 'V',
 			      memory_order_relaxed);
 	t0 = clk_now(&w->clk);
-	/* verify_only reads the region once a loop, as fio's (loops=3: three times). */
+	/* verify_only reads the region once a loop, as fio's (loops=3: three times);
+	 * drawing the writes again, it reads each round's writes after the round. */
 	passes = all && !w->vf.load && !j->time_based && j->loops > 1 ? j->loops : 1;
+	if (dry) {
+		gen_window(&w->gen, false);
+		w->gen.round_pause = w->gen.limited;
+	}
 	while (passes--) {
+		more = dry && worker_verify_only_draw(w);
+		read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
+		ios0 = w->res.ddir[PLAN_DDIR_READ].ios;
 		worker_cache_read_back(w);
 		if (read_back(w, pool.mem, cap, all, &budget))
 			break;
 		budget = UINT64_MAX;	/* a state file's budget (vf.load) has one pass */
+		if (more) {
+			gen_round_done(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0,
+				       w->res.ddir[PLAN_DDIR_READ].ios - ios0);
+			passes++;
+		}
 	}
 	if (w->vf.async)
 		async_reap(w, true);	/* the phase ends when its blocks are checked */

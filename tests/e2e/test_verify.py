@@ -303,6 +303,33 @@ class AgainstFio(TmpDirCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertNotIn("verify failed", r.stdout + r.stderr)
 
+    def test_verify_only_checks_what_a_write_with_holes_wrote_as_fios_dry_run(self):
+        # norandommap=1 writes some blocks twice and leaves others as they were: verify_only
+        # draws the same writes again (the same seed) and checks those, as fio's dry run
+        # does; checking every block named the untouched ones as bad in an intact file.
+        job = [*self.ARGS, "--rw=randwrite", "--norandommap=1", "--randseed=7", "--verify=crc32c"]
+        blocks = SIZE // BS
+        for writer, other in ((run, run_fio), (run_fio, run)) if FIO else ((run, None),):
+            with self.subTest(writer=writer.__name__):
+                f = self.tmp / f"holes-{writer.__name__}.dat"
+                log = self.tmp / f"holes-{writer.__name__}.log"
+                w = writer([*job, f"--filename={f}", f"--write_iolog={log}", "--output=/dev/null"])
+                self.assertEqual(w.returncode, 0, w.stderr)
+                written = {int(l.split()[-2]) for l in log.read_text().splitlines() if " write " in l}
+                self.assertLess(len(written), blocks)
+                unwritten = min(set(range(0, SIZE, BS)) - written)
+                flip(f, unwritten + BS // 2)  # what was there before: no write of the job's
+                for tool in (run, other) if other else (run,):
+                    p = tool([*job, f"--filename={f}", "--verify_only=1", "--output-format=json"])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], len(written) * BS)
+                bad = sorted(written)[len(written) // 2]
+                flip(f, bad + BS // 2)
+                p = run([*job, f"--filename={f}", "--verify_only=1", "--output-format=json"])
+                self.assertEqual(p.returncode, 1, p.stderr)
+                errs = json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"]
+                self.assertEqual([e["offset"] for e in errs], [bad])
+
     def test_a_pattern_under_a_smaller_verify_interval_is_fios_and_read_in_blocks(self):
         # fio runs the pattern on through each write's chunks (and %o is the write's offset) and
         # verify_only reads whole blocks: ioplan restarted it at each chunk (a false mismatch on
