@@ -40,6 +40,9 @@ ojson json_document(const model &m, const results &r, const plan &p, bool plus, 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
 		  const options &o);
+// Its opening (o.banner): the job banners, version, "Starting N processes",
+// layout lines and notes, which fio prints before the run.
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who);
 
 // Disk utilisation in percent over the time the counters cover, at most 100.
 double disk_util_pct(const res_disk &d);

@@ -163,11 +163,18 @@ std::string version_string()
 	return std::string("ioplan-") + IOPLAN_VERSION;
 }
 
-void write(const results &r, const plan &p, const options &o, std::ostream &out)
+void write(const results &r, const plan &p, const options &o_in, std::ostream &out)
 {
 	model m = build_model(r, p);
 	unsigned done = 0;
+	options o = o_in;
 
+	// fio prints normal output's opening before the run, so before a terse
+	// line or a JSON document that comes with it (normal,terse).
+	if (o.banner && (o.formats & FORMAT_NORMAL) && (o.formats & ~FORMAT_NORMAL)) {
+		write_normal_opening(out, r, p, o.who);
+		o.banner = false;
+	}
 	for (const format_row &f : formats) {
 		if (!(o.formats & f.bit) || (done & f.bit) || (o.formats & f.unless))
 			continue;

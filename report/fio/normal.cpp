@@ -278,14 +278,18 @@ void write_banner(const plan &p, std::ostream &out, personality who)
 	out << starting_line(p);
 }
 
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who)
+{
+	write_banner(p, out, who);
+	write_layout_lines(out, r, p);
+	write_fio_notes(out, r);
+}
+
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
 		  const options &o)
 {
-	if (o.banner) {
-		write_banner(p, out, o.who);
-		write_layout_lines(out, r, p);
-		write_fio_notes(out, r);
-	}
+	if (o.banner)
+		write_normal_opening(out, r, p, o.who);
 	out << '\n';
 	for (const entry &e : m.entries)
 		write_entry(out, e, m, o);

@@ -210,6 +210,21 @@ class RunFlags(TmpDirCase):
             p = run_fio(["--append-terse", "--output-format=json", *NULL])
             self.assertEqual(json.loads(p.stdout)["jobs"][0]["jobname"], "j")
 
+    def test_normal_with_terse_and_json_opens_with_the_banner_as_fio(self):
+        # fio prints normal output's opening (job banners, "Starting ...") before the run,
+        # then terse, JSON and the job's block: ioplan printed the terse line first.
+        def kinds(out):
+            marks = [("banner", r"j: \(g=0\)"), ("starting", r"Starting "), ("terse", r"3;(fio|ioplan)-"),
+                     ("json", r"\{$"), ("job", r"j: \(groupid=0")]
+            return [k for l in out.splitlines() for k, rx in marks if re.match(rx, l)]
+
+        want = ["banner", "starting", "terse", "json", "job"]
+        p = run(["--output-format=normal,terse,json", *NULL])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(kinds(p.stdout), want)
+        if FIO:
+            self.assertEqual(kinds(run_fio(["--output-format=normal,terse,json", *NULL]).stdout), want)
+
     def test_warnings_fatal_refuses_a_run_with_warnings(self):
         self.assertEqual(run(self.job("read")).returncode, 0)
         plain = run(self.job("read"))  # a buffered read of 256 KiB: the page cache warning

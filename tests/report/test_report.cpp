@@ -61,14 +61,20 @@ TEST_CASE("report: formats print in fio's order whatever the order asked")
 	REQUIRE(terse != std::string::npos);
 	REQUIRE(json != std::string::npos);
 	REQUIRE(normal != std::string::npos);
-	CHECK(terse == 0);
 	CHECK(terse < json);
 	CHECK(json < normal);
-	// Each part is exactly what that format alone prints.
+	// normal output's opening (banners, "Starting ...") comes first, as fio prints
+	// it before the run; then each part is exactly what that format alone prints.
+	std::string n_only = t::render(run, report::FORMAT_NORMAL);
+	std::string opening = n_only.substr(0, n_only.find("\nrandread-4k: (groupid=0"));
+	REQUIRE(opening.find("Starting ") != std::string::npos);
+	CHECK(all.compare(0, opening.size(), opening) == 0);
+	CHECK(terse == opening.size());
 	std::string t_only = t::render(run, report::FORMAT_TERSE);
 	std::string j_only = t::render(run, report::FORMAT_JSON);
-	CHECK(all.compare(0, t_only.size(), t_only) == 0);
+	CHECK(all.compare(terse, t_only.size(), t_only) == 0);
 	CHECK(all.compare(json, j_only.size(), j_only) == 0);
+	CHECK(all.compare(normal - 1, std::string::npos, n_only, opening.size(), std::string::npos) == 0);
 	// json+ replaces json: one document, with bins.
 	std::string both = t::render(run, parsed("json,json+"));
 	CHECK(both == t::render(run, report::FORMAT_JSON_PLUS));
