@@ -188,6 +188,14 @@ const input_file *input_named(const std::string &path, const std::vector<input_f
 	return nullptr;
 }
 
+std::vector<input_file> store_inputs(const std::string &db)
+{
+	std::vector<input_file> in{ { db, "the results store " + db } };
+	for (const char *side : { "-wal", "-shm", "-journal" })
+		in.push_back({ db + side, "the results store's " + std::string(side + 1) + " file " + db + side });
+	return in;
+}
+
 const input_file *output_file::replaces(const std::vector<input_file> &inputs, const std::string &content) const
 {
 	for (const input_file &in : inputs)

@@ -97,6 +97,10 @@ bool same_file(const std::string &a, const std::string &b);
 // The input that path names, or null.
 const input_file *input_named(const std::string &path, const std::vector<input_file> &inputs);
 
+// The results store at db and SQLite's files beside it (its WAL, shared
+// memory, journal), which hold runs not yet in the store's own file.
+std::vector<input_file> store_inputs(const std::string &db);
+
 // text to --output=path, or to stdout when path is "" (--showplan, convert).
 // Returns the exit code: 0, 1 a write failed, 2 path cannot be opened or is
 // one of inputs (nothing is written then).

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 #include "cli/output.hpp"
 #include "cli/results_cmd.hpp"
@@ -102,7 +103,7 @@ bool json_out(const cmd_opts &o)
 // A command's text to --output (never over the store or a file it read), else stdout.
 int print(const cmd_opts &o, const std::string &text)
 {
-	std::vector<input_file> inputs{ { o.db, "the results store " + o.db } };
+	std::vector<input_file> inputs = store_inputs(o.db);
 	for (const std::string &p : o.pos)
 		inputs.push_back({ p, "the file " + p + " being read" });
 	return emit(text, "the output", o.output, inputs);
@@ -127,7 +128,8 @@ int list_cmd(const cmd_opts &o)
 {
 	bool js = json_out(o);
 	std::vector<resdb::run_row> rows;
-	if (std::ifstream(o.db).good())
+	struct stat st;
+	if (stat(o.db.c_str(), &st) == 0)	// no store yet is an empty list (opening a FIFO would wait)
 		rows = resdb::store(o.db, resdb::store::mode::read).list();
 	if (js) {
 		ojson a = ojson::array();
@@ -229,7 +231,7 @@ int report_cmd(const cmd_opts &o)
 	std::string err;
 	if (!report::write_html(in, page, &err))
 		throw usage_error(err);
-	return emit(page.str(), "the page", o.output, { { o.db, "the results store " + o.db } });
+	return emit(page.str(), "the page", o.output, store_inputs(o.db));
 }
 
 int rm_cmd(const cmd_opts &o)

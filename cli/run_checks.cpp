@@ -72,7 +72,8 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
     }
     if (a.save) {
         std::string db = a.results_db.empty() ? resdb::default_path() : a.results_db;
-        in.push_back({db, "the results store " + db});
+        for (input_file &f : store_inputs(db))
+            in.push_back(f);
     }
     return in;
 }

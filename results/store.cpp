@@ -89,8 +89,12 @@ std::string default_path()
 store::store(const std::string &path, mode m) : path_(path)
 {
 	struct stat st;
-	if (m == mode::read && stat(path.c_str(), &st))
+	bool exists = stat(path.c_str(), &st) == 0;
+	if (m == mode::read && !exists)
 		throw store_error(path + ": no results store here (ioplan --save makes one)");
+	// A FIFO would hold a reader for ever, a device would get a journal beside it.
+	if (exists && !S_ISREG(st.st_mode))
+		throw store_error(path + ": not a regular file, so no results store; left untouched");
 	if (m == mode::write)
 		make_parent(path);
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -103,7 +107,7 @@ store::store(const std::string &path, mode m) : path_(path)
 	sqlite3_busy_timeout(db_, busy_timeout_ms);
 	try {
 		configure();
-		migrate();
+		migrate(m);
 		if (m == mode::write)
 			set_wal();
 	} catch (...) {
@@ -171,15 +175,16 @@ int store::retry_busy(const std::function<int()> &attempt)
 	return rc;
 }
 
-// A save is one commit to the WAL, not synced (synchronous=NORMAL) and not
-// checkpointed when the process closes the store: fsyncs on a virtual disk
-// cost a run with --save tens of milliseconds.  A process that dies loses
-// nothing committed; a power cut can lose the last runs saved, and leaves
-// the store consistent.  SQLite checkpoints when the WAL reaches 1000 pages.
+// A save is one commit to the WAL, not synced (synchronous=NORMAL), and the
+// last process to close the store checkpoints it into the store's one file
+// and removes the WAL: a copy of that file is a copy of every run.  (Left in
+// the WAL until it reached 1000 pages, a store's runs were in no file a user
+// backs up, and an --output on the WAL's name took them all.)  A process that
+// dies loses nothing committed; a power cut can lose the last runs saved, and
+// leaves the store consistent.
 void store::set_wal()
 {
 	exec("PRAGMA synchronous=NORMAL");
-	sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
 	stmt jm(db_, "PRAGMA journal_mode", *this);
 	bool wal = retry_busy([&] { jm.reset(); return jm.step(); }) == SQLITE_ROW && jm.text(0) == "wal";
 	jm.reset();	// an open statement is a transaction, and the mode changes only outside one
@@ -189,14 +194,23 @@ void store::set_wal()
 	      "cannot use the results store");
 }
 
-void store::migrate()
+void store::migrate(mode m)
 {
-	int version;
+	int version, tables;
+	// One statement, so one snapshot: a store another process is creating is
+	// never seen with its tables and without its version.  A file at version
+	// 0 with tables is another program's database, not ioplan's to write into.
 	{	// finalized here: a statement left open holds a read lock a writer would wait on forever
-		stmt v(db_, "PRAGMA user_version", *this);
+		stmt v(db_, "SELECT (SELECT user_version FROM pragma_user_version),"
+			    " (SELECT count(*) FROM sqlite_master WHERE type = 'table')", *this);
 		check(retry_busy([&] { v.reset(); return v.step(); }), "cannot read the results store");
 		version = (int)v.i64(0);
+		tables = (int)v.i64(1);
 	}
+	if (version == 0 && tables)
+		throw store_error(path_ + ": an SQLite database, but not an ioplan results store; left untouched");
+	if (version == 0 && m == mode::read)
+		throw store_error(path_ + ": an empty file, no results store yet (ioplan --save makes one); left untouched");
 	if (version > schema_version)
 		throw store_error(path_ + ": written by a newer ioplan (schema version " + std::to_string(version) +
 				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");

@@ -89,7 +89,7 @@ private:
 	void put(stmt &ins);
 	void check(int rc, const char *what);
 	void configure();
-	void migrate();
+	void migrate(mode m);
 	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);

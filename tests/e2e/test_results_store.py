@@ -10,6 +10,7 @@ with --save still prints its whole report and exits non-zero.
 import hashlib
 import json
 import os
+import pathlib
 import sqlite3
 import subprocess
 import unittest
@@ -100,6 +101,28 @@ class SaveAndRead(StoreCase):
             self.assertEqual(p.returncode, 0, err)
         self.assertEqual(sorted(r["label"] for r in self.listing()), ["c0", "c1", "c2", "c3"])
 
+    def test_a_copy_of_the_store_file_holds_every_run_and_no_output_takes_its_side_files(self):
+        # The runs were left in the WAL (no checkpoint at close): a copy of results.db held
+        # none, and an --output on results.db-wal replaced every run saved.
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        copy = self.tmp / "copy.db"
+        copy.write_bytes(self.db.read_bytes())
+        p = run(["results", "list", "--output-format=json", f"--results-db={copy}"])
+        self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["a", "b", "c"])
+        held = sqlite3.connect(self.db)  # another process with the store open keeps its WAL
+        held.execute("SELECT count(*) FROM runs").fetchone()
+        self.addCleanup(held.close)
+        for side in ("-wal", "-shm"):
+            with self.subTest(side=side):
+                self.assertTrue(pathlib.Path(f"{self.db}{side}").exists())
+                p = self.results("export", f"--output={self.db}{side}", ok=False)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"is the results store's {side[1:]} file", p.stderr)
+                r = self.ioplan_run(f"--output={self.db}{side}", label="d")
+                self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual([r["label"] for r in self.listing()], ["a", "b", "c"])
+
     def test_rm_and_export(self):
         for label in ("a", "b"):
             self.assertEqual(self.ioplan_run(label=label).returncode, 0)
@@ -169,6 +192,32 @@ class BadStores(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("saved by a newer ioplan", p.stderr)
         self.assertEqual(sha(self.db), before)
+
+    def test_another_programs_database_an_empty_file_and_a_fifo_are_left_untouched(self):
+        # A read (or an import from it) wrote ioplan's 14 tables into another program's
+        # database; a FIFO held `results list` for ever; a device got a journal beside it.
+        con = sqlite3.connect(self.db)
+        con.execute("CREATE TABLE notes(t)")
+        con.execute("INSERT INTO notes VALUES('x')")
+        con.commit()
+        con.close()
+        self.check_refused("an SQLite database, but not an ioplan results store; left untouched")
+        before = sha(self.db)
+        p = run(["results", "import", str(self.db), f"--results-db={self.tmp / 'other.db'}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(sha(self.db), before)
+        empty = self.tmp / "empty.db"
+        empty.touch()
+        p = run(["results", "show", "1", f"--results-db={empty}"])
+        self.assertEqual((p.returncode, empty.stat().st_size), (2, 0), p.stderr)
+        self.assertIn("an empty file, no results store yet", p.stderr)
+        fifo = self.tmp / "fifo.db"
+        os.mkfifo(fifo)
+        for args in (["list"], ["show", "1"], ["export"]):
+            with self.subTest(args=args):
+                p = run(["results", *args, f"--results-db={fifo}"], timeout=20)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("not a regular file, so no results store; left untouched", p.stderr)
 
     def test_corrupt(self):
         self.db.write_bytes(b"this is not a database at all\n" * 200)
