@@ -56,6 +56,32 @@ double num(const json &o, const char *key)
 	return d;
 }
 
+// A count, a size or a time in ns: a whole figure SQLite's integers hold
+// (below 2^63).  1e30 bytes or -5 I/Os were stored as 0 or as 2^64 - 5.
+uint64_t u64(const json &o, const char *key)
+{
+	const json &v = at(o, key);
+	if (v.is_number_unsigned() && v.get<uint64_t>() <= (uint64_t)INT64_MAX)
+		return v.get<uint64_t>();
+	if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= 0)
+		return (uint64_t)v.get<int64_t>();
+	if (!v.is_number_integer()) {
+		double d = num(o, key);
+		if (d < 9.2e18)
+			return (uint64_t)d;
+	}
+	throw input_error("", std::string(key) + ": " + v.dump() + " is not a figure ioplan reads");
+}
+
+// A small whole number (a rank, an errno, a job's index).
+int small(const json &o, const char *key)
+{
+	uint64_t x = u64(o, key);
+	if (x > (uint64_t)INT32_MAX)
+		throw input_error("", std::string(key) + ": " + at(o, key).dump() + " is not a figure ioplan reads");
+	return (int)x;
+}
+
 std::string str(const json &o, const char *key)
 {
 	const json &v = at(o, key);
@@ -187,8 +213,8 @@ void read_jobs(const json &doc, run_record &r)
 			f.job = str(jobs[i], "jobname");
 			f.ddir = ddir;
 			f.plan = plan_of(jobs[i], global);
-			f.io_bytes = (uint64_t)num(dd, "io_bytes");
-			f.ios = (uint64_t)num(dd, "total_ios");
+			f.io_bytes = u64(dd, "io_bytes");
+			f.ios = u64(dd, "total_ios");
 			f.runtime_s = num(dd, "runtime") / 1000.0;
 			f.bw_bytes = num(dd, "bw_bytes");
 			f.iops = num(dd, "iops");
@@ -197,12 +223,6 @@ void read_jobs(const json &doc, run_record &r)
 			r.figures.push_back(std::move(f));
 		}
 	}
-}
-
-uint64_t u64(const json &o, const char *key)
-{
-	const json &v = at(o, key);
-	return v.is_number_unsigned() || v.is_number_integer() ? v.get<uint64_t>() : (uint64_t)num(o, key);
 }
 
 // The names of the plan's jobs by id, from ioplan.jobs[].job_ids.
@@ -223,9 +243,9 @@ void read_ranks(const json &io, run_record &r)
 	std::map<uint64_t, std::string> names = job_names(io);
 	for (const auto &k : at(io, "ranks").is_array() ? io["ranks"] : json::array()) {
 		rank_record rk;
-		rk.rank = (int)num(k, "rank");
+		rk.rank = small(k, "rank");
 		rk.host = str(k, "host");
-		rk.error = (int)num(k, "error");
+		rk.error = small(k, "error");
 		rk.start_late_ns = u64(k, "start_late_max_ns");
 		for (const auto &j : at(k, "jobs").is_array() ? k["jobs"] : json::array())
 			for (const char *ddir : { "read", "write", "trim" }) {
@@ -233,7 +253,7 @@ void read_ranks(const json &io, run_record &r)
 				if (u64(dd, "io_bytes") == 0 && u64(dd, "total_ios") == 0)
 					continue;
 				rank_figure f;
-				f.job_index = (int)u64(j, "job");
+				f.job_index = small(j, "job");
 				f.job = names.count((uint64_t)f.job_index) ? names[(uint64_t)f.job_index] : "";
 				f.ddir = ddir;
 				f.io_bytes = u64(dd, "io_bytes");
@@ -315,7 +335,9 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	const json &io = at(doc, "ioplan");
 	r.source = io.is_object() ? "ioplan" : "fio";
 	r.tool_version = io.is_object() ? str(io, "version") : str(doc, "fio version");
-	r.started_s = (int64_t)num(doc, "timestamp");
+	r.started_s = (int64_t)u64(doc, "timestamp");
+	if (r.started_s > 253402300799)	/* 9999-12-31: a date gmtime prints */
+		throw input_error("", "timestamp: " + at(doc, "timestamp").dump() + " is not a date ioplan reads");
 	r.host = str(io, "host");
 	r.kernel = str(io, "kernel");
 	r.plan_hash = str(io, "plan_hash");
@@ -373,6 +395,8 @@ std::string result_text(const std::string &path)
 
 } // namespace
 
+constexpr int max_result_depth = 64;
+
 run_record record_of_file(const std::string &path)
 {
 	std::string text = result_text(path);
@@ -381,13 +405,23 @@ run_record record_of_file(const std::string &path)
 	if (start == std::string::npos)
 		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");
 	json doc;
+	// fio's results are a few levels deep; a value nested thousands deep would
+	// be printed (an error naming it) by recursion, which overflows the stack.
+	bool too_deep = false;
+	auto shallow = [&too_deep](int depth, json::parse_event_t, json &) {
+		too_deep = too_deep || depth > max_result_depth;
+		return !too_deep;
+	};
 	try {
-		doc = json::parse(text.begin() + (long)start, text.end());
+		doc = json::parse(text.begin() + (long)start, text.end(), shallow);
 	} catch (const json::parse_error &e) {
 		std::string msg = e.what();
 		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);
 		throw input_error(path + ":" + position(text, start + e.byte), "not valid JSON: " + msg);
 	}
+	if (too_deep)
+		throw input_error(path, "values nested more than " + std::to_string(max_result_depth) +
+					" deep: not a result ioplan reads");
 	try {
 		return record_of(doc, text);
 	} catch (const input_error &e) {

@@ -93,7 +93,7 @@ class Compare(TmpDirCase):
         def variant(name, edit):
             doc = json.loads(json.dumps(good))
             edit(doc)
-            (self.tmp / name).write_text(json.dumps(doc))
+            (self.tmp / name).write_text(json.dumps(doc).replace('"@deep@"', "[" * 20000 + "]" * 20000))
             return str(self.tmp / name)
 
         zero = variant("zero.json", lambda d: d["jobs"][0]["read"].update(iops=0, bw_bytes=0))
@@ -109,6 +109,15 @@ class Compare(TmpDirCase):
              "latency bins: 'abc': 3 is not a latency in ns and a count"),
             (lambda d: d["jobs"][0].update(read="x"), 'jobs[0].read: "x" is not a direction\'s figures'),
             (lambda d: d.update(jobs=[{"jobname": 5}]), "jobs[0]: not a job of a result (no jobname)"),
+            # Stored as 0, 2^64 - 5 and a date gmtime cannot print; a deep value crashed the message.
+            (lambda d: d["jobs"][0]["read"].update(io_bytes=1e30), "io_bytes: 1e+30 is not a figure ioplan reads"),
+            (lambda d: d.update(timestamp=1e300), "timestamp: 1e+300 is not a figure ioplan reads"),
+            (lambda d: d["ioplan"].update(ranks=[{"rank": 0, "host": "h", "error": 0, "start_late_max_ns": 0, "jobs": [
+                {"job": 0, "read": {"io_bytes": -5, "total_ios": 1}, "runtime_ns": 1,
+                 "lat_ns": {"N": 1, "mean": 1, "p50": 1, "p99": 1, "max": 1}}]}]),
+             "io_bytes: -5 is not a figure ioplan reads"),
+            (lambda d: d["jobs"][0]["read"].update(io_bytes="@deep@"),
+             "values nested more than 64 deep: not a result ioplan reads"),
         ]
         for edit, says in bad:
             with self.subTest(says=says):
