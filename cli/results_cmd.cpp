@@ -5,6 +5,7 @@
 // stderr for bad input or a store it cannot use - before changing anything,
 // so a failed `rm` or `import` leaves the store as it was.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -258,6 +259,15 @@ std::string csv_field(const std::string &v)
 	return q + "\"";
 }
 
+// The shortest text that reads back as the same double, as JSON export writes
+// it: 12 significant digits turned 552359444227938 B/s into 5.52359444228e+14.
+std::string exact(double d)
+{
+	char buf[64];
+	auto r = std::to_chars(buf, buf + sizeof(buf), d);
+	return std::string(buf, r.ptr);
+}
+
 std::string export_csv(const std::vector<resdb::run_record> &runs)
 {
 	std::ostringstream s;
@@ -265,15 +275,15 @@ std::string export_csv(const std::vector<resdb::run_record> &runs)
 	for (const auto &k : resdb::plan_keys)
 		s << "," << k;
 	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns\n";
-	s.precision(12);
 	for (const auto &r : runs)
 		for (const auto &f : r.figures) {
 			s << r.id << "," << r.uuid << "," << csv_field(r.label) << "," << r.source << "," << r.started_s
 			  << "," << csv_field(r.host) << "," << r.plan_hash << "," << csv_field(f.job) << "," << f.ddir;
 			for (const auto &k : resdb::plan_keys)
 				s << "," << csv_field(f.plan.count(k) ? f.plan.at(k) : "");
-			s << "," << f.io_bytes << "," << f.ios << "," << f.runtime_s << "," << f.iops << "," << f.bw_bytes
-			  << "," << f.lat_mean_ns << "," << f.p50_ns << "," << f.p99_ns << "," << f.p999_ns << "\n";
+			s << "," << f.io_bytes << "," << f.ios << "," << exact(f.runtime_s) << "," << exact(f.iops) << ","
+			  << exact(f.bw_bytes) << "," << exact(f.lat_mean_ns) << "," << exact(f.p50_ns) << ","
+			  << exact(f.p99_ns) << "," << exact(f.p999_ns) << "\n";
 		}
 	return s.str();
 }

@@ -138,6 +138,17 @@ class SaveAndRead(StoreCase):
         self.assertEqual(sha(self.db), before)
         self.results("rm", "a")
         self.assertEqual([r["label"] for r in self.listing()], ["b"])
+        # CSV's figures are JSON's, digit for digit (12 significant digits rounded them).
+        doc = json.loads(self.ioplan_run(label="c").stdout)
+        doc["jobs"][0]["read"].update(iops=1234567.891234, bw_bytes=552359444227938)
+        doc["jobs"][0]["read"]["clat_ns"]["mean"] = 12345678.123456
+        (self.tmp / "edited.json").write_text(json.dumps(doc))
+        other = self.tmp / "other.db"
+        self.assertEqual(run(["results", "import", str(self.tmp / "edited.json"), f"--results-db={other}"]).returncode, 0)
+        lines = run(["results", "export", f"--results-db={other}"]).stdout.splitlines()
+        head, row = lines[0].split(","), lines[1].split(",")
+        self.assertEqual([row[head.index(k)] for k in ("iops", "bw_bytes", "lat_mean_ns")],
+                         ["1234567.891234", "552359444227938", "12345678.123456"])
 
     def test_summary_groups_runs(self):
         for label in ("x", "x", "x", "y"):
