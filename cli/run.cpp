@@ -555,7 +555,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     output_file out;
     bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
     std::vector<input_file> inputs = run_inputs(a, p, src);
-    bool outputs_ok = (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&
+    bool outputs_ok = job_directories_ok(p) &&
+                      (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&
                       job_outputs_ok(p, inputs) && cli_side_files_ok(a, w);
     if (!outputs_ok && !w)
         return 2;

@@ -78,6 +78,22 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
     return in;
 }
 
+bool job_directories_ok(const plan &p)
+{
+    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
+        struct stat st;
+        if (!job->missing_directory)
+            continue;
+        bool there = stat(job->missing_directory, &st) == 0;
+        std::fprintf(stderr, "ioplan: error: job '%s': directory=%s %s (fio refuses it too; a mount point not "
+                     "mounted would be measured on the filesystem beneath); nothing was run\n", job->name,
+                     job->missing_directory, !there ? "does not exist" : S_ISREG(st.st_mode) ?
+                     "is a regular file, not a directory" : "is not a directory");
+        return false;
+    }
+    return true;
+}
+
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs)
 {
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {

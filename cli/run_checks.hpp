@@ -29,4 +29,7 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
 // merge is replaced (cli/replay_merge.cpp).
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs);
 
+// False after naming a job whose directory= is not there (plan_job.missing_directory).
+bool job_directories_ok(const plan &p);
+
 } // namespace cli

@@ -67,6 +67,7 @@ void plan_job_free(struct plan_job *j)
 	free(j->log_suffix);
 	free(j->write_iolog_path);
 	free(j->read_iolog_path);
+	free(j->missing_directory);
 	free(j->replay_redirect);
 	free(j->merge_blktrace_path);
 	if (j->replay)

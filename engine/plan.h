@@ -535,6 +535,14 @@ struct plan_job {
 	 */
 	char *write_iolog_path;
 	char *read_iolog_path;
+	/*
+	 * A directory= entry that is not an existing directory when the plan is
+	 * made, or NULL.  fio refuses such a job, and a run refuses it too (a
+	 * mistyped or unmounted mount point would be measured on the filesystem
+	 * beneath); --parse-only, --showplan and convert only read the plan.
+	 * Directories a file name= names below it are made, as fio makes them.
+	 */
+	char *missing_directory;
 	struct plan_replay *replay;
 	bool replay_no_stall;
 	uint32_t replay_time_scale_pct;	/* 100 = the trace's own pace */

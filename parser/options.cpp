@@ -431,7 +431,7 @@ static const std::vector<option> core_table = {
 
     // ---- files ---------------------------------------------------------------------
     opt("directory", opt_type::path_list, CAT_FILES)
-        .help("Directory for the job's files; d1:d2 spreads clones over several.")
+        .help("Directory for the job's files (it must exist, as in fio); d1:d2 spreads clones over several.")
         .apply(A(j.directories = path_list(trim(v)))),
     opt("filename", opt_type::path_list, CAT_FILES)
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")

@@ -417,6 +417,11 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.write_iolog_path = plan_strdup(s.write_iolog.c_str());
     if (!s.read_iolog.empty())
         j.read_iolog_path = plan_strdup(s.read_iolog.c_str());
+    for (const std::string &dir : s.directories) {
+        struct stat st;
+        if (!j.missing_directory && (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+            j.missing_directory = plan_strdup(dir.c_str());
+    }
     if (!s.replay_redirect.empty())
         j.replay_redirect = plan_strdup(s.replay_redirect.c_str());
     if (!s.merge_blktrace_file.empty())

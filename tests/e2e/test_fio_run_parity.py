@@ -142,6 +142,21 @@ class RunParity(TmpDirCase):
         for made in ("d", "d/a", "sub", "sub/deeper"):
             self.assertIsNotNone(mark_of(idir / made), made)
 
+    def test_a_directory_option_that_is_not_there_is_refused_as_fio_refuses_it(self):
+        # fio refuses directory= naming no directory (options.c); ioplan made it and ran
+        # there (exit 0): a mount point not mounted was measured on the filesystem beneath.
+        text = "[a]\ndirectory={dir}/mnt/nvme0\nsize=64k\nrw=write\n"
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertNotEqual(p.returncode, 0, p.stdout)
+                self.assertFalse((d / "mnt").exists())
+        self.assertEqual(out["ioplan"][0].returncode, 2)
+        self.assertIn(f"job 'a': directory={out['ioplan'][1]}/mnt/nvme0 does not exist (fio refuses it too",
+                      out["ioplan"][0].stderr)
+        p = run(["--parse-only", "job.fio"], cwd=out["ioplan"][1])  # as fio's --parse-only: read, not run
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_a_link_where_a_directory_is_to_be_made_is_not_followed(self):
         # A dangling symbolic link where ioplan would make a directory: refused, and
         # nothing is made where it points.  A ".." in the part to make is refused

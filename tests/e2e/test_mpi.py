@@ -268,7 +268,7 @@ class Ranks(TmpDirCase):
         self.assertIn("io=2048KiB", p.stdout)
 
     def test_an_unusable_directory_on_one_rank_stops_every_rank(self):
-        # A missing directory would be made (as fio's); a file in its place cannot be.
+        # directory= must name a directory on every rank (as fio's); a file is in rank 2's place.
         for r in range(RANKS):
             if r != 2:
                 (self.tmp / f"r{r}").mkdir()

@@ -219,7 +219,7 @@ class NotAFile(TmpDirCase):
         f.write_bytes(b"keep")
         p = run(["--name=j", f"--directory={f}", "--rw=write", "--size=1m"], timeout=10)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn(f"error: job 'j': {f} is a regular file, not a directory (for {f}/j.0.0)", p.stderr)
+        self.assertIn(f"error: job 'j': directory={f} is a regular file, not a directory", p.stderr)
         self.assertEqual(f.read_bytes(), b"keep")
 
 
