@@ -101,13 +101,35 @@ bool json_out(const cmd_opts &o)
 	throw usage_error("--output-format: '" + o.format + "' is not one of normal, json" );
 }
 
-// A command's text to --output (never over the store or a file it read), else stdout.
-int print(const cmd_opts &o, const std::string &text)
+// What a command reads, which its --output may not replace.
+std::vector<input_file> inputs_of(const cmd_opts &o)
 {
 	std::vector<input_file> inputs = store_inputs(o.db);
 	for (const std::string &p : o.pos)
 		inputs.push_back({ p, "the file " + p + " being read" });
-	return emit(text, "the output", o.output, inputs);
+	return inputs;
+}
+
+// A command's text to --output (never over the store or a file it read), else stdout.
+int print(const cmd_opts &o, const std::string &text)
+{
+	return emit(text, "the output", o.output, inputs_of(o));
+}
+
+// For a command that changes the store: its --output is judged before the
+// change, so an output it cannot write fails it with the store as it was.
+bool output_first(const cmd_opts &o)
+{
+	output_file probe;	// a file it creates goes again
+	std::string err;
+	if (o.output.empty())
+		return true;
+	if (!probe.open(o.output, &err)) {
+		std::fprintf(stderr, "ioplan: error: --output=%s: %s; the store is as it was\n", o.output.c_str(),
+			     err.c_str());
+		return false;
+	}
+	return !probe.replaces(inputs_of(o), "the output");
 }
 
 int print(const cmd_opts &o, const ojson &doc)
@@ -240,6 +262,8 @@ int rm_cmd(const cmd_opts &o)
 	if (o.pos.empty())
 		throw usage_error("results rm takes the RUNs to remove");
 	json_out(o);
+	if (!output_first(o))
+		return 2;
 	resdb::store st(o.db, resdb::store::mode::write);
 	std::vector<int64_t> ids;
 	for (const auto &ref : o.pos)
@@ -333,6 +357,8 @@ int import_cmd(const cmd_opts &o)
 			runs.back().id = 0;
 		}
 	}
+	if (!output_first(o))
+		return 2;
 	size_t added = resdb::store(o.db, resdb::store::mode::write).save_all(runs);
 	if (json_out(o))
 		return print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added } });

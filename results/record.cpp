@@ -4,6 +4,7 @@
 // io_bytes, bw_bytes, iops, runtime (ms), total_ios and clat_ns (percentiles,
 // and with json+ the exact bins).  ioplan adds, in its "ioplan" object, the
 // environment, the plan hash, per-interval series and repeat runs.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <iomanip>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <openssl/evp.h>
 
@@ -134,6 +136,26 @@ double percentile(const json &lat, const char *key)
 	return num(at(lat, "percentile"), key);
 }
 
+// A percentile the result does not list (percentile_list=90:95), from its
+// exact histogram as the report computed the ones it lists (res_lat_percentile:
+// the first bucket whose count so far reaches pct% of all, within [min, max]).
+// Stored as 0, it was a latency of 0 to show, export and the regression gate.
+double from_buckets(const std::vector<std::pair<uint64_t, uint64_t>> &buckets, double pct, double min,
+		    double max)
+{
+	std::vector<std::pair<uint64_t, uint64_t>> sorted = buckets;
+	long double all = 0, sum = 0;
+	std::sort(sorted.begin(), sorted.end());
+	for (const auto &b : sorted)
+		all += (long double)b.second;
+	if (all == 0)
+		return 0;
+	for (const auto &b : sorted)
+		if ((sum += (long double)b.second) >= (long double)pct * (all * 0.01L))
+			return std::min(std::max((double)b.first, min), max);
+	return max;
+}
+
 void read_latency(const json &dd, figure &f)
 {
 	const json *lat = &at(dd, "clat_ns");
@@ -153,6 +175,12 @@ void read_latency(const json &dd, figure &f)
 							  " is not a latency in ns and a count");
 			f.buckets.emplace_back(std::stoull(k), it->get<uint64_t>());
 		}
+	const json &listed = at(*lat, "percentile");
+	for (auto [key, pct, to] : { std::make_tuple("50.000000", 50.0, &f.p50_ns),
+				     std::make_tuple("99.000000", 99.0, &f.p99_ns),
+				     std::make_tuple("99.900000", 99.9, &f.p999_ns) })
+		if (!(listed.is_object() && listed.contains(key)))
+			*to = from_buckets(f.buckets, pct, num(*lat, "min"), num(*lat, "max"));
 }
 
 // Per-interval samples and repeat runs of entry i of ioplan.jobs[].

@@ -150,6 +150,39 @@ class SaveAndRead(StoreCase):
         self.assertEqual([row[head.index(k)] for k in ("iops", "bw_bytes", "lat_mean_ns")],
                          ["1234567.891234", "552359444227938", "12345678.123456"])
 
+    def test_rm_and_import_judge_their_output_before_changing_the_store(self):
+        # Both exited 2 for an --output they could not write after the change was made:
+        # the run removed, the file imported.
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        result = self.tmp / "r.json"
+        result.write_text(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"]).stdout)
+        before = sha(self.db)
+        for args in (["rm", "a", f"--output={self.db}"], ["rm", "a", "--output=/nonexistent/x"],
+                     ["import", str(result), "--output=/nonexistent/x"], ["import", str(result), f"--output={result}"]):
+            with self.subTest(args=args):
+                p = self.results(*args, ok=False)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(sha(self.db), before)
+        self.assertEqual([r["label"] for r in self.listing()], ["a", "b"])
+
+    def test_percentiles_a_result_does_not_list_come_from_its_histogram(self):
+        # percentile_list=90:95 has no p50/p99/p99.9: they were stored as 0 (show, export
+        # and --fail-on-regression then saw a latency of 0).  Taken out of a result that
+        # lists them, they come back from its histogram equal to what the report printed.
+        doc = json.loads(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json+"]).stdout)
+        lat = doc["jobs"][0]["read"]["clat_ns"]
+        listed = [lat["percentile"].pop(k) for k in ("50.000000", "99.000000", "99.900000")]
+        self.assertGreater(listed[0], 0)
+        (self.tmp / "short.json").write_text(json.dumps(doc))
+        self.results("import", str(self.tmp / "short.json"))
+        fig = json.loads(self.results("export", "--output-format=json").stdout)[0]["figures"][0]
+        self.assertEqual([fig["p50_ns"], fig["p99_ns"], fig["p999_ns"]], listed)
+        p = self.ioplan_run("--percentile_list=90:95", label="short")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        fig = json.loads(self.results("export", "short", "--output-format=json").stdout)[0]["figures"][0]
+        self.assertGreater(fig["p50_ns"], 0)
+
     def test_summary_groups_runs(self):
         for label in ("x", "x", "x", "y"):
             self.assertEqual(self.ioplan_run(label=label).returncode, 0)
