@@ -153,6 +153,7 @@ struct worker_replay {
 	FILE *log;			/* write_iolog: NULL unless the job records */
 	uint64_t log_t0;		/* the clock when the log began (fio: at set-up) */
 	int log_err;			/* errno of the first failed write to it, or 0 */
+	uint64_t *last_write;		/* write_iolog: per file, the last write's offset (a sync's line names it) */
 	uint64_t next;			/* read_iolog: the next trace I/O */
 	uint64_t t0;			/* when trace time 0 is due */
 	uint64_t due;			/* the held I/O's due time */
@@ -519,13 +520,15 @@ bool worker_files_renew(struct worker *w);
 /*
  * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
  * files are open (header, "add" and "open" lines), iolog_io as each I/O is
- * handed to the engine, iolog_close at teardown ("close" lines).  read_iolog:
+ * handed to the engine, iolog_sync as a file is synced, iolog_close at
+ * teardown ("close" lines).  read_iolog:
  * replay_start at the window's start; replay_next draws the next trace I/O into
  * w->held (false at the trace's end); replay_due says whether it may go now
  * (else w->wait_until is set); replay_issued counts its lag.
  */
 int worker_iolog_open(struct worker *w);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
+void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
 void worker_iolog_close(struct worker *w);
 void worker_replay_start(struct worker *w, uint64_t now);
 bool worker_replay_next(struct worker *w);

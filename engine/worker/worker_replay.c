@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "engine/safety/safety.h"
@@ -58,6 +59,12 @@ int worker_iolog_open(struct worker *w)
 		worker_error(w, .err = err, .what = why);
 		return -err;
 	}
+	w->rp.last_write = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.last_write));
+	if (!w->rp.last_write) {
+		fclose(w->rp.log);
+		w->rp.log = NULL;
+		return -ENOMEM;
+	}
 	w->rp.log_t0 = clk_now(&w->clk);
 	fputs("fio version 3 iolog\n", w->rp.log);
 	iolog_files(w, "add");
@@ -73,6 +80,23 @@ void worker_iolog_io(struct worker *w, const struct io_u *u)
 		    w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset,
 		    u->len) < 0 && !w->rp.log_err)
 		w->rp.log_err = errno;
+	if (u->ddir == PLAN_DDIR_WRITE)
+		w->rp.last_write[u->file] = u->offset;
+}
+
+/*
+ * A sync of one file (fsync=N, fdatasync=N, end_fsync, a trace's flush), as
+ * fio logs it: "sync" or "datasync" at the file's last write, length 0.  A
+ * replay of the log syncs there too; without the line it dropped them all.
+ */
+void worker_iolog_sync(struct worker *w, uint32_t file, bool data)
+{
+	if (!w->rp.log || file >= w->clone->nr_files)
+		return;
+	if (fprintf(w->rp.log, "%llu %s %s %llu 0\n", (unsigned long long)iolog_us(w),
+		    w->clone->files[file].path, data ? "datasync" : "sync",
+		    (unsigned long long)w->rp.last_write[file]) < 0 && !w->rp.log_err)
+		w->rp.log_err = errno;
 }
 
 void worker_iolog_close(struct worker *w)
@@ -87,6 +111,8 @@ void worker_iolog_close(struct worker *w)
 	if (fclose(w->rp.log) && !err)
 		err = errno;
 	w->rp.log = NULL;
+	free(w->rp.last_write);
+	w->rp.last_write = NULL;
 	if (!err)
 		return;
 	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */

@@ -88,6 +88,26 @@ class WriteIolog(TmpDirCase):
         times = [int(line.split()[0]) for line in text[1:]]
         self.assertEqual(times, sorted(times), "times are µs since the log began, never backwards")
 
+    def test_syncs_are_logged_as_fios_and_a_replay_makes_them(self):
+        # fsync=N's and end_fsync's syncs had no line: a replay of ioplan's own capture made none.
+        job = ["--name=w", "--filename=data", "--ioengine=psync", "--rw=write", "--bs=4k", "--size=32k",
+               "--fsync=2", "--end_fsync=1"]
+        p = run([*job, "--write_iolog=rec.log", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ios = [(d, o, n) for _, d, o, n in io_lines(self.tmp / "rec.log")]
+        self.assertEqual([x for x in ios if x[0] != "write"],
+                         [("sync", 4096, 0), ("sync", 12288, 0), ("sync", 20480, 0), ("sync", 28672, 0)])
+        if FIO:
+            # fio adds a second --filename to the first: the job's is replaced instead.
+            f = run_fio([a if a != "--filename=data" else "--filename=fdata" for a in job] + ["--write_iolog=fio.log"],
+                        cwd=self.tmp)
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.assertEqual([(d, o, n) for _, d, o, n in io_lines(self.tmp / "fio.log")], ios)
+        p = run(["--name=rp", "--read_iolog=rec.log", "--write_iolog=again.log", "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([(d, o, n) for _, d, o, n in io_lines(self.tmp / "again.log")], ios)
+
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
         p = run(["--name=foo", "--ioengine=null", "--size=128m", "--rw=read:512k", "--bs=1m",
