@@ -209,7 +209,9 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
 
 // fio's opendir: every regular file under the directory, recursively, joins the
 // job's files (in name order here; fio takes readdir's).  Read when the option is,
-// as fio does.  Writing to them is still under ioplan's safety rules: files ioplan
+// as fio does.  As fio's (lstat), a symbolic link is not followed, and an empty
+// file is left out (fio notes it "may be ignored" and runs the others; ioplan
+// failed the job on it).  Writing to them is still under ioplan's safety rules: files ioplan
 // did not create are refused for writing unless allow_existing_file_write=1.
 void set_opendir(job_spec &j, const option &o, const std::string &v)
 {
@@ -223,11 +225,12 @@ void set_opendir(job_spec &j, const option &o, const std::string &v)
     for (; it != end; it.increment(ec)) {
         if (ec)
             throw value_error("opendir=" + dir + ": " + ec.message());
-        if (it->is_regular_file(ec))
+        if (fs::is_regular_file(it->symlink_status(ec)) && it->file_size(ec) > 0 && !ec)
             found.push_back(it->path().string());
+        ec.clear();
     }
     if (found.empty())
-        throw value_error("opendir=" + dir + " holds no regular file");
+        throw value_error("opendir=" + dir + " holds no regular file with data (links are not followed)");
     std::sort(found.begin(), found.end());
     j.filenames.insert(j.filenames.end(), found.begin(), found.end());
 }

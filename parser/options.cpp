@@ -443,8 +443,9 @@ static const std::vector<option> core_table = {
               "allow_existing_file_write=1.")
         .apply(A(j.file_append = flag_value(o, v))),
     opt("opendir", opt_type::string, CAT_FILES)
-        .help("Add every regular file under this directory (recursively, in name order) to the job's files, "
-              "as fio; writing to them needs allow_existing_file_write=1 like any file ioplan did not create.")
+        .help("Add every regular file under this directory (recursively, in name order; links not followed, "
+              "empty files left out) to the job's files, as fio; writing to them needs "
+              "allow_existing_file_write=1 like any file ioplan did not create.")
         .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
         .def("$jobname.$jobnum.$filenum")

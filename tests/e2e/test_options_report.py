@@ -203,6 +203,17 @@ class OpenDir(TmpDirCase):
         if FIO:
             self.assertEqual(self.read_all(run_fio), 65536 + 131072 + 4096)
 
+    def test_links_are_not_followed_and_empty_files_left_out_as_fio(self):
+        # ioplan read b again through the link (and a directory link's files), and failed
+        # the whole job on the empty file ("region beyond the end of the file").
+        self.tree()
+        (self.tmp / "od" / "link").symlink_to("sub/b")
+        (self.tmp / "od" / "dirlink").symlink_to("sub")
+        (self.tmp / "od" / "empty").touch()
+        self.assertEqual(self.read_all(run), 65536 + 131072 + 4096)
+        if FIO:
+            self.assertEqual(self.read_all(run_fio), 65536 + 131072 + 4096)
+
     def test_writes_keep_the_safety_rules(self):
         self.tree()
         before = (self.tmp / "od" / "a").read_bytes()
