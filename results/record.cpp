@@ -84,6 +84,15 @@ int small(const json &o, const char *key)
 	return (int)x;
 }
 
+// One per-interval sample: a number, finite, not negative (a string was
+// nlohmann's type_error, exit 1; -1e300 was kept).
+double sample(const json &v, const char *what)
+{
+	if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+		throw input_error("", std::string("series ") + what + ": " + v.dump() + " is not a figure ioplan reads");
+	return v.get<double>();
+}
+
 std::string str(const json &o, const char *key)
 {
 	const json &v = at(o, key);
@@ -96,7 +105,10 @@ std::string size_text(const std::string &v)
 	if (v.empty() || !isdigit((unsigned char)v[0]))
 		return v;
 	size_t end = 0;
-	unsigned long long n = std::stoull(v, &end);
+	errno = 0;
+	unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
+	end = v.find_first_not_of("0123456789");
+	end = end == std::string::npos ? v.size() : end;
 	std::string unit = v.substr(end);
 	for (auto &c : unit)
 		c = (char)tolower((unsigned char)c);
@@ -105,7 +117,10 @@ std::string size_text(const std::string &v)
 							  { "g", 30 },	 { "gb", 30 }, { "gib", 30 }, { "t", 40 },
 							  { "tb", 40 },	 { "tib", 40 } };
 	auto it = shift.find(unit);
-	return it == shift.end() ? v : std::to_string(n << it->second);
+	/* A size past 2^64 is kept as written: compared as text, never as a wrapped number. */
+	if (it == shift.end() || errno == ERANGE || (it->second && n >> (64 - it->second)))
+		return v;
+	return std::to_string(n << it->second);
 }
 
 // The plan keys of one job: its own options over the global ones, aliases and defaults resolved.
@@ -205,8 +220,8 @@ void read_ioplan_extras(const json &io, size_t i, figure &f)
 				f.iops_samples.push_back(0);
 				f.bw_samples.push_back(0);
 			}
-			f.iops_samples[k] += iops[k].get<double>();
-			f.bw_samples[k] += k < bw.size() ? bw[k].get<double>() : 0;
+			f.iops_samples[k] += sample(iops[k], "iops");
+			f.bw_samples[k] += k < bw.size() ? sample(bw[k], "bw_bytes_per_s") : 0;
 		}
 	}
 	for (const auto &r : at(ij, "repeat").is_array() ? ij["repeat"] : json::array())

@@ -116,6 +116,8 @@ class Compare(TmpDirCase):
                 {"job": 0, "read": {"io_bytes": -5, "total_ios": 1}, "runtime_ns": 1,
                  "lat_ns": {"N": 1, "mean": 1, "p50": 1, "p99": 1, "max": 1}}]}]),
              "io_bytes: -5 is not a figure ioplan reads"),
+            (lambda d: d["ioplan"]["series"][0]["read"]["iops"].__setitem__(0, "x"),
+             'series iops: "x" is not a figure ioplan reads'),  # was nlohmann's type_error, exit 1
             (lambda d: d["jobs"][0]["read"].update(io_bytes="@deep@"),
              "values nested more than 64 deep: not a result ioplan reads"),
         ]

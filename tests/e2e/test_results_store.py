@@ -350,6 +350,18 @@ class Import(StoreCase):
         p = self.results("import", str(path), "--output-format=json")
         self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 1})
 
+    def test_a_size_past_2_64_is_kept_as_written(self):
+        # bs=99999999999999999999999k was "ioplan: error: stoull" (exit 1); 16777216t wrapped to "0".
+        doc = json.loads(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"]).stdout)
+        for bs in ("99999999999999999999999k", "16777216t"):
+            with self.subTest(bs=bs):
+                doc["jobs"][0]["job options"]["bs"] = bs
+                (self.tmp / "r.json").write_text(json.dumps(doc))
+                db = self.tmp / f"{bs}.db"
+                self.assertEqual(run(["results", "import", str(self.tmp / "r.json"), f"--results-db={db}"]).returncode, 0)
+                fig = json.loads(run(["results", "export", "--output-format=json", f"--results-db={db}"]).stdout)
+                self.assertEqual(fig[0]["figures"][0]["plan"]["bs"], bs)
+
     def test_plain_json_imports(self):
         p = self.results("import", str(self.fio_json("plain.json", "json")))
         self.assertIn("imported 1 run(s)", p.stdout)
