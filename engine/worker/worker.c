@@ -45,11 +45,6 @@ static char run_state(const struct plan_job *j)
 	return plan_rw_is_random(j->rw) ? c : (char)(c - 'a' + 'A');
 }
 
-static bool stop_requested(const struct worker *w)
-{
-	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
-}
-
 /* wait_for: blocks until the waited-for job of this run has ended.  False on stop. */
 static bool wait_turn(struct worker *w)
 {
@@ -59,10 +54,10 @@ static bool wait_turn(struct worker *w)
 		return true;
 	dep = &w->seg->jobs[w->jr->waits_for];
 	pthread_mutex_lock(&w->seg->mu);
-	while (!dep->done && !stop_requested(w))
+	while (!dep->done && !worker_stopping(w))
 		pthread_cond_wait(&w->seg->cv, &w->seg->mu);
 	pthread_mutex_unlock(&w->seg->mu);
-	return !stop_requested(w);
+	return !worker_stopping(w);
 }
 
 static bool start_delay(struct worker *w)
@@ -73,11 +68,11 @@ static bool start_delay(struct worker *w)
 	if (j->startdelay_max_ns > d)
 		d += rng_below(&w->rng_misc, j->startdelay_max_ns - d + 1);
 	if (!d || w->sh->fake)
-		return !stop_requested(w);
+		return !worker_stopping(w);
 	end = clk_now(&w->clk) + d;
-	while (clk_now(&w->clk) < end && !stop_requested(w))
+	while (clk_now(&w->clk) < end && !worker_stopping(w))
 		clk_sleep_until(&w->clk, end, SLEEP_SLICE_NS);
-	return !stop_requested(w);
+	return !worker_stopping(w);
 }
 
 /*
@@ -93,7 +88,7 @@ static bool start_together(struct worker *w)
 	struct timespec slice = { 0, (long)SLEEP_SLICE_NS };
 
 	if (!g)
-		return !stop_requested(w);
+		return !worker_stopping(w);
 	if (atomic_fetch_sub(&g->left, 1) == 1) {
 		/* Not read on a fake clock: each read advances it, and which clone opens varies. */
 		if (!w->sh->fake)
@@ -101,12 +96,12 @@ static bool start_together(struct worker *w)
 		atomic_store(&g->open, 1);
 		syscall(SYS_futex, &g->open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	}
-	while (!atomic_load(&g->open) && !stop_requested(w))
+	while (!atomic_load(&g->open) && !worker_stopping(w))
 		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, 0, &slice, NULL, 0);
 	/* The windows start when the gate opened: a clone scheduled late loses time, not the group. */
 	if (atomic_load(&g->open) && !w->sh->fake)
 		atomic_store_explicit(&w->pub.gate_open_ns, g->open_ns, memory_order_relaxed);
-	return !stop_requested(w);
+	return !worker_stopping(w);
 }
 
 /* cpus_allowed_policy=split: the k-th allowed CPU (round robin) for clone k. */
@@ -643,7 +638,7 @@ static void verify(struct worker *w)
 	uint64_t t0;
 	bool cpu;
 
-	if (w->fatal || stop_requested(w) || !worker_verify_reads_back(w))
+	if (w->fatal || worker_stopping(w) || !worker_verify_reads_back(w))
 		return;
 	cpu = !w->sh->fake && !getrusage(RUSAGE_THREAD, &r0);
 	t0 = clk_now(&w->clk);

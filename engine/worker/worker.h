@@ -418,6 +418,12 @@ void worker_pass_bytes(struct worker *w, uint64_t bytes);
 /* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
 void worker_cache_read_back(struct worker *w);
 
+/* Whether the run was asked to stop (gracefully or not): a long wait or read-back ends early. */
+static inline bool worker_stopping(const struct worker *w)
+{
+	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
+}
+
 /* Inside a ramp that counts toward size=: I/O done now is the ramp's (ramp_bytes, ramp_ios). */
 static inline bool worker_in_counted_ramp(const struct worker *w)
 {

@@ -19,11 +19,6 @@
 
 #define THINK_SLICE_NS 100000000ull	/* longest blind sleep: stop requests are seen this fast */
 
-static bool stopping(const struct worker *w)
-{
-	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
-}
-
 /* Busy-waits to clock time t; the fake clock jumps there instead. */
 static void spin_until(struct worker *w, uint64_t t)
 {
@@ -31,7 +26,7 @@ static void spin_until(struct worker *w, uint64_t t)
 		w->now = clk_sleep_until(&w->clk, t, UINT64_MAX);
 		return;
 	}
-	while (w->now < t && !stopping(w))
+	while (w->now < t && !worker_stopping(w))
 		w->now = clk_now(&w->clk);
 }
 
@@ -40,7 +35,7 @@ static void sleep_until(struct worker *w, uint64_t t)
 {
 	uint64_t gran = w->sh->sleep_gran_ns;
 
-	while (w->now < t && !stopping(w)) {
+	while (w->now < t && !worker_stopping(w)) {
 		if (t - w->now <= gran) {
 			spin_until(w, t);
 			return;
@@ -95,7 +90,7 @@ void worker_think(struct worker *w)
 	 * that complete while it empties count towards the next think. */
 	w->think.last_blocks = j->thinktime_on_issue ? w->think.issued : w->completed;
 	worker_quiesce(w);
-	if (w->fatal || stopping(w))
+	if (w->fatal || worker_stopping(w))
 		return;
 	/* The think starts once the queue is empty, as fio's does. */
 	w->now = start = clk_now(&w->clk);

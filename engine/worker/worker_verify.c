@@ -460,11 +460,6 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	w->vf.chunks += u->len / iv;
 }
 
-static bool stopping(const struct worker *w)
-{
-	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
-}
-
 /*
  * One chunk read back as fio's verify reads count: bytes, one I/O, its latency.
  * A round read back inside a ramp counts as the ramp's I/Os do (toward size=,
@@ -597,7 +592,7 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 
 	*run = 0;
 	worker_verify_only_pace(w, n);
-	if (check_run(w, f, buf, first * w->vf.vfy->interval, n, zero) || stopping(w))
+	if (check_run(w, f, buf, first * w->vf.vfy->interval, n, zero) || worker_stopping(w))
 		return true;
 	if (!all)
 		vfy_map_set(&w->vf.maps[f], first, n, false);
@@ -798,7 +793,7 @@ void worker_verify_phase(struct worker *w)
 	bool dry = j->verify_only && w->vf.maps, all = j->verify_only && !dry, more;
 	uint32_t passes;
 
-	if (!worker_verify_reads_back(w) || stopping(w))
+	if (!worker_verify_reads_back(w) || worker_stopping(w))
 		return;
 	if (read_hists(w)) {
 		worker_fail(w, ENOMEM);

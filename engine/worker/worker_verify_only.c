@@ -20,11 +20,6 @@
  */
 #include "engine/worker/worker.h"
 
-static bool stopping(const struct worker *w)
-{
-	return atomic_load_explicit(w->sh->stop, memory_order_relaxed) != 0;
-}
-
 /* Whether the job's writes come from its generator alone, to an end a dry run can reach. */
 bool worker_verify_only_replays(const struct plan_job *j)
 {
@@ -42,7 +37,7 @@ bool worker_verify_only_draw(struct worker *w)
 {
 	struct gen_io io;
 
-	while (!stopping(w)) {
+	while (!worker_stopping(w)) {
 		if (!gen_next_ddir(&w->gen, gen_pick_ddir(&w->gen), &io))
 			return w->gen.round_due;
 		if (io.ddir == PLAN_DDIR_WRITE)
@@ -88,6 +83,6 @@ void worker_verify_only_pace(struct worker *w, uint64_t n)
 	if (iops && (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops) > due)
 		due = (uint64_t)((double)v->pace_chunks * 1e9 / (double)iops);
 	due += v->pace_t0;
-	while (now < due && !stopping(w))
+	while (now < due && !worker_stopping(w))
 		now = clk_sleep_until(&w->clk, due, 100000000ull);
 }
