@@ -110,6 +110,7 @@ store::store(const std::string &path, mode m) : path_(path)
 		migrate(m);
 		if (m == mode::write)
 			set_wal();
+		wrote_ = m == mode::write;
 	} catch (...) {
 		sqlite3_close(db_);
 		db_ = nullptr;
@@ -117,8 +118,14 @@ store::store(const std::string &path, mode m) : path_(path)
 	}
 }
 
+// SQLite checkpoints at close only when no other process has the store
+// open: a writer closing beside a reader (`results list`, an importer) left
+// its runs in the WAL alone.  So each writer copies what it can into the
+// store's file itself (PASSIVE: it never waits for a reader).
 store::~store()
 {
+	if (wrote_)
+		sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
 	sqlite3_close(db_);
 }
 
@@ -175,9 +182,10 @@ int store::retry_busy(const std::function<int()> &attempt)
 	return rc;
 }
 
-// A save is one commit to the WAL, not synced (synchronous=NORMAL), and the
-// last process to close the store checkpoints it into the store's one file
-// and removes the WAL: a copy of that file is a copy of every run.  (Left in
+// A save is one commit to the WAL, not synced (synchronous=NORMAL), and each
+// writer checkpoints it into the store's one file as it closes (~store; the
+// last process to close removes the WAL): a copy of that file is a copy of
+// every run.  (Left in
 // the WAL until it reached 1000 pages, a store's runs were in no file a user
 // backs up, and an --output on the WAL's name took them all.)  A process that
 // dies loses nothing committed; a power cut can lose the last runs saved, and

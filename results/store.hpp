@@ -81,6 +81,7 @@ public:
 
 private:
 	sqlite3 *db_ = nullptr;
+	bool wrote_ = false;	// opened to write: it checkpoints as it closes
 	std::string path_;
 	void exec(const std::string &sql);
 	// Steps q to its end, row() at each row; an error ends it as what failed.

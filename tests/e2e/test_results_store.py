@@ -122,6 +122,12 @@ class SaveAndRead(StoreCase):
                 r = self.ioplan_run(f"--output={self.db}{side}", label="d")
                 self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual([r["label"] for r in self.listing()], ["a", "b", "c"])
+        # A save while another process has the store open: SQLite's checkpoint at close
+        # is the last connection's, so the run stayed in the WAL, not in a copy of the file.
+        self.assertEqual(self.ioplan_run(label="e").returncode, 0)
+        copy.write_bytes(self.db.read_bytes())
+        p = run(["results", "list", "--output-format=json", f"--results-db={copy}"])
+        self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["a", "b", "c", "e"])
 
     def test_rm_and_export(self):
         for label in ("a", "b"):
