@@ -222,10 +222,12 @@ struct plan_rand_zone {
  * Capture and replay (fio's read_iolog; parser/iolog/iolog.h reads the traces).  One
  * I/O of a loaded trace: when it is due (trace time since the trace's first
  * I/O, before replay_time_scale), where, and the trace line (text iolog) or
- * record (blktrace) it came from, for diagnostics.  ddir is enum plan_ddir or
- * PLAN_REPLAY_SYNC (a flush: fsync of the file).
+ * record (blktrace) it came from, for diagnostics.  ddir is enum plan_ddir,
+ * PLAN_REPLAY_SYNC (a `sync` line or a blktrace flush: fsync of that file) or
+ * PLAN_REPLAY_DATASYNC (a `datasync` line: fdatasync of that file).
  */
 #define PLAN_REPLAY_SYNC 3u
+#define PLAN_REPLAY_DATASYNC 4u
 struct plan_replay_io {
 	uint64_t time_ns;
 	uint64_t offset;
@@ -549,7 +551,7 @@ struct plan_job {
 	char *replay_redirect;		/* NULL = the trace's own files/devices */
 	uint64_t replay_align_bytes;
 	uint64_t replay_scale;		/* 0 or 1 = offsets as traced */
-	uint32_t replay_skip_mask;	/* 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC */
+	uint32_t replay_skip_mask;	/* 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC / _DATASYNC */
 	/* merge_blktrace_file: read_iolog's ':'-separated blktrace files are merged
 	 * into this file before the run, then it is the trace replayed; entry k of
 	 * each list pairs with file k (no list: every file at 100%, once). */

@@ -194,7 +194,8 @@ static uint32_t replay_skip_mask(const std::string &v)
             k++;
         if (k == 4)
             throw value_error("replay_skip: '" + item + "' is not one of read, write, trim, sync", pos);
-        mask |= 1u << (k == 3 ? PLAN_REPLAY_SYNC : k);
+        // sync: a trace's flushes of either kind (fio's blktrace has only the one).
+        mask |= k == 3 ? 1u << PLAN_REPLAY_SYNC | 1u << PLAN_REPLAY_DATASYNC : 1u << k;
         if (comma == std::string::npos)
             break;
         pos = comma + 1;

@@ -157,6 +157,9 @@ struct worker_replay {
 	uint64_t next;			/* read_iolog: the next trace I/O */
 	uint64_t t0;			/* when trace time 0 is due */
 	uint64_t due;			/* the held I/O's due time */
+	uint32_t sync_file;		/* a trace's flush due (sync_due): the file it names */
+	bool sync_due;
+	bool sync_data;			/* a datasync line (fdatasync), not a sync (fsync) */
 };
 
 /* The results so far, for eng_snapshot (snapshot.c); mu guards res, valid and final. */

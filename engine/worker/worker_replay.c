@@ -144,11 +144,12 @@ bool worker_replay_next(struct worker *w)
 	if (w->rp.next < r->nr_ios) {
 		const struct plan_replay_io *io = &r->ios[w->rp.next++];
 
-		if (io->ddir == PLAN_REPLAY_SYNC) {
-			/* A flush in the trace: the files sync before the next I/O goes out (as fio's,
-			 * beside the I/Os still in flight). */
-			for (uint32_t f = 0; f < w->clone->nr_files; f++)
-				w->dirty[f] = true;
+		if (io->ddir >= PLAN_REPLAY_SYNC) {
+			/* A flush in the trace: the file it names syncs before the next I/O goes
+			 * out (as fio's, beside the I/Os still in flight), by the line's kind. */
+			w->rp.sync_file = io->file < w->clone->nr_files ? io->file : 0;
+			w->rp.sync_data = io->ddir == PLAN_REPLAY_DATASYNC;
+			w->rp.sync_due = true;
 			w->need_sync = true;
 			return false;
 		}

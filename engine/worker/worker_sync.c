@@ -17,38 +17,47 @@
  * fdatasync), or a remote target's flush.  A local file closed since was
  * synced as it closed.
  */
-static void sync_dirty(struct worker *w, bool data, const char *what)
+static void sync_file(struct worker *w, uint32_t f, bool data, const char *what)
 {
 	int r;
 
-	for (uint32_t f = 0; f < w->nr_fds; f++) {
-		if (!w->dirty[f])
-			continue;
-		if (w->fds[f] >= 0)
-			r = (data ? fdatasync(w->fds[f]) : fsync(w->fds[f])) ? -errno : 0;
-		else if (w->ioe.ops && w->ioe.ops->flush_sync)
-			r = w->ioe.ops->flush_sync(&w->ioe);
-		else
-			continue;
-		w->dirty[f] = false;
-		worker_iolog_sync(w, f, data);
-		if (r)
-			worker_sync_failed(w, f, -r, what);
-	}
+	if (w->fds[f] >= 0)
+		r = (data ? fdatasync(w->fds[f]) : fsync(w->fds[f])) ? -errno : 0;
+	else if (w->ioe.ops && w->ioe.ops->flush_sync)
+		r = w->ioe.ops->flush_sync(&w->ioe);
+	else
+		return;
+	w->dirty[f] = false;
+	worker_iolog_sync(w, f, data);
+	if (r)
+		worker_sync_failed(w, f, -r, what);
+}
+
+static void sync_dirty(struct worker *w, bool data, const char *what)
+{
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->dirty[f])
+			sync_file(w, f, data, what);
 }
 
 /*
- * fsync=N / fdatasync=N, a trace's flush: sync every file written to.  As
+ * fsync=N / fdatasync=N: sync every file written to; a trace's flush: the
+ * file its line names, by the line's kind (sync or datasync).  As
  * fio's, the writes still in flight stay in flight (fio's libaio syncs once
  * nothing is left uncommitted; its io_uring queues the sync beside them), and
  * the sync takes a place in the queue, counted at that depth.
  */
 void worker_sync_files(struct worker *w)
 {
-	bool data = !w->job->fsync_every && !w->job->replay;	/* a trace's flush is an fsync (plan.h) */
+	bool data = w->rp.sync_due ? w->rp.sync_data : !w->job->fsync_every;
 	uint64_t t0 = clk_now(&w->clk);
 
-	sync_dirty(w, data, data ? "fdatasync" : "fsync");
+	/* A trace's flush syncs the file its line names, written to or not (fio's). */
+	if (w->rp.sync_due && w->rp.sync_file < w->nr_fds)
+		sync_file(w, w->rp.sync_file, data, data ? "fdatasync" : "fsync");
+	else
+		sync_dirty(w, data, data ? "fdatasync" : "fsync");
+	w->rp.sync_due = false;
 	w->now = clk_now(&w->clk);
 	if (w->counting) {
 		lat_add(&w->res.sync_lat, w->now - t0);

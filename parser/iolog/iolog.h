@@ -33,7 +33,7 @@ extern "C" {
 struct iolog_opts {
 	uint64_t scale;			/* replay_scale: offsets divided by it; 0/1 = as is */
 	uint64_t align;			/* replay_align: offsets rounded down to it; 0 = as is */
-	uint32_t skip;			/* replay_skip: 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC */
+	uint32_t skip;			/* replay_skip: 1 << plan_ddir, 1 << PLAN_REPLAY_SYNC / _DATASYNC */
 	const char *redirect;		/* replay_redirect: every I/O goes to this one file */
 };
 

@@ -123,7 +123,7 @@ static int io_action(const char *a)
 
 	for (int i = 0; i < 5; i++)
 		if (!strcmp(a, names[i]))
-			return i < 3 ? i : (int)PLAN_REPLAY_SYNC;
+			return i < 3 ? i : i == 3 ? (int)PLAN_REPLAY_SYNC : (int)PLAN_REPLAY_DATASYNC;
 	return -1;
 }
 
@@ -208,7 +208,7 @@ static int io_line(struct text_state *s, char **tok, int ddir)
 	}
 	io.time_ns = (s->time_us >= s->t0_us ? s->time_us - s->t0_us : 0) * 1000u;
 	io.offset = off;
-	io.len = ddir == (int)PLAN_REPLAY_SYNC ? 0 : (uint32_t)len;
+	io.len = ddir >= (int)PLAN_REPLAY_SYNC ? 0 : (uint32_t)len;
 	io.file = (uint32_t)f;
 	io.source = (uint32_t)s->line;
 	io.ddir = (uint8_t)ddir;

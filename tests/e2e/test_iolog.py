@@ -10,13 +10,14 @@ fio-btrace2fio output runs.
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import struct
 import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, loop_device, run, run_fio, wait_until
+from common import BIN, FIO, TmpDirCase, loop_device, run, run_fio, wait_until
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -107,6 +108,30 @@ class WriteIolog(TmpDirCase):
                 cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual([(d, o, n) for _, d, o, n in io_lines(self.tmp / "again.log")], ios)
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_traces_sync_and_datasync_lines_sync_the_file_they_name(self):
+        # A replayed flush was an fsync of every file: fio makes the line's call on its file.
+        (self.tmp / "t.log").write_text(
+            "fio version 2 iolog\na add\nb add\na open\nb open\na write 0 4096\nb write 0 4096\n"
+            "b datasync 0 0\na write 4096 4096\na sync 0 0\na close\nb close\n")
+
+        def syncs(argv):
+            p = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", *argv,
+                                "--name=rp", "--read_iolog=t.log", "--output-format=terse"],
+                               cwd=self.tmp, capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for f in ("a", "b"):
+                (self.tmp / f).unlink()
+            calls = re.findall(r"(f(?:data)?sync)\(\d+<([^>]*)>\)", p.stderr)
+            return [(c, os.path.basename(path)) for c, path in calls]
+
+        want = [("fdatasync", "b"), ("fsync", "a")]
+        self.assertEqual(syncs([BIN, "--write_iolog=again.log"]), want)
+        self.assertEqual([(d, f) for f, d, _, _ in io_lines(self.tmp / "again.log") if "sync" in d],
+                         [("datasync", "b"), ("sync", "a")])
+        if FIO:
+            self.assertEqual(syncs([FIO]), want)
 
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
