@@ -90,6 +90,7 @@ struct ioe_ops {
 	bool removes;			/* deletes the job's files: a writer to the safety checks */
 	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
 	bool remote;			/* a peer or export the job names (net, nbd): no local file, data verified */
+	bool no_extend;			/* cannot write past a file's end (fio's FIO_NOEXTEND): the layout sizes it */
 	/* What it changes on the file system whatever rw= says ("creates files"), NULL if nothing:
 	 * --readonly refuses a job that uses it. */
 	const char *changes;
@@ -144,6 +145,7 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id);
 bool ioe_opens_files(enum plan_ioengine id);
 bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
+bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */

@@ -65,6 +65,13 @@ bool ioe_removes_files(enum plan_ioengine id)
 	return o && o->removes;
 }
 
+bool ioe_cannot_extend(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->no_extend;
+}
+
 bool ioe_is_remote(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

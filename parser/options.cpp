@@ -546,14 +546,14 @@ static const std::vector<option> core_table = {
         .def("native")
         .choices({
             {"native", "fallocate(), ignored where unsupported", PLAN_FALLOCATE_NATIVE},
-            {"none", "no preallocation", PLAN_FALLOCATE_NONE},
+            {"none", "no preallocation: a written file grows as the job writes it", PLAN_FALLOCATE_NONE},
             {"0", "same as none", PLAN_FALLOCATE_NONE},
             {"posix", "posix_fallocate()", PLAN_FALLOCATE_POSIX},
             {"1", "same as posix", PLAN_FALLOCATE_POSIX},
-            {"keep", "fallocate() with FALLOC_FL_KEEP_SIZE", PLAN_FALLOCATE_KEEP},
+            {"keep", "fallocate() with FALLOC_FL_KEEP_SIZE: blocks reserved, the size grows as written", PLAN_FALLOCATE_KEEP},
             {"truncate", "ftruncate() to the size, nothing allocated (fio's verify tests pass it)", PLAN_FALLOCATE_TRUNCATE},
         })
-        .help("How files are preallocated before layout.")
+        .help("How a write-only job's files are preallocated; only truncate (or the mmap engine) sets their size first, as fio's.")
         .apply(A(j.pj.fallocate = (enum plan_fallocate)choice_of(o, v))),
     opt("overwrite", opt_type::boolean, CAT_FILES)
         .def("0")

@@ -166,6 +166,7 @@ static int mmap_queue(struct ioe *e, struct io_u *u)
 const struct ioe_ops ioe_mmap = {
 	.id = PLAN_IOENGINE_MMAP,
 	.sync = true,
+	.no_extend = true,	/* a mapping ends at the file's end */
 	.init = mmap_init,
 	.exit = mmap_exit,
 	.queue = mmap_queue,

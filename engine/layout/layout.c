@@ -19,8 +19,7 @@
  * several in flight when the job is direct and the range is aligned), then
  * synced unless create_fsync=0 (new files of one write in batches, by one
  * syncfs a batch where that is durable: batch_settle); write-only jobs get
- * the size by fallocate
- * (ftruncate where that did not set it), since they write the data themselves,
+ * what fallocate= asks (lay_out_range), since they write the data themselves,
  * and no fsync, as fio's.  A file the preflight found absent is created
  * (O_EXCL, O_NOFOLLOW) without a look first, and one only sized is marked
  * once: 5 system calls a file, as fio's.
@@ -178,8 +177,7 @@ static int open_for_layout(const struct layout *l, struct layout_file *lf, uint6
 
 /*
  * fallocate=: native and keep ignore file systems without support; none and
- * truncate skip it.  1 when the file has its size now (no ftruncate needed),
- * 0 when not, or -ENOSPC.
+ * truncate skip it.  1 when the file has its size now, 0 when not, or -ENOSPC.
  */
 static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 {
@@ -188,7 +186,7 @@ static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 
 	switch (lf->fallocate) {
 	case PLAN_FALLOCATE_NONE:
-	case PLAN_FALLOCATE_TRUNCATE:	/* the size comes from the ftruncate every write-only layout does */
+	case PLAN_FALLOCATE_TRUNCATE:	/* the size comes from lay_out_range's ftruncate */
 		return 0;
 	case PLAN_FALLOCATE_POSIX:
 		r = posix_fallocate(fd, off, len);
@@ -241,11 +239,15 @@ static void stamp(struct layout_file *lf, int fd, enum mark_state st, const stru
 }
 
 /*
- * Lays out [cur, need) of the open file: its data (fsynced when sync),
- * or for write-only jobs its size alone, by fallocate, or ftruncate where that
- * did not set it.  As fio's, a file only sized is not synced: no data was
- * written to sync.  A new file written by one write reserves nothing: that
- * write allocates it, and its size never runs ahead of its data.  0 or -errno.
+ * Lays out [cur, need) of the open file: its data (fsynced when sync), or for
+ * write-only jobs what fallocate= asks.  As fio's, only fallocate=truncate (or
+ * an engine that cannot write past the end, mmap) ftruncates: with none, keep
+ * or a file system without fallocate the file grows as the job writes it, so
+ * its writes are the appending writes the user asked to measure, and a job
+ * stopped early leaves the bytes it wrote.  A file only sized is not synced:
+ * no data was written to sync.  A new file written by one write reserves
+ * nothing: that write allocates it, and its size never runs ahead of its
+ * data.  0 or -errno.
  */
 static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool direct, uint64_t cur,
 			 bool one_write, bool sync, const _Atomic int *stop)
@@ -258,7 +260,9 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
 		ret = fill_range(l, fd, direct, cur, lf->need, stop);
 		return !ret && sync && fsync(fd) ? -errno : ret;
 	}
-	return !ret && ftruncate(fd, (off_t)lf->need) ? -errno : 0;
+	if (ret || (lf->fallocate != PLAN_FALLOCATE_TRUNCATE && !lf->sized))
+		return 0;
+	return ftruncate(fd, (off_t)lf->need) ? -errno : 0;
 }
 
 /* A file whose layout is complete: what it is now, and its mark to say so. */

@@ -26,6 +26,7 @@ struct layout_file {
 	const char *path;		/* borrowed from the plan */
 	uint64_t need;			/* bytes the file must hold; 0 = its existing size */
 	bool grows;			/* a fill_device job writes it until the device is full */
+	bool sized;			/* an engine that cannot extend it writes it: ftruncate to size */
 	bool writes;			/* some job writes or trims it */
 	bool run_writes;		/* some job's run writes it (not create_only): its mark is re-stamped after */
 	bool trims;			/* some job trims it: its data has holes after the run */

@@ -84,6 +84,8 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 		lf->need = start + len;
 	if (writes || ioe_removes_files(j->ioengine))
 		lf->writes = true;
+	if (writes && ioe_cannot_extend(j->ioengine))
+		lf->sized = true;
 	/*
 	 * Only data the run writes moves the mtime its mark binds: create_only does
 	 * no I/O, and the metadata engines write no data (filedelete's files are gone).
@@ -134,6 +136,7 @@ static void dedupe(struct layout *l)
 			a->run_writes |= b->run_writes;
 			a->trims |= b->trims;
 			a->grows |= b->grows;
+			a->sized |= b->sized;
 			a->fill |= b->fill;
 			a->direct |= b->direct;
 			a->is_device |= b->is_device;

@@ -220,6 +220,24 @@ class RunParity(TmpDirCase):
                             if " write " in l]
         self.assertEqual(ops["ioplan"], ops["fio"])
 
+    def test_fallocate_leaves_the_file_as_fio_leaves_it(self):
+        # With none or keep fio never sizes a written file: a job that stops early
+        # leaves the bytes it wrote, and its writes append.  ioplan ftruncated every
+        # write-only file to size= (64 MiB, 100 writes made).  mmap cannot write
+        # past the end: both size it.
+        sizes = {}
+        for fa in ("none", "keep", "truncate", "posix"):
+            for eng in ("psync", "mmap"):
+                text = (f"[w]\nrw=write\nfilename={{dir}}/{fa}-{eng}\nsize=64m\nbs=4k\n"
+                        f"fallocate={fa}\nnumber_ios=100\nioengine={eng}\n")
+                for who, (p, d) in self.both(text).items():
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    st = (d / f"{fa}-{eng}").stat()
+                    sizes.setdefault(who, {})[f"{fa}-{eng}"] = (st.st_size, st.st_blocks > 0)
+        self.assertEqual(sizes["ioplan"], sizes["fio"])
+        self.assertEqual(sizes["ioplan"]["none-psync"], (409600, True))
+        self.assertEqual(sizes["ioplan"]["posix-psync"][0], 64 << 20)
+
     def test_fsync_counts(self):
         # fio takes the sync instead of the next I/O: 64 writes with fsync=1 make
         # 63 syncs (ioplan made 64), fsync=16 makes 3.  Its depths count each sync
