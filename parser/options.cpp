@@ -713,8 +713,9 @@ static const std::vector<option> core_table = {
         .help("Same random sequence on every run.")
         .apply(A(j.pj.randrepeat = flag_value(o, v))),
     opt("allrandrepeat", opt_type::boolean, CAT_PATTERN)
-        .help("Same random sequence on every run, for every generator (ioplan: as randrepeat).")
-        .apply(A(j.pj.randrepeat = flag_value(o, v))),
+        .def("0")
+        .help("Every generator repeats from run to run, even with randrepeat=0: fio's seeds (0xb1899bed x thread number + the generator's index) whatever randseed is.")
+        .apply(A(j.allrandrepeat = flag_value(o, v))),
     opt("randseed", opt_type::integer, CAT_PATTERN)
         .def("0x89")
         .range(0, 1.8e19)

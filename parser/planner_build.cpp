@@ -309,11 +309,14 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 // fio's setup_random_seeds: a repeatable job's seed k is randseed * 0x9e370001^(4+k) *
 // thread_number + k, of which its generators take the low 32 bits; the rw mix
 // draws from seed 4 (FIO_RAND_MIX_OFF), the block sizes from seeds 0-2, so a job
-// makes fio's decisions draw for draw.  Otherwise fio's seeds are random, and so
-// are these (each from the clone's own seed).
+// makes fio's decisions draw for draw.  allrandrepeat replaces them all with
+// 0xb1899bed * thread_number + k (td_fill_rand_seeds).  Otherwise fio's seeds are
+// random, and so are these (each from the clone's own seed).
 static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 {
     const uint64_t mul = 0x9e370001ull;
+    if (s.allrandrepeat)
+        return (uint32_t)(0xb1899bedull * pc.thread_number + off);
     if (!s.pj.randrepeat && !s.randseed_set) {
         uint64_t x = pc.seed + off * mul;
         return (uint32_t)(x ^ (x >> 32));
@@ -445,7 +448,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.verify_pattern_len = (uint32_t)s.verify_pattern.size();
     }
     j.opts = echo_kvs(s.echo, &j.nr_opts);
-    uint64_t base = (s.pj.randrepeat || s.randseed_set) ? s.pj.randseed : random_base;
+    uint64_t base = (s.pj.randrepeat || s.randseed_set || s.allrandrepeat) ? s.pj.randseed : random_base;
     // An explicit randseed= numbers the job's own clones from it (DISKSPD: seed +
     // thread); otherwise every thread of the plan gets its own stream.
     j.nr_clones = s.numjobs;

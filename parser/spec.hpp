@@ -42,6 +42,7 @@ struct job_spec {
     std::vector<uint8_t> verify_pattern; // verify_pattern alone: what verify checks
     bool verify_set = false;          // verify= given: verify_pattern keeps its method
     bool randseed_set = false;
+    bool allrandrepeat = false; // fio's seeds for every generator, set or not randrepeat (planner_build.cpp)
     bool hipri_percentage_set = false;
     uint64_t rank_offset_increment = 0; // each MPI rank's regions start this much after the previous rank's
     bool file_append = false;         // file_append: I/O starts at each existing file's end (fill_files)

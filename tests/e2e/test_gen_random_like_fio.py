@@ -58,6 +58,12 @@ JOBS = {
     # than the block walks forward to it; the next loop starts at 0 again.  The job's
     # amount bounds it otherwise (ioplan ended each pass after size= bytes).
     "back_range_loops": "rw=read:-8k\nbsrange=1k-16k\nloops=2\n",
+    # allrandrepeat seeds every generator from fio's constant: other sizes and mix
+    # decisions than randrepeat's, and repeatable even with randrepeat=0 (ioplan took
+    # it as randrepeat, so allrandrepeat=0 made a job unrepeatable).
+    "allrand": "rw=randrw\nbsrange=4k-64k\nallrandrepeat=1\n",
+    "allrand_norepeat": "rw=randrw\nbsrange=4k-64k\nrandrepeat=0\nallrandrepeat=1\nloops=2\n",
+    "allrand_off": "rw=randrw\nbssplit=4k/50:16k/50\nallrandrepeat=0\n",
     "back_forward_loops": "rw=write:-4k\nbs=16k\nloops=2\n",
     # A block size that divides neither the size nor the step: an I/O that fits the size
     # goes whole (it was cut where the whole blocks ended).
