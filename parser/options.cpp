@@ -434,8 +434,9 @@ static const std::vector<option> core_table = {
         .help("Directory for the job's files (it must exist, as in fio); d1:d2 spreads clones over several.")
         .apply(A(j.directories = path_list(trim(v)))),
     opt("filename", opt_type::path_list, CAT_FILES)
-        .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")
-        .apply(A(j.filenames = path_list(trim(v)))),
+        .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles. Each filename= "
+              "adds to the names before it ([global]'s and the job's), as fio.")
+        .apply(A(auto add = path_list(trim(v)); j.filenames.insert(j.filenames.end(), add.begin(), add.end()))),
     opt("file_append", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "

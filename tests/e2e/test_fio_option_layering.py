@@ -1,0 +1,71 @@
+"""tests/e2e/test_fio_option_layering.py - how fio 3.33 combines what several lines say.
+
+A job file's lines do not always replace one another: fio adds each filename=
+to the ones before, keeps bsrange=/bssplit= over a later bs=, puts directory=
+before an absolute name, and so on.  Each test runs one small job file through
+fio and ioplan in private directories and compares what the run touched (the
+files and their sizes) and moved (bytes and I/O counts), never timings.
+"""
+import json
+import unittest
+
+from common import FIO, TmpDirCase, run, run_fio
+
+
+def jobs_of(stdout):
+    """[(name, bytes moved, I/Os, error)] of a run's JSON output, in its order."""
+    doc = json.loads(stdout[stdout.index("{"):])
+    total = lambda j, k: sum(j[d][k] for d in ("read", "write", "trim"))
+    return [(j["jobname"], total(j, "io_bytes"), total(j, "total_ios"), j["error"]) for j in doc["jobs"]]
+
+
+def files_under(d):
+    """{relative path: size} of the files a run left in d (its job file aside)."""
+    return {str(f.relative_to(d)): f.stat().st_size for f in d.rglob("*") if f.is_file() and f.name != "job.fio"}
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class OptionLayering(TmpDirCase):
+    def both(self, text, tag="run", dirs=()):
+        """{tool: (CompletedProcess, its directory)} of text run by each tool; {dir}
+        in text is the tool's own directory, where dirs are made first."""
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"{tag}-{who}"
+            d.mkdir()
+            for sub in dirs:
+                (d / sub).mkdir()
+            (d / "job.fio").write_text(text.replace("{dir}", str(d)))
+            tool = run_fio if who == "fio" else run
+            out[who] = (tool(["--output-format=json", "job.fio"], cwd=d), d)
+        return out
+
+    def same_run(self, text, tag="run"):
+        """Runs text with both tools, checks they agree on jobs and files; returns fio's."""
+        out = self.both(text, tag)
+        seen = {}
+        for who, (p, d) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            seen[who] = (jobs_of(p.stdout), files_under(d))
+        self.assertEqual(seen["ioplan"], seen["fio"], tag)
+        return seen["fio"]
+
+    def test_each_filename_adds_to_the_names_before_it(self):
+        # fio's filename= adds its names to the job's (add_file): [global]'s and the
+        # job's are both used, size= split over them.  ioplan kept the job's only.
+        head = "[global]\nsize=1m\nbs=4k\nrw=write\nioengine=psync\n"
+        cases = {
+            "global_then_job": head + "filename=fa\n[job]\nfilename=fb\n",
+            "same_section": head + "[job]\nfilename=fa\nfilename=fb\n",
+            "two_globals": "[global]\nfilename=fa\n" + head + "filename=fb\n[job]\n",
+            "two_jobs": head + "filename=fa:fc\n[job]\nfilename=fb\n[job2]\nstonewall\n",
+        }
+        for tag, text in cases.items():
+            with self.subTest(case=tag):
+                jobs, files = self.same_run(text, tag)
+                if tag == "global_then_job":
+                    self.assertEqual(files, {"fa": 512 << 10, "fb": 512 << 10})
+
+
+if __name__ == "__main__":
+    unittest.main()
