@@ -44,6 +44,9 @@ static void set_bs_fixed(job_spec &j, const option &o, const std::string &v)
         throw value_error("bs= takes one size per direction; for a range write bsrange=" + t, t.find('-'));
     for_each_ddir(o, t, [&](int d, const std::string &s) {
         uint64_t b = size_in(j, o, s);
+        // fio's bsrange=/bssplit= sizes outrank bs= in either order (bs= only fills a minimum left 0).
+        if (j.bs_range_set[d])
+            return;
         j.pj.bs[d].min_bytes = j.pj.bs[d].max_bytes = b;
         j.pj.bs[d].nr_split = 0;
     });
@@ -58,6 +61,7 @@ static void set_bsrange(job_spec &j, const option &o, const std::string &v)
         j.pj.bs[d].min_bytes = r.first;
         j.pj.bs[d].max_bytes = r.second;
         j.pj.bs[d].nr_split = 0;
+        j.bs_range_set[d] = true;
     });
 }
 

@@ -66,6 +66,23 @@ class OptionLayering(TmpDirCase):
                 if tag == "global_then_job":
                     self.assertEqual(files, {"fa": 512 << 10, "fb": 512 << 10})
 
+    def test_bsrange_and_bssplit_outrank_a_later_bs(self):
+        # fio's bs= only fills a minimum block size nothing set (fixup_options):
+        # bsrange=/bssplit= keep their sizes whichever comes first.  ioplan took
+        # the later bs= (512 I/Os of 8 KiB where fio makes 421 or 139).
+        head = "[global]\nioengine=null\nsize=4m\nrw=read\n"
+        cases = {
+            "bsrange_then_bs": head + "[j]\nbsrange=4k-16k\nbs=8k\n",
+            "bs_then_bsrange": head + "[j]\nbs=8k\nbsrange=4k-16k\n",
+            "bssplit_then_bs": head + "[j]\nbssplit=4k/50:64k/50\nbs=8k\n",
+            "global_bssplit": head + "bssplit=4k/50:64k/50\n[j]\nbs=8k\n",
+            "global_bsrange": head + "bsrange=4k-16k\n[j]\nbs=8k,16k\n",
+        }
+        for tag, text in cases.items():
+            with self.subTest(case=tag):
+                jobs, _ = self.same_run(text, tag)
+                self.assertNotEqual(jobs[0][2], 512, "a fixed 8k would make 512 I/Os")
+
 
 if __name__ == "__main__":
     unittest.main()
