@@ -193,9 +193,12 @@ struct name_format {
     }
 };
 
+// fio puts directory= before every name, an absolute one too (directory=/d
+// filename=/x opens /d//x): a job moved under another directory never reaches
+// back to the path it named.
 std::string join_dir(const std::string &dir, const std::string &name)
 {
-    if (dir.empty() || name[0] == '/')
+    if (dir.empty())
         return name;
     return dir.back() == '/' ? dir + name : dir + "/" + name;
 }

@@ -83,6 +83,18 @@ class OptionLayering(TmpDirCase):
                 jobs, _ = self.same_run(text, tag)
                 self.assertNotEqual(jobs[0][2], 512, "a fixed 8k would make 512 I/Os")
 
+    def test_directory_goes_before_an_absolute_filename(self):
+        # fio writes directory=D filename=/abs/f as D//abs/f (add_file), making the
+        # directories between; ioplan opened /abs/f itself.
+        text = "[j]\ndirectory={dir}/d\nfilename={dir}/abs/f1\nsize=1m\nbs=4k\nrw=write\nioengine=psync\n"
+        out = self.both(text, dirs=("d",))
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(jobs_of(p.stdout), [("j", 1 << 20, 256, 0)])
+                inside = "d/" + str(d).lstrip("/") + "/abs/f1"
+                self.assertEqual(files_under(d), {inside: 1 << 20})
+
 
 if __name__ == "__main__":
     unittest.main()
