@@ -21,20 +21,23 @@ def jobs_of(stdout):
 
 def files_under(d):
     """{relative path: size} of the files a run left in d (its job file aside)."""
-    return {str(f.relative_to(d)): f.stat().st_size for f in d.rglob("*") if f.is_file() and f.name != "job.fio"}
+    return {str(f.relative_to(d)): f.stat().st_size for f in d.rglob("*")
+            if f.is_file() and f.suffix != ".fio"}
 
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class OptionLayering(TmpDirCase):
-    def both(self, text, tag="run", dirs=()):
+    def both(self, text, tag="run", dirs=(), files=None):
         """{tool: (CompletedProcess, its directory)} of text run by each tool; {dir}
-        in text is the tool's own directory, where dirs are made first."""
+        in text is the tool's own directory, where dirs and files are made first."""
         out = {}
         for who in ("fio", "ioplan"):
             d = self.tmp / f"{tag}-{who}"
             d.mkdir()
             for sub in dirs:
                 (d / sub).mkdir()
+            for name, body in (files or {}).items():
+                (d / name).write_text(body)
             (d / "job.fio").write_text(text.replace("{dir}", str(d)))
             tool = run_fio if who == "fio" else run
             out[who] = (tool(["--output-format=json", "job.fio"], cwd=d), d)
@@ -94,6 +97,26 @@ class OptionLayering(TmpDirCase):
                 self.assertEqual(jobs_of(p.stdout), [("j", 1 << 20, 256, 0)])
                 inside = "d/" + str(d).lstrip("/") + "/abs/f1"
                 self.assertEqual(files_under(d), {inside: 1 << 20})
+
+    def test_an_include_that_starts_sections_ends_the_including_one(self):
+        # fio reads no section from an included file: it stops there ("No new
+        # sections in included files"), drops the include's options, and runs the
+        # other jobs; an option after the include line then has no section and the
+        # file is refused.  ioplan refused every such file (exit 2).
+        inc = "bs=8k\n[inc1]\nrw=write\nsize=1m\n[inc2]\nrw=read\n"
+        runs = "[main]\nrw=read\nsize=1m\nioengine=null\ninclude inc.fio\n\n[after]\nrw=write\nsize=1m\nioengine=null\n"
+        refused = "[main]\nrw=read\nsize=1m\ninclude inc.fio\nioengine=null\n"
+        for tag, text in (("runs", runs), ("refused", refused)):
+            out = self.both(text, tag, files={"inc.fio": inc})
+            for who, (p, _) in out.items():
+                with self.subTest(case=tag, who=who):
+                    if tag == "refused":
+                        self.assertNotEqual(p.returncode, 0, p.stdout)
+                        self.assertNotIn("{", p.stdout)
+                        continue
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(jobs_of(p.stdout), [("main", 1 << 20, 256, 0), ("after", 1 << 20, 256, 0)])
+                    self.assertIn("section", p.stderr)
 
 
 if __name__ == "__main__":
