@@ -504,11 +504,12 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Start of the I/O region in each file, or a percentage.")
         .apply(A(size_or_pct(j, o, v, &j.pj.offset_bytes, &j.pj.offset_ppm))),
-    opt("offset_increment", opt_type::size, CAT_FILES)
+    opt("offset_increment", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
-        .help("Each clone's region starts this much after the previous clone's (DISKSPD -T).")
-        .apply(A(j.pj.offset_increment_bytes = size_in(j, o, v))),
+        .help("Each clone's region starts this much after the previous clone's (DISKSPD -T), or this percentage "
+              "of the file's size (of an existing file; rounded up to offset_align or the smallest block size).")
+        .apply(A(size_or_pct(j, o, v, &j.pj.offset_increment_bytes, &j.pj.offset_increment_ppm))),
     opt("rank_offset_increment", opt_type::size, CAT_FILES)
         .unit("bytes")
         .def("0")

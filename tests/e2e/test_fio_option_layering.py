@@ -9,7 +9,7 @@ files and their sizes) and moved (bytes and I/O counts), never timings.
 import json
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
 
 
 def jobs_of(stdout):
@@ -27,9 +27,9 @@ def files_under(d):
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class OptionLayering(TmpDirCase):
-    def both(self, text, tag="run", dirs=(), files=None):
+    def both(self, text, tag="run", dirs=(), files=None, sizes=None, as_fio=False):
         """{tool: (CompletedProcess, its directory)} of text run by each tool; {dir}
-        in text is the tool's own directory, where dirs and files are made first."""
+        in text is the tool's own directory, where dirs and files (of sizes) are made first."""
         out = {}
         for who in ("fio", "ioplan"):
             d = self.tmp / f"{tag}-{who}"
@@ -38,8 +38,11 @@ class OptionLayering(TmpDirCase):
                 (d / sub).mkdir()
             for name, body in (files or {}).items():
                 (d / name).write_text(body)
+            for name, size in (sizes or {}).items():
+                with open(d / name, "wb") as f:
+                    f.truncate(size)
             (d / "job.fio").write_text(text.replace("{dir}", str(d)))
-            tool = run_fio if who == "fio" else run
+            tool = run_fio if who == "fio" else run_as_fio if as_fio else run
             out[who] = (tool(["--output-format=json", "job.fio"], cwd=d), d)
         return out
 
@@ -117,6 +120,29 @@ class OptionLayering(TmpDirCase):
                     self.assertEqual(p.returncode, 0, p.stderr)
                     self.assertEqual(jobs_of(p.stdout), [("main", 1 << 20, 256, 0), ("after", 1 << 20, 256, 0)])
                     self.assertIn("section", p.stderr)
+
+    def test_a_percentage_offset_increment_is_of_the_file_size(self):
+        # fio takes offset_increment=N% as N% of the file's size per clone
+        # (get_start_offset), rounded up to the smallest block size like offset=N%;
+        # ioplan refused the percentage.  Clones write into an existing 16 MiB file
+        # of zeros (run as fio, which writes such files): the blocks written are
+        # where each clone's region is.
+        head = "[global]\nfilename=ex.dat\nsize=1m\nrw=write\nioengine=psync\nbuffer_pattern=0x5a\n"
+        cases = {
+            "quarters": head + "[w]\noffset_increment=25%\nnumjobs=4\n",
+            "with_offset": head + "[w]\noffset=10%\noffset_increment=20%\nnumjobs=3\nbs=64k\n",
+        }
+        for tag, text in cases.items():
+            out = self.both(text, tag, sizes={"ex.dat": 16 << 20}, as_fio=True)
+            written = {}
+            for who, (p, d) in out.items():
+                self.assertEqual(p.returncode, 0, f"{tag} {who}: {p.stderr}")
+                data = (d / "ex.dat").read_bytes()
+                written[who] = [i >> 12 for i in range(0, len(data), 4096) if data[i:i + 4096].count(0) < 4096]
+            with self.subTest(case=tag):
+                self.assertEqual(written["ioplan"], written["fio"])
+                if tag == "quarters":
+                    self.assertEqual(written["fio"][256:258], [1024, 1025], "the second clone's first blocks")
 
 
 if __name__ == "__main__":
