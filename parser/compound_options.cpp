@@ -177,6 +177,7 @@ void set_bssplit(job_spec &j, const option &o, const std::string &v)
             throw value_error("bssplit has more than 64 entries");
         plan_bs &bs = j.pj.bs[d];
         uint64_t fixed = bs.min_bytes; // bs=: fio's minimum when an entry is 0
+        j.bs_range_set[d] = true;
         bs.nr_split = (uint32_t)entries.size();
         bs.min_bytes = UINT64_MAX;
         bs.max_bytes = 0;

@@ -98,6 +98,13 @@ namespace parser {
 
 namespace {
 
+// A section header inside an included file: fio stops reading the includes
+// there (an error it reports and runs on past), thrown up to the top file.
+struct section_in_include {
+    loc at;
+    std::string header;
+};
+
 struct source {
     std::string path;     // as displayed
     std::string dir;      // for relative includes
@@ -121,11 +128,16 @@ private:
     const ini_options &opts_;
     std::vector<std::string> chain_; // real paths of the files being read
     std::vector<std::string> pending_comments_; // kept for `ioplan convert`
+    // The include that ended its section (it started one of its own): what
+    // follows it before the next header has no section, as in fio.
+    std::shared_ptr<const loc> section_ended_at_;
 
     void read_line(const std::string &line, int lineno, const source &src, int depth);
     void check_bytes(const std::string &text, const source &src);
     void add_option(const line_state &st, const loc &at, const source &src);
     void include(const line_state &st, const loc &at, const source &src, int depth);
+    void read_include(const std::string &path, const std::string &name, const line_state &st, const loc &at,
+                      const source &src, int depth);
     std::string expand(const std::string &text, loc at);
     void skipped(const std::string &line, const error &e);
     void hand_over(size_t keep);
@@ -240,7 +252,8 @@ void reader::read_line(const std::string &line, int lineno, const source &src, i
         return;
     case line_state::header:
         if (depth > 0)
-            fail(at, "included files cannot start sections ([" + st.text + "])");
+            throw section_in_include{at, st.text};
+        section_ended_at_.reset();
         doc_.sections.push_back(section{st.text, st.text.compare(0, 6, "global") == 0, at, {}, {}});
         doc_.sections.back().comments = std::move(pending_comments_);
         pending_comments_.clear();
@@ -263,6 +276,10 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
 {
     if (doc_.sections.empty())
         fail(at, "option '" + st.text + "' outside of a [section]");
+    if (section_ended_at_)
+        fail(at, "option '" + st.text + "' outside of a [section]: the include at line " +
+                     std::to_string(section_ended_at_->line) +
+                     " started a section of its own, which ends this one there (fio 3.33 refuses the job file too)");
     entry e;
     e.key = expand(st.text, at);
     e.key_loc = at;
@@ -283,6 +300,8 @@ void reader::include(const line_state &st, const loc &at, const source &src, int
 {
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
+    if (doc_.sections.empty())
+        fail(at, "include outside of a [section] (fio 3.33 refuses it there too)");
     // ${VAR} in the name too, so ranks of one mpirun run can include
     // host-${IOPLAN_HOST}.fio (fio reads the name as written).
     std::string name = expand(st.text, at);
@@ -290,15 +309,42 @@ void reader::include(const line_state &st, const loc &at, const source &src, int
     struct stat sb;
     if (path[0] != '/' && stat(path.c_str(), &sb) != 0)
         path = dir_of(at.path) + "/" + name;
-    std::string text;
-    read_job_text(path, at, true, ("included file '" + name + "'").c_str(), &text);
     std::string real = real_path(path);
     for (const auto &r : chain_)
         if (r == real)
             fail(at, "include loop: '" + name + "' is already being read");
     doc_.included.push_back(path);
-    auto from = std::make_shared<const loc>(at);
-    read_text(text, source{path, dir_of(path), real, from, src.substituted || name != st.text}, depth + 1);
+    read_include(path, name, st, at, source{path, dir_of(path), real, std::make_shared<const loc>(at),
+                                               src.substituted || name != st.text}, depth);
+}
+
+// fio reads no section from an included file: at the first header it stops
+// reading every include open, forgets all they gave (its options before the
+// header too), ends the including section at the top file's include line and
+// runs the jobs, saying "No new sections in included files".  Kept as a warning.
+void reader::read_include(const std::string &path, const std::string &name, const line_state &st, const loc &at,
+                          const source &inc, int depth)
+{
+    std::string text;
+    read_job_text(path, at, true, ("included file '" + name + "'").c_str(), &text);
+    if (depth > 0) {
+        read_text(text, inc, depth + 1);
+        return;
+    }
+    size_t kept = doc_.sections.empty() ? 0 : doc_.sections.back().entries.size();
+    try {
+        read_text(text, inc, depth + 1);
+    } catch (const section_in_include &s) {
+        chain_.resize(1);
+        doc_.sections.back().entries.resize(kept);
+        section_ended_at_ = std::make_shared<const loc>(at);
+        if (opts_.warnings)
+            opts_.warnings->push_back(diag{severity::warning, s.at,
+                                           "included files cannot start sections ([" + s.header +
+                                               "]): as fio 3.33, the include '" + st.text +
+                                               "' is read no further, gives none of its options, and ends the "
+                                               "section that includes it"});
+    }
 }
 
 } // namespace

@@ -44,6 +44,9 @@ static void set_bs_fixed(job_spec &j, const option &o, const std::string &v)
         throw value_error("bs= takes one size per direction; for a range write bsrange=" + t, t.find('-'));
     for_each_ddir(o, t, [&](int d, const std::string &s) {
         uint64_t b = size_in(j, o, s);
+        // fio's bsrange=/bssplit= sizes outrank bs= in either order (bs= only fills a minimum left 0).
+        if (j.bs_range_set[d])
+            return;
         j.pj.bs[d].min_bytes = j.pj.bs[d].max_bytes = b;
         j.pj.bs[d].nr_split = 0;
     });
@@ -58,6 +61,7 @@ static void set_bsrange(job_spec &j, const option &o, const std::string &v)
         j.pj.bs[d].min_bytes = r.first;
         j.pj.bs[d].max_bytes = r.second;
         j.pj.bs[d].nr_split = 0;
+        j.bs_range_set[d] = true;
     });
 }
 
@@ -435,8 +439,9 @@ static const std::vector<option> core_table = {
         .help("Directory for the job's files (it must exist, as in fio); d1:d2 spreads clones over several.")
         .apply(A(j.directories = path_list(trim(v)))),
     opt("filename", opt_type::path_list, CAT_FILES)
-        .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles.")
-        .apply(A(j.filenames = path_list(trim(v)))),
+        .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles. Each filename= "
+              "adds to the names before it ([global]'s and the job's), as fio.")
+        .apply(A(auto add = path_list(trim(v)); j.filenames.insert(j.filenames.end(), add.begin(), add.end()))),
     opt("file_append", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "
@@ -500,11 +505,12 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Start of the I/O region in each file, or a percentage.")
         .apply(A(size_or_pct(j, o, v, &j.pj.offset_bytes, &j.pj.offset_ppm))),
-    opt("offset_increment", opt_type::size, CAT_FILES)
+    opt("offset_increment", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
-        .help("Each clone's region starts this much after the previous clone's (DISKSPD -T).")
-        .apply(A(j.pj.offset_increment_bytes = size_in(j, o, v))),
+        .help("Each clone's region starts this much after the previous clone's (DISKSPD -T), or this percentage "
+              "of the file's size (of an existing file; rounded up to offset_align or the smallest block size).")
+        .apply(A(size_or_pct(j, o, v, &j.pj.offset_increment_bytes, &j.pj.offset_increment_ppm))),
     opt("rank_offset_increment", opt_type::size, CAT_FILES)
         .unit("bytes")
         .def("0")

@@ -172,6 +172,10 @@ void layering::read_section(const section &s)
     apply_section(d.spec, s.entries, errors_, notes_);
     if (req_.cli_overrides && index == 0) {
         plan_job own = d.spec.pj;
+        // A preset's file is a template: --filename= replaces its names rather than adding to them.
+        if (std::any_of(req_.cli_globals.begin(), req_.cli_globals.end(),
+                        [](const entry &e) { return find_option(e.key) == find_option("filename"); }))
+            d.spec.filenames.clear();
         apply_section(d.spec, req_.cli_globals, errors_, nullptr); // noted once, in cli_defaults
         scale_to_cli_size(own, d.spec.pj);
         d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());

@@ -126,7 +126,7 @@ void finalize_spec(job_def &d)
                            plan_rw_name(j.rw));
     if (j.sequential_parallel && (plan_rw_is_random(j.rw) || j.interlocked))
         fail(d.header, "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
-    if (j.interlocked && j.offset_increment_bytes)
+    if (j.interlocked && (j.offset_increment_bytes || j.offset_increment_ppm))
         fail(d.header, "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
                        "offset_increment= (a region per clone) exclude each other");
     if (j.zone_size_bytes && !j.zone_range_bytes && !j.zone_range_ppm)
@@ -193,9 +193,12 @@ struct name_format {
     }
 };
 
+// fio puts directory= before every name, an absolute one too (directory=/d
+// filename=/x opens /d//x): a job moved under another directory never reaches
+// back to the path it named.
 std::string join_dir(const std::string &dir, const std::string &name)
 {
-    if (dir.empty() || name[0] == '/')
+    if (dir.empty())
         return name;
     return dir.back() == '/' ? dir + name : dir + "/" + name;
 }

@@ -31,6 +31,9 @@ struct job_spec {
     std::vector<plan_bssplit> bssplit[PLAN_DDIR_NR];
     std::vector<plan_cmdprio_split> cmdprio_split[2];
     unsigned kb_base = 1024;
+    // bsrange= or bssplit= gave this direction its sizes: a later bs= (here or in a
+    // job under this [global]) leaves them, as fio's min_bs/max_bs outrank its bs.
+    bool bs_range_set[PLAN_DDIR_NR] = {};
     std::string name;                 // name= (empty: the section name)
     std::string description;
     std::string wait_for;

@@ -93,6 +93,8 @@ json region_json(const plan_job &j)
     // Only when set: stored runs are matched by the hash of this text, and earlier plans had no such key.
     if (j.io_size_ppm)
         o["io_size_ppm"] = j.io_size_ppm;
+    if (j.offset_increment_ppm)
+        o["offset_increment_ppm"] = j.offset_increment_ppm;
     if (j.file_service_extra)
         o["file_service_extra"] = j.file_service_extra;
     if (j.file_service > PLAN_FILE_SERVICE_RANDOM) {  // a law's parameter, and its centre when given

@@ -31,8 +31,12 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
 	if (f->offset_ppm)
-		s = align_up(plan_share_ppm(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes),
-			     offset_align(j));
+		s = plan_share_ppm(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
+	/* fio's get_start_offset: a share of the size found, like offset=N%, and aligned the same way. */
+	if (j->offset_increment_ppm)
+		s += c->clone_index * plan_share_ppm(actual, j->offset_increment_ppm);
+	if (f->offset_ppm || j->offset_increment_ppm)
+		s = align_up(s, offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
 	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
 	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)

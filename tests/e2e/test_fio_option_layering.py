@@ -1,0 +1,149 @@
+"""tests/e2e/test_fio_option_layering.py - how fio 3.33 combines what several lines say.
+
+A job file's lines do not always replace one another: fio adds each filename=
+to the ones before, keeps bsrange=/bssplit= over a later bs=, puts directory=
+before an absolute name, and so on.  Each test runs one small job file through
+fio and ioplan in private directories and compares what the run touched (the
+files and their sizes) and moved (bytes and I/O counts), never timings.
+"""
+import json
+import unittest
+
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+
+
+def jobs_of(stdout):
+    """[(name, bytes moved, I/Os, error)] of a run's JSON output, in its order."""
+    doc = json.loads(stdout[stdout.index("{"):])
+    total = lambda j, k: sum(j[d][k] for d in ("read", "write", "trim"))
+    return [(j["jobname"], total(j, "io_bytes"), total(j, "total_ios"), j["error"]) for j in doc["jobs"]]
+
+
+def files_under(d):
+    """{relative path: size} of the files a run left in d (its job file aside)."""
+    return {str(f.relative_to(d)): f.stat().st_size for f in d.rglob("*")
+            if f.is_file() and f.suffix != ".fio"}
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class OptionLayering(TmpDirCase):
+    def both(self, text, tag="run", dirs=(), files=None, sizes=None, as_fio=False):
+        """{tool: (CompletedProcess, its directory)} of text run by each tool; {dir}
+        in text is the tool's own directory, where dirs and files (of sizes) are made first."""
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"{tag}-{who}"
+            d.mkdir()
+            for sub in dirs:
+                (d / sub).mkdir()
+            for name, body in (files or {}).items():
+                (d / name).write_text(body)
+            for name, size in (sizes or {}).items():
+                with open(d / name, "wb") as f:
+                    f.truncate(size)
+            (d / "job.fio").write_text(text.replace("{dir}", str(d)))
+            tool = run_fio if who == "fio" else run_as_fio if as_fio else run
+            out[who] = (tool(["--output-format=json", "job.fio"], cwd=d), d)
+        return out
+
+    def same_run(self, text, tag="run"):
+        """Runs text with both tools, checks they agree on jobs and files; returns fio's."""
+        out = self.both(text, tag)
+        seen = {}
+        for who, (p, d) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            seen[who] = (jobs_of(p.stdout), files_under(d))
+        self.assertEqual(seen["ioplan"], seen["fio"], tag)
+        return seen["fio"]
+
+    def test_each_filename_adds_to_the_names_before_it(self):
+        # fio's filename= adds its names to the job's (add_file): [global]'s and the
+        # job's are both used, size= split over them.  ioplan kept the job's only.
+        head = "[global]\nsize=1m\nbs=4k\nrw=write\nioengine=psync\n"
+        cases = {
+            "global_then_job": head + "filename=fa\n[job]\nfilename=fb\n",
+            "same_section": head + "[job]\nfilename=fa\nfilename=fb\n",
+            "two_globals": "[global]\nfilename=fa\n" + head + "filename=fb\n[job]\n",
+            "two_jobs": head + "filename=fa:fc\n[job]\nfilename=fb\n[job2]\nstonewall\n",
+        }
+        for tag, text in cases.items():
+            with self.subTest(case=tag):
+                jobs, files = self.same_run(text, tag)
+                if tag == "global_then_job":
+                    self.assertEqual(files, {"fa": 512 << 10, "fb": 512 << 10})
+
+    def test_bsrange_and_bssplit_outrank_a_later_bs(self):
+        # fio's bs= only fills a minimum block size nothing set (fixup_options):
+        # bsrange=/bssplit= keep their sizes whichever comes first.  ioplan took
+        # the later bs= (512 I/Os of 8 KiB where fio makes 421 or 139).
+        head = "[global]\nioengine=null\nsize=4m\nrw=read\n"
+        cases = {
+            "bsrange_then_bs": head + "[j]\nbsrange=4k-16k\nbs=8k\n",
+            "bs_then_bsrange": head + "[j]\nbs=8k\nbsrange=4k-16k\n",
+            "bssplit_then_bs": head + "[j]\nbssplit=4k/50:64k/50\nbs=8k\n",
+            "global_bssplit": head + "bssplit=4k/50:64k/50\n[j]\nbs=8k\n",
+            "global_bsrange": head + "bsrange=4k-16k\n[j]\nbs=8k,16k\n",
+        }
+        for tag, text in cases.items():
+            with self.subTest(case=tag):
+                jobs, _ = self.same_run(text, tag)
+                self.assertNotEqual(jobs[0][2], 512, "a fixed 8k would make 512 I/Os")
+
+    def test_directory_goes_before_an_absolute_filename(self):
+        # fio writes directory=D filename=/abs/f as D//abs/f (add_file), making the
+        # directories between; ioplan opened /abs/f itself.
+        text = "[j]\ndirectory={dir}/d\nfilename={dir}/abs/f1\nsize=1m\nbs=4k\nrw=write\nioengine=psync\n"
+        out = self.both(text, dirs=("d",))
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(jobs_of(p.stdout), [("j", 1 << 20, 256, 0)])
+                inside = "d/" + str(d).lstrip("/") + "/abs/f1"
+                self.assertEqual(files_under(d), {inside: 1 << 20})
+
+    def test_an_include_that_starts_sections_ends_the_including_one(self):
+        # fio reads no section from an included file: it stops there ("No new
+        # sections in included files"), drops the include's options, and runs the
+        # other jobs; an option after the include line then has no section and the
+        # file is refused.  ioplan refused every such file (exit 2).
+        inc = "bs=8k\n[inc1]\nrw=write\nsize=1m\n[inc2]\nrw=read\n"
+        runs = "[main]\nrw=read\nsize=1m\nioengine=null\ninclude inc.fio\n\n[after]\nrw=write\nsize=1m\nioengine=null\n"
+        refused = "[main]\nrw=read\nsize=1m\ninclude inc.fio\nioengine=null\n"
+        for tag, text in (("runs", runs), ("refused", refused)):
+            out = self.both(text, tag, files={"inc.fio": inc})
+            for who, (p, _) in out.items():
+                with self.subTest(case=tag, who=who):
+                    if tag == "refused":
+                        self.assertNotEqual(p.returncode, 0, p.stdout)
+                        self.assertNotIn("{", p.stdout)
+                        continue
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(jobs_of(p.stdout), [("main", 1 << 20, 256, 0), ("after", 1 << 20, 256, 0)])
+                    self.assertIn("section", p.stderr)
+
+    def test_a_percentage_offset_increment_is_of_the_file_size(self):
+        # fio takes offset_increment=N% as N% of the file's size per clone
+        # (get_start_offset), rounded up to the smallest block size like offset=N%;
+        # ioplan refused the percentage.  Clones write into an existing 16 MiB file
+        # of zeros (run as fio, which writes such files): the blocks written are
+        # where each clone's region is.
+        head = "[global]\nfilename=ex.dat\nsize=1m\nrw=write\nioengine=psync\nbuffer_pattern=0x5a\n"
+        cases = {
+            "quarters": head + "[w]\noffset_increment=25%\nnumjobs=4\n",
+            "with_offset": head + "[w]\noffset=10%\noffset_increment=20%\nnumjobs=3\nbs=64k\n",
+        }
+        for tag, text in cases.items():
+            out = self.both(text, tag, sizes={"ex.dat": 16 << 20}, as_fio=True)
+            written = {}
+            for who, (p, d) in out.items():
+                self.assertEqual(p.returncode, 0, f"{tag} {who}: {p.stderr}")
+                data = (d / "ex.dat").read_bytes()
+                written[who] = [i >> 12 for i in range(0, len(data), 4096) if data[i:i + 4096].count(0) < 4096]
+            with self.subTest(case=tag):
+                self.assertEqual(written["ioplan"], written["fio"])
+                if tag == "quarters":
+                    self.assertEqual(written["fio"][256:258], [1024, 1025], "the second clone's first blocks")
+
+
+if __name__ == "__main__":
+    unittest.main()
