@@ -217,8 +217,11 @@ std::string show_text(const resdb::run_record &r)
 	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",
 		      "p50 us", "p99 us", "p99.9 us");
 	s << line;
-	for (const auto &f : r.figures) {
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", f.job.c_str(),
+	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
+	for (size_t i = 0; i < r.figures.size(); i++) {
+		const resdb::figure &f = r.figures[i];
+		std::string job = resdb::job_label(f.job, ord[i].k, ord[i].of > 1);
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", job.c_str(),
 			      f.ddir.c_str(), f.iops, f.bw_bytes / 1048576, f.p50_ns / 1e3, f.p99_ns / 1e3,
 			      f.p999_ns / 1e3);
 		s << line;
@@ -433,7 +436,7 @@ int compare_cmd(const cmd_opts &o)
 	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
 		for (const auto *m : worse)
 			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (beyond its noise and %.3g%%)\n",
-				     m->job.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
+				     m->label.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
 		return rc ? rc : 1;
 	}
 	return rc;

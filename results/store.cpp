@@ -4,7 +4,9 @@
 // pairs runs are grouped by), figures (a job and direction's numbers), and
 // below each figure its latency buckets, interval samples and repeat runs.
 // Deleting a run deletes what hangs from it (foreign keys, ON DELETE CASCADE).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <ctime>
@@ -585,15 +587,21 @@ void store::load_ranks(run_record &r)
 std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
 					     const std::string &filter_value)
 {
-	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns"
+	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id"
 			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
+	sql += " ORDER BY f.run_id, f.job, f.ddir, f.id";
 	stmt q(db_, sql.c_str(), *this);
 	q.bind(1, by);
 	if (!filter_name.empty())
 		q.bind(2, filter_name).bind(3, filter_value);
 	std::vector<summary_row> out;
+	std::vector<std::pair<int64_t, double>> clones;	// (figure id, p99) of out.back()'s figures
+	auto same = [&](const summary_row &row) {
+		return !out.empty() && out.back().run_id == row.run_id && out.back().job == row.job &&
+		       out.back().ddir == row.ddir;
+	};
 	each_row(q, "cannot read the results store", [&] {
 		summary_row row;
 		row.run_id = q.i64(0);
@@ -603,9 +611,47 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 		row.iops = q.dbl(4);
 		row.bw_bytes = q.dbl(5);
 		row.p99_ns = q.dbl(6);
-		out.push_back(std::move(row));
+		if (!same(row)) {
+			if (clones.size() > 1)
+				out.back().p99_ns = merged_p99(clones);
+			clones.clear();
+			out.push_back(std::move(row));
+		} else {
+			out.back().iops += row.iops;
+			out.back().bw_bytes += row.bw_bytes;
+		}
+		clones.emplace_back(q.i64(7), q.dbl(6));
 	});
+	if (clones.size() > 1)
+		out.back().p99_ns = merged_p99(clones);
 	return out;
+}
+
+// The p99 of a run's jobs that share a name (numjobs clones), as one job's:
+// from their buckets merged, as fio's group_reporting computes it.  A p99 is
+// not additive, and a max or a mean of the clones' p99s is not the run's.
+// NaN when a clone kept no buckets (an fio json file without bins).
+double store::merged_p99(const std::vector<std::pair<int64_t, double>> &clones)
+{
+	std::map<uint64_t, uint64_t> merged;
+	double lo = INFINITY, hi = 0;
+	stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ?", *this);
+	for (const auto &c : clones) {
+		uint64_t n = 0;
+		b.reset();
+		b.bind(1, c.first);
+		each_row(b, "cannot read the results store", [&] {
+			merged[(uint64_t)b.i64(0)] += (uint64_t)b.i64(1);
+			n += (uint64_t)b.i64(1);
+		});
+		if (n == 0)
+			return NAN;
+		lo = std::min(lo, c.second);
+		hi = std::max(hi, c.second);
+	}
+	// Each clone's p99 was clamped to what it saw (fio clamps to [min, max]);
+	// the mixture's lies between its parts', so their p99s bound it the same way.
+	return percentile_from_buckets({ merged.begin(), merged.end() }, 99, lo, hi);
 }
 
 } // namespace resdb

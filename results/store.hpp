@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/record.hpp"
@@ -44,7 +45,8 @@ struct run_row {
 	size_t figures = 0;
 };
 
-// The figure rows `results summary` groups: the run, its facts, one figure's numbers.
+// The rows `results summary` groups: the run, its facts, one job name and direction's numbers
+// (p99_ns NaN when it cannot be known).
 struct summary_row {
 	int64_t run_id = 0;
 	std::string group, job, ddir;
@@ -74,8 +76,10 @@ public:
 	void remove(int64_t id);
 	std::vector<int64_t> ids();
 
-	// Figures grouped by the fact `by` ("" = all in one group), filtered by a
-	// fact value (name=value, or "" for none).
+	// One row per run, job name and direction (a run's clones of a job are
+	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
+	// grouped by the fact `by` ("" = all in one group), filtered by a fact
+	// value (name=value, or "" for none).
 	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
 					      const std::string &filter_value);
 
@@ -101,6 +105,7 @@ private:
 	void load_ranks(run_record &r);
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
 	bool has_uuid(const std::string &uuid);
+	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 
 } // namespace resdb
