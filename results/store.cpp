@@ -58,6 +58,20 @@ const char *const migrations[] = {
 	     lat_p50_ns INTEGER NOT NULL, lat_p99_ns INTEGER NOT NULL, lat_max_ns INTEGER NOT NULL,
 	     FOREIGN KEY(run_id, rank) REFERENCES ranks(run_id, rank) ON DELETE CASCADE);
 	   CREATE INDEX rank_figures_by_rank ON rank_figures(run_id, rank);)",
+	// Run ids are never handed out twice (AUTOINCREMENT): without it a new run
+	// took the id of the newest one removed, and "run 7" named another run.
+	// SQLite cannot add it to a table, so runs is copied into one that has it
+	// (migrate() turns foreign keys off: dropping runs would cascade).
+	R"(CREATE TABLE runs_v3(id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL UNIQUE,
+	     format INTEGER NOT NULL, label TEXT NOT NULL, source TEXT NOT NULL, tool_version TEXT NOT NULL,
+	     saved_s INTEGER NOT NULL, started_s INTEGER NOT NULL, host TEXT NOT NULL, kernel TEXT NOT NULL,
+	     plan_hash TEXT NOT NULL, job_text TEXT NOT NULL, environment TEXT NOT NULL);
+	   INSERT INTO runs_v3(id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,
+	     plan_hash, job_text, environment)
+	     SELECT id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel, plan_hash,
+	     job_text, environment FROM runs;
+	   DROP TABLE runs;
+	   ALTER TABLE runs_v3 RENAME TO runs;)",
 };
 constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
 static_assert(nr_migrations == schema_version, "one migration step per schema version");
@@ -226,24 +240,49 @@ void store::migrate(mode m)
 				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");
 	if (version == schema_version)
 		return;
-	if (sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable())
+	bool read_only = sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable();
+	if (read_only && m == mode::read && version >= read_compatible_from)
+		return;
+	if (read_only)
 		throw store_error(path_ + ": schema version " + std::to_string(version) +
 				  " needs migrating to " + std::to_string(schema_version) +
 				  ", and the store cannot be written (read-only); left untouched");
+	// Off for the steps (outside a transaction, where it can change): a step
+	// that rebuilds a table drops it, which would delete every row hanging from it.
+	exec("PRAGMA foreign_keys=OFF");
 	exec("BEGIN IMMEDIATE");
 	try {
 		// Re-read under the write lock: another process may have migrated it meanwhile.
-		stmt again(db_, "PRAGMA user_version", *this);
-		again.step();
-		for (int i = (int)again.i64(0); i < schema_version; i++) {
+		int from;
+		{	// finalized here: a table is dropped only with no statement running
+			stmt again(db_, "PRAGMA user_version", *this);
+			again.step();
+			from = (int)again.i64(0);
+		}
+		for (int i = from; i < schema_version; i++) {
 			exec(migrations[i]);
 			exec("PRAGMA user_version=" + std::to_string(i + 1));
 		}
+		check_foreign_keys();
 		exec("COMMIT");
 	} catch (...) {
 		sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+		sqlite3_exec(db_, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
 		throw;
 	}
+	exec("PRAGMA foreign_keys=ON");
+}
+
+// What the steps left must hold together as before: a row pointing at no run
+// means a step lost one, and the whole migration is rolled back.
+void store::check_foreign_keys()
+{
+	stmt fk(db_, "PRAGMA foreign_key_check", *this);
+	int rc = fk.step();
+	check(rc, "cannot migrate the results store");
+	if (rc == SQLITE_ROW)
+		throw store_error(path_ + ": migrating the store would leave rows of " + fk.text(0) +
+				  " without their run; left as it was");
 }
 
 void store::each_row(stmt &q, const char *what, const std::function<void()> &row)

@@ -31,7 +31,11 @@ struct store_error : std::runtime_error {
 };
 
 // The schema this ioplan writes, and the run format inside it.
-constexpr int schema_version = 2;
+constexpr int schema_version = 3;
+// The oldest schema this ioplan reads with its queries as they are: a store of
+// it that cannot be written (read-only media) is read without migrating.
+// (Version 3 only changed how run ids are handed out.)
+constexpr int read_compatible_from = 2;
 constexpr int run_format = 1;
 
 // $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
@@ -95,6 +99,7 @@ private:
 	void check(int rc, const char *what);
 	void configure();
 	void migrate(mode m);
+	void check_foreign_keys();
 	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);

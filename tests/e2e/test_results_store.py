@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import sqlite3
 import subprocess
 import unittest
@@ -68,7 +69,7 @@ class SaveAndRead(StoreCase):
         self.assertEqual(fig["plan"]["bs"], "4096")
         # the store is a plain SQLite file with a versioned schema, in WAL mode
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 2)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
         self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         con.close()
 
@@ -324,6 +325,95 @@ class BadStores(StoreCase):
         json.loads(r.stdout)
         self.assertIn("read-only", r.stderr)
         self.assertEqual(sha(self.db), before)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+def as_schema_2(db):
+    """Turns a store back into what ioplan wrote up to schema version 2: the same
+    tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)."""
+    con = sqlite3.connect(db, isolation_level=None)
+    try:  # closed whatever happens: an open store would keep its mount busy
+        con.execute("PRAGMA journal_mode=DELETE")
+        con.execute("PRAGMA foreign_keys=OFF")
+        con.execute("BEGIN")
+        sql = con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0]
+        con.execute(re.sub(r'^CREATE TABLE "?runs"?', "CREATE TABLE runs_v2", sql).replace(" AUTOINCREMENT", ""))
+        con.execute("INSERT INTO runs_v2 SELECT * FROM runs")
+        con.execute("DROP TABLE runs")
+        con.execute("ALTER TABLE runs_v2 RENAME TO runs")
+        if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+            con.execute("DELETE FROM sqlite_sequence")
+        con.execute("PRAGMA user_version=2")
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def counts(db):
+    con = sqlite3.connect(db)
+    try:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("runs", "facts", "warnings", "figures", "buckets", "samples")}
+    finally:
+        con.close()
+
+
+class RunIds(StoreCase):
+    """runs.id was INTEGER PRIMARY KEY without AUTOINCREMENT: after `results rm` of the
+    newest run the next save took its id, so a note "run 3 is the baseline" named another run."""
+
+    def ids(self):
+        return [(r["id"], r["label"]) for r in self.listing()]
+
+    def test_an_id_is_never_handed_out_twice(self):
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        self.results("rm", "c")
+        self.assertEqual(self.ioplan_run(label="d").returncode, 0)
+        self.results("rm", "d")
+        self.assertEqual(self.ioplan_run(label="e").returncode, 0)
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (5, "e")])  # was 3, "e"
+        p = self.results("show", "3", ok=False)
+        self.assertIn("no run '3'", p.stderr)
+
+    def test_a_store_of_schema_2_migrates_and_keeps_every_run(self):
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        as_schema_2(self.db)
+        before = counts(self.db)
+        shown = [json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"]
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (3, "c")])  # the read migrated it
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+        self.assertIn("AUTOINCREMENT", con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0])
+        self.assertEqual(con.execute("PRAGMA foreign_key_check").fetchall(), [])
+        con.close()
+        self.assertEqual(counts(self.db), before)
+        self.assertEqual([json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"], shown)
+        # from the migration on, no id comes back
+        self.results("rm", "c")
+        self.assertEqual(self.ioplan_run(label="d").returncode, 0)
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (4, "d")])
+
+    def test_a_store_of_schema_2_on_read_only_media_is_read_as_it_is(self):
+        mnt = self.tmp / "ro"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", "-l", str(mnt)])
+        self.db = mnt / "results.db"
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        as_schema_2(self.db)
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        before = sha(self.db)
+        self.assertEqual(self.ids(), [(1, "a")])
+        self.assertEqual(sha(self.db), before)
+        r = self.ioplan_run(label="more")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs migrating to 3, and the store cannot be written (read-only)", r.stderr)
 
     def tearDown(self):
         self.doCleanups()
