@@ -199,7 +199,8 @@ namespace {
 ojson side_json(const run_record &r)
 {
 	return ojson{ { "id", r.id ? ojson(r.id) : ojson(nullptr) }, { "uuid", r.uuid }, { "label", r.label },
-		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash } };
+		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash },
+		      { "interrupted", r.interrupted } };
 }
 
 std::string pct(double v)
@@ -214,7 +215,8 @@ std::string name_of(const run_record &r)
 	std::string s = r.id ? "run " + std::to_string(r.id) : "file";
 	if (!r.label.empty())
 		s += " (" + r.label + ")";
-	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host);
+	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host) +
+	       (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "");
 }
 
 } // namespace

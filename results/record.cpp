@@ -300,6 +300,8 @@ void read_facts(run_record &r, const json &env)
 	r.facts["label"] = r.label;
 	r.facts["source"] = r.source;
 	r.facts["plan"] = r.plan_hash;
+	if (r.interrupted)
+		r.facts["interrupted"] = "yes";
 	const json &virt = at(env, "virtualization"), &sys = at(env, "system");
 	r.facts["virtualization"] = str(virt, "type");
 	r.facts["instance_type"] = str(sys, "instance_type");
@@ -411,6 +413,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	for (const auto &w : at(io, "warnings").is_array() ? io["warnings"] : json::array())
 		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
 	r.uuid = uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	r.interrupted = at(io, "interrupted") == true;
 	read_jobs(doc, r);
 	read_ranks(io, r);
 	if (r.plan_hash.empty()) {
@@ -534,7 +537,8 @@ nlohmann::ordered_json record_json(const run_record &r)
 		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
 		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
 		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
-		      { "warnings", r.warnings }, { "figures", figs }, { "ranks", ranks } };
+		      { "interrupted", r.interrupted }, { "warnings", r.warnings }, { "figures", figs },
+		      { "ranks", ranks } };
 }
 
 } // namespace resdb

@@ -88,6 +88,9 @@ struct run_record {
 	std::vector<figure> figures;
 	std::vector<std::string> warnings;
 	std::vector<rank_record> ranks;		// empty unless the run was an mpirun world
+	// Stopped by a signal before its plan finished (ioplan.interrupted): its
+	// figures cover only what ran.  Stored as the fact interrupted=yes.
+	bool interrupted = false;
 };
 
 // Reads a report document.  uuid_seed: text whose hash names a run that has

@@ -461,7 +461,9 @@ std::vector<run_row> store::list()
 {
 	std::vector<run_row> out;
 	stmt q(db_, "SELECT r.id, r.uuid, r.label, r.source, r.host, r.plan_hash, r.saved_s, r.started_s,"
-		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id) FROM runs r ORDER BY r.id",
+		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id),"
+		    " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = r.id AND i.name = 'interrupted' AND i.value = 'yes')"
+		    " FROM runs r ORDER BY r.id",
 	       *this);
 	each_row(q, "cannot read the results store", [&] {
 		run_row row;
@@ -474,6 +476,7 @@ std::vector<run_row> store::list()
 		row.saved_s = q.i64(6);
 		row.started_s = q.i64(7);
 		row.figures = (size_t)q.i64(8);
+		row.interrupted = q.i64(9) != 0;
 		out.push_back(row);
 	});
 	return out;
@@ -525,6 +528,7 @@ run_record store::load(int64_t id)
 	stmt fq(db_, "SELECT name, value FROM facts WHERE run_id = ?", *this);
 	fq.bind(1, id);
 	each_row(fq, "cannot read the results store", [&] { r.facts[fq.text(0)] = fq.text(1); });
+	r.interrupted = r.facts.count("interrupted") && r.facts["interrupted"] == "yes";
 	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);
 	wq.bind(1, id);
 	each_row(wq, "cannot read the results store", [&] { r.warnings.push_back(wq.text(0)); });

@@ -47,6 +47,7 @@ struct run_row {
 	std::string uuid, label, source, host, plan_hash;
 	int64_t saved_s = 0, started_s = 0;
 	size_t figures = 0;
+	bool interrupted = false;	// its figures cover only what ran before a signal stopped it
 };
 
 // The rows `results summary` groups: the run, its facts, one job name and direction's numbers

@@ -12,11 +12,13 @@ import json
 import os
 import pathlib
 import re
+import signal
 import sqlite3
 import subprocess
+import time
 import unittest
 
-from common import FIO, TmpDirCase, run
+from common import BIN, FIO, TmpDirCase, run, wait_until
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
 
@@ -414,6 +416,64 @@ class RunIds(StoreCase):
         r = self.ioplan_run(label="more")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("needs migrating to 3, and the store cannot be written (read-only)", r.stderr)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+class Interrupted(StoreCase):
+    """A run a signal stopped was saved like a whole one: nothing in `results list`,
+    `show` or `compare` said its figures cover only part of the workload."""
+
+    NULL = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based"]
+
+    def interrupted_run(self, label, sig):
+        out = self.tmp / f"{label}.json"
+        proc = subprocess.Popen([BIN, *self.NULL, "--runtime=60", "--output-format=json", f"--output={out}",
+                                 f"--save={label}", f"--results-db={self.db}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 2,
+                   what="the run's threads")
+        time.sleep(0.5)  # it has measured for a while when the signal comes
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(json.loads(out.read_text())["ioplan"]["interrupted"])
+        self.assertRegex(err, r"--save: saved as run \d+, marked interrupted")
+        return out
+
+    def test_a_run_cut_short_says_so_wherever_it_is_shown(self):
+        self.interrupted_run("cut", signal.SIGINT)
+        self.interrupted_run("term", signal.SIGTERM)
+        p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([(r["label"], r["interrupted"]) for r in self.listing()],
+                         [("cut", True), ("term", True), ("whole", False)])
+        lines = self.results("list").stdout.splitlines()
+        self.assertTrue(lines[1].endswith("  interrupted") and lines[2].endswith("  interrupted"), lines)
+        self.assertFalse(lines[3].endswith("interrupted"), lines)
+        shown = self.results("show", "cut").stdout
+        self.assertIn("interrupted: a signal stopped the run; its figures cover only what ran", shown)
+        self.assertTrue(json.loads(self.results("show", "cut", "--output-format=json").stdout)["interrupted"])
+        self.assertNotIn("interrupted", self.results("show", "whole").stdout)
+        # nothing is lost: the figures are kept, only marked
+        self.assertEqual(len(json.loads(self.results("show", "cut", "--output-format=json").stdout)["figures"]), 1)
+        # compare refuses it as a like-for-like result unless forced, as a stored run or as its file
+        for b in ("cut", str(self.tmp / "cut.json")):
+            with self.subTest(b=b):
+                p = run(["compare", "whole", b, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn("B (", p.stderr)
+                self.assertIn("was interrupted: its figures cover only what ran before a signal stopped it", p.stderr)
+                p = run(["compare", "whole", b, "--force", "--output-format=json", f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("ioplan: warning: B (", p.stderr)
+                self.assertTrue(json.loads(p.stdout)["b"]["interrupted"])
+        page = self.tmp / "p.html"
+        self.results("report", "whole", "cut", f"--output={page}")
+        self.assertIn("the run was interrupted: the figures cover what ran", page.read_text())
 
     def tearDown(self):
         self.doCleanups()
