@@ -353,24 +353,33 @@ int import_cmd(const cmd_opts &o)
 		throw usage_error("results import takes fio/ioplan JSON result files or ioplan stores");
 	json_out(o);
 	std::vector<resdb::run_record> runs;
+	std::vector<std::string> files;	// the result file of runs[i], "" for a run of a store
 	for (const auto &path : o.pos) {
 		if (!is_sqlite(path)) {
 			runs.push_back(resdb::record_of_file(path));
+			files.push_back(path);
 			continue;
 		}
 		resdb::store other(path, resdb::store::mode::read);
 		for (int64_t id : other.ids()) {
 			runs.push_back(other.load(id));
 			runs.back().id = 0;
+			files.push_back("");
 		}
 	}
 	if (!output_first(o))
 		return 2;
-	size_t added = resdb::store(o.db, resdb::store::mode::write).save_all(runs);
+	resdb::store st(o.db, resdb::store::mode::write);
+	// A run's own report carries its uuid: imported after --save, it is that run.
+	std::string known;
+	for (size_t i = 0; i < runs.size(); i++)
+		if (int64_t id = files[i].empty() ? 0 : st.id_of_uuid(runs[i].uuid))
+			known += files[i] + ": already stored as run " + std::to_string(id) + "; not stored again\n";
+	size_t added = st.save_all(runs);
 	if (json_out(o))
 		return print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
-	return print(o, "imported " + std::to_string(added) + " run(s), " + std::to_string(runs.size() - added) +
-		     " already stored, into " + o.db + "\n");
+	return print(o, known + "imported " + std::to_string(added) + " run(s), " +
+			     std::to_string(runs.size() - added) + " already stored, into " + o.db + "\n");
 }
 
 int summary_cmd(const cmd_opts &o)

@@ -412,7 +412,11 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	r.environment = env.is_object() ? env.dump() : "";
 	for (const auto &w : at(io, "warnings").is_array() ? io["warnings"] : json::array())
 		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
-	r.uuid = uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	// A report of ioplan's own names its run (ioplan.uuid), as --save stored
+	// it: importing the report then finds the run already there.
+	std::string own = str(io, "uuid");
+	bool named = own.size() == 32 && own.find_first_not_of("0123456789abcdef") == std::string::npos;
+	r.uuid = named ? own : uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
 	r.interrupted = at(io, "interrupted") == true;
 	read_jobs(doc, r);
 	read_ranks(io, r);

@@ -317,6 +317,15 @@ bool store::reopen_writable()
 	return true;
 }
 
+int64_t store::id_of_uuid(const std::string &uuid)
+{
+	stmt q(db_, "SELECT id FROM runs WHERE uuid = ?", *this);
+	q.bind(1, uuid);
+	int rc = q.step();
+	check(rc, "cannot read the results store");
+	return rc == SQLITE_ROW ? q.i64(0) : 0;
+}
+
 bool store::has_uuid(const std::string &uuid)
 {
 	stmt q(db_, "SELECT 1 FROM runs WHERE uuid = ?", *this);

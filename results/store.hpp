@@ -74,6 +74,8 @@ public:
 	// Saves many in one transaction (all or nothing); returns how many were new.
 	size_t save_all(const std::vector<run_record> &runs);
 
+	// The id of the run with this uuid, 0 for none.
+	int64_t id_of_uuid(const std::string &uuid);
 	// A run by id, by label (the latest with it) or by uuid prefix.
 	int64_t find(const std::string &ref);
 	run_record load(int64_t id);

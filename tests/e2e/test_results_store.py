@@ -480,6 +480,34 @@ class Interrupted(StoreCase):
         super().tearDown()
 
 
+class OwnReport(StoreCase):
+    """`ioplan --save --output-format=json --output=r.json; ioplan results import r.json`
+    stored the run twice: the report did not name its run."""
+
+    def test_a_runs_own_report_is_found_stored_and_other_files_still_import(self):
+        mine = self.tmp / "r.json"
+        p = self.ioplan_run(f"--output={mine}", label="mine")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        uuid = json.loads(mine.read_text())["ioplan"]["uuid"]
+        self.assertEqual([(r["label"], r["uuid"]) for r in self.listing()], [("mine", uuid)])
+        p = self.results("import", str(mine))
+        self.assertEqual(p.stdout, f"{mine}: already stored as run 1; not stored again\n"
+                                   f"imported 0 run(s), 1 already stored, into {self.db}\n")
+        self.assertEqual(len(self.listing()), 1)  # was 2: the same run twice
+        # another run's report, and a report without a uuid (an older ioplan's), are other runs
+        other = self.tmp / "other.json"
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", f"--output={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(mine.read_text())
+        del doc["ioplan"]["uuid"]
+        older = self.tmp / "older.json"
+        older.write_text(json.dumps(doc))
+        p = self.results("import", str(other), str(older))
+        self.assertIn("imported 2 run(s), 0 already stored", p.stdout)
+        self.assertNotIn("already stored as", p.stdout)
+        self.assertEqual(len(self.listing()), 3)
+
+
 @unittest.skipUnless(FIO, "fio is not installed")
 class Import(StoreCase):
     def fio_json(self, name, fmt="json+"):
