@@ -7,10 +7,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 #include <functional>
 #include <ctime>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <sqlite3.h>
 
@@ -88,6 +93,46 @@ void make_parent(const std::string &path)
 		mkdir(path.substr(0, at).c_str(), 0755);
 }
 
+// path as the path of a file: URI ("?", "#" and "%" escaped; one leading slash,
+// as "//x" would be read as a host).
+std::string uri_of(const std::string &path)
+{
+	std::string out = "file:";
+	size_t i = 0;
+	while (path.size() > i + 1 && path[i] == '/' && path[i + 1] == '/')
+		i++;
+	for (; i < path.size(); i++) {
+		unsigned char c = (unsigned char)path[i];
+		char hex[4];
+		std::snprintf(hex, sizeof(hex), "%%%02X", c);
+		out += c == '?' || c == '#' || c == '%' || c < 0x20 ? std::string(hex) : std::string(1, (char)c);
+	}
+	return out;
+}
+
+// What a read opens.  SQLite reads a WAL store through its -shm file, which
+// it creates beside the store: on a read-only file system it cannot, and
+// every read failed as if it had meant to write.  There nobody can change
+// the file either, so it is opened immutable (no -shm, no locks) - unless a
+// -wal holds runs the file lacks, which only the -shm can read.
+std::string read_target(const std::string &path, int *flags)
+{
+	struct statvfs vfs;
+	struct stat st;
+	if (statvfs(path.c_str(), &vfs) != 0 || !(vfs.f_flag & ST_RDONLY))
+		return path;
+	bool wal = stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0;
+	if (wal && stat((path + "-shm").c_str(), &st) != 0)
+		throw store_error(path + ": cannot read the results store: its " + path +
+				  "-wal holds runs not yet in the file, and SQLite reads them only through " + path +
+				  "-shm, which cannot be created on a read-only file system; left untouched (copy the "
+				  "store with its -wal where it can be written)");
+	if (wal)
+		return path;
+	*flags |= SQLITE_OPEN_URI;
+	return uri_of(path) + "?immutable=1";
+}
+
 } // namespace
 
 std::string default_path()
@@ -114,7 +159,9 @@ store::store(const std::string &path, mode m) : path_(path)
 	if (m == mode::write)
 		make_parent(path);
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+	std::string target = m == mode::read ? read_target(path, &flags) : path;
+	reading_ = m == mode::read;
+	if (sqlite3_open_v2(target.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
 		std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
 		sqlite3_close(db_);
 		db_ = nullptr;
@@ -162,12 +209,25 @@ void store::check(int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
 	case SQLITE_PERM:
-		why = "the store cannot be written (read-only)";
+		why = reading_ ? unreadable() : "the store cannot be written (read-only)";
 		break;
 	default:
 		why = sqlite3_errmsg(db_);
 	}
 	throw store_error(path_ + ": " + what + ": " + why);
+}
+
+// Why a read was refused the file: a WAL store is read through its -shm,
+// which a user who cannot write the directory cannot create.
+std::string store::unreadable() const
+{
+	struct stat st;
+	std::string shm = path_ + "-shm", dir = path_.find('/') == std::string::npos ? "." : path_.substr(0, path_.rfind('/') + 1);
+	if (stat(shm.c_str(), &st) == 0 || access(dir.c_str(), W_OK) == 0)
+		return std::string("cannot open it: ") + sqlite3_errmsg(db_);
+	return "SQLite reads a WAL store through " + shm + ", which does not exist and cannot be created (" +
+	       std::strerror(errno) + " for " + dir + "); left untouched (read it as a user who can write there, "
+	       "or a copy of it)";
 }
 
 // Reads through a memory map: `results summary` over 100 000 runs made

@@ -93,6 +93,7 @@ public:
 private:
 	sqlite3 *db_ = nullptr;
 	bool wrote_ = false;	// opened to write: it checkpoints as it closes
+	bool reading_ = false;	// opened to read: a refusal is not about writing
 	std::string path_;
 	void exec(const std::string &sql);
 	// Steps q to its end, row() at each row; an error ends it as what failed.
@@ -100,6 +101,7 @@ private:
 	// Steps an insert and resets it for the next row's bindings.
 	void put(stmt &ins);
 	void check(int rc, const char *what);
+	std::string unreadable() const;
 	void configure();
 	void migrate(mode m);
 	void check_foreign_keys();

@@ -318,7 +318,7 @@ class BadStores(StoreCase):
         self.db = mnt / "results.db"
         self.saved()
         con = sqlite3.connect(self.db)
-        con.execute("PRAGMA journal_mode=DELETE")  # a WAL store cannot be read on a read-only mount
+        con.execute("PRAGMA journal_mode=DELETE")  # a rollback-journal store (ReadOnlyMedia has WAL ones)
         con.close()
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         before = sha(self.db)
@@ -506,6 +506,66 @@ class OwnReport(StoreCase):
         self.assertIn("imported 2 run(s), 0 already stored", p.stdout)
         self.assertNotIn("already stored as", p.stdout)
         self.assertEqual(len(self.listing()), 3)
+
+
+class ReadOnlyMedia(StoreCase):
+    """A WAL store on a read-only file system, without its -shm file (every ioplan that
+    wrote it has closed it): every read failed as "the store cannot be written"."""
+
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.tmp / "ro"
+        self.mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(self.mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", "-l", str(self.mnt)])
+        self.db = self.mnt / "results.db"
+
+    def test_every_read_works_and_writes_nothing(self):
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])  # WAL, no -shm
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
+        before = sha(self.db)
+        self.assertEqual([r["label"] for r in self.listing()], ["a", "b"])
+        for args in (["show", "a"], ["export"], ["export", "--output-format=json"], ["summary"],
+                     ["report", "a", "b", f"--output={self.tmp / 'p.html'}"]):
+            with self.subTest(args=args):
+                self.results(*args)
+        p = run(["compare", "a", "b", "--metrics=iops", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])
+        self.assertEqual(sha(self.db), before)
+        r = self.ioplan_run(label="more")  # a save is what cannot be done there
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("the store cannot be written (read-only)", r.stderr)
+
+    def test_runs_left_in_the_wal_are_an_accurate_error(self):
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        con = sqlite3.connect(self.db)
+        try:  # a copy of the store while its -wal holds a change: what a crash leaves
+            con.execute("PRAGMA wal_autocheckpoint=0")
+            con.execute("UPDATE runs SET label = 'b'")
+            con.commit()
+            for side in ("", "-wal"):
+                (self.mnt / f"copy.db{side}").write_bytes(pathlib.Path(f"{self.db}{side}").read_bytes())
+        finally:
+            con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
+        self.db = self.mnt / "copy.db"
+        before = sha(self.db)
+        p = self.results("list", ok=False)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("-wal holds runs not yet in the file, and SQLite reads them only through", p.stderr)
+        self.assertNotIn("cannot be written", p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
 
 
 @unittest.skipUnless(FIO, "fio is not installed")
