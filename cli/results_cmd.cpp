@@ -159,7 +159,8 @@ int list_cmd(const cmd_opts &o)
 		for (const auto &r : rows)
 			a.push_back(ojson{ { "id", r.id }, { "uuid", r.uuid }, { "label", r.label }, { "source", r.source },
 					   { "host", r.host }, { "plan_hash", r.plan_hash }, { "saved_s", r.saved_s },
-					   { "started_s", r.started_s }, { "figures", r.figures } });
+					   { "started_s", r.started_s }, { "figures", r.figures },
+					   { "interrupted", r.interrupted } });
 		return print(o, a);
 	}
 	std::string out;
@@ -168,9 +169,9 @@ int list_cmd(const cmd_opts &o)
 		      "source", "host", "plan", "figures");
 	out += line;
 	for (const auto &r : rows) {
-		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu\n",
+		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu%s\n",
 			      (long long)r.id, when(r.started_s).c_str(), r.label.c_str(), r.source.c_str(),
-			      r.host.c_str(), r.plan_hash.c_str(), r.figures);
+			      r.host.c_str(), r.plan_hash.c_str(), r.figures, r.interrupted ? "  interrupted" : "");
 		out += line;
 	}
 	return print(o, out);
@@ -210,15 +211,21 @@ std::string show_text(const resdb::run_record &r)
 	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + r.label) << "\n"
 	  << "  source " << r.source << " " << r.tool_version << ", started " << when(r.started_s) << " UTC\n"
 	  << "  host " << r.host << ", " << r.kernel << "\n  plan " << r.plan_hash << "\n";
+	if (r.interrupted)
+		s << "  interrupted: a signal stopped the run; its figures cover only what ran before the stop\n";
 	for (const auto &kv : r.facts)
-		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan")
+		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" &&
+		    kv.first != "interrupted")
 			s << "  " << kv.first << ": " << kv.second << "\n";
 	char line[256];
 	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",
 		      "p50 us", "p99 us", "p99.9 us");
 	s << line;
-	for (const auto &f : r.figures) {
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", f.job.c_str(),
+	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
+	for (size_t i = 0; i < r.figures.size(); i++) {
+		const resdb::figure &f = r.figures[i];
+		std::string job = resdb::job_label(f.job, ord[i].k, ord[i].of > 1);
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", job.c_str(),
 			      f.ddir.c_str(), f.iops, f.bw_bytes / 1048576, f.p50_ns / 1e3, f.p99_ns / 1e3,
 			      f.p999_ns / 1e3);
 		s << line;
@@ -346,24 +353,33 @@ int import_cmd(const cmd_opts &o)
 		throw usage_error("results import takes fio/ioplan JSON result files or ioplan stores");
 	json_out(o);
 	std::vector<resdb::run_record> runs;
+	std::vector<std::string> files;	// the result file of runs[i], "" for a run of a store
 	for (const auto &path : o.pos) {
 		if (!is_sqlite(path)) {
 			runs.push_back(resdb::record_of_file(path));
+			files.push_back(path);
 			continue;
 		}
 		resdb::store other(path, resdb::store::mode::read);
 		for (int64_t id : other.ids()) {
 			runs.push_back(other.load(id));
 			runs.back().id = 0;
+			files.push_back("");
 		}
 	}
 	if (!output_first(o))
 		return 2;
-	size_t added = resdb::store(o.db, resdb::store::mode::write).save_all(runs);
+	resdb::store st(o.db, resdb::store::mode::write);
+	// A run's own report carries its uuid: imported after --save, it is that run.
+	std::string known;
+	for (size_t i = 0; i < runs.size(); i++)
+		if (int64_t id = files[i].empty() ? 0 : st.id_of_uuid(runs[i].uuid))
+			known += files[i] + ": already stored as run " + std::to_string(id) + "; not stored again\n";
+	size_t added = st.save_all(runs);
 	if (json_out(o))
 		return print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
-	return print(o, "imported " + std::to_string(added) + " run(s), " + std::to_string(runs.size() - added) +
-		     " already stored, into " + o.db + "\n");
+	return print(o, known + "imported " + std::to_string(added) + " run(s), " +
+			     std::to_string(runs.size() - added) + " already stored, into " + o.db + "\n");
 }
 
 int summary_cmd(const cmd_opts &o)
@@ -414,6 +430,20 @@ void keep_metrics(resdb::comparison &c, const std::string &list)
 	c.metrics = kept;
 }
 
+// A run a signal stopped measured part of its workload: set beside a whole
+// one, its figures would read as a like-for-like result.  Refused, or with
+// --force compared with a warning.
+void cut_short(const resdb::run_record &r, const char *side, bool force)
+{
+	if (!r.interrupted)
+		return;
+	std::string who = std::string(side) + " (" + (r.id ? "run " + std::to_string(r.id) : std::string("the file")) +
+			  ") was interrupted: its figures cover only what ran before a signal stopped it";
+	if (!force)
+		throw usage_error(who + " (--force compares it anyway)");
+	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
+}
+
 int compare_cmd(const cmd_opts &o)
 {
 	if (o.pos.size() != 2)
@@ -428,12 +458,14 @@ int compare_cmd(const cmd_opts &o)
 			why += "\n  " + d;
 		throw usage_error("the two runs measured different workloads (--force compares them anyway):" + why);
 	}
+	cut_short(a, "A", o.force);
+	cut_short(b, "B", o.force);
 	int rc = js ? print(o, resdb::comparison_json(c, a, b)) : print(o, resdb::comparison_text(c, a, b));
 	std::vector<const resdb::metric_cmp *> worse;
 	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
 		for (const auto *m : worse)
 			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (beyond its noise and %.3g%%)\n",
-				     m->job.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
+				     m->label.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
 		return rc ? rc : 1;
 	}
 	return rc;
@@ -493,8 +525,11 @@ bool save_run(const results &r, const plan &p, const args &a)
 		rec.label = a.save_label;
 		rec.facts["label"] = a.save_label;
 		rec.facts["preset"] = a.preset;
-		resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db,
-			       resdb::store::mode::write).save(rec);
+		int64_t id = resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db,
+					  resdb::store::mode::write).save(rec);
+		if (rec.interrupted && id)
+			std::fprintf(stderr, "ioplan: --save: saved as run %lld, marked interrupted (its figures cover "
+					     "only what ran before the stop)\n", (long long)id);
 		return true;
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "ioplan: error: --save: the run was not saved: %s\n", e.what());

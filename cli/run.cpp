@@ -42,6 +42,7 @@
 #include "cli/run_checks.hpp"
 #include "cli/mpi/run_ranks.hpp"
 #include "engine/engine.h"
+#include "results/record.hpp"
 #include "engine/safety/preflight.h"
 #include "report/cdm.hpp"
 #include "report/report.hpp"
@@ -609,6 +610,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     }
     if (w)
         rc |= merge_ranks(w, r, src, a.straggler_pct);
+    // One id for the run in every report and in the store, so that importing
+    // its own JSON after --save finds it stored (interim reports have none).
+    if (r && !r->run_uuid)
+        r->run_uuid = strdup(resdb::new_uuid().c_str());
     if (r && reports) {
         // fio prints its notes on stdout ahead of the JSON; without the normal
         // output to carry them they go to stderr, so stdout stays one document.

@@ -487,6 +487,7 @@ void results_free(struct results *r)
 		free(r->env);
 	}
 	free(r->job_text);
+	free(r->run_uuid);
 	if (r->world) {
 		for (uint32_t i = 0; i < r->world->nranks; i++)
 			free(r->world->ranks[i].jobs);

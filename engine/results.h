@@ -512,6 +512,7 @@ struct results {
 	struct res_world *world;	/* several ranks merged (mpirun), or NULL */
 	struct res_env *env;		/* the machine and stacks, NULL when not read (fake runs) */
 	char *job_text;			/* the job text as given (cli/ fills it), or NULL */
+	char *run_uuid;			/* the run's id in the results store (cli/ fills it), or NULL */
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

@@ -75,6 +75,31 @@ std::string job_name(const ojson &job)
 	return n.empty() ? "(unnamed)" : n;
 }
 
+// Which of the jobs named alike jobs[j] is (1-based): fio writes one entry
+// per clone of numjobs=N, and two sections may share a name.
+size_t ordinal(const ojson &jobs, size_t j)
+{
+	size_t k = 1;
+	for (size_t i = 0; i < j; i++)
+		k += job_name(jobs[i]) == job_name(jobs[j]);
+	return k;
+}
+
+bool name_shared(const ojson &jobs, const std::string &name)
+{
+	size_t n = 0;
+	for (const ojson &job : jobs)
+		n += job_name(job) == name;
+	return n > 1;
+}
+
+// "a", or "a #2" where the result has several jobs named a.
+std::string job_label(const ojson &jobs, size_t j)
+{
+	std::string n = job_name(jobs[j]);
+	return name_shared(jobs, n) ? n + " #" + std::to_string(ordinal(jobs, j)) : n;
+}
+
 // data-value is the JSON's own number at key; the cell shows it scaled by div.
 std::string cell(const std::string &key, double raw, const char *fmt, double div = 1)
 {
@@ -107,13 +132,13 @@ std::string caveats(const std::vector<html_input> &in)
 	       "</ul></section>\n";
 }
 
-std::string summary_row(const ojson &job, size_t j, const char *d)
+std::string summary_row(const ojson &jobs, size_t j, const char *d)
 {
-	const ojson &dd = job[d];
+	const ojson &dd = jobs[j][d];
 	const ojson *lat = lat_of(dd);
 	std::string base = strf("jobs.%zu.%s", j, d);
 	std::string lk = dd.contains("lat_ns") && lat == &dd.at("lat_ns") ? "lat_ns" : "clat_ns";
-	std::string s = "<tr><th scope=\"row\">" + html_escape(job_name(job)) + "</th><td class=\"l\">" + d + "</td>";
+	std::string s = "<tr><th scope=\"row\">" + html_escape(job_label(jobs, j)) + "</th><td class=\"l\">" + d + "</td>";
 	s += cell(base + ".iops", num_at(dd, "iops"), "%.1f");
 	s += cell(base + ".bw_bytes", num_at(dd, "bw_bytes"), "%.0f");
 	s += strf("<td>%.3f</td>", num_at(dd, "bw_bytes") / 1e6);
@@ -137,11 +162,11 @@ std::string summary_table(const ojson &doc, size_t idx)
 		bool any = false;
 		for (const char *d : DIRS)
 			if (ran(jobs[j], d)) {
-				s += summary_row(jobs[j], j, d);
+				s += summary_row(jobs, j, d);
 				any = true;
 			}
 		if (!any)
-			s += "<tr><th scope=\"row\">" + html_escape(job_name(jobs[j])) +
+			s += "<tr><th scope=\"row\">" + html_escape(job_label(jobs, j)) +
 			     strf("</th><td class=\"l failed\" colspan=\"8\">%s</td></tr>\n",
 				  num_at(jobs[j], "error") != 0
 					  ? strf("failed: error %.0f", num_at(jobs[j], "error")).c_str()
@@ -195,7 +220,7 @@ std::string bar_charts(const ojson &doc, size_t idx)
 	for (size_t j = 0; j < jobs.size(); j++)
 		for (const char *d : DIRS)
 			if (ran(jobs[j], d)) {
-				std::string label = job_name(jobs[j]) + " " + d, key = strf("jobs.%zu.%s", j, d);
+				std::string label = job_label(jobs, j) + " " + d, key = strf("jobs.%zu.%s", j, d);
 				double b = num_at(jobs[j][d], "bw_bytes"), io = num_at(jobs[j][d], "iops");
 				bw.push_back({ label, key + ".bw_bytes", b / 1e6, b });
 				iops.push_back({ label, key + ".iops", io, io });
@@ -221,7 +246,7 @@ std::string latency_chart(const ojson &doc, size_t idx)
 			const ojson *lat = ran(jobs[j], d) ? lat_of(jobs[j][d]) : nullptr;
 			if (!lat || !lat->contains("percentile") || !(*lat)["percentile"].is_object())
 				continue;
-			svg_series s{ job_name(jobs[j]) + " " + d, {} };
+			svg_series s{ job_label(jobs, j) + " " + d, {} };
 			for (auto &kv : (*lat)["percentile"].items())
 				if (kv.value().is_number())
 					s.points.push_back({ nines(std::atof(kv.key().c_str())), kv.value().get<double>() / 1e3 });
@@ -307,6 +332,28 @@ std::string change_cell(double a, double b, bool higher_better)
 	return strf("<td class=\"%s\">%+.1f%%</td>", std::fabs(pct) < 0.05 ? "" : better ? "better" : "worse", pct);
 }
 
+// The job of another result matching jobs[j] of the first: the same name
+// and, among jobs of that name (numjobs clones), the same place; or null.
+const ojson *matching(const ojson &jobs, size_t j, const ojson &other)
+{
+	std::string name = job_name(jobs[j]);
+	size_t k = ordinal(jobs, j);
+	for (const ojson &o : other)
+		if (job_name(o) == name && --k == 0)
+			return &o;
+	return nullptr;
+}
+
+// "a" or "a #k" over every result: one with several jobs named a numbers them all.
+std::string shared_label(const std::vector<html_input> &in, size_t j)
+{
+	const ojson &jobs = in[0].doc["jobs"];
+	for (const html_input &r : in)
+		if (name_shared(r.doc["jobs"], job_name(jobs[j])))
+			return job_name(jobs[j]) + " #" + std::to_string(ordinal(jobs, j));
+	return job_name(jobs[j]);
+}
+
 std::string comparison(const std::vector<html_input> &in)
 {
 	std::string head = "<thead><tr><th scope=\"col\">Job</th><th scope=\"col\">Direction</th><th scope=\"col\">Figure</th>";
@@ -315,22 +362,22 @@ std::string comparison(const std::vector<html_input> &in)
 			(i ? "<th scope=\"col\">change</th>" : "");
 	std::string body;
 	const ojson &first = in[0].doc["jobs"];
-	for (const ojson &job : first)
+	for (size_t j = 0; j < first.size(); j++)
 		for (const char *d : DIRS) {
-			if (!ran(job, d))
+			if (!ran(first[j], d))
 				continue;
 			for (int f = 0; f < 3; f++) {
 				static const char *const names[] = { "IOPS", "MB/s", "p99 (us)" };
-				body += "<tr><th scope=\"row\">" + html_escape(job_name(job)) + "</th><td class=\"l\">" + d +
-					"</td><td class=\"l\">" + names[f] + "</td>";
+				body += "<tr><th scope=\"row\">" + html_escape(shared_label(in, j)) + "</th><td class=\"l\">" +
+					d + "</td><td class=\"l\">" + names[f] + "</td>";
 				double a = -1;
 				for (size_t i = 0; i < in.size(); i++) {
+					const ojson *other = matching(first, j, in[i].doc["jobs"]);
 					double v = -1;
-					for (const ojson &other : in[i].doc["jobs"])
-						if (job_name(other) == job_name(job) && ran(other, d))
-							v = f == 0 ? num_at(other[d], "iops")
-							  : f == 1 ? num_at(other[d], "bw_bytes") / 1e6
-								   : percentile(lat_of(other[d]), 99) / 1e3;
+					if (other && ran(*other, d))
+						v = f == 0 ? num_at((*other)[d], "iops")
+						  : f == 1 ? num_at((*other)[d], "bw_bytes") / 1e6
+							   : percentile(lat_of((*other)[d]), 99) / 1e3;
 					body += v < 0 ? "<td>-</td>" : strf("<td>%.2f</td>", v);
 					if (i)
 						body += change_cell(a, v, f != 2);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "results/compare.hpp"
 #include "results/stats.hpp"
@@ -14,19 +15,34 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int resamples = 2000;
 
-std::string key_of(const figure &f)
+// The k-th job named a in A is matched with the k-th named a in B: clones of
+// numjobs=N (and sections sharing a name) are each their own jobs[] entry.
+std::string key_of(const figure &f, const job_ordinal &o)
 {
-	return f.job + " " + f.ddir;
+	return f.job + "\n" + std::to_string(o.k) + "\n" + f.ddir;
 }
 
-void plan_diff(const figure &fa, const figure &fb, std::vector<std::string> &out)
+void plan_diff(const figure &fa, const figure &fb, const std::string &label, std::vector<std::string> &out)
 {
 	for (const std::string &k : plan_keys) {
 		std::string va = fa.plan.count(k) ? fa.plan.at(k) : "", vb = fb.plan.count(k) ? fb.plan.at(k) : "";
 		if (va != vb)
-			out.push_back("job " + fa.job + ": " + k + "=" + (va.empty() ? "(default)" : va) + " vs " +
+			out.push_back("job " + label + ": " + k + "=" + (va.empty() ? "(default)" : va) + " vs " +
 				      k + "=" + (vb.empty() ? "(default)" : vb));
 	}
+}
+
+// Names that several jobs of either run share: those are shown as "a #k".
+std::set<std::string> shared_names(const run_record &a, const run_record &b)
+{
+	std::set<std::string> out;
+	for (const run_record *r : { &a, &b }) {
+		std::vector<job_ordinal> o = job_ordinals(*r);
+		for (size_t i = 0; i < o.size(); i++)
+			if (o[i].of > 1)
+				out.insert(r->figures[i].job);
+	}
+	return out;
 }
 
 // Every leaf of a JSON value as "a.b[0].c" -> text.
@@ -123,35 +139,49 @@ void judge(metric_cmp &m, bool higher_is_better)
 	m.verdict = m.worse ? "slower" : better ? "faster" : "no measurable difference";
 }
 
+void compare_figures(const figure &fa, const figure &fb, const std::string &label, int k, comparison &c)
+{
+	plan_diff(fa, fb, label, c.plan_differences);
+	std::vector<metric_cmp> ms = { throughput(fa, fb, false), throughput(fa, fb, true),
+				       latency(fa, fb, "p50_ns", 0.5), latency(fa, fb, "p99_ns", 0.99),
+				       latency(fa, fb, "p999_ns", 0.999) };
+	for (metric_cmp &m : ms) {
+		m.job = fa.job;
+		m.ordinal = k;
+		m.label = label;
+		m.ddir = fa.ddir;
+		judge(m, m.metric == "iops" || m.metric == "bw_bytes");
+		c.metrics.push_back(m);
+	}
+}
+
 } // namespace
 
 comparison compare(const run_record &a, const run_record &b)
 {
 	comparison c;
-	std::map<std::string, const figure *> in_b;
-	for (const figure &f : b.figures)
-		in_b[key_of(f)] = &f;
-	for (const figure &fa : a.figures) {
-		auto it = in_b.find(key_of(fa));
+	std::set<std::string> several = shared_names(a, b);
+	std::vector<job_ordinal> oa = job_ordinals(a), ob = job_ordinals(b);
+	std::map<std::string, size_t> in_b;	// key -> index in b.figures
+	for (size_t i = 0; i < b.figures.size(); i++)
+		in_b[key_of(b.figures[i], ob[i])] = i;
+	for (size_t i = 0; i < a.figures.size(); i++) {
+		const figure &fa = a.figures[i];
+		std::string label = job_label(fa.job, oa[i].k, several.count(fa.job) > 0);
+		auto it = in_b.find(key_of(fa, oa[i]));
 		if (it == in_b.end()) {
-			c.plan_differences.push_back("job " + fa.job + " " + fa.ddir + ": only in A");
+			c.plan_differences.push_back("job " + label + " " + fa.ddir + ": only in A");
 			continue;
 		}
-		const figure &fb = *it->second;
+		const figure &fb = b.figures[it->second];
 		in_b.erase(it);
-		plan_diff(fa, fb, c.plan_differences);
-		std::vector<metric_cmp> ms = { throughput(fa, fb, false), throughput(fa, fb, true),
-					       latency(fa, fb, "p50_ns", 0.5), latency(fa, fb, "p99_ns", 0.99),
-					       latency(fa, fb, "p999_ns", 0.999) };
-		for (metric_cmp &m : ms) {
-			m.job = fa.job;
-			m.ddir = fa.ddir;
-			judge(m, m.metric == "iops" || m.metric == "bw_bytes");
-			c.metrics.push_back(m);
-		}
+		compare_figures(fa, fb, label, oa[i].k, c);
 	}
-	for (const auto &kv : in_b)
-		c.plan_differences.push_back("job " + kv.second->job + " " + kv.second->ddir + ": only in B");
+	for (const auto &kv : in_b) {
+		const figure &fb = b.figures[kv.second];
+		c.plan_differences.push_back("job " + job_label(fb.job, ob[kv.second].k, several.count(fb.job) > 0) +
+					     " " + fb.ddir + ": only in B");
+	}
 	c.env_differences = env_diff(a, b);
 	return c;
 }
@@ -169,7 +199,8 @@ namespace {
 ojson side_json(const run_record &r)
 {
 	return ojson{ { "id", r.id ? ojson(r.id) : ojson(nullptr) }, { "uuid", r.uuid }, { "label", r.label },
-		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash } };
+		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash },
+		      { "interrupted", r.interrupted } };
 }
 
 std::string pct(double v)
@@ -184,7 +215,8 @@ std::string name_of(const run_record &r)
 	std::string s = r.id ? "run " + std::to_string(r.id) : "file";
 	if (!r.label.empty())
 		s += " (" + r.label + ")";
-	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host);
+	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host) +
+	       (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "");
 }
 
 } // namespace
@@ -194,6 +226,7 @@ ojson comparison_json(const comparison &c, const run_record &a, const run_record
 	ojson ms = ojson::array();
 	for (const metric_cmp &m : c.metrics)
 		ms.push_back(ojson{ { "job", m.job },
+				    { "job_ordinal", m.ordinal },
 				    { "ddir", m.ddir },
 				    { "metric", m.metric },
 				    { "a", m.a },
@@ -219,7 +252,7 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	out += line;
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14.1f %14.1f %8s  %-18s %s\n", m.job.c_str(),
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14.1f %14.1f %8s  %-18s %s\n", m.label.c_str(),
 			      m.ddir.c_str(), m.metric.c_str(), m.a, m.b, m.comparable ? pct(m.change).c_str() : "n/a",
 			      iv.c_str(),
 			      m.verdict.c_str());

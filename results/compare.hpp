@@ -1,6 +1,7 @@
 // results/compare.hpp - two runs side by side with a verdict that knows its noise.
 //
-// Figures are matched by job name and direction.  Each metric gets the change
+// Figures are matched by job name, direction and, for jobs sharing a name
+// (numjobs clones), their order among them.  Each metric gets the change
 // and a verdict: "faster", "slower" or "no measurable difference", decided by
 // an interval at 95% confidence - a bootstrap of the change over the repeats
 // (several runs) or the per-interval samples (one run), and for latency
@@ -21,6 +22,8 @@ constexpr double compare_confidence = 0.95;
 
 struct metric_cmp {
 	std::string job, ddir, metric;	// metric: iops, bw_bytes, p50_ns, p99_ns, p999_ns
+	int ordinal = 1;		// the k-th job named job (job_ordinal)
+	std::string label;		// job, or "job #k" when a run has several of that name
 	double a = 0, b = 0;
 	double change = 0;		// b/a - 1 (0 and !comparable when a is 0: no ratio)
 	bool comparable = true;

@@ -89,7 +89,8 @@ nlohmann::ordered_json result_document(const run_record &r)
 	struct tm tm;
 	if (localtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
-	ojson io = { { "host", r.host }, { "kernel", r.kernel }, { "warnings", r.warnings }, { "series", series } };
+	ojson io = { { "host", r.host },	     { "kernel", r.kernel },   { "interrupted", r.interrupted },
+		     { "warnings", r.warnings }, { "series", series } };
 	if (!r.environment.empty())
 		io["environment"] = ojson::parse(r.environment, nullptr, false);
 	return { { "fio version", r.tool_version }, { "time", when }, { "jobs", jobs }, { "ioplan", io } };

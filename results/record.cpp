@@ -151,26 +151,6 @@ double percentile(const json &lat, const char *key)
 	return num(at(lat, "percentile"), key);
 }
 
-// A percentile the result does not list (percentile_list=90:95), from its
-// exact histogram as the report computed the ones it lists (res_lat_percentile:
-// the first bucket whose count so far reaches pct% of all, within [min, max]).
-// Stored as 0, it was a latency of 0 to show, export and the regression gate.
-double from_buckets(const std::vector<std::pair<uint64_t, uint64_t>> &buckets, double pct, double min,
-		    double max)
-{
-	std::vector<std::pair<uint64_t, uint64_t>> sorted = buckets;
-	long double all = 0, sum = 0;
-	std::sort(sorted.begin(), sorted.end());
-	for (const auto &b : sorted)
-		all += (long double)b.second;
-	if (all == 0)
-		return 0;
-	for (const auto &b : sorted)
-		if ((sum += (long double)b.second) >= (long double)pct * (all * 0.01L))
-			return std::min(std::max((double)b.first, min), max);
-	return max;
-}
-
 void read_latency(const json &dd, figure &f)
 {
 	const json *lat = &at(dd, "clat_ns");
@@ -195,7 +175,7 @@ void read_latency(const json &dd, figure &f)
 				     std::make_tuple("99.000000", 99.0, &f.p99_ns),
 				     std::make_tuple("99.900000", 99.9, &f.p999_ns) })
 		if (!(listed.is_object() && listed.contains(key)))
-			*to = from_buckets(f.buckets, pct, num(*lat, "min"), num(*lat, "max"));
+			*to = percentile_from_buckets(f.buckets, pct, num(*lat, "min"), num(*lat, "max"));
 }
 
 // Per-interval samples and repeat runs of entry i of ioplan.jobs[].
@@ -320,6 +300,8 @@ void read_facts(run_record &r, const json &env)
 	r.facts["label"] = r.label;
 	r.facts["source"] = r.source;
 	r.facts["plan"] = r.plan_hash;
+	if (r.interrupted)
+		r.facts["interrupted"] = "yes";
 	const json &virt = at(env, "virtualization"), &sys = at(env, "system");
 	r.facts["virtualization"] = str(virt, "type");
 	r.facts["instance_type"] = str(sys, "instance_type");
@@ -349,6 +331,47 @@ std::string position(const std::string &text, size_t byte)
 }
 
 } // namespace
+
+// A percentile the result does not list (percentile_list=90:95), from its
+// exact histogram as the report computed the ones it lists (res_lat_percentile:
+// the first bucket whose count so far reaches pct% of all, within [min, max]).
+// Stored as 0, it was a latency of 0 to show, export and the regression gate.
+double percentile_from_buckets(const std::vector<std::pair<uint64_t, uint64_t>> &buckets, double pct, double min,
+			       double max)
+{
+	std::vector<std::pair<uint64_t, uint64_t>> sorted = buckets;
+	long double all = 0, sum = 0;
+	std::sort(sorted.begin(), sorted.end());
+	for (const auto &b : sorted)
+		all += (long double)b.second;
+	if (all == 0)
+		return 0;
+	for (const auto &b : sorted)
+		if ((sum += (long double)b.second) >= (long double)pct * (all * 0.01L))
+			return std::min(std::max((double)b.first, min), max);
+	return max;
+}
+
+std::vector<job_ordinal> job_ordinals(const run_record &r)
+{
+	std::map<std::string, std::vector<int>> seen;	// name -> job indexes, in order
+	for (const figure &f : r.figures) {
+		std::vector<int> &v = seen[f.job];
+		if (std::find(v.begin(), v.end(), f.job_index) == v.end())
+			v.push_back(f.job_index);
+	}
+	std::vector<job_ordinal> out;
+	for (const figure &f : r.figures) {
+		const std::vector<int> &v = seen[f.job];
+		out.push_back({ (int)(std::find(v.begin(), v.end(), f.job_index) - v.begin()) + 1, (int)v.size() });
+	}
+	return out;
+}
+
+std::string job_label(const std::string &job, int k, bool several)
+{
+	return several ? job + " #" + std::to_string(k) : job;
+}
 
 std::string sha256_hex(const std::string &text)
 {
@@ -389,7 +412,12 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	r.environment = env.is_object() ? env.dump() : "";
 	for (const auto &w : at(io, "warnings").is_array() ? io["warnings"] : json::array())
 		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
-	r.uuid = uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	// A report of ioplan's own names its run (ioplan.uuid), as --save stored
+	// it: importing the report then finds the run already there.
+	std::string own = str(io, "uuid");
+	bool named = own.size() == 32 && own.find_first_not_of("0123456789abcdef") == std::string::npos;
+	r.uuid = named ? own : uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	r.interrupted = at(io, "interrupted") == true;
 	read_jobs(doc, r);
 	read_ranks(io, r);
 	if (r.plan_hash.empty()) {
@@ -513,7 +541,8 @@ nlohmann::ordered_json record_json(const run_record &r)
 		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
 		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
 		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
-		      { "warnings", r.warnings }, { "figures", figs }, { "ranks", ranks } };
+		      { "interrupted", r.interrupted }, { "warnings", r.warnings }, { "figures", figs },
+		      { "ranks", ranks } };
 }
 
 } // namespace resdb

@@ -88,6 +88,9 @@ struct run_record {
 	std::vector<figure> figures;
 	std::vector<std::string> warnings;
 	std::vector<rank_record> ranks;		// empty unless the run was an mpirun world
+	// Stopped by a signal before its plan finished (ioplan.interrupted): its
+	// figures cover only what ran.  Stored as the fact interrupted=yes.
+	bool interrupted = false;
 };
 
 // Reads a report document.  uuid_seed: text whose hash names a run that has
@@ -97,6 +100,25 @@ run_record record_of(const nlohmann::json &doc, const std::string &uuid_seed = "
 // Reads a JSON file (fio may print lines before its document); the error of
 // a bad one names path:line:col.
 run_record record_of_file(const std::string &path);
+
+// Where a figure's job stands among the run's jobs of the same name: fio
+// writes one jobs[] entry per clone (numjobs=N without group_reporting), and
+// two sections may share a name, so the name alone does not tell them apart.
+struct job_ordinal {
+	int k = 1;	// the k-th job of its name in jobs[] (1-based)
+	int of = 1;	// how many jobs of the run have that name
+};
+
+// One per figure of r, in the order of r.figures.
+std::vector<job_ordinal> job_ordinals(const run_record &r);
+
+// "a", or "a #2" when several jobs are named a (several: in either run shown).
+std::string job_label(const std::string &job, int k, bool several);
+
+// The pct-th percentile of an exact histogram as fio reports it: the first
+// bucket whose count so far reaches pct% of all, clamped to [min, max]; 0 for none.
+double percentile_from_buckets(const std::vector<std::pair<uint64_t, uint64_t>> &buckets, double pct, double min,
+			       double max);
 
 // A fresh random id (32 hex digits).
 std::string new_uuid();

@@ -4,11 +4,18 @@
 // pairs runs are grouped by), figures (a job and direction's numbers), and
 // below each figure its latency buckets, interval samples and repeat runs.
 // Deleting a run deletes what hangs from it (foreign keys, ON DELETE CASCADE).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 #include <functional>
 #include <ctime>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <sqlite3.h>
 
@@ -56,6 +63,20 @@ const char *const migrations[] = {
 	     lat_p50_ns INTEGER NOT NULL, lat_p99_ns INTEGER NOT NULL, lat_max_ns INTEGER NOT NULL,
 	     FOREIGN KEY(run_id, rank) REFERENCES ranks(run_id, rank) ON DELETE CASCADE);
 	   CREATE INDEX rank_figures_by_rank ON rank_figures(run_id, rank);)",
+	// Run ids are never handed out twice (AUTOINCREMENT): without it a new run
+	// took the id of the newest one removed, and "run 7" named another run.
+	// SQLite cannot add it to a table, so runs is copied into one that has it
+	// (migrate() turns foreign keys off: dropping runs would cascade).
+	R"(CREATE TABLE runs_v3(id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL UNIQUE,
+	     format INTEGER NOT NULL, label TEXT NOT NULL, source TEXT NOT NULL, tool_version TEXT NOT NULL,
+	     saved_s INTEGER NOT NULL, started_s INTEGER NOT NULL, host TEXT NOT NULL, kernel TEXT NOT NULL,
+	     plan_hash TEXT NOT NULL, job_text TEXT NOT NULL, environment TEXT NOT NULL);
+	   INSERT INTO runs_v3(id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,
+	     plan_hash, job_text, environment)
+	     SELECT id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel, plan_hash,
+	     job_text, environment FROM runs;
+	   DROP TABLE runs;
+	   ALTER TABLE runs_v3 RENAME TO runs;)",
 };
 constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
 static_assert(nr_migrations == schema_version, "one migration step per schema version");
@@ -70,6 +91,46 @@ void make_parent(const std::string &path)
 {
 	for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
 		mkdir(path.substr(0, at).c_str(), 0755);
+}
+
+// path as the path of a file: URI ("?", "#" and "%" escaped; one leading slash,
+// as "//x" would be read as a host).
+std::string uri_of(const std::string &path)
+{
+	std::string out = "file:";
+	size_t i = 0;
+	while (path.size() > i + 1 && path[i] == '/' && path[i + 1] == '/')
+		i++;
+	for (; i < path.size(); i++) {
+		unsigned char c = (unsigned char)path[i];
+		char hex[4];
+		std::snprintf(hex, sizeof(hex), "%%%02X", c);
+		out += c == '?' || c == '#' || c == '%' || c < 0x20 ? std::string(hex) : std::string(1, (char)c);
+	}
+	return out;
+}
+
+// What a read opens.  SQLite reads a WAL store through its -shm file, which
+// it creates beside the store: on a read-only file system it cannot, and
+// every read failed as if it had meant to write.  There nobody can change
+// the file either, so it is opened immutable (no -shm, no locks) - unless a
+// -wal holds runs the file lacks, which only the -shm can read.
+std::string read_target(const std::string &path, int *flags)
+{
+	struct statvfs vfs;
+	struct stat st;
+	if (statvfs(path.c_str(), &vfs) != 0 || !(vfs.f_flag & ST_RDONLY))
+		return path;
+	bool wal = stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0;
+	if (wal && stat((path + "-shm").c_str(), &st) != 0)
+		throw store_error(path + ": cannot read the results store: its " + path +
+				  "-wal holds runs not yet in the file, and SQLite reads them only through " + path +
+				  "-shm, which cannot be created on a read-only file system; left untouched (copy the "
+				  "store with its -wal where it can be written)");
+	if (wal)
+		return path;
+	*flags |= SQLITE_OPEN_URI;
+	return uri_of(path) + "?immutable=1";
 }
 
 } // namespace
@@ -98,7 +159,9 @@ store::store(const std::string &path, mode m) : path_(path)
 	if (m == mode::write)
 		make_parent(path);
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+	std::string target = m == mode::read ? read_target(path, &flags) : path;
+	reading_ = m == mode::read;
+	if (sqlite3_open_v2(target.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
 		std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
 		sqlite3_close(db_);
 		db_ = nullptr;
@@ -146,12 +209,25 @@ void store::check(int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
 	case SQLITE_PERM:
-		why = "the store cannot be written (read-only)";
+		why = reading_ ? unreadable() : "the store cannot be written (read-only)";
 		break;
 	default:
 		why = sqlite3_errmsg(db_);
 	}
 	throw store_error(path_ + ": " + what + ": " + why);
+}
+
+// Why a read was refused the file: a WAL store is read through its -shm,
+// which a user who cannot write the directory cannot create.
+std::string store::unreadable() const
+{
+	struct stat st;
+	std::string shm = path_ + "-shm", dir = path_.find('/') == std::string::npos ? "." : path_.substr(0, path_.rfind('/') + 1);
+	if (stat(shm.c_str(), &st) == 0 || access(dir.c_str(), W_OK) == 0)
+		return std::string("cannot open it: ") + sqlite3_errmsg(db_);
+	return "SQLite reads a WAL store through " + shm + ", which does not exist and cannot be created (" +
+	       std::strerror(errno) + " for " + dir + "); left untouched (read it as a user who can write there, "
+	       "or a copy of it)";
 }
 
 // Reads through a memory map: `results summary` over 100 000 runs made
@@ -224,24 +300,49 @@ void store::migrate(mode m)
 				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");
 	if (version == schema_version)
 		return;
-	if (sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable())
+	bool read_only = sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable();
+	if (read_only && m == mode::read && version >= read_compatible_from)
+		return;
+	if (read_only)
 		throw store_error(path_ + ": schema version " + std::to_string(version) +
 				  " needs migrating to " + std::to_string(schema_version) +
 				  ", and the store cannot be written (read-only); left untouched");
+	// Off for the steps (outside a transaction, where it can change): a step
+	// that rebuilds a table drops it, which would delete every row hanging from it.
+	exec("PRAGMA foreign_keys=OFF");
 	exec("BEGIN IMMEDIATE");
 	try {
 		// Re-read under the write lock: another process may have migrated it meanwhile.
-		stmt again(db_, "PRAGMA user_version", *this);
-		again.step();
-		for (int i = (int)again.i64(0); i < schema_version; i++) {
+		int from;
+		{	// finalized here: a table is dropped only with no statement running
+			stmt again(db_, "PRAGMA user_version", *this);
+			again.step();
+			from = (int)again.i64(0);
+		}
+		for (int i = from; i < schema_version; i++) {
 			exec(migrations[i]);
 			exec("PRAGMA user_version=" + std::to_string(i + 1));
 		}
+		check_foreign_keys();
 		exec("COMMIT");
 	} catch (...) {
 		sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+		sqlite3_exec(db_, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
 		throw;
 	}
+	exec("PRAGMA foreign_keys=ON");
+}
+
+// What the steps left must hold together as before: a row pointing at no run
+// means a step lost one, and the whole migration is rolled back.
+void store::check_foreign_keys()
+{
+	stmt fk(db_, "PRAGMA foreign_key_check", *this);
+	int rc = fk.step();
+	check(rc, "cannot migrate the results store");
+	if (rc == SQLITE_ROW)
+		throw store_error(path_ + ": migrating the store would leave rows of " + fk.text(0) +
+				  " without their run; left as it was");
 }
 
 void store::each_row(stmt &q, const char *what, const std::function<void()> &row)
@@ -274,6 +375,15 @@ bool store::reopen_writable()
 	sqlite3_busy_timeout(db_, busy_timeout_ms);
 	configure();
 	return true;
+}
+
+int64_t store::id_of_uuid(const std::string &uuid)
+{
+	stmt q(db_, "SELECT id FROM runs WHERE uuid = ?", *this);
+	q.bind(1, uuid);
+	int rc = q.step();
+	check(rc, "cannot read the results store");
+	return rc == SQLITE_ROW ? q.i64(0) : 0;
 }
 
 bool store::has_uuid(const std::string &uuid)
@@ -420,7 +530,9 @@ std::vector<run_row> store::list()
 {
 	std::vector<run_row> out;
 	stmt q(db_, "SELECT r.id, r.uuid, r.label, r.source, r.host, r.plan_hash, r.saved_s, r.started_s,"
-		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id) FROM runs r ORDER BY r.id",
+		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id),"
+		    " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = r.id AND i.name = 'interrupted' AND i.value = 'yes')"
+		    " FROM runs r ORDER BY r.id",
 	       *this);
 	each_row(q, "cannot read the results store", [&] {
 		run_row row;
@@ -433,6 +545,7 @@ std::vector<run_row> store::list()
 		row.saved_s = q.i64(6);
 		row.started_s = q.i64(7);
 		row.figures = (size_t)q.i64(8);
+		row.interrupted = q.i64(9) != 0;
 		out.push_back(row);
 	});
 	return out;
@@ -484,6 +597,7 @@ run_record store::load(int64_t id)
 	stmt fq(db_, "SELECT name, value FROM facts WHERE run_id = ?", *this);
 	fq.bind(1, id);
 	each_row(fq, "cannot read the results store", [&] { r.facts[fq.text(0)] = fq.text(1); });
+	r.interrupted = r.facts.count("interrupted") && r.facts["interrupted"] == "yes";
 	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);
 	wq.bind(1, id);
 	each_row(wq, "cannot read the results store", [&] { r.warnings.push_back(wq.text(0)); });
@@ -585,15 +699,21 @@ void store::load_ranks(run_record &r)
 std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
 					     const std::string &filter_value)
 {
-	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns"
+	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id"
 			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
+	sql += " ORDER BY f.run_id, f.job, f.ddir, f.id";
 	stmt q(db_, sql.c_str(), *this);
 	q.bind(1, by);
 	if (!filter_name.empty())
 		q.bind(2, filter_name).bind(3, filter_value);
 	std::vector<summary_row> out;
+	std::vector<std::pair<int64_t, double>> clones;	// (figure id, p99) of out.back()'s figures
+	auto same = [&](const summary_row &row) {
+		return !out.empty() && out.back().run_id == row.run_id && out.back().job == row.job &&
+		       out.back().ddir == row.ddir;
+	};
 	each_row(q, "cannot read the results store", [&] {
 		summary_row row;
 		row.run_id = q.i64(0);
@@ -603,9 +723,47 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 		row.iops = q.dbl(4);
 		row.bw_bytes = q.dbl(5);
 		row.p99_ns = q.dbl(6);
-		out.push_back(std::move(row));
+		if (!same(row)) {
+			if (clones.size() > 1)
+				out.back().p99_ns = merged_p99(clones);
+			clones.clear();
+			out.push_back(std::move(row));
+		} else {
+			out.back().iops += row.iops;
+			out.back().bw_bytes += row.bw_bytes;
+		}
+		clones.emplace_back(q.i64(7), q.dbl(6));
 	});
+	if (clones.size() > 1)
+		out.back().p99_ns = merged_p99(clones);
 	return out;
+}
+
+// The p99 of a run's jobs that share a name (numjobs clones), as one job's:
+// from their buckets merged, as fio's group_reporting computes it.  A p99 is
+// not additive, and a max or a mean of the clones' p99s is not the run's.
+// NaN when a clone kept no buckets (an fio json file without bins).
+double store::merged_p99(const std::vector<std::pair<int64_t, double>> &clones)
+{
+	std::map<uint64_t, uint64_t> merged;
+	double lo = INFINITY, hi = 0;
+	stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ?", *this);
+	for (const auto &c : clones) {
+		uint64_t n = 0;
+		b.reset();
+		b.bind(1, c.first);
+		each_row(b, "cannot read the results store", [&] {
+			merged[(uint64_t)b.i64(0)] += (uint64_t)b.i64(1);
+			n += (uint64_t)b.i64(1);
+		});
+		if (n == 0)
+			return NAN;
+		lo = std::min(lo, c.second);
+		hi = std::max(hi, c.second);
+	}
+	// Each clone's p99 was clamped to what it saw (fio clamps to [min, max]);
+	// the mixture's lies between its parts', so their p99s bound it the same way.
+	return percentile_from_buckets({ merged.begin(), merged.end() }, 99, lo, hi);
 }
 
 } // namespace resdb

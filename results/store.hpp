@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/record.hpp"
@@ -30,7 +31,11 @@ struct store_error : std::runtime_error {
 };
 
 // The schema this ioplan writes, and the run format inside it.
-constexpr int schema_version = 2;
+constexpr int schema_version = 3;
+// The oldest schema this ioplan reads with its queries as they are: a store of
+// it that cannot be written (read-only media) is read without migrating.
+// (Version 3 only changed how run ids are handed out.)
+constexpr int read_compatible_from = 2;
 constexpr int run_format = 1;
 
 // $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
@@ -42,9 +47,11 @@ struct run_row {
 	std::string uuid, label, source, host, plan_hash;
 	int64_t saved_s = 0, started_s = 0;
 	size_t figures = 0;
+	bool interrupted = false;	// its figures cover only what ran before a signal stopped it
 };
 
-// The figure rows `results summary` groups: the run, its facts, one figure's numbers.
+// The rows `results summary` groups: the run, its facts, one job name and direction's numbers
+// (p99_ns NaN when it cannot be known).
 struct summary_row {
 	int64_t run_id = 0;
 	std::string group, job, ddir;
@@ -67,6 +74,8 @@ public:
 	// Saves many in one transaction (all or nothing); returns how many were new.
 	size_t save_all(const std::vector<run_record> &runs);
 
+	// The id of the run with this uuid, 0 for none.
+	int64_t id_of_uuid(const std::string &uuid);
 	// A run by id, by label (the latest with it) or by uuid prefix.
 	int64_t find(const std::string &ref);
 	run_record load(int64_t id);
@@ -74,14 +83,17 @@ public:
 	void remove(int64_t id);
 	std::vector<int64_t> ids();
 
-	// Figures grouped by the fact `by` ("" = all in one group), filtered by a
-	// fact value (name=value, or "" for none).
+	// One row per run, job name and direction (a run's clones of a job are
+	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
+	// grouped by the fact `by` ("" = all in one group), filtered by a fact
+	// value (name=value, or "" for none).
 	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
 					      const std::string &filter_value);
 
 private:
 	sqlite3 *db_ = nullptr;
 	bool wrote_ = false;	// opened to write: it checkpoints as it closes
+	bool reading_ = false;	// opened to read: a refusal is not about writing
 	std::string path_;
 	void exec(const std::string &sql);
 	// Steps q to its end, row() at each row; an error ends it as what failed.
@@ -89,8 +101,10 @@ private:
 	// Steps an insert and resets it for the next row's bindings.
 	void put(stmt &ins);
 	void check(int rc, const char *what);
+	std::string unreadable() const;
 	void configure();
 	void migrate(mode m);
+	void check_foreign_keys();
 	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);
@@ -101,6 +115,7 @@ private:
 	void load_ranks(run_record &r);
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
 	bool has_uuid(const std::string &uuid);
+	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 
 } // namespace resdb

@@ -1,4 +1,5 @@
 // results/summary.cpp - groups, spreads and outliers of stored runs (summary.hpp).
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -40,7 +41,8 @@ std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 		for (const summary_row *r : kv.second) {
 			iops.push_back(r->iops);
 			bw.push_back(r->bw_bytes);
-			p99.push_back(r->p99_ns);
+			if (!std::isnan(r->p99_ns))	// clones without buckets: no p99 to know
+				p99.push_back(r->p99_ns);
 		}
 		g.count = iops.size();
 		g.iops = spread_of(iops);

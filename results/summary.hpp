@@ -2,7 +2,8 @@
 //
 // Stored figures are grouped by a fact of their run (disk model, host,
 // instance type, file system, label...) and by job and direction, since
-// different workloads are not one distribution.  Each group gets its count,
+// different workloads are not one distribution.  A run counts once in its
+// group: its clones of a job (numjobs=N) are one value.  Each group gets its count,
 // the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
 // runs whose IOPS lie outside Tukey's fences: the ones that go with trouble.
 #pragma once

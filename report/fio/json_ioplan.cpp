@@ -268,6 +268,8 @@ ojson ioplan_object(const model &m, const results &r, const plan &p)
 	// Where it ran and what ran: the machine, each target's stack, the plan's identity.
 	o["plan_hash"] = plan_hash(p);
 	o["job_text"] = r.job_text ? r.job_text : "";
+	if (r.run_uuid)
+		o["uuid"] = r.run_uuid;
 	o["environment"] = environment_json(r);
 	// mpirun: the world the results were merged over, and each rank's own figures.
 	if (r.world) {

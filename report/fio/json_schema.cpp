@@ -413,6 +413,8 @@ ojson ioplan_def()
 			{ "traces", traces },
 			{ "plan_hash", type("string", "SHA-256 of the resolved plan (--showplan's text)") },
 			{ "job_text", type("string", "the job files as run, in INI syntax, or the command line") },
+			{ "uuid", type("string", "the run's id, as --save stores it (32 hex digits; not in a "
+						 "report of the results so far)") },
 			{ "environment", ojson{ { "type", "object" },
 						{ "description", "the machine and each target's stack to its disks; "
 								 "a fact that could not be read has no key "
@@ -420,7 +422,7 @@ ojson ioplan_def()
 			{ "world", world_def() },
 			{ "ranks", ranks_def() },
 			{ "hosts", hosts_def() } },
-		      { "world", "ranks", "hosts" });
+		      { "world", "ranks", "hosts", "uuid" });
 }
 
 // --idle-prof's figures (report/idleness.cpp); "cpu-N" only with percpu.

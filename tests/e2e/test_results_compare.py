@@ -175,5 +175,103 @@ class Compare(TmpDirCase):
         self.assertIn(p99["verdict"], ("faster", "slower", "no measurable difference"))
 
 
+# numjobs=2 without group_reporting: fio's layout has one jobs[] entry per clone, both named a.
+CLONES = "[a]\nioengine=null\nsize=64m\nrw=randread\nnumjobs=2\n"
+
+
+def p99_of_merged(buckets, lo, hi):
+    """fio's percentile rule on a histogram: the first bucket whose count so far reaches 99%."""
+    merged = {}
+    for lat, n in buckets:
+        merged[lat] = merged.get(lat, 0) + n
+    total, seen = sum(merged.values()), 0
+    for lat in sorted(merged):
+        seen += merged[lat]
+        if seen * 100 >= 99 * total:
+            return min(max(lat, lo), hi)
+
+
+class Clones(TmpDirCase):
+    """Jobs sharing a name (numjobs clones, or two sections both named [a]) were matched by
+    name alone: a run compared with itself was "different workloads: job a read: only in A",
+    and the summary counted each clone as a run."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.tmp / "results.db"
+        self.job = self.write("j.fio", CLONES)
+
+    def save(self, job=None):
+        p = run(["--output-format=json", "--save", f"--results-db={self.db}", str(job or self.job)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def test_a_run_with_clones_compares_with_itself_clone_by_clone(self):
+        out = self.tmp / "r.json"
+        p = run(["--output-format=json", f"--output={out}", str(self.job)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", str(out), str(out), "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        iops = [m for m in json.loads(p.stdout)["metrics"] if m["metric"] == "iops"]
+        self.assertEqual([(m["job"], m["job_ordinal"], m["change"]) for m in iops], [("a", 1, 0), ("a", 2, 0)])
+        text = run(["compare", str(out), str(out)]).stdout
+        self.assertRegex(text, r"\na #1 +read +iops")
+        self.assertRegex(text, r"\na #2 +read +iops")
+        # two stored runs: the k-th clone against the k-th, each with its own figures
+        docs = [self.save(), self.save()]
+        c = json.loads(run(["compare", "1", "2", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        iops = [m for m in c["metrics"] if m["metric"] == "iops"]
+        self.assertEqual([(m["a"], m["b"]) for m in iops],
+                         [(docs[0]["jobs"][k]["read"]["iops"], docs[1]["jobs"][k]["read"]["iops"]) for k in (0, 1)])
+        # two sections both named [a] are the same case; a run with one a is another workload
+        twice = self.write("twice.fio", "[a]\nioengine=null\nsize=64m\nrw=randread\n" * 2)
+        p = run(["--output-format=json", f"--output={self.tmp / 't.json'}", str(twice)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", str(self.tmp / "t.json"), str(self.tmp / "t.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", str(self.tmp / "t.json"), str(out)])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("job a #2: numjobs=1 vs numjobs=2", p.stderr)
+
+    def test_summary_counts_runs_and_merges_their_clones(self):
+        for _ in range(2):
+            self.save()
+        s = json.loads(run(["results", "summary", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        self.assertEqual([(g["job"], g["ddir"], g["count"]) for g in s["groups"]], [("a", "read", 2)])  # was 4
+        per_run = {"iops": [], "bw": [], "p99": []}
+        for rid in (1, 2):
+            shown = json.loads(run(["results", "show", str(rid), "--output-format=json",
+                                    f"--results-db={self.db}"]).stdout)
+            figs = shown["figures"]
+            self.assertEqual(len(figs), 2)
+            per_run["iops"].append(sum(f["iops"] for f in figs))
+            per_run["bw"].append(sum(f["bw_bytes"] for f in figs))
+            p99s = [f["p99_ns"] for f in figs]
+            per_run["p99"].append(p99_of_merged([b for f in figs for b in f["latency_buckets"]],
+                                                min(p99s), max(p99s)))
+        g = s["groups"][0]
+        # with two runs, the 10th and 90th percentiles are interpolations between the two values
+        self.assertAlmostEqual(g["iops"]["median"], sum(per_run["iops"]) / 2, places=3)
+        self.assertAlmostEqual(g["bw_bytes"]["median"], sum(per_run["bw"]) / 2, places=0)
+        self.assertAlmostEqual(g["p99_ns"]["median"], sum(per_run["p99"]) / 2, places=6)
+        self.assertAlmostEqual(g["iops"]["p10"], min(per_run["iops"]) + 0.1 * abs(per_run["iops"][0] - per_run["iops"][1]),
+                               places=3)
+
+    def test_show_and_the_report_page_tell_the_clones_apart(self):
+        docs = [self.save(), self.save()]
+        shown = run(["results", "show", "2", f"--results-db={self.db}"]).stdout
+        self.assertRegex(shown, r"\na #1 +read")
+        self.assertRegex(shown, r"\na #2 +read")
+        page = self.tmp / "p.html"
+        p = run(["results", "report", "1", "2", f"--output={page}", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        html = page.read_text()
+        for k in (0, 1):
+            a, b = (d["jobs"][k]["read"]["iops"] for d in docs)
+            # the B column of clone k is clone k's figure (both rows showed B's last clone)
+            self.assertIn(f'<tr><th scope="row">a #{k + 1}</th><td class="l">read</td><td class="l">IOPS</td>'
+                          f"<td>{a:.2f}</td><td>{b:.2f}</td>", html)
+
+
 if __name__ == "__main__":
     unittest.main()

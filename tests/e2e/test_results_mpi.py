@@ -6,8 +6,8 @@ with each rank's share of every job and direction and the rank's host; the
 shares add up exactly to the merged bytes and I/Os, in `results show`, in
 `results export --output-format=json` and in the run's own JSON report.
 
-A store written by the previous schema (the current one without what the
-last migration added, at its user_version) is migrated when opened, keeps its
+A store written by schema 1 (the current one without the rank tables version
+2 added, at its user_version) is migrated step by step when opened, keeps its
 runs, and takes new ones; one that cannot be written is a clear error and is
 left as it was.
 """
@@ -21,7 +21,7 @@ import unittest
 from common import TmpDirCase, run
 from test_mpi import MPIRUN, mpirun
 
-SCHEMA = 2
+SCHEMA = 3
 SIZE = 128 * 1024
 
 
@@ -96,7 +96,7 @@ class PreviousSchema(TmpDirCase):
         self.db = self.tmp / "results.db"
 
     def old_store(self):
-        """A store as the previous schema left it: without the last migration's tables."""
+        """A store as schema 1 left it: without the rank tables of version 2."""
         p = run(["--name=j", "--rw=write", "--bs=4k", "--size=64k", f"--filename={self.tmp / 'f'}",
                  "--output-format=json", "--save=old", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -105,7 +105,7 @@ class PreviousSchema(TmpDirCase):
             self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], SCHEMA)
             con.execute("DROP TABLE rank_figures")
             con.execute("DROP TABLE ranks")
-            con.execute(f"PRAGMA user_version={SCHEMA - 1}")
+            con.execute("PRAGMA user_version=1")
             con.commit()
             con.execute("PRAGMA journal_mode=DELETE")  # a WAL store cannot be read on a read-only mount
         finally:
@@ -146,7 +146,7 @@ class PreviousSchema(TmpDirCase):
         before = sha(self.db)
         p = self.results("list")
         self.assertEqual(p.returncode, 2, p.stdout)
-        self.assertIn(f"schema version {SCHEMA - 1} needs migrating to {SCHEMA}", p.stderr)
+        self.assertIn(f"schema version 1 needs migrating to {SCHEMA}", p.stderr)
         self.assertIn("cannot be written (read-only)", p.stderr)
         self.assertEqual(sha(self.db), before)
 

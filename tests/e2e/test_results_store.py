@@ -11,11 +11,14 @@ import hashlib
 import json
 import os
 import pathlib
+import re
+import signal
 import sqlite3
 import subprocess
+import time
 import unittest
 
-from common import FIO, TmpDirCase, run
+from common import BIN, FIO, TmpDirCase, run, wait_until
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
 
@@ -68,7 +71,7 @@ class SaveAndRead(StoreCase):
         self.assertEqual(fig["plan"]["bs"], "4096")
         # the store is a plain SQLite file with a versioned schema, in WAL mode
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 2)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
         self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         con.close()
 
@@ -315,7 +318,7 @@ class BadStores(StoreCase):
         self.db = mnt / "results.db"
         self.saved()
         con = sqlite3.connect(self.db)
-        con.execute("PRAGMA journal_mode=DELETE")  # a WAL store cannot be read on a read-only mount
+        con.execute("PRAGMA journal_mode=DELETE")  # a rollback-journal store (ReadOnlyMedia has WAL ones)
         con.close()
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         before = sha(self.db)
@@ -323,6 +326,241 @@ class BadStores(StoreCase):
         self.assertNotEqual(r.returncode, 0)
         json.loads(r.stdout)
         self.assertIn("read-only", r.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+def as_schema_2(db):
+    """Turns a store back into what ioplan wrote up to schema version 2: the same
+    tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)."""
+    con = sqlite3.connect(db, isolation_level=None)
+    try:  # closed whatever happens: an open store would keep its mount busy
+        con.execute("PRAGMA journal_mode=DELETE")
+        con.execute("PRAGMA foreign_keys=OFF")
+        con.execute("BEGIN")
+        sql = con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0]
+        con.execute(re.sub(r'^CREATE TABLE "?runs"?', "CREATE TABLE runs_v2", sql).replace(" AUTOINCREMENT", ""))
+        con.execute("INSERT INTO runs_v2 SELECT * FROM runs")
+        con.execute("DROP TABLE runs")
+        con.execute("ALTER TABLE runs_v2 RENAME TO runs")
+        if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+            con.execute("DELETE FROM sqlite_sequence")
+        con.execute("PRAGMA user_version=2")
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def counts(db):
+    con = sqlite3.connect(db)
+    try:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("runs", "facts", "warnings", "figures", "buckets", "samples")}
+    finally:
+        con.close()
+
+
+class RunIds(StoreCase):
+    """runs.id was INTEGER PRIMARY KEY without AUTOINCREMENT: after `results rm` of the
+    newest run the next save took its id, so a note "run 3 is the baseline" named another run."""
+
+    def ids(self):
+        return [(r["id"], r["label"]) for r in self.listing()]
+
+    def test_an_id_is_never_handed_out_twice(self):
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        self.results("rm", "c")
+        self.assertEqual(self.ioplan_run(label="d").returncode, 0)
+        self.results("rm", "d")
+        self.assertEqual(self.ioplan_run(label="e").returncode, 0)
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (5, "e")])  # was 3, "e"
+        p = self.results("show", "3", ok=False)
+        self.assertIn("no run '3'", p.stderr)
+
+    def test_a_store_of_schema_2_migrates_and_keeps_every_run(self):
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        as_schema_2(self.db)
+        before = counts(self.db)
+        shown = [json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"]
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (3, "c")])  # the read migrated it
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+        self.assertIn("AUTOINCREMENT", con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0])
+        self.assertEqual(con.execute("PRAGMA foreign_key_check").fetchall(), [])
+        con.close()
+        self.assertEqual(counts(self.db), before)
+        self.assertEqual([json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"], shown)
+        # from the migration on, no id comes back
+        self.results("rm", "c")
+        self.assertEqual(self.ioplan_run(label="d").returncode, 0)
+        self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (4, "d")])
+
+    def test_a_store_of_schema_2_on_read_only_media_is_read_as_it_is(self):
+        mnt = self.tmp / "ro"
+        mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", "-l", str(mnt)])
+        self.db = mnt / "results.db"
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        as_schema_2(self.db)
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        before = sha(self.db)
+        self.assertEqual(self.ids(), [(1, "a")])
+        self.assertEqual(sha(self.db), before)
+        r = self.ioplan_run(label="more")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs migrating to 3, and the store cannot be written (read-only)", r.stderr)
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+class Interrupted(StoreCase):
+    """A run a signal stopped was saved like a whole one: nothing in `results list`,
+    `show` or `compare` said its figures cover only part of the workload."""
+
+    NULL = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based"]
+
+    def interrupted_run(self, label, sig):
+        out = self.tmp / f"{label}.json"
+        proc = subprocess.Popen([BIN, *self.NULL, "--runtime=60", "--output-format=json", f"--output={out}",
+                                 f"--save={label}", f"--results-db={self.db}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 2,
+                   what="the run's threads")
+        time.sleep(0.5)  # it has measured for a while when the signal comes
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertTrue(json.loads(out.read_text())["ioplan"]["interrupted"])
+        self.assertRegex(err, r"--save: saved as run \d+, marked interrupted")
+        return out
+
+    def test_a_run_cut_short_says_so_wherever_it_is_shown(self):
+        self.interrupted_run("cut", signal.SIGINT)
+        self.interrupted_run("term", signal.SIGTERM)
+        p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([(r["label"], r["interrupted"]) for r in self.listing()],
+                         [("cut", True), ("term", True), ("whole", False)])
+        lines = self.results("list").stdout.splitlines()
+        self.assertTrue(lines[1].endswith("  interrupted") and lines[2].endswith("  interrupted"), lines)
+        self.assertFalse(lines[3].endswith("interrupted"), lines)
+        shown = self.results("show", "cut").stdout
+        self.assertIn("interrupted: a signal stopped the run; its figures cover only what ran", shown)
+        self.assertTrue(json.loads(self.results("show", "cut", "--output-format=json").stdout)["interrupted"])
+        self.assertNotIn("interrupted", self.results("show", "whole").stdout)
+        # nothing is lost: the figures are kept, only marked
+        self.assertEqual(len(json.loads(self.results("show", "cut", "--output-format=json").stdout)["figures"]), 1)
+        # compare refuses it as a like-for-like result unless forced, as a stored run or as its file
+        for b in ("cut", str(self.tmp / "cut.json")):
+            with self.subTest(b=b):
+                p = run(["compare", "whole", b, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn("B (", p.stderr)
+                self.assertIn("was interrupted: its figures cover only what ran before a signal stopped it", p.stderr)
+                p = run(["compare", "whole", b, "--force", "--output-format=json", f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("ioplan: warning: B (", p.stderr)
+                self.assertTrue(json.loads(p.stdout)["b"]["interrupted"])
+        page = self.tmp / "p.html"
+        self.results("report", "whole", "cut", f"--output={page}")
+        self.assertIn("the run was interrupted: the figures cover what ran", page.read_text())
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
+
+
+class OwnReport(StoreCase):
+    """`ioplan --save --output-format=json --output=r.json; ioplan results import r.json`
+    stored the run twice: the report did not name its run."""
+
+    def test_a_runs_own_report_is_found_stored_and_other_files_still_import(self):
+        mine = self.tmp / "r.json"
+        p = self.ioplan_run(f"--output={mine}", label="mine")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        uuid = json.loads(mine.read_text())["ioplan"]["uuid"]
+        self.assertEqual([(r["label"], r["uuid"]) for r in self.listing()], [("mine", uuid)])
+        p = self.results("import", str(mine))
+        self.assertEqual(p.stdout, f"{mine}: already stored as run 1; not stored again\n"
+                                   f"imported 0 run(s), 1 already stored, into {self.db}\n")
+        self.assertEqual(len(self.listing()), 1)  # was 2: the same run twice
+        # another run's report, and a report without a uuid (an older ioplan's), are other runs
+        other = self.tmp / "other.json"
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", f"--output={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(mine.read_text())
+        del doc["ioplan"]["uuid"]
+        older = self.tmp / "older.json"
+        older.write_text(json.dumps(doc))
+        p = self.results("import", str(other), str(older))
+        self.assertIn("imported 2 run(s), 0 already stored", p.stdout)
+        self.assertNotIn("already stored as", p.stdout)
+        self.assertEqual(len(self.listing()), 3)
+
+
+class ReadOnlyMedia(StoreCase):
+    """A WAL store on a read-only file system, without its -shm file (every ioplan that
+    wrote it has closed it): every read failed as "the store cannot be written"."""
+
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.tmp / "ro"
+        self.mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(self.mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", "-l", str(self.mnt)])
+        self.db = self.mnt / "results.db"
+
+    def test_every_read_works_and_writes_nothing(self):
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])  # WAL, no -shm
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
+        before = sha(self.db)
+        self.assertEqual([r["label"] for r in self.listing()], ["a", "b"])
+        for args in (["show", "a"], ["export"], ["export", "--output-format=json"], ["summary"],
+                     ["report", "a", "b", f"--output={self.tmp / 'p.html'}"]):
+            with self.subTest(args=args):
+                self.results(*args)
+        p = run(["compare", "a", "b", "--metrics=iops", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])
+        self.assertEqual(sha(self.db), before)
+        r = self.ioplan_run(label="more")  # a save is what cannot be done there
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("the store cannot be written (read-only)", r.stderr)
+
+    def test_runs_left_in_the_wal_are_an_accurate_error(self):
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        con = sqlite3.connect(self.db)
+        try:  # a copy of the store while its -wal holds a change: what a crash leaves
+            con.execute("PRAGMA wal_autocheckpoint=0")
+            con.execute("UPDATE runs SET label = 'b'")
+            con.commit()
+            for side in ("", "-wal"):
+                (self.mnt / f"copy.db{side}").write_bytes(pathlib.Path(f"{self.db}{side}").read_bytes())
+        finally:
+            con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
+        self.db = self.mnt / "copy.db"
+        before = sha(self.db)
+        p = self.results("list", ok=False)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("-wal holds runs not yet in the file, and SQLite reads them only through", p.stderr)
+        self.assertNotIn("cannot be written", p.stderr)
         self.assertEqual(sha(self.db), before)
 
     def tearDown(self):
