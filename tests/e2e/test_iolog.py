@@ -17,7 +17,7 @@ import struct
 import subprocess
 import unittest
 
-from common import BIN, FIO, TmpDirCase, loop_device, run, run_fio, wait_until
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, run, run_fio, wait_until
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -119,7 +119,7 @@ class WriteIolog(TmpDirCase):
         def syncs(argv):
             p = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", *argv,
                                 "--name=rp", "--read_iolog=t.log", "--output-format=terse"],
-                               cwd=self.tmp, capture_output=True, text=True, timeout=120)
+                               cwd=self.tmp, capture_output=True, text=True, timeout=120, env=TRACED_ENV)
             self.assertEqual(p.returncode, 0, p.stderr)
             for f in ("a", "b"):
                 (self.tmp / f).unlink()
