@@ -611,8 +611,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (w)
         rc |= merge_ranks(w, r, src, a.straggler_pct);
     // One id for the run in every report and in the store, so that importing
-    // its own JSON after --save finds it stored (interim reports have none).
-    if (r && !r->run_uuid)
+    // its own JSON after --save finds it stored (interim reports have none,
+    // nor has a golden run's: its output is the same every time).
+    if (r && !r->run_uuid && !a.fake_clock_step_ns)
         r->run_uuid = strdup(resdb::new_uuid().c_str());
     if (r && reports) {
         // fio prints its notes on stdout ahead of the JSON; without the normal
