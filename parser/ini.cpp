@@ -287,6 +287,14 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
     e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
+    // fio expands ${VAR} in the whole line before it splits it: a variable
+    // may hold a whole name=value (OPTS="bs=8k" then a line ${OPTS}).
+    size_t eq = st.has_value ? std::string::npos : e.key.find('=');
+    if (eq != std::string::npos) {
+        e.value = trim(e.key.substr(eq + 1));
+        e.key = trim(e.key.substr(0, eq));
+        e.has_value = true;
+    }
     e.substituted = src.substituted || st.text.find("${") != std::string::npos ||
                     st.value.find("${") != std::string::npos;
     e.comments = std::move(pending_comments_);

@@ -8,6 +8,7 @@ exact plan the issue describes.
 import json
 import os
 import re
+import subprocess
 import unittest
 
 from common import FIO, ROOT, TmpDirCase, run, run_fio, showplan
@@ -214,6 +215,23 @@ class Values(TmpDirCase):
         j = jobs_of(plan)[0]
         self.assertEqual(j["bs"]["read"]["min_bytes"], 65536)
         self.assertEqual(j["numjobs"], os.cpu_count())
+
+    def test_a_variable_may_hold_a_whole_option_line(self):
+        # fio expands ${VAR} in the line before splitting it at '=': ioplan took
+        # "bs=8k" for the name of an unknown option (exit 2).
+        path = self.write("line.fio", "[j]\nioengine=null\nsize=1m\n${OPTS}\n")
+        env = {"OPTS": "bs=8k"}
+        p = run(["--output-format=json", str(path)], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ios = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
+        self.assertEqual(ios, 128)
+        if FIO:
+            f = subprocess.run([FIO, "--output-format=json", str(path)], capture_output=True, text=True,
+                               env={**os.environ, **env}, timeout=60)
+            self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], ios)
+        p = run(["--parse-only", str(path)], env={"OPTS": "nosuch=1"})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"{path}:4:1: error: unknown option 'nosuch'", p.stderr)
 
     def test_every_choice_shows_as_a_name_the_parser_reads_back(self):
         # --showplan prints each enum through the plan's one name table: every value
