@@ -198,9 +198,12 @@ void store::check(int rc, const char *what)
 		return;
 	std::string why;
 	switch (rc & 0xff) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
+	case SQLITE_BUSY:	// another connection holds the lock, and the busy timeout ran out waiting
 		why = "the store is locked by another process (waited " + std::to_string(busy_timeout_ms / 1000) + " s)";
+		break;
+	case SQLITE_LOCKED:	// a conflict within this connection: no one to wait for, nothing a user did
+		why = std::string("internal error: two of ioplan's own statements on the store conflict (") +
+		      sqlite3_errmsg(db_) + "); no other process is involved, please report it";
 		break;
 	case SQLITE_NOTADB:
 	case SQLITE_CORRUPT:

@@ -309,6 +309,44 @@ class BadStores(StoreCase):
             con.close()
         self.assertEqual([x["label"] for x in self.listing()], ["ok"])
 
+    def test_a_write_lock_another_process_holds_is_waited_for_then_named(self):
+        # What a second process holding the write lock gets is SQLITE_BUSY: a --save,
+        # an rm and an import each wait the 10 s busy timeout (run side by side, so the
+        # test waits once) and then say so.  SQLITE_LOCKED, a conflict inside ioplan's
+        # own connection, got the same words, a wait that never happened.
+        null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
+        result = self.tmp / "r.json"
+        p = run([*null, "--output-format=json", f"--output={result}", "--save=ok", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(result.read_text())
+        doc["ioplan"]["uuid"] = "0" * 32  # another run's report, so the import has a run to store
+        (self.tmp / "other.json").write_text(json.dumps(doc))
+        before = [x["id"] for x in self.listing()]
+        con = sqlite3.connect(self.db, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            started = time.monotonic()
+            commands = {"save": ([*null, "--output-format=json", "--save=blocked"], 1),
+                        "rm": (["results", "rm", "ok"], 2),
+                        "import": (["results", "import", str(self.tmp / "other.json")], 2)}
+            procs = {k: subprocess.Popen([BIN, *args, f"--results-db={self.db}"], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True) for k, (args, _) in commands.items()}
+            for k, proc in procs.items():
+                self.addCleanup(lambda proc=proc: proc.poll() is None and (proc.kill(), proc.wait()))
+            for k, proc in procs.items():
+                _, err = proc.communicate(timeout=30)
+                with self.subTest(command=k):
+                    self.assertEqual(proc.returncode, commands[k][1], err)
+                    self.assertIn("the store is locked by another process (waited 10 s)", err)
+                    self.assertNotIn("internal error", err)
+            waited = time.monotonic() - started
+            self.assertGreaterEqual(waited, 9.5)  # the 10 s it names were waited
+            self.assertLess(waited, 15)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        self.assertEqual([x["id"] for x in self.listing()], before)
+
     def test_read_only(self):
         mnt = self.tmp / "ro"
         mnt.mkdir()
