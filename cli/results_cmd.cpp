@@ -299,23 +299,28 @@ std::string exact(double d)
 	return std::string(buf, r.ptr);
 }
 
+// job_ordinal (compare's: the k-th job of its name) tells numjobs clones apart;
+// it comes last so that a script reading the columns by position reads the same.
 std::string export_csv(const std::vector<resdb::run_record> &runs)
 {
 	std::ostringstream s;
 	s << "run_id,uuid,label,source,started_s,host,plan_hash,job,ddir";
 	for (const auto &k : resdb::plan_keys)
 		s << "," << k;
-	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns\n";
-	for (const auto &r : runs)
-		for (const auto &f : r.figures) {
+	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns,job_ordinal\n";
+	for (const auto &r : runs) {
+		std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
+		for (size_t i = 0; i < r.figures.size(); i++) {
+			const resdb::figure &f = r.figures[i];
 			s << r.id << "," << r.uuid << "," << csv_field(r.label) << "," << r.source << "," << r.started_s
 			  << "," << csv_field(r.host) << "," << r.plan_hash << "," << csv_field(f.job) << "," << f.ddir;
 			for (const auto &k : resdb::plan_keys)
 				s << "," << csv_field(f.plan.count(k) ? f.plan.at(k) : "");
 			s << "," << f.io_bytes << "," << f.ios << "," << exact(f.runtime_s) << "," << exact(f.iops) << ","
 			  << exact(f.bw_bytes) << "," << exact(f.lat_mean_ns) << "," << exact(f.p50_ns) << ","
-			  << exact(f.p99_ns) << "," << exact(f.p999_ns) << "\n";
+			  << exact(f.p99_ns) << "," << exact(f.p999_ns) << "," << ord[i].k << "\n";
 		}
+	}
 	return s.str();
 }
 

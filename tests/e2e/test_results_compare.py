@@ -257,6 +257,25 @@ class Clones(TmpDirCase):
         self.assertAlmostEqual(g["iops"]["p10"], min(per_run["iops"]) + 0.1 * abs(per_run["iops"][0] - per_run["iops"][1]),
                                places=3)
 
+    def test_csv_export_tells_the_clones_apart_in_a_last_column(self):
+        # Both clones' rows were run_id,...,a,read,... and nothing else told them apart.
+        doc = self.save()
+        p = run(["results", "export", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        head = lines[0].split(",")
+        # the columns a script reads by position stay where they were; the new one comes last
+        self.assertEqual(head[:9], ["run_id", "uuid", "label", "source", "started_s", "host", "plan_hash", "job",
+                                    "ddir"])
+        self.assertEqual(head[-10:], ["io_bytes", "ios", "runtime_s", "iops", "bw_bytes", "lat_mean_ns", "p50_ns",
+                                      "p99_ns", "p999_ns", "job_ordinal"])
+        rows = [dict(zip(head, line.split(","))) for line in lines[1:]]
+        self.assertEqual([(r["job"], r["ddir"], r["job_ordinal"]) for r in rows], [("a", "read", "1"), ("a", "read", "2")])
+        self.assertEqual([int(r["ios"]) for r in rows], [doc["jobs"][k]["read"]["total_ios"] for k in (0, 1)])
+        # the ordinal is compare's: the k-th clone of A is set against the k-th of B by it
+        c = json.loads(run(["compare", "1", "1", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        self.assertEqual(sorted({(m["job"], m["job_ordinal"]) for m in c["metrics"]}), [("a", 1), ("a", 2)])
+
     def test_show_and_the_report_page_tell_the_clones_apart(self):
         docs = [self.save(), self.save()]
         shown = run(["results", "show", "2", f"--results-db={self.db}"]).stdout
