@@ -39,12 +39,13 @@ struct cmd_opts {
 	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
 	std::string output;	// where the command's text goes ("" = stdout)
 	bool force = false;
+	bool include_interrupted = false;	// summary: count the runs a signal stopped too
 	double fail_pct = -1;
 	std::vector<std::string> pos;
 };
 
 const char *const usage =
-	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD]\n"
+	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD] [--include-interrupted]\n"
 	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
 	"       (each takes --results-db=PATH, --output-format=json and --output=FILE; RUN is an id, a label or a uuid)";
@@ -70,8 +71,8 @@ cmd_opts parse(const std::vector<std::string> &args)
 		size_t eq = a.find('=');
 		std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
 		bool has = eq != std::string::npos;
-		if (key == "force" && !has) {
-			o.force = true;
+		if ((key == "force" || key == "include-interrupted") && !has) {
+			(key == "force" ? o.force : o.include_interrupted) = true;
 			continue;
 		}
 		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
@@ -401,8 +402,11 @@ int summary_cmd(const cmd_opts &o)
 		throw usage_error("give --preset or --plan, not both");
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
-	auto groups = resdb::summarize(st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset));
-	return js ? print(o, resdb::summary_json(groups, o.by)) : print(o, resdb::summary_text(groups, o.by));
+	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset);
+	size_t left_out = o.include_interrupted ? 0 : resdb::leave_out_interrupted(rows);
+	auto groups = resdb::summarize(rows);
+	return js ? print(o, resdb::summary_json(groups, o.by, left_out))
+		  : print(o, resdb::summary_text(groups, o.by, left_out));
 }
 
 // A compare operand: a result file (ioplan or fio JSON), else a run in the store.
@@ -453,6 +457,8 @@ int compare_cmd(const cmd_opts &o)
 {
 	if (o.pos.size() != 2)
 		throw usage_error("compare takes two runs or result files: ioplan compare A B");
+	if (o.include_interrupted)
+		throw usage_error("--include-interrupted belongs to results summary (compare: --force)");
 	bool js = json_out(o);
 	resdb::run_record a = operand(o, o.pos[0]), b = operand(o, o.pos[1]);
 	resdb::comparison c = resdb::compare(a, b);
@@ -486,6 +492,8 @@ int dispatch(const std::string &command, const std::vector<std::string> &args)
 	cmd_opts o = parse(std::vector<std::string>(args.begin() + 1, args.end()));
 	if (o.fail_pct >= 0 || o.force || !o.metrics.empty())
 		throw usage_error("--force, --metrics and --fail-on-regression belong to ioplan compare");
+	if (o.include_interrupted && sub != "summary")
+		throw usage_error("--include-interrupted belongs to results summary");
 	if (sub == "list")
 		return list_cmd(o);
 	if (sub == "show")

@@ -513,6 +513,28 @@ class Interrupted(StoreCase):
         self.results("report", "whole", "cut", f"--output={page}")
         self.assertIn("the run was interrupted: the figures cover what ran", page.read_text())
 
+    def test_summary_leaves_interrupted_runs_out_and_says_how_many(self):
+        # The run a signal stopped was one of the group's values as if it were whole.
+        self.interrupted_run("cut", signal.SIGINT)
+        whole = []
+        for _ in range(2):
+            p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            whole.append(json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(s["interrupted_left_out"], 1)
+        [g] = s["groups"]
+        self.assertEqual(g["count"], 2)
+        self.assertAlmostEqual(g["iops"]["median"], sum(whole) / 2, places=3)
+        self.assertEqual(self.results("summary").stdout.splitlines()[-1],
+                         "1 interrupted run left out (--include-interrupted counts it)")
+        s = json.loads(self.results("summary", "--include-interrupted", "--output-format=json").stdout)
+        self.assertEqual((s["interrupted_left_out"], [g["count"] for g in s["groups"]]), (0, [3]))
+        self.assertNotIn("left out", self.results("summary", "--include-interrupted").stdout)
+        p = self.results("list", "--include-interrupted", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--include-interrupted belongs to results summary", p.stderr)
+
     def tearDown(self):
         self.doCleanups()
         super().tearDown()
