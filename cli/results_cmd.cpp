@@ -32,6 +32,13 @@ struct usage_error : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
+// A command asked for rightly that ioplan declines (two different workloads,
+// an interrupted run): the reason alone, since the usage text would bury it
+// and suggest the command was mistyped.
+struct refusal : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
 struct cmd_opts {
 	std::string db;
 	std::string format = "normal";
@@ -449,7 +456,7 @@ void cut_short(const resdb::run_record &r, const char *side, bool force)
 	std::string who = std::string(side) + " (" + (r.id ? "run " + std::to_string(r.id) : std::string("the file")) +
 			  ") was interrupted: its figures cover only what ran before a signal stopped it";
 	if (!force)
-		throw usage_error(who + " (--force compares it anyway)");
+		throw refusal(who + " (--force compares it anyway)");
 	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
 }
 
@@ -467,7 +474,7 @@ int compare_cmd(const cmd_opts &o)
 		std::string why;
 		for (const auto &d : c.plan_differences)
 			why += "\n  " + d;
-		throw usage_error("the two runs measured different workloads (--force compares them anyway):" + why);
+		throw refusal("the two runs measured different workloads (--force compares them anyway):" + why);
 	}
 	cut_short(a, "A", o.force);
 	cut_short(b, "B", o.force);
@@ -519,6 +526,8 @@ int results_main(const std::string &command, const std::vector<std::string> &arg
 		return dispatch(command, args);
 	} catch (const usage_error &e) {
 		std::fprintf(stderr, "ioplan: error: %s\n%s\n", e.what(), usage);
+	} catch (const refusal &e) {
+		std::fprintf(stderr, "ioplan: error: %s\n", e.what());
 	} catch (const resdb::input_error &e) {
 		std::fprintf(stderr, "%s%serror: %s\n", e.at.c_str(), e.at.empty() ? "" : ": ", e.what());
 	} catch (const resdb::store_error &e) {

@@ -84,6 +84,33 @@ class Compare(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(open(self.db, "rb").read(), before)
 
+    def test_a_refusal_prints_its_reason_not_the_usage(self):
+        # Different workloads and an interrupted run are refusals of what was asked, not of
+        # how it was asked: the whole usage text followed the reason and buried it.
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        self.save("four", base=short)
+        self.save("eight", "--bs=8k", base=short)
+        p = self.compare("four", "eight")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "ioplan: error: the two runs measured different workloads "
+                                   "(--force compares them anyway):\n  job n: bs=4096 vs bs=8192\n")
+        p = run([*short, "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        doc["ioplan"]["interrupted"] = True
+        (self.tmp / "cut.json").write_text(json.dumps(doc))
+        p = self.compare("four", str(self.tmp / "cut.json"))
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "ioplan: error: B (the file) was interrupted: its figures cover only what ran "
+                                   "before a signal stopped it (--force compares it anyway)\n")
+        # a usage error still shows the usage
+        for args in (["compare", "four"], ["compare", "four", "eight", "nine"], ["results", "frob"],
+                     ["compare", "four", "eight", "--frob"]):
+            with self.subTest(args=args):
+                p = run([*args, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 2)
+                self.assertIn("\nusage: ioplan results list", p.stderr)
+
     def test_a_zero_baseline_is_not_comparable_and_nonsense_is_refused(self):
         p = run([*NULL[:3], "--size=64m", "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
