@@ -32,6 +32,13 @@ struct usage_error : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
+// A command asked for rightly that ioplan declines (two different workloads,
+// an interrupted run): the reason alone, since the usage text would bury it
+// and suggest the command was mistyped.
+struct refusal : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
 struct cmd_opts {
 	std::string db;
 	std::string format = "normal";
@@ -39,12 +46,13 @@ struct cmd_opts {
 	std::string metrics;	// compare: the metrics to show and gate on ("" = all)
 	std::string output;	// where the command's text goes ("" = stdout)
 	bool force = false;
+	bool include_interrupted = false;	// summary: count the runs a signal stopped too
 	double fail_pct = -1;
 	std::vector<std::string> pos;
 };
 
 const char *const usage =
-	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD]\n"
+	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD] [--include-interrupted]\n"
 	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
 	"       (each takes --results-db=PATH, --output-format=json and --output=FILE; RUN is an id, a label or a uuid)";
@@ -70,8 +78,8 @@ cmd_opts parse(const std::vector<std::string> &args)
 		size_t eq = a.find('=');
 		std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
 		bool has = eq != std::string::npos;
-		if (key == "force" && !has) {
-			o.force = true;
+		if ((key == "force" || key == "include-interrupted") && !has) {
+			(key == "force" ? o.force : o.include_interrupted) = true;
 			continue;
 		}
 		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
@@ -299,23 +307,28 @@ std::string exact(double d)
 	return std::string(buf, r.ptr);
 }
 
+// job_ordinal (compare's: the k-th job of its name) tells numjobs clones apart;
+// it comes last so that a script reading the columns by position reads the same.
 std::string export_csv(const std::vector<resdb::run_record> &runs)
 {
 	std::ostringstream s;
 	s << "run_id,uuid,label,source,started_s,host,plan_hash,job,ddir";
 	for (const auto &k : resdb::plan_keys)
 		s << "," << k;
-	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns\n";
-	for (const auto &r : runs)
-		for (const auto &f : r.figures) {
+	s << ",io_bytes,ios,runtime_s,iops,bw_bytes,lat_mean_ns,p50_ns,p99_ns,p999_ns,job_ordinal\n";
+	for (const auto &r : runs) {
+		std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
+		for (size_t i = 0; i < r.figures.size(); i++) {
+			const resdb::figure &f = r.figures[i];
 			s << r.id << "," << r.uuid << "," << csv_field(r.label) << "," << r.source << "," << r.started_s
 			  << "," << csv_field(r.host) << "," << r.plan_hash << "," << csv_field(f.job) << "," << f.ddir;
 			for (const auto &k : resdb::plan_keys)
 				s << "," << csv_field(f.plan.count(k) ? f.plan.at(k) : "");
 			s << "," << f.io_bytes << "," << f.ios << "," << exact(f.runtime_s) << "," << exact(f.iops) << ","
 			  << exact(f.bw_bytes) << "," << exact(f.lat_mean_ns) << "," << exact(f.p50_ns) << ","
-			  << exact(f.p99_ns) << "," << exact(f.p999_ns) << "\n";
+			  << exact(f.p99_ns) << "," << exact(f.p999_ns) << "," << ord[i].k << "\n";
 		}
+	}
 	return s.str();
 }
 
@@ -396,8 +409,11 @@ int summary_cmd(const cmd_opts &o)
 		throw usage_error("give --preset or --plan, not both");
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
-	auto groups = resdb::summarize(st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset));
-	return js ? print(o, resdb::summary_json(groups, o.by)) : print(o, resdb::summary_text(groups, o.by));
+	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset);
+	size_t left_out = o.include_interrupted ? 0 : resdb::leave_out_interrupted(rows);
+	auto groups = resdb::summarize(rows);
+	return js ? print(o, resdb::summary_json(groups, o.by, left_out))
+		  : print(o, resdb::summary_text(groups, o.by, left_out));
 }
 
 // A compare operand: a result file (ioplan or fio JSON), else a run in the store.
@@ -440,7 +456,7 @@ void cut_short(const resdb::run_record &r, const char *side, bool force)
 	std::string who = std::string(side) + " (" + (r.id ? "run " + std::to_string(r.id) : std::string("the file")) +
 			  ") was interrupted: its figures cover only what ran before a signal stopped it";
 	if (!force)
-		throw usage_error(who + " (--force compares it anyway)");
+		throw refusal(who + " (--force compares it anyway)");
 	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
 }
 
@@ -448,6 +464,8 @@ int compare_cmd(const cmd_opts &o)
 {
 	if (o.pos.size() != 2)
 		throw usage_error("compare takes two runs or result files: ioplan compare A B");
+	if (o.include_interrupted)
+		throw usage_error("--include-interrupted belongs to results summary (compare: --force)");
 	bool js = json_out(o);
 	resdb::run_record a = operand(o, o.pos[0]), b = operand(o, o.pos[1]);
 	resdb::comparison c = resdb::compare(a, b);
@@ -456,7 +474,7 @@ int compare_cmd(const cmd_opts &o)
 		std::string why;
 		for (const auto &d : c.plan_differences)
 			why += "\n  " + d;
-		throw usage_error("the two runs measured different workloads (--force compares them anyway):" + why);
+		throw refusal("the two runs measured different workloads (--force compares them anyway):" + why);
 	}
 	cut_short(a, "A", o.force);
 	cut_short(b, "B", o.force);
@@ -481,6 +499,8 @@ int dispatch(const std::string &command, const std::vector<std::string> &args)
 	cmd_opts o = parse(std::vector<std::string>(args.begin() + 1, args.end()));
 	if (o.fail_pct >= 0 || o.force || !o.metrics.empty())
 		throw usage_error("--force, --metrics and --fail-on-regression belong to ioplan compare");
+	if (o.include_interrupted && sub != "summary")
+		throw usage_error("--include-interrupted belongs to results summary");
 	if (sub == "list")
 		return list_cmd(o);
 	if (sub == "show")
@@ -506,6 +526,8 @@ int results_main(const std::string &command, const std::vector<std::string> &arg
 		return dispatch(command, args);
 	} catch (const usage_error &e) {
 		std::fprintf(stderr, "ioplan: error: %s\n%s\n", e.what(), usage);
+	} catch (const refusal &e) {
+		std::fprintf(stderr, "ioplan: error: %s\n", e.what());
 	} catch (const resdb::input_error &e) {
 		std::fprintf(stderr, "%s%serror: %s\n", e.at.c_str(), e.at.empty() ? "" : ": ", e.what());
 	} catch (const resdb::store_error &e) {

@@ -198,9 +198,12 @@ void store::check(int rc, const char *what)
 		return;
 	std::string why;
 	switch (rc & 0xff) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
+	case SQLITE_BUSY:	// another connection holds the lock, and the busy timeout ran out waiting
 		why = "the store is locked by another process (waited " + std::to_string(busy_timeout_ms / 1000) + " s)";
+		break;
+	case SQLITE_LOCKED:	// a conflict within this connection: no one to wait for, nothing a user did
+		why = std::string("internal error: two of ioplan's own statements on the store conflict (") +
+		      sqlite3_errmsg(db_) + "); no other process is involved, please report it";
 		break;
 	case SQLITE_NOTADB:
 	case SQLITE_CORRUPT:
@@ -699,7 +702,9 @@ void store::load_ranks(run_record &r)
 std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
 					     const std::string &filter_value)
 {
-	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id"
+	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id,"
+			  " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = f.run_id AND i.name = 'interrupted'"
+			  " AND i.value = 'yes')"
 			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
@@ -723,6 +728,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 		row.iops = q.dbl(4);
 		row.bw_bytes = q.dbl(5);
 		row.p99_ns = q.dbl(6);
+		row.interrupted = q.i64(8) != 0;
 		if (!same(row)) {
 			if (clones.size() > 1)
 				out.back().p99_ns = merged_p99(clones);

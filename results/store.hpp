@@ -56,6 +56,7 @@ struct summary_row {
 	int64_t run_id = 0;
 	std::string group, job, ddir;
 	double iops = 0, bw_bytes = 0, p99_ns = 0;
+	bool interrupted = false;	// the run's fact interrupted=yes
 };
 
 class store {

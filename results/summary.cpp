@@ -1,7 +1,9 @@
 // results/summary.cpp - groups, spreads and outliers of stored runs (summary.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "results/stats.hpp"
@@ -27,6 +29,20 @@ nlohmann::ordered_json spread_json(const spread &s)
 }
 
 } // namespace
+
+// Its figures cover only what ran before the stop: a low value that would
+// pull the percentiles down and be named an outlier for a reason that is no
+// trouble of the system measured.
+size_t leave_out_interrupted(std::vector<summary_row> &rows)
+{
+	std::set<int64_t> runs;
+	for (const summary_row &r : rows)
+		if (r.interrupted)
+			runs.insert(r.run_id);
+	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const summary_row &r) { return r.interrupted; }),
+		   rows.end());
+	return runs.size();
+}
 
 std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 {
@@ -57,7 +73,8 @@ std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 	return out;
 }
 
-nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, const std::string &by)
+nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, const std::string &by,
+				    size_t left_out)
 {
 	nlohmann::ordered_json a = nlohmann::ordered_json::array();
 	for (const group_summary &g : groups)
@@ -69,10 +86,10 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 						    { "bw_bytes", spread_json(g.bw_bytes) },
 						    { "p99_ns", spread_json(g.p99_ns) },
 						    { "outliers", g.outliers } });
-	return nlohmann::ordered_json{ { "by", by }, { "groups", a } };
+	return nlohmann::ordered_json{ { "by", by }, { "groups", a }, { "interrupted_left_out", left_out } };
 }
 
-std::string summary_text(const std::vector<group_summary> &groups, const std::string &by)
+std::string summary_text(const std::vector<group_summary> &groups, const std::string &by, size_t left_out)
 {
 	std::string out;
 	char line[512];
@@ -95,6 +112,9 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;
 	}
+	if (left_out)
+		out += std::to_string(left_out) + " interrupted run" + (left_out == 1 ? "" : "s") + " left out (--include-interrupted counts " +
+		       (left_out == 1 ? "it" : "them") + ")\n";
 	return out;
 }
 

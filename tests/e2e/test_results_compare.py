@@ -84,6 +84,33 @@ class Compare(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(open(self.db, "rb").read(), before)
 
+    def test_a_refusal_prints_its_reason_not_the_usage(self):
+        # Different workloads and an interrupted run are refusals of what was asked, not of
+        # how it was asked: the whole usage text followed the reason and buried it.
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        self.save("four", base=short)
+        self.save("eight", "--bs=8k", base=short)
+        p = self.compare("four", "eight")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "ioplan: error: the two runs measured different workloads "
+                                   "(--force compares them anyway):\n  job n: bs=4096 vs bs=8192\n")
+        p = run([*short, "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        doc["ioplan"]["interrupted"] = True
+        (self.tmp / "cut.json").write_text(json.dumps(doc))
+        p = self.compare("four", str(self.tmp / "cut.json"))
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "ioplan: error: B (the file) was interrupted: its figures cover only what ran "
+                                   "before a signal stopped it (--force compares it anyway)\n")
+        # a usage error still shows the usage
+        for args in (["compare", "four"], ["compare", "four", "eight", "nine"], ["results", "frob"],
+                     ["compare", "four", "eight", "--frob"]):
+            with self.subTest(args=args):
+                p = run([*args, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 2)
+                self.assertIn("\nusage: ioplan results list", p.stderr)
+
     def test_a_zero_baseline_is_not_comparable_and_nonsense_is_refused(self):
         p = run([*NULL[:3], "--size=64m", "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -256,6 +283,25 @@ class Clones(TmpDirCase):
         self.assertAlmostEqual(g["p99_ns"]["median"], sum(per_run["p99"]) / 2, places=6)
         self.assertAlmostEqual(g["iops"]["p10"], min(per_run["iops"]) + 0.1 * abs(per_run["iops"][0] - per_run["iops"][1]),
                                places=3)
+
+    def test_csv_export_tells_the_clones_apart_in_a_last_column(self):
+        # Both clones' rows were run_id,...,a,read,... and nothing else told them apart.
+        doc = self.save()
+        p = run(["results", "export", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        head = lines[0].split(",")
+        # the columns a script reads by position stay where they were; the new one comes last
+        self.assertEqual(head[:9], ["run_id", "uuid", "label", "source", "started_s", "host", "plan_hash", "job",
+                                    "ddir"])
+        self.assertEqual(head[-10:], ["io_bytes", "ios", "runtime_s", "iops", "bw_bytes", "lat_mean_ns", "p50_ns",
+                                      "p99_ns", "p999_ns", "job_ordinal"])
+        rows = [dict(zip(head, line.split(","))) for line in lines[1:]]
+        self.assertEqual([(r["job"], r["ddir"], r["job_ordinal"]) for r in rows], [("a", "read", "1"), ("a", "read", "2")])
+        self.assertEqual([int(r["ios"]) for r in rows], [doc["jobs"][k]["read"]["total_ios"] for k in (0, 1)])
+        # the ordinal is compare's: the k-th clone of A is set against the k-th of B by it
+        c = json.loads(run(["compare", "1", "1", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        self.assertEqual(sorted({(m["job"], m["job_ordinal"]) for m in c["metrics"]}), [("a", 1), ("a", 2)])
 
     def test_show_and_the_report_page_tell_the_clones_apart(self):
         docs = [self.save(), self.save()]

@@ -309,6 +309,44 @@ class BadStores(StoreCase):
             con.close()
         self.assertEqual([x["label"] for x in self.listing()], ["ok"])
 
+    def test_a_write_lock_another_process_holds_is_waited_for_then_named(self):
+        # What a second process holding the write lock gets is SQLITE_BUSY: a --save,
+        # an rm and an import each wait the 10 s busy timeout (run side by side, so the
+        # test waits once) and then say so.  SQLITE_LOCKED, a conflict inside ioplan's
+        # own connection, got the same words, a wait that never happened.
+        null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
+        result = self.tmp / "r.json"
+        p = run([*null, "--output-format=json", f"--output={result}", "--save=ok", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(result.read_text())
+        doc["ioplan"]["uuid"] = "0" * 32  # another run's report, so the import has a run to store
+        (self.tmp / "other.json").write_text(json.dumps(doc))
+        before = [x["id"] for x in self.listing()]
+        con = sqlite3.connect(self.db, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            started = time.monotonic()
+            commands = {"save": ([*null, "--output-format=json", "--save=blocked"], 1),
+                        "rm": (["results", "rm", "ok"], 2),
+                        "import": (["results", "import", str(self.tmp / "other.json")], 2)}
+            procs = {k: subprocess.Popen([BIN, *args, f"--results-db={self.db}"], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True) for k, (args, _) in commands.items()}
+            for k, proc in procs.items():
+                self.addCleanup(lambda proc=proc: proc.poll() is None and (proc.kill(), proc.wait()))
+            for k, proc in procs.items():
+                _, err = proc.communicate(timeout=30)
+                with self.subTest(command=k):
+                    self.assertEqual(proc.returncode, commands[k][1], err)
+                    self.assertIn("the store is locked by another process (waited 10 s)", err)
+                    self.assertNotIn("internal error", err)
+            waited = time.monotonic() - started
+            self.assertGreaterEqual(waited, 9.5)  # the 10 s it names were waited
+            self.assertLess(waited, 15)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        self.assertEqual([x["id"] for x in self.listing()], before)
+
     def test_read_only(self):
         mnt = self.tmp / "ro"
         mnt.mkdir()
@@ -474,6 +512,28 @@ class Interrupted(StoreCase):
         page = self.tmp / "p.html"
         self.results("report", "whole", "cut", f"--output={page}")
         self.assertIn("the run was interrupted: the figures cover what ran", page.read_text())
+
+    def test_summary_leaves_interrupted_runs_out_and_says_how_many(self):
+        # The run a signal stopped was one of the group's values as if it were whole.
+        self.interrupted_run("cut", signal.SIGINT)
+        whole = []
+        for _ in range(2):
+            p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            whole.append(json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(s["interrupted_left_out"], 1)
+        [g] = s["groups"]
+        self.assertEqual(g["count"], 2)
+        self.assertAlmostEqual(g["iops"]["median"], sum(whole) / 2, places=3)
+        self.assertEqual(self.results("summary").stdout.splitlines()[-1],
+                         "1 interrupted run left out (--include-interrupted counts it)")
+        s = json.loads(self.results("summary", "--include-interrupted", "--output-format=json").stdout)
+        self.assertEqual((s["interrupted_left_out"], [g["count"] for g in s["groups"]]), (0, [3]))
+        self.assertNotIn("left out", self.results("summary", "--include-interrupted").stdout)
+        p = self.results("list", "--include-interrupted", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--include-interrupted belongs to results summary", p.stderr)
 
     def tearDown(self):
         self.doCleanups()
