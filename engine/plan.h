@@ -290,6 +290,10 @@ struct plan_clone {
 	uint32_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
+	/*
+	 * 0 (no replay): fio's clone whose generated file names the first clone of
+	 * a job with numjobs>1 took (filesetup.c add_file); it does no I/O.
+	 */
 	uint32_t nr_files;
 };
 

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/plan.h"
@@ -77,6 +78,8 @@ private:
     uint32_t group_jobs_ = 0;
     // Dropped jobs' names, the first job of each name first (wait_for=).
     std::unordered_map<std::string, int32_t> dropped_names_;
+    // Paths the first clone of a job with numjobs>1 added (fio's filename_list): later clones skip them.
+    std::unordered_set<std::string> claimed_;
     uint64_t files_ = 0, trace_ = 0, trace_runs_ = 1;
     most_files most_;
     void count_files(const job_def &d);

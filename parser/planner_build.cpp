@@ -12,6 +12,7 @@
 #include <ctime>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -258,18 +259,52 @@ void append_at_end(plan_file &pf, const job_def &d)
     pf.offset_ppm = 0;
 }
 
-void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name)
+// fio's add_file (filesetup.c) for the files it names itself (no filename=,
+// no read_iolog): the first clone of a job with numjobs>1 claims each path it
+// adds, for the whole run; a later clone (of this job or of a later one) whose
+// generated path is claimed gets no such file, unless the name, as generated
+// and before directory=, exists and is not a regular file (a device, a FIFO,
+// a symlink: lstat).  So filename_format=shared.dat numjobs=2 gives the second
+// clone no file: it runs, does no I/O and reports no error.
+bool claimed_by_first_clone(const job_def &d, const std::string &name, uint32_t clone, uint32_t f,
+                            const std::string &path, std::unordered_set<std::string> &claimed)
+{
+    const job_spec &s = d.spec;
+    if (!s.filenames.empty() || !s.read_iolog.empty())
+        return false;
+    if (!clone) {
+        if (s.numjobs > 1)
+            claimed.insert(path);
+        return false;
+    }
+    if (claimed.empty() || !claimed.count(path))
+        return false;
+    // The name as generated, before directory=, is what fio looks at.
+    std::string generated = s.pj.nrfiles == 1 && is_special_file(name) ? name : name_format(s, name, clone).of(f);
+    struct stat sb;
+    return lstat(generated.c_str(), &sb) != 0 || S_ISREG(sb.st_mode);
+}
+
+void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name,
+                std::unordered_set<std::string> &claimed)
 {
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
+    const uint32_t nfiles = (uint32_t)paths.size(); // fio sizes each file from nrfiles, kept or not
+    std::vector<std::string> kept;
+    kept.reserve(paths.size());
+    for (uint32_t f = 0; f < nfiles; f++)
+        if (!claimed_by_first_clone(d, name, c.clone_index, f, paths[f], claimed))
+            kept.push_back(std::move(paths[f]));
+    paths.swap(kept);
     c.nr_files = (uint32_t)paths.size();
-    c.files = (plan_file *)plan_calloc(paths.size(), sizeof(plan_file));
+    c.files = (plan_file *)plan_calloc(paths.size() ? paths.size() : 1, sizeof(plan_file));
     taus88 draws;
     const uint64_t file_size_off = 7;  // fio's FIO_RAND_FILE_SIZE_OFF
     taus88_seed(&draws, fio_seed(d.spec, c, file_size_off));
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
-        pf.size_bytes = file_size(j, c.nr_files, draws);
+        pf.size_bytes = file_size(j, nfiles, draws);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
@@ -397,7 +432,8 @@ static void *engine_opts_blob(const job_spec &s)
     return blob;
 }
 
-void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base)
+void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base,
+              std::unordered_set<std::string> &claimed)
 {
     const job_spec &s = d.spec;
     j = s.pj;
@@ -464,12 +500,13 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         fio_seeds(s, pc);
         pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
                                                   rank_index() * s.rank_offset_increment;
-        fill_files(pc, d, j, d.section); // fio names files after the section, whatever name= says
+        fill_files(pc, d, j, d.section, claimed); // fio names files after the section, whatever name= says
     }
 }
 
-// A path used by more than one clone (a fixed filename=, or a filename_format
-// without $jobnum) is shared: laid out once, opened by each.
+// A path used by more than one clone (a fixed filename=, or a name several jobs
+// generate: a later clone of the same job gets none, claimed_by_first_clone) is
+// shared: laid out once, opened by each.
 void mark_shared(plan *p)
 {
     std::unordered_map<std::string_view, int> uses; // the plan's own strings, not copies
@@ -790,7 +827,7 @@ void plan_builder::add(job_def &d)
     }
     plan_job &j = g.jobs[g.nr_jobs];
     d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
-    fill_job(j, d, p_->nr_jobs, &threads_, random_base_);
+    fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_);
     p_->nr_jobs++;
     j.groupid = g.id;
     j.wait_for_job_id = waits;

@@ -739,6 +739,14 @@ void *worker_main(void *arg)
 		worker_error(w, .err = -ret, .what = what);
 		worker_set_error(w, -ret);
 		start_together(w);
+	} else if (!w->clone->nr_files && !w->job->replay) {
+		/*
+		 * No file (fio's clone whose generated names its first clone took,
+		 * plan.h): it starts with its group, moves nothing, reports no error.
+		 */
+		if (wait_turn(w))
+			start_delay(w);
+		start_together(w);
 	} else if (wait_turn(w) && start_delay(w)) {
 		set_state(w, 'I');
 		ret = setup(w);

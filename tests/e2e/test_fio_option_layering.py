@@ -145,5 +145,43 @@ class OptionLayering(TmpDirCase):
                     self.assertEqual(written["fio"][256:258], [1024, 1025], "the second clone's first blocks")
 
 
+    def test_a_clone_whose_generated_file_the_first_clone_took_gets_none(self):
+        # fio's add_file: the first clone of a job with numjobs>1 claims the names
+        # it generates (filename_format, nrfiles), for the whole run; a later
+        # clone generating a claimed name gets no such file.  With no file left it
+        # runs, moves nothing and reports no error: a JSON entry of zeros, no
+        # block in the normal output.  filename= is every clone's (all do I/O),
+        # and so is a name with $jobnum.  ioplan gave every clone the file (1 MiB each).
+        head = "[global]\nioengine=psync\nsize=1m\nbs=4k\n"
+        mib = (1 << 20, 256, 0)
+        cases = {
+            "fixed_write": (head + "[job]\nrw=write\nfilename_format=shared.dat\nnumjobs=2\n",
+                            [mib, (0, 0, 0)]),
+            "fixed_read_3": (head + "[job]\nrw=read\nfilename_format=shared.dat\nnumjobs=3\n",
+                             [mib, (0, 0, 0), (0, 0, 0)]),
+            "group_reporting": (head + "group_reporting\n[job]\nrw=write\nfilename_format=shared.dat\nnumjobs=2\n",
+                                [mib]),
+            "nrfiles": (head + "[job]\nrw=write\nfilename_format=$jobname.$filenum\nnrfiles=2\nnumjobs=2\n",
+                        [mib, (0, 0, 0)]),
+            "with_jobnum": (head + "[job]\nrw=write\nfilename_format=f.$jobnum\nnumjobs=2\n", [mib, mib]),
+            "filename": (head + "[job]\nrw=write\nfilename=shared.dat\nnumjobs=2\n", [mib, mib]),
+            # job b's second clone generates f.1, which job a's first clone took.
+            "other_job": (head + "numjobs=2\nrw=write\n[a]\nfilename_format=f.1\n[b]\nfilename_format=f.$jobnum\n",
+                          [mib, (0, 0, 0), mib, (0, 0, 0)]),
+        }
+        for tag, (text, moved) in cases.items():
+            with self.subTest(case=tag):
+                jobs, _ = self.same_run(text, tag)
+                self.assertEqual([j[1:] for j in jobs], moved)
+        text = cases["fixed_write"][0]
+        for who, tool in (("fio", run_fio), ("ioplan", run)):
+            with self.subTest(output="normal", who=who):
+                d = self.tmp / f"normal-{who}"
+                d.mkdir()
+                (d / "job.fio").write_text(text)
+                p = tool(["job.fio"], cwd=d)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout.count("(groupid=0, jobs=1)"), 1, p.stdout)
+
 if __name__ == "__main__":
     unittest.main()
