@@ -18,7 +18,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, wait_until
+from common import BIN, FIO, TmpDirCase, run, wait_for_stderr
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
 
@@ -31,6 +31,12 @@ class StoreCase(TmpDirCase):
     def setUp(self):
         super().setUp()
         self.db = self.tmp / "results.db"
+
+    def tearDown(self):
+        # A test's cleanups (a run it started, a mount over its directory) go
+        # before the directory does.
+        self.doCleanups()
+        super().tearDown()
 
     def ioplan_run(self, *extra, label=None, env=None):
         save = "--save" if label is None else f"--save={label}"
@@ -320,7 +326,7 @@ class BadStores(StoreCase):
             for k, proc in procs.items():
                 self.addCleanup(lambda proc=proc: proc.poll() is None and (proc.kill(), proc.wait()))
             for k, proc in procs.items():
-                out, err = proc.communicate(timeout=30)
+                out, err = proc.communicate(timeout=60)
                 with self.subTest(command=k):
                     self.assertEqual(proc.returncode, commands[k][1], err)
                     if k == "save":
@@ -329,7 +335,7 @@ class BadStores(StoreCase):
                     self.assertNotIn("internal error", err)
             waited = time.monotonic() - started
             self.assertGreaterEqual(waited, 9.5)  # the 10 s it names were waited
-            self.assertLess(waited, 15)
+            self.assertLess(waited, 60)  # a ceiling that a loaded machine stays under; a hang ends here
         finally:
             con.execute("ROLLBACK")
             con.close()
@@ -353,10 +359,6 @@ class BadStores(StoreCase):
         json.loads(r.stdout)
         self.assertIn("read-only", r.stderr)
         self.assertEqual(sha(self.db), before)
-
-    def tearDown(self):
-        self.doCleanups()
-        super().tearDown()
 
 
 def as_schema_2(db):
@@ -443,10 +445,6 @@ class RunIds(StoreCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("needs migrating to 3, and the store cannot be written (read-only)", r.stderr)
 
-    def tearDown(self):
-        self.doCleanups()
-        super().tearDown()
-
 
 class Interrupted(StoreCase):
     """A run a signal stopped was saved like a whole one: nothing in `results list`,
@@ -457,12 +455,12 @@ class Interrupted(StoreCase):
     def interrupted_run(self, label, sig):
         out = self.tmp / f"{label}.json"
         proc = subprocess.Popen([BIN, *self.NULL, "--runtime=60", "--output-format=json", f"--output={out}",
-                                 f"--save={label}", f"--results-db={self.db}"],
+                                 f"--save={label}", f"--results-db={self.db}", "--eta=always",
+                                 "--eta-interval=100ms"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
-        wait_until(lambda: len(list(pathlib.Path(f"/proc/{proc.pid}/task").iterdir())) >= 2,
-                   what="the run's threads")
-        time.sleep(0.5)  # it has measured for a while when the signal comes
+        # it has measured I/O when the signal comes: its progress line shows a rate
+        wait_for_stderr(proc, until=lambda seen: re.search(r"\[r=[0-9.]+[kM]? IOPS\]", seen))
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 1, err)
@@ -522,10 +520,6 @@ class Interrupted(StoreCase):
         p = self.results("list", "--include-interrupted", ok=False)
         self.assertEqual(p.returncode, 2)
         self.assertIn("--include-interrupted belongs to results summary", p.stderr)
-
-    def tearDown(self):
-        self.doCleanups()
-        super().tearDown()
 
 
 class OwnReport(StoreCase):
@@ -610,10 +604,6 @@ class ReadOnlyMedia(StoreCase):
         self.assertIn("-wal holds runs not yet in the file, and SQLite reads them only through", p.stderr)
         self.assertNotIn("cannot be written", p.stderr)
         self.assertEqual(sha(self.db), before)
-
-    def tearDown(self):
-        self.doCleanups()
-        super().tearDown()
 
 
 @unittest.skipUnless(FIO, "fio is not installed")
