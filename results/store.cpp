@@ -389,13 +389,6 @@ int64_t store::id_of_uuid(const std::string &uuid)
 	return rc == SQLITE_ROW ? q.i64(0) : 0;
 }
 
-bool store::has_uuid(const std::string &uuid)
-{
-	stmt q(db_, "SELECT 1 FROM runs WHERE uuid = ?", *this);
-	q.bind(1, uuid);
-	return q.step() == SQLITE_ROW;
-}
-
 int64_t store::insert_run(const run_record &r)
 {
 	stmt ins(db_, "INSERT INTO runs(uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,"
@@ -485,7 +478,7 @@ size_t store::save_all(const std::vector<run_record> &runs)
 	exec("BEGIN IMMEDIATE");
 	try {
 		for (const run_record &r : runs)
-			if (!has_uuid(r.uuid)) {
+			if (!id_of_uuid(r.uuid)) {
 				insert_run(r);
 				added++;
 			}

@@ -115,7 +115,6 @@ private:
 	void load_figures(run_record &r);
 	void load_ranks(run_record &r);
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
-	bool has_uuid(const std::string &uuid);
 	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 
