@@ -18,7 +18,8 @@ in the environment everything the module starts inherits.
 --instrumented BIN runs the modules named by --instrumented-modules against BIN
 (the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
 doctest binary to the same pool, so the unit tests do not wait for the modules or
-the other way round.  Modules start longest first, by the times the last run
+the other way round ("--unit 'BIN --source-file-exclude=...'": doctest's own
+options after the binary choose its tests).  Modules start longest first, by the times the last run
 recorded in --durations (build/e2e-durations.json; on a fresh clone, the record
 committed as tests/e2e/durations.json), so no long module starts last.
 Exit code 0 only when every module and unit binary passed (skips are not failures).
@@ -32,6 +33,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -265,7 +267,8 @@ def main() -> int:
     ap.add_argument("-j", type=int, default=4)
     ap.add_argument("-k", dest="keyword")
     ap.add_argument("-v", action="store_true")
-    ap.add_argument("--unit", action="append", default=[], help="a doctest binary to run in the pool")
+    ap.add_argument("--unit", action="append", default=[],
+                    help="a doctest binary to run in the pool, optionally followed by doctest options")
     ap.add_argument("--instrumented", help="binary for the --instrumented-modules")
     ap.add_argument("--instrumented-modules", help="modules (comma or space separated) run against --instrumented")
     ap.add_argument("--durations", help="JSON file of the last run's times per module, read and rewritten")
@@ -291,8 +294,10 @@ def main() -> int:
         durations = {}  # a damaged record only costs the ordering
     units = module_units(args)
     # The unit tests read their goldens relative to the repository's root.
-    units += [Unit(str(pathlib.Path(b).parent.name), [str(pathlib.Path(b).resolve()), "--no-intro=true"],
-                   tag=" [unit]", cwd=HERE.parent.parent) for b in args.unit]
+    for binary, *options in map(shlex.split, args.unit):
+        units.append(Unit(str(pathlib.Path(binary).parent.name),
+                          [str(pathlib.Path(binary).resolve()), "--no-intro=true", *options],
+                          tag=" [unit]", cwd=HERE.parent.parent))
     failed = []
     counts = {"unit": {"passed": 0, "failed": 0, "skipped": 0}, "e2e": {"passed": 0, "failed": 0, "skipped": 0}}
     run_pool(longest_first(units, durations), args.j, args.v, counts, failed, durations)
