@@ -26,7 +26,7 @@ OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
 TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
 
-.PHONY: all run
+.PHONY: all run $(TARGETS:%=run-%)
 # The instrumented objects are intermediates of the targets; keep them so a second
 # `make fuzz` (every `make test` runs one) relinks instead of recompiling.
 .SECONDARY:
@@ -61,12 +61,15 @@ $(FB)/corpus/%: $(BINS)
 	  iolog) cp tests/fuzz/iolog_seeds/* $@/;; \
 	esac; true
 
-run: $(BINS) $(TARGETS:%=$(FB)/corpus/%)
+# The targets run side by side, as many at once as make's -j (each is one
+# process on one core); each one's lines are printed together when it ends.
+run: $(TARGETS:%=run-%)
+
+$(TARGETS:%=run-%): run-%: $(FB)/fuzz_% $(FB)/corpus/%
 	@mkdir -p $(FB)/findings
-	@for t in $(TARGETS); do \
-		echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-		$(FB)/fuzz_$$t -entropic=0 -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-			-artifact_prefix=$(FB)/findings/$$t- -print_final_stats=1 $(FB)/corpus/$$t 2>&1 | \
-			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' ; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-	done
+	@{ echo "fuzz: $* for $(FUZZ_SECONDS)s"; \
+		$(FB)/fuzz_$* -entropic=0 -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=$(FB)/findings/$*- -print_final_stats=1 $(FB)/corpus/$* 2>&1 | \
+			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done'; \
+		rc=$${PIPESTATUS[0]}; } > $(FB)/run-$*.log; \
+		cat $(FB)/run-$*.log; exit $$rc
