@@ -119,12 +119,14 @@ bool ss_window_add(struct ss_window *w, uint64_t iops, uint64_t bw)
 /* Per clone of a unit: its counters at the last sample (fio's prev_* per thread). */
 struct ss_member {
 	uint64_t prev_ns, prev_bytes, prev_ios;
-	uint64_t seen_ns;		/* first seen running: its epoch when it has no start gate */
+	uint64_t seen_ns;		/* first seen running: its epoch until it publishes one */
 	bool ramp_over;
+	bool gone;			/* ended, and its last I/O counted */
 };
 
 struct ss_unit {
 	uint32_t first, last;		/* workers cur[first..last] */
+	uint64_t next_ns;		/* its next sample is due (0 = none of its clones started yet) */
 	uint64_t ramp_ns;
 	struct ss_window win;
 	struct ss_member *m;
@@ -152,7 +154,7 @@ static int unit_init(struct ss_unit *u, struct worker *const *cur, uint32_t a, u
 	if (!u->m)
 		return -ENOMEM;
 	for (uint32_t i = 0; i <= b - a; i++) {
-		u->m[i].prev_ns = now;
+		u->m[i].prev_ns = now;	/* until its epoch is known (fio: prev_time = epoch) */
 		u->m[i].ramp_over = !u->ramp_ns;
 	}
 	return ss_window_init(&u->win, j->ss_flags, j->ss_limit, j->ss_dur_s);
@@ -174,7 +176,6 @@ int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_
 	uint32_t k = 0, nr = count_units(cur, n);
 
 	memset(r, 0, sizeof(*r));
-	r->next_ns = now + SS_TICK_NS;
 	if (!nr)
 		return 0;
 	r->units = calloc(nr, sizeof(*r->units));
@@ -195,19 +196,39 @@ int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_
 	return 0;
 }
 
-/* One clone's rates since its last sample (fio: per thread, integer per second). */
+/*
+ * When the clone's measured time began: its gate's opening, or its own start
+ * without a gate (a stream's, a startdelay range's).  Read from the clone, not
+ * taken as the tick that first saw it running: that was up to a second late, and
+ * the ramp ended as late.  Its first rate counts from there, as fio's from epoch.
+ */
+static uint64_t member_epoch(struct worker *w, struct ss_member *m, uint64_t now)
+{
+	uint64_t epoch = atomic_load_explicit(&w->pub.epoch_ns, memory_order_relaxed);
+
+	if (!m->seen_ns) {
+		m->seen_ns = epoch && epoch <= now ? epoch : now;
+		m->prev_ns = m->seen_ns;
+	}
+	return epoch ? epoch : m->seen_ns;
+}
+
+/*
+ * One clone's rates since its last sample (fio: per thread, integer per second).
+ * A clone that ended since then counts once more, with the I/O it did before
+ * its end: left out, the sample a time-based group takes as its clones end was
+ * the sum of those still running (half the group's rate, judged and printed).
+ */
 static bool member_rates(struct ss_unit *u, struct worker *w, struct ss_member *m, uint64_t now,
 			 uint64_t *iops, uint64_t *bw)
 {
 	uint64_t bytes = 0, ios = 0, ms, epoch;
 
-	if (!w->started || !atomic_load_explicit(&w->pub.running, memory_order_relaxed))
+	if (!w->started || m->gone)
 		return false;
-	if (!m->seen_ns)
-		m->seen_ns = now;
-	epoch = atomic_load_explicit(&w->pub.gate_open_ns, memory_order_relaxed);
-	if (!epoch)
-		epoch = m->seen_ns;
+	/* acquire: its counters are final once it says it ended (worker.c's finish) */
+	m->gone = !atomic_load_explicit(&w->pub.running, memory_order_acquire);
+	epoch = member_epoch(w, m, now);
 	if (!m->ramp_over && now >= epoch + u->ramp_ns + SS_TICK_NS)
 		m->ramp_over = true;
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
@@ -254,16 +275,40 @@ static void unit_sample(struct ss_unit *u, struct worker *const *cur, uint64_t n
 	unit_record(u, cur);
 }
 
+/*
+ * A unit's first sample is due a second after its first clone's epoch, the next
+ * ones a second apart: its own seconds, not the coordinator's.  On a clock of the
+ * segment's, whether the sample at ramp + 1 s counted depended on which came
+ * first, the clones' start or the segment's clock, and a time-based job whose
+ * runtime just covers the window took its last sample as its clones ended.
+ */
+static uint64_t unit_first_due(const struct ss_unit *u, struct worker *const *cur)
+{
+	uint64_t first = 0;
+
+	for (uint32_t i = u->first; i <= u->last; i++) {
+		uint64_t e = cur[i]->started ? atomic_load_explicit(&cur[i]->pub.epoch_ns,
+								       memory_order_relaxed) : 0;
+
+		if (e && (!first || e < first))
+			first = e;
+	}
+	return first ? first + SS_TICK_NS : 0;
+}
+
 void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now)
 {
-	if (!r->nr_units || now < r->next_ns)
-		return;
-	r->next_ns += SS_TICK_NS;
-	if (r->next_ns <= now)	/* a late tick does not make up the seconds it missed */
-		r->next_ns = now + SS_TICK_NS;
-	for (uint32_t i = 0; i < r->nr_units; i++)
-		if (!r->units[i].done)
-			unit_sample(&r->units[i], cur, now);
+	for (uint32_t i = 0; i < r->nr_units; i++) {
+		struct ss_unit *u = &r->units[i];
+
+		if (u->done || (!u->next_ns && !(u->next_ns = unit_first_due(u, cur))) ||
+		    now < u->next_ns)
+			continue;
+		u->next_ns += SS_TICK_NS;
+		if (u->next_ns <= now)	/* a late tick does not make up the seconds it missed */
+			u->next_ns = now + SS_TICK_NS;
+		unit_sample(u, cur, now);
+	}
 }
 
 /* Writes (or updates) the unit's record in its last clone's res_job. 0 or -ENOMEM. */

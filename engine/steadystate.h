@@ -1,9 +1,10 @@
 /*
  * engine/steadystate.h - fio's steady-state detection (ss, ss_dur, ss_ramp).
  *
- * Once a second the coordinator samples the IOPS and bandwidth of each unit
- * (a clone, or with group_reporting every clone of a reporting group summed)
- * into a window of ss_dur_s samples.  Once the window is full, each new sample
+ * Once a second of its own (counted from its first clone's start) the
+ * coordinator samples the IOPS and bandwidth of each unit (a clone, or with
+ * group_reporting every clone of a reporting group summed) into a window of
+ * ss_dur_s samples.  Once the window is full, each new sample
  * re-judges it: the least-squares slope (slope criteria) or the largest
  * distance of a sample from the mean (the others), absolute or as a percent of
  * the mean.  Below the limit the unit is steady and its clones stop as fio's
@@ -54,7 +55,6 @@ struct ss_unit;
 struct ss_run {
 	struct ss_unit *units;
 	uint32_t nr_units;
-	uint64_t next_ns;		/* the next sample is due (clock time) */
 };
 
 /*

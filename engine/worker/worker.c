@@ -662,6 +662,8 @@ static void run(struct worker *w)
 		w->now = gate;
 	}
 	w->res.thread_start_ns = w->now;
+	if (!w->sh->fake)
+		atomic_store_explicit(&w->pub.epoch_ns, w->now, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 	if (j->verify_only) {
 		verify(w);
@@ -720,7 +722,8 @@ static void finish(struct worker *w)
 	if (w->out->error)
 		jr->failed = true;
 	w->seg->workers_left--;
-	atomic_store_explicit(&w->pub.running, false, memory_order_relaxed);
+	/* release: steady state reads its final counters once it reads this (steadystate.c) */
+	atomic_store_explicit(&w->pub.running, false, memory_order_release);
 	pthread_cond_broadcast(&w->seg->cv);
 	pthread_mutex_unlock(&w->seg->mu);
 }

@@ -101,8 +101,11 @@ struct worker_pub {
 	/* eng_snapshot (snapshot.h): the last request answered, and whether it still answers. */
 	_Atomic uint64_t snap_ack;
 	_Atomic bool in_loop;
-	/* Its start gate opened, clock time (0 = none, or a fake clock): steady state's ramp counts from it. */
+	/* Its start gate opened, clock time (0 = none, or a fake clock). */
 	_Atomic uint64_t gate_open_ns;
+	/* Its measured time began (its gate's opening, or its own start without a gate; 0 = not
+	 * yet, or a fake clock): steady state's ramp counts from it. */
+	_Atomic uint64_t epoch_ns;
 };
 
 enum wphase {
