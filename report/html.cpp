@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <regex>
+#include <unordered_map>
 
 #include "report/units.hpp"
 
@@ -75,30 +76,42 @@ std::string job_name(const ojson &job)
 	return n.empty() ? "(unnamed)" : n;
 }
 
-// Which of the jobs named alike jobs[j] is (1-based): fio writes one entry
-// per clone of numjobs=N, and two sections may share a name.
-size_t ordinal(const ojson &jobs, size_t j)
-{
-	size_t k = 1;
-	for (size_t i = 0; i < j; i++)
-		k += job_name(jobs[i]) == job_name(jobs[j]);
-	return k;
-}
+// The jobs of one result by name, worked out once a table: fio writes one entry
+// per clone of numjobs=N, and two sections may share a name.  Counted again for
+// each job, the names made a page quadratic in its jobs (65 s for 10 000).
+struct job_names {
+	std::vector<std::string> name;
+	std::vector<size_t> ordinal;	// 1-based, among the jobs of its name
+	std::unordered_map<std::string, std::vector<size_t>> by_name;
 
-bool name_shared(const ojson &jobs, const std::string &name)
-{
-	size_t n = 0;
-	for (const ojson &job : jobs)
-		n += job_name(job) == name;
-	return n > 1;
-}
+	explicit job_names(const ojson &jobs)
+	{
+		for (size_t j = 0; j < jobs.size(); j++) {
+			name.push_back(job_name(jobs[j]));
+			std::vector<size_t> &same = by_name[name.back()];
+			same.push_back(j);
+			ordinal.push_back(same.size());
+		}
+	}
 
-// "a", or "a #2" where the result has several jobs named a.
-std::string job_label(const ojson &jobs, size_t j)
-{
-	std::string n = job_name(jobs[j]);
-	return name_shared(jobs, n) ? n + " #" + std::to_string(ordinal(jobs, j)) : n;
-}
+	bool shared(const std::string &n) const
+	{
+		auto it = by_name.find(n);
+		return it != by_name.end() && it->second.size() > 1;
+	}
+
+	std::string numbered(size_t j) const { return name[j] + " #" + std::to_string(ordinal[j]); }
+
+	// "a", or "a #2" where the result has several jobs named a.
+	std::string label(size_t j) const { return shared(name[j]) ? numbered(j) : name[j]; }
+
+	// The index of the k-th (1-based) job named n, or SIZE_MAX.
+	size_t find(const std::string &n, size_t k) const
+	{
+		auto it = by_name.find(n);
+		return it == by_name.end() || k > it->second.size() ? SIZE_MAX : it->second[k - 1];
+	}
+};
 
 // data-value is the JSON's own number at key; the cell shows it scaled by div.
 std::string cell(const std::string &key, double raw, const char *fmt, double div = 1)
@@ -132,13 +145,13 @@ std::string caveats(const std::vector<html_input> &in)
 	       "</ul></section>\n";
 }
 
-std::string summary_row(const ojson &jobs, size_t j, const char *d)
+std::string summary_row(const ojson &jobs, const job_names &names, size_t j, const char *d)
 {
 	const ojson &dd = jobs[j][d];
 	const ojson *lat = lat_of(dd);
 	std::string base = strf("jobs.%zu.%s", j, d);
 	std::string lk = dd.contains("lat_ns") && lat == &dd.at("lat_ns") ? "lat_ns" : "clat_ns";
-	std::string s = "<tr><th scope=\"row\">" + html_escape(job_label(jobs, j)) + "</th><td class=\"l\">" + d + "</td>";
+	std::string s = "<tr><th scope=\"row\">" + html_escape(names.label(j)) + "</th><td class=\"l\">" + d + "</td>";
 	s += cell(base + ".iops", num_at(dd, "iops"), "%.1f");
 	s += cell(base + ".bw_bytes", num_at(dd, "bw_bytes"), "%.0f");
 	s += strf("<td>%.3f</td>", num_at(dd, "bw_bytes") / 1e6);
@@ -158,15 +171,16 @@ std::string summary_table(const ojson &doc, size_t idx)
 			"<th scope=\"col\">p50 (us)</th><th scope=\"col\">p99 (us)</th><th scope=\"col\">p99.9 (us)</th>"
 			"</tr></thead><tbody>\n";
 	const ojson &jobs = doc["jobs"];
+	const job_names names(jobs);
 	for (size_t j = 0; j < jobs.size(); j++) {
 		bool any = false;
 		for (const char *d : DIRS)
 			if (ran(jobs[j], d)) {
-				s += summary_row(jobs, j, d);
+				s += summary_row(jobs, names, j, d);
 				any = true;
 			}
 		if (!any)
-			s += "<tr><th scope=\"row\">" + html_escape(job_label(jobs, j)) +
+			s += "<tr><th scope=\"row\">" + html_escape(names.label(j)) +
 			     strf("</th><td class=\"l failed\" colspan=\"8\">%s</td></tr>\n",
 				  num_at(jobs[j], "error") != 0
 					  ? strf("failed: error %.0f", num_at(jobs[j], "error")).c_str()
@@ -217,10 +231,11 @@ std::string bar_charts(const ojson &doc, size_t idx)
 {
 	std::vector<svg_bar> bw, iops;
 	const ojson &jobs = doc["jobs"];
+	const job_names names(jobs);
 	for (size_t j = 0; j < jobs.size(); j++)
 		for (const char *d : DIRS)
 			if (ran(jobs[j], d)) {
-				std::string label = job_label(jobs, j) + " " + d, key = strf("jobs.%zu.%s", j, d);
+				std::string label = names.label(j) + " " + d, key = strf("jobs.%zu.%s", j, d);
 				double b = num_at(jobs[j][d], "bw_bytes"), io = num_at(jobs[j][d], "iops");
 				bw.push_back({ label, key + ".bw_bytes", b / 1e6, b });
 				iops.push_back({ label, key + ".iops", io, io });
@@ -241,12 +256,13 @@ std::string latency_chart(const ojson &doc, size_t idx)
 {
 	std::vector<svg_series> series;
 	const ojson &jobs = doc["jobs"];
+	const job_names names(jobs);
 	for (size_t j = 0; j < jobs.size(); j++)
 		for (const char *d : DIRS) {
 			const ojson *lat = ran(jobs[j], d) ? lat_of(jobs[j][d]) : nullptr;
 			if (!lat || !lat->contains("percentile") || !(*lat)["percentile"].is_object())
 				continue;
-			svg_series s{ job_label(jobs, j) + " " + d, {} };
+			svg_series s{ names.label(j) + " " + d, {} };
 			for (auto &kv : (*lat)["percentile"].items())
 				if (kv.value().is_number())
 					s.points.push_back({ nines(std::atof(kv.key().c_str())), kv.value().get<double>() / 1e3 });
@@ -332,26 +348,21 @@ std::string change_cell(double a, double b, bool higher_better)
 	return strf("<td class=\"%s\">%+.1f%%</td>", std::fabs(pct) < 0.05 ? "" : better ? "better" : "worse", pct);
 }
 
-// The job of another result matching jobs[j] of the first: the same name
-// and, among jobs of that name (numjobs clones), the same place; or null.
-const ojson *matching(const ojson &jobs, size_t j, const ojson &other)
+// The job of another result matching job j of the first: the same name and,
+// among jobs of that name (numjobs clones), the same place; or null.
+const ojson *matching(const job_names &first, size_t j, const ojson &other_jobs, const job_names &other)
 {
-	std::string name = job_name(jobs[j]);
-	size_t k = ordinal(jobs, j);
-	for (const ojson &o : other)
-		if (job_name(o) == name && --k == 0)
-			return &o;
-	return nullptr;
+	size_t k = other.find(first.name[j], first.ordinal[j]);
+	return k == SIZE_MAX ? nullptr : &other_jobs[k];
 }
 
 // "a" or "a #k" over every result: one with several jobs named a numbers them all.
-std::string shared_label(const std::vector<html_input> &in, size_t j)
+std::string shared_label(const std::vector<job_names> &names, size_t j)
 {
-	const ojson &jobs = in[0].doc["jobs"];
-	for (const html_input &r : in)
-		if (name_shared(r.doc["jobs"], job_name(jobs[j])))
-			return job_name(jobs[j]) + " #" + std::to_string(ordinal(jobs, j));
-	return job_name(jobs[j]);
+	for (const job_names &r : names)
+		if (r.shared(names[0].name[j]))
+			return names[0].numbered(j);
+	return names[0].name[j];
 }
 
 std::string comparison(const std::vector<html_input> &in)
@@ -362,17 +373,20 @@ std::string comparison(const std::vector<html_input> &in)
 			(i ? "<th scope=\"col\">change</th>" : "");
 	std::string body;
 	const ojson &first = in[0].doc["jobs"];
+	std::vector<job_names> names;
+	for (const html_input &r : in)
+		names.emplace_back(r.doc["jobs"]);
 	for (size_t j = 0; j < first.size(); j++)
 		for (const char *d : DIRS) {
 			if (!ran(first[j], d))
 				continue;
 			for (int f = 0; f < 3; f++) {
-				static const char *const names[] = { "IOPS", "MB/s", "p99 (us)" };
-				body += "<tr><th scope=\"row\">" + html_escape(shared_label(in, j)) + "</th><td class=\"l\">" +
-					d + "</td><td class=\"l\">" + names[f] + "</td>";
+				static const char *const figures[] = { "IOPS", "MB/s", "p99 (us)" };
+				body += "<tr><th scope=\"row\">" + html_escape(shared_label(names, j)) + "</th><td class=\"l\">" +
+					d + "</td><td class=\"l\">" + figures[f] + "</td>";
 				double a = -1;
 				for (size_t i = 0; i < in.size(); i++) {
-					const ojson *other = matching(first, j, in[i].doc["jobs"]);
+					const ojson *other = matching(names[0], j, in[i].doc["jobs"], names[i]);
 					double v = -1;
 					if (other && ran(*other, d))
 						v = f == 0 ? num_at((*other)[d], "iops")

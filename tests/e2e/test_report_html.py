@@ -13,6 +13,7 @@ import html.parser
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import unittest
@@ -214,6 +215,42 @@ class Page(TmpDirCase):
         p = run(["report", str(self.tmp / "nojobs.json")])
         self.assertEqual(p.returncode, 2)
         self.assertIn("no \"jobs\" array", p.stderr)
+
+
+class SameNamedJobs(TmpDirCase):
+    """Clones of numjobs=N share their job's name: the page numbers them and compares
+    each with its own counterpart (the i-th job of that name in the other run)."""
+
+    JOB = "[global]\nioengine=null\nsize=1m\nrw=randread\n[a]\nnumjobs=3\n[b]\nbs=8k\n"
+
+    def result(self, name, iops):
+        """A real run's result, each job's read IOPS then set to iops[k]: clones of one
+        job run alike, and a row matched with the wrong clone must show another number."""
+        job = self.write(f"{name}.fio", self.JOB)
+        p = run([str(job), "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        for k, j in enumerate(doc["jobs"]):
+            j["read"]["iops"] = iops[k]
+        (self.tmp / f"{name}.json").write_text(json.dumps(doc))
+        return doc["jobs"]
+
+    def test_each_clone_is_compared_with_its_counterpart(self):
+        self.result("x", [101.0, 102.0, 103.0, 104.0])
+        self.result("y", [201.0, 202.0, 203.0, 204.0])
+        page = self.tmp / "page.html"
+        p = run(["report", str(self.tmp / "x.json"), str(self.tmp / "y.json"), "-o", str(page)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = page.read_text()
+        rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td class="l">read</td><td class="l">IOPS</td>'
+                          r'<td>([0-9.]+)</td><td>([0-9.]+)</td>', text)
+        self.assertEqual(rows, [("a #1", "101.00", "201.00"), ("a #2", "102.00", "202.00"),
+                                ("a #3", "103.00", "203.00"), ("b", "104.00", "204.00")])
+        # Each run's own table numbers its clones the same way.
+        own = re.findall(r'<tr><th scope="row">([^<]+)</th><td class="l">read</td><td data-key="jobs\.(\d)\.read'
+                         r'\.iops" data-value="([0-9.]+)"', text)
+        self.assertEqual(own, [("a #1", "0", "101"), ("a #2", "1", "102"), ("a #3", "2", "103"), ("b", "3", "104"),
+                               ("a #1", "0", "201"), ("a #2", "1", "202"), ("a #3", "2", "203"), ("b", "3", "204")])
 
 
 if __name__ == "__main__":
