@@ -126,7 +126,8 @@ struct ss_member {
 
 struct ss_unit {
 	uint32_t first, last;		/* workers cur[first..last] */
-	uint64_t next_ns;		/* its next sample is due (0 = none of its clones started yet) */
+	uint64_t next_ns;		/* its next sample is due (0 = its clones' start not settled yet) */
+	uint64_t epoch_ns;		/* the last start of the clones that started with its first */
 	uint64_t ramp_ns;
 	struct ss_window win;
 	struct ss_member *m;
@@ -229,6 +230,8 @@ static bool member_rates(struct ss_unit *u, struct worker *w, struct ss_member *
 	/* acquire: its counters are final once it says it ended (worker.c's finish) */
 	m->gone = !atomic_load_explicit(&w->pub.running, memory_order_acquire);
 	epoch = member_epoch(w, m, now);
+	if (epoch <= u->epoch_ns)	/* started with the others: their ramps end at one sample */
+		epoch = u->epoch_ns;
 	if (!m->ramp_over && now >= epoch + u->ramp_ns + SS_TICK_NS)
 		m->ramp_over = true;
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
@@ -276,24 +279,35 @@ static void unit_sample(struct ss_unit *u, struct worker *const *cur, uint64_t n
 }
 
 /*
- * A unit's first sample is due a second after its first clone's epoch, the next
- * ones a second apart: its own seconds, not the coordinator's.  On a clock of the
- * segment's, whether the sample at ramp + 1 s counted depended on which came
- * first, the clones' start or the segment's clock, and a time-based job whose
- * runtime just covers the window took its last sample as its clones ended.
+ * A unit samples on its own seconds, counted from the start of its clones: not
+ * on the coordinator's clock, where whether the sample at ramp + 1 s counted
+ * depended on which came first, the clones' start or that clock.  Clones without
+ * a start gate (a stream's) start a few microseconds apart: the seconds count
+ * from the last of those that started within SS_TOGETHER_NS of the first, and
+ * their ramps end together (each on its own, the first sample summed those whose
+ * ramp had ended by a microsecond: half the group's rate).  0 until settled.
  */
-static uint64_t unit_first_due(const struct ss_unit *u, struct worker *const *cur)
+#define SS_TOGETHER_NS (SS_TICK_NS / 2)
+
+static uint64_t started_at(const struct worker *w)
 {
-	uint64_t first = 0;
+	return w->started ? atomic_load_explicit(&w->pub.epoch_ns, memory_order_relaxed) : 0;
+}
 
-	for (uint32_t i = u->first; i <= u->last; i++) {
-		uint64_t e = cur[i]->started ? atomic_load_explicit(&cur[i]->pub.epoch_ns,
-								       memory_order_relaxed) : 0;
+static uint64_t unit_first_due(struct ss_unit *u, struct worker *const *cur, uint64_t now)
+{
+	uint64_t first = 0, last = 0, e;
 
-		if (e && (!first || e < first))
+	for (uint32_t i = u->first; i <= u->last; i++)
+		if ((e = started_at(cur[i])) && (!first || e < first))
 			first = e;
-	}
-	return first ? first + SS_TICK_NS : 0;
+	if (!first || now < first + SS_TOGETHER_NS)
+		return 0;
+	for (uint32_t i = u->first; i <= u->last; i++)
+		if ((e = started_at(cur[i])) && e <= first + SS_TOGETHER_NS && e > last)
+			last = e;
+	u->epoch_ns = last;
+	return last + SS_TICK_NS;
 }
 
 void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now)
@@ -301,7 +315,7 @@ void ss_run_tick(struct ss_run *r, struct worker *const *cur, uint64_t now)
 	for (uint32_t i = 0; i < r->nr_units; i++) {
 		struct ss_unit *u = &r->units[i];
 
-		if (u->done || (!u->next_ns && !(u->next_ns = unit_first_due(u, cur))) ||
+		if (u->done || (!u->next_ns && !(u->next_ns = unit_first_due(u, cur, now))) ||
 		    now < u->next_ns)
 			continue;
 		u->next_ns += SS_TICK_NS;

@@ -195,14 +195,14 @@ class SteadyStateParsing(TmpDirCase):
     def shrunk_example(self, runtime):
         """fio's examples/steadystate.fio, shrunk (5 min runtimes, 10-30 s windows: here a 1 s
         ramp and a 2 s window) and held to 2000 IOPS a clone, so a group of four makes 8000
-        a second however busy the machine (flat out, its eight threads a tool took 30 s of
-        CPU and judged the machine's noise).  Even so a busy machine moves a second's count
-        by several percent (fio's [8554, 7904] in make test), so the read group's slope
-        limit is 10%, not 1%."""
+        a second (flat out, its eight threads a tool took 30 s of CPU and judged the
+        machine's noise).  A busy machine still moves a second's count: fio's were [8554,
+        7904] and [6883, 9272] in make test, so the limits are 50%, and a sample is judged
+        whole when within 20% of 8000: one clone left out is 25%."""
         text = EXAMPLE.read_text()
         for a, b in (("runtime=5m", f"runtime={runtime}"), ("ss_dur=30s", "ss_dur=2s"),
                      ("ss_ramp=10s", "ss_ramp=1s"), ("ss_dur=10s", "ss_dur=2s"), ("ss_ramp=5s", "ss_ramp=1s"),
-                     ("ss=bw_slope:1%", "ss=bw_slope:10%"),
+                     ("ss=iops:10%", "ss=iops:50%"), ("ss=bw_slope:1%", "ss=bw_slope:50%"),
                      ("time_based\n", "time_based\nrate_iops=2000\n")):
             self.assertIn(a, text)
             text = text.replace(a, b)
@@ -214,11 +214,15 @@ class SteadyStateParsing(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         return jobs_of(p.stdout)
 
+    def assert_whole(self, job):
+        for iops in job["steadystate"]["data"]["iops"]:
+            self.assertAlmostEqual(iops, 8000, delta=1600, msg=job["steadystate"])
+
     def test_fios_steadystate_example_runs_as_in_fio(self):
         # Both tools give each group its criterion, window and fio's section, and find it
-        # steady once the ramp and the window have passed: after 3 s of the 4.  ioplan's
-        # clones on /dev/null (a stream: no start gate) counted their ramp from the second
-        # steady state first saw them, so its window filled as they ended at 4 s.
+        # steady once the ramp and the window have passed.  ioplan's clones on /dev/null (a
+        # stream: no start gate) counted their ramp from the second steady state first saw
+        # them, so its window filled as they ended at 4 s, not at 3 s.
         self.shrunk_example(4)
         seen = []
         for runner in [run] + ([run_fio] if FIO else []):
@@ -226,10 +230,11 @@ class SteadyStateParsing(TmpDirCase):
             for j in jobs:
                 self.assertEqual(list(j["steadystate"]), SS_KEYS)
                 self.assertEqual(j["steadystate"]["attained"], 1, (runner, j["steadystate"]))
-                for iops in j["steadystate"]["data"]["iops"]:
-                    self.assertAlmostEqual(iops, 8000, delta=800)
+                self.assert_whole(j)
+                if runner is run:   # its four clones stopped at the 3 s sample (fio's at about 3.9 s)
+                    self.assertLess(j["job_runtime"], 4 * 3600, j)
             seen.append([(j["jobname"], j["groupid"], j["steadystate"]["ss"]) for j in jobs])
-        self.assertEqual(seen[0], [("ss-write", 0, "iops:10.000000%"), ("ss-read", 1, "bw_slope:10.000000%")])
+        self.assertEqual(seen[0], [("ss-write", 0, "iops:50.000000%"), ("ss-read", 1, "bw_slope:50.000000%")])
         self.assertEqual(seen[0], seen[-1])
 
     def test_the_second_a_groups_clones_end_in_is_sampled_whole(self):
@@ -238,8 +243,8 @@ class SteadyStateParsing(TmpDirCase):
         # was judged (and printed) unsteady at half its rate.
         self.shrunk_example(3)
         for j in self.example_jobs(run):
-            for iops in j["steadystate"]["data"]["iops"]:
-                self.assertAlmostEqual(iops, 8000, delta=800, msg=j["steadystate"])
+            self.assert_whole(j)
+
 
 if __name__ == "__main__":
     unittest.main()
