@@ -19,9 +19,10 @@ in the environment everything the module starts inherits.
 (the engine built with ASan and UBSan) instead of $IOPLAN_BIN; --unit BIN adds a
 doctest binary to the same pool, so the unit tests do not wait for the modules or
 the other way round ("--unit 'BIN --source-file-exclude=...'": doctest's own
-options after the binary choose its tests).  Modules start longest first, by the times the last run
-recorded in --durations (build/e2e-durations.json; on a fresh clone, the record
-committed as tests/e2e/durations.json), so no long module starts last.
+options after the binary choose its tests).  Modules start longest first, by
+the times the last run recorded in --durations (build/e2e-durations.json; on a
+fresh clone, the record committed as tests/e2e/durations.json), so no long
+module starts last.
 Exit code 0 only when every module and unit binary passed (skips are not failures).
 
   run.py [-j N] [-k SUBSTRING] [-v] [--unit BIN]... [--instrumented BIN
