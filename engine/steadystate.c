@@ -118,8 +118,7 @@ bool ss_window_add(struct ss_window *w, uint64_t iops, uint64_t bw)
 
 /* Per clone of a unit: its counters at the last sample (fio's prev_* per thread). */
 struct ss_member {
-	uint64_t prev_ns, prev_bytes, prev_ios;
-	uint64_t seen_ns;		/* first seen running: its epoch until it publishes one */
+	uint64_t prev_ns, prev_bytes, prev_ios;	/* prev_ns 0: its measured time not begun */
 	bool ramp_over;
 	bool gone;			/* ended, and its last I/O counted */
 };
@@ -143,8 +142,7 @@ static bool same_unit(const struct worker *a, const struct worker *b)
 	       a->job->groupid == b->job->groupid;
 }
 
-static int unit_init(struct ss_unit *u, struct worker *const *cur, uint32_t a, uint32_t b,
-		     uint64_t now)
+static int unit_init(struct ss_unit *u, struct worker *const *cur, uint32_t a, uint32_t b)
 {
 	const struct plan_job *j = cur[a]->job;
 
@@ -154,10 +152,8 @@ static int unit_init(struct ss_unit *u, struct worker *const *cur, uint32_t a, u
 	u->m = calloc(b - a + 1, sizeof(*u->m));
 	if (!u->m)
 		return -ENOMEM;
-	for (uint32_t i = 0; i <= b - a; i++) {
-		u->m[i].prev_ns = now;	/* until its epoch is known (fio: prev_time = epoch) */
+	for (uint32_t i = 0; i <= b - a; i++)
 		u->m[i].ramp_over = !u->ramp_ns;
-	}
 	return ss_window_init(&u->win, j->ss_flags, j->ss_limit, j->ss_dur_s);
 }
 
@@ -172,7 +168,7 @@ static uint32_t count_units(struct worker *const *cur, uint32_t n)
 	return nr;
 }
 
-int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_t now)
+int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n)
 {
 	uint32_t k = 0, nr = count_units(cur, n);
 
@@ -190,28 +186,11 @@ int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_
 		while (b + 1 < n && cur[b + 1]->job->ss_dur_s && same_unit(cur[b], cur[b + 1]))
 			b++;
 		/* An empty record at once: interim reports show the section from the start, as fio's. */
-		if (unit_init(&r->units[k], cur, a, b, now) || unit_record(&r->units[k], cur))
+		if (unit_init(&r->units[k], cur, a, b) || unit_record(&r->units[k], cur))
 			return -ENOMEM;
 		k++;
 	}
 	return 0;
-}
-
-/*
- * When the clone's measured time began: its gate's opening, or its own start
- * without a gate (a stream's, a startdelay range's).  Read from the clone, not
- * taken as the tick that first saw it running: that was up to a second late, and
- * the ramp ended as late.  Its first rate counts from there, as fio's from epoch.
- */
-static uint64_t member_epoch(struct worker *w, struct ss_member *m, uint64_t now)
-{
-	uint64_t epoch = atomic_load_explicit(&w->pub.epoch_ns, memory_order_relaxed);
-
-	if (!m->seen_ns) {
-		m->seen_ns = epoch && epoch <= now ? epoch : now;
-		m->prev_ns = m->seen_ns;
-	}
-	return epoch ? epoch : m->seen_ns;
 }
 
 /*
@@ -229,7 +208,17 @@ static bool member_rates(struct ss_unit *u, struct worker *w, struct ss_member *
 		return false;
 	/* acquire: its counters are final once it says it ended (worker.c's finish) */
 	m->gone = !atomic_load_explicit(&w->pub.running, memory_order_acquire);
-	epoch = member_epoch(w, m, now);
+	/*
+	 * Its measured time began at its gate's opening, or at its own start without
+	 * a gate (a stream's, a startdelay range's): not when a tick first saw it
+	 * running, up to a second later, which ended its ramp as late.  Before that
+	 * (setting up, a start delay) it has nothing to count.
+	 */
+	epoch = atomic_load_explicit(&w->pub.epoch_ns, memory_order_relaxed);
+	if (!epoch)
+		return false;
+	if (!m->prev_ns)	/* its first rate counts from its start (fio: prev_time = epoch) */
+		m->prev_ns = epoch < now ? epoch : now;
 	if (epoch <= u->epoch_ns)	/* started with the others: their ramps end at one sample */
 		epoch = u->epoch_ns;
 	if (!m->ramp_over && now >= epoch + u->ramp_ns + SS_TICK_NS)

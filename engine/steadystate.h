@@ -62,7 +62,7 @@ struct ss_run {
  * with an empty record in res_job.ss (under the lock eng_snapshot reads under).
  * 0 or -ENOMEM.
  */
-int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n, uint64_t now);
+int ss_run_init(struct ss_run *r, struct worker *const *cur, uint32_t n);
 
 /*
  * Samples every unit when a second has passed; stops the clones of steady units

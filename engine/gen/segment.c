@@ -383,7 +383,7 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	memset(&ss, 0, sizeof(ss));
 	pthread_mutex_lock(&e->mu);
 	if (!ret && !e->opts.fake_clock)
-		ret = ss_run_init(&ss, e->cur, e->nr_cur, clk_now(&e->sh.clk));
+		ret = ss_run_init(&ss, e->cur, e->nr_cur);
 	pthread_mutex_unlock(&e->mu);
 	watch(e, &s, &ss);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
