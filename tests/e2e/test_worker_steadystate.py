@@ -191,7 +191,6 @@ class SteadyStateParsing(TmpDirCase):
                                 "ss=iops:5%\n")
             self.assertNotEqual(run_fio(["f.fio"], cwd=self.tmp).returncode, 0)
 
-    @unittest.skipUnless(EXAMPLE.is_file(), "run `make fio-examples` first")
     def shrunk_example(self, runtime):
         """fio's examples/steadystate.fio, shrunk (5 min runtimes, 10-30 s windows: here a 1 s
         ramp and a 2 s window) and held to 2000 IOPS a clone, so a group of four makes 8000
@@ -218,6 +217,7 @@ class SteadyStateParsing(TmpDirCase):
         for iops in job["steadystate"]["data"]["iops"]:
             self.assertAlmostEqual(iops, 8000, delta=1600, msg=job["steadystate"])
 
+    @unittest.skipUnless(EXAMPLE.is_file(), "run `make fio-examples` first")
     def test_fios_steadystate_example_runs_as_in_fio(self):
         # Both tools give each group its criterion, window and fio's section, and find it
         # steady once the ramp and the window have passed.  ioplan's clones on /dev/null (a
@@ -229,6 +229,7 @@ class SteadyStateParsing(TmpDirCase):
             jobs = self.example_jobs(runner)
             for j in jobs:
                 self.assertEqual(list(j["steadystate"]), SS_KEYS)
+                self.assertEqual(len(j["steadystate"]["data"]["bw"]), 2)
                 self.assertEqual(j["steadystate"]["attained"], 1, (runner, j["steadystate"]))
                 self.assert_whole(j)
                 if runner is run:   # its four clones stopped at the 3 s sample (fio's at about 3.9 s)
@@ -237,6 +238,7 @@ class SteadyStateParsing(TmpDirCase):
         self.assertEqual(seen[0], [("ss-write", 0, "iops:50.000000%"), ("ss-read", 1, "bw_slope:50.000000%")])
         self.assertEqual(seen[0], seen[-1])
 
+    @unittest.skipUnless(EXAMPLE.is_file(), "run `make fio-examples` first")
     def test_the_second_a_groups_clones_end_in_is_sampled_whole(self):
         # A runtime that ends as the window fills: the last sample is taken as the clones
         # end.  It summed only the clones still running, [8000, 4004] here, and the group
