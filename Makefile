@@ -64,11 +64,11 @@ LDFLAGS := $(SANFLAGS)
 LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere nbd.c builds
-# only a stub --enghelp lists as unavailable, instead of the build failing.
+# only a stub --enghelp lists as unavailable, instead of the build failing.  Not
+# linked: nbd.c opens libnbd when a run first asks for the engine (why: its header).
 HAVE_LIBNBD := $(shell pkg-config --exists libnbd 2>/dev/null && echo 1)
 ifeq ($(HAVE_LIBNBD),1)
   CPPFLAGS += -DIOPLAN_HAVE_LIBNBD $(shell pkg-config --cflags libnbd)
-  LDLIBS += $(shell pkg-config --libs libnbd)
 endif
 
 # Sources, by directory and one level of sub-folders; new files need no Makefile change.

@@ -105,6 +105,13 @@ struct ioe_ops {
 	 * --enghelp lists it as unavailable; a job that asks for it is refused.
 	 */
 	const char *unavailable;
+	/*
+	 * Opens the library the engine runs through the first time a run asks for
+	 * the engine (nbd: libnbd, not linked, so that ioplan's start-up does not
+	 * load it and its dependencies); NULL when the engine can run, else why it
+	 * cannot, which eng_ioengine_unavailable() reports as unavailable.  Optional.
+	 */
+	const char *(*load)(void);
 	int (*init)(struct ioe *e);
 	void (*exit)(struct ioe *e);
 	int (*queue)(struct ioe *e, struct io_u *u);
@@ -147,6 +154,8 @@ bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
+/* Why the engine cannot run here (its library missing at build or run time), NULL when it can. */
+const char *ioe_unavailable(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
 bool ioe_is_sync(enum plan_ioengine id);

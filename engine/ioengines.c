@@ -37,11 +37,23 @@ const struct ioe_ops *ioe_find(enum plan_ioengine id)
 	return NULL;
 }
 
+static const char *ops_unavailable(const struct ioe_ops *o)
+{
+	if (o->unavailable)
+		return o->unavailable;
+	return o->load ? o->load() : NULL;
+}
+
+const char *ioe_unavailable(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o ? ops_unavailable(o) : "built without its library";
+}
+
 const char *eng_ioengine_unavailable(enum plan_ioengine e)
 {
-	const struct ioe_ops *o = ioe_find(e);
-
-	return o ? o->unavailable : "built without its library";
+	return ioe_unavailable(e);
 }
 
 bool ioe_opens_files(enum plan_ioengine id)
@@ -99,7 +111,7 @@ int ioe_open(struct ioe *e, enum plan_ioengine id, const struct ioe_cfg *cfg)
 	int ret;
 
 	memset(e, 0, sizeof(*e));
-	if (o && o->unavailable)
+	if (o && ops_unavailable(o))
 		return -ENOSYS;
 	if (!o || !ops_are_complete(o))
 		return -EINVAL;

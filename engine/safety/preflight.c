@@ -667,14 +667,14 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
 	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
 }
 
-/* An engine whose library was missing at build time is refused before any file is touched. */
+/* An engine whose library was missing at build time, or is at run time, is refused before any file is touched. */
 static void check_engine_built(struct pf_state *s, const struct plan_job *j)
 {
 	const char *why = eng_ioengine_unavailable(j->ioengine);
 
 	if (why)
 		pf_add(s, RES_MSG_ERROR, "engine-unavailable", (int32_t)j->job_id,
-		    "job '%s': ioengine=%s is unavailable in this build: %s (see --enghelp)", j->name,
+		    "job '%s': ioengine=%s is unavailable: %s (see --enghelp)", j->name,
 		    plan_ioengine_name(j->ioengine), why);
 }
 

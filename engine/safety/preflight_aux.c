@@ -118,7 +118,7 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 	uint64_t size = 0, start, len;
 	int ret;
 
-	if (!o || !o->target_size || o->unavailable)
+	if (!o || !o->target_size || ioe_unavailable(j->ioengine))
 		return;
 	if ((ret = o->target_size(j, &size))) {
 		pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",

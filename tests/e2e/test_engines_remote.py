@@ -554,5 +554,56 @@ class Nbd(NetCase):
         self.assertGreater(fig["job0"][1] + fig["job0"][2], 0)
 
 
+def libnbd_path():
+    """The file the loader opens for libnbd.so.0, or None."""
+    p = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True)
+    m = re.search(r"^\s*libnbd\.so\.0 \(.*x86-64.*\) => (\S+)$", p.stdout, re.M)
+    return os.path.realpath(m.group(1)) if m else None
+
+
+class NbdLibrary(TmpDirCase):
+    """libnbd is opened when a run asks for the nbd engine, not at every start."""
+
+    def test_start_up_does_not_load_libnbd_and_an_nbd_job_does(self):
+        loaded = lambda p: [ln for ln in p.stderr.splitlines() if "calling init:" in ln]  # noqa: E731
+        p = run(["--version"], env={"LD_DEBUG": "files"})
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        inits = loaded(p)
+        self.assertTrue(any("libc.so" in ln for ln in inits), inits)  # LD_DEBUG was read
+        self.assertFalse([ln for ln in inits if "libnbd" in ln or "gnutls" in ln], inits)
+        # A job of the engine opens it: an unreachable export is refused after that.
+        if "unavailable" in next(ln for ln in run(["--enghelp"]).stdout.splitlines() if ln.split()[:1] == ["nbd"]):
+            self.skipTest("this build or machine has no libnbd")
+        self.write("j.fio", f"[n]\nioengine=nbd\nuri=nbd+unix:///?socket={self.tmp}/none.sock\nsize=1m\n")
+        p = run(["j.fio"], cwd=self.tmp, env={"LD_DEBUG": "files"})
+        self.assertNotEqual(p.returncode, 0)
+        self.assertTrue([ln for ln in loaded(p) if "libnbd.so.0" in ln], p.stderr[-3000:])
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("unshare"), "needs root and unshare(1)")
+    def test_without_libnbd_the_engine_is_unavailable_and_the_others_run(self):
+        lib = libnbd_path()
+        if not lib:
+            self.skipTest("no libnbd.so.0 on this machine")
+
+        def hidden(*args):
+            """ioplan in a mount namespace of its own where libnbd.so.0 is an empty file."""
+            script = 'mount --bind /dev/null "$1" && shift && exec "$@"'
+            return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                                   lib, BIN, *args], cwd=self.tmp, capture_output=True, text=True, timeout=120)
+
+        p = hidden("--enghelp")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        line = next(ln for ln in p.stdout.splitlines() if ln.split() and ln.split()[0] == "nbd")
+        self.assertIn("unavailable", line)
+        self.assertIn("libnbd.so.0", line)
+        self.write("n.fio", f"[n]\nioengine=nbd\nuri=nbd+unix:///?socket={self.tmp}/none.sock\nsize=1m\n")
+        p = hidden("n.fio")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"job 'n': ioengine=nbd is unavailable: .*libnbd\.so\.0")
+        p = hidden("--name=z", "--ioengine=null", "--size=1m", "--output-format=terse")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("3;"), p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
