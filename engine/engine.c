@@ -572,12 +572,9 @@ void eng_stop(struct eng *e)
 		;
 	pthread_mutex_lock(&e->mu);
 	s = atomic_load(&e->stop);
-	for (uint32_t i = 0; i < e->nr_cur; i++) {
-		int w = atomic_load(&e->cur[i]->stop);
-
-		while (w < s && !atomic_compare_exchange_weak(&e->cur[i]->stop, &w, s))
-			;
-	}
+	for (uint32_t i = 0; i < e->nr_cur; i++)
+		worker_ask_stop(e->cur[i], s);
+	worker_wake_gates(e->cur, e->nr_cur);
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->mu);
 }

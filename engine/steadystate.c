@@ -241,11 +241,9 @@ static bool member_rates(struct ss_unit *u, struct worker *w, struct ss_member *
 /* Asks every clone of the unit to stop as a signal would; their results are kept. */
 static void unit_stop(struct ss_unit *u, struct worker *const *cur)
 {
-	for (uint32_t i = u->first; i <= u->last; i++) {
-		int zero = 0;
-
-		atomic_compare_exchange_strong(&cur[i]->stop, &zero, 1);
-	}
+	for (uint32_t i = u->first; i <= u->last; i++)
+		worker_ask_stop(cur[i], 1);
+	worker_wake_gates(cur + u->first, u->last - u->first + 1);
 }
 
 static void unit_sample(struct ss_unit *u, struct worker *const *cur, uint64_t now)

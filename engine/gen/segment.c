@@ -193,7 +193,8 @@ fail:
 	atomic_store(&e->stop, 2);
 	pthread_mutex_lock(&e->mu);
 	for (uint32_t i = 0; i < e->nr_cur; i++)
-		atomic_store(&e->cur[i]->stop, 2);
+		worker_ask_stop(e->cur[i], 2);
+	worker_wake_gates(e->cur, e->nr_cur);
 	pthread_mutex_unlock(&e->mu);
 	pthread_mutex_lock(&s->mu);
 	for (uint32_t i = 0; i < n; i++)
@@ -252,11 +253,11 @@ static void exit_groups(struct eng *e, struct seg_run *s)
 			e->exit_rest = true;
 		for (uint32_t k = 0; k < e->nr_cur; k++) {
 			struct worker *w = e->cur[k];
-			int zero = 0;
 
 			if (!(what & PLAN_EXIT_GROUP) || w->job->groupid == jr->job->groupid)
-				atomic_compare_exchange_strong(&w->stop, &zero, 1);
+				worker_ask_stop(w, 1);
 		}
+		worker_wake_gates(e->cur, e->nr_cur);
 		pthread_cond_broadcast(&s->cv);
 	}
 }

@@ -80,12 +80,15 @@ static bool start_delay(struct worker *w)
  * waits until every clone starting with it is too.  False on stop.  A futex,
  * not the segment's mutex: 1000 clones woken by a condition variable each
  * retake the mutex in turn, one scheduler slice apiece behind the clones
- * already running, and so started over 6 s instead of at once.
+ * already running, and so started over 6 s instead of at once.  The wait has
+ * no timeout (a stop changes the word, worker_wake_gates): 10 000 clones each
+ * waking every 100 ms to look for a stop took most of the CPU that spawning
+ * the last of them needed.
  */
 static bool start_together(struct worker *w)
 {
 	struct start_gate *g = w->jr->gate;
-	struct timespec slice = { 0, (long)SLEEP_SLICE_NS };
+	uint32_t v;
 
 	if (!g)
 		return !worker_stopping(w);
@@ -93,15 +96,44 @@ static bool start_together(struct worker *w)
 		/* Not read on a fake clock: each read advances it, and which clone opens varies. */
 		if (!w->sh->fake)
 			g->open_ns = clk_now(&w->clk);
-		atomic_store(&g->open, 1);
+		atomic_fetch_or(&g->open, START_GATE_OPEN);
 		syscall(SYS_futex, &g->open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	}
-	while (!atomic_load(&g->open) && !worker_stopping(w))
-		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, 0, &slice, NULL, 0);
+	/* The word is read before the stop (both seq_cst) and a stop is stored before the
+	 * word changes: a stop that comes after the read makes the wait return at once. */
+	while (!((v = atomic_load(&g->open)) & START_GATE_OPEN) && !atomic_load(w->sh->stop))
+		syscall(SYS_futex, &g->open, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 	/* The windows start when the gate opened: a clone scheduled late loses time, not the group. */
-	if (atomic_load(&g->open) && !w->sh->fake)
+	if ((atomic_load(&g->open) & START_GATE_OPEN) && !w->sh->fake)
 		atomic_store_explicit(&w->pub.gate_open_ns, g->open_ns, memory_order_relaxed);
 	return !worker_stopping(w);
+}
+
+void worker_ask_stop(struct worker *w, int level)
+{
+	int s = atomic_load(&w->stop);
+
+	while (s < level && !atomic_compare_exchange_weak(&w->stop, &s, level))
+		;
+}
+
+/*
+ * Each gate once however many of its clones were asked: woken one by one, the
+ * 10 000 clones of one gate would each wake the others again.
+ */
+void worker_wake_gates(struct worker *const *cur, uint32_t n)
+{
+	const struct start_gate *last = NULL;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct start_gate *g = cur[i]->jr->gate;
+
+		if (!g || g == last)
+			continue;
+		last = g;
+		atomic_fetch_add(&g->open, 2);
+		syscall(SYS_futex, &g->open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
 }
 
 /* cpus_allowed_policy=split: the k-th allowed CPU (round robin) for clone k. */

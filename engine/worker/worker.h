@@ -53,9 +53,15 @@ struct eng_shared {
 /* Where clones that start together meet once set up (worker.c start_together). */
 struct start_gate {
 	_Atomic uint32_t left;		/* clones not yet set up */
-	_Atomic uint32_t open;		/* futex word: 1 once left reached 0 */
+	/*
+	 * The futex its clones wait on: bit 0 set once left reached 0; each wake
+	 * after a stop adds 2 (worker_wake_gates), so a clone about to wait sees
+	 * the word change and does not sleep through the stop.
+	 */
+	_Atomic uint32_t open;
 	uint64_t open_ns;		/* clock time it opened, written before open */
 };
+#define START_GATE_OPEN 1u
 
 /* One plan job in one run of its segment. */
 struct job_run {
@@ -423,6 +429,15 @@ int worker_prepare_cache(struct worker *w);
 void worker_pass_bytes(struct worker *w, uint64_t bytes);
 /* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
 void worker_cache_read_back(struct worker *w);
+
+/*
+ * Raises the clone's stop request to level (1 as a signal or exitall asks, 2
+ * at once).  Then worker_wake_gates() wakes the clones of cur[0, n) that wait
+ * at their start gate, to see it; called with the clones known to the engine
+ * (e->cur), so their gates are still there.
+ */
+void worker_ask_stop(struct worker *w, int level);
+void worker_wake_gates(struct worker *const *cur, uint32_t n);
 
 /* Whether the run was asked to stop (gracefully or not): a long wait or read-back ends early. */
 static inline bool worker_stopping(const struct worker *w)
