@@ -133,16 +133,16 @@ static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t 
 	return 0;
 }
 
-static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_run *jr, uint32_t c)
+static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_run *jr, uint32_t c, int *err)
 {
 	struct worker *w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
-	int err;
 
+	*err = -ENOMEM;
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
-	w->lg.log = clone_log_open(e->log_writer, jr->job, &jr->job->clones[c], &err);
-	if (err) {
+	w->lg.log = clone_log_open(e->log_writer, jr->job, &jr->job->clones[c], err);
+	if (*err) {
 		free(w);
 		return NULL;
 	}
@@ -160,9 +160,26 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 	return w;
 }
 
+/*
+ * A clone that could not be set going (its thread refused: a limit on threads
+ * such as ulimit -u or a cgroup's pids.max, or memory) is its job's error and
+ * said so; the run stops, and the clones already going end as on a signal.
+ */
+static void spawn_failed(struct eng *e, struct job_run *jr, uint32_t c, int err)
+{
+	const struct plan_job *j = jr->job;
+
+	jr->res->clones[c].error = -err;
+	res_msg_add(e->res, RES_MSG_ERROR, "thread-start", (int32_t)j->job_id,
+		    "job '%s': cannot start clone %u of %u: %s%s; the run stops", j->name, c + 1, j->nr_clones,
+		    strerror(-err), err == -EAGAIN ? " (threads or processes at a limit: ulimit -u, a cgroup's pids.max)"
+						   : "");
+}
+
 static int spawn(struct eng *e, struct seg_run *s)
 {
 	uint32_t n = 0, k = 0;
+	int err = 0;
 
 	for (uint32_t i = 0; i < s->nr_jobs; i++)
 		n += s->jobs[i].job->nr_clones;
@@ -173,18 +190,22 @@ static int spawn(struct eng *e, struct seg_run *s)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nr_jobs; i++)
 		for (uint32_t c = 0; c < s->jobs[i].job->nr_clones; c++) {
-			struct worker *w = worker_new(e, s, &s->jobs[i], c);
+			struct worker *w = worker_new(e, s, &s->jobs[i], c, &err);
 
-			if (!w)
+			if (!w) {
+				spawn_failed(e, &s->jobs[i], c, err);
 				goto fail;
+			}
 			pthread_mutex_lock(&e->mu);
 			/* Under mu, so a concurrent eng_stop() reaches this worker either way. */
 			atomic_store(&w->stop, atomic_load(&e->stop));
 			e->cur[k++] = w;
 			e->nr_cur = k;
 			pthread_mutex_unlock(&e->mu);
-			if (pthread_create(&w->tid, NULL, worker_main, w))
+			if ((err = -pthread_create(&w->tid, NULL, worker_main, w))) {
+				spawn_failed(e, &s->jobs[i], c, err);
 				goto fail;
+			}
 			w->started = true;
 		}
 	return 0;
@@ -202,7 +223,7 @@ fail:
 			s->workers_left--;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
-	return -EAGAIN;
+	return err;
 }
 
 static void check_stalls(struct eng *e, uint64_t now)

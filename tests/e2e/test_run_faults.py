@@ -8,10 +8,12 @@ that are no file at all (a directory, a socket, directory= naming a file),
 queues whose buffers cannot fit, and more open files than the hard limit
 allows are refused before any I/O with the job and the path or the product
 named; openfiles= keeps at most that many files open, as fio does; a failed
-fsync fails the run as in fio.
+fsync fails the run as in fio; a clone whose thread the system refuses is its
+job's error, named on stderr, and the clones already started stop.
 """
 import json
 import os
+import pathlib
 import pty
 import resource
 import signal
@@ -422,6 +424,35 @@ class FillDevice(TmpDirCase):
         self.assertEqual(job["error"], 0)  # a mismatch would be 84
         self.assertGreater(job["write"]["io_bytes"], free * 0.9)
         self.assertEqual(job["read"]["io_bytes"], job["write"]["io_bytes"])
+
+
+PIDS_CGROUP = pathlib.Path("/sys/fs/cgroup/pids")
+
+
+@unittest.skipUnless(os.geteuid() == 0 and (PIDS_CGROUP / "cgroup.procs").exists(),
+                     "needs root and the cgroup (v1) pids controller")
+class ThreadsRefused(TmpDirCase):
+    """More clones than the system lets the process start threads for (a cgroup's pids.max)."""
+
+    def test_the_refused_clone_is_its_jobs_error_and_the_others_stop(self):
+        cg = PIDS_CGROUP / f"ioplan-e2e-{os.getpid()}-{time.monotonic_ns()}"
+        cg.mkdir()
+        try:
+            (cg / "pids.max").write_text("12\n")
+            script = 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
+            # Before, the run exited 1 with no word of why and every job's error 0; the
+            # clones already waiting at the start gate were woken only by a 100 ms poll.
+            p = subprocess.run(["sh", "-c", script, "sh", str(cg), BIN, "--name=a", "--ioengine=null",
+                                "--size=1m", "--numjobs=30", "--output-format=json"],
+                               capture_output=True, text=True, timeout=60)
+        finally:
+            wait_until(lambda: not (cg / "cgroup.procs").read_text().split(), 30, "the cgroup to empty")
+            cg.rmdir()
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"ioplan: error: job 'a': cannot start clone \d+ of 30: Resource temporarily "
+                                   r"unavailable \(threads or processes at a limit: ulimit -u, a cgroup's pids\.max\)")
+        errors = [j["error"] for j in json.loads(p.stdout)["jobs"]]
+        self.assertEqual((len(errors), errors.count(11), errors.count(0)), (30, 1, 29), errors)
 
 
 class OutputFifo(TmpDirCase):
