@@ -588,6 +588,11 @@ def settled(label, figure, ci, values):
     return ci <= SETTLE * abs(figure)
 
 
+def set_budget(seconds):
+    global MIN_BUDGET
+    MIN_BUDGET = seconds
+
+
 def run_workload(wl, rounds):
     """[Row] for each of wl's metrics.  After the minimum rounds, rounds go on while a
     figure's 95% interval is wider than SETTLE, until the time taken has doubled."""
@@ -899,9 +904,15 @@ def main():
     ap.add_argument("--dir", default=None, help="scratch directory (default: a temp dir in /tmp)")
     ap.add_argument("--save", default=str(ROOT / "build" / "bench-last.json"),
                     help="results file to compare with and update ('' for neither)")
+    ap.add_argument("--budget", type=float, default=MIN_BUDGET,
+                    help=f"seconds a workload may take at least before its rounds stop while a figure is "
+                         f"still unsettled (default: {MIN_BUDGET:g})")
     args = ap.parse_args()
     if args.rounds < 1 or (args.device_rounds is not None and args.device_rounds < 1):
         ap.error("rounds must be at least 1")
+    if not args.budget >= 0:
+        ap.error("--budget must be 0 or more seconds")
+    set_budget(args.budget)
     args.device_rounds = args.device_rounds or 3 * args.rounds
     mode = "quick" if args.quick else "full"
     args.before = load_saved(args.save, mode) if args.save else {}

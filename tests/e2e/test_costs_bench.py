@@ -203,7 +203,9 @@ class Runs(TmpDirCase):
                                     "when": "2026-01-01 00:00"},
             "layout/time ratio vs dd": {"figure": 0.9, "min": 0.9, "max": 0.9, "n": 1,
                                         "when": "2026-01-01 00:00"}}}}))
-        p = self.bench("--only", "null-qd1")
+        # --budget 1: the rounds stop soon after the minimum, settled or not (the default
+        # 20 s of a null row unsettled on a busy machine were 22 s of this module's CPU).
+        p = self.bench("--only", "null-qd1", "--budget", "1")
         self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # 1 only if a target was missed
         row = next(ln for ln in p.stdout.splitlines() if ln.startswith("null-qd1 "))
         # A pinned row runs at least twice the minimum (more while its figure is unsettled).
@@ -346,6 +348,9 @@ class Runs(TmpDirCase):
         p = self.bench("--rounds", "0")
         self.assertEqual(p.returncode, 2)
         self.assertIn("rounds must be at least 1", p.stderr)
+        p = self.bench("--budget", "-1")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--budget must be 0 or more seconds", p.stderr)
 
 
 if __name__ == "__main__":
