@@ -34,30 +34,36 @@ class EveryMethod(TmpDirCase):
                 f"--verify={method}", "--output-format=json", *extra]
 
     def test_clean_then_a_flipped_middle_byte_is_named_at_its_block(self):
-        for method in METHODS:
-            with self.subTest(method=method):
-                (self.tmp / "v.dat").unlink(missing_ok=True)
-                p = run(self.job(method, "--rw=randwrite", "--do_verify=1"))
-                self.assertEqual(p.returncode, 0, p.stderr)
-                job = json.loads(p.stdout)["ioplan"]["jobs"][0]
-                self.assertEqual((job["verify_failures"], job["errors"]), (0, []))
-                self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
-                flip(self.tmp / "v.dat", BAD_BLOCK * BS + BS // 2)
-                for how in (["--rw=read", "--verify_only=1"], ["--rw=read"]):
-                    p = run(self.job(method, *how))
-                    self.assertEqual(p.returncode, 1, p.stderr)
-                    doc = json.loads(p.stdout)
-                    self.assertEqual(doc["jobs"][0]["error"], 84)
-                    job = doc["ioplan"]["jobs"][0]
-                    self.assertEqual(job["verify_failures"], 1)
+        # A job (and a file) a method in one job file: a run of each kind, not one a method.
+        def job_file(name, rw):
+            return self.write(name, f"[global]\nsize={SIZE}\nbs={BS}\n{rw}" + "".join(
+                f"[{m}]\nfilename={self.tmp}/{m}.dat\nverify={m}\n" for m in METHODS))
+
+        p = run([str(job_file("w.fio", "rw=randwrite\ndo_verify=1\n")), "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual({j["jobname"]: (j["verify_failures"], j["errors"]) for j in doc["ioplan"]["jobs"]},
+                         {m: (0, []) for m in METHODS})
+        self.assertEqual({j["jobname"]: j["read"]["io_bytes"] for j in doc["jobs"]}, {m: SIZE for m in METHODS})
+        for m in METHODS:
+            flip(self.tmp / f"{m}.dat", BAD_BLOCK * BS + BS // 2)
+        for how in ("rw=read\nverify_only=1\n", "rw=read\n"):
+            with self.subTest(how=how):
+                p = run([str(job_file("r.fio", how)), "--output-format=json"])
+                self.assertEqual(p.returncode, 1, p.stderr)
+                doc = json.loads(p.stdout)
+                self.assertEqual({j["jobname"]: j["error"] for j in doc["jobs"]}, {m: 84 for m in METHODS})
+                for job in doc["ioplan"]["jobs"]:
+                    method = job["jobname"]
+                    self.assertEqual(job["verify_failures"], 1, method)
                     err = job["errors"][0]
-                    self.assertEqual(err["offset"], BAD_BLOCK * BS)
+                    self.assertEqual(err["offset"], BAD_BLOCK * BS, method)
                     m = re.fullmatch(r"verify (\S+): want ([0-9a-f]+) got ([0-9a-f]+)", err["what"])
                     self.assertIsNotNone(m, err["what"])
                     self.assertEqual(m.group(1), method)
                     self.assertNotEqual(m.group(2), m.group(3))
-                    self.assertIn(f"job 'v': {self.tmp}/v.dat: offset {BAD_BLOCK * BS}: verify {method}: want",
-                                  p.stderr)
+                    self.assertIn(f"job '{method}': {self.tmp}/{method}.dat: offset {BAD_BLOCK * BS}: "
+                                  f"verify {method}: want", p.stderr)
 
     def test_bs_is_seq_rand_writes_of_both_sizes_read_back_clean(self):
         # Sequential writes (and a random job's sequential turns) take the first size,
@@ -286,22 +292,29 @@ class AgainstFio(TmpDirCase):
 
     def test_each_tool_verifies_the_others_blocks(self):
         # sha256/sha512 excepted: fio 3.33 does not store those digests (engine/verify/checksum.c).
-        for method in [m for m in METHODS if m not in ("sha256", "sha512")] + ["meta"]:
-            with self.subTest(method=method):
-                a, b = self.tmp / f"fio-{method}.dat", self.tmp / f"ioplan-{method}.dat"
-                w = run_fio([*self.ARGS, f"--filename={a}", "--rw=write", f"--verify={method}",
-                             "--do_verify=0"])
-                self.assertEqual(w.returncode, 0, w.stderr)
-                p = run([*self.ARGS, f"--filename={a}", "--rw=read", f"--verify={method}",
-                         "--verify_only=1", "--output-format=json"])
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], SIZE)
-                self.assertEqual(run([*self.ARGS, f"--filename={b}", "--rw=write", f"--verify={method}",
-                                      "--output=/dev/null"]).returncode, 0)
-                r = run_fio([*self.ARGS, f"--filename={b}", "--rw=read", f"--verify={method}",
-                             "--verify_only=1"])
-                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                self.assertNotIn("verify failed", r.stdout + r.stderr)
+        # One job file a direction, a job (and a file) a method: a start of each tool, not 14.
+        methods = [m for m in METHODS if m not in ("sha256", "sha512")] + ["meta"]
+
+        def job_file(name, writer, rw):
+            head = f"[global]\nsize={SIZE}\nbs={BS}\nfallocate=truncate\nrw={rw}\n"
+            head += "do_verify=0\n" if rw == "write" else "verify_only=1\n"
+            return self.write(name, head + "".join(f"[{m}]\nfilename={self.tmp}/{writer}-{m}.dat\nverify={m}\n"
+                                                    for m in methods))
+
+        def checked(tool, job):
+            """{method: (error, bytes read)} from the tool's JSON report of the read-back."""
+            p = tool([str(job), "--output-format=json"])
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+            self.assertNotIn("verify failed", p.stdout + p.stderr)
+            return {j["jobname"]: (j["error"], j["read"]["io_bytes"]) for j in json.loads(p.stdout)["jobs"]}
+
+        want = {m: (0, SIZE) for m in methods}
+        w = run_fio([str(job_file("fio-w.fio", "fio", "write")), "--output=/dev/null"])
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertEqual(checked(run, job_file("ioplan-r.fio", "fio", "read")), want)
+        w = run([str(job_file("ioplan-w.fio", "ioplan", "write")), "--output=/dev/null"])
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertEqual(checked(run_fio, job_file("fio-r.fio", "ioplan", "read")), want)
 
     def test_verify_only_checks_what_a_write_with_holes_wrote_as_fios_dry_run(self):
         # norandommap=1 writes some blocks twice and leaves others as they were: verify_only
