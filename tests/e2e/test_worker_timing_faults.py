@@ -306,8 +306,9 @@ class IoTraceIsBounded(TmpDirCase):
         # report renders the 262144 records, 0.7-1.06 s on an idle machine), not the wall time a
         # loaded machine stretches (9.7 s seen with 0.9 s of work).  CPU seconds stretch too,
         # less: 2.02 s in a make test run whose other modules were running alongside, with a
-        # binary that took 1.06 s alone, hence a bound of 3 s (a report quadratic in the
-        # records would take minutes).
+        # binary that took 1.06 s alone; on a slower day of this host 1.8 s alone and 3.01 s
+        # in the pool.  Hence a bound of 6 s: a report quadratic in the records would take
+        # minutes.
         proc = subprocess.Popen([BIN, "--name=t", "--ioengine=null", "--size=1g", "--io_size=256g", "--rw=read",
                                  "--bs=4k", "--io_trace=262144", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -327,7 +328,7 @@ class IoTraceIsBounded(TmpDirCase):
         # (ThreadSanitizer's about 9x: 9.3 s seen in make suite SANITIZE=thread), and its shadow
         # memory and quarantine add to the RSS (388 MB seen against 113 MB).
         variant = os.environ.get("IOPLAN_VARIANT", "release")
-        bound = 3.0 if variant == "release" else 20.0 if "thread" in variant else 6.0
+        bound = 6.0 if variant == "release" else 20.0 if "thread" in variant else 12.0
         self.assertLess(work, bound, f"report after SIGINT took {work:.2f} CPU s")
         self.assertEqual(proc.returncode, 1)
         trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
