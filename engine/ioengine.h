@@ -154,8 +154,6 @@ bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
-/* Why the engine cannot run here (its library missing at build or run time), NULL when it can. */
-const char *ioe_unavailable(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
 bool ioe_is_sync(enum plan_ioengine id);

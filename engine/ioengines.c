@@ -44,16 +44,11 @@ static const char *ops_unavailable(const struct ioe_ops *o)
 	return o->load ? o->load() : NULL;
 }
 
-const char *ioe_unavailable(enum plan_ioengine id)
-{
-	const struct ioe_ops *o = ioe_find(id);
-
-	return o ? ops_unavailable(o) : "built without its library";
-}
-
 const char *eng_ioengine_unavailable(enum plan_ioengine e)
 {
-	return ioe_unavailable(e);
+	const struct ioe_ops *o = ioe_find(e);
+
+	return o ? ops_unavailable(o) : "built without its library";
 }
 
 bool ioe_opens_files(enum plan_ioengine id)

@@ -8,6 +8,7 @@
  * All before any I/O, each an error naming the option and what is wrong.
  */
 #include "engine/safety/preflight_internal.h"
+#include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/logs/logs.h"
@@ -118,7 +119,7 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 	uint64_t size = 0, start, len;
 	int ret;
 
-	if (!o || !o->target_size || ioe_unavailable(j->ioengine))
+	if (!o || !o->target_size || eng_ioengine_unavailable(j->ioengine))
 		return;
 	if ((ret = o->target_size(j, &size))) {
 		pf_add(s, RES_MSG_ERROR, "remote-target", (int32_t)j->job_id, "job '%s': %s: cannot ask the size: %s",
