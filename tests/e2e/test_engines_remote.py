@@ -579,17 +579,20 @@ class NbdLibrary(TmpDirCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertTrue([ln for ln in loaded(p) if "libnbd.so.0" in ln], p.stderr[-3000:])
 
-    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("unshare"), "needs root and unshare(1)")
-    def test_without_libnbd_the_engine_is_unavailable_and_the_others_run(self):
+    def replaced(self, by, *args):
+        """ioplan in a mount namespace of its own where libnbd.so.0 is the file `by`."""
+        if not (os.geteuid() == 0 and shutil.which("unshare")):
+            self.skipTest("needs root and unshare(1)")
         lib = libnbd_path()
         if not lib:
             self.skipTest("no libnbd.so.0 on this machine")
+        script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                               str(by), lib, BIN, *args], cwd=self.tmp, capture_output=True, text=True, timeout=120)
 
+    def test_without_libnbd_the_engine_is_unavailable_and_the_others_run(self):
         def hidden(*args):
-            """ioplan in a mount namespace of its own where libnbd.so.0 is an empty file."""
-            script = 'mount --bind /dev/null "$1" && shift && exec "$@"'
-            return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
-                                   lib, BIN, *args], cwd=self.tmp, capture_output=True, text=True, timeout=120)
+            return self.replaced("/dev/null", *args)
 
         p = hidden("--enghelp")
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -603,6 +606,17 @@ class NbdLibrary(TmpDirCase):
         p = hidden("--name=z", "--ioengine=null", "--size=1m", "--output-format=terse")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(p.stdout.startswith("3;"), p.stdout)
+
+    @unittest.skipUnless(shutil.which("cc"), "no C compiler to build a stand-in library")
+    def test_a_libnbd_without_its_calls_is_named_and_refused(self):
+        # A library of that name that loads but is not libnbd (another build, a stray file).
+        (self.tmp / "empty.c").write_text("int not_libnbd;\n")
+        fake = self.tmp / "fake.so"
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(fake), str(self.tmp / "empty.c")], check=True)
+        self.write("n.fio", f"[n]\nioengine=nbd\nuri=nbd+unix:///?socket={self.tmp}/none.sock\nsize=1m\n")
+        p = self.replaced(fake, "n.fio")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job 'n': ioengine=nbd is unavailable: libnbd.so.0 has no nbd_create (see --enghelp)", p.stderr)
 
 
 if __name__ == "__main__":
