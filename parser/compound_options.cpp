@@ -208,6 +208,15 @@ void set_percentiles(job_spec &j, const option &o, const std::string &v)
     }
 }
 
+// filename= and opendir= add to the job's files, each under the first directory=
+// read so far (fio's add_file): a later directory= does not move them.
+void add_files(job_spec &j, const std::vector<std::string> &names)
+{
+    const std::string dir = j.directories.empty() ? "" : j.directories[0];
+    for (const std::string &n : names)
+        j.filenames.push_back(named_file{n, dir});
+}
+
 // fio's opendir: every regular file under the directory, recursively, joins the
 // job's files (in name order here; fio takes readdir's).  Read when the option is,
 // as fio does.  As fio's (lstat), a symbolic link is not followed, and an empty
@@ -233,7 +242,7 @@ void set_opendir(job_spec &j, const option &o, const std::string &v)
     if (found.empty())
         throw value_error("opendir=" + dir + " holds no regular file with data (links are not followed)");
     std::sort(found.begin(), found.end());
-    j.filenames.insert(j.filenames.end(), found.begin(), found.end());
+    add_files(j, found);
 }
 
 // fio takes a one-entry float list and silently uses the first of several; ioplan says so.

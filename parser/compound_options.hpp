@@ -15,6 +15,7 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
 void set_zones(job_spec &j, const std::vector<std::string> &parts);
 void set_bssplit(job_spec &j, const option &o, const std::string &v);
 void set_percentiles(job_spec &j, const option &o, const std::string &v);
+void add_files(job_spec &j, const std::vector<std::string> &names);
 void set_opendir(job_spec &j, const option &o, const std::string &v);
 void set_latency_percentile(job_spec &j, const option &o, const std::string &v);
 void set_ioengine(job_spec &j, const option &o, const std::string &v);

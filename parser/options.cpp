@@ -440,8 +440,10 @@ static const std::vector<option> core_table = {
         .apply(A(j.directories = path_list(trim(v)))),
     opt("filename", opt_type::path_list, CAT_FILES)
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles. Each filename= "
-              "adds to the names before it ([global]'s and the job's), as fio.")
-        .apply(A(auto add = path_list(trim(v)); j.filenames.insert(j.filenames.end(), add.begin(), add.end()))),
+              "adds to the names before it ([global]'s and the job's), under the directory= set before it, "
+              "as fio: a job file section's own directory= wherever it is written; on the command line, "
+              "--directory= given before.")
+        .apply(A(add_files(j, path_list(trim(v))))),
     opt("file_append", opt_type::boolean, CAT_FILES)
         .def("0")
         .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "

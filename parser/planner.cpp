@@ -16,26 +16,35 @@ namespace parser {
 
 namespace {
 
-// kb_base is applied before the section's other options, as fio's option
-// priorities do, so `size=1m` means the same wherever kb_base is written.
+// Where fio's option priorities order a job file's section: kb_base first, so
+// `size=1m` means the same wherever kb_base is written; filename= last, so it
+// goes under the section's directory= wherever that is written.  fio applies
+// the command line in the order given: `in_order` (filename= then directory= is
+// a file outside the directory there).
+int section_rank(const entry &e, bool in_order)
+{
+    const option *o = find_option(e.key);
+    if (o && o == find_option("kb_base"))
+        return 0;
+    return o && !in_order && o == find_option("filename") ? 2 : 1;
+}
+
 // Every entry is applied even after one fails: sink keeps each error, so the
 // whole list is reported at once and a file is fixed in one pass, not one
 // error per run.
-void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes)
+void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes,
+                   bool in_order = false)
 {
-    auto apply = [&](const entry &e) {
-        try {
-            apply_entry(j, e, notes);
-        } catch (const error &err) {
-            sink.add(err);
+    for (int rank = 0; rank < 3; rank++)
+        for (const entry &e : entries) {
+            if (section_rank(e, in_order) != rank)
+                continue;
+            try {
+                apply_entry(j, e, notes);
+            } catch (const error &err) {
+                sink.add(err);
+            }
         }
-    };
-    for (const entry &e : entries)
-        if (find_option(e.key) == find_option("kb_base"))
-            apply(e);
-    for (const entry &e : entries)
-        if (find_option(e.key) != find_option("kb_base"))
-            apply(e);
 }
 
 class layering {
@@ -70,6 +79,7 @@ private:
     std::exception_ptr planning_error_;
     diag_list time_based_notes_; // said after the reading's notes, as when jobs were planned at the end
     std::map<std::string, const entry *> cli_set_; // canonical name -> command-line entry
+    std::vector<named_file> cli_files_;             // the command line's filename=s, as it placed them
 
     void take(job_def &d);
 
@@ -87,7 +97,8 @@ private:
 job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
-    apply_section(j, req_.cli_globals, errors_, notes_);
+    apply_section(j, req_.cli_globals, errors_, notes_, true);
+    cli_files_ = j.filenames;
     note_negative_size(req_.cli_globals);
     for (const entry &e : req_.cli_globals) {
         cli_set_[find_option(e.key)->name] = &e;
@@ -172,11 +183,12 @@ void layering::read_section(const section &s)
     apply_section(d.spec, s.entries, errors_, notes_);
     if (req_.cli_overrides && index == 0) {
         plan_job own = d.spec.pj;
-        // A preset's file is a template: --filename= replaces its names rather than adding to them.
+        apply_section(d.spec, req_.cli_globals, errors_, nullptr, true); // noted once, in cli_defaults
+        // A preset's file is a template: --filename= replaces its names rather than adding to
+        // them, each where the command line put it (under the --directory= given before it).
         if (std::any_of(req_.cli_globals.begin(), req_.cli_globals.end(),
                         [](const entry &e) { return find_option(e.key) == find_option("filename"); }))
-            d.spec.filenames.clear();
-        apply_section(d.spec, req_.cli_globals, errors_, nullptr); // noted once, in cli_defaults
+            d.spec.filenames = cli_files_;
         scale_to_cli_size(own, d.spec.pj);
         d.spec.echo.insert(d.spec.echo.end(), req_.cli_globals.begin(), req_.cli_globals.end());
     }
@@ -197,7 +209,7 @@ job_spec layering::begin()
         entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;
         d.spec.echo.insert(d.spec.echo.begin(), name);
-        apply_section(d.spec, s.entries, errors_, notes_);
+        apply_section(d.spec, s.entries, errors_, notes_, true);
         note_negative_size(s.entries);
         take(d);
     }

@@ -215,10 +215,9 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
 {
     const job_spec &s = d.spec;
     std::vector<std::string> out;
-    std::string first_dir = s.directories.empty() ? "" : s.directories[0];
     if (!s.filenames.empty()) {
-        for (const auto &f : s.filenames)
-            out.push_back(join_dir(first_dir, f));
+        for (const named_file &f : s.filenames)
+            out.push_back(join_dir(f.dir, f.name));
         return out;
     }
     if (s.pj.nrfiles == 1 && is_special_file(name))

@@ -35,7 +35,7 @@ std::string net_host(const job_def &d)
     std::string host = trim(engine_text(d.spec, "hostname"));
     if (!host.empty())
         return host;
-    return d.spec.filenames.empty() ? "" : d.spec.filenames[0];
+    return d.spec.filenames.empty() ? "" : d.spec.filenames[0].name;
 }
 
 const loc &host_loc(const job_def &d)

@@ -24,6 +24,15 @@ struct engine_value {
     bool operator==(const engine_value &o) const { return i == o.i && s == o.s; }
 };
 
+// A file filename= or opendir= names, with the directory= in effect when it was
+// read: fio joins them then (add_file), so a later directory= leaves it where it
+// was ([global] filename=f under a job's directory=d is ./f; on the command line
+// --filename=f --directory=d is ./f, the other order d/f).
+struct named_file {
+    std::string name;
+    std::string dir;
+};
+
 struct job_spec {
     plan_job pj{};
     // bssplit and cmdprio_bssplit entries (pj's nr_split counts them): copied
@@ -39,7 +48,7 @@ struct job_spec {
     std::string wait_for;
     std::string filename_format = "$jobname.$jobnum.$filenum";
     std::vector<std::string> directories;
-    std::vector<std::string> filenames;
+    std::vector<named_file> filenames;
     uint32_t numjobs = 1;
     std::vector<uint8_t> pattern;     // buffer_pattern / verify_pattern bytes
     std::vector<uint8_t> verify_pattern; // verify_pattern alone: what verify checks

@@ -27,9 +27,10 @@ def files_under(d):
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class OptionLayering(TmpDirCase):
-    def both(self, text, tag="run", dirs=(), files=None, sizes=None, as_fio=False):
-        """{tool: (CompletedProcess, its directory)} of text run by each tool; {dir}
-        in text is the tool's own directory, where dirs and files (of sizes) are made first."""
+    def both(self, text, tag="run", dirs=(), files=None, sizes=None, as_fio=False, args=("job.fio",)):
+        """{tool: (CompletedProcess, its directory)} of text run by each tool (as job.fio,
+        with args); {dir} in text is the tool's own directory, where dirs and files (of
+        sizes) are made first."""
         out = {}
         for who in ("fio", "ioplan"):
             d = self.tmp / f"{tag}-{who}"
@@ -43,12 +44,12 @@ class OptionLayering(TmpDirCase):
                     f.truncate(size)
             (d / "job.fio").write_text(text.replace("{dir}", str(d)))
             tool = run_fio if who == "fio" else run_as_fio if as_fio else run
-            out[who] = (tool(["--output-format=json", "job.fio"], cwd=d), d)
+            out[who] = (tool(["--output-format=json", *args], cwd=d), d)
         return out
 
-    def same_run(self, text, tag="run"):
+    def same_run(self, text, tag="run", **kw):
         """Runs text with both tools, checks they agree on jobs and files; returns fio's."""
-        out = self.both(text, tag)
+        out = self.both(text, tag, **kw)
         seen = {}
         for who, (p, d) in out.items():
             self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
@@ -100,6 +101,27 @@ class OptionLayering(TmpDirCase):
                 self.assertEqual(jobs_of(p.stdout), [("j", 1 << 20, 256, 0)])
                 inside = "d/" + str(d).lstrip("/") + "/abs/f1"
                 self.assertEqual(files_under(d), {inside: 1 << 20})
+
+    def test_a_filename_stays_under_the_directory_set_when_it_was_read(self):
+        # fio joins a filename= with the directory= set so far (add_file), and reads a
+        # job file section's filename= after its other options but the command line
+        # in order.  ioplan joined every name with the job's last directory=: a
+        # [global] filename= under a job's directory=, or --filename=f --directory=d,
+        # wrote d/f where fio writes ./f.
+        head = "[global]\nsize=64k\nbs=4k\nrw=write\nioengine=psync\n"
+        line = ["--name=j", "--size=64k", "--bs=4k", "--rw=write", "--ioengine=psync"]
+        cases = {
+            "global_name_job_dir": (head + "filename=fa\n[j]\ndirectory=d\n", (), "fa"),
+            "name_before_dir": (head + "[j]\nfilename=fa\ndirectory=d\n", (), "d/fa"),
+            "global_dir_job_name": (head + "directory=d\n[j]\nfilename=fa\n", (), "d/fa"),
+            "line_name_then_dir": ("", line + ["--filename=fa", "--directory=d"], "fa"),
+            "line_dir_then_name": ("", line + ["--directory=d", "--filename=fa"], "d/fa"),
+            "line_global_name": ("[j]\nsize=64k\nrw=write\n", ["--filename=fa", "--directory=d", "job.fio"], "fa"),
+        }
+        for tag, (text, args, where) in cases.items():
+            with self.subTest(case=tag):
+                _, files = self.same_run(text, tag, dirs=("d",), args=args or ("job.fio",))
+                self.assertEqual(files, {where: 64 << 10})
 
     def test_an_include_that_starts_sections_ends_the_including_one(self):
         # fio reads no section from an included file: it stops there ("No new
