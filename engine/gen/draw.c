@@ -61,7 +61,7 @@ int gen_draw_sort_splits(struct gen *g)
 	n = 0;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		struct plan_bs *b = &g->bs[d];
-		struct plan_bssplit *s = g->splits + n;
+		struct plan_bssplit *s = g->splits ? g->splits + n : NULL;	/* NULL + 0 is undefined in C */
 
 		*b = g->job->bs[d];
 		for (uint32_t i = 0; i < b->nr_split; i++) {
