@@ -325,6 +325,16 @@ static void start_phase(struct gen *g, bool window)
 	g->read_back_bytes = 0;
 }
 
+/* fio's total_size: every file's region in bytes, unrounded. */
+static uint64_t regions_bytes(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		sum += g->files[i].io_size;
+	return sum ? sum : UINT64_MAX;
+}
+
 void gen_window(struct gen *g, bool time_based)
 {
 	uint64_t io_size;
@@ -344,12 +354,14 @@ void gen_window(struct gen *g, bool time_based)
 	 * job's amount; drawn random I/O, and a mix that no direction's end stops, is
 	 * bounded by size= itself, not by the regions' whole blocks (nrfiles=3
 	 * size=4m: 4 MiB, not 3 x 1364 KiB); so is a skewed file service, whose
-	 * files start over instead of ending the pass.
+	 * files start over instead of ending the pass.  fio's setup_files caps size=
+	 * at the regions' bytes: norandommap over files smaller than size= moves
+	 * what they hold (filesize=128k size=1m: 128 KiB), not size=.
 	 */
 	if (!io_size && g->job->size_bytes &&
 	    (g->offset_first || g->mixed || g->skewed_service ||
 	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
-		g->limit_bytes = g->job->size_bytes;
+		g->limit_bytes = g->job->size_bytes < regions_bytes(g) ? g->job->size_bytes : regions_bytes(g);
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)

@@ -27,6 +27,10 @@ CASES = {
     "libaio": PSYNC.replace("psync", "libaio") + "[q]\nrw=randread\niodepth=8\ndirect=1\n",
     # fio counts the verify read-back as reads: r/w 2 MiB / 2 MiB, 512 + 512 I/Os.
     "write_verify": PSYNC + "[v]\nrw=randwrite\nbs=4k\nverify=crc32c\n",
+    # fio caps size= at what the files hold: drawn offsets over files smaller than
+    # size= move the files' bytes (ioplan moved size=, 2 MiB, over 308 KiB of files).
+    "norandommap_small_files": PSYNC + "[n]\nrw=randread\nnorandommap=1\nnrfiles=2\nfilesize=128k-256k\n",
+    "norandommap_mixed_small_file": PSYNC + "[m]\nrw=randrw\nnorandommap=1\nfilesize=128k\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
