@@ -556,6 +556,29 @@ void check_zones(const job_def &d, uint64_t each)
                            std::to_string(used) + " bytes, more than the " + std::to_string(each) + " of the region");
 }
 
+// fio: with filesize= a file's region runs from offset= to its end; none left
+// there, fio lays the files out and stops ("blocksize is larger than data set
+// range"), or says "you need to specify valid offset=" of a clone past it.
+// file_append starts at the file's end whatever offset= says.
+void check_offsets_fit(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (!j.filesize_min_bytes || d.spec.file_append)
+        return;
+    const std::string files =
+        " at or past the end of its files (filesize=" + std::to_string(j.filesize_max_bytes) + " bytes)";
+    if (j.offset_bytes >= j.filesize_max_bytes)
+        fail(option_loc(d, "offset"),
+             "job '" + job_name(d) + "': offset=" + std::to_string(j.offset_bytes) + " is" + files + ": no I/O is left to make");
+    uint32_t n = d.spec.numjobs;
+    uint64_t last = j.offset_bytes + (uint64_t)(n - 1) * j.offset_increment_bytes;
+    if (n > 1 && j.offset_increment_bytes && last >= j.filesize_max_bytes)
+        fail(option_loc(d, "offset_increment"),
+             "job '" + job_name(d) + "': clone " + std::to_string(n) + " of " + std::to_string(n) + " would start at byte " +
+                 std::to_string(last) + " (offset=" + std::to_string(j.offset_bytes) + " + " + std::to_string(n - 1) +
+                 " x offset_increment=" + std::to_string(j.offset_increment_bytes) + ")," + files);
+}
+
 // What a run would only find out after starting the job: a region that holds
 // no whole block (fio: "size too small"; with nrfiles or a per-direction bs
 // fio runs and does nothing) and a null job with nothing to size it.  Sizes
@@ -570,6 +593,7 @@ void check_regions(const job_def &d)
             fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
         return;
     }
+    check_offsets_fit(d);
     size_t nfiles = clone_paths(d, d.section, 0).size();
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
     std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";

@@ -256,6 +256,22 @@ class PlanTimeValues(TmpDirCase):
             f = run_fio(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
             self.assertIn("size too small", f.stderr)
 
+    def test_an_offset_at_the_end_of_its_files(self):
+        # With filesize= a file's region runs from offset= to its end.  None left, the
+        # run failed every job of the file with exit 1 and a wrong reason ("file does
+        # not exist and no size is given"); fio lays the files out and stops.
+        self.check_refused("offset=64k\nfilesize=64k", "j.fio:5:8: error: job 'j': offset=65536 is at or past the "
+                           "end of its files (filesize=65536 bytes): no I/O is left to make", engine="psync")
+        self.assertEqual(list(self.tmp.glob("j.0.0")), [])
+        # A clone that starts there: fio says "you need to specify valid offset=" (or,
+        # right at the end, runs no clone at all and exits 0).
+        self.check_refused("numjobs=3\noffset_increment=32k\nfilesize=64k", "j.fio:6:18: error: job 'j': clone 3 of 3 "
+                           "would start at byte 65536 (offset=0 + 2 x offset_increment=32768), at or past the end of its "
+                           "files (filesize=65536 bytes)", engine="psync")
+        p = self.plan("offset=32k\nfilesize=64k", engine="psync")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 32768)
+
     def test_blockalign_larger_than_the_region(self):
         self.check_refused("blockalign=2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one read "
                            "blockalign step (2097152 bytes)")
