@@ -236,13 +236,21 @@ static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 // of the job's file_size_state (seed FIO_RAND_FILE_SIZE_OFF), cut to the
 // smallest block size, so the files and the job's amount are fio's
 // (nrfiles=3 filesize=256k-1m: 1340 KiB in all).
-static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws)
+// A file whose size already lies in the range keeps it and takes no draw, as
+// fio's setup_files: an existing regular file, or under the null engine, which
+// has no file, size= over nrfiles (filesize=128k-256k size=256k: 256 KiB).
+static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws, const std::string &path)
 {
     if (!j.filesize_min_bytes)
         return j.size_bytes / nfiles;
     uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
     if (!span)
         return j.filesize_min_bytes;
+    struct stat st;
+    uint64_t found = j.ioengine == PLAN_IOENGINE_NULL ? j.size_bytes / nfiles
+                     : stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (found >= j.filesize_min_bytes && found <= j.filesize_max_bytes)
+        return found;
     uint64_t size = j.filesize_min_bytes + (uint64_t)((double)span * (taus88_next(&draws) / 4294967296.0));
     return size - size % plan_min_bs(&j);
 }
@@ -303,7 +311,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
-        pf.size_bytes = file_size(j, nfiles, draws);
+        pf.size_bytes = file_size(j, nfiles, draws, paths[f]);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;

@@ -123,6 +123,21 @@ class OptionLayering(TmpDirCase):
                 _, files = self.same_run(text, tag, dirs=("d",), args=args or ("job.fio",))
                 self.assertEqual(files, {where: 64 << 10})
 
+    def test_a_file_whose_size_is_in_the_filesize_range_keeps_it(self):
+        # fio draws a size from filesize=LOW-HIGH only for a file whose own size is
+        # outside the range (setup_files): an existing 200 KiB file is read whole, and
+        # the null engine's size= over nrfiles counts as its file's size.  ioplan drew.
+        text = "[j]\nioengine=psync\nrw=randread\nsize=1m\nfilesize=128k-256k\nnrfiles=2\n"
+        out = self.both(text, sizes={"j.0.0": 200 << 10})
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                # the second file takes the first draw (144 KiB): fio's 200 + 144 KiB
+                self.assertEqual(jobs_of(p.stdout), [("j", 344 << 10, 86, 0)])
+                self.assertEqual(files_under(d), {"j.0.0": 200 << 10, "j.0.1": 144 << 10})
+        null = self.same_run("[j]\nioengine=null\nrw=randread\nsize=256k\nfilesize=128k-256k\n", "null")
+        self.assertEqual(null[0], [("j", 256 << 10, 64, 0)])
+
     def test_an_include_that_starts_sections_ends_the_including_one(self):
         # fio reads no section from an included file: it stops there ("No new
         # sections in included files"), drops the include's options, and runs the
