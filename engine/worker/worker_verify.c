@@ -108,35 +108,56 @@ static uint64_t vfy_run_chunks(const struct worker *w)
 	return bytes / iv ? (bytes + iv - 1) / iv : 1;
 }
 
-/* Every write must start and end on the chunk grid of its file region. */
-static bool fits_grid(const struct worker *w, uint64_t iv)
+/*
+ * Every write must start and end on the chunk grid of its file region: NULL
+ * when they do, else what steps off it (named in the job's error).
+ */
+static const char *off_grid(const struct worker *w, uint64_t iv)
 {
 	const struct plan_job *j = w->job;
 	const struct plan_bs *b;
 
 	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
 		if (j->bs_unaligned && b->max_bytes != b->min_bytes)
-			return false;
+			return "bs_unaligned's sizes";
 		if (b->min_bytes % iv || b->max_bytes % iv)
-			return false;
+			return "a write block size";
 		for (uint32_t i = 0; i < b->nr_split; i++)
 			if (b->split[i].bs_bytes % iv)
-				return false;
+				return "a bssplit size";
 	}
 	/* Random writes start on the write size's own alignment where the offset is
 	 * drawn first (fio's ba[DDIR_WRITE]: randrw bs=4k,16k writes at 16 KiB
 	 * steps), else on the permutation's block. */
 	if (w->gen.random && (w->gen.offset_first ? w->gen.ba[PLAN_DDIR_WRITE] : w->gen.align) % iv)
-		return false;
-	return !(j->rw_seq_skip_bytes % iv) && !(j->sequential_stride_bytes % iv) &&
-	       !(j->zone_size_bytes % iv) && !(j->zone_range_bytes % iv) &&
-	       !(j->zone_skip_bytes % iv);
+		return "the random writes' alignment";
+	if (j->rw_seq_skip_bytes % iv)
+		return "the gap of rw=...:N";
+	if (j->sequential_stride_bytes % iv)
+		return "sequential_stride";
+	if (j->zone_size_bytes % iv || j->zone_range_bytes % iv || j->zone_skip_bytes % iv)
+		return "zonesize, zonerange or zoneskip";
+	return NULL;
 }
 
 static int setup_error(struct worker *w, const char *what)
 {
 	worker_error(w, .err = EINVAL, .ddir = PLAN_DDIR_WRITE, .what = what);
 	return -EINVAL;
+}
+
+/* A writing job whose writes step off the chunk grid cannot be checked here. */
+static int grid_error(struct worker *w, uint64_t iv)
+{
+	const char *off = off_grid(w, iv);
+	char why[256];
+
+	if (!off)
+		return 0;
+	snprintf(why, sizeof(why), "verify checks whole chunks of %llu bytes (verify_interval, else the least write) "
+		 "and %s is not a multiple of that (fio checks such writes; ioplan does not)",
+		 (unsigned long long)iv, off);
+	return setup_error(w, why);
 }
 
 static void free_maps(struct worker *w, struct vfy_map *maps)
@@ -290,12 +311,12 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	if (j->verify_only && j->verify_state_load)
 		return load_state(w, iv);
 	/* verify_only draws the writes again to check only those (worker_verify_only.c). */
-	if (worker_verify_only_replays(j) && fits_grid(w, iv))
+	if (worker_verify_only_replays(j) && !off_grid(w, iv))
 		return (w->vf.maps = new_maps(w, iv)) && (w->vf.starts = new_maps(w, iv)) ? 0 : -ENOMEM;
 	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
 		return 0;
-	if (!fits_grid(w, iv))
-		return setup_error(w, "verify_interval must divide every block size and alignment");
+	if ((ret = grid_error(w, iv)))
+		return ret;
 	if (j->verify_state_save && ((w->vf.state = calloc(1, sizeof(*w->vf.state))) == NULL ||
 				     vstate_init(w->vf.state, j->name, j->iodepth, w->gen.nr_files,
 						 w->clone->thread_number - 1)))

@@ -201,6 +201,17 @@ TEST_CASE("worker verify: block sizes off the verify_interval grid are refused b
 	CHECK(ret == -EINVAL);
 	const res_clone &k = pb::first_clone(*r);
 	REQUIRE(k.nr_errors == 1);
-	CHECK(std::string(k.errors[0].what) == "verify_interval must divide every block size and alignment");
+	CHECK(std::string(k.errors[0].what) == "verify checks whole chunks of 3000 bytes (verify_interval, else the least "
+						"write) and a write block size is not a multiple of that (fio checks such "
+						"writes; ioplan does not)");
 	CHECK(k.ddir[PLAN_DDIR_WRITE].ios == 0);
+	/* rw=write:2: 2-byte gaps put every write after the first off the 4 KiB grid. */
+	auto q = pb::build(d.path(), { verified(job_spec("h", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 64 << 10), PLAN_VERIFY_CRC32C).with([](plan_job &j) {
+		j.rw_seq_skip_bytes = 2;
+	}) });
+	r = pb::run(*q, &ret);
+	CHECK(ret == -EINVAL);
+	REQUIRE(pb::first_clone(*r).nr_errors == 1);
+	CHECK(std::string(pb::first_clone(*r).errors[0].what).find("and the gap of rw=...:N is not a multiple") !=
+	      std::string::npos);
 }
