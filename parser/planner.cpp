@@ -23,10 +23,11 @@ namespace {
 // a file outside the directory there).
 int section_rank(const entry &e, bool in_order)
 {
+    static const option *const kb_base = find_option("kb_base"), *const filename = find_option("filename");
     const option *o = find_option(e.key);
-    if (o && o == find_option("kb_base"))
+    if (o && o == kb_base)
         return 0;
-    return o && !in_order && o == find_option("filename") ? 2 : 1;
+    return o && !in_order && o == filename ? 2 : 1;
 }
 
 // Every entry is applied even after one fails: sink keeps each error, so the
@@ -35,12 +36,16 @@ int section_rank(const entry &e, bool in_order)
 void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes,
                    bool in_order = false)
 {
-    for (int rank = 0; rank < 3; rank++)
-        for (const entry &e : entries) {
-            if (section_rank(e, in_order) != rank)
+    std::vector<uint8_t> ranks;
+    ranks.reserve(entries.size());
+    for (const entry &e : entries)
+        ranks.push_back((uint8_t)section_rank(e, in_order));
+    for (uint8_t rank = 0; rank < 3; rank++)
+        for (size_t i = 0; i < entries.size(); i++) {
+            if (ranks[i] != rank)
                 continue;
             try {
-                apply_entry(j, e, notes);
+                apply_entry(j, entries[i], notes);
             } catch (const error &err) {
                 sink.add(err);
             }
