@@ -2,7 +2,8 @@
 //
 // planner.cpp does fio's layering of options (command line, [global]s, job
 // sections); planner_build.cpp turns the resulting job list into the plan:
-// groups, clones, seeds and files.  Only parser/ includes this.
+// groups, clones, seeds and files, once job_checks.cpp has checked each job.
+// Only parser/ includes this.
 #pragma once
 
 #include <string>
@@ -34,6 +35,13 @@ const loc &option_loc(const job_def &d, const char *key);
 // An engine option's value as given or defaulted (0 or "" when neither), by name.
 long long engine_int(const job_spec &s, const char *name);
 std::string engine_text(const job_spec &s, const char *name);
+
+// File paths of one clone, as fio lays them out (planner_build.cpp).
+std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone);
+
+// What a run would only find out after starting the job, refused as it is
+// planned, with the option's position (job_checks.cpp); throws parser::error.
+void check_job(const job_def &d);
 
 // net, netsplice, nbd (remote_engines.cpp): fio's refusals, checked before the
 // run with the option's position.  check_remote_options: their options under

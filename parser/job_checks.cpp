@@ -1,0 +1,188 @@
+// parser/job_checks.cpp - what a run would only find out after starting a job,
+// refused when the job is planned, with the option's position: regions that
+// hold no block, offsets past the files' end, zones that do not fit, engine
+// options under another engine, cmdprio modes that exclude each other, zone
+// modes, block_error_percentiles.  Apart from planner_build.cpp, which turns
+// the checked job into plan memory.
+#include "parser/options.hpp"
+#include "parser/planner.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace parser {
+
+namespace {
+
+// The zones of random_distribution=zoned/zoned_abs over a region of `each`
+// bytes cut in blocks of the job's smallest alignment, as the engine cuts them:
+// a zone that gets I/O must hold a block, and the zones must fit (fio finds
+// "zoned_abs sizes exceed file size" at run time).
+void check_zones(const job_def &d, uint64_t each)
+{
+    const plan_job &j = d.spec.pj;
+    uint64_t align = UINT64_MAX, blocks, used = 0;
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
+        if (plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            align = std::min(align, j.bs[dd].align_bytes ? j.bs[dd].align_bytes : j.bs[dd].min_bytes);
+    blocks = each / align;
+    for (uint32_t i = 0; i < j.nr_rand_zones; i++) {
+        const plan_rand_zone &z = j.rand_zones[i];
+        uint64_t len = z.range_bytes ? z.range_bytes / align : blocks * z.range_pct / 100;
+        used += z.range_bytes;
+        if (z.io_pct && !len)
+            fail(d.header, "job '" + job_name(d) + "': zone " + std::to_string(i + 1) + " of random_distribution gets " +
+                               std::to_string(z.io_pct) + "% of the I/O but holds no whole block of " +
+                               std::to_string(align) + " bytes");
+    }
+    if (used > each)
+        fail(d.header, "job '" + job_name(d) + "': the zones of random_distribution=zoned_abs cover " +
+                           std::to_string(used) + " bytes, more than the " + std::to_string(each) + " of the region");
+}
+
+// fio: with filesize= a file's region runs from offset= to its end; none left
+// there, fio lays the files out and stops ("blocksize is larger than data set
+// range"), or says "you need to specify valid offset=" of a clone past it.
+// file_append starts at the file's end whatever offset= says.
+void check_offsets_fit(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (!j.filesize_min_bytes || d.spec.file_append)
+        return;
+    const std::string files =
+        " at or past the end of its files (filesize=" + std::to_string(j.filesize_max_bytes) + " bytes)";
+    if (j.offset_bytes >= j.filesize_max_bytes)
+        fail(option_loc(d, "offset"),
+             "job '" + job_name(d) + "': offset=" + std::to_string(j.offset_bytes) + " is" + files + ": no I/O is left to make");
+    uint32_t n = d.spec.numjobs;
+    uint64_t last = j.offset_bytes + (uint64_t)(n - 1) * j.offset_increment_bytes;
+    if (n > 1 && j.offset_increment_bytes && last >= j.filesize_max_bytes)
+        fail(option_loc(d, "offset_increment"),
+             "job '" + job_name(d) + "': clone " + std::to_string(n) + " of " + std::to_string(n) + " would start at byte " +
+                 std::to_string(last) + " (offset=" + std::to_string(j.offset_bytes) + " + " + std::to_string(n - 1) +
+                 " x offset_increment=" + std::to_string(j.offset_increment_bytes) + ")," + files);
+}
+
+// What a run would only find out after starting the job: a region that holds
+// no whole block (fio: "size too small"; with nrfiles or a per-direction bs
+// fio runs and does nothing) and a null job with nothing to size it.  Sizes
+// taken from existing files are checked when the files are opened.
+void check_regions(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (j.size_ppm)
+        return;
+    if (!j.size_bytes && !j.filesize_min_bytes) {
+        if (j.ioengine == PLAN_IOENGINE_NULL)
+            fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
+        return;
+    }
+    check_offsets_fit(d);
+    size_t nfiles = clone_paths(d, d.section, 0).size();
+    uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
+    std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
+        const plan_bs &bs = j.bs[dd];
+        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            continue;
+        // Random offsets step by blockalign (DISKSPD -r<align>): a region shorter holds no offset.
+        bool by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
+        uint64_t need = by_align ? bs.align_bytes : bs.min_bytes;
+        if (each < need)
+            fail(d.header, "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
+                               plan_ddir_name((plan_ddir)dd) + (by_align ? " blockalign step (" : " block (") +
+                               std::to_string(need) + " bytes)");
+    }
+    if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+        check_zones(d, each);
+}
+
+// "a", "a or b", "a, b or c" from a space-separated list.
+std::string owner_list(const std::string &engines)
+{
+    std::string s = engines;
+    size_t last = s.rfind(' ');
+    if (last != std::string::npos)
+        s.replace(last, 1, " or ");
+    for (size_t at = s.find(' '); at < last; at = s.find(' ', at + 2))
+        s.replace(at, 1, ", ");
+    return s;
+}
+
+// Engine options belong to their engines: fio rejects uncached= under psync as an
+// unknown option, so a job that sets one for another engine gets an error, not a
+// silently ignored flag.
+void check_engine_options(const job_def &d)
+{
+    std::string eng = plan_ioengine_name(d.spec.pj.ioengine);
+    for (const engine_field &f : engine_fields())
+        if (f.set(d.spec) && option_foreign_to(*find_option(f.name), eng.c_str()))
+            fail(d.header, "job '" + job_name(d) + "': " + f.name + " is an option of ioengine=" + owner_list(f.engines) +
+                               ", not of ioengine=" + eng);
+    check_remote_options(d);
+    // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
+    // in [global] and runs a libaio job under it, which fio accepts.  This also
+    // refuses hipri=0 or nowait=0 under psync, which the check above (values
+    // set) lets by and fio calls a bad option.
+    for (const std::string &name : d.spec.engine_opts_set) {
+        const option *o = find_option(name);
+        bool own = std::any_of(d.spec.echo.begin(), d.spec.echo.end(), [&](const entry &en) {
+            const option *eo = find_option(en.key);
+            return eo == o;
+        });
+        if (o && own && option_foreign_to(*o, eng.c_str())) {
+            std::string of = o->engines;
+            std::replace(of.begin(), of.end(), ' ', ',');
+            if (engine_field_of(o->name))	/* written at its default: the same words as when set */
+                of = owner_list(o->engines);
+            fail(d.header, "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
+                               ", not of ioengine=" + eng);
+        }
+    }
+}
+
+// fio's cmdprio modes exclude each other (engines/cmdprio.c fio_cmdprio_init);
+// fio finds it when the engine starts, here at cmdprio_bssplit's position.
+void check_cmdprio(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    if (j.cmdprio_bssplit && (j.cmdprio[0].pct || j.cmdprio[1].pct))
+        fail(option_loc(d, "cmdprio_bssplit"), "job '" + job_name(d) +
+                                                   "': cmdprio_percentage and cmdprio_bssplit are mutually exclusive");
+}
+
+// fio 3.33 (init.c fixup_options) refuses zonesize= unless zonemode=strided, and
+// zonemode=strided without a zonesize=; so does ioplan, naming the job.
+void check_zone_mode(const job_def &d)
+{
+    bool sized = d.spec.pj.zone_size_bytes != 0;
+    if (sized && !d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonesize= needs zonemode=strided (fio: \"--zonemode=none and "
+                                               "--zonesize are not compatible\")");
+    if (!sized && d.spec.zone_strided)
+        fail(d.header, "job '" + job_name(d) + "': zonemode=strided needs a zonesize=");
+}
+
+// fio 3.33 (init.c): "block error histogram only available with a single file per job".
+void check_block_error_hist(const job_def &d)
+{
+    if (!d.spec.pj.block_error_hist)
+        return;	// the paths of a million-file job are not built for nothing
+    size_t n = clone_paths(d, d.section, 0).size();
+    if (n != 1)
+        fail(d.header, "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
+                           std::to_string(n));
+}
+
+} // namespace
+
+void check_job(const job_def &d)
+{
+    check_regions(d);
+    check_engine_options(d);
+    check_cmdprio(d);
+    check_zone_mode(d);
+    check_block_error_hist(d);
+}
+
+} // namespace parser
