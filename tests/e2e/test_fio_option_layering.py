@@ -123,6 +123,16 @@ class OptionLayering(TmpDirCase):
                 _, files = self.same_run(text, tag, dirs=("d",), args=args or ("job.fio",))
                 self.assertEqual(files, {where: 64 << 10})
 
+    def test_opendir_takes_the_directory_set_before_it(self):
+        # opendir= adds its files as filename= does (fio's add_file under the directory=
+        # read so far), and a section reads the two in the order written.
+        for tag, order, moved in (("opendir_first", "opendir=src\ndirectory=d\n", 64 << 10),
+                                  ("directory_first", "directory=d\nopendir=src\n", 8 << 10)):
+            with self.subTest(case=tag):
+                jobs, _ = self.same_run("[j]\nrw=read\nbs=4k\n" + order, tag, dirs=("src", "d", "d/src"),
+                                        sizes={"src/f": 64 << 10, "d/src/f": 8 << 10})
+                self.assertEqual(jobs, [("j", moved, moved // 4096, 0)])
+
     def test_a_file_whose_size_is_in_the_filesize_range_keeps_it(self):
         # fio draws a size from filesize=LOW-HIGH only for a file whose own size is
         # outside the range (setup_files): an existing 200 KiB file is read whole, and
