@@ -360,8 +360,11 @@ void gen_window(struct gen *g, bool time_based)
 	 */
 	if (!io_size && g->job->size_bytes &&
 	    (g->offset_first || g->mixed || g->skewed_service ||
-	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
-		g->limit_bytes = g->job->size_bytes < regions_bytes(g) ? g->job->size_bytes : regions_bytes(g);
+	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes))) {
+		uint64_t held = regions_bytes(g);
+
+		g->limit_bytes = g->job->size_bytes < held ? g->job->size_bytes : held;
+	}
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
