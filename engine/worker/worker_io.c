@@ -14,8 +14,9 @@
  * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
  * Clock reads (engine/clock.h has their cost): once per commit (clat starts
- * there), once per reap or sync completion, and once per prepared I/O (lat and
- * slat start there) unless the last read was taken at most one I/O's
+ * there), once per reap or sync completion (but not for a fetch that follows a
+ * commit on an engine whose getevents() never waits: null), and once per
+ * prepared I/O (lat and slat start there) unless the last read was taken at most one I/O's
  * bookkeeping ago -- a sync completion, a commit, or a reap of one I/O, with
  * no buffer fill and no statistics interval in between (stamp_ok).  Then that
  * read stamps the new I/O too: a back-to-back stream costs one read per I/O
@@ -600,7 +601,9 @@ static int fetch(struct worker *w, uint32_t submitted)
 	if (min > submitted)
 		min = submitted;
 	n = w->ioe.ops->getevents(&w->ioe, min, submitted, reap_timeout(w));
-	w->now = clk_now(&w->clk);
+	/* An instant engine's getevents() never waits: the commit's read just taken still holds. */
+	if (!w->stamp_ok || !w->ioe.ops->instant)
+		w->now = clk_now(&w->clk);
 	if (n < 0) {
 		if (n == -EINTR || n == -ETIME || n == -EAGAIN)
 			return 0;

@@ -58,7 +58,7 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	// fio's defaults (iodepth_batch_submit 1, complete_min 1 = complete_max): each
 	// completion is followed by a submission before the next one is handed back.
 	// The completions the engine already holds are fetched in one call, so the
-	// submission's clock read is the only one most I/Os cost.
+	// submission's clock read is the only one an I/O costs.
 	pb::tmpdir d;
 	eng_opts o = pb::fake_clock();
 	auto p = pb::build(d.path(), { job_spec("q", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 4096 * 4096)
@@ -71,7 +71,10 @@ TEST_CASE("worker_io: at the default batch sizes the queue stays full and each I
 	REQUIRE(rd.ios == 4096);
 	CHECK(c.depth[5] >= 4096 - 31);		// issued with 32 in flight
 	uint64_t reads = (c.end_ns - c.start_ns) / 1000;
-	CHECK(reads <= 4096 + 2 * 4096 / 32 + 40);	// one getevents + clock read per engine batch
+	CAPTURE(reads);
+	// One read per I/O: the null engine's getevents() never waits, so a fetch takes the read
+	// of the commit just made (4256 when each fetch read the clock again).
+	CHECK(reads <= 4096 + 40);
 	CHECK(c.complete[1] >= 4096 - 32);	// handed back one at a time
 }
 
