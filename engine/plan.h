@@ -592,7 +592,7 @@ struct plan_job {
 
 	/* Placement. */
 	uint64_t cpus_allowed_mask;	/* 0 = any CPU */
-	bool cpus_allowed_split;	/* clone k runs on the k-th allowed CPU (mod count) */
+	bool cpus_allowed_split;	/* the run's thread k runs on the k-th allowed CPU (mod count) */
 	int32_t nice;
 
 	/*

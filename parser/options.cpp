@@ -863,7 +863,7 @@ static const std::vector<option> core_table = {
         .def("shared")
         .choices({
             {"shared", "every thread may use every allowed CPU", 0},
-            {"split", "clone k runs on the k-th allowed CPU (round robin)", 1},
+            {"split", "the run's k-th thread (every job's clones counted in order) runs on the k-th allowed CPU (round robin)", 1},
         })
         .help("How the job's threads share the allowed CPUs.")
         .apply(A(j.pj.cpus_allowed_split = choice_of(o, v))),

@@ -136,10 +136,14 @@ void worker_wake_gates(struct worker *const *cur, uint32_t n)
 	}
 }
 
-/* cpus_allowed_policy=split: the k-th allowed CPU (round robin) for clone k. */
-static int split_cpu(uint64_t mask, uint32_t clone)
+/*
+ * cpus_allowed_policy=split: the k-th allowed CPU (round robin) for the run's k-th
+ * thread (thread_number - 1, counted across every job, as fio's split counts), so
+ * two jobs that split the same CPUs do not both start on the first.
+ */
+static int split_cpu(uint64_t mask, uint32_t thread)
 {
-	int n = __builtin_popcountll(mask), want = (int)(clone % (uint32_t)n);
+	int n = __builtin_popcountll(mask), want = (int)(thread % (uint32_t)n);
 
 	for (int c = 0; c < 64; c++)
 		if ((mask & (1ull << c)) && want-- == 0)
@@ -147,14 +151,14 @@ static int split_cpu(uint64_t mask, uint32_t clone)
 	return 0;
 }
 
-static void placement(const struct plan_job *j, uint32_t clone)
+static void placement(const struct plan_job *j, uint32_t thread)
 {
 	cpu_set_t set;
 
 	if (j->cpus_allowed_mask) {
 		CPU_ZERO(&set);
 		if (j->cpus_allowed_split)
-			CPU_SET(split_cpu(j->cpus_allowed_mask, clone), &set);
+			CPU_SET(split_cpu(j->cpus_allowed_mask, thread), &set);
 		for (int c = 0; c < 64 && !j->cpus_allowed_split; c++)
 			if (j->cpus_allowed_mask & (1ull << c))
 				CPU_SET(c, &set);
@@ -768,7 +772,7 @@ void *worker_main(void *arg)
 
 	w->clk = w->sh->clk;
 	w->rng_misc = rng_seed(w->clone->seed, RNG_MISC);
-	placement(w->job, w->clone->clone_index);
+	placement(w->job, w->clone->thread_number - 1);
 	ret = numa_place_thread(w->job, &what);
 	if (ret) {
 		worker_error(w, .err = -ret, .what = what);

@@ -52,6 +52,22 @@ class Affinity(TmpDirCase):
     def test_cpumask_is_a_bit_mask(self):
         self.assertIn("1", {c for _, c in worker_cpus(["--cpumask=0x2"])})
 
+    def test_split_counts_the_threads_of_every_job(self):
+        # fio's split takes the k-th allowed CPU for its k-th thread across the whole run
+        # (td->thread_number - 1), so two one-thread jobs splitting CPUs 0-1 run one on
+        # each; counted per job, both ran on CPU 0.
+        self.write("s.fio", "[global]\nioengine=null\nsize=1g\ntime_based\nruntime=60\n"
+                            "cpus_allowed=0-1\ncpus_allowed_policy=split\n[a]\n[b]\n")
+        p = subprocess.Popen([BIN, str(self.tmp / "s.fio"), "--output=/dev/null", "--eta=always"],
+                             stderr=subprocess.PIPE)
+        try:
+            wait_for_stderr(p, b"[R(2)]")
+            seen = sorted(c for _, c in thread_cpus(p.pid) if c in ("0", "1"))
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=30)
+        self.assertEqual(seen, ["0", "1"])
+
     @unittest.skipUnless(NODES, "no NUMA node in sysfs")
     def test_numa_cpu_nodes_within_cpus_allowed(self):
         seen = {c for _, c in worker_cpus(["--numa_cpu_nodes=%d" % NODES[0], "--cpus_allowed=1",
