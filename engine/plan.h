@@ -46,6 +46,12 @@ extern "C" {
 #define PLAN_RAND_ZONES_MAX 16
 #define PLAN_IGNORE_ERRORS_MAX 16
 #define PLAN_IO_TRACE_TOTAL_MAX 262144u	/* io_trace records a plan keeps (plan_job) */
+#define PLAN_CPUS_MAX 1024		/* CPUs a CPU list may name: glibc's CPU_SETSIZE */
+
+/* A set of CPUs: CPU c is bit c % 64 of word[c / 64]; none set = any CPU. */
+struct plan_cpus {
+	uint64_t word[PLAN_CPUS_MAX / 64];
+};
 
 enum plan_ddir {
 	PLAN_DDIR_READ = 0,
@@ -484,7 +490,7 @@ struct plan_job {
 	uint32_t nr_verify_pattern_offsets;
 	/* verify_async and the trim_* verification options (worker_verify*.c). */
 	uint32_t verify_async;		/* checker threads per clone; 0 = checks on the I/O thread */
-	uint64_t verify_async_cpus_mask;	/* CPUs of the checker threads; 0 = any */
+	struct plan_cpus verify_async_cpus;	/* CPUs of the checker threads */
 	uint32_t trim_percentage;	/* share of verified writes later trimmed, 0..100 */
 	uint64_t trim_backlog;		/* trim after this many writes; 0 = no trims */
 	uint32_t trim_backlog_batch;	/* accepted; fio 3.33 trims every listed block each round whatever it is */
@@ -591,7 +597,7 @@ struct plan_job {
 	uint64_t group_pause_ns;	/* sleep before this job's group starts */
 
 	/* Placement. */
-	uint64_t cpus_allowed_mask;	/* 0 = any CPU */
+	struct plan_cpus cpus_allowed;	/* cpus_allowed= or cpumask= */
 	bool cpus_allowed_split;	/* the run's thread k runs on the k-th allowed CPU (mod count) */
 	int32_t nice;
 

@@ -353,7 +353,7 @@ void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v)
     uint64_t mask = 0;
     if (wants) {
         try {
-            mask = parse_cpu_list(nodes);
+            mask = parse_node_list(nodes);
         } catch (value_error &err) {
             throw value_error(err.what(), colon + 1 + err.offset);
         }

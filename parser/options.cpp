@@ -857,8 +857,9 @@ static const std::vector<option> core_table = {
         .help("Offset of the I/O buffers from a page boundary (fio's); ioplan's buffers are page-aligned, so only a multiple of the page size is taken.")
         .apply(set_iomem_align),
     opt("cpus_allowed", opt_type::cpu_list, CAT_ENGINE)
-        .help("CPUs the job's threads may run on (0-3,6).")
-        .apply(A(j.pj.cpus_allowed_mask = parse_cpu_list(trim(v)))),
+        .help("CPUs the job's threads may run on (0-3,6; CPUs 0 to 1023).  A CPU this machine lacks "
+              "is refused before any I/O, as fio refuses it.")
+        .apply(A(j.pj.cpus_allowed = parse_cpu_list(trim(v)))),
     opt("cpus_allowed_policy", opt_type::choice, CAT_ENGINE)
         .def("shared")
         .choices({
@@ -1075,7 +1076,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.verify_async = U32(int_in(o, v)))),
     opt("verify_async_cpus", opt_type::cpu_list, CAT_VERIFY)
         .help("CPUs the verify_async threads run on (0-3,6), as cpus_allowed.")
-        .apply(A(j.pj.verify_async_cpus_mask = parse_cpu_list(trim(v)))),
+        .apply(A(j.pj.verify_async_cpus = parse_cpu_list(trim(v)))),
     opt("trim_percentage", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 100)
@@ -1382,10 +1383,10 @@ static const std::vector<option> core_table = {
     opt("cpumask", opt_type::integer, CAT_ENGINE)
         .help("CPUs the job's threads may run on, as a bit mask (0x3: CPUs 0 and 1); the same as cpus_allowed.")
         .apply(A(int64_t m = parse_int(v); if (m <= 0) throw value_error("cpumask must name at least one CPU");
-                 j.pj.cpus_allowed_mask = (uint64_t)m)),
+                 j.pj.cpus_allowed = plan_cpus{}; j.pj.cpus_allowed.word[0] = (uint64_t)m)),
     opt("numa_cpu_nodes", opt_type::cpu_list, CAT_ENGINE)
         .help("NUMA nodes whose CPUs the job's threads run on (0-1,3), within cpus_allowed (libnuma).")
-        .apply(A(j.pj.numa_cpu_nodes_mask = parse_cpu_list(trim(v)))),
+        .apply(A(j.pj.numa_cpu_nodes_mask = parse_node_list(trim(v)))),
     opt("numa_mem_policy", opt_type::string, CAT_ENGINE)
         .help("Where the job's threads allocate memory: default, local, prefer:NODE, bind:NODES or "
               "interleave:NODES (set_mempolicy through libnuma).")

@@ -380,18 +380,31 @@ std::vector<bssplit_entry> parse_bssplit_dir(const std::string &s, unsigned kb_b
     return out;
 }
 
-uint64_t parse_cpu_list(const std::string &s)
+// Each "lo-hi" or "n" of a comma list, within 0..max ("CPU" or "node" names the kind).
+template <typename F> static void for_each_id(const std::string &s, int64_t max, const char *kind, F add)
 {
-    uint64_t mask = 0;
     for (const std::string &item : split(s, ',')) {
         size_t dash = item.find('-');
         int64_t lo = parse_int(item.substr(0, dash));
         int64_t hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1));
-        if (lo < 0 || hi < lo || hi > 63)
-            throw value_error("CPU range '" + item + "' is not within 0..63");
+        if (lo < 0 || hi < lo || hi > max)
+            throw value_error(std::string(kind) + " range '" + item + "' is not within 0.." + std::to_string(max));
         for (int64_t c = lo; c <= hi; c++)
-            mask |= 1ull << c;
+            add(c);
     }
+}
+
+plan_cpus parse_cpu_list(const std::string &s)
+{
+    plan_cpus set{};
+    for_each_id(s, PLAN_CPUS_MAX - 1, "CPU", [&set](int64_t c) { set.word[c / 64] |= 1ull << (c % 64); });
+    return set;
+}
+
+uint64_t parse_node_list(const std::string &s)
+{
+    uint64_t mask = 0;
+    for_each_id(s, 63, "node", [&mask](int64_t n) { mask |= 1ull << n; });
     return mask;
 }
 

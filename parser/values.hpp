@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/plan.h"
+
 namespace parser {
 
 class value_error : public std::runtime_error {
@@ -96,8 +98,10 @@ std::vector<uint8_t> parse_pattern(const std::string &s);
 // verify_pattern's form: also takes %o (8 bytes where each block's offset goes), their positions in offset_at.
 std::vector<uint8_t> parse_pattern(const std::string &s, std::vector<uint32_t> *offset_at);
 
-// cpus_allowed: "0-3,6" -> bitmask (CPUs 0..63).
-uint64_t parse_cpu_list(const std::string &s);
+// cpus_allowed: "0-3,6" -> the set of CPUs (0..PLAN_CPUS_MAX-1).
+plan_cpus parse_cpu_list(const std::string &s);
+// numa_cpu_nodes: "0-1,3" -> bitmask (nodes 0..63).
+uint64_t parse_node_list(const std::string &s);
 
 // Replaces fio's $pagesize, $mb_memory and $ncpus and evaluates + - * / % and
 // parentheses when a keyword was replaced (fio pipes that through bc).  Returns

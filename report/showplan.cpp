@@ -105,6 +105,22 @@ json region_json(const plan_job &j)
     return o;
 }
 
+// The CPUs of a set from CPU `from` on, as a CPU list ("64-127,200"); "" when none.
+std::string cpu_list_from(const plan_cpus &set, unsigned from)
+{
+    std::string out;
+    for (unsigned c = from; c < PLAN_CPUS_MAX; c++) {
+        if (!(set.word[c / 64] >> (c % 64) & 1))
+            continue;
+        unsigned last = c;
+        while (last + 1 < PLAN_CPUS_MAX && (set.word[(last + 1) / 64] >> ((last + 1) % 64) & 1))
+            last++;
+        out += (out.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
+        c = last;
+    }
+    return out;
+}
+
 json engine_json(const plan_job &j)
 {
     // io_uring's own options keep the keys and places they had as plan fields: stored runs
@@ -119,8 +135,19 @@ json engine_json(const plan_job &j)
             // The keys keep the names --showplan has always printed.
             {"hipri_percentage", j.hipri_percentage}, {"pvsync2_uncached", j.rwf_uncached},
             {"pvsync2_nowait", j.rwf_nowait},
-            {"cpus_allowed_mask", j.cpus_allowed_mask}, {"cpus_allowed_split", j.cpus_allowed_split},
+            {"cpus_allowed_mask", j.cpus_allowed.word[0]}, {"cpus_allowed_split", j.cpus_allowed_split},
             {"nice", j.nice}};
+}
+
+// The mask keeps CPUs 0-63, as --showplan has always printed it (stored runs match by this
+// text's hash); CPUs past them are listed only when a job names some.
+json placement_json(const plan_job &j)
+{
+    json o = engine_json(j);
+    std::string above = cpu_list_from(j.cpus_allowed, 64);
+    if (!above.empty())
+        o["cpus_allowed_above_63"] = above;
+    return o;
 }
 
 json files_json(const plan_job &j)
@@ -180,7 +207,7 @@ json job_json(const plan_job &j)
               {"groupid", j.groupid}, {"source_file", j.source_file}, {"stonewall", j.stonewall},
               {"new_group", j.new_group}, {"wait_for_job_id", j.wait_for_job_id},
               {"group_reporting", j.group_reporting}, {"exitall", j.exitall}, {"numjobs", j.nr_clones}};
-    for (const json &part : {pattern_json(j), region_json(j), engine_json(j), files_json(j), time_rate_json(j),
+    for (const json &part : {pattern_json(j), region_json(j), placement_json(j), files_json(j), time_rate_json(j),
                              buffers_verify_json(j), stats_json(j)})
         for (auto it = part.begin(); it != part.end(); ++it)
             o[it.key()] = it.value();

@@ -9,6 +9,7 @@
 #include "engine/safety/preflight.h"
 #include "engine/safety/preflight_internal.h"
 #include "engine/buffers.h"
+#include "engine/cpus.h"
 #include "engine/dioalign.h"
 #include "engine/engine.h"
 #include "engine/ioengine.h"
@@ -694,6 +695,23 @@ static void check_numa_nodes(struct pf_state *s, const struct plan_job *j)
 		    "job '%s': %s names node %d, but this machine's nodes are 0-%d", j->name, what, n, max_node);
 }
 
+/* A CPU the machine lacks would leave a thread unpinned; fio refuses it while parsing. */
+static void check_cpus(struct pf_state *s, const struct plan_job *j)
+{
+	const char *what[] = { "cpus_allowed", "verify_async_cpus" };
+	const struct plan_cpus *set[] = { &j->cpus_allowed, &j->verify_async_cpus };
+	int nr;
+
+	for (int i = 0; i < 2; i++) {
+		int c = cpus_missing(set[i], &nr);
+
+		if (c >= 0)
+			pf_add(s, RES_MSG_ERROR, "cpus", (int32_t)j->job_id,
+			    "job '%s': %s names CPU %d, but this machine's CPUs are 0-%d", j->name, what[i],
+			    c, nr - 1);
+	}
+}
+
 /*
  * Each thread allocates and fills iodepth buffers of the job's largest block
  * before its first I/O: a queue whose buffers exceed the memory available is
@@ -834,6 +852,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_queue(s, j, mem_available(env));
 		check_engine_built(s, j);
 		check_numa_nodes(s, j);
+		check_cpus(s, j);
 		pf_check_aux(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
 			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)

@@ -6,10 +6,10 @@
  * lock.  Slots move between lists, never get allocated after the start.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/cpus.h"
 #include "engine/verify/verify_async.h"
 
 struct vasync_thread {
@@ -66,20 +66,6 @@ static void *checker(void *arg)
 	return NULL;
 }
 
-/* Pins the checkers to verify_async_cpus, as fio sets their affinity. */
-static void pin(pthread_t tid, uint64_t cpumask)
-{
-	cpu_set_t set;
-
-	if (!cpumask)
-		return;
-	CPU_ZERO(&set);
-	for (int c = 0; c < 64; c++)
-		if (cpumask & (1ull << c))
-			CPU_SET(c, &set);
-	pthread_setaffinity_np(tid, sizeof(set), &set);
-}
-
 static int alloc_slots(struct vasync *a, uint32_t n, uint64_t buf_bytes)
 {
 	a->nr_slots = 2 * n + 1;	/* each checker busy, one batch waiting for it, one being read */
@@ -95,7 +81,8 @@ static int alloc_slots(struct vasync *a, uint32_t n, uint64_t buf_bytes)
 	return 0;
 }
 
-static int start_threads(struct vasync *a, const struct vfy *proto, uint32_t n, uint64_t cpumask)
+static int start_threads(struct vasync *a, const struct vfy *proto, uint32_t n,
+			 const struct plan_cpus *cpus)
 {
 	int ret;
 
@@ -112,12 +99,13 @@ static int start_threads(struct vasync *a, const struct vfy *proto, uint32_t n, 
 			return -ret;
 		t->started = true;
 		pthread_setname_np(t->tid, "ioplan-verify");	/* top -H and /proc name them */
-		pin(t->tid, cpumask);
+		/* Pinned to verify_async_cpus, as fio sets their affinity (preflight checked the CPUs). */
+		cpus_pin(t->tid, cpus, false, 0);
 	}
 	return 0;
 }
 
-int vasync_start(struct vasync *a, const struct vfy *proto, uint32_t n, uint64_t cpumask,
+int vasync_start(struct vasync *a, const struct vfy *proto, uint32_t n, const struct plan_cpus *cpus,
 		 uint64_t buf_bytes)
 {
 	int ret;
@@ -128,7 +116,7 @@ int vasync_start(struct vasync *a, const struct vfy *proto, uint32_t n, uint64_t
 	pthread_cond_init(&a->done_cv, NULL);
 	ret = alloc_slots(a, n, buf_bytes);
 	if (!ret)
-		ret = start_threads(a, proto, n, cpumask);
+		ret = start_threads(a, proto, n, cpus);
 	if (ret)
 		vasync_stop(a);
 	return ret;

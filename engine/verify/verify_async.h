@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/plan.h"
 #include "engine/verify/verify.h"
 
 #ifdef __cplusplus
@@ -55,11 +56,11 @@ struct vasync {
 };
 
 /*
- * Starts n checker threads (on the CPUs of cpumask, 0 = any) with contexts
+ * Starts n checker threads (on the CPUs of cpus, none set = any) with contexts
  * cloned from proto, and 2n + 1 slots of buf_bytes each.  0 or -errno (then
  * nothing is left running).
  */
-int vasync_start(struct vasync *a, const struct vfy *proto, uint32_t n, uint64_t cpumask,
+int vasync_start(struct vasync *a, const struct vfy *proto, uint32_t n, const struct plan_cpus *cpus,
 		 uint64_t buf_bytes);
 
 /* Stops the threads (after the slots submitted are checked) and frees everything. */

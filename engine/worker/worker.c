@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "engine/cpus.h"
 #include "engine/layout/layout.h"
 #include "engine/gen/rng.h"
 #include "engine/dioalign.h"
@@ -137,35 +138,18 @@ void worker_wake_gates(struct worker *const *cur, uint32_t n)
 }
 
 /*
- * cpus_allowed_policy=split: the k-th allowed CPU (round robin) for the run's k-th
- * thread (thread_number - 1, counted across every job, as fio's split counts), so
- * two jobs that split the same CPUs do not both start on the first.
+ * cpus_allowed and nice for the thread.  Under cpus_allowed_policy=split the
+ * run's k-th thread (thread_number - 1, counted across every job, as fio's split
+ * counts) takes the k-th allowed CPU, so two jobs that split the same CPUs do not
+ * both start on the first.
  */
-static int split_cpu(uint64_t mask, uint32_t thread)
+static int placement(const struct plan_job *j, const struct plan_clone *c)
 {
-	int n = __builtin_popcountll(mask), want = (int)(thread % (uint32_t)n);
+	int ret = cpus_pin(pthread_self(), &j->cpus_allowed, j->cpus_allowed_split, c->thread_number - 1);
 
-	for (int c = 0; c < 64; c++)
-		if ((mask & (1ull << c)) && want-- == 0)
-			return c;
-	return 0;
-}
-
-static void placement(const struct plan_job *j, uint32_t thread)
-{
-	cpu_set_t set;
-
-	if (j->cpus_allowed_mask) {
-		CPU_ZERO(&set);
-		if (j->cpus_allowed_split)
-			CPU_SET(split_cpu(j->cpus_allowed_mask, thread), &set);
-		for (int c = 0; c < 64 && !j->cpus_allowed_split; c++)
-			if (j->cpus_allowed_mask & (1ull << c))
-				CPU_SET(c, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
 	if (j->nice)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), j->nice);
+	return ret;
 }
 
 /* The size of the file open on fd, whose fstat (made since it was opened) is st. */
@@ -772,8 +756,10 @@ void *worker_main(void *arg)
 
 	w->clk = w->sh->clk;
 	w->rng_misc = rng_seed(w->clone->seed, RNG_MISC);
-	placement(w->job, w->clone->thread_number - 1);
-	ret = numa_place_thread(w->job, &what);
+	what = "cpus_allowed";
+	ret = placement(w->job, w->clone);
+	if (!ret)
+		ret = numa_place_thread(w->job, &what);
 	if (ret) {
 		worker_error(w, .err = -ret, .what = what);
 		worker_set_error(w, -ret);

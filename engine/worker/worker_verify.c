@@ -262,7 +262,7 @@ static int start_async(struct worker *w)
 		bytes = bufpool_len(w->job);
 	if (!(w->vf.async = malloc(sizeof(*w->vf.async))))
 		return -ENOMEM;
-	ret = vasync_start(w->vf.async, w->vf.vfy, w->job->verify_async, w->job->verify_async_cpus_mask,
+	ret = vasync_start(w->vf.async, w->vf.vfy, w->job->verify_async, &w->job->verify_async_cpus,
 			   bytes);
 	if (ret) {
 		free(w->vf.async);

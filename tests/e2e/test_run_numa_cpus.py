@@ -1,10 +1,10 @@
-"""tests/e2e/test_run_numa_cpus.py - where a job's threads run: cpumask, numa_cpu_nodes.
+"""tests/e2e/test_run_numa_cpus.py - where a job's threads run: cpus_allowed, cpumask, numa_cpu_nodes.
 
 The property is the worker thread's CPU affinity, read from outside while it
 runs (/proc/PID/task/TID/status, Cpus_allowed_list): the main thread keeps
 every CPU, a worker has the job's.  numa_cpu_nodes narrows to the nodes'
 CPUs (libnuma) within cpus_allowed; a node the machine lacks is refused
-before any I/O, naming the option, as fio refuses it.
+before any I/O, naming the option, as fio refuses it, and so is a CPU it lacks.
 """
 import glob
 import os
@@ -86,6 +86,32 @@ class Affinity(TmpDirCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("job 'n': %s names node %d" % (name, missing), p.stderr)
             self.assertNotIn('"io_bytes"', p.stdout)
+
+    def test_a_cpu_the_machine_lacks_is_refused_before_any_io(self):
+        # fio refuses it while parsing ("CPU 70 too large"); pinned to it, a thread would
+        # run on every CPU instead, as ioplan's did.
+        past = os.cpu_count()
+        for opt in ("cpus_allowed=0,%d" % past, "verify_async_cpus=%d" % past):
+            name = opt.split("=")[0]
+            self.write("c.fio", "[ok]\nioengine=null\nsize=1m\n[c]\nstonewall\nioengine=null\n"
+                                "size=1m\nrw=write\nverify=md5\nverify_async=1\n%s\n" % opt)
+            p = run([str(self.tmp / "c.fio"), "--output-format=json"])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("job 'c': %s names CPU %d, but this machine's CPUs are 0-%d"
+                          % (name, past, past - 1), p.stderr)
+            self.assertNotIn('"io_bytes"', p.stdout)
+
+    def test_cpus_past_63_are_read_and_shown(self):
+        # A machine of 128 CPUs names them all (cpus_allowed=0-127); the plan keeps each,
+        # to glibc's 1024.  --showplan keeps its mask of CPUs 0-63 and lists the rest.
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--cpus_allowed=0,62-65,100-131,1023",
+                 "--showplan"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('"cpus_allowed_mask": %d,' % (1 | 3 << 62), p.stdout)
+        self.assertIn('"cpus_allowed_above_63": "64-65,100-131,1023"', p.stdout)
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--cpus_allowed=1024", "--parse-only"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("CPU range '1024' is not within 0..1023", p.stderr)
 
     def test_bad_policy_is_positioned(self):
         for text, col in (("numa_mem_policy=bind", 21), ("numa_mem_policy=often:0", 17),

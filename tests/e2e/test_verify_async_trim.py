@@ -126,7 +126,7 @@ class VerifyAsync(TmpDirCase):
     def test_bad_values_are_positioned_errors(self):
         for opt, msg in (("verify_async=x", "bad value for verify_async"),
                          ("verify_async=65", "verify_async"),
-                         ("verify_async_cpus=0-99", "CPU range '0-99' is not within 0..63")):
+                         ("verify_async_cpus=0-1024", "CPU range '0-1024' is not within 0..1023")):
             with self.subTest(opt=opt):
                 self.write("bad.fio", f"[v]\nrw=read\nsize=64k\nverify=md5\n{opt}\n")
                 p = run(["--parse-only", "bad.fio"], cwd=self.tmp)

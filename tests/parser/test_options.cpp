@@ -206,7 +206,7 @@ TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_
     CHECK_THROWS_AS(ie.apply(w, ie, "0"), value_error);
     CHECK_THROWS_AS(ie.apply(w, ie, "EIO,EIO,EIO,EIO"), value_error);
     CHECK(applied({{"exit_what", "all"}}).pj.exit_what == PLAN_EXIT_ALL);
-    CHECK(applied({{"cpumask", "0x3"}}).pj.cpus_allowed_mask == 3);
+    CHECK(applied({{"cpumask", "0x3"}}).pj.cpus_allowed.word[0] == 3);
 }
 
 TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
@@ -249,18 +249,18 @@ TEST_CASE("verify_async, verify_async_cpus and the trim_* options: fio's forms a
                           {"trim_backlog", "1k"}, {"trim_backlog_batch", "4"}, {"trim_verify_zero", "0"},
                           {"verify_backlog", "1m"}});
     CHECK(j.pj.verify_async == 6);
-    CHECK(j.pj.verify_async_cpus_mask == 0x8f);
+    CHECK(j.pj.verify_async_cpus.word[0] == 0x8f);
     CHECK(j.pj.trim_percentage == 30);
     CHECK(j.pj.trim_backlog == 1024);	// fio's suffixes, as its STR_VAL options
     CHECK(j.pj.trim_backlog_batch == 4);
     CHECK(!j.pj.trim_verify_zero);
     CHECK(j.pj.verify_backlog == 1048576);	// t/jobs/t0009's verify_backlog=1m
     job_spec d = default_spec();
-    CHECK((d.pj.verify_async == 0 && d.pj.verify_async_cpus_mask == 0 && d.pj.trim_percentage == 0));
+    CHECK((d.pj.verify_async == 0 && d.pj.verify_async_cpus.word[0] == 0 && d.pj.trim_percentage == 0));
     CHECK((d.pj.trim_backlog == 0 && d.pj.trim_backlog_batch == 0 && d.pj.trim_verify_zero));
     for (auto bad : std::vector<std::pair<const char *, const char *>>{
              {"trim_percentage", "101"}, {"trim_percentage", "x"}, {"verify_async", "65"},
-             {"verify_async_cpus", "64"}, {"trim_backlog", "-1"}, {"trim_verify_zero", "maybe"}}) {
+             {"verify_async_cpus", "1024"}, {"trim_backlog", "-1"}, {"trim_verify_zero", "maybe"}}) {
         CAPTURE(bad.first);
         const option &o = *find_option(bad.first);
         CHECK_THROWS_AS(o.apply(j, o, bad.second), value_error);

@@ -100,7 +100,14 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(at == std::vector<uint32_t>{1, 11});
     CHECK_THROWS_AS(parse_pattern("%x", &at), value_error);
     CHECK_THROWS_AS(parse_pattern("\"abc"), value_error);
-    CHECK(parse_cpu_list("0-2,5") == 0x27u);
+    CHECK(parse_cpu_list("0-2,5").word[0] == 0x27u);
+    // Past 63, as a machine of many CPUs has them (to glibc's CPU_SETSIZE, 1024).
+    plan_cpus big = parse_cpu_list("63-64,1023");
+    CHECK((big.word[0] == 1ull << 63 && big.word[1] == 1 && big.word[15] == 1ull << 63));
+    CHECK_THROWS_AS(parse_cpu_list("1024"), value_error);
+    CHECK_THROWS_AS(parse_cpu_list("3-1"), value_error);
+    CHECK(parse_node_list("0-1,3") == 0xbu);
+    CHECK_THROWS_AS(parse_node_list("64"), value_error);
     CHECK(parse_bool("1"));
     CHECK(!parse_bool("0"));
     CHECK_THROWS_AS(parse_bool("maybe"), value_error);
