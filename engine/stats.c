@@ -97,10 +97,10 @@ uint64_t sampler_tick(struct sampler *s, uint64_t now, const uint64_t cur[PLAN_D
 int series_start(struct series *s, struct res_series *out, uint64_t interval_ns, uint64_t t0)
 {
 	memset(s, 0, sizeof(*s));
-	out->samples = calloc(SERIES_CAP, sizeof(*out->samples));
+	out->samples = calloc(SERIES_FIRST, sizeof(*out->samples));
 	if (!out->samples)
 		return -ENOMEM;
-	out->cap = SERIES_CAP;
+	out->cap = SERIES_FIRST;
 	out->nr = 0;
 	out->interval_ns = interval_ns;
 	s->out = out;
@@ -130,6 +130,24 @@ static void series_coalesce(struct res_series *o)
 	o->interval_ns *= 2;
 }
 
+/*
+ * Doubles a full series' room while it is below SERIES_CAP: a run of a few
+ * intervals (most, and every one of a file of thousands of jobs) keeps a few
+ * samples' memory, not SERIES_CAP's.  False when it may not (or memory ran
+ * out): its neighbours merge instead, as at the cap.
+ */
+static bool series_grow(struct res_series *o)
+{
+	uint32_t cap = o->cap * 2 < SERIES_CAP ? o->cap * 2 : SERIES_CAP;
+	struct res_sample *more;
+
+	if (o->cap >= SERIES_CAP || !(more = realloc(o->samples, cap * sizeof(*more))))
+		return false;
+	o->samples = more;
+	o->cap = cap;
+	return true;
+}
+
 static void series_push(struct series *s, uint64_t start, uint64_t end, const uint64_t *bytes,
 			const uint64_t *ios, const uint64_t *lat_sum)
 {
@@ -148,7 +166,7 @@ static void series_push(struct series *s, uint64_t start, uint64_t end, const ui
 		s->last_lat[d] = lat_sum[d];
 		s->lat_max[d] = 0;
 	}
-	if (o->nr == o->cap)
+	if (o->nr == o->cap && !series_grow(o))
 		series_coalesce(o);
 }
 

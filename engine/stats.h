@@ -110,7 +110,8 @@ void sampler_start(struct sampler *s, uint64_t avg_ns, uint32_t div, uint64_t no
 uint64_t sampler_tick(struct sampler *s, uint64_t now, const uint64_t cur[PLAN_DDIR_NR],
 		      struct res_sample_stat *out, bool is_bw);
 
-#define SERIES_CAP 512u
+#define SERIES_CAP 512u		/* samples kept before neighbours merge */
+#define SERIES_FIRST 16u		/* samples allocated at the start, doubled up to SERIES_CAP as needed */
 
 /*
  * A time series of fixed-width intervals aligned to t0.  Totals are read from the
@@ -127,7 +128,7 @@ struct series {
 	uint64_t lat_max[PLAN_DDIR_NR];
 };
 
-/* Allocates out->samples (SERIES_CAP) and opens the first interval.  0 or -ENOMEM. */
+/* Allocates out->samples (SERIES_FIRST; they grow to SERIES_CAP) and opens the first interval.  0 or -ENOMEM. */
 int series_start(struct series *s, struct res_series *out, uint64_t interval_ns, uint64_t t0);
 
 /*

@@ -336,10 +336,6 @@ static int alloc_hists(struct worker *w)
 		if (rated && !(r->sched_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
 			return -ENOMEM;
 	}
-	/* fio's JSON "sync" block reports fsync latency percentiles under the clat/lat ones. */
-	if ((j->clat_percentiles || j->lat_percentiles) &&
-	    !(w->res.sync_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
-		return -ENOMEM;
 	if (j->io_trace_max) {
 		w->res.trace = calloc(j->io_trace_max, sizeof(*w->res.trace));
 		if (!w->res.trace)

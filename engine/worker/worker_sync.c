@@ -7,6 +7,7 @@
  * sync runs once per N writes or per round, not per I/O.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "engine/stats.h"
@@ -60,6 +61,14 @@ void worker_sync_files(struct worker *w)
 	w->rp.sync_due = false;
 	w->now = clk_now(&w->clk);
 	if (w->counting) {
+		/* fio's JSON "sync" block reports fsync latency percentiles under the clat/lat
+		 * ones; the histogram is made at the first sync, as most jobs never make one. */
+		if (!w->res.sync_lat.hist && (w->job->clat_percentiles || w->job->lat_percentiles) &&
+		    !(w->res.sync_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t)))) {
+			worker_error(w, .err = ENOMEM, .what = "sync latency histogram");
+			worker_fail(w, ENOMEM);
+			return;
+		}
 		lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
 		w->res.depth[depth_bucket(w->inflight + 1)]++;

@@ -250,6 +250,10 @@ class RunParity(TmpDirCase):
                 self.assertEqual((fp.returncode, ip.returncode), (0, 0), ip.stderr)
                 fw, iw = jobs_of(json_of(fp.stdout))["w"], jobs_of(json_of(ip.stdout))["w"]
                 self.assertEqual(iw["sync"]["lat_ns"]["N"], fw["sync"]["lat_ns"]["N"])
+                # Their percentiles, from a histogram made at the first sync.
+                pct = iw["sync"]["lat_ns"]["percentile"]
+                self.assertEqual(sorted(pct), sorted(fw["sync"]["lat_ns"]["percentile"]))
+                self.assertTrue(0 < pct["50.000000"] <= iw["sync"]["lat_ns"]["max"], pct)
                 self.assertEqual(iw["iodepth_level"]["1"], fw["iodepth_level"]["1"])
                 self.assertEqual(iw["write"]["total_ios"], fw["write"]["total_ios"])
                 # fdatasync's syncs land past fio's sync counter (0 there, 63 "short" reads):
