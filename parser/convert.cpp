@@ -88,10 +88,11 @@ long long choice_of(const option &o, const std::string &v0)
     throw value_error("'" + v + "' is not a valid " + o.name + " (one of: " + names + ")");
 }
 
-void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm)
+void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm,
+                 bool past_100_is_all)
 {
     uint32_t p = 0;
-    if (parse_percent_ppm(v, &p)) {
+    if (parse_percent_ppm(v, &p, past_100_is_all)) {
         *bytes = 0;
         *ppm = p;
         return;

@@ -25,7 +25,8 @@ uint64_t time_in(const option &o, const std::string &v);
 long long choice_of(const option &o, const std::string &v);
 
 // Size or percentage: sets exactly one of *bytes / *ppm (the other to 0).
-void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm);
+void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm,
+                 bool past_100_is_all = false);
 
 // read,write,trim list: calls set(ddir, text) for every slot the value sets.
 void for_each_ddir(const option &o, const std::string &v,

@@ -70,6 +70,7 @@ void check_offsets_fit(const job_def &d)
 void check_regions(const job_def &d)
 {
     const plan_job &j = d.spec.pj;
+    check_offsets_fit(d);	// size=N% of filesize= leaves no I/O past its end either
     if (j.size_ppm)
         return;
     if (!j.size_bytes && !j.filesize_min_bytes) {
@@ -77,7 +78,6 @@ void check_regions(const job_def &d)
             fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
         return;
     }
-    check_offsets_fit(d);
     size_t nfiles = clone_paths(d, d.section, 0).size();
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
     std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";

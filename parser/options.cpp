@@ -490,8 +490,9 @@ static const std::vector<option> core_table = {
     opt("size", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
-        .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device.")
-        .apply(A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm))),
+        .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device "
+              "(or of filesize=; past 100%: all of it, as fio caps it).")
+        .apply(A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm, true))),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")
         .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")

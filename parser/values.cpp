@@ -249,7 +249,7 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     return bytes;
 }
 
-bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
+bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, bool past_100_is_all)
 {
     std::string s = trim(s0);
     size_t pct = s.find('%');
@@ -258,8 +258,12 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm)
     double v = parse_float(s.substr(0, pct));
     note_ignored(s.substr(pct + 1));
     s = s.substr(0, pct + 1);
-    if (v <= 0 || v > 100)
+    if (v <= 0 || (v > 100 && !past_100_is_all))
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
+    // fio reads size= past 100% as a plain size past any file's end, which it then caps at
+    // the file: all of it, as 100% is.
+    if (v > 100)
+        v = 100;
     *ppm = (uint32_t)std::llround(v * 10000.0);
     // 0 ppm means "no percentage given": the whole file would silently be used.
     if (*ppm == 0)

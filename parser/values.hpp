@@ -72,7 +72,7 @@ uint64_t parse_size(const std::string &s, unsigned kb_base);
 
 // "50%" -> 500000 ppm; returns false when s is not a percentage.  Text after
 // the '%' is ignored as fio does (configparser writes "100%%").
-bool parse_percent_ppm(const std::string &s, uint32_t *ppm);
+bool parse_percent_ppm(const std::string &s, uint32_t *ppm, bool past_100_is_all = false);
 
 // Time with suffix (ns, us/usec, ms/msec, s/sec, m/min, h, d); a bare number is
 // in `base`.  Returns nanoseconds.

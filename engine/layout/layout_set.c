@@ -42,12 +42,18 @@ void layout_region(const struct plan_job *j, const struct plan_clone *c,
 	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
 		n = n > s ? n - s : 0;
 	/*
-	 * size=N% is of the file's length: the one found, or filesize='s for a
-	 * file made here (size=50% filesize=4m: 2 MiB), cut to the smallest
-	 * block size as fio's.
+	 * size=N% is of the file's length: filesize='s when given (the size the plan
+	 * drew, or an existing file's within its range), else the one found
+	 * (size=50% filesize=4m: 2 MiB, also once that file holds 2 MiB), cut to
+	 * the smallest block size as fio's setup_files.
 	 */
 	if (!f->region_bytes && f->size_ppm && (actual || j->filesize_min_bytes)) {
-		n = plan_share_ppm(actual ? actual : f->size_bytes, f->size_ppm);
+		uint64_t file = j->filesize_min_bytes ? f->size_bytes : actual;
+		uint64_t room = file > s ? file - s : 0;
+
+		n = plan_share_ppm(file, f->size_ppm);
+		if (j->filesize_min_bytes && n > room)	/* fio caps it at the file's end past offset= */
+			n = room;
 		n -= n % plan_min_bs(j);
 	}
 	if (!n && actual > s)

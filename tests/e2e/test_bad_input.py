@@ -263,6 +263,10 @@ class PlanTimeValues(TmpDirCase):
         self.check_refused("offset=64k\nfilesize=64k", "j.fio:5:8: error: job 'j': offset=65536 is at or past the "
                            "end of its files (filesize=65536 bytes): no I/O is left to make", engine="psync")
         self.assertEqual(list(self.tmp.glob("j.0.0")), [])
+        # The same under size=N% of filesize= (ioplan ran it, in a file it made 1 MiB long).
+        self.check_refused("offset=1m\nfilesize=256k\nsize=10%", "j.fio:5:8: error: job 'j': offset=1048576 is at or "
+                           "past the end of its files (filesize=262144 bytes): no I/O is left to make", engine="psync")
+        self.assertEqual(list(self.tmp.glob("j.0.0")), [])
         # A clone that starts there: fio says "you need to specify valid offset=" (or,
         # right at the end, runs no clone at all and exits 0).
         self.check_refused("numjobs=3\noffset_increment=32k\nfilesize=64k", "j.fio:6:18: error: job 'j': clone 3 of 3 "

@@ -31,6 +31,10 @@ CASES = {
     # size= move the files' bytes (ioplan moved size=, 2 MiB, over 308 KiB of files).
     "norandommap_small_files": PSYNC + "[n]\nrw=randread\nnorandommap=1\nnrfiles=2\nfilesize=128k-256k\n",
     "norandommap_mixed_small_file": PSYNC + "[m]\nrw=randrw\nnorandommap=1\nfilesize=128k\n",
+    # size=N% is of filesize= (fio's setup_files), not of the file laid out at that share
+    # (ioplan read 64 KiB of 128); past 100% it is all of it (ioplan refused size=200%).
+    "size_pct_of_filesize": PSYNC + "[p]\nrw=read\nfilesize=256k\nsize=50%\n[q]\nrw=read\nfilesize=256k\n"
+                            "size=200%\noffset=64k\nstonewall\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }

@@ -76,6 +76,8 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(ppm == 500000);
     CHECK(!parse_percent_ppm("50", &ppm));
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
+    CHECK(parse_percent_ppm("150%", &ppm, true));	// size=: fio caps it at the file, all of it
+    CHECK(ppm == 1000000);
     CHECK(parse_percent_ppm("0.00005%", &ppm));
     CHECK(ppm == 1);
     CHECK_THROWS_AS(parse_percent_ppm("0.00001%", &ppm), value_error); // would be 0 ppm: unset, the whole file
