@@ -1042,8 +1042,12 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .def("0")
         .range(0, 1ull << 31)
-        .help("Keep each block's header at this offset (swapped with the data there), as fio.")
-        .apply(A(j.pj.verify_offset_bytes = U32(size_in(j, o, v)))),
+        .help("Keep each block's header at this offset (swapped with the data there), as fio; 0, or at least 40, "
+              "the header's size (fio refuses less).")
+        .apply(A(uint64_t at = size_in(j, o, v);
+                 if (at && at < 40) throw value_error("verify_offset must be 0 or at least 40, the size of the "
+                                                      "block header it moves (fio refuses less)");
+                 j.pj.verify_offset_bytes = U32(at))),
     opt("verify_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)

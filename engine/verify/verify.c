@@ -55,7 +55,9 @@ void vfy_release(struct vfy *v)
 
 int vfy_set_offset(struct vfy *v, uint32_t verify_offset)
 {
-	if (verify_offset && (!v->hdr_size || verify_offset + v->hdr_size > v->interval))
+	/* Below hdr_size the two swapped ranges overlap: every check would then fail (as fio's do). */
+	if (verify_offset &&
+	    (!v->hdr_size || verify_offset < v->hdr_size || verify_offset + v->hdr_size > v->interval))
 		return -EINVAL;
 	v->verify_offset = verify_offset;
 	return 0;

@@ -146,6 +146,20 @@ static int setup_error(struct worker *w, const char *what)
 	return -EINVAL;
 }
 
+/*
+ * verify_offset swaps the header and digest with the bytes there: it must not
+ * overlap them (fio then reports every block bad) nor run past the chunk.
+ */
+static int offset_error(struct worker *w, uint32_t at, uint64_t iv)
+{
+	char what[200];
+
+	snprintf(what, sizeof(what), "verify_offset=%u must leave the %u bytes of header and digest whole: "
+		 "at least %u, and at most %llu within verify_interval=%llu", at, w->vf.vfy->hdr_size,
+		 w->vf.vfy->hdr_size, (unsigned long long)(iv - w->vf.vfy->hdr_size), (unsigned long long)iv);
+	return setup_error(w, what);
+}
+
 /* A writing job whose writes step off the chunk grid cannot be checked here. */
 static int grid_error(struct worker *w, uint64_t iv)
 {
@@ -298,7 +312,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 					      ? "verify=pattern needs verify_pattern"
 					      : "verify_interval cannot hold the block header and digest");
 	if (vfy_set_offset(w->vf.vfy, j->verify_offset_bytes))
-		return setup_error(w, "verify_offset + the header and digest exceed verify_interval");
+		return offset_error(w, j->verify_offset_bytes, iv);
 	w->vf.vfy->thread = (uint16_t)w->clone->thread_number;
 	w->vf.vfy->offset_at = j->verify_pattern_offset_at;
 	w->vf.vfy->nr_offset_at = j->nr_verify_pattern_offsets;
