@@ -549,6 +549,30 @@ static void publish_window(struct worker *w, uint64_t now)
 	atomic_store_explicit(&w->pub.win_start_ns, now ? now : 1, memory_order_relaxed);
 }
 
+uint64_t worker_busy_ns(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? run + wait : 0;
+}
+
+bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns)
+{
+	uint64_t window = w->res.end_ns - w->res.start_ns, busy = 0;
+
+	if (w->busy0_ns)
+		busy = worker_busy_ns();
+	if (busy > w->busy0_ns)
+		cpu_ns = busy - w->busy0_ns;
+	return window >= CPU_BOUND_MIN_NS && cpu_ns * 100 >= window * CPU_BOUND_PCT;
+}
+
 void worker_begin_window(struct worker *w)
 {
 	const struct plan_job *j = w->job;

@@ -469,7 +469,7 @@ bool worker_io_failed(struct worker *w, struct io_u *u);
  * True when, for at least CPU_BOUND_PCT of a window of at least
  * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
  * cpu_ns where schedstat is missing): it never waited for the device, so the
- * tool set the pace.  A neighbour's load does not hide it (worker_io.c).
+ * tool set the pace.  A neighbour's load does not hide it (worker.c).
  */
 #define CPU_BOUND_PCT 90u
 #define CPU_BOUND_MIN_NS 100000000ull

@@ -62,30 +62,6 @@ enum loop_kind {
 #define NEED_SYNC(w, k) ((k) == LOOP_ANY && (w)->need_sync)
 #define IS_SYNC(w, k) ((k) == LOOP_ANY ? (w)->is_sync : (k) == LOOP_PLAIN_SYNC)
 
-uint64_t worker_busy_ns(void)
-{
-	unsigned long long run = 0, wait = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "%llu %llu", &run, &wait);
-	fclose(f);
-	return n == 2 ? run + wait : 0;
-}
-
-bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns)
-{
-	uint64_t window = w->res.end_ns - w->res.start_ns, busy = 0;
-
-	if (w->busy0_ns)
-		busy = worker_busy_ns();
-	if (busy > w->busy0_ns)
-		cpu_ns = busy - w->busy0_ns;
-	return window >= CPU_BOUND_MIN_NS && cpu_ns * 100 >= window * CPU_BOUND_PCT;
-}
-
 static void publish(struct worker *w, uint8_t d, uint64_t bytes)
 {
 	atomic_store_explicit(&w->pub.bytes[d],
