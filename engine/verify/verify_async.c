@@ -99,8 +99,9 @@ static int start_threads(struct vasync *a, const struct vfy *proto, uint32_t n,
 			return -ret;
 		t->started = true;
 		pthread_setname_np(t->tid, "ioplan-verify");	/* top -H and /proc name them */
-		/* Pinned to verify_async_cpus, as fio sets their affinity (preflight checked the CPUs). */
-		cpus_pin(t->tid, cpus, false, 0);
+		/* Pinned to verify_async_cpus, as fio sets their affinity; a pin that fails fails the start. */
+		if ((ret = cpus_pin(t->tid, cpus, false, 0)))
+			return ret;
 	}
 	return 0;
 }

@@ -91,6 +91,19 @@ TEST_CASE("verify_async: the checker threads find a flipped byte and the caller'
 	vfy_release(&stamper);
 }
 
+TEST_CASE("verify_async: checkers that cannot be pinned to verify_async_cpus fail the start, none left running")
+{
+	vfy proto;
+	REQUIRE(vfy_init(&proto, PLAN_VERIFY_CRC32C, 4096, 77, nullptr, 0) == 0);
+	plan_cpus absent{};
+	absent.word[PLAN_CPUS_MAX / 64 - 1] = 1ull << 63;	/* CPU 1023: no test machine has it */
+	vasync a;
+
+	// The pin's error used to be dropped: the checkers then ran on every CPU.
+	CHECK(vasync_start(&a, &proto, 2, &absent, 4096) == -EINVAL);
+	vfy_release(&proto);
+}
+
 TEST_CASE("verify_async: a write job's read-back is clean, and a flipped byte is one mismatch at its block")
 {
 	pb::tmpdir d;
