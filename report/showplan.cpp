@@ -108,12 +108,13 @@ json region_json(const plan_job &j)
 // The CPUs of a set from CPU `from` on, as a CPU list ("64-127,200"); "" when none.
 std::string cpu_list_from(const plan_cpus &set, unsigned from)
 {
+    auto has = [&set](unsigned c) { return c < PLAN_CPUS_MAX && (set.word[c / 64] >> (c % 64) & 1); };
     std::string out;
     for (unsigned c = from; c < PLAN_CPUS_MAX; c++) {
-        if (!(set.word[c / 64] >> (c % 64) & 1))
+        if (!has(c))
             continue;
         unsigned last = c;
-        while (last + 1 < PLAN_CPUS_MAX && (set.word[(last + 1) / 64] >> ((last + 1) % 64) & 1))
+        while (has(last + 1))
             last++;
         out += (out.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
         c = last;
@@ -126,7 +127,7 @@ json engine_json(const plan_job &j)
     // io_uring's own options keep the keys and places they had as plan fields: stored runs
     // are matched by the hash of this text (test_showplan.cpp).
     auto uring = [&j](const char *name) { return plan_engopt_int(j.engine_opts, j.ioengine, name) != 0; };
-    return {{"ioengine", plan_ioengine_name(j.ioengine)}, {"iodepth", j.iodepth},
+    json o = {{"ioengine", plan_ioengine_name(j.ioengine)}, {"iodepth", j.iodepth},
             {"iodepth_batch_submit", j.iodepth_batch_submit},
             {"iodepth_batch_complete_min", j.iodepth_batch_complete_min},
             {"iodepth_batch_complete_max", j.iodepth_batch_complete_max}, {"iodepth_low", j.iodepth_low},
@@ -137,13 +138,8 @@ json engine_json(const plan_job &j)
             {"pvsync2_nowait", j.rwf_nowait},
             {"cpus_allowed_mask", j.cpus_allowed.word[0]}, {"cpus_allowed_split", j.cpus_allowed_split},
             {"nice", j.nice}};
-}
-
-// The mask keeps CPUs 0-63, as --showplan has always printed it (stored runs match by this
-// text's hash); CPUs past them are listed only when a job names some.
-json placement_json(const plan_job &j)
-{
-    json o = engine_json(j);
+    // The mask keeps CPUs 0-63, as --showplan has always printed it (stored runs match by this
+    // text's hash); CPUs past them are listed only when a job names some.
     std::string above = cpu_list_from(j.cpus_allowed, 64);
     if (!above.empty())
         o["cpus_allowed_above_63"] = above;
@@ -207,7 +203,7 @@ json job_json(const plan_job &j)
               {"groupid", j.groupid}, {"source_file", j.source_file}, {"stonewall", j.stonewall},
               {"new_group", j.new_group}, {"wait_for_job_id", j.wait_for_job_id},
               {"group_reporting", j.group_reporting}, {"exitall", j.exitall}, {"numjobs", j.nr_clones}};
-    for (const json &part : {pattern_json(j), region_json(j), placement_json(j), files_json(j), time_rate_json(j),
+    for (const json &part : {pattern_json(j), region_json(j), engine_json(j), files_json(j), time_rate_json(j),
                              buffers_verify_json(j), stats_json(j)})
         for (auto it = part.begin(); it != part.end(); ++it)
             o[it.key()] = it.value();
