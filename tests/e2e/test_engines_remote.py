@@ -37,6 +37,25 @@ def free_port(family=socket.AF_INET):
         return s.getsockname()[1]
 
 
+def free_ports(n):
+    """A first port of n consecutive ones nothing listens on now (numjobs clones take port + k):
+    the kernel's pick for the first, checked for the others, drawn again when one is taken."""
+    for _ in range(50):
+        socks = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(n)]
+        try:
+            socks[0].bind(("127.0.0.1", 0))
+            base = socks[0].getsockname()[1]
+            for k, s in enumerate(socks[1:], 1):
+                s.bind(("127.0.0.1", base + k))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise AssertionError(f"no {n} consecutive free ports in 50 draws")
+
+
 def has_ipv6_loopback():
     try:
         free_port(socket.AF_INET6)
@@ -283,7 +302,8 @@ class Net(NetCase):
         self.both_full(pair("netsplice", f"port={free_port()}", size="8m", bs="256k"), 8 * MIB)
 
     def test_numjobs_clones_use_consecutive_ports(self):
-        port = free_port()
+        # Both ports free: a test beside it took port + 1 once (EADDRINUSE in a make test run).
+        port = free_ports(2)
         text = (f"[global]\nioengine=net\nbs=4k\nsize=1m\nport={port}\nnumjobs=2\ngroup_reporting\n"
                 f"[receiver]\nlisten\nrw=read\n[sender]\nnew_group\nstartdelay=1\nhostname=localhost\nrw=write\n")
         rc, fig, err = self.run_job("ioplan", text)
