@@ -209,7 +209,7 @@ struct worker_verify {
 	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
 	struct vstate *load;		/* verify_state_load: the earlier run's state */
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
-	uint8_t *buf;			/* verify_backlog: the read-back buffer, vfy_run_chunks */
+	uint8_t *buf;			/* verify_backlog: the read-back buffer, worker_verify_run_chunks */
 	uint64_t writes, chunks;	/* verify_backlog: writes issued and chunks completed since the last pass */
 	bool backlog_due;		/* verify_backlog: N writes issued, the check is due (worker_io.c sets it) */
 	uint64_t loop_ns;		/* loops=N: the rounds' read-backs' time, out of the window's other runtimes */
@@ -368,11 +368,13 @@ bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
 void worker_lat_from_clat(const struct worker *w, struct res_clone *c);
 
 /*
- * Verification (worker_verify.c): setup, a write's stamp as it is prepared, the
- * completion hook, the read-back, the final verdict.
+ * Verification: setup and release (worker_verify_setup.c; run_chunks: chunks a
+ * read-back run holds); a write's stamp as it is prepared, the completion
+ * hook, the read-back, the final verdict (worker_verify.c).
  */
 int worker_verify_setup(struct worker *w, const struct buffill *fill);
 void worker_verify_release(struct worker *w);
+uint64_t worker_verify_run_chunks(const struct worker *w);
 void worker_verify_stamp(struct worker *w, struct io_u *u);
 void worker_verify_done(struct worker *w, const struct io_u *u);
 bool worker_verify_reads_back(const struct worker *w);
