@@ -100,6 +100,11 @@ struct ioe_ops {
 	 */
 	bool instant;
 	/*
+	 * Moves no data (null, as fio's FIO_FAKEIO): verify stamps its writes and
+	 * counts its read-back, but a buffer it hands back holds nothing to check.
+	 */
+	bool fake_io;
+	/*
 	 * Why this build cannot run the engine (its library was missing at build
 	 * time: the engine's file then builds only this stub), NULL when it can.
 	 * --enghelp lists it as unavailable; a job that asks for it is refused.
@@ -154,6 +159,7 @@ bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
+bool ioe_fakes_io(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
 bool ioe_is_sync(enum plan_ioengine id);

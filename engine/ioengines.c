@@ -86,6 +86,13 @@ bool ioe_is_remote(enum plan_ioengine id)
 	return o && o->remote;
 }
 
+bool ioe_fakes_io(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->fake_io;
+}
+
 bool ioe_is_sync(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

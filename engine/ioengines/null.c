@@ -84,6 +84,7 @@ const struct ioe_ops ioe_null = {
 	.no_open = true,
 	.no_layout = true,		/* as fio's FIO_DISKLESSIO: it touches no file */
 	.instant = true,
+	.fake_io = true,
 	.init = null_init,
 	.exit = null_exit,
 	.queue = null_queue,

@@ -206,6 +206,7 @@ struct worker_verify {
 	struct vfy_map *maps;		/* per file: chunks written, for the read-back */
 	struct vfy_map *starts;		/* per file: chunks a write read back whole starts at */
 	bool reads;			/* check every block read */
+	bool fake;			/* the engine moves no data (null): reads counted, nothing checked */
 	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
 	struct vstate *load;		/* verify_state_load: the earlier run's state */
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */

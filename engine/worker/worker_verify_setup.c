@@ -269,7 +269,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 
 	/* create_only: no I/O follows, and the generator holds no files to map. */
 	if (j->verify == PLAN_VERIFY_NONE || j->create_only ||
-	    !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine)))
+	    !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine) || ioe_fakes_io(j->ioengine)))
 		return 0;
 	/* fio: an interval above the block size means one header per block. */
 	iv = min_write_bs(j);
@@ -293,8 +293,11 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	w->vf.vfy->nr_offset_at = j->nr_verify_pattern_offsets;
 	w->vf.vfy->check_seed = job_writes(j) && !j->verify_only;
 	(void)fill;
-	w->vf.reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only;
-	if (j->verify_async && (w->vf.reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
+	/* null: the writes are stamped and their read-back counted, as fio's; nothing is checked. */
+	w->vf.fake = ioe_fakes_io(j->ioengine);
+	w->vf.reads = !job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_only &&
+		      !w->vf.fake;
+	if (j->verify_async && !w->vf.fake && (w->vf.reads || j->verify_only || (job_writes(j) && j->do_verify)) &&
 	    (ret = start_async(w)))
 		return ret;
 	if (j->verify_only && j->verify_state_load)

@@ -35,6 +35,10 @@ CASES = {
     # (ioplan read 64 KiB of 128); past 100% it is all of it (ioplan refused size=200%).
     "size_pct_of_filesize": PSYNC + "[p]\nrw=read\nfilesize=256k\nsize=50%\n[q]\nrw=read\nfilesize=256k\n"
                             "size=200%\noffset=64k\nstonewall\n",
+    # The null engine moves no data, but fio issues and counts its verify read-back
+    # (FIO_FAKEIO skips only the check): r/w 256/256 KiB (ioplan read nothing back).
+    "null_verify": NULL + "[v]\nrw=randwrite\nsize=256k\nverify=md5\niodepth=4\n"
+                   "[b]\nrw=write\nsize=256k\nverify=crc32c\nverify_backlog=8\nstonewall\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
