@@ -125,6 +125,17 @@ uint64_t plan_min_bs(const struct plan_job *j)
 	return a == UINT64_MAX ? 1 : a;
 }
 
+uint64_t plan_max_write_bs(const struct plan_job *j)
+{
+	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
+	uint64_t m = b->max_bytes;
+
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes > m)
+			m = b->split[i].bs_bytes;
+	return m;
+}
+
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d)
 {
 	switch (rw) {

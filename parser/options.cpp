@@ -958,7 +958,7 @@ static const std::vector<option> core_table = {
     // ---- buffers ------------------------------------------------------------------------------
     opt("zero_buffers", opt_type::flag, CAT_BUF)
         .def("0")
-        .help("Write zeros.")
+        .help("Write zeros; a file laid out for reading holds zeros too, as fio's.")
         .apply(A(if (flag_value(o, v)) j.pj.buffer_fill = PLAN_BUF_ZERO)),
     opt("refill_buffers", opt_type::flag, CAT_BUF)
         .def("0")
@@ -972,7 +972,7 @@ static const std::vector<option> core_table = {
         .unit("%")
         .def("0")
         .range(0, 100)
-        .help("Make write data this compressible.")
+        .help("Make write data (and files laid out for reading) this compressible.")
         .apply(A(j.pj.buffer_compress_pct = U32(int_in(o, v)))),
     opt("buffer_compress_chunk", opt_type::size, CAT_BUF)
         .unit("bytes")
@@ -981,7 +981,8 @@ static const std::vector<option> core_table = {
         .help("Granularity of buffer_compress_percentage.")
         .apply(A(j.pj.buffer_compress_chunk_bytes = size_in(j, o, v))),
     opt("buffer_pattern", opt_type::pattern, CAT_BUF)
-        .help("Fill write buffers with this pattern (0xhex, \"text\", number).")
+        .help("Fill write buffers with this pattern (0xhex, \"text\", number); files laid out for reading hold it "
+              "too, restarted at every largest write, as fio's.")
         .apply(set_pattern),
     opt("write_source_size", opt_type::size, CAT_BUF)
         .unit("bytes")
@@ -1364,7 +1365,8 @@ static const std::vector<option> core_table = {
         .unit("%")
         .def("0")
         .range(0, 100)
-        .help("Share of the write buffers that repeat an earlier one, so a deduplicating device stores fewer.")
+        .help("Share of the write buffers that repeat an earlier one, so a deduplicating device stores fewer "
+              "(of a file laid out for reading too, in pieces of the largest write).")
         .apply(A(j.pj.dedupe_pct = U32(int_in(o, v)))),
     opt("dedupe_mode", opt_type::choice, CAT_BUF)
         .def("repeat")

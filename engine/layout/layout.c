@@ -15,8 +15,9 @@
  * allow_existing_file_write.  Erring that way can only refuse, never destroy.
  *
  * Layout follows fio: files read by a job (or written with overwrite=1) are
- * written in full with random data (layout_fill.c: 1 MiB writes, O_DIRECT and
- * several in flight when the job is direct and the range is aligned), then
+ * written in full with the first job's write content, random by default
+ * (layout_fill.c: 1 MiB writes, O_DIRECT and several in flight when the job
+ * is direct and the range is aligned), then
  * synced unless create_fsync=0 (new files of one write in batches, by one
  * syncfs a batch where that is durable: batch_settle); write-only jobs get
  * what fallocate= asks (lay_out_range), since they write the data themselves,
@@ -55,11 +56,11 @@ static int fail(struct results *r, const struct layout_file *lf, int err, const 
 	return -err;
 }
 
-/* Writes random data over [from, to): the layout proper (layout_fill.c). */
-static int fill_range(struct layout *l, int fd, bool direct, uint64_t from, uint64_t to,
-		      const _Atomic int *stop)
+/* Writes the first job's content over [from, to): the layout proper (layout_fill.c). */
+static int fill_range(struct layout *l, const struct layout_file *lf, int fd, bool direct, uint64_t from,
+		      uint64_t to, const _Atomic int *stop)
 {
-	return layout_fill(fd, from, to, direct, &l->done, stop);
+	return layout_fill(fd, from, to, direct, lf->job, &l->done, stop);
 }
 
 /* Keeps what st says of lf, for the run's later steps (layout_seen). */
@@ -257,7 +258,7 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
 	if (ret < 0)
 		return ret;
 	if (lf->fill) {
-		ret = fill_range(l, fd, direct, cur, lf->need, stop);
+		ret = fill_range(l, lf, fd, direct, cur, lf->need, stop);
 		return !ret && sync && fsync(fd) ? -errno : ret;
 	}
 	if (ret || (lf->fallocate != PLAN_FALLOCATE_TRUNCATE && !lf->sized))

@@ -45,6 +45,7 @@ struct layout_file {
 	int claim_fd;			/* a written device held O_EXCL for the run, or -1 */
 	uint32_t last_job;		/* flattened index of the last job using it */
 	int32_t first_job;		/* for messages */
+	const struct plan_job *job;	/* first_job's: its write content is the layout's data */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
 	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */

@@ -8,6 +8,14 @@
  * so every chunk on disk differs.  A ring that cannot be set up (old kernel,
  * seccomp) falls back to plain pwrite(), which is what buffered layouts use
  * anyway: the page cache already overlaps them.
+ *
+ * The data is what the first job using the file writes, as fio fills its
+ * layout with fill_io_buffer(): random by default, zeroes (zero_buffers), its
+ * buffer_pattern restarting at every largest write of the job, or random with
+ * buffer_compress_percentage's share of zeroes and dedupe_percentage's repeats,
+ * in pieces of that largest write.  A file laid out as zeroes would read back
+ * from a thin or compressing device at another speed than random data: the
+ * content is the job's choice, not the layout's.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -22,6 +30,11 @@ struct filler {
 	int fd;
 	struct bufpool pool;
 	uint64_t rng;
+	struct buffill fill;		/* the job's content */
+	struct dedupe dedupe;		/* dedupe_percentage's repeats, or pct 0 */
+	uint64_t piece;			/* the job's largest write: a pattern restarts there */
+	uint64_t into;			/* bytes of the current piece already filled (chunks split pieces) */
+	bool same;			/* every chunk holds the same bytes: filled once */
 	_Atomic uint64_t *done;
 	const _Atomic int *stop;
 };
@@ -61,6 +74,40 @@ static int write_all(struct filler *f, const char *buf, uint64_t off, uint64_t l
 	return 0;
 }
 
+/* The job's content over buf, in pieces of its largest write (dedupe's repeats are whole pieces). */
+static void fill_pieces(struct filler *f, void *to, uint32_t len)
+{
+	uint8_t *buf = to;
+
+	for (uint32_t off = 0, n; off < len; off += n) {
+		uint64_t seed;
+
+		n = len - off < f->piece - f->into ? len - off : (uint32_t)(f->piece - f->into);
+		if (f->into && f->fill.kind == PLAN_BUF_PATTERN) {
+			/* A piece the last chunk began: the pattern goes on where it stopped. */
+			for (uint32_t i = 0; i < n; i++)
+				buf[off + i] = f->fill.pattern[(f->into + i) % f->fill.pattern_len];
+		} else if (f->dedupe.pct) {
+			seed = dedupe_next_seed(&f->dedupe);
+			buf_fill(buf + off, n, &f->fill, &seed);
+		} else {
+			buf_fill(buf + off, n, &f->fill, &f->rng);
+		}
+		f->into = (f->into + n) % f->piece;
+	}
+}
+
+/* Before each chunk's write: its bytes, which differ from the last chunk's unless the content repeats. */
+static void refresh(struct filler *f, void *buf, uint32_t len)
+{
+	if (f->same)
+		return;
+	if (f->fill.kind == PLAN_BUF_RANDOM && !f->fill.compress_pct && !f->dedupe.pct)
+		buf_vary(buf, len, &f->rng);
+	else
+		fill_pieces(f, buf, len);
+}
+
 static int fill_sync(struct filler *f, uint64_t from, uint64_t to)
 {
 	char *buf = bufpool_at(&f->pool, 0);
@@ -69,7 +116,7 @@ static int fill_sync(struct filler *f, uint64_t from, uint64_t to)
 	for (uint64_t off = from; off < to && !ret; off += LAYOUT_FILL_CHUNK) {
 		if (is_stopped(f))
 			return -EINTR;
-		buf_vary(buf, chunk_len(off, to), &f->rng);
+		refresh(f, buf, chunk_len(off, to));
 		ret = write_all(f, buf, off, chunk_len(off, to));
 	}
 	return ret;
@@ -93,7 +140,7 @@ static void queue_chunk(struct filler *f, struct io_uring *ring, struct chunk *c
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);	/* never NULL: depth = ring size */
 
-	buf_vary(bufpool_at(&f->pool, slot), c->len, &f->rng);
+	refresh(f, bufpool_at(&f->pool, slot), c->len);
 	io_uring_prep_write(sqe, f->fd, bufpool_at(&f->pool, slot), c->len, c->off);
 	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
 }
@@ -139,8 +186,31 @@ static int fill_ring(struct filler *f, struct io_uring *ring, uint64_t from, uin
 	return ret;
 }
 
-int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, _Atomic uint64_t *done,
-		const _Atomic int *stop)
+/*
+ * The job's content, and whether the buffers filled once hold every chunk's
+ * bytes: zeroes, or a pattern whose pieces tile a chunk (else each chunk is
+ * filled before its write, over the random bytes the buffers start with).
+ */
+static int content_init(struct filler *f, const struct plan_job *j, uint64_t span, uint32_t nbufs)
+{
+	int ret = j ? buffill_from_job(&f->fill, j) : 0;
+
+	if (ret)
+		return ret;
+	f->piece = j ? plan_max_write_bs(j) : 0;
+	if (!f->piece)
+		f->piece = LAYOUT_FILL_CHUNK;
+	if (j && j->dedupe_pct)
+		dedupe_init(&f->dedupe, j, f->rng, span, f->piece);
+	f->same = f->fill.kind == PLAN_BUF_ZERO ||
+		  (f->fill.kind == PLAN_BUF_PATTERN && !(LAYOUT_FILL_CHUNK % f->piece));
+	for (uint32_t i = 0; f->same && i < nbufs; i++)
+		fill_pieces(f, bufpool_at(&f->pool, i), (uint32_t)f->pool.stride);
+	return 0;
+}
+
+int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, const struct plan_job *j,
+		_Atomic uint64_t *done, const _Atomic int *stop)
 {
 	struct filler f = { .fd = fd, .done = done, .stop = stop };
 	/* Buffers no bigger than the range: a 4 KiB file costs a 4 KiB buffer,
@@ -156,6 +226,11 @@ int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, _Atomic uint64_
 	if (ret)
 		return ret;
 	buf_fill_random(f.pool.mem, (uint64_t)nbufs * f.pool.stride, &f.rng);
+	ret = content_init(&f, j, span, nbufs);
+	if (ret) {
+		bufpool_free(&f.pool);
+		return ret;
+	}
 	if (direct && chunks > 1 && !io_uring_queue_init(LAYOUT_FILL_DEPTH, &ring, 0)) {
 		ret = fill_ring(&f, &ring, from, to);
 		io_uring_queue_exit(&ring);
@@ -163,5 +238,6 @@ int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, _Atomic uint64_
 		ret = fill_sync(&f, from, to);
 	}
 	bufpool_free(&f.pool);
+	buffill_release(&f.fill);
 	return ret;
 }

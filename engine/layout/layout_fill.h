@@ -5,13 +5,17 @@
  * the write loop can be tuned on its own.  With O_DIRECT the range is written
  * in LAYOUT_FILL_CHUNK writes kept LAYOUT_FILL_DEPTH deep through io_uring, so
  * the device never waits for the next write; without it (or without io_uring)
- * one pwrite() after another.  The data is random and every chunk differs.
+ * one pwrite() after another.  The data is the job's write content (random,
+ * every chunk differing, unless the job asks for zeroes, a pattern, or
+ * compressible or deduplicable data).
  */
 #ifndef IOPLAN_ENGINE_LAYOUT_FILL_H
 #define IOPLAN_ENGINE_LAYOUT_FILL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "engine/plan.h"
 
 /* The unit tests call this from C++, where C11's _Atomic is spelled std::atomic. */
 #ifdef __cplusplus
@@ -28,12 +32,12 @@ extern "C" {
 
 /*
  * Writes [from, to) of fd (opened O_DIRECT when direct; from, to and the chunk
- * must then be aligned).  *done grows by the bytes written as they complete;
- * *stop is polled between writes.  0, -EINTR when stopped, -ENOSPC when the
- * file system took nothing more, or -errno.
+ * must then be aligned) with job's write content (NULL: random).  *done grows
+ * by the bytes written as they complete; *stop is polled between writes.  0,
+ * -EINTR when stopped, -ENOSPC when the file system took nothing more, or -errno.
  */
-int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, LAYOUT_ATOMIC(uint64_t) *done,
-		const LAYOUT_ATOMIC(int) *stop);
+int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, const struct plan_job *job,
+		LAYOUT_ATOMIC(uint64_t) *done, const LAYOUT_ATOMIC(int) *stop);
 
 #ifdef __cplusplus
 }

@@ -159,6 +159,7 @@ static void dedupe(struct layout *l)
 			if (b->first_job < a->first_job ||
 			    (b->first_job == a->first_job && b->first_clone < a->first_clone)) {
 				a->first_job = b->first_job;
+				a->job = b->job;
 				a->first_clone = b->first_clone;
 			}
 			continue;
@@ -227,6 +228,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->claim_fd = -1;
 				lf->allow_create = true;
 				lf->first_job = (int32_t)i;
+				lf->job = j;
 				lf->first_clone = c;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;

@@ -136,6 +136,27 @@ class FioDifferential(TmpDirCase):
             errors = [l.split(";")[4] for l in p.stdout.splitlines() if l.startswith("3;")]
             self.assertEqual(errors, ["0"] * 32, who)
 
+    def test_layout_holds_the_jobs_buffer_content(self):
+        # fio fills a read job's layout with the job's write buffers (fill_io_buffer):
+        # zero_buffers lays out zeroes, buffer_pattern the pattern restarted at every
+        # largest write (3 KiB here, which does not divide ioplan's 1 MiB layout writes).
+        # ioplan laid out random bytes whatever the job said.
+        cases = {"zero": "zero_buffers=1\n", "pattern": "buffer_pattern=\"abcde\"\nbs=3k\n",
+                 "direct_pattern": "buffer_pattern=0xdeadbeef\ndirect=1\nsize=4m\n"}
+        for name, extra in cases.items():
+            with self.subTest(job=name):
+                files = {}
+                for who in ("fio", "ioplan"):
+                    d = self.tmp / f"content-{name}-{who}"
+                    d.mkdir()
+                    job = f"[j]\nrw=read\nsize=3m\nfilename=f.dat\n{extra}"
+                    (d / "job.fio").write_text(job)
+                    p = run_fio(["job.fio"], cwd=d) if who == "fio" else run(["job.fio"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+                    files[who] = (d / "f.dat").read_bytes()
+                self.assertEqual(len(files["ioplan"]), len(files["fio"]))
+                self.assertTrue(files["ioplan"] == files["fio"], f"{name}: the laid-out bytes differ from fio's")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -67,7 +67,7 @@ TEST_CASE("layout_fill: writes exactly [from, to) with distinct random sectors, 
 		std::atomic<int> stop{0};
 		// 5.25 MiB: several chunks per buffer, and a short last one.
 		uint64_t from = 4096, to = from + 5 * LAYOUT_FILL_CHUNK + 256 * 1024;
-		CHECK(layout_fill(fd, from, to, direct, &done, &stop) == 0);
+		CHECK(layout_fill(fd, from, to, direct, nullptr, &done, &stop) == 0);
 		close(fd);
 		CHECK(done == to - from);
 		std::vector<char> v = read_file(path);
@@ -75,6 +75,68 @@ TEST_CASE("layout_fill: writes exactly [from, to) with distinct random sectors, 
 		CHECK(std::string(v.data(), 4096) == std::string(4096, 'h'));
 		CHECK(repeated_sectors(v, from, to) == 0);
 		CHECK(std::count(v.begin() + (long)from, v.end(), '\0') < (long)(to - from) / 64);
+	}
+}
+
+// Lays out [0, len) of a new file with j's content, direct or not; the file's bytes.
+std::vector<char> filled_with(pb::tmpdir &d, const plan_job &j, uint64_t len, bool direct)
+{
+	std::string path = d.file(direct ? "content-direct" : "content");
+	unlink(path.c_str());
+	int fd = open(path.c_str(), O_RDWR | O_CREAT | (direct ? O_DIRECT : 0), 0644);
+	REQUIRE(fd >= 0);
+	std::atomic<uint64_t> done{0};
+	std::atomic<int> stop{0};
+	CHECK(layout_fill(fd, 0, len, direct, &j, &done, &stop) == 0);
+	close(fd);
+	return read_file(path);
+}
+
+TEST_CASE("layout_fill: the data is the job's write content, a pattern going on across the 1 MiB writes")
+{
+	pb::tmpdir d;
+	plan_job j;
+	memset(&j, 0, sizeof j);
+	j.bs[PLAN_DDIR_WRITE].min_bytes = j.bs[PLAN_DDIR_WRITE].max_bytes = 3072;
+	uint64_t len = 3 * LAYOUT_FILL_CHUNK;
+	for (bool direct : { false, true }) {
+		CAPTURE(direct);
+		j.buffer_fill = PLAN_BUF_ZERO;
+		std::vector<char> v = filled_with(d, j, len, direct);
+		REQUIRE(v.size() == len);
+		CHECK(std::count(v.begin(), v.end(), '\0') == (long)len);
+		// fio restarts buffer_pattern at every write of its layout (the job's largest,
+		// 3 KiB here): byte x is pattern[x % 3072 % 5], across ioplan's 1 MiB writes too.
+		uint8_t pat[] = { 'a', 'b', 'c', 'd', 'e' };
+		j.buffer_fill = PLAN_BUF_PATTERN;
+		j.buffer_pattern = pat;
+		j.buffer_pattern_len = sizeof pat;
+		v = filled_with(d, j, len, direct);
+		REQUIRE(v.size() == len);
+		size_t wrong = 0;
+		for (size_t x = 0; x < len; x++)
+			wrong += v[x] != (char)pat[x % 3072 % 5];
+		CHECK(wrong == 0);
+		j.buffer_pattern = nullptr;
+		j.buffer_pattern_len = 0;
+		// buffer_compress_percentage=40: 40% of each 512-byte chunk is zeroes.
+		j.buffer_fill = PLAN_BUF_RANDOM;
+		j.buffer_compress_pct = 40;
+		v = filled_with(d, j, len, direct);
+		long zeros = std::count(v.begin(), v.end(), '\0');
+		CHECK(zeros > (long)(len * 39 / 100));
+		CHECK(zeros < (long)(len * 42 / 100));
+		j.buffer_compress_pct = 0;
+		// dedupe_percentage=50: about half the 3 KiB pieces repeat an earlier one.
+		j.dedupe_pct = 50;
+		v = filled_with(d, j, len, direct);
+		std::set<std::string> seen;
+		size_t pieces = 0, dup = 0;
+		for (size_t o = 0; o + 3072 <= len; o += 3072, pieces++)
+			dup += !seen.insert(std::string(v.data() + o, 3072)).second;
+		CHECK(dup > pieces * 40 / 100);
+		CHECK(dup < pieces * 60 / 100);
+		j.dedupe_pct = 0;
 	}
 }
 
@@ -86,7 +148,7 @@ TEST_CASE("layout_fill: a stop request ends it before the next write")
 	REQUIRE(fd >= 0);
 	std::atomic<uint64_t> done{0};
 	std::atomic<int> stop{1};
-	CHECK(layout_fill(fd, 0, 8 * LAYOUT_FILL_CHUNK, true, &done, &stop) == -EINTR);
+	CHECK(layout_fill(fd, 0, 8 * LAYOUT_FILL_CHUNK, true, nullptr, &done, &stop) == -EINTR);
 	CHECK(done == 0);
 	struct stat st;
 	REQUIRE(fstat(fd, &st) == 0);
@@ -111,7 +173,7 @@ TEST_CASE("layout_fill: a full file system is -ENOSPC after what fitted, and the
 	REQUIRE(fd >= 0);
 	std::atomic<uint64_t> done{0};
 	std::atomic<int> stop{0};
-	CHECK(layout_fill(fd, 0, 4 * LAYOUT_FILL_CHUNK, direct, &done, &stop) == -ENOSPC);
+	CHECK(layout_fill(fd, 0, 4 * LAYOUT_FILL_CHUNK, direct, nullptr, &done, &stop) == -ENOSPC);
 	CHECK(done <= 1u << 20);
 	close(fd);
 	unlink(path.c_str());
