@@ -730,7 +730,8 @@ static const std::vector<option> core_table = {
     opt("randseed", opt_type::integer, CAT_PATTERN)
         .def("0x89")
         .range(0, 1.8e19)
-        .help("Seed of the random sequences: clone k of the job uses randseed + k (without randseed=, 0x89 + thread number - 1).")
+        .help("Seed of the random sequences: clone k of the job uses randseed + k (without randseed=, 0x89 + thread number - 1). "
+              "As fio's, it turns randrepeat off: each loop goes on with the draws instead of repeating the first.")
         .apply(A(j.pj.randseed = (uint64_t)int_in(o, v); j.randseed_set = true)),
     opt("interlocked", opt_type::boolean, CAT_PATTERN)
         .def("0")

@@ -513,6 +513,11 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
                                                   rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section, claimed); // fio names files after the section, whatever name= says
     }
+    // fio's fixup_options, which runs after its seeds are drawn: randseed= turns
+    // rand_repeatable off, so each loop goes on with the draws instead of starting
+    // them over (the engine re-seeds a loop only under randrepeat).
+    if (s.randseed_set)
+        j.randrepeat = false;
 }
 
 // A path used by more than one clone (a fixed filename=, or a name several jobs

@@ -39,6 +39,11 @@ CASES = {
     # (FIO_FAKEIO skips only the check): r/w 256/256 KiB (ioplan read nothing back).
     "null_verify": NULL + "[v]\nrw=randwrite\nsize=256k\nverify=md5\niodepth=4\n"
                    "[b]\nrw=write\nsize=256k\nverify=crc32c\nverify_backlog=8\nstonewall\n",
+    # randseed= turns fio's rand_repeatable off (after it drew its seeds): a later loop goes
+    # on with the draws instead of repeating loop 1 (ioplan repeated it: r/w 56/272 KiB
+    # against fio's 32/160 in the first job, 24/24 I/Os against 27/21 in the second).
+    "randseed_loops": PSYNC + "[x]\nrw=randrw\nbs=4k,8k\nsize=256k\nrwmixread=30\nrandseed=22280\nloops=2\n"
+                      "[s]\nrw=rw\nsize=64k\nrandseed=5\nloops=3\nstonewall\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
