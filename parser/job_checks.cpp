@@ -2,7 +2,7 @@
 // refused when the job is planned, with the option's position: regions that
 // hold no block, offsets past the files' end, zones that do not fit, engine
 // options under another engine, cmdprio modes that exclude each other, zone
-// modes, block_error_percentiles.  Apart from planner_build.cpp, which turns
+// modes, block_error_percentiles, rates that exclude each other.  Apart from planner_build.cpp, which turns
 // the checked job into plan memory.
 #include "parser/options.hpp"
 #include "parser/planner.hpp"
@@ -174,6 +174,40 @@ void check_block_error_hist(const job_def &d)
                            std::to_string(n));
 }
 
+// fio 3.33 (init.c fixup_options): a job is paced in bytes or in I/Os, not both
+// ("rate and rate_iops are mutually exclusive", so are rate_min and
+// rate_iops_min, whatever the directions), and a minimum above the pace the job
+// keeps can only fail it ("minimum rate exceeds rate").
+void check_rates(const job_def &d)
+{
+    const plan_job &j = d.spec.pj;
+    static const char *const dirs[PLAN_DDIR_NR] = {"reads", "writes", "trims"};
+    bool bytes = false, iops = false, min_bytes = false, min_iops = false;
+    for (int k = 0; k < PLAN_DDIR_NR; k++) {
+        bytes = bytes || j.rate_bytes_per_s[k];
+        iops = iops || j.rate_iops[k];
+        min_bytes = min_bytes || j.rate_min_bytes_per_s[k];
+        min_iops = min_iops || j.rate_iops_min[k];
+    }
+    if (bytes && iops)
+        fail(option_loc(d, "rate_iops"), "job '" + job_name(d) + "': rate and rate_iops are mutually exclusive");
+    if (min_bytes && min_iops)
+        fail(option_loc(d, "rate_iops_min"),
+             "job '" + job_name(d) + "': rate_min and rate_iops_min are mutually exclusive");
+    for (int k = 0; k < PLAN_DDIR_NR; k++) {
+        if (j.rate_bytes_per_s[k] && j.rate_bytes_per_s[k] < j.rate_min_bytes_per_s[k])
+            fail(option_loc(d, "rate_min"), "job '" + job_name(d) + "': rate_min=" +
+                                                std::to_string(j.rate_min_bytes_per_s[k]) + " is above rate=" +
+                                                std::to_string(j.rate_bytes_per_s[k]) + " for " + dirs[k] +
+                                                " (bytes a second): the job could never keep it");
+        if (j.rate_iops[k] && j.rate_iops[k] < j.rate_iops_min[k])
+            fail(option_loc(d, "rate_iops_min"), "job '" + job_name(d) + "': rate_iops_min=" +
+                                                     std::to_string(j.rate_iops_min[k]) + " is above rate_iops=" +
+                                                     std::to_string(j.rate_iops[k]) + " for " + dirs[k] +
+                                                     ": the job could never keep it");
+    }
+}
+
 } // namespace
 
 void check_job(const job_def &d)
@@ -183,6 +217,7 @@ void check_job(const job_def &d)
     check_cmdprio(d);
     check_zone_mode(d);
     check_block_error_hist(d);
+    check_rates(d);
 }
 
 } // namespace parser
