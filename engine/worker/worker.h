@@ -353,7 +353,9 @@ void worker_end_in_ramp(struct worker *w);
  * that ended by now, once now passes lg.next_tick; end closes them with the
  * window; restart drops the latency sums and series when latency_target
  * measures its window again; so_far completes a copy of the results taken
- * mid-window (snapshot.c); prio sets the logs' priority column.
+ * mid-window (snapshot.c); prio sets the logs' priority column.  read_back
+ * logs a verify read (fio's logs hold them, so fio-plot shows their series);
+ * flush hands what the read-back after the window logged to the writer.
  */
 int worker_logs_begin(struct worker *w, uint64_t now);
 void worker_logs_tick(struct worker *w, uint64_t now);
@@ -361,6 +363,8 @@ void worker_logs_end(struct worker *w);
 void worker_logs_restart(struct worker *w);
 void worker_logs_so_far(const struct worker *w, struct res_clone *s);
 void worker_logs_prio(struct worker *w, uint16_t ioprio);
+void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat);
+void worker_logs_flush(struct worker *w, uint64_t now);
 
 /* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
 bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
@@ -550,7 +554,8 @@ bool worker_files_renew(struct worker *w);
 /*
  * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
  * files are open (header, "add" and "open" lines), iolog_io as each I/O is
- * handed to the engine, iolog_sync as a file is synced, iolog_close at
+ * handed to the engine, iolog_sync as a file is synced, iolog_read as a verify
+ * read-back reads (it goes beside the engine), iolog_close at
  * teardown ("close" lines).  read_iolog:
  * replay_start at the window's start; replay_next draws the next trace I/O into
  * w->held (false at the trace's end); replay_due says whether it may go now
@@ -559,6 +564,7 @@ bool worker_files_renew(struct worker *w);
 int worker_iolog_open(struct worker *w);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
+void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len);
 void worker_iolog_close(struct worker *w);
 void worker_replay_start(struct worker *w, uint64_t now);
 bool worker_replay_next(struct worker *w);

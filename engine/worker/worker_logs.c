@@ -125,6 +125,17 @@ void worker_logs_end(struct worker *w)
 		w->res.iops_series = w->res.bw_series;
 }
 
+void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat)
+{
+	if (w->lg.log)
+		clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat, UINT64_MAX);
+}
+
+void worker_logs_flush(struct worker *w, uint64_t now)
+{
+	clone_log_end(w->lg.log, now);
+}
+
 void worker_logs_restart(struct worker *w)
 {
 	struct res_clone *c = &w->res;

@@ -72,16 +72,28 @@ int worker_iolog_open(struct worker *w)
 	return 0;
 }
 
+static void iolog_line(struct worker *w, uint32_t file, uint8_t ddir, uint64_t offset, uint64_t len)
+{
+	if (fprintf(w->rp.log, "%llu %s %s %llu %llu\n", (unsigned long long)iolog_us(w),
+		    w->clone->files[file].path, iolog_act[ddir], (unsigned long long)offset,
+		    (unsigned long long)len) < 0 && !w->rp.log_err)
+		w->rp.log_err = errno;
+}
+
 void worker_iolog_io(struct worker *w, const struct io_u *u)
 {
 	if (!w->rp.log || u->ddir >= PLAN_DDIR_NR)
 		return;
-	if (fprintf(w->rp.log, "%llu %s %s %llu %u\n", (unsigned long long)iolog_us(w),
-		    w->clone->files[u->file].path, iolog_act[u->ddir], (unsigned long long)u->offset,
-		    u->len) < 0 && !w->rp.log_err)
-		w->rp.log_err = errno;
+	iolog_line(w, u->file, u->ddir, u->offset, u->len);
 	if (u->ddir == PLAN_DDIR_WRITE)
 		w->rp.last_write[u->file] = u->offset;
+}
+
+/* A verify read (made beside the queue, worker_verify.c): in the log as fio's are, so a replay reads it too. */
+void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len)
+{
+	if (w->rp.log && file < w->clone->nr_files)
+		iolog_line(w, file, PLAN_DDIR_READ, offset, len);
 }
 
 /*

@@ -161,10 +161,12 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
  * A round read back inside a ramp counts as the ramp's I/Os do (toward size=,
  * and the results only if the job ends inside its ramp).
  */
-static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
+static void account_read(struct worker *w, uint32_t f, uint64_t off, uint64_t bytes, uint64_t t0)
 {
 	struct res_ddir *d = &w->res.ddir[PLAN_DDIR_READ];
+	uint64_t now = clk_now(&w->clk), lat = now - t0;
 
+	worker_iolog_read(w, f, off, bytes);
 	if (worker_in_counted_ramp(w)) {
 		worker_ramp_count(w, PLAN_DDIR_READ, bytes);
 		return;
@@ -175,6 +177,7 @@ static void account_read(struct worker *w, uint64_t bytes, uint64_t lat)
 		lat_add(&d->clat, lat);
 	if (!w->job->disable_lat)
 		lat_add(&d->lat, lat);
+	worker_logs_read_back(w, now, off, (uint32_t)bytes, lat);
 }
 
 /*
@@ -201,7 +204,7 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
 		}
 		done += (uint64_t)r;
 		if (!(done % iv))
-			account_read(w, iv, clk_now(&w->clk) - t0);
+			account_read(w, f, off + done - iv, iv, t0);
 	}
 	return true;
 }
@@ -211,13 +214,10 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
  * time of its bookkeeping, as fio counts the reads of a FIO_FAKEIO engine
  * (which skips only their check); nothing is read or checked.
  */
-static void fake_reads(struct worker *w, uint64_t len, uint64_t step)
+static void fake_reads(struct worker *w, uint32_t f, uint64_t off, uint64_t len, uint64_t step)
 {
-	for (uint64_t done = 0; done < len; done += step) {
-		uint64_t t0 = clk_now(&w->clk);
-
-		account_read(w, step, clk_now(&w->clk) - t0);
-	}
+	for (uint64_t done = 0; done < len; done += step)
+		account_read(w, f, off + done, step, clk_now(&w->clk));
 }
 
 /* A checked slot's mismatches, reported here (one thread reports); the slot goes back. */
@@ -279,7 +279,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 	if (len % step)
 		step = w->vf.vfy->interval;
 	if (w->vf.fake) {
-		fake_reads(w, len, step);
+		fake_reads(w, f, off, len, step);
 		return false;
 	}
 	if (!w->vf.async)
@@ -545,6 +545,7 @@ void worker_verify_phase(struct worker *w)
 	if (w->vf.async)
 		async_reap(w, true);	/* the phase ends when its blocks are checked */
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += clk_now(&w->clk) - t0;
+	worker_logs_flush(w, clk_now(&w->clk));
 	bufpool_free(&pool);
 }
 

@@ -116,6 +116,21 @@ class FioLogDifferential(LogsTmp):
         for r, c in zip(read_log(a / "j_bw.1.log"), read_log(a / "j_clat.1.log")):
             self.assertEqual(r[1], 4096 * 10**6 // c[1] if c[1] else 0)
 
+    def test_verify_reads_are_logged(self):
+        """A verify job's read-back is in its logs and its iolog, as fio's (fio-plot draws its
+        read series from the direction column); ioplan logged only the writes."""
+        a, f = self.run_both(["--name=j", "--filename=f", "--rw=randwrite", "--bs=4k", "--size=64k",
+                              "--verify=crc32c", "--write_lat_log=j", "--write_iops_log=j", "--write_bw_log=j",
+                              "--log_offset=1", "--write_iolog=io.log"])
+        for name in ("j_bw.1.log", "j_clat.1.log", "j_iops.1.log", "j_lat.1.log"):
+            mine, theirs = read_log(a / name), read_log(f / name)
+            self.assertEqual(per_ddir(mine), per_ddir(theirs), name)
+            self.assertEqual(per_ddir(mine), {0: 16, 1: 16}, name)
+            # Each block read back once, at the offsets written.
+            self.assertEqual(sorted(r[4] for r in mine if r[2] == 0), [4096 * k for k in range(16)], name)
+        reads = lambda d: sum(" read " in l for l in (d / "io.log").read_text().splitlines())  # noqa: E731
+        self.assertEqual((reads(a), reads(f)), (16, 16))
+
     def test_averaged_counts_and_units(self):
         """log_avg_msec=500 over 2 s: the same entries per direction as fio (±1), KiB/s and IOPS alike."""
         args = ["--name=a", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=100",
