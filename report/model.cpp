@@ -529,11 +529,16 @@ namespace {
 
 // A run-wide error (the layout could not create the shared file) stopped jobs
 // before their first I/O: each says it failed, as fio's own jobs would on
-// their open, instead of a clean row of zeros.
+// their open, instead of a clean row of zeros.  When a job failed on its own
+// (the run's error is then its error), the jobs exitall stopped before their
+// first I/O did not fail: fio reports them with error 0.
 void blame_run_error(model &m, const results &r)
 {
 	if (!r.error || r.interrupted)
 		return;
+	for (const entry &e : m.entries)
+		if (e.error)
+			return;
 	for (entry &e : m.entries) {
 		const res_clone &c = e.st.get();
 		if (e.error || c.ddir[0].bytes || c.ddir[1].bytes || c.ddir[2].bytes || total_rw_ios(e))
