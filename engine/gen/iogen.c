@@ -499,7 +499,11 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
  * loop while loops= lasts, then only with io_size= and at least one largest
  * block still to go.  fio counts the bytes its rounds read back toward
  * io_size (size=256k io_size=768k verify: two rounds of 256 KiB written and
- * read, not three).
+ * read, not three).  A round that was read back is judged against size= even
+ * without io_size=: fio's clear_io_state, before the read-back, forgets that
+ * the files ran out, so a random write whose map ended the round early (a
+ * block drawn twice, bs=4k,8k) goes on to another round while size= is not
+ * reached by its writes and reads (512 KiB: two rounds of 232 KiB each way).
  */
 bool gen_loop_follows(const struct gen *g)
 {
@@ -507,6 +511,11 @@ bool gen_loop_follows(const struct gen *g)
 
 	if (g->passes_left > 1)
 		return true;
+	if (!io_size && g->read_back_bytes) {
+		uint64_t held = regions_bytes(g);
+
+		io_size = g->job->size_bytes && g->job->size_bytes < held ? g->job->size_bytes : held;
+	}
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (g->bs[d].max_bytes > max_bs)
 			max_bs = g->bs[d].max_bytes;

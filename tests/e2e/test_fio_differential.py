@@ -44,6 +44,10 @@ CASES = {
     # against fio's 32/160 in the first job, 24/24 I/Os against 27/21 in the second).
     "randseed_loops": PSYNC + "[x]\nrw=randrw\nbs=4k,8k\nsize=256k\nrwmixread=30\nrandseed=22280\nloops=2\n"
                       "[s]\nrw=rw\nsize=64k\nrandseed=5\nloops=3\nstonewall\n",
+    # A verified round clears fio's "files done": the random map that ended round 1 early
+    # (8 KiB writes drawn on a 4 KiB map) leaves size= short, so fio writes a second round;
+    # ioplan stopped after one (r/w 232/232 KiB against fio's 464/464).
+    "verify_round_short_of_size": PSYNC + "[v]\nrw=randwrite\nbs=4k,8k\nsize=512k\nverify=md5\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
