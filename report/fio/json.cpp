@@ -191,8 +191,10 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["jobname"] = e.name;
 	o["groupid"] = e.groupid;
 	o["error"] = e.error;
-	o["eta"] = 0;	// the run is over (fio prints INT_MAX for runs under 3 s)
-	o["elapsed"] = (m.elapsed_ns + 999999999u) / 1000000000u;
+	uint64_t elapsed = (m.elapsed_ns + 999999999u) / 1000000000u;
+	// fio's calc_thread_status: no estimate before 3 s have gone (INT_MAX), a finished job's is 0.
+	o["eta"] = elapsed >= 3 ? 0 : 2147483647;
+	o["elapsed"] = elapsed;
 	if (e.last && e.last->nr_opts)
 		o["job options"] = options_object(e.last->opts, e.last->nr_opts);
 	if (e.unified == PLAN_UNIFIED_MIXED) {

@@ -108,6 +108,10 @@ class FioDifferential(TmpDirCase):
                 self.assertEqual(i[5], f[5], "read KiB")
         for fjob, ijob in zip(fj["jobs"], ij["jobs"]):
             self.assertEqual((ijob["jobname"], ijob["groupid"]), (fjob["jobname"], fjob["groupid"]))
+            # fio has no estimate before 3 s of the run (INT_MAX), a finished job's is 0 after:
+            # each tool against its own elapsed time (a loaded machine can take fio past 3 s).
+            for who, job in (("fio", fjob), ("ioplan", ijob)):
+                self.assertEqual(job["eta"], 0 if job["elapsed"] >= 3 else 2147483647, f"{who} eta")
             total = lambda j, k: sum(j[d][k] for d in ("read", "write", "trim"))
             self.assertEqual(total(ijob, "io_kbytes"), total(fjob, "io_kbytes"))
             if name not in IOS_VARY:
