@@ -449,6 +449,11 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     const job_spec &s = d.spec;
     j = s.pj;
     copy_splits(j, s);
+    // fio's fixup_options: a latency not recorded has no percentiles (its terse
+    // fields then read "0%=0", as a job without percentiles).
+    j.lat_percentiles = j.lat_percentiles && !j.disable_lat;
+    j.clat_percentiles = j.clat_percentiles && !j.disable_clat;
+    j.slat_percentiles = j.slat_percentiles && !j.disable_slat;
     std::string name = job_name(d);
     j.name = plan_strdup(name.c_str());
     j.section = plan_strdup(d.section.c_str());

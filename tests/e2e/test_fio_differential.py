@@ -149,6 +149,15 @@ class FioDifferential(TmpDirCase):
             errors = [l.split(";")[4] for l in p.stdout.splitlines() if l.startswith("3;")]
             self.assertEqual(errors, ["0"] * 32, who)
 
+    def test_disabled_latency_has_no_percentiles(self):
+        # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
+        # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
+        args = ["--name=j", "--ioengine=null", "--size=1m", "--rw=read", "--disable_clat=1", "--output-format=terse"]
+        lines = {who: (run_fio(args) if who == "fio" else run(args)).stdout.splitlines()[-1].split(";")
+                 for who in ("fio", "ioplan")}
+        self.assertEqual(lines["ioplan"][17:37], lines["fio"][17:37])
+        self.assertEqual(lines["ioplan"][17:37], ["0%=0"] * 20)
+
     def test_layout_holds_the_jobs_buffer_content(self):
         # fio fills a read job's layout with the job's write buffers (fill_io_buffer):
         # zero_buffers lays out zeroes, buffer_pattern the pattern restarted at every
