@@ -176,7 +176,7 @@ class FifoWithoutWriter(TmpDirCase):
         doc, err = self.finish(proc, 2.0)
         self.assertEqual(proc.returncode, 1, err)
         self.assertEqual(doc["jobs"][0]["error"], 110)
-        self.assertIn(f"job 'f': {self.fifo}: offset 0: no writer opened the FIFO within runtime", err)
+        self.assertIn(f"job 'f': {self.fifo}: no writer opened the FIFO within runtime", err)
         self.assertTrue(any(w.startswith("f: thread 1: no I/O completed for") for w in doc["ioplan"]["warnings"]),
                         doc["ioplan"]["warnings"])
 
@@ -263,7 +263,7 @@ class QueueTooBig(TmpDirCase):
                                "--size=64m", "--ioengine=libaio", "--output-format=json"],
                               capture_output=True, text=True, timeout=60, preexec_fn=limit)
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn("error: job 'j': /dev/zero: offset 0: allocating 2048 I/O buffers of 1048576 bytes: "
+        self.assertIn("error: job 'j': /dev/zero: allocating 2048 I/O buffers of 1048576 bytes: "
                       "Cannot allocate memory (errno 12)", proc.stderr)
         self.assertEqual(json.loads(proc.stdout)["jobs"][0]["error"], 12)
 
@@ -366,7 +366,7 @@ class SyncErrors(TmpDirCase):
             args = ["--name=j", "--filename=/dev/null", "--rw=write", "--size=1m", opt, "--output-format=json"]
             p = run([*args, "--allow_device_write=/dev/null"])
             self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn(f"error: job 'j': /dev/null: offset 0: {what}: Invalid argument (errno 22)", p.stderr)
+            self.assertIn(f"error: job 'j': /dev/null: {what}: Invalid argument (errno 22)", p.stderr)
             job = json.loads(p.stdout)["jobs"][0]
             self.assertEqual((job["error"], job["write"]["io_bytes"]), (22, written), opt)
             if FIO:
