@@ -192,6 +192,8 @@ struct worker_logs {
 	uint64_t next_bw, next_iops, next_tick;
 	struct series bw_ser, iops_ser;
 	bool iops_ser_own;		/* iops series differs from the bw series */
+	/* A bw (iops) log without log_avg_msec: each I/O is a bw (iops) sample, as fio's per-unit logs. */
+	bool bw_per_io, iops_per_io;
 	uint64_t lat_sum[PLAN_DDIR_NR];	/* lat of the I/Os so far, for the series' means */
 };
 
@@ -364,6 +366,8 @@ void worker_logs_restart(struct worker *w);
 void worker_logs_so_far(const struct worker *w, struct res_clone *s);
 void worker_logs_prio(struct worker *w, uint16_t ioprio);
 void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat);
+/* A bw or iops log without log_avg_msec: this I/O's samples (worker_io.c account's extras). */
+void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat);
 void worker_logs_flush(struct worker *w, uint64_t now);
 
 /* CPU this thread used since its window began, into c (worker.c).  False when unknown. */

@@ -124,9 +124,11 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 		t->file_index = u->file;
 		t->ddir = u->ddir;
 	}
-	if (w->lg.log)
+	if (w->lg.log) {
 		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
 			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+		worker_logs_io_samples(w, d, (uint32_t)u->result, clat);
+	}
 }
 
 HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)

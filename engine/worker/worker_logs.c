@@ -59,8 +59,11 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 		      j->kb_base ? j->kb_base : 1024, now, zero);
 	sampler_start(&l->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : AVG_DEFAULT_NS, 1,
 		      now, zero);
-	l->next_bw = now + l->bw_s.avg_ns;
-	l->next_iops = now + l->iops_s.avg_ns;
+	/* fio's calc_log_samples takes no interval sample of what a per-I/O log samples per I/O. */
+	l->bw_per_io = l->log && l->log->cur[LOG_BW] && !l->log->avg_ns;
+	l->iops_per_io = l->log && l->log->cur[LOG_IOPS] && !l->log->avg_ns;
+	l->next_bw = l->bw_per_io ? UINT64_MAX : now + l->bw_s.avg_ns;
+	l->next_iops = l->iops_per_io ? UINT64_MAX : now + l->iops_s.avg_ns;
 	ret = series_start(&l->bw_ser, &w->res.bw_series, l->bw_s.avg_ns, now);
 	l->iops_ser_own = !ret && l->iops_s.avg_ns != l->bw_s.avg_ns;
 	if (l->iops_ser_own)
@@ -125,10 +128,21 @@ void worker_logs_end(struct worker *w)
 		w->res.iops_series = w->res.bw_series;
 }
 
+void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat)
+{
+	/* fio's add_bw_sample: bytes * 10^6 / clat in ns, the value its log line holds. */
+	if (w->lg.bw_per_io && !w->lg.log->no_bw_per_io)
+		res_sample_stat_add(&d->bw_kib_s, clat ? (double)((uint64_t)bytes * 1000000ull / clat) : 0.0);
+	if (w->lg.iops_per_io)
+		res_sample_stat_add(&d->iops, 1.0);
+}
+
 void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat)
 {
-	if (w->lg.log)
-		clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat, UINT64_MAX);
+	if (!w->lg.log)
+		return;
+	clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat, UINT64_MAX);
+	worker_logs_io_samples(w, &w->res.ddir[PLAN_DDIR_READ], bytes, lat);
 }
 
 void worker_logs_flush(struct worker *w, uint64_t now)

@@ -131,6 +131,23 @@ class FioLogDifferential(LogsTmp):
         reads = lambda d: sum(" read " in l for l in (d / "io.log").read_text().splitlines())  # noqa: E731
         self.assertEqual((reads(a), reads(f)), (16, 16))
 
+    def test_per_io_logs_make_the_bw_and_iops_samples(self):
+        """With a bw or iops log and no log_avg_msec, each I/O is one bw (iops) sample in the JSON,
+        as fio's per-unit logs: 16 samples of a 16-I/O job, iops all 1 (ioplan reported none)."""
+        args = ["--name=j", "--filename=f", "--rw=read", "--bs=4k", "--size=64k", "--write_bw_log=j",
+                "--write_iops_log=j", "--output-format=json"]
+        docs = {}
+        for who in ("ioplan", "fio"):
+            d = self.tmp / who
+            d.mkdir()
+            p = (run if who == "ioplan" else self.fio_once_more)(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            docs[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]
+        for who, r in docs.items():
+            self.assertEqual((r["bw_samples"], r["iops_samples"]), (16, 16), who)
+            self.assertEqual((r["iops_min"], r["iops_max"]), (1, 1), who)
+            self.assertGreater(r["bw_min"], 0, who)
+
     def test_averaged_counts_and_units(self):
         """log_avg_msec=500 over 2 s: the same entries per direction as fio (±1), KiB/s and IOPS alike."""
         args = ["--name=a", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=100",
