@@ -662,6 +662,8 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	if (ret)
 		return create_missing(l, lf, r, false, stop);
 	remember(lf, &st);
+	lf->looked = S_ISREG(st.st_mode);	/* a device's st_size is 0: its size comes from the device */
+	lf->before = (uint64_t)st.st_size;
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, &st, p, r);
 	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
@@ -828,7 +830,12 @@ uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t no
 {
 	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
 
-	return lf && lf->created ? 0 : now;
+	if (!lf)
+		return now;
+	if (lf->created)
+		return 0;
+	/* An existing file the layout extended (filesize= past its end): the size it had, as fio's setup_files. */
+	return lf->looked ? lf->before : now;
 }
 
 bool layout_seen(const struct layout *l, const char *path, struct stat *st)

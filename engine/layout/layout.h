@@ -50,6 +50,8 @@ struct layout_file {
 	bool laid_out;			/* created or extended by this run's layout */
 	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
 	bool created;			/* absent when the layout looked: its size was 0 then */
+	bool looked;			/* found when the layout looked, before, its size then */
+	uint64_t before;
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
 	uint64_t token;			/* its mark's token when this run made it, else 0 (mark.h) */
@@ -99,6 +101,9 @@ struct layout {
  */
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len);
+/* The same, with offset=N% and offset_increment=N% of found (layout_size_found) instead of actual. */
+void layout_region_found(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
+			 uint64_t found, uint64_t actual, uint64_t *start, uint64_t *len);
 
 /* Why an unmarked existing file is refused (preflight and layout say the same). */
 #define LAYOUT_FOREIGN_WRITE \
@@ -172,7 +177,8 @@ bool layout_seen(const struct layout *l, const char *path, struct stat *st);
 /*
  * The size path had when the layout first looked at it, which a percentage
  * offset is taken of (fio's real_file_size at setup): 0 for a file the layout
- * created, else the size now (UINT64_MAX when the layout does not know it).
+ * created, the size it found for one it looked at (an extended file's size
+ * before), else now.
  */
 uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now);
 

@@ -28,13 +28,19 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
 {
+	layout_region_found(j, c, f, actual, actual, start, len);
+}
+
+void layout_region_found(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
+			 uint64_t found, uint64_t actual, uint64_t *start, uint64_t *len)
+{
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
 
 	if (f->offset_ppm)
-		s = plan_share_ppm(actual, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
+		s = plan_share_ppm(found, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
 	/* fio's get_start_offset: a share of the size found, like offset=N%, and aligned the same way. */
 	if (j->offset_increment_ppm)
-		s += c->clone_index * plan_share_ppm(actual, j->offset_increment_ppm);
+		s += c->clone_index * plan_share_ppm(found, j->offset_increment_ppm);
 	if (f->offset_ppm || j->offset_increment_ppm)
 		s = align_up(s, offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;

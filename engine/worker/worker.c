@@ -257,10 +257,10 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		if (plan_fills_device(w->job) && !pf->size_bytes && !pf->region_bytes && !pf->size_ppm &&
 		    w->fds[f] >= 0)
 			size = fill_size(w->fds[f], size);
-		layout_region(w->job, c, pf,
-			      pf->offset_ppm || w->job->offset_increment_ppm ?
-				      layout_size_found(w->sh->lay, pf->path, size) : size,
-			      &start[f], &len[f]);
+		layout_region_found(w->job, c, pf,
+				    pf->offset_ppm || w->job->offset_increment_ppm ?
+					    layout_size_found(w->sh->lay, pf->path, size) : size,
+				    size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = "region beyond the end of the file");

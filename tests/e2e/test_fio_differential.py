@@ -149,6 +149,23 @@ class FioDifferential(TmpDirCase):
             errors = [l.split(";")[4] for l in p.stdout.splitlines() if l.startswith("3;")]
             self.assertEqual(errors, ["0"] * 32, who)
 
+    def test_percentage_offset_of_an_extended_file(self):
+        # offset=25% is of the size the file had before the run (fio's real_file_size at
+        # setup): 32 KiB of a 128 KiB file that filesize=256k extends, so 224 KiB are read
+        # (ioplan took 25% of 256 KiB, 64 KiB, and read 192).
+        job = "[oa]\nrw=read\nbs=4k\nfilename=f.dat\noffset=25%\nfilesize=256k\n"
+        got = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"extended-{who}"
+            d.mkdir()
+            (d / "f.dat").write_bytes(bytes(128 << 10))
+            (d / "job.fio").write_text(job)
+            args = ["--output-format=json", "job.fio"]
+            p = run_fio(args, cwd=d) if who == "fio" else run(["--allow_existing_file_write=1", *args], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
+        self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
+
     def test_disabled_latency_has_no_percentiles(self):
         # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
         # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
