@@ -647,6 +647,7 @@ void worker_end_in_ramp(struct worker *w)
 		if (w->ramp_bytes[d])
 			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
 	}
+	w->res.sync_ios = w->ramp_syncs;
 	take_cpu(w);	/* from the thread's start: no window took a first reading */
 	w->ramp_counts = false;
 	w->phase = WP_DRAIN;

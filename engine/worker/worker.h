@@ -304,6 +304,7 @@ struct worker {
 	bool ramp_counts;
 	uint64_t ramp_start;
 	uint64_t ramp_bytes[PLAN_DDIR_NR], ramp_ios[PLAN_DDIR_NR];
+	uint64_t ramp_syncs;		/* fsync=N's syncs in that ramp: counted if the job ends in it */
 	uint64_t wait_until;		/* rate: when the held I/O is due */
 
 	struct rate rate[PLAN_DDIR_NR];

@@ -166,6 +166,19 @@ class FioDifferential(TmpDirCase):
             got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
         self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
 
+    def test_syncs_of_a_job_that_ends_in_its_ramp(self):
+        # size= runs out inside ramp_time: fio reports the ramp's 16 writes and its 15
+        # fsync=1 syncs (without latencies); ioplan reported the writes and 0 syncs.
+        args = ["--name=rp", "--filename=f", "--rw=write", "--bs=4k", "--size=64k", "--ramp_time=1", "--fsync=1",
+                "--output-format=json"]
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"ramp-{who}"
+            d.mkdir()
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (16, 15), who)
+
     def test_disabled_latency_has_no_percentiles(self):
         # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
         # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
