@@ -536,8 +536,10 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 				 * is made again. */
 				if (w->gen.busy && worker_close_idle(w))
 					continue;
-				w->blocked = w->gen.busy;
-				w->gen_done = !w->gen.busy;
+				/* trim_percentage: a write still in flight may be listed as it completes,
+				 * and the list is trimmed once the workload is done: wait for it. */
+				w->blocked = w->gen.busy || (IO_X(w, k) && w->vf.trim && w->inflight);
+				w->gen_done = !w->blocked;
 				return;
 			}
 			w->have_held = true;

@@ -147,6 +147,17 @@ class TrimOnAFile(TmpDirCase):
         self.assertEqual((self.tmp / "t.dat").read_bytes(), bytes(SIZE))
         self.assertLess(os.stat(self.tmp / "t.dat").st_blocks * 512, SIZE)   # holes, not written zeroes
 
+    def test_every_listed_write_is_trimmed_at_depth(self):
+        # The last writes are still in flight when the workload ends; each is listed as it
+        # completes and trimmed then (ioplan ended first at iodepth>1: 63 trims of 64).
+        for depth in ("2", "8"):
+            with self.subTest(iodepth=depth):
+                (self.tmp / "t.dat").unlink(missing_ok=True)
+                p = run(self.job("--rw=write", "--trim_percentage=100", "--ioengine=libaio", f"--iodepth={depth}"))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(counts(json.loads(p.stdout)), (64, 64, 64, 0))
+                self.assertEqual((self.tmp / "t.dat").read_bytes(), bytes(SIZE))
+
     def test_a_share_is_trimmed_and_trim_verify_zero_0_skips_their_read_back(self):
         for zero in ("1", "0"):
             with self.subTest(trim_verify_zero=zero):
