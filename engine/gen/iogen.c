@@ -456,8 +456,11 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	if (g->trimwrite)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
 	/* Under openfiles the fill that found the last map full closed its file
-	 * first (fill_failed), so fio's next loop starts, re-seeded, before it decides. */
-	if (g->limited && runs_out(g) && g->max_open && !g->skewed_service && all_exhausted(g))
+	 * first (fill_failed), so fio's next loop starts, re-seeded, before it decides.
+	 * So does a round that paused at its end (a read-back, end_fsync) and now
+	 * goes on: fio's clear_io_state re-seeded before the next loop's first draw. */
+	if (g->limited && runs_out(g) && !g->skewed_service && all_exhausted(g) &&
+	    (g->max_open || (g->round_resumed && gen_loop_follows(g))))
 		gen_new_pass(g, g->mix_ddir);
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
