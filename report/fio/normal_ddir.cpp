@@ -196,8 +196,8 @@ std::string normal_ddir(const entry &e, const group_stat &g, int d, const std::s
 	if (dd.lat.n)
 		s += normal_lat_line(" lat", dd.lat);
 	s += normal_prio_lat_lines(dd, j);
-	if (j && j->slat_percentiles)
-		s += normal_percentiles("slat", dd.slat, list, prec);
+	if (j && j->slat_percentiles)	/* also when clat and lat have none (their list is then empty) */
+		s += normal_percentiles("slat", dd.slat, percentile_list(e, true), prec);
 	if (j && j->clat_percentiles)
 		s += normal_percentiles("clat", dd.clat, list, prec);
 	if (j && j->lat_percentiles)

@@ -184,6 +184,18 @@ class FioDifferential(TmpDirCase):
             job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
             self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (16, 15), who)
 
+    def test_slat_percentiles_alone_are_printed(self):
+        # slat_percentiles=1 with clat_percentiles=0: fio's normal output has the slat block;
+        # ioplan's had none (its percentile list was the clat/lat one, empty here).
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"slat-{who}"
+            d.mkdir()
+            args = ["--name=j", "--filename=f", "--ioengine=libaio", "--size=256k", "--rw=read",
+                    "--slat_percentiles=1", "--clat_percentiles=0", "--output-format=normal"]
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            self.assertIn("    slat percentiles (nsec):\n     |  1.00th=[", p.stdout, who)
+
     def test_disabled_latency_has_no_percentiles(self):
         # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
         # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
