@@ -173,8 +173,10 @@ class FioDifferential(TmpDirCase):
 
     def test_syncs_of_a_job_that_ends_in_its_ramp(self):
         # size= runs out inside ramp_time: fio reports the ramp's 16 writes and its 15
-        # fsync=1 syncs (without latencies); ioplan reported the writes and 0 syncs.
-        args = ["--name=rp", "--filename=f", "--rw=write", "--bs=4k", "--size=64k", "--ramp_time=1", "--fsync=1",
+        # fsync=1 syncs (without latencies); ioplan reported the writes and 0 syncs.  A ramp
+        # far longer than the job (which ends when size= does), so a slow disk's syncs still
+        # fall inside it.
+        args = ["--name=rp", "--filename=f", "--rw=write", "--bs=4k", "--size=64k", "--ramp_time=30", "--fsync=1",
                 "--output-format=json"]
         for who in ("fio", "ioplan"):
             d = self.tmp / f"ramp-{who}"
