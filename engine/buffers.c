@@ -22,13 +22,9 @@ uint64_t bufpool_len(const struct plan_job *j)
 {
 	uint64_t m = 0;
 
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		if (j->bs[d].max_bytes > m)
-			m = j->bs[d].max_bytes;
-		for (uint32_t i = 0; i < j->bs[d].nr_split; i++)
-			if (j->bs[d].split[i].bs_bytes > m)
-				m = j->bs[d].split[i].bs_bytes;
-	}
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_bs_max(&j->bs[d]) > m)
+			m = plan_bs_max(&j->bs[d]);
 	return m ? m : 4096;
 }
 

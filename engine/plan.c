@@ -125,9 +125,8 @@ uint64_t plan_min_bs(const struct plan_job *j)
 	return a == UINT64_MAX ? 1 : a;
 }
 
-uint64_t plan_max_write_bs(const struct plan_job *j)
+uint64_t plan_bs_max(const struct plan_bs *b)
 {
-	const struct plan_bs *b = &j->bs[PLAN_DDIR_WRITE];
 	uint64_t m = b->max_bytes;
 
 	for (uint32_t i = 0; i < b->nr_split; i++)

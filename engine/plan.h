@@ -746,8 +746,8 @@ uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
 /* fio's rw_min_bs: the smallest block size set for any direction (1 when none is). */
 uint64_t plan_min_bs(const struct plan_job *j);
 
-/* fio's max_bs[DDIR_WRITE]: the largest write bs= or bssplit= allows (0 when none is set). */
-uint64_t plan_max_write_bs(const struct plan_job *j);
+/* The largest block one direction's bs= or bssplit= allows (0 when none is set). */
+uint64_t plan_bs_max(const struct plan_bs *b);
 
 /*
  * fio's queue defaults, applied once by the parser (and by plan-building test

@@ -197,7 +197,7 @@ static int content_init(struct filler *f, const struct plan_job *j, uint64_t spa
 
 	if (ret)
 		return ret;
-	f->piece = j ? plan_max_write_bs(j) : 0;
+	f->piece = j ? plan_bs_max(&j->bs[PLAN_DDIR_WRITE]) : 0;	/* fio's max_bs[DDIR_WRITE] */
 	if (!f->piece)
 		f->piece = LAYOUT_FILL_CHUNK;
 	if (j && j->dedupe_pct)

@@ -63,13 +63,9 @@ static uint64_t max_write_bs(const struct plan_job *j)
 	const struct plan_bs *b;
 	uint64_t m = 0;
 
-	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
-		if (b->max_bytes > m)
-			m = b->max_bytes;
-		for (uint32_t i = 0; i < b->nr_split; i++)
-			if (b->split[i].bs_bytes > m)
-				m = b->split[i].bs_bytes;
-	}
+	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++)
+		if (plan_bs_max(b) > m)
+			m = plan_bs_max(b);
 	return m;
 }
 
