@@ -529,15 +529,15 @@ namespace {
 
 // A run-wide error (the layout could not create the shared file) stopped jobs
 // before their first I/O: each says it failed, as fio's own jobs would on
-// their open, instead of a clean row of zeros.  When a job failed on its own
-// (the run's error is then its error), the jobs exitall stopped before their
-// first I/O did not fail: fio reports them with error 0.
+// their open, instead of a clean row of zeros.  When the run's error is a
+// job's own (the engine takes the first job error as the run's), the jobs
+// exitall stopped before their first I/O did not fail: fio reports error 0.
 void blame_run_error(model &m, const results &r)
 {
 	if (!r.error || r.interrupted)
 		return;
 	for (const entry &e : m.entries)
-		if (e.error)
+		if (e.error == r.error)
 			return;
 	for (entry &e : m.entries) {
 		const res_clone &c = e.st.get();
