@@ -4,6 +4,7 @@
 // filters written for fio work unchanged; ioplan's own facts go under one
 // "ioplan" object (json_ioplan.cpp).  Always exactly one valid document: no
 // duplicate keys, no text around it.
+#include <climits>
 #include <cstdio>
 #include <ostream>
 
@@ -193,7 +194,7 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["error"] = e.error;
 	uint64_t elapsed = (m.elapsed_ns + 999999999u) / 1000000000u;
 	// fio's calc_thread_status: no estimate before 3 s have gone (INT_MAX), a finished job's is 0.
-	o["eta"] = elapsed >= 3 ? 0 : 2147483647;
+	o["eta"] = elapsed >= 3 ? 0 : INT_MAX;
 	o["elapsed"] = elapsed;
 	if (e.last && e.last->nr_opts)
 		o["job options"] = options_object(e.last->opts, e.last->nr_opts);
