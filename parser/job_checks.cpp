@@ -181,7 +181,6 @@ void check_block_error_hist(const job_def &d)
 void check_rates(const job_def &d)
 {
     const plan_job &j = d.spec.pj;
-    static const char *const dirs[PLAN_DDIR_NR] = {"reads", "writes", "trims"};
     bool bytes = false, iops = false, min_bytes = false, min_iops = false;
     for (int k = 0; k < PLAN_DDIR_NR; k++) {
         bytes = bytes || j.rate_bytes_per_s[k];
@@ -198,13 +197,15 @@ void check_rates(const job_def &d)
         if (j.rate_bytes_per_s[k] && j.rate_bytes_per_s[k] < j.rate_min_bytes_per_s[k])
             fail(option_loc(d, "rate_min"), "job '" + job_name(d) + "': rate_min=" +
                                                 std::to_string(j.rate_min_bytes_per_s[k]) + " is above rate=" +
-                                                std::to_string(j.rate_bytes_per_s[k]) + " for " + dirs[k] +
-                                                " (bytes a second): the job could never keep it");
+                                                std::to_string(j.rate_bytes_per_s[k]) + " for " +
+                                                plan_ddir_name((plan_ddir)k) +
+                                                "s (bytes a second): the job could never keep it");
         if (j.rate_iops[k] && j.rate_iops[k] < j.rate_iops_min[k])
             fail(option_loc(d, "rate_iops_min"), "job '" + job_name(d) + "': rate_iops_min=" +
                                                      std::to_string(j.rate_iops_min[k]) + " is above rate_iops=" +
-                                                     std::to_string(j.rate_iops[k]) + " for " + dirs[k] +
-                                                     ": the job could never keep it");
+                                                     std::to_string(j.rate_iops[k]) + " for " +
+                                                     plan_ddir_name((plan_ddir)k) +
+                                                     "s: the job could never keep it");
     }
 }
 
