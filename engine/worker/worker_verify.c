@@ -481,8 +481,7 @@ static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, ui
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
 		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
 
-		if ((!ioe_opens_files(w->job->ioengine) && !ioe_is_remote(w->job->ioengine) && !w->vf.fake) ||
-		    (reopened && !worker_file_ready(w, f)))
+		if (reopened && !worker_file_ready(w, f))
 			return false;
 		stop = verify_file(w, f, buf, cap, all, budget);
 		if (reopened)
