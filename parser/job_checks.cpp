@@ -193,19 +193,17 @@ void check_rates(const job_def &d)
     if (min_bytes && min_iops)
         fail(option_loc(d, "rate_iops_min"),
              "job '" + job_name(d) + "': rate_min and rate_iops_min are mutually exclusive");
+    // A minimum above the pace it must keep: "rate_min=2097152 is above rate=1048576 for reads".
+    auto over = [&d](const char *min_key, uint64_t min, const char *key, uint64_t pace, int k, const char *unit) {
+        if (pace && pace < min)
+            fail(option_loc(d, min_key), "job '" + job_name(d) + "': " + min_key + "=" + std::to_string(min) +
+                                             " is above " + key + "=" + std::to_string(pace) + " for " +
+                                             plan_ddir_name((plan_ddir)k) + "s" + unit +
+                                             ": the job could never keep it");
+    };
     for (int k = 0; k < PLAN_DDIR_NR; k++) {
-        if (j.rate_bytes_per_s[k] && j.rate_bytes_per_s[k] < j.rate_min_bytes_per_s[k])
-            fail(option_loc(d, "rate_min"), "job '" + job_name(d) + "': rate_min=" +
-                                                std::to_string(j.rate_min_bytes_per_s[k]) + " is above rate=" +
-                                                std::to_string(j.rate_bytes_per_s[k]) + " for " +
-                                                plan_ddir_name((plan_ddir)k) +
-                                                "s (bytes a second): the job could never keep it");
-        if (j.rate_iops[k] && j.rate_iops[k] < j.rate_iops_min[k])
-            fail(option_loc(d, "rate_iops_min"), "job '" + job_name(d) + "': rate_iops_min=" +
-                                                     std::to_string(j.rate_iops_min[k]) + " is above rate_iops=" +
-                                                     std::to_string(j.rate_iops[k]) + " for " +
-                                                     plan_ddir_name((plan_ddir)k) +
-                                                     "s: the job could never keep it");
+        over("rate_min", j.rate_min_bytes_per_s[k], "rate", j.rate_bytes_per_s[k], k, " (bytes a second)");
+        over("rate_iops_min", j.rate_iops_min[k], "rate_iops", j.rate_iops[k], k, "");
     }
 }
 
