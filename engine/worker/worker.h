@@ -6,7 +6,8 @@
  * ends.  What others read while it runs (progress counters, in-flight count,
  * last completion time) sits in worker_pub on its own cache line and is written
  * with relaxed atomics, so the status line and the stall watchdog cost the
- * worker nothing but plain stores.
+ * worker nothing but plain stores (a plain async loop makes them once per trip,
+ * worker_io.c's PUB_PER_TRIP).
  */
 #ifndef IOPLAN_ENGINE_WORKER_H
 #define IOPLAN_ENGINE_WORKER_H

@@ -356,6 +356,38 @@ TEST_CASE("engine: eng_stop ends a 60 s run at once and marks it interrupted")
 	CHECK(r->jobs[0].clones[0].end_ns > r->jobs[0].clones[0].start_ns);
 }
 
+// A plain async job publishes its counts once per loop trip, not per I/O
+// (worker_io.c): the status line must still see them grow while it runs.
+TEST_CASE("engine: a plain async job's counts reach the status while it runs")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("deep", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL, 1 << 30)
+						 .opt("iodepth", "32")
+						 .with([](plan_job &j) {
+							 j.time_based = true;
+							 j.runtime_ns = 60000000000ull;
+						 }) });
+	eng *e = nullptr;
+	REQUIRE(eng_start(p.get(), nullptr, &e) == 0);
+	eng_status st{};
+	uint64_t seen[2] = { 0, 0 };
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	for (int i = 0; i < 2 && std::chrono::steady_clock::now() < deadline;) {
+		REQUIRE(eng_get_status(e, &st) == 0);
+		if (st.ios[PLAN_DDIR_READ] > (i ? seen[0] : 0))
+			seen[i++] = st.ios[PLAN_DDIR_READ];
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	CHECK(seen[0] > 0);
+	CHECK(seen[1] > seen[0]);
+	CHECK(st.bytes[PLAN_DDIR_READ] == st.ios[PLAN_DDIR_READ] * 4096);
+	eng_stop(e);
+	results *r = nullptr;
+	CHECK(eng_finish(e, &r) == 0);
+	pb::results_ptr rp(r);
+	CHECK(r->jobs[0].clones[0].ddir[PLAN_DDIR_READ].ios >= seen[1]);
+}
+
 TEST_CASE("engine: an existing file ioplan did not create is never written without permission")
 {
 	pb::tmpdir d;
