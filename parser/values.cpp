@@ -60,22 +60,31 @@ number leading_number(const std::string &s, std::string *suffix)
     const char *p = s.c_str();
     if (*p == '-')
         throw value_error("negative value '" + s + "'");
+    if (*p == '+') // fio's strtoll takes a sign: size=+512k is 512k
+        p++;
     char *end = nullptr;
     errno = 0;
     number num;
-    bool hex = s.size() > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-    if (hex)
+    bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && std::isxdigit((unsigned char)p[2]);
+    if (hex) {
         num.v = (double)std::strtoull(p, &end, 16);
-    else
-        num.v = std::strtod(p, &end);
+    } else {
+        // Digits and one fraction point only: strtod would also read "inf", "nan" and
+        // exponents, and fio reads 1e6 as 1 followed by a suffix.
+        const char *q = p;
+        while (std::isdigit((unsigned char)*q))
+            q++;
+        if (*q == '.' && std::isdigit((unsigned char)q[1]))
+            for (q++; std::isdigit((unsigned char)*q);)
+                q++;
+        std::string digits(p, q);
+        num.v = digits.empty() ? 0 : std::strtod(digits.c_str(), nullptr);
+        end = const_cast<char *>(q);
+    }
     if (end != p && errno == ERANGE)
         throw value_error("'" + s + "' is out of range");
     if (end == p || !std::isfinite(num.v))
         throw value_error("'" + s + "' is not a number");
-    // strtod also reads "inf", "nan" and exponents: only plain digits are numbers here.
-    for (const char *q = p; q < end; q++)
-        if (!std::isxdigit((unsigned char)*q) && *q != '.' && *q != 'x' && *q != 'X')
-            throw value_error("'" + s + "' is not a number");
     num.integral = hex || std::all_of(p, (const char *)end, [](char c) { return c >= '0' && c <= '9'; });
     if (num.integral) {
         errno = 0;

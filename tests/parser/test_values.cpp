@@ -35,6 +35,20 @@ TEST_CASE("sizes: text after the number or its unit is ignored from the first no
     CHECK_THROWS_AS(parse_size("4kq", 1024), value_error);
 }
 
+TEST_CASE("numbers: a sign is read, an exponent is not (fio reads 1e6 as 1 and a suffix)")
+{
+    CHECK(parse_size("+512k", 1024) == 524288);
+    CHECK(parse_size("+0x10", 1024) == 16);
+    CHECK(parse_time_ns("+2", time_unit::s) == 2000000000ull);
+    for (const char *v : {"1e6", "2e5k", "4E3", "1.5e1m"}) {
+        CAPTURE(v);
+        CHECK_THROWS_AS(parse_size(v, 1024), value_error);
+    }
+    CHECK_THROWS_AS(parse_time_ns("1e0", time_unit::s), value_error);
+    CHECK_THROWS_AS(parse_size("+", 1024), value_error);
+    CHECK_THROWS_AS(parse_size("nan", 1024), value_error);
+}
+
 TEST_CASE("times: bare numbers in the option's unit, suffixes as written")
 {
     CHECK(parse_time_ns("30", time_unit::s) == 30000000000ull);
