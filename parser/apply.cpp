@@ -64,6 +64,28 @@ bool negative_size(const option &o, const entry &e)
     return e.has_value && !e.value.empty() && e.value[0] == '-' && std::strcmp(o.name, "size") == 0;
 }
 
+// fio runs these options' callbacks once per part of a list (parse.c's
+// handle_option splits at ',', else ':', else '-'), so the last part is what
+// it keeps: size=1m,2m is 2m.  Empty when the value is no such list.
+std::string last_of_list(const option &o, const std::string &v)
+{
+    static const char *const kept_last[] = {"size", "io_size", "offset", "offset_increment", "zoneskip",
+                                            "rwmixread", "rwmixwrite", "buffer_compress_percentage",
+                                            "dedupe_percentage"};
+    if (std::none_of(std::begin(kept_last), std::end(kept_last),
+                     [&](const char *n) { return std::strcmp(o.name, n) == 0; }))
+        return "";
+    std::string s = v;
+    if (s.find('(') != std::string::npos)
+        return ""; // arithmetic: its '-' is no list separator
+    if (!s.empty() && s.back() == ',')
+        s.pop_back(); // fio drops a trailing comma before it splits
+    size_t at = s.find_last_of(",:-");
+    if (at == std::string::npos || at == 0 || at + 1 == s.size())
+        return "";
+    return s.substr(at + 1);
+}
+
 void apply_entry(job_spec &j, const entry &e, diag_list *notes)
 {
     if (deprecated_option(e.key)) {
@@ -82,6 +104,11 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
     try {
         ignored_text dropped;
         std::string v = expand_keywords(negative_size(*o, e) ? e.value.substr(1) : e.value);
+        std::string last = last_of_list(*o, v);
+        if (!last.empty()) {
+            note_value(notes, e, "only '" + last + "', the last of the list, is used, as fio uses it");
+            v = last;
+        }
         if (numeric(*o))
             v = evaluate_parenthesized(v);
         o->apply(j, *o, v);

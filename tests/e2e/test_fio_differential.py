@@ -171,6 +171,28 @@ class FioDifferential(TmpDirCase):
             got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
         self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
 
+    def test_value_lists_keep_their_last_part(self):
+        # fio runs the callbacks of size, io_size, offset and rwmixread once per part of a
+        # list, so the last part holds; ioplan took the first (size=1m,2m moved 1 MiB, and
+        # its note said fio does the same).  A sign is read too.
+        job = ("[global]\nioengine=psync\nbs=4k\n[l]\nrw=rw\nfilename=l\nsize=1m,2m\nrwmixread=10,90\n"
+               "[o]\nrw=write\nfilename=o\nsize=512k\noffset=0:512k\nstonewall\n"
+               "[p]\nrw=read\nfilename=p\nsize=+256k\nio_size=64k-128k\nbs=+8k\nstonewall\n")
+        got = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"lists-{who}"
+            d.mkdir()
+            (d / "job.fio").write_text(job)
+            p = run_fio(["--output-format=json", "job.fio"], cwd=d) if who == "fio" else \
+                run(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            jobs = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+            got[who] = ([(j["read"]["io_bytes"], j["write"]["io_bytes"], j["read"]["total_ios"]) for j in jobs],
+                        [(d / f).stat().st_size for f in ("l", "o", "p")])
+        self.assertEqual(got["ioplan"], got["fio"])
+        self.assertEqual(got["fio"][1], [2 << 20, 1 << 20, 256 << 10])
+        self.assertEqual(got["fio"][0][2], (128 << 10, 0, 16))
+
     def test_syncs_of_a_job_that_ends_in_its_ramp(self):
         # size= runs out inside ramp_time: fio reports the ramp's 16 writes and its 15
         # fsync=1 syncs (without latencies); ioplan reported the writes and 0 syncs.  A ramp

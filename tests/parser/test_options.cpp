@@ -187,6 +187,34 @@ TEST_CASE("rw's postfix: a backward or forward step for sequential jobs, an I/O 
     CHECK(notes[0].message == "rw=randread:4k: 'k' after the number is ignored, as fio ignores it");
 }
 
+// Through apply_entry, as the parser reads a job file's line.
+static job_spec entry_applied(const char *key, const char *value, diag_list *notes = nullptr)
+{
+    job_spec j = default_spec();
+    entry e;
+    e.key = key;
+    e.value = value;
+    e.has_value = true;
+    apply_entry(j, e, notes);
+    return j;
+}
+
+TEST_CASE("fio keeps the last part of a list for the options whose callback sees each part")
+{
+    CHECK(entry_applied("size", "1m,2m").pj.size_bytes == 2u << 20);
+    CHECK(entry_applied("size", "1m:2m").pj.size_bytes == 2u << 20);
+    CHECK(entry_applied("size", "1m-2m").pj.size_bytes == 2u << 20);
+    CHECK(entry_applied("size", "2m,").pj.size_bytes == 2u << 20);
+    CHECK(entry_applied("io_size", "1m,3m").pj.io_size_bytes == 3u << 20);
+    CHECK(entry_applied("offset", "0,512k").pj.offset_bytes == 512u << 10);
+    CHECK(entry_applied("rwmixread", "10,90").pj.rwmixread_pct == 90);
+    CHECK(entry_applied("iodepth", "4,8").pj.iodepth == 4);   // no callback: the first part
+    diag_list notes;
+    entry_applied("size", "1m,2m", &notes);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].message == "size=1m,2m: only '2m', the last of the list, is used, as fio uses it");
+}
+
 TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_on_error on for that kind")
 {
     // fio names EPERM..ERANGE only (errnos 1..34): EILSEQ is written as 84.
