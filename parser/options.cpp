@@ -457,7 +457,7 @@ static const std::vector<option> core_table = {
         .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
         .def("$jobname.$jobnum.$filenum")
-        .help("Name of generated files, with $jobname, $jobnum (clone), $filenum, and under mpirun $rank and $host. "
+        .help("Name of generated files, with $jobname, $jobnum (clone), $filenum, and under mpirun $rank and $host; $clientuid is empty, as fio's outside client/server mode. "
               "As fio, a clone after the first gets no file whose name the first clone of a job with numjobs>1 "
               "generated (a name without $jobnum): with no file left it does no I/O, no error.")
         .apply(A(j.filename_format = trim(v); if (j.filename_format.empty()) throw value_error("empty filename_format"))),

@@ -189,7 +189,7 @@ struct name_format {
         replace_keyword(f, "$filenum", std::to_string(filenum));
         replace_keyword(f, "$rank", rank);
         replace_keyword(f, "$host", host);
-        replace_keyword(f, "$clientuid", "0");
+        replace_keyword(f, "$clientuid", ""); // fio: the client's address, empty outside client/server mode
         return f;
     }
 };

@@ -142,6 +142,20 @@ class RunParity(TmpDirCase):
         for made in ("d", "d/a", "sub", "sub/deeper"):
             self.assertIsNotNone(mark_of(idir / made), made)
 
+    def test_clientuid_is_empty_outside_client_server_mode(self):
+        # fio's $clientuid is the client's address, empty when fio runs alone: f.0, not
+        # f0.0 (ioplan wrote "0"), also under unique_filename's directory prefix.
+        text = ("[global]\nsize=8k\nrw=write\nioengine=psync\n"
+                "[j]\nfilename_format=f$clientuid.$filenum\n"
+                "[k]\ndirectory=u1\nunique_filename=1\nfilename_format=$clientuid.$filenum\n")
+        out = self.both(text, prepare=lambda d: (d / "u1").mkdir())
+        files = {}
+        for who, (p, d) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            files[who] = sorted(str(f.relative_to(d)) for f in d.rglob("*") if f.is_file() and f.name != "job.fio")
+        self.assertEqual(files["fio"], ["f.0", "u1/.0"])
+        self.assertEqual(files["ioplan"], files["fio"])
+
     def test_a_directory_option_that_is_not_there_is_refused_as_fio_refuses_it(self):
         # fio refuses directory= naming no directory (options.c); ioplan made it and ran
         # there (exit 0): a mount point not mounted was measured on the filesystem beneath.
