@@ -983,7 +983,8 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.buffer_compress_chunk_bytes = size_in(j, o, v))),
     opt("buffer_pattern", opt_type::pattern, CAT_BUF)
         .help("Fill write buffers with this pattern (0xhex, \"text\", number); files laid out for reading hold it "
-              "too, restarted at every largest write, as fio's.")
+              "too, restarted at every largest write, as fio's. In a job that also reads, every write is "
+              "filled afresh (refill_buffers, as fio), so no read's data reaches a write.")
         .apply(set_pattern),
     opt("write_source_size", opt_type::size, CAT_BUF)
         .unit("bytes")

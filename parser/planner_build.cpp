@@ -140,6 +140,10 @@ void finalize_spec(job_def &d)
         j.write_source_bytes = j.bs[PLAN_DDIR_WRITE].max_bytes; // one block's worth, as DISKSPD -Z alone
     if (j.verify != PLAN_VERIFY_NONE || j.buffer_compress_pct)
         j.refill_buffers = true; // as fio: verified or compressible data is generated per write
+    // As fio's buffer_pattern callback: a read into a shared buffer would leave its data in the
+    // next write, so a job that reads writes the pattern afresh each time.
+    if (j.buffer_fill == PLAN_BUF_PATTERN && plan_rw_has_ddir(j.rw, PLAN_DDIR_READ))
+        j.refill_buffers = true;
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
         if (j.bs[dd].min_bytes == 0)
             fail(d.header, "job '" + job_name(d) + "': block size 0");

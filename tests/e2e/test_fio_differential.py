@@ -250,6 +250,24 @@ class FioDifferential(TmpDirCase):
                 self.assertEqual(len(files["ioplan"]), len(files["fio"]))
                 self.assertTrue(files["ioplan"] == files["fio"], f"{name}: the laid-out bytes differ from fio's")
 
+    def test_a_pattern_job_that_reads_writes_the_pattern_afresh(self):
+        # fio's buffer_pattern turns refill_buffers on in a job that reads: each write
+        # carries the pattern, not the data the last read left in the buffer.  ioplan's
+        # rw=rw job wrote back what it had just read (the first job's pattern).
+        job = ("[global]\nioengine=psync\nbs=4k\nfilename=f\nsize=64k\n"
+               "[pre]\nrw=write\nbuffer_pattern=0x11223344\n"
+               "[mix]\nstonewall\nrw=rw\nbuffer_pattern=0xdeadbeef\n")
+        files = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"refill-{who}"
+            d.mkdir()
+            (d / "job.fio").write_text(job)
+            p = run_fio(["job.fio"], cwd=d) if who == "fio" else run(["job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            files[who] = (d / "f").read_bytes()
+        self.assertEqual(files["fio"][:4], bytes.fromhex("deadbeef"))
+        self.assertTrue(files["ioplan"] == files["fio"], "the file differs from fio's")
+
 
 if __name__ == "__main__":
     unittest.main()
