@@ -5,7 +5,9 @@
  * the device idle between a completion and the next submission.  Keeping a
  * few writes in flight through io_uring removes that gap for the price of a
  * few more buffers; each buffer is refreshed (buf_vary) before it is reused,
- * so every chunk on disk differs.  A ring that cannot be set up (old kernel,
+ * so every chunk on disk differs, and the bytes are seeded by the file (its
+ * device and inode), so two files are no copies of each other either: a
+ * deduplicating device would otherwise store one.  A ring that cannot be set up (old kernel,
  * seccomp) falls back to plain pwrite(), which is what buffered layouts use
  * anyway: the page cache already overlaps them.
  *
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/buffers.h"
@@ -209,6 +212,16 @@ static int content_init(struct filler *f, const struct plan_job *j, uint64_t spa
 	return 0;
 }
 
+/* Which file this is, as a seed: files laid out alike must still differ. */
+static uint64_t file_seed(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return 0;
+	return (uint64_t)st.st_ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)st.st_dev;
+}
+
 int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, const struct plan_job *j,
 		_Atomic uint64_t *done, const _Atomic int *stop)
 {
@@ -221,7 +234,7 @@ int layout_fill(int fd, uint64_t from, uint64_t to, bool direct, const struct pl
 	struct io_uring ring;
 	int ret;
 
-	f.rng = rng_seed(from ^ to, 0x1a70);
+	f.rng = rng_seed(from ^ to ^ file_seed(fd), 0x1a70);
 	ret = bufpool_alloc(&f.pool, nbufs, chunks > 1 ? LAYOUT_FILL_CHUNK : span, 4096);
 	if (ret)
 		return ret;

@@ -78,6 +78,30 @@ TEST_CASE("layout_fill: writes exactly [from, to) with distinct random sectors, 
 	}
 }
 
+// fio fills each block of each file from its running random state: two files laid out
+// alike (same range, same job) were byte-identical in ioplan, one copy to a deduplicating
+// device.
+TEST_CASE("layout_fill: files laid out alike hold different data")
+{
+	pb::tmpdir d;
+	std::set<std::string> sectors;
+	size_t total = 0;
+	for (const char *name : { "one", "two", "three" }) {
+		std::string path = d.file(name);
+		int fd = open(path.c_str(), O_RDWR | O_CREAT, 0644);
+		REQUIRE(fd >= 0);
+		std::atomic<uint64_t> done{0};
+		std::atomic<int> stop{0};
+		CHECK(layout_fill(fd, 0, 64 * 1024, false, nullptr, &done, &stop) == 0);
+		close(fd);
+		std::vector<char> v = read_file(path);
+		REQUIRE(v.size() == 64 * 1024);
+		for (size_t o = 0; o < v.size(); o += 512, total++)
+			sectors.insert(std::string(v.data() + o, 512));
+	}
+	CHECK(sectors.size() == total);
+}
+
 // Lays out [0, len) of a new file with j's content, direct or not; the file's bytes.
 std::vector<char> filled_with(pb::tmpdir &d, const plan_job &j, uint64_t len, bool direct)
 {
