@@ -35,6 +35,7 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 			 uint64_t found, uint64_t actual, uint64_t *start, uint64_t *len)
 {
 	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
+	bool share = false;
 
 	if (f->offset_ppm)
 		s = plan_share_ppm(found, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
@@ -61,8 +62,9 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 		if (j->filesize_min_bytes && n > room)	/* fio caps it at the file's end past offset= */
 			n = room;
 		n -= n % plan_min_bs(j);
+		share = true;	/* under one block: none, an error (fio: "blocksize is larger than data set range") */
 	}
-	if (!n && actual > s)
+	if (!n && !share && actual > s)
 		n = actual - s;
 	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
 		n = actual > s ? actual - s : 0;

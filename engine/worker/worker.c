@@ -263,7 +263,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 				    size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
-				     .what = "region beyond the end of the file");
+				     .what = !len[f] && pf->size_ppm ? "size=N% of the file is less than one block"
+								      : "region beyond the end of the file");
 			return -EINVAL;
 		}
 		worker_size_done(w, f);

@@ -142,6 +142,20 @@ class RunParity(TmpDirCase):
         for made in ("d", "d/a", "sub", "sub/deeper"):
             self.assertIsNotNone(mark_of(idir / made), made)
 
+    def test_a_percentage_size_under_one_block_is_an_error(self):
+        # size=1% of a 5 KiB file is 51 bytes, under bs=512: fio stops the job ("blocksize
+        # is larger than data set range", exit 1); ioplan read the whole file.
+        args = ["--name=pct", "--ioengine=psync", "--bs=512", "--filename=p", "--rw=read", "--size=1%",
+                "--output-format=json"]
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "p").write_bytes(bytes(5120))
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+            self.assertEqual(p.returncode, 1, f"{who}: {p.stderr}")
+            self.assertEqual(json_of(p.stdout)["jobs"][0]["read"]["io_bytes"], 0, who)
+        self.assertIn("size=N% of the file is less than one block", p.stderr)
+
     def test_clientuid_is_empty_outside_client_server_mode(self):
         # fio's $clientuid is the client's address, empty when fio runs alone: f.0, not
         # f0.0 (ioplan wrote "0"), also under unique_filename's directory prefix.
