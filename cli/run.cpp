@@ -369,6 +369,19 @@ int write_reports(const results &r, const plan &p, const args &a, unsigned forma
 
 // Runs the plan with SIGINT/SIGTERM/SIGHUP taken by supervise(); the caller's signal
 // mask is back in place when it returns.  *signals: how many were taken.
+// The run's exit status: 1 when it failed; run as fio, fio's count of the jobs
+// (threads) that failed, at least 1, at most 255 (fio's own wraps to 0 at 256).
+int failed_status(const results &r, report::personality who)
+{
+    if (!r.error && !r.interrupted)
+        return 0;
+    uint32_t failed = 0;
+    for (uint32_t i = 0; who == report::personality::fio && i < r.nr_jobs; i++)
+        for (uint32_t c = 0; c < r.jobs[i].nr_clones; c++)
+            failed += r.jobs[i].clones[c].error != 0;
+    return failed > 1 ? (int)std::min<uint32_t>(failed, 255) : 1;
+}
+
 int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, int *signals,
                bool *triggered, interim_reports &interim, world *w, live_world *live)
 {
@@ -625,13 +638,13 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         rc |= write_reports(*r, p, a, formats, out, interim);
         if (a.save)
             rc |= save_run(*r, p, a) ? 0 : 1;
-        rc |= r->error || r->interrupted ? 1 : 0;
+        rc |= failed_status(*r, a.who);
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR)
                 std::fprintf(stderr, "ioplan: error: %s\n", r->msgs[i].text);
         results_free(r);
     } else if (r) {
-        rc |= r->error || r->interrupted ? 1 : 0;
+        rc |= failed_status(*r, a.who);
         results_free(r);
     } else if (!write_stdout(interim.take_pending(), "the results so far to stdout")) {
         rc = 1;

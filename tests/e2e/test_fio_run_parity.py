@@ -9,6 +9,7 @@ control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
 import json
+import socket
 import unittest
 
 from common import FIO, TmpDirCase, loop_device, mark_of, run, run_as_fio, run_fio
@@ -141,6 +142,18 @@ class RunParity(TmpDirCase):
         idir = out["ioplan"][1]
         for made in ("d", "d/a", "sub", "sub/deeper"):
             self.assertIsNotNone(mark_of(idir / made), made)
+
+    def test_exit_status_counts_the_failed_jobs_as_fio(self):
+        # fio's exit status is the number of jobs (threads) that failed; ioplan said 1.
+        # As ioplan it still says 1.  A refused connection fails each of three clones.
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]   # bound, never listening: connections are refused
+            args = ["--name=a", "--ioengine=net", "--hostname=127.0.0.1", f"--port={port}", "--protocol=tcp",
+                    "--rw=write", "--size=4k", "--numjobs=3", "--output-format=terse"]
+            got = {who: tool(args, cwd=self.tmp).returncode
+                   for who, tool in (("fio", run_fio), ("as fio", run_as_fio), ("ioplan", run))}
+        self.assertEqual(got, {"fio": 3, "as fio": 3, "ioplan": 1})
 
     def test_a_percentage_size_under_one_block_is_an_error(self):
         # size=1% of a 5 KiB file is 51 bytes, under bs=512: fio stops the job ("blocksize
