@@ -314,7 +314,11 @@ static int uring_commit(struct ioe *e)
 		return 0;	/* left in the SQ ring; resubmitted after a reap */
 	if (ret < 0)
 		return ret;
-	r->nr_queued -= (uint32_t)ret > r->nr_queued ? r->nr_queued : (uint32_t)ret;
+	/* Under sqthread_poll the count is of every entry the kernel thread has not taken
+	 * yet, earlier submissions' too: only this commit's own are the worker's to count. */
+	if ((uint32_t)ret > r->nr_queued)
+		ret = (int)r->nr_queued;
+	r->nr_queued -= (uint32_t)ret;
 	return ret;
 }
 

@@ -2,6 +2,7 @@
 binary: each acts (strace, the error fio gives) or is a positioned error under another
 engine; fio 3.33 runs the same command lines.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -62,6 +63,24 @@ class EngineOptions(TmpDirCase):
         if FIO:
             self.assertEqual(run_fio(["--name=j", *SMALL, "--ioengine=io_uring", "--iodepth=4", *opts,
                                       "--output-format=json"], cwd=self.tmp).returncode, 0)
+
+    def test_sqthread_poll_at_depth_runs_every_io(self):
+        # Under SQPOLL io_uring_submit() counts every entry the kernel thread has not taken,
+        # earlier commits' too: ioplan took that for this commit's and crashed (SIGSEGV at
+        # iodepth>=2, on reads and writes); fio runs them.
+        for depth in (2, 32):
+            for rw in ("read", "randwrite"):
+                with self.subTest(depth=depth, rw=rw):
+                    args = ["--name=j", "--size=1m", "--bs=4k", f"--rw={rw}", "--filename=data", "--ioengine=io_uring",
+                            "--sqthread_poll=1", f"--iodepth={depth}", "--allow_existing_file_write=1",
+                            "--output-format=json"]
+                    p = run(args, cwd=self.tmp)
+                    if p.returncode == 1 and "Operation not permitted" in p.stderr:
+                        self.skipTest("sqthread_poll refused here")
+                    self.assertEqual(p.returncode, 0, p.stderr[-500:])
+                    job = json.loads(p.stdout)["jobs"][0]
+                    self.assertEqual(job["read" if rw == "read" else "write"]["total_ios"], 256)
+                    self.assertGreater(job["iodepth_level"][str(depth)], 50)
 
     def test_an_io_uring_option_under_psync_is_a_positioned_error(self):
         p = run(["--parse-only", "--name=j", *SMALL, "--force_async=2"], cwd=self.tmp)
