@@ -277,7 +277,7 @@ static const std::vector<option> core_table = {
     opt("loops", opt_type::integer, CAT_JOB)
         .def("1")
         .range(0, 1e9)
-        .help("Passes over the region (0 is one, as fio).")
+        .help("Passes over the region (0 is one, as fio); at iodepth>1 each completes its I/Os before the next starts, as fio's.")
         .apply(A(j.pj.loops = std::max<uint32_t>(1, U32(int_in(o, v))))),
     opt("runtime", opt_type::time, CAT_TIME)
         .aliases({"timeout"})

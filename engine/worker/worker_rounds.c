@@ -17,13 +17,27 @@
  */
 #include "engine/worker/worker.h"
 
+/*
+ * A queue would carry one round's I/Os into the next (the next loop's writes over
+ * blocks still being written): fio's do_io completes what is in flight before it
+ * returns, so its rounds never overlap.
+ */
+static bool rounds_would_overlap(const struct worker *w)
+{
+	const struct plan_job *j = w->job;
+
+	return !w->is_sync && w->depth > 1 &&
+	       (j->loops > 1 || j->io_size_bytes > j->size_bytes || j->io_size_ppm > 1000000);
+}
+
 /* Whether a round's end has work to do; asked before any window (a ramp's loop sets io_extras). */
 bool worker_rounds_wanted(const struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
 	return !j->time_based && !j->interlocked &&
-	       (w->vf.maps || worker_sync_at_end(w) || (j->unlink_each_loop && ioe_lays_out(j->ioengine)));
+	       (w->vf.maps || worker_sync_at_end(w) || (j->unlink_each_loop && ioe_lays_out(j->ioengine)) ||
+		rounds_would_overlap(w));
 }
 
 void worker_rounds_window(struct worker *w)

@@ -250,6 +250,26 @@ class FioDifferential(TmpDirCase):
                 self.assertEqual(len(files["ioplan"]), len(files["fio"]))
                 self.assertTrue(files["ioplan"] == files["fio"], f"{name}: the laid-out bytes differ from fio's")
 
+    def test_loops_at_depth_do_not_overlap(self):
+        # fio's do_io completes a round's I/Os before the next loop starts: with 4 blocks a
+        # round, its depth never passes 4.  ioplan carried the rounds into one another (16 in
+        # flight, a round's writes over blocks the last one was still writing).
+        for rw in ("read", "randwrite"):
+            with self.subTest(rw=rw):
+                got = {}
+                for who in ("fio", "ioplan"):
+                    d = self.tmp / f"loops-{rw}-{who}"
+                    d.mkdir()
+                    args = ["--name=a", "--ioengine=libaio", f"--rw={rw}", "--bs=64k", "--size=256k", "--iodepth=32",
+                            "--loops=4", "--output-format=json"]
+                    p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+                    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                    got[who] = ({k: v for k, v in job["iodepth_level"].items() if v},
+                                job["read"]["total_ios"] + job["write"]["total_ios"])
+                self.assertEqual(got["fio"], ({"1": 25.0, "2": 50.0, "4": 25.0}, 16))
+                self.assertEqual(got["ioplan"], got["fio"])
+
     def test_a_pattern_job_that_reads_writes_the_pattern_afresh(self):
         # fio's buffer_pattern turns refill_buffers on in a job that reads: each write
         # carries the pattern, not the data the last read left in the buffer.  ioplan's
