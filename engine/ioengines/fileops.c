@@ -12,7 +12,8 @@
  * filestat and filedelete work on files the layout made (or ioplan's own from
  * an earlier run: the engine is flagged as removing, so the safety checks
  * refuse a file ioplan did not create); dircreate makes its directories and
- * marks them as ioplan's (mark.h) after the run, and dirstat and dirdelete
+ * marks them as ioplan's (mark.h) after the run (filecreate with unlink=1
+ * removes the files it made then, as fio), and dirstat and dirdelete
  * make theirs at set-up when missing (as fio 3.37's).  dirdelete removes only
  * a directory this run made or one carrying ioplan's mark: a user's directory
  * by a job's name stays (the preflight refuses the job first).
@@ -61,7 +62,8 @@ struct fop {
 	uint32_t nr;
 	uint64_t *region_len;		/* per file */
 	uint64_t *issued;		/* bytes issued per file: a pass begins at each multiple of its region */
-	bool *made;			/* per directory: this run's mkdir made it */
+	bool *made;			/* per file or directory: this run made it */
+	struct stat *ids;		/* filecreate with unlink=1: what it made, to remove only that */
 };
 
 /* A directory ioplan made: this run (made), or an earlier one by its mark (dircreate stamps it). */
@@ -98,7 +100,12 @@ static int fop_do(const struct fop *p, uint32_t f)
 			p->made[f] = true;
 			return 0;
 		}
-		fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+		fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			p->made[f] = !p->ids || !fstat(fd, &p->ids[f]);
+		} else if (errno == EEXIST) {
+			fd = open(path, O_RDWR | O_CLOEXEC);	/* a later pass opens what the first made */
+		}
 		if (fd < 0)
 			return -errno;
 		close(fd);
@@ -138,8 +145,23 @@ static void fop_mark_dirs(const struct fop *p)
 	}
 }
 
+/*
+ * filecreate with unlink=1: the files it made go when the job ends, as fio's, and
+ * only while their names still hold the files it made.
+ */
+static void fop_unlink_made(const struct fop *p)
+{
+	struct stat st;
+
+	for (uint32_t f = 0; p->ids && f < p->nr; f++)
+		if (p->made[f] && !lstat(p->files[f].path, &st) && st.st_dev == p->ids[f].st_dev &&
+		    st.st_ino == p->ids[f].st_ino)
+			unlink(p->files[f].path);
+}
+
 static void fop_free(struct fop *p)
 {
+	free(p->ids);
 	free(p->made);
 	free(p->region_len);
 	free(p->issued);
@@ -161,7 +183,10 @@ static int fop_init(struct ioe *e, enum fop_kind kind, bool dirs)
 	p->region_len = calloc(n ? n : 1, sizeof(*p->region_len));
 	p->issued = calloc(n ? n : 1, sizeof(*p->issued));
 	p->made = calloc(n ? n : 1, sizeof(*p->made));
-	if (!p->region_len || !p->issued || !p->made || !e->cfg.region_len)
+	if (kind == FOP_CREATE && !dirs && e->cfg.job && e->cfg.job->unlink)
+		p->ids = calloc(n ? n : 1, sizeof(*p->ids));
+	if (!p->region_len || !p->issued || !p->made || !e->cfg.region_len ||
+	    (kind == FOP_CREATE && !dirs && e->cfg.job && e->cfg.job->unlink && !p->ids))
 		ret = -ENOMEM;
 	if (!ret) {
 		memcpy(p->region_len, e->cfg.region_len, n * sizeof(*p->region_len));
@@ -179,6 +204,7 @@ static int fop_init(struct ioe *e, enum fop_kind kind, bool dirs)
 static void fop_exit(struct ioe *e)
 {
 	fop_mark_dirs(e->priv);
+	fop_unlink_made(e->priv);
 	fop_free(e->priv);
 }
 

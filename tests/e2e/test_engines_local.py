@@ -184,6 +184,27 @@ class LocalEngines(TmpDirCase):
         self.assertIn("allow_existing_file_write", p.stderr)
         self.assertEqual(keep.read_text(), "precious")
 
+    def test_filecreate_unlink_removes_what_it_made_and_nothing_else(self):
+        # fio's unlink=1 removes filecreate's files at the job's end; ioplan left them.  A
+        # file of the user's by one of the names stays, with its data.
+        args = ["--name=j", "--ioengine=filecreate", "--nrfiles=3", "--filesize=4k", "--unlink=1",
+                "--output-format=json"]
+        for who, tool in (("fio", run_fio), ("ioplan", run)):
+            if who == "fio" and not FIO:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            p = tool(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            self.assertEqual(sorted(x.name for x in d.iterdir()), [], who)
+        d = self.tmp / "users"
+        d.mkdir()
+        (d / "j.0.1").write_text("precious")
+        p = run(args, cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(x.name for x in d.iterdir()), ["j.0.1"])
+        self.assertEqual((d / "j.0.1").read_text(), "precious")
+
     def test_engine_options_in_global_do_not_bind_other_engines(self):
         # fio's e4defrag2.fio: donorname in [global], a libaio job below it.
         self.write("g.fio", "[global]\ndonorname=x.def\nsize=64k\n[a]\nioengine=psync\nrw=write\nfilename=data\n")
