@@ -7,7 +7,9 @@
  * writing.  An I/O past the end of the file fails with EINVAL instead of
  * touching an unbacked page (which would kill the process with SIGBUS).  fsync
  * and end_fsync go through the file descriptor, which also writes back the
- * pages dirtied through the mapping; trims punch holes as psync's do.
+ * pages dirtied through the mapping; trims punch holes as psync's do.  A
+ * block size off the page with direct=1, fsync= or fdatasync= fails the job
+ * at its start, as fio's mmap engine does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/ioengine.h"
 
@@ -36,9 +39,17 @@ struct mmap_eng {
 
 static int mmap_init(struct ioe *e)
 {
-	struct mmap_eng *m = calloc(1, sizeof(*m));
+	const struct plan_job *j = e->cfg.job;
+	long page = sysconf(_SC_PAGESIZE);
+	struct mmap_eng *m;
 	uint32_t files = e->cfg.nr_fds ? e->cfg.nr_fds : 1;
 
+	/* As fio's: writeback of whole pages (direct, fsync=, fdatasync=) needs page-sized blocks
+	 * (the preflight says why). */
+	if (j && page > 0 && plan_min_bs(j) % (uint64_t)page &&
+	    (j->direct || j->fsync_every || j->fdatasync_every))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	e->priv = m;

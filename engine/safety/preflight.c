@@ -84,10 +84,7 @@ void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int3
  * then carries the job's error, and the other jobs run): an error finding
  * that does not stop the run, since the engine fails that job the same way.
  */
-static void add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
+void pf_add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
 {
 	struct pf_finding *f;
 	va_list ap;
@@ -250,7 +247,7 @@ static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, co
 	}
 	bad = misaligned(j, off, &what);
 	if (bad)
-		add_job_failure(s, "direct-alignment", (int32_t)j->job_id,
+		pf_add_job_failure(s, "direct-alignment", (int32_t)j->job_id,
 		    "job '%s': direct=1 on %s needs sizes and offsets in multiples of %u bytes, "
 		    "but %s is %llu", j->name, path, off, what, (unsigned long long)bad);
 }
@@ -270,13 +267,13 @@ static void check_direct(struct pf_state *s, const struct plan_job *j, const cha
 		ret = pf_direct_probe(dir);
 	}
 	if (ret == -EINVAL)
-		add_job_failure(s, "direct-unsupported", (int32_t)j->job_id,
+		pf_add_job_failure(s, "direct-unsupported", (int32_t)j->job_id,
 		    "job '%s': direct=1, but the filesystem of %s does not honour O_DIRECT (an aligned 4 KiB "
 		    "probe got EINVAL); use direct=0 there", j->name, exists ? path : dir);
 	else if (ret && ret != -EACCES && ret != -EROFS)
 		pf_add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
 		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
-	else if (!ret)
+	else if (!ret && j->ioengine != PLAN_IOENGINE_MMAP)	/* mmap copies: its rule is the page's */
 		check_dio_alignment(s, j, exists ? path : dir);
 }
 
@@ -574,7 +571,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
 			return;
 	} else if (!j->allow_file_create) {
-		add_job_failure(s, "missing-file", (int32_t)j->job_id,
+		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
 		return;
 	} else if (!f->size_bytes && !plan_fills_device(j)) {

@@ -4,7 +4,8 @@
  * Log, state, prerun and redirect files ioplan names itself (never over a
  * user's file or a device), verify state files to load (whole and of these
  * files), the net peer's name (resolved now, not an EINVAL at run time) and
- * the nbd export's size (asked once; a region past its end is refused).
+ * the nbd export's size (asked once; a region past its end is refused), and
+ * mmap's page-sized blocks where fio's mmap engine asks for them.
  * All before any I/O, each an error naming the option and what is wrong.
  */
 #include "engine/safety/preflight_internal.h"
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 /* One file the job writes besides its targets, judged by the rule of safety_check_output. */
 static void check_side_file(struct pf_state *s, const struct plan_job *j, const char *option, const char *path,
@@ -139,8 +141,28 @@ static void check_remote_size(struct pf_state *s, const struct plan_job *j)
 		}
 }
 
+/*
+ * fio's mmap engine refuses, at its start, a block size that is no multiple of
+ * the page when direct=1, fsync= or fdatasync= asks for writeback of whole pages.
+ */
+static void check_mmap_block(struct pf_state *s, const struct plan_job *j)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t bs = plan_min_bs(j);
+
+	if (j->ioengine != PLAN_IOENGINE_MMAP || page <= 0 || !(bs % (uint64_t)page) ||
+	    !(j->direct || j->fsync_every || j->fdatasync_every))
+		return;
+	pf_add_job_failure(s, "mmap-block-size", (int32_t)j->job_id,
+			   "job '%s': ioengine=mmap with %s needs block sizes in multiples of the page (%ld bytes), "
+			   "but the smallest is %llu", j->name,
+			   j->direct ? "direct=1" : j->fsync_every ? "fsync=" : "fdatasync=", page,
+			   (unsigned long long)bs);
+}
+
 void pf_check_aux(struct pf_state *s, const struct plan_job *j)
 {
+	check_mmap_block(s, j);
 	check_side_files(s, j);
 	check_state_files(s, j);
 	check_net_host(s, j);

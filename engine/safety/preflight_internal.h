@@ -86,5 +86,12 @@ void pf_sort_seen(struct pf_report *r);
 
 /* Every check of preflight_aux.c on job j. */
 void pf_check_aux(struct pf_state *s, const struct plan_job *j);
+/*
+ * An error of one job that fio finds only when the job starts (its report
+ * then carries the job's error, and the other jobs run): an error finding
+ * that does not stop the run, since the engine fails that job the same way.
+ */
+void pf_add_job_failure(struct pf_state *s, const char *code, int32_t job, const char *fmtstr, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif
