@@ -36,7 +36,7 @@
 	X(pvsync2, PVSYNC2, "preadv2/pwritev2 with RWF_* flags (hipri, uncached, nowait)", none) \
 	X(vsync, VSYNC, "readv/writev after lseek; adjacent I/Os coalesce into one call", none) \
 	X(posixaio, POSIXAIO, "POSIX aio_read/aio_write", none) \
-	X(mmap, MMAP, "memcpy to and from a mapping of the file", none) \
+	X(mmap, MMAP, "memcpy to and from a mapping of the file (thp)", mmap) \
 	X(falloc, FALLOC, "fallocate per I/O (reads keep size, trims punch holes); no data moves", none) \
 	X(ftruncate, FTRUNCATE, "ftruncate to each write's offset; no data moves", none) \
 	X(net, NET, "send/recv over TCP, UDP or a unix socket (hostname, port, protocol, listen)", net) \

@@ -9,10 +9,12 @@
  * and end_fsync go through the file descriptor, which also writes back the
  * pages dirtied through the mapping; trims punch holes as psync's do.  A
  * block size off the page with direct=1, fsync= or fdatasync= fails the job
- * at its start, as fio's mmap engine does.
+ * at its start, as fio's mmap engine does.  thp= maps privately with
+ * MADV_HUGEPAGE, as fio's.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
@@ -35,7 +37,22 @@ struct mmap_eng {
 	struct map *maps;		/* by io_u.file */
 	uint32_t nr;
 	uint64_t window;
+	bool thp;
 };
+
+/* thp=: fio's one mmap option. */
+struct mmap_opts {
+	long long thp;
+};
+
+static const struct plan_engopt mmap_opts[] = {
+	{ .name = "thp", .type = PLAN_ENGOPT_INT, .def = "0", .min = 0, .max = 2147483647,
+	  .help = "mmap: non-zero maps each file privately and advises transparent huge pages "
+		  "(MADV_HUGEPAGE), as fio: writes then stay in memory and never reach the file.",
+	  .off = offsetof(struct mmap_opts, thp) },
+};
+
+PLAN_ENGOPTS_DEFINE(mmap, struct mmap_opts, mmap_opts);
 
 static int mmap_init(struct ioe *e)
 {
@@ -52,6 +69,7 @@ static int mmap_init(struct ioe *e)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	m->thp = ioe_job_opts(e) && ((const struct mmap_opts *)ioe_job_opts(e))->thp;
 	e->priv = m;
 	m->window = MMAP_TOTAL / files;
 	return 0;
@@ -125,11 +143,13 @@ static int remap(struct mmap_eng *m, struct map *mp, const struct io_u *u)
 		mp->len = m->window;
 	if (u->offset + u->len > mp->off + mp->len)
 		mp->len = u->offset + u->len - mp->off;
-	mp->p = mmap(NULL, mp->len, prot, MAP_SHARED, u->fd, (off_t)mp->off);
+	mp->p = mmap(NULL, mp->len, prot, m->thp ? MAP_PRIVATE : MAP_SHARED, u->fd, (off_t)mp->off);
 	if (mp->p == MAP_FAILED) {
 		mp->p = NULL;
 		return -errno;
 	}
+	if (m->thp)
+		(void)madvise(mp->p, mp->len, MADV_HUGEPAGE);	/* advice: ignored where not taken, as fio */
 	mp->fd = u->fd;
 	return 0;
 }

@@ -206,6 +206,26 @@ class LocalEngines(TmpDirCase):
                 cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_mmap_thp_keeps_writes_in_private_memory_as_fio(self):
+        # fio's mmap thp=1 maps the file MAP_PRIVATE with MADV_HUGEPAGE, so a write job leaves
+        # the file as it was; ioplan refused thp as an unknown option.
+        for thp in ("1", "0"):
+            for who, tool in (("fio", run_fio), ("ioplan", run)):
+                if who == "fio" and not FIO:
+                    continue
+                with self.subTest(thp=thp, who=who):
+                    d = self.tmp / f"thp{thp}-{who}"
+                    d.mkdir()
+                    (d / "f").write_bytes(bytes(1 << 20))
+                    p = tool(["--name=j", "--ioengine=mmap", "--filename=f", "--rw=write", "--size=1m",
+                              f"--thp={thp}", "--output-format=json"]
+                             + (["--allow_existing_file_write=1"] if who == "ioplan" else []), cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                    self.assertEqual(job["write"]["io_bytes"], 1 << 20, who)
+                    unchanged = (d / "f").read_bytes() == bytes(1 << 20)
+                    self.assertEqual(unchanged, thp == "1", who)
+
     def test_filecreate_unlink_removes_what_it_made_and_nothing_else(self):
         # fio's unlink=1 removes filecreate's files at the job's end; ioplan left them.  A
         # file of the user's by one of the names stays, with its data.
