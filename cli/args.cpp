@@ -6,6 +6,7 @@
 
 #include "cli/flags.hpp"
 #include "parser/options.hpp"
+#include "parser/values.hpp"
 
 namespace cli {
 
@@ -17,6 +18,20 @@ parser::loc arg_loc(int index, const std::string &text)
 {
     // Column = argument number, so "<command line>:1:3" points at argv[3].
     return parser::loc{CMDLINE, 1, index, text, nullptr};
+}
+
+// A value fio's boolean parser reads (a number: sscanf's %u; ioplan adds
+// true/false and the like); an option or a job file name is not one.
+bool reads_as_bool(const std::string &arg)
+{
+    if (arg.empty() || arg[0] == '-')
+        return false;
+    try {
+        parser::parse_bool_number(arg);
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
 }
 
 class parse_state {
@@ -40,8 +55,13 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
 {
     const parser::option *o = parser::find_option(name);
     bool bare_ok = o && (o->type == parser::opt_type::flag || o->type == parser::opt_type::boolean);
+    // fio's getopt gives every option but a set-flag a required value, so
+    // `--direct 0` is direct=0; ioplan also lets a boolean stand bare
+    // (`--direct job.fio`), so it takes the next argument only when that reads
+    // as a boolean value.
+    bool next_is_bool = o && o->type == parser::opt_type::boolean && i_ + 1 < argc_ && reads_as_bool(argv_[i_ + 1]);
     // `--bs 4k`: a job option that needs a value takes the next argument.
-    if (o && !has_value && !bare_ok && i_ + 1 < argc_) {
+    if (o && !has_value && (!bare_ok || next_is_bool) && i_ + 1 < argc_) {
         value = argv_[++i_];
         has_value = true;
     }

@@ -230,5 +230,61 @@ class OptionLayering(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(p.stdout.count("(groupid=0, jobs=1)"), 1, p.stdout)
 
+def job_options_of(stdout):
+    """[(name, its "job options", bytes moved)] and the "global options" of a JSON run."""
+    doc = json.loads(stdout[stdout.index("{"):])
+    moved = lambda j: sum(j[d]["io_bytes"] for d in ("read", "write", "trim"))
+    return [(j["jobname"], j["job options"], moved(j)) for j in doc["jobs"]], doc.get("global options", {})
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class CommandLineJobs(TmpDirCase):
+    """Jobs made of the command line's words, run by fio and by ioplan as fio."""
+
+    def same_jobs(self, args, tag):
+        seen = {}
+        for who, tool in (("fio", run_fio), ("ioplan", run_as_fio)):
+            d = self.tmp / f"{tag}-{who}"
+            d.mkdir()
+            p = tool([*args, "--output-format=json"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who} {args}: {p.stderr}")
+            seen[who] = job_options_of(p.stdout)
+        self.assertEqual(seen["ioplan"], seen["fio"], tag)
+        return seen["fio"]
+
+    def test_a_boolean_takes_the_next_argument_as_its_value(self):
+        # fio's getopt gives every option but a set-flag a required value, so
+        # `--direct 0` is direct=0.  ioplan let a boolean stand bare and read
+        # "0" as a job file: "0: error: cannot read job file", status 2.
+        cases = {
+            "long": (["--name=a", "--ioengine=null", "--size=256k", "--direct", "0"], "0"),
+            "single_dash": (["-name", "a", "-ioengine", "null", "-size", "256k", "-direct", "1"], "1"),
+            "hex_then_more": (["--name=a", "--direct", "0x1", "--ioengine=null", "--size=256k"], "0x1"),
+        }
+        for tag, (args, value) in cases.items():
+            with self.subTest(case=tag):
+                jobs, _ = self.same_jobs(args, tag)
+                self.assertEqual(jobs[0][1]["direct"], value)
+
+    def test_a_boolean_without_a_value_still_stands_bare_in_ioplan(self):
+        # ioplan's own leniency (fio would take the next word as the value, or refuse).
+        self.write("job.fio", "[j]\nioengine=null\nsize=64k\n")
+        cases = {
+            "before_a_job_file": ["--direct", "job.fio"],
+            "before_an_option": ["--name=a", "--direct", "--ioengine=null", "--size=64k"],
+            "last": ["--name=a", "--ioengine=null", "--size=64k", "--direct"],
+        }
+        for tag, args in cases.items():
+            with self.subTest(case=tag):
+                p = run(["--showplan", *args], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = json.loads(p.stdout)["groups"][0]["jobs"][0]
+                self.assertTrue(job["direct"], job)
+        # A set-flag takes no value, in fio as here: the next word is a job file.
+        p = run(["--name=a", "--ioengine=null", "--size=64k", "--time_based", "0"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("0: error: cannot read job file", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
