@@ -5,6 +5,7 @@
 // the parser accepts.
 #include "cli/flags.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cctype>
 #include <cstdlib>
@@ -45,6 +46,13 @@ void name_job(ctx &c, str v)
 {
     if (v == "global") {
         c.current_job = nullptr; // options now go to the command-line defaults
+        return;
+    }
+    // A job --section= leaves out (one given before it, as fio checks) is not
+    // made; fio puts its options into the defaults of the jobs after it.
+    const auto &only = c.a.req.only_sections;
+    if (!only.empty() && std::find(only.begin(), only.end(), v) == only.end()) {
+        c.current_job = nullptr;
         return;
     }
     c.a.req.cli_jobs.push_back(parser::section{v, false, parser::loc{"<command line>", 1, c.at, c.text, nullptr}, {}, {}});
@@ -152,10 +160,11 @@ const char *const RUN = "running", *const OUT = "output", *const FILES = "job fi
 
 const std::vector<flag> table = {
     {"name", flag_arg::required, "NAME", FILES, "start a command-line job; the job options after it belong to it",
-     name_job, "The name\n.Cm global\nreturns to the command-line defaults."},
+     name_job, "The name\n.Cm global\nreturns to the command-line defaults, which apply to the later jobs."},
     {"section", flag_arg::required, "NAME", FILES, "run only job section NAME (repeatable)",
      [](ctx &c, str v) { c.a.req.only_sections.push_back(v); },
-     "Sections run in file order; global sections are always read.", "x"},
+     "Sections run in file order; global sections are always read.\nA command-line job given after it "
+     "and not named by it is left out too, and its options become defaults of the later jobs, as in fio.", "x"},
     {"format", flag_arg::required, "SYNTAX", FILES,
      "job file syntax: ini, toml, yaml (default: .toml and .yaml/.yml by extension, anything else INI)",
      [](ctx &c, str v) { c.a.req.format = v; }},

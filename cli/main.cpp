@@ -202,7 +202,11 @@ int run_action(cli::args &a, cli::world *w)
     // fio --parse-only checks options given without any job (fio's
     // t/steadystate_tests.py does): they are checked as one job's.
     if (a.what == cli::action::parse_only && a.req.job_files.empty() && a.req.cli_jobs.empty())
-        a.req.cli_jobs.push_back(parser::section{"parse-only", false, parser::loc{"<command line>", 1, 1, "", nullptr}, {}, {}});
+    {
+        // After every argument: the options given are all its defaults.
+        parser::loc after{"<command line>", 1, (int)a.argv.size() + 1, "", nullptr};
+        a.req.cli_jobs.push_back(parser::section{"parse-only", false, after, {}, {}});
+    }
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         // A bare `ioplan` is someone finding their way: show where to start.

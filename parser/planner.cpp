@@ -89,6 +89,7 @@ private:
     void take(job_def &d);
 
     job_spec cli_defaults();
+    job_spec cli_defaults_before(const section &job, const job_spec &all) const;
     uint32_t doc_index_ = 0;
     job_spec doc_globals_; // the file's base with its [global]s so far
     bool first_job_ = true;
@@ -205,11 +206,29 @@ void layering::read_section(const section &s)
         take(d);
 }
 
+// fio copies its defaults into a command-line job when it reads the job's
+// --name, so an option after --name=global (or after a job --section= leaves
+// out) is a default only of the jobs named after it, and of the job files.
+// Command-line entries know their place: the column is the argument's index.
+job_spec layering::cli_defaults_before(const section &job, const job_spec &all) const
+{
+    std::vector<entry> before;
+    for (const entry &e : req_.cli_globals)
+        if (e.key_loc.col < job.header_loc.col)
+            before.push_back(e);
+    if (before.size() == req_.cli_globals.size())
+        return all;
+    job_spec j = default_spec();
+    error_sink reported; // cli_defaults reported each error once already
+    apply_section(j, before, reported, nullptr, true);
+    return j;
+}
+
 job_spec layering::begin()
 {
     job_spec base = cli_defaults();
     for (const section &s : req_.cli_jobs) {
-        job_def d{base, s.name, s.header_loc, 0};
+        job_def d{cli_defaults_before(s, base), s.name, s.header_loc, 0};
         // fio echoes --name=X as the job's first option; docker-diskmark greps for it.
         entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;

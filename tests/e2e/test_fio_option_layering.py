@@ -231,10 +231,11 @@ class OptionLayering(TmpDirCase):
                 self.assertEqual(p.stdout.count("(groupid=0, jobs=1)"), 1, p.stdout)
 
 def job_options_of(stdout):
-    """[(name, its "job options", bytes moved)] and the "global options" of a JSON run."""
+    """[(name, its "job options", bytes moved, I/Os)] and the "global options" of a JSON run."""
     doc = json.loads(stdout[stdout.index("{"):])
-    moved = lambda j: sum(j[d]["io_bytes"] for d in ("read", "write", "trim"))
-    return [(j["jobname"], j["job options"], moved(j)) for j in doc["jobs"]], doc.get("global options", {})
+    total = lambda j, k: sum(j[d][k] for d in ("read", "write", "trim"))
+    return ([(j["jobname"], j["job options"], total(j, "io_bytes"), total(j, "total_ios")) for j in doc["jobs"]],
+            doc.get("global options", {}))
 
 
 @unittest.skipIf(FIO is None, "fio not installed")
@@ -249,6 +250,8 @@ class CommandLineJobs(TmpDirCase):
             p = tool([*args, "--output-format=json"], cwd=d)
             self.assertEqual(p.returncode, 0, f"{who} {args}: {p.stderr}")
             seen[who] = job_options_of(p.stdout)
+        # fio's "global options" echo --name=global itself; ioplan's do not.
+        seen["fio"][1].pop("name", None)
         self.assertEqual(seen["ioplan"], seen["fio"], tag)
         return seen["fio"]
 
@@ -265,6 +268,29 @@ class CommandLineJobs(TmpDirCase):
             with self.subTest(case=tag):
                 jobs, _ = self.same_jobs(args, tag)
                 self.assertEqual(jobs[0][1]["direct"], value)
+
+    def test_section_leaves_out_command_line_jobs_and_their_options_become_defaults(self):
+        # fio checks --section= when it reads a --name: a job left out is not made,
+        # and the options after it go into its defaults, for the jobs named after
+        # it only (as after --name=global).  ioplan ran every command-line job and
+        # gave every one the defaults wherever they stood.
+        null = ["--ioengine=null"]
+        cases = {
+            "first_left_out": ["--section=b", "--name=a", *null, "--size=1m", "--bs=8k",
+                               "--name=b", *null, "--size=2m"],
+            "last_left_out": ["--section=a", "--name=a", *null, "--size=1m",
+                              "--name=b", *null, "--bs=8k", "--size=2m"],
+            "two_left_out": ["--section=c", "--name=a", *null, "--size=1m", "--bs=8k",
+                             "--name=b", "--rw=write", "--name=c"],
+            "global_after_a_job": ["--name=a", *null, "--size=1m", "--name=global", "--bs=8k",
+                                   "--name=b", *null, "--size=1m"],
+        }
+        for tag, args in cases.items():
+            with self.subTest(case=tag):
+                jobs, globals_ = self.same_jobs(args, tag)
+                if tag == "first_left_out":
+                    self.assertEqual([j[0] for j in jobs], ["b"])
+                    self.assertEqual(globals_, {"ioengine": "null", "size": "1m", "bs": "8k"})
 
     def test_a_boolean_without_a_value_still_stands_bare_in_ioplan(self):
         # ioplan's own leniency (fio would take the next word as the value, or refuse).
