@@ -96,23 +96,29 @@ void print_engine_list(const parser::option &ioengine, bool as_fio, FILE *out)
 
 } // namespace
 
+// One line a job file, as fio prints them: each file runs from fresh defaults
+// (a later file's [global] is that file's only); the command line's defaults
+// open the first.  Jobs given with --name are not printed, as in fio.
 int print_showcmd(const args &a, FILE *out)
 {
-    std::string s = (a.who == report::personality::fio ? "fio" : "ioplan") + entry_words(a.req.cli_globals);
-    for (const std::string &path : a.req.job_files) {
-        parser::document doc = parser::read_job_file(path, a.req.ini, a.req.format);
+    const auto &only = a.req.only_sections;
+    for (size_t i = 0; i < a.req.job_files.size(); i++) {
+        std::string s = a.who == report::personality::fio ? "fio" : "ioplan";
+        if (i == 0)
+            s += entry_words(a.req.cli_globals);
+        parser::document doc = parser::read_job_file(a.req.job_files[i], a.req.ini, a.req.format);
         bool in_job = false;
         for (const parser::section &sec : doc.sections) {
+            if (!sec.is_global && !only.empty() && std::find(only.begin(), only.end(), sec.name) == only.end())
+                continue; // --section= leaves it out
             // A [global] after a job returns to the defaults, as --name=global does.
             if (!sec.is_global || in_job)
                 s += " " + shell_word("--name=" + (sec.is_global ? std::string("global") : sec.name));
             in_job = in_job || !sec.is_global;
             s += entry_words(sec.entries);
         }
+        std::fprintf(out, "%s\n", s.c_str());
     }
-    for (const parser::section &job : a.req.cli_jobs)
-        s += " " + shell_word("--name=" + job.name) + entry_words(job.entries);
-    std::fprintf(out, "%s\n", s.c_str());
     return 0;
 }
 

@@ -12,8 +12,8 @@
 
 namespace cli {
 
-// The job files and command-line jobs as one command line ("ioplan --bs=8k --name=j1 ...",
-// "fio ..." run as fio).
+// Each job file as a command line, one a line ("ioplan --bs=8k --name=j1 ...",
+// "fio ..." run as fio); the command line's defaults open the first.
 // Throws parser::error for a job file that cannot be read.
 int print_showcmd(const args &a, FILE *out);
 

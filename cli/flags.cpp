@@ -245,8 +245,11 @@ const std::vector<flag> table = {
      [](ctx &c, str) { c.a.bandwidth_log = true; },
      "In the current directory, a line \"time_ms, KiB/s, ddir, 0, 0\" per direction every bwavgtime of the "
      "first job: all jobs together.  fio fills them only while it draws its ETA line; ioplan always does.", "b"},
-    {"showcmd", flag_arg::none, nullptr, INFO, "print the job files as one command line and exit",
-     [](ctx &c, str) { set_what(c, action::showcmd); }, "", "s"},
+    {"showcmd", flag_arg::none, nullptr, INFO, "print each job file as a command line and exit",
+     [](ctx &c, str) { set_what(c, action::showcmd); },
+     "One line a file, as fio prints them: a later file starts from fresh defaults, and the command "
+     "line's job options open the first line.\nJobs given with\n.Fl \\-name\nare not printed, as in fio.",
+     "s"},
     {"enghelp", flag_arg::optional, "ENGINE[,OPTION]", INFO, "list the I/O engines, an engine's options, or explain one",
      [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }, "", "i"},
     {"cpuclock-test", flag_arg::none, nullptr, INFO, "test the clock ioplan times I/O with, on every CPU, and exit",

@@ -189,7 +189,8 @@ class RunFlags(TmpDirCase):
         self.assertIn("\tlibaio", lines)
         self.assertTrue(all(re.fullmatch(r"\t[a-z0-9_]+", l) for l in lines[1:]), lines)
         self.assertIn("(options: ", run(["--enghelp"]).stdout)  # ioplan's own list says more
-        p = run_as_fio(["--showcmd", "--name=x", "--ioengine=null", "--size=1m"])
+        path = self.write("x.fio", "[x]\nioengine=null\nsize=1m\n")
+        p = run_as_fio(["--showcmd", str(path)])
         self.assertTrue(p.stdout.startswith("fio --name=x "), p.stdout)
         if FIO:
             fio_lines = run_fio(["--enghelp"]).stdout.splitlines()
@@ -313,6 +314,38 @@ class RunFlags(TmpDirCase):
         p = run(["--showcmd", str(path)])
         self.assertEqual(p.stdout, "ioplan --name=a --ioengine=null --size=1m '--description=two words' "
                                    "--name=global --bs=8k --name=b --ioengine=null --size=1m\n")
+
+    def test_showcmd_prints_a_line_a_file_and_no_command_line_jobs(self):
+        # fio prints a line per job file, each file from fresh defaults (init.c
+        # __parse_jobs_ini), and nothing for jobs given with --name.  ioplan joined
+        # the files into one line, where the first file's [global] reached the
+        # second's jobs, and printed the command-line jobs.
+        self.write("a.fio", "[global]\nioengine=null\nsize=1m\n[j1]\nrw=read\n[j2]\nrw=write\nbs=32k\n")
+        self.write("d.fio", "[global]\nrw=write\n[k]\nioengine=null\nsize=1m\n")
+        cases = {
+            "two_files": (["--bs=16k", "a.fio", "d.fio"],
+                          ["fio --bs=16k --ioengine=null --size=1m --name=j1 --rw=read --name=j2 --rw=write --bs=32k",
+                           "fio --rw=write --name=k --ioengine=null --size=1m"]),
+            "command_line_jobs_only": (["--name=x", "--ioengine=null", "--size=1m"], []),
+            "a_file_and_a_job": (["--name=x", "--size=1m", "d.fio"],
+                                 ["fio --rw=write --name=k --ioengine=null --size=1m"]),
+            "section": (["--section=j2", "a.fio"], ["fio --ioengine=null --size=1m --name=j2 --rw=write --bs=32k"]),
+        }
+        for tag, (args, lines) in cases.items():
+            with self.subTest(case=tag):
+                p = run_as_fio(["--showcmd", *args], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout.splitlines(), lines)
+                if FIO:  # fio ends each line with a blank
+                    fio = run_fio(["--showcmd", *args], cwd=self.tmp)
+                    self.assertEqual([line.rstrip() for line in fio.stdout.splitlines()], lines)
+        # Each line run back is its file's jobs.
+        p = run(["--showcmd", "a.fio", "d.fio"], cwd=self.tmp)
+        for line, path in zip(p.stdout.splitlines(), ("a.fio", "d.fio")):
+            again = json.loads(run(["--showplan", *line.split()[1:]], cwd=self.tmp).stdout)
+            alone = json.loads(run(["--showplan", path], cwd=self.tmp).stdout)
+            names = lambda plan: [(j["name"], j["rw"], j["bs"]) for g in plan["groups"] for j in g["jobs"]]
+            self.assertEqual(names(again), names(alone), line)
 
 
 if __name__ == "__main__":
