@@ -237,7 +237,7 @@ struct res_clone {
 	uint64_t replay_lag_max_ns;
 
 	uint32_t ioprio;		/* the thread's priority (prio/prioclass), 0 = none set */
-	uint32_t lat_depth;		/* queue depth at the end (latency_target's search; else iodepth) */
+	uint32_t lat_depth;		/* queue depth at the end (latency_target's search; else iodepth); 0: no I/O loop ran */
 };
 
 /*

@@ -400,7 +400,7 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 		e.st.add(cs.get());
 	}
 	e.last = &job;
-	e.lat_depth = lat_depth ? lat_depth : job.iodepth;
+	e.lat_depth = lat_depth; /* 0: the last member never reached its I/O loop (fio: no latency_depth) */
 	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
 		e.job_ids.push_back(job.job_id);
 	e.run_ns += run_ns;

@@ -52,7 +52,7 @@ struct entry {
 	uint32_t members = 0;
 	const plan_job *first = nullptr;	// name, kb_base, banner
 	const plan_job *last = nullptr;		// job options, percentiles, continue_on_error
-	uint32_t lat_depth = 0;		// the last member's final queue depth (fio's latency_depth)
+	uint32_t lat_depth = 0;		// the last member's final queue depth (fio's latency_depth); 0: it never reached its I/O loop
 	std::vector<uint32_t> job_ids;	// plan jobs merged here, in order, no repeats
 	stat_clone st;
 	uint64_t run_ns = 0;		// sum of the members' measured windows (fio's total_run_time)

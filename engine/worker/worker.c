@@ -790,7 +790,9 @@ void *worker_main(void *arg)
 		/*
 		 * No file (fio's clone whose generated names its first clone took,
 		 * plan.h): it starts with its group, moves nothing, reports no error.
+		 * fio still enters its I/O loop, which sets its latency_depth.
 		 */
+		w->res.lat_depth = w->job->iodepth;
 		if (wait_turn(w))
 			start_delay(w);
 		start_together(w);

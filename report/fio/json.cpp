@@ -219,10 +219,14 @@ ojson job_object(const entry &e, const model &m, bool plus)
 		o["total_err"] = e.total_err;
 		o["first_error"] = e.first_error;
 	}
-	o["latency_depth"] = e.lat_depth ? e.lat_depth : 1;
-	o["latency_target"] = e.last ? e.last->lat_target_ns : 0;
-	o["latency_percentile"] = e.last ? e.last->lat_percentile : 100.0;
-	o["latency_window"] = e.last ? e.last->lat_window_ns / 1000 : 0;
+	// fio's latency_depth is set as a job enters its I/O loop: one that never
+	// did (create_only, an error or a stop before it) has none of these keys.
+	if (e.lat_depth) {
+		o["latency_depth"] = e.lat_depth;
+		o["latency_target"] = e.last ? e.last->lat_target_ns : 0;
+		o["latency_percentile"] = e.last ? e.last->lat_percentile : 100.0;
+		o["latency_window"] = e.last ? e.last->lat_window_ns / 1000 : 0;
+	}
 	if (!e.description.empty())
 		o["desc"] = e.description;
 	if (e.ss)

@@ -163,13 +163,14 @@ ojson job_def()
 					      num) },
 			{ "total_err", u64("continue_on_error only") },
 			{ "first_error", type("integer", "continue_on_error only") },
-			{ "latency_depth", u64() },
-			{ "latency_target", u64() },
-			{ "latency_percentile", type("number") },
-			{ "latency_window", u64() },
+			{ "latency_depth", u64("a job that reached its I/O loop only") },
+			{ "latency_target", u64("with latency_depth") },
+			{ "latency_percentile", type("number", "with latency_depth") },
+			{ "latency_window", u64("with latency_depth") },
 			{ "desc", type("string", "the job's description, when it has one") },
 			{ "steadystate", steadystate_def() } },
-		      { "job options", "total_err", "first_error", "desc", "steadystate" });
+		      { "job options", "total_err", "first_error", "latency_depth", "latency_target",
+			"latency_percentile", "latency_window", "desc", "steadystate" });
 }
 
 ojson disk_def()

@@ -154,11 +154,13 @@ std::string entry_tail(const entry &e)
 		s += strf("     errors    : total=%llu, first_error=%d/<%s>\n",
 			  (unsigned long long)e.total_err, e.first_error, strerror(e.first_error));
 	// fio prints the target in ns and the window in us, as it stores them.
+	// No depth: the job never reached its I/O loop, and fio prints no line.
 	const plan_job *j = e.last;
-	s += strf("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
-		  (unsigned long long)(j ? j->lat_target_ns : 0),
-		  (unsigned long long)(j ? j->lat_window_ns / 1000 : 0), j ? j->lat_percentile : 100.0,
-		  e.lat_depth ? e.lat_depth : 1);
+	if (e.lat_depth)
+		s += strf("     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+			  (unsigned long long)(j ? j->lat_target_ns : 0),
+			  (unsigned long long)(j ? j->lat_window_ns / 1000 : 0), j ? j->lat_percentile : 100.0,
+			  e.lat_depth);
 	// block_error_percentiles: fio's section; ioplan tracks no per-block trim counts, so
 	// it is what fio prints for a job without trims (no percentiles, every state 0).
 	if (j && j->block_error_hist)

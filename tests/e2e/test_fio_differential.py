@@ -208,6 +208,38 @@ class FioDifferential(TmpDirCase):
             job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
             self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (16, 15), who)
 
+    def test_latency_depth_only_for_a_job_that_reached_its_io_loop(self):
+        # fio sets latency_depth as a job enters do_io (lat_target_init) and prints
+        # it, with latency_target/percentile/window, only when set (stat.c): a
+        # create_only job or one stopped before it started has none.  ioplan printed
+        # them for every job (depth 1 where it had none).  A clone whose file its
+        # first clone took still enters do_io with no file: it has them.
+        keys = ("latency_depth", "latency_target", "latency_percentile", "latency_window")
+        cases = {
+            "create_only": (["--name=p", "--filename=f", "--size=1m", "--create_only=1"], {}),
+            "stopped_before_start": (["--name=a", "--ioengine=null", "--size=1m", "--exitall", "--name=b",
+                                      "--ioengine=null", "--size=1m", "--startdelay=30"], {}),
+            "clone_without_a_file": (["job.fio"], {"job.fio": "[j]\nioengine=libaio\niodepth=4\nsize=256k\n"
+                                                              "rw=write\nfilename_format=shared\nnumjobs=2\n"}),
+        }
+        for tag, (args, files) in cases.items():
+            with self.subTest(case=tag):
+                seen = {}
+                for who, tool in (("fio", run_fio), ("ioplan", run)):
+                    d = self.tmp / f"{tag}-{who}"
+                    d.mkdir()
+                    for name, body in files.items():
+                        (d / name).write_text(body)
+                    p = tool([*args, "--output-format=json"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    doc = json.loads(p.stdout[p.stdout.index("{"):])
+                    seen[who] = [(j["jobname"], {k: j[k] for k in keys if k in j}) for j in doc["jobs"]]
+                self.assertEqual(seen["ioplan"], seen["fio"])
+                if tag == "create_only":
+                    self.assertEqual(seen["fio"], [("p", {})])
+                if tag == "clone_without_a_file":
+                    self.assertEqual([j[1]["latency_depth"] for j in seen["fio"]], [4, 4])
+
     def test_slat_percentiles_alone_are_printed(self):
         # slat_percentiles=1 with clat_percentiles=0: fio's normal output has the slat block;
         # ioplan's had none (its percentile list was the clat/lat one, empty here).

@@ -150,6 +150,8 @@ void rebuild_clone(res_clone &c, const nlohmann::json &j, bool widen)
 	counts_from_pct(c.latbkt, j.at("latency_ns"), lat, 10, (double)total);
 	counts_from_pct(c.latbkt + 10, j.at("latency_us"), lat, 10, (double)total);
 	counts_from_pct(c.latbkt + 20, j.at("latency_ms"), lat, 12, (double)total);
+	if (j.contains("latency_depth")) // fio's: set when the job reached its I/O loop
+		c.lat_depth = j.at("latency_depth").get<uint32_t>();
 	if (j.contains("total_err")) {
 		c.total_err = j.at("total_err").get<uint64_t>();
 		c.error = j.at("first_error").get<int>();

@@ -117,6 +117,8 @@ results_holder::results_holder(const plan &p, uint32_t runs) : runs_(runs)
 				j.clones[c].thread_number = pj->clones[c].thread_number;
 				j.clones[c].start_ns = 0;
 				j.clones[c].end_ns = 1000000000ull;
+				/* As a clone that reached its I/O loop: fio's latency_depth. */
+				j.clones[c].lat_depth = pj->iodepth;
 			}
 		}
 }
