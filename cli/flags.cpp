@@ -229,7 +229,8 @@ const std::vector<flag> table = {
      "As fio: in every output format asked for, where the final report goes, one whole report after "
      "another (JSON documents back to back, a terse line per job, normal output's blocks), then the "
      "final report.\n"
-     "Each holds the run so far: bytes, runtime, latencies and their percentiles up to that moment.\n"
+     "Each holds the run so far: bytes, runtime, latencies and their percentiles and the disks' "
+     "counters up to that moment.\n"
      "A thread held in a long I/O or think past the report's short wait shows its figures as of the "
      "report before.\n"
      "SIGUSR1 asks for one such report at any time.", "L"},

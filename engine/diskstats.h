@@ -3,7 +3,7 @@
  *
  * The devices are the ones under the plan's files (the partition's whole disk,
  * as fio reports it).  Counters are read before the first job and after the
- * last; results get the deltas.  Files on devices without block statistics
+ * last (and for each interim report); results get the deltas.  Files on devices without block statistics
  * (tmpfs, network file systems) contribute nothing.
  */
 #ifndef IOPLAN_ENGINE_DISKSTATS_H
@@ -27,7 +27,9 @@ struct diskstats {
 /* Finds the devices under the layout's files and reads their counters. */
 void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake);
 
-/* Reads the counters again and appends the deltas to r->disks. */
+/* Reads the counters again and sets r->disks (which must have none) to the
+ * deltas since diskstats_begin: at the end of the run, or for a snapshot of
+ * the run so far.  Only reads ds. */
 void diskstats_end(struct diskstats *ds, struct results *r);
 
 void diskstats_release(struct diskstats *ds);

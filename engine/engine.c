@@ -300,6 +300,17 @@ static int lay_out(struct eng *e)
 	return first;
 }
 
+/* Published under mu: eng_snapshot reads the counters so far from the caller's thread. */
+static void begin_disks(struct eng *e)
+{
+	struct diskstats ds;
+
+	diskstats_begin(&ds, &e->lay, e->sh.fake);
+	pthread_mutex_lock(&e->mu);
+	e->disks = ds;
+	pthread_mutex_unlock(&e->mu);
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
@@ -315,7 +326,7 @@ static void *coordinator(void *arg)
 			ret = s;
 	}
 	if (!ret) {
-		diskstats_begin(&e->disks, &e->lay, e->sh.fake);
+		begin_disks(e);
 		if (!e->sh.fake)
 			env_begin(e->res, &e->lay);
 		cpustat_begin(&e->cpus, e->sh.fake);
@@ -560,6 +571,9 @@ int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
 	/* Taken once a stop was asked for, what it holds may be cut short: said so, as eng_finish says it. */
 	if (!ret && *out)
 		(*out)->interrupted = (*out)->interrupted || eng_is_stopping(e);
+	/* fio's interim reports carry the disks' counters as they stand. */
+	if (!ret && *out)
+		diskstats_end(&e->disks, *out);
 	pthread_mutex_unlock(&e->mu);
 	return ret;
 }

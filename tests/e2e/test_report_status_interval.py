@@ -14,7 +14,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, ext4_loop, run, run_fio, wait_for_stderr
 
 
 NULL_3_5S = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=3500ms",
@@ -168,6 +168,47 @@ class StatusInterval(TmpDirCase):
                 self.assertEqual(p.returncode, 2)
                 self.assertIn(text, p.stderr)
                 self.assertEqual(p.stdout, "")
+
+
+class InterimDiskStats(TmpDirCase):
+    """fio's interim reports (__show_running_run_stats) carry the disks' counters as
+    they stand: JSON disk_util, the terse disk fields, the normal "Disk stats" block.
+    ioplan's had them in the final report only (121 terse fields of v3, not 130).
+    On a loop device with ext4 made for the test (tmpfs has no block counters)."""
+
+    def reports(self, fmt):
+        """The output of a run with one report asked for by SIGUSR1 while it reads, then the final."""
+        mnt = self.mnt
+        proc = subprocess.Popen([BIN, "--name=d", f"--filename={mnt / 'f'}", "--size=2m", "--rw=read",
+                                 "--direct=1", "--time_based", "--runtime=3", f"--output-format={fmt}",
+                                 "--eta=always"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_stderr(proc, b"[R(1)]")  # reading, with its signals handled
+        os.kill(proc.pid, signal.SIGUSR1)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        return out
+
+    def setUp(self):
+        super().setUp()
+        self.mnt = ext4_loop(self)
+
+    def test_json_terse_and_normal_reports_so_far_carry_the_disks(self):
+        docs = documents(self.reports("json"))
+        self.assertEqual(len(docs), 2)
+        disks = [d.get("disk_util", []) for d in docs]
+        self.assertEqual([len(d) for d in disks], [1, 1], disks)
+        self.assertEqual(disks[0][0]["name"], disks[1][0]["name"])
+        self.assertLessEqual(disks[0][0]["read_ios"], disks[1][0]["read_ios"])  # as it stood then
+        out = self.reports("normal,terse")
+        terse = [line.split(";") for line in out.splitlines() if line.startswith("3;")]
+        self.assertEqual([len(f) for f in terse], [130, 130])  # 121 + one disk's 9
+        self.assertEqual(out.count("Disk stats (read/write):"), 2)
+        if FIO:  # fio's, however many reports it wrote: every line with the disk's fields
+            f = run_fio(["--name=d", f"--filename={self.mnt / 'f'}", "--size=2m", "--rw=read", "--direct=1",
+                         "--time_based", "--runtime=1500ms", "--status-interval=500ms", "--minimal"], cwd=self.tmp)
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.assertEqual({len(line.split(";")) for line in f.stdout.splitlines()}, {130})
 
 
 if __name__ == "__main__":
