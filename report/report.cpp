@@ -143,8 +143,8 @@ bool parse_formats(const std::string &list, unsigned *formats_out, std::string *
 										  : comma - start);
 		const format_row *f = find_format(name);
 		if (!f) {
-			*err = "--output-format: " +
-			       (name.empty() ? "empty format name in '" + list + "'"
+			/* The caller names the flag: the reason alone. */
+			*err = (name.empty() ? "empty format name in '" + list + "'"
 					     : "unknown format '" + name + "'") +
 			       " (valid: " + format_names() + ")";
 			return false;

@@ -72,7 +72,8 @@ struct options {
 
 // Parses --output-format's comma list of format table names (normal, terse and
 // its synonyms minimal and csv, json, json+).  Returns false with a one-line
-// reason naming the valid names in *err for an unknown or empty name.
+// reason naming the valid names in *err for an unknown or empty name (without
+// the flag's name, which the caller's message gives).
 bool parse_formats(const std::string &list, unsigned *formats, std::string *err);
 
 // The valid --output-format names, comma-separated, in table order (for --help).

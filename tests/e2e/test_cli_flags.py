@@ -47,6 +47,16 @@ class FlagTable(TmpDirCase):
             p = run([f"--output-format={f}", *NULL_JOB])
             self.assertEqual(p.returncode, 0, f + ": " + p.stderr)
 
+    def test_an_unknown_output_format_is_named_once(self):
+        # parse_formats began its reason with "--output-format: " and its callers
+        # too: "--output-format: --output-format: unknown format 'badname'".
+        for args in (["--output-format=badname", *NULL_JOB], ["merge", "--output-format=badname", "rank.json"]):
+            with self.subTest(args=args[0]):
+                p = run(args)
+                self.assertEqual(p.returncode, 2)
+                self.assertIn("ioplan: error: --output-format: unknown format 'badname' (valid: terse,", p.stderr)
+                self.assertEqual(p.stderr.count("--output-format"), 1, p.stderr)
+
     def test_a_flag_without_its_value_is_an_error(self):
         p = run(["--output"])
         self.assertEqual(p.returncode, 2)

@@ -43,7 +43,7 @@ TEST_CASE("report: format names map to their writers' bits")
 
 TEST_CASE("report: an unknown or empty format name is an error naming the valid ones")
 {
-	CHECK(parse_error("jsn") == "--output-format: unknown format 'jsn' "
+	CHECK(parse_error("jsn") == "unknown format 'jsn' "
 				    "(valid: terse, minimal, csv, json, json+, normal, cdm, winsat, hdparm, dd, gnome-disks, diskspd, diskspd-xml, html)");
 	CHECK(parse_error("JSON").find("unknown format 'JSON'") != std::string::npos);
 	CHECK(parse_error("terse,,json").find("empty format name in 'terse,,json'") != std::string::npos);
