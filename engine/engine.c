@@ -421,7 +421,8 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	ret = layout_init(&e->lay, p);
 	if (!ret && e->opts.preflight)
 		layout_expect(&e->lay, e->opts.preflight->seen, e->opts.preflight->nr_seen);
-	return ret;
+	/* Before the ranks of a shared run agree on each file's need (share_files). */
+	return ret ? ret : layout_resolve(&e->lay, p);
 }
 
 int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)

@@ -390,6 +390,8 @@ struct plan_job {
 	uint64_t offset_increment_bytes;
 	uint32_t offset_increment_ppm;	/* offset_increment=N%: clone k starts k times that share
 					 * of the file's size further, as fio's; 0 = unset */
+	bool file_append;		/* each regular file's I/O starts at its end: its size when
+					 * the job's files are set up (layout_size_found), as fio's */
 	uint64_t io_size_bytes;		/* io_size/io_limit; 0 = size */
 	uint32_t io_size_ppm;		/* io_size=N%: that share of each file's region (ppm); 0 = unset */
 	uint64_t number_ios;		/* 0 = unlimited */

@@ -56,6 +56,7 @@ int tgt_seen_now(struct tgt_seen *s, int dirfd, const char *path, const struct s
 		s->dev = st->st_dev;
 		s->ino = st->st_ino;
 		s->size = (uint64_t)st->st_size;
+		s->regular = S_ISREG(st->st_mode);
 	}
 	if (dir_st) {
 		s->dir_dev = dir_st->st_dev;

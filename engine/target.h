@@ -46,6 +46,7 @@ struct tgt_seen {
 	dev_t dev, dir_dev;
 	ino_t ino, dir_ino;	/* 0: nothing there (the file), not looked at (its directory) */
 	uint64_t size;		/* the file's size then (links followed) */
+	bool regular;		/* it was a regular file then (links followed) */
 	bool link;		/* the name was a symbolic link */
 };
 

@@ -47,7 +47,7 @@ void check_zones(const job_def &d, uint64_t each)
 void check_offsets_fit(const job_def &d)
 {
     const plan_job &j = d.spec.pj;
-    if (!j.filesize_min_bytes || d.spec.file_append)
+    if (!j.filesize_min_bytes || j.file_append)
         return;
     const std::string files =
         " at or past the end of its files (filesize=" + std::to_string(j.filesize_max_bytes) + " bytes)";

@@ -446,10 +446,11 @@ static const std::vector<option> core_table = {
         .apply(A(add_files(j, path_list(trim(v))))),
     opt("file_append", opt_type::boolean, CAT_FILES)
         .def("0")
-        .help("I/O starts at each existing regular file's end (its size when the job is planned) instead of "
-              "offset=, so writes append, as fio; writing into a file ioplan did not create still needs "
-              "allow_existing_file_write=1.")
-        .apply(A(j.file_append = flag_value(o, v))),
+        .help("I/O starts at each regular file's end instead of offset=, so writes append, as fio: its size "
+              "when the job's files are set up, before any job runs and after the earlier jobs' (a file an "
+              "earlier job lays out is appended to past that job's region); writing into a file ioplan did "
+              "not create still needs allow_existing_file_write=1.")
+        .apply(A(j.pj.file_append = flag_value(o, v))),
     opt("opendir", opt_type::string, CAT_FILES)
         .help("Add every regular file under this directory (recursively, in name order; links not followed, "
               "empty files left out) to the job's files, as fio; writing to them needs "

@@ -264,13 +264,14 @@ static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws, con
 }
 
 // fio's file_append (get_start_offset): a regular file's I/O starts at its end,
-// whatever offset= says, sized as the plan is made; a new file starts at 0.
-void append_at_end(plan_file &pf, const job_def &d)
+// whatever offset= says.  That end is the file's size when the job's files are
+// set up, after the earlier jobs' (engine/layout: layout_size_found), so the
+// plan holds no offset for it; a device keeps offset=.
+void append_at_end(plan_file &pf, const plan_job &j)
 {
-    struct stat st;
-    if (!d.spec.file_append || pf.is_device)
+    if (!j.file_append || pf.is_device)
         return;
-    pf.offset_bytes = stat(pf.path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    pf.offset_bytes = 0;
     pf.offset_ppm = 0;
 }
 
@@ -324,7 +325,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
         pf.is_device = !d.dropped && is_special_file(paths[f]);
-        append_at_end(pf, d);
+        append_at_end(pf, j);
     }
 }
 
@@ -518,7 +519,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.thread_number = ++*thread_number;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
         fio_seeds(s, pc);
-        pc.offset_bytes = s.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
+        pc.offset_bytes = j.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
                                                   rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section, claimed); // fio names files after the section, whatever name= says
     }

@@ -57,7 +57,6 @@ struct job_spec {
     bool allrandrepeat = false; // fio's seeds for every generator, set or not randrepeat (planner_build.cpp)
     bool hipri_percentage_set = false;
     uint64_t rank_offset_increment = 0; // each MPI rank's regions start this much after the previous rank's
-    bool file_append = false;         // file_append: I/O starts at each existing file's end (fill_files)
     bool zone_strided = false;
     bool atomic = false;              // atomic=1: O_DIRECT, set once every option is read (fio's fixup)        // zonemode=strided (fio 3.33 refuses zonesize= without it)
     // The engine options given (an option's .engines), so check_engine_options can

@@ -95,6 +95,9 @@ json region_json(const plan_job &j)
         o["io_size_ppm"] = j.io_size_ppm;
     if (j.offset_increment_ppm)
         o["offset_increment_ppm"] = j.offset_increment_ppm;
+    // Each regular file's offset is its size when the job's files are set up, in the run: none here.
+    if (j.file_append)
+        o["file_append"] = true;
     if (j.file_service_extra)
         o["file_service_extra"] = j.file_service_extra;
     if (j.file_service > PLAN_FILE_SERVICE_RANDOM) {  // a law's parameter, and its centre when given

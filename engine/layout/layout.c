@@ -565,8 +565,7 @@ static int cmp_seen(const void *a, const void *b)
 	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
 }
 
-/* What the preflight saw at lf's path, or NULL (not looked at, or a device kept by its name). */
-static const struct tgt_seen *seen_at(const struct layout *l, const struct layout_file *lf)
+const struct tgt_seen *layout_seen_at(const struct layout *l, const struct layout_file *lf)
 {
 	struct tgt_seen key = { .path = lf->path };
 
@@ -590,7 +589,7 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
 		ret = tgt_look(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, st);
 	if (ret && ret != -ENOENT)
 		return fail(r, lf, -ret, "stat", strerror(-ret));
-	s = seen_at(l, lf);
+	s = layout_seen_at(l, lf);
 	if (!s)
 		return ret;
 	switch (tgt_seen_same(s, &l->dirs[lf->dir].st, ret, st, &lf->id, why, sizeof(why))) {
@@ -612,7 +611,7 @@ static int look(const struct layout *l, struct layout_file *lf, struct stat *st,
  */
 static bool unseen(const struct layout *l, const struct layout_file *lf)
 {
-	const struct tgt_seen *s = seen_at(l, lf);
+	const struct tgt_seen *s = layout_seen_at(l, lf);
 	char why[512];
 
 	return s && !s->ino && !s->link && !lf->is_device && lf->allow_create && (lf->need || lf->grows) &&
@@ -635,10 +634,8 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 	if (!lf->need && !lf->grows)
 		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
-	lf->created = true;
 	ret = grow(l, lf, r, 0, true, quiet, stop);
 	if (ret == -EEXIST && quiet) {
-		lf->created = false;
 		lf->id = (struct tgt_id){ 0 };
 		lf->token = 0;
 	}
@@ -662,8 +659,6 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	if (ret)
 		return create_missing(l, lf, r, false, stop);
 	remember(lf, &st);
-	lf->looked = S_ISREG(st.st_mode);	/* a device's st_size is 0: its size comes from the device */
-	lf->before = (uint64_t)st.st_size;
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, &st, p, r);
 	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */
@@ -695,7 +690,7 @@ static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 		if (!lf->fill || lf->is_device || !in_round(lf, round))
 			continue;
 		/* The preflight's look answers for most: this is the progress line's estimate. */
-		s = seen_at(l, lf);
+		s = layout_seen_at(l, lf);
 		if (s)
 			have = s->ino ? s->size : 0;
 		else if (!stat(lf->path, &st))
@@ -824,18 +819,6 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 		return ret;
 	}
 	return fd;
-}
-
-uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now)
-{
-	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
-
-	if (!lf)
-		return now;
-	if (lf->created)
-		return 0;
-	/* An existing file the layout extended (filesize= past its end): the size it had, as fio's setup_files. */
-	return lf->looked ? lf->before : now;
 }
 
 bool layout_seen(const struct layout *l, const char *path, struct stat *st)

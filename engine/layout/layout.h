@@ -49,9 +49,8 @@ struct layout_file {
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
 	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
-	bool created;			/* absent when the layout looked: its size was 0 then */
-	bool looked;			/* found when the layout looked, before, its size then */
-	uint64_t before;
+	bool set_up;			/* setup_size is known (layout_resolve): a regular file or none */
+	uint64_t setup_size;		/* its size as the setups of the jobs resolved so far leave it */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
 	uint64_t token;			/* its mark's token when this run made it, else 0 (mark.h) */
@@ -60,6 +59,12 @@ struct layout_file {
 	bool seen;
 	mode_t mode;
 	dev_t dev, rdev;
+	uint64_t size;
+};
+
+/* A plan file's size when its job's files were set up (layout_resolve). */
+struct layout_found {
+	const struct plan_file *pf;
 	uint64_t size;
 };
 
@@ -92,6 +97,8 @@ struct layout {
 	uint64_t tokens;		/* mark_token's generator for the files it creates */
 	struct layout_pending *batch;	/* written, not yet synced (layout.c: batch_add) */
 	uint32_t nr_batch, max_batch;	/* max_batch 0: each file is synced on its own */
+	struct layout_found *found;	/* sorted by pf (layout_resolve); NULL: none needed */
+	uint32_t nr_found;
 };
 
 /*
@@ -101,7 +108,13 @@ struct layout {
  */
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len);
-/* The same, with offset=N% and offset_increment=N% of found (layout_size_found) instead of actual. */
+/*
+ * The same, with offset=N%, offset_increment=N% and file_append's end of
+ * found, the size fio's setup of the job saw (layout_size_found), instead of
+ * actual.  layout_region takes found as actual, except that file_append starts
+ * at 0: the targets it serves have no size from a setup (a file being
+ * created, an engine without local files).
+ */
 void layout_region_found(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
 			 uint64_t found, uint64_t actual, uint64_t *start, uint64_t *len);
 
@@ -175,12 +188,33 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
 bool layout_seen(const struct layout *l, const char *path, struct stat *st);
 
 /*
- * The size path had when the layout first looked at it, which a percentage
- * offset is taken of (fio's real_file_size at setup): 0 for a file the layout
- * created, the size it found for one it looked at (an extended file's size
- * before), else now.
+ * fio sets up each job's files before any job runs, one job (and clone) after
+ * the other in the job file's order (create_serialize, on by default): each
+ * sees the file as the setups before its own left it, and takes offset=N%,
+ * offset_increment=N% and file_append's end of that size (real_file_size),
+ * then lays the file out to its own region's end.  The same here: from each
+ * regular file's size before the run (what the preflight saw, else a stat
+ * now), the plan's uses of it in that order; each that needs the size gets it
+ * recorded for layout_size_found, and its region's end raises the file's need
+ * so the layout makes it that long (file_append past an earlier job's region).
+ * A use that needs more than the size found grows it as fio's setup does: a
+ * job that reads it lays it out, one that writes it with fallocate= native,
+ * posix or truncate sizes it; under none and keep it stays as it was for the
+ * job's writes to grow, or for a writing job without overwrite= or
+ * file_append is 0 (fio removes it first; ioplan keeps it, only the sizes
+ * later jobs find follow fio's).  Devices are left out: their size is their
+ * own.  Only plans with such a job are resolved.  0 or -ENOMEM.
  */
-uint64_t layout_size_found(const struct layout *l, const char *path, uint64_t now);
+int layout_resolve(struct layout *l, const struct plan *p);
+
+/*
+ * The size fio's setup of pf's job saw (layout_resolve), which a percentage
+ * offset and file_append's end are taken of; now when none was recorded.
+ */
+uint64_t layout_size_found(const struct layout *l, const struct plan_file *pf, uint64_t now);
+
+/* What the preflight saw at lf's path, or NULL (not looked at, or a device kept by its name). */
+const struct tgt_seen *layout_seen_at(const struct layout *l, const struct layout_file *lf);
 
 /*
  * Removes lf's file (layout_unlink.c): by its directory's descriptor, and only

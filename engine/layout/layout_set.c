@@ -28,22 +28,34 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 void layout_region(const struct plan_job *j, const struct plan_clone *c,
 		   const struct plan_file *f, uint64_t actual, uint64_t *start, uint64_t *len)
 {
-	layout_region_found(j, c, f, actual, actual, start, len);
+	layout_region_found(j, c, f, j->file_append ? 0 : actual, actual, start, len);
+}
+
+/* fio's get_start_offset, of the size found at the job's setup. */
+static uint64_t region_start(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
+			     uint64_t found)
+{
+	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes;
+
+	/* file_append: a regular file's end, whatever offset= and offset_increment= say. */
+	if (j->file_append && !f->is_device)
+		return found;
+	if (f->offset_ppm)
+		s = plan_share_ppm(found, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
+	/* A share of the size found, like offset=N%, and aligned the same way. */
+	if (j->offset_increment_ppm)
+		s += c->clone_index * plan_share_ppm(found, j->offset_increment_ppm);
+	if (f->offset_ppm || j->offset_increment_ppm)
+		s = align_up(s, offset_align(j));
+	return s;
 }
 
 void layout_region_found(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
 			 uint64_t found, uint64_t actual, uint64_t *start, uint64_t *len)
 {
-	uint64_t s = c->offset_bytes ? c->offset_bytes : f->offset_bytes, n;
+	uint64_t s = region_start(j, c, f, found), n;
 	bool share = false;
 
-	if (f->offset_ppm)
-		s = plan_share_ppm(found, f->offset_ppm) + (c->offset_bytes - j->offset_bytes);
-	/* fio's get_start_offset: a share of the size found, like offset=N%, and aligned the same way. */
-	if (j->offset_increment_ppm)
-		s += c->clone_index * plan_share_ppm(found, j->offset_increment_ppm);
-	if (f->offset_ppm || j->offset_increment_ppm)
-		s = align_up(s, offset_align(j));
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
 	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
 	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
@@ -262,6 +274,9 @@ void layout_release(struct layout *l)
 	free(l->dirs);
 	free(l->files);
 	free(l->batch);
+	free(l->found);
+	l->found = NULL;
+	l->nr_found = 0;
 	l->batch = NULL;
 	l->files = NULL;
 	l->dirs = NULL;

@@ -160,11 +160,18 @@ static int job_writes(const struct plan_job *j)
 		(plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)));
 }
 
-/* Bytes the file's region needs: its size, or its share of an existing size. */
-static uint64_t needed_bytes(const struct plan_file *f, uint64_t existing)
+/*
+ * Bytes the file's region needs: its size, or its share of an existing size,
+ * past its offset (file_append's: the file's end).  The sizes before the run:
+ * what earlier jobs lay out is the layout's to check (layout_resolve).
+ */
+static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
 {
 	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
 	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
+
+	if (j->file_append && !f->is_device)
+		off = existing;
 
 	return size + off;
 }
@@ -337,7 +344,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		pf_add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EBUSY;
 	}
-	need = needed_bytes(f, have);
+	need = needed_bytes(j, f, have);
 	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need) &&
 	    foreign_file_refused(s, j, f->path, need > have))
 		return -EPERM;
@@ -584,7 +591,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
 		return;
 	} else if (!plan_fills_device(j)) {
-		account_space(s, dir, &dsb, needed_bytes(f, 0));	/* fill_device writes until it is full */
+		account_space(s, dir, &dsb, needed_bytes(j, f, 0));	/* fill_device writes until it is full */
 	}
 	if (!ioe_opens_files(j->ioengine))
 		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
@@ -596,7 +603,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 
 		if (exists)
 			existing_size(f->path, &sb, &have);
-		s->buffered_read_bytes += needed_bytes(f, have);
+		s->buffered_read_bytes += needed_bytes(j, f, have);
 	}
 }
 

@@ -62,8 +62,12 @@ int eng_layout_writes(const struct plan *p, char *why, size_t n)
 	if (ret)
 		return ret;
 	ret = layout_init(&l, p);
-	if (ret)
+	if (!ret)
+		ret = layout_resolve(&l, p);	/* file_append's and percentage offsets' needs */
+	if (ret) {
+		layout_release(&l);
 		return ret;
+	}
 	for (uint32_t i = 0; i < l.nr && !ret; i++) {
 		const char *w = layout_writes(&l.files[i]);
 

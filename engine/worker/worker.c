@@ -225,6 +225,22 @@ static uint64_t fill_size(int fd, uint64_t size)
 	return 2 * ((uint64_t)st.st_size + (uint64_t)sv.f_bavail * sv.f_frsize);
 }
 
+/*
+ * The size pf had when fio would have set up the job's files, which its
+ * percentage offsets and file_append's end are of (layout_resolve).  A
+ * stream has none: file_append starts it at 0.
+ */
+static uint64_t size_at_setup(const struct worker *w, const struct plan_file *pf, uint64_t size)
+{
+	bool append = w->job->file_append && !pf->is_device;
+
+	if (!pf->offset_ppm && !w->job->offset_increment_ppm && !append)
+		return size;
+	if (size == UINT64_MAX)
+		return append ? 0 : size;
+	return layout_size_found(w->sh->lay, pf, size);
+}
+
 static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 {
 	const struct plan_clone *c = w->clone;
@@ -257,10 +273,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		if (plan_fills_device(w->job) && !pf->size_bytes && !pf->region_bytes && !pf->size_ppm &&
 		    w->fds[f] >= 0)
 			size = fill_size(w->fds[f], size);
-		layout_region_found(w->job, c, pf,
-				    pf->offset_ppm || w->job->offset_increment_ppm ?
-					    layout_size_found(w->sh->lay, pf->path, size) : size,
-				    size, &start[f], &len[f]);
+		layout_region_found(w->job, c, pf, size_at_setup(w, pf, size), size, &start[f], &len[f]);
 		if (!len[f] || start[f] + len[f] > size) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = !len[f] && pf->size_ppm ? "size=N% of the file is less than one block"

@@ -9,6 +9,7 @@ control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
 import json
+import os
 import socket
 import unittest
 
@@ -327,6 +328,57 @@ class RunParity(TmpDirCase):
         self.assertIn(["r.1.0", "read", "65536", "16384"], ops(fdir, "r.log"))
         for name in ("w.bin", "r.0.0", "r.1.0"):
             self.assertEqual((idir / name).stat().st_size, (fdir / name).stat().st_size, name)
+
+    def test_sizes_are_those_the_earlier_jobs_setups_leave(self):
+        # fio sets every job's files up before any job runs, one job (and clone)
+        # after the other: file_append, offset=N% and offset_increment=N% are of the
+        # size the earlier setups left the file.  ioplan took its size from before
+        # the run: [app] wrote over [pre]'s data at 0, [pct] read 64 KiB from 0, and
+        # both [oi] clones read at 0 (as did two clones sharing a new file).  An
+        # existing file shorter than [pre]'s region is grown by [pre]'s setup the
+        # same way; a longer one keeps its size.
+        head = "[global]\nioengine=psync\nbs=4k\nfilename=f\nzero_buffers\n"
+        cases = {  # job text, the log, fio's offsets in it, the bytes each job moves, f's size (new file)
+            "append": ("[pre]\nrw=write\nsize=32k\n[app]\nstonewall\nrw=write\nfile_append=1\nsize=16k\n"
+                       "write_iolog=app.log\n", "app.log", [32768, 36864, 40960, 45056], [32768, 16384], 49152),
+            "percent": ("[pre]\nrw=write\nsize=64k\n[pct]\nstonewall\nrw=read\noffset=50%\n"
+                        "write_iolog=pct.log\n", "pct.log", list(range(32768, 65536, 4096)), [65536, 32768], 65536),
+            "increment": ("[pre]\nrw=write\nsize=32k\n[oi]\nstonewall\nrw=read\nnumjobs=2\n"
+                          "offset_increment=50%\nsize=8k\nwrite_iolog=oi.log\n", "oi.log",
+                          [0, 4096, 16384, 20480], [32768, 8192, 8192], 32768),
+            # Under fallocate=none [pre]'s setup leaves the file unsized (a shorter one removed):
+            # [app] finds it empty, though [pre] has written 32 KiB when [app] starts.
+            "unsized": ("[pre]\nrw=write\nsize=32k\nfallocate=none\n[app]\nstonewall\nrw=write\nfile_append=1\n"
+                        "size=16k\nwrite_iolog=app.log\n", "app.log", [0, 4096, 8192, 12288], [32768, 16384], 32768),
+            # A clone's setup comes after the previous clone's: the second finds 8 KiB.
+            "clones": ("[oi]\nrw=read\nnumjobs=2\noffset_increment=50%\nsize=8k\nwrite_iolog=oi.log\n", "oi.log",
+                       [0, 4096, 4096, 8192], [8192, 8192], 12288),
+        }
+        ops = lambda d, log: sorted(l.split()[1:] for l in (d / log).read_text().splitlines()[1:])
+        offsets = lambda d, log: sorted(int(o[2]) for o in ops(d, log) if o[1] in ("read", "write"))
+        for case, (text, log, want, moved, size) in cases.items():
+            for existing in (0, 20 << 10, 128 << 10):
+                if case == "unsized" and existing > 32 << 10:
+                    continue  # file_append past the end of a file fallocate=none leaves as it is
+                with self.subTest(case=case, existing=existing):
+                    out = {}
+                    for who in ("fio", "ioplan"):
+                        d = self.tmp / f"{case}-{existing}-{who}"
+                        d.mkdir()
+                        (d / "job.fio").write_text(head + text)
+                        if existing:
+                            (d / "f").write_bytes(os.urandom(existing))
+                        # Run as fio, ioplan writes a file it did not create, as fio does.
+                        tool = run_fio if who == "fio" else run_as_fio if existing else run
+                        p = tool(["--output-format=json", "job.fio"], cwd=d)
+                        self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                        jobs = json_of(p.stdout)["jobs"]
+                        out[who] = ([j["read"]["io_bytes"] + j["write"]["io_bytes"] for j in jobs],
+                                    ops(d, log), (d / "f").stat().st_size)
+                    self.assertEqual(out["ioplan"], out["fio"])
+                    if not existing:
+                        self.assertEqual((out["fio"][0], offsets(self.tmp / f"{case}-0-fio", log), out["fio"][2]),
+                                         (moved, want, size))
 
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and

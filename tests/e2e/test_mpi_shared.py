@@ -84,6 +84,19 @@ class SharedFile(TmpDirCase):
         for r in range(RANKS):
             self.assertEqual(data[r * MIB:(r + 1) * MIB], bytes([r]) * MIB, f"rank {r}'s segment")
 
+    def test_every_rank_takes_a_percentage_offset_of_the_same_size(self):
+        # [b]'s offset=50% is of the size [a]'s setup leaves the new file (64 KiB), on
+        # every rank: rank 0, which lays the file out, took it of 0 (the file was its
+        # own), the others of the 64 KiB they found laid out, and read from 32 KiB.
+        self.write("job.fio", f"[global]\nioengine=psync\nbs=4k\nfilename={self.tmp}/shared\n"
+                   "[a]\nrw=read\nsize=64k\n[b]\nstonewall\nrw=read\noffset=50%\nwrite_iolog=b.log\n")
+        p = mpirun(2, ["--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for r in range(2):
+            log = next(self.tmp.glob(f"b.log.*.{r}")).read_text().splitlines()[1:]
+            offsets = sorted(int(l.split()[3]) for l in log if l.split()[2] == "read")
+            self.assertEqual(offsets, list(range(32768, 65536, 4096)), f"rank {r}")
+
     def test_unlink_each_loop_keeps_a_file_other_ranks_write(self):
         # Each rank's own file is made anew for its second loop, as fio's; the
         # shared one is not, which the ranks still write (a rank removing it

@@ -59,7 +59,7 @@ TEST_CASE("reporting options: fio's defaults, values and refusals")
     CHECK(with("stats", "0").pj.no_stats);
     CHECK(with("disable_bw", "1").pj.disable_bw);	// fio's alias
     CHECK(with("block_error_percentiles", "1").pj.block_error_hist);
-    CHECK(with("file_append", "1").file_append);
+    CHECK(with("file_append", "1").pj.file_append);
     for (const char *n : {"file_append", "significant_figures", "unit_base", "stats", "disable_bw_measurement", "block_error_percentiles"})
         CHECK(unsupported_reason(n).empty());
 }
