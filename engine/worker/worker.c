@@ -246,6 +246,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 	const struct plan_clone *c = w->clone;
 	struct stat st;
 	uint64_t size;
+	bool only_writes, grows;
 	int ret;
 
 	for (uint32_t f = 0; f < c->nr_files; f++) {
@@ -265,16 +266,21 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 		if (ret)
 			return ret;
 		/*
-		 * A job that only writes extends a file shrunk since the layout (fio's
-		 * ftruncate example truncates it in one job and writes in the next), as fio's.
+		 * A job that only writes extends a file as it writes, as fio's: one shrunk
+		 * since the layout (fio's ftruncate example truncates it in one job and
+		 * writes in the next), or a regular one the layout did not size (under
+		 * fallocate=none or keep: file_append past its end, offset= past that of a
+		 * new file), unless its engine cannot (mmap: the layout sizes its files).
 		 */
-		if (size < pf->size_bytes && !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX)
+		only_writes = !plan_rw_has_ddir(w->job->rw, PLAN_DDIR_READ) && size != UINT64_MAX;
+		if (size < pf->size_bytes && only_writes)
 			size = pf->size_bytes;
+		grows = only_writes && !pf->is_device && !ioe_cannot_extend(w->job->ioengine);
 		if (plan_fills_device(w->job) && !pf->size_bytes && !pf->region_bytes && !pf->size_ppm &&
 		    w->fds[f] >= 0)
 			size = fill_size(w->fds[f], size);
 		layout_region_found(w->job, c, pf, size_at_setup(w, pf, size), size, &start[f], &len[f]);
-		if (!len[f] || start[f] + len[f] > size) {
+		if (!len[f] || (start[f] + len[f] > size && !grows)) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = !len[f] && pf->size_ppm ? "size=N% of the file is less than one block"
 								      : "region beyond the end of the file");

@@ -249,6 +249,29 @@ class FileAppend(TmpDirCase):
             self.assertEqual(len(data), 65536 + 32768, runner)
             self.assertEqual(data[:65536], old, runner)
 
+    def test_a_writing_job_grows_a_file_the_layout_does_not_size(self):
+        # fallocate=none and keep leave the file as it is: the job's writes extend it,
+        # as fio's.  ioplan refused the region past its end ("region beyond the end
+        # of the file", EINVAL) and wrote nothing.
+        old = os.urandom(65536)
+        for fallocate in ("none", "keep"):
+            for runner, extra in ((run, ["--allow_existing_file_write=1"]), (run_fio, [])):
+                if runner is run_fio and not FIO:
+                    continue
+                with self.subTest(fallocate=fallocate, runner=runner.__name__):
+                    (self.tmp / "fa.dat").write_bytes(old)
+                    p = self.go(runner, f"--fallocate={fallocate}", *extra)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    data = (self.tmp / "fa.dat").read_bytes()
+                    self.assertEqual((len(data), data[:65536] == old), (65536 + 32768, True))
+        # So does a writing job's offset= past the end of the empty file the layout makes.
+        for runner in (run, run_fio) if FIO else (run,):
+            (self.tmp / "fa.dat").unlink()
+            p = runner(["--name=x", "--filename=fa.dat", "--rw=write", "--bs=4k", "--offset=1m", "--size=64k",
+                        "--fallocate=none", "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual((self.tmp / "fa.dat").stat().st_size, (1 << 20) + 65536, runner.__name__)
+
     def test_a_new_file_starts_at_0(self):
         p = self.go(run)
         self.assertEqual(p.returncode, 0, p.stderr)
