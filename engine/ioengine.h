@@ -63,6 +63,9 @@ struct ioe_cfg {
 	/* 0 while a blocking wait (connect, accept, data) may go on; -EINTR (stop) or -ETIMEDOUT after. */
 	int (*stopping)(void *arg);
 	void *stop_arg;
+	/* cpuio: whether jobs that do I/O are running or yet to start (1), have all ended (0),
+	 * or the plan has none (-1), as fio's fio_running_or_pending_io_threads; of stop_arg. */
+	int (*io_jobs_left)(void *arg);
 	/* Metadata engines (fileops.c): the clone's files and each one's region length. */
 	const struct plan_file *files;
 	const uint64_t *region_len;
@@ -104,6 +107,11 @@ struct ioe_ops {
 	 * counts its read-back, but a buffer it hands back holds nothing to check.
 	 */
 	bool fake_io;
+	/*
+	 * Does no I/O at all (cpuio, fio's FIO_NOIO): not one of the jobs whose end
+	 * cpuio's exit_on_io_done waits for.
+	 */
+	bool no_io;
 	/*
 	 * Why this build cannot run the engine (its library was missing at build
 	 * time: the engine's file then builds only this stub), NULL when it can.
@@ -160,6 +168,7 @@ bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_is_remote(enum plan_ioengine id);
 bool ioe_fakes_io(enum plan_ioengine id);
+bool ioe_does_no_io(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
 bool ioe_is_sync(enum plan_ioengine id);

@@ -93,6 +93,13 @@ bool ioe_fakes_io(enum plan_ioengine id)
 	return o && o->fake_io;
 }
 
+bool ioe_does_no_io(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->no_io;
+}
+
 bool ioe_is_sync(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

@@ -129,8 +129,29 @@ static int job_runs_init(struct eng *e, struct seg_run *s, uint32_t a, uint32_t 
 			memset(jr->il, 0, nf * sizeof(*jr->il));
 		}
 		s->workers_left += j->nr_clones;
+		if (!ioe_does_no_io(j->ioengine))
+			s->io_left += j->nr_clones;
 	}
 	return 0;
+}
+
+/*
+ * For cpuio's exit_on_io_done: whether a job that does I/O runs after this
+ * segment (a later segment, or another run of this one), or none is in the
+ * plan at all.  fio counts the jobs of later groups as pending.
+ */
+static int8_t io_after(const struct eng *e, uint32_t a, uint32_t b)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < e->plan->nr_jobs; i++) {
+		if (ioe_does_no_io(plan_job_at(e->plan, i)->ioengine))
+			continue;
+		if (i >= b || (i >= a && e->seg_runs_left))
+			return 1;
+		any = true;
+	}
+	return any ? 0 : -1;
 }
 
 static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_run *jr, uint32_t c, int *err)
@@ -404,6 +425,7 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	s.nr_jobs = b - a;
 	s.jobs = calloc(s.nr_jobs, sizeof(*s.jobs));
 	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;
+	s.io_after = io_after(e, a, b);
 	if (!ret)
 		ret = spawn(e, &s);
 	memset(&ss, 0, sizeof(ss));

@@ -10,6 +10,9 @@
  * fio adjusts its think to the last round's length instead; sorting for the
  * chunk keeps the load what cpuload asks for either way.  No file is touched
  * and no bytes are counted (fio's FIO_NOIO); each burn is timed as an I/O.
+ * exit_on_io_done ends the job, before its next burn, once every job that does
+ * I/O has ended (those of later groups count as still to come, as in fio); in a
+ * plan with no such job it changes nothing, as fio's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -25,6 +28,7 @@ struct cpuio_opts {
 	long long load_pct;		/* share of each cycle spent burning; the parser turns it into think */
 	long long chunk_us;		/* length of one burn */
 	long long mode;			/* CPUIO_NOOP or CPUIO_QSORT */
+	bool exit_io_done;		/* end once the jobs that do I/O have */
 };
 
 enum { CPUIO_NOOP, CPUIO_QSORT };
@@ -44,6 +48,10 @@ static const struct plan_engopt cpuio_opts[] = {
 	  .off = offsetof(struct cpuio_opts, chunk_us) },
 	{ .name = "cpumode", .type = PLAN_ENGOPT_CHOICE, .def = "noop", .min = 1, .max = 0, .choices = cpuio_modes,
 	  .help = "cpuio: how the CPU is burnt.", .off = offsetof(struct cpuio_opts, mode) },
+	{ .name = "exit_on_io_done", .type = PLAN_ENGOPT_BOOL, .def = "0", .min = 1, .max = 0,
+	  .help = "cpuio: end the job once every job that does I/O has ended (jobs of later groups "
+		  "are still to come); nothing changes in a run of cpuio jobs only.",
+	  .off = offsetof(struct cpuio_opts, exit_io_done) },
 };
 
 PLAN_ENGOPTS_DEFINE(cpuio, struct cpuio_opts, cpuio_opts);
@@ -51,6 +59,7 @@ PLAN_ENGOPTS_DEFINE(cpuio, struct cpuio_opts, cpuio_opts);
 struct cpuio {
 	uint64_t chunk_ns;
 	bool qsort;
+	bool exit_io_done;
 	int32_t *data;
 };
 
@@ -100,6 +109,7 @@ static int cpuio_init(struct ioe *e)
 		return -ENOMEM;
 	c->chunk_ns = (uint64_t)o->chunk_us * 1000ull;
 	c->qsort = o->mode == CPUIO_QSORT;
+	c->exit_io_done = o->exit_io_done && e->cfg.io_jobs_left;
 	if (c->qsort) {
 		c->data = malloc(QSORT_NR * sizeof(*c->data));
 		if (!c->data) {
@@ -127,8 +137,14 @@ static void cpuio_exit(struct ioe *e)
 static int cpuio_queue(struct ioe *e, struct io_u *u)
 {
 	struct cpuio *c = e->priv;
-	uint64_t end = mono_ns() + c->chunk_ns;
+	uint64_t end;
 
+	if (c->exit_io_done && !e->cfg.io_jobs_left(e->cfg.stop_arg)) {
+		e->peer_done = true;	/* the job ends here; this burn is not counted */
+		u->result = 0;
+		return IOE_Q_COMPLETED;
+	}
+	end = mono_ns() + c->chunk_ns;
 	do {
 		if (c->qsort)
 			sort_round(c->data);
@@ -141,6 +157,7 @@ static int cpuio_queue(struct ioe *e, struct io_u *u)
 const struct ioe_ops ioe_cpuio = {
 	.id = PLAN_IOENGINE_CPUIO,
 	.sync = true,
+	.no_io = true,
 	.no_open = true,
 	.no_layout = true,
 	.init = cpuio_init,

@@ -391,6 +391,17 @@ static int engine_stopping(void *arg)
 	return w->remote_deadline && clk_now(&w->clk) >= w->remote_deadline ? -ETIMEDOUT : 0;
 }
 
+static int io_jobs_left(void *arg)
+{
+	struct worker *w = arg;
+	int left;
+
+	pthread_mutex_lock(&w->seg->mu);
+	left = w->seg->io_after ? w->seg->io_after : w->seg->io_left > 0;
+	pthread_mutex_unlock(&w->seg->mu);
+	return left;
+}
+
 static int open_engine(struct worker *w)
 {
 	struct ioe_cfg cfg;
@@ -418,6 +429,7 @@ static int open_engine(struct worker *w)
 	cfg.scratch = w->sh->scratch;
 	cfg.stopping = engine_stopping;
 	cfg.stop_arg = w;
+	cfg.io_jobs_left = io_jobs_left;
 	if (w->job->runtime_ns)
 		w->remote_deadline = clk_now(&w->clk) + w->job->ramp_time_ns + w->job->runtime_ns +
 				     w->job->cooldown_ns;
@@ -780,6 +792,8 @@ static void finish(struct worker *w)
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)
 		jr->done = true;
+	if (!ioe_does_no_io(w->job->ioengine))
+		w->seg->io_left--;
 	if (w->out->error)
 		jr->failed = true;
 	w->seg->workers_left--;

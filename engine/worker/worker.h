@@ -91,6 +91,8 @@ struct seg_run {
 	struct job_run *jobs;
 	uint32_t nr_jobs;
 	uint32_t workers_left;		/* guarded by mu */
+	uint32_t io_left;		/* of them, clones of jobs that do I/O (not cpuio); guarded by mu */
+	int8_t io_after;		/* 1: such a job runs after this segment; -1: the plan has none */
 	struct start_gate gate;		/* of the jobs that start with the segment */
 };
 

@@ -286,6 +286,31 @@ class LocalEngines(TmpDirCase):
                                         "a 50 ms think after every burn")
                 self.assertEqual(list(self.tmp.iterdir()), [], "cpuio touches no file")
 
+    def test_cpuio_exit_on_io_done_ends_with_the_io_jobs_as_fio(self):
+        # fio's cpuio exit_on_io_done=1 ends the burner once every job that does I/O has
+        # ended; a job of a later group counts as still to come, and with no such job in the
+        # run it changes nothing.  ioplan refused the option as unknown.
+        burn = "[burn]\nioengine=cpuio\ncpuload=10\ncpuchunks=1000\nexit_on_io_done=1\ntime_based\n"
+        io = "[io]\nioengine=psync\nfilename=f\nrw=write\nsize=1m\nrate=4m\n"
+        cases = {"beside": (burn + "runtime=60\n" + io, lambda ms: ms < 30_000),
+                 "later_group": (burn + "runtime=1\n" + io + "stonewall\n", lambda ms: ms >= 990),
+                 "alone": (burn + "runtime=1\n", lambda ms: ms >= 990)}
+        for name, (text, judge) in cases.items():
+            for who, tool in (("fio", run_fio), ("ioplan", run)):
+                if who == "fio" and not FIO:
+                    continue
+                with self.subTest(case=name, who=who):
+                    d = self.tmp / f"{name}-{who}"
+                    d.mkdir()
+                    (d / "j.fio").write_text(text)
+                    p = tool(["j.fio", "--output-format=json"], cwd=d, timeout=120)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    jobs = {j["jobname"]: j for j in report(p.stdout)["jobs"]}
+                    self.assertTrue(judge(jobs["burn"]["job_runtime"]), jobs["burn"]["job_runtime"])
+                    self.assertEqual(jobs["burn"]["error"], 0)
+                    if "io" in jobs:
+                        self.assertEqual(jobs["io"]["write"]["io_bytes"], 1 << 20)
+
     def test_cpuio_without_cpuload_is_refused(self):
         p = run(["--name=c", "--ioengine=cpuio", "--runtime=1"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
