@@ -192,10 +192,24 @@ static int run_plan(struct eng *e)
  */
 static int logs_start(struct eng *e)
 {
-	for (uint32_t i = 0; i < e->plan->nr_jobs; i++)
-		if (logs_wanted(plan_job_at(e->plan, i)))
-			return log_writer_start(&e->log_writer);
-	return 0;
+	struct plan_cpus cpus;
+	bool wanted = false;
+	int ret;
+
+	/* One thread writes every job's logs: it runs where all the jobs' log_compression_cpus say. */
+	memset(&cpus, 0, sizeof(cpus));
+	for (uint32_t i = 0; i < e->plan->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(e->plan, i);
+
+		wanted |= logs_wanted(j);
+		for (unsigned int w = 0; w < PLAN_CPUS_MAX / 64; w++)
+			cpus.word[w] |= j->log_gz_cpus.word[w];
+	}
+	ret = wanted ? log_writer_start(&e->log_writer, &cpus) : 0;
+	if (ret && e->log_writer)
+		res_msg_add(e->res, RES_MSG_ERROR, "cpus", -1,
+			    "log_compression_cpus: the log writer could not be pinned: %s", strerror(-ret));
+	return ret;
 }
 
 static void log_failed(void *arg, const char *path, int err)

@@ -1242,6 +1242,11 @@ static const std::vector<option> core_table = {
                  // fio's minval: a smaller chunk would compress worse than none.
                  if (j.pj.log_gz_bytes && j.pj.log_gz_bytes < 1024)
                      throw value_error("log_compression must be 0 or at least 1024 (bytes)"))),
+    opt("log_compression_cpus", opt_type::cpu_list, CAT_STATS)
+        .help("CPUs the thread that formats and compresses the logs may run on (0-3,6), to keep that work "
+              "off the CPUs under test.  One thread writes every job's logs: it runs on the CPUs all jobs "
+              "name together.")
+        .apply(A(j.pj.log_gz_cpus = parse_cpu_list(trim(v)))),
     opt("log_store_compressed", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Write the logs as fio's compressed NAME.log.fz files (read them with --inflate-log).")

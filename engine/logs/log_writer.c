@@ -23,6 +23,7 @@
 #include <immintrin.h>
 #endif
 
+#include "engine/cpus.h"
 #include "engine/logs/logs.h"
 #include "engine/safety/safety.h"
 
@@ -311,9 +312,10 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int log_writer_start(struct log_writer **out)
+int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 {
 	struct log_writer *lw = calloc(1, sizeof(*lw));
+	int ret;
 
 	*out = NULL;
 	if (!lw)
@@ -326,7 +328,10 @@ int log_writer_start(struct log_writer **out)
 		return -EAGAIN;
 	}
 	*out = lw;
-	return 0;
+	pthread_setname_np(lw->tid, "ioplan-logs");	/* top -H and /proc name it */
+	/* A pin that fails is the run's error, as a worker's: never silently unpinned. */
+	ret = cpus_pin(lw->tid, cpus, false, 0);
+	return ret;
 }
 
 static struct log_file *file_new(const char *path, bool append, bool offset, bool prio_hex)

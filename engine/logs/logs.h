@@ -79,8 +79,8 @@ struct log_chunk {
 /* The run's writer (log_writer.c): one thread, the open files, the queue of full chunks. */
 struct log_writer;
 
-/* Starts the writer thread: 0 or -errno. */
-int log_writer_start(struct log_writer **out);
+/* Starts the writer thread, pinned to cpus unless that is empty (log_compression_cpus): 0 or -errno. */
+int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus);
 
 /*
  * Writes every queued chunk, stops the thread and closes the files.  Calls

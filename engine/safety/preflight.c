@@ -702,11 +702,11 @@ static void check_numa_nodes(struct pf_state *s, const struct plan_job *j)
 /* A CPU the machine lacks would leave a thread unpinned; fio refuses it while parsing. */
 static void check_cpus(struct pf_state *s, const struct plan_job *j)
 {
-	const char *what[] = { "cpus_allowed", "verify_async_cpus" };
-	const struct plan_cpus *set[] = { &j->cpus_allowed, &j->verify_async_cpus };
+	const char *what[] = { "cpus_allowed", "verify_async_cpus", "log_compression_cpus" };
+	const struct plan_cpus *set[] = { &j->cpus_allowed, &j->verify_async_cpus, &j->log_gz_cpus };
 	int nr;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		int c = cpus_missing(set[i], &nr);
 
 		if (c >= 0)

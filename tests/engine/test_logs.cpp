@@ -19,6 +19,8 @@
 
 namespace {
 
+const plan_cpus no_cpus{}; // the writer keeps the CPUs it has
+
 std::vector<std::string> lines_of(const std::string &path)
 {
     std::ifstream in(path);
@@ -100,7 +102,7 @@ TEST_CASE("logs: the writer writes every entry of many chunks in order, reusing 
 {
     pb::tmpdir d;
     log_writer *lw = nullptr;
-    REQUIRE(log_writer_start(&lw) == 0);
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
     log_file *f = log_writer_file(lw, d.file("x_bw.1.log").c_str(), false, false, false);
     REQUIRE(f);
     CHECK(log_writer_file(lw, d.file("x_bw.1.log").c_str(), false, false, false) == f);
@@ -131,7 +133,7 @@ TEST_CASE("logs: a file that cannot be opened is reported with its path, the oth
 {
     pb::tmpdir d;
     log_writer *lw = nullptr;
-    REQUIRE(log_writer_start(&lw) == 0);
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
     std::string bad = d.file("missing/x_bw.1.log");
     log_file *fb = log_writer_file(lw, bad.c_str(), false, false, false);
     log_file *fg = log_writer_file(lw, d.file("ok.log").c_str(), false, false, false);
@@ -154,7 +156,7 @@ TEST_CASE("logs: a clone's files are named as fio's, per thread or shared, per l
     pb::tmpdir d;
     std::string pre = d.file("p");
     log_writer *lw = nullptr;
-    REQUIRE(log_writer_start(&lw) == 0);
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
     plan_clone c{};
     c.thread_number = 3;
     plan_job j = log_job(&pre[0], nullptr, &pre[0]);
@@ -182,7 +184,7 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     pb::tmpdir d;
     std::string pre = d.file("a"), pre2 = d.file("b");
     log_writer *lw = nullptr;
-    REQUIRE(log_writer_start(&lw) == 0);
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
     plan_clone c{};
     c.thread_number = 1;
     plan_job per_io = log_job(&pre[0], &pre[0], nullptr);
