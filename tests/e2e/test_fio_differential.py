@@ -82,6 +82,18 @@ class FioDifferential(TmpDirCase):
         text = re.sub(r"(?m)^(size|runtime|directory|ioengine|iodepth)=.*$", "", text)
         return "[global]\nioengine=null\nsize=4m\n" + text
 
+    def job_run(self, who, name, job, args=(), prepare=None):
+        """(CompletedProcess, its directory) of job.fio run by fio or ioplan in tmp/NAME-WHO,
+        which prepare(dir) may fill first; exit status 0 is asserted."""
+        d = self.tmp / f"{name}-{who}"
+        d.mkdir()
+        if prepare:
+            prepare(d)
+        (d / "job.fio").write_text(job)
+        p = (run_fio if who == "fio" else run)([*args, "job.fio"], cwd=d)
+        self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+        return p, d
+
     def both(self, name, text):
         outs = {}
         for who in ("fio", "ioplan"):
@@ -161,13 +173,9 @@ class FioDifferential(TmpDirCase):
         job = "[oa]\nrw=read\nbs=4k\nfilename=f.dat\noffset=25%\nfilesize=256k\n"
         got = {}
         for who in ("fio", "ioplan"):
-            d = self.tmp / f"extended-{who}"
-            d.mkdir()
-            (d / "f.dat").write_bytes(bytes(128 << 10))
-            (d / "job.fio").write_text(job)
-            args = ["--output-format=json", "job.fio"]
-            p = run_fio(args, cwd=d) if who == "fio" else run(["--allow_existing_file_write=1", *args], cwd=d)
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            p, _ = self.job_run(who, "extended", job,
+                                ["--output-format=json"] + (["--allow_existing_file_write=1"] if who == "ioplan" else []),
+                                prepare=lambda d: (d / "f.dat").write_bytes(bytes(128 << 10)))
             got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
         self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
 
@@ -180,12 +188,7 @@ class FioDifferential(TmpDirCase):
                "[p]\nrw=read\nfilename=p\nsize=+256k\nio_size=64k-128k\nbs=+8k\nstonewall\n")
         got = {}
         for who in ("fio", "ioplan"):
-            d = self.tmp / f"lists-{who}"
-            d.mkdir()
-            (d / "job.fio").write_text(job)
-            p = run_fio(["--output-format=json", "job.fio"], cwd=d) if who == "fio" else \
-                run(["--output-format=json", "job.fio"], cwd=d)
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            p, d = self.job_run(who, "lists", job, ["--output-format=json"])
             jobs = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
             got[who] = ([(j["read"]["io_bytes"], j["write"]["io_bytes"], j["read"]["total_ios"]) for j in jobs],
                         [(d / f).stat().st_size for f in ("l", "o", "p")])
@@ -273,12 +276,7 @@ class FioDifferential(TmpDirCase):
             with self.subTest(job=name):
                 files = {}
                 for who in ("fio", "ioplan"):
-                    d = self.tmp / f"content-{name}-{who}"
-                    d.mkdir()
-                    job = f"[j]\nrw=read\nsize=3m\nfilename=f.dat\n{extra}"
-                    (d / "job.fio").write_text(job)
-                    p = run_fio(["job.fio"], cwd=d) if who == "fio" else run(["job.fio"], cwd=d)
-                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+                    _, d = self.job_run(who, f"content-{name}", f"[j]\nrw=read\nsize=3m\nfilename=f.dat\n{extra}")
                     files[who] = (d / "f.dat").read_bytes()
                 self.assertEqual(len(files["ioplan"]), len(files["fio"]))
                 self.assertTrue(files["ioplan"] == files["fio"], f"{name}: the laid-out bytes differ from fio's")
@@ -312,11 +310,7 @@ class FioDifferential(TmpDirCase):
                "[mix]\nstonewall\nrw=rw\nbuffer_pattern=0xdeadbeef\n")
         files = {}
         for who in ("fio", "ioplan"):
-            d = self.tmp / f"refill-{who}"
-            d.mkdir()
-            (d / "job.fio").write_text(job)
-            p = run_fio(["job.fio"], cwd=d) if who == "fio" else run(["job.fio"], cwd=d)
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+            _, d = self.job_run(who, "refill", job)
             files[who] = (d / "f").read_bytes()
         self.assertEqual(files["fio"][:4], bytes.fromhex("deadbeef"))
         self.assertTrue(files["ioplan"] == files["fio"], "the file differs from fio's")
