@@ -377,6 +377,23 @@ void merge_prios(entry &e, const plan_job &job, res_clone &member)
 		prio_single(member, job.lat_percentiles);
 }
 
+/*
+ * fio reports a job under a name of at most 127 bytes and a description of 255
+ * (stat.h's FIO_JOBNAME_SIZE, FIO_JOBDESC_SIZE), though its files and its
+ * banner use the whole name.  Cut at a character's start, so JSON stays UTF-8.
+ */
+static std::string fio_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	if (n > max) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	return std::string(s, n);
+}
+
 void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, uint64_t run_ns,
 		const res_clone *origin)
 {
@@ -386,8 +403,8 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 
 	if (!e.members) {
 		/* fio: name= names the first clone; the others take the section's name. */
-		e.name = clone && job.section && *job.section ? job.section : job.name ? job.name : "";
-		e.description = job.description ? job.description : "";
+		e.name = fio_cut(clone && job.section && *job.section ? job.section : job.name ? job.name : "", 127);
+		e.description = fio_cut(job.description ? job.description : "", 255);
 		e.groupid = job.groupid;
 		e.first = &job;
 		e.st = std::move(cs);

@@ -256,6 +256,22 @@ class FioDifferential(TmpDirCase):
             # The unit follows the largest value seen, which a scheduling stall can push to usec.
             self.assertRegex(p.stdout, r"\n    slat percentiles \((nsec|usec|msec)\):\n     \|  1\.00th=\[", who)
 
+    def test_long_names_are_reported_cut_as_fio(self):
+        # fio reports a job under at most 127 bytes of its name and 255 of its description,
+        # though its banner and its file take the whole name; ioplan reported them whole.
+        name, desc = "n" * 150, "d" * 300
+        got = {}
+        for who in ("fio", "ioplan"):
+            args = [f"--name={name}", f"--description={desc}", "--ioengine=psync", "--size=4k"]
+            p, d = self.job_run(who, "long", "", [*args, "--output-format=json,normal"])
+            doc = json.loads(p.stdout[p.stdout.index("{"):p.stdout.rindex("}") + 1])["jobs"][0]
+            got[who] = (doc["jobname"], doc["desc"], sorted(f.name for f in d.iterdir()),
+                        re.findall(r"(?m)^(n+): \(g=", p.stdout), re.findall(r"(?m)^(n+): \(groupid", p.stdout))
+        self.assertEqual(got["ioplan"], got["fio"])
+        self.assertEqual(got["fio"][:2], (name[:127], desc[:255]))
+        self.assertIn(f"{name}.0.0", got["fio"][2])
+        self.assertEqual(got["fio"][3:], ([name], [name[:127]]))
+
     def test_disabled_latency_has_no_percentiles(self):
         # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
         # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
