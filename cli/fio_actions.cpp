@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -60,12 +61,28 @@ bool engine_option(const parser::option &o, const std::string &engine)
     return (", " + h.substr(0, colon) + ",").find(", " + engine + ",") != std::string::npos;
 }
 
+// Whether text names an engine before a ": " ("...; pvsync2: RWF_HIPRI"); other
+// colons ("0: never", "as fio: ...") are the help's own.
+static bool names_an_engine(const char *text)
+{
+    const parser::option *ioengine = parser::find_option("ioengine");
+    for (const char *c = std::strstr(text, ": "); c; c = std::strstr(c + 2, ": ")) {
+        const char *w = c;
+        while (w > text && (std::isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+            w--;
+        for (const auto &choice : ioengine->choices)
+            if (std::string(w, c) == choice.name)
+                return true;
+    }
+    return false;
+}
+
 // The help without its leading "engine, engine: " (a help that speaks of several
 // engines in turn, "io_uring: ...; pvsync2: ...", is kept whole).
 const char *engine_option_help(const parser::option &o)
 {
     const char *colon = std::strstr(o.help, ": ");
-    if (!colon || std::strstr(colon + 2, ": "))
+    if (!colon || names_an_engine(colon + 2))
         return o.help;
     return colon + 2;
 }

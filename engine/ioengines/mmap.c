@@ -48,7 +48,7 @@ struct mmap_opts {
 static const struct plan_engopt mmap_opts[] = {
 	{ .name = "thp", .type = PLAN_ENGOPT_INT, .def = "0", .min = 0, .max = 2147483647,
 	  .help = "mmap: non-zero maps each file privately and advises transparent huge pages "
-		  "(MADV_HUGEPAGE), as fio: writes then stay in memory and never reach the file.",
+		  "(MADV_HUGEPAGE), as fio; writes then stay in memory and never reach the file.",
 	  .off = offsetof(struct mmap_opts, thp) },
 };
 

@@ -336,6 +336,14 @@ class LocalEngines(TmpDirCase):
         self.assertNotIn("unavailable", p.stdout, "every engine's library was there at build time")
         p = run(["--enghelp=filestat"])
         self.assertEqual(p.stdout, "stat_type               : the stat call each file or directory gets.\n")
+        # Each line reads as fio's: the option's help without the "engine: " the table gives
+        # it, unless the help speaks of several engines in turn ("io_uring: ...; pvsync2: ...").
+        for eng in listed:
+            for line in run([f"--enghelp={eng}"]).stdout.splitlines():
+                kept = re.match(r"^\S+\s+: [a-z_0-9]+: (.*)", line)
+                with self.subTest(eng=eng, line=line):
+                    self.assertTrue(not kept or re.search(r"; [a-z][a-z_0-9]*: ", kept.group(1)),
+                                    "an engine prefix left in the help")
 
     def test_exec_runs_the_program_with_fios_substitutions(self):
         # %n is the job's name, %r its runtime in seconds; std_redirect (the default)
