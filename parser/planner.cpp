@@ -20,14 +20,14 @@ namespace {
 // `size=1m` means the same wherever kb_base is written; filename= last, so it
 // goes under the section's directory= wherever that is written.  fio applies
 // the command line in the order given: `in_order` (filename= then directory= is
-// a file outside the directory there).
+// a file outside the directory there, and kb_base reads only the sizes after it).
 int section_rank(const entry &e, bool in_order)
 {
     static const option *const kb_base = find_option("kb_base"), *const filename = find_option("filename");
     const option *o = find_option(e.key);
-    if (o && o == kb_base)
-        return 0;
-    return o && !in_order && o == filename ? 2 : 1;
+    if (in_order || !o)
+        return 1;
+    return o == kb_base ? 0 : o == filename ? 2 : 1;
 }
 
 // Every entry is applied even after one fails: sink keeps each error, so the

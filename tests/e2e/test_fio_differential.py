@@ -272,6 +272,23 @@ class FioDifferential(TmpDirCase):
         self.assertIn(f"{name}.0.0", got["fio"][2])
         self.assertEqual(got["fio"][3:], ([name], [name[:127]]))
 
+    def test_kb_base_on_the_command_line_reads_the_sizes_after_it(self):
+        # fio applies command-line options in the order given, so kb_base=1000 changes only
+        # the sizes after it (in a job file it changes all of them); ioplan read it first.
+        cases = {"before": (["--kb_base=1000", "--size=1m"], 999424),
+                 "after": (["--size=1m", "--kb_base=1000"], 1048576),
+                 "between": (["--size=1m", "--kb_base=1000", "--bs=4k"], 1048000),
+                 "defaults": (["--kb_base=1000", "--size=1m", "--name=j"], 999424)}
+        for name, (args, want) in cases.items():
+            with self.subTest(case=name):
+                head = [] if "--name=j" in args else ["--name=j"]
+                got = {}
+                for who, tool in (("fio", run_fio), ("ioplan", run)):
+                    p = tool([*head, *args, "--ioengine=null", "--output-format=json"])
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr[-500:]}")
+                    got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
+                self.assertEqual(got, {"fio": want, "ioplan": want})
+
     def test_disabled_latency_has_no_percentiles(self):
         # fio's fixup_options: disable_clat=1 turns clat_percentiles off, so its terse
         # percentile fields read "0%=0" (ioplan printed the list's keys with 0 values).
