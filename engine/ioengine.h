@@ -82,6 +82,8 @@ struct ioe {
 	bool peer_done;			/* the target takes no more (net: the peer closed the stream;
 					 * fill_device: the device is full): the job ends */
 	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
+	const char *fail_what;		/* what a failed queue() tried when not the I/O itself
+					 * (exec: "exec PROGRAM"), for the error's message; NULL = the I/O */
 };
 
 struct ioe_ops {

@@ -356,6 +356,9 @@ static void error_msgs(struct eng *e, const struct plan_job *j, const struct res
 				    "job '%s': %s: offset %llu: %s: %llu of %llu bytes", j->name, path,
 				    (unsigned long long)er->offset, er->what,
 				    (unsigned long long)er->done, (unsigned long long)er->len);
+		else if (ioe_does_no_io(j->ioengine))	/* cpuio, exec: no file, no offset */
+			res_msg_add(e->res, RES_MSG_ERROR, "io-error", (int32_t)j->job_id,
+				    "job '%s': %s: %s (errno %d)", j->name, er->what, strerror(er->err), er->err);
 		else if (!er->len)	/* no I/O: an open, a sync, a set-up step has no offset */
 			res_msg_add(e->res, RES_MSG_ERROR, "io-error", (int32_t)j->job_id,
 				    "job '%s': %s: %s: %s (errno %d)", j->name, path, er->what,

@@ -11,10 +11,12 @@
  * default) its stdout and stderr go to <job>.stdout and <job>.stderr in the
  * working directory, so the report on stdout stays the report.  posix_spawnp
  * starts it: no fork of a threaded process, and a program that cannot run is
- * the job's error (ENOENT, EACCES) rather than a child that silently exits.
+ * the job's error (ENOENT, EACCES), named "exec PROGRAM", rather than a child
+ * that silently exits.
  * No file is touched and no bytes are counted (fio's FIO_NOIO).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -59,6 +61,7 @@ struct exec_eng {
 	const struct exec_opts *opts;
 	pid_t pid;			/* 0: not started; -1: started and reaped */
 	int out[2];			/* std_redirect's <job>.stdout and .stderr, or -1 */
+	char what[PATH_MAX + 8];	/* "exec PROGRAM", the failure's subject */
 };
 
 /* s with every "%r" and "%n" replaced, in a new string (NULL without memory). */
@@ -208,12 +211,17 @@ static int exec_queue(struct ioe *e, struct io_u *u)
 
 	u->result = ret ? ret : (int64_t)u->len;
 	u->nostat = IOE_NOSTAT_BYTES;
+	if (ret) {
+		snprintf(x->what, sizeof(x->what), "exec %s", x->opts->program);
+		e->fail_what = x->what;
+	}
 	return IOE_Q_COMPLETED;
 }
 
 const struct ioe_ops ioe_exec = {
 	.id = PLAN_IOENGINE_EXEC,
 	.sync = true,
+	.no_io = true,
 	.no_open = true,
 	.no_layout = true,
 	.init = exec_init,

@@ -110,8 +110,10 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 		err = (int)-u->result;
 		if (device_filled(w, u, err))
 			return false;
+		/* An engine that tried something else than the I/O (exec: its program) names it. */
 		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
-			     .len = u->len, .what = plan_ddir_name(u->ddir));
+			     .len = u->len, .what = w->ioe.fail_what ? w->ioe.fail_what
+							 : plan_ddir_name(u->ddir));
 	}
 	if (worker_may_continue(w, u->ddir, err))
 		return false;

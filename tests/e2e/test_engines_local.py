@@ -376,6 +376,9 @@ class LocalEngines(TmpDirCase):
                  "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 1)
         self.assertEqual(report(p.stdout)["jobs"][0]["error"], 2)  # ENOENT from posix_spawnp
+        # Named as what failed, not as a read of a made-up file "ex.0.0" at offset 0.
+        self.assertIn("error: job 'ex': exec /nonexistent/prog: No such file or directory (errno 2)", p.stderr)
+        self.assertNotIn("ex.0.0", p.stderr)
         p = run(["--name=j", "--ioengine=psync", "--program=ls", "--size=4k", "--filename=d"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
         self.assertIn("program is an option of ioengine=exec, not of ioengine=psync", p.stderr)
