@@ -211,10 +211,9 @@ static int exec_queue(struct ioe *e, struct io_u *u)
 
 	u->result = ret ? ret : (int64_t)u->len;
 	u->nostat = IOE_NOSTAT_BYTES;
-	if (ret) {
+	if (ret)
 		snprintf(x->what, sizeof(x->what), "exec %s", x->opts->program);
-		e->fail_what = x->what;
-	}
+	e->fail_what = ret ? x->what : NULL;	/* a later I/O's failure is not the start's */
 	return IOE_Q_COMPLETED;
 }
 
