@@ -315,7 +315,6 @@ static void *writer_main(void *arg)
 int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 {
 	struct log_writer *lw = calloc(1, sizeof(*lw));
-	int ret;
 
 	*out = NULL;
 	if (!lw)
@@ -330,8 +329,7 @@ int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 	*out = lw;
 	pthread_setname_np(lw->tid, "ioplan-logs");	/* top -H and /proc name it */
 	/* A pin that fails is the run's error, as a worker's: never silently unpinned. */
-	ret = cpus_pin(lw->tid, cpus, false, 0);
-	return ret;
+	return cpus_pin(lw->tid, cpus, false, 0);
 }
 
 static struct log_file *file_new(const char *path, bool append, bool offset, bool prio_hex)

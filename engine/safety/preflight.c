@@ -706,7 +706,7 @@ static void check_cpus(struct pf_state *s, const struct plan_job *j)
 	const struct plan_cpus *set[] = { &j->cpus_allowed, &j->verify_async_cpus, &j->log_gz_cpus };
 	int nr;
 
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(set) / sizeof(*set); i++) {
 		int c = cpus_missing(set[i], &nr);
 
 		if (c >= 0)
