@@ -63,6 +63,11 @@ def figures(stdout):
             for j in doc["jobs"]]
 
 
+def tools():
+    """(name, runner) of fio, when installed, and of ioplan: the two sides of a comparison."""
+    return ([("fio", run_fio)] if FIO else []) + [("ioplan", run)]
+
+
 def report(stdout):
     return json.loads(stdout[stdout.index("{"):])
 
@@ -191,9 +196,7 @@ class LocalEngines(TmpDirCase):
         for extra in (["--bs=2k", "--direct=1"], ["--bs=1000", "--direct=1"], ["--bs=2k", "--fsync=4"]):
             with self.subTest(extra=extra):
                 args = ["--name=j", "--ioengine=mmap", "--rw=read", "--size=1m", *extra, "--output-format=json"]
-                for who, tool in (("fio", run_fio), ("ioplan", run)):
-                    if who == "fio" and not FIO:
-                        continue
+                for who, tool in tools():
                     d = self.tmp / f"{who}{extra[0]}{extra[1]}"
                     d.mkdir()
                     p = tool(args, cwd=d)
@@ -210,9 +213,7 @@ class LocalEngines(TmpDirCase):
         # fio's mmap thp=1 maps the file MAP_PRIVATE with MADV_HUGEPAGE, so a write job leaves
         # the file as it was; ioplan refused thp as an unknown option.
         for thp in ("1", "0"):
-            for who, tool in (("fio", run_fio), ("ioplan", run)):
-                if who == "fio" and not FIO:
-                    continue
+            for who, tool in tools():
                 with self.subTest(thp=thp, who=who):
                     d = self.tmp / f"thp{thp}-{who}"
                     d.mkdir()
@@ -231,9 +232,7 @@ class LocalEngines(TmpDirCase):
         # file of the user's by one of the names stays, with its data.
         args = ["--name=j", "--ioengine=filecreate", "--nrfiles=3", "--filesize=4k", "--unlink=1",
                 "--output-format=json"]
-        for who, tool in (("fio", run_fio), ("ioplan", run)):
-            if who == "fio" and not FIO:
-                continue
+        for who, tool in tools():
             d = self.tmp / who
             d.mkdir()
             p = tool(args, cwd=d)
@@ -296,9 +295,7 @@ class LocalEngines(TmpDirCase):
                  "later_group": (burn + "runtime=1\n" + io + "stonewall\n", lambda ms: ms >= 990),
                  "alone": (burn + "runtime=1\n", lambda ms: ms >= 990)}
         for name, (text, judge) in cases.items():
-            for who, tool in (("fio", run_fio), ("ioplan", run)):
-                if who == "fio" and not FIO:
-                    continue
+            for who, tool in tools():
                 with self.subTest(case=name, who=who):
                     d = self.tmp / f"{name}-{who}"
                     d.mkdir()
