@@ -61,13 +61,15 @@ void check_engine_required(const job_def &d)
     }
 }
 
-// cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.
+// cpuio: after each burn of cpuchunks the thread sleeps for the rest of the cycle.  A load
+// above 100 % burns all of it, as fio clamps it, rather than refusing a job file fio runs.
 void finalize_cpuio(job_def &d)
 {
     plan_job &j = d.spec.pj;
     if (j.ioengine != PLAN_IOENGINE_CPUIO)
         return;
-    uint64_t load = (uint64_t)engine_int(d.spec, "cpuload"), chunk_us = (uint64_t)engine_int(d.spec, "cpuchunks");
+    uint64_t load = std::min<uint64_t>((uint64_t)engine_int(d.spec, "cpuload"), 100);
+    uint64_t chunk_us = (uint64_t)engine_int(d.spec, "cpuchunks");
     run_until_runtime(j, chunk_us * 1000ull * (100 - load) / load);
 }
 

@@ -40,11 +40,12 @@ static const struct plan_engopt_choice cpuio_modes[] = {
 };
 
 static const struct plan_engopt cpuio_opts[] = {
-	{ .name = "cpuload", .type = PLAN_ENGOPT_INT, .unit = "%", .min = 0, .max = 100,
-	  .help = "cpuio: percentage of each cycle the thread burns CPU (required, as fio).",
+	{ .name = "cpuload", .type = PLAN_ENGOPT_INT, .unit = "%", .min = 0, .max = 4294967295.0,
+	  .help = "cpuio: percentage of each cycle the thread burns CPU (required, as fio; above 100 is 100).",
 	  .off = offsetof(struct cpuio_opts, load_pct), .required = "the percentage of CPU to burn" },
-	{ .name = "cpuchunks", .type = PLAN_ENGOPT_INT, .unit = "us", .def = "50000", .min = 1, .max = 1e9,
-	  .help = "cpuio: length of one burn in microseconds; the rest of the cycle sleeps.",
+	{ .name = "cpuchunks", .type = PLAN_ENGOPT_INT, .unit = "us", .def = "50000", .min = 0, .max = 1e9,
+	  .help = "cpuio: length of one burn in microseconds; the rest of the cycle sleeps (0: one clock read "
+		  "or one sort round a burn).",
 	  .off = offsetof(struct cpuio_opts, chunk_us) },
 	{ .name = "cpumode", .type = PLAN_ENGOPT_CHOICE, .def = "noop", .min = 1, .max = 0, .choices = cpuio_modes,
 	  .help = "cpuio: how the CPU is burnt.", .off = offsetof(struct cpuio_opts, mode) },

@@ -308,6 +308,24 @@ class LocalEngines(TmpDirCase):
                     if "io" in jobs:
                         self.assertEqual(jobs["io"]["write"]["io_bytes"], 1 << 20)
 
+    def test_cpuio_load_above_100_and_chunks_of_0_run_as_fio(self):
+        # fio 3.33 clamps cpuload to 100 and burns chunks of 0 us (one clock read each, no
+        # think); ioplan refused both as out of range, so such a job file did not run at all.
+        for args, least_ios in ((["--cpuload=150", "--cpuchunks=20000"], 2), (["--cpuload=100", "--cpuchunks=0"], 1000)):
+            for who, tool in tools():
+                with self.subTest(args=args, who=who):
+                    p = tool(["--name=c", "--ioengine=cpuio", *args, "--runtime=1", "--output-format=json"],
+                             cwd=self.tmp, timeout=60)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    job = report(p.stdout)["jobs"][0]
+                    self.assertEqual(job["error"], 0)
+                    ios = job["read"]["total_ios"]
+                    self.assertGreaterEqual(ios, least_ios)
+                    # a full load thinks not at all: the burns fill the runtime (at 50 % they fill half)
+                    burnt_ms = ios * job["read"]["clat_ns"]["mean"] / 1e6
+                    if least_ios == 2:
+                        self.assertGreaterEqual(burnt_ms, 0.8 * job["job_runtime"], f"{who}: {job['job_runtime']}")
+
     def test_cpuio_without_cpuload_is_refused(self):
         p = run(["--name=c", "--ioengine=cpuio", "--runtime=1"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
