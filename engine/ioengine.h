@@ -83,7 +83,10 @@ struct ioe {
 					 * fill_device: the device is full): the job ends */
 	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
 	const char *fail_what;		/* what a failed queue() tried when not the I/O itself
-					 * (exec: "exec PROGRAM"), for the error's message; NULL = the I/O */
+					 * (exec: "exec PROGRAM"; the metadata engines: "unlink"),
+					 * for the error's message; NULL = the I/O.  Such a failure
+					 * has no offset and is not counted as an I/O (fio fails
+					 * these in the file's open) */
 };
 
 struct ioe_ops {

@@ -327,6 +327,9 @@ std::string describe_error(const plan_job &job, const res_clone *c, int err)
 		return strerror(err);
 	const res_error &e = c->errors[0];
 	std::string path = file_of(job, *c, e.file_index);
+	if (!e.len)	/* not an I/O (an open, exec's start, an unlink): no offset */
+		return strf("%s%s%s: %s", e.what, path.empty() ? "" : " ", path.c_str(),
+			    e.err ? strerror(e.err) : "short transfer");
 	return strf("%s%s%s at offset %llu: %s", e.what, path.empty() ? "" : " ", path.c_str(),
 		    (unsigned long long)e.offset, e.err ? strerror(e.err) : "short transfer");
 }

@@ -120,6 +120,21 @@ static int fop_do(const struct fop *p, uint32_t f)
 	}
 }
 
+/* The call fop_do makes, for a failure's message (fio's "func=delete(path)"). */
+static const char *fop_call(const struct fop *p)
+{
+	static const char *const stat_calls[] = { "stat", "lstat", "statx" };
+
+	switch (p->kind) {
+	case FOP_CREATE:
+		return p->dirs ? "mkdir" : "create";
+	case FOP_STAT:
+		return stat_calls[p->stat_type];
+	default:
+		return p->dirs ? "rmdir" : "unlink";
+	}
+}
+
 /* dirstat, dirdelete: the directories to work on exist first (fio's setup_dirs). */
 static int fop_make_dirs(const struct fop *p)
 {
@@ -219,6 +234,8 @@ static int fop_queue(struct ioe *e, struct io_u *u)
 	*at += u->len;
 	u->nostat = first ? 0 : IOE_NOSTAT_LAT;
 	u->result = ret ? ret : (int64_t)u->len;
+	/* fio fails the file's open, so the failure is no I/O of the job and has no offset */
+	e->fail_what = ret ? fop_call(p) : NULL;
 	return IOE_Q_COMPLETED;
 }
 

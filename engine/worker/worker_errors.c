@@ -94,8 +94,9 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 		if (worker_finish_short(w, u))
 			return true;
 	}
-	/* fio counts every I/O its engine took (total_io_u), a failed one too: without bytes or latency. */
-	if (u->counted && w->counting)
+	/* fio counts every I/O its engine took (total_io_u), a failed one too: without bytes or
+	 * latency; not a failure of what the engine does before the I/O (fio's open of the file). */
+	if (u->counted && w->counting && !w->ioe.fail_what)
 		w->res.ddir[u->ddir].ios++;
 	if (u->result >= 0) {
 		err = EIO;
@@ -110,10 +111,14 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 		err = (int)-u->result;
 		if (device_filled(w, u, err))
 			return false;
-		/* An engine that tried something else than the I/O (exec: its program) names it. */
-		worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
-			     .len = u->len, .what = w->ioe.fail_what ? w->ioe.fail_what
-							 : plan_ddir_name(u->ddir));
+		/* An engine that tried something else than the I/O (exec: its program; the
+		 * metadata engines: the unlink) names it, and it has no offset; exec's has no file. */
+		if (w->ioe.fail_what)
+			worker_error(w, .err = err, .ddir = u->ddir, .file = w->ioe.ops->no_io ? UINT32_MAX : u->file,
+				     .what = w->ioe.fail_what);
+		else
+			worker_error(w, .err = err, .ddir = u->ddir, .file = u->file, .offset = u->offset,
+				     .len = u->len, .what = plan_ddir_name(u->ddir));
 	}
 	if (worker_may_continue(w, u->ddir, err))
 		return false;

@@ -181,6 +181,27 @@ class LocalEngines(TmpDirCase):
         self.assertEqual([x for x in self.tmp.iterdir() if x.name.startswith("j.")], [])
         self.assertFalse([m for m in report(p.stdout)["ioplan"]["messages"] if m["level"] == "error"])
 
+    def test_filedelete_of_files_already_gone_fails_as_fio(self):
+        # loops=2: the second pass finds the files gone.  fio fails the file's open, so the
+        # failed delete is no I/O (total 4 for 4 files) and has no offset; ioplan counted a
+        # fifth I/O and reported "d/j.0.0: offset 0: read: No such file or directory".
+        make = ["--name=j", "--directory=d", "--nrfiles=4", "--filesize=4k", "--bs=4k"]
+        for who, tool in tools():
+            with self.subTest(who=who):
+                w = self.tmp / who
+                (w / "d").mkdir(parents=True)
+                p = tool([*make, "--ioengine=filecreate", "--rw=write"], cwd=w)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                p = tool([*make, "--ioengine=filedelete", "--loops=2", "--output-format=json"], cwd=w)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["total_ios"]), (2, 4))
+                self.assertEqual(list((w / "d").iterdir()), [])
+                if who == "ioplan":
+                    self.assertIn("error: job 'j': d/j.0.0: unlink: No such file or directory (errno 2)", p.stderr)
+                    p = tool([*make, "--ioengine=filedelete", "--loops=2"], cwd=w)  # lays out, deletes, fails
+                    self.assertIn("err= 2 (unlink d/j.0.0: No such file or directory)", p.stdout)
+
     def test_filedelete_never_deletes_a_file_ioplan_did_not_create(self):
         keep = self.tmp / "keep"
         keep.write_text("precious")
@@ -394,6 +415,8 @@ class LocalEngines(TmpDirCase):
         # Named as what failed, not as a read of a made-up file "ex.0.0" at offset 0.
         self.assertIn("error: job 'ex': exec /nonexistent/prog: No such file or directory (errno 2)", p.stderr)
         self.assertNotIn("ex.0.0", p.stderr)
+        p = run(["--name=ex", "--ioengine=exec", "--program=/nonexistent/prog", "--runtime=1"], cwd=self.tmp)
+        self.assertIn("err= 2 (exec /nonexistent/prog: No such file or directory)", p.stdout)
         p = run(["--name=j", "--ioengine=psync", "--program=ls", "--size=4k", "--filename=d"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
         self.assertIn("program is an option of ioengine=exec, not of ioengine=psync", p.stderr)
