@@ -138,11 +138,9 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
     j.pj.nr_rand_zones = 0;
     j.pj.random_dist_param = 0;
     j.pj.random_dist_center = 0;
-    if (kind == PLAN_RAND_UNIFORM) {
-        if (parts.size() > 1)
-            throw value_error("random_distribution=random takes no parameter");
+    // fio 3.33 reads no parameter of random (random:50 runs as random), so neither does ioplan.
+    if (kind == PLAN_RAND_UNIFORM)
         return;
-    }
     // Without a parameter fio 3.33 takes its defaults (fio.h): zipf 1.1, pareto 0.2, normal 0.
     if (parts.size() >= 2)
         j.pj.random_dist_param = parse_float(parts[1]);

@@ -177,6 +177,14 @@ TEST_CASE("random_distribution=zipf or pareto without a parameter takes fio's de
           with("random_distribution", "normal:0").pj.random_dist_param);
 }
 
+TEST_CASE("random_distribution=random:N is random, as fio 3.33 ignores the parameter")
+{
+    auto r = with("random_distribution", "random:50");
+    CHECK(r.pj.random_distribution == PLAN_RAND_UNIFORM);
+    CHECK(r.pj.random_dist_param == 0);
+    CHECK(r.pj.nr_rand_zones == 0);
+}
+
 TEST_CASE("file_service_type=zipf|pareto|normal takes its law's parameter and centre, as fio's")
 {
     auto z = with("file_service_type", "zipf:1.2");
