@@ -7,7 +7,8 @@ and clat_ns.mean as Qt's QJsonValue would), docker-diskmark's diskmark.sh
 (its fio command line and its grep/sed/awk pipeline over the JSON text; the
 real script too when $IOPLAN_DISKMARK_SH names it, and its WARMUP=1 dd fill of
 the test file), fio-plot's bench-fio version check, the JSON keys fio-plot
-reads (also from a job file written with fio's aliases) and its --type file run
+reads (also from a job file written with fio's aliases), the bw/lat/iops log
+files it finds by name (the same set as fio's), and its --type file run
 on an existing file, a fio-btrace2fio job on the existing file it replays to,
 the Phoronix Test Suite's job file (disk_util=0) and its IOPS=/BW= lines,
 kubestr's rule that anything on stderr fails the run and its "rw" key, and
@@ -22,7 +23,7 @@ import subprocess
 import tempfile
 import unittest
 
-from common import TmpDirCase, fio_link_dir, run, run_as_fio
+from common import TmpDirCase, fio_link_dir, run, run_as_fio, run_fio as run_fio_direct
 
 # KDiskMark's default profile: (rw, bs KiB, queue depth, threads).
 KDISKMARK_TESTS = [(rw, bs, qd, 1) for rw, bs, qd in
@@ -173,9 +174,27 @@ class DockerDiskmark(TmpDirCase):
 class FioPlot(TmpDirCase):
     # bench-fio writes one [FIOJOB] section with configparser (no spaces around '=') and
     # runs `fio --output-format=json --output=FILE JOB`; fio-plot merges "global options"
-    # into "job options" and reads these keys.  (Its write_*_log options are left out:
-    # ioplan does not write fio's log files yet.)
+    # into "job options" and reads these keys.  It also asks for fio's bw, lat and iops logs
+    # (log_avg_msec=1000), which fio-plot finds by name: <rw>-iodepth-<d>-numjobs-<n>_<type>.
     JOB = "[FIOJOB]\nioengine=null\nsize=4m\nrw=randread\niodepth=4\nnumjobs=2\nbs=4k\n"
+    LOGS = "".join(f"write_{t}_log={{d}}/randread-iodepth-4-numjobs-2\n" for t in ("bw", "lat", "iops"))
+
+    def test_log_files_fio_plot_finds(self):
+        # The same files as fio's, each row five or six integer fields (dataimport reads them with csv).
+        found = {}
+        for who, tool, d in (("fio", run_fio_direct, self.tmp / "f"), ("ioplan", run_as_fio, self.tmp / "i")):
+            d.mkdir()
+            self.write(f"{who}.fio", self.JOB + "log_avg_msec=1000\n" + self.LOGS.format(d=d))
+            p = tool(["--output-format=json", f"--output={d}/randread-4-2.json", str(self.tmp / f"{who}.fio")])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            found[who] = sorted(x.name for x in d.iterdir())
+            for log in d.glob("*.log"):
+                rows = [r.split(", ") for r in log.read_text().splitlines()]
+                # the bw and iops averages of a run shorter than log_avg_msec are empty in fio too
+                self.assertEqual(bool(rows), "lat" in log.name, log.name)
+                self.assertTrue(all(len(r) in (5, 6) and all(f.strip().isdigit() for f in r) for r in rows), log.name)
+        self.assertEqual(found["ioplan"], found["fio"])
+        self.assertIn("randread-iodepth-4-numjobs-2_clat.2.log", found["ioplan"])
 
     def test_keys_fio_plot_reads(self):
         self.write("job.fio", self.JOB)
