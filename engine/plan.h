@@ -485,6 +485,8 @@ struct plan_job {
 	uint32_t verify_backlog_batch;	/* blocks checked per backlog pass; 0 = verify_backlog */
 	bool verify_dump;		/* a bad chunk is written to <file>.<offset>.received */
 	bool verify_state_save;		/* write the map of written chunks when the thread ends */
+	bool verify_state_save_asked;	/* given in the job, not fio's default: a user's file at the
+					 * state's name then refuses the run instead of being left be */
 	bool verify_state_load;		/* verify_only checks the chunks a saved map names */
 	uint8_t *verify_pattern;	/* verify_pattern=, NULL when not given */
 	uint32_t verify_pattern_len;
@@ -530,9 +532,9 @@ struct plan_job {
 	 */
 	uint8_t log_prefix_named;
 	/*
-	 * After each log's name (NULL = nothing): under mpirun ".HOST.RANK", so
-	 * ranks sharing a working directory keep one log each, as fio's client
-	 * names a server's logs NAME.HOST.
+	 * After each log's and verify state file's name (NULL = nothing): under
+	 * mpirun ".HOST.RANK", so ranks sharing a working directory keep one each,
+	 * as fio's client names a server's logs NAME.HOST.
 	 */
 	char *log_suffix;
 	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */

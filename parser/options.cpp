@@ -1067,9 +1067,9 @@ static const std::vector<option> core_table = {
         .help("Write a bad block to FILE.OFFSET.received (and, for patterns, FILE.OFFSET.expected), as fio names them.")
         .apply(A(j.pj.verify_dump = flag_value(o, v))),
     opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
-        .def("0")
-        .help("When a write job's thread ends (also when interrupted), write its last completed writes to local-JOB-N-verify.state in fio's format (N: the thread's index across all jobs). fio's default is 1.")
-        .apply(A(j.pj.verify_state_save = flag_value(o, v))),
+        .def("1")
+        .help("When a verifying write job's thread ends (also when interrupted or triggered), write its last completed writes to local-JOB-N-verify.state in fio's format (N: the thread's index across all jobs), for a later verify_state_load=1 run. By default (as fio's) a file by that name ioplan did not write is left alone with a warning; given explicitly, it refuses the run.")
+        .apply(A(j.pj.verify_state_save = flag_value(o, v); j.pj.verify_state_save_asked = true)),
     opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
         .def("0")
         .help("verify_only reads the saved state file (fio's or ioplan's) and stops where fio stops, at the first write that never completed, so an interrupted run verifies clean.")

@@ -101,6 +101,7 @@ job_spec default_spec()
     j.randseed_set = false; // the default seed is not the user's randseed=
     j.bw_avg_set = j.iops_avg_set = false;
     j.verify_set = false; // verify=none by default: verify_pattern then picks the pattern check
+    j.pj.verify_state_save_asked = false; // fio's default saves, but leaves a user's file be
     j.pj.thinktime_blocks_set = false; // thinktime_iotime alone thinks by time only, as fio
     return j;
 }

@@ -39,6 +39,23 @@ static void check_side_file(struct pf_state *s, const struct plan_job *j, const 
 }
 
 /*
+ * verify_state_save by fio's default, not asked for: a user's file at the name
+ * (fio's state of an earlier run, say) is left as it is, with a warning, and the
+ * run goes on without saving, where an asked-for save refuses the run.
+ */
+static bool state_file_is_users(struct pf_state *s, const struct plan_job *j, const char *path)
+{
+	char why[SAFETY_WHY_MAX];
+
+	if (safety_check_output(s->env, path, SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, sizeof(why)) != -EEXIST)
+		return false;
+	pf_add(s, RES_MSG_WARNING, "side-file", (int32_t)j->job_id,
+	       "job '%s': verify_state_save (on by default, as fio's): %s exists and ioplan did not write it: "
+	       "this run's state is not saved over it (move it away, or set verify_state_save=0)", j->name, path);
+	return true;
+}
+
+/*
  * Logs, verify state, prerun/postrun output and exec redirects have names
  * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
  * own from an earlier run is replaced.  Judged once per name: clones share
@@ -56,8 +73,10 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
 		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
 		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
-			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1);
-			check_side_file(s, j, "verify_state_save", path, made_up);
+			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1,
+				    j->log_suffix);
+			if (j->verify_state_save_asked || !state_file_is_users(s, j, path))
+				check_side_file(s, j, "verify_state_save", path, made_up);
 		}
 	}
 	if (j->write_iolog_path)
@@ -81,7 +100,8 @@ static void check_state_files(struct pf_state *s, const struct plan_job *j)
 	if (!j->verify_only || !j->verify_state_load || j->verify == PLAN_VERIFY_NONE)
 		return;
 	for (uint32_t c = 0; c < j->nr_clones; c++) {
-		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1);
+		vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1,
+				    j->log_suffix);
 		if (vstate_check(path, j->name, j->clones[c].nr_files, why, sizeof(why)))
 			pf_add(s, RES_MSG_ERROR, "verify-state", (int32_t)j->job_id,
 			    "job '%s': verify_state_load: %s: %s", j->name, path, why);

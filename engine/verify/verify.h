@@ -158,12 +158,20 @@ struct vstate {
 	uint32_t *ring_at;		/* saving: per file, the next ring slot */
 };
 
-/* dir: --aux-path, where fio puts its state files too (NULL or "" = the working directory). */
-void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index);
+/*
+ * dir: --aux-path, where fio puts its state files too (NULL or "" = the working
+ * directory); tail: the job's log_suffix (".HOST.RANK" under mpirun, so ranks
+ * sharing a directory keep a state each), NULL for none.
+ */
+void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index, const char *tail);
 int vstate_init(struct vstate *s, const char *job, uint32_t depth, uint32_t nofiles, uint32_t index);
 void vstate_release(struct vstate *s);
 void vstate_note_write(struct vstate *s, uint32_t file, uint64_t offset);
-int vstate_save(const char *path, struct vstate *s);
+/*
+ * judged: the preflight refused a user's file at path, so only what it is now is
+ * checked; otherwise a user's file there is -EEXIST and stays as it is.
+ */
+int vstate_save(const char *path, struct vstate *s, bool judged);
 /*
  * 0 when path is a whole state file fio would load, of job with nofiles
  * files; else -errno with why saying what is wrong (version, size, CRC,

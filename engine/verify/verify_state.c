@@ -37,12 +37,12 @@
 #define VSTATE_SLOT 16		/* file number, offset */
 #define VSTATE_MAX_SLOTS (1u << 20)	/* more is a damaged file, not a job (iodepth x files) */
 
-void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index)
+void vstate_name(char *out, size_t cap, const char *dir, const char *job, uint32_t index, const char *tail)
 {
 	bool in_dir = dir && *dir;
 	int at = snprintf(out, cap, "%s%slocal-", in_dir ? dir : "", in_dir ? "/" : "");
 	int n = snprintf(out + (at < (int)cap ? at : 0), at < (int)cap ? cap - (size_t)at : 0,
-			 "%s-%" PRIu32 "-verify.state", job, index) + at;
+			 "%s-%" PRIu32 "-verify.state%s", job, index, tail ? tail : "") + at;
 
 	for (int i = at; i < n && (size_t)i < cap; i++)
 		if (out[i] == '/')
@@ -147,7 +147,7 @@ static void encode(const struct vstate *s, uint8_t *b)
 	put64(b + 16, csum_crc32c(p, len));
 }
 
-int vstate_save(const char *path, struct vstate *s)
+int vstate_save(const char *path, struct vstate *s, bool judged)
 {
 	size_t len = VSTATE_HDR + payload_len(s->depth, s->nofiles);
 	uint8_t *b = calloc(1, len);
@@ -158,9 +158,10 @@ int vstate_save(const char *path, struct vstate *s)
 		return -ENOMEM;
 	fill_comps(s);
 	encode(s, b);
-	/* A name ioplan makes up: the preflight kept a user's file by it; never a device. */
+	/* A name ioplan makes up: a user's file by it is kept; never a device. */
 	fd = safety_open_output(&safety_system, path, O_TRUNC,
-				SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why, sizeof(why));
+				SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | (judged ? SAFETY_OUT_JUDGED : 0), why,
+				sizeof(why));
 	if (fd < 0) {
 		free(b);
 		return fd;

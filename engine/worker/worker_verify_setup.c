@@ -217,7 +217,8 @@ static int load_state(struct worker *w, uint64_t iv)
 		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
 	if (!(w->vf.load = calloc(1, sizeof(*w->vf.load))))
 		return -ENOMEM;
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1,
+		    w->job->log_suffix);
 	ret = vstate_load(path, w->vf.load, w->job->name, w->gen.nr_files, why, sizeof(why));
 	if (ret)
 		return state_error(w, -ret, path, why);
@@ -314,15 +315,21 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	return worker_trim_setup(w);
 }
 
-/* Written at the thread's end, interrupted or not; a failure is the job's error. */
+/*
+ * Written at the thread's end, interrupted or not; a failure is the job's error.
+ * Saved by fio's default rather than asked for, a user's file at the name stays
+ * and the state is not saved (the preflight's warning said so).
+ */
 static void save_state(struct worker *w)
 {
+	bool asked = w->job->verify_state_save_asked;
 	char path[4096];
 	int ret;
 
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1);
-	ret = vstate_save(path, w->vf.state);
-	if (ret)
+	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1,
+		    w->job->log_suffix);
+	ret = vstate_save(path, w->vf.state, asked);
+	if (ret && (asked || ret != -EEXIST))
 		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
 }
 

@@ -1,6 +1,8 @@
 """tests/e2e/test_verify_state.py - verify state files are fio 3.33's, against fio itself.
 
-A write job with verify_state_save=1 leaves local-JOB-N-verify.state; fio and
+A verifying write job leaves local-JOB-N-verify.state (verify_state_save is on by
+default, as fio's; a user's file by that name is left alone unless the option is
+given), also when a --trigger stops it; fio and
 ioplan each load the other's with verify_state_load=1 and verify the same
 bytes (the blocks the run wrote, not the region), fio-verify-state reads
 ioplan's, and the fixed fields ioplan writes are fio's for the same job.  A
@@ -154,6 +156,60 @@ class StateFileNames(TmpDirCase):
         self.assertEqual(listings[1], listings[0])
         for sub in ("fio", "ioplan"):
             self.assertEqual([parse((self.tmp / sub / n).read_bytes())["index"] for n in listings[0]], [0, 1, 2])
+
+@unittest.skipUnless(FIO, "fio 3.33 is not installed")
+class WhenSaved(TmpDirCase):
+    def dirs(self):
+        made = (self.tmp / "fio", self.tmp / "ioplan")
+        for d in made:
+            d.mkdir()
+        return made
+
+    def test_saved_by_default_as_fio_and_a_users_file_is_left_with_a_warning(self):
+        # fio's verify_state_save defaults to 1: every verifying write job leaves its state, which
+        # a power-cut test's later verify_state_load=1 run needs.  ioplan saved only when asked.
+        fio_dir, io_dir = self.dirs()
+        job = ["--name=w", "--filename=data", "--size=64k", "--bs=4k", "--rw=randwrite", "--verify=crc32c",
+               "--do_verify=0", "--output=/dev/null"]
+        for tool, d in ((run_fio, fio_dir), (run, io_dir)):
+            p = tool(job, cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(parse((d / "local-w-0-verify.state").read_bytes())["name"], "w")
+        # the next run (unasked) replaces ioplan's own state; a user's file by the name stays,
+        # with a warning, where verify_state_save=1 given refuses the run
+        state = io_dir / "local-w-0-verify.state"
+        p = run(job + ["--io_size=8k"], cwd=io_dir)
+        self.assertEqual((p.returncode, parse(state.read_bytes())["numberio"]), (0, 2), p.stderr)
+        state.write_text("precious")
+        p = run(job[:-1], cwd=io_dir)  # the warning is the report's
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("warning: job 'w': verify_state_save (on by default, as fio's): local-w-0-verify.state "
+                      "exists and ioplan did not write it", p.stdout + p.stderr)
+        self.assertEqual(state.read_text(), "precious")
+        p = run(job + ["--verify_state_save=1"], cwd=io_dir)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("refusing to replace it", p.stderr)
+        self.assertEqual(state.read_text(), "precious")
+
+    def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
+        # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
+        # then), and a verify_state_load run checks exactly what was written, in both tools.
+        fio_dir, io_dir = self.dirs()
+        job = ["--name=w", "--filename=data", "--size=64m", "--bs=4k", "--rw=write", "--verify=crc32c",
+               "--do_verify=0", "--rate_iops=2000", "--time_based", "--runtime=60"]
+        for tool, d in ((run_fio, fio_dir), (run, io_dir)):
+            p = tool(job + ["--trigger-timeout=1", "--trigger=touch fired", "--output=/dev/null"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue((d / "fired").exists())
+            written = parse((d / "local-w-0-verify.state").read_bytes())["numberio"]
+            self.assertGreater(written, 100)
+            p = tool(["--name=w", "--filename=data", "--size=64m", "--bs=4k", "--rw=write",
+                      "--verify=crc32c", "--verify_only=1", "--verify_state_load=1", "--verify_state_save=0",
+                      "--output-format=json"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            job_out = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            self.assertEqual(job_out["error"], 0)
+            self.assertGreater(job_out["read"]["io_bytes"], 0)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,9 @@ plan_ptr build(const std::string &dir, const std::vector<job_spec> &specs)
 	for (const job_spec &s : specs)
 		text += job_text(s, dir);
 	plan_ptr p(t::plan_of_ini(text).release());
+	// Side files a job leaves by default (verify state) go with its files, not into the tree.
+	if (!p->aux_path)
+		p->aux_path = plan_strdup(dir.c_str());
 	for (uint32_t i = 0; i < specs.size(); i++) {
 		if (!specs[i].tweak)
 			continue;
