@@ -135,6 +135,20 @@ uint64_t plan_bs_max(const struct plan_bs *b)
 	return m;
 }
 
+bool plan_seq_reaches(const struct plan_job *j)
+{
+	return !plan_rw_is_random(j->rw) && j->rw != PLAN_RW_TRIMWRITE && !j->rw_seq_skip_bytes &&
+	       !j->rw_seq_back_bytes && !j->sequential_stride_bytes && !j->zone_size_bytes && !j->interlocked;
+}
+
+uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)
+{
+	/* fio's get_next_buflen: bs_is_seq_rand gives sequential I/O the first size. */
+	const struct plan_bs *b = &j->bs[j->bs_is_seq_rand ? PLAN_DDIR_READ : d];
+
+	return b->min_bytes && plan_bs_max(b) <= b->min_bytes ? b->min_bytes : 0;
+}
+
 bool plan_rw_has_ddir(enum plan_rw rw, enum plan_ddir d)
 {
 	switch (rw) {

@@ -755,6 +755,18 @@ uint64_t plan_min_bs(const struct plan_job *j);
 uint64_t plan_bs_max(const struct plan_bs *b);
 
 /*
+ * fio's plain sequential pass (no holes, strides, backward steps, zones,
+ * interlocked tickets or trimwrite): it issues an I/O while its offset is inside
+ * the region and the block ends inside the file, so a block of fixed length may
+ * reach past the region into what an existing file holds (size=10k bs=4k over a
+ * 16 KiB file: 12 KiB).
+ */
+bool plan_seq_reaches(const struct plan_job *j);
+
+/* The one length every sequential I/O of direction d has, or 0 when lengths are drawn. */
+uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d);
+
+/*
  * fio's queue defaults, applied once by the parser (and by plan-building test
  * helpers): iodepth_batch_complete_max unset or below the minimum becomes the
  * minimum, iodepth_low 0 or above iodepth becomes iodepth.  The engine only

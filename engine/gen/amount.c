@@ -58,8 +58,8 @@ uint64_t gen_pass_bytes(const struct gen *g)
 		 * their region steps in whole blocks, but fio's amount is the size itself. */
 		if (g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes)
 			sum += skip_pass_bytes(g, f->len);
-		else
-			sum += !g->random && g->job->zone_size_bytes ? f->io_size : f->len;
+		else	/* a sequential pass's last block may reach past it (file_reach): the size is the amount */
+			sum += g->random || g->job->interlocked ? f->len : f->io_size;
 	}
 	return sum;
 }

@@ -70,7 +70,39 @@ uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
 	return step ? (region_len / step) * (j->loops ? j->loops : 1) : 0;
 }
 
-static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len,
+/* A pass of bs-byte blocks from 0: those starting below io whose block ends within room. */
+static uint64_t seq_end(uint64_t io, uint64_t room, uint64_t bs)
+{
+	uint64_t up = (io + bs - 1) / bs * bs, down = room / bs * bs;
+
+	return up < down ? up : down;
+}
+
+/*
+ * Where each direction's sequential pass ends (gen_file.end), found once so
+ * that the pass's test per I/O costs what it did.  fio issues a block while its offset
+ * is inside the region and the block ends inside the file (its
+ * real_file_size), so a plain pass of one block size reaches past the
+ * region's unrounded end into an existing file: size=10k bs=4k over 16 KiB
+ * reads 12 KiB, nrfiles=3 size=8k one block of each file.  In a file laid out
+ * to the region (room == len) that is the region's whole blocks, as before.
+ * Drawn lengths must fit the region (fio's io_u_fits): theirs ends there.
+ */
+static void file_reach(struct gen *g, struct gen_file *f, uint64_t room)
+{
+	uint64_t len = f->len, bs;
+	bool reaches = plan_seq_reaches(g->job);
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		bs = reaches && plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d)
+			     ? plan_seq_fixed_bs(g->job, (enum plan_ddir)d) : 0;
+		f->end[d] = bs ? seq_end(len, room > len ? room : len, bs) : len;
+		if (f->end[d] > f->len)
+			f->len = f->end[d];
+	}
+}
+
+static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len, uint64_t room,
 		     uint64_t min_bs, uint32_t idx)
 {
 	const struct plan_job *j = g->job;
@@ -82,11 +114,12 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		f->lastb[d] = gen_draw_last_block(g, f, d);
 	f->nblocks = len / g->align;
-	f->nsteps = len / step;
 	/* A sequential pass ends where not even the minimum fits (pass_is_done), as fio's, so
 	 * its region is the size itself; interlocked tickets and zones step in whole blocks. */
 	f->len = g->random ? f->nblocks * g->align
 			   : j->interlocked || j->zone_size_bytes ? len - len % min_bs : len;
+	file_reach(g, f, room);
+	f->nsteps = (f->len > len ? f->len : len) / step;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
 	if (g->use_perm && !g->use_map)
@@ -171,8 +204,8 @@ static bool is_plain(const struct gen *g)
 }
 
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
-	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
-	     struct interlock *il)
+	     const uint64_t *region_start, const uint64_t *region_len, const uint64_t *region_room,
+	     uint32_t nr, struct interlock *il)
 {
 	uint64_t min_bs;
 	int ret;
@@ -223,7 +256,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 		g->use_map = g->use_map && wants_map(g, region_len[i]);
 	g->offset_first = g->offset_first || g->use_map;
 	for (uint32_t i = 0; i < nr; i++) {
-		ret = file_init(g, &g->files[i], region_start[i], region_len[i], min_bs, i);
+		ret = file_init(g, &g->files[i], region_start[i], region_len[i],
+				region_room ? region_room[i] : region_len[i], min_bs, i);
 		if (!ret && g->use_map)
 			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
 		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
@@ -476,7 +510,7 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
  * blocks may not fit where the smaller ones set the region's end). */
 static bool seq_has_room(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
-	return f->pos[d] < f->len && f->len - f->pos[d] >= gen_bs_of(g, d)->min_bytes;
+	return f->pos[d] < f->end[d] && f->end[d] - f->pos[d] >= gen_bs_of(g, d)->min_bytes;
 }
 
 bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
@@ -720,7 +754,7 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
  */
 static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 {
-	uint64_t len = gen_pick_len(g, d, f->pos[d] < f->len ? f->len - f->pos[d] : 0);
+	uint64_t len = gen_pick_len(g, d, f->pos[d] < f->end[d] ? f->end[d] - f->pos[d] : 0);
 
 	return len ? len : gen_bs_of(g, d)->min_bytes;
 }

@@ -35,6 +35,9 @@ struct gen_file {
 	uint64_t nblocks;		/* random: blocks of `align` bytes */
 	uint64_t nsteps;		/* sequential: positions `step` apart */
 	uint64_t pos[PLAN_DDIR_NR];	/* sequential: next relative offset per direction */
+	/* sequential: where d's pass ends, past len's unrounded end when a fixed block may
+	 * reach into what the file holds (file_init); len is then the farthest of them */
+	uint64_t end[PLAN_DDIR_NR];
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
 	bool back_ended[PLAN_DDIR_NR];	/* rw=read:-<n>: an I/O ended on the region's end: the pass is over */
 	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
@@ -136,13 +139,15 @@ struct gen {
 
 /*
  * Sets up a generator over nr files; region_start/region_len give each file's
- * I/O region (already validated against the file size).  il is NULL unless the
- * job is interlocked (then an array of nr).  Returns 0, -EINVAL when a region
- * holds no whole block, or -ENOMEM.
+ * I/O region (already validated against the file size), region_room the bytes
+ * each file held from the region's start when fio would have set it up (NULL:
+ * the region's own), which a plain sequential pass may reach into
+ * (plan_seq_reaches).  il is NULL unless the job is interlocked (then an array
+ * of nr).  Returns 0, -EINVAL when a region holds no whole block, or -ENOMEM.
  */
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
-	     const uint64_t *region_start, const uint64_t *region_len, uint32_t nr,
-	     struct interlock *il);
+	     const uint64_t *region_start, const uint64_t *region_len, const uint64_t *region_room,
+	     uint32_t nr, struct interlock *il);
 void gen_release(struct gen *g);
 
 /*

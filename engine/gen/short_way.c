@@ -22,7 +22,7 @@ bool gen_fast_refill(struct gen *g)
 	/* The pass: the permutation's draws left, or every direction's whole blocks to the end. */
 	n = g->random ? f->perm.left : UINT64_MAX;
 	for (uint8_t d = 0; !g->random && d < PLAN_DDIR_NR; d++) {
-		uint64_t whole = g->plain_len[d] && f->pos[d] < f->len ? (f->len - f->pos[d]) / g->plain_len[d] : 0;
+		uint64_t whole = g->plain_len[d] && f->pos[d] < f->end[d] ? (f->end[d] - f->pos[d]) / g->plain_len[d] : 0;
 
 		n = whole < n ? whole : n;
 	}

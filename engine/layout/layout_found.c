@@ -1,7 +1,7 @@
 /*
  * engine/layout/layout_found.c - the size each job's files have when fio would
  * set them up (layout.h: layout_resolve), which offset=N%, offset_increment=N%
- * and file_append are taken of.  Apart from layout.c because it acts on no
+ * and file_append are taken of, and a sequential pass may reach into.  Apart from layout.c because it acts on no
  * file: it reads the plan and what the preflight saw, before the layout.
  */
 #include <errno.h>
@@ -12,10 +12,14 @@
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 
-/* Does j's region start from the size its files have at setup? */
+/*
+ * Does j's region start from the size its files have at setup, or may its
+ * sequential pass reach past a region of size= into that size (plan_seq_reaches)?
+ */
 static bool needs_found(const struct plan_job *j, const struct plan_file *f)
 {
-	return f->offset_ppm || j->offset_increment_ppm || j->file_append;
+	return f->offset_ppm || j->offset_increment_ppm || j->file_append ||
+	       (plan_seq_reaches(j) && (f->size_bytes || f->region_bytes));
 }
 
 /*
@@ -66,7 +70,8 @@ static bool plan_needs_found(const struct plan *p)
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
-		if (ioe_lays_out(j->ioengine) && (j->offset_increment_ppm || j->file_append || j->offset_ppm))
+		if (ioe_lays_out(j->ioengine) &&
+		    (j->offset_increment_ppm || j->file_append || j->offset_ppm || plan_seq_reaches(j)))
 			return true;
 	}
 	return false;

@@ -241,7 +241,25 @@ static uint64_t size_at_setup(const struct worker *w, const struct plan_file *pf
 	return layout_size_found(w->sh->lay, pf, size);
 }
 
-static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
+/*
+ * Bytes a plain sequential pass may reach from the region's start (gen_init):
+ * fio's real_file_size, the file's size when fio set the job up (one laid out
+ * then ends at the region's end), within what it holds now.
+ */
+static uint64_t region_room(const struct worker *w, const struct plan_file *pf, uint64_t size,
+			    uint64_t start, uint64_t len)
+{
+	uint64_t setup;
+
+	if (size == UINT64_MAX || size <= start + len || !plan_seq_reaches(w->job))
+		return len;
+	setup = layout_size_found(w->sh->lay, pf, size);
+	if (setup > size)
+		setup = size;
+	return setup > start + len ? setup - start : len;
+}
+
+static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t *room)
 {
 	const struct plan_clone *c = w->clone;
 	struct stat st;
@@ -256,6 +274,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 			ret = fileless_region(w, f, &start[f], &len[f]);
 			if (ret)
 				return ret;
+			room[f] = len[f];
 			continue;
 		}
 		ret = size_without_open(w, f, &size) ? 0 : worker_open_file(w, f, &st);
@@ -286,6 +305,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len)
 								      : "region beyond the end of the file");
 			return -EINVAL;
 		}
+		room[f] = region_room(w, pf, size, start[f], len[f]);
 		worker_size_done(w, f);
 	}
 	return 0;
@@ -474,7 +494,7 @@ static int setup_prio(struct worker *w)
 static int setup(struct worker *w)
 {
 	const struct plan_clone *c = w->clone;
-	uint64_t *start, *len;
+	uint64_t *start, *len, *room;
 	int ret;
 
 	queue_shape(w);
@@ -484,17 +504,18 @@ static int setup(struct worker *w)
 	w->file_inflight = calloc(c->nr_files ? c->nr_files : 1, sizeof(*w->file_inflight));
 	start = calloc(c->nr_files ? c->nr_files : 1, sizeof(*start));
 	len = calloc(c->nr_files ? c->nr_files : 1, sizeof(*len));
-	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len ? -ENOMEM : 0;
+	room = calloc(c->nr_files ? c->nr_files : 1, sizeof(*room));
+	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len || !room ? -ENOMEM : 0;
 	if (!ret)
-		ret = open_files(w, start, len);
+		ret = open_files(w, start, len, room);
 	if (!ret)
 		ret = worker_iolog_open(w);
 	/*
-	 * create_only issues no I/O: the generator's state (424 bytes a file, a
+	 * create_only issues no I/O: the generator's state (440 bytes a file, a
 	 * random map) would be the largest part of a 100 000-file layout's memory.
 	 */
 	if (!ret && !w->job->create_only) {
-		ret = gen_init(&w->gen, w->job, c, start, len, c->nr_files, w->jr->il);
+		ret = gen_init(&w->gen, w->job, c, start, len, room, c->nr_files, w->jr->il);
 		if (ret == -EINVAL)
 			worker_error(w, .err = EINVAL,
 				     .what = w->job->interlocked ? "interlocked needs a sequential job "
@@ -505,6 +526,7 @@ static int setup(struct worker *w)
 	}
 	free(start);
 	free(len);
+	free(room);
 	if (!ret)
 		ret = buffill_from_job(&w->fill, w->job);
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&

@@ -179,6 +179,34 @@ class FioDifferential(TmpDirCase):
             got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
         self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
 
+    def test_sequential_pass_reads_on_into_an_existing_file(self):
+        # fio issues a sequential block while its offset is inside the file's share of size=
+        # and the block ends inside the file: over 16 KiB files, size=10k bs=4k reads 12 KiB
+        # (0, 4k, 8k) and nrfiles=3 size=32k 32 KiB.  ioplan stopped at the share's last
+        # whole block (8 KiB, 24 KiB).  A file the job lays out ends at its share: 8 KiB
+        # there, as before.
+        one, three = ["--filename=f.0"], ["--filename_format=f.$filenum", "--nrfiles=3"]
+        cases = {"read": (one + ["--size=10k", "--rw=read"], 1, (12288, 3)),
+                 "write": (one + ["--size=10k", "--rw=write"], 1, (12288, 3)),
+                 "files": (three + ["--size=32k", "--rw=read"], 3, (32768, 8)),
+                 "new_file": (one + ["--size=10k", "--rw=read"], 0, (8192, 2))}
+        for name, (args, nfiles, want) in cases.items():
+            with self.subTest(case=name):
+                got = {}
+                for who in ("fio", "ioplan"):
+                    extra = ["--allow_existing_file_write=1"] if who == "ioplan" else []
+                    prepare = lambda d: [(d / f"f.{i}").write_bytes(bytes(16 << 10)) for i in range(nfiles)]
+                    p, d = self.job_run(who, f"reach-{name}", "", ["--name=j", "--bs=4k", *args, *extra,
+                                                                   "--write_iolog=io.log", "--output-format=json"],
+                                        prepare=prepare)
+                    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                    ios = [l.split()[1:] for l in (d / "io.log").read_text().splitlines() if " read " in l or " write " in l]
+                    got[who] = (job["read"]["io_bytes"] + job["write"]["io_bytes"],
+                                job["read"]["total_ios"] + job["write"]["total_ios"], ios,
+                                sorted((f.name, f.stat().st_size) for f in d.glob("f.*")))
+                self.assertEqual(got["fio"][:2], want)
+                self.assertEqual(got["ioplan"], got["fio"])
+
     def test_value_lists_keep_their_last_part(self):
         # fio runs the callbacks of size, io_size, offset and rwmixread once per part of a
         # list, so the last part holds; ioplan took the first (size=1m,2m moved 1 MiB, and

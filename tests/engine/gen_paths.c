@@ -23,9 +23,9 @@ int64_t t_gen_paths(const struct plan_job *j, const struct plan_clone *c, uint64
 	uint64_t start = 1 << 20;
 	int64_t out = 0;
 
-	if (gen_init(&a, j, c, &start, &region_len, 1, NULL))
+	if (gen_init(&a, j, c, &start, &region_len, NULL, 1, NULL))
 		return INT64_MIN;
-	if (gen_init(&b, j, c, &start, &region_len, 1, NULL)) {
+	if (gen_init(&b, j, c, &start, &region_len, NULL, 1, NULL)) {
 		gen_release(&a);
 		return INT64_MIN;
 	}
