@@ -248,6 +248,11 @@ class PlanTimeValues(TmpDirCase):
                            "than one read block (524288 bytes)")
         self.check_refused("rw=write\nbs=4k,2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one write "
                            "block (2097152 bytes)")
+        # A sequential share under a block reads on into files that hold one (fio's
+        # real_file_size: test_fio_differential); files that do not are still refused, none made.
+        self.check_refused("rw=read\nnrfiles=3\nbs=4k", "j.fio:1:2: error: job 'j': each file's region (2730 bytes) is "
+                           "less than one read block (4096 bytes)", engine="psync", size="8k")
+        self.assertEqual(list(self.tmp.glob("j.0.*")), [])
         p = run(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
         self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
                          (2, "<command line>:1:1: error: job 'j': the size (1048576 bytes) is less than one read block "

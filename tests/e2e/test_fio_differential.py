@@ -182,13 +182,15 @@ class FioDifferential(TmpDirCase):
     def test_sequential_pass_reads_on_into_an_existing_file(self):
         # fio issues a sequential block while its offset is inside the file's share of size=
         # and the block ends inside the file: over 16 KiB files, size=10k bs=4k reads 12 KiB
-        # (0, 4k, 8k) and nrfiles=3 size=32k 32 KiB.  ioplan stopped at the share's last
-        # whole block (8 KiB, 24 KiB).  A file the job lays out ends at its share: 8 KiB
-        # there, as before.
+        # (0, 4k, 8k), nrfiles=3 size=32k 32 KiB and size=8k one block of two files, 8 KiB.
+        # ioplan stopped at the share's last whole block (8 KiB, 24 KiB) and refused
+        # size=8k ("each file's region (2730 bytes) is less than one read block").  A file
+        # the job lays out ends at its share: 8 KiB there, as before.
         one, three = ["--filename=f.0"], ["--filename_format=f.$filenum", "--nrfiles=3"]
         cases = {"read": (one + ["--size=10k", "--rw=read"], 1, (12288, 3)),
                  "write": (one + ["--size=10k", "--rw=write"], 1, (12288, 3)),
                  "files": (three + ["--size=32k", "--rw=read"], 3, (32768, 8)),
+                 "files_below_a_block": (three + ["--size=8k", "--rw=read"], 3, (8192, 2)),
                  "new_file": (one + ["--size=10k", "--rw=read"], 0, (8192, 2))}
         for name, (args, nfiles, want) in cases.items():
             with self.subTest(case=name):
