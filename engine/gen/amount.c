@@ -20,6 +20,42 @@ uint64_t gen_io_size(const struct gen *g)
 	return sum ? sum : 1;
 }
 
+uint64_t gen_regions_bytes(const struct gen *g)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		sum += g->files[i].io_size;
+	return sum ? sum : UINT64_MAX;
+}
+
+/*
+ * fio's do_io counts the bytes of the I/Os its engine queued (io_queue_event's
+ * FIO_Q_QUEUED; a sync engine's completed ones are not counted) and ends its
+ * round at fio's total_bytes: size= capped at the files (setup_files), or
+ * io_size= when larger for a random job that writes without a map.  So with
+ * an engine that queues, rw=rw loops=2 size=256k bs=64k is two rounds of
+ * 3 reads and a write (fio's next loop re-seeds the mix), not one pass of 7
+ * reads and a write that ends where the reads reach the file's end.  Left
+ * unbounded where fio's count has I/Os the generator does not draw
+ * (verify_backlog's reads, trim_backlog's trims, trimwrite's writes), and for
+ * interlocked jobs, which the shared tickets bound.
+ */
+void gen_bound_rounds(struct gen *g, bool queued)
+{
+	const struct plan_job *j = g->job;
+	uint64_t held = gen_regions_bytes(g), size, io_size = gen_io_size(g);
+
+	g->round_limit = 0;
+	if (!queued || !g->limited || g->trimwrite || j->interlocked || j->trim_backlog ||
+	    (j->verify != PLAN_VERIFY_NONE && j->verify_backlog))
+		return;
+	size = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
+	if (g->random && j->norandommap && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && io_size > size)
+		size = io_size;
+	g->round_limit = size;
+}
+
 /*
  * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n.  A
  * block that ends on the region's end ends the pass (size=1m bs=4k

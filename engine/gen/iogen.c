@@ -357,16 +357,7 @@ static void start_phase(struct gen *g, bool window)
 	g->fast_left = 0;	/* the short way asks again under the new bounds */
 	g->round_pause = g->round_due = g->round_resumed = false;
 	g->read_back_bytes = 0;
-}
-
-/* fio's total_size: every file's region in bytes, unrounded. */
-static uint64_t regions_bytes(const struct gen *g)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += g->files[i].io_size;
-	return sum ? sum : UINT64_MAX;
+	g->round_limit = g->round_base = 0;	/* gen_bound_rounds sets the window's */
 }
 
 void gen_window(struct gen *g, bool time_based)
@@ -395,7 +386,7 @@ void gen_window(struct gen *g, bool time_based)
 	if (!io_size && g->job->size_bytes &&
 	    (g->offset_first || g->mixed || g->skewed_service ||
 	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes))) {
-		uint64_t held = regions_bytes(g);
+		uint64_t held = gen_regions_bytes(g);
 
 		g->limit_bytes = g->job->size_bytes < held ? g->job->size_bytes : held;
 	}
@@ -450,6 +441,14 @@ static bool all_exhausted(const struct gen *g)
 	return g->nr_exhausted == g->nr_files;
 }
 
+/* The round has issued its bytes (gen_bound_rounds): fio's do_io returns. */
+static inline bool round_is_over(const struct gen *g)
+{
+	return g->round_limit && g->done_bytes - g->round_base >= g->round_limit;
+}
+
+static bool next_round(struct gen *g, uint8_t d);
+
 /* fio's get_rw_ddir for a mix: a direction is drawn, then kept for a run of I/Os. */
 static uint8_t mix_decide(struct gen *g)
 {
@@ -489,6 +488,8 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 
 	if (g->trimwrite)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
+	if (round_is_over(g))
+		next_round(g, g->mix_ddir);	/* failed, gen_next_general fails the same way */
 	/* Under openfiles the fill that found the last map full closed its file
 	 * first (fill_failed), so fio's next loop starts, re-seeded, before it decides.
 	 * So does a round that paused at its end (a read-back, end_fsync) and now
@@ -549,7 +550,7 @@ bool gen_loop_follows(const struct gen *g)
 	if (g->passes_left > 1)
 		return true;
 	if (!io_size && g->read_back_bytes) {
-		uint64_t held = regions_bytes(g);
+		uint64_t held = gen_regions_bytes(g);
 
 		io_size = g->job->size_bytes && g->job->size_bytes < held ? g->job->size_bytes : held;
 	}
@@ -576,10 +577,8 @@ static bool loop_left(struct gen *g)
  * makes more rounds of it, not longer ones: size=1m io_size=3m loops=2 is
  * three rounds of 1 MiB, as fio's, not 6 MiB.
  */
-bool gen_new_pass(struct gen *g, uint8_t d)
+static bool start_pass(struct gen *g, uint8_t d, bool loop)
 {
-	bool loop = g->limited && !pass_wraps(g);
-
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
 			g->round_due = true;
@@ -604,7 +603,30 @@ bool gen_new_pass(struct gen *g, uint8_t d)
 		else
 			file_new_pass(g, &g->files[i], d);
 	}
+	/* fio's do_io counts each round's bytes afresh; its clear_io_state zeroes zone_bytes. */
+	if (loop) {
+		g->round_base = g->done_bytes;
+		g->zone_bytes = 0;
+	}
 	return true;
+}
+
+bool gen_new_pass(struct gen *g, uint8_t d)
+{
+	return start_pass(g, d, g->limited && !pass_wraps(g));
+}
+
+/*
+ * fio's next loop after a round its bytes ended, before the next direction is
+ * drawn (its clear_io_state re-seeds first), even where the pass would have
+ * wrapped.  False when none follows, the window's amount is done, or the
+ * round's end must come first (round_due).
+ */
+static bool next_round(struct gen *g, uint8_t d)
+{
+	if ((g->limit_bytes && g->done_bytes >= g->limit_bytes) || (g->limit_ios && g->done_ios >= g->limit_ios))
+		return false;
+	return start_pass(g, d, true);
 }
 
 static uint64_t random_block(struct gen *g, struct gen_file *f)
@@ -900,6 +922,8 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 		return true;
 	}
 	g->busy = false;
+	if (round_is_over(g) && !next_round(g, d))
+		return false;
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;

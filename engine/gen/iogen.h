@@ -135,6 +135,14 @@ struct gen {
 	bool round_due;
 	bool round_resumed;
 	uint64_t read_back_bytes;	/* the rounds' read-backs: fio counts them toward io_size */
+	/*
+	 * fio's do_io also ends a round once the bytes its engine queued reach
+	 * size= (gen_bound_rounds): with libaio, io_uring, posixaio, vsync or
+	 * null at iodepth>1, a mix or a random job without a map would otherwise
+	 * run past size= before its files run out.  0 = no such bound.
+	 */
+	uint64_t round_limit;
+	uint64_t round_base;		/* done_bytes when the round began */
 };
 
 /*
@@ -273,6 +281,16 @@ uint64_t gen_pass_bytes(const struct gen *g);
 
 /* io_size=, or io_size=N% of each file's region summed (amount.c); 0 = unset. */
 uint64_t gen_io_size(const struct gen *g);
+
+/* fio's total_size: every file's region in bytes, unrounded (UINT64_MAX when none). */
+uint64_t gen_regions_bytes(const struct gen *g);
+
+/*
+ * After gen_window (or gen_window_go_on): whether the engine queues its I/Os
+ * (fio's FIO_Q_QUEUED, not completed inside queue()), which bounds each round
+ * of the window by the bytes it issues, as fio's do_io does (round_limit).
+ */
+void gen_bound_rounds(struct gen *g, bool queued);
 
 /* Window tickets of an interlocked job's file: loops passes over its region. */
 uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len);

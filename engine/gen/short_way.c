@@ -4,8 +4,8 @@
  *
  * The short way (iogen.h) gives a plain job's I/Os with one countdown and one
  * step each; this is the rarer half, asked once per countdown: the pass's draws
- * left, number_ios and the bytes bound cut it, so the draws between test none of
- * them.  Apart from iogen.c, which keeps the general way.
+ * left, number_ios, the bytes bound and the round's bound cut it, so the draws
+ * between test none of them.  Apart from iogen.c, which keeps the general way.
  */
 #include "engine/gen/iogen.h"
 
@@ -33,6 +33,15 @@ bool gen_fast_refill(struct gen *g)
 	/* A draw goes while done_bytes < limit_bytes, and adds at most len (less at the end of the file). */
 	if (g->limit_bytes && (g->limit_bytes - g->done_bytes - 1) / len + 1 < n)
 		n = (g->limit_bytes - g->done_bytes - 1) / len + 1;
+	/* So does the round's bound (gen_bound_rounds); at it, the general way starts the next round. */
+	if (g->round_limit) {
+		uint64_t left = g->round_base + g->round_limit - g->done_bytes;
+
+		if (g->done_bytes - g->round_base >= g->round_limit)
+			return false;
+		if ((left - 1) / len + 1 < n)
+			n = (left - 1) / len + 1;
+	}
 	g->fast_left = n;
 	return true;
 }

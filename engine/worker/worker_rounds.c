@@ -3,7 +3,8 @@
  * rounds, each ended before the next one writes.
  *
  * fio's thread runs its workload in rounds (do_io): a round ends where the
- * files run out (the region's end, a full random map), or at the amount.
+ * files run out (the region's end, a full random map), at the amount, or, with
+ * an engine that queues, once its queued bytes reach size= (gen_bound_rounds).
  * Each ends with end_fsync / fsync_on_close's sync of every file and then,
  * with do_verify, the read-back of what it wrote; keep_running then starts
  * another while loops= lasts, or while io_size= is not reached (the
@@ -44,6 +45,7 @@ void worker_rounds_window(struct worker *w)
 {
 	w->vf.loop_ns = 0;
 	w->gen.round_pause = w->gen.limited && worker_rounds_wanted(w);
+	gen_bound_rounds(&w->gen, !w->is_sync);
 }
 
 /* Bytes (or I/Os) read so far where a read-back counts them: the ramp's own counts inside a ramp. */

@@ -66,5 +66,73 @@ class RwmixSequence(TmpDirCase):
         self.assertEqual(split(p.stdout), [("foo", 4050 * 4096, 4142 * 4096, 4050, 4142)])
 
 
+def iolog(path):
+    """The (direction, offset, length) of each read and write an iolog (v3) lists, in order."""
+    out = []
+    for line in path.read_text().splitlines():
+        w = line.split()
+        if len(w) == 5 and w[2] in ("read", "write"):
+            out.append((w[2], int(w[3]), int(w[4])))
+    return out
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class RoundsOfQueuedEnginesLikeFio(TmpDirCase):
+    """fio's do_io ends a round once the I/Os its engine queued reach size=; a sync
+    engine's I/Os, completed inside queue(), are not counted, so its rounds end only
+    where the files run out.  A mix of sequential directions runs past size= before
+    that, and each new round starts over re-seeded: the directions differ by engine."""
+
+    def both(self, name, args):
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / f"{name}-{who}"
+            d.mkdir()
+            full = ["--name=j", f"--filename={d}/f", f"--write_iolog={d}/io.log", "--output-format=json", *args]
+            p = run_fio(full, cwd=d) if who == "fio" else run(full, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr[-500:]}")
+            job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            out[who] = ((job["read"]["total_ios"], job["write"]["total_ios"]), iolog(d / "io.log"))
+        return out
+
+    def test_sequential_mix_over_loops_by_engine(self):
+        # rw=rw loops=2 bs=64k size=256k: fio 6 reads / 2 writes with libaio at any depth
+        # (two rounds of R R R W), 7/1 with psync (one pass until the reads reach the end,
+        # then three reads); ioplan did 7/1 with libaio at depth 1 and 4/4 at depth 8.
+        base = ["--rw=rw", "--loops=2", "--bs=64k", "--size=256k"]
+        for engine, depth, want in (("libaio", 1, (6, 2)), ("libaio", 8, (6, 2)), ("psync", 1, (7, 1))):
+            with self.subTest(engine=engine, iodepth=depth):
+                out = self.both(f"rw-{engine}-{depth}", [*base, f"--ioengine={engine}", f"--iodepth={depth}"])
+                self.assertEqual(out["fio"][0], want)
+                self.assertEqual(out["ioplan"], out["fio"])
+
+    def test_queued_rounds_end_at_size(self):
+        # Other mixes and a random job without a map, whose passes never end: each
+        # round is size= (io_size= makes more of them), and a re-seeded round repeats
+        # the first one's offsets.  ioplan, one long pass: 32/32 I/Os for fio's 40/24
+        # (io_size=512k), 23/9 for 24/8 (rwmixread=70 loops=2), and 64 reads drawn on
+        # where fio's second round repeats its first 32 (norandommap).
+        cases = {
+            "io_size": ["--rw=rw", "--bs=8k", "--size=128k", "--io_size=512k", "--iodepth=8"],
+            "mix70": ["--rw=rw", "--bs=8k", "--size=128k", "--rwmixread=70", "--loops=2", "--iodepth=4"],
+            "norandommap": ["--rw=randread", "--norandommap", "--bs=4k", "--size=128k", "--loops=2"],
+        }
+        for name, args in cases.items():
+            with self.subTest(name):
+                out = self.both(name, ["--ioengine=libaio", *args])
+                self.assertEqual(out["ioplan"], out["fio"])
+        seq = out["fio"][1]
+        self.assertEqual(seq[:32], seq[32:])
+
+    def test_null_engine_queues_past_depth_one(self):
+        # fio's null engine completes inside queue() at iodepth=1 only.
+        for depth, want in ((1, (7, 1)), (4, (6, 2))):
+            with self.subTest(iodepth=depth):
+                out = self.both(f"null-{depth}", ["--ioengine=null", f"--iodepth={depth}", "--rw=rw", "--loops=2",
+                                                  "--bs=64k", "--size=256k"])
+                self.assertEqual(out["fio"][0], want)
+                self.assertEqual(out["ioplan"][0], out["fio"][0])  # fio's null iolog lists requeued I/Os again
+
+
 if __name__ == "__main__":
     unittest.main()
