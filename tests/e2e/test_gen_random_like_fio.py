@@ -120,6 +120,15 @@ JOBS = {
     # wraps to the offset as a position in the region (twice it in the file).
     "holes_offset_wrap": "rw=write:8k\nbs=4k\nsize=1000003\noffset=4k\n",
     "holes_offset_files": "rw=read:8k\nbsrange=4k-8k\nsize=1m\noffset=64k\nnrfiles=2\nloops=2\n",
+    # One block size with sequential turns: fio's map and draws, as with lengths that vary
+    # (ioplan drew its permutation).  The job ends at size= itself, its last I/O past the
+    # map's whole blocks (fio 19 I/Os of 8 KiB on 150 KiB, ioplan 18; 63 of 16 KiB on
+    # 1000 KiB, ioplan 62), or where a turn finds no whole block left before the end
+    # (fio 13, ioplan 18 going on with random blocks).
+    "pct_random_odd_size": "rw=randread\npercentage_random=80\nbs=8k\nsize=150k\n",
+    "seq_turns_tail": "rw=randread:4\nbs=8k\nsize=150k\n",
+    "pct_random_big": "rw=randwrite\npercentage_random=50\nbs=16k\nsize=1000k\n",
+    "pct_random_mix_loops": "rw=randrw\npercentage_random=30,60\nbs=8k\nsize=150k\nloops=2\n",
 }
 
 
