@@ -187,14 +187,16 @@ static bool random_turns_seq(const struct gen *g)
  * A job with sequential turns takes fio's map and draws too: where its pass
  * ends depends on where they fall (a turn that reaches the region's last whole
  * block ends it, percentage_random=50 bs=16k size=1000k: 58 I/Os in fio), and
- * a permutation's order is not fio's.
+ * a permutation's order is not fio's.  So does a mix over several files: fio
+ * finds a file's map full by a failed fill and decides the direction again for
+ * the next file, where a permutation's done file was skipped undecided.
  */
 static bool wants_map(const struct gen *g, uint64_t region_len)
 {
 	const struct plan_job *j = g->job;
 
-	return g->use_perm && !j->random_lfsr && (lengths_vary(g) || random_turns_seq(g)) && !j->zone_size_bytes &&
-	       region_len / g->rw_min_bs <= (1ull << 30);
+	return g->use_perm && !j->random_lfsr && (lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1)) &&
+	       !j->zone_size_bytes && region_len / g->rw_min_bs <= (1ull << 30);
 }
 
 /*
