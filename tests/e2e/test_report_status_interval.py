@@ -97,6 +97,9 @@ class StatusInterval(TmpDirCase):
         docs = documents(p.stdout)
         self.check_reports(read_bytes(docs), 4, lived)  # at 1, 2 and 3 s, then the final
         docs = docs[len(docs) - 4:]
+        # as started(): a report taken before a loaded machine began the window shows none of it
+        while len(docs) > 1 and not docs[0]["jobs"][0]["read"]["runtime"]:
+            docs = docs[1:]
         runtimes = [d["jobs"][0]["read"]["runtime"] for d in docs]
         self.check_growing(runtimes)
         # The window asked for, within what the process lived: a thread the machine
