@@ -1,0 +1,301 @@
+/*
+ * engine/gen/gen_setup.c - a worker's generator made ready (iogen.h: gen_init):
+ * each file's region, block counts and where a sequential pass ends, the
+ * directions and block sizes, and whether offsets come from a permutation or
+ * fio's random map.  Apart from iogen.c, which draws the I/Os and keeps the
+ * passes: this runs once per job, not per I/O.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/gen/iogen.h"
+#include "engine/gen/draw.h"
+#include "engine/gen/file_service.h"
+#include "engine/gen/rng.h"
+#include "engine/gen/zones.h"
+
+static bool job_is_mixed(enum plan_rw rw)
+{
+	return rw == PLAN_RW_RW || rw == PLAN_RW_RANDRW || rw == PLAN_RW_TRIMWRITE ||
+	       rw == PLAN_RW_RANDTRIMWRITE;
+}
+
+static uint8_t first_ddir(enum plan_rw rw)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(rw, (enum plan_ddir)d))
+			return (uint8_t)d;
+	return PLAN_DDIR_READ;
+}
+
+/* The smallest block and alignment over the directions the job issues. */
+static void job_min_bs(const struct gen *g, uint64_t *min_bs, uint64_t *align)
+{
+	uint64_t m = UINT64_MAX, a = UINT64_MAX, x;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		const struct plan_bs *b;
+
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		b = gen_bs_of(g, d);
+		x = b->min_bytes;
+		for (uint32_t i = 0; i < b->nr_split; i++)
+			if (b->split[i].bs_bytes && b->split[i].bs_bytes < x)
+				x = b->split[i].bs_bytes;
+		if (x < m)
+			m = x;
+		x = b->align_bytes ? b->align_bytes : x;
+		if (x < a)
+			a = x;
+	}
+	*min_bs = m == UINT64_MAX || !m ? 4096 : m;
+	*align = a == UINT64_MAX || !a ? *min_bs : a;
+}
+
+uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len)
+{
+	uint64_t step = j->sequential_stride_bytes ? j->sequential_stride_bytes
+						    : j->bs[first_ddir(j->rw)].min_bytes;
+
+	return step ? (region_len / step) * (j->loops ? j->loops : 1) : 0;
+}
+
+/* A pass of bs-byte blocks from 0: those starting below io whose block ends within room. */
+static uint64_t seq_end(uint64_t io, uint64_t room, uint64_t bs)
+{
+	uint64_t up = (io + bs - 1) / bs * bs, down = room / bs * bs;
+
+	return up < down ? up : down;
+}
+
+/*
+ * Where each direction's sequential pass ends (gen_file.end), found once so
+ * that the pass's test per I/O costs what it did.  fio issues a block while its offset
+ * is inside the region and the block ends inside the file (its
+ * real_file_size), so a plain pass of one block size reaches past the
+ * region's unrounded end into an existing file: size=10k bs=4k over 16 KiB
+ * reads 12 KiB, nrfiles=3 size=8k one block of each file.  In a file laid out
+ * to the region (room == len) that is the region's whole blocks, as before.
+ * Drawn lengths must fit the region (fio's io_u_fits): theirs ends there.
+ */
+static void file_reach(struct gen *g, struct gen_file *f, uint64_t room)
+{
+	uint64_t len = f->len, bs;
+	bool reaches = plan_seq_reaches(g->job);
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		bs = reaches && plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d)
+			     ? plan_seq_fixed_bs(g->job, (enum plan_ddir)d) : 0;
+		f->end[d] = bs ? seq_end(len, room > len ? room : len, bs) : len;
+		if (f->end[d] > f->len)
+			f->len = f->end[d];
+	}
+}
+
+static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len, uint64_t room,
+		     uint64_t min_bs, uint32_t idx)
+{
+	const struct plan_job *j = g->job;
+	uint64_t step = g->stride ? g->stride : min_bs;
+
+	memset(f, 0, sizeof(*f));
+	f->start = start;
+	f->io_size = len;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->lastb[d] = gen_draw_last_block(g, f, d);
+	f->nblocks = len / g->align;
+	/* A sequential pass ends where not even the minimum fits (pass_is_done), as fio's, so
+	 * its region is the size itself; interlocked tickets and zones step in whole blocks. */
+	f->len = g->random ? f->nblocks * g->align
+			   : j->interlocked || j->zone_size_bytes ? len - len % min_bs : len;
+	file_reach(g, f, room);
+	f->nsteps = (f->len > len ? f->len : len) / step;
+	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
+		return -EINVAL;
+	if (g->use_perm && !g->use_map)
+		perm_init(&f->perm, f->nblocks, &g->rng_off);
+	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
+	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
+		return dist_init_zones(&g->dist, f->nblocks, g->align, j->rand_zones, j->nr_rand_zones);
+	if (g->use_dist && idx == 0)
+		return dist_init(&g->dist, j->random_distribution, f->nblocks,
+				 j->random_dist_param, j->random_dist_center, g->rng_off);
+	return 0;
+}
+
+/* Whether sizes b draws may be longer than a map block, or other than the map's unit. */
+static bool sizes_pass_block(const struct plan_bs *b, uint64_t block, uint64_t unit)
+{
+	if (b->max_bytes > block || b->min_bytes != unit)
+		return true;
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes > block)
+			return true;
+	return false;
+}
+
+/*
+ * True when some I/O of the job is longer than a block of the random map: fio's
+ * map is in blocks of rw_min_bs, the least block size of every direction, used
+ * or not (rw=randwrite bs=4k,16k: 4 KiB blocks, each write marks four).  With
+ * bs_is_seq_rand, fio marks the map in the direction's own size whichever size
+ * an I/O took, sequential turns included.
+ */
+static bool lengths_vary(const struct gen *g)
+{
+	uint64_t block = g->rw_min_bs < g->align ? g->rw_min_bs : g->align;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		if (!plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d))
+			continue;
+		if (g->job->bs_is_seq_rand && g->random && sizes_pass_block(&g->bs[0], block, g->min_bs[d]))
+			return true;
+		if (sizes_pass_block(gen_bs_of(g, d), block, g->min_bs[d]))
+			return true;
+	}
+	return false;
+}
+
+/* A random job some of whose I/Os go on from the last one (percentage_random, rw=randread:<n>). */
+static bool random_turns_seq(const struct gen *g)
+{
+	if (!g->random)
+		return false;
+	if (plan_rw_seq_turns(g->job))
+		return true;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d) && g->job->percentage_random_pct[d] < 100)
+			return true;
+	return false;
+}
+
+/*
+ * With lengths of several blocks, a permutation of start blocks alone leaves
+ * blocks untouched when the pass's bytes are done: fio's random map, in blocks
+ * of rw_min_bs, records what this pass did (up to 2^30 blocks; past that the
+ * permutation serves, without).  Strided zones keep their permutation per zone.
+ * A job with sequential turns takes fio's map and draws too: where its pass
+ * ends depends on where they fall (a turn that reaches the region's last whole
+ * block ends it, percentage_random=50 bs=16k size=1000k: 58 I/Os in fio), and
+ * a permutation's order is not fio's.  So does a mix over several files: fio
+ * finds a file's map full by a failed fill and decides the direction again for
+ * the next file, where a permutation's done file was skipped undecided.
+ */
+static bool wants_map(const struct gen *g, uint64_t region_len)
+{
+	const struct plan_job *j = g->job;
+
+	return g->use_perm && !j->random_lfsr && (lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1)) &&
+	       !j->zone_size_bytes && region_len / g->rw_min_bs <= (1ull << 30);
+}
+
+/*
+ * Whether every I/O is one fixed length in one file, each one a permutation
+ * draw (random) or the next block (sequential): no zones, skew, sequential
+ * runs, gaps, strides, backward steps, parallel streams, file service,
+ * interlock or trimwrite.  The common jobs, and the ones whose cost per I/O the
+ * null engine shows.
+ */
+static bool is_plain(const struct gen *g)
+{
+	const struct plan_job *j = g->job;
+	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && !plan_rw_seq_turns(j)
+				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
+					    !(j->sequential_parallel && j->iodepth > 1);
+
+	if (g->nr_files != 1 || g->files[0].il || !order_ok || g->offset_first || g->use_map ||
+	    g->trimwrite || j->zone_size_bytes || j->file_service_extra)
+		return false;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		if (j->percentage_random_pct[d] < 100 || g->bs[d].max_bytes > g->bs[d].min_bytes)
+			return false;
+	return true;
+}
+
+int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
+	     const uint64_t *region_start, const uint64_t *region_len, const uint64_t *region_room,
+	     uint32_t nr, struct interlock *il)
+{
+	uint64_t min_bs;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->job = j;
+	g->random = plan_rw_is_random(j->rw);
+	g->trimwrite = j->rw == PLAN_RW_TRIMWRITE || j->rw == PLAN_RW_RANDTRIMWRITE;
+	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
+	g->only_ddir = first_ddir(j->rw);
+	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
+	/*
+	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
+	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
+	 * permutation per zone.
+	 */
+	g->use_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
+	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->use_lfsr;
+	g->skip = j->rw_seq_skip_bytes;
+	g->stride = j->sequential_stride_bytes;
+	g->rng_off = rng_seed(c->seed, RNG_OFFSETS);
+	g->mix_ddir = PLAN_DDIR_READ;
+	g->clone = c;
+	g->drawn_service = nr > 1 && j->file_service >= PLAN_FILE_SERVICE_RANDOM;
+	g->skewed_service = g->drawn_service && j->file_service > PLAN_FILE_SERVICE_RANDOM;
+	g->zone_key = rng_seed(c->seed, RNG_ZONES);
+	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
+	ret = gen_draw_sort_splits(g);
+	if (ret)
+		return ret;
+	job_min_bs(g, &min_bs, &g->align);
+	gen_draw_block_sizes(g);
+	/* fio: blockalign other than the block size turns the random map off. */
+	if (gen_draw_aligned_apart(g))
+		g->use_perm = false;
+	g->offset_first = g->use_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
+					  (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
+	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
+	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
+		return -EINVAL;
+	g->files = calloc(nr, sizeof(*g->files));
+	if (!g->files)
+		return -ENOMEM;
+	g->nr_files = nr;
+	gen_draw_seed(g);	/* the file service draws over nr_files */
+	g->use_map = nr > 0;
+	for (uint32_t i = 0; i < nr; i++)
+		g->use_map = g->use_map && wants_map(g, region_len[i]);
+	g->offset_first = g->offset_first || g->use_map;
+	for (uint32_t i = 0; i < nr; i++) {
+		ret = file_init(g, &g->files[i], region_start[i], region_len[i],
+				region_room ? region_room[i] : region_len[i], min_bs, i);
+		if (!ret && g->use_map)
+			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
+		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
+		if (!ret && g->use_lfsr)
+			ret = lfsr_init(&g->files[i].lfsr, region_len[i] / g->rw_min_bs, c->block_seed);
+		if (ret)
+			return ret;
+		if (il && j->interlocked) {
+			g->files[i].il = &il[i];
+			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
+		}
+	}
+	/* fio finds a file done by a failed fill, for every direction at once: in a
+	 * plain sequential mix over several files that is not one direction's end. */
+	g->whole_files = g->mixed && nr > 1 && !g->random && !g->skip && !g->stride && !j->rw_seq_back_bytes &&
+			 !j->zone_size_bytes && !j->interlocked;
+	g->fast = is_plain(g);
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		g->plain_len[d] = gen_bs_of(g, d)->min_bytes;
+	return 0;
+}
+
+void gen_release(struct gen *g)
+{
+	for (uint32_t i = 0; g->files && i < g->nr_files; i++)
+		randmap_free(&g->files[i].map);
+	free(g->files);
+	free(g->splits);
+	memset(g, 0, sizeof(*g));
+}
