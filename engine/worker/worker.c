@@ -32,20 +32,6 @@
 
 #define SLEEP_SLICE_NS 100000000ull
 
-static void set_state(struct worker *w, char c)
-{
-	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], c, memory_order_relaxed);
-}
-
-static char run_state(const struct plan_job *j)
-{
-	bool r = plan_rw_has_ddir(j->rw, PLAN_DDIR_READ);
-	bool wr = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM);
-	char c = r && wr ? 'm' : r ? 'r' : 'w';
-
-	return plan_rw_is_random(j->rw) ? c : (char)(c - 'a' + 'A');
-}
-
 /* wait_for: blocks until the waited-for job of this run has ended.  False on stop. */
 static bool wait_turn(struct worker *w)
 {
@@ -574,156 +560,6 @@ static void teardown(struct worker *w)
 	free(w->prio);
 }
 
-static void rates_start(struct worker *w, uint64_t t0)
-{
-	const struct plan_job *j = w->job;
-
-	w->rated = false;
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		rate_init(&w->rate[d], j->rate_iops[d], j->rate_bytes_per_s[d],
-			  j->rate_process == PLAN_RATE_POISSON, t0);
-		w->rated = w->rated || rate_is_limited(&w->rate[d]);
-		w->res.ddir[d].target_iops = j->rate_iops[d];
-		w->res.ddir[d].target_bytes_per_s = j->rate_bytes_per_s[d];
-	}
-}
-
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
-}
-
-static void publish_window(struct worker *w, uint64_t now)
-{
-	const struct plan_job *j = w->job;
-
-	atomic_store_explicit(&w->pub.win_end_ns, w->win_end, memory_order_relaxed);
-	atomic_store_explicit(&w->pub.win_bytes, j->time_based ? 0 : w->gen.limit_bytes,
-			      memory_order_relaxed);
-	atomic_store_explicit(&w->pub.win_start_ns, now ? now : 1, memory_order_relaxed);
-}
-
-uint64_t worker_busy_ns(void)
-{
-	unsigned long long run = 0, wait = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "%llu %llu", &run, &wait);
-	fclose(f);
-	return n == 2 ? run + wait : 0;
-}
-
-bool worker_was_cpu_bound(const struct worker *w, uint64_t cpu_ns)
-{
-	uint64_t window = w->res.end_ns - w->res.start_ns, busy = 0;
-
-	if (w->busy0_ns)
-		busy = worker_busy_ns();
-	if (busy > w->busy0_ns)
-		cpu_ns = busy - w->busy0_ns;
-	return window >= CPU_BOUND_MIN_NS && cpu_ns * 100 >= window * CPU_BOUND_PCT;
-}
-
-void worker_begin_window(struct worker *w)
-{
-	const struct plan_job *j = w->job;
-	uint64_t now = w->now;
-
-	w->phase = WP_RUN;
-	w->counting = true;
-	w->gen_done = false;
-	w->res.start_ns = now;
-	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
-	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
-	if (w->ramp_counts) {
-		gen_window_go_on(&w->gen);
-		/* The depths were kept for a job that ends inside its ramp; this one does not. */
-		memset(w->res.depth, 0, sizeof(w->res.depth));
-		memset(w->res.submit, 0, sizeof(w->res.submit));
-		memset(w->res.complete, 0, sizeof(w->res.complete));
-	} else {
-		w->have_held = false;
-		gen_window(&w->gen, j->time_based);
-	}
-	w->ramp_counts = false;
-	worker_rounds_window(w);
-	if (j->replay)
-		worker_replay_start(w, now);
-	rates_start(w, now);
-	if (worker_logs_begin(w, now))
-		worker_fail(w, 0);	/* no memory for the series: stop the job */
-	worker_rate_min_start(w);
-	publish_window(w, now);
-	if (!w->sh->fake) {
-		getrusage(RUSAGE_THREAD, &w->ru0);
-		w->busy0_ns = worker_busy_ns();
-	}
-	set_state(w, run_state(j));
-}
-
-/* Adds the thread's CPU between two readings to c's. */
-static void add_cpu(struct res_clone *c, const struct rusage *a, const struct rusage *b)
-{
-	c->usr_ns += tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
-	c->sys_ns += tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
-	c->ctx += (uint64_t)(b->ru_nvcsw + b->ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
-	c->minf += (uint64_t)(b->ru_minflt - a->ru_minflt);
-	c->majf += (uint64_t)(b->ru_majflt - a->ru_majflt);
-}
-
-bool worker_cpu_usage(const struct worker *w, struct res_clone *c)
-{
-	struct rusage ru;
-
-	if (w->sh->fake || getrusage(RUSAGE_THREAD, &ru))
-		return false;
-	c->usr_ns = c->sys_ns = c->ctx = c->minf = c->majf = 0;
-	add_cpu(c, &w->ru0, &ru);
-	return true;
-}
-
-static void take_cpu(struct worker *w)
-{
-	if (worker_cpu_usage(w, &w->res))
-		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
-}
-
-void worker_end_in_ramp(struct worker *w)
-{
-	w->res.start_ns = w->ramp_start;
-	w->res.end_ns = w->now;
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		w->res.ddir[d].bytes = w->ramp_bytes[d];
-		w->res.ddir[d].ios = w->ramp_ios[d];
-		if (w->ramp_bytes[d])
-			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
-	}
-	w->res.sync_ios = w->ramp_syncs;
-	take_cpu(w);	/* from the thread's start: no window took a first reading */
-	w->ramp_counts = false;
-	w->phase = WP_DRAIN;
-	set_state(w, 'f');
-}
-
-void worker_end_window(struct worker *w)
-{
-	if (!w->counting)
-		return;
-	w->counting = false;
-	w->res.end_ns = w->now;
-	/* fio's update_runtime: a direction that moved no byte (only failed I/Os, cpuio) has none. */
-	for (int d = 0; d < PLAN_DDIR_NR; d++)
-		if (w->res.ddir[d].bytes)
-			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
-	worker_verify_end_window(w);
-	worker_logs_end(w);
-	take_cpu(w);
-	set_state(w, 'f');
-}
-
 /*
  * After the write phase (do_verify=1), or instead of the workload
  * (verify_only).  fio's job_runtime and CPU figures run to the end of its
@@ -742,7 +578,7 @@ static void verify(struct worker *w)
 	worker_verify_phase(w);	/* verify_only, or the writes do_verify mapped */
 	w->res.after_ns = clk_now(&w->clk) - t0;
 	if (cpu && !getrusage(RUSAGE_THREAD, &r1))
-		add_cpu(&w->res, &r0, &r1);
+		worker_add_cpu(&w->res, &r0, &r1);
 }
 
 static void run(struct worker *w)
@@ -765,22 +601,10 @@ static void run(struct worker *w)
 		worker_verify_verdict(w);
 		return;
 	}
-	if (j->ramp_time_ns) {
-		w->phase = WP_RAMP;
-		w->ramp_end = w->now + j->ramp_time_ns;
-		w->ramp_start = w->now;
-		/* fio counts what a ramp does toward size= (its files' passes go on). */
-		w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
-		if (w->ramp_counts) {
-			gen_window(&w->gen, false);
-			worker_rounds_window(w);	/* its rounds end as the window's do */
-		} else
-			gen_uncounted(&w->gen);
-		rates_start(w, w->now);
-		set_state(w, '/');
-	} else {
+	if (j->ramp_time_ns)
+		worker_begin_ramp(w);
+	else
 		worker_begin_window(w);
-	}
 	worker_loop(w);
 	worker_end_window(w);
 	/* Reports of the results so far show the whole window from here on (snapshot.h). */
@@ -810,7 +634,7 @@ static void finish(struct worker *w)
 	pthread_mutex_lock(&w->snap.mu);
 	w->snap.final = true;
 	pthread_mutex_unlock(&w->snap.mu);
-	set_state(w, w->out->error ? 'X' : '_');
+	worker_set_state(w, w->out->error ? 'X' : '_');
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)
 		jr->done = true;
@@ -852,7 +676,7 @@ void *worker_main(void *arg)
 			start_delay(w);
 		start_together(w);
 	} else if (wait_turn(w) && start_delay(w)) {
-		set_state(w, 'I');
+		worker_set_state(w, 'I');
 		ret = setup(w);
 		/* create_only: the files are laid out (and opened); no I/O. */
 		if (!ret && !w->job->create_only)

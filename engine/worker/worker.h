@@ -276,7 +276,7 @@ struct worker {
 	uint32_t depth, batch_submit, cmin, cmax, low;
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
-	uint64_t drain_start;		/* remote engines: the drain began (0 = not yet); see remote_gave_up */
+	uint64_t drain_start;		/* remote engines: the drain began (0 = not yet); see worker_remote_gave_up */
 	uint32_t inflight;		/* queued or submitted, not completed */
 	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
 	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */
@@ -342,7 +342,27 @@ void *worker_main(void *arg);
 /* The I/O loop of worker.c's thread, in worker_io.c.  Returns when the worker is done. */
 void worker_loop(struct worker *w);
 
-/* Window boundaries (worker.c), called by the loop. */
+/* The thread's state letter in the status line (fio's: 'r', 'W', 'f', ...). */
+static inline void worker_set_state(struct worker *w, char c)
+{
+	atomic_store_explicit(&w->sh->states[w->clone->thread_number - 1], c, memory_order_relaxed);
+}
+
+/* The longest blind wait of the loop: a stop request is seen this fast. */
+#define WORKER_WAIT_SLICE_NS 100000000ull
+
+/*
+ * Phases (worker_phase.c), asked by the loop once per trip.  update moves to the
+ * next phase when the current one is over; deadline is when the current one
+ * ends by time (0 once draining); idle sleeps towards the held I/O's due time;
+ * remote_gave_up is true once a remote target stayed silent too long while
+ * draining (the job's error says so).  begin and end are the window's bounds.
+ */
+void worker_phase_update(struct worker *w);
+uint64_t worker_phase_deadline(const struct worker *w);
+void worker_idle(struct worker *w);
+bool worker_remote_gave_up(struct worker *w);
+void worker_begin_ramp(struct worker *w);
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);
 
@@ -374,8 +394,10 @@ void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint
 void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat);
 void worker_logs_flush(struct worker *w, uint64_t now);
 
-/* CPU this thread used since its window began, into c (worker.c).  False when unknown. */
+/* CPU this thread used since its window began, into c (worker_phase.c).  False when unknown. */
 bool worker_cpu_usage(const struct worker *w, struct res_clone *c);
+/* Adds the thread's CPU between two getrusage readings to c's (worker_phase.c). */
+void worker_add_cpu(struct res_clone *c, const struct rusage *a, const struct rusage *b);
 
 /* Sync engines record lat only as clat: c's lat becomes a copy of its clat (worker_io.c). */
 void worker_lat_from_clat(const struct worker *w, struct res_clone *c);
@@ -484,7 +506,7 @@ bool worker_io_failed(struct worker *w, struct io_u *u);
  * True when, for at least CPU_BOUND_PCT of a window of at least
  * CPU_BOUND_MIN_NS, the thread ran or waited for a CPU (schedstat; its CPU time
  * cpu_ns where schedstat is missing): it never waited for the device, so the
- * tool set the pace.  A neighbour's load does not hide it (worker.c).
+ * tool set the pace.  A neighbour's load does not hide it (worker_phase.c).
  */
 #define CPU_BOUND_PCT 90u
 #define CPU_BOUND_MIN_NS 100000000ull

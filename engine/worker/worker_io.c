@@ -31,14 +31,6 @@
 #include "engine/snapshot.h"
 #include "engine/worker/worker.h"
 
-#define WAIT_SLICE_NS 100000000ull	/* longest blind wait: stop requests are seen this fast */
-/*
- * A remote target silent this long has stopped answering: 10 s at the job's own
- * end (a loaded nbdkit went over 1 s without answering any of 64 reads), 1 s
- * once the user has asked the run to stop.
- */
-#define REMOTE_SILENCE_NS 10000000000ull
-#define REMOTE_SILENCE_STOP_NS 1000000000ull
 #define SYNC_BURST 16			/* sync I/Os per issue() call: fewer trips round the loop */
 
 /*
@@ -595,7 +587,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 
 static uint64_t reap_timeout(const struct worker *w)
 {
-	uint64_t t = WAIT_SLICE_NS;
+	uint64_t t = WORKER_WAIT_SLICE_NS;
 
 	if (w->wait_until && w->wait_until > w->now && w->wait_until - w->now < t)
 		t = w->wait_until - w->now;
@@ -729,115 +721,6 @@ static bool lat_may_be_clat(const struct worker *w)
 	return true;
 }
 
-static void after_window(struct worker *w)
-{
-	worker_rounds_last(w);
-	worker_lat_from_clat(w, &w->res);
-	worker_end_window(w);
-	w->have_held = false;
-	if (w->job->cooldown_ns && !w->fatal &&
-	    !atomic_load_explicit(w->sh->stop, memory_order_relaxed)) {
-		w->phase = WP_COOL;
-		w->cool_end = w->now + w->job->cooldown_ns;
-		w->gen_done = false;
-		gen_uncounted(&w->gen);
-		return;
-	}
-	w->phase = WP_DRAIN;
-}
-
-/* When the current phase ends by time: issue() stops there so update_phase() sees it. */
-static uint64_t phase_deadline(const struct worker *w)
-{
-	switch (w->phase) {
-	case WP_RAMP:
-		return w->ramp_end;
-	case WP_RUN:
-		return w->win_end ? w->win_end : UINT64_MAX;
-	case WP_COOL:
-		return w->cool_end;
-	default:
-		return 0;
-	}
-}
-
-static void update_phase(struct worker *w)
-{
-	int stop = atomic_load_explicit(w->sh->stop, memory_order_relaxed);
-	enum wphase was = w->phase;
-
-	switch (w->phase) {
-	case WP_RAMP:
-		if (stop || w->fatal)
-			w->phase = WP_DRAIN;
-		else if (w->ramp_counts && w->gen_done && !w->inflight)
-			worker_end_in_ramp(w);
-		else if (w->now >= w->ramp_end)
-			worker_begin_window(w);
-		break;
-	case WP_RUN:
-		if (w->now >= w->rm.check_at)
-			worker_rate_min_check(w);
-		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
-		    (w->gen_done && !w->inflight) || w->lt.done)
-			after_window(w);
-		break;
-	case WP_COOL:
-		if (stop || w->fatal || w->now >= w->cool_end)
-			w->phase = WP_DRAIN;
-		break;
-	case WP_DRAIN:
-		break;
-	}
-	if (w->phase != was) {
-		w->stamp_ok = false;	/* window set-up and end take real time */
-		w->deadline = phase_deadline(w);
-	}
-}
-
-/* Sleeps towards the held I/O's due time when nothing is in flight to reap. */
-static void idle(struct worker *w)
-{
-	uint64_t until = w->wait_until;
-
-	if (w->phase == WP_RAMP && w->ramp_end < until)
-		until = w->ramp_end;
-	if (w->phase == WP_RUN && w->win_end && w->win_end < until)
-		until = w->win_end;
-	if (w->phase == WP_COOL && w->cool_end < until)
-		until = w->cool_end;
-	w->now = clk_sleep_until(&w->clk, until, WAIT_SLICE_NS);
-}
-
-/*
- * A server that does not answer must not hold the run past its end: once the
- * window is over, a remote engine's I/Os in flight are abandoned after
- * REMOTE_SILENCE_NS without a completion (REMOTE_SILENCE_STOP_NS once a stop
- * was asked for), and the job's error says how many.
- * A server that still answers, only slowly (a loaded one took over 500 ms),
- * keeps its time: the silence counts from its last answer.
- */
-static bool remote_gave_up(struct worker *w)
-{
-	char what[96];
-	uint64_t heard, silence;
-
-	if (!w->ioe.ops->remote)
-		return false;
-	silence = atomic_load_explicit(w->sh->stop, memory_order_relaxed) ? REMOTE_SILENCE_STOP_NS
-									   : REMOTE_SILENCE_NS;
-	if (!w->drain_start)
-		w->drain_start = clk_now(&w->clk);
-	heard = w->reaped_ns > w->drain_start ? w->reaped_ns : w->drain_start;
-	if (w->now < heard + silence)
-		return false;
-	snprintf(what, sizeof(what), "%u I/Os in flight abandoned: the target did not answer in %llu ms",
-		 w->inflight - w->nr_pending, (unsigned long long)(silence / 1000000ull));
-	worker_error(w, .err = ETIMEDOUT, .what = what);
-	worker_set_error(w, ETIMEDOUT);
-	return true;
-}
-
 /*
  * Whether the loop turns again at once, without the snapshot poll and the
  * phase update: an async engine at depth whose completions are already
@@ -862,7 +745,7 @@ HOT void turns(struct worker *w, const enum loop_kind k)
 		if (w->inflight > w->nr_pending)
 			reap(w, k);
 		else if (w->blocked && w->wait_until)
-			idle(w);
+			worker_idle(w);
 		if (!turn_again(w, turn))
 			break;
 	}
@@ -895,7 +778,7 @@ void worker_loop(struct worker *w)
 	/* fio's metadata engines time one operation and record it as clat only. */
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
 	w->rec_slat = !w->is_sync && !w->job->disable_slat;
-	w->deadline = phase_deadline(w);
+	w->deadline = worker_phase_deadline(w);
 	w->stamp_ok = false;
 	w->acct_extras = account_has_extras(w);
 	w->io_extras = io_has_extras(w);
@@ -907,10 +790,10 @@ void worker_loop(struct worker *w)
 			       1 : w->depth;
 	for (;;) {
 		worker_snapshot_poll(w);
-		update_phase(w);
+		worker_phase_update(w);
 		if (w->phase == WP_DRAIN &&
 		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
-		     remote_gave_up(w)))
+		     worker_remote_gave_up(w)))
 			break;
 		if (!plain)
 			turns_any(w);
