@@ -332,12 +332,13 @@ static void watch(struct eng *e, struct seg_run *s, struct ss_run *ss)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* NULL for an error that is about no file of the job (a side file's write names its own path). */
 static const char *file_path(const struct plan_job *j, const struct res_clone *rc, uint32_t f)
 {
 	const struct plan_clone *c = rc->clone_index < j->nr_clones ? &j->clones[rc->clone_index]
 								    : NULL;
 
-	return c && f < c->nr_files ? c->files[f].path : "?";
+	return c && f < c->nr_files ? c->files[f].path : NULL;
 }
 
 /* One message per recorded error: job, file, offset and errno, for every report. */
@@ -345,7 +346,7 @@ static void error_msgs(struct eng *e, const struct plan_job *j, const struct res
 {
 	for (uint32_t i = 0; i < rc->nr_errors; i++) {
 		const struct res_error *er = &rc->errors[i];
-		const char *path = file_path(j, rc, er->file_index);
+		const char *file = file_path(j, rc, er->file_index), *path = file ? file : "?";
 
 		if (er->err == EILSEQ)
 			res_msg_add(e->res, RES_MSG_ERROR, "verify", (int32_t)j->job_id,
@@ -356,7 +357,7 @@ static void error_msgs(struct eng *e, const struct plan_job *j, const struct res
 				    "job '%s': %s: offset %llu: %s: %llu of %llu bytes", j->name, path,
 				    (unsigned long long)er->offset, er->what,
 				    (unsigned long long)er->done, (unsigned long long)er->len);
-		else if (ioe_does_no_io(j->ioengine))	/* cpuio, exec: no file, no offset */
+		else if (ioe_does_no_io(j->ioengine) || !file)	/* cpuio, exec, a side file: no offset */
 			res_msg_add(e->res, RES_MSG_ERROR, "io-error", (int32_t)j->job_id,
 				    "job '%s': %s: %s (errno %d)", j->name, er->what, strerror(er->err), er->err);
 		else if (!er->len)	/* no I/O: an open, a sync, a set-up step has no offset */

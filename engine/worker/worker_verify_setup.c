@@ -323,14 +323,17 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 static void save_state(struct worker *w)
 {
 	bool asked = w->job->verify_state_save_asked;
-	char path[4096];
+	char path[4096], what[320];
 	int ret;
 
 	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1,
 		    w->job->log_suffix);
 	ret = vstate_save(path, w->vf.state, asked);
-	if (ret && (asked || ret != -EEXIST))
-		worker_error(w, .err = -ret, .what = "verify_state_save: writing the state file");
+	if (!ret || (!asked && ret == -EEXIST))
+		return;
+	/* The message names the state file, not the job's data file (.file: none of them). */
+	snprintf(what, sizeof(what), "verify_state_save: writing %.280s", path);
+	worker_error(w, .err = -ret, .file = UINT32_MAX, .what = what);
 }
 
 void worker_verify_release(struct worker *w)

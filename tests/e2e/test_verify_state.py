@@ -8,13 +8,17 @@ bytes (the blocks the run wrote, not the region), fio-verify-state reads
 ioplan's, and the fixed fields ioplan writes are fio's for the same job.  A
 state whose last writes were in flight stops both tools' verify at the same
 block.  With two jobs (the second numjobs=2) the files bear fio's names: N is
-the thread's index across all jobs.  Broken state files: test_bad_runs.py.
+the thread's index across all jobs.  A state that cannot be written (a read-only
+working directory) is named in the message and costs the run nothing.  Broken
+state files: test_bad_runs.py.
 """
 import json
 import os
+import pathlib
 import shutil
 import struct
 import subprocess
+import tempfile
 import unittest
 
 from common import FIO, TmpDirCase, flip, run, run_fio
@@ -190,6 +194,27 @@ class WhenSaved(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("refusing to replace it", p.stderr)
         self.assertEqual(state.read_text(), "precious")
+
+    def test_a_state_that_cannot_be_written_is_named_and_the_run_keeps_its_results(self):
+        # A read-only working directory: fio says "open state file: Read-only file system",
+        # names local-w-0-verify.state and ends with error 0; ioplan named the job's data file.
+        if os.geteuid() != 0:
+            self.skipTest("mounting a read-only tmpfs needs root")
+        # Not under self.tmp: tearDown removes that before the cleanups unmount.
+        ro = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ro-"))
+        self.addCleanup(os.rmdir, ro)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], check=True)
+        self.addCleanup(subprocess.run, ["umount", str(ro)])
+        for tool, data in ((run_fio, self.tmp / "fio.data"), (run, self.tmp / "ioplan.data")):
+            p = tool(["--name=w", f"--filename={data}", "--size=64k", "--bs=4k", "--rw=write",
+                      "--verify=crc32c", "--output-format=json"], cwd=ro)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            self.assertEqual((job["error"], job["write"]["io_bytes"], job["read"]["io_bytes"]),
+                             (0, 65536, 65536))
+            self.assertIn("local-w-0-verify.state", p.stderr)
+            self.assertNotIn(f"{data}: verify_state_save", p.stderr)
+        self.assertIn("verify_state_save: writing local-w-0-verify.state: Read-only file system", p.stderr)
 
     def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
         # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
