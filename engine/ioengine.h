@@ -144,6 +144,15 @@ struct ioe_ops {
 	int64_t (*pread_sync)(struct ioe *e, void *buf, uint32_t len, uint64_t off);
 	/* Remote engines: fsync=N's and end_fsync's flush of the target, as fio's; 0 or -errno. */
 	int (*flush_sync)(struct ioe *e);
+	/*
+	 * A sync of the file open on fd, which fio hands its engine as an I/O of
+	 * its own: fsync=N's, fdatasync=N's (data) and a trace's flush, or, with
+	 * at_end, end_fsync's and fsync_on_close's.  0 or -errno.  NULL: the
+	 * descriptor's fsync or fdatasync (ioe_fsync), as fio's engines that sync.
+	 * An engine whose fio counterpart cannot sync fails it here as fio's does
+	 * (ftruncate, e4defrag: EINVAL), so the job ends where fio's ends.
+	 */
+	int (*sync_fd)(struct ioe *e, int fd, bool data, bool at_end);
 	/* Remote engines: the target's size before any instance opens (NULL: size= bounds the job). */
 	int (*target_size)(const struct plan_job *j, uint64_t *size);
 	/*
@@ -197,6 +206,9 @@ int64_t ioe_pread(struct ioe *e, int fd, void *buf, uint32_t len, uint64_t off);
 
 /* Does u synchronously (pread/pwrite, or a discard for trims), setting u->result. */
 void ioe_do_sync(struct io_u *u);
+
+/* fsync(fd), or fdatasync(fd) when data: 0 or -errno. */
+int ioe_fsync(int fd, bool data);
 
 /* Each engine's ops, defined in its own file (the list: engine/plan_ioengines.h). */
 #define IOE_OPS_EXTERN(token, suffix, help, opts) extern const struct ioe_ops ioe_##token;

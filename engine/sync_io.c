@@ -1,9 +1,9 @@
 /*
  * engine/sync_io.c - the blocking read, write and discard of one io_u, which
  * the synchronous engines issue and the asynchronous ones fall back to (trims,
- * a refused submission).  Apart from the registry in ioengines.c because the
- * engine files that declare options are linked into the parser's fuzz targets,
- * which have no registry.
+ * a refused submission), and the sync of a file.  Apart from the registry in
+ * ioengines.c because the engine files that declare options are linked into
+ * the parser's fuzz targets, which have no registry.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,4 +45,9 @@ void ioe_do_sync(struct io_u *u)
 		return;
 	}
 	u->result = r < 0 ? -errno : r;
+}
+
+int ioe_fsync(int fd, bool data)
+{
+	return (data ? fdatasync(fd) : fsync(fd)) ? -errno : 0;
 }

@@ -6,8 +6,9 @@
  * changes.  The donor (donorname=, beside the job's first file) is allocated
  * over the whole file at set-up, or with inplace=1 allocated per I/O and
  * truncated away after it.  Reads are refused with EINVAL, as fio's (the
- * engine never changes data, so only writes are its operation).  The ioctl's
- * layout comes from the kernel's ext4 uapi; glibc has no header for it.
+ * engine never changes data, so only writes are its operation), and so are
+ * syncs (fsync=N, fdatasync=N, end_fsync), which fio hands it as I/Os.  The
+ * ioctl's layout comes from the kernel's ext4 uapi; glibc has no header for it.
  *
  * Safety: the move gives the donor the file's old blocks, destroying what the
  * donor held.  So the donor is a scratch file (engine/scratch.h): created by
@@ -153,10 +154,17 @@ static int e4d_queue(struct ioe *e, struct io_u *u)
 	return IOE_Q_COMPLETED;
 }
 
+static int e4d_sync(struct ioe *e, int fd, bool data, bool at_end)
+{
+	(void)e, (void)fd, (void)data, (void)at_end;
+	return -EINVAL;
+}
+
 const struct ioe_ops ioe_e4defrag = {
 	.id = PLAN_IOENGINE_E4DEFRAG,
 	.sync = true,
 	.init = e4d_init,
 	.exit = e4d_exit,
 	.queue = e4d_queue,
+	.sync_fd = e4d_sync,
 };

@@ -14,31 +14,53 @@
 #include "engine/worker/worker.h"
 
 /*
- * Every file written to since its last sync: its descriptor's fsync (or
- * fdatasync), or a remote target's flush.  A local file closed since was
- * synced as it closed.
+ * Every file written to since its last sync: its descriptor's sync through the
+ * engine (which may refuse it, as fio's ftruncate does), or a remote target's
+ * flush.  A local file closed since was synced as it closed.  0 or -errno.
  */
-static void sync_file(struct worker *w, uint32_t f, bool data, const char *what)
+static int sync_file(struct worker *w, uint32_t f, bool data, bool at_end, const char *what)
 {
+	const struct ioe_ops *o = w->ioe.ops;
 	int r;
 
 	if (w->fds[f] >= 0)
-		r = (data ? fdatasync(w->fds[f]) : fsync(w->fds[f])) ? -errno : 0;
-	else if (w->ioe.ops && w->ioe.ops->flush_sync)
-		r = w->ioe.ops->flush_sync(&w->ioe);
+		r = o && o->sync_fd ? o->sync_fd(&w->ioe, w->fds[f], data, at_end) : ioe_fsync(w->fds[f], data);
+	else if (o && o->flush_sync)
+		r = o->flush_sync(&w->ioe);
 	else
-		return;
+		return 0;
 	w->dirty[f] = false;
 	worker_iolog_sync(w, f, data);
 	if (r)
 		worker_sync_failed(w, f, -r, what);
+	return r;
 }
 
-static void sync_dirty(struct worker *w, bool data, const char *what)
+/* The first error, or 0: every file is synced even after one fails, as fio's end_fsync. */
+static int sync_dirty(struct worker *w, bool data, bool at_end, const char *what)
 {
+	int err = 0, r;
+
 	for (uint32_t f = 0; f < w->nr_fds; f++)
-		if (w->dirty[f])
-			sync_file(w, f, data, what);
+		if (w->dirty[f] && (r = sync_file(w, f, data, at_end, what)) && !err)
+			err = r;
+	return err;
+}
+
+/*
+ * fio's sync latency histogram, made at the first sync (most jobs never make
+ * one) when the JSON "sync" block reports percentiles under the clat/lat ones.
+ */
+static bool sync_hist(struct worker *w)
+{
+	if (w->res.sync_lat.hist || !(w->job->clat_percentiles || w->job->lat_percentiles))
+		return true;
+	w->res.sync_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t));
+	if (w->res.sync_lat.hist)
+		return true;
+	worker_error(w, .err = ENOMEM, .what = "sync latency histogram");
+	worker_fail(w, ENOMEM);
+	return false;
 }
 
 /*
@@ -46,30 +68,28 @@ static void sync_dirty(struct worker *w, bool data, const char *what)
  * file its line names, by the line's kind (sync or datasync).  As
  * fio's, the writes still in flight stay in flight (fio's libaio syncs once
  * nothing is left uncommitted; its io_uring queues the sync beside them), and
- * the sync takes a place in the queue, counted at that depth.
+ * the sync takes a place in the queue, counted at that depth.  A failed sync
+ * is counted without a latency, as fio counts the I/O its engine failed.
  */
 void worker_sync_files(struct worker *w)
 {
 	bool data = w->rp.sync_due ? w->rp.sync_data : !w->job->fsync_every;
+	const char *what = data ? "fdatasync" : "fsync";
 	uint64_t t0 = clk_now(&w->clk);
+	int r;
 
 	/* A trace's flush syncs the file its line names, written to or not (fio's). */
 	if (w->rp.sync_due && w->rp.sync_file < w->nr_fds)
-		sync_file(w, w->rp.sync_file, data, data ? "fdatasync" : "fsync");
+		r = sync_file(w, w->rp.sync_file, data, false, what);
 	else
-		sync_dirty(w, data, data ? "fdatasync" : "fsync");
+		r = sync_dirty(w, data, false, what);
 	w->rp.sync_due = false;
 	w->now = clk_now(&w->clk);
 	if (w->counting) {
-		/* fio's JSON "sync" block reports fsync latency percentiles under the clat/lat
-		 * ones; the histogram is made at the first sync, as most jobs never make one. */
-		if (!w->res.sync_lat.hist && (w->job->clat_percentiles || w->job->lat_percentiles) &&
-		    !(w->res.sync_lat.hist = calloc(RES_HIST_NR, sizeof(uint64_t)))) {
-			worker_error(w, .err = ENOMEM, .what = "sync latency histogram");
-			worker_fail(w, ENOMEM);
+		if (!r && !sync_hist(w))
 			return;
-		}
-		lat_add(&w->res.sync_lat, w->now - t0);
+		if (!r)	/* fio drops a failed I/O's latency, its count stays */
+			lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	} else if (worker_in_counted_ramp(w)) {
@@ -100,7 +120,7 @@ void worker_sync_end(struct worker *w)
 	if (!worker_sync_at_end(w))
 		return;
 	was = atomic_exchange_explicit(state, 'F', memory_order_relaxed);
-	sync_dirty(w, false, "end_fsync");
+	sync_dirty(w, false, true, "end_fsync");
 	atomic_store_explicit(state, was, memory_order_relaxed);
 }
 

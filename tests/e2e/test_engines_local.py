@@ -445,6 +445,10 @@ class E4defrag(TmpDirCase):
         "write": ["--rw=write"],
         "randwrite_inplace": ["--rw=randwrite", "--inplace=1"],
         "read_refused": ["--rw=read"],  # fio: EINVAL, reads are not the engine's operation
+        # fio hands the engine its syncs as I/Os, which it refuses as it does reads:
+        # the job ends at the first (ioplan synced and ended with error 0).
+        "fsync_refused": ["--rw=write", "--fsync=1"],
+        "end_fsync_refused": ["--rw=write", "--end_fsync=1"],
     }
 
     def one(self, exe, mnt, args):
@@ -464,7 +468,8 @@ class E4defrag(TmpDirCase):
                 if FIO is not None:
                     fio = self.one(FIO, mnt, args)
                     self.assertEqual(mine[:2], fio[:2], f"ioplan {mine} fio {fio}")
-                want = (22, 0, 0, 0) if name == "read_refused" else (0, 0, 4 << 20, 0)
+                want = {"read_refused": (22, 0, 0, 0), "fsync_refused": (22, 0, 32 << 10, 0),
+                        "end_fsync_refused": (22, 0, 4 << 20, 0)}.get(name, (0, 0, 4 << 20, 0))
                 self.assertEqual(mine[0], [want], mine[2])
 
     @unittest.skipUnless(FIO_EXAMPLES.is_dir(), "fio's source tree (examples/) is not there")
