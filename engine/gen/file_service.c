@@ -45,15 +45,24 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
 	return false;
 }
 
-/* Direction d's next file in turn from g->cur; -1 when none has room or one must close first (*waits). */
+/*
+ * Direction d's next file in turn from g->cur; -1 when none has room, or
+ * (*waits) at the first that may not open yet: fio's get_next_file_rr fails
+ * there (-EBUSY) with its turn moved past that file, and tries again after a
+ * completion, so each try moves the turn on.
+ */
 static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 {
 	uint32_t n = g->nr_files, idx;
 
 	for (uint32_t i = 0; i < n; i++) {
 		idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
-		if (gen_pass_is_done(g, &g->files[idx], d) || !may_serve(g, &g->files[idx], waits))
+		if (gen_pass_is_done(g, &g->files[idx], d))
 			continue;
+		if (!may_serve(g, &g->files[idx], waits)) {
+			g->cur = idx + 1 < n ? idx + 1 : 0;
+			return -1;
+		}
 		if (g->job->file_service == PLAN_FILE_SERVICE_ROUNDROBIN)
 			g->cur = idx + 1 < n ? idx + 1 : 0;
 		else
@@ -61,15 +70,6 @@ static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 		return (int32_t)idx;
 	}
 	return -1;
-}
-
-/* openfiles: an open file not closing, which a draw may come up with. */
-static bool open_file_left(const struct gen *g)
-{
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		if (g->files[i].open && !g->files[i].closing)
-			return true;
-	return false;
 }
 
 /*
@@ -94,6 +94,8 @@ static int drawn_done(struct gen *g, struct gen_file *f, uint32_t idx, uint8_t d
 	if (must_close) {
 		f->closing = true;
 		*waits = true;
+		g->mix_undoable = false;	/* fio's failed fill decided the direction */
+		g->retry = true;
 		return -1;
 	}
 	g->cur = idx;	/* loop_is_over's scan starts at the file just seen */
@@ -102,12 +104,11 @@ static int drawn_done(struct gen *g, struct gen_file *f, uint32_t idx, uint8_t d
 
 /*
  * fio's get_next_file_rand: files are drawn until one with room comes up; a
- * closed one while openfiles are open is fio's -EBUSY, and the next try draws
- * again.  -1 when none has room, or (*waits) when only closing files are open.
+ * closed one while openfiles are open is fio's -EBUSY (*waits), and the next
+ * try, after a completion, draws again.  -1 when none has room.
  */
 static int32_t drawn_file(struct gen *g, uint8_t d, bool *waits)
 {
-	int open_left = 0;	/* open_file_left: 0 not asked yet */
 	struct gen_file *f;
 	uint32_t idx;
 	int r;
@@ -120,14 +121,8 @@ static int32_t drawn_file(struct gen *g, uint8_t d, bool *waits)
 			return -1;
 		if (r > 0)
 			continue;
-		if (!may_serve(g, f, waits)) {
-			if (!open_left)
-				open_left = open_file_left(g) ? 1 : -1;
-			if (open_left < 0)
-				return -1;
-			*waits = false;
-			continue;
-		}
+		if (!may_serve(g, f, waits))
+			return -1;
 		g->cur = idx;
 		return (int32_t)idx;
 	}
@@ -143,10 +138,13 @@ static int32_t next_file(struct gen *g, uint8_t d)
 		idx = g->drawn_service ? drawn_file(g, d, &waits) : file_in_turn(g, d, &waits);
 		if (idx >= 0)
 			return idx;
-		/* Files left in this pass wait for an open one to close: not a new pass yet. */
+		/* Files left in this pass wait for an open one to close: not a new pass yet,
+		 * and no direction decided (fio's get_next_file fails before its fill). */
 		g->busy = waits;
-		if (waits)
+		if (waits) {
+			gen_mix_undo(g);
 			return -1;
+		}
 		/* Interlocked windows end when every file's tickets are gone. */
 		if (g->limited && g->job->interlocked)
 			return -1;

@@ -16,6 +16,9 @@ int32_t gen_pick_file(struct gen *g, uint8_t d);
 bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d);
 bool gen_loop_is_over(const struct gen *g, uint8_t d);
 
+/* iogen.c: the pick found no file it may open (fio's -EBUSY): the mix's last decision is put back. */
+void gen_mix_undo(struct gen *g);
+
 /* iogen.c: every file starts a new pass (false: the window is done); one file starts over. */
 bool gen_new_pass(struct gen *g, uint8_t d);
 void gen_file_restart(struct gen *g, struct gen_file *f, uint8_t d);

@@ -216,6 +216,25 @@ bool gen_loop_is_over(const struct gen *g, uint8_t d)
 	return true;
 }
 
+/* openfiles: the mix before a decision that a pick may find premature (gen_mix_undo). */
+static void mix_save(struct gen *g)
+{
+	g->mix_rng_was = g->mix_rng;
+	g->mix_until_was = g->mix_until;
+	g->mix_ddir_was = g->mix_ddir;
+	g->mix_undoable = true;
+}
+
+void gen_mix_undo(struct gen *g)
+{
+	if (!g->mix_undoable)
+		return;
+	g->mix_rng = g->mix_rng_was;
+	g->mix_until = g->mix_until_was;
+	g->mix_ddir = g->mix_ddir_was;
+	g->mix_undoable = false;
+}
+
 uint8_t gen_pick_mixed_ddir(struct gen *g)
 {
 	uint8_t d;
@@ -231,6 +250,8 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	if (g->limited && runs_out(g) && !g->skewed_service && all_exhausted(g) &&
 	    (g->max_open || (g->round_resumed && gen_loop_follows(g))))
 		gen_new_pass(g, g->mix_ddir);
+	if (g->max_open)
+		mix_save(g);
 	d = mix_decide(g);
 	/* fio decides, finds no room (its loop is over), starts the next loop (which
 	 * re-seeds) and decides again; a pass that wraps goes on with the decision.
@@ -524,6 +545,7 @@ static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
  */
 static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 {
+	g->mix_undoable = false;	/* fio's fill decided the direction */
 	if (g->skewed_service)
 		gen_file_restart(g, f, d);
 	else
@@ -531,6 +553,7 @@ static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 	if (g->max_open) {
 		f->closing = true;
 		g->busy = true;
+		g->retry = true;
 		return false;
 	}
 	return true;
@@ -656,6 +679,7 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 		return true;
 	}
 	g->busy = false;
+	g->retry = false;
 	if (round_is_over(g) && !next_round(g, d))
 		return false;
 	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||

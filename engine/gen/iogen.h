@@ -75,6 +75,9 @@ struct gen {
 	uint32_t max_open;		/* openfiles: most files open at once, 0 = all */
 	uint32_t nr_open;
 	bool busy;			/* the last draw waits for a file to close */
+	/* busy because a fill ran out and closed its file: fio tries the next file at
+	 * once (set_io_u_file's loop), before any completion; the caller draws again */
+	bool retry;
 	bool random;
 	bool use_perm;			/* random map semantics (no norandommap, uniform) */
 	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
@@ -111,6 +114,17 @@ struct gen {
 	uint64_t mix_issues[2];		/* fio's io_issues of reads and writes */
 	uint64_t mix_until;		/* fio's rwmix_issues: draw again at this count */
 	uint8_t mix_ddir;		/* fio's rwmix_ddir */
+	/*
+	 * openfiles: the mix as it stood before its last decision.  fio picks the
+	 * file first and decides in the fill, so a pick that must wait for an open
+	 * file to close (its -EBUSY) decides nothing: such a draw puts the mix
+	 * back (gen_mix_undo), and the decision comes again, the same, once a
+	 * file may open.  A draw whose fill failed (its file done) spent it.
+	 */
+	struct taus88 mix_rng_was;
+	uint64_t mix_until_was;
+	uint8_t mix_ddir_was;
+	bool mix_undoable;
 	struct taus88 seq_rand_rng[PLAN_DDIR_NR];	/* fio's seq_rand_state: percentage_random */
 	bool seq_turn;			/* the offset is a sequential turn's: fio marks no map for it */
 	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
@@ -184,13 +198,14 @@ bool gen_loop_follows(const struct gen *g);
 
 /*
  * openfiles (fio's semantics): at most max files open at once, each opened
- * when first picked.  File service picks among the open files and opens a
- * closed one only while fewer than max are open (a drawn one is drawn again);
- * a file whose pass has been issued, or, drawn, that a pick finds done, is
- * marked closing, and the caller closes it once its I/O has completed
- * (gen_file_closed).  When every file left to serve is closed and none may
- * open, or a file must close first, the draw fails with busy set: close the
- * idle ones, or wait for a completion, then draw again.
+ * when first picked.  File service opens a closed file only while fewer than
+ * max are open; a file whose pass has been issued, or, drawn, that a pick
+ * finds done, is marked closing, and the caller closes it once its I/O has
+ * completed (gen_file_closed).  A pick that comes to a closed file none may
+ * open, or a file that must close first, fails the draw with busy set, as
+ * fio's get_next_file fails (-EBUSY) before its fill decides a direction:
+ * close the idle ones, or wait for a completion, then draw again (at once
+ * when retry is set); the turn, or the file draw, has moved on.
  */
 void gen_limit_open(struct gen *g, uint32_t max);
 void gen_file_closed(struct gen *g, uint32_t file);

@@ -562,8 +562,8 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 					return;	/* a trace's flush: sync, then draw again */
 				/* busy: every file left waits for an open one to close (openfiles);
 				 * one that ran out with nothing in flight closes now, and the draw
-				 * is made again. */
-				if (w->gen.busy && worker_close_idle(w))
+				 * is made again, as it is at once after a fill that ran out. */
+				if (w->gen.busy && (worker_close_idle(w) || w->gen.retry))
 					continue;
 				/* trim_percentage: a write still in flight may be listed as it completes,
 				 * and the list is trimmed once the workload is done: wait for it. */

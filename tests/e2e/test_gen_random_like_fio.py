@@ -250,6 +250,37 @@ class RandomLikeFio(TmpDirCase):
                     self.assertGreater(len(ios["fio"]), 90)
                     self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_openfiles_at_depth_waits_for_a_file_as_fio(self):
+        # At depth a file that ran out closes once its I/Os in flight complete.  Till
+        # then fio's pick of the next file fails (-EBUSY) before its fill decides a
+        # direction, and tries again after each completion, its round robin turn (or
+        # its file draw) moving on at each try.  ioplan decided the mix's direction
+        # again at each try and kept its turn: rw=rw nrfiles=3 openfiles=1 libaio
+        # iodepth=4 made 14 reads and 16 writes (fio 13 and 17), and at iodepth=2 a
+        # sequential service went on to file 1 where fio opens file 2.  libaio's
+        # buffered I/O completes at submission, so fio's sequence is the same each run.
+        cases = {
+            "rw_rr_4": "rw=rw\niodepth=4\nnrfiles=3\nopenfiles=1\nfile_service_type=roundrobin\n",
+            "rw_seq_2": "rw=rw\nrwmixread=30\niodepth=2\nnrfiles=3\nopenfiles=1\nfile_service_type=sequential\n",
+            "rw_random_8": "rw=rw\nrwmixread=70\niodepth=8\nnrfiles=4\nopenfiles=1\nfile_service_type=random\n",
+            "randrw_seq_4": "rw=randrw\niodepth=4\nnrfiles=4\nopenfiles=1\nfile_service_type=sequential\n",
+            "randrw_rr_2_of_4": "rw=randrw\nrwmixread=30\niodepth=4\nnrfiles=4\nopenfiles=2\n"
+                                "file_service_type=roundrobin\n",
+        }
+        for name, body in cases.items():
+            ios = {}
+            for who, runner in (("fio", run_fio), ("ioplan", run)):
+                d = self.tmp / f"{who}-{name}"
+                d.mkdir()
+                (d / "job.fio").write_text(f"[o]\nioengine=libaio\nbs=4k\nfilesize=40k\n{body}"
+                                           "write_iolog=o.iolog\n")
+                p = runner(["--output-format=json", "job.fio"], cwd=d, timeout=60)
+                self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                ios[who] = ios_of(d / "o.iolog")
+            with self.subTest(name):
+                self.assertGreaterEqual(len(ios["fio"]), 30)
+                self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_unrepeatable_seeds_overshoot_by_less_than_an_io(self):
         jobs = {"split_nomap": JOBS["split_nomap"], "jesd219": JOBS["jesd219"]}
         for who, runner in (("fio", run_fio), ("ioplan", run)):
