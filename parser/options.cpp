@@ -1445,13 +1445,14 @@ static const std::vector<option> core_table = {
             {"gettimeofday", "accepted", 0},
             {"cpu", "accepted", 0},
         })
-        .help("Accepted for fio compatibility: ioplan always times with clock_gettime(CLOCK_MONOTONIC_RAW) "
-              "(the vDSO, no system call).")
+        .help("Accepted for fio compatibility: whatever it names, ioplan times with the TSC (rdtsc, calibrated "
+              "against CLOCK_MONOTONIC) where the CPU's TSC is invariant and every CPU ioplan may run on agrees "
+              "with CLOCK_MONOTONIC, else with clock_gettime(CLOCK_MONOTONIC) (the vDSO, no system call).")
         .apply(A(choice_of(o, v))),
     opt("gtod_cpu", opt_type::integer, CAT_STATS)
         .range(0, 4095)
-        .help("Accepted for fio compatibility: ioplan has no time-keeping thread to pin (its clock is read "
-              "through the vDSO by each thread).")
+        .help("Accepted for fio compatibility: ioplan has no time-keeping thread to pin (each thread reads "
+              "the clock itself: the TSC, or clock_gettime through the vDSO; see clocksource).")
         .apply(A(int_in(o, v))),
 
     // ---- flow control and submission (engine/flow.h, engine/worker/worker_flow.c) ----
