@@ -183,6 +183,13 @@ enum plan_coe_bits {
 	PLAN_COE_ALL = 0x7u
 };
 
+/* sync_file_range='s flags: the kernel's SYNC_FILE_RANGE_* values (fcntl.h). */
+enum plan_sfr_bits {
+	PLAN_SFR_WAIT_BEFORE = 1u << 0,
+	PLAN_SFR_WRITE = 1u << 1,
+	PLAN_SFR_WAIT_AFTER = 1u << 2
+};
+
 /* exit_what= : which jobs exitall and exitall_on_error stop. */
 enum plan_exit_what {
 	PLAN_EXIT_GROUP = 1u << 0,	/* the jobs of the group (fio's default) */
@@ -434,6 +441,9 @@ struct plan_job {
 	enum plan_sync_mode sync_mode;
 	uint32_t fsync_every;		/* fsync after this many writes; 0 = never */
 	uint32_t fdatasync_every;
+	/* sync_file_range= every this many writes (0 = never): each file's bytes written since its last sync */
+	uint32_t sync_file_range_every;
+	uint32_t sync_file_range_flags;	/* enum plan_sfr_bits */
 	bool end_fsync;
 	bool fsync_on_close;
 	bool create_fsync;

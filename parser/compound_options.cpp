@@ -1,7 +1,7 @@
 // parser/compound_options.cpp - the options whose value is a small language of
 // its own (rw=read:4k, random_distribution=zipf:1.2, bssplit=, percentile_list=,
-// ioengine=, ignore_error=): their appliers are too long for a line of the
-// option table.
+// ioengine=, ignore_error=, sync_file_range=write:4): their appliers are too long
+// for a line of the option table.
 #include "parser/compound_options.hpp"
 
 #include <algorithm>
@@ -407,6 +407,46 @@ void set_steadystate(job_spec &j, const option &o, const std::string &v)
     }
     j.pj.ss_flags = flags;
     j.pj.ss_limit = limit;
+}
+
+// sync_file_range='s :N, the writes between two syncs: a whole number, 0 for
+// never (as fio's 0, and as fsync=0).  fio reads it with atoi, so "4k" is 4 and
+// "x" or "-1" turn the syncs off without a word: ioplan refuses them instead.
+static uint32_t sfr_count(const std::string &text, size_t at)
+{
+    std::string t = trim(text);
+    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
+        throw value_error("sync_file_range: the count after ':' must be a whole number of writes (0: never), "
+                          "not '" + t + "'", at);
+    if (t.size() > 10 || std::stoull(t) > 1000000000ull)
+        throw value_error("sync_file_range: the count after ':' is out of range (0..1000000000 writes)", at);
+    return (uint32_t)std::stoull(t);
+}
+
+// sync_file_range=FLAG[,FLAG...][:N], fio's FIO_OPT_STR_MULTI: the flags add to
+// those set before (a job's to its [global]'s, fio's val_store with orval), N
+// (default 1) is the last line's.  A flag fio does not know is refused, where
+// fio prints its list and runs without it whenever another flag matched.
+void set_sync_file_range(job_spec &j, const option &o, const std::string &v)
+{
+    size_t lead = v.find_first_not_of(" \t"), colon = v.find(':', lead == std::string::npos ? 0 : lead);
+    std::string flags = v.substr(0, colon);
+    uint32_t bits = 0;
+    for (size_t pos = lead == std::string::npos ? v.size() : lead; pos < flags.size();) {
+        size_t comma = std::min(flags.find(',', pos), flags.size());
+        std::string item = flags.substr(pos, comma - pos);
+        auto c = std::find_if(o.choices.begin(), o.choices.end(),
+                              [&](const opt_choice &x) { return item == x.name; });
+        if (c == o.choices.end() && !item.empty())
+            throw value_error("sync_file_range: '" + item + "' is not a flag (wait_before, write, wait_after)", pos);
+        bits |= c == o.choices.end() ? 0u : (uint32_t)c->value;
+        pos = comma + 1;
+    }
+    if (!bits)
+        throw value_error("sync_file_range needs a flag: wait_before, write or wait_after, joined by ','",
+                          lead == std::string::npos ? 0 : lead);
+    j.pj.sync_file_range_every = colon == std::string::npos ? 1 : sfr_count(v.substr(colon + 1), colon + 1);
+    j.pj.sync_file_range_flags |= bits;
 }
 
 } // namespace parser

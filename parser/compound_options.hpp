@@ -22,5 +22,6 @@ void set_ioengine(job_spec &j, const option &o, const std::string &v);
 void set_ignore_error(job_spec &j, const option &o, const std::string &v);
 void set_numa_mem_policy(job_spec &j, const option &o, const std::string &v);
 void set_steadystate(job_spec &j, const option &o, const std::string &v);
+void set_sync_file_range(job_spec &j, const option &o, const std::string &v);
 
 } // namespace parser

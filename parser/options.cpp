@@ -833,6 +833,19 @@ static const std::vector<option> core_table = {
         .range(0, 1e9)
         .help("fdatasync after every N writes (0: never).")
         .apply(A(j.pj.fdatasync_every = U32(int_in(o, v)))),
+    opt("sync_file_range", opt_type::string, CAT_ENGINE)
+        .choices({
+            {"wait_before", "SYNC_FILE_RANGE_WAIT_BEFORE: wait for the range's writeback already under way",
+             PLAN_SFR_WAIT_BEFORE},
+            {"write", "SYNC_FILE_RANGE_WRITE: start writeback of the range's dirty pages", PLAN_SFR_WRITE},
+            {"wait_after", "SYNC_FILE_RANGE_WAIT_AFTER: wait for the range's writeback to end", PLAN_SFR_WAIT_AFTER},
+        })
+        .help("FLAG[,FLAG...][:N]: after every N writes issued (default 1; 0: never), sync_file_range() with these "
+              "flags on each file's bytes written since its last sync, from the lowest offset to the highest end of "
+              "the writes completed (before a file's first sync, from offset 0), as fio; nothing where none was "
+              "written. Counted among the syncs. The flags add to those given before (a job's to its [global]'s), "
+              "as fio's.")
+        .apply(set_sync_file_range),
     opt("end_fsync", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("fsync the files written to as each loop ends, in the runtime.")
@@ -1612,7 +1625,7 @@ static const std::vector<option> core_table = {
     no("job_max_open_zones", WHY_ZONED), no("read_beyond_wp", WHY_ZONED), no("zonecapacity", WHY_ZONED),
     no("ignore_zone_limits", WHY_ZONED), no("zone_append", WHY_ZONED),
     no("random_sequence_stride", WHY_UNSUPPORTED), no("softrandommap", WHY_UNSUPPORTED),
-    no("sync_file_range", WHY_UNSUPPORTED), no("fadvise_stream", WHY_UNSUPPORTED), no("num_range", WHY_UNSUPPORTED),
+    no("fadvise_stream", WHY_UNSUPPORTED), no("num_range", WHY_UNSUPPORTED),
     no("fdp", WHY_UNSUPPORTED), no("fdp_pli", WHY_UNSUPPORTED), no("plids", WHY_UNSUPPORTED),
     no("dataplacement", WHY_UNSUPPORTED), no("sprandom", WHY_UNSUPPORTED), no("spr_num_regions", WHY_UNSUPPORTED),
     no("spr_op", WHY_UNSUPPORTED), no("ramp_size", WHY_UNSUPPORTED), no("size_increment", WHY_UNSUPPORTED),

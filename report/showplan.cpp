@@ -151,12 +151,18 @@ json engine_json(const plan_job &j)
 
 json files_json(const plan_job &j)
 {
-    return {{"direct", j.direct}, {"sync_mode", plan_sync_mode_name(j.sync_mode)}, {"fsync_every", j.fsync_every},
-            {"fdatasync_every", j.fdatasync_every}, {"end_fsync", j.end_fsync}, {"fsync_on_close", j.fsync_on_close},
-            {"create_fsync", j.create_fsync}, {"create_only", j.create_only},
-            {"allow_file_create", j.allow_file_create}, {"overwrite", j.overwrite}, {"invalidate", j.invalidate},
-            {"unlink", j.unlink}, {"unlink_each_loop", j.unlink_each_loop}, {"pre_read", j.pre_read},
-            {"fallocate", plan_fallocate_name(j.fallocate)}};
+    json o = {{"direct", j.direct}, {"sync_mode", plan_sync_mode_name(j.sync_mode)}, {"fsync_every", j.fsync_every},
+              {"fdatasync_every", j.fdatasync_every}, {"end_fsync", j.end_fsync},
+              {"fsync_on_close", j.fsync_on_close}, {"create_fsync", j.create_fsync}, {"create_only", j.create_only},
+              {"allow_file_create", j.allow_file_create}, {"overwrite", j.overwrite}, {"invalidate", j.invalidate},
+              {"unlink", j.unlink}, {"unlink_each_loop", j.unlink_each_loop}, {"pre_read", j.pre_read},
+              {"fallocate", plan_fallocate_name(j.fallocate)}};
+    // Only when set, so that a job without sync_file_range= keeps its plan hash.
+    if (j.sync_file_range_flags) {
+        o["sync_file_range_every"] = j.sync_file_range_every;
+        o["sync_file_range_flags"] = j.sync_file_range_flags;
+    }
+    return o;
 }
 
 json time_rate_json(const plan_job &j)

@@ -477,6 +477,28 @@ static int setup_prio(struct worker *w)
 	return ret;
 }
 
+/*
+ * The offsets' generator over the files' regions.  create_only issues no I/O:
+ * the generator's state (440 bytes a file, a random map) would be the largest
+ * part of a 100 000-file layout's memory.
+ */
+static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *len, const uint64_t *room)
+{
+	int ret;
+
+	if (w->job->create_only)
+		return 0;
+	ret = gen_init(&w->gen, w->job, w->clone, start, len, room, w->clone->nr_files, w->jr->il);
+	if (ret == -EINVAL)
+		worker_error(w, .err = EINVAL,
+			     .what = w->job->interlocked ? "interlocked needs a sequential job "
+							   "without offset_increment"
+							 : "I/O region holds no whole block");
+	if (!ret)
+		gen_limit_open(&w->gen, w->max_open);
+	return ret;
+}
+
 static int setup(struct worker *w)
 {
 	const struct plan_clone *c = w->clone;
@@ -496,20 +518,10 @@ static int setup(struct worker *w)
 		ret = open_files(w, start, len, room);
 	if (!ret)
 		ret = worker_iolog_open(w);
-	/*
-	 * create_only issues no I/O: the generator's state (440 bytes a file, a
-	 * random map) would be the largest part of a 100 000-file layout's memory.
-	 */
-	if (!ret && !w->job->create_only) {
-		ret = gen_init(&w->gen, w->job, c, start, len, room, c->nr_files, w->jr->il);
-		if (ret == -EINVAL)
-			worker_error(w, .err = EINVAL,
-				     .what = w->job->interlocked ? "interlocked needs a sequential job "
-								   "without offset_increment"
-								 : "I/O region holds no whole block");
-		if (!ret)
-			gen_limit_open(&w->gen, w->max_open);
-	}
+	if (!ret)
+		ret = worker_sync_setup(w);
+	if (!ret)
+		ret = setup_gen(w, start, len, room);
 	free(start);
 	free(len);
 	free(room);
@@ -556,6 +568,7 @@ static void teardown(struct worker *w)
 	free(w->pending);
 	free(w->fds);
 	free(w->dirty);
+	worker_sync_release(w);
 	free(w->file_inflight);
 	free(w->prio);
 }

@@ -51,6 +51,19 @@ struct eng_shared {
 	const char *aux_path;		/* plan.aux_path: side files go there (NULL = cwd) */
 };
 
+/* The syncs writes ask for, in the order fio's get_rw_ddir tries them (worker_sync.c). */
+enum worker_sync_kind {
+	WSYNC_FSYNC,		/* fsync=N */
+	WSYNC_FDATASYNC,	/* fdatasync=N */
+	WSYNC_RANGE,		/* sync_file_range=FLAGS:N */
+	WSYNC_KINDS
+};
+
+/* sync_file_range=: a file's bytes written since its last sync (fio's first_write, last_write). */
+struct worker_written {
+	uint64_t lo, hi;
+};
+
 /* Where clones that start together meet once set up (worker.c start_together). */
 struct start_gate {
 	_Atomic uint32_t left;		/* clones not yet set up */
@@ -313,7 +326,9 @@ struct worker {
 	struct rate rate[PLAN_DDIR_NR];
 	bool rated;
 	uint64_t rng_misc;
-	uint64_t writes_since_sync;
+	uint64_t writes_issued;		/* fsync=, fdatasync=, sync_file_range= count them (fio's io_issues) */
+	uint8_t sync_kind;		/* the sync need_sync asks for (enum worker_sync_kind) */
+	struct worker_written *written;	/* sync_file_range=, per file; NULL without (worker_sync.c) */
 	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
 	struct worker_think think;	/* worker_think.c only */
 	bool quiescing;			/* thinktime: reap everything in flight first */
@@ -607,7 +622,17 @@ bool worker_may_continue(const struct worker *w, uint8_t ddir, int err);
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what);
 /* A verify read failed: fatal unless continue_on_error allows read errors (worker_verify.c). */
 void worker_read_back_failed(struct worker *w, int err);
-/* fsync=N, fdatasync=N, a trace's flush: every file written to since the last sync (worker_sync.c). */
+/*
+ * fsync=N, fdatasync=N, sync_file_range=, a trace's flush (worker_sync.c):
+ * sync_setup allocates what sync_file_range= tracks (0 or -ENOMEM; released by
+ * sync_release); sync_count counts a write issued, true when a sync is due;
+ * sync_written notes a write's bytes as it completes; sync_files makes the
+ * sync due, of every file written to since its last one.
+ */
+int worker_sync_setup(struct worker *w);
+void worker_sync_release(struct worker *w);
+bool worker_sync_count(struct worker *w);
+void worker_sync_written(struct worker *w, const struct io_u *u);
 void worker_sync_files(struct worker *w);
 /* end_fsync / fsync_on_close: fsync every file written to, as a round of the workload ends. */
 bool worker_sync_at_end(const struct worker *w);

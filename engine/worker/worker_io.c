@@ -50,7 +50,7 @@ enum loop_kind {
 #define HOT static inline __attribute__((always_inline))
 #define IO_X(w, k) ((k) == LOOP_ANY && (w)->io_extras)
 #define ACCT_X(w, k) ((k) == LOOP_ANY && (w)->acct_extras)
-/* fsync=N and a trace's flushes ask for a sync: neither is in a plain job. */
+/* fsync=N (fdatasync=, sync_file_range=) and a trace's flushes ask for a sync: neither is in a plain job. */
 #define NEED_SYNC(w, k) ((k) == LOOP_ANY && (w)->need_sync)
 #define IS_SYNC(w, k) ((k) == LOOP_ANY ? (w)->is_sync : (k) == LOOP_PLAIN_SYNC)
 /*
@@ -192,11 +192,13 @@ HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop
 		publish(w, u->ddir, bytes);
 }
 
-/* verify's check of a read, openfiles' close after a file's last completion. */
+/* verify's check of a read, sync_file_range='s range, openfiles' close after a file's last completion. */
 __attribute__((noinline)) static void complete_extras(struct worker *w, struct io_u *u)
 {
 	if (w->vf.vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
+	if (w->written && u->ddir == PLAN_DDIR_WRITE && u->result > 0)
+		worker_sync_written(w, u);
 	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
 	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
 	    !(w->have_held && w->held.file == u->file))
@@ -228,7 +230,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
 /*
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer refilled (dedupe, refill_buffers), priorities, rates,
- * overlap and openfiles bookkeeping, invalidation per pass, fsync=N, thinktime,
+ * overlap and openfiles bookkeeping, invalidation per pass, fsync=N and its kin, thinktime,
  * trims, verify, a trace to replay or write.  Asked once, when the loop starts:
  * all of it is set up by then.
  */
@@ -240,6 +242,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
+	       j->sync_file_range_every ||
 	       j->thinktime_ns || worker_rounds_wanted(w);
 }
 
@@ -287,7 +290,7 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 	u->start_ns = w->now;
 }
 
-/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, invalidation, fsync=N. */
+/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, invalidation, fsync=N and its kin. */
 __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u *u)
 {
 	struct rate *r = &w->rate[u->ddir];
@@ -306,10 +309,11 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps &&
 	    ++w->vf.writes >= w->job->verify_backlog)
 		w->vf.backlog_due = true;
-	/* fsync=N counts writes issued; the sync waits until they have completed. */
-	if (u->ddir == PLAN_DDIR_WRITE && (w->job->fsync_every || w->job->fdatasync_every) &&
-	    ++w->writes_since_sync >= (w->job->fsync_every ? w->job->fsync_every
-							  : w->job->fdatasync_every))
+	/* fsync=N, fdatasync=N and sync_file_range= count writes issued; the sync goes out
+	 * before the next I/O, beside the writes in flight (worker_sync.c). */
+	if (u->ddir == PLAN_DDIR_WRITE &&
+	    (w->job->fsync_every | w->job->fdatasync_every | w->job->sync_file_range_every) &&
+	    worker_sync_count(w))
 		w->need_sync = true;
 }
 

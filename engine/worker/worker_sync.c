@@ -1,22 +1,83 @@
 /*
- * engine/worker/worker_sync.c - the syncs a job asks for: fsync=N, fdatasync=N
- * and a trace's flush, which the loop (worker_io.c) makes in the place of an
- * I/O, and end_fsync / fsync_on_close's at the end of each round.
+ * engine/worker/worker_sync.c - the syncs a job asks for: fsync=N, fdatasync=N,
+ * sync_file_range=FLAGS:N and a trace's flush, which the loop (worker_io.c)
+ * makes in the place of an I/O, and end_fsync / fsync_on_close's at the end of
+ * each round.
  *
  * Its own file because the loop's file is the hot path and already long; a
- * sync runs once per N writes or per round, not per I/O.
+ * sync runs once per N writes or per round, not per I/O.  The loop calls in
+ * only for jobs that sync (its extras): sync_file_range='s bookkeeping of the
+ * bytes each write completed costs nothing to the others.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "engine/stats.h"
 #include "engine/worker/worker.h"
 
+_Static_assert(PLAN_SFR_WAIT_BEFORE == SYNC_FILE_RANGE_WAIT_BEFORE && PLAN_SFR_WRITE == SYNC_FILE_RANGE_WRITE &&
+		       PLAN_SFR_WAIT_AFTER == SYNC_FILE_RANGE_WAIT_AFTER,
+	       "the plan's sync_file_range flags are the kernel's");
+
+/* Nothing written since the last sync: fio's first_write and last_write reset to -1. */
+static const struct worker_written NONE_WRITTEN = { UINT64_MAX, UINT64_MAX };
+
+/*
+ * sync_file_range= tracks each file's bytes from zero, as fio's zeroed
+ * fio_file does: a file's first range starts at offset 0 whatever was written.
+ */
+int worker_sync_setup(struct worker *w)
+{
+	if (!w->job->sync_file_range_every)
+		return 0;
+	w->written = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->written));
+	return w->written ? 0 : -ENOMEM;
+}
+
+void worker_sync_release(struct worker *w)
+{
+	free(w->written);
+	w->written = NULL;
+}
+
+/*
+ * fio's get_rw_ddir: when the writes issued come to a multiple of fsync='s N,
+ * the next I/O is an fsync; else of fdatasync='s, an fdatasync; else of
+ * sync_file_range='s, a sync_file_range.
+ */
+bool worker_sync_count(struct worker *w)
+{
+	const struct plan_job *j = w->job;
+	const uint32_t every[WSYNC_KINDS] = { j->fsync_every, j->fdatasync_every, j->sync_file_range_every };
+	uint64_t n = ++w->writes_issued;
+
+	for (uint8_t k = 0; k < WSYNC_KINDS; k++)
+		if (every[k] && !(n % every[k])) {
+			w->sync_kind = k;
+			return true;
+		}
+	return false;
+}
+
+/* fio's file_log_write_comp: the range grows as writes complete, not as they are issued. */
+void worker_sync_written(struct worker *w, const struct io_u *u)
+{
+	struct worker_written *r = &w->written[u->file];
+	uint64_t end = u->offset + (uint64_t)u->result;
+
+	if (r->lo == UINT64_MAX || u->offset < r->lo)
+		r->lo = u->offset;
+	if (r->hi == UINT64_MAX || end > r->hi)
+		r->hi = end;
+}
+
 /*
  * Every file written to since its last sync: its descriptor's sync through the
  * engine (which may refuse it, as fio's ftruncate does), or a remote target's
- * flush.  A local file closed since was synced as it closed.  0 or -errno.
+ * flush.  A local file closed since was synced as it closed.  As fio's, any
+ * sync starts sync_file_range='s range over.  0 or -errno.
  */
 static int sync_file(struct worker *w, uint32_t f, bool data, bool at_end, const char *what)
 {
@@ -30,10 +91,53 @@ static int sync_file(struct worker *w, uint32_t f, bool data, bool at_end, const
 	else
 		return 0;
 	w->dirty[f] = false;
+	if (w->written)
+		w->written[f] = NONE_WRITTEN;
 	worker_iolog_sync(w, f, data);
 	if (r)
 		worker_sync_failed(w, f, -r, what);
 	return r;
+}
+
+/* One file's range, through the engine's sync when it has one (fio hands it the sync as an I/O). */
+static int sync_range(struct worker *w, uint32_t f, struct worker_written r)
+{
+	const struct ioe_ops *o = w->ioe.ops;
+
+	if (w->fds[f] < 0)
+		return o && o->flush_sync ? o->flush_sync(&w->ioe) : 0;
+	if (o && o->sync_fd)
+		return o->sync_fd(&w->ioe, w->fds[f], true, false);
+	return sync_file_range(w->fds[f], (off_t)r.lo, (off_t)(r.hi - r.lo), w->job->sync_file_range_flags) ?
+		       -errno : 0;
+}
+
+/*
+ * sync_file_range=: each file's range written since its last sync, as fio's
+ * do_sync_file_range takes it (nothing for an empty one), with the job's
+ * flags; a remote target's flush stands for it, as for fdatasync=.  fio syncs
+ * the one file its next I/O would go to; ioplan, as for fsync=N, every file.
+ * write_iolog has no line for it: fio's "sync_file_range" line is one its
+ * own replay skips as unknown, and ioplan's refuses.  The first error, or 0.
+ */
+static int sync_ranges(struct worker *w)
+{
+	int err = 0;
+
+	for (uint32_t f = 0; f < w->nr_fds; f++) {
+		struct worker_written r = w->written[f];
+		int ret;
+
+		w->written[f] = NONE_WRITTEN;
+		if (r.hi == r.lo)
+			continue;
+		if ((ret = sync_range(w, f, r))) {
+			worker_sync_failed(w, f, -ret, "sync_file_range");
+			if (!err)
+				err = ret;
+		}
+	}
+	return err;
 }
 
 /* The first error, or 0: every file is synced even after one fails, as fio's end_fsync. */
@@ -64,16 +168,17 @@ static bool sync_hist(struct worker *w)
 }
 
 /*
- * fsync=N / fdatasync=N: sync every file written to; a trace's flush: the
- * file its line names, by the line's kind (sync or datasync).  As
- * fio's, the writes still in flight stay in flight (fio's libaio syncs once
- * nothing is left uncommitted; its io_uring queues the sync beside them), and
- * the sync takes a place in the queue, counted at that depth.  A failed sync
- * is counted without a latency, as fio counts the I/O its engine failed.
+ * fsync=N / fdatasync=N: sync every file written to; sync_file_range=: every
+ * file's range; a trace's flush: the file its line names, by the line's kind
+ * (sync or datasync).  As fio's, the writes still in flight stay in flight
+ * (fio's libaio syncs once nothing is left uncommitted; its io_uring queues
+ * the sync beside them), and the sync takes a place in the queue, counted at
+ * that depth.  A failed sync is counted without a latency, as fio counts the
+ * I/O its engine failed.
  */
 void worker_sync_files(struct worker *w)
 {
-	bool data = w->rp.sync_due ? w->rp.sync_data : !w->job->fsync_every;
+	bool data = w->rp.sync_due ? w->rp.sync_data : w->sync_kind == WSYNC_FDATASYNC;
 	const char *what = data ? "fdatasync" : "fsync";
 	uint64_t t0 = clk_now(&w->clk);
 	int r;
@@ -81,6 +186,8 @@ void worker_sync_files(struct worker *w)
 	/* A trace's flush syncs the file its line names, written to or not (fio's). */
 	if (w->rp.sync_due && w->rp.sync_file < w->nr_fds)
 		r = sync_file(w, w->rp.sync_file, data, false, what);
+	else if (!w->rp.sync_due && w->sync_kind == WSYNC_RANGE)
+		r = sync_ranges(w);
 	else
 		r = sync_dirty(w, data, false, what);
 	w->rp.sync_due = false;
@@ -95,7 +202,6 @@ void worker_sync_files(struct worker *w)
 	} else if (worker_in_counted_ramp(w)) {
 		w->ramp_syncs++;	/* a job that ends in its ramp reports them, without a latency (fio's) */
 	}
-	w->writes_since_sync = 0;
 	w->need_sync = false;
 }
 

@@ -1,4 +1,4 @@
-"""tests/e2e/test_options_effects.py - the 21 job options that no other test, example
+"""tests/e2e/test_options_effects.py - the job options that no other test, example
 or preset named, each seen doing what it says (against fio 3.33 where fio can be
 the oracle): a test here fails if its option is dropped on the floor.
 
@@ -193,6 +193,108 @@ class Queue(TmpDirCase):
         if FIO:
             self.assertAlmostEqual(self.depth16(run_fio, *line)["1"] * 2048 / 100, ones, delta=0.01)
 
+
+
+@unittest.skipIf(STRACE is None or FIO is None, "strace or fio not installed")
+class SyncFileRange(TmpDirCase):
+    """sync_file_range=FLAGS:N against fio 3.33: the same sync_file_range() calls
+    (file range and flags), and as many writes."""
+
+    def traced(self, tool, args, cwd=None):
+        """(the job's JSON, its sync_file_range calls' arguments after the descriptor)."""
+        st = self.tmp / "st"
+        p = subprocess.run([STRACE, "-f", "-qq", "-o", str(st), "-e", "trace=sync_file_range", tool, *args,
+                            "--output-format=json"], capture_output=True, text=True, timeout=120, cwd=cwd,
+                           env=TRACED_ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout[p.stdout.index("{"):])
+        return doc["jobs"][0], re.findall(r"sync_file_range\(\d+, (.*)\) = 0", st.read_text())
+
+    def test_ranges_flags_and_counts_are_fios(self):
+        # Every N writes issued, the bytes written since the file's last sync, from the
+        # lowest offset to the highest end of the writes completed; a file's first range
+        # starts at 0 (fio's fio_file starts zeroed), so randwrite's first is [0, end).
+        # norandommap: fio's own offsets, so the ranges can be compared.
+        cases = [("psync", "write", "write:4", []),
+                 ("psync", "randwrite", "wait_before,write,wait_after:8", ["--norandommap=1"]),
+                 ("psync", "randrw", "write:3", ["--norandommap=1", "--offset=64k"]),
+                 ("sync", "randwrite", "write:1", ["--norandommap=1"]),
+                 ("libaio", "rw", "wait_after,write:4", [])]
+        seen = {}
+        for engine, rw, sfr, extra in cases:
+            with self.subTest(engine=engine, rw=rw, sync_file_range=sfr):
+                args = ["--name=s", f"--filename={self.tmp}/s", "--size=256k", "--bs=4k", f"--rw={rw}",
+                        f"--ioengine={engine}", f"--sync_file_range={sfr}", *extra]
+                fjob, fcalls = self.traced(FIO, args)
+                (self.tmp / "s").unlink()
+                ijob, icalls = self.traced(BIN, args)
+                self.assertEqual(icalls, fcalls)
+                self.assertEqual(ijob["write"]["total_ios"], fjob["write"]["total_ios"])
+                self.assertEqual(ijob["read"]["total_ios"], fjob["read"]["total_ios"])
+                # Counted among the syncs.  fio counts them past its sync counter (0
+                # there, as many short writes) and, in a mix, once more after each read
+                # that follows the Nth write, with nothing to sync: ioplan makes each once.
+                self.assertEqual(ijob["sync"]["total_ios"], len(fcalls))
+                self.assertEqual(ijob["sync"]["lat_ns"]["N"], len(fcalls))
+                if "rw" not in rw:
+                    self.assertEqual(ijob["sync"]["lat_ns"]["N"], fjob["sync"]["lat_ns"]["N"])
+            seen[rw] = icalls
+        self.assertEqual(seen["write"][:2], ["0, 16384, SYNC_FILE_RANGE_WRITE", "16384, 16384, SYNC_FILE_RANGE_WRITE"])
+        self.assertTrue(seen["randrw"][0].startswith("0, "), "offset=64k, but the first range starts at 0")
+        self.assertFalse(seen["randrw"][1].startswith("0, "))
+        self.assertEqual(seen["rw"][0], "0, 16384, SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER")
+
+    def test_with_several_sync_options_the_first_whose_n_divides_the_writes_syncs(self):
+        # fio's get_rw_ddir: fsync=, then fdatasync=, then sync_file_range=; any sync
+        # starts the range over.  ioplan made only fsync='s syncs when fdatasync= was set too.
+        def calls(tool, *extra):
+            st = self.tmp / "st"
+            p = subprocess.run([STRACE, "-f", "-qq", "-o", str(st), "-e", "trace=fsync,fdatasync,sync_file_range",
+                                tool, "--name=k", f"--filename={self.tmp}/k", "--size=64k", "--rw=write", *extra,
+                                "--output-format=json"], capture_output=True, text=True, timeout=120, env=TRACED_ENV)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            (self.tmp / "k").unlink()
+            return [f"{name}({rest})" for name, rest in
+                    re.findall(r"^\d+ +(\w+)\(\d+,? ?(.*)\) += 0", st.read_text(), re.M)]
+        for extra in (["--fsync=4", "--fdatasync=3"], ["--fsync=4", "--sync_file_range=write:2"]):
+            with self.subTest(extra=extra):
+                self.assertEqual(calls(BIN, *extra), calls(FIO, *extra))
+        self.assertEqual(calls(BIN, "--fsync=4", "--sync_file_range=write:2")[:3],
+                         ["sync_file_range(0, 8192, SYNC_FILE_RANGE_WRITE)", "fsync()",
+                          "sync_file_range(16384, 8192, SYNC_FILE_RANGE_WRITE)"])
+
+    def test_the_sync_goes_beside_the_writes_in_flight(self):
+        # As fsync=N's: libaio makes it once nothing is left unsubmitted (fio's libaio
+        # runs it in-line then), io_uring too (fio's queues it in the ring); the queue
+        # never empties, so only the first write goes out at depth 1.  The range spans
+        # the writes completed since the last sync: a sync with none is no call.
+        for engine in ("libaio", "io_uring"):
+            with self.subTest(engine=engine):
+                job, calls = self.traced(BIN, ["--name=q", f"--filename={self.tmp}/q{engine}", "--size=1m",
+                                               "--bs=4k", "--rw=write", f"--ioengine={engine}", "--direct=1",
+                                               "--iodepth=8", "--sync_file_range=write:16"])
+                self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (256, 15))
+                self.assertAlmostEqual(job["iodepth_level"]["1"] * 256 / 100, 1.0, delta=0.01)
+                spans = [tuple(map(int, c.split(", ")[:2])) for c in calls]
+                self.assertTrue(0 < len(spans) <= 15, spans)
+                self.assertTrue(all(n > 0 and off + n <= 1 << 20 for off, n in spans), spans)
+
+    def test_a_jobs_flags_add_to_its_globals_and_0_is_never(self):
+        # fio ORs the flags of every line into the option (a job's into its [global]'s);
+        # the count is the last line's (write alone: 1).  :0 makes no sync, as fio's.
+        text = ("[global]\nsize=64k\nbs=4k\nrw=write\nsync_file_range=wait_before:2\n"
+                "[s]\nfilename={dir}/s\nsync_file_range=write\n")
+        for tool in (FIO, BIN):
+            with self.subTest(tool=tool):
+                d = self.tmp / os.path.basename(tool)
+                d.mkdir()
+                (d / "s.fio").write_text(text.replace("{dir}", str(d)))
+                job, calls = self.traced(tool, ["s.fio"], cwd=d)
+                self.assertEqual(len(calls), 15)
+                self.assertEqual(calls[1], "4096, 4096, SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE")
+                job, calls = self.traced(tool, ["--name=z", f"--filename={d}/z", "--size=64k", "--rw=write",
+                                                "--sync_file_range=write:0"])
+                self.assertEqual((job["write"]["total_ios"], job["sync"]["lat_ns"]["N"], calls), (16, 0, []))
 
 
 @unittest.skipIf(STRACE is None, "strace not installed")

@@ -237,6 +237,30 @@ TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_
     CHECK(applied({{"cpumask", "0x3"}}).pj.cpus_allowed.word[0] == 3);
 }
 
+TEST_CASE("sync_file_range: comma-joined flags added to those set before, and every N writes")
+{
+    job_spec j = applied({{"sync_file_range", "wait_before,write,wait_after:8"}});
+    CHECK(j.pj.sync_file_range_flags == (PLAN_SFR_WAIT_BEFORE | PLAN_SFR_WRITE | PLAN_SFR_WAIT_AFTER));
+    CHECK(j.pj.sync_file_range_every == 8);
+    CHECK(with("sync_file_range", "write").pj.sync_file_range_every == 1);
+    CHECK(with("sync_file_range", "write: 3").pj.sync_file_range_every == 3);   // fio strips the blank
+    CHECK(with("sync_file_range", "write,,wait_after").pj.sync_file_range_flags ==
+          (PLAN_SFR_WRITE | PLAN_SFR_WAIT_AFTER));
+    CHECK(with("sync_file_range", "write:0").pj.sync_file_range_every == 0);   // never, as fio and fsync=0
+    // fio ORs each line's flags into the option ([global]'s, then the job's); the count is the last line's.
+    j = applied({{"sync_file_range", "wait_before:2"}, {"sync_file_range", "write"}});
+    CHECK(j.pj.sync_file_range_flags == (PLAN_SFR_WAIT_BEFORE | PLAN_SFR_WRITE));
+    CHECK(j.pj.sync_file_range_every == 1);
+    CHECK(default_spec().pj.sync_file_range_flags == 0);
+    const option &o = *find_option("sync_file_range");
+    for (const char *bad : {"bogus", "write,bogus", "WRITE", "write :4", ":4", ",", "write:", "write:x",
+                            "write:4k", "write:-1", "write:1.5", "write:2:3", "write:1000000001"}) {
+        CAPTURE(bad);
+        job_spec b = default_spec();
+        CHECK_THROWS_AS(o.apply(b, o, bad), value_error);
+    }
+}
+
 TEST_CASE("numa_cpu_nodes and numa_mem_policy: node lists and fio's modes")
 {
     CHECK(applied({{"numa_cpu_nodes", "0-1,3"}}).pj.numa_cpu_nodes_mask == 0xb);
