@@ -846,6 +846,12 @@ static const std::vector<option> core_table = {
               "written. Counted among the syncs. The flags add to those given before (a job's to its [global]'s), "
               "as fio's.")
         .apply(set_sync_file_range),
+    opt("write_barrier", opt_type::integer, CAT_ENGINE)
+        .def("0")
+        .help("Accepted for fio compatibility: fio 3.33 makes every Nth write a barrier write only with its sg "
+              "engine (IO_U_F_BARRIER), which ioplan does not have; with every engine ioplan has, fio accepts it "
+              "and nothing changes, and so does ioplan.")
+        .apply(A((void)int_in(o, v))),
     opt("end_fsync", opt_type::boolean, CAT_ENGINE)
         .def("0")
         .help("fsync the files written to as each loop ends, in the runtime.")
@@ -1629,7 +1635,7 @@ static const std::vector<option> core_table = {
     no("fdp", WHY_UNSUPPORTED), no("fdp_pli", WHY_UNSUPPORTED), no("plids", WHY_UNSUPPORTED),
     no("dataplacement", WHY_UNSUPPORTED), no("sprandom", WHY_UNSUPPORTED), no("spr_num_regions", WHY_UNSUPPORTED),
     no("spr_op", WHY_UNSUPPORTED), no("ramp_size", WHY_UNSUPPORTED), no("size_increment", WHY_UNSUPPORTED),
-    no("file_size", WHY_UNSUPPORTED), no("invalidate_cache", WHY_UNSUPPORTED), no("write_barrier", WHY_UNSUPPORTED),
+    no("file_size", WHY_UNSUPPORTED), no("invalidate_cache", WHY_UNSUPPORTED),
     no("kb_base_output", WHY_UNSUPPORTED), no("bwavgtime_ms", WHY_UNSUPPORTED),
     no("loops_per_job", WHY_UNSUPPORTED), no("nr_range", WHY_UNSUPPORTED),
     no("group_reporting_each", WHY_UNSUPPORTED), no("new_group_each", WHY_UNSUPPORTED),

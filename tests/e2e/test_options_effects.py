@@ -656,7 +656,7 @@ class AcceptedForFio(TmpDirCase):
     CASES = [("create_serialize", "0", "maybe"), ("create_on_open", "1", "maybe"),
              ("unique_filename", "0", "maybe"), ("experimental_verify", "1", "maybe"),
              ("read_iolog_chunked", "1", "maybe"), ("error_dump", "1", "maybe"),
-             ("clocksource", "cpu", "sundial"), ("gtod_cpu", "1", "x")]
+             ("clocksource", "cpu", "sundial"), ("gtod_cpu", "1", "x"), ("write_barrier", "4", "x")]
 
     def test_accepted_recorded_and_validated(self):
         base = ["--name=a", f"--filename={self.tmp}/a", "--size=256k", "--rw=write", "--bs=4k",
@@ -671,6 +671,27 @@ class AcceptedForFio(TmpDirCase):
                 p = run(["--parse-only", "b.fio"], cwd=self.tmp)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertTrue(p.stderr.startswith(f"b.fio:3:{len(name) + 2}: error: "), p.stderr)
+
+    def test_write_barrier_moves_what_the_job_moves_without_it_in_both_tools(self):
+        # fio 3.33 flags every Nth write a barrier only for its sg engine (IO_U_F_BARRIER);
+        # with psync and libaio it takes the option (fio's FIO_OPT_INT, so 4k is 4096 and
+        # -1 is taken too) and writes what it writes without.  ioplan refused it.
+        moved = {}
+        for who, runner in runners():
+            for engine in ("psync", "libaio"):
+                for barrier in (None, "4", "4k", "-1"):
+                    with self.subTest(who=who, engine=engine, write_barrier=barrier):
+                        args = ["--name=b", f"--filename={self.tmp}/{who}-b", "--size=256k", "--rw=randwrite",
+                                "--bs=4k", f"--ioengine={engine}", "--iodepth=4", "--output-format=json"]
+                        p = runner(args + ([f"--write_barrier={barrier}"] if barrier else []))
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        # fio notes psync's depth 1 on stdout, before the JSON.
+                        job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                        moved.setdefault((who, engine), set()).add((job["error"], job["write"]["io_bytes"],
+                                                                    job["write"]["total_ios"]))
+        self.assertEqual(len(moved), 4 if FIO else 2)
+        for key, seen in moved.items():
+            self.assertEqual(seen, {(0, 256 << 10, 64)}, key)
 
 
 if __name__ == "__main__":
