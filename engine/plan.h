@@ -378,6 +378,7 @@ struct plan_job {
 	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
 	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
 	bool norandommap;
+	bool softrandommap;		/* a random map that cannot be allocated: go on without, as norandommap */
 	bool random_lfsr;		/* random_generator=lfsr: every block once per pass even
 					 * with norandommap, as fio's LFSR */
 	bool randrepeat;

@@ -720,6 +720,14 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Random offsets drawn independently (blocks may repeat).")
         .apply(A(j.pj.norandommap = flag_value(o, v))),
+    opt("softrandommap", opt_type::boolean, CAT_PATTERN)
+        .def("0")
+        .help("When a random map cannot be allocated, run without one, as fio: offsets drawn as with norandommap "
+              "(blocks may repeat), with a note; 0: the job fails with ENOMEM. ioplan keeps a map (a bit a block) "
+              "only where fio's draws need one (lengths that vary, sequential turns, a mix over several files) "
+              "in files of up to 2^30 blocks; its other random jobs cover each block once a pass by a "
+              "permutation that takes no memory, so there is nothing to fall back from.")
+        .apply(A(j.pj.softrandommap = flag_value(o, v))),
     opt("randrepeat", opt_type::boolean, CAT_PATTERN)
         .def("1")
         .help("Same random sequence on every run.")
@@ -1630,7 +1638,7 @@ static const std::vector<option> core_table = {
     no("zone_reset_frequency", WHY_ZONED), no("zone_reset_threshold", WHY_ZONED), no("max_open_zones", WHY_ZONED),
     no("job_max_open_zones", WHY_ZONED), no("read_beyond_wp", WHY_ZONED), no("zonecapacity", WHY_ZONED),
     no("ignore_zone_limits", WHY_ZONED), no("zone_append", WHY_ZONED),
-    no("random_sequence_stride", WHY_UNSUPPORTED), no("softrandommap", WHY_UNSUPPORTED),
+    no("random_sequence_stride", WHY_UNSUPPORTED),
     no("fadvise_stream", WHY_UNSUPPORTED), no("num_range", WHY_UNSUPPORTED),
     no("fdp", WHY_UNSUPPORTED), no("fdp_pli", WHY_UNSUPPORTED), no("plids", WHY_UNSUPPORTED),
     no("dataplacement", WHY_UNSUPPORTED), no("sprandom", WHY_UNSUPPORTED), no("spr_num_regions", WHY_UNSUPPORTED),

@@ -62,6 +62,8 @@ json pattern_json(const plan_job &j)
                          {"range_bytes", j.rand_zones[i].range_bytes}});
     o["rand_zones"] = zones;
     o["norandommap"] = j.norandommap;
+    if (j.softrandommap)   // only when set: a job without it keeps its plan hash
+        o["softrandommap"] = true;
     o["randrepeat"] = j.randrepeat;
     o["randseed"] = j.randseed;
     o["interlocked"] = j.interlocked;

@@ -214,10 +214,60 @@ static bool is_plain(const struct gen *g)
 	return true;
 }
 
+/* gen_init's view of the files: each one's region, and the interlock tickets (or NULL). */
+struct gen_regions {
+	const uint64_t *start, *len, *room;
+	struct interlock *il;
+};
+
+/* Each file's region, permutation or random map, fio's lfsr and interlock ticket. */
+static int files_init(struct gen *g, const struct gen_regions *r, uint64_t min_bs)
+{
+	const struct plan_job *j = g->job;
+	int ret;
+
+	for (uint32_t i = 0; i < g->nr_files; i++) {
+		ret = file_init(g, &g->files[i], r->start[i], r->len[i], r->room ? r->room[i] : r->len[i],
+				min_bs, i);
+		if (!ret && g->use_map && (ret = randmap_init(&g->files[i].map, r->len[i] / g->rw_min_bs))) {
+			g->map_failed = true;
+			g->map_file = i;
+		}
+		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
+		if (!ret && g->use_lfsr)
+			ret = lfsr_init(&g->files[i].lfsr, r->len[i] / g->rw_min_bs, g->clone->block_seed);
+		if (ret)
+			return ret;
+		if (r->il && j->interlocked) {
+			g->files[i].il = &r->il[i];
+			g->files[i].il_limit = gen_interlock_limit(j, r->len[i]);
+		}
+	}
+	return 0;
+}
+
+/*
+ * softrandommap=1: fio runs a file whose random map it cannot allocate without
+ * one, its offsets drawn as with norandommap (file_randommap() is false for
+ * it).  ioplan takes every file's map away and draws the job's offsets so:
+ * what fio does when the files are alike, as a job's usually are.  fio keeps
+ * norandommap's other effects off (io_size= past size= still ends a round),
+ * and so does this, which leaves j->norandommap as it is.
+ */
+static int drop_maps(struct gen *g, const struct gen_regions *r, uint64_t min_bs)
+{
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		randmap_free(&g->files[i].map);
+	g->use_map = g->use_perm = false;
+	g->map_dropped = true;
+	return files_init(g, r, min_bs);
+}
+
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,
 	     const uint64_t *region_start, const uint64_t *region_len, const uint64_t *region_room,
 	     uint32_t nr, struct interlock *il)
 {
+	const struct gen_regions regions = { region_start, region_len, region_room, il };
 	uint64_t min_bs;
 	int ret;
 
@@ -266,21 +316,11 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	for (uint32_t i = 0; i < nr; i++)
 		g->use_map = g->use_map && wants_map(g, region_len[i]);
 	g->offset_first = g->offset_first || g->use_map;
-	for (uint32_t i = 0; i < nr; i++) {
-		ret = file_init(g, &g->files[i], region_start[i], region_len[i],
-				region_room ? region_room[i] : region_len[i], min_bs, i);
-		if (!ret && g->use_map)
-			ret = randmap_init(&g->files[i].map, region_len[i] / g->rw_min_bs);
-		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
-		if (!ret && g->use_lfsr)
-			ret = lfsr_init(&g->files[i].lfsr, region_len[i] / g->rw_min_bs, c->block_seed);
-		if (ret)
-			return ret;
-		if (il && j->interlocked) {
-			g->files[i].il = &il[i];
-			g->files[i].il_limit = gen_interlock_limit(j, region_len[i]);
-		}
-	}
+	ret = files_init(g, &regions, min_bs);
+	if (ret == -ENOMEM && g->map_failed && j->softrandommap)
+		ret = drop_maps(g, &regions, min_bs);
+	if (ret)
+		return ret;
 	/* fio finds a file done by a failed fill, for every direction at once: in a
 	 * plain sequential mix over several files that is not one direction's end. */
 	g->whole_files = g->mixed && nr > 1 && !g->random && !g->skip && !g->stride && !j->rw_seq_back_bytes &&

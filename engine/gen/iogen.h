@@ -82,6 +82,13 @@ struct gen {
 	bool use_perm;			/* random map semantics (no norandommap, uniform) */
 	/* Random map with lengths that vary: fio's draw, map and cut rules (randmap.h). */
 	bool use_map;
+	/*
+	 * The random map of file map_file could not be allocated (-ENOMEM); with
+	 * softrandommap the job went on without maps (map_dropped), its offsets
+	 * drawn as with norandommap.
+	 */
+	bool map_failed, map_dropped;
+	uint32_t map_file;
 	/* The offset drawn first, then a length that fits (draw.c), not the permutation. */
 	bool offset_first;
 	bool use_lfsr;			/* random_generator=lfsr: offsets from fio's register, no map */

@@ -6,7 +6,7 @@
  * exited.  Meanwhile the coordinator, in watch(), wakes every tick to stop
  * the groups an exitall job names, to flag stalled threads and to judge
  * steady state.  At the end each job's span, first error and error messages
- * go into the results.  Kept apart from engine.c, which walks the plan from
+ * (and the note of a thread that ran without its random map) go into the results.  Kept apart from engine.c, which walks the plan from
  * segment to segment and answers the public API, because this is where the
  * threads live: everything here happens between one spawn and its join.
  * eng_snapshot reads the jobs and workers from the caller's thread under
@@ -411,6 +411,17 @@ static void seg_free(struct eng *e, struct seg_run *s)
 	pthread_mutex_destroy(&s->mu);
 }
 
+/* softrandommap: fio's note as a file runs without its random map ("Running job without."). */
+static void map_dropped_note(struct eng *e, const struct worker *w)
+{
+	if (!w->map_dropped || w->map_file >= w->clone->nr_files)
+		return;
+	res_msg_add(e->res, RES_MSG_NOTE, "softrandommap", (int32_t)w->job->job_id,
+		    "job '%s': %s: no memory for its random map: thread %u runs without one "
+		    "(softrandommap=1), its offsets drawn as with norandommap", w->job->name,
+		    w->clone->files[w->map_file].path, w->clone->thread_number);
+}
+
 /* One run of the jobs [a, b) in this process: all start, all end. */
 static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 {
@@ -444,6 +455,7 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 		if (!w->started)
 			continue;
 		pthread_join(w->tid, NULL);
+		map_dropped_note(e, w);
 		pthread_mutex_lock(&w->snap.mu);	/* eng_snapshot may be reading *out */
 		w->out->stalled = atomic_load(&w->pub.stalled);
 		pthread_mutex_unlock(&w->snap.mu);

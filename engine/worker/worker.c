@@ -494,8 +494,14 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 			     .what = w->job->interlocked ? "interlocked needs a sequential job "
 							   "without offset_increment"
 							 : "I/O region holds no whole block");
+	/* fio's advice with its refusal: the two ways to run without the map. */
+	if (ret == -ENOMEM && w->gen.map_failed)
+		worker_error(w, .err = ENOMEM, .file = w->gen.map_file,
+			     .what = "allocating its random map (norandommap=1 or softrandommap=1 run without one)");
 	if (!ret)
 		gen_limit_open(&w->gen, w->max_open);
+	w->map_dropped = w->gen.map_dropped;
+	w->map_file = w->gen.map_file;
 	return ret;
 }
 

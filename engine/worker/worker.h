@@ -329,6 +329,8 @@ struct worker {
 	uint64_t writes_issued;		/* fsync=, fdatasync=, sync_file_range= count them (fio's io_issues) */
 	uint8_t sync_kind;		/* the sync need_sync asks for (enum worker_sync_kind) */
 	struct worker_written *written;	/* sync_file_range=, per file; NULL without (worker_sync.c) */
+	bool map_dropped;		/* softrandommap: file map_file's random map could not be had */
+	uint32_t map_file;
 	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
 	struct worker_think think;	/* worker_think.c only */
 	bool quiescing;			/* thinktime: reap everything in flight first */

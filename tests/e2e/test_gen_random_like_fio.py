@@ -13,9 +13,12 @@ the draws differ run to run, in fio too: then both overshoot size= by less than
 one largest I/O per job, as fio's rule allows.
 """
 import json
+import os
+import resource
+import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, VARIANT, TmpDirCase, run, run_fio
 
 JOBS = {
     # fio's examples/cmdprio-bssplit.fio shape: 64k/1m reads, 1m writes on 4 MiB.
@@ -298,6 +301,69 @@ class RandomLikeFio(TmpDirCase):
             # The last I/O goes whole: of 8 clones, some end past size= (an exact
             # landing for all 8 is far less likely than a run of this test failing).
             self.assertTrue(any(m > 4 << 20 for m in moved), f"{who}: {moved}")
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+@unittest.skipIf(VARIANT != "release", "a sanitizer reserves more address space than the limit leaves")
+class SoftRandomMap(TmpDirCase):
+    """softrandommap=1: a random map that cannot be allocated is done without, as fio
+    does.  The map's allocation fails for real: each tool runs under an address-space
+    limit (RLIMIT_AS) that leaves room for the job without a map, not for the 128 MiB
+    one of 2^30 one-byte blocks (bsrange=1-2 over a sparse 1 GiB file: lengths that
+    vary, so ioplan keeps fio's map too)."""
+    JOB = ["--name=m", "--filename=big", "--rw=randread", "--bsrange=1-2", "--number_ios=64",
+           "--output-format=json"]
+
+    def limited(self, tool, limit_mib, *extra):
+        """(CompletedProcess, its job's JSON or None) of the job under an address-space limit."""
+        lim = limit_mib << 20
+        p = subprocess.run([tool, *self.JOB, *extra], cwd=self.tmp, capture_output=True, text=True, timeout=120,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim)))
+        try:
+            return p, json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+        except ValueError:
+            return p, None
+
+    def room_without_map(self, tool):
+        """The least limit (MiB, to 16) under which the job runs with norandommap=1."""
+        lo, hi = 16, 4096
+        while hi - lo > 16:
+            mid = (lo + hi) // 2
+            _, job = self.limited(tool, mid, "--norandommap=1")
+            if job and job["read"]["total_ios"] == 64:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def test_a_map_that_cannot_be_had_is_done_without(self):
+        with open(self.tmp / "big", "wb") as f:
+            f.truncate(1 << 30)
+        seqs = {}
+        for who, tool in (("fio", FIO), ("ioplan", BIN)):
+            with self.subTest(who=who):
+                limit = self.room_without_map(tool) + 48
+                p, job = self.limited(tool, limit)
+                self.assertIn("random map", p.stderr)
+                if who == "ioplan":
+                    # fio's job runs nothing, with error 0 and exit 0; ioplan's fails.
+                    self.assertEqual((p.returncode, job["error"]), (1, 12), p.stderr)
+                    self.assertIn("softrandommap=1", p.stderr)
+                self.assertEqual(job["read"]["total_ios"], 0)
+                p, job = self.limited(tool, limit, "--softrandommap=1", f"--write_iolog={who}.log")
+                self.assertEqual((p.returncode, job["error"], job["read"]["total_ios"]), (0, 0, 64), p.stderr)
+                # fio's note goes to stdout ahead of its JSON; ioplan's into the JSON's messages.
+                self.assertIn("random map", p.stdout)
+                seqs[who] = ios_of(self.tmp / f"{who}.log")
+        # Without its map fio draws as with norandommap, from its own seeds: so does ioplan.
+        self.assertEqual(seqs["ioplan"], seqs["fio"])
+        self.assertEqual(len(seqs["ioplan"]), 64)
+        # With room for the map the option changes nothing: fio's map and draws, in both.
+        for who, tool in (("fio", FIO), ("ioplan", BIN)):
+            p, job = self.limited(tool, 1 << 16, "--softrandommap=1", f"--write_iolog={who}-room.log")
+            self.assertEqual((p.returncode, job["read"]["total_ios"]), (0, 64), p.stderr)
+            self.assertNotIn("random map", p.stdout)
+        self.assertEqual(ios_of(self.tmp / "ioplan-room.log"), ios_of(self.tmp / "fio-room.log"))
 
 
 if __name__ == "__main__":
