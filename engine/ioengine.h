@@ -146,8 +146,8 @@ struct ioe_ops {
 	int (*flush_sync)(struct ioe *e);
 	/*
 	 * A sync of the file open on fd, which fio hands its engine as an I/O of
-	 * its own: fsync=N's, fdatasync=N's (data) and a trace's flush, or, with
-	 * at_end, end_fsync's and fsync_on_close's.  0 or -errno.  NULL: the
+	 * its own: fsync=N's, fdatasync=N's and sync_file_range='s (data) and a
+	 * trace's flush, or, with at_end, end_fsync's and fsync_on_close's.  0 or -errno.  NULL: the
 	 * descriptor's fsync or fdatasync (ioe_fsync), as fio's engines that sync.
 	 * An engine whose fio counterpart cannot sync fails it here as fio's does
 	 * (ftruncate, e4defrag: EINVAL), so the job ends where fio's ends.

@@ -100,6 +100,8 @@ class Engines(TmpDirCase):
             "falloc_randrw_fsync": ["--ioengine=falloc", "--rw=randrw", "--fsync=2"],
             "falloc_end_fsync": ["--ioengine=falloc", "--rw=write", "--end_fsync=1"],
             "psync_fsync": ["--ioengine=psync", "--rw=write", "--fsync=4"],
+            "ftruncate_sync_file_range": ["--ioengine=ftruncate", "--rw=write", "--sync_file_range=write:1"],
+            "falloc_sync_file_range": ["--ioengine=falloc", "--rw=write", "--sync_file_range=write:2"],
         }
         for name, args in cases.items():
             got = {}
@@ -111,7 +113,7 @@ class Engines(TmpDirCase):
                 self.assertIn("{", p.stdout, f"{who} {name}: {p.stderr}")
                 j = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
                 # fio counts fdatasync's syncs past its sync counter (ioplan-job(5), COMPATIBILITY).
-                syncs = None if "fdatasync" in name else j["sync"]["total_ios"]
+                syncs = None if "fdatasync" in name or "range" in name else j["sync"]["total_ios"]
                 got[who] = (bool(p.returncode), j["error"], j["read"]["total_ios"], j["write"]["total_ios"],
                             syncs, j["sync"]["lat_ns"]["N"], j["iodepth_level"]["1"])
             with self.subTest(name):
