@@ -141,6 +141,17 @@ bool plan_seq_reaches(const struct plan_job *j)
 	       !j->rw_seq_back_bytes && !j->sequential_stride_bytes && !j->zone_size_bytes && !j->interlocked;
 }
 
+bool plan_seq_holed(const struct plan_job *j)
+{
+	return !plan_rw_is_random(j->rw) && j->rw != PLAN_RW_TRIMWRITE && j->rw_seq_skip_bytes &&
+	       !j->sequential_stride_bytes && !j->zone_size_bytes && !j->interlocked;
+}
+
+bool plan_seq_uses_file_size(const struct plan_job *j)
+{
+	return plan_seq_reaches(j) || plan_seq_holed(j);
+}
+
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)
 {
 	/* fio's get_next_buflen: bs_is_seq_rand gives sequential I/O the first size. */

@@ -774,6 +774,22 @@ uint64_t plan_bs_max(const struct plan_bs *b);
  */
 bool plan_seq_reaches(const struct plan_job *j);
 
+/*
+ * fio's forward holed sequential pass (rw=read:<n>, no strides, zones,
+ * interlocked tickets or trimwrite): its next offset wraps to the start once
+ * it passes the file's end, not the region's, and a fixed block may reach past
+ * the region as a plain pass's does (size=10k bs=4k rw=read:4k over a 16 KiB
+ * file: 0, 8k, then 0 again, 12 KiB).
+ */
+bool plan_seq_holed(const struct plan_job *j);
+
+/*
+ * Whether a sequential pass is judged against the file's size as fio's setup
+ * found it (its real_file_size), not only against the region: plan_seq_reaches'
+ * and plan_seq_holed's.
+ */
+bool plan_seq_uses_file_size(const struct plan_job *j);
+
 /* The one length every sequential I/O of direction d has, or 0 when lengths are drawn. */
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d);
 

@@ -65,9 +65,10 @@ void check_offsets_fit(const job_def &d)
                  " x offset_increment=" + std::to_string(j.offset_increment_bytes) + ")," + files);
 }
 
-// fio's plain sequential pass of one block size reads on past a file's share
-// of size= into what an existing file holds (plan_seq_reaches): nrfiles=3
-// size=8k bs=4k reads one block of each 16 KiB file.  So a share under one
+// fio's plain or holed sequential pass of one block size reads on past a
+// file's share of size= into what an existing file holds
+// (plan_seq_uses_file_size): nrfiles=3 size=8k bs=4k, rw=read or rw=read:4k,
+// reads a block of the first two 16 KiB files.  So a share under one
 // block of `need` bytes is refused unless size= holds one (else fio: "blocksize
 // is larger than data set range") and every file holds one past offset= now;
 // a new one fio lays out to the share and reads nothing of.  A file an earlier
@@ -75,7 +76,7 @@ void check_offsets_fit(const job_def &d)
 bool files_hold_a_block(const job_def &d, plan_ddir dd, uint64_t need)
 {
     const plan_job &j = d.spec.pj;
-    if (!plan_seq_reaches(&j) || plan_seq_fixed_bs(&j, dd) != need || j.size_bytes < need ||
+    if (!plan_seq_uses_file_size(&j) || plan_seq_fixed_bs(&j, dd) != need || j.size_bytes < need ||
         j.filesize_min_bytes || j.offset_ppm || j.ioengine == PLAN_IOENGINE_NULL)
         return false;
     for (const std::string &path : clone_paths(d, d.section, 0)) {

@@ -56,46 +56,72 @@ void gen_bound_rounds(struct gen *g, bool queued)
 	g->round_limit = size;
 }
 
+/* Blocks of bs, step apart from `from`, a holed pass issues before one would pass end. */
+static uint64_t skip_run(uint64_t from, uint64_t end, uint64_t bs, uint64_t step)
+{
+	return from + bs <= end ? (end - bs - from) / step + 1 : 0;
+}
+
+/* Whether the offset after a run of n blocks from `from` wraps (fio's get_next_seq_offset). */
+static bool skip_run_wraps(const struct gen *g, const struct gen_file *f, uint64_t from, uint64_t n,
+			   uint64_t bs)
+{
+	uint64_t last_end = from + (n - 1) * (bs + g->skip) + bs;
+
+	return last_end < f->room && last_end + g->skip >= f->start + f->room;
+}
+
 /*
- * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n.  A
- * block that ends on the region's end ends the pass (size=1m bs=4k
- * rw=read:8k reads 86 blocks); one that ends before it, with the next offset
- * on or past the end, wraps to the start and the pass goes on to the region's
- * size (size=64k bs=4k rw=write:4k writes every other block twice); a block
- * that would straddle the end ends the pass short (fio's t0007: size=128m
- * bs=1m rw=read:512k reads 85 MiB).
+ * rw=read:<n> with a fixed block size, as in fio: the offsets step bs + n
+ * while a block fits (gen_file.end).  One that ends on the file's end ends
+ * the pass (size=1m bs=4k rw=read:8k reads 86 blocks); one that ends before
+ * it, with the next offset on or past the file's end, wraps to offset= (fio's
+ * quirk: the region's start as a position in it) and the pass goes on from
+ * there (size=64k bs=4k rw=write:4k writes every other block twice), up to
+ * the region's size when it wraps again; a block that would straddle the end
+ * ends the pass short (fio's t0007: size=128m bs=1m rw=read:512k reads 85
+ * MiB).  The file's end is its size when fio set the job up: over a 16 KiB
+ * file size=10k bs=4k rw=read:4k wraps after 8k and reads 12 KiB.  *forever:
+ * the pass wraps for good, so only the amount ends it.
  */
-static bool skip_wraps(const struct gen *g, uint8_t d, uint64_t len)
+static uint64_t skip_pass_bytes(const struct gen *g, const struct gen_file *f, bool *forever)
 {
-	const struct plan_bs *b = gen_bs_of(g, d);
-	uint64_t bs = b->min_bytes, step = bs + g->skip, last_end;
+	const struct plan_bs *b = gen_bs_of(g, g->only_ddir);
+	uint64_t bs = b->min_bytes, step = bs + g->skip, end = f->end[g->only_ddir], n0, n1;
 
-	if (!bs || b->max_bytes != bs || b->nr_split || g->stride || len < bs)
-		return true;
-	last_end = (len - bs) / step * step + bs;
-	return last_end < len && last_end + g->skip >= len;
+	*forever = false;
+	if (!bs || b->max_bytes != bs || b->nr_split || g->stride)
+		return f->io_size;	/* drawn lengths: found as they go (seq_offset) */
+	n0 = skip_run(0, end, bs, step);
+	if (!n0 || !skip_run_wraps(g, f, 0, n0, bs))
+		return n0 * bs < f->io_size ? n0 * bs : f->io_size;
+	n1 = skip_run(f->start, end, bs, step);
+	*forever = n1 && skip_run_wraps(g, f, f->start, n1, bs);
+	return (n0 + n1) * bs < f->io_size ? (n0 + n1) * bs : f->io_size;
 }
 
-static uint64_t skip_pass_bytes(const struct gen *g, uint64_t len)
-{
-	uint64_t bs = gen_bs_of(g, g->only_ddir)->min_bytes;
-
-	return skip_wraps(g, g->only_ddir, len) ? len : ((len - bs) / (bs + g->skip) + 1) * bs;
-}
-
+/*
+ * fio bounds a job by size= (each file's io_size summed), and a pass ends
+ * before that where its files run out: a holed one's files may each end
+ * short, but one that wraps for good goes on to size= whatever the others do.
+ */
 uint64_t gen_pass_bytes(const struct gen *g)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, sizes = 0;
+	bool forever, wraps = false;
 
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		const struct gen_file *f = &g->files[i];
 
+		sizes += f->io_size;
 		/* Strided zones wrap to the region's start, so skips shorten no pass there;
 		 * their region steps in whole blocks, but fio's amount is the size itself. */
-		if (g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes)
-			sum += skip_pass_bytes(g, f->len);
-		else	/* a sequential pass's last block may reach past it (file_reach): the size is the amount */
+		if (g->skip && !g->random && !g->mixed && !g->job->zone_size_bytes) {
+			sum += skip_pass_bytes(g, f, &forever);
+			wraps = wraps || forever;
+		} else {	/* a sequential pass's last block may reach past it (file_reach): the size is the amount */
 			sum += g->random || g->job->interlocked ? f->len : f->io_size;
+		}
 	}
-	return sum;
+	return wraps ? sizes : sum;
 }

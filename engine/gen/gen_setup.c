@@ -1,9 +1,9 @@
 /*
  * engine/gen/gen_setup.c - a worker's generator made ready (iogen.h: gen_init):
- * each file's region, block counts and where a sequential pass ends, the
- * directions and block sizes, and whether offsets come from a permutation or
- * fio's random map.  Apart from iogen.c, which draws the I/Os and keeps the
- * passes: this runs once per job, not per I/O.
+ * each file's region, block counts, where a sequential pass ends and the file's
+ * end a holed one wraps at, the directions and block sizes, and whether
+ * offsets come from a permutation or fio's random map.  Apart from iogen.c,
+ * which draws the I/Os and keeps the passes: this runs once per job, not per I/O.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,19 +76,28 @@ static uint64_t seq_end(uint64_t io, uint64_t room, uint64_t bs)
  * is inside the region and the block ends inside the file (its
  * real_file_size), so a plain pass of one block size reaches past the
  * region's unrounded end into an existing file: size=10k bs=4k over 16 KiB
- * reads 12 KiB, nrfiles=3 size=8k one block of each file.  In a file laid out
- * to the region (room == len) that is the region's whole blocks, as before.
+ * reads 12 KiB, nrfiles=3 size=8k one block of each file.  A holed pass's
+ * offsets are no whole blocks from the start (it wraps to offset=, past the
+ * region's start), so its end is where a block begun inside the region may
+ * end: size=10k bs=4k rw=read:4k reads 8k-12k too.  In a file laid out to
+ * the region (room == len) either is the region's end, as before.
  * Drawn lengths must fit the region (fio's io_u_fits): theirs ends there.
  */
 static void file_reach(struct gen *g, struct gen_file *f, uint64_t room)
 {
 	uint64_t len = f->len, bs;
-	bool reaches = plan_seq_reaches(g->job);
+	bool reaches = plan_seq_reaches(g->job), holed = plan_seq_holed(g->job);
 
+	f->room = room > len ? room : len;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		bs = reaches && plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d)
+		bs = (reaches || holed) && plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d)
 			     ? plan_seq_fixed_bs(g->job, (enum plan_ddir)d) : 0;
-		f->end[d] = bs ? seq_end(len, room > len ? room : len, bs) : len;
+		if (!bs)
+			f->end[d] = len;
+		else if (reaches)
+			f->end[d] = seq_end(len, f->room, bs);
+		else
+			f->end[d] = len + bs - 1 < f->room ? len + bs - 1 : f->room;
 		if (f->end[d] > f->len)
 			f->len = f->end[d];
 	}

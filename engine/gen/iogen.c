@@ -450,11 +450,14 @@ static uint64_t seq_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 		return back_offset(g, f, d, len);
 	f->pos[d] += (g->stride ? g->stride : len) + g->skip;
 	/* fio's get_next_seq_offset wraps a file whose skip, not its last I/O, passed the
-	 * end; one whose I/O ended on the end (or that has too little left) is done.  It
-	 * compares the position in the region with the file's size (start + len here, a
-	 * file laid out for the job) and wraps it to the region's start as a position in
-	 * the region: with offset= a pass rarely wraps, and then to twice the offset. */
-	if (holes_wrap_each(g) && f->pos[d] >= f->start + f->len && f->pos[d] - g->skip < f->len)
+	 * file's end; one whose I/O ended on the end (or that has too little left) is done.
+	 * It compares the position in the region with the file's size (start + room: the
+	 * region's end in a file laid out for the job, else the file's) and wraps it to the
+	 * region's start as a position in the region: with offset= a pass rarely wraps,
+	 * and then to twice the offset.  A time_based job of one file first goes back to
+	 * the region's start once an I/O ended past the region (a new pass, here). */
+	if (holes_wrap_each(g) && f->pos[d] >= f->start + f->room && f->pos[d] - g->skip < f->room &&
+	    !(g->job->time_based && g->nr_files == 1 && f->pos[d] - g->skip >= f->io_size))
 		f->pos[d] = f->start;
 	return rel;
 }

@@ -46,6 +46,9 @@ struct gen_file {
 	struct randmap map;		/* use_map: fio's random map (nr_bits 0 = none) */
 	struct lfsr lfsr;		/* use_lfsr: fio's register over the region's blocks */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
+	/* sequential: the bytes from start to the file's end as fio's setup found it (its
+	 * real_file_size), at least the region: where a holed pass wraps (seq_offset) */
+	uint64_t room;
 	uint64_t lastb[PLAN_DDIR_NR];	/* offset_first: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */
@@ -170,8 +173,8 @@ struct gen {
  * Sets up a generator over nr files; region_start/region_len give each file's
  * I/O region (already validated against the file size), region_room the bytes
  * each file held from the region's start when fio would have set it up (NULL:
- * the region's own), which a plain sequential pass may reach into
- * (plan_seq_reaches).  il is NULL unless the job is interlocked (then an array
+ * the region's own), which a sequential pass may reach into and a holed one
+ * wraps at (plan_seq_uses_file_size).  il is NULL unless the job is interlocked (then an array
  * of nr).  Returns 0, -EINVAL when a region holds no whole block, or -ENOMEM.
  */
 int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c,

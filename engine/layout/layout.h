@@ -192,8 +192,9 @@ bool layout_seen(const struct layout *l, const char *path, struct stat *st);
  * the other in the job file's order (create_serialize, on by default): each
  * sees the file as the setups before its own left it, and takes offset=N%,
  * offset_increment=N% and file_append's end of that size (real_file_size),
- * then lays the file out to its own region's end; a plain sequential pass
- * reaches into that size past a region of size= (plan_seq_reaches).  The same here: from each
+ * then lays the file out to its own region's end; a sequential pass reaches
+ * into that size past a region of size=, and a holed one wraps at its end
+ * (plan_seq_uses_file_size).  The same here: from each
  * regular file's size before the run (what the preflight saw, else a stat
  * now), the plan's uses of it in that order; each that needs the size gets it
  * recorded for layout_size_found, and its region's end raises the file's need
@@ -211,7 +212,7 @@ int layout_resolve(struct layout *l, const struct plan *p);
 /*
  * The size fio's setup of pf's job saw (layout_resolve), which a percentage
  * offset and file_append's end are taken of and a sequential pass reaches
- * into; now when none was recorded.
+ * into (a holed one wraps at its end); now when none was recorded.
  */
 uint64_t layout_size_found(const struct layout *l, const struct plan_file *pf, uint64_t now);
 

@@ -1,8 +1,9 @@
 /*
  * engine/layout/layout_found.c - the size each job's files have when fio would
  * set them up (layout.h: layout_resolve), which offset=N%, offset_increment=N%
- * and file_append are taken of, and a sequential pass may reach into.  Apart from layout.c because it acts on no
- * file: it reads the plan and what the preflight saw, before the layout.
+ * and file_append are taken of, and a sequential pass may reach into and wrap
+ * at.  Apart from layout.c because it acts on no file: it reads the plan and
+ * what the preflight saw, before the layout.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,12 +15,13 @@
 
 /*
  * Does j's region start from the size its files have at setup, or may its
- * sequential pass reach past a region of size= into that size (plan_seq_reaches)?
+ * sequential pass reach past a region of size= into that size, or a holed one
+ * wrap at its end (plan_seq_uses_file_size)?
  */
 static bool needs_found(const struct plan_job *j, const struct plan_file *f)
 {
 	return f->offset_ppm || j->offset_increment_ppm || j->file_append ||
-	       (plan_seq_reaches(j) && (f->size_bytes || f->region_bytes));
+	       (plan_seq_uses_file_size(j) && (f->size_bytes || f->region_bytes));
 }
 
 /*
@@ -71,7 +73,7 @@ static bool plan_needs_found(const struct plan *p)
 		const struct plan_job *j = plan_job_at(p, i);
 
 		if (ioe_lays_out(j->ioengine) &&
-		    (j->offset_increment_ppm || j->file_append || j->offset_ppm || plan_seq_reaches(j)))
+		    (j->offset_increment_ppm || j->file_append || j->offset_ppm || plan_seq_uses_file_size(j)))
 			return true;
 	}
 	return false;

@@ -228,16 +228,16 @@ static uint64_t size_at_setup(const struct worker *w, const struct plan_file *pf
 }
 
 /*
- * Bytes a plain sequential pass may reach from the region's start (gen_init):
- * fio's real_file_size, the file's size when fio set the job up (one laid out
- * then ends at the region's end), within what it holds now.
+ * Bytes a sequential pass may reach from the region's start, and a holed one
+ * wraps at (gen_init): fio's real_file_size, the file's size when fio set the
+ * job up (one laid out then ends at the region's end), within what it holds now.
  */
 static uint64_t region_room(const struct worker *w, const struct plan_file *pf, uint64_t size,
 			    uint64_t start, uint64_t len)
 {
 	uint64_t setup;
 
-	if (size == UINT64_MAX || size <= start + len || !plan_seq_reaches(w->job))
+	if (size == UINT64_MAX || size <= start + len || !plan_seq_uses_file_size(w->job))
 		return len;
 	setup = layout_size_found(w->sh->lay, pf, size);
 	if (setup > size)
@@ -486,6 +486,8 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 {
 	int ret;
 
+	/* create_only issues no I/O: the generator's state (448 bytes a file, a random
+	 * map) would be the largest part of a 100 000-file layout's memory. */
 	if (w->job->create_only)
 		return 0;
 	ret = gen_init(&w->gen, w->job, w->clone, start, len, room, w->clone->nr_files, w->jr->il);

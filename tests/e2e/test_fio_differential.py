@@ -179,27 +179,18 @@ class FioDifferential(TmpDirCase):
             got[who] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"]
         self.assertEqual(got, {"fio": 224 << 10, "ioplan": 224 << 10})
 
-    def test_sequential_pass_reads_on_into_an_existing_file(self):
-        # fio issues a sequential block while its offset is inside the file's share of size=
-        # and the block ends inside the file: over 16 KiB files, size=10k bs=4k reads 12 KiB
-        # (0, 4k, 8k), nrfiles=3 size=32k 32 KiB and size=8k one block of two files, 8 KiB.
-        # ioplan stopped at the share's last whole block (8 KiB, 24 KiB) and refused
-        # size=8k ("each file's region (2730 bytes) is less than one read block").  A file
-        # the job lays out ends at its share: 8 KiB there, as before.
-        one, three = ["--filename=f.0"], ["--filename_format=f.$filenum", "--nrfiles=3"]
-        cases = {"read": (one + ["--size=10k", "--rw=read"], 1, (12288, 3)),
-                 "write": (one + ["--size=10k", "--rw=write"], 1, (12288, 3)),
-                 "files": (three + ["--size=32k", "--rw=read"], 3, (32768, 8)),
-                 "files_below_a_block": (three + ["--size=8k", "--rw=read"], 3, (8192, 2)),
-                 "new_file": (one + ["--size=10k", "--rw=read"], 0, (8192, 2))}
-        for name, (args, nfiles, want) in cases.items():
+    def over_existing_files(self, prefix, cases):
+        """Each case {name: (args, sizes of the files f.0, f.1, ... made first, fio's (bytes, I/Os))}
+        run by fio and ioplan with bs=4k: fio's figures are the ones given, and ioplan's bytes,
+        I/Os, write_iolog lines and file sizes are fio's."""
+        for name, (args, sizes, want) in cases.items():
             with self.subTest(case=name):
                 got = {}
                 for who in ("fio", "ioplan"):
                     extra = ["--allow_existing_file_write=1"] if who == "ioplan" else []
-                    prepare = lambda d: [(d / f"f.{i}").write_bytes(bytes(16 << 10)) for i in range(nfiles)]
-                    p, d = self.job_run(who, f"reach-{name}", "", ["--name=j", "--bs=4k", *args, *extra,
-                                                                   "--write_iolog=io.log", "--output-format=json"],
+                    prepare = lambda d: [(d / f"f.{i}").write_bytes(bytes(n)) for i, n in enumerate(sizes)]
+                    p, d = self.job_run(who, f"{prefix}-{name}", "", ["--name=j", "--bs=4k", *args, *extra,
+                                                                      "--write_iolog=io.log", "--output-format=json"],
                                         prepare=prepare)
                     job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
                     ios = [l.split()[1:] for l in (d / "io.log").read_text().splitlines() if " read " in l or " write " in l]
@@ -208,6 +199,41 @@ class FioDifferential(TmpDirCase):
                                 sorted((f.name, f.stat().st_size) for f in d.glob("f.*")))
                 self.assertEqual(got["fio"][:2], want)
                 self.assertEqual(got["ioplan"], got["fio"])
+
+    def test_sequential_pass_reads_on_into_an_existing_file(self):
+        # fio issues a sequential block while its offset is inside the file's share of size=
+        # and the block ends inside the file: over 16 KiB files, size=10k bs=4k reads 12 KiB
+        # (0, 4k, 8k), nrfiles=3 size=32k 32 KiB and size=8k one block of two files, 8 KiB.
+        # ioplan stopped at the share's last whole block (8 KiB, 24 KiB) and refused
+        # size=8k ("each file's region (2730 bytes) is less than one read block").  A file
+        # the job lays out ends at its share: 8 KiB there, as before.
+        one, three, k16 = ["--filename=f.0"], ["--filename_format=f.$filenum", "--nrfiles=3"], 16 << 10
+        self.over_existing_files("reach", {
+            "read": (one + ["--size=10k", "--rw=read"], [k16], (12288, 3)),
+            "write": (one + ["--size=10k", "--rw=write"], [k16], (12288, 3)),
+            "files": (three + ["--size=32k", "--rw=read"], [k16] * 3, (32768, 8)),
+            "files_below_a_block": (three + ["--size=8k", "--rw=read"], [k16] * 3, (8192, 2)),
+            "new_file": (one + ["--size=10k", "--rw=read"], [], (8192, 2))})
+
+    def test_holed_pass_wraps_at_an_existing_files_end(self):
+        # fio's holed pass (rw=read:4k) wraps to the start once its next offset passes the
+        # file's end, not the share's, and its block may reach past the share as a plain
+        # pass's does: size=10k over a 16 KiB file reads 0 and 8k (8k < 10k, its block ends
+        # inside the file), then wraps (16k is the file's end) to 0: 12 KiB in 3.  ioplan read
+        # one block (4 KiB), the pass of a file laid out to 10 KiB.  Over 20 KiB the offset
+        # after 8k (16k) is inside the file but past the share: the pass ends, 8 KiB.  offset=2k
+        # wraps to twice the offset (fio's quirk): 2k, 10k, 4k.  A file the job lays out ends
+        # at its share: one block, as before.
+        one, two, k16 = ["--filename=f.0"], ["--filename_format=f.$filenum", "--nrfiles=2"], 16 << 10
+        self.over_existing_files("holed", {
+            "read": (one + ["--size=10k", "--rw=read:4k"], [k16], (12288, 3)),
+            "write": (one + ["--size=10k", "--rw=write:4k"], [k16], (12288, 3)),
+            "loops": (one + ["--size=10k", "--rw=read:4k", "--loops=2"], [k16], (20480, 5)),
+            "larger_file": (one + ["--size=10k", "--rw=read:4k"], [20 << 10], (8192, 2)),
+            "offset": (one + ["--size=10k", "--rw=read:4k", "--offset=2k"], [k16], (12288, 3)),
+            "files": (two + ["--size=20k", "--rw=read:4k"], [k16] * 2, (20480, 5)),
+            "files_below_a_block": (two + ["--size=6k", "--rw=read:4k"], [k16] * 2, (8192, 2)),
+            "new_file": (one + ["--size=10k", "--rw=read:4k"], [], (4096, 1))})
 
     def test_value_lists_keep_their_last_part(self):
         # fio runs the callbacks of size, io_size, offset and rwmixread once per part of a
