@@ -150,9 +150,12 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 
 /*
  * Engines without a local file (null, metadata, cpuio, exec, net, nbd) open nothing here; the region
- * is the planned size, or the remote target's own size (nbd without size=).
+ * is the planned size, or the remote target's own size (nbd without size=).  *room is
+ * region_room's for them: fio sets the others' real_file_size to the region's end, but
+ * leaves a remote target's as it found it, the export's size, or for a socket none
+ * (-1), so a sequential pass reaches past size= there (size=10k bs=4k moves 12 KiB).
  */
-static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len)
+static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64_t *len, uint64_t *room)
 {
 	const struct plan_file *pf = &w->clone->files[f];
 	const struct ioe_ops *o = ioe_find(w->job->ioengine);
@@ -174,6 +177,9 @@ static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64
 			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");
 		return -EINVAL;
 	}
+	*room = *len;
+	if (o && o->remote && plan_seq_uses_file_size(w->job))
+		*room = o->target_size ? size - *start : UINT64_MAX - *start;
 	return 0;
 }
 
@@ -257,10 +263,9 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t
 		const struct plan_file *pf = &c->files[f];
 
 		if (!ioe_opens_files(w->job->ioengine)) {
-			ret = fileless_region(w, f, &start[f], &len[f]);
+			ret = fileless_region(w, f, &start[f], &len[f], &room[f]);
 			if (ret)
 				return ret;
-			room[f] = len[f];
 			continue;
 		}
 		ret = size_without_open(w, f, &size) ? 0 : worker_open_file(w, f, &st);

@@ -376,6 +376,37 @@ class Net(NetCase):
                 if proto == "tcp":
                     self.assertGreater(got, 2 * MIB - 64 * 4096)  # fio stops a few short reads early
 
+    def net_side(self, who, name, proto, port, *opts):
+        """The argv of one side of a 10 KiB pair of 4 KiB blocks, run by fio or ioplan."""
+        return [FIO if who == "fio" else BIN, f"--name={name}", "--ioengine=net", f"--protocol={proto}",
+                f"--port={port}", "--bs=4k", "--size=10k", *opts, "--output-format=json", f"--output={name}.json"]
+
+    def test_a_pass_moves_its_last_block_past_size_as_fios(self):
+        # A socket has no size: fio's setup leaves the target's real_file_size unknown (-1), so
+        # the sequential pass issues a block while its offset is under size=, and a block
+        # begun at 8k goes whole: size=10k bs=4k moves 12 KiB in 3 blocks each way, over TCP
+        # and UDP, whichever tool is at either end.  ioplan moved 8 KiB, a region's whole blocks.
+        if FIO is None:
+            self.skipTest("fio not installed")
+        for proto in ("tcp", "udp"):
+            for recv_who, send_who in (("fio", "fio"), ("ioplan", "ioplan"), ("fio", "ioplan"), ("ioplan", "fio")):
+                with self.subTest(proto=proto, receiver=recv_who, sender=send_who):
+                    port = free_port()
+                    recv = subprocess.Popen(self.net_side(recv_who, "r", proto, port, "--rw=read",
+                                                          *(["--listen"] if proto == "tcp" else [])),
+                                            cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                    # A sender that never comes leaves the receiver waiting.
+                    self.addCleanup(lambda r=recv: r.poll() is None and (r.kill(), r.wait()))
+                    wait_until(lambda: recv.poll() is not None or port_listening(port, proto), 30,
+                               f"{recv_who} to listen on {proto} port {port}")
+                    send = subprocess.run(self.net_side(send_who, "s", proto, port, "--rw=write",
+                                                        "--hostname=127.0.0.1"),
+                                          cwd=self.tmp, capture_output=True, text=True, timeout=60)
+                    self.assertEqual(send.returncode, 0, send.stderr)
+                    self.assertEqual(recv.wait(timeout=60), 0, recv.stderr.read())
+                    got = {**figures(self.tmp / "r.json"), **figures(self.tmp / "s.json")}
+                    self.assertEqual(got, {"r": (0, 12288, 0), "s": (0, 0, 12288)})
+
     @unittest.skipUnless((FIO_EXAMPLES / "netio_multicast.fio").is_file(), "run `make fio-examples` first")
     def test_fio_example_netio_multicast_shrunk(self):
         # UDP multicast on loopback: two readers join the group, one echoes each datagram back.
@@ -563,6 +594,19 @@ class Nbd(NetCase):
         rc, fig, err = self.run_job("ioplan", "[r]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\n"
                                                "rw=read\nbs=1m\noffset=200m\n", env=self.env)
         self.assertEqual((rc, fig), (0, {"r": (0, 56 * MIB, 0)}), err)
+
+    def test_a_pass_reads_on_into_the_export_past_size_as_fios(self):
+        # fio's real_file_size of an export is the export's size, so a sequential block begun
+        # under size= goes whole as in a larger file: size=10k bs=4k moves 12 KiB in 3 blocks
+        # (ioplan moved 8 KiB), and rw=read:4k reads 0 and 8k (8 KiB; ioplan read 4 KiB).
+        job = "[global]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\nbs=4k\nsize=10k\n"
+        job += "[w]\nrw=write\n[r]\nrw=read\nstonewall\n[h]\nrw=read:4k\nstonewall\n"
+        rc, fig, err = self.run_job("ioplan", job, env=self.env)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(fig, {"w": (0, 0, 12288), "r": (0, 12288, 0), "h": (0, 8192, 0)})
+        if not fio_has_nbd():
+            self.skipTest("fio 3.33 without its nbd engine")
+        self.assertEqual(self.run_job("fio", job, env=self.env)[1], fig)
 
     @unittest.skipUnless((FIO_EXAMPLES / "nbd.fio").is_file(), "run `make fio-examples` first")
     def test_fio_example_nbd_shrunk(self):
