@@ -8,15 +8,25 @@
 #include "engine/gen/draw.h"
 #include "engine/gen/iogen.h"
 
-/* io_size=, or io_size=N% of each file's region, summed as fio's setup_files does. */
+/*
+ * io_size=, or io_size=N% of each file's region, summed as fio's setup_files
+ * does.  A plain or holed sequential pass's gen_file.len is where its last
+ * block may end in a larger file (file_reach), past the region: the share is
+ * of the region itself there (io_size=70% of size=10k over a 16 KiB file:
+ * 7 KiB, 2 blocks, not 3).
+ */
 uint64_t gen_io_size(const struct gen *g)
 {
+	const struct plan_job *j = g->job;
 	uint64_t sum = 0;
 
-	if (!g->job->io_size_ppm)
-		return g->job->io_size_bytes;
-	for (uint32_t i = 0; i < g->nr_files; i++)
-		sum += plan_share_ppm(g->files[i].len, g->job->io_size_ppm);
+	if (!j->io_size_ppm)
+		return j->io_size_bytes;
+	for (uint32_t i = 0; i < g->nr_files; i++) {
+		const struct gen_file *f = &g->files[i];
+
+		sum += plan_share_ppm(plan_seq_uses_file_size(j) ? f->io_size : f->len, j->io_size_ppm);
+	}
 	return sum ? sum : 1;
 }
 

@@ -235,6 +235,17 @@ class FioDifferential(TmpDirCase):
             "files_below_a_block": (two + ["--size=6k", "--rw=read:4k"], [k16] * 2, (8192, 2)),
             "new_file": (one + ["--size=10k", "--rw=read:4k"], [], (4096, 1))})
 
+    def test_io_size_percent_is_of_the_share_not_of_the_reach(self):
+        # io_size=N% is of each file's share of size= (fio's f->io_size), also where a
+        # sequential pass's last block reaches past it into a larger file: io_size=70% of
+        # size=10k over a 16 KiB file is 7 KiB, 2 blocks (ioplan took 70% of the 12 KiB the
+        # pass may reach: 3), and io_size=90% of a holed pass 9 KiB, 3 blocks (ioplan: 4).
+        one, k16 = ["--filename=f.0", "--size=10k"], 16 << 10
+        self.over_existing_files("io_size_pct", {
+            "read": (one + ["--rw=read", "--io_size=70%"], [k16], (8192, 2)),
+            "write": (one + ["--rw=write", "--io_size=70%"], [k16], (8192, 2)),
+            "holed": (one + ["--rw=read:4k", "--io_size=90%"], [k16], (12288, 3))})
+
     def test_value_lists_keep_their_last_part(self):
         # fio runs the callbacks of size, io_size, offset and rwmixread once per part of a
         # list, so the last part holds; ioplan took the first (size=1m,2m moved 1 MiB, and
