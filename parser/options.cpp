@@ -834,7 +834,7 @@ static const std::vector<option> core_table = {
     opt("fsync", opt_type::integer, CAT_ENGINE)
         .def("0")
         .range(0, 1e9)
-        .help("fsync after every N writes (0: never).")
+        .help("fsync after every N writes (0: never; rw=trimwrite makes none, as fio's turn of trim then write takes the sync's place).")
         .apply(A(j.pj.fsync_every = U32(int_in(o, v)))),
     opt("fdatasync", opt_type::integer, CAT_ENGINE)
         .def("0")

@@ -45,13 +45,17 @@ void worker_sync_release(struct worker *w)
 /*
  * fio's get_rw_ddir: when the writes issued come to a multiple of fsync='s N,
  * the next I/O is an fsync; else of fdatasync='s, an fdatasync; else of
- * sync_file_range='s, a sync_file_range.
+ * sync_file_range='s, a sync_file_range.  trimwrite never syncs: fio's
+ * set_rw_ddir puts its trim-then-write turn over whatever get_rw_ddir chose.
  */
 bool worker_sync_count(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	const uint32_t every[WSYNC_KINDS] = { j->fsync_every, j->fdatasync_every, j->sync_file_range_every };
 	uint64_t n = ++w->writes_issued;
+
+	if (w->gen.trimwrite)
+		return false;
 
 	for (uint8_t k = 0; k < WSYNC_KINDS; k++)
 		if (every[k] && !(n % every[k])) {

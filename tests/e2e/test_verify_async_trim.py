@@ -242,6 +242,22 @@ class TrimOnALoopDeviceAsFio(TmpDirCase):
         self.assertEqual((ours[0], ours[2], ours[3]), (fio[0], fio[2], fio[3]))
         self.assertTrue(64 + 10 <= ours[1] <= 64 + 54 and 64 + 10 <= fio[1] <= 64 + 54, (ours, fio))
 
+    def test_trimwrite_never_syncs_as_fio(self):
+        # fio's set_rw_ddir puts trimwrite's trim-then-write turn over the sync its get_rw_ddir
+        # chose: fsync=N and its kin make no sync at all (ioplan made one every N writes).
+        for sync in ("--fsync=2", "--fdatasync=3", "--sync_file_range=write:2"):
+            args = ["--name=t", f"--filename={self.dev}", "--size=64k", "--bs=4k", "--direct=1",
+                    "--rw=trimwrite", sync, "--output-format=json"]
+            got = {}
+            for who, p in (("fio", run_fio(args, cwd=self.tmp)),
+                           ("ioplan", run([*args, f"--allow_device_write={self.dev}"], cwd=self.tmp))):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                j = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                got[who] = (j["error"], j["write"]["total_ios"], j["trim"]["total_ios"], j["sync"]["lat_ns"]["N"])
+            with self.subTest(sync):
+                self.assertEqual(got["ioplan"], got["fio"])
+                self.assertEqual(got["ioplan"], (0, 16, 16, 0))
+
 
 @unittest.skipUnless(NBDKIT, "nbdkit not installed")
 class TrimThatKeepsTheData(TmpDirCase):
