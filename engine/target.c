@@ -222,6 +222,12 @@ int tgt_check(int fd, struct tgt_id *id, char *why, size_t n, struct stat *out)
 			 (unsigned long long)st.st_ino);
 		return -ESTALE;
 	}
+	/* No name at all: renamed over or removed while held open, not linked elsewhere. */
+	if (id->single && S_ISREG(st.st_mode) && st.st_nlink == 0) {
+		snprintf(why, n, "the file ioplan made was replaced or removed under the run (no name "
+			 "reaches it now); nothing more is written to it");
+		return -ESTALE;
+	}
 	if (id->single && S_ISREG(st.st_mode) && st.st_nlink != 1) {
 		snprintf(why, n, "ioplan made this file with one name, and it now has %llu (another name "
 			 "reaches its data); nothing was written to it", (unsigned long long)st.st_nlink);

@@ -1,8 +1,9 @@
 // tests/engine/test_target.cpp - a target opened relative to its directory's
 // descriptor is the file first looked at: a symbolic link swapped in is not
-// followed, a file swapped in (a hard link to another's data) or a second name
-// on ioplan's own file is refused, a link the user named is followed, and a
-// directory renamed away keeps its files reachable through the descriptor.
+// followed, a file swapped in (a hard link to another's data, or one renamed
+// over a file held open) or a second name on ioplan's own file is refused, a
+// link the user named is followed, and a directory renamed away keeps its
+// files reachable through the descriptor.
 // Through the engine: what the preflight checked is what the layout must find.
 #include <doctest/doctest.h>
 
@@ -99,6 +100,22 @@ TEST_CASE("target: ioplan's own file with a second name is refused; a user's is 
     t.id.single = true;
     CHECK(t.reopen("t") == -ESTALE);
     CHECK(std::string(t.why).find("now has 2") != std::string::npos);
+}
+
+TEST_CASE("target: ioplan's own file held open while another is renamed over its name is called replaced")
+{
+    looked t;
+    touch(t.d.file("t"));
+    touch(t.d.file("user"));
+    t.look("t");
+    t.id.single = true;
+    int fd = tgt_openat(t.dfd, "t", &t.id, O_RDONLY, 0);
+    REQUIRE(fd >= 0);
+    REQUIRE(rename(t.d.file("user").c_str(), t.d.file("t").c_str()) == 0);
+    CHECK(tgt_check(fd, &t.id, t.why, sizeof t.why, nullptr) == -ESTALE);
+    close(fd);
+    CHECK(std::string(t.why).find("replaced or removed") != std::string::npos);
+    CHECK(std::string(t.why).find("another name") == std::string::npos);
 }
 
 TEST_CASE("target: a link the user named is followed, and must keep pointing at the same file")
