@@ -87,7 +87,9 @@ bool output_file::open(const std::string &path, std::string *err, unsigned how)
 		fd_ = -1;
 		return false;
 	}
-	created_ = !existed;
+	created_ = !existed && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+	dev_ = st.st_dev;
+	ino_ = st.st_ino;
 	fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 	return true;
 }
@@ -116,8 +118,8 @@ bool output_file::commit(const std::string &text, const std::string &content)
 			     created ? "no file is left" : "the older file is left as it was");
 		::close(fd_);
 		fd_ = -1;
-		if (created)
-			::unlink(path_.c_str());
+		created_ = created;
+		remove_created();
 		return false;
 	}
 	bool ok = write_all(fd_, all, what);
@@ -220,14 +222,20 @@ bool check_writable(const std::string &path, std::string *err)
 	return probe.open(path, err); // and a file the probe created goes again
 }
 
+// Removed by identity: whatever was renamed over path_ since is someone else's.
+void output_file::remove_created()
+{
+	if (created_)
+		(void)safety_remove_made(path_.c_str(), dev_, ino_);
+	created_ = false;
+}
+
 void output_file::abandon()
 {
 	if (fd_ >= 0)
 		::close(fd_);
 	fd_ = -1;
-	if (created_)
-		::unlink(path_.c_str());
-	created_ = false;
+	remove_created();
 }
 
 } // namespace cli

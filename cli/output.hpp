@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdio>
+#include <sys/types.h>
 #include <functional>
 #include <string>
 #include <vector>
@@ -84,6 +85,9 @@ private:
 	std::string path_;
 	int fd_ = -1;
 	bool created_ = false;
+	dev_t dev_ = 0;		// the file created_ names: only it is removed again
+	ino_t ino_ = 0;
+	void remove_created();
 	unsigned how_ = 0;	// SAFETY_OUT_*: a derived file is marked as ioplan's once written
 	bool deferred_ = false;	// a FIFO without a reader at open()
 	bool appended_ = false;	// truncated by append(): commit() adds to it

@@ -2,7 +2,7 @@
  * engine/scratch.c - scratch files shared by the workers of a run (scratch.h).
  *
  * A file is known by device and inode, not by name: a path someone else
- * replaced between two opens is not ours.
+ * replaced between two opens is not ours, nor is it removed at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/target.h"
 #include "scratch.h"
 
 int scratch_init(struct scratch_files *s)
@@ -89,10 +90,13 @@ int scratch_open(struct scratch_files *s, const char *path, int *fd)
 	*fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 	if (*fd < 0)
 		ret = errno == EEXIST ? open_existing(s, path, fd) : -errno;
-	else if (fstat(*fd, &st) || (ret = add(s, path, &st)) != 0) {
-		ret = ret ? ret : -errno;
+	else if (fstat(*fd, &st)) {
+		ret = -errno;	/* not known, so not removed: an empty file is left */
 		close(*fd);
-		unlink(path);
+		*fd = -1;
+	} else if ((ret = add(s, path, &st)) != 0) {
+		close(*fd);
+		(void)tgt_remove_same(AT_FDCWD, path, st.st_dev, st.st_ino, NULL, 0);
 		*fd = -1;
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -109,7 +113,7 @@ void scratch_close(struct scratch_files *s, int fd)
 	pthread_mutex_lock(&s->mu);
 	f = fstat(fd, &st) ? NULL : find(s, &st);
 	if (f && !--f->users) {
-		unlink(f->path);
+		(void)tgt_remove_same(AT_FDCWD, f->path, st.st_dev, st.st_ino, NULL, 0);
 		free(f->path);
 		*f = s->v[--s->n];
 	}

@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -242,4 +244,76 @@ const char *tgt_open_error(int err, const struct tgt_id *id)
 		return "a symbolic link is there now, where ioplan checked a file; it is not followed, "
 		       "and nothing was written";
 	return strerror(-err);
+}
+
+/* A random name beside name (the same directory), for it to wait under while judged. */
+static int aside_name(const char *name, char *out, size_t n)
+{
+	const char *base = tgt_base(name);
+	uint64_t r = 0;
+	int len;
+
+	while (getrandom(&r, sizeof(r), 0) < 0 && errno == EINTR)
+		;
+	r ^= (uint64_t)getpid() << 32;	/* unpredictable with getrandom; distinct without */
+	len = snprintf(out, n, "%.*s.ioplan-removing.%016llx", (int)(base - name), name, (unsigned long long)r);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+/* The look and then unlink, for a file system without RENAME_NOREPLACE. */
+static int remove_looked(int dirfd, const char *name, tgt_removable removable, void *arg)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	if (!removable(dirfd, name, &st, arg))
+		return -ESTALE;
+	return unlinkat(dirfd, name, 0) ? -errno : 0;
+}
+
+int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *arg, char *kept_as, size_t n)
+{
+	char aside[PATH_MAX];
+	struct stat st;
+	int ret, tries = 0;
+
+	do {
+		ret = aside_name(name, aside, sizeof(aside));
+		if (!ret && renameat2(dirfd, name, dirfd, aside, RENAME_NOREPLACE))
+			ret = -errno;
+	} while (ret == -EEXIST && ++tries < 8);
+	if (ret == -EINVAL || ret == -ENOSYS || ret == -ENAMETOOLONG)
+		return remove_looked(dirfd, name, removable, arg);
+	if (ret)
+		return ret;
+	/* Only ioplan knows the name now: what is judged there is what is removed. */
+	if (!fstatat(dirfd, aside, &st, AT_SYMLINK_NOFOLLOW) && removable(dirfd, aside, &st, arg))
+		return unlinkat(dirfd, aside, 0) ? -errno : 0;
+	if (!renameat2(dirfd, aside, dirfd, name, RENAME_NOREPLACE))
+		return -ESTALE;
+	if (kept_as)
+		snprintf(kept_as, n, "%s", aside);
+	return -EEXIST;
+}
+
+struct same_file {
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool is_same(int dirfd, const char *aside, const struct stat *st, void *arg)
+{
+	const struct same_file *f = arg;
+
+	(void)dirfd;
+	(void)aside;
+	return st->st_dev == f->dev && st->st_ino == f->ino;
+}
+
+int tgt_remove_same(int dirfd, const char *name, dev_t dev, ino_t ino, char *kept_as, size_t n)
+{
+	struct same_file f = { dev, ino };
+
+	return tgt_remove_if(dirfd, name, is_same, &f, kept_as, n);
 }

@@ -115,6 +115,28 @@ int tgt_openat(int dirfd, const char *base, const struct tgt_id *id, int flags, 
  */
 int tgt_check(int fd, struct tgt_id *id, char *why, size_t n, struct stat *st);
 
+/*
+ * Whether the file now at a name may go: st is its lstat, aside its name in
+ * the directory for the moment (relative to the dirfd given, or a path).
+ */
+typedef bool (*tgt_removable)(int dirfd, const char *aside, const struct stat *st, void *arg);
+
+/*
+ * Removes name (in dirfd, or a path with AT_FDCWD) only while it holds a file
+ * removable() accepts.  A look and then unlink(name) would remove whatever
+ * another process renamed over the name in between; so the name is first
+ * renamed (RENAME_NOREPLACE) to a random one beside it that nobody else knows,
+ * judged there, and removed or put back.  0 removed; -ESTALE kept (put back
+ * under its name); -EEXIST kept, but a new file took its name meanwhile, so
+ * it stays under the random name, given in kept_as (n bytes; may be NULL);
+ * -errno (-ENOENT: nothing there).  Where the file system has no
+ * RENAME_NOREPLACE, the look and unlink.
+ */
+int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *arg, char *kept_as, size_t n);
+
+/* tgt_remove_if for the one file dev:ino (never through a symbolic link at name). */
+int tgt_remove_same(int dirfd, const char *name, dev_t dev, ino_t ino, char *kept_as, size_t n);
+
 /* Why an open that tgt_openat refused failed, in words a user can act on. */
 const char *tgt_open_error(int err, const struct tgt_id *id);
 

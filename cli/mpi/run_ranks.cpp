@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include "cli/output.hpp"
 #include "engine/safety/safety.h"
@@ -42,20 +43,21 @@ void stale_temporaries(const std::string &dir, int rank)
     if (!d)
         return;
     std::string prefix = temporary_prefix(rank);
-    while (struct dirent *e = readdir(d)) {
-        std::string name = e->d_name;
-        if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0)
-            continue;
+    std::vector<std::string> names; // all read first: a temporary judged is renamed and back
+    while (struct dirent *e = readdir(d))
+        if (std::strlen(e->d_name) == prefix.size() + 6 && std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+            names.push_back(e->d_name);
+    closedir(d);
+    for (const std::string &name : names) {
         std::string path = dir + "/" + name;
         struct stat st;
         if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (safety_output_is_ours(path.c_str()) && unlink(path.c_str()) == 0)
+        if (safety_remove_own_output(path.c_str()) == 0)
             continue;
         std::fprintf(stderr, "ioplan: warning: --rank-output: %s: the temporary of a rank file that a stopped run "
                      "did not finish; not ioplan's whole file, so it is left for you to remove\n", path.c_str());
     }
-    closedir(d);
 }
 
 // An unnamed file in dir (O_TMPFILE), or a named temporary where the
@@ -70,8 +72,30 @@ int open_temporary(const std::string &dir, int rank, std::string *tmp)
     return mkostemp(tmp->data(), O_CLOEXEC);
 }
 
+// Puts the file named tmp at path.  One there already is replaced only when
+// ioplan's own (the preflight judged it, but a user's may have been renamed
+// there since): the two are exchanged atomically and the old one, now under
+// the temporary name, judged there and removed, or exchanged back (-EEXIST).
+int replace_rank_file(const std::string &tmp, const std::string &path)
+{
+    const char *t = tmp.c_str(), *p = path.c_str();
+    if (renameat2(AT_FDCWD, t, AT_FDCWD, p, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno == EEXIST && renameat2(AT_FDCWD, t, AT_FDCWD, p, RENAME_EXCHANGE) == 0) {
+        // The old file is under the temporary name now; one not removed there
+        // for another reason is a stopped run's temporary, for the next run.
+        if (safety_remove_own_output(t) != -ESTALE)
+            return 0;
+        renameat2(AT_FDCWD, t, AT_FDCWD, p, RENAME_EXCHANGE); // a user's: back under its name
+        return -EEXIST;
+    }
+    if (errno == EINVAL) // neither flag on this file system: the preflight's judgement stands
+        return rename(t, p) == 0 ? 0 : -errno;
+    return -errno;
+}
+
 // Names the whole, marked file fd: an unnamed one is linked under a fresh
-// temporary name first (a link cannot replace a file), then renamed over path.
+// temporary name first (a link cannot replace a file), then put at path.
 int name_rank_file(int fd, const std::string &dir, int rank, std::string *tmp, const std::string &path)
 {
     char proc[64];
@@ -83,7 +107,10 @@ int name_rank_file(int fd, const std::string &dir, int rank, std::string *tmp, c
         else if (errno != EEXIST || tries == 100)
             return -errno;
     }
-    return rename(tmp->c_str(), path.c_str()) == 0 ? 0 : -errno;
+    int ret = replace_rank_file(*tmp, path);
+    if (ret == 0)
+        tmp->clear(); // named: nothing of it left to remove
+    return ret;
 }
 
 } // namespace
@@ -133,6 +160,11 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     std::string text = rank_file_text(r, named, src ? *src : plan_source{});
     std::string tmp;
     int fd = open_temporary(dir, static_cast<int>(who.rank), &tmp);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) != 0) {
+        close(fd); // not known, so never removed: an empty temporary may be left
+        fd = -1;
+    }
     if (fd < 0) {
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
         return false;
@@ -147,12 +179,14 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         safety_mark_output(fd); // ioplan's own: the next run may replace it
     int err = ok ? name_rank_file(fd, dir, static_cast<int>(who.rank), &tmp, path) : 0;
     close(fd);
-    if (err) {
+    if (err == -EEXIST)
+        std::fprintf(stderr, "ioplan: error: --rank-output: %s: a file ioplan did not write was put at that name "
+                     "during the run; it is kept, and this rank's file is not written\n", path.c_str());
+    else if (err)
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(-err));
-        ok = false;
-    }
+    ok = ok && !err;
     if (!ok && !tmp.empty())
-        unlink(tmp.c_str());
+        (void)safety_remove_made(tmp.c_str(), st.st_dev, st.st_ino);
     return ok;
 }
 

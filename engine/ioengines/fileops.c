@@ -29,6 +29,7 @@
 
 #include "engine/ioengine.h"
 #include "engine/mark.h"
+#include "engine/target.h"
 
 enum fop_kind { FOP_CREATE, FOP_STAT, FOP_DELETE };
 
@@ -166,12 +167,9 @@ static void fop_mark_dirs(const struct fop *p)
  */
 static void fop_unlink_made(const struct fop *p)
 {
-	struct stat st;
-
 	for (uint32_t f = 0; p->ids && f < p->nr; f++)
-		if (p->made[f] && !lstat(p->files[f].path, &st) && st.st_dev == p->ids[f].st_dev &&
-		    st.st_ino == p->ids[f].st_ino)
-			unlink(p->files[f].path);
+		if (p->made[f])
+			(void)tgt_remove_same(AT_FDCWD, p->files[f].path, p->ids[f].st_dev, p->ids[f].st_ino, NULL, 0);
 }
 
 static void fop_free(struct fop *p)

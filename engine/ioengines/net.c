@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "engine/ioengine.h"
+#include "engine/target.h"
 
 #define NET_POLL_MS 100			/* how often a wait looks at stop/runtime */
 #define NET_LINK_MAGIC 0x6c696e6bu	/* fio's FIO_LINK_OPEN_CLOSE_MAGIC */
@@ -319,18 +320,24 @@ static int setup_sender(struct net_data *nd, uint16_t port)
 	return plan_rw_has_ddir(nd->e->cfg.job->rw, PLAN_DDIR_WRITE) ? send_link(nd, NET_LINK_OPEN, true) : 0;
 }
 
-/* A unix listener replaces a stale socket at its path, and nothing else. */
+static bool is_socket(int dirfd, const char *aside, const struct stat *st, void *arg)
+{
+	(void)dirfd;
+	(void)aside;
+	(void)arg;
+	return S_ISSOCK(st->st_mode);
+}
+
+/* A unix listener replaces a stale socket at its path, and nothing else (not even one swapped in meanwhile). */
 static int unix_bind(struct net_data *nd, int fd)
 {
-	struct stat st;
 	int ret = unix_addr(nd);
 
 	if (ret)
 		return ret;
-	if (!lstat(nd->o->host, &st) && !S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	if (!lstat(nd->o->host, &st))
-		unlink(nd->o->host);
+	ret = tgt_remove_if(AT_FDCWD, nd->o->host, is_socket, NULL, NULL, 0);
+	if (ret && ret != -ENOENT)
+		return ret == -ESTALE ? -EEXIST : ret;
 	return bind(fd, &nd->peer.sa, nd->peer_len) ? -errno : 0;
 }
 

@@ -9,10 +9,13 @@
  * ioplan does the same with the one difference its safety rules ask: it
  * removes only a file it created, that no other clone, job or rank names, by
  * its directory's descriptor and only while the name still holds the file the
- * layout found.  Any other file is kept, with a note saying why (layout_note_kept).
+ * layout found (tgt_remove_same: judged under a name only ioplan knows, so a
+ * file renamed over it at any moment is kept).  Any other file is kept, with a
+ * note saying why (layout_note_kept).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,26 +24,14 @@
 #include "engine/layout/layout.h"
 #include "engine/mark.h"
 
-/* Whether lf's name, in its directory, still holds the file the layout found. */
-static bool name_holds(int dfd, const struct layout_file *lf)
-{
-	struct stat st;
-
-	return !fstatat(dfd, tgt_base(lf->path), &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == lf->id.dev &&
-	       st.st_ino == lf->id.ino;
-}
-
 void layout_remove(const struct layout *l, const struct layout_file *lf)
 {
-	int dfd;
+	bool by_dir = lf->dir >= 0 && l->dirs[lf->dir].fd >= 0;
 
-	if (lf->dir < 0) {
-		unlink(lf->path);
-		return;
-	}
-	dfd = l->dirs[lf->dir].fd;
-	if (name_holds(dfd, lf))
-		unlinkat(dfd, tgt_base(lf->path), 0);
+	/* Not known is not proof: a file whose identity was never learnt is left. */
+	if (lf->id.known)
+		(void)tgt_remove_same(by_dir ? l->dirs[lf->dir].fd : AT_FDCWD,
+				      by_dir ? tgt_base(lf->path) : lf->path, lf->id.dev, lf->id.ino, NULL, 0);
 }
 
 void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_index)
@@ -81,7 +72,9 @@ static int create_again(struct layout_file *lf, int dfd, char *why, size_t n)
 	lf->id = (struct tgt_id){ .single = true };
 	fd = tgt_openat(dfd, tgt_base(lf->path), &lf->id, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0) {
-		snprintf(why, n, "create again (unlink_each_loop): %s", tgt_open_error(fd, &lf->id));
+		snprintf(why, n, "create again (unlink_each_loop): %s", fd == -EEXIST ?
+			 "another file took the name after ioplan removed its own; it is kept" :
+			 tgt_open_error(fd, &lf->id));
 		return fd;
 	}
 	ret = tgt_check(fd, &lf->id, why, n, &st);
@@ -99,8 +92,9 @@ static int create_again(struct layout_file *lf, int dfd, char *why, size_t n)
 int layout_renew(const struct layout *l, const char *path, bool create, char *why, size_t n)
 {
 	struct layout_file *lf = l ? layout_find(l, path) : NULL;
+	char aside[PATH_MAX];
 	const char *kept;
-	int dfd;
+	int dfd, ret;
 
 	if (!lf || lf->is_device || lf->dir < 0)
 		return LAYOUT_NOT_A_FILE;
@@ -110,15 +104,16 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 		return LAYOUT_KEPT;
 	}
 	dfd = l->dirs[lf->dir].fd;
-	if (!name_holds(dfd, lf)) {
-		snprintf(why, n, "unlink (unlink_each_loop): the file was replaced under the run");
+	ret = tgt_remove_same(dfd, tgt_base(path), lf->id.dev, lf->id.ino, aside, sizeof(aside));
+	if (ret == -ESTALE || ret == -EEXIST) {
+		snprintf(why, n, "unlink (unlink_each_loop): the file was replaced under the run%s%s%s",
+			 ret == -EEXIST ? " and another took its name again; the one found is kept as " : "",
+			 ret == -EEXIST ? aside : "", ret == -EEXIST ? " in its directory" : "");
 		return -ESTALE;
 	}
-	if (unlinkat(dfd, tgt_base(path), 0)) {
-		int err = errno;
-
+	if (ret) {
 		snprintf(why, n, "unlink (unlink_each_loop)");
-		return -err;
+		return ret;
 	}
 	lf->ours = false;
 	lf->mark = MARK_NONE;

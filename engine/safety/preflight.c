@@ -15,6 +15,7 @@
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/numa.h"
+#include "engine/target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,6 +113,8 @@ int pf_direct_probe(const char *dir)
 {
 	char path[PATH_MAX];
 	void *buf = NULL;
+	struct stat st;
+	bool known;
 	int fd, ret = 0;
 
 	if (snprintf(path, sizeof(path), "%s/.ioplan-direct-probe.%d", dir, (int)getpid()) >= (int)sizeof(path))
@@ -119,7 +122,10 @@ int pf_direct_probe(const char *dir)
 	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (posix_memalign(&buf, 4096, 4096)) {
+	known = !fstat(fd, &st);
+	if (!known) {
+		ret = -errno;	/* not known, so not removed */
+	} else if (posix_memalign(&buf, 4096, 4096)) {
 		ret = -ENOMEM;
 	} else {
 		memset(buf, 0, 4096);
@@ -128,7 +134,8 @@ int pf_direct_probe(const char *dir)
 	}
 	free(buf);
 	close(fd);
-	unlink(path);
+	if (known)
+		(void)tgt_remove_same(AT_FDCWD, path, st.st_dev, st.st_ino, NULL, 0);
 	return ret;
 }
 

@@ -115,6 +115,16 @@ int safety_mark_output(int fd);
  */
 bool safety_output_is_ours(const char *path);
 
+/*
+ * Removes path only while it holds the file dev:ino that ioplan made, or
+ * (safety_remove_own_output) a stamped output of ioplan's: judged under a
+ * name set aside, so a file renamed over path meanwhile is never removed
+ * (tgt_remove_if, engine/target.h).  0, or -errno (-ESTALE: another file is
+ * there and stays).
+ */
+int safety_remove_made(const char *path, dev_t dev, ino_t ino);
+int safety_remove_own_output(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
  */
 #include "engine/safety/safety.h"
 #include "engine/mark.h"
+#include "engine/target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -169,8 +170,8 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 	}
 	if (ret) {
 		close(fd);
-		if (created)
-			unlink(path);
+		if (created && S_ISREG(sb.st_mode))
+			(void)tgt_remove_same(AT_FDCWD, path, sb.st_dev, sb.st_ino, NULL, 0);
 		return ret;
 	}
 	return fd;
@@ -182,6 +183,24 @@ bool safety_output_is_ours(const char *path)
 	char why[256];
 
 	return !lstat(path, &sb) && S_ISREG(sb.st_mode) && mark_is_ours(mark_read_path(path, why, sizeof(why)));
+}
+
+int safety_remove_made(const char *path, dev_t dev, ino_t ino)
+{
+	return tgt_remove_same(AT_FDCWD, path, dev, ino, NULL, 0);
+}
+
+static bool own_output(int dirfd, const char *aside, const struct stat *st, void *arg)
+{
+	(void)dirfd;
+	(void)st;
+	(void)arg;
+	return safety_output_is_ours(aside);
+}
+
+int safety_remove_own_output(const char *path)
+{
+	return tgt_remove_if(AT_FDCWD, path, own_output, NULL, NULL, 0);
 }
 
 int safety_mark_output(int fd)

@@ -323,14 +323,17 @@ def wait_for_stderr(proc, marker=b"Jobs:", timeout=60, until=None):
     return seen.decode(errors="replace")
 
 class DirWatch:
-    """inotify on one directory: each name created or deleted in it, in the kernel's order."""
+    """inotify on one directory: each name created or deleted in it, in the kernel's order.
+    A name moved away counts as deleted and one moved in as created: ioplan removes a file
+    by first moving it aside (engine/target.h, tgt_remove_if)."""
 
-    IN_CREATE, IN_DELETE = 0x100, 0x200
+    IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 
     def __init__(self, path):
         libc = ctypes.CDLL(None, use_errno=True)
         self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        if self.fd < 0 or libc.inotify_add_watch(self.fd, os.fsencode(path), self.IN_CREATE | self.IN_DELETE) < 0:
+        if self.fd < 0 or libc.inotify_add_watch(self.fd, os.fsencode(path), self.IN_CREATE | self.IN_DELETE |
+                                                    self.IN_MOVED_FROM | self.IN_MOVED_TO) < 0:
             raise OSError(ctypes.get_errno(), "inotify")
 
     def events(self, name):
@@ -346,7 +349,7 @@ class DirWatch:
         while i < len(buf):
             _, mask, _, n = struct.unpack_from("iIII", buf, i)
             if buf[i + 16:i + 16 + n].rstrip(b"\0").decode() == name:
-                out.append("create" if mask & self.IN_CREATE else "delete")
+                out.append("create" if mask & (self.IN_CREATE | self.IN_MOVED_TO) else "delete")
             i += 16 + n
         return out
 

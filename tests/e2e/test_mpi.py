@@ -623,6 +623,28 @@ class KilledMidWrite(TmpDirCase):
         self.assertIn("--rank-output: out/.rank-0.json.xYz789: the temporary of a rank file that a stopped run "
                       "did not finish; not ioplan's whole file, so it is left for you to remove", p.stderr)
 
+    @unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+    def test_a_file_put_at_the_rank_file_s_name_during_the_run_is_not_replaced(self):
+        # The preflight found out/rank-0.json to be ioplan's own, from a run before; a
+        # user's file renamed there while the run is held (at a breakpoint, for real) as
+        # it names its new rank file (linkat) is kept, and the run says why.  A rename
+        # over the name replaced it.
+        out = self.tmp / "out"
+        out.mkdir()
+        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
+        args = ["--output-format=json", "--rank-output=out", "job.fio"]
+        self.assertEqual(run(args, cwd=self.tmp).returncode, 0)
+        user = self.tmp / "user.json"
+        user.write_text("the user's results")
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break linkat",
+               "-ex", "run", "-ex", f"shell mv {user} {out}/rank-0.json", "-ex", "continue", "--args", BIN, *args]
+        p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertIn("Breakpoint 1, ", p.stdout)
+        self.assertIn("--rank-output: out/rank-0.json: a file ioplan did not write was put at that name during the "
+                      "run; it is kept", p.stderr)
+        self.assertEqual((out / "rank-0.json").read_text(), "the user's results")
+        self.assertEqual(sorted(x.name for x in out.iterdir()), ["rank-0.json"])
+
 
 @unittest.skipUnless(MPIRUN and shutil.which("gdb"), "mpirun or gdb is not installed")
 class LostJoining(TmpDirCase):

@@ -18,16 +18,22 @@ pairs picked at random, so fifty targets per run make a run that meets no
 swapped target a 2^-50 event.  A swapped directory= is another matter: ioplan
 opened the directory once, before the swap, and keeps writing into it, so
 that run succeeds.
+
+Removal is raced too (class Removal): ioplan is held by gdb at the very
+unlinkat of a file it made (unlink=1, unlink_each_loop=1) while a user's file
+is renamed over that name; the user's file must stay.
 """
 import hashlib
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import unittest
 
-from common import TmpDirCase, run
+from common import BIN, TmpDirCase, run
 
 K = 50  # targets raced per run
 
@@ -255,3 +261,34 @@ class Stress(SwapRaces):
             tries, kinds = 0, ["symlink", "hardlink"]
             while tries < 200:
                 tries += self.check(path, kinds[tries // K % 2])
+
+
+@unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+class Removal(TmpDirCase):
+    """A user's file renamed over the name of a file ioplan removes, at the worst moment, is kept."""
+
+    def held_at_unlinkat(self, *opts):
+        # gdb stops ioplan at its unlinkat, the last step of a removal, and renames the
+        # user's file over the name there: a look-then-unlink removed the user's file.
+        t, user = self.tmp / "t", self.tmp / "user"
+        data = os.urandom(64 << 10)
+        user.write_bytes(data)
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break unlinkat", "-ex", "run",
+               "-ex", f"shell mv {user} {t}", "-ex", "delete", "-ex", "continue", "--args", BIN,
+               "--name=u", f"--filename={t}", "--rw=write", "--bs=4k", "--size=256k", *opts]
+        p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertIn("Breakpoint 1, ", p.stdout)
+        self.assertEqual(t.read_bytes(), data, p.stderr)
+        self.assertEqual(sorted(x.name for x in self.tmp.iterdir()), ["t"])
+        return p
+
+    def test_unlink_after_the_job(self):
+        p = self.held_at_unlinkat("--unlink=1")
+        self.assertIn("exited normally", p.stdout)
+
+    def test_unlink_each_loop(self):
+        # The second loop's create then finds the user's file there: the job fails.
+        p = self.held_at_unlinkat("--unlink_each_loop=1", "--loops=2")
+        self.assertIn("exited with code", p.stdout)
+        self.assertIn(f"{self.tmp}/t: create again (unlink_each_loop): another file took the name after ioplan "
+                      "removed its own; it is kept", p.stderr)

@@ -7,10 +7,13 @@
 // Through the engine: what the preflight checked is what the layout must find.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,6 +119,121 @@ TEST_CASE("target: ioplan's own file held open while another is renamed over its
     close(fd);
     CHECK(std::string(t.why).find("replaced or removed") != std::string::npos);
     CHECK(std::string(t.why).find("another name") == std::string::npos);
+}
+
+namespace {
+
+void put(const std::string &path, const std::string &text)
+{
+    FILE *f = fopen(path.c_str(), "w");
+    REQUIRE(f);
+    fputs(text.c_str(), f);
+    fclose(f);
+}
+
+std::string got(const std::string &path)
+{
+    FILE *f = fopen(path.c_str(), "r");
+    if (!f)
+        return "(none)";
+    char buf[256] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    return std::string(buf, n);
+}
+
+ino_t ino_of(const std::string &path)
+{
+    struct stat st;
+    REQUIRE(lstat(path.c_str(), &st) == 0);
+    return st.st_ino;
+}
+
+// Every name in d, sorted: nothing set aside may be left behind.
+std::string names_in(const pb::tmpdir &d)
+{
+    std::vector<std::string> v;
+    DIR *dir = opendir(d.path().c_str());
+    REQUIRE(dir);
+    while (struct dirent *e = readdir(dir))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+            v.push_back(e->d_name);
+    closedir(dir);
+    std::sort(v.begin(), v.end());
+    std::string all;
+    for (const std::string &n : v)
+        all += (all.empty() ? "" : " ") + n;
+    return all;
+}
+
+// A removable() that, while the name is set aside, lets "another process" act
+// at the worst moment, then judges by identity.
+struct racer {
+    std::function<void()> act;
+    dev_t dev;
+    ino_t ino;
+    static bool judge(int, const char *, const struct stat *st, void *arg)
+    {
+        racer *r = static_cast<racer *>(arg);
+        if (r->act)
+            r->act();
+        return st->st_dev == r->dev && st->st_ino == r->ino;
+    }
+};
+
+} // namespace
+
+TEST_CASE("target: a removal takes the file ioplan made and keeps one swapped in before it")
+{
+    pb::tmpdir d;
+    put(d.file("t"), "ours");
+    struct stat st;
+    REQUIRE(lstat(d.file("t").c_str(), &st) == 0);
+    CHECK(tgt_remove_same(AT_FDCWD, d.file("t").c_str(), st.st_dev, st.st_ino, nullptr, 0) == 0);
+    CHECK(names_in(d) == "");
+    CHECK(tgt_remove_same(AT_FDCWD, d.file("t").c_str(), st.st_dev, st.st_ino, nullptr, 0) == -ENOENT);
+
+    put(d.file("t"), "ours");
+    REQUIRE(lstat(d.file("t").c_str(), &st) == 0);
+    put(d.file("user"), "the user's");
+    REQUIRE(rename(d.file("user").c_str(), d.file("t").c_str()) == 0);
+    CHECK(tgt_remove_same(AT_FDCWD, d.file("t").c_str(), st.st_dev, st.st_ino, nullptr, 0) == -ESTALE);
+    CHECK(got(d.file("t")) == "the user's");
+    int dfd = tgt_dir_open(d.file("t").c_str());
+    REQUIRE(dfd >= 0);
+    CHECK(tgt_remove_same(dfd, "t", st.st_dev, st.st_ino, nullptr, 0) == -ESTALE);
+    close(dfd);
+    CHECK(got(d.file("t")) == "the user's");
+    CHECK(names_in(d) == "t");
+}
+
+TEST_CASE("target: a file renamed over the name during the removal is kept, whenever it comes")
+{
+    // The racer renames the user's file over the name after ioplan's look: a
+    // look-then-unlink would remove it here.  Set aside first, ours goes and
+    // the user's stays.
+    pb::tmpdir d;
+    const std::string t = d.file("t");
+    put(t, "ours");
+    put(d.file("user"), "the user's");
+    struct stat st;
+    REQUIRE(lstat(t.c_str(), &st) == 0);
+    racer r{ [&] { REQUIRE(rename(d.file("user").c_str(), t.c_str()) == 0); }, st.st_dev, st.st_ino };
+    CHECK(tgt_remove_if(AT_FDCWD, t.c_str(), racer::judge, &r, nullptr, 0) == 0);
+    CHECK(got(t) == "the user's");
+    CHECK(names_in(d) == "t");
+
+    // Not ours, and a new file takes the name before it is put back: both kept,
+    // the one found under the name reported.
+    ino_t user = ino_of(t);
+    char kept[PATH_MAX] = "";
+    racer late{ [&] { put(d.file("new"), "new"); REQUIRE(rename(d.file("new").c_str(), t.c_str()) == 0); },
+                st.st_dev, st.st_ino };
+    CHECK(tgt_remove_if(AT_FDCWD, t.c_str(), racer::judge, &late, kept, sizeof kept) == -EEXIST);
+    CHECK(got(t) == "new");
+    CHECK(got(kept) == "the user's");
+    CHECK(ino_of(kept) == user);
+    CHECK(std::string(kept).rfind(d.path() + "/", 0) == 0);
 }
 
 TEST_CASE("target: a link the user named is followed, and must keep pointing at the same file")

@@ -19,13 +19,13 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"0.1.0"' -DIOPLAN_DATADIR='"/usr
 	-DTOML_HEADER_ONLY=0 -DTOML_SHARED_LIB=1
 # The parser and its sub-folders, plus what its planning reaches in the engine: an
 # engine's own options table lives in the engine's file (engine/plan_engopts.h),
-# and those files call the child, mark, scratch, safety and blocking I/O code they run
-# with (io_uring's and libaio's need their libraries too).
+# and those files call the child, mark, scratch, safety, target and blocking I/O code
+# they run with (io_uring's and libaio's need their libraries too).
 SRCS := $(wildcard parser/*.cpp parser/*/*.cpp) parser/iolog/iolog_read.c parser/iolog/iolog_merge.c \
 	report/showplan.cpp engine/plan.c engine/plan_engopts.c \
 	$(shell grep -l PLAN_ENGOPTS_DEFINE engine/ioengines/*.c) \
 	engine/child.c engine/mark.c engine/scratch.c engine/safety/safety.c engine/safety/safety_output.c \
-	engine/safety/sysview.c engine/procfs.c engine/sync_io.c
+	engine/safety/sysview.c engine/procfs.c engine/sync_io.c engine/target.c
 OBJS := $(patsubst %,$(FB)/%.o,$(SRCS))
 TARGETS := ini toml yaml diskspd plan iolog
 BINS := $(TARGETS:%=$(FB)/fuzz_%)
