@@ -105,13 +105,20 @@ void for_each_ddir(const option &o, const std::string &v0,
                    const std::function<void(int, const std::string &)> &set)
 {
     std::string v = trim(v0);
-    // fio also splits at ':' when there is no comma; keep that, it is harmless.
-    if (v.find(',') == std::string::npos && v.find(':') != std::string::npos && o.type != opt_type::bssplit &&
-        o.type != opt_type::size_range_ddir)
-        for (auto &c : v)
-            if (c == ':')
-                c = ',';
+    // fio splits at ':' when there is no comma, and at '-' when there is neither
+    // (parse.c's parse_option): bs=4k-16k is 4k for reads and 16k for writes and
+    // trims, not a range, which a note says.
+    char sep = v.find(',') != std::string::npos ? ',' : v.find(':') != std::string::npos ? ':'
+                                                       : v.find('-', 1) != std::string::npos ? '-' : ',';
+    if (sep != ',' && o.type != opt_type::bssplit && o.type != opt_type::size_range_ddir)
+        for (size_t i = 1; i < v.size(); i++)
+            if (v[i] == sep)
+                v[i] = ',';
     auto slots = split_ddir_list(v);
+    if (sep == '-' && o.type != opt_type::bssplit && o.type != opt_type::size_range_ddir)
+        note_reading("fio reads '-' here as a comma between directions: " + slots[0] + " for reads, " + slots[1] +
+                     " for writes, " + slots[2] + " for trims, not a range" +
+                     (std::string(o.name) == "bs" ? " (a range is bsrange=" + v0 + ")" : ""));
     for (int d = 0; d < 3; d++)
         if (!slots[d].empty())
             set(d, slots[d]);

@@ -40,8 +40,6 @@ static std::vector<opt_choice> ioengine_choices()
 static void set_bs_fixed(job_spec &j, const option &o, const std::string &v)
 {
     std::string t = trim(v);
-    if (t.find('-') != std::string::npos)
-        throw value_error("bs= takes one size per direction; for a range write bsrange=" + t, t.find('-'));
     for_each_ddir(o, t, [&](int d, const std::string &s) {
         uint64_t b = size_in(j, o, s);
         // fio's bsrange=/bssplit= sizes outrank bs= in either order (bs= only fills a minimum left 0).

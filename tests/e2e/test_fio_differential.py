@@ -19,6 +19,8 @@ CASES = {
     "numjobs": NULL + "[a]\nrw=randread\nnumjobs=3\n",
     "group_reporting": NULL + "[a]\nrw=read\nnumjobs=3\ngroup_reporting\n[b]\nrw=write\nstonewall\n",
     "mixed": NULL + "[m]\nrw=randrw\nrwmixread=70\nbs=8k\n",
+    # not a range: 4 KiB reads and 16 KiB writes, as fio's parser splits at '-'
+    "bs_dash_per_direction": NULL + "[d]\nrw=randrw\nbs=4k-16k\nsize=1m\n",
     "bssplit": NULL + "[s]\nrw=randread\nbssplit=4k/50:64k/50\nsize=16m\n",
     "seq_mixed": NULL + "[m]\nrw=rw\n",
     "files": PSYNC + "[f]\nrw=randread\nnrfiles=3\n",

@@ -215,6 +215,34 @@ TEST_CASE("fio keeps the last part of a list for the options whose callback sees
     CHECK(notes[0].message == "size=1m,2m: only '2m', the last of the list, is used, as fio uses it");
 }
 
+TEST_CASE("a per-direction option splits at ',', else ':', else '-', as fio's parser does")
+{
+    // fio 3.33 with rw=randrw size=1m: bs=4k-16k reads 13 x 4 KiB and writes 12 x 16 KiB.
+    for (const char *v : { "4k,16k", "4k:16k", "4k-16k" }) {
+        job_spec j = entry_applied("bs", v);
+        CHECK(j.pj.bs[PLAN_DDIR_READ].max_bytes == 4096);
+        CHECK(j.pj.bs[PLAN_DDIR_WRITE].max_bytes == 16384);
+        CHECK(j.pj.bs[PLAN_DDIR_TRIM].max_bytes == 16384);
+        CHECK(j.pj.bs[PLAN_DDIR_WRITE].min_bytes == 16384);
+    }
+    // A comma first: the '-' ends the read value (fio reads 4k for reads, 8k for writes).
+    job_spec j = entry_applied("bs", "4k-16k,8k");
+    CHECK((j.pj.bs[PLAN_DDIR_READ].max_bytes == 4096 && j.pj.bs[PLAN_DDIR_WRITE].max_bytes == 8192));
+    CHECK(entry_applied("rate", "1m-2m").pj.rate_bytes_per_s[PLAN_DDIR_WRITE] == 2u << 20);
+    // Ranges keep their dash.
+    j = entry_applied("bsrange", "4k-16k");
+    CHECK((j.pj.bs[PLAN_DDIR_READ].min_bytes == 4096 && j.pj.bs[PLAN_DDIR_READ].max_bytes == 16384));
+
+    diag_list notes;
+    entry_applied("bs", "4k-16k", &notes);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].message == "bs=4k-16k: fio reads '-' here as a comma between directions: 4k for reads, 16k for "
+                              "writes, 16k for trims, not a range (a range is bsrange=4k-16k)");
+    notes.clear();
+    entry_applied("bs", "4k:16k", &notes);
+    CHECK(notes.empty());
+}
+
 TEST_CASE("ignore_error: per-kind lists of errno names or numbers turn continue_on_error on for that kind")
 {
     // fio names EPERM..ERANGE only (errnos 1..34): EILSEQ is written as 84.
