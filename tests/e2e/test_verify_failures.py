@@ -64,13 +64,23 @@ class Failures(TmpDirCase):
             self.skipTest("mount -t tmpfs refused here")
         try:
             # Preflight sees room for the 3 MiB job; the space goes to another writer (the filler
-            # below) while the job waits out its startdelay, as on a shared disk.
+            # below) between the layout and the first write, as on a shared disk.  The job's
+            # exec_prerun holds it there until the filler is written: a startdelay=1 window
+            # was a guess a loaded machine could outlast (the filler then met ENOSPC itself,
+            # or came after the job's first megabyte).
+            go, filled = self.tmp / "go", self.tmp / "filled"
+            hold = self.write("hold.sh", 'touch "$1"; i=0; while [ ! -e "$2" ] && [ $i -lt 6000 ]; '
+                                         'do sleep 0.01; i=$((i+1)); done\n')
             proc = subprocess.Popen([BIN, "--name=full", f"--directory={mnt}", "--size=3m", "--bs=64k",
-                                     "--rw=write", "--fallocate=none", "--startdelay=1", "--output-format=json"],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     "--rw=write", "--fallocate=none", f"--exec_prerun=sh {hold} {go} {filled}",
+                                     "--output-format=json"],
+                                    cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
             target = mnt / "full.0.0"
-            wait_until(target.exists, 30, f"{target} to be created")
+            wait_until(go.exists, 30, "the job's exec_prerun, after the layout")
+            self.assertTrue(target.exists(), "the layout made the job's file")
             (mnt / "filler").write_bytes(b"\0" * (3 << 20) + b"\0" * (512 << 10))
+            filled.touch()
             out, err = proc.communicate(timeout=30)
             self.assertEqual(proc.returncode, 1, err)
             doc = json.loads(out)
