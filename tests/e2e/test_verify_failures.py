@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, wait_for_stderr, wait_until
+from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, wait_for_stderr, wait_until, waits_in
 
 
 class Verify(TmpDirCase):
@@ -107,9 +107,12 @@ class Failures(TmpDirCase):
                                      "--ioengine=io_uring", "--stall_timeout=300ms", "--output-format=json",
                                      "--eta=always"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            # Once the read is issued, the stall is the property: it lasts twice the
-            # 300 ms the watchdog allows before the test ends it.
-            wait_for_stderr(proc, b"[R(1)]")
+            # Once the read is in flight (the worker waits in the kernel for its completion),
+            # the stall is the property: it lasts twice the 300 ms the watchdog allows before
+            # the test ends it.  "[R(1)]" said only that the job had started: a loaded machine
+            # could issue the read well into the 0.6 s, leaving the watchdog less than 300 ms.
+            wait_until(lambda: proc.poll() is not None or waits_in(proc.pid, "io_cqring_wait"), 30,
+                       "the read in flight")
             time.sleep(0.6)
             os.write(wfd, b"x" * 4096)
             out, err = proc.communicate(timeout=30)
@@ -135,7 +138,11 @@ class Failures(TmpDirCase):
         proc = subprocess.Popen([BIN, "--name=p", f"--filename={fifo}", "--size=4k", "--rw=read",
                                  "--ioengine=io_uring", "--output-format=json", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_stderr(proc, b"[R(1)]")  # the read is issued (not still setting up)
+        # The read in flight: the worker waits in the kernel for its completion.  ("[R(1)]"
+        # said only that the job had started; a SIGINT before the read was issued rightly
+        # ended the run at once.)
+        wait_until(lambda: proc.poll() is not None or waits_in(proc.pid, "io_cqring_wait"), 30,
+                   "the read in flight")
         proc.send_signal(signal.SIGINT)
         time.sleep(0.5)  # the property: half a second on, the first SIGINT has not ended it
         self.assertIsNone(proc.poll(), "the graceful stop waits for the I/O in flight")
