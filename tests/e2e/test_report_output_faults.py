@@ -108,7 +108,7 @@ class SignalsWhileBlocked(TmpDirCase):
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_blocked_in(proc.pid, "wait_for_partner")  # the run is over; the results wait for a reader
         proc.send_signal(signal.SIGINT)
-        self.assertLess(ended_within(proc, 1.0), 1.0)
+        self.assertLess(ended_within(proc, STOP_BOUND_S), STOP_BOUND_S)
         self.assertNotEqual(proc.returncode, 0)
 
 

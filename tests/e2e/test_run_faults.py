@@ -22,7 +22,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, TmpfsCase, ext4_loop, run, run_fio, wait_for_stderr, wait_until, waits_in
+from common import BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, ext4_loop, run, run_fio, wait_for_stderr, wait_until, waits_in
 
 
 class NoData(TmpDirCase):
@@ -85,7 +85,9 @@ class NoData(TmpDirCase):
         os.truncate(target, 0)
         start = time.monotonic()
         out, err = proc.communicate(timeout=30)
-        self.assertLess(time.monotonic() - start, 2.0)
+        # The next read (0.5 ms on at 2000 IOPS) ends the job, not its 30 s runtime; what
+        # bounds the exit is a busy machine's scheduling, as after a signal.
+        self.assertLess(time.monotonic() - start, STOP_BOUND_S)
         self.assertEqual(proc.returncode, 1, err)
         doc = json.loads(out)
         self.assertEqual(doc["jobs"][0]["error"], 5)
@@ -163,17 +165,17 @@ class FifoWithoutWriter(TmpDirCase):
             self.skipTest("io_uring refused by the kernel")
         return doc, err
 
-    def test_sigint_ends_the_wait_within_a_second(self):
+    def test_sigint_ends_the_wait_at_once(self):
         proc = self.start()
         proc.send_signal(signal.SIGINT)
-        doc, err = self.finish(proc, 1.0)
+        doc, err = self.finish(proc, STOP_BOUND_S)
         self.assertEqual(proc.returncode, 1, err)
         self.assertTrue(doc["ioplan"]["interrupted"])
         self.assertEqual((doc["jobs"][0]["error"], doc["jobs"][0]["read"]["io_bytes"]), (0, 0))
 
     def test_runtime_ends_the_wait_with_an_error(self):
         proc = self.start("--runtime=1500ms", "--stall_timeout=200ms")
-        doc, err = self.finish(proc, 2.0)
+        doc, err = self.finish(proc, 1.5 + STOP_BOUND_S)  # what is left of the runtime, then the stop
         self.assertEqual(proc.returncode, 1, err)
         self.assertEqual(doc["jobs"][0]["error"], 110)
         self.assertIn(f"job 'f': {self.fifo}: no writer opened the FIFO within runtime", err)
