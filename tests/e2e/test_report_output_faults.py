@@ -84,8 +84,14 @@ class SignalsWhileBlocked(TmpDirCase):
                                  "--output-format=json"], stdout=subprocess.PIPE, stderr=w)
         os.close(w)
         try:
-            # The property: three progress lines fall due while stderr is full (ioplan
-            # polls it rather than block in write(), so no state shows from outside).
+            # The worker paces its reads (it sleeps between them at rate_iops): the run is
+            # under way, its signals handled and I/O counted.  From there the property: three
+            # progress lines fall due while stderr is full (ioplan polls it rather than block
+            # in write(), so no state shows from outside).  1.5 s counted from the start of
+            # the process, as before, could pass on a loaded machine (or under a sanitizer)
+            # before the first read, and then total_ios was 0.
+            wait_until(lambda: proc.poll() is not None or waits_in(proc.pid, "hrtimer_nanosleep"), 30,
+                       "the worker pacing its reads")
             time.sleep(1.5)
             proc.send_signal(signal.SIGINT)
             start = time.monotonic()
