@@ -72,8 +72,10 @@ class Runs(TmpDirCase):
         proc = subprocess.Popen([BIN, "--name=n", f"--directory={self.tmp}", "--size=16m", "--rw=randread",
                                  "--direct=1", "--time_based", "--runtime=30", "--output-format=json",
                                  "--eta=always"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_stderr(proc, b"[r(1)]")  # the measured run is under way, layout done
-        time.sleep(0.5)  # the property: it has measured for a while when SIGINT comes
+        # Reads measured when SIGINT comes: the progress line shows their rate.  ("[r(1)]",
+        # then half a second, was a guess: a loaded machine, or a disk another program keeps
+        # busy, could leave the first direct read unfinished by then, and total_ios 0.)
+        wait_for_stderr(proc, until=lambda seen: re.search(r"\[r=[0-9.]+[kM]? IOPS\]", seen))
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
