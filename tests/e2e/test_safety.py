@@ -486,21 +486,25 @@ class Marks(LoopMounts):
     def layout_then_signal(self, path, sig):
         """Starts a buffered read job whose layout writes 1 GiB, signals it while the
         layout is under way, and returns the run's exit code."""
-        import time
         proc = subprocess.Popen([BIN, "--name=r", f"--filename={path}", "--rw=read", "--bs=1m", "--size=1g",
                                  "--direct=0", "--runtime=1", "--output-format=terse"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        def laying_out():
+        def filling():
+            # The fill writes from the first byte to the last: once its first block holds
+            # data the fill is under way (a fixed 50 ms after the partial mark was a guess,
+            # which a loaded machine could spend before the file was even sized).
             try:
-                return mark_state(path) == "partial"
+                if mark_state(path) != "partial":
+                    return False
+                with open(path, "rb") as f:
+                    return any(f.read(4096))
             except OSError:
                 return False
         try:
-            wait_until(laying_out, 30, "the layout to start")
+            wait_until(filling, 30, "the layout's fill to start")
         except AssertionError:
             proc.kill()
             raise
-        time.sleep(0.05)  # the property: well into the fill, which writes from the first byte to the last
         proc.send_signal(sig)
         proc.communicate(timeout=30)
         return proc.returncode
