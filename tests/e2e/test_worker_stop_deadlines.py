@@ -120,9 +120,12 @@ class HungNbdServer(StopCase):
     def setUp(self):
         super().setUp()
         sock = self.tmp / "nbd.sock"
-        # Every read waits 30 s on the server: a server that has stopped answering.
-        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "--filter=delay", "memory", "64M",
-                                   "rdelay=30"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Every read waits 30 s on the server: a server that has stopped answering.  The log
+        # filter, outside the delay, writes each request to self.log as it arrives.
+        self.log = self.tmp / "nbd.log"
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "--filter=log", "--filter=delay", "memory",
+                                   "64M", "rdelay=30", f"logfile={self.log}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(lambda: (server.kill(), server.wait()))
         wait_until(sock.exists, what="nbdkit's socket")
         self.job = ["--name=r", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={sock}", "--rw=read",
@@ -130,9 +133,12 @@ class HungNbdServer(StopCase):
 
     def test_sigint_ends_the_run_promptly(self):
         p = self.start(self.job)
-        # The job running ("R"), not only the progress line (shown while it still
-        # connects): its reads are then on the server, so there is something to abandon.
-        wait_for_stderr(p, b"[R(1)]")
+        # Its reads on the server, so there is something to abandon: nbdkit's log has
+        # them.  ("[R(1)]", the job's window begun, came a moment before its first read
+        # was sent; a SIGINT in between found nothing in flight and said nothing.)
+        def read_sent():
+            return p.poll() is not None or (self.log.exists() and " Read id=" in self.log.read_text())
+        wait_until(read_sent, what="a read on the server")
         rc, out, err, took = self.stop(p)
         self.assertEqual(rc, 1, err)
         self.assertLess(took, STOP_BOUND_S)
