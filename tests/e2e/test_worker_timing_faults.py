@@ -16,7 +16,8 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, loop_device, run, run_fio, wait_for_stderr, wait_until
+from common import (BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, loop_device, run, run_fio, wait_for_stderr,
+                    wait_until, waits_in)
 
 
 def json_doc(text):
@@ -165,12 +166,19 @@ class ThinktimeQuiesces(TmpfsCase):
 class SigintEndsEveryWait(TmpDirCase):
     """Case 10: a 10 s thinktime_spin held SIGINT for the rest of the spin (8.5 s)."""
 
-    def interrupt(self, args, cwd=None):
+    def interrupt(self, args, cwd=None, spins=False):
+        """SIGINT once the worker is in the wait: asleep in it (hrtimer_nanosleep), or for
+        a spin (spins) having burnt 0.2 s of CPU in it.  ("Jobs:" and half a second was a
+        guess a loaded machine could spend before the wait began: the stop was then
+        prompt without testing the wait.)"""
         proc = subprocess.Popen([BIN, *args, "--output-format=json", "--eta=always"], cwd=cwd,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            wait_for_stderr(proc, b"Jobs:")
-            time.sleep(0.5)  # the property: the wait is well under way when SIGINT comes
+            if spins:
+                wait_until(lambda: proc.poll() is not None or worker_cpu(proc.pid) >= 0.2, 30, "the spin")
+            else:
+                wait_until(lambda: proc.poll() is not None or waits_in(proc.pid, "hrtimer_nanosleep"), 30,
+                           "the worker asleep in its wait")
             start = time.monotonic()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=20)
@@ -184,7 +192,7 @@ class SigintEndsEveryWait(TmpDirCase):
         self.assertTrue(json_doc(out.decode())["ioplan"]["interrupted"])
 
     def test_thinktime_spin(self):
-        self.interrupt(null_line("--thinktime=10s", "--thinktime_spin=10s", runtime=30, fmt=()))
+        self.interrupt(null_line("--thinktime=10s", "--thinktime_spin=10s", runtime=30, fmt=()), spins=True)
 
     def test_thinktime_sleep(self):
         self.interrupt(null_line("--thinktime=30s", runtime=30, fmt=()))
@@ -334,6 +342,19 @@ class IoTraceIsBounded(TmpDirCase):
         trace = json_doc(out)["ioplan"]["traces"][0]["ios"]
         self.assertEqual(len(trace["t_ns"]), 262144)
         self.assertLess(usage.ru_maxrss, (300 if variant == "release" else 800) * 1024, "max RSS in KiB")
+
+
+def worker_cpu(pid):
+    """The most CPU seconds one thread of process pid but its main one has used so far."""
+    most = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        if task == str(pid):
+            continue
+        try:
+            most = max(most, proc_cpu(f"{pid}/task/{task}"))
+        except OSError:
+            continue  # a thread that ended while we looked
+    return most
 
 
 def proc_cpu(pid):
