@@ -18,7 +18,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, flip, run, run_fio, wait_until
+from common import BIN, FIO, ROOT, TmpDirCase, flip, run, run_fio, wait_for_stderr, wait_until
 
 BS = 4096
 SIZE = 64 * BS
@@ -73,12 +73,14 @@ class VerifyAsync(TmpDirCase):
     def test_n_checker_threads_per_job_run_on_verify_async_cpus(self):
         self.assertEqual(run(self.job("--rw=write", "--do_verify=0")).returncode, 0)
         proc = subprocess.Popen([BIN, *self.job("--rw=read", "--time_based", "--runtime=30",
-                                                "--verify_async=3", "--verify_async_cpus=1")],
+                                                "--verify_async=3", "--verify_async_cpus=1", "--eta=always")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            # The threads start with the job, after its set-up.
-            seen = wait_until(lambda: (lambda s: len(s) >= 3 and s)(checker_threads(proc.pid)), 30,
-                              "three checker threads")
+            # The worker's set-up starts, names and then pins each thread; the job reading
+            # ("[R(1)]") is past it.  Three threads named were not yet three pinned: the
+            # third could be looked at between its name and its pin.
+            wait_for_stderr(proc, b"[R(1)]")
+            seen = checker_threads(proc.pid)
             self.assertEqual(len(seen), 3)
             for status in seen.values():
                 self.assertRegex(status, r"(?m)^Cpus_allowed_list:\s+1$")
