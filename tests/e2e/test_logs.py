@@ -18,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, child_pids, run, run_fio, wait_until
+from common import BIN, FIO, ROOT, TmpDirCase, child_pids, run, run_fio, wait_for_stderr
 
 RATED = ["--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=20", "--time_based"]
 
@@ -380,11 +380,14 @@ class LogBehaviour(LogsTmp):
         mine = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
         for extra, want in ((["--log_compression_cpus=1"], "1"), ([], None)):
             with self.subTest(extra=extra):
-                proc = subprocess.Popen([BIN, *args, *extra], cwd=self.tmp, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True)
+                proc = subprocess.Popen([BIN, *args, *extra, "--eta=always"], cwd=self.tmp,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 try:
-                    got = wait_until(lambda: writer_cpus(proc.pid) or (proc.poll() is not None and "exited"), 30,
-                                     "the log writer thread")
+                    # The engine starts the log thread, names it and then pins it, all before any
+                    # job runs: the job in its window ("[m(1)]") is past that.  The thread seen
+                    # by its name could be read between the name and the pin, on every CPU.
+                    wait_for_stderr(proc, b"[m(1)]")
+                    got = writer_cpus(proc.pid)
                 finally:
                     proc.send_signal(signal.SIGINT)
                     proc.communicate(timeout=60)
