@@ -283,7 +283,8 @@ int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *ar
 		if (!ret && renameat2(dirfd, name, dirfd, aside, RENAME_NOREPLACE))
 			ret = -errno;
 	} while (ret == -EEXIST && ++tries < 8);
-	if (ret == -EINVAL || ret == -ENOSYS || ret == -ENAMETOOLONG)
+	/* A full disk may have no room for the new name's entry: the space comes back first. */
+	if (ret == -EINVAL || ret == -ENOSYS || ret == -ENAMETOOLONG || ret == -ENOSPC || ret == -EDQUOT)
 		return remove_looked(dirfd, name, removable, arg);
 	if (ret)
 		return ret;

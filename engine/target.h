@@ -130,7 +130,8 @@ typedef bool (*tgt_removable)(int dirfd, const char *aside, const struct stat *s
  * under its name); -EEXIST kept, but a new file took its name meanwhile, so
  * it stays under the random name, given in kept_as (n bytes; may be NULL);
  * -errno (-ENOENT: nothing there).  Where the file system has no
- * RENAME_NOREPLACE, the look and unlink.
+ * RENAME_NOREPLACE, or the rename finds no room for a directory entry (a
+ * full disk, whose space the removal gives back), the look and unlink.
  */
 int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *arg, char *kept_as, size_t n);
 

@@ -21,7 +21,9 @@ that run succeeds.
 
 Removal is raced too (class Removal): ioplan is held by gdb at the very
 unlinkat of a file it made (unlink=1, unlink_each_loop=1) while a user's file
-is renamed over that name; the user's file must stay.
+is renamed over that name; the user's file must stay.  A removal sets the name
+aside first, which needs a directory entry: on a full disk it must still give
+the space back (class RemovalOnAFullDisk).
 """
 import hashlib
 import os
@@ -33,7 +35,7 @@ import sys
 import time
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, ext4_loop, run
 
 K = 50  # targets raced per run
 
@@ -292,3 +294,34 @@ class Removal(TmpDirCase):
         self.assertIn("exited with code", p.stdout)
         self.assertIn(f"{self.tmp}/t: create again (unlink_each_loop): another file took the name after ioplan "
                       "removed its own; it is kept", p.stderr)
+
+
+class RemovalOnAFullDisk(TmpDirCase):
+    def test_a_file_in_a_full_directory_on_a_full_disk_is_still_removed(self):
+        # The directory's blocks hold as many names as fit and the disk has no block to
+        # grow it: renaming the file aside fails with ENOSPC, and the removal falls back
+        # to its look and unlink rather than leave the file (and its space) behind.
+        d = ext4_loop(self) / "d"
+        d.mkdir()
+        fd = os.open(d.parent / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        for chunk in (1 << 20, 4096, 1):  # to the last block
+            try:
+                while os.write(fd, b"\0" * chunk):
+                    pass
+            except OSError:
+                pass
+        os.close(fd)
+        names = 0
+        try:
+            while True:
+                (d / f"{'n' * 40}{names:05d}").touch()
+                names += 1
+        except OSError:
+            pass
+        self.assertGreater(names, 10)
+        (d / f"{'n' * 40}{0:05d}").unlink()  # room for the job's one short name, and no more
+        p = run(["--name=c", "--ioengine=filecreate", f"--directory={d}", "--nrfiles=1", "--filesize=4k",
+                 "--unlink=1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([x.name for x in d.iterdir() if not x.name.startswith("n")], [])
+        self.assertEqual(len(list(d.iterdir())), names - 1)
