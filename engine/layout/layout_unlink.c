@@ -28,8 +28,11 @@ void layout_remove(const struct layout *l, const struct layout_file *lf)
 {
 	bool by_dir = lf->dir >= 0 && l->dirs[lf->dir].fd >= 0;
 
-	/* Not known is not proof: a file whose identity was never learnt is left. */
-	if (lf->id.known)
+	/*
+	 * Not known is not proof: a file whose identity was never learnt is left.
+	 * Nor is a link the user named removed (its name never holds the file).
+	 */
+	if (lf->id.known && !lf->id.follow)
 		(void)tgt_remove_same(by_dir ? l->dirs[lf->dir].fd : AT_FDCWD,
 				      by_dir ? tgt_base(lf->path) : lf->path, lf->id.dev, lf->id.ino, NULL, 0);
 }
