@@ -290,9 +290,12 @@ int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *ar
 		return ret;
 	/* Only ioplan knows the name now: what is judged there is what is removed. */
 	if (!fstatat(dirfd, aside, &st, AT_SYMLINK_NOFOLLOW) && removable(dirfd, aside, &st, arg))
-		return unlinkat(dirfd, aside, 0) ? -errno : 0;
-	if (!renameat2(dirfd, aside, dirfd, name, RENAME_NOREPLACE))
-		return -ESTALE;
+		ret = unlinkat(dirfd, aside, 0) && errno != ENOENT ? -errno : 0;
+	else
+		ret = -ESTALE;
+	/* Kept, or not removable after all (EIO, EROFS): back under its own name. */
+	if (!ret || !renameat2(dirfd, aside, dirfd, name, RENAME_NOREPLACE))
+		return ret;
 	if (kept_as)
 		snprintf(kept_as, n, "%s", aside);
 	return -EEXIST;
