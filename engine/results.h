@@ -230,6 +230,7 @@ struct res_clone {
 	struct res_error errors[RES_ERRORS_MAX];	/* first RES_ERRORS_MAX errors */
 	uint64_t verify_failures;
 	bool stalled;			/* watchdog fired */
+	bool state_kept;		/* verify_state_save by default: a user's file took its name during the run */
 
 	/* read_iolog replay: I/Os issued, how many later than RES_REPLAY_LATE_NS behind the trace, the worst lag. */
 	uint64_t replay_ios;

@@ -23,6 +23,7 @@
 #include "engine/engine_internal.h"
 #include "engine/gen/segment.h"
 #include "engine/steadystate.h"
+#include "engine/verify/verify.h"
 
 #define TICK_NS 100000000ull		/* how often watch() wakes: stalls, exitall, steady state */
 
@@ -377,16 +378,30 @@ static void error_msgs(struct eng *e, const struct plan_job *j, const struct res
 			    (unsigned long long)(rc->total_err - rc->nr_errors));
 }
 
+/* verify_state_save by default found a user's file that came during the run: kept, and said. */
+static void state_kept_msg(struct eng *e, const struct plan_job *j, const struct res_clone *rc)
+{
+	char path[4096];
+
+	vstate_name(path, sizeof(path), e->sh.aux_path, j->name, rc->thread_number - 1, j->log_suffix);
+	res_msg_add(e->res, RES_MSG_WARNING, "side-file", (int32_t)j->job_id,
+		    "job '%s': verify_state_save (on by default, as fio's): %s appeared during the run and "
+		    "ioplan did not write it: this run's state is not saved over it", j->name, path);
+}
+
 /* A job's span from its clones; the run's first fatal error from theirs. */
 static void job_span(struct eng *e, struct res_job *rj)
 {
 	res_job_span(rj);
 	for (uint32_t c = 0; c < rj->nr_clones; c++) {
 		struct res_clone *rc = &rj->clones[c];
+		const struct plan_job *j = plan_job_at(e->plan, rj->job_id);
 
 		if (rc->error && !e->res->error)
 			e->res->error = rc->error;
-		error_msgs(e, plan_job_at(e->plan, rj->job_id), rc);
+		error_msgs(e, j, rc);
+		if (rc->state_kept)
+			state_kept_msg(e, j, rc);
 	}
 }
 

@@ -172,6 +172,8 @@ void vstate_note_write(struct vstate *s, uint32_t file, uint64_t offset);
  * checked; otherwise a user's file there is -EEXIST and stays as it is.
  */
 int vstate_save(const char *path, struct vstate *s, bool judged);
+/* Whether a file ioplan did not write holds path now (vstate_save would keep it: -EEXIST). */
+bool vstate_name_taken(const char *path);
 /*
  * 0 when path is a whole state file fio would load, of job with nofiles
  * files; else -errno with why saying what is wrong (version, size, CRC,

@@ -176,6 +176,14 @@ int vstate_save(const char *path, struct vstate *s, bool judged)
 	return ret;
 }
 
+bool vstate_name_taken(const char *path)
+{
+	char why[SAFETY_WHY_MAX];
+
+	return safety_check_output(&safety_system, path, SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why,
+				   sizeof(why)) == -EEXIST;
+}
+
 /* The whole file, at most the largest state a job can have, with why when it cannot be read. */
 static int read_whole(const char *path, uint8_t **out, size_t *len, char *why, size_t n)
 {

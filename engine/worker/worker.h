@@ -226,6 +226,7 @@ struct worker_verify {
 	bool reads;			/* check every block read */
 	bool fake;			/* the engine moves no data (null): reads counted, nothing checked */
 	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
+	bool state_taken;		/* by default, a user's file held its name at the start (the preflight said so) */
 	struct vstate *load;		/* verify_state_load: the earlier run's state */
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *buf;			/* verify_backlog: the read-back buffer, worker_verify_run_chunks */

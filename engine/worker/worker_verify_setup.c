@@ -197,6 +197,20 @@ static uint64_t state_budget(const struct worker *w, uint64_t bs)
 	return UINT64_MAX;
 }
 
+/* The name of this thread's verify_state_save file, in path. */
+static const char *state_path(const struct worker *w, char *path, size_t n)
+{
+	vstate_name(path, n, w->sh->aux_path, w->job->name, w->clone->thread_number - 1, w->job->log_suffix);
+	return path;
+}
+
+static bool state_taken_now(const struct worker *w)
+{
+	char path[4096];
+
+	return vstate_name_taken(state_path(w, path, sizeof(path)));
+}
+
 static int state_error(struct worker *w, int err, const char *path, const char *why)
 {
 	char what[sizeof(((struct res_error *)0)->what)];
@@ -217,9 +231,7 @@ static int load_state(struct worker *w, uint64_t iv)
 		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
 	if (!(w->vf.load = calloc(1, sizeof(*w->vf.load))))
 		return -ENOMEM;
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1,
-		    w->job->log_suffix);
-	ret = vstate_load(path, w->vf.load, w->job->name, w->gen.nr_files, why, sizeof(why));
+	ret = vstate_load(state_path(w, path, sizeof(path)), w->vf.load, w->job->name, w->gen.nr_files, why, sizeof(why));
 	if (ret)
 		return state_error(w, -ret, path, why);
 	if (!w->gen.random && w->gen.nr_files == 1) {
@@ -310,6 +322,8 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 				     vstate_init(w->vf.state, j->name, j->iodepth, w->gen.nr_files,
 						 w->clone->thread_number - 1)))
 		return -ENOMEM;
+	if (j->verify_state_save && !j->verify_state_save_asked)
+		w->vf.state_taken = state_taken_now(w);
 	if (j->do_verify && (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv))))
 		return -ENOMEM;
 	return worker_trim_setup(w);
@@ -326,9 +340,9 @@ static void save_state(struct worker *w)
 	char path[4096], what[320];
 	int ret;
 
-	vstate_name(path, sizeof(path), w->sh->aux_path, w->job->name, w->clone->thread_number - 1,
-		    w->job->log_suffix);
-	ret = vstate_save(path, w->vf.state, asked);
+	ret = vstate_save(state_path(w, path, sizeof(path)), w->vf.state, asked);
+	if (!asked && ret == -EEXIST)
+		w->res.state_kept = !w->vf.state_taken;	/* one that came since: said at the end */
 	if (!ret || (!asked && ret == -EEXIST))
 		return;
 	/* The message names the state file, not the job's data file (.file: none of them). */

@@ -15,13 +15,14 @@ state files: test_bad_runs.py.
 import json
 import os
 import pathlib
+import re
 import shutil
 import struct
 import subprocess
 import tempfile
 import unittest
 
-from common import FIO, TmpDirCase, flip, run, run_fio
+from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_for_stderr
 from test_mpi_merge import crc32c
 
 HDR, FIXED, SLOT = 24, 152, 16
@@ -193,6 +194,23 @@ class WhenSaved(TmpDirCase):
         p = run(job + ["--verify_state_save=1"], cwd=io_dir)
         self.assertEqual(p.returncode, 2)
         self.assertIn("refusing to replace it", p.stderr)
+        self.assertEqual(state.read_text(), "precious")
+
+    def test_a_users_file_that_appears_during_the_run_is_kept_and_said(self):
+        # The preflight's warning covers a file there at the start; one that came while the job
+        # ran (4 s at rate=64k, well after its set-up: the progress line shows writes done) was
+        # kept without a word, and the state the user expected silently not saved.
+        state = self.tmp / "local-w-0-verify.state"
+        p = subprocess.Popen([BIN, "--name=w", "--filename=data", "--size=256k", "--bs=4k", "--rw=write",
+                              "--rate=64k", "--verify=crc32c", "--do_verify=0", "--eta=always"], cwd=self.tmp,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: p.poll() is None and (p.kill(), p.wait()))
+        wait_for_stderr(p, until=lambda seen: re.search(r"\[w=[0-9.]+[kKMG]?i?B/s", seen))
+        state.write_text("precious")
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("warning: job 'w': verify_state_save (on by default, as fio's): local-w-0-verify.state "
+                      "appeared during the run and ioplan did not write it", (out + err).decode())
         self.assertEqual(state.read_text(), "precious")
 
     def test_a_state_that_cannot_be_written_is_named_and_the_run_keeps_its_results(self):
