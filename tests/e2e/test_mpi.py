@@ -640,7 +640,8 @@ class KilledMidWrite(TmpDirCase):
         user = self.tmp / "user.json"
         user.write_text("the user's results")
         gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break linkat",
-               "-ex", "run", "-ex", f"shell mv {user} {out}/rank-0.json", "-ex", "continue", "--args", BIN, *args]
+               "-ex", "run", "-ex", f"shell mv {user} {out}/rank-0.json", "-ex", "delete", "-ex", "continue", "--args", BIN,
+               *args]
         p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
         self.assertIn("Breakpoint 1, ", p.stdout)
         self.assertIn("--rank-output: out/rank-0.json: a file ioplan did not write was put at that name during the "

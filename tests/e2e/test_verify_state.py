@@ -17,6 +17,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -198,17 +199,20 @@ class WhenSaved(TmpDirCase):
 
     def test_a_users_file_that_appears_during_the_run_is_kept_and_said(self):
         # The preflight's warning covers a file there at the start; one that came while the job
-        # ran (4 s at rate=64k, well after its set-up: the progress line shows writes done) was
-        # kept without a word, and the state the user expected silently not saved.
+        # ran was kept without a word, and the state the user expected silently not saved.  The
+        # job runs until the test stops it (time_based, 30 s): the file comes once the progress
+        # line shows writes done (well after set-up), then SIGINT ends the job, whose thread
+        # saves its state at the end, interrupted or not.
         state = self.tmp / "local-w-0-verify.state"
         p = subprocess.Popen([BIN, "--name=w", "--filename=data", "--size=256k", "--bs=4k", "--rw=write",
-                              "--rate=64k", "--verify=crc32c", "--do_verify=0", "--eta=always"], cwd=self.tmp,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              "--rate=64k", "--time_based", "--runtime=30", "--verify=crc32c", "--do_verify=0",
+                              "--eta=always"], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(lambda: p.poll() is None and (p.kill(), p.wait()))
         wait_for_stderr(p, until=lambda seen: re.search(r"\[w=[0-9.]+[kKMG]?i?B/s", seen))
         state.write_text("precious")
+        p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
-        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(p.returncode, 1, err)  # an interrupted run's status (fio's 128 only as fio)
         self.assertIn("warning: job 'w': verify_state_save (on by default, as fio's): local-w-0-verify.state "
                       "appeared during the run and ioplan did not write it", (out + err).decode())
         self.assertEqual(state.read_text(), "precious")
