@@ -601,15 +601,17 @@ bool worker_files_renew(struct worker *w);
 
 /*
  * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
- * files are open (header, "add" and "open" lines), iolog_io as each I/O is
- * handed to the engine, iolog_sync as a file is synced, iolog_read as a verify
- * read-back reads (it goes beside the engine), iolog_close at
- * teardown ("close" lines).  read_iolog:
+ * files are open (header, "add" lines, "open" for those open), iolog_file as a
+ * file opens or closes later (openfiles, unlink_each_loop), iolog_io as each
+ * I/O is handed to the engine, iolog_sync as a file is synced, iolog_read as a
+ * verify read-back reads (it goes beside the engine), iolog_close at teardown
+ * ("close" for those still open).  read_iolog:
  * replay_start at the window's start; replay_next draws the next trace I/O into
  * w->held (false at the trace's end); replay_due says whether it may go now
  * (else w->wait_until is set); replay_issued counts its lag.
  */
 int worker_iolog_open(struct worker *w);
+void worker_iolog_file(struct worker *w, uint32_t f, const char *act);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
 void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len);

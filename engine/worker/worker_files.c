@@ -164,8 +164,11 @@ int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 			return ret;
 		}
 	}
-	if (!ret)
+	if (!ret) {
 		advise(w, f);
+		if (w->fds[f] >= 0)
+			worker_iolog_file(w, f, "open");
+	}
 	if (ret) {
 		w->fds[f] = -1;
 		/* A stop is no failure, and the FIFO timeout has its own words. */
@@ -205,6 +208,7 @@ void worker_close_file(struct worker *w, uint32_t f)
 	w->dirty[f] = false;
 	close(w->fds[f]);
 	w->fds[f] = -1;
+	worker_iolog_file(w, f, "close");
 	gen_file_closed(&w->gen, f);
 }
 

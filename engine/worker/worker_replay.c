@@ -2,10 +2,11 @@
  * engine/worker/worker_replay.c - capture (write_iolog) and replay (read_iolog) in a worker.
  *
  * Capture writes fio's iolog version 3, as fio 3.33 does (iolog.c): a header,
- * "add" and "open" lines for the clone's files, one "TIME FILE DDIR OFFSET
- * LENGTH" line per I/O as it is handed to the engine, "close" lines at the end;
- * times are µs since the log began.  The file is opened for appending, as fio
- * opens it.
+ * "add" lines for the clone's files, an "open" line as each file opens (at
+ * the start, or under openfiles with its first I/O) and a "close" line as it
+ * closes, one "TIME FILE DDIR OFFSET LENGTH" line per I/O as it is handed to
+ * the engine; times are µs since the log began.  The file is opened for
+ * appending, as fio opens it.
  *
  * Replay is open loop: trace I/O i is due at the window's start plus its trace
  * time scaled by replay_time_scale, whatever the device did with the I/Os
@@ -32,12 +33,33 @@ static uint64_t iolog_us(struct worker *w)
 	return now > w->rp.log_t0 ? (now - w->rp.log_t0) / 1000u : 0;
 }
 
-static void iolog_files(struct worker *w, const char *act)
+/*
+ * Whether a file is open for the log.  With an engine that opens none itself
+ * (null, net, nbd, the file-operation engines) each is open from the start to
+ * the end, as fio logs its diskless engines' files; under openfiles (or
+ * unlink_each_loop) a file opens and closes during the run, and its lines say when.
+ */
+static bool iolog_file_open(const struct worker *w, uint32_t f)
+{
+	return w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine);
+}
+
+static void iolog_files(struct worker *w, const char *act, bool open_only)
 {
 	uint64_t us = iolog_us(w);
 
 	for (uint32_t f = 0; f < w->clone->nr_files; f++)
-		fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+		if (!open_only || iolog_file_open(w, f))
+			fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+}
+
+/* A file opened or closed during the run (worker_files.c). */
+void worker_iolog_file(struct worker *w, uint32_t f, const char *act)
+{
+	if (w->rp.log && f < w->clone->nr_files &&
+	    fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)iolog_us(w), w->clone->files[f].path, act) < 0 &&
+	    !w->rp.log_err)
+		w->rp.log_err = errno;
 }
 
 int worker_iolog_open(struct worker *w)
@@ -67,8 +89,8 @@ int worker_iolog_open(struct worker *w)
 	}
 	w->rp.log_t0 = clk_now(&w->clk);
 	fputs("fio version 3 iolog\n", w->rp.log);
-	iolog_files(w, "add");
-	iolog_files(w, "open");
+	iolog_files(w, "add", false);
+	iolog_files(w, "open", true);
 	return 0;
 }
 
@@ -118,7 +140,7 @@ void worker_iolog_close(struct worker *w)
 
 	if (!w->rp.log)
 		return;
-	iolog_files(w, "close");
+	iolog_files(w, "close", true);
 	err = ferror(w->rp.log) && !w->rp.log_err ? EIO : w->rp.log_err;
 	if (fclose(w->rp.log) && !err)
 		err = errno;

@@ -133,6 +133,35 @@ class WriteIolog(TmpDirCase):
         if FIO:
             self.assertEqual(syncs([FIO]), want)
 
+    def test_openfiles_opens_and_closes_are_logged_as_they_happen(self):
+        # The log said every file opened at the start and closed at the end, while
+        # openfiles=2 held two at a time: a reader of the log saw four open at once.
+        job = ["--name=of", "--ioengine=psync", "--rw=read", "--bs=4k", "--size=32k", "--nrfiles=4",
+               "--openfiles=2", "--loops=2"]
+
+        def file_lines(argv, log):
+            p = subprocess.run([*argv, *job, f"--write_iolog={log}", "--output-format=terse"],
+                               cwd=self.tmp, capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for f in self.tmp.glob("of.0.*"):
+                f.unlink()
+            return [tuple(line.split()[1:]) for line in (self.tmp / log).read_text().splitlines()[1:]
+                    if len(line.split()) == 3]
+
+        lines = file_lines([BIN], "ioplan.log")
+        held, most = set(), 0
+        for name, act in lines:
+            if act == "open":
+                held.add(name)
+            elif act == "close":
+                held.discard(name)
+            most = max(most, len(held))
+        self.assertEqual(most, 2, lines)
+        self.assertEqual(held, set(), "every file opened is closed in the log")
+        self.assertEqual(sum(act == "open" for _, act in lines), 8, "each file opens once a loop")
+        if FIO:
+            self.assertEqual(lines, file_lines([FIO], "fio.log"))
+
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
         p = run(["--name=foo", "--ioengine=null", "--size=128m", "--rw=read:512k", "--bs=1m",
