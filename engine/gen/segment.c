@@ -392,10 +392,11 @@ static void state_kept_msg(struct eng *e, const struct plan_job *j, const struct
 /* A job's span from its clones; the run's first fatal error from theirs. */
 static void job_span(struct eng *e, struct res_job *rj)
 {
+	const struct plan_job *j = plan_job_at(e->plan, rj->job_id);
+
 	res_job_span(rj);
 	for (uint32_t c = 0; c < rj->nr_clones; c++) {
 		struct res_clone *rc = &rj->clones[c];
-		const struct plan_job *j = plan_job_at(e->plan, rj->job_id);
 
 		if (rc->error && !e->res->error)
 			e->res->error = rc->error;
