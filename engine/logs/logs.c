@@ -2,8 +2,9 @@
  * engine/logs/logs.c - what a clone puts in fio's log files, as fio 3.33 computes it.
  *
  * Without log_avg_msec, every completed I/O of the measured window is a line:
- * lat/clat/slat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
- * iops as 1.  With log_avg_msec, one line per direction per interval: the mean
+ * lat/clat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
+ * iops as 1; the slat line is written as the I/O is submitted, dated then, as
+ * fio's io_u_queued writes it (at completion it came a whole clat late).  With log_avg_msec, one line per direction per interval: the mean
  * (or, log_max_value, the largest) latency, and bw (KiB/s) and iops over the
  * interval, with bs 0; a direction without I/O in an interval gets no line; the
  * latency logs get a last line at the window's end, as fio's finalize_logs.
@@ -262,7 +263,7 @@ static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
 }
 
 static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
-		   uint64_t clat, uint64_t slat)
+		   uint64_t clat)
 {
 	if (now >= l->next_ns) {
 		emit_avg(l, now, true);
@@ -273,8 +274,6 @@ static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes,
 	add_avg(l, LOG_IOPS, d, 1);
 	add_avg(l, LOG_LAT, d, lat);
 	add_avg(l, LOG_CLAT, d, clat);
-	if (slat != UINT64_MAX)
-		add_avg(l, LOG_SLAT, d, slat);
 }
 
 /* The longest hist line: time, ddir, bs and 1856 counts of up to 20 digits, ", " each. */
@@ -338,7 +337,7 @@ static void hist_io(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bs, u
 }
 
 void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
-		  uint64_t offset, uint64_t lat, uint64_t clat, uint64_t slat)
+		  uint64_t offset, uint64_t lat, uint64_t clat)
 {
 	uint64_t t_ms;
 
@@ -346,14 +345,12 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 		hist_io(l, now, ddir, bytes, clat);
 
 	if (l->avg_ns) {
-		io_avg(l, now, ddir, bytes, lat, clat, slat);
+		io_avg(l, now, ddir, bytes, lat, clat);
 		return;
 	}
 	t_ms = (now - l->start_ns) / NS_PER_MS;
 	if (l->cur[LOG_CLAT])
 		append(l, LOG_CLAT, t_ms, clat, ddir, bytes, offset);
-	if (l->cur[LOG_SLAT] && slat != UINT64_MAX)
-		append(l, LOG_SLAT, t_ms, slat, ddir, bytes, offset);
 	if (l->cur[LOG_LAT])
 		append(l, LOG_LAT, t_ms, lat, ddir, bytes, offset);
 	if (l->cur[LOG_BW] && !l->no_bw_per_io)
@@ -361,6 +358,21 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 		       offset);
 	if (l->cur[LOG_IOPS])
 		append(l, LOG_IOPS, t_ms, 1, ddir, bytes, offset);
+}
+
+void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
+		    uint64_t slat, uint16_t ioprio)
+{
+	uint16_t keep = l->ioprio;
+
+	/* Averaged: into the interval open now; the next completion past its end closes it. */
+	if (l->avg_ns) {
+		add_avg(l, LOG_SLAT, ddir, slat);
+		return;
+	}
+	l->ioprio = ioprio;
+	append(l, LOG_SLAT, (now - l->start_ns) / NS_PER_MS, slat, ddir, bytes, offset);
+	l->ioprio = keep;
 }
 
 void clone_log_end(struct clone_log *l, uint64_t now)

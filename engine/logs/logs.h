@@ -158,9 +158,22 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
  */
 void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns);
 
-/* One completed I/O of the window; slat is UINT64_MAX for a sync engine (no slat). */
+/* One completed I/O of the window: its lat, clat, bw and iops lines. */
 void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
-		  uint64_t offset, uint64_t lat, uint64_t clat, uint64_t slat);
+		  uint64_t offset, uint64_t lat, uint64_t clat);
+
+/* True when the clone writes a slat log. */
+static inline bool clone_log_wants_slat(const struct clone_log *l)
+{
+	return l && l->cur[LOG_SLAT];
+}
+
+/*
+ * One submitted I/O of the window (an async engine took it at now): its slat
+ * line, dated at the submission as fio's are, bytes the length asked.
+ */
+void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
+		    uint64_t slat, uint16_t ioprio);
 
 /* The window ended at now: last averaged latency entries, partial chunks to the writer. */
 void clone_log_end(struct clone_log *l, uint64_t now);

@@ -410,6 +410,8 @@ void worker_logs_prio(struct worker *w, uint16_t ioprio);
 void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat);
 /* A bw or iops log without log_avg_msec: this I/O's samples (worker_io.c account's extras). */
 void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat);
+/* The slat log's lines of n I/Os an async engine took at now (worker_io.c commit), as fio dates them. */
+void worker_logs_submitted(struct worker *w, struct io_u *const *us, uint32_t n, uint64_t now);
 void worker_logs_flush(struct worker *w, uint64_t now);
 
 /* CPU this thread used since its window began, into c (worker_phase.c).  False when unknown. */

@@ -150,8 +150,7 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 		t->ddir = u->ddir;
 	}
 	if (w->lg.log) {
-		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat,
-			     w->is_sync ? UINT64_MAX : u->issue_ns - u->start_ns);
+		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat);
 		worker_logs_io_samples(w, d, (uint32_t)u->result, clat);
 	}
 }
@@ -370,6 +369,8 @@ HOT void commit_queued(struct worker *w, const enum loop_kind k)
 	w->stamp_ok = true;
 	for (int i = 0; i < r; i++)
 		w->pending[i]->issue_ns = t;
+	if (ACCT_X(w, k) && clone_log_wants_slat(w->lg.log))
+		worker_logs_submitted(w, w->pending, (uint32_t)r, t);
 	w->nr_pending -= (uint32_t)r;
 	if (w->nr_pending)
 		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));

@@ -137,11 +137,21 @@ void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes
 		res_sample_stat_add(&d->iops, 1.0);
 }
 
+void worker_logs_submitted(struct worker *w, struct io_u *const *us, uint32_t n, uint64_t now)
+{
+	struct clone_log *l = w->lg.log;
+
+	for (uint32_t i = 0; i < n && w->counting; i++)
+		if (us[i]->counted)
+			clone_log_slat(l, now, us[i]->ddir, us[i]->len, us[i]->offset, now - us[i]->start_ns,
+				       w->prio ? us[i]->ioprio : l->ioprio);
+}
+
 void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat)
 {
 	if (!w->lg.log)
 		return;
-	clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat, UINT64_MAX);
+	clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat);
 	worker_logs_io_samples(w, &w->res.ddir[PLAN_DDIR_READ], bytes, lat);
 }
 

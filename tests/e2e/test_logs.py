@@ -12,13 +12,14 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, child_pids, run, run_fio, wait_for_stderr
+from common import BIN, FIO, ROOT, TmpDirCase, child_pids, run, run_fio, wait_for_stderr, wait_until
 
 RATED = ["--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=20", "--time_based"]
 
@@ -475,6 +476,66 @@ class FioLogDifferentialMore(LogsTmp):
         self.assertTrue(lines[0].startswith("end-time, samples, min, avg, median"), lines[:2])
         samples = [int(l.split(", ")[1]) for l in lines[1:] if l.strip()]
         self.assertTrue(samples and max(samples) > 500, lines)
+
+
+NBDKIT = shutil.which("nbdkit")
+SLOW_MS = 40  # every read of the export below takes at least this long
+
+
+def fio_has_nbd():
+    return "nbd" in subprocess.run([FIO, "--enghelp"], capture_output=True, text=True).stdout.split()
+
+
+@unittest.skipUnless(NBDKIT, "nbdkit not installed")
+class SlatLogOnASlowServer(LogsTmp):
+    """An async engine's submission latency is logged when the I/O goes out, as fio's
+    io_u_queued logs it: on an NBD export whose every read takes 40 ms or more
+    (nbdkit's delay filter), an I/O's slat line comes at least 40 ms before its clat
+    line.  ioplan wrote both at the completion, dated the same millisecond."""
+
+    def setUp(self):
+        super().setUp()
+        self.sock = self.tmp / "nbd.sock"
+        self.server = subprocess.Popen([NBDKIT, "-U", str(self.sock), "-f", "--filter=delay", "memory", "16M",
+                                        f"rdelay={SLOW_MS}ms"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: self.server.poll() is not None or self.sock.exists(), 30, "nbdkit's socket")
+        self.assertIsNone(self.server.poll(), "nbdkit exited")
+
+    def tearDown(self):
+        self.server.terminate()
+        self.server.wait(timeout=10)
+        super().tearDown()
+
+    def job(self):
+        return ["--name=s", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={self.sock}", "--rw=randread",
+                "--bs=4k", "--size=1m", "--io_size=64k", "--iodepth=4", "--write_lat_log=s", "--log_offset=1"]
+
+    def pairs(self, d):
+        """[(slat line's ms, clat line's ms, clat ns)] of each I/O, matched by offset, and the slat lines."""
+        slat, clat = read_log(d / "s_slat.1.log"), read_log(d / "s_clat.1.log")
+        by_offset = {r[4]: r for r in clat}
+        self.assertEqual(sorted(by_offset), sorted(r[4] for r in slat), d)
+        return [(r[0], by_offset[r[4]][0], by_offset[r[4]][1]) for r in slat], slat
+
+    def test_slat_lines_are_dated_at_submission(self):
+        tools = ("ioplan", "fio") if FIO and fio_has_nbd() else ("ioplan",)
+        for tool in tools:
+            d = self.tmp / tool
+            d.mkdir()
+            p = (run if tool == "ioplan" else self.fio_once_more)([*self.job(), "--output=/dev/null"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{tool}: {p.stderr}")
+            pairs, slat = self.pairs(d)
+            self.assertEqual(len(pairs), 16, tool)
+            for s_ms, c_ms, clat_ns in pairs:
+                self.assertGreaterEqual(clat_ns, SLOW_MS * 10**6, (tool, pairs))
+                # Dated at the submission: the completion's ms less the clat's whole ms, or one
+                # less (fio reads its clock again for each line: a ms either way more).
+                slack = 0 if tool == "ioplan" else 1
+                self.assertLessEqual(clat_ns // 10**6 - slack, c_ms - s_ms, (tool, pairs))
+                self.assertLessEqual(c_ms - s_ms, clat_ns // 10**6 + 1 + slack, (tool, pairs))
+            # In the order the I/Os went out.
+            self.assertEqual([r[0] for r in slat], sorted(r[0] for r in slat), tool)
+            self.assertTrue(all(r[3] == 4096 for r in slat), tool)
 
 
 if __name__ == "__main__":

@@ -187,7 +187,7 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
     plan_clone c{};
     c.thread_number = 1;
-    plan_job per_io = log_job(&pre[0], &pre[0], nullptr);
+    plan_job per_io = log_job(&pre[0], &pre[0], &pre[0]);
     plan_job avg = log_job(&pre2[0], nullptr, &pre2[0]);
     avg.log_avg_ns = 500000000ull;
     int err = 0;
@@ -197,12 +197,17 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     const uint64_t t0 = 1000000000ull, ms = 1000000ull;
     clone_log_begin(l, t0, 0);
     clone_log_begin(a, t0, 0);
-    clone_log_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000, UINT64_MAX);
-    // Averaged: 4 reads of 4 KiB with latencies 100..400 in the first 500 ms, then one more.
+    // An I/O submitted at 1 ms (its slat line is dated then) and completed at 2 ms.
+    clone_log_slat(l, t0 + 1 * ms, 0, 4096, 8192, 1000, 0);
+    clone_log_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000);
+    // Averaged: 4 reads of 4 KiB with latencies 100..400 in the first 500 ms, then one more;
+    // slats of 30 and 50 submitted in the first window, 70 in the second.
+    clone_log_slat(a, t0 + 50 * ms, 0, 4096, 0, 30, 0);
+    clone_log_slat(a, t0 + 150 * ms, 0, 4096, 0, 50, 0);
     for (int i = 1; i <= 4; i++)
-        clone_log_io(a, t0 + (uint64_t)i * 100 * ms, 0, 4096, 0, (uint64_t)i * 100, (uint64_t)i * 100,
-                     UINT64_MAX);
-    clone_log_io(a, t0 + 510 * ms, 0, 4096, 0, 1000, 1000, UINT64_MAX);
+        clone_log_io(a, t0 + (uint64_t)i * 100 * ms, 0, 4096, 0, (uint64_t)i * 100, (uint64_t)i * 100);
+    clone_log_io(a, t0 + 510 * ms, 0, 4096, 0, 1000, 1000);
+    clone_log_slat(a, t0 + 520 * ms, 0, 4096, 0, 70, 0);
     clone_log_end(l, t0 + 3 * ms);
     clone_log_end(a, t0 + 600 * ms);
     clone_log_close(l);
@@ -214,4 +219,7 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     // bw over the first 510 ms: 16 KiB -> 31 KiB/s; mean latency 250; the last line at the window's end.
     CHECK(lines_of(d.file("b_bw.1.log")) == std::vector<std::string>{"510, 31, 0, 0, 0"});
     CHECK(lines_of(d.file("b_lat.1.log")) == std::vector<std::string>{"510, 250, 0, 0, 0", "600, 1000, 0, 0, 0"});
+    CHECK(lines_of(d.file("a_slat.1.log")) == std::vector<std::string>{"1, 1000, 0, 4096, 0"});
+    CHECK(lines_of(d.file("a_clat.1.log")) == std::vector<std::string>{"2, 1000, 0, 4096, 0"});
+    CHECK(lines_of(d.file("b_slat.1.log")) == std::vector<std::string>{"510, 40, 0, 0, 0", "600, 70, 0, 0, 0"});
 }
