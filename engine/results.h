@@ -151,8 +151,9 @@ struct res_sample {
 };
 
 /*
- * A bounded series of samples.  When it fills, neighbouring samples are merged
- * pairwise and interval_ns doubles, so memory stays constant over any run length;
+ * A bounded series of samples.  Its room doubles as it fills, up to SERIES_CAP
+ * (engine/stats.h); full at the cap, neighbouring samples are merged pairwise and
+ * interval_ns doubles, so memory stops growing there whatever the run's length;
  * the sample statistics in res_ddir are kept exactly, before any merging.
  */
 struct res_series {
