@@ -4,8 +4,9 @@
  * Without log_avg_msec, every completed I/O of the measured window is a line:
  * lat/clat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
  * iops as 1; the slat line is written as the I/O is submitted, dated then, as
- * fio's io_u_queued writes it (at completion it came a whole clat late).  With log_avg_msec, one line per direction per interval: the mean
- * (or, log_max_value, the largest) latency, and bw (KiB/s) and iops over the
+ * fio's io_u_queued writes it (at completion it came a whole clat late).
+ * With log_avg_msec, one line per direction per interval: the mean (or,
+ * log_max_value, the largest) latency, and bw (KiB/s) and iops over the
  * interval, with bs 0; a direction without I/O in an interval gets no line; the
  * latency logs get a last line at the window's end, as fio's finalize_logs.
  *
