@@ -528,11 +528,14 @@ class SlatLogOnASlowServer(LogsTmp):
             self.assertEqual(len(pairs), 16, tool)
             for s_ms, c_ms, clat_ns in pairs:
                 self.assertGreaterEqual(clat_ns, SLOW_MS * 10**6, (tool, pairs))
-                # Dated at the submission: the completion's ms less the clat's whole ms, or one
-                # less (fio reads its clock again for each line: a ms either way more).
-                slack = 0 if tool == "ioplan" else 1
-                self.assertLessEqual(clat_ns // 10**6 - slack, c_ms - s_ms, (tool, pairs))
-                self.assertLessEqual(c_ms - s_ms, clat_ns // 10**6 + 1 + slack, (tool, pairs))
+                if tool == "ioplan":
+                    # Dated at the submission, on the clock the clat is measured on: the
+                    # completion's ms less the clat's whole ms, or one less.
+                    self.assertIn(c_ms - s_ms, (clat_ns // 10**6, clat_ns // 10**6 + 1), pairs)
+                else:
+                    # fio reads its clock again for each line, and a busy machine may hold it
+                    # off the CPU between two reads: well before the completion is what it shows.
+                    self.assertGreaterEqual(c_ms - s_ms, SLOW_MS // 2, pairs)
             # In the order the I/Os went out.
             self.assertEqual([r[0] for r in slat], sorted(r[0] for r in slat), tool)
             self.assertTrue(all(r[3] == 4096 for r in slat), tool)
