@@ -207,8 +207,9 @@ static inline void entry_put(struct log_entry *dst, uint64_t t_ms, uint64_t valu
 #endif
 }
 
-static void append(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t value,
-		   uint8_t ddir, uint32_t bs, uint64_t offset)
+/* An entry of kind k with the priority column ioprio. */
+static void append_prio(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t value,
+			uint8_t ddir, uint32_t bs, uint64_t offset, uint16_t ioprio)
 {
 	struct log_chunk *c = l->cur[k];
 
@@ -224,7 +225,14 @@ static void append(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t
 		c->file = f;
 		l->cur[k] = c;
 	}
-	entry_put(&c->e[c->nr++], t_ms + l->base_ms, value, offset, bs, ddir, l->avg_ns ? 0 : l->ioprio);
+	entry_put(&c->e[c->nr++], t_ms + l->base_ms, value, offset, bs, ddir, ioprio);
+}
+
+/* An entry of the completed I/O's priority (l->ioprio); averaged entries have 0, as fio's. */
+static void append(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t value,
+		   uint8_t ddir, uint32_t bs, uint64_t offset)
+{
+	append_prio(l, k, t_ms, value, ddir, bs, offset, l->avg_ns ? 0 : l->ioprio);
 }
 
 /* One averaged line per direction and kind that had I/O since the last one. */
@@ -364,16 +372,11 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
 		    uint64_t slat, uint16_t ioprio)
 {
-	uint16_t keep = l->ioprio;
-
 	/* Averaged: into the interval open now; the next completion past its end closes it. */
-	if (l->avg_ns) {
+	if (l->avg_ns)
 		add_avg(l, LOG_SLAT, ddir, slat);
-		return;
-	}
-	l->ioprio = ioprio;
-	append(l, LOG_SLAT, (now - l->start_ns) / NS_PER_MS, slat, ddir, bytes, offset);
-	l->ioprio = keep;
+	else
+		append_prio(l, LOG_SLAT, (now - l->start_ns) / NS_PER_MS, slat, ddir, bytes, offset, ioprio);
 }
 
 void clone_log_end(struct clone_log *l, uint64_t now)

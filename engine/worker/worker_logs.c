@@ -141,7 +141,9 @@ void worker_logs_submitted(struct worker *w, struct io_u *const *us, uint32_t n,
 {
 	struct clone_log *l = w->lg.log;
 
-	for (uint32_t i = 0; i < n && w->counting; i++)
+	if (!w->counting)
+		return;	/* only the measured window is logged */
+	for (uint32_t i = 0; i < n; i++)
 		if (us[i]->counted)
 			clone_log_slat(l, now, us[i]->ddir, us[i]->len, us[i]->offset, now - us[i]->start_ns,
 				       w->prio ? us[i]->ioprio : l->ioprio);
