@@ -44,22 +44,28 @@ static bool iolog_file_open(const struct worker *w, uint32_t f)
 	return w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine);
 }
 
+/* One file line: "TIME PATH add|open|close". */
+static void iolog_file_line(struct worker *w, uint64_t us, uint32_t f, const char *act)
+{
+	if (fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act) < 0 &&
+	    !w->rp.log_err)
+		w->rp.log_err = errno;
+}
+
 static void iolog_files(struct worker *w, const char *act, bool open_only)
 {
 	uint64_t us = iolog_us(w);
 
 	for (uint32_t f = 0; f < w->clone->nr_files; f++)
 		if (!open_only || iolog_file_open(w, f))
-			fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
+			iolog_file_line(w, us, f, act);
 }
 
 /* A file opened or closed during the run (worker_files.c). */
 void worker_iolog_file(struct worker *w, uint32_t f, const char *act)
 {
-	if (w->rp.log && f < w->clone->nr_files &&
-	    fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)iolog_us(w), w->clone->files[f].path, act) < 0 &&
-	    !w->rp.log_err)
-		w->rp.log_err = errno;
+	if (w->rp.log && f < w->clone->nr_files)
+		iolog_file_line(w, iolog_us(w), f, act);
 }
 
 int worker_iolog_open(struct worker *w)
