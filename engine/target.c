@@ -296,9 +296,11 @@ int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *ar
 	/* Kept, or not removable after all (EIO, EROFS): back under its own name. */
 	if (!ret || !renameat2(dirfd, aside, dirfd, name, RENAME_NOREPLACE))
 		return ret;
+	/* Not put back: it waits under the random name, which the caller must tell. */
+	ret = -errno;
 	if (kept_as)
 		snprintf(kept_as, n, "%s", aside);
-	return -EEXIST;
+	return ret;
 }
 
 struct same_file {

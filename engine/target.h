@@ -129,7 +129,9 @@ typedef bool (*tgt_removable)(int dirfd, const char *aside, const struct stat *s
  * judged there, and removed or put back.  0 removed; -ESTALE kept (put back
  * under its name); -EEXIST kept, but a new file took its name meanwhile, so
  * it stays under the random name, given in kept_as (n bytes; may be NULL);
- * -errno (-ENOENT: nothing there).  Where the file system has no
+ * -errno (-ENOENT: nothing there).  A put-back that fails for another reason
+ * (EROFS, EIO, an immutable directory) returns its -errno, and the file stays
+ * under the random name given in kept_as, as with -EEXIST.  Where the file system has no
  * RENAME_NOREPLACE, or the rename finds no room for a directory entry (a
  * full disk, whose space the removal gives back), the look and unlink.
  */

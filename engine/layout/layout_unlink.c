@@ -107,6 +107,7 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 		return LAYOUT_KEPT;
 	}
 	dfd = l->dirs[lf->dir].fd;
+	aside[0] = '\0';
 	ret = tgt_remove_same(dfd, tgt_base(path), lf->id.dev, lf->id.ino, aside, sizeof(aside));
 	if (ret == -ESTALE || ret == -EEXIST) {
 		snprintf(why, n, "unlink (unlink_each_loop): the file was replaced under the run%s%s%s",
@@ -115,7 +116,9 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 		return -ESTALE;
 	}
 	if (ret) {
-		snprintf(why, n, "unlink (unlink_each_loop)");
+		/* Set aside and judged, but its name could not be given back (EROFS, EIO). */
+		snprintf(why, n, "unlink (unlink_each_loop)%s%s%s", aside[0] ? ": the file could not be put back "
+			 "under its name; it is kept as " : "", aside, aside[0] ? " in its directory" : "");
 		return ret;
 	}
 	lf->ours = false;

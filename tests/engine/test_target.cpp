@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 #include <dirent.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -234,6 +236,49 @@ TEST_CASE("target: a file renamed over the name during the removal is kept, when
     CHECK(got(kept) == "the user's");
     CHECK(ino_of(kept) == user);
     CHECK(std::string(kept).rfind(d.path() + "/", 0) == 0);
+}
+
+namespace {
+
+// Sets or clears the immutable flag of a directory: a rename into or out of it
+// then fails with EPERM.  False where the file system or the caller cannot.
+bool set_immutable(const std::string &dir, bool on)
+{
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY), flags = 0;
+    bool ok = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    ok = ok && ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+} // namespace
+
+TEST_CASE("target: a file that cannot be put back says why and where it waits")
+{
+    // Judged not removable, then the directory turns immutable before the
+    // put-back: the error is the put-back's own, not "another took its name",
+    // and the caller learns the name the file waits under.
+    pb::tmpdir d;
+    const std::string t = d.file("t");
+    put(t, "the user's");
+    if (!set_immutable(d.path(), true) || !set_immutable(d.path(), false)) {
+        MESSAGE("skipped: no immutable flag here (needs root and ext4/xfs/tmpfs)");
+        return;
+    }
+    ino_t user = ino_of(t);
+    char kept[PATH_MAX] = "";
+    bool locked = false;
+    racer lock{ [&] { locked = set_immutable(d.path(), true); }, 0, 0 };
+    int ret = tgt_remove_if(AT_FDCWD, t.c_str(), racer::judge, &lock, kept, sizeof kept);
+    REQUIRE(set_immutable(d.path(), false));
+    REQUIRE(locked);
+    CHECK(ret == -EPERM);
+    CHECK(std::string(kept).rfind(d.path() + "/", 0) == 0);
+    CHECK(got(kept) == "the user's");
+    CHECK(ino_of(kept) == user);
+    CHECK(access(t.c_str(), F_OK) != 0);
 }
 
 TEST_CASE("target: a link the user named is followed, and must keep pointing at the same file")
