@@ -109,9 +109,11 @@ private:
 	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);
-	int64_t insert_run(const run_record &r);
-	void insert_figure(int64_t run_id, const figure &f);
-	void insert_ranks(int64_t run_id, const std::vector<rank_record> &ranks);
+	struct inserts;
+	int64_t stored_id(stmt &q, const std::string &uuid);
+	int64_t insert_run(const run_record &r, inserts &ins);
+	void insert_figure(int64_t run_id, const figure &f, inserts &ins);
+	void insert_ranks(int64_t run_id, const std::vector<rank_record> &ranks, inserts &ins);
 	void load_figures(run_record &r);
 	void load_ranks(run_record &r);
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);

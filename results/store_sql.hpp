@@ -21,6 +21,8 @@ public:
 	// A statement that failed to prepare gives its error code at step().
 	stmt(sqlite3 *db, const char *sql, store &) { prep_rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); }
 	~stmt() { sqlite3_finalize(st_); }
+	stmt(const stmt &) = delete;
+	stmt &operator=(const stmt &) = delete;
 	bool ok() const { return st_ != nullptr; }
 	stmt &bind(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); return *this; }
 	stmt &bind(int i, double v) { sqlite3_bind_double(st_, i, v); return *this; }
