@@ -216,10 +216,26 @@ void store::check(int rc, const char *what)
 	case SQLITE_PERM:
 		why = reading_ ? unreadable() : "the store cannot be written (read-only)";
 		break;
+	case SQLITE_FULL:
+	case SQLITE_IOERR:
+		why = io_failure(rc);
+		break;
 	default:
 		why = sqlite3_errmsg(db_);
 	}
 	throw store_error(path_ + ": " + what + ": " + why);
+}
+
+// A full disk often reaches SQLite as a plain "disk I/O error" (the WAL index
+// could not grow): the system's errno says which it was, and a full disk is
+// not a failing one.
+std::string store::io_failure(int rc) const
+{
+	int e = sqlite3_system_errno(db_);
+	std::string sys = e ? std::string(" (") + std::strerror(e) + ")" : "";
+	if ((rc & 0xff) == SQLITE_FULL || e == ENOSPC || e == EDQUOT)
+		return "the disk is full" + sys;
+	return sqlite3_errmsg(db_) + sys;
 }
 
 // Why a read was refused the file: a WAL store is read through its -shm,

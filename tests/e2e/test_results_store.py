@@ -18,6 +18,7 @@ import subprocess
 import time
 import unittest
 
+import common
 from common import BIN, FIO, TmpDirCase, run, wait_for_stderr
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
@@ -52,6 +53,15 @@ class StoreCase(TmpDirCase):
 
     def listing(self):
         return json.loads(self.results("list", "--output-format=json").stdout)
+
+    def store_on_tmpfs(self, name, size):
+        """The store in a tmpfs of its own (self.mnt), unmounted when the test ends."""
+        self.mnt = self.tmp / name
+        self.mnt.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(self.mnt)]).returncode:
+            self.skipTest("cannot mount tmpfs")
+        self.addCleanup(subprocess.run, ["umount", "-l", str(self.mnt)])
+        self.db = self.mnt / "results.db"
 
 
 class SaveAndRead(StoreCase):
@@ -556,12 +566,7 @@ class ReadOnlyMedia(StoreCase):
 
     def setUp(self):
         super().setUp()
-        self.mnt = self.tmp / "ro"
-        self.mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(self.mnt)]).returncode:
-            self.skipTest("cannot mount tmpfs")
-        self.addCleanup(subprocess.run, ["umount", "-l", str(self.mnt)])
-        self.db = self.mnt / "results.db"
+        self.store_on_tmpfs("ro", "16m")
 
     def test_every_read_works_and_writes_nothing(self):
         for label in ("a", "b"):
@@ -604,6 +609,60 @@ class ReadOnlyMedia(StoreCase):
         self.assertIn("-wal holds runs not yet in the file, and SQLite reads them only through", p.stderr)
         self.assertNotIn("cannot be written", p.stderr)
         self.assertEqual(sha(self.db), before)
+
+
+@unittest.skipUnless(FIO, "fio is not installed")
+class FullDisk(StoreCase):
+    """A store on a file system with no room left: an import or a --save fails whole,
+    says so, and every run stored before is still there and readable; once room
+    comes back the same import goes in."""
+
+    def setUp(self):
+        super().setUp()
+        self.store_on_tmpfs("small", "2m")
+
+    def fio_files(self, n):
+        """n fio json+ result files, each a run of its own (its timestamp)."""
+        doc = json.loads(subprocess.run([FIO, "--name=j", "--rw=randread", "--bs=4k", "--size=1m",
+                                         "--ioengine=psync", f"--filename={self.tmp / 'ff'}",
+                                         "--output-format=json+"], capture_output=True, text=True,
+                                        check=True).stdout)
+        paths = []
+        for i in range(n):
+            doc["timestamp"] = 1700000000 + i
+            paths.append(self.tmp / f"fio-{i}.json")
+            paths[-1].write_text(json.dumps(doc))
+        return paths
+
+    def intact(self, labels):
+        con = sqlite3.connect(self.db)
+        try:
+            self.assertEqual(con.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        finally:
+            con.close()
+        self.assertEqual([r["label"] for r in self.listing()], labels)
+
+    def test_an_import_and_a_save_on_a_full_disk_fail_whole_and_keep_what_was_stored(self):
+        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
+        files = self.fio_files(40)
+        common.fill_up(self.mnt)
+        p = self.results("import", *map(str, files), ok=False)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertRegex(p.stderr, rf"^ioplan: error: {re.escape(str(self.db))}: .*disk is full")
+        self.assertNotIn("imported", p.stdout)
+        r = self.ioplan_run(label="after")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(json.loads(r.stdout)["jobs"][0]["jobname"], "j")  # the report is whole
+        self.assertIn("disk is full", r.stderr)
+        # A WAL store is read through its -shm, which a full disk cannot give room to.
+        p = self.results("list", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("the disk is full (No space left on device)", p.stderr)
+        (self.mnt / "filler").unlink()
+        self.intact(["before"])
+        p = self.results("import", *map(str, files), "--output-format=json")
+        self.assertEqual(json.loads(p.stdout), {"imported": 40, "already_stored": 0})
+        self.intact(["before"] + [""] * 40)
 
 
 @unittest.skipUnless(FIO, "fio is not installed")
