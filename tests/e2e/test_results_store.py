@@ -3,8 +3,8 @@
 --save records a run (environment, figures, exact latency buckets, samples,
 warnings); `ioplan results list|show|rm|export|import|summary` read and
 change the store.  fio 3.33's own JSON output is imported.  A store that is
-locked, corrupt, read-only or written by a newer ioplan is a clear error: the
-results commands exit 2 and leave the file byte for byte as it was; a run
+locked, corrupt, read-only, on a full disk or written by a newer ioplan is a
+clear error: the results commands exit 2 and leave the file byte for byte as it was; a run
 with --save still prints its whole report and exits non-zero.
 """
 import hashlib
