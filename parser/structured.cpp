@@ -1,6 +1,7 @@
 // parser/structured.cpp - helpers shared by the TOML and YAML readers.
 #include "parser/structured.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -41,9 +42,37 @@ char list_separator(const std::string &key)
     return ',';
 }
 
+namespace {
+
+// Whether true or false means something for o: a switch (flag, boolean), a
+// number whose range ends at 1 (uncached, io_uring's nonvectored -1..1), or a
+// choice named "1" or "0" (sync=1, fallocate=0).
+bool takes_bool(const option &o, bool v)
+{
+    const char *text = v ? "1" : "0";
+    switch (o.type) {
+    case opt_type::flag:
+    case opt_type::boolean:
+        return true;
+    case opt_type::integer:
+        return o.min <= o.max && o.max <= 1 && o.min <= (v ? 1 : 0) && (v ? 1 : 0) <= o.max;
+    case opt_type::choice:
+        return std::any_of(o.choices.begin(), o.choices.end(),
+                           [&](const opt_choice &c) { return std::strcmp(c.name, text) == 0; });
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
 void set_bool_value(entry &e, bool v)
 {
     const option *o = find_option(e.key);
+    // bs = true was a block of one byte, and rw = true "'1' is not a valid rw".
+    if (o && !takes_bool(*o, v))
+        fail(e.value_loc, "bad value for " + e.key + ": " + (v ? "true" : "false") +
+                              " is a boolean, and " + e.key + " is not an on/off option");
     if (v && o && o->type == opt_type::flag) {
         e.has_value = false;
         e.value.clear();

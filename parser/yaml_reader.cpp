@@ -3,6 +3,7 @@
 // yaml-cpp keeps map order and positions but accepts duplicate keys silently,
 // so duplicates are detected here: in a job file they are always a mistake.
 // Plain scalars true/false are booleans; quoted ones are strings.
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -107,13 +108,31 @@ std::string yaml_reader::scalar_text(const YAML::Node &v, const std::string &key
     return v.Scalar();
 }
 
+// A plain null, Null, NULL or ~ written as an option's value: YAML reads it as
+// no value at all, where a fio user converting ioengine=null meant the word.
+bool written_null(const loc &at)
+{
+    size_t c = at.col > 0 ? (size_t)at.col - 1 : 0;
+    for (const char *w : {"null", "Null", "NULL", "~"}) {
+        size_t n = std::strlen(w);
+        if (at.line_text.compare(c, n, w) == 0 &&
+            (c + n == at.line_text.size() || std::strchr(" \t,]}", at.line_text[c + n])))
+            return true;
+    }
+    return false;
+}
+
 void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node &k, const YAML::Node &v,
                             const source_text &src)
 {
+    loc at = where(v.Mark(), src);
+    if (v.IsNull() && written_null(at))
+        fail(at, "option '" + key + "': a plain null is YAML's null, no value at all; write \"null\" in "
+                 "quotes for the word (ioengine: \"null\" is fio's null engine)");
     entry e;
     e.key = key;
     e.key_loc = where(k.Mark(), src);
-    e.value_loc = v.IsNull() ? e.key_loc : where(v.Mark(), src);
+    e.value_loc = v.IsNull() ? e.key_loc : at;
     e.has_value = true;
     bool b = false;
     if (is_plain_bool(v, &b)) {

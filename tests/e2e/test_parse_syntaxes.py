@@ -126,6 +126,9 @@ class Schema(TmpDirCase):
         "no_name.toml": "[[jobs]]\nrw = \"read\"\n",
         "bad_size.toml": "[[jobs]]\nname = \"a\"\nbs = \"4x\"\n",
         "unknown_top_level.yaml": "globals:\n  bs: 4k\njobs:\n  - name: a\n",
+        "bool_block_size.toml": "[[jobs]]\nname = \"a\"\nbs = true\n",
+        "bool_rw.yaml": "jobs:\n  - name: a\n    rw: true\n",
+        "null_engine.yaml": "jobs:\n  - name: a\n    ioengine: null\n",
     }
 
     def test_invalid_files_are_rejected_by_the_schema_and_by_ioplan(self):
@@ -136,6 +139,32 @@ class Schema(TmpDirCase):
                 p = run(["--parse-only", str(path)])
                 self.assertEqual(p.returncode, 2)
                 self.assertRegex(p.stderr, rf"^{path}:\d+:\d+: error: ")
+
+    def test_a_boolean_or_a_null_where_neither_means_anything_says_so(self):
+        # bs = true ran with a block of one byte; ioengine: null said "has no value" at the key.
+        cases = {
+            "b.toml": ("[[jobs]]\nname = \"a\"\nsize = \"1m\"\nbs = true\n",
+                       r":4:6: error: bad value for bs: true is a boolean, and bs is not an on/off option"),
+            "r.yaml": ("jobs:\n  - name: a\n    rw: false\n",
+                       r":3:9: error: bad value for rw: false is a boolean"),
+            "n.yaml": ("jobs:\n  - name: a\n    ioengine: null\n",
+                       r":3:15: error: option 'ioengine': a plain null is YAML's null, no value at all; "
+                       r"write \"null\" in quotes"),
+            "f.yaml": ("global: {ioengine: ~, size: 1m}\njobs:\n  - name: a\n", r":1:20: error: .*YAML's null"),
+        }
+        for name, (text, msg) in cases.items():
+            with self.subTest(file=name):
+                p = run(["--parse-only", str(self.write(name, text))])
+                self.assertEqual(p.returncode, 2)
+                self.assertRegex(p.stderr, msg)
+        # Switches, ranges that end at 1 and choices named 1 or 0 still take a boolean.
+        ok = self.write("ok.yaml", "global:\n  ioengine: \"null\"\n  size: 1m\njobs:\n  - name: a\n"
+                                   "    direct: true\n    time_based: false\n    sync: true\n"
+                                   "    fallocate: false\n")
+        p = run(["--showplan", str(ok)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for shown in ('"direct": true', '"sync_mode": "sync"', '"fallocate": "none"', '"time_based": false'):
+            self.assertIn(shown, p.stdout)
 
 
 if __name__ == "__main__":
