@@ -122,9 +122,15 @@ void timespan_lines(std::ostream &out, const plan &p, const options &o)
 	if (o.iops_stddev)
 		out << "\tgathering IOPS at intervals of " << o.iops_interval_ms << "ms\n";
 	out << "\trandom seed: " << first_seed(p) << "\n";
+	/* -Zr: random content made for each write.  A mix writing the counting pattern
+	 * refills it per write too (refill_buffers), but its content is no random data. */
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
-		if (plan_job_at(&p, i)->refill_buffers) {
-			out << "\tgenerating random data for each write IO\n";
+		const plan_job *j = plan_job_at(&p, i);
+
+		if (j->refill_buffers && j->buffer_fill == PLAN_BUF_RANDOM) {
+			out << "\tgenerating random data for each write IO\n"
+			       "\t  WARNING: this increases the CPU cost of issuing writes and should only\n"
+			       "\t           be compared to other results using the -Zr flag\n";
 			break;
 		}
 	}

@@ -145,6 +145,20 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertEqual(root.tag, "Results")
         self.assertIsNotNone(root.find(".//TimeSpan"))
 
+    def test_random_write_data_is_announced_for_zr_only(self):
+        # A mix writes DISKSPD's counting pattern, refilled per write: that was announced as
+        # "generating random data for each write IO", which only -Zr does.
+        announced = "\tgenerating random data for each write IO\n\t  WARNING: this increases the CPU cost"
+        for z, random_data in (("", False), ("-Z", False), ("-Z1M", False), ("-Zr", True)):
+            with self.subTest(z=z):
+                args = ["-b4K", "-c1M", "-d1", "-r", "-w30", *([z] if z else []), "-Rptext", "f.dat"]
+                p = self.diskspd(args)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual("generating random data" in p.stdout, random_data, p.stdout)
+                self.assertEqual(announced in p.stdout, random_data, p.stdout)  # DISKSPD's warning with it
+                job = self.diskspd([*args[:-2], "--job", "f.dat"]).stdout.splitlines()
+                self.assertEqual("refill_buffers=1" in job, random_data, job)
+
 
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
