@@ -26,6 +26,7 @@ Environment: IOPLAN_BIN (default ./ioplan), FIO_BIN (default fio).
 import argparse
 import collections
 import contextlib
+import ctypes
 import datetime
 import json
 import os
@@ -125,6 +126,49 @@ Workload = collections.namedtuple("Workload", "name other ioplan metrics cleanup
 GNU_TIME = shutil.which("time") or "/usr/bin/time"
 
 
+def become_subreaper():
+    """Makes this harness the parent of any process its tools orphan (Linux's
+    PR_SET_CHILD_SUBREAPER), so kill_tools() still finds them once their parent died."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def descendants(root):
+    """Every live process below root, by parent links read from /proc."""
+    kids = collections.defaultdict(list)
+    for d in pathlib.Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] not in "ZX":
+            kids[int(fields[1])].append(int(d.name))
+    out, todo = [], [root]
+    while todo:
+        for k in kids.get(todo.pop(), ()):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+def kill_tools():
+    """SIGKILL to every process below this harness.  Its process group is not
+    enough: each of fio's job processes calls setsid(), so fio's own was killed
+    and its jobs ran on into the scratch directory being removed."""
+    for _ in range(10):
+        pids = descendants(os.getpid())
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)  # an orphan reaches this harness (the subreaper) as its parent exits
+
+
 class Proc:
     """One finished child: stdout, exit status, wall seconds and its own rusage."""
 
@@ -136,15 +180,16 @@ class Proc:
         timed = os.access(GNU_TIME, os.X_OK)
         wrap = [GNU_TIME, "-o", peak.name, "-f", "%M"] if timed else []
         # Its own process group (the session, and so the scheduling group, stays the
-        # harness's): an interrupt or SIGTERM kills the tool under GNU time too, so
-        # nothing writes into the scratch directory while it is removed.
+        # harness's): an interrupt or SIGTERM kills the tool under GNU time and every
+        # process below it (kill_tools), so nothing writes into the scratch directory
+        # while it is removed.
         pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
         child = subprocess.Popen(wrap + list(argv), cwd=cwd, stdout=out, stderr=err, process_group=0,
                                  preexec_fn=pin)
         try:
             _, status, ru = os.wait4(child.pid, 0)
         except BaseException:
-            os.killpg(child.pid, signal.SIGKILL)
+            kill_tools()
             child.wait()
             raise
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -907,6 +952,7 @@ def stop(signum, _frame):
 def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
+    become_subreaper()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--device-rounds", type=int, default=None,

@@ -268,19 +268,20 @@ class Runs(TmpDirCase):
         return got
 
     def test_sigterm_leaves_no_tool_running_and_no_scratch_files(self):
-        # A CI timeout's SIGTERM in the middle of a disk row: the tool under GNU time is
-        # killed and the scratch directories (the disk rows' 1 GiB files) are removed.
+        # A CI timeout's SIGTERM in the middle of a disk row: every tool process is killed
+        # and the scratch directories (the disk rows' 1 GiB files) are removed.  Stopped
+        # while fio's job runs: it calls setsid(), so killing fio's process group left it
+        # running (its 3 s) on a file whose directory the harness was removing.
         shm_before = set(pathlib.Path("/dev/shm").glob("ioplan-bench-*"))
         pids = []
 
         def running(p):
-            """The tools the harness started (its children's children), once the psync row has its file."""
-            kids = subprocess.run(["pgrep", "-g", str(p.pid) + "," + ",".join(self.groups(p.pid))],
-                                  capture_output=True, text=True).stdout.split()
-            pids[:] = [int(k) for k in kids if int(k) != p.pid]
-            return pids and list(self.tmp.glob("ioplan-bench-*/bench.psync"))
+            """Every process below the harness, once fio's job (a session of its own) runs on the file."""
+            pids[:] = self.tree(p.pid)
+            own_session = [k for k in pids if self.session(k) not in (None, self.session(p.pid))]
+            return own_session and list(self.tmp.glob("ioplan-bench-*/bench.psync"))
 
-        self.bench_stopped("psync-qd1-lat", running, "a psync run on its file")
+        self.bench_stopped("psync-qd1-lat", running, "fio's job on the psync row's file")
         self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
         self.assertEqual(set(pathlib.Path("/dev/shm").glob("ioplan-bench-*")), shm_before)  # the tmpfs one too
         # SIGKILL is sent, not waited for, and a loaded machine can take seconds to end a
@@ -340,17 +341,28 @@ class Runs(TmpDirCase):
         self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
 
     @staticmethod
-    def groups(pid):
-        """The process groups of pid's children: each tool run is a group of its own."""
-        out = []
+    def tree(pid):
+        """Every process below pid, by parent links."""
+        kids = {}
         for d in pathlib.Path("/proc").glob("[0-9]*"):
             try:
                 fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid:   # ppid
-                out.append(fields[2])  # pgrp
-        return out or [str(pid)]
+            kids.setdefault(int(fields[1]), []).append(int(d.name))
+        out, todo = [], [pid]
+        while todo:
+            for k in kids.get(todo.pop(), []):
+                out.append(k)
+                todo.append(k)
+        return out
+
+    @staticmethod
+    def session(pid):
+        try:
+            return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3]
+        except OSError:
+            return None
 
     def test_bad_round_counts_are_refused(self):
         p = self.bench("--rounds", "0")
