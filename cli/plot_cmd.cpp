@@ -13,6 +13,7 @@
 #include "cli/output.hpp"
 #include "parser/structured.hpp"
 #include "report/plot/plot.hpp"
+#include "results/record.hpp"
 
 namespace cli {
 
@@ -81,6 +82,14 @@ bool gather(const std::vector<std::string> &names, std::vector<report::log_input
     return true;
 }
 
+// The result document of a JSON result file: fio's notes before it, its
+// --status-interval documents and its text report around it left out (find_result).
+std::string result_document(const std::string &text)
+{
+    resdb::result_span span = resdb::find_result(text);
+    return span.begin == std::string::npos ? text : text.substr(span.begin, span.end - span.begin);
+}
+
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
 {
     if (where.empty())
@@ -117,7 +126,7 @@ int plot_action(const args &a)
             return 2;
         }
     bool bad_input = false;
-    bool ok = json ? report::plot(in[0].text, po, &err, &bad_input)
+    bool ok = json ? report::plot(result_document(in[0].text), po, &err, &bad_input)
                    : report::plot_logs(in, po, &where, &err, &bad_input);
     return ok ? 0 : report_failure(where, err, bad_input);
 }

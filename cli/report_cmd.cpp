@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "parser/structured.hpp"
 #include "report/html.hpp"
+#include "results/record.hpp"
 
 namespace cli {
 
@@ -43,11 +44,16 @@ bool load(const std::string &path, report::html_input *out)
                      st == parser::read_status::too_large ? "larger than 256 MiB" : "cannot read it");
         return false;
     }
+    // fio's notes before the document, its --status-interval documents and its text
+    // report around it are passed over (find_result), as `results import` does.
+    resdb::result_span span = resdb::find_result(text);
+    size_t begin = span.begin == std::string::npos ? 0 : span.begin;
     try {
-        out->doc = report::ojson::parse(text);
+        out->doc = report::ojson::parse(text.begin() + (long)begin,
+                                        span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end);
     } catch (const report::ojson::parse_error &e) {
         std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
-                     position(text, e.byte ? e.byte - 1 : 0).c_str());
+                     position(text, begin + (e.byte ? e.byte - 1 : 0)).c_str());
         return false;
     }
     size_t slash = path.rfind('/');

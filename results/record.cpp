@@ -466,13 +466,65 @@ std::string result_text(const std::string &path)
 
 } // namespace
 
+namespace {
+
+// The end of the JSON object opening at text[b]: just past its closing brace,
+// braces inside strings not counted; text.size() when it never closes.
+size_t object_end(const std::string &text, size_t b)
+{
+	int depth = 0;
+	bool in_string = false;
+	for (size_t i = b; i < text.size(); i++) {
+		char c = text[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '{') {
+			depth++;
+		} else if (c == '}' && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return text.size();
+}
+
+// The next '{' at or after from that starts a line, or npos.
+size_t line_brace(const std::string &text, size_t from)
+{
+	if (from == 0 && !text.empty() && text[0] == '{')
+		return 0;
+	size_t at = text.find("\n{", from ? from - 1 : 0);
+	return at == std::string::npos ? at : at + 1;
+}
+
+} // namespace
+
+result_span find_result(const std::string &text)
+{
+	result_span r;
+	for (size_t b = line_brace(text, 0); b != std::string::npos; b = line_brace(text, r.end)) {
+		r.begin = b;
+		r.end = object_end(text, b);
+		r.documents++;
+	}
+	if (r.documents == 0 && (r.begin = text.find('{')) != std::string::npos) {
+		r.end = object_end(text, r.begin);
+		r.documents = 1;
+	}
+	return r;
+}
+
 constexpr int max_result_depth = 64;
 
 run_record record_of_file(const std::string &path)
 {
 	std::string text = result_text(path);
-	// fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine...") before its JSON.
-	size_t start = text.find('{');
+	result_span span = find_result(text);
+	size_t start = span.begin;
 	if (start == std::string::npos)
 		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");
 	json doc;
@@ -484,7 +536,7 @@ run_record record_of_file(const std::string &path)
 		return !too_deep;
 	};
 	try {
-		doc = json::parse(text.begin() + (long)start, text.end(), shallow);
+		doc = json::parse(text.begin() + (long)start, text.begin() + (long)span.end, shallow);
 	} catch (const json::parse_error &e) {
 		std::string msg = e.what();
 		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);

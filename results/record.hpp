@@ -97,8 +97,20 @@ struct run_record {
 // no id of its own (an fio file's content); "" gives a fresh random id.
 run_record record_of(const nlohmann::json &doc, const std::string &uuid_seed = "");
 
-// Reads a JSON file (fio may print lines before its document); the error of
-// a bad one names path:line:col.
+// Where the result document is in the text of a result file.  fio prints notes
+// before its JSON, --status-interval adds a document per interval (the last is
+// the run's end), and --output-format=json,normal puts its text around it: the
+// document is the last one that starts a line ([begin, end); end is the text's
+// end when it is cut short), else the text from its first '{'.  begin is npos
+// when there is no '{'; documents counts those found.
+struct result_span {
+	size_t begin = std::string::npos, end = std::string::npos;
+	size_t documents = 0;
+};
+result_span find_result(const std::string &text);
+
+// Reads a JSON file (find_result: fio's notes, interval documents and text
+// around it are passed over); the error of a bad one names path:line:col.
 run_record record_of_file(const std::string &path);
 
 // Where a figure's job stands among the run's jobs of the same name: fio

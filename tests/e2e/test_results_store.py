@@ -703,6 +703,41 @@ class Import(StoreCase):
                 fig = json.loads(run(["results", "export", "--output-format=json", f"--results-db={db}"]).stdout)
                 self.assertEqual(fig[0]["figures"][0]["plan"]["bs"], bs)
 
+    def test_fio_files_with_notes_interval_documents_or_its_text_report_are_read(self):
+        # Three files fio 3.33 writes that `results import`, `report` and `plot` refused:
+        # a note before the JSON (a sync engine at iodepth 4), a --status-interval file
+        # (a document a second; the last is the run's end) and json,normal (its text around).
+        job = [FIO, "--name=j", "--rw=randread", "--bs=4k", "--ioengine=psync", f"--filename={self.tmp / 'ff'}",
+               "--size=1m"]
+        files = {
+            "note.json": ["--iodepth=4", "--output-format=json"],
+            "status.json": ["--time_based", "--runtime=2", "--status-interval=1", "--output-format=json"],
+            "mixed.txt": ["--output-format=normal,json"],
+        }
+        for name, extra in files.items():
+            with self.subTest(file=name):
+                path = self.tmp / name
+                p = subprocess.run([*job, *extra], capture_output=True, text=True)  # fio ... > file
+                self.assertEqual(p.returncode, 0, p.stderr)
+                path.write_text(p.stdout)
+                text = p.stdout
+                self.assertEqual(text[0] != "{", name != "status.json", text[:200])  # text before the JSON
+                docs, at, dec = [], 0, json.JSONDecoder()
+                while (at := text.find("\n{", at)) >= 0:
+                    doc, at = dec.raw_decode(text, at + 1)
+                    docs.append(doc)
+                self.assertGreaterEqual(len(docs), 2 if name == "status.json" else 1)
+                db = self.tmp / f"{name}.db"
+                p = run(["results", "import", str(path), f"--results-db={db}", "--output-format=json"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                stored = json.loads(run(["results", "export", "--output-format=json", f"--results-db={db}"]).stdout)
+                self.assertEqual(stored[0]["figures"][0]["io_bytes"], docs[-1]["jobs"][0]["read"]["io_bytes"])
+                p = run(["report", str(path), "-o", str(self.tmp / f"{name}.html")])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                p = run(["plot", str(path), "-o", str(self.tmp / f"{name}.svg")])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("<svg", (self.tmp / f"{name}.svg").read_text())
+
     def test_plain_json_imports(self):
         p = self.results("import", str(self.fio_json("plain.json", "json")))
         self.assertIn("imported 1 run(s)", p.stdout)
