@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 #include <zlib.h>
@@ -34,7 +35,8 @@ bool prio_is_rt(uint16_t prio)
     return (prio >> 13) == 1;
 }
 
-void print_samples(const std::vector<unsigned char> &b, FILE *out)
+// Appends the samples' text lines, as fio's flush_samples prints them.
+void append_samples(const std::vector<unsigned char> &b, std::string *out)
 {
     if (b.size() < SAMPLE_BYTES)
         return;
@@ -42,6 +44,7 @@ void print_samples(const std::vector<unsigned char> &b, FILE *out)
     std::memcpy(&ddir0, b.data() + 16, 4);
     bool offset = ddir0 & OFFSET_BIT, prio_hex = ddir0 & PRIO_BIT;
     size_t sz = offset ? SAMPLE_OFFSET_BYTES : SAMPLE_BYTES;
+    char line[160];
     for (size_t at = 0; at + sz <= b.size(); at += sz) {
         const unsigned char *p = b.data() + at;
         uint64_t t, bs, off = 0;
@@ -55,14 +58,15 @@ void print_samples(const std::vector<unsigned char> &b, FILE *out)
         std::memcpy(&bs, p + 24, 8);
         if (offset)
             std::memcpy(&off, p + 32, 8);
-        std::fprintf(out, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, v,
-                     ddir & ~(OFFSET_BIT | PRIO_BIT), bs);
+        int n = std::snprintf(line, sizeof line, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, v,
+                              ddir & ~(OFFSET_BIT | PRIO_BIT), bs);
         if (offset)
-            std::fprintf(out, "%" PRIu64 ", ", off);
+            n += std::snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64 ", ", off);
         if (prio_hex)
-            std::fprintf(out, "0x%04x\n", prio);
+            std::snprintf(line + n, sizeof line - (size_t)n, "0x%04x\n", prio);
         else
-            std::fprintf(out, "%u\n", prio_is_rt(prio) ? 1u : 0u);
+            std::snprintf(line + n, sizeof line - (size_t)n, "%u\n", prio_is_rt(prio) ? 1u : 0u);
+        out->append(line);
     }
 }
 
@@ -90,23 +94,50 @@ bool inflate_stream(const std::vector<unsigned char> &in, size_t *at, std::vecto
 
 } // namespace
 
-int inflate_log(const std::string &path, FILE *out)
+namespace {
+
+// Each stream's text lines to sink, in order; false with why in err.
+bool inflate_each(const std::string &path, const std::function<bool(const std::string &)> &sink, std::string *err)
 {
     std::vector<unsigned char> in;
-    std::string err;
-    if (!parser::read_file_bytes(path, "log", LOG_PIPE_MAX, &in, &err)) {
-        std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), err.c_str());
-        return 1;
-    }
+    if (!parser::read_file_bytes(path, "log", LOG_PIPE_MAX, &in, err))
+        return false;
     size_t at = 0;
     while (at < in.size()) {
         std::vector<unsigned char> samples;
+        std::string lines;
         if (!inflate_stream(in, &at, &samples)) {
-            std::fprintf(stderr, "ioplan: error: --inflate-log: %s: not a compressed log (bad zlib data at byte %zu)\n",
-                         path.c_str(), at);
-            return 1;
+            *err = "not a compressed log (bad zlib data at byte " + std::to_string(at) + ")";
+            return false;
         }
-        print_samples(samples, out);
+        append_samples(samples, &lines);
+        if (!sink(lines)) {
+            *err = "its text is larger than the bound given";
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+bool inflate_log_text(const std::string &path, size_t max_bytes, std::string *text, std::string *err)
+{
+    return inflate_each(path, [&](const std::string &lines) {
+        text->append(lines);
+        return text->size() <= max_bytes;
+    }, err);
+}
+
+int inflate_log(const std::string &path, FILE *out)
+{
+    std::string err;
+    if (!inflate_each(path, [&](const std::string &lines) {
+            std::fwrite(lines.data(), 1, lines.size(), out);
+            return true;
+        }, &err)) {
+        std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), err.c_str());
+        return 1;
     }
     return 0;
 }

@@ -10,6 +10,10 @@
 
 namespace cli {
 
+// The text lines of the compressed log at path, at most max_bytes of them;
+// false with why in err.
+bool inflate_log_text(const std::string &path, size_t max_bytes, std::string *text, std::string *err);
+
 // Prints the text lines of the compressed log at path to out: 0, or 1 with a
 // message naming the file on stderr (as fio's exit status).
 int inflate_log(const std::string &path, FILE *out);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "cli/log_inflate.hpp"
 #include "cli/output.hpp"
 #include "parser/structured.hpp"
 #include "report/plot/plot.hpp"
@@ -57,6 +58,21 @@ bool read_input(const std::string &path, std::string *text)
     return st == parser::read_status::ok;
 }
 
+// log_store_compressed's NAME_bw.1.log.fz: plotted from the text --inflate-log prints.
+bool is_compressed_log(const std::string &path)
+{
+    return path.size() > 7 && path.compare(path.size() - 7, 7, ".log.fz") == 0;
+}
+
+bool inflate_input(const std::string &path, std::string *text)
+{
+    std::string err;
+    if (inflate_log_text(path, PLOT_INPUT_MAX, text, &err))
+        return true;
+    std::fprintf(stderr, "ioplan plot: error: %s: %s\n", path.c_str(), err.c_str());
+    return false;
+}
+
 bool is_json(const std::string &text)
 {
     size_t at = text.find_first_not_of(" \t\r\n");
@@ -69,13 +85,13 @@ bool gather(const std::vector<std::string> &names, std::vector<report::log_input
     for (const std::string &name : names) {
         std::vector<std::string> files = is_dir(name) ? logs_in(name) : std::vector<std::string>{name};
         if (files.empty()) {
-            std::fprintf(stderr, "ioplan plot: error: %s: no fio log files (NAME_bw|iops|lat|clat|slat[.N].log) in it\n",
+            std::fprintf(stderr, "ioplan plot: error: %s: no fio log files (NAME_bw|iops|lat|clat|slat[.N].log[.fz]) in it\n",
                          name.c_str());
             return false;
         }
         for (const std::string &f : files) {
             in->push_back({f, ""});
-            if (!read_input(f, &in->back().text))
+            if (!(is_compressed_log(f) ? inflate_input(f, &in->back().text) : read_input(f, &in->back().text)))
                 return false;
         }
     }

@@ -96,7 +96,7 @@ struct log_input {
 	std::string text;
 };
 
-// Whether path's file name is a fio log's: NAME_bw|iops|lat|clat|slat[.N].log.
+// Whether path's file name is a fio log's: NAME_bw|iops|lat|clat|slat[.N].log, or .log.fz compressed.
 bool is_fio_log_name(const std::string &path);
 
 // The gnuplot script for fio log files.  False with *err, and with *where

@@ -38,7 +38,7 @@ struct log_file {
 
 const std::regex &name_re()
 {
-	static const std::regex re("^(.*)_(bw|iops|lat|clat|slat)(\\.([0-9]+))?\\.log$");
+	static const std::regex re("^(.*)_(bw|iops|lat|clat|slat)(\\.([0-9]+))?\\.log(\\.fz)?$");
 	return re;
 }
 
@@ -101,7 +101,7 @@ bool read_log(const log_input &in, log_file *out, std::string *where, std::strin
 	std::string name = base_name(in.path);
 	if (!std::regex_match(name, m, name_re())) {
 		*where = in.path;
-		*err = "not a fio log file name (NAME_bw|iops|lat|clat|slat[.N].log)";
+		*err = "not a fio log file name (NAME_bw|iops|lat|clat|slat[.N].log[.fz])";
 		return false;
 	}
 	out->path = in.path;

@@ -99,6 +99,33 @@ class PlotLogs(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(script_series(self.tmp / "a.svg.gp"), script_series(self.tmp / "b.svg.gp"))
 
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_compressed_logs_plot_as_their_text(self):
+        # log_store_compressed's NAME_bw.1.log.fz was "not a JSON result document".
+        d = self.tmp / "z"
+        d.mkdir()
+        p = run_fio([*JOB, *LOGS, "--log_compression=64k", "--log_store_compressed=1"], cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        packed = sorted(d.glob("t_*.log.fz"))
+        self.assertEqual(len(packed), 10)  # bw, iops, lat, clat and slat (empty: a sync engine) of two jobs
+        for f in packed:
+            (self.tmp / f.name[:-3]).write_text(run_fio([f"--inflate-log={f}"]).stdout)
+        p = run(["plot", *map(str, packed), "-o", str(self.tmp / "z.svg")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["plot", *sorted(str(f) for f in self.tmp.glob("t_*.log")), "-o", str(self.tmp / "t.svg")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        strip = lambda series: {re.sub(r"^.*/", "", t): pts for t, pts in series.items()}  # noqa: E731
+        self.assertEqual(strip(script_series(self.tmp / "z.svg.gp")), strip(script_series(self.tmp / "t.svg.gp")))
+        self.assertGreaterEqual(len(script_series(self.tmp / "z.svg.gp")), 8)
+        self.assertEqual(set(script_panels(self.tmp / "z.svg.gp")),
+                         {"Bandwidth over time", "IOPS over time", "Latency over time"})
+        p = run(["plot", str(d), "-o", str(self.tmp / "dir.svg")])  # a directory's .fz logs are its logs
+        self.assertEqual(p.returncode, 0, p.stderr)
+        bad = self.write("x_bw.1.log.fz", "not deflated\n")
+        p = run(["plot", str(bad), "-o", str(self.tmp / "b.svg")])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(f"{bad}: not a compressed log", p.stderr)
+
     def test_clock_logs_line_up(self):
         # two hosts' logs of one job, written with log_unix_epoch: host b started 5 s later
         for host, start in (("a", 1795530883000), ("b", 1795530888000)):
