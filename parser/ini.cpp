@@ -177,12 +177,6 @@ std::string dir_of(const std::string &path)
     return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
 }
 
-std::string real_path(const std::string &path)
-{
-    char buf[PATH_MAX];
-    return realpath(path.c_str(), buf) ? std::string(buf) : path;
-}
-
 loc make_loc(const source &src, int line, int col, const std::string &text)
 {
     return loc{src.path, line, col, text, src.included_from};

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
@@ -261,6 +262,12 @@ void read_job_text(const std::string &path, const loc &at, bool ini, const char 
     }
 }
 
+std::string real_path(const std::string &path)
+{
+    char buf[PATH_MAX];
+    return realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
 std::string read_include(const std::string &name, const loc &at, int depth, std::string *text)
 {
     if (depth >= 16)
@@ -269,6 +276,11 @@ std::string read_include(const std::string &name, const loc &at, int depth, std:
     struct stat sb;
     if (stat(path.c_str(), &sb) != 0 && stat(name.c_str(), &sb) == 0)
         path = name;
+    // The files being read: the one naming the include, and those that included it.
+    std::string real = real_path(path);
+    for (const loc *l = &at; l; l = l->included_from.get())
+        if (real_path(l->path) == real)
+            fail(at, "include loop: '" + name + "' is already being read");
     read_job_text(path, at, false, ("included file '" + name + "'").c_str(), text);
     return path;
 }

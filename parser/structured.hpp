@@ -91,6 +91,9 @@ void read_job_text(const std::string &path, const loc &at, bool ini, const char 
 // nested too deep.
 std::string read_include(const std::string &name, const loc &at, int depth, std::string *text);
 
+// path with its links and dots resolved (as it is when it cannot be).
+std::string real_path(const std::string &path);
+
 // A job file read whole and handed to one of the read_*_text functions.
 using text_reader = document (*)(const std::string &, const std::string &, const std::string &, const ini_options &);
 document read_file_with(const std::string &path, const ini_options &opts, text_reader read);
