@@ -341,7 +341,10 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
-    if (!a.fake_clock_step_ns && first && first->nr_clones && first->clones[0].nr_files) {
+    // The drive CrystalDiskMark's footer names: none for an engine that opens no file (null,
+    // cpuio, the network engines), whose files are names only.
+    if (!a.fake_clock_step_ns && first && first->nr_clones && first->clones[0].nr_files &&
+        eng_ioengine_opens_files(first->ioengine)) {
         std::string path = first->clones[0].files[0].path;
         size_t slash = path.rfind('/');
         o.cdm_target = report::cdm_target_usage(slash == std::string::npos ? "." : path.substr(0, slash));

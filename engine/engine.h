@@ -211,6 +211,9 @@ const char *eng_checksum_name(unsigned i);
  */
 const char *eng_ioengine_unavailable(enum plan_ioengine e);
 
+/* Whether the engine opens its job's files (null, cpuio and the network engines do not). */
+bool eng_ioengine_opens_files(enum plan_ioengine e);
+
 #ifdef __cplusplus
 }
 #endif

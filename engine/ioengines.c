@@ -51,6 +51,11 @@ const char *eng_ioengine_unavailable(enum plan_ioengine e)
 	return o ? ops_unavailable(o) : "built without its library";
 }
 
+bool eng_ioengine_opens_files(enum plan_ioengine e)
+{
+	return ioe_opens_files(e);
+}
+
 bool ioe_opens_files(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

@@ -173,5 +173,21 @@ rw=randread
         self.assertRegex(cdm, r"us>  \([0-9.]+ - [0-9.]+ MB/s\)")
 
 
+
+class TestedDrive(TmpDirCase):
+    """CrystalDiskMark's footer names the drive tested: the file's, and none for an
+    engine that opens no file (the null engine's run named the current directory's)."""
+
+    def footer_test_line(self, *job):
+        p = run(["--name=t", "--size=1m", "--output-format=cdm", *job], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return next(l for l in p.stdout.splitlines() if l.startswith("   Test: "))
+
+    def test_the_file_s_drive_and_none_without_a_file(self):
+        self.assertEqual(self.footer_test_line("--ioengine=null"), "   Test: 1 MiB (x1)")
+        line = self.footer_test_line("--ioengine=psync", f"--filename={self.tmp / 'f'}")
+        self.assertRegex(line, rf"^   Test: 1 MiB \(x1\) \[{re.escape(str(self.tmp))}: \d+% \(\d+/\d+GiB\)\]$")
+
+
 if __name__ == "__main__":
     unittest.main()
