@@ -100,7 +100,8 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
     if (!e.has_value && !takes_bare(*o))
         fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
     if (e.has_value && e.value.empty() && std::string(o->name) != "description")
-        fail(e.value_loc, "empty value for option '" + e.key + "'");
+        fail(e.value_loc, "empty value for option '" + e.key + "'" +
+                              (e.substituted ? ": its ${VAR} is not set or empty in the environment" : ""));
     try {
         ignored_text dropped;
         std::string v = expand_keywords(negative_size(*o, e) ? e.value.substr(1) : e.value);
