@@ -131,9 +131,9 @@ typedef bool (*tgt_removable)(int dirfd, const char *aside, const struct stat *s
  * it stays under the random name, given in kept_as (n bytes; may be NULL);
  * -errno (-ENOENT: nothing there).  A put-back that fails for another reason
  * (EROFS, EIO, an immutable directory) returns its -errno, and the file stays
- * under the random name given in kept_as, as with -EEXIST.  Where the file system has no
- * RENAME_NOREPLACE, or the rename finds no room for a directory entry (a
- * full disk, whose space the removal gives back), the look and unlink.
+ * under the random name given in kept_as, as with -EEXIST.  Where the file
+ * system has no RENAME_NOREPLACE, or the rename finds no room for a directory
+ * entry (a full disk, whose space the removal gives back), the look and unlink.
  */
 int tgt_remove_if(int dirfd, const char *name, tgt_removable removable, void *arg, char *kept_as, size_t n);
 
