@@ -100,9 +100,11 @@ bool gather(const std::vector<std::string> &names, std::vector<report::log_input
 
 // The result document of a JSON result file: fio's notes before it, its
 // --status-interval documents and its text report around it left out (find_result).
-std::string result_document(const std::string &text)
+std::string result_document(const std::string &path, const std::string &text)
 {
     resdb::result_span span = resdb::find_result(text);
+    if (span.documents > 1)
+        std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
     return span.begin == std::string::npos ? text : text.substr(span.begin, span.end - span.begin);
 }
 
@@ -142,7 +144,7 @@ int plot_action(const args &a)
             return 2;
         }
     bool bad_input = false;
-    bool ok = json ? report::plot(result_document(in[0].text), po, &err, &bad_input)
+    bool ok = json ? report::plot(result_document(in[0].path, in[0].text), po, &err, &bad_input)
                    : report::plot_logs(in, po, &where, &err, &bad_input);
     return ok ? 0 : report_failure(where, err, bad_input);
 }

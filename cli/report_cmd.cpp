@@ -48,6 +48,8 @@ bool load(const std::string &path, report::html_input *out)
     // report around it are passed over (find_result), as `results import` does.
     resdb::result_span span = resdb::find_result(text);
     size_t begin = span.begin == std::string::npos ? 0 : span.begin;
+    if (span.documents > 1)
+        std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
     try {
         out->doc = report::ojson::parse(text.begin() + (long)begin,
                                         span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end);

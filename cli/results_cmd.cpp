@@ -369,8 +369,11 @@ int import_cmd(const cmd_opts &o)
 	std::vector<std::string> files;	// the result file of runs[i], "" for a run of a store
 	for (const auto &path : o.pos) {
 		if (!is_sqlite(path)) {
-			runs.push_back(resdb::record_of_file(path));
+			size_t documents = 0;
+			runs.push_back(resdb::record_of_file(path, &documents));
 			files.push_back(path);
+			if (documents > 1)
+				std::fputs(resdb::documents_note(path, documents).c_str(), stderr);
 			continue;
 		}
 		resdb::store other(path, resdb::store::mode::read);

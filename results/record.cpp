@@ -520,10 +520,18 @@ result_span find_result(const std::string &text)
 
 constexpr int max_result_depth = 64;
 
-run_record record_of_file(const std::string &path)
+std::string documents_note(const std::string &path, size_t documents)
+{
+	return path + ": note: " + std::to_string(documents) + " JSON documents, as fio --status-interval writes "
+	       "one per interval: the last, the run's end, is read\n";
+}
+
+run_record record_of_file(const std::string &path, size_t *documents)
 {
 	std::string text = result_text(path);
 	result_span span = find_result(text);
+	if (documents)
+		*documents = span.documents;
 	size_t start = span.begin;
 	if (start == std::string::npos)
 		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");

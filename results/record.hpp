@@ -111,7 +111,11 @@ result_span find_result(const std::string &text);
 
 // Reads a JSON file (find_result: fio's notes, interval documents and text
 // around it are passed over); the error of a bad one names path:line:col.
-run_record record_of_file(const std::string &path);
+// documents (may be NULL) gets how many documents the file holds.
+run_record record_of_file(const std::string &path, size_t *documents = nullptr);
+
+// The note a reader of several documents prints: which one it took.
+std::string documents_note(const std::string &path, size_t documents);
 
 // Where a figure's job stands among the run's jobs of the same name: fio
 // writes one jobs[] entry per clone (numjobs=N without group_reporting), and

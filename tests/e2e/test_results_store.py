@@ -722,20 +722,26 @@ class Import(StoreCase):
                 path.write_text(p.stdout)
                 text = p.stdout
                 self.assertEqual(text[0] != "{", name != "status.json", text[:200])  # text before the JSON
-                docs, at, dec = [], 0, json.JSONDecoder()
-                while (at := text.find("\n{", at)) >= 0:
-                    doc, at = dec.raw_decode(text, at + 1)
-                    docs.append(doc)
+                starts = [0] if text[0] == "{" else []
+                starts += [m.start() + 1 for m in re.finditer(r"\n\{", text)]
+                docs, dec, end = [], json.JSONDecoder(), 0
+                for at in starts:
+                    if at >= end:  # a line-start brace inside a document is not another one
+                        doc, end = dec.raw_decode(text, at)
+                        docs.append(doc)
                 self.assertGreaterEqual(len(docs), 2 if name == "status.json" else 1)
                 db = self.tmp / f"{name}.db"
                 p = run(["results", "import", str(path), f"--results-db={db}", "--output-format=json"])
                 self.assertEqual(p.returncode, 0, p.stderr)
+                note = f"{path}: note: {len(docs)} JSON documents, as fio --status-interval writes one per interval"
+                self.assertEqual(note in p.stderr, len(docs) > 1, p.stderr)
                 stored = json.loads(run(["results", "export", "--output-format=json", f"--results-db={db}"]).stdout)
                 self.assertEqual(stored[0]["figures"][0]["io_bytes"], docs[-1]["jobs"][0]["read"]["io_bytes"])
                 p = run(["report", str(path), "-o", str(self.tmp / f"{name}.html")])
                 self.assertEqual(p.returncode, 0, p.stderr)
                 p = run(["plot", str(path), "-o", str(self.tmp / f"{name}.svg")])
                 self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(note in p.stderr, len(docs) > 1, p.stderr)
                 self.assertIn("<svg", (self.tmp / f"{name}.svg").read_text())
 
     def test_plain_json_imports(self):
