@@ -173,7 +173,6 @@ rw=randread
         self.assertRegex(cdm, r"us>  \([0-9.]+ - [0-9.]+ MB/s\)")
 
 
-
 class TestedDrive(TmpDirCase):
     """CrystalDiskMark's footer names the drive tested: the file's, and none for an
     engine that opens no file (the null engine's run named the current directory's)."""
