@@ -96,7 +96,8 @@ bool inflate_stream(const std::vector<unsigned char> &in, size_t *at, std::vecto
 
 namespace {
 
-// Each stream's text lines to sink, in order; false with why in err.
+// Each stream's text lines to sink, in order; false with why in err (a sink
+// that refuses more sets err itself).
 bool inflate_each(const std::string &path, const std::function<bool(const std::string &)> &sink, std::string *err)
 {
     std::vector<unsigned char> in;
@@ -111,10 +112,8 @@ bool inflate_each(const std::string &path, const std::function<bool(const std::s
             return false;
         }
         append_samples(samples, &lines);
-        if (!sink(lines)) {
-            *err = "its text is larger than the bound given";
-            return false;
-        }
+        if (!sink(lines))
+            return false;	/* the sink says why */
     }
     return true;
 }
@@ -125,7 +124,10 @@ bool inflate_log_text(const std::string &path, size_t max_bytes, std::string *te
 {
     return inflate_each(path, [&](const std::string &lines) {
         text->append(lines);
-        return text->size() <= max_bytes;
+        if (text->size() <= max_bytes)
+            return true;
+        *err = "inflated, its text is larger than " + std::to_string(max_bytes >> 20) + " MiB";
+        return false;
     }, err);
 }
 
