@@ -469,7 +469,9 @@ std::string result_text(const std::string &path)
 namespace {
 
 // The end of the JSON object opening at text[b]: just past its closing brace,
-// braces inside strings not counted; text.size() when it never closes.
+// braces inside strings not counted; text.size() when it never closes.  Hand
+// counted because nlohmann's parser gives no end position of a value inside a
+// longer text; the document found is then parsed, and checked, by nlohmann.
 size_t object_end(const std::string &text, size_t b)
 {
 	int depth = 0;
