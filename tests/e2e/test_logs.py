@@ -490,8 +490,8 @@ def fio_has_nbd():
 class SlatLogOnASlowServer(LogsTmp):
     """An async engine's submission latency is logged when the I/O goes out, as fio's
     io_u_queued logs it: on an NBD export whose every read takes 40 ms or more
-    (nbdkit's delay filter), an I/O's slat line comes at least 40 ms before its clat
-    line.  ioplan wrote both at the completion, dated the same millisecond."""
+    (nbdkit's delay filter), an I/O's slat line comes its clat (tens of ms) before its
+    clat line.  ioplan wrote both at the completion, dated the same millisecond."""
 
     def setUp(self):
         super().setUp()
@@ -527,7 +527,11 @@ class SlatLogOnASlowServer(LogsTmp):
             pairs, slat = self.pairs(d)
             self.assertEqual(len(pairs), 16, tool)
             for s_ms, c_ms, clat_ns in pairs:
-                self.assertGreaterEqual(clat_ns, SLOW_MS * 10**6, (tool, pairs))
+                # The delay filter is in the way (without it a read takes microseconds).  Not the
+                # whole 40 ms: both tools send the request in queue() and read the clock in the
+                # commit after it, so a thread held off the CPU in between (a busy machine:
+                # fio's 38.4 ms once) starts its clat late.
+                self.assertGreaterEqual(clat_ns, SLOW_MS // 2 * 10**6, (tool, pairs))
                 if tool == "ioplan":
                     # Dated at the submission, on the clock the clat is measured on: the
                     # completion's ms less the clat's whole ms, or one less.
