@@ -157,13 +157,14 @@ class Schema(TmpDirCase):
                 p = run(["--parse-only", str(self.write(name, text))])
                 self.assertEqual(p.returncode, 2)
                 self.assertRegex(p.stderr, msg)
-        # Switches, ranges that end at 1 and choices named 1 or 0 still take a boolean.
+        # Switches, ranges that end at 1 and choices named 1 or 0 still take a boolean (each
+        # value shown differs from the option's default).
         ok = self.write("ok.yaml", "global:\n  ioengine: \"null\"\n  size: 1m\njobs:\n  - name: a\n"
-                                   "    direct: true\n    time_based: false\n    sync: true\n"
+                                   "    direct: true\n    time_based: true\n    runtime: 1\n    sync: true\n"
                                    "    fallocate: false\n")
         p = run(["--showplan", str(ok)])
         self.assertEqual(p.returncode, 0, p.stderr)
-        for shown in ('"direct": true', '"sync_mode": "sync"', '"fallocate": "none"', '"time_based": false'):
+        for shown in ('"direct": true', '"sync_mode": "sync"', '"fallocate": "none"', '"time_based": true'):
             self.assertIn(shown, p.stdout)
 
 

@@ -711,7 +711,7 @@ class Import(StoreCase):
                "--size=1m"]
         files = {
             "note.json": ["--iodepth=4", "--output-format=json"],
-            "status.json": ["--time_based", "--runtime=2", "--status-interval=1", "--output-format=json"],
+            "status.json": ["--time_based", "--runtime=3", "--status-interval=1", "--output-format=json"],
             "mixed.txt": ["--output-format=normal,json"],
         }
         for name, extra in files.items():
