@@ -3,7 +3,10 @@
 // The only code that calls every stage.  Exit codes: 0 success, 1 the run
 // failed, 2 bad input (job file or command line).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <unistd.h>
 #include <string>
 #include <vector>
@@ -335,6 +338,46 @@ static bool called_as_diskspd(const char *argv0)
     return !std::strcmp(base, "diskspd") || !std::strcmp(base, "diskspd.exe");
 }
 
+// Under a memory limit (ulimit -v, a cgroup) any allocation can fail, even in a
+// static initializer before main or in nlohmann's json destructor, which
+// allocates as it frees (noexcept: the bad_alloc aborts).  The first failure
+// gives back a reserve and throws, so an unwinding has room; one nothing can
+// catch ends in on_terminate, which says what happened instead of aborting.
+static void *oom_reserve;
+static const char oom_message[] = "ioplan: error: out of memory (a limit such as ulimit -v or a cgroup's "
+                                  "memory.max, or the machine's memory)\n";
+
+static void give_back_reserve()
+{
+    std::free(oom_reserve);
+    oom_reserve = nullptr;
+    std::set_new_handler(nullptr);
+    throw std::bad_alloc();
+}
+
+[[noreturn]] static void on_terminate()
+{
+    if (std::exception_ptr e = std::current_exception()) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::bad_alloc &) {
+            std::fputs(oom_message, stderr);
+            _exit(1);
+        } catch (...) {
+        }
+    }
+    std::abort();
+}
+
+// Before every static initializer (priority 101 runs ahead of the default).
+__attribute__((constructor(101))) static void memory_guards()
+{
+    std::set_terminate(on_terminate);
+    oom_reserve = std::malloc(1 << 20);
+    if (oom_reserve)
+        std::set_new_handler(give_back_reserve);
+}
+
 int main(int argc, char **argv)
 {
     try {
@@ -353,6 +396,9 @@ int main(int argc, char **argv)
     } catch (const parser::error &e) {
         fputs(e.text().c_str(), stderr);
         return 2;
+    } catch (const std::bad_alloc &) {
+        std::fputs(oom_message, stderr);
+        return 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ioplan: error: %s\n", e.what());
         return 1;

@@ -405,7 +405,9 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {
-        std::fprintf(stderr, "ioplan: error: cannot start: %s\n", strerror(-ret));
+        char hint[192];
+        std::fprintf(stderr, "ioplan: error: cannot start: %s%s\n", strerror(-ret),
+                     eng_thread_refusal_hint(ret, hint, sizeof(hint)));
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
         return ret;
     }
@@ -642,9 +644,17 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         if (a.save)
             rc |= save_run(*r, p, a) ? 0 : 1;
         rc |= failed_status(*r, a.who);
+        bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
-            if (r->msgs[i].level == RES_MSG_ERROR)
+            if (r->msgs[i].level == RES_MSG_ERROR) {
                 std::fprintf(stderr, "ioplan: error: %s\n", r->msgs[i].text);
+                said = true;
+            }
+        // Out of memory the engine may fail without room to say why.
+        char hint[192];
+        if (!said && r->error)
+            std::fprintf(stderr, "ioplan: error: the run failed: %s (errno %d)%s\n", strerror(r->error), r->error,
+                         eng_thread_refusal_hint(-r->error, hint, sizeof(hint)));
         results_free(r);
     } else if (r) {
         rc |= failed_status(*r, a.who);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -194,6 +195,7 @@ static int logs_start(struct eng *e)
 {
 	struct plan_cpus cpus;
 	bool wanted = false;
+	char hint[192];
 	int ret;
 
 	/* One thread writes every job's logs: it runs where all the jobs' log_compression_cpus say. */
@@ -209,6 +211,9 @@ static int logs_start(struct eng *e)
 	if (ret && e->log_writer)
 		res_msg_add(e->res, RES_MSG_ERROR, "cpus", -1,
 			    "log_compression_cpus: the log writer could not be pinned: %s", strerror(-ret));
+	else if (ret)
+		res_msg_add(e->res, RES_MSG_ERROR, "thread-start", -1, "cannot start the thread that writes the logs: %s%s",
+			    strerror(-ret), eng_thread_refusal_hint(ret, hint, sizeof(hint)));
 	return ret;
 }
 
@@ -437,6 +442,20 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 		layout_expect(&e->lay, e->opts.preflight->seen, e->opts.preflight->nr_seen);
 	/* Before the ranks of a shared run agree on each file's need (share_files). */
 	return ret ? ret : layout_resolve(&e->lay, p);
+}
+
+const char *eng_thread_refusal_hint(int err, char *buf, size_t len)
+{
+	struct rlimit as;
+
+	if (err != -EAGAIN)
+		return "";
+	if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur == RLIM_INFINITY)
+		return " (threads or processes at a limit: ulimit -u, a cgroup's pids.max)";
+	snprintf(buf, len, " (threads or processes at a limit: ulimit -u, a cgroup's pids.max; or no room "
+		 "for its stack in the %llu MiB of address space ulimit -v allows)",
+		 (unsigned long long)(as.rlim_cur >> 20));
+	return buf;
 }
 
 int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out)

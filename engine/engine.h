@@ -134,6 +134,13 @@ struct eng;
  */
 int eng_start(const struct plan *p, const struct eng_opts *o, struct eng **out);
 
+/*
+ * What to add to a thread's refusal (err, -errno) so the limit behind it can be
+ * found: "" unless -EAGAIN, which pthread_create returns both for a limit on
+ * threads and for a stack the address space has no room for (ulimit -v).
+ */
+const char *eng_thread_refusal_hint(int err, char *buf, size_t len);
+
 /* Fills *st with a consistent-enough snapshot; cheap, safe while running. */
 int eng_get_status(struct eng *e, struct eng_status *st);
 

@@ -184,18 +184,18 @@ static struct worker *worker_new(struct eng *e, struct seg_run *s, struct job_ru
 
 /*
  * A clone that could not be set going (its thread refused: a limit on threads
- * such as ulimit -u or a cgroup's pids.max, or memory) is its job's error and
+ * such as ulimit -u or a cgroup's pids.max, or on memory) is its job's error and
  * said so; the run stops, and the clones already going end as on a signal.
  */
 static void spawn_failed(struct eng *e, struct job_run *jr, uint32_t c, int err)
 {
 	const struct plan_job *j = jr->job;
+	char hint[192];
 
 	jr->res->clones[c].error = -err;
 	res_msg_add(e->res, RES_MSG_ERROR, "thread-start", (int32_t)j->job_id,
 		    "job '%s': cannot start clone %u of %u: %s%s; the run stops", j->name, c + 1, j->nr_clones,
-		    strerror(-err), err == -EAGAIN ? " (threads or processes at a limit: ulimit -u, a cgroup's pids.max)"
-						   : "");
+		    strerror(-err), eng_thread_refusal_hint(err, hint, sizeof(hint)));
 }
 
 static int spawn(struct eng *e, struct seg_run *s)
@@ -208,8 +208,10 @@ static int spawn(struct eng *e, struct seg_run *s)
 	pthread_mutex_lock(&e->mu);
 	e->cur = calloc(n ? n : 1, sizeof(*e->cur));
 	pthread_mutex_unlock(&e->mu);
-	if (!e->cur)
+	if (!e->cur) {
+		s->workers_left = 0;
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < s->nr_jobs; i++)
 		for (uint32_t c = 0; c < s->jobs[i].job->nr_clones; c++) {
 			struct worker *w = worker_new(e, s, &s->jobs[i], c, &err);
@@ -453,12 +455,14 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	s.nr_jobs = b - a;
-	s.jobs = calloc(s.nr_jobs, sizeof(*s.jobs));
+	s.jobs = calloc(b - a, sizeof(*s.jobs));
+	s.nr_jobs = s.jobs ? b - a : 0;
 	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;
 	s.io_after = io_after(e, a, b);
 	if (!ret)
 		ret = spawn(e, &s);
+	else	/* no thread started: watch() has none to wait for */
+		s.workers_left = 0;
 	memset(&ss, 0, sizeof(ss));
 	pthread_mutex_lock(&e->mu);
 	if (!ret && !e->opts.fake_clock)

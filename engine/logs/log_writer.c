@@ -315,6 +315,7 @@ static void *writer_main(void *arg)
 int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 {
 	struct log_writer *lw = calloc(1, sizeof(*lw));
+	int ret;
 
 	*out = NULL;
 	if (!lw)
@@ -322,9 +323,9 @@ int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 	pthread_mutex_init(&lw->mu, NULL);
 	pthread_cond_init(&lw->work, NULL);
 	pthread_cond_init(&lw->room, NULL);
-	if (pthread_create(&lw->tid, NULL, writer_main, lw)) {
+	if ((ret = pthread_create(&lw->tid, NULL, writer_main, lw))) {
 		free(lw);
-		return -EAGAIN;
+		return -ret;
 	}
 	*out = lw;
 	pthread_setname_np(lw->tid, "ioplan-logs");	/* top -H and /proc name it */
