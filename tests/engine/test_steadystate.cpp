@@ -147,3 +147,79 @@ TEST_CASE("steadystate: a job that never steadies runs to its runtime and says s
 	CHECK(rj->ss[0].attained_ns == 0);
 	CHECK(rj->clones[0].ddir[PLAN_DDIR_READ].runtime_ns >= 2400000000ull);
 }
+
+// Sampling over scripted clones and a scripted clock (tests/engine/ss_sampling.c):
+// a sample sums every clone of the unit, whatever the machine's load.
+struct t_ss_clone {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t iops;
+};
+extern "C" int t_ss_run(const plan_job *j, const t_ss_clone *clones, uint32_t n, uint64_t until_ns, res_job *rj);
+extern "C" void t_ss_free(res_job *rj);
+
+namespace {
+
+const uint64_t S = 1000000000ull;
+
+// The window's samples (oldest first) of the record clone `at` holds, after a scripted run.
+std::vector<uint64_t> sampled(bool grouped, const std::vector<t_ss_clone> &clones, uint64_t until_ns,
+			      uint32_t at)
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("ss", PLAN_RW_READ, PLAN_IOENGINE_NULL, 1 << 20,
+						(uint32_t)clones.size()).with([&](plan_job &j) {
+		j.group_reporting = grouped;
+		j.ss_flags = PLAN_SS_IOPS | PLAN_SS_SLOPE;
+		j.ss_limit = 0.0;	// |slope| < 0 never holds: the window rolls to the end
+		j.ss_dur_s = 2;
+		j.ss_ramp_ns = S;
+	}) });
+	std::vector<res_clone> out(clones.size());
+	res_job rj{};
+	rj.clones = out.data();
+	rj.nr_clones = (uint32_t)clones.size();
+	REQUIRE(t_ss_run(plan_job_at(p.get(), 0), clones.data(), (uint32_t)clones.size(), until_ns, &rj) == 0);
+	std::vector<uint64_t> iops;
+	if (rj.ss && rj.ss[at].on)
+		iops.assign(rj.ss[at].iops, rj.ss[at].iops + rj.ss[at].dur_s);
+	t_ss_free(&rj);
+	return iops;
+}
+
+} // namespace
+
+TEST_CASE("steadystate: a group's sample is every clone's rate summed, its first and its last")
+{
+	// Four clones of 2000 IOPS starting microseconds apart (a stream's: no start gate).
+	std::vector<t_ss_clone> four;
+	for (uint64_t i = 0; i < 4; i++)
+		four.push_back({ S + i * 3000, 0, 2000 });
+	// The run ends once the window first fills (4.2 s): its first sample is whole too.
+	CHECK(sampled(true, four, 4 * S + 200000000, 3) == std::vector<uint64_t>{ 8000, 8000 });
+
+	// The unit's seconds count from the last start (S + 9 us): the coordinator's
+	// 100 ms ticks take the samples at 2.1 s (the ramp's end), 3.1 s and 4.1 s.
+	// The clones end 1 ms before the last: ended, they still count for the I/O
+	// they did (summing those still running gave 0).
+	for (auto &c : four)
+		c.end_ns = 4 * S + 99000000;
+	std::vector<uint64_t> ended = sampled(true, four, 4 * S + 200000000, 3);
+	REQUIRE(ended.size() == 2);
+	CHECK(ended[0] == 8000);
+	CHECK(ended[1] >= 7990);	// 999 ms of I/O over the second it was taken in
+	CHECK(ended[1] <= 8000);
+
+	// Started within half a second of each other, their ramps end at one sample:
+	// the first sample holds all three, not only the first's.  Seconds from 1.4 s:
+	// samples at 2.4 s (the ramp's end), 3.4 s and 4.4 s.
+	std::vector<t_ss_clone> spread{ { S, 0, 2000 }, { S + 200000000, 0, 2000 }, { S + 400000000, 0, 2000 } };
+	CHECK(sampled(true, spread, 4 * S + 500000000, 2) == std::vector<uint64_t>{ 6000, 6000 });
+}
+
+TEST_CASE("steadystate: without group_reporting each clone's sample is its own rate")
+{
+	std::vector<t_ss_clone> two{ { S, 0, 2000 }, { S, 0, 500 } };
+	CHECK(sampled(false, two, 5 * S, 0) == std::vector<uint64_t>{ 2000, 2000 });
+	CHECK(sampled(false, two, 5 * S, 1) == std::vector<uint64_t>{ 500, 500 });
+}
