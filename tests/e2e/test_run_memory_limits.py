@@ -1,0 +1,79 @@
+"""tests/e2e/test_run_memory_limits.py - runs under a limit on memory.
+
+Under an address-space limit (ulimit -v, RLIMIT_AS) a run either runs or fails
+with an error that says what it could not allocate, exit 1 or 2: never a
+signal, a hang or a silent exit.  Release build only: a sanitizer runtime
+reserves terabytes of address space, so no RLIMIT_AS lets it start (this module
+is not in the Makefile's sanitized list for that reason).
+"""
+import json
+import os
+import resource
+import subprocess
+import unittest
+
+from common import BIN, TmpDirCase
+
+RELEASE_ONLY = unittest.skipIf(os.environ.get("IOPLAN_VARIANT", "release") != "release",
+                               "a sanitizer reserves terabytes of address space: no RLIMIT_AS lets it start")
+
+
+@RELEASE_ONLY
+class AddressSpaceLimits(TmpDirCase):
+    """Under every address-space limit (ulimit -v) from one the loader cannot start in to
+    one the run fits in, a run either runs or fails with an error on stderr and exit 1
+    or 2: never a signal, a hang or a silent exit.  Each limit fails a different
+    allocation: before, a calloc that failed as a segment started was a SIGSEGV, a
+    bad_alloc in a static initializer or a json destructor an abort, and a log writer
+    that could not start an exit 1 with no word."""
+    SHAPES = {   # name: (arguments, the highest limit swept in MiB: it runs there)
+        "psync": (["--name=m", "--filename=big", "--rw=randread", "--bsrange=1-2", "--number_ios=64",
+                   "--norandommap=1", "--output-format=json"], 52),
+        "io_uring, logs": (["--name=u", "--filename=f", "--size=4m", "--rw=randrw", "--ioengine=io_uring",
+                            "--iodepth=8", "--numjobs=4", "--write_bw_log=u", "--write_lat_log=u",
+                            "--log_avg_msec=10", "--group_reporting", "--number_ios=64"], 84),
+        "verify, two groups": (["--output-format=json+,terse", "--name=a", "--filename=f", "--size=1m",
+                                "--rw=write", "--verify=crc32c", "--name=b", "--stonewall", "--filename=f",
+                                "--size=1m", "--rw=read", "--ioengine=libaio", "--iodepth=4"], 52),
+    }
+
+    def sweep(self, args, lo_mib, hi_mib, step_kib):
+        seen = {}
+        for kib in range(lo_mib << 10, hi_mib << 10, step_kib):
+            lim = kib << 10
+            p = subprocess.run([BIN, *args], cwd=self.tmp, capture_output=True, text=True, timeout=60,
+                               preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim)))
+            what = f"under {kib} KiB: exit {p.returncode}, stderr {p.stderr[-600:]!r}"
+            if p.returncode == 127:    # the dynamic loader's own refusal, before any of ioplan runs
+                self.assertRegex(p.stderr, "error while loading shared libraries|cannot allocate TLS data", what)
+            elif p.returncode:
+                self.assertIn(p.returncode, (1, 2), what)
+                # libnuma's constructor, before main, exits with its own words.
+                self.assertRegex(p.stderr, r"(?m)^ioplan: error: |^Out of memory allocating bitmask", what)
+            seen.setdefault(p.returncode, kib)
+        return seen
+
+    def test_every_limit_gives_the_run_or_an_error(self):
+        (self.tmp / "big").write_bytes(b"")
+        os.truncate(self.tmp / "big", 1 << 30)
+        for name, (args, hi) in self.SHAPES.items():
+            with self.subTest(name):
+                seen = self.sweep(args, 12, hi, 128 if name == "psync" else 512)
+                # The sweep spans the limits that matter: from failing to running.
+                self.assertIn(0, seen, seen)
+                self.assertTrue({1, 2} & set(seen), seen)
+
+    def test_a_failed_allocation_names_what_it_allocated(self):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        proc = subprocess.run([BIN, "--name=j", "--filename=/dev/zero", "--rw=read", "--iodepth=2048", "--bs=1m",
+                               "--size=64m", "--ioengine=libaio", "--output-format=json"],
+                              capture_output=True, text=True, timeout=60, preexec_fn=limit)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("error: job 'j': /dev/zero: allocating 2048 I/O buffers of 1048576 bytes: "
+                      "Cannot allocate memory (errno 12)", proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["jobs"][0]["error"], 12)
+
+
+if __name__ == "__main__":
+    unittest.main()
