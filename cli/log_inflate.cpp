@@ -35,61 +35,89 @@ bool prio_is_rt(uint16_t prio)
     return (prio >> 13) == 1;
 }
 
-// Appends the samples' text lines, as fio's flush_samples prints them.
-void append_samples(const std::vector<unsigned char> &b, std::string *out)
+// One sample's text line, as fio's flush_samples prints it.
+void append_sample(const unsigned char *p, bool offset, bool prio_hex, std::string *out)
 {
-    if (b.size() < SAMPLE_BYTES)
-        return;
-    uint32_t ddir0;
-    std::memcpy(&ddir0, b.data() + 16, 4);
-    bool offset = ddir0 & OFFSET_BIT, prio_hex = ddir0 & PRIO_BIT;
-    size_t sz = offset ? SAMPLE_OFFSET_BYTES : SAMPLE_BYTES;
+    uint64_t t, bs, off = 0;
+    int64_t v;
+    uint32_t ddir;
+    uint16_t prio;
+    std::memcpy(&t, p, 8);
+    std::memcpy(&v, p + 8, 8);
+    std::memcpy(&ddir, p + 16, 4);
+    std::memcpy(&prio, p + 20, 2);
+    std::memcpy(&bs, p + 24, 8);
+    if (offset)
+        std::memcpy(&off, p + 32, 8);
     char line[160];
-    for (size_t at = 0; at + sz <= b.size(); at += sz) {
-        const unsigned char *p = b.data() + at;
-        uint64_t t, bs, off = 0;
-        int64_t v;
-        uint32_t ddir;
-        uint16_t prio;
-        std::memcpy(&t, p, 8);
-        std::memcpy(&v, p + 8, 8);
-        std::memcpy(&ddir, p + 16, 4);
-        std::memcpy(&prio, p + 20, 2);
-        std::memcpy(&bs, p + 24, 8);
-        if (offset)
-            std::memcpy(&off, p + 32, 8);
-        int n = std::snprintf(line, sizeof line, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, v,
-                              ddir & ~(OFFSET_BIT | PRIO_BIT), bs);
-        if (offset)
-            n += std::snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64 ", ", off);
-        if (prio_hex)
-            std::snprintf(line + n, sizeof line - (size_t)n, "0x%04x\n", prio);
-        else
-            std::snprintf(line + n, sizeof line - (size_t)n, "%u\n", prio_is_rt(prio) ? 1u : 0u);
-        out->append(line);
-    }
+    int n = std::snprintf(line, sizeof line, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, v,
+                          ddir & ~(OFFSET_BIT | PRIO_BIT), bs);
+    if (offset)
+        n += std::snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64 ", ", off);
+    if (prio_hex)
+        std::snprintf(line + n, sizeof line - (size_t)n, "0x%04x\n", prio);
+    else
+        std::snprintf(line + n, sizeof line - (size_t)n, "%u\n", prio_is_rt(prio) ? 1u : 0u);
+    out->append(line);
 }
 
-// Inflates the stream at in[*at...]: its bytes, or false on a corrupt stream.
-bool inflate_stream(const std::vector<unsigned char> &in, size_t *at, std::vector<unsigned char> *out)
+// One stream's samples turned into text as zlib hands them out, so a stream
+// that inflates to gigabytes (a crafted one: zlib packs a thousand to one)
+// costs a buffer, not its size.  The first sample's flag bits rule the stream.
+struct stream_text {
+    std::vector<unsigned char> part; // a sample the buffer's end cut
+    size_t sample = 0;               // its size once the first sample is whole
+
+    void feed(const unsigned char *p, size_t n, std::string *out)
+    {
+        part.insert(part.end(), p, p + n);
+        if (!sample && part.size() >= SAMPLE_BYTES) {
+            uint32_t ddir0;
+            std::memcpy(&ddir0, part.data() + 16, 4);
+            offset = ddir0 & OFFSET_BIT;
+            prio_hex = ddir0 & PRIO_BIT;
+            sample = offset ? SAMPLE_OFFSET_BYTES : SAMPLE_BYTES;
+        }
+        size_t at = 0;
+        for (; sample && at + sample <= part.size(); at += sample)
+            append_sample(part.data() + at, offset, prio_hex, out);
+        part.erase(part.begin(), part.begin() + (ptrdiff_t)at);
+    }
+
+private:
+    bool offset = false, prio_hex = false;
+};
+
+enum class inflated { whole, corrupt, refused };
+
+// Inflates the stream at in[*at...], handing its text to sink a buffer at a time.
+inflated inflate_stream(const std::vector<unsigned char> &in, size_t *at,
+                        const std::function<bool(const std::string &)> &sink)
 {
     z_stream zs;
     std::memset(&zs, 0, sizeof(zs));
     if (inflateInit2(&zs, 15 + 32) != Z_OK) // +32: a zlib or a gzip header, as fio accepts
-        return false;
+        return inflated::corrupt;
     zs.next_in = const_cast<Bytef *>(in.data() + *at);
     zs.avail_in = (uInt)(in.size() - *at);
     unsigned char buf[65536];
+    stream_text st;
+    std::string lines;
     int ret;
     do {
         zs.next_out = buf;
         zs.avail_out = sizeof(buf);
         ret = inflate(&zs, Z_NO_FLUSH);
-        out->insert(out->end(), buf, buf + (sizeof(buf) - zs.avail_out));
+        lines.clear();
+        st.feed(buf, sizeof(buf) - zs.avail_out, &lines);
+        if (!lines.empty() && !sink(lines)) {
+            inflateEnd(&zs);
+            return inflated::refused;
+        }
     } while (ret == Z_OK);
     *at = in.size() - zs.avail_in;
     inflateEnd(&zs);
-    return ret == Z_STREAM_END;
+    return ret == Z_STREAM_END ? inflated::whole : inflated::corrupt;
 }
 
 } // namespace
@@ -105,15 +133,13 @@ bool inflate_each(const std::string &path, const std::function<bool(const std::s
         return false;
     size_t at = 0;
     while (at < in.size()) {
-        std::vector<unsigned char> samples;
-        std::string lines;
-        if (!inflate_stream(in, &at, &samples)) {
+        inflated r = inflate_stream(in, &at, sink);
+        if (r == inflated::refused)
+            return false;	/* the sink says why */
+        if (r == inflated::corrupt) {
             *err = "not a compressed log (bad zlib data at byte " + std::to_string(at) + ")";
             return false;
         }
-        append_samples(samples, &lines);
-        if (!sink(lines))
-            return false;	/* the sink says why */
     }
     return true;
 }

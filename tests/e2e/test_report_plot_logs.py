@@ -17,12 +17,14 @@ fio's source ($IOPLAN_FIO_SRC, default build/fio-src: `make fio-examples`).
 import os
 import pathlib
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import unittest
+import zlib
 
-from common import FIO, ROOT, TmpDirCase, run, run_fio
+from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, run, run_fio
 
 JOB = ["--name=t", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=64m", "--rate_iops=400",
        "--time_based", "--runtime=2", "--numjobs=2", "--log_avg_msec=250", "--output=/dev/null"]
@@ -125,6 +127,32 @@ class PlotLogs(TmpDirCase):
         p = run(["plot", str(bad), "-o", str(self.tmp / "b.svg")])
         self.assertEqual(p.returncode, 2)
         self.assertIn(f"{bad}: not a compressed log", p.stderr)
+
+    @unittest.skipIf(VARIANT != "release", "a sanitizer reserves terabytes of address space: no RLIMIT_AS lets it start")
+    def test_a_stream_that_inflates_to_gigabytes_costs_a_buffer(self):
+        # zlib packs zeros a thousand to one: a 0.6 MiB .fz holds 640 MiB of samples.
+        # Each stream was inflated whole before its text was made: 423 MB to print
+        # the 256 MiB one, and a plot of a 2 GiB one took 4 GB for 43 s.
+        def packed(name, mib):
+            z = zlib.compressobj(9)
+            path = self.tmp / name
+            path.write_bytes(b"".join(z.compress(bytes(1 << 20)) for _ in range(mib)) + z.flush())
+            return path
+
+        def limited(mib):
+            return lambda: resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+
+        small = packed("s_bw.1.log.fz", 128)
+        p = subprocess.run([BIN, f"--inflate-log={small}"], capture_output=True, timeout=120,
+                           preexec_fn=limited(96))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout), (128 << 20) // 32 * len(b"0, 0, 0, 0, 0\n"))
+        self.assertEqual(set(p.stdout.splitlines()), {b"0, 0, 0, 0, 0"})
+        big = packed("b_bw.1.log.fz", 640)   # 280 MiB of text, over plot's 256 MiB
+        p = subprocess.run([BIN, "plot", str(big), "-o", str(self.tmp / "b.svg")], capture_output=True, text=True,
+                           timeout=120, preexec_fn=limited(1024))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"{big}: inflated, its text is larger than 256 MiB", p.stderr)
 
     def test_clock_logs_line_up(self):
         # two hosts' logs of one job, written with log_unix_epoch: host b started 5 s later
