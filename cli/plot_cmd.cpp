@@ -12,6 +12,7 @@
 
 #include "cli/log_inflate.hpp"
 #include "cli/output.hpp"
+#include "cli/report_cmd.hpp"
 #include "parser/structured.hpp"
 #include "report/plot/plot.hpp"
 #include "results/record.hpp"
@@ -98,16 +99,6 @@ bool gather(const std::vector<std::string> &names, std::vector<report::log_input
     return true;
 }
 
-// The result document of a JSON result file: fio's notes before it, its
-// --status-interval documents and its text report around it left out (find_result).
-std::string result_document(const std::string &path, const std::string &text)
-{
-    resdb::result_span span = resdb::find_result(text);
-    if (span.documents > 1)
-        std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
-    return span.begin == std::string::npos ? text : text.substr(span.begin, span.end - span.begin);
-}
-
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
 {
     if (where.empty())
@@ -144,7 +135,10 @@ int plot_action(const args &a)
             return 2;
         }
     bool bad_input = false;
-    bool ok = json ? report::plot(result_document(in[0].path, in[0].text), po, &err, &bad_input)
+    report::ojson doc;
+    if (json && !parse_result_text(in[0].path, in[0].text, &doc))
+        return 2;
+    bool ok = json ? report::plot_document(doc, po, &err, &bad_input)
                    : report::plot_logs(in, po, &where, &err, &bad_input);
     return ok ? 0 : report_failure(where, err, bad_input);
 }

@@ -19,18 +19,6 @@ namespace {
 constexpr size_t REPORT_INPUT_MAX = (size_t)256 << 20;
 const char *const USAGE = "usage: ioplan report RESULT.json... [-o PAGE.html]";
 
-// "line:col" of byte offset at in text (1-based), for a parse error.
-std::string position(const std::string &text, size_t at)
-{
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < at && i < text.size(); i++, col++)
-        if (text[i] == '\n') {
-            line++;
-            col = 0;
-        }
-    return std::to_string(line) + ":" + std::to_string(col);
-}
-
 // Reads and parses one result; false after printing why.
 bool load(const std::string &path, report::html_input *out)
 {
@@ -44,26 +32,31 @@ bool load(const std::string &path, report::html_input *out)
                      st == parser::read_status::too_large ? "larger than 256 MiB" : "cannot read it");
         return false;
     }
-    // fio's notes before the document, its --status-interval documents and its text
-    // report around it are passed over (find_result), as `results import` does.
-    resdb::result_span span = resdb::find_result(text);
-    size_t begin = span.begin == std::string::npos ? 0 : span.begin;
-    if (span.documents > 1)
-        std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
-    try {
-        out->doc = report::ojson::parse(text.begin() + (long)begin,
-                                        span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end);
-    } catch (const report::ojson::parse_error &e) {
-        std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
-                     position(text, begin + (e.byte ? e.byte - 1 : 0)).c_str());
+    if (!parse_result_text(path, text, &out->doc))
         return false;
-    }
     size_t slash = path.rfind('/');
     out->name = slash == std::string::npos ? path : path.substr(slash + 1);
     return true;
 }
 
 } // namespace
+
+bool parse_result_text(const std::string &path, const std::string &text, nlohmann::ordered_json *doc)
+{
+    resdb::result_span span = resdb::find_result(text);
+    size_t begin = span.begin == std::string::npos ? 0 : span.begin;
+    if (span.documents > 1)
+        std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
+    try {
+        *doc = nlohmann::ordered_json::parse(text.begin() + (long)begin,
+                                    span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end);
+    } catch (const nlohmann::ordered_json::parse_error &e) {
+        std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
+                     resdb::text_position(text, begin + (e.byte ? e.byte : 1)).c_str());
+        return false;
+    }
+    return true;
+}
 
 int report_action(const args &a)
 {

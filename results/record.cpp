@@ -318,8 +318,9 @@ void read_facts(run_record &r, const json &env)
 	}
 }
 
-// nlohmann's byte offset as line:col of the text.
-std::string position(const std::string &text, size_t byte)
+} // namespace
+
+std::string text_position(const std::string &text, size_t byte)
 {
 	size_t line = 1, col = 1;
 	for (size_t i = 0; i + 1 < byte && i < text.size(); i++, col++)
@@ -329,8 +330,6 @@ std::string position(const std::string &text, size_t byte)
 		}
 	return std::to_string(line) + ":" + std::to_string(col);
 }
-
-} // namespace
 
 // A percentile the result does not list (percentile_list=90:95), from its
 // exact histogram as the report computed the ones it lists (res_lat_percentile:
@@ -550,7 +549,7 @@ run_record record_of_file(const std::string &path, size_t *documents)
 	} catch (const json::parse_error &e) {
 		std::string msg = e.what();
 		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);
-		throw input_error(path + ":" + position(text, start + e.byte), "not valid JSON: " + msg);
+		throw input_error(path + ":" + text_position(text, start + e.byte), "not valid JSON: " + msg);
 	}
 	if (too_deep)
 		throw input_error(path, "values nested more than " + std::to_string(max_result_depth) +

@@ -114,6 +114,9 @@ result_span find_result(const std::string &text);
 // documents (may be NULL) gets how many documents the file holds.
 run_record record_of_file(const std::string &path, size_t *documents = nullptr);
 
+// "line:col" in text of a parser's 1-based byte offset (nlohmann's parse_error::byte).
+std::string text_position(const std::string &text, size_t byte);
+
 // The note a reader of several documents prints: which one it took.
 std::string documents_note(const std::string &path, size_t documents);
 

@@ -358,7 +358,11 @@ bool plotting::render(const std::string &script, const plot_options &o, std::str
 
 bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input)
 {
-	ojson doc = ojson::parse(json_text, nullptr, false);
+	return plot_document(ojson::parse(json_text, nullptr, false), o, err, bad_input);
+}
+
+bool plot_document(const ojson &doc, const plot_options &o, std::string *err, bool *bad_input)
+{
 	std::string script;
 	// Up to here a failure is the input's (or the chart's name), not the run's.
 	if (bad_input)

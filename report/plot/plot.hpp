@@ -90,6 +90,9 @@ bool plot_script(const ojson &doc, const plot_options &o, std::string *script, s
 // the first kinds - the input or the chart's name - from the rest.
 bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input = nullptr);
 
+// The same from a parsed document (a reader that names where bad JSON is parses it first).
+bool plot_document(const ojson &doc, const plot_options &o, std::string *err, bool *bad_input = nullptr);
+
 // One fio log file: its path (its name says its kind) and its text.
 struct log_input {
 	std::string path;

@@ -201,9 +201,14 @@ class PlotInput(TmpDirCase):
     def test_not_json_and_nothing_to_draw(self):
         self.write("notes.txt", "this is not JSON\n")
         self.write("empty.json", '{"jobs": []}')
+        self.write("cut.json", '{"jobs": [1,\n  2,,]}\n')
+        self.write("list.json", "[1, 2]\n")
         cases = [
-            (["notes.txt", "-o", "c.svg"], "ioplan plot: error: the input is not a JSON result document\n"),
-            (["/dev/zero", "-o", "c.svg"], "ioplan plot: error: the input is not a JSON result document\n"),
+            # Where the JSON parser stopped, as `ioplan report` says it (plot said no more than this).
+            (["notes.txt", "-o", "c.svg"], "notes.txt:1:2: error: not a JSON result document\n"),
+            (["cut.json", "-o", "c.svg"], "cut.json:2:5: error: not a JSON result document\n"),
+            (["/dev/zero", "-o", "c.svg"], "/dev/zero:1:1: error: not a JSON result document\n"),
+            (["list.json", "-o", "c.svg"], "ioplan plot: error: the input is not a JSON result document\n"),
             (["empty.json", "-o", "c.svg"], "ioplan plot: error: nothing to plot: the JSON has no time series, "
                                             "latency percentiles or I/O traces\n"),
         ]

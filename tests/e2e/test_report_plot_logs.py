@@ -192,7 +192,7 @@ class PlotLogs(TmpDirCase):
             ([str(self.write("y_bw.1.log", "10, 20, 0\n"))], "y_bw.1.log:1: error: 3 fields where fio's log lines have 4 to 6"),
             ([str(self.write("z_iops.log", "10, 20, 5, 4096, 0\n"))], "z_iops.log:1: error: ddir 5 is not 0 (read), 1 (write) or 2 (trim)"),
             ([str(self.write("ok_bw.1.log", "10, 20, 0, 4096, 0\n")), str(self.write("results.txt", "10, 20, 0, 4096\n"))], "results.txt: error: not a fio log file name"),
-            ([str(self.tmp / "results.txt")], "ioplan plot: error: the input is not a JSON result document"),
+            ([str(self.tmp / "results.txt")], "results.txt:1:3: error: not a JSON result document"),
             ([str(self.write("r.json", "{}")), str(bad)], "one JSON result at a time, or fio log files"),
             ([str(self.write("empty/readme", ""))[:-len("/readme")]], "no fio log files"),
         ]
