@@ -204,9 +204,10 @@ const std::vector<flag> table = {
      "the results replace them, and a file created for a run that never started is\n"
      "removed again.\n"
      "A FIFO is opened when the results are ready, whenever its reader comes.\n"
-     "A regular file that is also one of the jobs' files, or a file the run reads\n"
+     "A regular file that is also one of the jobs' files, a file a job writes\n"
+     "beside them (a log, write_iolog, a verify state), or a file the run reads\n"
      "(a job file, an included one, a trace, the results store), is refused\n"
-     "(status 2): the results would replace it.\n"
+     "(status 2): the results would replace it, or share it.\n"
      "When the file cannot take the results after the run (the disk filled), the\n"
      "error says so and the results are written to standard output instead.", "o"},
     {"readonly", flag_arg::none, nullptr, RUN, "refuse, before any I/O, every job that would write, trim or lay out a file, or whose engine creates, deletes or allocates",

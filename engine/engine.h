@@ -218,6 +218,15 @@ const char *eng_checksum_name(unsigned i);
  */
 const char *eng_ioengine_unavailable(enum plan_ioengine e);
 
+/*
+ * Each file plan p's jobs write besides their targets (logs, verify state,
+ * write_iolog, exec_prerun/postrun output, std_redirect), to fn with the option
+ * that names it: a report's file must not be one of them.
+ */
+void eng_each_side_file(const struct plan *p,
+			void (*fn)(void *arg, const struct plan_job *j, const char *option, const char *path),
+			void *arg);
+
 /* Whether the engine opens its job's files (null, cpuio and the network engines do not). */
 bool eng_ioengine_opens_files(enum plan_ioengine e);
 

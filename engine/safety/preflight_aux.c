@@ -55,13 +55,17 @@ static bool state_file_is_users(struct pf_state *s, const struct plan_job *j, co
 	return true;
 }
 
+typedef void (*side_file_fn)(void *arg, const struct plan_job *j, const char *option, const char *path,
+			     unsigned how);
+
 /*
  * Logs, verify state, prerun/postrun output and exec redirects have names
- * ioplan makes up: a user's file by that name is kept (-EEXIST above), ioplan's
- * own from an earlier run is replaced.  Judged once per name: clones share
- * the job-named ones (the first clone's, and the section-named of the others).
+ * ioplan makes up: a user's file by that name is kept (-EEXIST), ioplan's own
+ * from an earlier run is replaced (how: the rule of safety_check_output).  Once
+ * per name: clones share the job-named ones (the first clone's, and the
+ * section-named of the others).
  */
-static void check_side_files(struct pf_state *s, const struct plan_job *j)
+static void each_side_file(const struct plan *p, const struct plan_job *j, side_file_fn fn, void *arg)
 {
 	const unsigned made_up = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
 	char path[4096];
@@ -69,27 +73,59 @@ static void check_side_files(struct pf_state *s, const struct plan_job *j)
 	for (uint32_t c = 0; c < j->nr_clones; c++) {
 		for (int k = 0; k < LOG_KIND_NR; k++)
 			if ((c <= 1 || j->per_job_logs) && log_file_name(path, sizeof(path), j, &j->clones[c], k))
-				check_side_file(s, j, log_option(k), path,
-						j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
+				fn(arg, j, log_option(k), path, j->per_job_logs ? made_up : SAFETY_OUT_DERIVED);
 		if (j->verify_state_save && j->verify != PLAN_VERIFY_NONE && !j->verify_only &&
 		    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
-			vstate_name(path, sizeof(path), s->p->aux_path, j->name, j->clones[c].thread_number - 1,
+			vstate_name(path, sizeof(path), p->aux_path, j->name, j->clones[c].thread_number - 1,
 				    j->log_suffix);
-			if (j->verify_state_save_asked || !state_file_is_users(s, j, path))
-				check_side_file(s, j, "verify_state_save", path, made_up);
+			fn(arg, j, "verify_state_save", path, made_up);
 		}
 	}
 	if (j->write_iolog_path)
-		check_side_file(s, j, "write_iolog", j->write_iolog_path, 0);
+		fn(arg, j, "write_iolog", j->write_iolog_path, 0);
 	for (int post = 0; post < 2; post++)
 		if (post ? j->exec_postrun : j->exec_prerun) {
 			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
-			check_side_file(s, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
+			fn(arg, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
 		}
 	for (int err = 0; plan_engopt_int(j->engine_opts, j->ioengine, "std_redirect") && err < 2; err++) {
 		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
-		check_side_file(s, j, "std_redirect", path, made_up);
+		fn(arg, j, "std_redirect", path, made_up);
 	}
+}
+
+static void check_one_side_file(void *arg, const struct plan_job *j, const char *option, const char *path,
+				unsigned how)
+{
+	struct pf_state *s = arg;
+
+	/* verify_state_save by default over a user's file: a warning, and no save. */
+	if (!strcmp(option, "verify_state_save") && !j->verify_state_save_asked && state_file_is_users(s, j, path))
+		return;
+	check_side_file(s, j, option, path, how);
+}
+
+struct side_file_visit {
+	void (*fn)(void *arg, const struct plan_job *j, const char *option, const char *path);
+	void *arg;
+};
+
+static void visit_side_file(void *arg, const struct plan_job *j, const char *option, const char *path,
+			    unsigned how)
+{
+	const struct side_file_visit *v = arg;
+
+	v->fn(v->arg, j, option, path);
+}
+
+void eng_each_side_file(const struct plan *p,
+			void (*fn)(void *arg, const struct plan_job *j, const char *option, const char *path),
+			void *arg)
+{
+	struct side_file_visit v = { fn, arg };
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++)
+		each_side_file(p, plan_job_at(p, i), visit_side_file, &v);
 }
 
 /* verify_state_load: each clone's state file is one fio would load, of this job and its files, before any I/O. */
@@ -183,7 +219,7 @@ static void check_mmap_block(struct pf_state *s, const struct plan_job *j)
 void pf_check_aux(struct pf_state *s, const struct plan_job *j)
 {
 	check_mmap_block(s, j);
-	check_side_files(s, j);
+	each_side_file(s->p, j, check_one_side_file, s);
 	check_state_files(s, j);
 	check_net_host(s, j);
 	check_remote_size(s, j);

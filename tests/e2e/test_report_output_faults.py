@@ -201,6 +201,30 @@ class OutputPathsCheckedFirst(MountCase):
                  "--output=/dev/null"])
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_output_that_is_a_file_the_job_writes_beside_its_own(self):
+        # A log, a write_iolog or a verify state named as --output: the report and the
+        # log were written to one file (the log's lines lost under the report), and an
+        # earlier run's file there was replaced.
+        cases = [
+            (["--write_bw_log=o", "--log_avg_msec=100"], "o_bw.1.log", "write_bw_log"),
+            (["--write_lat_log=o", "--per_job_logs=0"], "o_clat.log", "write_lat_log"),
+            (["--write_iolog=trace"], "trace", "write_iolog"),
+            (["--verify=crc32c", "--rw=write"], "local-n-0-verify.state", "verify_state_save"),
+        ]
+        for extra, name, option in cases:
+            with self.subTest(option):
+                for earlier in (False, True):
+                    if earlier:
+                        self.write(name, "an earlier run's file\n")
+                    p = run([*NULL_JOB, *extra, f"--output={name}"], cwd=self.tmp)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn(f"ioplan: error: --output={name} is job 'n''s {option} file {name}: "
+                                  "the results and it would be one file", p.stderr)
+                    if earlier:
+                        self.assertEqual((self.tmp / name).read_text(), "an earlier run's file\n")
+                    else:
+                        self.assertFalse((self.tmp / name).exists())
+
     def test_convert_and_showplan_write_to_output(self):
         job = self.write("j.fio", "[j]\nrw=read\nsize=1m\n")
         p = run(["convert", str(job), "--to=toml", f"--output={self.tmp / 'j.toml'}"])
