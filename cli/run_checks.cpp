@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
+#include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "cli/mpi/agg_bw_log.hpp"
 #include "engine/engine.h"
 #include "results/store.hpp"
 #include "engine/safety/safety.h"
@@ -47,6 +53,57 @@ bool aux_path_ok(const std::string &dir)
     return false;
 }
 
+// A file's name for comparing with others before either exists: its directory
+// resolved (symlinks, "..", the working directory) and its own name.
+std::string file_key(const std::string &path)
+{
+    size_t slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    char real[PATH_MAX];
+    if (!realpath(dir.c_str(), real))
+        return path;
+    return std::string(real) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+std::string base_name(const std::string &path)
+{
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A file a job writes beside its targets that is one of the jobs' targets
+// (write_bw_log=a over filename=a_bw.1.log): the log would be written over the
+// data, or the data over the log.  Targets are resolved only when their name
+// is a side file's, so a 100 000-file layout costs no realpath per file.
+bool side_files_apart(const plan &p)
+{
+    std::map<std::string, std::string> side; // file_key -> what writes it
+    std::set<std::string> names;
+    struct acc {
+        std::map<std::string, std::string> &side;
+        std::set<std::string> &names;
+    } a{ side, names };
+    eng_each_side_file(&p, [](void *arg, const plan_job *j, const char *option, const char *path) {
+        acc *x = static_cast<acc *>(arg);
+        x->side.emplace(file_key(path), std::string("job '") + j->name + "''s " + option + " file " + path);
+        x->names.insert(base_name(path));
+    }, &a);
+    for (uint32_t j = 0; !side.empty() && j < p.nr_jobs; j++) {
+        const plan_job *job = plan_job_at(&p, j);
+        for (uint32_t c = 0; c < job->nr_clones; c++)
+            for (uint32_t f = 0; f < job->clones[c].nr_files; f++) {
+                const char *path = job->clones[c].files[f].path;
+                auto hit = names.count(base_name(path)) ? side.find(file_key(path)) : side.end();
+                if (hit == side.end())
+                    continue;
+                std::fprintf(stderr, "ioplan: error: job '%s': its file %s is %s: the run would write one "
+                             "over the other; nothing was run\n", job->name, path, hit->second.c_str());
+                return false;
+            }
+    }
+    return true;
+}
+
 } // namespace
 
 bool check_run_flags(const args &a, const plan &p)
@@ -75,6 +132,11 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
         for (input_file &f : store_inputs(db))
             in.push_back(f);
     }
+    // Not read, but written by the cli beside the report: no output may be one of them.
+    for (int d = 0; a.bandwidth_log && d < PLAN_DDIR_NR; d++) {
+        std::string f = agg_bw_log_path(".", d);
+        in.push_back({f, "the --bandwidth-log file " + f.substr(2)});
+    }
     return in;
 }
 
@@ -96,6 +158,8 @@ bool job_directories_ok(const plan &p)
 
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs)
 {
+    if (!side_files_apart(p))
+        return false;
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
         const input_file *in = job->write_iolog_path ? input_named(job->write_iolog_path, inputs) : nullptr;
         if (in) {

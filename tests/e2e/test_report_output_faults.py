@@ -224,6 +224,12 @@ class OutputPathsCheckedFirst(MountCase):
                         self.assertEqual((self.tmp / name).read_text(), "an earlier run's file\n")
                     else:
                         self.assertFalse((self.tmp / name).exists())
+        # --bandwidth-log's files are the cli's own, beside the report.
+        p = run([*NULL_JOB, "--bandwidth-log", "--output=agg-write_bw.log"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("ioplan: error: --output=agg-write_bw.log is the --bandwidth-log file agg-write_bw.log: "
+                      "the results would replace it", p.stderr)
+        self.assertFalse((self.tmp / "agg-write_bw.log").exists())
 
     def test_convert_and_showplan_write_to_output(self):
         job = self.write("j.fio", "[j]\nrw=read\nsize=1m\n")

@@ -250,6 +250,27 @@ class SideFilesKeepUserFiles(TmpDirCase):
         for name, digest in sums.items():
             self.assertEqual(sha(self.tmp / name), digest, f"{name} was replaced")
 
+    def test_a_jobs_file_that_is_also_a_side_file_is_refused(self):
+        # filename=j_bw.1.log with write_bw_log=j: the log and the data went to one file
+        # (the data laid out, the log written over it; fio ends with a file of neither).
+        cases = [(self.RUNS[0][0], "j_bw.1.log", "write_bw_log"), (self.RUNS[1][0], "j_lat.1.log", "write_lat_log"),
+                 (self.RUNS[2][0], "local-j-0-verify.state", "verify_state_save"),
+                 (self.RUNS[3][0], "j.prerun.txt", "exec_prerun")]
+        for extra, name, option in cases:
+            for there in (False, True):
+                with self.subTest(option, there=there):
+                    if there:
+                        (self.tmp / name).write_bytes(b"data" * 16384)
+                    p = run([*JOB, f"--filename={name}", *extra, "--allow_existing_file_write=1"], cwd=self.tmp)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn(f"ioplan: error: job 'j': its file {name} is job 'j''s {option} file {name}: "
+                                  "the run would write one over the other; nothing was run", p.stderr)
+                    if there:
+                        self.assertEqual((self.tmp / name).read_bytes(), b"data" * 16384)
+                    else:
+                        self.assertFalse((self.tmp / name).exists())
+                    (self.tmp / name).unlink(missing_ok=True)
+
     def test_ioplans_own_side_files_are_replaced_by_a_rerun(self):
         first = [p.returncode for p in self.runs()]
         self.assertEqual(first, [0] * len(first))
