@@ -1,5 +1,5 @@
-// cli/run_checks.cpp - the checks of a plan before any I/O: --readonly, --aux-path, and
-// no output over an input (run_checks.hpp).
+// cli/run_checks.cpp - the checks of a plan before any I/O: --readonly, --aux-path,
+// no output over an input and no side file over a target (run_checks.hpp).
 #include "cli/run_checks.hpp"
 
 #include <algorithm>
@@ -12,7 +12,6 @@
 #include <new>
 #include <set>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/mpi/agg_bw_log.hpp"
 #include "engine/engine.h"

@@ -19,11 +19,13 @@ namespace cli {
 // False after printing why on stderr (exit 2): nothing may run.
 bool check_run_flags(const args &a, const plan &p);
 
-// What the run reads that no output of it may replace: the job files and the
-// files they include, the traces jobs replay, the results store --save writes to.
+// What no output of the run may replace: what it reads (the job files and the
+// files they include, the traces jobs replay, the results store --save writes
+// to) and --bandwidth-log's files, which the cli writes beside the report.
 std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_source *src);
 
-// The I/O logs jobs write (write_iolog) against inputs; false after printing
+// The files jobs write beside their targets (logs, write_iolog, verify state)
+// against the targets, and write_iolog against inputs; false after printing
 // which one would be replaced (exit 2).  merge_blktrace_file= has its own rule,
 // judged when the merge is written, before this: only an empty file or the same
 // merge is replaced (cli/replay_merge.cpp).
