@@ -12,9 +12,9 @@ import resource
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase
+from common import BIN, VARIANT, TmpDirCase
 
-RELEASE_ONLY = unittest.skipIf(os.environ.get("IOPLAN_VARIANT", "release") != "release",
+RELEASE_ONLY = unittest.skipIf(VARIANT != "release",
                                "a sanitizer reserves terabytes of address space: no RLIMIT_AS lets it start")
 
 
