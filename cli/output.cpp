@@ -192,9 +192,9 @@ const input_file *input_named(const std::string &path, const std::vector<input_f
 
 std::vector<input_file> store_inputs(const std::string &db)
 {
-	std::vector<input_file> in{ { db, "the results store " + db } };
+	std::vector<input_file> in{ { db, "the results store " + db, true } };
 	for (const char *side : { "-wal", "-shm", "-journal" })
-		in.push_back({ db + side, "the results store's " + std::string(side + 1) + " file " + db + side });
+		in.push_back({ db + side, "the results store's " + std::string(side + 1) + " file " + db + side, true });
 	return in;
 }
 

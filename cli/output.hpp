@@ -41,6 +41,7 @@ bool flush_stdout();
 struct input_file {
 	std::string path;
 	std::string what; // "the job file job.fio being read"
+	bool written = false; // the cli writes it too (the results store, --bandwidth-log's files)
 };
 
 // An --output=FILE, opened before the run and written after it.

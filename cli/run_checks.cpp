@@ -70,11 +70,12 @@ std::string base_name(const std::string &path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// A file a job writes beside its targets that is one of the jobs' targets
-// (write_bw_log=a over filename=a_bw.1.log): the log would be written over the
-// data, or the data over the log.  Targets are resolved only when their name
-// is a side file's, so a 100 000-file layout costs no realpath per file.
-bool side_files_apart(const plan &p)
+// A file written beside the jobs' targets that is one of them: a job's side
+// file (write_bw_log=a over filename=a_bw.1.log), the results store or a
+// --bandwidth-log file (inputs the cli writes): one would be written over the
+// other.  Targets are resolved only when their name is one of those, so a
+// 100 000-file layout costs no realpath per file.
+bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
 {
     std::map<std::string, std::string> side; // file_key -> what writes it
     std::set<std::string> names;
@@ -87,6 +88,11 @@ bool side_files_apart(const plan &p)
         x->side.emplace(file_key(path), std::string("job '") + j->name + "''s " + option + " file " + path);
         x->names.insert(base_name(path));
     }, &a);
+    for (const input_file &in : inputs)
+        if (in.written) {
+            side.emplace(file_key(in.path), in.what);
+            names.insert(base_name(in.path));
+        }
     for (uint32_t j = 0; !side.empty() && j < p.nr_jobs; j++) {
         const plan_job *job = plan_job_at(&p, j);
         for (uint32_t c = 0; c < job->nr_clones; c++)
@@ -134,7 +140,7 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
     // Not read, but written by the cli beside the report: no output may be one of them.
     for (int d = 0; a.bandwidth_log && d < PLAN_DDIR_NR; d++) {
         std::string f = agg_bw_log_path(".", d);
-        in.push_back({f, "the --bandwidth-log file " + f.substr(2)});
+        in.push_back({f, "the --bandwidth-log file " + f.substr(2), true});
     }
     return in;
 }
@@ -157,7 +163,7 @@ bool job_directories_ok(const plan &p)
 
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs)
 {
-    if (!side_files_apart(p))
+    if (!side_files_apart(p, inputs))
         return false;
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++) {
         const input_file *in = job->write_iolog_path ? input_named(job->write_iolog_path, inputs) : nullptr;

@@ -270,6 +270,15 @@ class SideFilesKeepUserFiles(TmpDirCase):
                     else:
                         self.assertFalse((self.tmp / name).exists())
                     (self.tmp / name).unlink(missing_ok=True)
+        # So are the files the cli writes: --bandwidth-log's, and the store --save writes to.
+        for extra, name, what in ((["--bandwidth-log"], "agg-write_bw.log", "the --bandwidth-log file agg-write_bw.log"),
+                                  (["--save", "--results-db=r.db"], "r.db", "the results store r.db")):
+            with self.subTest(what):
+                p = run([*JOB, f"--filename={name}", "--rw=write", *extra], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"ioplan: error: job 'j': its file {name} is {what}: the run would write one over the "
+                              "other; nothing was run", p.stderr)
+                self.assertEqual(os.listdir(self.tmp), [])
 
     def test_ioplans_own_side_files_are_replaced_by_a_rerun(self):
         first = [p.returncode for p in self.runs()]
