@@ -48,8 +48,8 @@ bool parse_result_text(const std::string &path, const std::string &text, nlohman
     if (span.documents > 1)
         std::fputs(resdb::documents_note(path, span.documents).c_str(), stderr);
     try {
-        *doc = nlohmann::ordered_json::parse(text.begin() + (long)begin,
-                                    span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end);
+        auto end = span.begin == std::string::npos ? text.end() : text.begin() + (long)span.end;
+        *doc = nlohmann::ordered_json::parse(text.begin() + (long)begin, end);
     } catch (const nlohmann::ordered_json::parse_error &e) {
         std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
                      resdb::text_position(text, begin + (e.byte ? e.byte : 1)).c_str());
