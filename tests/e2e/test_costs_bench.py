@@ -277,7 +277,7 @@ class Runs(TmpDirCase):
 
         def running(p):
             """Every process below the harness, once fio's job (a session of its own) runs on the file."""
-            pids[:] = self.tree(p.pid)
+            pids[:] = bench.descendants(p.pid)
             own_session = [k for k in pids if self.session(k) not in (None, self.session(p.pid))]
             return own_session and list(self.tmp.glob("ioplan-bench-*/bench.psync"))
 
@@ -339,23 +339,6 @@ class Runs(TmpDirCase):
             pass    # the assertion below names it
         self.assertEqual(loops_left(), [], "a loop device is left")
         self.assertEqual(list(self.tmp.glob("ioplan-bench-*")), [])
-
-    @staticmethod
-    def tree(pid):
-        """Every process below pid, by parent links."""
-        kids = {}
-        for d in pathlib.Path("/proc").glob("[0-9]*"):
-            try:
-                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            kids.setdefault(int(fields[1]), []).append(int(d.name))
-        out, todo = [], [pid]
-        while todo:
-            for k in kids.get(todo.pop(), []):
-                out.append(k)
-                todo.append(k)
-        return out
 
     @staticmethod
     def session(pid):
