@@ -160,11 +160,15 @@ bool inflate_log_text(const std::string &path, size_t max_bytes, std::string *te
 int inflate_log(const std::string &path, FILE *out)
 {
     std::string err;
+    // A write that fails (a full disk) stops the inflating: the rest would fail too.
     if (!inflate_each(path, [&](const std::string &lines) {
-            std::fwrite(lines.data(), 1, lines.size(), out);
-            return true;
+            if (std::fwrite(lines.data(), 1, lines.size(), out) == lines.size())
+                return true;
+            err = std::string("writing its text: ") + std::strerror(errno);
+            return false;
         }, &err)) {
         std::fprintf(stderr, "ioplan: error: --inflate-log: %s: %s\n", path.c_str(), err.c_str());
+        std::clearerr(out); // said once, here
         return 1;
     }
     return 0;

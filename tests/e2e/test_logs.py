@@ -361,6 +361,13 @@ class LogBehaviour(LogsTmp):
         p = run(["--inflate-log=junk.fz"], cwd=self.tmp)
         self.assertEqual(p.returncode, 1)
         self.assertIn("junk.fz: not a compressed log", p.stderr)
+        # A full disk under the text: said once, with its errno (it was "Input/output error"
+        # after every stream had been inflated into the failing stream).
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([BIN, "--inflate-log=z_bw.1.log.fz"], cwd=self.tmp, stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (1, "ioplan: error: --inflate-log: z_bw.1.log.fz: writing its "
+                                                       "text: No space left on device\n"))
 
     @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2 and 1 in os.sched_getaffinity(0), "needs CPU 1")
     def test_log_compression_cpus_pins_the_log_writer(self):
