@@ -356,11 +356,6 @@ bool plotting::render(const std::string &script, const plot_options &o, std::str
 	return true;
 }
 
-bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input)
-{
-	return plot_document(ojson::parse(json_text, nullptr, false), o, err, bad_input);
-}
-
 bool plot_document(const ojson &doc, const plot_options &o, std::string *err, bool *bad_input)
 {
 	std::string script;

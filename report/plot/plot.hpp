@@ -54,7 +54,7 @@
 //     po.output = "FILE.svg";
 //     std::string err;
 //     bool bad_input;
-//     if (!report::plot(read_file("RESULT.json"), po, &err, &bad_input))
+//     if (!report::plot_document(parsed_result, po, &err, &bad_input))
 //         ... print "ioplan plot: " + err, exit bad_input ? 2 : 1 ...
 #pragma once
 
@@ -83,14 +83,12 @@ struct plot_options {
 // .svg nor .png or the document has nothing to draw.
 bool plot_script(const ojson &doc, const plot_options &o, std::string *script, std::string *err);
 
-// Parses json_text, writes the script, runs gnuplot.  False with a one-line
-// reason in *err: bad JSON, nothing to plot, a file that cannot be written,
-// gnuplot missing or failing (with its first error line), or a chart gnuplot
-// left incomplete (it exits 0 on a full disk).  *bad_input (when given) tells
-// the first kinds - the input or the chart's name - from the rest.
-bool plot(const std::string &json_text, const plot_options &o, std::string *err, bool *bad_input = nullptr);
-
-// The same from a parsed document (a reader that names where bad JSON is parses it first).
+// Writes the script of a parsed result and runs gnuplot.  False with a
+// one-line reason in *err: no JSON object (a discarded parse), nothing to plot,
+// a file that cannot be written, gnuplot missing or failing (with its first
+// error line), or a chart gnuplot left incomplete (it exits 0 on a full disk).
+// *bad_input (when given) tells the first kinds - the input or the chart's
+// name - from the rest.  The reader parses, so bad JSON is said where it is.
 bool plot_document(const ojson &doc, const plot_options &o, std::string *err, bool *bad_input = nullptr);
 
 // One fio log file: its path (its name says its kind) and its text.

@@ -17,6 +17,12 @@ namespace {
 
 constexpr uint64_t MiB = 1024 * 1024, MS = 1000000;
 
+// A result's text as `ioplan plot` hands it on: parsed, a discarded value when it is no JSON.
+report::ojson parsed(const std::string &text)
+{
+	return report::ojson::parse(text, nullptr, false);
+}
+
 // n samples of width iv_ns, sample k moving (k + 1) * bytes in direction d.
 void series(res_clone &c, int d, uint32_t n, uint64_t iv_ns, uint64_t bytes, uint64_t bs)
 {
@@ -147,7 +153,7 @@ TEST_CASE("plot: gnuplot draws a well-formed SVG with every series and axis, and
 	report::plot_options o;
 	o.output = dir + "/chart.svg";
 	std::string err;
-	REQUIRE_MESSAGE(report::plot(s.json(), o, &err), err);
+	REQUIRE_MESSAGE(report::plot_document(parsed(s.json()), o, &err), err);
 
 	std::string svg = slurp(o.output);
 	CHECK(svg.size() > 5000);
@@ -164,7 +170,7 @@ TEST_CASE("plot: gnuplot draws a well-formed SVG with every series and axis, and
 	CHECK(slurp(o.output + ".gp").find("set terminal svg") != std::string::npos);
 
 	o.output = dir + "/chart.png";
-	REQUIRE_MESSAGE(report::plot(s.json(), o, &err), err);
+	REQUIRE_MESSAGE(report::plot_document(parsed(s.json()), o, &err), err);
 	std::string png = slurp(o.output);
 	CHECK(png.size() > 5000);
 	CHECK(png.compare(0, 4, "\x89PNG") == 0);
@@ -191,19 +197,19 @@ TEST_CASE("plot: what it cannot do is said")
 	report::plot_options o;
 	std::string err;
 	o.output = "/tmp/chart.pdf";
-	CHECK_FALSE(report::plot(s.json(), o, &err));
+	CHECK_FALSE(report::plot_document(parsed(s.json()), o, &err));
 	CHECK(err == "the chart file must end in .svg or .png: '/tmp/chart.pdf'");
 	o.output = "/tmp/chart.svg";
-	CHECK_FALSE(report::plot("{\"jobs\": []}", o, &err));
+	CHECK_FALSE(report::plot_document(parsed("{\"jobs\": []}"), o, &err));
 	CHECK(err.rfind("nothing to plot", 0) == 0);
 	bool bad_input = false;
-	CHECK_FALSE(report::plot("{not json", o, &err, &bad_input));
+	CHECK_FALSE(report::plot_document(parsed("{not json"), o, &err, &bad_input));
 	CHECK(err == "the input is not a JSON result document");
 	CHECK(bad_input);
 	std::string dir = tmpdir();
 	o.output = dir + "/c.svg";
 	o.gnuplot = "/nonexistent/gnuplot";
-	CHECK_FALSE(report::plot(s.json(), o, &err, &bad_input));
+	CHECK_FALSE(report::plot_document(parsed(s.json()), o, &err, &bad_input));
 	CHECK(err.find("cannot run /nonexistent/gnuplot") == 0);
 	CHECK_FALSE(bad_input);	// the input was fine: the run of gnuplot failed
 	t::run("rm -rf " + dir);
