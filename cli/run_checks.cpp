@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
@@ -15,6 +13,7 @@
 
 #include "cli/mpi/agg_bw_log.hpp"
 #include "engine/engine.h"
+#include "parser/structured.hpp"
 #include "results/store.hpp"
 #include "engine/safety/safety.h"
 
@@ -52,22 +51,19 @@ bool aux_path_ok(const std::string &dir)
     return false;
 }
 
+std::string base_name(const std::string &path)
+{
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // A file's name for comparing with others before either exists: its directory
 // resolved (symlinks, "..", the working directory) and its own name.
 std::string file_key(const std::string &path)
 {
     size_t slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    char real[PATH_MAX];
-    if (!realpath(dir.c_str(), real))
-        return path;
-    return std::string(real) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
-}
-
-std::string base_name(const std::string &path)
-{
-    size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    return parser::real_path(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash)) + "/" +
+           base_name(path);
 }
 
 // A file written beside the jobs' targets that is one of them: a job's side
