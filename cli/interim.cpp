@@ -72,8 +72,10 @@ void interim_reports::drain()
         if (w < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (w <= 0) {
-            std::fprintf(stderr, "ioplan: error: writing the results so far to stdout: %s\n",
-                         std::strerror(w < 0 ? errno : EIO));
+            reader_gone_ = w < 0 && errno == EPIPE;
+            std::fprintf(stderr, "ioplan: error: writing the results so far to stdout: %s%s\n",
+                         std::strerror(w < 0 ? errno : EIO),
+                         reader_gone_ ? ": nothing reads them, so the run stops and keeps what it measured" : "");
             failed_ = true;
             pending_.clear();
             return;

@@ -51,6 +51,9 @@ public:
 	// Whether it needs the supervisor's ticks: an interval, or text stdout has not taken yet.
 	bool timed() const { return interval_ns_ || !pending_.empty(); }
 
+	// Whether stdout's reader left (EPIPE): the supervisor stops the run, as SIGTERM would.
+	bool reader_gone() const { return reader_gone_; }
+
 	// The text not written yet (stdout), for the caller to write before the final report.
 	std::string take_pending();
 
@@ -71,6 +74,7 @@ private:
 	std::string pending_;
 	unsigned count_ = 0;
 	bool failed_ = false;
+	bool reader_gone_ = false;
 };
 
 } // namespace cli

@@ -8,7 +8,12 @@
 // the results so far, as fio's does (and --status-interval asks every
 // interval: cli/interim.hpp).  Once the engine is done the mask is lifted
 // again: a signal while the report is written (to a pipe nobody reads, say)
-// ends ioplan as it ends any program.
+// ends ioplan as it ends any program, after --save has kept the run.
+// SIGPIPE is ignored from the start of a run to its exit: a reader that
+// left makes a write fail with EPIPE, which is said, instead of ending the
+// process before the run is saved, its logs closed and its errors said.  A
+// reader of the reports of the results so far that leaves stops the run, as
+// SIGTERM would, since nothing reads what the run was asked to show.
 // While signals are blocked nothing may block the supervisor, so the progress
 // line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
@@ -50,6 +55,24 @@
 namespace cli {
 
 namespace {
+
+// SIGPIPE's disposition set for a scope, the one before back at its end.
+class pipe_signal {
+public:
+    explicit pipe_signal(void (*handler)(int))
+    {
+        struct sigaction sa {};
+        sa.sa_handler = handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGPIPE, &sa, &was_);
+    }
+    ~pipe_signal() { sigaction(SIGPIPE, &was_, nullptr); }
+    pipe_signal(const pipe_signal &) = delete;
+    pipe_signal &operator=(const pipe_signal &) = delete;
+
+private:
+    struct sigaction was_ {};
+};
 
 // The plan's test files that do not exist yet: the ones this run will create.
 // The preflight's look at each (pf->seen, sorted by path) answers for most.
@@ -297,6 +320,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     line.set_copies(live ? live->ranks() : 1);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
+    bool reader_stop = false;
     uint64_t next_ask_ns = 0;
     int sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
     bool watching = show_progress || live || a.bandwidth_log || !a.trigger_file.empty() || a.trigger_timeout_ns;
@@ -315,6 +339,9 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
             *triggered = true;
             eng_stop(e);
         }
+        if (interim.reader_gone() && !reader_stop && !signals && !*triggered)
+            eng_stop(e); // once: a second call would abort
+        reader_stop = reader_stop || interim.reader_gone();
         if (show_progress && line.due(st.elapsed_ns))
             status(line.update(world), eta_fd);
     }
@@ -360,6 +387,8 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
 int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out,
                   interim_reports &interim)
 {
+    if (a.output_path.empty() && interim.reader_gone())
+        return 1; // said once, when it left
     std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any());
     if (a.output_path.empty())
         return write_stdout(text, "the results to stdout") ? 0 : 1;
@@ -512,6 +541,7 @@ void after_trigger(const args &a, results *r, int signals)
     if (a.trigger_cmd.empty())
         return;
     std::fflush(nullptr);
+    pipe_signal as_any_program(SIG_DFL); // an ignored signal would stay ignored in the command
     if (std::system(a.trigger_cmd.c_str()) == -1)
         std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
 }
@@ -586,6 +616,7 @@ std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
              const plan_source *src)
 {
+    pipe_signal ignored(SIG_IGN);
     unsigned formats = 0;
     std::string err;
     if (!a.writer && !report::parse_formats(a.output_format, &formats, &err)) {
@@ -663,9 +694,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
             for (uint32_t i = 0; i < r->nr_msgs; i++)
                 if (r->msgs[i].code && std::strcmp(r->msgs[i].code, "fio-note") == 0)
                     status(std::string(r->msgs[i].text) + "\n");
-        rc |= write_reports(*r, p, a, formats, out, interim);
+        // Kept before the report is written: a reader that blocks or leaves cannot lose it.
         if (a.save)
             rc |= save_run(*r, p, a) ? 0 : 1;
+        rc |= write_reports(*r, p, a, formats, out, interim);
         rc |= failed_status(*r, a.who);
         bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

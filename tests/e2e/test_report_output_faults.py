@@ -5,7 +5,10 @@ job's file is never created, and an older result file survives a run that
 never started.  Every write of output is checked to its end: /dev/full and a
 small full tmpfs give "ioplan: error: writing ...: <strerror>" and exit 1.
 A report blocked on a pipe or FIFO nobody reads, or a progress line blocked on
-such a stderr, never makes ioplan deaf to SIGINT or SIGTERM.
+such a stderr, never makes ioplan deaf to SIGINT or SIGTERM.  A reader that
+leaves (`ioplan --save ... | head`) never loses the run: the store keeps it,
+the logs are written, the exit is 1 with the broken pipe said, and a reader of
+--status-interval's reports that leaves stops the run as SIGTERM would.
 """
 import fcntl
 import json
@@ -116,6 +119,70 @@ class SignalsWhileBlocked(TmpDirCase):
         proc.send_signal(signal.SIGINT)
         self.assertLess(ended_within(proc, STOP_BOUND_S), STOP_BOUND_S)
         self.assertNotEqual(proc.returncode, 0)
+
+
+class ReaderGone(TmpDirCase):
+    """stdout is a pipe whose reader left: SIGPIPE used to end the run before --save."""
+
+    def stored(self, db):
+        return json.loads(run(["results", "list", f"--results-db={db}", "--output-format=json"]).stdout)
+
+    def run_into_a_left_pipe(self, args, read_first=0):
+        """Runs args with stdout a pipe whose reader reads read_first bytes, then leaves."""
+        r, w = os.pipe()
+        proc = subprocess.Popen([BIN, *args], stdout=w, stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        with os.fdopen(r, "rb") as reader:
+            if read_first:
+                reader.read(read_first)
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+        return proc.returncode, err
+
+    def test_a_run_whose_reader_left_is_saved_and_says_so(self):
+        db = self.tmp / "runs.db"
+        rc, err = self.run_into_a_left_pipe([*NULL_JOB, "--output-format=json+", "--save", f"--results-db={db}"])
+        self.assertEqual(rc, 1, err)  # not -SIGPIPE
+        self.assertIn("ioplan: error: writing the results to stdout: Broken pipe", err)
+        runs = self.stored(db)
+        self.assertEqual(len(runs), 1, err)
+        self.assertFalse(runs[0]["interrupted"])
+
+    def test_status_reports_whose_reader_left_stop_the_run_and_keep_it(self):
+        # A minute's run paced at 500 IOPS: the reader takes the first report's opening,
+        # then leaves.  The run must stop there rather than die of SIGPIPE or run on.
+        db = self.tmp / "runs.db"
+        rc, err = self.run_into_a_left_pipe(
+            ["--name=n", "--ioengine=null", "--size=64m", "--rate_iops=500", "--time_based", "--runtime=60",
+             "--status-interval=1", "--output-format=json", f"--write_bw_log={self.tmp}/n",
+             "--log_avg_msec=100", "--save", f"--results-db={db}"], read_first=1)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("writing the results so far to stdout: Broken pipe: nothing reads them, "
+                      "so the run stops and keeps what it measured", err)
+        self.assertNotIn("writing the results to stdout", err)  # said once
+        runs = self.stored(db)
+        self.assertEqual(len(runs), 1, err)
+        self.assertTrue(runs[0]["interrupted"])  # stopped, not run to its end
+        shown = json.loads(run(["results", "show", "1", f"--results-db={db}", "--output-format=json"]).stdout)
+        self.assertGreater(shown["figures"][0]["ios"], 0)
+        self.assertGreater(len((self.tmp / "n_bw.1.log").read_text().splitlines()), 0)
+
+    def test_programs_the_run_starts_get_sigpipe_as_any_program(self):
+        # SIGPIPE ignored for the run would stay ignored across exec: `yes | head` in a
+        # trigger or exec_prerun would then fail with EPIPE instead of ending quietly.
+        p = run(["--name=t", "--ioengine=null", "--size=64m", "--time_based", "--runtime=60",
+                 "--trigger-timeout=1", f"--trigger=grep SigIgn /proc/self/status > {self.tmp}/trigger",
+                 "--exec_prerun=grep SigIgn /proc/self/status", "--output-format=terse"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sigpipe = 1 << (signal.SIGPIPE - 1)
+        for what in ("trigger", "t.prerun.txt"):
+            line = (self.tmp / what).read_text().split()
+            self.assertEqual(line[0], "SigIgn:", what)
+            self.assertEqual(int(line[1], 16) & sigpipe, 0, f"{what}: SIGPIPE ignored in {line[1]}")
 
 
 class MountCase(TmpDirCase):
