@@ -525,6 +525,9 @@ int dispatch(const std::string &command, const std::vector<std::string> &args)
 
 int results_main(const std::string &command, const std::vector<std::string> &args)
 {
+	// --help anywhere asks for the usage, as it does of ioplan itself.
+	if (std::any_of(args.begin(), args.end(), [](const std::string &a) { return a == "--help" || a == "-h"; }))
+		return write_stdout(std::string(usage) + "\n", "the usage to stdout") ? 0 : 1;
 	try {
 		return dispatch(command, args);
 	} catch (const usage_error &e) {

@@ -342,7 +342,7 @@ class WriteErrors(TmpDirCase):
         cases = [
             (["--help"], "stdout"), (["--version"], "stdout"), (["--presets"], "stdout"),
             (["--cmdhelp"], "stdout"), (["--cmdhelp=bs"], "stdout"), (["--dump-job-schema"], "stdout"),
-            (["--dump-man-options"], "stdout"),
+            (["--dump-man-options"], "stdout"), (["results", "--help"], "the usage to stdout"),
             ([*NULL_JOB, "--output-format=json"], "the results to stdout"),
             ([*NULL_JOB], "the results to stdout"),
             ([*NULL_JOB, "--output-format=terse,json+"], "the results to stdout"),

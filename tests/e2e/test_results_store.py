@@ -175,6 +175,18 @@ class SaveAndRead(StoreCase):
         self.assertEqual([row[head.index(k)] for k in ("iops", "bw_bytes", "lat_mean_ns")],
                          ["1234567.891234", "552359444227938", "12345678.123456"])
 
+    def test_help_of_every_results_command_prints_the_usage(self):
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        before = sha(self.db)
+        for args in (["results", "--help"], ["results", "list", "-h"], ["results", "rm", "a", "--help"],
+                     ["compare", "--help"], ["results", "summary", "--by=host", "--help"]):
+            with self.subTest(args=args):
+                p = run([*args, f"--results-db={self.db}"])
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                self.assertTrue(p.stdout.startswith("usage: ioplan results list|show RUN"), p.stdout)
+                self.assertIn("ioplan compare A B", p.stdout)
+        self.assertEqual(sha(self.db), before)  # rm ... --help removed nothing
+
     def test_rm_and_import_judge_their_output_before_changing_the_store(self):
         # Both exited 2 for an --output they could not write after the change was made:
         # the run removed, the file imported.
