@@ -339,6 +339,17 @@ uint64_t os_seed()
     return s;
 }
 
+// An option's value as fio shows it in "job options": fio replaces $pagesize,
+// $mb_memory and $ncpus (and does their arithmetic) in the text it parses.
+std::string shown_value(const std::string &v)
+{
+    try {
+        return expand_keywords(v);
+    } catch (const value_error &) {
+        return v; // a value its option refused never reaches a report
+    }
+}
+
 plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 {
     // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
@@ -349,9 +360,9 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
         std::string key = o ? o->name : e.key;
         auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == key; });
         if (it != kv.end())
-            it->second = e.value;
+            it->second = shown_value(e.value);
         else
-            kv.emplace_back(key, e.value);
+            kv.emplace_back(key, shown_value(e.value));
     }
     *n = (uint32_t)kv.size();
     plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));

@@ -69,9 +69,14 @@ class TextAfterNumbers(BothCase):
     def test_keywords_and_arithmetic_in_any_option(self):
         # bc's arithmetic after $pagesize and $ncpus, in a boolean and a time too;
         # bs=4k*2 is 4k (the rest ignored).
-        out = self.same_amounts("[j]\nioengine=null\nrw=read\nsize=$pagesize*16\nbs=4k*2\n"
+        out = self.same_amounts("[global]\nioengine=null\nthinktime=$pagesize/4096\n"
+                                "[j]\nrw=read\nsize=$pagesize*16\nbs=4k*2\n"
                                 "number_ios=$ncpus*0+3\ntime_based=$ncpus*0\nruntime=$ncpus*0+60\n")
         self.assertEqual(self.amounts(out["fio"][1])[0][1:3], (3 * 4096, 3))
+        # JSON shows each option as fio parsed it: the keywords replaced, the arithmetic done.
+        shown = {who: (doc["global options"], doc["jobs"][0]["job options"]) for who, (_, doc, _) in out.items()}
+        self.assertEqual(shown["ioplan"], shown["fio"])
+        self.assertEqual(shown["fio"][1]["size"], str(os.sysconf("SC_PAGESIZE") * 16))
 
     def test_time_with_trailing_text(self):
         out = self.both("[j]\nioengine=null\nsize=4k\ntime_based\nruntime=1*1000\n")
