@@ -169,6 +169,10 @@ void layering::start_document(uint32_t index, job_spec base)
     doc_index_ = index;
     doc_globals_ = std::move(base);
     first_job_ = true;
+    // fio starts each file after the first from its defaults, and its JSON's
+    // "global options" are the last file's [global] alone.
+    if (index > 0)
+        global_echo.clear();
 }
 
 void layering::read_section(const section &s)

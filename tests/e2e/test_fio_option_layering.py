@@ -168,6 +168,23 @@ class OptionLayering(TmpDirCase):
                     self.assertEqual(jobs_of(p.stdout), [("main", 1 << 20, 256, 0), ("after", 1 << 20, 256, 0)])
                     self.assertIn("section", p.stderr)
 
+    def test_the_global_options_shown_are_the_last_files(self):
+        # fio starts each job file after the first from its defaults (the command line's
+        # options too), and its JSON's "global options" are the last file's [global]
+        # alone: none when that file has no [global].  ioplan showed every file's.
+        files = {"one.fio": "[global]\nioengine=null\nsize=1m\nbs=$pagesize\n[a]\nrw=read\n",
+                 "two.fio": "[global]\nioengine=null\nsize=2m\n[b]\nrw=write\n",
+                 "bare.fio": "[c]\nioengine=null\nsize=1m\nrw=read\n"}
+        for order in (("one.fio", "two.fio"), ("two.fio", "one.fio"), ("one.fio", "bare.fio")):
+            out = self.both("", "-".join(order).replace(".fio", ""), files=files, args=("--direct=0", *order))
+            shown = {}
+            for who, (p, _) in out.items():
+                self.assertEqual(p.returncode, 0, f"{who} {order}: {p.stderr}")
+                doc = json.loads(p.stdout[p.stdout.index("{"):])
+                shown[who] = (doc.get("global options"), jobs_of(p.stdout))
+            self.assertEqual(shown["ioplan"], shown["fio"], order)
+            self.assertEqual(shown["fio"][0] is None, order[1] == "bare.fio", shown["fio"])
+
     def test_a_percentage_offset_increment_is_of_the_file_size(self):
         # fio takes offset_increment=N% as N% of the file's size per clone
         # (get_start_offset), rounded up to the smallest block size like offset=N%;
