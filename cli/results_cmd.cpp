@@ -542,6 +542,22 @@ int results_main(const std::string &command, const std::vector<std::string> &arg
 	return 2;
 }
 
+bool save_store_ok(const args &a)
+{
+	try {
+		resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db, resdb::store::mode::write);
+		return true;
+	} catch (const resdb::store_error &e) {
+		if (e.busy)
+			return true; // another process's import or save: over long before this run is
+		std::fprintf(stderr, "ioplan: error: --save: %s; nothing was run\n", e.what());
+		return false;
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "ioplan: error: --save: %s; nothing was run\n", e.what());
+		return false;
+	}
+}
+
 bool save_run(const results &r, const plan &p, const args &a)
 {
 	report::options o;

@@ -14,6 +14,11 @@ namespace cli {
 // when the store could not take it; the report is printed before this.
 bool save_run(const results &r, const plan &p, const args &a);
 
+// --save's store, opened for writing before the run (made if it is not there):
+// false, with the reason on stderr, when the run's results could not be kept
+// in it, which would otherwise be found only once the run is over.
+bool save_store_ok(const args &a);
+
 // `ioplan results SUBCOMMAND ...` and `ioplan compare A B ...` (args after the
 // command word).  Returns the exit code: 0, 1 (a regression found), 2 (bad
 // input or an unusable store).

@@ -630,7 +630,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     std::vector<input_file> inputs = run_inputs(a, p, src);
     bool outputs_ok = job_directories_ok(p) &&
                       (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&
-                      job_outputs_ok(p, inputs) && cli_side_files_ok(a, w);
+                      job_outputs_ok(p, inputs) && cli_side_files_ok(a, w) &&
+                      (!a.save || !reports || save_store_ok(a));
     if (!outputs_ok && !w)
         return 2;
     pf_report pf{};

@@ -88,11 +88,17 @@ std::string plan_json(const std::map<std::string, std::string> &plan)
 	return nlohmann::json(plan).dump();
 }
 
-// Creates the store's directory (and its parents) for a first save.
-void make_parent(const std::string &path)
+// Creates the store's directory (and its parents) for a first save, and says
+// why the store cannot be made there: SQLite says only "unable to open
+// database file" for a read-only file system or a directory it may not write.
+void check_creatable(const std::string &path)
 {
 	for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
 		mkdir(path.substr(0, at).c_str(), 0755);
+	size_t slash = path.rfind('/');
+	std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+	if (access(dir.c_str(), W_OK) != 0)
+		throw store_error(path + ": cannot make the results store in " + dir + ": " + std::strerror(errno));
 }
 
 // path as the path of a file: URI ("?", "#" and "%" escaped; one leading slash,
@@ -158,8 +164,8 @@ store::store(const std::string &path, mode m) : path_(path)
 	// A FIFO would hold a reader for ever, a device would get a journal beside it.
 	if (exists && !S_ISREG(st.st_mode))
 		throw store_error(path + ": not a regular file, so no results store; left untouched");
-	if (m == mode::write)
-		make_parent(path);
+	if (m == mode::write && !exists)
+		check_creatable(path);
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	std::string target = m == mode::read ? read_target(path, &flags) : path;
 	reading_ = m == mode::read;
@@ -173,9 +179,13 @@ store::store(const std::string &path, mode m) : path_(path)
 	try {
 		configure();
 		migrate(m);
-		if (m == mode::write)
+		// SQLite opens a file it cannot write read-only without a word: a save
+		// would fail at its first write, after a run that cannot be had again.
+		if (m != mode::read && sqlite3_db_readonly(db_, "main") == 1)
+			throw store_error(path + ": the store cannot be written (read-only); left untouched");
+		if (m != mode::read)
 			set_wal();
-		wrote_ = m == mode::write;
+		wrote_ = m != mode::read;
 	} catch (...) {
 		sqlite3_close(db_);
 		db_ = nullptr;
@@ -223,7 +233,7 @@ void store::check(int rc, const char *what)
 	default:
 		why = sqlite3_errmsg(db_);
 	}
-	throw store_error(path_ + ": " + what + ": " + why);
+	throw store_error(path_ + ": " + what + ": " + why, (rc & 0xff) == SQLITE_BUSY);
 }
 
 // A full disk often reaches SQLite as a plain "disk I/O error" (the WAL index

@@ -28,6 +28,8 @@ namespace resdb {
 // what() is one line naming the store's path.
 struct store_error : std::runtime_error {
 	using std::runtime_error::runtime_error;
+	store_error(const std::string &what, bool locked) : std::runtime_error(what), busy(locked) {}
+	bool busy = false;	// another process held the store past the busy timeout: it may be free later
 };
 
 // The schema this ioplan writes, and the run format inside it.

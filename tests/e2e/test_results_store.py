@@ -247,12 +247,19 @@ class BadStores(StoreCase):
         p = self.results("list", ok=False)
         self.assertEqual(p.returncode, 2, p.stdout)
         self.assertIn(reason, p.stderr)
-        r = self.ioplan_run(label="more")
-        self.assertNotEqual(r.returncode, 0)
-        json.loads(r.stdout)  # the report is printed in full all the same
-        self.assertIn("--save: the run was not saved", r.stderr)
-        self.assertIn(reason, r.stderr)
+        self.assertRefusedBeforeTheRun(reason)
         self.assertEqual(sha(self.db), before)
+
+    def assertRefusedBeforeTheRun(self, reason):
+        # Found after the run, the report was printed but the run could not be kept:
+        # a long benchmark had to be run again.  The store is judged first.
+        target = self.tmp / "never"
+        r = run([*JOB, f"--filename={target}", "--output-format=json", "--save=more", f"--results-db={self.db}"])
+        self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
+        self.assertIn("ioplan: error: --save: ", r.stderr)
+        self.assertIn(reason, r.stderr)
+        self.assertTrue(r.stderr.rstrip().endswith("; nothing was run"), r.stderr)
+        self.assertFalse(target.exists())
 
     def test_newer_schema(self):
         self.saved()
@@ -376,11 +383,10 @@ class BadStores(StoreCase):
         con.close()
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         before = sha(self.db)
-        r = self.ioplan_run(label="more")
-        self.assertNotEqual(r.returncode, 0)
-        json.loads(r.stdout)
-        self.assertIn("read-only", r.stderr)
+        self.assertRefusedBeforeTheRun("read-only")
         self.assertEqual(sha(self.db), before)
+        self.db = mnt / "new.db"  # SQLite says only "unable to open database file"
+        self.assertRefusedBeforeTheRun(f"cannot make the results store in {mnt}: Read-only file system")
 
 
 def as_schema_2(db):
@@ -662,10 +668,9 @@ class FullDisk(StoreCase):
         self.assertEqual(p.returncode, 2, p.stdout)
         self.assertRegex(p.stderr, rf"^ioplan: error: {re.escape(str(self.db))}: .*disk is full")
         self.assertNotIn("imported", p.stdout)
-        r = self.ioplan_run(label="after")
-        self.assertNotEqual(r.returncode, 0)
-        self.assertEqual(json.loads(r.stdout)["jobs"][0]["jobname"], "j")  # the report is whole
-        self.assertIn("disk is full", r.stderr)
+        r = self.ioplan_run(label="after")  # refused before it runs: the store could not take it
+        self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
+        self.assertRegex(r.stderr, r"--save: .*disk is full.*; nothing was run")
         # A WAL store is read through its -shm, which a full disk cannot give room to.
         p = self.results("list", ok=False)
         self.assertEqual(p.returncode, 2)
