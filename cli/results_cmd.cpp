@@ -279,7 +279,7 @@ int rm_cmd(const cmd_opts &o)
 	json_out(o);
 	if (!output_first(o))
 		return 2;
-	resdb::store st(o.db, resdb::store::mode::write);
+	resdb::store st(o.db, resdb::store::mode::update);
 	std::vector<int64_t> ids;
 	for (const auto &ref : o.pos)
 		ids.push_back(st.find(ref));	// every one known before any is removed

@@ -159,7 +159,7 @@ store::store(const std::string &path, mode m) : path_(path)
 {
 	struct stat st;
 	bool exists = stat(path.c_str(), &st) == 0;
-	if (m == mode::read && !exists)
+	if (m != mode::write && !exists)
 		throw store_error(path + ": no results store here (ioplan --save makes one)");
 	// A FIFO would hold a reader for ever, a device would get a journal beside it.
 	if (exists && !S_ISREG(st.st_mode))
@@ -324,7 +324,7 @@ void store::migrate(mode m)
 	}
 	if (version == 0 && tables)
 		throw store_error(path_ + ": an SQLite database, but not an ioplan results store; left untouched");
-	if (version == 0 && m == mode::read)
+	if (version == 0 && m != mode::write)
 		throw store_error(path_ + ": an empty file, no results store yet (ioplan --save makes one); left untouched");
 	if (version > schema_version)
 		throw store_error(path_ + ": written by a newer ioplan (schema version " + std::to_string(version) +

@@ -63,7 +63,8 @@ struct summary_row {
 
 class store {
 public:
-	enum class mode { read, write };
+	// write makes the store if it is not there; update changes only one that is.
+	enum class mode { read, write, update };
 	store(const std::string &path, mode m);
 	~store();
 	store(const store &) = delete;

@@ -187,6 +187,18 @@ class SaveAndRead(StoreCase):
                 self.assertIn("ioplan compare A B", p.stdout)
         self.assertEqual(sha(self.db), before)  # rm ... --help removed nothing
 
+    def test_rm_changes_only_a_store_that_is_there(self):
+        # rm of a store that was not there made an empty store to say it had no such run.
+        missing, empty = self.tmp / "missing.db", self.tmp / "empty.db"
+        empty.touch()
+        for db, says in ((missing, "no results store here"), (empty, "an empty file, no results store yet")):
+            with self.subTest(db=db.name):
+                p = run(["results", "rm", "1", f"--results-db={db}"])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(says, p.stderr)
+        self.assertFalse(missing.exists())
+        self.assertEqual(empty.stat().st_size, 0)
+
     def test_rm_and_import_judge_their_output_before_changing_the_store(self):
         # Both exited 2 for an --output they could not write after the change was made:
         # the run removed, the file imported.
