@@ -128,10 +128,12 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
             at = end + 1;
         }
     }
-    if (a.save) {
-        std::string db = a.results_db.empty() ? resdb::default_path() : a.results_db;
-        for (input_file &f : store_inputs(db))
+    try {
+        std::string db = !a.save ? "" : a.results_db.empty() ? resdb::default_path() : a.results_db;
+        for (input_file &f : db.empty() ? std::vector<input_file>{} : store_inputs(db))
             in.push_back(f);
+    } catch (const resdb::store_error &) {
+        // No default store to name (no home): save_store_ok() refuses the run and says why.
     }
     // Not read, but written by the cli beside the report: no output may be one of them.
     for (int d = 0; a.bandwidth_log && d < PLAN_DDIR_NR; d++) {

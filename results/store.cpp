@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <pwd.h>
 #include <unistd.h>
 #include <functional>
 #include <ctime>
@@ -152,7 +153,17 @@ std::string default_path()
 	if (xdg && *xdg == '/')
 		return std::string(xdg) + "/ioplan/results.db";
 	const char *home = std::getenv("HOME");
-	return std::string(home && *home ? home : ".") + "/.local/share/ioplan/results.db";
+	if (home && *home == '/')
+		return std::string(home) + "/.local/share/ioplan/results.db";
+	// No HOME (a service, a cron job's bare environment): the user's own home, as
+	// XDG's users do; never a path under whatever directory the run started in.
+	struct passwd pw, *found = nullptr;
+	char buf[4096];
+	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) == 0 && found && found->pw_dir &&
+	    found->pw_dir[0] == '/')
+		return std::string(found->pw_dir) + "/.local/share/ioplan/results.db";
+	throw store_error("no default results store: HOME is not set and user " + std::to_string(getuid()) +
+			  " has no home directory; give --results-db=PATH or IOPLAN_RESULTS_DB");
 }
 
 store::store(const std::string &path, mode m) : path_(path)

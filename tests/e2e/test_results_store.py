@@ -109,6 +109,29 @@ class SaveAndRead(StoreCase):
         p = run(["results", "list", "--output-format=json"], env={"IOPLAN_RESULTS_DB": str(other)})
         self.assertEqual(len(json.loads(p.stdout)), 1)
 
+    def test_without_home_the_default_store_is_the_users_never_the_working_directorys(self):
+        # Without HOME (a service, cron's bare environment) the store was made under
+        # ./.local/share of whatever directory the run started in.  Run as users whose
+        # passwd home cannot hold it, so no real home is written: nobody's (/nonexistent)
+        # and a uid with no passwd entry at all.
+        work = self.tmp / "work"
+        work.mkdir()
+        os.chmod(self.tmp, 0o711)
+        os.chmod(work, 0o777)
+        env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_DATA_HOME", "IOPLAN_RESULTS_DB")}
+        for uid, says in ((65534, "cannot make the results store in /nonexistent/.local/share/ioplan: "),
+                          (54321, "no default results store: HOME is not set and user 54321 has no home "
+                                  "directory; give --results-db=PATH or IOPLAN_RESULTS_DB")):
+            if uid == 65534 and os.path.exists("/nonexistent"):
+                continue
+            with self.subTest(uid=uid):
+                demote = lambda uid=uid: (os.setgid(uid), os.setuid(uid))
+                p = subprocess.run([BIN, "--name=n", "--ioengine=null", "--size=1m", "--output-format=json", "--save"],
+                                   cwd=work, env=env, preexec_fn=demote, capture_output=True, text=True, timeout=120)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn(says, p.stderr)
+                self.assertEqual(list(work.iterdir()), [])
+
     def test_concurrent_saves_lose_nothing(self):
         procs = [subprocess.Popen([os.environ.get("IOPLAN_BIN", "ioplan"), *JOB,
                                    f"--filename={self.tmp / ('f%d' % i)}", "--output-format=json",
