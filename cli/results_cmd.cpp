@@ -547,12 +547,10 @@ bool save_store_ok(const args &a)
 	try {
 		resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db, resdb::store::mode::write);
 		return true;
-	} catch (const resdb::store_error &e) {
-		if (e.busy)
-			return true; // another process's import or save: over long before this run is
-		std::fprintf(stderr, "ioplan: error: --save: %s; nothing was run\n", e.what());
-		return false;
 	} catch (const std::exception &e) {
+		auto *locked = dynamic_cast<const resdb::store_error *>(&e);
+		if (locked && locked->busy)
+			return true; // another process's import or save: over long before this run is
 		std::fprintf(stderr, "ioplan: error: --save: %s; nothing was run\n", e.what());
 		return false;
 	}

@@ -11,7 +11,7 @@
 namespace cli {
 
 // --save[=LABEL]: the run into the store.  false (and the reason on stderr)
-// when the store could not take it; the report is printed before this.
+// when the store could not take it; this comes before the report is written.
 bool save_run(const results &r, const plan &p, const args &a);
 
 // --save's store, opened for writing before the run (made if it is not there):
