@@ -102,7 +102,7 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		std::snprintf(iops, sizeof(iops), "%.0f/%.0f/%.0f", g.iops.p10, g.iops.median, g.iops.p90);
 		std::snprintf(bw, sizeof(bw), "%.1f/%.1f/%.1f", g.bw_bytes.p10 / 1048576, g.bw_bytes.median / 1048576,
 			      g.bw_bytes.p90 / 1048576);
-		std::snprintf(p99, sizeof(p99), "%.0f/%.0f/%.0f", g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3,
+		std::snprintf(p99, sizeof(p99), "%.2f/%.2f/%.2f", g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3,
 			      g.p99_ns.p90 / 1e3);
 		std::string odd;
 		for (int64_t id : g.outliers)

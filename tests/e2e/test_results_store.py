@@ -271,6 +271,17 @@ class SaveAndRead(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no field 'colour'", p.stderr)
 
+    def test_summary_text_shows_the_latency_it_holds(self):
+        # A run served from the page cache has a p99 of a few microseconds: it was
+        # printed to the whole microsecond, and one under a microsecond as 0.
+        for _ in range(2):
+            self.assertEqual(self.ioplan_run(label="cached").returncode, 0)
+        g = json.loads(self.results("summary", "--output-format=json").stdout)["groups"][0]
+        text = self.results("summary").stdout.splitlines()[1].split()
+        want = "/".join(f"{g['p99_ns'][k] / 1e3:.2f}" for k in ("p10", "median", "p90"))
+        self.assertEqual(text[6], want, text)
+        self.assertNotEqual(set(want.replace("/", "")), {"0", "."})
+
 
 class BadStores(StoreCase):
     def saved(self):
