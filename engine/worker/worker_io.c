@@ -241,8 +241,7 @@ static bool io_has_extras(const struct worker *w)
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
 	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
-	       j->sync_file_range_every ||
-	       j->thinktime_ns || worker_rounds_wanted(w);
+	       j->sync_file_range_every || j->thinktime_ns;
 }
 
 /* What a write's buffer and an I/O's priority need before it goes out. */
@@ -497,8 +496,10 @@ HOT bool draw(struct worker *w, const enum loop_kind k)
 	/* One call of the generator: inlined, it is most of a plain job's draw. */
 	if ((extras && w->job->replay) ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 		return true;
-	/* A pass ended: its round ends (sync, read-back) before the next one begins. */
-	if (extras && w->gen.round_due) {
+	/* A pass ended: its round ends (sync, read-back) before the next one begins.  Any
+	 * job's loop asks, plain ones too: only a pass's end has work, so loops=N and an
+	 * io_size= past size= keep the plain path for every other I/O. */
+	if (w->gen.round_due) {
 		worker_rounds_end(w);
 		if (!w->gen.round_due && !w->fatal && gen_next_ddir(&w->gen, next_ddir(w), &w->held))
 			return true;

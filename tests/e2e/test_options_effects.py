@@ -367,6 +367,26 @@ class Rounds(TmpDirCase):
                     self.assertEqual(got, order)
                     self.assertEqual(job["write"]["io_bytes"], mib << 20)
 
+    def test_each_round_of_a_plain_job_starts_from_an_empty_queue(self):
+        # No sync, no read-back: the round's end is only the queue draining before the
+        # next round issues, as fio's do_io returns.  That job now runs the plain loop
+        # (half the instructions an I/O), which must end its rounds all the same: each
+        # of the 4 rounds of 256 reads ramps 1, 2, 4, 8 deep before it is 16 deep.
+        for extra in ("--loops=4", "--io_size=4m"):
+            levels = {}
+            for who, tool in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+                p = tool(["--name=q", f"--filename={self.tmp}/q", "--size=1m", "--bs=4k", "--rw=randread",
+                          "--ioengine=libaio", "--direct=1", "--iodepth=16", extra, "--output-format=json"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = job_of(p)
+                self.assertEqual(job["read"]["total_ios"], 1024, who)
+                levels[who] = rounded(job["iodepth_level"])
+            with self.subTest(extra=extra):
+                self.assertEqual(levels["ioplan"]["1"], round(100 * 4 / 1024, 2), levels)
+                self.assertEqual(levels["ioplan"]["8"], round(100 * 4 * 8 / 1024, 2), levels)
+                if FIO:
+                    self.assertEqual(levels["ioplan"], levels["fio"])
+
     def test_a_ramp_ends_inside_the_first_round_and_the_rounds_go_on(self):
         # ramp_time=1ms ends while the first round's 64 writes of 1 MiB go on
         # (fio counts a ramp's I/O toward size=): every round still ends with
