@@ -64,7 +64,8 @@ void interim_reports::drain()
 {
     while (!pending_.empty() && !failed_) {
         pollfd pfd{STDOUT_FILENO, POLLOUT, 0};
-        if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT))
+        // POLLERR: a pipe without a reader, full or not; the write says EPIPE at once.
+        if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLOUT | POLLERR)))
             return;
         // At most PIPE_BUF: a pipe that polls writable takes that much without blocking.
         size_t n = pending_.size() < PIPE_BUF ? pending_.size() : PIPE_BUF;

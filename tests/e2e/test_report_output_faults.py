@@ -171,6 +171,26 @@ class ReaderGone(TmpDirCase):
         self.assertGreater(shown["figures"][0]["ios"], 0)
         self.assertGreater(len((self.tmp / "n_bw.1.log").read_text().splitlines()), 0)
 
+    def test_a_reader_that_left_a_full_pipe_stops_the_run_too(self):
+        # The reader stopped reading, then left: the pipe stays full, so it never polls
+        # writable, and the run went on to its end.  A pipe without a reader polls POLLERR.
+        db = self.tmp / "runs.db"
+        r, w = full_pipe()
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=64m", "--rate_iops=500",
+                                 "--time_based", "--runtime=60", "--status-interval=1", "--output-format=json",
+                                 "--save", f"--results-db={db}"], stdout=w, stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        os.close(r)
+        try:
+            _, err = proc.communicate(timeout=40)  # the run asked for 60 s
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("the run went on with nobody to read its reports")
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("nothing reads them, so the run stops and keeps what it measured", err)
+        self.assertTrue(self.stored(db)[0]["interrupted"])
+
     def test_programs_the_run_starts_get_sigpipe_as_any_program(self):
         # SIGPIPE ignored for the run would stay ignored across exec: `yes | head` in a
         # trigger or exec_prerun would then fail with EPIPE instead of ending quietly.
