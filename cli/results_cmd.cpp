@@ -5,6 +5,7 @@
 // stderr for bad input or a store it cannot use - before changing anything,
 // so a failed `rm` or `import` leaves the store as it was.
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -545,7 +546,14 @@ int results_main(const std::string &command, const std::vector<std::string> &arg
 bool save_store_ok(const args &a)
 {
 	try {
-		resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db, resdb::store::mode::write);
+		std::string path = a.results_db.empty() ? resdb::default_path() : a.results_db;
+		struct stat st;
+		// A store that is not there yet is made by the save, not here: a run the
+		// preflight then refuses leaves nothing behind.
+		if (stat(path.c_str(), &st) != 0 && errno == ENOENT)
+			resdb::check_makeable(path);
+		else
+			resdb::store(path, resdb::store::mode::write);
 		return true;
 	} catch (const std::exception &e) {
 		auto *locked = dynamic_cast<const resdb::store_error *>(&e);

@@ -89,17 +89,11 @@ std::string plan_json(const std::map<std::string, std::string> &plan)
 	return nlohmann::json(plan).dump();
 }
 
-// Creates the store's directory (and its parents) for a first save, and says
-// why the store cannot be made there: SQLite says only "unable to open
-// database file" for a read-only file system or a directory it may not write.
-void check_creatable(const std::string &path)
+// Creates the store's directory (and its parents) for a first save.
+void make_parent(const std::string &path)
 {
 	for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
 		mkdir(path.substr(0, at).c_str(), 0755);
-	size_t slash = path.rfind('/');
-	std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-	if (access(dir.c_str(), W_OK) != 0)
-		throw store_error(path + ": cannot make the results store in " + dir + ": " + std::strerror(errno));
 }
 
 // path as the path of a file: URI ("?", "#" and "%" escaped; one leading slash,
@@ -166,6 +160,20 @@ std::string default_path()
 			  " has no home directory; give --results-db=PATH or IOPLAN_RESULTS_DB");
 }
 
+// SQLite says only "unable to open database file" for a read-only file system
+// or a directory it may not write: the nearest directory that is there says why.
+void check_makeable(const std::string &path)
+{
+	std::string dir = path;
+	struct stat st;
+	do {
+		size_t slash = dir.rfind('/');
+		dir = slash == std::string::npos ? "." : slash == 0 ? "/" : dir.substr(0, slash);
+	} while (dir != "." && dir != "/" && stat(dir.c_str(), &st) != 0);
+	if (access(dir.c_str(), W_OK) != 0)
+		throw store_error(path + ": cannot make the results store in " + dir + ": " + std::strerror(errno));
+}
+
 store::store(const std::string &path, mode m) : path_(path)
 {
 	struct stat st;
@@ -175,8 +183,10 @@ store::store(const std::string &path, mode m) : path_(path)
 	// A FIFO would hold a reader for ever, a device would get a journal beside it.
 	if (exists && !S_ISREG(st.st_mode))
 		throw store_error(path + ": not a regular file, so no results store; left untouched");
-	if (m == mode::write && !exists)
-		check_creatable(path);
+	if (m == mode::write && !exists) {
+		make_parent(path);
+		check_makeable(path);
+	}
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	std::string target = m == mode::read ? read_target(path, &flags) : path;
 	reading_ = m == mode::read;

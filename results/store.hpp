@@ -40,8 +40,13 @@ constexpr int schema_version = 3;
 constexpr int read_compatible_from = 2;
 constexpr int run_format = 1;
 
-// $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
+// $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db
+// (~ is HOME, else the passwd entry's home; with neither it throws store_error).
 std::string default_path();
+
+// Throws store_error when a store could not be made at path (which is not
+// there): the nearest directory that is there cannot be written.  Makes nothing.
+void check_makeable(const std::string &path);
 
 // One line of `results list`.
 struct run_row {

@@ -119,7 +119,7 @@ class SaveAndRead(StoreCase):
         os.chmod(self.tmp, 0o711)
         os.chmod(work, 0o777)
         env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_DATA_HOME", "IOPLAN_RESULTS_DB")}
-        for uid, says in ((65534, "cannot make the results store in /nonexistent/.local/share/ioplan: "),
+        for uid, says in ((65534, "/nonexistent/.local/share/ioplan/results.db: cannot make the results store in /: "),
                           (54321, "no default results store: HOME is not set and user 54321 has no home "
                                   "directory; give --results-db=PATH or IOPLAN_RESULTS_DB")):
             if uid == 65534 and os.path.exists("/nonexistent"):
@@ -209,6 +209,18 @@ class SaveAndRead(StoreCase):
                 self.assertTrue(p.stdout.startswith("usage: ioplan results list|show RUN"), p.stdout)
                 self.assertIn("ioplan compare A B", p.stdout)
         self.assertEqual(sha(self.db), before)  # rm ... --help removed nothing
+
+    def test_a_run_refused_before_it_starts_makes_no_store(self):
+        # --save's store is judged before the run; one not there yet is made by the save,
+        # so a run the preflight refuses (here: a file ioplan did not make) leaves none.
+        mine = self.tmp / "mine.txt"
+        mine.write_text("precious\n")
+        p = run(["--name=w", f"--filename={mine}", "--rw=write", "--size=4k", "--save",
+                 f"--results-db={self.db}", "--output-format=json"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("refusing to write into an existing file", p.stderr)
+        self.assertFalse(self.db.exists())
+        self.assertEqual(mine.read_text(), "precious\n")
 
     def test_rm_changes_only_a_store_that_is_there(self):
         # rm of a store that was not there made an empty store to say it had no such run.
