@@ -3,6 +3,7 @@
 #include "engine/safety/safety.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -188,6 +189,16 @@ const input_file *input_named(const std::string &path, const std::vector<input_f
 		if (same_file(path, in.path))
 			return &in;
 	return nullptr;
+}
+
+std::string resolved_name(const std::string &path)
+{
+	size_t slash = path.rfind('/');
+	std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+	char real[PATH_MAX];
+	if (!realpath(dir.c_str(), real))
+		return path;
+	return std::string(real) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
 }
 
 std::vector<input_file> store_inputs(const std::string &db)

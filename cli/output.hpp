@@ -102,6 +102,11 @@ bool same_file(const std::string &a, const std::string &b);
 // The input that path names, or null.
 const input_file *input_named(const std::string &path, const std::vector<input_file> &inputs);
 
+// One name for a file, whether it exists yet or not: its directory's real path
+// and its own name, so a link, "..", or another working directory name the same
+// file alike (the path as given when its directory cannot be resolved).
+std::string resolved_name(const std::string &path);
+
 // The results store at db and SQLite's files beside it (its WAL, shared
 // memory, journal), which hold runs not yet in the store's own file.
 std::vector<input_file> store_inputs(const std::string &db);

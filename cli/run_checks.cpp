@@ -13,7 +13,6 @@
 
 #include "cli/mpi/agg_bw_log.hpp"
 #include "engine/engine.h"
-#include "parser/structured.hpp"
 #include "results/store.hpp"
 #include "engine/safety/safety.h"
 
@@ -57,15 +56,6 @@ std::string base_name(const std::string &path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// A file's name for comparing with others before either exists: its directory
-// resolved (symlinks, "..", the working directory) and its own name.
-std::string file_key(const std::string &path)
-{
-    size_t slash = path.rfind('/');
-    return parser::real_path(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash)) + "/" +
-           base_name(path);
-}
-
 // A file written beside the jobs' targets that is one of them: a job's side
 // file (write_bw_log=a over filename=a_bw.1.log), the results store or a
 // --bandwidth-log file (inputs the cli writes): one would be written over the
@@ -73,7 +63,7 @@ std::string file_key(const std::string &path)
 // 100 000-file layout costs no realpath per file.
 bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
 {
-    std::map<std::string, std::string> side; // file_key -> what writes it
+    std::map<std::string, std::string> side; // resolved_name -> what writes it
     std::set<std::string> names;
     struct acc {
         std::map<std::string, std::string> &side;
@@ -81,12 +71,12 @@ bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
     } a{ side, names };
     eng_each_side_file(&p, [](void *arg, const plan_job *j, const char *option, const char *path) {
         acc *x = static_cast<acc *>(arg);
-        x->side.emplace(file_key(path), std::string("job '") + j->name + "''s " + option + " file " + path);
+        x->side.emplace(resolved_name(path), std::string("job '") + j->name + "''s " + option + " file " + path);
         x->names.insert(base_name(path));
     }, &a);
     for (const input_file &in : inputs)
         if (in.written) {
-            side.emplace(file_key(in.path), in.what);
+            side.emplace(resolved_name(in.path), in.what);
             names.insert(base_name(in.path));
         }
     for (uint32_t j = 0; !side.empty() && j < p.nr_jobs; j++) {
@@ -94,7 +84,7 @@ bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
         for (uint32_t c = 0; c < job->nr_clones; c++)
             for (uint32_t f = 0; f < job->clones[c].nr_files; f++) {
                 const char *path = job->clones[c].files[f].path;
-                auto hit = names.count(base_name(path)) ? side.find(file_key(path)) : side.end();
+                auto hit = names.count(base_name(path)) ? side.find(resolved_name(path)) : side.end();
                 if (hit == side.end())
                     continue;
                 std::fprintf(stderr, "ioplan: error: job '%s': its file %s is %s: the run would write one "

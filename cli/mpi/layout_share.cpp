@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -13,27 +12,11 @@
 #include <vector>
 
 #include "cli/mpi/wire.hpp"
+#include "cli/output.hpp"
 
 namespace cli {
 
 using namespace wire;
-
-namespace {
-
-// One name for a file on every rank: its directory's real path and its own
-// name (ranks may start in other directories, or name it through a link).
-std::string resolved_path(const char *path)
-{
-    std::string p = path;
-    size_t slash = p.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-    char buf[PATH_MAX];
-    if (!realpath(dir.c_str(), buf))
-        return p;
-    return std::string(buf) + "/" + (slash == std::string::npos ? p : p.substr(slash + 1));
-}
-
-} // namespace
 
 // One rank's file for layout_share: which file (a hash of its resolved path),
 // the bytes and fill it needs, and, back from rank 0, those of every rank
@@ -122,7 +105,7 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
     const char *step = "sharing out the layout";
     std::vector<share_rec> mine(n);
     for (uint32_t i = 0; i < n; i++)
-        mine[i] = {fnv1a(resolved_path(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0, 1, 0};
+        mine[i] = {fnv1a(resolved_name(files[i].path)), files[i].need, files[i].fill ? 1u : 0u, 0, 1, 0};
     size_t bytes = n * sizeof(share_rec);
     void *buf = nullptr;
     size_t len = 0;
