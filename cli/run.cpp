@@ -339,9 +339,11 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
             *triggered = true;
             eng_stop(e);
         }
-        if (interim.reader_gone() && !reader_stop && !signals && !*triggered)
-            eng_stop(e); // once: a second call would abort
-        reader_stop = reader_stop || interim.reader_gone();
+        if (!reader_stop && interim.reader_gone()) {
+            reader_stop = true;
+            if (!signals && !*triggered)
+                eng_stop(e); // once, and not after a signal's or a trigger's: a second call aborts
+        }
         if (show_progress && line.due(st.elapsed_ns))
             status(line.update(world), eta_fd);
     }
