@@ -575,7 +575,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.pre_read = flag_value(o, v))),
     opt("invalidate", opt_type::boolean, CAT_FILES)
         .def("1")
-        .help("Drop the files' cached pages before the job and at each new pass over them (as fio), so buffered reads measure the device.")
+        .help("Drop the files' cached pages before the job and wherever a file starts over (a new loop, a full random map, a sequential wrap; as fio), so buffered reads measure the device.")
         .apply(A(j.pj.invalidate = flag_value(o, v))),
     opt("unlink", opt_type::boolean, CAT_FILES)
         .def("0")

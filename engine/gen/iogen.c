@@ -57,9 +57,17 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 		lfsr_reset(&f->lfsr, g->clone->block_seed);
 }
 
+/* f starts over after a pass: the caller's hook (invalidate=1 drops its cache there, as fio). */
+static void file_restarted(struct gen *g, const struct gen_file *f)
+{
+	if (g->restarted)
+		g->restarted(g->restarted_arg, (uint32_t)(f - g->files));
+}
+
 /* Every direction of f starts over (fio's fio_file_reset), one new pass. */
 void gen_file_restart(struct gen *g, struct gen_file *f, uint8_t d)
 {
+	file_restarted(g, f);
 	file_new_pass(g, f, d);
 	for (uint8_t k = 0; k < PLAN_DDIR_NR; k++)
 		if (k != d)
@@ -353,10 +361,12 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 	if (loop && g->job->file_service == PLAN_FILE_SERVICE_SEQUENTIAL)
 		g->cur = g->cur + 1 < g->nr_files ? g->cur + 1 : 0;
 	for (uint32_t i = 0; i < g->nr_files; i++) {
-		if (loop)
+		if (loop) {
 			gen_file_restart(g, &g->files[i], d);
-		else
+		} else {
+			file_restarted(g, &g->files[i]);
 			file_new_pass(g, &g->files[i], d);
+		}
 	}
 	/* fio's do_io counts each round's bytes afresh; its clear_io_state zeroes zone_bytes. */
 	if (loop) {
@@ -408,8 +418,10 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 		return b == RANDMAP_NONE ? b : b * g->ba[d];
 	}
 	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
-	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left)
+	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left) {
+		file_restarted(g, f);
 		gen_zone_reset(g, f);
+	}
 	b = random_block(g, f);
 	return f->zone_start + b * g->align;
 }

@@ -167,6 +167,14 @@ struct gen {
 	 */
 	uint64_t round_limit;
 	uint64_t round_base;		/* done_bytes when the round began */
+	/*
+	 * Called as a file starts over after its first pass (fio's next loop, a
+	 * time_based wrap, a full map's reset): where fio's loop_cache_invalidate
+	 * and re-open drop the file's cached pages (invalidate=1).  NULL = nothing.
+	 * Only the general way starts a pass, so the short way pays nothing for it.
+	 */
+	void (*restarted)(void *arg, uint32_t file);
+	void *restarted_arg;
 };
 
 /*

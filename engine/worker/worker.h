@@ -345,7 +345,6 @@ struct worker {
 	struct rusage ru0;
 
 	struct worker_rate_min rm;	/* worker_rate_min.c only */
-	uint64_t inval_every, inval_left;	/* invalidate=1: bytes per pass, left in this one; 0 = off */
 
 	struct worker_verify vf;	/* worker_verify.c, worker_trim.c */
 	uint64_t busy0_ns;		/* worker_busy_ns() at the window's start */
@@ -482,8 +481,6 @@ void worker_rate_min_check(struct worker *w);
 
 /* The page cache (worker_cache.c): pre_read / invalidate before the first I/O.  0 or -errno. */
 int worker_prepare_cache(struct worker *w);
-/* Counts bytes issued towards the next pass (invalidate=1 drops the page cache at each). */
-void worker_pass_bytes(struct worker *w, uint64_t bytes);
 /* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
 void worker_cache_read_back(struct worker *w);
 

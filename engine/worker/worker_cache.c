@@ -1,7 +1,7 @@
 /*
  * engine/worker/worker_cache.c - the page cache a buffered job starts from and meets
  * at each pass: pre_read warms it before the first I/O, invalidate drops the
- * files' cached pages then, again at each new pass and before each verify
+ * files' cached pages then, again as each file starts over and before each verify
  * read-back, so reads measure what the job asked for (the device, or the
  * cache on purpose) and a read-back checks what the writes left on it.
  */
@@ -36,43 +36,41 @@ static int pre_read(int fd, uint64_t start, uint64_t len, const _Atomic int *sto
 	return ret;
 }
 
+/* A file's cached pages dropped (its region's: what fio's file_invalidate_cache drops); gen.restarted. */
+static void drop_file(void *worker, uint32_t f)
+{
+	const struct worker *w = worker;
+	const struct gen_file *gf = &w->gen.files[f];
+
+	/* Advice, not a promise: a file system without a page cache ignores it. */
+	if (w->fds[f] >= 0)
+		posix_fadvise(w->fds[f], (off_t)gf->start, (off_t)gf->len, POSIX_FADV_DONTNEED);
+}
+
 /* Drops the cached pages of every file region (invalidate=1). */
 static void drop_cached(struct worker *w)
 {
-	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
-		const struct gen_file *gf = &w->gen.files[f];
-
-		/* Advice, not a promise: a file system without a page cache ignores it. */
-		if (w->fds[f] >= 0)
-			posix_fadvise(w->fds[f], (off_t)gf->start, (off_t)gf->len, POSIX_FADV_DONTNEED);
-	}
+	for (uint32_t f = 0; f < w->gen.nr_files; f++)
+		drop_file(w, f);
 }
 
 /*
- * fio re-opens a job's files, and so drops their cached pages again, at each
- * new pass over them (a loop, or a time_based run wrapping around): a small
- * file read buffered keeps measuring the device, not the page cache.  The
- * pass is counted in bytes issued, which is what a pass is for random jobs
- * without a random map too.
+ * fio drops a file's cached pages again as it starts over: its next loop
+ * re-opens the files, a time_based run's wrap (a full random map, the end of
+ * a sequential file) calls loop_cache_invalidate.  So a small file read
+ * buffered keeps measuring the device, not the page cache.  A random job
+ * without a map never starts over inside a time_based run, and fio drops
+ * nothing there either.  The generator says when (gen.restarted), from its
+ * general way only: the plain loop keeps its short way and its per-I/O cost.
  */
 static void track_passes(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 
-	w->inval_every = 0;
-	if (j->invalidate && !j->direct && !j->pre_read && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ))
-		w->inval_every = gen_pass_bytes(&w->gen);
-	w->inval_left = w->inval_every;
-}
-
-void worker_pass_bytes(struct worker *w, uint64_t bytes)
-{
-	if (bytes < w->inval_left) {
-		w->inval_left -= bytes;
-		return;
+	if (j->invalidate && !j->direct && !j->pre_read && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ)) {
+		w->gen.restarted = drop_file;
+		w->gen.restarted_arg = w;
 	}
-	drop_cached(w);
-	w->inval_left = w->inval_every;
 }
 
 /*
@@ -98,7 +96,6 @@ int worker_prepare_cache(struct worker *w)
 	const struct plan_job *j = w->job;
 	int ret;
 
-	w->inval_every = w->inval_left = 0;
 	if (!ioe_opens_files(j->ioengine))
 		return 0;
 	if (j->invalidate && !(j->pre_read && !j->direct)) {

@@ -229,7 +229,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
 /*
  * Whether an I/O has more to do on its way out and back than the plain path:
  * a write's buffer refilled (dedupe, refill_buffers), priorities, rates,
- * overlap and openfiles bookkeeping, invalidation per pass, fsync=N and its kin, thinktime,
+ * overlap and openfiles bookkeeping, fsync=N and its kin, thinktime,
  * trims, verify, a trace to replay or write.  Asked once, when the loop starts:
  * all of it is set up by then.
  */
@@ -240,7 +240,7 @@ static bool io_has_extras(const struct worker *w)
 	bool fills = plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && (w->dedupe.pct || j->refill_buffers);
 
 	return fills || w->prio || w->rated || w->slot_busy || w->flow || w->max_open || w->vf.trim ||
-	       w->vf.vfy || w->rp.log || w->inval_every || j->replay || j->fsync_every || j->fdatasync_every ||
+	       w->vf.vfy || w->rp.log || j->replay || j->fsync_every || j->fdatasync_every ||
 	       j->sync_file_range_every || j->thinktime_ns;
 }
 
@@ -288,7 +288,7 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 	u->start_ns = w->now;
 }
 
-/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, invalidation, fsync=N and its kin. */
+/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, fsync=N and its kin. */
 __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u *u)
 {
 	struct rate *r = &w->rate[u->ddir];
@@ -301,8 +301,6 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
 	}
-	if (w->inval_every)
-		worker_pass_bytes(w, u->len);
 	/* verify_backlog=N counts writes issued: the check comes before the next one (draw). */
 	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps &&
 	    ++w->vf.writes >= w->job->verify_backlog)
