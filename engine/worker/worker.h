@@ -481,6 +481,8 @@ void worker_rate_min_check(struct worker *w);
 
 /* The page cache (worker_cache.c): pre_read / invalidate before the first I/O.  0 or -errno. */
 int worker_prepare_cache(struct worker *w);
+/* Drops file f's cached pages, its region's (what fio's file_invalidate_cache drops). */
+void worker_cache_drop(const struct worker *w, uint32_t f);
 /* invalidate=1: the page cache is dropped before each verify read-back, as fio's reopen does. */
 void worker_cache_read_back(struct worker *w);
 

@@ -36,10 +36,8 @@ static int pre_read(int fd, uint64_t start, uint64_t len, const _Atomic int *sto
 	return ret;
 }
 
-/* A file's cached pages dropped (its region's: what fio's file_invalidate_cache drops); gen.restarted. */
-static void drop_file(void *worker, uint32_t f)
+void worker_cache_drop(const struct worker *w, uint32_t f)
 {
-	const struct worker *w = worker;
 	const struct gen_file *gf = &w->gen.files[f];
 
 	/* Advice, not a promise: a file system without a page cache ignores it. */
@@ -51,7 +49,13 @@ static void drop_file(void *worker, uint32_t f)
 static void drop_cached(struct worker *w)
 {
 	for (uint32_t f = 0; f < w->gen.nr_files; f++)
-		drop_file(w, f);
+		worker_cache_drop(w, f);
+}
+
+/* gen.restarted: the file starts over. */
+static void drop_restarted(void *worker, uint32_t f)
+{
+	worker_cache_drop(worker, f);
 }
 
 /*
@@ -68,7 +72,7 @@ static void track_passes(struct worker *w)
 	const struct plan_job *j = w->job;
 
 	if (j->invalidate && !j->direct && !j->pre_read && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ)) {
-		w->gen.restarted = drop_file;
+		w->gen.restarted = drop_restarted;
 		w->gen.restarted_arg = w;
 	}
 }

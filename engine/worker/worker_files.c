@@ -181,7 +181,6 @@ int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 /* A file the generator chose is open before its I/O.  False (fatal) when it cannot be. */
 bool worker_file_ready(struct worker *w, uint32_t f)
 {
-	const struct gen_file *gf = &w->gen.files[f];
 	int ret;
 
 	if (w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine))
@@ -192,7 +191,7 @@ bool worker_file_ready(struct worker *w, uint32_t f)
 		return false;
 	}
 	if (w->job->invalidate && !w->job->pre_read)
-		posix_fadvise(w->fds[f], (off_t)gf->start, (off_t)gf->len, POSIX_FADV_DONTNEED);
+		worker_cache_drop(w, f);
 	return true;
 }
 
