@@ -15,6 +15,7 @@
 #include "cli/cmdhelp.hpp"
 #include "engine/engine.h"
 #include "parser/options.hpp"
+#include "parser/values.hpp"
 
 namespace cli {
 
@@ -39,11 +40,16 @@ std::string shell_word(const std::string &s)
     return out + "'";
 }
 
+// As fio's dump_opt_list: an option under its own name (readwrite= is --rw=), its
+// value with $pagesize and its kin replaced, which fio's command line would refuse.
 std::string entry_words(const std::vector<parser::entry> &entries)
 {
     std::string s;
-    for (const parser::entry &e : entries)
-        s += " " + shell_word("--" + e.key + (e.has_value ? "=" + e.value : ""));
+    for (const parser::entry &e : entries) {
+        const parser::option *o = parser::find_option(e.key);
+        std::string key = o ? o->name : e.key;
+        s += " " + shell_word("--" + key + (e.has_value ? "=" + parser::shown_value(e.value) : ""));
+    }
     return s;
 }
 

@@ -339,17 +339,6 @@ uint64_t os_seed()
     return s;
 }
 
-// An option's value as fio shows it in "job options": fio replaces $pagesize,
-// $mb_memory and $ncpus (and does their arithmetic) in the text it parses.
-std::string shown_value(const std::string &v)
-{
-    try {
-        return expand_keywords(v);
-    } catch (const value_error &) {
-        return v; // a value its option refused never reaches a report
-    }
-}
-
 plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
 {
     // Later values replace earlier ones in place, so keys stay unique (fio repeats them).

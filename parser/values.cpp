@@ -421,4 +421,15 @@ uint64_t parse_node_list(const std::string &s)
     return mask;
 }
 
+// fio replaces the keywords in the text it parses, so its "job options" and
+// --showcmd show the value it ran with.
+std::string shown_value(const std::string &v)
+{
+    try {
+        return expand_keywords(v);
+    } catch (const value_error &) {
+        return v; // a value its option refuses is reported where the job is planned
+    }
+}
+
 } // namespace parser

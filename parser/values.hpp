@@ -108,6 +108,10 @@ uint64_t parse_node_list(const std::string &s);
 // s unchanged otherwise.
 std::string expand_keywords(const std::string &s);
 
+// A value as fio shows it ("job options", --showcmd): expand_keywords', or s
+// as typed when that fails (the option's own check says why).
+std::string shown_value(const std::string &s);
+
 // A number option's value that starts with '(' is an expression in fio
 // (str_to_decimal's calculator): "(8*4)" -> "32".  Others are returned as they are.
 std::string evaluate_parenthesized(const std::string &s);

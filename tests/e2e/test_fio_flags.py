@@ -309,6 +309,30 @@ class RunFlags(TmpDirCase):
                 self.assertEqual(j["options"].pop("name"), j["name"])
         self.assertEqual(ours, json.loads(run(["--showplan", str(path)]).stdout))
 
+    def test_showcmd_shows_values_and_names_as_fio_ran_them(self):
+        # fio's line holds the values it parsed ($pagesize replaced, its arithmetic done)
+        # under the options' own names: fio's command line refuses '--bs=$pagesize'.
+        path = self.write("k.fio", "[global]\nbs=$pagesize\nreadwrite=randread\nioengine=null\n"
+                                   "[j]\nsize=$pagesize*64\nnumjobs=$ncpus\n")
+        p = run(["--showcmd", str(path)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        words = p.stdout.split()
+        self.assertEqual(words[:5], ["ioplan", f"--bs={os.sysconf('SC_PAGESIZE')}", "--rw=randread",
+                                     "--ioengine=null", "--name=j"])
+        self.assertEqual(words[5], f"--size={os.sysconf('SC_PAGESIZE') * 64}")
+        self.assertEqual(words[6], f"--numjobs={os.sysconf('SC_NPROCESSORS_ONLN')}")
+        if FIO:
+            fio = run_fio(["--showcmd", str(path)])
+            self.assertEqual(fio.stdout.strip(), "fio" + p.stdout.strip()[6:], fio.stderr)
+            self.assertEqual(run_fio(["--parse-only", *words[1:]]).returncode, 0)
+        again = run(["--showplan", *words[1:]])
+        self.assertEqual(again.returncode, 0, again.stderr)
+        ours = json.loads(again.stdout)
+        for g in ours["groups"]:
+            for j in g["jobs"]:
+                self.assertEqual(j["options"].pop("name"), j["name"])
+        self.assertEqual(ours, json.loads(run(["--showplan", str(path)]).stdout))
+
     def test_showcmd_quotes_and_returns_to_global(self):
         path = self.write("b.fio", "[a]\nioengine=null\nsize=1m\ndescription=two words\n[global]\nbs=8k\n[b]\nioengine=null\nsize=1m\n")
         p = run(["--showcmd", str(path)])
