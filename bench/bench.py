@@ -291,6 +291,9 @@ def workloads(d, mem, quick):
              [("IOPS ratio", ratio(iops), (">=", 8.0), max)], pin=True)
     # fio's default and the most common job: sequential reads, shown (no target in the issue).
     both("null-seq-qd1", dict(null, rw="read", iodepth=1), [("IOPS ratio", ratio(iops), None, max)], pin=True)
+    # norandommap, common in real job files: fio's offset draw without its map.
+    both("null-nomap-qd1", dict(null, iodepth=1, norandommap=1), [("IOPS ratio", ratio(iops), None, max)],
+         pin=True)
     for eng in ("io_uring", "libaio"):
         disk = dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1, iodepth=32,
                     filename=f"{d}/bench.{eng}")

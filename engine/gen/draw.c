@@ -113,12 +113,6 @@ uint64_t gen_draw_last_block(const struct gen *g, const struct gen_file *f, uint
 	return size > over ? (size - over) / g->ba[d] : 0;
 }
 
-/* fio's __get_next_rand_offset without the map: one taus88 draw scaled to n blocks. */
-static uint64_t draw_below(struct gen *g, uint64_t n)
-{
-	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
-}
-
 /*
  * random_distribution=zoned/zoned_abs as fio draws it: a percentile picks the
  * zone (fio's zone_state), then a uniform block within it.  A zoned_abs zone
@@ -136,16 +130,16 @@ static uint64_t zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
 		bytes += j->rand_zones[i].range_bytes;
 	}
 	if (i == j->nr_rand_zones)
-		return draw_below(g, lastb);
+		return gen_draw_below(g, lastb);
 	if (j->rand_zones[i].range_bytes) {
 		lo = bytes / g->ba[d];
 		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
 		if (hi > lastb)
 			return RANDMAP_NONE;
-		return lo + draw_below(g, hi - lo);
+		return lo + gen_draw_below(g, hi - lo);
 	}
 	lo = pct * lastb / 100;
-	return lo + draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
+	return lo + gen_draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
 }
 
 /*
@@ -163,7 +157,7 @@ uint64_t gen_draw_block(struct gen *g, struct gen_file *f, uint8_t d)
 		return lfsr_next(&f->lfsr, &b) ? b : RANDMAP_NONE;
 	if (g->use_dist)
 		return zoned_block(g, d, lastb);
-	b = draw_below(g, lastb);
+	b = gen_draw_below(g, lastb);
 	if (f->map.nr_bits && randmap_isset(&f->map, b))
 		b = randmap_next_free(&f->map, b);
 	return b;

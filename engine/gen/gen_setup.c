@@ -201,8 +201,19 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 }
 
 /*
+ * norandommap (or a blockalign apart from the block size): each offset one fio
+ * draw, no map, and the drawn block leaves room for the direction's length
+ * (bs_is_seq_rand's lengths are another direction's, which may not fit).
+ */
+static bool draws_without_map(const struct gen *g)
+{
+	return g->random && g->offset_first && !g->use_map && !g->use_lfsr && !g->use_dist &&
+	       !g->job->bs_is_seq_rand;
+}
+
+/*
  * Whether every I/O is one fixed length in one file, each one a permutation
- * draw (random) or the next block (sequential): no zones, skew, sequential
+ * draw or fio's draw without a map (random) or the next block (sequential): no zones, skew, sequential
  * runs, gaps, strides, backward steps, parallel streams, file service,
  * interlock or trimwrite.  The common jobs, and the ones whose cost per I/O the
  * null engine shows.
@@ -210,11 +221,12 @@ static bool wants_map(const struct gen *g, uint64_t region_len)
 static bool is_plain(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
-	bool order_ok = g->random ? g->use_perm && !g->use_dist && !g->use_lfsr && !plan_rw_seq_turns(j)
+	bool drawn = draws_without_map(g);
+	bool order_ok = g->random ? (g->use_perm || drawn) && !g->use_dist && !g->use_lfsr && !plan_rw_seq_turns(j)
 				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 					    !(j->sequential_parallel && j->iodepth > 1);
 
-	if (g->nr_files != 1 || g->files[0].il || !order_ok || g->offset_first || g->use_map ||
+	if (g->nr_files != 1 || g->files[0].il || !order_ok || (g->offset_first && !drawn) || g->use_map ||
 	    g->trimwrite || j->zone_size_bytes || j->file_service_extra)
 		return false;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
@@ -335,6 +347,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->whole_files = g->mixed && nr > 1 && !g->random && !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 			 !j->zone_size_bytes && !j->interlocked;
 	g->fast = is_plain(g);
+	g->fast_draw = g->fast && g->random && !g->use_perm;
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		g->plain_len[d] = gen_bs_of(g, d)->min_bytes;
 	return 0;

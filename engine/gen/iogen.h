@@ -99,6 +99,8 @@ struct gen {
 	 * gen_next_ddir's short way, which gives the I/Os the general way would
 	 * (null-engine cost per I/O). */
 	bool fast;
+	/* fast and random without a map (norandommap): fio's taus88 draw, not the permutation */
+	bool fast_draw;
 	uint64_t fast_left;		/* draws the short way may make unchecked (gen_fast_refill) */
 	uint64_t plain_len[PLAN_DDIR_NR];	/* fast: each direction's one length */
 	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
@@ -256,6 +258,15 @@ static inline void gen_counted(struct gen *g, const struct gen_file *f, uint8_t 
 	io->ddir = d;
 }
 
+/*
+ * fio's __get_next_rand_offset without a map: one taus88 draw scaled to n
+ * blocks (below n: the draw is under 2^32).
+ */
+static inline uint64_t gen_draw_below(struct gen *g, uint64_t n)
+{
+	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
+}
+
 /* gen_next_ddir's every case; the short way below gives the I/Os this would. */
 bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);
 
@@ -282,9 +293,14 @@ static inline bool gen_next_ddir(struct gen *g, uint8_t d, struct gen_io *io)
 	g->fast_left--;
 	len = g->plain_len[d];
 	if (g->random) {
-		rel = f->zone_start + perm_next(&f->perm) * g->align;
-		if (rel + len > f->len)
-			len = f->len - rel;
+		if (g->fast_draw) {
+			/* the last block drawable leaves room for a whole I/O (gen_draw_last_block) */
+			rel = gen_draw_below(g, f->lastb[d]) * g->ba[d];
+		} else {
+			rel = f->zone_start + perm_next(&f->perm) * g->align;
+			if (rel + len > f->len)
+				len = f->len - rel;
+		}
 		g->seq_left = 1;
 		f->last_start[d] = rel + 1;
 	} else {

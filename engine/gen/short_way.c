@@ -19,8 +19,9 @@ bool gen_fast_refill(struct gen *g)
 	if (!g->fast || !len || (g->limit_ios && g->done_ios >= g->limit_ios) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
-	/* The pass: the permutation's draws left, or every direction's whole blocks to the end. */
-	n = g->random ? f->perm.left : UINT64_MAX;
+	/* The pass: the permutation's draws left (draws without a map never end one), or
+	 * every direction's whole blocks to the end. */
+	n = g->random && !g->fast_draw ? f->perm.left : UINT64_MAX;
 	for (uint8_t d = 0; !g->random && d < PLAN_DDIR_NR; d++) {
 		uint64_t whole = g->plain_len[d] && f->pos[d] < f->end[d] ? (f->end[d] - f->pos[d]) / g->plain_len[d] : 0;
 

@@ -138,6 +138,9 @@ JOBS = {
     # 35/30, and 48/47 for 46/49 files in turn).
     "mix_files_one_size": "rw=randrw\nbs=4k\nnrfiles=3\nfilesize=32k-160k\n",
     "mix_files_seq_service": "rw=randrw\nbs=4k\nnrfiles=4\nfilesize=32k-160k\nfile_service_type=sequential\n",
+    # One length a direction without a map: the generator's short way draws fio's offsets.
+    "nomap_fixed": "rw=randrw\nbs=4k,16k\nnorandommap\n",
+    "nomap_blockalign": "rw=randread\nbs=8k\nblockalign=4k\n",
 }
 
 
