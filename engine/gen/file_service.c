@@ -162,6 +162,10 @@ int32_t gen_pick_file(struct gen *g, uint8_t d)
 {
 	int32_t idx;
 
+	/* One file serves every I/O while its pass lasts: no turn, no draw, nothing to open
+	 * (openfiles is off), so the bookkeeping below would come to the same. */
+	if (g->nr_files == 1 && !gen_pass_is_done(g, g->files, d))
+		return 0;
 	/* fio keeps the file only while it is open (openfiles= may have closed it). */
 	if (g->svc_left && g->svc_file < g->nr_files && !gen_pass_is_done(g, &g->files[g->svc_file], d) &&
 	    (!g->max_open || g->files[g->svc_file].open)) {
