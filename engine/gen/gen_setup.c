@@ -213,9 +213,9 @@ static bool draws_without_map(const struct gen *g)
 
 /*
  * Whether every I/O is one fixed length in one file, each one a permutation
- * draw or fio's draw without a map (random) or the next block (sequential): no zones, skew, sequential
- * runs, gaps, strides, backward steps, parallel streams, file service,
- * interlock or trimwrite.  The common jobs, and the ones whose cost per I/O the
+ * draw or fio's draw without a map (random) or the next block (sequential):
+ * no zones, skew, sequential runs, gaps, strides, backward steps, parallel
+ * streams, file service, interlock or trimwrite.  The common jobs, and the ones whose cost per I/O the
  * null engine shows.
  */
 static bool is_plain(const struct gen *g)
