@@ -111,24 +111,25 @@ class PageCache(TmpDirCase):
     def test_a_time_based_run_drops_them_where_a_file_starts_over(self):
         # fio's loop_cache_invalidate: a time_based run drops a file's pages where it
         # starts over (a full random map, the end of a sequential file), so a pass of
-        # 1024 blocks costs one drop whatever the run's speed; a random job without a
-        # map never starts over, and drops them once, at the start.
+        # 256 blocks costs one drop whatever the run's speed; a random job without a
+        # map never starts over, and drops them once, at the start.  A pass is 256
+        # reads so that even a slow machine makes several in the second.
         f = self.lay_out("tb.dat")
         cases = (("randread", []), ("randread", ["--ioengine=libaio", "--iodepth=8"]), ("read", []),
                  ("randread", ["--norandommap"]))
         for rw, extra in cases:
-            job = [f"--filename={f}", f"--rw={rw}", "--bs=4k", "--size=4m", "--time_based", "--runtime=1",
+            job = [f"--filename={f}", f"--rw={rw}", "--bs=4k", "--size=1m", "--time_based", "--runtime=1",
                    "--direct=0", "--output-format=json", *extra]
             for who, program in (("fio", FIO), ("ioplan", BIN)):
                 with self.subTest(who=who, rw=rw, extra=extra):
                     p, drops = cache_drops(program, job, self.tmp)
                     self.assertEqual(p.returncode, 0, p.stderr)
                     reads = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["total_ios"]
-                    passes = 0 if "--norandommap" in extra else reads // 1024
+                    passes = 0 if "--norandommap" in extra else reads // 256
                     # A pass ended by the run's end may have drawn the next one's first read.
-                    ended = 0 if "--norandommap" in extra else (reads - 1) // 1024
+                    ended = 0 if "--norandommap" in extra else (reads - 1) // 256
                     self.assertIn(drops - 1, {passes, ended}, f"{reads} reads, {drops} drops")
-                    self.assertGreater(reads, 1024 if "--norandommap" not in extra else 0)
+                    self.assertGreater(reads, 256 if "--norandommap" not in extra else 0)
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
