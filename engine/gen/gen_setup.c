@@ -222,7 +222,8 @@ static bool is_plain(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
 	bool drawn = draws_without_map(g);
-	bool order_ok = g->random ? (g->use_perm || drawn) && !g->use_dist && !g->use_lfsr && !plan_rw_seq_turns(j)
+	/* use_perm, like drawn, already excludes the skewed laws and fio's register. */
+	bool order_ok = g->random ? (g->use_perm || drawn) && !plan_rw_seq_turns(j)
 				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 					    !(j->sequential_parallel && j->iodepth > 1);
 
