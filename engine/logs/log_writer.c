@@ -19,9 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "engine/cpus.h"
 #include "engine/logs/logs.h"
@@ -142,23 +139,24 @@ LINE_INLINE size_t format_line(char *buf, const struct log_entry *e, bool offset
 
 	n += put_cached(buf + n, e->t_ms, cache ? &cache[0] : NULL);
 	n += put_sep(buf + n, e->value);
-	buf[n] = (char)('0' + e->ddir);
+	buf[n] = (char)('0' + log_entry_ddir(e));
 	buf[n + 1] = ',';
 	buf[n + 2] = ' ';
 	n += 3;
-	n += put_cached(buf + n, e->bs, cache ? &cache[1] : NULL);
+	n += put_cached(buf + n, log_entry_bs(e), cache ? &cache[1] : NULL);
 	if (offset)
 		n += put_sep(buf + n, e->offset);
 	/* The priority column: log_prio's ioprio value, else 1 for the real-time class (fio's). */
 	if (prio_hex) {
 		static const char hex[] = "0123456789abcdef";
+		uint16_t ioprio = log_entry_ioprio(e);
 
 		memcpy(buf + n, "0x", 2);
 		for (int i = 0; i < 4; i++)
-			buf[n + 2 + i] = hex[(e->ioprio >> (12 - 4 * i)) & 0xf];
+			buf[n + 2 + i] = hex[(ioprio >> (12 - 4 * i)) & 0xf];
 		n += 6;
 	} else {
-		buf[n++] = (e->ioprio >> PLAN_IOPRIO_CLASS_SHIFT) == 1 ? '1' : '0';
+		buf[n++] = (log_entry_ioprio(e) >> PLAN_IOPRIO_CLASS_SHIFT) == 1 ? '1' : '0';
 	}
 	buf[n++] = '\n';
 	return n;
@@ -196,15 +194,16 @@ static void file_write(struct log_file *f, const char *p, size_t n)
 
 size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex)
 {
-	uint64_t t = e->t_ms, v = e->value, bs = e->bs;
-	uint32_t ddir = e->ddir | (offset ? LOG_SAMPLE_OFFSET_BIT : 0) | (prio_hex ? LOG_SAMPLE_PRIO_BIT : 0);
+	uint64_t t = e->t_ms, v = e->value, bs = log_entry_bs(e);
+	uint16_t ioprio = log_entry_ioprio(e);
+	uint32_t ddir = log_entry_ddir(e) | (offset ? LOG_SAMPLE_OFFSET_BIT : 0) | (prio_hex ? LOG_SAMPLE_PRIO_BIT : 0);
 
 	/* struct io_sample on fio's 64-bit Linux builds: the priority is the 16 bits after ddir. */
 	memset(p, 0, LOG_SAMPLE_BYTES);
 	memcpy(p, &t, 8);
 	memcpy(p + 8, &v, 8);
 	memcpy(p + 16, &ddir, 4);
-	memcpy(p + 20, &e->ioprio, 2);
+	memcpy(p + 20, &ioprio, 2);
 	memcpy(p + 24, &bs, 8);
 	if (!offset)
 		return LOG_SAMPLE_BYTES;
@@ -392,9 +391,6 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 {
 	struct log_chunk *c;
 
-#if defined(__x86_64__)
-	_mm_sfence();	/* the entries' non-temporal stores (logs.c) land before the writer reads them */
-#endif
 	pthread_mutex_lock(&lw->mu);
 	if (full && full->nr) {
 		while (lw->queued >= LOG_QUEUE_MAX)

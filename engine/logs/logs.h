@@ -52,16 +52,27 @@ enum log_kind {
 #define LOG_SAMPLE_OFFSET_BIT 0x80000000u
 #define LOG_SAMPLE_PRIO_BIT 0x40000000u
 
-/* One line of a log file, before it is text. */
+/*
+ * One line of a log file, before it is text.  The I/O's size, direction and
+ * priority share one word (log_entry_io), so the loop stores an entry as four
+ * words made in registers.
+ */
 struct log_entry {
 	uint64_t t_ms;
 	uint64_t value;
 	uint64_t offset;
-	uint32_t bs;
-	uint8_t ddir;
-	uint8_t pad;
-	uint16_t ioprio;		/* the I/O's priority (prio, cmdprio); 0 in averaged entries, as fio */
+	uint64_t io;			/* bs | ddir << 32 | ioprio << 48 */
 };
+
+static inline uint64_t log_entry_io(uint32_t bs, uint8_t ddir, uint16_t ioprio)
+{
+	return (uint64_t)bs | (uint64_t)ddir << 32 | (uint64_t)ioprio << 48;
+}
+
+static inline uint32_t log_entry_bs(const struct log_entry *e) { return (uint32_t)e->io; }
+static inline uint8_t log_entry_ddir(const struct log_entry *e) { return (uint8_t)(e->io >> 32); }
+/* The I/O's priority (prio, cmdprio); 0 in averaged entries, as fio's. */
+static inline uint16_t log_entry_ioprio(const struct log_entry *e) { return (uint16_t)(e->io >> 48); }
 
 #define LOG_CHUNK_ENTRIES 4096u		/* 128 KiB per chunk */
 #define LOG_QUEUE_MAX 64u		/* full chunks waiting; as many more may be being written: 16 MiB */

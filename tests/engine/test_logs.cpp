@@ -55,10 +55,14 @@ TEST_CASE("logs: an entry is formatted as fio's line, with optional offset and h
     e.t_ms = 1500;
     e.value = 18446744073709551615ull;
     e.offset = 8192;
-    e.bs = 4096;
-    e.ddir = 1;
+    e.io = log_entry_io(4096, 1, 0);
     CHECK(std::string(buf, log_format(buf, &e, false, false)) == "1500, 18446744073709551615, 1, 4096, 0\n");
     CHECK(std::string(buf, log_format(buf, &e, true, true)) == "1500, 18446744073709551615, 1, 4096, 8192, 0x0000\n");
+    // Size, direction and priority share a word: each reads back whole at its extreme.
+    e.io = log_entry_io(4294967295u, 2, 0xa00f);
+    CHECK(std::string(buf, log_format(buf, &e, false, true)) == "1500, 18446744073709551615, 2, 4294967295, 0xa00f\n");
+    e.io = log_entry_io(512, 0, 1 << PLAN_IOPRIO_CLASS_SHIFT);
+    CHECK(std::string(buf, log_format(buf, &e, false, false)) == "1500, 18446744073709551615, 0, 512, 1\n");
     e = log_entry{};
     CHECK(std::string(buf, log_format(buf, &e, false, false)) == "0, 0, 0, 0, 0\n");
     // Each side of every power of ten: the digit count comes from the bit length.
@@ -81,16 +85,17 @@ TEST_CASE("logs: a compressed log's sample is fio's struct io_sample, flags in t
     e.t_ms = 7;
     e.value = 300;
     e.offset = 8192;
-    e.bs = 4096;
-    e.ddir = 2;
+    e.io = log_entry_io(4096, 2, 0x6001);
     REQUIRE(log_sample(b, &e, false, false) == 32);
     uint64_t t, v, bs, off;
     uint32_t dd;
+    uint16_t prio;
     std::memcpy(&t, b, 8);
     std::memcpy(&v, b + 8, 8);
     std::memcpy(&dd, b + 16, 4);
+    std::memcpy(&prio, b + 20, 2);
     std::memcpy(&bs, b + 24, 8);
-    CHECK((t == 7 && v == 300 && dd == 2 && bs == 4096));
+    CHECK((t == 7 && v == 300 && dd == 2 && prio == 0x6001 && bs == 4096));
     REQUIRE(log_sample(b, &e, true, true) == 40);
     std::memcpy(&dd, b + 16, 4);
     std::memcpy(&off, b + 32, 8);
