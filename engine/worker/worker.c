@@ -655,6 +655,7 @@ static void finish(struct worker *w)
 	w->res.thread_end_ns = clk_now(&w->clk);
 	w->res.clone_index = w->clone->clone_index;
 	w->res.thread_number = w->clone->thread_number;
+	worker_logs_fold(w, &w->res);	/* with any read-back the window's end left */
 	*w->out = w->res;
 	memset(&w->res, 0, sizeof(w->res));
 	pthread_mutex_lock(&w->snap.mu);

@@ -210,6 +210,16 @@ struct worker_logs {
 	bool iops_ser_own;		/* iops series differs from the bw series */
 	/* A bw (iops) log without log_avg_msec: each I/O is a bw (iops) sample, as fio's per-unit logs. */
 	bool bw_per_io, iops_per_io;
+	/*
+	 * Those samples as exact sums, made into res_sample_stat when the results
+	 * are read (worker_logs_fold): a running mean, as fio keeps, divides by
+	 * the count at every I/O.
+	 */
+	struct io_sums {
+		uint64_t n, min, max;
+		unsigned __int128 sum, sumsq;
+	} bw_io[PLAN_DDIR_NR];
+	uint64_t iops_io[PLAN_DDIR_NR];	/* each sample is 1 */
 	uint64_t lat_sum[PLAN_DDIR_NR];	/* lat of the I/Os so far, for the series' means */
 };
 
@@ -408,7 +418,8 @@ void worker_logs_so_far(const struct worker *w, struct res_clone *s);
 void worker_logs_prio(struct worker *w, uint16_t ioprio);
 void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint32_t bytes, uint64_t lat);
 /* A bw or iops log without log_avg_msec: this I/O's samples (worker_io.c account's extras). */
-void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat);
+void worker_logs_io_samples(struct worker *w, uint8_t ddir, uint32_t bytes, uint64_t clat);
+void worker_logs_fold(const struct worker *w, struct res_clone *c);
 /* The slat log's lines of n I/Os an async engine took at now (worker_io.c commit), as fio dates them. */
 void worker_logs_submitted(struct worker *w, struct io_u *const *us, uint32_t n, uint64_t now);
 void worker_logs_flush(struct worker *w, uint64_t now);

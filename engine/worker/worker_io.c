@@ -151,7 +151,7 @@ static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d,
 	}
 	if (w->lg.log) {
 		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat);
-		worker_logs_io_samples(w, d, (uint32_t)u->result, clat);
+		worker_logs_io_samples(w, u->ddir, (uint32_t)u->result, clat);
 	}
 }
 

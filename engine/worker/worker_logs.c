@@ -116,6 +116,7 @@ void worker_logs_end(struct worker *w)
 	uint64_t bytes[PLAN_DDIR_NR], ios[PLAN_DDIR_NR];
 
 	clone_log_end(l->log, w->now);
+	worker_logs_fold(w, &w->res);
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
 		bytes[d] = w->res.ddir[d].bytes;
 		ios[d] = w->res.ddir[d].ios;
@@ -128,13 +129,48 @@ void worker_logs_end(struct worker *w)
 		w->res.iops_series = w->res.bw_series;
 }
 
-void worker_logs_io_samples(struct worker *w, struct res_ddir *d, uint32_t bytes, uint64_t clat)
+void worker_logs_io_samples(struct worker *w, uint8_t ddir, uint32_t bytes, uint64_t clat)
 {
 	/* fio's add_bw_sample: bytes * 10^6 / clat in ns, the value its log line holds. */
-	if (w->lg.bw_per_io && !w->lg.log->no_bw_per_io)
-		res_sample_stat_add(&d->bw_kib_s, clat ? (double)((uint64_t)bytes * 1000000ull / clat) : 0.0);
+	if (w->lg.bw_per_io && !w->lg.log->no_bw_per_io) {
+		struct io_sums *s = &w->lg.bw_io[ddir];
+		uint64_t v = clat ? (uint64_t)bytes * 1000000ull / clat : 0;
+
+		if (!s->n || v < s->min)
+			s->min = v;
+		if (v > s->max)
+			s->max = v;
+		s->n++;
+		s->sum += v;
+		s->sumsq += (unsigned __int128)v * v;
+	}
 	if (w->lg.iops_per_io)
-		res_sample_stat_add(&d->iops, 1.0);
+		w->lg.iops_io[ddir]++;
+}
+
+/* The samples' mean and sum of squared deviations from their exact sums. */
+static void sums_stat(const struct io_sums *s, struct res_sample_stat *st)
+{
+	long double mean = (long double)s->sum / (long double)s->n;
+	long double m2 = (long double)s->sumsq - mean * (long double)s->sum;
+
+	st->n = s->n;
+	st->min = (double)s->min;
+	st->max = (double)s->max;
+	st->mean = (double)mean;
+	st->m2 = m2 > 0 ? (double)m2 : 0.0;	/* rounding can leave equal samples a hair below 0 */
+}
+
+/* The per-I/O samples so far into c's statistics; the sums stay whole, so it can be asked again. */
+void worker_logs_fold(const struct worker *w, struct res_clone *c)
+{
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		if (w->lg.bw_io[d].n)
+			sums_stat(&w->lg.bw_io[d], &c->ddir[d].bw_kib_s);
+		if (w->lg.iops_io[d])
+			c->ddir[d].iops = (struct res_sample_stat){ .n = w->lg.iops_io[d], .min = 1.0,
+								    .max = 1.0, .mean = 1.0 };
+	}
 }
 
 void worker_logs_submitted(struct worker *w, struct io_u *const *us, uint32_t n, uint64_t now)
@@ -154,7 +190,7 @@ void worker_logs_read_back(struct worker *w, uint64_t now, uint64_t offset, uint
 	if (!w->lg.log)
 		return;
 	clone_log_io(w->lg.log, now, PLAN_DDIR_READ, bytes, offset, lat, lat);
-	worker_logs_io_samples(w, &w->res.ddir[PLAN_DDIR_READ], bytes, lat);
+	worker_logs_io_samples(w, PLAN_DDIR_READ, bytes, lat);
 }
 
 void worker_logs_flush(struct worker *w, uint64_t now)
@@ -167,6 +203,8 @@ void worker_logs_restart(struct worker *w)
 	struct res_clone *c = &w->res;
 
 	memset(w->lg.lat_sum, 0, sizeof(w->lg.lat_sum));
+	memset(w->lg.bw_io, 0, sizeof(w->lg.bw_io));
+	memset(w->lg.iops_io, 0, sizeof(w->lg.iops_io));
 	if (c->iops_series.samples != c->bw_series.samples)
 		free(c->iops_series.samples);
 	free(c->bw_series.samples);
@@ -178,6 +216,7 @@ void worker_logs_so_far(const struct worker *w, struct res_clone *s)
 	/* A shared series is copied to iops_series only as the window ends (worker_logs_end). */
 	if (!w->lg.iops_ser_own)
 		s->iops_series = s->bw_series;
+	worker_logs_fold(w, s);
 }
 
 void worker_logs_prio(struct worker *w, uint16_t ioprio)

@@ -150,6 +150,47 @@ class FioLogDifferential(LogsTmp):
             self.assertEqual((r["iops_min"], r["iops_max"]), (1, 1), who)
             self.assertGreater(r["bw_min"], 0, who)
 
+    def test_per_io_bw_statistics_are_the_logs_values(self):
+        """The JSON's bw min, max, mean and stdev over per-I/O samples are those of the bw log's own
+        values, as fio's are: 2 048 varied samples of a null job; the read-back reads of a verified
+        write job (after the write window); and each --status-interval report, whose samples so far
+        grow to the final count."""
+        jobs = {"null": ["--ioengine=null", "--rw=randread", "--bs=4k", "--size=8m"],
+                "readback": ["--filename=f", "--rw=write", "--bs=4k", "--size=64k", "--verify=crc32c"]}
+        for name, job in jobs.items():
+            for who in ("ioplan", "fio"):
+                d = self.tmp / f"{name}-{who}"
+                d.mkdir()
+                args = ["--name=j", *job, "--write_bw_log=j", "--output-format=json"]
+                p = (run if who == "ioplan" else self.fio_once_more)(args, cwd=d)
+                self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                r = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]
+                v = [row[1] for row in read_log(d / "j_bw.1.log") if row[2] == 0]
+                self.assertEqual(len(v), 2048 if name == "null" else 16, (name, who))
+                self.assert_stats_of(r, v, (name, who))
+        d = self.tmp / "interim"
+        d.mkdir()
+        p = run(["--name=j", *jobs["null"], "--rate_iops=2000", "--time_based", "--runtime=3",
+                 "--status-interval=1", "--write_bw_log=j", "--output-format=json"], cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        docs, at, dec = [], 0, json.JSONDecoder()
+        while (at := p.stdout.find("{", at)) >= 0:
+            doc, at = dec.raw_decode(p.stdout, at)
+            docs.append(doc["jobs"][0]["read"])
+        counts = [r["bw_samples"] for r in docs]
+        self.assertGreaterEqual(len(docs), 3, counts)
+        self.assertTrue(0 < counts[0] < counts[-1] and counts == sorted(counts), counts)
+        v = [row[1] for row in read_log(d / "j_bw.1.log")]
+        self.assert_stats_of(docs[-1], v, "final report")
+        self.assert_stats_of(docs[0], v[:counts[0]], "first interim report")
+
+    def assert_stats_of(self, r, v, who):
+        mean = sum(v) / len(v)
+        dev = (sum((x - mean) ** 2 for x in v) / (len(v) - 1)) ** 0.5
+        self.assertEqual((r["bw_samples"], r["bw_min"], r["bw_max"]), (len(v), min(v), max(v)), who)
+        self.assertAlmostEqual(r["bw_mean"], mean, delta=mean * 1e-9 + 1e-6, msg=who)
+        self.assertAlmostEqual(r["bw_dev"], dev, delta=dev * 1e-6 + 1e-6, msg=who)
+
     def test_averaged_counts_and_units(self):
         """log_avg_msec=500 over 2 s: the same entries per direction as fio (±1), KiB/s and IOPS alike."""
         args = ["--name=a", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=100",
