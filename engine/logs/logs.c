@@ -176,13 +176,12 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns)
 }
 
 /*
- * An entry is stored field by field, with the chunk's line a few entries on
- * asked for ahead: the writer thread reads each chunk on another CPU and
- * hands it back for reuse, so a line the loop is about to write is often in
- * the other CPU's cache, and fetching it early takes that wait off the loop.
- * Non-temporal stores, which skip the cache altogether, stalled the loop on
- * its first store of an entry instead: about 0.85 of the IOPS of these with
- * per-I/O lat and bw logs (null engine, QD32; docs/performance.md).
+ * An entry is four ordinary stores of words made in registers, with the line
+ * eight entries on asked for ahead, for writing: a chunk comes back for reuse
+ * from the writer thread, which read it on another CPU.  Non-temporal stores,
+ * which bypass the cache, stalled the loop on the first store of each entry:
+ * about 0.85 of the IOPS of these with per-I/O lat and bw logs (null engine,
+ * QD32; docs/performance.md).
  */
 static inline void entry_put(struct log_entry *dst, uint64_t t_ms, uint64_t value, uint64_t offset,
 			     uint32_t bs, uint8_t ddir, uint16_t ioprio)
