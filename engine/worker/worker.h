@@ -210,6 +210,7 @@ struct worker_logs {
 	bool iops_ser_own;		/* iops series differs from the bw series */
 	/* A bw (iops) log without log_avg_msec: each I/O is a bw (iops) sample, as fio's per-unit logs. */
 	bool bw_per_io, iops_per_io;
+	uint64_t lat_sum[PLAN_DDIR_NR];	/* lat of the I/Os so far, for the series' means */
 	/*
 	 * Those samples as exact sums, made into res_sample_stat when the results
 	 * are read (worker_logs_fold): a running mean, as fio keeps, divides by
@@ -220,7 +221,6 @@ struct worker_logs {
 		unsigned __int128 sum, sumsq;
 	} bw_io[PLAN_DDIR_NR];
 	uint64_t iops_io[PLAN_DDIR_NR];	/* each sample is 1 */
-	uint64_t lat_sum[PLAN_DDIR_NR];	/* lat of the I/Os so far, for the series' means */
 };
 
 /*
