@@ -178,7 +178,8 @@ class FioLogDifferential(LogsTmp):
             doc, at = dec.raw_decode(p.stdout, at)
             docs.append(doc["jobs"][0]["read"])
         counts = [r["bw_samples"] for r in docs]
-        self.assertGreaterEqual(len(docs), 3, counts)
+        # At least one interim report and the final one, however late a busy machine runs them.
+        self.assertGreaterEqual(len(docs), 2, counts)
         self.assertTrue(0 < counts[0] < counts[-1] and counts == sorted(counts), counts)
         v = [row[1] for row in read_log(d / "j_bw.1.log")]
         self.assert_stats_of(docs[-1], v, "final report")
