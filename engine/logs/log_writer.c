@@ -238,34 +238,43 @@ static void gz_flush(struct log_writer *lw, struct log_file *f)
 	f->gz_len = 0;
 }
 
-static void write_chunk_gz(struct log_writer *lw, const struct log_chunk *c)
+/* Entry i of c; of a chunk of records, the line it makes in the log of kind k. */
+LINE_INLINE struct log_entry chunk_entry(const struct log_chunk *c, uint32_t i, enum log_kind k)
 {
-	struct log_file *f = c->file;
+	const struct log_rec *r = &c->r[i];
 
+	if (!c->recs)
+		return c->e[i];
+	return (struct log_entry){ r->t_ms, log_rec_value(r, k), r->offset, r->io };
+}
+
+static void write_chunk_gz(struct log_writer *lw, const struct log_chunk *c, struct log_file *f,
+			   enum log_kind k)
+{
 	for (uint32_t i = 0; i < c->nr && f->fd >= 0; i++) {
+		struct log_entry e = chunk_entry(c, i, k);
+
 		if (f->gz_len + LOG_SAMPLE_OFFSET_BYTES > f->gz_cap)
 			gz_flush(lw, f);
-		f->gz_len += log_sample(f->gz + f->gz_len, &c->e[i], f->offset, f->prio_hex);
+		f->gz_len += log_sample(f->gz + f->gz_len, &e, f->offset, f->prio_hex);
 	}
 }
 
-static void write_chunk(struct log_writer *lw, const struct log_chunk *c)
+/* c's lines in f: its entries, or the lines of kind k its records make. */
+static void write_lines(struct log_writer *lw, const struct log_chunk *c, struct log_file *f,
+			enum log_kind k)
 {
-	struct log_file *f = c->file;
 	struct num_cache cache[2] = { { 0, 0, { 0 } }, { 0, 0, { 0 } } };
 	size_t n = 0;
 
-	if (c->raw) {
-		file_write(f, (const char *)c->e, c->nr);
-		return;
-	}
 	if (f->gz) {
-		write_chunk_gz(lw, c);
+		write_chunk_gz(lw, c, f, k);
 		return;
 	}
-
 	for (uint32_t i = 0; i < c->nr && f->fd >= 0; i++) {
-		n += format_line(lw->buf + n, &c->e[i], f->offset, f->prio_hex, cache);
+		struct log_entry e = chunk_entry(c, i, k);
+
+		n += format_line(lw->buf + n, &e, f->offset, f->prio_hex, cache);
 		if (n > WRITE_BUF - 128) {
 			file_write(f, lw->buf, n);
 			n = 0;
@@ -273,6 +282,21 @@ static void write_chunk(struct log_writer *lw, const struct log_chunk *c)
 	}
 	if (n)
 		file_write(f, lw->buf, n);
+}
+
+static void write_chunk(struct log_writer *lw, const struct log_chunk *c)
+{
+	if (c->raw) {
+		file_write(c->file, (const char *)c->e, c->nr);
+		return;
+	}
+	if (!c->recs) {
+		write_lines(lw, c, c->file, LOG_KIND_NR);
+		return;
+	}
+	for (int k = 0; k < LOG_REC_KINDS; k++)
+		if (c->fan[k])
+			write_lines(lw, c, c->fan[k], (enum log_kind)k);
 }
 
 /* Takes the whole queue, writes it unlocked, returns the chunks as spares. */
@@ -414,6 +438,7 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 	if (c) {
 		c->nr = 0;
 		c->raw = false;
+		c->recs = false;
 		c->next = NULL;
 	}
 	return c;

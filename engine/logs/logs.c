@@ -3,7 +3,8 @@
  *
  * Without log_avg_msec, every completed I/O of the measured window is a line:
  * lat/clat in ns, bw as bytes * 10^6 / clat_ns (fio's per-I/O "KiB/s"),
- * iops as 1; the slat line is written as the I/O is submitted, dated then, as
+ * iops as 1, kept as one record an I/O from which the writer makes each log's
+ * line; the slat line is written as the I/O is submitted, dated then, as
  * fio's io_u_queued writes it (at completion it came a whole clat late).
  * With log_avg_msec, one line per direction per interval: the mean (or,
  * log_max_value, the largest) latency, and bw (KiB/s) and iops over the
@@ -115,7 +116,47 @@ static int open_kind(struct clone_log *l, const struct plan_job *j, const struct
 		log_writer_file_gz(f, j->log_gz_bytes);
 	l->cur[k]->file = f;
 	l->cur[k]->raw = k == LOG_HIST;
+	l->kinds |= 1u << k;
 	return 0;
+}
+
+static void recs_init(const struct clone_log *l, struct log_chunk *c)
+{
+	c->recs = true;
+	c->file = NULL;
+	memcpy(c->fan, l->fan, sizeof(c->fan));
+}
+
+/*
+ * Without log_avg_msec, an I/O's lat, clat, bw and iops lines go as one record
+ * into one chunk for all their files: the first kind's chunk becomes it, the
+ * others' are freed.
+ */
+static void recs_open(struct clone_log *l)
+{
+	struct log_chunk *c = NULL;
+	bool any = false;
+
+	for (int k = 0; k < LOG_REC_KINDS; k++) {
+		if (!l->cur[k])
+			continue;
+		/* disable_bw_measurement: the file is made, its per-I/O lines are not (fio 3.33). */
+		if (k != LOG_BW || !l->no_bw_per_io)
+			l->fan[k] = l->cur[k]->file;
+		any = any || l->fan[k];
+		if (c)
+			free(l->cur[k]);
+		else
+			c = l->cur[k];
+		l->cur[k] = NULL;
+	}
+	if (c && !any) {
+		free(c);
+		c = NULL;
+	}
+	l->recs = c;
+	if (c)
+		recs_init(l, c);
 }
 
 static int open_hist(struct clone_log *l, const struct plan_job *j, const struct plan_clone *c)
@@ -152,6 +193,8 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 		ret = open_kind(l, j, c, (enum log_kind)k);
 	if (!ret && kind_prefix(j, LOG_HIST))
 		ret = open_hist(l, j, c);
+	if (!ret && !l->avg_ns)
+		recs_open(l);
 	if (ret) {
 		clone_log_close(l);
 		*err = ret;
@@ -176,17 +219,20 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns)
 }
 
 /*
- * An entry is four ordinary stores of words made in registers, with the line
- * eight entries on asked for ahead, for writing: a chunk comes back for reuse
+ * Entries and records are ordinary stores of words made in registers, with the
+ * line 256 bytes on asked for ahead, for writing: a chunk comes back for reuse
  * from the writer thread, which read it on another CPU.  Non-temporal stores,
  * which bypass the cache, stalled the loop on the first store of each entry:
  * about 0.85 of the IOPS of these with per-I/O lat and bw logs (null engine,
- * QD32; docs/performance.md).
+ * QD32; docs/performance.md).  The address may be past the chunk's end: a
+ * prefetch does not fault.
  */
+#define PREFETCH_AHEAD(dst) __builtin_prefetch((const void *)((uintptr_t)(dst) + 256), 1)
+
 static inline void entry_put(struct log_entry *dst, uint64_t t_ms, uint64_t value, uint64_t offset,
 			     uint32_t bs, uint8_t ddir, uint16_t ioprio)
 {
-	__builtin_prefetch((const void *)((uintptr_t)dst + 256), 1);	/* past the chunk's end: no fault */
+	PREFETCH_AHEAD(dst);
 	dst->t_ms = t_ms;
 	dst->value = value;
 	dst->offset = offset;
@@ -212,6 +258,28 @@ static void append_prio(struct clone_log *l, enum log_kind k, uint64_t t_ms, uin
 		l->cur[k] = c;
 	}
 	entry_put(&c->e[c->nr++], t_ms + l->base_ms, value, offset, bs, ddir, ioprio);
+}
+
+/* A per-I/O record (the writer makes its lines); out of memory, these logs stop. */
+static void append_rec(struct clone_log *l, uint64_t t_ms, uint64_t io, uint64_t offset, uint64_t lat,
+		       uint64_t clat)
+{
+	struct log_chunk *c = l->recs;
+	struct log_rec *r;
+
+	if (c->nr == LOG_CHUNK_RECS) {
+		c = l->recs = log_writer_swap(l->lw, c);
+		if (!c)
+			return;
+		recs_init(l, c);
+	}
+	r = &c->r[c->nr++];
+	PREFETCH_AHEAD(r);
+	r->t_ms = t_ms;
+	r->offset = offset;
+	r->io = io;
+	r->lat = lat;
+	r->clat = clat;
 }
 
 /* An entry of the completed I/O's priority (l->ioprio); averaged entries have 0, as fio's. */
@@ -344,15 +412,8 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 		return;
 	}
 	t_ms = (now - l->start_ns) / NS_PER_MS;
-	if (l->cur[LOG_CLAT])
-		append(l, LOG_CLAT, t_ms, clat, ddir, bytes, offset);
-	if (l->cur[LOG_LAT])
-		append(l, LOG_LAT, t_ms, lat, ddir, bytes, offset);
-	if (l->cur[LOG_BW] && !l->no_bw_per_io)
-		append(l, LOG_BW, t_ms, clat ? (uint64_t)bytes * 1000000ull / clat : 0, ddir, bytes,
-		       offset);
-	if (l->cur[LOG_IOPS])
-		append(l, LOG_IOPS, t_ms, 1, ddir, bytes, offset);
+	if (l->recs)
+		append_rec(l, t_ms + l->base_ms, log_entry_io(bytes, ddir, l->ioprio), offset, lat, clat);
 }
 
 void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
@@ -383,6 +444,11 @@ void clone_log_end(struct clone_log *l, uint64_t now)
 			l->cur[k]->raw = k == LOG_HIST;
 		}
 	}
+	if (l->recs && l->recs->nr) {
+		l->recs = log_writer_swap(l->lw, l->recs);
+		if (l->recs)
+			recs_init(l, l->recs);
+	}
 }
 
 void clone_log_close(struct clone_log *l)
@@ -391,6 +457,7 @@ void clone_log_close(struct clone_log *l)
 		return;
 	for (int k = 0; k < LOG_KIND_NR; k++)
 		free(l->cur[k]);
+	free(l->recs);
 	free(l->hist);
 	free(l);
 }

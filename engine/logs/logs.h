@@ -74,7 +74,39 @@ static inline uint8_t log_entry_ddir(const struct log_entry *e) { return (uint8_
 /* The I/O's priority (prio, cmdprio); 0 in averaged entries, as fio's. */
 static inline uint16_t log_entry_ioprio(const struct log_entry *e) { return (uint16_t)(e->io >> 48); }
 
+/*
+ * A completed I/O of a per-I/O log, once for all its kinds: the writer makes
+ * its lat, clat, bw and iops lines (log_rec_value), so the loop stores 40
+ * bytes an I/O instead of 32 a line, and divides nothing for the bw line.
+ */
+struct log_rec {
+	uint64_t t_ms;
+	uint64_t offset;
+	uint64_t io;			/* as log_entry's */
+	uint64_t lat;
+	uint64_t clat;
+};
+
+/* The kinds a record holds: those before LOG_SLAT (a slat line is made at submission). */
+#define LOG_REC_KINDS LOG_SLAT
+
+/* A record's value in a log of kind k: fio's per-I/O bw is bytes * 10^6 / clat_ns. */
+static inline uint64_t log_rec_value(const struct log_rec *r, enum log_kind k)
+{
+	switch (k) {
+	case LOG_LAT:
+		return r->lat;
+	case LOG_CLAT:
+		return r->clat;
+	case LOG_BW:
+		return r->clat ? (uint64_t)(uint32_t)r->io * 1000000ull / r->clat : 0;
+	default:
+		return 1;	/* LOG_IOPS */
+	}
+}
+
 #define LOG_CHUNK_ENTRIES 4096u		/* 128 KiB per chunk */
+#define LOG_CHUNK_RECS (LOG_CHUNK_ENTRIES * sizeof(struct log_entry) / sizeof(struct log_rec))
 #define LOG_QUEUE_MAX 64u		/* full chunks waiting; as many more may be being written: 16 MiB */
 
 struct log_file;
@@ -82,9 +114,14 @@ struct log_file;
 struct log_chunk {
 	struct log_chunk *next;
 	struct log_file *file;
-	uint32_t nr;			/* entries, or bytes of text when raw */
+	uint32_t nr;			/* entries, records, or bytes of text when raw */
 	bool raw;			/* e[] holds finished text lines (hist logs) */
-	struct log_entry e[LOG_CHUNK_ENTRIES];
+	bool recs;			/* r[] holds records, for the files in fan[] (NULL: no line) */
+	struct log_file *fan[LOG_REC_KINDS];
+	union {
+		struct log_entry e[LOG_CHUNK_ENTRIES];
+		struct log_rec r[LOG_CHUNK_RECS];
+	};
 };
 
 /* The run's writer (log_writer.c): one thread, the open files, the queue of full chunks. */
@@ -126,7 +163,10 @@ size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_h
 /* One clone's logs (logs.c): what it records, in chunks handed to the run's writer. */
 struct clone_log {
 	struct log_writer *lw;
-	struct log_chunk *cur[LOG_KIND_NR];	/* NULL = this kind is off */
+	struct log_chunk *cur[LOG_KIND_NR];	/* NULL = off, or its lines go in recs */
+	struct log_chunk *recs;			/* per-I/O lat, clat, bw and iops lines, as records */
+	struct log_file *fan[LOG_REC_KINDS];	/* where recs' lines go (NULL: not made) */
+	unsigned kinds;				/* 1 << kind, for each kind the clone logs */
 	uint64_t avg_ns;			/* log_avg_msec; 0 = an entry per I/O */
 	bool max_value;
 	uint16_t ioprio;			/* the next I/O's priority (the worker sets it) */
@@ -172,6 +212,12 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns);
 /* One completed I/O of the window: its lat, clat, bw and iops lines. */
 void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,
 		  uint64_t offset, uint64_t lat, uint64_t clat);
+
+/* True when the clone writes a log of kind k. */
+static inline bool clone_log_has(const struct clone_log *l, enum log_kind k)
+{
+	return l && (l->kinds & 1u << k);
+}
 
 /* True when the clone writes a slat log. */
 static inline bool clone_log_wants_slat(const struct clone_log *l)

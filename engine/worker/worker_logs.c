@@ -60,8 +60,8 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 	sampler_start(&l->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : AVG_DEFAULT_NS, 1,
 		      now, zero);
 	/* fio's calc_log_samples takes no interval sample of what a per-I/O log samples per I/O. */
-	l->bw_per_io = l->log && l->log->cur[LOG_BW] && !l->log->avg_ns;
-	l->iops_per_io = l->log && l->log->cur[LOG_IOPS] && !l->log->avg_ns;
+	l->bw_per_io = clone_log_has(l->log, LOG_BW) && !l->log->avg_ns;
+	l->iops_per_io = clone_log_has(l->log, LOG_IOPS) && !l->log->avg_ns;
 	l->next_bw = l->bw_per_io ? UINT64_MAX : now + l->bw_s.avg_ns;
 	l->next_iops = l->iops_per_io ? UINT64_MAX : now + l->iops_s.avg_ns;
 	ret = series_start(&l->bw_ser, &w->res.bw_series, l->bw_s.avg_ns, now);

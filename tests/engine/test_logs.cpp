@@ -228,3 +228,79 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     CHECK(lines_of(d.file("a_clat.1.log")) == std::vector<std::string>{"2, 1000, 0, 4096, 0"});
     CHECK(lines_of(d.file("b_slat.1.log")) == std::vector<std::string>{"510, 40, 0, 0, 0", "600, 70, 0, 0, 0"});
 }
+
+TEST_CASE("logs: per-I/O records make every log's line, in order, over many chunks and clones")
+{
+    pb::tmpdir d;
+    std::string pre = d.file("r"), nobw = d.file("n");
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
+    plan_clone c1{}, c2{};
+    c1.thread_number = 1;
+    c2.thread_number = 2;
+    // per_job_logs=0: both clones append to one file of each kind.
+    plan_job j = log_job(&pre[0], &pre[0], &pre[0], false);
+    j.disable_slat = true;
+    j.log_offset = true;
+    plan_job nb = log_job(&nobw[0], nullptr, &nobw[0]);
+    nb.disable_bw = true;	// the bw file is made, without per-I/O lines
+    nb.disable_slat = true;
+    int err = 0;
+    clone_log *a = clone_log_open(lw, &j, &c1, &err), *b = clone_log_open(lw, &j, &c2, &err);
+    clone_log *n = clone_log_open(lw, &nb, &c1, &err);
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(n);
+    CHECK(clone_log_has(a, LOG_BW));
+    CHECK(clone_log_has(n, LOG_BW));
+    CHECK_FALSE(clone_log_has(n, LOG_IOPS));
+    const uint64_t t0 = 1000000000ull, us = 1000ull;
+    const uint32_t nr = 2 * (uint32_t)LOG_CHUNK_RECS + 3;
+    for (clone_log *l : {a, b, n})
+        clone_log_begin(l, t0, 0);
+    for (uint32_t i = 0; i < nr; i++) {
+        for (clone_log *l : {a, b, n}) {
+            // b's priority is real-time (class 1): its prio column reads 1.
+            l->ioprio = l == b ? (uint16_t)(1u << PLAN_IOPRIO_CLASS_SHIFT | 4u) : 0;
+            uint64_t clat = l == b ? 2000 + i : 1000 + i;
+            clone_log_io(l, t0 + (uint64_t)i * 10 * us, (uint8_t)(i & 1), 4096u << (i % 3), (uint64_t)i * 8192,
+                         clat + 7, clat);
+        }
+    }
+    for (clone_log *l : {a, b, n}) {
+        clone_log_end(l, t0 + (uint64_t)nr * 10 * us);
+        clone_log_close(l);
+    }
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(log_writer_stop(lw, collect, &failed) == 0);
+
+    // The line clone `who` made for its I/O i in the log of kind k.
+    auto line = [&](int who, uint32_t i, log_kind k) {
+        uint64_t clat = (who ? 2000 : 1000) + i, bs = 4096u << (i % 3);
+        uint64_t v = k == LOG_LAT ? clat + 7 : k == LOG_CLAT ? clat : k == LOG_BW ? bs * 1000000ull / clat : 1;
+        return std::to_string(i / 100) + ", " + std::to_string(v) + ", " + std::to_string(i & 1) + ", " +
+               std::to_string(bs) + ", " + std::to_string((uint64_t)i * 8192) + ", " + (who ? "1" : "0");
+    };
+    const std::pair<const char *, log_kind> kinds[] = {
+        {"r_lat.log", LOG_LAT}, {"r_clat.log", LOG_CLAT}, {"r_bw.log", LOG_BW}, {"r_iops.log", LOG_IOPS}};
+    for (const auto &[name, k] : kinds) {
+        std::vector<std::string> got = lines_of(d.file(name)), want;
+        // Each clone's lines stay in its order; the two clones' chunks interleave whole.
+        std::vector<std::string> mine[2];
+        for (const std::string &l : got)
+            mine[l.back() == '1'].push_back(l);
+        REQUIRE(got.size() == 2 * (size_t)nr);
+        for (int who = 0; who < 2; who++) {
+            REQUIRE(mine[who].size() == nr);
+            for (uint32_t i : {0u, (uint32_t)LOG_CHUNK_RECS - 1, (uint32_t)LOG_CHUNK_RECS, nr - 1})
+                CHECK(mine[who][i] == line(who, i, k));
+        }
+    }
+    CHECK(std::ifstream(d.file("n_bw.1.log")).good());
+    CHECK(lines_of(d.file("n_bw.1.log")).empty());
+    CHECK(lines_of(d.file("n_lat.1.log")).size() == nr);
+    const uint32_t last = nr - 1;
+    CHECK(lines_of(d.file("n_clat.1.log")).back() == std::to_string(last / 100) + ", " + std::to_string(1000 + last) +
+                                                         ", " + std::to_string(last & 1) + ", " +
+                                                         std::to_string(4096u << (last % 3)) + ", 0");
+}
