@@ -7,9 +7,10 @@
  * loop trip checks the phase and snapshot requests once, then issues and reaps;
  * completions already fetched from the engine turn into new I/Os within the
  * trip (turn_again), as a sync engine's I/Os go out in bursts.  The trip is
- * compiled three times: a job with none of the per-I/O extras (rates, verify,
+ * compiled four times: a job with none of the per-I/O extras (rates, verify,
  * logs, priorities, ...) runs a copy in which their tests are gone, one for a
- * sync engine and one for an async one (HOT below).
+ * sync engine and one for an async one; an async job whose only extras are in
+ * a completion's accounting (fio's logs, max_latency) runs a third (HOT below).
  * Nothing here locks or allocates, except a copy of the results so far when
  * eng_snapshot asks for one (snapshot.h; one relaxed load per loop trip).
  *
@@ -37,19 +38,22 @@
  * The per-I/O functions take the kind of loop they are compiled into.  A job
  * with none of the extras (io_has_extras, account_has_extras) runs a copy in
  * which each IO_X/ACCT_X test is a constant false that the compiler folds away,
- * with the code behind it; that copy comes twice more, for a sync engine and an
- * async one, so the tests of is_sync fold too (IS_SYNC).  Always inlined, so each
- * copy is one function.
+ * with the code behind it; that copy comes twice, for a sync engine and an
+ * async one, so the tests of is_sync fold too (IS_SYNC).  An async job whose
+ * extras are all in account() (account_has_extras, not io_has_extras) runs a
+ * copy in which only the IO_X tests fold: a per-I/O log's job, most often.
+ * Always inlined, so each copy is one function.
  */
 enum loop_kind {
 	LOOP_ANY,		/* every test asked of the worker */
 	LOOP_PLAIN_SYNC,	/* no extras, the engine completes inside queue() */
 	LOOP_PLAIN_ASYNC,	/* no extras, queue, commit and reap */
+	LOOP_ACCT_ASYNC,	/* as LOOP_PLAIN_ASYNC, but a completion has extras to account (fio's logs) */
 };
 
 #define HOT static inline __attribute__((always_inline))
 #define IO_X(w, k) ((k) == LOOP_ANY && (w)->io_extras)
-#define ACCT_X(w, k) ((k) == LOOP_ANY && (w)->acct_extras)
+#define ACCT_X(w, k) (((k) == LOOP_ANY || (k) == LOOP_ACCT_ASYNC) && (w)->acct_extras)
 /* fsync=N (fdatasync=, sync_file_range=) and a trace's flushes ask for a sync: neither is in a plain job. */
 #define NEED_SYNC(w, k) ((k) == LOOP_ANY && (w)->need_sync)
 #define IS_SYNC(w, k) ((k) == LOOP_ANY ? (w)->is_sync : (k) == LOOP_PLAIN_SYNC)
@@ -59,7 +63,7 @@ enum loop_kind {
  * wait for completions, not per I/O: a trip holds at most iodepth completions
  * already fetched, a few microseconds, and its stores were 4% of a null I/O.
  */
-#define PUB_PER_TRIP(k) ((k) == LOOP_PLAIN_ASYNC)
+#define PUB_PER_TRIP(k) ((k) == LOOP_PLAIN_ASYNC || (k) == LOOP_ACCT_ASYNC)
 
 static void publish(struct worker *w, uint8_t d, uint64_t bytes)
 {
@@ -757,7 +761,7 @@ HOT void turns(struct worker *w, const enum loop_kind k)
 		publish_trip(w);
 }
 
-/* The copies of the trip (HOT, above): plain jobs' two, one for the rest. */
+/* The copies of the trip (HOT, above): plain jobs' two, logged async jobs', one for the rest. */
 __attribute__((noinline)) static void turns_plain_sync(struct worker *w)
 {
 	turns(w, LOOP_PLAIN_SYNC);
@@ -766,6 +770,11 @@ __attribute__((noinline)) static void turns_plain_sync(struct worker *w)
 __attribute__((noinline)) static void turns_plain_async(struct worker *w)
 {
 	turns(w, LOOP_PLAIN_ASYNC);
+}
+
+__attribute__((noinline)) static void turns_acct_async(struct worker *w)
+{
+	turns(w, LOOP_ACCT_ASYNC);
 }
 
 __attribute__((noinline)) static void turns_any(struct worker *w)
@@ -799,12 +808,14 @@ void worker_loop(struct worker *w)
 		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
 		     worker_remote_gave_up(w)))
 			break;
-		if (!plain)
-			turns_any(w);
-		else if (w->is_sync)
+		if (plain && w->is_sync)
 			turns_plain_sync(w);
-		else
+		else if (plain)
 			turns_plain_async(w);
+		else if (!w->io_extras && !w->is_sync)
+			turns_acct_async(w);
+		else
+			turns_any(w);
 		if (w->job->lat_target_ns)
 			worker_lat_target_check(w);
 	}
