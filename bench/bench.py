@@ -325,6 +325,14 @@ def workloads(d, mem, quick):
              [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),
               ("p99 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(99))],
              device=True, fmt="json+")
+    # The floor of the rows above: ioplan against itself on the same disk and job.  Two runs of
+    # one tool differ by the disk's own spread, so a latency row that misses by less than this
+    # row strays from 1.0 shows no cost of ioplan's (shown, not judged).
+    a = job_args("libaio-qd1-lat-aa", "json+", ioengine="libaio", rw="randread", bs="4k", size=big,
+                 direct=1, iodepth=1, time_based=1, runtime=secs, filename=f"{d}/bench.qd1")
+    wl.append(Workload("libaio-qd1-lat-aa", [IOPLAN, *a], [IOPLAN, *a],
+                       [("p50 ioplan/ioplan", ratio(clat_bins), None, pool_pct(50)),
+                        ("p99 ioplan/ioplan", ratio(clat_bins), None, pool_pct(99))], device=True))
     # QD1 reads the page cache serves (a file on tmpfs, which no invalidate drops): a
     # latency of about a microsecond, with no device to blur it, so the share of it
     # that is the tool's own -- the time between its two clock reads around the read --
