@@ -784,7 +784,7 @@ __attribute__((noinline)) static void turns_any(struct worker *w)
 
 void worker_loop(struct worker *w)
 {
-	bool plain;
+	bool plain, acct_only;
 
 	w->burst = w->is_sync ? SYNC_BURST : w->depth;
 	w->lat_is_clat = lat_may_be_clat(w);
@@ -796,6 +796,9 @@ void worker_loop(struct worker *w)
 	w->acct_extras = account_has_extras(w);
 	w->io_extras = io_has_extras(w);
 	plain = !w->acct_extras && !w->io_extras;
+	/* Not with latency_target: its final window clears the counts that a per-trip
+	 * publication copies (publish_trip), and the watchers' counts must not go back. */
+	acct_only = !plain && !w->io_extras && !w->is_sync && !w->job->lat_target_ns;
 	worker_lat_target_start(w);
 	atomic_store_explicit(&w->pub.in_loop, true, memory_order_release);
 	/* What else a trip checks (rates, rate_min, latency targets) keeps one trip per I/O. */
@@ -812,7 +815,7 @@ void worker_loop(struct worker *w)
 			turns_plain_sync(w);
 		else if (plain)
 			turns_plain_async(w);
-		else if (!w->io_extras && !w->is_sync)
+		else if (acct_only)
 			turns_acct_async(w);
 		else
 			turns_any(w);

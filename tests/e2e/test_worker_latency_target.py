@@ -72,6 +72,22 @@ class LatencyTarget(TmpDirCase):
         self.assertEqual(j["latency_depth"], 16)
         self.assertGreaterEqual(j["job_runtime"], 950)
 
+    def test_the_counts_others_read_never_go_back_when_the_final_window_clears_them(self):
+        # The search clears the results before its final window (fio's reset_io_stats), but
+        # what steadystate and the progress line read of a running job must only grow: a rate
+        # from two readings is a difference.  At iodepth=2 the clear comes after two windows
+        # of 1.2 s (2.4 s), between steadystate's samples of 2 s and 3 s; the job ends at 3.6 s.
+        text = MEETS.replace("iodepth=16", "iodepth=2").replace("latency_window=50ms", "latency_window=1200ms")
+        p = self.go(run, text.format(extra="steadystate=iops:0.001%\nsteadystate_duration=10\n"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        j = job_json(p.stdout)
+        self.assertEqual(j["latency_depth"], 2)
+        data = j["steadystate"]["data"]
+        self.assertGreaterEqual(sum(1 for v in data["iops"] if v), 2, data)
+        # A null engine on one CPU: far below 10^9 I/Os and 10^13 bytes a second.
+        self.assertTrue(all(v < 10**9 for v in data["iops"]), data)
+        self.assertTrue(all(v < 10**13 for v in data["bw"]), data)
+
     def test_normal_output_line_is_fios(self):
         p = self.go(run, MEETS.format(extra="latency_percentile=99.5\n"), fmt="normal")
         self.assertEqual(p.returncode, 0, p.stderr)
