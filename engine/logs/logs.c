@@ -282,13 +282,6 @@ static void append_rec(struct clone_log *l, uint64_t t_ms, uint64_t io, uint64_t
 	r->clat = clat;
 }
 
-/* An entry of the completed I/O's priority (l->ioprio); averaged entries have 0, as fio's. */
-static void append(struct clone_log *l, enum log_kind k, uint64_t t_ms, uint64_t value,
-		   uint8_t ddir, uint32_t bs, uint64_t offset)
-{
-	append_prio(l, k, t_ms, value, ddir, bs, offset, l->avg_ns ? 0 : l->ioprio);
-}
-
 /* One averaged line per direction and kind that had I/O since the last one. */
 static void emit_avg(struct clone_log *l, uint64_t now, bool rates)
 {
@@ -309,7 +302,8 @@ static void emit_avg(struct clone_log *l, uint64_t now, bool rates)
 				v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
 			else
 				v = l->max_value ? l->max[k][d] : (l->sum[k][d] + l->n[k][d] / 2) / l->n[k][d];
-			append(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0);
+			/* An averaged line has no size, offset or priority (0), as fio's. */
+			append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
 			l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 		}
 	}

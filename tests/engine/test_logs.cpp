@@ -284,7 +284,7 @@ TEST_CASE("logs: per-I/O records make every log's line, in order, over many chun
     const std::pair<const char *, log_kind> kinds[] = {
         {"r_lat.log", LOG_LAT}, {"r_clat.log", LOG_CLAT}, {"r_bw.log", LOG_BW}, {"r_iops.log", LOG_IOPS}};
     for (const auto &[name, k] : kinds) {
-        std::vector<std::string> got = lines_of(d.file(name)), want;
+        std::vector<std::string> got = lines_of(d.file(name));
         // Each clone's lines stay in its order; the two clones' chunks interleave whole.
         std::vector<std::string> mine[2];
         for (const std::string &l : got)
