@@ -319,17 +319,17 @@ def workloads(d, mem, quick):
          device=True, fmt="json+")
     # QD1 on the disk through each synchronous-latency path fio users compare: the device
     # is the limit, so any of the latency that is ioplan's shows as a ratio above 1.
+    qd1 = lambda eng, **extra: dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1,  # noqa: E731
+                                    iodepth=1, time_based=1, runtime=secs, filename=f"{d}/bench.qd1", **extra)
     for eng, extra in (("libaio", {}), ("io_uring", {}), ("pvsync2", dict(hipri=1))):
-        both(f"{eng}-qd1-lat", dict(ioengine=eng, rw="randread", bs="4k", size=big, direct=1, iodepth=1,
-                                    time_based=1, runtime=secs, filename=f"{d}/bench.qd1", **extra),
+        both(f"{eng}-qd1-lat", qd1(eng, **extra),
              [("p50 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(50)),
               ("p99 latency ratio", ratio(clat_bins), ("<=", 1.0), pool_pct(99))],
              device=True, fmt="json+")
     # The floor of the rows above: ioplan against itself on the same disk and job.  Two runs of
     # one tool differ by the disk's own spread, so a latency row that misses by less than this
     # row strays from 1.0 shows no cost of ioplan's (shown, not judged).
-    a = job_args("libaio-qd1-lat-aa", "json+", ioengine="libaio", rw="randread", bs="4k", size=big,
-                 direct=1, iodepth=1, time_based=1, runtime=secs, filename=f"{d}/bench.qd1")
+    a = job_args("libaio-qd1-lat-aa", "json+", **qd1("libaio"))
     wl.append(Workload("libaio-qd1-lat-aa", [IOPLAN, *a], [IOPLAN, *a],
                        [("p50 ioplan/ioplan", ratio(clat_bins), None, pool_pct(50)),
                         ("p99 ioplan/ioplan", ratio(clat_bins), None, pool_pct(99))], device=True))
