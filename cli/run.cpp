@@ -75,31 +75,31 @@ private:
 };
 
 // The plan's test files that do not exist yet: the ones this run will create.
-// The preflight's look at each (pf->seen, sorted by path) answers for most.
+// The preflight's look at each (pf_seen_of) answers for most.
 // The paths are the plan's own, not copies (two strings a file were 10 MB at
 // 100 000 files).
 std::vector<const char *> files_to_create(const plan &p, const pf_report &pf)
 {
     std::vector<const char *> out;
-    std::unordered_set<std::string_view> listed;
+    std::vector<bool> listed_seen(pf.nr_seen);
+    std::unordered_set<std::string_view> listed;  // of the paths the preflight did not look at
     struct stat sb;
-    auto missing = [&](const char *path) {
-        tgt_seen key{};
-        key.path = path;
-        auto less = [](const tgt_seen &x, const tgt_seen &y) { return std::strcmp(x.path, y.path) < 0; };
-        const tgt_seen *begin = pf.seen, *end = begin + pf.nr_seen, *s = std::lower_bound(begin, end, key, less);
-        if (s != end && !std::strcmp(s->path, path))
-            return s->ino == 0;
-        return stat(path, &sb) != 0;
+    auto note = [&](const char *path) {
+        if (const tgt_seen *s = pf_seen_of(&pf, path)) {
+            if (!s->ino && !listed_seen[(size_t)(s - pf.seen)]) {
+                listed_seen[(size_t)(s - pf.seen)] = true;
+                out.push_back(path);
+            }
+        } else if (stat(path, &sb) && listed.insert(path).second) {
+            out.push_back(path);
+        }
     };
     for (uint32_t i = 0; i < p.nr_jobs; i++) {
         const plan_job &j = *plan_job_at(&p, i);
         for (uint32_t c = 0; c < j.nr_clones; c++)
-            for (uint32_t f = 0; f < j.clones[c].nr_files; f++) {
-                const plan_file &file = j.clones[c].files[f];
-                if (!file.is_device && missing(file.path) && listed.insert(file.path).second)
-                    out.push_back(file.path);
-            }
+            for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
+                if (!j.clones[c].files[f].is_device)
+                    note(j.clones[c].files[f].path);
     }
     return out;
 }

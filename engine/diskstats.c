@@ -93,7 +93,7 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 			continue;
 		/* Files of one device follow each other: a stat() skips them
 		 * before the walk of /sys that names the device. */
-		if (!layout_seen(l, l->files[i].path, &st) && stat(l->files[i].path, &st))
+		if (!layout_file_seen(&l->files[i], &st) && stat(l->files[i].path, &st))
 			continue;	/* diskstats_dev_of would fail the same way */
 		if (seen && S_ISBLK(st.st_mode) == blk && (blk ? st.st_rdev : st.st_dev) == last)
 			continue;

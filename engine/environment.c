@@ -589,7 +589,7 @@ static void targets(struct res_env *env, const struct layout *lay)
 	if (!keys)
 		return;
 	for (i = 0; i < lay->nr; i++) {
-		if (!layout_seen(lay, lay->files[i].path, &st) && stat(lay->files[i].path, &st))
+		if (!layout_file_seen(&lay->files[i], &st) && stat(lay->files[i].path, &st))
 			continue;
 		keys[env->nr_targets] = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 		for (k = 0; k < env->nr_targets && keys[k] != keys[env->nr_targets]; k++)

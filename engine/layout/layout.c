@@ -554,22 +554,28 @@ static int open_dir(struct layout *l, const struct layout_file *lf, struct resul
 	return 0;
 }
 
+/*
+ * Both lists are sorted by path: one walk pairs each file with its entry,
+ * where a search for each compared its long shared prefix again and again.
+ */
 void layout_expect(struct layout *l, const struct tgt_seen *seen, uint32_t n)
 {
+	uint32_t j = 0;
+
 	l->seen = seen;
 	l->nr_seen = n;
-}
+	for (uint32_t i = 0; i < l->nr; i++) {
+		int c = 1;
 
-static int cmp_seen(const void *a, const void *b)
-{
-	return strcmp(((const struct tgt_seen *)a)->path, ((const struct tgt_seen *)b)->path);
+		while (j < n && (c = strcmp(seen[j].path, l->files[i].path)) < 0)
+			j++;
+		l->files[i].preflight_seen = j < n && !c ? j + 1 : 0;
+	}
 }
 
 const struct tgt_seen *layout_seen_at(const struct layout *l, const struct layout_file *lf)
 {
-	struct tgt_seen key = { .path = lf->path };
-
-	return l->seen && lf->dir >= 0 ? bsearch(&key, l->seen, l->nr_seen, sizeof(key), cmp_seen) : NULL;
+	return l->seen && lf->dir >= 0 && lf->preflight_seen ? &l->seen[lf->preflight_seen - 1] : NULL;
 }
 
 /*
@@ -825,7 +831,12 @@ bool layout_seen(const struct layout *l, const char *path, struct stat *st)
 {
 	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
 
-	if (!lf || !lf->seen)
+	return lf && layout_file_seen(lf, st);
+}
+
+bool layout_file_seen(const struct layout_file *lf, struct stat *st)
+{
+	if (!lf->seen)
 		return false;
 	memset(st, 0, sizeof(*st));
 	st->st_mode = lf->mode;

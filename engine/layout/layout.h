@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine/mark.h"
+#include "engine/path_index.h"
 #include "engine/plan.h"
 #include "engine/results.h"
 #include "engine/target.h"
@@ -53,6 +54,7 @@ struct layout_file {
 	uint64_t setup_size;		/* its size as the setups of the jobs resolved so far leave it */
 	int32_t dir;			/* its directory in layout.dirs, or -1: opened by path (a device) */
 	struct tgt_id id;		/* what layout found there: every later open must find the same */
+	uint32_t preflight_seen;	/* its entry in layout.seen + 1 (layout_expect); 0: none */
 	uint64_t token;			/* its mark's token when this run made it, else 0 (mark.h) */
 	/* What the layout last saw of it (links followed), for the run's other
 	 * steps to use instead of a stat() of their own each. */
@@ -88,6 +90,7 @@ struct layout_pending {
 struct layout {
 	struct layout_file *files;	/* sorted by path */
 	uint32_t nr;
+	struct path_index index;	/* of files, by path (layout_find) */
 	struct layout_dir *dirs;
 	uint32_t nr_dirs;
 	const struct tgt_seen *seen;	/* what the preflight saw, sorted by path (layout_expect) */
@@ -186,6 +189,8 @@ int layout_open(const struct layout *l, const char *path, int flags, char *why, 
  * true with *st's mode, dev, rdev and size when it saw the file, else false.
  */
 bool layout_seen(const struct layout *l, const char *path, struct stat *st);
+/* The same of one of the layout's files, at hand. */
+bool layout_file_seen(const struct layout_file *lf, struct stat *st);
 
 /*
  * fio sets up each job's files before any job runs, one job (and clone) after

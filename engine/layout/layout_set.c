@@ -91,9 +91,9 @@ static int cmp_path(const void *a, const void *b)
 
 struct layout_file *layout_find(const struct layout *l, const char *path)
 {
-	struct layout_file key = { .path = path };
+	uint32_t i = path_index_find(&l->index, path);
 
-	return bsearch(&key, l->files, l->nr, sizeof(key), cmp_path);
+	return i == PATH_INDEX_NONE ? NULL : &l->files[i];
 }
 
 static void note_use(struct layout_file *lf, const struct plan_job *j, const struct plan_clone *c,
@@ -258,6 +258,10 @@ int layout_init(struct layout *l, const struct plan *p)
 	}
 	l->nr = k;
 	dedupe(l);
+	if (path_index_init(&l->index, l->nr, l->files, sizeof(*l->files)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nr; i++)
+		path_index_put(&l->index, i);
 	return collect_dirs(l);
 }
 
@@ -272,6 +276,7 @@ void layout_release(struct layout *l)
 		free(l->dirs[i].path);
 	}
 	free(l->dirs);
+	path_index_free(&l->index);
 	free(l->files);
 	free(l->batch);
 	free(l->found);

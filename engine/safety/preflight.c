@@ -873,7 +873,8 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	pf_paths_free(&paths);
 	check_totals(s);
 	check_nofile(s);
-	pf_sort_seen(out);
+	if (pf_sort_seen(out))
+		s->oom = 1;
 	int oom = s->oom;
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
@@ -888,6 +889,7 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 
 void pf_free(struct pf_report *r)
 {
+	path_index_free(&r->seen_index);
 	free(r->seen);
 	for (uint32_t i = 0; i < r->nr; i++)
 		free(r->findings[i].text);

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/path_index.h"
 #include "engine/plan.h"
 #include "engine/results.h"
 #include "engine/safety/safety.h"
@@ -47,11 +48,15 @@ struct pf_report {
 	/* Each target path as checked, sorted by path: the layout must find the same (eng_opts.preflight). */
 	struct tgt_seen *seen;
 	uint32_t nr_seen;
+	struct path_index seen_index;	/* of seen, by path (pf_seen_of) */
 };
 
 /* Runs every check; 0 (findings in *out, free with pf_free) or -ENOMEM. */
 int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report *out);
 void pf_free(struct pf_report *r);
+
+/* What the preflight saw at path, or NULL when it did not look there. */
+const struct tgt_seen *pf_seen_of(const struct pf_report *r, const char *path);
 
 /*
  * 0 when a file in dir can be opened with O_DIRECT and written with an aligned

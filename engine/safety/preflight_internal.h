@@ -62,8 +62,9 @@ void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int3
 /* The paths already checked: open addressing over FNV-1a (glibc's hsearch
  * hashes only a path's first characters, which all the files of a directory share). */
 struct pf_paths {
-	const char **slot;
-	size_t mask;
+	const char **paths;		/* each distinct path once, in the order first seen */
+	uint32_t nr;
+	struct path_index index;	/* of paths */
 };
 
 /* Room for every file path of the plan, at most half full.  0 or -ENOMEM. */
@@ -82,7 +83,8 @@ int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb);
  */
 bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb);
 /* Sorts what was noted by path, for the layout's lookups. */
-void pf_sort_seen(struct pf_report *r);
+/* Sorts r->seen by path and indexes it (pf_seen_of).  0 or -ENOMEM. */
+int pf_sort_seen(struct pf_report *r);
 
 /* Every check of preflight_aux.c on job j. */
 void pf_check_aux(struct pf_state *s, const struct plan_job *j);

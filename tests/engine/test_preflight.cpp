@@ -109,6 +109,30 @@ TEST_CASE("missing directory, missing size, not enough space")
     pf_free(&r);
 }
 
+TEST_CASE("what the preflight saw at each path is found by path, once for a path many clones share")
+{
+    tmpdir d;
+    // Two clones of 300 files each, and a second job naming one of them again: 600 paths.
+    parser::plan_ptr p = plan_of("[w]\nrw=write\nsize=1200k\nnrfiles=300\nnumjobs=2\nfilesize=4k\ndirectory=" +
+                                 d.path + "\n[again]\nrw=read\nsize=4k\nfilename=" + d.path + "/w.1.7\n");
+    REQUIRE(system(("touch " + d.path + "/w.0.3").c_str()) == 0);
+    pf_report r{};
+    REQUIRE(pf_run(p.get(), &safety_system, &r) == 0);
+    CHECK(r.nr_seen == 600);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t f = 0; f < 300; f++) {
+            std::string path = d.path + "/w." + std::to_string(c) + "." + std::to_string(f);
+            const tgt_seen *s = pf_seen_of(&r, path.c_str());
+            REQUIRE(s);
+            CHECK(std::string(s->path) == path);
+            CHECK((s->ino != 0) == (c == 0 && f == 3));  // only w.0.3 is there
+        }
+    CHECK(pf_seen_of(&r, (d.path + "/w.0.300").c_str()) == nullptr);
+    CHECK(pf_seen_of(&r, (d.path + "/w.0").c_str()) == nullptr);
+    pf_free(&r);
+    CHECK(pf_seen_of(&r, (d.path + "/w.0.3").c_str()) == nullptr);
+}
+
 TEST_CASE("block devices: writes refused without allow_device_write, and always on a mounted one")
 {
     struct stat sb {};
