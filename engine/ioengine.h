@@ -180,6 +180,14 @@ bool ioe_opens_files(enum plan_ioengine id);
 bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
+/*
+ * Whether job j's files are used as found: laid out by nothing, neither made,
+ * sized nor filled (fio's create_on_open on an engine that opens no file for
+ * I/O and removes none: filestat).  The preflight still checks them.  Not
+ * filedelete's: ioplan removes only files it made, and an empty one is marked
+ * as ioplan's by the layout that adopts it.
+ */
+bool ioe_files_as_found(const struct plan_job *j);
 bool ioe_is_remote(enum plan_ioengine id);
 bool ioe_fakes_io(enum plan_ioengine id);
 bool ioe_does_no_io(enum plan_ioengine id);

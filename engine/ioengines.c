@@ -70,6 +70,12 @@ bool ioe_lays_out(enum plan_ioengine id)
 	return o && !o->no_layout;
 }
 
+bool ioe_files_as_found(const struct plan_job *j)
+{
+	return j->create_on_open && ioe_lays_out(j->ioengine) && !ioe_opens_files(j->ioengine) &&
+	       !ioe_removes_files(j->ioengine);
+}
+
 bool ioe_removes_files(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

@@ -546,8 +546,8 @@ static const std::vector<option> core_table = {
         .apply(A(flag_value(o, v))),
     opt("create_on_open", opt_type::boolean, CAT_FILES)
         .def("0")
-        .help("Accepted for fio compatibility: ioplan always lays out files before any job starts.")
-        .apply(A(flag_value(o, v))),
+        .help("As fio's, filestat's files are not created, sized or filled before the job: it stats them as they are, and one missing fails the job; filedelete's get no data (they are only sized: ioplan deletes only files carrying its mark, which the layout gives an empty one).  Other engines' files are laid out before any job starts.")
+        .apply(A(j.pj.create_on_open = flag_value(o, v))),
     opt("unique_filename", opt_type::boolean, CAT_FILES)
         .def("1")
         .help("Accepted for fio compatibility (client/server names); no effect on a local run.")

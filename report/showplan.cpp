@@ -159,6 +159,9 @@ json files_json(const plan_job &j)
               {"allow_file_create", j.allow_file_create}, {"overwrite", j.overwrite}, {"invalidate", j.invalidate},
               {"unlink", j.unlink}, {"unlink_each_loop", j.unlink_each_loop}, {"pre_read", j.pre_read},
               {"fallocate", plan_fallocate_name(j.fallocate)}};
+    // Only when set, so that a job without it keeps its plan hash.
+    if (j.create_on_open)
+        o["create_on_open"] = true;
     // Only when set, so that a job without sync_file_range= keeps its plan hash.
     if (j.sync_file_range_flags) {
         o["sync_file_range_every"] = j.sync_file_range_every;

@@ -103,14 +103,18 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	bool writes = (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
 		      !j->verify_only;
 	uint64_t start, len;
+	/* fio's create_on_open lays nothing out for an engine that opens no file: no data goes into
+	 * them (filestat's are used as found; filedelete's are only adopted and sized, to be ioplan's). */
+	bool no_data = j->create_on_open && !ioe_opens_files(j->ioengine);
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
 	/* fill_device's writes grow the file until the device is full: nothing is reserved first. */
 	if (plan_fills_device(j))
 		lf->grows = true;
-	/* size=N% of a file made here is of filesize=; fio lays it out to the region's end. */
-	else if (len && (!f->size_ppm || j->filesize_min_bytes) && start + len > lf->need)
+	/* size=N% of a file made here is of filesize=; fio lays it out to the region's end.  A file
+	 * used as found (filestat under create_on_open) asks for no bytes: it is neither made nor sized. */
+	else if (!ioe_files_as_found(j) && len && (!f->size_ppm || j->filesize_min_bytes) && start + len > lf->need)
 		lf->need = start + len;
 	if (writes || ioe_removes_files(j->ioengine))
 		lf->writes = true;
@@ -128,7 +132,7 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	 * A read job with verify= checks what an earlier run wrote, as verify_only
 	 * does: laying its file out again would replace that data with new.
 	 */
-	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only &&
+	if ((plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) || j->overwrite) && !j->verify_only && !no_data &&
 	    !(j->verify != PLAN_VERIFY_NONE && !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)))
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;

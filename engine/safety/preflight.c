@@ -174,6 +174,8 @@ static int job_writes(const struct plan_job *j)
  */
 static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
 {
+	if (ioe_files_as_found(j))
+		return 0;	/* nothing is written: the file is used as it is */
 	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
 	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
 
@@ -584,6 +586,12 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	if (exists) {
 		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
 			return;
+	} else if (ioe_files_as_found(j)) {
+		/* fio's job fails at the file's stat or unlink; this one fails before it starts */
+		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist, and with create_on_open=1 %s works on the files as "
+		    "they are", j->name, f->path, plan_ioengine_name(j->ioengine));
+		return;
 	} else if (!j->allow_file_create) {
 		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);

@@ -202,6 +202,69 @@ class LocalEngines(TmpDirCase):
                     p = tool([*make, "--ioengine=filedelete", "--loops=2"], cwd=w)  # lays out, deletes, fails
                     self.assertIn("err= 2 (unlink d/j.0.0: No such file or directory)", p.stdout)
 
+    def test_create_on_open_stats_and_deletes_files_as_they_are_as_fio(self):
+        # fio's filecreate example sets create_on_open=1: fio then lays nothing out, so
+        # filestat stats the files filecreate made (empty) without writing 4 KiB into each
+        # first, and a missing one fails the job.  ioplan wrote every file's data before
+        # its stat (20 000 files: 13.7 s against fio's 6.6), and before its delete.
+        make = ["--name=j", "--directory=d", "--nrfiles=6", "--filesize=4k", "--create_on_open=1",
+                "--openfiles=1", "--fallocate=none", "--output-format=json"]
+        for who, tool in tools():
+            with self.subTest(who=who):
+                d = self.tmp / who / "d"
+                d.mkdir(parents=True)
+                for engine in ("filecreate", "filestat", "filedelete"):
+                    p = tool([*make, f"--ioengine={engine}"], cwd=d.parent)
+                    self.assertEqual(p.returncode, 0, f"{engine}: {p.stderr}")
+                    job = report(p.stdout)["jobs"][0]
+                    self.assertEqual((job["error"], job["read"]["total_ios"] + job["write"]["total_ios"]), (0, 6))
+                    if engine == "filedelete":
+                        self.assertEqual(list(d.iterdir()), [])
+                    else:  # made empty, stat'ed as they are: no byte written to any
+                        self.assertEqual(sorted((f.name, f.stat().st_size, f.stat().st_blocks) for f in d.iterdir()),
+                                         [(f"j.0.{i}", 0, 0) for i in range(6)], engine)
+                # A file missing fails the stat job, and none is made.
+                p = tool([*make, "--ioengine=filestat"], cwd=d.parent)
+                self.assertNotEqual(p.returncode, 0, p.stdout)
+                self.assertEqual(list(d.iterdir()), [])
+                if who == "ioplan":
+                    self.assertIn("with create_on_open=1 filestat works on the files as they are", p.stderr)
+
+    def test_create_on_open_in_one_job_file_as_fio(self):
+        # The cycle in one run (the files named alike across jobs), and a writer before a
+        # filestat of its files: the writer's files are laid out as ever, the stat's not.
+        cycle = ("[global]\ndirectory=d\nnrfiles=8\nfilesize=4k\ncreate_on_open=1\nopenfiles=1\n"
+                 "fallocate=none\nfilename_format=f.$filenum\n[create]\nioengine=filecreate\n"
+                 "[stat]\nstonewall\nioengine=filestat\n[delete]\nstonewall\nioengine=filedelete\n")
+        mixed = ("[global]\ndirectory=d\nnrfiles=2\nfilesize=8k\nfilename_format=f.$filenum\n"
+                 "[w]\nioengine=psync\nrw=write\n[stat]\nstonewall\ncreate_on_open=1\nioengine=filestat\n")
+        for name, text, left in (("cycle", cycle, []), ("mixed", mixed, [("f.0", 8192), ("f.1", 8192)])):
+            seen = {}
+            for who, tool in tools():
+                with self.subTest(name=name, who=who):
+                    w = self.tmp / name / who
+                    (w / "d").mkdir(parents=True)
+                    (w / "j.fio").write_text(text)
+                    p = tool(["j.fio", "--output-format=json"], cwd=w)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    seen[who] = [(j["jobname"], j["error"], j["read"]["total_ios"] + j["write"]["total_ios"])
+                                 for j in report(p.stdout)["jobs"]]
+                    self.assertEqual(sorted((f.name, f.stat().st_size) for f in (w / "d").iterdir()), left)
+            if "fio" in seen:
+                self.assertEqual(seen["ioplan"], seen["fio"], name)
+
+    def test_filestat_without_create_on_open_lays_its_files_out_as_fio(self):
+        for who, tool in tools():
+            with self.subTest(who=who):
+                d = self.tmp / who
+                d.mkdir()
+                (d / "j.0.0").write_bytes(b"")
+                p = tool(["--name=j", "--directory=.", "--nrfiles=2", "--filesize=4k", "--ioengine=filestat",
+                          "--output-format=json"], cwd=d)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(sorted((f.name, f.stat().st_size) for f in d.iterdir()),
+                                 [("j.0.0", 4096), ("j.0.1", 4096)])
+
     def test_filedelete_never_deletes_a_file_ioplan_did_not_create(self):
         keep = self.tmp / "keep"
         keep.write_text("precious")
