@@ -460,10 +460,44 @@ def layout_growth_workloads(d, quick):
     return out
 
 
+def metadata_workloads(d, quick):
+    """fio's answer to mdtest: filecreate, filestat and filedelete of the same N empty files,
+    stonewalled in one job file with create_on_open=1 (as fio's filecreate example), each
+    tool in its own directory of d: target at least fio's rate per file at each step, and
+    at most fio's wall and CPU time for the whole cycle.  No data moves and fio's side is
+    its own CPU time (about 0.25 ms a file), so the row runs the 5 rounds of a CPU-bound one."""
+    n = 1000 if quick else 10000
+    jobs = {}
+    for who in ("fio", "ioplan"):
+        where = pathlib.Path(d) / f"meta-{who}"
+        where.mkdir(exist_ok=True)
+        jobs[who] = where / "cycle.fio"
+        jobs[who].write_text(f"[global]\ndirectory={where}\nnrfiles={n}\nfilesize=4k\ncreate_on_open=1\n"
+                             "openfiles=1\nfallocate=none\nfilename_format=f.$filenum\n"
+                             "[create]\nioengine=filecreate\n[stat]\nstonewall\nioengine=filestat\n"
+                             "[delete]\nstonewall\nioengine=filedelete\n")
+
+    def rate(step):
+        def of(p):
+            j = p.json()["jobs"][step]
+            return j["read"]["iops"] + j["write"]["iops"]
+        return lambda i, o: (of(i), of(o))
+
+    ratio = lambda f: (lambda i, o: (f(i), f(o)))  # noqa: E731
+    metrics = [(f"{name} rate ratio", rate(k), (">=", 1.0)) for k, name in enumerate(("create", "stat", "delete"))]
+    metrics += [("process time ratio", ratio(lambda p: p.wall), ("<=", 1.0)),
+                ("CPU time ratio", ratio(cpu_s), ("<=", 1.0))]
+    cleanup = [str(jobs[who].parent / f"f.{i}") for who in jobs for i in range(n)]
+    return [Workload(f"meta-cycle-{n}-files", [FIO, "--output-format=json", str(jobs["fio"])],
+                     [IOPLAN, "--output-format=json", str(jobs["ioplan"])], metrics, cleanup, rounds=5)]
+
+
 def growth_workloads(d, lay, quick):
     """Costs that grow with the work: --parse-only of job files of many sections,
-    and create_only layouts of many small files (in lay: file_system_for_layouts)."""
-    return parse_growth.workloads(d, quick, Workload, cpu_s) + layout_growth_workloads(lay, quick)
+    create_only layouts of many small files and the metadata engines' cycle over them
+    (in lay: file_system_for_layouts)."""
+    return (parse_growth.workloads(d, quick, Workload, cpu_s) + layout_growth_workloads(lay, quick) +
+            metadata_workloads(lay, quick))
 
 
 @contextlib.contextmanager
