@@ -449,7 +449,8 @@ struct plan_job {
 	bool fsync_on_close;
 	bool create_fsync;
 	bool create_only;
-	/* fio's create_on_open: a metadata engine's files are used as found (ioe_files_as_found) */
+	/* fio's create_on_open: filestat's files are used as found, filedelete's
+	 * get no data (ioe_files_as_found, the layout's note_use) */
 	bool create_on_open;
 	bool allow_file_create;
 	bool overwrite;

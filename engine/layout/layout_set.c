@@ -104,7 +104,7 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 		      !j->verify_only;
 	uint64_t start, len;
 	/* fio's create_on_open lays nothing out for an engine that opens no file: no data goes into
-	 * them (filestat's are used as found; filedelete's are only adopted and sized, to be ioplan's). */
+	 * them (filestat's are used as found; filedelete's are only sized, an empty one adopted as ioplan's). */
 	bool no_data = j->create_on_open && !ioe_opens_files(j->ioengine);
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */

@@ -174,11 +174,11 @@ static int job_writes(const struct plan_job *j)
  */
 static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
 {
-	if (ioe_files_as_found(j))
-		return 0;	/* nothing is written: the file is used as it is */
 	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
 	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
 
+	if (ioe_files_as_found(j))
+		return 0;	/* nothing is written: the file is used as it is */
 	if (j->file_append && !f->is_device)
 		off = existing;
 
@@ -587,7 +587,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
 			return;
 	} else if (ioe_files_as_found(j)) {
-		/* fio's job fails at the file's stat or unlink; this one fails before it starts */
+		/* fio's job fails at the file's stat; this one fails before it starts */
 		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist, and with create_on_open=1 %s works on the files as "
 		    "they are", j->name, f->path, plan_ioengine_name(j->ioengine));

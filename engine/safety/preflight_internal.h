@@ -59,8 +59,8 @@ struct pf_state {
 void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int32_t job,
 	    const char *fmtstr, ...) __attribute__((format(printf, 5, 6)));
 
-/* The paths already checked: open addressing over FNV-1a (glibc's hsearch
- * hashes only a path's first characters, which all the files of a directory share). */
+/* The paths already checked, by hash (engine/path_index.h; glibc's hsearch hashes
+ * only a path's first characters, which all the files of a directory share). */
 struct pf_paths {
 	const char **paths;		/* each distinct path once, in the order first seen */
 	uint32_t nr;
@@ -82,8 +82,7 @@ int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb);
  * True when the file exists.
  */
 bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb);
-/* Sorts what was noted by path, for the layout's lookups. */
-/* Sorts r->seen by path and indexes it (pf_seen_of).  0 or -ENOMEM. */
+/* Sorts what was noted by path, for the layout's walk, and indexes it (pf_seen_of).  0 or -ENOMEM. */
 int pf_sort_seen(struct pf_report *r);
 
 /* Every check of preflight_aux.c on job j. */
