@@ -195,7 +195,9 @@ const std::vector<flag> table = {
      "still leaves the report printed in full; the exit status is then 1 and\nthe reason is on stderr."},
     {"results-db", flag_arg::required, "PATH", OUT,
      "the results store (default $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db)",
-     [](ctx &c, str v) { c.a.results_db = v; }},
+     [](ctx &c, str v) { c.a.results_db = v; },
+     "Its directory must be there: only the per\\-user default's is made\n"
+     "(a mistyped path, or a mount point not mounted yet, is refused\nbefore the run)."},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",
      [](ctx &c, str v) { c.a.output_path = v; },
      "The file is opened (created if need be) before any I/O, so a missing\n"

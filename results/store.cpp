@@ -89,7 +89,7 @@ std::string plan_json(const std::map<std::string, std::string> &plan)
 	return nlohmann::json(plan).dump();
 }
 
-// Creates the store's directory (and its parents) for a first save.
+// Creates the default store's directory (and its parents) for a first save.
 void make_parent(const std::string &path)
 {
 	for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
@@ -138,11 +138,9 @@ std::string read_target(const std::string &path, int *flags)
 
 } // namespace
 
-std::string default_path()
+// The per-user location: $XDG_DATA_HOME/ioplan/results.db, else ~/.local/share/ioplan/results.db.
+static std::string user_path()
 {
-	const char *env = std::getenv("IOPLAN_RESULTS_DB");
-	if (env && *env)
-		return env;
 	const char *xdg = std::getenv("XDG_DATA_HOME");
 	if (xdg && *xdg == '/')
 		return std::string(xdg) + "/ioplan/results.db";
@@ -160,12 +158,35 @@ std::string default_path()
 			  " has no home directory; give --results-db=PATH or IOPLAN_RESULTS_DB");
 }
 
+std::string default_path()
+{
+	const char *env = std::getenv("IOPLAN_RESULTS_DB");
+	return env && *env ? env : user_path();
+}
+
+// Only the per-user location gets its directory made (store.hpp: check_makeable says why).
+static bool makes_its_directory(const std::string &path)
+{
+	try {
+		return path == user_path();
+	} catch (const store_error &) {
+		return false;
+	}
+}
+
 // SQLite says only "unable to open database file" for a read-only file system
 // or a directory it may not write: the nearest directory that is there says why.
 void check_makeable(const std::string &path)
 {
-	std::string dir = path;
+	size_t at = path.rfind('/');
+	std::string dir = at == std::string::npos ? "." : at == 0 ? "/" : path.substr(0, at);
 	struct stat st;
+	if (!makes_its_directory(path) && stat(dir.c_str(), &st) != 0) {
+		int err = errno;
+		throw store_error(path + ": cannot make the results store: " + dir + ": " + std::strerror(err) +
+				  " (only the default store's directory is made; make it, or check the path)");
+	}
+	dir = path;
 	do {
 		size_t slash = dir.rfind('/');
 		dir = slash == std::string::npos ? "." : slash == 0 ? "/" : dir.substr(0, slash);
@@ -184,7 +205,8 @@ store::store(const std::string &path, mode m) : path_(path)
 	if (exists && !S_ISREG(st.st_mode))
 		throw store_error(path + ": not a regular file, so no results store; left untouched");
 	if (m == mode::write && !exists) {
-		make_parent(path);
+		if (makes_its_directory(path))
+			make_parent(path);
 		check_makeable(path);
 	}
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;

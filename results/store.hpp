@@ -45,7 +45,11 @@ constexpr int run_format = 1;
 std::string default_path();
 
 // Throws store_error when a store could not be made at path (which is not
-// there): the nearest directory that is there cannot be written.  Makes nothing.
+// there): its directory is missing (only the per-user default location's is
+// made: a path given by --results-db or IOPLAN_RESULTS_DB names a directory
+// that must be there, or a mistyped one, or a mount point not mounted yet,
+// would quietly get the results), or the nearest directory that is there
+// cannot be written.  Makes nothing.
 void check_makeable(const std::string &path);
 
 // One line of `results list`.

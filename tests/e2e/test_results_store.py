@@ -109,6 +109,28 @@ class SaveAndRead(StoreCase):
         p = run(["results", "list", "--output-format=json"], env={"IOPLAN_RESULTS_DB": str(other)})
         self.assertEqual(len(json.loads(p.stdout)), 1)
 
+    def test_a_given_store_in_a_missing_directory_is_refused_before_the_run(self):
+        # Only the default store's directory is made.  A path given by --results-db or
+        # IOPLAN_RESULTS_DB whose directory is missing (a typo, a mount point not mounted
+        # yet) was made quietly, and the runs went where nobody would look for them.
+        where = self.tmp / "typo" / "dir" / "r.db"
+        for args, env in (([f"--results-db={where}"], None), ([], {"IOPLAN_RESULTS_DB": str(where)})):
+            with self.subTest(args=args, env=env):
+                p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", "--save", *args], env=env)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{where}: cannot make the results store: {where.parent}: No such file or directory",
+                              p.stderr)
+                self.assertIn("nothing was run", p.stderr)
+                self.assertFalse((self.tmp / "typo").exists())
+                self.assertFalse((self.tmp / "f").exists())
+        p = run(["results", "import", str(self.tmp / "none.json"), f"--results-db={where}"])
+        self.assertNotEqual(p.returncode, 0)
+        self.assertFalse((self.tmp / "typo").exists())
+        (self.tmp / "typo" / "dir").mkdir(parents=True)
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", "--save", f"--results-db={where}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(where.exists())
+
     def test_without_home_the_default_store_is_the_users_never_the_working_directorys(self):
         # Without HOME (a service, cron's bare environment) the store was made under
         # ./.local/share of whatever directory the run started in.  Run as users whose
