@@ -85,6 +85,11 @@ bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, 
 /* Sorts what was noted by path, for the layout's walk, and indexes it (pf_seen_of).  0 or -ENOMEM. */
 int pf_sort_seen(struct pf_report *r);
 
+/* direct=1 on path (exists: the file is there, else dir is probed): O_DIRECT honoured, sizes
+ * and offsets on its grain (preflight_direct.c). */
+void pf_check_direct(struct pf_state *s, const struct plan_job *j, const char *path, const char *dir,
+		     int exists);
+
 /* Every check of preflight_aux.c on job j. */
 void pf_check_aux(struct pf_state *s, const struct plan_job *j);
 /*
