@@ -89,6 +89,13 @@ std::string plan_json(const std::map<std::string, std::string> &plan)
 	return nlohmann::json(plan).dump();
 }
 
+// The directory path names (".": none named).
+std::string parent_of(const std::string &path)
+{
+	size_t at = path.rfind('/');
+	return at == std::string::npos ? "." : at == 0 ? "/" : path.substr(0, at);
+}
+
 // Creates the default store's directory (and its parents) for a first save.
 void make_parent(const std::string &path)
 {
@@ -178,19 +185,15 @@ static bool makes_its_directory(const std::string &path)
 // or a directory it may not write: the nearest directory that is there says why.
 void check_makeable(const std::string &path)
 {
-	size_t at = path.rfind('/');
-	std::string dir = at == std::string::npos ? "." : at == 0 ? "/" : path.substr(0, at);
+	std::string dir = parent_of(path);
 	struct stat st;
 	if (!makes_its_directory(path) && stat(dir.c_str(), &st) != 0) {
 		int err = errno;
 		throw store_error(path + ": cannot make the results store: " + dir + ": " + std::strerror(err) +
 				  " (only the default store's directory is made; make it, or check the path)");
 	}
-	dir = path;
-	do {
-		size_t slash = dir.rfind('/');
-		dir = slash == std::string::npos ? "." : slash == 0 ? "/" : dir.substr(0, slash);
-	} while (dir != "." && dir != "/" && stat(dir.c_str(), &st) != 0);
+	while (dir != "." && dir != "/" && stat(dir.c_str(), &st) != 0)
+		dir = parent_of(dir);
 	if (access(dir.c_str(), W_OK) != 0)
 		throw store_error(path + ": cannot make the results store in " + dir + ": " + std::strerror(errno));
 }

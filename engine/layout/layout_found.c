@@ -99,16 +99,16 @@ static void resolve_use(struct layout *l, struct layout_file *lf, const struct p
 {
 	uint64_t found = lf->setup_size, start, len;
 	/* Its writes go on until the device is full, or it is used as found: no end to lay out. */
-	bool grows = plan_fills_device(j) || ioe_files_as_found(j);
+	bool no_end = plan_fills_device(j) || ioe_files_as_found(j);
 
 	layout_region_found(j, c, f, found, found, &start, &len);
 	if (needs_found(j, f)) {
 		l->found[l->nr_found++] = (struct layout_found){ .pf = f, .size = found };
 		/* As note_use's rule: a share of a size not known yet asks for no bytes. */
-		if (!grows && len && (!f->size_ppm || j->filesize_min_bytes) && start + len > lf->need)
+		if (!no_end && len && (!f->size_ppm || j->filesize_min_bytes) && start + len > lf->need)
 			lf->need = start + len;
 	}
-	if (!grows && start + len > found)
+	if (!no_end && start + len > found)
 		lf->setup_size = setup_sizes(j) ? start + len : setup_unlinks(j) ? 0 : found;
 }
 
