@@ -188,6 +188,14 @@ bool ioe_cannot_extend(enum plan_ioengine id);
  * as ioplan's by the layout that adopts it.
  */
 bool ioe_files_as_found(const struct plan_job *j);
+/*
+ * Whether job j's files are made by its open (fio's create_on_open on an
+ * engine that opens files for I/O and can extend them): nothing is laid out,
+ * an existing file is used as found and a missing one is made empty, marked,
+ * before the job (fio's open makes it with O_CREAT), so its writes are the
+ * allocating writes of a new file and its reads of a missing file fail.
+ */
+bool ioe_files_made_on_open(const struct plan_job *j);
 bool ioe_is_remote(enum plan_ioengine id);
 bool ioe_fakes_io(enum plan_ioengine id);
 bool ioe_does_no_io(enum plan_ioengine id);

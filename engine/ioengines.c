@@ -76,6 +76,12 @@ bool ioe_files_as_found(const struct plan_job *j)
 	       !ioe_removes_files(j->ioengine);
 }
 
+bool ioe_files_made_on_open(const struct plan_job *j)
+{
+	return j->create_on_open && ioe_lays_out(j->ioengine) && ioe_opens_files(j->ioengine) &&
+	       !ioe_cannot_extend(j->ioengine);
+}
+
 bool ioe_removes_files(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

@@ -449,8 +449,9 @@ struct plan_job {
 	bool fsync_on_close;
 	bool create_fsync;
 	bool create_only;
-	/* fio's create_on_open: filestat's files are used as found, filedelete's
-	 * get no data (ioe_files_as_found, the layout's note_use) */
+	/* fio's create_on_open: nothing is laid out; filestat's files are used as
+	 * found, filedelete's get no data, the others' are made empty if missing
+	 * (ioe_files_as_found, ioe_files_made_on_open, the layout's note_use) */
 	bool create_on_open;
 	bool allow_file_create;
 	bool overwrite;

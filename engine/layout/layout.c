@@ -80,13 +80,14 @@ static void remember(struct layout_file *lf, const struct stat *st)
  */
 static int open_target(const struct layout *l, const struct layout_file *lf, int flags)
 {
+	mode_t mode = lf->made_on_open ? 0600 : 0644;	/* fio's open for I/O, or its layout's */
 	int fd;
 
 	if (lf->dir < 0) {
-		fd = open(lf->path, flags | O_CLOEXEC, 0644);
+		fd = open(lf->path, flags | O_CLOEXEC, mode);
 		return fd < 0 ? -errno : fd;
 	}
-	return tgt_openat(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, flags, 0644);
+	return tgt_openat(l->dirs[lf->dir].fd, tgt_base(lf->path), &lf->id, flags, mode);
 }
 
 /*
@@ -185,6 +186,8 @@ static int reserve(const struct layout_file *lf, int fd, uint64_t cur)
 	off_t off = (off_t)cur, len = (off_t)(lf->need - cur);
 	int r;
 
+	if (lf->need <= cur)
+		return 0;	/* a file that grows as its job writes it */
 	switch (lf->fallocate) {
 	case PLAN_FALLOCATE_NONE:
 	case PLAN_FALLOCATE_TRUNCATE:	/* the size comes from lay_out_range's ftruncate */
@@ -468,7 +471,7 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	char why[256] = "";
 	uint64_t from;
 	struct stat st;
-	bool direct = false;
+	bool direct = false, adopted = false;
 	int fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "open", r, &st), ret;
 
 	if (fd < 0)
@@ -478,8 +481,8 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	if (!lf->ours && lf->appeared)
 		snprintf(why, sizeof(why), "it appeared after the preflight found no file there, so "
 			 "allow_existing_file_write does not cover it; nothing was written to it");
-	if (!lf->ours && layout_adopts_empty(size, lf->need)) {
-		lf->ours = true;
+	if (!lf->ours && layout_adopts_empty(size, lf->need, lf->grows)) {
+		lf->ours = adopted = true;
 		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
 			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
 	}
@@ -500,8 +503,8 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	from = lf->ours ? layout_from(lf, size) : size;
 	if (from < size && lf->need < size)
 		lf->need = size;	/* the whole file, so that "filled" holds for all of it */
-	if (from >= lf->need)
-		return 0;
+	if (from >= lf->need && !adopted)
+		return 0;	/* an adopted file gets its mark even when nothing is laid out */
 	if (lf->fill && from < size)
 		atomic_fetch_add(&l->total, size - from);	/* the rewrite, on top of any growth */
 	return grow(l, lf, r, from, false, false, stop);

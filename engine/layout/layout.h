@@ -26,7 +26,9 @@
 struct layout_file {
 	const char *path;		/* borrowed from the plan */
 	uint64_t need;			/* bytes the file must hold; 0 = its existing size */
-	bool grows;			/* a fill_device job writes it until the device is full */
+	bool grows;			/* made empty, not sized: fill_device writes it until the device is
+					 * full, or its job's open makes it (create_on_open) */
+	bool made_on_open;		/* every job's open makes it (create_on_open): mode 0600, fio's open's */
 	bool sized;			/* an engine that cannot extend it writes it: ftruncate to size */
 	bool writes;			/* some job writes or trims it */
 	bool run_writes;		/* some job's run writes it (not create_only): its mark is re-stamped after */
@@ -133,14 +135,15 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 	"an existing file ioplan did not create is extended, as allow_existing_file_write allows (on when run as fio)"
 
 /*
- * An existing empty regular file that a job needs bytes in is laid out like a
- * file ioplan created, and marked as ioplan's: it holds no data to lose, and
+ * An existing empty regular file that a job needs bytes in, or whose job's
+ * writes grow it (fill_device, create_on_open), is laid out like a file ioplan
+ * created, and marked as ioplan's: it holds no data to lose, and
  * fio's clients make one first (KDiskMark creates its test file empty, then
  * runs fio --create_only=1 on it).  Preflight and layout ask the same question.
  */
-static inline int layout_adopts_empty(uint64_t size, uint64_t need)
+static inline int layout_adopts_empty(uint64_t size, uint64_t need, bool grows)
 {
-	return size == 0 && need > 0;
+	return size == 0 && (need > 0 || grows);
 }
 
 /*

@@ -98,8 +98,9 @@ static void resolve_use(struct layout *l, struct layout_file *lf, const struct p
 			const struct plan_clone *c, const struct plan_file *f)
 {
 	uint64_t found = lf->setup_size, start, len;
-	/* Its writes go on until the device is full, or it is used as found: no end to lay out. */
-	bool no_end = plan_fills_device(j) || ioe_files_as_found(j);
+	/* Its writes go on until the device is full, or it is used as found or made by the job's
+	 * open: no end to lay out. */
+	bool no_end = plan_fills_device(j) || ioe_files_as_found(j) || ioe_files_made_on_open(j);
 
 	layout_region_found(j, c, f, found, found, &start, &len);
 	if (needs_found(j, f)) {

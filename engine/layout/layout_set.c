@@ -103,14 +103,18 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	bool writes = (plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j->rw, PLAN_DDIR_TRIM)) &&
 		      !j->verify_only;
 	uint64_t start, len;
-	/* fio's create_on_open lays nothing out for an engine that opens no file: no data goes into
-	 * them (filestat's are used as found; filedelete's are only sized, an empty one adopted as ioplan's). */
-	bool no_data = j->create_on_open && !ioe_opens_files(j->ioengine);
+	/* fio's create_on_open lays nothing out: no data goes into the files (filestat's are used as
+	 * found; filedelete's are only sized, an empty one adopted as ioplan's; the others are made
+	 * empty, as the job's open would make them). */
+	bool made_on_open = ioe_files_made_on_open(j) && !f->is_device;
+	bool no_data = j->create_on_open && (!ioe_opens_files(j->ioengine) || made_on_open);
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
 	layout_region(j, c, f, 0, &start, &len);
-	/* fill_device's writes grow the file until the device is full: nothing is reserved first. */
-	if (plan_fills_device(j))
+	/* fill_device's writes grow the file until the device is full, and a file made on open
+	 * grows as its job writes it: nothing is reserved first. */
+	lf->made_on_open = made_on_open;
+	if (plan_fills_device(j) || made_on_open)
 		lf->grows = true;
 	/* size=N% of a file made here is of filesize=; fio lays it out to the region's end.  A file
 	 * used as found (filestat under create_on_open) asks for no bytes: it is neither made nor sized. */
@@ -170,6 +174,7 @@ static void dedupe(struct layout *l)
 			a->run_writes |= b->run_writes;
 			a->trims |= b->trims;
 			a->grows |= b->grows;
+			a->made_on_open &= b->made_on_open;
 			a->sized |= b->sized;
 			a->fill |= b->fill;
 			a->direct |= b->direct;

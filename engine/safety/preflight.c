@@ -146,8 +146,8 @@ static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f
 	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
 	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
 
-	if (ioe_files_as_found(j))
-		return 0;	/* nothing is written: the file is used as it is */
+	if (ioe_files_as_found(j) || (ioe_files_made_on_open(j) && !f->is_device))
+		return 0;	/* nothing is laid out: the file is used as it is (or made empty) */
 	if (j->file_append && !f->is_device)
 		off = existing;
 
@@ -233,7 +233,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return -EBUSY;
 	}
 	need = needed_bytes(j, f, have);
-	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need) &&
+	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need, plan_fills_device(j) || ioe_files_made_on_open(j)) &&
 	    foreign_file_refused(s, j, f->path, need > have))
 		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)

@@ -253,6 +253,49 @@ class LocalEngines(TmpDirCase):
             if "fio" in seen:
                 self.assertEqual(seen["ioplan"], seen["fio"], name)
 
+    def test_create_on_open_leaves_a_writers_files_to_its_writes_as_fio(self):
+        # With create_on_open=1 fio lays nothing out for an engine that opens its files: the
+        # job's open makes a missing one (mode 0600), empty, and the writes grow it, so they
+        # are the allocating writes of a new file.  ioplan fallocated 1 MiB first, so a job
+        # that wrote a quarter of it left 1 MiB, and scattered writes filled no holes.
+        base = ["--name=j", "--size=1m", "--bs=4k", "--create_on_open=1", "--output-format=json"]
+        cases = (("part", ["--filename=f", "--rw=write", "--io_size=256k", "--ioengine=psync"]),
+                 ("scattered", ["--filename=f", "--rw=randwrite", "--number_ios=2", "--ioengine=libaio",
+                                "--iodepth=2"]),
+                 ("many", ["--directory=.", "--nrfiles=20", "--filesize=4k", "--openfiles=1", "--rw=write",
+                           "--ioengine=psync"]))
+        seen = {}
+        for who, tool in tools():
+            for name, args in cases:
+                with self.subTest(who=who, case=name):
+                    w = self.tmp / who / name
+                    w.mkdir(parents=True)
+                    p = tool([*base, *args], cwd=w)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    job = report(p.stdout)["jobs"][0]
+                    files = sorted(w.iterdir())
+                    seen[who, name] = (job["error"], job["write"]["io_bytes"], len(files),
+                                       [(f.stat().st_mode & 0o777, f.stat().st_blocks) for f in files])
+                    if name == "part":
+                        self.assertEqual(files[0].stat().st_size, 256 << 10)
+                    if name == "scattered":  # two blocks written, the rest a hole
+                        self.assertEqual(files[0].stat().st_blocks, 16)
+            # A read of a missing file: the open makes it empty and the job fails on it.
+            w = self.tmp / who / "read"
+            w.mkdir()
+            p = tool([*base, "--filename=f", "--rw=read", "--ioengine=psync"], cwd=w)
+            self.assertNotEqual(p.returncode, 0, p.stdout)
+            seen[who, "read"] = ((w / "f").stat().st_size, (w / "f").stat().st_mode & 0o777)
+            self.assertEqual(seen[who, "read"], (0, 0o600))
+        if FIO is not None:
+            self.assertEqual({k[1]: v for k, v in seen.items() if k[0] == "ioplan"},
+                             {k[1]: v for k, v in seen.items() if k[0] == "fio"})
+        # The file ioplan made is its own: a later job without the option lays it out in full.
+        w = self.tmp / "ioplan" / "part"
+        p = run(["--name=j", "--filename=f", "--size=1m", "--bs=4k", "--rw=read", "--ioengine=psync"], cwd=w)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((w / "f").stat().st_size, 1 << 20)
+
     def test_filestat_without_create_on_open_lays_its_files_out_as_fio(self):
         for who, tool in tools():
             with self.subTest(who=who):
