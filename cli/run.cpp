@@ -585,13 +585,15 @@ bool fatal_warnings(const pf_report &pf)
 // Ranks running another plan than rank 0's would be merged as one: they
 // stop too, rank 0 naming them and the first option that differs.
 bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_source *src, pf_report *pf,
-                          bool outputs_ok)
+                          bool outputs_ok, const std::vector<input_file> &inputs)
 {
     // Run as fio, --warnings-fatal is fio's: the job files' warnings only (main.cpp), not
     // ioplan's own about the measurement (the page cache), which fio does not give.
     bool fatal = a.warnings_fatal && a.who != report::personality::fio;
     bool ok = outputs_ok && preflight(p, pf, static_cast<bool>(a.writer)) &&
               !(fatal && has_warnings(*pf) && fatal_warnings(*pf));
+    if (ok && !targets_apart(p, *pf, inputs))
+        ok = outputs_ok = false;
     bool same = !w || w->same_plan(src ? src->identity : "");
     // A rank whose own outputs are refused says so in the agreement too: the
     // others would otherwise wait for it at the next step until --rank-timeout.
@@ -637,7 +639,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (!outputs_ok && !w)
         return 2;
     pf_report pf{};
-    if (!preflight_everywhere(p, a, w, src, &pf, outputs_ok)) {
+    if (!preflight_everywhere(p, a, w, src, &pf, outputs_ok, inputs)) {
         // No report follows: the notes it would carry (a command-line value a
         // job file overrode, which often is why the preflight failed) go with
         // the errors.

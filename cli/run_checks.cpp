@@ -14,6 +14,7 @@
 #include "cli/mpi/agg_bw_log.hpp"
 #include "engine/engine.h"
 #include "results/store.hpp"
+#include "engine/safety/preflight.h"
 #include "engine/safety/safety.h"
 
 namespace cli {
@@ -95,7 +96,38 @@ bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
     return true;
 }
 
+// Does job j write its targets (the preflight allows a foreign file so written
+// only under allow_existing_file_write, on when run as fio)?
+bool job_writes_targets(const plan_job &j)
+{
+    return (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j.rw, PLAN_DDIR_TRIM)) && !j.verify_only;
+}
+
 } // namespace
+
+bool targets_apart(const plan &p, const pf_report &pf, const std::vector<input_file> &inputs)
+{
+    std::map<std::pair<dev_t, ino_t>, const input_file *> held;
+    struct stat st;
+    for (const input_file &in : inputs)
+        if (stat(in.path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            held.emplace(std::make_pair(st.st_dev, st.st_ino), &in);
+    for (uint32_t j = 0; const plan_job *job = held.empty() ? nullptr : plan_job_at(&p, j); j++)
+        for (uint32_t c = 0; c < job->nr_clones; c++)
+            for (uint32_t f = 0; f < job->clones[c].nr_files; f++) {
+                const char *path = job->clones[c].files[f].path;
+                const tgt_seen *s = pf_seen_of(&pf, path);
+                auto hit = s && s->ino && s->regular ? held.find({s->dev, s->ino}) : held.end();
+                // What the run writes beside it is replaced by any job; what it reads, by a writer.
+                if (hit == held.end() || !(hit->second->written || job_writes_targets(*job)))
+                    continue;
+                std::fprintf(stderr, "ioplan: error: job '%s': its file %s is %s (another name of the same "
+                             "file): the run would write one over the other; nothing was run\n", job->name, path,
+                             hit->second->what.c_str());
+                return false;
+            }
+    return true;
+}
 
 bool check_run_flags(const args &a, const plan &p)
 {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/plan.h"
+#include "engine/safety/preflight.h"
 
 namespace cli {
 
@@ -30,6 +31,12 @@ std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_sour
 // judged when the merge is written, before this: only an empty file or the same
 // merge is replaced (cli/replay_merge.cpp).
 bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs);
+
+// The same rule by what the files are, for those that exist: a job's target
+// that is an input or a file the cli writes under another name (a symbolic or
+// hard link), as the preflight found it (no system call a target).  A read
+// input is refused only to a job that writes; false after printing which.
+bool targets_apart(const plan &p, const pf_report &pf, const std::vector<input_file> &inputs);
 
 // False after naming a job whose directory= is not there (plan_job.missing_directory).
 bool job_directories_ok(const plan &p);

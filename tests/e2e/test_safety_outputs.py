@@ -280,6 +280,38 @@ class SideFilesKeepUserFiles(TmpDirCase):
                               "other; nothing was run", p.stderr)
                 self.assertEqual(os.listdir(self.tmp), [])
 
+    def test_a_jobs_file_that_is_the_store_or_a_job_file_by_another_name_is_refused(self):
+        # The rule above matched names only: a symbolic or hard link to the store, with
+        # allow_existing_file_write=1 (on when run as fio), let the job write its data over
+        # every run kept there, and then the save failed on what was left.
+        store = self.tmp / "r.db"
+        p = run(["--name=x", "--ioengine=null", "--size=8m", "--save", f"--results-db={store}",
+                 "--output-format=terse"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        (self.tmp / "soft.db").symlink_to("r.db")
+        os.link(store, self.tmp / "hard.db")
+        kept = sha(store)
+        for name in ("soft.db", "hard.db"):
+            with self.subTest(name):
+                p = run([*JOB, f"--filename={name}", "--rw=write", "--allow_existing_file_write=1", "--save",
+                         f"--results-db={store}"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"ioplan: error: job 'j': its file {name} is the results store {store} (another "
+                              "name of the same file): the run would write one over the other; nothing was run",
+                              p.stderr)
+                self.assertEqual(sha(store), kept)
+        # A job file is refused to a job that would write it, not to one that reads it.
+        (self.tmp / "j.fio").write_text("[j]\nfilename=alias\nsize=4k\nallow_existing_file_write=1\nrw=write\n")
+        (self.tmp / "alias").symlink_to("j.fio")
+        p = run(["j.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("its file alias is the job file j.fio being read (another name", p.stderr)
+        self.assertTrue((self.tmp / "j.fio").read_text().startswith("[j]\n"))
+        (self.tmp / "r.fio").write_text("[j]\nfilename=ralias\nsize=32\nbs=32\nrw=read\n")
+        (self.tmp / "ralias").symlink_to("r.fio")
+        p = run(["r.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_ioplans_own_side_files_are_replaced_by_a_rerun(self):
         first = [p.returncode for p in self.runs()]
         self.assertEqual(first, [0] * len(first))
