@@ -84,6 +84,55 @@ const char *const migrations[] = {
 constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
 static_assert(nr_migrations == schema_version, "one migration step per schema version");
 
+// A store's version and its tables' columns in one statement, so one snapshot
+// (a store being migrated is seen before or after, never half-way): the
+// version's row first (its table NULL), then each table's columns in order.
+const char *const shape_sql =
+	"SELECT user_version, NULL, NULL, -1 FROM pragma_user_version UNION ALL "
+	"SELECT 0, m.name, p.name, p.cid FROM sqlite_master m, pragma_table_info(m.name) p "
+	"WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite%' ORDER BY 2, 4";
+
+// One row of shape_sql into "table(col,col);" form; the version's row names no table.
+void add_shape_row(sqlite3_stmt *q, std::string *shape, std::string *table)
+{
+	const char *t = (const char *)sqlite3_column_text(q, 1), *c = (const char *)sqlite3_column_text(q, 2);
+	if (!t)
+		return;
+	if (*table != t) {
+		*shape += (table->empty() ? "" : ");") + std::string(t) + "(";
+		*table = t;
+	} else {
+		*shape += ",";
+	}
+	*shape += c ? c : "";
+}
+
+// The tables and columns migrations[0 .. version) make, from a scratch store
+// in memory, once per version: what a store at that version must hold.
+const std::string &expected_shape(int version)
+{
+	static std::string shapes[schema_version + 1];
+	static bool made[schema_version + 1];
+	if (made[version])
+		return shapes[version];
+	sqlite3 *db = nullptr;
+	sqlite3_stmt *q = nullptr;
+	bool ok = sqlite3_open(":memory:", &db) == SQLITE_OK;
+	for (int i = 0; ok && i < version; i++)
+		ok = sqlite3_exec(db, migrations[i], nullptr, nullptr, nullptr) == SQLITE_OK;
+	ok = ok && sqlite3_prepare_v2(db, shape_sql, -1, &q, nullptr) == SQLITE_OK;
+	std::string shape, table;
+	while (ok && sqlite3_step(q) == SQLITE_ROW)
+		add_shape_row(q, &shape, &table);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	if (!ok)
+		throw store_error("internal error: the results store's own schema could not be made in memory");
+	shapes[version] = shape + (table.empty() ? "" : ")");
+	made[version] = true;
+	return shapes[version];
+}
+
 std::string plan_json(const std::map<std::string, std::string> &plan)
 {
 	return nlohmann::json(plan).dump();
@@ -357,18 +406,13 @@ void store::set_wal()
 
 void store::migrate(mode m)
 {
-	int version, tables;
-	// One statement, so one snapshot: a store another process is creating is
-	// never seen with its tables and without its version.  A file at version
-	// 0 with tables is another program's database, not ioplan's to write into.
-	{	// finalized here: a statement left open holds a read lock a writer would wait on forever
-		stmt v(db_, "SELECT (SELECT user_version FROM pragma_user_version),"
-			    " (SELECT count(*) FROM sqlite_master WHERE type = 'table')", *this);
-		check(retry_busy([&] { v.reset(); return v.step(); }), "cannot read the results store");
-		version = (int)v.i64(0);
-		tables = (int)v.i64(1);
-	}
-	if (version == 0 && tables)
+	int version = 0;
+	std::string shape = read_shape(&version);
+	// A file at version 0 with tables, or whose tables are not those of its
+	// version (another program's database that numbers its versions too), is
+	// not ioplan's to write into, nor to delete runs from.
+	if ((version == 0 && !shape.empty()) ||
+	    (version > 0 && version <= schema_version && shape != expected_shape(version)))
 		throw store_error(path_ + ": an SQLite database, but not an ioplan results store; left untouched");
 	if (version == 0 && m != mode::write)
 		throw store_error(path_ + ": an empty file, no results store yet (ioplan --save makes one); left untouched");
@@ -408,6 +452,21 @@ void store::migrate(mode m)
 		throw;
 	}
 	exec("PRAGMA foreign_keys=ON");
+}
+
+// shape_sql's answer for this store, and its version in *version.
+std::string store::read_shape(int *version)
+{
+	// finalized at return: a statement left open holds a read lock a writer would wait on forever
+	stmt q(db_, shape_sql, *this);
+	std::string shape, table;
+	int rc = retry_busy([&] { q.reset(); return q.step(); });
+	check(rc, "cannot read the results store");
+	*version = rc == SQLITE_ROW ? (int)q.i64(0) : 0;
+	while ((rc = q.step()) == SQLITE_ROW)
+		add_shape_row(q.raw(), &shape, &table);
+	check(rc, "cannot read the results store");
+	return shape + (table.empty() ? "" : ")");
 }
 
 // What the steps left must hold together as before: a row pointing at no run

@@ -118,6 +118,7 @@ private:
 	std::string io_failure(int rc) const;
 	void configure();
 	void migrate(mode m);
+	std::string read_shape(int *version);
 	void check_foreign_keys();
 	bool reopen_writable();
 	void set_wal();

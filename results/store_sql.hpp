@@ -32,6 +32,7 @@ public:
 		return *this;
 	}
 	int step() { return st_ ? sqlite3_step(st_) : prep_rc_; }
+	sqlite3_stmt *raw() { return st_; }
 	void reset() { sqlite3_reset(st_); }
 	// A number column that holds text or a blob (a store edited by hand) is
 	// refused, not read as 0: a wrong number would look like a measured one.

@@ -391,6 +391,30 @@ class BadStores(StoreCase):
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertIn("not a regular file, so no results store; left untouched", p.stderr)
 
+    def test_another_programs_database_at_a_store_version_is_left_untouched(self):
+        # Told apart by user_version alone, a database of another program at version 3
+        # with a runs(id) table lost rows to `results rm`, and --save ran its workload,
+        # switched the file to WAL for good and failed on a missing table.
+        con = sqlite3.connect(self.db)
+        con.executescript("CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT);"
+                          "INSERT INTO runs VALUES(1, 'keep me'), (2, 'me too');"
+                          "CREATE TABLE figures(x); PRAGMA user_version=3;")
+        con.commit()
+        con.close()
+        before = sha(self.db)
+        self.check_refused("an SQLite database, but not an ioplan results store; left untouched")
+        made = run([*JOB, "--output-format=json"])
+        self.assertEqual(made.returncode, 0, made.stderr)
+        (self.tmp / "run.json").write_text(made.stdout)
+        for args in (["rm", "1"], ["list"], ["show", "1"], ["summary"], ["import", str(self.tmp / "run.json")]):
+            with self.subTest(args=args):
+                p = run(["results", *args, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{self.db}: an SQLite database, but not an ioplan results store; left untouched",
+                              p.stderr)
+        self.assertEqual(sha(self.db), before)
+        self.assertEqual([p.name for p in self.tmp.iterdir() if p.name.startswith(self.db.name)], [self.db.name])
+
     def test_corrupt(self):
         self.db.write_bytes(b"this is not a database at all\n" * 200)
         self.check_refused("not an ioplan results store, or a corrupt one")
