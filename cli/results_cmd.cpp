@@ -48,15 +48,22 @@ struct cmd_opts {
 	std::string output;	// where the command's text goes ("" = stdout)
 	bool force = false;
 	bool include_interrupted = false;	// summary: count the runs a signal stopped too
+	bool include_failed = false;		// summary: count the runs with a failed job too
 	double fail_pct = -1;
 	std::vector<std::string> pos;
 };
 
 const char *const usage =
-	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD] [--include-interrupted]\n"
+	"usage: ioplan results list|show RUN|rm RUN...|export [RUN...]|import FILE...|summary [--by FIELD] [--include-interrupted] [--include-failed]\n"
 	"       ioplan results report RUN... [--output=PAGE.html]   (the HTML page; several runs compared)\n"
 	"       ioplan compare A B [--force] [--fail-on-regression=PCT] [--metrics=LIST]\n"
 	"       (each takes --results-db=PATH, --output-format=json and --output=FILE; RUN is an id, a label or a uuid)";
+
+// The summary-only flag given, for the message refusing it elsewhere.
+const char *summary_flag(const cmd_opts &o)
+{
+	return o.include_interrupted ? "--include-interrupted" : "--include-failed";
+}
 
 double parse_pct(const std::string &v)
 {
@@ -79,8 +86,8 @@ cmd_opts parse(const std::vector<std::string> &args)
 		size_t eq = a.find('=');
 		std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
 		bool has = eq != std::string::npos;
-		if ((key == "force" || key == "include-interrupted") && !has) {
-			(key == "force" ? o.force : o.include_interrupted) = true;
+		if ((key == "force" || key == "include-interrupted" || key == "include-failed") && !has) {
+			(key == "force" ? o.force : key == "include-failed" ? o.include_failed : o.include_interrupted) = true;
 			continue;
 		}
 		std::string *dst = key == "results-db" ? &o.db : key == "output-format" ? &o.format : key == "by" ? &o.by
@@ -169,7 +176,7 @@ int list_cmd(const cmd_opts &o)
 			a.push_back(ojson{ { "id", r.id }, { "uuid", r.uuid }, { "label", r.label }, { "source", r.source },
 					   { "host", r.host }, { "plan_hash", r.plan_hash }, { "saved_s", r.saved_s },
 					   { "started_s", r.started_s }, { "figures", r.figures },
-					   { "interrupted", r.interrupted } });
+					   { "interrupted", r.interrupted }, { "failed", r.failed } });
 		return print(o, a);
 	}
 	std::string out;
@@ -180,7 +187,8 @@ int list_cmd(const cmd_opts &o)
 	for (const auto &r : rows) {
 		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu%s\n",
 			      (long long)r.id, when(r.started_s).c_str(), r.label.c_str(), r.source.c_str(),
-			      r.host.c_str(), r.plan_hash.c_str(), r.figures, r.interrupted ? "  interrupted" : "");
+			      r.host.c_str(), r.plan_hash.c_str(), r.figures,
+			      r.interrupted ? "  interrupted" : r.failed ? "  failed" : "");
 		out += line;
 	}
 	return print(o, out);
@@ -222,9 +230,11 @@ std::string show_text(const resdb::run_record &r)
 	  << "  host " << r.host << ", " << r.kernel << "\n  plan " << r.plan_hash << "\n";
 	if (r.interrupted)
 		s << "  interrupted: a signal stopped the run; its figures cover only what ran before the stop\n";
+	for (const resdb::job_failure &f : r.failures)
+		s << "  failed: " << resdb::failure_text(f) << "\n";
 	for (const auto &kv : r.facts)
 		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" &&
-		    kv.first != "interrupted")
+		    kv.first != "interrupted" && kv.first != "failed")
 			s << "  " << kv.first << ": " << kv.second << "\n";
 	char line[256];
 	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",
@@ -414,7 +424,7 @@ int summary_cmd(const cmd_opts &o)
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
 	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset);
-	size_t left_out = o.include_interrupted ? 0 : resdb::leave_out_interrupted(rows);
+	resdb::left_out left_out = resdb::leave_out(rows, o.include_interrupted, o.include_failed);
 	auto groups = resdb::summarize(rows);
 	return js ? print(o, resdb::summary_json(groups, o.by, left_out))
 		  : print(o, resdb::summary_text(groups, o.by, left_out));
@@ -450,15 +460,19 @@ void keep_metrics(resdb::comparison &c, const std::string &list)
 	c.metrics = kept;
 }
 
-// A run a signal stopped measured part of its workload: set beside a whole
-// one, its figures would read as a like-for-like result.  Refused, or with
-// --force compared with a warning.
+// A run a signal stopped measured part of its workload, and one with a job
+// that failed did not measure the workload asked: set beside a whole one, its
+// figures would read as a like-for-like result.  Refused, or with --force
+// compared with a warning.
 void cut_short(const resdb::run_record &r, const char *side, bool force)
 {
-	if (!r.interrupted)
+	if (!r.interrupted && r.failures.empty())
 		return;
 	std::string who = std::string(side) + " (" + (r.id ? "run " + std::to_string(r.id) : std::string("the file")) +
-			  ") was interrupted: its figures cover only what ran before a signal stopped it";
+			  (r.interrupted ? ") was interrupted: its figures cover only what ran before a signal stopped it"
+					 : ") is not the workload asked: " + resdb::failure_text(r.failures[0]) +
+						   (r.failures.size() > 1 ? " (and " + std::to_string(r.failures.size() - 1) +
+										    " more)" : ""));
 	if (!force)
 		throw refusal(who + " (--force compares it anyway)");
 	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
@@ -468,8 +482,8 @@ int compare_cmd(const cmd_opts &o)
 {
 	if (o.pos.size() != 2)
 		throw usage_error("compare takes two runs or result files: ioplan compare A B");
-	if (o.include_interrupted)
-		throw usage_error("--include-interrupted belongs to results summary (compare: --force)");
+	if (o.include_interrupted || o.include_failed)
+		throw usage_error(std::string(summary_flag(o)) + " belongs to results summary (compare: --force)");
 	bool js = json_out(o);
 	resdb::run_record a = operand(o, o.pos[0]), b = operand(o, o.pos[1]);
 	resdb::comparison c = resdb::compare(a, b);
@@ -503,8 +517,8 @@ int dispatch(const std::string &command, const std::vector<std::string> &args)
 	cmd_opts o = parse(std::vector<std::string>(args.begin() + 1, args.end()));
 	if (o.fail_pct >= 0 || o.force || !o.metrics.empty())
 		throw usage_error("--force, --metrics and --fail-on-regression belong to ioplan compare");
-	if (o.include_interrupted && sub != "summary")
-		throw usage_error("--include-interrupted belongs to results summary");
+	if ((o.include_interrupted || o.include_failed) && sub != "summary")
+		throw usage_error(std::string(summary_flag(o)) + " belongs to results summary");
 	if (sub == "list")
 		return list_cmd(o);
 	if (sub == "show")
@@ -580,6 +594,9 @@ bool save_run(const results &r, const plan &p, const args &a)
 		if (rec.interrupted && id)
 			std::fprintf(stderr, "ioplan: --save: saved as run %lld, marked interrupted (its figures cover "
 					     "only what ran before the stop)\n", (long long)id);
+		else if (!rec.failures.empty() && id)
+			std::fprintf(stderr, "ioplan: --save: saved as run %lld, marked failed (%s)\n", (long long)id,
+				     resdb::failure_text(rec.failures[0]).c_str());
 		return true;
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "ioplan: error: --save: the run was not saved: %s\n", e.what());

@@ -200,7 +200,7 @@ ojson side_json(const run_record &r)
 {
 	return ojson{ { "id", r.id ? ojson(r.id) : ojson(nullptr) }, { "uuid", r.uuid }, { "label", r.label },
 		      { "source", r.source }, { "host", r.host }, { "plan_hash", r.plan_hash },
-		      { "interrupted", r.interrupted } };
+		      { "interrupted", r.interrupted }, { "failed", failures_json(r.failures) } };
 }
 
 std::string pct(double v)
@@ -216,7 +216,8 @@ std::string name_of(const run_record &r)
 	if (!r.label.empty())
 		s += " (" + r.label + ")";
 	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host) +
-	       (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "");
+	       (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "") +
+	       (r.failures.empty() ? "" : ", FAILED: " + failure_text(r.failures[0]));
 }
 
 } // namespace

@@ -84,6 +84,16 @@ nlohmann::ordered_json result_document(const run_record &r)
 		if (f.bw_samples.size() > 1)
 			series.push_back(series_of(f));
 	}
+	// A failed job's error, on its entry (one that measured nothing gets one of its own).
+	for (const job_failure &f : r.failures) {
+		auto at = std::find(index.begin(), index.end(), f.job_index);
+		if (at == index.end() || f.job_index < 0) {
+			index.push_back(f.job_index);
+			jobs.push_back({ { "jobname", f.job_index < 0 ? "?" : f.job }, { "error", 0 } });
+			at = index.end() - 1;
+		}
+		jobs[(size_t)(at - index.begin())]["error"] = f.error;
+	}
 	time_t t = (time_t)r.started_s;
 	char when[64] = "";
 	struct tm tm;

@@ -293,6 +293,17 @@ void read_ranks(const json &io, run_record &r)
 	}
 }
 
+// jobs[].error: fio's and ioplan's errno of a job that failed (0: none).
+void read_failures(const json &doc, run_record &r)
+{
+	const json &jobs = at(doc, "jobs");
+	for (size_t i = 0; i < jobs.size(); i++) {
+		int e = small(jobs[i], "error");
+		if (e)
+			r.failures.push_back(job_failure{ (int)i, str(jobs[i], "jobname"), e });
+	}
+}
+
 void read_facts(run_record &r, const json &env)
 {
 	r.facts["host"] = r.host;
@@ -302,6 +313,8 @@ void read_facts(run_record &r, const json &env)
 	r.facts["plan"] = r.plan_hash;
 	if (r.interrupted)
 		r.facts["interrupted"] = "yes";
+	if (!r.failures.empty())
+		r.facts["failed"] = failures_fact(r.failures);
 	const json &virt = at(env, "virtualization"), &sys = at(env, "system");
 	r.facts["virtualization"] = str(virt, "type");
 	r.facts["instance_type"] = str(sys, "instance_type");
@@ -418,6 +431,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	r.uuid = named ? own : uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
 	r.interrupted = at(io, "interrupted") == true;
 	read_jobs(doc, r);
+	read_failures(doc, r);
 	read_ranks(io, r);
 	if (r.plan_hash.empty()) {
 		// fio records no plan hash: the options of every job name the workload.
@@ -565,6 +579,41 @@ run_record record_of_file(const std::string &path, size_t *documents)
 
 namespace resdb {
 
+std::string failure_text(const job_failure &f)
+{
+	std::string job = f.job_index < 0 ? "a job" : "job '" + f.job + "'";
+	return job + " failed: error " + std::to_string(f.error) + " (" + std::strerror(f.error) + ")";
+}
+
+nlohmann::ordered_json failures_json(const std::vector<job_failure> &fs)
+{
+	nlohmann::ordered_json a = nlohmann::ordered_json::array();
+	for (const job_failure &f : fs)
+		a.push_back(nlohmann::ordered_json{ { "job_index", f.job_index }, { "job", f.job }, { "error", f.error },
+						    { "text", failure_text(f) } });
+	return a;
+}
+
+std::string failures_fact(const std::vector<job_failure> &fs)
+{
+	return failures_json(fs).dump();
+}
+
+std::vector<job_failure> failures_of(const std::string &fact)
+{
+	std::vector<job_failure> out;
+	json a = json::parse(fact, nullptr, false);
+	for (const json &f : a.is_array() ? a : json::array()) {
+		const json &i = at(f, "job_index"), &e = at(f, "error");
+		if (i.is_number_integer() && i.get<int64_t>() >= -1 && i.get<int64_t>() <= INT32_MAX &&
+		    e.is_number_integer() && e.get<int64_t>() > 0 && e.get<int64_t>() < 4096)
+			out.push_back(job_failure{ i.get<int>(), str(f, "job"), e.get<int>() });
+	}
+	if (out.empty())	/* marked failed, however damaged the mark */
+		out.push_back(job_failure{ -1, "", EIO });
+	return out;
+}
+
 nlohmann::ordered_json record_json(const run_record &r)
 {
 	using ojson = nlohmann::ordered_json;
@@ -602,7 +651,8 @@ nlohmann::ordered_json record_json(const run_record &r)
 		      { "source", r.source }, { "tool_version", r.tool_version }, { "started_s", r.started_s },
 		      { "host", r.host },     { "kernel", r.kernel },	  { "plan_hash", r.plan_hash },
 		      { "job_text", r.job_text }, { "facts", r.facts },	  { "environment", env },
-		      { "interrupted", r.interrupted }, { "warnings", r.warnings }, { "figures", figs },
+		      { "interrupted", r.interrupted }, { "failed", failures_json(r.failures) },
+		      { "warnings", r.warnings }, { "figures", figs },
 		      { "ranks", ranks } };
 }
 

@@ -29,6 +29,13 @@ struct input_error : std::runtime_error {
 // these measured different workloads.
 extern const std::vector<std::string> plan_keys;
 
+// A job that ended with an error: its index and name in the report, fio's error (an errno).
+struct job_failure {
+	int job_index = -1;
+	std::string job;
+	int error = 0;
+};
+
 // One job (or reporting group), one direction.
 struct figure {
 	int job_index = 0;
@@ -91,7 +98,18 @@ struct run_record {
 	// Stopped by a signal before its plan finished (ioplan.interrupted): its
 	// figures cover only what ran.  Stored as the fact interrupted=yes.
 	bool interrupted = false;
+	// The jobs that ended with an error (jobs[].error): the run is not the
+	// workload asked.  Stored as the fact failed, a JSON array (failures_fact).
+	std::vector<job_failure> failures;
 };
+
+// "job 'NAME' failed: error 28 (No space left on device)".
+std::string failure_text(const job_failure &f);
+// The fact failed's value, and back; a value that is not one reads as one
+// failure of unknown job, so a run marked failed is never read as a good one.
+std::string failures_fact(const std::vector<job_failure> &f);
+nlohmann::ordered_json failures_json(const std::vector<job_failure> &f);
+std::vector<job_failure> failures_of(const std::string &fact);
 
 // Reads a report document.  uuid_seed: text whose hash names a run that has
 // no id of its own (an fio file's content); "" gives a fresh random id.

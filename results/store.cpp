@@ -680,7 +680,8 @@ std::vector<run_row> store::list()
 	std::vector<run_row> out;
 	stmt q(db_, "SELECT r.id, r.uuid, r.label, r.source, r.host, r.plan_hash, r.saved_s, r.started_s,"
 		    " (SELECT count(*) FROM figures f WHERE f.run_id = r.id),"
-		    " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = r.id AND i.name = 'interrupted' AND i.value = 'yes')"
+		    " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = r.id AND i.name = 'interrupted' AND i.value = 'yes'),"
+		    " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = r.id AND x.name = 'failed')"
 		    " FROM runs r ORDER BY r.id",
 	       *this);
 	each_row(q, "cannot read the results store", [&] {
@@ -695,6 +696,7 @@ std::vector<run_row> store::list()
 		row.started_s = q.i64(7);
 		row.figures = (size_t)q.i64(8);
 		row.interrupted = q.i64(9) != 0;
+		row.failed = q.i64(10) != 0;
 		out.push_back(row);
 	});
 	return out;
@@ -747,6 +749,8 @@ run_record store::load(int64_t id)
 	fq.bind(1, id);
 	each_row(fq, "cannot read the results store", [&] { r.facts[fq.text(0)] = fq.text(1); });
 	r.interrupted = r.facts.count("interrupted") && r.facts["interrupted"] == "yes";
+	if (r.facts.count("failed"))
+		r.failures = failures_of(r.facts["failed"]);
 	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);
 	wq.bind(1, id);
 	each_row(wq, "cannot read the results store", [&] { r.warnings.push_back(wq.text(0)); });
@@ -850,7 +854,8 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 {
 	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id,"
 			  " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = f.run_id AND i.name = 'interrupted'"
-			  " AND i.value = 'yes')"
+			  " AND i.value = 'yes'),"
+			  " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = f.run_id AND x.name = 'failed')"
 			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
@@ -875,6 +880,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 		row.bw_bytes = q.dbl(5);
 		row.p99_ns = q.dbl(6);
 		row.interrupted = q.i64(8) != 0;
+		row.failed = q.i64(9) != 0;
 		if (!same(row)) {
 			if (clones.size() > 1)
 				out.back().p99_ns = merged_p99(clones);

@@ -59,6 +59,7 @@ struct run_row {
 	int64_t saved_s = 0, started_s = 0;
 	size_t figures = 0;
 	bool interrupted = false;	// its figures cover only what ran before a signal stopped it
+	bool failed = false;		// a job ended with an error (the fact failed)
 };
 
 // The rows `results summary` groups: the run, its facts, one job name and direction's numbers
@@ -68,6 +69,7 @@ struct summary_row {
 	std::string group, job, ddir;
 	double iops = 0, bw_bytes = 0, p99_ns = 0;
 	bool interrupted = false;	// the run's fact interrupted=yes
+	bool failed = false;		// the run has the fact failed: a job ended with an error
 };
 
 class store {

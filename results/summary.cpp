@@ -30,18 +30,20 @@ nlohmann::ordered_json spread_json(const spread &s)
 
 } // namespace
 
-// Its figures cover only what ran before the stop: a low value that would
-// pull the percentiles down and be named an outlier for a reason that is no
-// trouble of the system measured.
-size_t leave_out_interrupted(std::vector<summary_row> &rows)
+// Its figures cover only what ran before the stop, or not the workload asked
+// (a job failed): a low value that would pull the percentiles down and be
+// named an outlier for a reason that is no trouble of the system measured.
+left_out leave_out(std::vector<summary_row> &rows, bool keep_interrupted, bool keep_failed)
 {
-	std::set<int64_t> runs;
+	std::set<int64_t> stopped, failed;
+	auto out = [&](const summary_row &r) {
+		return (r.interrupted && !keep_interrupted) || (r.failed && !keep_failed);
+	};
 	for (const summary_row &r : rows)
-		if (r.interrupted)
-			runs.insert(r.run_id);
-	rows.erase(std::remove_if(rows.begin(), rows.end(), [](const summary_row &r) { return r.interrupted; }),
-		   rows.end());
-	return runs.size();
+		if (out(r))
+			(r.interrupted && !keep_interrupted ? stopped : failed).insert(r.run_id);
+	rows.erase(std::remove_if(rows.begin(), rows.end(), out), rows.end());
+	return left_out{ stopped.size(), failed.size() };
 }
 
 std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
@@ -74,7 +76,7 @@ std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 }
 
 nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, const std::string &by,
-				    size_t left_out)
+				    left_out out)
 {
 	nlohmann::ordered_json a = nlohmann::ordered_json::array();
 	for (const group_summary &g : groups)
@@ -86,10 +88,13 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 						    { "bw_bytes", spread_json(g.bw_bytes) },
 						    { "p99_ns", spread_json(g.p99_ns) },
 						    { "outliers", g.outliers } });
-	return nlohmann::ordered_json{ { "by", by }, { "groups", a }, { "interrupted_left_out", left_out } };
+	return nlohmann::ordered_json{ { "by", by },
+				       { "groups", a },
+				       { "interrupted_left_out", out.interrupted },
+				       { "failed_left_out", out.failed } };
 }
 
-std::string summary_text(const std::vector<group_summary> &groups, const std::string &by, size_t left_out)
+std::string summary_text(const std::vector<group_summary> &groups, const std::string &by, left_out gone)
 {
 	std::string out;
 	char line[512];
@@ -112,9 +117,11 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;
 	}
-	if (left_out)
-		out += std::to_string(left_out) + " interrupted run" + (left_out == 1 ? "" : "s") + " left out (--include-interrupted counts " +
-		       (left_out == 1 ? "it" : "them") + ")\n";
+	for (auto [n, what, flag] : { std::tuple(gone.interrupted, "interrupted", "--include-interrupted"),
+				      std::tuple(gone.failed, "failed", "--include-failed") })
+		if (n)
+			out += std::to_string(n) + " " + what + " run" + (n == 1 ? "" : "s") + " left out (" + flag +
+			       " counts " + (n == 1 ? "it" : "them") + ")\n";
 	return out;
 }
 

@@ -6,8 +6,9 @@
 // group: its clones of a job (numjobs=N) are one value.  Each group gets its count,
 // the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
 // runs whose IOPS lie outside Tukey's fences: the ones that go with trouble.
-// A run a signal stopped measured part of its workload: it is left out
-// unless asked for, and the count of those left out is said.
+// A run a signal stopped measured part of its workload, and one with a job
+// that failed measured another: each is left out unless asked for, and the
+// count of those left out is said.
 #pragma once
 
 #include <string>
@@ -33,12 +34,18 @@ struct group_summary {
 // The fields `--by` accepts (facts every saved run has).
 extern const std::vector<std::string> summary_fields;
 
-// Takes the rows of interrupted runs out of rows; returns how many runs they were.
-size_t leave_out_interrupted(std::vector<summary_row> &rows);
+// The runs a summary leaves out unless asked: those a signal stopped, and
+// those a job of which failed (an interrupted run that failed counts as interrupted).
+struct left_out {
+	size_t interrupted = 0, failed = 0;
+};
+
+// Takes those runs' rows out of rows, but for the kinds kept; says how many runs they were.
+left_out leave_out(std::vector<summary_row> &rows, bool keep_interrupted, bool keep_failed);
 
 std::vector<group_summary> summarize(const std::vector<summary_row> &rows);
-// left_out: the interrupted runs leave_out_interrupted took out, said with the groups.
-nlohmann::ordered_json summary_json(const std::vector<group_summary> &g, const std::string &by, size_t left_out);
-std::string summary_text(const std::vector<group_summary> &g, const std::string &by, size_t left_out);
+// out: the runs leave_out took out, said with the groups.
+nlohmann::ordered_json summary_json(const std::vector<group_summary> &g, const std::string &by, left_out out);
+std::string summary_text(const std::vector<group_summary> &g, const std::string &by, left_out out);
 
 } // namespace resdb

@@ -8,6 +8,7 @@ clear error: the results commands exit 2 and leave the file byte for byte as it 
 with --save still prints its whole report and exits non-zero.
 """
 import hashlib
+import html
 import json
 import os
 import pathlib
@@ -19,7 +20,7 @@ import time
 import unittest
 
 import common
-from common import BIN, FIO, TmpDirCase, run, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
 
@@ -656,6 +657,72 @@ class Interrupted(StoreCase):
         p = self.results("list", "--include-interrupted", ok=False)
         self.assertEqual(p.returncode, 2)
         self.assertIn("--include-interrupted belongs to results summary", p.stderr)
+
+
+class FailedJobs(StoreCase):
+    """A run whose job failed (a disk that filled) was stored like a good one: `show`,
+    `compare` and the page said nothing, and `summary` counted its figures as typical."""
+
+    JOB = ["--name=w", "--rw=write", "--bs=4k", "--size=512k", "--create_on_open=1", "--ioengine=psync"]
+
+    def failed_run(self):
+        # create_on_open=1 lays nothing out, so the disk fills under the job's own writes
+        self.store_on_tmpfs("small", "256k")
+        self.db = self.tmp / "results.db"
+        p = run([*self.JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=bad",
+                 f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 28)
+        self.assertGreater(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 0)
+        self.assertRegex(p.stderr, r"--save: saved as run \d+, marked failed \(job 'w' failed: error 28 "
+                                   r"\(No space left on device\)\)")
+        return p
+
+    def test_a_run_with_a_failed_job_says_so_and_is_left_out_of_summaries(self):
+        for i in range(2):
+            p = run([*self.JOB, f"--filename={self.tmp / f'g{i}'}", "--output-format=json", f"--save=good{i}",
+                     f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.failed_run()
+        self.assertEqual([(r["label"], r["failed"]) for r in self.listing()],
+                         [("good0", False), ("good1", False), ("bad", True)])
+        lines = self.results("list").stdout.splitlines()
+        self.assertTrue(lines[3].endswith("  failed") and not lines[1].endswith("failed"), lines)
+        failure = "job 'w' failed: error 28 (No space left on device)"
+        self.assertIn("  failed: " + failure, self.results("show", "bad").stdout)
+        shown = json.loads(self.results("show", "bad", "--output-format=json").stdout)
+        self.assertEqual([(f["job"], f["error"]) for f in shown["failed"]], [("w", 28)])
+        self.assertEqual(len(shown["figures"]), 1)  # what it measured is kept, marked
+        p = run(["compare", "good0", "bad", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("B (run 3) is not the workload asked: " + failure, p.stderr)
+        p = run(["compare", "good0", "bad", "--force", "--output-format=json", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["b"]["failed"][0]["error"], 28)
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual((s["failed_left_out"], [g["count"] for g in s["groups"]]), (1, [2]))
+        self.assertEqual(self.results("summary").stdout.splitlines()[-1],
+                         "1 failed run left out (--include-failed counts it)")
+        s = json.loads(self.results("summary", "--include-failed", "--output-format=json").stdout)
+        self.assertEqual((s["failed_left_out"], [g["count"] for g in s["groups"]]), (0, [3]))
+        page = self.tmp / "p.html"
+        self.results("report", "bad", f"--output={page}")
+        self.assertIn("job 'w' failed: error 28", html.unescape(page.read_text()))
+        p = self.results("list", "--include-failed", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--include-failed belongs to results summary", p.stderr)
+
+    def test_an_fio_result_with_a_failed_job_is_imported_as_failed(self):
+        if FIO is None:
+            self.skipTest("fio not installed")
+        self.store_on_tmpfs("small", "256k")
+        out = self.tmp / "fio.json"
+        p = run_fio([*self.JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", f"--output={out}"])
+        self.assertEqual(json.loads(out.read_text()[out.read_text().index("{"):])["jobs"][0]["error"], 28)
+        self.db = self.tmp / "results.db"
+        self.results("import", str(out))
+        [row] = self.listing()
+        self.assertTrue(row["failed"], row)
 
 
 class OwnReport(StoreCase):
