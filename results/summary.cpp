@@ -18,13 +18,18 @@ const std::vector<std::string> summary_fields = { "host",	  "kernel",	   "label"
 
 namespace {
 
+// Of no value (a group whose runs all lack a p99): NaN, shown as none, never as 0.
 spread spread_of(const std::vector<double> &v)
 {
+	if (v.empty())
+		return spread{ NAN, NAN, NAN };
 	return spread{ quantile(v, 0.1), quantile(v, 0.5), quantile(v, 0.9) };
 }
 
 nlohmann::ordered_json spread_json(const spread &s)
 {
+	if (std::isnan(s.median))
+		return nlohmann::ordered_json{ { "p10", nullptr }, { "median", nullptr }, { "p90", nullptr } };
 	return nlohmann::ordered_json{ { "p10", s.p10 }, { "median", s.median }, { "p90", s.p90 } };
 }
 
@@ -109,6 +114,8 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 			      g.bw_bytes.p90 / 1048576);
 		std::snprintf(p99, sizeof(p99), "%.2f/%.2f/%.2f", g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3,
 			      g.p99_ns.p90 / 1e3);
+		if (std::isnan(g.p99_ns.median))
+			std::snprintf(p99, sizeof(p99), "-");
 		std::string odd;
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);

@@ -284,6 +284,27 @@ class Clones(TmpDirCase):
         self.assertAlmostEqual(g["iops"]["p10"], min(per_run["iops"]) + 0.1 * abs(per_run["iops"][0] - per_run["iops"][1]),
                                places=3)
 
+    def test_summary_of_clones_without_buckets_has_no_p99_not_zero(self):
+        # An fio json file (no bins) of numjobs=3: the clones' p99s cannot be merged, and the
+        # group, having no p99 at all, printed 0.00/0.00/0.00 (JSON 0.0) as if measured.
+        out = self.tmp / "fio.json"
+        p = run(["--output-format=json", f"--output={out}", str(self.job)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(out.read_text())
+        for job in doc["jobs"]:
+            job["read"]["clat_ns"].pop("bins", None)
+            job["read"]["lat_ns"].pop("bins", None)
+        doc.pop("ioplan")  # as fio writes it
+        out.write_text(json.dumps(doc))
+        p = run(["results", "import", str(out), f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        s = json.loads(run(["results", "summary", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        self.assertEqual(s["groups"][0]["p99_ns"], {"p10": None, "median": None, "p90": None})
+        self.assertGreater(s["groups"][0]["iops"]["median"], 0)
+        line = run(["results", "summary", f"--results-db={self.db}"]).stdout.splitlines()[1]
+        self.assertNotIn("0.00/0.00/0.00", line)
+        self.assertRegex(line, r" - +-$")  # no p99, no outliers
+
     def test_csv_export_tells_the_clones_apart_in_a_last_column(self):
         # Both clones' rows were run_id,...,a,read,... and nothing else told them apart.
         doc = self.save()
