@@ -779,18 +779,41 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	return ret == -EINTR ? ret : first;
 }
 
+/*
+ * lf as the run left it, to re-stamp its mark: the fd, or -errno with a
+ * warning.  The run's I/O went to the file it opened; one removed, renamed
+ * or replaced since is no failure of the run (fio says nothing), but it
+ * keeps the mark it had, and the next run judges it by that.
+ */
+static int open_after_run(const struct layout *l, struct layout_file *lf, struct stat *st, struct results *r)
+{
+	char why[512];
+	int fd = open_target(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		snprintf(why, sizeof(why), "%s", tgt_open_error(fd, &lf->id));
+	else if (tgt_check(fd, &lf->id, why, sizeof(why), st)) {
+		close(fd);
+		fd = -ESTALE;
+	}
+	if (fd < 0)
+		res_msg_add(r, RES_MSG_WARNING, "mark-after-run", lf->first_job,
+			    "%s: changed during the run (%s), so its mark was not updated; the run's I/O went to "
+			    "the file it had opened", lf->path, why);
+	return fd;
+}
+
 void layout_finish(struct layout *l, struct results *r)
 {
 	for (uint32_t i = 0; i < l->nr; i++) {
 		struct layout_file *lf = &l->files[i];
-		bool direct = false;
 		struct stat st;
 		int fd;
 
 		if (!lf->ours || !lf->run_writes || lf->is_device || !mark_is_ours(lf->mark))
 			continue;
 		/* A file replaced under the run keeps its old mark: the next run then refuses it. */
-		fd = open_checked(l, lf, O_RDONLY | O_NONBLOCK | O_NOCTTY, &direct, "mark", r, &st);
+		fd = open_after_run(l, lf, &st, r);
 		if (fd < 0)
 			continue;
 		/* Trims leave holes that "filled" must not claim. */

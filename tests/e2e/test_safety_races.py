@@ -325,3 +325,40 @@ class RemovalOnAFullDisk(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual([x.name for x in d.iterdir() if not x.name.startswith("n")], [])
         self.assertEqual(len(list(d.iterdir())), names - 1)
+
+
+class ChangedDuringTheRun(TmpDirCase):
+    def test_a_target_removed_or_replaced_mid_run_is_a_warning_not_an_error(self):
+        # After the run ioplan stamps its mark again on the files the run wrote.  One
+        # removed, renamed or replaced meanwhile printed "ioplan: error: g: No such file or
+        # directory" and exited 0: an error that failed nothing.  The run measured the file
+        # it had opened, as fio's (which says nothing).
+        import json
+        from common import wait_for_stderr
+        for change in ("remove", "rename", "replace"):
+            with self.subTest(change):
+                g = self.tmp / f"g-{change}"
+                out = self.tmp / f"{change}.json"
+                proc = subprocess.Popen([BIN, "--name=j", f"--filename={g}", "--size=1m", "--rw=randwrite",
+                                         "--time_based", "--runtime=30", "--output-format=json",
+                                         f"--output={out}", "--eta=always", "--eta-interval=100ms"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                self.addCleanup(lambda p=proc: p.poll() is None and (p.kill(), p.wait()))
+                wait_for_stderr(proc, marker=b"IOPS]")  # laid out, opened and written to
+                if change == "remove":
+                    g.unlink()
+                else:
+                    g.rename(self.tmp / f"aside-{change}")
+                    if change == "replace":
+                        g.write_text("the user's new file\n")
+                proc.send_signal(signal.SIGTERM)
+                _, err = proc.communicate(timeout=60)
+                self.assertNotIn("error", err)
+                doc = json.loads(out.read_text())
+                self.assertEqual(doc["jobs"][0]["error"], 0)
+                self.assertGreater(doc["jobs"][0]["write"]["io_bytes"], 0)
+                [m] = [m for m in doc["ioplan"]["messages"] if m["code"] == "mark-after-run"]
+                self.assertEqual(m["level"], "warning")
+                self.assertIn("changed during the run", m["text"])
+                if change == "replace":
+                    self.assertEqual(g.read_text(), "the user's new file\n")
