@@ -190,10 +190,12 @@ bool ioe_cannot_extend(enum plan_ioengine id);
 bool ioe_files_as_found(const struct plan_job *j);
 /*
  * Whether job j's files are made by its open (fio's create_on_open on an
- * engine that opens files for I/O and can extend them): nothing is laid out,
- * an existing file is used as found and a missing one is made empty, marked,
- * before the job (fio's open makes it with O_CREAT), so its writes are the
- * allocating writes of a new file and its reads of a missing file fail.
+ * engine that opens files for I/O and can extend them, in a job that does not
+ * read): nothing is laid out, an existing file is used as found and a missing
+ * one is made empty, marked, before the job (fio's open makes it with
+ * O_CREAT), so its writes are the allocating writes of a new file.  A job
+ * that reads still has its files laid out: fio's reads of the empty file
+ * fail (EIO) with a sync engine and read nothing with libaio or io_uring.
  */
 bool ioe_files_made_on_open(const struct plan_job *j);
 bool ioe_is_remote(enum plan_ioengine id);

@@ -79,7 +79,7 @@ bool ioe_files_as_found(const struct plan_job *j)
 bool ioe_files_made_on_open(const struct plan_job *j)
 {
 	return j->create_on_open && ioe_lays_out(j->ioengine) && ioe_opens_files(j->ioengine) &&
-	       !ioe_cannot_extend(j->ioengine);
+	       !ioe_cannot_extend(j->ioengine) && !plan_rw_has_ddir(j->rw, PLAN_DDIR_READ);
 }
 
 bool ioe_removes_files(enum plan_ioengine id)

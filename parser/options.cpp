@@ -546,7 +546,7 @@ static const std::vector<option> core_table = {
         .apply(A(flag_value(o, v))),
     opt("create_on_open", opt_type::boolean, CAT_FILES)
         .def("0")
-        .help("As fio's, nothing is laid out before the job.  An engine that opens its files (psync, libaio, io_uring...) finds a missing one made empty (mode 0600, as fio's open makes it), so its writes grow it and a read of it fails; an existing one is used as it is.  filestat stats its files as they are, and one missing fails the job; filedelete's get no data (they are only sized: ioplan deletes only files carrying its mark, which the layout gives an empty one).  mmap's files, which it cannot extend, are still laid out.")
+        .help("As fio's, nothing is laid out before the job.  A job that only writes, with an engine that opens its files (psync, libaio, io_uring...), finds a missing one made empty (mode 0600, as fio's open makes it), so its writes grow it; an existing one is used as it is.  A job that reads still has its files laid out (fio's reads of the empty file fail with a sync engine and read nothing with libaio or io_uring).  filestat stats its files as they are, and one missing fails the job; filedelete's get no data (they are only sized: ioplan deletes only files carrying its mark, which the layout gives an empty one).  mmap's files, which it cannot extend, are still laid out.")
         .apply(A(j.pj.create_on_open = flag_value(o, v))),
     opt("unique_filename", opt_type::boolean, CAT_FILES)
         .def("1")
