@@ -361,6 +361,12 @@ static void *coordinator(void *arg)
 		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->res);
 		env_end(e->res);
+	} else if (ret == -EINTR && eng_is_stopping(e)) {
+		/* A stop, not a failure: said as one, as a stop during the jobs is. */
+		res_msg_add(e->res, RES_MSG_WARNING, "layout-interrupted", -1,
+			    "stopped while laying out the files, before any job ran: nothing was measured; a file "
+			    "laid out in part is kept marked unfinished, and the next run finishes it");
+		ret = 0;
 	}
 	if (ret && !e->res->error)
 		e->res->error = -ret;

@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import pty
+import re
 import resource
 import signal
 import socket
@@ -463,3 +464,30 @@ class OutputFifo(TmpDirCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StopDuringLayout(TmpDirCase):
+    def test_a_stop_while_laying_out_is_an_interruption_not_a_failure(self):
+        # Ctrl-C during the layout printed "ioplan: error: the run failed: Interrupted
+        # system call (errno 4)" and the JSON carried error 4 with no message saying why.
+        out = self.tmp / "r.json"
+        proc = subprocess.Popen([BIN, "--name=j", f"--filename={self.tmp / 'big'}", "--size=1g", "--bs=1m",
+                                 "--rw=read", "--output-format=json", f"--output={out}", "--eta=always",
+                                 "--eta-interval=100ms"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_for_stderr(proc, until=lambda seen: re.search(r"\[layout [1-9][0-9]?\.[0-9]%\]", seen))
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertNotIn("error", err)
+        doc = json.loads(out.read_text())
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual(doc["ioplan"]["error"], 0)
+        [m] = [m for m in doc["ioplan"]["messages"] if m["code"] == "layout-interrupted"]
+        self.assertIn("before any job ran: nothing was measured", m["text"])
+        self.assertEqual(sum(j["read"]["io_bytes"] for j in doc["jobs"]), 0)
+        # The next run finishes the file and reads it.
+        p = run(["--name=j", f"--filename={self.tmp / 'big'}", "--size=1g", "--bs=1m", "--rw=read",
+                 "--io_size=8m", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
