@@ -317,8 +317,8 @@ def wait_for_stderr(proc, marker=b"Jobs:", timeout=60, until=None):
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
             chunk = os.read(fd, 4096)
-            if not chunk:
-                break
+            if not chunk:  # stderr closed without it: the wait failed, it did not succeed
+                raise AssertionError(f"stderr ended without {until or marker!r}: {seen[-500:]!r}")
             seen += chunk
     return seen.decode(errors="replace")
 
