@@ -28,8 +28,9 @@ bool load(const std::string &path, report::html_input *out)
     std::string text;
     parser::read_status st = parser::read_bounded(path, lim, &text);
     if (st != parser::read_status::ok) {
+        std::string why = std::string("cannot read it: ") + std::strerror(errno);
         std::fprintf(stderr, "ioplan report: error: %s: %s\n", path.c_str(),
-                     st == parser::read_status::too_large ? "larger than 256 MiB" : "cannot read it");
+                     st == parser::read_status::too_large ? "larger than 256 MiB" : why.c_str());
         return false;
     }
     if (!parse_result_text(path, text, &out->doc))

@@ -192,8 +192,11 @@ read_status read_bounded(const std::string &path, const read_limits &lim, std::s
     struct stat sb;
     if (fd < 0)
         return read_status::unreadable;
-    read_status st = fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) ? read_status::unreadable : read_fd(fd, lim, out);
+    bool dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+    read_status st = dir ? read_status::unreadable : read_fd(fd, lim, out);
+    int err = dir ? EISDIR : errno;
     close(fd);
+    errno = err;  // why it was unreadable, for the caller's message
     return st;
 }
 
@@ -258,7 +261,7 @@ void read_job_text(const std::string &path, const loc &at, bool ini, const char 
         fail(where, std::string(what) + " is larger than " + std::to_string(JOB_FILE_MAX >> 20) +
                      " MiB: this is not a job file");
     default:
-        fail(where, "cannot read " + std::string(what));
+        fail(where, "cannot read " + std::string(what) + ": " + std::strerror(errno));
     }
 }
 

@@ -72,7 +72,8 @@ struct read_limits {
 
 enum class read_status { ok, unreadable, too_large };
 
-// Reads the file at path (not a directory) within lim into *out.
+// Reads the file at path (not a directory) within lim into *out; unreadable
+// leaves errno saying why (EISDIR for a directory).
 read_status read_bounded(const std::string &path, const read_limits &lim, std::string *out);
 
 // A binary input's bytes (a trace, a compressed log): a directory or a device

@@ -4,6 +4,7 @@ Each tests/errors/NAME.fio has NAME.stderr next to it: the complete expected
 diagnostic (path:line:col: error: ..., the source line, the caret).  Binary
 garbage and an over-long line are generated here rather than committed.
 """
+import os
 import subprocess
 import unittest
 
@@ -52,10 +53,16 @@ class GeneratedGarbage(TmpDirCase):
         self.assertEqual(p.stderr.decode(), "bad.fio:2:8192: error: line is longer than 8191 bytes\n")
 
     def test_missing_job_file_and_directory_as_job_file(self):
-        for name in ("does-not-exist.fio", "."):
+        # The reason is said (it was only "cannot read job file").
+        (self.tmp / "locked.fio").write_text("[j]\n")
+        os.chmod(self.tmp / "locked.fio", 0)
+        cases = [("does-not-exist.fio", "No such file or directory"), (".", "Is a directory")]
+        if os.geteuid() != 0:  # root reads it anyway
+            cases.append(("locked.fio", "Permission denied"))
+        for name, why in cases:
             p = subprocess.run([BIN, "--parse-only", name], cwd=self.tmp, capture_output=True, text=True)
             self.assertEqual(p.returncode, 2)
-            self.assertEqual(p.stderr, f"{name}: error: cannot read job file\n")
+            self.assertEqual(p.stderr, f"{name}: error: cannot read job file: {why}\n")
 
     def test_unknown_command_line_option(self):
         p = subprocess.run([BIN, "--showplan", "--iodepht=4", "x.fio"], capture_output=True, text=True)
