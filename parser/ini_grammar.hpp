@@ -15,7 +15,8 @@ using namespace tao::pegtl;
 
 struct ws : star<blank> {};
 struct comment : seq<one<';', '#'>, star<any>> {};
-struct sec_name : plus<not_one<']', ';', '#'>> {};
+// fio takes "[]" too: a job named by its name= (or with no name at all).
+struct sec_name : star<not_one<']', ';', '#'>> {};
 struct sec_close : one<']'> {};
 struct header_end : sor<eof, comment> {};
 struct header : seq<one<'['>, sec_name, sec_close, ws, header_end> {};
@@ -40,8 +41,6 @@ using control = must_if<errors, normal, true>::control<Rule>;
 
 } // namespace g
 
-template <>
-inline constexpr const char *g::errors::message<g::sec_name> = "expected a section name after '['";
 template <>
 inline constexpr const char *g::errors::message<g::sec_close> = "expected ']' to close the section header";
 template <>

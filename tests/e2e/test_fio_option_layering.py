@@ -168,6 +168,16 @@ class OptionLayering(TmpDirCase):
                     self.assertEqual(jobs_of(p.stdout), [("main", 1 << 20, 256, 0), ("after", 1 << 20, 256, 0)])
                     self.assertIn("section", p.stderr)
 
+    def test_an_empty_section_name_is_a_job_as_in_fio(self):
+        # "[]" was refused ("expected a section name after '['"); fio runs it as a job named
+        # by its name=, or with no name (fio's JSON then leaves "jobname" out).
+        self.same_run("[]\nname=foo\nsize=64k\nioengine=null\nrw=read\n[b]\nsize=64k\nioengine=null\n", "named")
+        for who, (p, _) in self.both("[global]\nioengine=null\n[]\nsize=64k\n", "nameless").items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                [job] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+                self.assertEqual((job.get("jobname", ""), job["read"]["io_bytes"]), ("", 64 << 10))
+
     def test_the_global_options_shown_are_the_last_files(self):
         # fio starts each job file after the first from its defaults (the command line's
         # options too), and its JSON's "global options" are the last file's [global]
