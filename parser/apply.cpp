@@ -17,12 +17,17 @@ namespace {
 
 // fio's write_bw_log/write_iops_log/write_lat_log may be written bare: the log
 // is then named after the job.
-bool takes_bare(const option &o)
+// write_bw_log and its kin: a file name prefix, the job's name when none is given.
+bool log_prefix(const option &o)
 {
     std::string n = o.name;
-    bool log_prefix = o.type == opt_type::string && n.compare(0, 6, "write_") == 0 &&
-                      n.size() > 4 && n.compare(n.size() - 4, 4, "_log") == 0;
-    return o.type == opt_type::flag || o.type == opt_type::boolean || log_prefix;
+    return o.type == opt_type::string && n.compare(0, 6, "write_") == 0 && n.size() > 4 &&
+           n.compare(n.size() - 4, 4, "_log") == 0;
+}
+
+bool takes_bare(const option &o)
+{
+    return o.type == opt_type::flag || o.type == opt_type::boolean || log_prefix(o);
 }
 
 [[noreturn]] void unknown_option(const entry &e)
@@ -99,7 +104,8 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
         unknown_option(e);
     if (!e.has_value && !takes_bare(*o))
         fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
-    if (e.has_value && e.value.empty() && std::string(o->name) != "description")
+    // fio reads write_lat_log= as the bare option (the job's name as prefix).
+    if (e.has_value && e.value.empty() && std::string(o->name) != "description" && !log_prefix(*o))
         fail(e.value_loc, "empty value for option '" + e.key + "'" +
                               (e.substituted ? ": its ${VAR} is not set or empty in the environment" : ""));
     try {

@@ -178,6 +178,17 @@ class OptionLayering(TmpDirCase):
                 [job] = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
                 self.assertEqual((job.get("jobname", ""), job["read"]["io_bytes"]), ("", 64 << 10))
 
+    def test_an_empty_log_prefix_is_the_jobs_name_as_in_fio(self):
+        # write_lat_log= (a template's unset ${VAR}) is the bare option in fio's job files;
+        # it was "empty value for option 'write_lat_log'", exit 2.
+        out = self.both("[j]\nioengine=null\nsize=64k\nrw=read\nwrite_lat_log=\nwrite_bw_log=\nwrite_iops_log=\n",
+                        "logs")
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(sorted(n for n in files_under(d) if n.endswith(".log")),
+                                 ["j_bw.1.log", "j_clat.1.log", "j_iops.1.log", "j_lat.1.log", "j_slat.1.log"])
+
     def test_the_global_options_shown_are_the_last_files(self):
         # fio starts each job file after the first from its defaults (the command line's
         # options too), and its JSON's "global options" are the last file's [global]
