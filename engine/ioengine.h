@@ -161,6 +161,13 @@ struct ioe_ops {
 	 * registered files) takes the new ones.  NULL: nothing held.  0 or -errno.
 	 */
 	int (*files_reopened)(struct ioe *e);
+	/*
+	 * Asks every I/O in flight to end now: a stop's, when one may never
+	 * complete (a FIFO read its writer sends nothing to).  They come back
+	 * through getevents failed with -ECANCELED, or done if too late to stop.
+	 * NULL: an I/O in flight ends only when its target answers.  0 or -errno.
+	 */
+	int (*cancel)(struct ioe *e);
 };
 
 /*

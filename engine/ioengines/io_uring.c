@@ -337,14 +337,38 @@ static int uring_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t t
 			return ret;
 	}
 	n = io_uring_peek_batch_cqe(&r->ring, r->cqes, max);
+	unsigned int got = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct io_u *u = io_uring_cqe_get_data(r->cqes[i]);
 
+		if (!u)
+			continue;	/* uring_cancel's own answer */
 		u->result = r->cqes[i]->res;
-		e->events[i] = u;
+		e->events[got++] = u;
 	}
 	io_uring_cq_advance(&r->ring, n);
-	return (int)n;
+	return (int)got;
+}
+
+/*
+ * One ASYNC_CANCEL for any request (kernel 5.19): each comes back -ECANCELED,
+ * or done if it had begun.  Asked with nothing queued (the worker's commits
+ * are all in), so the submit carries only the cancel; -EBUSY: try again.
+ */
+static int uring_cancel(struct ioe *e)
+{
+	struct uring *r = e->priv;
+	struct io_uring_sqe *sqe = r->nr_queued ? NULL : io_uring_get_sqe(&r->ring);
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data(sqe, NULL);
+	do
+		ret = io_uring_submit(&r->ring);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
 }
 
 const struct ioe_ops ioe_io_uring = {
@@ -355,4 +379,5 @@ const struct ioe_ops ioe_io_uring = {
 	.commit = uring_commit,
 	.getevents = uring_getevents,
 	.files_reopened = uring_files_reopened,
+	.cancel = uring_cancel,
 };

@@ -301,6 +301,7 @@ struct worker {
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
 	uint64_t drain_start;		/* remote engines: the drain began (0 = not yet); see worker_remote_gave_up */
+	bool cancelled;			/* worker_cancel_stalled asked the engine to cancel what is in flight */
 	uint32_t inflight;		/* queued or submitted, not completed */
 	uint32_t ready_head, ready_nr;	/* fetched completions not handed back yet (ioe.events) */
 	uint64_t reaped_ns;		/* now when it last timed a completion (worker_io.c) */
@@ -389,6 +390,8 @@ void worker_phase_update(struct worker *w);
 uint64_t worker_phase_deadline(const struct worker *w);
 void worker_idle(struct worker *w);
 bool worker_remote_gave_up(struct worker *w);
+/* Under a stop, asks the engine to cancel I/Os in flight that have been silent a while (once). */
+void worker_cancel_stalled(struct worker *w);
 void worker_begin_ramp(struct worker *w);
 void worker_begin_window(struct worker *w);
 void worker_end_window(struct worker *w);

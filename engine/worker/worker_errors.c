@@ -82,6 +82,8 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 	char what[64];
 	int err;
 
+	if (u->result == -ECANCELED && w->cancelled)
+		return false;	/* a stop called it back (worker_cancel_stalled): neither done nor failed */
 	if (w->ioe.peer_done && u->result >= 0) {
 		/* net: the peer closed (or the run stopped the wait), or the device is full: what came counts. */
 		w->gen_done = true;

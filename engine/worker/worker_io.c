@@ -811,6 +811,8 @@ void worker_loop(struct worker *w)
 		    (!w->inflight || w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1 ||
 		     worker_remote_gave_up(w)))
 			break;
+		if (w->phase == WP_DRAIN)
+			worker_cancel_stalled(w);
 		if (plain && w->is_sync)
 			turns_plain_sync(w);
 		else if (plain)

@@ -24,6 +24,7 @@
  */
 #define REMOTE_SILENCE_NS 10000000000ull
 #define REMOTE_SILENCE_STOP_NS 1000000000ull
+#define STALL_CANCEL_NS 500000000ull		/* worker_cancel_stalled */
 static char run_state(const struct plan_job *j)
 {
 	bool r = plan_rw_has_ddir(j->rw, PLAN_DDIR_READ);
@@ -280,6 +281,28 @@ void worker_idle(struct worker *w)
 	if (w->phase == WP_COOL && w->cool_end < until)
 		until = w->cool_end;
 	w->now = clk_sleep_until(&w->clk, until, WORKER_WAIT_SLICE_NS);
+}
+
+/*
+ * A stop must not wait for ever on I/O that may never complete (a FIFO read
+ * its writer sends nothing to): once a stop was asked for and the I/Os in
+ * flight have been silent for STALL_CANCEL_NS, an engine that can cancel
+ * (io_uring) is asked to, once; they come back -ECANCELED, neither counted
+ * nor an error (worker_io_failed).  An I/O still answering keeps its time.
+ */
+void worker_cancel_stalled(struct worker *w)
+{
+	uint64_t heard;
+
+	if (w->cancelled || !w->ioe.ops->cancel || w->nr_pending || w->inflight == 0 ||
+	    !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
+		return;
+	if (!w->drain_start)
+		w->drain_start = clk_now(&w->clk);
+	heard = w->reaped_ns > w->drain_start ? w->reaped_ns : w->drain_start;
+	if (w->now < heard + STALL_CANCEL_NS)
+		return;
+	w->cancelled = w->ioe.ops->cancel(&w->ioe) == 0;
 }
 
 /*

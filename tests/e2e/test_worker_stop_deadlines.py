@@ -181,3 +181,25 @@ class SlowNbdServer(StopCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StreamReads(StopCase):
+    def test_one_sigterm_ends_an_io_uring_read_of_a_fifo_with_nothing_to_read(self):
+        # A FIFO is read with io_uring only, so that a stop reaches its reads; yet the
+        # first SIGTERM only stopped new reads, and the one in flight waited for data
+        # that never came: a batch system's single SIGTERM (or timeout(1)) left it hung.
+        fifo = self.tmp / "fifo"
+        os.mkfifo(fifo)
+        writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # holds it open, as a stalled writer
+        self.addCleanup(os.close, writer)
+        os.write(writer, b"x" * 8192)
+        p = self.start(["--name=j", f"--filename={fifo}", "--size=1m", "--bs=4k", "--rw=read",
+                        "--ioengine=io_uring", "--output-format=json"])
+        wait_for_stderr(p, marker=b"[R(1)]")  # reading: the two blocks written, then waiting
+        rc, out, err, took = self.stop(p, signal.SIGTERM)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)
+        doc = json.loads(out)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        job = doc["jobs"][0]
+        self.assertEqual((job["error"], job["read"]["io_bytes"]), (0, 8192))  # the cancelled read is not one
