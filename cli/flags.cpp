@@ -69,6 +69,16 @@ void fake_clock(ctx &c, str v)
         c.fail("--fake-clock needs a whole number of ns above 0");
 }
 
+// A label of digits alone would name the run of that id once there is one: never found again.
+void save(ctx &c, str v)
+{
+    if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+        c.fail("--save=" + v + ": a label of digits only is read as a run id; give one with a letter "
+               "(e.g. run-" + v + ")");
+    c.a.save = true;
+    c.a.save_label = v;
+}
+
 void eta(ctx &c, str v)
 {
     std::string err;
@@ -190,7 +200,7 @@ const std::vector<flag> table = {
      "cdm is CrystalDiskMark's text export;\nwinsat, hdparm, dd and gnome\\-disks print those tools' own lines;\n"
      "diskspd and diskspd\\-xml are DISKSPD's text and XML;\nhtml is one self\\-contained page (see ioplan report).", "F"},
     {"save", flag_arg::optional, "LABEL", OUT, "keep the run, with its environment, in the results store",
-     [](ctx &c, str v) { c.a.save = true; c.a.save_label = v; },
+     save,
      "See\n.Sx RESULTS\n(ioplan results, ioplan compare).  A store that cannot be written\n"
      "still leaves the report printed in full; the exit status is then 1 and\nthe reason is on stderr."},
     {"results-db", flag_arg::required, "PATH", OUT,

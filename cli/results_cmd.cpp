@@ -79,6 +79,12 @@ cmd_opts parse(const std::vector<std::string> &args)
 	cmd_opts o;
 	for (size_t i = 0; i < args.size(); i++) {
 		const std::string &a = args[i];
+		if (a == "-o") {	// as ioplan report's
+			if (i + 1 >= args.size())
+				throw usage_error("option '-o' needs a value");
+			o.output = args[++i];
+			continue;
+		}
 		if (a.rfind("--", 0) != 0 || a == "--") {
 			o.pos.push_back(a);
 			continue;
@@ -98,6 +104,8 @@ cmd_opts parse(const std::vector<std::string> &args)
 		if (!has && i + 1 >= args.size())
 			throw usage_error("option '" + a + "' needs a value");
 		std::string v = has ? a.substr(eq + 1) : args[++i];
+		if (v.empty() && key != "output-format")
+			throw usage_error("option '--" + key + "' needs a value");
 		if (dst)
 			*dst = v;
 		else

@@ -219,6 +219,8 @@ void read_jobs(const json &doc, run_record &r)
 	const json &jobs = at(doc, "jobs");
 	if (!jobs.is_array())
 		throw input_error("", "not a result: no jobs[] array");
+	if (jobs.empty())
+		throw input_error("", "not a result: jobs[] is empty (no job ran, nothing to keep)");
 	const json &global = at(doc, "global options");
 	const json &io = at(doc, "ioplan");
 	for (size_t i = 0; i < jobs.size(); i++) {

@@ -725,6 +725,32 @@ class FailedJobs(StoreCase):
         self.assertTrue(row["failed"], row)
 
 
+class Arguments(StoreCase):
+    def test_what_could_not_be_found_again_or_means_nothing_is_refused(self):
+        # --save=1 made a label the id 1 hides for ever; `results report 1 -o x.html` took
+        # -o for a run; --by= grouped by nothing; a result with no job was stored, empty.
+        target = self.tmp / "never"
+        p = run([*JOB, f"--filename={target}", "--save=12", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--save=12: a label of digits only is read as a run id", p.stderr)
+        self.assertFalse(target.exists() or self.db.exists())
+        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
+        page = self.tmp / "p.html"
+        p = self.results("report", "first", "-o", str(page))
+        self.assertTrue(page.read_text().startswith("<!DOCTYPE html>"))
+        for args in (["summary", "--by="], ["list", "--output="]):
+            with self.subTest(args=args):
+                p = self.results(*args, ok=False)
+                self.assertEqual(p.returncode, 2, p.stdout)
+                self.assertIn(f"option '{args[1][:-1]}' needs a value", p.stderr)
+        empty = self.tmp / "empty.json"
+        empty.write_text('{"fio version": "fio-3.33", "jobs": []}')
+        p = self.results("import", str(empty), ok=False)
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("jobs[] is empty (no job ran, nothing to keep)", p.stderr)
+        self.assertEqual(len(self.listing()), 1)
+
+
 class OwnReport(StoreCase):
     """`ioplan --save --output-format=json --output=r.json; ioplan results import r.json`
     stored the run twice: the report did not name its run."""
