@@ -174,7 +174,7 @@ store::store(const std::string &path, mode m) : path_(path)
 		// SQLite opens a file it cannot write read-only without a word: a save
 		// would fail at its first write, after a run that cannot be had again.
 		if (m != mode::read && sqlite3_db_readonly(db_, "main") == 1)
-			throw store_error(path + ": the store cannot be written (read-only); left untouched");
+			throw store_error(path + ": " + unwritable() + "; left untouched");
 		if (m != mode::read)
 			set_wal();
 		wrote_ = m != mode::read;
@@ -216,7 +216,7 @@ void store::check(int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
 	case SQLITE_PERM:
-		why = reading_ ? unreadable() : "the store cannot be written (read-only)";
+		why = reading_ ? unreadable() : unwritable();
 		break;
 	case SQLITE_FULL:
 	case SQLITE_IOERR:
@@ -251,6 +251,21 @@ std::string store::unreadable() const
 	return "SQLite reads a WAL store through " + shm + ", which does not exist and cannot be created (" +
 	       std::strerror(errno) + " for " + dir + "); left untouched (read it as a user who can write there, "
 	       "or a copy of it)";
+}
+
+// Why a write was refused: the file, or its directory, where SQLite makes
+// the store's -wal and -shm files (a user who may write the file but not the
+// directory was told only "read-only").
+std::string store::unwritable() const
+{
+	std::string dir = parent_of(path_);
+	if (access(path_.c_str(), W_OK) != 0)
+		return std::string("the store cannot be written (") +
+		       (errno == EROFS ? "read-only file system" : std::strerror(errno)) + ")";
+	if (access(dir.c_str(), W_OK) != 0)
+		return "the store cannot be written: its directory " + dir + " is not writable (" + std::strerror(errno) +
+		       "), and SQLite makes the store's -wal and -shm files there";
+	return "the store cannot be written (read-only)";
 }
 
 // Reads through a memory map: `results summary` over 100 000 runs made

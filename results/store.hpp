@@ -117,6 +117,7 @@ private:
 	void put(stmt &ins);
 	void check(int rc, const char *what);
 	std::string unreadable() const;
+	std::string unwritable() const;
 	std::string io_failure(int rc) const;
 	void configure();
 	void migrate(mode m);

@@ -751,6 +751,29 @@ class Arguments(StoreCase):
         self.assertEqual(len(self.listing()), 1)
 
 
+class UnwritableDirectory(StoreCase):
+    def test_a_user_who_may_write_the_store_but_not_its_directory_is_told_which(self):
+        # SQLite makes the store's -wal and -shm beside it: a user who may write the file
+        # but not the directory was told "the store cannot be written (read-only)".
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run as another user")
+        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
+        os.chmod(self.tmp, 0o755)
+        os.chmod(self.db, 0o666)
+        before = sha(self.db)
+
+        def drop():
+            os.setgid(65534)
+            os.setuid(65534)
+        p = subprocess.run([BIN, "--name=x", "--ioengine=null", "--size=1m", "--save", f"--results-db={self.db}"],
+                           capture_output=True, text=True, timeout=60, preexec_fn=drop, cwd="/")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"its directory {self.tmp} is not writable (Permission denied), and SQLite makes the "
+                      "store's -wal and -shm files there", p.stderr)
+        self.assertIn("nothing was run", p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+
 class OwnReport(StoreCase):
     """`ioplan --save --output-format=json --output=r.json; ioplan results import r.json`
     stored the run twice: the report did not name its run."""
@@ -807,7 +830,7 @@ class ReadOnlyMedia(StoreCase):
         self.assertEqual(sha(self.db), before)
         r = self.ioplan_run(label="more")  # a save is what cannot be done there
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("the store cannot be written (read-only)", r.stderr)
+        self.assertIn("the store cannot be written (read-only file system)", r.stderr)
 
     def test_runs_left_in_the_wal_are_an_accurate_error(self):
         self.assertEqual(self.ioplan_run(label="a").returncode, 0)
