@@ -215,6 +215,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 {
 	char why[SAFETY_WHY_MAX];
 	uint64_t have, need;
+	bool grows;
 	int ret;
 
 	if ((S_ISBLK(sb->st_mode) || S_ISCHR(sb->st_mode)) && job_writes(j) && safety_check_device_write(s->env, s->p, f->path, why, sizeof(why))) {
@@ -233,7 +234,8 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return -EBUSY;
 	}
 	need = needed_bytes(j, f, have);
-	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need, plan_fills_device(j) || ioe_files_made_on_open(j)) &&
+	grows = plan_fills_device(j) || ioe_files_made_on_open(j);
+	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need, grows) &&
 	    foreign_file_refused(s, j, f->path, need > have))
 		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)
