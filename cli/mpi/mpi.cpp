@@ -581,7 +581,7 @@ void world::note_lost(const std::string &step)
 // for the ranks took: a rank late to come is not a slow network).
 int world::segment_start(uint32_t, uint32_t, bool stop_wanted)
 {
-    std::string step = "the start of group " + std::to_string(groups_ + 1);
+    std::string step = "the start of group " + std::to_string(groups_);	// 0-based, as the report's
     uint64_t start = 0;
     if (lost_ || arrive(step, stop_wanted ? 1 : 0, &start) != 0) {
         note_lost(step);	/* the groups after it never ran: the rank file says so */
@@ -618,7 +618,7 @@ void world::keep_finished_groups(bool agreed)
     } else if (!agreed) {
         r->interrupted = true;
         res_msg_add(r, RES_MSG_WARNING, "mpi/unagreed", -1, "written before the ranks agreed at the end of "
-                    "group %u: kept as the last version, the world did not finish the group together", groups_);
+                    "group %u: kept as the last version, the world did not finish the group together", groups_ - 1);
     }
     write_rank_file(keep_dir_, *r, who_, keep_src_);
     results_free(r);
@@ -636,7 +636,7 @@ int world::segment_end(uint32_t, uint32_t)
         return -ECANCELED;
     who_.groups_done = ++groups_;
     keep_finished_groups(false);
-    std::string step = "the end of group " + std::to_string(groups_);
+    std::string step = "the end of group " + std::to_string(groups_ - 1);
     if (arrive(step, 0) >= 0) {
         keep_finished_groups(true);
         return 0;
@@ -711,9 +711,9 @@ int64_t world::arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t
         if (!answered_[r])
             who += (who.empty() ? "" : ", ") + std::to_string(r) + " (" + hosts_[r] + ")";
     char text[1024];
-    snprintf(text, sizeof(text), "rank%s %s did not answer within %gs at %s: the report holds the %u groups "
+    snprintf(text, sizeof(text), "rank%s %s did not answer within %gs at %s: the report holds the %u group%s "
              "the other ranks finished", came + 1 < who_.nranks ? "s" : "", who.c_str(), timeout_s_, step.c_str(),
-             groups_);
+             groups_, groups_ == 1 ? "" : "s");
     lost_text_ = text; // said with the report's errors (merge)
     return -1;
 }

@@ -349,7 +349,8 @@ class Ranks(TmpDirCase):
         p = mpirun(3, ["--rank-timeout=3", "job.fio"], self.tmp)
         self.assertLess(time.monotonic() - t0, 40, "the others waited for the slow rank")
         self.assertNotEqual(p.returncode, 0)
-        self.assertIn(f"rank 1 ({os.uname().nodename}) did not answer within 3s at the end of group 1", p.stderr)
+        self.assertIn(f"rank 1 ({os.uname().nodename}) did not answer within 3s at the end of group 0: the report "
+                      "holds the 1 group the other ranks finished", p.stderr)  # numbered as the report's groups
 
     def test_rank_shift_on_one_host_is_a_whole_turn(self):
         # --rank-shift moves by nodes (test_mpi_shared has two hosts): on one host each rank reads its own file.
@@ -546,7 +547,7 @@ class LostRank(TmpDirCase):
         # Every job is listed, as fio lists a job a stop kept from starting; a group the
         # others finished holds their I/O, a later one none (on a loaded machine rank 2
         # can be stopped right after it wrote group 1's file: "the end of group 1").
-        kept = int(m.group(2)) - (m.group(1) == "start")
+        kept = int(m.group(2)) + (m.group(1) == "end")  # groups numbered from 0, as the report's
         self.assertEqual([j["jobname"] for j in doc["jobs"]], ["a", "b"])
         self.assertEqual([j["write"]["total_ios"] > 0 for j in doc["jobs"]], [True, kept == 2], err)
         self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 2 * 16)
