@@ -78,6 +78,19 @@ std::vector<std::string> rank_zero_first(std::vector<std::string> files)
     return files;
 }
 
+// Rank files that hold fewer jobs than the plan has: every rank stopped
+// before the end (mpirun killed, the disk full) and each kept the groups it
+// finished.  Their report is of part of the run, and says so.
+void unfinished(results *acc, const plan &p)
+{
+    if (acc->nr_jobs >= p.nr_jobs)
+        return;
+    acc->interrupted = true;
+    res_msg_add(acc, RES_MSG_WARNING, "merge/unfinished", -1,
+                "the merged rank files hold the first %u of the plan's %u jobs: the run did not finish, and the "
+                "later jobs are reported without I/O", acc->nr_jobs, p.nr_jobs);
+}
+
 } // namespace
 
 int merge_action(const args &a)
@@ -126,6 +139,7 @@ int merge_action(const args &a)
                                      missing + " of the " + std::to_string(first.nranks) + " ranks of run " +
                                      first.run_id + ": a merge of part of a world would report part of its I/O as all of it");
 
+        unfinished(acc.get(), *p);
         m.finish(static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()), a.straggler_pct);
     } catch (const std::runtime_error &e) {
@@ -137,7 +151,8 @@ int merge_action(const args &a)
     std::vector<input_file> inputs;
     for (const std::string &f : a.req.job_files)
         inputs.push_back({f, "the rank file " + f + " being merged"});
-    return emit(text.str(), "the merged results", a.output_path, inputs);
+    int rc = emit(text.str(), "the merged results", a.output_path, inputs);
+    return rc ? rc : acc->interrupted ? 1 : 0;	// as the run itself would have ended
 }
 
 } // namespace cli

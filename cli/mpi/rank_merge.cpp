@@ -317,11 +317,16 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     if (seen_[who.rank])
         return "rank " + std::to_string(who.rank) + " given twice";
     // A rank lost mid-run holds the groups it finished: its jobs are the first
-    // of rank 0's.  Taken with partial, as a missing rank is, and said.
-    bool fewer = src.nr_jobs < acc_->nr_jobs;
-    if (src.nr_jobs > acc_->nr_jobs || (fewer && !partial_))
+    // of rank 0's.  Taken with partial, as a missing rank is, and said.  When
+    // rank 0 was the one lost, the others' later jobs have no place in its
+    // results: partial merges the groups it finished, and says so.
+    bool fewer = src.nr_jobs < acc_->nr_jobs, more = src.nr_jobs > acc_->nr_jobs;
+    if ((more || fewer) && !partial_)
         return "ran " + std::to_string(src.nr_jobs) + " jobs, rank 0 ran " + std::to_string(acc_->nr_jobs) +
-               (fewer ? " (it ended early: --partial merges the groups it finished)" : "");
+               (fewer ? " (it ended early: --partial merges the groups it finished)"
+                      : " (rank 0 ended early: --partial merges the groups it finished)");
+    if (more)
+        return add_first_jobs(src, who);
     for (uint32_t j = 0; j < src.nr_jobs; j++)
         if (src.jobs[j].nr_clones != acc_->jobs[j].nr_clones || src.jobs[j].job_id != acc_->jobs[j].job_id)
             return "job " + std::to_string(j) + " differs from rank 0's (another plan?)";
@@ -353,6 +358,22 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     if (new_host)
         append_disks(src, who);
     return "";
+}
+
+// src cut to rank 0's jobs (the groups it finished before it was lost): the
+// view shares src's arrays and is only read.
+std::string rank_merger::add_first_jobs(const results &src, const rank_info &who)
+{
+    results view = src;
+    view.nr_jobs = acc_->nr_jobs;
+    view.interrupted = true;
+    std::string why = add(view, who);
+    if (why.empty())
+        res_msg_add(acc_, RES_MSG_WARNING, "merge/partial", -1,
+                    "--partial: rank 0 ended early, after %u of the %u jobs rank %u ran: the merge holds the "
+                    "groups rank 0 finished, and rank %u's later jobs are left out",
+                    acc_->nr_jobs, src.nr_jobs, who.rank, who.rank);
+    return why;
 }
 
 // Another host's disks are other disks: listed as theirs.  Ranks sharing a

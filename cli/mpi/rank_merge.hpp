@@ -61,6 +61,7 @@ private:
     std::vector<std::vector<uint64_t>> origins_;   // per job and clone: the series grid's origin
     bool gridded_ = false;
     void summarise(const results &r, const rank_info &who, int64_t by);
+    std::string add_first_jobs(const results &src, const rank_info &who);
     void grid_first();
     void append_disks(const results &src, const rank_info &who);
     host_sum &host_of(const std::string &name, uint32_t nr_jobs);

@@ -511,6 +511,48 @@ class LostRank(TmpDirCase):
             self.assertGreaterEqual(f["rank"]["groups_done"], 1, f"rank {r}")
             self.assertEqual(f["results"]["jobs"][0]["clones"][0]["ddir"][1]["ios"], 16, f"rank {r}")
 
+    def all_in_group_2(self, proc):
+        wait_until("group 1 in every rank's file", lambda: all(self.groups_done(r) >= 1 for r in range(3)), proc)
+        return [str(self.tmp / "out" / f"rank-{r}.json") for r in range(3)]
+
+    def test_the_files_of_a_killed_mpirun_merge_as_an_unfinished_run(self):
+        # mpirun and its ranks killed in group 2: every file holds group 1 alone, and the
+        # merge reported job b with no I/O and no error, exit 0, as if the run were whole.
+        proc, _ = self.start("runtime=60\n")
+        files = self.all_in_group_2(proc)
+        pids = [rank_pid(proc.pid, r) for r in range(3)]
+        for pid in pids:  # stopped first, all of them: none may see another go and write its next file
+            os.kill(pid, signal.SIGSTOP)
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.communicate(timeout=60)
+        p = run(["merge", "--output-format=json", *files])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual([j["write"]["total_ios"] for j in doc["jobs"]], [3 * 16, 0])
+        [m] = [m for m in doc["ioplan"]["messages"] if m["code"] == "merge/unfinished"]
+        self.assertIn("hold the first 1 of the plan's 2 jobs: the run did not finish", m["text"])
+
+    def test_when_rank_0_is_the_one_lost_partial_merges_the_groups_it_finished(self):
+        # Rank 0's file held group 1, the others' both groups: every merge was refused
+        # ("ran 2 jobs, rank 0 ran 1"), --partial too, and rank 0's figures could not be had.
+        proc, _ = self.start("runtime=60\n")
+        files = self.all_in_group_2(proc)
+        os.kill(rank_pid(proc.pid, 0), signal.SIGKILL)
+        proc.communicate(timeout=60)
+        jobs = [len(self.rank_file(r)["results"]["jobs"]) for r in range(3)]
+        if max(jobs[1:]) > jobs[0]:  # the others ended group 2 (stopped) after rank 0 was gone
+            p = run(["merge", *files])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("(rank 0 ended early: --partial merges the groups it finished)", p.stderr)
+        p = run(["merge", "--partial", "--output-format=json", *files])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 3 * 16)
+
     def test_a_killed_rank_keeps_every_ranks_finished_groups(self):
         # mpirun ends the others when a rank dies: what they finished must already be on disk.
         proc, pid = self.start("runtime=60\n")
@@ -528,7 +570,7 @@ class LostRank(TmpDirCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("--partial merges the groups it finished", p.stderr)
         p = run(["merge", "--partial", "--output-format=json", *files])
-        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)  # the figures are of an interrupted run, as its own exit said
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["total_ios"], 3 * 16)
 
     def test_a_stopped_rank_is_named_and_the_others_report_their_groups(self):
