@@ -147,7 +147,10 @@ class SteadyStateParsing(TmpDirCase):
                ("--ss=bw:10%", "set steady state threshold to 10.000000%"),
                ("--ss=bw:.1%", "set steady state threshold to 0.100000%"),
                ("--ss=bw:12", "set steady state BW threshold to 12"),
-               ("--ss=bw:1m", "set steady state BW threshold to 1048576")]
+               ("--ss=bw:1m", "set steady state BW threshold to 1048576"),
+               # bench-fio doubles a job file's '%' (iops:50%%): fio cuts the limit at its first '%'
+               ("--ss=iops:50%%", "set steady state threshold to 50.000000%"),
+               ("--ss=bw_slope:2%%", "set steady state threshold to 2.000000%")]
 
     def test_parse_only_debug_prints_fios_threshold_lines(self):
         for opt, line in self.HARNESS:
