@@ -118,9 +118,11 @@ int name_rank_file(int fd, const std::string &dir, int rank, std::string *tmp, c
 bool rank_output_ok(const std::string &dir, int rank)
 {
     struct stat st;
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    int there = stat(dir.c_str(), &st) == 0 ? 0 : errno;
+    if (there || !S_ISDIR(st.st_mode)) {
         std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(),
-                     errno == ENOENT || errno == 0 ? "no such directory" : strerror(errno));
+                     there == ENOENT ? "no such directory" : there ? strerror(there)
+                                                            : "not a directory (the rank files go in a directory)");
         return false;
     }
     char why[SAFETY_WHY_MAX];

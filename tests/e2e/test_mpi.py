@@ -191,9 +191,14 @@ class RankFileAlone(TmpDirCase):
         self.assertEqual(run(["merge"], cwd=self.tmp).returncode, 2)
 
     def test_rank_output_must_be_a_directory(self):
-        p = run(["--name=x", "--ioengine=null", "--size=4k", "--rw=read", "--rank-output=" + str(self.tmp / "no")])
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("--rank-output=", p.stderr)
+        # A regular file there was called "no such directory".
+        (self.tmp / "file").write_text("kept\n")
+        for name, why in (("no", "no such directory"),
+                          ("file", "not a directory (the rank files go in a directory)")):
+            p = run(["--name=x", "--ioengine=null", "--size=4k", "--rw=read", "--rank-output=" + str(self.tmp / name)])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"--rank-output={self.tmp / name}: {why}", p.stderr)
+        self.assertEqual((self.tmp / "file").read_text(), "kept\n")
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
