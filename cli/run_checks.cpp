@@ -21,11 +21,16 @@ namespace cli {
 
 namespace {
 
+// Does job j write or trim its targets (verify_only reads what an earlier run wrote)?
+bool job_writes_targets(const plan_job &j)
+{
+    return (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j.rw, PLAN_DDIR_TRIM)) && !j.verify_only;
+}
+
 bool readonly_ok(const plan &p)
 {
     for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
-        if ((plan_rw_has_ddir(job->rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(job->rw, PLAN_DDIR_TRIM)) &&
-            !job->verify_only) {
+        if (job_writes_targets(*job)) {
             std::fprintf(stderr, "ioplan: error: --readonly: job '%s' writes or trims (rw=%s); nothing was run\n",
                          job->name, plan_rw_name(job->rw));
             return false;
@@ -94,13 +99,6 @@ bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
             }
     }
     return true;
-}
-
-// Does job j write its targets (the preflight allows a foreign file so written
-// only under allow_existing_file_write, on when run as fio)?
-bool job_writes_targets(const plan_job &j)
-{
-    return (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE) || plan_rw_has_ddir(j.rw, PLAN_DDIR_TRIM)) && !j.verify_only;
 }
 
 } // namespace
