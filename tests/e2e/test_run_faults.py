@@ -476,7 +476,8 @@ class StopDuringLayout(TmpDirCase):
                                  "--eta-interval=100ms"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
-        wait_for_stderr(proc, until=lambda seen: re.search(r"\[layout [1-9][0-9]?\.[0-9]%\]", seen))
+        # under half-way, so the stop lands in the layout however fast the machine fills the file
+        wait_for_stderr(proc, until=lambda seen: re.search(r"\[layout [1-4]?[0-9]\.[0-9]%\]", seen))
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 1, err)
