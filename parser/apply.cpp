@@ -104,8 +104,9 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
         unknown_option(e);
     if (!e.has_value && !takes_bare(*o))
         fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
-    // fio reads write_lat_log= as the bare option (the job's name as prefix).
-    if (e.has_value && e.value.empty() && std::string(o->name) != "description" && !log_prefix(*o))
+    // fio reads write_lat_log= as the bare option (the job's name as prefix); every
+    // other empty string, description= too, fails its parse and drops the job.
+    if (e.has_value && e.value.empty() && !log_prefix(*o))
         fail(e.value_loc, "empty value for option '" + e.key + "'" +
                               (e.substituted ? ": its ${VAR} is not set or empty in the environment" : ""));
     try {

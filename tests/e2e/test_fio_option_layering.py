@@ -189,6 +189,17 @@ class OptionLayering(TmpDirCase):
                 self.assertEqual(sorted(n for n in files_under(d) if n.endswith(".log")),
                                  ["j_bw.1.log", "j_clat.1.log", "j_iops.1.log", "j_lat.1.log", "j_slat.1.log"])
 
+
+    def test_an_empty_description_is_refused_as_by_fio(self):
+        # fio fails the parse of any empty string option but the log prefixes ("failed
+        # parsing description=", the job dropped, exit 1); ioplan ran the job as if the
+        # line were not there.
+        out = self.both("[j]\nioengine=null\nsize=64k\nrw=read\ndescription=\n", "desc")
+        for who, (p, _) in out.items():
+            with self.subTest(who=who):
+                self.assertNotEqual(p.returncode, 0, p.stdout)
+                self.assertNotIn("{", p.stdout)
+        self.assertIn("5:13: error: empty value for option 'description'", out["ioplan"][0].stderr)
     def test_the_global_options_shown_are_the_last_files(self):
         # fio starts each job file after the first from its defaults (the command line's
         # options too), and its JSON's "global options" are the last file's [global]
