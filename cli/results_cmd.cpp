@@ -13,7 +13,9 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/output.hpp"
 #include "cli/results_cmd.hpp"
@@ -586,19 +588,73 @@ bool save_store_ok(const args &a)
 	}
 }
 
+namespace {
+
+// Writes text into a new file at path (never over one), whole or not at all.
+bool write_new(const std::string &path, const std::string &text, int *err)
+{
+	int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	size_t off = 0;
+	ssize_t n = 0;
+	if (fd < 0) {
+		*err = errno;
+		return false;
+	}
+	while (off < text.size() && ((n = write(fd, text.data() + off, text.size() - off)) > 0 || errno == EINTR))
+		off += n > 0 ? (size_t)n : 0;
+	*err = off < text.size() ? (n < 0 ? errno : EIO) : 0;
+	if (close(fd) != 0 && !*err)
+		*err = errno;	// NFS and friends report a lost write at close
+	if (*err)
+		unlink(path.c_str());
+	return !*err;
+}
+
+// A run the store refused (corrupt, full, locked for too long, gone) is kept as its
+// json+ report beside the store, else in the current directory, with the label and
+// preset --save was given: `results import` stores it as that run once the store
+// is mended.  An hour of measurement must not end as one error line.
+std::string keep_unsaved(const std::string &report, const args &a, const std::string &db)
+{
+	ojson doc = ojson::parse(report, nullptr, false);
+	std::string text = report, name, why, id = std::to_string(std::time(nullptr));
+	if (doc.is_object() && doc["ioplan"].is_object()) {
+		doc["ioplan"]["saved_as"] = { { "label", a.save_label }, { "preset", a.preset } };
+		text = doc.dump(2) + "\n";
+		id = doc["ioplan"].value("uuid", id);
+	}
+	size_t slash = db.rfind('/');
+	std::string base = slash == std::string::npos ? db : db.substr(slash + 1);
+	for (const std::string &dir : { slash == std::string::npos ? std::string() : db.substr(0, slash + 1),
+					std::string() }) {
+		name = dir + base + ".unsaved-" + id + ".json";
+		int err = 0;
+		if (write_new(name, text, &err))
+			return "; its results are kept in " + name + ": `ioplan results import " + name +
+			       (a.results_db.empty() ? "" : " --results-db=" + db) +
+			       "` stores them once the store can take them";
+		why += (why.empty() ? "" : ", ") + name + ": " + std::strerror(err);
+		if (slash == std::string::npos)
+			break;
+	}
+	return "; its results could not be kept either (" + why + ")";
+}
+
+} // namespace
+
 bool save_run(const results &r, const plan &p, const args &a)
 {
 	report::options o;
 	o.formats = report::FORMAT_JSON_PLUS;
 	std::ostringstream text;
 	report::write(r, p, o, text);
+	std::string db = a.results_db.empty() ? resdb::default_path() : a.results_db;
 	try {
 		resdb::run_record rec = resdb::record_of(nlohmann::json::parse(text.str()));
 		rec.label = a.save_label;
 		rec.facts["label"] = a.save_label;
 		rec.facts["preset"] = a.preset;
-		int64_t id = resdb::store(a.results_db.empty() ? resdb::default_path() : a.results_db,
-					  resdb::store::mode::write).save(rec);
+		int64_t id = resdb::store(db, resdb::store::mode::write).save(rec);
 		if (rec.interrupted && id)
 			std::fprintf(stderr, "ioplan: --save: saved as run %lld, marked interrupted (its figures cover "
 					     "only what ran before the stop)\n", (long long)id);
@@ -607,7 +663,8 @@ bool save_run(const results &r, const plan &p, const args &a)
 				     resdb::failure_text(rec.failures[0]).c_str());
 		return true;
 	} catch (const std::exception &e) {
-		std::fprintf(stderr, "ioplan: error: --save: the run was not saved: %s\n", e.what());
+		std::string kept = keep_unsaved(text.str(), a, db);
+		std::fprintf(stderr, "ioplan: error: --save: the run was not saved: %s%s\n", e.what(), kept.c_str());
 		return false;
 	}
 }

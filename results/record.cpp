@@ -443,7 +443,12 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 				plan += f.job + "." + kv.first + "=" + kv.second + "\n";
 		r.plan_hash = sha256_hex(plan);
 	}
+	// A run --save could not store was kept with the label and preset it was given.
+	const json &saved = at(io, "saved_as");
+	r.label = str(saved, "label");
 	read_facts(r, env);
+	if (saved.is_object())
+		r.facts["preset"] = str(saved, "preset");
 	return r;
 }
 

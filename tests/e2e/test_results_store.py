@@ -725,6 +725,61 @@ class FailedJobs(StoreCase):
         self.assertTrue(row["failed"], row)
 
 
+class UnsavedRuns(StoreCase):
+    """A run the store could not take (a corrupt page, a disk its own job filled) ended as
+    one error line after the whole workload had run: nothing of it could be stored later."""
+
+    def kept_file(self, stderr, where, cwd=None):
+        m = re.search(r"its results are kept in (\S+): `ioplan results import \1 --results-db=(\S+)` "
+                      r"stores them once the store can take them", stderr)
+        self.assertIsNotNone(m, stderr)
+        self.assertEqual(m.group(2), str(self.db))
+        kept = pathlib.Path(cwd or ".") / m.group(1)   # named as from the run's directory
+        self.assertEqual(kept.parent.resolve(), where.resolve())
+        self.assertRegex(kept.name, r"^results\.db\.unsaved-[0-9a-f]{32}\.json$")
+        return kept
+
+    def import_into_another(self, kept):
+        self.db = self.tmp / "mended.db"
+        self.results("import", str(kept))
+        [row] = self.listing()
+        return row, json.loads(self.results("show", row["label"], "--output-format=json").stdout)
+
+    def test_a_run_a_corrupt_store_refuses_is_kept_for_import(self):
+        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
+        con = sqlite3.connect(self.db)
+        [(page,)] = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'figures'").fetchall()
+        con.close()
+        with open(self.db, "r+b") as f:   # the figures table's root page, not the header
+            f.seek((page - 1) * 4096)
+            f.write(b"\xff" * 64)
+        p = self.ioplan_run(label="nightly")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("--save: the run was not saved:", p.stderr)
+        kept = self.kept_file(p.stderr, self.tmp)
+        printed = json.loads(p.stdout)
+        row, shown = self.import_into_another(kept)
+        self.assertEqual((row["label"], row["uuid"]), ("nightly", printed["ioplan"]["uuid"]))
+        self.assertEqual(shown["figures"][0]["ios"], printed["jobs"][0]["read"]["total_ios"])
+        p = self.results("import", str(kept))
+        self.assertIn("already stored as run 1; not stored again", p.stdout)
+
+    def test_a_store_on_the_disk_its_job_filled_keeps_the_run_in_the_current_directory(self):
+        self.store_on_tmpfs("small", "256k")
+        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
+        cwd = self.tmp / "here"
+        cwd.mkdir()
+        p = run([*FailedJobs.JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=full",
+                 f"--results-db={self.db}"], cwd=cwd)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("No space left on device", p.stderr)
+        kept = self.kept_file(p.stderr, cwd, cwd=cwd)
+        self.assertEqual(sorted(n.name for n in self.mnt.iterdir() if "unsaved" in n.name), [])
+        row, shown = self.import_into_another(kept)
+        self.assertEqual((row["label"], row["failed"]), ("full", True))
+        self.assertEqual(shown["failed"][0]["error"], 28)
+
+
 class Arguments(StoreCase):
     def test_what_could_not_be_found_again_or_means_nothing_is_refused(self):
         # --save=1 made a label the id 1 hides for ever; `results report 1 -o x.html` took
