@@ -78,6 +78,7 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 {
 	char name[32];
 	struct stat st;
+	const char *path;
 	dev_t last = 0;
 	bool blk = false, seen = false;
 
@@ -93,14 +94,14 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
 			continue;
 		/* Files of one device follow each other: a stat() skips them
 		 * before the walk of /sys that names the device. */
-		if (!layout_file_seen(&l->files[i], &st) && stat(l->files[i].path, &st))
+		if (!layout_file_where(l, &l->files[i], &st, &path))
 			continue;	/* diskstats_dev_of would fail the same way */
 		if (seen && S_ISBLK(st.st_mode) == blk && (blk ? st.st_rdev : st.st_dev) == last)
 			continue;
 		seen = true;
 		blk = S_ISBLK(st.st_mode);
 		last = blk ? st.st_rdev : st.st_dev;
-		if (diskstats_dev_of(l->files[i].path, name, sizeof(name)) || known(ds, name))
+		if (diskstats_dev_of(path, name, sizeof(name)) || known(ds, name))
 			continue;
 		if (read_stat(name, ds->before[ds->nr]))
 			continue;

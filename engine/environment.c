@@ -583,13 +583,14 @@ static void targets(struct res_env *env, const struct layout *lay)
 {
 	uint64_t *keys = calloc(lay->nr ? lay->nr : 1, sizeof(*keys));
 	struct res_env_target *t;
+	const char *where;
 	struct stat st;
 	uint32_t i, k;
 
 	if (!keys)
 		return;
 	for (i = 0; i < lay->nr; i++) {
-		if (!layout_file_seen(&lay->files[i], &st) && stat(lay->files[i].path, &st))
+		if (!layout_file_where(lay, &lay->files[i], &st, &where))
 			continue;
 		keys[env->nr_targets] = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 		for (k = 0; k < env->nr_targets && keys[k] != keys[env->nr_targets]; k++)
@@ -606,7 +607,7 @@ static void targets(struct res_env *env, const struct layout *lay)
 		snprintf(t->path, sizeof(t->path), "%s", lay->files[i].path);
 		t->nr_files = 1;
 		t->first_layer = env->nr_layers;
-		env_stack_of(env, t->path, 0);
+		env_stack_of(env, where, 0);
 		t->nr_layers = env->nr_layers - t->first_layer;
 	}
 	free(keys);

@@ -74,6 +74,8 @@ static bool has_stream(const struct layout *l, const struct plan_job *j)
 		for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
 			const char *path = j->clones[c].files[f].path;
 
+			if (layout_waits_for_open(l, path))
+				continue;	/* a regular file its job's open makes */
 			if ((layout_seen(l, path, &st) || !stat(path, &st)) &&
 			    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
 				return true;

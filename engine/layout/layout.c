@@ -643,6 +643,10 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 	if (!lf->need && !lf->grows)
 		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+	if (layout_defers(lf)) {
+		lf->deferred = true;	/* its job's first open makes it (layout_on_open.c) */
+		return 0;
+	}
 	ret = grow(l, lf, r, 0, true, quiet, stop);
 	if (ret == -EEXIST && quiet) {
 		lf->id = (struct tgt_id){ 0 };
@@ -825,11 +829,14 @@ void layout_finish(struct layout *l, struct results *r)
 int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
 		struct stat *st)
 {
-	const struct layout_file *lf = l ? layout_find(l, path) : NULL;
+	/* A file made by this open has its record written here: only its one clone opens it. */
+	struct layout_file *lf = l ? layout_find(l, path) : NULL;
 	struct tgt_id id;
 	int fd, ret;
 
 	snprintf(why, n, "open");
+	if (lf && lf->deferred && !lf->id.known && l->dirs[lf->dir].fd >= 0)
+		return layout_make_on_open(l, lf, flags, why, n, st);
 	if (!lf || lf->dir < 0 || !lf->id.known || l->dirs[lf->dir].fd < 0) {
 		fd = open(path, flags | O_CLOEXEC);
 		if (fd >= 0 && fstat(fd, st)) {

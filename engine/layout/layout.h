@@ -29,6 +29,7 @@ struct layout_file {
 	bool grows;			/* made empty, not sized: fill_device writes it until the device is
 					 * full, or its job's open makes it (create_on_open) */
 	bool made_on_open;		/* every job's open makes it (create_on_open): mode 0600, fio's open's */
+	bool deferred;			/* left to its job's first open to make, in the job's time (layout_defers) */
 	bool sized;			/* an engine that cannot extend it writes it: ftruncate to size */
 	bool writes;			/* some job writes or trims it */
 	bool run_writes;		/* some job's run writes it (not create_only): its mark is re-stamped after */
@@ -182,7 +183,8 @@ void layout_finish(struct layout *l, struct results *r);
  * directory's descriptor, not through a symbolic link the user did not name,
  * and only when the file is the one the layout found (target.h).  A path the
  * layout did not check (a device, an engine that lays nothing out) is opened
- * by name, as before.  The fd, or -errno with the reason in why; *st gets its fstat.
+ * by name, as before.  A file left to this open (layout_defers) is made by it.
+ * The fd, or -errno with the reason in why; *st gets its fstat.
  */
 int layout_open(const struct layout *l, const char *path, int flags, char *why, size_t n,
 		struct stat *st);
@@ -249,6 +251,30 @@ void layout_unlink_job(struct layout *l, const struct plan_job *j, uint32_t job_
  */
 enum { LAYOUT_RENEWED, LAYOUT_NOT_A_FILE, LAYOUT_KEPT };
 int layout_renew(const struct layout *l, const char *path, bool create, char *why, size_t n);
+
+/*
+ * fio's create_on_open, layout_on_open.c: whether a missing lf is left to its
+ * job's first open (only one clone names it, and the job writes it in its run).
+ */
+bool layout_defers(const struct layout_file *lf);
+/* Whether path is such a file, not made yet: it has no size and no descriptor until then. */
+bool layout_waits_for_open(const struct layout *l, const char *path);
+/*
+ * Where lf's data goes, for a look at its device: its record (else a stat), or
+ * for a file its job's first open makes and that is not there yet, its
+ * directory's (*path then the directory's).  False when neither is known.
+ */
+bool layout_file_where(const struct layout *l, const struct layout_file *lf, struct stat *st, const char **path);
+/*
+ * Makes lf, which must not exist, empty (mode 0600, as fio's open) in its
+ * directory dfd, opened with flags, and marks it m (MARK_NONE: not now): the
+ * layout's record follows it.  The fd (its fstat in *st), or -errno with why.
+ */
+int layout_make_empty(struct layout_file *lf, int dfd, int flags, enum mark_state m, char *why, size_t n,
+		      struct stat *st);
+/* A deferred lf made by its job's open (layout_open): the fd, or -errno with why. */
+int layout_make_on_open(const struct layout *l, struct layout_file *lf, int flags, char *why, size_t n,
+			struct stat *st);
 
 /* After the layout: a note for each file unlink=1 or a looping unlink_each_loop job keeps where fio would not, and why. */
 void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r);

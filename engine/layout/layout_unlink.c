@@ -70,25 +70,15 @@ static const char *kept_because(const struct layout *l, const struct layout_file
 static int create_again(struct layout_file *lf, int dfd, char *why, size_t n)
 {
 	struct stat st;
-	int fd, ret;
+	char what[256];
+	int fd = layout_make_empty(lf, dfd, O_WRONLY, MARK_PARTIAL, what, sizeof(what), &st);
 
-	lf->id = (struct tgt_id){ .single = true };
-	fd = tgt_openat(dfd, tgt_base(lf->path), &lf->id, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0) {
 		snprintf(why, n, "create again (unlink_each_loop): %s", fd == -EEXIST ?
-			 "another file took the name after ioplan removed its own; it is kept" :
-			 tgt_open_error(fd, &lf->id));
+			 "another file took the name after ioplan removed its own; it is kept" : what);
 		return fd;
 	}
-	ret = tgt_check(fd, &lf->id, why, n, &st);
-	/* Without user xattrs the layout gave its note already: the file is still ours for this run. */
-	if (!ret && !mark_write_as(fd, MARK_PARTIAL, lf->token, &st))
-		lf->mark = MARK_PARTIAL;
 	close(fd);
-	if (ret)
-		return ret;
-	lf->ours = true;
-	lf->size = 0;
 	return 0;
 }
 
@@ -143,7 +133,8 @@ static const char *kept_from(const struct layout *l, const struct layout_file *l
 	if (loops_again(j))
 		return kept_because(l, lf);
 	*when = "unlink=1 keeps it";
-	return j->unlink && !lf->ours ? "ioplan did not create it" : NULL;
+	/* A file its job's open makes (create_on_open) is not there yet, and will be ioplan's. */
+	return j->unlink && !lf->ours && !lf->deferred ? "ioplan did not create it" : NULL;
 }
 
 void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r)

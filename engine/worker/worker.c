@@ -192,6 +192,12 @@ static bool size_without_open(struct worker *w, uint32_t f, uint64_t *size)
 {
 	struct stat st;
 
+	/* A file its first I/O's open makes (create_on_open) is empty until then. */
+	if (layout_waits_for_open(w->sh->lay, w->clone->files[f].path)) {
+		w->fds[f] = -1;
+		*size = 0;
+		return true;
+	}
 	if (!w->job->create_only || !layout_seen(w->sh->lay, w->clone->files[f].path, &st) ||
 	    !S_ISREG(st.st_mode))
 		return false;

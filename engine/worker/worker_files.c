@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +262,28 @@ bool worker_files_renew(struct worker *w)
 }
 
 /*
+ * Grows the process's descriptor table once to hold n more: a table that
+ * grows while threads share it waits for an RCU grace period each time it
+ * doubles (milliseconds each), and files opened one by one in the job's time
+ * (create_on_open) would pay that in their I/O; fio's job is a process of its own.
+ */
+static void reserve_fds(uint32_t n)
+{
+	struct rlimit rl;
+	int low = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0), top;
+
+	if (low < 0)
+		return;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		top = rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= (rlim_t)low + n ? (int)rl.rlim_cur - 1
+										 : low + (int)n;
+		if (top > low && dup2(low, top) == top)
+			close(top);
+	}
+	close(low);
+}
+
+/*
  * openfiles in force for this worker: below the clone's files, and not for
  * interlocked jobs (their shared tickets do not wait for a file to open) nor
  * the null engine (it opens nothing).  Set-up opens each file once to size
@@ -279,6 +302,13 @@ void worker_limit_open(struct worker *w)
 	 * the preflight's descriptor count assumes). */
 	if (j->create_only && w->clone->nr_files > 1 && ioe_opens_files(j->ioengine))
 		w->max_open = 1;
+	/* create_on_open: a file left to the job is made by the open of its first I/O, in the
+	 * job's time as fio's; every file then opens so (none is registered with the engine). */
+	for (uint32_t f = 0; !w->max_open && f < w->clone->nr_files; f++)
+		if (layout_waits_for_open(w->sh->lay, w->clone->files[f].path)) {
+			w->max_open = w->clone->nr_files;
+			reserve_fds(w->clone->nr_files);
+		}
 }
 
 void worker_size_done(struct worker *w, uint32_t f)

@@ -6,11 +6,13 @@ be equal.  Write cases verify with crc32c, so the data must also have gone
 through the engine intact.  Time-bound jobs (cpuio, exec) must end with error 0
 within their runtime.
 """
+import errno
 import json
 import os
 import re
 import shutil
 import subprocess
+import time
 import unittest
 
 from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, run, run_fio
@@ -263,7 +265,11 @@ class LocalEngines(TmpDirCase):
                  ("scattered", ["--filename=f", "--rw=randwrite", "--number_ios=2", "--ioengine=libaio",
                                 "--iodepth=2"]),
                  ("many", ["--directory=.", "--nrfiles=20", "--filesize=4k", "--openfiles=1", "--rw=write",
-                           "--ioengine=psync"]))
+                           "--ioengine=psync"]),
+                 # The open of a file's first I/O makes it, in the job's time: a job of 3 I/Os
+                 # over 10 files makes 3 (ioplan made all 10 before the job, 7 of them left empty).
+                 ("reached", ["--directory=.", "--nrfiles=10", "--filesize=8k", "--number_ios=3", "--rw=write",
+                              "--ioengine=psync"]))
         seen = {}
         for who, tool in tools():
             for name, args in cases:
@@ -274,12 +280,21 @@ class LocalEngines(TmpDirCase):
                     self.assertEqual(p.returncode, 0, p.stderr)
                     job = report(p.stdout)["jobs"][0]
                     files = sorted(w.iterdir())
+                    # disk_util names the disk the files go to, made or not yet (it was left out)
                     seen[who, name] = (job["error"], job["write"]["io_bytes"], len(files),
-                                       [(f.stat().st_mode & 0o777, f.stat().st_blocks) for f in files])
+                                       [(f.stat().st_mode & 0o777, f.stat().st_blocks) for f in files],
+                                       [d["name"] for d in report(p.stdout).get("disk_util", [])])
                     if name == "part":
                         self.assertEqual(files[0].stat().st_size, 256 << 10)
                     if name == "scattered":  # two blocks written, the rest a hole
                         self.assertEqual(files[0].stat().st_blocks, 16)
+                    if name == "reached":
+                        self.assertEqual([(f.name, f.stat().st_size) for f in files],
+                                         [(f"j.0.{i}", 4096) for i in range(3)])
+                    if name == "reached" and who == "ioplan":  # the files not made yet are on their directory's
+                        [target] = report(p.stdout)["ioplan"]["environment"]["targets"]
+                        self.assertEqual(target["files"], 10)
+                        self.assertEqual(target["stack"][0]["kind"], "filesystem")
         # A job that reads has its file laid out, as without the option: fio's sync reads of
         # the empty file fail (EIO), its async ones read nothing (fio's enospc-pressure example).
         w = self.tmp / "ioplan" / "read"
@@ -295,6 +310,53 @@ class LocalEngines(TmpDirCase):
         p = run(["--name=j", "--filename=f", "--size=1m", "--bs=4k", "--rw=read", "--ioengine=psync"], cwd=w)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual((w / "f").stat().st_size, 1 << 20)
+
+    def test_create_on_open_never_writes_a_file_that_took_the_name_after_the_layout(self):
+        # The files a create_on_open writer's open makes are left to it by the layout, which
+        # found nothing there.  A file put at the name since (here while an earlier job reads
+        # a FIFO) is the user's: the job's O_EXCL create fails, and the file is not written.
+        # (fio's open, O_CREAT alone, writes into it.)  The job's own files are marked once
+        # the run is over, so a later run reuses them as its own.
+        (self.tmp / "d").mkdir()
+        fifo = self.tmp / "feed"
+        os.mkfifo(fifo)
+        job = ("[first]\nioengine=io_uring\nrw=read\nbs=4k\nsize=4k\nfilename=feed\n"
+               "[w]\nstonewall\nioengine=psync\nrw=write\nbs=4k\ncreate_on_open=1\ndirectory=d\n"
+               "nrfiles=2\nfilesize=8k\n")
+        (self.tmp / "j.fio").write_text(job)
+        proc = subprocess.Popen([BIN, "j.fio", "--output-format=json"], cwd=self.tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        self.addCleanup(proc.kill)
+        deadline = time.monotonic() + 60
+        while True:   # the FIFO opens for writing once the first job holds it: the layout is over
+            try:
+                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
+                    self.fail(f"the first job never opened the FIFO: {e}; {proc.communicate()[1]}")
+                time.sleep(0.01)
+        self.assertEqual(sorted(p.name for p in (self.tmp / "d").iterdir()), [])
+        (self.tmp / "d" / "w.0.1").write_bytes(b"the user's")
+        os.write(feed, b"x" * 4096)
+        os.close(feed)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("w.0.1: create (create_on_open): something took the name since the layout found nothing "
+                      "there; it is not written", err)
+        self.assertEqual((self.tmp / "d" / "w.0.1").read_bytes(), b"the user's")
+        self.assertEqual(report(out)["jobs"][1]["error"], errno.EEXIST)
+        p = run(["--name=again", "--directory=d", "--filename=w.0.0", "--size=8k", "--rw=write", "--bs=4k",
+                 "--ioengine=psync"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)   # w.0.0 was made and marked by the first run
+        # unlink=1 removes the files the job made, and says nothing of those it left to its open
+        # (it said each was kept, "ioplan did not create it").
+        (self.tmp / "u").mkdir()
+        p = run(["--name=u", "--directory=u", "--nrfiles=3", "--filesize=8k", "--bs=4k", "--create_on_open=1",
+                 "--unlink=1", "--ioengine=psync", "--rw=write", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([m["code"] for m in report(p.stdout)["ioplan"]["messages"] if m["code"] == "unlink-kept"], [])
+        self.assertEqual(list((self.tmp / "u").iterdir()), [])
 
     def test_filestat_without_create_on_open_lays_its_files_out_as_fio(self):
         for who, tool in tools():
