@@ -689,6 +689,13 @@ void check_lat(const res_lat &l, const std::string &where)
     if (l.n > counter_max || l.sum_ns > counter_max)
         throw std::runtime_error(where + ": a count or sum of " + std::to_string(std::max(l.n, l.sum_ns)) +
                                  " is beyond any run");
+    // n samples between min and max add up to between n*min and n*max: an edited
+    // sum (the mean) or extreme fails here, whatever checksum came with it.
+    using u128 = unsigned __int128;
+    if (l.n && (l.min_ns > l.max_ns || l.sum_ns < (u128)l.n * l.min_ns || l.sum_ns > (u128)l.n * l.max_ns))
+        throw std::runtime_error(where + ": " + std::to_string(l.n) + " samples from " + std::to_string(l.min_ns) +
+                                 " to " + std::to_string(l.max_ns) + " ns cannot add up to " +
+                                 std::to_string(l.sum_ns) + " ns");
     if (!l.hist)
         return;
     uint64_t sum = 0;
@@ -708,6 +715,11 @@ void check_ddir(const res_ddir &d, const std::string &where)
     check_lat(d.slat, where + ".slat");
     check_lat(d.clat, where + ".clat");
     check_lat(d.lat, where + ".lat");
+    // Every I/O timed is counted (a failed one is counted untimed).
+    for (const res_lat *l : { &d.slat, &d.clat, &d.lat })
+        if (l->n > d.ios)
+            throw std::runtime_error(where + ": " + std::to_string(l->n) + " I/Os timed, " + std::to_string(d.ios) +
+                                     " counted");
     check_lat(d.sched_lat, where + ".sched_lat");
     for (uint32_t p = 0; p < d.nr_prios; p++)
         check_lat(d.prios[p].lat, where + ".prios[" + std::to_string(p) + "].lat");

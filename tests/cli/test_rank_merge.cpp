@@ -306,6 +306,10 @@ TEST_CASE("rank_file: a 10-minute series and a full histogram are written packed
     clat.n = 0;
     for (uint32_t b = 0; b < RES_HIST_NR; b++)
         clat.n += clat.hist[b] = b % 5 == 0 ? 1 : b * 1000003ull;
+    // counts and sums that agree, as a run's do (the reader checks them)
+    clat.max_ns = 2000;
+    clat.sum_ns = clat.n * 1500;
+    r->jobs[0].clones[0].ddir[PLAN_DDIR_WRITE].ios = clat.n;
     cli::rank_info who;
     cli::plan_source src;
     std::string text = cli::rank_file_text(*r, who, src);

@@ -161,6 +161,22 @@ class MergeChecks(TmpDirCase):
         self.refused(files, f"rank-2.json: results.jobs[0].clones[0].ddir[0].clat: histogram buckets add up to "
                             f"{clat['n'] + count * 39}, its count is {clat['n']}")
 
+    def test_a_mean_or_count_edited_with_its_checksum_is_refused(self):
+        # The checksum catches damage, not a rewrite: a latency sum no set of samples between
+        # the min and max can make (a mean of the file's making), or an I/O count below the
+        # I/Os timed, merged as written.
+        files = self.files()
+        ddir = json.loads(files[1].read_text())["results"]["jobs"][0]["clones"][0]["ddir"][0]
+        clat = ddir["clat"]
+        forge(files[1], '"sum_ns":%d' % clat["sum_ns"], '"sum_ns":%d' % (clat["max_ns"] * clat["n"] + 1))
+        self.refused(files, "rank-1.json: results.jobs[0].clones[0].ddir[0].clat: %d samples from %d to %d ns "
+                            "cannot add up to %d ns" % (clat["n"], clat["min_ns"], clat["max_ns"],
+                                                        clat["max_ns"] * clat["n"] + 1))
+        self.files()
+        forge(files[2], '"ios":%d' % ddir["ios"], '"ios":%d' % (ddir["ios"] // 2))
+        self.refused(files, "rank-2.json: results.jobs[0].clones[0].ddir[0]: %d I/Os timed, %d counted"
+                     % (ddir["clat"]["n"], ddir["ios"] // 2))
+
     def test_a_file_of_another_run_a_wrong_world_size_or_missing_ranks_are_named(self):
         files = self.files()
         shutil.copy(self.runs / "b" / "rank-3.json", files[3])
