@@ -27,9 +27,12 @@ std::string job_name(const job_def &d)
 // Where a job set an option in its own section; its header when it inherited it.
 const loc &option_loc(const job_def &d, const char *key)
 {
-    for (const entry &e : d.spec.echo)
-        if (e.key == key)
-            return e.value_loc.known() ? e.value_loc : e.key_loc;
+    // The last one set is the one in effect (a section's over its [global]'s),
+    // under any of its names (blocksize= is bs=).
+    const option *o = find_option(key);
+    for (auto e = d.spec.echo.rbegin(); e != d.spec.echo.rend(); ++e)
+        if (e->key == key || (o && find_option(e->key) == o))
+            return e->has_value && e->value_loc.known() ? e->value_loc : e->key_loc;
     return d.header;
 }
 
@@ -125,17 +128,17 @@ void finalize_spec(job_def &d)
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
         j.random_distribution = PLAN_RAND_UNIFORM; // zipf:0 weighs every block alike, as fio runs it
     if (j.interlocked && plan_rw_is_random(j.rw))
-        fail(d.header, "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
+        fail(option_loc(d, "interlocked"), "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
     if (j.sequential_parallel && (plan_rw_is_random(j.rw) || j.interlocked))
-        fail(d.header, "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
+        fail(option_loc(d, "sequential_parallel"), "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
     if (j.interlocked && (j.offset_increment_bytes || j.offset_increment_ppm))
-        fail(d.header, "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
+        fail(option_loc(d, "offset_increment"), "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
                        "offset_increment= (a region per clone) exclude each other");
     if (j.zone_size_bytes && !j.zone_range_bytes && !j.zone_range_ppm)
         j.zone_range_bytes = j.zone_size_bytes;
     if ((j.verify == PLAN_VERIFY_PATTERN || j.verify == PLAN_VERIFY_PATTERN_HDR) && d.spec.verify_pattern.empty())
-        fail(d.header, "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
+        fail(option_loc(d, "verify"), "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
     if (j.buffer_fill == PLAN_BUF_PATTERN && d.spec.pattern.empty())
         j.buffer_fill = PLAN_BUF_RANDOM;
     if (j.buffer_fill == PLAN_BUF_RANDOM_ONCE && !j.write_source_bytes)
@@ -148,7 +151,7 @@ void finalize_spec(job_def &d)
         j.refill_buffers = true;
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
         if (j.bs[dd].min_bytes == 0)
-            fail(d.header, "job '" + job_name(d) + "': block size 0");
+            fail(option_loc(d, "bs"), "job '" + job_name(d) + "': block size 0");
 }
 
 // io_trace records stay in memory until the report: the plan's total is
@@ -687,7 +690,7 @@ int32_t plan_builder::wait_for(const job_def &d) const
             }
     if (id >= 0)
         return id;
-    fail(d.header, "wait_for=" + want + ": no earlier job has that name");
+    fail(option_loc(d, "wait_for"), "wait_for=" + want + ": no earlier job has that name");
 }
 
 template <class T> void plan_builder::grow(T **array, size_t n)

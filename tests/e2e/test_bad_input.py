@@ -242,25 +242,25 @@ class PlanTimeValues(TmpDirCase):
 
     def test_zones_that_do_not_fit_the_region(self):
         self.check_refused("random_distribution=zoned_abs:100/2m",
-                           "j.fio:1:2: error: job 'j': the zones of random_distribution=zoned_abs cover 2097152 bytes, "
+                           "j.fio:5:21: error: job 'j': the zones of random_distribution=zoned_abs cover 2097152 bytes, "
                            "more than the 1048576 of the region")
-        self.check_refused("random_distribution=zoned:1/1:99/99", "j.fio:1:2: error: job 'j': zone 1 of random_distribution "
+        self.check_refused("random_distribution=zoned:1/1:99/99", "j.fio:5:21: error: job 'j': zone 1 of random_distribution "
                            "gets 1% of the I/O but holds no whole block of 4096 bytes", size="64k")
 
     def test_block_larger_than_the_region(self):
-        self.check_refused("bs=2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one read block (2097152 bytes)")
-        self.check_refused("nrfiles=4\nbs=512k", "j.fio:1:2: error: job 'j': each file's region (262144 bytes) is less "
+        self.check_refused("bs=2m", "j.fio:3:6: error: job 'j': the size (1048576 bytes) is less than one read block (2097152 bytes)")
+        self.check_refused("nrfiles=4\nbs=512k", "j.fio:3:6: error: job 'j': each file's region (262144 bytes) is less "
                            "than one read block (524288 bytes)")
-        self.check_refused("rw=write\nbs=4k,2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one write "
+        self.check_refused("rw=write\nbs=4k,2m", "j.fio:3:6: error: job 'j': the size (1048576 bytes) is less than one write "
                            "block (2097152 bytes)")
         # A sequential share under a block reads on into files that hold one (fio's
         # real_file_size: test_fio_differential); files that do not are still refused, none made.
-        self.check_refused("rw=read\nnrfiles=3\nbs=4k", "j.fio:1:2: error: job 'j': each file's region (2730 bytes) is "
+        self.check_refused("rw=read\nnrfiles=3\nbs=4k", "j.fio:3:6: error: job 'j': each file's region (2730 bytes) is "
                            "less than one read block (4096 bytes)", engine="psync", size="8k")
         self.assertEqual(list(self.tmp.glob("j.0.*")), [])
         p = run(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
         self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
-                         (2, "<command line>:1:1: error: job 'j': the size (1048576 bytes) is less than one read block "
+                         (2, "<command line>:1:4: error: job 'j': the size (1048576 bytes) is less than one read block "
                              "(2097152 bytes)"))
         if FIO:  # fio refuses it too ("size too small")
             f = run_fio(["--name=j", "--ioengine=null", "--bs=2m", "--size=1m"])
@@ -287,7 +287,7 @@ class PlanTimeValues(TmpDirCase):
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 32768)
 
     def test_blockalign_larger_than_the_region(self):
-        self.check_refused("blockalign=2m", "j.fio:1:2: error: job 'j': the size (1048576 bytes) is less than one read "
+        self.check_refused("blockalign=2m", "j.fio:3:6: error: job 'j': the size (1048576 bytes) is less than one read "
                            "blockalign step (2097152 bytes)")
         p = run(["diskspd", "-r4294967297", "-c1M", "-d1", "t.dat"], cwd=self.tmp)
         self.assertEqual((p.returncode, p.stderr),

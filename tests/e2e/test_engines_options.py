@@ -104,7 +104,8 @@ class EngineOptions(TmpDirCase):
                 p = run(["--parse-only", str(job)], cwd=self.tmp)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 name = opt.split("=")[0]
-                self.assertIn(f"j.fio:1:2: error: job 'j': {name} is an option of ioengine=", p.stderr)
+                # at the option's value, not the section header
+                self.assertIn(f"j.fio:3:{len(name) + 2}: error: job 'j': {name} is an option of ioengine=", p.stderr)
                 if FIO:
                     f = run_fio([str(job)], cwd=self.tmp)
                     self.assertNotEqual(f.returncode, 0)

@@ -436,7 +436,7 @@ class NetRefusals(TmpDirCase):
         "random": ("[j]\nioengine=net\nport=9\nhostname=h\nrw=randwrite\nsize=1m\n",
                    "j.fio:5:4: error: job 'j': network I/O cannot be random (rw=randwrite)"),
         "udp_listen": ("[j]\nioengine=net\nport=9\nprotocol=udp\nlisten\nrw=read\nsize=1m\n",
-                       "j.fio:5:7: error: job 'j': listen is for TCP only; a udp or unix job with rw=read receives"),
+                       "j.fio:5:1: error: job 'j': listen is for TCP only; a udp or unix job with rw=read receives"),
         "no_port": ("[j]\nioengine=net\nhostname=h\nrw=write\nsize=1m\n",
                     "j.fio:1:2: error: job 'j': the net engine needs port= for tcp or udp"),
         "no_host": ("[j]\nioengine=net\nport=9\nrw=write\nsize=1m\n",
@@ -448,7 +448,7 @@ class NetRefusals(TmpDirCase):
                            "not of ioengine=psync"),
         # fio 3.33: "Bad option <listen>"; the net engine's own options are its alone.
         "listen_elsewhere": ("[j]\nlisten\nrw=read\nsize=1m\n",
-                             "j.fio:1:2: error: job 'j': listen is an option of ioengine=net,netsplice, "
+                             "j.fio:2:1: error: job 'j': listen is an option of ioengine=net,netsplice, "
                              "not of ioengine=psync"),
         "nbd_no_uri": ("[j]\nioengine=nbd\nrw=write\nsize=1m\n",
                        "j.fio:1:2: error: job 'j': ioengine=nbd needs uri= (the NBD server and export it writes to)"),

@@ -30,10 +30,10 @@ class ZoneMode(TmpDirCase):
             p = self.go(run, extra)
             self.assertEqual(p.returncode, rc, extra + p.stderr)
         self.assertEqual(self.go(run, "zonesize=64k\n").stderr.splitlines()[0],
-                         "z.fio:1:2: error: job 'z': zonesize= needs zonemode=strided "
+                         "z.fio:4:10: error: job 'z': zonesize= needs zonemode=strided "
                          "(fio: \"--zonemode=none and --zonesize are not compatible\")")
         self.assertEqual(self.go(run, "zonemode=strided\n").stderr.splitlines()[0],
-                         "z.fio:1:2: error: job 'z': zonemode=strided needs a zonesize=")
+                         "z.fio:4:10: error: job 'z': zonemode=strided needs a zonesize=")
 
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_fio_refuses_the_same(self):
