@@ -84,6 +84,42 @@ struct status_rec {
     char msg[440];
 };
 
+// "2", "0, 1", "0-63, 70": ranks in order, runs of three or more as a range.
+std::string rank_list(const std::vector<uint32_t> &ranks)
+{
+    std::string s;
+    for (size_t i = 0, j; i < ranks.size(); i = j + 1) {
+        for (j = i; j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1;)
+            j++;
+        if (j < i + 2)
+            j = i;	// two neighbours are a list, not a range
+        s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+    }
+    return s;
+}
+
+// Rank 0's report of the ranks that failed a step, once per distinct message:
+// the same preflight refusal on 64 ranks is one line naming them, not 64.
+void say_failures(const std::vector<status_rec> &all)
+{
+    std::vector<bool> said(all.size());
+    for (uint32_t r = 0; r < all.size(); r++) {
+        if (said[r] || !all[r].code || !all[r].msg[0])
+            continue;
+        std::vector<uint32_t> same;
+        std::string host = all[r].host;
+        for (uint32_t o = r; o < all.size(); o++)
+            if (!said[o] && all[o].code && !std::strcmp(all[o].msg, all[r].msg)) {
+                said[o] = true;
+                same.push_back(o);
+                if (host != all[o].host)
+                    host = "several hosts";
+            }
+        std::fprintf(stderr, "ioplan: error: rank%s %s (%s): %s\n", same.size() > 1 ? "s" : "",
+                     rank_list(same).c_str(), host.c_str(), all[r].msg);
+    }
+}
+
 std::vector<std::string> lines_of(const std::string &s)
 {
     std::vector<std::string> out;
@@ -422,11 +458,9 @@ int world::agree_on(int code, const std::string &msg, const std::string &step, b
     std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
     collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, wait_s, work);
     int32_t worst = 0;
-    for (uint32_t r = 0; r < all.size(); r++) {
+    for (uint32_t r = 0; r < all.size(); r++)
         worst = std::max(worst, all[r].code);
-        if (all[r].code && all[r].msg[0])
-            std::fprintf(stderr, "ioplan: error: rank %u (%s): %s\n", r, all[r].host, all[r].msg);
-    }
+    say_failures(all);
     hand_out(&worst, sizeof(worst), step, wait_s, work);
     agreed_++;
     return worst;

@@ -286,6 +286,19 @@ class Ranks(TmpDirCase):
         for r in (0, 1, 3):  # stopped together: nobody wrote
             self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
 
+    def test_a_refusal_every_rank_meets_is_said_once_naming_the_ranks(self):
+        # Rank 0's account of the ranks that refused was a line per rank ("rank 0 (h): ...",
+        # "rank 1 (h): ...": 64 lines for 64 ranks); the same refusal is now one line naming them.
+        # (Each rank still prints its own finding first, on its own stderr.)
+        (self.tmp / "plain").write_text("a file, not a directory\n")
+        args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/plain\n")
+        p = mpirun(RANKS, args, self.tmp, timeout=60)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ioplan: error: rank")]
+        host = os.uname().nodename
+        self.assertEqual(lines, [f"ioplan: error: ranks 0-3 ({host}): a file it would write is refused (its error "
+                                 f"above)"], p.stderr)
+
     def test_a_file_one_rank_may_not_write_stops_every_rank_at_once(self):
         # A user's file where rank 2's rank file goes; rank 0's --output naming the job file: each
         # refused on its own rank and in the preflight's agreement. Before, the other ranks waited
