@@ -96,5 +96,7 @@ int layout_make_on_open(const struct layout *l, struct layout_file *lf, int flag
 	if (fd == -EEXIST)
 		snprintf(why, n, "create (create_on_open): something took the name since the layout found "
 			 "nothing there; it is not written");
+	else if (fd < 0 && fd != -ELOOP)	/* the error's own text follows the operation */
+		snprintf(why, n, "create (create_on_open)");
 	return fd;
 }

@@ -358,6 +358,28 @@ class LocalEngines(TmpDirCase):
         self.assertEqual([m["code"] for m in report(p.stdout)["ioplan"]["messages"] if m["code"] == "unlink-kept"], [])
         self.assertEqual(list((self.tmp / "u").iterdir()), [])
 
+    def test_create_on_open_out_of_inodes_fails_the_job_where_fio_does(self):
+        # The job's own open meets the full file system: the job fails with ENOSPC after the
+        # files it made, as fio's; the message names the create once (it said the error twice).
+        seen = {}
+        for who, tool in tools():
+            d = self.tmp / who
+            d.mkdir()
+            if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=6", "tmpfs", str(d)]).returncode:
+                self.skipTest("cannot mount tmpfs")
+            try:
+                p = tool(["--name=c", f"--directory={d}", "--nrfiles=10", "--filesize=4k", "--create_on_open=1",
+                          "--ioengine=psync", "--rw=write", "--output-format=json"])
+            finally:   # unmounted before the test's directory is removed
+                subprocess.run(["umount", "-l", str(d)])
+            self.assertEqual(p.returncode, 1, p.stderr)
+            job = report(p.stdout)["jobs"][0]
+            seen[who] = (job["error"], job["write"]["io_bytes"])
+            if who == "ioplan":
+                self.assertIn("c.0.5: create (create_on_open): No space left on device (errno 28)", p.stderr)
+                self.assertEqual(seen[who], (errno.ENOSPC, 5 * 4096))
+        self.assertEqual(len(set(seen.values())), 1, seen)
+
     def test_filestat_without_create_on_open_lays_its_files_out_as_fio(self):
         for who, tool in tools():
             with self.subTest(who=who):
