@@ -23,7 +23,7 @@ bool fail(const std::string &what, int err)
 
 } // namespace
 
-bool write_all(int fd, const std::string &text, const std::string &what)
+int write_whole(int fd, const std::string &text)
 {
 	size_t off = 0;
 	while (off < text.size()) {
@@ -31,10 +31,16 @@ bool write_all(int fd, const std::string &text, const std::string &what)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail(what, n < 0 ? errno : EIO); // a 0-byte write of a non-empty buffer is an I/O error
+			return n < 0 ? errno : EIO; // a 0-byte write of a non-empty buffer is an I/O error
 		off += (size_t)n;
 	}
-	return true;
+	return 0;
+}
+
+bool write_all(int fd, const std::string &text, const std::string &what)
+{
+	int err = write_whole(fd, text);
+	return err ? fail(what, err) : true;
 }
 
 bool write_stdout(const std::string &text, const std::string &what)

@@ -23,6 +23,9 @@
 
 namespace cli {
 
+// Writes all of text to fd: 0, or the errno of the write that failed (nothing printed).
+int write_whole(int fd, const std::string &text);
+
 // Writes all of text to fd; false after printing "writing <what>: <strerror>".
 bool write_all(int fd, const std::string &text, const std::string &what);
 

@@ -142,6 +142,17 @@ std::string first_finding(const pf_report &pf)
     return "preflight: warnings are fatal (--warnings-fatal)";
 }
 
+// Says msg unless it is what this rank said last: a rank file the disk has no
+// room for is tried again after every group, and one line says so.
+static void say_once(const std::string &msg)
+{
+    static std::string last;
+    if (msg == last)
+        return;
+    last = msg;
+    std::fprintf(stderr, "%s\n", msg.c_str());
+}
+
 // Written as an unnamed file in the directory and named only when whole
 // (then renamed over the last): a rank stopped (or a disk filled) mid-write
 // leaves the previous group's file or none, never a torn, empty or
@@ -151,7 +162,7 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     std::string path = rank_file_path(dir, who.rank);
     char why[SAFETY_WHY_MAX];
     if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why))) {
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), why);
+        say_once("ioplan: error: --rank-output: " + path + ": " + why);
         return false;
     }
     rank_info named = who;
@@ -168,15 +179,16 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         fd = -1;
     }
     if (fd < 0) {
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(errno));
+        say_once("ioplan: error: --rank-output: " + path + ": " + strerror(errno));
         return false;
     }
     // Named by the file it becomes: the temporary name means nothing to a user.
-    bool ok = write_all(fd, text, "the rank's result to " + path);
-    if (ok && fsync(fd) != 0) {
-        std::fprintf(stderr, "ioplan: error: writing the rank's result to %s: %s\n", path.c_str(), strerror(errno));
-        ok = false;
-    }
+    int werr = write_whole(fd, text);
+    if (!werr && fsync(fd) != 0)
+        werr = errno;
+    if (werr)
+        say_once("ioplan: error: writing the rank's result to " + path + ": " + strerror(werr));
+    bool ok = !werr;
     if (ok)
         safety_mark_output(fd); // ioplan's own: the next run may replace it
     int err = ok ? name_rank_file(fd, dir, static_cast<int>(who.rank), &tmp, path) : 0;
@@ -185,7 +197,7 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         std::fprintf(stderr, "ioplan: error: --rank-output: %s: a file ioplan did not write was put at that name "
                      "during the run; it is kept, and this rank's file is not written\n", path.c_str());
     else if (err)
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: %s\n", path.c_str(), strerror(-err));
+        say_once("ioplan: error: --rank-output: " + path + ": " + strerror(-err));
     ok = ok && !err;
     if (!ok && !tmp.empty())
         (void)safety_remove_made(tmp.c_str(), st.st_dev, st.st_ino);

@@ -237,11 +237,14 @@ class FullDisk(TmpDirCase):
         super().tearDown()
 
     def test_a_rank_file_the_disk_had_no_room_for_is_not_left_behind(self):
-        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=1m\nrw=randread\nfilename=f${IOPLAN_RANK}\n")
+        # Three groups: the file is tried again after each, and each rank says so once (it
+        # said it after every group).
+        group = "ioengine=null\nbs=4k\nsize=1m\nrw=randread\nfilename=f${IOPLAN_RANK}\n"
+        self.write("job.fio", f"[r]\n{group}[s]\nstonewall\n{group}[t]\nstonewall\n{group}")
         p = mpirun(2, ["--output-format=json", f"--rank-output={self.mnt}", "job.fio"], self.tmp)
         self.assertEqual(p.returncode, 1, p.stderr)
         for r in range(2):
-            self.assertIn(f"rank-{r}.json: No space left on device", p.stderr)
+            self.assertEqual(p.stderr.count(f"rank-{r}.json: No space left on device"), 1, p.stderr)
         self.assertEqual(sorted(os.listdir(self.mnt)), ["filler"])
         # the world's result is still reported
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 2 << 20)
