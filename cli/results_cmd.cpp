@@ -594,15 +594,11 @@ namespace {
 bool write_new(const std::string &path, const std::string &text, int *err)
 {
 	int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	size_t off = 0;
-	ssize_t n = 0;
 	if (fd < 0) {
 		*err = errno;
 		return false;
 	}
-	while (off < text.size() && ((n = write(fd, text.data() + off, text.size() - off)) > 0 || errno == EINTR))
-		off += n > 0 ? (size_t)n : 0;
-	*err = off < text.size() ? (n < 0 ? errno : EIO) : 0;
+	*err = write_whole(fd, text);
 	if (close(fd) != 0 && !*err)
 		*err = errno;	// NFS and friends report a lost write at close
 	if (*err)
@@ -625,8 +621,8 @@ std::string keep_unsaved(const std::string &report, const args &a, const std::st
 	}
 	size_t slash = db.rfind('/');
 	std::string base = slash == std::string::npos ? db : db.substr(slash + 1);
-	for (const std::string &dir : { slash == std::string::npos ? std::string() : db.substr(0, slash + 1),
-					std::string() }) {
+	std::string beside = slash == std::string::npos || db.substr(0, slash + 1) == "./" ? "" : db.substr(0, slash + 1);
+	for (const std::string &dir : { beside, std::string() }) {
 		name = dir + base + ".unsaved-" + id + ".json";
 		int err = 0;
 		if (write_new(name, text, &err))
@@ -634,8 +630,8 @@ std::string keep_unsaved(const std::string &report, const args &a, const std::st
 			       (a.results_db.empty() ? "" : " --results-db=" + db) +
 			       "` stores them once the store can take them";
 		why += (why.empty() ? "" : ", ") + name + ": " + std::strerror(err);
-		if (slash == std::string::npos)
-			break;
+		if (beside.empty())
+			break;	/* the store is in the current directory: no second place */
 	}
 	return "; its results could not be kept either (" + why + ")";
 }

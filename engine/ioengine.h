@@ -199,8 +199,10 @@ bool ioe_files_as_found(const struct plan_job *j);
  * Whether job j's files are made by its open (fio's create_on_open on an
  * engine that opens files for I/O and can extend them, in a job that does not
  * read): nothing is laid out, an existing file is used as found and a missing
- * one is made empty, marked, before the job (fio's open makes it with
- * O_CREAT), so its writes are the allocating writes of a new file.  A job
+ * one is made empty by the job's open of its first I/O, as fio's O_CREAT
+ * makes it (layout_on_open.c; by the layout before the job when another
+ * clone, job or rank names it too), so its writes are the allocating writes
+ * of a new file.  A job
  * that reads still has its files laid out: fio's reads of the empty file
  * fail (EIO) with a sync engine and read nothing with libaio or io_uring.
  */

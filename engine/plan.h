@@ -450,8 +450,9 @@ struct plan_job {
 	bool create_fsync;
 	bool create_only;
 	/* fio's create_on_open: nothing is laid out; filestat's files are used as
-	 * found, filedelete's get no data, the others' are made empty if missing
-	 * (ioe_files_as_found, ioe_files_made_on_open, the layout's note_use) */
+	 * found, filedelete's get no data, the others' are made empty if missing,
+	 * by the job's own open (ioe_files_as_found, ioe_files_made_on_open,
+	 * the layout's note_use, layout_on_open.c) */
 	bool create_on_open;
 	bool allow_file_create;
 	bool overwrite;

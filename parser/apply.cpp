@@ -15,8 +15,6 @@ namespace parser {
 
 namespace {
 
-// fio's write_bw_log/write_iops_log/write_lat_log may be written bare: the log
-// is then named after the job.
 // write_bw_log and its kin: a file name prefix, the job's name when none is given.
 bool log_prefix(const option &o)
 {
@@ -25,6 +23,8 @@ bool log_prefix(const option &o)
            n.compare(n.size() - 4, 4, "_log") == 0;
 }
 
+// fio's write_bw_log/write_iops_log/write_lat_log may be written bare: the log
+// is then named after the job.
 bool takes_bare(const option &o)
 {
     return o.type == opt_type::flag || o.type == opt_type::boolean || log_prefix(o);
