@@ -24,11 +24,11 @@ std::string job_name(const job_def &d)
     return d.spec.name.empty() ? d.section : d.spec.name;
 }
 
-// Where a job set an option in its own section; its header when it inherited it.
+// Where a job set an option in its own section (or on the command line, which
+// comes after it); its header when it inherited it.
 const loc &option_loc(const job_def &d, const char *key)
 {
-    // The last one set is the one in effect (a section's over its [global]'s),
-    // under any of its names (blocksize= is bs=).
+    // The last one set is the one in effect, under any of its names (blocksize= is bs=).
     const option *o = find_option(key);
     for (auto e = d.spec.echo.rbegin(); e != d.spec.echo.rend(); ++e)
         if (e->key == key || (o && find_option(e->key) == o))

@@ -63,8 +63,7 @@ static int fill_range(struct layout *l, const struct layout_file *lf, int fd, bo
 	return layout_fill(fd, from, to, direct, lf->job, &l->done, stop);
 }
 
-/* Keeps what st says of lf, for the run's later steps (layout_seen). */
-static void remember(struct layout_file *lf, const struct stat *st)
+void layout_remember(struct layout_file *lf, const struct stat *st)
 {
 	lf->seen = true;
 	lf->mode = st->st_mode;
@@ -272,7 +271,7 @@ static int lay_out_range(struct layout *l, struct layout_file *lf, int fd, bool 
 /* A file whose layout is complete: what it is now, and its mark to say so. */
 static void finished(struct layout_file *lf, int fd, const struct stat *st, struct results *r)
 {
-	remember(lf, st);
+	layout_remember(lf, st);
 	stamp(lf, fd, lf->fill ? MARK_FILLED : MARK_SIZED, st, r);
 	lf->laid_out = true;
 }
@@ -671,7 +670,7 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 		return ret;
 	if (ret)
 		return create_missing(l, lf, r, false, stop);
-	remember(lf, &st);
+	layout_remember(lf, &st);
 	if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 		return check_device(lf, &st, p, r);
 	/* A FIFO can be read (a stream that waits for its writer); nothing is laid out. */

@@ -259,6 +259,8 @@ int layout_renew(const struct layout *l, const char *path, bool create, char *wh
 bool layout_defers(const struct layout_file *lf);
 /* Whether path is such a file, not made yet: it has no size and no descriptor until then. */
 bool layout_waits_for_open(const struct layout *l, const char *path);
+/* Keeps what st says of lf, for the run's later steps (layout_seen). */
+void layout_remember(struct layout_file *lf, const struct stat *st);
 /*
  * Where lf's data goes, for a look at its device: its record (else a stat), or
  * for a file its job's first open makes and that is not there yet, its

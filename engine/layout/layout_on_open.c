@@ -5,8 +5,9 @@
  * O_CREAT comes with the job's first I/O to the file, so making it is part of
  * the job's time, and a job of many small files measures its creates (5 000
  * files of 4 KiB on a fresh ext4: fio 111-118 ms of job time; ioplan, which
- * made them in the layout, 33 ms; now 111-120).  The layout checks what it would before making such a file
- * (its directory, that nothing is at the name) and leaves it (layout_defers);
+ * made them in the layout, 33 ms; now 111-120).  The layout checks what it
+ * would before making such a file (its directory, that nothing is at the
+ * name) and leaves it (layout_defers);
  * the job's open makes it with O_CREAT|O_EXCL|O_NOFOLLOW, so only the inode it
  * makes is written, and the run's end marks it (layout_make_on_open).
  * A file another clone, job or rank names too is still made by the layout:
@@ -68,11 +69,7 @@ int layout_make_empty(struct layout_file *lf, int dfd, int flags, enum mark_stat
 	if (m != MARK_NONE && !mark_write_as(fd, m, lf->token, st))
 		lf->mark = m;
 	lf->ours = true;
-	lf->seen = true;
-	lf->mode = st->st_mode;
-	lf->dev = st->st_dev;
-	lf->rdev = st->st_rdev;
-	lf->size = 0;
+	layout_remember(lf, st);
 	return fd;
 }
 
