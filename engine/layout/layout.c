@@ -644,6 +644,8 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 	if (layout_defers(lf)) {
 		lf->deferred = true;	/* its job's first open makes it (layout_on_open.c) */
+		if (!l->tokens)
+			(void)mark_token(&l->tokens);	/* the random seed its token comes from */
 		return 0;
 	}
 	ret = grow(l, lf, r, 0, true, quiet, stop);

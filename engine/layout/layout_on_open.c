@@ -76,7 +76,8 @@ int layout_make_empty(struct layout_file *lf, int dfd, int flags, enum mark_stat
 int layout_make_on_open(const struct layout *l, struct layout_file *lf, int flags, char *why, size_t n,
 			struct stat *st)
 {
-	/* Each file's token from the layout's seed and its place: workers make files at once. */
+	/* Each file's token from the layout's seed (drawn when it deferred the file) and its
+	 * place: workers make files at once, and a draw of its own would be a system call. */
 	uint64_t seed = l->tokens ^ ((uint64_t)(lf - l->files) * 0xD1B54A32D192ED03ull);
 	int fd;
 

@@ -358,6 +358,20 @@ class LocalEngines(TmpDirCase):
         self.assertEqual([m["code"] for m in report(p.stdout)["ioplan"]["messages"] if m["code"] == "unlink-kept"], [])
         self.assertEqual(list((self.tmp / "u").iterdir()), [])
 
+    def test_files_made_on_open_carry_tokens_of_their_own(self):
+        # A mark's token is random per file (engine/mark.c).  Drawn from the layout's seed,
+        # which a layout that made no file had not drawn, file 1 of every such run got the
+        # same token.
+        tokens = []
+        for run_dir in ("a", "b"):
+            d = self.tmp / run_dir
+            d.mkdir()
+            p = run(["--name=t", "--directory=.", "--nrfiles=2", "--filesize=4k", "--create_on_open=1",
+                     "--ioengine=psync", "--rw=write", "--output-format=json"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            tokens += [os.getxattr(d / f"t.0.{i}", "user.ioplan")[8:16] for i in range(2)]
+        self.assertEqual(len(set(tokens)), 4, [t.hex() for t in tokens])
+
     def test_create_on_open_out_of_inodes_fails_the_job_where_fio_does(self):
         # The job's own open meets the full file system: the job fails with ENOSPC after the
         # files it made, as fio's; the message names the create once (it said the error twice).
