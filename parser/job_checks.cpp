@@ -33,12 +33,14 @@ void check_zones(const job_def &d, uint64_t each)
         uint64_t len = z.range_bytes ? z.range_bytes / align : blocks * z.range_pct / 100;
         used += z.range_bytes;
         if (z.io_pct && !len)
-            fail(option_loc(d, "random_distribution"), "job '" + job_name(d) + "': zone " + std::to_string(i + 1) + " of random_distribution gets " +
+            fail(option_loc(d, "random_distribution"),
+                 "job '" + job_name(d) + "': zone " + std::to_string(i + 1) + " of random_distribution gets " +
                                std::to_string(z.io_pct) + "% of the I/O but holds no whole block of " +
                                std::to_string(align) + " bytes");
     }
     if (used > each)
-        fail(option_loc(d, "random_distribution"), "job '" + job_name(d) + "': the zones of random_distribution=zoned_abs cover " +
+        fail(option_loc(d, "random_distribution"),
+             "job '" + job_name(d) + "': the zones of random_distribution=zoned_abs cover " +
                            std::to_string(used) + " bytes, more than the " + std::to_string(each) + " of the region");
 }
 
@@ -113,7 +115,8 @@ void check_regions(const job_def &d)
         bool by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
         uint64_t need = by_align ? bs.align_bytes : bs.min_bytes;
         if (each < need && !files_hold_a_block(d, (plan_ddir)dd, need))
-            fail(option_loc(d, j.filesize_min_bytes ? "filesize" : "size"), "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
+            fail(option_loc(d, j.filesize_min_bytes ? "filesize" : "size"),
+                 "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
                                plan_ddir_name((plan_ddir)dd) + (by_align ? " blockalign step (" : " block (") +
                                std::to_string(need) + " bytes)");
     }
@@ -141,7 +144,8 @@ void check_engine_options(const job_def &d)
     std::string eng = plan_ioengine_name(d.spec.pj.ioengine);
     for (const engine_field &f : engine_fields())
         if (f.set(d.spec) && option_foreign_to(*find_option(f.name), eng.c_str()))
-            fail(option_loc(d, f.name), "job '" + job_name(d) + "': " + f.name + " is an option of ioengine=" + owner_list(f.engines) +
+            fail(option_loc(d, f.name),
+                 "job '" + job_name(d) + "': " + f.name + " is an option of ioengine=" + owner_list(f.engines) +
                                ", not of ioengine=" + eng);
     check_remote_options(d);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
@@ -181,7 +185,8 @@ void check_zone_mode(const job_def &d)
 {
     bool sized = d.spec.pj.zone_size_bytes != 0;
     if (sized && !d.spec.zone_strided)
-        fail(option_loc(d, "zonesize"), "job '" + job_name(d) + "': zonesize= needs zonemode=strided (fio: \"--zonemode=none and "
+        fail(option_loc(d, "zonesize"),
+             "job '" + job_name(d) + "': zonesize= needs zonemode=strided (fio: \"--zonemode=none and "
                                                "--zonesize are not compatible\")");
     if (!sized && d.spec.zone_strided)
         fail(option_loc(d, "zonemode"), "job '" + job_name(d) + "': zonemode=strided needs a zonesize=");
@@ -194,7 +199,8 @@ void check_block_error_hist(const job_def &d)
         return;	// the paths of a million-file job are not built for nothing
     size_t n = clone_paths(d, d.section, 0).size();
     if (n != 1)
-        fail(option_loc(d, "block_error_percentiles"), "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
+        fail(option_loc(d, "block_error_percentiles"),
+             "job '" + job_name(d) + "': block_error_percentiles needs a single file per job, not " +
                            std::to_string(n));
 }
 

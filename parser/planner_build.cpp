@@ -128,12 +128,15 @@ void finalize_spec(job_def &d)
     if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
         j.random_distribution = PLAN_RAND_UNIFORM; // zipf:0 weighs every block alike, as fio runs it
     if (j.interlocked && plan_rw_is_random(j.rw))
-        fail(option_loc(d, "interlocked"), "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
+        fail(option_loc(d, "interlocked"),
+             "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
                            plan_rw_name(j.rw));
     if (j.sequential_parallel && (plan_rw_is_random(j.rw) || j.interlocked))
-        fail(option_loc(d, "sequential_parallel"), "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
+        fail(option_loc(d, "sequential_parallel"),
+             "job '" + job_name(d) + "': sequential_parallel=1 needs a sequential rw= and no interlocked=1");
     if (j.interlocked && (j.offset_increment_bytes || j.offset_increment_ppm))
-        fail(option_loc(d, "offset_increment"), "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
+        fail(option_loc(d, "offset_increment"),
+             "job '" + job_name(d) + "': interlocked=1 (one offset shared by all clones) and "
                        "offset_increment= (a region per clone) exclude each other");
     if (j.zone_size_bytes && !j.zone_range_bytes && !j.zone_range_ppm)
         j.zone_range_bytes = j.zone_size_bytes;
