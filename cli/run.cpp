@@ -74,17 +74,19 @@ private:
     struct sigaction was_ {};
 };
 
-// The plan's test files that do not exist yet: the ones this run will create.
-// The preflight's look at each (pf_seen_of) answers for most.
-// The paths are the plan's own, not copies (two strings a file were 10 MB at
-// 100 000 files).
-std::vector<const char *> files_to_create(const plan &p, const pf_report &pf)
+// The test files jobs make themselves, outside the layout (filecreate's), that
+// do not exist yet.  The run's layout counts the files it makes (results.left),
+// so a path a laid-out job names too is left to it.  The preflight's look at
+// each (pf_seen_of) answers for most.  The paths are the plan's own, not copies.
+std::vector<const char *> files_jobs_make(const plan &p, const pf_report &pf)
 {
     std::vector<const char *> out;
     std::vector<bool> listed_seen(pf.nr_seen);
-    std::unordered_set<std::string_view> listed;  // of the paths the preflight did not look at
+    std::unordered_set<std::string_view> listed, laid_out;  // listed: of the paths the preflight did not look at
     struct stat sb;
     auto note = [&](const char *path) {
+        if (laid_out.count(path))
+            return;
         if (const tgt_seen *s = pf_seen_of(&pf, path)) {
             if (!s->ino && !listed_seen[(size_t)(s - pf.seen)]) {
                 listed_seen[(size_t)(s - pf.seen)] = true;
@@ -94,29 +96,38 @@ std::vector<const char *> files_to_create(const plan &p, const pf_report &pf)
             out.push_back(path);
         }
     };
-    for (uint32_t i = 0; i < p.nr_jobs; i++) {
-        const plan_job &j = *plan_job_at(&p, i);
-        for (uint32_t c = 0; c < j.nr_clones; c++)
-            for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
-                if (!j.clones[c].files[f].is_device)
-                    note(j.clones[c].files[f].path);
-    }
+    auto each_file = [&p](bool lays_out, auto &&fn) {
+        for (uint32_t i = 0; i < p.nr_jobs; i++) {
+            const plan_job &j = *plan_job_at(&p, i);
+            if (eng_ioengine_lays_out(j.ioengine) != lays_out)
+                continue;
+            for (uint32_t c = 0; c < j.nr_clones; c++)
+                for (uint32_t f = 0; f < j.clones[c].nr_files; f++)
+                    if (!j.clones[c].files[f].is_device)
+                        fn(j.clones[c].files[f].path);
+        }
+    };
+    bool others = false;
+    each_file(false, [&](const char *) { others = true; });
+    if (!others)
+        return out;
+    each_file(true, [&](const char *path) { laid_out.insert(path); });
+    each_file(false, note);
     return out;
 }
 
 // What the run left behind and how to remove it (240 GiB of Azure's test files
 // must not go unsaid); the files stay, as fio leaves them, for the next run.
-// Each directory is opened once and its files looked at by name (the paths
-// of a job's files share one, in order): at 100 000 files a path walk each
-// was a tenth of the layout's system time.
-std::string left_behind(const std::vector<const char *> &created)
+// The layout's files come counted (laid); the files jobs made themselves are
+// looked at here, each directory opened once and its files looked at by name.
+std::string left_behind(const res_left &laid, const std::vector<const char *> &made)
 {
-    std::vector<const char *> left;
-    uint64_t bytes = 0;
+    std::vector<const char *> named(laid.named, laid.named + std::min<uint64_t>(laid.nr, RES_LEFT_NAMED));
+    uint64_t nr = laid.nr, bytes = laid.bytes;
     struct stat sb;
     std::string_view dir;
     int dfd = -1;
-    for (const char *path : created) {
+    for (const char *path : made) {
         const char *slash = std::strrchr(path, '/');
         std::string_view d(path, slash ? (size_t)(slash - path) + 1 : 0);
         if (d != dir || dfd < 0) {
@@ -127,22 +138,23 @@ std::string left_behind(const std::vector<const char *> &created)
         }
         bool found = dfd >= 0 ? fstatat(dfd, path + d.size(), &sb, 0) == 0 : stat(path, &sb) == 0;
         if (found && S_ISREG(sb.st_mode)) {
-            left.push_back(path);
+            if (named.size() < RES_LEFT_NAMED)
+                named.push_back(path);
+            nr++;
             bytes += (uint64_t)sb.st_size;
         }
     }
     if (dfd >= 0)
         close(dfd);
-    if (left.empty())
+    if (!nr)
         return "";
     char size[64];
     std::snprintf(size, sizeof size, "%.1f MiB", (double)bytes / (1 << 20));
-    std::string s = "this run created " + std::to_string(left.size()) + " test file" +
-                    (left.size() == 1 ? "" : "s") + " (" + size + "), left for the next run to reuse; " +
-                    "remove with: rm --";
-    for (size_t i = 0; i < left.size() && i < 8; i++)
-        s += std::string(" '") + left[i] + "'";
-    return left.size() > 8 ? s + " ... (" + std::to_string(left.size() - 8) + " more)" : s;
+    std::string s = "this run created " + std::to_string(nr) + " test file" + (nr == 1 ? "" : "s") + " (" +
+                    size + "), left for the next run to reuse; remove with: rm --";
+    for (const char *path : named)
+        s += std::string(" '") + path + "'";
+    return nr > named.size() ? s + " ... (" + std::to_string(nr - named.size()) + " more)" : s;
 }
 
 const char *level_name(res_msg_level l)
@@ -660,8 +672,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
                                 }));
-    std::vector<const char *> created = a.who == report::personality::ioplan ? files_to_create(p, pf)
-                                                                             : std::vector<const char *>{};
+    std::vector<const char *> made = a.who == report::personality::ioplan ? files_jobs_make(p, pf)
+                                                                          : std::vector<const char *>{};
     std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);
@@ -672,7 +684,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
         attach_findings(r, pf, notes);
-        std::string left = left_behind(created);
+        std::string left = a.who == report::personality::ioplan ? left_behind(r->left, made) : "";
         if (!left.empty())
             res_msg_add(r, RES_MSG_NOTE, "run/left-files", -1, "%s", left.c_str());
     }

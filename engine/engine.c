@@ -368,6 +368,7 @@ static void *coordinator(void *arg)
 			    "laid out in part is kept marked unfinished, and the next run finishes it");
 		ret = 0;
 	}
+	(void)layout_left(&e->lay, e->plan, &e->res->left);	/* without memory, only the note is lost */
 	if (ret && !e->res->error)
 		e->res->error = -ret;
 	e->res->end_mono_ns = e->res->start_mono_ns + clk_now(&e->sh.clk);

@@ -230,6 +230,9 @@ void eng_each_side_file(const struct plan *p,
 /* Whether the engine opens its job's files (null, cpuio and the network engines do not). */
 bool eng_ioengine_opens_files(enum plan_ioengine e);
 
+/* Whether the run's layout lays out the engine's files (not null's, not filecreate's, which makes its own). */
+bool eng_ioengine_lays_out(enum plan_ioengine e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,6 +70,11 @@ bool ioe_lays_out(enum plan_ioengine id)
 	return o && !o->no_layout;
 }
 
+bool eng_ioengine_lays_out(enum plan_ioengine e)
+{
+	return ioe_lays_out(e);
+}
+
 bool ioe_files_as_found(const struct plan_job *j)
 {
 	return j->create_on_open && ioe_lays_out(j->ioengine) && !ioe_opens_files(j->ioengine) &&

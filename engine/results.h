@@ -487,6 +487,17 @@ struct res_env {
 	uint32_t nr_disks;
 };
 
+/*
+ * The test files the run made that are still there at its end, as its layout
+ * knows them (engine/layout: layout_left), for the note that names them.
+ */
+#define RES_LEFT_NAMED 8
+struct res_left {
+	uint64_t nr;
+	uint64_t bytes;				/* their sizes at the end */
+	const char *named[RES_LEFT_NAMED];	/* the first ones, in the plan's order: its strings */
+};
+
 struct results {
 	uint32_t abi_version;		/* RESULTS_ABI_VERSION */
 	const struct plan *plan;	/* the plan that ran (not owned) */
@@ -513,6 +524,7 @@ struct results {
 	struct res_idle idle;		/* --idle-prof */
 	struct res_world *world;	/* several ranks merged (mpirun), or NULL */
 	struct res_env *env;		/* the machine and stacks, NULL when not read (fake runs) */
+	struct res_left left;		/* files laid out for the run and left (ioplan's note) */
 	char *job_text;			/* the job text as given (cli/ fills it), or NULL */
 	char *run_uuid;			/* the run's id in the results store (cli/ fills it), or NULL */
 };

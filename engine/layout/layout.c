@@ -405,7 +405,7 @@ static int grow(struct layout *l, struct layout_file *lf, struct results *r, uin
 	if (fd < 0)
 		return fd;
 	if (create)
-		lf->ours = true;
+		lf->ours = lf->made = true;
 	if (early)
 		stamp(lf, fd, MARK_PARTIAL, &st, r);	/* nothing has changed the file since st */
 	ret = lay_out_range(l, lf, fd, direct, cur, one_write, lf->create_fsync && !batched, stop);
@@ -821,6 +821,8 @@ void layout_finish(struct layout *l, struct results *r)
 		fd = open_after_run(l, lf, &st, r);
 		if (fd < 0)
 			continue;
+		layout_remember(lf, &st);
+		lf->seen_after_run = true;
 		/* Trims leave holes that "filled" must not claim. */
 		stamp(lf, fd, lf->trims ? MARK_SIZED : lf->mark, &st, r);
 		close(fd);

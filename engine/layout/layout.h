@@ -52,6 +52,7 @@ struct layout_file {
 	const struct plan_job *job;	/* first_job's: its write content is the layout's data */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
+	bool made;			/* this run made it (its layout or its job's first open) */
 	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
 	bool set_up;			/* setup_size is known (layout_resolve): a regular file or none */
 	uint64_t setup_size;		/* its size as the setups of the jobs resolved so far leave it */
@@ -62,6 +63,7 @@ struct layout_file {
 	/* What the layout last saw of it (links followed), for the run's other
 	 * steps to use instead of a stat() of their own each. */
 	bool seen;
+	bool seen_after_run;		/* layout_finish looked at it again: size is its last */
 	mode_t mode;
 	dev_t dev, rdev;
 	uint64_t size;
@@ -177,6 +179,14 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
  * that ioplan's own writes do not make the next run take it for the user's.
  */
 void layout_finish(struct layout *l, struct results *r);
+
+/*
+ * The files this run made that it leaves, in the plan's order, into *out
+ * (the run's note names them): what the layout knows of each, without a look
+ * of its own but at a file whose size the run may have changed unseen.
+ * 0 or -ENOMEM.
+ */
+int layout_left(const struct layout *l, const struct plan *p, struct res_left *out);
 
 /*
  * Opens path for a job's I/O as the layout checked it: relative to its

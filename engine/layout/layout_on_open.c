@@ -89,8 +89,10 @@ int layout_make_on_open(const struct layout *l, struct layout_file *lf, int flag
 	 * against 111-120 without it).  A run killed before then leaves the file
 	 * unmarked, which a later run refuses to write, or adopts while it is empty.
 	 */
-	if (fd >= 0)
+	if (fd >= 0) {
 		lf->mark = MARK_SIZED;
+		lf->made = true;
+	}
 	if (fd == -EEXIST)
 		snprintf(why, n, "create (create_on_open): something took the name since the layout found "
 			 "nothing there; it is not written");

@@ -148,6 +148,30 @@ class LeftBehind(TmpDirCase):
         self.assertEqual((p.returncode, p.stderr), (0, ""))
         self.assertNotIn("this run created", p.stdout)
 
+    def test_the_files_left_are_counted_as_the_run_leaves_them(self):
+        # The layout's own count: a file the job's open makes (create_on_open) is left
+        # only once made, and a file a job grows (fallocate=none) counts at its end size.
+        p = run(["--name=a", f"--directory={self.tmp}", "--rw=write", "--bs=1m", "--nrfiles=10",
+                 "--filesize=4m", "--create_on_open=1", "--number_ios=3"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn(f"this run created 3 test files (3.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- '{self.tmp}/a.0.0' '{self.tmp}/a.0.1' '{self.tmp}/a.0.2'\n", p.stdout)
+        self.assertEqual(sorted(f.name for f in self.tmp.glob("a.*")), ["a.0.0", "a.0.1", "a.0.2"])
+        p = run(["--name=b", f"--directory={self.tmp}", "--rw=write", "--bs=1m", "--size=64m",
+                 "--fallocate=none", "--number_ios=5"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn(f"this run created 1 test file (5.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- '{self.tmp}/b.0.0'\n", p.stdout)
+        self.assertEqual((self.tmp / "b.0.0").stat().st_size, 5 << 20)
+        # filecreate makes its own files: counted beside the layout's, each once.
+        p = run(["--name=c", f"--directory={self.tmp}", "--rw=write", "--size=2m", "--name=d",
+                 f"--directory={self.tmp}", "--ioengine=filecreate", "--nrfiles=2", "--filesize=4k"],
+                cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn(f"this run created 3 test files (2.0 MiB), left for the next run to reuse; "
+                      f"remove with: rm -- '{self.tmp}/c.0.0' '{self.tmp}/d.0.0' '{self.tmp}/d.0.1'\n",
+                      p.stdout)
+
 
 class ReadingFioFiles(TmpDirCase):
     def test_a_read_job_over_files_fio_laid_out_runs_and_changes_nothing(self):
