@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <dirent.h>
 
 namespace parser {
 
@@ -222,6 +223,55 @@ bool is_special_file(const std::string &path)
     return stat(path.c_str(), &sb) == 0 && (S_ISBLK(sb.st_mode) || S_ISCHR(sb.st_mode));
 }
 
+// Which of many files of one directory are devices.  A stat each (a path walk,
+// and a lookup of a name that is mostly not there yet) was 4% of the CPU time
+// of a layout of 100 000 small files; the directory read once tells the same
+// for every name but the few whose entry type does not say (a link, a device,
+// a file system without types), which are looked at.  A directory far larger
+// than the files asked for is not read: a stat each costs less there.
+class device_names {
+public:
+    device_names(const std::vector<std::string> &paths, const std::string &dir)
+    {
+        if (dir.empty() || paths.size() < 64)
+            return;
+        for (const std::string &p : paths)
+            if (p.size() <= dir.size() || p.compare(0, dir.size(), dir) || p.find('/', dir.size()) != p.npos)
+                return;
+        listed_ = list(dir, 4 * paths.size() + 1024);
+    }
+
+    bool is_device(const std::string &path, size_t base) const
+    {
+        if (listed_ && (unsure_.empty() || !unsure_.count(path.substr(base))))
+            return false;
+        return is_special_file(path);
+    }
+
+private:
+    bool list(const std::string &dir, size_t most)
+    {
+        DIR *d = opendir(dir.c_str());
+        if (!d)
+            return false;
+        size_t n = 0;
+        bool whole = true;
+        while (const dirent *e = readdir(d)) {
+            if (++n > most) {
+                whole = false;
+                break;
+            }
+            if (e->d_type != DT_REG && e->d_type != DT_DIR)
+                unsure_.emplace(e->d_name);
+        }
+        closedir(d);
+        return whole;
+    }
+
+    bool listed_ = false;
+    std::unordered_set<std::string> unsure_;  // names whose entry type leaves it open
+};
+
 } // namespace
 
 // File paths of one clone, as fio lays them out (reference/fio.md §1.3).
@@ -325,6 +375,10 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     taus88 draws;
     const uint64_t file_size_off = 7;  // fio's FIO_RAND_FILE_SIZE_OFF
     taus88_seed(&draws, fio_seed(d.spec, c, file_size_off));
+    const std::string dir = d.spec.filenames.empty() && !d.spec.directories.empty()
+                                ? join_dir(d.spec.directories[c.clone_index % d.spec.directories.size()], "")
+                                : std::string();
+    const device_names devices(paths, d.dropped ? std::string() : dir);
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
@@ -332,7 +386,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
-        pf.is_device = !d.dropped && is_special_file(paths[f]);
+        pf.is_device = !d.dropped && devices.is_device(paths[f], dir.size());
         append_at_end(pf, j);
     }
 }

@@ -2,8 +2,16 @@
 // the leading number of a value with text after it (and the note that says
 // so), booleans and set-flags, 100%%, bssplit's corners, $keywords with bc's
 // arithmetic and fio's "(...)" calculator, deprecated options, fio's names in
-// the echo, atomic= and file_service_type=TYPE:N.
+// the echo, atomic= and file_service_type=TYPE:N, and which of a job's files
+// are devices, as fio's stat of each tells.
 #include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
 
 #include "parser/diag.hpp"
 #include "parser/ini.hpp"
@@ -212,4 +220,34 @@ TEST_CASE("clones and their files are named after the section, as fio's")
     CHECK(std::string(j.name) == "myname");
     CHECK(std::string(j.clones[0].files[0].path) == "/nonexistent/sec.0.0");
     CHECK(std::string(j.clones[1].files[0].path) == "/nonexistent/sec.1.0");
+}
+
+// A file is a device when its name leads to one (a stat follows a link, as fio's):
+// the same whether the directory is read once (many files) or each name looked at.
+TEST_CASE("a job's files are devices where their names lead to one, however many the job has")
+{
+    char tmpl[] = "/tmp/ioplan-devnames-XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    const std::string dir = tmpl;
+    REQUIRE(symlink("/dev/null", (dir + "/d.0.5").c_str()) == 0);
+    REQUIRE(mkfifo((dir + "/d.0.7").c_str(), 0600) == 0);
+    REQUIRE(symlink("d.0.7", (dir + "/d.0.8").c_str()) == 0);
+    fclose(fopen((dir + "/d.0.3").c_str(), "w"));
+    auto devices = [&](int nrfiles) {
+        plan_ptr p = plan_of("[d]\nioengine=psync\nfilesize=4k\nnrfiles=" + std::to_string(nrfiles) +
+                             "\ndirectory=" + dir + "\n");
+        const plan_clone &c = plan_job_at(p.get(), 0)->clones[0];
+        std::vector<uint32_t> out;
+        for (uint32_t f = 0; f < c.nr_files; f++)
+            if (c.files[f].is_device)
+                out.push_back(f);
+        return out;
+    };
+    CHECK(devices(10) == std::vector<uint32_t>{ 5 });
+    CHECK(devices(100) == std::vector<uint32_t>{ 5 });
+    // A directory far larger than the job's files is not read: each name is looked at.
+    for (int i = 0; i < 1500; i++)
+        fclose(fopen((dir + "/other." + std::to_string(i)).c_str(), "w"));
+    CHECK(devices(100) == std::vector<uint32_t>{ 5 });
+    REQUIRE(std::system(("rm -rf -- '" + dir + "'").c_str()) == 0);
 }
