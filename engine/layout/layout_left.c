@@ -19,7 +19,11 @@
 
 #include "engine/layout/layout.h"
 
-/* Its size at the end, or false when no file of it is there to leave. */
+/*
+ * Its size at the end, or false when no file of it is there to leave.  A
+ * file found replaced under the run (layout_finish warned of it) is not: the
+ * note would tell the user to remove a file that is not ioplan's.
+ */
 static bool size_at_end(const struct layout *l, const struct layout_file *lf, uint64_t *size)
 {
 	struct stat st;
@@ -30,6 +34,8 @@ static bool size_at_end(const struct layout *l, const struct layout_file *lf, ui
 		return true;
 	}
 	if (dfd >= 0 ? fstatat(dfd, tgt_base(lf->path), &st, 0) : stat(lf->path, &st))
+		return false;
+	if (lf->id.known && (st.st_dev != lf->id.dev || st.st_ino != lf->id.ino))
 		return false;
 	*size = (uint64_t)st.st_size;
 	return S_ISREG(st.st_mode);

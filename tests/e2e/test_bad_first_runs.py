@@ -8,13 +8,15 @@ each at a direct-I/O-aligned offset, whatever the device's size.  A run that
 creates test files says so at its end, with their size and the command that
 removes them; files fio laid out are read as they are (reading is safe).
 """
+import errno
 import json
 import os
 import re
 import subprocess
+import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, run, run_fio
 
 
 class MistypedDevice(TmpDirCase):
@@ -171,6 +173,36 @@ class LeftBehind(TmpDirCase):
         self.assertIn(f"this run created 3 test files (2.0 MiB), left for the next run to reuse; "
                       f"remove with: rm -- '{self.tmp}/c.0.0' '{self.tmp}/d.0.0' '{self.tmp}/d.0.1'\n",
                       p.stdout)
+
+    def test_a_file_replaced_under_the_run_is_not_named_for_removal(self):
+        # The job's file is swapped for another while a later job reads a FIFO: the run warns
+        # that it changed, and the note must not tell the user to remove the one now there.
+        fifo = self.tmp / "feed"
+        os.mkfifo(fifo)
+        (self.tmp / "j.fio").write_text("[w]\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nfilename=f\n"
+                                        "[wait]\nstonewall\nioengine=io_uring\nrw=read\nbs=4k\nsize=4k\n"
+                                        "filename=feed\n")
+        proc = subprocess.Popen([BIN, "j.fio"], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        self.addCleanup(proc.kill)
+        deadline = time.monotonic() + 60
+        while True:   # the FIFO opens for writing once the second job holds it: the first is done
+            try:
+                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
+                    self.fail(f"the second job never opened the FIFO: {e}; {proc.communicate()[1]}")
+                time.sleep(0.01)
+        os.rename(self.tmp / "f", self.tmp / "moved")
+        (self.tmp / "f").write_bytes(b"the user's")
+        os.write(feed, b"x" * 4096)
+        os.close(feed)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertIn("f: changed during the run", out)
+        self.assertNotIn("this run created", out)
+        self.assertEqual((self.tmp / "f").read_bytes(), b"the user's")
 
 
 class ReadingFioFiles(TmpDirCase):
