@@ -138,7 +138,12 @@ int print_showcmd(const args &a, FILE *out)
             if (!sec.is_global || in_job)
                 s += " " + shell_word("--name=" + (sec.is_global ? std::string("global") : sec.name));
             in_job = in_job || !sec.is_global;
-            s += entry_words(sec.entries);
+            std::vector<uint32_t> at;
+            parser::fio_echo_places(sec.entries, 0, at);
+            std::vector<parser::entry> in_order = sec.entries;
+            for (size_t k = 0; k < at.size(); k++)
+                in_order[at[k]] = sec.entries[k];
+            s += entry_words(in_order); // as fio: a filename= after the directory= it goes under
         }
         std::fprintf(out, "%s\n", s.c_str());
     }

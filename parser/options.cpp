@@ -254,6 +254,7 @@ static opt no(const char *name, const char *why)
 static const std::vector<option> core_table = {
     // ---- job control ------------------------------------------------------------
     opt("kb_base", opt_type::choice, CAT_STATS)
+        .fio_prio(1)
         .def("1024")
         .choices({
             {"1024", "k = 1024 (IEC meaning of k, m, g)", 1024},
@@ -437,6 +438,7 @@ static const std::vector<option> core_table = {
         .help("Directory for the job's files (it must exist, as in fio); d1:d2 spreads clones over several.")
         .apply(A(j.directories = path_list(trim(v)))),
     opt("filename", opt_type::path_list, CAT_FILES)
+        .fio_prio(-1) // fio parses it after directory=, and echoes it after the rest
         .help("Fixed file or device name(s), a:b, shared by every clone; overrides nrfiles. Each filename= "
               "adds to the names before it ([global]'s and the job's), under the directory= set before it, "
               "as fio: a job file section's own directory= wherever it is written; on the command line, "
@@ -455,6 +457,7 @@ static const std::vector<option> core_table = {
               "allow_existing_file_write=1 like any file ioplan did not create.")
         .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
+        .fio_prio(-1)
         .def("$jobname.$jobnum.$filenum")
         .help("Name of generated files, with $jobname, $jobnum (clone), $filenum, and under mpirun $rank and $host; $clientuid is empty, as fio's outside client/server mode. "
               "As fio, a clone after the first gets no file whose name the first clone of a job with numjobs>1 "
@@ -889,6 +892,7 @@ static const std::vector<option> core_table = {
               "is refused before any I/O, as fio refuses it.")
         .apply(A(j.pj.cpus_allowed = parse_cpu_list(trim(v)))),
     opt("cpus_allowed_policy", opt_type::choice, CAT_ENGINE)
+        .fio_prio(1)
         .def("shared")
         .choices({
             {"shared", "every thread may use every allowed CPU", 0},
@@ -1551,6 +1555,7 @@ static const std::vector<option> core_table = {
         .help("Significant figures of the normal output's sizes, bandwidths and IOPS (fio's num2str).")
         .apply(A(j.pj.sig_figs = (uint8_t)int_in(o, v))),
     opt("unit_base", opt_type::choice, CAT_STATS)
+        .fio_prio(1)
         .def("0")
         .choices({
             {"0", "auto: bits for ioengine=net, else bytes", 0},

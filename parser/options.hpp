@@ -62,6 +62,7 @@ struct option {
                              // engine's file brings, the engines whose list line names its table
     const char *refused;     // an fio option ioplan knows and refuses: why (nullptr: accepted)
     const plan_engopt *engine_opt; // brought by an engine's file (engine/plan_engopts.h); nullptr: the table's own
+    int fio_prio;            // fio's parse priority (its .prio): a section's higher ones are parsed, and echoed, first
 };
 
 // Writes a table entry with named fields, one per line, so a row reads without
@@ -71,7 +72,7 @@ struct option {
 struct opt {
     option o;
     opt(const char *name, opt_type type, const char *category)
-        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr, nullptr, nullptr} {}
+        : o{name, {}, type, "", nullptr, 1, 0, {}, category, "", nullptr, false, nullptr, nullptr, nullptr, 0} {}
     opt &aliases(std::vector<const char *> a) { o.aliases = std::move(a); return *this; }
     opt &unit(const char *u) { o.unit = u; return *this; }
     opt &def(const char *d) { o.def = d; return *this; }
@@ -82,6 +83,7 @@ struct opt {
     opt &ioplan_only() { o.ioplan_only = true; return *this; }
     opt &engines(const char *e) { o.engines = e; return *this; }
     opt &refused(const char *why) { o.refused = why; return *this; }
+    opt &fio_prio(int p) { o.fio_prio = p; return *this; }
     operator option() const { return o; }
 };
 
@@ -101,6 +103,13 @@ std::string unsupported_reason(const std::string &name);
 
 // An option fio 3.33 accepts and ignores with a note (soft-deprecated).
 bool deprecated_option(const std::string &name);
+
+// Where fio 3.33 would list each of a job file section's entries (from entry `from`
+// on) in its "job options" and --showcmd: fio parses a section's options by .prio
+// (fio_prio), highest first, and an engine's own ones after the rest, each kind
+// as written.  at[i] is entry i's place; entries before `from` keep theirs, and an
+// `at` left empty (nothing moves) or shorter than the entries means as written.
+void fio_echo_places(const std::vector<entry> &entries, size_t from, std::vector<uint32_t> &at);
 
 // Every name and alias, for "did you mean".
 std::vector<std::string> option_names();

@@ -2,8 +2,10 @@
 // refused, and the all-defaults job.
 #include "parser/options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <numeric>
 #include <strings.h>
 #include <unordered_map>
 
@@ -39,6 +41,37 @@ const option *find_option(const std::string &name)
     }();
     auto it = by_name.find(lower(name));
     return it == by_name.end() ? nullptr : it->second;
+}
+
+namespace {
+
+// 0 is parsed first.  fio sorts a section's options by .prio (a stable sort:
+// glibc's qsort merges), parses them, and leaves those its table lacks to the
+// engine's table after.  An option neither knows is refused before any echo.
+int parse_rank(const entry &e)
+{
+    const option *o = find_option(e.key);
+    if (!o)
+        return 1;
+    return o->engines ? 3 : 1 - o->fio_prio;
+}
+
+} // namespace
+
+void fio_echo_places(const std::vector<entry> &entries, size_t from, std::vector<uint32_t> &at)
+{
+    std::vector<int> rank;
+    for (size_t i = from; i < entries.size(); i++)
+        rank.push_back(parse_rank(entries[i]));
+    if (at.empty() && std::is_sorted(rank.begin(), rank.end())) // the usual section: nothing moves
+        return;
+    for (size_t i = at.size(); i < entries.size(); i++)
+        at.push_back((uint32_t)i);
+    std::vector<uint32_t> by_place(rank.size());
+    std::iota(by_place.begin(), by_place.end(), 0u);
+    std::stable_sort(by_place.begin(), by_place.end(), [&](uint32_t a, uint32_t b) { return rank[a] < rank[b]; });
+    for (size_t k = 0; k < by_place.size(); k++)
+        at[from + by_place[k]] = (uint32_t)(from + k);
 }
 
 bool deprecated_option(const std::string &name)

@@ -59,6 +59,7 @@ public:
 
     uint32_t jobs = 0;
     std::vector<entry> global_echo;
+    std::vector<uint32_t> global_echo_at;
 
     void run(const std::vector<document> &docs);
     // run() in steps, for sections handed over as they are read: begin() (the
@@ -171,8 +172,10 @@ void layering::start_document(uint32_t index, job_spec base)
     first_job_ = true;
     // fio starts each file after the first from its defaults, and its JSON's
     // "global options" are the last file's [global] alone.
-    if (index > 0)
+    if (index > 0) {
         global_echo.clear();
+        global_echo_at.clear();
+    }
 }
 
 void layering::read_section(const section &s)
@@ -184,12 +187,15 @@ void layering::read_section(const section &s)
         note_shadowed(s.entries);
     if (s.is_global) {
         apply_section(g, s.entries, errors_, notes_);
+        size_t from = global_echo.size();
         global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
+        fio_echo_places(global_echo, from, global_echo_at);
         return;
     }
     job_def d{g, s.name, s.header_loc, index};
     d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
     d.spec.echo = s.entries;
+    fio_echo_places(d.spec.echo, 0, d.spec.echo_at);
     apply_section(d.spec, s.entries, errors_, notes_);
     if (req_.cli_overrides && index == 0) {
         plan_job own = d.spec.pj;
@@ -378,7 +384,7 @@ plan_ptr finish_plan(layering &l, plan_builder &builder, error_sink &errors, con
         fail(loc{first_path, 0, 0, "", nullptr},
              l.wanted_all() ? "no jobs defined (a job file needs at least one [job] section)"
                             : "no job section matches --section");
-    return plan_ptr(builder.finish(l.global_echo));
+    return plan_ptr(builder.finish(l.global_echo, l.global_echo_at));
 }
 
 // --parse-only of INI files: each section is planned (checked and dropped) as

@@ -65,7 +65,7 @@ public:
     void add(job_def &d);
     uint32_t jobs() const { return p_->nr_jobs; }
     // The plan, with echo (the union of global options); the builder is spent.
-    plan *finish(const std::vector<entry> &global_echo);
+    plan *finish(const std::vector<entry> &global_echo, const std::vector<uint32_t> &global_echo_at);
 
 private:
     struct most_files {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <new>
+#include <numeric>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -399,25 +400,36 @@ uint64_t os_seed()
     return s;
 }
 
-plan_kv *echo_kvs(const std::vector<entry> &entries, uint32_t *n)
+plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t> &at, uint32_t *n)
 {
     // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
     // fio records an option under its own name, not the alias typed (readwrite= is "rw").
-    std::vector<std::pair<std::string, std::string>> kv;
-    for (const entry &e : entries) {
-        const option *o = find_option(e.key);
-        std::string key = o ? o->name : e.key;
-        auto it = std::find_if(kv.begin(), kv.end(), [&](const auto &p) { return p.first == key; });
+    // The plan keeps them as typed (its hash covers them); each knows fio's place.
+    struct kv_at {
+        std::string key, value;
+        uint32_t place;
+    };
+    std::vector<kv_at> kv;
+    for (size_t i = 0; i < entries.size(); i++) {
+        const option *o = find_option(entries[i].key);
+        std::string key = o ? o->name : entries[i].key;
+        auto it = std::find_if(kv.begin(), kv.end(), [&](const kv_at &p) { return p.key == key; });
         if (it != kv.end())
-            it->second = shown_value(e.value);
+            it->value = shown_value(entries[i].value);
         else
-            kv.emplace_back(key, shown_value(e.value));
+            kv.push_back({key, shown_value(entries[i].value), i < at.size() ? at[i] : (uint32_t)i});
     }
+    std::vector<uint32_t> by_place(kv.size());
+    std::iota(by_place.begin(), by_place.end(), 0u);
+    std::stable_sort(by_place.begin(), by_place.end(),
+                     [&](uint32_t a, uint32_t b) { return kv[a].place < kv[b].place; });
     *n = (uint32_t)kv.size();
     plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));
+    for (size_t k = 0; k < kv.size(); k++)
+        out[by_place[k]].fio_at = (uint32_t)k;
     for (size_t i = 0; i < kv.size(); i++) {
-        out[i].key = plan_strdup(kv[i].first.c_str());
-        out[i].value = plan_strdup(kv[i].second.c_str());
+        out[i].key = plan_strdup(kv[i].key.c_str());
+        out[i].value = plan_strdup(kv[i].value.c_str());
     }
     return out;
 }
@@ -569,7 +581,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         std::copy(s.verify_pattern.begin(), s.verify_pattern.end(), j.verify_pattern);
         j.verify_pattern_len = (uint32_t)s.verify_pattern.size();
     }
-    j.opts = echo_kvs(s.echo, &j.nr_opts);
+    j.opts = echo_kvs(s.echo, s.echo_at, &j.nr_opts);
     uint64_t base = (s.pj.randrepeat || s.randseed_set || s.allrandrepeat) ? s.pj.randseed : random_base;
     // An explicit randseed= numbers the job's own clones from it (DISKSPD: seed +
     // thread); otherwise every thread of the plan gets its own stream.
@@ -813,11 +825,11 @@ void plan_builder::fit_last_group()
         grow(&p_->groups[p_->nr_groups - 1].jobs, p_->groups[p_->nr_groups - 1].nr_jobs);
 }
 
-plan *plan_builder::finish(const std::vector<entry> &global_echo)
+plan *plan_builder::finish(const std::vector<entry> &global_echo, const std::vector<uint32_t> &global_echo_at)
 {
     fit_last_group();
     p_->nr_threads = threads_;
-    p_->global_opts = echo_kvs(global_echo, &p_->nr_global_opts);
+    p_->global_opts = echo_kvs(global_echo, global_echo_at, &p_->nr_global_opts);
     mark_shared(p_);
     plan *p = p_;
     p_ = nullptr;

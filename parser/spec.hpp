@@ -79,8 +79,10 @@ struct job_spec {
     std::string allow_device_write;
     bool allow_existing_file_write = false;
 
-    // Options as typed in this job's own section, for the report echo.
+    // Options as typed in this job's own section, for the report echo, and the
+    // place fio would list each in (fio_echo_places; empty: as typed).
     std::vector<entry> echo;
+    std::vector<uint32_t> echo_at;
 };
 
 } // namespace parser

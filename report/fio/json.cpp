@@ -4,8 +4,10 @@
 // filters written for fio work unchanged; ioplan's own facts go under one
 // "ioplan" object (json_ioplan.cpp).  Always exactly one valid document: no
 // duplicate keys, no text around it.
+#include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <numeric>
 #include <ostream>
 
 #include "report/formats.hpp"
@@ -19,8 +21,12 @@ namespace report {
 
 ojson options_object(const plan_kv *kv, uint32_t n)
 {
+	std::vector<uint32_t> by_place(n);
+	std::iota(by_place.begin(), by_place.end(), 0u);
+	std::stable_sort(by_place.begin(), by_place.end(),
+			 [kv](uint32_t a, uint32_t b) { return kv[a].fio_at < kv[b].fio_at; });
 	ojson o = ojson::object();
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i : by_place) {
 		// As fio: a flag given without a value (stonewall, time_based) is not echoed.
 		if (!kv[i].key || !kv[i].value || !*kv[i].value)
 			continue;

@@ -331,6 +331,20 @@ class RunFlags(TmpDirCase):
             self.assertEqual(run_fio(["--parse-only", *words[1:]]).returncode, 0)
         self.assert_same_plan(words[1:], path)
 
+    def test_showcmd_puts_a_filename_after_the_directory_it_goes_under(self):
+        # fio parses a section's filename= after its directory= wherever it is written, and
+        # its command line puts a --filename= under the --directory= before it: a line in
+        # the order typed made another job (the file in the current directory).
+        d = self.tmp / "under"
+        d.mkdir()
+        path = self.write("o.fio", f"[j]\nfilename=f1\nunit_base=8\nioengine=null\nsize=64k\ndirectory={d}\n")
+        p = run(["--showcmd", str(path)])
+        self.assertEqual(p.stdout, f"ioplan --name=j --unit_base=8 --ioengine=null --size=64k --directory={d} "
+                                   "--filename=f1\n")
+        if FIO:
+            self.assertEqual(run_fio(["--showcmd", str(path)]).stdout.strip(), "fio" + p.stdout.strip()[6:])
+        self.assert_same_plan(p.stdout.split()[1:], path)
+
     def test_showcmd_quotes_and_returns_to_global(self):
         path = self.write("b.fio", "[a]\nioengine=null\nsize=1m\ndescription=two words\n[global]\nbs=8k\n[b]\nioengine=null\nsize=1m\n")
         p = run(["--showcmd", str(path)])

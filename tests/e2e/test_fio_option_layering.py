@@ -217,6 +217,27 @@ class OptionLayering(TmpDirCase):
             self.assertEqual(shown["ioplan"], shown["fio"], order)
             self.assertEqual(shown["fio"][0] is None, order[1] == "bare.fio", shown["fio"])
 
+    def test_options_are_echoed_in_the_order_fio_parses_them(self):
+        # fio sorts a section's options by priority before parsing them (kb_base,
+        # unit_base and cpus_allowed_policy first, filename and filename_format after
+        # the rest, so after directory=) and parses an engine's own options last; its
+        # "job options" and "global options" list them so.  ioplan listed them as typed.
+        text = ("[global]\nfilename=g1\nioengine=io_uring\nfixedbufs=1\nkb_base=1024\nsize=64k\n"
+                "[global]\ndirectory={dir}\nfilename=g2\nunit_base=8\nbs=8k\n"
+                "[j]\nfilename=x3\nhipri=0\nrw=read\ncpus_allowed_policy=shared\nbs=4k\n"
+                "filename_format=f.$jobnum\nunit_base=8\niodepth=2\n")
+        out = self.both(text, "order")
+        shown = {}
+        for who, (p, d) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            shown[who] = (list(doc["global options"].items()), list(doc["jobs"][0]["job options"].items()))
+            shown[who] = json.loads(json.dumps(shown[who]).replace(str(d), "{dir}"))
+        self.assertEqual(shown["ioplan"], shown["fio"])
+        self.assertEqual([k for k, _ in shown["fio"][1]],
+                         ["cpus_allowed_policy", "unit_base", "rw", "bs", "iodepth", "filename", "filename_format",
+                          "hipri"])
+
     def test_a_percentage_offset_increment_is_of_the_file_size(self):
         # fio takes offset_increment=N% as N% of the file's size per clone
         # (get_start_offset), rounded up to the smallest block size like offset=N%;
