@@ -1588,6 +1588,7 @@ static const std::vector<option> core_table = {
     // ---- io_uring_cmd's cmd_type, which fio lists for io_uring too (io_uring's and libaio's own options
     // are declared in their files: engine/ioengines/io_uring.c, libaio.c) ----
     opt("cmd_type", opt_type::choice, CAT_ENGINE)
+        .engines("io_uring")
         .def("nvme")
         .choices({{"nvme", "NVMe commands", 0}})
         .help("io_uring_cmd's command set; fio lists it for io_uring too, where it does nothing (nor in ioplan).")

@@ -95,8 +95,9 @@ class EngineOptions(TmpDirCase):
         # The options io_uring.c and libaio.c declare are theirs alone: fio drops a job that
         # gives one under another engine ("Bad option"), ioplan refuses it before any I/O.
         cases = [("psync", o) for o in ("fixedbufs=1", "registerfiles=1", "sqthread_poll=1",
-                                        "sqthread_poll_cpu=0", "force_async=2", "nonvectored=0")]
-        cases += [("io_uring", "userspace_reap=1"), ("psync", "userspace_reap=1")]
+                                        "sqthread_poll_cpu=0", "force_async=2", "nonvectored=0",
+                                        "cmd_type=nvme")]
+        cases += [("io_uring", "userspace_reap=1"), ("psync", "userspace_reap=1"), ("libaio", "cmd_type=nvme")]
         for engine, opt in cases:
             with self.subTest(engine=engine, option=opt):
                 job = self.tmp / "j.fio"
@@ -110,6 +111,9 @@ class EngineOptions(TmpDirCase):
                     f = run_fio([str(job)], cwd=self.tmp)
                     self.assertNotEqual(f.returncode, 0)
                     self.assertIn(f"Bad option <{opt}>", f.stderr)
+        # cmd_type (io_uring_cmd's, which fio lists for io_uring too) is accepted there.
+        job.write_text("[j]\nioengine=io_uring\ncmd_type=nvme\nsize=1m\nfilename=data\n")
+        self.assertEqual(run(["--parse-only", str(job)], cwd=self.tmp).returncode, 0)
 
 
 if __name__ == "__main__":
