@@ -609,7 +609,7 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
     bool same = !w || w->same_plan(src ? src->identity : "");
     // A rank whose own outputs are refused says so in the agreement too: the
     // others would otherwise wait for it at the next step until --rank-timeout.
-    std::string why = ok ? "" : outputs_ok ? first_finding(*pf) : "a file it would write is refused (its error above)";
+    std::string why = ok ? "" : outputs_ok ? first_finding(*pf) : "a file it would write is refused (the rank's own error says why)";
     if (w && w->agree(ok && same ? 0 : 2, why, "preflight"))
         ok = false;
     return ok && same;
@@ -643,6 +643,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         formats |= report::FORMAT_TERSE;
     output_file out;
     bool reports = !w || w->rank() == 0; // under mpirun rank 0 reports for the world
+    held_stderr held; // every rank finds the same faults: each said once, at the agreement
+    if (w && w->size() > 1 && held.start())
+        w->hold_until_agreed(&held);
     std::vector<input_file> inputs = run_inputs(a, p, src);
     bool outputs_ok = job_directories_ok(p) &&
                       (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&

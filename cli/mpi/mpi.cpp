@@ -82,6 +82,13 @@ struct status_rec {
     int32_t code;
     char host[64];
     char msg[440];
+    uint64_t held; // the digest of the stderr it held (held_stderr), 0: none
+};
+
+// Rank 0's answer: the worst code, and the digest of what rank 0 printed of its held stderr.
+struct verdict {
+    int32_t worst;
+    uint64_t held;
 };
 
 // "2", "0, 1", "0-63, 70": ranks in order, runs of three or more as a range.
@@ -164,6 +171,7 @@ public:
               std::unique_lock<std::mutex> l(mu_);
               if (cv_.wait_for(l, std::chrono::duration<double>(timeout_s), [this] { return done_; }))
                   return;
+              held_stderr_release_now();
               std::fprintf(stderr, "ioplan: error: %s did not return within %gs%s; giving up\n",
                            what.c_str(), timeout_s, why.c_str());
               std::fflush(stderr);
@@ -333,6 +341,7 @@ world *world::join(int rank_shift, double timeout_s, double join_s, std::string 
 
 void world::lost(const char *step)
 {
+    held_stderr_release_now(); // what this rank found is not lost with the world
     std::fprintf(stderr,
                  "ioplan: error: rank %u (%s): no answer from the other ranks within %gs at %s; stopping every rank\n",
                  who_.rank, who_.host.c_str(), timeout_s_, step);
@@ -345,6 +354,7 @@ void world::lost(const char *step)
 // the world: a step's timeout says who did not answer, not only where.
 void world::lost_ranks(const std::vector<uint32_t> &ranks, double wait_s, const std::string &step)
 {
+    held_stderr_release_now(); // what this rank found is not lost with the world
     std::string who;
     for (uint32_t r : ranks)
         who += (who.empty() ? "" : ", ") + std::to_string(r) + (r < hosts_.size() ? " (" + hosts_[r] + ")" : "");
@@ -363,6 +373,23 @@ uint64_t world::due_ns(uint32_t r, uint64_t since, double wait_s, bool work) con
     if (work)
         from = std::max(from, heard_[r].load(std::memory_order_relaxed));
     return from + static_cast<uint64_t>(wait_s * 1e9);
+}
+
+// A rank kept waiting since `since` holds its stderr no longer once a quarter of
+// --rank-timeout (2 s at most) has gone: the world may end while it waits, and
+// mpirun ends the ranks with SIGKILL (after one rank's MPI_Abort or death), the
+// held text with them.  Said twice then, rather than lost.  Returns the wait
+// slice, cut to wake up at that moment while stderr is held.
+double world::held_slice(double slice, uint64_t since)
+{
+    if (!held_)
+        return slice;
+    double patience = std::min(2.0, timeout_s_ / 4), waited = static_cast<double>(mono_ns() - since) / 1e9;
+    if (waited < patience)
+        return std::min(slice, patience - waited);
+    held_->release(true);
+    held_ = nullptr;
+    return slice;
 }
 
 // A gather rank 0 can see into (MPI_Gather only fails, it does not say for
@@ -392,7 +419,7 @@ void world::collect(const void *mine, size_t len, void *all, const std::string &
             }
         if (!missing.empty())
             break;
-        double slice = static_cast<double>(next - now) / 1e9;
+        double slice = held_slice(static_cast<double>(next - now) / 1e9, since);
         void *buf = nullptr;
         size_t got = 0;
         int from = 0;
@@ -429,7 +456,7 @@ void world::hand_out(void *buf, size_t len, const std::string &step, double wait
         uint64_t now = mono_ns(), due = due_ns(0, since, 2 * wait_s + 1, work);
         if (now >= due)
             rank0_lost(step);
-        double slice = static_cast<double>(due - now) / 1e9;
+        double slice = held_slice(static_cast<double>(due - now) / 1e9, since);
         int rc = ops_->recv(&got, &n, 0, TAG_SCATTER, &from, work ? std::min(slice, PULSE_LOOK_S) : slice);
         if (!rc)
             break;
@@ -453,17 +480,23 @@ int world::agree_on(int code, const std::string &msg, const std::string &step, b
     mine.code = code;
     snprintf(mine.host, sizeof(mine.host), "%s", who_.host.c_str());
     snprintf(mine.msg, sizeof(mine.msg), "%s", msg.c_str());
+    mine.held = held_ ? held_->digest() : 0;
     // After the merge rank 0 is still folding and reporting: work, not a step of the run.
     double wait_s = merged_ ? merge_timeout_s() * who_.nranks : timeout_s_;
     std::vector<status_rec> all(who_.rank == 0 ? who_.nranks : 0);
     collect(&mine, sizeof(mine), all.empty() ? nullptr : all.data(), step, wait_s, work);
-    int32_t worst = 0;
+    verdict v{0, mine.held};
     for (uint32_t r = 0; r < all.size(); r++)
-        worst = std::max(worst, all[r].code);
+        v.worst = std::max(v.worst, all[r].code);
+    if (held_ && who_.rank == 0)
+        held_->release(true);
     say_failures(all);
-    hand_out(&worst, sizeof(worst), step, wait_s, work);
+    hand_out(&v, sizeof(v), step, wait_s, work);
+    if (held_ && who_.rank != 0) // rank 0 said the same text: said once
+        held_->release(v.held != mine.held);
+    held_ = nullptr;
     agreed_++;
-    return worst;
+    return v.worst;
 }
 
 bool world::same_plan(const std::string &identity)
@@ -754,6 +787,7 @@ int64_t world::arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t
 
 void world::rank0_lost(const std::string &step)
 {
+    held_stderr_release_now(); // what this rank found is not lost with the world
     std::fprintf(stderr, "ioplan: error: rank %u (%s): rank 0 did not answer within %gs at %s; stopping every rank\n",
                  who_.rank, who_.host.c_str(), 2 * timeout_s_ + 1, step.c_str());
     std::fflush(stderr);

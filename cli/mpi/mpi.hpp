@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/mpi/held_stderr.hpp"
 #include "cli/mpi/mpi_module.h"
 #include "cli/mpi/rank_file.hpp"
 #include "engine/engine.h"
@@ -90,6 +91,10 @@ public:
     bool same_plan(const std::string &identity);
     // How many agreements this rank took part in (the first is preflight's).
     unsigned agreed() const { return agreed_; }
+    // The next agreement gives h's text out: rank 0's before its account of the
+    // ranks that failed, another rank's after it, and only where it is not rank
+    // 0's (held_stderr.hpp).  h must outlive that agreement.
+    void hold_until_agreed(held_stderr *h) { held_ = h; }
 
     // The hooks for eng_opts.sync; this world must outlive the run.
     const eng_sync *sync();
@@ -141,6 +146,8 @@ private:
     std::vector<bool> answered_;       // rank 0: the ranks that came to the last arrival
     bool lost_ = false;                // a rank did not come: no more collectives
     std::string lost_step_;            // where this rank saw the world fail (its rank files say so)
+    held_stderr *held_ = nullptr;      // stderr held until the next agreement
+    double held_slice(double slice, uint64_t since);
     bool layout_named_ = false;        // a layout round named the ranks that failed
     bool merged_ = false;              // past the run: the merge's deadlines hold
     std::string lost_text_;            // rank 0: who did not come, where

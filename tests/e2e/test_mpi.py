@@ -289,15 +289,25 @@ class Ranks(TmpDirCase):
     def test_a_refusal_every_rank_meets_is_said_once_naming_the_ranks(self):
         # Rank 0's account of the ranks that refused was a line per rank ("rank 0 (h): ...",
         # "rank 1 (h): ...": 64 lines for 64 ranks); the same refusal is now one line naming them.
-        # (Each rank still prints its own finding first, on its own stderr.)
+        # Each rank's own finding is held until the agreement and said once, by rank 0, where it
+        # is rank 0's (it was said by every rank); a finding of its own a rank still says itself.
         (self.tmp / "plain").write_text("a file, not a directory\n")
         args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/plain\n")
         p = mpirun(RANKS, args, self.tmp, timeout=60)
         self.assertNotEqual(p.returncode, 0, p.stderr)
         lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ioplan: error: rank")]
         host = os.uname().nodename
-        self.assertEqual(lines, [f"ioplan: error: ranks 0-3 ({host}): a file it would write is refused (its error "
-                                 f"above)"], p.stderr)
+        self.assertEqual(lines, [f"ioplan: error: ranks 0-3 ({host}): a file it would write is refused (the rank's "
+                                 f"own error says why)"], p.stderr)
+        self.assertEqual(p.stderr.count(f"directory={self.tmp}/plain is a regular file"), 1, p.stderr)
+        for r in (0, 2):
+            (self.tmp / f"d{r}").mkdir()
+        self.write("job.fio", f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/d${{IOPLAN_RANK}}\n")
+        p = mpirun(RANKS, args, self.tmp, timeout=60)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        for r in range(RANKS):
+            self.assertEqual(p.stderr.count(f"directory={self.tmp}/d{r} does not exist"), r % 2, p.stderr)
+        self.assertIn(f"ioplan: error: ranks 1, 3 ({host}): a file it would write is refused", p.stderr)
 
     def test_a_file_one_rank_may_not_write_stops_every_rank_at_once(self):
         # A user's file where rank 2's rank file goes; rank 0's --output naming the job file: each
@@ -715,10 +725,10 @@ class KilledMidWrite(TmpDirCase):
 class LostJoining(TmpDirCase):
     """A rank stopped (for real, at a gdb breakpoint) while the world forms: who is missing is said."""
 
-    def run_with_rank_2_stopped_at(self, where, hosts=False, flags=()):
+    def run_with_rank_2_stopped_at(self, where, hosts=False, flags=(), job=None):
         # Rank 2 runs under gdb, held at a breakpoint (then `sleep`): stopped at that point.
         # hosts: each rank in its own UTS namespace, ranks 0, 1 on node0 and rank 2 on node1.
-        self.write("job.fio", "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
+        self.write("job.fio", job or "[r]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
                    f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
         args = ["--rank-timeout=3", *flags, "--output-format=json", "job.fio"]
         gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", f"break {where}", "-ex", "run",
@@ -746,6 +756,19 @@ class LostJoining(TmpDirCase):
         err = self.run_with_rank_2_stopped_at("cli::world::measure_clock_offsets", hosts=True)
         self.assertIn("ioplan: error: rank 2 (node1) did not answer within 3s at the clock offset measure; "
                       "stopping every rank", err)
+
+    def test_a_ranks_finding_held_for_the_agreement_is_said_when_the_world_ends_before_it(self):
+        # A rank holds what its checks print until the ranks agree (so that 64 ranks do not
+        # print one fault 64 times).  Rank 2 never comes to the plan comparison before that
+        # agreement: rank 0 ends the world, mpirun ends rank 1, and rank 1's own finding,
+        # still held, must come out all the same.
+        (self.tmp / "d0").mkdir()
+        err = self.run_with_rank_2_stopped_at(
+            "cli::world::same_plan",
+            job=f"[r]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/d${{IOPLAN_RANK}}\n")
+        self.assertIn(f"ioplan: error: rank 2 ({os.uname().nodename}) did not answer within 3s at comparing the plans", err)
+        self.assertIn(f"directory={self.tmp}/d1 does not exist", err)
+        self.assertNotIn(f"directory={self.tmp}/d0 ", err)
 
     def test_the_ranks_that_joined_say_so_when_one_never_comes_to_mpi_init(self):
         # MPI_Init_thread waits for every rank and says nothing of who is missing: each
