@@ -72,8 +72,11 @@ std::string straggled(const res_world &w, uint32_t rank)
 std::string rank_line(const res_world &w, const res_rank &k)
 {
 	over_jobs o = over(k.jobs, k.nr_jobs);
+	std::string host = fixed_host(k.host, sizeof(k.host));
+	if (host.empty()) // a --partial merge without the rank's file: nothing says where it ran
+		host = "no rank file";
 	return strf("  rank %u (%s): io=%s, ios=%llu, runtime=%s, lat p99=%lluus max=%lluus, start +%s%s%s\n", k.rank,
-		    fixed_host(k.host, sizeof(k.host)).c_str(), num2str(o.bytes, 4, 1, true, unit::byte).c_str(),
+		    host.c_str(), num2str(o.bytes, 4, 1, true, unit::byte).c_str(),
 		    (unsigned long long)o.ios, ms(o.runtime).c_str(), (unsigned long long)(o.p99 / 1000),
 		    (unsigned long long)(o.lat_max / 1000), ms(k.start_late_max_ns).c_str(),
 		    k.error ? strf(", error %d (%s)", k.error, strerror(k.error)).c_str() : "",

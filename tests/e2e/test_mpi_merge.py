@@ -193,6 +193,9 @@ class MergeChecks(TmpDirCase):
         doc = json.loads(p.stdout)
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 2 << 20)
         self.assertIn("--partial: no rank file for ranks 2, 3 of the 4 ranks", json.dumps(doc["ioplan"]))
+        # the text's rank rows say why a rank has no figures (its host was shown as "()")
+        p = run(["merge", "--partial", *map(str, files[:2])], cwd=self.tmp)
+        self.assertIn("  rank 2 (no rank file): io=0B, ios=0", p.stdout)
         self.refused([files[0], files[1], files[1], files[3]], "rank-1.json: rank 1: rank 1 given twice")
 
     def test_a_rank_file_of_another_format_version_is_refused_by_name(self):
