@@ -215,7 +215,9 @@ class SaveAndRead(StoreCase):
         self.assertEqual([r["label"] for r in self.listing()], ["b"])
         # CSV's figures are JSON's, digit for digit (12 significant digits rounded them).
         doc = json.loads(self.ioplan_run(label="c").stdout)
-        doc["jobs"][0]["read"].update(iops=1234567.891234, bw_bytes=552359444227938)
+        # (a second's run of those rates: an import refuses rates its counts do not give)
+        doc["jobs"][0]["read"].update(iops=1234567.891234, bw_bytes=552359444227938, runtime=1000,
+                                      total_ios=1234568, io_bytes=552359444227938)
         doc["jobs"][0]["read"]["clat_ns"]["mean"] = 12345678.123456
         (self.tmp / "edited.json").write_text(json.dumps(doc))
         other = self.tmp / "other.db"
@@ -1039,6 +1041,24 @@ class Import(StoreCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(note in p.stderr, len(docs) > 1, p.stderr)
                 self.assertIn("<svg", (self.tmp / f"{name}.svg").read_text())
+
+    def test_a_result_whose_rates_disagree_with_its_counts_is_refused(self):
+        # fio writes iops as total_ios / runtime and bw_bytes as io_bytes / runtime: an edited
+        # figure (iops 1e308) was stored as it stood, and every table showing it broke.
+        made = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"])
+        self.assertEqual(made.returncode, 0, made.stderr)
+        doc = json.loads(made.stdout)
+        for key, value, says in (("iops", 1e308, "jobs[0].read: iops 1e+308 is not total_ios / runtime"),
+                                 ("bw_bytes", 7, "jobs[0].read: bw_bytes 7 is not io_bytes / runtime")):
+            with self.subTest(key=key):
+                edited = json.loads(json.dumps(doc))
+                edited["jobs"][0]["read"][key] = value
+                (self.tmp / "e.json").write_text(json.dumps(edited))
+                p = self.results("import", str(self.tmp / "e.json"), ok=False)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(says, p.stderr)
+        (self.tmp / "e.json").write_text(made.stdout)
+        self.results("import", str(self.tmp / "e.json"))
 
     def test_plain_json_imports(self):
         p = self.results("import", str(self.fio_json("plain.json", "json")))
