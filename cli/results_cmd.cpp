@@ -24,6 +24,7 @@
 #include "results/compare.hpp"
 #include "results/store.hpp"
 #include "results/summary.hpp"
+#include "results/table_cell.hpp"
 
 namespace cli {
 
@@ -222,10 +223,12 @@ std::string ranks_text(const resdb::run_record &r)
 		}
 		for (const auto &f : k.figures) {
 			double sec = (double)f.runtime_ns / 1e9;
-			std::snprintf(line, sizeof(line), "%-5d %-16.16s %-16.16s %-5s %12.1f %12.2f %14llu %12llu %12.1f\n",
-				      k.rank, k.host.c_str(), f.job.c_str(), f.ddir.c_str(), sec > 0 ? f.ios / sec : 0.0,
-				      sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, (unsigned long long)f.io_bytes,
-				      (unsigned long long)f.ios, f.lat_p99_ns / 1e3);
+			std::snprintf(line, sizeof(line), "%-5d %-16.16s %-16.16s %-5s %12s %12s %14llu %12llu %12s\n",
+				      k.rank, k.host.c_str(), f.job.c_str(), f.ddir.c_str(),
+				      resdb::table_cell(sec > 0 ? f.ios / sec : 0.0, 1, 12).c_str(),
+				      resdb::table_cell(sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, 2, 12).c_str(),
+				      (unsigned long long)f.io_bytes, (unsigned long long)f.ios,
+				      resdb::table_cell(f.lat_p99_ns / 1e3, 1, 12).c_str());
 			s << line;
 		}
 	}
@@ -254,9 +257,10 @@ std::string show_text(const resdb::run_record &r)
 	for (size_t i = 0; i < r.figures.size(); i++) {
 		const resdb::figure &f = r.figures[i];
 		std::string job = resdb::job_label(f.job, ord[i].k, ord[i].of > 1);
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12.1f %12.2f %12.1f %12.1f %12.1f\n", job.c_str(),
-			      f.ddir.c_str(), f.iops, f.bw_bytes / 1048576, f.p50_ns / 1e3, f.p99_ns / 1e3,
-			      f.p999_ns / 1e3);
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12s %12s %12s %12s %12s\n", job.c_str(), f.ddir.c_str(),
+			      resdb::table_cell(f.iops, 1, 12).c_str(), resdb::table_cell(f.bw_bytes / 1048576, 2, 12).c_str(),
+			      resdb::table_cell(f.p50_ns / 1e3, 1, 12).c_str(), resdb::table_cell(f.p99_ns / 1e3, 1, 12).c_str(),
+			      resdb::table_cell(f.p999_ns / 1e3, 1, 12).c_str());
 		s << line;
 	}
 	s << ranks_text(r);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "results/compare.hpp"
+#include "results/table_cell.hpp"
 #include "results/stats.hpp"
 
 namespace resdb {
@@ -253,8 +254,9 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	out += line;
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14.1f %14.1f %8s  %-18s %s\n", m.label.c_str(),
-			      m.ddir.c_str(), m.metric.c_str(), m.a, m.b, m.comparable ? pct(m.change).c_str() : "n/a",
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14s %14s %8s  %-18s %s\n", m.label.c_str(),
+			      m.ddir.c_str(), m.metric.c_str(), table_cell(m.a, 1, 14).c_str(), table_cell(m.b, 1, 14).c_str(),
+			      m.comparable ? pct(m.change).c_str() : "n/a",
 			      iv.c_str(),
 			      m.verdict.c_str());
 		out += line;

@@ -8,6 +8,7 @@
 
 #include "results/stats.hpp"
 #include "results/summary.hpp"
+#include "results/table_cell.hpp"
 
 namespace resdb {
 
@@ -109,11 +110,13 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 	out += line;
 	for (const group_summary &g : groups) {
 		char iops[64], bw[64], p99[64];
-		std::snprintf(iops, sizeof(iops), "%.0f/%.0f/%.0f", g.iops.p10, g.iops.median, g.iops.p90);
-		std::snprintf(bw, sizeof(bw), "%.1f/%.1f/%.1f", g.bw_bytes.p10 / 1048576, g.bw_bytes.median / 1048576,
-			      g.bw_bytes.p90 / 1048576);
-		std::snprintf(p99, sizeof(p99), "%.2f/%.2f/%.2f", g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3,
-			      g.p99_ns.p90 / 1e3);
+		auto three = [](char *s, size_t n, double a, double b, double c, int prec) {
+			std::snprintf(s, n, "%s/%s/%s", table_cell(a, prec, 10).c_str(), table_cell(b, prec, 10).c_str(),
+				      table_cell(c, prec, 10).c_str());
+		};
+		three(iops, sizeof(iops), g.iops.p10, g.iops.median, g.iops.p90, 0);
+		three(bw, sizeof(bw), g.bw_bytes.p10 / 1048576, g.bw_bytes.median / 1048576, g.bw_bytes.p90 / 1048576, 1);
+		three(p99, sizeof(p99), g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3, g.p99_ns.p90 / 1e3, 2);
 		if (std::isnan(g.p99_ns.median))
 			std::snprintf(p99, sizeof(p99), "-");
 		std::string odd;

@@ -441,6 +441,27 @@ class BadStores(StoreCase):
                     self.assertNotIn("exception", p.stderr)
                 self.assertFalse((self.tmp / "p.html").exists())
 
+    def test_a_figure_too_large_for_its_column_keeps_the_tables_in_shape(self):
+        # An edited store's iops of 1e308 printed 309 digits: the rest of the row moved out of
+        # its columns and the row, cut at the line's buffer, lost its newline.
+        self.saved()
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE figures SET iops = 1e308")
+        con.commit()
+        con.close()
+        for args in (["show", "ok"], ["summary"], ["compare", "ok", "ok"]):
+            with self.subTest(args=args):
+                p = run([*args, f"--results-db={self.db}"] if args[0] == "compare" else
+                        ["results", *args, f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                lines = p.stdout.splitlines()
+                rows = [ln for ln in lines if "1e+308" in ln]
+                self.assertEqual(len(rows), 1, p.stdout)
+                row, head = rows[0], next(ln for ln in lines if ln.startswith(("job ", "group ")))
+                if args[0] != "summary":  # fixed columns: the row is as long as its header
+                    self.assertLessEqual(len(row.rstrip()), len(head) + 40, row)
+                    self.assertNotIn("0000000000", row)
+
     def test_a_write_lock_another_process_holds_is_waited_for_then_named(self):
         # What a second process holding the write lock gets is SQLITE_BUSY: a --save,
         # an rm and an import each wait the 10 s busy timeout (run side by side, so the
