@@ -615,6 +615,20 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
     return ok && same;
 }
 
+// What the run itself says in its report: the files it left for the next run
+// (ioplan's own note), and under mpirun the rank files an earlier world of more
+// ranks left in --rank-output.
+void add_run_notes(results *r, const args &a, world *w, const std::vector<const char *> &made)
+{
+    std::string left = a.who == report::personality::ioplan ? left_behind(r->left, made) : "";
+    if (!left.empty())
+        res_msg_add(r, RES_MSG_NOTE, "run/left-files", -1, "%s", left.c_str());
+    std::string stale = w && w->rank() == 0 && !a.rank_output.empty() ? stale_rank_files(a.rank_output, w->size())
+                                                                      : "";
+    if (!stale.empty())
+        res_msg_add(r, RES_MSG_WARNING, "mpi/stale-rank-files", -1, "%s", stale.c_str());
+}
+
 // Under mpirun: rank 0's reports while the run goes on are the world's
 // (cli/mpi/live.hpp); a rank's answer is waited for one interval, 1 to 10 s.
 std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &a, const plan_source *src,
@@ -687,9 +701,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
         attach_findings(r, pf, notes);
-        std::string left = a.who == report::personality::ioplan ? left_behind(r->left, made) : "";
-        if (!left.empty())
-            res_msg_add(r, RES_MSG_NOTE, "run/left-files", -1, "%s", left.c_str());
+        add_run_notes(r, a, w, made);
     }
     if (r && src && !r->job_text)
         r->job_text = strdup(job_text_of(*src).c_str());

@@ -1,6 +1,8 @@
 // cli/mpi/run_ranks.cpp - the steps of a run that concern ranks (run_ranks.hpp).
 #include "cli/mpi/run_ranks.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -132,6 +134,31 @@ bool rank_output_ok(const std::string &dir, int rank)
     }
     std::fprintf(stderr, "ioplan: error: --rank-output=%s: %s\n", dir.c_str(), why);
     return false;
+}
+
+std::string stale_rank_files(const std::string &dir, uint32_t nranks)
+{
+    DIR *d = opendir(dir.c_str());
+    if (!d)
+        return "";
+    std::vector<unsigned long> beyond;
+    while (struct dirent *e = readdir(d)) {
+        unsigned long r = 0;
+        int end = 0;
+        if (std::sscanf(e->d_name, "rank-%lu.json%n", &r, &end) == 1 && !e->d_name[end] &&
+            std::isdigit((unsigned char)e->d_name[5]) && r >= nranks)
+            beyond.push_back(r);
+    }
+    closedir(d);
+    if (beyond.empty())
+        return "";
+    std::sort(beyond.begin(), beyond.end());
+    std::string which = "rank-" + std::to_string(beyond.front()) + ".json";
+    if (beyond.size() > 1)
+        which += (beyond.size() > 2 ? " to rank-" : " and rank-") + std::to_string(beyond.back()) + ".json";
+    return "--rank-output=" + dir + " also holds " + which + ", left by a run of more ranks than this one's " +
+           std::to_string(nranks) + ": `ioplan merge` refuses them with this run's files; merge rank-0.json to rank-" +
+           std::to_string(nranks - 1) + ".json, or move them away";
 }
 
 std::string first_finding(const pf_report &pf)

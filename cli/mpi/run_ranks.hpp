@@ -17,6 +17,11 @@ namespace cli {
 // a user's rank-N.json); false after printing why (exit 2, before any I/O).
 bool rank_output_ok(const std::string &dir, int rank);
 
+// Rank files DIR holds for ranks a world of nranks does not have (an earlier
+// run's of more ranks): "" or a warning naming them.  `ioplan merge
+// DIR/rank-*.json` refuses a set that mixes runs, so the run says so first.
+std::string stale_rank_files(const std::string &dir, uint32_t nranks);
+
 // The first error preflight found, for the other ranks to see.
 std::string first_finding(const pf_report &pf);
 

@@ -286,6 +286,23 @@ class Ranks(TmpDirCase):
         for r in (0, 1, 3):  # stopped together: nobody wrote
             self.assertEqual(os.listdir(self.tmp / f"r{r}"), [], f"r{r}")
 
+    def test_rank_files_of_an_earlier_larger_world_are_named(self):
+        # 4 ranks, then 2 into the same directory: rank-2.json and rank-3.json are the first
+        # run's, and `ioplan merge out/rank-*.json` refuses the mix.  The second run said nothing.
+        args = self.job("[w]\nioengine=null\nbs=4k\nsize=64k\nrw=read\n")
+        self.assertEqual(mpirun(RANKS, ["--output-format=json", *args], self.tmp).returncode, 0)
+        p = mpirun(2, ["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        warnings = json.loads(p.stdout)["ioplan"]["warnings"]
+        self.assertIn(f"--rank-output={self.tmp / 'out'} also holds rank-2.json and rank-3.json, left by a run of "
+                      "more ranks than this one's 2", " ".join(warnings))
+        merged = run(["merge", *sorted(str(f) for f in (self.tmp / "out").glob("rank-*.json"))])
+        self.assertEqual(merged.returncode, 2, merged.stderr)
+        self.assertEqual(run(["merge", str(self.tmp / "out" / "rank-0.json"),
+                              str(self.tmp / "out" / "rank-1.json")]).returncode, 0)
+        p = mpirun(RANKS, ["--output-format=json", *args], self.tmp)  # a full set again: nothing to say
+        self.assertNotIn("also holds", p.stdout + p.stderr)
+
     def test_a_refusal_every_rank_meets_is_said_once_naming_the_ranks(self):
         # Rank 0's account of the ranks that refused was a line per rank ("rank 0 (h): ...",
         # "rank 1 (h): ...": 64 lines for 64 ranks); the same refusal is now one line naming them.
