@@ -367,7 +367,8 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     return signals;
 }
 
-std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats, bool banner)
+std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats, bool banner,
+                           bool banner_written)
 {
     std::ostringstream text;
     if (a.writer) {
@@ -379,6 +380,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.who = a.who;
     o.terse_version = a.terse_version;
     o.banner = banner;
+    o.banner_written = banner_written;
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -399,11 +401,11 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
 // be had again, its numbers must not be lost with the file.
 // Reports of the results so far that stdout has not taken yet go first.
 int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out,
-                  interim_reports &interim)
+                  interim_reports &interim, bool banner_written)
 {
     if (a.output_path.empty() && interim.reader_gone())
         return 1; // said once, when it left
-    std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any());
+    std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any(), banner_written);
     if (a.output_path.empty())
         return write_stdout(text, "the results to stdout") ? 0 : 1;
     if (out.commit(text))
@@ -629,6 +631,17 @@ void add_run_notes(results *r, const args &a, world *w, const std::vector<const 
         res_msg_add(r, RES_MSG_WARNING, "mpi/stale-rank-files", -1, "%s", stale.c_str());
 }
 
+// fio prints normal output's banner (the job lines, its version, "Starting N
+// processes") as the run starts: a reader of stdout (a pipe, `| tee`) sees what
+// runs before it ends.  An --output file takes it with the results, as before:
+// that file is not touched until there are results to keep.
+bool banner_now(const plan &p, const args &a)
+{
+    std::ostringstream text;
+    report::write_banner(p, text, a.who);
+    return write_stdout(text.str(), "the banner to stdout");
+}
+
 // Under mpirun: rank 0's reports while the run goes on are the world's
 // (cli/mpi/live.hpp); a rank's answer is waited for one interval, 1 to 10 s.
 std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &a, const plan_source *src,
@@ -682,9 +695,13 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     results *r = nullptr;
     int signals = 0;
     bool triggered = false;
+    bool banner_written = reports && a.output_path.empty() && !a.writer && (formats & report::FORMAT_NORMAL) &&
+                          banner_now(p, a);
     interim_reports interim(
         a.status_interval_ns,
-        [&](const results &so_far, bool banner) { return render_reports(so_far, p, a, formats, banner); },
+        [&](const results &so_far, bool banner) {
+            return render_reports(so_far, p, a, formats, banner, banner_written);
+        },
         a.output_path.empty() ? interim_reports::sink_fn()
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
@@ -729,7 +746,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         // Kept before the report is written: a reader that blocks or leaves cannot lose it.
         if (a.save)
             rc |= save_run(*r, p, a) ? 0 : 1;
-        rc |= write_reports(*r, p, a, formats, out, interim);
+        rc |= write_reports(*r, p, a, formats, out, interim, banner_written);
         rc |= failed_status(*r, a.who);
         bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

@@ -42,7 +42,9 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 		  const options &o);
 // Its opening (o.banner): the job banners, version, "Starting N processes",
 // layout lines and notes, which fio prints before the run.
-void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who);
+// banner_written: write_banner's part went out before the run.
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who,
+			  bool banner_written = false);
 
 // Disk utilisation in percent over the time the counters cover, at most 100.
 double disk_util_pct(const res_disk &d);

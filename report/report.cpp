@@ -172,7 +172,7 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	// fio prints normal output's opening before the run, so before a terse
 	// line or a JSON document that comes with it (normal,terse).
 	if (o.banner && (o.formats & FORMAT_NORMAL) && (o.formats & ~FORMAT_NORMAL)) {
-		write_normal_opening(out, r, p, o.who);
+		write_normal_opening(out, r, p, o.who, o.banner_written);
 		o.banner = false;
 	}
 	for (const format_row &f : formats) {

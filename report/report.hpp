@@ -57,8 +57,11 @@ struct options {
 	// passes getpid(); golden tests pass a fixed value.
 	long pid = 0;
 	// Normal output opens with fio's job banners, version, "Starting N threads"
-	// and layout lines.  A CLI that printed those before the run clears this.
+	// and layout lines.  A CLI that printed those before the run clears this;
+	// one that printed the banner alone (write_banner) sets banner_written,
+	// and the opening keeps its layout lines and notes.
 	bool banner = true;
+	bool banner_written = false;
 	// --output-format=cdm: "Profile:" (empty = named from the rows), the target
 	// line ("DIR: 87% (814/931GiB)") and "Mode: [Admin]".
 	std::string cdm_profile;

@@ -280,9 +280,11 @@ void write_banner(const plan &p, std::ostream &out, personality who)
 	out << starting_line(p);
 }
 
-void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who)
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who,
+			  bool banner_written)
 {
-	write_banner(p, out, who);
+	if (!banner_written)
+		write_banner(p, out, who);
 	write_layout_lines(out, r, p);
 	write_fio_notes(out, r);
 }
@@ -291,7 +293,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 		  const options &o)
 {
 	if (o.banner)
-		write_normal_opening(out, r, p, o.who);
+		write_normal_opening(out, r, p, o.who, o.banner_written);
 	out << '\n';
 	for (const entry &e : m.entries)
 		write_entry(out, e, m, o);

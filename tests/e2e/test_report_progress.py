@@ -1,6 +1,8 @@
 """tests/e2e/test_report_progress.py - the live status line: on a terminal, never in a pipe."""
+import errno
 import os
 import pty
+import select
 import subprocess
 import time
 
@@ -55,3 +57,38 @@ class Progress(TmpDirCase):
                 p = run_as_fio([*JOB[:-1], f"--output-format={fmt}", "--eta=always"])
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertNotIn("Jobs:", p.stdout + p.stderr)
+
+    def test_the_banner_is_on_stdout_while_the_run_goes_on(self):
+        # fio prints normal output's banner as the run starts; ioplan held it with the report
+        # until the end, so `ioplan job | tee log` showed nothing of a long run.  The job reads
+        # a FIFO nobody writes yet: the banner must be out while it waits.
+        fifo = self.tmp / "feed"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, "--name=w", "--ioengine=io_uring", "--rw=read", "--bs=4k", "--size=4k",
+                                 f"--filename={fifo}"], cwd=self.tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        self.addCleanup(proc.kill)
+        seen, deadline = b"", time.monotonic() + 30
+        while seen.count(b"\n") < 3 and time.monotonic() < deadline:  # a deadline, not a read that waits for ever
+            if select.select([proc.stdout], [], [], 0.1)[0]:
+                seen += os.read(proc.stdout.fileno(), 4096)
+        banner = [ln + "\n" for ln in seen.decode().split("\n")[:3]]
+        self.assertTrue(banner[0].startswith("w: (g=0): rw=read"), seen)
+        self.assertEqual(banner[2], "Starting 1 process\n")
+        self.assertIsNone(proc.poll())  # still waiting on the FIFO: no report could have been written
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
+                    self.fail(f"the job never opened the FIFO: {e}")
+                time.sleep(0.01)
+        os.write(feed, b"x" * 4096)
+        os.close(feed)
+        rest, err = proc.communicate(timeout=60)
+        rest = seen.decode().split("\n", 3)[3] + rest.decode()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(rest.startswith("\nw: (groupid=0, jobs=1): err= 0"), rest)
+        self.assertNotIn("Starting", rest)  # said once
