@@ -101,7 +101,8 @@ void check_regions(const job_def &d)
         return;
     if (!j.size_bytes && !j.filesize_min_bytes) {
         if (j.ioengine == PLAN_IOENGINE_NULL)
-            fail(d.header, "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
+            fail(option_loc(d, "size"), // size=0 where the job wrote it, else its header
+                 "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
         return;
     }
     size_t nfiles = clone_paths(d, d.section, 0).size();

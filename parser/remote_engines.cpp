@@ -126,7 +126,7 @@ void check_remote_job(job_def &d)
     check_net_shape(d, who);
     check_net_host(d, who);
     if (!j.size_bytes && !j.size_ppm && !j.filesize_min_bytes)
-        fail(d.header, who + "the net engine needs size= (a socket has no size to take)");
+        fail(option_loc(d, "size"), who + "the net engine needs size= (a socket has no size to take)");
     // The receiver checks each block as it comes; a sender has nothing to read back.
     if (plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE))
         j.do_verify = false;

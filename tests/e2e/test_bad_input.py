@@ -311,10 +311,22 @@ class PlanTimeValues(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_null_engine_without_a_size(self):
-        for args in (["--size=0"], []):
+        # At the size=0 the job wrote, where it wrote one (it pointed at the job's header).
+        for args, at in ((["--size=0"], "1:3"), ([], "1:1")):
             p = run(["--name=j", "--ioengine=null", *args])
             self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
-                             (2, "<command line>:1:1: error: job 'j': the null engine needs size= (it has no file to take a size from)"))
+                             (2, f"<command line>:{at}: error: job 'j': the null engine needs size= (it has no file to "
+                                 "take a size from)"))
+        p = run(["--parse-only", "--name=n", "--ioengine=net", "--protocol=tcp", "--port=9999", "--hostname=localhost",
+                 "--size=0", "--rw=write"])
+        self.assertEqual(p.stderr.splitlines()[0], "<command line>:1:7: error: job 'n': the net engine needs size= (a "
+                                                   "socket has no size to take)")
+        job = self.tmp / "j.fio"
+        job.write_text("[j]\nioengine=null\nrw=read\nsize=0\n")
+        p = run([str(job)])
+        self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                         (2, f"{job}:4:6: error: job 'j': the null engine needs size= (it has no file to take a size "
+                             "from)"))
 
     def test_diskspd_file_smaller_than_a_block(self):
         p = run(["diskspd", "-b8K", "-c4K", "-d1", "t.dat"], cwd=self.tmp)
