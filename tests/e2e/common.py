@@ -5,6 +5,7 @@ temporary directory; nothing here mocks the program under test.
 """
 import atexit
 import ctypes
+import errno
 import json
 import os
 import pathlib
@@ -261,6 +262,20 @@ def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout} s for {what or predicate.__name__}")
         time.sleep(interval)
+
+
+def fifo_writer(fifo, proc, what, timeout=60.0):
+    """The FIFO opened for writing (a descriptor), once proc's job holds it open for
+    reading: a state to wait on, not a guessed sleep.  Fails naming `what` when proc
+    ends first or timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"{what} never opened the FIFO: {e}; {proc.communicate()[1]}")
+            time.sleep(0.01)
 
 
 def waits_in(pid, kernel_function):

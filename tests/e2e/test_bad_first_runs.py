@@ -8,15 +8,13 @@ each at a direct-I/O-aligned offset, whatever the device's size.  A run that
 creates test files says so at its end, with their size and the command that
 removes them; files fio laid out are read as they are (reading is safe).
 """
-import errno
 import json
 import os
 import re
 import subprocess
-import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, run, run_fio
+from common import BIN, FIO, TmpDirCase, fifo_writer, run, run_fio
 
 
 class MistypedDevice(TmpDirCase):
@@ -185,15 +183,8 @@ class LeftBehind(TmpDirCase):
         proc = subprocess.Popen([BIN, "j.fio"], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         self.addCleanup(proc.kill)
-        deadline = time.monotonic() + 60
-        while True:   # the FIFO opens for writing once the second job holds it: the first is done
-            try:
-                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError as e:
-                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
-                    self.fail(f"the second job never opened the FIFO: {e}; {proc.communicate()[1]}")
-                time.sleep(0.01)
+        # the FIFO opens for writing once the second job holds it: the first is done
+        feed = fifo_writer(fifo, proc, "the second job")
         os.rename(self.tmp / "f", self.tmp / "moved")
         (self.tmp / "f").write_bytes(b"the user's")
         os.write(feed, b"x" * 4096)

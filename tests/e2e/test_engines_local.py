@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, run, run_fio
+from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, fifo_writer, run, run_fio
 
 SPLICE_CASES = {
     "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
@@ -327,15 +327,8 @@ class LocalEngines(TmpDirCase):
         proc = subprocess.Popen([BIN, "j.fio", "--output-format=json"], cwd=self.tmp, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         self.addCleanup(proc.kill)
-        deadline = time.monotonic() + 60
-        while True:   # the FIFO opens for writing once the first job holds it: the layout is over
-            try:
-                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError as e:
-                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
-                    self.fail(f"the first job never opened the FIFO: {e}; {proc.communicate()[1]}")
-                time.sleep(0.01)
+        # the FIFO opens for writing once the first job holds it: the layout is over
+        feed = fifo_writer(fifo, proc, "the first job")
         self.assertEqual(sorted(p.name for p in (self.tmp / "d").iterdir()), [])
         (self.tmp / "d" / "w.0.1").write_bytes(b"the user's")
         os.write(feed, b"x" * 4096)

@@ -1,12 +1,11 @@
 """tests/e2e/test_report_progress.py - the live status line: on a terminal, never in a pipe."""
-import errno
 import os
 import pty
 import select
 import subprocess
 import time
 
-from common import BIN, FIO, TmpDirCase, run, run_as_fio, run_fio
+from common import BIN, FIO, TmpDirCase, fifo_writer, run, run_as_fio, run_fio
 
 JOB = ["--name=p", "--ioengine=null", "--size=64m", "--rw=randread", "--time_based", "--runtime=1.5",
        "--rate_iops=2000", "--output-format=terse"]
@@ -76,15 +75,7 @@ class Progress(TmpDirCase):
         self.assertTrue(banner[0].startswith("w: (g=0): rw=read"), seen)
         self.assertEqual(banner[2], "Starting 1 process\n")
         self.assertIsNone(proc.poll())  # still waiting on the FIFO: no report could have been written
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                feed = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError as e:
-                if e.errno != errno.ENXIO or proc.poll() is not None or time.monotonic() > deadline:
-                    self.fail(f"the job never opened the FIFO: {e}")
-                time.sleep(0.01)
+        feed = fifo_writer(fifo, proc, "the job")
         os.write(feed, b"x" * 4096)
         os.close(feed)
         rest, err = proc.communicate(timeout=60)
