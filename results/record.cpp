@@ -214,24 +214,11 @@ void read_ioplan_extras(const json &io, size_t i, figure &f)
 		}
 }
 
-// fio writes iops as 1000 * total_ios / runtime (ms) and bw_bytes as 1000 * io_bytes /
-// runtime, whole bytes: figures that disagree with their own counts are not a run's
-// (an edited file: an iops of 1e308 was kept, and every table showing it broke).
-// The slack takes integer rounding (older fio) and the six decimals printed.
 void check_rates(const figure &f, double runtime_ms, const std::string &where)
 {
-	if (runtime_ms <= 0)
-		return;
-	auto off = [](double got, double want) { return std::fabs(got - want) > 1 + 1e-6 * want; };
-	double iops = 1000.0 * (double)f.ios / runtime_ms, bw = 1000.0 * (double)f.io_bytes / runtime_ms;
-	char why[200];
-	if (off(f.iops, iops))
-		snprintf(why, sizeof(why), "iops %g is not total_ios / runtime (%.6f)", f.iops, iops);
-	else if (off(f.bw_bytes, bw))
-		snprintf(why, sizeof(why), "bw_bytes %g is not io_bytes / runtime (%.0f)", f.bw_bytes, bw);
-	else
-		return;
-	throw input_error("", where + ": " + why);
+	std::string why = rates_fault(f, runtime_ms);
+	if (!why.empty())
+		throw input_error("", where + ": " + why);
 }
 
 void read_jobs(const json &doc, run_record &r)
@@ -607,6 +594,25 @@ run_record record_of_file(const std::string &path, size_t *documents)
 } // namespace resdb
 
 namespace resdb {
+
+// fio writes iops as 1000 * total_ios / runtime (ms) and bw_bytes as 1000 * io_bytes /
+// runtime, whole bytes.  The slack takes integer rounding (older fio) and the six
+// decimals printed.
+std::string rates_fault(const figure &f, double runtime_ms)
+{
+	if (runtime_ms <= 0)
+		return "";
+	auto off = [](double got, double want) { return std::fabs(got - want) > 1 + 1e-6 * want; };
+	double iops = 1000.0 * (double)f.ios / runtime_ms, bw = 1000.0 * (double)f.io_bytes / runtime_ms;
+	char why[200];
+	if (off(f.iops, iops))
+		snprintf(why, sizeof(why), "iops %g is not total_ios / runtime (%.6f)", f.iops, iops);
+	else if (off(f.bw_bytes, bw))
+		snprintf(why, sizeof(why), "bw_bytes %g is not io_bytes / runtime (%.0f)", f.bw_bytes, bw);
+	else
+		return "";
+	return why;
+}
 
 std::string failure_text(const job_failure &f)
 {

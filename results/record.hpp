@@ -105,6 +105,10 @@ struct run_record {
 
 // "job 'NAME' failed: error 28 (No space left on device)".
 std::string failure_text(const job_failure &f);
+
+// Why f's iops or bw_bytes are not what its counts over runtime_ms give (an
+// edited result or store: an iops of 1e308 broke every table showing it), or "".
+std::string rates_fault(const figure &f, double runtime_ms);
 // The fact failed's value, and back; a value that is not one reads as one
 // failure of unknown job, so a run marked failed is never read as a good one.
 std::string failures_fact(const std::vector<job_failure> &f);

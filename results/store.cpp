@@ -616,6 +616,10 @@ void store::load_figures(run_record &r)
 		f.p99_ns = q.dbl(12);
 		f.p999_ns = q.dbl(13);
 		f.interval_s = q.dbl(14);
+		std::string odd = rates_fault(f, f.runtime_s * 1000);
+		if (!odd.empty())
+			throw store_error("the results store is damaged: run " + std::to_string(r.id) + "'s figure of job '" +
+					  f.job + "' " + f.ddir + ": " + odd);
 		stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ? ORDER BY lat_ns", *this);
 		b.bind(1, fid);
 		each_row(b, "cannot read the results store",
