@@ -634,12 +634,13 @@ void add_run_notes(results *r, const args &a, world *w, const std::vector<const 
 // fio prints normal output's banner (the job lines, its version, "Starting N
 // processes") as the run starts: a reader of stdout (a pipe, `| tee`) sees what
 // runs before it ends.  An --output file takes it with the results, as before:
-// that file is not touched until there are results to keep.
+// that file is not touched until there are results to keep.  A banner stdout
+// does not take stays with the report, whose failure is said once.
 bool banner_now(const plan &p, const args &a)
 {
     std::ostringstream text;
     report::write_banner(p, text, a.who);
-    return write_stdout(text.str(), "the banner to stdout");
+    return write_whole(STDOUT_FILENO, text.str()) == 0;
 }
 
 // Under mpirun: rank 0's reports while the run goes on are the world's

@@ -151,6 +151,14 @@ class ReaderGone(TmpDirCase):
         runs = self.stored(db)
         self.assertEqual(len(runs), 1, err)
         self.assertFalse(runs[0]["interrupted"])
+        # Normal output's banner goes out as the run starts: a reader gone before then is said once, at the end.
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([BIN, *NULL_JOB, "--output-format=normal"], stdout=w, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        os.close(w)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr.count("Broken pipe"), 1, p.stderr)
 
     def test_status_reports_whose_reader_left_stop_the_run_and_keep_it(self):
         # A minute's run paced at 500 IOPS: the reader takes the first report's opening,
