@@ -1,67 +1,53 @@
 // cli/mpi/held_stderr.cpp - holding a rank's stderr until the preflight's
 // agreement (held_stderr.hpp says why).
 //
-// One holder at a time, in globals: the signal handler and the world's exit
-// paths reach it without a pointer, and only async-signal-safe calls touch it
-// there (pread, write, dup2, close, sigaction, raise).
+// One holder at a time, in globals: the world's exit paths reach it without a
+// pointer (held_stderr_release_now).  No signal handler: under mpirun SIGINT
+// and SIGTERM are blocked from the join on (mpi.cpp, block_run_signals) and
+// wait for the run, so a held text comes out at the agreement or when the
+// wait for it has lasted too long (world::held_slice).
 #include "cli/mpi/held_stderr.hpp"
 
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <string>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "cli/mpi/wire.hpp"
+#include "cli/output.hpp"
 
 namespace cli {
 
 namespace {
 
-volatile sig_atomic_t held_fd = -1;  // the memory file where fd 2 now writes
-volatile sig_atomic_t saved_fd = -1; // the stderr it stands in for
-const int ended_by[] = {SIGTERM, SIGINT, SIGHUP};
-struct sigaction before[sizeof(ended_by) / sizeof(ended_by[0])];
+int held_fd = -1;  // the memory file where fd 2 now writes
+int saved_fd = -1; // the stderr it stands in for
 
-void write_all(int fd, const char *p, size_t n)
+// What the memory file holds (a preflight's findings: a few lines).
+std::string held_text()
 {
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-// The held text goes out; fd 2 is stderr again and the handlers are the ones before.
-void give_back(bool print)
-{
-    int mem = held_fd, out = saved_fd;
-    if (mem < 0)
-        return;
-    held_fd = -1;
-    saved_fd = -1;
-    dup2(out, STDERR_FILENO);
-    close(out);
+    std::string text;
     char buf[4096];
     ssize_t n;
-    for (off_t at = 0; print && (n = pread(mem, buf, sizeof(buf), at)) > 0; at += n)
-        write_all(STDERR_FILENO, buf, (size_t)n);
-    close(mem);
-    for (size_t i = 0; i < sizeof(ended_by) / sizeof(ended_by[0]); i++)
-        sigaction(ended_by[i], &before[i], nullptr);
+    for (off_t at = 0; held_fd >= 0 && (n = pread(held_fd, buf, sizeof(buf), at)) > 0; at += n)
+        text.append(buf, (size_t)n);
+    return text;
 }
 
-// A signal that ends the rank while its text is held: the text first, then the
-// signal's own effect (the handler before, usually the default's end).
-void on_ending_signal(int sig)
+// fd 2 is stderr again; the held text goes out on it when print.
+void give_back(bool print)
 {
-    int saved_errno = errno;
-    give_back(true);
-    raise(sig);
-    errno = saved_errno;
+    if (held_fd < 0)
+        return;
+    std::fflush(stderr);
+    std::string text = print ? held_text() : "";
+    dup2(saved_fd, STDERR_FILENO);
+    close(saved_fd);
+    close(held_fd);
+    held_fd = saved_fd = -1;
+    if (!text.empty())
+        write_whole(STDERR_FILENO, text);
 }
 
 } // namespace
@@ -82,34 +68,18 @@ bool held_stderr::start()
     }
     saved_fd = out;
     held_fd = mem;
-    struct sigaction sa {};
-    sa.sa_handler = on_ending_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    for (size_t i = 0; i < sizeof(ended_by) / sizeof(ended_by[0]); i++) {
-        sigaction(ended_by[i], nullptr, &before[i]);
-        if (before[i].sa_handler == SIG_DFL) // an ignored or handled signal keeps its handling
-            sigaction(ended_by[i], &sa, nullptr);
-    }
     return true;
 }
 
 uint64_t held_stderr::digest() const
 {
     std::fflush(stderr);
-    uint64_t h = 0xcbf29ce484222325ull;
-    bool any = false;
-    char buf[4096];
-    ssize_t n;
-    for (off_t at = 0; held_fd >= 0 && (n = pread(held_fd, buf, sizeof(buf), at)) > 0; at += n)
-        for (ssize_t i = 0; i < n; i++, any = true)
-            h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
-    return any ? h : 0;
+    std::string text = held_text();
+    return text.empty() ? 0 : wire::fnv1a(text);
 }
 
 void held_stderr::release(bool print)
 {
-    std::fflush(stderr);
     give_back(print);
 }
 

@@ -7,10 +7,10 @@
 // from rank 0's (which rank 0 prints): a fault of one rank or one host is
 // still said by that rank, in full.  A world that ends before the agreement
 // must not lose the text: the world's exit paths print it first
-// (held_stderr_release_now), so does a signal that ends the rank while it is
-// held (a Ctrl-C), and a rank kept waiting for the agreement prints it before
-// long (world::held_slice), since mpirun ends the ranks with SIGKILL when one
-// of them aborts or dies.
+// (held_stderr_release_now), and a rank kept waiting for the agreement prints
+// it before long (world::held_slice), since mpirun ends the ranks with SIGKILL
+// when one of them aborts or dies.  (SIGINT and SIGTERM wait for the run under
+// mpirun: they are blocked from the join on.)
 //
 // The file descriptor itself is held (an unnamed memory file in place of fd
 // 2), not the C stream: every check writes with fprintf(stderr) as it would
@@ -32,14 +32,14 @@ public:
     // Holds fd 2 from now on; false (nothing held, stderr as before) when the
     // memory file or the descriptors cannot be had.
     bool start();
-    // FNV-1a of what is held, 0 when nothing is: equal digests, equal texts.
+    // FNV-1a of what is held (wire::fnv1a), 0 when nothing is: equal digests, equal texts.
     uint64_t digest() const;
     // Gives fd 2 back; the held text goes out on it when print.
     void release(bool print);
 };
 
-// Async-signal-safe: gives fd 2 back and writes out what it held; nothing
-// when nothing is held.  For the paths that end the rank without returning.
+// Gives fd 2 back and writes out what it held; nothing when nothing is held.
+// For the paths that end the rank without returning.
 void held_stderr_release_now();
 
 } // namespace cli
