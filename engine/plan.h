@@ -272,9 +272,10 @@ struct plan_bs {
 struct plan_kv {
 	char *key;
 	char *value;			/* "" for a bare flag */
-	/* Its place in fio's echo ("job options"): fio parses a job file section's options
-	 * by priority, filename= after the rest.  The plan keeps them as typed, which
-	 * --showplan (and so the plan's hash) shows. */
+	/* Its place in fio's echo ("job options"; an order, not a count): fio
+	 * parses a job file section's options by priority, filename= after the
+	 * rest.  The plan keeps them as typed, which --showplan (and so the
+	 * plan's hash) shows. */
 	uint32_t fio_at;
 };
 

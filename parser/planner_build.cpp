@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <new>
-#include <numeric>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -419,17 +418,12 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t>
         else
             kv.push_back({key, shown_value(entries[i].value), i < at.size() ? at[i] : (uint32_t)i});
     }
-    std::vector<uint32_t> by_place(kv.size());
-    std::iota(by_place.begin(), by_place.end(), 0u);
-    std::stable_sort(by_place.begin(), by_place.end(),
-                     [&](uint32_t a, uint32_t b) { return kv[a].place < kv[b].place; });
     *n = (uint32_t)kv.size();
     plan_kv *out = (plan_kv *)plan_calloc(kv.size() ? kv.size() : 1, sizeof(plan_kv));
-    for (size_t k = 0; k < kv.size(); k++)
-        out[by_place[k]].fio_at = (uint32_t)k;
     for (size_t i = 0; i < kv.size(); i++) {
         out[i].key = plan_strdup(kv[i].key.c_str());
         out[i].value = plan_strdup(kv[i].value.c_str());
+        out[i].fio_at = kv[i].place;
     }
     return out;
 }
