@@ -14,18 +14,15 @@
 
 #include <stdint.h>
 
+#include "engine/gen/fio_dist.h"
 #include "engine/gen/taus88.h"
 #include "engine/plan.h"
 
 struct file_pick {
 	enum plan_file_service kind;
 	uint32_t nr_files;
-	uint64_t nranges;		/* fio's ranks: nr_files << 10 */
-	struct taus88 rng;
-	double theta, zeta2, zetan;	/* zipf */
-	double pareto_pow;		/* pareto */
-	uint64_t rand_off;		/* zipf, pareto: the rank the law starts at */
-	uint32_t stddev, gauss_off;	/* normal, in ranks */
+	struct taus88 rng;		/* random */
+	struct fio_dist law;		/* zipf, pareto, normal: over nr_files << 10 ranks */
 };
 
 /* Sets p up for job j's law over nr_files files from fio's file seed. */
