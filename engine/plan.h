@@ -293,6 +293,11 @@ struct plan_file {
 	uint64_t region_bytes;		/* bytes of I/O region; 0 = to the end of size */
 	bool shared;
 	bool is_device;			/* block or character device: never created or laid out */
+	/*
+	 * fio's name for the file where it is not path: fio joins directory=d/ and x
+	 * as d//x.  A skewed random_distribution's seed is a hash of it.  NULL: path.
+	 */
+	char *fio_name;
 };
 
 /* One thread: a numjobs clone of a job. */
@@ -378,8 +383,9 @@ struct plan_job {
 	bool bs_is_seq_rand;		/* bs split is seq,rand instead of read,write */
 	uint32_t percentage_random_pct[PLAN_DDIR_NR];
 	enum plan_random_dist random_distribution;
-	double random_dist_param;	/* zipf theta, pareto h, normal sigma (percent) */
-	double random_dist_center;	/* 0..1; 0 = default */
+	double random_dist_param;	/* zipf theta, pareto h, normal deviation (percent), as fio reads them */
+	double random_dist_center;	/* 0..1, when random_dist_centered */
+	bool random_dist_centered;	/* a centre was given (zipf:1.2:0 is not zipf:1.2) */
 	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
 	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
 	bool norandommap;

@@ -112,18 +112,6 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
     }
 }
 
-// fio's normal:dev draws the mean of 12 uniform ranks (a bell of standard
-// deviation range/12) and adds a uniform offset dev% of the range wide (at most
-// half of it).  The engine draws a Gaussian of sigma percent of the range: the
-// sigma with the same spread, so normal:0 (fio's default) is a bell, not a spike.
-static double normal_sigma_pct(double dev)
-{
-    if (dev < 0 || dev >= 100)
-        throw value_error("normal deviation must be at least 0 and below 100");
-    double jitter = std::min(dev, 50.0);
-    return std::sqrt(100.0 * 100.0 / 144.0 + jitter * jitter / 12.0);
-}
-
 void set_random_distribution(job_spec &j, const option &o, const std::string &v)
 {
     std::vector<std::string> parts = split(trim(v), ':');
@@ -138,6 +126,7 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
     j.pj.nr_rand_zones = 0;
     j.pj.random_dist_param = 0;
     j.pj.random_dist_center = 0;
+    j.pj.random_dist_centered = false;
     // fio 3.33 reads no parameter of random (random:50 runs as random), so neither does ioplan.
     if (kind == PLAN_RAND_UNIFORM)
         return;
@@ -146,8 +135,10 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
         j.pj.random_dist_param = parse_float(parts[1]);
     else if (kind != PLAN_RAND_NORMAL)
         j.pj.random_dist_param = kind == PLAN_RAND_ZIPF ? 1.1 : 0.2;
-    if (parts.size() >= 3)
+    if (parts.size() >= 3) {
         j.pj.random_dist_center = parse_float(parts[2]);
+        j.pj.random_dist_centered = true;
+    }
     if (parts.size() > 3 || j.pj.random_dist_center < 0 || j.pj.random_dist_center > 1)
         throw value_error("random_distribution center must be within 0..1");
     if (kind == PLAN_RAND_ZIPF && j.pj.random_dist_param == 1.0)
@@ -157,8 +148,8 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
         throw value_error("zipf theta must be 0 or more (0: every block alike)");
     if (kind == PLAN_RAND_PARETO && (j.pj.random_dist_param <= 0 || j.pj.random_dist_param >= 1))
         throw value_error("pareto h must be within 0..1 (exclusive)");
-    if (kind == PLAN_RAND_NORMAL)
-        j.pj.random_dist_param = normal_sigma_pct(j.pj.random_dist_param);
+    if (kind == PLAN_RAND_NORMAL && (j.pj.random_dist_param < 0 || j.pj.random_dist_param >= 100))
+        throw value_error("normal deviation must be at least 0 and below 100");
 }
 
 void set_bssplit(job_spec &j, const option &o, const std::string &v)

@@ -706,7 +706,10 @@ static const std::vector<option> core_table = {
             {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)", PLAN_RAND_ZONED},
             {"zoned_abs", "zoned_abs:io%/bytes:... (DISKSPD -rdabs)", PLAN_RAND_ZONED},
         })
-        .help("Distribution of random offsets; non-uniform ones imply norandommap.")
+        .help("Distribution of random offsets; non-uniform ones imply norandommap. zipf, pareto and normal "
+              "draw fio's offsets: one generator per file over ranges of the least of the read and write "
+              "sizes, seeded from the file's name and the thread number (randrepeat=1), the offset first "
+              "and a length that fits it; an offset past the region ends the pass, as in fio.")
         .apply(set_random_distribution),
     opt("random_generator", opt_type::choice, CAT_PATTERN)
         .def("tausworthe")

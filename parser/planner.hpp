@@ -37,7 +37,8 @@ long long engine_int(const job_spec &s, const char *name);
 std::string engine_text(const job_spec &s, const char *name);
 
 // File paths of one clone, as fio lays them out (planner_build.cpp).
-std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone);
+std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone,
+                                     std::vector<std::string> *fio_names = nullptr);
 
 // What a run would only find out after starting the job, refused as it is
 // planned, with the option's position (job_checks.cpp); throws parser::error.

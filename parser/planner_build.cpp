@@ -126,8 +126,6 @@ void finalize_spec(job_def &d)
         j.fadvise_hint = plan_rw_is_random(j.rw) ? PLAN_FADVISE_RANDOM : PLAN_FADVISE_SEQUENTIAL;
     if (j.random_distribution != PLAN_RAND_UNIFORM)
         j.norandommap = true; // fio: non-uniform distributions never use the random map
-    if (j.random_distribution == PLAN_RAND_ZIPF && j.random_dist_param == 0)
-        j.random_distribution = PLAN_RAND_UNIFORM; // zipf:0 weighs every block alike, as fio runs it
     if (j.interlocked && plan_rw_is_random(j.rw))
         fail(option_loc(d, "interlocked"),
              "job '" + job_name(d) + "': interlocked=1 needs a sequential rw= (read, write or rw), not " +
@@ -274,23 +272,41 @@ private:
 
 } // namespace
 
-// File paths of one clone, as fio lays them out (reference/fio.md §1.3).
-std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone)
+// fio's spelling of dir joined with name where it is not join_dir's: fio always
+// puts a '/' between them (directory=d/ gives d//x); empty where they agree.
+static std::string fio_spelling(const std::string &dir, const std::string &name)
+{
+    return !dir.empty() && dir.back() == '/' ? dir + "/" + name : std::string();
+}
+
+// File paths of one clone, as fio lays them out (reference/fio.md §1.3); with
+// fio_names, each one's fio_spelling too.
+std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone,
+                                     std::vector<std::string> *fio_names)
 {
     const job_spec &s = d.spec;
     std::vector<std::string> out;
     if (!s.filenames.empty()) {
-        for (const named_file &f : s.filenames)
+        for (const named_file &f : s.filenames) {
             out.push_back(join_dir(f.dir, f.name));
+            if (fio_names)
+                fio_names->push_back(fio_spelling(f.dir, f.name));
+        }
         return out;
     }
-    if (s.pj.nrfiles == 1 && is_special_file(name))
+    if (s.pj.nrfiles == 1 && is_special_file(name)) {
+        if (fio_names)
+            fio_names->emplace_back();
         return {name};
+    }
     std::string dir = s.directories.empty() ? "" : s.directories[clone % s.directories.size()];
     const name_format format(s, name, clone);
     out.reserve(s.pj.nrfiles);
-    for (uint32_t f = 0; f < s.pj.nrfiles; f++)
+    for (uint32_t f = 0; f < s.pj.nrfiles; f++) {
         out.push_back(join_dir(dir, format.of(f)));
+        if (fio_names)
+            fio_names->push_back(fio_spelling(dir, format.of(f)));
+    }
     return out;
 }
 
@@ -362,13 +378,16 @@ bool claimed_by_first_clone(const job_def &d, const std::string &name, uint32_t 
 void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name,
                 std::unordered_set<std::string> &claimed)
 {
-    std::vector<std::string> paths = clone_paths(d, name, c.clone_index);
+    std::vector<std::string> spelled;
+    std::vector<std::string> paths = clone_paths(d, name, c.clone_index, &spelled);
     const uint32_t nfiles = (uint32_t)paths.size(); // fio sizes each file from nrfiles, kept or not
-    std::vector<std::string> kept;
+    std::vector<std::string> kept, kept_spelled;
     kept.reserve(paths.size());
     for (uint32_t f = 0; f < nfiles; f++)
-        if (!claimed_by_first_clone(d, name, c.clone_index, f, paths[f], claimed))
+        if (!claimed_by_first_clone(d, name, c.clone_index, f, paths[f], claimed)) {
             kept.push_back(std::move(paths[f]));
+            kept_spelled.push_back(std::move(spelled[f]));
+        }
     paths.swap(kept);
     c.nr_files = (uint32_t)paths.size();
     c.files = (plan_file *)plan_calloc(paths.size() ? paths.size() : 1, sizeof(plan_file));
@@ -382,6 +401,8 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
+        if (!kept_spelled[f].empty())
+            pf.fio_name = plan_strdup(kept_spelled[f].c_str());
         pf.size_bytes = file_size(j, nfiles, draws, paths[f]);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;

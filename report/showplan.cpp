@@ -56,6 +56,8 @@ json pattern_json(const plan_job &j)
     o["random_distribution"] = plan_random_dist_name(j.random_distribution);
     o["random_dist_param"] = j.random_dist_param;
     o["random_dist_center"] = j.random_dist_center;
+    if (j.random_dist_centered) // shown only when set: plans stored before it keep their hash
+        o["random_dist_centered"] = true;
     json zones = json::array();
     for (uint32_t i = 0; i < j.nr_rand_zones; i++)
         zones.push_back({{"io_pct", j.rand_zones[i].io_pct}, {"range_pct", j.rand_zones[i].range_pct},

@@ -103,6 +103,34 @@ static void file_reach(struct gen *g, struct gen_file *f, uint64_t room)
 	}
 }
 
+/*
+ * fio's __init_rand_distribution: a file's law runs over its ranges of the
+ * smaller of the read and write minimum sizes, up to the smaller of the file
+ * and the region; a repeatable job seeds it from the file's name (as fio
+ * spells it) times the thread's number, another from the offsets' seed.
+ */
+static void law_init(struct gen *g, struct gen_file *f, uint32_t idx)
+{
+	const struct plan_job *j = g->job;
+	const struct plan_file *pf = &g->clone->files[idx];
+	uint64_t range = g->min_bs[PLAN_DDIR_READ] < g->min_bs[PLAN_DDIR_WRITE] ? g->min_bs[PLAN_DDIR_READ]
+										 : g->min_bs[PLAN_DDIR_WRITE];
+	uint64_t size = f->start + f->room < f->io_size ? f->start + f->room : f->io_size;
+	uint64_t nranges = (size + range - 1) / range;
+	uint32_t seed = j->randrepeat ? fio_dist_name_hash(pf->fio_name ? pf->fio_name : pf->path) *
+					       g->clone->thread_number
+				      : g->clone->block_seed;
+	enum fio_dist_kind kind = j->random_distribution == PLAN_RAND_ZIPF ? FIO_DIST_ZIPF :
+				  j->random_distribution == PLAN_RAND_PARETO ? FIO_DIST_PARETO : FIO_DIST_GAUSS;
+
+	if (kind == FIO_DIST_ZIPF && nranges != g->law_nranges) {
+		g->law_zetan = fio_dist_zetan(nranges, j->random_dist_param);
+		g->law_nranges = nranges;
+	}
+	fio_dist_init(&f->law, kind, nranges, j->random_dist_param,
+		      j->random_dist_centered ? j->random_dist_center : -1, seed, true, g->law_zetan);
+}
+
 static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len, uint64_t room,
 		     uint64_t min_bs, uint32_t idx)
 {
@@ -125,12 +153,11 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		return -EINVAL;
 	if (g->use_perm && !g->use_map)
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
-	/* One skewed distribution per clone, over file 0's blocks; other files fold it. */
-	if (g->use_dist && idx == 0 && j->random_distribution == PLAN_RAND_ZONED)
+	if (g->fio_law)
+		law_init(g, f, idx);
+	/* zoned over strided zones: one table per clone, over file 0's blocks; other files fold it. */
+	if (g->use_dist && !g->fio_law && idx == 0)
 		return dist_init_zones(&g->dist, f->nblocks, g->align, j->rand_zones, j->nr_rand_zones);
-	if (g->use_dist && idx == 0)
-		return dist_init(&g->dist, j->random_distribution, f->nblocks,
-				 j->random_dist_param, j->random_dist_center, g->rng_off);
 	return 0;
 }
 
@@ -300,6 +327,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
+	g->fio_law = g->use_dist && j->random_distribution != PLAN_RAND_ZONED;
 	/*
 	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
 	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
@@ -324,7 +352,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	/* fio: blockalign other than the block size turns the random map off. */
 	if (gen_draw_aligned_apart(g))
 		g->use_perm = false;
-	g->offset_first = g->use_lfsr || (g->random && !g->use_perm && !j->random_lfsr &&
+	g->offset_first = g->use_lfsr || g->fio_law || (g->random && !g->use_perm && !j->random_lfsr &&
 					  (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))

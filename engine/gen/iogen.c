@@ -74,10 +74,13 @@ void gen_file_restart(struct gen *g, struct gen_file *f, uint8_t d)
 			file_rewind(g, f, k);
 }
 
-/* fio's files run out of room by a failed draw (its map, or its register), not by a count. */
+/*
+ * fio's files run out of room by a failed draw (its map, or its register), not
+ * by a count; a skewed law's draw fails where it lands past the region.
+ */
 static bool runs_out(const struct gen *g)
 {
-	return g->use_map || g->use_lfsr;
+	return g->use_map || g->use_lfsr || g->fio_law;
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -87,6 +90,7 @@ static void start_phase(struct gen *g, bool window)
 	g->limited = false;
 	g->done_bytes = 0;
 	g->done_ios = 0;
+	g->pass_base = 0;
 	g->zone_bytes = 0;
 	g->cur = 0;
 	g->tw_have = false;
@@ -342,6 +346,10 @@ static bool loop_left(struct gen *g)
  */
 static bool start_pass(struct gen *g, uint8_t d, bool loop)
 {
+	/* fio's thread_main ends a job whose round moved nothing: a skewed law's round
+	 * whose first draws all land past the region is the job's last, time_based or not. */
+	if (g->fio_law && g->done_bytes == g->pass_base)
+		return false;
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
 			g->round_due = true;
@@ -373,6 +381,7 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 		g->round_base = g->done_bytes;
 		g->zone_bytes = 0;
 	}
+	g->pass_base = g->done_bytes;
 	return true;
 }
 
@@ -398,6 +407,8 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
 	if (g->use_perm)
 		return perm_next(&f->perm);
+	if (g->fio_law)
+		return fio_dist_next(&f->law) % gen_zone_blocks(g, f);
 	if (g->use_dist)
 		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
 	return rng_below(&g->rng_off, g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
@@ -409,6 +420,10 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 	uint64_t b;
 
 	if (g->offset_first && !g->job->zone_size_bytes) {
+		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
+		 * one that lands past the region fails the fill, as fio's get_next_offset. */
+		if (g->fio_law)
+			return fio_dist_next(&f->law) * g->ba[d];
 		b = gen_draw_block(g, f, d);
 		/* fio's get_next_rand_block: a skewed service's full map starts over, drawn again. */
 		if (b == RANDMAP_NONE && g->skewed_service && f->lastb[d]) {

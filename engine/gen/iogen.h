@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine/gen/file_pick.h"
+#include "engine/gen/fio_dist.h"
 #include "engine/gen/lfsr.h"
 #include "engine/gen/offsets.h"
 #include "engine/plan.h"
@@ -45,6 +46,7 @@ struct gen_file {
 	struct perm perm;		/* random map replacement: one pass = one permutation */
 	struct randmap map;		/* use_map: fio's random map (nr_bits 0 = none) */
 	struct lfsr lfsr;		/* use_lfsr: fio's register over the region's blocks */
+	struct fio_dist law;		/* fio_law: fio's generator over the file's ranges */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
 	/* sequential: the bytes from start to the file's end as fio's setup found it (its
 	 * real_file_size), at least the region: where a holed pass wraps (seq_offset) */
@@ -143,8 +145,17 @@ struct gen {
 	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
 	bool tw_have;			/* the write of the last trim is due */
 	struct gen_io tw;
-	struct dist dist;
+	struct dist dist;		/* zoned over strided zones: the zones' draw */
 	bool use_dist;
+	/*
+	 * random_distribution=zipf, pareto or normal: each file's offsets from its
+	 * own fio generator (law), the offset first, as fio's; law_nranges and
+	 * law_zetan keep zipf's sum for files of the same size.
+	 */
+	bool fio_law;
+	uint64_t law_nranges;
+	double law_zetan;
+	uint64_t pass_base;		/* fio_law: done_bytes when the pass began */
 	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
 	uint64_t zone_key;		/* zonemode=strided with lfsr: the seed every zone's order starts from */
 	/* Amount of the measured window. */

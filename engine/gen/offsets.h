@@ -8,8 +8,9 @@
  * of [0, n) and a new key gives a new order for the next pass.  Cost: a few
  * multiplies and, on average, fewer than two rounds per block.
  *
- * Skewed distributions (zipf, pareto, normal) draw a rank and map it through a fixed
- * keyed bijection so hot blocks are scattered over the region, as fio does.
+ * random_distribution=zoned over strided zones draws its zone here (struct dist);
+ * the skewed laws are fio's own generators (fio_dist.h), and zoned over a whole
+ * region is fio's draw (draw.c).
  */
 #ifndef IOPLAN_ENGINE_OFFSETS_H
 #define IOPLAN_ENGINE_OFFSETS_H
@@ -80,30 +81,15 @@ void perm_new_pass(struct perm *p, uint64_t *rng);
 /* The bijection of [0, n) itself, for random access (cycle-walking). */
 uint64_t perm_map(const struct perm *p, uint64_t x);
 
-/* Skewed block choice: zipf, pareto or normal over [0, n). */
+/* random_distribution=zoned over [0, n): zone i holds blocks [zone_lo[i], zone_hi[i]) and
+ * gets the I/Os whose percentile draw falls below zone_cum[i]. */
 struct dist {
-	enum plan_random_dist kind;
 	uint64_t n;
-	uint64_t rank_shift;		/* center, as a rank offset */
-	double theta, zetan, zeta2, alpha, eta;	/* zipf */
-	double pareto_pow;
-	double sigma;			/* normal: standard deviation in blocks */
-	double center;			/* normal: mean in blocks */
-	struct perm scramble;
-	/* zoned: zone i holds blocks [zone_lo[i], zone_hi[i]) and gets the I/Os whose
-	 * percentile draw falls below zone_cum[i]. */
 	uint32_t nr_zones;
 	uint32_t zone_cum[PLAN_RAND_ZONES_MAX];
 	uint64_t zone_lo[PLAN_RAND_ZONES_MAX];
 	uint64_t zone_hi[PLAN_RAND_ZONES_MAX];
 };
-
-/*
- * param: zipf theta (> 0, != 1), pareto h (0 < h < 1), normal sigma in percent of
- * the range; center in [0, 1) (0 = default).  Returns 0 or -EINVAL.
- */
-int dist_init(struct dist *d, enum plan_random_dist kind, uint64_t n, double param,
-	      double center, uint64_t seed);
 
 /*
  * random_distribution=zoned / zoned_abs over n blocks of block_bytes: zones from
@@ -113,13 +99,7 @@ int dist_init(struct dist *d, enum plan_random_dist kind, uint64_t n, double par
 int dist_init_zones(struct dist *d, uint64_t n, uint64_t block_bytes, const struct plan_rand_zone *z,
 		    uint32_t nz);
 
-/* Rank drawn from the distribution (0 = hottest for zipf/pareto), before scrambling. */
-uint64_t dist_rank(struct dist *d, uint64_t *rng);
-
-/* A block index in [0, n). */
+/* A block index in [0, n): a zone by its share, then a block of it. */
 uint64_t dist_next(struct dist *d, uint64_t *rng);
-
-/* zeta(n, theta) = sum_{i=1..n} i^-theta, exact below 10^4 terms, Euler-Maclaurin above. */
-double dist_zeta(uint64_t n, double theta);
 
 #endif /* IOPLAN_ENGINE_OFFSETS_H */

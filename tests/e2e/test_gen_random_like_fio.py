@@ -15,6 +15,7 @@ one largest I/O per job, as fio's rule allows.
 import json
 import os
 import resource
+import shutil
 import subprocess
 import unittest
 
@@ -141,6 +142,18 @@ JOBS = {
     # One length a direction without a map: the generator's short way draws fio's offsets.
     "nomap_fixed": "rw=randrw\nbs=4k,16k\nnorandommap\n",
     "nomap_blockalign": "rw=randread\nbs=8k\nblockalign=4k\n",
+    # random_distribution=zipf, pareto, normal: fio's generator per file, seeded from the
+    # file's name and the thread's number, its rank hashed and in ranges of the least
+    # block size, the offset drawn first and the length to fit it.  An offset past the
+    # region ends the pass: 8 KiB writes on 4 KiB ranges end it early.
+    "law_zipf": "rw=randread\nrandom_distribution=zipf:1.2\n",
+    "law_zipf_flat": "rw=randread\nrandom_distribution=zipf:0\n",
+    "law_normal_mix": "rw=randrw\nbs=4k,8k\nrwmixread=95\nrandom_distribution=normal:20\n",
+    "law_normal_range": "rw=randwrite\nbsrange=4k-64k\nrandom_distribution=normal:10\nloops=2\n",
+    "law_zipf_centre_turns": ("rw=randread\nbssplit=4k/50:16k/50\nrandom_distribution=zipf:0.8:0.3\n"
+                              "percentage_random=70\n"),
+    "law_gauss_seeded_files": "rw=randread\nrandom_distribution=normal\nrandseed=77\nnrfiles=2\n",
+    "law_pareto_io_size": "rw=randwrite\nbs=8k\nrandom_distribution=pareto:0.9:0\nio_size=6m\n",
 }
 
 
@@ -205,6 +218,42 @@ class RandomLikeFio(TmpDirCase):
         self.assertEqual(sum(fio_bytes["split_rw"]), 4390912)
         self.assertGreater(sum(fio_bytes["split_nomap"]), 4 << 20)
         self.assertLess(sum(fio_bytes["split_nomap"]), (4 << 20) + 65536)
+        # A write drawn past the region ends the pass; zipf:1.2 comes back to its hot blocks.
+        self.assertLess(sum(fio_bytes["law_normal_mix"]), 1 << 20)
+        hits = {}
+        for io in our_ios["law_zipf"]:
+            hits[io[2]] = hits.get(io[2], 0) + 1
+        self.assertGreater(max(hits.values()), 50, "zipf:1.2 over 1024 blocks")
+
+    def test_a_skewed_laws_seed_is_fios_file_name(self):
+        # fio seeds a file's zipf from a hash of its name as fio spells it: directory=d/
+        # joins as d//name.  Real files; the offsets compare, the names differ by the slash.
+        text = ("[z]\ndirectory={dir}/\nsize=1m\nrw=randread\nrandom_distribution=zipf:1.1\n"
+                "write_iolog=z.iolog\n")
+        offsets = {}
+        d = self.tmp / "run"
+        for who, runner in (("fio", run_fio), ("ioplan", run)):
+            # One directory for both, in turn: the seed hashes its path.
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir()
+            (d / "job.fio").write_text(text.replace("{dir}", str(d)))
+            p = runner(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            offsets[who] = [(io[2], io[3]) for io in ios_of(d / "z.iolog")]
+        self.assertEqual(len(offsets["fio"]), 256)
+        self.assertEqual(offsets["ioplan"], offsets["fio"])
+
+    def test_a_normal_law_over_a_few_blocks_ends(self):
+        # fio's gauss halves its deviation while the mean of its draws stays out of
+        # range; a mean of the range's size itself never comes back in, and fio 3.33
+        # spins on size=8k bs=4k normal:10 for good.  ioplan gives the draw and ends.
+        for size in ("8k", "12k"):
+            with self.subTest(size=size):
+                p = run(["--name=g", "--ioengine=null", "--rw=randread", f"--size={size}", "--bs=4k",
+                         "--random_distribution=normal:10", "--output-format=json"], cwd=self.tmp,
+                        timeout=30)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(bytes_of(p.stdout)["g"], (int(size[:-1]) * 1024, 0))
 
     def test_verify_reads_back_each_write_whole(self):
         # fio's verify reads each write still on its list once, with its own length; with

@@ -78,7 +78,8 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     };
     auto plain = job_of("rw=randread\n");
     for (const char *k : {"rw_seq_back_bytes", "rw_seq_nr", "rw_seq_only", "rw_seq_identical", "random_lfsr",
-                          "file_service_extra", "file_service_param", "file_service_center"})
+                          "file_service_extra", "file_service_param", "file_service_center",
+                          "random_dist_centered"})
         CHECK_MESSAGE(!plain.contains(k), k);
 
     CHECK(job_of("rw=read:-8k\n")["rw_seq_back_bytes"] == 8192);
@@ -95,4 +96,11 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     auto pareto = job_of("nrfiles=4\nfile_service_type=pareto\n");
     CHECK(pareto["file_service_param"].get<double>() == doctest::Approx(0.2));
     CHECK(!pareto.contains("file_service_center"));
+    // A centre of 0 given is not the default (fio's law then starts at rank 0, not a drawn one).
+    auto centred = job_of("rw=randread\nrandom_distribution=zipf:1.2:0\n");
+    CHECK(centred["random_dist_centered"] == true);
+    CHECK(centred["random_dist_center"].get<double>() == 0.0);
+    CHECK(!job_of("rw=randread\nrandom_distribution=zipf:1.2\n").contains("random_dist_centered"));
+    // normal's parameter is fio's deviation as given, not a derived spread.
+    CHECK(job_of("rw=randread\nrandom_distribution=normal:30\n")["random_dist_param"].get<double>() == 30.0);
 }
