@@ -43,7 +43,8 @@ uint64_t gen_regions_bytes(const struct gen *g)
  * fio's do_io counts the bytes of the I/Os its engine queued (io_queue_event's
  * FIO_Q_QUEUED; a sync engine's completed ones are not counted) and ends its
  * round at fio's total_bytes: size= capped at the files (setup_files), or
- * io_size= when larger for a random job that writes without a map.  So with
+ * io_size= when larger for a random job that writes without a map (norandommap,
+ * or a blockalign apart from the block size, which fio turns into norandommap).  So with
  * an engine that queues, rw=rw loops=2 size=256k bs=64k is two rounds of
  * 3 reads and a write (fio's next loop re-seeds the mix), not one pass of 7
  * reads and a write that ends where the reads reach the file's end.  Left
@@ -61,7 +62,9 @@ void gen_bound_rounds(struct gen *g, bool queued)
 	    (j->verify != PLAN_VERIFY_NONE && j->verify_backlog))
 		return;
 	size = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
-	if (g->random && j->norandommap && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && io_size > size)
+	/* fio's fixup_options sets norandommap for a blockalign apart from the block size too. */
+	if (g->random && (j->norandommap || gen_draw_aligned_apart(g)) &&
+	    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && io_size > size)
 		size = io_size;
 	g->round_limit = size;
 }

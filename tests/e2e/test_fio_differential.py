@@ -55,6 +55,11 @@ CASES = {
     # (ioplan drew that direction first: 80/43 I/Os against fio's 58/30, and 37/43 against 28/30).
     "randrw_round_after_pause": PSYNC + "[v]\nrw=randrw\nbs=4k,8k\nsize=512k\nverify=md5\nloops=2\n"
                                 "[e]\nrw=randrw\nbs=4k,8k\nsize=512k\nend_fsync=1\nloops=2\nstonewall\n",
+    # fio's blockalign apart from the block size turns norandommap on, and a random
+    # writer without a map counts io_size=, not size=, per round: 21 writes of
+    # 16 KiB at depth 2 (ioplan ended rounds at size= and stopped at 20).
+    "blockalign_writes_to_io_size": NULL + "[w]\nrw=randwrite\nbs=16k\nblockalign=4k\nsize=64k\n"
+                                    "io_size=333k\niodepth=2\n",
     # fio 3.33 names each job after its section, whatever name= [global] sets.
     "global_name": NULL + "name=g\n[file1]\nrw=read\n[file2]\nrw=write\nname=own\n",
 }
