@@ -306,11 +306,13 @@ struct plan_clone {
 	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
 	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
 	uint32_t mix_seed;		/* fio's rwmix_state seed (its rand_seeds[FIO_RAND_MIX_OFF]) */
-	uint32_t block_seed;		/* fio's random_state seed (FIO_RAND_BLOCK_OFF) */
-	uint32_t bs_seed[PLAN_DDIR_NR];	/* fio's bsrange_state seeds (FIO_RAND_BS_OFF + ddir) */
+	/* fio's 64-bit seeds where random_generator=tausworthe64 may take them whole
+	 * (a 32-bit generator takes the low half, as fio's init_rand_seed) */
+	uint64_t block_seed;		/* fio's random_state seed (FIO_RAND_BLOCK_OFF) */
+	uint64_t bs_seed[PLAN_DDIR_NR];	/* fio's bsrange_state seeds (FIO_RAND_BS_OFF + ddir) */
 	uint32_t zone_seed;		/* fio's zone_state seed (FIO_RAND_ZONE_OFF) */
 	uint32_t seq_rand_seed;		/* fio's seq_rand_state seed (FIO_RAND_SEQ_RAND_READ_OFF) */
-	uint32_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
+	uint64_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	struct plan_file *files;
 	/*
@@ -392,6 +394,7 @@ struct plan_job {
 	bool softrandommap;		/* a random map that cannot be allocated: go on without, as norandommap */
 	bool random_lfsr;		/* random_generator=lfsr: every block once per pass even
 					 * with norandommap, as fio's LFSR */
+	bool random_tausworthe64;	/* random_generator=tausworthe64: fio's 64-bit draws of sizes, offsets, files */
 	bool randrepeat;
 	uint64_t randseed;
 	bool interlocked;		/* clones share one atomic sequential offset (DISKSPD -si) */

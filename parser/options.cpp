@@ -716,10 +716,10 @@ static const std::vector<option> core_table = {
         .choices({
             {"tausworthe", "accepted", 0},
             {"lfsr", "every block once per pass, even with norandommap", 1},
-            {"tausworthe64", "accepted", 0},
+            {"tausworthe64", "fio's 64-bit generator for the same draws", 2},
         })
-        .help("tausworthe: fio's generator and seeds where lengths vary or with norandommap, else a permutation (each block once per pass); tausworthe64 draws as tausworthe; lfsr: each block once per pass even with norandommap.")
-        .apply(A(j.pj.random_lfsr = choice_of(o, v) == 1)),
+        .help("tausworthe: fio's generator and seeds where lengths vary or with norandommap, else a permutation (each block once per pass); tausworthe64: fio's 64-bit generator for those draws (block sizes, offsets, random file picks, file sizes); lfsr: each block once per pass even with norandommap.")
+        .apply(A(j.pj.random_lfsr = choice_of(o, v) == 1; j.pj.random_tausworthe64 = choice_of(o, v) == 2)),
     opt("norandommap", opt_type::flag, CAT_PATTERN)
         .def("0")
         .help("Random offsets drawn independently (blocks may repeat).")

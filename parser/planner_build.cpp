@@ -3,7 +3,7 @@
 #include "parser/planner.hpp"
 #include "parser/options.hpp"
 #include "parser/values.hpp"
-#include "engine/gen/taus88.h"
+#include "engine/gen/taus258.h"
 
 #include <algorithm>
 #include <new>
@@ -312,7 +312,7 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
 
 namespace {
 
-static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
+static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 
 // fio's get_rand_file_size: each file of a filesize= range takes the next draw
 // of the job's file_size_state (seed FIO_RAND_FILE_SIZE_OFF), cut to the
@@ -321,7 +321,7 @@ static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 // A file whose size already lies in the range keeps it and takes no draw, as
 // fio's setup_files: an existing regular file, or under the null engine, which
 // has no file, size= over nrfiles (filesize=128k-256k size=256k: 256 KiB).
-static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws, const std::string &path)
+static uint64_t file_size(const plan_job &j, uint32_t nfiles, frand &draws, const std::string &path)
 {
     if (!j.filesize_min_bytes)
         return j.size_bytes / nfiles;
@@ -333,7 +333,7 @@ static uint64_t file_size(const plan_job &j, uint32_t nfiles, taus88 &draws, con
                      : stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (found >= j.filesize_min_bytes && found <= j.filesize_max_bytes)
         return found;
-    uint64_t size = j.filesize_min_bytes + (uint64_t)((double)span * (taus88_next(&draws) / 4294967296.0));
+    uint64_t size = j.filesize_min_bytes + frand_below(&draws, span);
     return size - size % plan_min_bs(&j);
 }
 
@@ -391,9 +391,9 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     paths.swap(kept);
     c.nr_files = (uint32_t)paths.size();
     c.files = (plan_file *)plan_calloc(paths.size() ? paths.size() : 1, sizeof(plan_file));
-    taus88 draws;
+    frand draws{};
     const uint64_t file_size_off = 7;  // fio's FIO_RAND_FILE_SIZE_OFF
-    taus88_seed(&draws, fio_seed(d.spec, c, file_size_off));
+    frand_seed(&draws, fio_seed(d.spec, c, file_size_off), j.random_tausworthe64);
     const std::string dir = d.spec.filenames.empty() && !d.spec.directories.empty()
                                 ? join_dir(d.spec.directories[c.clone_index % d.spec.directories.size()], "")
                                 : std::string();
@@ -450,24 +450,24 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t>
 }
 
 // fio's setup_random_seeds: a repeatable job's seed k is randseed * 0x9e370001^(4+k) *
-// thread_number + k, of which its generators take the low 32 bits; the rw mix
+// thread_number + k, of which its 32-bit generators take the low half; the rw mix
 // draws from seed 4 (FIO_RAND_MIX_OFF), the block sizes from seeds 0-2, so a job
 // makes fio's decisions draw for draw.  allrandrepeat replaces them all with
 // 0xb1899bed * thread_number + k (td_fill_rand_seeds).  Otherwise fio's seeds are
 // random, and so are these (each from the clone's own seed).
-static uint32_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
+static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 {
     const uint64_t mul = 0x9e370001ull;
     if (s.allrandrepeat)
-        return (uint32_t)(0xb1899bedull * pc.thread_number + off);
+        return 0xb1899bedull * pc.thread_number + off;
     if (!s.pj.randrepeat && !s.randseed_set) {
         uint64_t x = pc.seed + off * mul;
-        return (uint32_t)(x ^ (x >> 32));
+        return x ^ (x >> 32);
     }
     uint64_t seed = s.pj.randseed;
     for (uint64_t i = 0; i < 4 + off; i++)
         seed *= mul;
-    return (uint32_t)(seed * pc.thread_number + off);
+    return seed * pc.thread_number + off;
 }
 
 // fio's td_fill_rand_seeds_internal: verify reads draw the sizes the writes drew,
@@ -482,11 +482,11 @@ static void fio_seeds(const job_spec &s, plan_clone &pc)
         pc.bs_seed[PLAN_DDIR_WRITE] = pc.bs_seed[PLAN_DDIR_READ];
     if (s.pj.rw == PLAN_RW_TRIMWRITE || s.pj.rw == PLAN_RW_RANDTRIMWRITE)
         pc.bs_seed[PLAN_DDIR_TRIM] = pc.bs_seed[PLAN_DDIR_WRITE];
-    pc.mix_seed = fio_seed(s, pc, mix_off);
-    pc.zone_seed = fio_seed(s, pc, zone_off);
-    pc.seq_rand_seed = fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
+    pc.mix_seed = (uint32_t)fio_seed(s, pc, mix_off);  // always fio's 32-bit generators
+    pc.zone_seed = (uint32_t)fio_seed(s, pc, zone_off);
+    pc.seq_rand_seed = (uint32_t)fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
     pc.file_seed = fio_seed(s, pc, file_off);
-    pc.block_seed = s.pj.randrepeat ? (uint32_t)(0xb1899bedull * pc.thread_number)
+    pc.block_seed = s.pj.randrepeat ? 0xb1899bedull * pc.thread_number
                                     : fio_seed(s, pc, block_off);
 }
 

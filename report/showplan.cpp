@@ -82,6 +82,8 @@ json pattern_json(const plan_job &j)
         o["rw_seq_identical"] = true;
     if (j.random_lfsr)
         o["random_lfsr"] = true;
+    if (j.random_tausworthe64)
+        o["random_tausworthe64"] = true;
     return o;
 }
 

@@ -16,9 +16,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 # For each stage: the project paths (prefixes) its files may include.
 ALLOWED = {
-    # taus88.h: fio's generator alone (no engine state), for the draws fio makes while
+    # taus88.h, taus258.h: fio's generators alone (no engine state), for the draws fio makes while
     # planning (a filesize= range's file sizes)
-    "parser": ("parser/", "engine/plan.h", "engine/gen/taus88.h"),
+    "parser": ("parser/", "engine/plan.h", "engine/gen/taus88.h", "engine/gen/taus258.h"),
     "engine": ("engine/",),
     "report": ("report/", "engine/plan.h", "engine/results.h"),
     # the results store: it reads the JSON reports, never the engine or the parser

@@ -19,11 +19,13 @@ void gen_draw_seed(struct gen *g)
 {
 	const struct plan_clone *c = g->clone;
 
-	taus88_seed(&g->off_rng, c->block_seed);
+	bool use64 = g->job->random_tausworthe64;
+
+	frand_seed(&g->off_rng, c->block_seed, use64);
 	taus88_seed(&g->zone_rng, c->zone_seed);
 	taus88_seed(&g->mix_rng, c->mix_seed);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		taus88_seed(&g->bs_rng[d], c->bs_seed[d]);
+		frand_seed(&g->bs_rng[d], c->bs_seed[d], use64);
 		taus88_seed(&g->seq_rand_rng[d], c->seq_rand_seed);
 	}
 	if (g->drawn_service)
@@ -130,16 +132,16 @@ static uint64_t zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
 		bytes += j->rand_zones[i].range_bytes;
 	}
 	if (i == j->nr_rand_zones)
-		return gen_draw_below(g, lastb);
+		return frand_below(&g->off_rng, lastb);
 	if (j->rand_zones[i].range_bytes) {
 		lo = bytes / g->ba[d];
 		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
 		if (hi > lastb)
 			return RANDMAP_NONE;
-		return lo + gen_draw_below(g, hi - lo);
+		return lo + frand_below(&g->off_rng, hi - lo);
 	}
 	lo = pct * lastb / 100;
-	return lo + gen_draw_below(g, lastb * j->rand_zones[i].range_pct / 100);
+	return lo + frand_below(&g->off_rng, lastb * j->rand_zones[i].range_pct / 100);
 }
 
 /*
@@ -157,7 +159,7 @@ uint64_t gen_draw_block(struct gen *g, struct gen_file *f, uint8_t d)
 		return lfsr_next(&f->lfsr, &b) ? b : RANDMAP_NONE;
 	if (g->use_dist)
 		return zoned_block(g, d, lastb);
-	b = gen_draw_below(g, lastb);
+	b = frand_below(&g->off_rng, lastb);
 	if (f->map.nr_bits && randmap_isset(&f->map, b))
 		b = randmap_next_free(&f->map, b);
 	return b;
@@ -172,7 +174,7 @@ uint64_t gen_draw_mark(struct gen *g, struct gen_file *f, uint8_t d, uint64_t re
 }
 
 /* fio's bssplit pick from one draw: the first entry whose cumulative share covers r and that fits. */
-static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
+static uint64_t split_len(const struct plan_bs *b, uint64_t r, bool use64, uint64_t room)
 {
 	uint64_t perc = 0, len = 0;
 
@@ -181,8 +183,8 @@ static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
 			continue;
 		len = b->split[i].bs_bytes;
 		perc += b->split[i].pct;
-		/* fio's r / perc <= max / 100, without a division per entry. */
-		if (r < (UINT32_MAX / 100 + 1) * perc && len <= room)
+		/* fio's r / perc <= max / 100; 32 bits wide without a division per entry. */
+		if ((use64 ? r / perc <= UINT64_MAX / 100 : r < (UINT32_MAX / 100 + 1) * perc) && len <= room)
 			break;
 	}
 	return len;
@@ -198,7 +200,7 @@ static uint64_t split_len(const struct plan_bs *b, uint32_t r, uint64_t room)
 uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room)
 {
 	const struct plan_bs *b = gen_bs_of(g, d);
-	struct taus88 *rng = &g->bs_rng[b - g->bs];
+	struct frand *rng = &g->bs_rng[b - g->bs];
 	uint64_t min = b->min_bytes, max = b->max_bytes, len;
 
 	if (max <= min)
@@ -207,9 +209,10 @@ uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room)
 		return 0;
 	/* Bounded: a split whose fitting entries all have 0% would loop in fio forever. */
 	for (uint32_t tries = 0; tries < 1u << 16; tries++) {
-		uint32_t r = taus88_next(rng);
+		uint64_t r = frand_next(rng);
 
-		len = b->nr_split ? split_len(b, r, room) : min + (uint64_t)((double)max * (r / 4294967296.0));
+		len = b->nr_split ? split_len(b, r, rng->use64, room)
+				  : min + (uint64_t)((double)max * ((double)r / ((double)frand_max(rng) + 1.0)));
 		if (!g->job->bs_unaligned)
 			len -= len % min;
 		if (len > max)

@@ -15,18 +15,18 @@
 #include <stdint.h>
 
 #include "engine/gen/fio_dist.h"
-#include "engine/gen/taus88.h"
+#include "engine/gen/taus258.h"
 #include "engine/plan.h"
 
 struct file_pick {
 	enum plan_file_service kind;
 	uint32_t nr_files;
-	struct taus88 rng;		/* random */
+	struct frand rng;		/* random (64-bit: random_generator=tausworthe64) */
 	struct fio_dist law;		/* zipf, pareto, normal: over nr_files << 10 ranks */
 };
 
-/* Sets p up for job j's law over nr_files files from fio's file seed. */
-void file_pick_init(struct file_pick *p, const struct plan_job *j, uint32_t nr_files, uint32_t seed);
+/* Sets p up for job j's law over nr_files files from fio's file seed (its low half for the skewed laws). */
+void file_pick_init(struct file_pick *p, const struct plan_job *j, uint32_t nr_files, uint64_t seed);
 
 /* The index of the next file drawn, below nr_files. */
 uint32_t file_pick_next(struct file_pick *p);

@@ -119,7 +119,7 @@ static void law_init(struct gen *g, struct gen_file *f, uint32_t idx)
 	uint64_t nranges = (size + range - 1) / range;
 	uint32_t seed = j->randrepeat ? fio_dist_name_hash(pf->fio_name ? pf->fio_name : pf->path) *
 					       g->clone->thread_number
-				      : g->clone->block_seed;
+				      : (uint32_t)g->clone->block_seed;
 	enum fio_dist_kind kind = j->random_distribution == PLAN_RAND_ZIPF ? FIO_DIST_ZIPF :
 				  j->random_distribution == PLAN_RAND_PARETO ? FIO_DIST_PARETO : FIO_DIST_GAUSS;
 
@@ -254,6 +254,9 @@ static bool is_plain(const struct gen *g)
 				  : !g->skip && !g->stride && !j->rw_seq_back_bytes &&
 					    !(j->sequential_parallel && j->iodepth > 1);
 
+	/* The short way draws with taus88 alone: a tausworthe64 job's draws take the general way. */
+	if (drawn && j->random_tausworthe64)
+		return false;
 	if (g->nr_files != 1 || g->files[0].il || !order_ok || (g->offset_first && !drawn) || g->use_map ||
 	    g->trimwrite || j->zone_size_bytes || j->file_service_extra)
 		return false;

@@ -21,7 +21,7 @@
 #include "engine/gen/offsets.h"
 #include "engine/plan.h"
 #include "engine/gen/randmap.h"
-#include "engine/gen/taus88.h"
+#include "engine/gen/taus258.h"
 
 /* One shared sequential position per file of an interlocked job, on its own line. */
 struct interlock {
@@ -108,8 +108,8 @@ struct gen {
 	uint32_t passes_left;		/* use_map: passes the window may still start (fio's loops) */
 	uint64_t min_bs[PLAN_DDIR_NR], ba[PLAN_DDIR_NR];	/* fio's min_bs and blockalign */
 	uint64_t rw_min_bs;		/* fio's rw_min_bs: the random map's block */
-	struct taus88 off_rng;		/* fio's random_state */
-	struct taus88 bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
+	struct frand off_rng;		/* fio's random_state (64-bit: random_generator=tausworthe64) */
+	struct frand bs_rng[PLAN_DDIR_NR];	/* fio's bsrange_state */
 	const struct plan_clone *clone;	/* its fio seeds */
 	struct plan_bs bs[PLAN_DDIR_NR];	/* the job's block sizes, bssplit sorted as fio sorts it */
 	struct plan_bssplit *splits;	/* bs[]'s bssplits: this clone's sorted copy of the plan's */
@@ -270,12 +270,12 @@ static inline void gen_counted(struct gen *g, const struct gen_file *f, uint8_t 
 }
 
 /*
- * fio's __get_next_rand_offset without a map: one taus88 draw scaled to n
- * blocks (below n: the draw is under 2^32).
+ * fio's __get_next_rand_offset without a map: one draw scaled to n blocks.
+ * The short way's: taus88 alone (a tausworthe64 job takes the general way).
  */
 static inline uint64_t gen_draw_below(struct gen *g, uint64_t n)
 {
-	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
+	return (uint64_t)((double)n * (taus88_next(&g->off_rng.t32) / 4294967296.0));
 }
 
 /* gen_next_ddir's every case; the short way below gives the I/Os this would. */

@@ -154,6 +154,14 @@ JOBS = {
                               "percentage_random=70\n"),
     "law_gauss_seeded_files": "rw=randread\nrandom_distribution=normal\nrandseed=77\nnrfiles=2\n",
     "law_pareto_io_size": "rw=randwrite\nbs=8k\nrandom_distribution=pareto:0.9:0\nio_size=6m\n",
+    # random_generator=tausworthe64: fio's 64-bit generator (taus258, seeded from fio's
+    # 64-bit seeds) draws the sizes, the offsets without a map, the random file picks and
+    # the file sizes; the mix, zones and sequential turns keep their 32-bit ones.
+    "taus64_split": "rw=randrw\nbssplit=4k/50:16k/30:64k/20\nrandom_generator=tausworthe64\n",
+    "taus64_nomap_files": ("rw=randread\nbsrange=1k-16k\nnorandommap\nnrfiles=3\nfile_service_type=random\n"
+                           "random_generator=tausworthe64\n"),
+    "taus64_file_sizes": "rw=write\nnrfiles=3\nfilesize=128k-1m\nbs=4k\nrandom_generator=tausworthe64\n",
+    "taus64_seeded_loops": "rw=randrw\nbsrange=4k-64k\nrandseed=99\nrandom_generator=tausworthe64\nloops=2\n",
 }
 
 

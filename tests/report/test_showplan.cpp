@@ -79,7 +79,7 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     auto plain = job_of("rw=randread\n");
     for (const char *k : {"rw_seq_back_bytes", "rw_seq_nr", "rw_seq_only", "rw_seq_identical", "random_lfsr",
                           "file_service_extra", "file_service_param", "file_service_center",
-                          "random_dist_centered"})
+                          "random_dist_centered", "random_tausworthe64"})
         CHECK_MESSAGE(!plain.contains(k), k);
 
     CHECK(job_of("rw=read:-8k\n")["rw_seq_back_bytes"] == 8192);
@@ -87,6 +87,8 @@ TEST_CASE("showplan shows the pattern and file-service values the options resolv
     CHECK(seq["rw_seq_nr"] == 4);
     CHECK(seq["rw_seq_identical"] == true);
     CHECK(seq["random_lfsr"] == true);
+    CHECK(!seq.contains("random_tausworthe64"));
+    CHECK(job_of("rw=randread\nrandom_generator=tausworthe64\n")["random_tausworthe64"] == true);
     CHECK(!seq.contains("rw_seq_only"));
     CHECK(job_of("rw=randread:0\n")["rw_seq_only"] == true);
     CHECK(job_of("nrfiles=2\nfile_service_type=roundrobin:4\n")["file_service_extra"] == 3);
