@@ -19,13 +19,15 @@ void gen_draw_seed(struct gen *g)
 {
 	const struct plan_clone *c = g->clone;
 
-	bool use64 = g->job->random_tausworthe64;
-
-	frand_seed(&g->off_rng, c->block_seed, use64);
+	taus88_seed(&g->off_rng, (uint32_t)c->block_seed);
+	if (g->rng64)
+		taus258_seed(&g->rng64[0], c->block_seed);
 	taus88_seed(&g->zone_rng, c->zone_seed);
 	taus88_seed(&g->mix_rng, c->mix_seed);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
-		frand_seed(&g->bs_rng[d], c->bs_seed[d], use64);
+		taus88_seed(&g->bs_rng[d], (uint32_t)c->bs_seed[d]);
+		if (g->rng64)
+			taus258_seed(&g->rng64[1 + d], c->bs_seed[d]);
 		taus88_seed(&g->seq_rand_rng[d], c->seq_rand_seed);
 	}
 	if (g->drawn_service)
@@ -115,6 +117,14 @@ uint64_t gen_draw_last_block(const struct gen *g, const struct gen_file *f, uint
 	return size > over ? (size - over) / g->ba[d] : 0;
 }
 
+/* fio's scaled draw from its random_state: n * (r / (rand_max + 1.0)), 64 bits wide under tausworthe64. */
+static uint64_t off_below(struct gen *g, uint64_t n)
+{
+	if (g->rng64)
+		return (uint64_t)((double)n * ((double)taus258_next(&g->rng64[0]) / 18446744073709551616.0));
+	return gen_draw_below(g, n);
+}
+
 /*
  * random_distribution=zoned/zoned_abs as fio draws it: a percentile picks the
  * zone (fio's zone_state), then a uniform block within it.  A zoned_abs zone
@@ -132,16 +142,16 @@ static uint64_t zoned_block(struct gen *g, uint8_t d, uint64_t lastb)
 		bytes += j->rand_zones[i].range_bytes;
 	}
 	if (i == j->nr_rand_zones)
-		return frand_below(&g->off_rng, lastb);
+		return off_below(g, lastb);
 	if (j->rand_zones[i].range_bytes) {
 		lo = bytes / g->ba[d];
 		hi = (bytes + j->rand_zones[i].range_bytes) / g->ba[d];
 		if (hi > lastb)
 			return RANDMAP_NONE;
-		return lo + frand_below(&g->off_rng, hi - lo);
+		return lo + off_below(g, hi - lo);
 	}
 	lo = pct * lastb / 100;
-	return lo + frand_below(&g->off_rng, lastb * j->rand_zones[i].range_pct / 100);
+	return lo + off_below(g, lastb * j->rand_zones[i].range_pct / 100);
 }
 
 /*
@@ -159,7 +169,7 @@ uint64_t gen_draw_block(struct gen *g, struct gen_file *f, uint8_t d)
 		return lfsr_next(&f->lfsr, &b) ? b : RANDMAP_NONE;
 	if (g->use_dist)
 		return zoned_block(g, d, lastb);
-	b = frand_below(&g->off_rng, lastb);
+	b = off_below(g, lastb);
 	if (f->map.nr_bits && randmap_isset(&f->map, b))
 		b = randmap_next_free(&f->map, b);
 	return b;
@@ -200,7 +210,8 @@ static uint64_t split_len(const struct plan_bs *b, uint64_t r, bool use64, uint6
 uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room)
 {
 	const struct plan_bs *b = gen_bs_of(g, d);
-	struct frand *rng = &g->bs_rng[b - g->bs];
+	ptrdiff_t k = b - g->bs;	/* the state of the sizes drawn (bs_is_seq_rand: not d's) */
+	bool use64 = g->rng64;
 	uint64_t min = b->min_bytes, max = b->max_bytes, len;
 
 	if (max <= min)
@@ -209,10 +220,11 @@ uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room)
 		return 0;
 	/* Bounded: a split whose fitting entries all have 0% would loop in fio forever. */
 	for (uint32_t tries = 0; tries < 1u << 16; tries++) {
-		uint64_t r = frand_next(rng);
+		uint64_t r = use64 ? taus258_next(&g->rng64[1 + k]) : taus88_next(&g->bs_rng[k]);
 
-		len = b->nr_split ? split_len(b, r, rng->use64, room)
-				  : min + (uint64_t)((double)max * ((double)r / ((double)frand_max(rng) + 1.0)));
+		len = b->nr_split ? split_len(b, r, use64, room)
+				  : min + (uint64_t)((double)max * ((double)r / (use64 ? 18446744073709551616.0
+											: 4294967296.0)));
 		if (!g->job->bs_unaligned)
 			len -= len % min;
 		if (len > max)

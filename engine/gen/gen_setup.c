@@ -127,7 +127,7 @@ static void law_init(struct gen *g, struct gen_file *f, uint32_t idx)
 		g->law_zetan = fio_dist_zetan(nranges, j->random_dist_param);
 		g->law_nranges = nranges;
 	}
-	fio_dist_init(&f->law, kind, nranges, j->random_dist_param,
+	fio_dist_init(&g->laws[idx], kind, nranges, j->random_dist_param,
 		      j->random_dist_centered ? j->random_dist_center : -1, seed, true, g->law_zetan);
 }
 
@@ -361,7 +361,9 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))
 		return -EINVAL;
 	g->files = calloc(nr, sizeof(*g->files));
-	if (!g->files)
+	g->laws = g->fio_law ? calloc(nr, sizeof(*g->laws)) : NULL;
+	g->rng64 = j->random_tausworthe64 ? calloc(1 + PLAN_DDIR_NR, sizeof(*g->rng64)) : NULL;
+	if (!g->files || (g->fio_law && !g->laws) || (j->random_tausworthe64 && !g->rng64))
 		return -ENOMEM;
 	g->nr_files = nr;
 	gen_draw_seed(g);	/* the file service draws over nr_files */
@@ -391,5 +393,7 @@ void gen_release(struct gen *g)
 		randmap_free(&g->files[i].map);
 	free(g->files);
 	free(g->splits);
+	free(g->laws);
+	free(g->rng64);
 	memset(g, 0, sizeof(*g));
 }

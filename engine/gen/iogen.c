@@ -408,7 +408,7 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 	if (g->use_perm)
 		return perm_next(&f->perm);
 	if (g->fio_law)
-		return fio_dist_next(&f->law) % gen_zone_blocks(g, f);
+		return fio_dist_next(&g->laws[f - g->files]) % gen_zone_blocks(g, f);
 	if (g->use_dist)
 		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
 	return rng_below(&g->rng_off, g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
@@ -423,7 +423,7 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
 		 * one that lands past the region fails the fill, as fio's get_next_offset. */
 		if (g->fio_law)
-			return fio_dist_next(&f->law) * g->ba[d];
+			return fio_dist_next(&g->laws[f - g->files]) * g->ba[d];
 		b = gen_draw_block(g, f, d);
 		/* fio's get_next_rand_block: a skewed service's full map starts over, drawn again. */
 		if (b == RANDMAP_NONE && g->skewed_service && f->lastb[d]) {
