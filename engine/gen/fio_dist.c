@@ -67,20 +67,21 @@ void fio_dist_init(struct fio_dist *d, enum fio_dist_kind kind, uint64_t nranges
 	d->theta = param;
 	d->zeta2 = pow(1.0, param) + pow(0.5, param);
 	d->zetan = zetan >= 0.0 ? zetan : fio_dist_zetan(nranges, param);
+	/* fio's zipf_next works these out on every draw from the same values: the same doubles. */
+	d->alpha = 1.0 / (1.0 - param);
+	d->eta = (1.0 - pow(2.0 / (double)nranges, 1.0 - param)) / (1.0 - d->zeta2 / d->zetan);
+	d->half_theta = pow(0.5, param);
 }
 
 static uint64_t zipf_rank(struct fio_dist *d)
 {
-	double n = (double)d->nranges;
-	double alpha = 1.0 / (1.0 - d->theta);
-	double eta = (1.0 - pow(2.0 / n, 1.0 - d->theta)) / (1.0 - d->zeta2 / d->zetan);
 	double u = (double)taus88_next(&d->rng) / FRAND32_MAX, z = u * d->zetan;
 
 	if (z < 1.0)
 		return 0;
-	if (z < 1.0 + pow(0.5, d->theta))
+	if (z < 1.0 + d->half_theta)
 		return 1;
-	return (uint64_t)(n * pow(eta * u - eta + 1.0, alpha));
+	return (uint64_t)((double)d->nranges * pow(d->eta * u - d->eta + 1.0, d->alpha));
 }
 
 /* fio's gauss_dev: an int from unsigned arithmetic, as fio's return converts it. */

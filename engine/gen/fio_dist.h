@@ -27,6 +27,7 @@ struct fio_dist {
 	uint64_t nranges;
 	struct taus88 rng;
 	double theta, zeta2, zetan;	/* zipf */
+	double alpha, eta, half_theta;	/* zipf: what fio's zipf_next computes again each draw */
 	double pareto_pow;		/* pareto */
 	uint64_t rand_off;		/* the rank the law starts at (gauss: fio's unsigned int) */
 	uint32_t stddev;		/* gauss, in ranks */
