@@ -123,12 +123,11 @@ static void law_init(struct gen *g, struct gen_file *f, uint32_t idx)
 	enum fio_dist_kind kind = j->random_distribution == PLAN_RAND_ZIPF ? FIO_DIST_ZIPF :
 				  j->random_distribution == PLAN_RAND_PARETO ? FIO_DIST_PARETO : FIO_DIST_GAUSS;
 
-	if (kind == FIO_DIST_ZIPF && nranges != g->law_nranges) {
-		g->law_zetan = fio_dist_zetan(nranges, j->random_dist_param);
-		g->law_nranges = nranges;
-	}
+	/* zipf's sum over up to 10 million ranks: the last file's when it has as many ranks. */
+	double zetan = idx && g->laws[idx - 1].nranges == nranges ? g->laws[idx - 1].zetan : -1.0;
+
 	fio_dist_init(&g->laws[idx], kind, nranges, j->random_dist_param,
-		      j->random_dist_centered ? j->random_dist_center : -1, seed, true, g->law_zetan);
+		      j->random_dist_centered ? j->random_dist_center : -1, seed, true, zetan);
 }
 
 static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t len, uint64_t room,

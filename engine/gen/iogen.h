@@ -185,13 +185,10 @@ struct gen {
 	struct dist dist;		/* zoned over strided zones: the zones' draw */
 	/*
 	 * random_distribution=zipf, pareto or normal: each file's offsets from its
-	 * own fio generator (laws[file]), the offset first, as fio's; law_nranges
-	 * and law_zetan keep zipf's sum for files of the same size.
+	 * own fio generator (laws[file]), the offset first, as fio's.
 	 */
 	bool fio_law;
 	struct fio_dist *laws;
-	uint64_t law_nranges;
-	double law_zetan;
 	uint64_t pass_base;		/* fio_law: done_bytes when the pass began */
 	/* random_generator=tausworthe64: fio's 64-bit random_state, then each direction's
 	 * bsrange_state (the general way's draws); NULL: the taus88 ones above */
