@@ -21,13 +21,13 @@ void gen_draw_seed(struct gen *g)
 
 	taus88_seed(&g->off_rng, (uint32_t)c->block_seed);
 	if (g->rng64)
-		taus258_seed(&g->rng64[0], c->block_seed);
+		frand_seed(&g->rng64[0], c->block_seed, true);
 	taus88_seed(&g->zone_rng, c->zone_seed);
 	taus88_seed(&g->mix_rng, c->mix_seed);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		taus88_seed(&g->bs_rng[d], (uint32_t)c->bs_seed[d]);
 		if (g->rng64)
-			taus258_seed(&g->rng64[1 + d], c->bs_seed[d]);
+			frand_seed(&g->rng64[1 + d], c->bs_seed[d], true);
 		taus88_seed(&g->seq_rand_rng[d], c->seq_rand_seed);
 	}
 	if (g->drawn_service)
@@ -120,9 +120,7 @@ uint64_t gen_draw_last_block(const struct gen *g, const struct gen_file *f, uint
 /* fio's scaled draw from its random_state: n * (r / (rand_max + 1.0)), 64 bits wide under tausworthe64. */
 static uint64_t off_below(struct gen *g, uint64_t n)
 {
-	if (g->rng64)
-		return (uint64_t)((double)n * ((double)taus258_next(&g->rng64[0]) / 18446744073709551616.0));
-	return gen_draw_below(g, n);
+	return g->rng64 ? frand_below(&g->rng64[0], n) : gen_draw_below(g, n);
 }
 
 /*
@@ -220,11 +218,10 @@ uint64_t gen_pick_len(struct gen *g, uint8_t d, uint64_t room)
 		return 0;
 	/* Bounded: a split whose fitting entries all have 0% would loop in fio forever. */
 	for (uint32_t tries = 0; tries < 1u << 16; tries++) {
-		uint64_t r = use64 ? taus258_next(&g->rng64[1 + k]) : taus88_next(&g->bs_rng[k]);
+		uint64_t r = use64 ? frand_next(&g->rng64[1 + k]) : taus88_next(&g->bs_rng[k]);
+		double span = use64 ? (double)UINT64_MAX + 1.0 : 4294967296.0;	/* fio's rand_max + 1.0 */
 
-		len = b->nr_split ? split_len(b, r, use64, room)
-				  : min + (uint64_t)((double)max * ((double)r / (use64 ? 18446744073709551616.0
-											: 4294967296.0)));
+		len = b->nr_split ? split_len(b, r, use64, room) : min + (uint64_t)((double)max * ((double)r / span));
 		if (!g->job->bs_unaligned)
 			len -= len % min;
 		if (len > max)

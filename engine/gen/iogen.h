@@ -192,7 +192,7 @@ struct gen {
 	uint64_t pass_base;		/* fio_law: done_bytes when the pass began */
 	/* random_generator=tausworthe64: fio's 64-bit random_state, then each direction's
 	 * bsrange_state (the general way's draws); NULL: the taus88 ones above */
-	struct taus258 *rng64;
+	struct frand *rng64;
 };
 
 /*
