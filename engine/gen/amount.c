@@ -39,6 +39,22 @@ uint64_t gen_regions_bytes(const struct gen *g)
 	return sum ? sum : UINT64_MAX;
 }
 
+bool gen_fio_loop_goes_on(const struct gen *g)
+{
+	const struct plan_job *j = g->job;
+	uint64_t held = gen_regions_bytes(g), amount = gen_io_size(g);
+
+	if (!g->limited)
+		return true;
+	if (!amount)
+		amount = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
+	if (g->done_bytes >= amount * (j->loops ? j->loops : 1))
+		return false;
+	if (g->limit_ios && g->done_ios >= g->limit_ios)
+		return false;
+	return !g->round_limit || g->done_bytes - g->round_base < g->round_limit;
+}
+
 /*
  * fio's do_io counts the bytes of the I/Os its engine queued (io_queue_event's
  * FIO_Q_QUEUED; a sync engine's completed ones are not counted) and ends its

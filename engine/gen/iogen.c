@@ -358,6 +358,7 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 		g->round_resumed = false;
 		if (!loop_left(g))
 			return false;
+		g->rounds++;
 	}
 	/* A wrap starts d over (fio's get_next_seq_offset: no new loop, nothing re-seeded);
 	 * fio's next loop re-seeds and starts every direction over (fio_file_reset),
@@ -387,7 +388,10 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 
 bool gen_new_pass(struct gen *g, uint8_t d)
 {
-	return start_pass(g, d, g->limited && !pass_wraps(g));
+	bool loop = g->limited && !pass_wraps(g);
+
+	g->ran_out = g->ran_out || loop;
+	return start_pass(g, d, loop);
 }
 
 /*

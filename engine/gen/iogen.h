@@ -193,6 +193,11 @@ struct gen {
 	/* random_generator=tausworthe64: fio's 64-bit random_state, then each direction's
 	 * bsrange_state (the general way's draws); NULL: the taus88 ones above */
 	struct frand *rng64;
+	/* fsync=N's syncs at a round's ends (worker_sync.c): the rounds fio's loop has
+	 * started, and whether the last pass ended where the files ran out (a pass's
+	 * end, not the amount, which fio's do_io sees only after one more draw). */
+	uint32_t rounds;
+	bool ran_out;
 };
 
 /*
@@ -357,6 +362,14 @@ uint64_t gen_regions_bytes(const struct gen *g);
  * of the window by the bytes it issues, as fio's do_io does (round_limit).
  */
 void gen_bound_rounds(struct gen *g, bool queued);
+
+/*
+ * Whether fio's do_io would ask for another I/O after the generator's last
+ * one: its bytes and I/Os below the job's ((io_size=, else size= capped at the
+ * regions) and number_ios=, loops times) and the round not ended by the bytes
+ * queued (round_limit).  The generator's own amount may be a pass's bytes.
+ */
+bool gen_fio_loop_goes_on(const struct gen *g);
 
 /* Window tickets of an interlocked job's file: loops passes over its region. */
 uint64_t gen_interlock_limit(const struct plan_job *j, uint64_t region_len);

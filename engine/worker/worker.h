@@ -340,6 +340,8 @@ struct worker {
 	uint64_t rng_misc;
 	uint64_t writes_issued;		/* fsync=, fdatasync=, sync_file_range= count them (fio's io_issues) */
 	uint8_t sync_kind;		/* the sync need_sync asks for (enum worker_sync_kind) */
+	bool syncs_every;		/* fsync=N, fdatasync=N or sync_file_range=: worker_sync_rounds watches rounds */
+	uint32_t sync_rounds;		/* gen.rounds when worker_sync_rounds last looked */
 	struct worker_written *written;	/* sync_file_range=, per file; NULL without (worker_sync.c) */
 	bool map_dropped;		/* softrandommap: file map_file's random map could not be had */
 	uint32_t map_file;
@@ -652,6 +654,7 @@ void worker_read_back_failed(struct worker *w, int err);
 int worker_sync_setup(struct worker *w);
 void worker_sync_release(struct worker *w);
 bool worker_sync_count(struct worker *w);
+void worker_sync_rounds(struct worker *w, bool drawn);
 void worker_sync_written(struct worker *w, const struct io_u *u);
 void worker_sync_files(struct worker *w);
 /* end_fsync / fsync_on_close: fsync every file written to, as a round of the workload ends. */

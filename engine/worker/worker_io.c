@@ -496,15 +496,23 @@ HOT bool draw(struct worker *w, const enum loop_kind k)
 	if (extras && w->vf.trim && worker_trim_next(w, &w->held, false))
 		return true;
 	/* One call of the generator: inlined, it is most of a plain job's draw. */
-	if ((extras && w->job->replay) ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+	if ((extras && w->job->replay) ? worker_replay_next(w) : gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
+		if (extras && w->syncs_every)
+			worker_sync_rounds(w, true);
 		return true;
+	}
+	if (extras && w->syncs_every)
+		worker_sync_rounds(w, false);	/* fsync=N's sync due as the files ran out goes first */
 	/* A pass ended: its round ends (sync, read-back) before the next one begins.  Any
 	 * job's loop asks, plain ones too: only a pass's end has work, so loops=N and an
 	 * io_size= past size= keep the plain path for every other I/O. */
 	if (w->gen.round_due) {
 		worker_rounds_end(w);
-		if (!w->gen.round_due && !w->fatal && gen_next_ddir(&w->gen, next_ddir(w), &w->held))
+		if (!w->gen.round_due && !w->fatal && gen_next_ddir(&w->gen, next_ddir(w), &w->held)) {
+			if (extras && w->syncs_every)
+				worker_sync_rounds(w, true);
 			return true;
+		}
 	}
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
 	return extras && w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);
@@ -519,12 +527,13 @@ static bool sync_is_due(struct worker *w)
 {
 	if (w->have_held || w->job->replay || w->flow)
 		return true;
+	/* The draw may have made the sync itself, where the files ran out (worker_sync_rounds). */
 	if (draw(w, LOOP_ANY)) {
 		w->have_held = true;
-		return true;
+		return w->need_sync;
 	}
 	if (w->gen.busy || w->vf.trim)
-		return true;	/* files still to open or blocks to trim: more I/O follows */
+		return w->need_sync;	/* files still to open or blocks to trim: more I/O follows */
 	w->need_sync = false;
 	w->gen_done = true;
 	return false;
@@ -580,6 +589,8 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 				return;
 			}
 			w->have_held = true;
+			if (NEED_SYNC(w, k))
+				return;	/* a round that starts with fsync=N's sync (worker_sync_rounds) */
 		}
 		if (IO_X(w, k) && !held_may_go(w))
 			return;

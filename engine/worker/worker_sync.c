@@ -30,7 +30,11 @@ static const struct worker_written NONE_WRITTEN = { UINT64_MAX, UINT64_MAX };
  */
 int worker_sync_setup(struct worker *w)
 {
-	if (!w->job->sync_file_range_every)
+	const struct plan_job *j = w->job;
+
+	w->syncs_every = j->fsync_every || j->fdatasync_every || j->sync_file_range_every;
+	w->sync_rounds = 0;	/* the generator, set up next, has started none */
+	if (!j->sync_file_range_every)
 		return 0;
 	w->written = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->written));
 	return w->written ? 0 : -ENOMEM;
@@ -48,21 +52,52 @@ void worker_sync_release(struct worker *w)
  * sync_file_range='s, a sync_file_range.  trimwrite never syncs: fio's
  * set_rw_ddir puts its trim-then-write turn over whatever get_rw_ddir chose.
  */
-bool worker_sync_count(struct worker *w)
+static bool sync_due(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	const uint32_t every[WSYNC_KINDS] = { j->fsync_every, j->fdatasync_every, j->sync_file_range_every };
-	uint64_t n = ++w->writes_issued;
+	uint64_t n = w->writes_issued;
 
-	if (w->gen.trimwrite)
+	if (w->gen.trimwrite || !n)
 		return false;
-
 	for (uint8_t k = 0; k < WSYNC_KINDS; k++)
 		if (every[k] && !(n % every[k])) {
 			w->sync_kind = k;
 			return true;
 		}
 	return false;
+}
+
+bool worker_sync_count(struct worker *w)
+{
+	w->writes_issued++;
+	return sync_due(w);
+}
+
+/*
+ * fio's rounds (do_io, clear_io_state) move the count's syncs.  A pass that
+ * ends where the files run out makes the sync still due before the round
+ * ends, as fio's get_rw_ddir picks the sync before the fill finds no room; a
+ * round the amount ends does not (fio's loop stops before it asks).  Each
+ * round fio starts forgets its last sync, so it begins with one while the
+ * writes issued are still a multiple of N: randwrite fsync=1 loops=3 over 16
+ * blocks makes 16 + 17 + 16 syncs in fio.  Called by draw() after each
+ * generator call of a job that syncs every N writes (drawn: it gave an I/O).
+ * The generator's own amount may end the job at a pass's end where fio's
+ * loop would go on (gen_fio_loop_goes_on), so that counts as running out.
+ */
+void worker_sync_rounds(struct worker *w, bool drawn)
+{
+	bool ended = w->gen.ran_out || (!drawn && gen_fio_loop_goes_on(&w->gen));
+
+	if (w->need_sync && ended)
+		worker_sync_files(w);
+	w->gen.ran_out = false;
+	if (w->gen.rounds == w->sync_rounds)
+		return;
+	w->sync_rounds = w->gen.rounds;
+	if (sync_due(w))
+		w->need_sync = true;
 }
 
 /* fio's file_log_write_comp: the range grows as writes complete, not as they are issued. */
@@ -144,6 +179,15 @@ static int sync_ranges(struct worker *w)
 	return err;
 }
 
+/* Nothing written since the last sync: fio's sync then goes to the next I/O's file all the same. */
+static bool any_dirty(const struct worker *w)
+{
+	for (uint32_t f = 0; f < w->nr_fds; f++)
+		if (w->dirty[f])
+			return true;
+	return false;
+}
+
 /* The first error, or 0: every file is synced even after one fails, as fio's end_fsync. */
 static int sync_dirty(struct worker *w, bool data, bool at_end, const char *what)
 {
@@ -192,6 +236,8 @@ void worker_sync_files(struct worker *w)
 		r = sync_file(w, w->rp.sync_file, data, false, what);
 	else if (!w->rp.sync_due && w->sync_kind == WSYNC_RANGE)
 		r = sync_ranges(w);
+	else if (w->have_held && !any_dirty(w))	/* a round's first sync (worker_sync_rounds) */
+		r = sync_file(w, w->held.file, data, false, what);
 	else
 		r = sync_dirty(w, data, false, what);
 	w->rp.sync_due = false;
