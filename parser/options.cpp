@@ -448,7 +448,8 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("I/O starts at each regular file's end instead of offset=, so writes append, as fio: its size "
               "when the job's files are set up, before any job runs and after the earlier jobs' (a file an "
-              "earlier job lays out is appended to past that job's region); writing into a file ioplan did "
+              "earlier job lays out is appended to past that job's region); the append is one pass (fio's "
+              "later passes start at the new end, where nothing fits). Writing into a file ioplan did "
               "not create still needs allow_existing_file_write=1.")
         .apply(A(j.pj.file_append = flag_value(o, v))),
     opt("opendir", opt_type::string, CAT_FILES)

@@ -346,6 +346,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->skewed_service = g->drawn_service && j->file_service > PLAN_FILE_SERVICE_RANDOM;
 	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
+	for (uint32_t i = 0; j->file_append && i < c->nr_files; i++)
+		g->append_once = g->append_once || !c->files[i].is_device;
 	ret = gen_draw_sort_splits(g);
 	if (ret)
 		return ret;

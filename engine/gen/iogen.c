@@ -350,6 +350,11 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 	 * whose first draws all land past the region is the job's last, time_based or not. */
 	if (g->fio_law && g->done_bytes == g->pass_base)
 		return false;
+	/* fio's get_start_offset puts a later pass of file_append at the file's end, which
+	 * its fill may not pass (real_file_size): loops=, io_size= and time_based's wraps
+	 * find no room, and the job ends. */
+	if (g->append_once)
+		return false;
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
 			g->round_due = true;
@@ -645,9 +650,11 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		if (!next_rel(g, d, len, file, rel))
 			return false;
 		f = &g->files[*file];
-		/* Past the region, fio's get_next_offset fails before any length is drawn. */
+		/* Past the region, fio's get_next_offset fails before any length is drawn.
+		 * file_append: fio's io_u_fits measures from the file's end, so the length is
+		 * not cut at the region's, and one past it fails the fill. */
 		if (*rel < f->io_size) {
-			*len = gen_pick_len(g, *d, f->io_size - *rel);
+			*len = gen_pick_len(g, *d, f->io_size - *rel + (g->append_once ? f->io_size : 0));
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}

@@ -198,6 +198,9 @@ struct gen {
 	 * end, not the amount, which fio's do_io sees only after one more draw). */
 	uint32_t rounds;
 	bool ran_out;
+	/* file_append on a regular file: each later pass of fio's starts at the end
+	 * the first one filled up to, where no I/O fits; so the job makes one pass. */
+	bool append_once;
 };
 
 /*

@@ -410,6 +410,38 @@ class RunParity(TmpDirCase):
                         self.assertEqual((out["fio"][0], offsets(self.tmp / f"{case}-0-fio", log), out["fio"][2]),
                                          (moved, want, size))
 
+    def test_file_append_makes_one_pass(self):
+        # fio starts each later pass of file_append at the file's end, where the first
+        # pass's region ends and no I/O fits: loops=, io_size= past size= and a
+        # time_based wrap end the job after one pass.  Its lengths are not cut at the
+        # region's end either (io_u_fits measures from the file's end): one that passes
+        # it ends the file's pass.  ioplan wrote 48 blocks for the first job, 30 for
+        # the second, and ran the time_based one for its whole second.
+        jobs = {  # options, the I/Os fio makes
+            "loops": ("rw=randwrite\nbs=4k\nloops=3", 16),
+            "io_size": ("rw=write\nbs=4k\nio_size=192k", 16),
+            "lengths": ("rw=randwrite\nbsrange=4k-16k\nio_size=192k", 5),
+            "verify": ("rw=write\nbs=4k\nloops=2\nverify=crc32c", 32),
+            "time": ("rw=write\nbs=4k\ntime_based=1\nruntime=1", 16),
+        }
+        for name, (opts, ios) in jobs.items():
+            for existing in (0, 64 << 10):
+                text = (f"[a]\nfilename={{dir}}/{name}-{existing}.bin\nsize=64k\nfile_append=1\n{opts}\n"
+                        f"write_iolog={{dir}}/{name}-{existing}.log\n")
+                make = lambda d: existing and (d / f"{name}-{existing}.bin").write_bytes(os.urandom(existing))
+                out = self.both(text, as_fio=True, prepare=make)
+                ops = {}
+                for who, (p, d) in out.items():
+                    with self.subTest(job=name, existing=existing, who=who):
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        a = jobs_of(json_of(p.stdout))["a"]
+                        self.assertEqual(a["read"]["total_ios"] + a["write"]["total_ios"], ios)
+                        ops[who] = [l.split()[2:] for l in (d / f"{name}-{existing}.log").read_text().splitlines()[1:]
+                                    if l.split()[2] not in ("open", "close")]
+                # A random job of one block size draws its own order (ioplan-job(5)).
+                key = sorted if opts.startswith("rw=randwrite\nbs=") else list
+                self.assertEqual(key(ops["ioplan"]), key(ops["fio"]), (name, existing))
+
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
         # 1 process"); each thread that creates its files says "Laying out IO file".
