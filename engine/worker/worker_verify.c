@@ -395,16 +395,27 @@ static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 	return took;
 }
 
-/* verify_backlog: what was written since the last pass (verify_backlog_batch's share of it). */
+/*
+ * verify_backlog: what was written since the last pass, or verify_backlog_batch's
+ * share of it; the rest waits, and as fio's next check comes when its list holds
+ * N unchecked writes again (io_hist_len % N), that is after batch more writes.
+ */
 static void backlog_pass(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t budget = w->vf.chunks;
+	uint64_t budget = w->vf.chunks, reads = w->res.ddir[PLAN_DDIR_READ].ios;
+	uint32_t batch = j->verify_backlog_batch;
 
-	if (j->verify_backlog_batch && j->verify_backlog_batch < j->verify_backlog)
-		budget = w->vf.chunks * j->verify_backlog_batch / j->verify_backlog;
-	w->vf.writes = w->vf.chunks = 0;
+	if (batch && batch < j->verify_backlog) {
+		budget = w->vf.chunks * batch / j->verify_backlog;
+		w->vf.writes = w->vf.writes > batch ? w->vf.writes - batch : 0;
+		w->vf.chunks -= budget;
+	} else {
+		w->vf.writes = w->vf.chunks = 0;
+	}
 	check_written(w, budget, false);
+	/* Its reads are in fio's do_io, toward number_ios= (io_blocks), not io_size= (writes only). */
+	gen_read_back_ios(&w->gen, w->res.ddir[PLAN_DDIR_READ].ios - reads);
 }
 
 /*

@@ -410,6 +410,29 @@ class RunParity(TmpDirCase):
                         self.assertEqual((out["fio"][0], offsets(self.tmp / f"{case}-0-fio", log), out["fio"][2]),
                                          (moved, want, size))
 
+    def test_verify_backlog_reads_count_and_come_as_fios(self):
+        # verify_backlog's read-backs are in fio's do_io: number_ios= counts them
+        # (ioplan made 20 writes and 20 reads of number_ios=20, fio 12 and 12), and
+        # verify_backlog_batch leaves the rest listed, so fio checks again once N are
+        # listed, after batch more writes (ioplan after N more: 4 reads late).
+        jobs = {  # options, fio's reads and writes
+            "number_ios": ("size=1m\nnumber_ios=20", 12),
+            "batch": ("size=1m\nnumber_ios=20\nverify_backlog_batch=2", 12),
+            "batch_all": ("size=128k\nverify_backlog_batch=2", 32),
+        }
+        for name, (opts, ios) in jobs.items():
+            text = (f"[v]\nfilename={{dir}}/{name}.bin\nrw=write\nbs=4k\nverify=crc32c\nverify_backlog=4\n"
+                    f"{opts}\nwrite_iolog={{dir}}/{name}.log\n")
+            ops = {}
+            for who, (p, d) in self.both(text).items():
+                with self.subTest(job=name, who=who):
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    v = jobs_of(json_of(p.stdout))["v"]
+                    self.assertEqual((v["read"]["total_ios"], v["write"]["total_ios"], v["error"]), (ios, ios, 0))
+                    ops[who] = [l.split()[2:] for l in (d / f"{name}.log").read_text().splitlines()[1:]
+                                if l.split()[2] not in ("open", "close")]
+            self.assertEqual(ops["ioplan"], ops["fio"], name)
+
     def test_file_append_makes_one_pass(self):
         # fio starts each later pass of file_append at the file's end, where the first
         # pass's region ends and no I/O fits: loops=, io_size= past size= and a
