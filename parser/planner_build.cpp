@@ -472,9 +472,12 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 
 // fio's td_fill_rand_seeds_internal: verify reads draw the sizes the writes drew,
 // trimwrite's writes the trims' sizes; a repeatable job's offsets come from
-// 0xb1899bed * thread_number whatever randseed is.
+// 0xb1899bed * thread_number whatever randseed is.  fio's clones are seeded after
+// the job's fixup_options, where randseed= has turned rand_repeatable off: a
+// clone's offsets come from randseed's own seed (numjobs=2 randseed=N: clone 2).
 static void fio_seeds(const job_spec &s, plan_clone &pc)
 {
+    const bool repeatable = s.pj.randrepeat && !(s.randseed_set && pc.clone_index > 0);
     const uint64_t bs_off = 0, mix_off = 4, file_off = 5, block_off = 6, seq_rand_off = 10, zone_off = 16;
     for (uint32_t d = 0; d < PLAN_DDIR_NR; d++)
         pc.bs_seed[d] = fio_seed(s, pc, bs_off + d);
@@ -486,8 +489,7 @@ static void fio_seeds(const job_spec &s, plan_clone &pc)
     pc.zone_seed = (uint32_t)fio_seed(s, pc, zone_off);
     pc.seq_rand_seed = (uint32_t)fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
     pc.file_seed = fio_seed(s, pc, file_off);
-    pc.block_seed = s.pj.randrepeat ? 0xb1899bedull * pc.thread_number
-                                    : fio_seed(s, pc, block_off);
+    pc.block_seed = repeatable ? 0xb1899bedull * pc.thread_number : fio_seed(s, pc, block_off);
 }
 
 // A copy of the first n entries of v in plan memory (NULL when there are none).

@@ -251,6 +251,24 @@ class RandomLikeFio(TmpDirCase):
         self.assertEqual(len(offsets["fio"]), 256)
         self.assertEqual(offsets["ioplan"], offsets["fio"])
 
+    def test_a_seeded_clones_offsets_are_fios(self):
+        # fio seeds a job's clones after its fixup_options has turned randrepeat off
+        # for randseed=: a clone's offsets come from randseed's seed, the first
+        # thread's from 0xb1899bed.  ioplan seeded the clones as the first: clone 2
+        # of this job wrote 108 blocks at other offsets than fio's 112.
+        text = ("[global]\nioengine=null\nsize=640k\n[c]\nrw=randwrite\nbsrange=2k-10k\nnorandommap\n"
+                "randseed=99999\nnumjobs=2\nwrite_iolog=c.iolog\n")
+        ios = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(text)
+            p = (run_fio if who == "fio" else run)(["job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            ios[who] = sorted(ios_of(d / "c.iolog"))
+        self.assertEqual({f for f, *_ in ios["fio"]}, {"c.0.0", "c.1.0"})
+        self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
         # range; a mean of the range's size itself never comes back in, and fio 3.33
