@@ -42,13 +42,14 @@ uint64_t gen_regions_bytes(const struct gen *g)
 bool gen_fio_loop_goes_on(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
-	uint64_t held = gen_regions_bytes(g), amount = gen_io_size(g);
+	uint64_t held = gen_regions_bytes(g), amount = gen_io_size(g), loops = j->loops ? j->loops : 1;
 
 	if (!g->limited)
 		return true;
 	if (!amount)
 		amount = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
-	if (g->done_bytes >= amount * (j->loops ? j->loops : 1))
+	/* held is UINT64_MAX where no region is known: no bound then, not a wrapped one */
+	if (amount <= UINT64_MAX / loops && g->done_bytes >= amount * loops)
 		return false;
 	if (g->limit_ios && g->done_ios >= g->limit_ios)
 		return false;

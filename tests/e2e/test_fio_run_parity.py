@@ -21,6 +21,12 @@ def json_of(stdout):
     return json.loads(stdout[stdout.index("{"):])
 
 
+def iolog_ops(path):
+    """Each entry of a write_iolog file without its time, and without the opens and
+    closes (fio reopens its files between rounds; ioplan keeps them open)."""
+    return [l.split()[2:] for l in path.read_text().splitlines()[1:] if l.split()[2] not in ("open", "close")]
+
+
 def jobs_of(doc):
     return {j["jobname"]: j for j in doc["jobs"]}
 
@@ -331,9 +337,8 @@ class RunParity(TmpDirCase):
                     # Where each sync goes among the writes and the read-back (fio's
                     # sync lines carry a stale offset, and a random job of one block
                     # size draws its own order: the kind alone is compared there).
-                    lines = [l.split()[2:] for l in (d / f"{name}.log").read_text().splitlines()[1:]]
                     ops[who] = [op[0] if op[0] in ("sync", "datasync") or "rand" in opts else op
-                                for op in lines if op[0] not in ("open", "close", "add")]
+                                for op in iolog_ops(d / f"{name}.log") if op[0] != "add"]
             self.assertEqual(ops["ioplan"], ops["fio"], name)
 
 
@@ -429,8 +434,7 @@ class RunParity(TmpDirCase):
                     self.assertEqual(p.returncode, 0, p.stderr)
                     v = jobs_of(json_of(p.stdout))["v"]
                     self.assertEqual((v["read"]["total_ios"], v["write"]["total_ios"], v["error"]), (ios, ios, 0))
-                    ops[who] = [l.split()[2:] for l in (d / f"{name}.log").read_text().splitlines()[1:]
-                                if l.split()[2] not in ("open", "close")]
+                    ops[who] = iolog_ops(d / f"{name}.log")
             self.assertEqual(ops["ioplan"], ops["fio"], name)
 
     def test_file_append_makes_one_pass(self):
@@ -459,8 +463,7 @@ class RunParity(TmpDirCase):
                         self.assertEqual(p.returncode, 0, p.stderr)
                         a = jobs_of(json_of(p.stdout))["a"]
                         self.assertEqual(a["read"]["total_ios"] + a["write"]["total_ios"], ios)
-                        ops[who] = [l.split()[2:] for l in (d / f"{name}-{existing}.log").read_text().splitlines()[1:]
-                                    if l.split()[2] not in ("open", "close")]
+                        ops[who] = iolog_ops(d / f"{name}-{existing}.log")
                 # A random job of one block size draws its own order (ioplan-job(5)).
                 key = sorted if opts.startswith("rw=randwrite\nbs=") else list
                 self.assertEqual(key(ops["ioplan"]), key(ops["fio"]), (name, existing))
