@@ -177,15 +177,16 @@ static bool holes_wrap_each(const struct gen *g)
 
 /*
  * A pass whose end wraps to the regions' start instead of ending fio's round:
- * sequential_stride's (DISKSPD -s), and random or zoned holed I/O whose next
- * offset falls past the end.  Sequential holes wrap as they go (fio's
- * get_next_seq_offset, seq_offset), so a pass of theirs that ends is over.
+ * sequential_stride's (DISKSPD -s), and random holed I/O whose next offset
+ * falls past the end.  Sequential holes wrap as they go (fio's
+ * get_next_seq_offset, seq_offset), so a pass of theirs that ends is over, in
+ * strided zones too (fio's fill fails past the file's end: gen_zone_next).
  */
 static bool pass_wraps(const struct gen *g)
 {
 	if (g->stride)
 		return true;
-	return g->skip && (g->random || g->job->zone_size_bytes);
+	return g->skip && g->random;
 }
 
 static bool all_exhausted(const struct gen *g)
@@ -291,9 +292,10 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	if (f->il)
 		return f->exhausted;
-	/* Strided zones wrap back to the region's start: the amount ends the job. */
+	/* Strided zones wrap back to the region's start: the amount ends the job, or
+	 * a sequential pass past the file's end (gen_zone_next). */
 	if (g->job->zone_size_bytes)
-		return false;
+		return !g->random && f->exhausted;
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
@@ -621,8 +623,12 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 				return true;
 			continue;
 		}
-		if (g->job->zone_size_bytes && !gen_zone_next(g, f, *d))
-			return false;
+		/* Past the file's end fio's fill fails: the file is done for the pass. */
+		if (g->job->zone_size_bytes && !gen_zone_next(g, f, *d)) {
+			if (!fill_failed(g, f, *d))
+				return false;
+			continue;
+		}
 		if (g->random) {
 			*rel = random_rel(g, f, *d, *len);
 			f->pos[*d] = *rel + *len;

@@ -56,6 +56,11 @@ class Sequential(StridedCase):
         {"rw": "read", "size": "64k", "filesize": "64k", "offset": "16k", "zonesize": "12k", "zonerange": "8k"},
         # zonerange not dividing the region: fio stops at its end.
         {"rw": "write", "size": "64k", "zonesize": "8k", "zonerange": "12k"},
+        # A pass that runs past the file's end is over, not the job: loops=2 does it twice
+        # (ioplan stopped after the first, with holes or over two files).
+        {"rw": "write:8k", "bs": "16k", "size": "200k", "zonesize": "64k", "zonerange": "128k", "loops": "2"},
+        {"rw": "write", "bs": "8k", "size": "200k", "nrfiles": "2", "zonesize": "40k", "zonerange": "64k",
+         "loops": "2"},
     ]
 
     def test_offsets_as_fio(self):
