@@ -299,7 +299,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
-		return g->use_perm && !f->perm.left;
+		return (g->use_perm && !f->perm.left) || f->exhausted;
 	if (g->job->rw_seq_back_bytes)
 		return f->back_ended[d];
 	if (g->whole_files)
@@ -651,7 +651,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 /*
  * A random I/O in fio's order: the offset, then a length that fits from there,
  * then the map's cut.  A file with no room for it is done for the pass, as fio
- * marks a file done when it cannot fill an I/O; without a map that ends the job.
+ * marks a file done when it cannot fill an I/O; without a map that ends the job,
+ * unless a sequential turn found the file's end.
  */
 static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
@@ -670,8 +671,10 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			if (*len && *rel + *len <= f->io_size)
 				break;
 		}
-		/* Without a map (or a skewed service) no draw runs out: the job ends. */
-		if (!g->skewed_service && !runs_out(g))
+		/* Without a map (or a skewed service) no draw runs out: the job ends; but a
+		 * sequential turn (rw=randread:N) at the file's end fails fio's fill there,
+		 * and the file is done for the pass. */
+		if (!g->skewed_service && !runs_out(g) && !g->seq_turn)
 			return false;
 		if (!fill_failed(g, f, *d))
 			return false;

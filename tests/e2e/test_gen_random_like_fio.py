@@ -162,6 +162,10 @@ JOBS = {
                            "random_generator=tausworthe64\n"),
     "taus64_file_sizes": "rw=write\nnrfiles=3\nfilesize=128k-1m\nbs=4k\nrandom_generator=tausworthe64\n",
     "taus64_seeded_loops": "rw=randrw\nbsrange=4k-64k\nrandseed=99\nrandom_generator=tausworthe64\nloops=2\n",
+    # Without a map a sequential turn that meets a file's end is that file's last of the
+    # pass (fio's fill fails), not the job's: the other files go on (last here: a job's
+    # thread number seeds its draws, so a job put before the others would change theirs).
+    "seq_turns_nomap_files": "rw=randrw:8\nbsrange=4k-16k\nnorandommap\nnrfiles=5\nio_size=6m\n",
 }
 
 
