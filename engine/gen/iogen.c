@@ -358,11 +358,6 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 	 * whose first draws all land past the region is the job's last, time_based or not. */
 	if (g->fio_law && g->done_bytes == g->pass_base)
 		return false;
-	/* fio's get_start_offset puts a later pass of file_append at the file's end, which
-	 * its fill may not pass (real_file_size): loops=, io_size= and time_based's wraps
-	 * find no room, and the job ends. */
-	if (g->append_once)
-		return false;
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {
 			g->round_due = true;
@@ -373,6 +368,11 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 			return false;
 		g->rounds++;
 	}
+	/* fio's get_start_offset puts a later pass of file_append at the file's end, which
+	 * its fill may not pass (real_file_size): the round loops= or io_size= starts (and
+	 * its sync, worker_sync_rounds) and time_based's wrap find no room; the job ends. */
+	if (g->append_once)
+		return false;
 	/* A wrap starts d over (fio's get_next_seq_offset: no new loop, nothing re-seeded);
 	 * fio's next loop re-seeds and starts every direction over (fio_file_reset),
 	 * though in a mix the other one may still have had room. */

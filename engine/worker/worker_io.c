@@ -513,6 +513,8 @@ HOT bool draw(struct worker *w, const enum loop_kind k)
 				worker_sync_rounds(w, true);
 			return true;
 		}
+		if (extras && w->syncs_every)
+			worker_sync_rounds(w, false);
 	}
 	/* The workload is done: the blocks still listed are trimmed now, as fio does. */
 	return extras && w->vf.trim && !w->gen.busy && worker_trim_next(w, &w->held, true);

@@ -85,6 +85,7 @@ bool worker_sync_count(struct worker *w)
  * generator call of a job that syncs every N writes (drawn: it gave an I/O).
  * The generator's own amount may end the job at a pass's end where fio's
  * loop would go on (gen_fio_loop_goes_on), so that counts as running out.
+ * A round begun where nothing fits (file_append's next) makes its sync now.
  */
 void worker_sync_rounds(struct worker *w, bool drawn)
 {
@@ -96,8 +97,12 @@ void worker_sync_rounds(struct worker *w, bool drawn)
 	if (w->gen.rounds == w->sync_rounds)
 		return;
 	w->sync_rounds = w->gen.rounds;
-	if (sync_due(w))
+	if (!sync_due(w))
+		return;
+	if (drawn)
 		w->need_sync = true;
+	else
+		worker_sync_files(w);	/* a round begun where nothing fits (file_append) syncs all the same */
 }
 
 /* fio's file_log_write_comp: the range grows as writes complete, not as they are issued. */
@@ -236,8 +241,9 @@ void worker_sync_files(struct worker *w)
 		r = sync_file(w, w->rp.sync_file, data, false, what);
 	else if (!w->rp.sync_due && w->sync_kind == WSYNC_RANGE)
 		r = sync_ranges(w);
-	else if (w->have_held && !any_dirty(w))	/* a round's first sync (worker_sync_rounds) */
-		r = sync_file(w, w->held.file, data, false, what);
+	else if (!any_dirty(w))	/* a round's first sync (worker_sync_rounds): the next I/O's file */
+		r = sync_file(w, w->have_held ? w->held.file : w->gen.cur < w->nr_fds ? w->gen.cur : 0, data,
+			      false, what);
 	else
 		r = sync_dirty(w, data, false, what);
 	w->rp.sync_due = false;

@@ -323,6 +323,9 @@ class RunParity(TmpDirCase):
             "io_size": ("rw=write\nsize=64k\nio_size=200k\nfsync=4", 15),
             "holes": ("rw=write:8k\nbs=16k\nsize=100k\nloops=2\nfsync=1", 9),
             "end_fsync": ("rw=write\nsize=64k\nloops=3\nfdatasync=4\nend_fsync=1", 13),
+            # The round after an append finds no room (test_file_append_makes_one_pass), but
+            # fio starts it, and with it a sync.
+            "append": ("rw=write\nsize=64k\nio_size=192k\nfsync=1\nfile_append=1", 17),
         }
         for name, (opts, syncs) in jobs.items():
             text = (f"[w]\nfilename={{dir}}/{name}.bin\nbs=4k\n{opts}\n"
