@@ -295,7 +295,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	/* Strided zones wrap back to the region's start: the amount ends the job, or
 	 * a sequential pass past the file's end (gen_zone_next). */
 	if (g->job->zone_size_bytes)
-		return !g->random && f->exhausted;
+		return f->exhausted && (!g->random || f->zone_start >= f->len);
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)

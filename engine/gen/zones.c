@@ -69,8 +69,9 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 	if (g->zone_bytes >= j->zone_size_bytes) {
 		g->zone_bytes = 0;
 		f->zone_start += range + j->zone_skip_bytes;
+		/* fio wraps to get_start_offset: file_append's is the file's end, where nothing fits */
 		if (f->zone_start >= f->len)
-			f->zone_start = 0;
+			f->zone_start = g->append_once ? f->len : 0;
 		f->pos[d] = f->zone_start;
 	}
 	if (f->pos[d] >= f->zone_start + range)
@@ -87,6 +88,8 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 bool gen_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	strided_zone(g, f, d);
+	if (f->zone_start >= f->len)
+		return false;	/* file_append's zones wrapped to the file's end: no room */
 	if (g->random || f->pos[d] < f->len)
 		return true;
 	if (g->limited)
