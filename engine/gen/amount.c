@@ -39,15 +39,22 @@ uint64_t gen_regions_bytes(const struct gen *g)
 	return sum ? sum : UINT64_MAX;
 }
 
+uint64_t gen_size_capped(const struct gen *g)
+{
+	uint64_t held = gen_regions_bytes(g), size = g->job->size_bytes;
+
+	return size && size < held ? size : held;
+}
+
 bool gen_fio_loop_goes_on(const struct gen *g)
 {
 	const struct plan_job *j = g->job;
-	uint64_t held = gen_regions_bytes(g), amount = gen_io_size(g), loops = j->loops ? j->loops : 1;
+	uint64_t amount = gen_io_size(g), loops = j->loops ? j->loops : 1;
 
 	if (!g->limited)
 		return true;
 	if (!amount)
-		amount = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
+		amount = gen_size_capped(g);
 	/* held is UINT64_MAX where no region is known: no bound then, not a wrapped one */
 	if (amount <= UINT64_MAX / loops && g->done_bytes >= amount * loops)
 		return false;
@@ -72,13 +79,13 @@ bool gen_fio_loop_goes_on(const struct gen *g)
 void gen_bound_rounds(struct gen *g, bool queued)
 {
 	const struct plan_job *j = g->job;
-	uint64_t held = gen_regions_bytes(g), size, io_size = gen_io_size(g);
+	uint64_t size, io_size = gen_io_size(g);
 
 	g->round_limit = 0;
 	if (!queued || !g->limited || g->trimwrite || j->interlocked || j->trim_backlog ||
 	    (j->verify != PLAN_VERIFY_NONE && j->verify_backlog))
 		return;
-	size = j->size_bytes && j->size_bytes < held ? j->size_bytes : held;
+	size = gen_size_capped(g);
 	/* fio's fixup_options sets norandommap for a blockalign apart from the block size too. */
 	if (g->random && (j->norandommap || gen_draw_aligned_apart(g)) &&
 	    plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && io_size > size)

@@ -131,11 +131,8 @@ void gen_window(struct gen *g, bool time_based)
 	 */
 	if (!io_size && g->job->size_bytes &&
 	    (g->offset_first || g->mixed || g->skewed_service ||
-	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes))) {
-		uint64_t held = gen_regions_bytes(g);
-
-		g->limit_bytes = g->job->size_bytes < held ? g->job->size_bytes : held;
-	}
+	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
+		g->limit_bytes = gen_size_capped(g);
 	g->limit_bytes *= g->job->loops ? g->job->loops : 1;
 	g->passes_left = g->job->loops ? g->job->loops : 1;
 	if (g->job->interlocked)
@@ -324,11 +321,8 @@ bool gen_loop_follows(const struct gen *g)
 
 	if (g->passes_left > 1)
 		return true;
-	if (!io_size && g->read_back_bytes) {
-		uint64_t held = gen_regions_bytes(g);
-
-		io_size = g->job->size_bytes && g->job->size_bytes < held ? g->job->size_bytes : held;
-	}
+	if (!io_size && g->read_back_bytes)
+		io_size = gen_size_capped(g);
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (g->bs[d].max_bytes > max_bs)
 			max_bs = g->bs[d].max_bytes;

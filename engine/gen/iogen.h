@@ -362,6 +362,9 @@ uint64_t gen_io_size(const struct gen *g);
 /* fio's total_size: every file's region in bytes, unrounded (UINT64_MAX when none). */
 uint64_t gen_regions_bytes(const struct gen *g);
 
+/* fio's size= once setup_files has capped it at the regions (theirs when size= is unset). */
+uint64_t gen_size_capped(const struct gen *g);
+
 /*
  * After gen_window (or gen_window_go_on): whether the engine queues its I/Os
  * (fio's FIO_Q_QUEUED, not completed inside queue()), which bounds each round
