@@ -94,8 +94,8 @@ void worker_sync_rounds(struct worker *w, bool drawn)
 	if (w->need_sync && ended)
 		worker_sync_files(w);
 	w->gen.ran_out = false;
-	if (w->gen.rounds == w->sync_rounds)
-		return;
+	if (w->fatal || w->gen.rounds == w->sync_rounds)
+		return;	/* a failed sync ends the job: no next round's sync after it */
 	w->sync_rounds = w->gen.rounds;
 	if (!sync_due(w))
 		return;
