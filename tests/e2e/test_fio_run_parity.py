@@ -48,6 +48,15 @@ class RunParity(TmpDirCase):
             out[who] = (tool([*args, name], cwd=d), d)
         return out
 
+    def logged(self, text, job, log, **kw):
+        """{tool: (its JSON of job, its write_iolog entries in log)} of one job file
+        run by each tool, which must both succeed."""
+        out = {}
+        for who, (p, d) in self.both(text, **kw).items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            out[who] = (jobs_of(json_of(p.stdout))[job], iolog_ops(d / log))
+        return out
+
     def test_a_job_that_cannot_start_is_reported_and_the_others_run(self):
         # fio finds a file missing under allow_file_create=0, and a 1-byte direct
         # write, only when the job starts: it reports that job (with its error)
@@ -330,20 +339,16 @@ class RunParity(TmpDirCase):
         for name, (opts, syncs) in jobs.items():
             text = (f"[w]\nfilename={{dir}}/{name}.bin\nbs=4k\n{opts}\n"
                     f"write_iolog={{dir}}/{name}.log\n")
-            out = self.both(text)
             ops = {}
-            for who, (p, d) in out.items():
+            for who, (w, log) in self.logged(text, "w", f"{name}.log").items():
                 with self.subTest(job=name, who=who):
-                    self.assertEqual(p.returncode, 0, p.stderr)
-                    w = jobs_of(json_of(p.stdout))["w"]
                     self.assertEqual(w["sync"]["lat_ns"]["N"], syncs)
-                    # Where each sync goes among the writes and the read-back (fio's
-                    # sync lines carry a stale offset, and a random job of one block
-                    # size draws its own order: the kind alone is compared there).
-                    ops[who] = [op[0] if op[0] in ("sync", "datasync") or "rand" in opts else op
-                                for op in iolog_ops(d / f"{name}.log") if op[0] != "add"]
+                # Where each sync goes among the writes and the read-back (fio's
+                # sync lines carry a stale offset, and a random job of one block
+                # size draws its own order: the kind alone is compared there).
+                ops[who] = [op[0] if op[0] in ("sync", "datasync") or "rand" in opts else op
+                            for op in log if op[0] != "add"]
             self.assertEqual(ops["ioplan"], ops["fio"], name)
-
 
     def test_a_percentage_offset_in_a_new_file_starts_at_its_first_byte(self):
         # fio takes offset=20% of the size the file has when the job sets up: 0 for
@@ -431,14 +436,11 @@ class RunParity(TmpDirCase):
         for name, (opts, ios) in jobs.items():
             text = (f"[v]\nfilename={{dir}}/{name}.bin\nrw=write\nbs=4k\nverify=crc32c\nverify_backlog=4\n"
                     f"{opts}\nwrite_iolog={{dir}}/{name}.log\n")
-            ops = {}
-            for who, (p, d) in self.both(text).items():
+            got = self.logged(text, "v", f"{name}.log")
+            for who, (v, _) in got.items():
                 with self.subTest(job=name, who=who):
-                    self.assertEqual(p.returncode, 0, p.stderr)
-                    v = jobs_of(json_of(p.stdout))["v"]
                     self.assertEqual((v["read"]["total_ios"], v["write"]["total_ios"], v["error"]), (ios, ios, 0))
-                    ops[who] = iolog_ops(d / f"{name}.log")
-            self.assertEqual(ops["ioplan"], ops["fio"], name)
+            self.assertEqual(got["ioplan"][1], got["fio"][1], name)
 
     def test_file_append_makes_one_pass(self):
         # fio starts each later pass of file_append at the file's end, where the first
@@ -459,17 +461,13 @@ class RunParity(TmpDirCase):
                 text = (f"[a]\nfilename={{dir}}/{name}-{existing}.bin\nsize=64k\nfile_append=1\n{opts}\n"
                         f"write_iolog={{dir}}/{name}-{existing}.log\n")
                 make = lambda d: existing and (d / f"{name}-{existing}.bin").write_bytes(os.urandom(existing))
-                out = self.both(text, as_fio=True, prepare=make)
-                ops = {}
-                for who, (p, d) in out.items():
+                got = self.logged(text, "a", f"{name}-{existing}.log", as_fio=True, prepare=make)
+                for who, (a, _) in got.items():
                     with self.subTest(job=name, existing=existing, who=who):
-                        self.assertEqual(p.returncode, 0, p.stderr)
-                        a = jobs_of(json_of(p.stdout))["a"]
                         self.assertEqual(a["read"]["total_ios"] + a["write"]["total_ios"], ios)
-                        ops[who] = iolog_ops(d / f"{name}-{existing}.log")
                 # A random job of one block size draws its own order (ioplan-job(5)).
                 key = sorted if opts.startswith("rw=randwrite\nbs=") else list
-                self.assertEqual(key(ops["ioplan"]), key(ops["fio"]), (name, existing))
+                self.assertEqual(key(got["ioplan"][1]), key(got["fio"][1]), (name, existing))
 
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
