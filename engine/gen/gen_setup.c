@@ -139,13 +139,13 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	memset(f, 0, sizeof(*f));
 	f->start = start;
 	f->io_size = len;
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		f->lastb[d] = gen_draw_last_block(g, f, d);
 	f->nblocks = len / g->align;
 	/* A sequential pass ends where not even the minimum fits (pass_is_done), as fio's, so
 	 * its region is the size itself; interlocked tickets and zones step in whole blocks. */
 	f->len = g->random ? f->nblocks * g->align
 			   : j->interlocked || j->zone_size_bytes ? len - len % min_bs : len;
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+		f->lastb[d] = g->zoned_draws ? gen_zone_last_block(g, f, d) : gen_draw_last_block(g, f, d);
 	file_reach(g, f, room);
 	f->nsteps = (f->len > len ? f->len : len) / step;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
@@ -217,13 +217,22 @@ static bool random_turns_seq(const struct gen *g)
  * a permutation's order is not fio's.  So does a mix over several files: fio
  * finds a file's map full by a failed fill and decides the direction again for
  * the next file, where a permutation's done file was skipped undecided.
+ * Random I/O in strided zones takes fio's draws and map over each zone: where a
+ * zone passes the file's end, which draws fail decides where fio's pass ends.
  */
 static bool wants_map(const struct gen *g, uint64_t region_len)
 {
 	const struct plan_job *j = g->job;
 
-	return g->use_perm && !j->random_lfsr && (lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1)) &&
-	       !j->zone_size_bytes && region_len / g->rw_min_bs <= (1ull << 30);
+	return g->use_perm && !j->random_lfsr &&
+	       (g->zoned_draws || lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1)) &&
+	       region_len / g->rw_min_bs <= (1ull << 30);
+}
+
+/* fio's map and register run over a strided zone's blocks (its init_random_map), else the region's. */
+static uint64_t map_blocks(const struct gen *g, const struct gen_file *f, uint64_t region_len)
+{
+	return (g->zoned_draws ? gen_zone_range(g, f) : region_len) / g->rw_min_bs;
 }
 
 /*
@@ -280,13 +289,13 @@ static int files_init(struct gen *g, const struct gen_regions *r, uint64_t min_b
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		ret = file_init(g, &g->files[i], r->start[i], r->len[i], r->room ? r->room[i] : r->len[i],
 				min_bs, i);
-		if (!ret && g->use_map && (ret = randmap_init(&g->files[i].map, r->len[i] / g->rw_min_bs))) {
+		if (!ret && g->use_map && (ret = randmap_init(&g->files[i].map, map_blocks(g, &g->files[i], r->len[i])))) {
 			g->map_failed = true;
 			g->map_file = i;
 		}
 		/* fio's register runs over the region's blocks of rw_min_bs, from the offsets' seed. */
 		if (!ret && g->use_lfsr)
-			ret = lfsr_init(&g->files[i].lfsr, r->len[i] / g->rw_min_bs, g->clone->block_seed);
+			ret = lfsr_init(&g->files[i].lfsr, map_blocks(g, &g->files[i], r->len[i]), g->clone->block_seed);
 		if (ret)
 			return ret;
 		if (r->il && j->interlocked) {
@@ -332,10 +341,10 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->fio_law = g->use_dist && j->random_distribution != PLAN_RAND_ZONED;
 	/*
 	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
-	 * once.  Its own register gives fio's offsets; strided zones keep a keyed
-	 * permutation per zone.
+	 * once.  Its own register gives fio's offsets, in strided zones over each zone.
 	 */
-	g->use_lfsr = g->random && j->random_lfsr && !g->use_dist && !j->zone_size_bytes;
+	g->use_lfsr = g->random && j->random_lfsr && !g->use_dist;
+	g->zoned_draws = g->random && j->zone_size_bytes && !g->use_dist;
 	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->use_lfsr;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;
@@ -344,7 +353,6 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->clone = c;
 	g->drawn_service = nr > 1 && j->file_service >= PLAN_FILE_SERVICE_RANDOM;
 	g->skewed_service = g->drawn_service && j->file_service > PLAN_FILE_SERVICE_RANDOM;
-	g->zone_key = rng_seed(c->seed, RNG_ZONES);
 	g->seq_left = 1;	/* the first I/O of a random job draws, as fio's */
 	for (uint32_t i = 0; j->file_append && i < c->nr_files; i++)
 		g->append_once = g->append_once || !c->files[i].is_device;
@@ -356,7 +364,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	/* fio: blockalign other than the block size turns the random map off. */
 	if (gen_draw_aligned_apart(g))
 		g->use_perm = false;
-	g->offset_first = g->use_lfsr || g->fio_law || (g->random && !g->use_perm && !j->random_lfsr &&
+	g->offset_first = g->use_lfsr || g->fio_law || g->zoned_draws || (g->random && !g->use_perm && !j->random_lfsr &&
 					  (!g->use_dist || j->random_distribution == PLAN_RAND_ZONED));
 	/* One shared sequential stream cannot also be random or strided per clone (DISKSPD -si vs -T). */
 	if (!nr || (j->interlocked && (g->random || j->offset_increment_bytes)))

@@ -76,11 +76,12 @@ void gen_file_restart(struct gen *g, struct gen_file *f, uint8_t d)
 
 /*
  * fio's files run out of room by a failed draw (its map, or its register), not
- * by a count; a skewed law's draw fails where it lands past the region.
+ * by a count; a skewed law's draw fails where it lands past the region, and
+ * any draw in a strided zone that passes the file's end.
  */
 static bool runs_out(const struct gen *g)
 {
-	return g->use_map || g->use_lfsr || g->fio_law;
+	return g->use_map || g->use_lfsr || g->fio_law || g->zoned_draws;
 }
 
 /* What every phase starts with: nothing done, a fresh pass over every file, no bytes bound. */
@@ -290,9 +291,10 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	if (f->il)
 		return f->exhausted;
 	/* Strided zones wrap back to the region's start: the amount ends the job, or
-	 * a sequential pass past the file's end (gen_zone_next). */
+	 * a sequential pass past the file's end (gen_zone_next), or a fill of fio's
+	 * draws that failed (offset_first_next). */
 	if (g->job->zone_size_bytes)
-		return f->exhausted && (!g->random || f->zone_start >= f->len);
+		return f->exhausted && (!g->random || g->zoned_draws || f->zone_start >= f->len);
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
@@ -430,6 +432,17 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
+	if (g->zoned_draws) {
+		b = gen_draw_block(g, f, d);
+		/* fio's get_next_rand_block: a time_based job's (or a skewed service's) full
+		 * map starts the zone over, drawn again. */
+		if (b == RANDMAP_NONE && f->lastb[d] && (g->job->time_based || g->skewed_service)) {
+			file_restarted(g, f);
+			gen_zone_reset(g, f);
+			b = gen_draw_block(g, f, d);
+		}
+		return b == RANDMAP_NONE ? b : f->zone_start + b * g->ba[d];
+	}
 	if (g->offset_first && !g->job->zone_size_bytes) {
 		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
 		 * one that lands past the region fails the fill, as fio's get_next_offset. */
@@ -442,11 +455,6 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 			b = gen_draw_block(g, f, d);
 		}
 		return b == RANDMAP_NONE ? b : b * g->ba[d];
-	}
-	/* A map the zone's longer I/Os used up starts over, as fio resets a full map. */
-	if (g->use_perm && g->job->zone_size_bytes && !f->perm.left) {
-		file_restarted(g, f);
-		gen_zone_reset(g, f);
 	}
 	b = random_block(g, f);
 	return f->zone_start + b * g->align;
@@ -680,8 +688,9 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			return false;
 		*d = gen_pick_ddir(g);
 	}
+	/* fio marks its map from the zone's start (file_offset) */
 	if (g->use_map && !g->seq_turn)
-		*len = gen_draw_mark(g, f, *d, *rel, *len);
+		*len = gen_draw_mark(g, f, *d, *rel - f->zone_start, *len);
 	f->pos[*d] = *rel + *len;
 	return true;
 }

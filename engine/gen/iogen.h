@@ -145,7 +145,9 @@ struct gen {
 	struct gen_io tw;
 	bool use_dist;
 	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
-	uint64_t zone_key;		/* zonemode=strided with lfsr: the seed every zone's order starts from */
+	/* Uniform random I/O in strided zones: fio's draws over the zone's blocks, its
+	 * map (or register) over the zone and reset with it (zones.c). */
+	bool zoned_draws;
 	/* Amount of the measured window. */
 	uint64_t limit_bytes;		/* 0 = none */
 	uint64_t limit_ios;		/* 0 = none */

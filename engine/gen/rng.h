@@ -49,7 +49,6 @@ static inline uint64_t rng_mix(uint64_t x)
 enum rng_stream {
 	RNG_OFFSETS = 1,	/* random offsets */
 	RNG_MISC = 4,		/* the worker's own: buffer contents, rate jitter */
-	RNG_ZONES = 6,		/* zonemode=strided with lfsr: each zone's order */
 	RNG_DEDUPE = 7,		/* dedupe_percentage's repeats */
 	RNG_DEDUPE_KEY = 8,	/* dedupe's unique buffers */
 	RNG_TRIM = 9,		/* trim_percentage */

@@ -4,7 +4,8 @@
  */
 #include "engine/gen/zones.h"
 
-#include "engine/gen/offsets.h"
+#include "engine/gen/lfsr.h"
+#include "engine/gen/randmap.h"
 
 /*
  * zonemode=strided: the distance between zone starts, which is also the span I/O
@@ -12,7 +13,7 @@
  * every zone starts where direct I/O may (1% of 1234 MiB is 12939427 bytes, and
  * the second sample's read failed with EINVAL).
  */
-static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
+uint64_t gen_zone_range(const struct gen *g, const struct gen_file *f)
 {
 	const struct plan_job *j = g->job;
 	uint64_t r;
@@ -28,12 +29,24 @@ static uint64_t zone_range(const struct gen *g, const struct gen_file *f)
 /* The random blocks of the current zone: zonerange's, cut at the region's end. */
 uint64_t gen_zone_blocks(const struct gen *g, const struct gen_file *f)
 {
-	uint64_t span = zone_range(g, f), n;
+	uint64_t span = gen_zone_range(g, f), n;
 
 	if (span > f->len - f->zone_start)
 		span = f->len - f->zone_start;
 	n = span / g->align;
 	return n ? n : 1;
+}
+
+/*
+ * fio's last_block in a strided zone: the blocks of ba bytes a draw may start
+ * at are zonerange's, whatever is left of the file, so a draw may land past
+ * its end (and fail the fill there, as fio's does).
+ */
+uint64_t gen_zone_last_block(const struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	uint64_t range = gen_zone_range(g, f), over = g->min_bs[d] > g->ba[d] ? g->min_bs[d] - g->ba[d] : 0;
+
+	return range > over ? (range - over) / g->ba[d] : 0;
 }
 
 /*
@@ -43,12 +56,12 @@ uint64_t gen_zone_blocks(const struct gen *g, const struct gen_file *f)
  */
 void gen_zone_reset(struct gen *g, struct gen_file *f)
 {
-	uint64_t key = g->zone_key;
-
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		f->pos[d] = f->zone_start;
-	if (g->use_perm)
-		perm_init(&f->perm, gen_zone_blocks(g, f), g->job->random_lfsr ? &key : &g->rng_off);
+	if (f->map.nr_bits)
+		randmap_reset(&f->map);
+	if (g->use_lfsr)
+		lfsr_reset(&f->lfsr, g->clone->block_seed);
 }
 
 /*
@@ -62,7 +75,7 @@ void gen_zone_reset(struct gen *g, struct gen_file *f)
 static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	const struct plan_job *j = g->job;
-	uint64_t range = zone_range(g, f);
+	uint64_t range = gen_zone_range(g, f);
 
 	if (!range)
 		return;
