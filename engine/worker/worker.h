@@ -175,7 +175,11 @@ struct worker_rate_min {
 
 /* Capture (write_iolog) and replay (read_iolog), worker_replay.c. */
 struct worker_replay {
-	FILE *log;			/* write_iolog: NULL unless the job records */
+	/* write_iolog: lines not yet written, NULL unless the job records; written whole
+	 * lines at a time, so clones appending to one log never cut into each other's */
+	char *log;
+	size_t log_len;
+	int log_fd;
 	uint64_t log_t0;		/* the clock when the log began (fio: at set-up) */
 	int log_err;			/* errno of the first failed write to it, or 0 */
 	uint64_t *last_write;		/* write_iolog: per file, the last write's offset (a sync's line names it) */

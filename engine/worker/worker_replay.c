@@ -6,7 +6,11 @@
  * the start, or under openfiles with its first I/O) and a "close" line as it
  * closes, one "TIME FILE DDIR OFFSET LENGTH" line per I/O as it is handed to
  * the engine; times are µs since the log began.  The file is opened for
- * appending, as fio opens it.
+ * appending, as fio opens it.  Lines go out in writes of whole lines: the
+ * clones of a job (numjobs=, write_iolog in [global]) append to one log,
+ * and fio's stdio buffer, written wherever it fills, cuts one clone's line
+ * in two with another's (1 of 32776 lines of a two-clone null run; ioplan's
+ * 4 KiB stdio buffer cut 41), which a replay of the log then misreads.
  *
  * Replay is open loop: trace I/O i is due at the window's start plus its trace
  * time scaled by replay_time_scale, whatever the device did with the I/Os
@@ -17,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,6 +30,49 @@
 #include "engine/worker/worker.h"
 
 static const char *const iolog_act[] = { "read", "write", "trim" };
+
+/* Room for many lines, and more than one of the longest (a path is at most PATH_MAX). */
+#define IOLOG_BUF (64u << 10)
+
+/* The lines kept so far, written whole; the first error is kept for the job's end. */
+static void iolog_flush(struct worker *w)
+{
+	size_t off = 0;
+
+	while (off < w->rp.log_len) {
+		ssize_t n = write(w->rp.log_fd, w->rp.log + off, w->rp.log_len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!w->rp.log_err)
+				w->rp.log_err = n < 0 ? errno : ENOSPC;
+			break;
+		}
+		off += (size_t)n;
+	}
+	w->rp.log_len = 0;
+}
+
+/* One line into the log's buffer; written first when it does not fit there. */
+__attribute__((format(printf, 2, 3))) static void iolog_printf(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (int tries = 0; tries < 2; tries++) {
+		va_start(ap, fmt);
+		n = vsnprintf(w->rp.log + w->rp.log_len, IOLOG_BUF - w->rp.log_len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < IOLOG_BUF - w->rp.log_len) {
+			w->rp.log_len += (size_t)n;
+			return;
+		}
+		iolog_flush(w);
+	}
+	if (!w->rp.log_err)
+		w->rp.log_err = ENAMETOOLONG;	/* a line longer than the buffer: none can be */
+}
 
 static uint64_t iolog_us(struct worker *w)
 {
@@ -47,9 +95,7 @@ static bool iolog_file_open(const struct worker *w, uint32_t f)
 /* One file line: "TIME PATH add|open|close". */
 static void iolog_file_line(struct worker *w, uint64_t us, uint32_t f, const char *act)
 {
-	if (fprintf(w->rp.log, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act) < 0 &&
-	    !w->rp.log_err)
-		w->rp.log_err = errno;
+	iolog_printf(w, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
 }
 
 static void iolog_files(struct worker *w, const char *act, bool open_only)
@@ -76,25 +122,26 @@ int worker_iolog_open(struct worker *w)
 	/* Named by the user and appended to, as fio's; never a device (safety.h). */
 	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
 
-	w->rp.log = fd >= 0 ? fdopen(fd, "a") : NULL;
-	if (!w->rp.log) {
-		int err = fd < 0 ? -fd : errno;
-
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
 		/* The reason's errno is worker_error's to add: name the iolog, not the job's file. */
 		snprintf(why, sizeof(why), "cannot open write_iolog=%.400s", w->job->write_iolog_path);
-		worker_error(w, .err = err, .what = why);
-		return -err;
+		worker_error(w, .err = -fd, .what = why);
+		return fd;
 	}
+	w->rp.log = malloc(IOLOG_BUF);
 	w->rp.last_write = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.last_write));
-	if (!w->rp.last_write) {
-		fclose(w->rp.log);
+	if (!w->rp.log || !w->rp.last_write) {
+		close(fd);
+		free(w->rp.log);
+		free(w->rp.last_write);
 		w->rp.log = NULL;
+		w->rp.last_write = NULL;
 		return -ENOMEM;
 	}
+	w->rp.log_fd = fd;
+	w->rp.log_len = 0;
 	w->rp.log_t0 = clk_now(&w->clk);
-	fputs("fio version 3 iolog\n", w->rp.log);
+	iolog_printf(w, "fio version 3 iolog\n");
 	iolog_files(w, "add", false);
 	iolog_files(w, "open", true);
 	return 0;
@@ -102,10 +149,8 @@ int worker_iolog_open(struct worker *w)
 
 static void iolog_line(struct worker *w, uint32_t file, uint8_t ddir, uint64_t offset, uint64_t len)
 {
-	if (fprintf(w->rp.log, "%llu %s %s %llu %llu\n", (unsigned long long)iolog_us(w),
-		    w->clone->files[file].path, iolog_act[ddir], (unsigned long long)offset,
-		    (unsigned long long)len) < 0 && !w->rp.log_err)
-		w->rp.log_err = errno;
+	iolog_printf(w, "%llu %s %s %llu %llu\n", (unsigned long long)iolog_us(w), w->clone->files[file].path,
+		     iolog_act[ddir], (unsigned long long)offset, (unsigned long long)len);
 }
 
 void worker_iolog_io(struct worker *w, const struct io_u *u)
@@ -133,10 +178,8 @@ void worker_iolog_sync(struct worker *w, uint32_t file, bool data)
 {
 	if (!w->rp.log || file >= w->clone->nr_files)
 		return;
-	if (fprintf(w->rp.log, "%llu %s %s %llu 0\n", (unsigned long long)iolog_us(w),
-		    w->clone->files[file].path, data ? "datasync" : "sync",
-		    (unsigned long long)w->rp.last_write[file]) < 0 && !w->rp.log_err)
-		w->rp.log_err = errno;
+	iolog_printf(w, "%llu %s %s %llu 0\n", (unsigned long long)iolog_us(w), w->clone->files[file].path,
+		     data ? "datasync" : "sync", (unsigned long long)w->rp.last_write[file]);
 }
 
 void worker_iolog_close(struct worker *w)
@@ -147,9 +190,11 @@ void worker_iolog_close(struct worker *w)
 	if (!w->rp.log)
 		return;
 	iolog_files(w, "close", true);
-	err = ferror(w->rp.log) && !w->rp.log_err ? EIO : w->rp.log_err;
-	if (fclose(w->rp.log) && !err)
+	iolog_flush(w);
+	err = w->rp.log_err;
+	if (close(w->rp.log_fd) && !err)
 		err = errno;
+	free(w->rp.log);
 	w->rp.log = NULL;
 	free(w->rp.last_write);
 	w->rp.last_write = NULL;

@@ -89,6 +89,22 @@ class WriteIolog(TmpDirCase):
         times = [int(line.split()[0]) for line in text[1:]]
         self.assertEqual(times, sorted(times), "times are µs since the log began, never backwards")
 
+    def test_clones_sharing_a_log_never_cut_each_others_lines(self):
+        # numjobs=4 with one write_iolog: four clones append to the file at once.  A
+        # buffer written wherever it filled cut lines in two (41 of 32776 with two
+        # clones; fio's cuts some too); whole lines per write cut none.
+        p = run(["--name=j", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=32m", "--numjobs=4",
+                 "--write_iolog=shared.log"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = (self.tmp / "shared.log").read_text().splitlines()
+        io = re.compile(r"^\d+ j\.[0-3]\.0 read \d+ 4096$")
+        bad = [x for x in lines if not io.match(x) and x != "fio version 3 iolog"
+               and not re.match(r"^\d+ j\.[0-3]\.0 (add|open|close)$", x)]
+        self.assertEqual(bad, [])
+        self.assertEqual(lines.count("fio version 3 iolog"), 4)
+        self.assertEqual(sum(1 for x in lines if io.match(x)), 4 * 8192)
+        self.assertGreater(len("\n".join(lines)), 8 * 64 * 1024)  # many writes of each clone's buffer
+
     def test_syncs_are_logged_as_fios_and_a_replay_makes_them(self):
         # fsync=N's and end_fsync's syncs had no line: a replay of ioplan's own capture made none.
         job = ["--name=w", "--filename=data", "--ioengine=psync", "--rw=write", "--bs=4k", "--size=32k",
