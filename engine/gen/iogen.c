@@ -303,7 +303,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 		return f->back_ended[d];
 	if (g->whole_files)
 		return f->exhausted;	/* found by a failed fill (next_rel) */
-	return !seq_has_room(g, f, d);
+	return !seq_has_room(g, f, d) || f->exhausted;	/* file_append's fill past the end (next_rel) */
 }
 
 /*
@@ -576,11 +576,14 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
  * that would pass the region's end is drawn again (fio's io_u_fits), so the
  * pass ends on whole drawn lengths.  The pass leaves room for the minimum
  * (pass_is_done); a split whose fitting sizes all have 0% draws none, and then
- * the minimum goes, cut at the end later.
+ * the minimum goes, cut at the end later.  file_append: fio's io_u_fits
+ * measures from the file's end (its get_start_offset there), so any length
+ * fits, and one past the region ends the pass (next_rel).
  */
 static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 {
-	uint64_t len = gen_pick_len(g, d, f->pos[d] < f->end[d] ? f->end[d] - f->pos[d] : 0);
+	uint64_t room = f->pos[d] < f->end[d] ? f->end[d] - f->pos[d] : 0;
+	uint64_t len = gen_pick_len(g, d, room + (g->append_once ? f->io_size : 0));
 
 	return len ? len : gen_bs_of(g, d)->min_bytes;
 }
@@ -645,6 +648,13 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		}
 		if (!*len)
 			*len = seq_len(g, f, *d);
+		/* file_append: past the file's end fio's fill fails, and the file is done. */
+		if (g->append_once && f->pos[*d] + *len > f->end[*d]) {
+			if (!fill_failed(g, f, *d))
+				return false;
+			*len = 0;
+			continue;
+		}
 		*rel = seq_offset(g, f, *d, *len);
 		return true;
 	}

@@ -447,17 +447,21 @@ class RunParity(TmpDirCase):
         # pass's region ends and no I/O fits: loops=, io_size= past size= and a
         # time_based wrap end the job after one pass.  Its lengths are not cut at the
         # region's end either (io_u_fits measures from the file's end): one that passes
-        # it ends the file's pass.  ioplan wrote 48 blocks for the first job, 30 for
-        # the second, and ran the time_based one for its whole second.
-        jobs = {  # options, the I/Os fio makes
-            "loops": ("rw=randwrite\nbs=4k\nloops=3", 16),
-            "io_size": ("rw=write\nbs=4k\nio_size=192k", 16),
-            "lengths": ("rw=randwrite\nbsrange=4k-16k\nio_size=192k", 5),
-            "verify": ("rw=write\nbs=4k\nloops=2\nverify=crc32c", 32),
-            "time": ("rw=write\nbs=4k\ntime_based=1\nruntime=1", 16),
+        # it ends the file's pass, sequential or random.  ioplan wrote 48 blocks for the
+        # first job, 30 for the third, ran the time_based one for its whole second, and
+        # cut the sequential lengths at the end, so that more of them fitted.
+        jobs = {  # options, the I/Os fio makes in a new file and in one of 64 KiB
+            "loops": ("rw=randwrite\nbs=4k\nloops=3", (16, 16)),
+            "io_size": ("rw=write\nbs=4k\nio_size=192k", (16, 16)),
+            "lengths": ("rw=randwrite\nbsrange=4k-16k\nio_size=192k", (5, 5)),
+            "verify": ("rw=write\nbs=4k\nloops=2\nverify=crc32c", (32, 32)),
+            "time": ("rw=write\nbs=4k\ntime_based=1\nruntime=1", (16, 16)),
+            "seq_split": ("rw=write\nbssplit=4k/30:16k/70", (5, 5)),
+            "seq_range": ("rw=write\nbsrange=4k-16k\nloops=2", (7, 7)),
+            "seq_read": ("rw=read\nbsrange=4k-16k", (6, 6)),
         }
-        for name, (opts, ios) in jobs.items():
-            for existing in (0, 64 << 10):
+        for name, (opts, counts) in jobs.items():
+            for existing, ios in zip((0, 64 << 10), counts):
                 text = (f"[a]\nfilename={{dir}}/{name}-{existing}.bin\nsize=64k\nfile_append=1\n{opts}\n"
                         f"write_iolog={{dir}}/{name}-{existing}.log\n")
                 make = lambda d: existing and (d / f"{name}-{existing}.bin").write_bytes(os.urandom(existing))
