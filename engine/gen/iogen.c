@@ -688,6 +688,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		 * and the file is done for the pass. */
 		if (!g->skewed_service && !runs_out(g) && !g->seq_turn)
 			return false;
+		g->unmarked_next = g->unmarked_next || g->seq_turn;
 		if (!fill_failed(g, f, *d))
 			return false;
 		if (!g->mixed)
@@ -699,8 +700,9 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		*d = gen_pick_ddir(g);
 	}
 	/* fio marks its map from the zone's start (file_offset) */
-	if (g->use_map && !g->seq_turn)
+	if (g->use_map && !g->seq_turn && !g->unmarked_next)
 		*len = gen_draw_mark(g, f, *d, *rel - f->zone_start, *len);
+	g->unmarked_next = false;
 	f->pos[*d] = *rel + *len;
 	return true;
 }

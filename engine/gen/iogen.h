@@ -139,6 +139,12 @@ struct gen {
 	bool mix_undoable;
 	struct taus88 seq_rand_rng[PLAN_DDIR_NR];	/* fio's seq_rand_state: percentage_random */
 	bool seq_turn;			/* the offset is a sequential turn's: fio marks no map for it */
+	/*
+	 * A sequential turn's fill failed (the file done): fio's io_u keeps the flag
+	 * that spares the map (IO_U_F_BUSY_OK, cleared only by a completion) into
+	 * the next file's fill, so that I/O marks nothing either, random or not.
+	 */
+	bool unmarked_next;
 	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
 	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
 	bool tw_have;			/* the write of the last trim is due */

@@ -166,6 +166,10 @@ JOBS = {
     # pass (fio's fill fails), not the job's: the other files go on (last here: a job's
     # thread number seeds its draws, so a job put before the others would change theirs).
     "seq_turns_nomap_files": "rw=randrw:8\nbsrange=4k-16k\nnorandommap\nnrfiles=5\nio_size=6m\n",
+    # A sequential turn whose fill fails (its file done) leaves fio's io_u flagged not to
+    # mark the map (IO_U_F_BUSY_OK, cleared by a completion), so the next file's I/O marks
+    # nothing either, and a later draw may land on its blocks.
+    "seq_turns_failed_fill": "rw=randrw:4\nbsrange=1k-8k\nnrfiles=5\nloops=2\n",
 }
 
 
