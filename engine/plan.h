@@ -314,6 +314,13 @@ struct plan_clone {
 	uint32_t seq_rand_seed;		/* fio's seq_rand_state seed (FIO_RAND_SEQ_RAND_READ_OFF) */
 	uint64_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
+	/*
+	 * zonemode=strided does not apply to this clone: fio's fixup_options turns
+	 * it off where open_files > 1, which is openfiles= as given for the job's
+	 * first thread, and, for each later clone (fixed up again after its copy),
+	 * the open_files the first fix-up set: the job's file count, or openfiles=.
+	 */
+	bool zones_off;
 	struct plan_file *files;
 	/*
 	 * 0 (no replay): fio's clone whose generated file names the first clone of

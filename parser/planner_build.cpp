@@ -539,6 +539,15 @@ static void *engine_opts_blob(const job_spec &s)
     return blob;
 }
 
+// fio's fixup_options: "strided zone mode only really works with 1 file", so it is
+// turned off where open_files > 1 (plan_clone.zones_off says for whom).
+static bool zones_turned_off(const job_def &d, const plan_job &j, uint32_t clone)
+{
+    uint32_t files = d.spec.filenames.empty() ? d.spec.pj.nrfiles : (uint32_t)d.spec.filenames.size();
+    uint32_t open = clone == 0 || (j.openfiles && j.openfiles <= files) ? j.openfiles : files;
+    return j.zone_size_bytes && open > 1;
+}
+
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base,
               std::unordered_set<std::string> &claimed)
 {
@@ -613,6 +622,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         pc.offset_bytes = j.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
                                                   rank_index() * s.rank_offset_increment;
         fill_files(pc, d, j, d.section, claimed); // fio names files after the section, whatever name= says
+        pc.zones_off = zones_turned_off(d, j, c);
     }
     // fio's fixup_options, which runs after its seeds are drawn: randseed= turns
     // rand_repeatable off, so each loop goes on with the draws instead of starting

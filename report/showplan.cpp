@@ -360,9 +360,11 @@ void write_array(plan_writer &w, unsigned depth, uint32_t n, F each)
 void write_clone(plan_writer &w, const plan_clone &c, unsigned depth)
 {
     w.out() << '{';
-    w.members({{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
-               {"offset_bytes", c.offset_bytes}},
-              depth + 1, true);
+    json o = {{"clone_index", c.clone_index}, {"thread_number", c.thread_number}, {"seed", c.seed},
+              {"offset_bytes", c.offset_bytes}};
+    if (c.zones_off) // only where set, so that other plans keep their hash
+        o["zones_off"] = true;
+    w.members(o, depth + 1, true);
     w.key(depth + 1, false, "files");
     write_array(w, depth + 1, c.nr_files, [&](uint32_t f, unsigned d) { w.file(c.files[f], d); });
     w.close(depth, '}');

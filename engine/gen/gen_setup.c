@@ -332,6 +332,15 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	int ret;
 
 	memset(g, 0, sizeof(*g));
+	if (c->zones_off && j->zone_size_bytes) {
+		g->unzoned = malloc(sizeof(*g->unzoned));
+		if (!g->unzoned)
+			return -ENOMEM;
+		*g->unzoned = *j;
+		g->unzoned->zone_size_bytes = g->unzoned->zone_range_bytes = g->unzoned->zone_skip_bytes = 0;
+		g->unzoned->zone_range_ppm = 0;
+		j = g->unzoned;
+	}
 	g->job = j;
 	g->random = plan_rw_is_random(j->rw);
 	g->trimwrite = j->rw == PLAN_RW_TRIMWRITE || j->rw == PLAN_RW_RANDTRIMWRITE;
@@ -404,5 +413,6 @@ void gen_release(struct gen *g)
 	free(g->splits);
 	free(g->laws);
 	free(g->rng64);
+	free(g->unzoned);
 	memset(g, 0, sizeof(*g));
 }

@@ -67,6 +67,8 @@ struct gen_io {
 
 struct gen {
 	const struct plan_job *job;
+	/* A clone with zones_off: its own copy of the job, without zonemode=strided. */
+	struct plan_job *unzoned;
 	struct gen_file *files;
 	uint32_t nr_files;
 	uint32_t cur;			/* file service position */

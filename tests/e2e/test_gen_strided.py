@@ -7,9 +7,10 @@ or lfsr reset with the zone); random ones must also stay inside each zone and,
 with the random map or lfsr, touch each block of a zone once per zonerange
 bytes, as fio's t/strided.py checks.
 """
+import json
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, run, run_fio, showplan
 
 KIB = 1024
 
@@ -163,6 +164,36 @@ class Random(StridedCase):
                        for i in range(0, len(offs), 4)]
                 self.assertEqual(len(rel), 4)
                 self.assertTrue(all(r == rel[0] for r in rel), rel)
+
+
+class ZonesTurnedOff(TmpDirCase):
+    """fio's fixup_options turns strided zones off where open_files > 1: openfiles=
+    as given for a job's first thread, and the job's file count for each later
+    clone, fixed up again after its copy (nrfiles=5 numjobs=3: the first clone
+    makes 163 writes in zones, the others 255 without)."""
+
+    JOB = ["--rw=write", "--bs=8k", "--size=2m", "--nrfiles=5", "--zonemode=strided", "--zonesize=128k",
+           "--zonerange=128k", "--zoneskip=64k", "--ioengine=psync", "--output-format=json"]
+
+    def writes(self, runner, who, extra):
+        d = self.tmp / who
+        d.mkdir()
+        p = runner(["--name=j", f"--directory={d}", *self.JOB, *extra])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [j["write"]["total_ios"] for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]]
+
+    def test_counts_and_plan_as_fio(self):
+        cases = [(["--numjobs=3"], [163, 255, 255], [None, True, True]),
+                 (["--openfiles=2"], [255], [True]),
+                 (["--numjobs=2", "--openfiles=1"], [163, 163], [None, None])]
+        for i, (extra, want, off) in enumerate(cases):
+            with self.subTest(extra=extra):
+                self.assertEqual(self.writes(run, f"ioplan{i}", extra), want)
+                if FIO:
+                    self.assertEqual(self.writes(run_fio, f"fio{i}", extra), want)
+                plan = showplan(["--name=j", f"--directory={self.tmp}", *self.JOB, *extra])
+                clones = plan["groups"][0]["jobs"][0]["clones"]
+                self.assertEqual([c.get("zones_off") for c in clones], off)
 
 
 class FilesizeRegion(TmpDirCase):
