@@ -156,8 +156,9 @@ void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios)
 	g->fast_left = 0;
 }
 
-void gen_read_back_ios(struct gen *g, uint64_t ios)
+void gen_read_back(struct gen *g, uint64_t bytes, uint64_t ios)
 {
+	g->read_back_bytes += bytes;	/* fio's keep_running weighs io_bytes, reads and all */
 	g->done_ios += ios;
 	g->fast_left = 0;	/* the short way's countdown was cut from the I/Os left */
 }

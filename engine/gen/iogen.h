@@ -247,8 +247,12 @@ void gen_window_go_on(struct gen *g);
  */
 void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios);
 
-/* verify_backlog's read-backs between writes: fio's exceeds_number_ios counts them too. */
-void gen_read_back_ios(struct gen *g, uint64_t ios);
+/*
+ * verify_backlog's read-backs between writes: fio's exceeds_number_ios counts
+ * them, and its keep_running counts their bytes toward io_size= (a round's own
+ * end, fio's io_issue_bytes, leaves them out).
+ */
+void gen_read_back(struct gen *g, uint64_t bytes, uint64_t ios);
 
 /* After gen_round_done: whether fio's keep_running would start another round (unlink_each_loop's cue). */
 bool gen_loop_follows(const struct gen *g);

@@ -404,6 +404,7 @@ static void backlog_pass(struct worker *w)
 {
 	const struct plan_job *j = w->job;
 	uint64_t budget = w->vf.chunks, reads = w->res.ddir[PLAN_DDIR_READ].ios;
+	uint64_t read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
 	uint32_t batch = j->verify_backlog_batch;
 
 	if (batch && batch < j->verify_backlog) {
@@ -414,8 +415,9 @@ static void backlog_pass(struct worker *w)
 		w->vf.writes = w->vf.chunks = 0;
 	}
 	check_written(w, budget, false);
-	/* Its reads are in fio's do_io, toward number_ios= (io_blocks), not io_size= (writes only). */
-	gen_read_back_ios(&w->gen, w->res.ddir[PLAN_DDIR_READ].ios - reads);
+	/* Its reads are in fio's do_io: toward number_ios= (io_blocks), and toward io_size=
+	 * between rounds (keep_running), not within one (io_issue_bytes: writes only). */
+	gen_read_back(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0, w->res.ddir[PLAN_DDIR_READ].ios - reads);
 }
 
 /*

@@ -427,11 +427,14 @@ class RunParity(TmpDirCase):
         # verify_backlog's read-backs are in fio's do_io: number_ios= counts them
         # (ioplan made 20 writes and 20 reads of number_ios=20, fio 12 and 12), and
         # verify_backlog_batch leaves the rest listed, so fio checks again once N are
-        # listed, after batch more writes (ioplan after N more: 4 reads late).
+        # listed, after batch more writes (ioplan after N more: 4 reads late).  Between
+        # rounds, fio's keep_running counts their bytes toward io_size= (ioplan wrote
+        # 96 blocks of io_size=384k over size=64k, fio 48 and read them back).
         jobs = {  # options, fio's reads and writes
             "number_ios": ("size=1m\nnumber_ios=20", 12),
             "batch": ("size=1m\nnumber_ios=20\nverify_backlog_batch=2", 12),
             "batch_all": ("size=128k\nverify_backlog_batch=2", 32),
+            "io_size": ("size=64k\nio_size=384k", 48),
         }
         for name, (opts, ios) in jobs.items():
             text = (f"[v]\nfilename={{dir}}/{name}.bin\nrw=write\nbs=4k\nverify=crc32c\nverify_backlog=4\n"
