@@ -212,6 +212,16 @@ class RandomLikeFio(TmpDirCase):
             out[who] = (bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in JOBS})
         return out
 
+    def ran_in_dirs(self, text):
+        """(tool, directory) of the job file run by fio, then by ioplan, each in its own directory."""
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(text)
+            p = (run_fio if who == "fio" else run)(["job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            yield who, d
+
     def test_bytes_and_ios_are_fios(self):
         out = self.both(job_file(JOBS))
         fio_bytes, fio_ios = out["fio"]
@@ -266,14 +276,7 @@ class RandomLikeFio(TmpDirCase):
         # of this job wrote 108 blocks at other offsets than fio's 112.
         text = ("[global]\nioengine=null\nsize=640k\n[c]\nrw=randwrite\nbsrange=2k-10k\nnorandommap\n"
                 "randseed=99999\nnumjobs=2\nwrite_iolog=c.iolog\n")
-        ios = {}
-        for who in ("fio", "ioplan"):
-            d = self.tmp / who
-            d.mkdir()
-            (d / "job.fio").write_text(text)
-            p = (run_fio if who == "fio" else run)(["job.fio"], cwd=d)
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
-            ios[who] = sorted(ios_of(d / "c.iolog"))
+        ios = {who: sorted(ios_of(d / "c.iolog")) for who, d in self.ran_in_dirs(text)}
         self.assertEqual({f for f, *_ in ios["fio"]}, {"c.0.0", "c.1.0"})
         self.assertEqual(ios["ioplan"], ios["fio"])
 
@@ -286,12 +289,7 @@ class RandomLikeFio(TmpDirCase):
         text = ("[c]\nfilename_format=c.$jobnum\nrw=randwrite\nbsrange=2k-10k\nfilesize=400k-1m\n"
                 "numjobs=4\nwrite_iops_log=c\nlog_offset=1\n")
         got = {}
-        for who in ("fio", "ioplan"):
-            d = self.tmp / who
-            d.mkdir()
-            (d / "job.fio").write_text(text)
-            p = (run_fio if who == "fio" else run)(["job.fio"], cwd=d)
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        for who, d in self.ran_in_dirs(text):
             sizes = {k: (d / f"c.{k}").stat().st_size for k in range(4)}
             logs = {t: sorted(int(x.split(",")[4]) for x in (d / f"c_iops.{t}.log").read_text().splitlines())
                     for t in range(1, 5)}
