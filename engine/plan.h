@@ -303,7 +303,10 @@ struct plan_file {
 /* One thread: a numjobs clone of a job. */
 struct plan_clone {
 	uint32_t clone_index;		/* fio's $jobnum: 0 .. numjobs-1 */
-	uint32_t thread_number;		/* 1-based across the whole plan, as fio's td->thread_number */
+	/* 1-based across the whole plan, as fio's td->thread_number: a job's clones
+	 * 0, 1, ..., n-1 are its threads first, first+n-1, ..., first+1 (fio's
+	 * add_job), so the clones are in subjob order, and reports list them by thread */
+	uint32_t thread_number;
 	uint64_t seed;			/* resolved RNG seed for offsets, mix and buffers */
 	uint32_t mix_seed;		/* fio's rwmix_state seed (its rand_seeds[FIO_RAND_MIX_OFF]) */
 	/* fio's 64-bit seeds where random_generator=tausworthe64 may take them whole

@@ -312,17 +312,7 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
 
 namespace {
 
-static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint32_t thread, uint64_t off);
-
-// fio's add_job numbers each later thread by the clones still to make, so its
-// threads run subjobs 0, n-1, ..., 1: the clone that works subjob k's files and
-// offset_increment region (clone k here) is fio's thread first + n - k, and
-// draws as that thread does (its seeds come from its thread number).
-static uint32_t fio_thread(const job_spec &s, const plan_clone &pc)
-{
-    uint32_t first = pc.thread_number - pc.clone_index;
-    return pc.clone_index ? first + s.numjobs - pc.clone_index : first;
-}
+static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 
 // fio's get_rand_file_size: each file of a filesize= range takes the next draw
 // of the job's file_size_state (seed FIO_RAND_FILE_SIZE_OFF), cut to the
@@ -403,7 +393,7 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
     c.files = (plan_file *)plan_calloc(paths.size() ? paths.size() : 1, sizeof(plan_file));
     frand draws{};
     const uint64_t file_size_off = 7;  // fio's FIO_RAND_FILE_SIZE_OFF
-    frand_seed(&draws, fio_seed(d.spec, c, fio_thread(d.spec, c), file_size_off), j.random_tausworthe64);
+    frand_seed(&draws, fio_seed(d.spec, c, file_size_off), j.random_tausworthe64);
     const std::string dir = d.spec.filenames.empty() && !d.spec.directories.empty()
                                 ? join_dir(d.spec.directories[c.clone_index % d.spec.directories.size()], "")
                                 : std::string();
@@ -465,11 +455,11 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t>
 // makes fio's decisions draw for draw.  allrandrepeat replaces them all with
 // 0xb1899bed * thread_number + k (td_fill_rand_seeds).  Otherwise fio's seeds are
 // random, and so are these (each from the clone's own seed).
-static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint32_t thread, uint64_t off)
+static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 {
     const uint64_t mul = 0x9e370001ull;
     if (s.allrandrepeat)
-        return 0xb1899bedull * thread + off;
+        return 0xb1899bedull * pc.thread_number + off;
     if (!s.pj.randrepeat && !s.randseed_set) {
         uint64_t x = pc.seed + off * mul;
         return x ^ (x >> 32);
@@ -477,7 +467,7 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint32_t threa
     uint64_t seed = s.pj.randseed;
     for (uint64_t i = 0; i < 4 + off; i++)
         seed *= mul;
-    return seed * thread + off;
+    return seed * pc.thread_number + off;
 }
 
 // fio's td_fill_rand_seeds_internal: verify reads draw the sizes the writes drew,
@@ -485,23 +475,21 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint32_t threa
 // 0xb1899bed * thread_number whatever randseed is.  fio's clones are seeded after
 // the job's fixup_options, where randseed= has turned rand_repeatable off: a
 // clone's offsets come from randseed's own seed (numjobs=2 randseed=N: clone 2).
-// Each clone is seeded as fio's thread that works its files (fio_thread).
 static void fio_seeds(const job_spec &s, plan_clone &pc)
 {
-    const uint32_t thread = fio_thread(s, pc);
     const bool repeatable = s.pj.randrepeat && !(s.randseed_set && pc.clone_index > 0);
     const uint64_t bs_off = 0, mix_off = 4, file_off = 5, block_off = 6, seq_rand_off = 10, zone_off = 16;
     for (uint32_t d = 0; d < PLAN_DDIR_NR; d++)
-        pc.bs_seed[d] = fio_seed(s, pc, thread, bs_off + d);
+        pc.bs_seed[d] = fio_seed(s, pc, bs_off + d);
     if (s.pj.verify != PLAN_VERIFY_NONE)
         pc.bs_seed[PLAN_DDIR_WRITE] = pc.bs_seed[PLAN_DDIR_READ];
     if (s.pj.rw == PLAN_RW_TRIMWRITE || s.pj.rw == PLAN_RW_RANDTRIMWRITE)
         pc.bs_seed[PLAN_DDIR_TRIM] = pc.bs_seed[PLAN_DDIR_WRITE];
-    pc.mix_seed = (uint32_t)fio_seed(s, pc, thread, mix_off);  // always fio's 32-bit generators
-    pc.zone_seed = (uint32_t)fio_seed(s, pc, thread, zone_off);
-    pc.seq_rand_seed = (uint32_t)fio_seed(s, pc, thread, seq_rand_off);	// every direction's state starts from it
-    pc.file_seed = fio_seed(s, pc, thread, file_off);
-    pc.block_seed = repeatable ? 0xb1899bedull * thread : fio_seed(s, pc, thread, block_off);
+    pc.mix_seed = (uint32_t)fio_seed(s, pc, mix_off);  // always fio's 32-bit generators
+    pc.zone_seed = (uint32_t)fio_seed(s, pc, zone_off);
+    pc.seq_rand_seed = (uint32_t)fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
+    pc.file_seed = fio_seed(s, pc, file_off);
+    pc.block_seed = repeatable ? 0xb1899bedull * pc.thread_number : fio_seed(s, pc, block_off);
 }
 
 // A copy of the first n entries of v in plan memory (NULL when there are none).
@@ -625,10 +613,16 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
     // thread); otherwise every thread of the plan gets its own stream.
     j.nr_clones = s.numjobs;
     j.clones = (plan_clone *)plan_calloc(j.nr_clones, sizeof(plan_clone));
+    const uint32_t first = *thread_number + 1;
+    *thread_number += j.nr_clones;
     for (uint32_t c = 0; c < j.nr_clones; c++) {
         plan_clone &pc = j.clones[c];
         pc.clone_index = c;
-        pc.thread_number = ++*thread_number;
+        // fio's add_job numbers each later thread by the clones still to make, so
+        // its threads run subjobs ($jobnum) 0, n-1, ..., 1: clone c, which has
+        // subjob c's files and region, is fio's thread first + n - c, and draws,
+        // logs, keeps its verify state and is reported as that thread.
+        pc.thread_number = c ? first + j.nr_clones - c : first;
         pc.seed = s.randseed_set ? base + c : base + pc.thread_number - 1;
         fio_seeds(s, pc);
         pc.offset_bytes = j.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +

@@ -466,7 +466,9 @@ void build_entries(model &m, const plan &p)
 		for (const res_job *rj : m.runs[i].runs)
 			if (!rj->discarded)
 				measured.push_back(rj);
-		for (uint32_t c = 0; c < std::max(job.nr_clones, 1u); c++) {
+		uint32_t n = std::max(job.nr_clones, 1u);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t c = k ? n - k : 0;	// fio lists threads: clones 0, n-1, ..., 1 (plan_clone)
 			bool same = job.group_reporting && last_gid == (int64_t)job.groupid;
 			if (m.entries.empty() || !same)
 				m.entries.emplace_back();

@@ -212,13 +212,14 @@ class RandomLikeFio(TmpDirCase):
             out[who] = (bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in JOBS})
         return out
 
-    def ran_in_dirs(self, text):
-        """(tool, directory) of the job file run by fio, then by ioplan, each in its own directory."""
+    def ran_in_dirs(self, text, *args):
+        """(tool, directory) of the job file run by fio, then by ioplan, each in its own
+        directory; their output in its out.json."""
         for who in ("fio", "ioplan"):
             d = self.tmp / who
             d.mkdir()
             (d / "job.fio").write_text(text)
-            p = (run_fio if who == "fio" else run)(["job.fio"], cwd=d)
+            p = (run_fio if who == "fio" else run)([*args, "--output=out.json", "job.fio"], cwd=d)
             self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
             yield who, d
 
@@ -282,24 +283,23 @@ class RandomLikeFio(TmpDirCase):
 
     def test_each_subjobs_files_and_draws_are_fios(self):
         # fio's threads run subjobs 0, n-1, ..., 1 (add_job numbers each later thread
-        # by the clones still to make), and a subjob names its files and is seeded by
-        # its thread.  ioplan seeded clone k as thread k+1: c.1 was 589824 bytes where
-        # fio's is 1032192, and its writes were another subjob's.  The logs are per
+        # by the clones still to make): a subjob's files take their sizes and I/O from
+        # that thread's draws, its logs and report entry are that thread's.  ioplan ran
+        # subjob k as thread k+1: c.1 was 589824 bytes where fio's is 1032192, and the
+        # per-thread logs and JSON entries were another subjob's.  The logs are per
         # thread (write_iops_log), as fio's shared write_iolog cuts lines.
         text = ("[c]\nfilename_format=c.$jobnum\nrw=randwrite\nbsrange=2k-10k\nfilesize=400k-1m\n"
                 "numjobs=4\nwrite_iops_log=c\nlog_offset=1\n")
         got = {}
-        for who, d in self.ran_in_dirs(text):
+        for who, d in self.ran_in_dirs(text, "--output-format=json"):
             sizes = {k: (d / f"c.{k}").stat().st_size for k in range(4)}
             logs = {t: sorted(int(x.split(",")[4]) for x in (d / f"c_iops.{t}.log").read_text().splitlines())
                     for t in range(1, 5)}
-            got[who] = sizes, logs
-        (fio_sizes, fio_logs), (our_sizes, our_logs) = got["fio"], got["ioplan"]
-        self.assertEqual(our_sizes, fio_sizes)
-        self.assertEqual(len(set(fio_sizes.values())), 4)
-        # ioplan's thread k+1 works subjob k; fio's thread of subjob k is 1 + (4 - k) % 4.
-        for k in range(4):
-            self.assertEqual(our_logs[k + 1], fio_logs[1 + (4 - k) % 4], k)
+            doc = json.loads((d / "out.json").read_text())
+            got[who] = sizes, logs, [j["write"]["io_bytes"] for j in doc["jobs"]]
+        self.assertEqual(got["ioplan"], got["fio"])
+        self.assertEqual(len(set(got["fio"][0].values())), 4)
+        self.assertEqual(len(set(got["fio"][2])), 4)
 
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
