@@ -395,8 +395,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	if (ret)
 		return ret;
 	/* fio finds a file done by a failed fill, for every direction at once: in a
-	 * plain sequential mix over several files that is not one direction's end. */
-	g->whole_files = g->mixed && nr > 1 && !g->random && !g->skip && !g->stride && !j->rw_seq_back_bytes &&
+	 * sequential mix over several files (holed or not) that is not one direction's end. */
+	g->whole_files = g->mixed && nr > 1 && !g->random && !g->stride && !j->rw_seq_back_bytes &&
 			 !j->zone_size_bytes && !j->interlocked;
 	g->fast = is_plain(g);
 	g->fast_draw = g->fast && g->random && !g->use_perm;

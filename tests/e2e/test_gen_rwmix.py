@@ -55,6 +55,26 @@ class RwmixLikeFio(TmpDirCase):
                 self.assertNotEqual(out["fio"][0][1:], out["fio"][1][1:])
 
 
+    def test_a_holed_mix_over_files_ends_a_file_as_fio(self):
+        # fio's fill finds a file done, for both directions, once the direction drawn
+        # for it has no room there, holes (rw=rw:<n>) or not; ioplan applied that to
+        # plain mixes only (readwrite:16k over three files, loops=2: 134 reads and 124
+        # writes where fio makes 124 and 135).
+        cases = {"holes_loops": "rw=readwrite:16k\nbsrange=4k-12k\nnrfiles=3\nloops=2\n",
+                 "holes_io_size": "rw=rw:2\nbs=12k\nnrfiles=2\nio_size=3m\n"}
+        for name, body in cases.items():
+            with self.subTest(name):
+                out = {}
+                for who, runner in (("fio", run_fio), ("ioplan", run)):
+                    d = self.tmp / f"{name}-{who}"
+                    d.mkdir()
+                    (d / "m.fio").write_text(f"[m]\nioengine=psync\nsize=1m\n{body}")
+                    p = runner(["--output-format=json", "m.fio"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
+                    out[who] = split(p.stdout)
+                self.assertEqual(out["ioplan"], out["fio"])
+
+
 class RwmixSequence(TmpDirCase):
     def test_fio_t0008_split(self):
         # fio's t0008 (rw=readwrite, 32 MiB, verify_backlog=1): fio 3.33 writes 4142
