@@ -399,9 +399,19 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 bool gen_new_pass(struct gen *g, uint8_t d)
 {
 	bool loop = g->limited && !pass_wraps(g);
+	/* Unbounded (time_based, a ramp), a pass whose files all failed a fill ends fio's
+	 * do_io too, and keep_running's next loop re-seeds (a zone drawn past the file's
+	 * end); a pass that wraps, or whose full map starts over, goes on unseeded. */
+	bool reseed = !loop && all_exhausted(g);
 
 	g->ran_out = g->ran_out || loop;
-	return start_pass(g, d, loop);
+	if (!start_pass(g, d, loop))
+		return false;
+	if (reseed) {
+		gen_draw_next_loop(g);
+		g->zone_bytes = 0;
+	}
+	return true;
 }
 
 /*
@@ -433,29 +443,24 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
-	if (g->zoned_draws) {
+	if (g->zoned_draws || (g->offset_first && !g->job->zone_size_bytes)) {
+		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
+		 * one that lands past the region fails the fill, as fio's get_next_offset. */
+		if (g->fio_law && !g->zoned_draws)
+			return fio_dist_next(&g->laws[f - g->files]) * g->ba[d];
 		b = gen_draw_block(g, f, d);
-		/* fio's get_next_rand_block: a time_based job's (or a skewed service's) full
-		 * map starts the zone over, drawn again. */
+		/* fio's get_next_rand_block: a time_based job's (or a skewed service's) full map
+		 * starts the file (in strided zones, the zone) over, drawn again. */
 		if (b == RANDMAP_NONE && f->lastb[d] && (g->job->time_based || g->skewed_service)) {
-			file_restarted(g, f);
-			gen_zone_reset(g, f);
+			if (g->zoned_draws) {
+				file_restarted(g, f);
+				gen_zone_reset(g, f);
+			} else {
+				gen_file_restart(g, f, d);
+			}
 			b = gen_draw_block(g, f, d);
 		}
 		return b == RANDMAP_NONE ? b : f->zone_start + b * g->ba[d];
-	}
-	if (g->offset_first && !g->job->zone_size_bytes) {
-		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
-		 * one that lands past the region fails the fill, as fio's get_next_offset. */
-		if (g->fio_law)
-			return fio_dist_next(&g->laws[f - g->files]) * g->ba[d];
-		b = gen_draw_block(g, f, d);
-		/* fio's get_next_rand_block: a skewed service's full map starts over, drawn again. */
-		if (b == RANDMAP_NONE && g->skewed_service && f->lastb[d]) {
-			gen_file_restart(g, f, d);
-			b = gen_draw_block(g, f, d);
-		}
-		return b == RANDMAP_NONE ? b : b * g->ba[d];
 	}
 	b = random_block(g, f);
 	return f->zone_start + b * g->align;
