@@ -176,20 +176,29 @@ static void file_fail(struct log_file *f, int err)
 	f->fd = -1;
 }
 
-static void file_write(struct log_file *f, const char *p, size_t n)
+int log_write_all(int fd, const void *p, size_t n)
 {
-	while (n && f->fd >= 0) {
-		ssize_t w = write(f->fd, p, n);
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			file_fail(f, w < 0 ? errno : ENOSPC);
-			return;
-		}
-		p += w;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		c += w;
 		n -= (size_t)w;
 	}
+	return 0;
+}
+
+static void file_write(struct log_file *f, const char *p, size_t n)
+{
+	int ret = f->fd >= 0 ? log_write_all(f->fd, p, n) : 0;
+
+	if (ret)
+		file_fail(f, -ret);
 }
 
 size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex)

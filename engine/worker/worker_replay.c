@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "engine/logs/logs.h"
 #include "engine/safety/safety.h"
 #include "engine/worker/worker.h"
 
@@ -37,20 +38,10 @@ static const char *const iolog_act[] = { "read", "write", "trim" };
 /* The lines kept so far, written whole; the first error is kept for the job's end. */
 static void iolog_flush(struct worker *w)
 {
-	size_t off = 0;
+	int ret = log_write_all(w->rp.log_fd, w->rp.log, w->rp.log_len);
 
-	while (off < w->rp.log_len) {
-		ssize_t n = write(w->rp.log_fd, w->rp.log + off, w->rp.log_len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!w->rp.log_err)
-				w->rp.log_err = n < 0 ? errno : ENOSPC;
-			break;
-		}
-		off += (size_t)n;
-	}
+	if (ret && !w->rp.log_err)
+		w->rp.log_err = -ret;
 	w->rp.log_len = 0;
 }
 
