@@ -3,6 +3,7 @@
 #include "report/model.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -466,9 +467,14 @@ void build_entries(model &m, const plan &p)
 		for (const res_job *rj : m.runs[i].runs)
 			if (!rj->discarded)
 				measured.push_back(rj);
-		uint32_t n = std::max(job.nr_clones, 1u);
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t c = k ? n - k : 0;	// fio lists threads: clones 0, n-1, ..., 1 (plan_clone)
+		// fio lists threads in their numbers' order, which is not the clones' (plan_clone)
+		std::vector<uint32_t> order(std::max(job.nr_clones, 1u));
+		std::iota(order.begin(), order.end(), 0u);
+		if (job.nr_clones > 1)
+			std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+				return job.clones[a].thread_number < job.clones[b].thread_number;
+			});
+		for (uint32_t c : order) {
 			bool same = job.group_reporting && last_gid == (int64_t)job.groupid;
 			if (m.entries.empty() || !same)
 				m.entries.emplace_back();
