@@ -304,7 +304,11 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 		return f->back_ended[d];
 	if (g->whole_files)
 		return f->exhausted;	/* found by a failed fill (next_rel) */
-	return !seq_has_room(g, f, d) || f->exhausted;	/* file_append's fill past the end (next_rel) */
+	/* file_append: fio measures a length's fit from the file's end, so while the offset
+	 * is inside the region it draws one, and the fill fails past the end (next_rel). */
+	if (g->append_once)
+		return f->pos[d] >= f->end[d] || f->exhausted;
+	return !seq_has_room(g, f, d);
 }
 
 /*

@@ -8,6 +8,7 @@ runs both tools in private directories and compares the figures the tools
 control (bytes, I/O counts, error numbers, exit status), never timings.
 """
 import hashlib
+import itertools
 import json
 import os
 import socket
@@ -475,6 +476,25 @@ class RunParity(TmpDirCase):
                 # A random job of one block size draws its own order (ioplan-job(5)).
                 key = sorted if opts.startswith("rw=randwrite\nbs=") else list
                 self.assertEqual(key(got["ioplan"][1]), key(got["fio"][1]), (name, existing))
+
+    def test_file_append_over_files_draws_a_length_where_fio_does(self):
+        # Under file_append fio draws a length at any offset inside a file's region,
+        # even one where the least block no longer fits, and the fill fails past the
+        # end: that draw is spent, and the next file's length is the one after it.
+        # ioplan skipped such a file without a draw, so the next file took the failed
+        # length: 37, 40 and 35 writes below where fio makes 38, 42 and 38.
+        cases = (("roundrobin", 1, 38), ("roundrobin:3", 8, 42), ("sequential", 1, 38))
+        for n, ((svc, seed, ios), existing) in enumerate(itertools.product(cases, (0, 4096))):
+            job = f"a{n}"  # a job of its own: its files and log are new to each tool
+            text = (f"[{job}]\ndirectory={{dir}}\nnrfiles=5\nsize=256k\nrw=write\nbsrange=2k-10k\n"
+                    f"file_append=1\nfile_service_type={svc}\nrandseed={seed}\n"
+                    f"write_iolog={{dir}}/{job}.log\n")
+            make = lambda d: existing and [(d / f"{job}.0.{i}").write_bytes(os.urandom(existing))
+                                           for i in range(5)]
+            got = self.logged(text, job, f"{job}.log", as_fio=True, prepare=make)
+            with self.subTest(svc=svc, existing=existing):
+                self.assertEqual(got["fio"][0]["write"]["total_ios"], ios, "fio's own count moved")
+                self.assertEqual(got["ioplan"][1], got["fio"][1])
 
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
