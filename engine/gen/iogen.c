@@ -295,7 +295,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	 * a sequential pass past the file's end (gen_zone_next), or a fill of fio's
 	 * draws that failed (offset_first_next). */
 	if (g->job->zone_size_bytes)
-		return f->exhausted && (!g->random || g->zoned_draws || f->zone_start >= f->len);
+		return f->exhausted && (!g->random || g->zoned_draws || g->fio_law || f->zone_start >= f->len);
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
@@ -435,8 +435,6 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 {
 	if (g->use_perm)
 		return perm_next(&f->perm);
-	if (g->fio_law)
-		return fio_dist_next(&g->laws[f - g->files]) % gen_zone_blocks(g, f);
 	if (g->use_dist)
 		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
 	return rng_below(&g->rng_off, g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
@@ -447,11 +445,13 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
-	if (g->zoned_draws || (g->offset_first && !g->job->zone_size_bytes)) {
+	if (g->zoned_draws || g->fio_law || (g->offset_first && !g->job->zone_size_bytes)) {
 		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
-		 * one that lands past the region fails the fill, as fio's get_next_offset. */
-		if (g->fio_law && !g->zoned_draws)
-			return fio_dist_next(&g->laws[f - g->files]) * g->ba[d];
+		 * one that lands past the region fails the fill, as fio's get_next_offset.  In
+		 * strided zones the rank is still the whole region's, counted from the zone's
+		 * start (fio's file_offset), so later zones' draws run past the end sooner. */
+		if (g->fio_law)
+			return f->zone_start + fio_dist_next(&g->laws[f - g->files]) * g->ba[d];
 		b = gen_draw_block(g, f, d);
 		/* fio's get_next_rand_block: a time_based job's (or a skewed service's) full map
 		 * starts the file (in strided zones, the zone) over, drawn again. */

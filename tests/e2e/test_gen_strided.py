@@ -3,9 +3,10 @@
 The same job files run through ioplan and fio, each writing its per-I/O
 offsets (write_iops_log with log_offset=1).  Sequential and random jobs must
 visit the same offsets in the same order (fio's draws over each zone, its map
-or lfsr reset with the zone); random ones must also stay inside each zone and,
-with the random map or lfsr, touch each block of a zone once per zonerange
-bytes, as fio's t/strided.py checks.
+or lfsr reset with the zone); uniform random ones must also stay inside each
+zone and, with the random map or lfsr, touch each block of a zone once per
+zonerange bytes, as fio's t/strided.py checks.  A skewed law (zipf, pareto,
+normal) ranks the whole region from each zone's start, as fio's does.
 """
 import json
 import unittest
@@ -150,6 +151,33 @@ class Random(StridedCase):
                 self.assertEqual(got["ioplan"], got["fio"])
                 if i == 1:
                     self.assertEqual(len(got["ioplan"]), 17)
+
+    # A skewed law's rank covers the whole region, counted from the zone's start
+    # (fio's file_offset): in the zones after the first, the draws that land past
+    # the file's end fail the fill and end the file's pass.  ioplan folded each
+    # rank into the zone and went on: 256 writes where fio makes 33.
+    LAWS = [
+        ({"rw": "randwrite", "size": "1m", "zonesize": "64k", "zonerange": "128k"}, "pareto:0.5", 33),
+        ({"rw": "randread", "size": "1m", "zonesize": "64k", "zonerange": "256k", "zoneskip": "64k"},
+         "zipf:1.2", None),
+        ({"rw": "randwrite", "bsrange": "4k-16k", "size": "1m", "zonesize": "128k", "zonerange": "128k"},
+         "normal:20", None),
+        ({"rw": "randrw", "size": "1m", "nrfiles": "2", "zonesize": "64k", "zonerange": "128k"},
+         "zipf:1.2:0.3", None),
+        ({"rw": "randwrite", "size": "512k", "zonesize": "256k", "zonerange": "128k", "loops": "2"},
+         "pareto:0.3", None),
+    ]
+
+    def test_skewed_laws_as_fio(self):
+        if not FIO:
+            self.skipTest("fio not installed")
+        for i, (c, law, ios) in enumerate(self.LAWS):
+            opts = dict(c, random_distribution=law, ioengine="psync", filename_format=f"l{i}.$filenum")
+            with self.subTest(**opts):
+                got = self.both(opts)
+                self.assertEqual(got["ioplan"], got["fio"])
+                if ios:
+                    self.assertEqual(len(got["ioplan"]), ios)
 
     def test_lfsr_repeats_its_order_in_every_zone(self):
         # fio restarts its lfsr from the same seed for each zone.
