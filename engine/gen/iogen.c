@@ -268,6 +268,12 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	if (g->limited && runs_out(g) && !g->skewed_service && all_exhausted(g) &&
 	    (g->max_open || (g->round_resumed && gen_loop_follows(g))))
 		gen_new_pass(g, g->mix_ddir);
+	/* Likewise where the direction decided before the pause found no room: its loop
+	 * was over, though the other direction may still have had some.  With no loop to
+	 * follow, that decision stands and its fill fails: the job ends, as fio's. */
+	if (g->limited && !runs_out(g) && !g->max_open && g->round_resumed && gen_loop_is_over(g, g->mix_ddir) &&
+	    !gen_new_pass(g, g->mix_ddir))
+		return g->mix_ddir;
 	if (g->max_open)
 		mix_save(g);
 	d = mix_decide(g);

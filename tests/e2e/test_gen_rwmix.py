@@ -74,6 +74,29 @@ class RwmixLikeFio(TmpDirCase):
                     out[who] = split(p.stdout)
                 self.assertEqual(out["ioplan"], out["fio"])
 
+    def test_a_round_ended_by_its_sync_goes_on_as_fio(self):
+        # A round whose drawn direction found no room ends there; its end_fsync (or
+        # fsync_on_close, or a read-back) comes, and then fio's next loop starts, or the
+        # job ends, although the other direction still had room.  ioplan went on in the
+        # old round after the sync: 28 reads where fio makes 27, and 53 where the last
+        # loop's io_size= ended the job (fio 50).
+        cases = {"end_fsync": ("end_fsync=1\nloops=2\n", (27, 28)),
+                 "fsync_on_close": ("fsync_on_close=1\nloops=2\n", (27, 28)),
+                 "verify": ("verify=md5\nloops=2\n", (55, 28)),
+                 "io_size": ("end_fsync=1\nloops=2\nio_size=700k\n", (50, 56))}
+        for name, (body, ios) in cases.items():
+            with self.subTest(name):
+                out = {}
+                for who, runner in (("fio", run_fio), ("ioplan", run)):
+                    d = self.tmp / f"{name}-{who}"
+                    d.mkdir()
+                    (d / "m.fio").write_text(f"[m]\nioengine=psync\nrw=rw\nbssplit=4k/50:16k/50\nsize=256k\n{body}")
+                    p = runner(["--output-format=json", "m.fio"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
+                    out[who] = split(p.stdout)
+                self.assertEqual(out["ioplan"], out["fio"])
+                self.assertEqual(out["fio"][0][3:], ios, "fio's own counts moved")
+
 
 class RwmixSequence(TmpDirCase):
     def test_fio_t0008_split(self):
