@@ -314,7 +314,7 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 	 * is inside the region it draws one, and the fill fails past the end (next_rel). */
 	if (g->append_once)
 		return f->pos[d] >= f->end[d] || f->exhausted;
-	return !seq_has_room(g, f, d);
+	return !seq_has_room(g, f, d) || f->exhausted;
 }
 
 /*
