@@ -35,13 +35,17 @@ def job(body):
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class RwmixLikeFio(TmpDirCase):
-    def both(self, name, text):
+    def both(self, name, text, own_dirs=False):
+        """{tool: split(report)} of one job file, run in the test's directory or, with
+        own_dirs, each tool in one of its own (the files it lays out are its own)."""
         out = {}
         for who in ("fio", "ioplan"):
-            path = self.tmp / f"{name}-{who}.fio"
+            d = self.tmp / f"{name}-{who}" if own_dirs else self.tmp
+            d.mkdir(exist_ok=True)
+            path = d / f"{name}-{who}.fio"
             path.write_text(text)
             args = ["--output-format=json", str(path)]
-            p = run_fio(args, cwd=self.tmp) if who == "fio" else run(args, cwd=self.tmp)
+            p = run_fio(args, cwd=d) if who == "fio" else run(args, cwd=d)
             self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
             out[who] = split(p.stdout)
         return out
@@ -64,14 +68,7 @@ class RwmixLikeFio(TmpDirCase):
                  "holes_io_size": "rw=rw:2\nbs=12k\nnrfiles=2\nio_size=3m\n"}
         for name, body in cases.items():
             with self.subTest(name):
-                out = {}
-                for who, runner in (("fio", run_fio), ("ioplan", run)):
-                    d = self.tmp / f"{name}-{who}"
-                    d.mkdir()
-                    (d / "m.fio").write_text(f"[m]\nioengine=psync\nsize=1m\n{body}")
-                    p = runner(["--output-format=json", "m.fio"], cwd=d)
-                    self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
-                    out[who] = split(p.stdout)
+                out = self.both(name, f"[m]\nioengine=psync\nsize=1m\n{body}", own_dirs=True)
                 self.assertEqual(out["ioplan"], out["fio"])
 
     def test_a_round_ended_by_its_sync_goes_on_as_fio(self):
@@ -86,14 +83,8 @@ class RwmixLikeFio(TmpDirCase):
                  "io_size": ("end_fsync=1\nloops=2\nio_size=700k\n", (50, 56))}
         for name, (body, ios) in cases.items():
             with self.subTest(name):
-                out = {}
-                for who, runner in (("fio", run_fio), ("ioplan", run)):
-                    d = self.tmp / f"{name}-{who}"
-                    d.mkdir()
-                    (d / "m.fio").write_text(f"[m]\nioengine=psync\nrw=rw\nbssplit=4k/50:16k/50\nsize=256k\n{body}")
-                    p = runner(["--output-format=json", "m.fio"], cwd=d)
-                    self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
-                    out[who] = split(p.stdout)
+                text = f"[m]\nioengine=psync\nrw=rw\nbssplit=4k/50:16k/50\nsize=256k\n{body}"
+                out = self.both(name, text, own_dirs=True)
                 self.assertEqual(out["ioplan"], out["fio"])
                 self.assertEqual(out["fio"][0][3:], ios, "fio's own counts moved")
 
