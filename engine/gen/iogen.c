@@ -362,8 +362,11 @@ static bool loop_left(struct gen *g)
 static bool start_pass(struct gen *g, uint8_t d, bool loop)
 {
 	/* fio's thread_main ends a job whose round moved nothing: a skewed law's round
-	 * whose first draws all land past the region is the job's last, time_based or not. */
-	if (g->fio_law && g->done_bytes == g->pass_base)
+	 * whose first draws all land past the region is the job's last, time_based or not,
+	 * and so is any loop, or unbounded pass whose files all failed a fill, that found
+	 * no I/O to make (lfsr with bs_is_seq_rand over size=30%), where the next would
+	 * find none either and the job would never end. */
+	if ((g->fio_law || loop || all_exhausted(g)) && g->done_bytes == g->pass_base)
 		return false;
 	if (loop) {
 		if (g->round_pause && !g->round_resumed) {

@@ -496,6 +496,21 @@ class RunParity(TmpDirCase):
                 self.assertEqual(got["fio"][0]["write"]["total_ios"], ios, "fio's own count moved")
                 self.assertEqual(got["ioplan"][1], got["fio"][1])
 
+    def test_a_round_that_finds_no_io_ends_the_job(self):
+        # fio's thread_main ends a job whose round moved nothing.  Here the lfsr's first
+        # draw (write-sized blocks under bs_is_seq_rand, over a 30% region) lands past the
+        # region, so the first round makes no I/O and fio ends the job at once.  ioplan
+        # started round after round for ever (io_size= was never reached; time_based
+        # re-seeded), and a spinning generator did not see SIGTERM.
+        for n, extra in enumerate(("loops=2\nio_size=3m\n", "time_based=1\nruntime=2\n", "loops=1\n")):
+            text = (f"[a{n}]\ndirectory={{dir}}\nrw=randread\nbs=8k,4k\nsize=30%\nfilesize=128k-1m\n"
+                    f"random_generator=lfsr\nbs_is_seq_rand=1\n{extra}")
+            with self.subTest(extra=extra):
+                for who, (p, _) in self.both(text, as_fio=True).items():
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    job = jobs_of(json_of(p.stdout))[f"a{n}"]
+                    self.assertEqual((job["read"]["total_ios"], job["error"]), (0, 0), who)
+
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
         # 1 process"); each thread that creates its files says "Laying out IO file".
