@@ -199,7 +199,7 @@ struct gen {
 	 */
 	bool fio_law;
 	struct fio_dist *laws;
-	uint64_t pass_base;		/* fio_law: done_bytes when the pass began */
+	uint64_t pass_base;		/* done_bytes when the pass began: a round that moved nothing ends the job */
 	/* random_generator=tausworthe64: fio's 64-bit random_state, then each direction's
 	 * bsrange_state (the general way's draws); NULL: the taus88 ones above */
 	struct frand *rng64;
