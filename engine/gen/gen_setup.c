@@ -353,7 +353,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	 * once.  Its own register gives fio's offsets, in strided zones over each zone.
 	 */
 	g->use_lfsr = g->random && j->random_lfsr && !g->use_dist;
-	g->zoned_draws = g->random && j->zone_size_bytes && !g->use_dist;
+	g->zoned_draws = g->random && j->zone_size_bytes && !g->fio_law;
 	g->use_perm = g->random && (!j->norandommap || j->random_lfsr) && !g->use_dist && !g->use_lfsr;
 	g->skip = j->rw_seq_skip_bytes;
 	g->stride = j->sequential_stride_bytes;

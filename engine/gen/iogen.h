@@ -153,8 +153,9 @@ struct gen {
 	struct gen_io tw;
 	bool use_dist;
 	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
-	/* Uniform random I/O in strided zones: fio's draws over the zone's blocks, its
-	 * map (or register) over the zone and reset with it (zones.c). */
+	/* Uniform or zoned (random_distribution=zoned) random I/O in strided zones: fio's
+	 * draws over the zone's blocks, its map (or register) over the zone and reset
+	 * with it (zones.c); a draw past the file's end fails the fill. */
 	bool zoned_draws;
 	/* Amount of the measured window. */
 	uint64_t limit_bytes;		/* 0 = none */
