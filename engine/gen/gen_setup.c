@@ -154,7 +154,8 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
 	if (g->fio_law)
 		law_init(g, f, idx);
-	/* zoned over strided zones: one table per clone, over file 0's blocks; other files fold it. */
+	/* zoned with random_generator=lfsr (offsets.h): one table per clone, over file 0's
+	 * blocks; other files fold it. */
 	if (g->use_dist && !g->fio_law && idx == 0)
 		return dist_init_zones(&g->dist, f->nblocks, g->align, j->rand_zones, j->nr_rand_zones);
 	return 0;

@@ -8,9 +8,9 @@
  * of [0, n) and a new key gives a new order for the next pass.  Cost: a few
  * multiplies and, on average, fewer than two rounds per block.
  *
- * random_distribution=zoned over strided zones draws its zone here (struct dist);
- * the skewed laws are fio's own generators (fio_dist.h), and zoned over a whole
- * region is fio's draw (draw.c).
+ * random_distribution=zoned with random_generator=lfsr draws its zone here (struct
+ * dist); the skewed laws are fio's own generators (fio_dist.h), and every other
+ * zoned job, in strided zones too, takes fio's draw (draw.c).
  */
 #ifndef IOPLAN_ENGINE_OFFSETS_H
 #define IOPLAN_ENGINE_OFFSETS_H
