@@ -88,6 +88,11 @@ TEST_CASE("latency_run: the search keeps going for the whole runtime instead of 
 	auto r = search(d, 60000000000ull, 100.0, true, 300000000ull);
 	const res_clone &c = pb::first_clone(*r);
 	CHECK(c.error == 0);
-	CHECK(c.lat_depth == 16);
+	// Every window meets the target, so the depth only doubles: how far it got in
+	// 300 ms depends on the CPU the thread was given (a loaded ASan run judged two
+	// windows), not on the tool.  It went past 1 and never came down.
+	CHECK(c.lat_depth >= 2);
+	CHECK(c.lat_depth <= 16);
+	CHECK((c.lat_depth & (c.lat_depth - 1)) == 0);
 	CHECK(c.end_ns - c.start_ns >= 300000000ull);
 }
