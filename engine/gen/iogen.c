@@ -271,7 +271,7 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	/* Likewise where the direction decided before the pause found no room: its loop
 	 * was over, though the other direction may still have had some.  With no loop to
 	 * follow, that decision stands and its fill fails: the job ends, as fio's. */
-	if (g->limited && !runs_out(g) && !g->max_open && g->round_resumed && gen_loop_is_over(g, g->mix_ddir) &&
+	if (g->round_resumed && g->limited && !runs_out(g) && !g->max_open && gen_loop_is_over(g, g->mix_ddir) &&
 	    !gen_new_pass(g, g->mix_ddir))
 		return g->mix_ddir;
 	if (g->max_open)
@@ -299,9 +299,9 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 		return f->exhausted;
 	/* Strided zones wrap back to the region's start: the amount ends the job, or
 	 * a sequential pass past the file's end (gen_zone_next), or a fill of fio's
-	 * draws that failed (offset_first_next). */
+	 * draws that failed (offset_first_next; every random job in zones takes them). */
 	if (g->job->zone_size_bytes)
-		return f->exhausted && (!g->random || g->zoned_draws || g->fio_law || f->zone_start >= f->len);
+		return f->exhausted;
 	if (runs_out(g))
 		return f->exhausted;
 	if (g->random)
@@ -445,8 +445,8 @@ static uint64_t random_block(struct gen *g, struct gen_file *f)
 	if (g->use_perm)
 		return perm_next(&f->perm);
 	if (g->use_dist)
-		return dist_next(&g->dist, &g->rng_off) % (g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
-	return rng_below(&g->rng_off, g->job->zone_size_bytes ? gen_zone_blocks(g, f) : f->nblocks);
+		return dist_next(&g->dist, &g->rng_off) % f->nblocks;
+	return rng_below(&g->rng_off, f->nblocks);
 }
 
 /* A random offset: a block of the region, or of the current strided zone; RANDMAP_NONE: no room. */
@@ -475,8 +475,8 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 		}
 		return b == RANDMAP_NONE ? b : f->zone_start + b * g->ba[d];
 	}
-	b = random_block(g, f);
-	return f->zone_start + b * g->align;
+	b = random_block(g, f);	/* never in strided zones: those take fio's draws above */
+	return b * g->align;
 }
 
 /*

@@ -26,17 +26,6 @@ uint64_t gen_zone_range(const struct gen *g, const struct gen_file *f)
 	return r >= 4096 ? r & ~(uint64_t)4095 : r;
 }
 
-/* The random blocks of the current zone: zonerange's, cut at the region's end. */
-uint64_t gen_zone_blocks(const struct gen *g, const struct gen_file *f)
-{
-	uint64_t span = gen_zone_range(g, f), n;
-
-	if (span > f->len - f->zone_start)
-		span = f->len - f->zone_start;
-	n = span / g->align;
-	return n ? n : 1;
-}
-
 /*
  * fio's last_block in a strided zone: the blocks of ba bytes a draw may start
  * at are zonerange's, whatever is left of the file, so a draw may land past

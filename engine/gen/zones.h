@@ -11,9 +11,6 @@
 /* zonerange in bytes: the distance between zone starts, and the span I/O stays in. */
 uint64_t gen_zone_range(const struct gen *g, const struct gen_file *f);
 
-/* The random blocks of f's current zone: zonerange's, cut at the region's end. */
-uint64_t gen_zone_blocks(const struct gen *g, const struct gen_file *f);
-
 /* zoned_draws: fio's last_block for d in a zone (zonerange's blocks, not cut at the end). */
 uint64_t gen_zone_last_block(const struct gen *g, const struct gen_file *f, uint8_t d);
 
