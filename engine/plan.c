@@ -152,6 +152,11 @@ bool plan_seq_uses_file_size(const struct plan_job *j)
 	return plan_seq_reaches(j) || plan_seq_holed(j);
 }
 
+bool plan_io_uses_file_size(const struct plan_job *j)
+{
+	return plan_seq_uses_file_size(j) || j->zone_size_bytes;
+}
+
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)
 {
 	/* fio's get_next_buflen: bs_is_seq_rand gives sequential I/O the first size. */

@@ -819,6 +819,14 @@ bool plan_seq_holed(const struct plan_job *j);
  */
 bool plan_seq_uses_file_size(const struct plan_job *j);
 
+/*
+ * Whether j's I/O may go past its region into the file's size as fio's setup
+ * found it: a sequential pass's (plan_seq_uses_file_size), or strided zones',
+ * which walk on to the file's end, not the region's, as fio's do (size= then
+ * bounds the bytes moved, not where the zones go).
+ */
+bool plan_io_uses_file_size(const struct plan_job *j);
+
 /* The one length every sequential I/O of direction d has, or 0 when lengths are drawn. */
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d);
 

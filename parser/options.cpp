@@ -593,9 +593,9 @@ static const std::vector<option> core_table = {
         .def("none")
         .choices({
             {"none", "no zones", 0},
-            {"strided", "do zonesize bytes within zonerange, then move to the next zone (back to the start past the end)", 0},
+            {"strided", "do zonesize bytes within zonerange, then move to the next zone (back to the region's start past the file's end)", 0},
         })
-        .help("Zones within the region; strided needs zonesize=, and zonesize= needs strided, as in fio 3.33 (zoned block devices, zonemode=zbd, are not supported).")
+        .help("Zones from the region's start to the file's end: in an existing file or device larger than the region they go on past it, as fio's (size= then bounds the bytes moved, not where the zones go). strided needs zonesize=, and zonesize= needs strided, as in fio 3.33 (zoned block devices, zonemode=zbd, are not supported).")
         .apply(A(if (trim(v) == "zbd") throw value_error("zonemode=zbd (zoned block devices) is not supported");
           choice_of(o, v);
           // Only the planner's check needs the mode: zonesize= is what the engine zones by.

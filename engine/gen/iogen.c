@@ -553,6 +553,12 @@ static bool is_random_turn(struct gen *g, uint8_t d)
 	return pct >= 100 || 1 + (uint32_t)(100.0 * (taus88_next(&g->seq_rand_rng[d]) / 4294967296.0)) <= pct;
 }
 
+/* Where an I/O whose offset is drawn first must end: the region's, or the file's in walking zones. */
+static inline uint64_t fill_end(const struct gen *g, const struct gen_file *f)
+{
+	return gen_zones_walk(g, f) ? f->room : f->io_size;
+}
+
 /*
  * A sequential turn of a random job continues where the last I/O ended, as
  * fio's get_next_seq_offset: anywhere before the region's end, the length then
@@ -562,7 +568,7 @@ static bool is_random_turn(struct gen *g, uint8_t d)
 static uint64_t after_last(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
 	g->seq_turn = true;
-	if (g->offset_first ? f->pos[d] < f->io_size : f->pos[d] + len <= f->len)
+	if (g->offset_first ? f->pos[d] < fill_end(g, f) : f->pos[d] + len <= f->len)
 		return f->pos[d];
 	return random_at(g, f, d);
 }
@@ -667,8 +673,10 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		}
 		if (!*len)
 			*len = seq_len(g, f, *d);
-		/* file_append: past the file's end fio's fill fails, and the file is done. */
-		if (g->append_once && f->pos[*d] + *len > f->end[*d]) {
+		/* file_append: past the file's end fio's fill fails, and the file is done;
+		 * so does a strided zone's that does not fit. */
+		if ((g->append_once && f->pos[*d] + *len > f->end[*d]) ||
+		    (g->job->zone_size_bytes && gen_zone_fill_fails(g, f, *d, *len))) {
 			if (!fill_failed(g, f, *d))
 				return false;
 			*len = 0;
@@ -694,12 +702,17 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		if (!next_rel(g, d, len, file, rel))
 			return false;
 		f = &g->files[*file];
-		/* Past the region, fio's get_next_offset fails before any length is drawn.
+		/* Past the region (in zones: a zonerange larger than the region's bytes,
+		 * from the zone's start), fio's get_next_offset fails before any length is
+		 * drawn, and past the file in zones that walk it, where a drawn length fits only
+		 * in the region (io_u_fits) and a fixed one anywhere before the file's end.
 		 * file_append: fio's io_u_fits measures from the file's end, so the length is
 		 * not cut at the region's, and one past it fails the fill. */
-		if (*rel < f->io_size) {
-			*len = gen_pick_len(g, *d, f->io_size - *rel + (g->append_once ? f->io_size : 0));
-			if (*len && *rel + *len <= f->io_size)
+		if (*rel < fill_end(g, f) && *rel - f->zone_start < f->io_size) {
+			uint64_t fits = *rel < f->io_size ? f->io_size - *rel : 0;
+
+			*len = gen_pick_len(g, *d, fits + (g->append_once ? f->io_size : 0));
+			if (*len && *rel + *len <= fill_end(g, f))
 				break;
 		}
 		/* Without a map (or a skewed service) no draw runs out: the job ends; but a
@@ -734,13 +747,15 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
 	const struct gen_file *f;
+	uint64_t end;
 
 	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
 	if (!next_rel(g, d, len, file, rel))
 		return false;
 	f = &g->files[*file];
-	if (*rel + *len > f->len)
-		*len = f->len - *rel;
+	end = g->job->zone_size_bytes ? gen_zone_end(g, f) : f->len;
+	if (*rel + *len > end)
+		*len = end - *rel;
 	return true;
 }
 

@@ -47,8 +47,9 @@ struct gen_file {
 	struct randmap map;		/* use_map: fio's random map (nr_bits 0 = none) */
 	struct lfsr lfsr;		/* use_lfsr: fio's register over the region's blocks */
 	uint64_t io_size;		/* the region's bytes, unrounded (fio's io_size) */
-	/* sequential: the bytes from start to the file's end as fio's setup found it (its
-	 * real_file_size), at least the region: where a holed pass wraps (seq_offset) */
+	/* the bytes from start to the file's end as fio's setup found it (its
+	 * real_file_size), at least the region: where a holed pass wraps (seq_offset),
+	 * and strided zones (gen_zone_end) */
 	uint64_t room;
 	uint64_t lastb[PLAN_DDIR_NR];	/* offset_first: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
@@ -376,6 +377,13 @@ uint64_t gen_io_size(const struct gen *g);
 
 /* fio's total_size: every file's region in bytes, unrounded (UINT64_MAX when none). */
 uint64_t gen_regions_bytes(const struct gen *g);
+
+/*
+ * The bytes from file i's region start that its I/O may touch, what the verify
+ * and trim maps cover: its len, or where strided zones walk past the region
+ * (a larger file, as fio's), up to the file's end.
+ */
+uint64_t gen_file_span(const struct gen *g, uint32_t i);
 
 /* fio's size= once setup_files has capped it at the regions (theirs when size= is unset). */
 uint64_t gen_size_capped(const struct gen *g);

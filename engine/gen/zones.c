@@ -4,6 +4,7 @@
  */
 #include "engine/gen/zones.h"
 
+#include "engine/gen/draw.h"
 #include "engine/gen/lfsr.h"
 #include "engine/gen/randmap.h"
 
@@ -72,7 +73,7 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 		g->zone_bytes = 0;
 		f->zone_start += range + j->zone_skip_bytes;
 		/* fio wraps to get_start_offset: file_append's is the file's end, where nothing fits */
-		if (f->zone_start >= f->len)
+		if (f->zone_start >= gen_zone_end(g, f))
 			f->zone_start = g->append_once ? f->len : 0;
 		f->pos[d] = f->zone_start;
 	}
@@ -83,19 +84,42 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 }
 
 /*
- * Sequential I/O that reaches the region's end inside the last zone (zonerange
- * not dividing the region) ends the job, as fio finds no next offset there;
- * a time-based job goes on at the zone's start.
+ * Sequential I/O that reaches the zones' end inside the last zone (zonerange
+ * not dividing it) ends the job, as fio finds no next offset there; a
+ * time-based job goes on at the zone's start.  Past the region of one file,
+ * a time-based job's does at once (fio's get_next_seq_offset compares with the
+ * region's end there), so each such zone repeats its first block.
  */
 bool gen_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
 {
+	uint64_t end = gen_zone_end(g, f);
+
 	strided_zone(g, f, d);
-	if (f->zone_start >= f->len)
+	if (f->zone_start >= end)
 		return false;	/* file_append's zones wrapped to the file's end: no room */
-	if (g->random || f->pos[d] < f->len)
+	if (g->random)
+		return true;
+	if (end > f->len && !g->limited && g->nr_files == 1 && f->pos[d] >= f->io_size)
+		f->pos[d] = f->zone_start;
+	if (f->pos[d] < end && f->pos[d] - f->zone_start < f->io_size)
 		return true;
 	if (g->limited)
 		return false;
 	f->pos[d] = f->zone_start;
 	return true;
+}
+
+bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t d, uint64_t len)
+{
+	const struct plan_bs *b = gen_bs_of(g, d);
+	uint64_t pos = f->pos[d];
+
+	if (b->max_bytes > b->min_bytes && pos + b->min_bytes > f->io_size)
+		return true;
+	return pos + len > (gen_zones_walk(g, f) ? f->room : f->io_size);
+}
+
+uint64_t gen_file_span(const struct gen *g, uint32_t i)
+{
+	return gen_zone_end(g, &g->files[i]) > g->files[i].len ? gen_zone_end(g, &g->files[i]) : g->files[i].len;
 }

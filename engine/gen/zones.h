@@ -14,6 +14,29 @@ uint64_t gen_zone_range(const struct gen *g, const struct gen_file *f);
 /* zoned_draws: fio's last_block for d in a zone (zonerange's blocks, not cut at the end). */
 uint64_t gen_zone_last_block(const struct gen *g, const struct gen_file *f, uint8_t d);
 
+/*
+ * Whether f's strided zones walk past its region: in a file larger than the
+ * region (an existing one, a device) fio's zones wrap at the file's end, its
+ * real_file_size, not the region's; size= then bounds the bytes moved only.
+ */
+static inline bool gen_zones_walk(const struct gen *g, const struct gen_file *f)
+{
+	return g->job->zone_size_bytes && f->room > f->io_size;
+}
+
+/* Where f's zones wrap and a fill in them fails, from the region's start. */
+static inline uint64_t gen_zone_end(const struct gen *g, const struct gen_file *f)
+{
+	return gen_zones_walk(g, f) ? f->room : f->len;
+}
+
+/*
+ * A sequential fill at f's position in a zone past the region fails as fio's
+ * does: a drawn length needs the least size to fit the region (its io_u_fits),
+ * and no I/O may pass the file's end.  In the region: never (as before).
+ */
+bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t d, uint64_t len);
+
 /* f's I/O starts over at its zone's start with an empty random map (fio's file reset). */
 void gen_zone_reset(struct gen *g, struct gen_file *f);
 

@@ -16,12 +16,12 @@
 /*
  * Does j's region start from the size its files have at setup, or may its
  * sequential pass reach past a region of size= into that size, or a holed one
- * wrap at its end (plan_seq_uses_file_size)?
+ * wrap at its end, or strided zones walk to it (plan_io_uses_file_size)?
  */
 static bool needs_found(const struct plan_job *j, const struct plan_file *f)
 {
 	return f->offset_ppm || j->offset_increment_ppm || j->file_append ||
-	       (plan_seq_uses_file_size(j) && (f->size_bytes || f->region_bytes));
+	       (plan_io_uses_file_size(j) && (f->size_bytes || f->region_bytes));
 }
 
 /*
@@ -73,7 +73,7 @@ static bool plan_needs_found(const struct plan *p)
 		const struct plan_job *j = plan_job_at(p, i);
 
 		if (ioe_lays_out(j->ioengine) &&
-		    (j->offset_increment_ppm || j->file_append || j->offset_ppm || plan_seq_uses_file_size(j)))
+		    (j->offset_increment_ppm || j->file_append || j->offset_ppm || plan_io_uses_file_size(j)))
 			return true;
 	}
 	return false;

@@ -240,16 +240,17 @@ static uint64_t size_at_setup(const struct worker *w, const struct plan_file *pf
 }
 
 /*
- * Bytes a sequential pass may reach from the region's start, and a holed one
- * wraps at (gen_init): fio's real_file_size, the file's size when fio set the
- * job up (one laid out then ends at the region's end), within what it holds now.
+ * Bytes a sequential pass may reach from the region's start, a holed one wraps
+ * at and strided zones walk to (gen_init): fio's real_file_size, the file's size
+ * when fio set the job up (one laid out then ends at the region's end), within
+ * what it holds now.
  */
 static uint64_t region_room(const struct worker *w, const struct plan_file *pf, uint64_t size,
 			    uint64_t start, uint64_t len)
 {
 	uint64_t setup;
 
-	if (size == UINT64_MAX || size <= start + len || !plan_seq_uses_file_size(w->job))
+	if (size == UINT64_MAX || size <= start + len || !plan_io_uses_file_size(w->job))
 		return len;
 	setup = layout_size_found(w->sh->lay, pf, size);
 	if (setup > size)

@@ -52,7 +52,7 @@ int worker_trim_setup(struct worker *w)
 	if (!(t->zeroed = calloc(w->gen.nr_files, sizeof(*t->zeroed))))
 		return -ENOMEM;
 	for (uint32_t f = 0; f < w->gen.nr_files; f++)
-		if (vfy_map_init(&t->zeroed[f], w->gen.files[f].len, w->vf.vfy->interval))
+		if (vfy_map_init(&t->zeroed[f], gen_file_span(&w->gen, f), w->vf.vfy->interval))
 			return -ENOMEM;
 	return 0;
 }

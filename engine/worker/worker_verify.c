@@ -323,7 +323,7 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
  */
 static bool io_goes_on(const struct worker *w, uint32_t f, uint64_t i)
 {
-	return w->vf.starts && i < w->gen.files[f].len / w->vf.vfy->interval &&
+	return w->vf.starts && i < gen_file_span(&w->gen, f) / w->vf.vfy->interval &&
 	       vfy_map_test(&w->vf.maps[f], i) && !vfy_map_test(&w->vf.starts[f], i);
 }
 
@@ -336,7 +336,7 @@ static bool io_goes_on(const struct worker *w, uint32_t f, uint64_t i)
 static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
 			uint64_t *budget)
 {
-	uint64_t nchunks = w->gen.files[f].len / w->vf.vfy->interval, run = 0, first = 0;
+	uint64_t nchunks = gen_file_span(&w->gen, f) / w->vf.vfy->interval, run = 0, first = 0;
 	uint64_t per_block = all ? worker_verify_only_block(w) / w->vf.vfy->interval : 1;
 	bool zero = false;
 

@@ -159,7 +159,7 @@ static struct vfy_map *new_maps(struct worker *w, uint64_t iv)
 	struct vfy_map *m = calloc(w->gen.nr_files, sizeof(*m));
 
 	for (uint32_t f = 0; m && f < w->gen.nr_files; f++)
-		if (vfy_map_init(&m[f], w->gen.files[f].len, iv)) {
+		if (vfy_map_init(&m[f], gen_file_span(&w->gen, f), iv)) {
 			free_maps(w, m);
 			return NULL;
 		}

@@ -11,7 +11,7 @@ normal) ranks the whole region from each zone's start, as fio's does.
 import json
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio, showplan
+from common import FIO, TmpDirCase, loop_device, run, run_fio, showplan
 
 KIB = 1024
 
@@ -63,6 +63,9 @@ class Sequential(StridedCase):
         {"rw": "write:8k", "bs": "16k", "size": "200k", "zonesize": "64k", "zonerange": "128k", "loops": "2"},
         {"rw": "write", "bs": "8k", "size": "200k", "nrfiles": "2", "zonesize": "40k", "zonerange": "64k",
          "loops": "2"},
+        # An I/O that would pass the file's end fails fio's fill, and the pass is over;
+        # ioplan cut it at the end (4 KiB at 1020 KiB) and went on: 258 reads, not 256.
+        {"rw": "read:12k", "bs": "8k", "size": "1m", "zonesize": "128k", "zonerange": "64k", "loops": "2"},
         # file_append's zones wrap to the file's end, where nothing fits: two zones, not four
         # (a file's: the null engine starts an append at 0, where fio starts it past size=).
         {"rw": "write", "size": "256k", "zonesize": "64k", "zonerange": "128k", "file_append": "1",
@@ -198,6 +201,66 @@ class Random(StridedCase):
                        for i in range(0, len(offs), 4)]
                 self.assertEqual(len(rel), 4)
                 self.assertTrue(all(r == rel[0] for r in rel), rel)
+
+
+class ZonesPastTheRegion(StridedCase):
+    """In a file larger than size= (one that exists, a device) fio's zones walk on
+    to the file's end, not the region's: size= bounds the bytes moved, not where
+    the zones go.  ioplan wrapped at the region's end and read its first zones
+    again: 256 reads in 0-832 KiB of a 4 MiB file where fio's go up to 3.8 MiB."""
+
+    FILE = 1 << 20
+    CASES = [
+        ({"rw": "read", "size": "256k", "zonesize": "16k", "zonerange": "64k"}, 64),
+        ({"rw": "randread", "size": "256k", "zonesize": "16k", "zoneskip": "48k", "loops": "2"}, 128),
+        ({"rw": "randread", "size": "256k", "offset": "128k", "zonesize": "16k", "zonerange": "64k",
+          "random_distribution": "zipf:1.1"}, None),
+        # Each write read back: ioplan in offset order, fio in the order written.
+        ({"rw": "randwrite", "size": "256k", "zonesize": "16k", "zoneskip": "48k", "verify": "crc32c"}, 64),
+        # A drawn length must fit the region (fio's io_u_fits): the first zone past it ends the job.
+        ({"rw": "read", "bsrange": "4k-16k", "size": "256k", "zonesize": "16k", "zonerange": "64k"}, None),
+    ]
+
+    def run_both(self, opts, prepare):
+        """Offsets of opts run by ioplan and fio, each in its own directory set up by prepare(dir)."""
+        got = {}
+        for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+            (self.tmp / who).mkdir(exist_ok=True)
+            prepare(self.tmp / who)
+            own = {"allow_existing_file_write": 1} if who == "ioplan" and "write" in opts["rw"] else {}
+            got[who] = self.job(who, runner, {**opts, **own})
+        return got
+
+    def test_zones_walk_to_the_files_end_as_fio(self):
+        for opts, ios in self.CASES:
+            opts = dict(opts, ioengine="psync", filename="f.dat")
+            with self.subTest(**opts):
+                got = self.run_both(opts, lambda d: (d / "f.dat").write_bytes(bytes(self.FILE)))
+                offs = got["ioplan"]
+                if ios:
+                    self.assertEqual(len(offs), 2 * ios if "verify" in opts else ios)
+                    self.assertGreaterEqual(max(offs), self.FILE * 3 // 4, "the zones never left the region")
+                else:
+                    self.assertTrue(offs)
+                if "bsrange" in opts:
+                    self.assertLess(max(offs), 256 * KIB)
+                self.assertLess(max(offs), self.FILE)
+                if "verify" in opts:
+                    self.assertEqual(sorted(offs[ios:]), sorted(offs[:ios]))
+                if FIO:
+                    self.assertEqual(offs[:ios] if "verify" in opts else offs, got["fio"][:ios or None])
+                    self.assertEqual(sorted(offs), sorted(got["fio"]))
+
+    def test_zones_walk_a_device(self):
+        dev = loop_device(self, 8 << 20)
+        opts = {"rw": "randread", "size": "1m", "zonesize": "64k", "zoneskip": "448k", "direct": 1,
+                "ioengine": "psync", "filename": dev}
+        got = self.run_both(opts, lambda d: None)
+        # Sixteen zones 512 KiB apart over the 8 MiB device, sixteen blocks read in each.
+        self.assertEqual(sorted({o // (512 * KIB) for o in got["ioplan"]}), list(range(16)))
+        self.assertEqual(len(got["ioplan"]), 256)
+        if FIO:
+            self.assertEqual(got["ioplan"], got["fio"])
 
 
 class ZonesTurnedOff(TmpDirCase):
