@@ -77,7 +77,9 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 			f->zone_start = g->append_once ? f->len : 0;
 		f->pos[d] = f->zone_start;
 	}
-	if (f->pos[d] >= f->zone_start + range)
+	/* fio wraps once the last I/O ended past the zone, before a hole is added (a
+	 * holed pass's position here has it): the I/O after the last may start past it. */
+	if (f->pos[d] - (g->random ? 0 : g->skip) >= f->zone_start + range)
 		f->pos[d] = f->zone_start;
 	if (g->zone_bytes % range == 0)
 		gen_zone_reset(g, f);
