@@ -79,7 +79,7 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 	}
 	/* fio wraps once the last I/O ended past the zone, before a hole is added (a
 	 * holed pass's position here has it): the I/O after the last may start past it. */
-	if (f->pos[d] - (g->random ? 0 : g->skip) >= f->zone_start + range)
+	if (f->pos[d] >= f->zone_start + range + (g->random ? 0 : g->skip))
 		f->pos[d] = f->zone_start;
 	if (g->zone_bytes % range == 0)
 		gen_zone_reset(g, f);
@@ -101,7 +101,7 @@ bool gen_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
 		return false;	/* file_append's zones wrapped to the file's end: no room */
 	if (g->random)
 		return true;
-	if (end > f->len && !g->limited && g->nr_files == 1 && f->pos[d] >= f->io_size)
+	if (gen_zones_walk(g, f) && !g->limited && g->nr_files == 1 && f->pos[d] >= f->io_size)
 		f->pos[d] = f->zone_start;
 	if (f->pos[d] < end && f->pos[d] - f->zone_start < f->io_size)
 		return true;
@@ -123,5 +123,5 @@ bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t 
 
 uint64_t gen_file_span(const struct gen *g, uint32_t i)
 {
-	return gen_zone_end(g, &g->files[i]) > g->files[i].len ? gen_zone_end(g, &g->files[i]) : g->files[i].len;
+	return gen_zone_end(g, &g->files[i]);	/* len unless zones walk on, to room > len */
 }

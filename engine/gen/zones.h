@@ -31,9 +31,10 @@ static inline uint64_t gen_zone_end(const struct gen *g, const struct gen_file *
 }
 
 /*
- * A sequential fill at f's position in a zone past the region fails as fio's
- * does: a drawn length needs the least size to fit the region (its io_u_fits),
- * and no I/O may pass the file's end.  In the region: never (as before).
+ * Whether a sequential fill of len bytes at f's position in a zone fails, as
+ * fio's does: a drawn length needs the least size to fit the region (its
+ * io_u_fits), and no I/O may pass the file's end (the region's in a file laid
+ * out for it).
  */
 bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t d, uint64_t len);
 
