@@ -86,6 +86,20 @@ static void strided_zone(struct gen *g, struct gen_file *f, uint8_t d)
 }
 
 /*
+ * fio's get_next_seq_offset wraps a holed pass whose next offset, counted from
+ * the zone's start, passes the file's size (a zonerange larger than the file),
+ * though its last I/O ended inside the file; it takes the zone's start as that
+ * offset, so the pass goes on at twice the zone's start in the file.
+ */
+static void holed_wrap(struct gen_file *f, uint8_t d, uint64_t skip)
+{
+	uint64_t size = f->start + f->room;
+
+	if (f->pos[d] != f->zone_start && f->pos[d] - skip < f->room && f->pos[d] - f->zone_start >= size)
+		f->pos[d] = f->start + 2 * f->zone_start;
+}
+
+/*
  * Sequential I/O that reaches the zones' end inside the last zone (zonerange
  * not dividing it) ends the job, as fio finds no next offset there; a
  * time-based job goes on at the zone's start.  Past the region of one file,
@@ -103,6 +117,8 @@ bool gen_zone_next(struct gen *g, struct gen_file *f, uint8_t d)
 		return true;
 	if (gen_zones_walk(g, f) && !g->limited && g->nr_files == 1 && f->pos[d] >= f->io_size)
 		f->pos[d] = f->zone_start;
+	if (g->skip)
+		holed_wrap(f, d, g->skip);
 	if (f->pos[d] < end && f->pos[d] - f->zone_start < f->io_size)
 		return true;
 	if (g->limited)

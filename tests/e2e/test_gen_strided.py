@@ -57,6 +57,9 @@ class Sequential(StridedCase):
         # fio leaves a zone once its last I/O ended past it, the hole not counted: the
         # I/O after 56 KiB starts at 64 KiB, past the zone, then 0 again (ioplan wrapped first).
         {"rw": "read:4k", "size": "256k", "zonesize": "64k"},
+        # A zonerange larger than the file: the next offset passes the file's end and
+        # fio wraps it to the start (25 reads; ioplan's pass ended after 10).
+        {"rw": "read:12k", "bs": "8k", "size": "200k", "zonesize": "128k", "zonerange": "256k"},
         # offset= with filesize=: the zones wrap at the file's end, back to offset.
         {"rw": "read", "size": "64k", "filesize": "64k", "offset": "16k", "zonesize": "12k", "zonerange": "8k"},
         # zonerange not dividing the region: fio stops at its end.
