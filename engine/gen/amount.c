@@ -138,6 +138,16 @@ static uint64_t skip_pass_bytes(const struct gen *g, const struct gen_file *f, b
 }
 
 /*
+ * Whether a random pass ends where its blocks do (a permutation, fio's map or
+ * lfsr): draws with replacement (norandommap, or a blockalign apart from the
+ * block size, which fio turns into norandommap) go on to the region's bytes.
+ */
+static bool draws_run_out(const struct gen *g)
+{
+	return g->use_perm || g->use_map || g->use_lfsr;
+}
+
+/*
  * fio bounds a job by size= (each file's io_size summed), and a pass ends
  * before that where its files run out: a holed one's files may each end
  * short, but one that wraps for good goes on to size= whatever the others do.
@@ -157,7 +167,7 @@ uint64_t gen_pass_bytes(const struct gen *g)
 			sum += skip_pass_bytes(g, f, &forever);
 			wraps = wraps || forever;
 		} else {	/* a sequential pass's last block may reach past it (file_reach): the size is the amount */
-			sum += g->random || g->job->interlocked ? f->len : f->io_size;
+			sum += (g->random && draws_run_out(g)) || g->job->interlocked ? f->len : f->io_size;
 		}
 	}
 	return wraps ? sizes : sum;

@@ -511,6 +511,21 @@ class RunParity(TmpDirCase):
                     job = jobs_of(json_of(p.stdout))[f"a{n}"]
                     self.assertEqual((job["read"]["total_ios"], job["error"]), (0, 0), who)
 
+    def test_draws_with_replacement_move_the_regions_bytes(self):
+        # Without a map (blockalign apart from bs turns it off, as norandommap) fio's
+        # random job runs to its regions' bytes: size=30% of a 1 MiB file is 300 KiB
+        # once cut to whole 12 KiB blocks, 25 writes.  ioplan stopped at the blocks of
+        # blockalign's 16 KiB that fit the region: 24, and 64 where fio makes 67 below.
+        cases = (("filesize=1m\n", 25), ("nrfiles=5\nfilesize=128k-1m\n", 67))
+        for n, (files, ios) in enumerate(cases):
+            job = f"a{n}"
+            text = (f"[{job}]\ndirectory={{dir}}\nrw=randwrite\nbs=12k\nblockalign=16k\nsize=30%\n{files}"
+                    f"write_iolog={{dir}}/{job}.log\n")
+            got = self.logged(text, job, f"{job}.log", as_fio=True)
+            with self.subTest(files=files):
+                self.assertEqual(got["fio"][0]["write"]["total_ios"], ios, "fio's own count moved")
+                self.assertEqual(got["ioplan"][1], got["fio"][1])
+
     def test_banner_says_processes_and_laying_out_as_fio(self):
         # fio's clones are processes unless thread= is set ("Starting 2 threads and
         # 1 process"); each thread that creates its files says "Laying out IO file".
