@@ -636,6 +636,19 @@ static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 	return true;
 }
 
+/*
+ * A mix's fill that failed: fio decides the direction again for the next file
+ * (set_rw_ddir per fill), after its next loop has started when no file had
+ * room.  False when none follows.
+ */
+static bool redecide(struct gen *g, uint8_t *d)
+{
+	if (!g->skewed_service && all_exhausted(g) && !gen_new_pass(g, *d))
+		return false;
+	*d = gen_pick_ddir(g);
+	return true;
+}
+
 /* The next file and offset; a sequential job's length is drawn here when *len is 0. */
 static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, uint64_t *rel)
 {
@@ -655,7 +668,7 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		}
 		/* Past the file's end fio's fill fails: the file is done for the pass. */
 		if (g->job->zone_size_bytes && !gen_zone_next(g, f, *d)) {
-			if (!fill_failed(g, f, *d))
+			if (!fill_failed(g, f, *d) || (g->mixed && !redecide(g, d)))
 				return false;
 			continue;
 		}
@@ -680,6 +693,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 			if (!fill_failed(g, f, *d))
 				return false;
 			*len = 0;
+			if (g->mixed && !redecide(g, d))
+				return false;
 			continue;
 		}
 		*rel = seq_offset(g, f, *d, *len);
@@ -723,13 +738,8 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		g->unmarked_next = g->unmarked_next || g->seq_turn;
 		if (!fill_failed(g, f, *d))
 			return false;
-		if (!g->mixed)
-			continue;
-		/* fio decides the direction again for the next file (set_rw_ddir per fill),
-		 * after its next loop has started when no file had room. */
-		if (!g->skewed_service && all_exhausted(g) && !gen_new_pass(g, *d))
+		if (g->mixed && !redecide(g, d))
 			return false;
-		*d = gen_pick_ddir(g);
 	}
 	/* fio marks its map from the zone's start (file_offset) */
 	if (g->use_map && !g->seq_turn && !g->unmarked_next)

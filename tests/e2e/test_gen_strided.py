@@ -60,6 +60,9 @@ class Sequential(StridedCase):
         # A zonerange larger than the file: the next offset passes the file's end and
         # fio wraps it to the start (25 reads; ioplan's pass ended after 10).
         {"rw": "read:12k", "bs": "8k", "size": "200k", "zonesize": "128k", "zonerange": "256k"},
+        # A mix whose drawn direction found the region's end: fio's next loop draws again
+        # (ioplan went on with the failed direction: 4 reads, then a write, where fio reads 3).
+        {"rw": "readwrite", "bs": "8k", "size": "1m", "zonesize": "100k", "loops": "2"},
         # offset= with filesize=: the zones wrap at the file's end, back to offset.
         {"rw": "read", "size": "64k", "filesize": "64k", "offset": "16k", "zonesize": "12k", "zonerange": "8k"},
         # zonerange not dividing the region: fio stops at its end.
@@ -225,6 +228,9 @@ class ZonesPastTheRegion(StridedCase):
         ({"rw": "randwrite", "size": "256k", "zonesize": "16k", "zoneskip": "48k", "verify": "crc32c"}, 64),
         # A drawn length must fit the region (fio's io_u_fits): the first zone past it ends the job.
         ({"rw": "read", "bsrange": "4k-16k", "size": "256k", "zonesize": "16k", "zonerange": "64k"}, None),
+        # There a mix's fill fails: fio starts the next loop and draws the direction again.
+        ({"rw": "rw", "bsrange": "4k-16k", "size": "256k", "zonesize": "16k", "zoneskip": "48k", "loops": "2"},
+         None),
     ]
 
     def run_both(self, opts, prepare):
@@ -233,7 +239,8 @@ class ZonesPastTheRegion(StridedCase):
         for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
             (self.tmp / who).mkdir(exist_ok=True)
             prepare(self.tmp / who)
-            own = {"allow_existing_file_write": 1} if who == "ioplan" and "write" in opts["rw"] else {}
+            writes = "write" in opts["rw"] or opts["rw"] in ("rw", "readwrite", "randrw")
+            own = {"allow_existing_file_write": 1} if who == "ioplan" and writes else {}
             got[who] = self.job(who, runner, {**opts, **own})
         return got
 
