@@ -380,8 +380,8 @@ uint64_t gen_regions_bytes(const struct gen *g);
 
 /*
  * The bytes from file i's region start that its I/O may touch, what the verify
- * and trim maps cover: its len, or where strided zones walk past the region
- * (a larger file, as fio's), up to the file's end.
+ * and trim maps cover: its len, or in strided zones (which wrap at the file's
+ * end, as fio's, past the region in a larger file) up to the file's end.
  */
 uint64_t gen_file_span(const struct gen *g, uint32_t i);
 

@@ -139,5 +139,5 @@ bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t 
 
 uint64_t gen_file_span(const struct gen *g, uint32_t i)
 {
-	return gen_zone_end(g, &g->files[i]);	/* len unless zones walk on, to room > len */
+	return gen_zone_end(g, &g->files[i]);	/* len; in strided zones the file's end */
 }

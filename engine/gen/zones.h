@@ -24,10 +24,14 @@ static inline bool gen_zones_walk(const struct gen *g, const struct gen_file *f)
 	return g->job->zone_size_bytes && f->room > f->io_size;
 }
 
-/* Where f's zones wrap and a fill in them fails, from the region's start. */
+/*
+ * Where f's zones wrap and a fill in them fails, from the region's start: the
+ * file's end, as fio's real_file_size, which is the unrounded region's in a
+ * file laid out for it (f->len is cut to whole blocks there).
+ */
 static inline uint64_t gen_zone_end(const struct gen *g, const struct gen_file *f)
 {
-	return gen_zones_walk(g, f) ? f->room : f->len;
+	return g->job->zone_size_bytes ? f->room : f->len;
 }
 
 /*

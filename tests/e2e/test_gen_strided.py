@@ -63,6 +63,11 @@ class Sequential(StridedCase):
         # A mix whose drawn direction found the region's end: fio's next loop draws again
         # (ioplan went on with the failed direction: 4 reads, then a write, where fio reads 3).
         {"rw": "readwrite", "bs": "8k", "size": "1m", "zonesize": "100k", "loops": "2"},
+        # A size no block divides: fio's zones wrap at the file's end (200k), not at the
+        # last whole block's (192k), so the zone at 192k fails its fill and ends the job
+        # (4 writes; ioplan wrapped and made 17).
+        {"rw": "write", "bs": "12k", "size": "200k", "zonesize": "16k", "zonerange": "32k", "zoneskip": "64k"},
+        {"rw": "rw", "bs": "16k", "size": "200k", "zonesize": "100k", "zonerange": "128k", "zoneskip": "64k"},
         # offset= with filesize=: the zones wrap at the file's end, back to offset.
         {"rw": "read", "size": "64k", "filesize": "64k", "offset": "16k", "zonesize": "12k", "zonerange": "8k"},
         # zonerange not dividing the region: fio stops at its end.
