@@ -687,8 +687,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		if (!*len)
 			*len = seq_len(g, f, *d);
 		/* file_append: past the file's end fio's fill fails, and the file is done;
-		 * so does a strided zone's that does not fit. */
-		if ((g->append_once && f->pos[*d] + *len > f->end[*d]) ||
+		 * so does a strided zone's that does not fit (the file's end there). */
+		if ((g->append_once && !g->job->zone_size_bytes && f->pos[*d] + *len > f->end[*d]) ||
 		    (g->job->zone_size_bytes && gen_zone_fill_fails(g, f, *d, *len))) {
 			if (!fill_failed(g, f, *d))
 				return false;

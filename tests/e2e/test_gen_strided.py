@@ -101,6 +101,26 @@ class Sequential(StridedCase):
         got = self.both(dict(self.CASES[1], ioengine="null"))
         self.assertEqual([o // (4 * KIB) for o in got["ioplan"]], [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7])
 
+    def test_appends_fill_the_last_zone_to_the_files_end(self):
+        # file_append in zones: a write may end anywhere up to the file's end, as fio's
+        # (200k new, or the 1 MiB file plus 200k): 17 writes, the last at 184k past the
+        # start.  ioplan stopped at the last whole block's end (192k) and made 16.
+        opts = {"rw": "write", "bs": "12k", "size": "200k", "zonesize": "100k", "loops": "2",
+                "file_append": "1", "ioengine": "psync"}
+        for i, existing in enumerate((0, 1 << 20)):
+            name = f"a{i}.dat"
+            for who in ("ioplan", "fio"):
+                (self.tmp / who).mkdir(exist_ok=True)
+                if existing:
+                    (self.tmp / who / name).write_bytes(bytes(existing))
+            own = {"allow_existing_file_write": 1} if existing else {}
+            with self.subTest(existing=existing):
+                offs = self.job("ioplan", run, {**opts, **own, "filename": name})
+                self.assertEqual([o - existing for o in offs], [k * 12 * KIB for k in range(9)] +
+                                 [100 * KIB + k * 12 * KIB for k in range(8)])
+                if FIO:
+                    self.assertEqual(offs, self.job("fio", run_fio, {**opts, "filename": name}))
+
 
 class Random(StridedCase):
     def check(self, offs, zsize, zrange, size, first=0, each_once=True):
