@@ -24,7 +24,7 @@
 
 struct randmap {
 	uint64_t nr_bits;
-	uint64_t ghost;			/* blocks nr_bits.. that a run took past the end (fio's) */
+	uint64_t ghost;			/* blocks nr_bits.. that a run took past the end (fio's; randmap_reset) */
 	uint32_t nr_levels;
 	uint64_t *level[RANDMAP_LEVELS_MAX];	/* level 0: the blocks; level i: full words of i-1 */
 	uint64_t words[RANDMAP_LEVELS_MAX];

@@ -69,6 +69,12 @@ TEST_CASE("randmap: a run stops at the first done block and at the end of the ma
 	randmap_free(&m);
 	REQUIRE(randmap_init(&m, 128) == 0);		// the end on a word's end: a word's worth past it
 	CHECK(randmap_set_run(&m, 120, 100) == 72);
+	randmap_reset(&m);				// which fio's reset never clears
+	CHECK(randmap_set_run(&m, 126, 4) == 2);
+	CHECK(randmap_set_run(&m, 100, 4) == 4);
+	randmap_free(&m);
+	REQUIRE(randmap_init(&m, 192) == 0);		// three words: fio's run meets malloc's next chunk
+	CHECK(randmap_set_run(&m, 190, 4) == 2);
 	randmap_free(&m);
 }
 
