@@ -259,8 +259,11 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 
 	if (g->trimwrite)
 		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
-	if (round_is_over(g))
-		next_round(g, g->mix_ddir);	/* failed, gen_next_general fails the same way */
+	/* A round that cannot go on yet (its end first, round_due) or at all decides
+	 * nothing: gen_next_general fails the same way, and fio's do_io returned
+	 * before drawing.  The next round's first I/O decides afresh. */
+	if (round_is_over(g) && !next_round(g, g->mix_ddir))
+		return g->mix_ddir;
 	/* Under openfiles the fill that found the last map full closed its file
 	 * first (fill_failed), so fio's next loop starts, re-seeded, before it decides.
 	 * So does a round that paused at its end (a read-back, end_fsync) and now
