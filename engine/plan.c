@@ -154,7 +154,7 @@ bool plan_seq_uses_file_size(const struct plan_job *j)
 
 bool plan_io_uses_file_size(const struct plan_job *j)
 {
-	return plan_seq_uses_file_size(j) || j->zone_size_bytes;
+	return plan_seq_uses_file_size(j) || j->zone_size_bytes || plan_random_turns_seq(j);
 }
 
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)
@@ -197,6 +197,18 @@ bool plan_rw_is_random(enum plan_rw rw)
 bool plan_rw_seq_turns(const struct plan_job *j)
 {
 	return j->rw_seq_nr > 1 || j->rw_seq_only;
+}
+
+bool plan_random_turns_seq(const struct plan_job *j)
+{
+	if (!plan_rw_is_random(j->rw))
+		return false;
+	if (plan_rw_seq_turns(j))
+		return true;
+	for (int d = 0; d < PLAN_DDIR_NR; d++)
+		if (plan_rw_has_ddir(j->rw, (enum plan_ddir)d) && j->percentage_random_pct[d] < 100)
+			return true;
+	return false;
 }
 
 void plan_job_resolve_queue(struct plan_job *j)

@@ -782,6 +782,9 @@ bool plan_rw_is_random(enum plan_rw rw);
 /* rw=randread:<n>: true when some of a random job's I/Os go on from the last instead of drawing. */
 bool plan_rw_seq_turns(const struct plan_job *j);
 
+/* Whether a random job takes sequential turns: rw=randread:<n>, or percentage_random below 100. */
+bool plan_random_turns_seq(const struct plan_job *j);
+
 /* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
 bool plan_fills_device(const struct plan_job *j);
 
@@ -823,7 +826,8 @@ bool plan_seq_uses_file_size(const struct plan_job *j);
  * Whether j's I/O may go past its region into the file's size as fio's setup
  * found it: a sequential pass's (plan_seq_uses_file_size), or strided zones',
  * which walk on to the file's end, not the region's, as fio's do (size= then
- * bounds the bytes moved, not where the zones go).
+ * bounds the bytes moved, not where the zones go); or whether its fills fail
+ * there: a random job's sequential turn past the region inside the file.
  */
 bool plan_io_uses_file_size(const struct plan_job *j);
 

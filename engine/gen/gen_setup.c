@@ -197,14 +197,7 @@ static bool lengths_vary(const struct gen *g)
 /* A random job some of whose I/Os go on from the last one (percentage_random, rw=randread:<n>). */
 static bool random_turns_seq(const struct gen *g)
 {
-	if (!g->random)
-		return false;
-	if (plan_rw_seq_turns(g->job))
-		return true;
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
-		if (plan_rw_has_ddir(g->job->rw, (enum plan_ddir)d) && g->job->percentage_random_pct[d] < 100)
-			return true;
-	return false;
+	return g->random && plan_random_turns_seq(g->job);
 }
 
 /*

@@ -564,14 +564,19 @@ static inline uint64_t fill_end(const struct gen *g, const struct gen_file *f)
 
 /*
  * A sequential turn of a random job continues where the last I/O ended, as
- * fio's get_next_seq_offset: anywhere before the region's end, the length then
- * drawn to fit (none fits: the pass is over), else a random block.  Lengths
+ * fio's get_next_seq_offset: anywhere before the file's end (its
+ * real_file_size), the length then drawn to fit the region (none fits: the
+ * pass is over, also past the region in a larger file), else a random block;
+ * a time_based job of one file wraps to the region's start first.  Lengths
  * drawn first (no map) must fit from there.  fio marks no map for either.
  */
 static uint64_t after_last(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len)
 {
 	g->seq_turn = true;
-	if (g->offset_first ? f->pos[d] < fill_end(g, f) : f->pos[d] + len <= f->len)
+	/* fio's time_based job of one file goes on at the region's start instead */
+	if (g->job->time_based && g->nr_files == 1 && !g->job->zone_size_bytes && f->pos[d] >= f->io_size)
+		f->pos[d] = 0;
+	if (g->offset_first ? f->pos[d] < f->room : f->pos[d] + len <= f->len)
 		return f->pos[d];
 	return random_at(g, f, d);
 }

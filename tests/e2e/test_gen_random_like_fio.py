@@ -310,7 +310,10 @@ class RandomLikeFio(TmpDirCase):
         # many I/Os a second gives depends on the machine.
         jobs = {"files": "rw=randread\nbsrange=4k-16k\nsize=256k\nnrfiles=2\n",
                 "zone_past_end": "rw=randwrite\nbs=4k\nsize=256k\nzonemode=strided\nzonesize=64k\n"
-                                 "zonerange=128k\nzoneskip=64k\n"}
+                                 "zonerange=128k\nzoneskip=64k\n",
+                # A sequential turn at the region's end goes on at its start (fio's
+                # get_next_seq_offset); ioplan drew a random block (apart at the 12th).
+                "turn_wraps": "rw=randread:4\nbs=16k\nsize=256k\n"}
         for name, body in jobs.items():
             with self.subTest(name):
                 text = f"[t]\nioengine=psync\ntime_based\nruntime=1\n{body}write_iolog=t.iolog\n"
@@ -321,6 +324,33 @@ class RandomLikeFio(TmpDirCase):
                 # The first I/O that differs, and a few after it: a diff of the whole lists takes minutes.
                 at = next((i for i in range(n) if ios["ioplan"][i] != ios["fio"][i]), n)
                 self.assertEqual(ios["ioplan"][at:at + 3], ios["fio"][at:at + 3], f"I/O {at} of {n}")
+
+    def test_a_turn_past_the_region_in_a_larger_file_fails_as_fios(self):
+        # A random job's sequential turn goes on where the last I/O ended while that is
+        # inside the file (fio's get_next_seq_offset checks real_file_size), so in a file
+        # larger than the region the turn at the region's end fails its fill and the
+        # file is done for the pass; in a file laid out for the job it draws a random
+        # block instead.  ioplan drew one in both: 16 reads where fio makes 11, and
+        # (percentage_random=50 at libaio QD8) 128 I/Os where it makes 60.
+        cases = {"holes": ("rw=randread:4\nbs=16k\nsize=256k\n", 1 << 20, 11),
+                 "percentage": ("rw=randrw\nbs=4k\nsize=512k\npercentage_random=50\nioengine=libaio\n"
+                                "iodepth=8\n", 1 << 20, 60),
+                 "norandommap": ("rw=randread:4\nbsrange=4k-16k\nsize=1m\nloops=3\nnorandommap\n", 4 << 20, 309)}
+        for name, (body, size, want) in cases.items():
+            with self.subTest(name):
+                ios = {}
+                for who in ("fio", "ioplan"):
+                    d = self.tmp / name / who
+                    d.mkdir(parents=True)
+                    (d / "f.dat").write_bytes(bytes(size))
+                    own = "allow_existing_file_write=1\n" if who == "ioplan" else ""
+                    (d / "job.fio").write_text(f"[t]\nioengine=psync\nfilename=f.dat\n{body}{own}"
+                                               "write_iolog=t.iolog\n")
+                    p = (run_fio if who == "fio" else run)(["--output-format=json", "job.fio"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    ios[who] = ios_of(d / "t.iolog")
+                self.assertEqual(len(ios["fio"]), want, "fio's own count moved")
+                self.assertEqual(ios["ioplan"], ios["fio"])
 
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
