@@ -556,12 +556,6 @@ static bool is_random_turn(struct gen *g, uint8_t d)
 	return pct >= 100 || 1 + (uint32_t)(100.0 * (taus88_next(&g->seq_rand_rng[d]) / 4294967296.0)) <= pct;
 }
 
-/* Where an I/O whose offset is drawn first must end: the region's, or the file's in walking zones. */
-static inline uint64_t fill_end(const struct gen *g, const struct gen_file *f)
-{
-	return gen_zones_walk(g, f) ? f->room : f->io_size;
-}
-
 /*
  * A sequential turn of a random job continues where the last I/O ended, as
  * fio's get_next_seq_offset: anywhere before the file's end (its
@@ -696,8 +690,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 			*len = seq_len(g, f, *d);
 		/* file_append: past the file's end fio's fill fails, and the file is done;
 		 * so does a strided zone's that does not fit (the file's end there). */
-		if ((g->append_once && !g->job->zone_size_bytes && f->pos[*d] + *len > f->end[*d]) ||
-		    (g->job->zone_size_bytes && gen_zone_fill_fails(g, f, *d, *len))) {
+		if (g->job->zone_size_bytes ? gen_zone_fill_fails(g, f, *d, *len)
+					    : g->append_once && f->pos[*d] + *len > f->end[*d]) {
 			if (!fill_failed(g, f, *d))
 				return false;
 			*len = 0;
@@ -731,11 +725,11 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		 * in the region (io_u_fits) and a fixed one anywhere before the file's end.
 		 * file_append: fio's io_u_fits measures from the file's end, so the length is
 		 * not cut at the region's, and one past it fails the fill. */
-		if (*rel < fill_end(g, f) && *rel - f->zone_start < f->io_size) {
+		if (*rel < gen_fill_end(g, f) && *rel - f->zone_start < f->io_size) {
 			uint64_t fits = *rel < f->io_size ? f->io_size - *rel : 0;
 
 			*len = gen_pick_len(g, *d, fits + (g->append_once ? f->io_size : 0));
-			if (*len && *rel + *len <= fill_end(g, f))
+			if (*len && *rel + *len <= gen_fill_end(g, f))
 				break;
 		}
 		/* Without a map (or a skewed service) no draw runs out: the job ends; but a

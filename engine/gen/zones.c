@@ -134,7 +134,7 @@ bool gen_zone_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t 
 
 	if (b->max_bytes > b->min_bytes && pos + b->min_bytes > f->io_size)
 		return true;
-	return pos + len > (gen_zones_walk(g, f) ? f->room : f->io_size);
+	return pos + len > gen_fill_end(g, f);
 }
 
 uint64_t gen_file_span(const struct gen *g, uint32_t i)

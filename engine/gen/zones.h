@@ -35,6 +35,15 @@ static inline uint64_t gen_zone_end(const struct gen *g, const struct gen_file *
 }
 
 /*
+ * Where an I/O must end, from the region's start: fio's real_file_size in
+ * strided zones (past the region in a file larger than it), else the region's.
+ */
+static inline uint64_t gen_fill_end(const struct gen *g, const struct gen_file *f)
+{
+	return g->job->zone_size_bytes ? f->room : f->io_size;
+}
+
+/*
  * Whether a sequential fill of len bytes at f's position in a zone fails, as
  * fio's does: a drawn length needs the least size to fit the region (its
  * io_u_fits), and no I/O may pass the file's end (the region's in a file laid
