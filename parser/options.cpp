@@ -119,9 +119,16 @@ static void set_pattern(job_spec &j, const option &o, const std::string &v)
     j.pj.buffer_fill = PLAN_BUF_PATTERN;
 }
 
-static void set_mem(job_spec &j, const option &o, const std::string &v)
+// fio's mem=TYPE[:FILE]: for the mmap types FILE backs the buffers (fio creates
+// it and unlinks it at the end); after another type fio ignores it.  Every type
+// is ioplan's same aligned private memory, so FILE is neither made nor removed.
+static void set_mem(job_spec &, const option &o, const std::string &v)
 {
-    choice_of(o, v); // every choice allocates the same aligned private memory in ioplan
+    size_t colon = v.find(':');
+    choice_of(o, v.substr(0, colon));
+    if (colon != std::string::npos && colon + 1 < v.size())
+        note_reading("'" + v.substr(colon + 1) + "' is not used: ioplan's buffers are its own private memory, and it "
+                     "neither creates nor removes that file (fio backs mmap buffers with it and unlinks it)");
 }
 
 // fio adds iomem_align to a page-aligned buffer's start: a multiple of the page
@@ -882,8 +889,11 @@ static const std::vector<option> core_table = {
             {"shmhuge", "accepted", 0},
             {"mmap", "accepted", 0},
             {"mmaphuge", "accepted", 0},
+            {"mmapshared", "accepted", 0},
         })
-        .help("Accepted for fio compatibility: ioplan always uses page-aligned private buffers.")
+        .help("Accepted for fio compatibility: ioplan always uses page-aligned private buffers.  fio's "
+              "mem=mmap:FILE (mmaphuge, mmapshared) backs them with FILE; ioplan neither creates nor "
+              "removes FILE.")
         .apply(set_mem),
     opt("iomem_align", opt_type::size, CAT_BUF)
         .aliases({"mem_align"})

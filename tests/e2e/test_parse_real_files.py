@@ -169,6 +169,19 @@ class OptionsAndValues(BothCase):
         self.assertEqual(off.returncode, 2)
         self.assertIn("iomem_align=512 would start buffers off a page boundary", off.stderr)
 
+    def test_mem_types_with_a_backing_file(self):
+        # fio's HOWTO writes mem=mmaphuge:/hugetlbfs/file, and mmapshared is one of its types:
+        # both were refused.  fio creates and unlinks the file; ioplan must not touch it.
+        text = ("[j]\nioengine=psync\nfilename={dir}/f\nsize=64k\nrw=write\nmem=mmap:{dir}/backing\n"
+                "[k]\nioengine=psync\nfilename={dir}/g\nsize=64k\nrw=write\niomem=mmapshared\n")
+        out = self.same_amounts(text)
+        self.assertFalse((out["ioplan"][2] / "backing").exists())
+        said = [m["text"] for m in out["ioplan"][1]["ioplan"]["messages"]]
+        self.assertTrue(any("is not used: ioplan's buffers are its own private memory" in t for t in said), said)
+        off = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1m", "--mem=mmapx:/x"])
+        self.assertEqual(off.returncode, 2)
+        self.assertIn("'mmapx' is not a valid mem", off.stderr)
+
     def test_doubled_percent(self):
         # configparser writes size=100%% for 100%; fio reads the first %.
         self.same_amounts("[j]\nioengine=psync\nfilename={dir}/f\nrw=read\nsize=100%%\n",
