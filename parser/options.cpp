@@ -120,15 +120,17 @@ static void set_pattern(job_spec &j, const option &o, const std::string &v)
 }
 
 // fio's mem=TYPE[:FILE]: for the mmap types FILE backs the buffers (fio creates
-// it and unlinks it at the end); after another type fio ignores it.  Every type
-// is ioplan's same aligned private memory, so FILE is neither made nor removed.
+// it and unlinks it at the end, or resizes one that was there and keeps it);
+// after another type fio ignores it.  Every type is ioplan's same aligned
+// private memory, so FILE is neither made, changed nor removed.
 static void set_mem(job_spec &, const option &o, const std::string &v)
 {
     size_t colon = v.find(':');
     choice_of(o, v.substr(0, colon));
     if (colon != std::string::npos && colon + 1 < v.size())
         note_reading("'" + v.substr(colon + 1) + "' is not used: ioplan's buffers are its own private memory, and it "
-                     "neither creates nor removes that file (fio backs mmap buffers with it and unlinks it)");
+                     "neither creates, changes nor removes that file (fio backs mmap buffers with it, and unlinks it when it "
+                     "made it)");
 }
 
 // fio adds iomem_align to a page-aligned buffer's start: a multiple of the page

@@ -178,6 +178,13 @@ class OptionsAndValues(BothCase):
         self.assertFalse((out["ioplan"][2] / "backing").exists())
         said = [m["text"] for m in out["ioplan"][1]["ioplan"]["messages"]]
         self.assertTrue(any("is not used: ioplan's buffers are its own private memory" in t for t in said), said)
+        # A file already at that name is the user's: fio resizes it to its buffers' size (8 bytes to
+        # 4 KiB when tried), ioplan leaves it as it was.
+        d = out["ioplan"][2]
+        (d / "backing").write_bytes(b"keep me")
+        again = run(["--output-format=json", str(d / "job.fio")], cwd=d)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual((d / "backing").read_bytes(), b"keep me")
         off = run(["--parse-only", "--name=j", "--ioengine=null", "--size=1m", "--mem=mmapx:/x"])
         self.assertEqual(off.returncode, 2)
         self.assertIn("'mmapx' is not a valid mem", off.stderr)
