@@ -1550,7 +1550,8 @@ static const std::vector<option> core_table = {
         .unit("us")
         .def("0")
         .range(0, 1e15)
-        .help("How long each queue depth runs before latency_target judges it.")
+        .help("How long each queue depth runs before latency_target judges it; a window in which nothing "
+              "completed is a miss, so with 0 (fio's default) an async job stays at depth 1.")
         .apply(A(j.pj.lat_window_ns = time_in(o, v))),
     opt("latency_percentile", opt_type::float_list, CAT_RATE)
         .unit("%")

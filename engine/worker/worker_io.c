@@ -799,7 +799,8 @@ void worker_loop(struct worker *w)
 {
 	bool plain, acct_only;
 
-	w->burst = w->is_sync ? SYNC_BURST : w->depth;
+	/* latency_target judges its window after each submission, as fio's do_io does. */
+	w->burst = w->job->lat_target_ns ? 1 : w->is_sync ? SYNC_BURST : w->depth;
 	w->lat_is_clat = lat_may_be_clat(w);
 	/* fio's metadata engines time one operation and record it as clat only. */
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);

@@ -11,6 +11,9 @@
  * ends the job with ETIMEDOUT, as in fio.  Without latency_run, once a window
  * leaves the depth unchanged the statistics restart (fio's reset_io_stats) and
  * one more window at that depth is measured and reported; then the job ends.
+ * The window is judged after each submission (the loop's burst is one I/O
+ * here), as fio's do_io does, and one in which nothing completed is a miss: so
+ * with the default latency_window of 0 the depth stays 1, as in fio.
  * The depth reached is res_clone.lat_depth (fio's latency_depth).
  */
 #include <errno.h>
@@ -143,10 +146,9 @@ void worker_lat_target_check(struct worker *w)
 	if (w->now - lt->cycle_ns < w->job->lat_window_ns)
 		return;
 	ios = total_ios(w) - lt->cycle_ios;
-	if (!ios)
-		return;	/* no completion in this window yet: nothing to judge */
-	ok_pct = (double)(ios - lt->failed) * 100.0 / (double)ios;
-	if (ok_pct >= w->job->lat_percentile)
+	/* fio's share is 0/0 then, which no percentile meets. */
+	ok_pct = ios ? (double)(ios - lt->failed) * 100.0 / (double)ios : 0.0;
+	if (ios && ok_pct >= w->job->lat_percentile)
 		ramp_up(w);
 	else
 		ramp_down(w);

@@ -64,6 +64,27 @@ class LatencyTarget(TmpDirCase):
         order = [k for k in mine if k in keys]
         self.assertEqual(order, [k for k in theirs if k in keys])
 
+    def test_without_a_window_each_check_stops_the_search_at_depth_one(self):
+        # latency_window defaults to 0: the window is judged after every
+        # submission, and one in which nothing completed yet is a miss (fio's
+        # 0/0 share), so an async engine's depth never leaves 1; once a depth
+        # held, the final window of one I/O ends the job.  A sync engine
+        # completes every submission, so its search doubles to iodepth (the
+        # depth reported; it runs at 1) one I/O at a time, not in bursts.
+        jobs = {"null": (MEETS.replace("latency_window=50ms\n", "").format(extra=""), 1),
+                "psync": ("[j]\nioengine=psync\nrw=randread\nfilename=w.dat\nsize=256k\n"
+                          "iodepth=8\nlatency_target=2s\n", 8)}
+        for name, (text, depth) in jobs.items():
+            runners = [run] + ([run_fio] if FIO else [])
+            got = []
+            for runner in runners:
+                p = self.go(runner, text)
+                self.assertEqual(p.returncode, 0, (name, p.stderr))
+                j = job_json(p.stdout)
+                got.append((j["latency_depth"], j["read"]["total_ios"], j["latency_window"]))
+            self.assertEqual(got[0], (depth, 1, 0), name)
+            self.assertEqual(len(set(got)), 1, (name, got))
+
     def test_latency_run_keeps_searching_for_the_whole_runtime(self):
         text = MEETS.replace("runtime=30", "runtime=1").format(extra="latency_run=1\n")
         p = self.go(run, text)
