@@ -388,15 +388,17 @@ bool is_sqlite(const std::string &path)
 int import_cmd(const cmd_opts &o)
 {
 	if (o.pos.empty())
-		throw usage_error("results import takes fio/ioplan JSON result files or ioplan stores");
+		throw usage_error("results import takes fio/ioplan JSON result files, results export's JSON or ioplan stores");
 	json_out(o);
 	std::vector<resdb::run_record> runs;
 	std::vector<std::string> files;	// the result file of runs[i], "" for a run of a store
 	for (const auto &path : o.pos) {
 		if (!is_sqlite(path)) {
 			size_t documents = 0;
-			runs.push_back(resdb::record_of_file(path, &documents));
-			files.push_back(path);
+			for (auto &r : resdb::runs_of_file(path, &documents)) {
+				runs.push_back(std::move(r));
+				files.push_back(path);
+			}
 			if (documents > 1)
 				std::fputs(resdb::documents_note(path, documents).c_str(), stderr);
 			continue;

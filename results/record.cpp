@@ -84,6 +84,21 @@ int small(const json &o, const char *key)
 	return (int)x;
 }
 
+// A run's start, Unix seconds: a date gmtime prints (up to 9999-12-31).
+int64_t date_of(const json &o, const char *key)
+{
+	uint64_t s = u64(o, key);
+	if (s > 253402300799)
+		throw input_error("", std::string(key) + ": " + at(o, key).dump() + " is not a date ioplan reads");
+	return (int64_t)s;
+}
+
+// A run's uuid as ioplan makes one: 32 lower-case hex digits.
+bool is_run_id(const std::string &id)
+{
+	return id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 // One per-interval sample: a number, finite, not negative (a string was
 // nlohmann's type_error, exit 1; -1e300 was kept).
 double sample(const json &v, const char *what)
@@ -424,9 +439,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	const json &io = at(doc, "ioplan");
 	r.source = io.is_object() ? "ioplan" : "fio";
 	r.tool_version = io.is_object() ? str(io, "version") : str(doc, "fio version");
-	r.started_s = (int64_t)u64(doc, "timestamp");
-	if (r.started_s > 253402300799)	/* 9999-12-31: a date gmtime prints */
-		throw input_error("", "timestamp: " + at(doc, "timestamp").dump() + " is not a date ioplan reads");
+	r.started_s = date_of(doc, "timestamp");
 	r.host = str(io, "host");
 	r.kernel = str(io, "kernel");
 	r.plan_hash = str(io, "plan_hash");
@@ -438,8 +451,7 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	// A report of ioplan's own names its run (ioplan.uuid), as --save stored
 	// it: importing the report then finds the run already there.
 	std::string own = str(io, "uuid");
-	bool named = own.size() == 32 && own.find_first_not_of("0123456789abcdef") == std::string::npos;
-	r.uuid = named ? own : uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
+	r.uuid = is_run_id(own) ? own : uuid_seed.empty() ? new_uuid() : sha256_hex(uuid_seed).substr(0, 32);
 	r.interrupted = at(io, "interrupted") == true;
 	read_jobs(doc, r);
 	read_failures(doc, r);
@@ -557,15 +569,11 @@ std::string documents_note(const std::string &path, size_t documents)
 	       "one per interval: the last, the run's end, is read\n";
 }
 
-run_record record_of_file(const std::string &path, size_t *documents)
+namespace {
+
+// The JSON of text[start, end), its syntax errors at path:line:col.
+json parse_at(const std::string &path, const std::string &text, size_t start, size_t end)
 {
-	std::string text = result_text(path);
-	result_span span = find_result(text);
-	if (documents)
-		*documents = span.documents;
-	size_t start = span.begin;
-	if (start == std::string::npos)
-		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");
 	json doc;
 	// fio's results are a few levels deep; a value nested thousands deep would
 	// be printed (an error naming it) by recursion, which overflows the stack.
@@ -575,7 +583,7 @@ run_record record_of_file(const std::string &path, size_t *documents)
 		return !too_deep;
 	};
 	try {
-		doc = json::parse(text.begin() + (long)start, text.begin() + (long)span.end, shallow);
+		doc = json::parse(text.begin() + (long)start, text.begin() + (long)end, shallow);
 	} catch (const json::parse_error &e) {
 		std::string msg = e.what();
 		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);
@@ -584,11 +592,215 @@ run_record record_of_file(const std::string &path, size_t *documents)
 	if (too_deep)
 		throw input_error(path, "values nested more than " + std::to_string(max_result_depth) +
 					" deep: not a result ioplan reads");
+	return doc;
+}
+
+// `results export --output-format=json` writes an array of runs; `results
+// show` one run, an object with uuid and figures where a result has jobs[].
+bool is_exported_run(const json &doc)
+{
+	return doc.is_object() && at(doc, "uuid").is_string() && at(doc, "figures").is_array() &&
+	       !doc.contains("jobs");
+}
+
+// A list of figures (samples, repeats): each a finite number, not negative.
+std::vector<double> samples_of(const json &o, const char *key)
+{
+	std::vector<double> out;
+	const json &a = at(o, key);
+	if (!a.is_null() && !a.is_array())
+		throw input_error("", std::string(key) + ": " + a.dump() + " is not a list of figures");
+	for (const json &v : a.is_array() ? a : json::array())
+		out.push_back(sample(v, key));
+	return out;
+}
+
+// A name, a label, a direction: a string, or absent ("").
+std::string text_of(const json &o, const char *key)
+{
+	const json &v = at(o, key);
+	if (!v.is_null() && !v.is_string())
+		throw input_error("", std::string(key) + ": " + v.dump() + " is not a string");
+	return v.is_string() ? v.get<std::string>() : "";
+}
+
+std::string ddir_of(const json &o)
+{
+	std::string d = text_of(o, "ddir");
+	if (d != "read" && d != "write" && d != "trim")
+		throw input_error("", "ddir: '" + d + "' is not read, write or trim");
+	return d;
+}
+
+const json &list_of(const json &o, const char *key)
+{
+	static const json none = json::array();
+	const json &a = at(o, key);
+	if (!a.is_null() && !a.is_array())
+		throw input_error("", std::string(key) + ": " + a.dump() + " is not a list");
+	return a.is_array() ? a : none;
+}
+
+figure exported_figure(const json &o)
+{
+	figure f;
+	f.job_index = small(o, "job_index");
+	f.job = text_of(o, "job");
+	f.ddir = ddir_of(o);
+	const json &plan = at(o, "plan");
+	if (!plan.is_null() && !plan.is_object())
+		throw input_error("", "plan: " + plan.dump() + " is not an object of options");
+	if (plan.is_object())
+		for (const auto &kv : plan.items())
+			f.plan[kv.key()] = text_of(plan, kv.key().c_str());
+	f.io_bytes = u64(o, "io_bytes");
+	f.ios = u64(o, "ios");
+	f.runtime_s = num(o, "runtime_s");
+	f.bw_bytes = num(o, "bw_bytes");
+	f.iops = num(o, "iops");
+	if (std::string why = rates_fault(f, f.runtime_s * 1000.0); !why.empty())
+		throw input_error("", why);
+	f.lat_mean_ns = num(o, "lat_mean_ns");
+	f.p50_ns = num(o, "p50_ns");
+	f.p99_ns = num(o, "p99_ns");
+	f.p999_ns = num(o, "p999_ns");
+	for (const json &b : list_of(o, "latency_buckets")) {
+		auto whole = [](const json &v) {
+			return v.is_number_unsigned() && v.get<uint64_t>() <= (uint64_t)INT64_MAX;
+		};
+		if (!b.is_array() || b.size() != 2 || !whole(b[0]) || !whole(b[1]))
+			throw input_error("", "latency_buckets: " + b.dump() + " is not [latency ns, count]");
+		f.buckets.emplace_back(b[0].get<uint64_t>(), b[1].get<uint64_t>());
+	}
+	f.interval_s = num(o, "interval_s");
+	f.iops_samples = samples_of(o, "iops_samples");
+	f.bw_samples = samples_of(o, "bw_samples");
+	f.repeat_iops = samples_of(o, "repeat_iops");
+	f.repeat_bw = samples_of(o, "repeat_bw");
+	return f;
+}
+
+rank_record exported_rank(const json &o)
+{
+	rank_record k;
+	k.rank = small(o, "rank");
+	k.host = text_of(o, "host");
+	k.error = small(o, "error");
+	k.start_late_ns = u64(o, "start_late_ns");
+	for (const json &g : list_of(o, "figures")) {
+		rank_figure f;
+		f.job_index = small(g, "job_index");
+		f.job = text_of(g, "job");
+		f.ddir = ddir_of(g);
+		f.io_bytes = u64(g, "io_bytes");
+		f.ios = u64(g, "ios");
+		f.runtime_ns = u64(g, "runtime_ns");
+		f.lat_n = u64(g, "lat_n");
+		f.lat_mean_ns = num(g, "lat_mean_ns");
+		f.lat_p50_ns = u64(g, "lat_p50_ns");
+		f.lat_p99_ns = u64(g, "lat_p99_ns");
+		f.lat_max_ns = u64(g, "lat_max_ns");
+		k.figures.push_back(std::move(f));
+	}
+	return k;
+}
+
+// The run fields of an exported run; its facts are found again from them and
+// the environment as an import of its report finds them (read_facts), so an
+// edited fact cannot disagree with what the run says.
+void exported_fields(const json &o, run_record &r)
+{
+	r.uuid = text_of(o, "uuid");
+	if (!is_run_id(r.uuid))
+		throw input_error("", "uuid: '" + r.uuid + "' is not a run's id (32 hex digits)");
+	r.label = text_of(o, "label");
+	r.source = text_of(o, "source");
+	r.tool_version = text_of(o, "tool_version");
+	r.started_s = date_of(o, "started_s");
+	r.host = text_of(o, "host");
+	r.kernel = text_of(o, "kernel");
+	r.plan_hash = text_of(o, "plan_hash");
+	r.job_text = text_of(o, "job_text");
+	const json &env = at(o, "environment");
+	if (!env.is_null() && !env.is_object())
+		throw input_error("", "environment: not an object");
+	r.environment = env.is_object() ? env.dump() : "";
+	const json &intr = at(o, "interrupted");
+	if (!intr.is_null() && !intr.is_boolean())
+		throw input_error("", "interrupted: " + intr.dump() + " is not true or false");
+	r.interrupted = intr == true;
+	for (const json &w : list_of(o, "warnings"))
+		r.warnings.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+	/* Marked failed however damaged the mark (failures_of): never read as a good run. */
+	if (!list_of(o, "failed").empty())
+		r.failures = failures_of(o["failed"].dump());
+}
+
+run_record exported_run(const json &o, const std::string &where)
+{
+	run_record r;
+	std::string part = where;
 	try {
-		return record_of(doc, text);
+		if (!is_exported_run(o))
+			throw input_error("", "not a run of results export (no uuid and figures[])");
+		exported_fields(o, r);
+		const json &figs = o["figures"];
+		for (size_t i = 0; i < figs.size(); i++) {
+			part = where + ".figures[" + std::to_string(i) + "]";
+			r.figures.push_back(exported_figure(figs[i]));
+		}
+		const json &ranks = list_of(o, "ranks");
+		for (size_t i = 0; i < ranks.size(); i++) {
+			part = where + ".ranks[" + std::to_string(i) + "]";
+			r.ranks.push_back(exported_rank(ranks[i]));
+		}
+	} catch (const input_error &e) {
+		throw input_error("", part + ": " + e.what());
+	}
+	read_facts(r, json::parse(r.environment.empty() ? "null" : r.environment));
+	const json &facts = at(o, "facts");
+	if (at(facts, "preset").is_string())
+		r.facts["preset"] = facts["preset"].get<std::string>();
+	return r;
+}
+
+} // namespace
+
+std::vector<run_record> runs_of_file(const std::string &path, size_t *documents)
+{
+	std::string text = result_text(path);
+	size_t first = text.find_first_not_of(" \t\r\n");
+	result_span span = find_result(text);
+	if (first != std::string::npos && text[first] == '[')
+		span = result_span{ first, text.size(), 1 };
+	if (documents)
+		*documents = span.documents;
+	if (span.begin == std::string::npos)
+		throw input_error(path + ":1:1", "not a JSON result: no '{' in the file");
+	json doc = parse_at(path, text, span.begin, span.end);
+	std::vector<run_record> runs;
+	try {
+		if (doc.is_array() && doc.empty())
+			throw input_error("", "an export of no runs: nothing to read");
+		for (size_t i = 0; doc.is_array() && i < doc.size(); i++)
+			runs.push_back(exported_run(doc[i], "[" + std::to_string(i) + "]"));
+		if (is_exported_run(doc))
+			runs.push_back(exported_run(doc, "run"));
+		if (runs.empty())
+			runs.push_back(record_of(doc, text));
 	} catch (const input_error &e) {
 		throw input_error(path, e.what());
 	}
+	return runs;
+}
+
+run_record record_of_file(const std::string &path, size_t *documents)
+{
+	std::vector<run_record> runs = runs_of_file(path, documents);
+	if (runs.size() != 1)
+		throw input_error(path, "holds " + std::to_string(runs.size()) +
+						" runs (results export): one run is asked for here");
+	return std::move(runs[0]);
 }
 
 } // namespace resdb

@@ -134,7 +134,14 @@ result_span find_result(const std::string &text);
 // Reads a JSON file (find_result: fio's notes, interval documents and text
 // around it are passed over); the error of a bad one names path:line:col.
 // documents (may be NULL) gets how many documents the file holds.
+// A file of runs exported by ioplan (results export --output-format=json, an
+// array, or results show's one run) is refused here (several) or read as its run.
 run_record record_of_file(const std::string &path, size_t *documents = nullptr);
+
+// What an import reads from a file: its result document's run (record_of_file),
+// or the runs `results export --output-format=json` or `results show
+// --output-format=json` wrote, each field checked as a result's figures are.
+std::vector<run_record> runs_of_file(const std::string &path, size_t *documents = nullptr);
 
 // "line:col" in text of a parser's 1-based byte offset (nlohmann's parse_error::byte).
 std::string text_position(const std::string &text, size_t byte);

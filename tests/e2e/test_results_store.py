@@ -1117,5 +1117,95 @@ class Import(StoreCase):
         self.assertTrue(shown["figures"][0]["latency_buckets"])
 
 
+class ExportedRuns(StoreCase):
+    """`results export --output-format=json` (every field) and `results show --output-format=json`
+    could not be read back: `results import` said "not a result: no jobs[] array" (exit 2), so
+    runs moved between stores only as SQLite files."""
+
+    def export(self, db, *refs):
+        p = run(["results", "export", *refs, "--output-format=json", f"--results-db={db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def filled_store(self):
+        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
+        self.assertEqual(self.ioplan_run("--repeat=2", label="rep").returncode, 0)
+        p = subprocess.run([FIO, "--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync",
+                            f"--filename={self.tmp / 'ff'}", "--output-format=json+"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        (self.tmp / "fio.json").write_text(p.stdout)
+        self.results("import", str(self.tmp / "fio.json"))
+        out = self.tmp / "export.json"
+        out.write_text(self.export(self.db))
+        return out
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_an_export_moves_its_runs_to_another_store_field_for_field(self):
+        out = self.filled_store()
+        other = self.tmp / "other.db"
+        p = run(["results", "import", str(out), f"--results-db={other}", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout), {"imported": 3, "already_stored": 0})
+        mine, theirs = json.loads(out.read_text()), json.loads(self.export(other))
+        self.assertEqual([r["label"] for r in theirs], ["a", "rep", ""])
+        for r in mine + theirs:
+            r.pop("id")
+        self.assertEqual(theirs, mine)  # buckets, samples, repeats, environment, facts
+        self.assertEqual(len(theirs[1]["figures"][0]["repeat_iops"]), 2)
+        # Once only: the runs keep their uuids.
+        p = run(["results", "import", str(out), f"--results-db={other}", "--output-format=json"])
+        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 3})
+        # summary and compare read them as they read the first store's.
+        for db in (self.db, other):
+            p = run(["results", "summary", "--output-format=json", f"--results-db={db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(run(["results", "summary", "--output-format=json", f"--results-db={other}"]).stdout),
+                         json.loads(run(["results", "summary", "--output-format=json", f"--results-db={self.db}"]).stdout))
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_one_shown_run_imports_and_compares_and_a_list_of_runs_is_not_one_operand(self):
+        out = self.filled_store()
+        shown = self.tmp / "shown.json"
+        shown.write_text(self.results("show", "rep", "--output-format=json").stdout)
+        other = self.tmp / "other.db"
+        p = run(["results", "import", str(shown), f"--results-db={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(self.export(other))[0]["label"], "rep")
+        p = run(["compare", "a", str(shown), f"--results-db={self.db}", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", "a", str(out), f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"{out}: error: holds 3 runs (results export): one run is asked for here", p.stderr)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_an_edited_export_is_refused_where_it_was_edited_and_nothing_is_imported(self):
+        out = self.filled_store()
+        good = json.loads(out.read_text())
+        other = self.tmp / "other.db"
+        edits = {
+            "[1].figures[0]: iops 1e+308 is not total_ios / runtime":
+                lambda d: d[1]["figures"][0].update(iops=1e308),
+            "[0].figures[0]: io_bytes: -5 is not a figure ioplan reads":
+                lambda d: d[0]["figures"][0].update(io_bytes=-5),
+            "[2]: uuid: 'x' is not a run's id (32 hex digits)": lambda d: d[2].update(uuid="x"),
+            "[0].figures[0]: ddir: 'up' is not read, write or trim": lambda d: d[0]["figures"][0].update(ddir="up"),
+        }
+        for says, edit in edits.items():
+            with self.subTest(says=says):
+                doc = json.loads(json.dumps(good))
+                edit(doc)
+                bad = self.tmp / "bad.json"
+                bad.write_text(json.dumps(doc, indent=2))
+                p = run(["results", "import", str(self.tmp / "fio.json"), str(bad), f"--results-db={other}"])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{bad}: error: {says}", p.stderr)
+                self.assertFalse(other.exists())
+        bad.write_text(out.read_text()[:-40])
+        p = run(["results", "import", str(bad), f"--results-db={other}"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, rf"^{bad}:\d+:\d+: error: not valid JSON")
+        self.assertFalse(other.exists())
+
+
 if __name__ == "__main__":
     unittest.main()
