@@ -88,14 +88,17 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         report::write_showplan(*p, text);
         return write_stdout(text.str(), "the plan to stdout") ? 0 : 1;
     }
+    bool xml = t.info.format == parser::diskspd::result_format::xml;
     if (t.info.profile_only) {
-        report::diskspd::write_profile(*p, ro, text);
+        if (xml)
+            report::diskspd::write_xml_profile(*p, ro, text);
+        else
+            report::diskspd::write_profile(*p, ro, text);
         return write_stdout(text.str(), "the profile to stdout") ? 0 : 1;
     }
     args a;
     a.output_path = own.output;
     a.eta = own.eta;
-    bool xml = t.info.format == parser::diskspd::result_format::xml;
     a.writer = [ro, xml](const results &r, const plan &pl, std::ostream &out) {
         if (xml)
             report::diskspd::write_xml(r, pl, ro, out);

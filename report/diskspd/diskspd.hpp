@@ -51,7 +51,10 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 // Latency buckets, Iops buckets, Thread/Target).  Throws std::bad_alloc only.
 void write_xml(const results &r, const plan &p, const options &o, std::ostream &out);
 
-// -Rp: the command line and input parameters only (nothing ran).
+// -Rp / -Rptext: the command line and input parameters only (nothing ran).
 void write_profile(const plan &p, const options &o, std::ostream &out);
+
+// -Rpxml: the <Profile> element alone, at the top level, as DISKSPD prints it.
+void write_xml_profile(const plan &p, const options &o, std::ostream &out);
 
 } // namespace report::diskspd

@@ -1,4 +1,5 @@
-// report/diskspd/diskspd_xml.cpp - DISKSPD 2.2's XML result document (-Rxml).
+// report/diskspd/diskspd_xml.cpp - DISKSPD 2.2's XML result document (-Rxml),
+// and its <Profile> alone (-Rpxml).
 //
 // Element names and nesting follow DISKSPD's <Results> layout (System,
 // Profile, TimeSpan with CpuUtilization, Latency, Iops, Thread/Target), so
@@ -12,6 +13,8 @@
 #include "report/report.hpp"
 
 #include <cstdio>
+#include <sstream>
+#include <string>
 
 namespace report::diskspd {
 
@@ -187,6 +190,16 @@ void write_xml(const results &r, const plan &p, const options &o, std::ostream &
 	timespan_xml(out, v, o);
 	warnings_xml(out, r, p);
 	out << "</Results>\n";
+}
+
+void write_xml_profile(const plan &p, const options &o, std::ostream &out)
+{
+	// xml::profile writes the element where <Results> holds it, one level in.
+	std::ostringstream in;
+	xml::profile(in, p, o);
+	std::istringstream lines(in.str());
+	for (std::string line; std::getline(lines, line);)
+		out << line.substr(line.compare(0, 2, "  ") == 0 ? 2 : 0) << "\n";
 }
 
 } // namespace report::diskspd

@@ -160,6 +160,30 @@ class DiskspdFrontEnd(TmpDirCase):
                 self.assertEqual("refill_buffers=1" in job, random_data, job)
 
 
+    def test_profile_only_prints_the_profile_in_the_format_asked_and_runs_nothing(self):
+        # -Rpxml printed the text profile: DISKSPD prints its <Profile> element alone.
+        import xml.etree.ElementTree as ET
+        args = ["-b8K", "-c1M", "-d1", "-r", "-w30", "-o4"]
+        p = self.diskspd([*args, "-Rptext", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Input parameters:", p.stdout)
+        self.assertNotIn("<Profile>", p.stdout)
+        p = self.diskspd([*args, "-Rpxml", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("<Profile>\n  <Progress>"), p.stdout[:80])
+        root = ET.fromstring(p.stdout)
+        self.assertEqual(root.tag, "Profile")
+        t = root.find("./TimeSpans/TimeSpan/Targets/Target")
+        self.assertEqual((t.find("Path").text, t.find("BlockSize").text, t.find("WriteRatio").text,
+                          t.find("RequestCount").text), ("f.dat", "8192", "30", "4"))
+        # nothing ran: no file was made for the run
+        self.assertFalse((self.tmp / "f.dat").exists())
+        # the same element as in the whole document of a run
+        shape = lambda e: (e.tag, (e.text or "").strip(), [shape(c) for c in e])  # noqa: E731
+        run_ = ET.fromstring(self.diskspd([*args, "-Rxml", "f.dat"]).stdout)
+        self.assertEqual(shape(run_.find("Profile")), shape(root))
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
