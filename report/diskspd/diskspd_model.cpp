@@ -138,6 +138,17 @@ double pop_stddev(const std::vector<double> &v)
 	return std::sqrt(ssd / (double)v.size());
 }
 
+throughput_limit throughput_of(const plan_job &j)
+{
+	throughput_limit t;
+	for (enum plan_ddir d : { PLAN_DDIR_READ, PLAN_DDIR_WRITE })
+		if (plan_rw_has_ddir(j.rw, d)) {
+			t.iops += j.rate_iops[d];
+			t.bytes_per_s += j.rate_bytes_per_s[d];
+		}
+	return t;
+}
+
 std::string display_size(uint64_t bytes)
 {
 	static const struct {

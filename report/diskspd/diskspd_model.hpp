@@ -86,6 +86,14 @@ std::string display_size(uint64_t bytes);
 // "2026/11/22 19:20:42 UTC"
 std::string start_time_utc(uint64_t wall_ns);
 
+// DISKSPD's -g, the limit of a thread's reads and writes together: the sum of
+// the job's rate_iops (or rate, bytes/s) over the directions it does, so a
+// read-only job's rate=N (which fio applies to writes too) counts once.
+struct throughput_limit {
+	uint64_t iops = 0, bytes_per_s = 0;
+};
+throughput_limit throughput_of(const plan_job &j);
+
 // The percentile rows of the latency table: label and percent.
 struct pct_row {
 	const char *label;

@@ -89,12 +89,11 @@ void engine_lines(std::ostream &out, const plan_job &j, bool one_file)
 	if (j.iodepth > 1 && one_file)
 		out << "\t\tusing " << plan_ioengine_name(j.ioengine) << "\n";
 	out << "\t\tIO priority: normal\n";
-	uint64_t iops = j.rate_iops[PLAN_DDIR_READ] + j.rate_iops[PLAN_DDIR_WRITE];
-	uint64_t bps = j.rate_bytes_per_s[PLAN_DDIR_READ] + j.rate_bytes_per_s[PLAN_DDIR_WRITE];
-	if (iops)
-		out << "\t\tthroughput rate-limited to " << iops << " IOPS\n";
-	else if (bps)
-		out << "\t\tthroughput rate-limited to " << bps / 1000 << " B/ms\n";
+	throughput_limit t = throughput_of(j);
+	if (t.iops)
+		out << "\t\tthroughput rate-limited to " << t.iops << " IOPS\n";
+	else if (t.bytes_per_s)
+		out << "\t\tthroughput rate-limited to " << t.bytes_per_s / 1000 << " B/ms\n";
 }
 
 void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool one_file)

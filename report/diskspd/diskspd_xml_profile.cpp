@@ -66,12 +66,11 @@ void target(std::ostream &out, const plan_job &j, const plan_file &f)
 	el(out, 6, "MaxFileSize", f.region_bytes ? j.offset_bytes + f.region_bytes : 0);
 	el(out, 6, "RequestCount", j.iodepth);
 	el(out, 6, "WriteRatio", write_pct(j));
-	uint64_t iops = j.rate_iops[PLAN_DDIR_READ] + j.rate_iops[PLAN_DDIR_WRITE];
-	uint64_t bps = j.rate_bytes_per_s[PLAN_DDIR_READ] + j.rate_bytes_per_s[PLAN_DDIR_WRITE];
-	if (iops)
-		out << indent(6) << "<Throughput unit=\"IOPS\">" << iops << "</Throughput>\n";
+	throughput_limit t = throughput_of(j);
+	if (t.iops)
+		out << indent(6) << "<Throughput unit=\"IOPS\">" << t.iops << "</Throughput>\n";
 	else
-		el(out, 6, "Throughput", bps / 1000);
+		el(out, 6, "Throughput", t.bytes_per_s / 1000);
 	el(out, 6, "ThreadsPerFile", j.nr_clones);
 	el(out, 6, "IOPriority", 3);
 	el(out, 6, "Weight", 1);

@@ -184,6 +184,30 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertEqual(shape(run_.find("Profile")), shape(root))
 
 
+    def test_a_throughput_limit_is_shown_as_given_and_holds(self):
+        # -g is the limit of a thread's reads and writes together.  A read-only or
+        # write-only job (rate=N in fio's terms, which limits both directions) was shown
+        # as twice its limit: "throughput rate-limited to 200 IOPS" for -g100i.
+        import xml.etree.ElementTree as ET
+        for g, text, xml in (("-g400", "400 B/ms", ("", "400")), ("-g100i", "100 IOPS", ("IOPS", "100"))):
+            for w in ("-w0", "-w30", "-w100"):
+                with self.subTest(g=g, w=w):
+                    args = ["-b4K", "-c1M", "-d1", "-r", w, g, "f.dat"]
+                    p = self.diskspd([*args[:-1], "-Rptext", "f.dat"])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertIn(f"\t\tthroughput rate-limited to {text}\n", p.stdout)
+                    p = self.diskspd([*args[:-1], "-Rpxml", "f.dat"])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    t = ET.fromstring(p.stdout).find("./TimeSpans/TimeSpan/Targets/Target/Throughput")
+                    self.assertEqual((t.get("unit", ""), t.text), xml)
+        # and the limit is what the run holds to: 100 IOPS for 1 s is at most about 100 I/Os
+        p = self.diskspd(["-b4K", "-c1M", "-d1", "-r", "-g100i", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ios = int(re.search(r"(?m)^total:\s+\d+ \|\s+(\d+) \|", p.stdout).group(1))
+        self.assertLessEqual(ios, 110, p.stdout)
+        self.assertGreater(ios, 0, p.stdout)
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
