@@ -56,6 +56,7 @@ report::diskspd::options report_options(const parser::diskspd::facts &info)
     o.iops_interval_ms = info.iops_interval_ms;
     o.disable_affinity = info.disable_affinity;
     o.verbose = info.verbose;
+    o.max_bytes = info.max_bytes;
     return o;
 }
 

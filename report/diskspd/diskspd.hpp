@@ -40,6 +40,7 @@ struct options {
 	uint32_t iops_interval_ms = 1000;
 	bool disable_affinity = false;	// -n: "affinity disabled"
 	bool verbose = false;		// -v: "using verbose mode"
+	uint64_t max_bytes = 0;		// -f or -Bbase:length, the end of the range: "max file size"
 };
 
 // DISKSPD's text: command line, input parameters, system information, the

@@ -149,6 +149,13 @@ throughput_limit throughput_of(const plan_job &j)
 	return t;
 }
 
+uint64_t max_file_bytes(const plan_job &j, const plan_file &f, const options &o)
+{
+	if (o.max_bytes)
+		return o.max_bytes;
+	return f.region_bytes ? j.offset_bytes + f.region_bytes : 0;
+}
+
 std::string display_size(uint64_t bytes)
 {
 	static const struct {

@@ -94,6 +94,10 @@ struct throughput_limit {
 };
 throughput_limit throughput_of(const plan_job &j);
 
+// DISKSPD's max file size of a target (-f, or -B's length; 0: not limited):
+// the command line's, else the end of the file's region in the plan.
+uint64_t max_file_bytes(const plan_job &j, const plan_file &f, const options &o);
+
 // The percentile rows of the latency table: label and percent.
 struct pct_row {
 	const char *label;

@@ -71,13 +71,13 @@ void pattern_lines(std::ostream &out, const plan_job &j)
 	}
 }
 
-void region_lines(std::ostream &out, const plan_job &j, const plan_file &f)
+void region_lines(std::ostream &out, const plan_job &j, const plan_file &f, const options &o)
 {
 	out << "\t\tnumber of outstanding I/O operations per thread: " << j.iodepth << "\n";
 	if (j.offset_bytes)
 		out << "\t\tbase file offset: " << display_size(j.offset_bytes) << "\n";
-	if (f.region_bytes)
-		out << "\t\tmax file size: " << display_size(j.offset_bytes + f.region_bytes) << "\n";
+	if (uint64_t max = max_file_bytes(j, f, o))
+		out << "\t\tmax file size: " << display_size(max) << "\n";
 	if (j.offset_increment_bytes)
 		out << "\t\tthread stride size: " << display_size(j.offset_increment_bytes) << "\n";
 }
@@ -96,14 +96,14 @@ void engine_lines(std::ostream &out, const plan_job &j, bool one_file)
 		out << "\t\tthroughput rate-limited to " << t.bytes_per_s / 1000 << " B/ms\n";
 }
 
-void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool one_file)
+void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool one_file, const options &o)
 {
 	out << "\tpath: '" << (f.path ? f.path : "") << "'\n";
 	out << "\t\tthink time: " << j.thinktime_ns / 1000000u << "ms\n";
 	out << "\t\tburst size: " << (j.thinktime_ns ? j.thinktime_blocks : 0) << "\n";
 	cache_lines(out, j);
 	pattern_lines(out, j);
-	region_lines(out, j, f);
+	region_lines(out, j, f, o);
 	engine_lines(out, j, one_file);
 }
 
@@ -157,7 +157,7 @@ void write_parameters(std::ostream &out, const plan &p, const options &o)
 		std::set<std::string> seen;
 		for (uint32_t f = 0; f < c.nr_files; f++)
 			if (seen.insert(c.files[f].path ? c.files[f].path : "").second)
-				target_block(out, j, c.files[f], c.nr_files == 1);
+				target_block(out, j, c.files[f], c.nr_files == 1, o);
 	}
 	out << "\n";
 }

@@ -44,7 +44,7 @@ void access_pattern(std::ostream &out, const plan_job &j, uint64_t bs)
 	}
 }
 
-void target(std::ostream &out, const plan_job &j, const plan_file &f)
+void target(std::ostream &out, const plan_job &j, const plan_file &f, const options &o)
 {
 	uint64_t bs = write_pct(j) == 100 ? j.bs[PLAN_DDIR_WRITE].min_bytes
 					  : j.bs[PLAN_DDIR_READ].min_bytes;
@@ -63,7 +63,7 @@ void target(std::ostream &out, const plan_job &j, const plan_file &f)
 	el(out, 6, "FileSize", f.size_bytes);
 	access_pattern(out, j, bs);
 	el(out, 6, "ThreadStride", j.offset_increment_bytes);
-	el(out, 6, "MaxFileSize", f.region_bytes ? j.offset_bytes + f.region_bytes : 0);
+	el(out, 6, "MaxFileSize", max_file_bytes(j, f, o));
 	el(out, 6, "RequestCount", j.iodepth);
 	el(out, 6, "WriteRatio", write_pct(j));
 	throughput_limit t = throughput_of(j);
@@ -110,7 +110,7 @@ void profile(std::ostream &out, const plan &p, const options &o)
 		if (!j.nr_clones)
 			continue;
 		for (uint32_t f = 0; f < j.clones[0].nr_files; f++)
-			target(out, j, j.clones[0].files[f]);
+			target(out, j, j.clones[0].files[f], o);
 	}
 	tag_close(out, 4, "Targets");
 	tag_close(out, 3, "TimeSpan");

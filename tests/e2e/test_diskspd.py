@@ -208,6 +208,33 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertGreater(ios, 0, p.stdout)
 
 
+    def test_the_target_range_is_shown_as_given(self):
+        # -f (or -B's :length) ends the range: DISKSPD shows "max file size" and
+        # <MaxFileSize>; ioplan showed neither line and <MaxFileSize>0.
+        import xml.etree.ElementTree as ET
+        for rng, base, end in ((["-B1M", "-f8M"], "1MiB", "8MiB"), (["-B1M:2M"], "1MiB", "3MiB"),
+                               (["-f4M"], None, "4MiB"), ([], None, None)):
+            with self.subTest(rng=rng):
+                args = ["-b16K", "-c16M", "-d1", "-r4K", *rng]
+                p = self.diskspd([*args, "-Rptext", "f.dat"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                for line, value in (("base file offset", base), ("max file size", end)):
+                    self.assertEqual(f"\t\t{line}: {value}\n" in p.stdout, value is not None, p.stdout)
+                    self.assertEqual(f"\t\t{line}:" in p.stdout, value is not None, p.stdout)
+                t = ET.fromstring(self.diskspd([*args, "-Rpxml", "f.dat"]).stdout).find(
+                    "./TimeSpans/TimeSpan/Targets/Target")
+                mib = {None: 0, "1MiB": 1 << 20, "3MiB": 3 << 20, "4MiB": 4 << 20, "8MiB": 8 << 20}
+                self.assertEqual((int(t.find("BaseFileOffset").text), int(t.find("MaxFileSize").text)),
+                                 (mib[base], mib[end]))
+        # a run reports it too, and keeps its I/O inside the range: the job file says where
+        p = self.diskspd(["-b16K", "-c16M", "-d1", "-W0", "-r4K", "-B1M", "-f8M", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("\t\tmax file size: 8MiB\n", p.stdout)
+        job = self.diskspd(["-b16K", "-c16M", "-d1", "-r4K", "-B1M", "-f8M", "--job", "f.dat"]).stdout.splitlines()
+        self.assertIn("offset=1048576", job)
+        self.assertIn("size=7340032", job)
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
