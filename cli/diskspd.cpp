@@ -57,6 +57,9 @@ report::diskspd::options report_options(const parser::diskspd::facts &info)
     o.disable_affinity = info.disable_affinity;
     o.verbose = info.verbose;
     o.max_bytes = info.max_bytes;
+    o.distribution_abs = info.distribution_abs;
+    for (const auto &r : info.distribution)
+        o.distribution.push_back({r.io_pct, r.span});
     return o;
 }
 

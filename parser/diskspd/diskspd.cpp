@@ -174,6 +174,8 @@ translation translate(const std::string &program, const std::vector<std::string>
 	if (t.errors.empty())
 		t.ini = write_ini(s);
 	t.info = s.info;
+	t.info.distribution = s.rd;
+	t.info.distribution_abs = s.rd_abs;
 	return t;
 }
 

@@ -45,6 +45,13 @@ struct target {
 	uint64_t create_bytes = 0;	// -c: size to create; 0 = use the existing file
 };
 
+// One -rd range: io_pct of the I/Os go to the next `span` of the target
+// (a percentage with -rdpct, bytes with -rdabs; 0: the rest of the target).
+struct dist_range {
+	uint32_t io_pct;
+	uint64_t span;
+};
+
 // What DISKSPD's report needs that the job text does not carry.  The names
 // match report::diskspd::options field by field.
 struct facts {
@@ -82,6 +89,8 @@ struct facts {
 	uint64_t throughput_iops = 0;	// -g<n>i
 	uint32_t burst = 0;		// -i
 	uint32_t think_ms = 0;		// -j
+	bool distribution_abs = false;	// -rdabs (else -rdpct)
+	std::vector<dist_range> distribution;	// -rd, with DISKSPD's remainder range; empty = uniform
 	std::vector<target> targets;
 };
 

@@ -14,13 +14,6 @@
 
 namespace parser::diskspd {
 
-// One -rd range: io_pct of the I/Os go to the next `span` of the target
-// (a percentage with -rdpct, bytes with -rdabs).
-struct dist_range {
-	uint32_t io_pct;
-	uint64_t span;
-};
-
 struct state {
 	facts info;
 	std::vector<std::string> warnings;

@@ -27,11 +27,19 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/plan.h"
 #include "engine/results.h"
 
 namespace report::diskspd {
+
+// One range of DISKSPD's -rd: io_pct of the I/O to the next span of the
+// target (percent, or bytes with -rdabs, 0 there being the rest of it).
+struct io_range {
+	uint32_t io_pct;
+	uint64_t span;
+};
 
 struct options {
 	std::string command_line;	// echoed on "Command Line:"
@@ -41,6 +49,8 @@ struct options {
 	bool disable_affinity = false;	// -n: "affinity disabled"
 	bool verbose = false;		// -v: "using verbose mode"
 	uint64_t max_bytes = 0;		// -f or -Bbase:length, the end of the range: "max file size"
+	bool distribution_abs = false;	// -rdabs
+	std::vector<io_range> distribution;	// -rd as DISKSPD states it: "IO Distribution:"
 };
 
 // DISKSPD's text: command line, input parameters, system information, the

@@ -156,7 +156,7 @@ uint64_t max_file_bytes(const plan_job &j, const plan_file &f, const options &o)
 	return f.region_bytes ? j.offset_bytes + f.region_bytes : 0;
 }
 
-std::string display_size(uint64_t bytes)
+std::string display_size(uint64_t bytes, int width)
 {
 	static const struct {
 		unsigned shift;
@@ -168,9 +168,9 @@ std::string display_size(uint64_t bytes)
 		if (bytes < one)
 			continue;
 		if (bytes % one == 0)
-			snprintf(buf, sizeof(buf), "%llu%s", (unsigned long long)(bytes >> u.shift), u.name);
+			snprintf(buf, sizeof(buf), "%*llu%s", width, (unsigned long long)(bytes >> u.shift), u.name);
 		else
-			snprintf(buf, sizeof(buf), "%.2f%s", (double)bytes / (double)one, u.name);
+			snprintf(buf, sizeof(buf), "%*.2f%s", width, (double)bytes / (double)one, u.name);
 		return buf;
 	}
 	return std::to_string(bytes);

@@ -81,8 +81,9 @@ std::vector<double> iops_samples(const row &w, section s);
 void add_samples(std::vector<double> *acc, const std::vector<double> &s);
 double pop_stddev(const std::vector<double> &v);
 
-// DISKSPD's sizes: "1GiB" for whole units, "1.50GiB" otherwise, bytes below 1 KiB.
-std::string display_size(uint64_t bytes);
+// DISKSPD's sizes: "1GiB" for whole units, "1.50GiB" otherwise, bytes below 1 KiB;
+// width right-aligns the number (DISKSPD's distribution table), not the bytes.
+std::string display_size(uint64_t bytes, int width = 0);
 // "2026/11/22 19:20:42 UTC"
 std::string start_time_utc(uint64_t wall_ns);
 

@@ -96,6 +96,28 @@ void engine_lines(std::ostream &out, const plan_job &j, bool one_file)
 		out << "\t\tthroughput rate-limited to " << t.bytes_per_s / 1000 << " B/ms\n";
 }
 
+// "IO Distribution:", the -rd ranges as stated (DISKSPD's _PrintDistribution).
+void distribution_lines(std::ostream &out, const options &o)
+{
+	char line[96];
+	uint64_t at = 0;
+	if (o.distribution.empty())
+		return;
+	out << "\t\tIO Distribution:\n";
+	for (const io_range &r : o.distribution) {
+		if (!o.distribution_abs) {
+			snprintf(line, sizeof(line), "\t\t   %3u%% of IO => [%2llu%% - %3llu%%) of target\n", r.io_pct,
+				 (unsigned long long)at, (unsigned long long)(at + r.span));
+			out << line;
+		} else {
+			snprintf(line, sizeof(line), "\t\t   %3u%% of IO => [", r.io_pct);
+			out << line << (at ? display_size(at, 6) : "     0   ") << " - "
+			    << (r.span ? display_size(at + r.span, 6) + ")" : "      end)") << "\n";
+		}
+		at += r.span;
+	}
+}
+
 void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool one_file, const options &o)
 {
 	out << "\tpath: '" << (f.path ? f.path : "") << "'\n";
@@ -105,6 +127,7 @@ void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool
 	pattern_lines(out, j);
 	region_lines(out, j, f, o);
 	engine_lines(out, j, one_file);
+	distribution_lines(out, o);
 }
 
 void timespan_lines(std::ostream &out, const plan &p, const options &o)

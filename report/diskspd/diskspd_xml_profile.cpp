@@ -30,7 +30,21 @@ void buffer_content(std::ostream &out, const plan_job &j)
 	tag_close(out, 6, "WriteBufferContent");
 }
 
-void access_pattern(std::ostream &out, const plan_job &j, uint64_t bs)
+// -rd as stated: <Range IO="io%">span</Range> (percent, or bytes; 0: the rest).
+void distribution(std::ostream &out, const options &o)
+{
+	const char *type = o.distribution_abs ? "Absolute" : "Percent";
+	if (o.distribution.empty())
+		return;
+	tag_open(out, 6, "Distribution");
+	tag_open(out, 7, type);
+	for (const io_range &r : o.distribution)
+		out << indent(8) << "<Range IO=\"" << r.io_pct << "\">" << r.span << "</Range>\n";
+	tag_close(out, 7, type);
+	tag_close(out, 6, "Distribution");
+}
+
+void access_pattern(std::ostream &out, const plan_job &j, uint64_t bs, const options &o)
 {
 	if (plan_rw_is_random(j.rw)) {
 		uint64_t align = j.bs[PLAN_DDIR_READ].align_bytes ? j.bs[PLAN_DDIR_READ].align_bytes : bs;
@@ -38,6 +52,7 @@ void access_pattern(std::ostream &out, const plan_job &j, uint64_t bs)
 		uint32_t pct = j.percentage_random_pct[PLAN_DDIR_READ];
 		if (pct > 0 && pct < 100)
 			el(out, 6, "RandomRatio", pct);
+		distribution(out, o);
 	} else {
 		el(out, 6, "StrideSize", j.sequential_stride_bytes ? j.sequential_stride_bytes : bs);
 		el(out, 6, "InterlockedSequential", tf(j.interlocked));
@@ -61,7 +76,7 @@ void target(std::ostream &out, const plan_job &j, const plan_file &f, const opti
 	buffer_content(out, j);
 	el(out, 6, "ParallelAsyncIO", "false");
 	el(out, 6, "FileSize", f.size_bytes);
-	access_pattern(out, j, bs);
+	access_pattern(out, j, bs, o);
 	el(out, 6, "ThreadStride", j.offset_increment_bytes);
 	el(out, 6, "MaxFileSize", max_file_bytes(j, f, o));
 	el(out, 6, "RequestCount", j.iodepth);

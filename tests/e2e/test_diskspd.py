@@ -235,6 +235,36 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertIn("size=7340032", job)
 
 
+    def test_a_random_distribution_is_shown_as_stated(self):
+        # -rd was translated to random_distribution= but neither profile showed it:
+        # DISKSPD prints "IO Distribution:" under the target and <Distribution> in XML,
+        # with the range it adds for the I/O left over.
+        import xml.etree.ElementTree as ET
+        cases = {
+            "-rdpct90/10:5/5": ("Percent", [("90", "10"), ("5", "5"), ("5", "85")], [
+                "\t\t    90% of IO => [ 0% -  10%) of target",
+                "\t\t     5% of IO => [10% -  15%) of target",
+                "\t\t     5% of IO => [15% - 100%) of target"]),
+            "-rdabs90/1M:5/1536K": ("Absolute", [("90", "1048576"), ("5", "1572864"), ("5", "0")], [
+                "\t\t    90% of IO => [     0    -      1MiB)",
+                "\t\t     5% of IO => [     1MiB -   2.50MiB)",
+                "\t\t     5% of IO => [  2.50MiB -       end)"]),
+        }
+        for rd, (kind, ranges, lines) in cases.items():
+            with self.subTest(rd=rd):
+                args = ["-b4K", "-c16M", "-d1", "-r", rd]
+                p = self.diskspd([*args, "-Rptext", "f.dat"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                shown = p.stdout.split("\t\tIO Distribution:\n")[1].splitlines()[:len(lines)]
+                self.assertEqual(shown, lines)
+                t = ET.fromstring(self.diskspd([*args, "-Rpxml", "f.dat"]).stdout).find(
+                    "./TimeSpans/TimeSpan/Targets/Target")
+                got = [(r.get("IO"), r.text) for r in t.findall(f"./Distribution/{kind}/Range")]
+                self.assertEqual(got, ranges)
+        p = self.diskspd(["-b4K", "-c16M", "-d1", "-r", "-Rptext", "f.dat"])
+        self.assertNotIn("IO Distribution", p.stdout)
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
