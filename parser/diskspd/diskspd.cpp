@@ -152,6 +152,7 @@ void state::run(const std::vector<std::string> &args)
 	for (target &t : info.targets)
 		t.create_bytes = create_bytes;
 	validate();
+	check_abs_ranges();
 }
 
 uint64_t uptime_ms()

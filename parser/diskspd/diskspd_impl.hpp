@@ -45,6 +45,7 @@ struct state {
 	void target_arg(const std::string &a);
 	void option(const std::string &a);	// diskspd_options.cpp
 	void validate();			// diskspd_options.cpp
+	void check_abs_ranges();		// diskspd_rules.cpp
 
 	// Handlers (diskspd_options.cpp); v is the text after the flag letter(s).
 	void opt_a(const std::string &v);

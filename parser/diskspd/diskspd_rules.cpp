@@ -164,6 +164,25 @@ void state::opt_rd(const std::string &v)
 		rd.push_back({ 100 - io_acc, rd_abs ? 0 : 100 - span_acc });	// the rest
 }
 
+// -rdabs ranges that run past the end of a target whose size the line gives:
+// DISKSPD trims them when it opens the target and spreads their I/O over what
+// is left; refused here, with the sizes, rather than run as another mix.
+void state::check_abs_ranges()
+{
+	uint64_t end = max_given ? info.max_bytes : create_bytes, used = 0;
+	if (!rd_abs || !end || end <= info.base_bytes)
+		return;
+	uint64_t range = end - info.base_bytes;
+	for (const dist_range &r : rd)
+		used += r.span;
+	if (used > range)
+		error("-rd: the -rdabs ranges cover " + std::to_string(used) + " bytes, more than the " +
+		      std::to_string(range) + " bytes of the target range (-c or -f, less -B)");
+	else if (!rd.empty() && rd.back().span == 0 && rd.back().io_pct && used == range)
+		error("-rd: the -rdabs ranges cover the whole target range, leaving none for the last " +
+		      std::to_string(rd.back().io_pct) + "% of the I/O");
+}
+
 void state::validate()
 {
 	const bool multi = info.total_threads > 1 || info.threads_per_target > 1;

@@ -381,6 +381,13 @@ TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
 	CHECK(contains(only_error("-f1M -B0:2M f"), "only be given once"));
 	CHECK(contains(only_error("-r -rdpct10/100 f"), "left to place"));
 	CHECK(contains(only_error("-r -rdabs10/1M f"), "-rdabs"));
+	// -rdabs ranges past a target of known size (DISKSPD trims them and spreads their I/O)
+	CHECK(only_error("-r -c16M -rdabs10/1M:30/3G f") ==
+	      "-rd: the -rdabs ranges cover 3222274048 bytes, more than the 16777216 bytes of the target range "
+	      "(-c or -f, less -B)");
+	CHECK(contains(only_error("-r -c16M -B4M -rdabs10/8M:90/8M f"), "more than the 12582912 bytes"));
+	CHECK(contains(only_error("-r -c16M -rdabs10/8M:20/8M f"), "leaving none for the last 70% of the I/O"));
+	CHECK(has_line(ini("-r -c16M -B4M -rdabs10/8M:90/4M f"), "random_distribution=zoned_abs:10/8388608:90/4194304"));
 	CHECK(contains(only_error("-Z -Zr f"), "-Z"));
 	CHECK(contains(only_error("-p -r -o4 f"), "-p conflicts with -r"));
 	CHECK(contains(only_error("-si -p -o4 -t2 f"), "-si conflicts with -p"));
