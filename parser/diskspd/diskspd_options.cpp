@@ -5,6 +5,7 @@
 #include "parser/diskspd/diskspd_impl.hpp"
 
 #include <cctype>
+#include <cstdlib>
 
 namespace parser::diskspd {
 
@@ -182,6 +183,15 @@ void state::opt_a(const std::string &v)
 	if (v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos) {
 		error("-a" + v + ": expected a comma-separated list of CPU numbers");
 		return;
+	}
+	for (size_t at = 0; at < v.size();) {
+		size_t comma = v.find(',', at), len = (comma == std::string::npos ? v.size() : comma) - at;
+		/* strtoull saturates: any length of digits is a number to compare */
+		if (std::strtoull(v.substr(at, len).c_str(), nullptr, 10) > 1023) {	/* cpus_allowed's range */
+			error("-a" + v + ": CPU " + v.substr(at, len) + " is past the last CPU number ioplan takes (1023)");
+			return;
+		}
+		at += len + 1;
 	}
 	info.affinity = v;
 }

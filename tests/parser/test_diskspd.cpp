@@ -389,6 +389,10 @@ TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
 	CHECK(contains(only_error("-r -c16M -rdabs10/8M:20/8M f"), "leaving none for the last 70% of the I/O"));
 	CHECK(has_line(ini("-r -c16M -B4M -rdabs10/8M:90/4M f"), "random_distribution=zoned_abs:10/8388608:90/4194304"));
 	CHECK(contains(only_error("-Z -Zr f"), "-Z"));
+	// a CPU past cpus_allowed's range was refused by the translated job, at its line there
+	CHECK(only_error("-a0,1024 f") == "-a0,1024: CPU 1024 is past the last CPU number ioplan takes (1023)");
+	CHECK(contains(only_error("-a99999999999999999999999 f"), "CPU 99999999999999999999999 is past"));
+	CHECK(has_line(ini("-a0,1023 f"), "cpus_allowed=0,1023"));
 	CHECK(contains(only_error("-p -r -o4 f"), "-p conflicts with -r"));
 	CHECK(contains(only_error("-si -p -o4 -t2 f"), "-si conflicts with -p"));
 }
