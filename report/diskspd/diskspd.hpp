@@ -49,6 +49,8 @@ struct options {
 	bool disable_affinity = false;	// -n: "affinity disabled"
 	bool verbose = false;		// -v: "using verbose mode"
 	uint64_t max_bytes = 0;		// -f or -Bbase:length, the end of the range: "max file size"
+	uint32_t total_threads = 0;	// -F: DISKSPD's thread pool ("thread pool with N threads")
+	std::vector<uint32_t> affinity;	// -a CPUs: "advanced affinity round robin"
 	bool distribution_abs = false;	// -rdabs
 	std::vector<io_range> distribution;	// -rd as DISKSPD states it: "IO Distribution:"
 };

@@ -126,7 +126,7 @@ void target_block(std::ostream &out, const plan_job &j, const plan_file &f, bool
 	cache_lines(out, j);
 	pattern_lines(out, j);
 	region_lines(out, j, f, o);
-	engine_lines(out, j, one_file);
+	engine_lines(out, j, one_file && !o.total_threads);
 	distribution_lines(out, o);
 }
 
@@ -144,6 +144,12 @@ void timespan_lines(std::ostream &out, const plan &p, const options &o)
 	if (o.iops_stddev)
 		out << "\tgathering IOPS at intervals of " << o.iops_interval_ms << "ms\n";
 	out << "\trandom seed: " << first_seed(p) << "\n";
+	if (o.total_threads)	/* -F: targets are shared by a pool; -O (its requests) is refused */
+		out << "\tthread pool with " << o.total_threads << " threads\n"
+		    << "\tnumber of outstanding I/O operations per thread: 0\n";
+	for (size_t i = 0; i < o.affinity.size(); i++)
+		out << (i ? ", " : "\tadvanced affinity round robin (group/core): ") << "0/" << o.affinity[i]
+		    << (i + 1 == o.affinity.size() ? "\n" : "");
 	/* -Zr: random content made for each write.  A mix writing the counting pattern
 	 * refills it per write too (refill_buffers), but its content is no random data. */
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {

@@ -86,7 +86,7 @@ void target(std::ostream &out, const plan_job &j, const plan_file &f, const opti
 		out << indent(6) << "<Throughput unit=\"IOPS\">" << t.iops << "</Throughput>\n";
 	else
 		el(out, 6, "Throughput", t.bytes_per_s / 1000);
-	el(out, 6, "ThreadsPerFile", j.nr_clones);
+	el(out, 6, "ThreadsPerFile", o.total_threads ? 1 : j.nr_clones);	/* -F: DISKSPD's default */
 	el(out, 6, "IOPriority", 3);
 	el(out, 6, "Weight", 1);
 	tag_close(out, 5, "Target");
@@ -102,10 +102,16 @@ void timespan_settings(std::ostream &out, const plan &p, const options &o)
 	el(out, 4, "Duration", j0 ? j0->runtime_ns / 1000000000u : 0);
 	el(out, 4, "Warmup", j0 ? j0->ramp_time_ns / 1000000000u : 0);
 	el(out, 4, "Cooldown", j0 ? j0->cooldown_ns / 1000000000u : 0);
-	el(out, 4, "ThreadCount", 0);
+	el(out, 4, "ThreadCount", o.total_threads);
 	el(out, 4, "RequestCount", 0);
 	el(out, 4, "IoBucketDuration", o.iops_interval_ms);
 	el(out, 4, "RandSeed", first_seed(p));
+	if (!o.affinity.empty()) {
+		tag_open(out, 4, "Affinity");
+		for (uint32_t cpu : o.affinity)
+			out << indent(5) << "<AffinityGroupAssignment Group=\"0\" Processor=\"" << cpu << "\"/>\n";
+		tag_close(out, 4, "Affinity");
+	}
 }
 
 } // namespace

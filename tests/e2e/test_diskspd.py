@@ -265,6 +265,29 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertNotIn("IO Distribution", p.stdout)
 
 
+    def test_a_thread_pool_and_an_affinity_list_are_shown_as_diskspd_shows_them(self):
+        # -F3 was shown as "threads per file: 3" (and <ThreadCount>0), -a0,1 not at all.
+        import xml.etree.ElementTree as ET
+        args = ["-b4K", "-c1M", "-d1", "-F3", "-a0,1", "-o4"]
+        p = self.diskspd([*args, "-Rptext", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("\trandom seed: 0\n\tthread pool with 3 threads\n"
+                      "\tnumber of outstanding I/O operations per thread: 0\n"
+                      "\tadvanced affinity round robin (group/core): 0/0, 0/1\n\tpath: 'f.dat'\n", p.stdout)
+        self.assertIn("\t\tnumber of outstanding I/O operations per thread: 4\n", p.stdout)
+        self.assertNotIn("threads per file", p.stdout)
+        ts = ET.fromstring(self.diskspd([*args, "-Rpxml", "f.dat"]).stdout).find("./TimeSpans/TimeSpan")
+        self.assertEqual(ts.find("ThreadCount").text, "3")
+        self.assertEqual([(a.get("Group"), a.get("Processor")) for a in ts.findall("./Affinity/AffinityGroupAssignment")],
+                         [("0", "0"), ("0", "1")])
+        self.assertEqual(ts.find("./Targets/Target/ThreadsPerFile").text, "1")
+        # -t keeps DISKSPD's per-file form
+        p = self.diskspd(["-b4K", "-c1M", "-d1", "-t3", "-o4", "-Rptext", "f.dat"])
+        self.assertIn("\t\tthreads per file: 3\n", p.stdout)
+        self.assertNotIn("thread pool", p.stdout)
+        self.assertNotIn("affinity round robin", p.stdout)
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
