@@ -203,12 +203,13 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 	return l;
 }
 
-void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns)
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns, uint64_t end_ns)
 {
 	if (!l)
 		return;
 	l->start_ns = l->last_ns = now;
 	l->next_ns = now + l->avg_ns;
+	l->end_ns = end_ns;
 	memset(l->sum, 0, sizeof(l->sum));
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->max, 0, sizeof(l->max));
@@ -322,7 +323,8 @@ static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
 static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
 		   uint64_t clat)
 {
-	if (now >= l->next_ns) {
+	/* The I/O that ends a runtime= window closes no interval: fio's sampling has stopped. */
+	if (now >= l->next_ns && !(l->end_ns && now >= l->end_ns)) {
 		emit_avg(l, now, true);
 		/* The next interval ends on the next multiple of log_avg_msec, as fio keeps it. */
 		l->next_ns = l->start_ns + ((now - l->start_ns) / l->avg_ns + 1) * l->avg_ns;

@@ -179,6 +179,7 @@ struct clone_log {
 	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */
 	int clock_id;
 	uint64_t next_ns;			/* next averaged entry is due */
+	uint64_t end_ns;			/* the window's end by runtime= (clone_log_begin); 0: none */
 	uint64_t last_ns;			/* the last averaged bw/iops entry */
 	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];
@@ -208,9 +209,11 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
  * The measured window starts at now (clock ns); epoch_ns is the log's epoch
  * clock (clock_id) at that moment, for log_unix_epoch (0 = not known): the
  * window's start is dated, not the call (a clone that joins its start gate
- * late calls later).
+ * late calls later).  end_ns is when the window ends by runtime= (0: when its I/O
+ * is done): the bw and iops line of an interval that closes at or after it is
+ * not written, as fio's helper thread takes no sample once the job has stopped.
  */
-void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns);
+void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns, uint64_t end_ns);
 
 /* One completed I/O of the window: its lat, clat, bw and iops lines. */
 void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes,

@@ -72,7 +72,7 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 		w->res.iops_series = w->res.bw_series;
 	l->next_tick = l->bw_ser.next_end;
 	if (l->log)
-		clone_log_begin(l->log, now, l->log->unix_epoch ? log_epoch_at(w, now) : 0);
+		clone_log_begin(l->log, now, l->log->unix_epoch ? log_epoch_at(w, now) : 0, w->win_end);
 	return ret;
 }
 

@@ -269,6 +269,23 @@ class FioLogDifferential(LogsTmp):
             self.assertTrue(all(2 <= n <= 3 for n in c), (who, counts))
         self.assertLessEqual(abs(counts[0][0] - counts[1][0]), 1, counts)
 
+    def test_a_runtime_that_is_a_multiple_of_the_interval_has_no_rate_line_at_its_end(self):
+        """runtime=2 with log_avg_msec=1000: one bw and one iops line (at 1 s), as fio, whose
+        sampling stops with the job; ioplan wrote a second at 2 s from the I/O that ended the
+        run.  The latency logs keep their last line at the window's end, as fio's."""
+        args = ["--name=e", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based", "--runtime=2",
+                "--log_avg_msec=1000", "--write_bw_log=e", "--write_iops_log=e", "--write_lat_log=e"]
+        a, f = self.run_both(args)
+        for name in ("e_bw.1.log", "e_iops.1.log"):
+            mine, theirs = read_log(a / name), read_log(f / name)
+            self.assertEqual(len(mine), 1, (name, mine))
+            self.assertTrue(1000 <= mine[0][0] < 2000, (name, mine))
+            self.assertLessEqual(len(theirs), 1, (name, theirs))  # fio held off the CPU may write none
+        clat = read_log(a / "e_clat.1.log")
+        self.assertEqual(len(clat), 2, clat)
+        self.assertGreaterEqual(clat[-1][0], 2000, clat)
+        self.assertEqual(len(read_log(f / "e_clat.1.log")), 2)
+
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
         # Size-bound: 16 I/Os a clone, so the shared log's line count is the tools' own

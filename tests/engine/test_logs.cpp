@@ -200,8 +200,8 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     REQUIRE(l);
     REQUIRE(a);
     const uint64_t t0 = 1000000000ull, ms = 1000000ull;
-    clone_log_begin(l, t0, 0);
-    clone_log_begin(a, t0, 0);
+    clone_log_begin(l, t0, 0, 0);
+    clone_log_begin(a, t0, 0, 0);
     // An I/O submitted at 1 ms (its slat line is dated then) and completed at 2 ms.
     clone_log_slat(l, t0 + 1 * ms, 0, 4096, 8192, 1000, 0);
     clone_log_io(l, t0 + 2 * ms, 0, 4096, 8192, 2000, 1000);
@@ -227,6 +227,36 @@ TEST_CASE("logs: per-I/O entries and averaged entries carry fio's values")
     CHECK(lines_of(d.file("a_slat.1.log")) == std::vector<std::string>{"1, 1000, 0, 4096, 0"});
     CHECK(lines_of(d.file("a_clat.1.log")) == std::vector<std::string>{"2, 1000, 0, 4096, 0"});
     CHECK(lines_of(d.file("b_slat.1.log")) == std::vector<std::string>{"510, 40, 0, 0, 0", "600, 70, 0, 0, 0"});
+}
+
+TEST_CASE("logs: the I/O that ends a runtime= window closes no bw or iops interval")
+{
+    // fio's interval samples stop with the job: runtime=2s with log_avg_msec=1000 gives the
+    // line at 1000 only (ioplan wrote one at 2000 too); the latency logs end at the window's end.
+    pb::tmpdir d;
+    std::string pre = d.file("e");
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
+    plan_clone c{};
+    c.thread_number = 1;
+    plan_job j = log_job(&pre[0], &pre[0], &pre[0]);
+    j.log_avg_ns = 1000000000ull;
+    int err = 0;
+    clone_log *l = clone_log_open(lw, &j, &c, &err);
+    REQUIRE(l);
+    const uint64_t t0 = 1000000000ull, ms = 1000000ull;
+    clone_log_begin(l, t0, 0, t0 + 2000 * ms);
+    for (uint64_t t = 250; t <= 2000; t += 250)
+        clone_log_io(l, t0 + t * ms, 0, 4096, 0, 100, 100);
+    clone_log_io(l, t0 + 2001 * ms, 0, 4096, 0, 300, 300);	// in flight at the end
+    clone_log_end(l, t0 + 2001 * ms);
+    clone_log_close(l);
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(log_writer_stop(lw, collect, &failed) == 0);
+    // The I/O that closes an interval goes into the next one: 3 in the first second.
+    CHECK(lines_of(d.file("e_iops.1.log")) == std::vector<std::string>{"1000, 3, 0, 0, 0"});
+    CHECK(lines_of(d.file("e_bw.1.log")) == std::vector<std::string>{"1000, 12, 0, 0, 0"});
+    CHECK(lines_of(d.file("e_clat.1.log")) == std::vector<std::string>{"1000, 100, 0, 0, 0", "2001, 133, 0, 0, 0"});
 }
 
 TEST_CASE("logs: per-I/O records make every log's line, in order, over many chunks and clones")
@@ -257,7 +287,7 @@ TEST_CASE("logs: per-I/O records make every log's line, in order, over many chun
     const uint64_t t0 = 1000000000ull, us = 1000ull;
     const uint32_t nr = 2 * (uint32_t)LOG_CHUNK_RECS + 3;
     for (clone_log *l : {a, b, n})
-        clone_log_begin(l, t0, 0);
+        clone_log_begin(l, t0, 0, 0);
     for (uint32_t i = 0; i < nr; i++) {
         for (clone_log *l : {a, b, n}) {
             // b's priority is real-time (class 1): its prio column reads 1.
