@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,15 @@
 #include "engine/safety/safety.h"
 #include "engine/worker/worker.h"
 
-static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
+/*
+ * Clones that read the same file find the same bad blocks and dump them under
+ * the same names.  A dump is ioplan's own only once marked, after its write: a
+ * sibling judging it in between saw a user's file and refused it.  One dump at
+ * a time in the process, so a sibling sees none or a marked one.
+ */
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int dump_file_locked(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
 {
 	/* Named by offset, unknown before the run: judged in full here; a user's file is kept. */
 	int fd = safety_open_output(&safety_system, name, O_TRUNC, SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why,
@@ -36,6 +45,16 @@ static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why
 	if (!ret)
 		safety_mark_output(fd);
 	close(fd);
+	return ret;
+}
+
+static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why, size_t n)
+{
+	int ret;
+
+	pthread_mutex_lock(&dump_lock);
+	ret = dump_file_locked(name, p, len, why, n);
+	pthread_mutex_unlock(&dump_lock);
 	return ret;
 }
 
