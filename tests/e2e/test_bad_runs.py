@@ -245,6 +245,22 @@ class MergeTooLarge(TmpDirCase):
         self.assertFalse((self.tmp / "m.bin").exists())
 
 
+class NoSize(TmpDirCase):
+    def test_a_job_without_size_on_a_missing_file_is_refused_before_any_io(self):
+        # Job files meant for --filename=/dev/X (JH989876525/fio4k's fio.cfg, fiosmr's
+        # write.fio) run without one: fio runs the jobs it can and fails this one with
+        # EINVAL ("you need to specify size="); ioplan refuses the run up front, naming it.
+        (self.tmp / "j.fio").write_text("[good]\nrw=write\nbs=4k\nsize=1m\n[nosize]\nrw=write\nbs=4k\n")
+        p = run(["j.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job 'nosize': nosize.0.0 does not exist and the job has no size= to create it", p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertEqual(sorted(f.name for f in self.tmp.iterdir()), ["j.fio"])  # nothing laid out
+        if FIO:
+            p = run_fio(["j.fio", "--output-format=json"], cwd=self.tmp)
+            self.assertIn("nosize: you need to specify size=", p.stdout + p.stderr)
+
+
 class DiskspdLines(TmpDirCase):
     def test_a_base_offset_past_the_file_says_so(self):
         p = run(["diskspd", "-B8M", "-c1M", "-d1", "t.dat"], cwd=self.tmp)
