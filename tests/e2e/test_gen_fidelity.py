@@ -117,19 +117,25 @@ class PageCache(TmpDirCase):
         # The passes are counted from the reads issued (write_iolog), not from
         # total_ios: at iodepth=8 up to 8 reads are still in flight at the run's end,
         # and ioplan counts only what completed in the window.
+        # Writes too: the advice starts writeback of a pass's dirty pages, which fio's
+        # buffered writers pay in device traffic (and a job beside them in sync time);
+        # ioplan dropped nothing for a job that did not read.
         f = self.lay_out("tb.dat")
         cases = (("randread", []), ("randread", ["--ioengine=libaio", "--iodepth=8"]), ("read", []),
-                 ("randread", ["--norandommap"]))
+                 ("randread", ["--norandommap"]), ("write", []), ("randwrite", []))
         for n, (rw, extra) in enumerate(cases):
+            ddir = "write" if "write" in rw else "read"
             for who, program in (("fio", FIO), ("ioplan", BIN)):
                 with self.subTest(who=who, rw=rw, extra=extra):
                     log = self.tmp / f"tb-{who}-{n}.log"  # both tools append to a log that exists
-                    job = [f"--filename={f}", f"--rw={rw}", "--bs=4k", "--size=1m", "--time_based",
+                    # a file each for writes: ioplan writes only into a file fio has not changed
+                    target = f if ddir == "read" else self.lay_out(f"tb-{who}-{n}.dat")
+                    job = [f"--filename={target}", f"--rw={rw}", "--bs=4k", "--size=1m", "--time_based",
                            "--runtime=1", "--direct=0", "--output-format=json", f"--write_iolog={log}", *extra]
                     p, drops = cache_drops(program, job, self.tmp)
                     self.assertEqual(p.returncode, 0, p.stderr)
-                    reads = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["total_ios"]
-                    issued = sum(" read " in line for line in log.read_text().splitlines())
+                    reads = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0][ddir]["total_ios"]
+                    issued = sum(f" {ddir} " in line for line in log.read_text().splitlines())
                     self.assertLessEqual(reads, issued)
                     self.assertGreaterEqual(reads, issued - 8)
                     passes = 0 if "--norandommap" in extra else issued // 256
