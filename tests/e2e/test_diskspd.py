@@ -288,6 +288,17 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertNotIn("affinity round robin", p.stdout)
 
 
+    def test_a_pool_thread_on_several_targets_is_one_row_naming_them(self):
+        # docs/diskspd.md: ioplan counts a thread's I/O, not each target's, so with -F a
+        # thread's row names all its targets where DISKSPD prints a row per target.
+        p = self.diskspd(["-c1M", "-d1", "-W0", "-F2", "-b4K", "a.dat", "b.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        table = p.stdout.split("Total IO\n")[1].split("\ntotal:")[0]
+        rows = [r for r in table.splitlines() if re.match(r"^\s+\d+ \|", r)]
+        self.assertEqual([r.split("|")[0].strip() for r in rows], ["0", "1"])
+        self.assertTrue(all(r.endswith("| a.dat,b.dat (1MiB)") for r in rows), rows)
+
+
 class CachingFlags(TmpDirCase):
     """Every -S variant of DISKSPD (b u w h r) and of diskspd for Linux (d s), each
     translated to what it means; and a device written only when the user says so."""
