@@ -58,7 +58,13 @@ int buffill_from_job(struct buffill *f, const struct plan_job *j)
 	memset(f, 0, sizeof(*f));
 	f->kind = j->buffer_fill;
 	f->compress_pct = j->buffer_compress_pct > 100 ? 100 : j->buffer_compress_pct;
-	f->compress_chunk = j->buffer_compress_chunk_bytes ? j->buffer_compress_chunk_bytes : 512;
+	/* fio's min_not_zero(min_bs, compress_chunk): no chunk past the smallest write, 0 that write. */
+	f->compress_chunk = j->bs[PLAN_DDIR_WRITE].min_bytes;
+	if (j->buffer_compress_chunk_bytes &&
+	    (!f->compress_chunk || j->buffer_compress_chunk_bytes < f->compress_chunk))
+		f->compress_chunk = j->buffer_compress_chunk_bytes;
+	if (!f->compress_chunk)
+		f->compress_chunk = 512;	/* a job that writes nothing: any chunk will do */
 	if (f->kind == PLAN_BUF_PATTERN) {
 		if (!j->buffer_pattern || !j->buffer_pattern_len) {
 			f->kind = PLAN_BUF_ZERO;
@@ -105,16 +111,19 @@ static void fill_pattern(uint8_t *p, uint64_t len, const struct buffill *f)
 	}
 }
 
-/* fio's buffer_compress_percentage: each chunk is pct% zeros, the rest random. */
+/*
+ * fio's buffer_compress_percentage (fill_io_buffer): the buffer in chunks (the
+ * last one shorter), each (100 - pct)% random, rounded down, and zeros after.
+ */
 static void fill_compressible(uint8_t *p, uint64_t len, const struct buffill *f, uint64_t *rng)
 {
-	uint64_t chunk = f->compress_chunk, off, n, zeros;
+	uint64_t chunk = f->compress_chunk, off, n, random;
 
-	for (off = 0; off < len; off += chunk) {
+	for (off = 0; off < len; off += n) {
 		n = len - off < chunk ? len - off : chunk;
-		zeros = n * f->compress_pct / 100;
-		buf_fill_random(p + off, n - zeros, rng);
-		memset(p + off + n - zeros, 0, zeros);
+		random = n * (100 - f->compress_pct) / 100;
+		buf_fill_random(p + off, random, rng);
+		memset(p + off + random, 0, n - random);
 	}
 }
 

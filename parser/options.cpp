@@ -1024,8 +1024,8 @@ static const std::vector<option> core_table = {
     opt("buffer_compress_chunk", opt_type::size, CAT_BUF)
         .unit("bytes")
         .def("512")
-        .range(1, 1e9)
-        .help("Granularity of buffer_compress_percentage.")
+        .range(0, 1e9)
+        .help("Granularity of buffer_compress_percentage; 0: the smallest write size, as fio.")
         .apply(A(j.pj.buffer_compress_chunk_bytes = size_in(j, o, v))),
     opt("buffer_pattern", opt_type::pattern, CAT_BUF)
         .help("Fill write buffers with this pattern (0xhex, \"text\", number); files laid out for reading hold it "

@@ -570,6 +570,32 @@ class Data(TmpDirCase):
         self.assertLess(max(len(m) for m in re.findall(rb"\x00+", small)), 512)
 
 
+    def test_each_chunk_holds_fios_zero_run_at_fios_offset(self):
+        # fio's chunk is min_not_zero(smallest write, buffer_compress_chunk), each (100 - pct)%
+        # random, rounded down, then zeros.  ioplan refused chunk=0 (fio: the write size),
+        # ran 16k chunks past a 4k write, and rounded the zeros down (337 of 512 at 66%, fio 338).
+        def zero_runs(data):
+            return [(m.start(), len(m.group())) for m in re.finditer(rb"\x00{16,}", data)]
+        cases = (("66", "0", "4k"), ("66", "512", "4k"), ("33", "1000", "4k"), ("50", "16k", "4k"))
+        for pct, chunk, bs in cases:
+            with self.subTest(pct=pct, chunk=chunk, bs=bs):
+                got = {}
+                for who, runner in runners():
+                    data = self.written(runner, f"{who}-{pct}-{chunk}", f"--bs={bs}", "--size=64k",
+                                        f"--buffer_compress_percentage={pct}", f"--buffer_compress_chunk={chunk}")
+                    # the deterministic runs: where a random byte next to one is 0 it grows by one
+                    got[who] = zero_runs(data)
+                mine = got["ioplan"]
+                chunk_b = {"0": 4096, "512": 512, "1000": 1000, "16k": 4096}[chunk]
+                first_random = min(chunk_b, 4096) * (100 - int(pct)) // 100
+                self.assertIn(mine[0][0], (first_random, first_random - 1), mine[:3])
+                self.assertIn(mine[0][1], (chunk_b - first_random, chunk_b - first_random + 1), mine[:3])
+                if "fio" in got:
+                    # the same runs in the same places, give or take a random zero at an edge
+                    self.assertEqual(len(mine), len(got["fio"]), (mine[:4], got["fio"][:4]))
+                    for (a, n), (b, m) in zip(mine, got["fio"]):
+                        self.assertLessEqual(abs(a - b) + abs((a + n) - (b + m)), 2, ((a, n), (b, m)))
+
 class Latency(unittest.TestCase):
     def test_disable_lat_leaves_total_latency_unmeasured(self):
         for who, runner in runners():
