@@ -422,7 +422,9 @@ uint64_t os_seed()
 
 plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t> &at, uint32_t *n)
 {
-    // Later values replace earlier ones in place, so keys stay unique (fio repeats them).
+    // Later values replace earlier ones in place, so keys stay unique (fio repeats them,
+    // and a reader keeps the last); a later bare flag has no value to echo and leaves the
+    // earlier one (time_based=10 then time_based: fio shows "10").
     // fio records an option under its own name, not the alias typed (readwrite= is "rw").
     // The plan keeps them as typed (its hash covers them); each knows fio's place.
     struct kv_at {
@@ -434,9 +436,10 @@ plan_kv *echo_kvs(const std::vector<entry> &entries, const std::vector<uint32_t>
         const option *o = find_option(entries[i].key);
         std::string key = o ? o->name : entries[i].key;
         auto it = std::find_if(kv.begin(), kv.end(), [&](const kv_at &p) { return p.key == key; });
-        if (it != kv.end())
-            it->value = shown_value(entries[i].value);
-        else
+        if (it != kv.end()) {
+            if (entries[i].has_value)
+                it->value = shown_value(entries[i].value);
+        } else
             kv.push_back({key, shown_value(entries[i].value), i < at.size() ? at[i] : (uint32_t)i});
     }
     *n = (uint32_t)kv.size();

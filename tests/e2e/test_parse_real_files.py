@@ -233,6 +233,19 @@ class AliasesInTheEcho(BothCase):
         self.assertEqual(fdoc["global options"], {"rw": "read"})
 
 
+    def test_a_bare_flag_after_a_value_leaves_the_value_echoed(self):
+        # time_based=10 then a bare time_based: fio echoes "10" (a bare flag has no value
+        # to list); ioplan dropped the key.  A later value still replaces the earlier one.
+        out = self.both("[j]\nioengine=null\nsize=64k\nruntime=100ms\ntime_based=10\ntime_based\n"
+                        "stonewall\nstonewall=1\nstonewall\nbs=4k\nbs=8k\n")
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        (_, fdoc, _), (_, idoc, _) = out["fio"], out["ioplan"]
+        self.assertEqual(idoc["jobs"][0]["job options"], fdoc["jobs"][0]["job options"])
+        self.assertEqual(idoc["jobs"][0]["job options"]["time_based"], "10")
+        self.assertEqual(idoc["jobs"][0]["job options"]["bs"], "8k")
+
+
 class Bssplit(BothCase):
     def test_zero_sizes_and_shares_past_100(self):
         for split in ("4096/50:0/,8192/,4096/", "4096/2147483648:0/", "4k/0:8k/", "4k/60:8k/60", "4k:8k:16k"):
