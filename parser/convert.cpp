@@ -89,10 +89,10 @@ long long choice_of(const option &o, const std::string &v0)
 }
 
 void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm,
-                 bool past_100_is_all)
+                 unsigned rules)
 {
     uint32_t p = 0;
-    if (parse_percent_ppm(v, &p, past_100_is_all)) {
+    if (parse_percent_ppm(v, &p, rules)) {
         *bytes = 0;
         *ppm = p;
         return;

@@ -24,9 +24,10 @@ uint64_t time_in(const option &o, const std::string &v);
 // The value of the choice named v (case-insensitive); value_error names the choices.
 long long choice_of(const option &o, const std::string &v);
 
-// Size or percentage: sets exactly one of *bytes / *ppm (the other to 0).
+// Size or percentage: sets at most one of *bytes / *ppm (the other to 0);
+// rules as parse_percent_ppm's.
 void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm,
-                 bool past_100_is_all = false);
+                 unsigned rules = PCT_PLAIN);
 
 // read,write,trim list: calls set(ddir, text) for every slot the value sets.
 void for_each_ddir(const option &o, const std::string &v,

@@ -258,8 +258,9 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     return bytes;
 }
 
-bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, bool past_100_is_all)
+bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
 {
+    const bool past_100_is_all = rules & PCT_PAST_100_IS_ALL;
     std::string s = trim(s0);
     size_t pct = s.find('%');
     if (pct == std::string::npos)
@@ -267,6 +268,10 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, bool past_100_is_al
     double v = parse_float(s.substr(0, pct));
     note_ignored(s.substr(pct + 1));
     s = s.substr(0, pct + 1);
+    if (v == 0 && (rules & PCT_ZERO_IS_NONE)) {
+        *ppm = 0;
+        return true;
+    }
     if (v <= 0 || (v > 100 && !past_100_is_all))
         throw value_error("percentage '" + s + "' must be above 0% and at most 100%");
     // fio reads size= past 100% as a plain size past any file's end, which it then caps at

@@ -223,6 +223,14 @@ class CloneNames(BothCase):
         self.assertEqual(files["ioplan"], files["fio"])
 
 
+class ZeroPercentOffsets(BothCase):
+    def test_offset_and_offset_increment_of_0_percent_are_no_offset(self):
+        # fio reads offset=0% as no offset (SPDK's test/ftl/config/fio/randw-verify-j2.fio has it);
+        # ioplan refused it ("must be above 0%").
+        self.same_amounts("[j]\nfilename={dir}/z.dat\nsize=256k\noffset=0%\noffset_increment=0%\nnumjobs=2\n",
+                          files={"z.dat": 1 << 20})
+
+
 class AliasesInTheEcho(BothCase):
     def test_job_options_use_fio_s_names(self):
         out = self.same_amounts("[global]\nreadwrite=read\n[j]\nioengine=null\nio_limit=64k\nsize=1m\n"

@@ -90,11 +90,17 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK(ppm == 500000);
     CHECK(!parse_percent_ppm("50", &ppm));
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
-    CHECK(parse_percent_ppm("150%", &ppm, true));	// size=: fio caps it at the file, all of it
+    CHECK(parse_percent_ppm("150%", &ppm, PCT_PAST_100_IS_ALL));	// size=: fio caps it at the file, all of it
     CHECK(ppm == 1000000);
     CHECK(parse_percent_ppm("0.00005%", &ppm));
     CHECK(ppm == 1);
     CHECK_THROWS_AS(parse_percent_ppm("0.00001%", &ppm), value_error); // would be 0 ppm: unset, the whole file
+    // offset=0%: no offset, as fio reads it (a size or io_size of 0% stays an error)
+    CHECK_THROWS_AS(parse_percent_ppm("0%", &ppm), value_error);
+    ppm = 7;
+    CHECK(parse_percent_ppm("0%", &ppm, PCT_ZERO_IS_NONE));
+    CHECK(ppm == 0);
+    CHECK_THROWS_AS(parse_percent_ppm("-1%", &ppm, PCT_ZERO_IS_NONE), value_error);
     CHECK(parse_pattern("0xdeadbeef") == std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef});
     CHECK(parse_pattern("\"ab\"|0x01") == std::vector<uint8_t>{'a', 'b', 1});
     CHECK(parse_pattern("258") == std::vector<uint8_t>{2, 1}); // as fio: the bytes the value needs
