@@ -703,9 +703,17 @@ void *worker_main(void *arg)
 		/*
 		 * No file (fio's clone whose generated names its first clone took,
 		 * plan.h): it starts with its group, moves nothing, reports no error.
-		 * fio still enters its I/O loop, which sets its latency_depth.
+		 * fio still enters its I/O loop, which sets its latency_depth.  Without
+		 * size= it has nothing to size itself by (filesize= sizes files, and it
+		 * has none): fio fails it with EINVAL, "you need to specify size=".
 		 */
 		w->res.lat_depth = w->job->iodepth;
+		if (!w->job->size_bytes && !w->job->size_ppm) {
+			worker_error(w, .err = EINVAL, .what = "no file is left to this clone (its name is the "
+							       "first clone's) and the job has no size= (fio: "
+							       "\"you need to specify size=\")");
+			worker_set_error(w, EINVAL);
+		}
 		if (wait_turn(w))
 			start_delay(w);
 		start_together(w);

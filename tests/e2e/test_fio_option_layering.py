@@ -299,6 +299,16 @@ class OptionLayering(TmpDirCase):
                 p = tool(["job.fio"], cwd=d)
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(p.stdout.count("(groupid=0, jobs=1)"), 1, p.stdout)
+        # Without size= (filesize= sizes files, and the later clone has none) fio fails that
+        # clone with EINVAL ("you need to specify size="); ioplan ran it with no error.
+        text = "[global]\nioengine=psync\nfilesize=1m\nbs=4k\n[job]\nrw=write\nfilename_format=shared.dat\nnumjobs=2\n"
+        seen = {}
+        for who, (p, d) in self.both(text, "filesize").items():
+            self.assertEqual(p.returncode, 1, f"{who}: {p.stderr}")
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            seen[who] = [(j["error"], j["write"]["io_bytes"]) for j in doc["jobs"]]
+        self.assertEqual(seen["ioplan"], seen["fio"])
+        self.assertEqual(seen["ioplan"], [(0, 1 << 20), (22, 0)])
 
 def job_options_of(stdout):
     """[(name, its "job options", bytes moved, I/Os)] and the "global options" of a JSON run."""
