@@ -178,8 +178,8 @@ std::string sha256_hex(const std::string &text);
 
 namespace resdb {
 
-// A run as JSON (results show/export): every field, figures with their
-// buckets, samples and repeats; the environment as an object.
+// A run as JSON (results show/export; record_export.cpp): every field, figures
+// with their buckets, samples and repeats; the environment as an object.
 nlohmann::ordered_json record_json(const run_record &r);
 
 // The run as a result document in fio's layout (document.cpp): figures,
