@@ -58,11 +58,7 @@ report::diskspd::options report_options(const parser::diskspd::facts &info)
     o.verbose = info.verbose;
     o.max_bytes = info.max_bytes;
     o.total_threads = info.total_threads;
-    for (size_t at = 0; at < info.affinity.size();) {
-        size_t comma = info.affinity.find(',', at);
-        o.affinity.push_back((uint32_t)std::stoul(info.affinity.substr(at, comma - at)));
-        at = comma == std::string::npos ? comma : comma + 1;
-    }
+    o.affinity = info.affinity;
     o.distribution_abs = info.distribution_abs;
     for (const auto &r : info.distribution)
         o.distribution.push_back({r.io_pct, r.span});

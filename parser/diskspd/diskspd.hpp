@@ -63,7 +63,7 @@ struct facts {
 	bool profile_only = false;	// -Rp: print the parsed profile, do not run
 	bool verbose = false;		// -v
 	bool disable_affinity = false;	// -n
-	std::string affinity;		// -a CPU list as given ("" = default)
+	std::vector<uint32_t> affinity;	// -a CPUs in order (empty = default)
 	uint32_t duration_s = 10;	// -d
 	uint32_t warmup_s = 5;		// -W
 	uint32_t cooldown_s = 0;	// -C

@@ -179,7 +179,10 @@ void global_section(std::ostream &o, const state &s)
 	buffer_lines(o, s);
 	if (!f.affinity.empty()) {
 		// DISKSPD places thread i on the i-th CPU of the list, round robin.
-		o << "cpus_allowed=" << f.affinity << "\n";
+		o << "cpus_allowed=";
+		for (size_t i = 0; i < f.affinity.size(); i++)
+			o << (i ? "," : "") << f.affinity[i];
+		o << "\n";
 		o << "cpus_allowed_policy=split\n";
 	}
 }

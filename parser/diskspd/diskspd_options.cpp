@@ -184,16 +184,19 @@ void state::opt_a(const std::string &v)
 		error("-a" + v + ": expected a comma-separated list of CPU numbers");
 		return;
 	}
+	std::vector<uint32_t> cpus;
 	for (size_t at = 0; at < v.size();) {
 		size_t comma = v.find(',', at), len = (comma == std::string::npos ? v.size() : comma) - at;
 		/* strtoull saturates: any length of digits is a number to compare */
-		if (std::strtoull(v.substr(at, len).c_str(), nullptr, 10) > 1023) {	/* cpus_allowed's range */
+		unsigned long long cpu = std::strtoull(v.substr(at, len).c_str(), nullptr, 10);
+		if (cpu > 1023) {	/* cpus_allowed's range */
 			error("-a" + v + ": CPU " + v.substr(at, len) + " is past the last CPU number ioplan takes (1023)");
 			return;
 		}
+		cpus.push_back((uint32_t)cpu);
 		at += len + 1;
 	}
-	info.affinity = v;
+	info.affinity = cpus;
 }
 
 void state::opt_B(const std::string &v)
