@@ -55,6 +55,11 @@ bool parse_result_text(const std::string &path, const std::string &text, nlohman
         std::fprintf(stderr, "%s:%s: error: not a JSON result document\n", path.c_str(),
                      resdb::text_position(text, begin + (e.byte ? e.byte : 1)).c_str());
         return false;
+    } catch (const nlohmann::ordered_json::out_of_range &) {
+        /* 1e400: a number no double holds; nlohmann gives no position for it */
+        std::fprintf(stderr, "%s: error: not a JSON result document: a number too large for a double\n",
+                     path.c_str());
+        return false;
     }
     return true;
 }

@@ -599,6 +599,10 @@ json parse_at(const std::string &path, const std::string &text, size_t start, si
 		std::string msg = e.what();
 		msg = msg.substr(msg.find(':') != std::string::npos ? msg.rfind(": ") + 2 : 0);
 		throw input_error(path + ":" + text_position(text, start + e.byte), "not valid JSON: " + msg);
+	} catch (const json::out_of_range &e) {
+		/* 1e400: a number no double holds (nlohmann gives no position for it) */
+		std::string msg = e.what();
+		throw input_error(path, "not a result ioplan reads: " + msg.substr(msg.find(']') + 2));
 	}
 	if (too_deep)
 		throw input_error(path, "values nested more than " + std::to_string(max_result_depth) +

@@ -1085,6 +1085,23 @@ class Import(StoreCase):
         (self.tmp / "e.json").write_text(made.stdout)
         self.results("import", str(self.tmp / "e.json"))
 
+    def test_a_number_past_a_double_is_refused_by_every_reader(self):
+        # 1e400 parses as no double: nlohmann threw out_of_range past the readers, which
+        # printed "[json.exception.out_of_range.406] ..." and exited 1.
+        made = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"])
+        self.assertEqual(made.returncode, 0, made.stderr)
+        bad = self.tmp / "big.json"
+        bad.write_text(re.sub(r'"iops" : [0-9.]+', '"iops" : 1e400', made.stdout, count=1))
+        for argv in (["results", "import", str(bad), f"--results-db={self.db}"], ["compare", str(bad), str(bad)],
+                     ["report", str(bad), "-o", str(self.tmp / "p.html")],
+                     ["plot", str(bad), "-o", str(self.tmp / "p.svg")]):
+            with self.subTest(argv=argv[0]):
+                p = run(argv)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{bad}: error: not a", p.stderr)
+                self.assertNotIn("json.exception", p.stderr)
+        self.assertFalse(self.db.exists())
+
     def test_plain_json_imports(self):
         p = self.results("import", str(self.fio_json("plain.json", "json")))
         self.assertIn("imported 1 run(s)", p.stdout)
