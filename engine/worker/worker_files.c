@@ -266,19 +266,24 @@ bool worker_files_renew(struct worker *w)
  * grows while threads share it waits for an RCU grace period each time it
  * doubles (milliseconds each), and files opened one by one in the job's time
  * (create_on_open) would pay that in their I/O; fio's job is a process of its own.
+ * F_DUPFD takes the lowest free number at or above top, never one in use: a
+ * dup2() there closed whatever another job or the log writer held at that
+ * number, and their next write went to a closed descriptor, or to the file
+ * this job opened next under the same number.
  */
 static void reserve_fds(uint32_t n)
 {
 	struct rlimit rl;
-	int low = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0), top;
+	int low = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0), top, fd;
 
 	if (low < 0)
 		return;
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		top = rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= (rlim_t)low + n ? (int)rl.rlim_cur - 1
 										 : low + (int)n;
-		if (top > low && dup2(low, top) == top)
-			close(top);
+		fd = top > low ? fcntl(low, F_DUPFD_CLOEXEC, top) : -1;
+		if (fd >= 0)
+			close(fd);
 	}
 	close(low);
 }

@@ -351,6 +351,27 @@ class LocalEngines(TmpDirCase):
         self.assertEqual([m["code"] for m in report(p.stdout)["ioplan"]["messages"] if m["code"] == "unlink-kept"], [])
         self.assertEqual(list((self.tmp / "u").iterdir()), [])
 
+    def test_create_on_open_leaves_the_descriptors_of_other_jobs_open(self):
+        # A create_on_open job grows the descriptor table before its first open.  It did so
+        # with dup2() onto a number past the lowest free one, which closed whatever another
+        # job held there: b's file, closed, leaves a hole below a's 64 open files, and c's
+        # reserve from that hole landed on one of a's (a: "write: Bad file descriptor").
+        # A descriptor c opened under that number would have taken a's writes instead.
+        (self.tmp / "d").mkdir()
+        job = ("[global]\ndirectory=d\nioengine=psync\nbs=4k\nrw=write\n"
+               "[b]\nfilename_format=b.$filenum\nfilesize=64k\ntime_based=1\nruntime=300ms\n"
+               "[a]\nfilename_format=a.$filenum\nstartdelay=100ms\nnrfiles=64\nfilesize=16k\n"
+               "rate_iops=100\nverify=crc32c\n"
+               "[c]\nfilename_format=c.$filenum\nstartdelay=1s\ncreate_on_open=1\nnrfiles=32\n"
+               "filesize=16k\nverify=crc32c\n")
+        (self.tmp / "j.fio").write_text(job)
+        p = run(["j.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        jobs = {j["jobname"]: (j["error"], j["write"]["io_bytes"], j["read"]["io_bytes"])
+                for j in report(p.stdout)["jobs"]}
+        # every block written where it was meant to go, and read back verified there
+        self.assertEqual((jobs["a"], jobs["c"]), ((0, 64 * 16384, 64 * 16384), (0, 32 * 16384, 32 * 16384)))
+
     def test_files_made_on_open_carry_tokens_of_their_own(self):
         # A mark's token is random per file (engine/mark.c).  Drawn from the layout's seed,
         # which a layout that made no file had not drawn, file 1 of every such run got the
