@@ -258,7 +258,7 @@ static bool cpuid_vm(char *out, size_t len)
 
 static bool cpuinfo_has_flag(const char *flag)
 {
-	char line[4096];
+	char line[4096], *save = NULL;
 	bool found = false;
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
@@ -266,7 +266,8 @@ static bool cpuinfo_has_flag(const char *flag)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "flags", 5))
-			for (char *t = strtok(line + 5, " \t\n:"); t && !found; t = strtok(NULL, " \t\n:"))
+			for (char *t = strtok_r(line + 5, " \t\n:", &save); t && !found;
+			     t = strtok_r(NULL, " \t\n:", &save))
 				found = !strcmp(t, flag);
 	fclose(f);
 	return found;

@@ -96,9 +96,10 @@ static char *exec_expand(const char *s, const struct plan_job *j)
 static char **exec_split(char *line)
 {
 	size_t n = 0, cap = 8;
-	char **argv = malloc(cap * sizeof(*argv));
+	char **argv = malloc(cap * sizeof(*argv)), *save = NULL;
 
-	for (char *tok = strtok(line, " "); argv && tok; tok = strtok(NULL, " ")) {
+	/* strtok_r: jobs start in threads of one process, and strtok's place is the process's. */
+	for (char *tok = strtok_r(line, " ", &save); argv && tok; tok = strtok_r(NULL, " ", &save)) {
 		if (n + 2 > cap) {
 			char **more = realloc(argv, (cap *= 2) * sizeof(*argv));
 
