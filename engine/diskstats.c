@@ -56,7 +56,7 @@ static int read_stat(const char *name, uint64_t v[DISKSTATS_FIELDS])
 	int n;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/stat", name);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	n = 0;

@@ -66,7 +66,7 @@ static void publish_window(struct worker *w, uint64_t now)
 uint64_t worker_busy_ns(void)
 {
 	unsigned long long run = 0, wait = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
 	int n;
 
 	if (!f)
