@@ -366,6 +366,13 @@ static inline uint8_t gen_pick_ddir(struct gen *g)
 	return g->mixed || g->trimwrite ? gen_pick_mixed_ddir(g) : g->only_ddir;
 }
 
+/* Every I/O a read, whatever rw= says: the engines that do no I/O (fio's FIO_NOIO). */
+static inline void gen_count_as_reads(struct gen *g)
+{
+	g->mixed = g->trimwrite = false;
+	g->only_ddir = PLAN_DDIR_READ;
+}
+
 /* The other direction of a mix. */
 uint8_t gen_other_ddir(const struct gen *g, uint8_t ddir);
 

@@ -205,10 +205,21 @@ static void exec_exit(struct ioe *e)
 	free(x);
 }
 
+/*
+ * Each I/O after the one that starts the program is a 50 ms look at it, as
+ * fio's queue sleeps its thinktime (which its init sets to 50 ms, as the
+ * planner sets this job's): with the think between I/Os, one I/O per 100 ms,
+ * each timed at 50 ms, as fio's.
+ */
 static int exec_queue(struct ioe *e, struct io_u *u)
 {
+	static const struct timespec look = { .tv_nsec = 50000000 };
 	struct exec_eng *x = e->priv;
-	int ret = x->pid ? 0 : exec_start(x);
+	bool started = x->pid != 0;
+	int ret = started ? 0 : exec_start(x);
+
+	if (started && x->pid > 0)
+		nanosleep(&look, NULL);
 
 	u->result = ret ? ret : (int64_t)u->len;
 	u->nostat = IOE_NOSTAT_BYTES;

@@ -353,14 +353,15 @@ static int alloc_slots(struct worker *w)
 static int alloc_hists(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	bool rated = false;
+	bool rated = false, no_io = ioe_does_no_io(j->ioengine);
 
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		rated = rated || j->rate_iops[d] || j->rate_bytes_per_s[d];
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
 		struct res_ddir *r = &w->res.ddir[d];
 
-		if (!plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
+		/* cpuio and exec count every op as a read (setup_gen) */
+		if (no_io ? d != PLAN_DDIR_READ : !plan_rw_has_ddir(j->rw, (enum plan_ddir)d))
 			continue;
 		if (j->clat_percentiles && !j->disable_clat &&
 		    !(r->clat.hist = calloc(RES_HIST_NR, sizeof(uint64_t))))
@@ -514,6 +515,9 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 			     .what = "allocating its random map (norandommap=1 or softrandommap=1 run without one)");
 	if (!ret)
 		gen_limit_open(&w->gen, w->max_open);
+	/* cpuio, exec: fio's FIO_NOIO jobs draw no direction, and count every op under read. */
+	if (!ret && ioe_does_no_io(w->job->ioengine))
+		gen_count_as_reads(&w->gen);
 	w->map_dropped = w->gen.map_dropped;
 	w->map_file = w->gen.map_file;
 	return ret;

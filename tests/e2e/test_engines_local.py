@@ -623,6 +623,26 @@ class LocalEngines(TmpDirCase):
         self.assertEqual(left.stdout, "", "the program outlived the run")
         self.assertFalse((self.tmp / "ex.stdout").exists(), "std_redirect=0 writes no file")
 
+    def test_engines_without_io_count_reads_and_exec_looks_as_fio(self):
+        # fio's FIO_NOIO engines draw no direction: rw=write's ops are reads in its report
+        # (ioplan counted them under write).  exec's I/O after the first sleeps 50 ms in the
+        # engine, and the job thinks 50 ms between them: at most 11 in 1 s, each timed at
+        # 50 ms or more (ioplan made 20, timed at microseconds).
+        for who, tool in tools():
+            for eng in (["--ioengine=cpuio", "--cpuload=50"], ["--ioengine=exec", "--program=sleep",
+                                                               "--arguments=30", "--grace_time=0"]):
+                with self.subTest(who=who, engine=eng[0]):
+                    p = tool(["--name=x", *eng, "--rw=write", "--runtime=1", "--output-format=json"],
+                             cwd=self.tmp, timeout=60)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    job = report(p.stdout)["jobs"][0]
+                    ios = job["read"]["total_ios"]
+                    self.assertEqual((job["error"], job["write"]["total_ios"]), (0, 0))
+                    self.assertGreaterEqual(ios, 2)
+                    self.assertLessEqual(ios, 11)
+                    if eng[0] == "--ioengine=exec":
+                        self.assertGreaterEqual(job["read"]["clat_ns"]["percentile"]["50.000000"], 50_000_000)
+
     def test_exec_refusals(self):
         p = run(["--name=ex", "--ioengine=exec", "--runtime=1"], cwd=self.tmp)
         self.assertEqual(p.returncode, 2)
