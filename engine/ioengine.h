@@ -82,6 +82,9 @@ struct ioe {
 	bool peer_done;			/* the target takes no more (net: the peer closed the stream;
 					 * fill_device: the device is full): the job ends */
 	uint64_t dropped;		/* net: datagrams lost since the worker last took the count */
+	uint64_t opens;			/* files the worker has opened: after an open, a descriptor
+					 * number seen before may be a new file's (openfiles,
+					 * unlink_each_loop), so nothing known of the old one holds */
 	const char *fail_what;		/* what a failed queue() tried when not the I/O itself
 					 * (exec: "exec PROGRAM"; the metadata engines: "unlink"),
 					 * for the error's message; NULL = the I/O.  Such a failure

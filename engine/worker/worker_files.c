@@ -153,6 +153,9 @@ int worker_open_file(struct worker *w, uint32_t f, struct stat *st)
 	struct stat own;
 	int ret = open_nonblocking(w, f, &w->fds[f], why, sizeof(why), st ? st : &own);
 
+	if (!ret)
+		w->ioe.opens++;	/* the number may be one the engine saw for a file closed since */
+
 	/* write_hint: fio fails the job when the kernel refuses the hint. */
 	if (!ret && w->job->write_hint && w->fds[f] >= 0) {
 		uint64_t hint = w->job->write_hint;
