@@ -2,7 +2,10 @@
  * engine/worker/worker_env.c - what surrounds a clone's I/O: fio's exec_prerun and
  * exec_postrun commands and lockmem's pinned memory.
  *
- * As fio: each command runs through the shell in the current directory with its output in JOBNAME.prerun.txt / JOBNAME.postrun.txt;
+ * As fio: each command runs through the shell in the current directory with its output in JOBNAME.prerun.txt /
+ * JOBNAME.postrun.txt.  fio appends "> NAME 2>&1" to the command, where the shell splits a job name at its
+ * blanks and truncates whatever file the first word names; here the file opened and checked is the
+ * command's stdout and stderr, whatever the name holds;
  * lockmem maps and mlocks that many bytes for the clone's run, so the rest
  * of the system has that much less memory (fio's way to test with less).
  * A prerun that fails is the clone's error before any I/O (fio skips the
@@ -12,8 +15,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,8 +32,8 @@
 
 /*
  * The output file NAME.MODE.txt, opened under the side-file rule (safety.h:
- * never a device; the preflight kept a user's file by that name), so the
- * shell's redirection finds it checked; -errno with the error recorded.
+ * never a device; the preflight kept a user's file by that name); -errno
+ * with the error recorded.
  */
 static int exec_output(struct worker *w, const char *path, const char *mode)
 {
@@ -44,16 +49,25 @@ static int exec_output(struct worker *w, const char *path, const char *mode)
 }
 
 /*
- * The shell running line, waited for in slices: a stop (SIGINT, SIGTERM)
- * ends it and what it started within ENV_GRACE_NS.  The exit status, or
- * -errno (-EINTR: stopped).
+ * The shell running line with its stdout and stderr on out, waited for in
+ * slices: a stop (SIGINT, SIGTERM) ends it and what it started within
+ * ENV_GRACE_NS.  The exit status, or -errno (-EINTR: stopped).
  */
-static int shell_run(struct worker *w, char *line)
+static int shell_run(struct worker *w, char *line, int out)
 {
 	char sh[] = "/bin/sh", c[] = "-c", *argv[] = { sh, c, line, NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int st = 0, ret = child_spawn(&pid, sh, NULL, argv);
+	int st = 0, ret = -posix_spawn_file_actions_init(&fa);
 
+	if (ret)
+		return ret;
+	ret = -posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
+	if (!ret)
+		ret = -posix_spawn_file_actions_adddup2(&fa, out, STDERR_FILENO);
+	if (!ret)
+		ret = child_spawn(&pid, sh, &fa, argv);
+	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
 		return ret;
 	while (!child_reaped(pid, ENV_SLICE_NS, &st))
@@ -67,17 +81,17 @@ static int shell_run(struct worker *w, char *line)
 /* Runs one command as fio's exec_string; 0, or the error already recorded. */
 static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 {
-	char *line = NULL, what[64], path[4096];
+	char *line = strdup(cmd), what[64], path[4096];
 	int st, fd;
 
 	snprintf(path, sizeof(path), "%s.%s.txt", w->job->name, mode);
-	if ((fd = exec_output(w, path, mode)) < 0)
-		return fd;
-	if (asprintf(&line, "%s > %s 2>&1", cmd, path) < 0) {
-		close(fd);
+	if (!line)
 		return -ENOMEM;
+	if ((fd = exec_output(w, path, mode)) < 0) {
+		free(line);
+		return fd;
 	}
-	st = shell_run(w, line);
+	st = shell_run(w, line, fd);
 	free(line);
 	safety_mark_output(fd);	/* what the command wrote is ioplan's: a re-run replaces it */
 	close(fd);

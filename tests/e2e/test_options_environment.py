@@ -30,6 +30,19 @@ class Exec(TmpDirCase):
             self.assertEqual((d / "pr.prerun.txt").read_text(), "before\n", who)
             self.assertEqual((d / "pr.postrun.txt").read_text(), "%s\n" % d, who)
 
+    def test_a_job_name_with_a_blank_writes_only_its_own_file(self):
+        # fio appends "> NAME.prerun.txt 2>&1" to the command: the shell splits "my job" and
+        # truncates the user's file "my" (both tools did).  The output now goes to the file
+        # opened and checked, stdout and stderr, and "my" keeps what it held.
+        (self.tmp / "my").write_text("precious\n")
+        (self.tmp / "j.fio").write_text("[my job]\nioengine=null\nsize=64k\n"
+                                        "exec_prerun=echo out && echo err >&2\nexec_postrun=echo post\n")
+        p = run(["j.fio", "--output-format=terse"], cwd=str(self.tmp))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "my").read_text(), "precious\n")
+        self.assertEqual((self.tmp / "my job.prerun.txt").read_text(), "out\nerr\n")
+        self.assertEqual((self.tmp / "my job.postrun.txt").read_text(), "post\n")
+
     def test_failed_prerun_fails_the_clone_before_any_io(self):
         p = run(["--name=pr", "--ioengine=null", "--size=1m", "--exec_prerun=exit 3",
                  "--output-format=json"], cwd=str(self.tmp))
