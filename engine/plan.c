@@ -4,6 +4,7 @@
  * The parser allocates every piece of a plan through plan_alloc/plan_calloc/
  * plan_strdup so that one function, plan_free, can release it from C or C++.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,13 @@ const struct plan_job *plan_job_at(const struct plan *p, uint32_t i)
 		i -= p->groups[g].nr_jobs;
 	}
 	return NULL;
+}
+
+bool plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext)
+{
+	int len = snprintf(path, n, "%s.%s%s", j->name, ext, j->log_suffix ? j->log_suffix : "");
+
+	return len >= 0 && (size_t)len < n;
 }
 
 bool plan_fills_device(const struct plan_job *j)

@@ -572,9 +572,9 @@ struct plan_job {
 	 */
 	uint8_t log_prefix_named;
 	/*
-	 * After each log's and verify state file's name (NULL = nothing): under
-	 * mpirun ".HOST.RANK", so ranks sharing a working directory keep one each,
-	 * as fio's client names a server's logs NAME.HOST.
+	 * After each log's, verify state file's and command output's name (NULL =
+	 * nothing): under mpirun ".HOST.RANK", so ranks sharing a working directory
+	 * keep one each, as fio's client names a server's logs NAME.HOST.
 	 */
 	char *log_suffix;
 	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */
@@ -787,6 +787,9 @@ bool plan_random_turns_seq(const struct plan_job *j);
 
 /* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
 bool plan_fills_device(const struct plan_job *j);
+
+/* JOB.EXT, then log_suffix: exec's JOB.stdout, exec_prerun's JOB.prerun.txt.  False if cut short. */
+bool plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext);
 
 /* x's share of ppm parts per million, without the overflow of x * ppm past 18 TB. */
 uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);

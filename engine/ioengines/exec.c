@@ -117,7 +117,8 @@ static char **exec_split(char *line)
 }
 
 /*
- * The redirections of std_redirect: <job>.stdout and <job>.stderr, truncated,
+ * The redirections of std_redirect: <job>.stdout and <job>.stderr (and the
+ * rank's suffix under mpirun), truncated,
  * opened here under the side-file rule (safety.h: never a device; the
  * preflight kept a user's file by those names) and handed to the program.
  */
@@ -128,7 +129,7 @@ static int exec_redirect(posix_spawn_file_actions_t *fa, struct exec_eng *x)
 	int ret = 0;
 
 	for (int i = 0; i < 2 && !ret; i++) {
-		snprintf(path, sizeof(path), "%s.%s", x->job->name, ext[i]);
+		plan_job_output_name(path, sizeof(path), x->job, ext[i]);
 		x->out[i] = safety_open_output(&safety_system, path, O_TRUNC,
 					       SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why,
 					       sizeof(why));

@@ -85,11 +85,11 @@ static void each_side_file(const struct plan *p, const struct plan_job *j, side_
 		fn(arg, j, "write_iolog", j->write_iolog_path, 0);
 	for (int post = 0; post < 2; post++)
 		if (post ? j->exec_postrun : j->exec_prerun) {
-			snprintf(path, sizeof(path), "%s.%s.txt", j->name, post ? "postrun" : "prerun");
+			plan_job_output_name(path, sizeof(path), j, post ? "postrun.txt" : "prerun.txt");
 			fn(arg, j, post ? "exec_postrun" : "exec_prerun", path, made_up);
 		}
 	for (int err = 0; plan_engopt_int(j->engine_opts, j->ioengine, "std_redirect") && err < 2; err++) {
-		snprintf(path, sizeof(path), "%s.%s", j->name, err ? "stderr" : "stdout");
+		plan_job_output_name(path, sizeof(path), j, err ? "stderr" : "stdout");
 		fn(arg, j, "std_redirect", path, made_up);
 	}
 }

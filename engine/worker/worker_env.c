@@ -81,10 +81,11 @@ static int shell_run(struct worker *w, char *line, int out)
 /* Runs one command as fio's exec_string; 0, or the error already recorded. */
 static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 {
-	char *line = strdup(cmd), what[64], path[4096];
+	char *line = strdup(cmd), what[64], path[4096], ext[16];
 	int st, fd;
 
-	snprintf(path, sizeof(path), "%s.%s.txt", w->job->name, mode);
+	snprintf(ext, sizeof(ext), "%s.txt", mode);
+	plan_job_output_name(path, sizeof(path), w->job, ext);
 	if (!line)
 		return -ENOMEM;
 	if ((fd = exec_output(w, path, mode)) < 0) {

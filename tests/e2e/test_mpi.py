@@ -365,6 +365,22 @@ class Ranks(TmpDirCase):
             self.assertEqual(sum(1 for l in lines if " write " in l), 16, r)
             self.assertTrue(all(f"/d/f{r} " in l for l in lines[1:]), (r, lines[:3]))
 
+    def test_each_rank_keeps_its_own_command_output(self):
+        # exec's JOB.stdout and exec_prerun's JOB.prerun.txt carry the rank's suffix, as the logs:
+        # ranks sharing the directory wrote over one another's (5 of 10 lines kept, ranks mixed).
+        self.write("prog.sh", "#!/bin/sh\necho rank $IOPLAN_RANK\n")
+        os.chmod(self.tmp / "prog.sh", 0o755)
+        args = self.job(f"[x]\nioengine=exec\nprogram={self.tmp}/prog.sh\nruntime=1\n"
+                        "exec_prerun=echo pre $IOPLAN_RANK\n")
+        p = mpirun(RANKS, args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        host = os.uname().nodename
+        for name in ("x.stdout", "x.prerun.txt"):
+            self.assertFalse((self.tmp / name).exists(), name)
+        for r in range(RANKS):
+            self.assertEqual((self.tmp / f"x.stdout.{host}.{r}").read_text(), f"rank {r}\n")
+            self.assertEqual((self.tmp / f"x.prerun.txt.{host}.{r}").read_text(), f"pre {r}\n")
+
     def test_an_io_error_on_one_rank_is_named_and_rank_files_are_kept(self):
         for r in range(RANKS):
             os.symlink("/dev/full" if r == 2 else "/dev/null", self.tmp / f"d{r}")
