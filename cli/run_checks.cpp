@@ -70,16 +70,30 @@ std::string base_name(const std::string &path)
 bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
 {
     std::map<std::string, std::string> side; // resolved_name -> what writes it
+    std::map<std::string, std::string> kind; // resolved_name -> the option that names it
     std::set<std::string> names;
+    std::string clash;
     struct acc {
-        std::map<std::string, std::string> &side;
+        std::map<std::string, std::string> &side, &kind;
         std::set<std::string> &names;
-    } a{ side, names };
+        std::string &clash;
+    } a{ side, kind, names, clash };
+    // One name from two options (write_iolog=a_bw.1.log beside write_bw_log=a) is two writers
+    // of one file; one option's name shared (per_job_logs=0, clones' JOB.stdout) is one writer's.
     eng_each_side_file(&p, [](void *arg, const plan_job *j, const char *option, const char *path) {
         acc *x = static_cast<acc *>(arg);
-        x->side.emplace(resolved_name(path), std::string("job '") + j->name + "''s " + option + " file " + path);
+        std::string at = resolved_name(path), what = std::string("job '") + j->name + "''s " + option + " file " + path;
+        auto [it, fresh] = x->kind.emplace(at, option);
+        if (!fresh && it->second != option && x->clash.empty())
+            x->clash = what + " is " + x->side[at];
+        x->side.emplace(at, what);
         x->names.insert(base_name(path));
     }, &a);
+    if (!clash.empty()) {
+        std::fprintf(stderr, "ioplan: error: %s: the run would write one over the other; nothing was run\n",
+                     clash.c_str());
+        return false;
+    }
     for (const input_file &in : inputs)
         if (in.written) {
             side.emplace(resolved_name(in.path), in.what);

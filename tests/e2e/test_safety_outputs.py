@@ -280,6 +280,33 @@ class SideFilesKeepUserFiles(TmpDirCase):
                               "other; nothing was run", p.stderr)
                 self.assertEqual(os.listdir(self.tmp), [])
 
+    def test_two_side_files_of_one_name_are_refused_one_options_shared_runs(self):
+        # write_iolog=a_bw.1.log beside write_bw_log=a (or a verify state's, or exec's
+        # JOB.stdout): two writers of one file, which kept 538 of 1024 trace lines.  One
+        # option's name shared by several jobs (per_job_logs=0, a write_iolog) is one writer's.
+        base = "[global]\nioengine=null\nsize=1m\n"
+        cases = {"[a]\nwrite_bw_log=a\n[b]\nwrite_iolog=a_bw.1.log\n":
+                 "job 'b''s write_iolog file a_bw.1.log is job 'a''s write_bw_log file a_bw.1.log",
+                 "[c]\nrw=write\nioengine=psync\nfilename=f\nverify=crc32c\nwrite_iolog=local-c-0-verify.state\n":
+                 "job 'c''s write_iolog file local-c-0-verify.state is job 'c''s verify_state_save file "
+                 "local-c-0-verify.state",
+                 "[x]\nioengine=exec\nprogram=true\nruntime=1\n[e]\nwrite_iolog=./x.stdout\n":
+                 "job 'e''s write_iolog file ./x.stdout is job 'x''s std_redirect file x.stdout"}
+        for body, what in cases.items():
+            with self.subTest(what):
+                (self.tmp / "j.fio").write_text(base + body)
+                p = run(["j.fio"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"ioplan: error: {what}: the run would write one over the other; nothing was run",
+                              p.stderr)
+                self.assertEqual(sorted(os.listdir(self.tmp)), ["j.fio"])
+        shared = "per_job_logs=0\nwrite_bw_log=s\nwrite_iolog=t.log\n"
+        (self.tmp / "j.fio").write_text(base + f"[a]\n{shared}[b]\n{shared}"
+                                        "[x]\nioengine=exec\nprogram=true\nruntime=1\nnumjobs=2\n")
+        p = run(["j.fio", "--output-format=terse"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((self.tmp / "s_bw.log").exists() and (self.tmp / "t.log").exists())
+
     def test_a_jobs_file_that_is_the_store_or_a_job_file_by_another_name_is_refused(self):
         # The rule above matched names only: a symbolic or hard link to the store, with
         # allow_existing_file_write=1 (on when run as fio), let the job write its data over
