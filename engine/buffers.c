@@ -58,6 +58,7 @@ int buffill_from_job(struct buffill *f, const struct plan_job *j)
 	memset(f, 0, sizeof(*f));
 	f->kind = j->buffer_fill;
 	f->compress_pct = j->buffer_compress_pct > 100 ? 100 : j->buffer_compress_pct;
+	f->in_chunks = j->buffer_compress_pct || j->dedupe_pct;
 	/* fio's min_not_zero(min_bs, compress_chunk): no chunk past the smallest write, 0 that write. */
 	f->compress_chunk = j->bs[PLAN_DDIR_WRITE].min_bytes;
 	if (j->buffer_compress_chunk_bytes &&
@@ -113,7 +114,9 @@ static void fill_pattern(uint8_t *p, uint64_t len, const struct buffill *f)
 
 /*
  * fio's buffer_compress_percentage (fill_io_buffer): the buffer in chunks (the
- * last one shorter), each (100 - pct)% random, rounded down, and zeros after.
+ * last one shorter), each (100 - pct)% random, rounded down, then zeros, or
+ * buffer_pattern from its start: the pattern is what compresses, not all there
+ * is.  dedupe_percentage alone fills so too (0%: random, a dedupe repeats it).
  */
 static void fill_compressible(uint8_t *p, uint64_t len, const struct buffill *f, uint64_t *rng)
 {
@@ -123,12 +126,20 @@ static void fill_compressible(uint8_t *p, uint64_t len, const struct buffill *f,
 		n = len - off < chunk ? len - off : chunk;
 		random = n * (100 - f->compress_pct) / 100;
 		buf_fill_random(p + off, random, rng);
-		memset(p + off + random, 0, n - random);
+		if (f->kind == PLAN_BUF_PATTERN)
+			fill_pattern(p + off + random, n - random, f);
+		else
+			memset(p + off + random, 0, n - random);
 	}
 }
 
 void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 {
+	/* As fio's: compression or dedupe first, whatever zero_buffers or a pattern say. */
+	if (f->in_chunks) {
+		fill_compressible(buf, len, f, rng);
+		return;
+	}
 	switch (f->kind) {
 	case PLAN_BUF_ZERO:
 		memset(buf, 0, len);
@@ -137,10 +148,7 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 		fill_pattern(buf, len, f);
 		return;
 	default:
-		if (f->compress_pct)
-			fill_compressible(buf, len, f, rng);
-		else
-			buf_fill_random(buf, len, rng);
+		buf_fill_random(buf, len, rng);
 	}
 }
 

@@ -44,6 +44,8 @@ static inline void *bufpool_at(const struct bufpool *p, uint32_t i)
 struct buffill {
 	enum plan_buffer_fill kind;
 	uint32_t compress_pct;
+	bool in_chunks;			/* buffer_compress_percentage or dedupe_percentage: each
+					 * chunk random, then zeros or the pattern (fio's order) */
 	uint64_t compress_chunk;
 	uint8_t *pattern;		/* owned copy, or NULL */
 	uint32_t pattern_len;

@@ -143,6 +143,9 @@ void finalize_spec(job_def &d)
         fail(option_loc(d, "verify"), "job '" + job_name(d) + "': verify=pattern needs verify_pattern=");
     if (j.buffer_fill == PLAN_BUF_PATTERN && d.spec.pattern.empty())
         j.buffer_fill = PLAN_BUF_RANDOM;
+    // fio's fill_io_buffer asks for a pattern before zero_buffers, whichever came last.
+    if (j.buffer_fill == PLAN_BUF_ZERO && !d.spec.pattern.empty())
+        j.buffer_fill = PLAN_BUF_PATTERN;
     if (j.buffer_fill == PLAN_BUF_RANDOM_ONCE && !j.write_source_bytes)
         j.write_source_bytes = j.bs[PLAN_DDIR_WRITE].max_bytes; // one block's worth, as DISKSPD -Z alone
     if (j.verify != PLAN_VERIFY_NONE || j.buffer_compress_pct)

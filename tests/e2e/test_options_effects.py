@@ -596,6 +596,24 @@ class Data(TmpDirCase):
                     for (a, n), (b, m) in zip(mine, got["fio"]):
                         self.assertLessEqual(abs(a - b) + abs((a + n) - (b + m)), 2, ((a, n), (b, m)))
 
+    def test_a_pattern_fills_only_the_compressible_share(self):
+        # fio's fill_io_buffer: with buffer_compress_percentage or dedupe_percentage each chunk is
+        # random first, then the pattern where zeros would be; a pattern also wins over
+        # zero_buffers.  ioplan wrote the pattern alone (compressed to 0.001 where fio's 0.71).
+        dead = bytes.fromhex("deadbeef")
+        cases = {"30": (["--buffer_pattern=0xdeadbeef", "--buffer_compress_percentage=30"], 0.71, 77824),
+                 "30-zero": (["--buffer_compress_percentage=30", "--zero_buffers", "--buffer_pattern=0xdeadbeef"],
+                             0.71, 77824),
+                 "dedupe": (["--buffer_pattern=0xdeadbeef", "--dedupe_percentage=50"], 1.0, 0),
+                 "pattern-then-zero": (["--buffer_pattern=0xdeadbeef", "--zero_buffers"], 0.001, 262144)}
+        for name, (extra, ratio, runs) in cases.items():
+            for who, runner in runners():
+                with self.subTest(name, who=who):
+                    data = self.written(runner, f"{who}-{name}", *extra)
+                    self.assertAlmostEqual(len(zlib.compress(data)) / len(data), ratio, delta=0.02)
+                    # the pattern's count as in fio's file (give or take one met by chance)
+                    self.assertLessEqual(abs(data.count(dead) - runs), 2, data.count(dead))
+
 class Latency(unittest.TestCase):
     def test_disable_lat_leaves_total_latency_unmeasured(self):
         for who, runner in runners():
