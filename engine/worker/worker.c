@@ -634,6 +634,10 @@ static void run(struct worker *w)
 		atomic_store_explicit(&w->pub.epoch_ns, w->now, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 	if (j->verify_only) {
+		/* fio runs a verify_only job that does not write through its I/O loop, which
+		 * sets its latency_depth (a writer's dry run does not). */
+		if (!plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE))
+			w->res.lat_depth = j->lat_target_ns ? 1 : j->iodepth;
 		verify(w);
 		worker_verify_verdict(w);
 		return;

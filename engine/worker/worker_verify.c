@@ -173,10 +173,18 @@ static void account_read(struct worker *w, uint32_t f, uint64_t off, uint64_t by
 	}
 	d->bytes += bytes;
 	d->ios++;
-	if (!w->job->disable_clat)
+	if (!w->job->disable_clat) {
 		lat_add(&d->clat, lat);
+		latbkt_add(w->res.latbkt, w->sh->lbt, lat);
+	}
 	if (!w->job->disable_lat)
 		lat_add(&d->lat, lat);
+	/* The depth rows describe the workload: a verify_only job's is this pass, one read at a time. */
+	if (w->job->verify_only) {
+		w->res.depth[depth_bucket(1)]++;
+		w->res.submit[batch_bucket(1)]++;
+		w->res.complete[batch_bucket(1)]++;
+	}
 	worker_logs_read_back(w, now, off, (uint32_t)bytes, lat);
 }
 

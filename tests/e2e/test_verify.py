@@ -354,6 +354,28 @@ class AgainstFio(TmpDirCase):
         self.assertEqual(w.returncode, 0, w.stderr)
         self.assertEqual(checked(run_fio, job_file("fio-r.fio", "ioplan", "read")), want)
 
+    def test_a_verify_only_readers_report_has_fios_keys_and_rows(self):
+        # fio runs a verify_only job that reads through its I/O loop: its JSON has latency_depth
+        # and its kin, its depth rows say 1=100%, its latency rows hold its reads.  ioplan's had
+        # none of the four keys and 0% rows.  A verify_only writer (fio's dry run) has no keys.
+        job = self.write("vo.fio", "[global]\nfilename=v.dat\nsize=256k\nbs=4k\nverify=crc32c\n"
+                         "[w]\nrw=write\ndo_verify=0\n[v]\nstonewall\nrw=read\nverify_only=1\n"
+                         "[vw]\nstonewall\nrw=write\nverify_only=1\n")
+        seen = {}
+        for who, tool in (("fio", run_fio), ("ioplan", run)) if FIO else (("ioplan", run),):
+            p = tool([str(job), "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            jobs = {j["jobname"]: j for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]}
+            seen[who] = {n: (j.get("latency_depth"), j.get("latency_target"), j["iodepth_level"]["1"],
+                             j["iodepth_submit"]["4"],
+                             sum(j["latency_us"].values()) + sum(j["latency_ns"].values()) > 90)
+                         for n, j in jobs.items() if n != "vw"}
+            seen[who]["vw"] = "latency_depth" in jobs["vw"]
+            (self.tmp / "v.dat").unlink()
+        self.assertEqual(seen["ioplan"], {"w": (1, 0, 100.0, 100.0, True), "v": (1, 0, 100.0, 100.0, True), "vw": False})
+        if FIO:
+            self.assertEqual(seen["ioplan"], seen["fio"])
+
     def test_verify_only_checks_what_a_write_with_holes_wrote_as_fios_dry_run(self):
         # norandommap=1 writes some blocks twice and leaves others as they were: verify_only
         # draws the same writes again (the same seed) and checks those, as fio's dry run
