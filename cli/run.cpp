@@ -378,6 +378,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     report::options o;
     o.formats = formats;
     o.who = a.who;
+    o.notes_first = a.who == report::personality::fio && a.output_path.empty();
     o.terse_version = a.terse_version;
     o.banner = banner;
     o.banner_written = banner_written;
@@ -738,9 +739,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (r && !r->run_uuid && !a.fake_clock_step_ns)
         r->run_uuid = strdup(resdb::new_uuid().c_str());
     if (r && reports) {
-        // fio prints its notes on stdout ahead of the JSON; without the normal
-        // output to carry them they go to stderr, so stdout stays one document.
-        if (!(formats & report::FORMAT_NORMAL))
+        // fio prints its notes on stdout ahead of the JSON (with --output, nowhere); run as
+        // ioplan, without the normal output to carry them they go to stderr, so stdout
+        // stays one document (run as fio, the report puts them where fio does).
+        if (!(formats & report::FORMAT_NORMAL) && a.who != report::personality::fio)
             for (uint32_t i = 0; i < r->nr_msgs; i++)
                 if (r->msgs[i].code && std::strcmp(r->msgs[i].code, "fio-note") == 0)
                     status(std::string(r->msgs[i].text) + "\n");

@@ -45,6 +45,8 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 // banner_written: write_banner's part went out before the run.
 void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who,
 			  bool banner_written = false);
+// fio's notes as its threads start ("note: both iodepth >= 1 and synchronous ..."), one a line.
+void write_fio_notes(std::ostream &out, const results &r);
 
 // Disk utilisation in percent over the time the counters cover, at most 100.
 double disk_util_pct(const res_disk &d);

@@ -175,6 +175,9 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 		write_normal_opening(out, r, p, o.who, o.banner_written);
 		o.banner = false;
 	}
+	// fio's notes (log_info, as its threads start) come first even without the normal output.
+	if (o.banner && o.notes_first && !(o.formats & FORMAT_NORMAL))
+		write_fio_notes(out, r);
 	for (const format_row &f : formats) {
 		if (!(o.formats & f.bit) || (done & f.bit) || (o.formats & f.unless))
 			continue;

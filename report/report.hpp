@@ -71,6 +71,9 @@ struct options {
 	personality who = personality::ioplan;
 	// --terse-version: 2, 3 (fio's default), 4 or 5.
 	int terse_version = 3;
+	// fio's notes ahead of a JSON or terse report: run as fio onto stdout, where
+	// fio's log_info puts them (its --output file does not get them).
+	bool notes_first = false;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and

@@ -57,14 +57,6 @@ void write_layout_lines(std::ostream &out, const results &r, const plan &p)
 	}
 }
 
-// fio's notes as its threads start (fio-note messages), after the Starting line, as fio prints them.
-void write_fio_notes(std::ostream &out, const results &r)
-{
-	for (uint32_t i = 0; i < r.nr_msgs; i++)
-		if (r.msgs[i].code && std::strcmp(r.msgs[i].code, "fio-note") == 0 && r.msgs[i].text)
-			out << r.msgs[i].text << '\n';
-}
-
 std::string entry_header(const entry &e, const model &m, const options &o)
 {
 	std::string s;
@@ -270,6 +262,14 @@ std::string starting_line(const plan &p)
 }
 
 } // namespace
+
+// fio's notes as its threads start (fio-note messages), after the Starting line, as fio prints them.
+void write_fio_notes(std::ostream &out, const results &r)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		if (r.msgs[i].code && std::strcmp(r.msgs[i].code, "fio-note") == 0 && r.msgs[i].text)
+			out << r.msgs[i].text << '\n';
+}
 
 void write_banner(const plan &p, std::ostream &out, personality who)
 {

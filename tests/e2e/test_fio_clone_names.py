@@ -7,12 +7,12 @@ the others after the section, and so are their bw/iops/lat log files
 when a synchronous engine is given iodepth>1; in the normal output it follows
 the Starting line.  fio prints it ahead of its JSON on stdout, which breaks a
 strict JSON reader: ioplan keeps stdout one JSON document and puts the note on
-stderr there (COMPATIBILITY in ioplan-job(5)).
+stderr there (COMPATIBILITY in ioplan-job(5)); run as fio, it prints it where fio does.
 """
 import json
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, run, run_as_fio, run_fio
 
 NOTE = ("note: both iodepth >= 1 and synchronous I/O engine are selected, "
         "queue depth will be capped at 1")
@@ -74,6 +74,19 @@ class CloneNames(TmpDirCase):
         doc = json.loads(ip.stdout)
         self.assertEqual(len(doc["jobs"]), 2)
         self.assertEqual(ip.stderr.count(NOTE), 2, ip.stderr)
+        # Run as fio, where fio's are: ahead of the document on stdout, nothing on stderr
+        # (kubestr fails a run that writes there); none in an --output file, as fio's.
+        d = out["ioplan"][1]
+        (d / "n.dat").unlink()
+        ap = run_as_fio(["--output-format=json", "job.fio"], cwd=d)
+        self.assertEqual((ap.returncode, ap.stderr), (0, ""))
+        self.assertTrue(ap.stdout.startswith(NOTE + "\n" + NOTE + "\n{"), ap.stdout[:300])
+        for who, tool in (("fio", run_fio), ("ioplan", run_as_fio)):
+            d = out[who][1]
+            (d / "n.dat").unlink()
+            p = tool(["--output-format=json", "--output=o.json", "job.fio"], cwd=d)
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""), who)
+            self.assertTrue((d / "o.json").read_text().startswith("{"), who)
         # With a queueing engine neither tool has anything to note.
         for who in ("fio", "ioplan"):
             d = out[who][1]
