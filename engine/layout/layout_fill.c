@@ -205,8 +205,8 @@ static int content_init(struct filler *f, const struct plan_job *j, uint64_t spa
 		f->piece = LAYOUT_FILL_CHUNK;
 	if (j && j->dedupe_pct)
 		dedupe_init(&f->dedupe, j, f->rng, span, f->piece);
-	f->same = f->fill.kind == PLAN_BUF_ZERO ||
-		  (f->fill.kind == PLAN_BUF_PATTERN && !(LAYOUT_FILL_CHUNK % f->piece));
+	f->same = !f->fill.in_chunks && (f->fill.kind == PLAN_BUF_ZERO ||
+					 (f->fill.kind == PLAN_BUF_PATTERN && !(LAYOUT_FILL_CHUNK % f->piece)));
 	for (uint32_t i = 0; f->same && i < nbufs; i++)
 		fill_pieces(f, bufpool_at(&f->pool, i), (uint32_t)f->pool.stride);
 	return 0;

@@ -613,6 +613,18 @@ class Data(TmpDirCase):
                     self.assertAlmostEqual(len(zlib.compress(data)) / len(data), ratio, delta=0.02)
                     # the pattern's count as in fio's file (give or take one met by chance)
                     self.assertLessEqual(abs(data.count(dead) - runs), 2, data.count(dead))
+        # A read job's layout holds the same content, each 64 KiB piece its own random part.
+        for who, runner in runners():
+            for extra in (["--buffer_pattern=0xdeadbeef"], ["--zero_buffers"]):
+                with self.subTest("layout", who=who, extra=extra):
+                    path = self.tmp / f"{who}-layout"
+                    p = runner(["--name=r", f"--filename={path}", "--size=4m", "--rw=read", "--bs=64k",
+                                "--buffer_compress_percentage=30", *extra])
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    data = path.read_bytes()
+                    path.unlink()
+                    self.assertAlmostEqual(len(zlib.compress(data)) / len(data), 0.71, delta=0.02)
+                    self.assertEqual(len({data[i:i + 65536] for i in range(0, len(data), 65536)}), 64)
 
 class Latency(unittest.TestCase):
     def test_disable_lat_leaves_total_latency_unmeasured(self):
