@@ -776,6 +776,13 @@ uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
 	return d == PLAN_DDIR_WRITE ? g->only_ddir : PLAN_DDIR_WRITE;
 }
 
+uint32_t gen_mix_share(const struct gen *g, uint8_t d)
+{
+	uint32_t read_pct = g->job->rwmixread_pct;
+
+	return d == PLAN_DDIR_READ ? read_pct : 100 - read_pct;
+}
+
 bool gen_next(struct gen *g, struct gen_io *io)
 {
 	return gen_next_ddir(g, gen_pick_ddir(g), io);

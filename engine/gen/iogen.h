@@ -376,6 +376,9 @@ static inline void gen_count_as_reads(struct gen *g)
 /* The other direction of a mix. */
 uint8_t gen_other_ddir(const struct gen *g, uint8_t ddir);
 
+/* A mix's share of direction d in percent (fio's rwmix[d]); 0: the mix never picks d. */
+uint32_t gen_mix_share(const struct gen *g, uint8_t ddir);
+
 /* Bytes one pass over all files covers (the default amount per loop). */
 uint64_t gen_pass_bytes(const struct gen *g);
 

@@ -88,6 +88,23 @@ class RwmixLikeFio(TmpDirCase):
                 self.assertEqual(out["ioplan"], out["fio"])
                 self.assertEqual(out["fio"][0][3:], ios, "fio's own counts moved")
 
+    def test_a_rate_limited_mix_steers_as_fio(self):
+        # fio's rate_ddir: the mix's pick if due, else the other direction if due, else
+        # the one of the two due first, and never a direction of rwmix 0.  ioplan waited
+        # for the pick: the user's job (jimsalterjrs/btrfs-testing's
+        # fio-test-ratelimited.fio, 8m) read 33 blocks, fio 32; rwmixread=0 read half
+        # its blocks, fio none.  Rates of 64 KiB every 21 ms or more keep fio's own
+        # figures those of its schedules on a loaded machine.
+        cases = {"ratelimited_25": ("rwmixread=25\nrate=1m,3m\nsize=8m\n", (32, 96)),
+                 "ratelimited_70": ("rwmixread=70\nrate=3m,1m\nsize=4m\n", (48, 16)),
+                 "ratelimited_0": ("rwmixread=0\nrate=4m\nsize=2m\n", (0, 32))}
+        for name, (body, ios) in cases.items():
+            with self.subTest(name):
+                text = f"[j]\nfilename=r.dat\nrw=randrw\nbs=64k\nioengine=psync\n{body}"
+                out = self.both(name, text, own_dirs=True)
+                self.assertEqual(out["ioplan"], out["fio"])
+                self.assertEqual(out["fio"][0][3:], ios, "fio's own counts moved")
+
 
 class RwmixSequence(TmpDirCase):
     def test_fio_t0008_split(self):
