@@ -276,11 +276,12 @@ class FioLogDifferential(LogsTmp):
         args = ["--name=e", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based", "--runtime=2",
                 "--log_avg_msec=1000", "--write_bw_log=e", "--write_iops_log=e", "--write_lat_log=e"]
         a, f = self.run_both(args)
+        # fio's own count is its helper thread's timing: on an idle machine 1, held off the CPU
+        # none, on a loaded one a second at 2 s before the job is seen to end; not judged.
         for name in ("e_bw.1.log", "e_iops.1.log"):
-            mine, theirs = read_log(a / name), read_log(f / name)
+            mine = read_log(a / name)
             self.assertEqual(len(mine), 1, (name, mine))
             self.assertTrue(1000 <= mine[0][0] < 2000, (name, mine))
-            self.assertLessEqual(len(theirs), 1, (name, theirs))  # fio held off the CPU may write none
         clat = read_log(a / "e_clat.1.log")
         self.assertEqual(len(clat), 2, clat)
         self.assertGreaterEqual(clat[-1][0], 2000, clat)
