@@ -25,16 +25,11 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int diskstats_dev_of(const char *path, char *name, uint32_t len)
+int diskstats_disk_dir(dev_t dev, char *dir, size_t len)
 {
 	char link[64], real[PATH_MAX], part[PATH_MAX + 16];
-	struct stat st;
-	dev_t dev;
 	char *slash;
 
-	if (stat(path, &st))
-		return -errno;
-	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
 	if (!realpath(link, real))
 		return -errno;
@@ -44,9 +39,23 @@ int diskstats_dev_of(const char *path, char *name, uint32_t len)
 		if (slash)
 			*slash = '\0';
 	}
-	snprintf(name, len, "%s", base_name(real));
-	snprintf(part, sizeof(part), "/sys/block/%s/stat", name);
-	return access(part, R_OK) ? -ENODEV : 0;
+	return snprintf(dir, len, "%s", real) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+int diskstats_dev_of(const char *path, char *name, uint32_t len)
+{
+	char dir[PATH_MAX], stat_file[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st))
+		return -errno;
+	ret = diskstats_disk_dir(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	snprintf(name, len, "%s", base_name(dir));
+	snprintf(stat_file, sizeof(stat_file), "/sys/block/%s/stat", name);
+	return access(stat_file, R_OK) ? -ENODEV : 0;
 }
 
 static int read_stat(const char *name, uint64_t v[DISKSTATS_FIELDS])

@@ -10,7 +10,9 @@
 #define IOPLAN_ENGINE_DISKSTATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine/layout/layout.h"
 #include "engine/results.h"
@@ -33,6 +35,13 @@ void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake);
 void diskstats_end(struct diskstats *ds, struct results *r);
 
 void diskstats_release(struct diskstats *ds);
+
+/*
+ * The sysfs directory of the whole disk of block device number dev, a
+ * partition's parent's (/sys/devices/.../loop0): 0, or -errno (-ENOENT: no
+ * block device has that number, as a tmpfs's or btrfs's anonymous one).
+ */
+int diskstats_disk_dir(dev_t dev, char *dir, size_t len);
 
 /* Whole-disk name ("vda") of the block device holding path, or -errno. */
 int diskstats_dev_of(const char *path, char *name, uint32_t len);

@@ -355,6 +355,8 @@ static void *coordinator(void *arg)
 		idle = idle_start(e);
 		if (!ret)
 			ret = run_plan(e);
+		/* Every worker has ended, however the run did: the devices get their schedulers back. */
+		iosched_end(&e->iosched, e->res);
 		idleprof_stop(idle, e->res);
 		logs_stop(e);
 		layout_finish(&e->lay, e->res);
@@ -391,6 +393,7 @@ static void eng_free(struct eng *e)
 	free((void *)e->sh.states);
 	flows_release(&e->flows);
 	scratch_release(&e->scratch);
+	iosched_release(&e->iosched);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	if (e->done_fd >= 0)
@@ -443,6 +446,7 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	if (scratch_init(&e->scratch))
 		return -ENOMEM;
 	e->sh.scratch = &e->scratch;
+	e->sh.iosched = &e->iosched;
 	e->sh.lay = &e->lay;
 	ret = layout_init(&e->lay, p);
 	if (!ret && e->opts.preflight)

@@ -18,6 +18,7 @@
 #include "engine/cpustat.h"
 #include "engine/diskstats.h"
 #include "engine/engine.h"
+#include "engine/iosched.h"
 #include "engine/layout/layout.h"
 #include "engine/logs/logs.h"
 #include "engine/scratch.h"
@@ -37,6 +38,7 @@ struct eng {
 	struct eng_shared sh;
 	struct flows flows;
 	struct scratch_files scratch;
+	struct iosched iosched;		/* devices ioscheduler= switched (iosched.h) */
 	struct diskstats disks;
 	struct cpustat cpus;
 	struct log_writer *log_writer;	/* NULL unless a job writes fio's log files */

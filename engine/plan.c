@@ -75,6 +75,7 @@ void plan_job_free(struct plan_job *j)
 		free(j->replay->ios);
 	free(j->replay);
 	free(j->exec_prerun);
+	free(j->ioscheduler);
 	free(j->exec_postrun);
 }
 

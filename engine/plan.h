@@ -690,6 +690,10 @@ struct plan_job {
 	char *exec_postrun;
 	uint64_t lockmem_bytes;		/* 0 = none */
 	uint32_t write_hint;		/* RWH_WRITE_LIFE_*; 0 = leave unset */
+	/* The I/O scheduler the block devices under the job's files are switched
+	 * to before its I/O (fio's ioscheduler=; engine/iosched.h), put back at
+	 * the end of the run.  NULL = leave them as they are. */
+	char *ioscheduler;
 
 	/* fio's flow control and submission (engine/flow.h). */
 	uint32_t flow_weight;		/* flow=: share among jobs of flow_id; 0 = no flow */

@@ -242,7 +242,7 @@ static const char *const WHY_DEPRECATED =
 static const char *const WHY_PLACEMENT =
     "is not supported (scheduling and NUMA placement)";
 static const char *const WHY_THREADS =
-    "is not supported (ioplan's clones are threads of one process: no per-job user, cgroup, I/O scheduler switch or file lock)";
+    "is not supported (ioplan's clones are threads of one process: no per-job user, cgroup or file lock)";
 static const char *const WHY_ASYNC_VERIFY =
     "is not supported (asynchronous verification)";
 static const char *const WHY_ZONED =
@@ -1460,6 +1460,12 @@ static const std::vector<option> core_table = {
         .help("Shell command each clone runs after its I/O, output in JOBNAME.postrun.txt; a failure is the "
               "clone's error.")
         .apply(A(j.exec_postrun = trim(v))),
+    opt("ioscheduler", opt_type::string, CAT_ENGINE)
+        .help("I/O scheduler (none, mq-deadline, kyber, bfq, ...) written into the queue/scheduler of the block "
+              "devices under the job's files before its I/O, as fio; ioplan puts each device's scheduler back "
+              "when the run ends. A name the device does not offer fails the job (EINVAL).")
+        .apply(A(j.ioscheduler = trim(v);
+                 if (j.ioscheduler.empty()) throw value_error("ioscheduler needs a scheduler name"))),
     opt("lockmem", opt_type::size, CAT_ENGINE)
         .unit("bytes")
         .def("0")
@@ -1652,7 +1658,7 @@ static const std::vector<option> core_table = {
     no("rwmixcycle", WHY_DEPRECATED), no("percentage_sequential", WHY_DEPRECATED),
     no("hugepage-size", WHY_PLACEMENT),
     no("daemonize", WHY_PLACEMENT),
-    no("ioscheduler", WHY_THREADS), no("lockfile", WHY_THREADS), no("cgroup", WHY_THREADS),
+    no("lockfile", WHY_THREADS), no("cgroup", WHY_THREADS),
     no("cgroup_weight", WHY_THREADS), no("cgroup_nodelete", WHY_THREADS), no("uid", WHY_THREADS),
     no("gid", WHY_THREADS),
     no("verify_write_sequence", WHY_ASYNC_VERIFY), no("verify_header_seed", WHY_ASYNC_VERIFY),

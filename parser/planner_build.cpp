@@ -599,6 +599,8 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         j.exec_prerun = plan_strdup(s.exec_prerun.c_str());
     if (!s.exec_postrun.empty())
         j.exec_postrun = plan_strdup(s.exec_postrun.c_str());
+    if (!s.ioscheduler.empty())
+        j.ioscheduler = plan_strdup(s.ioscheduler.c_str());
     j.job_id = job_id;
     j.source_file = d.file_index;
     if (s.atomic)

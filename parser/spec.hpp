@@ -70,6 +70,7 @@ struct job_spec {
     std::string log_prefix[4];        // their values ("": the job name)
     bool bw_avg_set = false, iops_avg_set = false;  // bwavgtime/iopsavgtime given (fio_option_is_set)
     std::string exec_prerun, exec_postrun;          // "" = none
+    std::string ioscheduler;                        // "" = leave the devices' schedulers
 
     // write_iolog, read_iolog, replay_redirect: paths kept as text until the plan is built.
     std::string write_iolog, read_iolog, replay_redirect;

@@ -152,6 +152,9 @@ json engine_json(const plan_job &j)
     std::string above = cpu_list_from(j.cpus_allowed, 64);
     if (!above.empty())
         o["cpus_allowed_above_63"] = above;
+    // Only when set, so that a job without it keeps its plan hash.
+    if (j.ioscheduler)
+        o["ioscheduler"] = j.ioscheduler;
     return o;
 }
 

@@ -539,6 +539,8 @@ static int setup(struct worker *w)
 	room = calloc(c->nr_files ? c->nr_files : 1, sizeof(*room));
 	ret = !w->fds || !w->dirty || !w->file_inflight || !start || !len || !room ? -ENOMEM : 0;
 	if (!ret)
+		ret = worker_env_iosched(w);
+	if (!ret)
 		ret = open_files(w, start, len, room);
 	if (!ret)
 		ret = worker_iolog_open(w);

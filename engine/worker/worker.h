@@ -34,6 +34,7 @@
 #include "engine/verify/verify.h"
 
 struct layout;
+struct iosched;
 
 /* What every worker of a run reads; set up before the first worker starts. */
 struct eng_shared {
@@ -49,6 +50,7 @@ struct eng_shared {
 	struct scratch_files *scratch;	/* scratch files the run created (scratch.h) */
 	const struct layout *lay;	/* the files as the layout checked them (layout_open) */
 	const char *aux_path;		/* plan.aux_path: side files go there (NULL = cwd) */
+	struct iosched *iosched;	/* ioscheduler='s devices switched, put back at the end (iosched.h) */
 };
 
 /* The syncs writes ask for, in the order fio's get_rw_ddir tries them (worker_sync.c). */
@@ -562,6 +564,8 @@ void worker_quiesce(struct worker *w);
  * exec_postrun, unpinning (end) around a clone's I/O (worker_env.c).
  */
 int worker_env_start(struct worker *w);
+/* ioscheduler=: the clone's devices switched before its files open (0 or -errno, the error recorded). */
+int worker_env_iosched(struct worker *w);
 void worker_env_end(struct worker *w);
 
 /*

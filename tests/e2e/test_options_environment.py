@@ -125,8 +125,7 @@ class MountedWrite(TmpDirCase):
 
 class Refused(TmpDirCase):
     def test_per_job_identity_and_cgroups_are_refused_with_the_reason(self):
-        for opt in ("uid=1000", "gid=1000", "cgroup=x", "cgroup_weight=100", "ioscheduler=none",
-                    "lockfile=exclusive"):
+        for opt in ("uid=1000", "gid=1000", "cgroup=x", "cgroup_weight=100", "lockfile=exclusive"):
             self.write("r.fio", "[r]\nsize=1m\n%s\n" % opt)
             p = run([str(self.tmp / "r.fio"), "--parse-only"])
             self.assertEqual(p.returncode, 2, opt)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "parser/convert.hpp"
+#include "parser/ini.hpp"
 #include "parser/options.hpp"
 #include "parser/parser.hpp"
 #include "tests/parser/applied.hpp"
@@ -74,6 +75,21 @@ TEST_CASE("aliases and case-insensitive lookup")
     CHECK(find_option("no_such_option") == nullptr);
     CHECK(!unsupported_reason("rbdname").empty());
     CHECK(unsupported_reason("no_such_option").empty());
+}
+
+TEST_CASE("ioscheduler is a name for the engine, no longer refused; an empty one is an error")
+{
+    CHECK(unsupported_reason("ioscheduler").empty());
+    CHECK(with("ioscheduler", " mq-deadline ").ioscheduler == "mq-deadline");
+    const option &o = *find_option("ioscheduler");
+    job_spec j = default_spec();
+    CHECK_THROWS_AS(o.apply(j, o, " "), value_error);
+    diag_list notes;
+    plan_ptr p = plan_documents({read_ini_text("[a]\nsize=1m\nioscheduler=bfq\n[b]\nsize=1m\n", "t.fio")},
+                                request{}, &notes);
+    REQUIRE(p);
+    CHECK(std::string(plan_job_at(p.get(), 0)->ioscheduler) == "bfq");
+    CHECK(plan_job_at(p.get(), 1)->ioscheduler == nullptr); // NULL: the devices are left as they are
 }
 
 TEST_CASE("rwmixwrite sets the read share; buffered is not-direct")
