@@ -124,6 +124,11 @@ uint64_t plan_share_ppm(uint64_t x, uint32_t ppm)
 	return x / m * ppm + x % m * ppm / m;
 }
 
+bool plan_file_drawn_empty(const struct plan_job *j, const struct plan_file *f)
+{
+	return j->filesize_min_bytes != j->filesize_max_bytes && !f->size_bytes;
+}
+
 uint64_t plan_min_bs(const struct plan_job *j)
 {
 	uint64_t a = UINT64_MAX;

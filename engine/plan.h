@@ -801,6 +801,13 @@ uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
 /* fio's rw_min_bs: the smallest block size set for any direction (1 when none is). */
 uint64_t plan_min_bs(const struct plan_job *j);
 
+/*
+ * A file whose draw from a filesize= range is under one block: fio's
+ * get_rand_file_size cuts it to rw_min_bs, so the file has no length (fio lays
+ * nothing out; a job that writes makes it empty as it opens it).
+ */
+bool plan_file_drawn_empty(const struct plan_job *j, const struct plan_file *f);
+
 /* The largest block one direction's bs= or bssplit= allows (0 when none is set). */
 uint64_t plan_bs_max(const struct plan_bs *b);
 

@@ -1,8 +1,9 @@
 // parser/job_checks.cpp - what a run would only find out after starting a job,
 // refused when the job is planned, with the option's position: regions that
-// hold no block, offsets past the files' end, zones that do not fit, engine
-// options under another engine, cmdprio modes that exclude each other, zone
-// modes, block_error_percentiles, rates that exclude each other.  Apart from planner_build.cpp, which turns
+// hold no block (a filesize= range's once its files are drawn), offsets past
+// the files' end, zones that do not fit, engine options under another engine,
+// cmdprio modes that exclude each other, zone modes, block_error_percentiles,
+// rates that exclude each other.  Apart from planner_build.cpp, which turns
 // the checked job into plan memory.
 #include "parser/options.hpp"
 #include "parser/planner.hpp"
@@ -20,13 +21,19 @@ namespace {
 // bytes cut in blocks of the job's smallest alignment, as the engine cuts them:
 // a zone that gets I/O must hold a block, and the zones must fit (fio finds
 // "zoned_abs sizes exceed file size" at run time).
-void check_zones(const job_def &d, uint64_t each)
+uint64_t zone_align(const plan_job &j)
 {
-    const plan_job &j = d.spec.pj;
-    uint64_t align = UINT64_MAX, blocks, used = 0;
+    uint64_t align = UINT64_MAX;
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++)
         if (plan_rw_has_ddir(j.rw, (plan_ddir)dd))
             align = std::min(align, j.bs[dd].align_bytes ? j.bs[dd].align_bytes : j.bs[dd].min_bytes);
+    return align;
+}
+
+void check_zones(const job_def &d, uint64_t each)
+{
+    const plan_job &j = d.spec.pj;
+    uint64_t align = zone_align(j), blocks, used = 0;
     blocks = each / align;
     for (uint32_t i = 0; i < j.nr_rand_zones; i++) {
         const plan_rand_zone &z = j.rand_zones[i];
@@ -89,6 +96,32 @@ bool files_hold_a_block(const job_def &d, plan_ddir dd, uint64_t need)
     return true;
 }
 
+// The least a region must hold for one I/O of direction dd: a block, or a
+// random job's blockalign step when that is longer (DISKSPD -r<align): a
+// shorter region holds no offset.
+uint64_t region_need(const plan_job &j, plan_ddir dd, bool *by_align)
+{
+    const plan_bs &bs = j.bs[dd];
+    *by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
+    return *by_align ? bs.align_bytes : bs.min_bytes;
+}
+
+// "less than one write block (4096 bytes)", or the blockalign step's words.
+std::string one_block(const plan_job &j, plan_ddir dd)
+{
+    bool by_align;
+    uint64_t need = region_need(j, dd, &by_align);
+    return std::string("less than one ") + plan_ddir_name(dd) + (by_align ? " blockalign step (" : " block (") +
+           std::to_string(need) + " bytes)";
+}
+
+// A filesize= range: each file takes fio's draw, cut to whole blocks, so a low
+// end under a block is no error (check_drawn_regions, once drawn).
+bool filesize_range(const plan_job &j)
+{
+    return j.filesize_min_bytes != j.filesize_max_bytes;
+}
+
 // What a run would only find out after starting the job: a region that holds
 // no whole block (fio: "size too small"; with nrfiles or a per-direction bs
 // fio runs and does nothing) and a null job with nothing to size it.  Sizes
@@ -97,7 +130,7 @@ void check_regions(const job_def &d)
 {
     const plan_job &j = d.spec.pj;
     check_offsets_fit(d);	// size=N% of filesize= leaves no I/O past its end either
-    if (j.size_ppm)
+    if (j.size_ppm || filesize_range(j))
         return;
     if (!j.size_bytes && !j.filesize_min_bytes) {
         if (j.ioengine == PLAN_IOENGINE_NULL)
@@ -109,21 +142,80 @@ void check_regions(const job_def &d)
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
     std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
-        const plan_bs &bs = j.bs[dd];
-        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
-            continue;
-        // Random offsets step by blockalign (DISKSPD -r<align>): a region shorter holds no offset.
-        bool by_align = plan_rw_is_random(j.rw) && bs.align_bytes > bs.min_bytes;
-        uint64_t need = by_align ? bs.align_bytes : bs.min_bytes;
-        if (each < need && !files_hold_a_block(d, (plan_ddir)dd, need))
+        bool by_align;
+        uint64_t need = region_need(j, (plan_ddir)dd, &by_align);
+        if (plan_rw_has_ddir(j.rw, (plan_ddir)dd) && each < need && !files_hold_a_block(d, (plan_ddir)dd, need))
             fail(option_loc(d, j.filesize_min_bytes ? "filesize" : "size"),
-                 "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is less than one " +
-                               plan_ddir_name((plan_ddir)dd) + (by_align ? " blockalign step (" : " block (") +
-                               std::to_string(need) + " bytes)");
+                 "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is " +
+                     one_block(j, (plan_ddir)dd));
     }
     if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
         check_zones(d, each);
 }
+
+// The bytes of a clone's file its I/O may use: from its start (offset=, the
+// clone's offset_increment) to the end of its size.  A percentage offset is
+// left to the run, which knows the file (0 here: no refusal of a run fio makes).
+uint64_t drawn_region(const plan_clone &c, const plan_file &f)
+{
+    uint64_t start = f.offset_ppm ? 0 : c.offset_bytes ? c.offset_bytes : f.offset_bytes;
+    return f.size_bytes > start ? f.size_bytes - start : 0;
+}
+
+// One clone of a filesize= range, its files drawn: the largest region and the
+// least of those that hold `need` bytes.
+void drawn_extremes(const plan_clone &c, uint64_t need, uint64_t *largest, uint64_t *least)
+{
+    *largest = 0;
+    *least = UINT64_MAX;
+    for (uint32_t f = 0; f < c.nr_files; f++) {
+        uint64_t n = drawn_region(c, c.files[f]);
+        *largest = std::max(*largest, n);
+        if (n >= need)
+            *least = std::min(*least, n);
+    }
+}
+
+} // namespace
+
+// fio draws a filesize= range's sizes (get_rand_file_size) and cuts each to
+// the smallest block size, so a draw under one block makes a file of no
+// length, which gets no I/O while the others do (fsperf's filesize=10:1m
+// bs=4k: 147456, 323584, 311296 and 937984 bytes; 1:8k leaves files of 0 and
+// 4096).  fio refuses the clone only when its files together hold no block
+// ("blocksize is larger than data set range"); a bigger block in one direction
+// than any file holds fio runs and does nothing of, refused here as for size=.
+// The zones are those of the least file that gets I/O.
+void check_drawn_regions(const job_def &d, const plan_job &j)
+{
+    if (!filesize_range(j) || j.size_ppm || j.file_append || !j.filesize_min_bytes)
+        return;
+    for (uint32_t c = 0; c < j.nr_clones; c++) {
+        const plan_clone &pc = j.clones[c];
+        std::string whose = j.nr_clones > 1 ? "clone " + std::to_string(c + 1) + "'s " : "its ";
+        uint64_t largest, least;
+        if (!pc.nr_files)
+            continue;	// a later clone whose names the first claimed: no file, no I/O (fill_files)
+        for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
+            bool by_align;
+            uint64_t need = region_need(j, (plan_ddir)dd, &by_align);
+            if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+                continue;
+            drawn_extremes(pc, need, &largest, &least);
+            if (largest < need)
+                fail(option_loc(d, "filesize"),
+                     "job '" + job_name(d) + "': the largest region of " + whose + std::to_string(pc.nr_files) +
+                         " files drawn from filesize=" + std::to_string(j.filesize_min_bytes) + "-" +
+                         std::to_string(j.filesize_max_bytes) + " (" + std::to_string(largest) + " bytes) is " +
+                         one_block(j, (plan_ddir)dd));
+        }
+        drawn_extremes(pc, zone_align(j), &largest, &least);
+        if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+            check_zones(d, least);
+    }
+}
+
+namespace {
 
 // "a", "a or b", "a, b or c" from a space-separated list.
 std::string owner_list(const std::string &engines)

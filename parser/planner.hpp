@@ -43,6 +43,8 @@ std::vector<std::string> clone_paths(const job_def &d, const std::string &name, 
 // What a run would only find out after starting the job, refused as it is
 // planned, with the option's position (job_checks.cpp); throws parser::error.
 void check_job(const job_def &d);
+// A filesize= range's regions once the clones' files are drawn (fill_job).
+void check_drawn_regions(const job_def &d, const plan_job &j);
 
 // net, netsplice, nbd (remote_engines.cpp): fio's refusals, checked before the
 // run with the option's position.  check_remote_options: their options under

@@ -828,6 +828,13 @@ void plan_builder::add(job_def &d)
     plan_job &j = g.jobs[g.nr_jobs];
     d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
     fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_);
+    try {
+        check_drawn_regions(d, j);
+    } catch (...) {
+        plan_job_free(&j);	// not yet counted in its group: plan_free would not see it
+        j = plan_job{};
+        throw;
+    }
     p_->nr_jobs++;
     j.groupid = g.id;
     j.wait_for_job_id = waits;

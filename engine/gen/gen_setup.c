@@ -148,6 +148,10 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		f->lastb[d] = g->zoned_draws ? gen_zone_last_block(g, f, d) : gen_draw_last_block(g, f, d);
 	file_reach(g, f, room);
 	f->nsteps = (f->len > len ? f->len : len) / step;
+	/* A file of no length drawn from a filesize= range: its first fill fails and it is done
+	 * for the pass (gen_pass_is_done), as fio's; it has no blocks to order or map. */
+	if (!len && plan_file_drawn_empty(j, &g->clone->files[idx]))
+		return 0;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;
 	if (g->use_perm && !g->use_map)
@@ -283,6 +287,8 @@ static int files_init(struct gen *g, const struct gen_regions *r, uint64_t min_b
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		ret = file_init(g, &g->files[i], r->start[i], r->len[i], r->room ? r->room[i] : r->len[i],
 				min_bs, i);
+		if (!ret && !g->files[i].nblocks)
+			continue;	/* a file of no length (file_init): nothing to map or order */
 		if (!ret && g->use_map && (ret = randmap_init(&g->files[i].map, map_blocks(g, &g->files[i], r->len[i])))) {
 			g->map_failed = true;
 			g->map_file = i;

@@ -457,6 +457,8 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	uint64_t b;
 
+	if (!f->io_size)
+		return RANDMAP_NONE;	/* a file of no length (file_init): fio's fill fails before a draw */
 	if (g->zoned_draws || g->fio_law || (g->offset_first && !g->job->zone_size_bytes)) {
 		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
 		 * one that lands past the region fails the fill, as fio's get_next_offset.  In
@@ -734,9 +736,9 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		}
 		/* Without a map (or a skewed service) no draw runs out: the job ends; but a
 		 * sequential turn (rw=randread:N) at the file's end fails fio's fill there,
-		 * and the file is done for the pass. */
-		if (!g->skewed_service && !runs_out(g) && !g->seq_turn)
-			return false;
+		 * and the file is done for the pass, as is a file of no length. */
+		if (!g->skewed_service && !runs_out(g) && !g->seq_turn && f->io_size)
+			return false;	/* a file of no length fails fio's fill before any draw: done, as with a map */
 		g->unmarked_next = g->unmarked_next || g->seq_turn;
 		if (!fill_failed(g, f, *d))
 			return false;

@@ -30,6 +30,8 @@ struct layout_file {
 					 * full, or its job's open makes it (create_on_open) */
 	bool made_on_open;		/* every job's open makes it (create_on_open): mode 0600, fio's open's */
 	bool deferred;			/* left to its job's first open to make, in the job's time (layout_defers) */
+	bool no_length;			/* drawn under one block from a filesize= range: no I/O opens it
+					 * here (fio's open before its failed fill does), so the layout makes it */
 	bool sized;			/* an engine that cannot extend it writes it: ftruncate to size */
 	bool writes;			/* some job writes or trims it */
 	bool run_writes;		/* some job's run writes it (not create_only): its mark is re-stamped after */

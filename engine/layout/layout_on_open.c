@@ -26,8 +26,8 @@
 
 bool layout_defers(const struct layout_file *lf)
 {
-	return lf->made_on_open && lf->run_writes && !lf->shared && !lf->is_device && lf->dir >= 0 &&
-	       lf->job && !lf->job->unlink_each_loop;
+	return lf->made_on_open && lf->run_writes && !lf->no_length && !lf->shared && !lf->is_device &&
+	       lf->dir >= 0 && lf->job && !lf->job->unlink_each_loop;
 }
 
 bool layout_waits_for_open(const struct layout *l, const char *path)

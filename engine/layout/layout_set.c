@@ -76,7 +76,8 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 		n -= n % plan_min_bs(j);
 		share = true;	/* under one block: none, an error (fio: "blocksize is larger than data set range") */
 	}
-	if (!n && !share && actual > s)
+	/* No length set is the file's own; one drawn of no length from a filesize= range has none. */
+	if (!n && !share && actual > s && !plan_file_drawn_empty(j, f))
 		n = actual - s;
 	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
 		n = actual > s ? actual - s : 0;
@@ -105,8 +106,10 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	uint64_t start, len;
 	/* fio's create_on_open lays nothing out: no data goes into the files (filestat's are used as
 	 * found; filedelete's are only sized, an empty one adopted as ioplan's; the others are made
-	 * empty, as the job's open would make them). */
-	bool made_on_open = ioe_files_made_on_open(j) && !f->is_device;
+	 * empty, as the job's open would make them).  Nor does fio lay out a file of no length drawn
+	 * from a filesize= range: a job that writes makes it empty as it opens it, mode 0600. */
+	bool no_length = plan_file_drawn_empty(j, f) && writes && !f->is_device;
+	bool made_on_open = (ioe_files_made_on_open(j) && !f->is_device) || no_length;
 	bool no_data = j->create_on_open && (!ioe_opens_files(j->ioengine) || made_on_open);
 
 	/* A percentage offset is of the file found: a file created here starts at its offset 0. */
@@ -114,6 +117,7 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	/* fill_device's writes grow the file until the device is full, and a file made on open
 	 * grows as its job writes it: nothing is reserved first. */
 	lf->made_on_open = made_on_open;
+	lf->no_length = no_length;
 	if (plan_fills_device(j) || made_on_open)
 		lf->grows = true;
 	/* size=N% of a file made here is of filesize=; fio lays it out to the region's end.  A file
@@ -141,7 +145,8 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 		lf->fill = true;
 	lf->direct = lf->direct || j->direct;
 	lf->is_device = lf->is_device || f->is_device;
-	lf->allow_create = lf->allow_create && j->allow_file_create;
+	/* fio's open of a job that only reads or trims a file drawn of no length fails (ENOENT) */
+	lf->allow_create = lf->allow_create && j->allow_file_create && !(plan_file_drawn_empty(j, f) && !writes);
 	lf->last_job = job_index;
 }
 
@@ -175,6 +180,7 @@ static void dedupe(struct layout *l)
 			a->trims |= b->trims;
 			a->grows |= b->grows;
 			a->made_on_open &= b->made_on_open;
+			a->no_length &= b->no_length;
 			a->sized |= b->sized;
 			a->fill |= b->fill;
 			a->direct |= b->direct;

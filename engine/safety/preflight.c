@@ -477,7 +477,15 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and allow_file_create=0", j->name, f->path);
 		return;
-	} else if (!f->size_bytes && !plan_fills_device(j)) {
+	} else if (plan_file_drawn_empty(j, f) && !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE)) {
+		/* fio's open of a job that only reads or trims has no O_CREAT: the job fails there */
+		pf_add_job_failure(s, "missing-file", (int32_t)j->job_id,
+		    "job '%s': %s does not exist, and its size drawn from filesize=%llu-%llu is under one "
+		    "block (0 bytes): no file is made for the job to read (fio: ENOENT at its open)",
+		    j->name, f->path, (unsigned long long)j->filesize_min_bytes,
+		    (unsigned long long)j->filesize_max_bytes);
+		return;
+	} else if (!f->size_bytes && !plan_fills_device(j) && !plan_file_drawn_empty(j, f)) {
 		pf_add(s, RES_MSG_ERROR, "no-size", (int32_t)j->job_id,
 		    "job '%s': %s does not exist and the job has no size= to create it", j->name, f->path);
 		return;

@@ -297,7 +297,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t
 		    w->fds[f] >= 0)
 			size = fill_size(w->fds[f], size);
 		layout_region_found(w->job, c, pf, size_at_setup(w, pf, size), size, &start[f], &len[f]);
-		if (!len[f] || (start[f] + len[f] > size && !grows)) {
+		/* A file of no length drawn from a filesize= range gets no I/O, as in fio. */
+		if ((!len[f] && !plan_file_drawn_empty(w->job, pf)) || (start[f] + len[f] > size && !grows)) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = !len[f] && pf->size_ppm ? "size=N% of the file is less than one block"
 								      : "region beyond the end of the file");

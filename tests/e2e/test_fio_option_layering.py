@@ -148,6 +148,41 @@ class OptionLayering(TmpDirCase):
         null = self.same_run("[j]\nioengine=null\nrw=randread\nsize=256k\nfilesize=128k-256k\n", "null")
         self.assertEqual(null[0], [("j", 256 << 10, 64, 0)])
 
+    def test_a_filesize_range_may_start_below_a_block(self):
+        # fio draws each file's size in filesize=LOW-HIGH and cuts it to the smallest
+        # block size (get_rand_file_size): a low end under bs= is a valid job (fsperf's
+        # smallfiles, filesize=10:1m), a draw under one block a file of no length that
+        # gets no I/O.  fio refuses only a job whose files together hold no block
+        # ("blocksize is larger than data set range").  ioplan refused every such range
+        # ("each file's region (10 bytes) is less than one write block (4096 bytes)").
+        head = "[j]\nioengine=psync\nrw=write\nbs=4k\n"
+        cases = {
+            "fsperf": head + "filesize=10:1m\nnrfiles=4\n",
+            "fsperf_unaligned": head + "filesize=10:1m\nnrfiles=20\nblocksize_unaligned=1\n",
+            "dash": head + "filesize=10-1m\nnrfiles=6\nrandseed=1234\n",
+            "under_two_blocks": head + "filesize=1:8k\nnrfiles=16\n",
+            "under_two_blocks_unaligned": head + "filesize=1:8k\nnrfiles=9\nblocksize_unaligned=1\nrandseed=7\n",
+            "random": "[j]\nioengine=psync\nrw=randwrite\nbs=4k\nfilesize=100-64k\nnrfiles=12\n",
+            "random_unaligned": ("[j]\nioengine=psync\nrw=randwrite\nbs=4k\nfilesize=100-64k\nnrfiles=5\n"
+                                 "bs_unaligned=1\nrandseed=99\n"),
+            "bsrange": "[j]\nioengine=psync\nrw=write\nbsrange=1k-8k\nfilesize=100-64k\nnrfiles=7\n",
+        }
+        for tag, text in cases.items():
+            with self.subTest(case=tag):
+                jobs, files = self.same_run(text, tag)
+                self.assertGreater(jobs[0][1], 0)
+                if tag == "fsperf":
+                    self.assertEqual(sorted(files.values()), [147456, 311296, 323584, 937984])
+                if tag == "under_two_blocks":
+                    self.assertEqual(set(files.values()), {0, 4096})
+        # 1:4095 cuts every draw to nothing: no block anywhere, fio's error.
+        out = self.both(head + "filesize=1:4095\nnrfiles=3\n", "no_block")
+        self.assertNotEqual(out["fio"][0].returncode, 0)
+        self.assertIn("blocksize is larger than data set range", out["fio"][0].stderr)
+        self.assertEqual(out["ioplan"][0].returncode, 2, out["ioplan"][0].stderr)
+        self.assertIn("error: job 'j': the largest region of its 3 files drawn from filesize=1-4095 (0 bytes) is "
+                      "less than one write block (4096 bytes)", out["ioplan"][0].stderr)
+
     def test_an_include_that_starts_sections_ends_the_including_one(self):
         # fio reads no section from an included file: it stops there ("No new
         # sections in included files"), drops the include's options, and runs the
