@@ -80,6 +80,22 @@ class Root(TmpDirCase):
         if os.geteuid() != 0 or shutil.which("losetup") is None:
             self.skipTest("needs root and losetup")
 
+    def check_switched(self, target, disk, sched="kyber"):
+        """Both tools switch disk to sched for a job on target (the prerun sees it); fio leaves
+        it switched, ioplan puts it back."""
+        args = ["--name=d", f"--filename={target}", "--size=1m", "--rw=read", f"--ioscheduler={sched}",
+                f"--exec_prerun=cat {sched_path(disk)}"]
+        for who, runner in (("ioplan", run), ("fio", run_fio)):
+            if who == "fio" and not FIO:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            p = runner(args, cwd=str(d))
+            self.assertEqual(p.returncode, 0, (who, p.stderr))
+            self.assertIn(f"[{sched}]", (d / "d.prerun.txt").read_text(), who)
+            self.assertEqual(selected(disk), sched if who == "fio" else "none", who)
+            set_scheduler(disk, "none")
+
 
 class OnAFileSystem(Root):
     def test_switched_while_the_job_runs_and_put_back_after_a_stop(self):
@@ -104,19 +120,7 @@ class OnAFileSystem(Root):
 
     def test_ends_as_fio_with_the_device_put_back(self):
         mnt, disk = ext4_disk(self)
-        args = ["--name=s", f"--filename={mnt}/f", "--size=1m", "--rw=read", "--ioscheduler=mq-deadline",
-                f"--exec_prerun=cat {sched_path(disk)}"]
-        for who, runner in (("ioplan", run), ("fio", run_fio)):
-            if who == "fio" and not FIO:
-                continue
-            d = self.tmp / who
-            d.mkdir()
-            p = runner(args, cwd=str(d))
-            self.assertEqual(p.returncode, 0, (who, p.stderr))
-            self.assertIn("[mq-deadline]", (d / "s.prerun.txt").read_text(), who)
-            # fio leaves the device switched; ioplan puts it back.
-            self.assertEqual(selected(disk), "mq-deadline" if who == "fio" else "none", who)
-            set_scheduler(disk, "none")
+        self.check_switched(f"{mnt}/f", disk, "mq-deadline")
 
     def test_an_unknown_name_is_einval_as_fio(self):
         mnt, disk = ext4_disk(self)
@@ -230,20 +234,6 @@ class OnADevice(Root):
         part, disk = partitioned_loop(self)
         start_at_none(self, disk)
         self.check_switched(part, disk)
-
-    def check_switched(self, target, disk):
-        args = ["--name=d", f"--filename={target}", "--size=1m", "--rw=read", "--ioscheduler=kyber",
-                f"--exec_prerun=cat {sched_path(disk)}"]
-        for who, runner in (("ioplan", run), ("fio", run_fio)):
-            if who == "fio" and not FIO:
-                continue
-            d = self.tmp / who
-            d.mkdir()
-            p = runner(args, cwd=str(d))
-            self.assertEqual(p.returncode, 0, (who, p.stderr))
-            self.assertIn("[kyber]", (d / "d.prerun.txt").read_text(), who)
-            self.assertEqual(selected(disk), "kyber" if who == "fio" else "none", who)
-            set_scheduler(disk, "none")
 
 
 class OnNoDevice(TmpfsCase):
