@@ -638,8 +638,10 @@ class LocalEngines(TmpDirCase):
                     job = report(p.stdout)["jobs"][0]
                     ios = job["read"]["total_ios"]
                     self.assertEqual((job["error"], job["write"]["total_ios"]), (0, 0))
-                    self.assertGreaterEqual(ios, 2)
                     self.assertLessEqual(ios, 11)
+                    # A busy machine stretches cpuio's 50 ms burns (CPU time) past the runtime; exec's
+                    # looks are sleeps, so a second one comes within 100 ms whatever the load.
+                    self.assertGreaterEqual(ios, 2 if eng[0] == "--ioengine=exec" else 1)
                     if eng[0] == "--ioengine=exec":
                         self.assertGreaterEqual(job["read"]["clat_ns"]["percentile"]["50.000000"], 50_000_000)
 
