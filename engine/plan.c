@@ -105,11 +105,9 @@ const struct plan_job *plan_job_at(const struct plan *p, uint32_t i)
 	return NULL;
 }
 
-bool plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext)
+void plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext)
 {
-	int len = snprintf(path, n, "%s.%s%s", j->name, ext, j->log_suffix ? j->log_suffix : "");
-
-	return len >= 0 && (size_t)len < n;
+	snprintf(path, n, "%s.%s%s", j->name, ext, j->log_suffix ? j->log_suffix : "");
 }
 
 bool plan_fills_device(const struct plan_job *j)

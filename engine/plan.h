@@ -792,8 +792,9 @@ bool plan_random_turns_seq(const struct plan_job *j);
 /* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
 bool plan_fills_device(const struct plan_job *j);
 
-/* JOB.EXT, then log_suffix: exec's JOB.stdout, exec_prerun's JOB.prerun.txt.  False if cut short. */
-bool plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext);
+/* JOB.EXT, then log_suffix: exec's JOB.stdout, exec_prerun's JOB.prerun.txt (a name past n is
+ * cut, and its open then fails: a component is at most 255 bytes). */
+void plan_job_output_name(char *path, size_t n, const struct plan_job *j, const char *ext);
 
 /* x's share of ppm parts per million, without the overflow of x * ppm past 18 TB. */
 uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
