@@ -207,15 +207,16 @@ static void exec_exit(struct ioe *e)
 }
 
 /*
- * Each I/O after the one that starts the program is a 50 ms look at it, as
- * fio's queue sleeps its thinktime (which its init sets to 50 ms, as the
- * planner sets this job's): with the think between I/Os, one I/O per 100 ms,
- * each timed at 50 ms, as fio's.
+ * Each I/O after the one that starts the program is a look at it that sleeps
+ * the job's thinktime, as fio's queue does (its init sets 50 ms, as the planner
+ * sets this job's): with the think between I/Os, one I/O per 100 ms, each timed
+ * at 50 ms, as fio's.
  */
 static int exec_queue(struct ioe *e, struct io_u *u)
 {
-	static const struct timespec look = { .tv_nsec = 50000000 };
 	struct exec_eng *x = e->priv;
+	uint64_t think = x->job->thinktime_ns;
+	struct timespec look = { .tv_sec = (time_t)(think / 1000000000u), .tv_nsec = (long)(think % 1000000000u) };
 	bool started = x->pid != 0;
 	int ret = started ? 0 : exec_start(x);
 
