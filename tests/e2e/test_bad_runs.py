@@ -300,7 +300,9 @@ class LogUnixEpoch(TmpDirCase):
         after = int(time.time() * 1000)
         self.assertEqual(p.returncode, 0, p.stderr)
         stamps = [int(line.split(",")[0]) for f in self.tmp.glob("e_bw.*.log") for line in f.read_text().splitlines()]
-        self.assertGreater(len(stamps), 5)
+        # 256 threads on 2 CPUs each get the CPU about once a second, so most write one averaged
+        # line and, beside other tests, few write any (5 in all once): the dates are what is judged.
+        self.assertGreater(len(stamps), 0)
         # The old clock base dated entries up to 0.95 s after ioplan had exited.
         self.assertLessEqual(max(stamps), after)
         self.assertGreaterEqual(min(stamps), before)
