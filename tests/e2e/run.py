@@ -139,7 +139,11 @@ def run_unit(unit: Unit):
         proc = subprocess.Popen(unit.cmd, cwd=unit.cwd or scratch, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         RUNNING[proc.pid] = token
-        rc = proc.wait()
+        # wait4, not wait: the module's CPU time (its own and that of every process it
+        # waited for), which on a shared machine says what a module costs where its
+        # wall time says how busy the machine was.
+        _, status, usage = os.wait4(proc.pid, 0)
+        rc = proc.returncode = os.waitstatus_to_exitcode(status)
         left = reap_group(proc.pid)
         left = reap_marked(token) or left
         RUNNING.pop(proc.pid, None)
@@ -148,7 +152,7 @@ def run_unit(unit: Unit):
     if left:
         text += "\nrun.py: the module left processes running; they were killed\n"
         rc = rc or 1
-    return unit, rc, text, time.monotonic() - t0
+    return unit, rc, text, time.monotonic() - t0, usage.ru_utime + usage.ru_stime
 
 
 def tally(out: str, counts: dict) -> None:
@@ -207,9 +211,10 @@ def run_pool(units, width, verbose, counts, failed, durations):
 def run_done(futs, verbose, counts, failed, durations):
     """Prints and tallies each unit as it ends."""
     for fut in concurrent.futures.as_completed(futs):
-        unit, rc, out, secs = fut.result()
+        unit, rc, out, secs, cpu = fut.result()
         durations[unit.key()] = round(secs, 1)
-        print(f"{'ok  ' if rc == 0 else 'FAIL'} {unit.key():40s} {secs:6.1f}s  {last_line(out)}", flush=True)
+        print(f"{'ok  ' if rc == 0 else 'FAIL'} {unit.key():40s} {secs:6.1f}s cpu {cpu:6.1f}s  {last_line(out)}",
+              flush=True)
         if rc != 0 or verbose:
             print(out)
         if rc != 0:

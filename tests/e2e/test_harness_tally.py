@@ -66,7 +66,7 @@ class Leftovers(TmpDirCase):
         # half an hour; a leftover holding the module's output would hang the suite.
         (self.tmp / "leaker.py").write_text(LEAKER)
         unit = e2e_run.Unit("leaker", [sys.executable, str(self.tmp / "leaker.py")])
-        _, rc, out, _ = e2e_run.run_unit(unit)
+        _, rc, out, _, _ = e2e_run.run_unit(unit)
         self.assertNotEqual(rc, 0, out)
         self.assertIn("left processes running; they were killed", out)
         left = subprocess.run(["pgrep", "-fx", f"sleep {SECS}"], capture_output=True, text=True)
@@ -76,7 +76,7 @@ class Leftovers(TmpDirCase):
         # fio's job processes call setsid(): one that fio 3.33 left hung was still
         # running half an hour after its module ended, outside the module's session.
         (self.tmp / "escaper.py").write_text(LEAKER.replace(f'["sleep", "{SECS}"]', f'["setsid", "sleep", "{SECS}1"]'))
-        _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("escaper", [sys.executable, str(self.tmp / "escaper.py")]))
+        _, rc, out, _, _ = e2e_run.run_unit(e2e_run.Unit("escaper", [sys.executable, str(self.tmp / "escaper.py")]))
         self.assertNotEqual(rc, 0, out)
         self.assertIn("left processes running; they were killed", out)
         left = subprocess.run(["pgrep", "-fx", f"sleep {SECS}1"], capture_output=True, text=True)
@@ -86,6 +86,18 @@ class Leftovers(TmpDirCase):
         (self.tmp / "tidy.py").write_text(LEAKER.replace(f'subprocess.Popen(["sleep", "{SECS}"], '
                                                          'stdout=subprocess.DEVNULL)',
                                                          'subprocess.run(["true"])'))
-        _, rc, out, _ = e2e_run.run_unit(e2e_run.Unit("tidy", [sys.executable, str(self.tmp / "tidy.py")]))
+        _, rc, out, _, _ = e2e_run.run_unit(e2e_run.Unit("tidy", [sys.executable, str(self.tmp / "tidy.py")]))
         self.assertEqual(rc, 0, out)
         self.assertNotIn("left processes running", out)
+
+    def test_a_modules_cpu_time_counts_the_processes_it_ran(self):
+        # The CPU a module's children burn is what it costs the suite on a 2-core machine:
+        # a child that spins for 0.4 s of CPU while the module itself only waits.
+        (self.tmp / "spinner.py").write_text(
+            "import subprocess, sys\n"
+            "subprocess.run([sys.executable, '-c', 'import time\\nt = time.process_time()\\n"
+            "while time.process_time() - t < 0.4: pass'])\n"
+            "print('Ran 1 test in 0.001s\\n\\nOK')\n")
+        _, rc, out, _, cpu = e2e_run.run_unit(e2e_run.Unit("spinner", [sys.executable, str(self.tmp / "spinner.py")]))
+        self.assertEqual(rc, 0, out)
+        self.assertGreaterEqual(cpu, 0.4)
