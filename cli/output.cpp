@@ -21,6 +21,15 @@ bool fail(const std::string &what, int err)
 	return false;
 }
 
+// Room for len bytes at off, had before anything is written: 0, or ENOSPC or
+// EDQUOT (a file system without fallocate is written as before).
+int reserve(int fd, off_t off, size_t len)
+{
+	if (len && fallocate(fd, FALLOC_FL_KEEP_SIZE, off, (off_t)len) != 0 && (errno == ENOSPC || errno == EDQUOT))
+		return errno;
+	return 0;
+}
+
 } // namespace
 
 int write_whole(int fd, const std::string &text)
@@ -114,21 +123,23 @@ bool output_file::commit(const std::string &text, const std::string &content)
 	}
 	struct stat st;
 	const std::string all = held_ + text;
-	bool regular = !appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+	bool regular = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
 	// Replaced only now: until the results exist, an older file is kept, and
 	// until their space is had (a full disk), too: it is written over, not
-	// truncated first, and cut to the new length after.
-	// (Only a full disk or quota stops it: a file system without fallocate is written as before.)
-	if (regular && !all.empty() && fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, (off_t)all.size()) != 0 &&
-	    (errno == ENOSPC || errno == EDQUOT)) {
-		std::fprintf(stderr, "ioplan: error: writing %s: %s (%s)\n", what.c_str(), std::strerror(errno),
-			     created ? "no file is left" : "the older file is left as it was");
+	// truncated first, and cut to the new length after.  After append(), the
+	// space is had at the end, so the file holds whole reports only.
+	int err = regular ? reserve(fd_, appended_ ? st.st_size : 0, all.size()) : 0;
+	if (err) {
+		std::fprintf(stderr, "ioplan: error: writing %s: %s (%s)\n", what.c_str(), std::strerror(err),
+			     appended_ ? "the reports before it are kept" :
+			     created   ? "no file is left" : "the older file is left as it was");
 		::close(fd_);
 		fd_ = -1;
 		created_ = created;
 		remove_created();
 		return false;
 	}
+	regular = regular && !appended_;
 	bool ok = write_all(fd_, all, what);
 	if (ok && regular && ftruncate(fd_, (off_t)all.size()) != 0)
 		ok = fail(what, errno);
@@ -148,12 +159,24 @@ bool output_file::append(const std::string &text, const std::string &content)
 		return true;
 	}
 	const std::string what = content + " to " + path_;
-	created_ = false; // it holds results from now on
 	struct stat st;
-	if (!appended_ && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd_, 0) != 0)
+	bool regular = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+	// As commit(): the space first, so a full disk leaves the older file as it
+	// was (the first report) or a stream of whole reports (the later ones).
+	if (int err = regular ? reserve(fd_, appended_ ? st.st_size : 0, text.size()) : 0) {
+		std::fprintf(stderr, "ioplan: error: writing %s: %s (%s)\n", what.c_str(), std::strerror(err),
+			     appended_ ? "the reports before it are kept" : "the older file is left as it was");
+		return false;
+	}
+	created_ = false; // it holds results from now on
+	if (!appended_ && regular && lseek(fd_, 0, SEEK_SET) != 0)
+		return fail(what, errno);
+	if (!write_all(fd_, text, what))
+		return false;
+	if (!appended_ && regular && ftruncate(fd_, (off_t)text.size()) != 0)
 		return fail(what, errno);
 	appended_ = true;
-	return write_all(fd_, text, what);
+	return true;
 }
 
 int emit(const std::string &text, const std::string &content, const std::string &path,

@@ -67,7 +67,8 @@ public:
 	bool commit(const std::string &text, const std::string &content = "the results");
 
 	// Reports written while the run goes on (--status-interval): the first
-	// call truncates the file, each one adds text at its end.  A FIFO without
+	// call replaces the file's contents, each one adds text at its end, each
+	// only once its space is had (a full disk leaves whole reports).  A FIFO without
 	// a reader yet keeps the text for commit().  False after printing the error.
 	bool append(const std::string &text, const std::string &content);
 

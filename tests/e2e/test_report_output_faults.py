@@ -449,6 +449,45 @@ class FullFileSystem(MountCase):
         self.assertTrue(dest.read_text().startswith("3;"), dest.read_text()[:80])
         self.assertEqual(dest.read_text().count("\n"), 1)  # cut to the new length
 
+    def json_documents(self, text):
+        """The JSON documents text holds one after another; fails on a cut one."""
+        decoder, at, docs = json.JSONDecoder(), 0, []
+        while text[at:].strip():
+            at += len(text[at:]) - len(text[at:].lstrip())
+            doc, at = decoder.raw_decode(text, at)
+            docs.append(doc)
+        return docs
+
+    def test_status_reports_into_a_full_file_system_keep_the_older_file(self):
+        # The first report of the results so far went over the older file before its space
+        # was had: a full disk left the first 4 KiB of a report in place of the older results.
+        filler = self.mnt / "filler"
+        os.truncate(filler, filler.stat().st_size - 4096)
+        dest = self.mnt / "r.json"
+        dest.write_text('{"older": "results"}\n')  # takes the page freed: a report (7 KiB) has no room
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=1500ms",
+                 "--status-interval=300ms", "--output-format=json", f"--output={dest}"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"ioplan: error: writing the results so far to {dest}: {ENOSPC} "
+                      "(the older file is left as it was)\n", p.stderr)
+        self.assertTrue(p.stderr.endswith("ioplan: the results are on stdout instead\n"), p.stderr)
+        self.assertEqual(dest.read_text(), '{"older": "results"}\n')
+        self.assertGreater(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 0)
+
+    def test_status_reports_into_a_full_file_system_are_each_whole(self):
+        # Room for one report of the results so far (7 KiB) but not two: the second was cut
+        # where the disk filled, so the file was no longer one stream of whole reports.
+        filler = self.mnt / "filler"
+        os.truncate(filler, filler.stat().st_size - 12288)
+        dest = self.mnt / "r.json"
+        p = run(["--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=1500ms",
+                 "--status-interval=300ms", "--output-format=json", f"--output={dest}"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertGreaterEqual(len(self.json_documents(dest.read_text())), 1)
+        self.assertIn(f"{dest}: {ENOSPC} (the reports before it are kept)\n", p.stderr)
+        self.assertTrue(p.stderr.endswith("ioplan: the results are on stdout instead\n"), p.stderr)
+        self.assertGreater(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 0)
+
     def test_plot_into_a_full_file_system(self):
         result = self.tmp / "r.json"
         p = run([*NULL_JOB, "--output-format=json", f"--output={result}"])
