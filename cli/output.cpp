@@ -121,6 +121,8 @@ bool output_file::commit(const std::string &text, const std::string &content)
 		fd_ = -1;
 		return false;
 	}
+	if (!deferred_ && !reopen_if_removed(content))
+		return false;
 	struct stat st;
 	const std::string all = held_ + text;
 	bool regular = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
@@ -260,6 +262,30 @@ bool check_writable(const std::string &path, std::string *err)
 {
 	output_file probe;
 	return probe.open(path, err); // and a file the probe created goes again
+}
+
+// The file open() opened, removed since (its directory too, or another file
+// renamed over its name): the results written to it would go with it.  They
+// go to a new file by that name, or, when none can be made there, false after
+// saying so (the caller puts them on stdout).
+bool output_file::reopen_if_removed(const std::string &content)
+{
+	struct stat st;
+	if (fd_ < 0 || fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 0)
+		return true;
+	::close(fd_);
+	appended_ = false; // what was appended went with the file
+	char why[1024] = "";
+	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_, why, sizeof(why));
+	if (fd_ < 0) {
+		std::fprintf(stderr, "ioplan: error: writing %s to %s: the file was removed during the run and cannot be made again: %s\n",
+			     content.c_str(), path_.c_str(), why);
+		fd_ = -1;
+		return false;
+	}
+	std::fprintf(stderr, "ioplan: warning: %s was removed during the run: writing %s to a new file by that name\n",
+		     path_.c_str(), content.c_str());
+	return true;
 }
 
 // Removed by identity: whatever was renamed over path_ since is someone else's.

@@ -63,7 +63,8 @@ public:
 
 	// Replaces the file's contents with text and closes it; false after
 	// printing "writing <content> to <path>: <strerror>".  After append(),
-	// text follows what was appended.
+	// text follows what was appended.  A file removed since open() (its
+	// directory too) is made again by its name, the text alone in it.
 	bool commit(const std::string &text, const std::string &content = "the results");
 
 	// Reports written while the run goes on (--status-interval): the first
@@ -93,6 +94,7 @@ private:
 	dev_t dev_ = 0;		// the file created_ names: only it is removed again
 	ino_t ino_ = 0;
 	void remove_created();
+	bool reopen_if_removed(const std::string &content);
 	unsigned how_ = 0;	// SAFETY_OUT_*: a derived file is marked as ioplan's once written
 	bool deferred_ = false;	// a FIFO without a reader at open()
 	bool appended_ = false;	// truncated by append(): commit() adds to it

@@ -399,6 +399,45 @@ class WriteErrors(TmpDirCase):
         self.assertTrue(p.stderr.endswith(f"ioplan: error: writing the results to stdout: {ENOSPC}\n"), p.stderr)
 
 
+class OutputRemovedDuringTheRun(TmpDirCase):
+    """--output's file (or its directory) removed while the run goes on: the results
+    went into the removed file with exit 0, and nobody could read them."""
+
+    def run_removing(self, dest, remove):
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
+                                 "--runtime=2", "--output-format=json", f"--output={dest}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(dest.exists, what="the output file opened before the run")
+            remove()
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        return proc.returncode, out, err
+
+    def test_an_output_removed_with_its_directory_is_on_stdout(self):
+        where = self.tmp / "out"
+        where.mkdir()
+        dest = where / "r.json"
+        rc, out, err = self.run_removing(dest, lambda: subprocess.run(["rm", "-rf", str(where)], check=True))
+        self.assertEqual(rc, 1, err)
+        self.assertIn(f"ioplan: error: writing the results to {dest}: the file was removed during the run "
+                      "and cannot be made again", err)
+        self.assertTrue(err.endswith("ioplan: the results are on stdout instead\n"), err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+
+    def test_an_output_removed_is_made_again_by_its_name(self):
+        dest = self.tmp / "r.json"
+        rc, out, err = self.run_removing(dest, dest.unlink)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err, f"ioplan: warning: {dest} was removed during the run: "
+                              "writing the results to a new file by that name\n")
+        self.assertEqual(out, "")
+        self.assertGreater(json.loads(dest.read_text())["jobs"][0]["read"]["io_bytes"], 0)
+
+
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
 class FullFileSystem(MountCase):
     def setUp(self):
