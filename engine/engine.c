@@ -217,12 +217,16 @@ static int logs_start(struct eng *e)
 	return ret;
 }
 
-static void log_failed(void *arg, const char *path, int err)
+static void log_failed(void *arg, const char *path, int err, bool removed)
 {
 	struct eng *e = arg;
 
-	res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)", path,
-		    strerror(err), err);
+	if (removed)
+		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1,
+			    "log file %s: removed during the run, and what was written went with it", path);
+	else
+		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)", path,
+			    strerror(err), err);
 	if (!e->res->error)
 		e->res->error = err;
 }

@@ -6,7 +6,7 @@
  * writes.  A failed open or write marks that file failed (its later chunks are
  * dropped, nothing else is) and is returned by log_writer_stop with the file's
  * path, so the run's results are still reported and the exit status says a log is
- * incomplete.
+ * incomplete; so is a file removed during the run, which took its lines with it.
  *
  * A log_store_compressed file gets fio's binary samples instead of text,
  * deflated with Debian's zlib into one stream per log_compression bytes of
@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -453,6 +454,18 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 	return c;
 }
 
+/*
+ * Whether the file written is no longer under any name: removed during the
+ * run (its directory too), or another renamed over it.  What was written
+ * went with it, and the run must not say the log is there.
+ */
+static bool removed_since(const struct log_file *f)
+{
+	struct stat st;
+
+	return f->fd >= 0 && fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+}
+
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 {
 	int ret = 0;
@@ -469,14 +482,18 @@ int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 
 		gz_flush(lw, f);
 		free(f->gz);
-		if (f->fd >= 0 && f->replaced && !f->err)
+		bool removed = !f->err && removed_since(f);
+
+		if (f->fd >= 0 && f->replaced && !f->err && !removed)
 			safety_mark_output(f->fd);	/* so that the job can run here again */
 		if (f->fd >= 0 && close(f->fd) && !f->err)
 			f->err = errno;
+		if (removed && !f->err)
+			f->err = ENOENT;
 		if (f->err) {
 			if (!ret)
 				ret = -f->err;
-			fail(arg, f->path, f->err);
+			fail(arg, f->path, f->err, removed);
 		}
 		lw->files = f->next;
 		free(f->path);

@@ -132,10 +132,12 @@ int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus);
 
 /*
  * Writes every queued chunk, stops the thread and closes the files.  Calls
- * fail(arg, path, errno) for each file an open or a write failed on; returns
- * the first such error as -errno, or 0.
+ * fail(arg, path, errno, removed) for each file an open or a write failed on,
+ * and for each removed during the run (its directory too, or another file
+ * renamed over its name: removed set, errno ENOENT), whose entries went with
+ * it; returns the first such error as -errno, or 0.
  */
-typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err);
+typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, bool removed);
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg);
 
 /*

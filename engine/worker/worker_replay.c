@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/logs/logs.h"
@@ -176,6 +177,8 @@ void worker_iolog_sync(struct worker *w, uint32_t file, bool data)
 void worker_iolog_close(struct worker *w)
 {
 	char what[sizeof(((struct res_error *)0)->what)];
+	struct stat st;
+	bool removed;
 	int err;
 
 	if (!w->rp.log)
@@ -183,16 +186,21 @@ void worker_iolog_close(struct worker *w)
 	iolog_files(w, "close", true);
 	iolog_flush(w);
 	err = w->rp.log_err;
+	/* Removed during the run (its directory too): the trace went with it. */
+	removed = !err && fstat(w->rp.log_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
 	if (close(w->rp.log_fd) && !err)
 		err = errno;
 	free(w->rp.log);
 	w->rp.log = NULL;
 	free(w->rp.last_write);
 	w->rp.last_write = NULL;
+	if (removed && !err)
+		err = ENOENT;
 	if (!err)
 		return;
 	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
-	snprintf(what, sizeof(what), "writing write_iolog=%.280s", w->job->write_iolog_path);
+	snprintf(what, sizeof(what), removed ? "write_iolog=%.280s was removed during the run, and the trace with it" :
+		 "writing write_iolog=%.280s", w->job->write_iolog_path);
 	worker_error(w, .err = err, .what = what);
 	worker_set_error(w, err);
 }

@@ -5,14 +5,17 @@ The property a user relies on: a path that cannot be created is refused
 before any I/O (exit 2); a log that fails during the run leaves the run's
 results reported in full, the error naming the file, and the exit status
 saying the run did not go well (1), so a script that keeps the logs notices
-they are missing.  We run as root,
+they are missing; so does a log removed while the run writes it (its
+directory too), whose lines went with it.  We run as root,
 so "unwritable" is a path under a regular file (ENOTDIR), a directory where the
 file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
 """
 import json
 import os
+import shutil
+import subprocess
 
-from common import TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_until
 
 JOB = ["--name=j", "--ioengine=null", "--size=8m", "--bs=4k"]
 
@@ -64,3 +67,27 @@ class LogFaults(TmpDirCase):
         os.symlink("/dev/full", self.tmp / "x_iops.1.log")
         p = self.go("--write_iops_log=x")
         self.assert_reported(p, "x_iops.1.log", "No space left on device")
+
+    def test_logs_and_iolog_removed_during_the_run(self):
+        # The logs are written as the run goes: removed with their directory, what was
+        # written went with them, and the run said nothing and exited 0.
+        where = self.tmp / "logs"
+        where.mkdir()
+        proc = subprocess.Popen([BIN, *JOB, "--rw=read", "--time_based", "--runtime=2",
+                                 f"--write_bw_log={where}/x", "--log_avg_msec=100", f"--write_iolog={where}/t.log",
+                                 "--output-format=json"], cwd=self.tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(lambda: (where / "t.log").exists() and (where / "x_bw.1.log").exists(),
+                       what="the iolog and the log opened")
+            shutil.rmtree(where)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn(f"ioplan: error: log file {where}/x_bw.1.log: removed during the run, "
+                      "and what was written went with it\n", err)
+        self.assertIn(f"write_iolog={where}/t.log was removed during the run, and the trace with it", err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)  # the results are all there
