@@ -232,6 +232,7 @@ struct res_clone {
 	uint64_t verify_failures;
 	bool stalled;			/* watchdog fired */
 	bool state_kept;		/* verify_state_save by default: a user's file took its name during the run */
+	int state_lost;			/* verify_state_save by default: why its save failed (errno), 0 = none */
 
 	/* read_iolog replay: I/Os issued, how many later than RES_REPLAY_LATE_NS behind the trace, the worst lag. */
 	uint64_t replay_ios;

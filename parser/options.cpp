@@ -1114,7 +1114,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.verify_dump = flag_value(o, v))),
     opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
         .def("1")
-        .help("When a verifying write job's thread ends (also when interrupted or triggered), write its last completed writes to local-JOB-N-verify.state in fio's format (N: the thread's index across all jobs), for a later verify_state_load=1 run. By default (as fio's) a file by that name ioplan did not write is left alone with a warning; given explicitly, it refuses the run.")
+        .help("When a verifying write job's thread ends (also when interrupted or triggered), write its last completed writes to local-JOB-N-verify.state in fio's format (N: the thread's index across all jobs), for a later verify_state_load=1 run. By default (as fio's) a file by that name ioplan did not write is left alone with a warning, and a state that cannot be written is a warning; given explicitly, the first refuses the run and the second fails the job.")
         .apply(A(j.pj.verify_state_save = flag_value(o, v); j.pj.verify_state_save_asked = true)),
     opt("verify_state_load", opt_type::boolean, CAT_VERIFY)
         .def("0")

@@ -393,6 +393,18 @@ static void state_kept_msg(struct eng *e, const struct plan_job *j, const struct
 		    "ioplan did not write it: this run's state is not saved over it", j->name, path);
 }
 
+/* verify_state_save by default could not write its file: the run stands, its state is not saved. */
+static void state_lost_msg(struct eng *e, const struct plan_job *j, const struct res_clone *rc)
+{
+	char path[4096];
+
+	vstate_name(path, sizeof(path), e->sh.aux_path, j->name, rc->thread_number - 1, j->log_suffix);
+	res_msg_add(e->res, RES_MSG_WARNING, "side-file", (int32_t)j->job_id,
+		    "job '%s': verify_state_save (on by default, as fio's): writing %s: %s: this run's state is "
+		    "not saved (set verify_state_save=0, or --aux-path=DIR where it can be written)", j->name, path,
+		    strerror(rc->state_lost));
+}
+
 /* A job's span from its clones; the run's first fatal error from theirs. */
 static void job_span(struct eng *e, struct res_job *rj)
 {
@@ -407,6 +419,8 @@ static void job_span(struct eng *e, struct res_job *rj)
 		error_msgs(e, j, rc);
 		if (rc->state_kept)
 			state_kept_msg(e, j, rc);
+		if (rc->state_lost)
+			state_lost_msg(e, j, rc);
 	}
 }
 

@@ -330,9 +330,11 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 }
 
 /*
- * Written at the thread's end, interrupted or not; a failure is the job's error.
+ * Written at the thread's end, interrupted or not; a failure of a save asked
+ * for is the job's error (fio says it and exits 0: the state is lost unseen).
  * Saved by fio's default rather than asked for, a user's file at the name stays
- * and the state is not saved (the preflight's warning said so).
+ * and the state is not saved (the preflight's warning said so), and a save that
+ * fails (a full disk, a read-only working directory) is a warning at the end.
  */
 static void save_state(struct worker *w)
 {
@@ -345,9 +347,14 @@ static void save_state(struct worker *w)
 		w->res.state_kept = !w->vf.state_taken;	/* one that came since: said at the end */
 	if (!ret || (!asked && ret == -EEXIST))
 		return;
+	if (!asked) {
+		w->res.state_lost = -ret;	/* said at the end */
+		return;
+	}
 	/* The message names the state file, not the job's data file (.file: none of them). */
 	snprintf(what, sizeof(what), "verify_state_save: writing %.280s", path);
 	worker_error(w, .err = -ret, .file = UINT32_MAX, .what = what);
+	worker_set_error(w, -ret);
 }
 
 void worker_verify_release(struct worker *w)

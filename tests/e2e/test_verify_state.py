@@ -9,7 +9,8 @@ ioplan's, and the fixed fields ioplan writes are fio's for the same job.  A
 state whose last writes were in flight stops both tools' verify at the same
 block.  With two jobs (the second numjobs=2) the files bear fio's names: N is
 the thread's index across all jobs.  A state that cannot be written (a read-only
-working directory) is named in the message and costs the run nothing.  Broken
+working directory) is named in a warning and costs the run nothing, unless
+verify_state_save=1 asked for it: then the job fails (exit 1).  Broken
 state files: test_bad_runs.py.
 """
 import json
@@ -23,7 +24,7 @@ import subprocess
 import tempfile
 import unittest
 
-from common import BIN, FIO, TmpDirCase, flip, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, fill_up, flip, run, run_fio, wait_for_stderr
 from test_mpi_merge import crc32c
 
 HDR, FIXED, SLOT = 24, 152, 16
@@ -234,9 +235,33 @@ class WhenSaved(TmpDirCase):
             job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
             self.assertEqual((job["error"], job["write"]["io_bytes"], job["read"]["io_bytes"]),
                              (0, 65536, 65536))
-            self.assertIn("local-w-0-verify.state", p.stderr)
-            self.assertNotIn(f"{data}: verify_state_save", p.stderr)
-        self.assertIn("verify_state_save: writing local-w-0-verify.state: Read-only file system", p.stderr)
+            self.assertIn("local-w-0-verify.state", p.stdout + p.stderr)
+            self.assertNotIn(f"{data}: verify_state_save", p.stdout + p.stderr)
+        # Saved by default, not asked for: a warning (the report's), not an error with exit 0.
+        self.assertEqual(p.stderr, "")
+        self.assertIn("job 'w': verify_state_save (on by default, as fio's): writing local-w-0-verify.state: "
+                      "Read-only file system: this run's state is not saved",
+                      "\n".join(json.loads(p.stdout)["ioplan"]["warnings"]))
+
+    def test_a_state_asked_for_that_cannot_be_written_fails_the_job(self):
+        # verify_state_save=1 given on a disk with no room for the state: fio says "failed to
+        # write state file" and exits 0, and so did ioplan (an "error:" line, exit 0), so a
+        # power-cut script went on to a verify_state_load run with no state to load.
+        if os.geteuid() != 0:
+            self.skipTest("mounting a tmpfs needs root")
+        full = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-full-"))
+        self.addCleanup(os.rmdir, full)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)], check=True)
+        self.addCleanup(subprocess.run, ["umount", str(full)])
+        fill_up(full)
+        p = run(["--name=w", f"--filename={self.tmp / 'data'}", "--size=64k", "--bs=4k", "--rw=write",
+                 "--verify=crc32c", "--verify_state_save=1", f"--aux-path={full}", "--output-format=json"],
+                cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan: error: job 'w': verify_state_save: writing {full}/local-w-0-verify.state: "
+                                   "No space left on device (errno 28)\n")
+        job = json.loads(p.stdout)["jobs"][0]
+        self.assertEqual((job["error"], job["write"]["io_bytes"], job["read"]["io_bytes"]), (28, 65536, 65536))
 
     def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
         # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
