@@ -6,14 +6,18 @@ before any I/O (exit 2); a log that fails during the run leaves the run's
 results reported in full, the error naming the file, and the exit status
 saying the run did not go well (1), so a script that keeps the logs notices
 they are missing; so does a log removed while the run writes it (its
-directory too), whose lines went with it.  We run as root,
+directory too), whose lines went with it.  A directory that cannot be written
+(a read-only file system, one the user may not write) is known before any I/O
+too: refused then, not found after the whole run.  We run as root,
 so "unwritable" is a path under a regular file (ENOTDIR), a directory where the
 file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
 """
 import json
 import os
+import pathlib
 import shutil
 import subprocess
+import tempfile
 
 from common import BIN, TmpDirCase, run, wait_until
 
@@ -91,3 +95,30 @@ class LogFaults(TmpDirCase):
                       "and what was written went with it\n", err)
         self.assertIn(f"write_iolog={where}/t.log was removed during the run, and the trace with it", err)
         self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)  # the results are all there
+
+    def test_side_files_on_a_read_only_file_system_are_refused_before_any_io(self):
+        # A read-only directory was found only as each file opened: the whole workload ran,
+        # then the logs, the trace and an asked-for verify state were lost (exit 1).
+        if os.geteuid() != 0:
+            self.skipTest("mounting a read-only tmpfs needs root")
+        ro = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ro-"))  # not under self.tmp: unmounted after it
+        self.addCleanup(os.rmdir, ro)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], check=True)
+        self.addCleanup(subprocess.run, ["umount", str(ro)])
+        data = self.tmp / "data"
+        job = ["--name=j", f"--filename={data}", "--size=64k", "--bs=4k", "--rw=write", "--output-format=json"]
+        p = run([*job, f"--write_bw_log={ro}/x", f"--write_iolog={ro}/t.log", "--verify=crc32c",
+                 "--verify_state_save=1", f"--aux-path={ro}"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        for what in (f"write_bw_log: {ro}/x_bw.1.log", f"write_iolog: {ro}/t.log",
+                     f"verify_state_save: {ro}/local-j-0-verify.state"):
+            self.assertIn(f"ioplan: error: job 'j': {what}: cannot open for writing: Read-only file system\n",
+                          p.stderr)
+        p = run([*job, "--exec_prerun=true"], cwd=ro)  # the prerun's output goes to the working directory
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn("exec_prerun: j.prerun.txt: cannot open for writing: Read-only file system", p.stderr)
+        self.assertFalse(data.exists())
+        # verify_state_save by fio's default is no reason to refuse: the run goes, a warning says so.
+        p = run([*job, "--verify=crc32c", f"--aux-path={ro}"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 64 << 10)
