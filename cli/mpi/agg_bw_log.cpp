@@ -40,9 +40,12 @@ std::string agg_bw_log_check(const std::string &dir)
 {
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
         char why[SAFETY_WHY_MAX];
-        if (safety_check_output(&safety_system, agg_bw_log_path(dir, d).c_str(),
-                                SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, sizeof(why)))
+        std::string path = agg_bw_log_path(dir, d);
+        if (safety_check_output(&safety_system, path.c_str(), SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why,
+                                sizeof(why)))
             return why;
+        if (safety_check_writable(path.c_str(), why, sizeof(why))) // a read-only directory: before the run, not after
+            return path + ": " + why;
     }
     return "";
 }

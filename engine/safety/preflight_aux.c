@@ -16,43 +16,12 @@
 #include "engine/verify/verify.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-/*
- * Whether path can be written: the file, or for one still to be made its
- * directory (a read-only file system, a directory the user may not write).
- * 0, or -errno with the open's words in why.  Found now, not after the run
- * its file was for (a log's open failing only drops the log).
- */
-static int side_file_writable(const char *path, char *why, size_t n)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int err = 0;
-
-	if (!faccessat(AT_FDCWD, path, W_OK, AT_EACCESS))
-		return 0;
-	if (errno != ENOENT)
-		err = errno;
-	else if (!slash)
-		err = faccessat(AT_FDCWD, ".", W_OK | X_OK, AT_EACCESS) ? errno : 0;
-	else if ((size_t)(slash - path) < sizeof(dir)) {
-		memcpy(dir, path, (size_t)(slash - path) + (slash == path));
-		dir[(slash - path) + (slash == path)] = '\0';
-		err = faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) ? errno : 0;
-	}
-	if (err != EROFS && err != EACCES)
-		return 0;	/* anything else is the open's to say */
-	snprintf(why, n, "cannot open for writing: %s", strerror(err));
-	return -err;
-}
 
 /*
  * One file the job writes besides its targets, judged by the rule of
@@ -65,7 +34,7 @@ static void check_side_file(struct pf_state *s, const struct plan_job *j, const 
 	int r = safety_check_output(s->env, path, how, why, sizeof(why));
 
 	if (!r && must_write)
-		r = side_file_writable(path, why, sizeof(why));
+		r = safety_check_writable(path, why, sizeof(why));
 
 	/* A missing or unwritable directory's reason is the open's own words: the file it was for is named here. */
 	if (r == -ENOENT || r == -ENOTDIR || r == -EROFS || r == -EACCES)

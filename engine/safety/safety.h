@@ -97,6 +97,16 @@ enum {
 int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n);
 
 /*
+ * Whether path can be written at all: the file, or for one still to be made
+ * its directory (a read-only file system, a directory the user may not
+ * write): 0, or -EROFS / -EACCES with "cannot open for writing: ..." in why
+ * (any other failure is left to the open).  The preflight asks it of the
+ * side files a run writes only as it goes or at its end, so that a file the
+ * run could never write refuses the run before any I/O, not after it.
+ */
+int safety_check_writable(const char *path, char *why, size_t n);
+
+/*
  * Opens path for writing (created when missing, O_WRONLY | O_CLOEXEC plus
  * flags' O_APPEND / O_NONBLOCK) under the same rule, checked again on the
  * open descriptor, and only then truncated when flags has O_TRUNC: the fd, or

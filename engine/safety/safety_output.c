@@ -142,6 +142,34 @@ int safety_check_output(const struct safety_env *env, const char *path, unsigned
 	return judge(env, path, -1, &sb, how, why, n);
 }
 
+/*
+ * Whether path can be written: the file, or for one still to be made its
+ * directory (a read-only file system, a directory the user may not write).
+ * (safety.h)
+ */
+int safety_check_writable(const char *path, char *why, size_t n)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int err = 0;
+
+	if (!faccessat(AT_FDCWD, path, W_OK, AT_EACCESS))
+		return 0;
+	if (errno != ENOENT)
+		err = errno;
+	else if (!slash)
+		err = faccessat(AT_FDCWD, ".", W_OK | X_OK, AT_EACCESS) ? errno : 0;
+	else if ((size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path) + (slash == path));
+		dir[(slash - path) + (slash == path)] = '\0';
+		err = faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) ? errno : 0;
+	}
+	if (err != EROFS && err != EACCES)
+		return 0;	/* anything else is the open's to say */
+	snprintf(why, n, "cannot open for writing: %s", strerror(err));
+	return -err;
+}
+
 int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
 		       size_t n)
 {

@@ -117,6 +117,13 @@ class LogFaults(TmpDirCase):
         p = run([*job, "--exec_prerun=true"], cwd=ro)  # the prerun's output goes to the working directory
         self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
         self.assertIn("exec_prerun: j.prerun.txt: cannot open for writing: Read-only file system", p.stderr)
+        # and the files the command line asks for: --bandwidth-log's (in the working directory), a rank file
+        p = run([*job, "--bandwidth-log"], cwd=ro)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn("--bandwidth-log: ./agg-read_bw.log: cannot open for writing: Read-only file system", p.stderr)
+        p = run([*job, f"--rank-output={ro}"], cwd=self.tmp)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn(f"--rank-output={ro}: cannot open for writing: Read-only file system", p.stderr)
         self.assertFalse(data.exists())
         # verify_state_save by fio's default is no reason to refuse: the run goes, a warning says so.
         p = run([*job, "--verify=crc32c", f"--aux-path={ro}"], cwd=self.tmp)
