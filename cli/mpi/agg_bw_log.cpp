@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/safety/safety.h"
@@ -85,11 +86,16 @@ std::string agg_bw_log::finish()
         if (!f_[d])
             continue;
         bool bad = std::fflush(f_[d]) != 0 || std::ferror(f_[d]) != 0;
-        if (!bad)
+        // Removed during the run (its directory too): the lines went with it.
+        struct stat st;
+        bool removed = !bad && fstat(fileno(f_[d]), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+        if (!bad && !removed)
             safety_mark_output(fileno(f_[d])); // ioplan's own: the next run may replace it
-        if (std::fclose(f_[d]) != 0 || bad) {
-            if (err_.empty())
-                fail(path_[d], errno ? errno : EIO);
+        if ((std::fclose(f_[d]) != 0 || bad) && err_.empty())
+            fail(path_[d], errno ? errno : EIO);
+        if (removed && err_.empty()) {
+            errno_ = ENOENT;
+            err_ = path_[d] + ": removed during the run, and what was written went with it";
         }
         f_[d] = nullptr;
     }

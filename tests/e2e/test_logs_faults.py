@@ -96,6 +96,23 @@ class LogFaults(TmpDirCase):
         self.assertIn(f"write_iolog={where}/t.log was removed during the run, and the trace with it", err)
         self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)  # the results are all there
 
+    def test_bandwidth_log_removed_during_the_run(self):
+        proc = subprocess.Popen([BIN, *JOB, "--rate=4m", "--bandwidth-log", "--output-format=json"], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            log = self.tmp / "agg-read_bw.log"
+            wait_until(log.exists, what="the bandwidth log opened")
+            log.unlink()
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("--bandwidth-log: ./agg-read_bw.log: removed during the run, and what was written went with it",
+                      err)
+        self.assertEqual(json.loads(out)["jobs"][0]["read"]["io_bytes"], 8 << 20)
+
     def test_side_files_on_a_read_only_file_system_are_refused_before_any_io(self):
         # A read-only directory was found only as each file opened: the whole workload ran,
         # then the logs, the trace and an asked-for verify state were lost (exit 1).
