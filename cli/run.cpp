@@ -7,8 +7,9 @@
 // and JSON stays valid.  SIGUSR1, taken the same way, asks for a report of
 // the results so far, as fio's does (and --status-interval asks every
 // interval: cli/interim.hpp).  Once the engine is done the mask is lifted
-// again: a signal while the report is written (to a pipe nobody reads, say)
-// ends ioplan as it ends any program, after --save has kept the run.
+// again, but for --save's store (save_holding_signals): a signal while the
+// report is written (to a pipe nobody reads, say) ends ioplan as it ends any
+// program, after --save has kept the run.
 // SIGPIPE is ignored from the start of a run to its exit: a reader that
 // left makes a write fail with EPIPE, which is said, instead of ending the
 // process before the run is saved, its logs closed and its errors said.  A
@@ -563,6 +564,34 @@ void after_trigger(const args &a, results *r, int signals)
         std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
 }
 
+// --save with SIGINT, SIGTERM, SIGHUP and SIGUSR1 held: the save may wait up
+// to the store's 10 s for another process's lock, and a signal that ended
+// ioplan there lost the run it had measured, neither stored nor reported.
+// One taken meanwhile is said and counted (*signals: the exit status says the
+// run was stopped); the report is still written after it.
+bool save_holding_signals(const results &r, const plan &p, const args &a, int *signals)
+{
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
+        sigaddset(&sigs, sig);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    bool ok = save_run(r, p, a);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
+        if (sigismember(&old, sig))
+            sigdelset(&sigs, sig); // the caller's to take
+    const struct timespec now {};
+    for (int sig; (sig = sigtimedwait(&sigs, nullptr, &now)) > 0;) {
+        if (sig == SIGUSR1)
+            continue; // a report of the results so far: the whole report follows
+        std::fprintf(stderr, "ioplan: signal %d while --save stored the run: its report follows, then ioplan stops\n",
+                     sig);
+        ++*signals;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return ok;
+}
+
 // The job as run, for the report and the results store: each job file in INI
 // syntax, or the command line when the jobs were given on it.
 std::string job_text_of(const plan_source &src)
@@ -748,7 +777,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                     status(std::string(r->msgs[i].text) + "\n");
         // Kept before the report is written: a reader that blocks or leaves cannot lose it.
         if (a.save)
-            rc |= save_run(*r, p, a) ? 0 : 1;
+            rc |= save_holding_signals(*r, p, a, &signals) && !signals ? 0 : 1;
         rc |= write_reports(*r, p, a, formats, out, interim, banner_written);
         rc |= failed_status(*r, a.who);
         bool said = false;

@@ -506,6 +506,34 @@ class BadStores(StoreCase):
             con.close()
         self.assertEqual([x["id"] for x in self.listing()], before)
 
+    def test_a_signal_while_the_save_waits_for_the_lock_keeps_the_run(self):
+        # The save waits up to 10 s for another process's lock, with the run measured and not
+        # yet reported: SIGTERM (SIGINT, SIGHUP) there ended ioplan, and the run was lost,
+        # neither stored nor reported, nor kept as an unsaved file.
+        null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
+        self.assertEqual(run([*null, "--save=first", f"--results-db={self.db}"]).returncode, 0)
+        proc = subprocess.Popen([BIN, *null, "--time_based", "--runtime=2", "--output-format=json", "--save=held",
+                                 f"--results-db={self.db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        tasks = lambda: len(os.listdir(f"/proc/{proc.pid}/task"))
+        common.wait_until(lambda: tasks() > 1, what="the run under way")  # the store judged before it, unlocked
+        con = sqlite3.connect(self.db, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            # The engine's threads gone and the one left asleep in SQLite's busy wait: the save.
+            common.wait_until(lambda: tasks() == 1 and common.waits_in(proc.pid, "nanosleep"),
+                              what="the save waiting for the lock")
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("ioplan: signal 15 while --save stored the run: its report follows, then ioplan stops", err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+        self.assertEqual([x["label"] for x in self.listing()], ["first", "held"])
+
     def test_read_only(self):
         mnt = self.tmp / "ro"
         mnt.mkdir()
