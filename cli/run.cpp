@@ -10,9 +10,11 @@
 // again, but for --save's store (save_holding_signals): a signal while the
 // report is written (to a pipe nobody reads, say) ends ioplan as it ends any
 // program, after --save has kept the run.
-// SIGPIPE is ignored from the start of a run to its exit: a reader that
-// left makes a write fail with EPIPE, which is said, instead of ending the
-// process before the run is saved, its logs closed and its errors said.  A
+// SIGUSR1 outside the engine's run does nothing (no_report_now): the whole
+// report is on its way.  SIGPIPE is ignored from the start of a run to its
+// exit: a reader that left makes a write fail with EPIPE, which is said,
+// instead of ending the process before the run is saved, its logs closed and
+// its errors said.  A
 // reader of the reports of the results so far that leaves stops the run, as
 // SIGTERM would, since nothing reads what the run was asked to show.
 // While signals are blocked nothing may block the supervisor, so the progress
@@ -57,23 +59,31 @@ namespace cli {
 
 namespace {
 
-// SIGPIPE's disposition set for a scope, the one before back at its end.
-class pipe_signal {
+// A signal's disposition set for a scope, the one before back at its end
+// (SA_RESTART: a write the handler interrupts goes on).
+class scoped_signal {
 public:
-    explicit pipe_signal(void (*handler)(int))
+    scoped_signal(int sig, void (*handler)(int)) : sig_(sig)
     {
         struct sigaction sa {};
         sa.sa_handler = handler;
+        sa.sa_flags = SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGPIPE, &sa, &was_);
+        sigaction(sig, &sa, &was_);
     }
-    ~pipe_signal() { sigaction(SIGPIPE, &was_, nullptr); }
-    pipe_signal(const pipe_signal &) = delete;
-    pipe_signal &operator=(const pipe_signal &) = delete;
+    ~scoped_signal() { sigaction(sig_, &was_, nullptr); }
+    scoped_signal(const scoped_signal &) = delete;
+    scoped_signal &operator=(const scoped_signal &) = delete;
 
 private:
+    int sig_;
     struct sigaction was_ {};
 };
+
+// SIGUSR1 outside the engine's run (the save, the report): the whole report is
+// coming, so nothing to do.  Its default action ended ioplan, and a monitor's
+// SIGUSR1 while the report waited for its reader lost the run.
+void no_report_now(int) {}
 
 // The test files jobs make themselves, outside the layout (filecreate's), that
 // do not exist yet.  The run's layout counts the files it makes (results.left),
@@ -559,7 +569,7 @@ void after_trigger(const args &a, results *r, int signals)
     if (a.trigger_cmd.empty())
         return;
     std::fflush(nullptr);
-    pipe_signal as_any_program(SIG_DFL); // an ignored signal would stay ignored in the command
+    scoped_signal as_any_program(SIGPIPE, SIG_DFL); // an ignored signal would stay ignored in the command
     if (std::system(a.trigger_cmd.c_str()) == -1)
         std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
 }
@@ -690,7 +700,8 @@ std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &
 int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes, world *w,
              const plan_source *src)
 {
-    pipe_signal ignored(SIG_IGN);
+    scoped_signal ignored(SIGPIPE, SIG_IGN);
+    scoped_signal usr1(SIGUSR1, no_report_now); // taken by the engine's supervisor while it runs
     unsigned formats = 0;
     std::string err;
     if (!a.writer && !report::parse_formats(a.output_format, &formats, &err)) {

@@ -78,6 +78,27 @@ class SignalsWhileBlocked(TmpDirCase):
                 finally:
                     os.close(r)
 
+    def test_sigusr1_while_the_report_waits_for_its_reader_loses_nothing(self):
+        # SIGUSR1 asks for a report of the results so far, and a monitor sends it at any
+        # time (fio handles it as long as it lives): once the run was over its default
+        # action ended ioplan, with the report cut at the pipe's 4 KiB.
+        r, w = full_pipe()
+        with os.fdopen(r, "rb") as reader:
+            reader.read(4096)  # empty again, but 4 KiB deep: the 8 KiB json+ report still waits
+            proc = subprocess.Popen([BIN, *NULL_JOB, "--output-format=json+"], stdout=w, stderr=subprocess.PIPE)
+            os.close(w)
+            try:
+                wait_blocked_in(proc.pid, "pipe_write")  # the run is over, the report waits
+                proc.send_signal(signal.SIGUSR1)
+                out = reader.read()
+                _, err = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(json.loads(out)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+
     def test_progress_line_blocked_on_stderr_does_not_stop_sigint(self):
         # --eta=always into a stderr nobody reads: the progress line must not leave the
         # supervisor stuck with the signals blocked.
