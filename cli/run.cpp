@@ -560,18 +560,38 @@ bool cli_side_files_ok(const args &a, world *w)
     return false;
 }
 
+volatile sig_atomic_t trigger_signal = 0;
+
+void note_trigger_signal(int sig)
+{
+    trigger_signal = sig;
+}
+
 // A trigger stopped the run: its command runs now (signals are unblocked
 // again, so it can be interrupted), and the run counts as finished, as fio's.
-void after_trigger(const args &a, results *r, int signals)
+// SIGTERM or SIGHUP to ioplan meanwhile is noted (the command, which gets its
+// signals as any program, runs on): it ended ioplan before the run's report,
+// where fio reports; now it is said and counted in *signals (exit 1).
+void after_trigger(const args &a, results *r, int *signals)
 {
-    if (r && !signals)
+    if (r && !*signals)
         r->interrupted = false;
     if (a.trigger_cmd.empty())
         return;
     std::fflush(nullptr);
     scoped_signal as_any_program(SIGPIPE, SIG_DFL); // an ignored signal would stay ignored in the command
-    if (std::system(a.trigger_cmd.c_str()) == -1)
-        std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(), strerror(errno));
+    trigger_signal = 0;
+    {
+        scoped_signal term(SIGTERM, note_trigger_signal), hup(SIGHUP, note_trigger_signal);
+        if (std::system(a.trigger_cmd.c_str()) == -1)
+            std::fprintf(stderr, "ioplan: error: --trigger: cannot run '%s': %s\n", a.trigger_cmd.c_str(),
+                         strerror(errno));
+    }
+    if (!trigger_signal)
+        return;
+    std::fprintf(stderr, "ioplan: signal %d while --trigger's command ran: the run's report follows, then ioplan "
+                         "stops\n", (int)trigger_signal);
+    ++*signals;
 }
 
 // --save with SIGINT, SIGTERM, SIGHUP and SIGUSR1 held: the save may wait up
@@ -755,7 +775,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         w->keep_groups(a.rank_output, src);
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get());
     if (triggered)
-        after_trigger(a, r, signals);
+        after_trigger(a, r, &signals);
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {

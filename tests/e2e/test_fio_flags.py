@@ -265,6 +265,27 @@ class RunFlags(TmpDirCase):
         self.assertGreaterEqual(runtime_ms, 900)
         self.assertLess(runtime_ms, 5000)
 
+    def test_sigterm_while_the_trigger_command_runs_keeps_the_report(self):
+        # The command runs after the run stopped, before its report: SIGTERM to ioplan then
+        # ended it with the run unreported (exit 143, nothing on stdout); fio, whose handler
+        # stays, reports.  Now it is said, the report written, and the exit status is 1.
+        started = self.tmp / "started"
+        proc = subprocess.Popen([BIN, "--trigger-timeout=1", f"--trigger=touch {started}; sleep 2",
+                                 "--output-format=json", "--name=j", "--ioengine=null", "--size=1g",
+                                 "--time_based", "--runtime=20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            wait_until(started.exists, what="the trigger command")
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("ioplan: signal 15 while --trigger's command ran: the run's report follows", err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+
     def test_trigger_file_stops_the_run_and_is_removed(self):
         trig = self.write("trig", "")
         long_run = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
