@@ -161,6 +161,12 @@ store::store(const std::string &path, mode m) : path_(path)
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	std::string target = m == mode::read ? read_target(path, &flags) : path;
 	reading_ = m == mode::read;
+	// A read-only connection makes the -wal and -shm files and cannot remove
+	// them as it closes: every `results list` left both beside the store.  Where
+	// the store and its directory can be written a read opens read-write and
+	// writes nothing (query_only, once opened), so the last to close removes them.
+	if (reading_ && target == path && access(path.c_str(), W_OK) == 0 && access(parent_of(path).c_str(), W_OK) == 0)
+		flags = SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(target.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
 		std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
 		sqlite3_close(db_);
@@ -177,6 +183,8 @@ store::store(const std::string &path, mode m) : path_(path)
 			throw store_error(path + ": " + unwritable() + "; left untouched");
 		if (m != mode::read)
 			set_wal();
+		else
+			exec("PRAGMA query_only=ON");
 		wrote_ = m != mode::read;
 	} catch (...) {
 		sqlite3_close(db_);

@@ -198,6 +198,25 @@ class SaveAndRead(StoreCase):
         p = run(["results", "list", "--output-format=json", f"--results-db={copy}"])
         self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["a", "b", "c", "e"])
 
+    def test_a_read_leaves_nothing_beside_the_store(self):
+        # A read opened the store read-only: SQLite made its -wal and -shm files and, read-only,
+        # could not remove them as it closed, so every `results list` left both behind.
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir() if p.name.startswith("results")),
+                         ["results.db"])
+        before = self.db.read_bytes()
+        for args in (["list"], ["show", "a"], ["export"], ["summary"], ["report", "a", "b",
+                                                                      f"--output={self.tmp / 'p.html'}"]):
+            with self.subTest(args=args):
+                self.results(*args)
+                self.assertEqual(sorted(p.name for p in self.tmp.iterdir() if p.name.startswith("results")),
+                                 ["results.db"])
+        self.assertEqual(self.db.read_bytes(), before)  # and writes nothing
+        p = run(["compare", "a", "b", "--metrics=iops", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir() if p.name.startswith("results")), ["results.db"])
+
     def test_rm_and_export(self):
         for label in ("a", "b"):
             self.assertEqual(self.ioplan_run(label=label).returncode, 0)
