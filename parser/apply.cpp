@@ -70,9 +70,41 @@ bool negative_size(const option &o, const entry &e)
 }
 
 // fio runs these options' callbacks once per part of a list (parse.c's
-// handle_option splits at ',', else ':', else '-'), so the last part is what
-// it keeps: size=1m,2m is 2m.  Empty when the value is no such list.
-std::string last_of_list(const option &o, const std::string &v)
+// handle_option cuts what is left at its first ',', else ':', else '-'), so
+// the last part it reads is what it keeps: size=1m,2m is 2m.  A part with no
+// number (size=16m // bytes, or) fails silently there and leaves the value of
+// the part before it.  Empty when the value is no such list.
+namespace {
+
+// Where each part starts.
+std::vector<size_t> fio_list_parts(const std::string &s)
+{
+    std::vector<size_t> starts{0};
+    for (;;) {
+        size_t from = starts.back(), at = s.find(',', from);
+        if (at == std::string::npos)
+            at = s.find(':', from);
+        if (at == std::string::npos)
+            at = s.find('-', from);
+        if (at == std::string::npos)
+            return starts;
+        starts.push_back(at + 1);
+    }
+}
+
+// What fio's str_to_decimal needs to read a number: strtoll takes a digit
+// after blanks and a sign.
+bool reads_a_number(const std::string &part)
+{
+    size_t i = part.find_first_not_of(" \t");
+    if (i != std::string::npos && (part[i] == '+' || part[i] == '-'))
+        i++;
+    return i < part.size() && part[i] >= '0' && part[i] <= '9';
+}
+
+} // namespace
+
+std::string last_of_list(const option &o, const std::string &v, std::string *skipped)
 {
     static const char *const kept_last[] = {"size", "io_size", "offset", "offset_increment", "zoneskip",
                                             "rwmixread", "rwmixwrite", "buffer_compress_percentage",
@@ -88,7 +120,18 @@ std::string last_of_list(const option &o, const std::string &v)
     size_t at = s.find_last_of(",:-");
     if (at == std::string::npos || at == 0 || at + 1 == s.size())
         return "";
-    return s.substr(at + 1);
+    std::vector<size_t> starts = fio_list_parts(s);
+    auto part = [&](size_t i) {
+        return i + 1 < starts.size() ? s.substr(starts[i], starts[i + 1] - 1 - starts[i]) : s.substr(starts[i]);
+    };
+    size_t kept = starts.size() - 1;
+    while (kept > 0 && !reads_a_number(part(kept)))
+        kept--;
+    if (!reads_a_number(part(kept)))
+        return s.substr(at + 1); // no part is a number: the last one's error
+    if (skipped && kept + 1 < starts.size())
+        *skipped = s.substr(starts[kept + 1]);
+    return part(kept);
 }
 
 void apply_entry(job_spec &j, const entry &e, diag_list *notes)
@@ -112,8 +155,13 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
     try {
         ignored_text dropped;
         std::string v = expand_keywords(negative_size(*o, e) ? e.value.substr(1) : e.value);
-        std::string last = last_of_list(*o, v);
-        if (!last.empty()) {
+        std::string skipped;
+        std::string last = last_of_list(*o, v, &skipped);
+        if (!last.empty() && !skipped.empty()) {
+            note_value(notes, e, "'" + skipped + "' has no number and is ignored, as fio ignores it: '" + last +
+                                     "' is used");
+            v = last;
+        } else if (!last.empty()) {
             note_value(notes, e, "only '" + last + "', the last of the list, is used, as fio uses it");
             v = last;
         }

@@ -86,6 +86,29 @@ class TextAfterNumbers(BothCase):
             self.assertLess(doc["jobs"][0]["job_runtime"], 30000, who)  # 1 s, not 1000 s
 
 
+    def test_a_list_part_without_a_number_keeps_the_part_before(self):
+        # neutronsharc/tools' fio/README.md annotates its job file with //
+        # comments: "size=2g    // => totoal bytes of this job. fio runs until ...,
+        # or".  fio cuts the value at its ',' and reads each part in turn; " or"
+        # holds no number, fails silently and leaves 2g.  ioplan took the last
+        # part only and refused the file ("'or' is not a number").
+        out = self.same_amounts("[j]\nioengine=null\nrw=read\nbs=4k\n"
+                                "size=256k    // => total bytes of this job, or\n"
+                                "[k]\nioengine=null\nrw=read\nbs=4k\nsize=x,128k,y:w\n")
+        self.assertEqual([a[1] for a in self.amounts(out["fio"][1])], [256 << 10, 128 << 10])
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual(normal.returncode, 0, normal.stderr)
+        self.assertIn("' or' has no number and is ignored, as fio ignores it: '256k    // => total bytes of "
+                      "this job' is used", normal.stdout)
+        # No part with a number is an error in both.
+        args = ["--name=j", "--ioengine=null", "--rw=read", "--size=a,b"]
+        self.assertIn("failed parsing size=a,b", subprocess.run([FIO, *args], cwd=self.tmp, capture_output=True,
+                                                      text=True, timeout=60).stderr)
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("bad value for size: 'b' is not a number", p.stderr)
+
+
 class Deprecated(BothCase):
     def test_soft_deprecated_options_run_with_a_note(self):
         text = "[j]\nioengine=null\nsize=64k\nverifysort=1\nverifysort_nr=4\nflow_watermark=1\n"
