@@ -213,7 +213,7 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns, uint6
 	memset(l->sum, 0, sizeof(l->sum));
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->max, 0, sizeof(l->max));
-	memset(l->hist_started, 0, sizeof(l->hist_started));
+	memset(l->hist_last_ms, 0, sizeof(l->hist_last_ms));
 	if (l->hist)
 		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
 	l->base_ms = l->unix_epoch ? epoch_ns / NS_PER_MS : 0;
@@ -377,17 +377,20 @@ static void hist_emit(struct clone_log *l, uint64_t t_ms, uint8_t d, uint32_t bs
 	memset(h, 0, LOG_HIST_BUCKETS * sizeof(*h));
 }
 
-/* fio's windows: from a direction's first I/O, a line each log_hist_msec, drift carried over. */
+/*
+ * fio's windows: a line each log_hist_msec, drift carried over, from a
+ * direction's first I/O done 1 ms or more into the run (fio's hist_last of 0
+ * means "not started": I/Os of the first millisecond leave it so), hence
+ * lines at 1001, 2001, ... ms, none at a 2 s run's end.
+ */
 static void hist_io(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bs, uint64_t clat)
 {
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS, window;
 	uint32_t idx = res_hist_index(clat);
 
 	l->hist[(size_t)d * LOG_HIST_BUCKETS + (idx < LOG_HIST_BUCKETS ? idx : LOG_HIST_BUCKETS - 1)]++;
-	if (!l->hist_started[d]) {
-		l->hist_started[d] = true;
+	if (!l->hist_last_ms[d])
 		l->hist_last_ms[d] = t_ms;
-	}
 	window = t_ms - l->hist_last_ms[d];
 	if (!l->hist_ms || window < l->hist_ms)
 		return;

@@ -187,8 +187,7 @@ struct clone_log {
 	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t hist_ms;			/* log_hist_msec; 0 = no hist log */
 	uint32_t hist_stride;			/* 1 << log_hist_coarseness */
-	bool hist_started[PLAN_DDIR_NR];
-	uint64_t hist_last_ms[PLAN_DDIR_NR];	/* the window's start, ms since the start */
+	uint64_t hist_last_ms[PLAN_DDIR_NR];	/* the window's start, ms since the start; 0: not yet */
 	uint64_t *hist;				/* [PLAN_DDIR_NR][LOG_HIST_BUCKETS] this window's counts */
 };
 

@@ -511,6 +511,20 @@ class FioLogDifferentialMore(LogsTmp):
         counts = sorted(sum(r[3:]) for r in mine)
         self.assertTrue(100 <= counts[len(counts) // 2] <= 300, counts)
 
+    def test_hist_windows_start_past_the_first_millisecond(self):
+        """fio 3.33 starts a direction's hist window at its first I/O done 1 ms or more into
+        the run (a hist_last of 0 is "not yet"): lines at 501, 1001, 1501 ms of a 2 s run and
+        none at its end.  ioplan started it at 0: lines at 500, 1000, ... and one at 2000."""
+        a, f = self.run_both(["--name=h", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g",
+                              "--time_based", "--runtime=2", "--write_hist_log=h", "--log_hist_msec=500"])
+        for who, d in (("ioplan", a), ("fio", f)):
+            times = [r[0] for r in read_log(d / "h_clat_hist.1.log")]
+            if who == "fio" and not times:
+                continue  # a loaded machine can keep fio's from writing any
+            self.assertGreater(len(times), 0, who)
+            self.assertGreater(times[0], 500, (who, times))
+            self.assertTrue(all(t < 2000 for t in times), (who, times))
+
     def test_compressed_logs_cross_read(self):
         """log_store_compressed: the same .fz names; fio --inflate-log reads ioplan's, ioplan reads fio's."""
         a, f = self.run_both(["--name=z", "--ioengine=null", "--rw=write", "--bs=128k", "--size=100m",
