@@ -52,6 +52,15 @@ bool target_size(const char *path, bool *is_dev, uint64_t *size)
     return ok;
 }
 
+// Whether the trace writes file f (the rest only read, trim or sync it).
+bool trace_writes(const iolog_trace &t, uint32_t f)
+{
+    for (uint64_t i = 0; i < t.nr_ios; i++)
+        if (t.ios[i].file == f && t.ios[i].ddir == PLAN_DDIR_WRITE)
+            return true;
+    return false;
+}
+
 // The trace's files as the job's files: devices and existing files must hold every traced I/O.
 bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file> *files)
 {
@@ -78,8 +87,11 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
         pf.path = t.files[f];
         pf.is_device = dev;
         pf.shared = true;
-        // A file the trace writes grows to what the trace needs; an existing one keeps its size.
-        pf.size_bytes = exists ? 0 : (t.extent[f] + 4095) / 4096 * 4096;
+        // A file the trace writes grows to what the trace needs; an existing one keeps its size,
+        // but an empty one it writes grows as a new one (fio's writes extend it: a client makes
+        // the file empty, then replays its writes into it).
+        bool grows = !exists || (!dev && !size && trace_writes(t, f));
+        pf.size_bytes = grows ? (t.extent[f] + 4095) / 4096 * 4096 : 0;
         files->push_back(pf);
     }
     return true;

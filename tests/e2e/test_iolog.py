@@ -17,7 +17,7 @@ import struct
 import subprocess
 import unittest
 
-from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, run, run_fio, wait_until
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, run, run_as_fio, run_fio, wait_until
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -214,6 +214,36 @@ class WriteIolog(TmpDirCase):
                  "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(io_lines(self.tmp / "again.log"), want)
+
+
+class ReplayIntoAnEmptyFile(TmpDirCase):
+    def test_writes_replayed_into_an_empty_file_grow_it_as_fios(self):
+        # A 3FS USRBIO study makes its data file empty, then replays iologs of writes
+        # into it (find_string id 71127837952).  fio's writes extend the file; ioplan
+        # took the empty file's size as the region and failed the job ("region beyond
+        # the end of the file", EINVAL), writing nothing.
+        log = "fio version 2 iolog\nk.data add\nk.data open\nk.data write 0 65536\n" \
+              "k.data write 1048576 65536\nk.data close\n"
+        args = ["--name=prefill", "--filename=k.data", "--ioengine=psync", "--rw=write", "--bs=64k",
+                "--read_iolog=w.iolog", "--verify=pattern", "--verify_pattern=0x5a", "--do_verify=0",
+                "--output-format=json"]
+        data = {}
+        for who, runner in (("ioplan", run), ("as-fio", run_as_fio), ("fio", run_fio if FIO else None)):
+            if runner is None:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            (d / "w.iolog").write_text(log)
+            (d / "k.data").write_bytes(b"")
+            p = runner(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            self.assertEqual((job["error"], job["write"]["io_bytes"], job["write"]["total_ios"]), (0, 128 << 10, 2), who)
+            body = (d / "k.data").read_bytes()
+            self.assertEqual(len(body), (1 << 20) + (64 << 10), who)
+            data[who] = (body[:64 << 10], body[1 << 20:])
+            self.assertEqual(data[who][0], b"\x5a" * (64 << 10), who)
+        self.assertEqual(len(set(data.values())), 1)
 
 
 class BadTraces(TmpDirCase):
