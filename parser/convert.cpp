@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <strings.h>
 
@@ -99,6 +101,35 @@ void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint6
     }
     *bytes = size_in(j, o, v);
     *ppm = 0;
+}
+
+// fio's zone count (parse.c, FIO_OPT_STR_VAL_ZONE): digits then 'z', which ends the value.
+static bool zones_of(const std::string &v0, uint32_t *n)
+{
+    std::string v = trim(v0);
+    size_t digits = v.find_first_not_of("0123456789");
+    if (!digits || digits == std::string::npos || v.back() != 'z' || v[digits] != 'z')
+        return false;
+    unsigned long long count = std::strtoull(v.c_str(), nullptr, 10);
+    *n = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+    return true;
+}
+
+void size_pct_or_zones(job_spec &j, const option &o, const std::string &v, int which, uint64_t *bytes,
+                       uint32_t *ppm, unsigned rules)
+{
+    uint32_t n = 0;
+    j.in_zones[which] = 0;
+    if (zones_of(v, &n)) {
+        *bytes = 0;
+        if (ppm)
+            *ppm = 0;
+        j.in_zones[which] = n;
+    } else if (ppm) {
+        size_or_pct(j, o, v, bytes, ppm, rules);
+    } else {
+        *bytes = size_in(j, o, v);
+    }
 }
 
 void for_each_ddir(const option &o, const std::string &v0,

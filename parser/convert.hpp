@@ -29,6 +29,11 @@ long long choice_of(const option &o, const std::string &v);
 void size_or_pct(const job_spec &j, const option &o, const std::string &v, uint64_t *bytes, uint32_t *ppm,
                  unsigned rules = PCT_PLAIN);
 
+// size_or_pct (ppm NULL: size_in), or a count of zones (fio's "Nz") kept in
+// j.in_zones[which] for finalize_spec, with *bytes (and *ppm) 0.
+void size_pct_or_zones(job_spec &j, const option &o, const std::string &v, int which, uint64_t *bytes,
+                       uint32_t *ppm, unsigned rules = PCT_PLAIN);
+
 // read,write,trim list: calls set(ddir, text) for every slot the value sets.
 void for_each_ddir(const option &o, const std::string &v,
                    const std::function<void(int, const std::string &)> &set);

@@ -504,7 +504,8 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device "
               "(or of filesize=; past 100%: all of it, as fio caps it).")
-        .apply(A(size_or_pct(j, o, v, &j.pj.size_bytes, &j.pj.size_ppm, PCT_PAST_100_IS_ALL))),
+        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_SIZE, &j.pj.size_bytes, &j.pj.size_ppm,
+                                   PCT_PAST_100_IS_ALL))),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")
         .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")
@@ -515,20 +516,21 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Bytes to transfer (default: size), or a percentage of each file's region; past size=, further rounds of "
               "the region, as fio's (its read-backs count).")
-        .apply(A(size_or_pct(j, o, v, &j.pj.io_size_bytes, &j.pj.io_size_ppm))),
+        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_IO_SIZE, &j.pj.io_size_bytes, &j.pj.io_size_ppm))),
     opt("offset", opt_type::size_pct, CAT_FILES)
         .aliases({"fileoffset"})
         .unit("bytes")
         .def("0")
         .help("Start of the I/O region in each file, or a percentage.")
-        .apply(A(size_or_pct(j, o, v, &j.pj.offset_bytes, &j.pj.offset_ppm, PCT_ZERO_IS_NONE))),
+        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_OFFSET, &j.pj.offset_bytes, &j.pj.offset_ppm,
+                                   PCT_ZERO_IS_NONE))),
     opt("offset_increment", opt_type::size_pct, CAT_FILES)
         .unit("bytes")
         .def("0")
         .help("Each clone's region starts this much after the previous clone's (DISKSPD -T), or this percentage "
               "of the file's size (of an existing file; rounded up to offset_align or the smallest block size).")
-        .apply(A(size_or_pct(j, o, v, &j.pj.offset_increment_bytes, &j.pj.offset_increment_ppm,
-                             PCT_ZERO_IS_NONE))),
+        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_OFFSET_INCREMENT, &j.pj.offset_increment_bytes,
+                                   &j.pj.offset_increment_ppm, PCT_ZERO_IS_NONE))),
     opt("rank_offset_increment", opt_type::size, CAT_FILES)
         .unit("bytes")
         .def("0")
@@ -624,7 +626,7 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .def("0")
         .help("Extra bytes skipped after each zone.")
-        .apply(A(j.pj.zone_skip_bytes = size_in(j, o, v))),
+        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_ZONE_SKIP, &j.pj.zone_skip_bytes, nullptr))),
 
     // ---- safety ----------------------------------------------------------------------
     opt("allow_device_write", opt_type::string, CAT_SAFETY)

@@ -110,9 +110,21 @@ void finalize_merge(const job_def &d)
 }
 
 // Relations between options that only make sense once the whole job is known.
+// fio's "Nz" values: N zones of zonesize= (its zbd.c recalculates them at file setup).
+static void apply_zone_counts(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    uint64_t *to[job_spec::NZ_NR] = {&j.size_bytes, &j.io_size_bytes, &j.offset_bytes, &j.offset_increment_bytes,
+                                     &j.zone_skip_bytes};
+    for (int i = 0; i < job_spec::NZ_NR; i++)
+        if (d.spec.in_zones[i] && j.zone_size_bytes)
+            *to[i] = (uint64_t)d.spec.in_zones[i] * j.zone_size_bytes;
+}
+
 void finalize_spec(job_def &d)
 {
     plan_job &j = d.spec.pj;
+    apply_zone_counts(d);
     // Unset (0), the most reaped at once is the minimum (1 by default), so each
     // completion is followed by a new submission and iodepth holds.
     plan_job_resolve_queue(&j);

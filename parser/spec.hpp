@@ -46,6 +46,11 @@ struct job_spec {
     std::string name;                 // name= (empty: the section name)
     std::string description;
     std::string wait_for;
+    // size=, io_size=, offset=, offset_increment= and zoneskip= given in zones (fio's
+    // "Nz"): N times zonesize=, applied once the job is read (finalize_spec), as fio's
+    // file setup does; without a zonesize= they stay 0, as in fio.
+    enum { NZ_SIZE, NZ_IO_SIZE, NZ_OFFSET, NZ_OFFSET_INCREMENT, NZ_ZONE_SKIP, NZ_NR };
+    uint32_t in_zones[NZ_NR] = {};
     std::string filename_format = "$jobname.$jobnum.$filenum";
     std::vector<std::string> directories;
     std::vector<named_file> filenames;

@@ -218,6 +218,26 @@ class OptionsAndValues(BothCase):
                           files={"f": 96 << 10})
 
 
+class ZoneCounts(BothCase):
+    def test_sizes_and_offsets_in_zones(self):
+        # stonet-research's ZNS scripts give size=1z and offset_increment=8z; fio
+        # 3.33 reads "Nz" in size, io_size, offset, offset_increment and zoneskip
+        # as N zones of zonesize= (none without one).  ioplan refused the suffix.
+        out = self.same_amounts("[global]\nioengine=psync\nzonemode=strided\nzonesize=256k\nbs=64k\n"
+                                "[w]\nrw=write\nfilename={dir}/f\nsize=2z\noffset_increment=4z\nnumjobs=2\nloops=2\n"
+                                "[r]\nstonewall\nrw=read\nfilename={dir}/f\nsize=6z\noffset=1z\nio_size=3z\n")
+        self.assertEqual([a[1] + a[3] for a in self.amounts(out["fio"][1])], [1 << 20, 1 << 20, 768 << 10])
+        for who, (_, doc, d) in out.items():
+            self.assertEqual((d / "f").stat().st_size, 1792 << 10, who)  # [r] lays out to offset + size
+            self.assertEqual(doc["jobs"][0]["job options"]["size"], "2z", who)
+
+    def test_zones_without_a_zonesize_are_no_size(self):
+        # As in fio: the count stays unapplied, and a new file without a size fails.
+        out = self.both("[j]\nioengine=psync\nrw=write\nbs=64k\nfilename={dir}/g\nsize=1z\n")
+        for who, (p, _, _) in out.items():
+            self.assertNotEqual(p.returncode, 0, who)
+
+
 class UnsetVariables(BothCase):
     JOB = "[j]\nioengine=null\nsize=${IOPLAN_TEST_UNSET}64k\nrw=read\n"
 
