@@ -9,14 +9,13 @@
 // interval: cli/interim.hpp).  Once the engine is done the mask is lifted
 // again, but for --save's store (save_holding_signals): a signal while the
 // report is written (to a pipe nobody reads, say) ends ioplan as it ends any
-// program, after --save has kept the run.
-// SIGUSR1 outside the engine's run does nothing (no_report_now): the whole
-// report is on its way.  SIGPIPE is ignored from the start of a run to its
-// exit: a reader that left makes a write fail with EPIPE, which is said,
-// instead of ending the process before the run is saved, its logs closed and
-// its errors said.  A
-// reader of the reports of the results so far that leaves stops the run, as
-// SIGTERM would, since nothing reads what the run was asked to show.
+// program, after --save has kept the run.  SIGUSR1 outside the engine's run
+// does nothing (no_report_now): the whole report is on its way.
+// SIGPIPE is ignored from the start of a run to its exit: a reader that left
+// makes a write fail with EPIPE, which is said, instead of ending the process
+// before the run is saved, its logs closed and its errors said.  A reader of
+// the reports of the results so far that leaves stops the run, as SIGTERM
+// would, since nothing reads what the run was asked to show.
 // While signals are blocked nothing may block the supervisor, so the progress
 // line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
