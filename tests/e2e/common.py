@@ -9,7 +9,9 @@ import errno
 import json
 import os
 import pathlib
+import re
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -145,6 +147,19 @@ def fill_up(directory):
     os.close(fd)
 
 
+def tmpfs(case, options):
+    """A tmpfs mounted with options ("ro,size=64k") in a directory of its own, not
+    under case.tmp (tearDown removes that before the cleanups unmount), unmounted
+    and removed when the test ends; the test is skipped where none can be mounted."""
+    mnt = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-tmpfs-"))
+    case.addCleanup(os.rmdir, mnt)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mnt)], capture_output=True, text=True)
+    if m.returncode:
+        case.skipTest(f"cannot mount a tmpfs: {m.stderr.strip()}")
+    case.addCleanup(subprocess.run, ["umount", str(mnt)])
+    return mnt
+
+
 def loop_device(case, size=32 << 20):
     """A loop device over a sparse image in case.tmp, detached when the test ends;
     the test is skipped (with losetup's reason) where none can be made."""
@@ -262,6 +277,34 @@ def wait_until(predicate, timeout=30.0, what=None, interval=0.01):
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout} s for {what or predicate.__name__}")
         time.sleep(interval)
+
+
+def pending_signals(pid):
+    """The signals pending for pid, to the thread or to the process (SigPnd, ShdPnd in
+    /proc/PID/status): a signal it holds blocked shows here until it takes it.  Empty
+    once pid is gone."""
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return set()
+    bits = 0
+    for m in re.findall(r"^(?:SigPnd|ShdPnd):\s+([0-9a-f]+)$", status, re.M):
+        bits |= int(m, 16)
+    return {signal.Signals(n + 1) for n in range(64) if bits >> n & 1 and n + 1 in signal.valid_signals()}
+
+
+def communicate_after(proc, *steps, timeout=120):
+    """Takes each step (a wait for a state, then what the test does to the running
+    process or its files), then the process's output and its end; a process a
+    failed step or the timeout leaves running is killed, so no test leaves one."""
+    try:
+        for step in steps:
+            step()
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def fifo_writer(fifo, proc, what, timeout=60.0):

@@ -11,7 +11,6 @@ import json
 import math
 import os
 import pathlib
-import re
 import shutil
 import signal
 import statistics
@@ -19,7 +18,7 @@ import subprocess
 import sys
 import unittest
 
-from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, wait_until
+from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, pending_signals, wait_until
 
 SCRIPT = ROOT / "bench" / "bench.py"
 spec = importlib.util.spec_from_file_location("bench", SCRIPT)
@@ -294,13 +293,11 @@ class Runs(TmpDirCase):
         """Whether pid has ended, is ending, or has SIGKILL pending."""
         try:
             stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            status = pathlib.Path(f"/proc/{pid}/status").read_text()
         except OSError:
             return True
         if stat[0] in "ZX" or int(stat[6]) & 0x4:  # dead, or PF_EXITING in its flags
             return True
-        pending = [int(m, 16) for m in re.findall(r"^(?:SigPnd|ShdPnd):\s+([0-9a-f]+)$", status, re.M)]
-        return any(p & (1 << (signal.SIGKILL - 1)) for p in pending)
+        return signal.SIGKILL in pending_signals(pid)
 
     @unittest.skipIf(os.geteuid() != 0, "a loop device and a mount need root")
     def test_layout_rows_run_on_a_fresh_ext4_that_sigterm_takes_down(self):

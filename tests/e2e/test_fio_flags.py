@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, fio_link_dir, run, run_as_fio, run_fio, wait_until
+from common import BIN, FIO, TmpDirCase, communicate_after, fio_link_dir, run, run_as_fio, run_fio, wait_until
 
 NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
 REMOTE = "no client/server mode; to run on many hosts at once use MPI: mpirun -np N ioplan JOBFILE"
@@ -274,14 +274,8 @@ class RunFlags(TmpDirCase):
                                  "--output-format=json", "--name=j", "--ioengine=null", "--size=1g",
                                  "--time_based", "--runtime=20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
-        try:
-            wait_until(started.exists, what="the trigger command")
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        out, err = communicate_after(proc, lambda: wait_until(started.exists, what="the trigger command"),
+                                     lambda: proc.send_signal(signal.SIGTERM), timeout=60)
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn("ioplan: signal 15 while --trigger's command ran: the run's report follows", err)
         self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)

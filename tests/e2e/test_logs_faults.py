@@ -14,12 +14,10 @@ file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
 """
 import json
 import os
-import pathlib
 import shutil
 import subprocess
-import tempfile
 
-from common import BIN, TmpDirCase, run, wait_until
+from common import BIN, TmpDirCase, communicate_after, run, tmpfs, wait_until
 
 JOB = ["--name=j", "--ioengine=null", "--size=8m", "--bs=4k"]
 
@@ -81,15 +79,10 @@ class LogFaults(TmpDirCase):
                                  f"--write_bw_log={where}/x", "--log_avg_msec=100", f"--write_iolog={where}/t.log",
                                  "--output-format=json"], cwd=self.tmp, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        try:
-            wait_until(lambda: (where / "t.log").exists() and (where / "x_bw.1.log").exists(),
-                       what="the iolog and the log opened")
-            shutil.rmtree(where)
-            out, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        out, err = communicate_after(proc, lambda: wait_until(lambda: (where / "t.log").exists() and
+                                                              (where / "x_bw.1.log").exists(),
+                                                              what="the iolog and the log opened"),
+                                     lambda: shutil.rmtree(where))
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn(f"ioplan: error: log file {where}/x_bw.1.log: removed during the run, "
                       "and what was written went with it\n", err)
@@ -99,15 +92,8 @@ class LogFaults(TmpDirCase):
     def test_bandwidth_log_removed_during_the_run(self):
         proc = subprocess.Popen([BIN, *JOB, "--rate=4m", "--bandwidth-log", "--output-format=json"], cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            log = self.tmp / "agg-read_bw.log"
-            wait_until(log.exists, what="the bandwidth log opened")
-            log.unlink()
-            out, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        log = self.tmp / "agg-read_bw.log"
+        out, err = communicate_after(proc, lambda: wait_until(log.exists, what="the bandwidth log opened"), log.unlink)
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn("--bandwidth-log: ./agg-read_bw.log: removed during the run, and what was written went with it",
                       err)
@@ -116,12 +102,7 @@ class LogFaults(TmpDirCase):
     def test_side_files_on_a_read_only_file_system_are_refused_before_any_io(self):
         # A read-only directory was found only as each file opened: the whole workload ran,
         # then the logs, the trace and an asked-for verify state were lost (exit 1).
-        if os.geteuid() != 0:
-            self.skipTest("mounting a read-only tmpfs needs root")
-        ro = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ro-"))  # not under self.tmp: unmounted after it
-        self.addCleanup(os.rmdir, ro)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], check=True)
-        self.addCleanup(subprocess.run, ["umount", str(ro)])
+        ro = tmpfs(self, "ro,size=64k")
         data = self.tmp / "data"
         job = ["--name=j", f"--filename={data}", "--size=64k", "--bs=4k", "--rw=write", "--output-format=json"]
         p = run([*job, f"--write_bw_log={ro}/x", f"--write_iolog={ro}/t.log", "--verify=crc32c",

@@ -18,7 +18,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, fill_up, run, wait_until, waits_in
+from common import BIN, STOP_BOUND_S, TmpDirCase, communicate_after, fill_up, run, wait_until, waits_in
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
@@ -428,14 +428,8 @@ class OutputRemovedDuringTheRun(TmpDirCase):
         proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
                                  "--runtime=2", "--output-format=json", f"--output={dest}"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            wait_until(dest.exists, what="the output file opened before the run")
-            remove()
-            out, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        out, err = communicate_after(proc, lambda: wait_until(dest.exists, what="the output file opened before the run"),
+                                     remove)
         return proc.returncode, out, err
 
     def test_an_output_removed_with_its_directory_is_on_stdout(self):

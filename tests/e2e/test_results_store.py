@@ -20,7 +20,7 @@ import time
 import unittest
 
 import common
-from common import BIN, FIO, TmpDirCase, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, pending_signals, run, run_fio, wait_for_stderr
 
 JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
 
@@ -543,7 +543,9 @@ class BadStores(StoreCase):
             common.wait_until(lambda: tasks() == 1 and common.waits_in(proc.pid, "nanosleep"),
                               what="the save waiting for the lock")
             proc.send_signal(signal.SIGTERM)
-            time.sleep(0.5)
+            # Held (pending in the process) or, before, the end of it; then the lock goes.
+            common.wait_until(lambda: proc.poll() is not None or signal.SIGTERM in pending_signals(proc.pid),
+                              what="SIGTERM pending")
         finally:
             con.execute("ROLLBACK")
             con.close()

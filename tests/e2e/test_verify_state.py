@@ -15,16 +15,14 @@ state files: test_bad_runs.py.
 """
 import json
 import os
-import pathlib
 import re
 import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import unittest
 
-from common import BIN, FIO, TmpDirCase, fill_up, flip, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, fill_up, flip, run, run_fio, tmpfs, wait_for_stderr
 from test_mpi_merge import crc32c
 
 HDR, FIXED, SLOT = 24, 152, 16
@@ -221,13 +219,7 @@ class WhenSaved(TmpDirCase):
     def test_a_state_that_cannot_be_written_is_named_and_the_run_keeps_its_results(self):
         # A read-only working directory: fio says "open state file: Read-only file system",
         # names local-w-0-verify.state and ends with error 0; ioplan named the job's data file.
-        if os.geteuid() != 0:
-            self.skipTest("mounting a read-only tmpfs needs root")
-        # Not under self.tmp: tearDown removes that before the cleanups unmount.
-        ro = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-ro-"))
-        self.addCleanup(os.rmdir, ro)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], check=True)
-        self.addCleanup(subprocess.run, ["umount", str(ro)])
+        ro = tmpfs(self, "ro,size=1m")
         for tool, data in ((run_fio, self.tmp / "fio.data"), (run, self.tmp / "ioplan.data")):
             p = tool(["--name=w", f"--filename={data}", "--size=64k", "--bs=4k", "--rw=write",
                       "--verify=crc32c", "--output-format=json"], cwd=ro)
@@ -247,12 +239,7 @@ class WhenSaved(TmpDirCase):
         # verify_state_save=1 given on a disk with no room for the state: fio says "failed to
         # write state file" and exits 0, and so did ioplan (an "error:" line, exit 0), so a
         # power-cut script went on to a verify_state_load run with no state to load.
-        if os.geteuid() != 0:
-            self.skipTest("mounting a tmpfs needs root")
-        full = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-full-"))
-        self.addCleanup(os.rmdir, full)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)], check=True)
-        self.addCleanup(subprocess.run, ["umount", str(full)])
+        full = tmpfs(self, "size=64k")
         fill_up(full)
         p = run(["--name=w", f"--filename={self.tmp / 'data'}", "--size=64k", "--bs=4k", "--rw=write",
                  "--verify=crc32c", "--verify_state_save=1", f"--aux-path={full}", "--output-format=json"],
