@@ -144,6 +144,25 @@ void check_makeable(const std::string &path)
 		throw store_error(path + ": cannot make the results store in " + dir + ": " + std::strerror(errno));
 }
 
+// What stands where SQLite keeps the store's side files: a directory or a
+// symlink named PATH-wal, -shm or -journal makes it refuse the store with
+// no more than "unable to open database file".  Empty when each is a plain
+// file or missing.
+static std::string side_file_in_the_way(const std::string &path)
+{
+	for (const char *side : {"-wal", "-shm", "-journal"}) {
+		struct stat st;
+		std::string name = path + side;
+		if (lstat(name.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+			continue;
+		const char *kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link" :
+				   "not a regular file";
+		return name + " is " + kind + ", where SQLite keeps a file of the store's own; left untouched "
+		       "(move it away)";
+	}
+	return "";
+}
+
 store::store(const std::string &path, mode m) : path_(path)
 {
 	struct stat st;
@@ -153,6 +172,12 @@ store::store(const std::string &path, mode m) : path_(path)
 	// A FIFO would hold a reader for ever, a device would get a journal beside it.
 	if (exists && !S_ISREG(st.st_mode))
 		throw store_error(path + ": not a regular file, so no results store; left untouched");
+	// A save's first write would find it, after a run that cannot be had again.
+	if (m == mode::write) {
+		std::string in_the_way = side_file_in_the_way(path);
+		if (!in_the_way.empty())
+			throw store_error(path + ": " + in_the_way);
+	}
 	if (m == mode::write && !exists) {
 		if (makes_its_directory(path))
 			make_parent(path);
@@ -252,6 +277,9 @@ std::string store::io_failure(int rc) const
 // which a user who cannot write the directory cannot create.
 std::string store::unreadable() const
 {
+	std::string in_the_way = side_file_in_the_way(path_);
+	if (!in_the_way.empty())
+		return in_the_way;
 	struct stat st;
 	std::string shm = path_ + "-shm", dir = path_.find('/') == std::string::npos ? "." : path_.substr(0, path_.rfind('/') + 1);
 	if (stat(shm.c_str(), &st) == 0 || access(dir.c_str(), W_OK) == 0)
@@ -273,7 +301,8 @@ std::string store::unwritable() const
 	if (access(dir.c_str(), W_OK) != 0)
 		return "the store cannot be written: its directory " + dir + " is not writable (" + std::strerror(errno) +
 		       "), and SQLite makes the store's -wal and -shm files there";
-	return "the store cannot be written (read-only)";
+	std::string in_the_way = side_file_in_the_way(path_);
+	return in_the_way.empty() ? "the store cannot be written (read-only)" : in_the_way;
 }
 
 // Reads through a memory map: `results summary` over 100 000 runs made

@@ -367,6 +367,27 @@ class BadStores(StoreCase):
         self.assertTrue(r.stderr.rstrip().endswith("; nothing was run"), r.stderr)
         self.assertFalse(target.exists())
 
+    def test_a_directory_or_link_in_the_place_of_a_side_file_is_named(self):
+        # SQLite says only "unable to open database file" for a -wal it cannot use, and
+        # ioplan said "the store cannot be written (read-only)" of a store it could write.
+        # A -shm directory still lets a read through, and a save failed after its run.
+        self.saved()
+        for side, make in (("-wal", os.mkdir), ("-wal", lambda p: os.symlink("/dev/full", p)),
+                           ("-shm", os.mkdir)):
+            with self.subTest(side=side, make=make):
+                path = f"{self.db}{side}"
+                make(path)
+                kind = "a symbolic link" if os.path.islink(path) else "a directory"
+                reason = f"{path} is {kind}, where SQLite keeps a file of the store's own; left untouched (move it away)"
+                try:
+                    if side == "-wal":
+                        self.check_refused(reason)
+                    else:
+                        self.assertRefusedBeforeTheRun(reason)
+                finally:
+                    (os.unlink if os.path.islink(path) else os.rmdir)(path)
+        self.assertEqual([x["label"] for x in self.listing()], ["ok"])
+
     def test_newer_schema(self):
         self.saved()
         con = sqlite3.connect(self.db)
