@@ -52,18 +52,22 @@ bool target_size(const char *path, bool *is_dev, uint64_t *size)
     return ok;
 }
 
-// Whether the trace writes file f (the rest only read, trim or sync it).
-bool trace_writes(const iolog_trace &t, uint32_t f)
+// Which files the trace writes (the rest it only reads, trims or syncs): one
+// pass over the trace, not one per file, which a trace of many files and
+// millions of I/Os would make quadratic.
+std::vector<bool> trace_written(const iolog_trace &t)
 {
+    std::vector<bool> written(t.nr_files);
     for (uint64_t i = 0; i < t.nr_ios; i++)
-        if (t.ios[i].file == f && t.ios[i].ddir == PLAN_DDIR_WRITE)
-            return true;
-    return false;
+        if (t.ios[i].ddir == PLAN_DDIR_WRITE && t.ios[i].file < t.nr_files)
+            written[t.ios[i].file] = true;
+    return written;
 }
 
 // The trace's files as the job's files: devices and existing files must hold every traced I/O.
 bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file> *files)
 {
+    std::vector<bool> written = trace_written(t);
     for (uint32_t f = 0; f < t.nr_files; f++) {
         plan_file pf{};
         uint64_t size = 0;
@@ -90,7 +94,7 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
         // A file the trace writes grows to what the trace needs; an existing one keeps its size,
         // but an empty one it writes grows as a new one (fio's writes extend it: a client makes
         // the file empty, then replays its writes into it).
-        bool grows = !exists || (!dev && !size && trace_writes(t, f));
+        bool grows = !exists || (!dev && !size && written[f]);
         pf.size_bytes = grows ? (t.extent[f] + 4095) / 4096 * 4096 : 0;
         files->push_back(pf);
     }
