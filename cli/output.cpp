@@ -270,8 +270,7 @@ bool check_writable(const std::string &path, std::string *err)
 // saying so (the caller puts them on stdout).
 bool output_file::reopen_if_removed(const std::string &content)
 {
-	struct stat st;
-	if (fd_ < 0 || fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 0)
+	if (!safety_output_removed(fd_))
 		return true;
 	::close(fd_);
 	appended_ = false; // what was appended went with the file

@@ -5,7 +5,6 @@
 #include <cinttypes>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/safety/safety.h"
@@ -87,8 +86,7 @@ std::string agg_bw_log::finish()
             continue;
         bool bad = std::fflush(f_[d]) != 0 || std::ferror(f_[d]) != 0;
         // Removed during the run (its directory too): the lines went with it.
-        struct stat st;
-        bool removed = !bad && fstat(fileno(f_[d]), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+        bool removed = !bad && safety_output_removed(fileno(f_[d]));
         if (!bad && !removed)
             safety_mark_output(fileno(f_[d])); // ioplan's own: the next run may replace it
         if ((std::fclose(f_[d]) != 0 || bad) && err_.empty())

@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -454,18 +453,6 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 	return c;
 }
 
-/*
- * Whether the file written is no longer under any name: removed during the
- * run (its directory too), or another renamed over it.  What was written
- * went with it, and the run must not say the log is there.
- */
-static bool removed_since(const struct log_file *f)
-{
-	struct stat st;
-
-	return f->fd >= 0 && fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
-}
-
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 {
 	int ret = 0;
@@ -482,7 +469,7 @@ int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 
 		gz_flush(lw, f);
 		free(f->gz);
-		bool removed = !f->err && removed_since(f);
+		bool removed = !f->err && safety_output_removed(f->fd);
 
 		if (f->fd >= 0 && f->replaced && !f->err && !removed)
 			safety_mark_output(f->fd);	/* so that the job can run here again */

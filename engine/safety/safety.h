@@ -119,6 +119,14 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 int safety_mark_output(int fd);
 
 /*
+ * Whether the regular file open on fd has no name left: removed during the
+ * run (its directory too), or another file renamed over its name.  What was
+ * written to it went with it, so a log or a report must not be said to be
+ * there.  False for anything else (a pipe, a device, a failed fstat).
+ */
+bool safety_output_removed(int fd);
+
+/*
  * Is path a regular file that ioplan finished and stamped (safety_mark_output)
  * and nobody changed since?  The only files ioplan removes that it was not
  * asked to: its own, proven so.

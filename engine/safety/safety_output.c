@@ -239,3 +239,11 @@ int safety_mark_output(int fd)
 		return 0;
 	return mark_write(fd, MARK_FILLED);
 }
+
+/* The file on fd has no name left (safety.h). */
+bool safety_output_removed(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+}

@@ -24,7 +24,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/logs/logs.h"
@@ -177,7 +176,6 @@ void worker_iolog_sync(struct worker *w, uint32_t file, bool data)
 void worker_iolog_close(struct worker *w)
 {
 	char what[sizeof(((struct res_error *)0)->what)];
-	struct stat st;
 	bool removed;
 	int err;
 
@@ -187,7 +185,7 @@ void worker_iolog_close(struct worker *w)
 	iolog_flush(w);
 	err = w->rp.log_err;
 	/* Removed during the run (its directory too): the trace went with it. */
-	removed = !err && fstat(w->rp.log_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+	removed = !err && safety_output_removed(w->rp.log_fd);
 	if (close(w->rp.log_fd) && !err)
 		err = errno;
 	free(w->rp.log);
