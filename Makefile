@@ -61,7 +61,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lnettle -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere nbd.c builds
 # only a stub --enghelp lists as unavailable, instead of the build failing.  Not
@@ -99,7 +99,7 @@ DEB_PACKAGES := g++ make pkg-config libtomlplusplus-dev libyaml-cpp-dev libaio-d
 	python3-jsonschema jq gnuplot-nox mandoc man-db fonts-liberation bsdextrautils e2fsprogs xfsprogs btrfs-progs bsdutils \
 	clang libclang-rt-14-dev libnbd-dev nbdkit \
 	zlib1g-dev python3-pandas python3-numpy \
-	libssl-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
+	libssl-dev nettle-dev libisal-dev libxxhash-dev libnuma-dev blktrace \
 	openmpi-bin libopenmpi-dev python3-scipy chromium python3-pil libsqlite3-dev time valgrind
 PYTHON := /usr/bin/python3
 

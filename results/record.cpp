@@ -19,7 +19,7 @@
 #include <sstream>
 #include <tuple>
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "results/record.hpp"
 #include "results/record_fields.hpp"
@@ -422,14 +422,17 @@ std::string job_label(const std::string &job, int k, bool several)
 	return several ? job + " #" + std::to_string(k) : job;
 }
 
+// Nettle's SHA-256: OpenSSL's EVP digests load openssl.cnf and their providers on first use.
 std::string sha256_hex(const std::string &text)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr);
+	uint8_t md[SHA256_DIGEST_SIZE];
+	sha256_ctx ctx;
+	sha256_init(&ctx);
+	sha256_update(&ctx, text.size(), reinterpret_cast<const uint8_t *>(text.data()));
+	sha256_digest(&ctx, sizeof md, md);
 	std::ostringstream hex;
-	for (unsigned int i = 0; i < len; i++)
-		hex << std::hex << std::setw(2) << std::setfill('0') << (int)md[i];
+	for (uint8_t b : md)
+		hex << std::hex << std::setw(2) << std::setfill('0') << (int)b;
 	return hex.str();
 }
 

@@ -5,10 +5,9 @@
 // as "" or -1, so a consumer never mistakes a guess for a fact.
 #include <cstring>
 #include <iomanip>
-#include <memory>
 #include <sstream>
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "report/fio/json_env.hpp"
 #include "report/showplan.hpp"
@@ -141,31 +140,42 @@ ojson environment_json(const results &r)
 
 namespace {
 
-// Feeds what is written straight into a digest: the plan's text (tens of MB
-// with many files) is hashed as it is printed, never held whole.
+// Feeds what is written straight into SHA-256: the plan's text (tens of MB
+// with many files) is hashed as it is printed, never held whole.  Nettle's,
+// not OpenSSL's: an EVP digest's first
+// use loads openssl.cnf and its providers, a quarter of the instructions of a
+// small run's whole life (5.9 of 20.2 million, callgrind), for 32 bytes here.
 class digest_buf : public std::streambuf {
 public:
-	explicit digest_buf(EVP_MD_CTX *ctx) : ctx_(ctx) { setp(buf_, buf_ + sizeof buf_); }
-	bool flush() { return sync() == 0; }
+	digest_buf() { sha256_init(&ctx_); setp(buf_, buf_ + sizeof buf_); }
+	std::string hex()
+	{
+		uint8_t md[SHA256_DIGEST_SIZE];
+		std::ostringstream out;
+		sync();
+		sha256_digest(&ctx_, sizeof md, md);
+		for (uint8_t b : md)
+			out << std::hex << std::setw(2) << std::setfill('0') << (int)b;
+		return out.str();
+	}
 
 protected:
 	int_type overflow(int_type c) override
 	{
-		if (sync())
-			return traits_type::eof();
+		sync();
 		if (!traits_type::eq_int_type(c, traits_type::eof()))
 			sputc(traits_type::to_char_type(c));
 		return traits_type::not_eof(c);
 	}
 	int sync() override
 	{
-		bool ok = EVP_DigestUpdate(ctx_, pbase(), (size_t)(pptr() - pbase())) == 1;
+		sha256_update(&ctx_, (size_t)(pptr() - pbase()), reinterpret_cast<const uint8_t *>(pbase()));
 		setp(buf_, buf_ + sizeof buf_);
-		return ok ? 0 : -1;
+		return 0;
 	}
 
 private:
-	EVP_MD_CTX *ctx_;
+	sha256_ctx ctx_;
 	char buf_[1 << 16];
 };
 
@@ -173,20 +183,10 @@ private:
 
 std::string plan_hash(const plan &p)
 {
-	std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-		return "";
-	digest_buf buf(ctx.get());
+	digest_buf buf;
 	std::ostream text(&buf);
 	write_showplan(p, text);
-	if (!text || !buf.flush() || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1)
-		return "";
-	std::ostringstream hex;
-	for (unsigned int i = 0; i < len; i++)
-		hex << std::hex << std::setw(2) << std::setfill('0') << (int)md[i];
-	return hex.str();
+	return text ? buf.hex() : "";
 }
 
 } // namespace report

@@ -65,7 +65,40 @@ class StoreCase(TmpDirCase):
         self.db = self.mnt / "results.db"
 
 
+def broken_openssl(case):
+    """An OpenSSL configuration whose provider does not load (a FIPS set-up copied from
+    another machine): its digests are then not to be had."""
+    conf = case.tmp / "openssl.cnf"
+    conf.write_text("openssl_conf = init\n[init]\nproviders = prov\n[prov]\nfips = fips_sect\n"
+                    "[fips_sect]\nactivate = 1\nmodule = /nonexistent/fips.so\n")
+    return {"OPENSSL_CONF": str(conf)}
+
+
 class SaveAndRead(StoreCase):
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_plan_hashes_and_import_ids_do_not_depend_on_openssls_configuration(self):
+        # With OpenSSL's digests refused, a JSON report left out its plan hash (exit 0),
+        # and every fio file imported got the id "": the second import said "already
+        # stored as run 1" and kept nothing.  The hash is SHA-256 all the same.
+        env = broken_openssl(self)
+        plain = json.loads(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"]).stdout)
+        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["plan_hash"], plain["ioplan"]["plan_hash"])
+        for name, size in (("a", "1m"), ("b", "2m")):
+            f = run_fio([f"--name={name}", "--ioengine=null", f"--size={size}", "--output-format=json",
+                         f"--output={self.tmp / name}.json"])
+            self.assertEqual(f.returncode, 0, f.stderr)
+            p = run(["results", "import", str(self.tmp / f"{name}.json"), f"--results-db={self.db}"], env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("imported 1 run(s)", p.stdout + p.stderr)
+        runs = self.listing()
+        self.assertEqual(len(runs), 2, runs)
+        self.assertEqual(len({r["uuid"] for r in runs}), 2, runs)
+        for r in runs:
+            self.assertRegex(r["uuid"], r"^[0-9a-f]{32}$")
+            self.assertRegex(r["plan_hash"], r"^[0-9a-f]{64}$")
+
     def test_saved_run_keeps_the_reported_figures_and_buckets(self):
         p = self.ioplan_run(label="first")
         self.assertEqual(p.returncode, 0, p.stderr)
