@@ -13,6 +13,7 @@
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/logs/logs.h"
+#include "engine/verify/checksum.h"
 #include "engine/verify/verify.h"
 
 #include <errno.h>
@@ -156,6 +157,28 @@ static void check_state_files(struct pf_state *s, const struct plan_job *j)
 	}
 }
 
+/*
+ * verify='s digest, where OpenSSL makes it: a configuration (OPENSSL_CONF, else
+ * openssl.cnf) whose provider does not load leaves it none, and every worker
+ * would fail after the layout.  The same jobs as worker_verify_setup() ask.
+ */
+static void check_digest(struct pf_state *s, const struct plan_job *j)
+{
+	struct csum_ctx c;
+	int ret;
+
+	if (!csum_digest_len(j->verify) || j->create_only ||
+	    !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine) || ioe_fakes_io(j->ioengine)))
+		return;
+	ret = csum_init(&c, j->verify);
+	if (!ret)
+		csum_release(&c);
+	else if (ret == -ENOPKG)
+		pf_add(s, RES_MSG_ERROR, "verify-digest", (int32_t)j->job_id,
+		    "job '%s': verify=%s: OpenSSL has no such digest here: its configuration (OPENSSL_CONF, "
+		    "else openssl.cnf) names a provider that does not load", j->name, plan_verify_name(j->verify));
+}
+
 /* net: the peer's name resolves now, or the resolver says why (not an EINVAL at run time). */
 static void check_net_host(struct pf_state *s, const struct plan_job *j)
 {
@@ -233,6 +256,7 @@ void pf_check_aux(struct pf_state *s, const struct plan_job *j)
 	check_mmap_block(s, j);
 	each_side_file(s->p, j, check_one_side_file, s);
 	check_state_files(s, j);
+	check_digest(s, j);
 	check_net_host(s, j);
 	check_remote_size(s, j);
 }

@@ -98,9 +98,13 @@ int csum_init(struct csum_ctx *ctx, enum plan_verify kind)
 	crc16_crc7_tables(ctx->crc16_tab, ctx->crc7_tab);
 	if (m->how != HOW_EVP)
 		return 0;
+	/* No digest by that name: OpenSSL's configuration (OPENSSL_CONF, else
+	 * openssl.cnf) kept its providers from loading, not a lack of memory. */
 	ctx->md = EVP_MD_fetch(NULL, m->evp, NULL);
+	if (!ctx->md)
+		return -ENOPKG;
 	ctx->md_ctx = EVP_MD_CTX_new();
-	if (!ctx->md || !ctx->md_ctx) {
+	if (!ctx->md_ctx) {
 		csum_release(ctx);
 		return -ENOMEM;
 	}

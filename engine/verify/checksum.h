@@ -33,7 +33,10 @@ struct csum_ctx {
 	uint8_t crc7_tab[256];
 };
 
-/* Sets up ctx for kind: 0, -EINVAL for a kind without a checksum, -ENOMEM. */
+/*
+ * Sets up ctx for kind: 0, -EINVAL for a kind without a checksum, -ENOMEM, or
+ * -ENOPKG when OpenSSL has no such digest (its configuration failed to load).
+ */
 int csum_init(struct csum_ctx *ctx, enum plan_verify kind);
 void csum_release(struct csum_ctx *ctx);
 

@@ -289,8 +289,8 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		return -ENOMEM;
 	ret = vfy_init(w->vf.vfy, j->verify, iv, w->clone->seed, j->verify_pattern,
 		       j->verify_pattern_len);
-	if (ret == -ENOMEM)
-		return ret;
+	if (ret == -ENOMEM || ret == -ENOPKG)
+		return ret;	/* -ENOPKG: the preflight names it first (pf_check_aux) */
 	if (ret)
 		return setup_error(w, j->verify == PLAN_VERIFY_PATTERN
 					      ? "verify=pattern needs verify_pattern"

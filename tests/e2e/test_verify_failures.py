@@ -27,6 +27,23 @@ class Verify(TmpDirCase):
             job = json.loads(p.stdout)["ioplan"]["jobs"][0]
             self.assertEqual((job["verify_failures"], job["errors"]), (0, []))
 
+    def test_a_digest_openssl_cannot_give_is_refused_before_any_io(self):
+        # An OpenSSL configuration whose provider does not load leaves it no digests: each
+        # worker failed after the layout, with "Cannot allocate memory" (ENOMEM), exit 1.
+        conf = self.tmp / "openssl.cnf"
+        conf.write_text("openssl_conf = init\n[init]\nproviders = prov\n[prov]\nfips = fips_sect\n"
+                        "[fips_sect]\nactivate = 1\nmodule = /nonexistent/fips.so\n")
+        for kind in ("sha256", "md5", "sha3-512"):
+            with self.subTest(kind=kind):
+                p = run(self.job(f"--verify={kind}"), env={"OPENSSL_CONF": str(conf)})
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"job 'v': verify={kind}: OpenSSL has no such digest here: its configuration "
+                              "(OPENSSL_CONF, else openssl.cnf) names a provider that does not load", p.stderr)
+                self.assertFalse((self.tmp / "v.0.0").exists())
+        # The checksums of other libraries do not ask OpenSSL.
+        p = run(self.job("--verify=crc32c", "--output-format=json"), env={"OPENSSL_CONF": str(conf)})
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_flipped_byte_is_one_mismatch_at_its_block(self):
         p = run(self.job())
         self.assertEqual(p.returncode, 0, p.stderr)
