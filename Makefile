@@ -61,7 +61,7 @@ CPPFLAGS := -I. -D_GNU_SOURCE -DIOPLAN_VERSION='"$(VERSION)"' \
 CFLAGS := -std=c11 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) $(WARN) -MMD -MP $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lcrypto -lnettle -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
+LDLIBS := -ltomlplusplus -lyaml-cpp -luring -laio -lnettle -lisal -lxxhash -lnuma -lsqlite3 -lpthread -lm -lz
 
 # The nbd engine is built where pkg-config finds libnbd; elsewhere nbd.c builds
 # only a stub --enghelp lists as unavailable, instead of the build failing.  Not

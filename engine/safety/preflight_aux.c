@@ -173,6 +173,9 @@ static void check_digest(struct pf_state *s, const struct plan_job *j)
 	ret = csum_init(&c, j->verify);
 	if (!ret)
 		csum_release(&c);
+	else if (ret == -ENOPKG && csum_library_problem())
+		pf_add(s, RES_MSG_ERROR, "verify-digest", (int32_t)j->job_id, "job '%s': verify=%s: OpenSSL's libcrypto cannot be opened: %s", j->name,
+		       plan_verify_name(j->verify), csum_library_problem());
 	else if (ret == -ENOPKG)
 		pf_add(s, RES_MSG_ERROR, "verify-digest", (int32_t)j->job_id,
 		    "job '%s': verify=%s: OpenSSL has no such digest here: its configuration (OPENSSL_CONF, "

@@ -35,10 +35,14 @@ struct csum_ctx {
 
 /*
  * Sets up ctx for kind: 0, -EINVAL for a kind without a checksum, -ENOMEM, or
- * -ENOPKG when OpenSSL has no such digest (its configuration failed to load).
+ * -ENOPKG when OpenSSL has no such digest (csum_library_problem() says why when
+ * libcrypto itself could not be opened; else its configuration failed to load).
  */
 int csum_init(struct csum_ctx *ctx, enum plan_verify kind);
 void csum_release(struct csum_ctx *ctx);
+
+/* Why libcrypto (opened on first use) cannot be used, or NULL: it is open. */
+const char *csum_library_problem(void);
 
 /* Bytes fio reserves after the header for kind's digest (0 for meta, pattern, null). */
 uint32_t csum_area(enum plan_verify kind);

@@ -44,6 +44,28 @@ class Verify(TmpDirCase):
         p = run(self.job("--verify=crc32c", "--output-format=json"), env={"OPENSSL_CONF": str(conf)})
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_without_libcrypto_only_its_digests_are_refused(self):
+        # libcrypto is opened when a digest is first asked for: where it cannot be (here a
+        # private mount puts an empty file at its name), every other run goes on.  Linked,
+        # it stopped every run before main (the loader's exit 127).
+        lib = os.path.realpath(subprocess.run(["sh", "-c", "ldconfig -p | awk '/libcrypto.so.3 .*x86-64/ {print $NF; exit}'"],
+                                              capture_output=True, text=True).stdout.strip() or "/nonexistent")
+        if not os.path.exists(lib):
+            self.skipTest("libcrypto.so.3 is not where ldconfig says")
+
+        def hidden(*args):
+            return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                   'mount --bind /dev/null "$0" && exec "$@"', lib, BIN, *args],
+                                  capture_output=True, text=True, timeout=120)
+        p = hidden(*self.job("--verify=crc32c", "--output-format=json"))
+        if "mount" in p.stderr and p.returncode:
+            self.skipTest(f"a private bind mount is refused here: {p.stderr.strip()}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["verify_failures"], 0)
+        p = hidden(*self.job("--verify=sha256"))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"job 'v': verify=sha256: OpenSSL's libcrypto cannot be opened: .*libcrypto\.so\.3")
+
     def test_flipped_byte_is_one_mismatch_at_its_block(self):
         p = run(self.job())
         self.assertEqual(p.returncode, 0, p.stderr)
