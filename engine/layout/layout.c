@@ -754,11 +754,9 @@ static void note_layouts(const struct layout *l, struct results *r, uint32_t rou
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop, uint32_t round)
 {
-	struct safety_files *busy;	/* swap and loop backing files, read once for every file */
-	int ret = safety_files_load(&safety_system, &busy), first = 0;
+	struct safety_files *busy = NULL;	/* swap and loop backing files, read once, at the first file */
+	int ret = 0, first = 0;
 
-	if (ret)
-		return ret;
 	atomic_store(&l->total, bytes_to_write(l, round));
 	batch_size(l);
 	for (uint32_t i = 0; i < l->nr; i++) {
@@ -769,6 +767,8 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			ret = -EINTR;
 			break;
 		}
+		if (!busy && (ret = safety_files_load(&safety_system, &busy)))
+			return ret;	/* before the round's first file: nothing of it began */
 		ret = prepare_one(l, &l->files[i], p, r, busy, stop);
 		if (ret == -EINTR)
 			break;

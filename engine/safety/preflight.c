@@ -209,6 +209,21 @@ static void check_dir_removal(struct pf_state *s, const struct plan_job *j, cons
 	    PF_FOREIGN_REMOVE, *why ? ": " : "", why);
 }
 
+/*
+ * The swap files and loop backing files, read when the first regular file a
+ * job writes is looked at: a run without one (the null engine's) never reads
+ * /sys/block and /proc/swaps.
+ */
+static const struct safety_files *busy_files(struct pf_state *s)
+{
+	if (!s->busy_read) {
+		s->busy_read = true;
+		if (safety_files_load(s->env, &s->busy))
+			s->oom = 1;
+	}
+	return s->busy;
+}
+
 /* 0 when the job may go on with this existing file or device. */
 static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
 			  const struct stat *sb)
@@ -229,7 +244,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		return ret;
 	}
 	/* Whatever allow_existing_file_write says: the loop device may hold a mounted file system. */
-	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(s->busy, f->path, sb, why, sizeof(why))) {
+	if (S_ISREG(sb->st_mode) && job_writes(j) && safety_files_check(busy_files(s), f->path, sb, why, sizeof(why))) {
 		pf_add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EBUSY;
 	}
@@ -748,7 +763,6 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 	s->env = env;
 	s->r = out;
 	s->dir_fd = -1;
-	s->oom = safety_files_load(env, &s->busy) != 0;
 	if (pf_paths_init(&paths, p)) {
 		safety_files_free(s->busy);
 		free(s);

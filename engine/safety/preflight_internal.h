@@ -31,7 +31,8 @@ struct fs_need {
 struct pf_state {
 	const struct plan *p;
 	const struct safety_env *env;
-	struct safety_files *busy;	/* swap and loop backing files, read once */
+	struct safety_files *busy;	/* swap and loop backing files, read once (pf_busy_files) */
+	bool busy_read;
 	struct pf_report *r;
 	uint32_t seen_cap;		/* slots allocated in r->seen */
 	uint32_t findings_cap;		/* and in r->findings */
