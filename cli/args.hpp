@@ -28,6 +28,9 @@ struct args {
     std::string output_format = "normal";
     bool output_format_set = false;
     std::string output_path;
+    // The argv index of that --output: fio opens its file there, so what it
+    // prints while reading a command-line job given before it goes to stdout.
+    int output_at = 0;
     std::string cmdhelp;        // option name, or "all"
     std::string preset;
     std::string convert_to;     // `ioplan convert FILE --to=ini|toml|yaml`
@@ -70,6 +73,9 @@ struct args {
     std::function<void(const results &, const plan &, std::ostream &)> writer;
     // fio when run as `fio` (main sets it from argv[0]): the version it presents.
     report::personality who = report::personality::ioplan;
+    // Run as fio, the lines fio prints as it reads the jobs that go with the
+    // report (report::options::fio_said); run_action sets them once the plan is made.
+    std::vector<std::string> fio_said;
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

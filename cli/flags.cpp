@@ -209,7 +209,7 @@ const std::vector<flag> table = {
      "Its directory must be there: only the per\\-user default's is made\n"
      "(a mistyped path, or a mount point not mounted yet, is refused\nbefore the run)."},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",
-     [](ctx &c, str v) { c.a.output_path = v; },
+     [](ctx &c, str v) { c.a.output_path = v; c.a.output_at = c.at; },
      "The file is opened (created if need be) before any I/O, so a missing\n"
      "directory, a read-only file system or a directory in its place is an error\n"
      "with status 2 before anything runs; an existing file keeps its contents until\n"

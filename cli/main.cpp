@@ -2,6 +2,7 @@
 //
 // The only code that calls every stage.  Exit codes: 0 success, 1 the run
 // failed, 2 bad input (job file or command line).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +53,24 @@ int print_notes(const parser::diag_list &notes)
     for (const auto &d : notes)
         fputs(parser::format_diag(d).c_str(), stderr);
     return 0;
+}
+
+// Run as fio, what fio prints as it reads the jobs goes where its log_info
+// puts it then: to stdout, or into the --output file once fio has opened it,
+// which is before it reads the job files and a command-line job option given
+// after --output.  Those for the file go with the report (a.fio_said, between
+// its banner lines as fio's); the others are printed now.  False when stdout
+// would not take them.
+bool say_as_fio(const std::vector<parser::fio_line> &said, uint32_t nr_jobs, cli::args &a)
+{
+    std::string now;
+    a.fio_said.assign(nr_jobs + 1, "");
+    for (const parser::fio_line &l : said) {
+        bool before_output = l.where.path == "<command line>" && l.where.col < a.output_at;
+        (a.output_path.empty() || !before_output ? a.fio_said[std::min(l.before_job, nr_jobs)] : now) +=
+            "fio: " + l.text + "\n";
+    }
+    return now.empty() || cli::write_stdout(now, "fio's lines to stdout");
 }
 
 // --presets: each preset, what it is, and (from its plan, with the command
@@ -220,8 +239,10 @@ int run_action(cli::args &a, cli::world *w)
         return 2;
     }
     parser::diag_list notes, unset_vars;
+    std::vector<parser::fio_line> said;
     std::vector<parser::document> docs;
     a.req.ini.warnings = &unset_vars;
+    a.req.fio_said = &said;
     // What reads the plan after a --parse-only: --readonly's check, --debug's
     // lines and a rank's log names read every job; otherwise none is kept.
     a.req.check_only = a.what == cli::action::parse_only && !a.readonly && a.debug.empty() && !w;
@@ -259,6 +280,14 @@ int run_action(cli::args &a, cli::world *w)
     // An unset ${VAR} is said on stderr too as ioplan (fio says nothing).
     if (a.who != report::personality::fio)
         print_notes(unset_vars);
+    // What fio says as it reads the jobs (not with --parse-only, fio's dry
+    // run): run as fio where fio says it; as ioplan, notes in the report,
+    // so that a JSON stdout stays one document.
+    if (a.who == report::personality::fio && (!w || w->rank() == 0) && !say_as_fio(said, p->nr_jobs, a))
+        return 1;
+    if (a.who != report::personality::fio)
+        for (const parser::fio_line &l : said)
+            notes.push_back(parser::diag{parser::severity::note, l.where, l.text});
     // A run keeps stderr for errors (fio's clients treat any stderr as a
     // failure): its notes go into the report instead.
     std::vector<std::string> lines;

@@ -389,6 +389,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.formats = formats;
     o.who = a.who;
     o.notes_first = a.who == report::personality::fio && a.output_path.empty();
+    o.fio_said = a.fio_said;
     o.terse_version = a.terse_version;
     o.banner = banner;
     o.banner_written = banner_written;
@@ -698,7 +699,7 @@ void add_run_notes(results *r, const args &a, world *w, const std::vector<const 
 bool banner_now(const plan &p, const args &a)
 {
     std::ostringstream text;
-    report::write_banner(p, text, a.who);
+    report::write_banner(p, text, a.who, a.fio_said);
     return write_whole(STDOUT_FILENO, text.str()) == 0;
 }
 

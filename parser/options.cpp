@@ -464,7 +464,9 @@ static const std::vector<option> core_table = {
     opt("opendir", opt_type::string, CAT_FILES)
         .help("Add every regular file under this directory (recursively, in name order; links not followed, "
               "empty files left out) to the job's files, as fio; writing to them needs "
-              "allow_existing_file_write=1 like any file ioplan did not create.")
+              "allow_existing_file_write=1 like any file ioplan did not create. fio prints "
+              "'fio: opendir added N files' as it reads the section; run as fio, ioplan prints it where fio "
+              "does (stdout, or the --output file), as ioplan it is a note in the report.")
         .apply(set_opendir),
     opt("filename_format", opt_type::string, CAT_FILES)
         .fio_prio(-1)

@@ -24,6 +24,17 @@ struct plan_deleter {
 };
 using plan_ptr = std::unique_ptr<plan, plan_deleter>;
 
+// A line fio prints on its output as it reads the jobs (its log_info while
+// parsing), without fio's "fio: " in front.
+struct fio_line {
+    loc where;            // the option it is about
+    std::string text;     // "opendir added 3 files"
+    // fio prints each job's banner line as it has read the job: this line
+    // comes before the banner of the plan's job of this index (nr_jobs: after
+    // the last one's).
+    uint32_t before_job = 0;
+};
+
 struct request {
     std::vector<std::string> job_files;
     std::vector<entry> cli_globals;       // job options before any --name (and after --name=global)
@@ -38,6 +49,11 @@ struct request {
     // each job back; the plan keeps only the jobs a later check reads (an iolog
     // to replay), so a file of 100 000 sections does not hold 100 000 jobs.
     bool check_only = false;
+    // Where to keep what fio prints on its output as it reads the jobs, or
+    // null: "opendir added N files" for each [global] or job section read (and
+    // not left out by --section) whose opendir= is applied, in reading order.
+    // The cli prints them where fio does (cli/main.cpp).
+    std::vector<fio_line> *fio_said = nullptr;
 };
 
 enum class syntax { ini, toml, yaml };

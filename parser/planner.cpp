@@ -52,6 +52,20 @@ void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &s
         }
 }
 
+// What fio says as it reads a section whose opendir= j took (set_opendir
+// counted each, in the order applied, as the section's opendir entries come),
+// ahead of the banner of job `next`.
+void say_opendir(const job_spec &j, size_t before, const std::vector<entry> &entries, uint32_t next,
+                 std::vector<fio_line> *said)
+{
+    static const option *const opendir = find_option("opendir");
+    size_t k = before;
+    for (const entry &e : entries)
+        if (said && k < j.opendir_counts.size() && find_option(e.key) == opendir)
+            said->push_back(fio_line{e.key_loc, "opendir added " + std::to_string(j.opendir_counts[k++]) + " files",
+                                     next});
+}
+
 class layering {
 public:
     layering(const request &req, diag_list *notes, error_sink &errors, plan_builder &plan)
@@ -105,6 +119,7 @@ job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
     apply_section(j, req_.cli_globals, errors_, notes_, true);
+    say_opendir(j, 0, req_.cli_globals, jobs, req_.fio_said);
     cli_files_ = j.filenames;
     note_negative_size(req_.cli_globals);
     for (const entry &e : req_.cli_globals) {
@@ -186,7 +201,9 @@ void layering::read_section(const section &s)
     if (index == 0 && notes_ && !req_.cli_overrides)
         note_shadowed(s.entries);
     if (s.is_global) {
+        size_t said = g.opendir_counts.size();
         apply_section(g, s.entries, errors_, notes_);
+        say_opendir(g, said, s.entries, jobs, req_.fio_said);
         size_t from = global_echo.size();
         global_echo.insert(global_echo.end(), s.entries.begin(), s.entries.end());
         fio_echo_places(global_echo, from, global_echo_at);
@@ -196,7 +213,11 @@ void layering::read_section(const section &s)
     d.spec.name.clear(); // as fio 3.33: a [global] name= names no job, the section does
     d.spec.echo = s.entries;
     fio_echo_places(d.spec.echo, 0, d.spec.echo_at);
+    size_t said = d.spec.opendir_counts.size();
     apply_section(d.spec, s.entries, errors_, notes_);
+    // fio does not read a section --section leaves out.
+    if (wanted(s.name))
+        say_opendir(d.spec, said, s.entries, jobs, req_.fio_said);
     if (req_.cli_overrides && index == 0) {
         plan_job own = d.spec.pj;
         apply_section(d.spec, req_.cli_globals, errors_, nullptr, true); // noted once, in cli_defaults
@@ -243,7 +264,9 @@ job_spec layering::begin()
         entry name{"name", s.name, true, s.header_loc, s.header_loc, {}, {}};
         d.spec.echo = s.entries;
         d.spec.echo.insert(d.spec.echo.begin(), name);
+        size_t said = d.spec.opendir_counts.size();
         apply_section(d.spec, s.entries, errors_, notes_, true);
+        say_opendir(d.spec, said, s.entries, jobs, req_.fio_said);
         note_negative_size(s.entries);
         take(d);
     }

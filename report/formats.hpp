@@ -40,11 +40,11 @@ ojson json_document(const model &m, const results &r, const plan &p, bool plus, 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
 		  const options &o);
-// Its opening (o.banner): the job banners, version, "Starting N processes",
-// layout lines and notes, which fio prints before the run.
-// banner_written: write_banner's part went out before the run.
-void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who,
-			  bool banner_written = false);
+// Its opening (o.banner): the job banners (with o.fio_said between them),
+// version, "Starting N processes", layout lines and notes, which fio prints
+// before the run; not write_banner's part when o.banner_written (it went out
+// before the run).
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, const options &o);
 // fio's notes as its threads start ("note: both iodepth >= 1 and synchronous ..."), one a line.
 void write_fio_notes(std::ostream &out, const results &r);
 

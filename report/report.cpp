@@ -172,9 +172,13 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	// fio prints normal output's opening before the run, so before a terse
 	// line or a JSON document that comes with it (normal,terse).
 	if (o.banner && (o.formats & FORMAT_NORMAL) && (o.formats & ~FORMAT_NORMAL)) {
-		write_normal_opening(out, r, p, o.who, o.banner_written);
+		write_normal_opening(out, r, p, o);
 		o.banner = false;
 	}
+	// What fio says as it reads the jobs comes first even without the banner to carry it.
+	if (o.banner && !(o.formats & FORMAT_NORMAL))
+		for (const std::string &s : o.fio_said)
+			out << s;
 	// fio's notes (log_info, as its threads start) come first even without the normal output.
 	if (o.banner && o.notes_first && !(o.formats & FORMAT_NORMAL))
 		write_fio_notes(out, r);

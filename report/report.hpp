@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/plan.h"
 #include "engine/results.h"
@@ -74,6 +75,11 @@ struct options {
 	// fio's notes ahead of a JSON or terse report: run as fio onto stdout, where
 	// fio's log_info puts them (its --output file does not get them).
 	bool notes_first = false;
+	// What fio prints as it reads the jobs (run as fio, on the stream the
+	// report goes to): entry k goes before job k's banner line, entry nr_jobs
+	// after the last; without the normal output, all of it ahead of the
+	// report.  Each entry whole lines; empty: none.
+	std::vector<std::string> fio_said;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and
@@ -92,7 +98,9 @@ void write(const results &r, const plan &p, const options &o, std::ostream &out)
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
 // o.banner is false; separate so a CLI can print it before the run starts.
-void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan);
+// said: options::fio_said, between the banner lines.
+void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan,
+		  const std::vector<std::string> &said = {});
 
 // "ioplan-<version>", ioplan's own version (personality.hpp: the one presented).
 std::string version_string();

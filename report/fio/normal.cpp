@@ -271,20 +271,22 @@ void write_fio_notes(std::ostream &out, const results &r)
 			out << r.msgs[i].text << '\n';
 }
 
-void write_banner(const plan &p, std::ostream &out, personality who)
+void write_banner(const plan &p, std::ostream &out, personality who, const std::vector<std::string> &said)
 {
-	for (uint32_t i = 0; i < p.nr_jobs; i++)
+	for (uint32_t i = 0; i <= p.nr_jobs; i++) {
+		if (i < said.size())
+			out << said[i];
 		if (const plan_job *j = plan_job_at(&p, i))
 			out << banner_line(*j);
+	}
 	out << version_string(who) << '\n';
 	out << starting_line(p);
 }
 
-void write_normal_opening(std::ostream &out, const results &r, const plan &p, personality who,
-			  bool banner_written)
+void write_normal_opening(std::ostream &out, const results &r, const plan &p, const options &o)
 {
-	if (!banner_written)
-		write_banner(p, out, who);
+	if (!o.banner_written)
+		write_banner(p, out, o.who, o.fio_said);
 	write_layout_lines(out, r, p);
 	write_fio_notes(out, r);
 }
@@ -293,7 +295,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 		  const options &o)
 {
 	if (o.banner)
-		write_normal_opening(out, r, p, o.who, o.banner_written);
+		write_normal_opening(out, r, p, o);
 	out << '\n';
 	for (const entry &e : m.entries)
 		write_entry(out, e, m, o);

@@ -1,6 +1,7 @@
 """tests/e2e/test_options_report.py - fio 3.33's reporting and miscellaneous job
 options (significant_figures, unit_base, stats, disable_bw_measurement,
-block_error_percentiles, file_append, opendir) and zonesize's refusal, each
+block_error_percentiles, file_append, opendir and the line fio prints of it) and
+zonesize's refusal, each
 checked against fio 3.33's behaviour on the same job.
 """
 import json
@@ -230,6 +231,83 @@ class OpenDir(TmpDirCase):
             self.assertEqual(p.returncode, 2)
             self.assertTrue(p.stderr.startswith("o.fio:2:9: error: opendir=%s" % d), p.stderr)
             self.assertIn(why, p.stderr.splitlines()[0])
+
+
+class OpenDirLine(TmpDirCase):
+    """fio prints "fio: opendir added N files" as it reads each section whose opendir= it
+    applies (filesetup.c add_dir_files, through log_info onto its output: stdout, or the
+    --output file once fio has opened it).  Run as fio, ioplan prints it in the same
+    place; as ioplan it is a note of the report, so a JSON stdout stays one document.
+    The old build printed it nowhere."""
+
+    JOB = ("[global]\nopendir=od\nrw=read\nbs=4k\n"
+           "[a]\nnumjobs=2\n[b]\nopendir=od2\n[c]\nfilename=od2/d\nopendir=od\n")
+    # The job's files so far, then the found ones, empty files counted (fio lists them).
+    SAID = ["fio: opendir added 4 files", "fio: opendir added 5 files", "fio: opendir added 8 files"]
+    NORMAL = [SAID[0], "a: (g=0)", "...", SAID[1], "b: (g=0)", SAID[2], "c: (g=0)"]
+    CASES = [
+        # (arguments, what stdout opens with, what the --output file o.txt opens with)
+        (["g.fio"], NORMAL, None),
+        (["g.fio", "--output-format=json"], SAID + ["{"], None),
+        (["g.fio", "--output-format=terse"], SAID + ["3;fio-3.33;a"], None),
+        (["g.fio", "--section=b", "--output-format=json"], SAID[:2] + ["{"], None),
+        (["g.fio", "--output=o.txt", "--output-format=json"], [], SAID + ["{"]),
+        (["g.fio", "--output=o.txt"], [], NORMAL),
+        (["g.fio", "--parse-only"], [], None),
+        # fio opens --output where it reads it: a command-line job before it is said on stdout.
+        # (--output-format first: fio prints the banner line of a command-line job it has read
+        # before it reads a later --output-format=json.)
+        (["--output-format=json", "--name=x", "--opendir=od", "--output=o.txt", "--name=y", "--opendir=od2"],
+         [SAID[0]], ["fio: opendir added 1 files", "{"]),
+        (["--output=o.txt", "--name=x", "--opendir=od", "--name=y", "--opendir=od2"],
+         [], [SAID[0], "x: (g=0)", "fio: opendir added 1 files", "y: (g=0)"]),
+        (["--opendir=od2", "--name=x", "--output-format=normal,terse"],
+         ["fio: opendir added 1 files", "x: (g=0)", "3;fio-3.33;x"], None),
+    ]
+
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "od" / "sub").mkdir(parents=True)
+        for name, size in (("a", 65536), ("sub/b", 8192), ("c", 4096), ("empty", 0)):
+            (self.tmp / "od" / name).write_bytes(os.urandom(size))
+        (self.tmp / "od" / "link").symlink_to("a")
+        (self.tmp / "od2").mkdir()
+        (self.tmp / "od2" / "d").write_bytes(os.urandom(4096))
+        self.write("g.fio", self.JOB)
+
+    @staticmethod
+    def opening(text):
+        """The opendir lines, banner lines and the first line of each report, in order."""
+        keep = []
+        for line in text.splitlines():
+            if re.match(r"fio: opendir|\S+: \(g=\d+\)|\.\.\.$|\{$|3;fio", line):
+                keep.append(re.sub(r"^(3;fio-3\.33;[^;]*);.*", r"\1", re.sub(r"(\(g=\d+\)).*", r"\1", line)))
+        first = next((i for i, k in enumerate(keep) if k == "{" or k.startswith("3;")), len(keep))
+        return keep[:first + 1]
+
+    def said(self, runner, args):
+        out = self.tmp / "o.txt"
+        if out.exists():
+            out.unlink()
+        p = runner(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return self.opening(p.stdout), self.opening(out.read_text()) if out.exists() else None
+
+    def test_said_where_fio_says_it(self):
+        for args, stdout, file in self.CASES:
+            with self.subTest(args=args):
+                self.assertEqual(self.said(run_as_fio, args), (stdout, file))
+                if FIO:
+                    self.assertEqual(self.said(run_fio, args), (stdout, file))
+
+    def test_a_note_of_the_report_as_ioplan(self):
+        p = run(["g.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        texts = [m["text"] for m in json.loads(p.stdout)["ioplan"]["messages"]]
+        self.assertEqual([t for t in texts if "opendir" in t],
+                         ["g.fio:2:1: opendir added 4 files", "g.fio:8:1: opendir added 5 files",
+                          "g.fio:11:1: opendir added 8 files"])
+        self.assertNotIn("opendir", p.stderr)
 
 
 class FileAppend(TmpDirCase):
