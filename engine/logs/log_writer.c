@@ -33,6 +33,7 @@ struct log_file {
 	int err;			/* first error, positive errno */
 	bool offset, prio_hex;
 	bool replaced;			/* truncated at open: marked as ioplan's once written */
+	bool said;			/* its path's failure was said (another file of the path) */
 	unsigned char *gz;		/* log_store_compressed: samples not yet deflated */
 	size_t gz_len, gz_cap;
 };
@@ -386,13 +387,20 @@ static struct log_file *file_new(const char *path, bool append, bool offset, boo
 	return f;
 }
 
+/*
+ * One per path and columns: jobs sharing a per_job_logs=0 file may differ in
+ * log_offset or log_prio, and fio writes each thread's lines with its own
+ * (and each thread's compressed streams of its own samples, which fio's
+ * --inflate-log reads with the first sample's columns).
+ */
 struct log_file *log_writer_file(struct log_writer *lw, const char *path, bool append,
 				 bool offset, bool prio_hex)
 {
 	struct log_file *f;
 
 	pthread_mutex_lock(&lw->mu);
-	for (f = lw->files; f && strcmp(f->path, path); f = f->next)
+	for (f = lw->files; f && (strcmp(f->path, path) || f->offset != offset || f->prio_hex != prio_hex);
+	     f = f->next)
 		;
 	if (!f && (f = file_new(path, append, offset, prio_hex))) {
 		struct log_file **end = &lw->files;
@@ -453,6 +461,14 @@ struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full)
 	return c;
 }
 
+/* f's failure said: a later file of its path (other columns) says nothing more of it. */
+static void said_of_path(struct log_file *f)
+{
+	for (struct log_file *g = f->next; g; g = g->next)
+		if (!strcmp(g->path, f->path))
+			g->said = true;
+}
+
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 {
 	int ret = 0;
@@ -477,10 +493,11 @@ int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 			f->err = errno;
 		if (removed && !f->err)
 			f->err = ENOENT;
-		if (f->err) {
-			if (!ret)
-				ret = -f->err;
+		if (f->err && !ret)
+			ret = -f->err;
+		if (f->err && !f->said) {
 			fail(arg, f->path, f->err, removed);
+			said_of_path(f);
 		}
 		lw->files = f->next;
 		free(f->path);

@@ -4,9 +4,10 @@
  *
  * People draw results over time from these files (fio2gnuplot, fio_generate_plots,
  * fio-plot), so names, columns and units are fio 3.33's: NAME_bw.N.log (N = the
- * thread number; NAME_bw.log with per_job_logs=0, appended to, never truncated),
- * lines "time_ms, value, ddir, bs[, offset], prio"; bw in KiB/s, iops, latencies
- * in ns; only the measured window is logged, its start is time 0.
+ * thread number; NAME_bw.log with per_job_logs=0, appended to, never truncated,
+ * each job's lines in its own columns), lines "time_ms, value, ddir, bs[, offset],
+ * prio"; bw in KiB/s, iops, latencies in ns; only the measured window is logged,
+ * its start is time 0.
  *
  * The I/O loop only appends a fixed-size entry to a chunk of its own; full chunks
  * go to one writer thread per run (log_writer.c) that turns them into text and
@@ -141,8 +142,10 @@ typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, bool re
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg);
 
 /*
- * The file at path, opened once per run (append: per_job_logs=0, as fio never
- * truncates it), with its columns (log_offset, log_prio): NULL if out of memory.
+ * The file at path with these columns (log_offset, log_prio), opened once per
+ * run (append: per_job_logs=0, as fio never truncates it); jobs that share a
+ * per_job_logs=0 file with other columns each get their own, as fio writes each
+ * thread's lines with its own.  NULL if out of memory.
  */
 struct log_file *log_writer_file(struct log_writer *lw, const char *path, bool append,
 				 bool offset, bool prio_hex);

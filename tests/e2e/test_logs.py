@@ -561,6 +561,76 @@ class FioLogDifferentialMore(LogsTmp):
         self.assertTrue(samples and max(samples) > 500, lines)
 
 
+def shape(line):
+    """A log line's columns as a word: '5c', '6c'; 'h' when the prio column is log_prio's hex."""
+    cols = line.split(", ")
+    return "%dc%s" % (len(cols), "h" if cols[-1].startswith("0x") else "")
+
+
+class SharedLogColumns(LogsTmp):
+    """per_job_logs=0: the jobs naming one log share one file (fio's gen_log_name without
+    the thread number, opened to append by each thread's flush_log, iolog.c), and each
+    thread's lines keep its own job's columns: log_offset adds the offset, log_prio
+    writes the prio as hex (flush_samples picks the format from the thread's samples).
+    The old build wrote every line of a file in the columns of the first job that
+    opened it, and a log_store_compressed file's samples likewise."""
+
+    BASE = "[global]\nioengine=null\nrw=read\nbs=4k\nsize=64k\nper_job_logs=0\n"
+    # Size-bound: 16 I/Os a clone, so each file's lines are counted exactly.
+    CASES = [
+        ("[a]\nwrite_bw_log=x\nlog_offset=1\nnumjobs=2\n[b]\nwrite_bw_log=x\n",
+         {"x_bw.log": {"6c": 32, "5c": 16}}),
+        ("[a]\nwrite_lat_log=x\nlog_prio=1\n[b]\nwrite_lat_log=x\nlog_offset=1\n[c]\nwrite_lat_log=x\n",
+         {"x_lat.log": {"5ch": 16, "6c": 16, "5c": 16}, "x_clat.log": {"5ch": 16, "6c": 16, "5c": 16},
+          "x_slat.log": {}}),
+        ("[a]\nwrite_bw_log=x\n[b]\nwrite_iops_log=x\nlog_offset=1\n[c]\nwrite_lat_log=x\ndisable_slat=1\n",
+         {"x_bw.log": {"5c": 16}, "x_iops.log": {"6c": 16}, "x_lat.log": {"5c": 16}, "x_clat.log": {"5c": 16}}),
+        # Compressed stores: the .fz file apart from the text one, each thread's samples
+        # in its own columns (read back with --inflate-log).
+        ("[a]\nwrite_bw_log=x\nlog_offset=1\nlog_compression=8k\nlog_store_compressed=1\n"
+         "[b]\nwrite_bw_log=x\nlog_compression=8k\nlog_store_compressed=1\n"
+         "[c]\nwrite_bw_log=x\nlog_prio=1\nlog_compression=8k\n",
+         {"x_bw.log.fz": {"6c": 16, "5c": 16}, "x_bw.log": {"5ch": 16}}),
+    ]
+
+    def shapes(self, path):
+        if path.suffix == ".fz":
+            p = run(["--inflate-log=" + str(path)])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            text = p.stdout
+        else:
+            text = path.read_text()
+        out = {}
+        for line in text.splitlines():
+            out[shape(line)] = out.get(shape(line), 0) + 1
+        return out
+
+    def made(self, runner, d, job):
+        d.mkdir()
+        (d / "j.fio").write_text(self.BASE + job)
+        p = runner(["j.fio", "--output=/dev/null"], cwd=d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return {f.name: self.shapes(f) for f in sorted(d.iterdir()) if f.name != "j.fio"}
+
+    def test_each_job_keeps_its_columns_as_fio(self):
+        for i, (job, want) in enumerate(self.CASES):
+            with self.subTest(job=job):
+                self.assertEqual(self.made(run, self.tmp / ("ioplan%d" % i), job), want)
+                if FIO:
+                    self.assertEqual(self.made(self.fio_once_more, self.tmp / ("fio%d" % i), job), want)
+
+    def test_averaged_and_per_io_lines_in_one_file(self):
+        """log_avg_msec differs: each thread's lines are its own job's (bs 0 averaged)."""
+        job = ("[global]\nrate_iops=40\ntime_based\nruntime=500ms\nsize=1m\n"
+               "[a]\nwrite_iops_log=x\nlog_avg_msec=100\nlog_offset=1\n[b]\nwrite_iops_log=x\n")
+        for runner in (run, self.fio_once_more) if FIO else (run,):
+            d = self.tmp / runner.__name__
+            self.assertEqual(sorted(self.made(runner, d, job)["x_iops.log"]), ["5c", "6c"], runner)
+            rows = read_log(d / "x_iops.log")
+            self.assertTrue(all(r[3] == 0 for r in rows if len(r) == 6), runner)
+            self.assertTrue(all(r[3] == 4096 for r in rows if len(r) == 5), runner)
+
+
 NBDKIT = shutil.which("nbdkit")
 SLOW_MS = 40  # every read of the export below takes at least this long
 

@@ -2,6 +2,7 @@
 // writer (every entry reaches the file, in order, over many chunks; memory is
 // reused), the per-clone sampling (per-I/O and averaged entries) and failures
 // that name the file.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <cerrno>
@@ -154,6 +155,36 @@ TEST_CASE("logs: a file that cannot be opened is reported with its path, the oth
     CHECK(failed[0].first == bad);
     CHECK(failed[0].second == ENOENT);
     CHECK(lines_of(d.file("ok.log")).size() == 1);
+}
+
+TEST_CASE("logs: a shared file takes each job's columns; a path that fails is said once")
+{
+    pb::tmpdir d;
+    log_writer *lw = nullptr;
+    REQUIRE(log_writer_start(&lw, &no_cpus) == 0);
+    std::string shared = d.file("x_bw.log"), bad = d.file("missing/y_bw.log");
+    log_file *plain = log_writer_file(lw, shared.c_str(), true, false, false);
+    log_file *offset = log_writer_file(lw, shared.c_str(), true, true, false);
+    log_file *prio = log_writer_file(lw, shared.c_str(), true, false, true);
+    CHECK((plain != offset && plain != prio && offset != prio));
+    CHECK(log_writer_file(lw, shared.c_str(), true, true, false) == offset);
+    log_file *bad1 = log_writer_file(lw, bad.c_str(), true, false, false);
+    log_file *bad2 = log_writer_file(lw, bad.c_str(), true, true, false);
+    for (log_file *f : {plain, offset, prio, bad1, bad2}) {
+        log_chunk *c = log_writer_swap(lw, nullptr);
+        c->file = f;
+        c->e[c->nr] = log_entry{};
+        c->e[c->nr].offset = 8192;
+        c->e[c->nr++].io = log_entry_io(4096, 0, 0);
+        free(log_writer_swap(lw, c));
+    }
+    std::vector<std::pair<std::string, int>> failed;
+    CHECK(log_writer_stop(lw, collect, &failed) == -ENOENT);
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].first == bad);
+    auto lines = lines_of(shared);
+    std::sort(lines.begin(), lines.end());
+    CHECK(lines == std::vector<std::string>{"0, 0, 0, 4096, 0", "0, 0, 0, 4096, 0x0000", "0, 0, 0, 4096, 8192, 0"});
 }
 
 TEST_CASE("logs: a clone's files are named as fio's, per thread or shared, per latency measured")
