@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "diskstats.h"
+#include "engine/ioengine.h"
 
 static const char *base_name(const char *p)
 {
@@ -83,39 +84,76 @@ static bool known(const struct diskstats *ds, const char *name)
 	return false;
 }
 
-void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake)
+/* fio's thread order within a job: clone 0 (its first thread number), then clones n-1 .. 1. */
+static uint32_t clone_in_thread_order(uint32_t k, uint32_t n)
 {
-	char name[32];
-	struct stat st;
+	return k ? n - k : 0;
+}
+
+/* The devices already looked at (their number; a tmpfs's too, which names no disk). */
+struct devs_seen {
+	dev_t *dev;
+	bool *blk;
+	uint32_t nr;
+};
+
+static bool dev_seen(struct devs_seen *s, const struct stat *st)
+{
+	bool blk = S_ISBLK(st->st_mode);
+	dev_t d = blk ? st->st_rdev : st->st_dev;
+
+	for (uint32_t i = 0; i < s->nr; i++)
+		if (s->dev[i] == d && s->blk[i] == blk)
+			return true;
+	s->dev[s->nr] = d;
+	s->blk[s->nr++] = blk;
+	return false;
+}
+
+/* The disk under one file of a job that samples disks, added once. */
+static void add_disk_of(struct diskstats *ds, struct devs_seen *seen, const struct layout *l, const char *file)
+{
+	const struct layout_file *lf = layout_find(l, file);
 	const char *path;
-	dev_t last = 0;
-	bool blk = false, seen = false;
+	struct stat st;
+	char name[32];
+
+	/* No stat: diskstats_dev_of would fail the same way. */
+	if (!lf || !layout_file_where(l, lf, &st, &path) || dev_seen(seen, &st))
+		return;
+	if (diskstats_dev_of(path, name, sizeof(name)) || known(ds, name) || read_stat(name, ds->before[ds->nr]))
+		return;
+	memcpy(ds->names[ds->nr++], name, sizeof(name));
+}
+
+void diskstats_begin(struct diskstats *ds, const struct plan *p, const struct layout *l, bool fake)
+{
+	struct devs_seen seen = { 0 };
 
 	memset(ds, 0, sizeof(*ds));
 	if (fake || !l->nr)
 		return;
 	ds->names = calloc(l->nr, sizeof(*ds->names));
 	ds->before = calloc(l->nr, sizeof(*ds->before));
-	if (!ds->names || !ds->before)
-		return;
-	for (uint32_t i = 0; i < l->nr; i++) {
-		if (!l->files[i].disk_util)
+	seen.dev = calloc(l->nr, sizeof(*seen.dev));
+	seen.blk = calloc(l->nr, sizeof(*seen.blk));
+	/* fio adds a disk as each thread starts, each thread's files in turn: in thread order. */
+	for (uint32_t i = 0; ds->names && ds->before && seen.dev && seen.blk && i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		/* An engine that lays nothing out touches no disk (null), or makes its own files
+		 * (filecreate), and fio samples none for them (diskless). */
+		if (j->no_disk_util || !ioe_lays_out(j->ioengine))
 			continue;
-		/* Files of one device follow each other: a stat() skips them
-		 * before the walk of /sys that names the device. */
-		if (!layout_file_where(l, &l->files[i], &st, &path))
-			continue;	/* diskstats_dev_of would fail the same way */
-		if (seen && S_ISBLK(st.st_mode) == blk && (blk ? st.st_rdev : st.st_dev) == last)
-			continue;
-		seen = true;
-		blk = S_ISBLK(st.st_mode);
-		last = blk ? st.st_rdev : st.st_dev;
-		if (diskstats_dev_of(path, name, sizeof(name)) || known(ds, name))
-			continue;
-		if (read_stat(name, ds->before[ds->nr]))
-			continue;
-		memcpy(ds->names[ds->nr++], name, sizeof(name));
+		for (uint32_t k = 0; k < j->nr_clones; k++) {
+			const struct plan_clone *c = &j->clones[clone_in_thread_order(k, j->nr_clones)];
+
+			for (uint32_t f = 0; f < c->nr_files && seen.nr < l->nr; f++)
+				add_disk_of(ds, &seen, l, c->files[f].path);
+		}
 	}
+	free(seen.dev);
+	free(seen.blk);
 	ds->t0 = clk_mono_raw();
 }
 

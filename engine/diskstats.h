@@ -2,9 +2,10 @@
  * engine/diskstats.h - block device counters over a run, from /sys/block/<dev>/stat.
  *
  * The devices are the ones under the plan's files (the partition's whole disk,
- * as fio reports it).  Counters are read before the first job and after the
- * last (and for each interim report); results get the deltas.  Files on devices without block statistics
- * (tmpfs, network file systems) contribute nothing.
+ * as fio reports it), in fio's order.  Counters are read before the first job
+ * and after the last (and for each interim report); results get the deltas.
+ * Files on devices without block statistics (tmpfs, network file systems)
+ * contribute nothing.
  */
 #ifndef IOPLAN_ENGINE_DISKSTATS_H
 #define IOPLAN_ENGINE_DISKSTATS_H
@@ -26,8 +27,13 @@ struct diskstats {
 	uint64_t t0;
 };
 
-/* Finds the devices under the layout's files and reads their counters. */
-void diskstats_begin(struct diskstats *ds, const struct layout *l, bool fake);
+/*
+ * Finds the devices under the files of p's jobs that keep disk_util=1, as the
+ * layout l knows them, and reads their counters.  They are listed as fio adds
+ * them, in the order its threads start: thread order (a startdelay= or
+ * wait_for= that lets a later thread start first is not followed).
+ */
+void diskstats_begin(struct diskstats *ds, const struct plan *p, const struct layout *l, bool fake);
 
 /* Reads the counters again and sets r->disks (which must have none) to the
  * deltas since diskstats_begin: at the end of the run, or for a snapshot of

@@ -328,7 +328,7 @@ static void begin_disks(struct eng *e)
 {
 	struct diskstats ds;
 
-	diskstats_begin(&ds, &e->lay, e->sh.fake);
+	diskstats_begin(&ds, e->plan, &e->lay, e->sh.fake);
 	pthread_mutex_lock(&e->mu);
 	e->disks = ds;
 	pthread_mutex_unlock(&e->mu);

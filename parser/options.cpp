@@ -560,7 +560,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.create_fsync = flag_value(o, v))),
     opt("create_serialize", opt_type::boolean, CAT_FILES)
         .def("1")
-        .help("Accepted for fio compatibility: ioplan always lays out files before any job starts.")
+        .help("Accepted for fio compatibility: ioplan always lays out files before any job starts (so the disk stats name the disk of a file in a directory the job's setup makes, where fio 3.33 with create_serialize=0 names none).")
         .apply(A(flag_value(o, v))),
     opt("create_on_open", opt_type::boolean, CAT_FILES)
         .def("0")

@@ -42,7 +42,6 @@ struct layout_file {
 	bool allow_create;
 	enum plan_fallocate fallocate;	/* of the first job using it */
 	bool create_fsync;		/* some job using it wants it synced once laid out */
-	bool disk_util;			/* some job using it keeps disk_util=1: its disk is sampled */
 	bool ours;			/* ioplan created it (mark found or created now) */
 	bool shared;			/* named by more than one clone, job or rank (unlink_each_loop) */
 	enum mark_state mark;		/* what its mark says (MARK_NONE when unmarked) */

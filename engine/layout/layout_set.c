@@ -187,7 +187,6 @@ static void dedupe(struct layout *l)
 			a->is_device |= b->is_device;
 			a->allow_create &= b->allow_create;
 			a->create_fsync |= b->create_fsync;
-			a->disk_util |= b->disk_util;
 			a->shared = true;
 			if (b->last_job > a->last_job)
 				a->last_job = b->last_job;
@@ -267,7 +266,6 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->first_clone = c;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;
-				lf->disk_util = !j->no_disk_util;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);
 			}
 	}
