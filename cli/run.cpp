@@ -50,6 +50,7 @@
 #include "cli/mpi/run_ranks.hpp"
 #include "engine/engine.h"
 #include "results/record.hpp"
+#include "results/store.hpp"
 #include "engine/safety/preflight.h"
 #include "report/cdm.hpp"
 #include "report/report.hpp"
@@ -594,11 +595,23 @@ void after_trigger(const args &a, results *r, int *signals)
     ++*signals;
 }
 
-// --save with SIGINT, SIGTERM, SIGHUP and SIGUSR1 held: the save may wait up
-// to the store's 10 s for another process's lock, and a signal that ended
-// ioplan there lost the run it had measured, neither stored nor reported.
-// One taken meanwhile is said and counted (*signals: the exit status says the
-// run was stopped); the report is still written after it.
+// Whether SIGINT, SIGTERM or SIGHUP waits, held, to be taken.
+bool stop_signal_pending()
+{
+    sigset_t p;
+    if (sigpending(&p))
+        return false;
+    return sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGHUP) == 1;
+}
+
+// --save with SIGINT, SIGTERM, SIGHUP and SIGUSR1 held: a signal that ended
+// ioplan during the save lost the run it had measured, neither stored nor
+// reported.  One taken meanwhile is said and counted (*signals: the exit
+// status says the run was stopped); the report is still written after it.
+// The save may wait up to the store's 10 s for another process's lock: a stop
+// signal ends that wait at once, and the run is kept as an unsaved file
+// (save_run) rather than held for 10 s (a container's stop gives 10 s, then
+// SIGKILL, which would take the report too).
 bool save_holding_signals(const results &r, const plan &p, const args &a, int *signals)
 {
     sigset_t sigs, old;
@@ -606,7 +619,9 @@ bool save_holding_signals(const results &r, const plan &p, const args &a, int *s
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
         sigaddset(&sigs, sig);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    resdb::set_wait_interrupted(stop_signal_pending);
     bool ok = save_run(r, p, a);
+    resdb::set_wait_interrupted(nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
         if (sigismember(&old, sig))
             sigdelset(&sigs, sig); // the caller's to take

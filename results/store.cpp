@@ -26,6 +26,13 @@
 
 namespace resdb {
 
+static bool (*wait_interrupted)() = nullptr;	// set_wait_interrupted's, asked by busy_wait
+
+void set_wait_interrupted(bool (*interrupted)())
+{
+	wait_interrupted = interrupted;
+}
+
 namespace {
 
 const char *const uuid_sql = "SELECT id FROM runs WHERE uuid = ?";
@@ -198,7 +205,7 @@ store::store(const std::string &path, mode m) : path_(path)
 		db_ = nullptr;
 		throw store_error(path + ": cannot open the results store: " + msg);
 	}
-	sqlite3_busy_timeout(db_, busy_timeout_ms);
+	wait_for_locks();
 	try {
 		configure();
 		migrate(m);
@@ -236,7 +243,9 @@ void store::check(int rc, const char *what)
 	std::string why;
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:	// another connection holds the lock, and the busy timeout ran out waiting
-		why = "the store is locked by another process (waited " + std::to_string(busy_timeout_ms / 1000) + " s)";
+		why = wait_stopped_ ? std::string("the store is locked by another process (a signal stopped the wait)")
+				    : "the store is locked by another process (waited " +
+					      std::to_string(busy_timeout_ms / 1000) + " s)";
 		break;
 	case SQLITE_LOCKED:	// a conflict within this connection: no one to wait for, nothing a user did
 		why = std::string("internal error: two of ioplan's own statements on the store conflict (") +
@@ -326,11 +335,40 @@ int store::retry_busy(const std::function<int()> &attempt)
 {
 	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
 	int rc = attempt();	// may itself wait in SQLite's busy handler: the deadline bounds both
-	while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+	while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline && !wait_stopped_) {
+		if (wait_interrupted && wait_interrupted()) {
+			wait_stopped_ = true;
+			break;
+		}
 		sqlite3_sleep(5);
 		rc = attempt();
 	}
 	return rc;
+}
+
+// SQLite's busy handler: another process holds the lock.  Waits as SQLite's
+// own busy_timeout would (short sleeps, then longer, up to busy_timeout_ms),
+// but asks wait_interrupted() before each sleep.
+int store::busy_wait(void *self, int count)
+{
+	auto *s = static_cast<store *>(self);
+	auto now = std::chrono::steady_clock::now();
+
+	if (count == 0)
+		s->busy_since_ = now;
+	if (s->wait_stopped_ || (wait_interrupted && wait_interrupted())) {
+		s->wait_stopped_ = true;
+		return 0;
+	}
+	if (now - s->busy_since_ >= std::chrono::milliseconds(busy_timeout_ms))
+		return 0;
+	sqlite3_sleep(count < 10 ? 1 + count * 2 : 25);
+	return 1;
+}
+
+void store::wait_for_locks()
+{
+	sqlite3_busy_handler(db_, busy_wait, this);
 }
 
 // A save is one commit to the WAL, not synced (synchronous=NORMAL), and each

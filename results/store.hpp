@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,11 @@ struct summary_row {
 	bool failed = false;		// the run has the fact failed: a job ended with an error
 };
 
+// Asked between the waits for another process's lock (up to busy_timeout_ms):
+// true stops waiting, and the statement fails as locked.  The cli sets it to
+// "a stop signal is pending", so a Ctrl-C during --save's wait is not held 10 s.
+void set_wait_interrupted(bool (*interrupted)());
+
 class store {
 public:
 	// write makes the store if it is not there; update changes only one that is.
@@ -126,6 +132,10 @@ private:
 	bool reopen_writable();
 	void set_wal();
 	int retry_busy(const std::function<int()> &attempt);
+	void wait_for_locks();
+	static int busy_wait(void *self, int count);
+	std::chrono::steady_clock::time_point busy_since_;
+	bool wait_stopped_ = false;	// a signal, not the timeout, ended a wait for the lock
 	struct inserts;
 	int64_t stored_id(stmt &q, const std::string &uuid);
 	int64_t insert_run(const run_record &r, inserts &ins);

@@ -210,7 +210,7 @@ bool store::reopen_writable()
 	}
 	sqlite3_close(db_);
 	db_ = rw;
-	sqlite3_busy_timeout(db_, busy_timeout_ms);
+	wait_for_locks();
 	configure();
 	return true;
 }

@@ -582,7 +582,10 @@ class BadStores(StoreCase):
     def test_a_signal_while_the_save_waits_for_the_lock_keeps_the_run(self):
         # The save waits up to 10 s for another process's lock, with the run measured and not
         # yet reported: SIGTERM (SIGINT, SIGHUP) there ended ioplan, and the run was lost,
-        # neither stored nor reported, nor kept as an unsaved file.
+        # neither stored nor reported, nor kept as an unsaved file.  Then the signal was held
+        # for the rest of the wait (10 s: a container's stop sends SIGKILL after that).  Now
+        # it ends the wait at once: the run is kept as an unsaved file and reported, exit 1,
+        # while the lock is still held.
         null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
         self.assertEqual(run([*null, "--save=first", f"--results-db={self.db}"]).returncode, 0)
         proc = subprocess.Popen([BIN, *null, "--time_based", "--runtime=2", "--output-format=json", "--save=held",
@@ -593,20 +596,26 @@ class BadStores(StoreCase):
         con = sqlite3.connect(self.db, isolation_level=None)
         con.execute("BEGIN EXCLUSIVE")
         try:
-            # The engine's threads gone and the one left asleep in SQLite's busy wait: the save.
+            # The engine's threads gone and the one left asleep in the store's busy wait: the save.
             common.wait_until(lambda: tasks() == 1 and common.waits_in(proc.pid, "nanosleep"),
                               what="the save waiting for the lock")
             proc.send_signal(signal.SIGTERM)
-            # Held (pending in the process) or, before, the end of it; then the lock goes.
-            common.wait_until(lambda: proc.poll() is not None or signal.SIGTERM in pending_signals(proc.pid),
-                              what="SIGTERM pending")
+            out, err = proc.communicate(timeout=60)  # the lock still held: a wait that went on ends at 10 s
         finally:
             con.execute("ROLLBACK")
             con.close()
-        out, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("the store is locked by another process (a signal stopped the wait)", err)
         self.assertIn("ioplan: signal 15 while --save stored the run: its report follows, then ioplan stops", err)
-        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+        read = json.loads(out)["jobs"][0]["read"]
+        self.assertGreater(read["io_bytes"], 0)
+        kept = list(self.tmp.glob("results.db.unsaved-*.json")) or list(self.tmp.glob("*.unsaved-*.json"))
+        self.assertEqual(len(kept), 1, err)
+        self.assertIn(kept[0].name, err)
+        self.assertEqual(json.loads(kept[0].read_text())["jobs"][0]["read"]["io_bytes"], read["io_bytes"])
+        self.assertEqual([x["label"] for x in self.listing()], ["first"])
+        # The file imports as the run it holds.
+        self.results("import", str(kept[0]))
         self.assertEqual([x["label"] for x in self.listing()], ["first", "held"])
 
     def test_read_only(self):
