@@ -273,6 +273,13 @@ const char *plan_random_dist_name(enum plan_random_dist d)
 	return PLAN_NAME(names, d);
 }
 
+const char *plan_zone_rule_name(enum plan_zone_rule r)
+{
+	static const char *const names[] = { "fio", "diskspd_pct", "diskspd_abs" };
+
+	return PLAN_NAME(names, r);
+}
+
 const char *plan_rate_process_name(enum plan_rate_process r)
 {
 	static const char *const names[] = { "linear", "poisson" };

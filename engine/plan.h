@@ -100,6 +100,20 @@ enum plan_random_dist {
 	PLAN_RAND_ZONED			/* zoned / zoned_abs: rand_zones[] (DISKSPD -rdpct, -rdabs) */
 };
 
+/*
+ * How random_distribution=zoned/zoned_abs zones become ranges of offsets
+ * (zoned_ranges=).  DISKSPD's -rdpct/-rdabs are the same idea as fio's zones,
+ * but DISKSPD applies them to each target's region its own way (its "effective
+ * distribution", engine/gen/diskspd_zones.h), and a DISKSPD command line must
+ * put its I/O where DISKSPD would.
+ */
+enum plan_zone_rule {
+	PLAN_ZONES_FIO = 0,		/* fio's: a zone is lastb * range_pct / 100 blocks, or range_bytes */
+	PLAN_ZONES_DISKSPD_PCT,		/* DISKSPD -rdpct: bounds aligned down, the last to the aligned end */
+	PLAN_ZONES_DISKSPD_ABS		/* DISKSPD -rdabs: range_bytes, trimmed at the region's end;
+					 * a last range_bytes of 0 is the rest of the region */
+};
+
 enum plan_rate_process {
 	PLAN_RATE_LINEAR = 0,
 	PLAN_RATE_POISSON
@@ -400,6 +414,7 @@ struct plan_job {
 	bool random_dist_centered;	/* a centre was given (zipf:1.2:0 is not zipf:1.2) */
 	uint32_t nr_rand_zones;		/* PLAN_RAND_ZONED */
 	struct plan_rand_zone rand_zones[PLAN_RAND_ZONES_MAX];
+	enum plan_zone_rule rand_zone_rule;	/* zoned_ranges=: whose rule places the zones */
 	bool norandommap;
 	bool softrandommap;		/* a random map that cannot be allocated: go on without, as norandommap */
 	bool random_lfsr;		/* random_generator=lfsr: every block once per pass even
@@ -865,6 +880,7 @@ const char *plan_rw_name(enum plan_rw rw);
 const char *plan_ioengine_name(enum plan_ioengine e);
 const char *plan_ddir_name(enum plan_ddir d);
 const char *plan_random_dist_name(enum plan_random_dist d);
+const char *plan_zone_rule_name(enum plan_zone_rule r);
 const char *plan_rate_process_name(enum plan_rate_process r);
 const char *plan_sync_mode_name(enum plan_sync_mode s);
 const char *plan_file_service_name(enum plan_file_service f);

@@ -163,6 +163,27 @@ struct res_series {
 	struct res_sample *samples;
 };
 
+/*
+ * One range of DISKSPD's effective distribution (zoned_ranges=diskspd): the
+ * I/O shares [io_first, io_first + io_pct) of io_span go to the bytes
+ * [offset, offset + bytes) of a file's region, counted from the region's start
+ * (DISKSPD counts from -B).  bytes 0 is a range with one offset (see
+ * engine/gen/diskspd_zones.h).
+ */
+struct res_zone {
+	uint32_t io_first;
+	uint32_t io_pct;
+	uint64_t offset;
+	uint64_t bytes;
+};
+
+/* The ranges the run drew a file's offsets from: its zones applied to its region. */
+struct res_zones {
+	uint32_t nr;
+	uint32_t io_span;		/* 100, less when -rdabs ranges past the region were dropped */
+	struct res_zone zone[PLAN_RAND_ZONES_MAX];
+};
+
 /* One recorded I/O (plan_job io_trace; for tests, sweeps and charts). */
 struct res_io_rec {
 	uint64_t t_ns;			/* completion time */

@@ -78,6 +78,8 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
         throw value_error("random_distribution=" + parts[0] + " needs 1 to 16 zones (io%/range)");
     j.pj.random_distribution = PLAN_RAND_ZONED;
     j.pj.nr_rand_zones = 0;
+    j.zones_abs = abs;
+    j.zones_abs_rest = false;
     for (size_t i = 1; i < parts.size(); i++) {
         size_t slash = parts[i].find('/');
         if (slash == std::string::npos)
@@ -90,6 +92,8 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
             throw value_error("per-direction zones (a ',' list) are not supported");
         if (r.empty() && !abs && blank == UINT32_MAX)
             blank = j.pj.nr_rand_zones - 1; // "20/": the rest of the region, as fio
+        else if (r.empty() && abs && i + 1 == parts.size())
+            j.zones_abs_rest = true;        // DISKSPD's -rdabs remainder (zoned_ranges=diskspd)
         else if (abs)
             z.range_bytes = parse_size(r, j.kb_base);
         else
@@ -106,7 +110,8 @@ void set_zones(job_spec &j, const std::vector<std::string> &parts)
     for (uint32_t i = 0; i < j.pj.nr_rand_zones; i++) {
         const plan_rand_zone &z = j.pj.rand_zones[i];
         // fio sends such a zone's I/O to one block; no run asks for that.
-        if (z.io_pct && !z.range_pct && !z.range_bytes)
+        bool rest = j.zones_abs_rest && i + 1 == j.pj.nr_rand_zones;
+        if (z.io_pct && !z.range_pct && !z.range_bytes && !rest)
             throw value_error("zone " + std::to_string(i + 1) + " gets " + std::to_string(z.io_pct) +
                               "% of the I/O but covers none of the region");
     }
@@ -124,6 +129,7 @@ void set_random_distribution(job_spec &j, const option &o, const std::string &v)
     auto kind = (enum plan_random_dist)choice_of(o, parts[0]);
     j.pj.random_distribution = kind;
     j.pj.nr_rand_zones = 0;
+    j.zones_abs = j.zones_abs_rest = false;
     j.pj.random_dist_param = 0;
     j.pj.random_dist_center = 0;
     j.pj.random_dist_centered = false;

@@ -149,7 +149,8 @@ void check_regions(const job_def &d)
                  "job '" + job_name(d) + "': " + what + " (" + std::to_string(each) + " bytes) is " +
                      one_block(j, (plan_ddir)dd));
     }
-    if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+    // DISKSPD's rule places what fio's refuses: ranges without a whole block, past the end.
+    if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw) && !j.rand_zone_rule)
         check_zones(d, each);
 }
 
@@ -210,7 +211,7 @@ void check_drawn_regions(const job_def &d, const plan_job &j)
                          one_block(j, (plan_ddir)dd));
         }
         drawn_extremes(pc, zone_align(j), &largest, &least);
-        if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw))
+        if (j.random_distribution == PLAN_RAND_ZONED && plan_rw_is_random(j.rw) && !j.rand_zone_rule)
             check_zones(d, least);
     }
 }

@@ -726,6 +726,21 @@ static const std::vector<option> core_table = {
               "sizes, seeded from the file's name and the thread number (randrepeat=1), the offset first "
               "and a length that fits it; an offset past the region ends the pass, as in fio.")
         .apply(set_random_distribution),
+    opt("zoned_ranges", opt_type::choice, CAT_PATTERN)
+        .def("fio")
+        .choices({
+            {"fio", "fio's zones, one after the other: each lastb * range% / 100 blocks (zoned_abs: its bytes)", PLAN_ZONES_FIO},
+            // zoned_abs's byte ranges make it PLAN_ZONES_DISKSPD_ABS once the job is read (finalize_zone_rule)
+            {"diskspd", "DISKSPD's effective distribution of -rdpct/-rdabs (a blank last zoned_abs range: the rest)",
+             PLAN_ZONES_DISKSPD_PCT},
+        })
+        .help("How random_distribution=zoned/zoned_abs zones become offset ranges. diskspd: as DISKSPD applies "
+              "-rdpct and -rdabs to each file's region: percent bounds rounded down to blockalign, the last "
+              "reaching the last aligned offset, ranges with no aligned offset giving their I/O to a neighbour; "
+              "byte ranges cut at the region's end and those past it dropped, their I/O share with them. Needs "
+              "one block size.")
+        .apply(A(j.pj.rand_zone_rule = (enum plan_zone_rule)choice_of(o, v)))
+        .ioplan_only(),
     opt("random_generator", opt_type::choice, CAT_PATTERN)
         .def("tausworthe")
         .choices({

@@ -121,6 +121,51 @@ static void apply_zone_counts(job_def &d)
             *to[i] = (uint64_t)d.spec.in_zones[i] * j.zone_size_bytes;
 }
 
+// DISKSPD has one -b and one -r alignment: its ranges are laid out in them.
+static bool one_block_size(const plan_job &j)
+{
+    const plan_bs *first = nullptr;
+    for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {
+        const plan_bs &b = j.bs[dd];
+        if (!plan_rw_has_ddir(j.rw, (plan_ddir)dd))
+            continue;
+        if (b.min_bytes != b.max_bytes || b.nr_split ||
+            (first && (b.min_bytes != first->min_bytes || b.align_bytes != first->align_bytes)))
+            return false;
+        first = &b;
+    }
+    return true;
+}
+
+// zoned_ranges=: the rule the engine places the zones by, once every option is read.
+static void finalize_zone_rule(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    const std::string who = "job '" + job_name(d) + "': ";
+    bool zoned = j.random_distribution == PLAN_RAND_ZONED, diskspd = j.rand_zone_rule != PLAN_ZONES_FIO;
+    j.rand_zone_rule = PLAN_ZONES_FIO;  // without zones, zoned_ranges= has nothing to place
+    if (zoned && d.spec.zones_abs_rest && !diskspd)
+        fail(option_loc(d, "random_distribution"),
+             who + "a blank last zoned_abs range (the rest of the region) needs zoned_ranges=diskspd");
+    if (!zoned || !diskspd)
+        return;
+    j.rand_zone_rule = d.spec.zones_abs ? PLAN_ZONES_DISKSPD_ABS : PLAN_ZONES_DISKSPD_PCT;
+    if (!one_block_size(j))
+        fail(option_loc(d, "zoned_ranges"), who + "zoned_ranges=diskspd needs one block size and blockalign "
+                                                  "for every direction (DISKSPD has one -b and -r)");
+    if (j.zone_size_bytes)
+        fail(option_loc(d, "zoned_ranges"), who + "zoned_ranges=diskspd and zonemode=strided exclude each other");
+    uint64_t bs = j.bs[plan_rw_has_ddir(j.rw, PLAN_DDIR_READ) ? PLAN_DDIR_READ : PLAN_DDIR_WRITE].min_bytes;
+    for (uint32_t i = 0; d.spec.zones_abs && i < j.nr_rand_zones; i++) {
+        bool rest = d.spec.zones_abs_rest && i + 1 == j.nr_rand_zones;
+        if (!rest && j.rand_zones[i].range_bytes < bs)  // DISKSPD refuses a range it cannot hold a block in
+            fail(option_loc(d, "random_distribution"),
+                 who + "zone " + std::to_string(i + 1) + " of random_distribution=zoned_abs (" +
+                     std::to_string(j.rand_zones[i].range_bytes) + " bytes) is smaller than the block size (" +
+                     std::to_string(bs) + " bytes), which zoned_ranges=diskspd refuses as DISKSPD does");
+    }
+}
+
 void finalize_spec(job_def &d)
 {
     plan_job &j = d.spec.pj;
@@ -134,6 +179,7 @@ void finalize_spec(job_def &d)
     finalize_cpuio(d);
     finalize_exec(d);
     finalize_merge(d);
+    finalize_zone_rule(d);
     if (j.fadvise_hint == PLAN_FADVISE_BY_RW)
         j.fadvise_hint = plan_rw_is_random(j.rw) ? PLAN_FADVISE_RANDOM : PLAN_FADVISE_SEQUENTIAL;
     if (j.random_distribution != PLAN_RAND_UNIFORM)

@@ -70,6 +70,11 @@ struct job_spec {
     bool hipri_percentage_set = false;
     uint64_t rank_offset_increment = 0; // each MPI rank's regions start this much after the previous rank's
     bool zone_strided = false;
+    // random_distribution=zoned_abs (its ranges in bytes), and whether its last range was
+    // left blank ("10/": the rest of the region, which only zoned_ranges=diskspd reads);
+    // the rule is resolved once the job is read (finalize_zone_rule), whatever the order.
+    bool zones_abs = false;
+    bool zones_abs_rest = false;
     bool atomic = false;              // atomic=1: O_DIRECT, set once every option is read (fio's fixup)        // zonemode=strided (fio 3.33 refuses zonesize= without it)
     // The engine options given (an option's .engines), so check_engine_options can
     // refuse them under another engine.

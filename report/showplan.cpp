@@ -63,6 +63,8 @@ json pattern_json(const plan_job &j)
         zones.push_back({{"io_pct", j.rand_zones[i].io_pct}, {"range_pct", j.rand_zones[i].range_pct},
                          {"range_bytes", j.rand_zones[i].range_bytes}});
     o["rand_zones"] = zones;
+    if (j.rand_zone_rule)  // only when set: a job without it keeps its plan hash
+        o["rand_zone_rule"] = plan_zone_rule_name(j.rand_zone_rule);
     o["norandommap"] = j.norandommap;
     if (j.softrandommap)   // only when set: a job without it keeps its plan hash
         o["softrandommap"] = true;

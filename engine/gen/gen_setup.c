@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/gen/iogen.h"
+#include "engine/gen/diskspd_zones.h"
 #include "engine/gen/draw.h"
 #include "engine/gen/file_service.h"
 #include "engine/gen/rng.h"
@@ -158,6 +159,8 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		perm_init(&f->perm, f->nblocks, &g->rng_off);
 	if (g->fio_law)
 		law_init(g, f, idx);
+	if (g->dz)	/* DISKSPD's ranges over this file's region, not fio's zones */
+		return dz_effective(j, len, min_bs, g->align, &g->dz[idx]);
 	/* zoned with random_generator=lfsr (offsets.h): one table per clone, over file 0's
 	 * blocks; other files fold it. */
 	if (g->use_dist && !g->fio_law && idx == 0)
@@ -328,6 +331,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	     uint32_t nr, struct interlock *il)
 {
 	const struct gen_regions regions = { region_start, region_len, region_room, il };
+	bool diskspd_zones;
 	uint64_t min_bs;
 	int ret;
 
@@ -348,6 +352,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;
 	g->fio_law = g->use_dist && j->random_distribution != PLAN_RAND_ZONED;
+	diskspd_zones = g->use_dist && !g->fio_law && j->rand_zone_rule != PLAN_ZONES_FIO;
 	/*
 	 * fio's lfsr is a full-period sequence: it needs no map to cover every block
 	 * once.  Its own register gives fio's offsets, in strided zones over each zone.
@@ -381,7 +386,8 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->files = calloc(nr, sizeof(*g->files));
 	g->laws = g->fio_law ? calloc(nr, sizeof(*g->laws)) : NULL;
 	g->rng64 = j->random_tausworthe64 ? calloc(1 + PLAN_DDIR_NR, sizeof(*g->rng64)) : NULL;
-	if (!g->files || (g->fio_law && !g->laws) || (j->random_tausworthe64 && !g->rng64))
+	g->dz = diskspd_zones ? calloc(nr, sizeof(*g->dz)) : NULL;
+	if (!g->files || (g->fio_law && !g->laws) || (j->random_tausworthe64 && !g->rng64) || (diskspd_zones && !g->dz))
 		return -ENOMEM;
 	g->nr_files = nr;
 	gen_draw_seed(g);	/* the file service draws over nr_files */
@@ -413,6 +419,7 @@ void gen_release(struct gen *g)
 	free(g->splits);
 	free(g->laws);
 	free(g->rng64);
+	free(g->dz);
 	free(g->unzoned);
 	memset(g, 0, sizeof(*g));
 }

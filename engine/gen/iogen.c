@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "engine/gen/iogen.h"
+#include "engine/gen/diskspd_zones.h"
 #include "engine/gen/draw.h"
 #include "engine/gen/file_service.h"
 #include "engine/gen/rng.h"
@@ -459,6 +460,8 @@ static uint64_t random_at(struct gen *g, struct gen_file *f, uint8_t d)
 
 	if (!f->io_size)
 		return RANDMAP_NONE;	/* a file of no length (file_init): fio's fill fails before a draw */
+	if (g->dz)
+		return dz_draw(&g->dz[f - g->files], &g->rng_off, g->align, g->min_bs[d], f->io_size);
 	if (g->zoned_draws || g->fio_law || (g->offset_first && !g->job->zone_size_bytes)) {
 		/* fio's rank is in ranges of the least block size, its offset in d's blockalign:
 		 * one that lands past the region fails the fill, as fio's get_next_offset.  In

@@ -20,6 +20,7 @@
 #include "engine/gen/lfsr.h"
 #include "engine/gen/offsets.h"
 #include "engine/plan.h"
+#include "engine/results.h"
 #include "engine/gen/randmap.h"
 #include "engine/gen/taus258.h"
 
@@ -195,6 +196,9 @@ struct gen {
 	 */
 	struct file_pick pick;		/* file_service_type=random and the skewed laws: fio's draws */
 	struct dist dist;		/* zoned over strided zones: the zones' draw */
+	/* zoned_ranges=diskspd: each file's DISKSPD effective distribution (diskspd_zones.h),
+	 * which its offsets are drawn from; NULL for every other job */
+	struct res_zones *dz;
 	/*
 	 * random_distribution=zipf, pareto or normal: each file's offsets from its
 	 * own fio generator (laws[file]), the offset first, as fio's.

@@ -510,6 +510,10 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 			     .what = w->job->interlocked ? "interlocked needs a sequential job "
 							   "without offset_increment"
 							 : "I/O region holds no whole block");
+	/* DISKSPD's rule dropped every range with I/O: each began past the region (-rdabs). */
+	if (ret == -ERANGE)
+		worker_error(w, .err = ERANGE,
+			     .what = "no range of random_distribution (zoned_ranges=diskspd) lies in the I/O region");
 	/* fio's advice with its refusal: the two ways to run without the map. */
 	if (ret == -ENOMEM && w->gen.map_failed)
 		worker_error(w, .err = ENOMEM, .file = w->gen.map_file,

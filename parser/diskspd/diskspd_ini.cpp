@@ -64,6 +64,9 @@ uint64_t region_bytes(const state &s)
 	return end > f.base_bytes ? end - f.base_bytes : 0;
 }
 
+// The -rdabs remainder is written in bytes where the line gives the region's
+// size (so fio reads the text too), else blank: the engine finds the rest of
+// each file's region when it opens it, as DISKSPD does.
 std::string distribution(const state &s)
 {
 	std::ostringstream o;
@@ -71,10 +74,12 @@ std::string distribution(const state &s)
 	uint64_t used = 0;
 	for (size_t i = 0; i < s.rd.size(); i++) {
 		uint64_t span = s.rd[i].span;
-		if (span == 0)	// -rdabs remainder: the rest of the region
+		if (span == 0)
 			span = region_bytes(s) > used ? region_bytes(s) - used : 0;
 		used += span;
-		o << (i ? ":" : "") << s.rd[i].io_pct << "/" << span;
+		o << (i ? ":" : "") << s.rd[i].io_pct << "/";
+		if (span)
+			o << span;
 	}
 	return o.str();
 }
@@ -89,8 +94,10 @@ void pattern_lines(std::ostream &o, const state &s)
 		o << "norandommap=1\n";
 		if (f.align_bytes != f.block_bytes)
 			o << "blockalign=" << f.align_bytes << "\n";
-		if (!s.rd.empty())
+		if (!s.rd.empty()) {
 			o << "random_distribution=" << distribution(s) << "\n";
+			o << "zoned_ranges=diskspd\n";	// DISKSPD's effective distribution, not fio's zones
+		}
 	} else if (f.align_bytes != f.block_bytes) {
 		o << "sequential_stride=" << f.align_bytes << "\n";
 	}

@@ -150,6 +150,11 @@ void state::opt_rd(const std::string &v)
 			error(flag + ": a range of the target cannot be empty");
 			return;
 		}
+		if (rd_abs && span < info.block_bytes) {	// DISKSPD's rule: a range holds a block
+			error(flag + ": the range of " + std::to_string(span) + " bytes is smaller than the block "
+			      "size (-b: " + std::to_string(info.block_bytes) + " bytes)");
+			return;
+		}
 		rd.push_back({ (uint32_t)io, span });
 		io_acc += (uint32_t)io;
 		span_acc += span;
@@ -165,8 +170,9 @@ void state::opt_rd(const std::string &v)
 }
 
 // -rdabs ranges that run past the end of a target whose size the line gives:
-// DISKSPD trims them when it opens the target and spreads their I/O over what
-// is left; refused here, with the sizes, rather than run as another mix.
+// DISKSPD cuts them when it opens the target, drops those past its end and
+// counts the I/O shares of the rest out of their sum.  So does the run; the
+// line said otherwise, so the warning names the sizes.
 void state::check_abs_ranges()
 {
 	uint64_t end = max_given ? info.max_bytes : create_bytes, used = 0;
@@ -175,12 +181,15 @@ void state::check_abs_ranges()
 	uint64_t range = end - info.base_bytes;
 	for (const dist_range &r : rd)
 		used += r.span;
+	const std::string as_diskspd = " (-c or -f, less -B): as DISKSPD, the ranges are cut at its end "
+				       "and those past it dropped with their share of the I/O (see \"Effective IO "
+				       "Distributions\" in the results)";
 	if (used > range)
-		error("-rd: the -rdabs ranges cover " + std::to_string(used) + " bytes, more than the " +
-		      std::to_string(range) + " bytes of the target range (-c or -f, less -B)");
+		warn("-rd: the -rdabs ranges cover " + std::to_string(used) + " bytes, more than the " +
+		     std::to_string(range) + " bytes of the target range" + as_diskspd);
 	else if (!rd.empty() && rd.back().span == 0 && rd.back().io_pct && used == range)
-		error("-rd: the -rdabs ranges cover the whole target range, leaving none for the last " +
-		      std::to_string(rd.back().io_pct) + "% of the I/O");
+		warn("-rd: the -rdabs ranges cover the whole target range, leaving none for the last " +
+		     std::to_string(rd.back().io_pct) + "% of the I/O" + as_diskspd);
 }
 
 void state::validate()
@@ -197,9 +206,6 @@ void state::validate()
 		error("-i and -j must be given together (-i<I/Os per burst> -j<ms between bursts>)");
 	if (s_given && info.random && !info.interlocked)
 		error("-s conflicts with -r/-rs: an access pattern is sequential or random");
-	if (rd_abs && !rd.empty() && rd.back().span == 0 && !max_given && !create_bytes)
-		error("-rdabs: the I/O left over goes to the rest of the target, whose size is "
-		      "unknown here; give -c or -f, or let the ranges take 100% of the I/O");
 	if (info.random && T_given)
 		error("-T conflicts with -r: a thread stride only applies to sequential I/O");
 	if (info.random && info.interlocked)

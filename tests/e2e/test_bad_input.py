@@ -247,6 +247,25 @@ class PlanTimeValues(TmpDirCase):
         self.check_refused("random_distribution=zoned:1/1:99/99", "j.fio:5:21: error: job 'j': zone 1 of random_distribution "
                            "gets 1% of the I/O but holds no whole block of 4096 bytes", size="64k")
 
+    def test_zones_by_diskspd_s_rule(self):
+        # zoned_ranges=diskspd: DISKSPD's -rdabs rest (a blank last range) and its refusals; what
+        # it cuts at the region's end (fio's rule refuses it) runs.
+        self.check_refused("random_distribution=zoned_abs:50/512k:50/",
+                           "j.fio:5:21: error: job 'j': a blank last zoned_abs range (the rest of the region) "
+                           "needs zoned_ranges=diskspd")
+        self.check_refused("random_distribution=zoned_abs:50/512k:50/2k\nzoned_ranges=diskspd",
+                           "j.fio:5:21: error: job 'j': zone 2 of random_distribution=zoned_abs (2048 bytes) is "
+                           "smaller than the block size (4096 bytes), which zoned_ranges=diskspd refuses as DISKSPD does")
+        self.check_refused("random_distribution=zoned:50/50:50/50\nzoned_ranges=diskspd\nbsrange=4k-8k",
+                           "j.fio:6:14: error: job 'j': zoned_ranges=diskspd needs one block size and blockalign "
+                           "for every direction (DISKSPD has one -b and -r)")
+        self.check_refused("zonemode=strided\nzonesize=16k\nrandom_distribution=zoned:50/50:50/50\nzoned_ranges=diskspd",
+                           "j.fio:8:14: error: job 'j': zoned_ranges=diskspd and zonemode=strided exclude each other")
+        for zones in ("zoned_abs:100/2m", "zoned_abs:50/512k:50/", "zoned:1/1:99/99"):
+            with self.subTest(zones=zones):
+                p = self.plan(f"random_distribution={zones}", "zoned_ranges=diskspd", size="64k")
+                self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_block_larger_than_the_region(self):
         self.check_refused("bs=2m", "j.fio:3:6: error: job 'j': the size (1048576 bytes) is less than one read block (2097152 bytes)")
         self.check_refused("nrfiles=4\nbs=512k", "j.fio:3:6: error: job 'j': each file's region (262144 bytes) is less "

@@ -265,6 +265,41 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertNotIn("IO Distribution", p.stdout)
 
 
+    def traced_offsets(self, args, name):
+        """The read offsets of a DISKSPD line's run: its job (--job) run with write_iolog=name."""
+        job = self.diskspd(["--job", *args])
+        self.assertEqual(job.returncode, 0, job.stderr)
+        self.write(name + ".fio", job.stdout)
+        p = run([name + ".fio", f"--write_iolog={name}.log", "--output-format=terse"], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = (self.tmp / (name + ".log")).read_text().splitlines()
+        return [int(f[3]) for f in (l.split() for l in lines) if len(f) == 5 and f[2] == "read"]
+
+    def test_random_distribution_offsets_follow_diskspd_s_effective_ranges(self):
+        # DISKSPD lays -rd ranges over the target's aligned size: on 1 MiB -rdpct10/1:90/99 is
+        # [0, 8K) and [8K, 1024K), where fio's zones (the translation's rule before) ended at
+        # 1020K; -rdabs ranges past the end are cut there and the I/O shares of those dropped
+        # count out of what is left (10:20 of 30); the rest of an existing file is found in the
+        # run.  Each case: (line, (first range's end, its share of the I/O)).
+        mib = 1 << 20
+        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "old.dat"]).returncode, 0)
+        cases = [
+            (["-c1M", "-rdpct10/1:90/99", "new.dat"], (8 << 10, 0.10)),
+            (["-c1M", "-rdabs10/100K:20/1M", "new.dat"], (100 << 10, 1 / 3)),
+            (["-rdabs50/256K", "old.dat"], (256 << 10, 0.50)),
+        ]
+        for i, (args, (first_end, share)) in enumerate(cases):
+            with self.subTest(args=args):
+                offs = self.traced_offsets(["-b4K", "-r", "-o4", "-d1", "-W0", *args], f"case{i}")
+                self.assertGreater(len(offs), 2000)
+                self.assertTrue(all(o % 4096 == 0 and o + 4096 <= mib for o in offs), max(offs))
+                first = sum(o < first_end for o in offs) / len(offs)
+                self.assertAlmostEqual(first, share, delta=0.05)
+                # the last range runs to the target's end: its last block is read
+                self.assertTrue(mib - 4096 in offs, f"the last block is never read: the highest is {max(offs)}")
+                self.assertEqual(len(set(offs)), 256)
+
+
     def test_a_thread_pool_and_an_affinity_list_are_shown_as_diskspd_shows_them(self):
         # -F3 was shown as "threads per file: 3" (and <ThreadCount>0), -a0,1 not at all.
         import xml.etree.ElementTree as ET

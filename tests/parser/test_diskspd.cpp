@@ -380,14 +380,9 @@ TEST_CASE("diskspd: DISKSPD's conflict rules are errors naming the flags")
 	CHECK(contains(only_error("-Sh -h f"), "conflicts with an earlier caching flag"));
 	CHECK(contains(only_error("-f1M -B0:2M f"), "only be given once"));
 	CHECK(contains(only_error("-r -rdpct10/100 f"), "left to place"));
-	CHECK(contains(only_error("-r -rdabs10/1M f"), "-rdabs"));
-	// -rdabs ranges past a target of known size (DISKSPD trims them and spreads their I/O)
-	CHECK(only_error("-r -c16M -rdabs10/1M:30/3G f") ==
-	      "-rd: the -rdabs ranges cover 3222274048 bytes, more than the 16777216 bytes of the target range "
-	      "(-c or -f, less -B)");
-	CHECK(contains(only_error("-r -c16M -B4M -rdabs10/8M:90/8M f"), "more than the 12582912 bytes"));
-	CHECK(contains(only_error("-r -c16M -rdabs10/8M:20/8M f"), "leaving none for the last 70% of the I/O"));
-	CHECK(has_line(ini("-r -c16M -B4M -rdabs10/8M:90/4M f"), "random_distribution=zoned_abs:10/8388608:90/4194304"));
+	// DISKSPD's own check: an -rdabs range holds a block
+	CHECK(only_error("-r -b8K -rdabs10/4K f") == "-rdabs10/4K: the range of 4096 bytes is smaller than the block "
+						      "size (-b: 8192 bytes)");
 	CHECK(contains(only_error("-Z -Zr f"), "-Z"));
 	// a CPU past cpus_allowed's range was refused by the translated job, at its line there
 	CHECK(only_error("-a0,1024 f") == "-a0,1024: CPU 1024 is past the last CPU number ioplan takes (1023)");
@@ -447,6 +442,35 @@ TEST_CASE("diskspd: Windows-only flags name the Linux equivalent")
 	ds::translation ft = tr("-ft f");
 	REQUIRE(ft.warnings.size() == 1);
 	CHECK(contains(ft.warnings[0], "-ft"));
+}
+
+TEST_CASE("diskspd: -rd runs by DISKSPD's rule, the -rdabs rest found in the run, ranges past the end cut")
+{
+	CHECK(has_line(ini("-r -rdpct10/1 f"), "zoned_ranges=diskspd"));
+	CHECK(!has_line(ini("-r f"), "zoned_ranges=diskspd"));
+	// The rest of a target whose size the line does not give: blank, the run finds it
+	ds::translation rest = tr("-r -rdabs10/1M f");
+	CHECK(rest.errors.empty());
+	CHECK(rest.warnings.empty());
+	CHECK(has_line(rest.ini, "random_distribution=zoned_abs:10/1048576:90/"));
+	CHECK(has_line(rest.ini, "zoned_ranges=diskspd"));
+	CHECK(has_line(ini("-r -c16M -B4M -rdabs10/8M:90/4M f"), "random_distribution=zoned_abs:10/8388608:90/4194304"));
+	// Ranges past a target of known size run as DISKSPD runs them, with a warning saying so
+	ds::translation past = tr("-r -c16M -rdabs10/1M:30/3G f");
+	CHECK(past.errors.empty());
+	REQUIRE(past.warnings.size() == 1);
+	CHECK(past.warnings[0] ==
+	      "-rd: the -rdabs ranges cover 3222274048 bytes, more than the 16777216 bytes of the target range "
+	      "(-c or -f, less -B): as DISKSPD, the ranges are cut at its end and those past it dropped with their "
+	      "share of the I/O (see \"Effective IO Distributions\" in the results)");
+	CHECK(has_line(past.ini, "random_distribution=zoned_abs:10/1048576:30/3221225472:60/"));
+	ds::translation b4 = tr("-r -c16M -B4M -rdabs10/8M:90/8M f");
+	REQUIRE(b4.warnings.size() == 1);
+	CHECK(contains(b4.warnings[0], "more than the 12582912 bytes"));
+	ds::translation none = tr("-r -c16M -rdabs10/8M:20/8M f");
+	REQUIRE(none.warnings.size() == 1);
+	CHECK(contains(none.warnings[0], "leaving none for the last 70% of the I/O"));
+	CHECK(has_line(none.ini, "random_distribution=zoned_abs:10/8388608:20/8388608:70/"));
 }
 
 TEST_CASE("diskspd: real fio 3.33 accepts the job text without ioplan's own options")
