@@ -324,6 +324,7 @@ void res_clone_release(struct res_clone *c)
 		free(c->iops_series.samples);
 	free(c->bw_series.samples);
 	free(c->trace);
+	free(c->zones);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -379,6 +380,8 @@ int res_clone_copy(struct res_clone *dst, const struct res_clone *src)
 	dst->iops_series.cap = dst->iops_series.samples ? dst->iops_series.nr : 0;
 	dst->trace = dup_array(src->trace, src->trace_nr, sizeof(*src->trace), &ret);
 	dst->trace_cap = dst->trace ? dst->trace_nr : 0;
+	dst->zones = dup_array(src->zones, src->nr_zones, sizeof(*src->zones), &ret);
+	dst->nr_zones = dst->zones ? src->nr_zones : 0;
 	if (ret) {
 		res_clone_release(dst);
 		return -ENOMEM;

@@ -246,6 +246,12 @@ struct res_clone {
 	uint64_t trace_nr;
 	uint64_t trace_cap;
 
+	/* zoned_ranges=diskspd: the ranges its offsets were drawn from, one per file of the
+	 * clone (plan_clone.files' order), for DISKSPD's "Effective IO Distributions";
+	 * NULL for every other job (and in results merged from rank files) */
+	struct res_zones *zones;
+	uint32_t nr_zones;
+
 	int error;			/* first fatal error as positive errno, 0 = none */
 	uint64_t total_err;		/* errors counted under continue_on_error */
 	uint32_t nr_errors;

@@ -491,6 +491,23 @@ static int setup_prio(struct worker *w)
 	return ret;
 }
 
+/* DISKSPD's effective distributions, for its report: what the generator drew from, file by file. */
+static int keep_zones(struct worker *w)
+{
+	size_t n = w->gen.nr_files;
+
+	if (!w->gen.dz || !n)
+		return 0;
+	w->res.zones = malloc(n * sizeof(*w->res.zones));
+	if (!w->res.zones) {
+		worker_error(w, .err = ENOMEM, .what = "keeping the effective distribution of random_distribution");
+		return -ENOMEM;
+	}
+	memcpy(w->res.zones, w->gen.dz, n * sizeof(*w->res.zones));
+	w->res.nr_zones = (uint32_t)n;
+	return 0;
+}
+
 /*
  * The offsets' generator over the files' regions.  create_only issues no I/O:
  * the generator's state (440 bytes a file, a random map) would be the largest
@@ -518,6 +535,8 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 	if (ret == -ENOMEM && w->gen.map_failed)
 		worker_error(w, .err = ENOMEM, .file = w->gen.map_file,
 			     .what = "allocating its random map (norandommap=1 or softrandommap=1 run without one)");
+	if (!ret)
+		ret = keep_zones(w);
 	if (!ret)
 		gen_limit_open(&w->gen, w->max_open);
 	/* cpuio, exec: fio's FIO_NOIO jobs draw no direction, and count every op under read. */

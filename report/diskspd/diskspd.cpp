@@ -197,6 +197,7 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 	pf(out, "\nactual test time:\t%.2fs\n", v.seconds);
 	out << "thread count:\t\t" << v.rows.size() << "\n";
 	cpu_table(out, v);
+	effective_distributions(out, v);
 	out << "\nTotal IO\n";
 	io_table(out, v, o, section::total);
 	out << "\nRead IO\n";

@@ -214,6 +214,7 @@ void add_rows(run_view &v, const results &r, const plan &p)
 				const plan_clone &pc = pj->clones[cl.clone_index];
 				w.path = paths_of(pc);
 				w.file_bytes = pc.files[0].size_bytes;
+				w.pclone = &pc;
 			}
 			v.rows.push_back(w);
 			if (cl.end_ns > cl.start_ns) {

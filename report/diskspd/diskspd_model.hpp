@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct row {
 	uint64_t file_bytes = 0;
 	const res_clone *clone = nullptr;
 	const plan_job *job = nullptr;
+	const plan_clone *pclone = nullptr;	// its files, in the order of clone->zones
 };
 
 struct cpu_row {
@@ -105,6 +107,14 @@ struct pct_row {
 	double fraction;
 };
 extern const pct_row latency_rows[13];
+
+// DISKSPD's list of a target's threads: " 0 1", " 0 - 2 4" (three or more in a row as a range).
+std::string thread_list(const std::set<uint32_t> &threads);
+// "Effective IO Distributions", when a target had one (-rd): diskspd_distribution.cpp.
+void effective_distributions(std::ostream &out, const run_view &v);
+// The effective distribution of a row's target for its XML <Target>: its files' one, when
+// they share it (a -F thread's targets of one size), else nullptr.
+const res_zones *row_distribution(const row &w);
 
 // "Input parameters:" through the end of the per-target lines (diskspd_profile.cpp).
 void write_parameters(std::ostream &out, const plan &p, const options &o);

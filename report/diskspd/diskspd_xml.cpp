@@ -113,6 +113,8 @@ void thread_xml(std::ostream &out, const row &w, const options &o)
 	el(out, 4, "ReadCount", ios_of(c, section::read));
 	el(out, 4, "WriteBytes", bytes_of(c, section::write));
 	el(out, 4, "WriteCount", ios_of(c, section::write));
+	if (const res_zones *z = row_distribution(w))
+		xml::effective_distribution(out, 4, *z);
 	if (o.measure_latency) {
 		lat_sum r, wr, t;
 		r.add(c, section::read);

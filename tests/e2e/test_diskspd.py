@@ -300,6 +300,45 @@ class DiskspdFrontEnd(TmpDirCase):
                 self.assertEqual(len(set(offs)), 256)
 
 
+    def test_effective_io_distributions_are_shown_as_diskspd_shows_them(self):
+        # DISKSPD prints, after the CPU table, the -rd ranges as the run laid them over each
+        # target ("Effective IO Distributions"), and each <Target> of its XML result carries
+        # them (a gap as an IO="0" range); ioplan showed neither.
+        import xml.etree.ElementTree as ET
+        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "old.dat"]).returncode, 0)
+        cases = [
+            (["-c1M", "-t2", "-rdpct10/1:90/99", "new.dat"], "new.dat [thread: 0 1]",
+             ["    10% of IO => [     0    -      8KiB)", "    90% of IO => [     8KiB -      1MiB)"],
+             [("10", "8192"), ("90", "1040384")]),
+            (["-c1M", "-rdpct10/10:10/10:0/10", "new.dat"], "new.dat [thread: 0]",
+             ["    10% of IO => [     0    -    100KiB)", "    10% of IO => [   100KiB -    204KiB)",
+              "    80% of IO => [   304KiB -      1MiB)"],
+             [("10", "102400"), ("10", "106496"), ("0", "102400"), ("80", "737280")]),
+            (["-c1M", "-rdabs10/100K:20/1M", "new.dat"], "new.dat [thread: 0]",
+             ["    33.3% of IO => [     0    -    100KiB)", "    66.7% of IO => [   100KiB -      1MiB)"],
+             [("10", "102400"), ("20", "946176")]),
+            (["-rdabs50/256K", "old.dat"], "old.dat [thread: 0]",
+             ["    50% of IO => [     0    -    256KiB)", "    50% of IO => [   256KiB -      1MiB)"],
+             [("50", "262144"), ("50", "786432")]),
+        ]
+        head = "\nEffective IO Distributions\n--------------------------\n"
+        for args, target, lines, ranges in cases:
+            with self.subTest(args=args):
+                line = ["-b4K", "-r", "-d1", "-W0", *args]
+                p = self.diskspd(line)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertRegex(p.stdout, r"\navg\.\|[^\n]*\n" + re.escape(head))
+                shown = p.stdout.split(head)[1].split("\nTotal IO\n")[0]
+                self.assertEqual(shown, "".join(l + "\n" for l in [f"target: {target}", *lines]))
+                x = self.diskspd(["-Rxml", *line])
+                self.assertEqual(x.returncode, 0, x.stderr)
+                for t in ET.fromstring(x.stdout).findall("./TimeSpan/Thread/Target"):
+                    got = [(r.get("IO"), r.text) for r in t.findall("./Distribution/Absolute/Range")]
+                    self.assertEqual(got, ranges)
+        p = self.diskspd(["-b4K", "-r", "-d1", "-W0", "-c1M", "new.dat"])
+        self.assertNotIn("Effective IO Distributions", p.stdout)
+
+
     def test_a_thread_pool_and_an_affinity_list_are_shown_as_diskspd_shows_them(self):
         # -F3 was shown as "threads per file: 3" (and <ThreadCount>0), -a0,1 not at all.
         import xml.etree.ElementTree as ET

@@ -1,6 +1,7 @@
 // tests/engine/test_diskspd_zones.cpp - DISKSPD's effective distribution (engine/gen/diskspd_zones.c):
 // the ranges -rdpct and -rdabs become over a region, by DISKSPD 2.2's rules (the cases of its
-// ThreadTargetState tests, with expectations worked out here), and the offsets a run draws from them.
+// ThreadTargetState tests, with expectations worked out here), the offsets a run draws from them,
+// and the ranges its results keep for DISKSPD's report.
 #include <doctest/doctest.h>
 
 #include <cerrno>
@@ -233,4 +234,16 @@ TEST_CASE("diskspd zones: a run's offsets stay in the effective ranges and reach
 	CHECK((double)first / 20000 == doctest::Approx(0.10).epsilon(0.1));
 	CHECK(offs.count(MiB - 4 * KiB) == 1);	// fio's rule ended at 1020K
 	CHECK(offs.size() == 256);
+	// The results keep the ranges drawn from, for DISKSPD's report; a copy (a snapshot) its own.
+	REQUIRE(c.nr_zones == 1);
+	REQUIRE(c.zones);
+	CHECK(c.zones[0].nr == 2);
+	CHECK(c.zones[0].zone[1].offset == 8 * KiB);
+	CHECK(c.zones[0].zone[1].bytes == MiB - 8 * KiB);
+	res_clone copy;
+	REQUIRE(res_clone_copy(&copy, &c) == 0);
+	REQUIRE(copy.nr_zones == 1);
+	CHECK(copy.zones != c.zones);
+	CHECK(copy.zones[0].zone[1].bytes == MiB - 8 * KiB);
+	res_clone_release(&copy);
 }
