@@ -40,6 +40,9 @@ std::string engine_text(const job_spec &s, const char *name);
 std::vector<std::string> clone_paths(const job_def &d, const std::string &name, uint32_t clone,
                                      std::vector<std::string> *fio_names = nullptr);
 
+// The settings that follow from several options, and the relations between
+// them, once the whole job is read (job_finalize.cpp).
+void finalize_spec(job_def &d);
 // What a run would only find out after starting the job, refused as it is
 // planned, with the option's position (job_checks.cpp); throws parser::error.
 void check_job(const job_def &d);
