@@ -167,8 +167,9 @@ class InstructionsPerIO(unittest.TestCase):
         # the main thread woke every 10 ms, a loaded make test read 266 and 349 here, and
         # with the report counted (its time series has a bin per interval) 326 and 294.
         self.assertLess(abs(a["per_io"] - b["per_io"]) / b["per_io"], 0.1, (a, b))
-        # The smaller run alone, start-up in it, counts many times as much an I/O.
-        self.assertGreater(a["instr"][0] / a["ios"][0], 5 * a["per_io"], a)
+        # The smaller run's start-up alone counts more than all its I/Os: left in, it would
+        # more than double the figure (about 4.6 times it since start-up was cut by half).
+        self.assertGreater(a["instr"][0] / a["ios"][0], 2 * a["per_io"], a)
 
     def test_a_left_out_function_is_not_counted(self):
         left, whole = self.count("8m", "16m", *self.NULL), self.count("8m", "16m", *self.NULL, leave_out=())
