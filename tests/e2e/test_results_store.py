@@ -1,13 +1,11 @@
-"""tests/e2e/test_results_store.py - runs kept in a real SQLite store, and what refuses to keep them.
+"""tests/e2e/test_results_store.py - runs kept in a real SQLite store.
 
 --save records a run (environment, figures, exact latency buckets, samples,
 warnings); `ioplan results list|show|rm|export|import|summary` read and
-change the store.  fio 3.33's own JSON output is imported.  A store that is
-locked, corrupt, read-only, on a full disk or written by a newer ioplan is a
-clear error: the results commands exit 2 and leave the file byte for byte as it was; a run
-with --save still prints its whole report and exits non-zero.
+change the store.  fio 3.33's own JSON output is imported.  The stores that
+refuse a run or a command (locked, corrupt, read-only, full, newer) are
+test_results_store_faults.py's.
 """
-import hashlib
 import html
 import json
 import os
@@ -16,53 +14,10 @@ import re
 import signal
 import sqlite3
 import subprocess
-import time
 import unittest
 
-import common
-from common import BIN, FIO, TmpDirCase, pending_signals, run, run_fio, wait_for_stderr
-
-JOB = ["--name=j", "--rw=randread", "--bs=4k", "--size=1m", "--ioengine=psync"]
-
-
-def sha(path):
-    return hashlib.sha256(open(path, "rb").read()).hexdigest()
-
-
-class StoreCase(TmpDirCase):
-    def setUp(self):
-        super().setUp()
-        self.db = self.tmp / "results.db"
-
-    def tearDown(self):
-        # A test's cleanups (a run it started, a mount over its directory) go
-        # before the directory does.
-        self.doCleanups()
-        super().tearDown()
-
-    def ioplan_run(self, *extra, label=None, env=None):
-        save = "--save" if label is None else f"--save={label}"
-        p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json+", save,
-                 f"--results-db={self.db}", *extra], env=env)
-        return p
-
-    def results(self, *args, ok=True):
-        p = run(["results", *args, f"--results-db={self.db}"])
-        if ok:
-            self.assertEqual(p.returncode, 0, p.stderr)
-        return p
-
-    def listing(self):
-        return json.loads(self.results("list", "--output-format=json").stdout)
-
-    def store_on_tmpfs(self, name, size):
-        """The store in a tmpfs of its own (self.mnt), unmounted when the test ends."""
-        self.mnt = self.tmp / name
-        self.mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(self.mnt)]).returncode:
-            self.skipTest("cannot mount tmpfs")
-        self.addCleanup(subprocess.run, ["umount", "-l", str(self.mnt)])
-        self.db = self.mnt / "results.db"
+from common import BIN, FIO, run, run_fio, wait_for_stderr
+from store_case import FILLING_JOB, JOB, StoreCase, sha
 
 
 def broken_openssl(case):
@@ -376,267 +331,6 @@ class SaveAndRead(StoreCase):
         self.assertNotEqual(set(want.replace("/", "")), {"0", "."})
 
 
-class BadStores(StoreCase):
-    def saved(self):
-        self.assertEqual(self.ioplan_run(label="ok").returncode, 0)
-        return sha(self.db)
-
-    def check_refused(self, reason):
-        before = sha(self.db)
-        p = self.results("list", ok=False)
-        self.assertEqual(p.returncode, 2, p.stdout)
-        self.assertIn(reason, p.stderr)
-        self.assertRefusedBeforeTheRun(reason)
-        self.assertEqual(sha(self.db), before)
-
-    def assertRefusedBeforeTheRun(self, reason):
-        # Found after the run, the report was printed but the run could not be kept:
-        # a long benchmark had to be run again.  The store is judged first.
-        target = self.tmp / "never"
-        r = run([*JOB, f"--filename={target}", "--output-format=json", "--save=more", f"--results-db={self.db}"])
-        self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
-        self.assertIn("ioplan: error: --save: ", r.stderr)
-        self.assertIn(reason, r.stderr)
-        self.assertTrue(r.stderr.rstrip().endswith("; nothing was run"), r.stderr)
-        self.assertFalse(target.exists())
-
-    def test_a_directory_or_link_in_the_place_of_a_side_file_is_named(self):
-        # SQLite says only "unable to open database file" for a -wal it cannot use, and
-        # ioplan said "the store cannot be written (read-only)" of a store it could write.
-        # A -shm directory still lets a read through, and a save failed after its run.
-        self.saved()
-        for side, make in (("-wal", os.mkdir), ("-wal", lambda p: os.symlink("/dev/full", p)),
-                           ("-shm", os.mkdir)):
-            with self.subTest(side=side, make=make):
-                path = f"{self.db}{side}"
-                make(path)
-                kind = "a symbolic link" if os.path.islink(path) else "a directory"
-                reason = f"{path} is {kind}, where SQLite keeps a file of the store's own; left untouched (move it away)"
-                try:
-                    if side == "-wal":
-                        self.check_refused(reason)
-                    else:
-                        self.assertRefusedBeforeTheRun(reason)
-                finally:
-                    (os.unlink if os.path.islink(path) else os.rmdir)(path)
-        self.assertEqual([x["label"] for x in self.listing()], ["ok"])
-
-    def test_newer_schema(self):
-        self.saved()
-        con = sqlite3.connect(self.db)
-        con.execute("PRAGMA journal_mode=DELETE")
-        con.execute("PRAGMA user_version=99")
-        con.close()
-        self.check_refused("written by a newer ioplan (schema version 99")
-
-    def test_run_saved_by_newer_ioplan(self):
-        self.saved()
-        con = sqlite3.connect(self.db)
-        con.execute("UPDATE runs SET format = 7")
-        con.commit()
-        con.close()
-        before = sha(self.db)
-        p = self.results("show", "ok", ok=False)
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("saved by a newer ioplan", p.stderr)
-        self.assertEqual(sha(self.db), before)
-
-    def test_another_programs_database_an_empty_file_and_a_fifo_are_left_untouched(self):
-        # A read (or an import from it) wrote ioplan's 14 tables into another program's
-        # database; a FIFO held `results list` for ever; a device got a journal beside it.
-        con = sqlite3.connect(self.db)
-        con.execute("CREATE TABLE notes(t)")
-        con.execute("INSERT INTO notes VALUES('x')")
-        con.commit()
-        con.close()
-        self.check_refused("an SQLite database, but not an ioplan results store; left untouched")
-        before = sha(self.db)
-        p = run(["results", "import", str(self.db), f"--results-db={self.tmp / 'other.db'}"])
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(sha(self.db), before)
-        empty = self.tmp / "empty.db"
-        empty.touch()
-        p = run(["results", "show", "1", f"--results-db={empty}"])
-        self.assertEqual((p.returncode, empty.stat().st_size), (2, 0), p.stderr)
-        self.assertIn("an empty file, no results store yet", p.stderr)
-        fifo = self.tmp / "fifo.db"
-        os.mkfifo(fifo)
-        for args in (["list"], ["show", "1"], ["export"]):
-            with self.subTest(args=args):
-                p = run(["results", *args, f"--results-db={fifo}"], timeout=20)
-                self.assertEqual(p.returncode, 2, p.stderr)
-                self.assertIn("not a regular file, so no results store; left untouched", p.stderr)
-
-    def test_another_programs_database_at_a_store_version_is_left_untouched(self):
-        # Told apart by user_version alone, a database of another program at version 3
-        # with a runs(id) table lost rows to `results rm`, and --save ran its workload,
-        # switched the file to WAL for good and failed on a missing table.
-        con = sqlite3.connect(self.db)
-        con.executescript("CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT);"
-                          "INSERT INTO runs VALUES(1, 'keep me'), (2, 'me too');"
-                          "CREATE TABLE figures(x); PRAGMA user_version=3;")
-        con.commit()
-        con.close()
-        before = sha(self.db)
-        self.check_refused("an SQLite database, but not an ioplan results store; left untouched")
-        made = run([*JOB, "--output-format=json"])
-        self.assertEqual(made.returncode, 0, made.stderr)
-        (self.tmp / "run.json").write_text(made.stdout)
-        for args in (["rm", "1"], ["list"], ["show", "1"], ["summary"], ["import", str(self.tmp / "run.json")]):
-            with self.subTest(args=args):
-                p = run(["results", *args, f"--results-db={self.db}"])
-                self.assertEqual(p.returncode, 2, p.stderr)
-                self.assertIn(f"{self.db}: an SQLite database, but not an ioplan results store; left untouched",
-                              p.stderr)
-        self.assertEqual(sha(self.db), before)
-        self.assertEqual([p.name for p in self.tmp.iterdir() if p.name.startswith(self.db.name)], [self.db.name])
-
-    def test_corrupt(self):
-        self.db.write_bytes(b"this is not a database at all\n" * 200)
-        self.check_refused("not an ioplan results store, or a corrupt one")
-
-    def test_hand_edited_values_are_refused_not_read_as_zero(self):
-        # A number column holding text read as 0.0; a plan that is not an object was a raw C++ exception.
-        for sql, says in (("UPDATE figures SET iops = 'abc'", "iops holds 'abc' where a number belongs"),
-                          ("UPDATE figures SET iops = 1e308", "run 1's figure of job 'j' read: iops 1e+308 is not "
-                                                              "total_ios / runtime ("),
-                          ("UPDATE figures SET plan = '[1,2]'", "a figure's plan of run 1 is not a JSON object")):
-            with self.subTest(sql=sql):
-                self.db.unlink(missing_ok=True)
-                self.saved()
-                con = sqlite3.connect(self.db)
-                con.execute(sql)
-                con.commit()
-                con.close()
-                for args in (["show", "ok"], ["export"], ["report", "ok", f"--output={self.tmp / 'p.html'}"]):
-                    p = self.results(*args, ok=False)
-                    self.assertEqual(p.returncode, 2, p.stdout)
-                    self.assertTrue(p.stderr.startswith("ioplan: error: the results store is damaged: "), p.stderr)
-                    self.assertIn(says, p.stderr)
-                    self.assertNotIn("exception", p.stderr)
-                self.assertFalse((self.tmp / "p.html").exists())
-
-    def test_a_figure_too_large_for_its_column_keeps_the_tables_in_shape(self):
-        # An edited store's iops of 1e308 printed 309 digits: the rest of the row moved out of
-        # its columns and the row, cut at the line's buffer, lost its newline.  Such a store is
-        # refused now (above); figures that agree with their counts can still outgrow a column.
-        self.saved()
-        con = sqlite3.connect(self.db)
-        con.execute("UPDATE figures SET ios = 4000000000000000000, io_bytes = 9000000000000000000, runtime_s = 0.001,"
-                    " iops = 4e21, bw_bytes = 9e21")
-        con.commit()
-        con.close()
-        for args in (["show", "ok"], ["summary"], ["compare", "ok", "ok"]):
-            with self.subTest(args=args):
-                p = run([*args, f"--results-db={self.db}"] if args[0] == "compare" else
-                        ["results", *args, f"--results-db={self.db}"])
-                self.assertEqual(p.returncode, 0, p.stderr)
-                lines = p.stdout.splitlines()
-                rows = [ln for ln in lines if "4e+21" in ln]
-                self.assertEqual(len(rows), 1, p.stdout)
-                row, head = rows[0], next(ln for ln in lines if ln.startswith(("job ", "group ")))
-                if args[0] != "summary":  # fixed columns: the row is as long as its header
-                    self.assertLessEqual(len(row.rstrip()), len(head) + 40, row)
-                    self.assertNotIn("0000000000", row)
-
-    def test_a_write_lock_another_process_holds_is_waited_for_then_named(self):
-        # What a second process holding the write lock gets is SQLITE_BUSY: a --save,
-        # an rm and an import each wait the 10 s busy timeout (run side by side, so the
-        # test waits once) and then say so.  SQLITE_LOCKED, a conflict inside ioplan's
-        # own connection, got the same words, a wait that never happened.
-        null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
-        result = self.tmp / "r.json"
-        p = run([*null, "--output-format=json", f"--output={result}", "--save=ok", f"--results-db={self.db}"])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        doc = json.loads(result.read_text())
-        doc["ioplan"]["uuid"] = "0" * 32  # another run's report, so the import has a run to store
-        (self.tmp / "other.json").write_text(json.dumps(doc))
-        before = [x["id"] for x in self.listing()]
-        con = sqlite3.connect(self.db, isolation_level=None)
-        con.execute("BEGIN EXCLUSIVE")
-        try:
-            started = time.monotonic()
-            commands = {"save": ([*null, "--output-format=json", "--save=blocked"], 1),
-                        "rm": (["results", "rm", "ok"], 2),
-                        "import": (["results", "import", str(self.tmp / "other.json")], 2)}
-            procs = {k: subprocess.Popen([BIN, *args, f"--results-db={self.db}"], stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True) for k, (args, _) in commands.items()}
-            for k, proc in procs.items():
-                self.addCleanup(lambda proc=proc: proc.poll() is None and (proc.kill(), proc.wait()))
-            for k, proc in procs.items():
-                out, err = proc.communicate(timeout=60)
-                with self.subTest(command=k):
-                    self.assertEqual(proc.returncode, commands[k][1], err)
-                    if k == "save":
-                        json.loads(out)  # the run's report is not lost with the save
-                    self.assertIn("the store is locked by another process (waited 10 s)", err)
-                    self.assertNotIn("internal error", err)
-            waited = time.monotonic() - started
-            self.assertGreaterEqual(waited, 9.5)  # the 10 s it names were waited
-            self.assertLess(waited, 60)  # a ceiling that a loaded machine stays under; a hang ends here
-        finally:
-            con.execute("ROLLBACK")
-            con.close()
-        self.assertEqual([x["id"] for x in self.listing()], before)
-
-    def test_a_signal_while_the_save_waits_for_the_lock_keeps_the_run(self):
-        # The save waits up to 10 s for another process's lock, with the run measured and not
-        # yet reported: SIGTERM (SIGINT, SIGHUP) there ended ioplan, and the run was lost,
-        # neither stored nor reported, nor kept as an unsaved file.  Then the signal was held
-        # for the rest of the wait (10 s: a container's stop sends SIGKILL after that).  Now
-        # it ends the wait at once: the run is kept as an unsaved file and reported, exit 1,
-        # while the lock is still held.
-        null = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=16m"]
-        self.assertEqual(run([*null, "--save=first", f"--results-db={self.db}"]).returncode, 0)
-        proc = subprocess.Popen([BIN, *null, "--time_based", "--runtime=2", "--output-format=json", "--save=held",
-                                 f"--results-db={self.db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
-        tasks = lambda: len(os.listdir(f"/proc/{proc.pid}/task"))
-        common.wait_until(lambda: tasks() > 1, what="the run under way")  # the store judged before it, unlocked
-        con = sqlite3.connect(self.db, isolation_level=None)
-        con.execute("BEGIN EXCLUSIVE")
-        try:
-            # The engine's threads gone and the one left asleep in the store's busy wait: the save.
-            common.wait_until(lambda: tasks() == 1 and common.waits_in(proc.pid, "nanosleep"),
-                              what="the save waiting for the lock")
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)  # the lock still held: a wait that went on ends at 10 s
-        finally:
-            con.execute("ROLLBACK")
-            con.close()
-        self.assertEqual(proc.returncode, 1, err)
-        self.assertIn("the store is locked by another process (a signal stopped the wait)", err)
-        self.assertIn("ioplan: signal 15 while --save stored the run: its report follows, then ioplan stops", err)
-        read = json.loads(out)["jobs"][0]["read"]
-        self.assertGreater(read["io_bytes"], 0)
-        kept = list(self.tmp.glob("results.db.unsaved-*.json"))  # beside the store (keep_unsaved)
-        self.assertEqual(len(kept), 1, err)
-        self.assertIn(kept[0].name, err)
-        self.assertEqual(json.loads(kept[0].read_text())["jobs"][0]["read"]["io_bytes"], read["io_bytes"])
-        self.assertEqual([x["label"] for x in self.listing()], ["first"])
-        # The file imports as the run it holds.
-        self.results("import", str(kept[0]))
-        self.assertEqual([x["label"] for x in self.listing()], ["first", "held"])
-
-    def test_read_only(self):
-        mnt = self.tmp / "ro"
-        mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
-            self.skipTest("cannot mount tmpfs")
-        self.addCleanup(subprocess.run, ["umount", str(mnt)])
-        self.db = mnt / "results.db"
-        self.saved()
-        con = sqlite3.connect(self.db)
-        con.execute("PRAGMA journal_mode=DELETE")  # a rollback-journal store (ReadOnlyMedia has WAL ones)
-        con.close()
-        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
-        before = sha(self.db)
-        self.assertRefusedBeforeTheRun("read-only")
-        self.assertEqual(sha(self.db), before)
-        self.db = mnt / "new.db"  # SQLite says only "unable to open database file"
-        self.assertRefusedBeforeTheRun(f"cannot make the results store in {mnt}: Read-only file system")
-
-
 def as_schema_2(db):
     """Turns a store back into what ioplan wrote up to schema version 2: the same
     tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)."""
@@ -802,7 +496,7 @@ class FailedJobs(StoreCase):
     """A run whose job failed (a disk that filled) was stored like a good one: `show`,
     `compare` and the page said nothing, and `summary` counted its figures as typical."""
 
-    JOB = ["--name=w", "--rw=write", "--bs=4k", "--size=512k", "--create_on_open=1", "--ioengine=psync"]
+    JOB = FILLING_JOB
 
     def failed_run(self):
         # create_on_open=1 lays nothing out, so the disk fills under the job's own writes
@@ -864,61 +558,6 @@ class FailedJobs(StoreCase):
         self.assertTrue(row["failed"], row)
 
 
-class UnsavedRuns(StoreCase):
-    """A run the store could not take (a corrupt page, a disk its own job filled) ended as
-    one error line after the whole workload had run: nothing of it could be stored later."""
-
-    def kept_file(self, stderr, where, cwd=None):
-        m = re.search(r"its results are kept in (\S+): `ioplan results import \1 --results-db=(\S+)` "
-                      r"stores them once the store can take them", stderr)
-        self.assertIsNotNone(m, stderr)
-        self.assertEqual(m.group(2), str(self.db))
-        kept = pathlib.Path(cwd or ".") / m.group(1)   # named as from the run's directory
-        self.assertEqual(kept.parent.resolve(), where.resolve())
-        self.assertRegex(kept.name, r"^results\.db\.unsaved-[0-9a-f]{32}\.json$")
-        return kept
-
-    def import_into_another(self, kept):
-        self.db = self.tmp / "mended.db"
-        self.results("import", str(kept))
-        [row] = self.listing()
-        return row, json.loads(self.results("show", row["label"], "--output-format=json").stdout)
-
-    def test_a_run_a_corrupt_store_refuses_is_kept_for_import(self):
-        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
-        con = sqlite3.connect(self.db)
-        [(page,)] = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'figures'").fetchall()
-        con.close()
-        with open(self.db, "r+b") as f:   # the figures table's root page, not the header
-            f.seek((page - 1) * 4096)
-            f.write(b"\xff" * 64)
-        p = self.ioplan_run(label="nightly")
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("--save: the run was not saved:", p.stderr)
-        kept = self.kept_file(p.stderr, self.tmp)
-        printed = json.loads(p.stdout)
-        row, shown = self.import_into_another(kept)
-        self.assertEqual((row["label"], row["uuid"]), ("nightly", printed["ioplan"]["uuid"]))
-        self.assertEqual(shown["figures"][0]["ios"], printed["jobs"][0]["read"]["total_ios"])
-        p = self.results("import", str(kept))
-        self.assertIn("already stored as run 1; not stored again", p.stdout)
-
-    def test_a_store_on_the_disk_its_job_filled_keeps_the_run_in_the_current_directory(self):
-        self.store_on_tmpfs("small", "256k")
-        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
-        cwd = self.tmp / "here"
-        cwd.mkdir()
-        p = run([*FailedJobs.JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=full",
-                 f"--results-db={self.db}"], cwd=cwd)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("No space left on device", p.stderr)
-        kept = self.kept_file(p.stderr, cwd, cwd=cwd)
-        self.assertEqual(sorted(n.name for n in self.mnt.iterdir() if "unsaved" in n.name), [])
-        row, shown = self.import_into_another(kept)
-        self.assertEqual((row["label"], row["failed"]), ("full", True))
-        self.assertEqual(shown["failed"][0]["error"], 28)
-
-
 class Arguments(StoreCase):
     def test_what_could_not_be_found_again_or_means_nothing_is_refused(self):
         # --save=1 made a label the id 1 hides for ever; `results report 1 -o x.html` took
@@ -943,29 +582,6 @@ class Arguments(StoreCase):
         self.assertEqual(p.returncode, 2, p.stdout)
         self.assertIn("jobs[] is empty (no job ran, nothing to keep)", p.stderr)
         self.assertEqual(len(self.listing()), 1)
-
-
-class UnwritableDirectory(StoreCase):
-    def test_a_user_who_may_write_the_store_but_not_its_directory_is_told_which(self):
-        # SQLite makes the store's -wal and -shm beside it: a user who may write the file
-        # but not the directory was told "the store cannot be written (read-only)".
-        if os.geteuid() != 0:
-            self.skipTest("needs root to run as another user")
-        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
-        os.chmod(self.tmp, 0o755)
-        os.chmod(self.db, 0o666)
-        before = sha(self.db)
-
-        def drop():
-            os.setgid(65534)
-            os.setuid(65534)
-        p = subprocess.run([BIN, "--name=x", "--ioengine=null", "--size=1m", "--save", f"--results-db={self.db}"],
-                           capture_output=True, text=True, timeout=60, preexec_fn=drop, cwd="/")
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn(f"its directory {self.tmp} is not writable (Permission denied), and SQLite makes the "
-                      "store's -wal and -shm files there", p.stderr)
-        self.assertIn("nothing was run", p.stderr)
-        self.assertEqual(sha(self.db), before)
 
 
 class OwnReport(StoreCase):
@@ -994,110 +610,6 @@ class OwnReport(StoreCase):
         self.assertIn("imported 2 run(s), 0 already stored", p.stdout)
         self.assertNotIn("already stored as", p.stdout)
         self.assertEqual(len(self.listing()), 3)
-
-
-class ReadOnlyMedia(StoreCase):
-    """A WAL store on a read-only file system, without its -shm file (every ioplan that
-    wrote it has closed it): every read failed as "the store cannot be written"."""
-
-    def setUp(self):
-        super().setUp()
-        self.store_on_tmpfs("ro", "16m")
-
-    def test_every_read_works_and_writes_nothing(self):
-        for label in ("a", "b"):
-            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
-        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])  # WAL, no -shm
-        con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
-        con.close()
-        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
-        before = sha(self.db)
-        self.assertEqual([r["label"] for r in self.listing()], ["a", "b"])
-        for args in (["show", "a"], ["export"], ["export", "--output-format=json"], ["summary"],
-                     ["report", "a", "b", f"--output={self.tmp / 'p.html'}"]):
-            with self.subTest(args=args):
-                self.results(*args)
-        p = run(["compare", "a", "b", "--metrics=iops", f"--results-db={self.db}"])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(sorted(p.name for p in self.mnt.iterdir()), ["results.db"])
-        self.assertEqual(sha(self.db), before)
-        r = self.ioplan_run(label="more")  # a save is what cannot be done there
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("the store cannot be written (read-only file system)", r.stderr)
-
-    def test_runs_left_in_the_wal_are_an_accurate_error(self):
-        self.assertEqual(self.ioplan_run(label="a").returncode, 0)
-        con = sqlite3.connect(self.db)
-        try:  # a copy of the store while its -wal holds a change: what a crash leaves
-            con.execute("PRAGMA wal_autocheckpoint=0")
-            con.execute("UPDATE runs SET label = 'b'")
-            con.commit()
-            for side in ("", "-wal"):
-                (self.mnt / f"copy.db{side}").write_bytes(pathlib.Path(f"{self.db}{side}").read_bytes())
-        finally:
-            con.close()
-        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
-        self.db = self.mnt / "copy.db"
-        before = sha(self.db)
-        p = self.results("list", ok=False)
-        self.assertEqual(p.returncode, 2, p.stdout)
-        self.assertIn("-wal holds runs not yet in the file, and SQLite reads them only through", p.stderr)
-        self.assertNotIn("cannot be written", p.stderr)
-        self.assertEqual(sha(self.db), before)
-
-
-@unittest.skipUnless(FIO, "fio is not installed")
-class FullDisk(StoreCase):
-    """A store on a file system with no room left: an import or a --save fails whole,
-    says so, and every run stored before is still there and readable; once room
-    comes back the same import goes in."""
-
-    def setUp(self):
-        super().setUp()
-        self.store_on_tmpfs("small", "2m")
-
-    def fio_files(self, n):
-        """n fio json+ result files, each a run of its own (its timestamp)."""
-        doc = json.loads(subprocess.run([FIO, "--name=j", "--rw=randread", "--bs=4k", "--size=1m",
-                                         "--ioengine=psync", f"--filename={self.tmp / 'ff'}",
-                                         "--output-format=json+"], capture_output=True, text=True,
-                                        check=True).stdout)
-        paths = []
-        for i in range(n):
-            doc["timestamp"] = 1700000000 + i
-            paths.append(self.tmp / f"fio-{i}.json")
-            paths[-1].write_text(json.dumps(doc))
-        return paths
-
-    def intact(self, labels):
-        con = sqlite3.connect(self.db)
-        try:
-            self.assertEqual(con.execute("PRAGMA integrity_check").fetchone()[0], "ok")
-        finally:
-            con.close()
-        self.assertEqual([r["label"] for r in self.listing()], labels)
-
-    def test_an_import_and_a_save_on_a_full_disk_fail_whole_and_keep_what_was_stored(self):
-        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
-        files = self.fio_files(40)
-        common.fill_up(self.mnt)
-        p = self.results("import", *map(str, files), ok=False)
-        self.assertEqual(p.returncode, 2, p.stdout)
-        self.assertRegex(p.stderr, rf"^ioplan: error: {re.escape(str(self.db))}: .*disk is full")
-        self.assertNotIn("imported", p.stdout)
-        r = self.ioplan_run(label="after")  # refused before it runs: the store could not take it
-        self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
-        self.assertRegex(r.stderr, r"--save: .*disk is full.*; nothing was run")
-        # A WAL store is read through its -shm, which a full disk cannot give room to.
-        p = self.results("list", ok=False)
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("the disk is full (No space left on device)", p.stderr)
-        (self.mnt / "filler").unlink()
-        self.intact(["before"])
-        p = self.results("import", *map(str, files), "--output-format=json")
-        self.assertEqual(json.loads(p.stdout), {"imported": 40, "already_stored": 0})
-        self.intact(["before"] + [""] * 40)
 
 
 @unittest.skipUnless(FIO, "fio is not installed")
