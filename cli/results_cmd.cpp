@@ -3,7 +3,9 @@
 // Every subcommand reads its own small set of flags, prints text or (with
 // --output-format=json) one JSON document, and exits 2 with one line on
 // stderr for bad input or a store it cannot use - before changing anything,
-// so a failed `rm` or `import` leaves the store as it was.
+// so a failed `rm` or `import` leaves the store as it was.  A damaged store
+// is the exception export and import make: they carry every run that still
+// reads, name each one left out, and exit 1 (readable_runs).
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -357,6 +359,57 @@ std::string export_csv(const std::vector<resdb::run_record> &runs)
 	return s.str();
 }
 
+// A run named for a message: its id, and its label when the store's list still reads.
+std::string run_name(resdb::store &st, int64_t id)
+{
+	std::string name = "run " + std::to_string(id);
+	try {
+		for (const auto &row : st.list())
+			if (row.id == id && !row.label.empty())
+				name += " ('" + row.label + "')";
+	} catch (const resdb::store_error &) {
+	}
+	return name;
+}
+
+// The runs of ids that still read.  A damaged run (a corrupt page, a value no
+// save writes) fails its own load, not the others': export and import are how
+// a user gets the rest out of a damaged store, so each run left out is said on
+// stderr and counted in *left, and the command ends non-zero (left_out_exit).
+std::vector<resdb::run_record> readable_runs(resdb::store &st, const std::vector<int64_t> &ids, const char *into,
+					     size_t *left)
+{
+	std::vector<resdb::run_record> runs;
+	for (int64_t id : ids) {
+		try {
+			runs.push_back(st.load(id));
+		} catch (const resdb::store_error &e) {
+			if (!e.damaged)
+				throw;
+			std::fprintf(stderr, "ioplan: error: %s; %s is left out of the %s\n", e.what(),
+				     run_name(st, id).c_str(), into);
+			++*left;
+		}
+	}
+	return runs;
+}
+
+// The status of an export or import that left damaged runs out: 1 when it
+// still carried some (done says what happened to them), 2 when none could be
+// read, so nothing was done.
+int left_out_exit(int status, size_t left, size_t carried, const char *done)
+{
+	if (!left || status)
+		return status;
+	std::string runs = left == 1 ? "1 run could not be read" : std::to_string(left) + " runs could not be read";
+	if (!carried)
+		std::fprintf(stderr, "ioplan: error: %s; nothing is %s\n", runs.c_str(), done);
+	else
+		std::fprintf(stderr, "ioplan: error: %s and %s left out; the %zu other(s) are %s\n", runs.c_str(),
+			     left == 1 ? "is" : "are", carried, done);
+	return carried ? 1 : 2;
+}
+
 int export_cmd(const cmd_opts &o)
 {
 	if (o.format != "csv" && o.format != "json" && o.format != "normal")
@@ -367,15 +420,16 @@ int export_cmd(const cmd_opts &o)
 		ids.push_back(st.find(ref));
 	if (o.pos.empty())
 		ids = st.ids();
-	std::vector<resdb::run_record> runs;
-	for (int64_t id : ids)
-		runs.push_back(st.load(id));
+	size_t left = 0;
+	std::vector<resdb::run_record> runs = readable_runs(st, ids, "export", &left);
+	if (left && runs.empty())
+		return left_out_exit(0, left, 0, "exported");
 	if (o.format != "json")
-		return print(o, export_csv(runs));
+		return left_out_exit(print(o, export_csv(runs)), left, runs.size(), "exported");
 	ojson a = ojson::array();
 	for (const auto &r : runs)
 		a.push_back(resdb::record_json(r));
-	return print(o, a);
+	return left_out_exit(print(o, a), left, runs.size(), "exported");
 }
 
 bool is_sqlite(const std::string &path)
@@ -392,6 +446,7 @@ int import_cmd(const cmd_opts &o)
 	json_out(o);
 	std::vector<resdb::run_record> runs;
 	std::vector<std::string> files;	// the result file of runs[i], "" for a run of a store
+	size_t left = 0;		// runs of a damaged store that could not be read
 	for (const auto &path : o.pos) {
 		if (!is_sqlite(path)) {
 			size_t documents = 0;
@@ -404,12 +459,14 @@ int import_cmd(const cmd_opts &o)
 			continue;
 		}
 		resdb::store other(path, resdb::store::mode::read);
-		for (int64_t id : other.ids()) {
-			runs.push_back(other.load(id));
+		for (auto &r : readable_runs(other, other.ids(), "import", &left)) {
+			runs.push_back(std::move(r));
 			runs.back().id = 0;
 			files.push_back("");
 		}
 	}
+	if (left && runs.empty())
+		return left_out_exit(0, left, 0, "imported");
 	if (!output_first(o))
 		return 2;
 	resdb::store st(o.db, resdb::store::mode::write);
@@ -420,9 +477,12 @@ int import_cmd(const cmd_opts &o)
 			known += files[i] + ": already stored as run " + std::to_string(id) + "; not stored again\n";
 	size_t added = st.save_all(runs);
 	if (json_out(o))
-		return print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added } });
-	return print(o, known + "imported " + std::to_string(added) + " run(s), " +
-			     std::to_string(runs.size() - added) + " already stored, into " + o.db + "\n");
+		return left_out_exit(print(o, ojson{ { "imported", added }, { "already_stored", runs.size() - added },
+						      { "unreadable", left } }),
+				     left, runs.size(), "imported");
+	return left_out_exit(print(o, known + "imported " + std::to_string(added) + " run(s), " +
+					      std::to_string(runs.size() - added) + " already stored, into " + o.db + "\n"),
+			     left, runs.size(), "imported");
 }
 
 int summary_cmd(const cmd_opts &o)

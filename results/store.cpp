@@ -252,8 +252,10 @@ void store::check(int rc, const char *what)
 		      sqlite3_errmsg(db_) + "); no other process is involved, please report it";
 		break;
 	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
 		why = "not an ioplan results store, or a corrupt one";
+		break;
+	case SQLITE_CORRUPT:	// a page SQLite found malformed: the runs on other pages may still read
+		why = "the store is damaged (SQLite found a corrupt page)";
 		break;
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
@@ -267,7 +269,8 @@ void store::check(int rc, const char *what)
 	default:
 		why = sqlite3_errmsg(db_);
 	}
-	throw store_error(path_ + ": " + what + ": " + why, (rc & 0xff) == SQLITE_BUSY);
+	throw store_error(path_ + ": " + what + ": " + why, (rc & 0xff) == SQLITE_BUSY,
+			  (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB);
 }
 
 // A full disk often reaches SQLite as a plain "disk I/O error" (the WAL index
@@ -662,7 +665,8 @@ std::map<std::string, std::string> plan_column(const std::string &text, int64_t 
 		ok = it->is_string();
 	if (!ok)
 		throw store_error("the results store is damaged: a figure's plan of run " + std::to_string(run) +
-				  " is not a JSON object of strings");
+					  " is not a JSON object of strings",
+				  false, true);
 	return j.get<std::map<std::string, std::string>>();
 }
 
@@ -694,7 +698,8 @@ void store::load_figures(run_record &r)
 		std::string odd = rates_fault(f, f.runtime_s * 1000);
 		if (!odd.empty())
 			throw store_error("the results store is damaged: run " + std::to_string(r.id) + "'s figure of job '" +
-					  f.job + "' " + f.ddir + ": " + odd);
+						  f.job + "' " + f.ddir + ": " + odd,
+					  false, true);
 		stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ? ORDER BY lat_ns", *this);
 		b.bind(1, fid);
 		each_row(b, "cannot read the results store",

@@ -29,8 +29,10 @@ namespace resdb {
 // what() is one line naming the store's path.
 struct store_error : std::runtime_error {
 	using std::runtime_error::runtime_error;
-	store_error(const std::string &what, bool locked) : std::runtime_error(what), busy(locked) {}
+	store_error(const std::string &what, bool locked, bool bad = false)
+		: std::runtime_error(what), busy(locked), damaged(bad) {}
 	bool busy = false;	// another process held the store past the busy timeout: it may be free later
+	bool damaged = false;	// a corrupt page or a value no save writes: the runs elsewhere may still read
 };
 
 // The schema this ioplan writes, and the run format inside it.

@@ -50,7 +50,8 @@ private:
 		int t = sqlite3_column_type(st_, c);
 		if (t == SQLITE_TEXT || t == SQLITE_BLOB)
 			throw store_error(std::string("the results store is damaged: ") + sqlite3_column_name(st_, c) +
-					  " holds '" + text(c).substr(0, 40) + "' where a number belongs");
+					  " holds '" + text(c).substr(0, 40) + "' where a number belongs",
+					  false, true);
 	}
 
 	sqlite3_stmt *st_ = nullptr;

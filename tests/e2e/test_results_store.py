@@ -626,7 +626,7 @@ class Import(StoreCase):
         path = self.fio_json("fio.json")
         fio = json.loads(path.read_text())
         p = self.results("import", str(path), "--output-format=json")
-        self.assertEqual(json.loads(p.stdout), {"imported": 1, "already_stored": 0})
+        self.assertEqual(json.loads(p.stdout), {"imported": 1, "already_stored": 0, "unreadable": 0})
         run_ = self.listing()[0]
         self.assertEqual(run_["source"], "fio")
         shown = json.loads(self.results("show", str(run_["id"]), "--output-format=json").stdout)
@@ -636,7 +636,7 @@ class Import(StoreCase):
         self.assertEqual(sum(c for _, c in fig["latency_buckets"]), fio["jobs"][0]["read"]["total_ios"])
         self.assertEqual(fig["p99_ns"], fio["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"])
         p = self.results("import", str(path), "--output-format=json")
-        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 1})
+        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 1, "unreadable": 0})
 
     def test_a_size_past_2_64_is_kept_as_written(self):
         # bs=99999999999999999999999k was "ioplan: error: stoull" (exit 1); 16777216t wrapped to "0".
@@ -786,7 +786,7 @@ class ExportedRuns(StoreCase):
         other = self.tmp / "other.db"
         p = run(["results", "import", str(out), f"--results-db={other}", "--output-format=json"])
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(json.loads(p.stdout), {"imported": 3, "already_stored": 0})
+        self.assertEqual(json.loads(p.stdout), {"imported": 3, "already_stored": 0, "unreadable": 0})
         mine, theirs = json.loads(out.read_text()), json.loads(self.export(other))
         self.assertEqual([r["label"] for r in theirs], ["a", "rep", ""])
         for r in mine + theirs:
@@ -795,7 +795,7 @@ class ExportedRuns(StoreCase):
         self.assertEqual(len(theirs[1]["figures"][0]["repeat_iops"]), 2)
         # Once only: the runs keep their uuids.
         p = run(["results", "import", str(out), f"--results-db={other}", "--output-format=json"])
-        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 3})
+        self.assertEqual(json.loads(p.stdout), {"imported": 0, "already_stored": 3, "unreadable": 0})
         # summary reads them as it reads the first store's.
         summaries = []
         for db in (self.db, other):

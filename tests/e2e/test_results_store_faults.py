@@ -282,6 +282,75 @@ class BadStores(StoreCase):
         self.assertRefusedBeforeTheRun(f"cannot make the results store in {mnt}: Read-only file system")
 
 
+class DamagedRuns(StoreCase):
+    """One run on a corrupt page made `results export` and `results import STORE` fail
+    whole (exit 2, nothing out): the runs that still read could not be got out of the store."""
+
+    def damaged_store(self):
+        """Runs a, b and c; b's job file is long enough (100 KB of notes) that its text
+        lies on overflow pages of its own, and the first of them is made to point past
+        the end of the file.  Returns the damaged store's digest."""
+        job = self.tmp / "long.fio"
+        job.write_text("".join(f"; note {i:05d} kept with this job file\n" for i in range(3000)) +
+                       "[j]\nioengine=null\nsize=1m\n")
+        for label, args in (("a", ["--name=j", "--ioengine=null", "--size=1m"]), ("b", [str(job)]),
+                            ("c", ["--name=j", "--ioengine=null", "--size=2m"])):
+            p = run([*args, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())  # every run is in the file
+        con = sqlite3.connect(self.db)
+        try:
+            [(size,)] = con.execute("PRAGMA page_size").fetchall()
+            pages = con.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow' "
+                                "ORDER BY path").fetchall()
+        except sqlite3.OperationalError as e:
+            self.skipTest(f"python's sqlite3 has no dbstat table: {e}")
+        finally:
+            con.close()
+        self.assertTrue(pages)
+        with open(self.db, "r+b") as f:
+            f.seek((pages[0][0] - 1) * size)
+            f.write(b"\xff\xff\xff\xff")   # the number of the next overflow page
+        return sha(self.db)
+
+    def test_export_carries_every_run_that_still_reads_and_names_the_one_left_out(self):
+        before = self.damaged_store()
+        p = self.results("show", "b", ok=False)
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertIn("the store is damaged (SQLite found a corrupt page)", p.stderr)
+        left_out = "; run 2 ('b') is left out of the export\n"
+        p = self.results("export", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual([line.split(",")[0] for line in p.stdout.splitlines()[1:]], ["1", "3"])
+        self.assertIn(left_out, p.stderr)
+        self.assertTrue(p.stderr.endswith("1 run could not be read and is left out; the 2 other(s) are exported\n"),
+                        p.stderr)
+        p = self.results("export", "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["a", "c"])
+        p = self.results("export", "b", ok=False)
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertIn(left_out, p.stderr)
+        self.assertTrue(p.stderr.endswith("1 run could not be read; nothing is exported\n"), p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+    def test_import_of_a_damaged_store_carries_the_rest_into_another(self):
+        before = self.damaged_store()
+        damaged, shown = self.db, {}
+        for label in ("a", "c"):
+            shown[label] = json.loads(self.results("show", label, "--output-format=json").stdout)
+        self.db = self.tmp / "mended.db"
+        p = self.results("import", str(damaged), "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(json.loads(p.stdout), {"imported": 2, "already_stored": 0, "unreadable": 1})
+        self.assertIn("; run 2 ('b') is left out of the import\n", p.stderr)
+        self.assertEqual([r["label"] for r in self.listing()], ["a", "c"])
+        for label in ("a", "c"):
+            got = json.loads(self.results("show", label, "--output-format=json").stdout)
+            self.assertEqual((got["uuid"], got["figures"]), (shown[label]["uuid"], shown[label]["figures"]))
+        self.assertEqual(sha(damaged), before)
+
+
 class UnsavedRuns(StoreCase):
     """A run the store could not take (a corrupt page, a disk its own job filled) ended as
     one error line after the whole workload had run: nothing of it could be stored later."""
@@ -460,5 +529,5 @@ class FullDisk(StoreCase):
         (self.mnt / "filler").unlink()
         self.intact(["before"])
         p = self.results("import", *map(str, files), "--output-format=json")
-        self.assertEqual(json.loads(p.stdout), {"imported": 40, "already_stored": 0})
+        self.assertEqual(json.loads(p.stdout), {"imported": 40, "already_stored": 0, "unreadable": 0})
         self.intact(["before"] + [""] * 40)
