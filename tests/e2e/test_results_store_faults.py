@@ -264,12 +264,8 @@ class BadStores(StoreCase):
         self.assertEqual([x["label"] for x in self.listing()], ["first", "held"])
 
     def test_read_only(self):
-        mnt = self.tmp / "ro"
-        mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)]).returncode:
-            self.skipTest("cannot mount tmpfs")
-        self.addCleanup(subprocess.run, ["umount", str(mnt)])
-        self.db = mnt / "results.db"
+        self.store_on_tmpfs("ro", "16m")
+        mnt = self.mnt
         self.saved()
         con = sqlite3.connect(self.db)
         con.execute("PRAGMA journal_mode=DELETE")  # a rollback-journal store (ReadOnlyMedia has WAL ones)
