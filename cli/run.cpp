@@ -604,6 +604,12 @@ bool stop_signal_pending()
     return sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGHUP) == 1;
 }
 
+// A stop signal was taken before the save: never wait for the store's lock.
+bool stopped_already()
+{
+    return true;
+}
+
 // --save with SIGINT, SIGTERM, SIGHUP and SIGUSR1 held: a signal that ended
 // ioplan during the save lost the run it had measured, neither stored nor
 // reported.  One taken meanwhile is said and counted (*signals: the exit
@@ -611,7 +617,11 @@ bool stop_signal_pending()
 // The save may wait up to the store's 10 s for another process's lock: a stop
 // signal ends that wait at once, and the run is kept as an unsaved file
 // (save_run) rather than held for 10 s (a container's stop gives 10 s, then
-// SIGKILL, which would take the report too).
+// SIGKILL, which would take the report too).  A run a stop signal already
+// ended does not wait at all: whoever sent it expects ioplan to end, and
+// mpirun, which forwards one SIGTERM to each rank, sends SIGKILL a second
+// later (odls_base_sigkill_timeout): rank 0 killed in the wait lost the run,
+// neither stored, nor kept, nor reported.
 bool save_holding_signals(const results &r, const plan &p, const args &a, int *signals)
 {
     sigset_t sigs, old;
@@ -619,7 +629,7 @@ bool save_holding_signals(const results &r, const plan &p, const args &a, int *s
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
         sigaddset(&sigs, sig);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
-    resdb::set_wait_interrupted(stop_signal_pending);
+    resdb::set_wait_interrupted(*signals ? stopped_already : stop_signal_pending);
     bool ok = save_run(r, p, a);
     resdb::set_wait_interrupted(nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})

@@ -6,6 +6,10 @@ with each rank's share of every job and direction and the rank's host; the
 shares add up exactly to the merged bytes and I/Os, in `results show`, in
 `results export --output-format=json` and in the run's own JSON report.
 
+A world that goes wrong keeps what it measured and leaves the store whole: mpirun
+stopped by SIGINT (it forwards SIGTERM to each rank and SIGKILLs them a second later)
+with the store locked by another process keeps the merged run as an unsaved file at once.
+
 A store written by schema 1 (the current one without the rank tables version
 2 added, at its user_version) is migrated step by step when opened, keeps its
 runs, and takes new ones; one that cannot be written is a clear error and is
@@ -13,13 +17,15 @@ left as it was.
 """
 import hashlib
 import json
+import re
+import signal
 import socket
 import sqlite3
 import subprocess
 import unittest
 
-from common import TmpDirCase, run
-from test_mpi import MPIRUN, mpirun
+from common import TmpDirCase, TmpfsCase, run, wait_for_stderr
+from test_mpi import MPIRUN, mpirun, mpirun_started
 
 SCHEMA = 3
 SIZE = 128 * 1024
@@ -88,6 +94,93 @@ class MpiSave(TmpDirCase):
     @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
     def test_three_ranks(self):
         self.check_world(3)
+
+
+def integrity(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class WorldGoneWrong(TmpfsCase):
+    """What --save keeps of a world stopped, locked out, cut short or out of room.  On a
+    tmpfs: rank 0 has the second mpirun gives it after SIGTERM to merge, save and report,
+    which a busy disk's fsyncs must not take."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.tmp / "results.db"
+
+    def results(self, *args):
+        p = run(["results", *args, f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def labels(self):
+        return [r["label"] for r in json.loads(self.results("list", "--output-format=json"))]
+
+    def first_run(self):
+        p = run(["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1m", "--save=first",
+                 f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def start(self, n, job, *extra):
+        """mpirun of n ranks of a rate-limited time-based job, once every rank does I/O."""
+        self.write("job.fio", f"[global]\nioengine=null\nbs=4k\nrw=write\nfilename={self.tmp}/t${{IOPLAN_RANK}}\n"
+                              f"{job}[b]\nstonewall\nsize=1g\ntime_based\nruntime=60\nrate_iops=200\n")
+        proc = mpirun_started(n, ["--eta=always", "--output-format=json", f"--output={self.tmp / 'report.json'}",
+                                  f"--results-db={self.db}", "--save=world", *extra, "job.fio"], self.tmp)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        # The world under way: the first status line, which a busy machine may print before any
+        # I/O, is not enough (a stop then rightly keeps nothing)
+        wait_for_stderr(proc, timeout=60, until=lambda t: re.search(r"\[w=[1-9][0-9]* IOPS\]", t))
+        return proc
+
+    def stopped(self, proc, sig):
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 1, err)
+        report = json.loads((self.tmp / "report.json").read_text())  # mpirun drops stdout as it stops
+        self.assertTrue(report["ioplan"]["interrupted"])
+        self.assertEqual([k["rank"] for k in report["ioplan"]["ranks"]], [0, 1])
+        self.assertGreater(report["jobs"][0]["write"]["io_bytes"], 0)
+        return report, err
+
+    def test_sigint_to_mpirun_while_the_store_is_locked_keeps_the_run_at_once(self):
+        # mpirun forwards one SIGTERM to each rank and SIGKILLs them a second later: rank 0,
+        # stopped, then waited up to 10 s for the lock and was killed in the wait; the run was
+        # neither stored, nor kept, nor reported (the --output file was left empty).  A run
+        # a stop signal ended now does not wait for the lock: it is kept as an unsaved file.
+        self.first_run()
+        proc = self.start(2, "")
+        con = sqlite3.connect(self.db, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            report, err = self.stopped(proc, signal.SIGINT)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        self.assertIn("the store is locked by another process", err)
+        kept = list(self.tmp.glob("results.db.unsaved-*.json"))
+        self.assertEqual(len(kept), 1, err)
+        self.assertIn(kept[0].name, err)
+        doc = json.loads(kept[0].read_text())
+        self.assertEqual(doc["jobs"][0]["write"]["io_bytes"], report["jobs"][0]["write"]["io_bytes"])
+        self.assertEqual(doc["ioplan"]["saved_as"]["label"], "world")
+        self.assertEqual(self.labels(), ["first"])
+        self.assertEqual(integrity(self.db), "ok")
+        self.results("import", str(kept[0]))
+        self.assertEqual(self.labels(), ["first", "world"])
+        shown = json.loads(self.results("show", "world", "--output-format=json"))
+        self.assertEqual([k["rank"] for k in shown["ranks"]], [0, 1])
+
+    def tearDown(self):
+        self.doCleanups()
+        super().tearDown()
 
 
 class PreviousSchema(TmpDirCase):
