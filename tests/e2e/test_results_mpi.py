@@ -7,8 +7,12 @@ shares add up exactly to the merged bytes and I/Os, in `results show`, in
 `results export --output-format=json` and in the run's own JSON report.
 
 A world that goes wrong keeps what it measured and leaves the store whole: mpirun
-stopped by SIGINT (it forwards SIGTERM to each rank and SIGKILLs them a second later)
-with the store locked by another process keeps the merged run as an unsaved file at once.
+stopped by SIGTERM or SIGINT (it forwards SIGTERM to each rank and SIGKILLs them a
+second later) saves the merged run marked interrupted, or, with the store locked by
+another process, keeps it as an unsaved file at once; a rank killed leaves the store
+as it was and its --rank-output files store the groups the world finished; a store
+the job's own writes filled keeps the merged run, every rank's share and error, in
+an unsaved file that imports whole.
 
 A store written by schema 1 (the current one without the rank tables version
 2 added, at its user_version) is migrated step by step when opened, keeps its
@@ -17,6 +21,7 @@ left as it was.
 """
 import hashlib
 import json
+import os
 import re
 import signal
 import socket
@@ -24,8 +29,8 @@ import sqlite3
 import subprocess
 import unittest
 
-from common import TmpDirCase, TmpfsCase, run, wait_for_stderr
-from test_mpi import MPIRUN, mpirun, mpirun_started
+from common import TmpDirCase, TmpfsCase, run, tmpfs, wait_for_stderr
+from test_mpi import MPIRUN, mpirun, mpirun_started, rank_pid, wait_until
 
 SCHEMA = 3
 SIZE = 128 * 1024
@@ -150,6 +155,18 @@ class WorldGoneWrong(TmpfsCase):
         self.assertGreater(report["jobs"][0]["write"]["io_bytes"], 0)
         return report, err
 
+    def test_sigterm_to_mpirun_saves_the_merged_run_marked_interrupted(self):
+        proc = self.start(2, "")
+        report, err = self.stopped(proc, signal.SIGTERM)
+        self.assertIn("marked interrupted", err)
+        shown = json.loads(self.results("show", "world", "--output-format=json"))
+        self.assertEqual(shown["figures"][0]["io_bytes"], report["jobs"][0]["write"]["io_bytes"])
+        self.assertEqual(sum(x["io_bytes"] for k in shown["ranks"] for x in k["figures"]),
+                         shown["figures"][0]["io_bytes"])
+        # nothing the user did not ask for: no rank files, no unsaved copy
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["job.fio", "report.json", "results.db"])
+        self.assertEqual(integrity(self.db), "ok")
+
     def test_sigint_to_mpirun_while_the_store_is_locked_keeps_the_run_at_once(self):
         # mpirun forwards one SIGTERM to each rank and SIGKILLs them a second later: rank 0,
         # stopped, then waited up to 10 s for the lock and was killed in the wait; the run was
@@ -177,6 +194,57 @@ class WorldGoneWrong(TmpfsCase):
         self.assertEqual(self.labels(), ["first", "world"])
         shown = json.loads(self.results("show", "world", "--output-format=json"))
         self.assertEqual([k["rank"] for k in shown["ranks"]], [0, 1])
+
+    def test_a_killed_rank_leaves_the_store_as_it_was_and_its_rank_files_store_the_finished_groups(self):
+        # Open MPI ends the others a second after a rank dies: rank 0 never comes to the
+        # save.  The store must hold no part of the run; --rank-output keeps what was finished.
+        self.first_run()
+        (self.tmp / "out").mkdir()
+        proc = self.start(3, "[a]\nsize=64k\n", "--rank-output=out")
+        files = [self.tmp / "out" / f"rank-{r}.json" for r in range(3)]
+        wait_until("group 1 in every rank's file", lambda: all(
+            f.exists() and json.loads(f.read_text())["rank"]["groups_done"] >= 1 for f in files), proc)
+        os.kill(rank_pid(proc.pid, 2), signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+        self.assertNotEqual(proc.returncode, 0, err)
+        self.assertEqual(self.labels(), ["first"])
+        self.assertEqual(integrity(self.db), "ok")
+        self.assertEqual(list(self.tmp.glob("results.db.unsaved-*")), [])
+        p = run(["merge", "--partial", "--output-format=json", f"--output={self.tmp / 'merged.json'}",
+                 *map(str, files)])
+        self.assertEqual(p.returncode, 1, p.stderr)  # an interrupted run's figures
+        self.results("import", str(self.tmp / "merged.json"))
+        [run_] = [r for r in json.loads(self.results("list", "--output-format=json")) if r["label"] != "first"]
+        self.assertTrue(run_["interrupted"])
+        shown = json.loads(self.results("show", str(run_["id"]), "--output-format=json"))
+        a = [x for k in shown["ranks"] for x in k["figures"] if x["job"] == "a"]
+        self.assertEqual([x["io_bytes"] for x in a], [64 * 1024] * 3)
+
+    def test_a_store_the_job_filled_keeps_the_merged_run_and_every_rank_in_an_unsaved_file(self):
+        mnt = tmpfs(self, "size=4m")
+        self.db = mnt / "results.db"
+        self.first_run()
+        # two ranks of 3 MiB each, not laid out, into the store's 4 MiB: the I/O fills it
+        self.write("job.fio", f"[w]\nioengine=psync\nbs=64k\nrw=write\nsize=3m\nfallocate=none\n"
+                              f"filename={mnt}/f${{IOPLAN_RANK}}\n")
+        p = mpirun(2, ["--output-format=json", f"--results-db={self.db}", "--save=full", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("the disk is full (No space left on device)", p.stderr)
+        kept = list(self.tmp.glob("results.db.unsaved-*.json"))  # not beside the store: that is full too
+        self.assertEqual(len(kept), 1, p.stderr)
+        self.assertIn(f"its results are kept in {kept[0].name}", p.stderr)
+        doc = json.loads(kept[0].read_text())
+        self.assertEqual(doc["jobs"][0]["write"]["io_bytes"], json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"])
+        errors = sorted(k["error"] for k in doc["ioplan"]["ranks"])
+        self.assertEqual(errors[-1], 28, doc["ioplan"]["ranks"])  # ENOSPC on a rank
+        for f in mnt.glob("f*"):
+            f.unlink()
+        self.assertEqual(integrity(self.db), "ok")
+        self.assertEqual(self.labels(), ["first"])
+        self.results("import", str(kept[0]))
+        self.assertEqual(self.labels(), ["first", "full"])
+        shown = json.loads(self.results("show", "full", "--output-format=json"))
+        self.assertEqual(sorted(k["error"] for k in shown["ranks"]), errors)
 
     def tearDown(self):
         self.doCleanups()
