@@ -195,7 +195,9 @@ void note_ignored(const std::string &text)
 
 void note_reading(const std::string &how)
 {
-    if (ignored_scope)
+    // A value read once per direction (bs=4KiB) says each reading once.
+    if (ignored_scope && std::find(ignored_scope->readings.begin(), ignored_scope->readings.end(), how) ==
+                             ignored_scope->readings.end())
         ignored_scope->readings.push_back(how);
 }
 
@@ -248,6 +250,25 @@ bool parse_bool(const std::string &s)
     return v != 0;
 }
 
+namespace {
+// fio's compatibility mode (kb_base=1024, its default) swaps the IEC units: it reads
+// 4KiB as 4000 bytes, 1GiB as 10^9.  ioplan reads them as written (see ioplan-job(5),
+// Suffixes), so a job file using them moves other amounts than under fio: say so
+// with fio's figure, and how to write it so that both read the same.
+void note_iec_reading(const std::string &s, const std::string &suffix, const number &num, unsigned kb_base)
+{
+    std::string suf = lower(suffix);
+    int pw = suf.size() == 3 && suf.compare(1, 2, "ib") == 0 ? size_power(suf[0]) : -1;
+    uint64_t fio_bytes;
+    if (kb_base != 1024 || pw < 0 || !scale(num, pow_u64(1000, pw), UINT64_MAX, &fio_bytes))
+        return;
+    note_reading("fio 3.33 reads '" + s + "' as " + std::to_string(fio_bytes) + " bytes (under kb_base=1024, its " +
+                 "default, fio's " + suffix + " is a power of 1000); ioplan reads a power of 1024: write '" +
+                 s.substr(0, s.size() - suffix.size()) + suffix.substr(0, 1) +
+                 "', or set kb_base=1000, for a value both read alike");
+}
+} // namespace
+
 uint64_t parse_size(const std::string &s0, unsigned kb_base)
 {
     std::string s = trim(s0), suffix;
@@ -255,6 +276,7 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     uint64_t bytes;
     if (!scale(num, size_multiplier(suffix, kb_base, s), UINT64_MAX, &bytes))
         throw value_error("'" + s + "' is too large");
+    note_iec_reading(s, suffix, num, kb_base);
     return bytes;
 }
 

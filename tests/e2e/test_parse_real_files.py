@@ -4,7 +4,8 @@ by fio 3.33 and by ioplan: the same job files through both, the same amounts.
 Each class is one way fio reads a job file that ioplan used to refuse or read
 otherwise: text after a number, deprecated options, booleans above 1, values
 and options fio takes (file_service_type=TYPE:N, disk_util, atomic, 100%%),
-an unset ${VAR}, clone names, aliases in the JSON echo, bssplit's corners.
+an unset ${VAR}, clone names, aliases in the JSON echo, bssplit's corners;
+and where ioplan reads otherwise on purpose (IEC units), the note giving fio's figure.
 The job files are small null-engine or psync jobs in a private directory, so
 the amounts compared are the ones each tool decides, not the machine's speed.
 """
@@ -216,6 +217,33 @@ class OptionsAndValues(BothCase):
         # configparser writes size=100%% for 100%; fio reads the first %.
         self.same_amounts("[j]\nioengine=psync\nfilename={dir}/f\nrw=read\nsize=100%%\n",
                           files={"f": 96 << 10})
+
+
+class IecUnits(BothCase):
+    def test_iec_units_run_as_written_and_say_fio_s_figure(self):
+        # jsangeles61/ceph-canary's fio_job.file says bs=1024KiB, edward-scroop/fio-testing
+        # size=1GiB.  Under kb_base=1024, its default, fio 3.33 reads KiB, MiB, ... as powers
+        # of 1000 (4KiB is 4000 bytes); ioplan reads them as written (ioplan-job(5), Suffixes).
+        # The figures differ, so the report gives fio's, once per value, and how to write it.
+        text = "[j]\nioengine=null\nrw=read\nsize=1MiB\nbs=4KiB\n"
+        out = self.both(text)
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertEqual(self.amounts(out["fio"][1]), [("j", 1000000, 250, 0, 0)])
+        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 1 << 20, 256, 0, 0)])
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
+        self.assertIn("job.fio:4:6: size=1MiB: fio 3.33 reads '1MiB' as 1000000 bytes", normal.stdout)
+        self.assertEqual(normal.stdout.count("fio 3.33 reads '4KiB' as 4000 bytes"), 1, normal.stdout)
+        self.assertIn("write '4K', or set kb_base=1000, for a value both read alike", normal.stdout)
+
+    def test_kb_base_1000_reads_them_alike(self):
+        # With kb_base=1000 both read KiB as 1024 and k as 1000: the same amounts, no note.
+        out = self.same_amounts("[j]\nioengine=null\nrw=read\nkb_base=1000\nsize=1MiB\nbs=4KiB\n"
+                                "[k]\nioengine=null\nrw=read\nkb_base=1000\nsize=1m\nbs=4k\n")
+        self.assertEqual(self.amounts(out["fio"][1]), [("j", 1 << 20, 256, 0, 0), ("k", 1000000, 250, 0, 0)])
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertNotIn("fio 3.33 reads", normal.stdout)
 
 
 class ZoneCounts(BothCase):

@@ -25,6 +25,22 @@ TEST_CASE("sizes follow fio's suffixes and kb_base")
     CHECK_THROWS_AS(parse_size("inf", 1024), value_error);
 }
 
+TEST_CASE("sizes: an IEC unit under kb_base=1024 notes fio's figure, once per value")
+{
+    ignored_text scope;
+    CHECK(parse_size("4KiB", 1024) == 4096);
+    CHECK(parse_size("4KiB", 1024) == 4096);
+    REQUIRE(scope.readings.size() == 1);
+    CHECK(scope.readings[0].find("fio 3.33 reads '4KiB' as 4000 bytes") == 0);
+    CHECK(scope.readings[0].find("write '4K', or set kb_base=1000") != std::string::npos);
+    ignored_text alike;
+    CHECK(parse_size("4KiB", 1000) == 4096);
+    CHECK(parse_size("4k", 1024) == 4096);
+    CHECK(parse_size("1.5GiB", 1024) == 1610612736ull);
+    REQUIRE(alike.readings.size() == 1);
+    CHECK(alike.readings[0].find("as 1500000000 bytes") != std::string::npos);
+}
+
 TEST_CASE("sizes: text after the number or its unit is ignored from the first non-alphanumeric, as fio")
 {
     CHECK(parse_size("65536)", 1024) == 65536);                   // t/strided.py's --filesize=65536)
