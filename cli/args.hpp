@@ -15,6 +15,7 @@
 #include "engine/results.h"
 #include "parser/parser.hpp"
 #include "report/personality.hpp"
+#include "report/report.hpp"
 
 namespace cli {
 
@@ -74,8 +75,14 @@ struct args {
     // fio when run as `fio` (main sets it from argv[0]): the version it presents.
     report::personality who = report::personality::ioplan;
     // Run as fio, the lines fio prints as it reads the jobs that go with the
-    // report (report::options::fio_said); run_action sets them once the plan is made.
-    std::vector<std::string> fio_said;
+    // report (report::options::said); run_action sets them once the plan is made.
+    report::fio_said fio_said;
+    // fio reads argv in order and adds a command-line job when the next --name
+    // comes, printing its banner line in the output format of that moment:
+    // the argv index of every --name (global and left-out ones too), and of
+    // every --output-format or --minimal with whether it left normal output on.
+    std::vector<int> name_at;
+    std::vector<std::pair<int, bool>> format_at;
 };
 
 // Parses argv[1..]; throws parser::error (positioned at "<command line>") on bad usage.

@@ -44,6 +44,7 @@ void set_what(ctx &c, action w)
 
 void name_job(ctx &c, str v)
 {
+    c.a.name_at.push_back(c.at);
     if (v == "global") {
         c.current_job = nullptr; // options now go to the command-line defaults
         return;
@@ -91,9 +92,12 @@ void eta(ctx &c, str v)
 // JSON alone; the other order, terse and JSON).
 void output_format(ctx &c, str v)
 {
+    unsigned formats = 0;
+    std::string err;
     c.a.output_format = v;
     c.a.output_format_set = true;
     c.a.append_terse = false;
+    c.a.format_at.emplace_back(c.at, report::parse_formats(v, &formats, &err) && (formats & report::FORMAT_NORMAL));
 }
 
 // --straggler-threshold=PCT: a percentage, "%" optional; 0 flags no rank.

@@ -20,6 +20,7 @@
 #include "cli/debug.hpp"
 #include "cli/diskspd.hpp"
 #include "cli/fio_actions.hpp"
+#include "cli/fio_said.hpp"
 #include "cli/flags.hpp"
 #include "cli/log_inflate.hpp"
 #include "cli/merge_cmd.hpp"
@@ -53,24 +54,6 @@ int print_notes(const parser::diag_list &notes)
     for (const auto &d : notes)
         fputs(parser::format_diag(d).c_str(), stderr);
     return 0;
-}
-
-// Run as fio, what fio prints as it reads the jobs goes where its log_info
-// puts it then: to stdout, or into the --output file once fio has opened it,
-// which is before it reads the job files and a command-line job option given
-// after --output.  Those for the file go with the report (a.fio_said, between
-// its banner lines as fio's); the others are printed now.  False when stdout
-// would not take them.
-bool say_as_fio(const std::vector<parser::fio_line> &said, uint32_t nr_jobs, cli::args &a)
-{
-    std::string now;
-    a.fio_said.assign(nr_jobs + 1, "");
-    for (const parser::fio_line &l : said) {
-        bool before_output = l.where.path == "<command line>" && l.where.col < a.output_at;
-        (a.output_path.empty() || !before_output ? a.fio_said[std::min(l.before_job, nr_jobs)] : now) +=
-            "fio: " + l.text + "\n";
-    }
-    return now.empty() || cli::write_stdout(now, "fio's lines to stdout");
 }
 
 // --presets: each preset, what it is, and (from its plan, with the command
@@ -283,7 +266,7 @@ int run_action(cli::args &a, cli::world *w)
     // What fio says as it reads the jobs (not with --parse-only, fio's dry
     // run): run as fio where fio says it; as ioplan, notes in the report,
     // so that a JSON stdout stays one document.
-    if (a.who == report::personality::fio && (!w || w->rank() == 0) && !say_as_fio(said, p->nr_jobs, a))
+    if (a.who == report::personality::fio && (!w || w->rank() == 0) && !cli::say_as_fio(said, *p, a))
         return 1;
     if (a.who != report::personality::fio)
         for (const parser::fio_line &l : said)

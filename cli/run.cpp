@@ -390,7 +390,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.formats = formats;
     o.who = a.who;
     o.notes_first = a.who == report::personality::fio && a.output_path.empty();
-    o.fio_said = a.fio_said;
+    o.said = a.fio_said;
     o.terse_version = a.terse_version;
     o.banner = banner;
     o.banner_written = banner_written;

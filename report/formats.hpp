@@ -40,7 +40,7 @@ ojson json_document(const model &m, const results &r, const plan &p, bool plus, 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,
 		  const options &o);
-// Its opening (o.banner): the job banners (with o.fio_said between them),
+// Its opening (o.banner): the job banners (with o.said between them),
 // version, "Starting N processes", layout lines and notes, which fio prints
 // before the run; not write_banner's part when o.banner_written (it went out
 // before the run).

@@ -177,7 +177,7 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	}
 	// What fio says as it reads the jobs comes first even without the banner to carry it.
 	if (o.banner && !(o.formats & FORMAT_NORMAL))
-		for (const std::string &s : o.fio_said)
+		for (const std::string &s : o.said.before)
 			out << s;
 	// fio's notes (log_info, as its threads start) come first even without the normal output.
 	if (o.banner && o.notes_first && !(o.formats & FORMAT_NORMAL))

@@ -52,6 +52,17 @@ enum format_bits : unsigned {
 	FORMAT_CSV = 1u << 12,		// terse lines under a header row naming the fields
 };
 
+// What fio prints as it reads the jobs, run as fio: before[k] goes before job
+// k's banner line, before[nr_jobs] after the last; without the normal output,
+// all of it ahead of the report.  Each entry whole lines.
+struct fio_said {
+	std::vector<std::string> before;
+	// Job k's banner line is not the opening's: fio printed it as it read a
+	// command-line job, in the format of that moment (it is in before[k], or
+	// went to stdout ahead of an --output file), or printed none then.
+	std::vector<bool> no_banner;
+};
+
 struct options {
 	unsigned formats = FORMAT_NORMAL;
 	// Shown in normal output's per-job lines where fio shows its pid.  The CLI
@@ -76,10 +87,8 @@ struct options {
 	// fio's log_info puts them (its --output file does not get them).
 	bool notes_first = false;
 	// What fio prints as it reads the jobs (run as fio, on the stream the
-	// report goes to): entry k goes before job k's banner line, entry nr_jobs
-	// after the last; without the normal output, all of it ahead of the
-	// report.  Each entry whole lines; empty: none.
-	std::vector<std::string> fio_said;
+	// report goes to); empty: none.
+	fio_said said;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and
@@ -98,9 +107,12 @@ void write(const results &r, const plan &p, const options &o, std::ostream &out)
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
 // o.banner is false; separate so a CLI can print it before the run starts.
-// said: options::fio_said, between the banner lines.
+// said: options::said, between the banner lines.
 void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan,
-		  const std::vector<std::string> &said = {});
+		  const fio_said &said = {});
+
+// One job's banner line ("..." after it when it has clones), as write_banner prints it.
+std::string job_banner(const plan_job &j);
 
 // "ioplan-<version>", ioplan's own version (personality.hpp: the one presented).
 std::string version_string();

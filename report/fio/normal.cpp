@@ -271,12 +271,18 @@ void write_fio_notes(std::ostream &out, const results &r)
 			out << r.msgs[i].text << '\n';
 }
 
-void write_banner(const plan &p, std::ostream &out, personality who, const std::vector<std::string> &said)
+std::string job_banner(const plan_job &j)
+{
+	return banner_line(j);
+}
+
+void write_banner(const plan &p, std::ostream &out, personality who, const fio_said &said)
 {
 	for (uint32_t i = 0; i <= p.nr_jobs; i++) {
-		if (i < said.size())
-			out << said[i];
-		if (const plan_job *j = plan_job_at(&p, i))
+		if (i < said.before.size())
+			out << said.before[i];
+		const plan_job *j = plan_job_at(&p, i);
+		if (j && !(i < said.no_banner.size() && said.no_banner[i]))
 			out << banner_line(*j);
 	}
 	out << version_string(who) << '\n';
@@ -286,7 +292,7 @@ void write_banner(const plan &p, std::ostream &out, personality who, const std::
 void write_normal_opening(std::ostream &out, const results &r, const plan &p, const options &o)
 {
 	if (!o.banner_written)
-		write_banner(p, out, o.who, o.fio_said);
+		write_banner(p, out, o.who, o.said);
 	write_layout_lines(out, r, p);
 	write_fio_notes(out, r);
 }

@@ -102,6 +102,31 @@ def showplan(args, cwd=None):
     return json.loads(p.stdout)
 
 
+def fio_opening(text, also):
+    """What fio prints ahead of its reports, as the tests compare it: the lines matching
+    `also` (a regex), banner lines cut after the group, "...", and the first line of the
+    first JSON or terse report (cut after the job name), or "Starting" when it is kept,
+    in order, up to that one."""
+    keep = []
+    for line in text.splitlines():
+        if re.match(r"\S+: \(g=\d+\)|\.\.\.$|\{$|3;fio|" + also, line):
+            keep.append(re.sub(r"^(3;fio-3\.33;[^;]*);.*", r"\1",
+                               re.sub(r"(\(g=\d+\)).*|^(Starting).*", r"\1\2", line)))
+    first = next((i for i, k in enumerate(keep) if k in ("{", "Starting") or k.startswith("3;")), len(keep))
+    return keep[:first + 1]
+
+
+def fio_openings(case, runner, args, also):
+    """fio_opening of stdout and of the --output file o.txt in case.tmp (None: not
+    written) of one successful run of runner (run_as_fio or run_fio) there."""
+    out = case.tmp / "o.txt"
+    if out.exists():
+        out.unlink()
+    p = runner(args, cwd=case.tmp)
+    case.assertEqual(p.returncode, 0, p.stderr)
+    return fio_opening(p.stdout, also), fio_opening(out.read_text(), also) if out.exists() else None
+
+
 class TmpDirCase(unittest.TestCase):
     """A test case with a fresh temporary directory in self.tmp (a pathlib.Path)."""
 

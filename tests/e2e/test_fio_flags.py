@@ -12,7 +12,8 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, communicate_after, fio_link_dir, run, run_as_fio, run_fio, wait_until
+from common import (BIN, FIO, TmpDirCase, communicate_after, fio_link_dir, fio_openings, run, run_as_fio, run_fio,
+                    wait_until)
 
 NULL = ["--name=j", "--ioengine=null", "--size=64k", "--bs=4k"]
 REMOTE = "no client/server mode; to run on many hosts at once use MPI: mpirun -np N ioplan JOBFILE"
@@ -397,6 +398,46 @@ class RunFlags(TmpDirCase):
             alone = json.loads(run(["--showplan", path], cwd=self.tmp).stdout)
             names = lambda plan: [(j["name"], j["rw"], j["bs"]) for g in plan["groups"] for j in g["jobs"]]
             self.assertEqual(names(again), names(alone), line)
+
+
+class CommandLineJobBanner(TmpDirCase):
+    """fio reads argv in order and adds a command-line job when it reaches the next --name
+    (init.c parse_cmd_line, add_job), printing its banner line then if the output format
+    of that moment includes normal, onto its output of that moment: stdout until it
+    reaches --output.  So a later --output-format=json leaves the banners of the jobs
+    before the last one ahead of the JSON, and --output after a job leaves that job's
+    banner on stdout.  The old build printed every banner with the final format, into
+    the final output."""
+
+    J = ["--ioengine=null", "--size=64k"]
+    A, B, C = ["--name=a", *J], ["--name=b", *J, "--numjobs=2"], ["--name=c", *J]
+    # (arguments, what stdout opens with, what the --output file o.txt opens with), as fio 3.33
+    CASES = [
+        ([*A, *B, *C, "--output-format=json"], ["a: (g=0)", "b: (g=0)", "...", "{"], None),
+        ([*A, *B, "--output-format=json", *C], ["a: (g=0)", "{"], None),
+        ([*A, "--output-format=json"], ["{"], None),
+        ([*A, "--name=global", *C, "--minimal"], ["a: (g=0)", "3;fio-3.33;a"], None),
+        (["--output-format=json", *A, *B, "--output-format=normal", *C],
+         ["b: (g=0)", "...", "c: (g=0)", "fio-3.33", "Starting"], None),
+        ([*A, *B, "--output=o.txt"], ["a: (g=0)"], ["b: (g=0)", "...", "fio-3.33", "Starting"]),
+        # a is added at --name=b, after --output: into the file
+        ([*A, "--output=o.txt", *B, *C, "--output-format=terse"], [], ["a: (g=0)", "b: (g=0)", "...", "3;fio-3.33;a"]),
+        (["--output=o.txt", *A, *C, "--output-format=json"], [], ["a: (g=0)", "{"]),
+    ]
+
+    def outputs(self, runner, args):
+        return fio_openings(self, runner, args, r"fio-3|Starting")
+
+    def test_banners_where_fio_prints_them(self):
+        for args, stdout, file in self.CASES:
+            with self.subTest(args=" ".join(args)):
+                self.assertEqual(self.outputs(run_as_fio, args), (stdout, file))
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_the_table_is_fio_3_33s(self):
+        for args, stdout, file in self.CASES:
+            with self.subTest(args=" ".join(args)):
+                self.assertEqual(self.outputs(run_fio, args), (stdout, file))
 
 
 if __name__ == "__main__":

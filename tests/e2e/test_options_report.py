@@ -9,7 +9,7 @@ import os
 import re
 import unittest
 
-from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+from common import FIO, TmpDirCase, fio_openings, run, run_as_fio, run_fio
 
 
 class ZoneMode(TmpDirCase):
@@ -275,23 +275,8 @@ class OpenDirLine(TmpDirCase):
         (self.tmp / "od2" / "d").write_bytes(os.urandom(4096))
         self.write("g.fio", self.JOB)
 
-    @staticmethod
-    def opening(text):
-        """The opendir lines, banner lines and the first line of each report, in order."""
-        keep = []
-        for line in text.splitlines():
-            if re.match(r"fio: opendir|\S+: \(g=\d+\)|\.\.\.$|\{$|3;fio", line):
-                keep.append(re.sub(r"^(3;fio-3\.33;[^;]*);.*", r"\1", re.sub(r"(\(g=\d+\)).*", r"\1", line)))
-        first = next((i for i, k in enumerate(keep) if k == "{" or k.startswith("3;")), len(keep))
-        return keep[:first + 1]
-
     def said(self, runner, args):
-        out = self.tmp / "o.txt"
-        if out.exists():
-            out.unlink()
-        p = runner(args, cwd=self.tmp)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return self.opening(p.stdout), self.opening(out.read_text()) if out.exists() else None
+        return fio_openings(self, runner, args, r"fio: opendir")
 
     def test_said_where_fio_says_it(self):
         for args, stdout, file in self.CASES:
