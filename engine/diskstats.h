@@ -10,6 +10,7 @@
 #ifndef IOPLAN_ENGINE_DISKSTATS_H
 #define IOPLAN_ENGINE_DISKSTATS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,20 +26,29 @@ struct diskstats {
 	uint64_t (*before)[DISKSTATS_FIELDS];
 	uint32_t nr;
 	uint64_t t0;
+	/* The disks each thread adds, by thread_number - 1: thr_disks[thr_off[t] ..
+	 * thr_end[t]), in its files' order. */
+	uint32_t nr_threads;
+	uint32_t *thr_off, *thr_end;
+	uint32_t *thr_disks;
+	uint32_t nr_thr_disks;
 };
 
 /*
  * Finds the devices under the files of p's jobs that keep disk_util=1, as the
- * layout l knows them, and reads their counters.  They are listed as fio adds
- * them, in the order its threads start: thread order (a startdelay= or
- * wait_for= that lets a later thread start first is not followed).
+ * layout l knows them, the ones each thread adds, and reads their counters.
  */
 void diskstats_begin(struct diskstats *ds, const struct plan *p, const struct layout *l, bool fake);
 
-/* Reads the counters again and sets r->disks (which must have none) to the
+/*
+ * Reads the counters again and sets r->disks (which must have none) to the
  * deltas since diskstats_begin: at the end of the run, or for a snapshot of
- * the run so far.  Only reads ds. */
-void diskstats_end(struct diskstats *ds, struct results *r);
+ * the run so far.  Only reads ds.  The disks are in the order fio adds them
+ * (init_disk_util as run_threads creates each thread): by started[t], when
+ * thread t + 1 passed its startdelay= and wait_for= (UINT64_MAX: not yet;
+ * equal ones in thread order), NULL: thread order.
+ */
+void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, struct results *r);
 
 void diskstats_release(struct diskstats *ds);
 

@@ -365,7 +365,7 @@ static void *coordinator(void *arg)
 		logs_stop(e);
 		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);
-		diskstats_end(&e->disks, e->res);
+		diskstats_end(&e->disks, e->sh.started, e->res);
 		env_end(e->res);
 	} else if (ret == -EINTR && eng_is_stopping(e)) {
 		/* A stop, not a failure: said as one, as a stop during the jobs is. */
@@ -395,6 +395,7 @@ static void eng_free(struct eng *e)
 	layout_release(&e->lay);
 	diskstats_release(&e->disks);
 	free((void *)e->sh.states);
+	free((void *)e->sh.started);
 	flows_release(&e->flows);
 	scratch_release(&e->scratch);
 	iosched_release(&e->iosched);
@@ -431,6 +432,7 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 		if (plan_job_at(p, i)->thinktime_ns)
 			e->sh.sleep_gran_ns = clk_sleep_granularity_ns(&e->sh.clk);
 	e->sh.states = calloc(n, sizeof(*e->sh.states));
+	e->sh.started = calloc(n, sizeof(*e->sh.started));
 	e->res = calloc(1, sizeof(*e->res));
 	e->res_cap = count_res_jobs(p);
 	for (uint32_t a = 0, b; a < p->nr_jobs; a = b) {
@@ -439,10 +441,12 @@ static int eng_init(struct eng *e, const struct plan *p, const struct eng_opts *
 	}
 	if (e->res)
 		e->res->jobs = calloc(e->res_cap ? e->res_cap : 1, sizeof(*e->res->jobs));
-	if (!e->sh.states || !e->res || !e->res->jobs)
+	if (!e->sh.states || !e->sh.started || !e->res || !e->res->jobs)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		atomic_store(&e->sh.states[i], 'P');
+		atomic_store(&e->sh.started[i], UINT64_MAX);
+	}
 	host_facts(e);
 	if (flows_init(&e->flows, n))
 		return -ENOMEM;
@@ -622,7 +626,7 @@ int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
 		(*out)->interrupted = (*out)->interrupted || eng_is_stopping(e);
 	/* fio's interim reports carry the disks' counters as they stand. */
 	if (!ret && *out)
-		diskstats_end(&e->disks, *out);
+		diskstats_end(&e->disks, e->sh.started, *out);
 	pthread_mutex_unlock(&e->mu);
 	return ret;
 }

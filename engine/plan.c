@@ -127,6 +127,19 @@ bool plan_file_drawn_empty(const struct plan_job *j, const struct plan_file *f)
 	return j->filesize_min_bytes != j->filesize_max_bytes && !f->size_bytes;
 }
 
+uint32_t plan_clone_files(const struct plan *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			n += j->clones[c].nr_files;
+	}
+	return n;
+}
+
 uint64_t plan_min_bs(const struct plan_job *j)
 {
 	uint64_t a = UINT64_MAX;

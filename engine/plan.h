@@ -642,6 +642,9 @@ uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
 /* fio's rw_min_bs: the smallest block size set for any direction (1 when none is). */
 uint64_t plan_min_bs(const struct plan_job *j);
 
+/* The files of every clone of every job, counted once per clone that names one. */
+uint32_t plan_clone_files(const struct plan *p);
+
 /*
  * A file whose draw from a filesize= range is under one block: fio's
  * get_rand_file_size cuts it to rw_min_bs, so the file has no length (fio lays

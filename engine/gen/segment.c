@@ -475,6 +475,7 @@ static int run_local(struct eng *e, uint32_t a, uint32_t b, uint32_t run)
 	s.nr_jobs = s.jobs ? b - a : 0;
 	ret = s.jobs ? job_runs_init(e, &s, a, b, run) : -ENOMEM;
 	s.io_after = io_after(e, a, b);
+	s.t0 = clk_now(&e->sh.clk);
 	if (!ret)
 		ret = spawn(e, &s);
 	else	/* no thread started: watch() has none to wait for */

@@ -150,19 +150,6 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	lf->last_job = job_index;
 }
 
-static uint32_t count_uses(const struct plan *p)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < p->nr_jobs; i++) {
-		const struct plan_job *j = plan_job_at(p, i);
-
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			n += j->clones[c].nr_files;
-	}
-	return n;
-}
-
 /* Sorts and merges entries of the same path, keeping the strictest needs. */
 static void dedupe(struct layout *l)
 {
@@ -243,7 +230,7 @@ static int collect_dirs(struct layout *l)
 
 int layout_init(struct layout *l, const struct plan *p)
 {
-	uint32_t n = count_uses(p), k = 0;
+	uint32_t n = plan_clone_files(p), k = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->files = calloc(n ? n : 1, sizeof(*l->files));

@@ -47,6 +47,21 @@ static bool wait_turn(struct worker *w)
 	return !worker_stopping(w);
 }
 
+/*
+ * When fio would create this thread (diskstats.h: started), its first run's: the
+ * segment's start and its delay, or its waited-for job's end and its delay.  A
+ * reckoned time, not a measured one, so that threads that start together keep
+ * fio's thread order.
+ */
+static void note_started(struct worker *w, uint64_t delay)
+{
+	_Atomic uint64_t *at = &w->sh->started[w->clone->thread_number - 1];
+	uint64_t from = w->jr->waits_for < 0 ? w->seg->t0 : clk_now(&w->clk);
+
+	if (atomic_load(at) == UINT64_MAX)
+		atomic_store(at, from + delay);
+}
+
 static bool start_delay(struct worker *w)
 {
 	const struct plan_job *j = w->job;
@@ -54,6 +69,8 @@ static bool start_delay(struct worker *w)
 
 	if (j->startdelay_max_ns > d)
 		d += rng_below(&w->rng_misc, j->startdelay_max_ns - d + 1);
+	if (w->sh->started)
+		note_started(w, d);
 	if (!d || w->sh->fake)
 		return !worker_stopping(w);
 	end = clk_now(&w->clk) + d;

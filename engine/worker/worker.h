@@ -42,6 +42,9 @@ struct eng_shared {
 	struct clk clk;			/* copied by each worker */
 	const struct latbkt_table *lbt;
 	_Atomic char *states;		/* fio state letters, by thread_number - 1 */
+	/* When each thread passed its startdelay= and wait_for=, as fio's run_threads would
+	 * create it (diskstats.h), by thread_number - 1: UINT64_MAX until then. */
+	_Atomic uint64_t *started;
 	bool fake;			/* eng_opts.fake_clock: no rusage, no sleeps */
 	const _Atomic uint64_t *snap_req;	/* eng_snapshot's request number (snapshot.h) */
 	bool snapshots;			/* eng_opts.snapshots */
@@ -109,6 +112,7 @@ struct seg_run {
 	uint32_t io_left;		/* of them, clones of jobs that do I/O (not cpuio); guarded by mu */
 	int8_t io_after;		/* 1: such a job runs after this segment; -1: the plan has none */
 	struct start_gate gate;		/* of the jobs that start with the segment */
+	uint64_t t0;			/* clock time its threads were started */
 };
 
 struct worker_pub {

@@ -3,8 +3,9 @@
 The normal output's "Disk stats (read/write):" and the JSON "disk_util" array name
 the disks under the jobs' files.  fio 3.33 adds them as it starts each thread
 (backend.c run_threads calls init_disk_util per thread, diskutil.c appends each
-new disk), so they come in job order, whatever the paths; ioplan listed them by
-path.  Checked on ext4 file systems on loop devices, against fio in the same test.
+new disk), so they come in job order, whatever the paths, unless startdelay= or
+wait_for= holds a job back (then its disks come when it starts); ioplan listed them
+by path, then in thread order whatever the delays.  Checked on ext4 file systems on loop devices, against fio in the same test.
 """
 import json
 import os
@@ -54,6 +55,22 @@ class DiskStats(TmpDirCase):
                 p = self.go(runner, job)
                 lines = p.stdout[p.stdout.index("Disk stats (read/write):"):].splitlines()[1:3]
                 self.assertEqual([line.split(":")[0].strip() for line in lines], want)
+
+    def test_a_job_that_starts_later_adds_its_disk_later(self):
+        # fio adds a job's disks when run_threads creates its threads: after the jobs
+        # without a delay when startdelay= holds it back, after the waited-for job's end
+        # under wait_for=.  The job file's first job is on the first disk, so the
+        # thread-order listing the old build kept names that disk first.
+        # (wait_for names an earlier job: a null-engine one, which samples no disk.)
+        held = {"startdelay": "[b]\nstartdelay=1\n", "wait_for": "[a]\nioengine=null\n[b]\nwait_for=a\n"}
+        want = [disk_of(self.second), disk_of(self.first)]
+        for how, head in held.items():
+            job = f"{head}directory={self.first}\n[c]\ndirectory={self.second}\n[d]\ndirectory={self.first}\n"
+            for runner in (run_as_fio, run_fio) if FIO else (run_as_fio,):
+                with self.subTest(how=how, runner=runner.__name__):
+                    p = self.go(runner, job, "--output-format=json")
+                    self.assertEqual((p.returncode, p.stderr), (0, ""))
+                    self.assertEqual(disks(p), want)
 
     def test_a_file_in_a_directory_its_job_makes_with_create_serialize_0(self):
         # fio looks for the disk before the job's setup has made the file (init_disk_util
