@@ -143,6 +143,39 @@ private:
     void hand_over(size_t keep);
 };
 
+// A header line the grammar refuses ("[bs=64K", "[a]]", "[a] x"), read as fio
+// 3.33 reads it, since real job files carry such typos and fio runs them: its
+// comment cut off at the first ';' or '#', trailing blanks too, then the text
+// after '[' less its last character (whatever that is) names the section.
+// Returns that text ("" when the line is no such header: fio refuses a lone
+// "[" too).
+std::string loose_header(const std::string &line, line_state *st)
+{
+    size_t open = line.find_first_not_of(" \t");
+    if (open == std::string::npos || line[open] != '[')
+        return "";
+    size_t cut = line.find_first_of(";#", open);
+    std::string text = line.substr(open + 1, cut == std::string::npos ? std::string::npos : cut - open - 1);
+    size_t end = text.find_last_not_of(" \t\r\f\v");
+    text.resize(end == std::string::npos ? 0 : end + 1);
+    if (text.empty())
+        return "";
+    st->kind = line_state::header;
+    st->text = text.substr(0, text.size() - 1);
+    st->col = (int)open + 2;
+    return text;
+}
+
+// What a loose header is read as, and how to write what was likely meant.
+std::string loose_header_note(const std::string &why, const std::string &text, const std::string &name)
+{
+    std::string note = why + ": fio 3.33 reads the line as the job '" + name +
+                       "' (the text after '[' less its last character), and so does ioplan";
+    if (text.find(']') == std::string::npos)
+        note += "; [" + text + "] names it '" + text + "' in both";
+    return note;
+}
+
 // A bad header still opens a section, so its options are not each reported
 // as "outside of a [section]" too.
 void reader::skipped(const std::string &line, const error &e)
@@ -234,7 +267,12 @@ void reader::read_line(const std::string &line, int lineno, const source &src, i
         tao::pegtl::parse<g::line, action, g::control>(in, st);
     } catch (const tao::pegtl::parse_error &e) {
         int col = e.positions().empty() ? 1 : (int)e.positions().front().column;
-        fail(make_loc(src, lineno, col, line), std::string(e.message()));
+        std::string text = loose_header(line, &st);
+        if (text.empty())
+            fail(make_loc(src, lineno, col, line), std::string(e.message()));
+        if (opts_.warnings)
+            opts_.warnings->push_back(diag{severity::warning, make_loc(src, lineno, col, line),
+                                           loose_header_note(std::string(e.message()), text, st.text)});
     }
     loc at = make_loc(src, lineno, st.col, line);
     if (depth > 0)

@@ -110,6 +110,32 @@ class TextAfterNumbers(BothCase):
         self.assertIn("bad value for size: 'b' is not a number", p.stderr)
 
 
+class LooseHeaders(BothCase):
+    # tkagn-2/fio's read-iops.fio has "[bs=64K" with no ']' among its [bs=4K], [bs=256K]
+    # sections: fio runs it, naming the job by the text after '[' less its last
+    # character ("bs=64"); ioplan refused the whole file.
+    def test_a_header_fio_runs_is_read_as_fio_names_it_with_a_warning(self):
+        text = ("[global]\nioengine=null\nrw=read\nsize=64k\n[bs=4K]\nbs=4k\n[bs=64K\nbs=64k\n"
+                "[c]] ; a comment\nbs=16k\n[d] x\nbs=8k\n")
+        out = self.same_amounts(text)
+        self.assertEqual([a[0] for a in self.amounts(out["fio"][1])], ["bs=4K", "bs=64", "c]", "d] "])
+        p = out["ioplan"][0]
+        self.assertIn("job.fio:7:8: warning: expected ']' to close the section header: fio 3.33 reads the line "
+                      "as the job 'bs=64' (the text after '[' less its last character), and so does ioplan; "
+                      "[bs=64K] names it 'bs=64K' in both", p.stderr)
+        self.assertIn("job.fio:9:4: warning: unexpected text after the section header: fio 3.33 reads the line "
+                      "as the job 'c]'", p.stderr)
+        self.assertIn("job.fio:11:5: warning: unexpected text after the section header", p.stderr)
+
+    def test_a_lone_bracket_is_refused_as_fio_refuses_it(self):
+        out = self.both("[j]\nioengine=null\nsize=4k\n[ ; no name\nbs=4k\n")
+        self.assertNotEqual(out["fio"][0].returncode, 0)
+        self.assertIn("outside of [] job section", out["fio"][0].stderr)
+        p = out["ioplan"][0]
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job.fio:4:3: error: expected ']' to close the section header", p.stderr)
+
+
 class Deprecated(BothCase):
     def test_soft_deprecated_options_run_with_a_note(self):
         text = "[j]\nioengine=null\nsize=64k\nverifysort=1\nverifysort_nr=4\nflow_watermark=1\n"

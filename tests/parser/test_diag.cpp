@@ -62,10 +62,10 @@ TEST_CASE("diag: the reader reports each bad line; a bad header does not make it
     ini_options o;
     o.env = [](const std::string &, std::string *) { return false; };
     try {
-        read_ini_text("[a\nsize=1m\nbs=4k\n[b]\nfilename=${NOPE\nrw=read\n", "t.fio", ".", o);
+        read_ini_text("[\nsize=1m\nbs=4k\n[b]\nfilename=${NOPE\nrw=read\n", "t.fio", ".", o);
         FAIL("no error");
     } catch (const error &e) {
-        CHECK(positions(e) == std::vector<std::pair<int, int>>{{1, 3}, {5, 10}});
+        CHECK(positions(e) == std::vector<std::pair<int, int>>{{1, 2}, {5, 10}});
     }
 }
 

@@ -78,13 +78,33 @@ TEST_CASE("${VAR} in an include's name picks the file (a host's own under mpirun
 TEST_CASE("syntax errors carry line, column, source line and caret")
 {
     try {
-        read_ini_text("[j]\nbs=4k\n[oops\n", "x.fio");
+        read_ini_text("[j]\nbs=4k\nsize 4k\n", "x.fio");
         FAIL("no error");
     } catch (const error &e) {
         CHECK(e.get().where.line == 3);
         CHECK(e.get().where.col == 6);
-        CHECK(e.text().find("expected ']'") != std::string::npos);
+        CHECK(e.text().find("expected '='") != std::string::npos);
     }
+}
+
+TEST_CASE("a header fio runs though malformed is named as fio names it, with a warning")
+{
+    std::vector<diag> warnings;
+    ini_options o;
+    o.warnings = &warnings;
+    document d = read_ini_text("[bs=64K\nbs=64k\n[c]] ; note\n[d] x\n[e\n", "x.fio", ".", o);
+    REQUIRE(d.sections.size() == 4);
+    CHECK(d.sections[0].name == "bs=64");
+    CHECK(d.sections[0].entries.size() == 1);
+    CHECK(d.sections[1].name == "c]");
+    CHECK(d.sections[2].name == "d] ");
+    CHECK(d.sections[3].name == "");
+    REQUIRE(warnings.size() == 4);
+    CHECK(warnings[0].where.line == 1);
+    CHECK(warnings[0].message.find("the job 'bs=64'") != std::string::npos);
+    CHECK(warnings[0].message.find("[bs=64K] names it 'bs=64K' in both") != std::string::npos);
+    CHECK(warnings[1].message.find("[c]]") == std::string::npos); // no bracket pair spells "c]"
+    CHECK_THROWS_AS(read_ini_text("[j]\n[ ; x\n", "x.fio"), error);
 }
 
 TEST_CASE("did you mean")
