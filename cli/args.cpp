@@ -16,8 +16,8 @@ const char *const CMDLINE = "<command line>";
 
 parser::loc arg_loc(int index, const std::string &text)
 {
-    // Column = argument number, so "<command line>:1:3" points at argv[3].
-    return parser::loc{CMDLINE, 1, index, text, nullptr};
+    // Column = argument number, so "<command line>:1:3" points at argv[3]; the caret at its start.
+    return parser::loc{CMDLINE, 1, index, text, nullptr, 1};
 }
 
 // A value fio's boolean parser reads (a number: sscanf's %u; ioplan adds
@@ -67,7 +67,8 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
     }
     std::string text = "--" + name + (has_value ? "=" + value : "");
     parser::entry e{name, value, has_value, arg_loc(at, text), arg_loc(at, text), {}, ""};
-    e.key_loc.col = e.value_loc.col = at;
+    e.key_loc.text_col = 3;	// after the "--"
+    e.value_loc.text_col = has_value ? (int)name.size() + 4 : (int)text.size() + 1;
     if (current_job_)
         current_job_->entries.push_back(e);
     else

@@ -18,8 +18,8 @@ namespace cli {
 
 void flag_ctx::fail(const std::string &msg) const
 {
-    // Column = argument number, so "<command line>:1:3" points at argv[3].
-    parser::fail(parser::loc{"<command line>", 1, at, text, nullptr}, msg);
+    // Column = argument number, so "<command line>:1:3" points at argv[3]; the caret at its start.
+    parser::fail(parser::loc{"<command line>", 1, at, text, nullptr, 1}, msg);
 }
 
 namespace {
@@ -56,7 +56,7 @@ void name_job(ctx &c, str v)
         c.current_job = nullptr;
         return;
     }
-    c.a.req.cli_jobs.push_back(parser::section{v, false, parser::loc{"<command line>", 1, c.at, c.text, nullptr}, {}, {}});
+    c.a.req.cli_jobs.push_back(parser::section{v, false, parser::loc{"<command line>", 1, c.at, c.text, nullptr, 1}, {}, {}});
     c.current_job = &c.a.req.cli_jobs.back();
 }
 

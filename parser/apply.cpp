@@ -177,7 +177,7 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
             j.engine_opts_set.push_back(o->name);
     } catch (const value_error &err) {
         loc at = e.value_loc;
-        at.col += (int)std::min(err.offset, e.value.size());
+        at.advance((int)std::min(err.offset, e.value.size()));
         std::string msg = err.what();
         // Messages that already name the option read better without the prefix.
         bool named = msg.compare(0, strlen(o->name), o->name) == 0;

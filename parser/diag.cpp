@@ -22,7 +22,7 @@ const char *severity_name(severity s)
 std::string caret_line(const loc &l)
 {
     std::string pad;
-    int n = std::max(l.col - 1, 0);
+    int n = std::max((l.text_col ? l.text_col : l.col) - 1, 0);
     for (int i = 0; i < n && i < (int)l.line_text.size(); i++)
         pad += l.line_text[i] == '\t' ? '\t' : ' ';
     return pad + "^";

@@ -21,6 +21,13 @@ struct loc {
     int col = 0;
     std::string line_text;
     std::shared_ptr<const loc> included_from;
+    // The caret's column in line_text when it is not col: on the command line
+    // col counts arguments ("<command line>:1:3" is argv[3]), and the caret
+    // goes under the character within that argument.
+    int text_col = 0;
+
+    // Moves the place n characters on within its text.
+    void advance(int n) { (text_col ? text_col : col) += n; }
 
     bool known() const { return line > 0; }
 };

@@ -403,6 +403,23 @@ class CommandLine(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
+    def test_an_error_names_its_argument_and_marks_the_character(self):
+        # "<command line>:1:N" is argv[N].  A bad suffix's place in the value was added to N,
+        # naming another argument (--rwmixread=70% as argv[4] read "1:6"), and the caret
+        # stood under the N-th character of the argument shown.
+        for args, says, caret in (
+                (["--name=j", "--ioengine=null", "--rw=randrw", "--rwmixread=70%"],
+                 "<command line>:1:4: error: bad value for rwmixread: bad size suffix '%' in '70%'", 15),
+                (["--name=j", "--size=1q"], "<command line>:1:2: error: bad value for size: bad size suffix", 9),
+                (["--name=j", "--bogus=1"], "<command line>:1:2: error: unknown option 'bogus'", 3),
+                (["--name=a", "--name=b", "--eta=sometimes"], "<command line>:1:3: error: --eta: unknown value", 1)):
+            with self.subTest(args=args):
+                p = run(args)
+                self.assertEqual(p.returncode, 2)
+                lines = p.stderr.splitlines()
+                self.assertTrue(lines[0].startswith(says), lines[0])
+                self.assertEqual(lines[1:3], [" " + args[-1], " " * caret + "^"])
+
 
 class StructuredReaders(TmpDirCase):
     """Case 22: what TOML and YAML readers let through - bytes that are not UTF-8, a second YAML
