@@ -48,6 +48,12 @@ time_unit unit_of(const option &o)
 // 1048576 and "rwmixread=70.0" is 70.
 int64_t int_in(const option &o, const std::string &v)
 {
+    // fio 3.33 takes rwmixread=70% and runs 100% reads: the number is a percentage already.
+    std::string t = trim(v);
+    if (o.unit && std::strcmp(o.unit, "%") == 0 && !t.empty() && t.back() == '%')
+        throw value_error("'" + t + "': " + o.name + " is a percentage, written without '%' (" + o.name + "=" +
+                              trim(t.substr(0, t.size() - 1)) + ")",
+                          t.size() - 1);
     int64_t n = parse_int_lenient(v);
     check_range(o, (double)n, trim(v));
     return n;

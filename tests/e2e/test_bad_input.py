@@ -403,13 +403,23 @@ class CommandLine(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
+    def test_a_percentage_written_with_its_sign_is_refused_saying_so(self):
+        # fio 3.33 takes rwmixread=70% and runs 100% reads; ioplan said "bad size suffix '%'".
+        job = self.tmp / "mix.fio"
+        job.write_text("[j]\nioengine=null\nsize=1m\nrw=randrw\nrwmixwrite=30%\n")
+        p = run([str(job)])
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.splitlines(), [
+            f"{job}:5:14: error: bad value for rwmixwrite: '30%': rwmixwrite is a percentage, written without "
+            "'%' (rwmixwrite=30)", " rwmixwrite=30%", " " * 14 + "^"])
+
     def test_an_error_names_its_argument_and_marks_the_character(self):
         # "<command line>:1:N" is argv[N].  A bad suffix's place in the value was added to N,
         # naming another argument (--rwmixread=70% as argv[4] read "1:6"), and the caret
         # stood under the N-th character of the argument shown.
         for args, says, caret in (
                 (["--name=j", "--ioengine=null", "--rw=randrw", "--rwmixread=70%"],
-                 "<command line>:1:4: error: bad value for rwmixread: bad size suffix '%' in '70%'", 15),
+                 "<command line>:1:4: error: bad value for rwmixread: '70%': rwmixread is a percentage", 15),
                 (["--name=j", "--size=1q"], "<command line>:1:2: error: bad value for size: bad size suffix", 9),
                 (["--name=j", "--bogus=1"], "<command line>:1:2: error: unknown option 'bogus'", 3),
                 (["--name=a", "--name=b", "--eta=sometimes"], "<command line>:1:3: error: --eta: unknown value", 1)):
