@@ -199,6 +199,9 @@ cli::plan_source source_of(const cli::args &a, const std::vector<parser::documen
         src.included.insert(src.included.end(), d.included.begin(), d.included.end());
     }
     src.identity = cli::plan_identity(a.req, docs);
+    src.save = a.save;
+    src.save_label = a.save ? a.save_label : "";
+    src.preset = a.save ? a.preset : "";
     return src;
 }
 

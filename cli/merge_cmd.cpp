@@ -146,6 +146,10 @@ int merge_action(const args &a)
         std::fprintf(stderr, "ioplan: error: merge: %s\n", e.what());
         return 2;
     }
+    // As a run --save could not store is kept: `ioplan results import` of the
+    // merge's JSON stores it under the label and preset the run was given.
+    if (src.save)
+        o.saved_as = report::saved_name{src.save_label, src.preset};
     std::ostringstream text;
     report::write(*acc, *p, o, text);
     std::vector<input_file> inputs;

@@ -31,11 +31,13 @@ std::string terse_header(const model &m, const results &r, int ver = 3);
 
 // fio's JSON (plus = json+ with histogram bins) with ioplan's own facts under "ioplan".
 // version: "fio version", report::version_string(options.who).
+// saved: ioplan.saved_as (options.saved_as), or none.
 void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
-		const std::string &version);
+		const std::string &version, const std::optional<saved_name> &saved = std::nullopt);
 
 // The same document as a value, for writers that draw from it (the HTML page).
-ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version);
+ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version,
+		    const std::optional<saved_name> &saved = std::nullopt);
 
 // fio's human-readable layout: banners, per-entry blocks, group lines, disk stats.
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,

@@ -35,13 +35,13 @@ void csv(std::ostream &out, const model &m, const results &r, const plan &p, con
 
 void json(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)
 {
-	write_json(out, m, r, p, false, version_string(o.who));
+	write_json(out, m, r, p, false, version_string(o.who), o.saved_as);
 }
 
 void json_plus(std::ostream &out, const model &m, const results &r, const plan &p,
 	       const options &o)
 {
-	write_json(out, m, r, p, true, version_string(o.who));
+	write_json(out, m, r, p, true, version_string(o.who), o.saved_as);
 }
 
 void normal(std::ostream &out, const model &m, const results &r, const plan &p,
@@ -86,7 +86,7 @@ void diskspd_xml(std::ostream &out, const model &, const results &r, const plan 
 void html(std::ostream &out, const model &m, const results &r, const plan &p, const options &o)
 {
 	std::string err;
-	write_html({ { "this run", json_document(m, r, p, true, version_string(o.who)) } }, out, &err);
+	write_html({ { "this run", json_document(m, r, p, true, version_string(o.who), o.saved_as) } }, out, &err);
 }
 
 struct format_row {

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -63,6 +64,12 @@ struct fio_said {
 	std::vector<bool> no_banner;
 };
 
+// The label and preset a run was saved under (--save[=LABEL], --preset=NAME).
+struct saved_name {
+	std::string label;
+	std::string preset;
+};
+
 struct options {
 	unsigned formats = FORMAT_NORMAL;
 	// Shown in normal output's per-job lines where fio shows its pid.  The CLI
@@ -89,6 +96,11 @@ struct options {
 	// What fio prints as it reads the jobs (run as fio, on the stream the
 	// report goes to); empty: none.
 	fio_said said;
+	// A run --save asked to keep that is reported without being stored (`ioplan merge`
+	// of the rank files of a world that ended before rank 0 saved): JSON's
+	// ioplan.saved_as, as a run kept unsaved carries it, so `ioplan results import`
+	// stores it under its label and preset.  Unset: no saved_as.
+	std::optional<saved_name> saved_as;
 };
 
 // Parses --output-format's comma list of format table names (normal, terse and

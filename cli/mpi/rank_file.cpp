@@ -510,6 +510,13 @@ template <class V> void visit_source(V &v, plan_source &src)
     v("plan_id", src.plan_id);
 }
 
+// Only in a file written with --save: its presence is what says --save was given.
+template <class V> void visit_saved(V &v, plan_source &src)
+{
+    v("label", src.save_label);
+    v("preset", src.preset);
+}
+
 std::string crc_text(const std::string &text)
 {
     char hex[24];
@@ -594,6 +601,8 @@ std::string rank_file_text(const results &r, const rank_info &who, const plan_so
     if (named.plan_id.empty())
         named.plan_id = crc_text(src.identity);
     w.obj("plan_source", [&](writer &x) { visit_source(x, named); });
+    if (src.save)
+        w.obj("saved_as", [&](writer &x) { visit_saved(x, named); });
     w.obj("results", [&](writer &x) { visit_results(x, const_cast<results &>(r)); });
     // The checksum is of the document without it; "checksum" sorts first,
     // so the text with it spliced in is what dump() would write.
@@ -627,6 +636,23 @@ void check_sum(const std::string &text, const rank_json::value &doc)
                                  " it was written with: the file was changed or damaged after its run");
 }
 
+namespace {
+
+// --save's label and preset, when the file has them; a label --save itself
+// refuses (digits only: it would name another run by its id) is refused here.
+void read_saved(reader &top, const rank_json::value &doc, plan_source *src)
+{
+    src->save = doc.contains("saved_as");
+    if (!src->save)
+        return;
+    top.obj("saved_as", [&](reader &x) { visit_saved(x, *src); });
+    const std::string &l = src->save_label;
+    if (!l.empty() && l.find_first_not_of("0123456789") == std::string::npos)
+        throw std::runtime_error("saved_as.label: \"" + l + "\" is digits only, a label --save refuses");
+}
+
+} // namespace
+
 results *rank_file_parse(const std::string &text, rank_info *who, plan_source *src)
 {
     std::unique_ptr<rank_json::document> parsed;
@@ -652,6 +678,7 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         reader top{doc};
         top.obj("rank", [&](reader &x) { visit_rank(x, *who); });
         top.obj("plan_source", [&](reader &x) { visit_source(x, *src); });
+        read_saved(top, doc, src);
         top.obj("results", [&](reader &x) { visit_results(x, *r); });
         check_counts(*r);
         if (who->rank >= who->nranks)
@@ -674,6 +701,19 @@ std::string new_run_id()
     return hex;
 }
 
+namespace {
+
+// "--save=LABEL --preset=NAME" as a rank file records them, or "no --save".
+std::string save_words(const plan_source &src)
+{
+    if (!src.save)
+        return "no --save";
+    return "--save" + (src.save_label.empty() ? "" : "=" + src.save_label) +
+           (src.preset.empty() ? "" : " --preset=" + src.preset);
+}
+
+} // namespace
+
 std::string rank_file_mismatch(const rank_info &first, const plan_source &first_src, const rank_info &who,
                                const plan_source &src)
 {
@@ -684,6 +724,9 @@ std::string rank_file_mismatch(const rank_info &first, const plan_source &first_
                std::to_string(first.nranks);
     if (src.plan_id != first_src.plan_id)
         return "ran another plan than the first file's (plan " + src.plan_id + ", not " + first_src.plan_id + ")";
+    if (save_words(src) != save_words(first_src))
+        return "was run with " + save_words(src) + ", the first file's with " + save_words(first_src) +
+               " (the merge would be stored under one of them)";
     return "";
 }
 

@@ -12,7 +12,8 @@
 // A rank file is input like any other: the reader trusts nothing in it.  The
 // document carries a CRC-32C of itself (an edit or a torn copy is refused),
 // the id of its run (rank 0's, shared at start: a file from another run is
-// refused), a digest of the plan it ran and the world's size; every number
+// refused), a digest of the plan it ran, the world's size and, when given,
+// --save's label and preset (ranks that disagree are refused); every number
 // is checked for its type and range, and each histogram must hold as many
 // samples as its count says.
 #pragma once
@@ -48,6 +49,12 @@ struct plan_source {
     std::string identity;
     // A digest of identity, as written in the rank file (filled by the reader).
     std::string plan_id;
+    // What --save was given (save false: no --save, and the rank file says nothing
+    // of it), so that a merge of rank files names the run as --save would have: a
+    // world that ends before rank 0 saves (a rank killed) leaves only these.
+    bool save = false;
+    std::string save_label;
+    std::string preset;
 };
 
 // Bytes a rank file may hold: a reader's bound, so a wrong file (a device, a
@@ -68,7 +75,7 @@ std::string rank_file_text(const results &r, const rank_info &who, const plan_so
 results *rank_file_parse(const std::string &text, rank_info *who, plan_source *src);
 
 // Why a rank file does not belong with the first one read ("" when it does):
-// another run, another plan or another world size.
+// another run, another plan, another world size or another --save.
 std::string rank_file_mismatch(const rank_info &first, const plan_source &first_src, const rank_info &who,
                                const plan_source &src);
 

@@ -262,7 +262,8 @@ ojson disk_array(const results &r)
 
 } // namespace
 
-ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version)
+ojson json_document(const model &m, const results &r, const plan &p, bool plus, const std::string &version,
+		    const std::optional<saved_name> &saved)
 {
 	ojson root = ojson::object();
 	uint64_t ms = m.now_wall_ns / 1000000u;
@@ -282,14 +283,16 @@ ojson json_document(const model &m, const results &r, const plan &p, bool plus, 
 	if (r.idle.mode != RES_IDLE_NONE)
 		root["cpu_idleness"] = idleness_json(r.idle);
 	root["ioplan"] = ioplan_object(m, r, p);
+	if (saved)
+		root["ioplan"]["saved_as"] = { { "label", saved->label }, { "preset", saved->preset } };
 	return root;
 }
 
 void write_json(std::ostream &out, const model &m, const results &r, const plan &p, bool plus,
-		const std::string &version)
+		const std::string &version, const std::optional<saved_name> &saved)
 {
 	// fio's text layout: grep-based clients depend on it (json_text.cpp).
-	out << fio_json_text(json_document(m, r, p, plus, version)) << '\n';
+	out << fio_json_text(json_document(m, r, p, plus, version, saved)) << '\n';
 }
 
 } // namespace report

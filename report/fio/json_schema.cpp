@@ -381,6 +381,16 @@ ojson hosts_def()
 	return a;
 }
 
+// What --save was given, in a report of a run it did not store: `results import` stores it so.
+ojson saved_as_def()
+{
+	ojson o = closed({ { "label", type("string", "--save's label (\"\" for none)") },
+			   { "preset", type("string", "--preset's name (\"\" for none)") } });
+	o["description"] = "--save's label and preset, where --save did not store the run (a merge of "
+			   "rank files; a run kept unsaved): results import stores it under them";
+	return o;
+}
+
 ojson ioplan_def()
 {
 	ojson sv = type("integer");
@@ -422,8 +432,9 @@ ojson ioplan_def()
 								 "(docs/results.md)" } } },
 			{ "world", world_def() },
 			{ "ranks", ranks_def() },
-			{ "hosts", hosts_def() } },
-		      { "world", "ranks", "hosts", "uuid" });
+			{ "hosts", hosts_def() },
+			{ "saved_as", saved_as_def() } },
+		      { "world", "ranks", "hosts", "uuid", "saved_as" });
 }
 
 // --idle-prof's figures (report/idleness.cpp); "cpu-N" only with percpu.

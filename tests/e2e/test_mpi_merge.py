@@ -5,6 +5,7 @@ copy, a buggy writer or a mix-up would: an edited number (the checksum no
 longer matches), a negative or wrapping byte count and a histogram whose
 buckets do not add up to its count (with the checksum made to match, so the
 check behind it is what answers), a file of another run, a wrong world size,
+ranks disagreeing about --save's label,
 2 files of 4, a symlink to /dev/zero, a file too big to be one.  Each is exit
 2 naming the file and the fault, before any report.  And a rank file that a
 full disk stops half-way is not left behind.
@@ -90,9 +91,10 @@ class MergeChecks(TmpDirCase):
         cls.runs = Path(cls._runs.name)
         (cls.runs / "job.fio").write_text(cls.JOB)
         cls.live = {}
-        for name in ("a", "b"):
+        # the first kept with --save (its rank files record the label), the second not
+        for name, save in (("a", ["--save=nightly", "--results-db=a.db"]), ("b", [])):
             (cls.runs / name).mkdir()
-            p = mpirun(RANKS, ["--output-format=json", f"--rank-output={name}", "job.fio"], cls.runs)
+            p = mpirun(RANKS, ["--output-format=json", f"--rank-output={name}", *save, "job.fio"], cls.runs)
             assert p.returncode == 0, p.stderr
             cls.live[name] = json.loads(p.stdout)
 
@@ -197,6 +199,30 @@ class MergeChecks(TmpDirCase):
         p = run(["merge", "--partial", *map(str, files[:2])], cwd=self.tmp)
         self.assertIn("  rank 2 (no rank file): io=0B, ios=0", p.stdout)
         self.refused([files[0], files[1], files[1], files[3]], "rank-1.json: rank 1: rank 1 given twice")
+
+    def test_the_save_label_is_merged_and_checked_like_the_rest(self):
+        # the merge's JSON says what --save was given, as a run kept unsaved does
+        self.assertEqual(json.loads(self.merge(self.files()).stdout)["ioplan"]["saved_as"],
+                         {"label": "nightly", "preset": ""})
+        # a run without --save: its files and their merge say nothing of it
+        b = [self.runs / "b" / f"rank-{r}.json" for r in range(RANKS)]
+        self.assertNotIn("saved_as", json.loads(b[0].read_text()))
+        self.assertNotIn("saved_as", json.loads(self.merge(b).stdout)["ioplan"])
+        saved = ',"saved_as":{"label":"nightly","preset":""}'
+        files = self.files()
+        files[2].write_text(files[2].read_text().replace('"label":"nightly"', '"label":"nightly2"'))
+        self.refused(files, "rank-2.json: checksum crc32c:")
+        # ranks that disagree: the merge would be stored under one of them
+        self.files()
+        forge(files[1], '"label":"nightly"', '"label":"weekly"')
+        self.refused(files, "rank-1.json: rank 1: was run with --save=weekly, the first file's with --save=nightly")
+        self.files()
+        forge(files[3], saved, "")
+        self.refused(files, "rank-3.json: rank 3: was run with no --save, the first file's with --save=nightly")
+        # a label --save refuses (digits only would name another run by its id)
+        self.files()
+        forge(files[0], '"label":"nightly"', '"label":"42"')
+        self.refused(files, 'rank-0.json: saved_as.label: "42" is digits only, a label --save refuses')
 
     def test_a_rank_file_of_another_format_version_is_refused_by_name(self):
         # version 2 wrote histograms and series as JSON lists: its files are not read as today's

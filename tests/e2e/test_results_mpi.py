@@ -100,6 +100,27 @@ class MpiSave(TmpDirCase):
     def test_three_ranks(self):
         self.check_world(3)
 
+    @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+    def test_the_rank_files_of_a_saved_preset_run_import_under_its_label_and_preset(self):
+        # The rank files record what --save was given: a merge of them imports as the run
+        # rank 0 saved, labelled and with its preset (before, unlabelled and without one).
+        (self.tmp / "out").mkdir()
+        p = mpirun(2, ["--preset=oltp", "--ioengine=null", "--size=1m", "--runtime=1", "--output-format=terse",
+                       f"--results-db={self.tmp / 'live.db'}", "--save=tuned", "--rank-output=out"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
+        for f in files:
+            self.assertEqual(json.loads(open(f).read())["saved_as"], {"label": "tuned", "preset": "oltp"})
+        p = run(["merge", "--output-format=json", f"--output={self.tmp / 'merged.json'}", *files])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.results("import", str(self.tmp / "merged.json"))
+        live = json.loads(run(["results", "show", "tuned", "--output-format=json",
+                               f"--results-db={self.tmp / 'live.db'}"]).stdout)
+        merged = json.loads(self.results("show", "tuned", "--output-format=json"))
+        self.assertEqual((merged["label"], merged["facts"]["preset"]), ("tuned", "oltp"))
+        self.assertEqual((merged["label"], merged["facts"]["preset"]), (live["label"], live["facts"]["preset"]))
+        self.assertEqual([f["io_bytes"] for f in merged["figures"]], [f["io_bytes"] for f in live["figures"]])
+
 
 def integrity(db):
     con = sqlite3.connect(db)
@@ -197,7 +218,8 @@ class WorldGoneWrong(TmpfsCase):
 
     def test_a_killed_rank_leaves_the_store_as_it_was_and_its_rank_files_store_the_finished_groups(self):
         # Open MPI ends the others a second after a rank dies: rank 0 never comes to the
-        # save.  The store must hold no part of the run; --rank-output keeps what was finished.
+        # save.  The store must hold no part of the run; --rank-output keeps what was finished,
+        # and the --save label the run was given (the import stored it unlabelled before).
         self.first_run()
         (self.tmp / "out").mkdir()
         proc = self.start(3, "[a]\nsize=64k\n", "--rank-output=out")
@@ -213,7 +235,10 @@ class WorldGoneWrong(TmpfsCase):
         p = run(["merge", "--partial", "--output-format=json", f"--output={self.tmp / 'merged.json'}",
                  *map(str, files)])
         self.assertEqual(p.returncode, 1, p.stderr)  # an interrupted run's figures
+        self.assertEqual(json.loads((self.tmp / "merged.json").read_text())["ioplan"]["saved_as"],
+                         {"label": "world", "preset": ""})
         self.results("import", str(self.tmp / "merged.json"))
+        self.assertEqual(self.labels(), ["first", "world"])
         [run_] = [r for r in json.loads(self.results("list", "--output-format=json")) if r["label"] != "first"]
         self.assertTrue(run_["interrupted"])
         shown = json.loads(self.results("show", str(run_["id"]), "--output-format=json"))
