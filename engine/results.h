@@ -248,7 +248,7 @@ struct res_clone {
 
 	/* zoned_ranges=diskspd: the ranges its offsets were drawn from, one per file of the
 	 * clone (plan_clone.files' order), for DISKSPD's "Effective IO Distributions";
-	 * NULL for every other job (and in results merged from rank files) */
+	 * NULL for every other job (rank files carry them; a merge keeps the first rank's) */
 	struct res_zones *zones;
 	uint32_t nr_zones;
 

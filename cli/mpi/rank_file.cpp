@@ -43,6 +43,7 @@ template <class T> T *alloc_array(size_t n)
 
 // Writes each visited field into an object.
 struct writer {
+    static constexpr bool writes = true;
     json &o;
     template <class T> void operator()(const char *k, T &v) { o[k] = v; }
     void arr(const char *k, uint64_t *a, size_t n) { o[k] = std::vector<uint64_t>(a, a + n); }
@@ -52,6 +53,7 @@ struct writer {
             arr(k, a, n);
     }
     template <class T> void own(T *&, size_t) {}
+    void at_most(const char *, uint64_t, uint64_t, const char *) {}
     void str(const char *k, char *s, size_t cap) { o[k] = std::string(s, strnlen(s, cap)); }
     void cstr(const char *k, char *&s) { o[k] = s ? std::string(s) : std::string(); }
     void hist(const char *k, uint64_t *&h)
@@ -93,6 +95,7 @@ struct writer {
 // Every value is checked for its type and range (a negative byte count is not
 // read as 2^64 - n); an error names the field's path in the document.
 struct reader {
+    static constexpr bool writes = false;
     using value_t = rank_json::value;
     value_t o;
     const reader *up = nullptr;
@@ -143,6 +146,12 @@ struct reader {
                 out.push_back(value<typename T::value_type>(e, k));
             return out;
         }
+    }
+    // A count the struct holds that many of at most.
+    void at_most(const char *k, uint64_t n, uint64_t max, const char *what) const
+    {
+        if (n > max)
+            fail(k, std::to_string(n) + " " + what + ", at most " + std::to_string(max));
     }
     reader child(const value_t &v, const char *k) const { return reader{v, this, k, 0}; }
     reader element(const value_t &v, size_t i) const { return reader{v, this, nullptr, i}; }
@@ -358,6 +367,22 @@ template <class V> void visit_clone_times(V &v, res_clone &c)
     v.arr("latbkt", c.latbkt, RES_LATBKT_NR);
 }
 
+// DISKSPD's effective distribution of one file (zoned_ranges=diskspd): the
+// ranges its offsets were drawn from, for the report's "Effective IO
+// Distributions" and <Distribution>.
+template <class V> void visit_zones(V &v, res_zones &z)
+{
+    v("io_span", z.io_span);
+    v("nr", z.nr);
+    v.at_most("nr", z.nr, PLAN_RAND_ZONES_MAX, "ranges"); // before the ranges are read into z.zone
+    v.fixed("zone", z.zone, z.nr, [](V &w, res_zone &r) {
+        w("io_first", r.io_first);
+        w("io_pct", r.io_pct);
+        w("offset", r.offset);
+        w("bytes", r.bytes);
+    });
+}
+
 template <class V> void visit_clone(V &v, res_clone &c)
 {
     visit_clone_times(v, c);
@@ -373,6 +398,8 @@ template <class V> void visit_clone(V &v, res_clone &c)
         v.obj("iops_series", [&](V &w) { visit_series(w, c.iops_series); });
     v.list("trace", c.trace, c.trace_nr, [](V &w, res_io_rec &t) { visit_trace(w, t); });
     c.trace_cap = c.trace_nr;
+    if (!V::writes || c.zones) // only a DISKSPD -rd job's clones have them
+        v.list("zones", c.zones, c.nr_zones, [](V &w, res_zones &z) { visit_zones(w, z); });
     v("error", c.error);
     v("total_err", c.total_err);
     v("nr_errors", c.nr_errors);
@@ -573,8 +600,31 @@ void check_ddir(const res_ddir &d, const std::string &where)
         check_lat(d.prios[p].lat, where + ".prios[" + std::to_string(p) + "].lat");
 }
 
+// An effective distribution as the engine makes one (engine/gen/diskspd_zones.h):
+// ranges that each take a share of the I/O, the shares adding up to io_span (at
+// most 100), each range within the 64-bit offsets.  The report divides by the
+// shares and prints the ranges: none may be missing, zero or past the end.
+void check_zones(const res_zones &z, const std::string &where)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < z.nr; i++) {
+        const res_zone &x = z.zone[i];
+        if (!x.io_pct || x.io_pct > 100 || x.io_first > 100 - x.io_pct || x.bytes > UINT64_MAX - x.offset)
+            throw std::runtime_error(where + ".zone[" + std::to_string(i) + "]: " + std::to_string(x.io_pct) +
+                                     "% of the I/O (from its " + std::to_string(x.io_first) + "%) to the " +
+                                     std::to_string(x.bytes) + " bytes at " + std::to_string(x.offset) +
+                                     " is no range of a distribution");
+        sum += x.io_pct;
+    }
+    if (!z.nr || sum != z.io_span || z.io_span > 100)
+        throw std::runtime_error(where + ": " + std::to_string(z.nr) + " ranges whose shares add up to " +
+                                 std::to_string(sum) + "% of the I/O, not the " + std::to_string(z.io_span) +
+                                 "% it says");
+}
+
 // What the types alone do not say: counts in range, histograms that hold
-// as many samples as their counts (a percentile is read from the buckets).
+// as many samples as their counts (a percentile is read from the buckets),
+// effective distributions the report can print.
 void check_counts(const results &r)
 {
     for (uint32_t j = 0; j < r.nr_jobs; j++)
@@ -584,6 +634,8 @@ void check_counts(const results &r)
             for (int d = 0; d < PLAN_DDIR_NR; d++)
                 check_ddir(k.ddir[d], at + ".ddir[" + std::to_string(d) + "]");
             check_lat(k.sync_lat, at + ".sync_lat");
+            for (uint32_t f = 0; f < k.nr_zones; f++)
+                check_zones(k.zones[f], at + ".zones[" + std::to_string(f) + "]");
         }
 }
 

@@ -193,6 +193,36 @@ void add_msg(results *acc, const res_msg &m, const rank_info &who)
     res_msg_add(acc, m.level, m.code, m.job_id, "rank %u (%s): %s", who.rank, who.host.c_str(), m.text);
 }
 
+bool same_zones(const res_zones &a, const res_zones &b)
+{
+    static_assert(sizeof(res_zone) == 24, "res_zone has no padding");
+    return a.nr == b.nr && a.io_span == b.io_span && !memcmp(a.zone, b.zone, a.nr * sizeof(res_zone));
+}
+
+// A clone's DISKSPD effective distributions (-rd): the report names rank 0's
+// targets (its plan's paths and sizes), so it shows rank 0's ranges, as the
+// live run's report, whose first results are rank 0's own (the first file's
+// in a merge --partial without rank 0's).  A clone rank 0 has
+// none for (it failed before it drew) takes the first rank's that has.  True
+// when src's differ from those kept (its targets are of another size).
+bool keep_zones(res_clone &dst, const res_clone &src)
+{
+    if (!src.zones)
+        return false;
+    if (!dst.zones) {
+        dst.zones = static_cast<res_zones *>(malloc(src.nr_zones * sizeof(res_zones)));
+        if (!dst.zones)
+            throw std::bad_alloc();
+        memcpy(dst.zones, src.zones, src.nr_zones * sizeof(res_zones));
+        dst.nr_zones = src.nr_zones;
+        return false;
+    }
+    bool differ = dst.nr_zones != src.nr_zones;
+    for (uint32_t f = 0; !differ && f < src.nr_zones; f++)
+        differ = !same_zones(dst.zones[f], src.zones[f]);
+    return differ;
+}
+
 bool sum_fits(uint64_t a, uint64_t b)
 {
     uint64_t s;
@@ -220,7 +250,7 @@ std::string sums_overflow(const results &dst, const results &src)
 } // namespace
 
 rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial)
-    : acc_(acc), base_offset_ns_(who0.clock_offset_ns), partial_(partial)
+    : acc_(acc), base_offset_ns_(who0.clock_offset_ns), first_rank_(who0.rank), partial_(partial)
 {
     world_ = static_cast<res_world *>(calloc(1, sizeof(res_world)));
     if (!world_)
@@ -340,11 +370,19 @@ std::string rank_merger::add(const results &src, const rank_info &who)
                  (static_cast<int64_t>(acc_->start_wall_ns) + base_offset_ns_);
     summarise(src, who, by);
     grid_first();
+    bool zones_differ = false;
     for (uint32_t j = 0; j < src.nr_jobs; j++) {
-        for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++)
+        for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++) {
             merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by), by, origins_[j][c]);
+            zones_differ |= keep_zones(acc_->jobs[j].clones[c], src.jobs[j].clones[c]);
+        }
         res_job_span(&acc_->jobs[j]);
     }
+    if (zones_differ)
+        res_msg_add(acc_, RES_MSG_WARNING, "merge/distribution", -1,
+                    "rank %u's effective -rd distributions differ from rank %u's (targets of another size): "
+                    "DISKSPD's Effective IO Distributions shows rank %u's, whose targets the report names",
+                    who.rank, first_rank_, first_rank_);
     acc_->end_mono_ns = std::max(acc_->end_mono_ns, shifted(src.end_mono_ns - src.start_mono_ns, by) + acc_->start_mono_ns);
     acc_->interrupted = acc_->interrupted || src.interrupted || fewer;
     if (!acc_->error)

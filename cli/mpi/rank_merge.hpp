@@ -45,6 +45,7 @@ public:
 private:
     results *acc_;
     int64_t base_offset_ns_;   // the first rank's clock offset (0 for rank 0)
+    uint32_t first_rank_;      // whose plan and targets the report shows
     bool partial_;
     res_world *world_;
     // One host's ranks so far: their per-job figures summed, and per job

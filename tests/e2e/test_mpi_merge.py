@@ -6,8 +6,10 @@ longer matches), a negative or wrapping byte count and a histogram whose
 buckets do not add up to its count (with the checksum made to match, so the
 check behind it is what answers), a file of another run, a wrong world size,
 ranks disagreeing about --save's label,
-2 files of 4, a symlink to /dev/zero, a file too big to be one.  Each is exit
-2 naming the file and the fault, before any report.  And a rank file that a
+2 files of 4, a symlink to /dev/zero, a file too big to be one, a DISKSPD
+effective distribution no run makes.  Each is exit 2 naming the file and the
+fault, before any report.  A DISKSPD line's effective distributions come
+through the merge as the single-process run and the live world print them.  And a rank file that a
 full disk stops half-way is not left behind.
 """
 import base64
@@ -18,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from common import TmpDirCase, fill_up, run
@@ -246,6 +249,76 @@ class MergeChecks(TmpDirCase):
         files[1].unlink()
         os.mkfifo(files[1])  # nobody writes it: opening it must not wait
         self.refused(files, "rank-1.json: not a regular file")
+
+
+def distributions(text):
+    """DISKSPD's "Effective IO Distributions" section of a text result, or ""."""
+    m = re.search(r"\nEffective IO Distributions\n-+\n(.*?)(?:\n\n|\Z)", text, re.S)
+    return m.group(1) if m else ""
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class DiskspdDistributions(TmpDirCase):
+    """A DISKSPD line's -rd effective distributions through the rank files: its job
+    (`ioplan diskspd ... --job`) run under mpirun with --output-format=diskspd, then merged."""
+    RD = ["-b4K", "-r", "-t2", "-rdpct10/50:90/50", "-W0", "-d1"]
+    WANT = ("target: ds.dat [thread: 0 1]\n"
+            "    10% of IO => [     0    -    512KiB)\n"
+            "    90% of IO => [   512KiB -      1MiB)")
+
+    def world(self, target, *extra):
+        p = run(["diskspd", *self.RD, *extra, "--job", "ds.dat"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.write("job.fio", p.stdout.replace("filename=ds.dat", f"filename={target}"))
+        (self.tmp / "out").mkdir()
+        live = mpirun(2, ["--output-format=diskspd", "--rank-output=out", "job.fio"], self.tmp)
+        self.assertEqual(live.returncode, 0, live.stderr)
+        return live.stdout, [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
+
+    def merge(self, fmt, files):
+        p = run(["merge", f"--output-format={fmt}", *files], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_a_merge_prints_the_effective_distributions_as_one_process_and_the_live_world_do(self):
+        live, files = self.world("ds.dat", "-c1M")
+        single = run(["--output-format=diskspd", "job.fio"], cwd=self.tmp)
+        self.assertEqual(distributions(single.stdout), self.WANT, single.stderr)
+        self.assertEqual(distributions(live), self.WANT)
+        self.assertEqual(distributions(self.merge("diskspd", files)), self.WANT)  # it was left out
+        targets = list(ET.fromstring(self.merge("diskspd-xml", files)).find("TimeSpan").iter("Target"))
+        self.assertEqual(len(targets), 2)  # a thread each, the profile's aside
+        for t in targets:
+            self.assertEqual([(r.get("IO"), r.text) for r in t.iter("Range")], [("10", "524288"), ("90", "524288")])
+
+    def test_ranks_whose_targets_differ_show_rank_0s_and_say_so(self):
+        # the report names rank 0's targets: the ranges shown are theirs, and the other rank's are said to differ
+        (self.tmp / "ds0.dat").write_bytes(b"\0" * (1 << 20))
+        (self.tmp / "ds1.dat").write_bytes(b"\0" * (2 << 20))
+        live, files = self.world("ds${IOPLAN_RANK}.dat")
+        want = self.WANT.replace("ds.dat", "ds0.dat")
+        self.assertEqual(distributions(live), want)
+        self.assertEqual(distributions(self.merge("diskspd", files)), want)
+        warnings = json.loads(self.merge("json", files))["ioplan"]["warnings"]
+        self.assertIn("rank 1's effective -rd distributions differ from rank 0's (targets of another size)",
+                      "\n".join(warnings))
+
+    def test_an_effective_distribution_no_run_makes_is_refused(self):
+        _, files = self.world("ds.dat", "-c1M")
+        rank1 = Path(files[1])
+        kept = rank1.read_text()
+        for old, new, fault in (('"nr":2', '"nr":17', "zones[0].nr: 17 ranges, at most 16"),
+                                ('"io_span":100', '"io_span":90', "2 ranges whose shares add up to 100% of the I/O, "
+                                                                 "not the 90% it says"),
+                                ('"io_pct":90', '"io_pct":95', "zone[1]: 95% of the I/O (from its 10%) to the 524288 "
+                                                               "bytes at 524288 is no range of a distribution"),
+                                ('"io_pct":10', '"io_pct":0', "zone[0]: 0% of the I/O")):
+            rank1.write_text(kept)
+            forge(rank1, old, new)
+            p = run(["merge", *files], cwd=self.tmp)
+            self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+            self.assertIn("rank-1.json: results.jobs[0].clones[0]", p.stderr)
+            self.assertIn(fault, p.stderr)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
