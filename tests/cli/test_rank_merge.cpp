@@ -118,6 +118,42 @@ TEST_CASE("rank_file: per-priority latency, the thread's priority, latency_targe
     results_free(back);
 }
 
+TEST_CASE("rank_file: --save's label and a DISKSPD job's effective distributions survive; none is written without")
+{
+    results *r = one_rank(10, 3000, 0, 1000000, 5);
+    cli::rank_info who;
+    cli::plan_source src;
+    std::string plain = cli::rank_file_text(*r, who, src);
+    CHECK(plain.find("saved_as") == std::string::npos);
+    CHECK(plain.find("zones") == std::string::npos);
+    res_clone &c = r->jobs[0].clones[0];
+    c.nr_zones = 2;
+    c.zones = static_cast<res_zones *>(calloc(2, sizeof(res_zones)));
+    c.zones[1].nr = 2;
+    c.zones[1].io_span = 100;
+    c.zones[1].zone[0] = {0, 10, 0, 8192};
+    c.zones[1].zone[1] = {10, 90, 8192, 1040384};
+    c.zones[0] = c.zones[1];
+    src.save = true;
+    src.save_label = "nightly";
+    src.preset = "oltp";
+    std::string text = cli::rank_file_text(*r, who, src);
+    cli::plan_source src2;
+    results *back = cli::rank_file_parse(text, &who, &src2);
+    CHECK((src2.save && src2.save_label == "nightly" && src2.preset == "oltp"));
+    const res_clone &b = back->jobs[0].clones[0];
+    REQUIRE(b.nr_zones == 2);
+    CHECK(!memcmp(b.zones, c.zones, 2 * sizeof(res_zones)));
+    CHECK(cli::rank_file_text(*back, who, src2) == text);
+    results_free(back);
+    // An older format 3 file, without them, is read as a run without --save or -rd.
+    cli::plan_source old;
+    back = cli::rank_file_parse(plain, &who, &old);
+    CHECK((!old.save && !back->jobs[0].clones[0].zones));
+    results_free(back);
+    results_free(r);
+}
+
 TEST_CASE("rank_file: what is not a rank file is refused with the reason")
 {
     cli::rank_info who;
