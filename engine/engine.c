@@ -353,6 +353,7 @@ static void *coordinator(void *arg)
 		if (!e->sh.fake)
 			env_begin(e->res, &e->lay);
 		cpustat_begin(&e->cpus, e->sh.fake);
+		layout_note_ignored(e->plan, e->res);
 		fio_notes(e);
 		layout_note_kept(&e->lay, e->plan, e->res);
 		ret = logs_start(e);

@@ -127,6 +127,12 @@ bool plan_file_drawn_empty(const struct plan_job *j, const struct plan_file *f)
 	return j->filesize_min_bytes != j->filesize_max_bytes && !f->size_bytes;
 }
 
+bool plan_file_sized_as_found(const struct plan_job *j, const struct plan_file *f)
+{
+	return !j->filesize_min_bytes && !f->size_bytes && !f->size_ppm && !f->region_bytes &&
+	       !plan_fills_device(j);
+}
+
 uint32_t plan_clone_files(const struct plan *p)
 {
 	uint32_t n = 0;

@@ -652,6 +652,14 @@ uint32_t plan_clone_files(const struct plan *p);
  */
 bool plan_file_drawn_empty(const struct plan_job *j, const struct plan_file *f);
 
+/*
+ * A file whose length is whatever it holds past its offset: the job sets no
+ * size=, filesize= or region for it (fio's setup_files, its per-file share of
+ * size= being 0, takes the file's real size).  One that holds nothing there
+ * gets no I/O: fio prints "fio: file F may be ignored" and runs the others.
+ */
+bool plan_file_sized_as_found(const struct plan_job *j, const struct plan_file *f);
+
 /* The largest block one direction's bs= or bssplit= allows (0 when none is set). */
 uint64_t plan_bs_max(const struct plan_bs *b);
 

@@ -214,39 +214,34 @@ void add_files(job_spec &j, const std::vector<std::string> &names)
 
 // fio's opendir: every regular file under the directory, recursively, joins the
 // job's files (in name order here; fio takes readdir's).  Read when the option is,
-// as fio does.  As fio's (lstat), a symbolic link is not followed, and an empty
-// file is left out (fio notes it "may be ignored" and runs the others; ioplan
-// failed the job on it).  Writing to them is still under ioplan's safety rules: files ioplan
-// did not create are refused for writing unless allow_existing_file_write=1.
+// as fio does.  As fio's (lstat), a symbolic link is not followed.  An empty file
+// is listed too, as fio's: with size= it gets its share and is laid out; without,
+// the job runs past it (fio notes it "may be ignored", engine/layout/layout_ignored.c).
+// Writing to them is still under ioplan's safety rules: files ioplan did not create
+// are refused for writing unless allow_existing_file_write=1.
 // The count fio then prints is its nr_files: the job's files so far (an
-// inherited [global] list, filename=s read before) with the empty ones.
+// inherited [global] list, filename=s read before).
 void set_opendir(job_spec &j, const option &o, const std::string &v)
 {
     namespace fs = std::filesystem;
     std::string dir = trim(v);
     std::error_code ec;
     std::vector<std::string> found;
-    uint32_t empties = 0;
     fs::recursive_directory_iterator it(dir, ec), end;
     if (ec)
         throw value_error("opendir=" + dir + ": " + ec.message());
     for (; it != end; it.increment(ec)) {
         if (ec)
             throw value_error("opendir=" + dir + ": " + ec.message());
-        if (fs::is_regular_file(it->symlink_status(ec)) && !ec) {
-            if (it->file_size(ec) > 0 && !ec)
-                found.push_back(it->path().string());
-            else
-                empties++;
-        }
+        if (fs::is_regular_file(it->symlink_status(ec)) && !ec)
+            found.push_back(it->path().string());
         ec.clear();
     }
     if (found.empty())
-        throw value_error("opendir=" + dir + " holds no regular file with data (links are not followed)");
+        throw value_error("opendir=" + dir + " holds no regular file (links are not followed)");
     std::sort(found.begin(), found.end());
     add_files(j, found);
-    j.opendir_empties += empties;
-    j.opendir_counts.push_back((uint32_t)j.filenames.size() + j.opendir_empties);
+    j.opendir_counts.push_back((uint32_t)j.filenames.size());
 }
 
 // fio takes a one-entry float list and silently uses the first of several; ioplan says so.

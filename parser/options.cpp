@@ -463,7 +463,8 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.file_append = flag_value(o, v))),
     opt("opendir", opt_type::string, CAT_FILES)
         .help("Add every regular file under this directory (recursively, in name order; links not followed, "
-              "empty files left out) to the job's files, as fio; writing to them needs "
+              "empty files too: without size= the job runs past them, as fio) to the job's files, as fio; "
+              "writing to them needs "
               "allow_existing_file_write=1 like any file ioplan did not create. fio prints "
               "'fio: opendir added N files' as it reads the section; run as fio, ioplan prints it where fio "
               "does (stdout, or the --output file), as ioplan it is a note in the report.")

@@ -54,10 +54,6 @@ struct job_spec {
     std::string filename_format = "$jobname.$jobnum.$filenum";
     std::vector<std::string> directories;
     std::vector<named_file> filenames;
-    // Empty regular files opendir= found and left out of filenames: fio keeps
-    // them in its list (and runs the others), so its count of the job's files,
-    // which it prints, has them.
-    uint32_t opendir_empties = 0;
     // The count fio prints ("opendir added N files") for each opendir= applied
     // here, in order; the planner says the ones its section added (planner.cpp).
     std::vector<uint32_t> opendir_counts;

@@ -47,6 +47,11 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 // before the run; not write_banner's part when o.banner_written (it went out
 // before the run).
 void write_normal_opening(std::ostream &out, const results &r, const plan &p, const options &o);
+// "fio: file F may be ignored\n" for the engine's file-ignored message m (layout_ignored.c), whose text
+// names the job first and explains after fio's words; "" for any other message.
+std::string fio_ignored_line(const res_msg &m, const plan &p);
+// Each of those, in order: what fio prints ahead of a report without normal output.
+void write_fio_ignored(std::ostream &out, const results &r, const plan &p);
 // fio's notes as its threads start ("note: both iodepth >= 1 and synchronous ..."), one a line.
 void write_fio_notes(std::ostream &out, const results &r);
 

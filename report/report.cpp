@@ -179,6 +179,9 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	if (o.banner && !(o.formats & FORMAT_NORMAL))
 		for (const std::string &s : o.said.before)
 			out << s;
+	// So do the files fio's setup runs past, on the stream it reports to (an --output file too).
+	if (o.banner && o.who == personality::fio && !(o.formats & FORMAT_NORMAL))
+		write_fio_ignored(out, r, p);
 	// fio's notes (log_info, as its threads start) come first even without the normal output.
 	if (o.banner && o.notes_first && !(o.formats & FORMAT_NORMAL))
 		write_fio_notes(out, r);

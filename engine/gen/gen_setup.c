@@ -149,9 +149,11 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 		f->lastb[d] = g->zoned_draws ? gen_zone_last_block(g, f, d) : gen_draw_last_block(g, f, d);
 	file_reach(g, f, room);
 	f->nsteps = (f->len > len ? f->len : len) / step;
-	/* A file of no length drawn from a filesize= range: its first fill fails and it is done
+	/* A file of no length drawn from a filesize= range, or taken as found with nothing past
+	 * its offset (the worker let only those through): its first fill fails and it is done
 	 * for the pass (gen_pass_is_done), as fio's; it has no blocks to order or map. */
-	if (!len && plan_file_drawn_empty(j, &g->clone->files[idx]))
+	if (!len && (plan_file_drawn_empty(j, &g->clone->files[idx]) ||
+		     plan_file_sized_as_found(j, &g->clone->files[idx])))
 		return 0;
 	if (!f->len || (g->random ? !f->nblocks : !f->nsteps))
 		return -EINVAL;

@@ -291,6 +291,9 @@ int layout_make_on_open(const struct layout *l, struct layout_file *lf, int flag
 
 /* After the layout: a note for each file unlink=1 or a looping unlink_each_loop job keeps where fio would not, and why. */
 void layout_note_kept(const struct layout *l, const struct plan *p, struct results *r);
+/* After the layout: fio's "may be ignored" note for each file a job takes as found and finds empty
+ * past its offset (layout_ignored.c), in fio's order of setting the jobs up. */
+void layout_note_ignored(const struct plan *p, struct results *r);
 
 
 #endif /* IOPLAN_ENGINE_LAYOUT_H */

@@ -275,11 +275,35 @@ static uint64_t region_room(const struct worker *w, const struct plan_file *pf, 
 	return setup > start + len ? setup - start : len;
 }
 
+/*
+ * A file the job takes as found that holds nothing past its offset gets no
+ * I/O, as fio's setup runs past it ("may be ignored", layout_ignored.c).
+ */
+static bool file_ignored(const struct worker *w, const struct plan_file *pf, uint64_t start, uint64_t len,
+			 uint64_t size)
+{
+	return !len && start == size && plan_file_sized_as_found(w->job, pf);
+}
+
+/*
+ * Every file of the clone ignored: fio's job has nothing to do and fails, the
+ * files all empty before it notes any, else when it finds its size under a block.
+ */
+static int all_ignored(struct worker *w, uint64_t total)
+{
+	worker_error(w, .err = EINVAL,
+		     .what = total ? "no file holds data past offset= and the job has no size= (fio: \"blocksize is "
+				     "larger than data set range\")"
+				   : "every file is empty and the job has no size= (fio: \"you need to specify size=\")");
+	return -EINVAL;
+}
+
 static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t *room)
 {
 	const struct plan_clone *c = w->clone;
 	struct stat st;
-	uint64_t size;
+	uint64_t size, total = 0;
+	uint32_t ignored = 0;
 	bool only_writes, grows;
 	int ret;
 
@@ -314,8 +338,12 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t
 		    w->fds[f] >= 0)
 			size = fill_size(w->fds[f], size);
 		layout_region_found(w->job, c, pf, size_at_setup(w, pf, size), size, &start[f], &len[f]);
-		/* A file of no length drawn from a filesize= range gets no I/O, as in fio. */
-		if ((!len[f] && !plan_file_drawn_empty(w->job, pf)) || (start[f] + len[f] > size && !grows)) {
+		/* A file of no length drawn from a filesize= range gets no I/O, as in fio; so does
+		 * one taken as found with nothing past its offset. */
+		ignored += file_ignored(w, pf, start[f], len[f], size);
+		total += size == UINT64_MAX ? 0 : size;
+		if ((!len[f] && !plan_file_drawn_empty(w->job, pf) && !file_ignored(w, pf, start[f], len[f], size)) ||
+		    (start[f] + len[f] > size && !grows)) {
 			worker_error(w, .err = EINVAL, .file = f, .offset = start[f], .len = len[f],
 				     .what = !len[f] && pf->size_ppm ? "size=N% of the file is less than one block"
 								      : "region beyond the end of the file");
@@ -324,7 +352,7 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t
 		room[f] = region_room(w, pf, size, start[f], len[f]);
 		worker_size_done(w, f);
 	}
-	return 0;
+	return c->nr_files && ignored == c->nr_files ? all_ignored(w, total) : 0;
 }
 
 /* Buffer address alignment: a page, or more where a direct job's files ask for it. */

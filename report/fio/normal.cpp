@@ -42,19 +42,32 @@ std::string banner_line(const plan_job &j)
 	return s;
 }
 
-// The engine records "Laying out IO file (1 file / 4MiB)" notices with the job;
-// fio prints them prefixed with the job name.
-void write_layout_lines(std::ostream &out, const results &r, const plan &p)
+// fio sets each job's files up in turn, noting "fio: file F may be ignored"
+// for each it runs past, then laying them out: run as fio, a job's ignored
+// lines come before its layout lines (as ioplan they are notes at the end).
+// The engine records "Laying out IO file (1 file / 4MiB)" with the job; fio
+// prints it prefixed with the job name.
+void write_layout_lines(std::ostream &out, const results &r, const plan &p, personality who)
 {
+	uint32_t said = 0;
+	auto ignored_up_to = [&](int32_t job) {
+		for (; said < r.nr_msgs && who == personality::fio; said++)
+			if (r.msgs[said].job_id > job && !fio_ignored_line(r.msgs[said], p).empty())
+				break;
+			else
+				out << fio_ignored_line(r.msgs[said], p);
+	};
 	for (uint32_t i = 0; i < r.nr_msgs; i++) {
 		const res_msg &m = r.msgs[i];
 		if (!m.code || std::strcmp(m.code, "layout") != 0 || !m.text)
 			continue;
+		ignored_up_to(m.job_id);
 		const plan_job *j = m.job_id >= 0 ? plan_job_at(&p, (uint32_t)m.job_id) : nullptr;
 		if (j && j->name)
 			out << j->name << ": ";
 		out << m.text << '\n';
 	}
+	ignored_up_to(INT32_MAX);
 }
 
 std::string entry_header(const entry &e, const model &m, const options &o)
@@ -263,6 +276,25 @@ std::string starting_line(const plan &p)
 
 } // namespace
 
+std::string fio_ignored_line(const res_msg &m, const plan &p)
+{
+	static const std::string tail = " may be ignored";
+	if (!m.code || std::strcmp(m.code, "file-ignored") != 0 || !m.text || m.job_id < 0)
+		return "";
+	const plan_job *j = plan_job_at(&p, (uint32_t)m.job_id);
+	std::string text = m.text, head = std::string("job '") + (j && j->name ? j->name : "") + "': ";
+	size_t end = text.rfind(tail);
+	if (text.compare(0, head.size(), head) != 0 || end == std::string::npos || end < head.size())
+		return "";
+	return "fio: " + text.substr(head.size(), end + tail.size() - head.size()) + "\n";
+}
+
+void write_fio_ignored(std::ostream &out, const results &r, const plan &p)
+{
+	for (uint32_t i = 0; i < r.nr_msgs; i++)
+		out << fio_ignored_line(r.msgs[i], p);
+}
+
 // fio's notes as its threads start (fio-note messages), after the Starting line, as fio prints them.
 void write_fio_notes(std::ostream &out, const results &r)
 {
@@ -293,7 +325,7 @@ void write_normal_opening(std::ostream &out, const results &r, const plan &p, co
 {
 	if (!o.banner_written)
 		write_banner(p, out, o.who, o.said);
-	write_layout_lines(out, r, p);
+	write_layout_lines(out, r, p, o.who);
 	write_fio_notes(out, r);
 }
 
@@ -310,7 +342,7 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 	write_disks(out, r);
 	write_normal_ranks(out, r);
 	write_idleness(out, r.idle);
-	write_normal_messages(out, r, p);
+	write_normal_messages(out, r, p, o.who);
 }
 
 } // namespace report

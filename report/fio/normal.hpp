@@ -7,6 +7,7 @@
 
 #include "engine/results.h"
 #include "report/model.hpp"
+#include "report/personality.hpp"
 
 namespace report {
 
@@ -38,6 +39,7 @@ std::string normal_steadystate(const entry &e);
 // excepted (normal_caveats.cpp).
 // The report's own findings (caveats.hpp) follow the engine's, CPU-bound
 // excepted: each entry already says that under its cpu line.
-void write_normal_messages(std::ostream &out, const results &r, const plan &p);
+// Run as fio, fio's own lines (the "may be ignored" ones) are left to the opening.
+void write_normal_messages(std::ostream &out, const results &r, const plan &p, personality who);
 
 } // namespace report

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "report/caveats.hpp"
+#include "report/formats.hpp"
 #include "report/fio/normal.hpp"
 #include "report/units.hpp"
 
@@ -106,7 +107,7 @@ std::string normal_repeats(const entry &e, const model &m, int d)
 		    repeat_aggregate_word(e.last->repeat_aggregate));
 }
 
-void write_normal_messages(std::ostream &out, const results &r, const plan &p)
+void write_normal_messages(std::ostream &out, const results &r, const plan &p, personality who)
 {
 	bool head = false;
 	auto start = [&]() {
@@ -122,6 +123,8 @@ void write_normal_messages(std::ostream &out, const results &r, const plan &p)
 		const res_msg &m = r.msgs[i];
 		if (!m.text || (m.code && (std::strcmp(m.code, "layout") == 0 ||
 					   std::strcmp(m.code, "fio-note") == 0)))
+			continue;
+		if (who == personality::fio && !fio_ignored_line(m, p).empty())
 			continue;
 		start();
 		out << "ioplan: " << level_word(m.level) << ": " << printable(m.text) << '\n';

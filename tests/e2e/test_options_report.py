@@ -204,7 +204,7 @@ class OpenDir(TmpDirCase):
         if FIO:
             self.assertEqual(self.read_all(run_fio), 65536 + 131072 + 4096)
 
-    def test_links_are_not_followed_and_empty_files_left_out_as_fio(self):
+    def test_links_are_not_followed_and_empty_files_run_past_as_fio(self):
         # ioplan read b again through the link (and a directory link's files), and failed
         # the whole job on the empty file ("region beyond the end of the file").
         self.tree()
@@ -380,3 +380,113 @@ class CsvHeader(TmpDirCase):
             self.assertTrue(ref.stdout.startswith("3;fio-3.33;x;"), ref.stdout[:40])
         p = run_as_fio(["--output-format=csv", "--name=x", "--ioengine=null", "--size=1m"], cwd=self.tmp)
         self.assertTrue(p.stdout.startswith("3;fio-3.33;x;"), p.stdout[:40])
+
+
+class EmptyFileIgnored(TmpDirCase):
+    """A job with no size= or filesize= takes each file's length from what it holds; fio
+    3.33's setup_files runs past a file holding nothing past its offset, printing "fio: file
+    F may be ignored" (log_info, onto its output: stdout, or the --output file) once per
+    clone as it sets the job up, after "Starting" and before that job's layout line, and
+    moves the others.  The old build failed such a job ("region beyond the end of the
+    file", err=22, exit 1), left opendir='s empty files out (so size= split over fewer
+    files) and printed no line."""
+
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "a").write_bytes(os.urandom(16384))
+        (self.tmp / "b").touch()
+        (self.tmp / "c").write_bytes(os.urandom(8192))
+        (self.tmp / "od" / "sub").mkdir(parents=True)
+        (self.tmp / "od" / "a").write_bytes(os.urandom(65536))
+        (self.tmp / "od" / "sub" / "b").write_bytes(os.urandom(32768))
+        (self.tmp / "od" / "empty").touch()
+
+    READ = ["--rw=read", "--bs=4k"]
+    # (arguments, each job's bytes read)
+    MOVED = [
+        (["--name=x", "--filename=a:b", *READ], [16384]),
+        (["--name=x", "--filename=a:c", "--offset=8k", *READ], [8192]),
+        (["--name=x", "--filename=b:a", "--rw=randread", "--bs=4k", "--numjobs=2"], [16384, 16384]),
+        (["--name=x", "--filename=a:b", *READ, "--loops=3", "--create_serialize=0"], [3 * 16384]),
+        (["--name=x", "--opendir=od", *READ], [65536 + 32768]),
+        # size= splits over the three files, the empty one too: fio lays it out to 32 KiB.
+        (["--name=x", "--opendir=od", *READ, "--size=96k"], [98304]),
+    ]
+
+    def moved(self, runner, args):
+        p = runner([*args, "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [j["read"]["io_bytes"] for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]]
+
+    def test_the_other_files_move_as_fio(self):
+        for args, moved in self.MOVED:
+            for runner in (run, run_as_fio) + ((run_fio,) if FIO else ()):
+                with self.subTest(args=args, runner=runner.__name__):
+                    (self.tmp / "od" / "empty").write_bytes(b"")
+                    self.assertEqual(self.moved(runner, args), moved)
+
+    def opening(self, runner, args):
+        """stdout's and o.txt's lines up to the report: banners' job names, Starting, fio's
+        setup lines, the report's first line."""
+        (self.tmp / "o.txt").unlink(missing_ok=True)
+        p = runner(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+        def cut(text):
+            keep = []
+            for line in text.splitlines():
+                if re.match(r"\S+: \(groupid=", line):
+                    break
+                if re.match(r"\S+: \(g=\d+\)|Starting|fio: file|\S+: Laying out|\{$|3;fio", line):
+                    keep.append(re.sub(r"(\(g=\d+\)|^3;fio-3\.33;[^;]*).*", r"\1", line))
+                if keep and (keep[-1] == "{" or keep[-1].startswith("3;")):
+                    break
+            return keep
+        out = self.tmp / "o.txt"
+        return cut(p.stdout), cut(out.read_text()) if out.exists() else None
+
+    IGNORED = "fio: file b may be ignored"
+    SAID = [
+        (["--name=x", "--filename=a:b", *READ], ["x: (g=0)", "Starting 1 process", IGNORED], None),
+        (["--name=x", "--filename=a:b", *READ, "--output-format=json"], [IGNORED, "{"], None),
+        (["--name=x", "--filename=a:b", *READ, "--numjobs=2", "--output-format=terse"],
+         [IGNORED, IGNORED, "3;fio-3.33;x"], None),
+        (["--name=x", "--filename=a:b", *READ, "--output-format=json", "--output=o.txt"], [], [IGNORED, "{"]),
+        # Each job set up in turn: its ignored files, then its layout.
+        (["--name=y", "--filename=new1", "--size=64k", *READ, "--name=x", "--filename=a:b", *READ,
+          "--name=w", "--filename=new2", "--size=64k", *READ],
+         ["y: (g=0)", "x: (g=0)", "w: (g=0)", "Starting 3 processes", "y: Laying out IO file (1 file / 0MiB)", IGNORED,
+          "w: Laying out IO file (1 file / 0MiB)"], None),
+        (["--name=x", "--opendir=od", *READ, "--output-format=json"], ["fio: file od/empty may be ignored", "{"],
+         None),
+    ]
+
+    def test_said_where_fio_says_it(self):
+        for args, stdout, file in self.SAID:
+            for runner in (run_as_fio,) + ((run_fio,) if FIO else ()):
+                with self.subTest(args=args, runner=runner.__name__):
+                    for new in ("new1", "new2"):
+                        (self.tmp / new).unlink(missing_ok=True)
+                    self.assertEqual(self.opening(runner, args), (stdout, file))
+
+    def test_a_note_of_the_report_as_ioplan(self):
+        p = run(["--name=x", "--filename=a:b", *self.READ, "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        texts = [m["text"] for m in json.loads(p.stdout)["ioplan"]["messages"]]
+        self.assertEqual([t for t in texts if "ignored" in t],
+                         ["job 'x': file b may be ignored: it holds no data past offset=0 and the job has no "
+                          "size= or filesize= to give it any, so it gets no I/O and the job runs its other "
+                          "files, as fio's"])
+        self.assertNotIn("ignored", p.stderr)
+
+    def test_a_job_with_no_data_at_all_fails_as_fio(self):
+        # All empty: fio's "you need to specify size=" (err=22); nothing past offset=: "blocksize
+        # is larger than data set range".  Both exit 1.
+        for args, why in ((["--filename=b"], "every file is empty"),
+                          (["--filename=c", "--offset=8k"], "no file holds data past offset=")):
+            for runner in (run, run_as_fio) + ((run_fio,) if FIO else ()):
+                with self.subTest(args=args, runner=runner.__name__):
+                    p = runner(["--name=x", *args, *self.READ], cwd=self.tmp)
+                    self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                    if runner is run:
+                        self.assertIn(why, p.stderr)
