@@ -57,7 +57,9 @@ std::string roff_escape(const std::string &s)
     return out;
 }
 
-// Roff text wrapped at blanks so no source line passes 80 bytes.
+// Roff text wrapped at blanks so no source line passes 80 bytes.  A line
+// that would start with '.' or '\'' (a word the wrap put first) would be read
+// as a macro: \& keeps it text.
 void print_wrapped(const std::string &text, FILE *out)
 {
     size_t col = 0, start = 0;
@@ -68,6 +70,8 @@ void print_wrapped(const std::string &text, FILE *out)
             fputc('\n', out);
             col = 0;
         }
+        if (!col && !word.empty() && (word[0] == '.' || word[0] == '\''))
+            word = "\\&" + word;
         fprintf(out, "%s%s", col ? " " : "", word.c_str());
         col += (col ? 1 : 0) + word.size();
         start = sp == std::string::npos ? text.size() : sp + 1;
