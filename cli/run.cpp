@@ -822,7 +822,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     // its own JSON after --save finds it stored (interim reports have none,
     // nor has a golden run's: its output is the same every time).
     if (r && !r->run_uuid && !a.fake_clock_step_ns)
-        r->run_uuid = strdup(resdb::new_uuid().c_str());
+        r->run_uuid = strdup((w ? world_uuid(w->who().run_id) : resdb::new_uuid()).c_str());
     if (r && reports) {
         // fio prints its notes on stdout ahead of the JSON (with --output, nowhere); run as
         // ioplan, without the normal output to carry them they go to stderr, so stdout

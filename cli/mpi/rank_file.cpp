@@ -25,6 +25,7 @@
 
 #include "cli/mpi/rank_json.hpp"
 #include "cli/mpi/rank_pack.hpp"
+#include "results/record.hpp"
 
 namespace cli {
 
@@ -741,6 +742,12 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         throw;
     }
     return r;
+}
+
+std::string world_uuid(const std::string &run_id, const std::string &missing)
+{
+    return resdb::sha256_hex("ioplan world " + run_id + (missing.empty() ? "" : " without ranks " + missing))
+        .substr(0, 32);
 }
 
 std::string new_run_id()

@@ -64,6 +64,12 @@ constexpr size_t rank_file_max_bytes = size_t(1) << 30;
 // A new run id: 16 hex digits from the kernel's random source.
 std::string new_run_id();
 
+// The store's id (uuid) of the world run run_id names: the same in rank 0's
+// own report and save and in `ioplan merge` of its rank files, so a merge
+// imported after the save, or twice, is found stored.  A partial merge (the
+// ranks in `missing` had no file) is another run's figures: another id.
+std::string world_uuid(const std::string &run_id, const std::string &missing = "");
+
 // The document for r (compact JSON text).  Throws std::bad_alloc only.
 std::string rank_file_text(const results &r, const rank_info &who, const plan_source &src);
 

@@ -121,6 +121,31 @@ class MpiSave(TmpDirCase):
         self.assertEqual((merged["label"], merged["facts"]["preset"]), (live["label"], live["facts"]["preset"]))
         self.assertEqual([f["io_bytes"] for f in merged["figures"]], [f["io_bytes"] for f in live["figures"]])
 
+    def test_a_merge_of_a_worlds_rank_files_is_that_run_in_the_store(self):
+        # A merge's JSON carried no uuid: imported after the world's own save, or twice, it
+        # was stored again as another run.  It carries the world's id now; a partial merge,
+        # another run's figures, another id.
+        (self.tmp / "out").mkdir()
+        live_db = f"--results-db={self.tmp / 'live.db'}"
+        p = mpirun(2, ["--name=j", "--ioengine=null", "--size=1m", "--output-format=json", live_db, "--save=w",
+                       "--rank-output=out"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        uuid = json.loads(p.stdout)["ioplan"]["uuid"]
+        files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
+        merged = self.tmp / "merged.json"
+        p = run(["merge", "--output-format=json", f"--output={merged}", *files])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(merged.read_text())["ioplan"]["uuid"], uuid)
+        p = run(["results", "import", str(merged), live_db])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"{merged}: already stored as run 1; not stored again", p.stdout)
+        self.results("import", str(merged))
+        self.assertIn("already stored as run 1", self.results("import", str(merged)))
+        p = run(["merge", "--partial", "--output-format=json", files[0]])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        partial = json.loads(p.stdout)["ioplan"]["uuid"]
+        self.assertNotIn(partial, (uuid, ""))
+
 
 def integrity(db):
     con = sqlite3.connect(db)
