@@ -80,13 +80,14 @@ def remove_cgroup(cg):
         time.sleep(0.05)
 
 
-def mpirun_started(n, args, cwd):
+def mpirun_started(n, args, cwd, extra_env=None):
     """mpirun with its stdout and stderr as pipes, for a test that signals it or its ranks.
     Every mpirun of the suite runs in its own session: Open MPI signals process groups,
     and a signal to the group `make test` runs in ends the whole suite (loop AJ's run 4
     was ended by a SIGTERM to that group while this module was running)."""
     env = dict(os.environ)
     env.update(MPI_ENV)
+    env.update(extra_env or {})
     return subprocess.Popen([MPIRUN, "--oversubscribe", "-np", str(n), BIN, *args], start_new_session=True, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
