@@ -140,8 +140,10 @@ int merge_action(const args &a)
                                      missing + " of the " + std::to_string(first.nranks) + " ranks of run " +
                                      first.run_id + ": a merge of part of a world would report part of its I/O as all of it");
 
-        // The world's own id, as rank 0's report and save carry it.
+        // The world's own id and job text, as rank 0's report and save carry them.
         acc->run_uuid = strdup(world_uuid(first.run_id, missing).c_str());
+        if (!acc->job_text)
+            acc->job_text = strdup(job_text_of(src).c_str());
         unfinished(acc.get(), *p);
         m.finish(static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()), a.straggler_pct);

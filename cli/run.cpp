@@ -647,20 +647,6 @@ bool save_holding_signals(const results &r, const plan &p, const args &a, int *s
     return ok;
 }
 
-// The job as run, for the report and the results store: each job file in INI
-// syntax, or the command line when the jobs were given on it.
-std::string job_text_of(const plan_source &src)
-{
-    std::string text;
-    for (const std::string &t : src.job_texts)
-        text += (text.empty() || text.back() == '\n' ? "" : "\n") + t;
-    if (!text.empty())
-        return text;
-    for (const std::string &arg : src.argv)
-        text += (text.empty() ? "" : " ") + arg;
-    return text;
-}
-
 bool has_warnings(const pf_report &pf)
 {
     for (uint32_t i = 0; i < pf.nr; i++)

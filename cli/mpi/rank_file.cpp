@@ -744,6 +744,18 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
     return r;
 }
 
+std::string job_text_of(const plan_source &src)
+{
+    std::string text;
+    for (const std::string &t : src.job_texts)
+        text += (text.empty() || text.back() == '\n' ? "" : "\n") + t;
+    if (!text.empty())
+        return text;
+    for (const std::string &arg : src.argv)
+        text += (text.empty() ? "" : " ") + arg;
+    return text;
+}
+
 std::string world_uuid(const std::string &run_id, const std::string &missing)
 {
     return resdb::sha256_hex("ioplan world " + run_id + (missing.empty() ? "" : " without ranks " + missing))

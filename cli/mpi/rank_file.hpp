@@ -57,6 +57,11 @@ struct plan_source {
     std::string preset;
 };
 
+// The job as run, for the report and the results store: each job file in INI
+// syntax, or the command line when the jobs were given on it.  A merge of rank
+// files says the same as the live run's rank 0, from what they recorded.
+std::string job_text_of(const plan_source &src);
+
 // Bytes a rank file may hold: a reader's bound, so a wrong file (a device, a
 // huge log) is refused rather than read without end.
 constexpr size_t rank_file_max_bytes = size_t(1) << 30;

@@ -124,23 +124,32 @@ class MpiSave(TmpDirCase):
     def test_a_merge_of_a_worlds_rank_files_is_that_run_in_the_store(self):
         # A merge's JSON carried no uuid: imported after the world's own save, or twice, it
         # was stored again as another run.  It carries the world's id now; a partial merge,
-        # another run's figures, another id.
+        # another run's figures, another id.  Nor did it carry the job text: a world known
+        # only from its rank files was stored without the job it ran.
         (self.tmp / "out").mkdir()
         live_db = f"--results-db={self.tmp / 'live.db'}"
         p = mpirun(2, ["--name=j", "--ioengine=null", "--size=1m", "--output-format=json", live_db, "--save=w",
                        "--rank-output=out"], self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
-        uuid = json.loads(p.stdout)["ioplan"]["uuid"]
+        live = json.loads(p.stdout)["ioplan"]
+        uuid = live["uuid"]
+        self.assertIn("--name=j --ioengine=null", live["job_text"])
         files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
         merged = self.tmp / "merged.json"
         p = run(["merge", "--output-format=json", f"--output={merged}", *files])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(merged.read_text())["ioplan"]["uuid"], uuid)
+        self.assertEqual(json.loads(merged.read_text())["ioplan"]["job_text"], live["job_text"])
         p = run(["results", "import", str(merged), live_db])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn(f"{merged}: already stored as run 1; not stored again", p.stdout)
         self.results("import", str(merged))
         self.assertIn("already stored as run 1", self.results("import", str(merged)))
+        con = sqlite3.connect(self.tmp / "results.db")
+        try:
+            self.assertEqual(con.execute("SELECT job_text FROM runs").fetchall(), [(live["job_text"],)])
+        finally:
+            con.close()
         p = run(["merge", "--partial", "--output-format=json", files[0]])
         self.assertEqual(p.returncode, 0, p.stderr)
         partial = json.loads(p.stdout)["ioplan"]["uuid"]
