@@ -72,6 +72,9 @@ struct args {
     std::vector<std::string> argv;  // as given (a rank file records it for `merge`)
     // A writer replacing --output-format (the DISKSPD front end's layouts).
     std::function<void(const results &, const plan &, std::ostream &)> writer;
+    // What a front end adds to a preflight finding of the given code, in its own
+    // words: the findings name fio's options, a DISKSPD command line has others.
+    std::function<std::string(const char *code)> finding_hint;
     // fio when run as `fio` (main sets it from argv[0]): the version it presents.
     report::personality who = report::personality::ioplan;
     // Run as fio, the lines fio prints as it reads the jobs that go with the

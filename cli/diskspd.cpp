@@ -105,6 +105,10 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
     args a;
     a.output_path = own.output;
     a.eta = own.eta;
+    // A file to create is -c's, not size='s, on a DISKSPD command line.
+    a.finding_hint = [](const char *code) -> std::string {
+        return std::string(code) == "no-size" ? " (DISKSPD's -c<size>, e.g. -c1G)" : "";
+    };
     a.writer = [ro, xml](const results &r, const plan &pl, std::ostream &out) {
         if (xml)
             report::diskspd::write_xml(r, pl, ro, out);

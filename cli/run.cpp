@@ -176,19 +176,23 @@ const char *level_name(res_msg_level l)
 // Preflight findings go into the results.  stderr is for errors only (fio's
 // clients, kubestr among them, fail a run that wrote anything there), so a
 // warning reaches stderr only when errors stop the run and no report follows,
-// or when the report cannot carry it (loud: DISKSPD's layouts have no place
+// or when the report cannot carry it (a.writer: DISKSPD's layouts have no place
 // for ioplan's findings).  An error that fails one job when it starts (as
 // fio's) lets the run go on: it reaches stderr with the run's other errors.
-bool preflight(const plan &p, pf_report *pf, bool loud)
+bool preflight(const plan &p, pf_report *pf, const args &a)
 {
     int ret = pf_run(&p, &safety_system, pf);
     if (ret) {
         std::fprintf(stderr, "ioplan: error: preflight: %s\n", strerror(-ret));
         return false;
     }
-    for (uint32_t i = 0; i < pf->nr; i++)
-        if (pf->nr_errors || loud)
-            std::fprintf(stderr, "ioplan: %s: %s\n", level_name(pf->findings[i].level), pf->findings[i].text);
+    for (uint32_t i = 0; i < pf->nr; i++) {
+        if (!pf->nr_errors && !a.writer)
+            continue;
+        std::string hint = a.finding_hint ? a.finding_hint(pf->findings[i].code) : "";
+        std::fprintf(stderr, "ioplan: %s: %s%s\n", level_name(pf->findings[i].level), pf->findings[i].text,
+                     hint.c_str());
+    }
     return pf->nr_errors == 0;
 }
 
@@ -675,7 +679,7 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
     // Run as fio, --warnings-fatal is fio's: the job files' warnings only (main.cpp), not
     // ioplan's own about the measurement (the page cache), which fio does not give.
     bool fatal = a.warnings_fatal && a.who != report::personality::fio;
-    bool ok = outputs_ok && preflight(p, pf, static_cast<bool>(a.writer)) &&
+    bool ok = outputs_ok && preflight(p, pf, a) &&
               !(fatal && has_warnings(*pf) && fatal_warnings(*pf));
     if (ok && !targets_apart(p, *pf, inputs))
         ok = outputs_ok = false;

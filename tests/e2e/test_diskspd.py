@@ -108,6 +108,14 @@ class DiskspdFrontEnd(TmpDirCase):
         p = self.diskspd("-b4K -c16M -d1 E:".split())
         self.assertEqual(p.returncode, 2)
 
+    def test_a_file_not_there_without_c_names_c(self):
+        # The engine's finding names fio's size=; a DISKSPD line creates its file with -c.
+        p = self.diskspd("-b4K -d1 missing.dat".split())
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("missing.dat does not exist", p.stderr)
+        self.assertIn("(DISKSPD's -c<size>, e.g. -c1G)", p.stderr)
+        self.assertFalse((self.tmp / "missing.dat").exists())
+
     def test_iops_buckets_are_ceil_of_the_duration(self):
         # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
         p = self.diskspd("-Rxml -b4K -c16M -r -o32 -t2 -Sh -D -W0 -d2 f.dat".split())
