@@ -321,8 +321,8 @@ uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const
     if (suf.empty())
         return base_ns[(int)base];
     struct { const char *name; uint64_t ns; } table[] = {
-        {"ns", 1}, {"nsec", 1}, {"us", 1000}, {"usec", 1000}, {"ms", 1000000},
-        {"msec", 1000000}, {"s", 1000000000ull}, {"sec", 1000000000ull},
+        {"ns", 1}, {"nsec", 1}, {"us", 1000}, {"usec", 1000}, {"usecs", 1000}, {"ms", 1000000},
+        {"msec", 1000000}, {"msecs", 1000000}, {"s", 1000000000ull}, {"sec", 1000000000ull},
         {"secs", 1000000000ull}, {"m", 60000000000ull}, {"min", 60000000000ull},
         {"mins", 60000000000ull}, {"h", 3600000000000ull}, {"d", 86400000000000ull},
     };
@@ -336,6 +336,31 @@ uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const
 
 } // namespace
 
+namespace {
+// fio 3.33's time suffixes are us and ms (and what starts so), s, m, h and d; it
+// takes any other word for microseconds, so runtime=60sec (found in real job
+// files) runs 60 us under fio.  ioplan reads sec, min and ns as they say: say so
+// with fio's figure, and how to write the value so that both read it alike.
+void note_time_reading(const std::string &s, const std::string &suffix)
+{
+    static const struct { const char *name, *unit, *alike; } words[] = {
+        {"sec", "seconds", "s"}, {"secs", "seconds", "s"}, {"min", "minutes", "m"},
+        {"mins", "minutes", "m"}, {"ns", "nanoseconds", nullptr}, {"nsec", "nanoseconds", nullptr},
+    };
+    std::string suf = lower(suffix);
+    for (const auto &w : words) {
+        if (suf != w.name)
+            continue;
+        std::string digits = s.substr(0, s.size() - suffix.size());
+        note_reading("fio 3.33 reads '" + s + "' as " + digits + " microseconds (its time suffixes are us, ms, s, m, "
+                     "h and d, and it takes any other word for microseconds); ioplan reads " + w.unit +
+                     (w.alike ? ": write '" + digits + w.alike + "' for a value both read alike"
+                              : ", which fio has no suffix for"));
+        return;
+    }
+}
+} // namespace
+
 uint64_t parse_time_ns(const std::string &s0, time_unit base)
 {
     std::string s = trim(s0), suffix;
@@ -343,6 +368,7 @@ uint64_t parse_time_ns(const std::string &s0, time_unit base)
     uint64_t ns;
     if (!scale(num, time_multiplier_ns(suffix, base, s), (uint64_t)INT64_MAX, &ns))
         throw value_error("'" + s + "' is too long");
+    note_time_reading(s, suffix);
     return ns;
 }
 

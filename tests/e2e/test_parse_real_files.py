@@ -272,6 +272,29 @@ class IecUnits(BothCase):
         self.assertNotIn("fio 3.33 reads", normal.stdout)
 
 
+class TimeSuffixes(BothCase):
+    def test_sec_min_and_ns_read_as_they_say_and_say_fio_s_figure(self):
+        # Real job files write runtime=60sec.  fio 3.33's time suffixes are us, ms, s, m, h and
+        # d, and any other word is microseconds: runtime=30sec stops fio's job after 30 us,
+        # within its first thinktime (200ns: 200 us to fio).  ioplan reads the words as they
+        # say (30 s, 200 ns: the whole 64 KiB) and the report gives fio's figure.
+        text = "[j]\nioengine=null\nrw=read\nsize=64k\nthinktime=200ns\nruntime=30sec\nthinktime_blocks=1\n"
+        out = self.both(text)
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertLess(self.amounts(out["fio"][1])[0][1], 64 << 10)
+        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 64 << 10, 16, 0, 0)])
+        normal = run([str(out["ioplan"][2] / "job.fio"), "--runtime=2mins", "--thinktime_spin=5usecs"])
+        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
+        self.assertIn("job.fio:6:9: runtime=30sec: fio 3.33 reads '30sec' as 30 microseconds", normal.stdout)
+        self.assertIn("ioplan reads seconds: write '30s' for a value both read alike", normal.stdout)
+        self.assertIn("reads '200ns' as 200 microseconds (its time suffixes are us, ms, s, m, h and d, and it "
+                      "takes any other word for microseconds); ioplan reads nanoseconds, which fio has no suffix "
+                      "for", normal.stdout)
+        self.assertIn("ioplan reads minutes: write '2m'", normal.stdout)
+        self.assertNotIn("'5usecs'", normal.stdout)    # fio's us and ms are prefixes: usecs is us to both
+
+
 class ZoneCounts(BothCase):
     def test_sizes_and_offsets_in_zones(self):
         # stonet-research's ZNS scripts give size=1z and offset_increment=8z; fio
