@@ -2,6 +2,7 @@
 #include "cli/output.hpp"
 #include "engine/safety/safety.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -21,13 +22,40 @@ bool fail(const std::string &what, int err)
 	return false;
 }
 
+// Without fallocate (ext2, an ext3 file, NFS before 4.2), the room is had by
+// writing zeros past the file's end up to off + len, cut back off again when
+// the disk is full: the text then only goes over blocks the file has.  (The
+// first page of text over an older file, and the rest failing, left neither.)
+int reserve_by_writing(int fd, off_t off, size_t len)
+{
+	static const char zeros[65536] = {};
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return 0; // the write says what is wrong
+	off_t at = std::max(st.st_size, off), end = off + (off_t)len;
+	while (at < end) {
+		ssize_t n = pwrite(fd, zeros, (size_t)std::min<off_t>(end - at, sizeof(zeros)), at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
+			(void)!ftruncate(fd, st.st_size);
+			return err == ENOSPC || err == EDQUOT ? err : 0;
+		}
+		at += n;
+	}
+	return 0;
+}
+
 // Room for len bytes at off, had before anything is written: 0, or ENOSPC or
-// EDQUOT (a file system without fallocate is written as before).
+// EDQUOT.
 int reserve(int fd, off_t off, size_t len)
 {
-	if (len && fallocate(fd, FALLOC_FL_KEEP_SIZE, off, (off_t)len) != 0 && (errno == ENOSPC || errno == EDQUOT))
-		return errno;
-	return 0;
+	if (!len || fallocate(fd, FALLOC_FL_KEEP_SIZE, off, (off_t)len) == 0)
+		return 0;
+	if (errno == EOPNOTSUPP || errno == ENOSYS)
+		return reserve_by_writing(fd, off, len);
+	return errno == ENOSPC || errno == EDQUOT ? errno : 0;
 }
 
 } // namespace

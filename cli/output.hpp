@@ -12,7 +12,8 @@
 // path is exit 2 in the first second, before any I/O, not after an hour) but
 // only replaced when the results are written, so a run that never starts
 // leaves an earlier result file as it was; and the results' space is had
-// first (fallocate), so a full disk leaves it as it was too.
+// first (fallocate, or zeros written past the end where there is none), so a
+// full disk leaves it as it was too.
 #pragma once
 
 #include <cstdio>

@@ -13,12 +13,13 @@ the logs are written, the exit is 1 with the broken pipe said, and a reader of
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, communicate_after, fill_up, run, wait_until, waits_in
+from common import BIN, STOP_BOUND_S, TmpDirCase, communicate_after, fill_up, run, tmpfs, wait_until, waits_in
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
@@ -553,6 +554,45 @@ class FullFileSystem(MountCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual(p.stderr, f"ioplan plot: error: writing '{chart}': gnuplot left it incomplete "
                                    "(is the file system full?)\n")
+
+
+@unittest.skipIf(os.geteuid() != 0, "mounting a file system needs root")
+class FullFileSystemWithoutFallocate(MountCase):
+    """ext2 has no fallocate: the results' space was not had first, so the text went
+    over the older file's blocks until the disk was full, and left neither file."""
+
+    def setUp(self):
+        super().setUp()
+        if not shutil.which("mkfs.ext2"):
+            self.skipTest("no mkfs.ext2")
+        img = tmpfs(self, "size=2m") / "ext2.img"  # off the machine's disk
+        with open(img, "wb") as f:
+            f.truncate(1 << 20)
+        self.mnt = self.tmp / "ext2"
+        self.mnt.mkdir()
+        if sh("mkfs.ext2", "-q", "-F", str(img)).returncode or sh("mount", "-o", "loop", str(img),
+                                                                   str(self.mnt)).returncode:
+            self.skipTest("cannot make and mount an ext2 image here")
+        self.addCleanup(sh, "umount", str(self.mnt))
+
+    def test_a_full_disk_keeps_the_older_file_and_leaves_no_new_one(self):
+        older = '{"older": "' + "x" * 5000 + '"}\n'  # two pages: the first would be written over
+        dest = self.mnt / "r.json"
+        dest.write_text(older)
+        fill_up(self.mnt)
+        for name, left in (("r.json", "the older file is left as it was"), ("new.json", "no file is left")):
+            with self.subTest(name):
+                p = run([*NULL_JOB, "--output-format=json+", f"--output={self.mnt / name}"])
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr, f"ioplan: error: writing the results to {self.mnt / name}: {ENOSPC} "
+                                           f"({left})\nioplan: the results are on stdout instead\n")
+                self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
+        self.assertEqual(dest.read_text(), older)
+        self.assertFalse((self.mnt / "new.json").exists())
+        (self.mnt / "filler").unlink()  # and with room, the results replace it whole
+        p = run([*NULL_JOB, "--output-format=json+", f"--output={dest}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(dest.read_text())["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
 
 if __name__ == "__main__":
