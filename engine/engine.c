@@ -217,16 +217,16 @@ static int logs_start(struct eng *e)
 	return ret;
 }
 
-static void log_failed(void *arg, const char *path, int err, bool removed)
+static void log_failed(void *arg, const char *path, int err, enum log_fail how)
 {
 	struct eng *e = arg;
 
-	if (removed)
+	if (how == LOG_FAIL_REMOVED)
 		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1,
 			    "log file %s: removed during the run, and what was written went with it", path);
 	else
-		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)", path,
-			    strerror(err), err);
+		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)%s", path,
+			    strerror(err), err, how == LOG_FAIL_WRITE ? "; it ends at the last whole entry written before it" : "");
 	if (!e->res->error)
 		e->res->error = err;
 }

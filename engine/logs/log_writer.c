@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -34,6 +35,7 @@ struct log_file {
 	bool offset, prio_hex;
 	bool replaced;			/* truncated at open: marked as ioplan's once written */
 	bool said;			/* its path's failure was said (another file of the path) */
+	bool cut;			/* a write failed: the file ends at its last whole line (stream) */
 	unsigned char *gz;		/* log_store_compressed: samples not yet deflated */
 	size_t gz_len, gz_cap;
 };
@@ -177,6 +179,22 @@ static void file_fail(struct log_file *f, int err)
 	f->fd = -1;
 }
 
+/*
+ * The last `written` bytes of fd's file cut off again, when they are still its
+ * end (no other clone of a shared iolog appended whole lines since).  A full
+ * disk cut a log's last line where the space ran out, and a reader took the
+ * piece ("0, 4") for a line of its own.
+ */
+void log_cut_back(int fd, size_t written)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);	/* of O_APPEND too: the end of this fd's last write */
+	struct stat st;
+
+	if (!written || end < (off_t)written || fstat(fd, &st) || st.st_size != end)
+		return;
+	(void)!ftruncate(fd, end - (off_t)written);
+}
+
 int log_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
@@ -186,8 +204,12 @@ int log_write_all(int fd, const void *p, size_t n)
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
+		if (w <= 0) {
+			int err = w < 0 ? errno : ENOSPC;
+
+			log_cut_back(fd, (size_t)(c - (const char *)p));
+			return -err;
+		}
 		c += w;
 		n -= (size_t)w;
 	}
@@ -198,8 +220,10 @@ static void file_write(struct log_file *f, const char *p, size_t n)
 {
 	int ret = f->fd >= 0 ? log_write_all(f->fd, p, n) : 0;
 
-	if (ret)
+	if (ret) {
+		f->cut = true;
 		file_fail(f, -ret);
+	}
 }
 
 size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex)
@@ -240,7 +264,16 @@ static void gz_flush(struct log_writer *lw, struct log_file *f)
 		zs.next_out = (Bytef *)lw->buf;
 		zs.avail_out = WRITE_BUF;
 		ret = deflate(&zs, Z_FINISH);
-		file_write(f, lw->buf, WRITE_BUF - zs.avail_out);
+		size_t n = WRITE_BUF - zs.avail_out;
+		int w = log_write_all(f->fd, lw->buf, n);
+
+		if (w) {
+			/* The stream's earlier pieces go too: an inflate stops at a cut stream. */
+			log_cut_back(f->fd, (size_t)zs.total_out - n);
+			f->cut = true;
+			file_fail(f, -w);
+			break;
+		}
 	} while (ret == Z_OK);
 	deflateEnd(&zs);
 	if (ret != Z_STREAM_END)
@@ -496,7 +529,7 @@ int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 		if (f->err && !ret)
 			ret = -f->err;
 		if (f->err && !f->said) {
-			fail(arg, f->path, f->err, removed);
+			fail(arg, f->path, f->err, removed ? LOG_FAIL_REMOVED : f->cut ? LOG_FAIL_WRITE : LOG_FAIL_OPEN);
 			said_of_path(f);
 		}
 		lw->files = f->next;

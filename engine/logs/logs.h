@@ -131,14 +131,17 @@ struct log_writer;
 /* Starts the writer thread, pinned to cpus unless that is empty (log_compression_cpus): 0 or -errno. */
 int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus);
 
+/* How a log file failed: its open, a write (it ends at its last whole line), or it was removed. */
+enum log_fail { LOG_FAIL_OPEN, LOG_FAIL_WRITE, LOG_FAIL_REMOVED };
+
 /*
  * Writes every queued chunk, stops the thread and closes the files.  Calls
- * fail(arg, path, errno, removed) for each file an open or a write failed on,
+ * fail(arg, path, errno, how) for each file an open or a write failed on,
  * and for each removed during the run (its directory too, or another file
- * renamed over its name: removed set, errno ENOENT), whose entries went with
- * it; returns the first such error as -errno, or 0.
+ * renamed over its name: LOG_FAIL_REMOVED, errno ENOENT), whose entries went
+ * with it; returns the first such error as -errno, or 0.
  */
-typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, bool removed);
+typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, enum log_fail how);
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg);
 
 /*
@@ -162,8 +165,14 @@ size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool
 /* Hands a chunk over (it may wait for room) and returns an empty one, or NULL. */
 struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full);
 
-/* Writes all n bytes at p to fd (through EINTR and short writes): 0, or -errno (-ENOSPC for a write of 0). */
+/*
+ * Writes all n bytes at p to fd (through EINTR and short writes): 0, or -errno
+ * (-ENOSPC for a write of 0), having cut what it wrote of p off again.
+ */
 int log_write_all(int fd, const void *p, size_t n);
+
+/* Cuts the last `written` bytes off fd's file, unless something was appended after them. */
+void log_cut_back(int fd, size_t written);
 
 /* Formats one entry as fio does; returns the length written into buf (>= 96 bytes). */
 size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_hex);

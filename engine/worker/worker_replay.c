@@ -35,12 +35,17 @@ static const char *const iolog_act[] = { "read", "write", "trim" };
 /* Room for many lines, and more than one of the longest (a path is at most PATH_MAX). */
 #define IOLOG_BUF (64u << 10)
 
-/* The lines kept so far, written whole; the first error is kept for the job's end. */
+/*
+ * The lines kept so far, written whole; the first error is kept for the job's
+ * end, and the log ends there (a failed write's piece cut off again): the lines
+ * after it went on where space was found, and a replay of the trace with its
+ * middle missing read as whole.
+ */
 static void iolog_flush(struct worker *w)
 {
-	int ret = log_write_all(w->rp.log_fd, w->rp.log, w->rp.log_len);
+	int ret = w->rp.log_err ? 0 : log_write_all(w->rp.log_fd, w->rp.log, w->rp.log_len);
 
-	if (ret && !w->rp.log_err)
+	if (ret)
 		w->rp.log_err = -ret;
 	w->rp.log_len = 0;
 }
@@ -198,7 +203,8 @@ void worker_iolog_close(struct worker *w)
 		return;
 	/* The log is a result of the run: losing it fails the job (exit 1), naming the log. */
 	snprintf(what, sizeof(what), removed ? "write_iolog=%.280s was removed during the run, and the trace with it" :
-		 "writing write_iolog=%.280s", w->job->write_iolog_path);
+		 "writing write_iolog=%.230s (the trace ends at the last whole line before the error)",
+		 w->job->write_iolog_path);
 	worker_error(w, .err = err, .what = what);
 	worker_set_error(w, err);
 }

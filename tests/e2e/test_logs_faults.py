@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 
-from common import BIN, TmpDirCase, communicate_after, run, tmpfs, wait_until
+from common import BIN, TmpDirCase, communicate_after, fill_up, run, tmpfs, wait_until
 
 JOB = ["--name=j", "--ioengine=null", "--size=8m", "--bs=4k"]
 
@@ -127,3 +127,43 @@ class LogFaults(TmpDirCase):
         p = run([*job, "--verify=crc32c", f"--aux-path={ro}"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 64 << 10)
+
+
+class LogsFillTheDisk(TmpDirCase):
+    """The disk fills while the logs are written: each ended with a piece of a line
+    where the space ran out ("0, 4"), which a reader took for a line, and a compressed
+    log with a cut stream that --inflate-log refused whole."""
+
+    def fill(self, *extra, room=200 << 10):
+        """Runs the job with extra into a tmpfs with room bytes free; the tmpfs and stderr."""
+        mnt = tmpfs(self, "size=1m")
+        fill_up(mnt)
+        os.truncate(mnt / "filler", (mnt / "filler").stat().st_size - room)  # a few writes' worth
+        p = run([*JOB, "--rw=read", *[a.format(mnt=mnt) for a in extra], "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertGreater(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 0)
+        return mnt, p.stderr
+
+    def test_a_log_and_the_iolog_end_at_a_whole_line(self):
+        mnt, err = self.fill("--size=64m", "--write_bw_log={mnt}/x", "--write_iolog={mnt}/t.log")
+        self.assertIn(f"log file {mnt}/x_bw.1.log: No space left on device (errno 28); "
+                      "it ends at the last whole entry written before it", err)
+        self.assertIn(f"writing write_iolog={mnt}/t.log (the trace ends at the last whole line before the error): "
+                      "No space left on device", err)
+        kept = 0
+        for name, columns in (("x_bw.1.log", 5), ("t.log", 5)):
+            text = (mnt / name).read_text()
+            kept += len(text)
+            self.assertTrue(text == "" or text.endswith("\n"), f"{name} ends in {text[-20:]!r}")
+            lines = text.splitlines()[4:] if name == "t.log" else text.splitlines()  # past the header
+            self.assertEqual([line for line in lines if len(line.split()) != columns], [], name)
+        self.assertGreater(kept, 0, "nothing was written before the disk filled")
+
+    def test_a_compressed_log_ends_at_a_whole_stream(self):
+        mnt, err = self.fill("--size=256m", "--write_lat_log={mnt}/z", "--log_store_compressed=1",
+                             "--log_compression=16k", room=64 << 10)
+        self.assertIn(f"log file {mnt}/z_clat.1.log.fz: No space left on device", err)
+        self.assertGreater((mnt / "z_clat.1.log.fz").stat().st_size, 0)
+        inflated = run([f"--inflate-log={mnt / 'z_clat.1.log.fz'}"])
+        self.assertEqual(inflated.returncode, 0, inflated.stderr)
+        self.assertGreater(len(inflated.stdout.splitlines()), 0)
