@@ -216,14 +216,25 @@ int log_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * A write failed and f was cut back to a whole entry: it stays ioplan's own, so
+ * the run after the disk is freed may replace it (unmarked, it was refused as
+ * a user's file).
+ */
+static void file_cut(struct log_file *f, int err)
+{
+	f->cut = true;
+	if (f->replaced)
+		(void)safety_mark_output(f->fd);
+	file_fail(f, err);
+}
+
 static void file_write(struct log_file *f, const char *p, size_t n)
 {
 	int ret = f->fd >= 0 ? log_write_all(f->fd, p, n) : 0;
 
-	if (ret) {
-		f->cut = true;
-		file_fail(f, -ret);
-	}
+	if (ret)
+		file_cut(f, -ret);
 }
 
 size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool prio_hex)
@@ -270,8 +281,7 @@ static void gz_flush(struct log_writer *lw, struct log_file *f)
 		if (w) {
 			/* The stream's earlier pieces go too: an inflate stops at a cut stream. */
 			log_cut_back(f->fd, (size_t)zs.total_out - n);
-			f->cut = true;
-			file_fail(f, -w);
+			file_cut(f, -w);
 			break;
 		}
 	} while (ret == Z_OK);

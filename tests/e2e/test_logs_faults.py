@@ -167,3 +167,18 @@ class LogsFillTheDisk(TmpDirCase):
         inflated = run([f"--inflate-log={mnt / 'z_clat.1.log.fz'}"])
         self.assertEqual(inflated.returncode, 0, inflated.stderr)
         self.assertGreater(len(inflated.stdout.splitlines()), 0)
+
+    def test_a_log_the_disk_cut_is_replaced_by_the_next_run(self):
+        # Its mark was not stamped, so the run after the disk was freed refused it as a user's file.
+        mnt, _ = self.fill("--size=64m", "--write_bw_log={mnt}/x")
+        log = mnt / "x_bw.1.log"
+        try:
+            os.setxattr(mnt / "filler", "user.probe", b"1")
+        except OSError as e:
+            self.skipTest(f"no user xattrs on tmpfs here: {e}")
+        cut = log.stat().st_size
+        self.assertGreater(cut, 0)
+        (mnt / "filler").unlink()
+        p = run([*JOB, "--size=64m", "--rw=read", f"--write_bw_log={mnt}/x", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(log.stat().st_size, cut)
