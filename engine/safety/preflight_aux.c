@@ -37,8 +37,11 @@ static void check_side_file(struct pf_state *s, const struct plan_job *j, const 
 	if (!r && must_write)
 		r = safety_check_writable(path, why, sizeof(why));
 
-	/* A missing or unwritable directory's reason is the open's own words: the file it was for is named here. */
-	if (r == -ENOENT || r == -ENOTDIR || r == -EROFS || r == -EACCES)
+	/*
+	 * A missing or unwritable directory's reason (or a broken link's) is the open's own
+	 * words: the file it was for is named here.
+	 */
+	if (r == -ENOENT || r == -ENOTDIR || r == -EROFS || r == -EACCES || r == -ELOOP)
 		pf_add(s, RES_MSG_ERROR, "side-file", (int32_t)j->job_id, "job '%s': %s: %s: %s", j->name, option,
 		       path, why);
 	else if (r)

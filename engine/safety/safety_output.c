@@ -133,12 +133,37 @@ static int parent_missing(const char *path, char *why, size_t n)
 	return err == ENOENT || err == ENOTDIR ? -err : 0;
 }
 
+/*
+ * path is a symbolic link to nothing (or one of a loop of links): the open makes
+ * no file through it, and failed only when the file opened, a log's after the
+ * whole run, saying "No such file or directory" of a name that is there.
+ */
+static int broken_link(const char *path, int err, char *why, size_t n)
+{
+	char to[PATH_MAX];
+	ssize_t len = err == ENOENT ? readlink(path, to, sizeof(to) - 1) : -1;
+
+	if (len < 0) {
+		snprintf(why, n, "cannot open for writing: %s", strerror(err));
+		return -err;
+	}
+	to[len] = '\0';
+	snprintf(why, n, "cannot open for writing: it is a symbolic link to %s, which does not exist "
+		 "(ioplan makes no file through a link)", to);
+	return -ENOENT;
+}
+
 int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n)
 {
 	struct stat sb;
 
-	if (stat(path, &sb))
+	if (stat(path, &sb)) {
+		int err = errno;
+
+		if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
+			return broken_link(path, err, why, n);
 		return parent_missing(path, why, n);	/* else created by the open, whose errors are its own */
+	}
 	return judge(env, path, -1, &sb, how, why, n);
 }
 

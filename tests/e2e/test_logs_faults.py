@@ -65,6 +65,20 @@ class LogFaults(TmpDirCase):
                      "write_iolog: notadir/z.log"):
             self.assertIn(f"ioplan: error: job 'j': {what}: cannot open for writing: Not a directory\n", p.stderr)
 
+    def test_logs_and_iolog_through_links_to_nothing_are_refused_before_any_io(self):
+        # The run went whole, then each failed to open: "No such file or directory" (exit 1).
+        (self.tmp / "x_bw.1.log").symlink_to(self.tmp / "gone" / "x")
+        (self.tmp / "t.log").symlink_to("t2.log")
+        (self.tmp / "t2.log").symlink_to("t.log")  # a loop of links
+        p = self.go("--rw=write", "--ioengine=psync", "--filename=data", "--write_bw_log=x", "--write_iolog=t.log")
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn(f"ioplan: error: job 'j': write_bw_log: x_bw.1.log: cannot open for writing: it is a symbolic "
+                      f"link to {self.tmp}/gone/x, which does not exist (ioplan makes no file through a link)\n",
+                      p.stderr)
+        self.assertIn("ioplan: error: job 'j': write_iolog: t.log: cannot open for writing: Too many levels of "
+                      "symbolic links\n", p.stderr)
+        self.assertFalse((self.tmp / "data").exists(), "the job ran before the refusal")
+
     def test_per_job_log_on_a_full_device(self):
         os.symlink("/dev/full", self.tmp / "x_iops.1.log")
         p = self.go("--write_iops_log=x")

@@ -265,6 +265,15 @@ class OutputPathsCheckedFirst(MountCase):
         (self.tmp / "d").mkdir()
         self.assert_refused_before_io(self.tmp / "d", "Is a directory")
 
+    def test_symbolic_link_to_nothing(self):
+        # fio creates the link's target; ioplan makes no file through a link, and said
+        # "No such file or directory" of a name that is there.
+        link = self.tmp / "latest.json"
+        link.symlink_to(self.tmp / "missing.json")
+        self.assert_refused_before_io(link, f"it is a symbolic link to {self.tmp / 'missing.json'}, which does "
+                                            "not exist (ioplan makes no file through a link)")
+        self.assertFalse((self.tmp / "missing.json").exists())
+
     @unittest.skipIf(os.geteuid() != 0, "mounting a file system needs root")
     def test_read_only_file_system(self):
         mnt = self.tmp / "ro"
