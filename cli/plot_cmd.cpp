@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "cli/log_inflate.hpp"
@@ -99,6 +103,41 @@ bool gather(const std::vector<std::string> &names, std::vector<report::log_input
     return true;
 }
 
+// A file of the chart's extension in $TMPDIR (else /tmp) for gnuplot to draw
+// into, so that a chart it leaves incomplete (a full disk: it exits 0) never
+// replaces an older one; "" when none can be made.
+std::string chart_scratch(const std::string &output)
+{
+    const char *tmp = std::getenv("TMPDIR");
+    size_t dot = output.rfind('.');
+    std::string ext = dot == std::string::npos || output.find('/', dot) != std::string::npos ? "" : output.substr(dot);
+    std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/ioplan-plot-XXXXXX" + ext;
+    int fd = mkstemps(name.data(), (int)ext.size());
+    if (fd < 0)
+        return "";
+    ::close(fd);
+    return name;
+}
+
+// The whole chart gnuplot drew at scratch, in place of output (as --output's
+// results: written once its space is had, a full disk leaving an older chart).
+int commit_chart(const std::string &scratch, const std::string &output)
+{
+    std::ifstream in(scratch, std::ios::binary);
+    std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    output_file out;
+    std::string err;
+    if (!in.good() && !in.eof()) {
+        std::fprintf(stderr, "ioplan plot: error: reading the chart gnuplot drew in %s\n", scratch.c_str());
+        return 1;
+    }
+    if (!out.open(output, &err)) {
+        std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", output.c_str(), err.c_str());
+        return 1;
+    }
+    return out.commit(chart, "the chart") ? 0 : 1;
+}
+
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
 {
     if (where.empty())
@@ -138,9 +177,13 @@ int plot_action(const args &a)
     report::ojson doc;
     if (json && !parse_result_text(in[0].path, in[0].text, &doc))
         return 2;
+    po.chart = chart_scratch(po.output);
     bool ok = json ? report::plot_document(doc, po, &err, &bad_input)
                    : report::plot_logs(in, po, &where, &err, &bad_input);
-    return ok ? 0 : report_failure(where, err, bad_input);
+    int rc = !ok ? report_failure(where, err, bad_input) : po.chart.empty() ? 0 : commit_chart(po.chart, po.output);
+    if (!po.chart.empty())
+        ::unlink(po.chart.c_str());
+    return rc;
 }
 
 } // namespace cli

@@ -329,18 +329,43 @@ std::string first_line(const std::string &s)
 	return s.substr(start, s.find('\n', start) - start);
 }
 
+// Writes text to path; false with the reason in *err.
+bool write_script(const std::string &path, const std::string &text, std::string *err)
+{
+	std::ofstream f(path, std::ios::trunc);
+	if (!(f << text) || (f.close(), !f)) {
+		*err = "cannot write '" + path + "': " + strerror(errno);
+		return false;
+	}
+	return true;
+}
+
+// The script that draws into o.chart: the one the user keeps names o.output.
+std::string drawing_into_chart(const std::string &script, const plot_options &o)
+{
+	const std::string set = "set output " + quoted(o.output) + "\n";
+	std::string run = script;
+	size_t at = run.find(set);
+	if (at != std::string::npos)
+		run.replace(at, set.size(), "set output " + quoted(o.chart) + "\n");
+	return run;
+}
+
 } // namespace
 
 bool plotting::render(const std::string &script, const plot_options &o, std::string *err)
 {
 	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
-	std::ofstream f(path, std::ios::trunc);
-	if (!(f << script) || (f.close(), !f)) {
-		*err = "cannot write '" + path + "': " + strerror(errno);
+	if (!write_script(path, script, err))
 		return false;
-	}
 	std::string out;
-	int rc = run_gnuplot(o.gnuplot, path, &out);
+	bool own_chart = !o.chart.empty() && o.chart != o.output;
+	std::string run = own_chart ? o.chart + ".gp" : path; // beside the chart, removed after
+	if (own_chart && !write_script(run, drawing_into_chart(script, o), err))
+		return false;
+	int rc = run_gnuplot(o.gnuplot, run, &out);
+	if (own_chart)
+		unlink(run.c_str());
 	if (rc < 0) {
 		*err = "cannot run " + o.gnuplot + ": " + strerror(-rc) + " (install gnuplot-nox)";
 		return false;
@@ -349,8 +374,9 @@ bool plotting::render(const std::string &script, const plot_options &o, std::str
 		*err = strf("%s failed (exit %d): %s", o.gnuplot.c_str(), rc, first_line(out).c_str());
 		return false;
 	}
-	if (!chart_complete(o.output)) {
-		*err = "writing '" + o.output + "': " + o.gnuplot + " left it incomplete (is the file system full?)";
+	if (!chart_complete(own_chart ? o.chart : o.output)) {
+		*err = "writing '" + (own_chart ? o.chart : o.output) + "': " + o.gnuplot +
+		       " left it incomplete (is the file system full?)";
 		return false;
 	}
 	return true;

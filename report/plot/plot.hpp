@@ -74,6 +74,8 @@ ojson traces_json(const results &r, const plan &p);
 struct plot_options {
 	std::string output;		// FILE.svg or FILE.png
 	std::string script;		// where the gnuplot script goes; "" = output + ".gp"
+	std::string chart;		// where gnuplot draws; "" = output (the cli draws into a
+					// file of its own and replaces output only with a whole chart)
 	std::string gnuplot = "gnuplot";	// program, found on PATH
 	int width = 900;		// pixels; each panel is 320 high
 };

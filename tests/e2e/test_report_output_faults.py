@@ -559,10 +559,27 @@ class FullFileSystem(MountCase):
         filler = self.mnt / "filler"
         os.truncate(filler, filler.stat().st_size - 4096)  # one page: the script fits, the chart does not
         chart = self.mnt / "chart.svg"
+        # gnuplot drew into the chart's file and exits 0 on a full disk: an empty chart was
+        # left, and an older one replaced by its first 8 KiB (said, but the file was cut).
+        for older in (None, "<svg>an older chart</svg>\n"):
+            with self.subTest(older=older):
+                if older:
+                    os.truncate(filler, filler.stat().st_size - 4096)  # the older chart's page
+                    chart.write_text(older)
+                p = run(["plot", str(result), "-o", str(chart)])
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr, f"ioplan: error: writing the chart to {chart}: {ENOSPC} "
+                                           f"({'the older file is left as it was' if older else 'no file is left'})\n")
+                if older:
+                    self.assertEqual(chart.read_text(), older)
+                else:
+                    self.assertFalse(chart.exists())
+        chart.unlink()
+        filler.unlink()  # with room, the whole chart
         p = run(["plot", str(result), "-o", str(chart)])
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertEqual(p.stderr, f"ioplan plot: error: writing '{chart}': gnuplot left it incomplete "
-                                   "(is the file system full?)\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(chart.read_text().rstrip().endswith("</svg>"))
+        self.assertIn(f"set output '{chart}'", (self.mnt / "chart.svg.gp").read_text())  # the script redraws it
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a file system needs root")
