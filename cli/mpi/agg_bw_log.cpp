@@ -3,10 +3,12 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "cli/output.hpp"
 #include "engine/safety/safety.h"
 
 namespace cli {
@@ -22,11 +24,9 @@ agg_bw_log::agg_bw_log(bool on, uint64_t interval_ns, const std::string &dir)
         // The preflight (agg_bw_log_check) judged whose the files are.
         int fd = safety_open_output(&safety_system, path_[d].c_str(), O_TRUNC,
                                     SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why, sizeof(why));
-        f_[d] = fd >= 0 ? fdopen(fd, "w") : nullptr;
-        if (!f_[d] && fd >= 0)
-            ::close(fd);
-        if (!f_[d] && err_.empty())
-            fail(path_[d], fd < 0 ? -fd : errno);
+        fd_[d] = fd >= 0 ? fd : -1;
+        if (fd < 0 && err_.empty())
+            fail(path_[d], -fd);
     }
 }
 
@@ -61,9 +61,29 @@ agg_bw_log::~agg_bw_log()
     finish();
 }
 
+// One line onto direction d's file.  A failed write's piece is cut off again
+// (a stdio buffer had cut the file mid-line where the disk filled) and the file,
+// still ioplan's, is marked so (the next run refused it as a user's).
+void agg_bw_log::put(int d, const std::string &line)
+{
+    int err = write_whole(fd_[d], line);
+    if (!err) {
+        size_[d] += (off_t)line.size();
+        return;
+    }
+    if (ftruncate(fd_[d], size_[d]) == 0)
+        safety_mark_output(fd_[d]);
+    ::close(fd_[d]);
+    fd_[d] = -1;
+    if (err_.empty()) {
+        fail(path_[d], err);
+        err_ += "; it ends at the last whole line written before it";
+    }
+}
+
 void agg_bw_log::tick(const eng_status &st)
 {
-    if (!f_[0] && !f_[1] && !f_[2])
+    if (fd_[0] < 0 && fd_[1] < 0 && fd_[2] < 0)
         return;
     if (st.elapsed_ns < last_ns_ + interval_ns_)
         return;
@@ -72,8 +92,12 @@ void agg_bw_log::tick(const eng_status &st)
         // The totals restart with each measured window (ramp_time, a new group).
         uint64_t bytes = st.bytes[d] >= last_bytes_[d] ? st.bytes[d] - last_bytes_[d] : st.bytes[d];
         uint64_t kib_s = ms ? bytes * 1000 / ms / 1024 : 0;
-        if (f_[d])
-            std::fprintf(f_[d], "%" PRIu64 ", %" PRIu64 ", %d, 0, 0\n", (uint64_t)(st.elapsed_ns / 1000000u), kib_s, d);
+        if (fd_[d] >= 0) {
+            char line[96];
+            int n = std::snprintf(line, sizeof(line), "%" PRIu64 ", %" PRIu64 ", %d, 0, 0\n",
+                                  (uint64_t)(st.elapsed_ns / 1000000u), kib_s, d);
+            put(d, std::string(line, (size_t)n));
+        }
         last_bytes_[d] = st.bytes[d];
     }
     last_ns_ = st.elapsed_ns;
@@ -82,20 +106,19 @@ void agg_bw_log::tick(const eng_status &st)
 std::string agg_bw_log::finish()
 {
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
-        if (!f_[d])
+        if (fd_[d] < 0)
             continue;
-        bool bad = std::fflush(f_[d]) != 0 || std::ferror(f_[d]) != 0;
         // Removed during the run (its directory too): the lines went with it.
-        bool removed = !bad && safety_output_removed(fileno(f_[d]));
-        if (!bad && !removed)
-            safety_mark_output(fileno(f_[d])); // ioplan's own: the next run may replace it
-        if ((std::fclose(f_[d]) != 0 || bad) && err_.empty())
-            fail(path_[d], errno ? errno : EIO);
+        bool removed = safety_output_removed(fd_[d]);
+        if (!removed)
+            safety_mark_output(fd_[d]); // ioplan's own: the next run may replace it
+        if (::close(fd_[d]) != 0 && err_.empty())
+            fail(path_[d], errno); // NFS and full quotas report here
         if (removed && err_.empty()) {
             errno_ = ENOENT;
             err_ = path_[d] + ": removed during the run, and what was written went with it";
         }
-        f_[d] = nullptr;
+        fd_[d] = -1;
     }
     return err_;
 }

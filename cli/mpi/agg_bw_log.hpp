@@ -6,11 +6,13 @@
 // started.  The supervisor's status ticks give the totals, so the I/O loop
 // does nothing for it.  (fio only samples when it computes its ETA line, so its
 // files stay empty under --output or without a terminal; ioplan always fills them.)
+// Each line is written whole as it is made: a write the disk cuts is cut off
+// again, so a file ends at a whole line and stays ioplan's to replace.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
+#include <sys/types.h>
 
 #include "engine/engine.h"
 
@@ -34,7 +36,10 @@ public:
 private:
     void fail(const std::string &path, int err);
 
-    FILE *f_[PLAN_DDIR_NR] = {};
+    void put(int d, const std::string &line);
+
+    int fd_[PLAN_DDIR_NR] = {-1, -1, -1};
+    off_t size_[PLAN_DDIR_NR] = {}; // what the file holds: whole lines
     std::string path_[PLAN_DDIR_NR];
     std::string err_;
     int errno_ = 0;

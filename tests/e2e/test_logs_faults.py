@@ -15,6 +15,7 @@ file should be (EISDIR) or a symlink to /dev/full (ENOSPC on every write).
 import json
 import os
 import shutil
+import signal
 import subprocess
 
 from common import BIN, TmpDirCase, communicate_after, fill_up, run, tmpfs, wait_until
@@ -196,3 +197,30 @@ class LogsFillTheDisk(TmpDirCase):
         p = run([*JOB, "--size=64m", "--rw=read", f"--write_bw_log={mnt}/x", "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertGreater(log.stat().st_size, cut)
+
+    def test_bandwidth_log_the_disk_fills_ends_at_a_whole_line(self):
+        # Written through a stdio buffer, the file was cut where the buffer's 4 KiB ended,
+        # and left unmarked: the run after the disk was freed refused it as a user's.
+        mnt = tmpfs(self, "size=1m")
+        fill_up(mnt)
+        os.truncate(mnt / "filler", (mnt / "filler").stat().st_size - 4096)  # one page: agg-read_bw.log's
+        log = mnt / "agg-read_bw.log"
+        proc = subprocess.Popen([BIN, *JOB, "--time_based", "--runtime=120", "--bwavgtime=1", "--bandwidth-log",
+                                 "--output-format=json"], cwd=mnt, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        out, err = communicate_after(proc, lambda: wait_until(lambda: log.exists() and log.stat().st_size > 4000,
+                                                              what="the bandwidth log filling its page"),
+                                     lambda: proc.send_signal(signal.SIGINT))
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("No space left on device; it ends at the last whole line written before it", err)
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+        text = log.read_text()
+        self.assertTrue(text.endswith("\n"), text[-40:])
+        self.assertEqual([line for line in text.splitlines() if len(line.split(", ")) != 5], [])
+        try:
+            os.setxattr(mnt / "filler", "user.probe", b"1")
+        except OSError as e:
+            self.skipTest(f"no user xattrs on tmpfs here: {e}")
+        (mnt / "filler").unlink()
+        p = run([*JOB, "--bandwidth-log", "--output-format=json"], cwd=mnt)
+        self.assertEqual(p.returncode, 0, p.stderr)
