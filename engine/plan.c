@@ -156,6 +156,13 @@ uint64_t plan_min_bs(const struct plan_job *j)
 	return a == UINT64_MAX ? 1 : a;
 }
 
+uint32_t plan_files_with_extra_block(const struct plan_job *j, uint32_t nfiles)
+{
+	if (j->filesize_min_bytes || !nfiles)
+		return 0;
+	return (uint32_t)(j->size_bytes % nfiles / plan_min_bs(j));
+}
+
 uint64_t plan_bs_max(const struct plan_bs *b)
 {
 	uint64_t m = b->max_bytes;

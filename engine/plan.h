@@ -642,6 +642,13 @@ uint64_t plan_share_ppm(uint64_t x, uint32_t ppm);
 /* fio's rw_min_bs: the smallest block size set for any direction (1 when none is). */
 uint64_t plan_min_bs(const struct plan_job *j);
 
+/*
+ * fio's setup_files: size= split over nfiles leaves a remainder; as many
+ * whole smallest blocks as it holds go one each to the first files, so they
+ * add up to size= (size=1000 nrfiles=3 bs=1: 334, 333, 333).  0 with filesize=.
+ */
+uint32_t plan_files_with_extra_block(const struct plan_job *j, uint32_t nfiles);
+
 /* The files of every clone of every job, counted once per clone that names one. */
 uint32_t plan_clone_files(const struct plan *p);
 

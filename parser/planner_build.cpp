@@ -205,10 +205,10 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 // A file whose size already lies in the range keeps it and takes no draw, as
 // fio's setup_files: an existing regular file, or under the null engine, which
 // has no file, size= over nrfiles (filesize=128k-256k size=256k: 256 KiB).
-static uint64_t file_size(const plan_job &j, uint32_t nfiles, frand &draws, const std::string &path)
+static uint64_t file_size(const plan_job &j, uint32_t nfiles, bool extra, frand &draws, const std::string &path)
 {
     if (!j.filesize_min_bytes)
-        return j.size_bytes / nfiles;
+        return j.size_bytes / nfiles + (extra ? plan_min_bs(&j) : 0);
     uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
     if (!span)
         return j.filesize_min_bytes;
@@ -282,12 +282,13 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
                                 ? join_dir(d.spec.directories[c.clone_index % d.spec.directories.size()], "")
                                 : std::string();
     const device_names devices(paths, d.dropped ? std::string() : dir);
+    const uint32_t extra = plan_files_with_extra_block(&j, nfiles);
     for (uint32_t f = 0; f < c.nr_files; f++) {
         plan_file &pf = c.files[f];
         pf.path = plan_strdup(paths[f].c_str());
         if (!kept_spelled[f].empty())
             pf.fio_name = plan_strdup(kept_spelled[f].c_str());
-        pf.size_bytes = file_size(j, nfiles, draws, paths[f]);
+        pf.size_bytes = file_size(j, nfiles, f < extra, draws, paths[f]);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;

@@ -242,6 +242,29 @@ class FioDifferential(TmpDirCase):
             "files_below_a_block": (two + ["--size=6k", "--rw=read:4k"], [k16] * 2, (8192, 2)),
             "new_file": (one + ["--size=10k", "--rw=read:4k"], [], (4096, 1))})
 
+    def test_size_remainder_goes_to_the_first_files(self):
+        # fio's setup_files: what size= over nrfiles leaves gives the first files one more
+        # smallest block each, so the files add up to size=: size=1000 nrfiles=3 bs=1 lays
+        # out 334, 333, 333 bytes and writes 1000 (ioplan: 333 each, 999).
+        cases = {
+            "write": (["--nrfiles=3", "--size=1000", "--rw=write"], 1000, [334, 333, 333]),
+            "randread_libaio": (["--filename=a:b:c", "--size=2000", "--rw=randread", "--ioengine=libaio",
+                                 "--iodepth=8"], 2000, [667, 667, 666]),
+            "bsrange": (["--nrfiles=3", "--size=1000", "--rw=randrw", "--bsrange=1-4"], None, [334, 333, 333])}
+        for name, (args, want, sizes) in cases.items():
+            with self.subTest(case=name):
+                got = {}
+                for who in ("fio", "ioplan"):
+                    p, d = self.job_run(who, f"rem-{name}", "", ["--name=j", "--bs=1", *args, "--output-format=json"])
+                    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                    files = sorted(f for f in d.iterdir() if f.name != "job.fio")
+                    got[who] = (job["read"]["io_bytes"] + job["write"]["io_bytes"],
+                                job["read"]["total_ios"] + job["write"]["total_ios"], [f.stat().st_size for f in files])
+                self.assertEqual(got["fio"][2], sizes)
+                if want:
+                    self.assertEqual(got["fio"][:2], (want, want))
+                self.assertEqual(got["ioplan"], got["fio"])
+
     def test_io_size_percent_is_of_the_share_not_of_the_reach(self):
         # io_size=N% is of each file's share of size= (fio's f->io_size), also where a
         # sequential pass's last block reaches past it into a larger file: io_size=70% of
