@@ -217,37 +217,39 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /*
- * order[k]: the disk listed k-th.  fio adds a thread's disks as run_threads creates it:
- * the threads in the order they started (equal starts in thread order), those that
- * never did (a stop, a snapshot before they start) after them in thread order.
+ * order[k]: the disk listed k-th, of the n returned.  fio adds a thread's disks as
+ * run_threads creates it: the threads that had started by now, in the order they
+ * started (equal starts in thread order).  A thread still held back by startdelay=,
+ * wait_for= or an earlier stonewall, or one a stop kept from starting, adds none (fio's
+ * interim reports and a stopped run's last one leave its disks out).  No started: all,
+ * in thread order.
  */
-static void disk_order(const struct diskstats *ds, const _Atomic uint64_t *started, uint32_t *order, bool *placed)
+static uint32_t disk_order(const struct diskstats *ds, const _Atomic uint64_t *started, uint64_t now,
+			   uint32_t *order, bool *placed)
 {
 	struct thr_start *t = calloc(ds->nr_threads ? ds->nr_threads : 1, sizeof(*t));
 	uint32_t n = 0;
 
 	for (uint32_t tn = 0; tn < ds->nr_threads; tn++)
 		if (t)
-			t[tn] = (struct thr_start){ started ? atomic_load(&started[tn]) : UINT64_MAX, tn };
+			t[tn] = (struct thr_start){ started ? atomic_load(&started[tn]) : 0, tn };
 	if (t)
 		qsort(t, ds->nr_threads, sizeof(*t), cmp_start);
-	for (uint32_t k = 0; t && k < ds->nr_threads; k++)
+	for (uint32_t k = 0; t && k < ds->nr_threads && t[k].at <= now; k++)
 		for (uint32_t i = ds->thr_off[t[k].tn]; i < ds->thr_end[t[k].tn]; i++)
 			if (!placed[ds->thr_disks[i]]) {
 				placed[ds->thr_disks[i]] = true;
 				order[n++] = ds->thr_disks[i];
 			}
-	for (uint32_t d = 0; d < ds->nr; d++)
-		if (!placed[d])
-			order[n++] = d;
 	free(t);
+	return n;
 }
 
-void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, struct results *r)
+void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, uint64_t now, struct results *r)
 {
 	uint64_t v[DISKSTATS_FIELDS], *b;
 	struct res_disk *d;
-	uint32_t *order;
+	uint32_t *order, n = 0;
 	bool *placed;
 
 	if (!ds->nr)
@@ -256,8 +258,8 @@ void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, struct
 	order = calloc(ds->nr, sizeof(*order));
 	placed = calloc(ds->nr, sizeof(*placed));
 	if (r->disks && order && placed)
-		disk_order(ds, started, order, placed);
-	for (uint32_t k = 0; r->disks && order && placed && k < ds->nr; k++) {
+		n = disk_order(ds, started, now, order, placed);
+	for (uint32_t k = 0; r->disks && k < n; k++) {
 		uint32_t i = order[k];
 
 		if (read_stat(ds->names[i], v))

@@ -43,12 +43,13 @@ void diskstats_begin(struct diskstats *ds, const struct plan *p, const struct la
 /*
  * Reads the counters again and sets r->disks (which must have none) to the
  * deltas since diskstats_begin: at the end of the run, or for a snapshot of
- * the run so far.  Only reads ds.  The disks are in the order fio adds them
- * (init_disk_util as run_threads creates each thread): by started[t], when
- * thread t + 1 passed its startdelay= and wait_for= (UINT64_MAX: not yet;
- * equal ones in thread order), NULL: thread order.
+ * the run so far.  Only reads ds.  The disks are the ones fio has added by
+ * now (init_disk_util as run_threads creates each thread), in that order: by
+ * started[t], when thread t + 1 passed its startdelay= and wait_for=
+ * (UINT64_MAX: not yet; equal ones in thread order), a thread that starts
+ * after now adding none; started NULL: every disk, in thread order.
  */
-void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, struct results *r);
+void diskstats_end(struct diskstats *ds, const _Atomic uint64_t *started, uint64_t now, struct results *r);
 
 void diskstats_release(struct diskstats *ds);
 

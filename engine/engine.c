@@ -334,6 +334,14 @@ static void begin_disks(struct eng *e)
 	pthread_mutex_unlock(&e->mu);
 }
 
+/* The run's clock now, read from a copy: a fake clock advances as it is read, and the run's is left alone. */
+static uint64_t eng_clock_now(const struct eng *e)
+{
+	struct clk c = e->sh.clk;
+
+	return clk_now(&c);
+}
+
 static void *coordinator(void *arg)
 {
 	struct eng *e = arg;
@@ -366,7 +374,7 @@ static void *coordinator(void *arg)
 		logs_stop(e);
 		layout_finish(&e->lay, e->res);
 		cpustat_end(&e->cpus, e->res);
-		diskstats_end(&e->disks, e->sh.started, e->res);
+		diskstats_end(&e->disks, e->sh.started, eng_clock_now(e), e->res);
 		env_end(e->res);
 	} else if (ret == -EINTR && eng_is_stopping(e)) {
 		/* A stop, not a failure: said as one, as a stop during the jobs is. */
@@ -627,7 +635,7 @@ int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
 		(*out)->interrupted = (*out)->interrupted || eng_is_stopping(e);
 	/* fio's interim reports carry the disks' counters as they stand. */
 	if (!ret && *out)
-		diskstats_end(&e->disks, e->sh.started, *out);
+		diskstats_end(&e->disks, e->sh.started, clk_now(&c), *out);
 	pthread_mutex_unlock(&e->mu);
 	return ret;
 }

@@ -777,6 +777,8 @@ void *worker_main(void *arg)
 	if (ret) {
 		worker_error(w, .err = -ret, .what = what);
 		worker_set_error(w, -ret);
+		if (w->sh->started)
+			note_started(w, 0);	/* fio fails it once created: its disks are listed */
 		start_together(w);
 	} else if (!w->clone->nr_files && !w->job->replay) {
 		/*
