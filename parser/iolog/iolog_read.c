@@ -241,21 +241,25 @@ static int parse_text(const char *buf, size_t len, const struct iolog_opts *o,
 		      struct iolog_trace *t, struct iolog_error *e)
 {
 	struct text_state s = { .t = t, .o = o, .e = e };
-	size_t pos = 0;
+	/* A trace saved by a Windows editor: its byte-order mark and CRs are no part of the
+	 * lines (fio reads CRLF lines; job files take both too). */
+	size_t pos = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
 	char line[4200];
 	int ret = 0;
 
 	while (pos < len && !ret) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos, used = n;
 
 		s.line++;
-		if (n >= sizeof(line))
+		if (n && buf[pos + n - 1] == '\r')
+			used--;
+		if (used >= sizeof(line))
 			return fail(e, s.line, false, "line longer than %zu bytes", sizeof(line) - 1);
-		if (memchr(buf + pos, '\0', n))
+		if (memchr(buf + pos, '\0', used))
 			return fail(e, s.line, false, "a NUL byte in a text iolog");
-		memcpy(line, buf + pos, n);
-		line[n] = '\0';
+		memcpy(line, buf + pos, used);
+		line[used] = '\0';
 		if (s.line == 1) {
 			if (strcmp(line, "fio version 2 iolog") && strcmp(line, "fio version 3 iolog"))
 				return fail(e, 1, false, "not a fio iolog (version 2 or 3) or blktrace file");

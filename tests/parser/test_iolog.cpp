@@ -86,6 +86,23 @@ TEST_CASE("iolog v2: no times, but wait lines delay what follows")
     CHECK(p.t.ios[1].time_ns == 2500000);
 }
 
+TEST_CASE("a trace saved on Windows (CRLF lines, a UTF-8 byte-order mark) reads as the same trace")
+{
+    for (const char *log : {"fio version 3 iolog\r\n1 f add\r\n2 f open\r\n3 f read 0 4096\r\n9 f write 8192 512\r\n",
+                            "\xef\xbb\xbf" "fio version 3 iolog\n1 f add\n2 f open\n3 f read 0 4096\n9 f write 8192 512",
+                            "\xef\xbb\xbf" "fio version 3 iolog\r\n1 f add\r\n3 f read 0 4096\r\n9 f write 8192 512\r\n"}) {
+        CAPTURE(log);
+        parsed p(text(log));
+        REQUIRE(p.ret == 0);
+        CHECK(p.t.version == 3);
+        REQUIRE(p.t.nr_ios == 2);
+        CHECK(std::string(p.t.files[0]) == "f");
+        CHECK(p.t.ios[1].offset == 8192);
+        CHECK(p.t.ios[1].len == 512);
+        CHECK(p.t.ios[1].time_ns == 6000);
+    }
+}
+
 TEST_CASE("replay_scale, replay_align, replay_skip and replay_redirect shape the trace as it is read")
 {
     std::vector<uint8_t> log = text("fio version 2 iolog\nf add\ng add\nf read 10000 512\ng write 40960 512\n");
