@@ -199,6 +199,11 @@ static int io_line(struct text_state *s, char **tok, int ddir)
 	if (len > UINT32_MAX || off > UINT64_MAX - len)
 		return fail(s->e, s->line, false, "length %llu at offset %llu is out of range",
 			    (unsigned long long)len, (unsigned long long)off);
+	/* Nothing to move: replayed, it would be counted as an I/O (a write of it
+	 * made the job look read-only); fio 3.33 drops the whole replay. */
+	if (!len && ddir < (int)PLAN_REPLAY_SYNC)
+		return fail(s->e, s->line, false, "a %s of 0 bytes at offset %llu (a read, write or trim moves at least one)",
+			    tok[1], (unsigned long long)off);
 	f = find_file(s->t, s->o->redirect ? s->o->redirect : tok[0]);
 	if (f < 0)
 		return fail(s->e, s->line, false, "file '%s' is used before an 'add' line", tok[0]);

@@ -266,6 +266,11 @@ class BadTraces(TmpDirCase):
         self.assertIn("unknown action 'scribble'",
                       self.refused("b.log", b"fio version 2 iolog\nf add\nf write 0 4096\nf scribble 0 1\n", ":4:1"))
 
+    def test_zero_length_write(self):
+        # It reached the engine as a write that moved nothing, the job made read-only by it: EBADF, exit 1.
+        self.assertIn("a write of 0 bytes at offset 4096",
+                      self.refused("z.log", b"fio version 2 iolog\nf add\nf read 0 4096\nf write 4096 0\n", ":4:1"))
+
     def test_wrong_magic(self):
         bt = synthetic_blktrace(4)
         bt += struct.pack("<I", 0xDEADBEEF) + bt[4:48]

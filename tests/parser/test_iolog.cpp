@@ -170,6 +170,8 @@ TEST_CASE("bad traces are refused with the line or record at fault")
              {"fio version 2 iolog\nf add\ng read 0 4096\n", 3, "before an 'add' line"},
              {"fio version 2 iolog\nf remove\n", 2, "unknown file action"},
              {"fio version 2 iolog\nf add\n", 0, "no I/O"},
+             {"fio version 2 iolog\nf add\nf read 0 4096\nf write 4096 0\n", 4, "a write of 0 bytes at offset 4096"},
+             {"fio version 3 iolog\n1 f add\n2 f trim 0 0\n", 3, "a trim of 0 bytes"},
          }) {
         CAPTURE(b.log);
         parsed p(text(b.log));
