@@ -25,6 +25,9 @@
 #define BT_TC_NOTIFY BT_TC(1u << 10)
 #define BT_TC_DISCARD BT_TC(1u << 13)
 #define LINE_MAX_TOKENS 6
+/* Times are kept in ns in 64 bits; a later one would wrap round to an early one. */
+#define TIME_US_MAX (UINT64_MAX / 1000u)
+#define TIME_MAX_SAYS "584 years, the latest time a replay keeps"
 
 static int fail(struct iolog_error *e, uint64_t where, bool record, const char *fmt, ...)
 {
@@ -189,6 +192,9 @@ static int io_line(struct text_state *s, char **tok, int ddir)
 		return fail(s->e, s->line, false, "offset and length must be unsigned integers, not '%s %s'",
 			    tok[2], tok[3]);
 	if (ddir < 0 && !strcmp(tok[1], "wait") && s->t->version == 2) {
+		if (off > TIME_US_MAX - s->time_us)
+			return fail(s->e, s->line, false, "a wait of %s µs takes the trace past %s",
+				    tok[2], TIME_MAX_SAYS);
 		s->time_us += off;
 		return 0;
 	}
@@ -234,6 +240,8 @@ static int text_line(struct text_state *s, char *line)
 	if (lead && !parse_u64(tok[0], &s->time_us))
 		return fail(s->e, s->line, false, "a version 3 line starts with its time in microseconds, not '%s'",
 			    tok[0]);
+	if (lead && s->time_us > TIME_US_MAX)
+		return fail(s->e, s->line, false, "time %s µs is past %s", tok[0], TIME_MAX_SAYS);
 	if (n == 2 + lead)
 		return file_line(s, tok[lead], tok[lead + 1]);
 	if (n == 4 + lead)

@@ -103,6 +103,14 @@ TEST_CASE("a trace saved on Windows (CRLF lines, a UTF-8 byte-order mark) reads 
     }
 }
 
+TEST_CASE("times up to 584 years after the first I/O are kept exactly; later ones are refused (see bad traces)")
+{
+    parsed p(text("fio version 3 iolog\n0 f add\n0 f read 0 512\n18446744073709551 f read 512 512\n"));
+    REQUIRE(p.ret == 0);
+    REQUIRE(p.t.nr_ios == 2);
+    CHECK(p.t.ios[1].time_ns == 18446744073709551000ull);
+}
+
 TEST_CASE("replay_scale, replay_align, replay_skip and replay_redirect shape the trace as it is read")
 {
     std::vector<uint8_t> log = text("fio version 2 iolog\nf add\ng add\nf read 10000 512\ng write 40960 512\n");
@@ -172,6 +180,9 @@ TEST_CASE("bad traces are refused with the line or record at fault")
              {"fio version 2 iolog\nf add\n", 0, "no I/O"},
              {"fio version 2 iolog\nf add\nf read 0 4096\nf write 4096 0\n", 4, "a write of 0 bytes at offset 4096"},
              {"fio version 3 iolog\n1 f add\n2 f trim 0 0\n", 3, "a trim of 0 bytes"},
+             {"fio version 3 iolog\n1 f add\n2 f read 0 512\n18446744073709552 f read 0 512\n", 4, "past 584 years"},
+             {"fio version 2 iolog\nf add\nf read 0 512\nf wait 18446744073709 0\nf wait 18446744073709551 0\n"
+              "f read 0 512\n", 5, "a wait of 18446744073709551 µs takes the trace past 584 years"},
          }) {
         CAPTURE(b.log);
         parsed p(text(b.log));
