@@ -215,14 +215,24 @@ void worker_replay_start(struct worker *w, uint64_t now)
 	w->rp.t0 = now;
 }
 
-/* The due time of trace I/O io: its trace time, scaled (100 % = the trace's pace). */
+/*
+ * The due time of trace I/O io: its trace time, scaled (100 % = the trace's pace).
+ * One too late for the clock (a blktrace time near 2^64 ns, or one slowed down
+ * by replay_time_scale) is due never rather than wrapped round to at once.
+ */
 static uint64_t replay_due_ns(const struct worker *w, const struct plan_replay_io *io)
 {
 	uint32_t pct = w->job->replay_time_scale_pct ? w->job->replay_time_scale_pct : 100;
+	double after;
+	uint64_t ns;
 
 	if (w->job->replay_no_stall)
 		return w->rp.t0;
-	return w->rp.t0 + (uint64_t)((double)io->time_ns * 100.0 / (double)pct);
+	after = (double)io->time_ns * 100.0 / (double)pct;
+	if (after >= 0x1p64)
+		return UINT64_MAX;
+	ns = (uint64_t)after;
+	return ns > UINT64_MAX - w->rp.t0 ? UINT64_MAX : w->rp.t0 + ns;
 }
 
 bool worker_replay_next(struct worker *w)

@@ -317,6 +317,16 @@ class BlktraceReplay(TmpDirCase):
                       "name the target with replay_redirect=", p.stderr)
         self.assertFalse(os.path.exists("/dev/block/250:77"))
 
+    def test_an_io_due_past_the_clocks_end_is_never_due(self):
+        # Due at the window's start + 2^64 - 1 ns: that wrapped round to 'at once' and both I/Os ran.
+        (self.tmp / "t.bin").write_bytes(bt_record(0, 0, 4096, QUEUE | TC_READ) +
+                                         bt_record(2**64 - 1, 8, 4096, QUEUE | TC_READ))
+        p = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--runtime=1",
+                 "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc, rp = replay_facts(p.stdout)
+        self.assertEqual((doc["jobs"][0]["read"]["total_ios"], rp["ios"]), (1, 1))
+
     def test_no_stall_and_skip(self):
         (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 50_000_000))
         p = run(["--name=rp", "--read_iolog=t.bin", "--replay_redirect=target", "--replay_no_stall=1",
