@@ -25,14 +25,17 @@ namespace parser {
 namespace {
 
 
+// Where in a trace: its line (text, as path:line:col) or its record (blktrace); 0 is the whole file.
+std::string trace_where(const char *path, uint64_t at, bool record)
+{
+    if (!at)
+        return path;
+    return std::string(path) + (record ? ": record " : ":") + std::to_string(at) + (record ? "" : ":1");
+}
+
 void trace_error(const char *path, const iolog_error &e)
 {
-    if (!e.where)
-        std::fprintf(stderr, "%s: error: read_iolog: %s\n", path, e.msg);
-    else if (e.record)
-        std::fprintf(stderr, "%s: record %llu: error: read_iolog: %s\n", path, (unsigned long long)e.where, e.msg);
-    else
-        std::fprintf(stderr, "%s:%llu:1: error: read_iolog: %s\n", path, (unsigned long long)e.where, e.msg);
+    std::fprintf(stderr, "%s: error: read_iolog: %s\n", trace_where(path, e.where, e.record).c_str(), e.msg);
 }
 
 // Size of an existing target: a block device's capacity or a file's length; false if it does not exist.
@@ -82,10 +85,10 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
         }
         if (exists && (dev || size) && t.extent[f] > size) {
             std::fprintf(stderr,
-                         "%s:%u: error: read_iolog: the trace reaches byte %llu of '%s', which holds %llu; "
+                         "%s: error: read_iolog: the trace reaches byte %llu of '%s', which holds %llu; "
                          "nothing was run\n",
-                         j.read_iolog_path, t.first_src[f], (unsigned long long)t.extent[f], t.files[f],
-                         (unsigned long long)size);
+                         trace_where(j.read_iolog_path, t.first_src[f], t.version == 0).c_str(),
+                         (unsigned long long)t.extent[f], t.files[f], (unsigned long long)size);
             return false;
         }
         pf.path = t.files[f];

@@ -284,8 +284,14 @@ class BadTraces(TmpDirCase):
 
     def test_offsets_beyond_the_target(self):
         log = b"fio version 3 iolog\n1 data add\n2 data open\n3 data write 0 4096\n4 data write 61440 8192\n"
-        err = self.refused("f.log", log, ":5")
+        err = self.refused("f.log", log, ":5:1")
         self.assertIn("reaches byte 69632 of 'data', which holds 65536", err)
+
+    def test_blktrace_beyond_the_target_names_the_record(self):
+        # It was named as a line, 'g.bin:13:', of a file that has none.
+        bt = synthetic_blktrace(4) + bt_record(20_000_000, 1000, 4096, QUEUE | TC_READ)
+        err = self.refused("g.bin", bt, ": record 14")
+        self.assertIn("reaches byte 516096 of 'data', which holds 65536", err)
 
 
 class BlktraceReplay(TmpDirCase):
