@@ -10,7 +10,8 @@
  *   v2:  "fio version 2 iolog", then "FILE add|open|close" and
  *        "FILE read|write|trim|sync|datasync OFFSET LENGTH" ("FILE wait USEC 0":
  *        a pause);
- *   v3:  "fio version 3 iolog", the same lines each led by the time in µs;
+ *   v3:  "fio version 3 iolog", the same lines each led by the time in µs
+ *        (fio appends a run's log after a header of its own, times from 0);
  *   blktrace: 48-byte struct blk_io_trace records (either byte order), each
  *        followed by pdu_len bytes; only queue events are I/Os, as in fio.
  * No packaged library reads these formats (blktrace's own tools only print

@@ -163,6 +163,11 @@ struct text_state {
 	uint64_t time_us;		/* v3: the line's time; v2: the sum of waits */
 	uint64_t t0_us;
 	bool have_t0;
+	/* v3: fio appends each run's log after a header of its own, its times from 0
+	 * again; that run follows the last line before it, as fio replays it. */
+	uint64_t seg_first_us;		/* the appended run's own first time */
+	uint64_t seg_base_us;		/* ... and where it starts in the trace */
+	bool new_seg;
 };
 
 static int file_line(struct text_state *s, const char *name, const char *act)
@@ -226,22 +231,51 @@ static int io_line(struct text_state *s, char **tok, int ddir)
 	return push_io(s->t, s->o, io);
 }
 
-/* One line after the header; blank lines and a repeated header (fio appends) are skipped. */
+/* A header after the first: another run's log appended, of the same version. */
+static int appended_header(struct text_state *s, const char *line)
+{
+	if (strcmp(line, s->t->version == 3 ? "fio version 3 iolog" : "fio version 2 iolog"))
+		return fail(s->e, s->line, false, "'%.40s' in a version %d iolog (fio appends only its own version)",
+			    line, s->t->version);
+	s->new_seg = true;
+	return 0;
+}
+
+/* A v3 line's time, as the time in the whole trace; 0 or -EINVAL. */
+static int line_time(struct text_state *s, const char *tok)
+{
+	uint64_t us;
+
+	if (!parse_u64(tok, &us))
+		return fail(s->e, s->line, false, "a version 3 line starts with its time in microseconds, not '%s'",
+			    tok);
+	if (s->new_seg) {
+		s->seg_first_us = us;
+		s->seg_base_us = s->time_us;
+		s->new_seg = false;
+	}
+	/* Within a run a time a little before the last is an interleaving (clones share the log):
+	 * push_io keeps it at the last one's time. */
+	us = us > s->seg_first_us ? us - s->seg_first_us : 0;
+	if (us > TIME_US_MAX - s->seg_base_us)
+		return fail(s->e, s->line, false, "time %s µs is past %s", tok, TIME_MAX_SAYS);
+	s->time_us = s->seg_base_us + us;
+	return 0;
+}
+
+/* One line after the header; blank lines are skipped. */
 static int text_line(struct text_state *s, char *line)
 {
 	char *tok[LINE_MAX_TOKENS];
 	int n, lead = s->t->version == 3;
 
 	if (!strncmp(line, "fio version ", 12))
-		return 0;
+		return appended_header(s, line);
 	n = tokenize(line, tok);
 	if (!n)
 		return 0;
-	if (lead && !parse_u64(tok[0], &s->time_us))
-		return fail(s->e, s->line, false, "a version 3 line starts with its time in microseconds, not '%s'",
-			    tok[0]);
-	if (lead && s->time_us > TIME_US_MAX)
-		return fail(s->e, s->line, false, "time %s µs is past %s", tok[0], TIME_MAX_SAYS);
+	if (lead && line_time(s, tok[0]))
+		return -EINVAL;
 	if (n == 2 + lead)
 		return file_line(s, tok[lead], tok[lead + 1]);
 	if (n == 4 + lead)

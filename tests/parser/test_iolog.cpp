@@ -111,6 +111,24 @@ TEST_CASE("times up to 584 years after the first I/O are kept exactly; later one
     CHECK(p.t.ios[1].time_ns == 18446744073709551000ull);
 }
 
+TEST_CASE("iolog v3: a run's log fio appended after the last (its own header, times from 0) follows it")
+{
+    parsed p(text("fio version 3 iolog\n10 f add\n20 f open\n30 f read 0 4096\n5030 f read 4096 4096\n"
+                  "5040 f close\nfio version 3 iolog\n7 f add\n9 f open\n12 f read 0 4096\n"
+                  "2012 f read 4096 4096\n2011 f read 8192 4096\n"));
+    REQUIRE(p.ret == 0);
+    REQUIRE(p.t.nr_ios == 5);
+    CHECK(p.t.ios[1].time_ns == 5000000);
+    CHECK(p.t.ios[2].time_ns == 5015000);  // the close at 5040 µs, then 12 - 7 µs into the appended run, less 30
+    CHECK(p.t.ios[3].time_ns == 7015000);
+    CHECK(p.t.ios[4].time_ns == 7015000);  // a step back within a run (clones interleaving) is kept at the last
+
+    parsed q(text("fio version 3 iolog\n1 f add\n2 f read 0 512\nfio version 2 iolog\nf read 0 512\n"));
+    CHECK(q.ret == -EINVAL);
+    CHECK(q.e.where == 4);
+    CHECK(std::string(q.e.msg).find("'fio version 2 iolog' in a version 3 iolog") != std::string::npos);
+}
+
 TEST_CASE("replay_scale, replay_align, replay_skip and replay_redirect shape the trace as it is read")
 {
     std::vector<uint8_t> log = text("fio version 2 iolog\nf add\ng add\nf read 10000 512\ng write 40960 512\n");
