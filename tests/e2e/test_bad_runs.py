@@ -53,7 +53,7 @@ class WriteIologLost(TmpDirCase):
     def test_dev_full_fails_the_run_naming_the_log(self):
         p = run(self.JOB + ["--write_iolog=/dev/full"], cwd=self.tmp)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("write_iolog=/dev/full: No space left on device", p.stderr)
+        self.assertIn("write_iolog=/dev/full (the trace ends at the last whole line before the error): No space left on device", p.stderr)
 
     def test_a_full_filesystem_fails_the_run_naming_the_log(self):
         mnt = small_tmpfs(self)
@@ -61,7 +61,7 @@ class WriteIologLost(TmpDirCase):
         log = mnt / "j.iolog"
         p = run(self.JOB + [f"--write_iolog={log}", "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn(f"write_iolog={log}: No space left on device (errno 28)", p.stderr)
+        self.assertIn(f"write_iolog={log} (the trace ends at the last whole line before the error): No space left on device (errno 28)", p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 4 << 20)
 
 
