@@ -115,6 +115,15 @@ int safety_check_writable(const char *path, char *why, size_t n);
 int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
 		       size_t n);
 
+/*
+ * safety_open_output, with the swap and loop backing files judged against busy
+ * (safety_files_load, read earlier by the caller) rather than read again for
+ * this file, as safety_open_output does for each: for a writer of many files
+ * (verify dumps).  busy NULL: read for this file.
+ */
+int safety_open_output_seen(const struct safety_env *env, const struct safety_files *busy, const char *path,
+			    int flags, unsigned how, char *why, size_t n);
+
 /* Stamps the finished file fd as ioplan's, so a later run may replace it: 0 or -errno. */
 int safety_mark_output(int fd);
 

@@ -83,9 +83,16 @@ static bool replaceable(const char *path, int fd, const struct stat *sb, char *m
 	return mark_is_ours(fd >= 0 ? mark_read(fd, mark_why, n) : mark_read_path(path, mark_why, n));
 }
 
+/* Active swap or a loop device's backing file: against busy when the caller read it already. */
+static bool in_use(const struct safety_env *env, const struct safety_files *busy, const char *path,
+		   const struct stat *sb, char *why, size_t n)
+{
+	return busy ? safety_files_check(busy, path, sb, why, n) != 0 : safety_file_in_use(env, path, sb, why, n) != 0;
+}
+
 /* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
-static int judge(const struct safety_env *env, const char *path, int fd, const struct stat *sb,
-		 unsigned how, char *why, size_t n)
+static int judge(const struct safety_env *env, const struct safety_files *busy, const char *path, int fd,
+		 const struct stat *sb, unsigned how, char *why, size_t n)
 {
 	char mark_why[256];
 
@@ -98,7 +105,7 @@ static int judge(const struct safety_env *env, const char *path, int fd, const s
 	}
 	if (!S_ISREG(sb->st_mode))
 		return 0;	/* a directory: the open says EISDIR */
-	if (safety_file_in_use(env, path, sb, why, n))
+	if (in_use(env, busy, path, sb, why, n))
 		return -EBUSY;
 	if ((how & SAFETY_OUT_DERIVED) && (how & SAFETY_OUT_REPLACES) && !(how & SAFETY_OUT_JUDGED) &&
 	    !replaceable(path, fd, sb, mark_why, sizeof(mark_why))) {
@@ -153,7 +160,8 @@ static int broken_link(const char *path, int err, char *why, size_t n)
 	return -ENOENT;
 }
 
-int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n)
+static int check_output(const struct safety_env *env, const struct safety_files *busy, const char *path,
+			unsigned how, char *why, size_t n)
 {
 	struct stat sb;
 
@@ -164,7 +172,12 @@ int safety_check_output(const struct safety_env *env, const char *path, unsigned
 			return broken_link(path, err, why, n);
 		return parent_missing(path, why, n);	/* else created by the open, whose errors are its own */
 	}
-	return judge(env, path, -1, &sb, how, why, n);
+	return judge(env, busy, path, -1, &sb, how, why, n);
+}
+
+int safety_check_output(const struct safety_env *env, const char *path, unsigned how, char *why, size_t n)
+{
+	return check_output(env, NULL, path, how, why, n);
 }
 
 /*
@@ -198,12 +211,18 @@ int safety_check_writable(const char *path, char *why, size_t n)
 int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
 		       size_t n)
 {
+	return safety_open_output_seen(env, NULL, path, flags, how, why, n);
+}
+
+int safety_open_output_seen(const struct safety_env *env, const struct safety_files *busy, const char *path,
+			    int flags, unsigned how, char *why, size_t n)
+{
 	bool created = false, trunc = flags & O_TRUNC;
 	struct stat sb;
 	int fd, ret;
 
 	/* Judged on the path first: a device refused is never even opened. */
-	ret = safety_check_output(env, path, how, why, n);
+	ret = check_output(env, busy, path, how, why, n);
 	if (ret)
 		return ret;
 	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
@@ -216,7 +235,7 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 		snprintf(why, n, "cannot open for writing: %s", strerror(errno));
 		return ret;
 	}
-	ret = fstat(fd, &sb) ? -errno : judge(env, path, fd, &sb, how, why, n);
+	ret = fstat(fd, &sb) ? -errno : judge(env, busy, path, fd, &sb, how, why, n);
 	if (!ret && trunc && S_ISREG(sb.st_mode) && !created && ftruncate(fd, 0)) {
 		ret = -errno;
 		snprintf(why, n, "cannot truncate %s: %s", path, strerror(errno));
