@@ -39,7 +39,6 @@ private:
     void put(int d, const std::string &line);
 
     int fd_[PLAN_DDIR_NR] = {-1, -1, -1};
-    off_t size_[PLAN_DDIR_NR] = {}; // what the file holds: whole lines
     std::string path_[PLAN_DDIR_NR];
     std::string err_;
     int errno_ = 0;

@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -180,43 +179,6 @@ static void file_fail(struct log_file *f, int err)
 }
 
 /*
- * The last `written` bytes of fd's file cut off again, when they are still its
- * end (no other clone of a shared iolog appended whole lines since).  A full
- * disk cut a log's last line where the space ran out, and a reader took the
- * piece ("0, 4") for a line of its own.
- */
-void log_cut_back(int fd, size_t written)
-{
-	off_t end = lseek(fd, 0, SEEK_CUR);	/* of O_APPEND too: the end of this fd's last write */
-	struct stat st;
-
-	if (!written || end < (off_t)written || fstat(fd, &st) || st.st_size != end)
-		return;
-	(void)!ftruncate(fd, end - (off_t)written);
-}
-
-int log_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int err = w < 0 ? errno : ENOSPC;
-
-			log_cut_back(fd, (size_t)(c - (const char *)p));
-			return -err;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/*
  * A write failed and f was cut back to a whole entry: it stays ioplan's own, so
  * the run after the disk is freed may replace it (unmarked, it was refused as
  * a user's file).
@@ -231,7 +193,7 @@ static void file_cut(struct log_file *f, int err)
 
 static void file_write(struct log_file *f, const char *p, size_t n)
 {
-	int ret = f->fd >= 0 ? log_write_all(f->fd, p, n) : 0;
+	int ret = f->fd >= 0 ? safety_write_whole(f->fd, p, n) : 0;
 
 	if (ret)
 		file_cut(f, -ret);
@@ -276,11 +238,11 @@ static void gz_flush(struct log_writer *lw, struct log_file *f)
 		zs.avail_out = WRITE_BUF;
 		ret = deflate(&zs, Z_FINISH);
 		size_t n = WRITE_BUF - zs.avail_out;
-		int w = log_write_all(f->fd, lw->buf, n);
+		int w = safety_write_whole(f->fd, lw->buf, n);
 
 		if (w) {
 			/* The stream's earlier pieces go too: an inflate stops at a cut stream. */
-			log_cut_back(f->fd, (size_t)zs.total_out - n);
+			safety_cut_back(f->fd, (size_t)zs.total_out - n);
 			file_cut(f, -w);
 			break;
 		}

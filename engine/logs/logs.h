@@ -165,15 +165,6 @@ size_t log_sample(unsigned char *p, const struct log_entry *e, bool offset, bool
 /* Hands a chunk over (it may wait for room) and returns an empty one, or NULL. */
 struct log_chunk *log_writer_swap(struct log_writer *lw, struct log_chunk *full);
 
-/*
- * Writes all n bytes at p to fd (through EINTR and short writes): 0, or -errno
- * (-ENOSPC for a write of 0), having cut what it wrote of p off again.
- */
-int log_write_all(int fd, const void *p, size_t n);
-
-/* Cuts the last `written` bytes off fd's file, unless something was appended after them. */
-void log_cut_back(int fd, size_t written);
-
 /* Formats one entry as fio does; returns the length written into buf (>= 96 bytes). */
 size_t log_format(char *buf, const struct log_entry *e, bool offset, bool prio_hex);
 

@@ -124,6 +124,16 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 int safety_open_output_seen(const struct safety_env *env, const struct safety_files *busy, const char *path,
 			    int flags, unsigned how, char *why, size_t n);
 
+/*
+ * Writes all n bytes at p to a side file's fd (through EINTR and short
+ * writes): 0, or -errno (-ENOSPC for a write of 0), having cut what it wrote
+ * of p off again, so a log or a line-by-line file ends at its last whole
+ * entry when the disk fills (safety_cut_back: unless something was appended
+ * after them).
+ */
+int safety_write_whole(int fd, const void *p, size_t n);
+void safety_cut_back(int fd, size_t written);
+
 /* Stamps the finished file fd as ioplan's, so a later run may replace it: 0 or -errno. */
 int safety_mark_output(int fd);
 

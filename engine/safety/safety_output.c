@@ -291,3 +291,40 @@ bool safety_output_removed(int fd)
 
 	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
 }
+
+/*
+ * The last `written` bytes of fd's file cut off again, when they are still its
+ * end (no other clone of a shared iolog appended whole lines since).  A full
+ * disk cut a log's last line where the space ran out, and a reader took the
+ * piece ("0, 4") for a line of its own.
+ */
+void safety_cut_back(int fd, size_t written)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);	/* of O_APPEND too: the end of this fd's last write */
+	struct stat st;
+
+	if (!written || end < (off_t)written || fstat(fd, &st) || st.st_size != end)
+		return;
+	(void)!ftruncate(fd, end - (off_t)written);
+}
+
+int safety_write_whole(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int err = w < 0 ? errno : ENOSPC;
+
+			safety_cut_back(fd, (size_t)(c - (const char *)p));
+			return -err;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -43,7 +43,7 @@ static const char *const iolog_act[] = { "read", "write", "trim" };
  */
 static void iolog_flush(struct worker *w)
 {
-	int ret = w->rp.log_err ? 0 : log_write_all(w->rp.log_fd, w->rp.log, w->rp.log_len);
+	int ret = w->rp.log_err ? 0 : safety_write_whole(w->rp.log_fd, w->rp.log, w->rp.log_len);
 
 	if (ret)
 		w->rp.log_err = -ret;
