@@ -15,6 +15,7 @@ root, or where the machine refuses loop devices or mounts, they skip.
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
@@ -400,14 +401,16 @@ class SideFilesKeepUserFiles(TmpDirCase):
             self.skipTest(f"losetup refused: {p.stderr.strip()}")
         self.addCleanup(sh, "losetup", "-d", p.stdout.strip())
         trace = self.tmp / "strace"
-        p = subprocess.run(["strace", "-f", "-c", "-e", "trace=openat", "-o", str(trace), BIN,
-                            *job, "--rw=write", "--verify_only=1", "--verify=crc32c", "--verify_dump=1"],
-                           cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        traced = ["strace", "-f", "-c", "-e", "trace=openat", "-o", str(trace)] if shutil.which("strace") else []
+        p = subprocess.run([*traced, BIN, *job, "--rw=write", "--verify_only=1", "--verify=crc32c",
+                            "--verify_dump=1"], cwd=self.tmp, capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 1, p.stderr)  # every block fails: written with md5
         self.assertIn("verify_dump: t.8192.received", p.stderr)
         self.assertIn("loop device", p.stderr)
         self.assertEqual(backing.read_bytes(), b"loop" * 1024)
         self.assertEqual(len(list(self.tmp.glob("t.*.received"))), 64)
+        if not traced:
+            self.skipTest("strace is not installed: the opens are not counted")
         opens = int(re.search(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+).*openat$", trace.read_text(), re.M).group(1))
         self.assertLess(opens, 64 * 10, trace.read_text())
 
