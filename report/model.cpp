@@ -402,6 +402,9 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 		const res_clone *origin)
 {
 	int err = cs.get().error;
+	/* fio's __show_run_stats: a continue_on_error job that ended without an error of
+	 * its own reports its first one, with no text (fio keeps none for an I/O's error). */
+	bool allowed = !err && job.continue_on_error && origin && origin->nr_errors && origin->errors[0].err;
 	uint64_t total_err = cs.get().total_err;
 	uint32_t lat_depth = cs.get().lat_depth;
 
@@ -425,9 +428,11 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
 		e.job_ids.push_back(job.job_id);
 	e.run_ns += run_ns;
+	if (allowed)
+		err = origin->errors[0].err;
 	if (!e.error && err) {
 		e.error = err;
-		e.verror = describe_error(job, origin, err);
+		e.verror = allowed ? std::string() : describe_error(job, origin, err);
 	}
 	e.total_err += total_err;
 	add_errors(e, job, origin);
