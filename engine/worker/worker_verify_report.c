@@ -116,6 +116,9 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 		return;
 	snprintf(what, sizeof(what), "verify_dump: %s", why);
 	worker_error(w, .err = -ret, .ddir = PLAN_DDIR_READ, .file = f, .offset = buf_off + at, .what = what);
+	/* A dump asked for and not written is the job's error (exit 1), also where
+	 * continue_on_error=verify lets the mismatches go; the checks go on. */
+	worker_set_error(w, -ret);
 }
 
 bool worker_verify_report_bad(struct worker *w, uint32_t file, uint32_t n, const struct vfy_bad *bad,
