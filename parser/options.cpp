@@ -1098,7 +1098,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.verify_only = flag_value(o, v))),
     opt("verify_fatal", opt_type::boolean, CAT_VERIFY)
         .def("0")
-        .help("Stop at the first mismatch; without it, the check that found one is read to its end, then the job stops.")
+        .help("Stop at the first mismatching chunk, also under continue_on_error=verify; without it, the job stops after the I/O that held one (its other chunks reported), as fio's.")
         .apply(A(j.pj.verify_fatal = flag_value(o, v))),
     opt("verify_interval", opt_type::size, CAT_VERIFY)
         .unit("bytes")

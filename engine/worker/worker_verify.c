@@ -25,7 +25,8 @@
  * verify_only reads its region in the job's blocks (a fixed size on the chunk
  * grid; else chunk by chunk), once a loop; the writes it drew, each whole.
  * A mismatch is a res_error (EILSEQ, as fio reports it) naming the file and
- * offset with what was expected and found, counted in verify_failures; with
+ * offset with what was expected and found, counted in verify_failures; as
+ * fio's, it ends the job at that I/O unless continue_on_error=verify; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
  * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
  * fio's names (worker_verify_report.c).  verify_backlog=N checks what was written after every N
@@ -231,8 +232,8 @@ static void fake_reads(struct worker *w, uint32_t f, uint64_t off, uint64_t len,
 /* A checked slot's mismatches, reported here (one thread reports); the slot goes back. */
 static void async_report(struct worker *w, struct vasync_slot *s)
 {
-	/* verify_fatal: the job ended at the first mismatch; later slots are not looked at. */
-	if (s->nbad && !(w->fatal && w->job->verify_fatal))
+	/* A mismatch ended the job: as fio's, later blocks are not looked at. */
+	if (s->nbad && !(w->fatal && w->res.verify_failures))
 		worker_verify_report_bad(w, s->file, s->nbad, s->bad, s->buf, s->offset);
 	vasync_put(w->vf.async, s);
 }
@@ -260,7 +261,7 @@ static struct vasync_slot *async_slot(struct worker *w)
 
 /*
  * Checks buf's chunks here (or their zeroes, for trimmed ones), written as I/Os
- * of io_len bytes (0: one); true when verify_fatal stops.
+ * of io_len bytes (0: one); true when a mismatch ends the job.
  */
 static bool check_here(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, uint64_t len,
 		       uint64_t io_len, bool zero)
@@ -290,8 +291,14 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 		fake_reads(w, f, off, len, step);
 		return false;
 	}
-	if (!w->vf.async)
-		return !read_run(w, f, buf, off, len, step) || check_here(w, f, buf, off, len, step, zero);
+	if (!w->vf.async) {
+		/* One read at a time, checked before the next: a bad one ends the job where fio's does. */
+		for (uint64_t at = 0; at < len; at += step)
+			if (!read_run(w, f, buf + at, off + at, step, step) ||
+			    check_here(w, f, buf + at, off + at, step, step, zero))
+				return true;
+		return false;
+	}
 	s = async_slot(w);
 	if (!read_run(w, f, s->buf, off, len, step)) {
 		vasync_put(w->vf.async, s);
@@ -379,7 +386,7 @@ static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap
  */
 static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 {
-	uint64_t cap = worker_verify_run_chunks(w), t0 = clk_now(&w->clk), took, bad0 = w->res.verify_failures;
+	uint64_t cap = worker_verify_run_chunks(w), t0 = clk_now(&w->clk), took;
 
 	if (!cap)
 		cap = 1;
@@ -394,12 +401,6 @@ static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 		async_reap(w, wait);
 	took = clk_now(&w->clk) - t0;
 	w->res.ddir[PLAN_DDIR_READ].runtime_ns += took;
-	/*
-	 * As fio's, a mismatch ends the job once this check is done: no later
-	 * round or write goes over what was found (loops=3 writes one round).
-	 */
-	if (w->res.verify_failures > bad0 && !(w->job->continue_on_error & PLAN_COE_VERIFY))
-		worker_fail(w, EILSEQ);
 	return took;
 }
 
@@ -573,7 +574,7 @@ void worker_verify_verdict(struct worker *w)
 {
 	if (w->vf.async)
 		async_reap(w, true);	/* a read job's last blocks */
-	if (!w->res.verify_failures || (w->job->continue_on_error & PLAN_COE_VERIFY))
+	if (!w->res.verify_failures || worker_may_continue(w, PLAN_DDIR_READ, EILSEQ))
 		return;
 	worker_set_error(w, EILSEQ);
 }

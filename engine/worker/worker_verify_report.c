@@ -4,7 +4,9 @@
  * Each mismatch the checks of worker_verify.c find becomes a res_error
  * (EILSEQ, as fio reports it) naming the file and offset with what was
  * expected and found, up to VFY_BAD_MAX described per block and the rest
- * counted; verify_fatal stops the job at the first.  With verify_dump the
+ * counted.  As fio's, the job ends at the I/O that held one (its other chunks
+ * reported first) unless continue_on_error=verify lets it go on;
+ * verify_fatal ends it at the first chunk whatever.  With verify_dump the
  * chunk read is also written out under fio's names, beside the user's files
  * only through the safety layer (a file of the user's is never replaced).
  */
@@ -138,8 +140,13 @@ bool worker_verify_report_bad(struct worker *w, uint32_t file, uint32_t n, const
 	if (n > VFY_BAD_MAX)
 		w->res.total_err += n - VFY_BAD_MAX;
 	w->res.verify_failures += n;
+	/* fio's verify error is the I/O's: fatal unless td_non_fatal_error allows EILSEQ. */
+	if (!worker_may_continue(w, PLAN_DDIR_READ, EILSEQ)) {
+		worker_fail(w, EILSEQ);
+		return true;
+	}
 	if (!w->job->verify_fatal)
 		return false;
-	worker_fail(w, EILSEQ);
+	worker_fail(w, 0);	/* ended, but as fio's the error allowed is not the job's (exit 0) */
 	return true;
 }

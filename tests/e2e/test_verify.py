@@ -121,10 +121,12 @@ class EveryMethod(TmpDirCase):
                 f.unlink()
             p = run(["--name=w", *job, "--rw=write", "--verify=md5", "--do_verify=0"], cwd=self.tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
-            # every block fails: written with md5, checked as crc32c
+            # Every block fails: written with md5, checked as crc32c; continue_on_error=verify
+            # checks them all (exit 0, as fio's: the mismatches allowed are not the jobs' errors).
             p = run(["--name=v", *job, "--rw=write", "--verify_only=1", "--verify=crc32c", "--numjobs=4",
-                     "--output-format=json"], cwd=self.tmp)
-            self.assertEqual(p.returncode, 1, p.stderr)
+                     "--continue_on_error=verify", "--output-format=json"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual([j["verify_failures"] for j in json.loads(p.stdout)["ioplan"]["jobs"]], [1024] * 4)
             self.assertNotIn("did not write it", p.stderr)
             self.assertNotIn("verify_dump:", p.stderr)
             dumps = sorted(self.tmp.glob("f.1.*.received"))

@@ -7,12 +7,13 @@ reported, a stalled I/O reported by the watchdog, and a second SIGINT.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, wait_for_stderr, wait_until, waits_in
+from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, run_fio, wait_for_stderr, wait_until, waits_in
 
 
 class Verify(TmpDirCase):
@@ -91,6 +92,58 @@ class Verify(TmpDirCase):
         flip(self.tmp / "v.0.0", 300000)
         p = run(self.job("--verify_only"))
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class MismatchEndsTheJob(TmpDirCase):
+    """As fio 3.33's, a mismatch ends the job at the read that found it unless
+    continue_on_error=verify: the read figures stop there.  Both tools read a copy
+    of the same 64 blocks, fio's md5 writes, block 20 bad; at depth 1 the amounts
+    are exact.  (ioplan checked every block and went on: 64 reads and 64 dumps
+    where fio made 1.)"""
+    BAD = 20
+
+    def setUp(self):
+        super().setUp()
+        p = run_fio(["--name=v", f"--filename={self.tmp}/v.dat", "--size=256k", "--bs=4k", "--rw=write",
+                     "--verify=md5", "--do_verify=0", "--output=/dev/null"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flip(self.tmp / "v.dat", self.BAD * 4096 + 1000)
+
+    def figures(self, runner, extra):
+        """(exit code, job error, read bytes, reads, .received dumps) of one run on a fresh copy."""
+        work = self.tmp / runner.__name__
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        shutil.copy(self.tmp / "v.dat", work / "w.dat")
+        p = runner(["--name=v", "--filename=w.dat", "--size=256k", "--bs=4k", "--verify=md5",
+                    "--output-format=json", *extra], cwd=work)
+        text = p.stdout[p.stdout.index("{"):]    # fio prints its error line first
+        job = json.loads(text)["jobs"][0]
+        return (p.returncode, job["error"], job["read"]["io_bytes"], job["read"]["total_ios"],
+                len(list(work.glob("w.dat.*.received"))))
+
+    def test_the_job_ends_at_the_bad_read_as_fios(self):
+        bad_end = (self.BAD + 1) * 4096
+        cases = {("--rw=read",): (1, 84, bad_end, self.BAD + 1, 0),
+                 ("--rw=write", "--verify_only=1"): (1, 84, bad_end, self.BAD + 1, 0),
+                 ("--rw=read", "--verify_fatal=1"): (1, 84, bad_end, self.BAD + 1, 0),
+                 # Every block fails another method's check: the first read ends it.
+                 ("--rw=read", "--verify=crc32c", "--verify_dump=1"): (1, 84, 4096, 1, 1),
+                 # continue_on_error=verify reads on, each mismatch counted; exit 0, as fio's.
+                 ("--rw=read", "--verify=crc32c", "--verify_dump=1", "--continue_on_error=verify"):
+                     (0, 84, 256 << 10, 64, 64),
+                 ("--rw=read", "--verify_fatal=1", "--continue_on_error=verify"): (0, 84, bad_end, self.BAD + 1, 0)}
+        for extra, want in cases.items():
+            with self.subTest(extra=extra):
+                self.assertEqual(self.figures(run_fio, extra), want, "fio 3.33")
+                self.assertEqual(self.figures(run, extra), want, "ioplan")
+
+    def test_a_bad_chunk_inside_a_read_is_not_lost(self):
+        # 16k reads of 4k chunks: fio 3.33 keeps only its last chunk's result, so the
+        # mismatch in the second chunk of the sixth read is printed and then lost (error 0,
+        # exit 0, all 16 reads).  ioplan fails the read and ends there.
+        self.assertEqual(self.figures(run, ("--rw=read", "--bs=16k", "--verify_interval=4k")),
+                         (1, 84, 6 * 16384, 6, 0))
 
 
 class Failures(TmpDirCase):

@@ -116,19 +116,23 @@ TEST_CASE("verify_async: a write job's read-back is clean, and a flipped byte is
 	CHECK(pb::first_clone(*r).verify_failures == 0);
 	for (off_t at : { 5000, 300000, 900000 })
 		flip_byte(d.file("v.0.0"), at);
-	for (bool fatal : { false, true }) {
+	// The first mismatch reported ends the job (verify_fatal or not); continue_on_error=verify reports all three.
+	for (int mode : { 0, 1, 2 }) {
 		auto v = pb::build(d.path(), { verified(job_spec("v", PLAN_RW_RANDWRITE, PLAN_IOENGINE_PSYNC, 1 << 20), PLAN_VERIFY_MD5, 2, true).with([&](plan_job &j) {
-							       j.verify_fatal = fatal;
+							       j.verify_fatal = mode == 1;
+							       j.continue_on_error = mode == 2 ? PLAN_COE_VERIFY : 0;
 						       }) });
 		r = pb::run(*v, &ret);
-		CHECK(ret == -EILSEQ);
+		CHECK(ret == (mode == 2 ? 0 : -EILSEQ));
 		const res_clone &k = pb::first_clone(*r);
-		CHECK(k.verify_failures == (fatal ? 1u : 3u));
+		CHECK(k.verify_failures == (mode == 2 ? 3u : 1u));
 		REQUIRE(k.nr_errors >= 1);
 		CHECK(k.errors[0].offset == 4096);
 		CHECK(std::string(k.errors[0].what).rfind("verify md5: want ", 0) == 0);
-		if (!fatal)
+		if (mode == 2) {
+			REQUIRE(k.nr_errors == 3);
 			CHECK(k.errors[2].offset == 900000 / 4096 * 4096);
+		}
 	}
 }
 

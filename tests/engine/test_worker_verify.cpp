@@ -110,7 +110,7 @@ TEST_CASE("worker verify: one flipped byte between a write job and a verify_only
 	CHECK(has_msg(*r, "verify", "job 'v': " + path + ": offset 299008: verify crc32c"));
 }
 
-TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops at the first")
+TEST_CASE("worker verify: the first bad read ends the job unless continue_on_error=verify, which reports every bad block")
 {
 	pb::tmpdir d;
 	auto w = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH) });
@@ -119,25 +119,37 @@ TEST_CASE("worker verify: every bad block is reported unless verify_fatal stops 
 	REQUIRE(ret == 0);
 	for (off_t at : { 5000, 70000, 200000 })
 		flip_byte(d.file("f.0.0"), at);
+	// As fio's: the read of the second block fails the job, and nothing is read after it.
 	for (bool fatal : { false, true }) {
 		auto v = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH, true).with([&](plan_job &j) {
 							       j.verify_fatal = fatal;
 						       }) });
 		auto r = pb::run(*v, &ret);
 		const res_clone &k = pb::first_clone(*r);
-		CHECK(k.verify_failures == (fatal ? 1u : 3u));
-		REQUIRE(k.nr_errors >= 1);
+		CHECK(ret == -EILSEQ);
+		CHECK(k.verify_failures == 1);
+		CHECK(k.ddir[PLAN_DDIR_READ].bytes == 8192);
+		REQUIRE(k.nr_errors == 1);
 		CHECK(k.errors[0].offset == 4096);
-		if (!fatal)
-			CHECK(k.errors[2].offset == 200000 / 4096 * 4096);
 	}
-	// continue_on_error=verify keeps the job successful while still counting.
-	auto c = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH, true).with([](plan_job &j) {
-		j.continue_on_error = PLAN_COE_VERIFY;
-	}) });
-	auto r = pb::run(*c, &ret);
-	CHECK(ret == 0);
-	CHECK(pb::first_clone(*r).verify_failures == 3);
+	// continue_on_error=verify keeps the job successful while still counting every one;
+	// with verify_fatal it ends at the first, still not the job's error (fio exits 0).
+	for (bool fatal : { false, true }) {
+		auto c = pb::build(d.path(), { verified(job_spec("f", PLAN_RW_WRITE, PLAN_IOENGINE_PSYNC, 256 << 10), PLAN_VERIFY_XXHASH, true).with([&](plan_job &j) {
+			j.continue_on_error = PLAN_COE_VERIFY;
+			j.verify_fatal = fatal;
+		}) });
+		auto r = pb::run(*c, &ret);
+		const res_clone &k = pb::first_clone(*r);
+		CHECK(ret == 0);
+		CHECK(k.error == 0);
+		CHECK(k.verify_failures == (fatal ? 1u : 3u));
+		CHECK(k.ddir[PLAN_DDIR_READ].bytes == (fatal ? 8192u : 256u << 10));
+		if (!fatal) {
+			REQUIRE(k.nr_errors == 3);
+			CHECK(k.errors[2].offset == 200000 / 4096 * 4096);
+		}
+	}
 }
 
 TEST_CASE("worker verify: a read job with verify= checks each block it reads")
