@@ -119,23 +119,33 @@ std::string chart_scratch(const std::string &output)
     return name;
 }
 
+// text in place of path, whole: a full disk leaves an older file (a script
+// edited by hand, a chart) as it was.
+int commit_whole(const std::string &path, const std::string &text, const char *content)
+{
+    output_file out;
+    std::string err;
+    if (!out.open(path, &err)) {
+        std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", path.c_str(), err.c_str());
+        return 1;
+    }
+    return out.commit(text, content) ? 0 : 1;
+}
+
 // The whole chart gnuplot drew at scratch, in place of output (as --output's
-// results: written once its space is had, a full disk leaving an older chart).
-int commit_chart(const std::string &scratch, const std::string &output)
+// results: written once its space is had, a full disk leaving an older chart),
+// then the script that redraws it.
+int commit_chart(const std::string &scratch, const std::string &output, const std::string &script)
 {
     std::ifstream in(scratch, std::ios::binary);
     std::string chart((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    output_file out;
-    std::string err;
     if (!in.good() && !in.eof()) {
         std::fprintf(stderr, "ioplan plot: error: reading the chart gnuplot drew in %s\n", scratch.c_str());
         return 1;
     }
-    if (!out.open(output, &err)) {
-        std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", output.c_str(), err.c_str());
+    if (commit_whole(output, chart, "the chart"))
         return 1;
-    }
-    return out.commit(chart, "the chart") ? 0 : 1;
+    return commit_whole(output + ".gp", script, "the chart's gnuplot script");
 }
 
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
@@ -177,10 +187,12 @@ int plot_action(const args &a)
     report::ojson doc;
     if (json && !parse_result_text(in[0].path, in[0].text, &doc))
         return 2;
+    std::string script;
     po.chart = chart_scratch(po.output);
+    po.kept_script = &script;
     bool ok = json ? report::plot_document(doc, po, &err, &bad_input)
                    : report::plot_logs(in, po, &where, &err, &bad_input);
-    int rc = !ok ? report_failure(where, err, bad_input) : po.chart.empty() ? 0 : commit_chart(po.chart, po.output);
+    int rc = !ok ? report_failure(where, err, bad_input) : po.chart.empty() ? 0 : commit_chart(po.chart, po.output, script);
     if (!po.chart.empty())
         ::unlink(po.chart.c_str());
     return rc;

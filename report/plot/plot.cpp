@@ -356,10 +356,12 @@ std::string drawing_into_chart(const std::string &script, const plot_options &o)
 bool plotting::render(const std::string &script, const plot_options &o, std::string *err)
 {
 	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
-	if (!write_script(path, script, err))
+	bool own_chart = !o.chart.empty() && o.chart != o.output;
+	if (own_chart && o.kept_script)
+		*o.kept_script = script;
+	else if (!write_script(path, script, err))
 		return false;
 	std::string out;
-	bool own_chart = !o.chart.empty() && o.chart != o.output;
 	std::string run = own_chart ? o.chart + ".gp" : path; // beside the chart, removed after
 	if (own_chart && !write_script(run, drawing_into_chart(script, o), err))
 		return false;
