@@ -24,10 +24,13 @@ SEEDS = [
 
 
 def scaled(cmd):
-    """The same command line with a 16 MiB file, 1 s runs and no warm-up."""
+    """The same command line with a 16 MiB file, 1 s runs and no warm-up: -W0 for a
+    -W given, and added where the line leaves DISKSPD's default of 5 s (each second
+    of it keeps the line's threads busy)."""
     cmd = re.sub(r"-c\d+[GgMm]", "-c16M", cmd)
     cmd = re.sub(r"-d\d+", "-d1", cmd)
-    return re.sub(r"-W\d+", "-W0", cmd).split()
+    cmd = re.sub(r"-W\d+", "-W0", cmd).split()
+    return cmd if "-W0" in cmd else [*cmd[:-1], "-W0", cmd[-1]]
 
 
 class DiskspdFrontEnd(TmpDirCase):
@@ -42,7 +45,7 @@ class DiskspdFrontEnd(TmpDirCase):
                 for f in self.tmp.glob("*.dat"):
                     f.unlink()
                 if "-c" not in cmd:
-                    self.assertEqual(self.diskspd(["-c16M", "-d1", "-W0", "-w100", "testfile.dat"]).returncode, 0)
+                    self.assertEqual(self.diskspd(["-c16M", "-d1", "-W0", "-w100", "-g100i", "testfile.dat"]).returncode, 0)
                 p = self.diskspd(scaled(cmd))
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertIn("Command Line: diskspd " + " ".join(scaled(cmd)), p.stdout)
@@ -131,7 +134,7 @@ class DiskspdFrontEnd(TmpDirCase):
         # of the path becomes U+FFFD, the rest is escaped, and a real parser reads the document.
         import xml.etree.ElementTree as ET
         name = b"a\x01\x1b[31m<&>\"'\xff\r.dat"
-        p = subprocess.run([BIN.encode(), b"diskspd", b"-Rxml", b"-b4K", b"-c1M", b"-d1", name],
+        p = subprocess.run([BIN.encode(), b"diskspd", b"-Rxml", b"-b4K", b"-c1M", b"-d1", b"-W0", name],
                            cwd=self.tmp, capture_output=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue((self.tmp / os.fsdecode(name)).is_file())
@@ -145,7 +148,7 @@ class DiskspdFrontEnd(TmpDirCase):
     def test_xml_output_and_symlink_invocation(self):
         link = self.tmp / "diskspd"
         os.symlink(BIN, link)
-        p = subprocess.run([str(link), "-Rxml", "-b4K", "-c16M", "-d1", "-L", "f.dat"], cwd=self.tmp,
+        p = subprocess.run([str(link), "-Rxml", "-b4K", "-c16M", "-d1", "-W0", "-L", "f.dat"], cwd=self.tmp,
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         import xml.etree.ElementTree as ET
@@ -171,7 +174,7 @@ class DiskspdFrontEnd(TmpDirCase):
     def test_profile_only_prints_the_profile_in_the_format_asked_and_runs_nothing(self):
         # -Rpxml printed the text profile: DISKSPD prints its <Profile> element alone.
         import xml.etree.ElementTree as ET
-        args = ["-b8K", "-c1M", "-d1", "-r", "-w30", "-o4"]
+        args = ["-b8K", "-c1M", "-d1", "-W0", "-r", "-w30", "-o4"]
         p = self.diskspd([*args, "-Rptext", "f.dat"])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("Input parameters:", p.stdout)
@@ -235,7 +238,7 @@ class DiskspdFrontEnd(TmpDirCase):
                 self.assertEqual((int(t.find("BaseFileOffset").text), int(t.find("MaxFileSize").text)),
                                  (mib[base], mib[end]))
         # a run reports it too, and keeps its I/O inside the range: the job file says where
-        p = self.diskspd(["-b16K", "-c16M", "-d1", "-W0", "-r4K", "-B1M", "-f8M", "f.dat"])
+        p = self.diskspd(["-b16K", "-c16M", "-d1", "-W0", "-g100i", "-r4K", "-B1M", "-f8M", "f.dat"])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("\t\tmax file size: 8MiB\n", p.stdout)
         job = self.diskspd(["-b16K", "-c16M", "-d1", "-r4K", "-B1M", "-f8M", "--job", "f.dat"]).stdout.splitlines()
@@ -290,7 +293,7 @@ class DiskspdFrontEnd(TmpDirCase):
         # count out of what is left (10:20 of 30); the rest of an existing file is found in the
         # run.  Each case: (line, (first range's end, its share of the I/O)).
         mib = 1 << 20
-        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "old.dat"]).returncode, 0)
+        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "-g100i", "old.dat"]).returncode, 0)
         cases = [
             (["-c1M", "-rdpct10/1:90/99", "new.dat"], (8 << 10, 0.10)),
             (["-c1M", "-rdabs10/100K:20/1M", "new.dat"], (100 << 10, 1 / 3)),
@@ -313,7 +316,7 @@ class DiskspdFrontEnd(TmpDirCase):
         # target ("Effective IO Distributions"), and each <Target> of its XML result carries
         # them (a gap as an IO="0" range); ioplan showed neither.
         import xml.etree.ElementTree as ET
-        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "old.dat"]).returncode, 0)
+        self.assertEqual(self.diskspd(["-c1M", "-d1", "-W0", "-w100", "-g100i", "old.dat"]).returncode, 0)
         cases = [
             (["-c1M", "-t2", "-rdpct10/1:90/99", "new.dat"], "new.dat [thread: 0 1]",
              ["    10% of IO => [     0    -      8KiB)", "    90% of IO => [     8KiB -      1MiB)"],
@@ -332,7 +335,9 @@ class DiskspdFrontEnd(TmpDirCase):
         head = "\nEffective IO Distributions\n--------------------------\n"
         for args, target, lines, ranges in cases:
             with self.subTest(args=args):
-                line = ["-b4K", "-r", "-d1", "-W0", *args]
+                # -g100i: the section is the ranges, not what the run did; uncapped, each
+                # thread of these 1 s runs spins a core on the page cache.
+                line = ["-b4K", "-r", "-d1", "-W0", "-g100i", *args]
                 p = self.diskspd(line)
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertRegex(p.stdout, r"\navg\.\|[^\n]*\n" + re.escape(head))
@@ -343,7 +348,7 @@ class DiskspdFrontEnd(TmpDirCase):
                 for t in ET.fromstring(x.stdout).findall("./TimeSpan/Thread/Target"):
                     got = [(r.get("IO"), r.text) for r in t.findall("./Distribution/Absolute/Range")]
                     self.assertEqual(got, ranges)
-        p = self.diskspd(["-b4K", "-r", "-d1", "-W0", "-c1M", "new.dat"])
+        p = self.diskspd(["-b4K", "-r", "-d1", "-W0", "-g100i", "-c1M", "new.dat"])
         self.assertNotIn("Effective IO Distributions", p.stdout)
 
 
@@ -373,7 +378,7 @@ class DiskspdFrontEnd(TmpDirCase):
     def test_a_pool_thread_on_several_targets_is_one_row_naming_them(self):
         # docs/diskspd.md: ioplan counts a thread's I/O, not each target's, so with -F a
         # thread's row names all its targets where DISKSPD prints a row per target.
-        p = self.diskspd(["-c1M", "-d1", "-W0", "-F2", "-b4K", "a.dat", "b.dat"])
+        p = self.diskspd(["-c1M", "-d1", "-W0", "-g100i", "-F2", "-b4K", "a.dat", "b.dat"])  # capped: rows, not rates
         self.assertEqual(p.returncode, 0, p.stderr)
         table = p.stdout.split("Total IO\n")[1].split("\ntotal:")[0]
         rows = [r for r in table.splitlines() if re.match(r"^\s+\d+ \|", r)]
@@ -412,7 +417,7 @@ class CachingFlags(TmpDirCase):
         dev = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True,
                              check=True).stdout.strip()
         try:
-            line = ["diskspd", "-b4K", "-d1", "-w100", "-o1", "-t1", "-Sd"]
+            line = ["diskspd", "-b4K", "-d1", "-W0", "-w100", "-o1", "-t1", "-Sd"]
             p = run([*line, dev], cwd=self.tmp)
             self.assertEqual(p.returncode, 2)
             self.assertIn(f"allow_device_write={dev}", p.stderr)
