@@ -550,11 +550,13 @@ class LocalEngines(TmpDirCase):
     def test_cpuio_load_above_100_and_chunks_of_0_run_as_fio(self):
         # fio 3.33 clamps cpuload to 100 and burns chunks of 0 us (one clock read each, no
         # think); ioplan refused both as out of range, so such a job file did not run at all.
+        # runtime=500ms, which both tools take: a full load spins a core for all of it, and
+        # half a second still holds 25 chunks of 20 ms and thousands of clock reads.
         for args, least_ios, fills in ((["--cpuload=150", "--cpuchunks=20000"], 2, True),
                                        (["--cpuload=100", "--cpuchunks=0"], 1000, False)):
             for who, tool in tools():
                 with self.subTest(args=args, who=who):
-                    p = tool(["--name=c", "--ioengine=cpuio", *args, "--runtime=1", "--output-format=json"],
+                    p = tool(["--name=c", "--ioengine=cpuio", *args, "--runtime=500ms", "--output-format=json"],
                              cwd=self.tmp, timeout=60)
                     self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
                     job = report(p.stdout)["jobs"][0]
