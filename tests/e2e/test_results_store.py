@@ -420,6 +420,8 @@ class Interrupted(StoreCase):
     """A run a signal stopped was saved like a whole one: nothing in `results list`,
     `show` or `compare` said its figures cover only part of the workload."""
 
+    # Time-based on the null engine, which spins a core for the whole runtime: the whole
+    # runs last 250 ms, all a run needs to be saved whole with a rate to summarize.
     NULL = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based"]
 
     def interrupted_run(self, label, sig):
@@ -441,7 +443,7 @@ class Interrupted(StoreCase):
     def test_a_run_cut_short_says_so_wherever_it_is_shown(self):
         self.interrupted_run("cut", signal.SIGINT)
         self.interrupted_run("term", signal.SIGTERM)
-        p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+        p = run([*self.NULL, "--runtime=250ms", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual([(r["label"], r["interrupted"]) for r in self.listing()],
                          [("cut", True), ("term", True), ("whole", False)])
@@ -474,7 +476,7 @@ class Interrupted(StoreCase):
         self.interrupted_run("cut", signal.SIGINT)
         whole = []
         for _ in range(2):
-            p = run([*self.NULL, "--runtime=1", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
+            p = run([*self.NULL, "--runtime=250ms", "--output-format=json", "--save=whole", f"--results-db={self.db}"])
             self.assertEqual(p.returncode, 0, p.stderr)
             whole.append(json.loads(p.stdout)["jobs"][0]["read"]["iops"])
         s = json.loads(self.results("summary", "--output-format=json").stdout)
