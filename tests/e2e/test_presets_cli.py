@@ -143,7 +143,8 @@ class Presets(TmpDirCase):
 class Plot(TmpDirCase):
     def test_plot_draws_a_run(self):
         result = self.tmp / "r.json"
-        p = run(["--name=r", "--ioengine=null", "--size=64m", "--time_based", "--runtime=1",
+        # Rate-limited: the intervals are the runtime's, and unlimited the null job spins a core.
+        p = run(["--name=r", "--ioengine=null", "--size=64m", "--time_based", "--runtime=1", "--rate_iops=1000",
                  "--bwavgtime=100", "--output-format=json", f"--output={result}"])
         self.assertEqual(p.returncode, 0, p.stderr)
         series = json.loads(result.read_text())["ioplan"]["series"][0]
