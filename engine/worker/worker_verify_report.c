@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,19 +66,30 @@ static int dump_file_locked(const char *name, const uint8_t *p, uint64_t len, ch
 {
 	/* Named by offset, unknown before the run: judged in full here; a user's file is kept. */
 	int fd = safety_open_output_seen(&safety_system, dump_busy_files(), name, O_TRUNC,
-					 SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, n), ret = 0;
+					 SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES, why, n), ret;
+	char plain[128];
+	struct stat sb;
 
-	if (fd < 0)
+	if (fd < 0) {
+		/* The open's own error (a refusal names what it found): name the dump, the errno follows. */
+		snprintf(plain, sizeof(plain), "cannot open for writing: %s", strerror(-fd));
+		if (!strcmp(why, plain))
+			snprintf(why, n, "cannot open %s for writing", name);
 		return fd;
-	snprintf(why, n, "writing the bad block");
-	for (ssize_t r; len; len -= (uint64_t)r, p += r)
-		if ((r = write(fd, p, len)) <= 0) {
-			ret = r < 0 ? -errno : -EIO;
-			break;
-		}
-	if (!ret)
+	}
+	ret = safety_write_whole(fd, p, len);
+	if (!ret) {
 		safety_mark_output(fd);
+		close(fd);
+		return 0;
+	}
+	/* A full disk: no empty or cut dump is left to pass for the block read. */
+	snprintf(why, n, "writing %s (no dump is left)", name);
+	if (fstat(fd, &sb))
+		sb.st_ino = 0;
 	close(fd);
+	if (sb.st_ino)
+		safety_remove_made(name, sb.st_dev, sb.st_ino);
 	return ret;
 }
 

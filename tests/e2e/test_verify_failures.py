@@ -13,7 +13,8 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, flip, run, run_fio, wait_for_stderr, wait_until, waits_in
+from common import (BIN, STOP_BOUND_S, TmpDirCase, fill_up, flip, run, run_fio, tmpfs, wait_for_stderr, wait_until,
+                    waits_in)
 
 
 class Verify(TmpDirCase):
@@ -137,6 +138,35 @@ class MismatchEndsTheJob(TmpDirCase):
             with self.subTest(extra=extra):
                 self.assertEqual(self.figures(run_fio, extra), want, "fio 3.33")
                 self.assertEqual(self.figures(run, extra), want, "ioplan")
+
+    @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
+    def test_a_dump_that_cannot_be_written_is_named_and_leaves_nothing(self):
+        # A dump's failure is the job's error (fio 3.33 prints it and exits 0 under
+        # continue_on_error).  On a full disk the dump was left empty, passing for the
+        # block read, and the error said only "writing the bad block"; a directory in its
+        # place gave "cannot open for writing: Is a directory: Is a directory".
+        mnt = tmpfs(self, "size=64k")
+        shutil.copy(self.tmp / "v.dat", self.tmp / "w.dat")
+        job = ["--name=v", f"--filename={self.tmp}/w.dat", "--size=256k", "--bs=4k", "--verify=md5",
+               "--rw=read", "--verify_dump=1", "--continue_on_error=verify", "--output=/dev/null"]
+        dump = f"w.dat.{self.BAD * 4096}.received"
+        fill_up(mnt)
+        p = run(job, cwd=mnt)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"verify_dump: writing {dump} (no dump is left): No space left on device (errno 28)",
+                      p.stderr)
+        self.assertEqual(sorted(f.name for f in mnt.iterdir()), ["filler"])
+        (mnt / "filler").unlink()
+        (mnt / dump).mkdir()
+        p = run(job, cwd=mnt)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"verify_dump: cannot open {dump} for writing: Is a directory (errno 21)\n", p.stderr)
+        (mnt / dump).rmdir()
+        p = run(job, cwd=mnt)   # with room, the block read
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.tmp / "w.dat", "rb") as f:
+            f.seek(self.BAD * 4096)
+            self.assertEqual((mnt / dump).read_bytes(), f.read(4096))
 
     def test_a_bad_chunk_inside_a_read_is_not_lost(self):
         # 16k reads of 4k chunks: fio 3.33 keeps only its last chunk's result, so the
