@@ -119,19 +119,6 @@ std::string chart_scratch(const std::string &output)
     return name;
 }
 
-// text in place of path, whole: a full disk leaves an older file (a script
-// edited by hand, a chart) as it was.
-int commit_whole(const std::string &path, const std::string &text, const char *content)
-{
-    output_file out;
-    std::string err;
-    if (!out.open(path, &err)) {
-        std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", path.c_str(), err.c_str());
-        return 1;
-    }
-    return out.commit(text, content) ? 0 : 1;
-}
-
 // The whole chart gnuplot drew at scratch, in place of output (as --output's
 // results: written once its space is had, a full disk leaving an older chart),
 // then the script that redraws it.
@@ -143,9 +130,10 @@ int commit_chart(const std::string &scratch, const std::string &output, const st
         std::fprintf(stderr, "ioplan plot: error: reading the chart gnuplot drew in %s\n", scratch.c_str());
         return 1;
     }
-    if (commit_whole(output, chart, "the chart"))
-        return 1;
-    return commit_whole(output + ".gp", script, "the chart's gnuplot script");
+    // Each whole or not at all (emit: a full disk leaves an older one, a script edited by hand too).
+    if (int rc = emit(chart, "the chart", output, {}))
+        return rc;
+    return emit(script, "the chart's gnuplot script", output + ".gp", {});
 }
 
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
