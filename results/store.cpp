@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <pwd.h>
 #include <unistd.h>
 #include <functional>
 #include <ctime>
+#include <random>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -170,6 +172,61 @@ static std::string side_file_in_the_way(const std::string &path)
 	return "";
 }
 
+// A new, empty file under a name of the store's beside path, made by this
+// process alone (O_EXCL), with the mode SQLite would give the store.
+static std::string new_side_name(const std::string &path)
+{
+	std::random_device rd;
+	for (int tries = 0; tries < 100; tries++) {
+		char tail[24];
+		std::snprintf(tail, sizeof(tail), ".making-%08x", (unsigned)rd());
+		std::string name = path + tail;
+		int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return name;
+		}
+		if (errno != EEXIST)
+			throw store_error(path + ": cannot make the results store: " + std::strerror(errno));
+	}
+	throw store_error(path + ": cannot make the results store: no free name beside it");
+}
+
+static void remove_with_side_files(const std::string &name)
+{
+	for (const char *side : {"", "-wal", "-shm", "-journal"})
+		unlink((name + side).c_str());
+}
+
+// A new store appears whole or not at all: its schema is written under a name
+// of its own and linked into place.  Made in place, a disk that filled (or a
+// stop) while SQLite wrote it left an empty file, which every later `results`
+// command refused as "no results store yet".  The move never replaces a store
+// another process made meanwhile: that one is used and this one dropped.
+void store::make_whole(const std::string &path)
+{
+	std::string side = new_side_name(path);
+	try {
+		store made(side, mode::write);
+	} catch (const store_error &e) {
+		remove_with_side_files(side);
+		std::string why = e.what();
+		for (size_t at; (at = why.find(side)) != std::string::npos;)
+			why.replace(at, side.size(), path);
+		throw store_error(why + " (no store was left)", e.busy, e.damaged);
+	}
+	// NOREPLACE where the file system has it (FAT and exFAT have no hard links);
+	// a link where it has not (NFS).
+	int err = renameat2(AT_FDCWD, side.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0 ? 0 : errno;
+	if (err == EINVAL || err == ENOSYS)
+		err = link(side.c_str(), path.c_str()) == 0 ? 0 : errno;
+	if (err == EEXIST)
+		err = 0;
+	remove_with_side_files(side);
+	if (err)
+		throw store_error(path + ": cannot make the results store: " + std::strerror(err));
+}
+
 store::store(const std::string &path, mode m) : path_(path)
 {
 	struct stat st;
@@ -189,6 +246,7 @@ store::store(const std::string &path, mode m) : path_(path)
 		if (makes_its_directory(path))
 			make_parent(path);
 		check_makeable(path);
+		make_whole(path);
 	}
 	int flags = m == mode::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	std::string target = m == mode::read ? read_target(path, &flags) : path;

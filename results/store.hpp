@@ -127,6 +127,7 @@ private:
 	std::string unreadable() const;
 	std::string unwritable() const;
 	std::string io_failure(int rc) const;
+	static void make_whole(const std::string &path);
 	void configure();
 	void migrate(mode m);
 	std::string read_shape(int *version);

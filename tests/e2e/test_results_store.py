@@ -157,6 +157,8 @@ class SaveAndRead(StoreCase):
             out, err = p.communicate(timeout=120)
             self.assertEqual(p.returncode, 0, err)
         self.assertEqual(sorted(r["label"] for r in self.listing()), ["c0", "c1", "c2", "c3"])
+        # Each first save made a store under a name of its own; the one linked first is used.
+        self.assertEqual([n.name for n in self.tmp.iterdir() if ".making-" in n.name], [])
 
     def test_a_copy_of_the_store_file_holds_every_run_and_no_output_takes_its_side_files(self):
         # The runs were left in the WAL (no checkpoint at close): a copy of results.db held

@@ -401,6 +401,24 @@ class UnsavedRuns(StoreCase):
         self.assertEqual((row["label"], row["failed"]), ("full", True))
         self.assertEqual(shown["failed"][0]["error"], 28)
 
+    def test_a_first_save_onto_the_disk_its_job_filled_leaves_no_empty_store(self):
+        # The store does not exist yet: it is made after the run, on the disk the job
+        # filled.  Made in place, SQLite's first open left an empty results.db, which
+        # every later `results` command refused as "no results store yet".
+        self.store_on_tmpfs("small", "256k")
+        cwd = self.tmp / "here"
+        cwd.mkdir()
+        p = run([*FILLING_JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=first",
+                 f"--results-db={self.db}"], cwd=cwd)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("the disk is full (no store was left)", p.stderr)
+        self.assertEqual(sorted(n.name for n in self.mnt.iterdir()), ["f"])
+        kept = self.kept_file(p.stderr, cwd, cwd=cwd)
+        (self.mnt / "f").unlink()
+        self.assertEqual(self.listing(), [])
+        self.results("import", str(kept))
+        self.assertEqual([r["label"] for r in self.listing()], ["first"])
+
 
 class UnwritableDirectory(StoreCase):
     def test_a_user_who_may_write_the_store_but_not_its_directory_is_told_which(self):
