@@ -361,6 +361,16 @@ class UnsavedRuns(StoreCase):
         self.assertRegex(kept.name, r"^results\.db\.unsaved-[0-9a-f]{32}\.json$")
         return kept
 
+    def filling_run(self, label):
+        """A run whose job fills the store's file system, saved with label from a
+        directory of its own (returned): it fails (exit 1) with its report printed."""
+        cwd = self.tmp / "here"
+        cwd.mkdir()
+        p = run([*FILLING_JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", f"--save={label}",
+                 f"--results-db={self.db}"], cwd=cwd)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        return p, cwd
+
     def import_into_another(self, kept):
         self.db = self.tmp / "mended.db"
         self.results("import", str(kept))
@@ -389,11 +399,7 @@ class UnsavedRuns(StoreCase):
     def test_a_store_on_the_disk_its_job_filled_keeps_the_run_in_the_current_directory(self):
         self.store_on_tmpfs("small", "256k")
         self.assertEqual(self.ioplan_run(label="first").returncode, 0)
-        cwd = self.tmp / "here"
-        cwd.mkdir()
-        p = run([*FILLING_JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=full",
-                 f"--results-db={self.db}"], cwd=cwd)
-        self.assertEqual(p.returncode, 1, p.stderr)
+        p, cwd = self.filling_run("full")
         self.assertIn("No space left on device", p.stderr)
         kept = self.kept_file(p.stderr, cwd, cwd=cwd)
         self.assertEqual(sorted(n.name for n in self.mnt.iterdir() if "unsaved" in n.name), [])
@@ -406,11 +412,7 @@ class UnsavedRuns(StoreCase):
         # filled.  Made in place, SQLite's first open left an empty results.db, which
         # every later `results` command refused as "no results store yet".
         self.store_on_tmpfs("small", "256k")
-        cwd = self.tmp / "here"
-        cwd.mkdir()
-        p = run([*FILLING_JOB, f"--filename={self.mnt / 'f'}", "--output-format=json", "--save=first",
-                 f"--results-db={self.db}"], cwd=cwd)
-        self.assertEqual(p.returncode, 1, p.stderr)
+        p, cwd = self.filling_run("first")
         self.assertIn("the disk is full (no store was left)", p.stderr)
         self.assertEqual(sorted(n.name for n in self.mnt.iterdir()), ["f"])
         kept = self.kept_file(p.stderr, cwd, cwd=cwd)
