@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,10 +83,23 @@ static int shell_run(struct worker *w, char *line, int out)
 	return st;
 }
 
+/*
+ * Whether the output file's file system is full: then whatever the command
+ * wrote there (an echo, a tool's log) failed with ENOSPC, which may be why it
+ * failed, and the file is empty or cut; its exit status alone does not say so.
+ */
+static bool output_full(int fd)
+{
+	struct statvfs vfs;
+
+	return fstatvfs(fd, &vfs) == 0 && vfs.f_blocks && vfs.f_bavail == 0;
+}
+
 /* Runs one command as fio's exec_string; 0, or the error already recorded. */
 static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 {
-	char *line = strdup(cmd), what[64], path[4096], ext[16];
+	char *line = strdup(cmd), what[4300], path[4096], ext[16];
+	bool full;
 	int st, fd;
 
 	snprintf(ext, sizeof(ext), "%s.txt", mode);
@@ -99,14 +113,17 @@ static int exec_cmd(struct worker *w, const char *cmd, const char *mode)
 	st = shell_run(w, line, fd);
 	free(line);
 	safety_mark_output(fd);	/* what the command wrote is ioplan's: a re-run replaces it */
+	full = output_full(fd);
 	close(fd);
 	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
 		return 0;
 	if (st < 0)
 		snprintf(what, sizeof(what), "exec_%s%s", mode, st == -EINTR ? ": stopped" : "");
 	else
-		snprintf(what, sizeof(what), "exec_%s exited with status %d", mode,
-			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		snprintf(what, sizeof(what), "exec_%s exited with status %d%s%s%s", mode,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+			 full ? "; its output file " : "", full ? path : "",
+			 full ? " is on a full file system, so what it wrote there is cut" : "");
 	if (st != -EINTR)
 		worker_error(w, .err = st < 0 ? -st : ECANCELED, .what = what);
 	return st < 0 ? st : -ECANCELED;

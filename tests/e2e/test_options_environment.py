@@ -12,7 +12,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, FIO, VARIANT, TmpDirCase, run, run_fio, wait_until
+from common import BIN, FIO, VARIANT, TmpDirCase, fill_up, run, run_fio, tmpfs, wait_until
 
 
 class Exec(TmpDirCase):
@@ -49,6 +49,26 @@ class Exec(TmpDirCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("exec_prerun exited with status 3", p.stderr)
         self.assertIn('"io_bytes" : 0', p.stdout)
+
+    def test_a_command_whose_output_file_is_on_a_full_disk_is_said_to_have_lost_its_output(self):
+        # An echo into pre.prerun.txt on a full file system fails with ENOSPC, so the
+        # prerun exits 1 and leaves its file empty: the error said only "status 1".
+        # (fio 3.33 skips the job's I/O without a word and exits 0.)
+        mnt = tmpfs(self, "size=64k")
+        fill_up(mnt)
+        p = run(["--name=pre", "--ioengine=null", "--size=1m", "--exec_prerun=echo hello",
+                 "--output-format=json"], cwd=str(mnt))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("exec_prerun exited with status 1; its output file pre.prerun.txt is on a full "
+                      "file system, so what it wrote there is cut", p.stderr)
+        self.assertEqual((mnt / "pre.prerun.txt").read_text(), "")
+        self.assertIn('"io_bytes" : 0', p.stdout)
+        # With room, a failing command is its exit status alone.
+        (mnt / "filler").unlink()
+        p = run(["--name=pre", "--ioengine=null", "--size=1m", "--exec_prerun=echo hello; exit 3",
+                 "--output-format=json"], cwd=str(mnt))
+        self.assertIn("exec_prerun exited with status 3: ", p.stderr)
+        self.assertNotIn("full file system", p.stderr)
 
 
 def _vmlck_kb(pid):
