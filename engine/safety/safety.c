@@ -180,6 +180,15 @@ static int view_load(const struct safety_env *env, struct sysview *v, char *why,
 	return ret;
 }
 
+#define MEM_MAJOR 1		/* /dev/null 1:3, /dev/zero 1:5, /dev/full 1:7 */
+
+bool safety_char_stores_nothing(dev_t rdev)
+{
+	unsigned min = minor(rdev);
+
+	return major(rdev) == MEM_MAJOR && (min == 3 || min == 5 || min == 7);
+}
+
 int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, size_t n)
 {
 	struct sysview v;
@@ -217,6 +226,8 @@ int safety_check_device_write(const struct safety_env *env, const struct plan *p
 		return -errno;
 	if (!S_ISBLK(sb.st_mode) && !S_ISCHR(sb.st_mode))
 		return 0;
+	if (S_ISCHR(sb.st_mode) && safety_char_stores_nothing(sb.st_rdev))
+		return 0;	/* fio's own examples write to /dev/null: nothing there to destroy */
 	/* Named by its number, so /dev/disk/by-id links and the node itself are one device. */
 	if (!*allow || stat(allow, &allowed) != 0 || (allowed.st_mode & S_IFMT) != (sb.st_mode & S_IFMT) ||
 	    allowed.st_rdev != sb.st_rdev) {

@@ -2,7 +2,8 @@
  * engine/safety/safety.h - may ioplan write here?  The rules that keep a benchmark from
  * destroying data it was not given (docs/safety.md).
  *
- * Block devices: writing needs the exact device named in allow_device_write,
+ * Block devices (and character devices other than /dev/null, /dev/zero and
+ * /dev/full): writing needs the exact device named in allow_device_write,
  * and even then a device that holds a mounted filesystem, has a mounted
  * partition, is active swap, is held by md/dm/LVM, or backs a loop device is
  * refused; so is a loop device whose backing device is in use or whose
@@ -46,7 +47,15 @@ extern const struct safety_env safety_system;
 int safety_device_in_use(const struct safety_env *env, dev_t dev, char *why, size_t n);
 
 /*
- * 0 when plan p may write to the block device at path; -EPERM (not allowed by
+ * Is the character device rdev one whose writes store nothing (/dev/null,
+ * /dev/zero, /dev/full)?  Writing there destroys nothing, so neither a job
+ * nor an output needs allow_device_write= for it.
+ */
+bool safety_char_stores_nothing(dev_t rdev);
+
+/*
+ * 0 when plan p may write to the block device at path (or a character device
+ * other than those above); -EPERM (not allowed by
  * allow_device_write) or -EBUSY (in use, see above) with the reason in why.
  */
 int safety_check_device_write(const struct safety_env *env, const struct plan *p, const char *path,

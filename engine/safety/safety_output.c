@@ -34,7 +34,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define MEM_MAJOR 1		/* /dev/null 1:3, /dev/zero 1:5, /dev/full 1:7 */
 #define TTY_MAJOR 4
 #define TTYAUX_MAJOR 5
 #define PTS_MAJOR_FIRST 136
@@ -55,10 +54,10 @@ static bool is_std_stream(const struct stat *sb)
 /* A character device whose writes store nothing: the null-like ones and terminals. */
 static bool harmless_char(dev_t rdev)
 {
-	unsigned maj = major(rdev), min = minor(rdev);
+	unsigned maj = major(rdev);
 
-	if (maj == MEM_MAJOR)
-		return min == 3 || min == 5 || min == 7;
+	if (safety_char_stores_nothing(rdev))
+		return true;
 	return maj == TTY_MAJOR || maj == TTYAUX_MAJOR || (maj >= PTS_MAJOR_FIRST && maj <= PTS_MAJOR_LAST);
 }
 

@@ -542,6 +542,23 @@ class RunParity(TmpDirCase):
         self.assertEqual(banner["fio"][:2], ["fio-3.33", "Starting 2 threads and 2 processes"])
         self.assertIn("b: Laying out IO file (1 file / 1MiB)", banner["fio"])
 
+    def test_fio_s_steadystate_example_writes_dev_null(self):
+        # fio's examples/steadystate.fio writes /dev/null and reads /dev/zero (here by
+        # size, not for 5 minutes).  Writing /dev/null destroys nothing: fio runs it and
+        # so must ioplan, as fio and as itself.  ioplan refused it (exit 2: "refusing to
+        # write to character device /dev/null: name it in allow_device_write=/dev/null").
+        text = ("[global]\nthreads=1\ngroup_reporting\nsize=1m\n"
+                "[ss-write]\nfilename=/dev/null\nrw=write\nbs=128k\nnumjobs=2\n"
+                "[ss-read]\nnew_group\nstonewall\nfilename=/dev/zero\nrw=randread\nbs=4k\nnumjobs=2\n")
+        for as_fio in (True, False):
+            moved = {}
+            for who, (p, _) in self.both(text, as_fio=as_fio).items():
+                self.assertEqual((p.returncode, p.stderr), (0, ""), who)
+                moved[who] = [(j["jobname"], j["error"], j["read"]["io_bytes"], j["write"]["io_bytes"])
+                              for j in json_of(p.stdout)["jobs"]]
+            self.assertEqual(moved["ioplan"], moved["fio"], f"as_fio={as_fio}")
+            self.assertEqual(moved["fio"], [("ss-write", 0, 0, 2 << 20), ("ss-read", 0, 2 << 20, 0)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -273,15 +273,26 @@ class Refusals(LoopMounts):
         self.assertTrue(intact())
 
     def test_character_devices_are_written_only_when_named(self):
-        p = self.write_job("--filename=/dev/null")
+        # /dev/urandom keeps nothing either, but it is not one of the three sinks.
+        p = self.write_job("--filename=/dev/urandom")
         self.assertEqual(p.returncode, 2, p.stdout)
-        self.assertIn("job 'w': refusing to write to character device /dev/null: name it in "
-                      "allow_device_write=/dev/null", p.stderr)
+        self.assertIn("job 'w': refusing to write to character device /dev/urandom: name it in "
+                      "allow_device_write=/dev/urandom", p.stderr)
         link = self.tmp / "sink"
-        link.symlink_to("/dev/null")
-        p = self.write_job(f"--filename={link}", "--allow_device_write=/dev/null")
+        link.symlink_to("/dev/urandom")
+        p = self.write_job(f"--filename={link}", "--allow_device_write=/dev/urandom")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.split(";")[46], "1024", "the write job wrote its 1 MiB")  # write KiB
+
+    def test_devices_that_store_nothing_need_no_naming(self):
+        # fio's examples/steadystate.fio writes /dev/null: nothing there to destroy.
+        for sink in ("/dev/null", "/dev/zero"):
+            p = self.write_job(f"--filename={sink}")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split(";")[46], "1024", sink)
+        p = self.write_job("--filename=/dev/full")
+        self.assertEqual(p.returncode, 1, p.stdout)  # run, and failed as fio's: ENOSPC
+        self.assertIn("No space left on device", p.stderr)
 
     def test_bs_unaligned_range_on_a_4kn_device_is_refused_before_any_io(self):
         img = self.tmp / "4kn.img"

@@ -191,6 +191,19 @@ TEST_CASE("partitions and holders from a sysfs tree")
     sh("rm -r " + root);
 }
 
+TEST_CASE("job targets: the devices that store nothing need no allow_device_write, other character devices do")
+{
+    char why[1024] = "";
+    plan none = plan_allowing("");
+    for (const char *sink : { "/dev/null", "/dev/zero", "/dev/full" })
+        CHECK_MESSAGE(safety_check_device_write(&safety_system, &none, sink, why, sizeof why) == 0, sink);
+    CHECK(safety_check_device_write(&safety_system, &none, "/dev/urandom", why, sizeof why) == -EPERM);
+    CHECK(std::string(why).find("allow_device_write=/dev/urandom") != std::string::npos);
+    CHECK(safety_char_stores_nothing(makedev(1, 3)));
+    CHECK_FALSE(safety_char_stores_nothing(makedev(1, 9)));	// /dev/urandom
+    CHECK_FALSE(safety_char_stores_nothing(makedev(4, 1)));	// a terminal stores nothing, but shows it
+}
+
 TEST_CASE("outputs: null-like devices and pipes pass, other devices and a user's file under a made-up name do not")
 {
     char why[1024] = "";
