@@ -30,7 +30,8 @@ bool kib_units(const plan &p)
 	return !j || j->kb_base != 1000;
 }
 
-// ", 0B/s-2048KiB/s" or ", 0-2000 IOPS": the running threads' summed limits.
+// ", 0B/s-2048KiB/s" or ", 0-2000 IOPS": the running threads' summed limits, of the
+// directions each job does only, as fio's td_read/td_write/td_trim (rate_iops=500 sets all three).
 std::string rate_limits(const plan &p, const eng_status &st, uint32_t copies)
 {
 	uint64_t min_b = 0, max_b = 0, min_i = 0, max_i = 0;
@@ -41,6 +42,8 @@ std::string rate_limits(const plan &p, const eng_status &st, uint32_t copies)
 			if (!st.states || t >= p.nr_threads * copies || !is_running_state(st.states[t]))
 				continue;
 			for (int d = 0; d < PLAN_DDIR_NR; d++) {
+				if (!plan_rw_has_ddir(j->rw, (plan_ddir)d))
+					continue;
 				min_b += j->rate_min_bytes_per_s[d];
 				max_b += j->rate_bytes_per_s[d];
 				min_i += j->rate_iops_min[d];

@@ -69,6 +69,23 @@ TEST_CASE("progress: the world's line counts every rank's copy of the plan")
 	      "Jobs: 2 (f=2), 0-300 IOPS: [w(1)][50.0%][eta 00m:01s]");
 }
 
+TEST_CASE("progress: a limit given for every direction counts only the job's own")
+{
+	// rate_iops=500 sets read, write and trim alike; fio's line sums the directions a
+	// job does (td_read, td_write, td_trim): "0-500 IOPS" for a reader, not 1500.
+	auto every = [](uint64_t v) {
+		return [v](plan_job &j) {
+			for (int d = 0; d < PLAN_DDIR_NR; d++)
+				j.rate_iops[d] = j.rate_iops_min[d] = v;
+		};
+	};
+	t::plan_holder p({ { "r", PLAN_RW_RANDREAD, 0, 1, false, {}, every(500) },
+			   { "m", PLAN_RW_RANDRW, 0, 1, false, {}, every(100) } });
+	snapshot s("rm", 2, 2, 0.5, 1);
+	CHECK(cli::format_status(p.get(), s.st, cli::progress_mark()) ==
+	      "Jobs: 2 (f=2), 700-700 IOPS: [r(1),m(1)][50.0%][eta 00m:01s]");
+}
+
 TEST_CASE("progress: fio's mixed line, unknown share, both directions")
 {
 	t::plan_holder p({ { "m", PLAN_RW_RANDRW, 0, 1, false, {}, nullptr } });
