@@ -132,7 +132,7 @@ struct res_ddir {
 	struct res_lat clat;		/* submitted -> completed */
 	struct res_lat lat;		/* start -> completed */
 	struct res_lat sched_lat;	/* intended issue time -> completed (rate-limited jobs) */
-	struct res_sample_stat bw_kib_s;	/* fio's bw samples, KiB/s (kb_base aware) */
+	struct res_sample_stat bw_kib_s;	/* fio's bw samples, KiB/s (kb_base=1000 too, as fio's) */
 	struct res_sample_stat iops;	/* fio's iops samples */
 	uint64_t target_bytes_per_s;	/* rate limit in force, 0 = none */
 	uint64_t target_iops;

@@ -55,8 +55,8 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 	uint64_t zero[PLAN_DDIR_NR] = { 0 };
 	int ret;
 
-	sampler_start(&l->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : AVG_DEFAULT_NS,
-		      j->kb_base ? j->kb_base : 1024, now, zero);
+	/* KiB/s whatever kb_base says, as fio's __add_samples: kb_base=1000 changes only the labels. */
+	sampler_start(&l->bw_s, j->bw_avg_time_ns ? j->bw_avg_time_ns : AVG_DEFAULT_NS, 1024, now, zero);
 	sampler_start(&l->iops_s, j->iops_avg_time_ns ? j->iops_avg_time_ns : AVG_DEFAULT_NS, 1,
 		      now, zero);
 	/* fio's calc_log_samples takes no interval sample of what a per-I/O log samples per I/O. */

@@ -192,6 +192,25 @@ class FioLogDifferential(LogsTmp):
         self.assertAlmostEqual(r["bw_mean"], mean, delta=mean * 1e-9 + 1e-6, msg=who)
         self.assertAlmostEqual(r["bw_dev"], dev, delta=dev * 1e-6 + 1e-6, msg=who)
 
+    def test_bw_samples_are_kib_whatever_kb_base(self):
+        """fio's bw samples are KiB/s with kb_base=1000 too (its __add_samples divides by 1024):
+        of a 4 KiB job, bw_mean is 4 times iops_mean in both tools.  ioplan's were kB/s there,
+        bw_mean 2049.33 beside iops_mean 500 (fio: 2002.67 and 500.67), 2.4% above its own bw."""
+        args = ["--name=j", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=500",
+                "--time_based", "--runtime=2", "--kb_base=1000", "--output-format=json"]
+        for who, tool in (("ioplan", run), ("fio", self.fio_once_more)):
+            d = self.tmp / who
+            d.mkdir()
+            p = tool(args, cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            for ddir in ("read", "write"):
+                r = job[ddir]
+                # Both samplers share each window; a unit off by 1024/1000 is 2.4% away.
+                self.assertGreater(r["bw_samples"], 0, (who, ddir))
+                self.assertAlmostEqual(r["bw_mean"], 4 * r["iops_mean"], delta=0.01 * r["bw_mean"],
+                                       msg=(who, ddir, r["bw_mean"], r["iops_mean"]))
+
     def test_averaged_counts_and_units(self):
         """log_avg_msec=500 over 2 s: the same entries per direction as fio (±1), KiB/s and IOPS alike."""
         args = ["--name=a", "--ioengine=null", "--rw=randrw", "--bs=4k", "--size=1m", "--rate_iops=100",
