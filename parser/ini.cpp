@@ -127,6 +127,7 @@ private:
     document &doc_;
     const ini_options &opts_;
     std::vector<std::string> chain_; // real paths of the files being read
+    read_budget budget_;             // what this job file's includes and values may cost
     std::vector<std::string> pending_comments_; // kept for `ioplan convert`
     // The include that ended its section (it started one of its own): what
     // follows it before the next header has no section, as in fio.
@@ -327,6 +328,7 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
         e.key = trim(e.key.substr(0, eq));
         e.has_value = true;
     }
+    budget_.value_made(e.key.size() + e.value.size(), at);
     e.substituted = src.substituted || st.text.find("${") != std::string::npos ||
                     st.value.find("${") != std::string::npos;
     e.comments = std::move(pending_comments_);
@@ -342,6 +344,8 @@ void reader::include(const line_state &st, const loc &at, const source &src, int
         fail(at, "includes nested more than 16 deep");
     if (doc_.sections.empty())
         fail(at, "include outside of a [section] (fio 3.33 refuses it there too)");
+    if (budget_.spent()) // said once, where it was passed
+        return;
     // ${VAR} in the name too, so ranks of one mpirun run can include
     // host-${IOPLAN_HOST}.fio (fio reads the name as written).
     std::string name = expand(st.text, at);
@@ -366,7 +370,9 @@ void reader::read_include(const std::string &path, const std::string &name, cons
                           const source &inc, int depth)
 {
     std::string text;
+    budget_.include_opened(at);
     read_job_text(path, at, true, ("included file '" + name + "'").c_str(), &text);
+    budget_.include_read(text.size(), at);
     if (depth > 0) {
         read_text(text, inc, depth + 1);
         return;

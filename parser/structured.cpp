@@ -271,7 +271,35 @@ std::string real_path(const std::string &path)
     return realpath(path.c_str(), buf) ? std::string(buf) : path;
 }
 
-std::string read_include(const std::string &name, const loc &at, int depth, std::string *text)
+void read_budget::over(const loc &at, const std::string &what)
+{
+    spent_ = true;
+    fail(at, what + ": this is not a job file");
+}
+
+void read_budget::include_opened(const loc &at)
+{
+    if (++includes_ > INCLUDES_MAX)
+        over(at, "more than " + std::to_string(INCLUDES_MAX) +
+                     " includes read for one job file (files that include each other again and again?)");
+}
+
+void read_budget::include_read(size_t bytes, const loc &at)
+{
+    include_bytes_ += bytes;
+    if (include_bytes_ > JOB_FILE_MAX)
+        over(at, "the files included come to more than " + std::to_string(JOB_FILE_MAX >> 20) + " MiB");
+}
+
+void read_budget::value_made(size_t bytes, const loc &at)
+{
+    value_bytes_ += bytes;
+    if (value_bytes_ > VALUES_MAX)
+        over(at, "the option values come to more than " + std::to_string(VALUES_MAX >> 20) +
+                     " MiB (aliases or ${VAR}s repeated?)");
+}
+
+std::string read_include(const std::string &name, const loc &at, int depth, read_budget &budget, std::string *text)
 {
     if (depth >= 16)
         fail(at, "includes nested more than 16 deep");
@@ -284,7 +312,9 @@ std::string read_include(const std::string &name, const loc &at, int depth, std:
     for (const loc *l = &at; l; l = l->included_from.get())
         if (real_path(l->path) == real)
             fail(at, "include loop: '" + name + "' is already being read");
+    budget.include_opened(at);
     read_job_text(path, at, false, ("included file '" + name + "'").c_str(), text);
+    budget.include_read(text->size(), at);
     return path;
 }
 

@@ -61,6 +61,34 @@ document read_yaml_file(const std::string &path, const ini_options &opts);
 // past max_bytes.
 constexpr size_t JOB_FILE_MAX = 16u << 20;
 
+// What reading one job file may cost beyond its own text.  Each file read is
+// bounded (JOB_FILE_MAX), but not how often an include is read again: nine
+// files of ten lines, each including the next ten times, are 10^8 includes
+// (ioplan grew without end reading them), and one YAML anchor of 1 MiB named
+// 100 000 times in a list is a value of 100 GB.  One budget per job file, its
+// includes and their values with it; past a limit it fails where it is.
+constexpr size_t INCLUDES_MAX = 65536;
+constexpr size_t VALUES_MAX = 4 * JOB_FILE_MAX;
+
+class read_budget {
+public:
+    // Before an include is read: fails at `at` once INCLUDES_MAX were read.
+    void include_opened(const loc &at);
+    // After it is read: fails once the included text comes to more than JOB_FILE_MAX.
+    void include_read(size_t bytes, const loc &at);
+    // An option's value as made (YAML aliases and ${VAR} expanded): fails once
+    // the values come to more than VALUES_MAX.
+    void value_made(size_t bytes, const loc &at);
+    // A limit was passed: the INI reader, which goes on past a line in error,
+    // reads no further include (each would be refused again).
+    bool spent() const { return spent_; }
+
+private:
+    size_t includes_ = 0, include_bytes_ = 0, value_bytes_ = 0;
+    bool spent_ = false;
+    [[noreturn]] void over(const loc &at, const std::string &what);
+};
+
 // What diagnostics call the job file read from stdin (`ioplan -`, as fio).
 constexpr const char *STDIN_NAME = "<stdin>";
 
@@ -89,8 +117,8 @@ void read_job_text(const std::string &path, const loc &at, bool ini, const char 
 
 // An included file named at `at`: looked up next to the including file, then
 // as given; its text into *text.  Returns the path read; fails when missing or
-// nested too deep.
-std::string read_include(const std::string &name, const loc &at, int depth, std::string *text);
+// nested too deep, or past the budget of the job file that includes it.
+std::string read_include(const std::string &name, const loc &at, int depth, read_budget &budget, std::string *text);
 
 // path with its links and dots resolved (as it is when it cannot be).
 std::string real_path(const std::string &path);

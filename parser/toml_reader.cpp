@@ -17,12 +17,15 @@ namespace {
 
 class toml_reader {
 public:
-    toml_reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
+    toml_reader(document &doc, const ini_options &opts, read_budget &budget) : doc_(doc), opts_(opts), budget_(budget)
+    {
+    }
     void read(const std::string &text, const source_text &src, int depth);
 
 private:
     document &doc_;
     const ini_options &opts_;
+    read_budget &budget_; // the top file's, shared by its includes
 
     loc where(const toml::source_region &r, const source_text &src) const
     {
@@ -132,9 +135,9 @@ void toml_reader::include(section &s, const toml::node &v, const loc &at, int de
         fail(at, "include must be a file name or a list of file names");
     for (const auto &f : files) {
         std::string text;
-        std::string path = read_include(f, at, depth, &text);
+        std::string path = read_include(f, at, depth, budget_, &text);
         document inc;
-        toml_reader r(inc, opts_);
+        toml_reader r(inc, opts_, budget_);
         r.read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
         for (auto &sec : inc.sections)
             for (auto &e : sec.entries)
@@ -202,7 +205,8 @@ document read_toml_text(const std::string &text, const std::string &display_name
     (void)base_dir;
     document doc;
     doc.path = display_name;
-    toml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    read_budget budget;
+    toml_reader(doc, opts, budget).read(text, source_text(display_name, text), 0);
     check_no_nul(doc);
     return doc;
 }

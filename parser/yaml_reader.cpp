@@ -21,12 +21,15 @@ namespace {
 
 class yaml_reader {
 public:
-    yaml_reader(document &doc, const ini_options &opts) : doc_(doc), opts_(opts) {}
+    yaml_reader(document &doc, const ini_options &opts, read_budget &budget) : doc_(doc), opts_(opts), budget_(budget)
+    {
+    }
     void read(const std::string &text, const source_text &src, int depth);
 
 private:
     document &doc_;
     const ini_options &opts_;
+    read_budget &budget_; // the top file's, shared by its includes
 
     loc where(const YAML::Mark &m, const source_text &src) const { return src.at(m.line + 1, m.column + 1); }
     void check_unique(const YAML::Node &map, const source_text &src) const;
@@ -139,12 +142,18 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
         set_bool_value(e, b);
     } else if (v.IsSequence()) {
         char sep = list_separator(key);
-        for (size_t i = 0; i < v.size(); i++)
-            e.value += (i ? std::string(1, sep) : "") + scalar_text(v[i], key, e.value_loc);
+        // Counted item by item: an alias repeated in the list must fail before
+        // the value it would make is held.
+        for (size_t i = 0; i < v.size(); i++) {
+            std::string item = scalar_text(v[i], key, e.value_loc);
+            budget_.value_made(item.size() + 1, e.value_loc);
+            e.value += (i ? std::string(1, sep) : "") + item;
+        }
     } else {
         e.value = scalar_text(v, key, e.value_loc);
         e.substituted = e.value.find("${") != std::string::npos;
         e.value = expand_vars(e.value, e.value_loc, opts_);
+        budget_.value_made(e.value.size(), e.value_loc);
     }
     s.entries.push_back(std::move(e));
 }
@@ -161,9 +170,9 @@ void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int de
         fail(at, "include must be a file name or a list of file names");
     for (const auto &f : files) {
         std::string text;
-        std::string path = read_include(f, at, depth, &text);
+        std::string path = read_include(f, at, depth, budget_, &text);
         document inc;
-        yaml_reader(inc, opts_).read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
+        yaml_reader(inc, opts_, budget_).read(text, source_text(path, text, std::make_shared<const loc>(at)), depth + 1);
         for (auto &sec : inc.sections)
             for (auto &e : sec.entries)
                 s.entries.push_back(std::move(e));
@@ -283,7 +292,8 @@ document read_yaml_text(const std::string &text, const std::string &display_name
     (void)base_dir;
     document doc;
     doc.path = display_name;
-    yaml_reader(doc, opts).read(text, source_text(display_name, text), 0);
+    read_budget budget;
+    yaml_reader(doc, opts, budget).read(text, source_text(display_name, text), 0);
     check_no_nul(doc);
     return doc;
 }

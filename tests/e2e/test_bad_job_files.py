@@ -5,10 +5,11 @@ diagnostic (path:line:col: error: ..., the source line, the caret).  Binary
 garbage and an over-long line are generated here rather than committed.
 """
 import os
+import resource
 import subprocess
 import unittest
 
-from common import BIN, ROOT, TmpDirCase
+from common import BIN, ROOT, VARIANT, TmpDirCase
 
 ERRORS = ROOT / "tests" / "errors"
 
@@ -51,6 +52,66 @@ class GeneratedGarbage(TmpDirCase):
         p = self.run_bytes(b"[j]\nbs=" + b"1" * (1 << 20) + b"\n")
         self.assertEqual(p.returncode, 2)
         self.assertEqual(p.stderr.decode(), "bad.fio:2:8192: error: line is longer than 8191 bytes\n")
+
+    def run_bounded(self, name):
+        # A ceiling on the address space: a reader that grows without bound fails here
+        # (out of memory, exit 1) instead of taking the machine down.  A sanitizer
+        # reserves terabytes of address space, so its own RSS limit stands in.
+        limit, env = (lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))), None
+        if VARIANT != "release":
+            limit = None
+            env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":hard_rss_limit_mb=2048")
+        return subprocess.run([BIN, "--parse-only", name], cwd=self.tmp, capture_output=True, text=True,
+                              timeout=120, preexec_fn=limit, env=env)
+
+    def test_includes_that_multiply_stop_at_a_bound(self):
+        # Nine files, each including the next ten times: 10^8 includes of one line.
+        # Each file is small and none is in a loop, so neither the 16 MiB nor the
+        # loop check stopped it: ioplan read on, growing (10^5 took 1.8 s and 89 MB).
+        forms = {"ini": ("[j]\nsize=1m\ninclude f1.inc\n", "include {}\n", "description=x\n"),
+                 "toml": ("[[jobs]]\nname = 'j'\nsize = '1m'\ninclude = 'f1.inc'\n", "include = [{}]\n",
+                          "description = 'x'\n"),
+                 "yaml": ("jobs:\n  - name: j\n    size: 1m\n    include: f1.inc\n", "include: [{}]\n",
+                          "description: x\n")}
+        for fmt, (top, inc, leaf) in forms.items():
+            with self.subTest(fmt=fmt):
+                for i in range(1, 9):
+                    nxt = f"f{i + 1}.inc"
+                    if fmt == "ini":
+                        text = inc.format(nxt) * 10
+                    else:
+                        text = inc.format(", ".join([repr(nxt)] * 10))
+                    (self.tmp / f"f{i}.inc").write_text(text)
+                (self.tmp / "f9.inc").write_text(leaf)
+                (self.tmp / f"top.{fmt}").write_text(top)
+                p = self.run_bounded(f"top.{fmt}")
+                self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+                self.assertRegex(p.stderr.splitlines()[0],
+                                 r"^f\d\.inc:\d+:\d+: error: more than 65536 includes read for one job file "
+                                 r"\(files that include each other again and again\?\): this is not a job file$")
+                self.assertEqual(p.stderr.count("error:"), 1, p.stderr[-2000:])
+
+    def test_includes_that_come_to_more_than_16_mib_are_refused(self):
+        (self.tmp / "big.inc").write_text(("description=" + "x" * 4000 + "\n") * 1200)  # 4.6 MiB
+        (self.tmp / "top.fio").write_text("[j]\nsize=1m\n" + "include big.inc\n" * 4)
+        p = self.run_bounded("top.fio")
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertEqual(p.stderr.splitlines()[0],
+                         "top.fio:6:9: error: the files included come to more than 16 MiB: this is not a job file")
+        self.assertEqual(p.stderr.count("error:"), 1, p.stderr[-2000:])
+
+    def test_a_yaml_alias_repeated_stops_at_a_bound(self):
+        # One 1 MiB anchor named 100 000 times in a list: a file of 1.4 MiB whose value
+        # is 100 GB.  ioplan made it, and ran out of memory (exit 1) or took the machine's.
+        names = ", ".join(["*s"] * 100000)
+        (self.tmp / "bomb.yaml").write_text(f"global:\n  description: &s \"{'x' * (1 << 20)}\"\n"
+                                            f"jobs:\n  - name: j\n    ioengine: \"null\"\n    size: 1m\n"
+                                            f"    rw: [{names}]\n")
+        p = self.run_bounded("bomb.yaml")
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        self.assertEqual(p.stderr.splitlines()[0],
+                         "bomb.yaml:7:9: error: the option values come to more than 64 MiB (aliases or ${VAR}s "
+                         "repeated?): this is not a job file")
 
     def test_missing_job_file_and_directory_as_job_file(self):
         # The reason is said (it was only "cannot read job file").
