@@ -141,17 +141,30 @@ static int job_writes(const struct plan_job *j)
  * past its offset (file_append's: the file's end).  The sizes before the run:
  * what earlier jobs lay out is the layout's to check (layout_resolve).
  */
+/*
+ * Sizes and their sums stop at UINT64_MAX rather than wrap: 1024 clones of
+ * size=16p came to 2^64 bytes, summed to 0, and passed the free-space check
+ * (every layout then failed with ENOSPC); and a share of a file over 18 TB
+ * (existing * ppm) wrapped to a few terabytes.
+ */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
 static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
 {
-	uint64_t size = f->size_bytes ? f->size_bytes : existing * f->size_ppm / 1000000;
-	uint64_t off = f->offset_bytes ? f->offset_bytes : existing * f->offset_ppm / 1000000;
+	uint64_t size = f->size_bytes ? f->size_bytes : plan_share_ppm(existing, f->size_ppm);
+	uint64_t off = f->offset_bytes ? f->offset_bytes : plan_share_ppm(existing, f->offset_ppm);
 
 	if (ioe_files_as_found(j) || (ioe_files_made_on_open(j) && !f->is_device))
 		return 0;	/* nothing is laid out: the file is used as it is (or made empty) */
 	if (j->file_append && !f->is_device)
 		off = existing;
 
-	return size + off;
+	return add_sat(size, off);
 }
 
 static void account_space(struct pf_state *s, const char *dir, const struct stat *dsb, uint64_t bytes)
@@ -168,8 +181,8 @@ static void account_space(struct pf_state *s, const char *dir, const struct stat
 		snprintf(s->fs[i].dir, sizeof(s->fs[i].dir), "%s", dir);
 		s->nr_fs++;
 	}
-	s->fs[i].need += bytes;
-	s->r->bytes_to_lay_out += bytes;
+	s->fs[i].need = add_sat(s->fs[i].need, bytes);
+	s->r->bytes_to_lay_out = add_sat(s->r->bytes_to_lay_out, bytes);
 }
 
 /*
@@ -522,7 +535,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 
 		if (exists)
 			existing_size(f->path, &sb, &have);
-		s->buffered_read_bytes += needed_bytes(j, f, have);
+		s->buffered_read_bytes = add_sat(s->buffered_read_bytes, needed_bytes(j, f, have));
 	}
 }
 
@@ -740,8 +753,9 @@ static void check_totals(struct pf_state *s)
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		if (s->fs[i].need > avail)
 			pf_add(s, RES_MSG_ERROR, "no-space", -1,
-			    "not enough free space to lay out the files in %s: %llu bytes needed, %llu available",
-			    s->fs[i].dir, (unsigned long long)s->fs[i].need, (unsigned long long)avail);
+			    "not enough free space to lay out the files in %s: %s%llu bytes needed, %llu available",
+			    s->fs[i].dir, s->fs[i].need == UINT64_MAX ? "at least " : "",
+			    (unsigned long long)s->fs[i].need, (unsigned long long)avail);
 	}
 	avail = mem_available(s->env);
 	if (s->buffered_read_bytes && avail && s->buffered_read_bytes < avail)

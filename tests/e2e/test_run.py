@@ -16,7 +16,7 @@ import unittest
 
 import jsonschema
 
-from common import BIN, FIO, ROOT, STOP_BOUND_S, VARIANT, TmpDirCase, mark_of, run, run_fio, wait_for_stderr, wait_until
+from common import BIN, FIO, ROOT, STOP_BOUND_S, VARIANT, TmpDirCase, mark_of, run, run_fio, tmpfs, wait_for_stderr, wait_until
 
 RESULT_SCHEMA = json.loads((ROOT / "schema/result.schema.json").read_text())
 
@@ -151,6 +151,20 @@ class Runs(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("not enough free space", p.stderr)
         self.assertEqual([f.name for f in self.tmp.iterdir()], ["plain"])
+
+    def test_sizes_that_add_past_2_64_bytes_are_refused_not_wrapped(self):
+        # 1024 clones of 16 PiB are 2^64 bytes: the sum wrapped to 0, the free-space
+        # check passed, and every clone's layout ran until the disk was full (exit 1):
+        # a small tmpfs of its own, so that a wrapped sum cannot fill the machine's.
+        mnt = tmpfs(self, "size=1m")
+        for clones, size in ((1024, "16p"), (1024, "16383p"), (2, "8192p")):
+            with self.subTest(clones=clones, size=size):
+                p = run(["--name=w", f"--directory={mnt}", f"--size={size}", f"--numjobs={clones}",
+                         "--rw=write"])
+                self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+                self.assertIn(f"ioplan: error: not enough free space to lay out the files in {mnt}: at least "
+                              f"18446744073709551615 bytes needed, 1048576 available\n", p.stderr)
+                self.assertEqual(list(mnt.iterdir()), [])
 
     def test_existing_file_not_created_by_ioplan_is_not_written(self):
         f = self.tmp / "precious"
