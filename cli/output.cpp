@@ -141,6 +141,8 @@ bool output_file::open(const std::string &path, std::string *err, unsigned how)
 bool output_file::commit(const std::string &text, const std::string &content)
 {
 	const std::string what = content + " to " + path_;
+	if (!deferred_ && !reopen_if_removed(content))
+		return false;
 	bool created = created_;
 	created_ = false; // from here on the file is the user's result, whatever happens
 	char why[1024] = "";
@@ -149,8 +151,6 @@ bool output_file::commit(const std::string &text, const std::string &content)
 		fd_ = -1;
 		return false;
 	}
-	if (!deferred_ && !reopen_if_removed(content))
-		return false;
 	struct stat st;
 	const std::string all = held_ + text;
 	bool regular = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
@@ -292,23 +292,53 @@ bool check_writable(const std::string &path, std::string *err)
 	return probe.open(path, err); // and a file the probe created goes again
 }
 
+// What has path's name now, for the error that leaves it alone.
+std::string what_has(const std::string &path)
+{
+	struct stat st;
+	char target[PATH_MAX];
+	if (lstat(path.c_str(), &st) != 0)
+		return "something";
+	if (!S_ISLNK(st.st_mode))
+		return S_ISREG(st.st_mode) ? "another file" : "something that is no regular file";
+	ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
+	return n < 0 ? "a symbolic link" : "a symbolic link to " + std::string(target, (size_t)n);
+}
+
 // The file open() opened, removed since (its directory too, or another file
 // renamed over its name): the results written to it would go with it.  They
-// go to a new file by that name, or, when none can be made there, false after
-// saying so (the caller puts them on stdout).
+// go to a new file by that name, made now: whatever took the name during the
+// run (a link to a user's file, a file of someone else's) is not written over
+// (through such a link the results replaced a file nobody named).  When no
+// new file can be made there, false after saying so (the caller puts them on
+// stdout).
 bool output_file::reopen_if_removed(const std::string &content)
 {
 	if (!safety_output_removed(fd_))
 		return true;
 	::close(fd_);
 	appended_ = false; // what was appended went with the file
+	created_ = false;  // and the file made, if open() made it
 	char why[1024] = "";
-	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_, why, sizeof(why));
+	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_ | SAFETY_OUT_NEW, why, sizeof(why));
+	if (fd_ == -EEXIST) {
+		std::fprintf(stderr, "ioplan: error: writing %s to %s: the file was removed during the run and %s "
+				     "has its name now: it is not written over\n",
+			     content.c_str(), path_.c_str(), what_has(path_).c_str());
+		fd_ = -1;
+		return false;
+	}
 	if (fd_ < 0) {
 		std::fprintf(stderr, "ioplan: error: writing %s to %s: the file was removed during the run and cannot be made again: %s\n",
 			     content.c_str(), path_.c_str(), why);
 		fd_ = -1;
 		return false;
+	}
+	created_ = true; // made here: a full disk below removes it again
+	struct stat st;
+	if (fstat(fd_, &st) == 0) {
+		dev_ = st.st_dev;
+		ino_ = st.st_ino;
 	}
 	std::fprintf(stderr, "ioplan: warning: %s was removed during the run: writing %s to a new file by that name\n",
 		     path_.c_str(), content.c_str());

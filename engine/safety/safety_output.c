@@ -227,7 +227,7 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
 	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
 	created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
+	if (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))
 		fd = open(path, flags);
 	if (fd < 0) {
 		ret = -errno;

@@ -462,6 +462,32 @@ class OutputRemovedDuringTheRun(TmpDirCase):
         self.assertEqual(out, "")
         self.assertGreater(json.loads(dest.read_text())["jobs"][0]["read"]["io_bytes"], 0)
 
+    def test_what_took_the_name_of_an_output_removed_is_not_written_over(self):
+        # Removed, and a link to a user's file (or another file) put in its place: the
+        # results went through the link over the user's file, exit 0, with a warning
+        # that they went "to a new file by that name".
+        victim = self.tmp / "precious.txt"
+        for kind in ("symlink", "file", "renamed over"):
+            with self.subTest(kind=kind):
+                victim.write_text("the user's data\n")
+                dest = self.tmp / "r.json"
+                dest.unlink(missing_ok=True)
+                if kind == "symlink":
+                    took, said = lambda: (dest.unlink(), dest.symlink_to(victim)), f"a symbolic link to {victim}"
+                elif kind == "file":
+                    took, said = lambda: (dest.unlink(), dest.write_text("the user's data\n")), "another file"
+                else:
+                    took, said = lambda: os.rename(victim, dest), "another file"
+                rc, out, err = self.run_removing(dest, took)
+                self.assertEqual(rc, 1, err)
+                self.assertEqual(err, f"ioplan: error: writing the results to {dest}: the file was removed during "
+                                      f"the run and {said} has its name now: it is not written over\n"
+                                      "ioplan: the results are on stdout instead\n")
+                self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+                self.assertEqual(dest.read_text(), "the user's data\n")
+                if kind == "symlink":
+                    self.assertEqual(victim.read_text(), "the user's data\n")
+
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
 class FullFileSystem(MountCase):
