@@ -58,6 +58,19 @@ int reserve(int fd, off_t off, size_t len)
 	return errno == ENOSPC || errno == EDQUOT ? errno : 0;
 }
 
+// What has path's name now, for the error that leaves it alone.
+std::string what_has(const std::string &path)
+{
+	struct stat st;
+	char target[PATH_MAX];
+	if (lstat(path.c_str(), &st) != 0)
+		return "something";
+	if (!S_ISLNK(st.st_mode))
+		return S_ISREG(st.st_mode) ? "another file" : "something that is no regular file";
+	ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
+	return n < 0 ? "a symbolic link" : "a symbolic link to " + std::string(target, (size_t)n);
+}
+
 } // namespace
 
 int write_whole(int fd, const std::string &text)
@@ -124,6 +137,8 @@ bool output_file::open(const std::string &path, std::string *err, unsigned how)
 	fd_ = safety_open_output(&safety_system, path.c_str(), O_NONBLOCK, how, why, sizeof(why));
 	if (fd_ == -ENXIO) {
 		deferred_ = true;
+		dev_ = st.st_dev; // the FIFO (existed: -ENXIO opens nothing new)
+		ino_ = st.st_ino;
 		return true;
 	}
 	if (fd_ < 0) {
@@ -145,12 +160,8 @@ bool output_file::commit(const std::string &text, const std::string &content)
 		return false;
 	bool created = created_;
 	created_ = false; // from here on the file is the user's result, whatever happens
-	char why[1024] = "";
-	if (deferred_ && (fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_, why, sizeof(why))) < 0) {
-		std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), why);
-		fd_ = -1;
+	if (deferred_ && !open_deferred(what))
 		return false;
-	}
 	struct stat st;
 	const std::string all = held_ + text;
 	bool regular = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
@@ -292,19 +303,6 @@ bool check_writable(const std::string &path, std::string *err)
 	return probe.open(path, err); // and a file the probe created goes again
 }
 
-// What has path's name now, for the error that leaves it alone.
-std::string what_has(const std::string &path)
-{
-	struct stat st;
-	char target[PATH_MAX];
-	if (lstat(path.c_str(), &st) != 0)
-		return "something";
-	if (!S_ISLNK(st.st_mode))
-		return S_ISREG(st.st_mode) ? "another file" : "something that is no regular file";
-	ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
-	return n < 0 ? "a symbolic link" : "a symbolic link to " + std::string(target, (size_t)n);
-}
-
 // The file open() opened, removed since (its directory too, or another file
 // renamed over its name): the results written to it would go with it.  They
 // go to a new file by that name, made now: whatever took the name during the
@@ -343,6 +341,29 @@ bool output_file::reopen_if_removed(const std::string &content)
 	std::fprintf(stderr, "ioplan: warning: %s was removed during the run: writing %s to a new file by that name\n",
 		     path_.c_str(), content.c_str());
 	return true;
+}
+
+// The FIFO open() found without a reader, opened now that the results exist
+// (waiting for one): only that FIFO.  What was put in its place during the
+// run is not written (through a link put there, the results replaced a user's
+// file); the open itself creates and truncates nothing.
+bool output_file::open_deferred(const std::string &what)
+{
+	char why[1024] = "";
+	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_ | SAFETY_OUT_EXISTING, why, sizeof(why));
+	if (fd_ < 0) {
+		std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), why);
+		fd_ = -1;
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_)
+		return true;
+	::close(fd_);
+	fd_ = -1;
+	std::fprintf(stderr, "ioplan: error: writing %s: the FIFO was replaced during the run and %s has its name "
+			     "now: it is not written to\n", what.c_str(), what_has(path_).c_str());
+	return false;
 }
 
 // Removed by identity: whatever was renamed over path_ since is someone else's.

@@ -92,10 +92,11 @@ private:
 	std::string path_;
 	int fd_ = -1;
 	bool created_ = false;
-	dev_t dev_ = 0;		// the file created_ names: only it is removed again
-	ino_t ino_ = 0;
+	dev_t dev_ = 0;		// the file open() opened: only it is removed again (created_),
+	ino_t ino_ = 0;		// or written once a reader comes (deferred_)
 	void remove_created();
 	bool reopen_if_removed(const std::string &content);
+	bool open_deferred(const std::string &what);
 	unsigned how_ = 0;	// SAFETY_OUT_*: a derived file is marked as ioplan's once written
 	bool deferred_ = false;	// a FIFO without a reader at open()
 	bool appended_ = false;	// truncated by append(): commit() adds to it

@@ -95,6 +95,7 @@ enum {
 	SAFETY_OUT_DERIVED = 2,		/* ioplan made the name up: only an empty file or ioplan's own is replaced */
 	SAFETY_OUT_JUDGED = 4,		/* the preflight judged whose it is: only what it is now is checked */
 	SAFETY_OUT_NEW = 8,		/* only a file made now (O_EXCL): whatever has the name is left alone (-EEXIST) */
+	SAFETY_OUT_EXISTING = 16,	/* only what has the name now (no O_CREAT): -ENOENT when nothing has */
 };
 
 /*

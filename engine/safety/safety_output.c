@@ -225,9 +225,9 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	if (ret)
 		return ret;
 	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
-	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	fd = (how & SAFETY_OUT_EXISTING) ? -1 : open(path, flags | O_CREAT | O_EXCL, 0644);
 	created = fd >= 0;
-	if (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))
+	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW)))
 		fd = open(path, flags);
 	if (fd < 0) {
 		ret = -errno;

@@ -19,7 +19,8 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, STOP_BOUND_S, TmpDirCase, communicate_after, fill_up, run, tmpfs, wait_until, waits_in
+from common import (BIN, STOP_BOUND_S, TmpDirCase, communicate_after, fill_up, run, tmpfs, wait_for_stderr,
+                    wait_until, waits_in)
 
 ENOSPC = "No space left on device"
 NULL_JOB = ["--name=n", "--ioengine=null", "--size=1m"]
@@ -487,6 +488,27 @@ class OutputRemovedDuringTheRun(TmpDirCase):
                 self.assertEqual(dest.read_text(), "the user's data\n")
                 if kind == "symlink":
                     self.assertEqual(victim.read_text(), "the user's data\n")
+
+
+    def test_a_fifo_replaced_during_the_run_is_not_written_through_what_took_its_name(self):
+        # --output=FIFO with no reader yet is opened when the results exist.  The FIFO
+        # removed and a link to a user's file put in its place, the results went through
+        # the link over the user's file, exit 0, nothing said.
+        victim = self.tmp / "precious.txt"
+        victim.write_text("the user's data\n")
+        fifo = self.tmp / "results.fifo"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=2",
+                                 "--output-format=json", f"--output={fifo}", "--eta=always"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        swap = lambda: (fifo.unlink(), fifo.symlink_to(victim))  # noqa: E731
+        out, err = communicate_after(proc, lambda: wait_for_stderr(proc), swap)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn(f"ioplan: error: writing the results to {fifo}: the FIFO was replaced during the run and a "
+                      f"symbolic link to {victim} has its name now: it is not written to\n"
+                      "ioplan: the results are on stdout instead\n", err.decode())
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+        self.assertEqual(victim.read_text(), "the user's data\n")
 
 
 @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
