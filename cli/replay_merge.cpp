@@ -73,19 +73,21 @@ bool write_merge(const char *out_path, const uint8_t *data, size_t len)
         std::fprintf(stderr, "%s: error: merge_blktrace_file: %s\n", out_path, why);
         return false;
     }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    int err = errno;
-    if (close(fd) && done == len)
-        err = errno, done = 0;
-    if (done == len)
+    int err = -safety_write_whole(fd, data, len);
+    struct stat made;
+    bool known = fstat(fd, &made) == 0;
+    // A merge cut short (a full disk) is a shorter trace that a replay takes for
+    // the whole one when the cut falls between two records: none is left.
+    if (err && exists)
+        (void)!ftruncate(fd, 0); // the empty file it was
+    if (close(fd) && !err)
+        err = errno; // NFS and full quotas report here
+    if (!err)
         return true;
-    std::fprintf(stderr, "%s: error: merge_blktrace_file: cannot write it: %s\n", out_path, std::strerror(err));
+    if (!exists && known)
+        (void)safety_remove_made(out_path, made.st_dev, made.st_ino);
+    std::fprintf(stderr, "%s: error: merge_blktrace_file: cannot write it: %s (%s)\n", out_path, std::strerror(err),
+                 exists ? "it is left empty, as it was" : "no file is left");
     return false;
 }
 

@@ -17,7 +17,7 @@ import struct
 import subprocess
 import unittest
 
-from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, run, run_as_fio, run_fio, wait_until
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, run, run_as_fio, run_fio, tmpfs, wait_until
 
 QUEUE, ISSUE, COMPLETE = 1 | (1 << 20), 7 | (1 << 22), 8 | (1 << 23)
 TC_READ, TC_WRITE = 1 << 16, 2 << 16
@@ -436,6 +436,31 @@ class BlktraceMerge(TmpDirCase):
         self.assertEqual(len(merged), (2 * 10 + 6) * 48)
         self.assertEqual(merged, documented_merge([(self.a, 50, 2), (self.b, 100, 1)]))
         self.assertFalse(list(self.tmp.glob("m.*.0")), "no job ran")
+
+    def test_a_merge_the_disk_cuts_short_leaves_no_shorter_trace(self):
+        # 3 MiB holds exactly 65536 of the 80000 merged 48-byte records: the merge that
+        # failed there left them under the name, and a replay of that file ran 65536
+        # I/Os with exit 0, a shorter trace taken for the whole one.
+        mnt = tmpfs(self, "size=3m")
+
+        def trace(n, gap_ns):
+            return b"".join(bt_record(1000 + i * gap_ns, (i * 37 % 256) * 8, 4096, QUEUE | TC_READ) for i in range(n))
+        (self.tmp / "a.bin").write_bytes(trace(40000, 2_000_000))
+        (self.tmp / "b.bin").write_bytes(trace(40000, 3_000_000))
+        merged = mnt / "m.bin"
+        for before, left in (("missing", "no file is left"), ("empty", "it is left empty, as it was")):
+            with self.subTest(before=before):
+                if before == "empty":
+                    merged.write_bytes(b"")
+                p = run(["--merge-blktrace-only", "--name=m", "--read_iolog=a.bin:b.bin",
+                         f"--merge_blktrace_file={merged}"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                if before == "missing":
+                    self.assertFalse(merged.exists())
+                else:
+                    self.assertEqual(merged.stat().st_size, 0)
+                self.assertEqual(p.stderr, f"{merged}: error: merge_blktrace_file: cannot write it: No space left "
+                                           f"on device ({left})\n")
 
     def test_merge_then_replay_and_fio_replays_it_alike(self):
         args = ["--name=m", *self.MERGE, "--replay_redirect=target", "--replay_no_stall=1", "--output-format=json"]
