@@ -53,8 +53,11 @@ static struct res_job *add_res_job(struct eng *e, const struct plan_job *j, uint
 	return rj;
 }
 
+/* Most jobs wait for none: asked of every job, the walk made a segment's set-up quadratic. */
 static int32_t wait_index(const struct plan *p, uint32_t a, uint32_t b, const struct plan_job *j)
 {
+	if (j->wait_for_job_id < 0)
+		return -1;
 	for (uint32_t i = a; i < b; i++)
 		if ((int32_t)plan_job_at(p, i)->job_id == j->wait_for_job_id &&
 		    plan_job_at(p, i) != j)
