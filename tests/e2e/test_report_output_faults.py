@@ -435,11 +435,23 @@ class OutputRemovedDuringTheRun(TmpDirCase):
     """--output's file (or its directory) removed while the run goes on: the results
     went into the removed file with exit 0, and nobody could read them."""
 
-    def run_removing(self, dest, remove):
+    def run_removing(self, dest, remove, opened=None):
+        """The run's output file (opened: the file it opens, else dest) removed by
+        remove() once the run holds it open."""
+        # Paced: the run only has to last while the file is removed, not spin a core.
         proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based",
-                                 "--runtime=2", "--output-format=json", f"--output={dest}"],
+                                 "--runtime=2", "--rate_iops=1000", "--output-format=json", f"--output={dest}"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, err = communicate_after(proc, lambda: wait_until(dest.exists, what="the output file opened before the run"),
+        opened = opened or dest
+
+        def holds_it():
+            try:
+                return any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == str(opened)
+                           for fd in os.listdir(f"/proc/{proc.pid}/fd"))
+            except OSError:
+                return False
+
+        out, err = communicate_after(proc, lambda: wait_until(holds_it, what="the output file opened before the run"),
                                      remove)
         return proc.returncode, out, err
 
@@ -488,6 +500,24 @@ class OutputRemovedDuringTheRun(TmpDirCase):
                 self.assertEqual(dest.read_text(), "the user's data\n")
                 if kind == "symlink":
                     self.assertEqual(victim.read_text(), "the user's data\n")
+
+    def test_the_file_a_users_link_points_to_removed_is_not_made_again_through_it(self):
+        # --output named a link to a file; the file was removed during the run.  ioplan
+        # makes no file through a link (a dangling one is refused at the start): the
+        # results go to stdout, and the error says why the name is left alone.
+        target = self.tmp / "target.json"
+        target.write_text("older results\n")
+        dest = self.tmp / "r.json"
+        dest.symlink_to(target)
+        rc, out, err = self.run_removing(dest, target.unlink, opened=target)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, f"ioplan: error: writing the results to {dest}: the file was removed during the "
+                              f"run and cannot be made again: cannot open for writing: it is a symbolic link to "
+                              f"{target}, which does not exist (ioplan makes no file through a link)\n"
+                              "ioplan: the results are on stdout instead\n")
+        self.assertGreater(json.loads(out)["jobs"][0]["read"]["io_bytes"], 0)
+        self.assertFalse(target.exists())
+        self.assertTrue(dest.is_symlink())
 
 
     def test_a_fifo_replaced_during_the_run_is_not_written_through_what_took_its_name(self):
