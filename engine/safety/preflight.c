@@ -137,11 +137,6 @@ static int job_writes(const struct plan_job *j)
 }
 
 /*
- * Bytes the file's region needs: its size, or its share of an existing size,
- * past its offset (file_append's: the file's end).  The sizes before the run:
- * what earlier jobs lay out is the layout's to check (layout_resolve).
- */
-/*
  * Sizes and their sums stop at UINT64_MAX rather than wrap: 1024 clones of
  * size=16p came to 2^64 bytes, summed to 0, and passed the free-space check
  * (every layout then failed with ENOSPC); and a share of a file over 18 TB
@@ -154,6 +149,11 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
+/*
+ * Bytes the file's region needs: its size, or its share of an existing size,
+ * past its offset (file_append's: the file's end).  The sizes before the run:
+ * what earlier jobs lay out is the layout's to check (layout_resolve).
+ */
 static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
 {
 	uint64_t size = f->size_bytes ? f->size_bytes : plan_share_ppm(existing, f->size_ppm);
