@@ -528,8 +528,10 @@ class OutputRemovedDuringTheRun(TmpDirCase):
         victim.write_text("the user's data\n")
         fifo = self.tmp / "results.fifo"
         os.mkfifo(fifo)
-        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=2",
-                                 "--output-format=json", f"--output={fifo}", "--eta=always"],
+        # Paced, and long enough that the swap after the first progress line comes well
+        # before the end (a swap after the FIFO's open would leave that open waiting).
+        proc = subprocess.Popen([BIN, "--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=4",
+                                 "--rate_iops=1000", "--output-format=json", f"--output={fifo}", "--eta=always"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         swap = lambda: (fifo.unlink(), fifo.symlink_to(victim))  # noqa: E731
         out, err = communicate_after(proc, lambda: wait_for_stderr(proc), swap)
