@@ -357,7 +357,7 @@ bool plotting::render(const std::string &script, const plot_options &o, std::str
 {
 	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
 	bool own_chart = !o.chart.empty() && o.chart != o.output;
-	if (own_chart && o.kept_script)
+	if (o.kept_script)
 		*o.kept_script = script;
 	else if (!write_script(path, script, err))
 		return false;

@@ -76,8 +76,8 @@ struct plot_options {
 	std::string script;		// where the gnuplot script goes; "" = output + ".gp"
 	std::string chart;		// where gnuplot draws; "" = output (the cli draws into a
 					// file of its own and replaces output only with a whole chart)
-	// Set (with chart): the script kept beside the chart is handed back here
-	// for the caller to write whole, not written over an older one here.
+	// Set: the script kept beside the chart is handed back here for the
+	// caller to write whole, not written over an older one here.
 	std::string *kept_script = nullptr;
 	std::string gnuplot = "gnuplot";	// program, found on PATH
 	int width = 900;		// pixels; each panel is 320 high
