@@ -57,6 +57,18 @@ void finalize_exec(job_def &d)
         run_until_runtime(d.spec.pj, 50000000ull);
 }
 
+// filecreate, dircreate and dirdelete without a size: fio's engines size each
+// file or directory as one smallest block (their get_file_size), so the job
+// makes or removes each one once (nrfiles=5: five creations, 20 KiB at bs=4k).
+void finalize_made_files(job_def &d)
+{
+    plan_job &j = d.spec.pj;
+    bool one_block = j.ioengine == PLAN_IOENGINE_FILECREATE || j.ioengine == PLAN_IOENGINE_DIRCREATE ||
+                     j.ioengine == PLAN_IOENGINE_DIRDELETE;
+    if (one_block && !j.size_bytes && !j.size_ppm && !j.filesize_min_bytes)
+        j.filesize_min_bytes = j.filesize_max_bytes = plan_min_bs(&j);
+}
+
 // merge_blktrace_*: what fio's merge_blktrace_iologs checks, refused before any file is read.
 void finalize_merge(const job_def &d)
 {
@@ -153,6 +165,7 @@ void finalize_spec(job_def &d)
     check_engine_required(d);
     finalize_cpuio(d);
     finalize_exec(d);
+    finalize_made_files(d);
     finalize_merge(d);
     finalize_zone_rule(d);
     if (j.fadvise_hint == PLAN_FADVISE_BY_RW)

@@ -30,6 +30,9 @@ SPLICE_CASES = {
 META_CASES = {
     "filecreate": ["--ioengine=filecreate", "--nrfiles=3", "--filesize=8k", "--bs=4k"],
     "filecreate_write": ["--ioengine=filecreate", "--nrfiles=4", "--filesize=4k", "--rw=write"],
+    # No size at all: fio's filecreate sizes each file as one smallest block.
+    "filecreate_unsized": ["--ioengine=filecreate", "--nrfiles=5"],
+    "filecreate_unsized_8k": ["--ioengine=filecreate", "--nrfiles=3", "--bs=8k", "--rw=randwrite"],
     "filestat": ["--ioengine=filestat", "--nrfiles=3", "--size=64k", "--bs=4k"],
     "filestat_lstat": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=lstat"],
     "filestat_statx": ["--ioengine=filestat", "--nrfiles=2", "--filesize=4k", "--stat_type=statx"],
@@ -152,6 +155,21 @@ class LocalEngines(TmpDirCase):
                                  (0, 4 * 4096, 4))
                 left = sorted(x.name for x in d.iterdir() if x.is_dir())
                 self.assertEqual(left, [] if eng == "dirdelete" else names)
+
+    def test_directory_engines_without_a_size_take_each_directory_once(self):
+        # As fio 3.37's dircreate and dirdelete (fio's filecreate the same, above): one
+        # smallest block a directory, so each is made or removed once.
+        d = self.tmp / "dirs"
+        d.mkdir()
+        for eng, left in (("dircreate", ["j.0.0", "j.0.1", "j.0.2"]), ("dirdelete", [])):
+            with self.subTest(eng):
+                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", "--nrfiles=3", "--bs=8k",
+                         "--output-format=json"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                job = report(p.stdout)["jobs"][0]
+                self.assertEqual((job["error"], job["read"]["io_bytes"], job["read"]["clat_ns"]["N"]),
+                                 (0, 3 * 8192, 3))
+                self.assertEqual(sorted(x.name for x in d.iterdir()), left)
 
     def test_dircreate_on_an_existing_directory_fails_as_mkdir(self):
         (self.tmp / "j.0.0").mkdir()
