@@ -355,7 +355,7 @@ std::string drawing_into_chart(const std::string &script, const plot_options &o)
 
 bool plotting::render(const std::string &script, const plot_options &o, std::string *err)
 {
-	std::string path = o.script.empty() ? o.output + ".gp" : o.script;
+	std::string path = o.output + ".gp";
 	bool own_chart = !o.chart.empty() && o.chart != o.output;
 	if (o.kept_script)
 		*o.kept_script = script;

@@ -72,8 +72,7 @@ ojson series_json(const results &r, const plan &p);
 ojson traces_json(const results &r, const plan &p);
 
 struct plot_options {
-	std::string output;		// FILE.svg or FILE.png
-	std::string script;		// where the gnuplot script goes; "" = output + ".gp"
+	std::string output;		// FILE.svg or FILE.png; its script is FILE.svg.gp
 	std::string chart;		// where gnuplot draws; "" = output (the cli draws into a
 					// file of its own and replaces output only with a whole chart)
 	// Set: the script kept beside the chart is handed back here for the
