@@ -489,12 +489,12 @@ class Ranks(TmpDirCase):
 class Stopped(TmpDirCase):
     """A stopped run under mpirun keeps what it measured, as a stopped single run does."""
 
-    def start(self, extra=()):
+    def start(self, extra=(), env=None):
         (self.tmp / "out").mkdir()
         self.write("job.fio", "[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=60\n"
                    f"rate_iops=200\nfilename={self.tmp}/t${{IOPLAN_RANK}}\n")
         proc = mpirun_started(2, ["--eta=always", "--output-format=json", "--rank-output=out", *extra,
-                                  "job.fio"], self.tmp)
+                                  "job.fio"], self.tmp, env)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         # Not just the first status line: on a busy machine that can come before any
         # I/O, and a signal then rightly keeps nothing. Wait for the world's I/O.
@@ -526,8 +526,12 @@ class Stopped(TmpDirCase):
 
     def test_sigterm_to_mpirun_keeps_the_output_file_and_the_rank_files(self):
         # mpirun sends each rank SIGCONT, SIGTERM and, a second later, SIGKILL; it stops
-        # forwarding stdout while it does, so the report is kept only in --output.
-        proc = self.start(["--output=" + str(self.tmp / "report.json")])
+        # forwarding stdout while it does, so the report is kept only in --output.  Rank 0
+        # writes it about 50 ms after its SIGTERM on an idle machine; with eight modules on
+        # the 2 CPUs that once took past the second and the file was left empty, so the kill
+        # comes 5 s later here (odls_base_sigkill_timeout, as test_results_mpi's).
+        proc = self.start(["--output=" + str(self.tmp / "report.json")],
+                          {"OMPI_MCA_odls_base_sigkill_timeout": "5"})
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         self.assert_kept(json.loads((self.tmp / "report.json").read_text()), proc.returncode,
