@@ -1,11 +1,13 @@
 // cli/interim.cpp - reports of the results so far while the run goes on (interim.hpp).
 #include "cli/interim.hpp"
+#include "report/report.hpp"
 
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <poll.h>
+#include <sstream>
 #include <unistd.h>
 #include <utility>
 
@@ -83,6 +85,34 @@ void interim_reports::drain()
         }
         pending_.erase(0, (size_t)w);
     }
+}
+
+void interim_reports::emit(const std::string &text)
+{
+    if (failed_ || text.empty())
+        return;
+    if (!sink_) {
+        pending_ += text;
+        drain();
+    } else if (!sink_(text)) {
+        failed_ = true;
+    }
+}
+
+void opening_notes::take(void *self, const results *r)
+{
+    auto *n = static_cast<opening_notes *>(self);
+    std::ostringstream text;
+    report::write_opening_notes(text, *r, n->p_, n->who_);
+    std::lock_guard<std::mutex> hold(n->mu_);
+    n->text_ = text.str();
+    n->came_ = true;
+}
+
+std::string opening_notes::ready()
+{
+    std::lock_guard<std::mutex> hold(mu_);
+    return came_ && !out_ ? text_ : std::string();
 }
 
 std::string interim_reports::take_pending()

@@ -16,11 +16,45 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "engine/engine.h"
+#include "report/personality.hpp"
 
 namespace cli {
+
+// Normal output's opening notes (the layout lines, fio's notes as its jobs
+// start), which the engine hands over on its own thread before any job runs
+// (engine.h: eng_opts.opening).  fio prints them then, after its banner and
+// before its progress line and --status-interval reports; they came only with
+// the final report, after those, and a run with reports so far lost them.
+class opening_notes {
+public:
+	// banner_written: the banner went to stdout as the run began (run.cpp: banner_now).
+	opening_notes(const plan &p, report::personality who, bool banner_out)
+	    : banner_written(banner_out), p_(p), who_(who)
+	{
+	}
+
+	const bool banner_written;
+
+	// eng_opts.opening: renders them, on the engine's thread.
+	static void take(void *self, const results *r);
+
+	// The notes once they came and until they went out (else ""); out() after.
+	std::string ready();
+	void sent() { out_ = true; }
+	bool out() const { return out_; }
+
+private:
+	const plan &p_;
+	report::personality who_;
+	std::mutex mu_;
+	std::string text_;
+	bool came_ = false;
+	bool out_ = false;
+};
 
 class interim_reports {
 public:
@@ -44,6 +78,9 @@ public:
 
 	// At each supervisor tick: a report when the interval is due or asked is set.
 	void tick(eng *e, uint64_t elapsed_ns, bool asked);
+
+	// Sends text where the reports go (an --output file, or stdout's queue) now.
+	void emit(const std::string &text);
 
 	// Writes what stdout takes now without waiting.
 	void drain();

@@ -336,8 +336,24 @@ bool wait_run(eng *e, int sigfd, bool ticking)
 // Signals are taken as they come, so a second one reaches a run that is still
 // finishing (end_fsync, layout).  Under mpirun only rank 0 draws and reports,
 // for the world (live).  Returns how many signals were taken.
+// The opening notes (interim.hpp), once the engine handed them over, go out as
+// soon as the banner has: printed as the run began, or with a report so far;
+// until then the first report opens with them.  A progress line on stdout
+// (run as fio) is cleared first.
+void send_notes(opening_notes *notes, interim_reports &interim, const progress_line &line, int eta_fd)
+{
+    std::string text = notes ? notes->ready() : std::string();
+    if (text.empty() || !(notes->banner_written || interim.any()))
+        return;
+    if (eta_fd == STDOUT_FILENO)
+        status(line.clear(), eta_fd);
+    interim.emit(text);
+    notes->sent();
+}
+
 int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
-              interim_reports &interim, agg_bw_log &agg, live_world *live, double live_timeout_s)
+              interim_reports &interim, agg_bw_log &agg, live_world *live, double live_timeout_s,
+              opening_notes *notes)
 {
     bool rank0 = !live || live->rank0();
     int eta_fd = rank0 ? progress_fd(a) : -1;
@@ -358,6 +374,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
             continue;
+        send_notes(notes, interim, line, eta_fd);
         if (rank0)
             interim.tick(e, st.elapsed_ns, usr1);
         eng_status world = live_tick(live, e, st, show_progress || a.bandwidth_log, interim, &next_ask_ns);
@@ -378,12 +395,13 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         close(sigfd);
     if (show_progress)
         status(line.clear(), eta_fd);
+    send_notes(notes, interim, line, -1);
     live_finish(live, e, live_timeout_s, interim);
     return signals;
 }
 
 std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats, bool banner,
-                           bool banner_written)
+                           opening_notes &notes)
 {
     std::ostringstream text;
     if (a.writer) {
@@ -397,7 +415,11 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.said = a.fio_said;
     o.terse_version = a.terse_version;
     o.banner = banner;
-    o.banner_written = banner_written;
+    o.banner_written = notes.banner_written;
+    o.notes_written = notes.out();
+    o.notes_text = notes.ready();
+    if (banner && (formats & report::FORMAT_NORMAL) && !o.notes_text.empty())
+        notes.sent();
     o.pid = a.fake_clock_step_ns ? 0 : getpid(); // a golden run's output names no process
     o.admin = !a.fake_clock_step_ns && geteuid() == 0; // goldens must not depend on who runs them
     const plan_job *first = plan_job_at(&p, 0);
@@ -418,11 +440,11 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
 // be had again, its numbers must not be lost with the file.
 // Reports of the results so far that stdout has not taken yet go first.
 int write_reports(const results &r, const plan &p, const args &a, unsigned formats, output_file &out,
-                  interim_reports &interim, bool banner_written)
+                  interim_reports &interim, opening_notes &notes)
 {
     if (a.output_path.empty() && interim.reader_gone())
         return 1; // said once, when it left
-    std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any(), banner_written);
+    std::string text = interim.take_pending() + render_reports(r, p, a, formats, !interim.any(), notes);
     if (a.output_path.empty())
         return write_stdout(text, "the results to stdout") ? 0 : 1;
     if (out.commit(text))
@@ -448,7 +470,7 @@ int failed_status(const results &r, report::personality who)
 }
 
 int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, int *signals,
-               bool *triggered, interim_reports &interim, world *w, live_world *live)
+               bool *triggered, interim_reports &interim, world *w, live_world *live, opening_notes *notes)
 {
     sigset_t sigs, old;
     sigemptyset(&sigs);
@@ -464,6 +486,8 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     eo.idle_prof = a.idle_prof == "percpu" ? RES_IDLE_PERCPU : a.idle_prof == "system" ? RES_IDLE_SYSTEM : RES_IDLE_NONE;
     eo.sync = w ? w->sync() : nullptr;
     eo.preflight = &pf;
+    eo.opening = notes ? opening_notes::take : nullptr;
+    eo.opening_arg = notes;
     eng *e = nullptr;
     int ret = eng_start(&p, &eo, &e);
     if (ret) {
@@ -478,7 +502,8 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     const plan_job *first = plan_job_at(&p, 0);
     // Under mpirun rank 0 logs the world's bandwidth; the others would write the same files.
     agg_bw_log agg(a.bandwidth_log && (!w || w->rank() == 0), first ? first->bw_avg_time_ns : 0);
-    *signals = supervise(e, p, sigs, a, triggered, interim, agg, live, w ? w->merge_timeout_s() : 0);
+    *signals = supervise(e, p, sigs, a, triggered, interim, agg, live, w ? w->merge_timeout_s() : 0,
+                         notes);
     ret = eng_finish(e, r);
     if (w)
         w->attach(nullptr);
@@ -774,11 +799,12 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     bool triggered = false;
     bool banner_written = reports && a.output_path.empty() && !a.writer && (formats & report::FORMAT_NORMAL) &&
                           banner_now(p, a);
+    // Under mpirun the world's notes are the merge's: they come with its report.
+    opening_notes opening(p, a.who, banner_written);
+    bool opening_early = !w && !a.writer && (formats & report::FORMAT_NORMAL);
     interim_reports interim(
         a.status_interval_ns,
-        [&](const results &so_far, bool banner) {
-            return render_reports(so_far, p, a, formats, banner, banner_written);
-        },
+        [&](const results &so_far, bool banner) { return render_reports(so_far, p, a, formats, banner, opening); },
         a.output_path.empty() ? interim_reports::sink_fn()
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");
@@ -788,7 +814,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
     if (w && !a.rank_output.empty())
         w->keep_groups(a.rank_output, src);
-    int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get());
+    int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get(), opening_early ? &opening : nullptr);
     if (triggered)
         after_trigger(a, r, &signals);
     int rc = ret || !r || signals ? 1 : 0;
@@ -824,7 +850,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         // Kept before the report is written: a reader that blocks or leaves cannot lose it.
         if (a.save)
             rc |= save_holding_signals(*r, p, a, &signals) && !signals ? 0 : 1;
-        rc |= write_reports(*r, p, a, formats, out, interim, banner_written);
+        rc |= write_reports(*r, p, a, formats, out, interim, opening);
         rc |= failed_status(*r, a.who);
         bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

@@ -363,6 +363,8 @@ static void *coordinator(void *arg)
 		cpustat_begin(&e->cpus, e->sh.fake);
 		layout_note_ignored(e->plan, e->res);
 		fio_notes(e);
+		if (e->opts.opening)
+			e->opts.opening(e->opts.opening_arg, e->res);
 		layout_note_kept(&e->lay, e->plan, e->res);
 		ret = logs_start(e);
 		idle = idle_start(e);

@@ -93,6 +93,15 @@ struct eng_opts {
 	 * eng_finish.
 	 */
 	const struct pf_report *preflight;
+	/*
+	 * Called once, on the engine's thread, when the run's opening notes are
+	 * all in r (the layout lines, fio's "may be ignored" and iodepth notes)
+	 * and before any job starts, so a caller that printed the banner as the
+	 * run began can print them where fio does: ahead of the progress line and
+	 * the reports of the results so far.  r may be read only during the call.
+	 */
+	void (*opening)(void *arg, const struct results *r);
+	void *opening_arg;
 };
 
 /* Where a run is, for the progress line. */

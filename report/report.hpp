@@ -78,9 +78,14 @@ struct options {
 	// Normal output opens with fio's job banners, version, "Starting N threads"
 	// and layout lines.  A CLI that printed those before the run clears this;
 	// one that printed the banner alone (write_banner) sets banner_written,
-	// and the opening keeps its layout lines and notes.
+	// and the opening keeps its layout lines and notes, unless it printed those
+	// too as the jobs started (write_opening_notes): then notes_written.
+	// notes_text: those notes as rendered then, for a report of results so far
+	// (whose snapshot holds no messages) to open with.
 	bool banner = true;
 	bool banner_written = false;
+	bool notes_written = false;
+	std::string notes_text;
 	// --output-format=cdm: "Profile:" (empty = named from the rows), the target
 	// line ("DIR: 87% (814/931GiB)") and "Mode: [Admin]".
 	std::string cdm_profile;
@@ -122,6 +127,11 @@ void write(const results &r, const plan &p, const options &o, std::ostream &out)
 // said: options::said, between the banner lines.
 void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan,
 		  const fio_said &said = {});
+
+// What normal output's opening says after the banner: the layout lines and
+// fio's notes as its jobs start, all in r once the engine's opening callback
+// comes (engine.h), for a CLI that prints them then, as fio does.
+void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who);
 
 // One job's banner line ("..." after it when it has clones), as write_banner prints it.
 std::string job_banner(const plan_job &j);

@@ -325,7 +325,17 @@ void write_normal_opening(std::ostream &out, const results &r, const plan &p, co
 {
 	if (!o.banner_written)
 		write_banner(p, out, o.who, o.said);
-	write_layout_lines(out, r, p, o.who);
+	if (o.notes_written)
+		return;
+	if (!o.notes_text.empty())
+		out << o.notes_text;
+	else
+		write_opening_notes(out, r, p, o.who);
+}
+
+void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who)
+{
+	write_layout_lines(out, r, p, who);
 	write_fio_notes(out, r);
 }
 

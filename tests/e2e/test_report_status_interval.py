@@ -14,7 +14,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, TmpDirCase, ext4_loop, run, run_fio, wait_for_stderr
+from common import BIN, FIO, TmpDirCase, ext4_loop, run, run_as_fio, run_fio, wait_for_stderr
 
 
 NULL_3_5S = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=3500ms",
@@ -139,6 +139,47 @@ class StatusInterval(TmpDirCase):
         if FIO:
             f = run_fio(args, cwd=self.tmp)
             self.assertIn(f.stdout.count("x: (groupid=0, jobs=1)"), (3, 4))  # 3: fio woke late
+
+    def opening(self, runner, extra, output=None):
+        """The lines of normal output up to the first job block: banner, layout, notes."""
+        (self.tmp / "lay.dat").unlink(missing_ok=True)
+        args = ["--name=x", "--filename=lay.dat", "--size=4m", "--rw=write", "--bs=64k", "--time_based",
+                "--runtime=1500ms", "--rate_iops=50", *extra]
+        p = runner([*args, f"--output={output}"] if output else args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = (self.tmp / output).read_text() if output else p.stdout
+        lines = text.replace("\r", "\n").splitlines()
+        return lines[:next(i for i, ln in enumerate(lines) if ln.startswith("x: (groupid="))], text
+
+    def test_the_layout_line_opens_the_run_once_as_fios(self):
+        # With reports so far, the layout line came with none of them (the snapshots hold no
+        # messages, and the final report opens without the banner): it was lost, on stdout
+        # and in --output.  fio prints it as it lays out, after "Starting 1 process".
+        want = ["fio-3.33", "Starting 1 process", "x: Laying out IO file (1 file / 4MiB)"]
+        for output in (None, "out.txt"):
+            with self.subTest(output=output):
+                lines, text = self.opening(run_as_fio, ["--status-interval=1"], output)
+                self.assertEqual([ln for ln in lines if ln.strip()][1:], want)
+                self.assertEqual(text.count("Laying out IO file"), 1)
+                if FIO:
+                    lines, text = self.opening(run_fio, ["--status-interval=1"], output)
+                    self.assertEqual([ln for ln in lines if ln.strip()][1:], want)
+                    self.assertEqual(text.count("Laying out IO file"), 1)
+
+    def test_the_layout_line_comes_before_the_progress_lines_as_fios(self):
+        # Run as fio the progress line is on stdout: the layout line came after all of them.
+        # A slow layout may show progress lines while it lays out; none shows the job writing.
+        # (fio's first lines into a pipe show no states: "Jobs: 1 (f=1), 0-50 IOPS".)
+        for runner in (run_as_fio, run_fio) if FIO else (run_as_fio,):
+            with self.subTest(runner=runner.__name__):
+                lines, text = self.opening(runner, ["--eta=always"])
+                at = lines.index("x: Laying out IO file (1 file / 4MiB)")
+                self.assertLess(lines.index("Starting 1 process"), at)
+                writing = [i for i, ln in enumerate(lines)
+                           if ln.startswith("Jobs: ") and ("[W(1)]" in ln or runner is run_fio)]
+                self.assertTrue(writing, lines)
+                self.assertGreater(writing[0], at, lines)
+                self.assertEqual(text.count("Laying out IO file"), 1)
 
     def test_psync_file_job_into_an_output_file(self):
         out = self.tmp / "out.json"
