@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/cmdhelp.hpp"
+#include "parser/diag.hpp"
 #include "parser/options.hpp"
 
 namespace cli {
@@ -79,7 +80,89 @@ void print_wrapped(const std::string &text, FILE *out)
     fputc('\n', out);
 }
 
+// What fio says of a kind of value on its "type:" line, by the kind fio parses
+// the option as (a flag is its "empty or boolean" kind, a size list an integer).
+const char *fio_type_text(parser::opt_type t)
+{
+    using parser::opt_type;
+    switch (t) {
+    case opt_type::flag:
+        return "empty or boolean value ([0|1])";
+    case opt_type::boolean:
+        return "boolean value (opt=1)";
+    case opt_type::integer:
+    case opt_type::size:
+    case opt_type::size_ddir:
+    case opt_type::int_ddir:
+        return "integer value (opt=100)";
+    case opt_type::size_range:
+    case opt_type::size_range_ddir:
+        return "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])";
+    case opt_type::time:
+        return "string with time postfix (opt=10s)";
+    case opt_type::float_list:
+        return "list of floating point values separated by ':' (opt=5.9:7.8)";
+    default:
+        return "string (opt=bla)";
+    }
+}
+
+// One option as fio explains it: its name and help right-aligned on 20
+// columns, then alias, type, default, range (options without choices; a
+// boolean's is 0..1, as fio's) and the choices, closed by an empty line.
+void print_one_fio(const parser::option &o, FILE *out)
+{
+    fprintf(out, "%20s: %s\n", o.name, o.help);
+    if (!o.aliases.empty())
+        fprintf(out, "%20s: %s\n", "alias", aliases_text(o).c_str());
+    fprintf(out, "%20s: %s\n", "type", fio_type_text(o.type));
+    fprintf(out, "%20s: %s\n", "default", o.def ? o.def : "no default");
+    if (o.type == parser::opt_type::boolean)
+        fprintf(out, "%20s: min=0, max=1\n", "range");
+    else if (o.choices.empty() && o.min <= o.max && o.type == parser::opt_type::float_list)
+        fprintf(out, "%20s: min=%f, max=%f\n", "range", o.min, o.max);
+    else if (o.choices.empty() && o.min <= o.max)
+        fprintf(out, "%20s: min=%.0f, max=%.0f\n", "range", o.min, o.max);
+    for (size_t i = 0; i < o.choices.size(); i++)
+        fprintf(out, "%20s: %-10s %s\n", i ? "" : "valid values", o.choices[i].name, o.choices[i].help);
+    fputc('\n', out);
+}
+
 } // namespace
+
+int print_cmdhelp_fio(const std::string &name, const std::vector<const parser::option *> &among, FILE *out,
+                      FILE *err)
+{
+    if (name == "all") {
+        for (const parser::option *o : among)
+            fprintf(out, "%-24s: %s\n", o->name, o->help);
+        return 0;
+    }
+    const parser::option *o = parser::find_option(name);
+    if (o && std::find(among.begin(), among.end(), o) != among.end()) {
+        print_one_fio(*o, out);
+        return 0;
+    }
+    // fio writes the line without its newline: the closest match, or an empty
+    // line, ends it on stdout.
+    fprintf(err, "No such command: %s", name.c_str());
+    fflush(err);
+    const parser::option *near = nullptr;
+    size_t best = (size_t)-1;
+    for (const parser::option *c : among) {
+        size_t d = parser::edit_distance(name, c->name);
+        if (d < best) {
+            best = d;
+            near = c;
+        }
+    }
+    if (near && best < 3) {
+        fprintf(out, " - showing closest match\n");
+        print_one_fio(*near, out);
+    } else
+        fputc('\n', out);
+    return 1;
+}
 
 bool print_cmdhelp(const std::string &name, FILE *out)
 {

@@ -165,6 +165,13 @@ int print_enghelp(const std::string &what, bool as_fio, FILE *out)
         std::fprintf(stderr, "IO engine %s not found\n", engine.c_str());
         return 1;
     }
+    if (engine.size() < what.size() && as_fio) { // fio's layout, among the engine's own options
+        std::vector<const parser::option *> own;
+        for (const parser::option &o : parser::options())
+            if (engine_option(o, engine))
+                own.push_back(&o);
+        return print_cmdhelp_fio(what.substr(engine.size() + 1), own, out, stderr);
+    }
     if (engine.size() < what.size()) {
         const parser::option *o = parser::find_option(what.substr(engine.size() + 1));
         if (o && engine_option(*o, engine))

@@ -84,6 +84,12 @@ std::string info_text(const cli::args &a, bool *known)
     case cli::action::version:
         return report::version_string(a.who) + "\n";
     case cli::action::cmdhelp:
+        if (a.who == report::personality::fio) { // fio's layout, and its exit 0 for an unknown name
+            std::vector<const parser::option *> all;
+            for (const parser::option &o : parser::options())
+                all.push_back(&o);
+            return cli::capture([&a, &all](FILE *f) { cli::print_cmdhelp_fio(a.cmdhelp, all, f, stderr); });
+        }
         return cli::capture([&a, known](FILE *f) { *known = cli::print_cmdhelp(a.cmdhelp, f); });
     case cli::action::dump_man_options:
         return cli::capture([](FILE *f) { cli::print_man_options(f); });

@@ -120,8 +120,6 @@ std::vector<diag> error_sink::sorted() const
     return out;
 }
 
-namespace {
-
 size_t edit_distance(const std::string &a, const std::string &b)
 {
     std::vector<size_t> row(b.size() + 1);
@@ -139,8 +137,6 @@ size_t edit_distance(const std::string &a, const std::string &b)
     }
     return row[b.size()];
 }
-
-} // namespace
 
 std::string closest(const std::string &word, const std::vector<std::string> &candidates)
 {

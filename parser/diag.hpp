@@ -66,6 +66,9 @@ private:
 
 using diag_list = std::vector<diag>;
 
+// Levenshtein distance, letters compared without case.
+size_t edit_distance(const std::string &a, const std::string &b);
+
 // Closest candidate by edit distance, or "" when nothing is close enough to be
 // a plausible typo (used for "did you mean").
 std::string closest(const std::string &word, const std::vector<std::string> &candidates);

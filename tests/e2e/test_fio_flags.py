@@ -198,6 +198,51 @@ class RunFlags(TmpDirCase):
             self.assertEqual(fio_lines[0], lines[0])
             self.assertIn("\tlibaio", fio_lines)
 
+    def test_run_as_fio_cmdhelp_is_fios_layout(self):
+        # Scripts ask fio whether it knows an option with `fio --cmdhelp=NAME | grep -q 'NAME:'`
+        # and read its labelled lines; ioplan's own layout ("NAME" alone on its line) made such a
+        # script drop every option.  The labels are fio's, in fio's order; the words are ioplan's.
+        def labels(out):
+            return [l.split(":")[0].strip() for l in out.splitlines() if l.split(":")[0].strip()]
+
+        for name, want in (("serialize_overlap", ["serialize_overlap", "type", "default", "range"]),
+                           ("blocksize", ["bs", "alias", "type", "default", "range"]),
+                           ("time_based", ["time_based", "type", "default"]),
+                           ("rw", ["rw", "alias", "type", "default", "valid values"])):
+            p = run_as_fio([f"--cmdhelp={name}"])
+            self.assertEqual((p.returncode, p.stderr), (0, ""), name)
+            self.assertEqual(labels(p.stdout), want, p.stdout)
+            self.assertTrue(p.stdout.endswith("\n\n"), p.stdout)
+            if FIO:
+                self.assertEqual(labels(run_fio([f"--cmdhelp={name}"]).stdout), want, name)
+        self.assertIn("\n        valid values: read       ", run_as_fio(["--cmdhelp=rw"]).stdout)
+        # An unknown name: fio's line on stderr and exit 0; a typo within two edits explained.
+        for name in ("nosuch", "directt"):
+            p = run_as_fio([f"--cmdhelp={name}"])
+            self.assertEqual((p.returncode, p.stderr), (0, f"No such command: {name}"))
+            if FIO:
+                f = run_fio([f"--cmdhelp={name}"])
+                self.assertEqual((f.returncode, f.stderr), (0, p.stderr))
+                self.assertEqual(labels(f.stdout), labels(p.stdout), name)
+        self.assertEqual(run_as_fio(["--cmdhelp=nosuch"]).stdout, "\n")
+        self.assertTrue(run_as_fio(["--cmdhelp=directt"]).stdout.startswith(" - showing closest match\n"
+                                                                              "              direct: "))
+        lines = run_as_fio(["--cmdhelp=all"]).stdout.splitlines()
+        self.assertTrue(all(re.fullmatch(r"[a-z0-9_]{1,23} *: .*", l) or re.fullmatch(r"[a-z0-9_]{24,}: .*", l)
+                            for l in lines), lines)
+        # An engine's option as fio's --enghelp=ENGINE,OPTION explains it; unknown there: exit 1.
+        p = run_as_fio(["--enghelp=libaio,userspace_reap"])
+        self.assertEqual((p.returncode, labels(p.stdout)), (0, ["userspace_reap", "type", "default"]), p.stdout)
+        p = run_as_fio(["--enghelp=libaio,nosuch"])
+        self.assertEqual((p.returncode, p.stderr, p.stdout), (1, "No such command: nosuch", "\n"))
+        if FIO:
+            self.assertEqual(labels(run_fio(["--enghelp=libaio,userspace_reap"]).stdout), labels(
+                run_as_fio(["--enghelp=libaio,userspace_reap"]).stdout))
+            self.assertEqual(run_fio(["--enghelp=libaio,nosuch"]).returncode, 1)
+        # ioplan's own layout stays ioplan's.
+        self.assertTrue(run(["--cmdhelp=bs"]).stdout.startswith("bs\n  aliases:  blocksize\n"))
+        self.assertEqual(run(["--cmdhelp=nosuch"]).returncode, 2)
+
     def test_append_terse_before_output_format_is_undone_as_in_fio(self):
         # fio's --output-format starts from no format: --append-terse before it is dropped, after it kept.
         p = run(["--append-terse", "--output-format=json", *NULL])
