@@ -161,6 +161,11 @@ int print_enghelp(const std::string &what, bool as_fio, FILE *out)
     bool known = false;
     for (const auto &c : ioengine->choices)
         known = known || engine == c.name;
+    if (!known && as_fio) { // fio's lines: the loader's on stderr, the verdict on stdout
+        std::fprintf(stderr, "fio: engine %s not loadable\n", engine.c_str());
+        std::fprintf(out, "IO engine %s not found\n", engine.c_str());
+        return 1;
+    }
     if (!known) {
         std::fprintf(stderr, "IO engine %s not found\n", engine.c_str());
         return 1;

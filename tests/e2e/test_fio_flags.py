@@ -243,6 +243,16 @@ class RunFlags(TmpDirCase):
         self.assertTrue(run(["--cmdhelp=bs"]).stdout.startswith("bs\n  aliases:  blocksize\n"))
         self.assertEqual(run(["--cmdhelp=nosuch"]).returncode, 2)
 
+    def test_run_as_fio_enghelp_of_an_engine_it_lacks_is_fios_lines(self):
+        # `fio --enghelp=E | grep -q 'not found'` reads fio's verdict on stdout; ioplan wrote it
+        # on stderr, so such a script took the engine for one it has.
+        p = run_as_fio(["--enghelp=nosuch"])
+        self.assertEqual((p.returncode, p.stdout, p.stderr),
+                         (1, "IO engine nosuch not found\n", "fio: engine nosuch not loadable\n"))
+        if FIO:
+            f = run_fio(["--enghelp=nosuch"])
+            self.assertEqual((f.returncode, f.stdout, f.stderr), (p.returncode, p.stdout, p.stderr))
+
     def test_append_terse_before_output_format_is_undone_as_in_fio(self):
         # fio's --output-format starts from no format: --append-terse before it is dropped, after it kept.
         p = run(["--append-terse", "--output-format=json", *NULL])
