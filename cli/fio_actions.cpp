@@ -130,10 +130,11 @@ int print_showcmd(const args &a, FILE *out)
         if (i == 0)
             s += entry_words(a.req.cli_globals);
         parser::document doc = parser::read_job_file(a.req.job_files[i], a.req.ini, a.req.format);
-        bool in_job = false;
+        bool in_job = false, any = false;
         for (const parser::section &sec : doc.sections) {
             if (!sec.is_global && !only.empty() && std::find(only.begin(), only.end(), sec.name) == only.end())
                 continue; // --section= leaves it out
+            any = true;
             // A [global] after a job returns to the defaults, as --name=global does.
             if (!sec.is_global || in_job)
                 s += " " + shell_word("--name=" + (sec.is_global ? std::string("global") : sec.name));
@@ -145,7 +146,12 @@ int print_showcmd(const args &a, FILE *out)
                 in_order[at[k]] = sec.entries[k];
             s += entry_words(in_order); // as fio: a filename= after the directory= it goes under
         }
-        std::fprintf(out, "%s\n", s.c_str());
+        // Run as fio, fio's bytes: each word ends with a space, and a file
+        // without a section to print is an empty line.
+        if (a.who == report::personality::fio)
+            std::fprintf(out, "%s\n", any ? (s + " ").c_str() : "");
+        else
+            std::fprintf(out, "%s\n", s.c_str());
     }
     return 0;
 }

@@ -266,7 +266,9 @@ const std::vector<flag> table = {
     {"showcmd", flag_arg::none, nullptr, INFO, "print each job file as a command line and exit",
      [](ctx &c, str) { set_what(c, action::showcmd); },
      "One line a file, as fio prints them: a later file starts from fresh defaults, and the command "
-     "line's job options open the first line.\nJobs given with\n.Fl \\-name\nare not printed, as in fio.",
+     "line's job options open the first line.\nJobs given with\n.Fl \\-name\nare not printed, as in fio.\n"
+     "Run as fio, each word ends with a space and a file with no section to print is an empty line, as fio "
+     "writes them.",
      "s"},
     {"enghelp", flag_arg::optional, "ENGINE[,OPTION]", INFO, "list the I/O engines, an engine's options, or explain one",
      [](ctx &c, str v) { set_what(c, action::enghelp); c.a.enghelp = v; }, "", "i"},

@@ -363,6 +363,19 @@ class RunFlags(TmpDirCase):
         self.assertEqual(v5[46:52], ["0", "0", "0", "0.000000", "0.000000", "0"])
         self.assertEqual(v5[52], "0")  # write KiB opens the write block
 
+    def test_run_as_fio_showcmd_is_fios_bytes(self):
+        # fio ends each word with a space and prints an empty line for a file with no section;
+        # ioplan ended the line at the last word and printed a bare "fio" for the empty file.
+        path = self.write("a.fio", "[global]\nioengine=null\nsize=1m\n[j1]\nrw=read\ntime_based\n[j2]\nbs=32k\n")
+        empty = self.write("e.fio", "; nothing to run\n")
+        p = run_as_fio(["--showcmd", str(empty), str(path)])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(p.stdout, "\nfio --ioengine=null --size=1m --name=j1 --rw=read --time_based --name=j2 --bs=32k \n")
+        if FIO:
+            self.assertEqual(run_fio(["--showcmd", str(empty), str(path)]).stdout, p.stdout)
+        self.assertEqual(run(["--showcmd", str(path)]).stdout,
+                         "ioplan --ioengine=null --size=1m --name=j1 --rw=read --time_based --name=j2 --bs=32k\n")
+
     def test_showcmd_writes_what_fio_writes(self):
         path = self.write("a.fio", "[global]\nioengine=null\nsize=1m\n[j1]\nrw=read\n[j2]\nrw=write\nbs=32k\n")
         p = run(["--showcmd", str(path)])
@@ -442,10 +455,10 @@ class RunFlags(TmpDirCase):
             with self.subTest(case=tag):
                 p = run_as_fio(["--showcmd", *args], cwd=self.tmp)
                 self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(p.stdout.splitlines(), lines)
-                if FIO:  # fio ends each line with a blank
+                self.assertEqual(p.stdout.splitlines(), [line + " " for line in lines])  # as fio's, a blank ends each
+                if FIO:
                     fio = run_fio(["--showcmd", *args], cwd=self.tmp)
-                    self.assertEqual([line.rstrip() for line in fio.stdout.splitlines()], lines)
+                    self.assertEqual(fio.stdout, p.stdout)
         # Each line run back is its file's jobs.
         p = run(["--showcmd", "a.fio", "d.fio"], cwd=self.tmp)
         for line, path in zip(p.stdout.splitlines(), ("a.fio", "d.fio")):
