@@ -817,6 +817,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get(), opening_early ? &opening : nullptr);
     if (triggered)
         after_trigger(a, r, &signals);
+    // The worst of the statuses below, not their bits: run as fio, the count of
+    // failed jobs (2) must not become 3 with the 1 of the run that failed.
     int rc = ret || !r || signals ? 1 : 0;
     debug_after_run(a.debug, p, pid, stderr);
     if (r) {
@@ -829,11 +831,11 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         // A world that failed at a step did not run its last group together: the rank file says so.
         bool was = r->interrupted;
         r->interrupted = was || (w && !w->lost_step().empty());
-        rc |= write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1;
+        rc = std::max(rc, write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1);
         r->interrupted = was;
     }
     if (w)
-        rc |= merge_ranks(w, r, src, a.straggler_pct);
+        rc = std::max(rc, merge_ranks(w, r, src, a.straggler_pct));
     // One id for the run in every report and in the store, so that importing
     // its own JSON after --save finds it stored (interim reports have none,
     // nor has a golden run's: its output is the same every time).
@@ -849,9 +851,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                     status(std::string(r->msgs[i].text) + "\n");
         // Kept before the report is written: a reader that blocks or leaves cannot lose it.
         if (a.save)
-            rc |= save_holding_signals(*r, p, a, &signals) && !signals ? 0 : 1;
-        rc |= write_reports(*r, p, a, formats, out, interim, opening);
-        rc |= failed_status(*r, a.who);
+            rc = std::max(rc, save_holding_signals(*r, p, a, &signals) && !signals ? 0 : 1);
+        rc = std::max(rc, write_reports(*r, p, a, formats, out, interim, opening));
+        rc = std::max(rc, failed_status(*r, a.who));
         bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)
             if (r->msgs[i].level == RES_MSG_ERROR) {
@@ -865,7 +867,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
                          eng_thread_refusal_hint(-r->error, hint, sizeof(hint)));
         results_free(r);
     } else if (r) {
-        rc |= failed_status(*r, a.who);
+        rc = std::max(rc, failed_status(*r, a.who));
         results_free(r);
     } else if (!write_stdout(interim.take_pending(), "the results so far to stdout")) {
         rc = 1;
