@@ -499,11 +499,20 @@ int summary_cmd(const cmd_opts &o)
 		throw usage_error("give --preset or --plan, not both");
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
-	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset);
+	std::vector<std::pair<int64_t, std::string>> damaged;
+	std::vector<resdb::summary_row> rows =
+		st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset, &damaged);
 	resdb::left_out left_out = resdb::leave_out(rows, o.include_interrupted, o.include_failed);
+	// A damaged run is left out as export leaves it out: named, counted, and
+	// the summary of the others still printed, exit 1 (never a silent 0).
+	for (const auto &d : damaged)
+		std::fprintf(stderr, "ioplan: error: %s; %s is left out of the summary\n", d.second.c_str(),
+			     run_name(st, d.first).c_str());
+	left_out.damaged = damaged.size();
 	auto groups = resdb::summarize(rows);
-	return js ? print(o, resdb::summary_json(groups, o.by, left_out))
-		  : print(o, resdb::summary_text(groups, o.by, left_out));
+	int status = js ? print(o, resdb::summary_json(groups, o.by, left_out))
+			: print(o, resdb::summary_text(groups, o.by, left_out));
+	return status ? status : damaged.empty() ? 0 : 1;
 }
 
 // A compare operand: a result file (ioplan or fio JSON), else a run in the store.

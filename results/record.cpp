@@ -661,12 +661,16 @@ namespace resdb {
 // decimals printed.
 std::string rates_fault(const figure &f, double runtime_ms)
 {
-	if (runtime_ms <= 0)
-		return "";
 	auto off = [](double got, double want) { return std::fabs(got - want) > 1 + 1e-6 * want; };
-	double iops = 1000.0 * (double)f.ios / runtime_ms, bw = 1000.0 * (double)f.io_bytes / runtime_ms;
+	// No runtime, no rate: fio writes 0 for both then (show_ddir_status_json),
+	// and an iops of 1e300 over a runtime of 0 was read as a measured one.
+	double iops = runtime_ms > 0 ? 1000.0 * (double)f.ios / runtime_ms : 0;
+	double bw = runtime_ms > 0 ? 1000.0 * (double)f.io_bytes / runtime_ms : 0;
 	char why[200];
-	if (off(f.iops, iops))
+	if (runtime_ms <= 0 && (off(f.iops, 0) || off(f.bw_bytes, 0)))
+		snprintf(why, sizeof(why), "%s %g over a runtime of 0 (fio writes 0 there)",
+			 off(f.iops, 0) ? "iops" : "bw_bytes", off(f.iops, 0) ? f.iops : f.bw_bytes);
+	else if (off(f.iops, iops))
 		snprintf(why, sizeof(why), "iops %g is not total_ios / runtime (%.6f)", f.iops, iops);
 	else if (off(f.bw_bytes, bw))
 		snprintf(why, sizeof(why), "bw_bytes %g is not io_bytes / runtime (%.0f)", f.bw_bytes, bw);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <ctime>
 #include <random>
+#include <set>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -667,12 +668,28 @@ void store::load_series(const char *sql, int64_t fid, std::vector<double> &iops,
 	stmt q(db_, sql, *this);
 	q.bind(1, fid);
 	each_row(q, "cannot read the results store", [&] {
-		iops.push_back(q.dbl(0));
-		bw.push_back(q.dbl(1));
+		iops.push_back(q.figure(0));
+		bw.push_back(q.figure(1));
 	});
 }
 
+// A damaged value's message names the store, as SQLite's errors do
+// (check()): "the results store is damaged: ..." said nothing of which.
+std::string store::named(const std::string &what) const
+{
+	return what.compare(0, path_.size() + 2, path_ + ": ") == 0 ? what : path_ + ": " + what;
+}
+
 run_record store::load(int64_t id)
+{
+	try {
+		return load_run(id);
+	} catch (const store_error &e) {
+		throw store_error(named(e.what()), e.busy, e.damaged);
+	}
+}
+
+run_record store::load_run(int64_t id)
 {
 	stmt q(db_, "SELECT uuid, format, label, source, tool_version, started_s, host, kernel, plan_hash, job_text,"
 		    " environment FROM runs WHERE id = ?",
@@ -743,17 +760,19 @@ void store::load_figures(run_record &r)
 		f.job = q.text(2);
 		f.ddir = q.text(3);
 		f.plan = plan_column(q.text(4), r.id);
-		f.io_bytes = (uint64_t)q.i64(5);
-		f.ios = (uint64_t)q.i64(6);
-		f.runtime_s = q.dbl(7);
-		f.bw_bytes = q.dbl(8);
-		f.iops = q.dbl(9);
-		f.lat_mean_ns = q.dbl(10);
-		f.p50_ns = q.dbl(11);
-		f.p99_ns = q.dbl(12);
-		f.p999_ns = q.dbl(13);
-		f.interval_s = q.dbl(14);
-		std::string odd = rates_fault(f, f.runtime_s * 1000);
+		f.io_bytes = q.count(5);
+		f.ios = q.count(6);
+		f.runtime_s = q.figure(7);
+		f.bw_bytes = q.figure(8);
+		f.iops = q.figure(9);
+		f.lat_mean_ns = q.figure(10);
+		f.p50_ns = q.figure(11);
+		f.p99_ns = q.figure(12);
+		f.p999_ns = q.figure(13);
+		f.interval_s = q.figure(14);
+		std::string odd = f.ddir == "read" || f.ddir == "write" || f.ddir == "trim"
+					  ? rates_fault(f, f.runtime_s * 1000)
+					  : "'" + f.ddir.substr(0, 40) + "' is not read, write or trim";
 		if (!odd.empty())
 			throw store_error("the results store is damaged: run " + std::to_string(r.id) + "'s figure of job '" +
 						  f.job + "' " + f.ddir + ": " + odd,
@@ -761,7 +780,7 @@ void store::load_figures(run_record &r)
 		stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ? ORDER BY lat_ns", *this);
 		b.bind(1, fid);
 		each_row(b, "cannot read the results store",
-			 [&] { f.buckets.emplace_back((uint64_t)b.i64(0), (uint64_t)b.i64(1)); });
+			 [&] { f.buckets.emplace_back(b.count(0), b.count(1)); });
 		load_series("SELECT iops, bw_bytes FROM samples WHERE figure_id = ? ORDER BY seq", fid, f.iops_samples,
 			    f.bw_samples);
 		load_series("SELECT iops, bw_bytes FROM repeats WHERE figure_id = ? ORDER BY seq", fid, f.repeat_iops,
@@ -779,7 +798,7 @@ void store::load_ranks(run_record &r)
 		k.rank = (int)q.i64(0);
 		k.host = q.text(1);
 		k.error = (int)q.i64(2);
-		k.start_late_ns = (uint64_t)q.i64(3);
+		k.start_late_ns = q.count(3);
 		r.ranks.push_back(std::move(k));
 	});
 	stmt f(db_, "SELECT rank, job_index, job, ddir, io_bytes, ios, runtime_ns, lat_n, lat_mean_ns, lat_p50_ns,"
@@ -796,25 +815,27 @@ void store::load_ranks(run_record &r)
 		x.job_index = (int)f.i64(1);
 		x.job = f.text(2);
 		x.ddir = f.text(3);
-		x.io_bytes = (uint64_t)f.i64(4);
-		x.ios = (uint64_t)f.i64(5);
-		x.runtime_ns = (uint64_t)f.i64(6);
-		x.lat_n = (uint64_t)f.i64(7);
-		x.lat_mean_ns = f.dbl(8);
-		x.lat_p50_ns = (uint64_t)f.i64(9);
-		x.lat_p99_ns = (uint64_t)f.i64(10);
-		x.lat_max_ns = (uint64_t)f.i64(11);
+		x.io_bytes = f.count(4);
+		x.ios = f.count(5);
+		x.runtime_ns = f.count(6);
+		x.lat_n = f.count(7);
+		x.lat_mean_ns = f.figure(8);
+		x.lat_p50_ns = f.count(9);
+		x.lat_p99_ns = f.count(10);
+		x.lat_max_ns = f.count(11);
 		r.ranks[at].figures.push_back(std::move(x));
 	});
 }
 
 std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
-					     const std::string &filter_value)
+					     const std::string &filter_value,
+					     std::vector<std::pair<int64_t, std::string>> *damaged)
 {
 	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id,"
 			  " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = f.run_id AND i.name = 'interrupted'"
 			  " AND i.value = 'yes'),"
-			  " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = f.run_id AND x.name = 'failed')"
+			  " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = f.run_id AND x.name = 'failed'),"
+			  " f.io_bytes, f.ios, f.runtime_s"
 			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
@@ -829,30 +850,67 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 		return !out.empty() && out.back().run_id == row.run_id && out.back().job == row.job &&
 		       out.back().ddir == row.ddir;
 	};
-	each_row(q, "cannot read the results store", [&] {
-		summary_row row;
-		row.run_id = q.i64(0);
-		row.group = q.text(1);
-		row.job = q.text(2);
-		row.ddir = q.text(3);
-		row.iops = q.dbl(4);
-		row.bw_bytes = q.dbl(5);
-		row.p99_ns = q.dbl(6);
-		row.interrupted = q.i64(8) != 0;
-		row.failed = q.i64(9) != 0;
-		if (!same(row)) {
-			if (clones.size() > 1)
-				out.back().p99_ns = merged_p99(clones);
-			clones.clear();
-			out.push_back(std::move(row));
-		} else {
-			out.back().iops += row.iops;
-			out.back().bw_bytes += row.bw_bytes;
+	// The figures are checked as a run's load checks them (rates_fault, no
+	// negative or infinite value): a damaged run's iops of 1e300 was a p90
+	// of the summary.  Its rows are dropped and it is named instead.
+	auto is_damaged = [&](int64_t run) { return !damaged->empty() && damaged->back().first == run; };
+	auto take_damage = [&](int64_t run, const std::function<void()> &read) {
+		try {
+			read();
+		} catch (const store_error &e) {
+			if (!e.damaged)
+				throw;
+			damaged->emplace_back(run, named(e.what()));
 		}
-		clones.emplace_back(q.i64(7), q.dbl(6));
+	};
+	auto close_clones = [&] {
+		if (clones.size() > 1 && !is_damaged(out.back().run_id))
+			take_damage(out.back().run_id, [&] { out.back().p99_ns = merged_p99(clones); });
+		clones.clear();
+	};
+	each_row(q, "cannot read the results store", [&] {
+		int64_t run = q.i64(0);
+		if (is_damaged(run))
+			return;
+		take_damage(run, [&] {
+			summary_row row;
+			row.run_id = run;
+			row.group = q.text(1);
+			row.job = q.text(2);
+			row.ddir = q.text(3);
+			figure f;
+			f.iops = row.iops = q.figure(4);
+			f.bw_bytes = row.bw_bytes = q.figure(5);
+			row.p99_ns = q.figure(6);
+			row.interrupted = q.i64(8) != 0;
+			row.failed = q.i64(9) != 0;
+			f.io_bytes = q.count(10);
+			f.ios = q.count(11);
+			f.runtime_s = q.figure(12);
+			std::string odd = row.ddir == "read" || row.ddir == "write" || row.ddir == "trim"
+						  ? rates_fault(f, f.runtime_s * 1000)
+						  : "'" + row.ddir.substr(0, 40) + "' is not read, write or trim";
+			if (!odd.empty())
+				throw store_error("the results store is damaged: run " + std::to_string(run) +
+							  "'s figure of job '" + row.job + "' " + row.ddir + ": " + odd,
+						  false, true);
+			if (!same(row)) {
+				close_clones();
+				out.push_back(std::move(row));
+			} else {
+				out.back().iops += row.iops;
+				out.back().bw_bytes += row.bw_bytes;
+			}
+			clones.emplace_back(q.i64(7), row.p99_ns);
+		});
 	});
-	if (clones.size() > 1)
-		out.back().p99_ns = merged_p99(clones);
+	if (!out.empty())
+		close_clones();
+	std::set<int64_t> gone;
+	for (const auto &d : *damaged)
+		gone.insert(d.first);
+	out.erase(std::remove_if(out.begin(), out.end(), [&](const summary_row &r) { return gone.count(r.run_id) > 0; }),
+		  out.end());
 	return out;
 }
 
@@ -870,8 +928,8 @@ double store::merged_p99(const std::vector<std::pair<int64_t, double>> &clones)
 		b.reset();
 		b.bind(1, c.first);
 		each_row(b, "cannot read the results store", [&] {
-			merged[(uint64_t)b.i64(0)] += (uint64_t)b.i64(1);
-			n += (uint64_t)b.i64(1);
+			merged[b.count(0)] += b.count(1);
+			n += b.count(1);
 		});
 		if (n == 0)
 			return NAN;

@@ -109,9 +109,11 @@ public:
 	// One row per run, job name and direction (a run's clones of a job are
 	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
 	// grouped by the fact `by` ("" = all in one group), filtered by a fact
-	// value (name=value, or "" for none).
+	// value (name=value, or "" for none).  A run with a value no save writes
+	// (a damaged store) has no rows: it is in *damaged, with why.
 	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
-					      const std::string &filter_value);
+					      const std::string &filter_value,
+					      std::vector<std::pair<int64_t, std::string>> *damaged);
 
 private:
 	sqlite3 *db_ = nullptr;
@@ -147,6 +149,8 @@ private:
 	void load_figures(run_record &r);
 	void load_ranks(run_record &r);
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
+	run_record load_run(int64_t id);
+	std::string named(const std::string &what) const;
 	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 

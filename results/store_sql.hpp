@@ -1,6 +1,7 @@
 // results/store_sql.hpp - the prepared-statement wrapper the store's files share.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -38,6 +39,24 @@ public:
 	// refused, not read as 0: a wrong number would look like a measured one.
 	int64_t i64(int c) { return number(c), sqlite3_column_int64(st_, c); }
 	double dbl(int c) { return number(c), sqlite3_column_double(st_, c); }
+	// A count or a figure a save wrote: never negative, never infinite (a
+	// NaN SQLite keeps as NULL, which the tables refuse).  A hand-edited -5
+	// read as a p99, or a bucket's count of -7 read as 2^64 - 7, turned
+	// compare's verdict and summary's percentiles without a word.
+	uint64_t count(int c)
+	{
+		int64_t v = i64(c);
+		if (v < 0)
+			not_a_figure(c);
+		return (uint64_t)v;
+	}
+	double figure(int c)
+	{
+		double v = dbl(c);
+		if (!std::isfinite(v) || v < 0)
+			not_a_figure(c);
+		return v;
+	}
 	std::string text(int c)
 	{
 		const unsigned char *t = sqlite3_column_text(st_, c);
@@ -52,6 +71,13 @@ private:
 			throw store_error(std::string("the results store is damaged: ") + sqlite3_column_name(st_, c) +
 					  " holds '" + text(c).substr(0, 40) + "' where a number belongs",
 					  false, true);
+	}
+
+	[[noreturn]] void not_a_figure(int c)
+	{
+		throw store_error(std::string("the results store is damaged: ") + sqlite3_column_name(st_, c) +
+					  " holds " + text(c) + ", which no save writes (a figure is finite and not negative)",
+				  false, true);
 	}
 
 	sqlite3_stmt *st_ = nullptr;

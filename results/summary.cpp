@@ -97,7 +97,8 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 	return nlohmann::ordered_json{ { "by", by },
 				       { "groups", a },
 				       { "interrupted_left_out", out.interrupted },
-				       { "failed_left_out", out.failed } };
+				       { "failed_left_out", out.failed },
+				       { "damaged_left_out", out.damaged } };
 }
 
 std::string summary_text(const std::vector<group_summary> &groups, const std::string &by, left_out gone)
@@ -132,6 +133,9 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		if (n)
 			out += std::to_string(n) + " " + what + " run" + (n == 1 ? "" : "s") + " left out (" + flag +
 			       " counts " + (n == 1 ? "it" : "them") + ")\n";
+	if (gone.damaged)
+		out += std::to_string(gone.damaged) + " damaged run" + (gone.damaged == 1 ? "" : "s") +
+		       " left out (named on standard error)\n";
 	return out;
 }
 

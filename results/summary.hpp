@@ -38,6 +38,7 @@ extern const std::vector<std::string> summary_fields;
 // those a job of which failed (an interrupted run that failed counts as interrupted).
 struct left_out {
 	size_t interrupted = 0, failed = 0;
+	size_t damaged = 0;	// runs of a damaged store whose figures no save writes: never counted
 };
 
 // Takes those runs' rows out of rows, but for the kinds kept; says how many runs they were.

@@ -156,10 +156,58 @@ class BadStores(StoreCase):
                 for args in (["show", "ok"], ["export"], ["report", "ok", f"--output={self.tmp / 'p.html'}"]):
                     p = self.results(*args, ok=False)
                     self.assertEqual(p.returncode, 2, p.stdout)
-                    self.assertTrue(p.stderr.startswith("ioplan: error: the results store is damaged: "), p.stderr)
+                    self.assertTrue(p.stderr.startswith(f"ioplan: error: {self.db}: the results store is damaged: "),
+                                    p.stderr)
                     self.assertIn(says, p.stderr)
                     self.assertNotIn("exception", p.stderr)
                 self.assertFalse((self.tmp / "p.html").exists())
+
+    def test_values_no_save_writes_are_refused_by_every_reader(self):
+        # A p99 of -5, a bucket's count of -7 (read as 2^64 - 7), an iops of 1e300 over a
+        # runtime of 0 were read as measured: compare gave them a verdict ("faster", exit 0)
+        # and summary put them in its percentiles, exit 0.  Each is named now: show and compare
+        # refuse the run (exit 2), export and summary leave it out and say so (exit 1);
+        # summary reads only iops, bandwidth and p99 (the buckets where clones merge), so a
+        # p99.9 or a sample it does not use leaves its figures whole.
+        for sql, says, summary_reads in (
+                ("UPDATE figures SET p99_ns = -5 WHERE run_id = 2", "p99_ns holds -5.0, which no save", True),
+                ("UPDATE figures SET p999_ns = 1e999 WHERE run_id = 2", "p999_ns holds Inf, which no save", False),
+                ("UPDATE buckets SET count = -7 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)",
+                 "count holds -7, which no save", True),
+                ("UPDATE samples SET iops = -1 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)",
+                 "iops holds -1.0, which no save", False),
+                ("UPDATE figures SET runtime_s = 0, iops = 1e300 WHERE run_id = 2",
+                 "iops 1e+300 over a runtime of 0 (fio writes 0 there)", True),
+                ("UPDATE figures SET ddir = 'sideways' WHERE run_id = 2", "'sideways' is not read, write or trim",
+                 True)):
+            with self.subTest(sql=sql):
+                self.db.unlink(missing_ok=True)
+                for label in ("a", "b", "c"):
+                    # two clones: summary merges their buckets for the p99
+                    self.assertEqual(self.ioplan_run("--numjobs=2", label=label).returncode, 0)
+                con = sqlite3.connect(self.db)
+                con.execute(sql)
+                con.commit()
+                con.close()
+                before = sha(self.db)
+                error = f"ioplan: error: {self.db}: "
+                for args in (["results", "show", "b"], ["compare", "a", "b"], ["compare", "b", "c"]):
+                    p = run([*args, f"--results-db={self.db}"])
+                    self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                    self.assertTrue(p.stderr.startswith(error), p.stderr)
+                    self.assertIn(says, p.stderr)
+                for args, into in ((["export"], "export"), (["summary"], "summary"))[:2 if summary_reads else 1]:
+                    p = self.results(*args, ok=False)
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    self.assertTrue(p.stderr.startswith(error), p.stderr)
+                    self.assertIn(says, p.stderr)
+                    self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
+                p = self.results("summary", "--output-format=json", ok=False)
+                self.assertEqual(p.returncode, 1 if summary_reads else 0, p.stderr)
+                summary = json.loads(p.stdout)
+                self.assertEqual(summary["damaged_left_out"], 1 if summary_reads else 0)
+                self.assertEqual([g["count"] for g in summary["groups"]], [2 if summary_reads else 3])
+                self.assertEqual(sha(self.db), before)
 
     def test_a_figure_too_large_for_its_column_keeps_the_tables_in_shape(self):
         # An edited store's iops of 1e308 printed 309 digits: the rest of the row moved out of
