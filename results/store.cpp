@@ -697,8 +697,16 @@ run_record store::load_run(int64_t id)
 	q.bind(1, id);
 	int rc = q.step();
 	check(rc, "cannot read the results store");
+	// Every caller found the id in the runs table just before (find, ids):
+	// not finding it again is a table whose pages disagree with each other (a
+	// random-byte page made ids() list runs 98 and 67, and the "no run '67'"
+	// of the second stopped an export of the run that still read), or a
+	// `results rm` in between.  Either way the run is left out, not the rest.
 	if (rc != SQLITE_ROW)
-		throw store_error(path_ + ": no run '" + std::to_string(id) + "'");
+		throw store_error(path_ + ": run " + std::to_string(id) +
+					  " was listed but cannot be found again (the store is damaged, or another "
+					  "process removed the run)",
+				  false, true);
 	if (q.i64(1) > run_format)
 		throw store_error(path_ + ": run " + std::to_string(id) + " was saved by a newer ioplan (run format " +
 				  std::to_string(q.i64(1)) + ", this ioplan reads up to " +
