@@ -19,9 +19,11 @@
 #include <stdexcept>
 
 #include "cli/output.hpp"
+#include "cli/mpi/rank_json.hpp"
 #include "cli/mpi/rank_merge.hpp"
 #include "parser/parser.hpp"
 #include "report/report.hpp"
+#include "results/record.hpp"
 
 namespace cli {
 
@@ -32,11 +34,20 @@ struct results_deleter {
 };
 using results_ptr = std::unique_ptr<results, results_deleter>;
 
+// An error with its place in a file, "path:line:col: error: ...", printed as it is.
+struct positioned_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 results_ptr read_rank_file(const std::string &path, rank_info *who, plan_source *src)
 {
     std::string text = rank_file_read(path);
     try {
         return results_ptr(rank_file_parse(text, who, src));
+    } catch (const rank_json::syntax_error &e) {
+        // A rank file cut short or edited by hand: where, as every reader of
+        // a user's file says it ("at byte 1000" was all a merge said).
+        throw positioned_error(path + ":" + resdb::text_position(text, e.byte + 1) + ": error: " + e.why);
     } catch (const std::runtime_error &e) {
         throw std::runtime_error(path + ": " + e.what());
     }
@@ -147,6 +158,9 @@ int merge_action(const args &a)
         unfinished(acc.get(), *p);
         m.finish(static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()), a.straggler_pct);
+    } catch (const positioned_error &e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
     } catch (const std::runtime_error &e) {
         std::fprintf(stderr, "ioplan: error: merge: %s\n", e.what());
         return 2;

@@ -711,8 +711,9 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
     std::unique_ptr<rank_json::document> parsed;
     try {
         parsed = std::make_unique<rank_json::document>(text);
-    } catch (const std::runtime_error &e) {
-        throw std::runtime_error(std::string("not a JSON document (") + e.what() + ")");
+    } catch (const rank_json::syntax_error &e) {
+        throw rank_json::syntax_error(e.byte, "not a JSON document: " + e.why,
+                                      std::string("not a JSON document (") + e.what() + ")");
     }
     rank_json::value doc = parsed->root();
     if (!doc.is_object() || !doc.exists())

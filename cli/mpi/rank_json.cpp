@@ -37,7 +37,7 @@ private:
 
     [[noreturn]] void fail(const char *what) const
     {
-        throw std::runtime_error("at byte " + std::to_string(p_ - s_) + ": " + what);
+        throw syntax_error(static_cast<size_t>(p_ - s_), what);
     }
     void ws()
     {

@@ -11,11 +11,23 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace cli::rank_json {
+
+// Text that is not JSON: what() is "at byte N: why"; byte (0-based) and why
+// apart, so that a reader can name the file's line and column.
+struct syntax_error : std::runtime_error {
+    syntax_error(size_t at, const std::string &reason, const std::string &what)
+        : std::runtime_error(what), byte(at), why(reason) {}
+    syntax_error(size_t at, const std::string &reason)
+        : syntax_error(at, reason, "at byte " + std::to_string(at) + ": " + reason) {}
+    size_t byte;
+    std::string why;
+};
 
 enum class kind : uint8_t { null, boolean, uinteger, integer, real, string, array, object };
 
@@ -96,7 +108,7 @@ private:
 // node 1.  The text must outlive the document.
 class document {
 public:
-    // Throws std::runtime_error("at byte N: what") on text that is not JSON.
+    // Throws syntax_error ("at byte N: what") on text that is not JSON.
     explicit document(const std::string &text);
     ~document();
     document(const document &) = delete;

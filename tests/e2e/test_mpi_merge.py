@@ -141,6 +141,19 @@ class MergeChecks(TmpDirCase):
         err = self.refused(files, "rank-0.json: checksum crc32c:")
         self.assertIn("changed or damaged after its run", err)
 
+    def test_a_rank_file_cut_short_is_named_at_its_line_and_column(self):
+        # "ioplan: error: merge: rank-2.json: not a JSON document (at byte 1000: ...)": the
+        # one reader of a user's file that gave no line and column.
+        files = self.files()
+        text = files[2].read_bytes()
+        files[2].write_bytes(text[:1000])
+        err = self.refused(files, f"{files[2]}:1:1001: error: not a JSON document: ")
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith(str(files[2])), err)
+        files[2].write_bytes(text + b'{"another": 1}\n')
+        err = self.refused(files, "")
+        self.assertEqual(err, f"{files[2]}:2:1: error: not a JSON document: text after the document\n")
+
     def test_a_negative_or_wrapping_byte_count_is_refused(self):
         files = self.files()
         forge(files[1], '"bytes":1048576', '"bytes":-1048576')
