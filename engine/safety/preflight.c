@@ -149,15 +149,25 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
 /*
  * Bytes the file's region needs: its size, or its share of an existing size,
  * past its offset (file_append's: the file's end).  The sizes before the run:
  * what earlier jobs lay out is the layout's to check (layout_resolve).
  */
-static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
+static uint64_t clone_needed_bytes(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
+				   uint64_t existing)
 {
 	uint64_t size = f->size_bytes ? f->size_bytes : plan_share_ppm(existing, f->size_ppm);
 	uint64_t off = f->offset_bytes ? f->offset_bytes : plan_share_ppm(existing, f->offset_ppm);
+
+	/* clone k's offset_increment: its region starts k increments on (layout_set.c's region_start) */
+	if (c && c->offset_bytes > j->offset_bytes)
+		off = add_sat(off, c->offset_bytes - j->offset_bytes);
 
 	if (ioe_files_as_found(j) || (ioe_files_made_on_open(j) && !f->is_device))
 		return 0;	/* nothing is laid out: the file is used as it is (or made empty) */
@@ -165,6 +175,11 @@ static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f
 		off = existing;
 
 	return add_sat(size, off);
+}
+
+static uint64_t needed_bytes(const struct plan_job *j, const struct plan_file *f, uint64_t existing)
+{
+	return clone_needed_bytes(j, NULL, f, existing);
 }
 
 static void account_space(struct pf_state *s, const char *dir, const struct stat *dsb, uint64_t bytes)
@@ -239,7 +254,7 @@ static const struct safety_files *busy_files(struct pf_state *s)
 
 /* 0 when the job may go on with this existing file or device. */
 static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
-			  const struct stat *sb)
+			  const struct stat *sb, uint64_t most)
 {
 	char why[SAFETY_WHY_MAX];
 	uint64_t have, need;
@@ -261,7 +276,7 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 		pf_add(s, RES_MSG_ERROR, "file-in-use", (int32_t)j->job_id, "job '%s': %s", j->name, why);
 		return -EBUSY;
 	}
-	need = needed_bytes(j, f, have);
+	need = max_u64(needed_bytes(j, f, have), most);
 	grows = plan_fills_device(j) || ioe_files_made_on_open(j);
 	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need, grows) &&
 	    foreign_file_refused(s, j, f->path, need > have))
@@ -477,7 +492,8 @@ static bool on_devtmpfs(struct pf_state *s, dev_t dev)
 	return found;
 }
 
-static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+/* most: what the farthest use of f's path needs (pf_run), at least f's own. */
+static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f, uint64_t most)
 {
 	char dir[PATH_MAX];
 	struct stat sb, dsb;
@@ -493,7 +509,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
 		return;
 	if (exists) {
-		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb))
+		if (check_kind(s, j, f, &sb) || check_existing(s, j, f, &sb, most))
 			return;
 	} else if (ioe_files_as_found(j)) {
 		/* fio's job fails at the file's stat; this one fails before it starts */
@@ -523,7 +539,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		    "not a disk); is the device name mistyped?", j->name, f->path, dir);
 		return;
 	} else if (!plan_fills_device(j)) {
-		account_space(s, dir, &dsb, needed_bytes(j, f, 0));	/* fill_device writes until it is full */
+		account_space(s, dir, &dsb, max_u64(needed_bytes(j, f, 0), most));	/* fill_device writes until it is full */
 	}
 	if (!ioe_opens_files(j->ioengine))
 		return; /* metadata engines: no data is read, so neither O_DIRECT nor the page cache matters */
@@ -782,6 +798,27 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		free(s);
 		return -ENOMEM;
 	}
+	/*
+	 * A file several clones share is checked once, by its first use, but
+	 * each clone's region is its own (offset_increment): the file must hold
+	 * the farthest.  Judged by clone 0's alone, numjobs=2 size=1m
+	 * offset_increment=1t passed the free-space check and failed at layout
+	 * with ENOSPC after the run had started, and a device's clone 1 past its
+	 * end was not named.  So the most any use of a path needs comes first.
+	 */
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+				const struct plan_file *pf = &j->clones[c].files[f];
+				uint32_t at = pf_paths_add(&paths, pf->path);
+				uint64_t need = clone_needed_bytes(j, &j->clones[c], pf, 0);
+
+				if (need > paths.need[at])
+					paths.need[at] = need;
+			}
+	}
 	for (uint32_t i = 0; i < p->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(p, i);
 
@@ -791,9 +828,14 @@ int pf_run(const struct plan *p, const struct safety_env *env, struct pf_report 
 		check_cpus(s, j);
 		pf_check_aux(s, j);
 		for (uint32_t c = 0; c < j->nr_clones; c++)
-			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
-				if (!pf_paths_seen(&paths, j->clones[c].files[f].path))
-					check_file(s, j, &j->clones[c].files[f]);
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+				uint32_t at = pf_paths_find(&paths, j->clones[c].files[f].path);
+
+				if (!paths.checked[at]) {
+					paths.checked[at] = true;
+					check_file(s, j, &j->clones[c].files[f], paths.need[at]);
+				}
+			}
 	}
 	pf_paths_free(&paths);
 	check_totals(s);

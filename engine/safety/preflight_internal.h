@@ -64,14 +64,18 @@ void pf_add(struct pf_state *s, enum res_msg_level level, const char *code, int3
  * only a path's first characters, which all the files of a directory share). */
 struct pf_paths {
 	const char **paths;		/* each distinct path once, in the order first seen */
+	uint64_t *need;			/* of paths[i]: the most bytes any of its uses needs */
+	bool *checked;			/* paths[i] was checked (by its first use) */
 	uint32_t nr;
 	struct path_index index;	/* of paths */
 };
 
 /* Room for every file path of the plan, at most half full.  0 or -ENOMEM. */
 int pf_paths_init(struct pf_paths *set, const struct plan *p);
-/* Was this path already checked (shared files appear in many clones)?  Adds it if not. */
-bool pf_paths_seen(struct pf_paths *set, const char *path);
+/* The index of path in set->paths, added if new (shared files appear in many clones). */
+uint32_t pf_paths_add(struct pf_paths *set, const char *path);
+/* The index of a path pf_paths_add added. */
+uint32_t pf_paths_find(const struct pf_paths *set, const char *path);
 void pf_paths_free(struct pf_paths *set);
 
 /* stat() of dir (0 or an errno), once for all the files of one directory in a row;

@@ -166,6 +166,25 @@ class Runs(TmpDirCase):
                               f"18446744073709551615 bytes needed, 1048576 available\n", p.stderr)
                 self.assertEqual(list(mnt.iterdir()), [])
 
+    def test_each_clones_offset_increment_counts_in_the_free_space_check(self):
+        # Judged by clone 0's region alone, a file clones share (or each clone's own) with
+        # offset_increment past the free space passed the preflight, and the run started
+        # ("Starting 2 processes") to fail at layout: "No space left on device", exit 1.
+        # As offset= is, each clone's region end is counted before any I/O: exit 2.
+        mnt = tmpfs(self, "size=256k")
+        for where in (f"--filename={mnt}/shared", f"--directory={mnt}"):
+            with self.subTest(where=where):
+                p = run(["--name=r", where, "--size=8k", "--offset_increment=1m", "--numjobs=2",
+                         "--rw=read", "--ioengine=psync"])
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr[-2000:])
+                self.assertRegex(p.stderr, rf"ioplan: error: not enough free space to lay out the files in "
+                                           rf"{mnt}: 10[0-9]+ bytes needed, 262144 available\n")
+                self.assertEqual(list(mnt.iterdir()), [])
+        p = run(["--name=r", f"--filename={mnt}/shared", "--size=8k", "--offset_increment=64k", "--numjobs=2",
+                 "--rw=read", "--ioengine=psync", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)  # a region that fits still runs
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 8192)
+
     def test_existing_file_not_created_by_ioplan_is_not_written(self):
         f = self.tmp / "precious"
         f.write_bytes(b"x" * (1 << 20))
