@@ -82,11 +82,13 @@ bool state::uint_arg(const std::string &flag, const std::string &s, uint64_t max
 	return true;
 }
 
-bool state::count_arg(const std::string &flag, const std::string &s, uint32_t *out)
+bool state::count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max)
 {
 	uint64_t n;
-	if (!uint_arg(flag, s, UINT32_MAX, &n))
+	if (s.empty() || read_uint(s, &n) != s.size() || n > max) {
+		error(flag + ": expected a whole number from 1 to " + std::to_string(max) + ", got '" + s + "'");
 		return false;
+	}
 	if (n == 0) {
 		error(flag + ": must be at least 1");
 		return false;

@@ -38,7 +38,8 @@ struct state {
 
 	bool size_arg(const std::string &flag, const std::string &s, uint64_t *out);
 	bool uint_arg(const std::string &flag, const std::string &s, uint64_t max, uint64_t *out);
-	bool count_arg(const std::string &flag, const std::string &s, uint32_t *out);
+	// A count of at least 1 and at most max (a job option's range: job_max in diskspd_options.cpp).
+	bool count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max = UINT32_MAX);
 
 	void run(const std::vector<std::string> &args);
 	void prescan(const std::vector<std::string> &args);
@@ -61,7 +62,8 @@ struct state {
 	void opt_z(const std::string &v);
 	void opt_windows_only(const std::string &a);
 	bool no_value(const std::string &a);
-	bool seconds(const std::string &flag, const std::string &v, uint32_t *out);
+	// Whole seconds, at most the top of job_option's range (runtime, ramp_time, cooldown).
+	bool seconds(const std::string &flag, const std::string &v, uint32_t *out, const char *job_option);
 };
 
 // The job text for a read, validated state (diskspd_ini.cpp).

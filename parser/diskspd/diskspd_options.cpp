@@ -3,6 +3,7 @@
 // ...).  Flags with sub-letters and DISKSPD 2.2's whole-profile conflict rules
 // are in diskspd_rules.cpp.
 #include "parser/diskspd/diskspd_impl.hpp"
+#include "parser/options.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -13,12 +14,24 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The most a flag may give: the top of the range of the job option it
+// becomes (parser/options.cpp), in the flag's unit (per: the option's units
+// in one of the flag's).  DISKSPD takes up to 2^32 - 1; past the option's
+// range the translated job was refused in its own terms, "<diskspd>:18:9:
+// error: iodepth=99999999 is out of range", naming no flag the user gave.
+uint64_t job_max(const char *name, double per = 1)
+{
+	const option *o = find_option(name);
+	double most = o && o->min <= o->max ? o->max / per : (double)UINT32_MAX;
+	return most < (double)UINT32_MAX ? (uint64_t)most : UINT32_MAX;
+}
+
 } // namespace
 
-bool state::seconds(const std::string &flag, const std::string &v, uint32_t *out)
+bool state::seconds(const std::string &flag, const std::string &v, uint32_t *out, const char *job_option)
 {
 	uint64_t n;
-	if (!uint_arg(flag, v, UINT32_MAX, &n))
+	if (!uint_arg(flag, v, job_max(job_option), &n))
 		return false;
 	*out = (uint32_t)n;
 	return true;
@@ -46,16 +59,16 @@ void state::option(const std::string &a)
 		if (size_arg("-c", v, &n))
 			create_bytes = n;
 		break;
-	case 'C': seconds("-C", v, &info.cooldown_s); break;
+	case 'C': seconds("-C", v, &info.cooldown_s, "cooldown"); break;
 	case 'd':
 		// -d0 would be a job without end (runtime=0 is "no limit").
-		if (seconds("-d", v, &info.duration_s) && info.duration_s == 0)
+		if (seconds("-d", v, &info.duration_s, "runtime") && info.duration_s == 0)
 			error("-d0: the measured duration must be at least 1 second");
 		break;
-	case 'W': seconds("-W", v, &info.warmup_s); break;
+	case 'W': seconds("-W", v, &info.warmup_s, "ramp_time"); break;
 	case 'D':
 		info.iops_stddev = true;
-		if (!v.empty() && uint_arg("-D", v, UINT32_MAX, &n)) {
+		if (!v.empty() && uint_arg("-D", v, job_max("iopsavgtime"), &n)) {
 			if (n == 0)
 				error("-D: the interval must be at least 1 ms");
 			else
@@ -64,7 +77,7 @@ void state::option(const std::string &a)
 		break;
 	case 'f': opt_f(v); break;
 	case 'F':
-		count_arg("-F", v, &info.total_threads);
+		count_arg("-F", v, &info.total_threads, job_max("numjobs"));
 		break;
 	case 'g': opt_g(v); break;
 	case 'h':
@@ -78,12 +91,12 @@ void state::option(const std::string &a)
 			info.burst = (uint32_t)n;
 		break;
 	case 'j':
-		if (uint_arg("-j", v, UINT32_MAX, &n))
+		if (uint_arg("-j", v, job_max("thinktime", 1000), &n))	/* ms, thinktime's us */
 			info.think_ms = (uint32_t)n;
 		break;
 	case 'L': info.measure_latency = no_value(a); break;
 	case 'n': info.disable_affinity = no_value(a); break;
-	case 'o': count_arg("-o", v, &info.outstanding); break;
+	case 'o': count_arg("-o", v, &info.outstanding, job_max("iodepth")); break;
 	case 'p': parallel = no_value(a); break;
 	case 'r': opt_r(v); break;
 	case 'R': opt_R(v); break;
@@ -91,7 +104,7 @@ void state::option(const std::string &a)
 	case 'S': opt_S(v); break;
 	case 't':
 		t_given = true;
-		count_arg("-t", v, &info.threads_per_target);
+		count_arg("-t", v, &info.threads_per_target, job_max("numjobs"));
 		break;
 	case 'T':
 		T_given = true;

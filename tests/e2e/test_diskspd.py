@@ -111,6 +111,25 @@ class DiskspdFrontEnd(TmpDirCase):
         p = self.diskspd("-b4K -c16M -d1 E:".split())
         self.assertEqual(p.returncode, 2)
 
+    def test_a_value_past_the_job_options_range_names_the_flag(self):
+        # DISKSPD takes counts and times up to 2^32 - 1; past the range of the job option each
+        # becomes, the translated job was refused in its own terms, naming no flag given:
+        # "<diskspd>:18:9: error: iodepth=99999999 is out of range (1..65536)".
+        for flag, says in (("-o99999999", "-o: expected a whole number from 1 to 65536, got '99999999'"),
+                           ("-t65537", "-t: expected a whole number from 1 to 65536, got '65537'"),
+                           ("-d1000000001", "-d: expected a whole number from 0 to 1000000000, got '1000000001'"),
+                           ("-W4294967295", "-W: expected a whole number from 0 to 1000000000, got '4294967295'"),
+                           ("-C4294967295", "-C: expected a whole number from 0 to 1000000000, got '4294967295'"),
+                           ("-D4294967295", "-D: expected a whole number from 0 to 1000000000, got '4294967295'")):
+            with self.subTest(flag=flag):
+                p = self.diskspd(["-b4K", "-c1M", flag, "--showplan", "f.dat"])
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn(f"diskspd: error: {says}\n", p.stderr)
+                self.assertNotIn("<diskspd>", p.stderr)
+        p = self.diskspd(["-b4K", "-c1M", "-o65536", "-d1000000000", "--showplan", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)  # the tops of the ranges are taken
+        self.assertFalse((self.tmp / "f.dat").exists())
+
     def test_a_file_not_there_without_c_names_c(self):
         # The engine's finding names fio's size=; a DISKSPD line creates its file with -c.
         p = self.diskspd("-b4K -d1 missing.dat".split())
