@@ -126,6 +126,32 @@ void state::target_arg(const std::string &a)
 		      "path on the mounted filesystem, e.g. /mnt/data/testfile.dat");
 		return;
 	}
+	// The line becomes a job file's filename= (diskspd_ini.cpp), whose value
+	// ends at a line's end, ';' or '#', loses its outer blanks and expands
+	// ${VAR}: a name with one of them named another file ('x;y.dat' ran on
+	// 'x', '${HOME}.dat' on /root.dat), and a newline in it became job options
+	// of its own (exec_prerun= ran).  Refused, as DISKSPD's Windows names are.
+	const char *why = nullptr;
+	if (a.empty()) {
+		error("target '': an empty file name");
+		return;
+	}
+	if (a.find('\n') != std::string::npos)
+		why = "a line break in it";
+	else if (a.find_first_of(";#") != std::string::npos)
+		why = "';' or '#' in it (a job file's comment starts there)";
+	else if (a.find("${") != std::string::npos)
+		why = "'${' in it (a job file expands ${VAR} there)";
+	else if (std::strchr(" \t\r", a.front()) || std::strchr(" \t\r", a.back()))	// trim()'s set, but \n
+		why = "a blank at its start or end (a job file's values lose them)";
+	if (why) {
+		std::string shown;	// its line breaks as \n and \r: the message stays one line
+		for (char c : a)
+			shown += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+		error("target '" + shown + "': a file name with " + why +
+		      " cannot be carried into the job ioplan runs; rename it, or name it through a symlink");
+		return;
+	}
 	target t;
 	t.path = a;
 	info.targets.push_back(t);

@@ -130,6 +130,32 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)  # the tops of the ranges are taken
         self.assertFalse((self.tmp / "f.dat").exists())
 
+    def test_a_target_name_the_job_file_cannot_carry_is_refused(self):
+        # The line runs as a job file whose filename= ends at ';', '#' or the line's end, drops
+        # outer blanks and expands ${VAR}: 'x;y.dat' ran on x, '${HOME}.dat' on $HOME.dat, and a
+        # name with a newline became options of its own (exec_prerun= ran its command).
+        marker = self.tmp / "ran"
+        for name, says in ((f"a.dat\nexec_prerun=touch {marker}", "a line break in it"),
+                           ("x;y.dat", "';' or '#' in it (a job file's comment starts there)"),
+                           ("x#y.dat", "';' or '#' in it (a job file's comment starts there)"),
+                           ("${HOME}.dat", "'${' in it (a job file expands ${VAR} there)"),
+                           (" a.dat", "a blank at its start or end (a job file's values lose them)"),
+                           ("a.dat\t", "a blank at its start or end (a job file's values lose them)"),
+                           ("a.dat\r", "a blank at its start or end (a job file's values lose them)")):
+            with self.subTest(name=name):
+                p = self.diskspd(["-b4K", "-c1M", "-d1", "-W0", name])
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                shown = name.replace("\n", "\\n").replace("\r", "\\r")
+                self.assertEqual(p.stderr, f"diskspd: error: target '{shown}': a file name with {says} cannot be "
+                                           "carried into the job ioplan runs; rename it, or name it through a "
+                                           "symlink\n")
+                self.assertEqual(sorted(f.name for f in self.tmp.iterdir()), [])
+        p = self.diskspd(["-b4K", "-c1M", "-d1", "-W0", ""])
+        self.assertEqual((p.returncode, p.stderr), (2, "diskspd: error: target '': an empty file name\n"))
+        p = self.diskspd(["-b4K", "-c1M", "-d1", "--job", "a:b $x.dat"])  # these it carries
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("\nfilename=a\\:b $x.dat\n", p.stdout)
+
     def test_a_file_not_there_without_c_names_c(self):
         # The engine's finding names fio's size=; a DISKSPD line creates its file with -c.
         p = self.diskspd("-b4K -d1 missing.dat".split())
