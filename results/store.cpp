@@ -753,6 +753,19 @@ std::map<std::string, std::string> plan_column(const std::string &text, int64_t 
 	return j.get<std::map<std::string, std::string>>();
 }
 
+// A figure's direction and rates as a save writes them (job and ddir as the
+// row has them: summary reads only some columns into f), else a damaged store.
+void check_figure(int64_t run, const std::string &job, const std::string &ddir, const figure &f)
+{
+	std::string odd = ddir == "read" || ddir == "write" || ddir == "trim"
+				  ? rates_fault(f, f.runtime_s * 1000)
+				  : "'" + ddir.substr(0, 40) + "' is not read, write or trim";
+	if (!odd.empty())
+		throw store_error("the results store is damaged: run " + std::to_string(run) + "'s figure of job '" + job +
+					  "' " + ddir + ": " + odd,
+				  false, true);
+}
+
 } // namespace
 
 void store::load_figures(run_record &r)
@@ -778,13 +791,7 @@ void store::load_figures(run_record &r)
 		f.p99_ns = q.figure(12);
 		f.p999_ns = q.figure(13);
 		f.interval_s = q.figure(14);
-		std::string odd = f.ddir == "read" || f.ddir == "write" || f.ddir == "trim"
-					  ? rates_fault(f, f.runtime_s * 1000)
-					  : "'" + f.ddir.substr(0, 40) + "' is not read, write or trim";
-		if (!odd.empty())
-			throw store_error("the results store is damaged: run " + std::to_string(r.id) + "'s figure of job '" +
-						  f.job + "' " + f.ddir + ": " + odd,
-					  false, true);
+		check_figure(r.id, f.job, f.ddir, f);
 		stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ? ORDER BY lat_ns", *this);
 		b.bind(1, fid);
 		each_row(b, "cannot read the results store",
@@ -895,13 +902,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 			f.io_bytes = q.count(10);
 			f.ios = q.count(11);
 			f.runtime_s = q.figure(12);
-			std::string odd = row.ddir == "read" || row.ddir == "write" || row.ddir == "trim"
-						  ? rates_fault(f, f.runtime_s * 1000)
-						  : "'" + row.ddir.substr(0, 40) + "' is not read, write or trim";
-			if (!odd.empty())
-				throw store_error("the results store is damaged: run " + std::to_string(run) +
-							  "'s figure of job '" + row.job + "' " + row.ddir + ": " + odd,
-						  false, true);
+			check_figure(run, row.job, row.ddir, f);
 			if (!same(row)) {
 				close_clones();
 				out.push_back(std::move(row));
