@@ -267,6 +267,18 @@ void note_iec_reading(const std::string &s, const std::string &suffix, const num
                  s.substr(0, s.size() - suffix.size()) + suffix.substr(0, 1) +
                  "', or set kb_base=1000, for a value both read alike");
 }
+// fio 3.33 reads a size's digits up to a '.' and takes no unit after it: size=1.5g
+// is 1 byte there, 8192.5 is 8192.  ioplan reads what is written (1.5 GiB, 8193
+// rounded): say so with fio's figure, as for the IEC units.
+void note_fraction_reading(const std::string &s, const number &num, uint64_t bytes)
+{
+    uint64_t fio_bytes = (uint64_t)num.v;
+    if (num.integral || fio_bytes == bytes)
+        return;
+    note_reading("fio 3.33 reads '" + s + "' as " + std::to_string(fio_bytes) + " byte" +
+                 (fio_bytes == 1 ? "" : "s") + " (it stops at the '.' and takes no unit after it); ioplan reads " +
+                 std::to_string(bytes) + ": write '" + std::to_string(bytes) + "' for a value both read alike");
+}
 } // namespace
 
 uint64_t parse_size(const std::string &s0, unsigned kb_base)
@@ -277,6 +289,7 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     if (!scale(num, size_multiplier(suffix, kb_base, s), UINT64_MAX, &bytes))
         throw value_error("'" + s + "' is too large");
     note_iec_reading(s, suffix, num, kb_base);
+    note_fraction_reading(s, num, bytes);
     return bytes;
 }
 

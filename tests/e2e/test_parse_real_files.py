@@ -272,6 +272,26 @@ class IecUnits(BothCase):
         self.assertNotIn("fio 3.33 reads", normal.stdout)
 
 
+class FractionSizes(BothCase):
+    def test_a_size_with_a_fraction_runs_as_written_and_says_fio_s_figure(self):
+        # fio 3.33 reads a size's digits up to the '.' and no unit after it: size=1.5k is one
+        # byte there.  ioplan reads what is written; the note gives fio's figure and the value
+        # both read alike.  A whole number with a fraction of zero says the same (2.0k: 2).
+        text = "[j]\nioengine=null\nrw=read\nbs=1\nsize=1.5k\n[k]\nioengine=null\nrw=read\nbs=1\nsize=2.0k\n"
+        out = self.both(text)
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertEqual(self.amounts(out["fio"][1]), [("j", 1, 1, 0, 0), ("k", 2, 2, 0, 0)])
+        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 1536, 1536, 0, 0), ("k", 2048, 2048, 0, 0)])
+        normal = run([str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
+        self.assertIn("job.fio:5:6: size=1.5k: fio 3.33 reads '1.5k' as 1 byte (it stops at the '.'", normal.stdout)
+        self.assertIn("ioplan reads 2048: write '2048' for a value both read alike", normal.stdout)
+        whole = run(["--name=w", "--ioengine=null", "--bs=1", "--size=2k"])
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        self.assertNotIn("fio 3.33 reads", whole.stdout + whole.stderr)
+
+
 class TimeSuffixes(BothCase):
     def test_sec_min_and_ns_read_as_they_say_and_say_fio_s_figure(self):
         # Real job files write runtime=60sec.  fio 3.33's time suffixes are us, ms, s, m, h and
