@@ -707,10 +707,14 @@ run_record store::load_run(int64_t id)
 					  " was listed but cannot be found again (the store is damaged, or another "
 					  "process removed the run)",
 				  false, true);
+	// One run a newer ioplan saved into a shared store is that run's to refuse:
+	// an export or import leaves it out and carries the others (flagged as one
+	// that cannot be read here).
 	if (q.i64(1) > run_format)
 		throw store_error(path_ + ": run " + std::to_string(id) + " was saved by a newer ioplan (run format " +
-				  std::to_string(q.i64(1)) + ", this ioplan reads up to " +
-				  std::to_string(run_format) + ")");
+					  std::to_string(q.i64(1)) + ", this ioplan reads up to " +
+					  std::to_string(run_format) + ")",
+				  false, true);
 	run_record r;
 	r.id = id;
 	r.uuid = q.text(0);

@@ -32,7 +32,9 @@ struct store_error : std::runtime_error {
 	store_error(const std::string &what, bool locked, bool bad = false)
 		: std::runtime_error(what), busy(locked), damaged(bad) {}
 	bool busy = false;	// another process held the store past the busy timeout: it may be free later
-	bool damaged = false;	// a corrupt page or a value no save writes: the runs elsewhere may still read
+	// A run this ioplan cannot read (a corrupt page, a value no save writes, a run
+	// format newer than its own): the runs elsewhere may still read.
+	bool damaged = false;
 };
 
 // The schema this ioplan writes, and the run format inside it.

@@ -435,6 +435,27 @@ class MisorderedRuns(StoreCase):
         self.assertEqual(sha(damaged), before)
 
 
+class NewerRuns(StoreCase):
+    def test_a_run_a_newer_ioplan_saved_is_left_out_not_the_export(self):
+        # A store shared by two versions: one run in a newer run format ended the whole
+        # `results export` (exit 2), and the runs this ioplan reads could not be got out.
+        for label in ("a", "b", "c"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE runs SET format = 99 WHERE label = 'b'")
+        con.commit()
+        con.close()
+        before = sha(self.db)
+        p = self.results("export", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(sorted(line.split(",")[2] for line in p.stdout.splitlines()[1:]), ["a", "c"])
+        self.assertIn("run 2 was saved by a newer ioplan (run format 99, this ioplan reads up to", p.stderr)
+        self.assertIn("; run 2 ('b') is left out of the export\n", p.stderr)
+        p = self.results("show", "b", ok=False)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(sha(self.db), before)
+
+
 class UnsavedRuns(StoreCase):
     """A run the store could not take (a corrupt page, a disk its own job filled) ended as
     one error line after the whole workload had run: nothing of it could be stored later."""
