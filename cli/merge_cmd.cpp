@@ -72,6 +72,17 @@ parser::plan_ptr rebuild_plan(const plan_source &src, const rank_info &who)
     return parser::plan_documents(docs, recorded.req, &notes);
 }
 
+// rebuild_plan of the rank file at path: a job text or command line it records
+// that does not read (edited, checksum and all) is that file's fault, and named.
+parser::plan_ptr plan_of_rank_file(const std::string &path, const plan_source &src, const rank_info &who)
+{
+    try {
+        return rebuild_plan(src, who);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(path + ": the run it records does not read again: " + e.what());
+    }
+}
+
 // The files with rank 0's first, wherever it was given: the merge is on rank
 // 0's clock and from its plan, as the live run's, so any order of the same
 // files reports the same.  Only an order that does not start with it costs
@@ -128,7 +139,7 @@ int merge_action(const args &a)
     try {
         files = rank_zero_first(files);
         acc = read_rank_file(files[0], &first, &src);
-        p = rebuild_plan(src, first);
+        p = plan_of_rank_file(files[0], src, first);
         acc->plan = p.get();
         rank_merger m(acc.get(), first, first.nranks, a.merge_partial);
         for (size_t i = 1; i < files.size(); i++) {

@@ -141,6 +141,13 @@ class MergeChecks(TmpDirCase):
         err = self.refused(files, "rank-0.json: checksum crc32c:")
         self.assertIn("changed or damaged after its run", err)
 
+    def test_a_job_text_that_does_not_read_names_its_rank_file(self):
+        # Edited checksum and all: "ioplan: error: merge: bad value for bs: ..." named no file.
+        files = self.files()
+        forge(files[0], "bs=4k", "bs=4q")
+        err = self.refused(files, f"{files[0]}: the run it records does not read again: ")
+        self.assertIn("'4q'", err)
+
     def test_a_rank_file_cut_short_is_named_at_its_line_and_column(self):
         # "ioplan: error: merge: rank-2.json: not a JSON document (at byte 1000: ...)": the
         # one reader of a user's file that gave no line and column.
