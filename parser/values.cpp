@@ -260,7 +260,8 @@ void note_iec_reading(const std::string &s, const std::string &suffix, const num
     std::string suf = lower(suffix);
     int pw = suf.size() == 3 && suf.compare(1, 2, "ib") == 0 ? size_power(suf[0]) : -1;
     uint64_t fio_bytes;
-    if (kb_base != 1024 || pw < 0 || !scale(num, pow_u64(1000, pw), UINT64_MAX, &fio_bytes))
+    // A fraction stops fio's reading before the unit: note_fraction_reading says what it reads.
+    if (kb_base != 1024 || pw < 0 || !num.integral || !scale(num, pow_u64(1000, pw), UINT64_MAX, &fio_bytes))
         return;
     note_reading("fio 3.33 reads '" + s + "' as " + std::to_string(fio_bytes) + " bytes (under kb_base=1024, its " +
                  "default, fio's " + suffix + " is a power of 1000); ioplan reads a power of 1024: write '" +

@@ -36,9 +36,25 @@ TEST_CASE("sizes: an IEC unit under kb_base=1024 notes fio's figure, once per va
     ignored_text alike;
     CHECK(parse_size("4KiB", 1000) == 4096);
     CHECK(parse_size("4k", 1024) == 4096);
-    CHECK(parse_size("1.5GiB", 1024) == 1610612736ull);
+    CHECK(parse_size("3GiB", 1024) == 3221225472ull);
     REQUIRE(alike.readings.size() == 1);
-    CHECK(alike.readings[0].find("as 1500000000 bytes") != std::string::npos);
+    CHECK(alike.readings[0].find("as 3000000000 bytes") != std::string::npos);
+}
+
+TEST_CASE("sizes: a fraction notes fio's figure, the digits before its point")
+{
+    ignored_text scope;
+    CHECK(parse_size("1.5GiB", 1024) == 1610612736ull);
+    CHECK(parse_size("8192.5", 1024) == 8193);
+    CHECK(parse_size("2.0k", 1000) == 2000);
+    REQUIRE(scope.readings.size() == 3);
+    CHECK(scope.readings[0].find("fio 3.33 reads '1.5GiB' as 1 byte (it stops at the '.'") == 0);
+    CHECK(scope.readings[1].find("fio 3.33 reads '8192.5' as 8192 bytes") == 0);
+    CHECK(scope.readings[2].find("ioplan reads 2000: write '2000'") != std::string::npos);
+    ignored_text whole;
+    CHECK(parse_size("2k", 1024) == 2048);
+    CHECK(parse_size("0x10", 1024) == 16);
+    CHECK(whole.readings.empty());
 }
 
 TEST_CASE("sizes: text after the number or its unit is ignored from the first non-alphanumeric, as fio")
