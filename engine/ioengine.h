@@ -49,6 +49,16 @@ enum ioe_q_status {
 	IOE_Q_BUSY = 2			/* no room; reap, then try again */
 };
 
+/*
+ * A remote target silent this long has stopped answering: 10 s once the job's
+ * time is over (a loaded nbdkit went over 1 s without answering any of 64
+ * reads), 1 s once the user has asked the run to stop.  The worker abandons
+ * I/Os in flight after it (worker_remote_gave_up), and a remote engine a
+ * command it waits for itself (nbd's flush and verify read) the same.
+ */
+#define IOE_REMOTE_SILENCE_NS 10000000000ull
+#define IOE_REMOTE_SILENCE_STOP_NS 1000000000ull
+
 struct ioe_cfg {
 	uint32_t depth;
 	bool hipri;

@@ -7,8 +7,9 @@
  * flight, and a completion callback hands each one back; a sync (fsync=N,
  * end_fsync) is the export's flush.  Without size= the
  * export's size bounds the job, as fio takes it from the server.  Every wait
- * on the server (connect, completions, the end) is in slices a stop or the
- * end of runtime cuts: a server that stops answering cannot hold the run.
+ * on the server (connect, completions, a flush, a verify read, the end) is in
+ * slices a stop or the end of runtime cuts: a server that stops answering
+ * cannot hold the run.
  *
  * Safety (docs/safety.md): nothing local is opened or laid out.
  * The only target written is the export the job's own uri= names, so the job
@@ -53,6 +54,7 @@ const struct ioe_ops ioe_nbd = {
 #include <libnbd.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 #define NBD_SLICE_MS 100	/* longest blind wait on the server: a stop is seen this fast */
 #define NBD_CONNECT_MS 10000	/* a connection outside a run (sizing the export) gives up here */
@@ -63,6 +65,7 @@ struct nbd_data {
 	struct io_u **done;		/* completed, not yet handed back */
 	uint32_t nr_done;
 	uint32_t nr_queued;		/* issued since the last commit */
+	bool abandoned;			/* a command waited for got no answer: the connection is given up */
 };
 
 /* The libnbd calls this file makes, found in the library by name when it is opened. */
@@ -70,7 +73,7 @@ struct nbd_data {
 #define NBD_LIB_CALLS(X)                                                                        \
 	X(nbd_create) X(nbd_close) X(nbd_get_errno) X(nbd_get_size) X(nbd_poll) X(nbd_shutdown) \
 	X(nbd_aio_connect_uri) X(nbd_aio_is_connecting) X(nbd_aio_is_ready) X(nbd_aio_in_flight) \
-	X(nbd_aio_pread) X(nbd_aio_pwrite) X(nbd_aio_trim) X(nbd_pread) X(nbd_flush)
+	X(nbd_aio_pread) X(nbd_aio_pwrite) X(nbd_aio_trim) X(nbd_aio_flush) X(nbd_aio_command_completed)
 
 static struct {
 #define NBD_LIB_PTR(f) __typeof__(f) *f;
@@ -205,7 +208,8 @@ static void nbd_exit(struct ioe *e)
 		 * for NBD_DRAIN_MS at most: a server that does not answer is left
 		 * without the polite disconnect (which would wait for it too).
 		 */
-		for (int ms = 0; lib.nbd_aio_in_flight(d->h) > 0 && ms < NBD_DRAIN_MS; ms += NBD_SLICE_MS)
+		for (int ms = 0; !d->abandoned && lib.nbd_aio_in_flight(d->h) > 0 && ms < NBD_DRAIN_MS;
+		     ms += NBD_SLICE_MS)
 			if (lib.nbd_poll(d->h, NBD_SLICE_MS) == -1)
 				break;
 		if (lib.nbd_aio_in_flight(d->h) <= 0)
@@ -233,6 +237,10 @@ static int nbd_queue(struct ioe *e, struct io_u *u)
 	int64_t r;
 
 	u->eng_data = d;
+	if (d->abandoned) {
+		u->result = -ETIMEDOUT;
+		return IOE_Q_COMPLETED;
+	}
 	if (u->ddir == PLAN_DDIR_READ)
 		r = lib.nbd_aio_pread(d->h, u->buf, u->len, u->offset, cb, 0);
 	else if (u->ddir == PLAN_DDIR_WRITE)
@@ -262,6 +270,8 @@ static int nbd_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t tim
 	struct nbd_data *d = e->priv;
 	int ms = timeout_ns / 1000000u > 60000u ? 60000 : (int)(timeout_ns / 1000000u), r;
 
+	if (d->abandoned)
+		return -ETIMEDOUT;
 	/* Replies are read only inside nbd_poll: poll once even when none must wait. */
 	do {
 		r = lib.nbd_poll(d->h, d->nr_done >= min ? 0 : (ms ? ms : 1));
@@ -271,22 +281,76 @@ static int nbd_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t tim
 	return (int)ioe_hand_back(e, d->done, &d->nr_done, d->nr_done, max);
 }
 
+static uint64_t nbd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Waits for the command cookie names (a flush or verify read the worker waits
+ * on, not one of its I/Os in flight), in slices of NBD_SLICE_MS: libnbd's own
+ * blocking calls wait for ever, and a server that stopped answering held the
+ * run past runtime and past SIGINT.  Once the worker is stopping (a stop, or
+ * runtime is over) the server gets IOE_REMOTE_SILENCE_STOP_NS or
+ * IOE_REMOTE_SILENCE_NS more, as the worker gives the I/Os in flight; then the
+ * connection is given up (-ETIMEDOUT).  Replies to I/Os in flight that come
+ * meanwhile are kept for getevents.  0 or -errno.
+ */
+static int nbd_wait_command(struct ioe *e, int64_t cookie)
+{
+	struct nbd_data *d = e->priv;
+	uint64_t ended = 0, stopped = 0, now;	/* when runtime's end, a stop, was first seen */
+	int r;
+
+	if (cookie == -1)
+		return nbd_err();
+	while ((r = lib.nbd_aio_command_completed(d->h, (uint64_t)cookie)) == 0) {
+		now = nbd_now_ns();
+		r = e->cfg.stopping ? e->cfg.stopping(e->cfg.stop_arg) : 0;
+		if (r && !ended)
+			ended = now;
+		if (r == -EINTR && !stopped)
+			stopped = now;	/* a stop after runtime's end shortens the wait still */
+		if ((ended && now >= ended + IOE_REMOTE_SILENCE_NS) ||
+		    (stopped && now >= stopped + IOE_REMOTE_SILENCE_STOP_NS)) {
+			/*
+			 * Never polled again (getevents fails at once, exit does not
+			 * drain): a late reply could land in a buffer no longer waited on.
+			 */
+			d->abandoned = true;
+			return -ETIMEDOUT;
+		}
+		if (lib.nbd_poll(d->h, NBD_SLICE_MS) == -1)
+			return nbd_err();
+	}
+	return r == 1 ? 0 : nbd_err();
+}
+
 static int64_t nbd_read_sync(struct ioe *e, void *buf, uint32_t len, uint64_t off)
 {
 	struct nbd_data *d = e->priv;
+	int r;
 
-	return lib.nbd_pread(d->h, buf, len, off, 0) == -1 ? nbd_err() : (int64_t)len;
+	if (d->abandoned)
+		return -ETIMEDOUT;
+	r = nbd_wait_command(e, lib.nbd_aio_pread(d->h, buf, len, off, NBD_NULL_COMPLETION, 0));
+	return r ? r : (int64_t)len;
 }
 
 /*
  * fsync=N, end_fsync: the export's flush, as fio's nbd engine sends for a
- * sync.  The writes still in flight stay so; libnbd waits for this reply.
+ * sync.  The writes still in flight stay so; this waits for the flush's reply.
  */
 static int nbd_flush_sync(struct ioe *e)
 {
 	struct nbd_data *d = e->priv;
 
-	return lib.nbd_flush(d->h, 0) == -1 ? nbd_err() : 0;
+	if (d->abandoned)
+		return -ETIMEDOUT;
+	return nbd_wait_command(e, lib.nbd_aio_flush(d->h, NBD_NULL_COMPLETION, 0));
 }
 
 const struct ioe_ops ioe_nbd = {

@@ -17,13 +17,6 @@
 
 #include "engine/worker/worker.h"
 
-/*
- * A remote target silent this long has stopped answering: 10 s at the job's own
- * end (a loaded nbdkit went over 1 s without answering any of 64 reads), 1 s
- * once the user has asked the run to stop.
- */
-#define REMOTE_SILENCE_NS 10000000000ull
-#define REMOTE_SILENCE_STOP_NS 1000000000ull
 #define STALL_CANCEL_NS 500000000ull		/* worker_cancel_stalled */
 static char run_state(const struct plan_job *j)
 {
@@ -308,7 +301,7 @@ void worker_cancel_stalled(struct worker *w)
 /*
  * A server that does not answer must not hold the run past its end: once the
  * window is over, a remote engine's I/Os in flight are abandoned after
- * REMOTE_SILENCE_NS without a completion (REMOTE_SILENCE_STOP_NS once a stop
+ * IOE_REMOTE_SILENCE_NS without a completion (IOE_REMOTE_SILENCE_STOP_NS once a stop
  * was asked for), and the job's error says how many.
  * A server that still answers, only slowly (a loaded one took over 500 ms),
  * keeps its time: the silence counts from its last answer.
@@ -320,8 +313,8 @@ bool worker_remote_gave_up(struct worker *w)
 
 	if (!w->ioe.ops->remote)
 		return false;
-	silence = atomic_load_explicit(w->sh->stop, memory_order_relaxed) ? REMOTE_SILENCE_STOP_NS
-									   : REMOTE_SILENCE_NS;
+	silence = atomic_load_explicit(w->sh->stop, memory_order_relaxed) ? IOE_REMOTE_SILENCE_STOP_NS
+									   : IOE_REMOTE_SILENCE_NS;
 	if (!w->drain_start)
 		w->drain_start = clk_now(&w->clk);
 	heard = w->reaped_ns > w->drain_start ? w->reaped_ns : w->drain_start;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -289,6 +290,13 @@ void worker_sync_end(struct worker *w)
 /* A failed fsync loses written data as surely as a failed write: an error, fatal unless allowed. */
 void worker_sync_failed(struct worker *w, uint32_t file, int err, const char *what)
 {
+	char why[96];
+
+	/* A remote engine's ETIMEDOUT is its own: the target left the flush unanswered (ioengine.h). */
+	if (err == ETIMEDOUT && w->ioe.ops && w->ioe.ops->remote) {
+		snprintf(why, sizeof(why), "%s: the target did not answer the flush", what);
+		what = why;
+	}
 	worker_error(w, .err = err, .ddir = PLAN_DDIR_WRITE, .file = file, .what = what);
 	if (worker_may_continue(w, PLAN_DDIR_WRITE, err))
 		return;

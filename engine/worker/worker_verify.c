@@ -207,7 +207,9 @@ static bool read_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t off, u
 		if (r <= 0) {
 			worker_error(w, .err = r < 0 ? (int)-r : EIO, .ddir = PLAN_DDIR_READ,
 				     .file = f, .offset = off + done, .len = len - done,
-				     .what = r < 0 ? "verify read" : "verify read: end of file");
+				     .what = r == -ETIMEDOUT && w->ioe.ops->remote
+						     ? "verify read: the target did not answer" /* ioengine.h */
+						     : r < 0 ? "verify read" : "verify read: end of file");
 			worker_read_back_failed(w, r < 0 ? (int)-r : EIO);
 			return false;
 		}

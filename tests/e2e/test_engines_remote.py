@@ -23,7 +23,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, port_listening, run, wait_until
+from common import BIN, FIO, ROOT, TmpDirCase, communicate_after, port_listening, run, wait_until
 
 MIB = 1 << 20
 NBDKIT = shutil.which("nbdkit")
@@ -591,6 +591,53 @@ class Nbd(NetCase):
                 self.assertEqual(doc["sync"]["total_ios"], 15)
                 wait_until(lambda: flushes() - before >= 16, 10, "the flushes in nbdkit's log")
                 self.assertEqual(flushes() - before, 16)
+
+    def silent_server(self, op):
+        """An nbdkit sh plugin export (1 MiB of zeroes, writes forgotten) whose `op`
+        (flush, pread) never answers: it creates the file `hanging` and waits for
+        nbdkit to end, which the cleanup's SIGKILL does (nbdkit would wait for it)."""
+        plugin, sock = self.tmp / "silent.sh", self.tmp / "silent.sock"
+        hang = f'touch {self.tmp}/hanging; while kill -0 $PPID 2>/dev/null; do sleep 0.05; done'
+        plugin.write_text("#!/bin/sh\ncase \"$1\" in\n"
+                          "get_size) echo 1048576 ;;\ncan_write|can_flush) exit 0 ;;\n"
+                          f"pread) {hang if op == 'pread' else ':'}; head -c \"$3\" /dev/zero ;;\n"
+                          "pwrite) cat >/dev/null ;;\n"
+                          f"flush) {hang if op == 'flush' else ':'} ;;\n*) exit 2 ;;\nesac\n")
+        plugin.chmod(0o755)
+        server = subprocess.Popen([NBDKIT, "-U", str(sock), "-f", "sh", str(plugin)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (server.kill(), server.wait(timeout=10)))
+        wait_until(lambda: server.poll() is not None or sock.exists(), 30, "nbdkit's socket")
+        return {"silent": str(sock)}
+
+    def test_a_flush_the_server_never_answers_ends_after_runtime(self):
+        # libnbd's nbd_flush waits for ever: ioplan outlived runtime=1 by as long
+        # as the server stayed silent (killed after 40 s), and a SIGINT did not end
+        # it either.  Now the flush gets what I/Os in flight get after runtime,
+        # 10 s, and the job ends with ETIMEDOUT and the writes it made.  (fio 3.33
+        # waits for ever, SIGINT or not.)
+        job = ("[w]\nioengine=nbd\nuri=nbd+unix:///?socket=${silent}\nrw=write\nbs=4k\nsize=64k\n"
+               "fsync=4\nruntime=1\ntime_based\nrate_iops=100\n")
+        rc, fig, err = self.run_job("ioplan", job, env=self.silent_server("flush"), timeout=60)
+        self.assertEqual((rc, fig), (1, {"w": (110, 0, 16384)}), err)
+        self.assertIn("fsync: the target did not answer the flush", err)
+
+    def test_sigint_ends_a_verify_read_the_server_never_answers(self):
+        # libnbd's nbd_pread waits for ever: a verify read-back the server never
+        # answered held ioplan past SIGINT (killed after 30 s).  Now a stop gives
+        # it 1 s, as the I/Os in flight, and the writes are reported.
+        self.write("v.fio", "[v]\nioengine=nbd\nuri=nbd+unix:///?socket=${silent}\nrw=write\nbs=4k\n"
+                            "size=64k\nverify=crc32c\n")
+        out = self.tmp / "v.json"
+        proc = subprocess.Popen([BIN, "v.fio", "--output-format=json", f"--output={out}"], cwd=self.tmp,
+                                env={**os.environ, **self.silent_server("pread")},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _, err = communicate_after(proc, lambda: wait_until(lambda: (self.tmp / "hanging").exists() or
+                                                            proc.poll() is not None, 30,
+                                                            "the verify read to reach the server"),
+                                   lambda: proc.send_signal(signal.SIGINT), timeout=30)
+        self.assertEqual((proc.returncode, figures(out)), (1, {"v": (110, 0, 65536)}), err)
+        self.assertIn("verify read: the target did not answer", err)
 
     def test_without_size_the_export_bounds_the_job(self):
         rc, fig, err = self.run_job("ioplan", "[r]\nioengine=nbd\nuri=nbd+unix:///?socket=${unixsocket}\n"
