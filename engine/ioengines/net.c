@@ -471,6 +471,14 @@ static int net_start(struct ioe *e, bool splice)
 		ret = net_pipe(nd);
 	if (!ret)
 		ret = nd->listen ? setup_listener(nd, port) : setup_sender(nd, port);
+	/*
+	 * splice() blocks on a blocking socket whatever its flags say, and a peer
+	 * that stops reading then held the run past a stop and runtime: netsplice's
+	 * socket does not block, and its waits are net_wait's.  (net's calls pass
+	 * MSG_DONTWAIT each.)
+	 */
+	if (!ret && nd->splice && fcntl(nd->fd, F_SETFL, fcntl(nd->fd, F_GETFL) | O_NONBLOCK))
+		ret = -errno;
 	return ret;
 }
 
@@ -561,7 +569,14 @@ static ssize_t net_xfer(struct net_data *nd, int fd, bool out, void *buf, size_t
 	}
 }
 
-/* netsplice: len bytes from buf into the pipe and on to the socket, a pipe's worth at a time. */
+/*
+ * netsplice: len bytes from buf into the pipe and on to the socket, a pipe's
+ * worth at a time.  The socket does not block (net_start): a receiver that
+ * stops reading is waited on as net_xfer waits, so a stop or runtime's end
+ * ends the wait (a blocking splice held the run past both).  Stopped there,
+ * what the socket took counts and the pipe's rest is dropped: peer_done ends
+ * the job, so no later call sends after it.
+ */
 static ssize_t splice_out(struct net_data *nd, uint8_t *buf, size_t len)
 {
 	size_t n = len < nd->pipe_bytes ? len : nd->pipe_bytes, moved = 0;
@@ -571,8 +586,17 @@ static ssize_t splice_out(struct net_data *nd, uint8_t *buf, size_t len)
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
 	while (moved < (size_t)r) {
-		ssize_t s = splice(nd->pipes[0], NULL, nd->fd, NULL, (size_t)r - moved, SPLICE_F_MOVE);
+		ssize_t s = splice(nd->pipes[0], NULL, nd->fd, NULL, (size_t)r - moved,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		int ret;
 
+		if (s < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if ((ret = net_wait(nd, nd->fd, POLLOUT))) {
+				nd->e->peer_done = true;
+				return moved ? (ssize_t)moved : ret;
+			}
+			continue;
+		}
 		if (s <= 0)
 			return s < 0 ? -errno : -EPIPE;
 		moved += (size_t)s;
@@ -585,11 +609,14 @@ static ssize_t splice_in(struct net_data *nd, uint8_t *buf, size_t len)
 {
 	size_t n = len < nd->pipe_bytes ? len : nd->pipe_bytes, got = 0;
 	ssize_t r;
-	int ret = net_wait(nd, nd->fd, POLLIN);
+	int ret;
 
-	if (ret)
-		return ret;
-	r = splice(nd->fd, NULL, nd->pipes[1], NULL, n, SPLICE_F_MOVE);
+	/* The socket does not block (net_start): a wake-up with nothing to read waits again. */
+	do {
+		if ((ret = net_wait(nd, nd->fd, POLLIN)))
+			return ret;
+		r = splice(nd->fd, NULL, nd->pipes[1], NULL, n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	} while (r < 0 && (errno == EAGAIN || errno == EINTR));
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
 	while (got < (size_t)r) {
@@ -707,6 +734,8 @@ static int64_t net_move(struct net_data *nd, bool out, uint8_t *buf, uint32_t le
 		if (r < 0)
 			return r;
 		done += (uint32_t)r;
+		if (nd->e->peer_done)
+			break;	/* splice_out stopped with part of a chunk sent */
 	}
 	return done;
 }

@@ -303,6 +303,23 @@ class Net(NetCase):
         # 256k blocks through a 64k pipe: fio 3.33 hangs here (its splice waits on a full pipe).
         self.both_full(pair("netsplice", f"port={free_port()}", size="8m", bs="256k"), 8 * MIB)
 
+    def test_a_netsplice_sender_whose_receiver_stops_reading_ends_with_runtime(self):
+        # A peer that never reads (a listener nobody accepts from: the kernel takes the
+        # connection and fills its buffers).  netsplice's splice into the blocking socket
+        # waited for ever: runtime=1 and SIGINT alike left ioplan running (killed after
+        # 30 s).  net's sends, which never block, already ended there.
+        with socket.socket() as peer:
+            peer.bind(("127.0.0.1", 0))
+            peer.listen(1)
+            port = peer.getsockname()[1]
+            for engine in ("netsplice", "net"):
+                with self.subTest(engine):
+                    rc, fig, err = self.run_job("ioplan", f"[s]\nioengine={engine}\nhostname=127.0.0.1\n"
+                                                          f"port={port}\nrw=write\nbs=64k\nsize=1g\n"
+                                                          "runtime=1\ntime_based\n", timeout=60)
+                    self.assertEqual((rc, fig["s"][0]), (0, 0), err)
+                    self.assertGreater(fig["s"][2], 0)
+
     def test_numjobs_clones_use_consecutive_ports(self):
         # Both ports free: a test beside it took port + 1 once (EADDRINUSE in a make test run).
         port = free_ports(2)
