@@ -982,7 +982,8 @@ static const std::vector<option> core_table = {
         .unit("IOPS")
         .def("0")
         .range(0, 1e12)
-        .help("IOPS cap per clone (read,write,trim).")
+        .help("IOPS cap per clone (read,write,trim); with a block size range, paced as bytes at the smallest "
+              "block, as fio's.")
         .apply(A(FOR_DDIR(j.pj.rate_iops[d] = (uint64_t)int_in(o, s)))),
     opt("rate_iops_min", opt_type::int_ddir, CAT_RATE)
         .unit("IOPS")

@@ -33,8 +33,20 @@ static void rates_start(struct worker *w, uint64_t t0)
 
 	w->rated = false;
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		rate_init(&w->rate[d], j->rate_iops[d], j->rate_bytes_per_s[d],
-			  j->rate_process == PLAN_RATE_POISSON, t0);
+		const struct plan_bs *b = &j->bs[d];
+		uint64_t iops = j->rate_iops[d], bps = j->rate_bytes_per_s[d];
+
+		/*
+		 * fio paces rate_iops as bytes at the smallest block (its manual: "if
+		 * blocksize is a range, the smallest block size is used as the
+		 * metric"): bsrange=4k-16k at rate_iops=1000 is about 400 IOPS there,
+		 * and a job file ported from fio must move what it moved.
+		 */
+		if (iops && !bps && (b->min_bytes != b->max_bytes || b->nr_split)) {
+			bps = iops * b->min_bytes;
+			iops = 0;
+		}
+		rate_init(&w->rate[d], iops, bps, j->rate_process == PLAN_RATE_POISSON, t0);
 		w->rated = w->rated || rate_is_limited(&w->rate[d]);
 		w->res.ddir[d].target_iops = j->rate_iops[d];
 		w->res.ddir[d].target_bytes_per_s = j->rate_bytes_per_s[d];

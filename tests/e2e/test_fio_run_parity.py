@@ -160,6 +160,26 @@ class RunParity(TmpDirCase):
         for made in ("d", "d/a", "sub", "sub/deeper"):
             self.assertIsNotNone(mark_of(idir / made), made)
 
+    def test_rate_iops_with_a_block_size_range_paces_bytes_at_the_smallest_block(self):
+        # fio paces rate_iops as bytes at the smallest block ("if blocksize is a range, the
+        # smallest block size is used as the metric"): bsrange=4k-16k at rate_iops=200 moves
+        # 200 x 4 KiB a second, about 80 I/Os.  ioplan ran 200 I/Os a second, 2.5 times fio's
+        # bytes.  A paced null job: the caps are the tools', not the machine's.
+        args = ["--name=r", "--ioengine=null", "--rw=randread", "--bsrange=4k-16k", "--size=1m",
+                "--time_based", "--runtime=2", "--rate_iops=200", "--output-format=json"]
+        got = {}
+        for who, tool in (("fio", run_fio), ("ioplan", run)) if FIO else (("ioplan", run),):
+            p = tool(args, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            got[who] = doc["jobs"][0]["read"]
+        mine = got["ioplan"]
+        # Never ahead of 200 x 4096 bytes a second (one block of 16 KiB of slack at the start).
+        self.assertLessEqual(mine["io_bytes"], 200 * 4096 * mine["runtime"] / 1000 + 16384, mine["io_bytes"])
+        self.assertLess(mine["total_ios"], 200 * 2 * 0.6, mine["total_ios"])  # fewer than rate_iops x runtime
+        if FIO:
+            self.assertLessEqual(got["fio"]["io_bytes"], 200 * 4096 * got["fio"]["runtime"] / 1000 + 16384)
+
     def test_exit_status_counts_the_failed_jobs_as_fio(self):
         # fio's exit status is the number of jobs (threads) that failed; ioplan said 1.
         # As ioplan it still says 1.  A refused connection fails each clone.  Two and
