@@ -331,11 +331,6 @@ bool wait_run(eng *e, int sigfd, bool ticking)
     return eng_wait(e, 0) == 0;
 }
 
-// Waits for the run, forwarding signals, watching the triggers, drawing the
-// progress line and writing the reports of the results so far (interim.hpp).
-// Signals are taken as they come, so a second one reaches a run that is still
-// finishing (end_fsync, layout).  Under mpirun only rank 0 draws and reports,
-// for the world (live).  Returns how many signals were taken.
 // The opening notes (interim.hpp), once the engine handed them over, go out as
 // soon as the banner has: printed as the run began, or with a report so far;
 // until then the first report opens with them.  A progress line on stdout
@@ -351,6 +346,11 @@ void send_notes(opening_notes *notes, interim_reports &interim, const progress_l
     notes->sent();
 }
 
+// Waits for the run, forwarding signals, watching the triggers, drawing the
+// progress line and writing the reports of the results so far (interim.hpp).
+// Signals are taken as they come, so a second one reaches a run that is still
+// finishing (end_fsync, layout).  Under mpirun only rank 0 draws and reports,
+// for the world (live).  Returns how many signals were taken.
 int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *triggered,
               interim_reports &interim, agg_bw_log &agg, live_world *live, double live_timeout_s,
               opening_notes *notes)
