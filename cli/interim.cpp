@@ -102,11 +102,17 @@ void interim_reports::emit(const std::string &text)
 void opening_notes::take(void *self, const results *r)
 {
     auto *n = static_cast<opening_notes *>(self);
-    std::ostringstream text;
-    report::write_opening_notes(text, *r, n->p_, n->who_);
-    std::lock_guard<std::mutex> hold(n->mu_);
-    n->text_ = text.str();
-    n->came_ = true;
+    // Called from the engine's C: nothing may be thrown through it.  Without
+    // memory the notes stay with the final report, which renders them from r.
+    try {
+        std::ostringstream text;
+        report::write_opening_notes(text, *r, n->p_, n->who_);
+        std::string s = text.str();
+        std::lock_guard<std::mutex> hold(n->mu_);
+        n->text_.swap(s);
+        n->came_ = true;
+    } catch (...) {
+    }
 }
 
 std::string opening_notes::ready()
