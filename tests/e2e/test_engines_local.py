@@ -140,36 +140,29 @@ class LocalEngines(TmpDirCase):
                 mine = self.meta("ioplan", name, args)
                 self.assertEqual(mine[:4], fio[:4], f"{name}: ioplan {mine[:4]} fio {fio[:4]}; {mine[4]}")
 
-    def test_directory_engines_make_stat_and_remove_directories(self):
-        # fio 3.33 has no dircreate/dirstat/dirdelete (fio 3.37 added them): ioplan alone.
+    def dir_engines(self, engines, size_args, n, bs):
+        """Each engine in turn on the same n directories: one timed operation and bs bytes a directory."""
         d = self.tmp / "dirs"
         d.mkdir()
-        names = [f"j.0.{i}" for i in range(4)]
-        for eng in ("dircreate", "dirstat", "dirdelete"):
-            with self.subTest(eng):
-                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", "--nrfiles=4", "--filesize=4k",
+        for eng in engines:
+            with self.subTest(eng=eng, size=size_args):
+                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", f"--nrfiles={n}", *size_args,
                          "--output-format=json"], cwd=self.tmp)
                 self.assertEqual(p.returncode, 0, p.stderr)
                 job = report(p.stdout)["jobs"][0]
                 self.assertEqual((job["error"], job["read"]["io_bytes"], job["read"]["clat_ns"]["N"]),
-                                 (0, 4 * 4096, 4))
+                                 (0, n * bs, n))
                 left = sorted(x.name for x in d.iterdir() if x.is_dir())
-                self.assertEqual(left, [] if eng == "dirdelete" else names)
+                self.assertEqual(left, [] if eng == "dirdelete" else [f"j.0.{i}" for i in range(n)])
+
+    def test_directory_engines_make_stat_and_remove_directories(self):
+        # fio 3.33 has no dircreate/dirstat/dirdelete (fio 3.37 added them): ioplan alone.
+        self.dir_engines(("dircreate", "dirstat", "dirdelete"), ["--filesize=4k"], 4, 4096)
 
     def test_directory_engines_without_a_size_take_each_directory_once(self):
         # As fio 3.37's dircreate and dirdelete (fio's filecreate the same, above): one
         # smallest block a directory, so each is made or removed once.
-        d = self.tmp / "dirs"
-        d.mkdir()
-        for eng, left in (("dircreate", ["j.0.0", "j.0.1", "j.0.2"]), ("dirdelete", [])):
-            with self.subTest(eng):
-                p = run(["--name=j", f"--directory={d}", f"--ioengine={eng}", "--nrfiles=3", "--bs=8k",
-                         "--output-format=json"], cwd=self.tmp)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                job = report(p.stdout)["jobs"][0]
-                self.assertEqual((job["error"], job["read"]["io_bytes"], job["read"]["clat_ns"]["N"]),
-                                 (0, 3 * 8192, 3))
-                self.assertEqual(sorted(x.name for x in d.iterdir()), left)
+        self.dir_engines(("dircreate", "dirdelete"), ["--bs=8k"], 3, 8192)
 
     def test_dircreate_on_an_existing_directory_fails_as_mkdir(self):
         (self.tmp / "j.0.0").mkdir()
