@@ -757,6 +757,8 @@ std::map<std::string, std::string> plan_column(const std::string &text, int64_t 
 	return j.get<std::map<std::string, std::string>>();
 }
 
+} // namespace
+
 // A figure's direction and rates as a save writes them (job and ddir as the
 // row has them: summary reads only some columns into f), else a damaged store.
 void check_figure(int64_t run, const std::string &job, const std::string &ddir, const figure &f)
@@ -769,8 +771,6 @@ void check_figure(int64_t run, const std::string &job, const std::string &ddir, 
 					  "' " + ddir + ": " + odd,
 				  false, true);
 }
-
-} // namespace
 
 void store::load_figures(run_record &r)
 {
@@ -844,114 +844,6 @@ void store::load_ranks(run_record &r)
 		x.lat_max_ns = f.count(11);
 		r.ranks[at].figures.push_back(std::move(x));
 	});
-}
-
-std::vector<summary_row> store::summary_rows(const std::string &by, const std::string &filter_name,
-					     const std::string &filter_value,
-					     std::vector<std::pair<int64_t, std::string>> *damaged)
-{
-	std::string sql = "SELECT f.run_id, COALESCE(g.value, ''), f.job, f.ddir, f.iops, f.bw_bytes, f.p99_ns, f.id,"
-			  " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = f.run_id AND i.name = 'interrupted'"
-			  " AND i.value = 'yes'),"
-			  " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = f.run_id AND x.name = 'failed'),"
-			  " f.io_bytes, f.ios, f.runtime_s"
-			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
-	if (!filter_name.empty())
-		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
-	sql += " ORDER BY f.run_id, f.job, f.ddir, f.id";
-	stmt q(db_, sql.c_str(), *this);
-	q.bind(1, by);
-	if (!filter_name.empty())
-		q.bind(2, filter_name).bind(3, filter_value);
-	std::vector<summary_row> out;
-	std::vector<std::pair<int64_t, double>> clones;	// (figure id, p99) of out.back()'s figures
-	auto same = [&](const summary_row &row) {
-		return !out.empty() && out.back().run_id == row.run_id && out.back().job == row.job &&
-		       out.back().ddir == row.ddir;
-	};
-	// The figures are checked as a run's load checks them (rates_fault, no
-	// negative or infinite value): a damaged run's iops of 1e300 was a p90
-	// of the summary.  Its rows are dropped and it is named instead.
-	auto is_damaged = [&](int64_t run) { return !damaged->empty() && damaged->back().first == run; };
-	auto take_damage = [&](int64_t run, const std::function<void()> &read) {
-		try {
-			read();
-		} catch (const store_error &e) {
-			if (!e.damaged)
-				throw;
-			damaged->emplace_back(run, named(e.what()));
-		}
-	};
-	auto close_clones = [&] {
-		if (clones.size() > 1 && !is_damaged(out.back().run_id))
-			take_damage(out.back().run_id, [&] { out.back().p99_ns = merged_p99(clones); });
-		clones.clear();
-	};
-	each_row(q, "cannot read the results store", [&] {
-		int64_t run = q.i64(0);
-		if (is_damaged(run))
-			return;
-		take_damage(run, [&] {
-			summary_row row;
-			row.run_id = run;
-			row.group = q.text(1);
-			row.job = q.text(2);
-			row.ddir = q.text(3);
-			figure f;
-			f.iops = row.iops = q.figure(4);
-			f.bw_bytes = row.bw_bytes = q.figure(5);
-			row.p99_ns = q.figure(6);
-			row.interrupted = q.i64(8) != 0;
-			row.failed = q.i64(9) != 0;
-			f.io_bytes = q.count(10);
-			f.ios = q.count(11);
-			f.runtime_s = q.figure(12);
-			check_figure(run, row.job, row.ddir, f);
-			if (!same(row)) {
-				close_clones();
-				out.push_back(std::move(row));
-			} else {
-				out.back().iops += row.iops;
-				out.back().bw_bytes += row.bw_bytes;
-			}
-			clones.emplace_back(q.i64(7), row.p99_ns);
-		});
-	});
-	if (!out.empty())
-		close_clones();
-	std::set<int64_t> gone;
-	for (const auto &d : *damaged)
-		gone.insert(d.first);
-	out.erase(std::remove_if(out.begin(), out.end(), [&](const summary_row &r) { return gone.count(r.run_id) > 0; }),
-		  out.end());
-	return out;
-}
-
-// The p99 of a run's jobs that share a name (numjobs clones), as one job's:
-// from their buckets merged, as fio's group_reporting computes it.  A p99 is
-// not additive, and a max or a mean of the clones' p99s is not the run's.
-// NaN when a clone kept no buckets (an fio json file without bins).
-double store::merged_p99(const std::vector<std::pair<int64_t, double>> &clones)
-{
-	std::map<uint64_t, uint64_t> merged;
-	double lo = INFINITY, hi = 0;
-	stmt b(db_, "SELECT lat_ns, count FROM buckets WHERE figure_id = ?", *this);
-	for (const auto &c : clones) {
-		uint64_t n = 0;
-		b.reset();
-		b.bind(1, c.first);
-		each_row(b, "cannot read the results store", [&] {
-			merged[b.count(0)] += b.count(1);
-			n += b.count(1);
-		});
-		if (n == 0)
-			return NAN;
-		lo = std::min(lo, c.second);
-		hi = std::max(hi, c.second);
-	}
-	// Each clone's p99 was clamped to what it saw (fio clamps to [min, max]);
-	// the mixture's lies between its parts', so their p99s bound it the same way.
-	return percentile_from_buckets({ merged.begin(), merged.end() }, 99, lo, hi);
 }
 
 } // namespace resdb

@@ -85,4 +85,8 @@ private:
 };
 
 
+// A figure's direction and rates as a save writes them (store.cpp), else a
+// damaged store; the load of a run and the summary's rows both ask it.
+void check_figure(int64_t run, const std::string &job, const std::string &ddir, const figure &f);
+
 } // namespace resdb
