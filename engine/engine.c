@@ -256,23 +256,39 @@ static struct idleprof *idle_start(struct eng *e)
 	return ip;
 }
 
+/* The engine's own line of that stage (ioe_ops.fio_line) as a fio-note of job i, if it has one. */
+static void engine_line(struct eng *e, const struct plan_job *j, uint32_t i, int stage)
+{
+	const struct ioe_ops *o = ioe_find(j->ioengine);
+	char line[1024];
+
+	if (o && o->fio_line && o->fio_line(j, stage, line, sizeof(line)) > 0)
+		res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i, "%s", line);
+}
+
 /*
- * fio's note as each thread starts, one per clone: a synchronous engine with
- * iodepth above 1 runs at depth 1.  The normal output prints it where fio
- * does, after the Starting line; the cli sends it to stderr when stdout
- * carries JSON or terse output.
+ * fio's notes as each thread starts, clone by clone in fio's order: what the
+ * engine says as it sets up (cpuio, exec), that a synchronous engine with
+ * iodepth above 1 runs at depth 1, then what the engine says as it starts its
+ * work (exec).  The normal output prints them where fio does, after the
+ * Starting line; the cli sends them to stderr when stdout carries JSON or
+ * terse output (run as fio, ahead of the document, as fio's).
  */
 static void fio_notes(struct eng *e)
 {
 	for (uint32_t i = 0; i < e->plan->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(e->plan, i);
 
-		if (!j || j->iodepth <= 1 || !ioe_is_sync(j->ioengine))
+		if (!j)
 			continue;
-		for (uint32_t c = 0; c < j->nr_clones; c++)
-			res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i,
-				    "note: both iodepth >= 1 and synchronous I/O engine are selected, "
-				    "queue depth will be capped at 1");
+		for (uint32_t c = 0; c < j->nr_clones; c++) {
+			engine_line(e, j, i, IOE_FIO_LINE_INIT);
+			if (j->iodepth > 1 && ioe_is_sync(j->ioengine))
+				res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i,
+					    "note: both iodepth >= 1 and synchronous I/O engine are selected, "
+					    "queue depth will be capped at 1");
+			engine_line(e, j, i, IOE_FIO_LINE_START);
+		}
 	}
 }
 

@@ -181,7 +181,18 @@ struct ioe_ops {
 	 * NULL: an I/O in flight ends only when its target answers.  0 or -errno.
 	 */
 	int (*cancel)(struct ioe *e);
+	/*
+	 * The line fio's engine prints on its own as a thread sets it up (stage
+	 * IOE_FIO_LINE_INIT: cpuio's "j (noop): ioengine=cpuio, cpuload=30,
+	 * cpucycle=50000") or as it starts its work (IOE_FIO_LINE_START: exec's
+	 * "j : Saving output of ..."), written into buf without a newline: its
+	 * length, or 0 when the engine prints nothing then.  The run keeps it as a
+	 * fio-note, printed where fio prints it.  NULL: none.
+	 */
+	int (*fio_line)(const struct plan_job *j, int stage, char *buf, size_t len);
 };
+
+enum { IOE_FIO_LINE_INIT, IOE_FIO_LINE_START };
 
 /*
  * The engine's own options struct of the job (engine/plan_engopts.h), as the

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -155,6 +156,22 @@ static int cpuio_queue(struct ioe *e, struct io_u *u)
 	return IOE_Q_COMPLETED;
 }
 
+/*
+ * fio's line as each thread sets the engine up ("j (noop): ioengine=cpuio,
+ * cpuload=30, cpucycle=50000"), in place of the job's banner line, which fio
+ * leaves out for an engine that does no I/O; a load above 100 shows as 100.
+ */
+static int cpuio_fio_line(const struct plan_job *j, int stage, char *buf, size_t len)
+{
+	const struct cpuio_opts *o = j->engine_opts;
+
+	if (stage != IOE_FIO_LINE_INIT || !o)
+		return 0;
+	return snprintf(buf, len, "%s (%s): ioengine=cpuio, cpuload=%lld, cpucycle=%lld", j->name,
+			o->mode == CPUIO_QSORT ? "qsort" : "noop", o->load_pct > 100 ? 100 : o->load_pct,
+			o->chunk_us);
+}
+
 const struct ioe_ops ioe_cpuio = {
 	.id = PLAN_IOENGINE_CPUIO,
 	.sync = true,
@@ -164,4 +181,5 @@ const struct ioe_ops ioe_cpuio = {
 	.init = cpuio_init,
 	.exit = cpuio_exit,
 	.queue = cpuio_queue,
+	.fio_line = cpuio_fio_line,
 };

@@ -231,6 +231,35 @@ static int exec_queue(struct ioe *e, struct io_u *u)
 	return IOE_Q_COMPLETED;
 }
 
+/*
+ * fio's lines: the program as each thread sets the engine up, and, as it
+ * starts it, where its output goes (or that it runs, without std_redirect),
+ * arguments with %r and %n replaced; fio prints missing arguments as
+ * "(null)".
+ */
+static int exec_fio_line(const struct plan_job *j, int stage, char *buf, size_t len)
+{
+	const struct exec_opts *o = j->engine_opts;
+	char out[4096], err[4096], *args;
+	int n;
+
+	if (!o || !o->program)
+		return 0;
+	if (stage == IOE_FIO_LINE_INIT)
+		return snprintf(buf, len, "%s : program=%s, arguments=%s", j->name, o->program,
+				o->arguments ? o->arguments : "(null)");
+	args = o->arguments ? exec_expand(o->arguments, j) : NULL;
+	if (o->arguments && !args)
+		return 0;
+	plan_job_output_name(out, sizeof(out), j, "stdout");
+	plan_job_output_name(err, sizeof(err), j, "stderr");
+	n = o->std_redirect ? snprintf(buf, len, "%s : Saving output of %s %s : stdout=%s stderr=%s", j->name,
+				       o->program, args ? args : "(null)", out, err)
+			    : snprintf(buf, len, "%s : Running %s %s", j->name, o->program, args ? args : "(null)");
+	free(args);
+	return n;
+}
+
 const struct ioe_ops ioe_exec = {
 	.id = PLAN_IOENGINE_EXEC,
 	.sync = true,
@@ -240,4 +269,5 @@ const struct ioe_ops ioe_exec = {
 	.init = exec_init,
 	.exit = exec_exit,
 	.queue = exec_queue,
+	.fio_line = exec_fio_line,
 };

@@ -24,8 +24,13 @@ std::string bs_range(const plan_bs &bs, bool pow2, int sf)
 	       num2str(bs.max_bytes, sf, 1, pow2, unit::byte);
 }
 
+// fio leaves the line out for the engines that do no I/O (its FIO_NOIO: cpuio
+// and exec, whose own line says what the thread does, a fio-note), not the
+// "..." of their clones.
 std::string banner_line(const plan_job &j)
 {
+	if (j.ioengine == PLAN_IOENGINE_CPUIO || j.ioengine == PLAN_IOENGINE_EXEC)
+		return j.nr_clones > 1 ? "...\n" : "";
 	bool pow2 = j.kb_base != 1000;
 	std::string s = strf("%s: (g=%u): rw=%s, ", j.name ? j.name : "", j.groupid,
 			     plan_rw_name(j.rw));

@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, fifo_writer, run, run_fio
+from common import BIN, FIO, ROOT, TRACED_ENV, TmpDirCase, ext4_loop, fifo_writer, run, run_as_fio, run_fio
 
 SPLICE_CASES = {
     "splice_write_verify": ["--ioengine=splice", "--rw=randwrite", "--bs=4k", "--verify=crc32c"],
@@ -657,6 +657,35 @@ class LocalEngines(TmpDirCase):
                     self.assertGreaterEqual(ios, 2 if eng[0] == "--ioengine=exec" else 1)
                     if eng[0] == "--ioengine=exec":
                         self.assertGreaterEqual(job["read"]["clat_ns"]["percentile"]["50.000000"], 50_000_000)
+
+    @unittest.skipUnless(FIO, "fio 3.33 is not installed")
+    def test_engines_without_io_open_with_fios_lines(self):
+        # fio prints no banner line for cpuio and exec (its FIO_NOIO engines, only the "..." of
+        # their clones): each thread's engine says what it does after the Starting line
+        # ("c (noop): ioengine=cpuio, cpuload=30, cpucycle=20000", exec's program and where its
+        # output goes), on stdout ahead of a JSON report too.  ioplan printed the banner line
+        # of an I/O job ("c: (g=0): rw=read, bs=(R) 4096B-4096B, ...") and neither line.
+        cases = {
+            "cpuio_noop": ["--name=c", "--ioengine=cpuio", "--cpuload=30", "--cpuchunks=20000"],
+            "cpuio_qsort_over_100": ["--name=c", "--ioengine=cpuio", "--cpuload=150", "--cpumode=qsort"],
+            "cpuio_clones_depth": ["--name=c", "--ioengine=cpuio", "--cpuload=30", "--numjobs=2", "--iodepth=2"],
+            "exec_redirected": ["--name=x", "--ioengine=exec", "--program=true", "--arguments=%n a"],
+            "exec_plain_no_args": ["--name=x", "--ioengine=exec", "--program=true", "--std_redirect=0"],
+        }
+        for name, args in cases.items():
+            for fmt in ("normal", "json"):
+                with self.subTest(name, fmt=fmt):
+                    said = {}
+                    for who, tool in (("fio", run_fio), ("ioplan", run_as_fio)):
+                        d = self.tmp / who / name / fmt
+                        d.mkdir(parents=True)
+                        p = tool([*args, "--runtime=300ms", "--time_based", f"--output-format={fmt}"],
+                                 cwd=d, timeout=60)
+                        self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                        opening = p.stdout.split("\n\n" if fmt == "normal" else "{", 1)[0]
+                        # fio's threads print their lines as each starts: the clones' may interleave.
+                        said[who] = sorted(opening.splitlines())
+                    self.assertEqual(said["ioplan"], said["fio"])
 
     def test_exec_refusals(self):
         p = run(["--name=ex", "--ioengine=exec", "--runtime=1"], cwd=self.tmp)
