@@ -70,12 +70,15 @@ std::string bw_line(const res_sample_stat &bw, const group_stat &g, int d)
 	double base = (double)g.kb_base, pct = bw_share_pct(g, d, mean);
 	const char *label = i2p(g) ? "KiB" : "kB";
 
+	// fio 3.33 calls the larger unit MiB whatever kb_base divided by (and its
+	// bits variant never applies: it tests unit_base against a value the option
+	// never takes), so under kb_base=1000 the line says MiB/s of 1000 kB.
 	if (mean > base * base) {
 		min = (uint64_t)((double)min / base);
 		max = (uint64_t)((double)max / base);
 		mean /= base;
 		dev /= base;
-		label = i2p(g) ? "MiB" : "MB";
+		label = "MiB";
 	}
 	return strf("   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, "
 		    "samples=%llu\n",
