@@ -106,7 +106,7 @@ void opening_notes::take(void *self, const results *r)
     // memory the notes stay with the final report, which renders them from r.
     try {
         std::ostringstream text;
-        report::write_opening_notes(text, *r, n->p_, n->who_);
+        report::write_opening_notes(text, *r, n->p_, n->who_, n->fio_output_file_);
         std::string s = text.str();
         std::lock_guard<std::mutex> hold(n->mu_);
         n->text_.swap(s);

@@ -31,9 +31,10 @@ namespace cli {
 // the final report, after those, and a run with reports so far lost them.
 class opening_notes {
 public:
-	// banner_written: the banner went to stdout as the run began (run.cpp: banner_now).
-	opening_notes(const plan &p, report::personality who, bool banner_out)
-	    : banner_written(banner_out), p_(p), who_(who)
+	// banner_written: the banner went to stdout as the run began (run.cpp: banner_now);
+	// fio_output_file: report::options::fio_output_file.
+	opening_notes(const plan &p, report::personality who, bool banner_out, bool fio_output_file)
+	    : banner_written(banner_out), p_(p), who_(who), fio_output_file_(fio_output_file)
 	{
 	}
 
@@ -50,6 +51,7 @@ public:
 private:
 	const plan &p_;
 	report::personality who_;
+	bool fio_output_file_;
 	std::mutex mu_;
 	std::string text_;
 	bool came_ = false;

@@ -412,6 +412,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.formats = formats;
     o.who = a.who;
     o.notes_first = a.who == report::personality::fio && a.output_path.empty();
+    o.fio_output_file = a.who == report::personality::fio && !a.output_path.empty();
     o.said = a.fio_said;
     o.terse_version = a.terse_version;
     o.banner = banner;
@@ -800,7 +801,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     bool banner_written = reports && a.output_path.empty() && !a.writer && (formats & report::FORMAT_NORMAL) &&
                           banner_now(p, a);
     // Under mpirun the world's notes are the merge's: they come with its report.
-    opening_notes opening(p, a.who, banner_written);
+    opening_notes opening(p, a.who, banner_written, a.who == report::personality::fio && !a.output_path.empty());
     bool opening_early = !w && !a.writer && (formats & report::FORMAT_NORMAL);
     interim_reports interim(
         a.status_interval_ns,

@@ -52,8 +52,9 @@ void write_normal_opening(std::ostream &out, const results &r, const plan &p, co
 std::string fio_ignored_line(const res_msg &m, const plan &p);
 // Each of those, in order: what fio prints ahead of a report without normal output.
 void write_fio_ignored(std::ostream &out, const results &r, const plan &p);
-// fio's notes as its threads start ("note: both iodepth >= 1 and synchronous ..."), one a line.
-void write_fio_notes(std::ostream &out, const results &r);
+// fio's notes as its threads start ("note: both iodepth >= 1 and synchronous ..."), one a line;
+// threads_only: only those of jobs with thread=1 (what fio's --output file gets).
+void write_fio_notes(std::ostream &out, const results &r, const plan &p, bool threads_only);
 
 // Disk utilisation in percent over the time the counters cover, at most 100.
 double disk_util_pct(const res_disk &d);

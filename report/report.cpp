@@ -183,8 +183,8 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	if (o.banner && o.who == personality::fio && !(o.formats & FORMAT_NORMAL))
 		write_fio_ignored(out, r, p);
 	// fio's notes (log_info, as its threads start) come first even without the normal output.
-	if (o.banner && o.notes_first && !(o.formats & FORMAT_NORMAL))
-		write_fio_notes(out, r);
+	if (o.banner && (o.notes_first || o.fio_output_file) && !(o.formats & FORMAT_NORMAL))
+		write_fio_notes(out, r, p, o.fio_output_file);
 	for (const format_row &f : formats) {
 		if (!(o.formats & f.bit) || (done & f.bit) || (o.formats & f.unless))
 			continue;

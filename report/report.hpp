@@ -96,8 +96,12 @@ struct options {
 	// --terse-version: 2, 3 (fio's default), 4 or 5.
 	int terse_version = 3;
 	// fio's notes ahead of a JSON or terse report: run as fio onto stdout, where
-	// fio's log_info puts them (its --output file does not get them).
+	// fio's log_info puts them.
 	bool notes_first = false;
+	// Run as fio with --output: fio's notes of the jobs it runs as processes
+	// never reach that file (write_fio_notes), ahead of a report or in the
+	// normal output; those of thread=1 jobs do.
+	bool fio_output_file = false;
 	// What fio prints as it reads the jobs (run as fio, on the stream the
 	// report goes to); empty: none.
 	fio_said said;
@@ -130,8 +134,10 @@ void write_banner(const plan &p, std::ostream &out, personality who = personalit
 
 // What normal output's opening says after the banner: the layout lines and
 // fio's notes as its jobs start, all in r once the engine's opening callback
-// comes (engine.h), for a CLI that prints them then, as fio does.
-void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who);
+// comes (engine.h), for a CLI that prints them then, as fio does;
+// fio_output_file: options::fio_output_file.
+void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who,
+			 bool fio_output_file = false);
 
 // One job's banner line ("..." after it when it has clones), as write_banner prints it.
 std::string job_banner(const plan_job &j);

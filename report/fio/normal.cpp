@@ -301,11 +301,19 @@ void write_fio_ignored(std::ostream &out, const results &r, const plan &p)
 }
 
 // fio's notes as its threads start (fio-note messages), after the Starting line, as fio prints them.
-void write_fio_notes(std::ostream &out, const results &r)
+// fio's jobs print them from their own process (thread=1: a thread of fio's), into a copy of the
+// output's stdio buffer: onto stdout they come out, but into an --output file only a thread's
+// do, the processes' buffers being lost as they exit; threads_only leaves the others out so.
+void write_fio_notes(std::ostream &out, const results &r, const plan &p, bool threads_only)
 {
-	for (uint32_t i = 0; i < r.nr_msgs; i++)
-		if (r.msgs[i].code && std::strcmp(r.msgs[i].code, "fio-note") == 0 && r.msgs[i].text)
-			out << r.msgs[i].text << '\n';
+	for (uint32_t i = 0; i < r.nr_msgs; i++) {
+		const res_msg &m = r.msgs[i];
+		if (!m.code || std::strcmp(m.code, "fio-note") != 0 || !m.text)
+			continue;
+		const plan_job *j = m.job_id >= 0 ? plan_job_at(&p, (uint32_t)m.job_id) : nullptr;
+		if (!threads_only || (j && j->thread))
+			out << m.text << '\n';
+	}
 }
 
 std::string job_banner(const plan_job &j)
@@ -335,13 +343,14 @@ void write_normal_opening(std::ostream &out, const results &r, const plan &p, co
 	if (!o.notes_text.empty())
 		out << o.notes_text;
 	else
-		write_opening_notes(out, r, p, o.who);
+		write_opening_notes(out, r, p, o.who, o.fio_output_file);
 }
 
-void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who)
+void write_opening_notes(std::ostream &out, const results &r, const plan &p, personality who,
+			 bool fio_output_file)
 {
 	write_layout_lines(out, r, p, who);
-	write_fio_notes(out, r);
+	write_fio_notes(out, r, p, fio_output_file);
 }
 
 void write_normal(std::ostream &out, const model &m, const results &r, const plan &p,

@@ -96,6 +96,28 @@ class CloneNames(TmpDirCase):
         self.assertNotIn(NOTE, qf.stdout + qf.stderr)
         self.assertNotIn(NOTE, qi.stdout + qi.stderr)
 
+    def test_an_output_file_gets_the_notes_of_thread_jobs_only(self):
+        # fio's jobs print their notes from their own process into a copy of the --output
+        # file's stdio buffer, lost as a job process exits: the file gets those of thread=1
+        # jobs alone, in the normal output and ahead of a JSON document alike.  ioplan put
+        # every job's notes in a normal output's file and none ahead of the JSON.
+        text = ("[p]\nioengine=psync\niodepth=4\nrw=read\nsize=64k\nfilename={dir}/p.dat\n"
+                "[t]\nthread\nioengine=psync\niodepth=2\nrw=read\nsize=64k\nfilename={dir}/t.dat\n"
+                "[c]\nthread\nioengine=cpuio\ncpuload=10\nruntime=100ms\n")
+        for fmt in ("normal", "json"):
+            with self.subTest(fmt):
+                said = {}
+                for who, tool in (("fio", run_fio), ("ioplan", run_as_fio)):
+                    d = self.tmp / f"{who}-{fmt}"
+                    d.mkdir()
+                    (d / "job.fio").write_text(text.replace("{dir}", str(d)))
+                    p = tool([f"--output-format={fmt}", "--output=o.txt", "job.fio"], cwd=d)
+                    self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""), who)
+                    head = (d / "o.txt").read_text().split("\n\n" if fmt == "normal" else "{", 1)[0]
+                    said[who] = sorted(ln for ln in head.splitlines() if "note:" in ln or "ioengine=cpuio," in ln)
+                self.assertEqual(said["fio"], sorted([NOTE, "c (noop): ioengine=cpuio, cpuload=10, cpucycle=50000"]))
+                self.assertEqual(said["ioplan"], said["fio"])
+
 
 if __name__ == "__main__":
     unittest.main()
