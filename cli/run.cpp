@@ -16,6 +16,10 @@
 // before the run is saved, its logs closed and its errors said.  A reader of
 // the reports of the results so far that leaves stops the run, as SIGTERM
 // would, since nothing reads what the run was asked to show.
+// SIGXFSZ is ignored for the same span: a write past `ulimit -f` (a layout, a
+// log, the report) then fails with EFBIG, which names the file and keeps what
+// was measured, where the signal's default action ended ioplan silently
+// (exit 153, an empty report, a half-written file).
 // While signals are blocked nothing may block the supervisor, so the progress
 // line and its messages are only written when stderr can take them.
 #include "cli/run.hpp"
@@ -611,6 +615,7 @@ void after_trigger(const args &a, results *r, int *signals)
         return;
     std::fflush(nullptr);
     scoped_signal as_any_program(SIGPIPE, SIG_DFL); // an ignored signal would stay ignored in the command
+    scoped_signal as_any_program_xfsz(SIGXFSZ, SIG_DFL);
     trigger_signal = 0;
     {
         scoped_signal term(SIGTERM, note_trigger_signal), hup(SIGHUP, note_trigger_signal);
@@ -762,6 +767,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
              const plan_source *src)
 {
     scoped_signal ignored(SIGPIPE, SIG_IGN);
+    scoped_signal file_size(SIGXFSZ, SIG_IGN);
     scoped_signal usr1(SIGUSR1, no_report_now); // taken by the engine's supervisor while it runs
     unsigned formats = 0;
     std::string err;

@@ -15,7 +15,7 @@ extern char **environ;
 
 int child_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, char *const argv[])
 {
-	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGCHLD };
+	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGCHLD, SIGXFSZ };
 	posix_spawnattr_t at;
 	sigset_t none, def;
 	int ret = posix_spawnattr_init(&at);

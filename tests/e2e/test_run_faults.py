@@ -8,7 +8,8 @@ that are no file at all (a directory, a socket, directory= naming a file),
 queues whose buffers cannot fit, and more open files than the hard limit
 allows are refused before any I/O with the job and the path or the product
 named; openfiles= keeps at most that many files open, as fio does; a failed
-fsync fails the run as in fio; a clone whose thread the system refuses is its
+fsync fails the run as in fio; a write past `ulimit -f` is the job's
+EFBIG, not the death of the process by SIGXFSZ; a clone whose thread the system refuses is its
 job's error, named on stderr, and the clones already started stop.
 """
 import json
@@ -260,6 +261,45 @@ class QueueTooBig(TmpDirCase):
 
 def limit_nofile(soft, hard):
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def limit_fsize(nbytes):
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+
+
+class FileSizeLimit(TmpDirCase):
+    """A write past `ulimit -f` is the job's error (EFBIG), named, with what was measured.
+
+    SIGXFSZ's default action ended ioplan silently (exit 153, an empty report, fio
+    3.33 dies the same way); ioplan ignores it while it runs, so the write fails
+    instead.  (subprocess restores SIGXFSZ's default in the child, as a shell has it.)"""
+
+    def test_the_write_past_the_limit_is_an_error_and_the_report_is_whole(self):
+        p = subprocess.run([BIN, "--name=w", "--rw=write", "--bs=4k", "--size=1m", "--output-format=json"],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=60,
+                           preexec_fn=limit_fsize(100 << 10))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("job 'w': w.0.0: offset 102400: write: File too large (errno 27)", p.stderr)
+        job = json.loads(p.stdout)["jobs"][0]
+        self.assertEqual((job["error"], job["write"]["io_bytes"]), (27, 100 << 10))
+
+    def test_a_layout_past_the_limit_is_an_error(self):
+        p = subprocess.run([BIN, "--name=r", "--rw=read", "--bs=4k", "--size=1m", "--output-format=json"],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=60,
+                           preexec_fn=limit_fsize(100 << 10))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("r.0.0: File too large", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 27)
+        self.assertFalse((self.tmp / "r.0.0").exists(), "the layout it could not finish is removed")
+
+    def test_programs_the_run_starts_get_sigxfsz_as_any_program(self):
+        script = self.tmp / "ign.sh"
+        script.write_text("grep SigIgn /proc/self/status\n")
+        p = subprocess.run([BIN, "--name=x", "--ioengine=null", "--size=64k", f"--exec_prerun=sh {script}"],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ignored = int((self.tmp / "x.prerun.txt").read_text().split()[1], 16)
+        self.assertFalse(ignored & (1 << (signal.SIGXFSZ - 1)), "SIGXFSZ is not ignored in the command")
 
 
 class OpenFiles(TmpfsCase):
