@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <exception>
+#include <fcntl.h>
 #include <new>
 #include <unistd.h>
 #include <string>
@@ -357,6 +359,26 @@ static bool called_as_diskspd(const char *argv0)
     const char *base = std::strrchr(argv0, '/');
     base = base ? base + 1 : argv0;
     return !std::strcmp(base, "diskspd") || !std::strcmp(base, "diskspd.exe");
+}
+
+// A standard descriptor the caller closed (`ioplan ... 2>&-`, a daemon's child)
+// is held, before anything else is opened, by a path-only descriptor of "/":
+// left closed, the next open took its number, so --output's file became fd 2
+// and "ioplan: stopping (signal 2)" landed inside the JSON, and the reports of
+// the results so far went into the engine's eventfd on fd 1.  A path-only
+// descriptor fails every read, write and poll with EBADF, as a closed one
+// does, so what ioplan says about a closed stdout or stderr is unchanged.
+__attribute__((constructor(101))) static void hold_std_fds()
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int held = open("/", O_PATH | O_DIRECTORY);  // the lowest free number: fd itself
+        if (held >= 0 && held != fd) {
+            dup2(held, fd);
+            close(held);
+        }
+    }
 }
 
 // Under a memory limit (ulimit -v, a cgroup) any allocation can fail, even in a

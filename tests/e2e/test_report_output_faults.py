@@ -8,7 +8,9 @@ A report blocked on a pipe or FIFO nobody reads, or a progress line blocked on
 such a stderr, never makes ioplan deaf to SIGINT or SIGTERM.  A reader that
 leaves (`ioplan --save ... | head`) never loses the run: the store keeps it,
 the logs are written, the exit is 1 with the broken pipe said, and a reader of
---status-interval's reports that leaves stops the run as SIGTERM would.
+--status-interval's reports that leaves stops the run as SIGTERM would.  A
+stdout or stderr closed by the caller stays closed to what ioplan writes: no
+file it opens takes the descriptor's number.
 """
 import fcntl
 import json
@@ -429,6 +431,40 @@ class WriteErrors(TmpDirCase):
                                stderr=subprocess.PIPE, text=True, timeout=60)
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertTrue(p.stderr.endswith(f"ioplan: error: writing the results to stdout: {ENOSPC}\n"), p.stderr)
+
+
+class ClosedStdDescriptors(TmpDirCase):
+    """Started with stdout or stderr closed (`ioplan ... 2>&-`): no file ioplan opens
+    takes the number, so nothing meant for the closed stream lands in it."""
+
+    def started(self, closed, args):
+        """ioplan with descriptor `closed` shut, once its threads run (its signals are
+        handled then); its stdout, when open, is a pipe."""
+        proc = subprocess.Popen([BIN, *args], cwd=self.tmp, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE if closed != 1 else None, preexec_fn=lambda: os.close(closed))
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_until(lambda: len(os.listdir(f"/proc/{proc.pid}/task")) >= 3, 30, "the run's threads")
+        return proc
+
+    def test_a_stop_said_with_stderr_closed_is_not_in_the_output_file(self):
+        # --output's file took fd 2, so "ioplan: stopping (signal 2)" opened the JSON.
+        out = self.tmp / "out.json"
+        proc = self.started(2, ["--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
+                                "--rate_iops=20", "--output-format=json", f"--output={out}"])
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 1)
+        doc = json.loads(out.read_text())
+        self.assertTrue(doc["ioplan"]["interrupted"])
+
+    def test_a_closed_stdout_is_held_by_nothing_ioplan_opens(self):
+        # The engine's eventfd took fd 1, and the reports of the results so far went into it.
+        proc = self.started(1, ["--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
+                                "--rate_iops=20", f"--directory={self.tmp}", "--write_bw_log=n"])
+        self.assertEqual(os.readlink(f"/proc/{proc.pid}/fd/1"), "/")
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 1)
 
 
 class OutputRemovedDuringTheRun(TmpDirCase):
