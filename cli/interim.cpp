@@ -67,7 +67,9 @@ void interim_reports::drain()
     while (!pending_.empty() && !failed_) {
         pollfd pfd{STDOUT_FILENO, POLLOUT, 0};
         // POLLERR: a pipe without a reader, full or not; the write says EPIPE at once.
-        if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLOUT | POLLERR)))
+        // POLLNVAL: a stdout the caller closed (>&-); the write says EBADF, where
+        // waiting for it to drain kept every report in memory for the whole run.
+        if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLOUT | POLLERR | POLLNVAL)))
             return;
         // At most PIPE_BUF: a pipe that polls writable takes that much without blocking.
         size_t n = pending_.size() < PIPE_BUF ? pending_.size() : PIPE_BUF;

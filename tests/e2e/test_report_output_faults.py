@@ -439,9 +439,11 @@ class ClosedStdDescriptors(TmpDirCase):
 
     def started(self, closed, args):
         """ioplan with descriptor `closed` shut, once its threads run (its signals are
-        handled then); its stdout, when open, is a pipe."""
+        handled then); its stdout and stderr, when open, are pipes."""
         proc = subprocess.Popen([BIN, *args], cwd=self.tmp, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE if closed != 1 else None, preexec_fn=lambda: os.close(closed))
+                                stdout=subprocess.PIPE if closed != 1 else None,
+                                stderr=subprocess.PIPE if closed != 2 else None, text=True,
+                                preexec_fn=lambda: os.close(closed))
         self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
         wait_until(lambda: len(os.listdir(f"/proc/{proc.pid}/task")) >= 3, 30, "the run's threads")
         return proc
@@ -465,6 +467,16 @@ class ClosedStdDescriptors(TmpDirCase):
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 1)
+
+    def test_reports_of_the_results_so_far_into_a_closed_stdout_fail_at_once(self):
+        # They were kept, every one, until the run ended (1 MB a second at 100 a second).
+        proc = self.started(1, ["--name=n", "--ioengine=null", "--size=1m", "--time_based", "--runtime=60",
+                                "--rate_iops=20", "--status-interval=0.1", "--output-format=json"])
+        wait_for_stderr(proc, b"ioplan: error: writing the results so far to stdout: Bad file descriptor\n")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("writing the results to stdout: Bad file descriptor", err)
 
 
 class OutputRemovedDuringTheRun(TmpDirCase):
