@@ -751,6 +751,28 @@ static void note_layouts(const struct layout *l, struct results *r, uint32_t rou
 	free(v);
 }
 
+/*
+ * A full file system (or quota) ends the layout at the file that found it so:
+ * every later file there fails the same way, each with its own error line
+ * (nrfiles=10000 on a disk out of inodes gave 10000 of them), and a run whose
+ * layout failed runs no job, so files elsewhere would be written for nothing.
+ * One note counts the files left out.
+ */
+static bool stop_layout(const struct layout *l, struct results *r, int ret, uint32_t at, uint32_t round)
+{
+	uint32_t left = 0;
+
+	if (ret != -ENOSPC && ret != -EDQUOT)
+		return false;
+	for (uint32_t i = at + 1; i < l->nr; i++)
+		left += in_round(&l->files[i], round);
+	if (left)
+		res_msg_add(r, RES_MSG_NOTE, "layout-stopped", l->files[at].first_job,
+			    "the layout stopped at %s, with no room left: %u more file%s not laid out (no job runs "
+			    "after a layout that failed)", l->files[at].path, left, left > 1 ? "s were" : " was");
+	return true;
+}
+
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop, uint32_t round)
 {
@@ -774,6 +796,8 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			break;
 		if (ret && !first)
 			first = ret;
+		if (stop_layout(l, r, ret, i, round))
+			break;
 	}
 	if (ret == -EINTR)
 		batch_drop(l);

@@ -7,7 +7,7 @@ waited for only until SIGINT or runtime; streams without size=, targets
 that are no file at all (a directory, a socket, directory= naming a file),
 queues whose buffers cannot fit, and more open files than the hard limit
 allows are refused before any I/O with the job and the path or the product
-named; openfiles= keeps at most that many files open, as fio does; a failed
+named; a layout ends at the first file the disk has no room for; openfiles= keeps at most that many files open, as fio does; a failed
 fsync fails the run as in fio; a write past `ulimit -f` is the job's
 EFBIG, not the death of the process by SIGXFSZ; a clone whose thread the system refuses is its
 job's error, named on stderr, and the clones already started stop.
@@ -24,7 +24,8 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, ext4_loop, run, run_fio, wait_for_stderr, wait_until, waits_in
+from common import (BIN, FIO, STOP_BOUND_S, TmpDirCase, TmpfsCase, ext4_loop, run, run_fio, tmpfs, wait_for_stderr,
+                    wait_until, waits_in)
 
 
 class NoData(TmpDirCase):
@@ -461,6 +462,22 @@ PIDS_CGROUP = pathlib.Path("/sys/fs/cgroup/pids")
 
 @unittest.skipUnless(os.geteuid() == 0 and (PIDS_CGROUP / "cgroup.procs").exists(),
                      "needs root and the cgroup (v1) pids controller")
+class LayoutOutOfRoom(TmpDirCase):
+    def test_the_layout_ends_at_the_first_file_the_disk_has_no_room_for(self):
+        # A tmpfs with inodes for ten files and nrfiles=50: each of the 40 files after the
+        # tenth had its own "No space left on device" line, and any files after them
+        # were written, for a run that then ran no job.  fio stops at the first too.
+        mnt = tmpfs(self, "size=8m,nr_inodes=12")
+        p = run(["--name=w", f"--directory={mnt}", "--rw=read", "--bs=4k", "--size=400k", "--nrfiles=50",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr.count("No space left on device"), 1, p.stderr)
+        made = len(list(mnt.iterdir()))
+        msgs = {m["code"]: m["text"] for m in json.loads(p.stdout)["ioplan"]["messages"]}
+        self.assertRegex(msgs["layout-stopped"], rf"^the layout stopped at {mnt}/w\.0\.[0-9]+, with no room left: "
+                                                 rf"{50 - made - 1} more files were not laid out")
+
+
 class ThreadsRefused(TmpDirCase):
     """More clones than the system lets the process start threads for (a cgroup's pids.max)."""
 
