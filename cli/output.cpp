@@ -350,7 +350,8 @@ bool output_file::reopen_if_removed(const std::string &content)
 bool output_file::open_deferred(const std::string &what)
 {
 	char why[1024] = "";
-	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_ | SAFETY_OUT_EXISTING, why, sizeof(why));
+	fd_ = safety_open_output(&safety_system, path_.c_str(), 0, how_ | SAFETY_OUT_EXISTING | SAFETY_OUT_WAIT_READER,
+				 why, sizeof(why));
 	if (fd_ < 0) {
 		std::fprintf(stderr, "ioplan: error: writing %s: %s\n", what.c_str(), why);
 		fd_ = -1;

@@ -96,6 +96,7 @@ enum {
 	SAFETY_OUT_JUDGED = 4,		/* the preflight judged whose it is: only what it is now is checked */
 	SAFETY_OUT_NEW = 8,		/* only a file made now (O_EXCL): whatever has the name is left alone (-EEXIST) */
 	SAFETY_OUT_EXISTING = 16,	/* only what has the name now (no O_CREAT): -ENOENT when nothing has */
+	SAFETY_OUT_WAIT_READER = 32,	/* a FIFO without a reader is waited for (a signal must be able to end it) */
 };
 
 /*
@@ -122,6 +123,9 @@ int safety_check_writable(const char *path, char *why, size_t n);
  * flags' O_APPEND / O_NONBLOCK) under the same rule, checked again on the
  * open descriptor, and only then truncated when flags has O_TRUNC: the fd, or
  * -errno with the reason in why (a file the open created is removed again).
+ * A FIFO nobody reads is -ENXIO at once (unless how has
+ * SAFETY_OUT_WAIT_READER): an open that waited for its reader in a thread
+ * with the stop signals blocked could be ended by nothing but SIGKILL.
  */
 int safety_open_output(const struct safety_env *env, const char *path, int flags, unsigned how, char *why,
 		       size_t n);

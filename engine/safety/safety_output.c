@@ -213,10 +213,21 @@ int safety_open_output(const struct safety_env *env, const char *path, int flags
 	return safety_open_output_seen(env, NULL, path, flags, how, why, n);
 }
 
+/* Why an open failed: ENXIO is a FIFO's without a reader, else the errno's own words. */
+static void open_failed(const char *path, int err, char *why, size_t n)
+{
+	struct stat sb;
+
+	if (err == ENXIO && !stat(path, &sb) && S_ISFIFO(sb.st_mode))
+		snprintf(why, n, "cannot open for writing: it is a FIFO that nothing reads (start its reader first)");
+	else
+		snprintf(why, n, "cannot open for writing: %s", strerror(err));
+}
+
 int safety_open_output_seen(const struct safety_env *env, const struct safety_files *busy, const char *path,
 			    int flags, unsigned how, char *why, size_t n)
 {
-	bool created = false, trunc = flags & O_TRUNC;
+	bool created = false, trunc = flags & O_TRUNC, nonblock = flags & O_NONBLOCK;
 	struct stat sb;
 	int fd, ret;
 
@@ -225,15 +236,19 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	if (ret)
 		return ret;
 	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
+	if (!(how & SAFETY_OUT_WAIT_READER))
+		flags |= O_NONBLOCK;	/* a FIFO nobody reads: ENXIO, not an open that never returns */
 	fd = (how & SAFETY_OUT_EXISTING) ? -1 : open(path, flags | O_CREAT | O_EXCL, 0644);
 	created = fd >= 0;
 	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW)))
 		fd = open(path, flags);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(why, n, "cannot open for writing: %s", strerror(errno));
+		open_failed(path, errno, why, n);
 		return ret;
 	}
+	if (!nonblock && (flags & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* its writes wait, as the caller's */
 	ret = fstat(fd, &sb) ? -errno : judge(env, busy, path, fd, &sb, how, why, n);
 	if (!ret && trunc && S_ISREG(sb.st_mode) && !created && ftruncate(fd, 0)) {
 		ret = -errno;

@@ -114,14 +114,14 @@ int worker_iolog_open(struct worker *w)
 {
 	if (!w->job->write_iolog_path)
 		return 0;
-	char why[512];
+	char why[512], what[1024];
 	/* Named by the user and appended to, as fio's; never a device (safety.h). */
 	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
 
 	if (fd < 0) {
-		/* The reason's errno is worker_error's to add: name the iolog, not the job's file. */
-		snprintf(why, sizeof(why), "cannot open write_iolog=%.400s", w->job->write_iolog_path);
-		worker_error(w, .err = -fd, .what = why);
+		/* The errno is worker_error's to add; why says more where it can (a FIFO nothing reads). */
+		snprintf(what, sizeof(what), "write_iolog=%.400s: %s", w->job->write_iolog_path, why);
+		worker_error(w, .err = -fd, .what = what);
 		return fd;
 	}
 	w->rp.log = malloc(IOLOG_BUF);

@@ -4,7 +4,8 @@ Every file ioplan writes that is not a job's target - the report, rank files,
 logs, iologs, verify state, exec redirects, prerun output, merged traces -
 goes through one rule (docs/safety.md): never a block device or a mounted
 one, never a loop device's backing file, never a user's file under a name
-ioplan made up.  Directories and files ioplan removes must be its own, and
+ioplan made up, never an open that waits forever for a FIFO's reader.
+Directories and files ioplan removes must be its own, and
 a loop device's backing file is refused as a target whatever allow_* says.
 
 Each test builds the real situation (loop devices holding mounted ext4/xfs,
@@ -19,7 +20,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, run
+from common import BIN, TmpDirCase, run, wait_until, waits_in
 from test_safety import LoopMounts, sh
 
 
@@ -465,3 +466,47 @@ class SideFilesKeepUserFiles(TmpDirCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FifoSideFilesWithoutReader(TmpDirCase):
+    """A FIFO in a side file's place that nothing reads: the open fails at once, named.
+
+    Each writer opened it waiting for a reader, in a thread with the stop signals
+    blocked: SIGINT, a second SIGINT and SIGTERM were said and did nothing, the run
+    never ended (fio 3.33 hangs the same way on write_iolog=FIFO)."""
+
+    CASES = [
+        ("io.fifo", ["--write_iolog=io.fifo"], "write_iolog=io.fifo: cannot open for writing: it is a FIFO that "
+                                               "nothing reads (start its reader first)"),
+        ("j_bw.1.log", ["--write_bw_log=j"], "log file j_bw.1.log: No such device or address"),
+        ("j.prerun.txt", ["--exec_prerun=true"], "exec_prerun: cannot open for writing: it is a FIFO that "
+                                                 "nothing reads"),
+        ("local-j-0-verify.state", ["--rw=write", "--verify=crc32c", "--verify_state_save=1"],
+         "verify_state_save: writing local-j-0-verify.state: No such device or address"),
+    ]
+
+    def test_each_side_file_fails_at_once(self):
+        for name, args, said in self.CASES:
+            with self.subTest(name=name):
+                fifo = self.tmp / name
+                os.mkfifo(fifo)
+                try:
+                    p = run(["--name=j", "--size=64k", *args], cwd=self.tmp, timeout=60)
+                finally:
+                    fifo.unlink()
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn(said, p.stderr)
+
+    def test_a_fifo_with_its_reader_gets_the_whole_iolog(self):
+        fifo = self.tmp / "io.fifo"
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+        self.addCleanup(lambda: reader.poll() is None and (reader.kill(), reader.wait()))
+        # The reader waits in open() for a writer, so ioplan's open finds it there.
+        wait_until(lambda: waits_in(reader.pid, "fifo_open") or waits_in(reader.pid, "wait_for_partner"), 30,
+                   "cat opening the FIFO")
+        p = run(["--name=j", "--size=64k", "--bs=4k", "--rw=read", "--write_iolog=io.fifo"], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = reader.communicate(timeout=30)[0].decode().splitlines()
+        self.assertEqual(lines[0], "fio version 3 iolog")
+        self.assertEqual(sum(" read " in line for line in lines), 16)
