@@ -5,7 +5,11 @@
  * 1 GiB / the number of files starting at the I/O's offset; an I/O outside the
  * current window remaps.  The mapping is writable when the file was opened for
  * writing.  An I/O past the end of the file fails with EINVAL instead of
- * touching an unbacked page (which would kill the process with SIGBUS).  fsync
+ * touching an unbacked page (which would kill the process with SIGBUS); a
+ * page that loses its backing after the mapping was made (the file truncated
+ * by another program, a full disk under a write) fails its I/O with EIO: the
+ * copy runs under a SIGBUS guard (copy_guarded), where fio 3.33's job dies of
+ * the signal and ioplan died whole, its results lost.  fsync
  * and end_fsync go through the file descriptor, which also writes back the
  * pages dirtied through the mapping; trims punch holes as psync's do.  A
  * block size off the page with direct=1, fsync= or fdatasync= fails the job
@@ -14,6 +18,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +61,52 @@ static const struct plan_engopt mmap_opts[] = {
 
 PLAN_ENGOPTS_DEFINE(mmap, struct mmap_opts, mmap_opts);
 
+/*
+ * The SIGBUS guard.  The handler is the process's, installed once; the guard is
+ * per thread: set only while that thread copies through a mapping, so a
+ * SIGBUS anywhere else gets the action there was before (the default: the
+ * process dies as it would have).  SA_NODEFER: the jump leaves the handler
+ * without the return that would unblock SIGBUS, and a thread with it blocked
+ * would be killed by its next one; sigsetjmp then need not save the mask (a
+ * system call an I/O).
+ */
+static _Thread_local sigjmp_buf *volatile bus_guard;	/* volatile: memcpy reads no global, so its set was dropped */
+static struct sigaction bus_before;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (bus_guard)
+		siglongjmp(*bus_guard, 1);
+	sigaction(sig, &bus_before, NULL);
+	if (si->si_code <= 0)	/* sent, not a fault: a fault comes again as the copy resumes */
+		raise(sig);
+}
+
+static void bus_install(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_before);
+}
+
+/* memcpy that gives -EIO where a page of the mapping has no backing any more. */
+static int copy_guarded(void *dst, const void *src, size_t n)
+{
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 0)) {
+		bus_guard = NULL;
+		return -EIO;
+	}
+	bus_guard = &jb;
+	memcpy(dst, src, n);
+	bus_guard = NULL;
+	return 0;
+}
+
 static int mmap_init(struct ioe *e)
 {
 	const struct plan_job *j = e->cfg.job;
@@ -69,6 +122,7 @@ static int mmap_init(struct ioe *e)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	pthread_once(&bus_once, bus_install);
 	m->thp = ioe_job_opts(e) && ((const struct mmap_opts *)ioe_job_opts(e))->thp;
 	e->priv = m;
 	m->window = MMAP_TOTAL / files;
@@ -187,10 +241,12 @@ static int mmap_queue(struct ioe *e, struct io_u *u)
 		return IOE_Q_COMPLETED;
 	}
 	if (u->ddir == PLAN_DDIR_READ)
-		memcpy(u->buf, mp->p + (u->offset - mp->off), u->len);
+		r = copy_guarded(u->buf, mp->p + (u->offset - mp->off), u->len);
 	else
-		memcpy(mp->p + (u->offset - mp->off), u->buf, u->len);
-	u->result = u->len;
+		r = copy_guarded(mp->p + (u->offset - mp->off), u->buf, u->len);
+	if (r)
+		unmap(mp);	/* the next I/O maps the file as it is now */
+	u->result = r ? r : (ssize_t)u->len;
 	return IOE_Q_COMPLETED;
 }
 

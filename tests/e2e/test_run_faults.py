@@ -2,12 +2,14 @@
 
 Faults a run meets after its input was accepted, each through the binary on real files, devices,
 FIFOs and signals: reads that return no data (/dev/null, a file truncated by
-the test mid-run) are EIO and exit 1 as in fio; a FIFO nobody writes is
+the test mid-run) are EIO and exit 1 as in fio, and so are mmap's copies from
+or to pages a truncation took away (SIGBUS, caught); a FIFO nobody writes is
 waited for only until SIGINT or runtime; streams without size=, targets
 that are no file at all (a directory, a socket, directory= naming a file),
 queues whose buffers cannot fit, and more open files than the hard limit
 allows are refused before any I/O with the job and the path or the product
-named; a layout ends at the first file the disk has no room for; openfiles= keeps at most that many files open, as fio does; a failed
+named; a layout ends at the first file the disk has no room for;
+openfiles= keeps at most that many files open, as fio does; a failed
 fsync fails the run as in fio; a write past `ulimit -f` is the job's
 EFBIG, not the death of the process by SIGXFSZ; a clone whose thread the system refuses is its
 job's error, named on stderr, and the clones already started stop.
@@ -98,6 +100,28 @@ class NoData(TmpDirCase):
         self.assertEqual((first["errno"], first["file"]), (5, str(target)))
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], first["offset"])  # all before the failed read
         self.assertIn(f"job 't': {target}: offset {first['offset']}: short read (0 of 4096 bytes)", err)
+
+    def test_a_file_truncated_under_mmap_is_eio_not_the_death_of_the_process(self):
+        # A page of the mapping with no file behind it any more: the copy's SIGBUS killed
+        # ioplan (exit 135, no report; fio 3.33's job dies of it too).
+        for rw in ("read", "write"):
+            with self.subTest(rw=rw):
+                target = self.tmp / f"m-{rw}"
+                proc = subprocess.Popen([BIN, "--name=t", f"--filename={target}", f"--rw={rw}", "--bs=4k",
+                                         "--size=8m", "--ioengine=mmap", "--rate_iops=2000", "--time_based",
+                                         "--runtime=30", "--output-format=json", "--eta=always"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+                wait_for_stderr(proc, f"[{rw[0].upper()}(1)]".encode())  # under way, past the layout
+                os.truncate(target, 4096)
+                out, err = proc.communicate(timeout=30)
+                self.assertEqual(proc.returncode, 1, err)
+                doc = json.loads(out)
+                job = doc["jobs"][0]
+                first = doc["ioplan"]["jobs"][0]["errors"][0]
+                self.assertEqual((job["error"], first["errno"], first["file"]), (5, 5, str(target)))
+                self.assertEqual(job[rw]["io_bytes"], first["offset"])  # every copy before the one that failed
+                self.assertIn(f"offset {first['offset']}: {rw}: Input/output error (errno 5)", err)
 
 
 class Streams(TmpDirCase):
