@@ -172,9 +172,14 @@ int worker_env_start(struct worker *w)
 
 void worker_env_end(struct worker *w)
 {
+	int ret;
+
 	if (!w->env_started)
 		return;
-	if (w->job->exec_postrun && exec_cmd(w, w->job->exec_postrun, "postrun"))
+	/* A stop that ends the command is the run's stop, not the job's failure:
+	 * SIGINT during exec_postrun made a job that had done all its I/O error 125. */
+	ret = w->job->exec_postrun ? exec_cmd(w, w->job->exec_postrun, "postrun") : 0;
+	if (ret && ret != -EINTR)
 		worker_set_error(w, ECANCELED);
 	if (w->lockmem)
 		munmap(w->lockmem, w->job->lockmem_bytes);

@@ -1,8 +1,8 @@
 """tests/e2e/test_worker_stop_deadlines.py - a stop (SIGINT, SIGHUP, the end of runtime) is never held up.
 
 Real signals to the real process: an NBD server that stops answering (nbdkit's
-delay filter), an exec_prerun command and an exec engine program that would run
-for an hour, SIGHUP in the middle of a run.  Each must end ioplan promptly,
+delay filter), an exec_prerun or exec_postrun command and an exec engine program
+that would run for an hour, SIGHUP in the middle of a run.  Each must end ioplan promptly,
 leave no process behind and keep the report.  Bounds are on what ioplan
 controls (its own waits: 0.5 s for a remote target, the stop of a child) and
 generous for a loaded machine; the code before this change took 10 s, 30 s or
@@ -74,6 +74,22 @@ class ChildPrograms(StopCase):
         self.assertLess(took, STOP_BOUND_S)
         self.assertEqual(processes_with("sleep " + m), [])
         self.assertEqual(json.loads(out)["jobs"][0]["jobname"], "x")
+
+    def test_sigint_during_exec_postrun_is_a_stop_not_the_jobs_failure(self):
+        # The job had done all its I/O; the stop of its postrun command made it error 125
+        # ("the run failed: Operation canceled"), where a stop anywhere else is no error.
+        m = self.marker()
+        p = self.start(["--name=x", "--ioengine=null", "--size=1m", f"--exec_postrun=sleep {m}",
+                        "--output-format=json"])
+        wait_until(lambda: processes_with("sleep " + m), what="the postrun command running")
+        rc, out, err, took = self.stop(p)
+        self.assertEqual(rc, 1, err)
+        self.assertLess(took, STOP_BOUND_S)
+        self.assertEqual(processes_with("sleep " + m), [])
+        self.assertNotIn("error", err)
+        doc = json.loads(out)
+        self.assertEqual((doc["jobs"][0]["error"], doc["ioplan"]["interrupted"]), (0, True))
+        self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 1 << 20)
 
     def test_sigint_ends_the_exec_program_without_waiting_its_grace_time(self):
         m = self.marker()
