@@ -189,6 +189,8 @@ struct worker_replay {
 	uint64_t log_t0;		/* the clock when the log began (fio: at set-up) */
 	int log_err;			/* errno of the first failed write to it, or 0 */
 	uint64_t *last_write;		/* write_iolog: per file, the last write's offset (a sync's line names it) */
+	bool *open_due;			/* write_iolog: per file, open with its "open" line held for its next I/O */
+	uint32_t rounds;		/* write_iolog: gen.rounds at the last I/O line (a new loop closes the files) */
 	uint64_t next;			/* read_iolog: the next trace I/O */
 	uint64_t t0;			/* when trace time 0 is due */
 	uint64_t due;			/* the held I/O's due time */
@@ -630,10 +632,11 @@ bool worker_files_renew(struct worker *w);
 
 /*
  * Capture and replay (worker_replay.c).  write_iolog: iolog_open after the
- * files are open (header, "add" lines, "open" for those open), iolog_file as a
+ * files are open (header, "add" lines; "open" as fio opens each), iolog_file as a
  * file opens or closes later (openfiles, unlink_each_loop), iolog_io as each
- * I/O is handed to the engine, iolog_sync as a file is synced, iolog_read as a
- * verify read-back reads (it goes beside the engine), iolog_close at teardown
+ * I/O is handed to the engine, iolog_sync as a file is synced, iolog_read_back
+ * as a verify read-back begins, iolog_read as it reads (it goes beside the
+ * engine), iolog_close at teardown
  * ("close" for those still open).  read_iolog:
  * replay_start at the window's start; replay_next draws the next trace I/O into
  * w->held (false at the trace's end); replay_due says whether it may go now
@@ -644,6 +647,7 @@ void worker_iolog_file(struct worker *w, uint32_t f, const char *act);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
 void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len);
+void worker_iolog_read_back(struct worker *w);
 void worker_iolog_close(struct worker *w);
 void worker_replay_start(struct worker *w, uint64_t now);
 bool worker_replay_next(struct worker *w);

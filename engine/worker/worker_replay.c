@@ -2,11 +2,15 @@
  * engine/worker/worker_replay.c - capture (write_iolog) and replay (read_iolog) in a worker.
  *
  * Capture writes fio's iolog version 3, as fio 3.33 does (iolog.c): a header,
- * "add" lines for the clone's files, an "open" line as each file opens (at
- * the start, or under openfiles with its first I/O) and a "close" line as it
- * closes, one "TIME FILE DDIR OFFSET LENGTH" line per I/O as it is handed to
- * the engine; times are µs since the log began.  The file is opened for
- * appending, as fio opens it.  Lines go out in writes of whole lines: the
+ * "add" lines for the clone's files, an "open" line where fio opens each file
+ * and a "close" line as it closes, one "TIME FILE DDIR OFFSET LENGTH" line per
+ * I/O as it is handed to the engine; times are µs since the log began.  fio
+ * opens a file with its first I/O and closes every file as each loop ends and
+ * before its verify read-back (clear_io_state), to open each again with its
+ * next I/O; ioplan keeps its files open from the set-up (under openfiles it
+ * opens one on its pick, as fio), so the log's lines follow fio's I/O instead
+ * (open_due) and a replay of either tool's log meets the same lines.  The
+ * file is opened for appending, as fio opens it.  Lines go out in writes of whole lines: the
  * clones of a job (numjobs=, write_iolog in [global]) append to one log,
  * and fio's stdio buffer, written wherever it fills, cuts one clone's line
  * in two with another's (1 of 32776 lines of a two-clone null run; ioplan's
@@ -24,6 +28,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "engine/logs/logs.h"
@@ -94,20 +99,84 @@ static void iolog_file_line(struct worker *w, uint64_t us, uint32_t f, const cha
 	iolog_printf(w, "%llu %s %s\n", (unsigned long long)us, w->clone->files[f].path, act);
 }
 
+/* Open and its "open" line written: fio has opened it too. */
+static bool iolog_file_opened(const struct worker *w, uint32_t f)
+{
+	return iolog_file_open(w, f) && !w->rp.open_due[f];
+}
+
 static void iolog_files(struct worker *w, const char *act, bool open_only)
 {
 	uint64_t us = iolog_us(w);
 
 	for (uint32_t f = 0; f < w->clone->nr_files; f++)
-		if (!open_only || iolog_file_open(w, f))
+		if (!open_only || iolog_file_opened(w, f))
 			iolog_file_line(w, us, f, act);
 }
 
-/* A file opened or closed during the run (worker_files.c). */
+/*
+ * fio's clear_io_state: every file fio has open closes, and opens again with
+ * its next I/O.  Under openfiles ioplan's own opens and closes are fio's.
+ */
+static void iolog_clear(struct worker *w)
+{
+	if (w->max_open)
+		return;
+	iolog_files(w, "close", true);
+	for (uint32_t f = 0; f < w->clone->nr_files; f++)
+		w->rp.open_due[f] = iolog_file_open(w, f);
+}
+
+/* Before a line of file f's I/O: a loop that began since closed the files, and f opens now if fio's would. */
+static void iolog_before_io(struct worker *w, uint32_t f)
+{
+	if (w->rp.rounds != w->gen.rounds) {
+		w->rp.rounds = w->gen.rounds;
+		iolog_clear(w);
+	}
+	if (w->rp.open_due[f]) {
+		w->rp.open_due[f] = false;
+		iolog_file_line(w, iolog_us(w), f, "open");
+	}
+}
+
+/*
+ * A file opened or closed during the run (worker_files.c).  An open ioplan
+ * makes ahead of fio's (not on an openfiles pick) waits for the file's first
+ * I/O; a file closed before it had any was never open in fio's log.
+ */
 void worker_iolog_file(struct worker *w, uint32_t f, const char *act)
 {
-	if (w->rp.log && f < w->clone->nr_files)
-		iolog_file_line(w, iolog_us(w), f, act);
+	bool open = !strcmp(act, "open");
+
+	if (!w->rp.log || f >= w->clone->nr_files)
+		return;
+	if (open && !w->max_open) {
+		w->rp.open_due[f] = true;
+		return;
+	}
+	if (!open && w->rp.open_due[f]) {
+		w->rp.open_due[f] = false;
+		return;
+	}
+	iolog_file_line(w, iolog_us(w), f, act);
+}
+
+/* A verify read-back begins: fio's do_verify follows a clear_io_state. */
+void worker_iolog_read_back(struct worker *w)
+{
+	if (w->rp.log)
+		iolog_clear(w);
+}
+
+static void iolog_free(struct worker *w)
+{
+	free(w->rp.log);
+	free(w->rp.last_write);
+	free(w->rp.open_due);
+	w->rp.log = NULL;
+	w->rp.last_write = NULL;
+	w->rp.open_due = NULL;
 }
 
 int worker_iolog_open(struct worker *w)
@@ -126,12 +195,10 @@ int worker_iolog_open(struct worker *w)
 	}
 	w->rp.log = malloc(IOLOG_BUF);
 	w->rp.last_write = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.last_write));
-	if (!w->rp.log || !w->rp.last_write) {
+	w->rp.open_due = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.open_due));
+	if (!w->rp.log || !w->rp.last_write || !w->rp.open_due) {
 		close(fd);
-		free(w->rp.log);
-		free(w->rp.last_write);
-		w->rp.log = NULL;
-		w->rp.last_write = NULL;
+		iolog_free(w);
 		return -ENOMEM;
 	}
 	w->rp.log_fd = fd;
@@ -139,7 +206,10 @@ int worker_iolog_open(struct worker *w)
 	w->rp.log_t0 = clk_now(&w->clk);
 	iolog_printf(w, "fio version 3 iolog\n");
 	iolog_files(w, "add", false);
-	iolog_files(w, "open", true);
+	w->rp.rounds = w->gen.rounds;
+	for (uint32_t f = 0; f < w->clone->nr_files; f++)
+		w->rp.open_due[f] = !w->max_open && iolog_file_open(w, f);
+	iolog_files(w, "open", true);	/* under openfiles: those open (engines that open none) */
 	return 0;
 }
 
@@ -153,6 +223,7 @@ void worker_iolog_io(struct worker *w, const struct io_u *u)
 {
 	if (!w->rp.log || u->ddir >= PLAN_DDIR_NR)
 		return;
+	iolog_before_io(w, u->file);
 	iolog_line(w, u->file, u->ddir, u->offset, u->len);
 	if (u->ddir == PLAN_DDIR_WRITE)
 		w->rp.last_write[u->file] = u->offset;
@@ -161,8 +232,10 @@ void worker_iolog_io(struct worker *w, const struct io_u *u)
 /* A verify read (made beside the queue, worker_verify.c): in the log as fio's are, so a replay reads it too. */
 void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len)
 {
-	if (w->rp.log && file < w->clone->nr_files)
-		iolog_line(w, file, PLAN_DDIR_READ, offset, len);
+	if (!w->rp.log || file >= w->clone->nr_files)
+		return;
+	iolog_before_io(w, file);
+	iolog_line(w, file, PLAN_DDIR_READ, offset, len);
 }
 
 /*
@@ -174,6 +247,7 @@ void worker_iolog_sync(struct worker *w, uint32_t file, bool data)
 {
 	if (!w->rp.log || file >= w->clone->nr_files)
 		return;
+	iolog_before_io(w, file);
 	iolog_printf(w, "%llu %s %s %llu 0\n", (unsigned long long)iolog_us(w), w->clone->files[file].path,
 		     data ? "datasync" : "sync", (unsigned long long)w->rp.last_write[file]);
 }
@@ -193,10 +267,7 @@ void worker_iolog_close(struct worker *w)
 	removed = !err && safety_output_removed(w->rp.log_fd);
 	if (close(w->rp.log_fd) && !err)
 		err = errno;
-	free(w->rp.log);
-	w->rp.log = NULL;
-	free(w->rp.last_write);
-	w->rp.last_write = NULL;
+	iolog_free(w);
 	if (removed && !err)
 		err = ENOENT;
 	if (!err)

@@ -454,6 +454,7 @@ void worker_verify_loop(struct worker *w)
 	uint64_t took;
 
 	was = atomic_exchange_explicit(state, 'V', memory_order_relaxed);
+	worker_iolog_read_back(w);
 	worker_cache_read_back(w);
 	took = check_written(w, UINT64_MAX, true);
 	atomic_store_explicit(state, was, memory_order_relaxed);
@@ -555,6 +556,7 @@ void worker_verify_phase(struct worker *w)
 		more = dry && worker_verify_only_draw(w);
 		read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
 		ios0 = w->res.ddir[PLAN_DDIR_READ].ios;
+		worker_iolog_read_back(w);
 		worker_cache_read_back(w);
 		if (read_back(w, pool.mem, cap, all, &budget))
 			break;

@@ -178,6 +178,32 @@ class WriteIolog(TmpDirCase):
         if FIO:
             self.assertEqual(lines, file_lines([FIO], "fio.log"))
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_files_open_with_their_first_io_and_close_as_each_loop_ends_as_fios(self):
+        # fio opens a file with its first I/O and closes every file as a loop ends and
+        # before its read-back (clear_io_state); ioplan's log opened them all at the
+        # start and closed them at the end only.  The lines without their times match.
+        jobs = {
+            "rr": ["--rw=write", "--nrfiles=3"],
+            "loops": ["--rw=read", "--nrfiles=2", "--loops=2"],
+            "verify": ["--rw=write", "--nrfiles=2", "--loops=2", "--verify=crc32c"],
+            "unlink": ["--rw=write", "--nrfiles=2", "--loops=2", "--unlink_each_loop=1"],
+            "end_fsync": ["--rw=write", "--nrfiles=2", "--end_fsync=1"],
+        }
+
+        def lines(argv, name, extra):
+            d = self.tmp / f"{name}-{os.path.basename(argv[0])}"
+            d.mkdir()
+            p = subprocess.run([*argv, f"--name={name}", "--ioengine=psync", "--size=32k", "--bs=4k",
+                                *extra, "--write_iolog=log", "--output-format=terse"],
+                               cwd=d, capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return [line.split(" ", 1)[1] for line in (d / "log").read_text().splitlines()[1:]]
+
+        for name, extra in jobs.items():
+            with self.subTest(name):
+                self.assertEqual(lines([BIN], name, extra), lines([FIO], name, extra))
+
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
         p = run(["--name=foo", "--ioengine=null", "--size=128m", "--rw=read:512k", "--bs=1m",
