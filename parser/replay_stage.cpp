@@ -67,10 +67,40 @@ std::vector<bool> trace_written(const iolog_trace &t)
     return written;
 }
 
+// A read the trace makes past what its writes before it made of a file (the
+// first one per file, or none): fio 3.33 makes a missing or empty file no
+// bigger than its writes do, and such a read fails its job (ENOENT when the
+// trace never writes the file, EIO on the short read otherwise).
+struct read_past_writes {
+    uint64_t end = 0;       // where the read ends
+    uint64_t made = 0;      // how far the writes before it reached
+    uint32_t source = 0;    // its line; 0 = no such read
+};
+
+std::vector<read_past_writes> reads_past_writes(const iolog_trace &t)
+{
+    std::vector<read_past_writes> out(t.nr_files);
+    std::vector<uint64_t> made(t.nr_files);
+    for (uint64_t i = 0; i < t.nr_ios; i++) {
+        const plan_replay_io &io = t.ios[i];
+        if (io.file >= t.nr_files)
+            continue;
+        uint64_t end = io.offset + io.len;
+        if (io.ddir == PLAN_DDIR_WRITE && end > made[io.file])
+            made[io.file] = end;
+        else if (io.ddir == PLAN_DDIR_READ && end > made[io.file] && !out[io.file].source)
+            out[io.file] = read_past_writes{end, made[io.file], io.source};
+    }
+    return out;
+}
+
 // The trace's files as the job's files: devices and existing files must hold every traced I/O.
 bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file> *files)
 {
     std::vector<bool> written = trace_written(t);
+    // The null engine opens no file (fio's is diskless too): its reads need none.
+    bool opens = j.ioengine != PLAN_IOENGINE_NULL;
+    std::vector<read_past_writes> past = t.version && opens ? reads_past_writes(t) : std::vector<read_past_writes>();
     for (uint32_t f = 0; f < t.nr_files; f++) {
         plan_file pf{};
         uint64_t size = 0;
@@ -89,6 +119,18 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
                          "nothing was run\n",
                          trace_where(j.read_iolog_path, t.first_src[f], t.version == 0).c_str(),
                          (unsigned long long)t.extent[f], t.files[f], (unsigned long long)size);
+            return false;
+        }
+        // A text trace's file that is not there (or empty) holds what the trace writes
+        // into it, no more: ioplan's layout of it would have given its reads data.
+        if (!past.empty() && (!exists || (!dev && !size)) && past[f].source) {
+            std::fprintf(stderr,
+                         "%s: error: read_iolog: the trace reads '%s' up to byte %llu, but the file %s "
+                         "and the trace's writes before this read reach byte %llu (fio 3.33's read "
+                         "fails); nothing was run\n",
+                         trace_where(j.read_iolog_path, past[f].source, false).c_str(), t.files[f],
+                         (unsigned long long)past[f].end, exists ? "is empty" : "does not exist",
+                         (unsigned long long)past[f].made);
             return false;
         }
         pf.path = t.files[f];

@@ -320,6 +320,42 @@ class BadTraces(TmpDirCase):
         self.assertIn("reaches byte 516096 of 'data', which holds 65536", err)
 
 
+class ReadsOfMissingFiles(TmpDirCase):
+    # fio 3.33 makes a missing file no bigger than the trace's writes: a read of one
+    # the trace never writes fails (ENOENT), a read past its writes too (EIO, short
+    # read).  ioplan laid such a file out to the trace's furthest I/O and read it.
+    TRACES = {
+        "unwritten": ("new read 0 4096\n", ":4:1", "up to byte 4096, but the file does not exist "
+                      "and the trace's writes before this read reach byte 0"),
+        "past_writes": ("new write 0 4096\nnew read 0 4096\nnew read 8192 4096\n", ":6:1",
+                        "up to byte 12288, but the file does not exist and the trace's writes before "
+                        "this read reach byte 4096"),
+        "within_writes": ("new write 0 8192\nnew read 4096 4096\n", None, None),
+    }
+
+    def test_a_read_past_the_traces_writes_fails_as_fios(self):
+        for name, (body, where, words) in self.TRACES.items():
+            with self.subTest(name):
+                log = f"fio version 2 iolog\nnew add\nnew open\n{body}new close\n"
+                d = self.tmp / name
+                d.mkdir()
+                (d / "t.log").write_text(log)
+                p = run(["--name=rp", "--read_iolog=t.log", "--output-format=json"], cwd=d)
+                if where is None:
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 4096)
+                else:
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertEqual(p.stdout, "", "nothing ran")
+                    self.assertIn(f"t.log{where}: error: read_iolog: the trace reads 'new' {words}", p.stderr)
+                    self.assertFalse((d / "new").exists())
+                if FIO:
+                    (d / "new").unlink(missing_ok=True)
+                    f = run_fio(["--name=rp", "--read_iolog=t.log", "--output-format=json"], cwd=d)
+                    job = json.loads(f.stdout[f.stdout.index("{"):])["jobs"][0]
+                    self.assertEqual(job["error"] == 0, where is None, f.stdout + f.stderr)
+
+
 class BlktraceReplay(TmpDirCase):
     def test_replay_keeps_count_bytes_and_reports_lag(self):
         (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 2_000_000))
