@@ -356,6 +356,42 @@ class ReadsOfMissingFiles(TmpDirCase):
                     self.assertEqual(job["error"] == 0, where is None, f.stdout + f.stderr)
 
 
+class ReplayAsDocumented(TmpDirCase):
+    # Where fio 3.33 differs from its own HOWTO, ioplan replays as documented and
+    # says so (ioplan-job(5) COMPATIBILITY).
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "data").write_bytes(b"\x5a" * 65536)
+
+    def replay(self, argv, log, *extra):
+        (self.tmp / "t.log").write_text(log)
+        p = subprocess.run([*argv, "--name=rp", "--read_iolog=t.log", "--output-format=json", *extra],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+
+    def test_a_v2_wait_is_microseconds_after_the_line_before(self):
+        # HOWTO: "Wait for offset microseconds ... relative to the previous wait";
+        # fio 3.33 sleeps until offset milliseconds after its start (200 s here).
+        log = "fio version 2 iolog\ndata add\ndata open\ndata read 0 4096\ndata wait 300000 0\n" \
+              "data read 4096 4096\ndata close\n"
+        self.replay([BIN], log, "--write_iolog=again.log")
+        times = [int(x.split()[0]) for x in (self.tmp / "again.log").read_text().splitlines()
+                 if x.endswith(" 4096")]
+        self.assertEqual(len(times), 2)
+        self.assertGreaterEqual(times[1] - times[0], 300000)
+
+    def test_replay_skip_skips_a_text_traces_lines(self):
+        log = "fio version 2 iolog\ndata add\ndata open\ndata write 0 4096\ndata read 4096 4096\n" \
+              "data write 8192 4096\ndata close\n"
+        job = self.replay([BIN], log, "--replay_skip=write", "--allow_existing_file_write=1")
+        self.assertEqual((job["read"]["total_ios"], job["write"]["total_ios"]), (1, 0))
+        if FIO:
+            job = self.replay([FIO], log, "--replay_skip=write")
+            self.assertEqual((job["read"]["total_ios"], job["write"]["total_ios"]), (1, 2),
+                             "fio 3.33 skips a blktrace's lines only")
+
+
 class BlktraceReplay(TmpDirCase):
     def test_replay_keeps_count_bytes_and_reports_lag(self):
         (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 2_000_000))
