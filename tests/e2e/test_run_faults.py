@@ -299,19 +299,20 @@ class FileSizeLimit(TmpDirCase):
     3.33 dies the same way); ioplan ignores it while it runs, so the write fails
     instead.  (subprocess restores SIGXFSZ's default in the child, as a shell has it.)"""
 
+    def run_limited(self, *args):
+        """ioplan on a 1 MiB job of 4 KiB blocks, its files limited to 100 KiB."""
+        return subprocess.run([BIN, *args, "--bs=4k", "--size=1m", "--output-format=json"], cwd=self.tmp,
+                              capture_output=True, text=True, timeout=60, preexec_fn=limit_fsize(100 << 10))
+
     def test_the_write_past_the_limit_is_an_error_and_the_report_is_whole(self):
-        p = subprocess.run([BIN, "--name=w", "--rw=write", "--bs=4k", "--size=1m", "--output-format=json"],
-                           cwd=self.tmp, capture_output=True, text=True, timeout=60,
-                           preexec_fn=limit_fsize(100 << 10))
+        p = self.run_limited("--name=w", "--rw=write")
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("job 'w': w.0.0: offset 102400: write: File too large (errno 27)", p.stderr)
         job = json.loads(p.stdout)["jobs"][0]
         self.assertEqual((job["error"], job["write"]["io_bytes"]), (27, 100 << 10))
 
     def test_a_layout_past_the_limit_is_an_error(self):
-        p = subprocess.run([BIN, "--name=r", "--rw=read", "--bs=4k", "--size=1m", "--output-format=json"],
-                           cwd=self.tmp, capture_output=True, text=True, timeout=60,
-                           preexec_fn=limit_fsize(100 << 10))
+        p = self.run_limited("--name=r", "--rw=read")
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("r.0.0: File too large", p.stderr)
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["error"], 27)
