@@ -1221,7 +1221,8 @@ static const std::vector<option> core_table = {
     opt("percentile_list", opt_type::float_list, CAT_STATS)
         .unit("%")
         .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
-        .help("Percentiles to report, colon-separated.")
+        .help("Percentiles to report, colon-separated; at most 20 (fio keeps the first 20 of a longer "
+              "list, and so does ioplan, with a note).")
         .apply(set_percentiles),
     opt("bwavgtime", opt_type::time, CAT_STATS)
         .unit("ms")

@@ -113,6 +113,26 @@ class Reporting(TmpDirCase):
             self.assertTrue(theirs, extra)
             self.assertEqual(mine, theirs, extra)
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_percentile_list_past_20_runs_with_its_first_20_as_fios(self):
+        # fio 3.33 runs a longer list with its first 20 (saying "the list exceeding max
+        # length 20" once per extra entry); ioplan refused the job file (exit 2).
+        pct = ":".join(str(n) for n in range(1, 26))
+        args = ["--name=p", "--ioengine=null", "--size=1m", f"--percentile_list={pct}", "--output-format=json"]
+        keys = []
+        for runner in (run, run_fio):
+            p = runner(args, cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            keys.append(list(json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["clat_ns"]["percentile"]))
+        self.assertEqual(keys[0], keys[1])
+        self.assertEqual(len(keys[0]), 20)
+        self.assertIn(f"percentile_list={pct}: it has 25 entries; the first 20 are reported",
+                      run(args[:-1], cwd=self.tmp).stdout)
+        # A bad value past the 20th is still an error.
+        p = run(["--name=p", "--ioengine=null", "--size=1m", f"--percentile_list={pct}:101", "--parse-only"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("percentile 101 is not within (0, 100]", p.stderr)
+
     def test_bad_values_are_positioned_errors(self):
         for line, want in [("significant_figures=0", "r.fio:5:21: error: significant_figures=0 is out of range (1..10)"),
                            ("significant_figures=11", None), ("unit_base=3", None), ("stats=maybe", None)]:
