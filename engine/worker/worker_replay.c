@@ -179,6 +179,16 @@ static void iolog_free(struct worker *w)
 	w->rp.open_due = NULL;
 }
 
+/* why without a trailing ": strerror(err)": the error's line ends with those words already. */
+static void drop_errno_words(char *why, int err)
+{
+	const char *words = strerror(err);
+	size_t n = strlen(why), k = strlen(words);
+
+	if (n >= k + 2 && !strcmp(why + n - k, words) && !strncmp(why + n - k - 2, ": ", 2))
+		why[n - k - 2] = '\0';
+}
+
 int worker_iolog_open(struct worker *w)
 {
 	if (!w->job->write_iolog_path)
@@ -188,7 +198,8 @@ int worker_iolog_open(struct worker *w)
 	int fd = safety_open_output(&safety_system, w->job->write_iolog_path, O_APPEND, 0, why, sizeof(why));
 
 	if (fd < 0) {
-		/* The errno is worker_error's to add; why says more where it can (a FIFO nothing reads). */
+		/* why says more where it can (a FIFO nothing reads); its errno's words are worker_error's to add. */
+		drop_errno_words(why, -fd);
 		snprintf(what, sizeof(what), "write_iolog=%.400s: %s", w->job->write_iolog_path, why);
 		worker_error(w, .err = -fd, .what = what);
 		return fd;

@@ -66,6 +66,14 @@ class LogFaults(TmpDirCase):
                      "write_iolog: notadir/z.log"):
             self.assertIn(f"ioplan: error: job 'j': {what}: cannot open for writing: Not a directory\n", p.stderr)
 
+    def test_an_iolog_that_is_a_directory_fails_the_job_saying_why_once(self):
+        # The job's error line said the errno's words twice ("cannot open for writing: Is a
+        # directory: Is a directory (errno 21)") once the safety check's reason joined it.
+        (self.tmp / "d").mkdir()
+        p = self.go("--write_iolog=d")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("write_iolog=d: cannot open for writing: Is a directory (errno 21)\n", p.stderr)
+
     def test_logs_and_iolog_through_links_to_nothing_are_refused_before_any_io(self):
         # The run went whole, then each failed to open: "No such file or directory" (exit 1).
         (self.tmp / "x_bw.1.log").symlink_to(self.tmp / "gone" / "x")
