@@ -51,7 +51,8 @@ static const struct uring_opts uring_defaults = { .sq_cpu = -1, .nonvectored = -
 #define URING_OPT(field) .off = offsetof(struct uring_opts, field)
 static const struct plan_engopt uring_opts[] = {
 	{ .name = "fixedbufs", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0, URING_OPT(fixedbufs),
-	  .help = "io_uring: registered buffers." },
+	  .help = "io_uring: registered buffers (locked memory: iodepth x bs x threads must fit ulimit -l "
+		  "without CAP_IPC_LOCK, or the run is refused)." },
 	{ .name = "registerfiles", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0,
 	  URING_OPT(registerfiles), .help = "io_uring: registered files." },
 	{ .name = "sqthread_poll", .type = PLAN_ENGOPT_FLAG, .def = "0", .min = 1, .max = 0,

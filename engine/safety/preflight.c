@@ -620,6 +620,48 @@ static void check_aio_events(struct pf_state *s, const struct plan_job *j, uint6
 	    (unsigned long long)(max > used ? max - used : 0), (unsigned long long)max);
 }
 
+/* Whether this process may lock memory past RLIMIT_MEMLOCK: CAP_IPC_LOCK in its effective set (true when unknown). */
+static bool locks_past_the_limit(const struct safety_env *env)
+{
+	char path[512], line[256];
+	unsigned long long caps = ~0ull;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/self/status", env->proc_root);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps & (1ull << 14);	/* CAP_IPC_LOCK */
+}
+
+/*
+ * fixedbufs=1: io_uring charges a thread's registered buffers to the user's
+ * locked memory, and a registration past RLIMIT_MEMLOCK fails with ENOMEM,
+ * all that fio 3.33 and the run said of it ("io_uring init (iodepth=32):
+ * Cannot allocate memory").  The job's threads register at once, so together
+ * they must fit; only a refusal that cannot be wrong is made (other jobs and
+ * processes of the user lock memory too).
+ */
+static void check_locked_buffers(struct pf_state *s, const struct plan_job *j, uint64_t all)
+{
+	struct rlimit rl;
+	char a[32], b[32], c[32];
+
+	if (j->ioengine != PLAN_IOENGINE_IO_URING || !plan_engopt_int(j->engine_opts, j->ioengine, "fixedbufs") ||
+	    getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || all <= rl.rlim_cur ||
+	    locks_past_the_limit(s->env))
+		return;
+	pf_add(s, RES_MSG_ERROR, "locked-memory", (int32_t)j->job_id,
+	    "job '%s': fixedbufs=1 registers %s of buffers with io_uring (iodepth=%u x bs=%s for %u thread%s), "
+	    "more than the locked-memory limit of %s (ulimit -l): raise the limit, or run with CAP_IPC_LOCK",
+	    j->name, human(all, a, sizeof(a)), bufpool_depth(j), human(bufpool_len(j), b, sizeof(b)), j->nr_clones,
+	    j->nr_clones == 1 ? "" : "s", human((uint64_t)rl.rlim_cur, c, sizeof(c)));
+}
+
 /* An engine whose library was missing at build time, or is at run time, is refused before any file is touched. */
 static void check_engine_built(struct pf_state *s, const struct plan_job *j)
 {
@@ -668,8 +710,8 @@ static void check_cpus(struct pf_state *s, const struct plan_job *j)
  * Each thread allocates and fills iodepth buffers of the job's largest block
  * before its first I/O: a queue whose buffers exceed the memory available is
  * refused here, with the product that makes it, instead of failing (or being
- * killed) in set-up.  An io_uring ring and a Linux AIO context have limits of
- * their own.
+ * killed) in set-up.  An io_uring ring, its registered buffers and a Linux AIO
+ * context have limits of their own.
  */
 
 static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t avail)
@@ -691,6 +733,7 @@ static void check_queue(struct pf_state *s, const struct plan_job *j, uint64_t a
 		    j->name, depth, URING_MAX_ENTRIES);
 	if (j->ioengine == PLAN_IOENGINE_LIBAIO)
 		check_aio_events(s, j, (uint64_t)depth * j->nr_clones);
+	check_locked_buffers(s, j, all);
 	/* Registered files are fixed for the run; openfiles opens and closes them (fio refuses it too). */
 	if (j->ioengine == PLAN_IOENGINE_IO_URING && plan_engopt_int(j->engine_opts, j->ioengine, "registerfiles") &&
 	    j->openfiles && j->nr_clones && j->openfiles < j->clones[0].nr_files)

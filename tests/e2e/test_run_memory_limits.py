@@ -116,3 +116,35 @@ class AddressSpaceLimits(TmpDirCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+SETPRIV = shutil.which("setpriv")
+
+
+@unittest.skipUnless(SETPRIV and PRLIMIT, "setpriv and prlimit (util-linux) are not installed")
+class LockedMemoryLimit(TmpDirCase):
+    """io_uring's fixedbufs=1 registers the buffers against the locked-memory limit (ulimit
+    -l): past it the registration fails with ENOMEM, which was all the run said ("io_uring
+    init (iodepth=32): Cannot allocate memory", exit 1, as fio 3.33's).  Run without
+    CAP_IPC_LOCK (setpriv drops it from the bounding set, so even root is held to the limit)."""
+
+    def run_held(self, *args):
+        cmd = [SETPRIV, "--bounding-set=-ipc_lock", PRLIMIT, "--memlock=65536", BIN, "--name=u",
+               "--ioengine=io_uring", "--fixedbufs=1", "--size=1m", "--output-format=json", *args]
+        return subprocess.run(cmd, cwd=self.tmp, capture_output=True, text=True, timeout=60)
+
+    def test_buffers_past_the_limit_are_refused_before_the_run_saying_so(self):
+        p = self.run_held("--iodepth=32", "--bs=1m", "--numjobs=2")
+        if "ioengine=io_uring is unavailable" in p.stderr:
+            self.skipTest(p.stderr.strip())
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn("job 'u': fixedbufs=1 registers 64 MiB of buffers with io_uring (iodepth=32 x bs=1 MiB for "
+                      "2 threads), more than the locked-memory limit of 64 KiB (ulimit -l)", p.stderr)
+        self.assertEqual(list(self.tmp.iterdir()), [], "nothing is laid out for a refused run")
+
+    def test_buffers_within_the_limit_run(self):
+        p = self.run_held("--iodepth=2", "--bs=16k")
+        if "ioengine=io_uring is unavailable" in p.stderr:
+            self.skipTest(p.stderr.strip())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"], 1 << 20)
