@@ -62,12 +62,22 @@ std::string quoted(const std::string &s)
     return out + "\"";
 }
 
+// Whether a bare key is an on/off switch (true reads back as it); the other
+// options written bare, write_bw_log and its kin, read true as a boolean.
+bool bare_is_switch(const std::string &key)
+{
+    const option *o = find_option(key);
+    return !o || o->type == opt_type::flag || o->type == opt_type::boolean;
+}
+
 // Native TOML/YAML spelling of an entry's value, chosen so reading it back
-// gives the same option text (see structured.hpp).
+// gives the same option text (see structured.hpp).  A bare write_bw_log (the
+// log named after the job) is written as the empty string, which fio and
+// ioplan read as the bare option.
 std::string native_value(const entry &e)
 {
     if (!e.has_value)
-        return "true";
+        return bare_is_switch(e.key) ? "true" : "\"\"";
     if (is_boolean_option(e.key) && (e.value == "1" || e.value == "0"))
         return e.value == "1" ? "true" : "false";
     if (is_integer_text(e.value))

@@ -70,6 +70,19 @@ class ThreeSyntaxes(TmpDirCase):
             out = self.write("g." + to, run(["convert", str(src), f"--to={to}"]).stdout)
             self.assertEqual(showplan_text(out), want, to)
 
+    def test_bare_log_options_round_trip(self):
+        # write_bw_log written bare (fio's disk-zone-profile.fio) names the log after the job;
+        # convert wrote it as true, which TOML and YAML refuse for a file-name option.
+        src = self.write("bare.fio", "[global]\nioengine=null\nsize=1m\n[j]\nwrite_bw_log\nwrite_lat_log\n"
+                                     "time_based\nruntime=1\n")
+        want = showplan_text(src)
+        toml = self.write("bare.toml", run(["convert", str(src), "--to=toml"]).stdout)
+        self.assertIn('write_bw_log = ""\nwrite_lat_log = ""\ntime_based = true\n', toml.read_text())
+        yml = self.write("bare.yaml", run(["convert", str(toml), "--to=yaml"]).stdout)
+        back = self.write("back.fio", run(["convert", str(yml), "--to=ini"]).stdout)
+        for path in (toml, yml, back):
+            self.assertEqual(showplan_text(path), want, path.name)
+
     def test_to_ini_refuses_what_would_read_back_as_other_options(self):
         # A YAML value with line breaks would become options of its own in INI; a name with ']'
         # another section; a name starting "global" a global section; '#' a comment.
