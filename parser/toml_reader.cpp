@@ -35,6 +35,7 @@ private:
     void read_section(section &s, const toml::table &t, const source_text &src, bool job, int depth);
     void add_entry(section &s, const toml::key &k, const toml::node &v, const source_text &src);
     std::string scalar_text(const toml::node &v, const std::string &key, const loc &at) const;
+    std::string expanded(entry &e, const toml::node &v, const std::string &text, const loc &at) const;
     void include(section &s, const toml::node &v, const loc &at, int depth);
     section job_section(const toml::table &t, const loc &at, const source_text &src);
     friend struct toml_syntax;
@@ -112,15 +113,25 @@ void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v,
         set_bool_value(e, b->get());
     } else if (auto arr = v.as_array()) {
         char sep = list_separator(e.key);
-        for (size_t i = 0; i < arr->size(); i++)
-            e.value += (i ? std::string(1, sep) : "") + scalar_text(*arr->get(i), e.key, e.value_loc);
+        for (size_t i = 0; i < arr->size(); i++) {
+            const toml::node &item = *arr->get(i);
+            std::string text = scalar_text(item, e.key, e.value_loc);
+            e.value += (i ? std::string(1, sep) : "") + expanded(e, item, text, where(item.source(), src));
+        }
     } else {
-        e.value = scalar_text(v, e.key, e.value_loc);
+        e.value = expanded(e, v, scalar_text(v, e.key, e.value_loc), e.value_loc);
     }
-    e.substituted = e.value.find("${") != std::string::npos;
-    if (v.is_string())
-        e.value = expand_vars(e.value, e.value_loc, opts_);
     s.entries.push_back(std::move(e));
+}
+
+// A string's ${VAR}s, a list's items' too: INI expands the whole value, so
+// cpus_allowed = ["${CPU}", "3"] is cpus_allowed=${CPU},3.
+std::string toml_reader::expanded(entry &e, const toml::node &v, const std::string &text, const loc &at) const
+{
+    if (!v.is_string())
+        return text;
+    e.substituted = e.substituted || text.find("${") != std::string::npos;
+    return expand_vars(text, at, opts_);
 }
 
 void toml_reader::include(section &s, const toml::node &v, const loc &at, int depth)

@@ -36,6 +36,7 @@ private:
     void read_section(section &s, const YAML::Node &map, const source_text &src, bool job, int depth);
     void add_entry(section &s, const std::string &key, const YAML::Node &k, const YAML::Node &v, const source_text &src);
     std::string scalar_text(const YAML::Node &v, const std::string &key, const loc &at) const;
+    std::string expanded(entry &e, const std::string &text, const loc &at) const;
     void include(section &s, const YAML::Node &v, const loc &at, int depth);
     section job_section(const YAML::Node &map, const loc &at, const source_text &src);
     YAML::Node load(const std::string &text, const source_text &src) const;
@@ -145,17 +146,23 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
         // Counted item by item: an alias repeated in the list must fail before
         // the value it would make is held.
         for (size_t i = 0; i < v.size(); i++) {
-            std::string item = scalar_text(v[i], key, e.value_loc);
+            std::string item = expanded(e, scalar_text(v[i], key, e.value_loc), where(v[i].Mark(), src));
             budget_.value_made(item.size() + 1, e.value_loc);
             e.value += (i ? std::string(1, sep) : "") + item;
         }
     } else {
-        e.value = scalar_text(v, key, e.value_loc);
-        e.substituted = e.value.find("${") != std::string::npos;
-        e.value = expand_vars(e.value, e.value_loc, opts_);
+        e.value = expanded(e, scalar_text(v, key, e.value_loc), e.value_loc);
         budget_.value_made(e.value.size(), e.value_loc);
     }
     s.entries.push_back(std::move(e));
+}
+
+// A value's ${VAR}s, a list's items' too: INI expands the whole value, so
+// cpus_allowed: ["${CPU}", 3] is cpus_allowed=${CPU},3.
+std::string yaml_reader::expanded(entry &e, const std::string &text, const loc &at) const
+{
+    e.substituted = e.substituted || text.find("${") != std::string::npos;
+    return expand_vars(text, at, opts_);
 }
 
 void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int depth)

@@ -83,6 +83,21 @@ class ThreeSyntaxes(TmpDirCase):
         for path in (toml, yml, back):
             self.assertEqual(showplan_text(path), want, path.name)
 
+    def test_environment_variables_in_list_items_are_expanded(self):
+        # A list's items kept their ${VAR} as text: "'${CPU}' is not an integer".
+        env = {"CPU": "0", "PCT": "90"}
+        head = "ioengine=null\nsize=1m\ncpus_allowed=${CPU},0\npercentile_list=50:${PCT}\n"
+        ini = self.write("v.fio", "[j]\n" + head)
+        toml = self.write("v.toml", '[[jobs]]\nname = "j"\nioengine = "null"\nsize = "1m"\n'
+                                    'cpus_allowed = ["${CPU}", 0]\npercentile_list = [50, "${PCT}"]\n')
+        yml = self.write("v.yaml", 'jobs:\n  - name: j\n    ioengine: "null"\n    size: 1m\n'
+                                   '    cpus_allowed: ["${CPU}", 0]\n    percentile_list: [50, "${PCT}"]\n')
+        want = run(["--showplan", str(ini)], env=env)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        for path in (toml, yml):
+            p = run(["--showplan", str(path)], env=env)
+            self.assertEqual((p.returncode, p.stdout), (0, want.stdout), path.name + p.stderr)
+
     def test_to_ini_refuses_what_would_read_back_as_other_options(self):
         # A YAML value with line breaks would become options of its own in INI; a name with ']'
         # another section; a name starting "global" a global section; '#' a comment.
