@@ -116,6 +116,11 @@ std::vector<std::string> option_names();
 
 const char *opt_type_name(opt_type t);
 
+// Whether a TOML/YAML list is a value of o (its items joined as INI writes the
+// list): read,write,trim lists, bssplit, paths, percentiles and CPU lists.
+// Any other option takes one value; the readers and the schema refuse a list.
+bool takes_list(const option &o);
+
 // Engine options several engines read from plan_job fields (the worker hands
 // them to each engine that takes them; --showplan shows some): one row each, the
 // engines that take it, in the order a refusal names them, and whether a job

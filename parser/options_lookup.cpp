@@ -112,6 +112,22 @@ const char *opt_type_name(opt_type t)
     return names[(int)t];
 }
 
+bool takes_list(const option &o)
+{
+    switch (o.type) {
+    case opt_type::size_ddir:
+    case opt_type::int_ddir:
+    case opt_type::size_range_ddir:
+    case opt_type::bssplit:
+    case opt_type::path_list:
+    case opt_type::float_list:
+    case opt_type::cpu_list:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool option_foreign_to(const option &o, const char *engine)
 {
     if (!o.engines)

@@ -77,7 +77,8 @@ json type_schema(const option &o)
     case opt_type::path_list:
     case opt_type::float_list:
     case opt_type::size_range_ddir:
-    case opt_type::bssplit: {
+    case opt_type::bssplit:
+    case opt_type::cpu_list: { // takes_list(o): the readers take these lists
         json item = {{"type", {"string", "number"}}};
         return {{"anyOf", {{{"type", {"string", "number"}}}, list_of(item)}}};
     }

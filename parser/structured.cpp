@@ -43,6 +43,15 @@ char list_separator(const std::string &key)
     return ',';
 }
 
+// iodepth = [1, 2] was iodepth=1,2, of which fio and ioplan read the 1 (with a
+// note), and size = ["1m"] was size=1m: the schema refused both.
+void check_takes_list(const std::string &key, const loc &at)
+{
+    const option *o = find_option(key);
+    if (o && !takes_list(*o))
+        fail(at, "option '" + key + "' takes one value, not a list");
+}
+
 namespace {
 
 // Whether true or false means something for o: a switch (flag, boolean), a

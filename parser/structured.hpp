@@ -40,6 +40,10 @@ void check_no_nul(const document &doc);
 // percentile lists, ',' for read,write,trim lists).
 char list_separator(const std::string &key);
 
+// A list given to an option that takes one value (iodepth = [1, 2]) fails at
+// `at`; an unknown key is left to the unknown-option error.
+void check_takes_list(const std::string &key, const loc &at);
+
 // A native boolean as option text: true on a flag option is the bare flag.
 void set_bool_value(entry &e, bool v);
 

@@ -112,6 +112,7 @@ void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v,
     if (auto b = v.as_boolean()) {
         set_bool_value(e, b->get());
     } else if (auto arr = v.as_array()) {
+        check_takes_list(e.key, e.value_loc);
         char sep = list_separator(e.key);
         for (size_t i = 0; i < arr->size(); i++) {
             const toml::node &item = *arr->get(i);

@@ -142,6 +142,7 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
     if (is_plain_bool(v, &b)) {
         set_bool_value(e, b);
     } else if (v.IsSequence()) {
+        check_takes_list(key, e.value_loc);
         char sep = list_separator(key);
         // Counted item by item: an alias repeated in the list must fail before
         // the value it would make is held.

@@ -106,7 +106,7 @@ class GeneratedGarbage(TmpDirCase):
         names = ", ".join(["*s"] * 100000)
         (self.tmp / "bomb.yaml").write_text(f"global:\n  description: &s \"{'x' * (1 << 20)}\"\n"
                                             f"jobs:\n  - name: j\n    ioengine: \"null\"\n    size: 1m\n"
-                                            f"    rw: [{names}]\n")
+                                            f"    bs: [{names}]\n")
         p = self.run_bounded("bomb.yaml")
         self.assertEqual(p.returncode, 2, p.stderr[-2000:])
         self.assertEqual(p.stderr.splitlines()[0],

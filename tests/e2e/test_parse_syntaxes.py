@@ -157,6 +157,8 @@ class Schema(TmpDirCase):
         "bool_block_size.toml": "[[jobs]]\nname = \"a\"\nbs = true\n",
         "bool_rw.yaml": "jobs:\n  - name: a\n    rw: true\n",
         "null_engine.yaml": "jobs:\n  - name: a\n    ioengine: null\n",
+        "list_depth.toml": "[[jobs]]\nname = \"a\"\niodepth = [1, 2]\n",
+        "list_size.yaml": "jobs:\n  - name: a\n    size: [1m]\n",
     }
 
     def test_invalid_files_are_rejected_by_the_schema_and_by_ioplan(self):
@@ -167,6 +169,31 @@ class Schema(TmpDirCase):
                 p = run(["--parse-only", str(path)])
                 self.assertEqual(p.returncode, 2)
                 self.assertRegex(p.stderr, rf"^{path}:\d+:\d+: error: ")
+
+    def test_a_list_goes_only_to_an_option_that_takes_one(self):
+        # iodepth = [1, 2] ran as iodepth=1,2 (the 1, with a note) and size: [1m] as size=1m,
+        # though the schema refuses both.
+        head = {"toml": '[[jobs]]\nname = "a"\nioengine = "null"\nsize = "1m"\n{} = {}\n',
+                "yaml": 'jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n    {}: {}\n'}
+        col = {"toml": lambda k: len(k) + 4, "yaml": lambda k: len(k) + 7}
+        for ext, text in head.items():
+            for key, value in (("iodepth", "[1, 2]"), ("rw", '["read"]'), ("description", '["a", "b"]')):
+                with self.subTest(ext=ext, key=key):
+                    path = self.write("l." + ext, text.format(key, value))
+                    self.assertFalse(self.validator.is_valid(load_structured(path)))
+                    p = run(["--parse-only", str(path)])
+                    self.assertEqual(p.returncode, 2)
+                    self.assertIn(f"l.{ext}:5:{col[ext](key)}: error: option '{key}' takes one value, not a list",
+                                  p.stderr)
+            # read,write,trim lists, bssplit, paths, percentiles and CPU lists take one.
+            lists = (("bs", '["4k", "8k"]'), ("bssplit", '["4k/50:8k/50", "64k"]'),
+                     ("percentile_list", "[50, 99.5]"), ("cpus_allowed", '[0, "0-1"]'), ("directory", '["d1", "d2"]'))
+            path = self.write("ok." + ext, text.format(*lists[0]) + "".join(
+                text.splitlines(True)[-1].format(k, v) for k, v in lists[1:]))
+            self.assertTrue(self.validator.is_valid(load_structured(path)), ext)
+            p = run(["--showplan", str(path)])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('"cpus_allowed": "0,0-1"', p.stdout)
 
     def test_a_boolean_or_a_null_where_neither_means_anything_says_so(self):
         # bs = true ran with a block of one byte; ioengine: null said "has no value" at the key.
