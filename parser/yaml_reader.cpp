@@ -198,6 +198,11 @@ void yaml_reader::read_section(section &s, const YAML::Node &map, const source_t
         }
         if ((job && is_reserved_job_key(key)) || (job && key == "name" && !map["section"]))
             continue;
+        // yaml-cpp reads a merge key as a key like any other; it was "option '<<' must
+        // be a value, not a map".
+        if (key == "<<" && it->first.Tag() == "?")
+            fail(where(it->first.Mark(), src), "'<<' is a YAML merge key, which a job file does not take "
+                                               "(YAML 1.2 has none): options shared by jobs go in 'global'");
         if (it->second.IsMap())
             fail(where(it->first.Mark(), src), "option '" + key + "' must be a value, not a map");
         add_entry(s, key, it->first, it->second, src);

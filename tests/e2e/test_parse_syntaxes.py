@@ -170,6 +170,17 @@ class Schema(TmpDirCase):
                 self.assertEqual(p.returncode, 2)
                 self.assertRegex(p.stderr, rf"^{path}:\d+:\d+: error: ")
 
+    def test_a_yaml_merge_key_says_what_it_is(self):
+        # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
+        src = self.write("m.yaml", 'global: &g\n  ioengine: "null"\n  size: &s 1m\njobs:\n  - name: a\n'
+                                   '    io_size: *s\n  - name: b\n    <<: *g\n    bs: 8k\n')
+        p = run(["--parse-only", str(src)])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("m.yaml:8:5: error: '<<' is a YAML merge key, which a job file does not take (YAML 1.2 has "
+                      "none): options shared by jobs go in 'global'", p.stderr)
+        ok = self.write("ok.yaml", src.read_text().replace("    <<: *g\n", ""))
+        self.assertEqual(run(["--parse-only", str(ok)]).returncode, 0)
+
     def test_a_list_goes_only_to_an_option_that_takes_one(self):
         # iodepth = [1, 2] ran as iodepth=1,2 (the 1, with a note) and size: [1m] as size=1m,
         # though the schema refuses both.
