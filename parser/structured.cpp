@@ -52,6 +52,21 @@ void check_takes_list(const std::string &key, const loc &at)
         fail(at, "option '" + key + "' takes one value, not a list");
 }
 
+void option_keys::add(const std::string &key, const loc &at)
+{
+    const option *o = find_option(key);
+    if (!o)
+        return; // unknown: the option's own error says so
+    for (const auto &[opt, e] : seen_)
+        if (opt == o && e.key != key)
+            fail(at, "duplicate key '" + key + "': it names the same option as '" + e.key + "' at line " +
+                         std::to_string(e.key_loc.line) + " (" + o->name + ")");
+    entry e;
+    e.key = key;
+    e.key_loc = at;
+    seen_.emplace_back(o, std::move(e));
+}
+
 namespace {
 
 // Whether true or false means something for o: a switch (flag, boolean), a

@@ -44,6 +44,17 @@ char list_separator(const std::string &key);
 // `at`; an unknown key is left to the unknown-option error.
 void check_takes_list(const std::string &key, const loc &at);
 
+// The option keys of one TOML table or YAML map.  Two keys naming one option
+// (bs and blocksize) fail at the second, as one key written twice does: INI's
+// last-one-wins has no place where a key is unique.
+class option_keys {
+public:
+    void add(const std::string &key, const loc &at);
+
+private:
+    std::vector<std::pair<const void *, entry>> seen_; // the option, its key's name and place
+};
+
 // A native boolean as option text: true on a flag option is the bare flag.
 void set_bool_value(entry &e, bool v);
 

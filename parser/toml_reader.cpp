@@ -159,6 +159,7 @@ void toml_reader::include(section &s, const toml::node &v, const loc &at, int de
 
 void toml_reader::read_section(section &s, const toml::table &t, const source_text &src, bool job, int depth)
 {
+    option_keys keys;
     for (auto &[k, v] : ordered(t)) {
         std::string key(k->str());
         if (key == "include") {
@@ -171,6 +172,7 @@ void toml_reader::read_section(section &s, const toml::table &t, const source_te
             continue;
         if (v->is_table())
             fail(where(k->source(), src), "option '" + key + "' must be a value, not a table");
+        keys.add(key, where(k->source(), src));
         add_entry(s, *k, *v, src);
     }
 }

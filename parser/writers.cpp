@@ -1,8 +1,10 @@
 // parser/writers.cpp - document -> INI, TOML or YAML text (see writers.hpp).
 //
-// A key repeated in one section (legal in INI, where the last one wins) is
-// written once, at its first position with its last value: exactly what the
-// planner's option echo keeps, so the plans stay identical.
+// A key repeated in one section (legal in INI, where the last one wins), or an
+// alias of one given before (blocksize after bs), is written once, at its first
+// position and under its first name with its last value: exactly what the
+// planner's option echo keeps, so the plans stay identical, and what TOML and
+// YAML, where a table holds each option once, can read.
 #include "parser/writers.hpp"
 
 #include <algorithm>
@@ -16,11 +18,17 @@ namespace parser {
 
 namespace {
 
+bool same_option(const std::string &a, const std::string &b)
+{
+    const option *o = find_option(a);
+    return a == b || (o && o == find_option(b));
+}
+
 std::vector<entry> unique_entries(const std::vector<entry> &in)
 {
     std::vector<entry> out;
     for (const entry &e : in) {
-        auto it = std::find_if(out.begin(), out.end(), [&](const entry &o) { return o.key == e.key; });
+        auto it = std::find_if(out.begin(), out.end(), [&](const entry &o) { return same_option(o.key, e.key); });
         if (it == out.end()) {
             out.push_back(e);
         } else {

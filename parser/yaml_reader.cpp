@@ -190,6 +190,7 @@ void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int de
 void yaml_reader::read_section(section &s, const YAML::Node &map, const source_text &src, bool job, int depth)
 {
     check_unique(map, src);
+    option_keys keys;
     for (auto it = map.begin(); it != map.end(); ++it) {
         std::string key = it->first.Scalar();
         if (key == "include") {
@@ -205,6 +206,7 @@ void yaml_reader::read_section(section &s, const YAML::Node &map, const source_t
                                                "(YAML 1.2 has none): options shared by jobs go in 'global'");
         if (it->second.IsMap())
             fail(where(it->first.Mark(), src), "option '" + key + "' must be a value, not a map");
+        keys.add(key, where(it->first.Mark(), src));
         add_entry(s, key, it->first, it->second, src);
     }
 }

@@ -170,6 +170,27 @@ class Schema(TmpDirCase):
                 self.assertEqual(p.returncode, 2)
                 self.assertRegex(p.stderr, rf"^{path}:\d+:\d+: error: ")
 
+    def test_two_keys_of_one_option_in_a_table_are_a_duplicate(self):
+        # bs and blocksize in one table ran with the last, where bs written twice is an error.
+        cases = {"a.toml": ('[[jobs]]\nname = "a"\nioengine = "null"\nsize = "1m"\nbs = "4k"\nBlockSize = "8k"\n',
+                            "a.toml:6:1:"),
+                 "a.yaml": ('jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n    bs: 4k\n'
+                            '    BlockSize: 8k\n', "a.yaml:6:5:")}
+        for name, (text, at) in cases.items():
+            with self.subTest(file=name):
+                p = run(["--parse-only", str(self.write(name, text))])
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(at + " error: duplicate key 'BlockSize': it names the same option as 'bs' at line 5 (bs)",
+                              p.stderr)
+        # What INI repeats under another name is written once: its first name, its last value.
+        src = self.write("r.fio", "[j]\nioengine=null\nsize=1m\nblocksize=4k\nrw=read\nbs=8k\n")
+        want = showplan_text(src)
+        for to in ("toml", "yaml"):
+            out = self.write("r." + to, run(["convert", str(src), f"--to={to}"]).stdout)
+            self.assertRegex(out.read_text(), r"\n *blocksize ?[=:] \"?8k\"?\n")
+            self.assertNotRegex(out.read_text(), r"\n *bs ?[=:]")
+            self.assertEqual(showplan_text(out), want, to)
+
     def test_a_yaml_merge_key_says_what_it_is(self):
         # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
         src = self.write("m.yaml", 'global: &g\n  ioengine: "null"\n  size: &s 1m\njobs:\n  - name: a\n'
