@@ -152,7 +152,9 @@ int info_action(const cli::args &a)
 
 // `ioplan convert FILE --to=SYNTAX`: the job in another syntax on stdout (or
 // in --output).  The file is planned first, so only a job that runs is
-// converted.
+// converted.  What is written keeps each ${VAR} as written: a template's
+// variables are the run's to fill, and the value convert's environment had
+// (or "" when unset) made a template a job file of one run.
 int convert_action(const cli::args &a)
 {
     if (a.req.job_files.size() != 1 || a.convert_to.empty()) {
@@ -164,6 +166,9 @@ int convert_action(const cli::args &a)
     parser::diag_list notes;
     parser::plan_documents({doc}, a.req, &notes);
     parser::syntax to = parser::syntax_of("", a.convert_to);
+    parser::ini_options as_written = a.req.ini;
+    as_written.vars_as_written = true;
+    doc = parser::read_job_file(path, as_written, a.req.format);
     if (to == parser::syntax::ini)
         parser::check_ini_writable(doc);
     std::vector<cli::input_file> inputs{{path, "the job file " + path + " being converted"}};

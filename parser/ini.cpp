@@ -319,7 +319,7 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
     e.has_value = st.has_value;
     e.value_loc = at;
     e.value_loc.col = st.has_value ? st.value_col : at.col + (int)st.text.size();
-    e.value = st.has_value ? trim(expand(st.value, e.value_loc)) : "";
+    e.value = !st.has_value ? "" : trim(opts_.vars_as_written ? st.value : expand(st.value, e.value_loc));
     // fio expands ${VAR} in the whole line before it splits it: a variable
     // may hold a whole name=value (OPTS="bs=8k" then a line ${OPTS}).
     size_t eq = st.has_value ? std::string::npos : e.key.find('=');

@@ -23,6 +23,9 @@ constexpr size_t INI_MAX_LINE = 8191;
 
 struct ini_options {
     env_lookup env;                 // empty: the process environment
+    // ${VAR} in option values is kept as written, not looked up (convert: a
+    // template stays one); names, keys and include paths are still expanded.
+    bool vars_as_written = false;
     // The longest line accepted; 0: any (text ioplan wrote itself, such as a
     // DISKSPD command line's translation, whose filename= lists every target).
     size_t max_line = INI_MAX_LINE;

@@ -132,7 +132,7 @@ std::string toml_reader::expanded(entry &e, const toml::node &v, const std::stri
     if (!v.is_string())
         return text;
     e.substituted = e.substituted || text.find("${") != std::string::npos;
-    return expand_vars(text, at, opts_);
+    return opts_.vars_as_written ? text : expand_vars(text, at, opts_);
 }
 
 void toml_reader::include(section &s, const toml::node &v, const loc &at, int depth)

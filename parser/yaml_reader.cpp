@@ -163,7 +163,7 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
 std::string yaml_reader::expanded(entry &e, const std::string &text, const loc &at) const
 {
     e.substituted = e.substituted || text.find("${") != std::string::npos;
-    return expand_vars(text, at, opts_);
+    return opts_.vars_as_written ? text : expand_vars(text, at, opts_);
 }
 
 void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int depth)

@@ -83,6 +83,23 @@ class ThreeSyntaxes(TmpDirCase):
         for path in (toml, yml, back):
             self.assertEqual(showplan_text(path), want, path.name)
 
+    def test_convert_keeps_a_templates_variables(self):
+        # size=${SZ} was written as size = "2m", the value convert's environment had: the
+        # template became a job file of one run.  Each syntax's ${VAR} now stays as written,
+        # and every form plans alike under another environment.
+        src = self.write("t.fio", "[global]\nioengine=null\n[j]\nsize=${SZ}\nbs=${BS}k\ndescription=${WHO} ran\n")
+        made = {"SZ": "2m", "BS": "8", "WHO": "me"}
+        toml = self.write("t.toml", run(["convert", str(src), "--to=toml"], env=made).stdout)
+        self.assertIn('size = "${SZ}"\nbs = "${BS}k"\ndescription = "${WHO} ran"\n', toml.read_text())
+        yml = self.write("t.yaml", run(["convert", str(toml), "--to=yaml"], env=made).stdout)
+        back = self.write("back.fio", run(["convert", str(yml), "--to=ini"], env=made).stdout)
+        self.assertIn("size=${SZ}\nbs=${BS}k\ndescription=${WHO} ran\n", back.read_text())
+        later = {"SZ": "4m", "BS": "16", "WHO": "you"}
+        want = run(["--showplan", str(src)], env=later).stdout
+        self.assertIn('"size": "4m"', want)
+        for path in (toml, yml, back):
+            self.assertEqual(run(["--showplan", str(path)], env=later).stdout, want, path.name)
+
     def test_environment_variables_in_list_items_are_expanded(self):
         # A list's items kept their ${VAR} as text: "'${CPU}' is not an integer".
         env = {"CPU": "0", "PCT": "90"}
