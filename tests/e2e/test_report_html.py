@@ -255,5 +255,27 @@ class SameNamedJobs(TmpDirCase):
                                ("a #1", "0", "201"), ("a #2", "1", "202"), ("a #3", "2", "203"), ("b", "3", "204")])
 
 
+class EditedResults(TmpDirCase):
+    """A result file someone edited (or another tool wrote) without a field the page
+    reads: a page of what can be drawn, never an abort."""
+
+    def real(self):
+        p = run(["--name=SEQ1M_Q8T1_READ", "--ioengine=null", "--rw=read", "--size=1m", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def report(self, doc):
+        self.write("in.json", json.dumps(doc))
+        return run(["report", str(self.tmp / "in.json"), "-o", str(self.tmp / "out.html")])
+
+    def test_a_crystaldiskmark_job_without_its_direction_has_no_figure(self):
+        doc = self.real()
+        del doc["jobs"][0]["read"]
+        p = self.report(doc)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex((self.tmp / "out.html").read_text(),
+                         r'(?s)<table id="cdm-0" class="cdm">.*<th scope="row">SEQ1M_Q8T1</th><td>-</td><td>-</td>')
+
+
 if __name__ == "__main__":
     unittest.main()
