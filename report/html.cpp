@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "report/units.hpp"
@@ -64,6 +65,42 @@ double percentile(const ojson *lat, double p)
 	return it != pc.end() && it->is_number() ? it->get<double>() : -1;
 }
 
+// A field of a result that the page reads but cannot draw as it is (an edited
+// file: "interrupted": 1, a series that is not an object): write_html refuses
+// that result naming the field, as a result that is not JSON is refused,
+// where nlohmann's type_error escaped as "[json.exception.type_error.302]".
+struct bad_field : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+const ojson &checked(const ojson &v, bool ok, const std::string &path, const char *what)
+{
+	if (!ok)
+		throw bad_field(path + " is not " + what);
+	return v;
+}
+
+// The ioplan object of a result (fio's own has none: an empty one).
+const ojson &ioplan_of(const ojson &doc)
+{
+	static const ojson none = ojson::object();
+	auto it = doc.find("ioplan");
+	return it == doc.end() ? none : checked(*it, it->is_object(), "ioplan", "an object");
+}
+
+// A true/false field; absent is false.
+bool flag_at(const ojson &o, const char *key, const std::string &path)
+{
+	auto it = o.find(key);
+	return it != o.end() && checked(*it, it->is_boolean(), path + "." + key, "true or false").get<bool>();
+}
+
+// Element i of an array of numbers.
+double number_in(const ojson &a, size_t i, const std::string &path)
+{
+	return checked(a[i], a[i].is_number(), strf("%s[%zu]", path.c_str(), i), "a number").get<double>();
+}
+
 bool ran(const ojson &job, const char *d)
 {
 	auto it = job.find(d);
@@ -120,25 +157,28 @@ std::string cell(const std::string &key, double raw, const char *fmt, double div
 	       "</td>";
 }
 
-std::string caveats(const std::vector<html_input> &in)
+// The caveats of one result, each line led by who ("a.json: " among several).
+std::string caveat_items(const html_input &r, const std::string &who)
 {
 	std::string items;
-	for (size_t i = 0; i < in.size(); i++) {
-		std::string who = in.size() > 1 ? in[i].name + ": " : "";
-		const ojson &io = in[i].doc.contains("ioplan") ? in[i].doc["ioplan"] : ojson::object();
-		if (io.contains("warnings") && io["warnings"].is_array())
-			for (const ojson &w : io["warnings"])
-				if (w.is_string())
-					items += "<li>" + html_escape(who + w.get<std::string>()) + "</li>\n";
-		for (const ojson &job : in[i].doc["jobs"])
-			if (num_at(job, "error") != 0)
-				items += "<li class=\"failed\">" +
-					 html_escape(who + "job '" + job_name(job) + "' failed: error " +
-						     strf("%.0f", num_at(job, "error"))) +
-					 "</li>\n";
-		if (io.value("interrupted", false))
-			items += "<li>" + html_escape(who + "the run was interrupted: the figures cover what ran") + "</li>\n";
-	}
+	const ojson &io = ioplan_of(r.doc);
+	if (io.contains("warnings") && io["warnings"].is_array())
+		for (const ojson &w : io["warnings"])
+			if (w.is_string())
+				items += "<li>" + html_escape(who + w.get<std::string>()) + "</li>\n";
+	for (const ojson &job : r.doc["jobs"])
+		if (num_at(job, "error") != 0)
+			items += "<li class=\"failed\">" +
+				 html_escape(who + "job '" + job_name(job) + "' failed: error " +
+					     strf("%.0f", num_at(job, "error"))) +
+				 "</li>\n";
+	if (flag_at(io, "interrupted", "ioplan"))
+		items += "<li>" + html_escape(who + "the run was interrupted: the figures cover what ran") + "</li>\n";
+	return items;
+}
+
+std::string caveats(const std::string &items)
+{
 	if (items.empty())
 		return "<section aria-labelledby=\"cav\"><h2 id=\"cav\">Caveats</h2><p>None found.</p></section>\n";
 	return "<section class=\"caveats\" aria-labelledby=\"cav\"><h2 id=\"cav\">Caveats</h2><ul>\n" + items +
@@ -281,21 +321,25 @@ std::string latency_chart(const ojson &doc, size_t idx)
 
 std::string time_chart(const ojson &doc, size_t idx)
 {
-	const ojson io = doc.value("ioplan", ojson::object());
+	const ojson &io = ioplan_of(doc);
 	if (!io.contains("series") || !io["series"].is_array())
 		return "";
 	std::vector<svg_series> series;
 	std::pair<double, double> shade{ 0, 0 };
-	for (const ojson &s : io["series"]) {
-		if (s.value("discarded", false) || !s.contains("t_ns"))
+	for (size_t k = 0; k < io["series"].size(); k++) {
+		std::string at = strf("ioplan.series[%zu]", k);
+		const ojson &s = checked(io["series"][k], io["series"][k].is_object(), at, "an object");
+		if (flag_at(s, "discarded", at) || !s.contains("t_ns"))
 			continue;
+		const ojson &t = checked(s["t_ns"], s["t_ns"].is_array(), at + ".t_ns", "an array");
 		for (const char *d : DIRS) {
 			if (!s.contains(d) || !s[d].contains("bw_bytes_per_s"))
 				continue;
 			svg_series line{ str_at(s, "jobname") + " " + d + strf(" run %.0f", num_at(s, "run")), {} };
-			const ojson &t = s["t_ns"], &v = s[d]["bw_bytes_per_s"];
+			std::string vat = at + "." + d + ".bw_bytes_per_s";
+			const ojson &v = checked(s[d]["bw_bytes_per_s"], s[d]["bw_bytes_per_s"].is_array(), vat, "an array");
 			for (size_t i = 0; i < t.size() && i < v.size(); i++)
-				line.points.push_back({ t[i].get<double>() / 1e9, v[i].get<double>() / 1e6 });
+				line.points.push_back({ number_in(t, i, at + ".t_ns") / 1e9, number_in(v, i, vat) / 1e6 });
 			if (line.points.size() > 1)
 				series.push_back(std::move(line));
 		}
@@ -326,7 +370,7 @@ void flatten(const ojson &v, const std::string &path, std::string *rows, int dep
 
 std::string environment(const ojson &doc, size_t idx)
 {
-	const ojson io = doc.value("ioplan", ojson::object());
+	const ojson &io = ioplan_of(doc);
 	std::string rows;
 	for (const char *k : { "fio version", "time" })
 		if (doc.contains(k))
@@ -417,6 +461,26 @@ std::string result_section(const html_input &r, size_t idx)
 	return s + "</section>\n";
 }
 
+// Each result's caveats and section, or false with *err naming the result and
+// the field of it the page cannot draw; nothing is written before all are drawn.
+bool draw_each(const std::vector<html_input> &in, std::string *items, std::vector<std::string> *sections,
+	       std::string *err)
+{
+	for (size_t i = 0; i < in.size(); i++) {
+		try {
+			*items += caveat_items(in[i], in.size() > 1 ? in[i].name + ": " : "");
+			sections->push_back(result_section(in[i], i));
+		} catch (const bad_field &e) {
+			*err = in[i].name + ": not a result document: " + e.what();
+			return false;
+		} catch (const ojson::exception &e) {	// a read not checked above: still the file's fault
+			*err = in[i].name + ": not a result document: " + e.what();
+			return false;
+		}
+	}
+	return true;
+}
+
 } // namespace
 
 bool write_html(const std::vector<html_input> &in, std::ostream &out, std::string *err)
@@ -430,6 +494,10 @@ bool write_html(const std::vector<html_input> &in, std::ostream &out, std::strin
 			*err = r.name + ": not a result document (no \"jobs\" array)";
 			return false;
 		}
+	std::string items;
+	std::vector<std::string> sections;
+	if (!draw_each(in, &items, &sections, err))
+		return false;
 	std::string title = in.size() == 1 ? "ioplan results: " + in[0].name
 					   : strf("ioplan results: %zu runs compared", in.size());
 	out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -437,11 +505,11 @@ bool write_html(const std::vector<html_input> &in, std::ostream &out, std::strin
 	    << "<meta name=\"generator\" content=\"ioplan " IOPLAN_VERSION "\">\n<title>" << html_escape(title)
 	    << "</title>\n<style>\n" << STYLE << "\n</style>\n</head>\n<body>\n<main>\n<h1>" << html_escape(title)
 	    << "</h1>\n";
-	out << caveats(in);
+	out << caveats(items);
 	if (in.size() > 1)
 		out << comparison(in);
-	for (size_t i = 0; i < in.size(); i++)
-		out << result_section(in[i], i);
+	for (const std::string &s : sections)
+		out << s;
 	out << "</main>\n</body>\n</html>\n";
 	out.flush();
 	return true;

@@ -256,8 +256,9 @@ class SameNamedJobs(TmpDirCase):
 
 
 class EditedResults(TmpDirCase):
-    """A result file someone edited (or another tool wrote) without a field the page
-    reads: a page of what can be drawn, never an abort."""
+    """A result file someone edited (or another tool wrote) with a field the page reads
+    in a shape it cannot draw: a page of what can be drawn, or exit 2 naming the file
+    and the field; never an abort, nor nlohmann's type_error and exit 1."""
 
     def real(self):
         p = run(["--name=SEQ1M_Q8T1_READ", "--ioengine=null", "--rw=read", "--size=1m", "--output-format=json"])
@@ -275,6 +276,21 @@ class EditedResults(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertRegex((self.tmp / "out.html").read_text(),
                          r'(?s)<table id="cdm-0" class="cdm">.*<th scope="row">SEQ1M_Q8T1</th><td>-</td><td>-</td>')
+
+    def test_a_field_of_the_wrong_type_is_refused_naming_it(self):
+        for edit, field in ((lambda d: d.update(ioplan=1), "ioplan is not an object"),
+                            (lambda d: d["ioplan"].update(interrupted=1), "ioplan.interrupted is not true or false"),
+                            (lambda d: d["ioplan"].update(series=[1]), r"ioplan.series\[0\] is not an object"),
+                            (lambda d: d["ioplan"].update(series=[{"t_ns": [1e9, "2"],
+                                                                   "read": {"bw_bytes_per_s": [1, 2]}}]),
+                             r"ioplan.series\[0\].t_ns\[1\] is not a number")):
+            with self.subTest(field=field):
+                doc = self.real()
+                edit(doc)
+                p = self.report(doc)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertRegex(p.stderr, r"^ioplan report: error: in\.json: not a result document: " + field + "\n$")
+                self.assertFalse((self.tmp / "out.html").exists())
 
 
 if __name__ == "__main__":
