@@ -76,9 +76,11 @@ axis y_axis(const std::vector<svg_series> &series, bool log_y)
 		return { 0, nice_max(hi), false };
 	if (!std::isfinite(lo))
 		lo = 1;
-	lo = std::pow(10, std::floor(std::log10(lo)));
-	hi = std::pow(10, std::ceil(std::log10(std::max(hi, lo * 10))));
-	return { lo, hi, true };
+	// Decades within +-300: a denormal (5e-324) rounds down to 10^-324 = 0 and
+	// y_grid's ticks (v *= 10 from lo) never got past it, a page that never ended.
+	double lo_exp = std::clamp(std::floor(std::log10(lo)), -300.0, 299.0);
+	double hi_exp = std::clamp(std::ceil(std::log10(hi)), lo_exp + 1, 300.0);
+	return { std::pow(10, lo_exp), std::pow(10, hi_exp), true };
 }
 
 axis x_axis(const std::vector<svg_series> &series)
@@ -98,10 +100,12 @@ std::string y_grid(const axis &y, double x0, double x1, double y0, double y1)
 {
 	std::string s;
 	std::vector<double> ticks;
-	if (y.log)
-		for (double v = y.lo; v <= y.hi * 1.0001; v *= 10)
+	if (y.log) {
+		// A tick a decade, or every k-th decade where many would overlap.
+		double decades = std::round(std::log10(y.hi) - std::log10(y.lo)), step = std::pow(10, std::ceil(decades / 10));
+		for (double v = y.lo; v <= y.hi * 1.0001; v *= step)
 			ticks.push_back(v);
-	else
+	} else
 		for (int i = 0; i <= 4; i++)
 			ticks.push_back(y.lo + (y.hi - y.lo) * i / 4);
 	for (double v : ticks) {

@@ -292,6 +292,23 @@ class EditedResults(TmpDirCase):
                 self.assertRegex(p.stderr, r"^ioplan report: error: in\.json: not a result document: " + field + "\n$")
                 self.assertFalse((self.tmp / "out.html").exists())
 
+    def test_latencies_at_the_ends_of_a_double_draw_a_chart_of_few_ticks(self):
+        """A denormal percentile (5e-321 ns) rounded the log axis down to 0: its ticks
+        never got past it and the page never ended; a 1e-310 .. 1.7e308 spread ticked
+        every decade, 600 labels on 240 pixels."""
+        for low, high in ((5e-321, 5e-321), (1e-310, 1.7e308), (0, 5e-321)):
+            with self.subTest(low=low, high=high):
+                doc = self.real()
+                doc["jobs"][0]["read"]["clat_ns"]["percentile"] = {"50.000000": low, "99.000000": high}
+                p = run(["report", str(self.write("in.json", json.dumps(doc))), "-o", str(self.tmp / "out.html")],
+                        timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                chart = re.search(r'(?s)<figure class="chart" id="lat-0">.*?</figure>',
+                                  (self.tmp / "out.html").read_text()).group(0)
+                self.assertLessEqual(chart.count('<line class="grid"'), 11)
+                self.assertNotIn("nan", chart)
+                self.assertNotIn("inf", chart)
+
 
 if __name__ == "__main__":
     unittest.main()
