@@ -61,7 +61,9 @@ std::string svg_line_chart(const std::string &id, const std::string &title, cons
 			   const std::vector<std::pair<double, std::string>> &x_ticks,
 			   std::pair<double, double> shade = { 0, 0 });
 
-// Text as HTML character data (also safe inside attribute values).
+// Text as HTML character data (also safe inside attribute values); a control
+// byte and a bidirectional embedding, override or isolate (U+202A..U+202E,
+// U+2066..U+2069), which would turn the page's own words around, are '?'.
 std::string html_escape(const std::string &s);
 
 } // namespace report

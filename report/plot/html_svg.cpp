@@ -144,12 +144,29 @@ std::string polyline(const svg_series &s, size_t i, const axis &x, const axis &y
 	       marks + "</g>\n";
 }
 
+// U+202A..U+202E (embeddings, overrides, PDF) and U+2066..U+2069 (isolates):
+// one in a job's name reversed the page's own words after it ("job 'a<RLO>'
+// failed: error 5" read "job 'a5 rorre :deliaf'", the bar "a read" read "a daer").
+bool bidi_control(const std::string &s, size_t i)
+{
+	if (i + 2 >= s.size() || s[i] != '\xe2')
+		return false;
+	unsigned char b = (unsigned char)s[i + 1], c = (unsigned char)s[i + 2];
+	return (b == 0x80 && c >= 0xaa && c <= 0xae) || (b == 0x81 && c >= 0xa6 && c <= 0xa9);
+}
+
 } // namespace
 
 std::string html_escape(const std::string &s)
 {
 	std::string o;
-	for (char c : s) {
+	for (size_t i = 0; i < s.size(); i++) {
+		char c = s[i];
+		if (bidi_control(s, i)) {	// shown as a control byte is
+			o += '?';
+			i += 2;
+			continue;
+		}
 		switch (c) {
 		case '&': o += "&amp;"; break;
 		case '<': o += "&lt;"; break;

@@ -310,5 +310,48 @@ class EditedResults(TmpDirCase):
                 self.assertNotIn("inf", chart)
 
 
+@unittest.skipUnless(CHROMIUM and UNSHARE, "needs Debian's chromium and unshare(1) (make deps installs chromium)")
+class HostileNames(TmpDirCase):
+    """What a job file, a label or a result carries is text on the page: markup in a job's
+    name or a run's label runs no script (an img's onerror or a script would mark the
+    body), and a right-to-left override in a name does not turn the page's own words
+    after it around ("job 'a<RLO>' failed: error 5" read "job 'a5 rorre :deliaf'")."""
+
+    MARK = "document.body.setAttribute('data-'+'pwned',1)"  # the page's text never says data-pwned
+    NAME = f'<img src=x onerror="{MARK}">\u202eq -->]]>&\u2067</title><script>{MARK}</script>'
+    LABEL = f"</title><script>{MARK}</script><svg onload=\"{MARK}\">\u202e"
+
+    def pages(self):
+        env = {"IOPLAN_RESULTS_DB": str(self.tmp / "results.db")}
+        p = run([f"--name={self.NAME}", "--ioengine=null", "--size=64k", "--rw=randread", f"--save={self.LABEL}",
+                 "--output-format=json", f"--output={self.tmp / 'r.json'}"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads((self.tmp / "r.json").read_text())
+        doc["jobs"][0]["error"] = 5  # a failed job's caveat names it
+        self.write("failed.json", json.dumps(doc))
+        for args in (["report", str(self.tmp / "r.json"), str(self.tmp / "failed.json")],
+                     ["results", "report", "1", "1"]):
+            out = self.tmp / f"page-{args[0]}.html"
+            p = run([*args, f"--output={out}"], env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            yield out
+
+    def test_names_and_labels_are_text(self):
+        for page in self.pages():
+            with self.subTest(page=page.name):
+                text = page.read_text()
+                self.assertNotIn("<script", text)
+                for control in ("\u202e", "\u2067"):
+                    self.assertNotIn(control, text)
+                p = browser(["--dump-dom", page.as_uri()], self.tmp / "profile")
+                self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+                self.assertFalse("data-pwned" in p.stdout, "a script ran")
+                self.assertFalse("<img" in p.stdout, "an img element was made")
+                self.assertIn("&lt;img src=x onerror=", p.stdout)
+                if page.name == "page-report.html":
+                    self.assertIn("failed.json: job '&lt;img src=x onerror=", p.stdout)
+                    self.assertRegex(p.stdout, r"\?q --&gt;\]\]&gt;&amp;\?&lt;/title&gt;&lt;script&gt;.*' failed: error 5")
+
+
 if __name__ == "__main__":
     unittest.main()
