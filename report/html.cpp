@@ -17,10 +17,14 @@ namespace {
 
 const char *const DIRS[] = { "read", "write", "trim" };
 
-const char *const STYLE = R"(body{font:14px/1.4 "Liberation Sans",Arial,sans-serif;color:#222;margin:1.5em auto;max-width:62em;padding:0 1em}
+// overflow-wrap: a name of thousands of letters without a space (a job's, a
+// file's, a label's) wraps inside its cell or line instead of pushing every
+// figure off the page; "anywhere" for the name cells alone, since it lets a
+// table squeeze its number cells down to a digit a line too.
+const char *const STYLE = R"(body{font:14px/1.4 "Liberation Sans",Arial,sans-serif;color:#222;margin:1.5em auto;max-width:62em;padding:0 1em;overflow-wrap:break-word}
 h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1.05em}
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #bbb;padding:.2em .6em;text-align:right}
-th[scope=row],td.l{text-align:left}thead th{background:#eef2f6}.failed{color:#b00020;font-weight:bold}
+th[scope=row],td.l{text-align:left;overflow-wrap:anywhere}thead th{background:#eef2f6}.failed{color:#b00020;font-weight:bold}
 .caveats{border:2px solid #d9620b;background:#fff6ee;padding:.4em 1em}.caveats li{margin:.2em 0}
 .better{color:#1a7f37}.worse{color:#b00020}figure.chart{margin:1em 0}figcaption{font-size:.9em;color:#555}
 svg .ct{font-size:14px;font-weight:bold;text-anchor:middle}svg .tick{font-size:11px;fill:#333}

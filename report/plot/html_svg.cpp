@@ -15,6 +15,10 @@ namespace report {
 namespace {
 
 constexpr double W = 760, LEFT = 230, RIGHT = 70, ROW = 22, TOP = 30;
+// Characters of 11px text that fit left of the bars (LEFT - 6) and right of a
+// legend's swatch (W - LEFT - 18), at a capital's 7.5px ("RND4K_Q32T16_READ
+// read" is whole); the few wider glyphs (W, CJK) may lose a letter to the edge.
+constexpr size_t BAR_LABEL = 28, LEGEND_LABEL = 64;
 const char *const PALETTE[] = { "#1f6fb4", "#d9620b", "#2a9d3f", "#c0392b", "#7b52ab",
 				"#8c564b", "#d6409f", "#5f6b6d", "#a7a81f", "#17a3b8" };
 
@@ -23,6 +27,22 @@ std::string num(double v)
 	if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-2))
 		return strf("%.3g", v);
 	return strf(std::fabs(v) >= 100 ? "%.0f" : "%.2f", v);
+}
+
+// A label of at most n characters (UTF-8): a longer one keeps its start and
+// its end ("... read") around an ellipsis.  Drawn whole, a job's long name ran
+// off the chart's edge, the direction after it with it; the bar's tooltip and
+// the tables keep the name whole.
+std::string clip_label(const std::string &s, size_t n)
+{
+	std::vector<size_t> starts;	// byte offset of each character
+	for (size_t i = 0; i < s.size(); i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			starts.push_back(i);
+	if (starts.size() <= n)
+		return s;
+	size_t head = (n - 1) / 2, tail = n - 1 - head;
+	return s.substr(0, starts[head]) + "\u2026" + s.substr(starts[starts.size() - tail]);
 }
 
 std::string open_svg(const std::string &id, const std::string &title, double h, const std::string &desc)
@@ -124,7 +144,8 @@ std::string legend(const std::vector<svg_series> &series, double y)
 		double ly = y + 16 * (double)i;
 		s += strf("<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"4\" fill=\"%s\"/>"
 			  "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-			  LEFT, ly, PALETTE[i % 10], LEFT + 18, ly + 5, html_escape(series[i].label).c_str());
+			  LEFT, ly, PALETTE[i % 10], LEFT + 18, ly + 5,
+			  html_escape(clip_label(series[i].label, LEGEND_LABEL)).c_str());
 	}
 	return s;
 }
@@ -194,7 +215,8 @@ std::string svg_bar_chart(const std::string &id, const std::string &title, const
 			  "<rect class=\"bar\" data-key=\"%s\" data-value=\"%.17g\" x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" "
 			  "height=\"%.0f\" fill=\"%s\"><title>%s: %s %s</title></rect>"
 			  "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\">%s</text>\n",
-			  x0 - 6, y + 14, html_escape(bars[i].label).c_str(), html_escape(bars[i].key).c_str(),
+			  x0 - 6, y + 14, html_escape(clip_label(bars[i].label, BAR_LABEL)).c_str(),
+			  html_escape(bars[i].key).c_str(),
 			  bars[i].raw, x0, y + 3, std::max(len, 0.5), ROW - 6, PALETTE[i % 10],
 			  html_escape(bars[i].label).c_str(), num(bars[i].value).c_str(), unit.c_str(), x0 + len + 4,
 			  y + 14, num(bars[i].value).c_str());

@@ -352,6 +352,41 @@ class HostileNames(TmpDirCase):
                     self.assertIn("failed.json: job '&lt;img src=x onerror=", p.stdout)
                     self.assertRegex(p.stdout, r"\?q --&gt;\]\]&gt;&amp;\?&lt;/title&gt;&lt;script&gt;.*' failed: error 5")
 
+    WIDTH_PROBE = """<script>
+    var out = {page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth, text: []};
+    document.querySelectorAll("svg text").forEach(function (t) {
+      var b = t.getBBox(), w = t.ownerSVGElement.viewBox.baseVal.width;
+      if (b.x < 0 || b.x + b.width > w) out.text.push(t.textContent.slice(0, 40));
+    });
+    var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+    </script>"""
+
+    def test_a_long_name_wraps_inside_the_page(self):
+        """A name of thousands of letters without a space (3000 here: a result file
+        carries any) stretched the tables to 20 000 pixels, every figure off the page,
+        and ran off the charts' edges; now it wraps in its cell and is cut short, its
+        end kept, in a chart."""
+        p = run(["--name=a", "--ioengine=null", "--size=64k", "--rw=randrw", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        doc["jobs"][0]["jobname"] = "A" * 3000
+        doc["ioplan"]["host"] = "h" * 3000
+        self.write("long.json", json.dumps(doc))
+        self.write("short.json", p.stdout)
+        page = self.tmp / "page.html"
+        p = run(["report", str(self.tmp / "long.json"), str(self.tmp / "short.json"), f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        probed = self.write("probed.html", page.read_text().replace("</body>", self.WIDTH_PROBE + "</body>"))
+        p = browser(["--window-size=1200,2000", "--dump-dom", probed.as_uri()], self.tmp / "profile")
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        d = Dom()
+        d.feed(p.stdout)
+        probe = json.loads(d.probe)
+        self.assertLessEqual(probe["page"], probe["view"], "the page is wider than the window")
+        self.assertEqual(probe["text"], [], f"chart text outside its chart: {probe}")
+        self.assertIn("A" * 3000, page.read_text())  # whole in the tables
+
 
 if __name__ == "__main__":
     unittest.main()
