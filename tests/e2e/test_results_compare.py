@@ -71,6 +71,24 @@ class Compare(TmpDirCase):
         iops = next(m for m in c["metrics"] if m["metric"] == "iops")
         self.assertEqual((iops["noise"], iops["verdict"]), ("repeats", "slower"))
 
+    def test_a_gate_that_can_never_fail_is_refused(self):
+        """A NaN or an infinite PCT is never exceeded: --fail-on-regression=nan passed
+        a rate halved, exit 0; strtod also took inf, 1e400 and hex."""
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        self.save("fast", "--rate_iops=2000", base=short)
+        self.save("slow", "--rate_iops=1000", base=short)
+        for pct in ("nan", "NaN", "inf", "-inf", "infinity", "1e400", "0x10", "-1", "5%", ""):
+            with self.subTest(pct=pct):
+                p = self.compare("fast", "slow", f"--fail-on-regression={pct}", "--metrics=iops")
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn("--fail-on-regression", p.stderr)
+        for pct, code in (("0", 1), ("-0", 1), ("2.5", 1), ("1e1", 1), ("80", 0)):
+            with self.subTest(pct=pct):
+                p = self.compare("fast", "slow", f"--fail-on-regression={pct}", "--metrics=iops")
+                self.assertEqual(p.returncode, code, p.stdout + p.stderr)
+        self.assertRegex(self.compare("fast", "slow", "--fail-on-regression=-0", "--metrics=iops").stderr,
+                         r"beyond its noise and 0%\)")
+
     def test_different_workloads_are_refused_unless_forced(self):
         self.save("four", "--rate_iops=1000")
         self.save("eight", "--rate_iops=1000", "--bs=8k", "--iodepth=2")
