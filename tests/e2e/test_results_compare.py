@@ -223,6 +223,30 @@ class Compare(TmpDirCase):
         self.assertEqual(p99["noise"], "histogram")
         self.assertIn(p99["verdict"], ("faster", "slower", "no measurable difference"))
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_files_with_its_empty_group_reporting_entry(self):
+        """fio 3.33 adds an empty jobs[] entry (no jobname, groupid 2^32 - 1) after a
+        group whose later job asks for group_reporting: import and compare refused such
+        a file whole ("jobs[1]: not a job of a result (no jobname)"), exit 2."""
+        job = self.write("g.fio", "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\ngroup_reporting\n")
+        outs = []
+        for i in range(2):
+            out = self.tmp / f"fio{i}.json"
+            p = subprocess.run([FIO, str(job), "--output-format=json", f"--output={out}"], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(out.read_text())
+            self.assertEqual([(j.get("jobname"), j["groupid"]) for j in doc["jobs"]], [("a", 0), (None, 4294967295)])
+            outs.append(str(out))
+        p = run(["compare", *outs, "--metrics=iops", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted((m["job"], m["ddir"]) for m in json.loads(p.stdout)["metrics"]),
+                         [("a", "read"), ("a", "write")])
+        p = run(["results", "import", *outs, f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shown = json.loads(run(["results", "show", "1", "--output-format=json", f"--results-db={self.db}"]).stdout)
+        self.assertEqual([(f["job"], f["ddir"]) for f in shown["figures"]], [("a", "read"), ("a", "write")])
+
 
 # numjobs=2 without group_reporting: fio's layout has one jobs[] entry per clone, both named a.
 CLONES = "[a]\nioengine=null\nsize=64m\nrw=randread\nnumjobs=2\n"
