@@ -568,6 +568,25 @@ void cut_short(const resdb::run_record &r, const char *side, bool force)
 	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
 }
 
+// Runs of different workloads are refused, or with --force compared with each
+// difference said on stderr, as cut_short says an interrupted run; with no job
+// and direction in common (or no I/O in either) there is nothing to compare,
+// even forced: an empty table and exit 0 passed --fail-on-regression with
+// every job renamed.
+void different_workloads(const resdb::comparison &c, bool force)
+{
+	std::string why;
+	for (const auto &d : c.plan_differences)
+		why += "\n  " + d;
+	if (c.metrics.empty())
+		throw refusal(why.empty() ? "nothing to compare: neither run did any I/O"
+					  : "nothing to compare: the two runs have no job and direction in common:" + why);
+	if (!force && !why.empty())
+		throw refusal("the two runs measured different workloads (--force compares them anyway):" + why);
+	for (const auto &d : c.plan_differences)
+		std::fprintf(stderr, "ioplan: warning: compared anyway (--force): %s\n", d.c_str());
+}
+
 int compare_cmd(const cmd_opts &o)
 {
 	if (o.pos.size() != 2)
@@ -578,12 +597,7 @@ int compare_cmd(const cmd_opts &o)
 	resdb::run_record a = operand(o, o.pos[0]), b = operand(o, o.pos[1]);
 	resdb::comparison c = resdb::compare(a, b);
 	keep_metrics(c, o.metrics);
-	if (!c.plan_differences.empty() && !o.force) {
-		std::string why;
-		for (const auto &d : c.plan_differences)
-			why += "\n  " + d;
-		throw refusal("the two runs measured different workloads (--force compares them anyway):" + why);
-	}
+	different_workloads(c, o.force);
 	cut_short(a, "A", o.force);
 	cut_short(b, "B", o.force);
 	int rc = js ? print(o, resdb::comparison_json(c, a, b)) : print(o, resdb::comparison_text(c, a, b));

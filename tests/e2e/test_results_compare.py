@@ -102,6 +102,35 @@ class Compare(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(open(self.db, "rb").read(), before)
 
+    def test_forced_differences_are_said_and_nothing_in_common_is_refused(self):
+        """--force compared runs of different workloads without a word on what differed,
+        and runs with no job and direction in common (every job renamed, read against
+        write, no I/O) gave an empty table and exit 0: --fail-on-regression passed them."""
+        base = [a for a in NULL if not a.startswith(("--name", "--runtime", "--rw"))] + ["--runtime=0.3"]
+        self.save("a-read", "--name=a", "--rw=read", base=base)
+        self.save("a-randrw", "--name=a", "--rw=randrw", base=base)
+        self.save("b-read", "--name=b", "--rw=read", base=base)
+        self.save("a-write", "--name=a", "--rw=write", base=base)
+        p = self.compare("a-read", "a-randrw", "--force", "--metrics=iops")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "ioplan: warning: compared anyway (--force): job a: rw=read vs rw=randrw\n"
+                                   "ioplan: warning: compared anyway (--force): job a write: only in B\n")
+        for other in ("b-read", "a-write"):
+            for force in ([], ["--force"]):
+                with self.subTest(other=other, force=force):
+                    p = self.compare("a-read", other, *force, "--fail-on-regression=5")
+                    self.assertEqual(p.returncode, 2, p.stdout)
+                    self.assertIn("ioplan: error: nothing to compare: the two runs have no job and direction in "
+                                  "common:\n  job a read: only in A\n", p.stderr)
+                    self.assertEqual(p.stdout, "")
+        doc = json.loads(run([*base, "--name=z", "--rw=read", "--output-format=json"]).stdout)
+        for k in ("io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "total_ios", "runtime"):
+            doc["jobs"][0]["read"][k] = 0
+        doc["ioplan"].pop("series", None)
+        zero = self.write("zero.json", json.dumps(doc))
+        p = self.compare(str(zero), str(zero), "--fail-on-regression=5")
+        self.assertEqual((p.returncode, p.stderr), (2, "ioplan: error: nothing to compare: neither run did any I/O\n"))
+
     def test_a_refusal_prints_its_reason_not_the_usage(self):
         # Different workloads and an interrupted run are refusals of what was asked, not of
         # how it was asked: the whole usage text followed the reason and buried it.
