@@ -204,8 +204,8 @@ int list_cmd(const cmd_opts &o)
 	out += line;
 	for (const auto &r : rows) {
 		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu%s\n",
-			      (long long)r.id, when(r.started_s).c_str(), r.label.c_str(), r.source.c_str(),
-			      r.host.c_str(), r.plan_hash.c_str(), r.figures,
+			      (long long)r.id, when(r.started_s).c_str(), resdb::printable(r.label).c_str(),
+			      r.source.c_str(), resdb::printable(r.host).c_str(), r.plan_hash.c_str(), r.figures,
 			      r.interrupted ? "  interrupted" : r.failed ? "  failed" : "");
 		out += line;
 	}
@@ -224,14 +224,15 @@ std::string ranks_text(const resdb::run_record &r)
 	s << line;
 	for (const auto &k : r.ranks) {
 		if (k.error) {
-			std::snprintf(line, sizeof(line), "%-5d %-16.16s error %d (%s)\n", k.rank, k.host.c_str(), k.error,
+			std::snprintf(line, sizeof(line), "%-5d %-16.16s error %d (%s)\n", k.rank,
+				      resdb::printable(k.host).c_str(), k.error,
 				      std::strerror(k.error));
 			s << line;
 		}
 		for (const auto &f : k.figures) {
 			double sec = (double)f.runtime_ns / 1e9;
 			std::snprintf(line, sizeof(line), "%-5d %-16.16s %-16.16s %-5s %12s %12s %14llu %12llu %12s\n",
-				      k.rank, k.host.c_str(), f.job.c_str(), f.ddir.c_str(),
+				      k.rank, resdb::printable(k.host).c_str(), resdb::printable(f.job).c_str(), f.ddir.c_str(),
 				      resdb::table_cell(sec > 0 ? f.ios / sec : 0.0, 1, 12).c_str(),
 				      resdb::table_cell(sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, 2, 12).c_str(),
 				      (unsigned long long)f.io_bytes, (unsigned long long)f.ios,
@@ -244,18 +245,19 @@ std::string ranks_text(const resdb::run_record &r)
 
 std::string show_text(const resdb::run_record &r)
 {
+	using resdb::printable;
 	std::ostringstream s;
-	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + r.label) << "\n"
-	  << "  source " << r.source << " " << r.tool_version << ", started " << when(r.started_s) << " UTC\n"
-	  << "  host " << r.host << ", " << r.kernel << "\n  plan " << r.plan_hash << "\n";
+	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + printable(r.label)) << "\n"
+	  << "  source " << r.source << " " << printable(r.tool_version) << ", started " << when(r.started_s) << " UTC\n"
+	  << "  host " << printable(r.host) << ", " << printable(r.kernel) << "\n  plan " << r.plan_hash << "\n";
 	if (r.interrupted)
 		s << "  interrupted: a signal stopped the run; its figures cover only what ran before the stop\n";
 	for (const resdb::job_failure &f : r.failures)
-		s << "  failed: " << resdb::failure_text(f) << "\n";
+		s << "  failed: " << printable(resdb::failure_text(f)) << "\n";
 	for (const auto &kv : r.facts)
 		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" &&
 		    kv.first != "interrupted" && kv.first != "failed")
-			s << "  " << kv.first << ": " << kv.second << "\n";
+			s << "  " << kv.first << ": " << printable(kv.second) << "\n";
 	char line[256];
 	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",
 		      "p50 us", "p99 us", "p99.9 us");
@@ -263,7 +265,7 @@ std::string show_text(const resdb::run_record &r)
 	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
 	for (size_t i = 0; i < r.figures.size(); i++) {
 		const resdb::figure &f = r.figures[i];
-		std::string job = resdb::job_label(f.job, ord[i].k, ord[i].of > 1);
+		std::string job = printable(resdb::job_label(f.job, ord[i].k, ord[i].of > 1));
 		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12s %12s %12s %12s %12s\n", job.c_str(), f.ddir.c_str(),
 			      resdb::table_cell(f.iops, 1, 12).c_str(), resdb::table_cell(f.bw_bytes / 1048576, 2, 12).c_str(),
 			      resdb::table_cell(f.p50_ns / 1e3, 1, 12).c_str(), resdb::table_cell(f.p99_ns / 1e3, 1, 12).c_str(),
@@ -272,7 +274,7 @@ std::string show_text(const resdb::run_record &r)
 	}
 	s << ranks_text(r);
 	for (const auto &w : r.warnings)
-		s << "warning: " << w << "\n";
+		s << "warning: " << printable(w) << "\n";
 	return s.str();
 }
 
@@ -564,8 +566,8 @@ void cut_short(const resdb::run_record &r, const char *side, bool force)
 						   (r.failures.size() > 1 ? " (and " + std::to_string(r.failures.size() - 1) +
 										    " more)" : ""));
 	if (!force)
-		throw refusal(who + " (--force compares it anyway)");
-	std::fprintf(stderr, "ioplan: warning: %s\n", who.c_str());
+		throw refusal(resdb::printable(who) + " (--force compares it anyway)");
+	std::fprintf(stderr, "ioplan: warning: %s\n", resdb::printable(who).c_str());
 }
 
 // Runs of different workloads are refused, or with --force compared with each
@@ -577,14 +579,14 @@ void different_workloads(const resdb::comparison &c, bool force)
 {
 	std::string why;
 	for (const auto &d : c.plan_differences)
-		why += "\n  " + d;
+		why += "\n  " + resdb::printable(d);
 	if (c.metrics.empty())
 		throw refusal(why.empty() ? "nothing to compare: neither run did any I/O"
 					  : "nothing to compare: the two runs have no job and direction in common:" + why);
 	if (!force && !why.empty())
 		throw refusal("the two runs measured different workloads (--force compares them anyway):" + why);
 	for (const auto &d : c.plan_differences)
-		std::fprintf(stderr, "ioplan: warning: compared anyway (--force): %s\n", d.c_str());
+		std::fprintf(stderr, "ioplan: warning: compared anyway (--force): %s\n", resdb::printable(d).c_str());
 }
 
 int compare_cmd(const cmd_opts &o)
@@ -605,7 +607,7 @@ int compare_cmd(const cmd_opts &o)
 	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
 		for (const auto *m : worse)
 			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (beyond its noise and %.3g%%)\n",
-				     m->label.c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
+				     resdb::printable(m->label).c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
 		return rc ? rc : 1;
 	}
 	return rc;

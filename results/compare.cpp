@@ -216,9 +216,9 @@ std::string name_of(const run_record &r)
 	std::string s = r.id ? "run " + std::to_string(r.id) : "file";
 	if (!r.label.empty())
 		s += " (" + r.label + ")";
-	return s + " " + r.source + (r.host.empty() ? "" : " on " + r.host) +
-	       (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "") +
-	       (r.failures.empty() ? "" : ", FAILED: " + failure_text(r.failures[0]));
+	return printable(s + " " + r.source + (r.host.empty() ? "" : " on " + r.host) +
+			 (r.interrupted ? ", INTERRUPTED: its figures cover only what ran" : "") +
+			 (r.failures.empty() ? "" : ", FAILED: " + failure_text(r.failures[0])));
 }
 
 } // namespace
@@ -254,7 +254,7 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	out += line;
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14s %14s %8s  %-18s %s\n", m.label.c_str(),
+		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14s %14s %8s  %-18s %s\n", printable(m.label).c_str(),
 			      m.ddir.c_str(), m.metric.c_str(), table_cell(m.a, 1, 14).c_str(), table_cell(m.b, 1, 14).c_str(),
 			      m.comparable ? pct(m.change).c_str() : "n/a",
 			      iv.c_str(),
@@ -267,7 +267,7 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	if (!c.env_differences.empty()) {
 		out += "\nenvironment differences:\n";
 		for (const std::string &d : c.env_differences)
-			out += "  " + d + "\n";
+			out += "  " + printable(d) + "\n";
 	}
 	return out;
 }

@@ -124,7 +124,8 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);
 		std::snprintf(line, sizeof(line), "%-24.24s %-16.16s %-5s %6zu  %-32s %-32s %-26s %s\n",
-			      g.group.empty() ? "(none)" : g.group.c_str(), g.job.c_str(), g.ddir.c_str(), g.count, iops,
+			      g.group.empty() ? "(none)" : printable(g.group).c_str(), printable(g.job).c_str(),
+			      g.ddir.c_str(), g.count, iops,
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;
 	}

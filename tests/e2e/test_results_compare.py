@@ -277,6 +277,36 @@ class Compare(TmpDirCase):
         self.assertEqual([(f["job"], f["ddir"]) for f in shown["figures"]], [("a", "read"), ("a", "write")])
 
 
+class TerminalText(TmpDirCase):
+    """A label, a job's name or a host comes from whoever wrote the job file or the result
+    imported: the text of list, show, summary and compare printed its control characters
+    to the terminal as they were (an ESC sequence run by the terminal, a newline breaking
+    the row); now each is '?', and JSON keeps the value exact."""
+
+    LABEL = "lab\x1b]0;TITLE\x07\nnext\u009b2J"
+    JOB = "j\x1b[31mRED\tx"
+
+    def test_control_characters_are_not_sent_to_the_terminal(self):
+        db = self.tmp / "results.db"
+        p = run([f"--name={self.JOB}", "--ioengine=null", "--size=64k", "--rw=read", f"--save={self.LABEL}",
+                 f"--results-db={db}", "--output-format=terse"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        texts = {}
+        for args in (["results", "list"], ["results", "show", "1"], ["results", "summary", "--by=label"],
+                     ["compare", "1", "1"]):
+            p = run([*args, f"--results-db={db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            texts[args[1]] = p.stdout
+            with self.subTest(command=args[:2]):
+                self.assertFalse(any(c < " " and c != "\n" or "\x7f" <= c <= "\x9f" for c in p.stdout),
+                                 repr(p.stdout))
+        self.assertRegex(texts["list"], r"\n     1  \S+ \S+  lab\?\]0;TITLE\?\?next\?2  ioplan ")  # cut at 20
+        self.assertIn("j?[31mRED?x      read", texts["show"])
+        self.assertIn("A: run 1 (lab?]0;TITLE??next?2J) ioplan", texts["1"])
+        shown = json.loads(run(["results", "show", "1", "--output-format=json", f"--results-db={db}"]).stdout)
+        self.assertEqual((shown["label"], shown["figures"][0]["job"]), (self.LABEL, self.JOB))
+
+
 # numjobs=2 without group_reporting: fio's layout has one jobs[] entry per clone, both named a.
 CLONES = "[a]\nioengine=null\nsize=64m\nrw=randread\nnumjobs=2\n"
 
