@@ -15,7 +15,10 @@ namespace report {
 
 namespace {
 
-const char *const DIRS[] = { "read", "write", "trim" };
+// "mixed": unified_rw_reporting=mixed (or both) reports reads, writes and trims
+// as one direction under that key, fio's and ioplan's alike; without it such
+// a job's row said "no I/O", its charts were empty and a comparison had no row.
+const char *const DIRS[] = { "read", "write", "trim", "mixed" };
 
 // overflow-wrap: a name of thousands of letters without a space (a job's, a
 // file's, a label's) wraps inside its cell or line instead of pushing every

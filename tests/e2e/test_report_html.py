@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import ROOT, TmpDirCase, run
+from common import FIO, ROOT, TmpDirCase, run
 
 CHROMIUM = shutil.which("chromium")
 UNSHARE = shutil.which("unshare")
@@ -253,6 +253,38 @@ class SameNamedJobs(TmpDirCase):
                          r'\.iops" data-value="([0-9.]+)"', text)
         self.assertEqual(own, [("a #1", "0", "101"), ("a #2", "1", "102"), ("a #3", "2", "103"), ("b", "3", "104"),
                                ("a #1", "0", "201"), ("a #2", "1", "202"), ("a #3", "2", "203"), ("b", "3", "204")])
+
+
+class UnifiedReporting(TmpDirCase):
+    """unified_rw_reporting=mixed reports a job's reads and writes as one direction,
+    "mixed", in fio's JSON and ioplan's: the page said "no I/O" for the job, in red,
+    drew no bar, and the comparison had no row for it."""
+
+    def results(self):
+        args = ["--name=u", "--ioengine=null", "--size=4m", "--rw=randrw", "--unified_rw_reporting=mixed",
+                "--output-format=json"]
+        p = run(args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        yield "ioplan.json", self.write("ioplan.json", p.stdout)
+        if FIO:
+            p = subprocess.run([FIO, *args], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            yield "fio.json", self.write("fio.json", p.stdout)
+
+    def test_the_mixed_direction_is_drawn_and_compared(self):
+        for name, path in self.results():
+            with self.subTest(result=name):
+                doc = json.loads(path.read_text())
+                page = self.tmp / "page.html"
+                p = run(["report", str(path), str(path), "-o", str(page)])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                text = page.read_text()
+                self.assertNotIn("no I/O", text)
+                figures = dict(re.findall(r'data-key="([^"]+)" data-value="([^"]+)"', text))
+                for key in ("jobs.0.mixed.iops", "jobs.0.mixed.bw_bytes"):
+                    self.assertEqual(float(figures[key]), float(json_at(doc, key)))
+                self.assertIn('<rect class="bar" data-key="jobs.0.mixed.iops"', text)
+                self.assertRegex(text, r'<tr><th scope="row">u</th><td class="l">mixed</td><td class="l">IOPS</td>')
 
 
 class EditedResults(TmpDirCase):
