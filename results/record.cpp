@@ -252,7 +252,7 @@ bool fio_empty_entry(const json &job)
 {
 	if (!job.is_object() || job.contains("jobname") || at(job, "groupid") != json(4294967295u))
 		return false;
-	for (const char *ddir : { "read", "write", "trim" })
+	for (const char *ddir : DDIRS)
 		if (num(at(job, ddir), "io_bytes") != 0 || num(at(job, ddir), "total_ios") != 0)
 			return false;
 	return num(job, "error") == 0;
@@ -273,7 +273,7 @@ void read_jobs(const json &doc, run_record &r)
 			continue;
 		if (!jobs[i].is_object() || !at(jobs[i], "jobname").is_string())
 			throw input_error("", where + ": not a job of a result (no jobname)");
-		for (const char *ddir : { "read", "write", "trim" }) {
+		for (const char *ddir : DDIRS) {
 			const json &dd = at(jobs[i], ddir);
 			if (!dd.is_null() && !dd.is_object())
 				throw input_error("", where + "." + ddir + ": " + dd.dump() + " is not a direction's figures");
@@ -321,7 +321,7 @@ void read_ranks(const json &io, run_record &r)
 		rk.error = small(k, "error");
 		rk.start_late_ns = u64(k, "start_late_max_ns");
 		for (const auto &j : at(k, "jobs").is_array() ? k["jobs"] : json::array())
-			for (const char *ddir : { "read", "write", "trim" }) {
+			for (const char *ddir : DDIRS) {
 				const json &dd = at(j, ddir), &lat = at(j, "lat_ns");
 				if (u64(dd, "io_bytes") == 0 && u64(dd, "total_ios") == 0)
 					continue;

@@ -36,11 +36,22 @@ struct job_failure {
 	int error = 0;
 };
 
+// The directions a result reports: read, write and trim, and "mixed", which
+// unified_rw_reporting=mixed (or both) writes for them merged, fio's and
+// ioplan's alike.  Read as those three alone, such a run was saved and imported
+// with no figure at all, and compare found "no I/O" in it.
+const char *const DDIRS[] = { "read", "write", "trim", "mixed" };
+
+inline bool is_ddir(const std::string &d)
+{
+	return d == "read" || d == "write" || d == "trim" || d == "mixed";
+}
+
 // One job (or reporting group), one direction.
 struct figure {
 	int job_index = 0;
 	std::string job;
-	std::string ddir;			// read, write, trim
+	std::string ddir;			// read, write, trim, mixed
 	std::map<std::string, std::string> plan;	// plan_keys as written ("" = default)
 	uint64_t io_bytes = 0;
 	uint64_t ios = 0;

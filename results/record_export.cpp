@@ -47,8 +47,8 @@ std::string text_of(const json &o, const char *key)
 std::string ddir_of(const json &o)
 {
 	std::string d = text_of(o, "ddir");
-	if (d != "read" && d != "write" && d != "trim")
-		throw input_error("", "ddir: '" + d + "' is not read, write or trim");
+	if (!is_ddir(d))
+		throw input_error("", "ddir: '" + d + "' is not read, write, trim or mixed");
 	return d;
 }
 

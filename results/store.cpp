@@ -763,9 +763,8 @@ std::map<std::string, std::string> plan_column(const std::string &text, int64_t 
 // row has them: summary reads only some columns into f), else a damaged store.
 void check_figure(int64_t run, const std::string &job, const std::string &ddir, const figure &f)
 {
-	std::string odd = ddir == "read" || ddir == "write" || ddir == "trim"
-				  ? rates_fault(f, f.runtime_s * 1000)
-				  : "'" + ddir.substr(0, 40) + "' is not read, write or trim";
+	std::string odd = is_ddir(ddir) ? rates_fault(f, f.runtime_s * 1000)
+					: "'" + ddir.substr(0, 40) + "' is not read, write, trim or mixed";
 	if (!odd.empty())
 		throw store_error("the results store is damaged: run " + std::to_string(run) + "'s figure of job '" + job +
 					  "' " + ddir + ": " + odd,

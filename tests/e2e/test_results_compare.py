@@ -277,6 +277,42 @@ class Compare(TmpDirCase):
         self.assertEqual([(f["job"], f["ddir"]) for f in shown["figures"]], [("a", "read"), ("a", "write")])
 
 
+class UnifiedReporting(TmpDirCase):
+    """unified_rw_reporting=mixed reports reads and writes as one direction, "mixed":
+    --save and import kept such a run with no figure (results list: 0), and compare
+    found nothing in it."""
+
+    ARGS = ["--name=u", "--ioengine=null", "--size=16m", "--rw=randrw", "--unified_rw_reporting=mixed"]
+
+    def test_a_mixed_run_is_stored_shown_and_compared(self):
+        db = self.tmp / "results.db"
+        for label in ("m1", "m2"):
+            p = run([*self.ARGS, f"--save={label}", f"--results-db={db}", "--output-format=json"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        shown = json.loads(run(["results", "show", "m2", "--output-format=json", f"--results-db={db}"]).stdout)
+        self.assertEqual([(f["job"], f["ddir"], f["io_bytes"], f["iops"]) for f in shown["figures"]],
+                         [("u", "mixed", doc["jobs"][0]["mixed"]["io_bytes"], doc["jobs"][0]["mixed"]["iops"])])
+        p = run(["compare", "m1", "m2", "--metrics=iops", "--output-format=json", f"--results-db={db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([(m["job"], m["ddir"]) for m in json.loads(p.stdout)["metrics"]], [("u", "mixed")])
+        summary = json.loads(run(["results", "summary", "--output-format=json", f"--results-db={db}"]).stdout)
+        self.assertEqual([(g["job"], g["ddir"], g["count"]) for g in summary["groups"]], [("u", "mixed", 2)])
+        exported = self.write("export.json", run(["results", "export", "--output-format=json",
+                                                  f"--results-db={db}"]).stdout)
+        p = run(["results", "import", str(exported), f"--results-db={self.tmp / 'copy.db'}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if FIO:
+            out = self.tmp / "fio.json"
+            p = subprocess.run([FIO, *self.ARGS, "--output-format=json", f"--output={out}"], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            p = run(["results", "import", str(out), f"--results-db={db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            listed = json.loads(run(["results", "list", "--output-format=json", f"--results-db={db}"]).stdout)
+            self.assertEqual([r["figures"] for r in listed], [1, 1, 1])
+
+
 class TerminalText(TmpDirCase):
     """A label, a job's name or a host comes from whoever wrote the job file or the result
     imported: the text of list, show, summary and compare printed its control characters

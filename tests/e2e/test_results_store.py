@@ -834,7 +834,7 @@ class ExportedRuns(StoreCase):
             "[0].figures[0]: io_bytes: -5 is not a figure ioplan reads":
                 lambda d: d[0]["figures"][0].update(io_bytes=-5),
             "[2]: uuid: 'x' is not a run's id (32 hex digits)": lambda d: d[2].update(uuid="x"),
-            "[0].figures[0]: ddir: 'up' is not read, write or trim": lambda d: d[0]["figures"][0].update(ddir="up"),
+            "[0].figures[0]: ddir: 'up' is not read, write, trim or mixed": lambda d: d[0]["figures"][0].update(ddir="up"),
         }
         for says, edit in edits.items():
             with self.subTest(says=says):

@@ -178,7 +178,7 @@ class BadStores(StoreCase):
                  "iops holds -1.0, which no save", False),
                 ("UPDATE figures SET runtime_s = 0, iops = 1e300 WHERE run_id = 2",
                  "iops 1e+300 over a runtime of 0 (fio writes 0 there)", True),
-                ("UPDATE figures SET ddir = 'sideways' WHERE run_id = 2", "'sideways' is not read, write or trim",
+                ("UPDATE figures SET ddir = 'sideways' WHERE run_id = 2", "'sideways' is not read, write, trim or mixed",
                  True)):
             with self.subTest(sql=sql):
                 self.db.unlink(missing_ok=True)

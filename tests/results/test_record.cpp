@@ -169,7 +169,7 @@ TEST_CASE("runs_of_file: an edited export is refused where it was edited")
 	CHECK(refused([](auto &o) { o["figures"][0]["io_bytes"] = "lots"; }) ==
 	      "[0].figures[0]: io_bytes: \"lots\" is not a figure ioplan reads");
 	CHECK(refused([](auto &o) { o["figures"][0]["ddir"] = "sideways"; }) ==
-	      "[0].figures[0]: ddir: 'sideways' is not read, write or trim");
+	      "[0].figures[0]: ddir: 'sideways' is not read, write, trim or mixed");
 	CHECK(refused([](auto &o) { o["figures"][0]["latency_buckets"][0] = { 1, -2 }; }) ==
 	      "[0].figures[0]: latency_buckets: [1,-2] is not [latency ns, count]");
 	CHECK(refused([](auto &o) { o["figures"][0]["iops_samples"][1] = -1; }) ==
