@@ -809,9 +809,14 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     // Under mpirun the world's notes are the merge's: they come with its report.
     opening_notes opening(p, a.who, banner_written, a.who == report::personality::fio && !a.output_path.empty());
     bool opening_early = !w && !a.writer && (formats & report::FORMAT_NORMAL);
+    // The page is one document of the run: drawn with --status-interval's reports
+    // too, a file held a page per interval, and a browser showed the first, the
+    // figures of the first second, as the run's.
     interim_reports interim(
         a.status_interval_ns,
-        [&](const results &so_far, bool banner) { return render_reports(so_far, p, a, formats, banner, opening); },
+        [&](const results &so_far, bool banner) {
+            return render_reports(so_far, p, a, formats & ~report::FORMAT_HTML, banner, opening);
+        },
         a.output_path.empty() ? interim_reports::sink_fn()
                               : interim_reports::sink_fn([&](const std::string &text) {
                                     return out.append(text, "the results so far");

@@ -287,6 +287,28 @@ class UnifiedReporting(TmpDirCase):
                 self.assertRegex(text, r'<tr><th scope="row">u</th><td class="l">mixed</td><td class="l">IOPS</td>')
 
 
+class StatusInterval(TmpDirCase):
+    """--status-interval (and SIGUSR1) reports the results so far in every format asked:
+    for html that put a whole page per interval in the file, and a browser showed the
+    first, the figures of the first second, as the run's."""
+
+    RUN = ["--name=s", "--ioengine=null", "--size=64m", "--rw=read", "--time_based", "--runtime=2.5",
+           "--rate_iops=1000", "--status-interval=1"]
+
+    def test_one_page_of_the_run_with_interim_json_beside_it(self):
+        page = self.tmp / "page.html"
+        p = run([*self.RUN, "--output-format=html", f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(page.read_text().count("<!DOCTYPE html>"), 1)
+        p = run([*self.RUN, "--output-format=html,json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("<!DOCTYPE html>"), 1)
+        self.assertGreaterEqual(p.stdout.count('"fio version"'), 2)  # the interim JSON is still there
+        end = json.loads(p.stdout[p.stdout.rindex('{\n  "fio version"'):p.stdout.index("<!DOCTYPE html>")])
+        iops = re.search(r'data-key="jobs.0.read.iops" data-value="([^"]+)"', p.stdout).group(1)
+        self.assertEqual(float(iops), end["jobs"][0]["read"]["iops"])  # the page is the run's end
+
+
 class EditedResults(TmpDirCase):
     """A result file someone edited (or another tool wrote) with a field the page reads
     in a shape it cannot draw: a page of what can be drawn, or exit 2 naming the file
