@@ -4,6 +4,7 @@
 // failed, 2 bad input (job file or command line).
 #include <algorithm>
 #include <cstdio>
+#include <csignal>
 #include <cstdlib>
 #include <cerrno>
 #include <cstring>
@@ -384,6 +385,23 @@ __attribute__((constructor(101))) static void hold_std_fds()
             close(held);
         }
     }
+}
+
+// SIGUSR1 asks a run for its results so far (fio's meaning), and a run takes it
+// from its start (cli/run.cpp); before that its default action ended ioplan: a
+// monitor that asked while a long job file or trace was being read killed the
+// run before it began (exit 138).  Taken from the first instruction on and
+// dropped: there is nothing to report yet.  A handler, not SIG_IGN, since a
+// caught signal gets its default action back in the programs ioplan starts.
+static void usr1_before_the_run(int) {}
+
+__attribute__((constructor(102))) static void take_usr1_early()
+{
+    struct sigaction sa {};
+    sa.sa_handler = usr1_before_the_run;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, nullptr);
 }
 
 // Under a memory limit (ulimit -v, a cgroup) any allocation can fail, even in a
