@@ -95,10 +95,13 @@ class Measures(TmpDirCase):
         # and a broken profiler fails all three.  With other programs keeping every CPU
         # busy (make test-loaded) a sleeping run finds no idleness either: then it skips.
         # Seen: a busy run at 20% idle while make test's other modules came and went.
+        # A pair counts only where the sleeping run found the machine mostly idle: at 41%
+        # idle (make test's pool beside it) a busy run found 32.7%, each run's calibration
+        # taken under another load.  Two counted pairs that both miss fail the test.
         pairs = []
         for _ in range(3):
             calm = idleness(["--idle-prof=system", *NULL, "--rate_iops=20", "--time_based", "--runtime=2"])
-            if calm["system"] <= 40.0:
+            if calm["system"] <= 60.0:
                 continue
             busy = idleness(["--idle-prof=system", *NULL, f"--numjobs={CPUS}", "--time_based", "--runtime=2"])
             pairs.append((calm["system"], busy["system"]))
@@ -106,6 +109,7 @@ class Measures(TmpDirCase):
             # busy run found 26.6% idle beside a sleeping run's 46.3%.
             if calm["system"] > busy["system"] + 15 and busy["system"] < calm["system"] * 0.67:
                 return
-        if not pairs:
-            self.skipTest(f"the CPUs are busy with other programs ({calm['system']:.0f}% idle)")
+        if len(pairs) < 2:
+            self.skipTest(f"the CPUs were busy with other programs ({calm['system']:.0f}% idle): "
+                          f"too few calm pairs to judge {pairs}")
         self.fail(f"busy runs were not less idle than sleeping ones: (calm %, busy %) {pairs}")
