@@ -97,6 +97,9 @@ void pf_check_direct(struct pf_state *s, const struct plan_job *j, const char *p
 
 /* Every check of preflight_aux.c on job j. */
 void pf_check_aux(struct pf_state *s, const struct plan_job *j);
+/* The engine, NUMA nodes, CPUs, buffer memory and kernel limits a job needs
+ * (preflight_machine.c); avail: the memory available, 0 when unknown. */
+void pf_check_machine(struct pf_state *s, const struct plan_job *j, uint64_t avail);
 /*
  * An error of one job that fio finds only when the job starts (its report
  * then carries the job's error, and the other jobs run): an error finding
