@@ -686,11 +686,6 @@ static int prepare_one(struct layout *l, struct layout_file *lf, const struct pl
 	return check_existing(l, lf, p, r, (uint64_t)st.st_size, stop);
 }
 
-static bool in_round(const struct layout_file *lf, uint32_t round)
-{
-	return round == LAYOUT_ALL_ROUNDS || lf->round == round;
-}
-
 static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 {
 	uint64_t total = 0;
@@ -701,7 +696,7 @@ static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 		const struct tgt_seen *s;
 		uint64_t have = 0;
 
-		if (!lf->fill || lf->is_device || !in_round(lf, round))
+		if (!lf->fill || lf->is_device || !layout_in_round(lf, round))
 			continue;
 		/* The preflight's look answers for most: this is the progress line's estimate. */
 		s = layout_seen_at(l, lf);
@@ -714,65 +709,6 @@ static uint64_t bytes_to_write(const struct layout *l, uint32_t round)
 	return total;
 }
 
-static int cmp_thread(const void *a, const void *b)
-{
-	const struct layout_file *x = *(struct layout_file *const *)a, *y = *(struct layout_file *const *)b;
-
-	if (x->first_job != y->first_job)
-		return x->first_job < y->first_job ? -1 : 1;
-	return x->first_clone < y->first_clone ? -1 : x->first_clone > y->first_clone;
-}
-
-/*
- * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
- * out (the first to use each), with their count and fio's total of their
- * sizes; the normal output prints them under the banner, as fio does.
- */
-static void note_layouts(const struct layout *l, struct results *r, uint32_t round)
-{
-	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
-	uint32_t n = 0;
-
-	if (!v)
-		return;
-	for (uint32_t i = 0; i < l->nr; i++)
-		if (l->files[i].laid_out && in_round(&l->files[i], round))
-			v[n++] = &l->files[i];
-	qsort(v, n, sizeof(*v), cmp_thread);
-	for (uint32_t i = 0, k; i < n; i = k) {
-		uint64_t bytes = 0;
-
-		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
-			bytes += v[k]->need;
-		res_msg_add(r, RES_MSG_NOTE, "layout", v[i]->first_job, "Laying out IO file%s (%u file%s / %s%lluMiB)",
-			    k - i > 1 ? "s" : "", k - i, k - i > 1 ? "s" : "", k - i > 1 ? "total " : "",
-			    (unsigned long long)(bytes >> 20));
-	}
-	free(v);
-}
-
-/*
- * A full file system (or quota) ends the layout at the file that found it so:
- * every later file there fails the same way, each with its own error line
- * (nrfiles=10000 on a disk out of inodes gave 10000 of them), and a run whose
- * layout failed runs no job, so files elsewhere would be written for nothing.
- * One note counts the files left out.
- */
-static bool stop_layout(const struct layout *l, struct results *r, int ret, uint32_t at, uint32_t round)
-{
-	uint32_t left = 0;
-
-	if (ret != -ENOSPC && ret != -EDQUOT)
-		return false;
-	for (uint32_t i = at + 1; i < l->nr; i++)
-		left += in_round(&l->files[i], round);
-	if (left)
-		res_msg_add(r, RES_MSG_NOTE, "layout-stopped", l->files[at].first_job,
-			    "the layout stopped at %s, with no room left: %u more file%s not laid out (no job runs "
-			    "after a layout that failed)", l->files[at].path, left, left > 1 ? "s were" : " was");
-	return true;
-}
-
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop, uint32_t round)
 {
@@ -782,7 +718,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	atomic_store(&l->total, bytes_to_write(l, round));
 	batch_size(l);
 	for (uint32_t i = 0; i < l->nr; i++) {
-		if (!in_round(&l->files[i], round))
+		if (!layout_in_round(&l->files[i], round))
 			continue;
 		/* Between files too: 100 000 small files are minutes of layout on a disk, and no fill. */
 		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
@@ -796,7 +732,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 			break;
 		if (ret && !first)
 			first = ret;
-		if (stop_layout(l, r, ret, i, round))
+		if (layout_stop_when_full(l, r, ret, i, round))
 			break;
 	}
 	if (ret == -EINTR)
@@ -804,7 +740,7 @@ int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 	else if ((ret = batch_settle(l, r)) && !first)
 		first = ret;
 	safety_files_free(busy);
-	note_layouts(l, r, round);
+	layout_note_laid_out(l, r, round);
 	return ret == -EINTR ? ret : first;
 }
 

@@ -175,6 +175,17 @@ struct layout_file *layout_find(const struct layout *l, const char *path);
 int layout_prepare(struct layout *l, const struct plan *p, struct results *r,
 		   const _Atomic int *stop, uint32_t round);
 
+/* Whether lf is laid out in that round. */
+static inline bool layout_in_round(const struct layout_file *lf, uint32_t round)
+{
+	return round == LAYOUT_ALL_ROUNDS || lf->round == round;
+}
+
+/* fio's "Laying out IO file (N files / M MiB)" for each thread that laid out files of the round (layout_notes.c). */
+void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t round);
+/* Whether ret (of file at) is a full file system, which ends the round's layout; noted with the files left. */
+bool layout_stop_when_full(const struct layout *l, struct results *r, int ret, uint32_t at, uint32_t round);
+
 /*
  * After the run: re-stamps the mark of every file of ours that jobs wrote, so
  * that ioplan's own writes do not make the next run take it for the user's.
