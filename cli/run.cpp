@@ -404,6 +404,13 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     return signals;
 }
 
+// Run as fio into an --output file: fio's per-job notes reach it only from its
+// thread=1 jobs (report::options::fio_output_file).
+bool fio_output_file(const args &a)
+{
+    return a.who == report::personality::fio && !a.output_path.empty();
+}
+
 std::string render_reports(const results &r, const plan &p, const args &a, unsigned formats, bool banner,
                            opening_notes &notes)
 {
@@ -416,7 +423,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.formats = formats;
     o.who = a.who;
     o.notes_first = a.who == report::personality::fio && a.output_path.empty();
-    o.fio_output_file = a.who == report::personality::fio && !a.output_path.empty();
+    o.fio_output_file = fio_output_file(a);
     o.said = a.fio_said;
     o.terse_version = a.terse_version;
     o.banner = banner;
@@ -807,7 +814,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     bool banner_written = reports && a.output_path.empty() && !a.writer && (formats & report::FORMAT_NORMAL) &&
                           banner_now(p, a);
     // Under mpirun the world's notes are the merge's: they come with its report.
-    opening_notes opening(p, a.who, banner_written, a.who == report::personality::fio && !a.output_path.empty());
+    opening_notes opening(p, a.who, banner_written, fio_output_file(a));
     bool opening_early = !w && !a.writer && (formats & report::FORMAT_NORMAL);
     // The page is one document of the run: drawn with --status-interval's reports
     // too, a file held a page per interval, and a browser showed the first, the
