@@ -94,6 +94,21 @@ def run_fio(args, cwd=None, timeout=120):
     return subprocess.run([FIO, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+def run_fio_session(args, cwd=None, env=None, timeout=120):
+    """fio in its own session: a fio that hangs is ended with its job processes (a plain
+    run's timeout kills only the parent), then subprocess.TimeoutExpired is raised."""
+    e = {**os.environ, **(env or {})}
+    with subprocess.Popen([FIO, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=e, start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
 def showplan(args, cwd=None):
     """The --showplan JSON of a command line, or raises with the diagnostics."""
     p = run(["--showplan", *args], cwd=cwd)

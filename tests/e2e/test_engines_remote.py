@@ -23,7 +23,7 @@ import subprocess
 import time
 import unittest
 
-from common import BIN, FIO, ROOT, TmpDirCase, communicate_after, port_listening, run, wait_until
+from common import BIN, FIO, ROOT, TmpDirCase, communicate_after, port_listening, run, run_fio_session, wait_until
 
 MIB = 1 << 20
 NBDKIT = shutil.which("nbdkit")
@@ -93,25 +93,10 @@ class NetCase(TmpDirCase):
         out = self.tmp / f"{who}.json"
         args = [f"{who}.fio", "--output-format=json", f"--output={out}"]
         if who == "fio":
-            p = self.fio_session(args, env, timeout)
+            p = run_fio_session(args, self.tmp, env, timeout)
         else:
             p = run(args, cwd=self.tmp, env=env, timeout=timeout)
         return p.returncode, figures(out) if out.exists() and out.stat().st_size else {}, p.stderr
-
-
-    def fio_session(self, args, env=None, timeout=120):
-        """fio in its own session: a fio that hangs is ended with its job processes
-        (subprocess.TimeoutExpired is raised after)."""
-        e = {**os.environ, **(env or {})}
-        with subprocess.Popen([FIO, *args], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=e, start_new_session=True) as proc:
-            try:
-                stdout, stderr = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise
-        return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 class Net(NetCase):
@@ -169,7 +154,7 @@ class Net(NetCase):
                             p = run(["n.fio"], cwd=self.tmp, timeout=120)
                             break
                         try:
-                            p = self.fio_session(["n.fio"], timeout=90)
+                            p = run_fio_session(["n.fio"], self.tmp, timeout=90)
                         except subprocess.TimeoutExpired:
                             p = subprocess.CompletedProcess([FIO], -1, "", "fio did not end within 90 s")
                         if p.returncode == 0:
