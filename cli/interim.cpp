@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sstream>
 #include <unistd.h>
 #include <utility>
@@ -101,6 +102,18 @@ void interim_reports::emit(const std::string &text)
     }
 }
 
+opening_notes::opening_notes(const plan &p, report::personality who, bool banner_out, bool fio_output_file)
+    : banner_written(banner_out), p_(p), who_(who), fio_output_file_(fio_output_file),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+}
+
+opening_notes::~opening_notes()
+{
+    if (wake_fd_ >= 0)
+        close(wake_fd_);
+}
+
 void opening_notes::take(void *self, const results *r)
 {
     auto *n = static_cast<opening_notes *>(self);
@@ -114,13 +127,57 @@ void opening_notes::take(void *self, const results *r)
         n->text_.swap(s);
         n->came_ = true;
     } catch (...) {
+        return;
     }
+    if (n->wake_fd_ >= 0)
+        (void)!eventfd_write(n->wake_fd_, 1);
+}
+
+// The lines of now that are not the lines of before, taken in order: the
+// later hand-over holds the earlier one's lines, with others among them
+// (a file fio ignores is said between two threads' layout lines).
+static std::string lines_not_in(const std::string &now, const std::string &before)
+{
+    std::string rest;
+    size_t b = 0;
+    for (size_t i = 0, nl; i < now.size(); i = nl + 1) {
+        nl = now.find('\n', i);
+        if (nl == std::string::npos)
+            nl = now.size() - 1;
+        size_t len = nl + 1 - i;
+        if (before.compare(b, len, now, i, len) == 0)
+            b += len;
+        else
+            rest.append(now, i, len);
+    }
+    return rest;
 }
 
 std::string opening_notes::ready()
 {
     std::lock_guard<std::mutex> hold(mu_);
-    return came_ && !out_ ? text_ : std::string();
+    ready_text_ = text_;
+    return came_ ? lines_not_in(ready_text_, out_text_) : std::string();
+}
+
+void opening_notes::sent()
+{
+    std::lock_guard<std::mutex> hold(mu_);
+    out_text_ = ready_text_;	// not text_: a hand-over since ready() has not gone out
+    out_ = true;
+}
+
+bool opening_notes::all_out()
+{
+    std::lock_guard<std::mutex> hold(mu_);
+    return out_ && lines_not_in(text_, out_text_).empty();
+}
+
+void opening_notes::drain_wake()
+{
+    eventfd_t v;
+    if (wake_fd_ >= 0)
+        (void)eventfd_read(wake_fd_, &v);
 }
 
 std::string interim_reports::take_pending()

@@ -29,31 +29,42 @@ namespace cli {
 // (engine.h: eng_opts.opening).  fio prints them then, after its banner and
 // before its progress line and --status-interval reports; they came only with
 // the final report, after those, and a run with reports so far lost them.
+// The layout's lines come before it writes and the rest after it: each hand-
+// over holds the last one's lines, and only those not yet out go (ready()).
+// The supervisor sleeps until something happens, so a hand-over wakes it
+// (wake_fd).
 class opening_notes {
 public:
 	// banner_written: the banner went to stdout as the run began (run.cpp: banner_now);
 	// fio_output_file: report::options::fio_output_file.
-	opening_notes(const plan &p, report::personality who, bool banner_out, bool fio_output_file)
-	    : banner_written(banner_out), p_(p), who_(who), fio_output_file_(fio_output_file)
-	{
-	}
+	opening_notes(const plan &p, report::personality who, bool banner_out, bool fio_output_file);
+	~opening_notes();
+	opening_notes(const opening_notes &) = delete;
+	opening_notes &operator=(const opening_notes &) = delete;
 
 	const bool banner_written;
 
 	// eng_opts.opening: renders them, on the engine's thread.
 	static void take(void *self, const results *r);
 
-	// The notes once they came and until they went out (else ""); out() after.
+	// The notes handed over and not yet out (else ""); sent() once they went.
 	std::string ready();
-	void sent() { out_ = true; }
-	bool out() const { return out_; }
+	void sent();
+	// Some went out, and none handed over waits.
+	bool all_out();
+	// Readable after a hand-over, until drained (drain_wake); -1 without one.
+	int wake_fd() const { return wake_fd_; }
+	void drain_wake();
 
 private:
 	const plan &p_;
 	report::personality who_;
 	bool fio_output_file_;
+	int wake_fd_ = -1;
 	std::mutex mu_;
-	std::string text_;
+	std::string text_;	// all of them, as last handed over
+	std::string ready_text_;	// text_ as ready() last saw it
+	std::string out_text_;	// ready_text_ once what ready() gave went out
 	bool came_ = false;
 	bool out_ = false;
 };

@@ -322,15 +322,16 @@ constexpr int tick_ms = 10;
 // has ended.  An idle supervisor does not wake at all, so it costs nothing, and
 // a run counted by callgrind (bench/instr_per_io.py), which a loaded machine
 // slows many times over, does not count its wake-ups as work per I/O.  Without
-// the two descriptors (engine.h, signalfd) it ticks.
-bool wait_run(eng *e, int sigfd, bool ticking)
+// the two descriptors (engine.h, signalfd) it ticks.  notes_fd: the opening
+// notes' (interim.hpp), which wakes it to print them, or -1.
+bool wait_run(eng *e, int sigfd, int notes_fd, bool ticking)
 {
     uint64_t tick_ns = tick_ms * 1000000ull;
     int done = eng_done_fd(e);
     if (done < 0 || sigfd < 0)
         return eng_wait(e, tick_ns) == 0;
-    pollfd pfd[2] = {{done, POLLIN, 0}, {sigfd, POLLIN, 0}};
-    if (poll(pfd, 2, ticking ? tick_ms : -1) < 0 && errno != EINTR)
+    pollfd pfd[3] = {{done, POLLIN, 0}, {sigfd, POLLIN, 0}, {notes_fd, POLLIN, 0}};
+    if (poll(pfd, 3, ticking ? tick_ms : -1) < 0 && errno != EINTR)
         return eng_wait(e, tick_ns) == 0;
     return eng_wait(e, 0) == 0;
 }
@@ -371,8 +372,10 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     uint64_t next_ask_ns = 0;
     int sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
     bool watching = show_progress || live || a.bandwidth_log || !a.trigger_file.empty() || a.trigger_timeout_ns;
-    while (!wait_run(e, sigfd, watching || interim.timed())) {
+    while (!wait_run(e, sigfd, notes ? notes->wake_fd() : -1, watching || interim.timed())) {
         bool usr1 = false;
+        if (notes)
+            notes->drain_wake();
         signals = take_signals(e, sigs, signals, line, eta_fd, &usr1);
         eng_status st{};
         st.states = states.data();
@@ -428,7 +431,7 @@ std::string render_reports(const results &r, const plan &p, const args &a, unsig
     o.terse_version = a.terse_version;
     o.banner = banner;
     o.banner_written = notes.banner_written;
-    o.notes_written = notes.out();
+    o.notes_written = notes.all_out();
     o.notes_text = notes.ready();
     if (banner && (formats & report::FORMAT_NORMAL) && !o.notes_text.empty())
         notes.sent();

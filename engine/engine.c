@@ -324,8 +324,12 @@ static int lay_out(struct eng *e)
 	const struct eng_sync *s = e->opts.sync;
 	int ret, first;
 
-	if (!s || !s->layout_share)
+	if (!s || !s->layout_share) {
+		/* Said before the writing, as fio does: a layout of minutes is not silent. */
+		if (layout_announce(&e->lay, e->plan, e->res, LAYOUT_ALL_ROUNDS) && e->opts.opening)
+			e->opts.opening(e->opts.opening_arg, e->res);
 		return layout_prepare(&e->lay, e->plan, e->res, &e->stop, LAYOUT_ALL_ROUNDS);
+	}
 	first = share_files(e);
 	for (uint32_t round = 0; round < ENG_LAYOUT_ROUNDS; round++) {
 		ret = first ? first : layout_prepare(&e->lay, e->plan, e->res, &e->stop, round);
@@ -372,6 +376,9 @@ static void *coordinator(void *arg)
 		if (!ret)
 			ret = s;
 	}
+	/* A failed layout runs no job: its notes so far are all the opening there is. */
+	if (ret && e->opts.opening)
+		e->opts.opening(e->opts.opening_arg, e->res);
 	if (!ret) {
 		begin_disks(e);
 		if (!e->sh.fake)

@@ -94,11 +94,15 @@ struct eng_opts {
 	 */
 	const struct pf_report *preflight;
 	/*
-	 * Called once, on the engine's thread, when the run's opening notes are
-	 * all in r (the layout lines, fio's "may be ignored" and iodepth notes)
-	 * and before any job starts, so a caller that printed the banner as the
-	 * run began can print them where fio does: ahead of the progress line and
-	 * the reports of the results so far.  r may be read only during the call.
+	 * Called on the engine's thread when the run's opening notes grow (the
+	 * layout lines, fio's "may be ignored" and iodepth notes), so a caller
+	 * that printed the banner as the run began can print them where fio
+	 * does: ahead of the progress line and the reports of the results so far.
+	 * Before the layout writes, when it has files to make (their lines);
+	 * then once they are all in r, after the layout and before any job
+	 * starts, or after a layout that failed.  A later call's notes hold the
+	 * earlier call's, in the same order, among others.  r may be read only
+	 * during the call.
 	 */
 	void (*opening)(void *arg, const struct results *r);
 	void *opening_arg;

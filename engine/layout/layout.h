@@ -53,6 +53,7 @@ struct layout_file {
 	const struct plan_job *job;	/* first_job's: its write content is the layout's data */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
 	bool laid_out;			/* created or extended by this run's layout */
+	bool announced;			/* its layout line was given before the layout (layout_announce) */
 	bool made;			/* this run made it (its layout or its job's first open) */
 	uint32_t round;			/* layout_prepare's round that lays it out (ranks sharing it) */
 	bool set_up;			/* setup_size is known (layout_resolve): a regular file or none */
@@ -181,7 +182,13 @@ static inline bool layout_in_round(const struct layout_file *lf, uint32_t round)
 	return round == LAYOUT_ALL_ROUNDS || lf->round == round;
 }
 
-/* fio's "Laying out IO file (N files / M MiB)" for each thread that laid out files of the round (layout_notes.c). */
+/*
+ * fio's "Laying out IO file (N files / M MiB)" for each thread of the round
+ * with files to make or extend, as the preflight found them, before the
+ * layout writes them (layout_notes.c); returns how many lines it noted.
+ */
+uint32_t layout_announce(struct layout *l, const struct plan *p, struct results *r, uint32_t round);
+/* The same line for each thread whose files the layout extended or made without announcing them. */
 void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t round);
 /* Whether ret (of file at) is a full file system, which ends the round's layout; noted with the files left. */
 bool layout_stop_when_full(const struct layout *l, struct results *r, int ret, uint32_t at, uint32_t round);
@@ -305,6 +312,8 @@ void layout_note_kept(const struct layout *l, const struct plan *p, struct resul
 /* After the layout: fio's "may be ignored" note for each file a job takes as found and finds empty
  * past its offset (layout_ignored.c), in fio's order of setting the jobs up. */
 void layout_note_ignored(const struct plan *p, struct results *r);
+/* The first job whose files' sizes may make such a note (its notes follow the layout lines of the jobs before it), or INT32_MAX. */
+int32_t layout_first_ignoring(const struct plan *p);
 
 
 #endif /* IOPLAN_ENGINE_LAYOUT_H */

@@ -64,3 +64,16 @@ void layout_note_ignored(const struct plan *p, struct results *r)
 				note_clone(j, &j->clones[c], (int32_t)i, r);
 	}
 }
+
+int32_t layout_first_ignoring(const struct plan *p)
+{
+	for (uint32_t i = 0; i < p->nr_jobs; i++) {
+		const struct plan_job *j = plan_job_at(p, i);
+
+		for (uint32_t c = 0; j && !j->filesize_min_bytes && c < j->nr_clones; c++)
+			for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+				if (plan_file_sized_as_found(j, &j->clones[c].files[f]))
+					return (int32_t)i;
+	}
+	return INT32_MAX;
+}

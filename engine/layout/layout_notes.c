@@ -2,6 +2,10 @@
  * engine/layout/layout_notes.c - what the layout says of itself in the run's
  * messages: fio's "Laying out IO file" line per thread, and where a full file
  * system ended it.  Apart from layout.c, which checks and writes the files.
+ * fio prints its line before it writes; the files to be made are known from
+ * the preflight's look (and a short file's mark), so their lines come first
+ * (layout_announce), and only a file found unfinished, or changed since the
+ * preflight, is said after its layout.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,19 +25,24 @@ static int cmp_thread(const void *a, const void *b)
  * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
  * out (the first to use each), with their count and fio's total of their
  * sizes; the normal output prints them under the banner, as fio does.
+ * announced: the files layout_announce picked, else those laid out without
+ * being announced.  Returns the lines noted.
  */
-void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t round)
+static uint32_t note_threads(const struct layout *l, struct results *r, uint32_t round, bool announced)
 {
 	struct layout_file **v = malloc((l->nr ? l->nr : 1) * sizeof(*v));
-	uint32_t n = 0;
+	uint32_t n = 0, lines = 0;
 
 	if (!v)
-		return;
-	for (uint32_t i = 0; i < l->nr; i++)
-		if (l->files[i].laid_out && layout_in_round(&l->files[i], round))
+		return 0;
+	for (uint32_t i = 0; i < l->nr; i++) {
+		const struct layout_file *lf = &l->files[i];
+
+		if (layout_in_round(lf, round) && (announced ? lf->announced : lf->laid_out && !lf->announced))
 			v[n++] = &l->files[i];
+	}
 	qsort(v, n, sizeof(*v), cmp_thread);
-	for (uint32_t i = 0, k; i < n; i = k) {
+	for (uint32_t i = 0, k; i < n; i = k, lines++) {
 		uint64_t bytes = 0;
 
 		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
@@ -43,6 +52,53 @@ void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t ro
 			    (unsigned long long)(bytes >> 20));
 	}
 	free(v);
+	return lines;
+}
+
+/*
+ * Will the layout make lf, which the preflight found no trace of?  The same
+ * test as the layout's own (layout.c: unseen, create_missing) short of the
+ * directory's identity, which only the layout's open of it gives.
+ */
+static bool layout_makes(const struct layout_file *lf, const struct tgt_seen *s)
+{
+	return !s->ino && !s->link && !lf->is_device && lf->allow_create && (lf->need || lf->grows) &&
+	       !layout_defers(lf);
+}
+
+/*
+ * Will it extend lf, a regular file shorter than its jobs need?  If it is
+ * ioplan's (its mark), empty, or the user's and allowed to be written, as
+ * layout.c's check_existing decides; one that is refused says no layout line.
+ */
+static bool layout_extends(const struct layout_file *lf, const struct tgt_seen *s, bool foreign_allowed)
+{
+	char why[256];
+
+	if (!s->ino || !s->regular || lf->is_device || s->size >= lf->need)
+		return false;
+	return foreign_allowed || layout_adopts_empty(s->size, lf->need, lf->grows) ||
+	       mark_is_ours(mark_read_path(lf->path, why, sizeof(why)));
+}
+
+uint32_t layout_announce(struct layout *l, const struct plan *p, struct results *r, uint32_t round)
+{
+	/* fio says "may be ignored" between two threads' layout lines: from there on, after the layout. */
+	int32_t upto = layout_first_ignoring(p);
+
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct layout_file *lf = &l->files[i];
+		const struct tgt_seen *s = layout_seen_at(l, lf);
+
+		lf->announced = s && lf->first_job < upto && layout_in_round(lf, round) &&
+				(layout_makes(lf, s) || layout_extends(lf, s, p->allow_existing_file_write));
+	}
+	return note_threads(l, r, round, true);
+}
+
+void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t round)
+{
+	(void)note_threads(l, r, round, false);
 }
 
 /*

@@ -11,10 +11,13 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import unittest
 
-from common import FIO, TmpDirCase, loop_device, mark_of, run, run_as_fio, run_fio
+from common import BIN, FIO, TRACED_ENV, TmpDirCase, loop_device, mark_of, run, run_as_fio, run_fio, wait_until
 
 
 def json_of(stdout):
@@ -581,6 +584,37 @@ class RunParity(TmpDirCase):
                               for j in json_of(p.stdout)["jobs"]]
             self.assertEqual(moved["ioplan"], moved["fio"], f"as_fio={as_fio}")
             self.assertEqual(moved["fio"], [("ss-write", 0, 0, 2 << 20), ("ss-read", 0, 2 << 20, 0)])
+
+
+@unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+class LayoutLine(TmpDirCase):
+    def held_layout(self, size):
+        """Runs a read job of size under strace, which holds the layout's first write
+        for 10 minutes, until stdout says it lays the file out: its stdout then."""
+        out = self.tmp / "out.txt"
+        argv = ["strace", "-f", "-o", "/dev/null", "-e", "trace=pwrite64",
+                "-e", "inject=pwrite64:delay_enter=600000000:when=1",
+                BIN, "--name=x", "--rw=read", f"--size={size}", "--runtime=1", f"--directory={self.tmp}"]
+        with open(out, "w") as f:
+            proc = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=TRACED_ENV,
+                                    start_new_session=True)
+        try:
+            wait_until(lambda: "Laying out" in out.read_text() or proc.poll() is not None, 120,
+                       "the layout line, or the end")
+            self.assertIsNone(proc.poll(), out.read_text())  # still held in its first write
+            return out.read_text()
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+    def test_said_before_the_layout_writes_as_fio(self):
+        # fio says "Laying out IO file" and then writes.  ioplan said it once the layout was
+        # over, and piped, with the final report: a layout of minutes said nothing meanwhile.
+        self.assertIn("x: Laying out IO file (1 file / 8MiB)", self.held_layout("8m"))
+        # A file of ioplan's that the job needs longer is extended: said before, too.
+        (self.tmp / "x.0.0").unlink(missing_ok=True)  # made, or not yet, when the line came
+        self.assertEqual(run(["--name=x", "--rw=read", "--size=4m", f"--directory={self.tmp}"]).returncode, 0)
+        self.assertIn("x: Laying out IO file (1 file / 16MiB)", self.held_layout("16m"))
 
 
 if __name__ == "__main__":
