@@ -203,9 +203,9 @@ int list_cmd(const cmd_opts &o)
 		      "source", "host", "plan", "figures");
 	out += line;
 	for (const auto &r : rows) {
-		std::snprintf(line, sizeof(line), "%6lld  %-19s  %-20.20s  %-6s  %-16.16s  %-12.12s  %zu%s\n",
-			      (long long)r.id, when(r.started_s).c_str(), resdb::printable(r.label).c_str(),
-			      r.source.c_str(), resdb::printable(r.host).c_str(), r.plan_hash.c_str(), r.figures,
+		std::snprintf(line, sizeof(line), "%6lld  %-19s  %s  %-6s  %s  %-12.12s  %zu%s\n",
+			      (long long)r.id, when(r.started_s).c_str(), resdb::column(r.label, 20).c_str(),
+			      r.source.c_str(), resdb::column(r.host, 16).c_str(), r.plan_hash.c_str(), r.figures,
 			      r.interrupted ? "  interrupted" : r.failed ? "  failed" : "");
 		out += line;
 	}
@@ -224,15 +224,15 @@ std::string ranks_text(const resdb::run_record &r)
 	s << line;
 	for (const auto &k : r.ranks) {
 		if (k.error) {
-			std::snprintf(line, sizeof(line), "%-5d %-16.16s error %d (%s)\n", k.rank,
-				      resdb::printable(k.host).c_str(), k.error,
+			std::snprintf(line, sizeof(line), "%-5d %s error %d (%s)\n", k.rank,
+				      resdb::column(k.host, 16).c_str(), k.error,
 				      std::strerror(k.error));
 			s << line;
 		}
 		for (const auto &f : k.figures) {
 			double sec = (double)f.runtime_ns / 1e9;
-			std::snprintf(line, sizeof(line), "%-5d %-16.16s %-16.16s %-5s %12s %12s %14llu %12llu %12s\n",
-				      k.rank, resdb::printable(k.host).c_str(), resdb::printable(f.job).c_str(), f.ddir.c_str(),
+			std::snprintf(line, sizeof(line), "%-5d %s %s %-5s %12s %12s %14llu %12llu %12s\n",
+				      k.rank, resdb::column(k.host, 16).c_str(), resdb::column(f.job, 16).c_str(), f.ddir.c_str(),
 				      resdb::table_cell(sec > 0 ? f.ios / sec : 0.0, 1, 12).c_str(),
 				      resdb::table_cell(sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, 2, 12).c_str(),
 				      (unsigned long long)f.io_bytes, (unsigned long long)f.ios,
@@ -265,8 +265,8 @@ std::string show_text(const resdb::run_record &r)
 	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
 	for (size_t i = 0; i < r.figures.size(); i++) {
 		const resdb::figure &f = r.figures[i];
-		std::string job = printable(resdb::job_label(f.job, ord[i].k, ord[i].of > 1));
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %12s %12s %12s %12s %12s\n", job.c_str(), f.ddir.c_str(),
+		std::string job = resdb::column(resdb::job_label(f.job, ord[i].k, ord[i].of > 1), 16);
+		std::snprintf(line, sizeof(line), "%s %-5s %12s %12s %12s %12s %12s\n", job.c_str(), f.ddir.c_str(),
 			      resdb::table_cell(f.iops, 1, 12).c_str(), resdb::table_cell(f.bw_bytes / 1048576, 2, 12).c_str(),
 			      resdb::table_cell(f.p50_ns / 1e3, 1, 12).c_str(), resdb::table_cell(f.p99_ns / 1e3, 1, 12).c_str(),
 			      resdb::table_cell(f.p999_ns / 1e3, 1, 12).c_str());

@@ -254,7 +254,7 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	out += line;
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
-		std::snprintf(line, sizeof(line), "%-16.16s %-5s %-8s %14s %14s %8s  %-18s %s\n", printable(m.label).c_str(),
+		std::snprintf(line, sizeof(line), "%s %-5s %-8s %14s %14s %8s  %-18s %s\n", column(m.label, 16).c_str(),
 			      m.ddir.c_str(), m.metric.c_str(), table_cell(m.a, 1, 14).c_str(), table_cell(m.b, 1, 14).c_str(),
 			      m.comparable ? pct(m.change).c_str() : "n/a",
 			      iv.c_str(),

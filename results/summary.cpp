@@ -123,8 +123,8 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		std::string odd;
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);
-		std::snprintf(line, sizeof(line), "%-24.24s %-16.16s %-5s %6zu  %-32s %-32s %-26s %s\n",
-			      g.group.empty() ? "(none)" : printable(g.group).c_str(), printable(g.job).c_str(),
+		std::snprintf(line, sizeof(line), "%s %s %-5s %6zu  %-32s %-32s %-26s %s\n",
+			      column(g.group.empty() ? "(none)" : g.group, 24).c_str(), column(g.job, 16).c_str(),
 			      g.ddir.c_str(), g.count, iops,
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;

@@ -7,11 +7,17 @@
 // A name (a label, a job's, a host's) comes from whoever wrote the job file or
 // the result imported: its control characters went to the terminal as they
 // were, a newline breaking the table's row and an escape sequence run by the
-// terminal (a colour, a window title, a clipboard write).
+// terminal (a colour, a window title, a clipboard write).  A name's column
+// was cut and padded by bytes ("%-16.16s"): a cut inside a UTF-8 character
+// left half of it for the terminal to show as a replacement mark, and a name
+// of accented or CJK letters pushed the columns after it out of line.
 #pragma once
 
+#include <clocale>
 #include <cstdio>
+#include <locale.h>
 #include <string>
+#include <wchar.h>
 
 namespace resdb {
 
@@ -41,6 +47,63 @@ inline std::string printable(const std::string &s)
 		}
 	}
 	return o;
+}
+
+// The code point of the UTF-8 character at s[i] and its length in bytes;
+// a byte that starts no well-formed character is U+FFFD, one byte long.
+inline char32_t utf8_at(const std::string &s, size_t i, size_t *len)
+{
+	unsigned char c = (unsigned char)s[i];
+	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	char32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+	for (size_t k = 1; n && k < n; k++) {
+		if (i + k >= s.size() || ((unsigned char)s[i + k] & 0xc0) != 0x80)
+			n = 0;
+		else
+			cp = cp << 6 | ((unsigned char)s[i + k] & 0x3f);
+	}
+	static const char32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (!n || cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		*len = 1;
+		return 0xfffd;
+	}
+	*len = n;
+	return cp;
+}
+
+// The terminal columns of code point cp: glibc's wcwidth under a UTF-8 locale
+// (two for a wide CJK character, none for a combining mark), whatever the
+// process's own locale is; one where it knows none.
+inline int columns_of(char32_t cp)
+{
+	static locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (cp < 0x80 || !utf8)
+		return 1;
+	locale_t was = uselocale(utf8);
+	int w = wcwidth((wchar_t)cp);
+	uselocale(was);
+	return w < 0 ? 1 : w;
+}
+
+// A name in a table's column of width terminal columns: printable(), cut at
+// a whole character, then padded with spaces to width.  A malformed byte is
+// shown as '?'.
+inline std::string column(const std::string &name, int width)
+{
+	std::string s = printable(name), o;
+	int used = 0;
+	for (size_t i = 0, n; i < s.size(); i += n) {
+		char32_t cp = utf8_at(s, i, &n);
+		int w = columns_of(cp);
+		if (used + w > width)
+			break;
+		used += w;
+		if (cp == 0xfffd && n == 1 && (unsigned char)s[i] >= 0x80)
+			o += '?';
+		else
+			o.append(s, i, n);
+	}
+	return o.append((size_t)(width - used), ' ');
 }
 
 } // namespace resdb

@@ -8,9 +8,10 @@ named, unless --force.  fio 3.33's own result files compare too.
 """
 import json
 import subprocess
+import unicodedata
 import unittest
 
-from common import FIO, TmpDirCase, run
+from common import BIN, FIO, TmpDirCase, run
 
 NULL = ["--name=n", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based",
         "--runtime=2"]
@@ -341,6 +342,33 @@ class TerminalText(TmpDirCase):
         self.assertIn("A: run 1 (lab?]0;TITLE??next?2J) ioplan", texts["1"])
         shown = json.loads(run(["results", "show", "1", "--output-format=json", f"--results-db={db}"]).stdout)
         self.assertEqual((shown["label"], shown["figures"][0]["job"]), (self.LABEL, self.JOB))
+
+    def test_names_are_cut_at_a_character_and_keep_the_columns_in_line(self):
+        # Columns were cut and padded by bytes ("%-20.20s"): 'aéé…' lost half of its tenth
+        # letter (not UTF-8 any more), and a name of CJK letters moved every column after it.
+        def width(s):
+            return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+        def text(args):
+            p = subprocess.run([BIN, *args, f"--results-db={db}"], capture_output=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stdout.decode("utf-8")  # strict: a cut character fails here
+
+        db = self.tmp / "results.db"
+        label, wide = "a" + "é" * 25, "日本語のジョブ名前テスト"
+        p = run([f"--name={wide}", "--ioengine=null", "--size=64k", "--rw=read", "--name=plain", "--ioengine=null",
+                 "--size=64k", "--rw=read", f"--save={label}", f"--results-db={db}", "--output-format=terse"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        listed = text(["results", "list"]).splitlines()
+        self.assertIn("a" + "é" * 19 + "  ioplan ", listed[1])
+        self.assertEqual(width(listed[1].split("  ioplan ")[0]), width(listed[0].split("source")[0]) - 2)
+        rows = [ln for ln in text(["results", "show", "1"]).splitlines() if " read " in ln]
+        self.assertEqual([width(ln.split(" read ")[0]) for ln in rows], [16, 16], rows)
+        self.assertTrue(rows[0].startswith("日本語のジョブ名 read"), rows)
+        for args in (["results", "summary", "--by=label"], ["compare", "1", "1"]):
+            with self.subTest(command=args[:2]):
+                rows = [ln for ln in text(args).splitlines() if " read " in ln]
+                self.assertEqual(len({width(ln.split(" read ")[0]) for ln in rows}), 1, rows)
 
 
 # numjobs=2 without group_reporting: fio's layout has one jobs[] entry per clone, both named a.
