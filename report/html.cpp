@@ -500,6 +500,10 @@ bool write_html(const std::vector<html_input> &in, std::ostream &out, std::strin
 		if (!r.doc.is_object() || !r.doc.contains("jobs") || !r.doc["jobs"].is_array()) {
 			*err = r.name + ": not a result document (no \"jobs\" array)";
 			return false;
+		} else if (r.doc["jobs"].empty()) {
+			// A page of empty tables and "Caveats: None found." read as a run that went well.
+			*err = r.name + ": the result holds no jobs: nothing to report";
+			return false;
 		}
 	std::string items;
 	std::vector<std::string> sections;

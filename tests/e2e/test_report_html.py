@@ -217,6 +217,16 @@ class Page(TmpDirCase):
         p = run(["report", str(self.tmp / "nojobs.json")])
         self.assertEqual(p.returncode, 2)
         self.assertIn("no \"jobs\" array", p.stderr)
+        # No job at all drew a page of empty tables saying "Caveats: None found.", exit 0.
+        good = self.tmp / "good.json"
+        self.assertEqual(run(["--name=g", "--ioengine=null", "--size=1m", "--output-format=json",
+                              f"--output={good}"]).returncode, 0)
+        self.write("empty.json", '{"fio version": "fio-3.33", "jobs": []}')
+        for args in ([str(self.tmp / "empty.json")], [str(good), str(self.tmp / "empty.json")]):
+            p = run(["report", *args, "-o", str(self.tmp / "e.html")])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("empty.json: the result holds no jobs: nothing to report", p.stderr)
+            self.assertFalse((self.tmp / "e.html").exists())
 
 
 class SameNamedJobs(TmpDirCase):
