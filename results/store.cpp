@@ -597,6 +597,21 @@ size_t store::save_all(const std::vector<run_record> &runs)
 	return added;
 }
 
+// The runs whose uuid starts with ref (up to three: enough to say it is ambiguous).
+std::vector<int64_t> store::uuid_prefixed(const std::string &ref)
+{
+	std::vector<int64_t> out;
+	if (ref.size() < 6 || ref.find_first_not_of("0123456789abcdef") != std::string::npos)
+		return out;
+	stmt u(db_, "SELECT id FROM runs WHERE substr(uuid, 1, length(?1)) = ?1 ORDER BY id LIMIT 3", *this);
+	u.bind(1, ref);
+	each_row(u, "cannot read the results store", [&] { out.push_back(u.i64(0)); });
+	return out;
+}
+
+// A run by id, label (the latest of that label) or uuid prefix.  A prefix of
+// several runs' uuids named the first it met, and a label that was also the
+// start of another run's uuid hid it: both are refused, naming the runs.
 int64_t store::find(const std::string &ref)
 {
 	bool digits = !ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos;
@@ -610,14 +625,26 @@ int64_t store::find(const std::string &ref)
 	l.bind(1, ref);
 	int rc = l.step();
 	check(rc, "cannot read the results store");
-	if (rc == SQLITE_ROW)
-		return l.i64(0);
-	if (ref.size() >= 6 && ref.find_first_not_of("0123456789abcdef") == std::string::npos) {
-		stmt u(db_, "SELECT id FROM runs WHERE uuid LIKE ? || '%'", *this);
-		u.bind(1, ref);
-		if (u.step() == SQLITE_ROW)
-			return u.i64(0);
-	}
+	int64_t labelled = rc == SQLITE_ROW ? l.i64(0) : 0;
+	std::vector<int64_t> by_uuid = uuid_prefixed(ref);
+	auto ids = [](const std::vector<int64_t> &v) {
+		std::string s;
+		for (size_t i = 0; i < v.size() && i < 2; i++)
+			s += (i ? ", " : "") + std::to_string(v[i]);
+		return s + (v.size() > 2 ? ", ..." : "");
+	};
+	if (labelled)
+		by_uuid.erase(std::remove(by_uuid.begin(), by_uuid.end(), labelled), by_uuid.end());
+	if (labelled && by_uuid.empty())
+		return labelled;
+	if (labelled)
+		throw store_error(path_ + ": '" + ref + "' is run " + std::to_string(labelled) +
+				  "'s label and the start of the uuid of run " + ids(by_uuid) + ": name the run by its id");
+	if (by_uuid.size() == 1)
+		return by_uuid[0];
+	if (by_uuid.size() > 1)
+		throw store_error(path_ + ": '" + ref + "' starts the uuids of runs " + ids(by_uuid) +
+				  ": give more of the uuid, or the id");
 	throw store_error(path_ + ": no run '" + ref + "' (by id, label or uuid; ioplan results list shows them)");
 }
 

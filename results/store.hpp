@@ -101,7 +101,9 @@ public:
 
 	// The id of the run with this uuid, 0 for none.
 	int64_t id_of_uuid(const std::string &uuid);
-	// A run by id, by label (the latest with it) or by uuid prefix.
+	// A run by id, by label (the latest with it) or by uuid prefix (six hex
+	// digits or more); a prefix of several runs, or a label that starts
+	// another run's uuid, is refused (store_error).
 	int64_t find(const std::string &ref);
 	run_record load(int64_t id);
 	std::vector<run_row> list();
@@ -118,6 +120,7 @@ public:
 					      std::vector<std::pair<int64_t, std::string>> *damaged);
 
 private:
+	std::vector<int64_t> uuid_prefixed(const std::string &ref);
 	sqlite3 *db_ = nullptr;
 	bool wrote_ = false;	// opened to write: it checkpoints as it closes
 	bool reading_ = false;	// opened to read: a refusal is not about writing

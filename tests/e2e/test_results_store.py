@@ -381,6 +381,34 @@ class RunIds(StoreCase):
         p = self.results("show", "3", ok=False)
         self.assertIn("no run '3'", p.stderr)
 
+    def test_a_name_of_more_than_one_run_is_refused(self):
+        # A uuid prefix of two runs named the first the store met; a label that starts
+        # another run's uuid hid that run from lookup by its prefix.
+        out = self.tmp / "one.json"
+        self.assertEqual(run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json",
+                              f"--output={out}"]).returncode, 0)
+        doc = json.loads(out.read_text())
+        for n, uuid in enumerate(("abcdef01" + "1" * 24, "abcdef02" + "2" * 24)):
+            doc["ioplan"]["uuid"] = uuid
+            (self.tmp / f"u{n}.json").write_text(json.dumps(doc))
+            self.results("import", str(self.tmp / f"u{n}.json"))
+        self.assertEqual(self.ioplan_run(label="abcdef02").returncode, 0)
+        p = self.results("show", "abcdef", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("'abcdef' starts the uuids of runs 1, 2: give more of the uuid, or the id", p.stderr)
+        p = self.results("show", "abcdef02", ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("'abcdef02' is run 3's label and the start of the uuid of run 2: name the run by its id",
+                      p.stderr)
+        before = sha(self.db)
+        self.assertEqual(self.results("rm", "abcdef", ok=False).returncode, 2)
+        self.assertEqual(sha(self.db), before)
+        shown = {x: json.loads(self.results("show", x, "--output-format=json").stdout)["uuid"]
+                 for x in ("abcdef01", "abcdef0222", "2", "3")}
+        self.assertEqual(shown["abcdef01"], "abcdef01" + "1" * 24)
+        self.assertEqual(shown["abcdef0222"], shown["2"])
+        self.assertEqual(shown["3"], self.listing()[2]["uuid"])
+
     def test_a_store_of_schema_2_migrates_and_keeps_every_run(self):
         for label in ("a", "b", "c"):
             self.assertEqual(self.ioplan_run(label=label).returncode, 0)
