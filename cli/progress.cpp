@@ -94,7 +94,7 @@ std::string done_part(const eng_status &st)
 
 uint64_t per_sec(uint64_t now, uint64_t before, uint64_t dt_ns)
 {
-	// Counters restart with each group's window: then all of now is new.
+	// The counters only grow (eng_status); one that fell would be taken as all new.
 	uint64_t delta = now >= before ? now - before : now;
 	return (uint64_t)((unsigned __int128)delta * 1000000000u / dt_ns);
 }

@@ -615,22 +615,25 @@ int eng_get_status(struct eng *e, struct eng_status *st)
 	st->phase = (enum eng_phase)atomic_load_explicit(&e->phase, memory_order_relaxed);
 	st->nr_running = 0;
 	st->files_open = 0;
-	memset(st->bytes, 0, sizeof(st->bytes));
-	memset(st->ios, 0, sizeof(st->ios));
 	pthread_mutex_lock(&e->mu);
+	memcpy(st->bytes, e->past_bytes, sizeof(st->bytes));
+	memcpy(st->ios, e->past_ios, sizeof(st->ios));
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
 		struct worker *w = e->cur[i];
 
+		/* An ended thread's I/O still counts: left out, the totals fell as it
+		 * ended and a rate taken across that (the progress line's, the
+		 * --bandwidth-log lines) counted the other threads' I/O again. */
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			st->bytes[d] += atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed);
+			st->ios[d] += atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed);
+		}
 		if (!atomic_load_explicit(&w->pub.running, memory_order_relaxed))
 			continue;
 		st->nr_running++;
 		/* At most openfiles of a thread's files are open at once (worker_files.c). */
 		st->files_open += w->job->openfiles && w->job->openfiles < w->clone->nr_files
 					  ? w->job->openfiles : w->clone->nr_files;
-		for (int d = 0; d < PLAN_DDIR_NR; d++) {
-			st->bytes[d] += atomic_load_explicit(&w->pub.bytes[d], memory_order_relaxed);
-			st->ios[d] += atomic_load_explicit(&w->pub.ios[d], memory_order_relaxed);
-		}
 	}
 	pthread_mutex_unlock(&e->mu);
 	if (st->states)

@@ -131,7 +131,10 @@ struct eng_status {
 	uint32_t files_open;
 	char *states;
 	uint64_t elapsed_ns;		/* since eng_start */
-	uint64_t bytes[PLAN_DDIR_NR];	/* completed so far in the current window, all threads */
+	/* Completed so far by every thread of the run, ended ones and those of
+	 * earlier stonewall groups too, so a rate taken between two statuses is
+	 * the I/O done between them (the ramp_time of a time_based job counts none). */
+	uint64_t bytes[PLAN_DDIR_NR];
 	uint64_t ios[PLAN_DDIR_NR];
 	double done_fraction;		/* 0..1, or < 0 when unknown */
 	uint64_t eta_ns;		/* UINT64_MAX when unknown */

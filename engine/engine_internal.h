@@ -51,6 +51,9 @@ struct eng {
 	_Atomic int phase;
 	struct worker **cur;		/* workers of the running segment */
 	uint32_t nr_cur;
+	/* Bytes and I/Os of the workers of the segments already over (guarded by mu):
+	 * eng_status counts them with the running segment's, so its totals never fall. */
+	uint64_t past_bytes[PLAN_DDIR_NR], past_ios[PLAN_DDIR_NR];
 	uint32_t res_cap;
 	/* Where the plan is, for eng_status's estimate (guarded by mu). */
 	uint32_t seg_a, seg_b;		/* the running segment's jobs */

@@ -85,7 +85,7 @@ void agg_bw_log::tick(const eng_status &st)
         return;
     uint64_t ms = (st.elapsed_ns - last_ns_) / 1000000ull;
     for (int d = 0; d < PLAN_DDIR_NR; d++) {
-        // The totals restart with each measured window (ramp_time, a new group).
+        // The totals only grow (eng_status); one that fell would be taken as all new.
         uint64_t bytes = st.bytes[d] >= last_bytes_[d] ? st.bytes[d] - last_bytes_[d] : st.bytes[d];
         uint64_t kib_s = ms ? bytes * 1000 / ms / 1024 : 0;
         if (fd_[d] >= 0) {

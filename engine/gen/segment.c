@@ -431,6 +431,10 @@ static void seg_free(struct eng *e, struct seg_run *s)
 {
 	pthread_mutex_lock(&e->mu);
 	for (uint32_t i = 0; i < e->nr_cur; i++) {
+		for (int d = 0; d < PLAN_DDIR_NR; d++) {
+			e->past_bytes[d] += atomic_load_explicit(&e->cur[i]->pub.bytes[d], memory_order_relaxed);
+			e->past_ios[d] += atomic_load_explicit(&e->cur[i]->pub.ios[d], memory_order_relaxed);
+		}
 		clone_log_close(e->cur[i]->lg.log);
 		if (e->cur[i]->snap.valid)
 			res_clone_release(&e->cur[i]->snap.res);

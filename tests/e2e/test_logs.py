@@ -504,6 +504,25 @@ class LogBehaviour(LogsTmp):
             mid = rows[1][1]
             self.assertTrue(mid == 0 if d == 2 else 500 <= mid <= 1100, (name, rows))
 
+    def test_bandwidth_log_as_a_job_ends_before_the_others(self):
+        """A job of the group ending first keeps its I/O in the aggregate: each line is the
+        group's KiB since the previous one, so the lines add up to no more than the jobs did.
+        (The status summed running threads only: as `a` ended, `b`'s I/O since its start
+        counted again, a line of 2.5 times the group's rate; the tick after the run a 0.)"""
+        self.write("two.fio", "[global]\nioengine=null\nrw=read\nbs=64k\nsize=1m\ntime_based\nrate=8m\n"
+                   "[a]\nruntime=1200ms\n[b]\nruntime=2700ms\n")
+        p = run(["--bandwidth-log", "--output-format=json", str(self.tmp / "two.fio")], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        total_kib = sum(j["read"]["io_bytes"] for j in json.loads(p.stdout)["jobs"]) / 1024
+        rows = read_log(self.tmp / "agg-read_bw.log")
+        logged_kib, before = 0.0, 0
+        for t, kib_s, *_ in rows:
+            logged_kib += kib_s * (t - before) / 1000
+            before = t
+        self.assertLessEqual(logged_kib, total_kib * 1.02, rows)
+        # Lost at most the time after the last line (one interval, 500 ms of 2.7 s).
+        self.assertGreaterEqual(logged_kib, total_kib * 0.5, rows)
+
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class FioLogDifferentialMore(LogsTmp):
