@@ -266,30 +266,63 @@ static void engine_line(struct eng *e, const struct plan_job *j, uint32_t i, int
 		res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i, "%s", line);
 }
 
+/* fio's line for an exec_prerun or exec_postrun command (mode): where its output goes. */
+static void env_line(struct eng *e, const struct plan_job *j, uint32_t i, const char *mode)
+{
+	char path[4096], ext[16];
+
+	snprintf(ext, sizeof(ext), "%s.txt", mode);
+	plan_job_output_name(path, sizeof(path), j, ext);
+	res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i, "%s : Saving output of %s in %s", j->name, mode,
+		    path);
+}
+
+/* The exec_postrun lines of jobs a..b-1, a segment's: its clones end after they all started. */
+static void postrun_lines(struct eng *e, uint32_t a, uint32_t b)
+{
+	for (uint32_t i = a; i < b; i++) {
+		const struct plan_job *j = plan_job_at(e->plan, i);
+
+		for (uint32_t c = 0; j && j->exec_postrun && c < j->nr_clones; c++)
+			env_line(e, j, i, "postrun");
+	}
+}
+
 /*
  * fio's notes as each thread starts, clone by clone in fio's order: what the
  * engine says as it sets up (cpuio, exec), that a synchronous engine with
- * iodepth above 1 runs at depth 1, then what the engine says as it starts its
- * work (exec).  The normal output prints them where fio does, after the
- * Starting line; the cli sends them to stderr when stdout carries JSON or
- * terse output (run as fio, ahead of the document, as fio's).
+ * iodepth above 1 runs at depth 1, where exec_prerun's output goes, then what
+ * the engine says as it starts its work (exec); and where exec_postrun's goes,
+ * each stonewall segment's once its clones have all started.  The normal
+ * output prints them where fio does, after the Starting line; the cli sends
+ * them to stderr when stdout carries JSON or terse output (run as fio, ahead
+ * of the document, as fio's).
  */
 static void fio_notes(struct eng *e)
 {
+	uint32_t seg = 0;
+
 	for (uint32_t i = 0; i < e->plan->nr_jobs; i++) {
 		const struct plan_job *j = plan_job_at(e->plan, i);
 
 		if (!j)
 			continue;
+		if (j->stonewall && i > seg) {
+			postrun_lines(e, seg, i);
+			seg = i;
+		}
 		for (uint32_t c = 0; c < j->nr_clones; c++) {
 			engine_line(e, j, i, IOE_FIO_LINE_INIT);
 			if (j->iodepth > 1 && ioe_is_sync(j->ioengine))
 				res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i,
 					    "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 					    "queue depth will be capped at 1");
+			if (j->exec_prerun)
+				env_line(e, j, i, "prerun");
 			engine_line(e, j, i, IOE_FIO_LINE_START);
 		}
 	}
+	postrun_lines(e, seg, e->plan->nr_jobs);
 }
 
 /* The ranks' agreement on shared files (eng_sync.layout_share) applied to the layout. */

@@ -12,7 +12,8 @@ files it finds by name (the same set as fio's), and its --type file run
 on an existing file, a fio-btrace2fio job on the existing file it replays to,
 the Phoronix Test Suite's job file (disk_util=0) and its IOPS=/BW= lines,
 kubestr's rule that anything on stderr fails the run and its "rw" key, and
-Debian's fio_jsonplus_clat2csv on ioplan's json+.
+Debian's fio_jsonplus_clat2csv on ioplan's json+, and the lines fio prints for the
+exec_prerun/exec_postrun commands genfio -B/-A adds.
 """
 import hashlib
 import json
@@ -259,6 +260,33 @@ class Btrace2fio(TmpDirCase):
         # Reading a file that is not ioplan's is never refused, whoever runs it.
         p = run(["--name=r", f"--filename={target}", "--rw=randread", "--size=2m", "--output-format=json"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
+
+
+@unittest.skipUnless(shutil.which("fio"), "fio is not installed")
+class Genfio(TmpDirCase):
+    # genfio -B CMD -A CMD writes exec_prerun=CMD and exec_postrun=CMD into the [global] of
+    # its stonewalled jobs.  fio says where each command's output goes, for each clone, as
+    # the command runs.  thread=1: fio's job processes repeat the lines still in their
+    # stdio buffer when stdout is a pipe.
+    JOB = ("[global]\nioengine=null\nsize=1m\nthread=1\nexec_prerun=echo before\nexec_postrun=echo after\n"
+           "[write-a]\nstonewall\nrw=write\nnumjobs=2\n[read-a]\nstonewall\nrw=read\n")
+
+    def test_where_the_commands_output_goes(self):
+        said = {}
+        for who, tool in (("fio", run_fio_direct), ("ioplan", run_as_fio)):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(self.JOB)
+            p = tool(["job.fio"], cwd=d)
+            self.assertEqual((p.returncode, p.stderr), (0, ""), who)
+            said[who] = [line for line in p.stdout.splitlines() if "Saving output" in line]
+            self.assertEqual((d / "read-a.postrun.txt").read_text(), "after\n")
+        line = "{} : Saving output of {} in {}.{}.txt"
+        self.assertEqual(said["ioplan"], [line.format("write-a", "prerun", "write-a", "prerun")] * 2 +
+                         [line.format("write-a", "postrun", "write-a", "postrun")] * 2 +
+                         [line.format("read-a", m, "read-a", m) for m in ("prerun", "postrun")])
+        # fio's clones run at once: its order within a group is the threads'.
+        self.assertEqual(sorted(said["ioplan"]), sorted(said["fio"]))
 
 
 class Phoronix(TmpDirCase):
