@@ -54,7 +54,7 @@ struct args {
     std::string trigger_file, trigger_cmd;
     uint64_t trigger_timeout_ns = 0;
     uint64_t eta_newline_ns = 0;    // end the progress line with a newline this often
-    uint64_t eta_interval_ns = 0;   // progress line interval; 0 = every 500 ms
+    uint64_t eta_interval_ns = 0;   // progress line interval; 0 = every 500 ms (run as fio: 1 s)
     uint64_t status_interval_ns = 0;
     std::string idle_prof;
     // Many ranks (cli/mpi/mpi.hpp): where each rank writes its whole result, the

@@ -238,7 +238,7 @@ const std::vector<flag> table = {
      "may serve), stay in the report.", "w"},
     {"eta-newline", flag_arg::required, "TIME", RUN, "end the progress line with a newline every TIME (bare number: s)",
      [](ctx &c, str v) { c.a.eta_newline_ns = time_value(c, v, 1000000); }, "", "E"},
-    {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, at least 100ms)",
+    {"eta-interval", flag_arg::required, "TIME", RUN, "redraw the progress line every TIME (default 500ms, run as fio 1s; at least 100ms)",
      [](ctx &c, str v) { c.a.eta_interval_ns = time_value(c, v, 100000000); }, "", "O"},
     {"status-interval", flag_arg::required, "TIME", RUN,
      "every TIME (bare number: s; at least 1ms), the full report of the results so far",

@@ -364,7 +364,10 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     int eta_fd = rank0 ? progress_fd(a) : -1;
     bool show_progress = eta_fd >= 0;
     progress_line line(p);
-    line.set_timing(a.eta_interval_ns, a.eta_newline_ns);
+    // Run as fio, fio's one line a second (its eta_interval): a log of a piped
+    // --eta=always run had twice fio's lines.
+    uint64_t every = a.eta_interval_ns || a.who != report::personality::fio ? a.eta_interval_ns : 1000000000ull;
+    line.set_timing(every, a.eta_newline_ns);
     line.set_copies(live ? live->ranks() : 1);
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;

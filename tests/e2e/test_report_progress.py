@@ -57,6 +57,21 @@ class Progress(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertNotIn("Jobs:", p.stdout + p.stderr)
 
+    def test_run_as_fio_a_line_a_second_as_fios(self):
+        # fio's progress line comes once a second (its eta_interval); run as fio, ioplan
+        # drew one every 500 ms: a piped --eta=always log had twice fio's lines.  Lines are at
+        # least the interval apart, so a 3.5 s run has at most 5 however loaded the machine.
+        args = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=3500ms", "--rate=10m",
+                "--eta=always", "--eta-newline=1"]
+        runs = {"ioplan": run_as_fio(args)}
+        if FIO:
+            runs["fio"] = run_fio(args)
+        for who, p in runs.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                lines = p.stdout.replace("\r", "\n").count("Jobs: ")
+                self.assertIn(lines, range(1, 6), p.stdout)
+
     def test_the_banner_is_on_stdout_while_the_run_goes_on(self):
         # fio prints normal output's banner as the run starts; ioplan held it with the report
         # until the end, so `ioplan job | tee log` showed nothing of a long run.  The job reads
