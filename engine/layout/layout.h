@@ -52,6 +52,8 @@ struct layout_file {
 	int32_t first_job;		/* for messages */
 	const struct plan_job *job;	/* first_job's: its write content is the layout's data */
 	uint32_t first_clone;		/* of first_job: the thread fio lays the file out in */
+	uint32_t first_names;		/* how often that thread names it (filename=a:a, filename_format
+					 * without $filenum): fio counts each in its layout line */
 	bool laid_out;			/* created or extended by this run's layout */
 	bool announced;			/* its layout line was given before the layout (layout_announce) */
 	bool made;			/* this run made it (its layout or its job's first open) */

@@ -24,7 +24,9 @@ static int cmp_thread(const void *a, const void *b)
 /*
  * fio's "Laying out IO file (1 file / 4MiB)", once per thread that lays files
  * out (the first to use each), with their count and fio's total of their
- * sizes; the normal output prints them under the banner, as fio does.
+ * sizes; the normal output prints them under the banner, as fio does.  A file
+ * the thread names more than once counts once per name, as each is one of
+ * fio's files (nrfiles=16 with filename_format=file$jobnum: 16 files).
  * announced: the files layout_announce picked, else those laid out without
  * being announced.  Returns the lines noted.
  */
@@ -44,11 +46,14 @@ static uint32_t note_threads(const struct layout *l, struct results *r, uint32_t
 	qsort(v, n, sizeof(*v), cmp_thread);
 	for (uint32_t i = 0, k; i < n; i = k, lines++) {
 		uint64_t bytes = 0;
+		uint32_t files = 0;
 
-		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++)
-			bytes += v[k]->need;
+		for (k = i; k < n && !cmp_thread(&v[i], &v[k]); k++) {
+			bytes += v[k]->need * v[k]->first_names;
+			files += v[k]->first_names;
+		}
 		res_msg_add(r, RES_MSG_NOTE, "layout", v[i]->first_job, "Laying out IO file%s (%u file%s / %s%lluMiB)",
-			    k - i > 1 ? "s" : "", k - i, k - i > 1 ? "s" : "", k - i > 1 ? "total " : "",
+			    files > 1 ? "s" : "", files, files > 1 ? "s" : "", files > 1 ? "total " : "",
 			    (unsigned long long)(bytes >> 20));
 	}
 	free(v);

@@ -182,6 +182,9 @@ static void dedupe(struct layout *l)
 				a->first_job = b->first_job;
 				a->job = b->job;
 				a->first_clone = b->first_clone;
+				a->first_names = b->first_names;
+			} else if (b->first_job == a->first_job && b->first_clone == a->first_clone) {
+				a->first_names += b->first_names;
 			}
 			continue;
 		}
@@ -251,6 +254,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->first_job = (int32_t)i;
 				lf->job = j;
 				lf->first_clone = c;
+				lf->first_names = 1;
 				lf->fallocate = j->fallocate;
 				lf->create_fsync = j->create_fsync;
 				note_use(lf, j, &j->clones[c], &j->clones[c].files[f], i);

@@ -568,6 +568,21 @@ class RunParity(TmpDirCase):
         self.assertEqual(banner["fio"][:2], ["fio-3.33", "Starting 2 threads and 2 processes"])
         self.assertIn("b: Laying out IO file (1 file / 1MiB)", banner["fio"])
 
+    def test_laying_out_counts_a_file_named_twice_as_fio(self):
+        # OpenZFS's perf jobs name nrfiles=16 files file$jobnum: one file, named 16
+        # times; fio counts every name ("16 files / total 2MiB"), as it does a name
+        # repeated in a filename= list.  ioplan counted the file once ("1 file / 0MiB").
+        text = ("[global]\nioengine=psync\nrw=read\nthread\n"
+                "[z]\nnrfiles=4\nfilesize=512k\nfilename_format=file$jobnum\nnumjobs=2\n"
+                "[l]\nsize=1m\nfilename=a:a:b\nstonewall\n")
+        lines = {}
+        for who, (p, _) in self.both(text, args=(), as_fio=True).items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            lines[who] = [l for l in p.stdout.splitlines() if "Laying out" in l]
+        self.assertEqual(lines["ioplan"], lines["fio"])
+        self.assertEqual(lines["fio"], ["z: Laying out IO files (4 files / total 2MiB)"] * 2
+                         + ["l: Laying out IO files (3 files / total 0MiB)"])
+
     def test_fio_s_steadystate_example_writes_dev_null(self):
         # fio's examples/steadystate.fio writes /dev/null and reads /dev/zero (here by
         # size, not for 5 minutes).  Writing /dev/null destroys nothing: fio runs it and
