@@ -94,6 +94,8 @@ private:
     std::unordered_map<std::string, int32_t> dropped_names_;
     // Paths the first clone of a job with numjobs>1 added (fio's filename_list): later clones skip them.
     std::unordered_set<std::string> claimed_;
+    // The size each file has once fio's setups of the jobs planned so far ran (fill_files).
+    std::unordered_map<std::string, uint64_t> set_up_;
     uint64_t files_ = 0, trace_ = 0, trace_runs_ = 1;
     most_files most_;
     void count_files(const job_def &d);

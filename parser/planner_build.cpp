@@ -203,22 +203,52 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off);
 // smallest block size, so the files and the job's amount are fio's
 // (nrfiles=3 filesize=256k-1m: 1340 KiB in all).
 // A file whose size already lies in the range keeps it and takes no draw, as
-// fio's setup_files: an existing regular file, or under the null engine, which
+// fio's setup_files: the size found (found_size), or under the null engine, which
 // has no file, size= over nrfiles (filesize=128k-256k size=256k: 256 KiB).
-static uint64_t file_size(const plan_job &j, uint32_t nfiles, bool extra, frand &draws, const std::string &path)
+static uint64_t file_size(const plan_job &j, uint32_t nfiles, bool extra, frand &draws, uint64_t found)
 {
     if (!j.filesize_min_bytes)
         return j.size_bytes / nfiles + (extra ? plan_min_bs(&j) : 0);
     uint64_t span = j.filesize_max_bytes - j.filesize_min_bytes;
     if (!span)
         return j.filesize_min_bytes;
-    struct stat st;
-    uint64_t found = j.ioengine == PLAN_IOENGINE_NULL ? j.size_bytes / nfiles
-                     : stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (j.ioengine == PLAN_IOENGINE_NULL)
+        found = j.size_bytes / nfiles;
     if (found >= j.filesize_min_bytes && found <= j.filesize_max_bytes)
         return found;
     uint64_t size = j.filesize_min_bytes + frand_below(&draws, span);
     return size - size % plan_min_bs(&j);
+}
+
+// The size fio's setup of a job finds a file at: what the setups of the jobs
+// planned before it left (fio sets every job's files up, in job and clone
+// order, before any job runs), else the regular file on disk (0: none).
+static uint64_t found_size(const std::string &path, const std::unordered_map<std::string, uint64_t> &set_up)
+{
+    auto it = set_up.find(path);
+    if (it != set_up.end())
+        return it->second;
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+// What fio's setup of clone c leaves file pf at, found at found (its extend_file,
+// as engine/layout/layout_found.c has it): a file shorter than the region is laid
+// out to the region's end by a job that reads it or overwrites it, else sized by
+// fallocate=, else left empty when fio removed it first (fallocate=none or keep).
+// A share of a size not known yet, a device or a file no setup sizes is left out:
+// later jobs find it as it is on disk.
+static void note_set_up(const plan_job &j, const plan_clone &c, const plan_file &pf, uint64_t found,
+                        std::unordered_map<std::string, uint64_t> &set_up)
+{
+    if (pf.is_device || pf.offset_ppm || pf.size_ppm || j.ioengine == PLAN_IOENGINE_NULL || j.create_on_open ||
+        plan_fills_device(&j))
+        return;
+    uint64_t end = c.offset_bytes + pf.size_bytes;
+    bool sizes = plan_rw_has_ddir(j.rw, PLAN_DDIR_READ) || (j.overwrite && !j.file_append) ||
+                 (j.fallocate != PLAN_FALLOCATE_NONE && j.fallocate != PLAN_FALLOCATE_KEEP);
+    bool unlinks = plan_rw_has_ddir(j.rw, PLAN_DDIR_WRITE) && !j.overwrite && !j.file_append;
+    set_up[pf.path] = end <= found ? found : sizes ? end : unlinks ? 0 : found;
 }
 
 // fio's file_append (get_start_offset): a regular file's I/O starts at its end,
@@ -260,7 +290,7 @@ bool claimed_by_first_clone(const job_def &d, const std::string &name, uint32_t 
 }
 
 void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name,
-                std::unordered_set<std::string> &claimed)
+                std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up)
 {
     std::vector<std::string> spelled;
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index, &spelled);
@@ -288,12 +318,16 @@ void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::s
         pf.path = plan_strdup(paths[f].c_str());
         if (!kept_spelled[f].empty())
             pf.fio_name = plan_strdup(kept_spelled[f].c_str());
-        pf.size_bytes = file_size(j, nfiles, f < extra, draws, paths[f]);
+        // A job only checked (--parse-only drops it) leaves no size for later ones: nothing runs.
+        const uint64_t found = j.filesize_min_bytes || !d.dropped ? found_size(paths[f], set_up) : 0;
+        pf.size_bytes = file_size(j, nfiles, f < extra, draws, found);
         pf.size_ppm = j.size_ppm;
         pf.offset_bytes = j.offset_bytes;
         pf.offset_ppm = j.offset_ppm;
         pf.is_device = !d.dropped && devices.is_device(paths[f], dir.size());
         append_at_end(pf, j);
+        if (!d.dropped)
+            note_set_up(j, c, pf, found, set_up);
     }
 }
 
@@ -437,7 +471,7 @@ static bool zones_turned_off(const job_def &d, const plan_job &j, uint32_t clone
 }
 
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base,
-              std::unordered_set<std::string> &claimed)
+              std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up)
 {
     const job_spec &s = d.spec;
     j = s.pj;
@@ -517,7 +551,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         fio_seeds(s, pc);
         pc.offset_bytes = j.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
                                                   rank_index() * s.rank_offset_increment;
-        fill_files(pc, d, j, d.section, claimed); // fio names files after the section, whatever name= says
+        fill_files(pc, d, j, d.section, claimed, set_up); // fio names files after the section, whatever name= says
         pc.zones_off = zones_turned_off(d, j, c);
     }
     // fio's fixup_options, which runs after its seeds are drawn: randseed= turns
@@ -709,7 +743,7 @@ void plan_builder::add(job_def &d)
     }
     plan_job &j = g.jobs[g.nr_jobs];
     d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
-    fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_);
+    fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_, set_up_);
     try {
         check_drawn_regions(d, j);
     } catch (...) {

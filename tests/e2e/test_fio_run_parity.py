@@ -450,6 +450,28 @@ class RunParity(TmpDirCase):
                         self.assertEqual((out["fio"][0], offsets(self.tmp / f"{case}-0-fio", log), out["fio"][2]),
                                          (moved, want, size))
 
+    def test_a_filesize_range_keeps_a_size_an_earlier_jobs_setup_leaves(self):
+        # A file whose size lies in a filesize= range is used at that size, with no draw;
+        # fio sets every job's files up before any job runs, so a later job finds the size
+        # the earlier setups left.  ioplan looked at the disk before the run (no file: a
+        # draw each): [r] read 436 KiB over files of 116, 228 and 100 KiB where fio reads
+        # the 300 KiB [w] made, and over [w]'s own drawn sizes (328 KiB) the same 436.
+        head = "[global]\nioengine=psync\ndirectory={dir}\nbs=4k\nfilename_format=f.$filenum\nnrfiles=3\n"
+        cases = {"sized": ("[w]\nrw=write\nsize=300k\n", [300 << 10] * 2, [100 << 10] * 3),
+                 "drawn": ("[w]\nrw=write\nfilesize=64k-256k\n", [328 << 10] * 2, [88 << 10, 120 << 10, 120 << 10])}
+        for case, (first, moved, sizes) in cases.items():
+            with self.subTest(case=case):
+                text = head + first + "[r]\nstonewall\nrw=randread\nfilesize=64k-256k\n"
+                out = {}
+                for who, (p, d) in self.both(text).items():
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    out[who] = ([j["read"]["io_bytes"] + j["write"]["io_bytes"] for j in json_of(p.stdout)["jobs"]],
+                                [(d / f"f.{n}").stat().st_size for n in range(3)])
+                    for n in range(3):
+                        (d / f"f.{n}").unlink()
+                self.assertEqual(out["ioplan"], out["fio"])
+                self.assertEqual(out["fio"], (moved, sizes))
+
     def test_verify_backlog_reads_count_and_come_as_fios(self):
         # verify_backlog's read-backs are in fio's do_io: number_ios= counts them
         # (ioplan made 20 writes and 20 reads of number_ios=20, fio 12 and 12), and
