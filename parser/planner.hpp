@@ -90,8 +90,8 @@ private:
     plan_job first_{};
     std::string first_name_;
     uint32_t group_jobs_ = 0;
-    // Dropped jobs' names, the first job of each name first (wait_for=).
-    std::unordered_map<std::string, int32_t> dropped_names_;
+    // Dropped jobs' names: the first job of each name, and how many have it (wait_for=).
+    std::unordered_map<std::string, std::pair<int32_t, uint32_t>> dropped_names_;
     // Paths the first clone of a job with numjobs>1 added (fio's filename_list): later clones skip them.
     std::unordered_set<std::string> claimed_;
     // The size each file has once fio's setups of the jobs planned so far ran (fill_files).

@@ -701,19 +701,28 @@ plan_group &plan_builder::group_for(const job_def &d)
     return g;
 }
 
+// The job wait_for= names: the earlier job of that name (the first, dropped
+// ones counted).  Two or more earlier jobs of the name are an error, as fio's
+// check_waitees makes them ("multiple waitees"); fio runs none of the jobs.
 int32_t plan_builder::wait_for(const job_def &d) const
 {
     const std::string &want = d.spec.wait_for;
     if (want.empty())
         return -1;
     auto dropped = dropped_names_.find(want);
-    int32_t id = dropped == dropped_names_.end() ? -1 : dropped->second;
+    int32_t id = dropped == dropped_names_.end() ? -1 : dropped->second.first;
+    uint32_t named = dropped == dropped_names_.end() ? 0 : dropped->second.second;
     for (uint32_t g = 0; g < p_->nr_groups; g++)
         for (uint32_t i = 0; i < p_->groups[g].nr_jobs; i++)
             if (want == p_->groups[g].jobs[i].name) {
                 int32_t kept = (int32_t)p_->groups[g].jobs[i].job_id;
-                return id < 0 || kept < id ? kept : id;
+                id = id < 0 || kept < id ? kept : id;
+                named++;
             }
+    if (named > 1)
+        fail(option_loc(d, "wait_for"), "wait_for=" + want + ": " + std::to_string(named) +
+                                            " earlier jobs have that name (fio 3.33 refuses it too: \"multiple "
+                                            "waitees\"); give them names of their own");
     if (id >= 0)
         return id;
     fail(option_loc(d, "wait_for"), "wait_for=" + want + ": no earlier job has that name");
@@ -776,7 +785,7 @@ void plan_builder::keep_or_drop(plan_job &j, const job_def &d)
         return;
     }
     if (keep_names_)
-        dropped_names_.emplace(j.name, (int32_t)j.job_id);
+        dropped_names_.emplace(j.name, std::make_pair((int32_t)j.job_id, 0u)).first->second.second++;
     plan_job_free(&j);
     j = plan_job{};
 }

@@ -4,13 +4,15 @@ by fio 3.33 and by ioplan: the same job files through both, the same amounts.
 Each class is one way fio reads a job file that ioplan used to refuse or read
 otherwise: text after a number, deprecated options, booleans above 1, values
 and options fio takes (file_service_type=TYPE:N, disk_util, atomic, 100%%),
-an unset ${VAR}, clone names, aliases in the JSON echo, bssplit's corners;
+an unset ${VAR}, clone names, aliases in the JSON echo, bssplit's corners,
+repeated section names and a wait_for= naming two jobs;
 and where ioplan reads otherwise on purpose (IEC units), the note giving fio's figure.
 The job files are small null-engine or psync jobs in a private directory, so
 the amounts compared are the ones each tool decides, not the machine's speed.
 """
 import json
 import os
+import shutil
 import subprocess
 import unittest
 
@@ -134,6 +136,33 @@ class LooseHeaders(BothCase):
         p = out["ioplan"][0]
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("job.fio:4:3: error: expected ']' to close the section header", p.stderr)
+
+
+class SameNames(BothCase):
+    # Job files repeat a section name ([a] twice, or a name= another section has):
+    # both run them as jobs of their own; but a wait_for= naming two earlier jobs is
+    # refused by fio ("multiple waitees", nothing runs), where ioplan waited for the first.
+    def test_repeated_names_run_as_jobs_of_their_own(self):
+        out = self.same_amounts("[global]\nioengine=null\nsize=64k\nrw=write\n[a]\n[a]\nbs=8k\n[b]\n")
+        self.assertEqual([a[:1] + a[3:] for a in self.amounts(out["fio"][1])],
+                         [("a", 65536, 16), ("a", 65536, 8), ("b", 65536, 16)])
+
+    def test_wait_for_a_name_two_jobs_have_is_refused_as_fio_refuses_it(self):
+        head = "[global]\nioengine=null\nsize=64k\nrw=write\n"
+        for body in ("[a]\n[a]\nbs=8k\n[b]\nwait_for=a\n", "[a]\nnumjobs=3\n[x]\nname=a\nstonewall\n[b]\nwait_for=a\n"):
+            with self.subTest(body=body):
+                out = self.both(head + body)
+                self.assertEqual(out["fio"][0].returncode, 1)
+                self.assertIn("b: multiple waitees a found", out["fio"][0].stderr)
+                p = out["ioplan"][0]
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn("error: wait_for=a: 2 earlier jobs have that name (fio 3.33 refuses it too: "
+                              "\"multiple waitees\")", p.stderr)
+                for who in ("fio", "ioplan"):
+                    self.assertEqual(sorted(f.name for f in out[who][2].iterdir()), ["job.fio"], who)
+                    shutil.rmtree(out[who][2])
+        # numjobs clones are one job: waiting for it is no duplicate, in either.
+        self.same_amounts(head + "[a]\nnumjobs=3\n[b]\nwait_for=a\n")
 
 
 class Deprecated(BothCase):
