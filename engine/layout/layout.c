@@ -641,7 +641,7 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 	if (!lf->allow_create)
 		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
 	if (!lf->need && !lf->grows)
-		return fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
+		return lf->as_found ? 0 : fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 	if (layout_defers(lf)) {
 		lf->deferred = true;	/* its job's first open makes it (layout_on_open.c) */
 		if (!l->tokens)

@@ -40,6 +40,9 @@ struct layout_file {
 	bool direct;
 	bool is_device;
 	bool allow_create;
+	bool as_found;			/* every job using it takes it as found (filestat under create_on_open):
+					 * missing, it is left to their stat to fail, as fio's, or to find
+					 * what an earlier job made (filecreate) */
 	enum plan_fallocate fallocate;	/* of the first job using it */
 	bool create_fsync;		/* some job using it wants it synced once laid out */
 	bool ours;			/* ioplan created it (mark found or created now) */

@@ -147,6 +147,7 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	lf->is_device = lf->is_device || f->is_device;
 	/* fio's open of a job that only reads or trims a file drawn of no length fails (ENOENT) */
 	lf->allow_create = lf->allow_create && j->allow_file_create && !(plan_file_drawn_empty(j, f) && !writes);
+	lf->as_found = lf->as_found && ioe_files_as_found(j);
 	lf->last_job = job_index;
 }
 
@@ -173,6 +174,7 @@ static void dedupe(struct layout *l)
 			a->direct |= b->direct;
 			a->is_device |= b->is_device;
 			a->allow_create &= b->allow_create;
+			a->as_found &= b->as_found;
 			a->create_fsync |= b->create_fsync;
 			a->shared = true;
 			if (b->last_job > a->last_job)
@@ -251,6 +253,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->path = j->clones[c].files[f].path;
 				lf->claim_fd = -1;
 				lf->allow_create = true;
+				lf->as_found = true;
 				lf->first_job = (int32_t)i;
 				lf->job = j;
 				lf->first_clone = c;
