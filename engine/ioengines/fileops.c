@@ -9,9 +9,10 @@
  * latency (nostat), so io_bytes are fio's, whose I/Os on these engines are fake
  * and whose one timed sample per file comes from opening it.
  *
- * filestat and filedelete work on files the layout made (or ioplan's own from
- * an earlier run: the engine is flagged as removing, so the safety checks
- * refuse a file ioplan did not create); dircreate makes its directories and
+ * filestat and filedelete work on files the layout made, an earlier group's
+ * filecreate job made (under create_on_open=1: layout.h's made_by_job), or
+ * ioplan's own from an earlier run (the engine is flagged as removing, so the
+ * safety checks refuse a file ioplan did not create); dircreate makes its directories and
  * marks them as ioplan's (mark.h) after the run (filecreate with unlink=1
  * removes the files it made then, as fio), and dirstat and dirdelete
  * make theirs at set-up when missing (as fio 3.37's).  dirdelete removes only

@@ -638,8 +638,8 @@ static int create_missing(struct layout *l, struct layout_file *lf, struct resul
 
 	if (lf->is_device)
 		return fail(r, lf, ENOENT, "missing-file", "no such file");
-	if (!lf->allow_create)
-		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's */
+	if (!lf->allow_create || lf->made_by_job)
+		return 0;	/* allow_file_create=0: its jobs fail when they open it, as fio's; or filecreate makes it */
 	if (!lf->need && !lf->grows)
 		return lf->as_found ? 0 : fail(r, lf, EINVAL, "no-size", "file does not exist and no size is given");
 	if (layout_defers(lf)) {

@@ -40,6 +40,9 @@ struct layout_file {
 	bool direct;
 	bool is_device;
 	bool allow_create;
+	bool on_open_only;		/* every job using it has create_on_open=1: fio's setup lays nothing out */
+	bool made_by_job;		/* an earlier group's filecreate job makes it, and fio's setup would
+					 * not (on_open_only): the layout does not */
 	bool as_found;			/* every job using it takes it as found (filestat under create_on_open):
 					 * missing, it is left to their stat to fail, as fio's, or to find
 					 * what an earlier job made (filecreate) */
@@ -297,8 +300,9 @@ bool layout_waits_for_open(const struct layout *l, const char *path);
 void layout_remember(struct layout_file *lf, const struct stat *st);
 /*
  * Where lf's data goes, for a look at its device: its record (else a stat), or
- * for a file its job's first open makes and that is not there yet, its
- * directory's (*path then the directory's).  False when neither is known.
+ * for a file its job's first open (or an earlier filecreate job) makes and that
+ * is not there yet, its directory's (*path then the directory's).  False when
+ * neither is known.
  */
 bool layout_file_where(const struct layout *l, const struct layout_file *lf, struct stat *st, const char **path);
 /*

@@ -40,7 +40,7 @@ bool layout_waits_for_open(const struct layout *l, const char *path)
 bool layout_file_where(const struct layout *l, const struct layout_file *lf, struct stat *st, const char **path)
 {
 	*path = lf->path;
-	if (lf->deferred && !lf->id.known && lf->dir >= 0 && l->dirs[lf->dir].fd >= 0) {
+	if ((lf->deferred || lf->made_by_job) && !lf->id.known && lf->dir >= 0 && l->dirs[lf->dir].fd >= 0) {
 		*st = l->dirs[lf->dir].st;
 		*path = l->dirs[lf->dir].path;
 		return true;

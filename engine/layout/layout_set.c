@@ -148,6 +148,7 @@ static void note_use(struct layout_file *lf, const struct plan_job *j, const str
 	/* fio's open of a job that only reads or trims a file drawn of no length fails (ENOENT) */
 	lf->allow_create = lf->allow_create && j->allow_file_create && !(plan_file_drawn_empty(j, f) && !writes);
 	lf->as_found = lf->as_found && ioe_files_as_found(j);
+	lf->on_open_only = lf->on_open_only && j->create_on_open;
 	lf->last_job = job_index;
 }
 
@@ -175,6 +176,7 @@ static void dedupe(struct layout *l)
 			a->is_device |= b->is_device;
 			a->allow_create &= b->allow_create;
 			a->as_found &= b->as_found;
+			a->on_open_only &= b->on_open_only;
 			a->create_fsync |= b->create_fsync;
 			a->shared = true;
 			if (b->last_job > a->last_job)
@@ -233,6 +235,36 @@ static int collect_dirs(struct layout *l)
 	return 0;
 }
 
+/*
+ * The files an earlier group's filecreate job makes, which fio's setup of the
+ * later jobs leaves alone (they all have create_on_open=1): its timed open
+ * creates them, as fio's, so the layout leaves them for it.  It made them
+ * first for a later filedelete (or filestat), and filecreate then timed opens
+ * of files that were there (md_create, md_stat, md_delete in one job file).
+ */
+static void note_made_by_filecreate(struct layout *l, const struct plan *p)
+{
+	uint32_t flat = 0;
+
+	for (uint32_t g = 0; g < p->nr_groups; g++) {
+		uint32_t later = flat + p->groups[g].nr_jobs;	/* the first job of the next group */
+
+		for (uint32_t i = 0; i < p->groups[g].nr_jobs; i++, flat++) {
+			const struct plan_job *j = &p->groups[g].jobs[i];
+
+			if (j->ioengine != PLAN_IOENGINE_FILECREATE)
+				continue;
+			for (uint32_t c = 0; c < j->nr_clones; c++)
+				for (uint32_t f = 0; f < j->clones[c].nr_files; f++) {
+					struct layout_file *lf = layout_find(l, j->clones[c].files[f].path);
+
+					if (lf && lf->first_job >= (int32_t)later && lf->on_open_only)
+						lf->made_by_job = true;
+				}
+		}
+	}
+}
+
 int layout_init(struct layout *l, const struct plan *p)
 {
 	uint32_t n = plan_clone_files(p), k = 0;
@@ -254,6 +286,7 @@ int layout_init(struct layout *l, const struct plan *p)
 				lf->claim_fd = -1;
 				lf->allow_create = true;
 				lf->as_found = true;
+				lf->on_open_only = true;
 				lf->first_job = (int32_t)i;
 				lf->job = j;
 				lf->first_clone = c;
@@ -269,6 +302,7 @@ int layout_init(struct layout *l, const struct plan *p)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < l->nr; i++)
 		path_index_put(&l->index, i);
+	note_made_by_filecreate(l, p);
 	return collect_dirs(l);
 }
 

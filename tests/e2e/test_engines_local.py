@@ -271,6 +271,30 @@ class LocalEngines(TmpDirCase):
             if "fio" in seen:
                 self.assertEqual(seen["ioplan"], seen["fio"], name)
 
+    def test_filecreate_makes_the_files_a_later_job_uses_as_fio(self):
+        # md_create, md_stat and md_delete in one job file, all with create_on_open=1: fio
+        # lays nothing out, so filecreate times the creation of each file.  ioplan laid the
+        # files out for filedelete before the run ("md_delete: Laying out IO files"), and
+        # filecreate timed opens of files that were there (its prerun counted 5 files, fio's 0).
+        text = ("[global]\ndirectory=d\nfilesize=4k\nnrfiles=5\nopenfiles=1\ncreate_on_open=1\n"
+                "filename_format=md.$filenum\n[md_create]\nioengine=filecreate\nexec_prerun=ls d | wc -l\n"
+                "[md_stat]\nstonewall\nioengine=filestat\n[md_delete]\nstonewall\nioengine=filedelete\n")
+        seen = {}
+        for who, tool in tools():
+            with self.subTest(who=who):
+                w = self.tmp / who
+                (w / "d").mkdir(parents=True)
+                (w / "j.fio").write_text(text)
+                p = tool(["j.fio"], cwd=w)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                seen[who] = ((w / "md_create.prerun.txt").read_text().strip(),
+                             [l.split(" pid=")[0] for l in p.stdout.splitlines() if "Laying out" in l or "err=" in l],
+                             sorted(f.name for f in (w / "d").iterdir()))
+        if "fio" in seen:
+            self.assertEqual(seen["ioplan"], seen["fio"])
+        self.assertEqual(seen["ioplan"][0], "0")
+        self.assertEqual(seen["ioplan"][2], [])
+
     def test_create_on_open_leaves_a_writers_files_to_its_writes_as_fio(self):
         # With create_on_open=1 fio lays nothing out for an engine that opens its files: the
         # job's open makes a missing one (mode 0600), empty, and the writes grow it, so they
