@@ -67,8 +67,8 @@ static uint32_t note_threads(const struct layout *l, struct results *r, uint32_t
  */
 static bool layout_makes(const struct layout_file *lf, const struct tgt_seen *s)
 {
-	return !s->ino && !s->link && !lf->is_device && lf->allow_create && (lf->need || lf->grows) &&
-	       !layout_defers(lf);
+	return !s->ino && !s->link && !lf->is_device && lf->allow_create && !lf->made_by_job &&
+	       (lf->need || lf->grows) && !layout_defers(lf);
 }
 
 /*
