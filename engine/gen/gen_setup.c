@@ -350,6 +350,7 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	g->job = j;
 	g->random = plan_rw_is_random(j->rw);
 	g->trimwrite = j->rw == PLAN_RW_TRIMWRITE || j->rw == PLAN_RW_RANDTRIMWRITE;
+	g->tw_seq = j->rw == PLAN_RW_TRIMWRITE;
 	g->mixed = job_is_mixed(j->rw) && !g->trimwrite;
 	g->only_ddir = first_ddir(j->rw);
 	g->use_dist = g->random && j->random_distribution != PLAN_RAND_UNIFORM;

@@ -33,6 +33,15 @@ static void file_rewind(struct gen *g, struct gen_file *f, uint8_t d)
 	f->last_start[d] = 0;
 }
 
+/*
+ * trimwrite's direction in file f, as fio's set_rw_ddir: a trim when the file's
+ * last write started where its last trim did (none of either, too), else a write.
+ */
+static uint8_t tw_ddir(const struct gen_file *f)
+{
+	return f->last_start[PLAN_DDIR_WRITE] == f->last_start[PLAN_DDIR_TRIM] ? PLAN_DDIR_TRIM : PLAN_DDIR_WRITE;
+}
+
 /* f's pass is over, found by a failed fill; nr_exhausted counts them, so "all" is one compare. */
 static void file_exhaust(struct gen *g, struct gen_file *f)
 {
@@ -95,12 +104,15 @@ static void start_phase(struct gen *g, bool window)
 	g->pass_base = 0;
 	g->zone_bytes = 0;
 	g->cur = 0;
-	g->tw_have = false;
+	g->trim_bytes = 0;
 	for (uint32_t i = 0; i < g->nr_files; i++)
 		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 			file_new_pass(g, &g->files[i], d);
 	/* fio's exceeds_number_ios: number_ios is each loop's, the job's is loops times it. */
 	g->limit_ios = window ? g->job->number_ios * (g->job->loops ? g->job->loops : 1) : 0;
+	/* fio's do_io doubles number_ios for trimwrite as each round starts: its I/Os count, trims and writes */
+	if (g->trimwrite)
+		g->limit_ios *= 2;
 	g->limit_bytes = 0;
 	g->fast_left = 0;	/* the short way asks again under the new bounds */
 	g->round_pause = g->round_due = g->round_resumed = false;
@@ -259,7 +271,7 @@ uint8_t gen_pick_mixed_ddir(struct gen *g)
 	uint8_t d;
 
 	if (g->trimwrite)
-		return g->tw_have ? PLAN_DDIR_WRITE : PLAN_DDIR_TRIM;
+		return tw_ddir(&g->files[g->cur]);	/* decided again for the file served (next_rel) */
 	/* A round that cannot go on yet (its end first, round_due) or at all decides
 	 * nothing: gen_next_general fails the same way, and fio's do_io returned
 	 * before drawing.  The next round's first I/O decides afresh. */
@@ -301,6 +313,10 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
 {
 	if (f->il)
 		return f->exhausted;
+	/* fio's fill fails when the file's own next direction has no room; randtrimwrite's
+	 * write of the file's last trim always has it */
+	if (g->trimwrite && (d = tw_ddir(f)) == PLAN_DDIR_WRITE && g->random && !f->exhausted)
+		return false;
 	/* Strided zones wrap back to the region's start: the amount ends the job, or
 	 * a sequential pass past the file's end (gen_zone_next), or a fill of fio's
 	 * draws that failed (offset_first_next; every random job in zones takes them). */
@@ -334,7 +350,8 @@ bool gen_pass_is_done(const struct gen *g, const struct gen_file *f, uint8_t d)
  */
 bool gen_loop_follows(const struct gen *g)
 {
-	uint64_t io_size = gen_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes;
+	/* fio's io_bytes: trimwrite's trims count with its writes (the amount in a round is the writes') */
+	uint64_t io_size = gen_io_size(g), max_bs = 0, done = g->done_bytes + g->read_back_bytes + g->trim_bytes;
 
 	if (g->passes_left > 1)
 		return true;
@@ -381,6 +398,8 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 		if (!loop_left(g))
 			return false;
 		g->rounds++;
+		if (g->trimwrite)
+			g->limit_ios *= 2;	/* fio's do_io, again (start_phase) */
 	}
 	/* fio's get_start_offset puts a later pass of file_append at the file's end, which
 	 * its fill may not pass (real_file_size): the round loops= or io_size= starts (and
@@ -439,7 +458,11 @@ bool gen_new_pass(struct gen *g, uint8_t d)
  */
 static bool next_round(struct gen *g, uint8_t d)
 {
-	if ((g->limit_bytes && g->done_bytes >= g->limit_bytes) || (g->limit_ios && g->done_ios >= g->limit_ios))
+	/* While loops= lasts fio's keep_running starts the next loop whatever number_ios
+	 * says, and trimwrite's do_io doubles number_ios before it checks it (start_pass). */
+	uint64_t limit_ios = g->limit_ios * (g->trimwrite && g->passes_left > 1 ? 2 : 1);
+
+	if ((g->limit_bytes && g->done_bytes >= g->limit_bytes) || (limit_ios && g->done_ios >= limit_ios))
 		return false;
 	return start_pass(g, d, true);
 }
@@ -656,6 +679,18 @@ static bool redecide(struct gen *g, uint8_t *d)
 	return true;
 }
 
+/*
+ * randtrimwrite's write: the file's last trim again, its offset and length (fio's
+ * get_next_offset and get_next_buflen), no draw made and no map marked.
+ */
+static void tw_rewrite(struct gen_file *f, uint64_t *rel, uint64_t *len)
+{
+	*rel = f->last_start[PLAN_DDIR_TRIM] - 1;
+	*len = f->pos[PLAN_DDIR_TRIM] - *rel;
+	f->last_start[PLAN_DDIR_WRITE] = *rel + 1;
+	f->pos[PLAN_DDIR_WRITE] = *rel + *len;
+}
+
 /* The next file and offset; a sequential job's length is drawn here when *len is 0. */
 static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, uint64_t *rel)
 {
@@ -673,6 +708,10 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 				return true;
 			continue;
 		}
+		if (g->trimwrite && (*d = tw_ddir(f)) == PLAN_DDIR_WRITE && g->random) {
+			tw_rewrite(f, rel, len);
+			return true;
+		}
 		/* Past the file's end fio's fill fails: the file is done for the pass. */
 		if (g->job->zone_size_bytes && !gen_zone_next(g, f, *d)) {
 			if (!fill_failed(g, f, *d) || (g->mixed && !redecide(g, d)))
@@ -681,6 +720,9 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		}
 		if (g->random) {
 			*rel = random_rel(g, f, *d, *len);
+			/* fio's get_next_offset: a trim where the last one started still gets its write */
+			if (g->trimwrite && *rel + 1 == f->last_start[PLAN_DDIR_TRIM])
+				f->last_start[PLAN_DDIR_WRITE]--;
 			f->pos[*d] = *rel + *len;
 			f->last_start[*d] = *rel + 1;
 			return true;
@@ -705,6 +747,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 			continue;
 		}
 		*rel = seq_offset(g, f, *d, *len);
+		if (g->tw_seq)
+			f->last_start[*d] = *rel + 1;
 		return true;
 	}
 }
@@ -724,6 +768,8 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		if (!next_rel(g, d, len, file, rel))
 			return false;
 		f = &g->files[*file];
+		if (g->trimwrite && *d == PLAN_DDIR_WRITE)
+			return true;	/* randtrimwrite's write of the trim (tw_rewrite) */
 		/* Past the region (in zones: a zonerange larger than the region's bytes,
 		 * from the zone's start), fio's get_next_offset fails before any length is
 		 * drawn, and past the file in zones that walk it, where a drawn length fits only
@@ -743,6 +789,8 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		if (!g->skewed_service && !runs_out(g) && !g->seq_turn && f->io_size)
 			return false;	/* a file of no length fails fio's fill before any draw: done, as with a map */
 		g->unmarked_next = g->unmarked_next || g->seq_turn;
+		if (g->trimwrite)	/* no trim was made: none is to be written */
+			f->last_start[PLAN_DDIR_TRIM] = f->last_start[PLAN_DDIR_WRITE];
 		if (!fill_failed(g, f, *d))
 			return false;
 		if (g->mixed && !redecide(g, d))
@@ -763,7 +811,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
  */
 static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *rel, uint64_t *len)
 {
-	const struct gen_file *f;
+	struct gen_file *f;
 	uint64_t end;
 
 	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
@@ -771,9 +819,20 @@ static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *
 		return false;
 	f = &g->files[*file];
 	end = g->job->zone_size_bytes ? gen_zone_end(g, f) : f->len;
-	if (*rel + *len > end)
+	if (*rel + *len > end) {
 		*len = end - *rel;
+		f->pos[*d] = end;	/* randtrimwrite writes what was trimmed (tw_rewrite) */
+	}
 	return true;
+}
+
+/*
+ * trimwrite at number_ios: fio's do_io returns, and while loops= lasts its
+ * keep_running starts the next loop, whose do_io doubles number_ios again.
+ */
+static bool tw_next_loop(struct gen *g, uint8_t d)
+{
+	return g->trimwrite && g->passes_left > 1 && start_pass(g, d, true);
 }
 
 uint8_t gen_other_ddir(const struct gen *g, uint8_t d)
@@ -800,18 +859,11 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 
 	g->fast_left = 0;	/* what it draws counts toward the bounds the countdown was cut from */
 
-	if (g->trimwrite && g->tw_have) {
-		/* trimwrite: the block just trimmed is written; the pair counts once. */
-		*io = g->tw;
-		io->ddir = PLAN_DDIR_WRITE;
-		g->tw_have = false;
-		return true;
-	}
 	g->busy = false;
 	g->retry = false;
 	if (round_is_over(g) && !next_round(g, d))
 		return false;
-	if ((g->limit_ios && g->done_ios >= g->limit_ios) ||
+	if ((g->limit_ios && g->done_ios >= g->limit_ios && !tw_next_loop(g, d)) ||
 	    (g->limit_bytes && g->done_bytes >= g->limit_bytes))
 		return false;
 	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
@@ -821,9 +873,10 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 	if (g->max_open && !g->drawn_service && gen_pass_is_done(g, f, d))
 		f->closing = true;
 	gen_counted(g, f, d, rel, len, io);
-	if (g->trimwrite) {
-		g->tw = *io;
-		g->tw_have = true;
+	if (g->trimwrite && d == PLAN_DDIR_TRIM) {
+		/* fio's amount is the writes' (io_bytes_exceeded), number_ios every I/O */
+		g->done_bytes -= len;
+		g->trim_bytes += len;
 	}
 	return true;
 }

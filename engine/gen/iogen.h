@@ -150,9 +150,17 @@ struct gen {
 	 */
 	bool unmarked_next;
 	uint32_t seq_left;		/* rw=randread:<n>: I/Os until the next random draw (fio's td->ddir_seq_nr) */
-	bool trimwrite;			/* trimwrite: each trim is followed by a write of its block */
-	bool tw_have;			/* the write of the last trim is due */
-	struct gen_io tw;
+	/*
+	 * trimwrite and randtrimwrite, as fio's set_rw_ddir: a file trims when its
+	 * last write started where its last trim did, else it writes (so over several
+	 * files in turn: a trim in each, then a write in each).  randtrimwrite's write
+	 * takes the file's last trim's offset and length; trimwrite's goes on from its
+	 * own position in its own size, so with a smaller write size it takes several
+	 * writes to catch up (bs=4k,8k,16k: a 16 KiB trim, two 8 KiB writes).
+	 */
+	bool trimwrite;
+	bool tw_seq;			/* trimwrite, not randtrimwrite */
+	uint64_t trim_bytes;		/* trimwrite's trims: fio's keep_running counts them toward io_size */
 	bool use_dist;
 	uint64_t zone_bytes;		/* zonemode=strided: bytes done in the current zone (fio's td->zone_bytes) */
 	/* Uniform or zoned (random_distribution=zoned) random I/O in strided zones: fio's
@@ -373,7 +381,7 @@ static inline uint8_t gen_pick_ddir(struct gen *g)
 /* Every I/O a read, whatever rw= says: the engines that do no I/O (fio's FIO_NOIO). */
 static inline void gen_count_as_reads(struct gen *g)
 {
-	g->mixed = g->trimwrite = false;
+	g->mixed = g->trimwrite = g->tw_seq = false;
 	g->only_ddir = PLAN_DDIR_READ;
 }
 

@@ -536,5 +536,56 @@ class SoftRandomMap(TmpDirCase):
         self.assertEqual(ios_of(self.tmp / "ioplan-room.log"), ios_of(self.tmp / "fio-room.log"))
 
 
+# trimwrite and randtrimwrite, as fio's set_rw_ddir: a file trims when its last write
+# started where its last trim did, else it writes; randtrimwrite's write is the file's
+# last trim again, trimwrite's goes on in its own size.  ioplan wrote each trim at once,
+# in the trim's size, and counted the pair once.
+TRIM_JOBS = {
+    # A 16 KiB trim, then 8 KiB writes until they catch up (ioplan: 16 KiB writes,
+    # 256 of them, where fio's last trim ends the pass after 511).
+    "tw_smaller_writes": "rw=trimwrite\nbs=4k,8k,16k\n",
+    # A 4 KiB trim, then 16 KiB writes: size= counts the writes (fio 16 writes, 2 trims).
+    "tw_larger_writes": "rw=trimwrite\nbs=4k,16k,4k\nsize=256k\nloops=2\n",
+    # Over files in turn: a trim in each, then a write in each.
+    "tw_files": "rw=trimwrite\nbs=64k\nnrfiles=2\nsize=1m\n",
+    "rtw_files": "rw=randtrimwrite\nbsrange=4k-32k\nnrfiles=2\nsize=1m\n",
+    # io_size= past one pass: fio's keep_running counts the trims with the writes (two
+    # rounds of 1 MiB written, not three).
+    "tw_io_size": "rw=trimwrite\nbs=64k\nsize=1m\nio_size=3m\n",
+    "rtw_io_size": "rw=randtrimwrite\nbsrange=4k-64k\nsize=1m\nio_size=3m\n",
+    # number_ios counts trims and writes, and fio's do_io doubles it for trimwrite each
+    # loop: 42, then 84 I/Os, then the whole last pass (137 in all).
+    "tw_number_ios": "rw=trimwrite\nbs=4k,4k,64k\nsize=256k\nnumber_ios=7\nloops=3\n",
+}
+
+
+def all_bytes_of(stdout):
+    doc = json.loads(stdout[stdout.index("{"):])
+    return {j["jobname"]: tuple((j[d]["io_bytes"], j[d]["total_ios"]) for d in ("read", "write", "trim"))
+            for j in doc["jobs"]}
+
+
+@unittest.skipIf(FIO is None, "fio not installed")
+class TrimwriteLikeFio(TmpDirCase):
+    def test_trims_and_writes_are_fios(self):
+        out = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            text = "[global]\nioengine=null\nsize=4m\n" + "".join(
+                f"[{name}]\n{body}write_iolog={name}.iolog\n" for name, body in TRIM_JOBS.items())
+            (d / "job.fio").write_text(text)
+            p = (run_fio if who == "fio" else run)(["--output-format=json", "job.fio"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            out[who] = (all_bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in TRIM_JOBS})
+        for name in TRIM_JOBS:
+            with self.subTest(name):
+                self.assertEqual(out["ioplan"][0][name], out["fio"][0][name])
+                self.assertEqual(out["ioplan"][1][name], out["fio"][1][name])
+        self.assertEqual(out["ioplan"][0]["tw_smaller_writes"], ((0, 0), (4186112, 511), (4194304, 256)))
+        self.assertEqual(out["ioplan"][0]["tw_io_size"][1], (2 << 20, 32))
+        self.assertEqual(sum(n for _, n in out["ioplan"][0]["tw_number_ios"]), 137)
+
+
 if __name__ == "__main__":
     unittest.main()
