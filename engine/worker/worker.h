@@ -190,6 +190,7 @@ struct worker_replay {
 	int log_err;			/* errno of the first failed write to it, or 0 */
 	uint64_t *last_write;		/* write_iolog: per file, the last write's offset (a sync's line names it) */
 	bool *open_due;			/* write_iolog: per file, open with its "open" line held for its next I/O */
+	bool *held;			/* write_iolog, openfiles, an engine that opens no file: open in fio's log */
 	uint32_t rounds;		/* write_iolog: gen.rounds at the last I/O line (a new loop closes the files) */
 	uint64_t next;			/* read_iolog: the next trace I/O */
 	uint64_t t0;			/* when trace time 0 is due */
@@ -644,6 +645,7 @@ bool worker_files_renew(struct worker *w);
  */
 int worker_iolog_open(struct worker *w);
 void worker_iolog_file(struct worker *w, uint32_t f, const char *act);
+void worker_iolog_held(struct worker *w, uint32_t f, bool open);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
 void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len);

@@ -187,8 +187,12 @@ bool worker_file_ready(struct worker *w, uint32_t f)
 {
 	int ret;
 
-	if (w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine))
+	if (w->fds[f] >= 0)
 		return true;
+	if (!ioe_opens_files(w->job->ioengine)) {
+		worker_iolog_held(w, f, true);	/* the null engine under openfiles: picked, so open */
+		return true;
+	}
 	ret = worker_open_file(w, f, NULL);
 	if (ret) {
 		worker_fail(w, ret == -EINTR ? 0 : -ret);	/* a stop is not the job's error */
@@ -204,8 +208,14 @@ void worker_close_file(struct worker *w, uint32_t f)
 	const struct plan_job *j = w->job;
 	bool syncs = j->fsync_every || j->fdatasync_every || j->end_fsync || j->fsync_on_close;
 
-	if (w->fds[f] < 0)
+	if (w->fds[f] < 0) {
+		/* the null engine under openfiles: retired as fio's, its turn passes on */
+		if (w->max_open && !ioe_opens_files(j->ioengine)) {
+			worker_iolog_held(w, f, false);
+			gen_file_closed(&w->gen, f);
+		}
 		return;
+	}
 	if (w->dirty[f] && syncs && fsync(w->fds[f]))
 		worker_sync_failed(w, f, errno, "fsync on close");
 	w->dirty[f] = false;
@@ -228,7 +238,7 @@ bool worker_close_idle(struct worker *w)
 	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
 		if (!gen_file_closing(&w->gen, f) || w->file_inflight[f] || (w->have_held && w->held.file == f))
 			continue;
-		if (w->fds[f] >= 0)
+		if (w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine))
 			worker_close_file(w, f);
 		else
 			gen_file_closed(&w->gen, f);	/* chosen, never opened: its draw failed first */
@@ -294,7 +304,8 @@ static void reserve_fds(uint32_t n)
 /*
  * openfiles in force for this worker: below the clone's files, and not for
  * interlocked jobs (their shared tickets do not wait for a file to open) nor
- * the null engine (it opens nothing).  Set-up opens each file once to size
+ * engines that open no file, but the null engine: it opens nothing, and fio's
+ * file service still serves its files openfiles at a time.  Set-up opens each file once to size
  * it and closes it again (worker_size_done): one open at a time, never
  * openfiles + 1; the first openfiles reopen with their first I/O.
  */
@@ -304,7 +315,7 @@ void worker_limit_open(struct worker *w)
 
 	w->max_open = 0;
 	if (j->openfiles && j->openfiles < w->clone->nr_files && !j->interlocked &&
-	    ioe_opens_files(j->ioengine))
+	    (ioe_opens_files(j->ioengine) || ioe_fakes_io(j->ioengine)))
 		w->max_open = j->openfiles;
 	/* create_only: no I/O follows, so each file is closed once sized (as
 	 * the preflight's descriptor count assumes). */

@@ -90,7 +90,9 @@ static uint64_t iolog_us(struct worker *w)
  */
 static bool iolog_file_open(const struct worker *w, uint32_t f)
 {
-	return w->fds[f] >= 0 || !ioe_opens_files(w->job->ioengine);
+	if (w->fds[f] >= 0)
+		return true;
+	return !ioe_opens_files(w->job->ioengine) && (!w->max_open || w->rp.held[f]);
 }
 
 /* One file line: "TIME PATH add|open|close". */
@@ -162,6 +164,19 @@ void worker_iolog_file(struct worker *w, uint32_t f, const char *act)
 	iolog_file_line(w, iolog_us(w), f, act);
 }
 
+/*
+ * Under openfiles the null engine's files open and close in fio's log as fio's
+ * get_next_file picks them and its set_io_u_file retires them, though no
+ * descriptor is opened (worker_file_ready, worker_close_file).
+ */
+void worker_iolog_held(struct worker *w, uint32_t f, bool open)
+{
+	if (!w->rp.log || f >= w->clone->nr_files || w->rp.held[f] == open)
+		return;
+	w->rp.held[f] = open;
+	iolog_file_line(w, iolog_us(w), f, open ? "open" : "close");
+}
+
 /* A verify read-back begins: fio's do_verify follows a clear_io_state. */
 void worker_iolog_read_back(struct worker *w)
 {
@@ -174,9 +189,11 @@ static void iolog_free(struct worker *w)
 	free(w->rp.log);
 	free(w->rp.last_write);
 	free(w->rp.open_due);
+	free(w->rp.held);
 	w->rp.log = NULL;
 	w->rp.last_write = NULL;
 	w->rp.open_due = NULL;
+	w->rp.held = NULL;
 }
 
 /* why without a trailing ": strerror(err)": the error's line ends with those words already. */
@@ -207,7 +224,8 @@ int worker_iolog_open(struct worker *w)
 	w->rp.log = malloc(IOLOG_BUF);
 	w->rp.last_write = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.last_write));
 	w->rp.open_due = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.open_due));
-	if (!w->rp.log || !w->rp.last_write || !w->rp.open_due) {
+	w->rp.held = calloc(w->clone->nr_files ? w->clone->nr_files : 1, sizeof(*w->rp.held));
+	if (!w->rp.log || !w->rp.last_write || !w->rp.open_due || !w->rp.held) {
 		close(fd);
 		iolog_free(w);
 		return -ENOMEM;

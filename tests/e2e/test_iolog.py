@@ -178,6 +178,15 @@ class WriteIolog(TmpDirCase):
         if FIO:
             self.assertEqual(lines, file_lines([FIO], "fio.log"))
 
+    def log_lines(self, tool, name, args):
+        """The write_iolog lines, without their times, of job name run by tool in a directory of its own."""
+        d = self.tmp / f"{name}-{os.path.basename(tool)}"
+        d.mkdir()
+        p = subprocess.run([tool, f"--name={name}", *args, "--write_iolog=log", "--output-format=terse"],
+                           cwd=d, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [line.split(" ", 1)[1] for line in (d / "log").read_text().splitlines()[1:]]
+
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_files_open_with_their_first_io_and_close_as_each_loop_ends_as_fios(self):
         # fio opens a file with its first I/O and closes every file as a loop ends and
@@ -191,18 +200,29 @@ class WriteIolog(TmpDirCase):
             "end_fsync": ["--rw=write", "--nrfiles=2", "--end_fsync=1"],
         }
 
-        def lines(argv, name, extra):
-            d = self.tmp / f"{name}-{os.path.basename(argv[0])}"
-            d.mkdir()
-            p = subprocess.run([*argv, f"--name={name}", "--ioengine=psync", "--size=32k", "--bs=4k",
-                                *extra, "--write_iolog=log", "--output-format=terse"],
-                               cwd=d, capture_output=True, text=True, timeout=120)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            return [line.split(" ", 1)[1] for line in (d / "log").read_text().splitlines()[1:]]
+        for name, extra in jobs.items():
+            with self.subTest(name):
+                extra = ["--ioengine=psync", "--size=32k", "--bs=4k", *extra]
+                self.assertEqual(self.log_lines(BIN, name, extra), self.log_lines(FIO, name, extra))
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_the_null_engine_serves_openfiles_files_as_fio(self):
+        # fio's file service holds openfiles= files open with the null engine too: one
+        # file at a time is written to its end, and the log opens and closes it.  ioplan
+        # served the null engine's files as if all were open (rw=write nrfiles=3
+        # openfiles=1: a write in each file in turn), its log opening all at the start.
+        jobs = {
+            "one": ["--rw=write", "--bs=16k", "--nrfiles=3", "--openfiles=1"],
+            "mix": ["--rw=randrw", "--bsrange=4k-16k", "--nrfiles=4", "--openfiles=2"],
+            "depth": ["--rw=rw", "--bs=4k", "--nrfiles=3", "--openfiles=1", "--iodepth=4"],
+        }
 
         for name, extra in jobs.items():
             with self.subTest(name):
-                self.assertEqual(lines([BIN], name, extra), lines([FIO], name, extra))
+                extra = ["--ioengine=null", "--size=1m", *extra]
+                ours = self.log_lines(BIN, name, extra)
+                self.assertEqual(ours, self.log_lines(FIO, name, extra))
+        self.assertEqual([line for line in ours if line.endswith("open")][:2], ["depth.0.0 open", "depth.0.1 open"])
 
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
