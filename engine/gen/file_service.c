@@ -128,6 +128,26 @@ static int32_t drawn_file(struct gen *g, uint8_t d, bool *waits)
 	}
 }
 
+/*
+ * openfiles: fio's next loop closes every file first (clear_io_state), so its
+ * first picks open files afresh; those still open close before the next pick
+ * (true: busy, the caller closes them once idle and picks again).
+ */
+static bool close_for_loop(struct gen *g)
+{
+	bool any = false;
+
+	if (!g->max_open)
+		return false;
+	for (uint32_t i = 0; i < g->nr_files; i++)
+		if (g->files[i].open) {
+			g->files[i].closing = true;
+			any = true;
+		}
+	g->busy = g->retry = any;
+	return any;
+}
+
 /* The file of the next I/O by file_service; every file starts a new pass when all are done. */
 static int32_t next_file(struct gen *g, uint8_t d)
 {
@@ -148,7 +168,7 @@ static int32_t next_file(struct gen *g, uint8_t d)
 		/* Interlocked windows end when every file's tickets are gone. */
 		if (g->limited && g->job->interlocked)
 			return -1;
-		if (!gen_new_pass(g, d))
+		if (!gen_new_pass(g, d) || close_for_loop(g))
 			return -1;
 	}
 	return -1;
