@@ -57,8 +57,10 @@ static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 
 	for (uint32_t i = 0; i < n; i++) {
 		idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
-		if (gen_pass_is_done(g, &g->files[idx], d))
+		if (gen_pass_is_done(g, &g->files[idx], d)) {
+			gen_file_retired(g, &g->files[idx]);	/* fio's fill there fails: it closes */
 			continue;
+		}
 		if (!may_serve(g, &g->files[idx], waits)) {
 			g->cur = idx + 1 < n ? idx + 1 : 0;
 			return -1;
@@ -84,6 +86,7 @@ static int drawn_done(struct gen *g, struct gen_file *f, uint32_t idx, uint8_t d
 {
 	bool must_close = g->max_open && f->open && !f->closing;
 
+	gen_file_retired(g, f);	/* fio's fill there fails: it closes */
 	if (g->skewed_service) {
 		gen_file_restart(g, f, d);
 		if (gen_pass_is_done(g, f, d))
@@ -187,10 +190,12 @@ int32_t gen_pick_file(struct gen *g, uint8_t d)
 	if (g->nr_files == 1 && !gen_pass_is_done(g, g->files, d))
 		return 0;
 	/* fio keeps the file only while it is open (openfiles= may have closed it). */
-	if (g->svc_left && g->svc_file < g->nr_files && !gen_pass_is_done(g, &g->files[g->svc_file], d) &&
-	    (!g->max_open || g->files[g->svc_file].open)) {
-		g->svc_left--;
-		return (int32_t)g->svc_file;
+	if (g->svc_left && g->svc_file < g->nr_files && (!g->max_open || g->files[g->svc_file].open)) {
+		if (!gen_pass_is_done(g, &g->files[g->svc_file], d)) {
+			g->svc_left--;
+			return (int32_t)g->svc_file;
+		}
+		gen_file_retired(g, &g->files[g->svc_file]);	/* fio's fill there fails: it closes */
 	}
 	idx = next_file(g, d);
 	if (idx >= 0) {

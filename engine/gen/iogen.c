@@ -56,6 +56,7 @@ static void file_new_pass(struct gen *g, struct gen_file *f, uint8_t d)
 		g->nr_exhausted--;
 	f->exhausted = false;
 	f->closing = false;	/* still open: it serves the new pass */
+	f->retired = false;
 	file_rewind(g, f, d);
 	f->zone_start = 0;
 	g->fast_left = 0;
@@ -653,6 +654,7 @@ static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 static bool fill_failed(struct gen *g, struct gen_file *f, uint8_t d)
 {
 	g->mix_undoable = false;	/* fio's fill decided the direction */
+	gen_file_retired(g, f);
 	if (g->skewed_service)
 		gen_file_restart(g, f, d);
 	else

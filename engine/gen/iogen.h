@@ -58,6 +58,7 @@ struct gen_file {
 	bool exhausted;			/* this pass is done for this file */
 	bool open;			/* openfiles: counted in gen.nr_open */
 	bool closing;			/* openfiles: its pass is issued; close once idle */
+	bool retired;			/* found done by a pick or a fill this pass (gen.retired called) */
 };
 
 struct gen_io {
@@ -198,6 +199,13 @@ struct gen {
 	void (*restarted)(void *arg, uint32_t file);
 	void *restarted_arg;
 	/*
+	 * Called as a pick or a fill finds a file done in a bounded window, once a
+	 * pass: where fio's set_io_u_file closes it (write_iolog's "close" line)
+	 * and a skewed service starts it over.  NULL = nothing.
+	 */
+	void (*retired)(void *arg, uint32_t file);
+	void *retired_arg;
+	/*
 	 * Last, out of the lines the short way reads: the general way's state for
 	 * file picks, skewed laws and 64-bit draws (a null I/O at depth ran 2-6%
 	 * slower with it in the middle, for the same instructions).
@@ -284,6 +292,15 @@ bool gen_loop_follows(const struct gen *g);
  */
 void gen_limit_open(struct gen *g, uint32_t max);
 void gen_file_closed(struct gen *g, uint32_t file);
+
+static inline void gen_file_retired(struct gen *g, struct gen_file *f)
+{
+	if (f->retired)
+		return;
+	f->retired = true;
+	if (g->retired && g->limited)
+		g->retired(g->retired_arg, (uint32_t)(f - g->files));
+}
 
 static inline bool gen_file_closing(const struct gen *g, uint32_t file)
 {

@@ -584,6 +584,8 @@ static int setup_gen(struct worker *w, const uint64_t *start, const uint64_t *le
 		ret = keep_zones(w);
 	if (!ret)
 		gen_limit_open(&w->gen, w->max_open);
+	if (!ret)
+		worker_iolog_track(w);
 	/* cpuio, exec: fio's FIO_NOIO jobs draw no direction, and count every op under read. */
 	if (!ret && ioe_does_no_io(w->job->ioengine))
 		gen_count_as_reads(&w->gen);

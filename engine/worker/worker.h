@@ -646,6 +646,7 @@ bool worker_files_renew(struct worker *w);
 int worker_iolog_open(struct worker *w);
 void worker_iolog_file(struct worker *w, uint32_t f, const char *act);
 void worker_iolog_held(struct worker *w, uint32_t f, bool open);
+void worker_iolog_track(struct worker *w);
 void worker_iolog_io(struct worker *w, const struct io_u *u);
 void worker_iolog_sync(struct worker *w, uint32_t file, bool data);
 void worker_iolog_read(struct worker *w, uint32_t file, uint64_t offset, uint64_t len);

@@ -5,7 +5,8 @@
  * "add" lines for the clone's files, an "open" line where fio opens each file
  * and a "close" line as it closes, one "TIME FILE DDIR OFFSET LENGTH" line per
  * I/O as it is handed to the engine; times are µs since the log began.  fio
- * opens a file with its first I/O and closes every file as each loop ends and
+ * opens a file with its first I/O, closes it as its file service finds it done
+ * (set_io_u_file: gen.retired), and closes every file as each loop ends and
  * before its verify read-back (clear_io_state), to open each again with its
  * next I/O; ioplan keeps its files open from the set-up (under openfiles it
  * opens one on its pick, as fio), so the log's lines follow fio's I/O instead
@@ -129,6 +130,22 @@ static void iolog_clear(struct worker *w)
 		w->rp.open_due[f] = iolog_file_open(w, f);
 }
 
+/*
+ * gen.retired: fio's set_io_u_file closes a file whose fill fails (its pass
+ * done, found by a pick in turn, a draw, or a full map), then opens it again
+ * with its next I/O (a skewed service starts it over; else the next loop).
+ * Under openfiles ioplan's own closes are fio's.
+ */
+static void iolog_retired(void *worker, uint32_t f)
+{
+	struct worker *w = worker;
+
+	if (!iolog_file_opened(w, f))
+		return;
+	iolog_file_line(w, iolog_us(w), f, "close");
+	w->rp.open_due[f] = true;
+}
+
 /* Before a line of file f's I/O: a loop that began since closed the files, and f opens now if fio's would. */
 static void iolog_before_io(struct worker *w, uint32_t f)
 {
@@ -240,6 +257,15 @@ int worker_iolog_open(struct worker *w)
 		w->rp.open_due[f] = !w->max_open && iolog_file_open(w, f);
 	iolog_files(w, "open", true);	/* under openfiles: those open (engines that open none) */
 	return 0;
+}
+
+/* Once the generator is set up: the log hears of the files it finds done (iolog_retired). */
+void worker_iolog_track(struct worker *w)
+{
+	if (!w->rp.log || w->max_open)
+		return;
+	w->gen.retired = iolog_retired;
+	w->gen.retired_arg = w;
 }
 
 static void iolog_line(struct worker *w, uint32_t file, uint8_t ddir, uint64_t offset, uint64_t len)

@@ -201,7 +201,8 @@ def ios_of(path):
 @unittest.skipIf(FIO is None, "fio not installed")
 class RandomLikeFio(TmpDirCase):
     def both(self, text):
-        """{tool: ({job: (read, write bytes)}, {job: I/Os})} of one job file run by each."""
+        """{tool: ({job: (read, write bytes)}, {job: I/Os}, {job: log lines without their times})}
+        of one job file run by each."""
         out = {}
         for who in ("fio", "ioplan"):
             d = self.tmp / who
@@ -209,7 +210,9 @@ class RandomLikeFio(TmpDirCase):
             (d / "job.fio").write_text(text)
             p = (run_fio if who == "fio" else run)(["--output-format=json", "job.fio"], cwd=d)
             self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
-            out[who] = (bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in JOBS})
+            out[who] = (bytes_of(p.stdout), {n: ios_of(d / f"{n}.iolog") for n in JOBS},
+                        {n: [line.split(" ", 1)[1] for line in (d / f"{n}.iolog").read_text().splitlines()[1:]]
+                         for n in JOBS})
         return out
 
     def ran_in_dirs(self, text, *args, under=""):
@@ -225,8 +228,8 @@ class RandomLikeFio(TmpDirCase):
 
     def test_bytes_and_ios_are_fios(self):
         out = self.both(job_file(JOBS))
-        fio_bytes, fio_ios = out["fio"]
-        our_bytes, our_ios = out["ioplan"]
+        fio_bytes, fio_ios, fio_lines = out["fio"]
+        our_bytes, our_ios, our_lines = out["ioplan"]
         for name in JOBS:
             with self.subTest(name):
                 self.assertEqual(our_bytes[name], fio_bytes[name])
@@ -234,6 +237,10 @@ class RandomLikeFio(TmpDirCase):
                 self.assertEqual(len(our_ios[name]), len(fio_ios[name]))
                 if name not in BYTES_ONLY:
                     self.assertEqual(our_ios[name], fio_ios[name])
+                    # Each file closes where fio's set_io_u_file closes it: as a pick or a
+                    # fill finds it done (a skewed service opens it again with its next
+                    # I/O), not every file at the loop's end.
+                    self.assertEqual(our_lines[name], fio_lines[name])
         # A skewed service is skewed: zipf:1.2 sends most of the I/O to one file,
         # which is read over and over (4 MiB over four 1 MiB files).
         per_file = {}
