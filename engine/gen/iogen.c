@@ -155,10 +155,13 @@ void gen_window(struct gen *g, bool time_based)
 	g->fast_left = 0;
 }
 
-void gen_window_go_on(struct gen *g)
+void gen_window_go_on(struct gen *g, uint32_t pending)
 {
 	g->in_window = true;
 	g->mix_issues[PLAN_DDIR_READ] = g->mix_issues[PLAN_DDIR_WRITE] = 0;
+	/* fio's reset_all_stats zeroes io_blocks, which number_ios counts with the I/Os queued */
+	g->done_ios = pending;
+	g->fast_left = 0;	/* the short way's countdown was cut from the I/Os left */
 }
 
 void gen_round_done(struct gen *g, uint64_t read_back, uint64_t read_back_ios)

@@ -258,9 +258,10 @@ void gen_uncounted(struct gen *g);
 
 /*
  * The window goes on from where a ramp begun with gen_window left off: fio
- * counts the ramp's I/O toward size=, so the passes are not started again.
+ * counts the ramp's I/O toward size=, so the passes are not started again;
+ * number_ios counts afresh, from the I/Os drawn and not yet completed (pending).
  */
-void gen_window_go_on(struct gen *g);
+void gen_window_go_on(struct gen *g, uint32_t pending);
 
 /*
  * The round that ended with a pass (round_due) is over: its read-back read

@@ -123,7 +123,7 @@ void worker_begin_window(struct worker *w)
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
 	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
 	if (w->ramp_counts) {
-		gen_window_go_on(&w->gen);
+		gen_window_go_on(&w->gen, w->inflight + (w->have_held ? 1 : 0));
 		/* The depths were kept for a job that ends inside its ramp; this one does not. */
 		memset(w->res.depth, 0, sizeof(w->res.depth));
 		memset(w->res.submit, 0, sizeof(w->res.submit));

@@ -285,6 +285,19 @@ class RunParity(TmpDirCase):
                 self.assertEqual(r["io_bytes"], r["total_ios"] * 4096)
                 self.assertEqual(r["clat_ns"]["N"], r["total_ios"])
 
+    def test_number_ios_counts_afresh_after_the_ramp(self):
+        # fio's reset_all_stats zeroes the I/O counts number_ios is judged by as the
+        # ramp ends (size= still counts the ramp's bytes): 40 reads are reported after
+        # any ramp.  ioplan counted the ramp's reads too and reported 40 less those
+        # (at 100 a second, about 30 in a 300 ms ramp).
+        text = ("[r]\nrw=randread\nfilename={dir}/n.bin\nsize=1m\nbs=4k\nrate_iops=100\n"
+                "ramp_time=300ms\nnumber_ios=40\n")
+        for who, (p, _) in self.both(text).items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                r = jobs_of(json_of(p.stdout))["r"]["read"]
+                self.assertEqual((r["io_bytes"], r["total_ios"]), (40 * 4096, 40))
+
     def test_falloc_moves_and_counts_what_fio_does(self):
         # fio's examples/falloc.fio made size-bound: one fallocate per I/O, the
         # whole block counted, the same bssplit draws; what a time_based run moves
