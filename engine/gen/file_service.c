@@ -49,7 +49,9 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
  * Direction d's next file in turn from g->cur; -1 when none has room, or
  * (*waits) at the first that may not open yet: fio's get_next_file_rr fails
  * there (-EBUSY) with its turn moved past that file, and tries again after a
- * completion, so each try moves the turn on.
+ * completion, so each try moves the turn on.  Under openfiles a file still
+ * open whose turn comes with no room closes then (fio's fill there fails and
+ * set_io_u_file closes it), not with its last I/O: -1 too (*waits, retry).
  */
 static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 {
@@ -59,6 +61,16 @@ static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 		idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
 		if (gen_pass_is_done(g, &g->files[idx], d)) {
 			gen_file_retired(g, &g->files[idx]);	/* fio's fill there fails: it closes */
+			/* openfiles: it closes at its turn (the turn moves past it), then the next is picked */
+			if (g->max_open && g->files[idx].open && !g->files[idx].closing) {
+				g->files[idx].closing = true;
+				if (g->job->file_service == PLAN_FILE_SERVICE_ROUNDROBIN)
+					g->cur = idx + 1 < n ? idx + 1 : 0;
+				g->mix_undoable = false;	/* fio's failed fill decided the direction */
+				*waits = true;
+				g->retry = true;
+				return -1;
+			}
 			continue;
 		}
 		if (!may_serve(g, &g->files[idx], waits)) {

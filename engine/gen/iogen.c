@@ -874,9 +874,6 @@ bool gen_next_general(struct gen *g, uint8_t d, struct gen_io *io)
 	if (!(g->offset_first ? offset_first_next : len_first_next)(g, &d, &io->file, &rel, &len))
 		return false;
 	f = &g->files[io->file];
-	/* A drawn file closes when it is drawn again and found done, as fio's (drawn_done). */
-	if (g->max_open && !g->drawn_service && gen_pass_is_done(g, f, d))
-		f->closing = true;
 	gen_counted(g, f, d, rel, len, io);
 	if (g->trimwrite && d == PLAN_DDIR_TRIM) {
 		/* fio's amount is the writes' (io_bytes_exceeded), number_ios every I/O */

@@ -202,7 +202,7 @@ __attribute__((noinline)) static void complete_extras(struct worker *w, struct i
 		worker_verify_done(w, u);
 	if (w->written && u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		worker_sync_written(w, u);
-	/* openfiles: a file whose pass is issued closes with its last completion (the drawn I/O counts). */
+	/* openfiles: a file a pick found done (gen_file_closing) closes with its last completion. */
 	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
 	    !(w->have_held && w->held.file == u->file))
 		worker_close_file(w, u->file);

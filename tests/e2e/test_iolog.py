@@ -251,6 +251,26 @@ class WriteIolog(TmpDirCase):
                     ours, theirs = ([line for line in lines if len(line.split()) == 4] for lines in (ours, theirs))
                 self.assertEqual(ours, theirs)
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_openfiles_close_a_file_at_its_turn_as_fios(self):
+        # fio closes a file in turn (roundrobin, sequential) when its turn comes and its
+        # fill finds no room, then serves the next; ioplan closed it as its last I/O
+        # completed, a turn early.  With drawn lengths (bs_unaligned) the last I/O leaves
+        # a few bytes: the file fio served next and the one ioplan did differed
+        # (a.0.0 then a.0.2 in fio, a.0.2 then a.0.0 in ioplan), and the log's close
+        # lines came before the other file's last I/O.
+        jobs = {
+            "unaligned": ["--ioengine=null", "--rw=read", "--size=2m", "--bsrange=1k-16k", "--bs_unaligned=1",
+                          "--nrfiles=3", "--openfiles=2", "--allrandrepeat=1"],
+            "turns": ["--ioengine=psync", "--rw=read", "--size=1m", "--bs=4k", "--nrfiles=5", "--openfiles=2",
+                      "--loops=2"],
+            "sequential": ["--ioengine=psync", "--rw=read", "--size=1m", "--bs=4k", "--nrfiles=3", "--openfiles=2",
+                           "--file_service_type=sequential", "--loops=3"],
+        }
+        for name, extra in jobs.items():
+            with self.subTest(name):
+                self.assertEqual(self.log_lines(BIN, name, extra), self.log_lines(FIO, name, extra))
+
     def test_rw_skip_pass_and_log_match_fio_t0007(self):
         # fio's t0007: size=128m bs=1m rw=read:512k reads 85 MiB, one iolog line per I/O.
         p = run(["--name=foo", "--ioengine=null", "--size=128m", "--rw=read:512k", "--bs=1m",
