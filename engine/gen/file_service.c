@@ -146,7 +146,9 @@ static int32_t drawn_file(struct gen *g, uint8_t d, bool *waits)
 /*
  * openfiles: fio's next loop closes every file first (clear_io_state), so its
  * first picks open files afresh; those still open close before the next pick
- * (true: busy, the caller closes them once idle and picks again).
+ * (true: busy, the caller closes them once idle and picks again).  A mix's
+ * direction was decided before the loop was found over: fio's next loop,
+ * re-seeded, decides its first one afresh, so the pick is made again too.
  */
 static bool close_for_loop(struct gen *g)
 {
@@ -159,6 +161,7 @@ static bool close_for_loop(struct gen *g)
 			g->files[i].closing = true;
 			any = true;
 		}
+	any = any || g->mixed;
 	g->busy = g->retry = any;
 	return any;
 }

@@ -72,6 +72,27 @@ class RwmixLikeFio(TmpDirCase):
                 out = self.both(name, f"[m]\nioengine=psync\nsize=1m\n{body}", own_dirs=True)
                 self.assertEqual(out["ioplan"], out["fio"])
 
+    def test_a_mix_under_openfiles_decides_the_next_loops_first_direction_afresh(self):
+        # fio decides a direction, finds every file done (its loop over), starts the next
+        # loop re-seeded and decides again for its first I/O; under openfiles ioplan kept
+        # the decision made before the loop was over (rw=rw bs=4k nrfiles=2 openfiles=1
+        # loops=2 size=64k: the second loop began with a write at 0, fio's with reads).
+        cases = {"two_files": "rw=rw\nbs=4k\nnrfiles=2\nopenfiles=1\nloops=2\nsize=64k\n",
+                 "sizes": "rw=rw\nbs=4k,8k\nnrfiles=4\nopenfiles=3\nloops=2\n",
+                 "drawn": "rw=rw\nnrfiles=5\nopenfiles=2\nfile_service_type=random\nloops=3\n"}
+        for name, body in cases.items():
+            with self.subTest(name):
+                logs = {}
+                for who in ("fio", "ioplan"):
+                    d = self.tmp / f"{name}-{who}"
+                    d.mkdir()
+                    (d / "m.fio").write_text(f"[m]\nioengine=null\nsize=1m\n{body}write_iolog=m.log\n")
+                    p = (run_fio if who == "fio" else run)(["--output-format=json", "m.fio"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who} {name}: {p.stderr}")
+                    logs[who] = iolog(d / "m.log")
+                self.assertEqual(logs["ioplan"], logs["fio"])
+                self.assertGreater(len(logs["fio"]), 20)
+
     def test_a_round_ended_by_its_sync_goes_on_as_fio(self):
         # A round whose drawn direction found no room ends there; its end_fsync (or
         # fsync_on_close, or a read-back) comes, and then fio's next loop starts, or the
