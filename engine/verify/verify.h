@@ -55,7 +55,7 @@ struct vfy {
 	uint32_t hdr_size;		/* header + digest area; 0 for pattern and null */
 	uint32_t verify_offset;		/* where in the chunk the header is kept */
 	uint64_t seed;			/* written as rand_seed */
-	bool check_seed;		/* the blocks read were written by this worker */
+	bool check_seed;		/* compare rand_seed: fio's rule, a job that reads and writes */
 	uint16_t thread;
 	uint16_t numberio;
 	const uint8_t *pattern;		/* verify_pattern: borrowed, pattern_len bytes */
