@@ -1104,7 +1104,7 @@ static const std::vector<option> core_table = {
     opt("verify_interval", opt_type::size, CAT_VERIFY)
         .unit("bytes")
         .def("0")
-        .help("Bytes per checksum (0: the block size).")
+        .help("Bytes per checksum (0: the block size); as fio, at most the least write (or read, in a job that reads), and the gcd of the least and largest write where it does not divide both.")
         .apply(A(j.pj.verify_interval_bytes = size_in(j, o, v))),
     opt("verify_pattern", opt_type::pattern, CAT_VERIFY)
         .help("Pattern every write carries (%o: the block's offset); checked by verify=pattern and meta, and alone (after a header) without verify=.")

@@ -55,19 +55,25 @@ static const struct plan_bs *write_sizes(const struct plan_job *j, int k)
 	return k == 1 && turns ? &j->bs[0] : NULL;
 }
 
+/* The least of m (0: none yet) and the sizes of b, its bssplit's included. */
+static uint64_t least_bs(uint64_t m, const struct plan_bs *b)
+{
+	if (b->min_bytes && (!m || b->min_bytes < m))
+		m = b->min_bytes;
+	for (uint32_t i = 0; i < b->nr_split; i++)
+		if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
+			m = b->split[i].bs_bytes;
+	return m;
+}
+
 /* The least write (the verify interval's default). */
 static uint64_t min_write_bs(const struct plan_job *j)
 {
 	const struct plan_bs *b;
 	uint64_t m = 0;
 
-	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++) {
-		if (b->min_bytes && (!m || b->min_bytes < m))
-			m = b->min_bytes;
-		for (uint32_t i = 0; i < b->nr_split; i++)
-			if (b->split[i].bs_bytes && (!m || b->split[i].bs_bytes < m))
-				m = b->split[i].bs_bytes;
-	}
+	for (int k = 0; (b = write_sizes(j, k)) != NULL; k++)
+		m = least_bs(m, b);
 	return m ? m : 4096;
 }
 
@@ -81,6 +87,41 @@ static uint64_t max_write_bs(const struct plan_job *j)
 		if (plan_bs_max(b) > m)
 			m = plan_bs_max(b);
 	return m;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The chunk each header covers, as fio's fixup_options makes verify_interval:
+ * the least write when unset (the write size when there is one), never above
+ * the least write (nor the least read in a job that reads), and where it does
+ * not divide both the least and the largest write, their gcd.  ioplan took an
+ * interval that did not divide the writes and refused the job at its start
+ * (bs=6k verify_interval=4k: exit 1), where fio checks 6 KiB chunks.
+ */
+static uint64_t chunk_bytes(const struct plan_job *j)
+{
+	uint64_t lo = min_write_bs(j), hi = max_write_bs(j), iv = j->verify_interval_bytes, rd;
+
+	if (!iv && hi != lo)
+		iv = lo;
+	rd = plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) ? least_bs(0, &j->bs[PLAN_DDIR_READ]) : 0;
+	if (iv > lo)
+		iv = lo;
+	else if (rd && iv > rd)
+		iv = rd;
+	if (!iv || lo % iv || (hi && hi % iv))
+		iv = hi ? gcd(lo, hi) : lo;
+	return iv;
 }
 
 /* Chunks of a read-back run: VFY_RUN_BYTES, or the largest write when it is longer. */
@@ -294,10 +335,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	if (j->verify == PLAN_VERIFY_NONE || j->create_only ||
 	    !(ioe_opens_files(j->ioengine) || ioe_is_remote(j->ioengine) || ioe_fakes_io(j->ioengine)))
 		return 0;
-	/* fio: an interval above the block size means one header per block. */
-	iv = min_write_bs(j);
-	if (j->verify_interval_bytes && j->verify_interval_bytes < iv)
-		iv = j->verify_interval_bytes;
+	iv = chunk_bytes(j);
 	w->vf.vfy = malloc(sizeof(*w->vf.vfy));
 	if (!w->vf.vfy)
 		return -ENOMEM;

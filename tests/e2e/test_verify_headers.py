@@ -4,9 +4,12 @@ fio's verify_io_u compares a block header's magic, length, offset, crc (and its
 write number) with what the reader expects, and its seed only in a job that reads
 and writes without verify_backlog: clones of a job writing one file leave each
 block with its last writer's header and digest, and every clone's read-back is
-clean in fio.  Each case runs ioplan and, where installed, fio 3.33 on the same job.
+clean in fio.  The chunk a header covers is verify_interval as fio's fixup_options
+makes it: where it does not divide the writes, the gcd of the least and largest
+write.  Each case runs ioplan and, where installed, fio 3.33 on the same job.
 """
 import json
+import struct
 import unittest
 
 from common import FIO, TmpDirCase, run, run_fio
@@ -32,6 +35,35 @@ class SharedFile(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual([(j["error"], j["read"]["io_bytes"]) for j in jobs_of(p)],
                                  [(0, 4 << 20)] * 4)
+
+
+class Interval(TmpDirCase):
+    # (job options, the chunk fio's header says it covers)
+    CASES = [(["--rw=write", "--bs=6k", "--verify_interval=4k", "--size=240k"], 6144),
+             (["--rw=write", "--bs=16k", "--verify_interval=6k", "--size=256k"], 16384),
+             (["--rw=randwrite", "--bssplit=4k/50:6k/50", "--size=256k"], 2048),
+             (["--rw=randwrite", "--bsrange=4k-12k", "--verify_interval=8k", "--size=256k"], 4096)]
+
+    def test_an_interval_that_does_not_divide_the_writes_is_fios_gcd(self):
+        # ioplan refused these at the job's start ("verify checks whole chunks of 4096 bytes
+        # ... and a write block size is not a multiple of that", exit 1); fio 3.33 checks
+        # chunks of the gcd and each tool verifies the other's file.
+        for opts, chunk in self.CASES:
+            for writer, reader in ((run, run_fio), (run_fio, run)) if FIO else ((run, run),):
+                with self.subTest(opts=opts, writer=writer.__name__):
+                    f = self.tmp / "i.dat"
+                    f.unlink(missing_ok=True)
+                    args = ["--name=i", f"--filename={f}", "--verify=md5", *opts]
+                    w = writer([*args, "--output-format=json"], cwd=self.tmp)
+                    self.assertEqual(w.returncode, 0, w.stderr)
+                    written = jobs_of(w)[0]["write"]["io_bytes"]
+                    self.assertEqual(jobs_of(w)[0]["read"]["io_bytes"], written)
+                    with open(f, "rb") as fh:
+                        magic, _, length = struct.unpack("<HHI", fh.read(8))
+                    self.assertEqual((magic, length), (0xacca, chunk))
+                    r = reader([*args, "--verify_only=1", "--output-format=json"], cwd=self.tmp)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(jobs_of(r)[0]["error"], 0)
 
 
 if __name__ == "__main__":
