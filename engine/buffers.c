@@ -152,6 +152,25 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
 	}
 }
 
+/*
+ * fio's fill_verify_pattern: a verified write (verify_pattern aside) is random
+ * data, buffer_compress_percentage of it zeros, or buffer_pattern, at the end
+ * of the whole write (fio fills it as one segment: compress_chunk does not
+ * reach it), then the headers.  zero_buffers, buffer_pattern alone and
+ * dedupe_percentage do not reach it either, and 100% (which fio's fixup turns
+ * into zero_buffers) is random too.  ioplan wrote zeros under zero_buffers=1
+ * verify=crc32c, where fio's blocks are random.
+ */
+void buffill_for_verify(struct buffill *f)
+{
+	if (f->compress_pct == 100)
+		f->compress_pct = 0;
+	f->in_chunks = f->compress_pct != 0;
+	f->compress_chunk = UINT64_MAX;
+	if (!f->in_chunks || f->kind != PLAN_BUF_PATTERN)
+		f->kind = PLAN_BUF_RANDOM;
+}
+
 /* Every job with dedupe_global draws its working set from this one key. */
 #define DEDUPE_GLOBAL_KEY 0x646564757065ull
 

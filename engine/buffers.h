@@ -55,6 +55,9 @@ struct buffill {
 int buffill_from_job(struct buffill *f, const struct plan_job *j);
 void buffill_release(struct buffill *f);
 
+/* A verified job's fill, as fio's verify makes its writes (see buffers.c). */
+void buffill_for_verify(struct buffill *f);
+
 /* Fills buf with the job's content (fresh random bytes where random). */
 void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng);
 

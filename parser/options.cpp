@@ -1027,7 +1027,7 @@ static const std::vector<option> core_table = {
     // ---- buffers ------------------------------------------------------------------------------
     opt("zero_buffers", opt_type::flag, CAT_BUF)
         .def("0")
-        .help("Write zeros; a file laid out for reading holds zeros too, as fio's.")
+        .help("Write zeros; a file laid out for reading holds zeros too, as fio's (verify= other than null writes random data, as fio's).")
         .apply(A(if (flag_value(o, v)) j.pj.buffer_fill = PLAN_BUF_ZERO)),
     opt("refill_buffers", opt_type::flag, CAT_BUF)
         .def("0")
@@ -1442,7 +1442,7 @@ static const std::vector<option> core_table = {
         .def("0")
         .range(0, 100)
         .help("Share of the write buffers that repeat an earlier one, so a deduplicating device stores fewer "
-              "(of a file laid out for reading too, in pieces of the largest write).")
+              "(of a file laid out for reading too, in pieces of the largest write); not with verify=, as fio.")
         .apply(A(j.pj.dedupe_pct = U32(int_in(o, v)))),
     opt("dedupe_mode", opt_type::choice, CAT_BUF)
         .def("repeat")

@@ -553,6 +553,12 @@ static int keep_zones(struct worker *w)
 	return 0;
 }
 
+/* A job whose writes verify fills them as fio's verify does (buffill_for_verify): null's are plain. */
+static bool verify_fills(const struct plan_job *j)
+{
+	return j->verify != PLAN_VERIFY_NONE && j->verify != PLAN_VERIFY_NULL;
+}
+
 /*
  * The offsets' generator over the files' regions.  create_only issues no I/O:
  * the generator's state (440 bytes a file, a random map) would be the largest
@@ -624,9 +630,11 @@ static int setup(struct worker *w)
 	free(room);
 	if (!ret)
 		ret = buffill_from_job(&w->fill, w->job);
+	if (!ret && verify_fills(w->job))
+		buffill_for_verify(&w->fill);
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
 			 w->job->scramble_buffers;
-	if (w->fill.kind == PLAN_BUF_RANDOM)
+	if (w->fill.kind == PLAN_BUF_RANDOM && !verify_fills(w->job))
 		dedupe_init(&w->dedupe, w->job, w->clone->seed, gen_pass_bytes(&w->gen), bufpool_len(w->job));
 	if (!ret)
 		ret = worker_verify_setup(w, &w->fill);

@@ -1,4 +1,4 @@
-"""tests/e2e/test_verify_headers.py - which header fields a read-back checks, as fio 3.33's.
+"""tests/e2e/test_verify_headers.py - a verified write's block as fio 3.33 makes and checks it.
 
 fio's verify_io_u compares a block header's magic, length, offset, crc (and its
 write number) with what the reader expects, and its seed only in a job that reads
@@ -6,7 +6,10 @@ and writes without verify_backlog: clones of a job writing one file leave each
 block with its last writer's header and digest, and every clone's read-back is
 clean in fio.  The chunk a header covers is verify_interval as fio's fixup_options
 makes it: where it does not divide the writes, the gcd of the least and largest
-write.  Each case runs ioplan and, where installed, fio 3.33 on the same job.
+write.  What a verified write holds is fio's verify fill: random data, with
+buffer_compress_percentage's share of zeros (or buffer_pattern) at the end of the
+whole write; zero_buffers, buffer_pattern alone and dedupe_percentage do not reach
+it (verify=null writes the job's plain buffers).  Each case runs ioplan and, where installed, fio 3.33 on the same job.
 """
 import json
 import struct
@@ -64,6 +67,40 @@ class Interval(TmpDirCase):
                     r = reader([*args, "--verify_only=1", "--output-format=json"], cwd=self.tmp)
                     self.assertEqual(r.returncode, 0, r.stderr)
                     self.assertEqual(jobs_of(r)[0]["error"], 0)
+
+
+class WrittenData(TmpDirCase):
+    # (options, (zeros in the first and the last 2000 data bytes of a block, 0xab bytes, distinct blocks))
+    CASES = [(["--zero_buffers=1"], (0.0, 0.0, 0.0, 64)),
+             (["--buffer_pattern=0xab"], (0.0, 0.0, 0.0, 64)),
+             (["--dedupe_percentage=50"], (0.0, 0.0, 0.0, 64)),
+             (["--buffer_compress_percentage=100"], (0.0, 0.0, 0.0, 64)),
+             (["--buffer_compress_percentage=50", "--buffer_compress_chunk=512"], (0.0, 1.0, 0.0, 64)),
+             (["--buffer_pattern=0xab", "--buffer_compress_percentage=30"], (0.0, 0.0, 0.3, 64)),
+             (["--verify=null", "--zero_buffers=1"], (1.0, 1.0, 0.0, 1))]
+
+    @staticmethod
+    def shape(path):
+        data = path.read_bytes()
+        blocks = [data[i + 40:i + 4096] for i in range(0, len(data), 4096)]
+        first = sum(b[:2000].count(0) for b in blocks) / len(blocks) / 2000
+        last = sum(b[-2000:].count(0) for b in blocks) / len(blocks) / 2000
+        return (round(first, 1), round(last, 1), round(data.count(b"\xab") / len(data), 1), len(set(blocks)))
+
+    def test_a_verified_write_holds_fios_verify_fill(self):
+        # ioplan wrote the job's plain buffers under its headers: zeros with zero_buffers=1,
+        # the pattern, deduplicated blocks, and compress_chunk's 512-byte pieces half zeros,
+        # where fio 3.33's verify writes random data with the compressible share at the end.
+        for opts, want in self.CASES:
+            for tool in (run, run_fio) if FIO else (run,):
+                with self.subTest(opts=opts, tool=tool.__name__):
+                    f = self.tmp / "d.dat"
+                    f.unlink(missing_ok=True)
+                    p = tool(["--name=d", f"--filename={f}", "--size=256k", "--bs=4k", "--rw=write",
+                              "--verify=crc32c", *opts, "--output-format=json"], cwd=self.tmp)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(jobs_of(p)[0]["read"]["io_bytes"], 256 << 10)
+                    self.assertEqual(self.shape(f), want)
 
 
 if __name__ == "__main__":
