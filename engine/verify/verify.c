@@ -5,10 +5,12 @@
  * blocks: header, digest area, data; the header's own crc32c covers its
  * fields up to the crc; verify_offset swaps the header with the bytes at that
  * offset after the digest is taken.  Checks go in fio's order (magic, length,
- * seed, offset, header crc, then the method) and stop at the first bad field
- * of a chunk.  fio also compares a write number, which ioplan does not keep
- * per block: a block's offset, seed and digest still tell a stale block from
- * the one written.
+ * offset, header crc, then the method) and stop at the first bad field of a
+ * chunk.  fio also compares a write number, which ioplan does not keep per
+ * block, and in a job that reads and writes the seed, against its verify
+ * state's sequence drawn again in its read-back order (the writes' order under
+ * a random map), which ioplan's read-back in offset order cannot follow: a
+ * block's offset and digest still tell a stale block from the one written.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -196,7 +198,6 @@ static bool check_header(const struct vfy *v, const uint8_t *c, uint64_t off, st
 	memcpy(&h, c, sizeof(h));
 	return differs(b, "magic", VFY_MAGIC, h.magic) ||
 	       differs(b, "length", v->interval, h.len) ||
-	       (v->check_seed && differs(b, "seed", v->seed, h.rand_seed)) ||
 	       differs(b, "offset", off, h.offset) ||
 	       differs(b, "header crc32c", h.crc32, csum_crc32c(&h, offsetof(struct vfy_hdr, crc32)));
 }
@@ -264,7 +265,6 @@ int vfy_clone(struct vfy *dst, const struct vfy *src)
 	if (ret)
 		return ret;
 	dst->verify_offset = src->verify_offset;
-	dst->check_seed = src->check_seed;
 	dst->thread = src->thread;
 	dst->numberio = src->numberio;
 	dst->offset_at = src->offset_at;

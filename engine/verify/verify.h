@@ -54,8 +54,7 @@ struct vfy {
 	uint64_t interval;		/* chunk bytes */
 	uint32_t hdr_size;		/* header + digest area; 0 for pattern and null */
 	uint32_t verify_offset;		/* where in the chunk the header is kept */
-	uint64_t seed;			/* written as rand_seed */
-	bool check_seed;		/* compare rand_seed: fio's rule, a job that reads and writes */
+	uint64_t seed;			/* written as rand_seed (the worker sets each write's) */
 	uint16_t thread;
 	uint16_t numberio;
 	const uint8_t *pattern;		/* verify_pattern: borrowed, pattern_len bytes */
@@ -71,7 +70,7 @@ struct vfy_bad {
 	uint64_t offset;		/* file offset of the chunk, or of the byte for patterns */
 	uint64_t want;			/* header fields and pattern bytes */
 	uint64_t got;
-	const char *field;		/* "magic", "length", "offset", "seed", "header crc32c", "pattern", or the method */
+	const char *field;		/* "magic", "length", "offset", "header crc32c", "pattern", or the method */
 	uint32_t sum_len;		/* digest mismatches: the bytes compared */
 	uint8_t want_sum[CSUM_AREA_MAX];
 	uint8_t got_sum[CSUM_AREA_MAX];

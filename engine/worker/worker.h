@@ -259,6 +259,8 @@ struct worker_verify {
 	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
 	struct vtrim *trim;		/* trim_percentage: blocks to trim, trimmed chunks, or NULL */
+	struct frand seeds;		/* fio's verify_state: each write's header seed */
+	uint32_t seeds_round;		/* the generator's round seeds started in (fio reseeds each loop) */
 };
 
 struct worker {

@@ -124,8 +124,31 @@ void worker_verify_log_write(struct worker *w, uint32_t f, uint64_t offset, uint
 		log_piece(w, f, rel / iv, len / iv, true);
 }
 
+/*
+ * fio's header seed for a write: two draws of its verify_state multiplied
+ * (fill_verify_pattern on a 64-bit build), the state seeded from
+ * rand_seeds[FIO_RAND_VER_OFF] and again at each loop (clear_io_state); 0 with
+ * verify_pattern, which draws none.  fio's read-back in a job that reads and
+ * writes draws the same sequence and compares: ioplan's one seed per clone made
+ * fio's verify_only of ioplan's rw=rw file fail ("bad header rand_seed 137").
+ */
+static uint64_t next_seed(struct worker *w)
+{
+	uint64_t s;
+
+	if (w->job->verify_pattern_len)
+		return 0;
+	if (w->gen.rounds != w->vf.seeds_round) {
+		frand_seed(&w->vf.seeds, w->clone->verify_seed, w->job->random_tausworthe64);
+		w->vf.seeds_round = w->gen.rounds;
+	}
+	s = frand_next(&w->vf.seeds);
+	return s * frand_next(&w->vf.seeds);
+}
+
 void worker_verify_stamp(struct worker *w, struct io_u *u)
 {
+	w->vf.vfy->seed = next_seed(w);
 	vfy_stamp(w->vf.vfy, u->buf, u->len, u->offset);
 	if (w->vf.state)
 		w->vf.state->numberio++;	/* fio's numberio: writes issued */

@@ -25,20 +25,6 @@ static bool job_writes(const struct plan_job *j)
 }
 
 /*
- * Whether the read-back compares each header's seed with the job's: as fio's
- * verify_io_u, only in a job that reads and writes (rw=rw, randrw) and checks
- * no backlog.  fio takes the seed from the header in every other job, so
- * numjobs clones writing one file (each block's header and digest its last
- * writer's) verify clean there; ioplan's seed check named the blocks another
- * clone wrote last as bad.
- */
-static bool checks_seed(const struct plan_job *j)
-{
-	return job_writes(j) && plan_rw_has_ddir(j->rw, PLAN_DDIR_READ) && !j->verify_backlog &&
-	       !j->verify_only;
-}
-
-/*
  * The block sizes a write may take: bs_is_seq_rand gives sequential writes the
  * first size and random ones the second, and a random job's sequential turns
  * (percentage_random, rw=randwrite:<n>) write the first size too.  NULL: none.
@@ -352,7 +338,8 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	w->vf.vfy->thread = (uint16_t)w->clone->thread_number;
 	w->vf.vfy->offset_at = j->verify_pattern_offset_at;
 	w->vf.vfy->nr_offset_at = j->nr_verify_pattern_offsets;
-	w->vf.vfy->check_seed = checks_seed(j);
+	frand_seed(&w->vf.seeds, w->clone->verify_seed, j->random_tausworthe64);
+	w->vf.seeds_round = w->gen.rounds;
 	(void)fill;
 	/* null: the writes are stamped and their read-back counted, as fio's; nothing is checked. */
 	w->vf.fake = ioe_fakes_io(j->ioengine);

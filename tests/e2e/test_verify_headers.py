@@ -4,7 +4,8 @@ fio's verify_io_u compares a block header's magic, length, offset, crc (and its
 write number) with what the reader expects, and its seed only in a job that reads
 and writes without verify_backlog: clones of a job writing one file leave each
 block with its last writer's header and digest, and every clone's read-back is
-clean in fio.  The chunk a header covers is verify_interval as fio's fixup_options
+clean in fio.  The seed is fio's: each write's two draws of its verify state, so
+fio's verify_only of ioplan's rw=rw file is clean and each header's seed is fio's.  The chunk a header covers is verify_interval as fio's fixup_options
 makes it: where it does not divide the writes, the gcd of the least and largest
 write.  What a verified write holds is fio's verify fill: random data, with
 buffer_compress_percentage's share of zeros (or buffer_pattern) at the end of the
@@ -38,6 +39,44 @@ class SharedFile(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual([(j["error"], j["read"]["io_bytes"]) for j in jobs_of(p)],
                                  [(0, 4 << 20)] * 4)
+
+
+def header_seeds(path, bs=4096):
+    """{offset: rand_seed} of every block that starts with fio's header magic."""
+    data = path.read_bytes()
+    out = {}
+    for at in range(0, len(data), bs):
+        magic, _, _, seed = struct.unpack_from("<HHIQ", data, at)
+        if magic == 0xacca:
+            out[at] = seed
+    return out
+
+
+class Seeds(TmpDirCase):
+    FORMS = [["--rw=rw"], ["--rw=rw", "--loops=2"], ["--rw=rw", "--randseed=1234"],
+             ["--rw=rw", "--random_generator=tausworthe64"],
+             ["--rw=rw", "--verify=meta", "--verify_pattern=0xabcd"]]
+
+    @unittest.skipUnless(FIO, "fio 3.33 is not installed")
+    def test_fio_verifies_ioplans_mixed_job_and_its_seeds_are_fios(self):
+        # ioplan wrote one seed per clone into every header; fio's read-back of a job that
+        # reads and writes draws each write's seed again: its verify_only of ioplan's
+        # rw=rw file said "verify: bad header rand_seed 137, wanted 46386204153304124", exit 1.
+        for form in self.FORMS:
+            with self.subTest(form=form):
+                files = {}
+                for tool in (run, run_fio):
+                    f = files[tool] = self.tmp / f"{tool.__name__}.dat"
+                    p = tool(["--name=s", f"--filename={f}", "--size=256k", "--bs=4k", "--verify=crc32c",
+                              *form, "--output=/dev/null"], cwd=self.tmp)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(header_seeds(files[run]), header_seeds(files[run_fio]))
+                p = run_fio(["--name=s", f"--filename={files[run]}", "--size=256k", "--bs=4k", "--verify=crc32c",
+                             *form, "--verify_only=1", "--output-format=json"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(jobs_of(p)[0]["error"], 0)
+                for f in files.values():
+                    f.unlink()
 
 
 class Interval(TmpDirCase):
