@@ -51,7 +51,9 @@ struct request {
     bool check_only = false;
     // Where to keep what fio prints on its output as it reads the jobs, or
     // null: "opendir added N files" for each [global] or job section read (and
-    // not left out by --section) whose opendir= is applied, in reading order.
+    // not left out by --section) whose opendir= is applied, and fio's "multiple
+    // writers may overwrite blocks" for a verifying job whose clones write the
+    // same files, in reading order.
     // The cli prints them where fio does (cli/main.cpp).
     std::vector<fio_line> *fio_said = nullptr;
 };

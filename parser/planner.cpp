@@ -111,6 +111,7 @@ private:
     void note_shadowed(const std::vector<entry> &entries);
     void note_negative_size(const std::vector<entry> &entries);
     void untimed_time_based(job_def &d);
+    void say_shared_writers(const job_def &d, uint32_t index);
     void scale_to_cli_size(const plan_job &own, plan_job &j) const;
     bool wanted(const std::string &section) const;
 };
@@ -298,6 +299,7 @@ void layering::take(job_def &d)
 {
     jobs++;
     untimed_time_based(d);
+    say_shared_writers(d, jobs - 1);
     if (!errors_.empty() || planning_error_)
         return;
     try {
@@ -323,6 +325,26 @@ void layering::untimed_time_based(job_def &d)
         time_based_notes_.push_back(diag{severity::warning, at,
                                "job '" + job_name(d) + "': time_based needs runtime=; without it the job ends when "
                                "its I/O amount is done, as in fio"});
+}
+
+// fio's fixup_options says so before the banner of a verifying job whose clones write
+// the same files: one named by filename=, or a filename_format without $jobname, $jobnum
+// and $filenum (each clone's read-back then finds what the others wrote last).
+void layering::say_shared_writers(const job_def &d, uint32_t index)
+{
+    const job_spec &s = d.spec;
+    const std::string &f = s.filename_format;
+    bool own_files = f.find("$jobname") != std::string::npos && f.find("$jobnum") != std::string::npos &&
+                     f.find("$filenum") != std::string::npos;
+    if (!req_.fio_said || s.pj.verify == PLAN_VERIFY_NONE || !plan_rw_has_ddir(s.pj.rw, PLAN_DDIR_WRITE) ||
+        !s.pj.do_verify || s.numjobs < 2 || (s.filenames.empty() && own_files))
+        return;
+    loc at = d.header;
+    for (const entry &e : s.echo)
+        if (e.key == "numjobs")
+            at = e.key_loc;
+    req_.fio_said->push_back(fio_line{at, "multiple writers may overwrite blocks that belong to other jobs. "
+                                          "This can cause verification failures.", index});
 }
 
 bool has_wait_for(const std::vector<entry> &entries)

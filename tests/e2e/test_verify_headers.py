@@ -16,7 +16,7 @@ import json
 import struct
 import unittest
 
-from common import FIO, TmpDirCase, run, run_fio
+from common import FIO, TmpDirCase, fio_openings, run, run_as_fio, run_fio
 
 
 def jobs_of(p):
@@ -39,6 +39,24 @@ class SharedFile(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual([(j["error"], j["read"]["io_bytes"]) for j in jobs_of(p)],
                                  [(0, 4 << 20)] * 4)
+
+    def test_fio_says_multiple_writers_may_overwrite_each_others_blocks(self):
+        # fio's fixup_options prints it before the banner of each verifying job whose clones
+        # write the same files (filename=); ioplan said nothing.  Run as ioplan, it is a note.
+        line = ("fio: multiple writers may overwrite blocks that belong to other jobs. "
+                "This can cause verification failures.")
+        args = ["--name=c", "--filename=c.dat", "--size=64k", "--numjobs=2", "--rw=write", "--verify=crc32c",
+                "--name=d", "--numjobs=2", "--size=64k", "--rw=write", "--verify=md5",
+                "--name=e", "--filename=e.dat", "--numjobs=2", "--size=64k", "--rw=read", "--verify=null"]
+        want = ([line, "c: (g=0)", "...", "d: (g=0)", "...", "e: (g=0)", "...", "Starting"], None)
+        for tool in (run_as_fio, run_fio) if FIO else (run_as_fio,):
+            with self.subTest(tool=tool.__name__):
+                self.assertEqual(fio_openings(self, tool, args, r"fio: multiple|Starting"), want)
+                for f in self.tmp.iterdir():
+                    f.unlink()
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("note: <command line>:1:4: multiple writers may overwrite"), 1, p.stdout)
 
 
 def header_seeds(path, bs=4096):
