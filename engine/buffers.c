@@ -159,7 +159,9 @@ void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng)
  * reach it), then the headers.  zero_buffers, buffer_pattern alone and
  * dedupe_percentage do not reach it either, and 100% (which fio's fixup turns
  * into zero_buffers) is random too.  ioplan wrote zeros under zero_buffers=1
- * verify=crc32c, where fio's blocks are random.
+ * verify=crc32c, where fio's blocks are random.  The random data is fio's own
+ * for the write's header seed (buf_fill_verified), so a block's data is fio's
+ * byte for byte and can be made again from its header.
  */
 void buffill_for_verify(struct buffill *f)
 {
@@ -169,6 +171,47 @@ void buffill_for_verify(struct buffill *f)
 	f->compress_chunk = UINT64_MAX;
 	if (!f->in_chunks || f->kind != PLAN_BUF_PATTERN)
 		f->kind = PLAN_BUF_RANDOM;
+}
+
+#define FIO_HASH_MUL 0x61C8864680B583EBull	/* fio's __hash_u64: the golden-ratio multiply */
+#define FIO_SEED_LANES 4u			/* fio's CONFIG_SEED_BUCKETS, as Debian's fio is built */
+
+/*
+ * fio's __fill_random_buf: four interleaved chains of 64-bit words, lane i
+ * starting at seed times the i-th of 1, 2, 3, 5 and each next word the last
+ * times the golden ratio; what the lanes leave (under 32 bytes) continues
+ * lane 0's chain word by word, the last bytes of its next word after them.
+ * Words are stored little-endian, as on fio's x86.
+ */
+static void fill_seeded_random(uint8_t *p, uint64_t len, uint64_t seed)
+{
+	static const uint64_t mul[FIO_SEED_LANES] = { 1, 2, 3, 5 };
+	uint64_t lane[FIO_SEED_LANES], words = len / 8 / FIO_SEED_LANES * FIO_SEED_LANES, i = 0, v;
+
+	for (uint32_t k = 0; k < FIO_SEED_LANES; k++)
+		lane[k] = seed * mul[k];
+	for (; i < words; i++) {
+		memcpy(p + i * 8, &lane[i % FIO_SEED_LANES], 8);
+		lane[i % FIO_SEED_LANES] *= FIO_HASH_MUL;
+	}
+	v = lane[0];
+	for (i *= 8; i + 8 <= len; i += 8) {
+		memcpy(p + i, &v, 8);
+		v *= FIO_HASH_MUL;
+	}
+	memcpy(p + i, &v, len - i);
+}
+
+void buf_fill_verified(void *buf, uint64_t len, const struct buffill *f, uint64_t seed)
+{
+	uint8_t *p = buf;
+	uint64_t random = len * (100 - f->compress_pct) / 100;
+
+	fill_seeded_random(p, random, seed);
+	if (f->kind == PLAN_BUF_PATTERN)
+		fill_pattern(p + random, len - random, f);
+	else
+		memset(p + random, 0, len - random);
 }
 
 /* Every job with dedupe_global draws its working set from this one key. */

@@ -58,6 +58,9 @@ void buffill_release(struct buffill *f);
 /* A verified job's fill, as fio's verify makes its writes (see buffers.c). */
 void buffill_for_verify(struct buffill *f);
 
+/* A verified write's len bytes as fio makes them from its header seed (buffill_for_verify's f). */
+void buf_fill_verified(void *buf, uint64_t len, const struct buffill *f, uint64_t seed);
+
 /* Fills buf with the job's content (fresh random bytes where random). */
 void buf_fill(void *buf, uint64_t len, const struct buffill *f, uint64_t *rng);
 

@@ -149,11 +149,11 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 	if (v->kind == PLAN_VERIFY_NULL || v->kind == PLAN_VERIFY_NONE)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
-	v->numberio++;
 	if (v->pattern)
 		fill_pattern(v, p, len, offset);
 	for (uint64_t at = 0; at + v->interval <= len && has_header(v->kind); at += v->interval)
 		stamp_chunk(v, p + at, offset + at, &now);
+	v->numberio++;	/* fio's: the writes issued before this one (td->io_issues) */
 }
 
 /*

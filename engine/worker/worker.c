@@ -633,7 +633,7 @@ static int setup(struct worker *w)
 	if (!ret && verify_fills(w->job))
 		buffill_for_verify(&w->fill);
 	w->vary_writes = w->fill.kind == PLAN_BUF_RANDOM && !w->fill.compress_pct &&
-			 w->job->scramble_buffers;
+			 w->job->scramble_buffers && !verify_fills(w->job);
 	if (w->fill.kind == PLAN_BUF_RANDOM && !verify_fills(w->job))
 		dedupe_init(&w->dedupe, w->job, w->clone->seed, gen_pass_bytes(&w->gen), bufpool_len(w->job));
 	if (!ret)

@@ -248,6 +248,12 @@ static bool io_has_extras(const struct worker *w)
 	       j->sync_file_range_every || j->thinktime_ns;
 }
 
+/* A verified write's data is made by worker_verify_stamp, from its header seed (verify=null: the plain buffer). */
+static bool verified_fill(const struct worker *w)
+{
+	return w->vf.vfy && w->vf.vfy->kind != PLAN_VERIFY_NULL;
+}
+
 /* What a write's buffer and an I/O's priority need before it goes out. */
 __attribute__((noinline)) static void prepare_extras(struct worker *w, struct io_u *u)
 {
@@ -257,7 +263,7 @@ __attribute__((noinline)) static void prepare_extras(struct worker *w, struct io
 
 			buf_fill(u->buf, u->len, &w->fill, &seed);
 			w->stamp_ok = false;
-		} else if (w->job->refill_buffers) {
+		} else if (w->job->refill_buffers && !verified_fill(w)) {
 			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
 			w->stamp_ok = false;
 		} else if (w->vary_writes) {

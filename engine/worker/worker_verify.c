@@ -149,6 +149,9 @@ static uint64_t next_seed(struct worker *w)
 void worker_verify_stamp(struct worker *w, struct io_u *u)
 {
 	w->vf.vfy->seed = next_seed(w);
+	/* fio's data for the seed; a pattern (verify_pattern) vfy_stamp writes itself. */
+	if (w->vf.vfy->kind != PLAN_VERIFY_NULL && !w->job->verify_pattern_len)
+		buf_fill_verified(u->buf, u->len, &w->fill, w->vf.vfy->seed);
 	vfy_stamp(w->vf.vfy, u->buf, u->len, u->offset);
 	if (w->vf.state)
 		w->vf.state->numberio++;	/* fio's numberio: writes issued */

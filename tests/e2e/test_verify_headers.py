@@ -10,7 +10,9 @@ makes it: where it does not divide the writes, the gcd of the least and largest
 write.  What a verified write holds is fio's verify fill: random data, with
 buffer_compress_percentage's share of zeros (or buffer_pattern) at the end of the
 whole write; zero_buffers, buffer_pattern alone and dedupe_percentage do not reach
-it (verify=null writes the job's plain buffers).  Each case runs ioplan and, where installed, fio 3.33 on the same job.
+it (verify=null writes the job's plain buffers).  That data is fio's own for the
+write's header seed, and the header's write number fio's, so the file a job writes
+is fio's byte for byte but for each header's time and crc.  Each case runs ioplan and, where installed, fio 3.33 on the same job.
 """
 import json
 import struct
@@ -158,6 +160,42 @@ class WrittenData(TmpDirCase):
                     self.assertEqual(p.returncode, 0, p.stderr)
                     self.assertEqual(jobs_of(p)[0]["read"]["io_bytes"], 256 << 10)
                     self.assertEqual(self.shape(f), want)
+
+
+class SameBytes(TmpDirCase):
+    # (options, the chunk each header starts): jobs that write every block, in fio's order
+    FORMS = [(["--rw=write", "--bs=4k", "--verify=md5"], 4096),
+             (["--rw=write", "--bs=4100", "--verify=crc32c"], 4100),
+             (["--rw=write", "--bs=16k", "--verify=sha1", "--verify_interval=4k"], 4096),
+             (["--rw=write", "--bs=4k", "--verify=crc32c", "--buffer_compress_percentage=40"], 4096),
+             (["--rw=write", "--bs=4k", "--verify=meta", "--buffer_pattern=0x1234",
+               "--buffer_compress_percentage=30"], 4096),
+             (["--rw=write", "--bs=4k", "--verify=xxhash", "--loops=2"], 4096),
+             (["--rw=randwrite", "--bs=4k", "--verify=crc64", "--norandommap=1"], 4096)]
+
+    @staticmethod
+    def masked(path, chunk):
+        # Each header's time (bytes 24-31) and its crc32c over it (36-39) are the run's own.
+        data = bytearray(path.read_bytes())
+        for at in range(0, len(data), chunk):
+            data[at + 24:at + 32] = bytes(8)
+            data[at + 36:at + 40] = bytes(4)
+        return bytes(data)
+
+    @unittest.skipUnless(FIO, "fio 3.33 is not installed")
+    def test_a_verified_file_is_fios_byte_for_byte_but_its_times(self):
+        # ioplan's data was its own random bytes and its headers' write numbers were one
+        # above fio's (1, 2, ... where fio writes 0, 1, ...): every block differed from fio's.
+        for opts, chunk in self.FORMS:
+            with self.subTest(opts=opts):
+                files = {}
+                for tool in (run, run_fio):
+                    f = files[tool] = self.tmp / f"{tool.__name__}.dat"
+                    f.unlink(missing_ok=True)
+                    p = tool(["--name=b", f"--filename={f}", "--size=256k", *opts, "--output=/dev/null"],
+                             cwd=self.tmp)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(self.masked(files[run], chunk), self.masked(files[run_fio], chunk))
 
 
 if __name__ == "__main__":
