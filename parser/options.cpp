@@ -1131,7 +1131,7 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.verify_backlog_batch = U32(int_in(o, v)))),
     opt("verify_dump", opt_type::boolean, CAT_VERIFY)
         .def("0")
-        .help("Write a bad block to FILE.OFFSET.received (and, for patterns, FILE.OFFSET.expected), as fio names them; one not written is the job's error.")
+        .help("Write a bad block to FILE.OFFSET.received (a bad header: .hdr_fail) and, for a digest or pattern that did not match, the block as written (fio's data again from its header's seed) to FILE.OFFSET.expected, as fio names them; one not written is the job's error.")
         .apply(A(j.pj.verify_dump = flag_value(o, v))),
     opt("verify_state_save", opt_type::boolean, CAT_VERIFY)
         .def("1")

@@ -120,13 +120,14 @@ static void swap_header(const struct vfy *v, uint8_t *c)
 	memcpy(c + v->verify_offset, tmp, v->hdr_size);
 }
 
-static void stamp_chunk(struct vfy *v, uint8_t *c, uint64_t offset, const struct timespec *now)
+static void stamp_chunk(struct vfy *v, uint8_t *c, uint64_t offset, uint64_t seed,
+			const struct timespec *now)
 {
 	struct vfy_hdr h = {
 		.magic = VFY_MAGIC,
 		.verify_type = (uint16_t)v->kind,
 		.len = (uint32_t)v->interval,
-		.rand_seed = v->seed,
+		.rand_seed = seed,
 		.offset = offset,
 		.time_sec = (uint32_t)now->tv_sec,
 		.time_nsec = (uint32_t)now->tv_nsec,
@@ -152,8 +153,16 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 	if (v->pattern)
 		fill_pattern(v, p, len, offset);
 	for (uint64_t at = 0; at + v->interval <= len && has_header(v->kind); at += v->interval)
-		stamp_chunk(v, p + at, offset + at, &now);
+		stamp_chunk(v, p + at, offset + at, v->seed, &now);
 	v->numberio++;	/* fio's: the writes issued before this one (td->io_issues) */
+}
+
+void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t seed)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	stamp_chunk(v, chunk, offset, seed, &now);
 }
 
 /*

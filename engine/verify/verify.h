@@ -99,6 +99,13 @@ const char *vfy_kind_name(enum plan_verify kind);
 void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset);
 
 /*
+ * verify_dump's .expected: the header and digest of one chunk whose data the
+ * caller made again from the seed it was written with (as fio's, the header
+ * goes to verify_offset; its time is now).
+ */
+void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t seed);
+
+/*
  * Checks every whole chunk of a block read from `offset` (verify_offset's
  * swap is undone in buf).  The block holds I/Os of io_len bytes from its start
  * as they were written (0: one I/O): a pattern starts again at each.  Returns

@@ -28,7 +28,7 @@
  * offset with what was expected and found, counted in verify_failures; as
  * fio's, it ends the job at that I/O unless continue_on_error=verify; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
- * failures: .hdr_fail; patterns also .expected) in --aux-path or the working directory,
+ * failures: .hdr_fail; a bad digest or pattern also .expected) in --aux-path or the working directory,
  * fio's names (worker_verify_report.c).  verify_backlog=N checks what was written after every N
  * writes issued (once they have completed, so no check races a write)
  * and the read-back after the write phase checks the rest.

@@ -103,7 +103,36 @@ static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why
 	return ret;
 }
 
-/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail). */
+/*
+ * The chunk as written, for its .expected dump: a pattern, or (a digest that
+ * did not match) fio's data made again from the seed its header holds, `at`
+ * bytes into the I/O, then its header, as fio's dump_verify_buffers does.
+ * NULL where there is none (a bad header is dumped alone, as fio's).
+ */
+static uint8_t *expected_chunk(struct worker *w, const uint8_t *chunk, uint64_t offset, uint64_t at,
+			       const struct vfy_bad *b)
+{
+	const struct vfy *v = w->vf.vfy;
+	uint64_t iv = v->interval, seed;
+	uint8_t *io;
+
+	if (v->kind == PLAN_VERIFY_PATTERN) {
+		if (!(io = malloc(iv)))
+			return NULL;
+		for (uint64_t i = 0; i < iv; i++)
+			io[i] = v->pattern[i % v->pattern_len];
+		return io;
+	}
+	if (!b->sum_len || w->job->verify_pattern_len || !(io = malloc(at + iv)))
+		return NULL;
+	memcpy(&seed, chunk + offsetof(struct vfy_hdr, rand_seed), sizeof(seed));
+	buf_fill_verified(io, at + iv, &w->fill, seed);
+	memmove(io, io + at, iv);
+	vfy_stamp_expected(w->vf.vfy, io, offset, seed);
+	return io;
+}
+
+/* verify_dump: the chunk read, named as fio names it (BASENAME.OFFSET.received or .hdr_fail, and .expected). */
 static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t buf_off,
 		     const struct vfy_bad *b)
 {
@@ -118,9 +147,7 @@ static void dump_bad(struct worker *w, uint32_t f, const uint8_t *buf, uint64_t 
 	snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".%s", aux, *aux ? "/" : "",
 		 slash ? slash + 1 : path, buf_off + at, hdr ? "hdr_fail" : "received");
 	ret = dump_file(name, buf + at, iv, why, sizeof(why));
-	if (!ret && w->vf.vfy->kind == PLAN_VERIFY_PATTERN && (want = malloc(iv))) {
-		for (uint64_t i = 0; i < iv; i++)
-			want[i] = w->vf.vfy->pattern[i % w->vf.vfy->pattern_len];
+	if (!ret && !hdr && (want = expected_chunk(w, buf + at, buf_off + at, at, b))) {
 		snprintf(name, sizeof(name), "%s%s%s.%" PRIu64 ".expected", aux, *aux ? "/" : "",
 			 slash ? slash + 1 : path, buf_off + at);
 		ret = dump_file(name, want, iv, why, sizeof(why));

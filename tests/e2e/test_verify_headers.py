@@ -18,7 +18,7 @@ import json
 import struct
 import unittest
 
-from common import FIO, TmpDirCase, fio_openings, run, run_as_fio, run_fio
+from common import FIO, TmpDirCase, fio_openings, flip, run, run_as_fio, run_fio
 
 
 def jobs_of(p):
@@ -196,6 +196,32 @@ class SameBytes(TmpDirCase):
                              cwd=self.tmp)
                     self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(self.masked(files[run], chunk), self.masked(files[run_fio], chunk))
+
+
+class ExpectedDump(TmpDirCase):
+    def test_a_bad_digest_dumps_the_block_as_written_as_fio(self):
+        # verify_dump: fio writes FILE.OFFSET.expected, the block made again from its
+        # header's seed; ioplan wrote .received alone (an .expected only for verify=pattern).
+        f = self.tmp / "e.dat"
+        args = ["--name=e", f"--filename={f}", "--size=64k", "--bs=4k", "--verify=md5"]
+        p = run([*args, "--rw=write", "--output=/dev/null"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        block = f.read_bytes()[5 * 4096:6 * 4096]
+        flip(f, 5 * 4096 + 3000)
+
+        def header_free(data):  # time (24-31), thread and write number (32-35), crc (36-39)
+            return data[:24] + data[40:]
+
+        for tool in (run, run_fio) if FIO else (run,):
+            with self.subTest(tool=tool.__name__):
+                aux = self.tmp / tool.__name__
+                aux.mkdir()
+                p = tool([*args, "--rw=read", "--verify_dump=1", f"--aux-path={aux}", "--output=/dev/null"],
+                         cwd=self.tmp)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(sorted(x.name for x in aux.iterdir()), ["e.dat.20480.expected", "e.dat.20480.received"])
+                self.assertEqual(header_free((aux / "e.dat.20480.expected").read_bytes()), header_free(block))
+                self.assertNotEqual((aux / "e.dat.20480.received").read_bytes(), block)
 
 
 if __name__ == "__main__":
