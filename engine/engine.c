@@ -224,6 +224,10 @@ static void log_failed(void *arg, const char *path, int err, enum log_fail how)
 	if (how == LOG_FAIL_REMOVED)
 		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1,
 			    "log file %s: removed during the run, and what was written went with it", path);
+	else if (how == LOG_FAIL_OPEN && err == EEXIST)	/* safety_open_output's refusal of a user's file */
+		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1,
+			    "log file %s: it exists and ioplan did not write it (it appeared or changed after the "
+			    "checks before the run): it is kept, and this log is not written", path);
 	else
 		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)%s", path,
 			    strerror(err), err, how == LOG_FAIL_WRITE ? "; it ends at the last whole entry written before it" : "");

@@ -133,6 +133,9 @@ static int exec_redirect(posix_spawn_file_actions_t *fa, struct exec_eng *x)
 		x->out[i] = safety_open_output(&safety_system, path, O_TRUNC,
 					       SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | SAFETY_OUT_JUDGED, why,
 					       sizeof(why));
+		if (x->out[i] < 0)	/* the failure's subject says which file and why */
+			snprintf(x->what, sizeof(x->what), "exec %s: std_redirect: %.*s", x->opts->program,
+				 (int)(sizeof(x->what) / 2), why);
 		ret = x->out[i] < 0 ? x->out[i] : -posix_spawn_file_actions_adddup2(fa, x->out[i], i + 1);
 	}
 	return ret;
@@ -225,7 +228,7 @@ static int exec_queue(struct ioe *e, struct io_u *u)
 
 	u->result = ret ? ret : (int64_t)u->len;
 	u->nostat = IOE_NOSTAT_BYTES;
-	if (ret)
+	if (ret && !x->what[0])
 		snprintf(x->what, sizeof(x->what), "exec %s", x->opts->program);
 	e->fail_what = ret ? x->what : NULL;	/* a later I/O's failure is not the start's */
 	return IOE_Q_COMPLETED;

@@ -382,7 +382,7 @@ static struct log_file *file_new(const char *path, bool append, bool offset, boo
 	}
 	f->offset = offset;
 	f->prio_hex = prio_hex;
-	/* The preflight judged whose the file is; the open checks what it is now. */
+	/* The open judges it again: a user's file that took the name since the preflight is kept. */
 	f->replaced = !append;
 	f->fd = safety_open_output(&safety_system, path, append ? O_APPEND : O_TRUNC,
 				   SAFETY_OUT_DERIVED | SAFETY_OUT_JUDGED | (append ? 0 : SAFETY_OUT_REPLACES),

@@ -93,7 +93,7 @@ void safety_files_free(struct safety_files *sf);
 enum {
 	SAFETY_OUT_REPLACES = 1,	/* its contents are replaced, not appended to */
 	SAFETY_OUT_DERIVED = 2,		/* ioplan made the name up: only an empty file or ioplan's own is replaced */
-	SAFETY_OUT_JUDGED = 4,		/* the preflight judged whose it is: only what it is now is checked */
+	SAFETY_OUT_JUDGED = 4,		/* a name clones share: one this process holds open for writing is its own too */
 	SAFETY_OUT_NEW = 8,		/* only a file made now (O_EXCL): whatever has the name is left alone (-EEXIST) */
 	SAFETY_OUT_EXISTING = 16,	/* only what has the name now (no O_CREAT): -ENOENT when nothing has */
 	SAFETY_OUT_WAIT_READER = 32,	/* a FIFO without a reader is waited for (a signal must be able to end it) */

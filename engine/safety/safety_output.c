@@ -25,8 +25,10 @@
 #include "engine/mark.h"
 #include "engine/target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +84,35 @@ static bool replaceable(const char *path, int fd, const struct stat *sb, char *m
 	return mark_is_ours(fd >= 0 ? mark_read(fd, mark_why, n) : mark_read_path(path, mark_why, n));
 }
 
+/*
+ * Does this process hold the regular file sb open for writing on a descriptor
+ * other than except?  A name clones share (NAME.prerun.txt, NAME.stdout) is
+ * written by one clone, unmarked until its command ends, while the next opens
+ * it: that file is this run's.  Any other unmarked file with data that took
+ * the name after the preflight (a user's, written while an earlier group ran)
+ * is not, and is kept.
+ */
+static bool held_for_writing(const struct stat *sb, int except)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	bool held = false;
+
+	while (d && !held && (e = readdir(d))) {
+		int fd = atoi(e->d_name), fl;
+		struct stat st;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == except || fd == dirfd(d) || fstat(fd, &st))
+			continue;
+		fl = fcntl(fd, F_GETFL);
+		held = S_ISREG(st.st_mode) && st.st_dev == sb->st_dev && st.st_ino == sb->st_ino && fl >= 0 &&
+		       (fl & O_ACCMODE) != O_RDONLY;
+	}
+	if (d)
+		closedir(d);
+	return held;
+}
+
 /* Active swap or a loop device's backing file: against busy when the caller read it already. */
 static bool in_use(const struct safety_env *env, const struct safety_files *busy, const char *path,
 		   const struct stat *sb, char *why, size_t n)
@@ -106,8 +137,9 @@ static int judge(const struct safety_env *env, const struct safety_files *busy, 
 		return 0;	/* a directory: the open says EISDIR */
 	if (in_use(env, busy, path, sb, why, n))
 		return -EBUSY;
-	if ((how & SAFETY_OUT_DERIVED) && (how & SAFETY_OUT_REPLACES) && !(how & SAFETY_OUT_JUDGED) &&
-	    !replaceable(path, fd, sb, mark_why, sizeof(mark_why))) {
+	if ((how & SAFETY_OUT_DERIVED) && (how & SAFETY_OUT_REPLACES) &&
+	    !replaceable(path, fd, sb, mark_why, sizeof(mark_why)) &&
+	    !((how & SAFETY_OUT_JUDGED) && held_for_writing(sb, fd))) {
 		snprintf(why, n, "%s exists and ioplan did not write it (or it changed since): refusing to "
 			 "replace it (move it away, or run where it is not)", path);
 		return -EEXIST;

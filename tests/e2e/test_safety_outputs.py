@@ -352,6 +352,34 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual([p.returncode for p in again], [0] * len(again), [p.stderr for p in again])
         self.assertEqual((self.tmp / "j.stdout").read_text(), "ours\n")
 
+    def test_a_users_file_that_takes_a_side_files_name_during_the_run_is_kept(self):
+        # The preflight found b_bw.2.log, b.prerun.txt and c.stdout missing; while group 0 ran,
+        # another program (here a's exec_prerun, so that no timing is involved) wrote a user's
+        # file under each name.  The opens, as group 1 started, replaced all three (fio would
+        # too); the open now applies the rule again: they are kept, each job fails saying why.
+        user = {n: f"the user's own {n}\n" for n in ("b_bw.2.log", "b.prerun.txt", "c.stdout")}
+        writes = " && ".join(f"printf %s \"{t.strip()}\" > {n}" for n, t in user.items())
+        (self.tmp / "races.fio").write_text(
+            f"[a]\nfilename=a.dat\nsize=64k\nrw=write\nexec_prerun={writes}\n"
+            "[b]\nstonewall\nfilename=b.dat\nsize=64k\nrw=write\nwrite_bw_log=b\nexec_prerun=echo ours\n"
+            "[c]\nioengine=exec\nprogram=echo\narguments=ours\nruntime=1\n")
+        p = run(["races.fio", "--output-format=json"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        for name, text in user.items():
+            self.assertEqual((self.tmp / name).read_text(), text.strip(), f"{name} was replaced")
+        self.assertIn("exec_prerun: b.prerun.txt exists and ioplan did not write it (or it changed since): "
+                      "refusing to replace it", p.stderr)
+        self.assertIn("std_redirect: c.stdout exists and ioplan did not write it", p.stderr)
+        self.assertIn("log file b_bw.2.log: it exists and ioplan did not write it", p.stderr)
+        # Clones share NAME.prerun.txt and NAME.stdout: one holds it open, unmarked, while the
+        # next opens it; that file is the run's own, not refused.
+        for f in user:
+            (self.tmp / f).unlink()
+        p = run(["--name=p", "--filename=p.dat", "--size=64k", "--rw=write", "--numjobs=3",
+                 "--exec_prerun=echo one; sleep 0.2; echo two"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("two\n", (self.tmp / "p.prerun.txt").read_text())
+
     def test_a_users_rank_file_is_kept(self):
         ranks = self.tmp / "ranks"
         ranks.mkdir()
