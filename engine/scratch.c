@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,6 +80,16 @@ refuse:
 	close(*fd);
 	*fd = -1;
 	return -EEXIST;
+}
+
+void scratch_path_beside(const char *first, const char *name, char *out, size_t n)
+{
+	const char *slash = strrchr(first, '/');
+
+	if (slash)
+		snprintf(out, n, "%.*s/%s", (int)(slash - first), first, name);
+	else
+		snprintf(out, n, "%s", name);
 }
 
 int scratch_open(struct scratch_files *s, const char *path, int *fd)

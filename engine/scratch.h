@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,6 +42,12 @@ void scratch_release(struct scratch_files *s);
  * data ioplan was not given, or -errno.
  */
 int scratch_open(struct scratch_files *s, const char *path, int *fd);
+
+/*
+ * The scratch file name in the directory of first (a job's first file), as
+ * fio puts e4defrag's donorname in directory=; name alone when first has none.
+ */
+void scratch_path_beside(const char *first, const char *name, char *out, size_t n);
 
 /* Closes fd; the last user of a file this run created removes it. */
 void scratch_close(struct scratch_files *s, int fd);

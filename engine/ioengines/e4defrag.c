@@ -65,19 +65,6 @@ struct e4d {
 	bool inplace;
 };
 
-/* donorname in the directory of the job's first file (fio: in directory=). */
-static void donor_path(const struct ioe *e, const char *donor, char *out, size_t n)
-{
-	const char *first = e->cfg.nr_files ? e->cfg.files[0].path : "";
-	const char *slash = strrchr(first, '/');
-	int dirlen = slash ? (int)(slash - first) : 0;
-
-	if (slash)
-		snprintf(out, n, "%.*s/%s", dirlen, first, donor);
-	else
-		snprintf(out, n, "%s", donor);
-}
-
 static void e4d_free(struct e4d *d)
 {
 	scratch_close(d->scratch, d->donor_fd);
@@ -98,7 +85,7 @@ static int e4d_init(struct ioe *e)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	donor_path(e, o->donor, path, sizeof(path));
+	scratch_path_beside(e->cfg.nr_files ? e->cfg.files[0].path : "", o->donor, path, sizeof(path));
 	d->inplace = o->inplace;
 	d->scratch = e->cfg.scratch;
 	ret = scratch_open(d->scratch, path, &d->donor_fd);

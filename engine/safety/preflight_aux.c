@@ -13,14 +13,17 @@
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/logs/logs.h"
+#include "engine/scratch.h"
 #include "engine/verify/checksum.h"
 #include "engine/verify/verify.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -257,8 +260,53 @@ static void check_mmap_block(struct pf_state *s, const struct plan_job *j)
 			   (unsigned long long)bs);
 }
 
+/* Is path one of j's own files? */
+static bool job_file(const struct plan_job *j, const char *path)
+{
+	for (uint32_t c = 0; c < j->nr_clones; c++)
+		for (uint32_t f = 0; f < j->clones[c].nr_files; f++)
+			if (!strcmp(j->clones[c].files[f].path, path))
+				return true;
+	return false;
+}
+
+/*
+ * e4defrag: the extent moves give the donor the file's old blocks, so the
+ * donor must be a file the run creates (engine/scratch.h).  One that holds
+ * data (a user's file, or the job's own) failed each clone's start with a bare
+ * "File exists" after the layout; fio 3.33 opens it as it is and moves its
+ * blocks away.  Refused here, naming it, before any I/O.
+ */
+static void check_e4defrag_donor(struct pf_state *s, const struct plan_job *j)
+{
+	const char *donor = plan_engopt_str(j->engine_opts, j->ioengine, "donorname");
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (j->ioengine != PLAN_IOENGINE_E4DEFRAG || !donor)
+		return;
+	for (uint32_t c = 0; c < j->nr_clones; c++) {
+		bool own;
+
+		if (!j->clones[c].nr_files)
+			continue;
+		scratch_path_beside(j->clones[c].files[0].path, donor, path, sizeof(path));
+		own = job_file(j, path);
+		if (!own && (lstat(path, &st) || (S_ISREG(st.st_mode) && !st.st_size && !st.st_blocks)))
+			continue;	/* made by the run, or empty: nothing of anyone's in it */
+		pf_add(s, RES_MSG_ERROR, "e4defrag-donor", (int32_t)j->job_id,
+		       "job '%s': donorname=%s: %s %s: the extent moves would give it the file's old blocks; "
+		       "name a file that does not exist (ioplan creates it and removes it after the run)", j->name,
+		       donor, path, own ? "is one of the job's own files" :
+		       S_ISLNK(st.st_mode) ? "is a symbolic link (ioplan makes no file through one)" :
+		       S_ISREG(st.st_mode) ? "exists and holds data ioplan was not given" : "is not a regular file");
+		return;
+	}
+}
+
 void pf_check_aux(struct pf_state *s, const struct plan_job *j)
 {
+	check_e4defrag_donor(s, j);
 	check_mmap_block(s, j);
 	each_side_file(s->p, j, check_one_side_file, s);
 	check_state_files(s, j);

@@ -824,9 +824,9 @@ class E4defrag(TmpDirCase):
         (mnt / "don").write_text("keep")
         p = run(["--name=d", "--ioengine=e4defrag", f"--directory={mnt}", "--filename=f1", "--donorname=don",
                  "--size=1m", "--rw=write", "--output-format=json"])
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("e4defrag init", p.stderr)
-        self.assertIn("File exists", p.stderr)
+        self.assertEqual(p.returncode, 2, p.stderr)  # before any I/O (it was exit 1, 'File exists', after the layout)
+        self.assertIn(f"donorname=don: {mnt}/don exists and holds data ioplan was not given", p.stderr)
+        self.assertFalse((mnt / "f1").exists())
         self.assertEqual((mnt / "don").read_text(), "keep")
 
     def test_donorname_is_required(self):

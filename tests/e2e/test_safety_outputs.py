@@ -380,6 +380,25 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("two\n", (self.tmp / "p.prerun.txt").read_text())
 
+    def test_an_e4defrag_donor_that_holds_data_is_refused_before_any_io(self):
+        # The extent moves give the donor the file's old blocks.  A user's file, the job's own
+        # file or a link as donorname= failed each clone's start after the layout with a bare
+        # 'e4defrag init (iodepth=1) ...: File exists' (exit 1); now exit 2 before any I/O,
+        # naming the donor and why, with nothing written.
+        (self.tmp / "donor.txt").write_text("the user's own donor.txt\n")
+        (self.tmp / "dl").symlink_to("nowhere")
+        for donor, why in (("donor.txt", "exists and holds data ioplan was not given"),
+                           ("t", "is one of the job's own files"),
+                           ("dl", "is a symbolic link (ioplan makes no file through one)")):
+            with self.subTest(donor):
+                p = run([*JOB, "--filename=t", "--rw=write", "--ioengine=e4defrag", f"--donorname={donor}"],
+                        cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"job 'j': donorname={donor}: {donor} {why}: the extent moves would give it "
+                              "the file's old blocks", p.stderr)
+                self.assertFalse((self.tmp / "t").exists(), "the job laid its file out before the refusal")
+        self.assertEqual((self.tmp / "donor.txt").read_text(), "the user's own donor.txt\n")
+
     def test_a_users_rank_file_is_kept(self):
         ranks = self.tmp / "ranks"
         ranks.mkdir()
