@@ -119,9 +119,17 @@ bool side_files_apart(const plan &p, const std::vector<input_file> &inputs)
 
 bool targets_apart(const plan &p, const pf_report &pf, const std::vector<input_file> &inputs)
 {
+    // The jobs' side files that exist too: a write_iolog= or a log by a link's name (a symbolic
+    // link or hard link to a target) passed side_files_apart's look at names, and the iolog
+    // was appended to the job's data file.
+    std::vector<input_file> all(inputs);
+    eng_each_side_file(&p, [](void *arg, const plan_job *j, const char *option, const char *path) {
+        static_cast<std::vector<input_file> *>(arg)->push_back(
+            {path, std::string("job '") + j->name + "''s " + option + " file " + path, true});
+    }, &all);
     std::map<std::pair<dev_t, ino_t>, const input_file *> held;
     struct stat st;
-    for (const input_file &in : inputs)
+    for (const input_file &in : all)
         if (stat(in.path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
             held.emplace(std::make_pair(st.st_dev, st.st_ino), &in);
     for (uint32_t j = 0; const plan_job *job = held.empty() ? nullptr : plan_job_at(&p, j); j++)

@@ -343,6 +343,27 @@ class SideFilesKeepUserFiles(TmpDirCase):
         p = run(["r.fio", "--output-format=json"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_a_side_file_that_is_the_jobs_own_file_by_another_name_is_refused(self):
+        # write_iolog=sl, sl a symbolic link to the job's data file: the names differ, so the
+        # check of names passed it and the trace was appended to the data (exit 0; fio 3.33
+        # appends it too); so was a log whose made-up name is such a link.  A hard link was
+        # refused only mid-run (exit 1).  Now by device and inode: exit 2 before any I/O.
+        p = run([*JOB, "--filename=d.dat", "--rw=write"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        kept = sha(self.tmp / "d.dat")
+        for name, what, extra, link in (("sl", "write_iolog", ["--write_iolog=sl"], os.symlink),
+                                        ("j_bw.1.log", "write_bw_log", ["--write_bw_log=j"], os.symlink),
+                                        ("hl", "write_iolog", ["--write_iolog=hl"], os.link)):
+            with self.subTest(name):
+                link(self.tmp / "d.dat" if link is os.link else "d.dat", self.tmp / name)
+                p = run([*JOB, "--filename=d.dat", "--rw=read", *extra], cwd=self.tmp)
+                (self.tmp / name).unlink()
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"ioplan: error: job 'j': its file d.dat is job 'j''s {what} file {name} "
+                              "(another name of the same file): the run would write one over the other; nothing "
+                              "was run", p.stderr)
+                self.assertEqual(sha(self.tmp / "d.dat"), kept)
+
     def test_ioplans_own_side_files_are_replaced_by_a_rerun(self):
         first = [p.returncode for p in self.runs()]
         self.assertEqual(first, [0] * len(first))
