@@ -149,9 +149,23 @@ bool targets_apart(const plan &p, const pf_report &pf, const std::vector<input_f
     return true;
 }
 
+// --trigger-file is removed when it is found, as fio removes it: one that holds data
+// before the run (a user's file named by mistake) would be lost in the first second,
+// the run stopped with it.  Refused instead; an empty one is a trigger already pulled.
+bool trigger_file_ok(const std::string &path)
+{
+    struct stat st;
+    if (path.empty() || lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return true; // a link or a node is removed, not what it names; a directory is not removed
+    std::fprintf(stderr, "ioplan: error: --trigger-file=%s exists and holds data (%lld bytes): the run would "
+                 "stop at once and remove it (fio 3.33 does); name a file that does not exist yet; nothing was "
+                 "run\n", path.c_str(), static_cast<long long>(st.st_size));
+    return false;
+}
+
 bool check_run_flags(const args &a, const plan &p)
 {
-    return aux_path_ok(a.aux_path) && (!a.readonly || readonly_ok(p));
+    return aux_path_ok(a.aux_path) && trigger_file_ok(a.trigger_file) && (!a.readonly || readonly_ok(p));
 }
 
 std::vector<input_file> run_inputs(const args &a, const plan &p, const plan_source *src)

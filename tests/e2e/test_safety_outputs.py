@@ -222,6 +222,23 @@ class RemovalsOnlyOfWhatIoplanMade(TmpDirCase):
         self.assertIn(f"job 'j': {user}: refusing to remove what ioplan did not create", p.stderr)
         self.assertEqual(sha(user), before)
 
+    def test_a_trigger_file_that_holds_data_before_the_run_is_refused(self):
+        # --trigger-file=FILE is removed when found, as fio's: one naming a user's file removed
+        # it within the first second and stopped the run (exit 0, nothing said; fio 3.33 the
+        # same).  Now exit 2 before any I/O; an empty one still fires and goes, as fio's.
+        user = self.write("notes.txt", "the user's notes\n")
+        job = ["--name=j", "--ioengine=null", "--size=1g", "--time_based", "--runtime=20"]
+        p = run([f"--trigger-file={user}", *job])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"ioplan: error: --trigger-file={user} exists and holds data (17 bytes): the run would stop "
+                      "at once and remove it (fio 3.33 does); name a file that does not exist yet; nothing was run",
+                      p.stderr)
+        self.assertEqual(user.read_text(), "the user's notes\n")
+        empty = self.write("trig", "")
+        p = run([f"--trigger-file={empty}", "--output-format=terse", *job])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(empty.exists())
+
 
 class SideFilesKeepUserFiles(TmpDirCase):
     USER_FILES = ("j_bw.1.log", "j_lat.1.log", "local-j-0-verify.state", "j.prerun.txt", "j.stdout",
