@@ -227,6 +227,8 @@ int emit(const std::string &text, const std::string &content, const std::string 
 		return write_stdout(text, content + " to stdout") ? 0 : 1;
 	output_file out;
 	std::string err;
+	if (names_input(path, inputs, content))
+		return 2;
 	if (!out.open(path, &err)) {
 		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
 		return 2;
@@ -279,14 +281,31 @@ std::vector<input_file> store_inputs(const std::string &db)
 	return in;
 }
 
+// "--output=PATH is WHAT: CONTENT would replace it".
+static const input_file *said_replaced(const std::string &path, const input_file &in, const std::string &content)
+{
+	std::fprintf(stderr, "ioplan: error: --output=%s is %s: %s would replace it\n", path.c_str(), in.what.c_str(),
+		     content.c_str());
+	return &in;
+}
+
 const input_file *output_file::replaces(const std::vector<input_file> &inputs, const std::string &content) const
 {
 	for (const input_file &in : inputs)
-		if (is(in.path)) {
-			std::fprintf(stderr, "ioplan: error: --output=%s is %s: %s would replace it\n", path_.c_str(),
-				     in.what.c_str(), content.c_str());
-			return &in;
-		}
+		if (is(in.path))
+			return said_replaced(path_, in, content);
+	return nullptr;
+}
+
+const input_file *names_input(const std::string &path, const std::vector<input_file> &inputs,
+			      const std::string &content)
+{
+	struct stat st;
+	if (stat(path.c_str(), &st) != 0)
+		return nullptr;
+	for (const input_file &in : inputs)
+		if (same_regular(st, in.path))
+			return said_replaced(path, in, content);
 	return nullptr;
 }
 

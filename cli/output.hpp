@@ -119,6 +119,13 @@ std::string resolved_name(const std::string &path);
 // memory, journal), which hold runs not yet in the store's own file.
 std::vector<input_file> store_inputs(const std::string &db);
 
+// The input an existing file at path is (device and inode), before any open,
+// or null; non-null also prints as output_file::replaces.  Said before the
+// open's own checks, which would refuse a results store only as an SQLite
+// database, not as the store this command reads.
+const input_file *names_input(const std::string &path, const std::vector<input_file> &inputs,
+			      const std::string &content);
+
 // text to --output=path, or to stdout when path is "" (--showplan, convert).
 // Returns the exit code: 0, 1 a write failed, 2 path cannot be opened or is
 // one of inputs (nothing is written then).

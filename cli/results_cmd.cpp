@@ -158,6 +158,8 @@ bool output_first(const cmd_opts &o)
 	std::string err;
 	if (o.output.empty())
 		return true;
+	if (names_input(o.output, inputs_of(o), "the output"))
+		return false;
 	if (!probe.open(o.output, &err)) {
 		std::fprintf(stderr, "ioplan: error: --output=%s: %s; the store is as it was\n", o.output.c_str(),
 			     err.c_str());

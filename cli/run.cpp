@@ -577,6 +577,8 @@ bool open_output(const plan &p, const std::string &path, const std::vector<input
                  output_file *out)
 {
     std::string err;
+    if (names_input(path, inputs, "the results"))
+        return false;
     if (!out->open(path, &err)) {
         std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
         return false;

@@ -5,7 +5,8 @@
  *
  * Such a file is written only where nothing can be lost:
  *  - a regular file, unless it is active swap or backs a loop device (the
- *    same rules as a target's, and no allow_* opens them);
+ *    same rules as a target's, and no allow_* opens them), or an SQLite
+ *    database (a results store: no report or log is meant to replace one);
  *  - a pipe or socket, a terminal, /dev/null, /dev/zero, /dev/full, or the
  *    very file the shell gave ioplan as stdout or stderr (what the user
  *    redirected is the user's choice, as writing stdout itself is);
@@ -121,6 +122,33 @@ static bool in_use(const struct safety_env *env, const struct safety_files *busy
 }
 
 /* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
+/*
+ * Is the regular file sb (open as fd, or at path when fd is -1) an SQLite
+ * database: a results store, or any other program's?  `ioplan report r.json
+ * -o results.db` replaced years of runs with a page; no report, log or chart
+ * is ever meant to go over one.  Read through a descriptor of its own, as fd
+ * is open for writing only; a file it cannot read is not judged so.
+ */
+static bool is_sqlite_db(const char *path, int fd, const struct stat *sb)
+{
+	static const char magic[16] = "SQLite format 3";	/* and its NUL: the header's first 16 bytes */
+	char head[sizeof(magic)], self[64];
+	struct stat rs;
+	ssize_t got = -1;
+	int rfd;
+
+	if (sb->st_size < 512)	/* a database is at least one page */
+		return false;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	rfd = open(fd >= 0 ? self : path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (rfd < 0)
+		return false;
+	if (!fstat(rfd, &rs) && rs.st_dev == sb->st_dev && rs.st_ino == sb->st_ino)
+		got = pread(rfd, head, sizeof(head), 0);
+	close(rfd);
+	return got == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(magic));
+}
+
 static int judge(const struct safety_env *env, const struct safety_files *busy, const char *path, int fd,
 		 const struct stat *sb, unsigned how, char *why, size_t n)
 {
@@ -137,6 +165,11 @@ static int judge(const struct safety_env *env, const struct safety_files *busy, 
 		return 0;	/* a directory: the open says EISDIR */
 	if (in_use(env, busy, path, sb, why, n))
 		return -EBUSY;
+	if (is_sqlite_db(path, fd, sb)) {
+		snprintf(why, n, "%s is an SQLite database (a results store?): refusing to write over it "
+			 "(name another file)", path);
+		return -EEXIST;
+	}
 	if ((how & SAFETY_OUT_DERIVED) && (how & SAFETY_OUT_REPLACES) &&
 	    !replaceable(path, fd, sb, mark_why, sizeof(mark_why)) &&
 	    !((how & SAFETY_OUT_JUDGED) && held_for_writing(sb, fd))) {

@@ -553,6 +553,34 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class NeverOverAStore(TmpDirCase):
+    """A results store holds years of runs: `ioplan report r.json -o results.db` replaced it
+    with the page (exit 0), as a run's --output or results' --output would have.
+    Whatever store it is (the one in use or another), no output is written over it."""
+
+    def test_no_output_goes_over_an_sqlite_database(self):
+        db, other = self.tmp / "results.db", self.tmp / "old.db"
+        r = self.tmp / "r.json"
+        p = run(["--name=x", "--ioengine=null", "--size=1m", "--save", f"--results-db={db}",
+                 "--output-format=json", f"--output={r}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shutil.copy(db, other)
+        kept = {f: sha(f) for f in (db, other)}
+        for store in (db, other):
+            for args in (["report", str(r), "-o", str(store)],
+                         ["--name=x", "--ioengine=null", "--size=1m", f"--output={store}"],
+                         ["results", "list", f"--results-db={db}", f"--output={store}"]):
+                with self.subTest(store=store.name, args=args[:2]):
+                    p = run(args)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertIn(f"is the results store {db}" if store == db and args[0] == "results" else
+                                  f"{store} is an SQLite database (a results store?): refusing to write over it",
+                                  p.stderr)
+        self.assertEqual({f: sha(f) for f in (db, other)}, kept)
+        p = run(["report", str(r), "-o", str(self.tmp / "page.html")])  # any other file is written as before
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
 class FifoSideFilesWithoutReader(TmpDirCase):
     """A FIFO in a side file's place that nothing reads: the open fails at once, named.
 
