@@ -232,15 +232,16 @@ std::string owner_list(const std::string &engines)
 
 // Engine options belong to their engines: fio rejects uncached= under psync as an
 // unknown option, so a job that sets one for another engine gets an error, not a
-// silently ignored flag.
+// silently ignored flag.  What a [global] set under its own engine is not the
+// job's when the job picks an engine of another table (the planner's
+// settle_engine_options put those back to their defaults, as fio does).
 void check_engine_options(const job_def &d)
 {
     std::string eng = plan_ioengine_name(d.spec.pj.ioengine);
     for (const engine_field &f : engine_fields())
         if (f.set(d.spec) && option_foreign_to(*find_option(f.name), eng.c_str()))
-            fail(option_loc(d, f.name),
-                 "job '" + job_name(d) + "': " + f.name + " is an option of ioengine=" + owner_list(f.engines) +
-                               ", not of ioengine=" + eng);
+            fail(option_loc(d, f.name), "job '" + job_name(d) + "': " + foreign_engine_option(*find_option(f.name),
+                                                                                             d.spec.pj.ioengine));
     check_remote_options(d);
     // Only options written in the job's own section: fio's e4defrag2.fio sets donorname
     // in [global] and runs a libaio job under it, which fio accepts.  This also
@@ -252,16 +253,23 @@ void check_engine_options(const job_def &d)
             const option *eo = find_option(en.key);
             return eo == o;
         });
-        if (o && own && option_foreign_to(*o, eng.c_str())) {
-            std::string of = o->engines;
-            std::replace(of.begin(), of.end(), ' ', ',');
-            if (engine_field_of(o->name))	/* written at its default: the same words as when set */
-                of = owner_list(o->engines);
-            fail(option_loc(d, name.c_str()), "job '" + job_name(d) + "': " + name + " is an option of ioengine=" + of +
-                               ", not of ioengine=" + eng);
-        }
+        if (o && own && option_foreign_to(*o, eng.c_str()))
+            fail(option_loc(d, name.c_str()), "job '" + job_name(d) + "': " + foreign_engine_option(*o, d.spec.pj.ioengine));
     }
 }
+
+} // namespace
+
+std::string foreign_engine_option(const option &o, plan_ioengine e)
+{
+    std::string of = o.engines;
+    std::replace(of.begin(), of.end(), ' ', ',');
+    if (engine_field_of(o.name))	/* the options several engines read: "a or b" */
+        of = owner_list(o.engines);
+    return std::string(o.name) + " is an option of ioengine=" + of + ", not of ioengine=" + plan_ioengine_name(e);
+}
+
+namespace {
 
 // fio's cmdprio modes exclude each other (engines/cmdprio.c fio_cmdprio_init);
 // fio finds it when the engine starts, here at cmdprio_bssplit's position.

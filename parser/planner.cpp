@@ -30,26 +30,94 @@ int section_rank(const entry &e, bool in_order)
     return o == kb_base ? 0 : o == filename ? 2 : 1;
 }
 
+// The engine whose option table holds e's options: the first engine with the
+// same table (net and netsplice share theirs, as in fio, and so do filestat and
+// dirstat), else e itself (each engine without a table of ours still has its
+// own in fio: pvsync2's hipri is not io_uring's).
+int options_owner(plan_ioengine e)
+{
+    const plan_engopts *t = plan_engopts_of(e);
+    for (int k = 0; t->nr && k < (int)e; k++)
+        if (plan_engopts_of((plan_ioengine)k) == t)
+            return k;
+    return (int)e;
+}
+
+// Every engine option's value back to its default: what the engine options a
+// section inherited hold when they belong to another engine's table.
+void reset_engine_options(job_spec &j)
+{
+    static const job_spec defaults = default_spec();
+    j.engine_values.clear();
+    j.engine_opts_set.clear();
+    j.pj.uring_hipri = defaults.pj.uring_hipri;
+    j.pj.hipri_percentage = defaults.pj.hipri_percentage;
+    j.hipri_percentage_set = defaults.hipri_percentage_set;
+    j.pj.rwf_uncached = defaults.pj.rwf_uncached;
+    j.pj.rwf_nowait = defaults.pj.rwf_nowait;
+    j.pj.cmdprio_bssplit = defaults.pj.cmdprio_bssplit;
+    for (int d = 0; d < 2; d++) {
+        j.pj.cmdprio[d] = defaults.pj.cmdprio[d];
+        j.cmdprio_split[d].clear();
+    }
+}
+
+// fio reads a section's engine options after its other options, against the
+// engine the section ends with (fio_options_parse), into that engine's struct:
+// a job's starts as a copy of [global]'s only when both engines have the same
+// table (ioengine_load), and a [global] that sets an engine option under another
+// engine starts its struct afresh.  So [global] ioengine=io_uring nowait=1 with
+// [j] ioengine=pvsync2 runs j without nowait, where carrying it failed every read
+// with EAGAIN.
+void settle_engine_options(job_spec &j)
+{
+    int owner = options_owner(j.pj.ioengine);
+    if (j.engine_opts_owner >= 0 && j.engine_opts_owner != owner)
+        reset_engine_options(j);
+    j.engine_opts_owner = owner;
+}
+
+bool is_engine_option(const entry &e)
+{
+    const option *o = find_option(e.key);
+    return o && o->engines;
+}
+
 // Every entry is applied even after one fails: sink keeps each error, so the
 // whole list is reported at once and a file is fixed in one pass, not one
-// error per run.
+// error per run.  The engine's own options come last (rank 3), once the
+// section's engine is known (settle_engine_options); a job settles it whether
+// or not it sets one, a [global] only when it does, as fio loads the engine
+// then.  Outside a job, an engine option of another engine than the section's
+// is refused, as fio's "Bad option" drops the section.
 void apply_section(job_spec &j, const std::vector<entry> &entries, error_sink &sink, diag_list *notes,
-                   bool in_order = false)
+                   bool in_order = false, bool job = false)
 {
     std::vector<uint8_t> ranks;
+    bool engine_entries = false;
     ranks.reserve(entries.size());
-    for (const entry &e : entries)
-        ranks.push_back((uint8_t)section_rank(e, in_order));
-    for (uint8_t rank = 0; rank < 3; rank++)
+    for (const entry &e : entries) {
+        bool eng = is_engine_option(e);
+        engine_entries |= eng;
+        ranks.push_back(eng ? 3 : (uint8_t)section_rank(e, in_order));
+    }
+    for (uint8_t rank = 0; rank < 4; rank++) {
+        if (rank == 3 && (job || engine_entries))
+            settle_engine_options(j);
         for (size_t i = 0; i < entries.size(); i++) {
             if (ranks[i] != rank)
                 continue;
             try {
+                const option *o = rank == 3 ? find_option(entries[i].key) : nullptr;
+                if (o && !job && option_foreign_to(*o, plan_ioengine_name(j.pj.ioengine)))
+                    fail(entries[i].key_loc, foreign_engine_option(*o, j.pj.ioengine) +
+                                                 ", this section's engine (fio refuses it too)");
                 apply_entry(j, entries[i], notes);
             } catch (const error &err) {
                 sink.add(err);
             }
         }
+    }
 }
 
 // What fio says as it reads a section whose opendir= j took (set_opendir
@@ -119,7 +187,8 @@ private:
 job_spec layering::cli_defaults()
 {
     job_spec j = default_spec();
-    apply_section(j, req_.cli_globals, errors_, notes_, true);
+    // A preset's command line sets options of the preset's engine: checked with its jobs.
+    apply_section(j, req_.cli_globals, errors_, notes_, true, req_.cli_overrides);
     say_opendir(j, 0, req_.cli_globals, jobs, req_.fio_said);
     cli_files_ = j.filenames;
     note_negative_size(req_.cli_globals);
@@ -215,13 +284,13 @@ void layering::read_section(const section &s)
     d.spec.echo = s.entries;
     fio_echo_places(d.spec.echo, 0, d.spec.echo_at);
     size_t said = d.spec.opendir_counts.size();
-    apply_section(d.spec, s.entries, errors_, notes_);
+    apply_section(d.spec, s.entries, errors_, notes_, false, true);
     // fio does not read a section --section leaves out.
     if (wanted(s.name))
         say_opendir(d.spec, said, s.entries, jobs, req_.fio_said);
     if (req_.cli_overrides && index == 0) {
         plan_job own = d.spec.pj;
-        apply_section(d.spec, req_.cli_globals, errors_, nullptr, true); // noted once, in cli_defaults
+        apply_section(d.spec, req_.cli_globals, errors_, nullptr, true, true); // noted once, in cli_defaults
         // A preset's file is a template: --filename= replaces its names rather than adding to
         // them, each where the command line put it (under the --directory= given before it).
         if (std::any_of(req_.cli_globals.begin(), req_.cli_globals.end(),
@@ -266,7 +335,7 @@ job_spec layering::begin()
         d.spec.echo = s.entries;
         d.spec.echo.insert(d.spec.echo.begin(), name);
         size_t said = d.spec.opendir_counts.size();
-        apply_section(d.spec, s.entries, errors_, notes_, true);
+        apply_section(d.spec, s.entries, errors_, notes_, true, true);
         say_opendir(d.spec, said, s.entries, jobs, req_.fio_said);
         note_negative_size(s.entries);
         take(d);

@@ -17,6 +17,8 @@
 
 namespace parser {
 
+struct option;
+
 struct job_def {
     job_spec spec;
     std::string section;     // header text (or --name for command-line jobs)
@@ -54,6 +56,9 @@ void check_drawn_regions(const job_def &d, const plan_job &j);
 // another engine; check_remote_job: the job's own, then the peer it names
 // (hostname=, else the filename) written into its engine values.
 void check_remote_options(const job_def &d);
+
+// "NAME is an option of ioengine=A or B, not of ioengine=E": o (an engine's option) under e.
+std::string foreign_engine_option(const option &o, plan_ioengine e);
 void check_remote_job(job_def &d);
 
 // Plan memory built one job at a time, as the layering makes them: each job's

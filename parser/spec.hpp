@@ -75,6 +75,10 @@ struct job_spec {
     // The engine options given (an option's .engines), so check_engine_options can
     // refuse them under another engine.
     std::vector<std::string> engine_opts_set;
+    // The engine whose option table the engine option values above belong to (fio
+    // keeps them in that engine's struct, td->eo), as options_owner() names it; -1:
+    // none set yet.  A job whose engine has another table starts from the defaults.
+    int engine_opts_owner = -1;
     // Options an engine's file brings (engine/plan_engopts.h), by name, as given or
     // defaulted: fill_job writes the job's engine's ones into its options struct.
     std::map<std::string, engine_value> engine_values;

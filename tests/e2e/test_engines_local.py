@@ -526,11 +526,17 @@ class LocalEngines(TmpDirCase):
         self.assertEqual((d / "j.0.1").read_text(), "precious")
 
     def test_engine_options_in_global_do_not_bind_other_engines(self):
-        # fio's e4defrag2.fio: donorname in [global], a libaio job below it.
-        self.write("g.fio", "[global]\ndonorname=x.def\nsize=64k\n[a]\nioengine=psync\nrw=write\nfilename=data\n")
+        # fio's e4defrag2.fio: donorname in an e4defrag [global], a libaio job below it.
+        self.write("g.fio", "[global]\nioengine=e4defrag\ndonorname=x.def\nsize=64k\n"
+                   "[a]\nioengine=psync\nrw=write\nfilename=data\n")
         p = run(["--output-format=json", "g.fio"], cwd=self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(figures(p.stdout), [(0, 0, 65536, 0)])
+        # Under the [global]'s own engine (psync) it is fio's "Bad option": refused.
+        self.write("h.fio", "[global]\ndonorname=x.def\nsize=64k\n[a]\nioengine=psync\nrw=write\nfilename=data\n")
+        p = run(["--parse-only", "h.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("h.fio:2:1: error: donorname is an option of ioengine=e4defrag, not of ioengine=psync", p.stderr)
 
     def test_stat_type_under_another_engine_is_refused(self):
         p = run(["--name=j", "--ioengine=psync", "--stat_type=lstat", "--size=4k", "--filename=data"], cwd=self.tmp)

@@ -115,6 +115,42 @@ class EngineOptions(TmpDirCase):
         job.write_text("[j]\nioengine=io_uring\ncmd_type=nvme\nsize=1m\nfilename=data\n")
         self.assertEqual(run(["--parse-only", str(job)], cwd=self.tmp).returncode, 0)
 
+    def test_a_globals_engine_options_are_not_a_job_of_another_engines(self):
+        # fio keeps engine options in the struct of the engine the section names: a
+        # job whose engine has another table starts from that engine's defaults, and a
+        # [global] that sets one under another engine is a "Bad option".  ioplan carried
+        # pvsync2's hipri into an io_uring job (buffered polled I/O: every read failed,
+        # EOPNOTSUPP) and refused io_uring's hipri under a psync job, both of which fio runs.
+        cases = {
+            "to_io_uring": ("[global]\nioengine=pvsync2\nhipri=1\n[j]\nioengine=io_uring\n", 0, 1 << 20),
+            "to_psync": ("[global]\nioengine=io_uring\nhipri=1\n[j]\nioengine=psync\n", 0, 1 << 20),
+            # the same engine keeps them: io_uring's hipri fails the buffered reads in both
+            "kept": ("[global]\nioengine=io_uring\nhipri=1\n[j]\nioengine=io_uring\n", 95, 0),
+        }
+        for name, (text, err, read) in cases.items():
+            job = self.tmp / f"{name}.fio"
+            job.write_text(text + "size=1m\nbs=4k\nrw=randread\nfilename=data\n")
+            for who, tool in (("ioplan", run), ("fio", run_fio)):
+                if who == "fio" and not FIO:
+                    continue
+                with self.subTest(name, tool=who):
+                    p = tool(["--output-format=json", str(job)], cwd=self.tmp)
+                    doc = json.loads(p.stdout[p.stdout.index("{"):])
+                    self.assertEqual(doc["jobs"][0]["error"], err, p.stderr)
+                    self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], read)
+                    self.assertEqual(p.returncode, 1 if err else 0, p.stderr)
+        # hipri under [global]'s own engine (psync) is refused, as fio drops the section.
+        job = self.tmp / "bad.fio"
+        job.write_text("[global]\nhipri=1\n[j]\nioengine=pvsync2\nsize=1m\nfilename=data\n")
+        p = run(["--parse-only", str(job)], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("bad.fio:2:1: error: hipri is an option of ioengine=pvsync2 or io_uring, not of ioengine=psync",
+                      p.stderr)
+        if FIO:
+            f = run_fio([str(job)], cwd=self.tmp)
+            self.assertEqual(f.returncode, 1)
+            self.assertIn("Bad option <hipri=1>", f.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
