@@ -112,7 +112,8 @@ void plan_job_output_name(char *path, size_t n, const struct plan_job *j, const 
 
 bool plan_fills_device(const struct plan_job *j)
 {
-	return j->fill_device && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && !j->verify_only;
+	return j->fill_device && plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE) && !j->verify_only &&
+	       j->ioengine != PLAN_IOENGINE_MMAP;
 }
 
 uint64_t plan_share_ppm(uint64_t x, uint32_t ppm)

@@ -630,7 +630,9 @@ bool plan_rw_seq_turns(const struct plan_job *j);
 /* Whether a random job takes sequential turns: rw=randread:<n>, or percentage_random below 100. */
 bool plan_random_turns_seq(const struct plan_job *j);
 
-/* fill_device (fill_fs) in a job that writes: its files grow until the device is full. */
+/* fill_device (fill_fs) in a job that writes: its files grow until the device is full.  Not
+ * under mmap, whose writes cannot grow a file (fio's FIO_NOEXTEND): fio lays its files out
+ * with data to size= first, fill_device or not, and the job writes them as any mmap job. */
 bool plan_fills_device(const struct plan_job *j);
 
 /* JOB.EXT, then log_suffix: exec's JOB.stdout, exec_prerun's JOB.prerun.txt (a name past n is

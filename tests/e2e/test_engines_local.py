@@ -506,6 +506,23 @@ class LocalEngines(TmpDirCase):
                     unchanged = (d / "f").read_bytes() == bytes(1 << 20)
                     self.assertEqual(unchanged, thp == "1", who)
 
+    def test_mmap_with_fill_device_lays_its_file_out_as_fio(self):
+        # mmap cannot grow a file: fio lays it out with data to size= first, fill_device=1 or
+        # not, and writes it (1 MiB, exit 0); ioplan left it empty for the writes to grow and
+        # its first write was past the mapping ("write: Invalid argument", exit 1).
+        for rw in ("write", "randrw"):
+            for who, tool in tools():
+                with self.subTest(rw=rw, who=who):
+                    d = self.tmp / f"fill-{rw}-{who}"
+                    d.mkdir()
+                    p = tool(["--name=j", "--ioengine=mmap", "--filename=f", f"--rw={rw}", "--size=1m",
+                              "--fill_device=1", "--output-format=json"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+                    self.assertEqual(job["error"], 0, who)
+                    self.assertEqual(job["read"]["io_bytes"] + job["write"]["io_bytes"], 1 << 20, who)
+                    self.assertEqual((d / "f").stat().st_size, 1 << 20, who)
+
     def test_filecreate_unlink_removes_what_it_made_and_nothing_else(self):
         # fio's unlink=1 removes filecreate's files at the job's end; ioplan left them.  A
         # file of the user's by one of the names stays, with its data.
