@@ -542,61 +542,6 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     return ret;
 }
 
-// The job whose file the --output file is (the report would replace the
-// data the run used), or null.
-const plan_job *job_writing_to(const plan &p, const output_file &out)
-{
-    for (uint32_t j = 0; const plan_job *job = plan_job_at(&p, j); j++)
-        for (uint32_t c = 0; c < job->nr_clones; c++)
-            for (uint32_t f = 0; f < job->clones[c].nr_files; f++)
-                if (out.is(job->clones[c].files[f].path))
-                    return job;
-    return nullptr;
-}
-
-// The file a job writes besides its targets (a log, its write_iolog, ...) that
-// the --output file is, as "job 'a': write_bw_log file a_bw.1.log", or "".
-std::string side_file_at(const plan &p, const output_file &out)
-{
-    struct visit {
-        const output_file &out;
-        std::string hit;
-    } seen{ out, "" };
-    eng_each_side_file(&p, [](void *arg, const plan_job *j, const char *option, const char *path) {
-        visit *v = static_cast<visit *>(arg);
-        if (v->hit.empty() && v->out.is(path))
-            v->hit = std::string("job '") + j->name + "''s " + option + " file " + path;
-    }, &seen);
-    return seen.hit;
-}
-
-// Opens --output before any I/O; false after printing why (exit 2).  Neither
-// a job's file, nor a file it writes beside them, nor what the run reads
-// (inputs) may be what the report replaces.
-bool open_output(const plan &p, const std::string &path, const std::vector<input_file> &inputs,
-                 output_file *out)
-{
-    std::string err;
-    if (names_input(path, inputs, "the results"))
-        return false;
-    if (!out->open(path, &err)) {
-        std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
-        return false;
-    }
-    if (const plan_job *job = job_writing_to(p, *out)) {
-        std::fprintf(stderr, "ioplan: error: --output=%s is a file of job '%s': the results would replace it\n",
-                     path.c_str(), job->name);
-        return false;
-    }
-    std::string side = side_file_at(p, *out);
-    if (!side.empty()) {
-        std::fprintf(stderr, "ioplan: error: --output=%s is %s: the results and it would be one file\n",
-                     path.c_str(), side.c_str());
-        return false;
-    }
-    return !out->replaces(inputs, "the results");
-}
-
 // The side files the cli writes (--rank-output, --bandwidth-log), judged
 // before any I/O; false after printing why (exit 2).
 bool cli_side_files_ok(const args &a, world *w)

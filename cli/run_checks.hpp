@@ -3,7 +3,8 @@
 // --readonly refuses every job that would write or trim, and every file the
 // layout would create, extend or fill; --aux-path must be a directory;
 // --warnings-fatal makes a warning an error.  And what a run reads (job
-// files, includes, traces, the results store) is never what it writes.
+// files, includes, traces, the results store) is never what it writes, nor
+// is its --output a job's file or side file (open_output).
 #pragma once
 
 #include "cli/args.hpp"
@@ -37,6 +38,12 @@ bool job_outputs_ok(const plan &p, const std::vector<input_file> &inputs);
 // hard link), as the preflight found it (no system call a target).  A read
 // input is refused only to a job that writes; false after printing which.
 bool targets_apart(const plan &p, const pf_report &pf, const std::vector<input_file> &inputs);
+
+// Opens --output before any I/O; false after printing why (exit 2).  Neither
+// a job's file, nor a file it writes beside them, nor what the run reads
+// (inputs) may be what the report replaces.
+bool open_output(const plan &p, const std::string &path, const std::vector<input_file> &inputs,
+                 output_file *out);
 
 // False after naming a job whose directory= is not there (plan_job.missing_directory).
 bool job_directories_ok(const plan &p);
