@@ -121,7 +121,6 @@ static bool in_use(const struct safety_env *env, const struct safety_files *busy
 	return busy ? safety_files_check(busy, path, sb, why, n) != 0 : safety_file_in_use(env, path, sb, why, n) != 0;
 }
 
-/* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
 /*
  * Is the regular file sb (open as fd, or at path when fd is -1) an SQLite
  * database: a results store, or any other program's?  `ioplan report r.json
@@ -149,6 +148,7 @@ static bool is_sqlite_db(const char *path, int fd, const struct stat *sb)
 	return got == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(magic));
 }
 
+/* The verdict on what path is now (sb; fd when open): 0, or -errno with why. */
 static int judge(const struct safety_env *env, const struct safety_files *busy, const char *path, int fd,
 		 const struct stat *sb, unsigned how, char *why, size_t n)
 {
