@@ -463,6 +463,18 @@ static uint64_t layout_from(const struct layout_file *lf, uint64_t size)
 	return size;
 }
 
+/*
+ * A file of ours only sized, that a job reads: one whose every byte a write
+ * job has since made data on the disk (layout_extents.c) is as good as a
+ * filled one, so it is marked so and read as it is, as fio reads it, instead
+ * of being written again whole.
+ */
+static void adopt_written(struct layout_file *lf, int fd, const struct stat *st, struct results *r)
+{
+	if (lf->mark == MARK_SIZED && lf->fill && layout_data_whole(fd, (uint64_t)st->st_size))
+		stamp(lf, fd, MARK_FILLED, st, r);
+}
+
 /* An existing regular file: ours, or foreign and left alone unless allowed. */
 static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
 			  struct results *r, uint64_t size, const _Atomic int *stop)
@@ -487,6 +499,8 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 	}
 	lf->id.single = lf->ours;	/* ioplan's file has one name: a second one is someone else's */
 	ret = check_identity(lf, fd, r, &st);
+	if (!ret && lf->ours && !adopted)
+		adopt_written(lf, fd, &st, r);
 	close(fd);
 	if (ret)
 		return ret;

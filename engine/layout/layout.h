@@ -202,6 +202,13 @@ void layout_note_laid_out(const struct layout *l, struct results *r, uint32_t ro
 bool layout_stop_when_full(const struct layout *l, struct results *r, int ret, uint32_t at, uint32_t round);
 
 /*
+ * Whether every byte of [0, size) of the open file fd is data on its disk:
+ * extents without a gap, none unwritten or delayed, once the page cache is
+ * written back (layout_extents.c).  False where the file system cannot say.
+ */
+bool layout_data_whole(int fd, uint64_t size);
+
+/*
  * After the run: re-stamps the mark of every file of ours that jobs wrote, so
  * that ioplan's own writes do not make the next run take it for the user's.
  */

@@ -11,13 +11,26 @@
  * says so in its ops (`changes`), and a job that uses it is refused too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/ioengine.h"
 #include "engine/layout/layout.h"
 #include "engine/mark.h"
+
+/* A file only sized that write jobs have since made data throughout: the layout takes it as filled. */
+static bool written_whole(const char *path, const struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	bool whole = fd >= 0 && layout_data_whole(fd, (uint64_t)st->st_size);
+
+	if (fd >= 0)
+		close(fd);
+	return whole;
+}
 
 /* Why the layout would write lf, or NULL when it would leave the file alone. */
 static const char *layout_writes(const struct layout_file *lf)
@@ -33,7 +46,7 @@ static const char *layout_writes(const struct layout_file *lf)
 	if (lf->need > (uint64_t)st.st_size)
 		return "it is smaller than the jobs need and would be extended";
 	m = mark_read_path(lf->path, why, sizeof(why));
-	if (lf->fill && (m == MARK_PARTIAL || m == MARK_SIZED))
+	if (lf->fill && (m == MARK_PARTIAL || (m == MARK_SIZED && !written_whole(lf->path, &st))))
 		return "its layout is unfinished and would be written again";
 	return NULL;
 }

@@ -561,6 +561,39 @@ class Marks(LoopMounts):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(mark_state(path), "sized")
 
+    def test_a_file_a_writer_went_over_whole_is_read_as_it_is(self):
+        # `rw=write` and then `rw=read` in two runs: fio reads what the writer left;
+        # ioplan wrote the 8 MiB again first ("Laying out IO file") because the
+        # writer's run had only sized the file.  Its extents now show data throughout.
+        jobs = {"write": ["--rw=write"], "randwrite": ["--rw=randwrite", "--bs=4k", "--direct=1"]}
+        for fs, (name, argv) in ((fs, job) for fs in ("ext4", "xfs") for job in jobs.items()):
+            with self.subTest(fs=fs, writer=name):
+                path = (self.tmp / f"mnt-{fs}" if (self.tmp / f"mnt-{fs}").is_dir() else self.mount(fs)) / name
+                p = run(["--name=w", f"--filename={path}", "--bs=64k", "--size=8m", *argv])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(mark_state(path), "sized")
+                before = path.read_bytes()
+                p = run(["--readonly", "--name=r", f"--filename={path}", "--rw=read", "--bs=64k", "--size=8m"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                p = run(["--name=r", f"--filename={path}", "--rw=read", "--bs=64k", "--size=8m"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertNotIn("Laying out IO file", p.stdout)
+                self.assertEqual(path.read_bytes(), before, "the written file was laid out again")
+                self.assertEqual(mark_state(path), "filled")
+        # A writer that left part of the file unwritten: still filled before a read.
+        path = self.tmp / "mnt-ext4" / "half"
+        p = run(["--name=w", f"--filename={path}", "--rw=write", "--bs=64k", "--size=8m", "--io_size=4m"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["--readonly", "--name=r", f"--filename={path}", "--rw=read", "--bs=64k", "--size=8m"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("its layout is unfinished and would be written again", p.stderr)
+        self.assertTrue(self.tail_is_zeros(path))
+        p = run(["--name=r", f"--filename={path}", "--rw=read", "--bs=64k", "--size=8m"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("r: Laying out IO file (1 file / 8MiB)", p.stdout)
+        self.assertFalse(self.tail_is_zeros(path))
+        self.assertEqual(mark_state(path), "filled")
+
 
 if __name__ == "__main__":
     unittest.main()
