@@ -255,6 +255,8 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 	dst->replay_late += src->replay_late;
 	if (src->replay_lag_max_ns > dst->replay_lag_max_ns)
 		dst->replay_lag_max_ns = src->replay_lag_max_ns;
+	if (!dst->tid)		/* fio: "first pid in group" */
+		dst->tid = src->tid;
 	if (!dst->ioprio)	/* fio: a group has its first member's priority */
 		dst->ioprio = src->ioprio;
 	return ret;

@@ -215,6 +215,7 @@ struct res_error {
 struct res_clone {
 	uint32_t clone_index;
 	uint32_t thread_number;
+	int32_t tid;			/* the worker thread's id: fio's pid= (fio --thread shows its gettid) */
 	struct res_ddir ddir[PLAN_DDIR_NR];
 	struct res_lat sync_lat;	/* fsync/fdatasync latencies */
 	uint64_t sync_ios;

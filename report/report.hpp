@@ -72,8 +72,9 @@ struct saved_name {
 
 struct options {
 	unsigned formats = FORMAT_NORMAL;
-	// Shown in normal output's per-job lines where fio shows its pid.  The CLI
-	// passes getpid(); golden tests pass a fixed value.
+	// Shown in normal output's per-job lines where fio shows its pid, for a
+	// job whose worker's thread id is unknown (each one's is shown): the CLI
+	// passes getpid(); golden tests pass 0 or a fixed value.
 	long pid = 0;
 	// Normal output opens with fio's job banners, version, "Starting N threads"
 	// and layout lines.  A CLI that printed those before the run clears this;

@@ -32,7 +32,7 @@ namespace cli {
 namespace {
 
 using json = nlohmann::json;
-constexpr int rank_file_version = 3;
+constexpr int rank_file_version = 4;
 
 template <class T> T *alloc_array(size_t n)
 {
@@ -350,6 +350,7 @@ template <class V> void visit_clone_times(V &v, res_clone &c)
 {
     v("clone_index", c.clone_index);
     v("thread_number", c.thread_number);
+    v("tid", c.tid);
     v("start_ns", c.start_ns);
     v("end_ns", c.end_ns);
     v("thread_start_ns", c.thread_start_ns);

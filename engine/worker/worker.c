@@ -779,6 +779,7 @@ void *worker_main(void *arg)
 	int ret;
 
 	w->clk = w->sh->clk;
+	w->res.tid = (int32_t)syscall(SYS_gettid);
 	w->rng_misc = rng_seed(w->clone->seed, RNG_MISC);
 	what = "cpus_allowed";
 	ret = placement(w->job, w->clone);

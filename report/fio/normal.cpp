@@ -78,12 +78,14 @@ void write_layout_lines(std::ostream &out, const results &r, const plan &p, pers
 std::string entry_header(const entry &e, const model &m, const options &o)
 {
 	std::string s;
+	/* fio's first member's pid; its threads' own ids under --thread, as ioplan's workers are */
+	long pid = o.pid && e.st.get().tid ? e.st.get().tid : o.pid;
 	if (!e.error)
 		s = strf("%s: (groupid=%u, jobs=%u): err=%2d: pid=%ld: %s\n", e.name.c_str(),
-			 e.groupid, e.members, e.error, o.pid, ctime_str(m.now_wall_ns).c_str());
+			 e.groupid, e.members, e.error, pid, ctime_str(m.now_wall_ns).c_str());
 	else
 		s = strf("%s: (groupid=%u, jobs=%u): err=%2d (%s): pid=%ld: %s\n", e.name.c_str(),
-			 e.groupid, e.members, e.error, e.verror.c_str(), o.pid,
+			 e.groupid, e.members, e.error, e.verror.c_str(), pid,
 			 ctime_str(m.now_wall_ns).c_str());
 	if (!e.description.empty())
 		s += strf("  Description  : [%s]\n", e.description.c_str());

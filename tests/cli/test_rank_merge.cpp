@@ -384,9 +384,9 @@ TEST_CASE("rank_file: a packed list that is not one, or a rank file of another v
     CHECK(same != nullptr);
     results_free(same);
     std::string v2 = text;
-    v2.replace(v2.find("\"ioplan_rank_file\":3"), 20, "\"ioplan_rank_file\":2");
+    v2.replace(v2.find("\"ioplan_rank_file\":4"), 20, "\"ioplan_rank_file\":2");
     CHECK_THROWS_WITH_AS(cli::rank_file_parse(resum(v2), &who, &src),
-                         doctest::Contains("rank file version 2, this ioplan reads 3"), std::runtime_error);
+                         doctest::Contains("rank file version 2, this ioplan reads 4"), std::runtime_error);
     size_t at = text.find("\"hist\":\"") + 8;
     std::string bad = text;
     bad[at] = '!';

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -51,6 +52,24 @@ class RunParity(TmpDirCase):
             tool = run_fio if who == "fio" else run_as_fio if as_fio else run
             out[who] = (tool([*args, name], cwd=d), d)
         return out
+
+    def test_each_job_line_names_its_own_thread(self):
+        # fio's "pid=" is each job's process, under --thread its thread's id, and a
+        # group_reporting group's first member's; ioplan printed its own pid for all.
+        argv = ["--name=a", "--ioengine=null", "--size=1m", "--name=b", "--ioengine=null", "--size=1m",
+                "--numjobs=2", "--name=g", "--ioengine=null", "--size=1m", "--numjobs=3",
+                "--group_reporting", "--stonewall"]
+        for tool in (FIO, BIN):
+            with self.subTest(tool=tool):
+                with subprocess.Popen([tool, "--thread", *argv], stdout=subprocess.PIPE, text=True) as proc:
+                    out = proc.communicate(timeout=120)[0]
+                self.assertEqual(proc.returncode, 0, out)
+                heads = re.findall(r"^(\w+): \(groupid=(\d+), jobs=(\d+)\): err= 0: pid=(\d+):", out, re.M)
+                self.assertEqual([(n, g, j) for n, g, j, _ in heads],
+                                 [("a", "0", "1"), ("b", "0", "1"), ("b", "0", "1"), ("g", "1", "3")], out)
+                pids = [int(h[3]) for h in heads]
+                self.assertEqual(len(set(pids)), 4, out)
+                self.assertNotIn(proc.pid, pids, "a job's line names the main process, not its thread")
 
     def logged(self, text, job, log, **kw):
         """{tool: (its JSON of job, its write_iolog entries in log)} of one job file

@@ -254,12 +254,12 @@ class MergeChecks(TmpDirCase):
     def test_a_rank_file_of_another_format_version_is_refused_by_name(self):
         # version 2 wrote histograms and series as JSON lists: its files are not read as today's
         files = self.files()
-        forge(files[1], '"ioplan_rank_file":3', '"ioplan_rank_file":2')
-        self.refused(files, "rank-1.json: rank file version 2, this ioplan reads 3 (merge rank files with the "
+        forge(files[1], '"ioplan_rank_file":4', '"ioplan_rank_file":2')
+        self.refused(files, "rank-1.json: rank file version 2, this ioplan reads 4 (merge rank files with the "
                             "ioplan version that wrote them)")
         self.files()
-        forge(files[3], '"ioplan_rank_file":3', '"ioplan_rank_file":"3"')
-        self.refused(files, 'rank-3.json: rank file version "3", this ioplan reads 3')
+        forge(files[3], '"ioplan_rank_file":4', '"ioplan_rank_file":"4"')
+        self.refused(files, 'rank-3.json: rank file version "4", this ioplan reads 4')
 
     def test_what_is_not_a_regular_file_of_bounded_size_is_not_read(self):
         files = self.files()
