@@ -825,6 +825,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         if (a.save)
             rc = std::max(rc, save_holding_signals(*r, p, a, &signals) && !signals ? 0 : 1);
         rc = std::max(rc, write_reports(*r, p, a, formats, out, interim, opening));
+        // A terse line has no place for "this measured memory": stderr has it.
+        if (!(formats & ~report::FORMATS_WITHOUT_CAVEATS))
+            status(report::caveat_lines(*r, p));
         rc = std::max(rc, failed_status(*r, a.who));
         bool said = false;
         for (uint32_t i = 0; i < r->nr_msgs; i++)

@@ -9,7 +9,8 @@
 // samples a tail percentile rests on, whether the disks under the run moved
 // more than the run did).  Each format prints these in its own idiom - cdm
 // marks rows and adds footnotes, DISKSPD a Warnings: block, the quick checks a
-// closing line each, JSON and XML a field - so they are derived here, once,
+// closing line each, JSON and XML a field, terse a stderr line beside its
+// fields (caveat_lines) - so they are derived here, once,
 // and no writer decides on its own what counts as a caveat.
 #pragma once
 

@@ -126,6 +126,15 @@ std::string format_names();
 // Throws std::bad_alloc only.
 void write(const results &r, const plan &p, const options &o, std::ostream &out);
 
+// Formats whose text has no place for a caveat: terse (and csv, its lines
+// with a header), whose fields programs count by position.
+constexpr unsigned FORMATS_WITHOUT_CAVEATS = FORMAT_TERSE | FORMAT_CSV;
+
+// The run's caveats (caveats.hpp) as "ioplan: warning: ..." lines, for a CLI
+// to put on stderr beside a report whose formats cannot carry them, as fio
+// says its own warnings there; "" when there are none (normal_caveats.cpp).
+std::string caveat_lines(const results &r, const plan &p);
+
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
 // o.banner is false; separate so a CLI can print it before the run starts.

@@ -107,6 +107,14 @@ std::string normal_repeats(const entry &e, const model &m, int d)
 		    repeat_aggregate_word(e.last->repeat_aggregate));
 }
 
+std::string caveat_lines(const results &r, const plan &p)
+{
+	std::string s;
+	for (const finding &f : findings_of(r, p))
+		s += "ioplan: warning: " + printable(f.text.c_str()) + '\n';
+	return s;
+}
+
 void write_normal_messages(std::ostream &out, const results &r, const plan &p, personality who)
 {
 	bool head = false;

@@ -93,6 +93,21 @@ class MemoryBacked(unittest.TestCase):
         doc = json.loads(self.report("json").stdout)
         self.assertTrue(any("memory, not storage" in w for w in doc["ioplan"]["warnings"]))
 
+    def test_terse_says_it_on_stderr_its_lines_unchanged(self):
+        # fio's terse fields are counted by position and have no place for it; fio says
+        # its own warnings on stderr.  ioplan said nothing at all under terse or csv.
+        for fmt, as_fio in (("terse", False), ("terse", True), ("csv", False)):
+            with self.subTest(fmt=fmt, as_fio=as_fio):
+                p = self.report(fmt, as_fio)
+                lines = p.stdout.splitlines()
+                self.assertEqual(len(lines), 3 if fmt == "csv" else 2, p.stdout)
+                self.assertTrue(all(l.count(";") == lines[0].count(";") for l in lines), p.stdout)
+                said = [l for l in p.stderr.splitlines() if "memory, not storage" in l]
+                self.assertEqual(len(said), 1, p.stderr)
+                self.assertTrue(said[0].startswith("ioplan: warning: "), p.stderr)
+        both = self.report("terse,json")
+        self.assertEqual(both.stderr, "", "json carries it")
+
     def test_as_fio_stderr_stays_empty(self):
         for fmt in ("cdm", "normal", "json"):
             with self.subTest(fmt=fmt):
