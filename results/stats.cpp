@@ -69,9 +69,12 @@ bool bootstrap_change(const std::vector<double> &a, const std::vector<double> &b
 	return true;
 }
 
-bool quantile_interval(const std::vector<std::pair<uint64_t, uint64_t>> &buckets, double p, double confidence,
-		       double *lo, double *hi)
+bool quantile_interval(std::vector<std::pair<uint64_t, uint64_t>> buckets, double p, double confidence, double *lo,
+		       double *hi)
 {
+	// Ranks are counted from the smallest latency up: a result file's json+ bins come
+	// in the order of their keys as text ("148480" before "2608"), not as numbers.
+	std::sort(buckets.begin(), buckets.end());
 	uint64_t n = 0;
 	for (const auto &b : buckets)
 		n += b.second;

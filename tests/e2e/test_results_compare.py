@@ -7,6 +7,7 @@ of different workloads (bs=, iodepth=...) are refused with the differences
 named, unless --force.  fio 3.33's own result files compare too.
 """
 import json
+import math
 import subprocess
 import unicodedata
 import unittest
@@ -252,6 +253,44 @@ class Compare(TmpDirCase):
         p99 = next(m for m in c["metrics"] if m["metric"] == "p99_ns")
         self.assertEqual(p99["noise"], "histogram")
         self.assertIn(p99["verdict"], ("faster", "slower", "no measurable difference"))
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_fio_file_compared_with_itself_has_intervals_around_no_change(self):
+        """The order-statistic interval counts ranks from the smallest latency: fio's
+        json+ bins were walked in the order of their keys as text ("148480" before
+        "2608"), so a file compared with itself had p99.9 in [+693.6%, -87.4%],
+        "slower", and gated a regression that was not there."""
+        out = self.tmp / "fio.json"
+        p = subprocess.run([FIO, "--name=j", f"--directory={self.tmp}", "--rw=randread", "--bs=4k", "--size=4m",
+                            "--rate_iops=4000", "--time_based", "--runtime=1", "--output-format=json+",
+                            f"--output={out}"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        bins = json.loads(out.read_text())["jobs"][0]["read"]["clat_ns"]["bins"]
+        self.assertNotEqual(sorted(bins), sorted(bins, key=int))  # the keys' text order is not their order
+        ordered = sorted((int(k), v) for k, v in bins.items())
+        n = sum(v for _, v in ordered)
+
+        def at_rank(rank):
+            seen = 0
+            for lat, count in ordered:
+                seen += count
+                if seen >= rank:
+                    return lat
+            return ordered[-1][0]
+
+        p = run(["compare", str(out), str(out), "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for m in json.loads(p.stdout)["metrics"]:
+            self.assertEqual(m["verdict"], "no measurable difference", m)
+            if m["metric"].endswith("_ns"):
+                q = {"p50_ns": 0.5, "p99_ns": 0.99, "p999_ns": 0.999}[m["metric"]]
+                half = 1.959964 * math.sqrt(n * q * (1 - q))
+                lo = at_rank(max(1, math.floor(n * q - half)))
+                hi = at_rank(min(n, math.ceil(n * q + half)))
+                self.assertEqual(m["noise"], "histogram")
+                self.assertAlmostEqual(m["interval"][0], lo / hi - 1, places=9, msg=m)
+                self.assertAlmostEqual(m["interval"][1], hi / lo - 1, places=9, msg=m)
+        self.assertEqual(run(["compare", str(out), str(out), "--fail-on-regression=0"]).returncode, 0)
 
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_fio_files_with_its_empty_group_reporting_entry(self):

@@ -45,6 +45,21 @@ TEST_CASE("stats: a percentile's interval from exact buckets spans the ranks n*p
 	CHECK_FALSE(resdb::quantile_interval({}, 0.99, 0.95, &lo, &hi));
 }
 
+TEST_CASE("stats: a percentile's interval counts ranks from the smallest latency whatever the buckets' order")
+{
+	// A json+ file's bins, read into a map keyed by text: "1000" < "2" < "30000" < "400".
+	std::vector<std::pair<uint64_t, uint64_t>> as_text = { { 1000, 10 }, { 2, 970 }, { 30000, 10 }, { 400, 10 } };
+	double lo, hi;
+	REQUIRE(resdb::quantile_interval(as_text, 0.99, 0.95, &lo, &hi));
+	// sorted: 2 x970, 400 x10, 1000 x10, 30000 x10; ranks 990 -/+ 6.2 -> 983..997
+	// (in the text order they were 30000..400: an interval upside down)
+	CHECK(lo == 1000);
+	CHECK(hi == 30000);
+	REQUIRE(resdb::quantile_interval(as_text, 0.5, 0.95, &lo, &hi));
+	CHECK(lo == 2);
+	CHECK(hi == 2);
+}
+
 TEST_CASE("stats: Mann-Whitney's p-value matches scipy's asymptotic one")
 {
 	// scipy.stats.mannwhitneyu(a, b, method="asymptotic") -> pvalue 0.005075 (use_continuity=True)
