@@ -265,13 +265,13 @@ std::string show_text(const resdb::run_record &r)
 		      "p50 us", "p99 us", "p99.9 us");
 	s << line;
 	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
+	auto us = [](double ns) { return resdb::latency_recorded(ns) ? resdb::table_cell(ns / 1e3, 1, 12) : "-"; };
 	for (size_t i = 0; i < r.figures.size(); i++) {
 		const resdb::figure &f = r.figures[i];
 		std::string job = resdb::column(resdb::job_label(f.job, ord[i].k, ord[i].of > 1), 16);
 		std::snprintf(line, sizeof(line), "%s %-5s %12s %12s %12s %12s %12s\n", job.c_str(), f.ddir.c_str(),
 			      resdb::table_cell(f.iops, 1, 12).c_str(), resdb::table_cell(f.bw_bytes / 1048576, 2, 12).c_str(),
-			      resdb::table_cell(f.p50_ns / 1e3, 1, 12).c_str(), resdb::table_cell(f.p99_ns / 1e3, 1, 12).c_str(),
-			      resdb::table_cell(f.p999_ns / 1e3, 1, 12).c_str());
+			      us(f.p50_ns).c_str(), us(f.p99_ns).c_str(), us(f.p999_ns).c_str());
 		s << line;
 	}
 	s << ranks_text(r);

@@ -116,8 +116,24 @@ metric_cmp latency(const figure &fa, const figure &fb, const char *name, double 
 	return m;
 }
 
+// A percentile a side did not record has no change and no verdict (latency_recorded).
+bool judge_unrecorded(metric_cmp &m)
+{
+	bool a = latency_recorded(m.a), b = latency_recorded(m.b);
+	if (a && b)
+		return false;
+	m.change = 0;
+	m.comparable = m.has_interval = m.worse = false;
+	m.noise = "unknown";
+	m.verdict = !a && !b ? "not comparable: neither records it" : !a ? "not comparable: A does not record it"
+									 : "not comparable: B does not record it";
+	return true;
+}
+
 void judge(metric_cmp &m, bool higher_is_better)
 {
+	if (!higher_is_better && judge_unrecorded(m))
+		return;
 	if (!(m.a > 0) && m.b > 0) {
 		// No change in percent exists from nothing (A did no I/O of this kind): saying
 		// "+0.0%, no measurable difference" would hide the one difference there is.
@@ -221,6 +237,12 @@ std::string name_of(const run_record &r)
 			 (r.failures.empty() ? "" : ", FAILED: " + failure_text(r.failures[0])));
 }
 
+// A latency percentile a side did not record is no figure (null, "-"), not 0 ns.
+bool unrecorded(const metric_cmp &m, double v)
+{
+	return m.metric != "iops" && m.metric != "bw_bytes" && !latency_recorded(v);
+}
+
 } // namespace
 
 ojson comparison_json(const comparison &c, const run_record &a, const run_record &b)
@@ -231,8 +253,8 @@ ojson comparison_json(const comparison &c, const run_record &a, const run_record
 				    { "job_ordinal", m.ordinal },
 				    { "ddir", m.ddir },
 				    { "metric", m.metric },
-				    { "a", m.a },
-				    { "b", m.b },
+				    { "a", unrecorded(m, m.a) ? ojson(nullptr) : ojson(m.a) },
+				    { "b", unrecorded(m, m.b) ? ojson(nullptr) : ojson(m.b) },
 				    { "change", m.comparable ? ojson(m.change) : ojson(nullptr) },
 				    { "interval", m.has_interval ? ojson::array({ m.lo, m.hi }) : ojson(nullptr) },
 				    { "noise", m.noise },
@@ -255,7 +277,8 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	for (const metric_cmp &m : c.metrics) {
 		std::string iv = m.has_interval ? "[" + pct(m.lo) + ", " + pct(m.hi) + "]" : "(noise unknown)";
 		std::snprintf(line, sizeof(line), "%s %-5s %-8s %14s %14s %8s  %-18s %s\n", column(m.label, 16).c_str(),
-			      m.ddir.c_str(), m.metric.c_str(), table_cell(m.a, 1, 14).c_str(), table_cell(m.b, 1, 14).c_str(),
+			      m.ddir.c_str(), m.metric.c_str(), unrecorded(m, m.a) ? "-" : table_cell(m.a, 1, 14).c_str(),
+			      unrecorded(m, m.b) ? "-" : table_cell(m.b, 1, 14).c_str(),
 			      m.comparable ? pct(m.change).c_str() : "n/a",
 			      iv.c_str(),
 			      m.verdict.c_str());

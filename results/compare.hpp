@@ -30,7 +30,7 @@ struct metric_cmp {
 	bool has_interval = false;
 	double lo = 0, hi = 0;		// interval of the change
 	std::string noise;		// repeats, samples, histogram, unknown
-	std::string verdict;		// faster, slower, no measurable difference, not comparable: A is 0
+	std::string verdict;		// faster, slower, no measurable difference, not comparable: ...
 	bool worse = false;		// the change goes the bad way beyond the noise
 };
 

@@ -59,7 +59,7 @@ struct figure {
 	double bw_bytes = 0;			// bytes per second
 	double iops = 0;
 	double lat_mean_ns = 0;			// completion latency
-	double p50_ns = 0, p99_ns = 0, p999_ns = 0;
+	double p50_ns = 0, p99_ns = 0, p999_ns = 0;	// 0: not recorded (latency_recorded)
 	std::vector<std::pair<uint64_t, uint64_t>> buckets;	// (latency ns, count), exact
 	double interval_s = 0;			// of the samples below
 	std::vector<double> iops_samples;	// per interval, measured window
@@ -67,6 +67,16 @@ struct figure {
 	std::vector<double> repeat_iops;	// per repeat run, when the job repeated
 	std::vector<double> repeat_bw;
 };
+
+// A latency percentile of 0 is one the result did not record: a completed I/O
+// takes time, and a file that lists no such percentile and holds no bins (fio's
+// clat_percentiles=0, a percentile_list without it, in a json file) is read,
+// stored and exported as 0.  Shown or judged as measured, it was a latency of
+// 0 us, and compare called a run "-100.0%, faster" against such a file.
+inline bool latency_recorded(double ns)
+{
+	return ns > 0;
+}
 
 // Under mpirun: one rank's share of one job and direction, as rank 0 merged it.
 // The bytes and I/Os of every rank add up to the run's figure of that job and

@@ -3,6 +3,7 @@
 // run's load checks it, and the p99 of a run's clones merged from their
 // buckets.  Apart from store.cpp, which opens, saves and loads runs.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -71,6 +72,8 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 			f.iops = row.iops = q.figure(4);
 			f.bw_bytes = row.bw_bytes = q.figure(5);
 			row.p99_ns = q.figure(6);
+			if (!latency_recorded(row.p99_ns))
+				row.p99_ns = NAN;	// none to know, as for clones without buckets
 			row.interrupted = q.i64(8) != 0;
 			row.failed = q.i64(9) != 0;
 			f.io_bytes = q.count(10);

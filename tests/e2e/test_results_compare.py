@@ -8,6 +8,7 @@ named, unless --force.  fio 3.33's own result files compare too.
 """
 import json
 import math
+import pathlib
 import subprocess
 import unicodedata
 import unittest
@@ -291,6 +292,42 @@ class Compare(TmpDirCase):
                 self.assertAlmostEqual(m["interval"][0], lo / hi - 1, places=9, msg=m)
                 self.assertAlmostEqual(m["interval"][1], hi / lo - 1, places=9, msg=m)
         self.assertEqual(run(["compare", str(out), str(out), "--fail-on-regression=0"]).returncode, 0)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_percentile_a_result_does_not_record_is_no_latency_of_zero(self):
+        """fio's json of clat_percentiles=0 (or a percentile_list without 50, 99, 99.9)
+        holds no percentile and no bins: read as 0 ns, compare called B "-100.0%, faster"
+        than A, show printed 0.0 us and summary took 0 as a p99."""
+        outs = []
+        for extra in ([], ["--clat_percentiles=0"], ["--percentile_list=90:95"]):
+            out = self.tmp / f"fio{len(outs)}.json"
+            p = subprocess.run([FIO, "--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=64m", *extra,
+                                "--output-format=json", f"--output={out}"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            outs.append(str(out))
+        measured, none, listed = outs
+        p = run(["compare", measured, none, "--fail-on-regression=0", "--metrics=p50_ns,p99_ns,p999_ns",
+                 "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)  # no latency is worse: none to judge
+        lat = {m["metric"]: m for m in json.loads(p.stdout)["metrics"]}
+        self.assertEqual(len(lat), 3)
+        for m in lat.values():
+            self.assertGreater(m["a"], 0)
+            self.assertEqual((m["b"], m["change"], m["interval"], m["verdict"]),
+                             (None, None, None, "not comparable: B does not record it"))  # was -100.0%, faster
+        p = run(["compare", listed, measured])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"p99_ns +- +[\d.]+ +n/a +\(noise unknown\) +not comparable: A does not record it")
+        p = run(["compare", none, listed, "--metrics=p99_ns"])
+        self.assertRegex(p.stdout, r"p99_ns +- +- +n/a .*not comparable: neither records it")
+        self.assertEqual(run(["results", "import", *outs, f"--results-db={self.db}"]).returncode, 0)
+        shown = run(["results", "show", "2", f"--results-db={self.db}"]).stdout
+        self.assertRegex(shown, r"\nj +read +[\d.]+ +[\d.]+ +- +- +-\n")
+        summary = json.loads(run(["results", "summary", f"--results-db={self.db}", "--output-format=json"]).stdout)
+        (group,) = summary["groups"]
+        self.assertEqual(group["count"], 3)
+        p99 = json.loads(pathlib.Path(measured).read_text())["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]
+        self.assertEqual(group["p99_ns"], {"p10": p99, "median": p99, "p90": p99})  # the one run that recorded it
 
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_fio_files_with_its_empty_group_reporting_entry(self):
