@@ -4,7 +4,9 @@
 //
 // Only what the store keeps comes back: per job and direction the figures,
 // completion-latency percentiles recomputed from the exact buckets (fio's
-// default list, nearest rank as fio computes it), the per-interval bandwidth
+// default list, nearest rank as fio computes it), or, for a run stored
+// without buckets (an fio json file), the mean, p50, p99 and p99.9 it
+// recorded (its I/Os as N), the per-interval bandwidth
 // as the ioplan series, the warnings and the environment.
 #include <algorithm>
 #include <cstdio>
@@ -43,10 +45,24 @@ ojson percentiles(const figure &f, uint64_t *n)
 	return out;
 }
 
+// Without buckets, the percentiles the run recorded: the page showed "-" for
+// the mean and every percentile of an imported fio json file that `results
+// show` printed (N 0 reads as "no latency measured").
+ojson recorded_percentiles(const figure &f, uint64_t *n)
+{
+	ojson out = ojson::object();
+	*n = f.ios;
+	for (auto [key, ns] : { std::make_pair("50.000000", f.p50_ns), std::make_pair("99.000000", f.p99_ns),
+				std::make_pair("99.900000", f.p999_ns) })
+		if (latency_recorded(ns))
+			out[key] = ns;
+	return out;
+}
+
 ojson direction(const figure &f)
 {
 	uint64_t n = 0;
-	ojson pct = percentiles(f, &n);
+	ojson pct = f.buckets.empty() ? recorded_percentiles(f, &n) : percentiles(f, &n);
 	ojson d = { { "io_bytes", f.io_bytes }, { "bw_bytes", f.bw_bytes }, { "iops", f.iops },
 		    { "runtime", (uint64_t)(f.runtime_s * 1000) }, { "total_ios", f.ios } };
 	ojson clat = { { "N", n }, { "mean", f.lat_mean_ns } };

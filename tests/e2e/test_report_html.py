@@ -207,6 +207,29 @@ class Page(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no run 'nosuch'", p.stderr)
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_stored_fio_json_run_shows_the_latency_it_recorded(self):
+        """An fio json file (no bins) keeps its mean, p50, p99 and p99.9 in the store,
+        which `results show` prints: the page of the stored run showed "-" for each."""
+        out = self.tmp / "fio.json"
+        p = subprocess.run([FIO, "--name=f", "--ioengine=null", "--rw=read", "--size=16m", "--output-format=json",
+                            f"--output={out}"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(out.read_text())
+        db = self.tmp / "results.db"
+        self.assertEqual(run(["results", "import", str(out), f"--results-db={db}"]).returncode, 0)
+        page = self.tmp / "stored.html"
+        p = run(["results", "report", "1", "1", f"--results-db={db}", f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        figures = dict(self.dom(page).figures)
+        for key in ("jobs.0.read.clat_ns.mean", "jobs.0.read.clat_ns.percentile.50.000000",
+                    "jobs.0.read.clat_ns.percentile.99.000000", "jobs.0.read.clat_ns.percentile.99.900000"):
+            with self.subTest(key=key):
+                self.assertIn(key, figures)
+                self.assertAlmostEqual(figures[key], float(json_at(doc, key)), delta=1e-6)
+        p99 = json_at(doc, "jobs.0.read.clat_ns.percentile.99.000000") / 1e3
+        self.assertRegex(page.read_text(), r'<td class="l">p99 \(us\)</td><td>%.2f</td><td>%.2f</td>' % (p99, p99))
+
     def test_a_broken_result_is_refused_with_its_position(self):
         self.write("bad.json", '{"jobs": [\n  {"jobname": }\n]}')
         p = run(["report", str(self.tmp / "bad.json"), "-o", str(self.tmp / "x.html")])
