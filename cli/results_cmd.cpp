@@ -126,13 +126,16 @@ cmd_opts parse(const std::vector<std::string> &args)
 	return o;
 }
 
+// Text or JSON; CSV is results export's alone (list, summary and compare with
+// --output-format=csv printed their text table, exit 0, to a script that asked for CSV).
 bool json_out(const cmd_opts &o)
 {
 	if (o.format == "json")
 		return true;
-	if (o.format == "normal" || o.format == "csv")
+	if (o.format == "normal")
 		return false;
-	throw usage_error("--output-format: '" + o.format + "' is not one of normal, json" );
+	throw usage_error("--output-format: '" + o.format + "' is not one of normal, json" +
+			  (o.format == "csv" ? " (CSV is what results export writes)" : ""));
 }
 
 // What a command reads, which its --output may not replace.

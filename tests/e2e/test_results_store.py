@@ -608,6 +608,16 @@ class Arguments(StoreCase):
                 p = self.results(*args, ok=False)
                 self.assertEqual(p.returncode, 2, p.stdout)
                 self.assertIn(f"option '{args[1][:-1]}' needs a value", p.stderr)
+        # CSV is export's: list and summary printed their text table for it, exit 0.
+        for args in (["list"], ["summary"], ["show", "first"], ["import", str(page)]):
+            with self.subTest(args=args):
+                p = self.results(*args, "--output-format=csv", ok=False)
+                self.assertEqual((p.returncode, p.stdout), (2, ""))
+                self.assertIn("--output-format: 'csv' is not one of normal, json (CSV is what results export "
+                              "writes)", p.stderr)
+        p = run(["compare", "first", "first", "--output-format=csv", f"--results-db={self.db}"])
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertTrue(self.results("export", "--output-format=csv").stdout.startswith("run_id,uuid,"))
         empty = self.tmp / "empty.json"
         empty.write_text('{"fio version": "fio-3.33", "jobs": []}')
         p = self.results("import", str(empty), ok=False)
