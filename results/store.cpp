@@ -173,6 +173,30 @@ static std::string side_file_in_the_way(const std::string &path)
 	return "";
 }
 
+// A -wal or -shm beside the store that this user cannot write: SQLite writes
+// the store through both, and opened the store read-only without a word.  One
+// made by another user's read (a store shared read-only in a directory all may
+// write: SQLite makes both there for a reader too, with the store's mode) left
+// its owner told only "read-only" of a store that was theirs.
+static std::string side_file_of_another(const std::string &path)
+{
+	for (const char *side : {"-wal", "-shm"}) {
+		struct stat st;
+		std::string name = path + side;
+		if (stat(name.c_str(), &st) != 0 || access(name.c_str(), W_OK) == 0)
+			continue;
+		struct passwd pw, *found = nullptr;
+		char buf[4096];
+		std::string owner = getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &found) == 0 && found
+					    ? std::string(found->pw_name)
+					    : "uid " + std::to_string(st.st_uid);
+		return "the store cannot be written: " + name + " belongs to " + owner +
+		       " and cannot be written by this user (another user's read of the store leaves its -wal and "
+		       "-shm files there); once nobody reads the store, its -wal and -shm can be removed";
+	}
+	return "";
+}
+
 // A new, empty file under a name of the store's beside path, made by this
 // process alone (O_EXCL), with the mode SQLite would give the store.
 static std::string new_side_name(const std::string &path)
@@ -240,6 +264,8 @@ store::store(const std::string &path, mode m) : path_(path)
 	// A save's first write would find it, after a run that cannot be had again.
 	if (m == mode::write) {
 		std::string in_the_way = side_file_in_the_way(path);
+		if (in_the_way.empty())
+			in_the_way = side_file_of_another(path);
 		if (!in_the_way.empty())
 			throw store_error(path + ": " + in_the_way);
 	}
@@ -373,6 +399,8 @@ std::string store::unwritable() const
 		return "the store cannot be written: its directory " + dir + " is not writable (" + std::strerror(errno) +
 		       "), and SQLite makes the store's -wal and -shm files there";
 	std::string in_the_way = side_file_in_the_way(path_);
+	if (in_the_way.empty())
+		in_the_way = side_file_of_another(path_);
 	return in_the_way.empty() ? "the store cannot be written (read-only)" : in_the_way;
 }
 

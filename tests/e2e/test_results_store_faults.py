@@ -554,6 +554,43 @@ class UnwritableDirectory(StoreCase):
         self.assertEqual(sha(self.db), before)
 
 
+    def test_a_wal_another_users_read_left_is_named_before_the_owners_run(self):
+        # A store shared read-only in a directory all may write: SQLite makes the -wal and
+        # -shm there for a reader too, owned by the reader; its owner's next --save ran the
+        # job and then failed to save it, "the store cannot be written (read-only)".
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run as other users")
+        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
+        export = self.tmp / "first.json"
+        export.write_text(self.results("export", "--output-format=json").stdout)
+        os.chmod(self.tmp, 0o1777)
+        os.chown(self.db, 1001, 1001)
+        os.chmod(self.db, 0o644)
+        before = sha(self.db)
+
+        def as_user(uid):
+            def drop():
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            return drop
+        p = subprocess.run([BIN, "results", "list", f"--results-db={self.db}"], capture_output=True, text=True,
+                           timeout=60, preexec_fn=as_user(65534), cwd="/")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(os.stat(str(self.db) + "-wal").st_uid, 65534)  # SQLite's, left by a reader
+        said = (f"{self.db}-wal belongs to nobody and cannot be written by this user (another user's read of "
+                "the store leaves its -wal and -shm files there)")
+        for args in (["--name=x", "--ioengine=null", "--size=1m", "--save"], ["results", "import", str(export)]):
+            with self.subTest(args=args[0]):
+                p = subprocess.run([BIN, *args, f"--results-db={self.db}"], capture_output=True, text=True,
+                                   timeout=60, preexec_fn=as_user(1001), cwd="/")
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn(said, p.stderr)
+                if args[0] != "results":
+                    self.assertIn("; nothing was run", p.stderr)  # before the run, not after it
+        self.assertEqual(sha(self.db), before)
+
+
 class ReadOnlyMedia(StoreCase):
     """A WAL store on a read-only file system, without its -shm file (every ioplan that
     wrote it has closed it): every read failed as "the store cannot be written"."""
