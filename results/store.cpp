@@ -197,6 +197,22 @@ static std::string side_file_of_another(const std::string &path)
 	return "";
 }
 
+// A store on a file system with no block free for this user cannot take a
+// run or an import.  Where no process had it open, making its -shm failed
+// at the open; where another one held it open (its -shm and -wal there), the
+// open went through, and a --save ran its job only to fail its save after
+// it ("the disk is full", the run kept as an unsaved file).  A file system
+// that counts no blocks at all (f_blocks 0: some FUSE ones) is not judged.
+static void check_room(const std::string &path)
+{
+	struct statvfs vfs;
+	if (statvfs(parent_of(path).c_str(), &vfs) != 0 || vfs.f_blocks == 0)
+		return;
+	if ((geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail) == 0)
+		throw store_error(path + ": cannot use the results store: the disk is full (" + std::strerror(ENOSPC) +
+				  ")");	// as SQLite's ENOSPC is said (io_failure)
+}
+
 // A new, empty file under a name of the store's beside path, made by this
 // process alone (O_EXCL), with the mode SQLite would give the store.
 static std::string new_side_name(const std::string &path)
@@ -268,6 +284,8 @@ store::store(const std::string &path, mode m) : path_(path)
 			in_the_way = side_file_of_another(path);
 		if (!in_the_way.empty())
 			throw store_error(path + ": " + in_the_way);
+		if (exists && st.st_size > 0)	// not a new store's schema being written (make_whole)
+			check_room(path);
 	}
 	if (m == mode::write && !exists) {
 		if (makes_its_directory(path))

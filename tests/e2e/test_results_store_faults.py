@@ -673,6 +673,29 @@ class FullDisk(StoreCase):
             con.close()
         self.assertEqual([r["label"] for r in self.listing()], labels)
 
+    def test_a_save_on_a_full_disk_is_refused_before_the_run_while_another_process_has_the_store_open(self):
+        # Another process's connection keeps the store's -shm and -wal there, so the open
+        # needs no room: the run went ahead and its save failed after it ("the disk is
+        # full", the run kept as an unsaved file, exit 1).
+        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
+        con = sqlite3.connect(self.db)
+        try:
+            con.execute("SELECT count(*) FROM runs").fetchone()
+            self.assertTrue(pathlib.Path(str(self.db) + "-shm").exists())
+            common.fill_up(self.mnt)
+            r = run([*JOB, f"--filename={self.tmp / 'f'}", "--save=after", f"--results-db={self.db}"],
+                    cwd=self.tmp)  # an unsaved run would be kept here
+            self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
+            self.assertRegex(r.stderr, r"--save: .*the disk is full \(No space left on device\); nothing was run")
+            p = self.results("import", str(self.fio_files(1)[0]), ok=False)
+            self.assertEqual(p.returncode, 2, p.stdout)
+            self.assertIn("the disk is full", p.stderr)
+        finally:
+            con.close()
+        self.assertEqual([f.name for f in self.tmp.rglob("*.unsaved-*")], [])
+        (self.mnt / "filler").unlink()
+        self.intact(["before"])
+
     def test_an_import_and_a_save_on_a_full_disk_fail_whole_and_keep_what_was_stored(self):
         self.assertEqual(self.ioplan_run(label="before").returncode, 0)
         files = self.fio_files(40)
