@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <regex>
 #include <stdexcept>
 #include <unordered_map>
@@ -164,6 +165,15 @@ std::string cell(const std::string &key, double raw, const char *fmt, double div
 	       "</td>";
 }
 
+// A job's error as `results show` says it: "error 2 (No such file or directory)";
+// the page said only "error 2".  A number no errno is (an edited file) stays a number.
+std::string error_text(double e)
+{
+	if (e != std::floor(e) || e < 1 || e > 4095)
+		return strf("error %.0f", e);
+	return strf("error %d (%s)", (int)e, std::strerror((int)e));
+}
+
 // The caveats of one result, each line led by who ("a.json: " among several).
 std::string caveat_items(const html_input &r, const std::string &who)
 {
@@ -176,8 +186,7 @@ std::string caveat_items(const html_input &r, const std::string &who)
 	for (const ojson &job : r.doc["jobs"])
 		if (num_at(job, "error") != 0)
 			items += "<li class=\"failed\">" +
-				 html_escape(who + "job '" + job_name(job) + "' failed: error " +
-					     strf("%.0f", num_at(job, "error"))) +
+				 html_escape(who + "job '" + job_name(job) + "' failed: " + error_text(num_at(job, "error"))) +
 				 "</li>\n";
 	if (flag_at(io, "interrupted", "ioplan"))
 		items += "<li>" + html_escape(who + "the run was interrupted: the figures cover what ran") + "</li>\n";
@@ -230,7 +239,7 @@ std::string summary_table(const ojson &doc, size_t idx)
 			s += "<tr><th scope=\"row\">" + html_escape(names.label(j)) +
 			     strf("</th><td class=\"l failed\" colspan=\"8\">%s</td></tr>\n",
 				  num_at(jobs[j], "error") != 0
-					  ? strf("failed: error %.0f", num_at(jobs[j], "error")).c_str()
+					  ? html_escape("failed: " + error_text(num_at(jobs[j], "error"))).c_str()
 					  : "no I/O");
 	}
 	return s + "</tbody></table>\n";

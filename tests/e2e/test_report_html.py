@@ -342,6 +342,27 @@ class StatusInterval(TmpDirCase):
         self.assertEqual(float(iops), end["jobs"][0]["read"]["iops"])  # the page is the run's end
 
 
+@unittest.skipUnless(FIO, "fio is not installed")
+class FailedJob(TmpDirCase):
+    """A job that failed is named with its error as `results show` names it: the page
+    said "failed: error 2" where show says "error 2 (No such file or directory)"."""
+
+    @unittest.skipUnless(CHROMIUM and UNSHARE, "needs chromium and unshare")
+    def test_the_error_is_said_in_words(self):
+        out = self.tmp / "fio.json"
+        p = subprocess.run([FIO, "--name=f", "--rw=read", f"--filename={self.tmp / 'missing'}", "--size=1m",
+                            "--readonly", "--output-format=json", f"--output={out}"], capture_output=True, text=True)
+        text = out.read_text()  # fio's note of the error comes first in the file
+        self.assertEqual(json.loads(text[text.index("{"):])["jobs"][0]["error"], 2, p.stderr)
+        page = self.tmp / "page.html"
+        p = run(["report", str(out), "-o", str(page)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = browser(["--dump-dom", page.as_uri()], self.tmp / "profile")
+        self.assertEqual(d.returncode, 0, d.stderr[-2000:])
+        self.assertIn("<li class=\"failed\">job 'f' failed: error 2 (No such file or directory)</li>", d.stdout)
+        self.assertIn(">failed: error 2 (No such file or directory)</td>", d.stdout)
+
+
 class EditedResults(TmpDirCase):
     """A result file someone edited (or another tool wrote) with a field the page reads
     in a shape it cannot draw: a page of what can be drawn, or exit 2 naming the file
