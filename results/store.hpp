@@ -49,6 +49,11 @@ constexpr int run_format = 1;
 // (~ is HOME, else the passwd entry's home; with neither it throws store_error).
 std::string default_path();
 
+// The name of the SQLite VFS the store is opened through (store_vfs.cpp: the
+// default one, whose -shm regions get their disk blocks before SQLite writes
+// them); nullptr, the default itself, when it could not be registered.
+const char *store_vfs();
+
 // Throws store_error when a store could not be made at path (which is not
 // there): its directory is missing (only the per-user default location's is
 // made: a path given by --results-db or IOPLAN_RESULTS_DB names a directory

@@ -716,3 +716,29 @@ class FullDisk(StoreCase):
         p = self.results("import", *map(str, files), "--output-format=json")
         self.assertEqual(json.loads(p.stdout), {"imported": 40, "already_stored": 0, "unreadable": 0})
         self.intact(["before"] + [""] * 40)
+
+
+class SmallBlocks(StoreCase):
+    """A store on a file system of 1 KiB blocks (ext4 makes small ones so) that fills:
+    SQLite grows its -shm by writing one byte per 4 KiB page and writes the rest
+    through mmap, so the page's other blocks were holes, and with 8 to 10 KiB left a
+    store into one was a SIGBUS: `results list` and `results import` died "Bus
+    error" (exit 135), never a word."""
+
+    def test_a_full_disk_of_small_blocks_is_an_error_not_a_crash(self):
+        self.mnt = common.ext4_loop(self)
+        self.db = self.mnt / "results.db"
+        self.assertEqual(os.statvfs(self.mnt).f_bsize, 1024)
+        self.assertEqual(self.ioplan_run(label="before").returncode, 0)
+        export = self.tmp / "before.json"
+        export.write_text(self.results("export", "--output-format=json").stdout)
+        common.fill_up(self.mnt)
+        filler = self.mnt / "filler"
+        os.truncate(filler, filler.stat().st_size - (9 << 10))  # room for SQLite's one byte a page
+        for args in (["list"], ["import", str(export)], ["summary"]):
+            with self.subTest(args=args[0]):
+                p = self.results(*args, ok=False)
+                self.assertEqual(p.returncode, 2, p.stderr)  # -7 (SIGBUS) before
+                self.assertIn("the disk is full", p.stderr)
+        filler.unlink()
+        self.assertEqual([r["label"] for r in self.listing()], ["before"])
