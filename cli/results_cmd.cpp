@@ -248,20 +248,28 @@ std::string ranks_text(const resdb::run_record &r)
 	return s.str();
 }
 
+// The machine a run was measured on; fio's results name none ("host , " was printed).
+std::string host_text(const resdb::run_record &r)
+{
+	if (r.host.empty() && r.kernel.empty())
+		return "not recorded (" + r.source + "'s result names none)";
+	return resdb::printable(r.host.empty() ? "?" : r.host) + ", " + resdb::printable(r.kernel.empty() ? "?" : r.kernel);
+}
+
 std::string show_text(const resdb::run_record &r)
 {
 	using resdb::printable;
 	std::ostringstream s;
 	s << "run " << r.id << " (" << r.uuid << ")" << (r.label.empty() ? "" : " label " + printable(r.label)) << "\n"
 	  << "  source " << r.source << " " << printable(r.tool_version) << ", started " << when(r.started_s) << " UTC\n"
-	  << "  host " << printable(r.host) << ", " << printable(r.kernel) << "\n  plan " << r.plan_hash << "\n";
+	  << "  host " << host_text(r) << "\n  plan " << r.plan_hash << "\n";
 	if (r.interrupted)
 		s << "  interrupted: a signal stopped the run; its figures cover only what ran before the stop\n";
 	for (const resdb::job_failure &f : r.failures)
 		s << "  failed: " << printable(resdb::failure_text(f)) << "\n";
 	for (const auto &kv : r.facts)
 		if (!kv.second.empty() && kv.first != "host" && kv.first != "kernel" && kv.first != "plan" &&
-		    kv.first != "interrupted" && kv.first != "failed")
+		    kv.first != "interrupted" && kv.first != "failed" && kv.first != "source" && kv.first != "label")
 			s << "  " << kv.first << ": " << printable(kv.second) << "\n";
 	char line[256];
 	std::snprintf(line, sizeof(line), "\n%-16s %-5s %12s %12s %12s %12s %12s\n", "job", "dir", "IOPS", "MiB/s",

@@ -771,6 +771,14 @@ class Import(StoreCase):
     def test_plain_json_imports(self):
         p = self.results("import", str(self.fio_json("plain.json", "json")))
         self.assertIn("imported 1 run(s)", p.stdout)
+        # fio names no host or kernel: show printed "host , "; and its source twice
+        shown = self.results("show", "1").stdout
+        self.assertIn("\n  host not recorded (fio's result names none)\n", shown)
+        self.assertNotIn("source: fio", shown)
+        self.assertEqual(self.ioplan_run(label="mine").returncode, 0)
+        shown = self.results("show", "mine").stdout
+        self.assertRegex(shown, r"\n  host [^,\n]+, Linux [^\n]+\n")
+        self.assertNotIn("label: mine", shown)  # the first line names it
 
     def test_bad_json_is_positioned_and_nothing_is_imported(self):
         good = self.fio_json("good.json")
