@@ -327,6 +327,7 @@ struct worker {
 	bool gen_done;
 	bool need_sync;
 	bool fatal;
+	uint32_t failed_reaps;		/* reaps since the job failed (worker_reap_failed) */
 	uint64_t remote_deadline;	/* remote engines stop waiting for a peer here; 0 = never */
 	enum wphase phase;
 	bool counting;
@@ -567,6 +568,16 @@ uint64_t worker_busy_ns(void);
 
 /* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
 void worker_quiesce(struct worker *w);
+
+/*
+ * fio's cleanup_pending_aio: a job that failed reaps the I/Os it had submitted
+ * before its window ends, each counted as fio counts every I/O it issued
+ * (worker_io.c).  worker_failed_in_flight: whether some are still out and the
+ * window waits for them (not past runtime=, under a stop, nor once a remote
+ * target is silent).
+ */
+bool worker_failed_in_flight(struct worker *w);
+void worker_reap_failed(struct worker *w);
 
 /*
  * exec_prerun, lockmem (start: 0 or -errno, the error recorded) and

@@ -644,13 +644,10 @@ static uint64_t reap_timeout(const struct worker *w)
  * Takes every completion the engine holds, in one call, into the ready list
  * (the engine's events array, untouched until the list is empty).
  */
-static int fetch(struct worker *w, uint32_t submitted, bool per_trip)
+static int fetch(struct worker *w, uint32_t min, uint32_t submitted, bool per_trip)
 {
-	uint32_t min = w->cmin;
 	int n;
 
-	if (!min && w->wait_until)
-		min = 1;
 	if (min > submitted)
 		min = submitted;
 	/* The watchdog must see this trip's submissions before a wait that may not end. */
@@ -694,7 +691,7 @@ HOT void reap(struct worker *w, const enum loop_kind k)
 	if (!submitted || !must_wait)
 		return;
 	if (!w->ready_nr) {
-		if (!fetch(w, submitted, PUB_PER_TRIP(k)))
+		if (!fetch(w, w->cmin || !w->wait_until ? w->cmin : 1, submitted, PUB_PER_TRIP(k)))
 			return;
 	} else if (!w->stamp_ok || w->now == w->reaped_ns) {
 		w->now = clk_now(&w->clk);
@@ -713,6 +710,39 @@ HOT void reap(struct worker *w, const enum loop_kind k)
 		w->res.complete[batch_bucket(take)]++;
 	if (PUB_PER_TRIP(k))
 		return;
+	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
+	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
+}
+
+bool worker_failed_in_flight(struct worker *w)
+{
+	return w->fatal && w->inflight > w->nr_pending && (!w->win_end || w->now < w->win_end) &&
+	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed) && !worker_remote_gave_up(w);
+}
+
+/*
+ * As fio's cleanup: first what the engine holds already, up to
+ * iodepth_batch_complete_max, then all the rest at once, waited for; a
+ * completion that failed is recorded and counted without bytes, one that
+ * succeeded counts as any.  What was queued and never submitted is not sent.
+ */
+void worker_reap_failed(struct worker *w)
+{
+	uint32_t submitted = w->inflight - w->nr_pending, take;
+	bool first = !w->failed_reaps;
+
+	w->failed_reaps++;
+	if (!w->ready_nr && !fetch(w, first ? 0 : submitted, submitted, false))
+		return;	/* none ready yet: the next call waits for them all */
+	take = first && w->ready_nr > w->cmax ? w->cmax : w->ready_nr;
+	w->reaped_ns = w->now;
+	for (uint32_t i = 0; i < take; i++)
+		complete(w, w->ioe.events[w->ready_head + i], w->now, LOOP_ANY);
+	w->ready_head += take;
+	w->ready_nr -= take;
+	w->inflight -= take;
+	if (w->counting)
+		w->res.complete[batch_bucket(take)]++;
 	atomic_store_explicit(&w->pub.inflight, w->inflight, memory_order_relaxed);
 	atomic_store_explicit(&w->pub.last_done_ns, w->now, memory_order_relaxed);
 }
@@ -850,6 +880,10 @@ void worker_loop(struct worker *w)
 			break;
 		if (w->phase == WP_DRAIN)
 			worker_cancel_stalled(w);
+		if (w->fatal && w->phase == WP_RUN) {
+			worker_reap_failed(w);
+			continue;
+		}
 		if (plain && w->is_sync)
 			turns_plain_sync(w);
 		else if (plain)

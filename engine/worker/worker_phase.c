@@ -257,8 +257,9 @@ void worker_phase_update(struct worker *w)
 	case WP_RUN:
 		if (w->now >= w->rm.check_at)
 			worker_rate_min_check(w);
-		if (stop || w->fatal || (w->win_end && w->now >= w->win_end) ||
-		    (w->gen_done && !w->inflight) || w->lt.done)
+		if (w->fatal ? !worker_failed_in_flight(w) :
+			       stop || (w->win_end && w->now >= w->win_end) || (w->gen_done && !w->inflight) ||
+				       w->lt.done)
 			after_window(w);
 		break;
 	case WP_COOL:

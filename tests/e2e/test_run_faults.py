@@ -124,6 +124,33 @@ class NoData(TmpDirCase):
                 self.assertIn(f"offset {first['offset']}: {rw}: Input/output error (errno 5)", err)
 
 
+class FailedAtDepth(TmpDirCase):
+    def test_the_ios_in_flight_when_a_job_fails_are_counted_as_fio_counts_them(self):
+        # Polled (hipri) buffered reads all fail, EOPNOTSUPP, after iodepth=8 went out.  fio
+        # counts every I/O it issued and reaps the others before the job ends: total_ios=8,
+        # eight errors; ioplan stopped at the first completion and counted 1 ("issued
+        # rwts: total=1"), its report naming one error.
+        args = ["--name=j", "--ioengine=io_uring", "--hipri=1", "--rw=read", "--bs=4k", "--size=1m",
+                "--iodepth=8", "--output-format=json,normal"]
+        got = {}
+        for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+            out = self.tmp / f"{who}.out"
+            p = runner([*args, f"--filename={self.tmp / who}", f"--output={out}"])
+            text = out.read_text()
+            doc, end = json.JSONDecoder().raw_decode(text[text.index("{"):])
+            job = doc["jobs"][0]
+            if who == "ioplan" and job["error"] in (1, 38):
+                self.skipTest("io_uring refused by the kernel")
+            issued = re.search(r"issued rwts: total=(\S+)", text).group(1)
+            complete = re.search(r"complete  : (.*)", text).group(1)
+            got[who] = (p.returncode, job["error"], job["read"]["total_ios"], job["read"]["io_bytes"], issued,
+                        complete, len(re.findall(r"(?:io_u error on file|error: job 'j':).*offset", p.stderr)))
+        self.assertEqual(got["ioplan"], (1, 95, 8, 0, "8,0,0,0",
+                                         "0=0.0%, 4=66.7%, 8=33.3%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%", 8))
+        if FIO:
+            self.assertEqual(got["ioplan"], got["fio"])
+
+
 class Streams(TmpDirCase):
     def test_char_devices_and_fifos_need_size(self):
         fifo = self.tmp / "fifo"
