@@ -356,6 +356,7 @@ struct worker {
 	uint64_t rng_misc;
 	uint64_t writes_issued;		/* fsync=, fdatasync=, sync_file_range= count them (fio's io_issues) */
 	uint8_t sync_kind;		/* the sync need_sync asks for (enum worker_sync_kind) */
+	bool last_was_sync;		/* fio's: nothing but a sync completed since the last sync (worker_sync.c) */
 	bool syncs_every;		/* fsync=N, fdatasync=N or sync_file_range=: worker_sync_rounds watches rounds */
 	uint32_t sync_rounds;		/* gen.rounds when worker_sync_rounds last looked */
 	struct worker_written *written;	/* sync_file_range=, per file; NULL without (worker_sync.c) */
@@ -679,13 +680,15 @@ void worker_read_back_failed(struct worker *w, int err);
 /*
  * fsync=N, fdatasync=N, sync_file_range=, a trace's flush (worker_sync.c):
  * sync_setup allocates what sync_file_range= tracks (0 or -ENOMEM; released by
- * sync_release); sync_count counts a write issued, true when a sync is due;
+ * sync_release); sync_count counts an I/O issued (the writes), true when a sync is due;
+ * sync_completed: an I/O completed, true when a sync is due again;
  * sync_written notes a write's bytes as it completes; sync_files makes the
  * sync due, of every file written to since its last one.
  */
 int worker_sync_setup(struct worker *w);
 void worker_sync_release(struct worker *w);
-bool worker_sync_count(struct worker *w);
+bool worker_sync_count(struct worker *w, uint8_t ddir);
+bool worker_sync_completed(struct worker *w);
 void worker_sync_rounds(struct worker *w, bool drawn);
 void worker_sync_written(struct worker *w, const struct io_u *u);
 void worker_sync_files(struct worker *w);

@@ -195,13 +195,15 @@ HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop
 		publish(w, u->ddir, bytes);
 }
 
-/* verify's check of a read, sync_file_range='s range, openfiles' close after a file's last completion. */
+/* verify's check of a read, sync_file_range='s range, fsync=N's sync due again, openfiles' close after a file's last completion. */
 __attribute__((noinline)) static void complete_extras(struct worker *w, struct io_u *u)
 {
 	if (w->vf.vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
 	if (w->written && u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		worker_sync_written(w, u);
+	if (w->syncs_every && worker_sync_completed(w))
+		w->need_sync = true;
 	/* openfiles: a file a pick found done (gen_file_closing) closes with its last completion. */
 	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
 	    !(w->have_held && w->held.file == u->file))
@@ -317,9 +319,8 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 		w->vf.backlog_due = true;
 	/* fsync=N, fdatasync=N and sync_file_range= count writes issued; the sync goes out
 	 * before the next I/O, beside the writes in flight (worker_sync.c). */
-	if (u->ddir == PLAN_DDIR_WRITE &&
-	    (w->job->fsync_every | w->job->fdatasync_every | w->job->sync_file_range_every) &&
-	    worker_sync_count(w))
+	if ((w->job->fsync_every | w->job->fdatasync_every | w->job->sync_file_range_every) &&
+	    worker_sync_count(w, u->ddir))
 		w->need_sync = true;
 }
 

@@ -161,19 +161,25 @@ class Queue(TmpDirCase):
         # fio syncs after every N writes issued, beside the writes still in flight
         # (its libaio waits only for the uncommitted ones): the queue never empties,
         # and only the first write goes out at depth 1.  Draining the queue first
-        # put 1 + 2 x 15 of the 271 at depth 1 (a ramp after every sync).  The sync
-        # is made even when none of the writes since the last one has completed
-        # (fsync=1), and a job's last write is not followed by one.
-        for every, size, writes in ((16, "1m", 256), (1, "256k", 64)):
+        # put 1 + 2 x 15 of the 271 at depth 1 (a ramp after every sync).  A job's
+        # last write is not followed by one, and, as fio's, the sync after the 1st
+        # of fsync=1's writes waits until one of them completes: the writes issued
+        # while only the sync has completed do not repeat it (57 syncs for 64 writes
+        # in fio; ioplan made 63).
+        for every, size, writes, syncs in ((16, "1m", 256, 15), (1, "256k", 64, 57)):
             with self.subTest(fsync=every):
                 st = self.tmp / f"st{every}"
-                p = subprocess.run([STRACE, "-f", "-qq", "-o", str(st), "-e", "trace=fsync", BIN, "--name=d",
-                                    f"--filename={self.tmp}/d{every}", f"--size={size}", "--bs=4k",
-                                    "--rw=randwrite", "--ioengine=libaio", "--direct=1", "--iodepth=8",
-                                    f"--fsync={every}", "--output-format=json"],
+                line = ["--name=d", f"--filename={self.tmp}/d{every}", f"--size={size}", "--bs=4k",
+                        "--rw=randwrite", "--ioengine=libaio", "--direct=1", "--iodepth=8", f"--fsync={every}",
+                        "--output-format=json"]
+                p = subprocess.run([STRACE, "-f", "-qq", "-o", str(st), "-e", "trace=fsync", BIN, *line],
                                    capture_output=True, text=True, timeout=120, env=TRACED_ENV)
-                job, syncs = job_of(p), writes // every - 1
+                job = job_of(p)
                 self.assertEqual((job["write"]["total_ios"], job["sync"]["total_ios"]), (writes, syncs))
+                if FIO:
+                    (self.tmp / f"d{every}").unlink()
+                    fjob = job_of(run_fio(line))
+                    self.assertEqual((fjob["write"]["total_ios"], fjob["sync"]["total_ios"]), (writes, syncs))
                 self.assertEqual(len(re.findall(r"\bfsync\(", st.read_text())), syncs)
                 levels = job["iodepth_level"]
                 self.assertAlmostEqual(levels["1"] * writes / 100, 1.0, delta=0.01)
@@ -233,11 +239,11 @@ class SyncFileRange(TmpDirCase):
                 self.assertEqual(ijob["read"]["total_ios"], fjob["read"]["total_ios"])
                 # Counted among the syncs.  fio counts them past its sync counter (0
                 # there, as many short writes) and, in a mix, once more after each read
-                # that follows the Nth write, with nothing to sync: ioplan makes each once.
-                self.assertEqual(ijob["sync"]["total_ios"], len(fcalls))
-                self.assertEqual(ijob["sync"]["lat_ns"]["N"], len(fcalls))
-                if "rw" not in rw:
-                    self.assertEqual(ijob["sync"]["lat_ns"]["N"], fjob["sync"]["lat_ns"]["N"])
+                # that follows the Nth write, with nothing to sync and no call: so does
+                # ioplan (it counted one per N writes: 8 where fio's are 18).
+                self.assertEqual(ijob["sync"]["total_ios"], fjob["write"]["short_ios"])
+                self.assertEqual(ijob["sync"]["lat_ns"]["N"], fjob["sync"]["lat_ns"]["N"])
+                self.assertEqual(len(icalls) < ijob["sync"]["total_ios"], "rw" in rw)
             seen[rw] = icalls
         self.assertEqual(seen["write"][:2], ["0, 16384, SYNC_FILE_RANGE_WRITE", "16384, 16384, SYNC_FILE_RANGE_WRITE"])
         self.assertTrue(seen["randrw"][0].startswith("0, "), "offset=64k, but the first range starts at 0")
@@ -295,6 +301,26 @@ class SyncFileRange(TmpDirCase):
                 job, calls = self.traced(tool, ["--name=z", f"--filename={d}/z", "--size=64k", "--rw=write",
                                                 "--sync_file_range=write:0"])
                 self.assertEqual((job["write"]["total_ios"], job["sync"]["lat_ns"]["N"], calls), (16, 0, []))
+
+
+class SyncsInAMix(TmpDirCase):
+    def test_the_sync_comes_again_after_each_read_until_the_next_write(self):
+        # fio asks for fsync=N's sync before each I/O while the writes issued are a
+        # multiple of N, unless nothing but a sync completed since the last one: in a
+        # mix, after the Nth write, W S R S R S W.  ioplan made one sync per N writes
+        # (8 where fio makes 18), and one more after a last read that ended the job.
+        cases = [(["--ioengine=psync", "--fsync=4"], (29, 35, 18)),
+                 (["--ioengine=mmap", "--fsync=2"], (29, 35, 33)),
+                 (["--ioengine=psync", "--fsync=1", "--size=64k"], (10, 6, 12)),
+                 (["--ioengine=psync", "--fsync=1", "--loops=3"], (87, 105, 190)),
+                 (["--ioengine=libaio", "--iodepth=16", "--fsync=4", "--size=2m"], (242, 270, 130))]
+        for extra, want in cases:
+            with self.subTest(extra=extra):
+                line = ["--name=j", "--bs=4k", "--size=256k", "--rw=randrw", *extra, "--output-format=json"]
+                for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+                    job = job_of(runner([*line, f"--filename={self.tmp / who}"]))
+                    self.assertEqual((job["read"]["total_ios"], job["write"]["total_ios"], job["sync"]["total_ios"]),
+                                     want, who)
 
 
 @unittest.skipIf(STRACE is None, "strace not installed")
