@@ -80,11 +80,12 @@ void save(ctx &c, str v)
     c.a.save_label = v;
 }
 
+// As fio's: a value that is none of the three leaves the mode as it was
+// (fio 3.33 runs --eta=sometimes, or --eta=, with its progress line unchanged).
 void eta(ctx &c, str v)
 {
     std::string err;
-    if (!parse_eta_mode(v, &c.a.eta, &err))
-        c.fail(err);
+    (void)parse_eta_mode(v, &c.a.eta, &err);
 }
 
 // As fio's parse_output_format, which starts from no format: an --append-terse
@@ -195,7 +196,7 @@ const std::vector<flag> table = {
      [](ctx &c, str) { set_what(c, action::parse_only); }, "", "P"},
     {"eta", flag_arg::required, "WHEN", RUN, "progress line on stderr: auto (when a terminal), always, never",
      eta, "Run as fio, it is fio's: on standard output, and none while that carries\n"
-     "only JSON or terse output.", "e"},
+     "only JSON or terse output.\nAny other value leaves it as it was, as fio's.", "e"},
     {"fake-clock", flag_arg::required, "NS", TEST,
      "for golden tests: every timestamp advances NS, host/kernel/pid/CPU use fixed", fake_clock},
     {"output-format", flag_arg::required, "LIST", OUT, "comma-separated output formats: @FORMATS@",

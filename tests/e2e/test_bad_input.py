@@ -422,7 +422,7 @@ class CommandLine(TmpDirCase):
                  "<command line>:1:4: error: bad value for rwmixread: '70%': rwmixread is a percentage", 15),
                 (["--name=j", "--size=1q"], "<command line>:1:2: error: bad value for size: bad size suffix", 9),
                 (["--name=j", "--bogus=1"], "<command line>:1:2: error: unknown option 'bogus'", 3),
-                (["--name=a", "--name=b", "--eta=sometimes"], "<command line>:1:3: error: --eta: unknown value", 1)):
+                (["--name=a", "--name=b", "--idle-prof=bogus"], "<command line>:1:3: error: --idle-prof: ", 1)):
             with self.subTest(args=args):
                 p = run(args)
                 self.assertEqual(p.returncode, 2)
