@@ -222,6 +222,7 @@ void add_files(job_spec &j, const std::vector<std::string> &names)
 // as fio does.  As fio's (lstat), a symbolic link is not followed.  An empty file
 // is listed too, as fio's: with size= it gets its share and is laid out; without,
 // the job runs past it (fio notes it "may be ignored", engine/layout/layout_ignored.c).
+// A directory with no regular file adds none, as fio's.
 // Writing to them is still under ioplan's safety rules: files ioplan did not create
 // are refused for writing unless allow_existing_file_write=1.
 // The count fio then prints is its nr_files: the job's files so far (an
@@ -242,8 +243,11 @@ void set_opendir(job_spec &j, const option &o, const std::string &v)
             found.push_back(it->path().string());
         ec.clear();
     }
-    if (found.empty())
-        throw value_error("opendir=" + dir + " holds no regular file (links are not followed)");
+    // fio's str_opendir_cb: the job's count of files starts over at none when it has no
+    // file yet, so an empty directory leaves it none: it runs and moves nothing (with
+    // size=; without, "you need to specify size="), as fio's.
+    if (j.filenames.empty())
+        j.pj.nrfiles = 0;
     std::sort(found.begin(), found.end());
     add_files(j, found);
     j.opendir_counts.push_back((uint32_t)j.filenames.size());

@@ -139,6 +139,8 @@ void check_regions(const job_def &d)
         return;
     }
     size_t nfiles = clone_paths(d, d.section, 0).size();
+    if (!nfiles)
+        return;	// nrfiles=0 without filename=: no file, no I/O, as fio's
     uint64_t each = j.filesize_min_bytes ? j.filesize_min_bytes : j.size_bytes / nfiles;
     std::string what = nfiles > 1 || j.filesize_min_bytes ? "each file's region" : "the size";
     for (int dd = 0; dd < PLAN_DDIR_NR; dd++) {

@@ -479,7 +479,7 @@ static const std::vector<option> core_table = {
     opt("nrfiles", opt_type::integer, CAT_FILES)
         .aliases({"nr_files"})
         .def("1")
-        .range(1, 1e6)
+        .range(0, 1e6)
         .help("Files per clone; size= is split over them.")
         .apply(A(j.pj.nrfiles = U32(int_in(o, v)))),
     opt("openfiles", opt_type::integer, CAT_FILES)

@@ -793,17 +793,21 @@ void *worker_main(void *arg)
 		start_together(w);
 	} else if (!w->clone->nr_files && !w->job->replay) {
 		/*
-		 * No file (fio's clone whose generated names its first clone took,
-		 * plan.h): it starts with its group, moves nothing, reports no error.
+		 * No file (nrfiles=0 without filename=, or fio's clone whose generated
+		 * names its first clone took, plan.h): it starts with its group, moves
+		 * nothing, reports no error.
 		 * fio still enters its I/O loop, which sets its latency_depth.  Without
 		 * size= it has nothing to size itself by (filesize= sizes files, and it
 		 * has none): fio fails it with EINVAL, "you need to specify size=".
 		 */
 		w->res.lat_depth = w->job->iodepth;
 		if (!w->job->size_bytes && !w->job->size_ppm) {
-			worker_error(w, .err = EINVAL, .what = "no file is left to this clone (its name is the "
+			worker_error(w, .err = EINVAL, .what = w->job->nrfiles ?
+							       "no file is left to this clone (its name is the "
 							       "first clone's) and the job has no size= (fio: "
-							       "\"you need to specify size=\")");
+							       "\"you need to specify size=\")" :
+							       "the job has no file (nrfiles=0, or an empty opendir=) and "
+							       "no size= (fio: \"you need to specify size=\")");
 			worker_set_error(w, EINVAL);
 		}
 		if (wait_turn(w))

@@ -257,14 +257,36 @@ class OpenDir(TmpDirCase):
         self.assertIn("od/a: refusing to write into an existing file ioplan did not create", p.stderr)
         self.assertEqual((self.tmp / "od" / "a").read_bytes(), before)
 
-    def test_missing_or_empty_directory_is_a_positioned_error(self):
+    def test_a_missing_directory_is_a_positioned_error(self):
+        self.write("o.fio", "[o]\nopendir=nowhere\nrw=read\n")
+        p = run(["--parse-only", "o.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertTrue(p.stderr.startswith("o.fio:2:9: error: opendir=nowhere"), p.stderr)
+        self.assertIn("No such file or directory", p.stderr.splitlines()[0])
+
+    def test_an_empty_directory_or_nrfiles_0_gives_the_job_no_file_as_fio(self):
+        # fio's opendir= starts the job's count of files at none, so an empty directory
+        # leaves it none, as nrfiles=0 does: with size= the job runs and moves nothing
+        # (exit 0, no report block of its own), without it fails, "you need to specify
+        # size=" (err=22, exit 1).  ioplan refused both ("holds no regular file", "nrfiles=0
+        # is out of range", exit 2).  filename= still adds its file.
         (self.tmp / "empty").mkdir()
-        for d, why in (("nowhere", "No such file or directory"), ("empty", "holds no regular file")):
-            self.write("o.fio", "[o]\nopendir=%s\nrw=read\n" % d)
-            p = run(["--parse-only", "o.fio"], cwd=self.tmp)
-            self.assertEqual(p.returncode, 2)
-            self.assertTrue(p.stderr.startswith("o.fio:2:9: error: opendir=%s" % d), p.stderr)
-            self.assertIn(why, p.stderr.splitlines()[0])
+        cases = [(["--opendir=empty", "--size=1m"], 0, 0, 0), (["--nrfiles=0", "--size=1m", "--numjobs=2"], 0, 0, 0),
+                 (["--opendir=empty"], 1, 22, 0), (["--nrfiles=0", "--filename=f", "--size=64k"], 0, 0, 16)]
+        for extra, rc, err, ios in cases:
+            for who, runner in (("ioplan", run), ("fio", run_fio)) if FIO else (("ioplan", run),):
+                with self.subTest(extra=extra, who=who):
+                    out = self.tmp / "o.json"
+                    p = runner(["--name=o", "--rw=read", *extra, "--output-format=json", f"--output={out}"],
+                               cwd=self.tmp)
+                    text = out.read_text()
+                    doc, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
+                    got = [(j["error"], j["read"]["total_ios"]) for j in doc["jobs"]]
+                    self.assertEqual((p.returncode, got[0]), (rc, (err, ios)), p.stderr)
+                    if who == "ioplan":
+                        normal = run(["--name=o", "--rw=read", *extra], cwd=self.tmp).stdout
+                        self.assertEqual("o: (groupid=0" in normal, bool(ios or err), normal)
+                    (self.tmp / "f").unlink(missing_ok=True)
 
 
 class OpenDirLine(TmpDirCase):
