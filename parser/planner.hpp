@@ -14,6 +14,7 @@
 #include "engine/plan.h"
 #include "parser/diag.hpp"
 #include "parser/spec.hpp"
+#include "parser/file_spellings.hpp"
 
 namespace parser {
 
@@ -101,6 +102,8 @@ private:
     std::unordered_set<std::string> claimed_;
     // The size each file has once fio's setups of the jobs planned so far ran (fill_files).
     std::unordered_map<std::string, uint64_t> set_up_;
+    // The first spelling of each file, which the plan keeps for all its names (file_spellings.hpp).
+    file_spellings spellings_;
     uint64_t files_ = 0, trace_ = 0, trace_runs_ = 1;
     most_files most_;
     void count_files(const job_def &d);

@@ -290,10 +290,13 @@ bool claimed_by_first_clone(const job_def &d, const std::string &name, uint32_t 
 }
 
 void fill_files(plan_clone &c, const job_def &d, const plan_job &j, const std::string &name,
-                std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up)
+                std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up,
+                file_spellings &spellings)
 {
     std::vector<std::string> spelled;
     std::vector<std::string> paths = clone_paths(d, name, c.clone_index, &spelled);
+    for (std::string &path : paths)
+        path = spellings.of(path);  // a file an earlier job named otherwise keeps that name
     const uint32_t nfiles = (uint32_t)paths.size(); // fio sizes each file from nrfiles, kept or not
     std::vector<std::string> kept, kept_spelled;
     kept.reserve(paths.size());
@@ -473,7 +476,8 @@ static bool zones_turned_off(const job_def &d, const plan_job &j, uint32_t clone
 }
 
 void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number, uint64_t random_base,
-              std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up)
+              std::unordered_set<std::string> &claimed, std::unordered_map<std::string, uint64_t> &set_up,
+              file_spellings &spellings)
 {
     const job_spec &s = d.spec;
     j = s.pj;
@@ -553,7 +557,7 @@ void fill_job(plan_job &j, job_def &d, uint32_t job_id, uint32_t *thread_number,
         fio_seeds(s, pc);
         pc.offset_bytes = j.file_append ? 0 : j.offset_bytes + (uint64_t)c * j.offset_increment_bytes +
                                                   rank_index() * s.rank_offset_increment;
-        fill_files(pc, d, j, d.section, claimed, set_up); // fio names files after the section, whatever name= says
+        fill_files(pc, d, j, d.section, claimed, set_up, spellings); // fio names files after the section, whatever name= says
         pc.zones_off = zones_turned_off(d, j, c);
     }
     // fio's fixup_options, which runs after its seeds are drawn: randseed= turns
@@ -754,7 +758,7 @@ void plan_builder::add(job_def &d)
     }
     plan_job &j = g.jobs[g.nr_jobs];
     d.dropped = check_only_ && d.spec.read_iolog.empty() && d.spec.merge_blktrace_file.empty();
-    fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_, set_up_);
+    fill_job(j, d, p_->nr_jobs, &threads_, random_base_, claimed_, set_up_, spellings_);
     try {
         check_drawn_regions(d, j);
     } catch (...) {

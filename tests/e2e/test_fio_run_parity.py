@@ -482,6 +482,28 @@ class RunParity(TmpDirCase):
                         self.assertEqual((out["fio"][0], offsets(self.tmp / f"{case}-0-fio", log), out["fio"][2]),
                                          (moved, want, size))
 
+    def test_one_file_named_two_ways_is_one_file(self):
+        # directory=sub filename=m in one job, an absolute path, ./sub//m or a link to the
+        # directory in others: fio opens the one file.  ioplan laid it out under one name,
+        # then refused the other ("refusing to write into an existing file ioplan did not
+        # create ...: it appeared after the preflight found no file there", exit 1, no I/O).
+        text = ("[global]\nsize=64k\nbs=4k\n[a]\nrw=write\ndirectory=sub\nfilename=m\n"
+                "[b]\nrw=read\nfilename={dir}/sub/m\n[c]\nrw=randread\nfilename=./sub//m\n"
+                "[d]\nstonewall\nrw=write\nfilename=link/m\n")
+
+        def prepare(d):
+            (d / "sub").mkdir()
+            (d / "link").symlink_to("sub")
+        out = {}
+        for who, (p, d) in self.both(text, prepare=prepare).items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            jobs = json_of(p.stdout)["jobs"]
+            out[who] = ([(j["jobname"], j["error"], j["read"]["io_bytes"] + j["write"]["io_bytes"]) for j in jobs],
+                        sorted(os.listdir(d / "sub")), (d / "sub" / "m").stat().st_size)
+        self.assertEqual(out["ioplan"], ([("a", 0, 65536), ("b", 0, 65536), ("c", 0, 65536), ("d", 0, 65536)],
+                                         ["m"], 65536))
+        self.assertEqual(out["ioplan"], out["fio"])
+
     def test_a_filesize_range_keeps_a_size_an_earlier_jobs_setup_leaves(self):
         # A file whose size lies in a filesize= range is used at that size, with no draw;
         # fio sets every job's files up before any job runs, so a later job finds the size
