@@ -229,6 +229,11 @@ int run_action(cli::args &a, cli::world *w)
         parser::loc after{"<command line>", 1, (int)a.argv.size() + 1, "", nullptr};
         a.req.cli_jobs.push_back(parser::section{"parse-only", false, after, {}, {}});
     }
+    // --section= left out every job the command line named (fio: "No job(s) defined").
+    if (a.req.job_files.empty() && a.req.cli_jobs.empty() && !a.name_at.empty() && !a.req.only_sections.empty()) {
+        std::fprintf(stderr, "ioplan: error: no job of the command line matches --section\n");
+        return 2;
+    }
     if (a.req.job_files.empty() && a.req.cli_jobs.empty()) {
         std::fprintf(stderr, "ioplan: error: no job file given (ioplan --help)\n");
         // A bare `ioplan` is someone finding their way: show where to start.

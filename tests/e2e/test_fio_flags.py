@@ -52,6 +52,8 @@ ROWS = [
     (["--max-jobs=2", *NULL, "--numjobs=3"], 0, "out", "Run status group 0"),  # ignored, as fio 3.33 does
     (["--max-jobs=0", *NULL], 0, "out", "Run status group 0"),
     (["--section=j", *NULL], 0, "out", ""),
+    # fio: "No job(s) defined"; ioplan said "no job file given", though --name=j was.
+    (["--section=k", *NULL], 2, "err", "ioplan: error: no job of the command line matches --section\n"),
     (["--output-format=terse", *NULL], 0, "out", "3;ioplan-"),
     (["--version"], 0, "out", "ioplan-"),
     (["--help"], 0, "out", "--showcmd"),
