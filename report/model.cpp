@@ -452,12 +452,6 @@ void build_runs(model &m, const results &r, const plan &p)
 				 [](const res_job *a, const res_job *b) { return a->run < b->run; });
 }
 
-// unit_base: 1 bits, 8 bytes, 0 (auto) bits for fio's bit-based engine (net) only.
-static bool bits_per_sec(const plan_job &j)
-{
-	return j.unit_base == 1 || (j.unit_base == 0 && j.ioengine == PLAN_IOENGINE_NET);
-}
-
 // fio's rule: a clone opens a new entry unless it has group_reporting and
 // belongs to the same group as the clone before it.
 void build_entries(model &m, const plan &p)
@@ -509,7 +503,7 @@ void build_groups(model &m, const plan &p)
 	for (const entry &e : m.entries) {
 		group_stat &g = m.groups[e.groupid];
 		g.kb_base = e.first && e.first->kb_base ? e.first->kb_base : 1024;
-		g.bits = e.first && bits_per_sec(*e.first);
+		g.bits = bits_of(e.first);
 		g.sig_figs = e.first ? sig_figs_of(e.first) : 4;
 		g.unified |= (unsigned)e.unified;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {

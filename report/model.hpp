@@ -45,6 +45,14 @@ inline int sig_figs_of(const plan_job *j)
 	return j && j->sig_figs ? j->sig_figs : 4;
 }
 
+// Whether a job's bandwidths are in bit/s: unit_base=1, or 0 (auto) under fio's
+// bit-based engine (net).  A job's own lines (its headline, its steady state) take
+// its own unit, as fio's ts->unit_base; the group lines take the group's.
+inline bool bits_of(const plan_job *j)
+{
+	return j && (j->unit_base == 1 || (j->unit_base == 0 && j->ioengine == PLAN_IOENGINE_NET));
+}
+
 struct entry {
 	std::string name;		// of the first member
 	std::string description;	// of the first member

@@ -21,7 +21,8 @@ std::string ddir_headline(const entry &e, const group_stat &g, int d)
 {
 	const res_ddir &dd = e.st.get().ddir[d];
 	uint64_t rt = ddir_runtime_ms(e, d), bw = ddir_bw_bytes(e, d);
-	unit u = g.bits ? unit::bit_per_sec : unit::byte_per_sec;
+	// fio's show_ddir_status: the group's kb_base (its last job's), the job's own unit_base.
+	unit u = bits_of(e.first) ? unit::bit_per_sec : unit::byte_per_sec;
 
 	const char *name = e.unified == PLAN_UNIFIED_MIXED ? "mixed" : plan_ddir_name((enum plan_ddir)d);
 

@@ -99,6 +99,28 @@ class Reporting(TmpDirCase):
             theirs = {u[0][-5:] for u in bw_units(self.normal(run_fio, extra))}
             self.assertEqual(mine, theirs, extra)
 
+    # Two groups, each of a job with the default units and one with its own: fio 3.33
+    # prints a job's BW= in the group's kb_base (its last job's) but the job's own
+    # unit_base; ioplan took the group's unit_base too, so job a said Mbit/s and job c MB/s.
+    MIXED_UNITS = ("[global]\nioengine=null\nsize=10m\nrate=64m\n"
+                   "[a]\nrw=read\n[b]\nrw=write\nkb_base=1000\nunit_base=1\n"
+                   "[c]\nstonewall\nrw=read\nunit_base=1\n[d]\nrw=read\nkb_base=1000\n")
+
+    def headline_units(self, runner):
+        self.write("u.fio", self.MIXED_UNITS)
+        p = runner(["u.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return re.findall(r"^(\w+): \(groupid=\d+.*\n(?:  .*\n)*?  (?:read|write): IOPS=\S+, "
+                          r"BW=[\d.]+(\w+/s) \([\d.]+(\w+/s)\)", p.stdout, re.M)
+
+    def test_a_jobs_headline_takes_its_own_unit_base(self):
+        self.assertEqual(self.headline_units(run), [("a", "MB/s", "MiB/s"), ("b", "Mbit/s", "Mibit/s"),
+                                                    ("c", "Mbit/s", "Mibit/s"), ("d", "MB/s", "MiB/s")])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_jobs_headline_units_as_fio(self):
+        self.assertEqual(self.headline_units(run_as_fio), self.headline_units(run_fio))
+
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_bw_sample_line_units_as_fio(self):
         # The "bw (  KiB/s)" line of the per-second samples: fio 3.33 labels them kB/s under
