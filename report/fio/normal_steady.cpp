@@ -17,18 +17,20 @@ uint64_t mean_of(const uint64_t *v, uint32_t n)
 }
 
 // fio's show_ss_normal: the IEC figure and, as fio does, the same number with
-// an SI prefix beside it.
+// an SI prefix beside it, in the job's own kb_base, unit_base and significant_figures.
 std::string fio_line(const entry &e, const res_ss &s)
 {
 	uint32_t kb = e.first && e.first->kb_base ? e.first->kb_base : 1024;
 	bool p2 = kb == 1024;
 	uint64_t bw = mean_of(s.bw, s.dur_s) / kb;
+	int sf = sig_figs_of(e.first);
+	unit u = bits_of(e.first) ? unit::bit_per_sec : unit::byte_per_sec;
 
 	return strf("  steadystate  : attained=%s, bw=%s (%s), iops=%s, %s%s=%.3f%s\n",
 		    s.flags & RES_SS_ATTAINED ? "yes" : "no",
-		    num2str(bw, 4, (int)kb, p2, unit::byte_per_sec).c_str(),
-		    num2str(bw, 4, (int)kb, !p2, unit::byte_per_sec).c_str(),
-		    num2str(mean_of(s.iops, s.dur_s), 4, 1, false, unit::none).c_str(),
+		    num2str(bw, sf, (int)kb, p2, u).c_str(),
+		    num2str(bw, sf, (int)kb, !p2, u).c_str(),
+		    num2str(mean_of(s.iops, s.dur_s), sf, 1, false, unit::none).c_str(),
 		    s.flags & PLAN_SS_IOPS ? "iops" : "bw", s.flags & PLAN_SS_SLOPE ? " slope" : " mean dev",
 		    s.criterion, s.flags & PLAN_SS_PCT ? "%" : "");
 }

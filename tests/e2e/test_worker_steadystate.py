@@ -82,6 +82,29 @@ class SteadyState(TmpDirCase):
         self.assertAlmostEqual(z - a, 3.0, delta=0.11)
         self.assertGreaterEqual(at, 3.0)
 
+    # fio's steadystate line is in the job's significant_figures and unit_base (ioplan
+    # printed 4 digits in bytes whatever they said: '4099kB/s (4099KiB/s)', '3996KiB/s').
+    SHORT = ["--ioengine=null", "--size=1g", "--rw=read", "--time_based", "--runtime=30",
+             "--rate_iops=1000", "--ss_dur=1", "--ss=iops:50%"]
+    UNITS = {("--significant_figures=2", "--kb_base=1000"): ("MB/s", "MiB/s"),
+             ("--significant_figures=6", "--unit_base=1"): ("Kibit/s", "kbit/s")}
+
+    def steady_units(self, runner, extra):
+        p = runner(["--name=j", *self.SHORT, *extra], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = re.search(r"  steadystate  : attained=yes, bw=[\d.]+(\w+/s) \([\d.]+(\w+/s)\), ", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        return m.groups()
+
+    def test_the_steadystate_line_takes_the_jobs_figures_and_unit(self):
+        for extra, units in self.UNITS.items():
+            self.assertEqual(self.steady_units(run, extra), units, extra)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_fio_prints_the_steadystate_line_in_the_same_units(self):
+        for extra, units in self.UNITS.items():
+            self.assertEqual(self.steady_units(run_fio, extra), units, extra)
+
     def test_group_reporting_judges_the_group_summed(self):
         jobs = self.json_run(run, [*RATED, "--numjobs=2", "--group_reporting"])
         self.assertEqual(len(jobs), 1)
