@@ -6,9 +6,14 @@
  * iops as 1, kept as one record an I/O from which the writer makes each log's
  * line; the slat line is written as the I/O is submitted, dated then, as
  * fio's io_u_queued writes it (at completion it came a whole clat late).
- * With log_avg_msec, one line per direction per interval: the mean (or,
- * log_max_value, the largest) latency, and bw (KiB/s) and iops over the
- * interval, with bs 0; a direction without I/O in an interval gets no line; the
+ * With log_avg_msec, bw (KiB/s) and iops lines over each interval, a line per
+ * direction that had I/O, written by the first I/O past the interval's end (fio's
+ * helper thread samples them by the clock).  The latency logs keep a window per
+ * direction, as fio's add_log_sample: a sample of that direction log_avg_msec or
+ * more past its window's start writes the window's mean (or, log_max_value, its
+ * largest), itself included, dated then; the window then starts at that time
+ * rounded down to log_avg_msec.  So a direction with few I/Os gets its line when
+ * its next I/O comes, not at the interval's end.  Averaged lines have bs 0; the
  * latency logs get a last line at the window's end, as fio's finalize_logs.
  *
  * The hist log (write_hist_log) counts each clat in fio's bucket scheme; when a
@@ -213,6 +218,7 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns, uint6
 	memset(l->sum, 0, sizeof(l->sum));
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->max, 0, sizeof(l->max));
+	memset(l->avg_last_ms, 0, sizeof(l->avg_last_ms));
 	memset(l->hist_last_ms, 0, sizeof(l->hist_last_ms));
 	if (l->hist)
 		memset(l->hist, 0, PLAN_DDIR_NR * LOG_HIST_BUCKETS * sizeof(*l->hist));
@@ -283,33 +289,45 @@ static void append_rec(struct clone_log *l, uint64_t t_ms, uint64_t io, uint64_t
 	r->clat = clat;
 }
 
-/* One averaged line per direction and kind that had I/O since the last one. */
-static void emit_avg(struct clone_log *l, uint64_t now, bool rates)
+/* Whether kind k is a latency log, averaged per direction (not by the interval). */
+static bool is_lat_kind(int k)
+{
+	return k == LOG_LAT || k == LOG_CLAT || k == LOG_SLAT;
+}
+
+/* The latency window of kind k, direction d as one line at t_ms, when it has samples. */
+static void flush_lat(struct clone_log *l, int k, int d, uint64_t t_ms)
+{
+	uint64_t v;
+
+	if (!l->cur[k] || !l->n[k][d])
+		return;
+	v = l->max_value ? l->max[k][d] : (l->sum[k][d] + l->n[k][d] / 2) / l->n[k][d];
+	/* An averaged line has no size, offset or priority (0), as fio's. */
+	append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
+	l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
+}
+
+/* One bw and one iops line per direction that had I/O since the last ones. */
+static void emit_rates(struct clone_log *l, uint64_t now)
 {
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
 	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
 
-	for (int k = 0; k < LOG_HIST; k++) {
-		bool rate = k == LOG_BW || k == LOG_IOPS;
-
-		if (!l->cur[k] || (rate && !rates))
+	for (int k = LOG_BW; k <= LOG_IOPS; k++) {
+		if (!l->cur[k])
 			continue;
 		for (int d = 0; d < PLAN_DDIR_NR; d++) {
 			uint64_t v;
 
 			if (!l->n[k][d])
 				continue;
-			if (rate)
-				v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
-			else
-				v = l->max_value ? l->max[k][d] : (l->sum[k][d] + l->n[k][d] / 2) / l->n[k][d];
-			/* An averaged line has no size, offset or priority (0), as fio's. */
+			v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
 			append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
 			l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 		}
 	}
-	if (rates)
-		l->last_ns = now;
+	l->last_ns = now;
 }
 
 static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
@@ -320,19 +338,39 @@ static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
 		l->max[k][d] = v;
 }
 
+/*
+ * A latency sample of kind k, direction d, into its direction's window; past the
+ * window's log_avg_msec the window (with it) is a line dated now, as fio's
+ * add_log_sample for its inline logs (no slack).
+ */
+static void lat_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t now, uint64_t v)
+{
+	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS, w = l->avg_ns / NS_PER_MS;
+
+	if (!l->cur[k])
+		return;
+	add_avg(l, k, d, v);
+	if (!w)
+		w = 1;
+	if (t_ms < l->avg_last_ms[k][d] || t_ms - l->avg_last_ms[k][d] < w)
+		return;
+	flush_lat(l, k, d, t_ms);
+	l->avg_last_ms[k][d] = t_ms - t_ms % w;
+}
+
 static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
 		   uint64_t clat)
 {
 	/* The I/O that ends a runtime= window closes no interval: fio's sampling has stopped. */
 	if (now >= l->next_ns && !(l->end_ns && now >= l->end_ns)) {
-		emit_avg(l, now, true);
+		emit_rates(l, now);
 		/* The next interval ends on the next multiple of log_avg_msec, as fio keeps it. */
 		l->next_ns = l->start_ns + ((now - l->start_ns) / l->avg_ns + 1) * l->avg_ns;
 	}
 	add_avg(l, LOG_BW, d, bytes);
 	add_avg(l, LOG_IOPS, d, 1);
-	add_avg(l, LOG_LAT, d, lat);
-	add_avg(l, LOG_CLAT, d, clat);
+	lat_avg(l, LOG_LAT, d, now, lat);
+	lat_avg(l, LOG_CLAT, d, now, clat);
 }
 
 /* The longest hist line: time, ddir, bs and 1856 counts of up to 20 digits, ", " each. */
@@ -418,9 +456,9 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
 		    uint64_t slat, uint16_t ioprio)
 {
-	/* Averaged: into the interval open now; the next completion past its end closes it. */
+	/* Averaged: into its direction's window, which it closes when past its end. */
 	if (l->avg_ns)
-		add_avg(l, LOG_SLAT, ddir, slat);
+		lat_avg(l, LOG_SLAT, ddir, now, slat);
 	else
 		append_prio(l, LOG_SLAT, (now - l->start_ns) / NS_PER_MS, slat, ddir, bytes, offset, ioprio);
 }
@@ -429,8 +467,10 @@ void clone_log_end(struct clone_log *l, uint64_t now)
 {
 	if (!l)
 		return;
-	if (l->avg_ns)
-		emit_avg(l, now, false);
+	/* fio's finalize_logs: each latency window with samples, dated at the end. */
+	for (int k = 0; k < LOG_HIST && l->avg_ns; k++)
+		for (int d = 0; d < PLAN_DDIR_NR && is_lat_kind(k); d++)
+			flush_lat(l, k, d, (now - l->start_ns) / NS_PER_MS);
 	for (int k = 0; k < LOG_KIND_NR; k++) {
 		struct log_file *f;
 

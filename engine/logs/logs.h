@@ -186,6 +186,7 @@ struct clone_log {
 	uint64_t next_ns;			/* next averaged entry is due */
 	uint64_t end_ns;			/* the window's end by runtime= (clone_log_begin); 0: none */
 	uint64_t last_ns;			/* the last averaged bw/iops entry */
+	uint64_t avg_last_ms[LOG_KIND_NR][PLAN_DDIR_NR];	/* a latency window's start, per direction */
 	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t hist_ms;			/* log_hist_msec; 0 = no hist log */

@@ -526,6 +526,24 @@ class LogBehaviour(LogsTmp):
 
 @unittest.skipIf(FIO is None, "fio not installed")
 class FioLogDifferentialMore(LogsTmp):
+    def test_averaged_latency_windows_are_per_direction(self):
+        """log_avg_msec: fio keeps a latency window per direction, closed by that direction's
+        first sample past it (itself included) and dated then.  Reads at 100 a second, writes
+        at 3 (at 0, 333 and 666 ms): fio's write lines are dated 333 and 666, each the mean of
+        the writes up to it.  ioplan closed every direction's window with the first I/O of
+        any direction past each 100 ms: write lines at 100, 400 and 700, each of one write."""
+        a, f = self.run_both(["--name=w", "--ioengine=null", "--rw=randrw", "--size=1m", "--rate_iops=100,3",
+                              "--time_based", "--runtime=1", "--write_lat_log=w", "--log_avg_msec=100"])
+        for who, d in (("ioplan", a), ("fio", f)) if FIO else (("ioplan", a),):
+            for name in ("w_lat.1.log", "w_clat.1.log"):
+                rows = read_log(d / name)
+                writes = [r[0] for r in rows if r[2] == 1]
+                # The rate schedule puts no write between 0 and 333 ms (a late machine only
+                # delays them): none can close the first write's window earlier.
+                self.assertTrue(1 <= len(writes) <= 3, (who, name, rows))
+                self.assertTrue(all(t >= 300 for t in writes), (who, name, rows))
+                self.assertGreaterEqual(len([r for r in rows if r[2] == 0]), 5, (who, name, rows))
+
     def test_hist_log_lines(self):
         """write_hist_log: the name, 3 + 1856/4 columns with coarseness 2, a line per direction per 100 ms."""
         a, f = self.run_both(["--name=h", *RATED, "--rate_iops=2000", "--runtime=1", "--write_hist_log=h",
