@@ -452,11 +452,42 @@ void build_runs(model &m, const results &r, const plan &p)
 				 [](const res_job *a, const res_job *b) { return a->run < b->run; });
 }
 
+// kb_base and unit_base as fio 3.33 holds them once resolved (unit_base: N2S_BYTEPERSEC 4,
+// N2S_BITPERSEC 5), the values its notes print.
+static unsigned fio_kb_base(const plan_job &j)
+{
+	return j.kb_base ? j.kb_base : 1024;
+}
+
+static unsigned fio_unit_base(const plan_job &j)
+{
+	return bits_of(&j) ? 5 : 4;
+}
+
+// fio's __show_run_stats: a clone merged into an entry whose first job has another
+// kb_base (or, that said already or alike, another unit_base) is said, each once a
+// report; the entry keeps the first's.
+static void note_base_differs(model &m, const entry &e, const plan_job &job, bool *kb_said, bool *unit_said)
+{
+	if (!e.first)
+		return;
+	if (fio_kb_base(job) != fio_kb_base(*e.first) && !*kb_said) {
+		m.fio_base_notes.push_back(strf("fio: kb_base differs for jobs in group, using %u as the base\n",
+						fio_kb_base(*e.first)));
+		*kb_said = true;
+	} else if (fio_unit_base(job) != fio_unit_base(*e.first) && !*unit_said) {
+		m.fio_base_notes.push_back(strf("fio: unit_base differs for jobs in group, using %u as the base\n",
+						fio_unit_base(*e.first)));
+		*unit_said = true;
+	}
+}
+
 // fio's rule: a clone opens a new entry unless it has group_reporting and
 // belongs to the same group as the clone before it.
 void build_entries(model &m, const plan &p)
 {
 	int64_t last_gid = -1;
+	bool kb_said = false, unit_said = false;
 
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
 		const plan_job &job = *plan_job_at(&p, i);
@@ -477,6 +508,8 @@ void build_entries(model &m, const plan &p)
 			bool same = job.group_reporting && last_gid == (int64_t)job.groupid;
 			if (m.entries.empty() || !same)
 				m.entries.emplace_back();
+			else
+				note_base_differs(m, m.entries.back(), job, &kb_said, &unit_said);
 			last_gid = job.groupid;
 			uint64_t run_ns = 0;
 			const res_clone *origin = nullptr;

@@ -113,6 +113,10 @@ struct model {
 	uint64_t now_wall_ns = 0;		// when the run ended (wall clock)
 	uint64_t elapsed_ns = 0;
 	uint32_t nr_threads = 0;
+	// What fio 3.33 says (log_info, ahead of every format's report) as group_reporting
+	// merges a job whose kb_base, or else unit_base, differs from its entry's first job:
+	// "fio: kb_base differs for jobs in group, using 1024 as the base\n", each once.
+	std::vector<std::string> fio_base_notes;
 
 	const group_stat &group(uint32_t id) const;
 };

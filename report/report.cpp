@@ -185,6 +185,13 @@ void write(const results &r, const plan &p, const options &o_in, std::ostream &o
 	// fio's notes (log_info, as its threads start) come first even without the normal output.
 	if (o.banner && (o.notes_first || o.fio_output_file) && !(o.formats & FORMAT_NORMAL))
 		write_fio_notes(out, r, p, o.fio_output_file);
+	// fio's notes as it merges the groups come ahead of every format's report; the normal
+	// output alone has them after its opening (write_normal).
+	if (o.who == personality::fio && (o.formats & ~FORMAT_NORMAL)) {
+		for (const std::string &s : m.fio_base_notes)
+			out << s;
+		m.fio_base_notes.clear();
+	}
 	for (const format_row &f : formats) {
 		if (!(o.formats & f.bit) || (done & f.bit) || (o.formats & f.unless))
 			continue;

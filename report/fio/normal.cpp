@@ -360,6 +360,9 @@ void write_normal(std::ostream &out, const model &m, const results &r, const pla
 {
 	if (o.banner)
 		write_normal_opening(out, r, p, o);
+	if (o.who == personality::fio)
+		for (const std::string &s : m.fio_base_notes)
+			out << s;
 	out << '\n';
 	for (const entry &e : m.entries)
 		write_entry(out, e, m, o);

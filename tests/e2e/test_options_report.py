@@ -121,6 +121,34 @@ class Reporting(TmpDirCase):
     def test_a_jobs_headline_units_as_fio(self):
         self.assertEqual(self.headline_units(run_as_fio), self.headline_units(run_fio))
 
+    # group_reporting merging jobs of other bases: fio 3.33 says so (log_info) ahead of
+    # each format's report, kb_base's first, unit_base's once (its resolved value, 4 bytes,
+    # 5 bits); ioplan run as fio said nothing.
+    BASES = ("[global]\nioengine=null\nsize=1m\nnumber_ios=10\ngroup_reporting\n"
+             "[a]\nrw=read\n[b]\nrw=write\nkb_base=1000\n[c]\nrw=write\nunit_base=1\n")
+    BASE_NOTES = ["fio: kb_base differs for jobs in group, using 1024 as the base",
+                  "fio: unit_base differs for jobs in group, using 4 as the base"]
+
+    def base_notes(self, runner, fmt):
+        self.write("g.fio", self.BASES)
+        p = runner(["g.fio", "--output-format=" + fmt], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        return [(i, s) for i, s in enumerate(lines) if "differs" in s]
+
+    def test_jobs_of_other_bases_merged_are_said_as_fio(self):
+        normal = self.base_notes(run_as_fio, "normal")
+        self.assertEqual([s for _, s in normal], self.BASE_NOTES)
+        # After the opening (3 banners, the version, Starting), before the report.
+        self.assertEqual([i for i, _ in normal], [5, 6])
+        self.assertEqual(self.base_notes(run_as_fio, "json"), list(enumerate(self.BASE_NOTES)))
+        self.assertEqual(self.base_notes(run, "normal"), [])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_jobs_of_other_bases_merged_fio_says_the_same(self):
+        for fmt in ("normal", "json", "terse", "normal,json"):
+            self.assertEqual(self.base_notes(run_as_fio, fmt), self.base_notes(run_fio, fmt), fmt)
+
     @unittest.skipUnless(FIO, "fio is not installed")
     def test_bw_sample_line_units_as_fio(self):
         # The "bw (  KiB/s)" line of the per-second samples: fio 3.33 labels them kB/s under
