@@ -44,7 +44,7 @@ static const char *kind_prefix(const struct plan_job *j, enum log_kind k)
 		return j->bw_log_prefix;
 	case LOG_IOPS:
 		return j->iops_log_prefix;
-	/* fio makes no file for a latency it does not measure (disable_*lat). */
+	/* fio makes no file for a latency it does not measure (disable_*lat)... */
 	case LOG_LAT:
 		return j->disable_lat ? NULL : j->lat_log_prefix;
 	case LOG_SLAT:
@@ -52,7 +52,8 @@ static const char *kind_prefix(const struct plan_job *j, enum log_kind k)
 	case LOG_CLAT:
 		return j->disable_clat ? NULL : j->lat_log_prefix;
 	default:
-		return j->disable_clat ? NULL : j->hist_log_prefix;
+		/* ...but its hist log is made whatever disable_clat says, and stays empty (open_hist). */
+		return j->hist_log_prefix;
 	}
 }
 
@@ -166,7 +167,8 @@ static void recs_open(struct clone_log *l)
 
 static int open_hist(struct clone_log *l, const struct plan_job *j, const struct plan_clone *c)
 {
-	l->hist_ms = j->log_hist_ns / NS_PER_MS;
+	/* No clat measured (disable_clat): fio's hist log gets no sample, so no line. */
+	l->hist_ms = j->disable_clat ? 0 : j->log_hist_ns / NS_PER_MS;
 	l->hist_stride = 1u << (j->log_hist_coarseness > 6 ? 6 : j->log_hist_coarseness);
 	l->hist = calloc(PLAN_DDIR_NR * LOG_HIST_BUCKETS, sizeof(*l->hist));
 	if (!l->hist)

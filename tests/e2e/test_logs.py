@@ -544,6 +544,16 @@ class FioLogDifferentialMore(LogsTmp):
                 self.assertTrue(all(t >= 300 for t in writes), (who, name, rows))
                 self.assertGreaterEqual(len([r for r in rows if r[2] == 0]), 5, (who, name, rows))
 
+    def test_hist_log_without_clat_is_made_empty(self):
+        """disable_clat=1 with write_hist_log: fio 3.33 makes h_clat_hist.1.log anyway (its
+        write_hist_log sets the log up whatever disable_clat says) and, measuring no clat,
+        leaves it empty; ioplan made no file, so a reader of it found nothing to open."""
+        a, f = self.run_both(["--name=h", *RATED, "--runtime=600ms", "--write_hist_log=h",
+                              "--log_hist_msec=200", "--disable_clat=1"])
+        for who, d in (("ioplan", a), ("fio", f)) if FIO else (("ioplan", a),):
+            self.assertEqual(self.names(d), ["h_clat_hist.1.log"], who)
+            self.assertEqual((d / "h_clat_hist.1.log").read_text(), "", who)
+
     def test_hist_log_lines(self):
         """write_hist_log: the name, 3 + 1856/4 columns with coarseness 2, a line per direction per 100 ms."""
         a, f = self.run_both(["--name=h", *RATED, "--rate_iops=2000", "--runtime=1", "--write_hist_log=h",
