@@ -1612,7 +1612,8 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.unit_base = (uint8_t)choice_of(o, v))),
     opt("stats", opt_type::boolean, CAT_STATS)
         .def("1")
-        .help("0: the job runs but is left out of every report and of its group's totals.")
+        .help("0: the job runs but is left out of every report and of its group's totals; its log files "
+              "are made and stay empty, as fio's.")
         .apply(A(j.pj.no_stats = !flag_value(o, v))),
     opt("disk_util", opt_type::boolean, CAT_STATS)
         .def("1")

@@ -16,6 +16,8 @@
  * its next I/O comes, not at the interval's end.  Averaged lines have bs 0; the
  * latency logs get a last line at the window's end, as fio's finalize_logs.
  *
+ * A stats=0 job's files are made and stay empty, as fio takes no sample of it.
+ *
  * The hist log (write_hist_log) counts each clat in fio's bucket scheme; when a
  * direction's window of log_hist_msec has passed, its I/O writes the window's
  * counts as one line (fio's add_clat_sample), formatted here since it is rare.
@@ -194,6 +196,8 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 	l->avg_ns = j->log_avg_ns;
 	l->max_value = j->log_max_value;
 	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
+	/* fio's account_io_completion and io_u_queued take no sample of a stats=0 job. */
+	l->mute = j->no_stats;
 	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
 	l->clock_id = j->log_epoch_clock_id;
 	for (int k = 0; k < LOG_HIST && !ret; k++)
@@ -443,6 +447,8 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 {
 	uint64_t t_ms;
 
+	if (l->mute)
+		return;
 	if (l->cur[LOG_HIST])
 		hist_io(l, now, ddir, bytes, clat);
 
@@ -458,6 +464,8 @@ void clone_log_io(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t byte
 void clone_log_slat(struct clone_log *l, uint64_t now, uint8_t ddir, uint32_t bytes, uint64_t offset,
 		    uint64_t slat, uint16_t ioprio)
 {
+	if (l->mute)
+		return;
 	/* Averaged: into its direction's window, which it closes when past its end. */
 	if (l->avg_ns)
 		lat_avg(l, LOG_SLAT, ddir, now, slat);

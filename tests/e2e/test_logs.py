@@ -554,6 +554,23 @@ class FioLogDifferentialMore(LogsTmp):
             self.assertEqual(self.names(d), ["h_clat_hist.1.log"], who)
             self.assertEqual((d / "h_clat_hist.1.log").read_text(), "", who)
 
+    def test_a_stats_0_jobs_logs_are_made_empty(self):
+        """stats=0: fio 3.33 makes the job's log files and takes no sample into them (its
+        account_io_completion, io_u_queued and helper thread skip the job); ioplan wrote
+        every I/O's lines (50 in each of b_bw, i_iops, l_lat, l_clat over 500 ms), or the
+        averaged ones with log_avg_msec."""
+        names = ["b_bw.1.log", "h_clat_hist.1.log", "i_iops.1.log", "l_clat.1.log", "l_lat.1.log",
+                 "l_slat.1.log"]
+        logs = ["--write_bw_log=b", "--write_iops_log=i", "--write_lat_log=l", "--write_hist_log=h",
+                "--log_hist_msec=100"]
+        for extra in ([], ["--log_avg_msec=100"]):
+            for who in ("ioplan", "fio"):
+                shutil.rmtree(self.tmp / who, ignore_errors=True)
+            a, f = self.run_both(["--name=s", *RATED, "--runtime=500ms", "--stats=0", *logs, *extra])
+            for who, d in (("ioplan", a), ("fio", f)) if FIO else (("ioplan", a),):
+                self.assertEqual(self.names(d), names, (who, extra))
+                self.assertEqual({n: (d / n).read_text() for n in names}, dict.fromkeys(names, ""), (who, extra))
+
     def test_hist_log_lines(self):
         """write_hist_log: the name, 3 + 1856/4 columns with coarseness 2, a line per direction per 100 ms."""
         a, f = self.run_both(["--name=h", *RATED, "--rate_iops=2000", "--runtime=1", "--write_hist_log=h",
