@@ -148,8 +148,9 @@ static void recs_open(struct clone_log *l)
 	for (int k = 0; k < LOG_REC_KINDS; k++) {
 		if (!l->cur[k])
 			continue;
-		/* disable_bw_measurement: the file is made, its per-I/O lines are not (fio 3.33). */
-		if (k != LOG_BW || !l->no_bw_per_io)
+		/* disable_bw_measurement (and gtod_reduce for iops): the file is made, its
+		 * per-I/O lines are not (fio 3.33). */
+		if ((k != LOG_BW || !l->no_bw_per_io) && (k != LOG_IOPS || !l->no_iops_per_io))
 			l->fan[k] = l->cur[k]->file;
 		any = any || l->fan[k];
 		if (c)
@@ -198,6 +199,9 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
 	/* fio's account_io_completion and io_u_queued take no sample of a stats=0 job. */
 	l->mute = j->no_stats;
+	/* fio's account_io_completion takes a per-I/O iops sample only when !gtod_reduce(td):
+	 * gtod_reduce=1, or disable_clat, disable_slat and disable_bw_measurement all set. */
+	l->no_iops_per_io = j->disable_clat && j->disable_slat && j->disable_bw;
 	l->unix_epoch = j->log_unix_epoch || j->log_alternate_epoch;
 	l->clock_id = j->log_epoch_clock_id;
 	for (int k = 0; k < LOG_HIST && !ret; k++)

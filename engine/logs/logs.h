@@ -180,6 +180,7 @@ struct clone_log {
 	uint16_t ioprio;			/* the next I/O's priority (the worker sets it) */
 	bool no_bw_per_io;			/* disable_bw_measurement: per-I/O bw entries are not made */
 	bool mute;				/* stats=0: the files are made, no entry goes in (fio) */
+	bool no_iops_per_io;			/* fio's gtod_reduce(): per-I/O iops entries are not made */
 	uint64_t start_ns;			/* the measured window's start */
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
 	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */

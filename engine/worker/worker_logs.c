@@ -144,7 +144,7 @@ void worker_logs_io_samples(struct worker *w, uint8_t ddir, uint32_t bytes, uint
 		s->sum += v;
 		s->sumsq += (unsigned __int128)v * v;
 	}
-	if (w->lg.iops_per_io)
+	if (w->lg.iops_per_io && !w->lg.log->no_iops_per_io)
 		w->lg.iops_io[ddir]++;
 }
 

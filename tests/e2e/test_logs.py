@@ -571,6 +571,27 @@ class FioLogDifferentialMore(LogsTmp):
                 self.assertEqual(self.names(d), names, (who, extra))
                 self.assertEqual({n: (d / n).read_text() for n in names}, dict.fromkeys(names, ""), (who, extra))
 
+    def test_gtod_reduce_makes_no_per_io_bw_or_iops_lines(self):
+        """fio 3.33's gtod_reduce=1 sets disable_bw_measurement too, and takes a per-I/O iops
+        sample only when !gtod_reduce(td) (gtod_reduce, or disable_clat, disable_slat and
+        disable_bw_measurement all set): the per-I/O bw and iops logs are made and stay
+        empty, and the JSON has no bw or iops samples.  ioplan wrote a line per I/O in both
+        (60 over 600 ms) and counted each as a sample."""
+        cases = (["--gtod_reduce=1"], ["--disable_clat=1", "--disable_slat=1", "--disable_bw_measurement=1"])
+        for extra in cases:
+            for who in ("ioplan", "fio"):
+                shutil.rmtree(self.tmp / who, ignore_errors=True)
+            args = ["--name=g", "--ioengine=null", "--rw=read", "--size=1m", "--rate_iops=100", "--time_based",
+                    "--runtime=600ms", "--write_bw_log=b", "--write_iops_log=i", *extra]
+            a, f = self.run_both(args)
+            for who, d in (("ioplan", a), ("fio", f)) if FIO else (("ioplan", a),):
+                self.assertEqual(self.names(d), ["b_bw.1.log", "i_iops.1.log"], (who, extra))
+                self.assertEqual([(d / n).read_text() for n in self.names(d)], ["", ""], (who, extra))
+            p = run([*args, "--output-format=json"], cwd=a)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            read = json.loads(p.stdout)["jobs"][0]["read"]
+            self.assertEqual((read["bw_samples"], read["iops_samples"]), (0, 0), extra)
+
     def test_hist_log_lines(self):
         """write_hist_log: the name, 3 + 1856/4 columns with coarseness 2, a line per direction per 100 ms."""
         a, f = self.run_both(["--name=h", *RATED, "--rate_iops=2000", "--runtime=1", "--write_hist_log=h",
