@@ -159,7 +159,8 @@ void late_start_findings(const results &r, const plan &p, std::vector<finding> &
 			continue;
 		out.push_back(about_job(p, i, "late-start",
 			strf("job '%s': a worker thread first ran %.1f ms after its group started, %.0f%% of "
-			     "its %.1f ms window (the machine was busy): its rates count time it could not run",
+			     "its %.1f ms window: its rates count time it could not run (a busy machine, or a "
+			     "window too short for its threads to start in)",
 			     job_name(p, i).c_str(), (double)late / 1e6, (double)late * 100.0 / (double)window,
 			     (double)window / 1e6)));
 	}
