@@ -342,8 +342,8 @@ void safety_files_free(struct safety_files *sf)
 	free(sf);
 }
 
-int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
-		       size_t n)
+/* Is sb one of the files of the table sf, as it was read: 0 or -EBUSY with the reason in why. */
+static int table_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why, size_t n)
 {
 	char busy[448] = "";
 
@@ -366,6 +366,27 @@ int safety_files_check(const struct safety_files *sf, const char *path, const st
 	return 0;
 }
 
+/*
+ * A table is read before the files it judges: a loop device detached since,
+ * its backing file deleted, leaves an inode number the file system gives to
+ * the next file made, a verify dump say (refused as "the backing file of
+ * /dev/loop0" when the loop device held another file or none).  A match is
+ * therefore asked of the system again; a miss stands, as a swap or loop
+ * device set up after the read is not seen either.
+ */
+int safety_files_check(const struct safety_files *sf, const char *path, const struct stat *sb, char *why,
+		       size_t n)
+{
+	struct safety_files *now;
+	int ret = table_check(sf, path, sb, why, n);
+
+	if (!ret || safety_files_load(sf->view.env, &now))
+		return ret;	/* out of memory: the old answer, which refuses */
+	ret = table_check(now, path, sb, why, n);
+	safety_files_free(now);
+	return ret;
+}
+
 int safety_file_in_use(const struct safety_env *env, const char *path, const struct stat *sb, char *why,
 		       size_t n)
 {
@@ -373,7 +394,7 @@ int safety_file_in_use(const struct safety_env *env, const char *path, const str
 	int ret = safety_files_load(env, &sf);
 
 	if (!ret)
-		ret = safety_files_check(sf, path, sb, why, n);
+		ret = table_check(sf, path, sb, why, n);
 	safety_files_free(sf);
 	return ret == -ENOMEM ? 0 : ret;
 }

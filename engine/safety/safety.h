@@ -81,7 +81,9 @@ int safety_file_in_use(const struct safety_env *env, const char *path, const str
  * The same for many files: the swap files and loop backing files read once
  * (safety_files_load: 0 or -ENOMEM), then each file checked against them.
  * env must outlive the table: a check that meets a backing file reads what
- * its loop device holds then.
+ * its loop device holds then, and asks the system again whether the file is
+ * busy (an inode number of a loop device detached since, its file deleted, is
+ * the next new file's).
  */
 struct safety_files;
 int safety_files_load(const struct safety_env *env, struct safety_files **out);
