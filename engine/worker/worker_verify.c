@@ -543,10 +543,22 @@ static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, ui
 	return false;
 }
 
-/* The job has a read-back to make after its window: do_verify's writes, or verify_only's region. */
+/*
+ * The job has a read-back to make after its window: do_verify's writes, or
+ * verify_only's region.  A verify_only job that writes reads back only with
+ * do_verify, as fio's, whose dry run is all such a job does with do_verify=0;
+ * one that only reads checks its region whatever do_verify says (fio checks
+ * the blocks its reads bring).
+ */
 bool worker_verify_reads_back(const struct worker *w)
 {
-	return w->vf.vfy && (w->job->verify_only || w->vf.maps);
+	const struct plan_job *j = w->job;
+
+	if (!w->vf.vfy)
+		return false;
+	if (j->verify_only)
+		return j->do_verify || !plan_rw_has_ddir(j->rw, PLAN_DDIR_WRITE);
+	return w->vf.maps != NULL;
 }
 
 void worker_verify_phase(struct worker *w)

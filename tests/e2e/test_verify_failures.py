@@ -139,6 +139,24 @@ class MismatchEndsTheJob(TmpDirCase):
                 self.assertEqual(self.figures(run_fio, extra), want, "fio 3.33")
                 self.assertEqual(self.figures(run, extra), want, "ioplan")
 
+    def test_verify_only_with_do_verify_0_checks_a_writers_blocks_no_more_than_fios(self):
+        # fio's verify_only writer does its dry run and no verify phase when
+        # do_verify=0: nothing read, exit 0 (ioplan read back 21 blocks and failed at
+        # the bad one).  A reader checks what it reads whatever do_verify says, in both.
+        bad_end = (self.BAD + 1) * 4096
+        cases = {("--rw=write", "--verify_only=1", "--do_verify=0"): (0, 0, 0, 0, 0),
+                 ("--rw=rw", "--verify_only=1", "--do_verify=0"): (0, 0, None, None, 0),
+                 ("--rw=read", "--verify_only=1", "--do_verify=0"): (1, 84, bad_end, self.BAD + 1, 0)}
+        for extra, want in cases.items():
+            with self.subTest(extra=extra):
+                for runner in (run_fio, run):
+                    got = self.figures(runner, extra)
+                    if want[2] is None:     # fio counts its dry run's reads, ioplan none (docs)
+                        got = got[:2] + (None, None) + got[4:]
+                    self.assertEqual(got, want, runner.__name__)
+        # ioplan's writer reads nothing at all.
+        self.assertEqual(self.figures(run, ("--rw=rw", "--verify_only=1", "--do_verify=0"))[2:4], (0, 0))
+
     @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
     def test_a_dump_that_cannot_be_written_is_named_and_leaves_nothing(self):
         # A dump's failure is the job's error (fio 3.33 prints it and exits 0 under
