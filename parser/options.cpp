@@ -1123,12 +1123,12 @@ static const std::vector<option> core_table = {
     opt("verify_backlog", opt_type::size, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Read back and check the blocks written so far after every N writes issued, the queue drained first (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
+        .help("Read back and check written I/Os whenever N of them are unchecked (a write over unchecked ones replaces them), the queue drained first (0: after the write phase); N takes fio's suffixes (1m: 1048576).")
         .apply(A(j.pj.verify_backlog = U32(size_in(j, o, v)))),
     opt("verify_backlog_batch", opt_type::integer, CAT_VERIFY)
         .def("0")
         .range(0, 1ull << 31)
-        .help("Blocks a verify_backlog pass checks (0: verify_backlog's N).")
+        .help("Written I/Os a verify_backlog check reads back (0: verify_backlog's N); more than were unchecked: the next writes too.")
         .apply(A(j.pj.verify_backlog_batch = U32(int_in(o, v)))),
     opt("verify_dump", opt_type::boolean, CAT_VERIFY)
         .def("0")

@@ -253,8 +253,9 @@ struct worker_verify {
 	struct vstate *load;		/* verify_state_load: the earlier run's state */
 	uint64_t load_budget;		/* verify_state_load: chunks verify_only checks */
 	uint8_t *buf;			/* verify_backlog: the read-back buffer, worker_verify_run_chunks */
-	uint64_t writes, chunks;	/* verify_backlog: writes issued and chunks completed since the last pass */
-	bool backlog_due;		/* verify_backlog: N writes issued, the check is due (worker_io.c sets it) */
+	uint64_t hist;			/* verify_backlog: fio's io_hist_len, the writes issued not read back yet (less those a later one replaced) */
+	uint64_t batch_left;		/* verify_backlog: the written I/Os the check begun has still to read back */
+	bool backlog_due;		/* verify_backlog: the check is due before the next I/O (worker_verify_hist) */
 	uint64_t loop_ns;		/* loops=N: the rounds' read-backs' time, out of the window's other runtimes */
 	uint64_t pace_t0, pace_chunks;	/* verify_only under rate=: its start, chunks read since */
 	struct vasync *async;		/* verify_async: the checker threads; NULL = check here */
@@ -469,6 +470,8 @@ void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
 /* verify_backlog: the check the count asked for while writes were in flight. */
 void worker_verify_backlog(struct worker *w);
+/* verify_backlog: a write issued (+1) or one that failed (-1), and whether a check is due now. */
+void worker_verify_hist(struct worker *w, int64_t delta);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */
 void worker_verify_loop(struct worker *w);
 void worker_verify_end_window(struct worker *w);

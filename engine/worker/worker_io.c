@@ -200,6 +200,8 @@ __attribute__((noinline)) static void complete_extras(struct worker *w, struct i
 {
 	if (w->vf.vfy && u->result == (int64_t)u->len)
 		worker_verify_done(w, u);
+	else if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps)
+		worker_verify_hist(w, -1);	/* a failed write is no I/O to read back (fio's unlog_io_piece) */
 	if (w->written && u->ddir == PLAN_DDIR_WRITE && u->result > 0)
 		worker_sync_written(w, u);
 	if (w->syncs_every && worker_sync_completed(w))
@@ -313,10 +315,9 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 		u->due_ns = r->due_ns;
 		rate_advance(r, u->len, &w->rng_misc);
 	}
-	/* verify_backlog=N counts writes issued: the check comes before the next one (draw). */
-	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps &&
-	    ++w->vf.writes >= w->job->verify_backlog)
-		w->vf.backlog_due = true;
+	/* verify_backlog=N counts writes issued: the check comes before the next I/O (draw). */
+	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps)
+		worker_verify_hist(w, 1);
 	/* fsync=N, fdatasync=N and sync_file_range= count writes issued; the sync goes out
 	 * before the next I/O, beside the writes in flight (worker_sync.c). */
 	if ((w->job->fsync_every | w->job->fdatasync_every | w->job->sync_file_range_every) &&

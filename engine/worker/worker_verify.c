@@ -29,9 +29,11 @@
  * fio's, it ends the job at that I/O unless continue_on_error=verify; with
  * verify_dump the chunk is also written to BASENAME.OFFSET.received (header
  * failures: .hdr_fail; a bad digest or pattern also .expected) in --aux-path or the working directory,
- * fio's names (worker_verify_report.c).  verify_backlog=N checks what was written after every N
- * writes issued (once they have completed, so no check races a write)
- * and the read-back after the write phase checks the rest.
+ * fio's names (worker_verify_report.c).  verify_backlog=N checks, as fio's, when the
+ * written I/Os not yet read back are a multiple of N again (a write over
+ * unchecked ones replaces them), verify_backlog_batch of them (else N; once
+ * the writes in flight have completed, so no check races a write), and the
+ * read-back after the write phase checks the rest.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,6 +88,34 @@ static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
 {
 	vfy_map_set(&w->vf.maps[f], p, piece_end(w, f, p) - p, false);
 	vfy_map_set(&w->vf.starts[f], p, 1, false);
+	if (w->job->verify_backlog)
+		worker_verify_hist(w, -1);	/* fio's list lost it: it does not grow */
+}
+
+/* The written I/Os that start among n chunks from first. */
+static uint64_t starts_in(const struct worker *w, uint32_t f, uint64_t first, uint64_t n)
+{
+	uint64_t k = 0;
+
+	for (uint64_t i = first; i < first + n; i++)
+		k += vfy_map_test(&w->vf.starts[f], i);
+	return k;
+}
+
+/*
+ * fio's check_get_verify, asked before each I/O: a check is due when fio's
+ * list of written I/Os not yet read back (io_hist_len) holds a multiple of N
+ * after a write, or while the check begun has I/Os left to take (then from
+ * the next writes, as fio's does when its list ran out).  hist counts a write
+ * from its issue, as fio logs it; one that replaces unchecked ones (an overlap,
+ * with norandommap or lfsr) takes them off, so the list does not grow.
+ */
+void worker_verify_hist(struct worker *w, int64_t delta)
+{
+	uint64_t n = w->job->verify_backlog;
+
+	w->vf.hist = delta < 0 && w->vf.hist < (uint64_t)-delta ? 0 : w->vf.hist + (uint64_t)delta;
+	w->vf.backlog_due = w->vf.hist && (w->vf.batch_left || !(w->vf.hist % n));
 }
 
 /*
@@ -95,10 +125,12 @@ static void drop_piece(struct worker *w, uint32_t f, uint64_t p)
 static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, bool write)
 {
 	const struct vfy_map *m = &w->vf.maps[f], *st = &w->vf.starts[f];
-	uint64_t p = first;
+	uint64_t p = first, k;
 
 	if (!write || !w->vf.starts) {
 		vfy_map_set(&w->vf.maps[f], first, n, write);
+		if (w->vf.starts && w->job->verify_backlog && (k = starts_in(w, f, first, n)))
+			worker_verify_hist(w, -(int64_t)k);	/* trimmed off the list */
 		if (w->vf.starts)
 			vfy_map_set(&w->vf.starts[f], first, n, false);
 		return;
@@ -178,9 +210,6 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 		return;
 	if (!(rel % iv))
 		log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
-	if (!w->job->verify_backlog || u->ddir != PLAN_DDIR_WRITE)
-		return;
-	w->vf.chunks += u->len / iv;
 }
 
 /*
@@ -341,11 +370,15 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 	return w->fatal;
 }
 
-/* Checks the run of chunks from first on and takes it off the map (unless all); true to stop. */
+/*
+ * Checks the run of chunks from first on and takes it off the map (unless
+ * all); true to stop.  The budget counts written I/Os where the map knows
+ * them (fio's checks take I/Os off its list), else chunks.
+ */
 static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first, uint64_t *run,
 		      bool zero, bool all, uint64_t *budget)
 {
-	uint64_t n = *run;
+	uint64_t n = *run, spent = n;
 
 	*run = 0;
 	worker_verify_only_pace(w, n);
@@ -353,9 +386,13 @@ static bool flush_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t first
 		return true;
 	if (!all)
 		vfy_map_set(&w->vf.maps[f], first, n, false);
-	if (!all && w->vf.starts)
+	if (!all && w->vf.starts) {
+		spent = starts_in(w, f, first, n);
 		vfy_map_set(&w->vf.starts[f], first, n, false);
-	*budget -= n < *budget ? n : *budget;
+		if (w->job->verify_backlog)
+			w->vf.hist -= spent < w->vf.hist ? spent : w->vf.hist;
+	}
+	*budget -= spent < *budget ? spent : *budget;
 	return false;
 }
 
@@ -433,33 +470,32 @@ static uint64_t check_written(struct worker *w, uint64_t budget, bool wait)
 }
 
 /*
- * verify_backlog: what was written since the last pass, or verify_backlog_batch's
- * share of it; the rest waits, and as fio's next check comes when its list holds
- * N unchecked writes again (io_hist_len % N), that is after batch more writes.
+ * verify_backlog: as fio's check, verify_backlog_batch written I/Os (else N)
+ * read back, first in the map's order (fio's sorted list: by file, then
+ * offset); what the list did not hold is taken from the writes that follow,
+ * each read back before the next I/O.
  */
 static void backlog_pass(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t budget = w->vf.chunks, reads = w->res.ddir[PLAN_DDIR_READ].ios;
-	uint64_t read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
-	uint32_t batch = j->verify_backlog_batch;
+	uint64_t reads = w->res.ddir[PLAN_DDIR_READ].ios, read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
+	uint64_t hist0 = w->vf.hist, taken;
 
-	if (batch && batch < j->verify_backlog) {
-		budget = w->vf.chunks * batch / j->verify_backlog;
-		w->vf.writes = w->vf.writes > batch ? w->vf.writes - batch : 0;
-		w->vf.chunks -= budget;
-	} else {
-		w->vf.writes = w->vf.chunks = 0;
-	}
-	check_written(w, budget, false);
+	if (!w->vf.batch_left)
+		w->vf.batch_left = j->verify_backlog_batch ? j->verify_backlog_batch : j->verify_backlog;
+	check_written(w, w->vf.batch_left, false);
+	taken = hist0 - w->vf.hist;
+	w->vf.batch_left -= taken < w->vf.batch_left ? taken : w->vf.batch_left;
+	/* A check does not start another: fio's last I/O was a read (td->last_ddir). */
+	w->vf.backlog_due = w->vf.hist && w->vf.batch_left;
 	/* Its reads are in fio's do_io: toward number_ios= (io_blocks), and toward io_size=
 	 * between rounds (keep_running), not within one (io_issue_bytes: writes only). */
 	gen_read_back(&w->gen, w->res.ddir[PLAN_DDIR_READ].bytes - read0, w->res.ddir[PLAN_DDIR_READ].ios - reads);
 }
 
 /*
- * verify_backlog: N writes were issued (worker_io.c counts them).  As fio's,
- * the check comes before the next write: the queue drains, so no read races
+ * verify_backlog: a check is due (worker_verify_hist).  As fio's, it comes
+ * before the next I/O: the queue drains, so no read races
  * a write to its block, then what was written is read back.  Waiting for the
  * queue to be idle by itself instead, a job at iodepth=8 never checked before
  * its end.

@@ -443,6 +443,35 @@ class AgainstFio(TmpDirCase):
                 p = tool(job)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
+    def test_verify_backlog_checks_when_and_what_fios_does(self):
+        # fio checks when its list of written, unchecked I/Os holds N again (a write over
+        # an unchecked one replaces it: the list does not grow), and a check takes
+        # verify_backlog_batch I/Os of it (else N), those left over taken from the next
+        # writes.  ioplan counted writes issued and chunks written: with norandommap
+        # it read 60 blocks back where fio read 61.  The write_iolog sequences (each
+        # check's reads among the writes) are fio's, one for one, at iodepth=1.
+        base = ["--name=v", "--filename=f", "--size=256k", "--verify=crc32c", "--write_iolog=log",
+                "--output=/dev/null"]
+        cases = [("--bs=4k", "--rw=randwrite", "--norandommap=1", "--verify_backlog=8"),
+                 ("--bs=4k", "--rw=randwrite", "--norandommap=1", "--verify_backlog=8", "--verify_backlog_batch=4"),
+                 ("--bs=4k", "--rw=randwrite", "--norandommap=1", "--verify_backlog=4", "--verify_backlog_batch=6"),
+                 ("--bs=4k", "--rw=write", "--verify_backlog=8", "--verify_backlog_batch=12"),
+                 ("--bsrange=4k-16k", "--rw=randwrite", "--norandommap=1", "--verify_backlog=5")]
+
+        def ops(tool, extra):
+            work = self.tmp / tool.__name__
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            p = tool([*base, *extra], cwd=work)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = (work / "log").read_text().splitlines()
+            return [ln.split()[2:] for ln in lines if ln.split()[2:3] in (["read"], ["write"])]
+
+        for extra in cases:
+            with self.subTest(extra=extra):
+                want = ops(run_fio, extra)
+                self.assertEqual(ops(run, extra), want)
+
     def test_sha512_flip_fio_misses_is_found(self):
         path = self.tmp / "s.dat"
         for tool in (run_fio, run):
