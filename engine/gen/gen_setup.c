@@ -414,6 +414,14 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 	return 0;
 }
 
+bool gen_keeps_random_map(const struct gen *g)
+{
+	const struct plan_job *j = g->job;
+
+	return g->random && !j->norandommap && !j->random_lfsr && !g->fio_law && !g->map_dropped &&
+	       !gen_draw_aligned_apart(g);
+}
+
 void gen_release(struct gen *g)
 {
 	for (uint32_t i = 0; g->files && i < g->nr_files; i++)

@@ -249,6 +249,14 @@ int gen_init(struct gen *g, const struct plan_job *j, const struct plan_clone *c
 void gen_release(struct gen *g);
 
 /*
+ * Whether fio keeps a random map for the job (its file_randommap): random I/O
+ * of a uniform or zoned law, without norandommap or lfsr, blockalign= the
+ * block size, the map not dropped.  fio reads such a job's writes back in the
+ * order it made them, any other job's by offset.
+ */
+bool gen_keeps_random_map(const struct gen *g);
+
+/*
  * gen_window starts the measured window (it ends at the job's amount unless
  * time_based), gen_uncounted an uncounted phase (ramp, cool-down: endless);
  * either way every file starts a fresh pass.

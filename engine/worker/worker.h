@@ -242,10 +242,24 @@ struct worker_logs {
  * (worker_io.c) reads vfy and trim to know whether a completion is checked and
  * whether trims may be due, without a call per I/O.
  */
+/*
+ * The written I/Os in the order they were made, from head on: fio's read-back
+ * order with a random map.  Each is its file << VFY_ORDER_FILE_SHIFT | its
+ * first chunk (worker_verify_order.c).
+ */
+#define VFY_ORDER_FILE_SHIFT 40
+struct vfy_order {
+	uint64_t *v;
+	uint64_t n, cap, head;
+	bool on;			/* fio keeps a list (gen_keeps_random_map): the read-back follows it */
+	bool lost;			/* out of memory: the rest are read back by offset */
+};
+
 struct worker_verify {
 	struct vfy *vfy;		/* NULL unless the job verifies */
 	struct vfy_map *maps;		/* per file: chunks written, for the read-back */
 	struct vfy_map *starts;		/* per file: chunks a write read back whole starts at */
+	struct vfy_order order;		/* with a random map, the order of the writes (fio's list) */
 	bool reads;			/* check every block read */
 	bool fake;			/* the engine moves no data (null): reads counted, nothing checked */
 	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
@@ -470,6 +484,11 @@ void worker_verify_phase(struct worker *w);
 void worker_verify_verdict(struct worker *w);
 /* verify_backlog: the check the count asked for while writes were in flight. */
 void worker_verify_backlog(struct worker *w);
+/* fio's list of written I/Os (worker_verify_order.c): on for a job with a random map; a write made; the end of a walk; freed. */
+void worker_verify_order_setup(struct worker *w);
+void worker_verify_order_add(struct worker *w, uint32_t f, uint64_t chunk);
+void worker_verify_order_taken(struct worker *w);
+void worker_verify_order_release(struct worker *w);
 /* verify_backlog: a write issued (+1) or one that failed (-1), and whether a check is due now. */
 void worker_verify_hist(struct worker *w, int64_t delta);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */

@@ -145,6 +145,7 @@ static void log_piece(struct worker *w, uint32_t f, uint64_t first, uint64_t n, 
 			drop_piece(w, f, i);
 	vfy_map_set(&w->vf.maps[f], first, n, true);
 	vfy_map_set(&w->vf.starts[f], first, 1, true);
+	worker_verify_order_add(w, f, first);
 }
 
 /* A write verify_only drew without making it: on the map as if it had completed. */
@@ -408,22 +409,22 @@ static bool io_goes_on(const struct worker *w, uint32_t f, uint64_t i)
 }
 
 /*
- * Checks the chunks of file f (those written, or all of them), at most
- * *budget of them (the last I/O whole); a written chunk checked leaves the map, so it is checked
- * once.  A run of chunks is all trimmed (checked for zeroes) or none.  True
- * to stop.
+ * Checks the chunks of file f from lo up to nchunks (those written, or all of
+ * them), at most *budget of them (the last I/O whole); a written chunk checked
+ * leaves the map, so it is checked once.  A run of chunks is all trimmed
+ * (checked for zeroes) or none.  True to stop.
  */
-static bool verify_file(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
-			uint64_t *budget)
+static bool verify_range(struct worker *w, uint32_t f, uint8_t *buf, uint64_t cap, bool all,
+			 uint64_t *budget, uint64_t lo, uint64_t nchunks)
 {
-	uint64_t nchunks = gen_file_span(&w->gen, f) / w->vf.vfy->interval, run = 0, first = 0;
+	uint64_t run = 0, first = 0;
 	uint64_t per_block = all ? worker_verify_only_block(w) / w->vf.vfy->interval : 1;
 	bool zero = false;
 
 	if (cap >= per_block)	/* verify_only's runs hold whole blocks */
 		cap -= cap % per_block;
 
-	for (uint64_t i = 0; i <= nchunks && *budget; i++) {
+	for (uint64_t i = lo; i <= nchunks && *budget; i++) {
 		bool want = i < nchunks && (all || vfy_map_test(&w->vf.maps[f], i));
 		bool z = want && !all && worker_trim_zeroed(w, f, i);
 
@@ -561,16 +562,41 @@ static int read_hists(struct worker *w)
 	return 0;
 }
 
-/* Every file's chunks written (or all, verify_only), at most *budget of them; true to stop. */
+/*
+ * fio's list order (worker_verify_order.c): each write still on the map, as
+ * made, up to *budget of them; true to stop.
+ */
+static bool read_back_in_order(struct worker *w, uint8_t *buf, uint64_t cap, uint64_t *budget)
+{
+	struct vfy_order *o = &w->vf.order;
+
+	for (; o->head < o->n && *budget; o->head++) {
+		uint32_t f = (uint32_t)(o->v[o->head] >> VFY_ORDER_FILE_SHIFT);
+		uint64_t p = o->v[o->head] & ((1ull << VFY_ORDER_FILE_SHIFT) - 1);
+
+		if (vfy_map_test(&w->vf.starts[f], p) && verify_range(w, f, buf, cap, false, budget, p, piece_end(w, f, p)))
+			return true;
+	}
+	worker_verify_order_taken(w);
+	return false;
+}
+
+/*
+ * Every file's chunks written (or all, verify_only), at most *budget of them;
+ * true to stop.  With fio's list, in its order first; by offset, what the
+ * list does not hold.
+ */
 static bool read_back(struct worker *w, uint8_t *buf, uint64_t cap, bool all, uint64_t *budget)
 {
+	if (!all && w->vf.order.on && read_back_in_order(w, buf, cap, budget))
+		return true;
 	for (uint32_t f = 0; f < w->gen.nr_files && *budget; f++) {
 		/* openfiles: a file closed after its pass is opened again for its read-back. */
 		bool reopened = w->fds[f] < 0 && ioe_opens_files(w->job->ioengine), stop;
 
 		if (reopened && !worker_file_ready(w, f))
 			return false;
-		stop = verify_file(w, f, buf, cap, all, budget);
+		stop = verify_range(w, f, buf, cap, all, budget, 0, gen_file_span(&w->gen, f) / w->vf.vfy->interval);
 		if (reopened)
 			worker_close_file(w, f);
 		if (stop)

@@ -351,8 +351,12 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	if (j->verify_only && j->verify_state_load)
 		return load_state(w, iv);
 	/* verify_only draws the writes again to check only those (worker_verify_only.c). */
-	if (worker_verify_only_replays(j) && !off_grid(w, iv))
-		return (w->vf.maps = new_maps(w, iv)) && (w->vf.starts = new_maps(w, iv)) ? 0 : -ENOMEM;
+	if (worker_verify_only_replays(j) && !off_grid(w, iv)) {
+		if (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv)))
+			return -ENOMEM;
+		worker_verify_order_setup(w);
+		return 0;
+	}
 	if (!job_writes(j) || j->verify_only || (!j->do_verify && !j->verify_state_save))
 		return 0;
 	if ((ret = grid_error(w, iv)))
@@ -365,6 +369,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 		w->vf.state_taken = state_taken_now(w);
 	if (j->do_verify && (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv))))
 		return -ENOMEM;
+	worker_verify_order_setup(w);
 	return worker_trim_setup(w);
 }
 
@@ -416,6 +421,7 @@ void worker_verify_release(struct worker *w)
 	free_maps(w, w->vf.maps);
 	free_maps(w, w->vf.starts);
 	w->vf.starts = NULL;
+	worker_verify_order_release(w);
 	free(w->vf.buf);
 	w->vf.buf = NULL;
 	if (w->vf.vfy)

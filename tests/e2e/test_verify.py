@@ -472,6 +472,61 @@ class AgainstFio(TmpDirCase):
                 want = ops(run_fio, extra)
                 self.assertEqual(ops(run, extra), want)
 
+    def test_the_read_back_goes_in_fios_order(self):
+        # fio reads back in the order it wrote where it keeps a random map (a list), else
+        # by offset (a tree): ioplan read back by offset always, so a random write's
+        # read-back was sequential where fio's is random.  Where ioplan's writes are
+        # fio's (a random map with lengths that vary), the write_iolog sequences are
+        # fio's line for line.
+        def ops(tool, extra):
+            work = self.tmp / tool.__name__
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            p = tool(["--name=v", "--size=256k", "--verify=md5", "--output=/dev/null", "--write_iolog=log", *extra],
+                     cwd=work)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = (work / "log").read_text().splitlines()
+            return [ln.split()[1:] for ln in lines if ln.split()[2:3] in (["read"], ["write"])]
+
+        for extra in [("--filename=f", "--rw=randwrite", "--bsrange=4k-16k"),
+                      ("--filename=f", "--rw=randwrite", "--bssplit=4k/50:16k/50", "--verify_backlog=6"),
+                      ("--filename=f.0:f.1", "--rw=randwrite", "--bsrange=4k-16k")]:
+            with self.subTest(extra=extra):
+                self.assertEqual(ops(run, extra), ops(run_fio, extra))
+        # A fixed block size: ioplan's own offsets (docs/fio-compatibility.md), read back as written.
+        seq = ops(run, ["--filename=f", "--rw=randwrite", "--bs=4k"])
+        self.assertEqual([o for o in seq if o[1] == "read"], [[f, "read", *o] for f, d, *o in seq if d == "write"])
+        # Sequential, norandommap and lfsr writes: by offset, in both.
+        for extra in [("--rw=write",), ("--rw=randwrite", "--norandommap=1"),
+                      ("--rw=randwrite", "--random_generator=lfsr")]:
+            with self.subTest(extra=extra):
+                reads = [int(o[2]) for o in ops(run, ["--filename=f", "--bs=4k", *extra]) if o[1] == "read"]
+                self.assertEqual(reads, sorted(reads))
+
+    def test_of_two_bad_blocks_verify_only_names_the_one_fio_names(self):
+        # fio's randwrite here writes 217088 (16 KiB) third and 0 (12 KiB) 21st; a byte is
+        # flipped in the last chunk of each (fio keeps a read's last chunk's result).
+        # fio's verify_only reads back in write order and stops at 229376, its third
+        # read; ioplan named 8192, at its first.
+        path = self.tmp / "w.dat"
+        job = ["--name=v", f"--filename={path}", "--size=256k", "--bsrange=4k-16k", "--rw=randwrite",
+               "--verify=md5", "--output-format=json"]
+        p = run_fio([*job, "--do_verify=0"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flip(path, 217088 + 12288 + 100)
+        flip(path, 8192 + 100)
+        figures = []
+        for tool in (run_fio, run):
+            p = tool([*job, "--verify_only=1"])
+            doc = json.loads(p.stdout[p.stdout.index("{"):])
+            figures.append((p.returncode, doc["jobs"][0]["error"], doc["jobs"][0]["read"]["total_ios"]))
+            if tool is run_fio:
+                self.assertIn(" offset 229376, length 4096 (requested block: offset=217088", p.stderr)
+            else:
+                self.assertEqual([e["offset"] for e in doc["ioplan"]["jobs"][0]["errors"]], [229376])
+        self.assertEqual(figures[1], figures[0])
+        self.assertEqual(figures[0], (1, 84, 3))
+
     def test_sha512_flip_fio_misses_is_found(self):
         path = self.tmp / "s.dat"
         for tool in (run_fio, run):
