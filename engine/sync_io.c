@@ -15,15 +15,36 @@
 
 #include "engine/ioengine.h"
 
+/*
+ * A block device's discard drops its cached pages over the range; a device
+ * claimed exclusively by another open (the safety layer's O_EXCL one, held
+ * while ioplan writes the device) can only have them invalidated, which a
+ * dirty page refuses: EBUSY for a trim of blocks the job has just written
+ * buffered (trim_percentage).  Those pages are written back then, and the
+ * discard asked again.
+ */
+static int64_t discard_device(int fd, uint64_t off, uint64_t len)
+{
+	uint64_t range[2] = { off, len };
+
+	if (!ioctl(fd, BLKDISCARD, range))
+		return (int64_t)len;
+	if (errno != EBUSY)
+		return -errno;
+	if (sync_file_range(fd, (off_t)off, (off_t)len,
+			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER))
+		return -errno;
+	return ioctl(fd, BLKDISCARD, range) ? -errno : (int64_t)len;
+}
+
 static int64_t do_discard(int fd, uint64_t off, uint64_t len)
 {
 	struct stat st;
-	uint64_t range[2] = { off, len };
 
 	if (fstat(fd, &st))
 		return -errno;
 	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKDISCARD, range) ? -errno : (int64_t)len;
+		return discard_device(fd, off, len);
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
 		return -errno;
 	return (int64_t)len;
