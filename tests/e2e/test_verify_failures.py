@@ -157,6 +157,14 @@ class MismatchEndsTheJob(TmpDirCase):
         # ioplan's writer reads nothing at all.
         self.assertEqual(self.figures(run, ("--rw=rw", "--verify_only=1", "--do_verify=0"))[2:4], (0, 0))
 
+    def test_verify_only_with_verify_backlog_reads_what_fio_skips(self):
+        # fio 3.33's dry run takes its backlog checks as made: their blocks are never read,
+        # block 20 bad passes (exit 0, 64 reads counted).  ioplan reads every drawn write
+        # (docs/verification.md).
+        extra = ("--rw=write", "--verify_only=1", "--verify_backlog=8")
+        self.assertEqual(self.figures(run_fio, extra), (0, 0, 256 << 10, 64, 0), "fio 3.33")
+        self.assertEqual(self.figures(run, extra), (1, 84, (self.BAD + 1) * 4096, self.BAD + 1, 0))
+
     @unittest.skipIf(os.geteuid() != 0, "mounting a tmpfs needs root")
     def test_a_dump_that_cannot_be_written_is_named_and_leaves_nothing(self):
         # A dump's failure is the job's error (fio 3.33 prints it and exits 0 under
