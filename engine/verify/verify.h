@@ -156,6 +156,7 @@ struct vstate {
 	uint64_t no_comps;		/* recorded completions in comps */
 	uint64_t index;			/* thread index across all jobs */
 	uint32_t depth, nofiles;	/* iodepth and files: the slots are depth x nofiles */
+	bool no_random;			/* loaded: its random state is zero, as ioplan writes it (fio's is not) */
 	char name[64];			/* the job's name, as fio truncates it */
 	struct vstate_comp {
 		uint64_t fileno, offset;

@@ -261,6 +261,9 @@ static int decode(struct vstate *s, const uint8_t *p, size_t len, const char *jo
 	s->no_comps = get64(p);
 	s->numberio = get64(p + 16);
 	s->index = get64(p + 24);
+	s->no_random = len >= VSTATE_NAME_AT;
+	for (size_t i = 32; s->no_random && i < VSTATE_NAME_AT; i++)
+		s->no_random = !p[i];
 	if (len < VSTATE_FIXED || !s->depth || (uint64_t)s->depth * s->nofiles > VSTATE_MAX_SLOTS ||
 	    len != payload_len(s->depth, s->nofiles) || s->no_comps > (uint64_t)s->depth * s->nofiles) {
 		snprintf(why, n, "damaged: %zu bytes of state do not hold iodepth %" PRIu32 " x %" PRIu32

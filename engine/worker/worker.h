@@ -488,6 +488,7 @@ void worker_verify_backlog(struct worker *w);
 void worker_verify_order_setup(struct worker *w);
 void worker_verify_order_add(struct worker *w, uint32_t f, uint64_t chunk);
 void worker_verify_order_taken(struct worker *w);
+uint64_t worker_verify_order_stop(const struct worker *w);
 void worker_verify_order_release(struct worker *w);
 /* verify_backlog: a write issued (+1) or one that failed (-1), and whether a check is due now. */
 void worker_verify_hist(struct worker *w, int64_t delta);

@@ -654,6 +654,8 @@ void worker_verify_phase(struct worker *w)
 	}
 	while (passes--) {
 		more = dry && worker_verify_only_draw(w);
+		if (dry && w->vf.load && budget)
+			budget = worker_verify_order_stop(w);	/* ioplan's random writes: its state's stop */
 		read0 = w->res.ddir[PLAN_DDIR_READ].bytes;
 		ios0 = w->res.ddir[PLAN_DDIR_READ].ios;
 		worker_iolog_read_back(w);

@@ -53,6 +53,27 @@ void worker_verify_order_add(struct worker *w, uint32_t f, uint64_t chunk)
 	o->v[o->n++] = (uint64_t)f << VFY_ORDER_FILE_SHIFT | chunk;
 }
 
+/*
+ * verify_state_load over the writes drawn again: how many of them, in the
+ * order made, fio's stop rule lets the check read (the k-th read is the k-th
+ * write), UINT64_MAX for all.
+ */
+uint64_t worker_verify_order_stop(const struct worker *w)
+{
+	const struct vfy_order *o = &w->vf.order;
+	uint64_t iv = w->vf.vfy->interval;
+
+	for (uint64_t k = 0; o->head + k < o->n; k++) {
+		uint64_t e = o->v[o->head + k];
+		uint32_t f = (uint32_t)(e >> VFY_ORDER_FILE_SHIFT);
+		uint64_t chunk = e & ((1ull << VFY_ORDER_FILE_SHIFT) - 1);
+
+		if (vstate_should_stop(w->vf.load, k, f, w->gen.files[f].start + chunk * iv))
+			return k;
+	}
+	return UINT64_MAX;
+}
+
 /* A walk ended at head: what it passed is gone; a list read to its end starts again empty. */
 void worker_verify_order_taken(struct worker *w)
 {

@@ -279,6 +279,23 @@ static int load_state(struct worker *w, uint64_t iv)
 		w->vf.load_budget = state_budget(w, bs);
 		return 0;
 	}
+	/*
+	 * ioplan's own random writes (its state holds no random state): drawn again
+	 * and checked in the order made up to the first one in flight, as fio's
+	 * verify_only replays its own (worker_verify_order_stop).
+	 */
+	if (w->gen.random && w->vf.load->no_random && worker_verify_only_replays(w->job) && !off_grid(w, iv)) {
+		if (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv)))
+			return -ENOMEM;
+		worker_verify_order_setup(w);
+		if (w->vf.order.on) {
+			w->vf.load_budget = UINT64_MAX;
+			return 0;
+		}
+		free_maps(w, w->vf.maps);
+		free_maps(w, w->vf.starts);
+		w->vf.maps = w->vf.starts = NULL;
+	}
 	/* Region order is not the write order: right only when the writes covered the region. */
 	for (uint32_t f = 0; f < w->gen.nr_files; f++)
 		blocks += w->gen.files[f].len / bs;
