@@ -36,9 +36,10 @@ class LogsPerRank(TmpDirCase):
         # verify_state_save is on by default: every rank wrote local-w-0-verify.state over the
         # others' in the shared directory, so a verify_state_load run checked one rank's writes.
         host = os.uname().nodename
-        self.write("job.fio", "[w]\nbs=4k\nsize=256k\nrw=write\nverify=crc32c\ndo_verify=0\n"
+        # do_verify=0 for the write only: a verify_only writer with do_verify=0 checks nothing, as fio's.
+        self.write("job.fio", "[w]\nbs=4k\nsize=256k\nrw=write\nverify=crc32c\n"
                    "filename=f${IOPLAN_RANK}\n")
-        p = mpirun(RANKS, ["--output-format=json", "job.fio"], self.tmp)
+        p = mpirun(RANKS, ["--output-format=json", "--do_verify=0", "job.fio"], self.tmp)
         self.assertEqual(p.returncode, 0, p.stderr)
         states = sorted(n for n in os.listdir(self.tmp) if "verify.state" in n)
         self.assertEqual(states, sorted(f"local-w-0-verify.state.{host}.{r}" for r in range(RANKS)))
