@@ -222,13 +222,17 @@ static bool random_turns_seq(const struct gen *g)
  * the next file, where a permutation's done file was skipped undecided.
  * Random I/O in strided zones takes fio's draws and map over each zone: where a
  * zone passes the file's end, which draws fail decides where fio's pass ends.
+ * A verifying job takes fio's map too: its offsets are then fio's, so either
+ * tool's verify_only (or verify_state_load) replays the other's writes, which
+ * a permutation's offsets would not be where the writes did not cover the region.
  */
 static bool wants_map(const struct gen *g, uint64_t region_len)
 {
 	const struct plan_job *j = g->job;
 
 	return g->use_perm && !j->random_lfsr &&
-	       (g->zoned_draws || lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1)) &&
+	       (g->zoned_draws || lengths_vary(g) || random_turns_seq(g) || (g->mixed && g->nr_files > 1) ||
+		j->verify != PLAN_VERIFY_NONE) &&
 	       region_len / g->rw_min_bs <= (1ull << 30);
 }
 

@@ -280,11 +280,14 @@ static int load_state(struct worker *w, uint64_t iv)
 		return 0;
 	}
 	/*
-	 * ioplan's own random writes (its state holds no random state): drawn again
-	 * and checked in the order made up to the first one in flight, as fio's
-	 * verify_only replays its own (worker_verify_order_stop).
+	 * Random writes whose offsets this run draws again: fio's (its random map,
+	 * gen.use_map), or ioplan's own (a state without fio's random state, whose
+	 * writes may have come from the permutation): drawn again and checked in the
+	 * order made up to the first one in flight, as fio's verify_only replays
+	 * its own (worker_verify_order_stop).
 	 */
-	if (w->gen.random && w->vf.load->no_random && worker_verify_only_replays(w->job) && !off_grid(w, iv)) {
+	if (w->gen.random && (w->vf.load->no_random || w->gen.use_map) && worker_verify_only_replays(w->job) &&
+	    !off_grid(w, iv)) {
 		if (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv)))
 			return -ENOMEM;
 		worker_verify_order_setup(w);
