@@ -40,8 +40,10 @@ static void free_kvs(struct plan_kv *kv, uint32_t n)
 
 static void free_clone(struct plan_clone *c)
 {
-	for (uint32_t i = 0; i < c->nr_files; i++)
+	for (uint32_t i = 0; i < c->nr_files; i++) {
 		free(c->files[i].path);
+		free(c->files[i].fio_name);
+	}
 	free(c->files);
 }
 

@@ -167,8 +167,10 @@ void adopt(plan_job &j, iolog_trace &t, const std::vector<plan_file> &files)
     t.ios = nullptr;
     for (uint32_t c = 0; c < j.nr_clones; c++) {
         plan_clone &cl = j.clones[c];
-        for (uint32_t i = 0; i < cl.nr_files; i++)
+        for (uint32_t i = 0; i < cl.nr_files; i++) {
             free(cl.files[i].path);
+            free(cl.files[i].fio_name);
+        }
         free(cl.files);
         cl.files = (plan_file *)plan_calloc(files.size(), sizeof(plan_file));
         for (size_t i = 0; i < files.size(); i++) {
