@@ -239,8 +239,10 @@ int progress_fd(const args &a)
 // second aborts (e is null once the engine is done: a signal then only
 // counts).  A SIGUSR1 sets *usr1 (a report of the results so far).  Returns
 // how many stopping signals have been seen so far.
+// stopped: the engine was stopped already for another rank (live.hpp), so
+// the first signal only counts and the second aborts.
 int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line, int eta_fd,
-                 bool *usr1 = nullptr)
+                 bool *usr1 = nullptr, bool stopped = false)
 {
     timespec none{0, 0};
     int sig;
@@ -255,7 +257,8 @@ int take_signals(eng *e, const sigset_t &sigs, int signals, progress_line &line,
             signals++;
             continue;
         }
-        eng_stop(e); // the second call aborts at once
+        if (!stopped || signals)
+            eng_stop(e); // the second call aborts at once
         if (++signals == 1 && eta_fd >= 0)
             status(line.clear(), eta_fd);
         if (signals == 1)
@@ -315,6 +318,27 @@ void live_finish(live_world *live, eng *e, double timeout_s, interim_reports &in
     }
 }
 
+// Under mpirun: a stop of this rank's own (own_stop: a signal, stdout's
+// reader gone; *triggered: its trigger) is passed on to every rank, and the
+// first stop another rank passed on stops this rank's engine, as a trigger's
+// (*triggered: the run counts as finished) or a signal's (interrupted).
+// *world_stopped: this rank was stopped so, after which it passes on nothing.
+void share_stops(live_world *live, eng *e, bool own_stop, bool *triggered, bool *world_stopped)
+{
+    if (!live || *world_stopped)
+        return;
+    if (*triggered)
+        live->stopped_here(live_world::STOP_TRIGGER);
+    if (own_stop)
+        live->stopped_here(live_world::STOP_INTERRUPT);
+    int64_t asked = live->stop_asked();
+    if (asked == live_world::STOP_NONE || own_stop || *triggered)
+        return;
+    eng_stop(e);
+    *world_stopped = true;
+    *triggered = asked == live_world::STOP_TRIGGER;
+}
+
 constexpr int tick_ms = 10;
 
 // Waits for the end of the run or a signal, and at most a tick while
@@ -372,6 +396,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
     std::vector<char> states(p.nr_threads + 1, 0);
     int signals = 0;
     bool reader_stop = false;
+    bool world_stopped = false;
     uint64_t next_ask_ns = 0;
     int sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
     bool watching = show_progress || live || a.bandwidth_log || !a.trigger_file.empty() || a.trigger_timeout_ns;
@@ -379,7 +404,7 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         bool usr1 = false;
         if (notes)
             notes->drain_wake();
-        signals = take_signals(e, sigs, signals, line, eta_fd, &usr1);
+        signals = take_signals(e, sigs, signals, line, eta_fd, &usr1, world_stopped);
         eng_status st{};
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
@@ -391,13 +416,15 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         agg.tick(world);
         if (!*triggered && trigger_fired(a, st.elapsed_ns)) {
             *triggered = true;
-            eng_stop(e);
+            if (!world_stopped)
+                eng_stop(e);
         }
         if (!reader_stop && interim.reader_gone()) {
             reader_stop = true;
-            if (!signals && !*triggered)
+            if (!signals && !*triggered && !world_stopped)
                 eng_stop(e); // once, and not after a signal's or a trigger's: a second call aborts
         }
+        share_stops(live, e, signals || reader_stop, triggered, &world_stopped);
         if (show_progress && line.due(st.elapsed_ns))
             status(line.update(world), eta_fd);
     }
@@ -564,14 +591,16 @@ void note_trigger_signal(int sig)
 
 // A trigger stopped the run: its command runs now (signals are unblocked
 // again, so it can be interrupted), and the run counts as finished, as fio's.
+// Under mpirun it runs once, on rank 0 (command: false on the others), as
+// fio's client runs --trigger where it was started.
 // SIGTERM or SIGHUP to ioplan meanwhile is noted (the command, which gets its
 // signals as any program, runs on): it ended ioplan before the run's report,
 // where fio reports; now it is said and counted in *signals (exit 1).
-void after_trigger(const args &a, results *r, int *signals)
+void after_trigger(const args &a, results *r, int *signals, bool command)
 {
     if (r && !*signals)
         r->interrupted = false;
-    if (a.trigger_cmd.empty())
+    if (a.trigger_cmd.empty() || !command)
         return;
     std::fflush(nullptr);
     scoped_signal as_any_program(SIGPIPE, SIG_DFL); // an ignored signal would stay ignored in the command
@@ -788,7 +817,13 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         w->keep_groups(a.rank_output, src);
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get(), opening_early ? &opening : nullptr);
     if (triggered)
-        after_trigger(a, r, &signals);
+        after_trigger(a, r, &signals, reports);
+    std::string stopped_by = live && reports ? live->stop_text() : "";
+    if (!stopped_by.empty()) {
+        status("ioplan: " + stopped_by + "\n");
+        if (r)
+            res_msg_add(r, RES_MSG_WARNING, "mpi/stopped", -1, "%s", stopped_by.c_str());
+    }
     // The worst of the statuses below, not their bits: run as fio, the count of
     // failed jobs (2) must not become 3 with the 1 of the run that failed.
     int rc = ret || !r || signals ? 1 : 0;

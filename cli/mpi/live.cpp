@@ -22,7 +22,8 @@ constexpr int TAG_LIVE_ASK = 60;
 constexpr int TAG_LIVE_ANSWER = 61;
 
 // A message's header: what it is and which ask it answers.
-enum : int64_t { LIVE_STATUS = 1, LIVE_INTERIM = 2, LIVE_DONE = 3 };
+// LIVE_STOP: a rank stopped its run (seq: the stop_cause), to rank 0 and from it.
+enum : int64_t { LIVE_STATUS = 1, LIVE_INTERIM = 2, LIVE_DONE = 3, LIVE_STOP = 4 };
 
 struct header {
     int64_t kind;
@@ -149,8 +150,41 @@ void live_world::serve(eng *e, const eng_status &mine, uint64_t snapshot_wait_ns
         } else if (h.kind == LIVE_DONE) {
             done_asked_ = true;
             return;
+        } else if (h.kind == LIVE_STOP) {
+            asked_ = std::max(asked_, h.seq);
         }
     }
+}
+
+void live_world::stopped_here(int64_t cause)
+{
+    if (cause <= told_ || finished_)
+        return;
+    told_ = cause;
+    if (rank0())
+        tell_stop(cause);
+    else
+        send(0, LIVE_STOP, cause, "");
+}
+
+// Rank 0: every rank still in the run is told to stop (the one that asked
+// too: it has stopped already and takes it as nothing).
+void live_world::tell_stop(int64_t cause)
+{
+    for (uint32_t r = 1; r < peers_.size(); r++)
+        if (!peers_[r].done && !w_.gone(r))
+            send(static_cast<int>(r), LIVE_STOP, cause, "");
+}
+
+std::string live_world::stop_text() const
+{
+    if (stop_from_ <= 0)
+        return "";
+    std::string host = w_.host_of(static_cast<uint32_t>(stop_from_));
+    return "rank " + std::to_string(stop_from_) + (host.empty() ? "" : " (" + host + ")") +
+           (stop_from_cause_ == STOP_TRIGGER ? " met its trigger (--trigger-file or --trigger-timeout)"
+                                             : " stopped (a signal)") +
+           ": every rank stopped with it";
 }
 
 void live_world::ask_status()
@@ -221,6 +255,16 @@ void live_world::take(int from, const std::string &msg)
     peer &p = peers_[static_cast<uint32_t>(from)];
     if (h.kind == LIVE_DONE) {
         p.done = true;
+    } else if (h.kind == LIVE_STOP) {
+        if (stop_from_ < 0 || h.seq > stop_from_cause_) {
+            stop_from_ = from;
+            stop_from_cause_ = h.seq;
+        }
+        asked_ = std::max(asked_, h.seq);
+        if (h.seq > told_ && !finished_) {
+            told_ = h.seq;
+            tell_stop(h.seq);
+        }
     } else if (h.kind == LIVE_STATUS && msg.size() == sizeof(h) + sizeof(status_rec) + nr_threads_) {
         std::memcpy(&p.status, msg.data() + sizeof(h), sizeof(status_rec));
         p.states = msg.substr(sizeof(h) + sizeof(status_rec));

@@ -22,6 +22,13 @@
 // takes answers until every rank that came to the end has said so, then
 // shows what is left to show: nothing asked for is dropped and no send is
 // left pending at MPI_Finalize.
+//
+// A rank that stops on its own mid-run (a signal to that rank, --trigger-file
+// seen there first, --trigger-timeout) tells rank 0, which tells every rank:
+// each stops its engine at its next tick, as fio's client stops every server
+// on a trigger.  Before, only that rank stopped: the others ran the group to
+// its end (20 s of a 20 s time-bound group after a trigger at 3 s) and the
+// world's report was theirs.
 #pragma once
 
 #include <cstdint>
@@ -74,6 +81,18 @@ public:
     // Deadline timeout_s; then take_ready() holds every report asked for.
     void finish(eng *e, double timeout_s);
 
+    // Why a rank stopped its run before its end: a trigger (the run counts as
+    // finished) or anything else (a signal: interrupted); the larger wins.
+    enum stop_cause : int64_t { STOP_NONE = 0, STOP_TRIGGER = 1, STOP_INTERRUPT = 2 };
+    // This rank stopped its engine (cause): every rank is told, through rank
+    // 0, once for each cause.
+    void stopped_here(int64_t cause);
+    // The largest stop another rank told of (STOP_NONE: none); taken at tick().
+    int64_t stop_asked() const { return asked_; }
+    // Rank 0: which rank stopped the world and why, for the report ("": none,
+    // or rank 0 itself).
+    std::string stop_text() const;
+
 private:
     struct out_msg;
     struct pending;
@@ -87,6 +106,7 @@ private:
     void close_due(bool all);
     void send(int dest, int64_t kind, int64_t seq, const std::string &payload);
     void reap_sends();
+    void tell_stop(int64_t cause);
 
     world &w_;
     const plan_source *src_;
@@ -101,6 +121,10 @@ private:
     int64_t next_seq_ = 0;
     bool finished_ = false;
     bool done_asked_ = false;   // not rank 0: rank 0 asks no more
+    int64_t told_ = STOP_NONE;     // the largest stop this rank has passed on
+    int64_t asked_ = STOP_NONE;    // the largest stop another rank told of
+    int stop_from_ = -1;           // rank 0: the first rank that told of a stop
+    int64_t stop_from_cause_ = STOP_NONE;
 };
 
 } // namespace cli

@@ -80,6 +80,8 @@ public:
     uint32_t size() const { return who_.nranks; }
     const std::string &host() const { return who_.host; }
     const rank_info &who() const { return who_; }
+    // Rank 0: rank r's host ("" when not known).
+    std::string host_of(uint32_t r) const { return r < hosts_.size() ? hosts_[r] : std::string(); }
     // Where this rank saw the world fail ("" while it has not): its rank file is then interrupted.
     const std::string &lost_step() const { return lost_step_; }
 

@@ -537,6 +537,39 @@ class Stopped(TmpDirCase):
         self.assert_kept(json.loads((self.tmp / "report.json").read_text()), proc.returncode,
                          err.decode(errors="replace"))
 
+    def assert_every_rank_stopped(self, doc):
+        for row in doc["ioplan"]["ranks"]:
+            self.assertEqual(row["error"], 0, row)
+            self.assertLess(row["jobs"][0]["runtime_ns"], 50 * 10**9, row)
+
+    def test_a_signal_to_one_rank_stops_every_rank(self):
+        # Before, only rank 1 stopped: rank 0 ran its 60 s to the end and reported them.
+        proc = self.start()
+        os.kill(rank_pid(proc.pid, 1), signal.SIGTERM)
+        out, err = proc.communicate(timeout=50)
+        err = err.decode(errors="replace")
+        self.assert_kept(json.loads(out), proc.returncode, err)
+        doc = json.loads(out)
+        self.assert_every_rank_stopped(doc)
+        self.assertRegex(err, r"ioplan: rank 1 \([^)]+\) stopped \(a signal\): every rank stopped with it")
+        self.assertIn("mpi/stopped", [m["code"] for m in doc["ioplan"]["messages"]])
+
+    def test_a_trigger_file_one_rank_finds_stops_every_rank_and_its_command_runs_once(self):
+        # The rank that found the file removed it: before, it alone stopped and ran the
+        # command, the other ran its 60 s, as fio's client stops every server on a trigger.
+        trigger = self.tmp / "stop"
+        proc = self.start([f"--trigger-file={trigger}", f"--trigger=echo ran >> {self.tmp}/ran.$IOPLAN_RANK"])
+        trigger.touch()
+        out, err = proc.communicate(timeout=50)
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 0, err)
+        doc = json.loads(out[out.index(b"{"):])
+        self.assertFalse(doc["ioplan"]["interrupted"])
+        self.assert_every_rank_stopped(doc)
+        self.assertFalse(trigger.exists())
+        self.assertEqual(sorted(p.name for p in self.tmp.glob("ran.*")), ["ran.0"])
+        self.assertEqual((self.tmp / "ran.0").read_text(), "ran\n")
+
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
 class LostRank(TmpDirCase):
