@@ -120,10 +120,22 @@ void to_grid(res_series &d, uint64_t origin)
     free(own.samples);
 }
 
+// Another rank's I/O error, named by its rank: its file index is into that
+// rank's files, which the report would name from the first rank's plan (rank
+// 1's verify failure in /tmp/t/r1/f was shown at /tmp/t/r0/f, a file with no
+// fault).  The rank's own message names the file (add_msg).
+res_error of_rank(const res_error &e, const rank_info &who)
+{
+    res_error named = e;
+    snprintf(named.what, sizeof(named.what), "rank %u (%s): %s", who.rank, who.host.c_str(), e.what);
+    named.file_index = UINT32_MAX;
+    return named;
+}
+
 // Clone src folded into dst.  Each direction's runtime grows by how much the
 // union of the two windows exceeds the longer of them: bandwidth is then the
 // bytes of every rank over the common window, not over one rank's.
-void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t origin)
+void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t origin, const rank_info &who)
 {
     uint64_t dspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
     uint64_t sspan = src.end_ns > src.start_ns ? src.end_ns - src.start_ns : 0;
@@ -141,7 +153,7 @@ void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t orig
     else
         add_series(dst.iops_series, src.iops_series, by, origin);
     for (uint32_t i = 0; i < src.nr_errors && dst.nr_errors < RES_ERRORS_MAX; i++)
-        dst.errors[dst.nr_errors++] = src.errors[i];
+        dst.errors[dst.nr_errors++] = of_rank(src.errors[i], who);
 }
 
 // A job's latency on one rank: every clone and direction merged (total
@@ -373,7 +385,7 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     bool zones_differ = false;
     for (uint32_t j = 0; j < src.nr_jobs; j++) {
         for (uint32_t c = 0; c < src.jobs[j].nr_clones; c++) {
-            merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by), by, origins_[j][c]);
+            merge_clone(acc_->jobs[j].clones[c], aligned(src.jobs[j].clones[c], by), by, origins_[j][c], who);
             zones_differ |= keep_zones(acc_->jobs[j].clones[c], src.jobs[j].clones[c]);
         }
         res_job_span(&acc_->jobs[j]);

@@ -397,6 +397,12 @@ class Ranks(TmpDirCase):
             self.assertEqual(f["results"]["error"], 28 if r == 2 else 0, f"rank {r}")
         merged = json.loads(p.stdout)
         self.assertEqual(merged["ioplan"]["ranks"][2]["error"], 28)
+        # The merged error is rank 2's, named so: before, its file index was read against
+        # rank 0's files and the report blamed d0 (/dev/null), which had no fault.
+        error = merged["ioplan"]["jobs"][0]["errors"][0]
+        self.assertEqual(error["errno"], 28)
+        self.assertRegex(error["what"], r"^rank 2 \(")
+        self.assertNotEqual(error["file"], str(self.tmp / "d0"))
 
     def test_a_rank_that_does_not_come_never_hangs_the_others(self):
         # rank 1 takes 64 s (4 KiB/s over 256 KiB); the others give up after 3 s at the group's end.
