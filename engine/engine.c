@@ -438,8 +438,12 @@ static void *coordinator(void *arg)
 		cpustat_end(&e->cpus, e->res);
 		diskstats_end(&e->disks, e->sh.started, eng_clock_now(e), e->res);
 		env_end(e->res);
-	} else if (ret == -EINTR && eng_is_stopping(e)) {
-		/* A stop, not a failure: said as one, as a stop during the jobs is. */
+	} else if ((ret == -EINTR || ret == -ECANCELED) && eng_is_stopping(e)) {
+		/*
+		 * A stop, not a failure: said as one, as a stop during the jobs is.  In
+		 * step with other processes (eng_opts.sync), a process stopped while
+		 * another lays out hears of that one's stop as -ECANCELED: a stop too.
+		 */
 		res_msg_add(e->res, RES_MSG_WARNING, "layout-interrupted", -1,
 			    "stopped while laying out the files, before any job ran: nothing was measured; a file "
 			    "laid out in part is kept marked unfinished, and the next run finishes it");

@@ -145,10 +145,23 @@ int world::layout_share(eng_shared_file *files, uint32_t n)
     return 0;
 }
 
+// What a rank's layout status says to the others: nothing for none, for
+// another rank's failure (-ECANCELED) or for a stop (-EINTR: a signal, a
+// trigger; the engine says it as the layout-interrupted warning).  A stop was
+// printed as 'ioplan: error: ranks 0, 1 (n01): layout: Interrupted system call'.
+namespace {
+
+std::string layout_failure(int status)
+{
+    return status && status != -ECANCELED && status != -EINTR ? std::string("layout: ") + strerror(-status) : "";
+}
+
+} // namespace
+
 // A round's failure is named here, with the rank and host, once.
 int world::layout_round_done(uint32_t round, int status)
 {
-    std::string msg = status && status != -ECANCELED ? std::string("layout: ") + strerror(-status) : "";
+    std::string msg = layout_failure(status);
     std::string step = "layout round " + std::to_string(round + 1);
     int worst = agree_on(status ? 1 : 0, msg, step, true);
     layout_named_ = layout_named_ || worst;
@@ -157,7 +170,7 @@ int world::layout_round_done(uint32_t round, int status)
 
 int world::layout_done(int status)
 {
-    std::string msg = status && !layout_named_ ? std::string("layout: ") + strerror(-status) : "";
+    std::string msg = layout_named_ ? "" : layout_failure(status);
     int worst = agree_on(status ? 1 : 0, msg, "the end of layout", true);
     if (worst)
         return status ? status : -ECANCELED;

@@ -932,6 +932,33 @@ class SlowLayout(TmpDirCase):
         self.assertEqual(doc["jobs"][0]["read"]["io_bytes"], 3 * (24 << 20))
         self.assertEqual(os.path.getsize(mnt / "shared"), 24 << 20)
 
+    def test_a_stop_during_the_layout_is_a_stop_not_a_layout_error(self):
+        # Ctrl-C while rank 0 lays the file out at 4 MiB/s: every rank stops, as a single
+        # run does (a layout-interrupted warning, exit 1, no error).  Before, rank 0 also said
+        # 'ioplan: error: ranks 0, 1, 2 (host): layout: Interrupted system call'.
+        mnt = ext4_loop(self)
+        cg = write_throttled_cgroup(self, os.stat(mnt).st_dev, 4 << 20)
+        self.write("job.fio", f"[r]\nioengine=psync\nbs=1m\nrw=read\nsize=32m\ndirect=1\n"
+                   f"filename={mnt}/shared\n")
+        env = dict(os.environ, **MPI_ENV)
+        proc = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "3", BIN, "--output-format=json", "job.fio"],
+                                start_new_session=True, cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, preexec_fn=lambda: (cg / "cgroup.procs").write_text(str(os.getpid())))
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        wait_until("the shared file", lambda: (mnt / "shared").exists(), proc)
+        for pid in child_pids(proc.pid):
+            os.kill(pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=90)
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 1, err)
+        doc = json.loads(out)
+        if "layout-interrupted" not in [m["code"] for m in doc["ioplan"]["messages"]]:
+            self.skipTest("the layout had ended before the signal: the throttle did not hold")
+        self.assertNotIn("Interrupted system call", err)
+        self.assertNotIn("error", err)
+        self.assertTrue(doc["ioplan"]["interrupted"])
+        self.assertEqual([r["error"] for r in doc["ioplan"]["ranks"]], [0, 0, 0])
+
 
 @unittest.skipUnless(MPIRUN and shutil.which("strace"), "mpirun or strace is not installed")
 class SlowMerge(TmpDirCase):
