@@ -818,7 +818,9 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get(), opening_early ? &opening : nullptr);
     if (triggered)
         after_trigger(a, r, &signals, reports);
-    std::string stopped_by = live && reports ? live->stop_text() : "";
+    // Named only when it was another rank's stop: a signal to every rank (mpirun's
+    // SIGTERM, Ctrl-C) reaches rank 0 too, and is no one rank's doing.
+    std::string stopped_by = live && reports && !signals ? live->stop_text() : "";
     if (!stopped_by.empty()) {
         status("ioplan: " + stopped_by + "\n");
         if (r)

@@ -528,6 +528,8 @@ class Stopped(TmpDirCase):
                     os.kill(pid, sig)
                 out, err = proc.communicate(timeout=60)
                 self.assert_kept(json.loads(out), proc.returncode, err.decode(errors="replace"))
+                # Every rank was signalled, rank 0 too: no one rank stopped the others.
+                self.assertNotIn("every rank stopped with it", err.decode(errors="replace"))
                 shutil.rmtree(self.tmp / "out")
 
     def test_sigterm_to_mpirun_keeps_the_output_file_and_the_rank_files(self):
@@ -956,6 +958,7 @@ class SlowLayout(TmpDirCase):
             self.skipTest("the layout had ended before the signal: the throttle did not hold")
         self.assertNotIn("Interrupted system call", err)
         self.assertNotIn("error", err)
+        self.assertNotIn("every rank stopped with it", err) # every rank was signalled, rank 0 too
         self.assertTrue(doc["ioplan"]["interrupted"])
         self.assertEqual([r["error"] for r in doc["ioplan"]["ranks"]], [0, 0, 0])
 
