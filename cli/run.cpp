@@ -703,7 +703,7 @@ bool preflight_everywhere(const plan &p, const args &a, world *w, const plan_sou
               !(fatal && has_warnings(*pf) && fatal_warnings(*pf));
     if (ok && !targets_apart(p, *pf, inputs))
         ok = outputs_ok = false;
-    bool same = !w || w->same_plan(src ? src->identity : "");
+    bool same = !w || w->same_plan((src ? src->identity : "") + plan_shape(p));
     // A rank whose own outputs are refused says so in the agreement too: the
     // others would otherwise wait for it at the next step until --rank-timeout.
     std::string why = ok ? "" : outputs_ok ? first_finding(*pf) : "a file it would write is refused (the rank's own error says why)";

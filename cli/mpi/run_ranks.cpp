@@ -260,6 +260,19 @@ std::string plan_identity(const parser::request &req, const std::vector<parser::
     return out;
 }
 
+std::string plan_shape(const plan &p)
+{
+    std::string out;
+    for (uint32_t g = 0; g < p.nr_groups; g++)
+        for (uint32_t j = 0; j < p.groups[g].nr_jobs; j++) {
+            const plan_job &job = p.groups[g].jobs[j];
+            out += std::string("job '") + (job.name ? job.name : "") + "' as planned\tnumjobs=" +
+                   std::to_string(job.nr_clones) + ", group " + std::to_string(p.groups[g].id) + ", repeat=" +
+                   std::to_string(job.repeat) + "+" + std::to_string(job.repeat_discard) + "\n";
+        }
+    return out;
+}
+
 void name_logs_per_rank(plan *p, const world &w)
 {
     std::string tail = "." + w.host() + "." + std::to_string(w.rank());

@@ -33,6 +33,14 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
 // ${VAR} shows only its key: it may differ from rank to rank by design.
 std::string plan_identity(const parser::request &req, const std::vector<parser::document> &docs);
 
+// The plan's shape as every rank must share it for the merge to add them up:
+// each job's group, clones and measured runs, a line each ("job 'w' as
+// planned\tnumjobs=2, group 0, repeat=1+0").  numjobs=${NJ} passes the
+// option comparison (per rank by design), but ranks with other clone counts
+// ran their whole run and were then refused by the merge ("job 0 differs
+// from rank 0's"), rank 0's figures printed as the world's.
+std::string plan_shape(const plan &p);
+
 // Under mpirun every job's logs (write_*_log) end in ".HOST.RANK": ranks in
 // one working directory would otherwise all write bw_bw.1.log, each over
 // the others'.

@@ -478,6 +478,25 @@ class Ranks(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(sorted(os.listdir(self.tmp / "d")), ["f0", "f1"])
 
+    def test_ranks_whose_substituted_options_shape_other_plans_are_refused_before_any_io(self):
+        # numjobs=${NJ}, 1 on rank 0 and 2 on rank 1, passes the option comparison (a
+        # substituted value may differ by design); before, both ranks ran, then the merge
+        # refused rank 1 ('job 0 differs from rank 0's') and rank 0's figures were printed
+        # as the world's.  The plan's shape (clones, groups, runs) is compared too.
+        (self.tmp / "d").mkdir()
+        self.write("a.fio", "[global]\nioengine=psync\nsize=64k\nbs=4k\n[w]\nrw=write\nnumjobs=${NJ}\n"
+                   f"filename_format={self.tmp}/d/f$rank.$jobnum\n")
+        env = dict(os.environ, **MPI_ENV)
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "1", "-x", "NJ=1", BIN, "a.fio", ":", "-np", "1",
+                            "-x", "NJ=2", BIN, "a.fio"], start_new_session=True, cwd=self.tmp, capture_output=True,
+                           text=True, timeout=90, env=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("rank 1 runs another plan than rank 0 (first difference: job 'w' as planned: numjobs=2, "
+                      "group 0, repeat=1+0 on rank 1, numjobs=1, group 0, repeat=1+0 on rank 0); nothing was run",
+                      p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertEqual(os.listdir(self.tmp / "d"), [])
+
     def test_filename_format_rank_and_host(self):
         host = os.uname().nodename
         (self.tmp / "d").mkdir()
