@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -189,6 +190,20 @@ void adopt(plan_job &j, iolog_trace &t, const std::vector<plan_file> &files)
         b = plan_bs{maxlen, maxlen, 0, 0, {}};
 }
 
+// Under mpirun each rank's write_iolog=P is written as P.HOST.RANK (ranks
+// sharing a directory kept one trace no replay could read): a read_iolog=P
+// that is not there while this rank's P.HOST.RANK is names the one to read.
+std::string rank_trace_hint(const char *path)
+{
+    const char *n = getenv("IOPLAN_NRANKS"), *rank = getenv("IOPLAN_RANK"), *host = getenv("IOPLAN_HOST");
+    struct stat st;
+    if (!n || strtoul(n, nullptr, 10) < 2 || !rank || !host ||
+        stat((std::string(path) + "." + host + "." + rank).c_str(), &st) != 0)
+        return "";
+    return std::string(" (under mpirun write_iolog= wrote this rank's trace as ") + path + "." + host + "." + rank +
+           ": read_iolog=" + path + ".${IOPLAN_HOST}.${IOPLAN_RANK} replays each rank's own)";
+}
+
 } // namespace
 
 bool replay_stage(plan_job &j)
@@ -198,7 +213,8 @@ bool replay_stage(plan_job &j)
     std::vector<uint8_t> buf;
     std::string err;
     if (!read_file_bytes(j.read_iolog_path, "trace", TRACE_PIPE_MAX, &buf, &err)) {
-        std::fprintf(stderr, "%s: error: read_iolog: cannot read it: %s\n", j.read_iolog_path, err.c_str());
+        std::fprintf(stderr, "%s: error: read_iolog: cannot read it: %s%s\n", j.read_iolog_path, err.c_str(),
+                     rank_trace_hint(j.read_iolog_path).c_str());
         return false;
     }
     iolog_opts o{j.replay_scale, j.replay_align_bytes, j.replay_skip_mask, j.replay_redirect};

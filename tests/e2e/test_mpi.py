@@ -365,6 +365,18 @@ class Ranks(TmpDirCase):
             self.assertEqual(lines[0], "fio version 3 iolog")
             self.assertEqual(sum(1 for l in lines if " write " in l), 16, r)
             self.assertTrue(all(f"/d/f{r} " in l for l in lines[1:]), (r, lines[:3]))
+        # The replay: read_iolog= by the name write_iolog= was given is not there, and the
+        # error names the trace this rank wrote (before: only 'No such file or directory').
+        self.write("replay.fio", "[r]\nioengine=psync\nread_iolog=trace.log\n")
+        p = mpirun(2, ["replay.fio"], self.tmp)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"trace.log: error: read_iolog: cannot read it: No such file or directory (under mpirun "
+                      f"write_iolog= wrote this rank's trace as trace.log.{host}.1: read_iolog=trace.log."
+                      "${IOPLAN_HOST}.${IOPLAN_RANK} replays each rank's own)", p.stderr)
+        self.write("replay.fio", "[r]\nioengine=psync\nread_iolog=trace.log.${IOPLAN_HOST}.${IOPLAN_RANK}\n")
+        p = mpirun(2, ["--output-format=json", "replay.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"], 2 * 64 * 1024)
 
     def test_each_rank_keeps_its_own_command_output(self):
         # exec's JOB.stdout and exec_prerun's JOB.prerun.txt carry the rank's suffix, as the logs:
