@@ -228,6 +228,11 @@ struct res_clone {
 	uint64_t after_ns;		/* the verify read-back after the window (or verify_only's
 					 * pass): in the job's runtime and CPU, as in fio's */
 
+	uint64_t ranks_run_ns;		/* merged over ranks (cli/mpi): the sum of the ranks' windows
+					 * and after_ns, which the per-job CPU shares divide by, as
+					 * fio's client divides its servers' summed CPU time by their
+					 * summed runtimes (0: one process's clone, its own) */
+
 	uint64_t usr_ns;		/* CPU of this thread during the window and after_ns */
 	uint64_t sys_ns;
 	uint64_t ctx;

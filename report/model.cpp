@@ -148,17 +148,26 @@ static uint64_t run_ns_of(const res_clone &c)
 	return window_ns(c) + c.after_ns;
 }
 
+// What the clone's CPU share divides by: its runtime, or for a clone merged
+// over ranks every rank's (their CPU times are added: over the one common
+// window, 2 ranks at 15% and 48% showed usr=63%, 64 busy ranks thousands).
+static uint64_t cpu_run_ns_of(const res_clone &c)
+{
+	return c.ranks_run_ns ? c.ranks_run_ns : run_ns_of(c);
+}
+
 // The mean of n runs: a merge of all of them (latency over every I/O), with
 // amounts, windows and CPU divided back to one run's worth.
-void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uint64_t *run_ns)
+void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uint64_t *run_ns, uint64_t *cpu_run_ns)
 {
-	uint64_t n = cl.size(), rt[PLAN_DDIR_NR] = {}, win = 0;
+	uint64_t n = cl.size(), rt[PLAN_DDIR_NR] = {}, win = 0, cpu_win = 0;
 
 	for (const res_clone *c : cl) {
 		out.add(*c);
 		for (int d = 0; d < PLAN_DDIR_NR; d++)
 			rt[d] += c->ddir[d].runtime_ns;
 		win += run_ns_of(*c);
+		cpu_win += cpu_run_ns_of(*c);
 	}
 	res_clone &m = out.get();
 	for (int d = 0; d < PLAN_DDIR_NR; d++) {
@@ -180,6 +189,7 @@ void mean_of_runs(stat_clone &out, const std::vector<const res_clone *> &cl, uin
 	m.majf = div_round(m.majf, n);
 	m.minf = div_round(m.minf, n);
 	*run_ns = div_round(win, n);
+	*cpu_run_ns = div_round(cpu_win, n);
 }
 
 size_t pick_run(const std::vector<const res_job *> &runs, bool highest, bool by_latency)
@@ -210,10 +220,11 @@ size_t median_run(const std::vector<const res_job *> &runs)
 // One clone's statistics for a plan job, reduced over its measured runs.
 // *origin gets the run's own clone whose errors the entry reports.
 stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &measured,
-		       uint32_t clone_index, uint64_t *run_ns, const res_clone **origin)
+		       uint32_t clone_index, uint64_t *run_ns, uint64_t *cpu_run_ns, const res_clone **origin)
 {
 	stat_clone out;
 	*run_ns = 0;
+	*cpu_run_ns = 0;
 	*origin = nullptr;
 	if (measured.empty())
 		return out;
@@ -223,7 +234,7 @@ stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &
 			if (const res_clone *c = clone_of(*j, clone_index))
 				cl.push_back(c);
 		if (!cl.empty())
-			mean_of_runs(out, cl, run_ns);
+			mean_of_runs(out, cl, run_ns, cpu_run_ns);
 		*origin = cl.empty() ? nullptr : cl.front();
 		return out;
 	}
@@ -242,6 +253,7 @@ stat_clone clone_stats(const plan_job &job, const std::vector<const res_job *> &
 		return out;
 	out.add(*b);
 	*run_ns = run_ns_of(*b);
+	*cpu_run_ns = cpu_run_ns_of(*b);
 	*origin = b;
 	const res_clone *l = clone_of(*measured[lat], clone_index);
 	if (lat != base && l)
@@ -399,7 +411,7 @@ static std::string fio_cut(const char *s, size_t max)
 }
 
 void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, uint64_t run_ns,
-		const res_clone *origin)
+		uint64_t cpu_run_ns, const res_clone *origin)
 {
 	int err = cs.get().error;
 	/* fio's __show_run_stats: a continue_on_error job that ended without an error of
@@ -428,6 +440,7 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 	if (e.job_ids.empty() || e.job_ids.back() != job.job_id)
 		e.job_ids.push_back(job.job_id);
 	e.run_ns += run_ns;
+	e.cpu_run_ns += cpu_run_ns;
 	if (allowed)
 		err = origin->errors[0].err;
 	if (!e.error && err) {
@@ -511,10 +524,10 @@ void build_entries(model &m, const plan &p)
 			else
 				note_base_differs(m, m.entries.back(), job, &kb_said, &unit_said);
 			last_gid = job.groupid;
-			uint64_t run_ns = 0;
+			uint64_t run_ns = 0, cpu_run_ns = 0;
 			const res_clone *origin = nullptr;
-			stat_clone cs = clone_stats(job, measured, c, &run_ns, &origin);
-			add_member(m.entries.back(), job, c, std::move(cs), run_ns, origin);
+			stat_clone cs = clone_stats(job, measured, c, &run_ns, &cpu_run_ns, &origin);
+			add_member(m.entries.back(), job, c, std::move(cs), run_ns, cpu_run_ns, origin);
 			if (!measured.empty() && measured.back()->ss && c < measured.back()->nr_clones &&
 			    measured.back()->ss[c].on)
 				m.entries.back().ss = &measured.back()->ss[c];
@@ -675,12 +688,12 @@ uint64_t depth_total(const entry &e)
 // fio divides CPU ms by run ms; the same ratio in ns keeps more precision.
 double usr_cpu_pct(const entry &e)
 {
-	return e.run_ns ? (double)e.st.get().usr_ns * 100.0 / (double)e.run_ns : 0.0;
+	return e.cpu_run_ns ? (double)e.st.get().usr_ns * 100.0 / (double)e.cpu_run_ns : 0.0;
 }
 
 double sys_cpu_pct(const entry &e)
 {
-	return e.run_ns ? (double)e.st.get().sys_ns * 100.0 / (double)e.run_ns : 0.0;
+	return e.cpu_run_ns ? (double)e.st.get().sys_ns * 100.0 / (double)e.cpu_run_ns : 0.0;
 }
 
 double bw_share_pct(const group_stat &g, int d, double mean_kib)

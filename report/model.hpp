@@ -64,6 +64,7 @@ struct entry {
 	std::vector<uint32_t> job_ids;	// plan jobs merged here, in order, no repeats
 	stat_clone st;
 	uint64_t run_ns = 0;		// sum of the members' measured windows (fio's total_run_time)
+	uint64_t cpu_run_ns = 0;	// what the CPU shares divide by: run_ns, each rank's window counted for a merged world
 	int error = 0;			// first fatal errno of any member
 	std::string verror;		// what failed, where, and why
 	uint64_t total_err = 0;		// errors counted under continue_on_error

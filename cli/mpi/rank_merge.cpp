@@ -135,13 +135,22 @@ res_error of_rank(const res_error &e, const rank_info &who)
 // Clone src folded into dst.  Each direction's runtime grows by how much the
 // union of the two windows exceeds the longer of them: bandwidth is then the
 // bytes of every rank over the common window, not over one rank's.
+// A clone's runtime, or its ranks' together once merged (res_clone.ranks_run_ns).
+uint64_t ranks_run_ns(const res_clone &c)
+{
+    uint64_t span = c.end_ns > c.start_ns ? c.end_ns - c.start_ns : 0;
+    return c.ranks_run_ns ? c.ranks_run_ns : span + c.after_ns;
+}
+
 void merge_clone(res_clone &dst, const res_clone &src, int64_t by, uint64_t origin, const rank_info &who)
 {
     uint64_t dspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
     uint64_t sspan = src.end_ns > src.start_ns ? src.end_ns - src.start_ns : 0;
+    uint64_t runs = ranks_run_ns(dst) + ranks_run_ns(src);
     bool shared = dst.iops_series.samples == dst.bw_series.samples;
     if (res_clone_merge(&dst, &src))
         throw std::bad_alloc();
+    dst.ranks_run_ns = runs;
     uint64_t uspan = dst.end_ns > dst.start_ns ? dst.end_ns - dst.start_ns : 0;
     uint64_t extra = uspan > std::max(dspan, sspan) ? uspan - std::max(dspan, sspan) : 0;
     for (auto &d : dst.ddir)

@@ -463,6 +463,22 @@ class Ranks(TmpDirCase):
         self.assertAlmostEqual(w["bw_bytes"], w["io_bytes"] * 1000 / w["runtime"], delta=w["bw_bytes"] * 0.01)
         self.assertLessEqual(w["iops"], 1000 * 1.05)
 
+    def test_cpu_shares_are_each_ranks_cpu_over_each_ranks_runtime(self):
+        # fio's client reports its servers' summed CPU time over their summed runtimes, as
+        # group_reporting does its jobs': a mean.  Before, the ranks' CPU times were summed
+        # over the one common window: 2 ranks at 15% and 48% said usr=63%.
+        args = self.job(f"[t]\nioengine=null\nbs=4k\nsize=1g\nrw=write\ntime_based\nruntime=1\n"
+                        f"filename={self.tmp}/t${{IOPLAN_RANK}}\n")
+        p = mpirun(2, ["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        merged = json.loads(p.stdout)["jobs"][0]
+        ranks = [self.merge_alone(r)["jobs"][0] for r in range(2)]
+        for share in ("usr_cpu", "sys_cpu"):
+            shares = [k[share] for k in ranks]
+            self.assertGreaterEqual(merged[share], min(shares) - 1e-6, (share, merged[share], shares))
+            self.assertLessEqual(merged[share], max(shares) + 1e-6, (share, merged[share], shares))
+        self.assertEqual(merged["ctx"], sum(k["ctx"] for k in ranks))
+
     def test_ranks_running_other_plans_are_refused_before_any_io(self):
         # MPMD (`mpirun A : B`) with another job file on one rank, and loops=3 on one rank's
         # command line: merged silently before (a bs=4k job reporting 8k I/Os).
