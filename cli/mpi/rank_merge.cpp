@@ -7,6 +7,7 @@
 #include <cstring>
 #include <cstdint>
 #include <new>
+#include <set>
 
 #include "cli/mpi/rank_groups.hpp"
 
@@ -202,15 +203,36 @@ void job_add(res_rank_job &sum, const res_rank_job &o)
     sum.end_ns = std::max(sum.end_ns, o.end_ns);
 }
 
+// A warning as said on one host: its code and job, and its text with every
+// run of 4 or more digits masked (a byte count, a memory figure read a moment
+// later), so ranks of one host finding the same fact say it once.
+std::string host_warning(const std::string &host, const res_msg &m)
+{
+    std::string key = host + "\n" + (m.code ? m.code : "") + "\n" + std::to_string(m.job_id) + "\n";
+    for (const char *t = m.text; *t;) {
+        size_t digits = strspn(t, "0123456789");
+        key.append(digits >= 4 ? "#" : std::string(t, digits));
+        t += digits;
+        if (*t)
+            key += *t++;
+    }
+    return key;
+}
+
 // A rank's warnings and errors, named; what rank 0 already says (the same
-// notes and preflight findings on every rank) is said once.
-void add_msg(results *acc, const res_msg &m, const rank_info &who)
+// notes and preflight findings on every rank) is said once, and so is a
+// warning a rank of the same host gave but for its figures (warned: those
+// said so far): 3 ranks of one host printed the page cache warning 3 times,
+// 'less than the 24638423040 bytes', '24637816832', '24638119936'.
+void add_msg(results *acc, const res_msg &m, const rank_info &who, std::set<std::string> &warned)
 {
     if (m.level == RES_MSG_NOTE)
         return;
     for (uint32_t i = 0; i < acc->nr_msgs; i++)
         if (!strcmp(acc->msgs[i].text, m.text))
             return;
+    if (m.level == RES_MSG_WARNING && !warned.insert(host_warning(who.host, m)).second)
+        return;
     res_msg_add(acc, m.level, m.code, m.job_id, "rank %u (%s): %s", who.rank, who.host.c_str(), m.text);
 }
 
@@ -288,6 +310,9 @@ rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, b
     }
     if (who0.rank < nranks)
         seen_[who0.rank] = true;
+    for (uint32_t i = 0; i < acc_->nr_msgs; i++)
+        if (acc_->msgs[i].level == RES_MSG_WARNING)
+            warned_.insert(host_warning(who0.host, acc_->msgs[i]));
     summarise(*acc_, who0, 0);
     origins_.resize(acc_->nr_jobs);
     for (uint32_t j = 0; j < acc_->nr_jobs; j++)
@@ -413,7 +438,7 @@ std::string rank_merger::add(const results &src, const rank_info &who)
                     "--partial: rank %u ran %u of the %u jobs (it ended early): the later ones are the other ranks' only",
                     who.rank, src.nr_jobs, acc_->nr_jobs);
     for (uint32_t i = 0; i < src.nr_msgs; i++)
-        add_msg(acc_, src.msgs[i], who);
+        add_msg(acc_, src.msgs[i], who, warned_);
     if (new_host)
         append_disks(src, who);
     return "";

@@ -12,6 +12,7 @@
 // latency histogram per job, the sum of that host's ranks'.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ private:
     std::vector<host_sum> hosts_;
     std::vector<uint64_t> late_min_, late_max_;   // per group start, over ranks
     std::vector<bool> seen_;
+    std::set<std::string> warned_;   // the warnings said so far, as each host said them (add_msg)
     std::vector<std::vector<uint64_t>> origins_;   // per job and clone: the series grid's origin
     bool gridded_ = false;
     void summarise(const results &r, const rank_info &who, int64_t by);

@@ -479,6 +479,28 @@ class Ranks(TmpDirCase):
             self.assertLessEqual(merged[share], max(shares) + 1e-6, (share, merged[share], shares))
         self.assertEqual(merged["ctx"], sum(k["ctx"] for k in ranks))
 
+    def test_a_warning_the_ranks_of_one_host_give_but_for_its_figures_is_said_once(self):
+        # Each rank reads the available memory a moment apart: before, the page cache
+        # warning came once a rank whose figure differed ('rank 2 (vm): ... less than the
+        # 24638119936 bytes').  Each rank here sees its own MemAvailable (a /proc/meminfo
+        # of its own, bound in a mount namespace), so the figures always differ.
+        if os.geteuid() != 0 or not shutil.which("unshare"):
+            self.skipTest("needs root and unshare")
+        for r in range(RANKS):
+            (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[r]\nioengine=psync\nbs=4k\nsize=256k\nrw=read\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n")
+        wrapper = (f'f={self.tmp}/meminfo.$OMPI_COMM_WORLD_RANK; '
+                   'sed "s/^MemAvailable:.*/MemAvailable: $((20000000 + OMPI_COMM_WORLD_RANK)) kB/" /proc/meminfo > $f '
+                   '&& mount --bind $f /proc/meminfo && exec "$0" "$@"')
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", str(RANKS), "unshare", "--mount", "--propagation",
+                            "private", "sh", "-c", wrapper, BIN, "--output-format=json", *args],
+                           start_new_session=True, cwd=self.tmp, capture_output=True, text=True, timeout=90,
+                           env=dict(os.environ, **MPI_ENV))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        msgs = json.loads(p.stdout)["ioplan"]["messages"]
+        cached = [m["text"] for m in msgs if m["code"] == "preflight/cached-reads"]
+        self.assertEqual(len(cached), 1, cached)
+
     def test_ranks_running_other_plans_are_refused_before_any_io(self):
         # MPMD (`mpirun A : B`) with another job file on one rank, and loops=3 on one rank's
         # command line: merged silently before (a bs=4k job reporting 8k I/Os).
