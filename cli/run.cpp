@@ -820,7 +820,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         after_trigger(a, r, &signals, reports);
     // Named only when it was another rank's stop: a signal to every rank (mpirun's
     // SIGTERM, Ctrl-C) reaches rank 0 too, and is no one rank's doing.
-    std::string stopped_by = live && reports && !signals ? live->stop_text() : "";
+    std::string trigger_said = a.trigger_file.empty() ? ""
+                               : a.trigger_timeout_ns ? "met its trigger (--trigger-file or --trigger-timeout)"
+                                                      : "found --trigger-file";
+    std::string stopped_by = live && reports && !signals ? live->stop_text(trigger_said) : "";
     if (!stopped_by.empty()) {
         status("ioplan: " + stopped_by + "\n");
         if (r)

@@ -176,13 +176,13 @@ void live_world::tell_stop(int64_t cause)
             send(static_cast<int>(r), LIVE_STOP, cause, "");
 }
 
-std::string live_world::stop_text() const
+std::string live_world::stop_text(const std::string &trigger) const
 {
-    if (stop_from_ <= 0)
+    if (stop_from_ <= 0 || (stop_from_cause_ == STOP_TRIGGER && trigger.empty()))
         return "";
     std::string host = w_.host_of(static_cast<uint32_t>(stop_from_));
     return "rank " + std::to_string(stop_from_) + (host.empty() ? "" : " (" + host + ")") +
-           (stop_from_cause_ == STOP_TRIGGER ? " met its trigger (--trigger-file or --trigger-timeout)"
+           (stop_from_cause_ == STOP_TRIGGER ? " " + trigger
                                              : " stopped (a signal)") +
            ": every rank stopped with it";
 }

@@ -90,8 +90,10 @@ public:
     // The largest stop another rank told of (STOP_NONE: none); taken at tick().
     int64_t stop_asked() const { return asked_; }
     // Rank 0: which rank stopped the world and why, for the report ("": none,
-    // or rank 0 itself).
-    std::string stop_text() const;
+    // or rank 0 itself).  A trigger's is said as trigger ("found
+    // --trigger-file"), and not at all when it is "": --trigger-timeout alone
+    // is every rank's, the first to meet it no one's doing.
+    std::string stop_text(const std::string &trigger) const;
 
 private:
     struct out_msg;

@@ -637,15 +637,29 @@ class Stopped(TmpDirCase):
         trigger = self.tmp / "stop"
         proc = self.start([f"--trigger-file={trigger}", f"--trigger=echo ran >> {self.tmp}/ran.$IOPLAN_RANK"])
         trigger.touch()
+        self.finished_by_a_trigger(proc)
+        self.assertFalse(trigger.exists())
+
+    def finished_by_a_trigger(self, proc):
+        """The world stopped by a trigger: finished (exit 0), every rank stopped, the
+        command run once, on rank 0; returns the report and stderr."""
         out, err = proc.communicate(timeout=50)
         err = err.decode(errors="replace")
         self.assertEqual(proc.returncode, 0, err)
         doc = json.loads(out[out.index(b"{"):])
         self.assertFalse(doc["ioplan"]["interrupted"])
         self.assert_every_rank_stopped(doc)
-        self.assertFalse(trigger.exists())
         self.assertEqual(sorted(p.name for p in self.tmp.glob("ran.*")), ["ran.0"])
         self.assertEqual((self.tmp / "ran.0").read_text(), "ran\n")
+        return doc, err
+
+    def test_a_trigger_timeout_every_rank_meets_names_no_rank_and_its_command_runs_once(self):
+        # Every rank meets --trigger-timeout: the first to say so stopped no one (before
+        # this, 'rank 1 (vm) met its trigger ...: every rank stopped with it' by chance).
+        proc = self.start(["--trigger-timeout=1", f"--trigger=echo ran >> {self.tmp}/ran.$IOPLAN_RANK"])
+        doc, err = self.finished_by_a_trigger(proc)
+        self.assertNotIn("every rank stopped with it", err)
+        self.assertNotIn("mpi/stopped", [m["code"] for m in doc["ioplan"]["messages"]])
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
