@@ -620,8 +620,8 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
 	g->seq_turn = false;
 	if (j->rw_seq_only || (j->rw_seq_nr > 1 && --g->seq_left)) {
 		g->seq_turn = true;
-		if (j->rw_seq_identical)
-			return f->last_start[d] ? f->last_start[d] - 1 : 0;
+		if (j->rw_seq_identical)	/* none yet (or since a zone's reset): the zone's start, as fio's */
+			return f->last_start[d] ? f->last_start[d] - 1 : f->zone_start;
 		return after_last(g, f, d, len);
 	}
 	g->seq_left = j->rw_seq_nr > 1 ? j->rw_seq_nr : 1;

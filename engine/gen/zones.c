@@ -41,13 +41,17 @@ uint64_t gen_zone_last_block(const struct gen *g, const struct gen_file *f, uint
 
 /*
  * As fio's file reset: I/O starts over at the zone's start with an empty random
- * map.  fio restarts its lfsr from the same seed, so with random_generator=lfsr
- * every zone is visited in the same order; the random map's order is new each time.
+ * map and no last I/O in any direction (so trimwrite's next direction is decided
+ * afresh, as fio's last_start of -1).  fio restarts its lfsr from the same seed,
+ * so with random_generator=lfsr every zone is visited in the same order; the
+ * random map's order is new each time.
  */
 void gen_zone_reset(struct gen *g, struct gen_file *f)
 {
-	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
 		f->pos[d] = f->zone_start;
+		f->last_start[d] = 0;
+	}
 	if (f->map.nr_bits)
 		randmap_reset(&f->map);
 	if (g->use_lfsr)

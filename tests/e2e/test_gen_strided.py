@@ -244,6 +244,53 @@ class Random(StridedCase):
                 self.assertTrue(all(r == rel[0] for r in rel), rel)
 
 
+def iolog_ios(path):
+    """(direction, offset, length) of each I/O in a write_iolog, in order."""
+    out = []
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if len(f) == 5 and f[2] in ("read", "write", "trim"):
+            out.append((f[2], int(f[3]), int(f[4])))
+    return out
+
+
+class ZoneStartsAfresh(TmpDirCase):
+    """fio's fio_file_reset, at each zone (and every zonerange bytes), forgets the
+    last I/O of every direction (last_start = -1): trimwrite's next direction is
+    decided afresh, and rw_sequencer=identical's repeat starts at the zone's start.
+    ioplan kept the last starts across zones: rw=trimwrite zonesize=50k
+    zonerange=128k bs=8k trimmed at 0 again once the zones wrapped (137 I/Os,
+    fio 132), and rw=randread:3 rw_sequencer=identical zonesize=100k ended the job
+    at the second zone (13 reads, fio 128)."""
+
+    CASES = [
+        ({"rw": "trimwrite", "bs": "8k", "zonesize": "50k", "zonerange": "128k"}, 132),
+        ({"rw": "trimwrite", "bs": "4k,8k,16k", "zonesize": "64k", "zonerange": "100k", "zoneskip": "30k"},
+         131),
+        ({"rw": "trimwrite", "bs": "8k", "zonesize": "100k", "zoneskip": "28k"}, 135),
+        ({"rw": "randread:3", "rw_sequencer": "identical", "bs": "8k", "zonesize": "100k"}, 128),
+        ({"rw": "randrw:3", "rw_sequencer": "identical", "bs": "8k", "zonesize": "50k",
+          "zonerange": "128k"}, 128),
+    ]
+
+    def ios(self, runner, who, opts):
+        d = self.tmp / who
+        d.mkdir()
+        args = ["--name=z", "--filename=f", "--size=1m", "--ioengine=null", "--zonemode=strided",
+                "--write_iolog=log", "--output=out.txt", *(f"--{k}={v}" for k, v in opts.items())]
+        p = runner(args, cwd=str(d))
+        self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
+        return iolog_ios(d / "log")
+
+    def test_ios_as_fio(self):
+        for i, (opts, n) in enumerate(self.CASES):
+            with self.subTest(**opts):
+                got = self.ios(run, f"ioplan{i}", opts)
+                self.assertEqual(len(got), n)
+                if FIO:
+                    self.assertEqual(got, self.ios(run_fio, f"fio{i}", opts))
+
+
 class ZonesPastTheRegion(StridedCase):
     """In a file larger than size= (one that exists, a device) fio's zones walk on
     to the file's end, not the region's: size= bounds the bytes moved, not where
