@@ -759,6 +759,20 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 }
 
 /*
+ * Where an I/O of d at a drawn offset must end.  fio's get_next_buflen checks
+ * that a drawn length fits the region (io_u_fits), but gives a fixed one as it
+ * is, and only the file's end (real_file_size) bounds it: a sequential turn at
+ * the region's last partial block of a larger file goes (rw=randread:3 bs=8k
+ * size=100k over 1 MiB: 13 reads, where ioplan ended the pass after 8).
+ */
+static uint64_t fixed_len_end(const struct gen *g, const struct gen_file *f, uint8_t d)
+{
+	const struct plan_bs *b = gen_bs_of(g, d);
+
+	return b->max_bytes <= b->min_bytes && !g->append_once ? f->room : gen_fill_end(g, f);
+}
+
+/*
  * A random I/O in fio's order: the offset, then a length that fits from there,
  * then the map's cut.  A file with no room for it is done for the pass, as fio
  * marks a file done when it cannot fill an I/O; without a map that ends the job,
@@ -785,7 +799,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 			uint64_t fits = *rel < f->io_size ? f->io_size - *rel : 0;
 
 			*len = gen_pick_len(g, *d, fits + (g->append_once ? f->io_size : 0));
-			if (*len && *rel + *len <= gen_fill_end(g, f))
+			if (*len && *rel + *len <= fixed_len_end(g, f, *d))
 				break;
 		}
 		/* Without a map (or a skewed service) no draw runs out: the job ends; but a

@@ -364,6 +364,26 @@ class RandomLikeFio(TmpDirCase):
                 self.assertEqual(len(ios["fio"]), want, "fio's own count moved")
                 self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_a_fixed_turn_into_the_regions_last_partial_block_goes_as_fios(self):
+        # fio gives a fixed length as it is (get_next_buflen checks only a drawn one
+        # against the region), so a sequential turn that starts inside the region goes
+        # while it ends inside the file: size=100k bs=8k rw=randread:3 over 1 MiB reads
+        # 96k-104k and then draws on, 13 reads.  ioplan held it to the region, found no
+        # room and ended the pass: 8 reads.
+        ios = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            (d / "f.dat").write_bytes(bytes(1 << 20))
+            p = (run_fio if who == "fio" else run)(
+                ["--name=t", "--filename=f.dat", "--size=100k", "--bs=8k", "--rw=randread:3",
+                 "--write_iolog=t.iolog", "--output=out.txt"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            ios[who] = ios_of(d / "t.iolog")
+        self.assertEqual(len(ios["fio"]), 13, "fio's own count moved")
+        self.assertIn(("f.dat", "read", 98304, 8192), ios["ioplan"])
+        self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
         # range; a mean of the range's size itself never comes back in, and fio 3.33
