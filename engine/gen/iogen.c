@@ -142,9 +142,12 @@ void gen_window(struct gen *g, bool time_based)
 	 * size=4m: 4 MiB, not 3 x 1364 KiB); so is a skewed file service, whose
 	 * files start over instead of ending the pass.  fio's setup_files caps size=
 	 * at the regions' bytes: norandommap over files smaller than size= moves
-	 * what they hold (filesize=128k size=1m: 128 KiB), not size=.
+	 * what they hold (filesize=128k size=1m: 128 KiB), not size=.  Without
+	 * size=, fio's size is the regions' bytes, not their whole blocks: a random
+	 * job's sequential turn, which marks no block, may take it past them
+	 * (filesize=100k bs=8k rw=randread:3: 13 reads, 104 KiB).
 	 */
-	if (!io_size && g->job->size_bytes &&
+	if (!io_size && (g->job->size_bytes || (g->job->filesize_min_bytes && g->offset_first)) &&
 	    (g->offset_first || g->mixed || g->skewed_service ||
 	     (g->job->filesize_min_bytes && g->job->size_bytes < g->limit_bytes)))
 		g->limit_bytes = gen_size_capped(g);

@@ -384,6 +384,26 @@ class RandomLikeFio(TmpDirCase):
         self.assertIn(("f.dat", "read", 98304, 8192), ios["ioplan"])
         self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_without_size_the_amount_is_the_regions_bytes_as_fios(self):
+        # With filesize= and no size=, fio's size= is the regions' bytes (setup_files'
+        # total), not their whole blocks: a sequential turn, which marks no block of the
+        # map, takes the job past them.  filesize=100k bs=8k rw=randread:3 reads 13
+        # blocks in fio; ioplan stopped at 12 (96 KiB).
+        for name, args in (("file", ["--filename=f.dat"]),):
+            with self.subTest(name):
+                ios = {}
+                for who in ("fio", "ioplan"):
+                    d = self.tmp / name / who
+                    d.mkdir(parents=True)
+                    (d / "f.dat").write_bytes(bytes(1 << 20))
+                    p = (run_fio if who == "fio" else run)(
+                        ["--name=t", *args, "--filesize=100k", "--bs=8k", "--rw=randread:3",
+                         "--write_iolog=t.iolog", "--output=out.txt"], cwd=d)
+                    self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    ios[who] = [io[1:] for io in ios_of(d / "t.iolog")]
+                self.assertEqual(len(ios["fio"]), 13, "fio's own count moved")
+                self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
         # range; a mean of the range's size itself never comes back in, and fio 3.33
