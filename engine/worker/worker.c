@@ -166,6 +166,29 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 }
 
 /*
+ * The region of a local fileless target (the null engine's file, say): fio
+ * takes its size as size= over nrfiles (its real_file_size of -1 set so), its
+ * percentage offsets as shares of that, and then extends it to the region's end
+ * (FAKEIO), so offset=50% size=1m moves 1 MiB from 512 KiB.  Without size=
+ * (filesize= alone) there is no size to take a share of: fio's offset is then
+ * past any end and the job fails, as here.
+ */
+static int fileless_local_region(struct worker *w, const struct plan_file *pf, uint64_t size, uint64_t *start,
+				 uint64_t *len)
+{
+	const struct plan_job *j = w->job;
+	uint64_t found = j->size_bytes ? j->size_bytes / (j->nrfiles ? j->nrfiles : 1) : size;
+
+	if ((pf->offset_ppm || j->offset_increment_ppm) && !j->size_bytes && !j->file_append) {
+		worker_error(w, .err = EINVAL, .file = (uint32_t)(pf - w->clone->files),
+			     .what = "offset=N% with no size= to take it of (the engine has no file to size)");
+		return -EINVAL;
+	}
+	layout_region_found(j, w->clone, pf, j->file_append ? 0 : found, 0, start, len);
+	return 0;
+}
+
+/*
  * Engines without a local file (null, metadata, cpuio, exec, net, nbd) open nothing here; the region
  * is the planned size, or the remote target's own size (nbd without size=).  *room is
  * region_room's for them: fio sets the others' real_file_size to the region's end, but
@@ -188,7 +211,13 @@ static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64
 			return ret;
 		}
 	}
-	layout_region(w->job, w->clone, pf, size, start, len);
+	if (o && o->target_size) {
+		layout_region(w->job, w->clone, pf, size, start, len);
+	} else {
+		ret = fileless_local_region(w, pf, size, start, len);
+		if (ret)
+			return ret;
+	}
 	if (!*len || (o && o->target_size && *start + *len > size)) {
 		worker_error(w, .err = EINVAL, .file = f, .offset = *start, .len = *len,
 			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");

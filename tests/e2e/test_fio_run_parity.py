@@ -433,6 +433,30 @@ class RunParity(TmpDirCase):
         for name in ("w.bin", "r.0.0", "r.1.0"):
             self.assertEqual((idir / name).stat().st_size, (fdir / name).stat().st_size, name)
 
+    def test_a_percentage_offset_of_the_null_engine_is_of_size(self):
+        # The null engine's file has no size of its own: fio takes size= as its size,
+        # offset=50% as half of that, and then extends it to the region's end, so
+        # size=1m offset=50% writes 1 MiB from 512 KiB.  ioplan cut the region at
+        # size= (512 KiB, 64 writes), with an existing file of that name too.  With
+        # filesize= alone there is no size: fio's offset is past any end, the job fails.
+        text = ("[global]\nioengine=null\nbs=8k\nrw=write\n"
+                "[half]\nfilename=f\nsize=1m\noffset=50%\nwrite_iolog=half.log\n"
+                "[inc]\nsize=256k\noffset=25%\noffset_increment=25%\nnumjobs=2\nwrite_iolog=inc.log\n"
+                "[bad]\nfilesize=1m\noffset=33%\n")
+        out = self.both(text, prepare=lambda d: (d / "f").write_bytes(bytes(4 << 20)))
+        ops = lambda d, log: sorted((l.split()[1], l.split()[2], int(l.split()[3]), int(l.split()[4]))
+                                    for l in (d / log).read_text().splitlines()[1:] if len(l.split()) == 5)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 1, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([j["write"]["io_bytes"] for j in jobs], [1 << 20, 256 << 10, 256 << 10, 0])
+                half = ops(d, "half.log")
+                self.assertEqual((half[0][2], half[-1][2], len(half)), (512 << 10, (1536 - 8) << 10, 128))
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("half.log", "inc.log"):
+            self.assertEqual(ops(idir, log), ops(fdir, log), log)
+
     def test_sizes_are_those_the_earlier_jobs_setups_leave(self):
         # fio sets every job's files up before any job runs, one job (and clone)
         # after the other: file_append, offset=N% and offset_increment=N% are of the
