@@ -166,6 +166,26 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 }
 
 /*
+ * How far a sequential pass of a local fileless target may reach from start
+ * (region_room's for a file): fio's real_file_size, which no such engine
+ * sizes, is size= over nrfiles when size= is given, raised to the region's
+ * end, and else none (-1), so filesize=100k bs=8k rw=write writes 13 blocks,
+ * the last one past the region, where size=100k writes 12.
+ */
+static uint64_t fileless_room(const struct worker *w, uint64_t start, uint64_t len)
+{
+	const struct plan_job *j = w->job;
+	uint64_t real;
+
+	if (!plan_io_uses_file_size(j))
+		return len;
+	if (!j->size_bytes)
+		return UINT64_MAX - start;
+	real = j->size_bytes / (j->nrfiles ? j->nrfiles : 1);
+	return real > start + len ? real - start : len;
+}
+
+/*
  * The region of a local fileless target (the null engine's file, say): fio
  * takes its size as size= over nrfiles (its real_file_size of -1 set so), its
  * percentage offsets as shares of that, and then extends it to the region's end
@@ -223,7 +243,7 @@ static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64
 			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");
 		return -EINVAL;
 	}
-	*room = *len;
+	*room = o && o->target_size ? *len : fileless_room(w, *start, *len);
 	if (o && o->remote && plan_seq_uses_file_size(w->job))
 		*room = o->target_size ? size - *start : UINT64_MAX - *start;
 	return 0;

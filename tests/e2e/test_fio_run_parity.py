@@ -457,6 +457,27 @@ class RunParity(TmpDirCase):
         for log in ("half.log", "inc.log"):
             self.assertEqual(ops(idir, log), ops(fdir, log), log)
 
+    def test_the_null_engines_file_has_no_end_without_size(self):
+        # fio's null engine never sizes its file: with filesize= and no size= its
+        # real_file_size stays unknown (-1), so a sequential pass's last block goes
+        # past a region no block divides: filesize=100k bs=8k writes 13 blocks (the
+        # last at 96 KiB), where size=100k writes 12; a random job's sequential turn
+        # there goes too.  ioplan stopped at the region's end: 12, 24 and 10.
+        text = ("[global]\nioengine=null\nbs=8k\nfilesize=100k\n"
+                "[w]\nrw=write\nwrite_iolog=w.log\n"
+                "[r]\nrw=read\nloops=2\nwrite_iolog=r.log\n"
+                "[t]\nrw=randread:3\nwrite_iolog=t.log\n"
+                "[s]\nrw=write\nsize=100k\nwrite_iolog=s.log\n")
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual([j["total_ios"] for j in json_of(p.stdout)["jobs"]
+                                  for j in [j["read"] if j["read"]["total_ios"] else j["write"]]], [13, 25, 11, 12])
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("w.log", "r.log", "t.log", "s.log"):
+            self.assertEqual(iolog_ops(idir / log), iolog_ops(fdir / log), log)
+
     def test_sizes_are_those_the_earlier_jobs_setups_leave(self):
         # fio sets every job's files up before any job runs, one job (and clone)
         # after the other: file_append, offset=N% and offset_increment=N% are of the
