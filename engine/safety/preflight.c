@@ -171,6 +171,10 @@ static uint64_t clone_needed_bytes(const struct plan_job *j, const struct plan_c
 		return 0;	/* nothing is laid out: the file is used as it is (or made empty) */
 	if (j->file_append && !f->is_device)
 		off = existing;
+	/* size=N% of a file ends at its end past offset=, as fio's setup_files caps it
+	 * (size=100% offset=50% reads the file's second half): no need to extend it */
+	if (!f->size_bytes && f->size_ppm && size > existing - (off < existing ? off : existing))
+		size = off < existing ? existing - off : 0;
 
 	return add_sat(size, off);
 }

@@ -59,6 +59,24 @@ class Files(TmpDirCase):
                     self.assertEqual(job_of(p)["write"]["io_bytes"], written)
                     self.assertEqual(path.stat().st_size, written)
 
+    def test_a_size_percentage_ends_at_an_existing_files_end(self):
+        # fio caps size=N% of an existing file at its end past offset=: size=100%
+        # offset=50% of a 4 MiB file reads its second half, 2 MiB.  ioplan's
+        # preflight counted 4 MiB from 2 MiB and refused the read (exit 2, "existing
+        # file is too small and ioplan did not create it").
+        for who, runner in runners():
+            for n, (extra, read) in enumerate(((["--size=100%", "--offset=50%"], 2 << 20),
+                                               (["--size=80%", "--offset=30%"], 716 * 4096),
+                                               (["--size=100%", "--offset=25%", "--numjobs=2",
+                                                 "--offset_increment=25%", "--group_reporting"], 5 << 20))):
+                with self.subTest(who=who, extra=extra):
+                    path = self.tmp / f"{who}{n}"
+                    path.write_bytes(bytes(4 << 20))
+                    p = runner(["--name=j", f"--filename={path}", "--rw=read", "--bs=4k", *extra,
+                                "--output-format=json"])
+                    self.assertEqual(job_of(p)["read"]["io_bytes"], read)
+                    self.assertEqual(path.stat().st_size, 4 << 20)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
