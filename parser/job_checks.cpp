@@ -133,7 +133,8 @@ void check_regions(const job_def &d)
     if (j.size_ppm || filesize_range(j))
         return;
     if (!j.size_bytes && !j.filesize_min_bytes) {
-        if (j.ioengine == PLAN_IOENGINE_NULL)
+        // A replay's null targets are sized by the trace (replay_stage), as fio's need no size=.
+        if (j.ioengine == PLAN_IOENGINE_NULL && d.spec.read_iolog.empty())
             fail(option_loc(d, "size"), // size=0 where the job wrote it, else its header
                  "job '" + job_name(d) + "': the null engine needs size= (it has no file to take a size from)");
         return;

@@ -114,7 +114,8 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
                          j.read_iolog_path, t.files[f]);
             return false;
         }
-        if (exists && (dev || size) && t.extent[f] > size) {
+        // The null engine's targets are not the files of those names: none holds too little.
+        if (opens && exists && (dev || size) && t.extent[f] > size) {
             std::fprintf(stderr,
                          "%s: error: read_iolog: the trace reaches byte %llu of '%s', which holds %llu; "
                          "nothing was run\n",
@@ -140,7 +141,8 @@ bool trace_files(const plan_job &j, const iolog_trace &t, std::vector<plan_file>
         // A file the trace writes grows to what the trace needs; an existing one keeps its size,
         // but an empty one it writes grows as a new one (fio's writes extend it: a client makes
         // the file empty, then replays its writes into it).
-        bool grows = !exists || (!dev && !size && written[f]);
+        // The null engine's is as long as the trace reaches, whatever file has its name.
+        bool grows = !opens || !exists || (!dev && !size && written[f]);
         pf.size_bytes = grows ? (t.extent[f] + 4095) / 4096 * 4096 : 0;
         files->push_back(pf);
     }

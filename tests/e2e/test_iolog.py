@@ -464,6 +464,36 @@ class ReplayAsDocumented(TmpDirCase):
                              "fio 3.33 skips a blktrace's lines only")
 
 
+class NullReplay(TmpDirCase):
+    """fio's null engine replays a trace whatever files bear its names: it needs no
+    size= and opens none.  ioplan refused the replay without size= ("the null engine
+    needs size=", exit 2), and with size= failed it where the trace names an existing
+    file ("the engine needs size=", exit 1) or reaches past one's end (exit 2)."""
+
+    LOG = ("fio version 3 iolog\n0 {f} add\n1 {f} open\n10 {f} write 0 4096\n20 {f} write 8192 8192\n"
+           "30 {f} read 4096 4096\n40 {f} write 4194304 4096\n50 {f} read 12345 1000\n60 {f} close\n")
+
+    def counts(self, runner, who, name, extra):
+        d = self.tmp / who / name
+        d.mkdir(parents=True)
+        (d / "small").write_bytes(bytes(65536))
+        (d / "t.log").write_text(self.LOG.format(f=d / name))
+        p = runner(["--name=rp", "--ioengine=null", "--read_iolog=t.log", "--output-format=json", *extra], cwd=d)
+        self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        job = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+        self.assertEqual((d / "small").stat().st_size, 65536)
+        return [(job[k]["total_ios"], job[k]["io_bytes"]) for k in ("read", "write")]
+
+    def test_null_replays_as_fio(self):
+        for name, extra in (("small", []), ("small", ["--size=1m"]), ("missing", [])):
+            with self.subTest(name=name, extra=extra):
+                d = f"{name}-{len(extra)}"
+                got = self.counts(run, "ioplan" + d, name, extra)
+                self.assertEqual(got, [(2, 5096), (3, 16384)])
+                if FIO:
+                    self.assertEqual(self.counts(run_fio, "fio" + d, name, extra), got)
+
+
 class BlktraceReplay(TmpDirCase):
     def test_replay_keeps_count_bytes_and_reports_lag(self):
         (self.tmp / "t.bin").write_bytes(synthetic_blktrace(120, 2_000_000))
