@@ -105,6 +105,57 @@ static void file_reach(struct gen *g, struct gen_file *f, uint64_t room)
 }
 
 /*
+ * fio's get_start_offset for file idx of the clone, of a file size: offset=N%
+ * and offset_increment=N% are shares of it, rounded up to offset_align (else
+ * the least block size), as engine/layout's region_start does at the set-up.
+ */
+static uint64_t start_of(const struct gen *g, uint32_t idx, uint64_t size)
+{
+	const struct plan_job *j = g->job;
+	const struct plan_clone *c = g->clone;
+	const struct plan_file *pf = &c->files[idx];
+	uint64_t s = c->offset_bytes ? c->offset_bytes : pf->offset_bytes, a;
+
+	if (pf->offset_ppm)
+		s = plan_share_ppm(size, pf->offset_ppm) + (c->offset_bytes - j->offset_bytes);
+	if (j->offset_increment_ppm)
+		s += c->clone_index * plan_share_ppm(size, j->offset_increment_ppm);
+	a = j->offset_align_bytes ? j->offset_align_bytes : plan_min_bs(j);
+	return a ? (s / a + (s % a != 0)) * a : s;
+}
+
+/*
+ * fio's clear_io_state, as each loop after the first starts: every file's
+ * offset is taken again (get_start_offset) of the size fio's set-up left it
+ * (real_file_size: start + room), so a percentage offset of a file the job
+ * created (its size 0 at the set-up, the region's end after) moves there:
+ * rw=read size=1000k offset=10% loops=3 reads 1000 KiB from 0, then 900 KiB
+ * from 100 KiB twice.  The pass keeps io_size= bytes from there, within that
+ * size.  Plain sequential passes only (not holed, random, zoned or verified).
+ */
+void gen_loop_offsets(struct gen *g)
+{
+	const struct plan_job *j = g->job;
+
+	if (!plan_seq_reaches(j) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
+	    (!j->offset_increment_ppm && !j->offset_ppm))
+		return;
+	for (uint32_t i = 0; i < g->nr_files; i++) {
+		struct gen_file *f = &g->files[i];
+		uint64_t real = f->start + f->room, start;
+
+		if (g->clone->files[i].is_device)
+			continue;
+		start = start_of(g, i, real);
+		if (start == f->start || start >= real)
+			continue;
+		f->start = start;
+		f->len = f->io_size < real - start ? f->io_size : real - start;
+		file_reach(g, f, real - start);
+	}
+}
+
+/*
  * fio's __init_rand_distribution: a file's law runs over its ranges of the
  * smaller of the read and write minimum sizes, up to the smaller of the file
  * and the region; a repeatable job seeds it from the file's name (as fio

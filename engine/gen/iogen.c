@@ -416,8 +416,10 @@ static bool start_pass(struct gen *g, uint8_t d, bool loop)
 	/* A wrap starts d over (fio's get_next_seq_offset: no new loop, nothing re-seeded);
 	 * fio's next loop re-seeds and starts every direction over (fio_file_reset),
 	 * though in a mix the other one may still have had room. */
-	if (loop)
+	if (loop) {
 		gen_draw_next_loop(g);
+		gen_loop_offsets(g);
+	}
 	/* fio's next loop closes every file, so file_service_type=sequential goes on
 	 * in turn from the file after the last one served, not with it again. */
 	if (loop && g->job->file_service == PLAN_FILE_SERVICE_SEQUENTIAL)

@@ -262,6 +262,8 @@ bool gen_keeps_random_map(const struct gen *g);
  * either way every file starts a fresh pass.
  */
 void gen_window(struct gen *g, bool time_based);
+/* iogen.c: each loop after the first takes the files' percentage offsets again (gen_setup.c). */
+void gen_loop_offsets(struct gen *g);
 void gen_uncounted(struct gen *g);
 
 /*

@@ -478,6 +478,28 @@ class RunParity(TmpDirCase):
         for log in ("w.log", "r.log", "t.log", "s.log"):
             self.assertEqual(iolog_ops(idir / log), iolog_ops(fdir / log), log)
 
+    def test_each_loop_takes_a_percentage_offset_again(self):
+        # fio's clear_io_state takes each file's offset again as every loop after the
+        # first starts, of the size its set-up left the file: offset=10% of a file the
+        # job creates is 0 in the first loop and 100 KiB of the 1000 KiB file after it,
+        # so loops=3 reads 1000 KiB, then 900 KiB twice (700 reads); with the null
+        # engine, whose file fio extends to the region's end, io_size=2m's second round
+        # starts at 112 KiB.  ioplan started every loop where the first did: 750 reads.
+        text = ("[global]\nbs=4k\nsize=1000k\noffset=10%\n"
+                "[f]\nfilename=f.dat\nrw=read\nloops=3\nwrite_iolog=f.log\n"
+                "[n]\nioengine=null\nio_size=2m\nrw=write\nwrite_iolog=n.log\n")
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual([j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs], [700, 512])
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("f.log", "n.log"):
+            self.assertEqual(iolog_ops(idir / log), iolog_ops(fdir / log), log)
+        self.assertEqual(iolog_ops(fdir / "f.log").count(["read", "0", "4096"]), 1)
+        self.assertEqual(iolog_ops(fdir / "n.log").count(["write", "102400", "4096"]), 1)
+
     def test_sizes_are_those_the_earlier_jobs_setups_leave(self):
         # fio sets every job's files up before any job runs, one job (and clone)
         # after the other: file_append, offset=N% and offset_increment=N% are of the
