@@ -56,10 +56,13 @@ static bool may_serve(struct gen *g, struct gen_file *f, bool *waits)
 static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 {
 	uint32_t n = g->nr_files, idx;
+	int64_t last_found = -1;
 
 	for (uint32_t i = 0; i < n; i++) {
 		idx = g->cur + i < n ? g->cur + i : g->cur + i - n;
 		if (gen_pass_is_done(g, &g->files[idx], d)) {
+			if (!g->files[idx].retired)
+				last_found = idx;
 			gen_file_retired(g, &g->files[idx]);	/* fio's fill there fails: it closes */
 			/* openfiles: it closes at its turn (the turn moves past it), then the next is picked */
 			if (g->max_open && g->files[idx].open && !g->files[idx].closing) {
@@ -83,6 +86,11 @@ static int32_t file_in_turn(struct gen *g, uint8_t d, bool *waits)
 			g->cur = idx;
 		return (int32_t)idx;
 	}
+	/* No file has room: fio's turn moved past each file it tried, up to the last one
+	 * found done here (its count of done files then ends the loop), so the next loop
+	 * starts after that one. */
+	if (last_found >= 0 && g->job->file_service == PLAN_FILE_SERVICE_ROUNDROBIN)
+		g->cur = (uint32_t)last_found + 1 < n ? (uint32_t)last_found + 1 : 0;
 	return -1;
 }
 

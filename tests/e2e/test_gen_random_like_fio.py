@@ -404,6 +404,26 @@ class RandomLikeFio(TmpDirCase):
                 self.assertEqual(len(ios["fio"]), 13, "fio's own count moved")
                 self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_the_next_loop_starts_where_fios_turn_stopped(self):
+        # As a loop's files run out, fio's round-robin turn moves past each file it
+        # tries, up to the last one it finds done, and the next loop starts after that
+        # one: rw=write bsrange=4k-16k nrfiles=4 file_service_type=roundrobin:2 starts
+        # its second loop on the third file.  ioplan started it after the file it had
+        # last served (the fourth).
+        ios = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            p = (run_fio if who == "fio" else run)(
+                ["--name=t", "--ioengine=null", "--size=1000k", "--rw=write", "--bsrange=4k-16k", "--nrfiles=4",
+                 "--file_service_type=roundrobin:2", "--loops=2", "--write_iolog=t.iolog", "--output=out.txt"],
+                cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            ios[who] = ios_of(d / "t.iolog")
+        self.assertEqual(len(ios["fio"]), 196, "fio's own count moved")
+        self.assertEqual(ios["fio"][98][:3], ("t.0.2", "write", 0), "fio's second loop moved")
+        self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
         # range; a mean of the range's size itself never comes back in, and fio 3.33
