@@ -133,6 +133,20 @@ static uint64_t start_of(const struct gen *g, uint32_t idx, uint64_t size)
  * from 100 KiB twice.  The pass keeps io_size= bytes from there, within that
  * size.  Plain sequential passes only (not holed, random, zoned or verified).
  */
+/* gen_file.fit_shift of file idx: 0 but for a percentage offset of a file the set-up grew. */
+static void fit_shift_of(struct gen *g, uint32_t idx)
+{
+	struct gen_file *f = &g->files[idx];
+	uint64_t again;
+
+	f->fit_shift = 0;
+	if ((!g->job->offset_ppm && !g->job->offset_increment_ppm) || g->job->file_append ||
+	    g->clone->files[idx].is_device)
+		return;
+	again = start_of(g, idx, f->start + f->room);
+	f->fit_shift = again > f->start ? again - f->start : 0;
+}
+
 void gen_loop_offsets(struct gen *g)
 {
 	const struct plan_job *j = g->job;
@@ -152,6 +166,9 @@ void gen_loop_offsets(struct gen *g)
 		f->start = start;
 		f->len = f->io_size < real - start ? f->io_size : real - start;
 		file_reach(g, f, real - start);
+		fit_shift_of(g, i);
+		/* fio's io_u_fits still measures io_size= from there, past the file's end */
+		f->fit_shift += f->io_size - f->len;
 	}
 }
 
@@ -347,6 +364,7 @@ static int files_init(struct gen *g, const struct gen_regions *r, uint64_t min_b
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		ret = file_init(g, &g->files[i], r->start[i], r->len[i], r->room ? r->room[i] : r->len[i],
 				min_bs, i);
+		fit_shift_of(g, i);
 		if (!ret && !g->files[i].nblocks)
 			continue;	/* a file of no length (file_init): nothing to map or order */
 		if (!ret && g->use_map && (ret = randmap_init(&g->files[i].map, map_blocks(g, &g->files[i], r->len[i])))) {

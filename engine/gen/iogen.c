@@ -646,7 +646,8 @@ static uint64_t random_rel(struct gen *g, struct gen_file *f, uint8_t d, uint64_
  */
 static uint64_t seq_len(struct gen *g, const struct gen_file *f, uint8_t d)
 {
-	uint64_t room = f->pos[d] < f->end[d] ? f->end[d] - f->pos[d] : 0;
+	uint64_t end = f->end[d] + f->fit_shift;	/* fit_shift: fio's io_u_fits (next_rel checks the file's end) */
+	uint64_t room = f->pos[d] < end ? end - f->pos[d] : 0;
 	uint64_t len = gen_pick_len(g, d, room + (g->append_once ? f->io_size : 0));
 
 	return len ? len : gen_bs_of(g, d)->min_bytes;
@@ -748,7 +749,8 @@ static bool next_rel(struct gen *g, uint8_t *d, uint64_t *len, uint32_t *file, u
 		/* file_append: past the file's end fio's fill fails, and the file is done;
 		 * so does a strided zone's that does not fit (the file's end there). */
 		if (g->job->zone_size_bytes ? gen_zone_fill_fails(g, f, *d, *len)
-					    : g->append_once && f->pos[*d] + *len > f->end[*d]) {
+					    : (g->append_once && f->pos[*d] + *len > f->end[*d]) ||
+					      (f->fit_shift && f->pos[*d] + *len > f->room)) {
 			if (!fill_failed(g, f, *d))
 				return false;
 			*len = 0;
@@ -774,7 +776,7 @@ static uint64_t fixed_len_end(const struct gen *g, const struct gen_file *f, uin
 {
 	const struct plan_bs *b = gen_bs_of(g, d);
 
-	return b->max_bytes <= b->min_bytes && !g->append_once ? f->room : gen_fill_end(g, f);
+	return (b->max_bytes <= b->min_bytes || f->fit_shift) && !g->append_once ? f->room : gen_fill_end(g, f);
 }
 
 /*
@@ -801,7 +803,8 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		 * file_append: fio's io_u_fits measures from the file's end, so the length is
 		 * not cut at the region's, and one past it fails the fill. */
 		if (*rel < gen_fill_end(g, f) && *rel - f->zone_start < f->io_size) {
-			uint64_t fits = *rel < f->io_size ? f->io_size - *rel : 0;
+			/* the room a drawn length may take (fit_shift: fio's io_u_fits) */
+			uint64_t fits = *rel < f->io_size + f->fit_shift ? f->io_size + f->fit_shift - *rel : 0;
 
 			*len = gen_pick_len(g, *d, fits + (g->append_once ? f->io_size : 0));
 			if (*len && *rel + *len <= fixed_len_end(g, f, *d))

@@ -52,6 +52,10 @@ struct gen_file {
 	 * real_file_size), at least the region: where a holed pass wraps (seq_offset),
 	 * and strided zones (gen_zone_end) */
 	uint64_t room;
+	/* fio's io_u_fits measures a drawn length from get_start_offset taken again of
+	 * the file's size after the set-up (start + room), not from the region's start:
+	 * how much further that is, for a percentage offset of a file the set-up grew */
+	uint64_t fit_shift;
 	uint64_t lastb[PLAN_DDIR_NR];	/* offset_first: blocks a draw may start at, per direction */
 	struct interlock *il;		/* interlocked jobs only */
 	uint64_t il_limit;		/* window tickets this file takes in all */

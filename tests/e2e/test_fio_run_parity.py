@@ -500,6 +500,27 @@ class RunParity(TmpDirCase):
         self.assertEqual(iolog_ops(fdir / "f.log").count(["read", "0", "4096"]), 1)
         self.assertEqual(iolog_ops(fdir / "n.log").count(["write", "102400", "4096"]), 1)
 
+    def test_a_drawn_length_fits_from_the_offset_taken_again(self):
+        # fio's io_u_fits measures a drawn length from get_start_offset taken again of
+        # the size the set-up left the file, not from the region's start: with offset=10%
+        # of a new file (0 at the set-up, 100 KiB of the 1000 KiB file after) a length
+        # may run past the file's end, and that fill fails, ending the file's pass.
+        # rw=randread bsrange=4k-16k makes 29 reads in fio; ioplan drew only lengths
+        # that fit the region and made 134.  The same with loops=2 of rw=write.
+        text = ("[global]\nsize=1000k\nbsrange=4k-16k\noffset=10%\n"
+                "[r]\nfilename=r.dat\nrw=randread\nwrite_iolog=r.log\n"
+                "[w]\nfilename=w.dat\nrw=write\nloops=2\nwrite_iolog=w.log\n"
+                "[n]\nioengine=null\nrw=randwrite\nwrite_iolog=n.log\n")
+        out = self.both(text)
+        for who, (p, d) in out.items():
+            with self.subTest(who=who):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                jobs = json_of(p.stdout)["jobs"]
+                self.assertEqual(jobs[0]["read"]["total_ios"], 29)
+        (_, fdir), (_, idir) = out["fio"], out["ioplan"]
+        for log in ("r.log", "w.log", "n.log"):
+            self.assertEqual(iolog_ops(idir / log), iolog_ops(fdir / log), log)
+
     def test_sizes_are_those_the_earlier_jobs_setups_leave(self):
         # fio sets every job's files up before any job runs, one job (and clone)
         # after the other: file_append, offset=N% and offset_increment=N% are of the
