@@ -450,6 +450,12 @@ bool gen_new_pass(struct gen *g, uint8_t d)
 	bool reseed = !loop && all_exhausted(g);
 
 	g->ran_out = g->ran_out || loop;
+	/* fio's keep_running: once a loop's files all ran out, only loops= left or an
+	 * io_size= of bytes starts another; io_size=N% leaves fio's io_size 0 (size=
+	 * takes the share), so the job ends there (rw=read:8k bs=4k size=100k
+	 * io_size=40%: 9 reads, 36 KiB).  A read-back forgot that they ran out. */
+	if (loop && g->job->io_size_ppm && g->passes_left <= 1 && !g->read_back_bytes)
+		return false;
 	if (!start_pass(g, d, loop))
 		return false;
 	if (reseed) {

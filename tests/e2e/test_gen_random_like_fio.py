@@ -424,6 +424,23 @@ class RandomLikeFio(TmpDirCase):
         self.assertEqual(ios["fio"][98][:3], ("t.0.2", "write", 0), "fio's second loop moved")
         self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_a_percentage_io_size_ends_where_the_files_run_out(self):
+        # fio's keep_running starts another loop after its files all ran out only while
+        # loops= lasts or io_size= is a number of bytes: io_size=N% leaves its io_size 0
+        # (size= takes the share), so rw=read:8k bs=4k size=100k io_size=40% reads the
+        # holed pass's 9 blocks (36 KiB) and ends.  ioplan read a 10th, at 0 again.
+        got = {}
+        for who in ("fio", "ioplan"):
+            d = self.tmp / who
+            d.mkdir()
+            p = (run_fio if who == "fio" else run)(
+                ["--name=t", "--filename=f.dat", "--size=100k", "--bs=4k", "--rw=read:8k", "--io_size=40%",
+                 "--write_iolog=t.iolog", "--output=out.txt"], cwd=d)
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+            got[who] = ios_of(d / "t.iolog")
+        self.assertEqual(len(got["fio"]), 9, "fio's own count moved")
+        self.assertEqual(got["ioplan"], got["fio"])
+
     def test_a_normal_law_over_a_few_blocks_ends(self):
         # fio's gauss halves its deviation while the mean of its draws stays out of
         # range; a mean of the range's size itself never comes back in, and fio 3.33
