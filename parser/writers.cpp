@@ -4,7 +4,11 @@
 // alias of one given before (blocksize after bs), is written once, at its first
 // position and under its first name with its last value: exactly what the
 // planner's option echo keeps, so the plans stay identical, and what TOML and
-// YAML, where a table holds each option once, can read.
+// YAML, where a table holds each option once, can read.  Two options do not
+// replace but add, as fio's: each filename= adds its names, so repeats are
+// written as one list (a:b; a section's directory= applies wherever it stands,
+// so the order is all that counts), and each opendir= adds its directory's
+// files, which no one value can say, so a repeat is refused at its position.
 #include "parser/writers.hpp"
 
 #include <algorithm>
@@ -13,6 +17,7 @@
 
 #include "parser/diag.hpp"
 #include "parser/options.hpp"
+#include "parser/values.hpp"
 
 namespace parser {
 
@@ -24,13 +29,30 @@ bool same_option(const std::string &a, const std::string &b)
     return a == b || (o && o == find_option(b));
 }
 
+// A repeat of an option that adds to the job's files: filename= joins the list
+// (an empty value adds nothing); opendir= cannot be written once.
+void add_repeat(entry &first, const entry &again, const option &o)
+{
+    if (std::strcmp(o.name, "opendir") == 0)
+        fail(again.key_loc, "opendir= is given again in this section (first at line " +
+                                std::to_string(first.key_loc.line) +
+                                "): each adds its directory's files, and a TOML or YAML table holds an option "
+                                "once; name the files with one filename=a:b, or keep the job file in INI");
+    if (again.has_value && !trim(again.value).empty())
+        first.value = trim(first.value).empty() ? again.value : first.value + ":" + again.value;
+    first.has_value = first.has_value || again.has_value;
+}
+
 std::vector<entry> unique_entries(const std::vector<entry> &in)
 {
     std::vector<entry> out;
     for (const entry &e : in) {
         auto it = std::find_if(out.begin(), out.end(), [&](const entry &o) { return same_option(o.key, e.key); });
+        const option *o = find_option(e.key);
         if (it == out.end()) {
             out.push_back(e);
+        } else if (o && (std::strcmp(o->name, "filename") == 0 || std::strcmp(o->name, "opendir") == 0)) {
+            add_repeat(*it, e, *o);
         } else {
             it->value = e.value;
             it->has_value = e.has_value;

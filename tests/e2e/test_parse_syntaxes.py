@@ -13,7 +13,7 @@ import unittest
 import jsonschema
 import yaml
 
-from common import ROOT, TmpDirCase, run
+from common import ROOT, TmpDirCase, run, run_fio
 
 INI_SUFFIXES = (".fio", ".ini", ".txt")
 SCHEMA = json.loads((ROOT / "schema/job.schema.json").read_text())
@@ -207,6 +207,39 @@ class Schema(TmpDirCase):
             self.assertRegex(out.read_text(), r"\n *blocksize ?[=:] \"?8k\"?\n")
             self.assertNotRegex(out.read_text(), r"\n *bs ?[=:]")
             self.assertEqual(showplan_text(out), want, to)
+
+    def test_options_that_add_on_each_repeat_keep_all_they_add(self):
+        # [j] filename=fa filename=fb converted to filename = "fb": the TOML and YAML jobs ran
+        # on fb alone (64 KiB there, fa never made), where fio 3.33 writes both files.
+        job = "[j]\nfilename=fa\nfilename=fb\nsize=128k\nrw=write\n"
+        fio_dir = self.tmp / "fio"
+        fio_dir.mkdir()
+        (fio_dir / "j.fio").write_text(job)
+        self.assertEqual(run_fio(["j.fio"], cwd=fio_dir).returncode, 0)
+        want_sizes = {n: (fio_dir / n).stat().st_size for n in ("fa", "fb")}
+        self.assertEqual(want_sizes, {"fa": 65536, "fb": 65536})
+        src = self.write("f.fio", job)
+        want = showplan_text(src, cwd=self.tmp)
+        for to in ("toml", "yaml"):
+            with self.subTest(to=to):
+                out = self.write("f." + to, run(["convert", str(src), f"--to={to}"]).stdout)
+                self.assertRegex(out.read_text(), r"\n *filename ?[=:] \"?fa:fb\"?\n")
+                # the same plan, but the echo of the options: the INI's shows its last filename=
+                self.assertEqual(showplan_text(out, cwd=self.tmp).replace('"filename": "fa:fb"', '"filename": "fb"'),
+                                 want, to)
+                d = self.tmp / ("run-" + to)
+                d.mkdir()
+                self.assertEqual(run([str(out)], cwd=d).returncode, 0)
+                self.assertEqual({n: (d / n).stat().st_size for n in ("fa", "fb") if (d / n).exists()},
+                                 want_sizes)
+        # Each opendir= adds its directory's files; no one value says two, so convert refuses.
+        for sub in ("d1", "d2"):
+            self.write(f"{sub}/x", "x" * 4096)
+        src = self.write("o.fio", "[j]\nopendir=d1\nopendir=d2\nrw=read\n")
+        p = run(["convert", "o.fio", "--to=toml"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("o.fio:3:1: error: opendir= is given again in this section (first at line 2)", p.stderr)
+        self.assertEqual(p.stdout, "")
 
     def test_a_yaml_merge_key_says_what_it_is(self):
         # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
