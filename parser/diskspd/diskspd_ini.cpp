@@ -110,11 +110,15 @@ void pattern_lines(std::ostream &o, const state &s)
 		o << "sequential_parallel=1\n";
 }
 
+// A thread stride (-T) moves each thread's start (offset_increment=), which with
+// size= alone would move its region's end past the file -c makes: DISKSPD's
+// threads stay in the target, so the file's size is stated (filesize=) and the
+// file is made as -c says, never larger.
 void region_lines(std::ostream &o, const state &s)
 {
 	const facts &f = s.info;
 	const uint64_t files = f.total_threads ? f.targets.size() : 1;
-	if (f.base_bytes == 0 && !s.max_given) {
+	if (f.base_bytes == 0 && !s.max_given && !f.thread_stride_bytes) {
 		if (s.create_bytes)
 			o << "size=" << s.create_bytes * files << "\n";
 		return;

@@ -104,6 +104,19 @@ class DiskspdFrontEnd(TmpDirCase):
         p = self.diskspd("--job -b4K -c1M -o4 -p -t1 -d1 f.dat".split())
         self.assertIn("sequential_parallel=1", p.stdout)
 
+    def test_a_thread_stride_keeps_the_threads_in_the_target_c_makes(self):
+        # -c4M -t2 -T1M: thread 1 starts at 1 MiB, and its region (offset_increment= then
+        # size=4M) ran to 5 MiB: the file -c makes 4 MiB grew to 5 MiB, and -T5M made 9 MiB.
+        # DISKSPD's threads stay in the target (the second's start past it is an error).
+        p = self.diskspd("-b64K -c4M -t2 -T1M -s -w100 -W0 -d1 f.dat".split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual((self.tmp / "f.dat").stat().st_size, 4 << 20)
+        self.assertRegex(p.stdout, r"\n +1 \| +[1-9]\d* \|")  # the second thread did I/O
+        p = self.diskspd("-b64K -c4M -t2 -T5M -s -w100 -W0 -d1 g.dat".split())
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("would start at byte 5242880", p.stderr)
+        self.assertFalse((self.tmp / "g.dat").exists())
+
     def test_bad_flags_exit_2_naming_the_flag(self):
         p = self.diskspd("-b4K -c16M -s -r -d1 f.dat".split())
         self.assertEqual(p.returncode, 2)
