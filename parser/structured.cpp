@@ -2,6 +2,7 @@
 #include "parser/structured.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -321,6 +322,36 @@ void read_budget::value_made(size_t bytes, const loc &at)
     if (value_bytes_ > VALUES_MAX)
         over(at, "the option values come to more than " + std::to_string(VALUES_MAX >> 20) +
                      " MiB (aliases or ${VAR}s repeated?)");
+}
+
+namespace {
+
+// The syntax a file's name says by its extension; "" when it says none.
+std::string named_syntax(const std::string &name)
+{
+    size_t dot = name.rfind('.'), slash = name.rfind('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return "";
+    std::string ext = name.substr(dot + 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+    if (ext == "toml")
+        return "TOML";
+    if (ext == "yaml" || ext == "yml")
+        return "YAML";
+    if (ext == "fio" || ext == "ini")
+        return "INI";
+    return "";
+}
+
+} // namespace
+
+void check_include_syntax(const std::string &name, const char *own, const loc &at)
+{
+    std::string named = named_syntax(name);
+    if (!named.empty() && named != own)
+        fail(at, "include '" + name + "': a " + own + " job file includes files of " + own +
+                     " options, and this one is " + named + " by its name; write its options as " + own +
+                     " or include it from an INI job file");
 }
 
 std::string read_include(const std::string &name, const loc &at, int depth, read_budget &budget, std::string *text)

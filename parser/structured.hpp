@@ -135,6 +135,11 @@ void read_job_text(const std::string &path, const loc &at, bool ini, const char 
 // nested too deep, or past the budget of the job file that includes it.
 std::string read_include(const std::string &name, const loc &at, int depth, read_budget &budget, std::string *text);
 
+// A TOML or YAML file's include takes files of its own syntax (`own`: "TOML",
+// "YAML"); one whose name says another (.fio, .ini; .toml; .yaml, .yml) fails at
+// `at` saying so, where its text would have failed as a parse error of its first line.
+void check_include_syntax(const std::string &name, const char *own, const loc &at);
+
 // path with its links and dots resolved (as it is when it cannot be).
 std::string real_path(const std::string &path);
 

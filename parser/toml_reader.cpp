@@ -146,6 +146,7 @@ void toml_reader::include(section &s, const toml::node &v, const loc &at, int de
     else
         fail(at, "include must be a file name or a list of file names");
     for (const auto &f : files) {
+        check_include_syntax(f, "TOML", at);
         std::string text;
         std::string path = read_include(f, at, depth, budget_, &text);
         document inc;

@@ -177,6 +177,7 @@ void yaml_reader::include(section &s, const YAML::Node &v, const loc &at, int de
     else
         fail(at, "include must be a file name or a list of file names");
     for (const auto &f : files) {
+        check_include_syntax(f, "YAML", at);
         std::string text;
         std::string path = read_include(f, at, depth, budget_, &text);
         document inc;

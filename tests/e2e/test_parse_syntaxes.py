@@ -241,6 +241,26 @@ class Schema(TmpDirCase):
         self.assertIn("o.fio:3:1: error: opendir= is given again in this section (first at line 2)", p.stderr)
         self.assertEqual(p.stdout, "")
 
+    def test_an_include_of_another_syntax_says_so_at_the_include(self):
+        # include = "common.fio" in a TOML job said "common.fio:1:5: error: Error while parsing
+        # decimal integer: expected digit, saw 'k'" (the INI line read as TOML).
+        self.write("common.fio", "bs=8k\niodepth=4\n")
+        self.write("common.toml", 'bs = "8k"\niodepth = 4\n')
+        self.write("common.yaml", "bs: 8k\niodepth: 4\n")
+        want = showplan_text(self.write("i.fio", "[a]\nioengine=null\nsize=1m\ninclude common.fio\n"),
+                             cwd=self.tmp)
+        jobs = {"toml": ('[[jobs]]\nname = "a"\nioengine = "null"\nsize = "1m"\ninclude = "{}"\n', "5:1"),
+                "yaml": ('jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n    include: {}\n', "5:5")}
+        for ext, (text, at) in jobs.items():
+            with self.subTest(ext=ext):
+                own = self.write("own." + ext, text.format("common." + ext))
+                self.assertEqual(showplan_text(own, cwd=self.tmp), want)
+                other = self.write("other." + ext, text.format("common.fio"))
+                p = run(["--showplan", other.name], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(f"other.{ext}:{at}: error: include 'common.fio': a {ext.upper()} job file "
+                              f"includes files of {ext.upper()} options, and this one is INI by its name", p.stderr)
+
     def test_a_yaml_merge_key_says_what_it_is(self):
         # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
         src = self.write("m.yaml", 'global: &g\n  ioengine: "null"\n  size: &s 1m\njobs:\n  - name: a\n'
