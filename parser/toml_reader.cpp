@@ -4,10 +4,14 @@
 // by their positions: option order is echoed in reports and must match the
 // INI form of the same job.
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
 
 #include <toml++/toml.h>
 
 #include "parser/diag.hpp"
+#include "parser/options.hpp"
 #include "parser/structured.hpp"
 #include "parser/structured_walk.hpp"
 
@@ -86,12 +90,42 @@ std::vector<std::pair<const toml::key *, const toml::node *>> toml_reader::order
     return out;
 }
 
+// A pattern's hexadecimal integer as written at `at` (0x00ff stays 0x00ff, TOML's 0xdead_beef
+// is 0xdeadbeef): fio reads a pattern written 0x... (buffer_pattern, verify_pattern)
+// as those bytes, and a decimal number as an int of another size and byte order,
+// so 255 would not do.  Its value in hex when the text is not at `at`.
+static std::string hex_as_written(int64_t value, const loc &at)
+{
+    const std::string &t = at.line_text;
+    size_t i = at.col > 0 ? (size_t)at.col - 1 : t.size();
+    std::string out = "0x";
+    if (i + 2 <= t.size() && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
+        for (i += 2; i < t.size() && (std::isxdigit((unsigned char)t[i]) || t[i] == '_'); i++)
+            if (t[i] != '_')
+                out += t[i];
+        if (out.size() > 2)
+            return out;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)value);
+    return buf;
+}
+
+// The options whose value fio reads as bytes when written 0x..., a number else.
+static bool is_pattern_option(const std::string &key)
+{
+    const option *o = find_option(key);
+    return o && (std::strcmp(o->name, "buffer_pattern") == 0 || std::strcmp(o->name, "verify_pattern") == 0);
+}
+
 std::string toml_reader::scalar_text(const toml::node &v, const std::string &key, const loc &at) const
 {
     if (auto s = v.as_string())
         return s->get();
     if (auto i = v.as_integer())
-        return std::to_string(i->get());
+        return i->flags() == toml::value_flags::format_as_hexadecimal && is_pattern_option(key)
+                   ? hex_as_written(i->get(), at)
+                   : std::to_string(i->get());
     if (auto f = v.as_floating_point()) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.15g", f->get());
@@ -116,7 +150,7 @@ void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v,
         char sep = list_separator(e.key);
         for (size_t i = 0; i < arr->size(); i++) {
             const toml::node &item = *arr->get(i);
-            std::string text = scalar_text(item, e.key, e.value_loc);
+            std::string text = scalar_text(item, e.key, where(item.source(), src));
             e.value += (i ? std::string(1, sep) : "") + expanded(e, item, text, where(item.source(), src));
         }
     } else {

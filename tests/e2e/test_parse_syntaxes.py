@@ -261,6 +261,24 @@ class Schema(TmpDirCase):
                 self.assertIn(f"other.{ext}:{at}: error: include 'common.fio': a {ext.upper()} job file "
                               f"includes files of {ext.upper()} options, and this one is INI by its name", p.stderr)
 
+    def test_a_toml_hex_pattern_is_the_bytes_written(self):
+        # verify_pattern = 0xdeadbeef was read as the decimal 3735928559 ("decimal pattern ... is
+        # outside -2147483648..2147483647", exit 2), and buffer_pattern = 0x1234 as 4660 (bytes
+        # 34 12 00 00, not fio's 12 34); a pattern written in hex is now those bytes, leading
+        # zeros kept, as INI's and YAML's.
+        ini = self.write("p.fio", "[a]\nioengine=null\nsize=1m\nverify_pattern=0xdeadbeef\n"
+                                  "buffer_pattern=0x000012ff\niodepth=16\n")
+        want = showplan_text(ini)
+        toml = self.write("p.toml", '[[jobs]]\nname = "a"\nioengine = "null"\nsize = "1m"\n'
+                                    'verify_pattern = 0xdeadbeef\nbuffer_pattern = 0x0000_12ff\niodepth = 0x10\n')
+        yml = self.write("p.yaml", 'jobs:\n  - name: a\n    ioengine: "null"\n    size: 1m\n'
+                                   '    verify_pattern: 0xdeadbeef\n    buffer_pattern: 0x000012ff\n    iodepth: 16\n')
+        self.assertEqual(showplan_text(yml), want)
+        got = run(["--showplan", str(toml)])
+        self.assertEqual(got.returncode, 0, got.stderr)
+        self.assertIn('"buffer_pattern_hex": "000012ff"', got.stdout)
+        self.assertEqual(got.stdout, want)  # iodepth = 0x10 stays the number 16, as before
+
     def test_a_yaml_merge_key_says_what_it_is(self):
         # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
         src = self.write("m.yaml", 'global: &g\n  ioengine: "null"\n  size: &s 1m\njobs:\n  - name: a\n'
