@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <regex>
 
 #include "parser/diag.hpp"
 #include "parser/options.hpp"
@@ -212,6 +213,17 @@ std::string write_toml(const document &doc)
     return out;
 }
 
+// Whether a YAML 1.1 reader (PyYAML, many tools) takes plain s for a number
+// (its int and float forms) where ioplan's reader (YAML 1.2) keeps the text:
+// base 60 (runtime 1:30 is 90, percentile_list 1:50 is 110), octal (0755),
+// hex (0x10: verify_pattern 0xdeadbeef would be 3735928559), underscores (1_000).
+bool yaml11_number(const std::string &s)
+{
+    static const std::regex number("[-+]?(0[0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?|"
+                                   "[0-9][0-9_]*_[0-9_]*|[0-9][0-9_]*\\.[0-9_]*_[0-9_]*)");
+    return std::regex_match(s, number);
+}
+
 // A YAML plain scalar when it cannot be read as anything but this string.
 std::string yaml_scalar(const std::string &native)
 {
@@ -227,7 +239,7 @@ std::string yaml_scalar(const std::string &native)
                 std::all_of(s.begin(), s.end(), [](char c) {
                     return std::isalnum((unsigned char)c) || std::strchr("_./,:-+$", c);
                 });
-    return safe && s.find(": ") == std::string::npos ? s : native;
+    return safe && s.find(": ") == std::string::npos && !yaml11_number(s) ? s : native;
 }
 
 std::string write_yaml(const document &doc)

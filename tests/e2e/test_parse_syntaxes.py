@@ -279,6 +279,22 @@ class Schema(TmpDirCase):
         self.assertIn('"buffer_pattern_hex": "000012ff"', got.stdout)
         self.assertEqual(got.stdout, want)  # iodepth = 0x10 stays the number 16, as before
 
+    def test_converted_yaml_reads_alike_in_yaml_1_1_readers(self):
+        # convert wrote percentile_list: 1:50 and verify_pattern: 0xdeadbeef plain, which a YAML
+        # 1.1 reader (PyYAML here, many tools) takes for the numbers 110 and 3735928559.
+        src = self.write("y.fio", "[a]\nioengine=null\nsize=1m\npercentile_list=1:50\n"
+                                  "verify_pattern=0xdeadbeef\ndescription=0755 1_000\n[b]\nioengine=null\n"
+                                  "size=1m\ndescription=0755\nrw=randread:8\n")
+        out = self.write("y.yaml", run(["convert", str(src), "--to=yaml"]).stdout)
+        jobs = yaml.safe_load(out.read_text())["jobs"]
+        self.assertEqual(jobs[0]["percentile_list"], "1:50")
+        self.assertEqual(jobs[0]["verify_pattern"], "0xdeadbeef")
+        self.assertEqual(jobs[1]["description"], "0755")
+        self.assertEqual(jobs[1]["rw"], "randread:8")
+        self.assertIn("    rw: randread:8\n", out.read_text())  # plain where it reads alike
+        self.assertEqual(showplan_text(out), showplan_text(src))
+        jsonschema.validate(yaml.safe_load(out.read_text()), SCHEMA)
+
     def test_a_yaml_merge_key_says_what_it_is(self):
         # It was "option '<<' must be a value, not a map"; anchors and aliases of values still work.
         src = self.write("m.yaml", 'global: &g\n  ioengine: "null"\n  size: &s 1m\njobs:\n  - name: a\n'
