@@ -474,9 +474,22 @@ template <typename F> static void for_each_id(const std::string &s, int64_t max,
     }
 }
 
+// fio reads a CPU list's numbers with atoi, so cpus_allowed=0x3 (a mask's
+// spelling, cpumask='s) pins to CPU 0, and read as hex it would name CPUs 3:
+// neither is what its writer meant.
+static void refuse_mask_spelling(const std::string &s)
+{
+    for (const std::string &item : split(s, ','))
+        for (const std::string &end : split(item, '-'))
+            if (end.size() > 1 && end[0] == '0' && (end[1] == 'x' || end[1] == 'X'))
+                throw value_error("'" + end + "' is a mask's spelling, and a CPU list takes CPU numbers (fio 3.33 "
+                                  "reads it as CPU 0): write cpumask=" + end + " for a mask, or the CPUs' numbers");
+}
+
 plan_cpus parse_cpu_list(const std::string &s)
 {
     plan_cpus set{};
+    refuse_mask_spelling(s);
     for_each_id(s, PLAN_CPUS_MAX - 1, "CPU", [&set](int64_t c) { set.word[c / 64] |= 1ull << (c % 64); });
     return set;
 }

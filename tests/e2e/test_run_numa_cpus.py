@@ -113,6 +113,20 @@ class Affinity(TmpDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("CPU range '1024' is not within 0..1023", p.stderr)
 
+    def test_a_cpu_list_spelled_as_a_mask_points_to_cpumask(self):
+        # fio reads cpus_allowed=0x2 with atoi (CPU 0); ioplan read it as hex and ran on CPU 2
+        # (or refused it on a 2-CPU machine as a CPU it lacks) and cpus_allowed=0x1 on CPU 1.
+        for opt, col in (("cpus_allowed=0x1", 14), ("verify_async_cpus=1,0x2", 19),
+                         ("cpus_allowed=0-0x1", 14)):
+            with self.subTest(opt=opt):
+                self.write("c.fio", "[c]\nioengine=null\nsize=1m\n%s\n" % opt)
+                p = run([str(self.tmp / "c.fio"), "--parse-only"])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("c.fio:4:%d: error:" % col, p.stderr)
+                self.assertIn("a mask's spelling", p.stderr)
+                self.assertIn("write cpumask=0x", p.stderr)
+        self.assertIn("1", {c for _, c in worker_cpus(["--cpus_allowed=1"])})
+
     def test_bad_policy_is_positioned(self):
         for text, col in (("numa_mem_policy=bind", 21), ("numa_mem_policy=often:0", 17),
                           ("numa_mem_policy=prefer:0-1", 24)):
