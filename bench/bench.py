@@ -813,12 +813,15 @@ def log_workloads(d, quick):
 
 
 # Generated inputs of the store rows, kept between runs (they take longer than the rows).
-STORE_CACHE = ROOT / "build" / "bench-store"
+# v2: each figure's rates agree with its counts (the store and import refuse one whose iops or
+# bw is not its I/Os over its runtime as damaged, so v1's inputs measured 100 000 refusals).
+STORE_CACHE = ROOT / "build" / "bench-store" / "v2"
 
 
 def sql_store(path, runs, seed_runs):
     """A store of `runs` runs: seed_runs saved by ioplan, then their rows copied in SQL with
-    fresh uuids and each figure's numbers scaled by a random factor (0.5-1.5), so groups spread."""
+    fresh uuids and each figure's rates and p99 scaled by a random factor k (0.5-1.5), so groups
+    spread; its runtime is divided by the same k, so its rates stay its counts over its runtime."""
     if path.exists():
         return
     tmp = path.with_suffix(".tmp")
@@ -840,12 +843,15 @@ def sql_store(path, runs, seed_runs):
         INSERT INTO facts(run_id, name, value)
           SELECT {seed_runs} + n.i, f.name, CASE f.name WHEN 'host' THEN 'host' || (n.i % 500) ELSE f.value END
           FROM n JOIN facts f ON f.run_id = 1 + n.i % {seed_runs};
+        CREATE TEMP TABLE scaled AS
+          SELECT n.i AS i, f.rowid AS fid, 0.5 + (abs(random()) % 1000) / 1000.0 AS k,
+                 0.5 + (abs(random()) % 1000) / 1000.0 AS kp
+          FROM n JOIN figures f ON f.run_id = 1 + n.i % {seed_runs};
         INSERT INTO figures(run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops,
                             lat_mean_ns, p50_ns, p99_ns, p999_ns, interval_s)
-          SELECT {seed_runs} + n.i, f.job_index, f.job, f.ddir, f.plan, f.io_bytes, f.ios, f.runtime_s,
-                 f.bw_bytes * (0.5 + (abs(random()) % 1000) / 1000.0), f.iops * (0.5 + (abs(random()) % 1000) / 1000.0),
-                 f.lat_mean_ns, f.p50_ns, f.p99_ns * (0.5 + (abs(random()) % 1000) / 1000.0), f.p999_ns, f.interval_s
-          FROM n JOIN figures f ON f.run_id = 1 + n.i % {seed_runs};
+          SELECT {seed_runs} + s.i, f.job_index, f.job, f.ddir, f.plan, f.io_bytes, f.ios, f.runtime_s / s.k,
+                 f.bw_bytes * s.k, f.iops * s.k, f.lat_mean_ns, f.p50_ns, f.p99_ns * s.kp, f.p999_ns, f.interval_s
+          FROM scaled s JOIN figures f ON f.rowid = s.fid;
     """)
     con.commit()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -862,13 +868,18 @@ def fio_results(d, count):
               "--output-format=json+"], cwd=ROOT)
     doc = p.json()
     rng = random.Random(1)
+    base = {(j, ddir): job[ddir]["runtime"] for j, job in enumerate(doc["jobs"]) for ddir in ("read", "write")}
     for i in range(count):
         k = 0.5 + rng.random()
         doc["timestamp"] = 1700000000 + i
-        for job in doc["jobs"]:
+        for j, job in enumerate(doc["jobs"]):
             for ddir in ("read", "write"):
+                # The rates as fio derives them from the counts over the (whole ms) runtime.
                 dd = job[ddir]
-                dd["iops"], dd["bw_bytes"], dd["bw"] = dd["iops"] * k, int(dd["bw_bytes"] * k), int(dd["bw"] * k)
+                dd["runtime"] = rt = max(1, round(base[(j, ddir)] / k))
+                dd["iops"] = 1000.0 * dd["total_ios"] / rt
+                dd["bw_bytes"] = 1000 * dd["io_bytes"] // rt
+                dd["bw"] = dd["bw_bytes"] // 1024
                 dd["clat_ns"]["mean"] = dd["clat_ns"]["mean"] / k
         (d / f"fio-{i:05d}.json").write_text(json.dumps(doc))
     (d / "done").write_text(f"{count}\n")
