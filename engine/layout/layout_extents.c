@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -29,33 +30,28 @@
 /* Extent flags that leave a byte without data of its own on the disk. */
 #define NOT_DATA (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)
 
-struct extents {
-	struct fiemap map;
-	struct fiemap_extent ext[EXTENTS_AT_ONCE];
-};
-
 /*
- * One batch of extents from *at to size into e: 0, or -errno (-EOPNOTSUPP
- * where the file system keeps no extent map).
+ * One batch of extents from *at to size into m (room for EXTENTS_AT_ONCE): 0,
+ * or -errno (-EOPNOTSUPP where the file system keeps no extent map).
  */
-static int extents_from(int fd, uint64_t at, uint64_t size, uint32_t flags, struct extents *e)
+static int extents_from(int fd, uint64_t at, uint64_t size, uint32_t flags, struct fiemap *m)
 {
-	memset(&e->map, 0, sizeof(e->map));
-	e->map.fm_start = at;
-	e->map.fm_length = size - at;
-	e->map.fm_flags = flags;
-	e->map.fm_extent_count = EXTENTS_AT_ONCE;
-	return ioctl(fd, FS_IOC_FIEMAP, &e->map) ? -errno : 0;
+	memset(m, 0, sizeof(*m));
+	m->fm_start = at;
+	m->fm_length = size - at;
+	m->fm_flags = flags;
+	m->fm_extent_count = EXTENTS_AT_ONCE;
+	return ioctl(fd, FS_IOC_FIEMAP, m) ? -errno : 0;
 }
 
 /*
  * Walks one batch: advances *at over extents that hold data and begin where
  * the last one ended.  False at a gap or at an extent without data.
  */
-static bool extents_cover(const struct extents *e, uint64_t *at, bool *last)
+static bool extents_cover(const struct fiemap *m, uint64_t *at, bool *last)
 {
-	for (uint32_t i = 0; i < e->map.fm_mapped_extents; i++) {
-		const struct fiemap_extent *x = &e->ext[i];
+	for (uint32_t i = 0; i < m->fm_mapped_extents; i++) {
+		const struct fiemap_extent *x = &m->fm_extents[i];
 
 		if (x->fe_logical > *at || (x->fe_flags & NOT_DATA))
 			return false;
@@ -63,20 +59,22 @@ static bool extents_cover(const struct extents *e, uint64_t *at, bool *last)
 			*at = x->fe_logical + x->fe_length;
 		*last = x->fe_flags & FIEMAP_EXTENT_LAST;
 	}
-	return e->map.fm_mapped_extents > 0;
+	return m->fm_mapped_extents > 0;
 }
 
+/* False also when the batch's memory cannot be had: the layout then goes on as before. */
 bool layout_data_whole(int fd, uint64_t size)
 {
-	struct extents e;
+	struct fiemap *m = malloc(sizeof(*m) + EXTENTS_AT_ONCE * sizeof(m->fm_extents[0]));
 	uint64_t at = 0;
-	bool last = false;
+	bool last = false, whole = m != NULL;
 	uint32_t flags = FIEMAP_FLAG_SYNC;
 
-	while (at < size && !last) {
-		if (extents_from(fd, at, size, flags, &e) || !extents_cover(&e, &at, &last))
-			return false;
+	while (whole && at < size && !last) {
+		whole = !extents_from(fd, at, size, flags, m) && extents_cover(m, &at, &last);
 		flags = 0;	/* written back once: the file has not changed since */
 	}
-	return at >= size;
+	whole = whole && at >= size;
+	free(m);
+	return whole;
 }
