@@ -495,6 +495,11 @@ bool gen_keeps_random_map(const struct gen *g)
 	       !gen_draw_aligned_apart(g);
 }
 
+bool gen_draws_fio_offsets(const struct gen *g)
+{
+	return g->random && (g->use_map || g->use_lfsr || draws_without_map(g));
+}
+
 void gen_release(struct gen *g)
 {
 	for (uint32_t i = 0; g->files && i < g->nr_files; i++)

@@ -259,6 +259,8 @@ void gen_release(struct gen *g);
  * order it made them, any other job's by offset.
  */
 bool gen_keeps_random_map(const struct gen *g);
+/* Whether a random job's offsets are fio's own draws: its random map, its LFSR, or its draws without a map. */
+bool gen_draws_fio_offsets(const struct gen *g);
 
 /*
  * gen_window starts the measured window (it ends at the job's amount unless

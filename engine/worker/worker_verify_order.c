@@ -54,15 +54,40 @@ void worker_verify_order_add(struct worker *w, uint32_t f, uint64_t chunk)
 }
 
 /*
+ * fio's tree (no random map: norandommap, lfsr): the writes drawn again are
+ * read back by file and offset, so its stop rule meets them in that order.
+ */
+static uint64_t tree_stop(const struct worker *w)
+{
+	uint64_t iv = w->vf.vfy->interval, k = 0;
+
+	for (uint32_t f = 0; f < w->gen.nr_files; f++) {
+		const struct vfy_map *st = &w->vf.starts[f];
+
+		for (uint64_t i = 0; i < st->nbits; i++) {
+			if (!vfy_map_test(st, i))
+				continue;
+			if (vstate_should_stop(w->vf.load, k, f, w->gen.files[f].start + i * iv))
+				return k;
+			k++;
+		}
+	}
+	return UINT64_MAX;
+}
+
+/*
  * verify_state_load over the writes drawn again: how many of them, in the
- * order made, fio's stop rule lets the check read (the k-th read is the k-th
- * write), UINT64_MAX for all.
+ * order they are read back (made, with fio's list; else by file and offset,
+ * fio's tree), fio's stop rule lets the check read (the k-th read is the k-th
+ * write on it), UINT64_MAX for all.
  */
 uint64_t worker_verify_order_stop(const struct worker *w)
 {
 	const struct vfy_order *o = &w->vf.order;
 	uint64_t iv = w->vf.vfy->interval;
 
+	if (!o->on)
+		return tree_stop(w);
 	for (uint64_t k = 0; o->head + k < o->n; k++) {
 		uint64_t e = o->v[o->head + k];
 		uint32_t f = (uint32_t)(e >> VFY_ORDER_FILE_SHIFT);

@@ -117,8 +117,7 @@ class FioStateFiles(TmpDirCase):
         # fio's verify_only replays its own random offsets; a verifying random job's offsets
         # are fio's in ioplan too (fio's random map), so ioplan replays fio's writes: a fio
         # state of random writes short of the region was refused ("random writes that
-        # stopped before covering the region").  With lfsr, where ioplan reads the region
-        # in its order, it still is.
+        # stopped before covering the region").  lfsr's too (FioStatesWithoutRandomMap).
         job = ["--rw=randwrite", "--do_verify=0", "--verify_state_save=1", "--output=/dev/null"]
         p = run_fio(self.JOB + job, cwd=self.fio_dir)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -127,13 +126,36 @@ class FioStateFiles(TmpDirCase):
         p = run_fio(self.JOB + job + ["--io_size=400k"], cwd=self.fio_dir)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(self.verified(run, self.fio_dir, extra=["--rw=randwrite"]), 400 << 10)
-        lfsr = ["--rw=randwrite", "--random_generator=lfsr"]
-        p = run_fio(self.JOB + job + ["--io_size=400k", *lfsr], cwd=self.fio_dir)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        p = run(self.JOB + self.VERIFY + lfsr, cwd=self.fio_dir)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(f"verify_state_load: {self.STATE}: random writes that stopped before covering the region",
-                      p.stderr)
+
+    def test_writes_without_a_random_map_are_checked_by_offset_as_fios(self):
+        # norandommap and lfsr: fio keeps the writes in a tree by offset (a write over an
+        # earlier one replaces it), its verify_only draws them again and reads them back in
+        # that order, stopping by its rule at the first one not completed.  ioplan read the
+        # region (norandommap, 256 writes: "offset 0: bad header magic", a block never
+        # written, exit 1; fio: 157 blocks, exit 0) or refused the state (lfsr, 100 writes:
+        # "random writes that stopped before covering the region"; fio: 99 blocks, the
+        # in-order 100th not among the last completions).
+        job = ["--do_verify=0", "--verify_state_save=1", "--output=/dev/null"]
+        cases = {"norandommap": ["--rw=randwrite", "--norandommap"],
+                 "lfsr": ["--rw=randwrite", "--random_generator=lfsr", "--io_size=400k"]}
+        for name, extra in cases.items():
+            for writer, base in ((run_fio, self.fio_dir), (run, self.io_dir)):
+                with self.subTest(name, writer=writer.__name__):
+                    d = base / name
+                    d.mkdir()
+                    p = writer(self.JOB + job + extra, cwd=d)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    theirs = self.verified(run_fio, d, extra=extra)
+                    self.assertGreater(theirs, 0)
+                    self.assertEqual(self.verified(run, d, extra=extra), theirs)
+                    # Really checked: a byte flipped in the last block written fails both at it.
+                    last = parse((d / self.STATE).read_bytes())["comps"][0][1]
+                    flip(d / "data", last + 100)
+                    p = run_fio(self.JOB + self.VERIFY + extra, cwd=d)
+                    self.assertIn(f"verify failed at file data offset {last},", p.stderr)
+                    p = run(self.JOB + self.VERIFY + extra, cwd=d)
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], last)
 
     def test_ioplans_random_writes_short_of_the_region_verify_as_fios_do_their_own(self):
         # The power-cut test with random writes: 100 of 256 blocks written.  fio's verify_only
