@@ -1102,11 +1102,15 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Stop at the first mismatching chunk, also under continue_on_error=verify; without it, the job stops after the I/O that held one (its other chunks reported), as fio's.")
         .apply(A(j.pj.verify_fatal = flag_value(o, v))),
+    // No default to parse: unset is the block size (0 in the plan), while a value given is at
+    // least 80, twice the block header, as fio's minimum (fio: "min value out of range").
     opt("verify_interval", opt_type::size, CAT_VERIFY)
         .unit("bytes")
-        .def("0")
-        .help("Bytes per checksum (0: the block size); as fio, at most the least write (or read, in a job that reads), and the gcd of the least and largest write where it does not divide both.")
-        .apply(A(j.pj.verify_interval_bytes = size_in(j, o, v))),
+        .help("Bytes per checksum (unset: the block size), at least 80 (fio refuses less); as fio, at most the least write (or read, in a job that reads), and the gcd of the least and largest write where it does not divide both.")
+        .apply(A(uint64_t iv = size_in(j, o, v);
+                 if (iv < 80) throw value_error("verify_interval must be at least 80 bytes, twice the block "
+                                                "header (fio refuses less); leave it unset for the block size");
+                 j.pj.verify_interval_bytes = iv)),
     opt("verify_pattern", opt_type::pattern, CAT_VERIFY)
         .help("Pattern every write carries (%o: the block's offset); checked by verify=pattern and meta, and alone (after a header) without verify=.")
         .apply(set_verify_pattern),

@@ -128,6 +128,32 @@ class Interval(TmpDirCase):
                     self.assertEqual(jobs_of(r)[0]["error"], 0)
 
 
+    def test_an_interval_below_twice_the_header_is_refused_as_fio(self):
+        # fio 3.33's least verify_interval is 80 bytes, twice its block header
+        # ("verify_interval: min value out of range: 64 (80 min)", exit 1, nothing
+        # written); ioplan ran verify_interval=64 (and 0) with 64-byte chunks, exit 0.
+        f = self.tmp / "i.dat"
+        for value in ("64", "79", "0"):
+            args = ["--name=i", f"--filename={f}", "--rw=write", "--size=64k", "--verify=crc32c",
+                    f"--verify_interval={value}", "--output=/dev/null"]
+            with self.subTest(value):
+                p = run(args, cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("verify_interval must be at least 80 bytes", p.stderr)
+                self.assertFalse(f.exists())
+                if FIO:
+                    p = run_fio(args, cwd=self.tmp)
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    self.assertIn(f"verify_interval: min value out of range: {value} (80 min)", p.stderr)
+                    self.assertFalse(f.exists())
+        args = ["--name=i", f"--filename={f}", "--rw=write", "--size=64k", "--bs=4000", "--verify=crc32c",
+                "--verify_interval=80", "--output-format=json"]
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(f, "rb") as fh:
+            self.assertEqual(struct.unpack("<HHI", fh.read(8)), (0xacca, 5, 80))
+
+
 class WrittenData(TmpDirCase):
     # (options, (zeros in the first and the last 2000 data bytes of a block, 0xab bytes, distinct blocks))
     CASES = [(["--zero_buffers=1"], (0.0, 0.0, 0.0, 64)),
