@@ -268,33 +268,35 @@ static int load_state(struct worker *w, uint64_t iv)
 	uint64_t bs = state_bs(w->job), blocks = 0;
 	int ret;
 
-	if (!bs || bs % iv)
-		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
 	if (!(w->vf.load = calloc(1, sizeof(*w->vf.load))))
 		return -ENOMEM;
 	ret = vstate_load(state_path(w, path, sizeof(path)), w->vf.load, w->job->name, w->gen.nr_files, why, sizeof(why));
 	if (ret)
 		return state_error(w, -ret, path, why);
-	if (!w->gen.random && w->gen.nr_files == 1) {
-		w->vf.load_budget = state_budget(w, bs);
-		return 0;
-	}
 	/*
-	 * Random writes whose offsets this run draws again: fio's (its random map,
-	 * its LFSR, its draws without a map: gen_draws_fio_offsets), or ioplan's own
-	 * (a state without fio's random state, whose writes may have come from the
-	 * permutation): drawn again and checked in fio's read-back order (as made
-	 * with a random map, else by offset) up to the first one in flight, as
-	 * fio's verify_only replays its own (worker_verify_order_stop).  Read in
-	 * region order instead, a norandommap job's state read blocks it never
-	 * wrote (fio 3.33 checks the 157 it wrote of 256).
+	 * Writes whose offsets this run draws again: sequential ones, random ones
+	 * of fio's (its random map, its LFSR, its draws without a map:
+	 * gen_draws_fio_offsets), or ioplan's own (a state without fio's random
+	 * state, whose writes may have come from the permutation): drawn again and
+	 * checked in fio's read-back order (as made with a random map, else by file
+	 * and offset) up to the first one in flight, as fio's verify_only replays
+	 * its own (worker_verify_order_stop), whatever their sizes.  Read in region
+	 * order instead, a norandommap job's state read blocks it never wrote
+	 * (fio 3.33 checks the 157 it wrote of 256), and one of several block
+	 * sizes, or of several files not covered, was refused.
 	 */
-	if (w->gen.random && (w->vf.load->no_random || gen_draws_fio_offsets(&w->gen)) &&
+	if ((!w->gen.random || w->vf.load->no_random || gen_draws_fio_offsets(&w->gen)) &&
 	    worker_verify_only_replays(w->job) && !off_grid(w, iv)) {
 		if (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv)))
 			return -ENOMEM;
 		worker_verify_order_setup(w);
 		w->vf.load_budget = UINT64_MAX;
+		return 0;
+	}
+	if (!bs || bs % iv)
+		return state_error(w, EINVAL, "", "needs one write block size, a multiple of verify_interval");
+	if (!w->gen.random && w->gen.nr_files == 1) {
+		w->vf.load_budget = state_budget(w, bs);
 		return 0;
 	}
 	/* Region order is not the write order: right only when the writes covered the region. */
