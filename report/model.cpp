@@ -415,7 +415,9 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 {
 	int err = cs.get().error;
 	/* fio's __show_run_stats: a continue_on_error job that ended without an error of
-	 * its own reports its first one, with no text (fio keeps none for an I/O's error). */
+	 * its own reports its first one.  fio's text for it is the last td_verror's (its
+	 * sync engines' "func=xfer, error=..."; none from an async engine or verify, so
+	 * "err=22 ()"); ioplan names that first error, as for any job's. */
 	bool allowed = !err && job.continue_on_error && origin && origin->nr_errors && origin->errors[0].err;
 	uint64_t total_err = cs.get().total_err;
 	uint32_t lat_depth = cs.get().lat_depth;
@@ -445,7 +447,7 @@ void add_member(entry &e, const plan_job &job, uint32_t clone, stat_clone &&cs, 
 		err = origin->errors[0].err;
 	if (!e.error && err) {
 		e.error = err;
-		e.verror = allowed ? std::string() : describe_error(job, origin, err);
+		e.verror = describe_error(job, origin, err);
 	}
 	e.total_err += total_err;
 	add_errors(e, job, origin);

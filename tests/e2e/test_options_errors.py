@@ -64,6 +64,22 @@ class ContinueAndIgnore(ErrorCase):
                 self.assertEqual(rc, 0, (who, spelled))
             self.clear(got)
 
+    def test_the_error_let_pass_is_named_in_the_normal_header(self):
+        # fio's header names the first error an ignore_error job let pass in words
+        # ("err=22 (file:ioengines.c:399, func=td_io_queue, error=Invalid argument)");
+        # ioplan printed "err=22 ()", the text left empty.
+        for who, runner in (("ioplan", run), ("fio", run_fio)):
+            if who == "fio" and not FIO:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            (d / "job.fio").write_text(("[global]\nignore_error=EINVAL\n" + BAD).format(dir=d))
+            p = runner([str(d / "job.fio")], cwd=str(d))
+            self.assertEqual(p.returncode, 0, (who, p.stderr))
+            head = [l for l in p.stdout.splitlines() if l.startswith("bad: (groupid=0")]
+            self.assertEqual(len(head), 1, (who, p.stdout))
+            self.assertRegex(head[0], r"err=22 \([^)]*Invalid argument\)", who)
+
     def test_ignore_error_of_writes_does_not_cover_reads(self):
         for who, (rc, jobs, _) in self.both("[global]\nignore_error=,EINVAL\n" + BAD).items():
             self.assertEqual(jobs["bad"]["error"], 22, who)
