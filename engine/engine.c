@@ -317,7 +317,7 @@ static void fio_notes(struct eng *e)
 		}
 		for (uint32_t c = 0; c < j->nr_clones; c++) {
 			engine_line(e, j, i, IOE_FIO_LINE_INIT);
-			if (j->iodepth > 1 && ioe_is_sync(j->ioengine))
+			if (j->iodepth > 1 && ioe_is_fio_syncio(j->ioengine))
 				res_msg_add(e->res, RES_MSG_NOTE, "fio-note", (int)i,
 					    "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 					    "queue depth will be capped at 1");

@@ -105,6 +105,12 @@ struct ioe {
 struct ioe_ops {
 	enum plan_ioengine id;		/* its name: plan_ioengine_name(id) */
 	bool sync;			/* completes in queue(); no commit/getevents */
+	/*
+	 * Queues, but fio flags its counterpart FIO_SYNCIO (vsync): fio stamps an
+	 * I/O's issue time before queue(), so its clat holds the call that moves
+	 * the data and it has no slat, and fio notes that iodepth>1 is "capped at 1".
+	 */
+	bool clat_at_queue;
 	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
 	bool no_open;			/* the worker opens no descriptor (null, metadata engines) */
 	bool no_layout;			/* no file is laid out or checked first (fio's FIO_DISKLESSIO) */
@@ -237,6 +243,8 @@ bool ioe_does_no_io(enum plan_ioengine id);
 
 /* True when the engine completes each I/O in its queue call (fio's FIO_SYNCIO engines). */
 bool ioe_is_sync(enum plan_ioengine id);
+/* True when fio flags the engine FIO_SYNCIO: the sync ones and those with clat_at_queue (vsync). */
+bool ioe_is_fio_syncio(enum plan_ioengine id);
 
 /* Number of registered engines and the i-th, for tests. */
 uint32_t ioe_count(void);

@@ -129,6 +129,13 @@ bool ioe_is_sync(enum plan_ioengine id)
 	return o && o->sync;
 }
 
+bool ioe_is_fio_syncio(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && (o->sync || o->clat_at_queue);
+}
+
 static bool ops_are_complete(const struct ioe_ops *o)
 {
 	if (!o->queue)

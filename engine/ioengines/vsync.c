@@ -5,7 +5,9 @@
  * direction, next offset); anything else is BUSY until commit() has issued the
  * run as one lseek and one readv/writev.  A short transfer is shared out in
  * order, so the I/Os past the end report fewer bytes; a failed call fails them
- * all.  Trims run at once, as fio's vsync does.
+ * all.  Trims run at once, as fio's vsync does.  As fio's (a FIO_SYNCIO
+ * engine there), an I/O's clat starts before its queue() and there is no slat
+ * (clat_at_queue): the readv/writev is in the clat, not in a slat.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -118,6 +120,7 @@ static int vsync_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t t
 
 const struct ioe_ops ioe_vsync = {
 	.id = PLAN_IOENGINE_VSYNC,
+	.clat_at_queue = true,
 	.init = vsync_init,
 	.exit = vsync_exit,
 	.queue = vsync_queue,

@@ -302,6 +302,7 @@ struct worker {
 	struct ioe ioe;
 	bool ioe_open;
 	bool is_sync;
+	bool clat_at_queue;		/* the engine's clat_at_queue (vsync): commit() leaves issue_ns at start_ns */
 	/*
 	 * A sync I/O's start is a clock read made just before queue() (and its end
 	 * one made just after), so its latency is the engine's alone (fio's

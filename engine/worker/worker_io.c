@@ -377,8 +377,8 @@ HOT void commit_queued(struct worker *w, const enum loop_kind k)
 	w->now = t = clk_now(&w->clk);
 	w->stamp_ok = true;
 	for (int i = 0; i < r; i++)
-		w->pending[i]->issue_ns = t;
-	if (ACCT_X(w, k) && clone_log_wants_slat(w->lg.log))
+		w->pending[i]->issue_ns = w->clat_at_queue ? w->pending[i]->start_ns : t;
+	if (ACCT_X(w, k) && w->rec_slat && clone_log_wants_slat(w->lg.log))
 		worker_logs_submitted(w, w->pending, (uint32_t)r, t);
 	w->nr_pending -= (uint32_t)r;
 	if (w->nr_pending)
@@ -864,7 +864,7 @@ void worker_loop(struct worker *w)
 	w->lat_is_clat = lat_may_be_clat(w);
 	/* fio's metadata engines time one operation and record it as clat only. */
 	w->rec_lat = !w->job->disable_lat && !w->lat_is_clat && !clat_only(w);
-	w->rec_slat = !w->is_sync && !w->job->disable_slat;
+	w->rec_slat = !w->is_sync && !w->clat_at_queue && !w->job->disable_slat;
 	w->deadline = worker_phase_deadline(w);
 	w->stamp_ok = false;
 	w->acct_extras = account_has_extras(w);

@@ -170,6 +170,30 @@ class Engines(TmpDirCase):
             self.assertEqual(ff[0][0], 0)
             self.assertLessEqual(ff[0][2], 1 << 20)
 
+    def test_vsync_is_timed_as_fios_sync_engines(self):
+        # fio flags vsync FIO_SYNCIO: an I/O's clat starts before its queue(), so the
+        # readv/writev is in its clat and it has no slat, and iodepth=8 gets the note
+        # "queue depth will be capped at 1".  ioplan timed vsync as an async engine:
+        # a slat holding the writev (avg 2133 ns) and a clat of the reap alone (39 ns),
+        # and no note.
+        args = ["--ioengine=vsync", "--rw=write", "--iodepth=8"]
+        note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1"
+        for who in ("ioplan", "fio"):
+            if who == "fio" and FIO is None:
+                continue
+            d = self.tmp / who / "timed"
+            d.mkdir(parents=True)
+            cmd = ["--name=j", "--filename=data", *SMALL, *args, "--output-format=json"]
+            p = run_fio(cmd, cwd=d) if who == "fio" else run(cmd, cwd=d)
+            self.assertEqual(p.returncode, 0, (who, p.stderr))
+            w = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["write"]
+            self.assertEqual(w["slat_ns"]["N"], 0, who)
+            self.assertGreater(w["clat_ns"]["N"], 0, who)
+            # fio's note comes on stdout ahead of its JSON, ioplan's on stderr.
+            self.assertIn(note, p.stdout + p.stderr, who)
+            if who == "ioplan":
+                self.assertEqual(w["clat_ns"]["N"], 256)
+
     @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
     def test_vsync_coalesces_adjacent_writes(self):
         st = self.tmp / "st"
