@@ -16,8 +16,12 @@ static void so_far(struct worker *w, struct res_clone *s, uint64_t now)
 	s->clone_index = w->clone->clone_index;
 	s->thread_number = w->clone->thread_number;
 	s->thread_end_ns = now;
-	if (!w->counting)
-		return;		/* ramp: nothing counted yet; after the window: final already */
+	if (!w->counting) {
+		/* A ramp shows its own I/O, as fio's interim reports do; after the window: final already. */
+		if (worker_in_ramp(w))
+			worker_ramp_so_far(w, s, now);
+		return;
+	}
 	s->end_ns = now;
 	for (int d = 0; d < PLAN_DDIR_NR; d++)
 		if (s->ddir[d].bytes)

@@ -362,6 +362,13 @@ struct worker {
 	 * inside the ramp, as fio's.
 	 */
 	bool ramp_counts;
+	/*
+	 * Inside any ramp: its I/O, syncs and depths are tallied (ramp_bytes,
+	 * ramp_ios, ramp_syncs, res's depth maps), which a report of the results
+	 * so far shows as fio's interim reports do (snapshot.c); the window
+	 * starts them over.
+	 */
+	bool ramp_tally;
 	uint64_t ramp_start;
 	uint64_t ramp_bytes[PLAN_DDIR_NR], ramp_ios[PLAN_DDIR_NR];
 	uint64_t ramp_syncs;		/* fsync=N's syncs in that ramp: counted if the job ends in it */
@@ -437,6 +444,12 @@ void worker_end_window(struct worker *w);
  * a ramp and never resets the counters then).
  */
 void worker_end_in_ramp(struct worker *w);
+/*
+ * The ramp's tallies as c's results up to now (its span, bytes, I/Os, runtime,
+ * syncs and the thread's CPU; no latency, as fio's): a report during the ramp
+ * (snapshot.c) or of a job that ends in it.
+ */
+void worker_ramp_so_far(const struct worker *w, struct res_clone *c, uint64_t now);
 
 /*
  * The per-interval figures (worker_logs.c).  begin starts them with the window
@@ -562,6 +575,12 @@ static inline bool worker_stopping(const struct worker *w)
 static inline bool worker_in_counted_ramp(const struct worker *w)
 {
 	return w->ramp_counts && w->phase == WP_RAMP;
+}
+
+/* Inside any ramp: I/O done now is tallied as the ramp's (ramp_tally). */
+static inline bool worker_in_ramp(const struct worker *w)
+{
+	return w->ramp_tally && w->phase == WP_RAMP;
 }
 
 static inline void worker_ramp_count(struct worker *w, uint8_t ddir, uint64_t bytes)

@@ -222,7 +222,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
 		;
 	else if (u->counted && w->counting)
 		account(w, u, now, k);
-	else if (worker_in_counted_ramp(w) && !(u->nostat & IOE_NOSTAT_BYTES))
+	else if (worker_in_ramp(w) && !(u->nostat & IOE_NOSTAT_BYTES))
 		worker_ramp_count(w, u->ddir, (uint64_t)u->result);
 	if (w->ioe.dropped) {
 		/* net over UDP: datagrams the peer sent that never came (fio's dropped=). */
@@ -332,7 +332,7 @@ HOT void taken(struct worker *w, struct io_u *u, const enum loop_kind k)
 	/* Written to once issued: fsync=N's sync may come before this write completes. */
 	if (u->ddir == PLAN_DDIR_WRITE)
 		w->dirty[u->file] = true;
-	if (w->counting || w->ramp_counts)
+	if (w->counting || w->ramp_tally)
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (IO_X(w, k))
 		taken_extras(w, u);
@@ -383,7 +383,7 @@ HOT void commit_queued(struct worker *w, const enum loop_kind k)
 	w->nr_pending -= (uint32_t)r;
 	if (w->nr_pending)
 		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
-	if (w->counting || w->ramp_counts)
+	if (w->counting || w->ramp_tally)
 		w->res.submit[batch_bucket((uint32_t)r)]++;
 	if (PUB_PER_TRIP(k))
 		return;
@@ -481,7 +481,7 @@ HOT bool submit_one(struct worker *w, const enum loop_kind k)
 		 * without a commit hook: null at iodepth=1 (its I/Os complete in queue(),
 		 * but it has one) shows fio's "submit: 4=0.0%" rows.
 		 */
-		if ((w->counting || w->ramp_counts) && !w->ioe.ops->commit) {
+		if ((w->counting || w->ramp_tally) && !w->ioe.ops->commit) {
 			w->res.submit[1]++;	/* batch_bucket(1) */
 			w->res.complete[1]++;
 		}
@@ -713,7 +713,7 @@ HOT void reap(struct worker *w, const enum loop_kind k)
 		w->stamp_ok = false;
 	for (uint32_t i = 0; i < take; i++)
 		complete(w, ev[i], w->now, k);
-	if (w->counting || w->ramp_counts)
+	if (w->counting || w->ramp_tally)
 		w->res.complete[batch_bucket(take)]++;
 	if (PUB_PER_TRIP(k))
 		return;

@@ -100,6 +100,7 @@ void worker_begin_ramp(struct worker *w)
 	w->phase = WP_RAMP;
 	w->ramp_end = w->now + j->ramp_time_ns;
 	w->ramp_start = w->now;
+	w->ramp_tally = true;
 	/* fio counts what a ramp does toward size= (its files' passes go on). */
 	w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
 	if (w->ramp_counts) {
@@ -122,12 +123,15 @@ void worker_begin_window(struct worker *w)
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
 	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
-	if (w->ramp_counts) {
-		gen_window_go_on(&w->gen, w->inflight + (w->have_held ? 1 : 0));
-		/* The depths were kept for a job that ends inside its ramp; this one does not. */
+	if (w->ramp_tally) {
+		/* The depths were kept for reports during the ramp (and a job that ends in it). */
 		memset(w->res.depth, 0, sizeof(w->res.depth));
 		memset(w->res.submit, 0, sizeof(w->res.submit));
 		memset(w->res.complete, 0, sizeof(w->res.complete));
+		w->ramp_tally = false;
+	}
+	if (w->ramp_counts) {
+		gen_window_go_on(&w->gen, w->inflight + (w->have_held ? 1 : 0));
 	} else {
 		w->have_held = false;
 		gen_window(&w->gen, j->time_based);
@@ -175,20 +179,33 @@ static void take_cpu(struct worker *w)
 		w->res.cpu_bound = worker_was_cpu_bound(w, w->res.usr_ns + w->res.sys_ns);
 }
 
+void worker_ramp_so_far(const struct worker *w, struct res_clone *c, uint64_t now)
+{
+	c->start_ns = w->ramp_start;
+	c->end_ns = now;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		c->ddir[d].bytes = w->ramp_bytes[d];
+		c->ddir[d].ios = w->ramp_ios[d];
+		if (w->ramp_bytes[d])
+			c->ddir[d].runtime_ns = now - w->ramp_start;
+	}
+	c->sync_ios = w->ramp_syncs;
+	worker_cpu_usage(w, c);	/* from the thread's start: no window took a first reading */
+}
+
+/* The job ends inside its ramp (size= ran out, or a stop): it reports the ramp's I/O, as fio's. */
+static void end_with_ramp(struct worker *w)
+{
+	worker_ramp_so_far(w, &w->res, w->now);
+	take_cpu(w);
+	w->ramp_counts = false;
+	w->ramp_tally = false;
+	w->phase = WP_DRAIN;
+}
+
 void worker_end_in_ramp(struct worker *w)
 {
-	w->res.start_ns = w->ramp_start;
-	w->res.end_ns = w->now;
-	for (int d = 0; d < PLAN_DDIR_NR; d++) {
-		w->res.ddir[d].bytes = w->ramp_bytes[d];
-		w->res.ddir[d].ios = w->ramp_ios[d];
-		if (w->ramp_bytes[d])
-			w->res.ddir[d].runtime_ns = w->res.end_ns - w->res.start_ns;
-	}
-	w->res.sync_ios = w->ramp_syncs;
-	take_cpu(w);	/* from the thread's start: no window took a first reading */
-	w->ramp_counts = false;
-	w->phase = WP_DRAIN;
+	end_with_ramp(w);
 	worker_set_state(w, 'f');
 }
 
@@ -247,7 +264,9 @@ void worker_phase_update(struct worker *w)
 
 	switch (w->phase) {
 	case WP_RAMP:
-		if (stop || w->fatal)
+		if (stop && !w->fatal)
+			end_with_ramp(w);	/* fio's report of a job stopped in its ramp holds the ramp */
+		else if (w->fatal)
 			w->phase = WP_DRAIN;
 		else if (w->ramp_counts && w->gen_done && !w->inflight)
 			worker_end_in_ramp(w);

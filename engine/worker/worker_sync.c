@@ -274,7 +274,7 @@ void worker_sync_files(struct worker *w)
 			lat_add(&w->res.sync_lat, w->now - t0);
 		w->res.sync_ios++;
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
-	} else if (worker_in_counted_ramp(w)) {
+	} else if (worker_in_ramp(w)) {
 		w->ramp_syncs++;	/* a job that ends in its ramp reports them, without a latency (fio's) */
 	}
 	w->need_sync = false;

@@ -214,6 +214,49 @@ class StatusInterval(TmpDirCase):
         self.assertEqual(len(read), 2, read)
         self.assertLess(read[0], read[1])
 
+    def test_reports_during_the_ramp_hold_the_ramps_io(self):
+        # fio's reports taken during ramp_time show the I/O done so far (io_bytes, total_ios,
+        # runtime, IOPS, depths, CPU; no latency: clat N=0), and so does the report of a
+        # job stopped in its ramp (fio 3.33, SIGINT at 2 s into ramp_time=20: total_ios 694,
+        # runtime 1389).  ioplan's held zeros in both, 'issued rwts: total=0,0,0,0'.
+        out = self.tmp / "out.json"
+        proc = subprocess.Popen([BIN, "--name=x", "--ioengine=null", "--size=1g", "--time_based",
+                                 "--runtime=1s", "--ramp_time=600s", "--rate_iops=1000", "--eta=always",
+                                 "--output-format=json", f"--output={out}"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for_stderr(proc, b"[/(1)]")  # ramping, with its signals handled
+
+            def ramp_report():
+                try:
+                    docs = documents(out.read_text()) if out.exists() else []
+                except ValueError:
+                    return None  # a report being written: read it once whole
+                if any(d["jobs"][0]["read"]["total_ios"] for d in docs):
+                    return docs
+                os.kill(proc.pid, signal.SIGUSR1)
+                return None
+
+            docs = wait_until(ramp_report, timeout=60, what="a report of the ramp's I/O", interval=0.2)
+            os.kill(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 1, err)  # stopped (fio: 128)
+        docs = documents(out.read_text())
+        interim = next(d for d in docs if d["jobs"][0]["read"]["total_ios"])
+        for d in (interim, docs[-1]):
+            j = d["jobs"][0]
+            r = j["read"]
+            self.assertGreater(r["io_bytes"], 0)
+            self.assertEqual(r["io_bytes"], r["total_ios"] * 4096)
+            self.assertGreater(r["runtime"], 0)
+            self.assertEqual(r["clat_ns"]["N"], 0)  # no latency in a ramp, as fio's
+            self.assertEqual(j["iodepth_level"]["1"], 100.0)
+        self.assertGreaterEqual(docs[-1]["jobs"][0]["read"]["total_ios"], interim["jobs"][0]["read"]["total_ios"])
+
     def test_sigusr1_while_the_job_file_is_read_is_no_death(self):
         # SIGUSR1's default action ended ioplan until the run took it (exit 138, seen as a
         # monitor asked 1.2 s into a start on a busy machine; a 100 000-job file's read
