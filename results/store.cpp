@@ -412,7 +412,7 @@ size_t store::save_all(const std::vector<run_record> &runs)
 		inserts ins(db_, *this);
 		for (const run_record &r : runs)
 			if (!stored_id(ins.uuid, r.uuid)) {
-				insert_run(r, ins);
+				seal(insert_run(r, ins));
 				added++;
 			}
 		exec("COMMIT");
@@ -544,9 +544,10 @@ run_record store::load(int64_t id)
 
 run_record store::load_run(int64_t id)
 {
-	stmt q(db_, "SELECT uuid, format, label, source, tool_version, started_s, host, kernel, plan_hash, job_text,"
-		    " environment FROM runs WHERE id = ?",
-	       *this);
+	std::string sql = std::string("SELECT uuid, format, label, source, tool_version, started_s, host, kernel,"
+				      " plan_hash, job_text, environment, ") +
+			  (checksums_ ? "checksum" : "''") + " FROM runs WHERE id = ?";
+	stmt q(db_, sql.c_str(), *this);
 	q.bind(1, id);
 	int rc = q.step();
 	check(rc, "cannot read the results store");
@@ -589,8 +590,12 @@ run_record store::load_run(int64_t id)
 	stmt wq(db_, "SELECT text FROM warnings WHERE run_id = ? ORDER BY seq", *this);
 	wq.bind(1, id);
 	each_row(wq, "cannot read the results store", [&] { r.warnings.push_back(wq.text(0)); });
+	std::string kept = q.text(11);
 	load_figures(r);
 	load_ranks(r);
+	// After the values' own checks, whose faults say more: a checksum names
+	// only that something changed.
+	verify(id, kept);
 	return r;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <chrono>
 #include <functional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -38,10 +39,11 @@ struct store_error : std::runtime_error {
 };
 
 // The schema this ioplan writes, and the run format inside it.
-constexpr int schema_version = 3;
+constexpr int schema_version = 4;
 // The oldest schema this ioplan reads with its queries as they are: a store of
 // it that cannot be written (read-only media) is read without migrating.
-// (Version 3 only changed how run ids are handed out.)
+// (Version 3 only changed how run ids are handed out, version 4 added each
+// run's checksum, which a store read as it is lacks: its runs are not checked.)
 constexpr int read_compatible_from = 2;
 constexpr int run_format = 1;
 
@@ -161,6 +163,15 @@ private:
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
 	run_record load_run(int64_t id);
 	std::string named(const std::string &what) const;
+	// Each run's checksum (store_checksum.cpp): kept by a save, checked by a read.
+	bool checksums_ = true;	// false: a store of an older schema read as it is, without them
+	std::string run_checksum(int64_t id);
+	void seal(int64_t id);
+	void verify(int64_t id, const std::string &kept);
+	void verify_all(const std::set<int64_t> &only, std::vector<std::pair<int64_t, std::string>> *damaged);
+	std::vector<std::pair<int64_t, std::string>> scan_sums(const std::set<int64_t> &todo);
+	std::vector<std::pair<int64_t, std::string>> each_sum(const std::set<int64_t> &todo);
+	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now) const;
 	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 

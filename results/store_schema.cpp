@@ -65,6 +65,9 @@ const char *const migrations[] = {
 	     job_text, environment FROM runs;
 	   DROP TABLE runs;
 	   ALTER TABLE runs_v3 RENAME TO runs;)",
+	// Each run's checksum over its rows (store_checksum.cpp); '' for the runs
+	// saved before, which are not checked.
+	R"(ALTER TABLE runs ADD COLUMN checksum TEXT NOT NULL DEFAULT '';)",
 };
 constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
 static_assert(nr_migrations == schema_version, "one migration step per schema version");
@@ -138,8 +141,10 @@ void store::migrate(mode m)
 	if (version == schema_version)
 		return;
 	bool read_only = sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable();
-	if (read_only && m == mode::read && version >= read_compatible_from)
+	if (read_only && m == mode::read && version >= read_compatible_from) {
+		checksums_ = false;
 		return;
+	}
 	if (read_only)
 		throw store_error(path_ + ": schema version " + std::to_string(version) +
 				  " needs migrating to " + std::to_string(schema_version) +

@@ -92,6 +92,10 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 	});
 	if (!out.empty())
 		close_clones();
+	std::set<int64_t> summed;
+	for (const auto &row : out)
+		summed.insert(row.run_id);
+	verify_all(summed, damaged);
 	std::set<int64_t> gone;
 	for (const auto &d : *damaged)
 		gone.insert(d.first);

@@ -76,7 +76,7 @@ class SaveAndRead(StoreCase):
         self.assertEqual(fig["plan"]["bs"], "4096")
         # the store is a plain SQLite file with a versioned schema, in WAL mode
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
         self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         con.close()
 
@@ -335,7 +335,8 @@ class SaveAndRead(StoreCase):
 
 def as_schema_2(db):
     """Turns a store back into what ioplan wrote up to schema version 2: the same
-    tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)."""
+    tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)
+    and without the checksum of version 4."""
     con = sqlite3.connect(db, isolation_level=None)
     try:  # closed whatever happens: an open store would keep its mount busy
         con.execute("PRAGMA journal_mode=DELETE")
@@ -346,6 +347,7 @@ def as_schema_2(db):
         con.execute("INSERT INTO runs_v2 SELECT * FROM runs")
         con.execute("DROP TABLE runs")
         con.execute("ALTER TABLE runs_v2 RENAME TO runs")
+        con.execute("ALTER TABLE runs DROP COLUMN checksum")
         if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
             con.execute("DELETE FROM sqlite_sequence")
         con.execute("PRAGMA user_version=2")
@@ -417,7 +419,7 @@ class RunIds(StoreCase):
         shown = [json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"]
         self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (3, "c")])  # the read migrated it
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
         self.assertIn("AUTOINCREMENT", con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0])
         self.assertEqual(con.execute("PRAGMA foreign_key_check").fetchall(), [])
         con.close()
@@ -443,7 +445,7 @@ class RunIds(StoreCase):
         self.assertEqual(sha(self.db), before)
         r = self.ioplan_run(label="more")
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("needs migrating to 3, and the store cannot be written (read-only)", r.stderr)
+        self.assertIn("needs migrating to 4, and the store cannot be written (read-only)", r.stderr)
 
 
 class Interrupted(StoreCase):

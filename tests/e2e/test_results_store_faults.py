@@ -167,8 +167,9 @@ class BadStores(StoreCase):
         # runtime of 0 were read as measured: compare gave them a verdict ("faster", exit 0)
         # and summary put them in its percentiles, exit 0.  Each is named now: show and compare
         # refuse the run (exit 2), export and summary leave it out and say so (exit 1);
-        # summary reads only iops, bandwidth and p99 (the buckets where clones merge), so a
-        # p99.9 or a sample it does not use leaves its figures whole.
+        # summary reads only iops, bandwidth and p99 (the buckets where clones merge): a
+        # p99.9 or a sample it does not use is found by the run's checksum instead.
+        checksum = "no longer matches the checksum its save kept"
         for sql, says, summary_reads in (
                 ("UPDATE figures SET p99_ns = -5 WHERE run_id = 2", "p99_ns holds -5.0, which no save", True),
                 ("UPDATE figures SET p999_ns = 1e999 WHERE run_id = 2", "p999_ns holds Inf, which no save", False),
@@ -196,29 +197,31 @@ class BadStores(StoreCase):
                     self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
                     self.assertTrue(p.stderr.startswith(error), p.stderr)
                     self.assertIn(says, p.stderr)
-                for args, into in ((["export"], "export"), (["summary"], "summary"))[:2 if summary_reads else 1]:
+                for args, into in ((["export"], "export"), (["summary"], "summary")):
                     p = self.results(*args, ok=False)
                     self.assertEqual(p.returncode, 1, p.stderr)
                     self.assertTrue(p.stderr.startswith(error), p.stderr)
-                    self.assertIn(says, p.stderr)
+                    self.assertIn(says if summary_reads or into == "export" else checksum, p.stderr)
                     self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
                 p = self.results("summary", "--output-format=json", ok=False)
-                self.assertEqual(p.returncode, 1 if summary_reads else 0, p.stderr)
+                self.assertEqual(p.returncode, 1, p.stderr)
                 summary = json.loads(p.stdout)
-                self.assertEqual(summary["damaged_left_out"], 1 if summary_reads else 0)
-                self.assertEqual([g["count"] for g in summary["groups"]], [2 if summary_reads else 3])
+                self.assertEqual(summary["damaged_left_out"], 1)
+                self.assertEqual([g["count"] for g in summary["groups"]], [2])
                 self.assertEqual(sha(self.db), before)
 
     def test_a_figure_too_large_for_its_column_keeps_the_tables_in_shape(self):
         # An edited store's iops of 1e308 printed 309 digits: the rest of the row moved out of
         # its columns and the row, cut at the line's buffer, lost its newline.  Such a store is
         # refused now (above); figures that agree with their counts can still outgrow a column.
+        # (Imported: a store edited so would no longer match its run's checksum.)
         self.saved()
-        con = sqlite3.connect(self.db)
-        con.execute("UPDATE figures SET ios = 4000000000000000000, io_bytes = 9000000000000000000, runtime_s = 0.001,"
-                    " iops = 4e21, bw_bytes = 9e21")
-        con.commit()
-        con.close()
+        runs = json.loads(self.results("export", "--output-format=json").stdout)
+        runs[0]["figures"][0].update(ios=4000000000000000000, io_bytes=9000000000000000000, runtime_s=0.001,
+                                     iops=4e21, bw_bytes=9e21)
+        (self.tmp / "large.json").write_text(json.dumps(runs))
+        self.db.unlink()
+        self.results("import", str(self.tmp / "large.json"))
         for args in (["show", "ok"], ["summary"], ["compare", "ok", "ok"]):
             with self.subTest(args=args):
                 p = run([*args, f"--results-db={self.db}"] if args[0] == "compare" else
@@ -376,6 +379,11 @@ class DamagedRuns(StoreCase):
         self.assertEqual((p.returncode, p.stdout), (2, ""))
         self.assertIn(left_out, p.stderr)
         self.assertTrue(p.stderr.endswith("1 run could not be read; nothing is exported\n"), p.stderr)
+        # summary reads no job text, but the run's checksum does: it cannot vouch for run 2
+        p = self.results("summary", "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("; run 2 ('b') is left out of the summary\n", p.stderr)
+        self.assertEqual(json.loads(p.stdout)["damaged_left_out"], 1)
         self.assertEqual(sha(self.db), before)
 
     def test_import_of_a_damaged_store_carries_the_rest_into_another(self):
@@ -393,6 +401,79 @@ class DamagedRuns(StoreCase):
             got = json.loads(self.results("show", label, "--output-format=json").stdout)
             self.assertEqual((got["uuid"], got["figures"]), (shown[label]["uuid"], shown[label]["figures"]))
         self.assertEqual(sha(damaged), before)
+
+
+class Checksums(StoreCase):
+    """A value changed after its save into another plausible one (a bit flipped on disk, a
+    row edited by hand) was read, compared and summed up as measured: nothing but the
+    values' own sense (not negative, rates their counts over the runtime) was checked.
+    Each run now keeps a checksum of its rows, and every reader of its figures checks it."""
+
+    CHANGED = "no longer matches the checksum its save kept"
+
+    def three_runs(self, job=None):
+        for label in ("a", "b", "c"):
+            args = [str(job)] if job and label == "b" else [*JOB, f"--filename={self.tmp / 'f'}"]
+            p = run([*args, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())  # every run is in the file
+
+    def edit(self, sql):
+        con = sqlite3.connect(self.db)
+        con.execute(sql)
+        con.commit()
+        con.close()
+
+    def assertRunTwoDamaged(self, says):
+        before = sha(self.db)
+        error = f"ioplan: error: {self.db}: the results store is damaged: "
+        for args in (["results", "show", "b"], ["compare", "a", "b"], ["results", "report", "b",
+                                                                       f"--output={self.tmp / 'p.html'}"]):
+            p = run([*args, f"--results-db={self.db}"])
+            self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+            self.assertTrue(p.stderr.startswith(error), p.stderr)
+            self.assertIn(says, p.stderr)
+        self.assertFalse((self.tmp / "p.html").exists())
+        for args, into in ((["export"], "export"), (["summary"], "summary")):
+            p = self.results(*args, ok=False)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(says, p.stderr)
+            self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
+        summary = json.loads(self.results("summary", "--output-format=json", ok=False).stdout)
+        self.assertEqual((summary["damaged_left_out"], [g["count"] for g in summary["groups"]]), (1, [2]))
+        p = run(["compare", "a", "c", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        damaged, self.db = self.db, self.tmp / "other.db"
+        p = self.results("import", str(damaged), "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(json.loads(p.stdout), {"imported": 2, "already_stored": 0, "unreadable": 1})
+        self.db = damaged
+        self.assertEqual(sha(self.db), before)
+
+    def test_a_figure_edited_into_another_plausible_one_is_damaged(self):
+        self.three_runs()
+        self.edit("UPDATE figures SET p99_ns = p99_ns + 1024 WHERE run_id = 2")
+        self.assertRunTwoDamaged(f"run 2 {self.CHANGED}")
+
+    def test_a_bit_flipped_on_disk_in_a_runs_job_text_is_damaged(self):
+        job = self.tmp / "marked.fio"
+        job.write_text(f"; marker-XXXX\n[j]\nrw=randread\nbs=4k\nsize=1m\nfilename={self.tmp / 'f'}\n")
+        self.three_runs(job)
+        data = bytearray(self.db.read_bytes())
+        at = data.find(b"marker-XXXX")
+        self.assertGreater(at, 0)
+        self.assertEqual(data.find(b"marker-XXXX", at + 1), -1)
+        data[at + 7] ^= 1   # 'X' to 'Y'
+        self.db.write_bytes(bytes(data))
+        self.assertRunTwoDamaged(f"run 2 {self.CHANGED}")
+
+    def test_a_run_saved_before_checksums_reads_and_a_checksum_no_save_writes_is_named(self):
+        self.three_runs()
+        self.edit("UPDATE runs SET checksum = '' WHERE id = 2")   # as a store of version 3 migrated
+        self.assertEqual(self.results("show", "b").returncode, 0)
+        self.assertEqual(self.results("summary").returncode, 0)
+        self.edit("UPDATE runs SET checksum = 'abc' WHERE id = 2")
+        self.assertRunTwoDamaged("run 2's checksum holds 'abc', which no save writes")
 
 
 class MisorderedRuns(StoreCase):
