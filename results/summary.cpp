@@ -101,6 +101,17 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 				       { "damaged_left_out", out.damaged } };
 }
 
+// A group's name in the text: "all" when runs are not grouped (every row
+// said "(none)" under "group", as if the runs lacked something), and for
+// runs without the fact "(no label)" and the like ("(none)" was also what a
+// run labelled "(none)" showed, two rows alike for two groups).
+static std::string group_name(const std::string &group, const std::string &by)
+{
+	if (by.empty())
+		return "all";
+	return group.empty() ? "(no " + by + ")" : group;
+}
+
 std::string summary_text(const std::vector<group_summary> &groups, const std::string &by, left_out gone)
 {
 	std::string out;
@@ -124,7 +135,7 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);
 		std::snprintf(line, sizeof(line), "%s %s %-5s %6zu  %-32s %-32s %-26s %s\n",
-			      column(g.group.empty() ? "(none)" : g.group, 24).c_str(), column(g.job, 16).c_str(),
+			      column(group_name(g.group, by), 24).c_str(), column(g.job, 16).c_str(),
 			      g.ddir.c_str(), g.count, iops,
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;

@@ -321,6 +321,18 @@ class SaveAndRead(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no field 'colour'", p.stderr)
 
+    def test_summary_text_names_runs_without_the_fact_apart_from_a_value(self):
+        # A run without a label and one labelled "(none)" were two rows alike, "(none)",
+        # and with no --by every row's group said "(none)" as if the runs lacked one.
+        for label in (None, "(none)", "x"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        first = lambda *a: [ln.split("  ")[0].strip() for ln in self.results("summary", *a).stdout.splitlines()]
+        self.assertEqual(first("--by=label"), ["label", "(no label)", "(none)", "x"])
+        self.assertEqual(first(), ["group", "all"])
+        self.assertEqual(first("--by=instance_type")[1:], ["(no instance_type)"])
+        groups = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)["groups"]
+        self.assertEqual([g["group"] for g in groups], ["", "(none)", "x"])   # JSON keeps the value
+
     def test_summary_text_shows_the_latency_it_holds(self):
         # A run served from the page cache has a p99 of a few microseconds: it was
         # printed to the whole microsecond, and one under a microsecond as 0.
