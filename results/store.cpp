@@ -90,6 +90,13 @@ store::store(const std::string &path, mode m) : path_(path)
 	}
 	wait_for_locks();
 	try {
+		// SQLite refuses a file shorter than its header's page count at the
+		// first read; told to read it as far as it goes, the runs on the pages
+		// left still come out (export, import), each run cut off named as
+		// damaged.  Opened immutable (read_target): nothing is written to it.
+		cut_ = reading_ && !cut_short(path).empty();
+		if (cut_)
+			exec("PRAGMA writable_schema=ON");
 		configure();
 		migrate(m);
 		// SQLite opens a file it cannot write read-only without a word: a save
@@ -138,7 +145,9 @@ void store::check(int rc, const char *what)
 		why = "not an ioplan results store, or a corrupt one";
 		break;
 	case SQLITE_CORRUPT:	// a page SQLite found malformed: the runs on other pages may still read
-		why = "the store is damaged (SQLite found a corrupt page)";
+		why = cut_short(path_);
+		if (why.empty())
+			why = "the store is damaged (SQLite found a corrupt page)";
 		break;
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:

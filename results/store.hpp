@@ -131,6 +131,7 @@ private:
 	sqlite3 *db_ = nullptr;
 	bool wrote_ = false;	// opened to write: it checkpoints as it closes
 	bool reading_ = false;	// opened to read: a refusal is not about writing
+	bool cut_ = false;	// a read of a store cut short (store_file.hpp's cut_short): read as far as it goes
 	std::string path_;
 	void exec(const std::string &sql);
 	// Steps q to its end, row() at each row; an error ends it as what failed.

@@ -51,7 +51,8 @@ std::string uri_of(const std::string &path)
 	return out;
 }
 
-// What a read opens.  SQLite reads a WAL store through its -shm file, which
+// What a read opens.  A store cut short is opened immutable, and read as far
+// as it goes (store.cpp).  SQLite reads a WAL store through its -shm file, which
 // it creates beside the store: on a read-only file system it cannot, and
 // every read failed as if it had meant to write.  There nobody can change
 // the file either, so it is opened immutable (no -shm, no locks) - unless a
@@ -60,6 +61,10 @@ std::string read_target(const std::string &path, int *flags)
 {
 	struct statvfs vfs;
 	struct stat st;
+	if (!cut_short(path).empty()) {	// what is left of it is read, and nothing written to it
+		*flags |= SQLITE_OPEN_URI;
+		return uri_of(path) + "?immutable=1";
+	}
 	if (statvfs(path.c_str(), &vfs) != 0 || !(vfs.f_flag & ST_RDONLY))
 		return path;
 	bool wal = stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0;
@@ -169,6 +174,37 @@ std::string side_file_of_another(const std::string &path)
 		       "-shm files there); once nobody reads the store, its -wal and -shm can be removed";
 	}
 	return "";
+}
+
+// SQLite calls a file shorter than its header's page count a corrupt page
+// (SQLITE_CORRUPT at the first read), the same as a damaged one: a store
+// truncated by a copy cut short was "damaged (SQLite found a corrupt page)",
+// with nothing to say what happened.  The header (SQLite's file format):
+// the magic string, the page size at 16 (1 for 65536), the change counter
+// at 24, the page count at 28 (valid where the counter equals the
+// version-valid-for number at 92).
+std::string cut_short(const std::string &path)
+{
+	struct stat st, wal;
+	unsigned char h[100];
+	FILE *f = std::fopen(path.c_str(), "rb");
+	bool whole = f && std::fread(h, 1, sizeof h, f) == sizeof h && fstat(fileno(f), &st) == 0;
+	if (f)
+		std::fclose(f);
+	if (!whole || std::memcmp(h, "SQLite format 3", 16) != 0 ||
+	    (stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0))
+		return "";
+	auto be32 = [&](int at) {
+		return (uint64_t)h[at] << 24 | (uint64_t)h[at + 1] << 16 | (uint64_t)h[at + 2] << 8 | h[at + 3];
+	};
+	uint64_t page = (uint64_t)h[16] << 8 | h[17], pages = be32(28);
+	if (page == 1)
+		page = 65536;
+	if (page < 512 || (page & (page - 1)) || be32(24) != be32(92) || pages * page <= (uint64_t)st.st_size)
+		return "";
+	return "the store is cut short: the file holds " + std::to_string(st.st_size) + " bytes, where its header counts " +
+	       std::to_string(pages) + " pages of " + std::to_string(page) + " (" + std::to_string(pages * page) +
+	       " bytes): a copy or a transfer of it stopped before its end";
 }
 
 // A store on a file system with no block free for this user cannot take a

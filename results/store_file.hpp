@@ -23,6 +23,10 @@ std::string read_target(const std::string &path, int *flags);
 std::string side_file_in_the_way(const std::string &path);
 // Why a -wal or -shm beside path, another user's, cannot be written, or "".
 std::string side_file_of_another(const std::string &path);
+// Why path's file is a store cut short (shorter than the pages its header
+// counts: a copy or a transfer that stopped), or "".  Judged with no -wal
+// beside it only: the WAL may hold a newer count.
+std::string cut_short(const std::string &path);
 // Throws store_error when path's file system has no block free.
 void check_room(const std::string &path);
 

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "results/store.hpp"
+#include "results/store_file.hpp"
 #include "results/store_sql.hpp"
 
 namespace resdb {
@@ -140,6 +141,13 @@ void store::migrate(mode m)
 				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");
 	if (version == schema_version)
 		return;
+	if (cut_ && version >= read_compatible_from) {	// read as it is, as on read-only media
+		checksums_ = false;
+		return;
+	}
+	if (cut_)
+		throw store_error(path_ + ": cannot read the results store: " + cut_short(path_) + "; a store of schema version " +
+				  std::to_string(version) + " cut short is not migrated; left untouched", false, true);
 	bool read_only = sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable();
 	if (read_only && m == mode::read && version >= read_compatible_from) {
 		checksums_ = false;

@@ -476,6 +476,49 @@ class Checksums(StoreCase):
         self.assertRunTwoDamaged("run 2's checksum holds 'abc', which no save writes")
 
 
+class CutShort(StoreCase):
+    """A store file cut short (a copy or a transfer that stopped) was "the store is damaged (SQLite
+    found a corrupt page)" for every command, and `results export` got no run out of it: SQLite
+    refuses a file shorter than the page count its header keeps at the first read."""
+
+    def test_a_store_cut_short_is_named_so_and_the_runs_left_in_it_come_out(self):
+        job = self.tmp / "long.fio"   # run c's job text on overflow pages at the end of the file
+        job.write_text("".join(f"; note {i:05d} kept with this job file\n" for i in range(3000)) +
+                       "[j]\nioengine=null\nsize=1m\n")
+        for label, args in (("a", ["--name=j", "--ioengine=null", "--size=1m"]),
+                            ("b", ["--name=j", "--ioengine=null", "--size=2m"]), ("c", [str(job)])):
+            p = run([*args, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())
+        full = self.db.read_bytes()
+        page = int.from_bytes(full[16:18], "big")
+        for cut in (page, len(full) // 2):
+            with self.subTest(cut=cut):
+                self.db.write_bytes(full[:len(full) - cut])
+                before = sha(self.db)
+                says = (f"{self.db}: cannot read the results store: the store is cut short: the file holds "
+                        f"{len(full) - cut} bytes, where its header counts {len(full) // page} pages of {page} "
+                        f"({len(full)} bytes): a copy or a transfer of it stopped before its end")
+                p = self.results("export", "--output-format=json", ok=False)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual([r["label"] for r in json.loads(p.stdout)], ["a", "b"])
+                self.assertIn(f"ioplan: error: {says}; run 3 ('c') is left out of the export\n", p.stderr)
+                p = self.results("show", "c", ok=False)
+                self.assertEqual((p.returncode, p.stdout), (2, ""))
+                self.assertIn(says, p.stderr)
+                target = self.tmp / "never"
+                r = run([*JOB, f"--filename={target}", "--save=more", f"--results-db={self.db}"])
+                self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
+                self.assertEqual(r.stderr, f"ioplan: error: --save: {says}; nothing was run\n")
+                self.assertFalse(target.exists())
+                damaged, self.db = self.db, self.tmp / f"rescued-{cut}.db"
+                p = self.results("import", str(damaged), "--output-format=json", ok=False)
+                self.assertEqual(json.loads(p.stdout), {"imported": 2, "already_stored": 0, "unreadable": 1})
+                self.db = damaged
+                self.assertEqual(sha(self.db), before)
+                self.assertEqual(sorted(x.name for x in self.tmp.glob("results.db*")), ["results.db"])
+
+
 class MisorderedRuns(StoreCase):
     def test_a_run_listed_but_not_found_again_is_left_out_not_the_export(self):
         # A page of the runs table whose rows are out of order (here run 1's row says 5) lists a
