@@ -648,11 +648,12 @@ void add_run_notes(results *r, const args &a, world *w, const std::vector<const 
 // processes") as the run starts: a reader of stdout (a pipe, `| tee`) sees what
 // runs before it ends.  An --output file takes it with the results, as before:
 // that file is not touched until there are results to keep.  A banner stdout
-// does not take stays with the report, whose failure is said once.
-bool banner_now(const plan &p, const args &a)
+// does not take stays with the report, whose failure is said once.  Under
+// mpirun its Starting line counts every rank's clones.
+bool banner_now(const plan &p, const args &a, const world *w)
 {
     std::ostringstream text;
-    report::write_banner(p, text, a.who, a.fio_said);
+    report::write_banner(p, text, a.who, a.fio_said, w ? static_cast<uint32_t>(w->size()) : 1u);
     return write_whole(STDOUT_FILENO, text.str()) == 0;
 }
 
@@ -712,7 +713,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     int signals = 0;
     bool triggered = false;
     bool banner_written = reports && a.output_path.empty() && !a.writer && (formats & report::FORMAT_NORMAL) &&
-                          banner_now(p, a);
+                          banner_now(p, a, w);
     // Under mpirun the world's notes are the merge's: they come with its report.
     opening_notes opening(p, a.who, banner_written, fio_output_file(a));
     bool opening_early = !w && !a.writer && (formats & report::FORMAT_NORMAL);

@@ -303,6 +303,7 @@ std::shared_ptr<const entry> mixed_copy(const entry &e)
 	m->description = e.description;
 	m->groupid = e.groupid;
 	m->members = e.members;
+	m->threads = e.threads;
 	m->first = e.first;
 	m->last = e.last;
 	m->lat_depth = e.lat_depth;
@@ -497,9 +498,22 @@ static void note_base_differs(model &m, const entry &e, const plan_job &job, boo
 	}
 }
 
+// How many processes ran the measured run rj (of r's jobs): under mpirun the
+// ranks whose results were merged into it (a rank lost before it holds fewer
+// jobs, one never heard from none), else 1.
+static uint32_t ranks_of(const results &r, const res_job *rj)
+{
+	if (!r.world || !rj || rj < r.jobs || rj >= r.jobs + r.nr_jobs)
+		return 1;
+	uint32_t n = 0, j = (uint32_t)(rj - r.jobs);
+	for (uint32_t i = 0; i < r.world->nranks; i++)
+		n += r.world->ranks[i].nr_jobs > j;
+	return n ? n : 1;
+}
+
 // fio's rule: a clone opens a new entry unless it has group_reporting and
 // belongs to the same group as the clone before it.
-void build_entries(model &m, const plan &p)
+void build_entries(model &m, const results &r, const plan &p)
 {
 	int64_t last_gid = -1;
 	bool kb_said = false, unit_said = false;
@@ -530,6 +544,7 @@ void build_entries(model &m, const plan &p)
 			const res_clone *origin = nullptr;
 			stat_clone cs = clone_stats(job, measured, c, &run_ns, &cpu_run_ns, &origin);
 			add_member(m.entries.back(), job, c, std::move(cs), run_ns, cpu_run_ns, origin);
+			m.entries.back().threads += ranks_of(r, measured.empty() ? nullptr : measured.back());
 			if (!measured.empty() && measured.back()->ss && c < measured.back()->nr_clones &&
 			    measured.back()->ss[c].on)
 				m.entries.back().ss = &measured.back()->ss[c];
@@ -633,7 +648,7 @@ model build_model(const results &r, const plan &p)
 	m.now_wall_ns = r.start_wall_ns + m.elapsed_ns;
 	m.nr_threads = p.nr_threads;
 	build_runs(m, r, p);
-	build_entries(m, p);
+	build_entries(m, r, p);
 	drop_broken_samples(m);
 	apply_unified(m);
 	build_groups(m, p);

@@ -58,6 +58,7 @@ struct entry {
 	std::string description;	// of the first member
 	uint32_t groupid = 0;
 	uint32_t members = 0;
+	uint32_t threads = 0;		// fio's jobs=: the members' threads, under mpirun on every rank that ran them
 	const plan_job *first = nullptr;	// name, kb_base, banner
 	const plan_job *last = nullptr;		// job options, percentiles, continue_on_error
 	uint32_t lat_depth = 0;		// the last member's final queue depth (fio's latency_depth); 0: it never reached its I/O loop

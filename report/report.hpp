@@ -138,9 +138,11 @@ std::string caveat_lines(const results &r, const plan &p);
 // Normal output's opening: a banner line per job section ("..." after one with
 // clones), "ioplan-<version>", "Starting N threads".  Part of write() unless
 // o.banner is false; separate so a CLI can print it before the run starts.
-// said: options::said, between the banner lines.
+// said: options::said, between the banner lines.  nranks: the processes
+// running the plan each (under mpirun the world's size), whose every clone
+// the Starting line counts.
 void write_banner(const plan &p, std::ostream &out, personality who = personality::ioplan,
-		  const fio_said &said = {});
+		  const fio_said &said = {}, uint32_t nranks = 1);
 
 // What normal output's opening says after the banner: the layout lines and
 // fio's notes as its jobs start, all in r once the engine's opening callback

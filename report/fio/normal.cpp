@@ -82,10 +82,10 @@ std::string entry_header(const entry &e, const model &m, const options &o)
 	long pid = o.pid && e.st.get().tid ? e.st.get().tid : o.pid;
 	if (!e.error)
 		s = strf("%s: (groupid=%u, jobs=%u): err=%2d: pid=%ld: %s\n", e.name.c_str(),
-			 e.groupid, e.members, e.error, pid, ctime_str(m.now_wall_ns).c_str());
+			 e.groupid, e.threads, e.error, pid, ctime_str(m.now_wall_ns).c_str());
 	else
 		s = strf("%s: (groupid=%u, jobs=%u): err=%2d (%s): pid=%ld: %s\n", e.name.c_str(),
-			 e.groupid, e.members, e.error, e.verror.c_str(), pid,
+			 e.groupid, e.threads, e.error, e.verror.c_str(), pid,
 			 ctime_str(m.now_wall_ns).c_str());
 	if (!e.description.empty())
 		s += strf("  Description  : [%s]\n", e.description.c_str());
@@ -266,13 +266,14 @@ void write_disks(std::ostream &out, const results &r)
 }
 
 // fio's "Starting 2 threads and 1 process": its clones are processes unless
-// the job sets thread= (ioplan runs threads either way).
-std::string starting_line(const plan &p)
+// the job sets thread= (ioplan runs threads either way); under mpirun every
+// rank's (nranks), as fio's client counts the jobs of all its servers.
+std::string starting_line(const plan &p, uint32_t nranks)
 {
 	uint32_t threads = 0, procs = 0;
 	for (uint32_t i = 0; i < p.nr_jobs; i++)
 		if (const plan_job *j = plan_job_at(&p, i))
-			(j->thread ? threads : procs) += j->nr_clones;
+			(j->thread ? threads : procs) += j->nr_clones * std::max(nranks, 1u);
 	std::string s = "Starting ";
 	if (threads)
 		s += strf("%u thread%s", threads, threads > 1 ? "s" : "");
@@ -323,7 +324,7 @@ std::string job_banner(const plan_job &j)
 	return banner_line(j);
 }
 
-void write_banner(const plan &p, std::ostream &out, personality who, const fio_said &said)
+void write_banner(const plan &p, std::ostream &out, personality who, const fio_said &said, uint32_t nranks)
 {
 	for (uint32_t i = 0; i <= p.nr_jobs; i++) {
 		if (i < said.before.size())
@@ -333,13 +334,13 @@ void write_banner(const plan &p, std::ostream &out, personality who, const fio_s
 			out << banner_line(*j);
 	}
 	out << version_string(who) << '\n';
-	out << starting_line(p);
+	out << starting_line(p, nranks);
 }
 
 void write_normal_opening(std::ostream &out, const results &r, const plan &p, const options &o)
 {
 	if (!o.banner_written)
-		write_banner(p, out, o.who, o.said);
+		write_banner(p, out, o.who, o.said, r.world ? r.world->nranks : 1);
 	if (o.notes_written)
 		return;
 	if (!o.notes_text.empty())

@@ -273,6 +273,28 @@ class Ranks(TmpDirCase):
         self.assertEqual(p.stdout.count("Run status group 0"), 1)  # one report for the world
         self.assertIn("io=2048KiB", p.stdout)
 
+    def test_starting_line_and_jobs_count_every_ranks_threads(self):
+        # fio's client counts the jobs of every server it merges ("All clients: ...
+        # jobs=N"); the world's report is one of 2 ranks x 2 clones.  Both said rank
+        # 0's own: 'Starting 2 processes', 'jobs=1' per clone, 'jobs=2' grouped.
+        for r in range(2):
+            (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\nnumjobs=2\n"
+                        f"filename={self.tmp}/r${{IOPLAN_RANK}}/f$jobnum\n")
+        p = mpirun(2, args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Starting 4 processes\n", p.stdout)
+        self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", p.stdout), ["2", "2"])
+        p = mpirun(2, ["--group_reporting", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Starting 4 processes\n", p.stdout)
+        self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", p.stdout), ["4"])
+        # the merge of the rank files says the same
+        merged = run(["merge", *sorted(str(f) for f in (self.tmp / "out").glob("rank-*.json"))])
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.assertIn("Starting 4 processes\n", merged.stdout)
+        self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", merged.stdout), ["4"])
+
     def test_an_unusable_directory_on_one_rank_stops_every_rank(self):
         # directory= must name a directory on every rank (as fio's); a file is in rank 2's place.
         for r in range(RANKS):
