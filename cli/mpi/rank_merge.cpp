@@ -220,13 +220,16 @@ std::string host_warning(const std::string &host, const res_msg &m)
 }
 
 // A rank's warnings and errors, named; what rank 0 already says (the same
-// notes and preflight findings on every rank) is said once, and so is a
+// preflight findings on every rank) is said once, and so is a
 // warning a rank of the same host gave but for its figures (warned: those
 // said so far): 3 ranks of one host printed the page cache warning 3 times,
 // 'less than the 24638423040 bytes', '24637816832', '24638119936'.
+// A rank's notes are rank 0's (the same fio notes and layout lines on every
+// rank) but for the test files it left (run/left-files): its own, on its host,
+// named with it as its warnings are; only rank 0's were said before.
 void add_msg(results *acc, const res_msg &m, const rank_info &who, std::set<std::string> &warned)
 {
-    if (m.level == RES_MSG_NOTE)
+    if (m.level == RES_MSG_NOTE && !(m.code && !strcmp(m.code, "run/left-files")))
         return;
     for (uint32_t i = 0; i < acc->nr_msgs; i++)
         if (!strcmp(acc->msgs[i].text, m.text))

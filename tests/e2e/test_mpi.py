@@ -295,6 +295,32 @@ class Ranks(TmpDirCase):
         self.assertIn("Starting 4 processes\n", merged.stdout)
         self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", merged.stdout), ["4"])
 
+    def test_the_test_files_every_rank_left_are_named(self):
+        # Each rank lays out its own files; the note naming what the run left (and
+        # the rm that removes it) named rank 0's alone.  A shared file, laid out
+        # once, is named once.
+        for r in range(3):
+            (self.tmp / f"r{r}").mkdir()
+        args = self.job(f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\ndirectory={self.tmp}/r${{IOPLAN_RANK}}\n"
+                        f"[s]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\nfilename={self.tmp}/shared\n"
+                        "offset=${IOPLAN_RANK}m\n")
+        p = mpirun(3, args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        notes = [line for line in p.stdout.splitlines() if "test file" in line]
+        self.assertEqual(len(notes), 3, p.stdout)
+        self.assertIn(f"ioplan: note: this run created 2 test files", notes[0])
+        self.assertIn(f"'{self.tmp}/r0/w.0.0' '{self.tmp}/shared'", notes[0])
+        for r in (1, 2):
+            self.assertIn(f"ioplan: note: rank {r} (", notes[r])
+            self.assertIn(f"created 1 test file (0.1 MiB), left for the next run to reuse; "
+                          f"remove with: rm -- '{self.tmp}/r{r}/w.0.0'", notes[r])
+        # the rm of every note removes every file the run made
+        for line in notes:
+            for path in re.findall(r"'([^']+)'", line.split("rm --", 1)[1]):
+                os.remove(path)
+        self.assertEqual([n for r in range(3) for n in os.listdir(self.tmp / f"r{r}")], [])
+        self.assertFalse((self.tmp / "shared").exists())
+
     def test_an_unusable_directory_on_one_rank_stops_every_rank(self):
         # directory= must name a directory on every rank (as fio's); a file is in rank 2's place.
         for r in range(RANKS):
