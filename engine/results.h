@@ -398,10 +398,10 @@ struct res_rank_job {
 struct res_rank {
 	uint32_t rank;
 	char host[64];
-	int error;			/* positive errno, 0 = none */
+	int error;			/* positive errno, 0 = none, ENODATA: no result came */
 	int64_t clock_offset_ns;	/* rank 0's clock minus this rank's */
 	uint64_t start_late_max_ns;	/* latest start behind the common start time */
-	struct res_rank_job *jobs;	/* one per results.jobs[] */
+	struct res_rank_job *jobs;	/* one per results.jobs[]; NULL when no result came */
 	uint32_t nr_jobs;
 };
 

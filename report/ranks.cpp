@@ -232,7 +232,7 @@ ojson hosts_json(const results &r)
 		std::string name = fixed_host(h.host, sizeof(h.host));
 		ojson ranks = ojson::array();
 		for (uint32_t k = 0; k < r.world->nranks; k++)
-			if (r.world->ranks[k].error != ENODATA &&
+			if (r.world->ranks[k].jobs &&  /* a rank with no result is in no host's sums */
 			    fixed_host(r.world->ranks[k].host, sizeof(r.world->ranks[k].host)) == name)
 				ranks.push_back(k);
 		ojson jobs = ojson::array();

@@ -80,7 +80,7 @@ void done_times(res_world_group &g, const results &r, std::vector<double> &cost)
     const res_world &w = *r.world;
     g.first_done_ns = UINT64_MAX;
     for (uint32_t i = 0; i < w.nranks; i++) {
-        rank_span s = w.ranks[i].error == ENODATA ? rank_span{} : span_of(w.ranks[i], r, g.groupid);
+        rank_span s = span_of(w.ranks[i], r, g.groupid); // a rank with no result has no jobs
         if (!s.first)
             continue;
         g.nranks++;

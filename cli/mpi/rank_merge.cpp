@@ -344,11 +344,24 @@ void rank_merger::grid_first()
         }
 }
 
+// A rank's own error for its row: none when its ENODATA only marks the world
+// failing at a step (its mpi/lost message, kept among the errors, says which):
+// the row's ENODATA means no result came, and this rank's did.
+static int own_error(const results &r)
+{
+    if (r.error != ENODATA)
+        return r.error;
+    for (uint32_t i = 0; i < r.nr_msgs; i++)
+        if (r.msgs[i].code && !strcmp(r.msgs[i].code, "mpi/lost"))
+            return 0;
+    return r.error;
+}
+
 void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
 {
     res_rank &k = world_->ranks[who.rank];
     snprintf(k.host, sizeof(k.host), "%s", who.host.c_str());
-    k.error = r.error;
+    k.error = own_error(r);
     k.clock_offset_ns = who.clock_offset_ns;
     k.jobs = static_cast<res_rank_job *>(calloc(r.nr_jobs ? r.nr_jobs : 1, sizeof(res_rank_job)));
     if (!k.jobs)
@@ -541,7 +554,7 @@ void rank_merger::finish(uint64_t merge_ns, double straggler_pct)
         uint64_t lo = UINT64_MAX, hi = 0;
         for (uint32_t i = 0; i < world_->nranks; i++) {
             const res_rank &k = world_->ranks[i];
-            if (k.error == ENODATA || j >= k.nr_jobs || !k.jobs[j].first_io_ns)
+            if (!k.jobs || j >= k.nr_jobs || !k.jobs[j].first_io_ns)
                 continue;
             lo = std::min(lo, k.jobs[j].first_io_ns);
             hi = std::max(hi, k.jobs[j].first_io_ns);

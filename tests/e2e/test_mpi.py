@@ -824,6 +824,36 @@ class LostRank(TmpDirCase):
         self.assertEqual(p.returncode, 1, p.stderr)  # the figures are of an interrupted run, as its own exit said
         self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["total_ios"], 3 * 16)
 
+    def test_rank_0_stopped_mid_run_is_named_and_the_others_files_merge_as_ranks_with_results(self):
+        # Rank 0 stopped (kill -STOP) in group 2: the others name it one deadline later and
+        # end; their files, marked for the world's failure (error ENODATA, mpi/lost), merged
+        # as ranks that sent no result: 'rank 1 (vm): io=3264KiB ..., error 61 (No data
+        # available)', left out of the groups' first and last done and the first-I/O spread.
+        proc, _ = self.start("runtime=2\n", ["--rank-timeout=1"])
+        pid0 = rank_pid(proc.pid, 0)
+        self.assertIsNotNone(pid0)
+        os.kill(pid0, signal.SIGSTOP)
+        _, err = proc.communicate(timeout=60)
+        err = err.decode(errors="replace")
+        self.assertNotEqual(proc.returncode, 0, err)
+        self.assertRegex(err, rf"rank [12] \({re.escape(os.uname().nodename)}\): rank 0 did not answer within 3s "
+                         r"at the (start|end) of group \d; stopping every rank")
+        self.assert_group_1_kept()
+        files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(3)]
+        p = run(["merge", "--partial", "--output-format=json", *files])
+        self.assertEqual(p.returncode, 1, p.stderr)  # interrupted, as the run was
+        doc = json.loads(p.stdout)
+        ranks = doc["ioplan"]["ranks"]
+        self.assertIn("rank 0 did not answer", " ".join(m["text"] for m in doc["ioplan"]["messages"]))
+        for g in doc["ioplan"]["world"]["groups"]:
+            movers = [k["rank"] for k in ranks
+                      if any(j["write"]["io_bytes"] for j in k["jobs"][g["group"]:g["group"] + 1])]
+            self.assertEqual(g["nranks"], len(movers), g)
+            self.assertEqual(g["io_bytes"], sum(k["jobs"][g["group"]]["write"]["io_bytes"] for k in ranks), g)
+        for r in (1, 2):  # their results came: no ENODATA on their rows
+            self.assertEqual(ranks[r]["error"], 0, ranks[r])
+        self.assertEqual(doc["ioplan"]["hosts"][0]["ranks"], [0, 1, 2])
+
     def test_a_stopped_rank_is_named_and_the_others_report_their_groups(self):
         proc, pid = self.start("runtime=2\n", ["--rank-timeout=3"])
         os.kill(pid, signal.SIGSTOP)
