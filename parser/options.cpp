@@ -359,7 +359,8 @@ static const std::vector<option> core_table = {
         .apply(A(j.wait_for = trim(v))),
     opt("exitall", opt_type::flag, CAT_JOB)
         .def("0")
-        .help("When this job finishes, stop the other jobs of its group.")
+        .help("Set in any job, for the whole run, as fio's: when any clone ends, stop the other jobs of its "
+              "group (or those its job's exit_what names).")
         .apply(A(j.pj.exitall = flag_value(o, v))),
     opt("thread", opt_type::flag, CAT_JOB)
         .def("0")

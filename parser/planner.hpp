@@ -90,6 +90,7 @@ private:
     uint64_t random_base_;
     uint32_t threads_ = 0, capacity_ = 0, group_capacity_ = 0;
     bool check_only_, keep_names_;
+    bool exitall_ = false;  // a job set exitall: fio's is global, every job gets it (finish)
     // The open group: its first job's steady-state options and name (its jobs
     // are judged as one), and how many jobs it took, dropped ones included.
     // first_ is a shallow copy read for its ss fields only: its job may be gone.
@@ -111,6 +112,7 @@ private:
     plan_group &group_for(const job_def &d);
     int32_t wait_for(const job_def &d) const;
     void fit_last_group();
+    void exitall_everywhere();
     void keep_or_drop(plan_job &j, const job_def &d);
     template <class T> static void grow(T **array, size_t n);
 };

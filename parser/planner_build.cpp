@@ -778,6 +778,7 @@ void plan_builder::add(job_def &d)
         p_->allow_device_write = plan_strdup(d.spec.allow_device_write.c_str());
     }
     p_->allow_existing_file_write |= d.spec.allow_existing_file_write;
+    exitall_ |= j.exitall;
     keep_or_drop(j, d);
 }
 
@@ -804,9 +805,22 @@ void plan_builder::fit_last_group()
         grow(&p_->groups[p_->nr_groups - 1].jobs, p_->groups[p_->nr_groups - 1].nr_jobs);
 }
 
+// fio 3.33's exitall sets one flag for the whole run (str_exitall_cb): once any
+// job has it, every thread's end stops its group (by that job's exit_what), the
+// jobs before that job and after it alike.
+void plan_builder::exitall_everywhere()
+{
+    if (!exitall_)
+        return;
+    for (uint32_t g = 0; g < p_->nr_groups; g++)
+        for (uint32_t i = 0; i < p_->groups[g].nr_jobs; i++)
+            p_->groups[g].jobs[i].exitall = true;
+}
+
 plan *plan_builder::finish(const std::vector<entry> &global_echo, const std::vector<uint32_t> &global_echo_at)
 {
     fit_last_group();
+    exitall_everywhere();
     p_->nr_threads = threads_;
     p_->global_opts = echo_kvs(global_echo, global_echo_at, &p_->nr_global_opts);
     mark_shared(p_);

@@ -277,9 +277,11 @@ static void check_stalls(struct eng *e, uint64_t now)
 }
 
 /*
- * exitall: when every clone of such a job has ended (exitall_on_error: when one
- * has failed), the jobs exit_what names are asked to stop as a signal would
- * (their results are kept); the run is not marked interrupted.  exit_what=group
+ * exitall: when a clone of such a job has ended, as fio acts when one of its
+ * threads ends (exitall_on_error: when one has failed), the jobs exit_what names
+ * are asked to stop as a signal would (their results are kept); the run is not
+ * marked interrupted.  fio's exitall is global, so the parser sets it on every
+ * job once one has it.  exit_what=group
  * stops the job's group, stonewall every running job, all those and every
  * later one too.  Called with s->mu held.
  */
@@ -287,7 +289,7 @@ static bool exit_due(const struct job_run *jr)
 {
 	if (jr->exit_sent)
 		return false;
-	return (jr->done && jr->job->exitall) || (jr->failed && jr->job->exitall_on_error);
+	return (jr->ended && jr->job->exitall) || (jr->failed && jr->job->exitall_on_error);
 }
 
 static void exit_groups(struct eng *e, struct seg_run *s)

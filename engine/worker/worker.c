@@ -811,6 +811,7 @@ static void finish(struct worker *w)
 	pthread_mutex_lock(&w->seg->mu);
 	if (!--jr->clones_left)
 		jr->done = true;
+	jr->ended = true;
 	if (!ioe_does_no_io(w->job->ioengine))
 		w->seg->io_left--;
 	if (w->out->error)

@@ -98,6 +98,7 @@ struct job_run {
 	struct start_gate own_gate;
 	uint32_t clones_left;		/* guarded by seg_run.mu */
 	bool done;			/* guarded by seg_run.mu */
+	bool ended;			/* a clone has ended (exitall: fio's is per thread); seg_run.mu */
 	bool exit_sent;			/* exitall handled (coordinator, under seg_run.mu) */
 	bool failed;			/* a clone ended with an error (guarded by seg_run.mu) */
 };

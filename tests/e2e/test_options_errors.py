@@ -140,6 +140,32 @@ size=1m
             # Stopped before it started, it did not fail: fio says error 0 (ioplan gave it bad's 22).
             self.assertEqual(jobs["later"]["error"], 0, who)
 
+    def test_exitall_of_one_job_stops_the_group_when_another_ends(self):
+        # fio's exitall sets one flag for the whole run: the end of any thread (here
+        # fast's, which has no exitall itself) stops its group.  ioplan waited for
+        # the job that named exitall, so slow ran out its 10 s.
+        job = "[fast]\nioengine=null\nsize=4k\n[slow]\nioengine=null\nsize=1m\ntime_based\nruntime=10\nexitall\n"
+        for who, (rc, jobs, err) in self.both(job).items():
+            self.assertEqual(rc, 0, (who, err))
+            self.assertEqual(jobs["fast"]["read"]["io_bytes"], 4096, who)
+            self.assertLess(jobs["slow"]["job_runtime"], 7000, who)  # stopped, not its 10 s
+
+    def test_exitall_stops_the_group_when_one_clone_ends(self):
+        # The second clone finds the file the first took and ends at once (fio's
+        # add_file); its end stops the first clone, as fio's thread does.  ioplan
+        # waited for every clone of the job.
+        job = "[a]\nioengine=null\nsize=1m\nfilename_format=shared.dat\nnumjobs=2\ntime_based\nruntime=10\nexitall\n"
+        for who, runner in (("ioplan", run), ("fio", run_fio)):
+            if who == "fio" and not FIO:
+                continue
+            (self.tmp / "a.fio").write_text(job)
+            p = runner([str(self.tmp / "a.fio"), "--output-format=json"], cwd=str(self.tmp))
+            self.assertEqual(p.returncode, 0, (who, p.stderr))
+            clones = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+            self.assertEqual(len(clones), 2, who)
+            for c in clones:
+                self.assertLess(c["job_runtime"], 7000, who)  # stopped, not its 10 s
+
     def test_without_exitall_on_error_the_others_run_on(self):
         job = BAD + self.BUSY.replace("runtime=10", "runtime=2")
         for who, (rc, jobs, err) in self.both(job).items():
