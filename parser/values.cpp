@@ -323,29 +323,76 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
 
 namespace {
 
-uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const std::string &whole)
+// The nanoseconds of a time unit's word (lower case), 0 for none ioplan knows.
+uint64_t unit_ns(const std::string &word)
 {
-    static const uint64_t base_ns[] = {1, 1000, 1000000, 1000000000};
-    std::string suf = lower(suffix_raw);
-    size_t letters = 0;
-    while (letters < suf.size() && std::isalpha((unsigned char)suf[letters]))
-        letters++;
-    note_ignored(suffix_raw.substr(letters));
-    suf.resize(letters);
-    if (suf.empty())
-        return base_ns[(int)base];
-    struct { const char *name; uint64_t ns; } table[] = {
+    static const struct { const char *name; uint64_t ns; } table[] = {
         {"ns", 1}, {"nsec", 1}, {"us", 1000}, {"usec", 1000}, {"usecs", 1000}, {"ms", 1000000},
         {"msec", 1000000}, {"msecs", 1000000}, {"s", 1000000000ull}, {"sec", 1000000000ull},
         {"secs", 1000000000ull}, {"m", 60000000000ull}, {"min", 60000000000ull},
         {"mins", 60000000000ull}, {"h", 3600000000000ull}, {"d", 86400000000000ull},
     };
     for (const auto &t : table)
-        if (suf == t.name)
+        if (word == t.name)
             return t.ns;
+    return 0;
+}
+
+// The letters that start a suffix: its unit's word.
+size_t word_length(const std::string &suffix)
+{
+    size_t n = 0;
+    while (n < suffix.size() && std::isalpha((unsigned char)suffix[n]))
+        n++;
+    return n;
+}
+
+uint64_t time_multiplier_ns(const std::string &suffix_raw, time_unit base, const std::string &whole)
+{
+    static const uint64_t base_ns[] = {1, 1000, 1000000, 1000000000};
+    size_t letters = word_length(suffix_raw);
+    std::string suf = lower(suffix_raw.substr(0, letters));
+    if (suf.empty())
+        return base_ns[(int)base];
+    if (uint64_t ns = unit_ns(suf))
+        return ns;
     throw value_error("bad time suffix '" + suffix_raw + "' in '" + whole +
                       "' (use ns, us, ms, s, m, h or d)",
                       whole.size() - suffix_raw.size());
+}
+
+// The rest of a time value after its first unit ("30s" of 1m30s) as more
+// whole numbers with units, in nanoseconds; false unless it is all that.
+bool more_time_parts(const std::string &rest, uint64_t *ns)
+{
+    *ns = 0;
+    size_t i = 0;
+    while (i < rest.size()) {
+        size_t d = i;
+        while (d < rest.size() && std::isdigit((unsigned char)rest[d]))
+            d++;
+        size_t w = d + word_length(rest.substr(d));
+        uint64_t unit = unit_ns(lower(rest.substr(d, w - d)));
+        uint64_t part;
+        if (d == i || !unit || d - i > 18 || __builtin_mul_overflow(std::stoull(rest.substr(i, d - i)), unit, &part) ||
+            __builtin_add_overflow(*ns, part, ns))
+            return false;
+        i = w;
+    }
+    return true;
+}
+
+// The value in the largest unit fio reads alike that keeps it whole ("90s"),
+// "" for one in nanoseconds, which fio has no unit for.
+std::string fio_spelling(uint64_t ns)
+{
+    if (ns % 1000ull)
+        return "";
+    if (ns % 1000000000ull == 0)
+        return std::to_string(ns / 1000000000ull) + "s";
+    if (ns % 1000000ull == 0)
+        return std::to_string(ns / 1000000ull) + "ms";
+    return std::to_string(ns / 1000ull) + "us";
 }
 
 } // namespace
@@ -375,14 +422,47 @@ void note_time_reading(const std::string &s, const std::string &suffix)
 }
 } // namespace
 
+namespace {
+// fio 3.33 compares the whole text after the number with s, m, h and d (us and
+// ms only as prefixes), so a unit with more after it (runtime=1m30s, 10s5) is
+// no unit to fio: it reads microseconds.  ioplan adds up more parts with units
+// (1m30s is 90 s) and ignores other text; the report says fio's figure.
+void note_text_after_unit(const std::string &s, const std::string &suffix, uint64_t ns, bool summed)
+{
+    size_t letters = word_length(suffix);
+    std::string word = lower(suffix.substr(0, letters)), rest = suffix.substr(letters);
+    if (rest.empty())
+        return;
+    if (word.empty() || word.rfind("us", 0) == 0 || word.rfind("ms", 0) == 0) {
+        note_ignored(rest);  // fio stops there too
+        return;
+    }
+    std::string digits = s.substr(0, s.size() - suffix.size());
+    std::string fio = "fio 3.33 reads '" + s + "' as " + digits + (digits == "1" ? " microsecond" : " microseconds") +
+                      " (a time suffix with more text after it is none to fio, which then reads microseconds); ";
+    std::string alike = fio_spelling(ns);
+    std::string write = alike.empty() ? ", which fio has no suffix for" : ": write '" + alike + "' for a value both read alike";
+    if (summed)
+        note_reading(fio + "ioplan reads " + (alike.empty() ? std::to_string(ns) + "ns" : alike) + write);
+    else
+        note_reading(fio + "ioplan reads '" + digits + suffix.substr(0, letters) + "' and ignores '" + rest + "'" +
+                     write);
+}
+} // namespace
+
 uint64_t parse_time_ns(const std::string &s0, time_unit base)
 {
     std::string s = trim(s0), suffix;
     number num = leading_number(s, &suffix);
-    uint64_t ns;
+    uint64_t ns, more = 0;
     if (!scale(num, time_multiplier_ns(suffix, base, s), (uint64_t)INT64_MAX, &ns))
         throw value_error("'" + s + "' is too long");
+    std::string rest = suffix.substr(word_length(suffix));
+    bool summed = word_length(suffix) && !rest.empty() && more_time_parts(rest, &more);
+    if (summed && (__builtin_add_overflow(ns, more, &ns) || ns >= (uint64_t)INT64_MAX))
+        throw value_error("'" + s + "' is too long");
     note_time_reading(s, suffix);
+    note_text_after_unit(s, suffix, ns, summed);
     return ns;
 }
 

@@ -343,6 +343,28 @@ class TimeSuffixes(BothCase):
         self.assertIn("ioplan reads minutes: write '2m'", normal.stdout)
         self.assertNotIn("'5usecs'", normal.stdout)    # fio's us and ms are prefixes: usecs is us to both
 
+    def test_a_unit_with_more_after_it_is_microseconds_to_fio(self):
+        # fio 3.33 compares the whole text after the number with s, m, h and d, so
+        # runtime=1m30s is 1 us to it (its job stops within its first I/Os).  ioplan
+        # read 1 minute and said "'30s' after the number is ignored, as fio ignores
+        # it"; it now reads the 90 s meant, and the note gives fio's figure.
+        text = "[j]\nioengine=null\nrw=read\nsize=64k\nthinktime=1ms\nruntime=1m30s\n"
+        out = self.both(text)
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertLess(self.amounts(out["fio"][1])[0][1], 64 << 10)
+        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 64 << 10, 16, 0, 0)])
+        plan = run(["--showplan", str(out["ioplan"][2] / "job.fio")])
+        self.assertEqual(json.loads(plan.stdout)["groups"][0]["jobs"][0]["runtime_ns"], 90 * 10**9)
+        normal = run([str(out["ioplan"][2] / "job.fio"), "--ramp_time=10s5"])
+        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
+        self.assertIn("runtime=1m30s: fio 3.33 reads '1m30s' as 1 microsecond (a time suffix with more text after "
+                      "it is none to fio, which then reads microseconds); ioplan reads 90s: write '90s' for a value "
+                      "both read alike", normal.stdout)
+        self.assertIn("fio 3.33 reads '10s5' as 10 microseconds", normal.stdout)
+        self.assertIn("ioplan reads '10s' and ignores '5'", normal.stdout)
+        self.assertNotIn("after the number is ignored, as fio ignores it", normal.stdout)
+
 
 class ZoneCounts(BothCase):
     def test_sizes_and_offsets_in_zones(self):

@@ -70,8 +70,22 @@ TEST_CASE("sizes and times drop what follows the number or its unit")
     ignored_text dropped;
     CHECK(parse_size("4k*2", 1024) == 4096);
     CHECK(parse_time_ns("10*2", time_unit::s) == 10000000000ull);
-    CHECK(parse_time_ns("5s)", time_unit::s) == 5000000000ull);
+    CHECK(parse_time_ns("500ms)", time_unit::s) == 500000000ull); // fio's ms is a prefix: it stops there too
     CHECK(dropped.texts == std::vector<std::string>{"*2", "*2", ")"});
+}
+
+TEST_CASE("a time unit with more after it: its parts added up, fio's microseconds noted")
+{
+    ignored_text dropped;
+    CHECK(parse_time_ns("1m30s", time_unit::s) == 90000000000ull);
+    CHECK(parse_time_ns("1h2m3s", time_unit::s) == 3723000000000ull);
+    CHECK(parse_time_ns("5s)", time_unit::s) == 5000000000ull); // not a part: ignored
+    CHECK(dropped.texts.empty());
+    REQUIRE(dropped.readings.size() == 3);
+    CHECK(dropped.readings[0].find("reads '1m30s' as 1 microsecond (") != std::string::npos);
+    CHECK(dropped.readings[0].find("ioplan reads 90s: write '90s'") != std::string::npos);
+    CHECK(dropped.readings[2].find("reads '5s)' as 5 microseconds") != std::string::npos);
+    CHECK(dropped.readings[2].find("ioplan reads '5s' and ignores ')'") != std::string::npos);
 }
 
 TEST_CASE("booleans take 0 and 1, set-flags any number")
