@@ -188,12 +188,20 @@ void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> 
 	}
 }
 
+// A job no report shows percentiles of: stats=0 leaves it out of every report,
+// clat_percentiles=0 (without lat_ or slat_percentiles) prints none.
+static bool shows_percentiles(const plan_job &j)
+{
+	return !j.no_stats && (j.clat_percentiles || j.lat_percentiles || j.slat_percentiles);
+}
+
 void sample_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs,
 		     std::vector<finding> &out)
 {
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
 		std::vector<run_figures> m = measured(runs[i]);
-		if (m.empty() || !m.back().lat_n || m.back().lat_n >= caveat_tail_samples)
+		if (m.empty() || !m.back().lat_n || m.back().lat_n >= caveat_tail_samples ||
+		    !shows_percentiles(*plan_job_at(&p, i)))
 			continue;
 		finding f = about_job(p, i, "few-samples",
 			strf("job '%s': only %llu latency samples, fewer than the %llu that p99 needs: "

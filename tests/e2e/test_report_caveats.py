@@ -129,6 +129,28 @@ class PageCache(TmpDirCase):
         self.assertTrue(any("page cache" in notes[n] for n in marks.group(1).split(",")), out)
 
 
+class FewSamples(TmpDirCase):
+    """Fewer than 100 latencies: the warning is about percentiles, so only where they print."""
+    JOB = "[j]\nioengine=null\nsize=64k\n{extra}"
+    WARNING = "latency samples, fewer than the 100 that p99 needs"
+
+    def warned(self, extra):
+        self.write("job.fio", self.JOB.format(extra=extra))
+        p = run([str(self.tmp / "job.fio")], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return self.WARNING in p.stdout + p.stderr
+
+    def test_said_where_percentiles_print(self):
+        self.assertTrue(self.warned(""))
+        self.assertTrue(self.warned("clat_percentiles=0\nlat_percentiles=1\n"))
+
+    def test_not_said_of_a_job_without_percentiles_or_report(self):
+        # stats=0 leaves the job out of the report (fio prints no block for it) and
+        # clat_percentiles=0 prints no percentile; the warning about p99 named them all the same.
+        self.assertFalse(self.warned("clat_percentiles=0\n"))
+        self.assertFalse(self.warned("stats=0\n"))
+
+
 class FailedJob(TmpDirCase):
     """A job that cannot open its file: a row that says so, never 0.000 MB/s."""
 
