@@ -79,6 +79,14 @@ double percentile_ms(const res_lat &l, double fraction)
 	if (!l.n || !l.hist)
 		return 0.0;
 	const double target = fraction * (double)l.n;
+	// The rank's sample is known exactly at the ends: the first (a target of
+	// at most 1) is the minimum, the last (a target past n - 1) the maximum.
+	// DISKSPD keeps every value, so its 9-nines of fewer than 10^9 I/Os is
+	// its max; a bucket's value would print below it.
+	if (target <= 1.0)
+		return (double)l.min_ns / 1e6;
+	if (target > (double)(l.n - 1))
+		return (double)l.max_ns / 1e6;
 	uint64_t cum = 0;
 	for (uint32_t i = 0; i < RES_HIST_NR; i++) {
 		cum += l.hist[i];

@@ -73,7 +73,8 @@ double mean_ms(const res_lat &l);
 double stddev_ms(const res_lat &l);		// population, as DISKSPD
 // DISKSPD's nearest rank: the first value whose cumulative count reaches
 // fraction * n (fraction in [0, 1], as DISKSPD's double literals), on the
-// histogram; exact min and max at the ends.
+// histogram, except that the first and the last rank are the exact min and
+// max (so a 9-nines of fewer than 10^9 I/Os is the max, as DISKSPD's).
 double percentile_ms(const res_lat &l, double fraction);
 
 // IOPS of each per-interval sample of one clone; index-wise sums merge rows.

@@ -149,6 +149,43 @@ TEST_CASE("diskspd text: percentiles are nearest rank, checked against a sort of
 	}
 }
 
+TEST_CASE("diskspd text: the first and the last rank are the exact min and max, not a bucket's value")
+{
+	// Values between two of the histogram's: a bucket's value is not the
+	// sample. DISKSPD keeps every value, so with 5 reads its 25th percentile
+	// (rank 2) comes from the histogram, but 3-nines to 9-nines are rank 5,
+	// the max, and a 25th of 3 writes is rank 1, the min.
+	t::diskspd_run f(false);
+	const uint64_t reads[] = { res_hist_value(900) + 1, res_hist_value(1000) + 1,
+				   res_hist_value(1100) + 1, res_hist_value(1200) + 1,
+				   res_hist_value(1300) + 1 };
+	const uint64_t writes[] = { res_hist_value(700) - 3, res_hist_value(800) - 3,
+				    res_hist_value(850) - 3 };
+	for (uint64_t v : reads)
+		t::record(&f.clone(0).ddir[PLAN_DDIR_READ].lat, v);
+	for (uint64_t v : writes)
+		t::record(&f.clone(1).ddir[PLAN_DDIR_WRITE].lat, v);
+	f.clone(0).ddir[PLAN_DDIR_READ].ios = 5;
+	f.clone(1).ddir[PLAN_DDIR_WRITE].ios = 3;
+	const res_lat &r = f.clone(0).ddir[PLAN_DDIR_READ].lat;
+	const res_lat &w = f.clone(1).ddir[PLAN_DDIR_WRITE].lat;
+	REQUIRE(res_hist_value(res_hist_index(r.max_ns)) < r.max_ns);
+	REQUIRE(res_hist_value(res_hist_index(w.min_ns)) > w.min_ns);
+	for (double frac : { .999, .9999, .99999, .999999, .9999999, .99999999, .999999999 })
+		CHECK(dr::percentile_ms(r, frac) == (double)reads[4] / 1e6);
+	CHECK(dr::percentile_ms(w, .25) == (double)writes[0] / 1e6);
+	CHECK(dr::percentile_ms(w, .99) == (double)writes[2] / 1e6);
+	std::vector<std::string> table = lines_from(text_of(f, f.opts()), "Total latency distribution:");
+	REQUIRE(table.size() >= 18);
+	char want[128];
+	snprintf(want, sizeof(want), "%7s | %10.3f | %10.3f | %10.3f", "9-nines", reads[4] / 1e6,
+		 writes[2] / 1e6, reads[4] / 1e6);
+	CHECK(table[16] == want);
+	snprintf(want, sizeof(want), "%7s | %10.3f | %10.3f | %10.3f", "max", reads[4] / 1e6,
+		 writes[2] / 1e6, reads[4] / 1e6);
+	CHECK(table[17] == want);
+}
+
 TEST_CASE("diskspd text: a direction without I/O shows N/A in the latency table")
 {
 	t::diskspd_run f(false);
