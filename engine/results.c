@@ -259,6 +259,8 @@ int res_clone_merge(struct res_clone *dst, const struct res_clone *src)
 		dst->tid = src->tid;
 	if (!dst->ioprio)	/* fio: a group has its first member's priority */
 		dst->ioprio = src->ioprio;
+	if (!dst->file_bytes)
+		dst->file_bytes = src->file_bytes;
 	return ret;
 }
 

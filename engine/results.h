@@ -274,6 +274,8 @@ struct res_clone {
 
 	uint32_t ioprio;		/* the thread's priority (prio/prioclass), 0 = none set */
 	uint32_t lat_depth;		/* queue depth at the end (latency_target's search; else iodepth); 0: no I/O loop ran */
+	uint64_t file_bytes;		/* the size of its first file as it opened it (DISKSPD's row shows a
+					 * target's size); 0: not opened, or no size (a fileless engine) */
 };
 
 /*

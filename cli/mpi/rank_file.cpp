@@ -415,6 +415,7 @@ template <class V> void visit_clone(V &v, res_clone &c)
     v("replay_lag_max_ns", c.replay_lag_max_ns);
     v("ioprio", c.ioprio);
     v("lat_depth", c.lat_depth);
+    v("file_bytes", c.file_bytes); // absent from older files: 0, the plan's size then
 }
 
 // A steady-state record (ss_dur): each rank judges its own jobs, so a merged

@@ -399,6 +399,8 @@ static int open_files(struct worker *w, uint64_t *start, uint64_t *len, uint64_t
 			return -EINVAL;
 		}
 		room[f] = region_room(w, pf, size, start[f], len[f]);
+		if (!f && size != UINT64_MAX)
+			w->res.file_bytes = size;
 		worker_size_done(w, f);
 	}
 	return c->nr_files && ignored == c->nr_files ? all_ignored(w, total) : 0;

@@ -221,7 +221,9 @@ void add_rows(run_view &v, const results &r, const plan &p)
 			if (cl.clone_index < pj->nr_clones && pj->clones[cl.clone_index].nr_files) {
 				const plan_clone &pc = pj->clones[cl.clone_index];
 				w.path = paths_of(pc);
-				w.file_bytes = pc.files[0].size_bytes;
+				// The line's -c size; without -c, the target's as the run opened it
+				// (DISKSPD shows the size it found).
+				w.file_bytes = pc.files[0].size_bytes ? pc.files[0].size_bytes : cl.file_bytes;
 				w.pclone = &pc;
 			}
 			v.rows.push_back(w);

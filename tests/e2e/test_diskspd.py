@@ -189,6 +189,24 @@ class DiskspdFrontEnd(TmpDirCase):
         self.assertIn("(DISKSPD's -c<size>, e.g. -c1G)", p.stderr)
         self.assertFalse((self.tmp / "missing.dat").exists())
 
+    def test_a_target_without_c_shows_the_size_it_has(self):
+        # DISKSPD's row names the target with its size as the run found it; without -c
+        # the line gives none, and ioplan printed "t.dat (0)" and <FileSize>0</FileSize>.
+        (self.tmp / "t.dat").write_bytes(b"\1" * (3 << 19))
+        p = self.diskspd("-b4K -d1 -W0 -g100i -t2 t.dat".split())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = re.findall(r"(?m)^\s+\d+ \|.*\| (\S+ \(.*\))$", p.stdout)
+        self.assertEqual(rows, ["t.dat (1.50MiB)"] * 6)  # two threads in Total, Read and Write IO
+        import xml.etree.ElementTree as ET
+        x = self.diskspd("-b4K -d1 -W0 -g100i -Rxml t.dat".split())
+        self.assertEqual(x.returncode, 0, x.stderr)
+        root = ET.fromstring(x.stdout)
+        self.assertEqual(root.find("Profile").find(".//Target").findtext("FileSize"), "0")  # the line's -c: none
+        self.assertEqual(root.find("TimeSpan").find("Thread/Target").findtext("FileSize"), str(3 << 19))
+        # With -c, the -c size, as DISKSPD makes the file at it.
+        p = self.diskspd("-b4K -c1M -d1 -W0 -g100i c.dat".split())
+        self.assertIn("c.dat (1MiB)", p.stdout)
+
     def test_iops_buckets_are_ceil_of_the_duration(self):
         # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
         p = self.diskspd("-Rxml -b4K -c16M -r -o32 -t2 -Sh -D -W0 -d2 f.dat".split())

@@ -327,6 +327,14 @@ class DiskspdDistributions(TmpDirCase):
         self.assertIn("rank 1's effective -rd distributions differ from rank 0's (targets of another size)",
                       "\n".join(warnings))
 
+    def test_a_target_without_c_shows_its_size_through_the_rank_files(self):
+        # the size each clone found is in its rank file, so a merged row names it as a live run's
+        (self.tmp / "ds.dat").write_bytes(b"\0" * (2 << 20))
+        live, files = self.world("ds.dat")
+        for out in (live, self.merge("diskspd", files)):
+            self.assertEqual(re.findall(r"(?m)^\s+\d+ \|.*\| (\S+ \(.*\))$", out.split("Total IO", 1)[1].split("Read IO")[0]),
+                             ["ds.dat (2MiB)"] * 2)
+
     def test_an_effective_distribution_no_run_makes_is_refused(self):
         _, files = self.world("ds.dat", "-c1M")
         rank1 = Path(files[1])
