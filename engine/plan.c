@@ -193,9 +193,15 @@ bool plan_seq_uses_file_size(const struct plan_job *j)
 	return plan_seq_reaches(j) || plan_seq_holed(j);
 }
 
+/* A backward pass (rw=read:-<n>) ends only where an I/O ends on the file's end, as fio's. */
+static bool plan_seq_back(const struct plan_job *j)
+{
+	return !plan_rw_is_random(j->rw) && j->rw_seq_back_bytes && !j->zone_size_bytes && !j->interlocked;
+}
+
 bool plan_io_uses_file_size(const struct plan_job *j)
 {
-	return plan_seq_uses_file_size(j) || j->zone_size_bytes || plan_random_turns_seq(j);
+	return plan_seq_uses_file_size(j) || j->zone_size_bytes || plan_random_turns_seq(j) || plan_seq_back(j);
 }
 
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)

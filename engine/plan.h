@@ -703,7 +703,8 @@ bool plan_seq_uses_file_size(const struct plan_job *j);
  * found it: a sequential pass's (plan_seq_uses_file_size), or strided zones',
  * which walk on to the file's end, not the region's, as fio's do (size= then
  * bounds the bytes moved, not where the zones go); or whether its fills fail
- * there: a random job's sequential turn past the region inside the file.
+ * there: a random job's sequential turn past the region inside the file; or
+ * whether its pass ends only there: a backward one's (rw=read:-<n>).
  */
 bool plan_io_uses_file_size(const struct plan_job *j);
 

@@ -216,6 +216,9 @@ static int file_init(struct gen *g, struct gen_file *f, uint64_t start, uint64_t
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		f->lastb[d] = g->zoned_draws ? gen_zone_last_block(g, f, d) : gen_draw_last_block(g, f, d);
 	file_reach(g, f, room);
+	if (j->rw_seq_back_bytes)	/* fio's first offset of a backward pass */
+		for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
+			f->pos[d] = gen_back_first(f, j->rw_seq_back_bytes);
 	f->nsteps = (f->len > len ? f->len : len) / step;
 	/* A file of no length drawn from a filesize= range, or taken as found with nothing past
 	 * its offset (the worker let only those through): its first fill fails and it is done

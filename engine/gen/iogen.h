@@ -357,6 +357,9 @@ static inline uint64_t gen_draw_below(struct gen *g, uint64_t n)
 	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
 }
 
+/* rw=read:-<n>: where a pass over f starts, fio's (n = rw_seq_back_bytes; iogen.c). */
+uint64_t gen_back_first(const struct gen_file *f, uint64_t back);
+
 /* gen_next_ddir's every case; the short way below gives the I/Os this would. */
 bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);
 

@@ -215,12 +215,15 @@ class RandomLikeFio(TmpDirCase):
                          for n in JOBS})
         return out
 
-    def ran_in_dirs(self, text, *args, under=""):
+    def ran_in_dirs(self, text, *args, under="", before=None):
         """(tool, directory) of the job file run by fio, then by ioplan, each in its own
-        directory (under a subdirectory of the test's, if named); their output in its out.json."""
+        directory (under a subdirectory of the test's, if named, and made ready by
+        before(directory) if given); their output in its out.json."""
         for who in ("fio", "ioplan"):
             d = self.tmp / under / who
             d.mkdir(parents=True)
+            if before:
+                before(d)
             (d / "job.fio").write_text(text)
             p = (run_fio if who == "fio" else run)([*args, "--output=out.json", "job.fio"], cwd=d)
             self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
@@ -360,6 +363,28 @@ class RandomLikeFio(TmpDirCase):
                                                "write_iolog=t.iolog\n")
                     p = (run_fio if who == "fio" else run)(["--output-format=json", "job.fio"], cwd=d)
                     self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+                    ios[who] = ios_of(d / "t.iolog")
+                self.assertEqual(len(ios["fio"]), want, "fio's own count moved")
+                self.assertEqual(ios["ioplan"], ios["fio"])
+
+    def test_backward_passes_with_an_offset_or_a_larger_file_are_fios(self):
+        # fio's backward pass (rw=read:-<n>) starts, when offset= is not 0, by "rewinding"
+        # to n bytes before the smaller of io_size and the file's size taken as a position
+        # in the region, and wraps there again; it ends only once an I/O ends on the
+        # file's end or its next offset leaves the region, and gives a fixed block as it
+        # is.  ioplan began at the offset, wrapped at the region's end and ended the pass
+        # there: offset=16k size=256k bsrange=1k-16k loops=3 over a 1 MiB file read 81 KiB
+        # in 12 I/Os where fio reads 779 KiB in 99, and without offset= 4 I/Os (27 KiB of
+        # size=256k) where fio makes 34.
+        cases = {"offset": ("rw=read:-8k\nbsrange=1k-16k\nsize=256k\noffset=16k\nloops=3\n", 99),
+                 "offset_fixed": ("rw=read:-8k\nbs=4k\nsize=256k\noffset=128k\n", 64),
+                 "larger_file": ("rw=read:-8k\nbsrange=1k-16k\nsize=256k\n", 34),
+                 "forward_step": ("rw=read:-4k\nbs=8k\nsize=128k\nloops=2\n", 32)}
+        for name, (body, want) in cases.items():
+            with self.subTest(name):
+                ios = {}
+                for who, d in self.ran_in_dirs(f"[t]\nioengine=psync\nfilename=f.dat\n{body}write_iolog=t.iolog\n",
+                                               under=name, before=lambda d: (d / "f.dat").write_bytes(bytes(1 << 20))):
                     ios[who] = ios_of(d / "t.iolog")
                 self.assertEqual(len(ios["fio"]), want, "fio's own count moved")
                 self.assertEqual(ios["ioplan"], ios["fio"])
