@@ -109,9 +109,12 @@ static void set_verify_pattern(job_spec &j, const option &o, const std::string &
 
 static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
 {
-    // fio's str_gtod_reduce_cb: disable_bw too (the per-I/O bw and iops log lines go).
-    if (flag_value(o, v))
+    // fio's str_gtod_reduce_cb: disable_bw too (the per-I/O bw and iops log lines go), and
+    // no percentiles, which a later disable_clat=0 (say) does not bring back.
+    if (flag_value(o, v)) {
         j.pj.disable_lat = j.pj.disable_clat = j.pj.disable_slat = j.pj.disable_bw = true;
+        j.pj.clat_percentiles = j.pj.lat_percentiles = j.pj.slat_percentiles = false;
+    }
 }
 
 static void set_pattern(job_spec &j, const option &o, const std::string &v)
@@ -1211,7 +1214,8 @@ static const std::vector<option> core_table = {
     opt("gtod_reduce", opt_type::boolean, CAT_STATS)
         .def("0")
         .help("Measure no latencies (bandwidth and IOPS only); as fio's, it sets disable_bw_measurement and "
-              "makes no per-I/O bw or iops log lines.")
+              "the *_percentiles options off (a later disable_clat=0 measures clat again, without "
+              "percentiles) and makes no per-I/O bw or iops log lines.")
         .apply(set_gtod_reduce),
     opt("clat_percentiles", opt_type::boolean, CAT_STATS)
         .def("1")

@@ -223,6 +223,31 @@ class Stats(TmpDirCase):
                          re.findall(r"io=\S+ \(\S+\)", self.go(run_fio, "normal")))
 
 
+class GtodReduce(TmpDirCase):
+    """fio's gtod_reduce=1 turns the percentiles off with the latencies; an option after it
+    that measures one latency again (disable_clat=0) brings back the latency alone."""
+    CASES = [("gtod_reduce=1\ndisable_clat=0\n", (16, False)),
+             ("gtod_reduce=1\ndisable_clat=0\nclat_percentiles=1\n", (16, True)),
+             ("disable_clat=0\ngtod_reduce=1\n", (0, False))]
+
+    def clat(self, runner, extra):
+        self.write("g.fio", "[g]\nioengine=null\nsize=64k\n" + extra)
+        p = runner(["--output-format=json", "g.fio"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        c = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["clat_ns"]
+        return c["N"], "percentile" in c
+
+    def test_percentiles_stay_off(self):
+        # ioplan printed the clat percentiles of the first case.
+        for extra, want in self.CASES:
+            self.assertEqual(self.clat(run, extra), want, extra)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_as_fio(self):
+        for extra, want in self.CASES:
+            self.assertEqual(self.clat(run_fio, extra), want, extra)
+
+
 class BwMeasurement(TmpDirCase):
     def lines(self, runner, extra):
         log = self.tmp / "d_bw.1.log"
