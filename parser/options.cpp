@@ -723,7 +723,6 @@ static const std::vector<option> core_table = {
             {"zipf", "zipf[:theta[:center]] (theta 1.1 when not given, as fio)", PLAN_RAND_ZIPF},
             {"pareto", "pareto[:h[:center]] (h 0.2 when not given, as fio)", PLAN_RAND_PARETO},
             {"normal", "normal[:dev[:center]]: fio's bell (sd range/12) widened by a uniform dev% (0..99)", PLAN_RAND_NORMAL},
-            {"gauss", "same as normal", PLAN_RAND_NORMAL},
             {"zoned", "zoned:io%/range%:... (DISKSPD -rdpct)", PLAN_RAND_ZONED},
             {"zoned_abs", "zoned_abs:io%/bytes:... (DISKSPD -rdabs)", PLAN_RAND_ZONED},
         })

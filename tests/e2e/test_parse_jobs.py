@@ -239,7 +239,7 @@ class Values(TmpDirCase):
         # given back as the option yields the same plan.
         cases = {"fallocate": ("truncate", "keep", "posix", "none"), "verify": ("pattern", "crc32c-intel", "null"),
                  "sync": ("dsync",), "file_service_type": ("sequential",), "rate_process": ("poisson",),
-                 "random_distribution": ("gauss",), "buffer_fill": ("random_once",)}
+                 "random_distribution": ("normal",), "buffer_fill": ("random_once",)}
         key = {"sync": "sync_mode", "file_service_type": "file_service"}
         extra = {"verify": "verify_pattern=0xab\n", "rate_process": "rate_iops=100\n"}
         for option, values in cases.items():
