@@ -117,6 +117,22 @@ static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
     }
 }
 
+// fio's str_size_cb leaves a percentage given before an absolute size in place
+// ([global] size=50%, then size=256k in the job, or --size=50% on the command line),
+// and its setup then takes that share of the size: 128k.  ioplan reads the size
+// written last; the report says fio's reading.
+static void set_size(job_spec &j, const option &o, const std::string &v)
+{
+    uint32_t before = j.pj.size_ppm;
+    size_pct_or_zones(j, o, v, job_spec::NZ_SIZE, &j.pj.size_bytes, &j.pj.size_ppm, PCT_PAST_100_IS_ALL);
+    if (!before || before >= 1000000 || j.pj.size_ppm || !j.pj.size_bytes)
+        return;
+    char pct[32];
+    snprintf(pct, sizeof(pct), "%g%%", before / 10000.0);
+    note_reading(std::string("fio 3.33 keeps the size=") + pct + " given before it and runs " + pct + " of " +
+                 trim(v) + "; ioplan runs " + trim(v) + " (give the size alone for a value both read alike)");
+}
+
 static void set_pattern(job_spec &j, const option &o, const std::string &v)
 {
     j.pattern = parse_pattern(v);
@@ -512,8 +528,7 @@ static const std::vector<option> core_table = {
         .def("0")
         .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device "
               "(or of filesize=; past 100%: all of it, as fio caps it).")
-        .apply(A(size_pct_or_zones(j, o, v, job_spec::NZ_SIZE, &j.pj.size_bytes, &j.pj.size_ppm,
-                                   PCT_PAST_100_IS_ALL))),
+        .apply(set_size),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")
         .help("Size of each file (lo-hi: one size per file in range); the region runs from offset= to its end and size= is the amount, as in fio.")

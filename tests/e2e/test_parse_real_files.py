@@ -321,6 +321,24 @@ class FractionSizes(BothCase):
         self.assertNotIn("fio 3.33 reads", whole.stdout + whole.stderr)
 
 
+    def test_a_size_after_a_share_runs_as_written_and_says_fio_s_figure(self):
+        # fio 3.33's str_size_cb leaves a share given before an absolute size in place, and
+        # its setup takes the share of that size: [global] size=50% then size=256k in the
+        # job reads 128 KiB of the 1 MiB file.  ioplan reads the 256 KiB written last, and
+        # said nothing of fio's reading.
+        text = "[global]\nsize=50%\n[j]\nioengine=psync\nfilename={dir}/f\nsize=256k\n"
+        out = self.both(text, files={"f": 1 << 20})
+        for who, (p, _, _) in out.items():
+            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertEqual(self.amounts(out["fio"][1]), [("j", 128 << 10, 32, 0, 0)])
+        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 256 << 10, 64, 0, 0)])
+        normal = run([str(out["ioplan"][2] / "job.fio")], cwd=out["ioplan"][2])
+        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
+        self.assertIn("job.fio:6:6: size=256k: fio 3.33 keeps the size=50% given before it and runs 50% of 256k; "
+                      "ioplan runs 256k", normal.stdout)
+        alone = run(["--name=w", "--ioengine=null", "--size=50%", "--size=100%", "--size=256k", "--filename=/dev/null"])
+        self.assertNotIn("fio 3.33 keeps", alone.stdout + alone.stderr)  # 100% last: fio takes all 256k
+
 class TimeSuffixes(BothCase):
     def test_sec_min_and_ns_read_as_they_say_and_say_fio_s_figure(self):
         # Real job files write runtime=60sec.  fio 3.33's time suffixes are us, ms, s, m, h and
