@@ -152,6 +152,10 @@ void for_each_ddir(const option &o, const std::string &v0,
             if (v[i] == sep)
                 v[i] = ',';
     auto slots = split_ddir_list(v);
+    // fio's parse_option fails a list whose every part is empty (rate_iops=, or
+    // bs=,, from a template whose variables were unset); bssplit parses its own.
+    if (o.type != opt_type::bssplit && slots[0].empty() && slots[1].empty() && slots[2].empty())
+        throw value_error("'" + v0 + "' gives no value for any direction (fio 3.33 refuses it too)");
     if (sep == '-' && o.type != opt_type::bssplit && o.type != opt_type::size_range_ddir)
         note_reading("fio reads '-' here as a comma between directions: " + slots[0] + " for reads, " + slots[1] +
                      " for writes, " + slots[2] + " for trims, not a range" +

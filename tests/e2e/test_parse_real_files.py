@@ -181,6 +181,23 @@ class Deprecated(BothCase):
         self.assertIn("rwmixcycle", out["ioplan"][0].stderr)
 
 
+class EmptyDirectionLists(BothCase):
+    # A template's rate_iops=${R},${W} with both unset is "rate_iops=,": fio 3.33 fails a
+    # list whose every part is empty and drops the job; ioplan ran it without a limit.
+    def test_every_part_empty_fails_in_both(self):
+        for value in ("rate_iops=,", "bs=,,", "bsrange=,"):
+            with self.subTest(value=value):
+                out = self.both("[j]\nioengine=null\nsize=64k\nrw=randrw\n" + value + "\n")
+                self.assertNotEqual(out["fio"][0].returncode, 0)
+                self.assertEqual(out["ioplan"][0].returncode, 2, out["ioplan"][0].stderr)
+                self.assertIn("gives no value for any direction (fio 3.33 refuses it too)", out["ioplan"][0].stderr)
+                for who in out:
+                    shutil.rmtree(self.tmp / who)
+
+    def test_a_part_with_a_value_runs_in_both(self):
+        self.same_amounts("[j]\nioengine=null\nsize=64k\nrw=randrw\nbs=,8k\nbssplit=,\n")
+
+
 class Booleans(BothCase):
     def test_set_flags_take_any_number(self):
         # time_based=10 is on (fio's FIO_OPT_STR_SET): the 4k job runs for its runtime.
