@@ -122,12 +122,29 @@ const std::string &expected_shape(int version)
 	return shapes[version];
 }
 
+// The version whose tables and columns a store of version 0 has, or 0: a
+// store copied by `sqlite3 STORE .dump | sqlite3 NEW` (SQLite's way to back a
+// database up as text, or to move it) keeps every row but not its
+// user_version, and was refused as "not an ioplan results store".  Versions 2
+// and 3 have the same columns (3 only made runs.id AUTOINCREMENT): such a
+// store is taken as 2, whose step to 3 rebuilds runs the same either way.
+int version_of_shape(const std::string &shape)
+{
+	for (int v = 1; v <= schema_version; v++)
+		if (shape == expected_shape(v))
+			return v;
+	return 0;
+}
+
 } // namespace
 
 void store::migrate(mode m)
 {
 	int version = 0;
 	std::string shape = read_shape(&version);
+	int lost = version == 0 && !shape.empty() ? version_of_shape(shape) : 0;
+	if (lost)
+		version = lost;
 	// A file at version 0 with tables, or whose tables are not those of its
 	// version (another program's database that numbers its versions too), is
 	// not ioplan's to write into, nor to delete runs from.
@@ -139,8 +156,11 @@ void store::migrate(mode m)
 	if (version > schema_version)
 		throw store_error(path_ + ": written by a newer ioplan (schema version " + std::to_string(version) +
 				  ", this ioplan knows up to " + std::to_string(schema_version) + "); left untouched");
-	if (version == schema_version)
+	if (version == schema_version) {
+		if (lost && m != mode::read)	// a read writes nothing: it finds the version again each time
+			exec("PRAGMA user_version=" + std::to_string(version));
 		return;
+	}
 	if (cut_ && version >= read_compatible_from) {	// read as it is, as on read-only media
 		checksums_ = false;
 		return;
@@ -169,6 +189,8 @@ void store::migrate(mode m)
 			again.step();
 			from = (int)again.i64(0);
 		}
+		if (from == 0)	// a store whose user_version was lost (version_of_shape)
+			from = version;
 		for (int i = from; i < schema_version; i++) {
 			exec(migrations[i]);
 			exec("PRAGMA user_version=" + std::to_string(i + 1));

@@ -442,6 +442,33 @@ class RunIds(StoreCase):
         self.assertEqual(self.ioplan_run(label="d").returncode, 0)
         self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (4, "d")])
 
+    def test_a_store_copied_by_an_sqlite_dump_is_still_a_store(self):
+        # A dump (`sqlite3 STORE .dump`, python's iterdump) keeps every row but not the
+        # user_version: its copy was refused as "an SQLite database, but not an ioplan results store".
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        exported = self.results("export", "--output-format=json").stdout
+        for older in (False, True):
+            with self.subTest(schema_2=older):
+                if older:
+                    as_schema_2(self.db)
+                copy = self.tmp / f"copy-{older}.db"
+                src, dst = sqlite3.connect(self.db), sqlite3.connect(copy)
+                # (iterdump writes the emptied sqlite_sequence of as_schema_2, which has no table there)
+                dst.executescript("\n".join(x for x in src.iterdump() if "sqlite_sequence" not in x))
+                dst.commit()
+                src.close()
+                self.assertEqual(dst.execute("PRAGMA user_version").fetchone()[0], 0)
+                dst.close()
+                db, self.db = self.db, copy
+                self.assertEqual(self.results("export", "--output-format=json").stdout, exported)
+                self.assertEqual(self.ioplan_run(label="more").returncode, 0)
+                self.assertEqual([r["label"] for r in self.listing()], ["a", "b", "more"])
+                con = sqlite3.connect(self.db)
+                self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
+                con.close()
+                self.db = db
+
     def test_a_store_of_schema_2_on_read_only_media_is_read_as_it_is(self):
         mnt = self.tmp / "ro"
         mnt.mkdir()
