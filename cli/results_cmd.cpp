@@ -522,6 +522,26 @@ int import_cmd(const cmd_opts &o)
 			     left, runs.size(), "imported");
 }
 
+// The value of summary's --preset or --plan as stored.  A plan is also
+// found by the start of its hash (`results list` shows its first 12 digits),
+// as a run by the start of its uuid.  One no run has was an empty summary,
+// exit 0: `--plan=44bcc629c93b` copied from the list, or a preset misspelt,
+// passed a gate on the summary with nothing summed up.
+std::string summary_filter(resdb::store &st, const std::string &name, const std::string &value)
+{
+	bool prefix = name == "plan";
+	std::vector<std::string> found = st.fact_values(name, value, prefix);
+	if (found.size() == 1)
+		return found[0];
+	if (std::find(found.begin(), found.end(), value) != found.end())
+		return value;
+	if (found.empty())
+		throw resdb::store_error(st.path() + ": no stored run has " + name + " '" + value + "'" +
+					 (prefix ? " (nor one that starts so; results list shows each run's plan)" : ""));
+	throw resdb::store_error(st.path() + ": '" + value + "' starts the plans " + found[0] + ", " + found[1] +
+				 (found.size() > 2 ? ", ..." : "") + ": give more of it");
+}
+
 int summary_cmd(const cmd_opts &o)
 {
 	bool js = json_out(o);
@@ -536,9 +556,9 @@ int summary_cmd(const cmd_opts &o)
 		throw usage_error("give --preset or --plan, not both");
 	std::string fname = !o.preset.empty() ? "preset" : !o.plan.empty() ? "plan" : "";
 	resdb::store st(o.db, resdb::store::mode::read);
+	std::string fvalue = fname.empty() ? "" : summary_filter(st, fname, o.preset.empty() ? o.plan : o.preset);
 	std::vector<std::pair<int64_t, std::string>> damaged;
-	std::vector<resdb::summary_row> rows =
-		st.summary_rows(o.by, fname, o.preset.empty() ? o.plan : o.preset, &damaged);
+	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, fvalue, &damaged);
 	resdb::left_out left_out = resdb::leave_out(rows, o.include_interrupted, o.include_failed);
 	// A damaged run is left out as export leaves it out: named, counted, and
 	// the summary of the others still printed, exit 1 (never a silent 0).

@@ -117,6 +117,10 @@ public:
 	void remove(int64_t id);
 	std::vector<int64_t> ids();
 
+	// The distinct values of the fact `name` that equal value (prefix false)
+	// or start with it (true); up to three, enough to say a prefix is ambiguous.
+	std::vector<std::string> fact_values(const std::string &name, const std::string &value, bool prefix);
+
 	// One row per run, job name and direction (a run's clones of a job are
 	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
 	// grouped by the fact `by` ("" = all in one group), filtered by a fact

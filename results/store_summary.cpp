@@ -104,6 +104,18 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 	return out;
 }
 
+std::vector<std::string> store::fact_values(const std::string &name, const std::string &value, bool prefix)
+{
+	stmt q(db_, prefix ? "SELECT DISTINCT value FROM facts WHERE name = ?1 AND substr(value, 1, length(?2)) = ?2"
+			     " ORDER BY value LIMIT 3"
+			   : "SELECT DISTINCT value FROM facts WHERE name = ?1 AND value = ?2",
+	       *this);
+	q.bind(1, name).bind(2, value);
+	std::vector<std::string> out;
+	each_row(q, "cannot read the results store", [&] { out.push_back(q.text(0)); });
+	return out;
+}
+
 // The p99 of a run's jobs that share a name (numjobs clones), as one job's:
 // from their buckets merged, as fio's group_reporting computes it.  A p99 is
 // not additive, and a max or a mean of the clones' p99s is not the run's.

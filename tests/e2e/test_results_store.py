@@ -321,6 +321,22 @@ class SaveAndRead(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no field 'colour'", p.stderr)
 
+    def test_summary_takes_the_plan_as_results_list_shows_it_and_refuses_a_filter_no_run_has(self):
+        # --plan=<the 12 digits `results list` shows> and a misspelt --preset were an empty
+        # summary, exit 0: a gate on it passed with nothing summed up.
+        for label in ("x", "y"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        plan = self.listing()[0]["plan_hash"]
+        shown = self.results("list").stdout.splitlines()[1].split()[6]
+        self.assertEqual(shown, plan[:12])
+        s = json.loads(self.results("summary", f"--plan={shown}", "--output-format=json").stdout)
+        self.assertEqual([g["count"] for g in s["groups"]], [2])
+        for flag, says in ((f"--plan=0{plan[:11]}" if plan[0] != "0" else f"--plan=1{plan[:11]}",
+                            "no stored run has plan '"), ("--preset=oltpp", "no stored run has preset 'oltpp'")):
+            p = self.results("summary", flag, ok=False)
+            self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+            self.assertIn(f"ioplan: error: {self.db}: {says}", p.stderr)
+
     def test_summary_text_names_runs_without_the_fact_apart_from_a_value(self):
         # A run without a label and one labelled "(none)" were two rows alike, "(none)",
         # and with no --by every row's group said "(none)" as if the runs lacked one.
