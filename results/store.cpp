@@ -449,6 +449,11 @@ std::vector<int64_t> store::uuid_prefixed(const std::string &ref)
 // start of another run's uuid hid it: both are refused, naming the runs.
 int64_t store::find(const std::string &ref)
 {
+	// "" was the label of every run saved without one: `results rm "$RUN"`
+	// with RUN unset removed the latest of them, exit 0, without a word.
+	if (ref.empty())
+		throw store_error(path_ + ": an empty RUN names no run (give its id, label or uuid; ioplan results list "
+					  "shows them)");
 	bool digits = !ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos;
 	if (digits) {
 		stmt q(db_, "SELECT id FROM runs WHERE id = ?", *this);

@@ -411,6 +411,20 @@ class RunIds(StoreCase):
         p = self.results("show", "3", ok=False)
         self.assertIn("no run '3'", p.stderr)
 
+    def test_an_empty_run_name_is_refused_not_the_latest_run_without_a_label(self):
+        # `results rm ""` (a script's unset variable) removed the latest run saved without a
+        # label, exit 0, and `results show ""` showed it.
+        for label in (None, "x"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        before = sha(self.db)
+        for args in (["results", "rm", ""], ["results", "show", ""], ["results", "export", ""],
+                     ["compare", "", "x"], ["results", "report", "", f"--output={self.tmp / 'p.html'}"]):
+            p = run([*args, f"--results-db={self.db}"])
+            self.assertEqual((p.returncode, p.stdout), (2, ""), (args, p.stderr))
+            self.assertIn(f"{self.db}: an empty RUN names no run", p.stderr)
+        self.assertEqual(sha(self.db), before)
+        self.assertEqual(len(self.listing()), 2)
+
     def test_a_name_of_more_than_one_run_is_refused(self):
         # A uuid prefix of two runs named the first the store met; a label that starts
         # another run's uuid hid that run from lookup by its prefix.
