@@ -13,6 +13,7 @@
 #include "cli/debug.hpp"
 #include "parser/values.hpp"
 #include "report/report.hpp"
+#include "results/table_cell.hpp"
 
 namespace cli {
 
@@ -71,11 +72,20 @@ void fake_clock(ctx &c, str v)
 }
 
 // A label of digits alone would name the run of that id once there is one: never found again.
+// One that is not UTF-8 (typed in a Latin-1 terminal) was stored as it was, and every JSON
+// of the store (results list, show, export) then failed on it.
 void save(ctx &c, str v)
 {
     if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
         c.fail("--save=" + v + ": a label of digits only is read as a run id; give one with a letter "
                "(e.g. run-" + v + ")");
+    for (size_t i = 0, n = 0; i < v.size(); i += n)
+        if (resdb::utf8_at(v, i, &n) == 0xfffd && n == 1) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", (unsigned char)v[i]);
+            c.fail(std::string("--save: the label is not UTF-8 text (byte ") + hex + " at " + std::to_string(i + 1) +
+                   "): the store keeps it as JSON text; give it in UTF-8");
+        }
     c.a.save = true;
     c.a.save_label = v;
 }

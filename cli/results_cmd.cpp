@@ -172,9 +172,12 @@ bool output_first(const cmd_opts &o)
 	return !probe.replaces(inputs_of(o), "the output");
 }
 
+// A text that is not UTF-8 (a label an older ioplan stored as given) is
+// written with U+FFFD for each bad byte: the library's exception ended the
+// whole command, `results export` of every run included.
 int print(const cmd_opts &o, const ojson &doc)
 {
-	return print(o, doc.dump(2) + "\n");
+	return print(o, doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
 }
 
 std::string when(int64_t s)
@@ -763,7 +766,7 @@ std::string keep_unsaved(const std::string &report, const args &a, const std::st
 	std::string text = report, name, why, id = std::to_string(std::time(nullptr));
 	if (doc.is_object() && doc["ioplan"].is_object()) {
 		doc["ioplan"]["saved_as"] = { { "label", a.save_label }, { "preset", a.preset } };
-		text = doc.dump(2) + "\n";
+		text = doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 		id = doc["ioplan"].value("uuid", id);
 	}
 	size_t slash = db.rfind('/');

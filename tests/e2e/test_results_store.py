@@ -411,6 +411,29 @@ class RunIds(StoreCase):
         p = self.results("show", "3", ok=False)
         self.assertIn("no run '3'", p.stderr)
 
+    def test_a_label_not_utf8_is_refused_and_one_stored_before_does_not_end_the_json(self):
+        # --save=$'caf\xe9' (a Latin-1 terminal) was stored as given, and then `results list`,
+        # `show` and `export --output-format=json` all ended on it: "[json.exception.type_error.316]
+        # invalid UTF-8 byte at index 3: 0xE9", exit 1, for every run of the store.
+        target = self.tmp / "never"
+        p = subprocess.run([BIN, *JOB, f"--filename={target}", "--save=caf\udce9", f"--results-db={self.db}"],
+                           capture_output=True)
+        self.assertEqual((p.returncode, p.stdout), (2, b""), p.stderr)
+        self.assertIn(b"--save: the label is not UTF-8 text (byte 0xe9 at 4)", p.stderr)
+        self.assertFalse(target.exists())
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        con = sqlite3.connect(self.db)   # as an older ioplan stored it, before checksums
+        con.execute("UPDATE runs SET label = CAST(x'636166e9' AS TEXT), checksum = '' WHERE id = 1")
+        con.execute("UPDATE facts SET value = CAST(x'636166e9' AS TEXT) WHERE run_id = 1 AND name = 'label'")
+        con.commit()
+        con.close()
+        self.assertEqual([r["label"] for r in self.listing()], ["caf\ufffd", "b"])
+        self.assertEqual(json.loads(self.results("show", "1", "--output-format=json").stdout)["label"], "caf\ufffd")
+        self.assertEqual(len(json.loads(self.results("export", "--output-format=json").stdout)), 2)
+        groups = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)["groups"]
+        self.assertEqual([g["group"] for g in groups], ["b", "caf\ufffd"])
+
     def test_an_empty_run_name_is_refused_not_the_latest_run_without_a_label(self):
         # `results rm ""` (a script's unset variable) removed the latest run saved without a
         # label, exit 0, and `results show ""` showed it.
