@@ -71,6 +71,15 @@ void fake_clock(ctx &c, str v)
         c.fail("--fake-clock needs a whole number of ns above 0");
 }
 
+// An empty path (`--results-db=$DB`, DB unset) kept the run in the per-user
+// default store, which `results list --results-db=` refuses to read.
+void results_db(ctx &c, str v)
+{
+    if (v.empty())
+        c.fail("--results-db needs a path (an empty one would keep the run in the per-user default store)");
+    c.a.results_db = v;
+}
+
 // A label of digits alone would name the run of that id once there is one: never found again.
 // One that is not UTF-8 (typed in a Latin-1 terminal) was stored as it was, and every JSON
 // of the store (results list, show, export) then failed on it.
@@ -220,7 +229,7 @@ const std::vector<flag> table = {
      "still leaves the report printed in full; the exit status is then 1 and\nthe reason is on stderr."},
     {"results-db", flag_arg::required, "PATH", OUT,
      "the results store (default $IOPLAN_RESULTS_DB, else $XDG_DATA_HOME/ioplan/results.db)",
-     [](ctx &c, str v) { c.a.results_db = v; },
+     results_db,
      "Its directory must be there: only the per\\-user default's is made\n"
      "(a mistyped path, or a mount point not mounted yet, is refused\nbefore the run)."},
     {"output", flag_arg::required, "FILE", OUT, "write the results to FILE instead of standard output",

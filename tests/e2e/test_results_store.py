@@ -86,6 +86,17 @@ class SaveAndRead(StoreCase):
         shown = json.loads(self.results("show", "rep", "--output-format=json").stdout)
         self.assertEqual(len(shown["figures"][0]["repeat_iops"]), 3)
 
+    def test_an_empty_results_db_is_refused_not_the_default_store(self):
+        # `--save --results-db=$DB` with DB unset ran and kept the run in the per-user
+        # default store, while `results list --results-db=` refused an empty path.
+        env = {"IOPLAN_RESULTS_DB": "", "XDG_DATA_HOME": str(self.tmp / "xdg")}
+        target = self.tmp / "never"
+        p = run([*JOB, f"--filename={target}", "--save", "--results-db="], env=env)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn("--results-db needs a path", p.stderr)
+        self.assertFalse(target.exists())
+        self.assertFalse((self.tmp / "xdg").exists())
+
     def test_default_path_from_environment(self):
         env = {"IOPLAN_RESULTS_DB": "", "XDG_DATA_HOME": str(self.tmp / "xdg")}
         p = run([*JOB, f"--filename={self.tmp / 'f'}", "--output-format=json", "--save"], env=env)
