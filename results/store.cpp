@@ -60,7 +60,12 @@ store::store(const std::string &path, mode m) : path_(path)
 	// A save's first write would find it, after a run that cannot be had again.
 	if (m == mode::write) {
 		std::string in_the_way = side_file_in_the_way(path);
-		if (in_the_way.empty())
+		// A store this user cannot write is said so once opened (unwritable()),
+		// not as a -wal another user's read left.
+		bool writable = !exists || access(path.c_str(), W_OK) == 0;
+		if (in_the_way.empty() && writable)
+			mend_own_side_files(path);
+		if (in_the_way.empty() && writable)
 			in_the_way = side_file_of_another(path);
 		if (!in_the_way.empty())
 			throw store_error(path + ": " + in_the_way);

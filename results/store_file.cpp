@@ -152,6 +152,25 @@ std::string side_file_in_the_way(const std::string &path)
 	return "";
 }
 
+// A store its owner made read-only (chmod a-w, to keep it) and read: SQLite
+// made its -wal and -shm with the store's mode, r--r--r--, and a read cannot
+// remove them.  Once the owner made the store writable again, every --save
+// was refused: "STORE-wal belongs to <the owner> and cannot be written by this
+// user (another user's read ...)".
+void mend_own_side_files(const std::string &path)
+{
+	struct stat store_st;
+	if (stat(path.c_str(), &store_st) != 0)
+		return;
+	for (const char *side : {"-wal", "-shm"}) {
+		struct stat st;
+		std::string name = path + side;
+		if (lstat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    access(name.c_str(), W_OK) != 0)
+			chmod(name.c_str(), (st.st_mode | (store_st.st_mode & 0666) | S_IWUSR) & 07777);
+	}
+}
+
 // A -wal or -shm beside the store that this user cannot write: SQLite writes
 // the store through both, and opened the store read-only without a word.  One
 // made by another user's read (a store shared read-only in a directory all may

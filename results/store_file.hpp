@@ -21,6 +21,11 @@ std::string uri_of(const std::string &path);
 std::string read_target(const std::string &path, int *flags);
 // Why a -wal, -shm or -journal beside path is in the way, or "".
 std::string side_file_in_the_way(const std::string &path);
+// Gives this user's own -wal and -shm beside path back the write permission a
+// read of the store while it was read-only made them without (they take
+// the store's mode), so a save can use them.  Harmless to a process that has
+// them open: their mode is not what it reads or writes through.
+void mend_own_side_files(const std::string &path);
 // Why a -wal or -shm beside path, another user's, cannot be written, or "".
 std::string side_file_of_another(const std::string &path);
 // Why path's file is a store cut short (shorter than the pages its header

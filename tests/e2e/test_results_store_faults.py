@@ -715,6 +715,44 @@ class UnwritableDirectory(StoreCase):
         self.assertEqual(sha(self.db), before)
 
 
+class OwnReadOnlyStore(StoreCase):
+    def test_a_store_its_owner_made_read_only_and_read_takes_a_save_once_writable_again(self):
+        # The owner's read of their own store while it was r--r--r-- (chmod a-w, to keep it)
+        # leaves a -wal and -shm of that mode (SQLite's, which a read cannot remove).  The
+        # owner's --save was then told "STORE-wal belongs to nobody ... (another user's
+        # read ...)", and still so once the store was writable again: no save ever went in.
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run as another user")
+        self.assertEqual(self.ioplan_run(label="first").returncode, 0)
+        os.chmod(self.tmp, 0o755)
+        own = self.tmp / "own"
+        own.mkdir()
+        self.db = self.db.rename(own / "results.db")
+        for path in (own, self.db):
+            os.chown(path, 65534, 65534)
+        os.chmod(self.db, 0o444)
+
+        def as_nobody(*args):
+            def drop():
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            return subprocess.run([BIN, *args, f"--results-db={self.db}"], capture_output=True, text=True,
+                                  timeout=60, preexec_fn=drop, cwd="/")
+        save = ["--name=x", "--ioengine=null", "--size=1m", "--save=second"]
+        self.assertEqual(as_nobody("results", "list").returncode, 0)
+        self.assertTrue(pathlib.Path(f"{self.db}-wal").exists())   # left by that read
+        p = as_nobody(*save)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn(f"{self.db}: the store cannot be written (Permission denied)", p.stderr)
+        self.assertNotIn("belongs to", p.stderr)
+        os.chmod(self.db, 0o644)
+        p = as_nobody(*save)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([r["label"] for r in self.listing()], ["first", "second"])
+        self.assertEqual(sorted(x.name for x in own.iterdir()), ["results.db"])
+
+
 class ReadOnlyMedia(StoreCase):
     """A WAL store on a read-only file system, without its -shm file (every ioplan that
     wrote it has closed it): every read failed as "the store cannot be written"."""
