@@ -211,12 +211,15 @@ std::string store::read_shape(int *version)
 	// finalized at return: a statement left open holds a read lock a writer would wait on forever
 	stmt q(db_, shape_sql, *this);
 	std::string shape, table;
+	// The first statement of every open: a save or import refused here was
+	// told "cannot read the results store: the store cannot be written".
+	const char *what = reading_ ? "cannot read the results store" : "cannot use the results store";
 	int rc = retry_busy([&] { q.reset(); return q.step(); });
-	check(rc, "cannot read the results store");
+	check(rc, what);
 	*version = rc == SQLITE_ROW ? (int)q.i64(0) : 0;
 	while ((rc = q.step()) == SQLITE_ROW)
 		add_shape_row(q.raw(), &shape, &table);
-	check(rc, "cannot read the results store");
+	check(rc, what);
 	return shape + (table.empty() ? "" : ")");
 }
 

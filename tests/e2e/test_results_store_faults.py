@@ -509,7 +509,8 @@ class CutShort(StoreCase):
                 target = self.tmp / "never"
                 r = run([*JOB, f"--filename={target}", "--save=more", f"--results-db={self.db}"])
                 self.assertEqual((r.returncode, r.stdout), (2, ""), r.stderr)
-                self.assertEqual(r.stderr, f"ioplan: error: --save: {says}; nothing was run\n")
+                self.assertEqual(r.stderr, "ioplan: error: --save: " + says.replace("cannot read", "cannot use") +
+                                 "; nothing was run\n")
                 self.assertFalse(target.exists())
                 damaged, self.db = self.db, self.tmp / f"rescued-{cut}.db"
                 p = self.results("import", str(damaged), "--output-format=json", ok=False)
@@ -674,6 +675,8 @@ class UnwritableDirectory(StoreCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(f"its directory {self.tmp} is not writable (Permission denied), and SQLite makes the "
                       "store's -wal and -shm files there", p.stderr)
+        # a save is not a read: it said "cannot read the results store: the store cannot be written"
+        self.assertIn(f"--save: {self.db}: cannot use the results store: the store cannot be written", p.stderr)
         self.assertIn("nothing was run", p.stderr)
         self.assertEqual(sha(self.db), before)
 
