@@ -555,6 +555,7 @@ std::string store::named(const std::string &what) const
 run_record store::load(int64_t id)
 {
 	try {
+		read_snapshot one_state(db_);
 		return load_run(id);
 	} catch (const store_error &e) {
 		throw store_error(named(e.what()), e.busy, e.damaged);

@@ -16,6 +16,31 @@ class store;
 // How long a save waits for another process's transaction before it says "locked".
 constexpr int busy_timeout_ms = 10000;
 
+// The SELECTs of one read see one state of the store: a run is read by a
+// dozen queries (its row, facts, figures, buckets ... and its checksum over
+// them all), and a `results rm` or a save by another process between two of
+// them gave a run without its figures, or one that no longer matched its
+// checksum.  A deferred BEGIN takes its snapshot at the first SELECT (WAL);
+// inside a transaction already open (a save's) it adds nothing.
+class read_snapshot {
+public:
+	explicit read_snapshot(sqlite3 *db) : db_(db)
+	{
+		open_ = sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+	}
+	~read_snapshot()
+	{
+		if (open_)
+			sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+	}
+	read_snapshot(const read_snapshot &) = delete;
+	read_snapshot &operator=(const read_snapshot &) = delete;
+
+private:
+	sqlite3 *db_;
+	bool open_;
+};
+
 // A prepared statement, finalized when it goes out of scope.
 class stmt {
 public:

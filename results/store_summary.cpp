@@ -30,6 +30,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
 	sql += " ORDER BY f.run_id, f.job, f.ddir, f.id";
+	read_snapshot one_state(db_);	// the figures summed and the checksums checked alike
 	stmt q(db_, sql.c_str(), *this);
 	q.bind(1, by);
 	if (!filter_name.empty())
