@@ -101,6 +101,22 @@ void done_times(res_world_group &g, const results &r, std::vector<double> &cost)
         g.first_done_ns = 0;
 }
 
+// What every rank moved by the first done: the series' reading, but never less
+// than the ranks done by then moved in all (every byte of theirs), nor more
+// than the group's.  A series' sample is as wide as bwavgtime (500 ms): a group
+// shorter than one read as a share of its first, '19B by then' where the rank
+// done first alone had moved 64 KiB.
+uint64_t by_first_done(const res_world_group &g, const results &r)
+{
+    uint64_t done = 0;
+    for (uint32_t i = 0; i < r.world->nranks; i++) {
+        rank_span s = span_of(r.world->ranks[i], r, g.groupid);
+        if (s.first && s.done <= g.first_done_ns)
+            done += s.bytes;
+    }
+    return std::min(std::max(bytes_by(r, g.groupid, g.first_done_ns), done), g.bytes);
+}
+
 void group_of(res_world_group &g, const results &r, double straggler_pct)
 {
     uint32_t n = r.world->nranks;
@@ -120,7 +136,7 @@ void group_of(res_world_group &g, const results &r, double straggler_pct)
         if (straggler_pct > 0 && g.slower_pct[i] > straggler_pct)
             g.nr_stragglers++;
     }
-    g.bytes_first_done = g.nranks ? bytes_by(r, g.groupid, g.first_done_ns) : 0;
+    g.bytes_first_done = g.nranks ? by_first_done(g, r) : 0;
 }
 
 } // namespace

@@ -321,6 +321,20 @@ class Ranks(TmpDirCase):
         self.assertEqual([n for r in range(3) for n in os.listdir(self.tmp / f"r{r}")], [])
         self.assertFalse((self.tmp / "shared").exists())
 
+    def test_what_moved_by_the_first_done_counts_every_byte_of_the_ranks_done(self):
+        # A group shorter than one sample of the series (500 ms): 'first done +0.048ms
+        # (rank 0, vm), 19B by then' though rank 0 alone had moved its 64 KiB by then.
+        args = self.job("[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
+        p = mpirun(3, ["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        [g] = doc["ioplan"]["world"]["groups"]
+        done = [k for k in doc["ioplan"]["ranks"] if k["jobs"][0]["write"]["io_bytes"]]
+        self.assertEqual(g["io_bytes"], 3 * 65536)
+        self.assertGreaterEqual(g["first_done_io_bytes"], 65536, g)
+        self.assertLessEqual(g["first_done_io_bytes"], g["io_bytes"], g)
+        self.assertEqual(len(done), 3)
+
     def test_an_unusable_directory_on_one_rank_stops_every_rank(self):
         # directory= must name a directory on every rank (as fio's); a file is in rank 2's place.
         for r in range(RANKS):
