@@ -92,12 +92,14 @@ std::string marks_of(const std::vector<finding> &notes, uint32_t job_id)
 }
 
 // A job that failed before it moved a byte says so: a row of zeros would read
-// as a disk that answers nothing.
-std::string row(const plan_job &j, const std::vector<run_figures> &runs, int failed,
+// as a disk that answers nothing.  T= is every thread the row's figures are of:
+// under mpirun each of nranks ran the job's clones.
+std::string row(const plan_job &j, uint32_t nranks, const std::vector<run_figures> &runs, int failed,
 		const std::string &marks)
 {
 	std::string name = strf("  %s %s (Q=%3u, T=%2u): ", plan_rw_is_random(j.rw) ? "RND" : "SEQ",
-				block_size(j.bs[main_ddir(j.rw)].min_bytes).c_str(), j.iodepth, j.nr_clones);
+				block_size(j.bs[main_ddir(j.rw)].min_bytes).c_str(), j.iodepth,
+				j.nr_clones * std::max(nranks, 1u));
 	if (failed)
 		return name + "failed: " + strerror(failed) + marks + "\n";
 	score s = score_of(measured(runs), j.repeat_aggregate);
@@ -295,7 +297,7 @@ void write_cdm(std::ostream &out, const results &r, const plan &p, const cdm_opt
 			if (!opened)
 				out << "\n" << heading((section)s, j);
 			opened = true;
-			out << row(j, runs[i], job_failure(r, i), marks_of(notes, i));
+			out << row(j, r.world ? r.world->nranks : 1, runs[i], job_failure(r, i), marks_of(notes, i));
 		}
 	}
 	out << "\n";

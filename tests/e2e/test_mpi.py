@@ -295,6 +295,16 @@ class Ranks(TmpDirCase):
         self.assertIn("Starting 4 processes\n", merged.stdout)
         self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", merged.stdout), ["4"])
 
+    def test_crystaldiskmark_rows_count_every_ranks_threads(self):
+        # A row's T= is how many threads its figures are of: 'T= 1' for 2 ranks of 1 thread.
+        args = self.job("[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
+        p = mpirun(2, ["--output-format=cdm", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("SEQ    4KiB (Q=  1, T= 2): ", p.stdout)
+        alone = run(["--output-format=cdm", "job.fio"], cwd=self.tmp)
+        self.assertEqual(alone.returncode, 0, alone.stderr)
+        self.assertIn("SEQ    4KiB (Q=  1, T= 1): ", alone.stdout)
+
     def test_the_test_files_every_rank_left_are_named(self):
         # Each rank lays out its own files; the note naming what the run left (and
         # the rm that removes it) named rank 0's alone.  A shared file, laid out
