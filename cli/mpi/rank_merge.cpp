@@ -133,6 +133,38 @@ res_error of_rank(const res_error &e, const rank_info &who)
     return named;
 }
 
+// A run's span on its own monotonic clock, as a signed count (0 if none).
+int64_t elapsed_of(const results &r)
+{
+    uint64_t e = r.end_mono_ns > r.start_mono_ns ? r.end_mono_ns - r.start_mono_ns : 0;
+    return static_cast<int64_t>(std::min<uint64_t>(e, INT64_MAX / 4));
+}
+
+// How far src's times move onto the first rank's clock (*by): both started
+// their engines at a wall time, and the clock offsets say how the two clocks
+// differ.  Ranks run in step (every engine starts before the first group and
+// ends after the last), so the rank's run, moved, overlaps the first rank's
+// (within a second); else "" is not returned but why: a clock offset edited
+// to 2^63-1, with its checksum, wrapped the sum and put the rank's I/O out of
+// the window (run=59-60msec for ranks of 13 ms, rank 1 left out of the groups).
+std::string clock_shift(const results &first, int64_t first_offset, const results &src, int64_t offset,
+                        uint32_t first_rank, int64_t *by)
+{
+    const int64_t slack = 1000000000;
+    int64_t a = 0, b = 0, v = 0;
+    bool wraps = src.start_wall_ns > INT64_MAX / 2 || first.start_wall_ns > INT64_MAX / 2 ||
+                 __builtin_add_overflow(static_cast<int64_t>(src.start_wall_ns), offset, &a) ||
+                 __builtin_add_overflow(static_cast<int64_t>(first.start_wall_ns), first_offset, &b) ||
+                 __builtin_sub_overflow(a, b, &v);
+    if (wraps || v > elapsed_of(first) + slack || v < -(elapsed_of(src) + slack))
+        return "its clock offset (" + std::to_string(offset) + " ns) puts its run, started at wall time " +
+               std::to_string(src.start_wall_ns) + " ns, outside rank " + std::to_string(first_rank) +
+               "'s (" + std::to_string(first.start_wall_ns) + " ns, for " + std::to_string(elapsed_of(first)) +
+               " ns): the ranks of one world run together";
+    *by = v;
+    return "";
+}
+
 // Clone src folded into dst.  Each direction's runtime grows by how much the
 // union of the two windows exceeds the longer of them: bandwidth is then the
 // bytes of every rank over the common window, not over one rank's.
@@ -425,11 +457,12 @@ std::string rank_merger::add(const results &src, const rank_info &who)
     std::string wraps = sums_overflow(*acc_, src);
     if (!wraps.empty())
         return wraps;
+    int64_t by = 0;
+    std::string apart = clock_shift(*acc_, base_offset_ns_, src, who.clock_offset_ns, first_rank_, &by);
+    if (!apart.empty())
+        return apart;
     seen_[who.rank] = true;
     bool new_host = std::none_of(hosts_.begin(), hosts_.end(), [&](const host_sum &h) { return h.name == who.host; });
-    // This rank's clock, moved onto rank 0's: both started their engines at a wall time.
-    int64_t by = static_cast<int64_t>(src.start_wall_ns) + who.clock_offset_ns -
-                 (static_cast<int64_t>(acc_->start_wall_ns) + base_offset_ns_);
     summarise(src, who, by);
     grid_first();
     bool zones_differ = false;

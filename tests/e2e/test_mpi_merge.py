@@ -206,6 +206,23 @@ class MergeChecks(TmpDirCase):
         self.refused(files, "rank-2.json: results.jobs[0].clones[0].ddir[0]: %d I/Os timed, %d counted"
                      % (ddir["clat"]["n"], ddir["ios"] // 2))
 
+    def test_a_clock_offset_that_puts_a_rank_outside_the_run_is_refused(self):
+        # The offset moves a rank's times onto rank 0's clock: 2^63-1, with its checksum,
+        # wrapped the sum and merged (exit 0) with rank 1's I/O out of the window: the
+        # runtimes and rates were another run's, rank 1 missing from the groups.
+        files = self.files()
+        offset = json.loads(files[1].read_text())["rank"]["clock_offset_ns"]
+        for forged in (2 ** 63 - 1, -(2 ** 63), offset - 3600 * 10 ** 9):
+            self.files()
+            forge(files[1], '"clock_offset_ns":%d' % offset, '"clock_offset_ns":%d' % forged)
+            self.refused(files, "rank-1.json: rank 1: its clock offset (%d ns) puts its run, started at wall "
+                                "time " % forged)
+        # a plausible offset (a host's clock some milliseconds off) still merges
+        self.files()
+        forge(files[1], '"clock_offset_ns":%d' % offset, '"clock_offset_ns":%d' % (offset + 2000000))
+        p = self.merge(files)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_a_file_of_another_run_a_wrong_world_size_or_missing_ranks_are_named(self):
         files = self.files()
         shutil.copy(self.runs / "b" / "rank-3.json", files[3])
