@@ -447,6 +447,10 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
     eo.fake_clock_step_ns = a.fake_clock_step_ns;
     eo.snapshots = a.status_interval_ns != 0;
     eo.idle_prof = a.idle_prof == "percpu" ? RES_IDLE_PERCPU : a.idle_prof == "system" ? RES_IDLE_SYSTEM : RES_IDLE_NONE;
+    // One profiler a machine: the idle threads of two ranks on its CPUs would
+    // share its idle time, each counting about half of it.
+    if (w && w->local_rank() != 0)
+        eo.idle_prof = RES_IDLE_NONE;
     eo.sync = w ? w->sync() : nullptr;
     eo.preflight = &pf;
     eo.opening = notes ? opening_notes::take : nullptr;

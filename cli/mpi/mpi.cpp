@@ -239,6 +239,7 @@ world *world::join(int rank_shift, double timeout_s, double join_s, std::string 
     w.who_.rank = static_cast<uint32_t>(rank);
     w.who_.nranks = static_cast<uint32_t>(size);
     w.who_.host = host;
+    w.local_rank_ = static_cast<uint32_t>(local);
     w.heard_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(size));
     for (int r = 0; r < size; r++)
         w.heard_[r].store(0, std::memory_order_relaxed);

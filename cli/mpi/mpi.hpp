@@ -80,6 +80,8 @@ public:
     uint32_t size() const { return who_.nranks; }
     const std::string &host() const { return who_.host; }
     const rank_info &who() const { return who_; }
+    // This rank's number among the ranks of its machine (MPI's shared-memory node), 0 for its first.
+    uint32_t local_rank() const { return local_rank_; }
     // Rank 0: rank r's host ("" when not known).
     std::string host_of(uint32_t r) const { return r < hosts_.size() ? hosts_[r] : std::string(); }
     // Where this rank saw the world fail ("" while it has not): its rank file is then interrupted.
@@ -142,6 +144,7 @@ private:
     double join_s_ = 600;            // join_deadline_s: MPI_Finalize's too
     unsigned agreed_ = 0;
     rank_info who_;
+    uint32_t local_rank_ = 0;
     eng_sync sync_{};
     std::vector<bool> same_host_;   // by rank: shares rank 0's host (rank 0: all; others: own entry)
     std::vector<std::string> hosts_;   // rank 0: every rank's host

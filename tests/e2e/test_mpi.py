@@ -295,6 +295,19 @@ class Ranks(TmpDirCase):
         self.assertIn("Starting 4 processes\n", merged.stdout)
         self.assertEqual(re.findall(r"\(groupid=0, jobs=(\d+)\)", merged.stdout), ["4"])
 
+    def test_one_idle_profiler_a_machine(self):
+        # --idle-prof's threads (one per CPU, SCHED_IDLE) count the idle time they get: every
+        # rank of a machine ran its own, so 3 ranks' profilers shared each CPU's idle time
+        # three ways (and the report showed rank 0's share).  The first rank of a machine
+        # measures it; the others run none.
+        args = self.job("[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
+        p = mpirun(3, ["--idle-prof=system", "--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("system", json.loads(p.stdout)["cpu_idleness"])
+        modes = [self.rank_file(r)["results"]["idle"]["mode"] for r in range(3)]
+        self.assertNotEqual(modes[0], 0)
+        self.assertEqual(modes[1:], [0, 0])
+
     def test_crystaldiskmark_rows_count_every_ranks_threads(self):
         # A row's T= is how many threads its figures are of: 'T= 1' for 2 ranks of 1 thread.
         args = self.job("[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n")
