@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "report/caveats.hpp"
+#include "report/ranks.hpp"
 #include "report/report.hpp"
 #include "report/runs.hpp"
 #include "report/units.hpp"
@@ -93,7 +94,7 @@ std::string marks_of(const std::vector<finding> &notes, uint32_t job_id)
 
 // A job that failed before it moved a byte says so: a row of zeros would read
 // as a disk that answers nothing.  T= is every thread the row's figures are of:
-// under mpirun each of nranks ran the job's clones.
+// under mpirun each of the nranks that ran the job ran its clones.
 std::string row(const plan_job &j, uint32_t nranks, const std::vector<run_figures> &runs, int failed,
 		const std::string &marks)
 {
@@ -297,7 +298,7 @@ void write_cdm(std::ostream &out, const results &r, const plan &p, const cdm_opt
 			if (!opened)
 				out << "\n" << heading((section)s, j);
 			opened = true;
-			out << row(j, r.world ? r.world->nranks : 1, runs[i], job_failure(r, i), marks_of(notes, i));
+			out << row(j, ranks_that_ran_job(r, i), runs[i], job_failure(r, i), marks_of(notes, i));
 		}
 	}
 	out << "\n";

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 
+#include "report/ranks.hpp"
 #include "report/units.hpp"
 
 namespace report {
@@ -498,19 +499,6 @@ static void note_base_differs(model &m, const entry &e, const plan_job &job, boo
 	}
 }
 
-// How many processes ran the measured run rj (of r's jobs): under mpirun the
-// ranks whose results were merged into it (a rank lost before it holds fewer
-// jobs, one never heard from none), else 1.
-static uint32_t ranks_of(const results &r, const res_job *rj)
-{
-	if (!r.world || !rj || rj < r.jobs || rj >= r.jobs + r.nr_jobs)
-		return 1;
-	uint32_t n = 0, j = (uint32_t)(rj - r.jobs);
-	for (uint32_t i = 0; i < r.world->nranks; i++)
-		n += r.world->ranks[i].nr_jobs > j;
-	return n ? n : 1;
-}
-
 // fio's rule: a clone opens a new entry unless it has group_reporting and
 // belongs to the same group as the clone before it.
 void build_entries(model &m, const results &r, const plan &p)
@@ -544,7 +532,8 @@ void build_entries(model &m, const results &r, const plan &p)
 			const res_clone *origin = nullptr;
 			stat_clone cs = clone_stats(job, measured, c, &run_ns, &cpu_run_ns, &origin);
 			add_member(m.entries.back(), job, c, std::move(cs), run_ns, cpu_run_ns, origin);
-			m.entries.back().threads += ranks_of(r, measured.empty() ? nullptr : measured.back());
+			m.entries.back().threads +=
+				measured.empty() ? 1 : ranks_that_ran(r, (uint32_t)(measured.back() - r.jobs));
 			if (!measured.empty() && measured.back()->ss && c < measured.back()->nr_clones &&
 			    measured.back()->ss[c].on)
 				m.entries.back().ss = &measured.back()->ss[c];

@@ -224,6 +224,25 @@ ojson world_json(const results &r)
 		      { "groups", groups } };
 }
 
+uint32_t ranks_that_ran(const results &r, uint32_t index)
+{
+	if (!r.world || index >= r.nr_jobs)
+		return 1;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r.world->nranks; i++)
+		n += r.world->ranks[i].nr_jobs > index;
+	return n ? n : 1;
+}
+
+uint32_t ranks_that_ran_job(const results &r, uint32_t job_id)
+{
+	uint32_t last = r.nr_jobs;
+	for (uint32_t j = 0; j < r.nr_jobs; j++)
+		if (r.jobs[j].job_id == job_id && !r.jobs[j].discarded)
+			last = j;
+	return ranks_that_ran(r, last);
+}
+
 ojson hosts_json(const results &r)
 {
 	ojson a = ojson::array();

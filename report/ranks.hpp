@@ -16,6 +16,14 @@
 
 namespace report {
 
+// How many processes ran r.jobs[index]: under mpirun the ranks whose results
+// were merged into it (a rank lost before it holds fewer jobs, one never
+// heard from none), else 1; at least 1.
+uint32_t ranks_that_ran(const results &r, uint32_t index);
+
+// The same for plan job job_id (its last measured run in r.jobs).
+uint32_t ranks_that_ran_job(const results &r, uint32_t job_id);
+
 // "Ranks: N on H hosts, start skew ..., merge ..." and a line per rank.
 void write_normal_ranks(std::ostream &out, const results &r);
 

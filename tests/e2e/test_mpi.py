@@ -317,6 +317,10 @@ class Ranks(TmpDirCase):
         alone = run(["--output-format=cdm", "job.fio"], cwd=self.tmp)
         self.assertEqual(alone.returncode, 0, alone.stderr)
         self.assertIn("SEQ    4KiB (Q=  1, T= 1): ", alone.stdout)
+        # a merge of part of the world: the ranks whose figures the row holds
+        part = run(["merge", "--partial", "--output-format=cdm", str(self.tmp / "out" / "rank-1.json")])
+        self.assertEqual(part.returncode, 0, part.stderr)
+        self.assertIn("SEQ    4KiB (Q=  1, T= 1): ", part.stdout)
 
     def test_the_test_files_every_rank_left_are_named(self):
         # Each rank lays out its own files; the note naming what the run left (and
