@@ -740,6 +740,10 @@ results *rank_file_parse(const std::string &text, rank_info *who, plan_source *s
         if (who->rank >= who->nranks)
             throw std::runtime_error("rank " + std::to_string(who->rank) + " of a world of " +
                                      std::to_string(who->nranks));
+        // MPI numbers its ranks with an int: a larger world is no run's.
+        if (who->nranks > static_cast<uint32_t>(INT32_MAX))
+            throw std::runtime_error("a world of " + std::to_string(who->nranks) +
+                                     " ranks, more than MPI numbers (" + std::to_string(INT32_MAX) + ")");
     } catch (...) {
         results_free(r);
         throw;

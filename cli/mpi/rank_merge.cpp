@@ -334,10 +334,13 @@ rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, b
     if (!world_)
         throw std::bad_alloc();
     acc_->world = world_;
-    world_->nranks = nranks;
+    // nranks is set once the rows are there: results_free walks them (a rank
+    // file saying 4000000000 ranks, whose rows calloc could not give, crashed
+    // the merge as it freed them).
     world_->ranks = static_cast<res_rank *>(calloc(nranks ? nranks : 1, sizeof(res_rank)));
     if (!world_->ranks)
         throw std::bad_alloc();
+    world_->nranks = nranks;
     seen_.assign(nranks, false);
     for (uint32_t i = 0; i < nranks; i++) {
         world_->ranks[i].rank = i;

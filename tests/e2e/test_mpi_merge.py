@@ -206,6 +206,15 @@ class MergeChecks(TmpDirCase):
         self.refused(files, "rank-2.json: results.jobs[0].clones[0].ddir[0]: %d I/Os timed, %d counted"
                      % (ddir["clat"]["n"], ddir["ios"] // 2))
 
+    def test_a_world_larger_than_mpi_numbers_is_refused_not_a_crash(self):
+        # nranks 4000000000 (checksum and all): the merge could not allocate the rows of
+        # so many ranks, and freeing the rows it did not have crashed it (SIGSEGV).
+        files = self.files()
+        forge(files[0], '"nranks":%d' % RANKS, '"nranks":4000000000')
+        p = run(["merge", "--partial", "--output-format=json", str(files[0])], cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("rank-0.json: a world of 4000000000 ranks, more than MPI numbers (2147483647)", p.stderr)
+
     def test_a_clock_offset_that_puts_a_rank_outside_the_run_is_refused(self):
         # The offset moves a rank's times onto rank 0's clock: 2^63-1, with its checksum,
         # wrapped the sum and merged (exit 0) with rank 1's I/O out of the window: the
