@@ -111,6 +111,14 @@ struct ioe_ops {
 	 * the data and it has no slat, and fio notes that iodepth>1 is "capped at 1".
 	 */
 	bool clat_at_queue;
+	/*
+	 * fio's counterpart hands back every completion it has whatever max says
+	 * (vsync), and fio completes them all before it queues again:
+	 * the worker takes every fetched completion in one reap, not
+	 * iodepth_batch_complete_max of them, so a vsync batch is queued and
+	 * merged whole again, as fio's.
+	 */
+	bool reaps_all;
 	bool open_rw;			/* files open read-write even for reads (falloc allocates on reads) */
 	bool no_open;			/* the worker opens no descriptor (null, metadata engines) */
 	bool no_layout;			/* no file is laid out or checked first (fio's FIO_DISKLESSIO) */

@@ -121,6 +121,7 @@ static int vsync_getevents(struct ioe *e, uint32_t min, uint32_t max, uint64_t t
 const struct ioe_ops ioe_vsync = {
 	.id = PLAN_IOENGINE_VSYNC,
 	.clat_at_queue = true,
+	.reaps_all = true,
 	.init = vsync_init,
 	.exit = vsync_exit,
 	.queue = vsync_queue,

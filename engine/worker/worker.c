@@ -568,6 +568,7 @@ static int open_engine(struct worker *w)
 	w->ioe_open = true;
 	w->is_sync = w->ioe.is_sync;
 	w->clat_at_queue = w->ioe.ops->clat_at_queue;
+	w->reap_all = w->ioe.ops->reaps_all;
 	w->stamp_each = w->is_sync && !w->ioe.ops->instant;
 	return 0;
 }

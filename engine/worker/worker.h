@@ -330,6 +330,7 @@ struct worker {
 	bool end_synced;		/* end_fsync / fsync_on_close made the last round's sync */
 
 	uint32_t depth, batch_submit, cmin, cmax, low;
+	bool reap_all;			/* the engine's reaps_all: a reap takes every fetched completion */
 	uint32_t burst;			/* most I/Os one issue() call starts */
 	uint64_t deadline;		/* the current phase ends by time here */
 	uint64_t drain_start;		/* remote engines: the drain began (0 = not yet); see worker_remote_gave_up */

@@ -682,7 +682,8 @@ static int fetch(struct worker *w, uint32_t min, uint32_t submitted, bool per_tr
  * As fio: reap only when nothing more can be issued now, and hand back at most
  * iodepth_batch_complete_max completions per trip (1 by default), so a
  * completion is followed by a new submission before the next one is counted:
- * that is what holds the queue depth.  Completions the engine already had come
+ * that is what holds the queue depth (all of them for an engine that reaps_all,
+ * whose fio counterpart ignores the max: vsync).  Completions the engine already had come
  * out of the ready list without another engine call.  Each is timed when it is
  * handed back, as fio times a completion when it reaps it (a completion waiting
  * to be reaped is still in flight for the job): by the clock read of the
@@ -704,7 +705,7 @@ HOT void reap(struct worker *w, const enum loop_kind k)
 		w->now = clk_now(&w->clk);
 	}
 	w->reaped_ns = w->now;
-	take = w->ready_nr < w->cmax ? w->ready_nr : w->cmax;
+	take = w->reap_all || w->ready_nr < w->cmax ? w->ready_nr : w->cmax;
 	ev = w->ioe.events + w->ready_head;
 	w->ready_head += take;
 	w->ready_nr -= take;

@@ -196,15 +196,26 @@ class Engines(TmpDirCase):
 
     @unittest.skipIf(shutil.which("strace") is None, "strace not installed")
     def test_vsync_coalesces_adjacent_writes(self):
-        st = self.tmp / "st"
-        p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=writev", BIN, "--name=j",
-                            "--filename=data", *SMALL, "--ioengine=vsync", "--rw=write", "--iodepth=8",
-                            "--iodepth_batch=8", "--output-format=json"],
-                           cwd=self.tmp, capture_output=True, text=True, timeout=120, env=TRACED_ENV)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        calls = strace_calls(st, "writev")
-        self.assertLess(calls, 256 // 2, "256 adjacent 4k writes should share writev calls")
-        self.assertEqual(figures(p.stdout), [(0, 0, 1 << 20, 0)])
+        # fio's vsync hands back every completion at once and fio completes them all
+        # before it queues again, so at iodepth_batch=8 each batch of 8 is merged whole:
+        # 32 writev calls of 8 blocks.  ioplan took one completion a reap and queued
+        # in between: 57 calls (28 of 8, 28 of 1, 1 of 4).
+        cmd = ["--name=j", "--filename=data", *SMALL, "--ioengine=vsync", "--rw=write", "--iodepth=8",
+               "--iodepth_batch=8", "--output-format=json"]
+        for who, tool in (("ioplan", BIN), ("fio", FIO)):
+            if tool is None:
+                continue
+            d = self.tmp / who
+            d.mkdir()
+            st = d / "st"
+            p = subprocess.run(["strace", "-f", "-c", "-o", str(st), "-e", "trace=writev", tool, *cmd],
+                               cwd=d, capture_output=True, text=True, timeout=120, env=TRACED_ENV)
+            self.assertEqual(p.returncode, 0, (who, p.stderr))
+            self.assertEqual(strace_calls(st, "writev"), 256 // 8, who)
+            self.assertEqual(figures(p.stdout), [(0, 0, 1 << 20, 0)], who)
+            doc = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+            self.assertEqual(doc["iodepth_submit"]["8"], 100.0, who)
+            self.assertEqual(doc["iodepth_complete"]["8"], 100.0, who)
 
     def test_engine_options_of_another_engine_are_refused(self):
         # fio 3.33: "unrecognized option"; ioplan names the engine the option belongs to.
