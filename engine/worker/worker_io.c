@@ -325,14 +325,18 @@ __attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u
 		w->need_sync = true;
 }
 
-/* Bookkeeping once the engine took u: the depth map, the file written, its rate slot, fsync=N. */
-HOT void taken(struct worker *w, struct io_u *u, const enum loop_kind k)
+/*
+ * Bookkeeping once the engine took u: the file written, its rate slot, fsync=N.
+ * The depth map counts an I/O that completed in queue() here, at the depth with
+ * it; a queued one when it is submitted (commit_queued), as fio's.
+ */
+HOT void taken(struct worker *w, struct io_u *u, bool done, const enum loop_kind k)
 {
 	u->due_ns = 0;
 	/* Written to once issued: fsync=N's sync may come before this write completes. */
 	if (u->ddir == PLAN_DDIR_WRITE)
 		w->dirty[u->file] = true;
-	if (w->counting || w->ramp_tally)
+	if (done && (w->counting || w->ramp_tally))
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (IO_X(w, k))
 		taken_extras(w, u);
@@ -383,8 +387,11 @@ HOT void commit_queued(struct worker *w, const enum loop_kind k)
 	w->nr_pending -= (uint32_t)r;
 	if (w->nr_pending)
 		memmove(w->pending, w->pending + r, w->nr_pending * sizeof(*w->pending));
-	if (w->counting || w->ramp_tally)
+	/* fio's td_io_commit: the I/Os submitted count at the depth they make, all in flight. */
+	if (w->counting || w->ramp_tally) {
 		w->res.submit[batch_bucket((uint32_t)r)]++;
+		w->res.depth[depth_bucket(w->inflight)] += (uint64_t)r;
+	}
 	if (PUB_PER_TRIP(k))
 		return;
 	/* A queue that was idle starts the watchdog's clock now, not at the last completion. */
@@ -472,7 +479,7 @@ HOT bool submit_one(struct worker *w, const enum loop_kind k)
 		return false;
 	}
 	w->have_held = false;
-	taken(w, u, k);
+	taken(w, u, r == IOE_Q_COMPLETED, k);
 	if (r == IOE_Q_COMPLETED) {
 		u->issue_ns = u->start_ns;
 		w->stamp_ok = true;
