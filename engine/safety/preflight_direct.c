@@ -92,15 +92,18 @@ static bool unaligned_range(const struct plan_job *j)
  * says, not of an assumed 512.  A block size or offset off that grain fails
  * the job at its first I/O, as fio's does (the reason is said here); a range
  * of any byte count (bs_unaligned) is refused before any I/O, since some of
- * its transfers would land before one fails.
+ * its transfers would land before one fails.  The grain is asked of probe (the
+ * file, or the directory a file still to be made goes into); the messages name
+ * the file, path.
  */
-static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, const char *path)
+static void check_dio_alignment(struct pf_state *s, const struct plan_job *j, const char *probe,
+				const char *path)
 {
 	uint32_t mem, off;
 	const char *what = "";
 	uint64_t bad;
 
-	if (dio_align(path, &mem, &off) || off <= 1)
+	if (dio_align(probe, &mem, &off) || off <= 1)
 		return;
 	if (unaligned_range(j)) {
 		pf_add(s, RES_MSG_ERROR, "direct-alignment", (int32_t)j->job_id,
@@ -137,5 +140,5 @@ void pf_check_direct(struct pf_state *s, const struct plan_job *j, const char *p
 		pf_add(s, RES_MSG_WARNING, "direct-probe", (int32_t)j->job_id,
 		    "job '%s': could not probe O_DIRECT in %s: %s", j->name, dir, strerror(-ret));
 	else if (!ret && j->ioengine != PLAN_IOENGINE_MMAP)	/* mmap copies: its rule is the page's */
-		check_dio_alignment(s, j, exists ? path : dir);
+		check_dio_alignment(s, j, exists ? path : dir, path);
 }

@@ -262,6 +262,21 @@ class NoSize(TmpDirCase):
             self.assertIn("nosize: you need to specify size=", p.stdout + p.stderr)
 
 
+class DirectAlignment(TmpDirCase):
+    def test_a_misaligned_direct_job_names_its_file_even_one_still_to_be_made(self):
+        # The reason a direct=1 job at offset=1 fails (fio: EINVAL at its first write)
+        # named the directory of a file the job was still to make, "direct=1 on . needs
+        # sizes and offsets in multiples of 512 bytes", and the file only once it existed.
+        for made in (False, True):
+            with self.subTest(made=made):
+                p = run(["--name=j", "--filename=f", "--size=64k", "--bs=4k", "--rw=write", "--direct=1",
+                         "--offset=1"], cwd=self.tmp)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn("job 'j': direct=1 on f needs sizes and offsets in multiples of", p.stderr)
+                self.assertIn("but offset is 1", p.stderr)
+                self.assertTrue((self.tmp / "f").exists())
+
+
 class DiskspdLines(TmpDirCase):
     def test_a_base_offset_past_the_file_says_so(self):
         p = run(["diskspd", "-B8M", "-c1M", "-d1", "t.dat"], cwd=self.tmp)
