@@ -3,6 +3,21 @@
  */
 #include "progress.h"
 
+/*
+ * A time_based job in its ramp has the ramp's rest and its runtime left, as
+ * fio's estimate says during ramp_time; false when not ramping or not time-bound.
+ */
+static bool ramp_left(const struct worker *w, uint64_t now, uint64_t *left)
+{
+	uint64_t re = atomic_load_explicit(&w->pub.ramp_end_ns, memory_order_relaxed);
+	const struct plan_job *j = w->job;
+
+	if (!re || !j->time_based || !j->runtime_ns)
+		return false;
+	*left = (re > now ? re - now : 0) + j->runtime_ns;
+	return true;
+}
+
 void prog_worker(const struct worker *w, uint64_t now, double *frac, uint64_t *left)
 {
 	uint64_t ws = atomic_load_explicit(&w->pub.win_start_ns, memory_order_relaxed);
@@ -13,6 +28,8 @@ void prog_worker(const struct worker *w, uint64_t now, double *frac, uint64_t *l
 
 	*frac = -1.0;
 	*left = UINT64_MAX;
+	if (!ws && ramp_left(w, now, left))
+		*frac = 0.0;		/* ramping: what is left of it, then the runtime */
 	if (!ws || now < ws)
 		return;			/* setting up or ramping: not known yet */
 	ran = now - ws;

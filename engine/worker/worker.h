@@ -127,6 +127,7 @@ struct worker_pub {
 	_Atomic uint64_t win_start_ns;	/* 0 = not in the window yet */
 	_Atomic uint64_t win_end_ns;	/* 0 = no runtime bound */
 	_Atomic uint64_t win_bytes;	/* bytes the window issues, 0 = time-bound or unknown */
+	_Atomic uint64_t ramp_end_ns;	/* when ramp_time ends, set as it starts (0 = no ramp) */
 	/* eng_snapshot (snapshot.h): the last request answered, and whether it still answers. */
 	_Atomic uint64_t snap_ack;
 	_Atomic bool in_loop;

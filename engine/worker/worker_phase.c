@@ -101,6 +101,7 @@ void worker_begin_ramp(struct worker *w)
 	w->ramp_end = w->now + j->ramp_time_ns;
 	w->ramp_start = w->now;
 	w->ramp_tally = true;
+	atomic_store_explicit(&w->pub.ramp_end_ns, w->ramp_end, memory_order_relaxed);
 	/* fio counts what a ramp does toward size= (its files' passes go on). */
 	w->ramp_counts = !j->time_based && !j->interlocked && !j->replay;
 	if (w->ramp_counts) {

@@ -5,7 +5,10 @@ import select
 import subprocess
 import time
 
-from common import BIN, FIO, TmpDirCase, fifo_writer, run, run_as_fio, run_fio
+import re
+import signal
+
+from common import BIN, FIO, TmpDirCase, fifo_writer, run, run_as_fio, run_fio, wait_for_stderr
 
 JOB = ["--name=p", "--ioengine=null", "--size=64m", "--rw=randread", "--time_based", "--runtime=1.5",
        "--rate_iops=2000", "--output-format=terse"]
@@ -32,6 +35,26 @@ class Progress(TmpDirCase):
         self.assertRegex(seen.decode(errors="replace"), r"Jobs: 1 \(f=\d+\)[^\r]*\[r\(1\)\]\[[0-9.]+%\]")
         self.assertIn(b"\r", seen)
         self.assertTrue(proc.stdout.read().startswith(b"3;"))
+
+    def test_a_time_based_ramp_has_an_estimate(self):
+        # fio's line during ramp_time estimates the ramp's rest and the runtime
+        # ("[/(1)][-.-%][eta 00m:03s]" for ramp_time=2 runtime=3); ioplan's said
+        # "[/(1)][0.0%][eta --]" until the measured window began.
+        proc = subprocess.Popen([BIN, "--name=p", "--ioengine=null", "--size=64m", "--rw=randread",
+                                 "--time_based", "--runtime=30", "--ramp_time=600", "--rate_iops=1000",
+                                 "--eta=always", "--eta-newline=1", "--output-format=terse"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            seen = wait_for_stderr(proc, until=lambda t: re.search(r"\[/\(1\)\]\[[^]]*\]\[eta [^]]*\]", t))
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        eta = re.search(r"\[/\(1\)\]\[[^]]*\]\[eta ([^]]*)\]", seen).group(1)
+        # 10 minutes of ramp and 30 s of runtime, less the little the ramp has run
+        self.assertRegex(eta, r"^10m:([0-2]\d|30)s$")
 
     def test_absent_when_piped_unless_asked(self):
         p = run(JOB)
