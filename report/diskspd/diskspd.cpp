@@ -169,12 +169,15 @@ void latency_tables(std::ostream &out, const run_view &v)
 
 // DISKSPD's own warnings are lines after the results; ioplan's findings
 // follow in one block, one per line, so a reader of the text meets them.
-void warnings_block(std::ostream &out, const results &r, const plan &p)
+void warnings_block(std::ostream &out, const run_view &v, const results &r, const plan &p)
 {
 	std::vector<finding> f = findings_of(r, p);
-	if (f.empty())
+	std::vector<std::string> ended = failures(v, r);
+	if (f.empty() && ended.empty())
 		return;
 	out << "\nWarnings:\n";
+	for (const std::string &x : ended)
+		out << "  " << x << "\n";
 	for (const finding &x : f)
 		out << "  " << x.text << "\n";
 }
@@ -191,7 +194,7 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 	if (v.seconds < 0.0000001) {
 		out << "The test was interrupted before the measurements began. No results are "
 		       "displayed.\n";
-		warnings_block(out, r, p);
+		warnings_block(out, v, r, p);
 		return;
 	}
 	pf(out, "\nactual test time:\t%.2fs\n", v.seconds);
@@ -206,7 +209,7 @@ void write_text(const results &r, const plan &p, const options &o, std::ostream 
 	io_table(out, v, o, section::write);
 	if (o.measure_latency)
 		latency_tables(out, v);
-	warnings_block(out, r, p);
+	warnings_block(out, v, r, p);
 }
 
 } // namespace report::diskspd

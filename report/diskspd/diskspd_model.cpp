@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <new>
 
@@ -259,6 +260,41 @@ void add_cpus(run_view &v, const results &r)
 }
 
 } // namespace
+
+namespace {
+
+// "thread 0 stopped at an error ...: write z.dat at offset 0: File too large (errno 27)"
+std::string thread_failure(const row &w)
+{
+	const res_clone &c = *w.clone;
+	int err = c.nr_errors && c.errors[0].err ? c.errors[0].err : c.error;
+	std::string s = "thread " + std::to_string(w.thread) +
+			" stopped at an error, so its figures cover only the time before it: ";
+	if (c.nr_errors) {
+		const res_error &e = c.errors[0];
+		s += e.what;
+		if (w.pclone && e.file_index < w.pclone->nr_files && w.pclone->files[e.file_index].path)
+			s += std::string(" ") + w.pclone->files[e.file_index].path;
+		if (e.len)
+			s += " at offset " + std::to_string(e.offset);
+		s += ": ";
+	}
+	s += err ? std::string(strerror(err)) + " (errno " + std::to_string(err) + ")" : "short transfer";
+	return s;
+}
+
+} // namespace
+
+std::vector<std::string> failures(const run_view &v, const results &r)
+{
+	std::vector<std::string> out;
+	if (r.interrupted)
+		out.push_back("interrupted: the figures cover only what ran before the stop");
+	for (const row &w : v.rows)
+		if (w.clone && (w.clone->error || (w.clone->nr_errors && w.clone->errors[0].err)))
+			out.push_back(thread_failure(w));
+	return out;
+}
 
 run_view make_view(const results &r, const plan &p)
 {

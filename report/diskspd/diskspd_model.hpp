@@ -62,6 +62,11 @@ struct run_view {
 
 run_view make_view(const results &r, const plan &p);
 
+// What ended the run or a thread early, one sentence each (a stop, each thread's
+// first error): DISKSPD's tables do not say it, and their figures then cover only
+// part of the test, so the text's Warnings block and XML's <Warnings> lead with them.
+std::vector<std::string> failures(const run_view &v, const results &r);
+
 uint64_t bytes_of(const res_clone &c, section s);
 uint64_t ios_of(const res_clone &c, section s);
 

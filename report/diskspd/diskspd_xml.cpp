@@ -170,12 +170,16 @@ void timespan_xml(std::ostream &out, const run_view &v, const options &o)
 
 // ioplan's own element, after DISKSPD's: readers that know only DISKSPD's
 // layout skip it, and a script finds every caveat in one place.
-void warnings_xml(std::ostream &out, const results &r, const plan &p)
+void warnings_xml(std::ostream &out, const run_view &v, const results &r, const plan &p)
 {
 	std::vector<finding> f = findings_of(r, p);
-	if (f.empty())
+	std::vector<std::string> ended = failures(v, r);
+	if (f.empty() && ended.empty())
 		return;
 	tag_open(out, 1, "Warnings");
+	for (const std::string &x : ended)
+		out << indent(2) << "<Warning Code=\"" << (x.rfind("interrupted", 0) == 0 ? "interrupted" : "error")
+		    << "\">" << esc(x) << "</Warning>\n";
 	for (const finding &x : f)
 		out << indent(2) << "<Warning Code=\"" << esc(x.code) << "\">" << esc(x.text) << "</Warning>\n";
 	tag_close(out, 1, "Warnings");
@@ -190,7 +194,7 @@ void write_xml(const results &r, const plan &p, const options &o, std::ostream &
 	system_xml(out, r);
 	xml::profile(out, p, o);
 	timespan_xml(out, v, o);
-	warnings_xml(out, r, p);
+	warnings_xml(out, v, r, p);
 	out << "</Results>\n";
 }
 

@@ -7,6 +7,7 @@ and each thread its own random sequence.
 """
 import os
 import re
+import resource
 import subprocess
 import time
 
@@ -206,6 +207,27 @@ class DiskspdFrontEnd(TmpDirCase):
         # With -c, the -c size, as DISKSPD makes the file at it.
         p = self.diskspd("-b4K -c1M -d1 -W0 -g100i c.dat".split())
         self.assertIn("c.dat (1MiB)", p.stdout)
+
+    def test_a_thread_ended_by_an_error_is_said_in_the_text_and_the_xml(self):
+        # Every write past `ulimit -f 0` fails (EFBIG): each thread stops at its first,
+        # and its row covers a moment.  The error was on stderr alone: the text and an
+        # XML file kept by a script looked like a whole run of a slow disk.
+        self.diskspd("-b4K -c1M -d1 -W0 -g100i f.dat".split())
+        def limited(*extra):
+            return subprocess.run([BIN, "diskspd", "-b4K", "-d1", "-W0", "-w100", "-t2", "-o1", *extra, "f.dat"],
+                                  cwd=self.tmp, capture_output=True, text=True, timeout=60,
+                                  preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0)))
+        said = ("stopped at an error, so its figures cover only the time before it: "
+                "write f.dat at offset 0: File too large (errno 27)")
+        p = limited()
+        self.assertEqual(p.returncode, 1, p.stderr)
+        warnings = p.stdout.split("\nWarnings:\n", 1)[1].splitlines()
+        self.assertEqual(warnings[:2], [f"  thread {t} {said}" for t in (0, 1)])
+        import xml.etree.ElementTree as ET
+        x = limited("-Rxml")
+        self.assertEqual(x.returncode, 1, x.stderr)
+        errors = [w.text for w in ET.fromstring(x.stdout).iter("Warning") if w.get("Code") == "error"]
+        self.assertEqual(errors, [f"thread {t} {said}" for t in (0, 1)])
 
     def test_iops_buckets_are_ceil_of_the_duration(self):
         # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
