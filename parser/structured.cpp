@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sstream>
@@ -51,6 +53,65 @@ void check_takes_list(const std::string &key, const loc &at)
     const option *o = find_option(key);
     if (o && !takes_list(*o))
         fail(at, "option '" + key + "' takes one value, not a list");
+}
+
+namespace {
+
+// The shares of a bssplit item ("4k/80:64k/20"), summed; -1 when one is left
+// out (fio divides the rest among those) or the item is not plain text.
+double split_shares(const std::string &item)
+{
+    if (item.find("${") != std::string::npos)
+        return -1;
+    double sum = 0;
+    size_t at = 0;
+    while (at <= item.size()) {
+        size_t end = item.find(':', at);
+        std::string part = item.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        size_t slash = part.find('/');
+        if (slash == std::string::npos || slash + 1 == part.size())
+            return -1;
+        char *stop = nullptr;
+        double pct = std::strtod(part.c_str() + slash + 1, &stop);
+        if (stop == part.c_str() + slash + 1)
+            return -1;
+        sum += pct;
+        if (end == std::string::npos)
+            break;
+        at = end + 1;
+    }
+    return sum;
+}
+
+const char *direction_word(size_t index)
+{
+    return index == 0 ? "reads'" : index == 1 ? "writes'" : "trims'";
+}
+
+} // namespace
+
+bool checks_list_items(const std::string &key)
+{
+    const option *o = find_option(key);
+    return o && std::string(o->name) == "bssplit";
+}
+
+void check_list_items(const std::vector<std::string> &items, const std::vector<loc> &at)
+{
+    for (size_t i = 0; i < items.size() && i < at.size(); i++) {
+        double sum = split_shares(items[i]);
+        if (sum < 0 || sum >= 100)
+            continue;
+        std::string one;
+        for (const std::string &x : items)
+            one += (one.empty() ? "" : ":") + x;
+        char pct[32];
+        std::snprintf(pct, sizeof(pct), "%g", sum);
+        fail(at[i], "bssplit's list gives one split per direction (read, write, trim): '" + items[i] +
+                        "' is the " + direction_word(i) + " whole split, and its shares add up to " + pct +
+                        "%, not 100 (every one of those I/Os takes one of its sizes); for one split of "
+                        "several sizes write them in one item, '" + one + "'");
+    }
 }
 
 void option_keys::add(const std::string &key, const loc &at)

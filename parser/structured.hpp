@@ -44,6 +44,15 @@ char list_separator(const std::string &key);
 // `at`; an unknown key is left to the unknown-option error.
 void check_takes_list(const std::string &key, const loc &at);
 
+// A list whose items cannot mean what they read as: a bssplit list is one split
+// per direction (read, write, trim), so bssplit: [4k/80, 64k/20] gives the reads
+// 4k/80 alone, every read 4 KiB.  checks_list_items says whether key's list is
+// checked; check_list_items fails at the first of its first three items (at,
+// one each) whose shares are all given and add up to less than 100%, naming the
+// one split the items were likely meant to be.
+bool checks_list_items(const std::string &key);
+void check_list_items(const std::vector<std::string> &items, const std::vector<loc> &at);
+
 // The option keys of one TOML table or YAML map.  Two keys naming one option
 // (bs and blocksize) fail at the second, as one key written twice does: INI's
 // last-one-wins has no place where a key is unique.

@@ -148,11 +148,20 @@ void toml_reader::add_entry(section &s, const toml::key &k, const toml::node &v,
     } else if (auto arr = v.as_array()) {
         check_takes_list(e.key, e.value_loc);
         char sep = list_separator(e.key);
+        bool check = checks_list_items(e.key);
+        std::vector<std::string> items;
+        std::vector<loc> item_at;
         for (size_t i = 0; i < arr->size(); i++) {
             const toml::node &item = *arr->get(i);
             std::string text = scalar_text(item, e.key, where(item.source(), src));
-            e.value += (i ? std::string(1, sep) : "") + expanded(e, item, text, where(item.source(), src));
+            std::string value = expanded(e, item, text, where(item.source(), src));
+            e.value += (i ? std::string(1, sep) : "") + value;
+            if (check && i < 3) {
+                items.push_back(value);
+                item_at.push_back(where(item.source(), src));
+            }
         }
+        check_list_items(items, item_at);
     } else {
         e.value = expanded(e, v, scalar_text(v, e.key, e.value_loc), e.value_loc);
     }

@@ -146,11 +146,19 @@ void yaml_reader::add_entry(section &s, const std::string &key, const YAML::Node
         char sep = list_separator(key);
         // Counted item by item: an alias repeated in the list must fail before
         // the value it would make is held.
+        bool check = checks_list_items(key);
+        std::vector<std::string> items;
+        std::vector<loc> item_at;
         for (size_t i = 0; i < v.size(); i++) {
             std::string item = expanded(e, scalar_text(v[i], key, e.value_loc), where(v[i].Mark(), src));
             budget_.value_made(item.size() + 1, e.value_loc);
             e.value += (i ? std::string(1, sep) : "") + item;
+            if (check && i < 3) {
+                items.push_back(item);
+                item_at.push_back(where(v[i].Mark(), src));
+            }
         }
+        check_list_items(items, item_at);
     } else {
         e.value = expanded(e, scalar_text(v, key, e.value_loc), e.value_loc);
         budget_.value_made(e.value.size(), e.value_loc);

@@ -331,6 +331,32 @@ class Schema(TmpDirCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn('"cpus_allowed": "0,0-1"', p.stdout)
 
+    def test_a_bssplit_list_of_partial_splits_is_refused_at_the_item(self):
+        # A list is one split per direction: [4k/80, 64k/20] gave the reads 4k/80 alone and
+        # the writes 64k/20, so a randread job read 4 KiB blocks only (as fio reads
+        # bssplit=4k/80,64k/20), where the writer meant one split of two sizes.
+        files = {"s.yaml": ("jobs:\n  - name: a\n    rw: randread\n    size: 1m\n    bssplit: [4k/80, 64k/20]\n",
+                            "s.yaml:5:15"),
+                 "s.toml": ('[[jobs]]\nname = "a"\nrw = "randread"\nsize = "1m"\nbssplit = ["4k/80", "64k/20"]\n',
+                            "s.toml:5:12")}
+        for name, (text, at) in files.items():
+            with self.subTest(name=name):
+                p = run(["--parse-only", str(self.write(name, text))])
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{at}: error: bssplit's list gives one split per direction (read, write, trim): "
+                              "'4k/80' is the reads' whole split, and its shares add up to 80%, not 100 (every one "
+                              "of those I/Os takes one of its sizes); for one split of several sizes write them in "
+                              "one item, '4k/80:64k/20'", p.stderr)
+        # Whole splits, a size alone and a share left to fio to fill stay lists of directions.
+        for items in ('["4k/80:64k/20", "8k"]', '["4k/50:8k", "64k/100"]', '["4k", "8k/40:16k/60"]'):
+            with self.subTest(items=items):
+                p = run(["--parse-only", str(self.write("ok.toml", f'[[jobs]]\nname = "a"\nrw = "randrw"\n'
+                                                                  f'size = "1m"\nbssplit = {items}\n'))])
+                self.assertEqual(p.returncode, 0, p.stderr)
+        # INI's value is fio's: bssplit=4k/80,64k/20 reads as fio reads it.
+        p = run(["--parse-only", "--name=a", "--rw=randread", "--size=1m", "--bssplit=4k/80,64k/20"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_a_boolean_or_a_null_where_neither_means_anything_says_so(self):
         # bs = true ran with a block of one byte; ioengine: null said "has no value" at the key.
         cases = {
