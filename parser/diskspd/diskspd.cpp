@@ -82,7 +82,8 @@ bool state::uint_arg(const std::string &flag, const std::string &s, uint64_t max
 	return true;
 }
 
-bool state::count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max)
+bool state::count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max,
+			const std::string &zero_says)
 {
 	uint64_t n;
 	if (s.empty() || read_uint(s, &n) != s.size() || n > max) {
@@ -90,7 +91,7 @@ bool state::count_arg(const std::string &flag, const std::string &s, uint32_t *o
 		return false;
 	}
 	if (n == 0) {
-		error(flag + ": must be at least 1");
+		error(zero_says.empty() ? flag + ": must be at least 1" : zero_says);
 		return false;
 	}
 	*out = (uint32_t)n;

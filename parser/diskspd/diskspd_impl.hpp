@@ -38,8 +38,10 @@ struct state {
 
 	bool size_arg(const std::string &flag, const std::string &s, uint64_t *out);
 	bool uint_arg(const std::string &flag, const std::string &s, uint64_t max, uint64_t *out);
-	// A count of at least 1 and at most max (a job option's range: job_max in diskspd_options.cpp).
-	bool count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max = UINT32_MAX);
+	// A count of at least 1 and at most max (a job option's range: job_max in diskspd_options.cpp);
+	// a 0 is refused with zero_says when given.
+	bool count_arg(const std::string &flag, const std::string &s, uint32_t *out, uint64_t max = UINT32_MAX,
+		       const std::string &zero_says = "");
 
 	void run(const std::vector<std::string> &args);
 	void prescan(const std::vector<std::string> &args);

@@ -61,19 +61,17 @@ void state::option(const std::string &a)
 		break;
 	case 'C': seconds("-C", v, &info.cooldown_s, "cooldown"); break;
 	case 'd':
-		// -d0 would be a job without end (runtime=0 is "no limit").
-		if (seconds("-d", v, &info.duration_s, "runtime") && info.duration_s == 0)
-			error("-d0: the measured duration must be at least 1 second");
+		// -d0 would be a job without end (runtime=0 is "no limit"): the range
+		// starts at 1, and a 0 says why.
+		count_arg("-d", v, &info.duration_s, job_max("runtime"),
+			  "-d" + v + ": the measured duration must be at least 1 second");
 		break;
 	case 'W': seconds("-W", v, &info.warmup_s, "ramp_time"); break;
 	case 'D':
 		info.iops_stddev = true;
-		if (!v.empty() && uint_arg("-D", v, job_max("iopsavgtime"), &n)) {
-			if (n == 0)
-				error("-D: the interval must be at least 1 ms");
-			else
-				info.iops_interval_ms = (uint32_t)n;
-		}
+		// -D0 is -D, as DISKSPD keeps its 1000 ms unless the interval is above 0.
+		if (!v.empty() && uint_arg("-D", v, job_max("iopsavgtime"), &n) && n)
+			info.iops_interval_ms = (uint32_t)n;
 		break;
 	case 'f': opt_f(v); break;
 	case 'F':

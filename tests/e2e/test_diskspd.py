@@ -143,7 +143,9 @@ class DiskspdFrontEnd(TmpDirCase):
         # "<diskspd>:18:9: error: iodepth=99999999 is out of range (1..65536)".
         for flag, says in (("-o99999999", "-o: expected a whole number from 1 to 65536, got '99999999'"),
                            ("-t65537", "-t: expected a whole number from 1 to 65536, got '65537'"),
-                           ("-d1000000001", "-d: expected a whole number from 0 to 1000000000, got '1000000001'"),
+                           ("-d1000000001", "-d: expected a whole number from 1 to 1000000000, got '1000000001'"),
+                           ("-dx", "-d: expected a whole number from 1 to 1000000000, got 'x'"),
+                           ("-d0", "-d0: the measured duration must be at least 1 second"),
                            ("-W4294967295", "-W: expected a whole number from 0 to 1000000000, got '4294967295'"),
                            ("-C4294967295", "-C: expected a whole number from 0 to 1000000000, got '4294967295'"),
                            ("-D4294967295", "-D: expected a whole number from 0 to 1000000000, got '4294967295'")):
@@ -152,6 +154,10 @@ class DiskspdFrontEnd(TmpDirCase):
                 self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
                 self.assertIn(f"diskspd: error: {says}\n", p.stderr)
                 self.assertNotIn("<diskspd>", p.stderr)
+        # -D0 is -D in DISKSPD (an interval is set only above 0): 1 s buckets; it was refused.
+        p = self.diskspd(["-b4K", "-c1M", "-D0", "--job", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("iopsavgtime=1000\n", p.stdout)
         p = self.diskspd(["-b4K", "-c1M", "-o65536", "-d1000000000", "--showplan", "f.dat"])
         self.assertEqual(p.returncode, 0, p.stderr)  # the tops of the ranges are taken
         self.assertFalse((self.tmp / "f.dat").exists())
