@@ -180,8 +180,9 @@ void global_section(std::ostream &o, const state &s)
 		o << "direct=1\n";
 	if (f.write_through)
 		o << "sync=dsync\n";
-	if (!s.fadvise.empty())
-		o << "fadvise_hint=" << s.fadvise << "\n";
+	// Without -fr or -fs DISKSPD gives no access hint; fio's default
+	// (fadvise_hint=1) would advise random or sequential from rw=.
+	o << "fadvise_hint=" << (s.fadvise.empty() ? "0" : s.fadvise) << "\n";
 	if (f.iops_stddev)
 		o << "iopsavgtime=" << f.iops_interval_ms << "\n";
 	if (f.measure_latency)	// keep a histogram of total (issue to completion) latency

@@ -80,6 +80,11 @@ void region_lines(std::ostream &out, const plan_job &j, const plan_file &f, cons
 		out << "\t\tmax file size: " << display_size(max) << "\n";
 	if (j.offset_increment_bytes)
 		out << "\t\tthread stride size: " << display_size(j.offset_increment_bytes) << "\n";
+	// -fs, -fr: the hint the job gives (a line's translation states none without them)
+	if (j.fadvise_hint == PLAN_FADVISE_SEQUENTIAL)
+		out << "\t\tusing FILE_FLAG_SEQUENTIAL_SCAN hint\n";
+	if (j.fadvise_hint == PLAN_FADVISE_RANDOM)
+		out << "\t\tusing FILE_FLAG_RANDOM_ACCESS hint\n";
 }
 
 void engine_lines(std::ostream &out, const plan_job &j, bool one_file)

@@ -67,8 +67,8 @@ void target(std::ostream &out, const plan_job &j, const plan_file &f, const opti
 	el(out, 6, "Path", esc(f.path ? f.path : ""));
 	el(out, 6, "BlockSize", bs);
 	el(out, 6, "BaseFileOffset", j.offset_bytes);
-	el(out, 6, "SequentialScan", "false");
-	el(out, 6, "RandomAccess", "false");
+	el(out, 6, "SequentialScan", tf(j.fadvise_hint == PLAN_FADVISE_SEQUENTIAL));	// -fs
+	el(out, 6, "RandomAccess", tf(j.fadvise_hint == PLAN_FADVISE_RANDOM));		// -fr
 	el(out, 6, "TemporaryFile", "false");
 	el(out, 6, "UseLargePages", "false");
 	el(out, 6, "DisableOSCache", tf(j.direct));

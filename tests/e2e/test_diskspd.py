@@ -235,6 +235,22 @@ class DiskspdFrontEnd(TmpDirCase):
         errors = [w.text for w in ET.fromstring(x.stdout).iter("Warning") if w.get("Code") == "error"]
         self.assertEqual(errors, [f"thread {t} {said}" for t in (0, 1)])
 
+    def test_access_hints_are_given_and_shown_only_with_fr_or_fs(self):
+        # DISKSPD gives no access hint without -fr/-fs; the translated job left fio's default
+        # (fadvise_hint=1: POSIX_FADV_RANDOM for -r), and -fr's profile said RandomAccess false.
+        import xml.etree.ElementTree as ET
+        for flag, hint, text, xml in (("", "0", None, ("false", "false")),
+                                      ("-fr", "random", "using FILE_FLAG_RANDOM_ACCESS hint", ("false", "true")),
+                                      ("-fs", "sequential", "using FILE_FLAG_SEQUENTIAL_SCAN hint", ("true", "false"))):
+            with self.subTest(flag=flag):
+                args = ["-b4K", "-c1M", "-d1", "-r", *([flag] if flag else [])]
+                job = self.diskspd([*args, "--job", "f.dat"])
+                self.assertIn(f"\nfadvise_hint={hint}\n", job.stdout)
+                profile = self.diskspd([*args, "-Rptext", "f.dat"]).stdout
+                self.assertEqual(re.findall(r"using FILE_\S+ hint", profile), [text] if text else [])
+                target = ET.fromstring(self.diskspd([*args, "-Rpxml", "f.dat"]).stdout).find(".//Target")
+                self.assertEqual((target.findtext("SequentialScan"), target.findtext("RandomAccess")), xml)
+
     def test_iops_buckets_are_ceil_of_the_duration(self):
         # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
         p = self.diskspd("-Rxml -b4K -c16M -r -o32 -t2 -Sh -D -W0 -d2 f.dat".split())

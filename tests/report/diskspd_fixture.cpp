@@ -21,6 +21,7 @@ void diskspd_job(plan_job &j)
 	j.percentage_random_pct[PLAN_DDIR_READ] = 100;
 	j.percentage_random_pct[PLAN_DDIR_WRITE] = 100;
 	j.norandommap = true;
+	j.fadvise_hint = PLAN_FADVISE_NONE;	// a line without -fr or -fs states no hint
 	j.iops_avg_time_ns = 1000000000ull;
 	for (uint32_t c = 0; c < j.nr_clones; c++) {
 		plan_file &f = j.clones[c].files[0];
