@@ -22,6 +22,7 @@ struct own_flags {
     bool job = false;
     std::string output;
     std::string allow_device_write;  // DISKSPD has no such flag: its tool writes devices freely
+    bool allow_existing_file_write = false;  // nor this: it writes (and -c remakes) any file
     eta_mode eta = eta_mode::automatic;
 };
 
@@ -39,6 +40,8 @@ std::vector<std::string> split_own(const std::vector<std::string> &in, own_flags
             f->output = a.substr(9);
         else if (a.compare(0, 21, "--allow_device_write=") == 0 || a.compare(0, 21, "--allow-device-write=") == 0)
             f->allow_device_write = a.substr(21);
+        else if (a == "--allow_existing_file_write" || a == "--allow-existing-file-write")
+            f->allow_existing_file_write = true;
         else if (a.compare(0, 6, "--eta=") == 0 && parse_eta_mode(a.substr(6), &f->eta, &err))
             continue;
         else
@@ -84,6 +87,10 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         parser::loc at{"<command line>", 1, 1, "", nullptr};
         req.cli_globals.push_back(parser::entry{"allow_device_write", own.allow_device_write, true, at, at, {}, {}});
     }
+    if (own.allow_existing_file_write) {
+        parser::loc at{"<command line>", 1, 1, "", nullptr};
+        req.cli_globals.push_back(parser::entry{"allow_existing_file_write", "1", true, at, at, {}, {}});
+    }
     parser::ini_options unlimited;
     unlimited.max_line = 0; // the translation's filename= lists every target: no line limit
     parser::plan_ptr p =
@@ -105,9 +112,15 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
     args a;
     a.output_path = own.output;
     a.eta = own.eta;
-    // A file to create is -c's, not size='s, on a DISKSPD command line.
+    // A file to create is -c's, not size='s, on a DISKSPD command line; a user's
+    // file is written with ioplan's --allow_existing_file_write, not the job option.
     a.finding_hint = [](const char *code) -> std::string {
-        return std::string(code) == "no-size" ? " (DISKSPD's -c<size>, e.g. -c1G)" : "";
+        std::string c(code);
+        if (c == "no-size")
+            return " (DISKSPD's -c<size>, e.g. -c1G)";
+        if (c == "existing-file")
+            return " (on a DISKSPD line: ioplan diskspd --allow_existing_file_write ..., ioplan's flag)";
+        return "";
     };
     a.writer = [ro, xml](const results &r, const plan &pl, std::ostream &out) {
         if (xml)

@@ -251,6 +251,24 @@ class DiskspdFrontEnd(TmpDirCase):
                 target = ET.fromstring(self.diskspd([*args, "-Rpxml", "f.dat"]).stdout).find(".//Target")
                 self.assertEqual((target.findtext("SequentialScan"), target.findtext("RandomAccess")), xml)
 
+    def test_a_users_file_is_written_with_ioplans_allow_existing_file_write(self):
+        # A file ioplan did not make is written only with consent; the refusal named the job
+        # option allow_existing_file_write, which a DISKSPD line could not take (an unknown
+        # DISKSPD option), so a write test on the user's own test file had no way to run.
+        (self.tmp / "mine.dat").write_bytes(b"\0" * (1 << 20))
+        p = self.diskspd("-b4K -d1 -W0 -w100 -g100i mine.dat".split())
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("mine.dat: refusing to write into an existing file ioplan did not create (allow it with "
+                      "allow_existing_file_write) (on a DISKSPD line: ioplan diskspd --allow_existing_file_write ..., "
+                      "ioplan's flag)", p.stderr)
+        self.assertEqual((self.tmp / "mine.dat").read_bytes(), b"\0" * (1 << 20))
+        for flag in ("--allow_existing_file_write", "--allow-existing-file-write"):
+            with self.subTest(flag=flag):
+                p = self.diskspd(["-b4K", "-d1", "-W0", "-w100", "-g100i", flag, "mine.dat"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertRegex(p.stdout, r"(?m)^\s+0 \|\s+\d+ \|\s+[1-9]\d* \|.*mine.dat \(1MiB\)$")
+        self.assertNotEqual((self.tmp / "mine.dat").read_bytes(), b"\0" * (1 << 20))
+
     def test_iops_buckets_are_ceil_of_the_duration(self):
         # -o32 leaves I/Os in flight at the end of -d2: their completions are no third bucket.
         p = self.diskspd("-Rxml -b4K -c16M -r -o32 -t2 -Sh -D -W0 -d2 f.dat".split())
