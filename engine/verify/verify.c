@@ -37,6 +37,7 @@ int vfy_init(struct vfy *v, enum plan_verify kind, uint64_t interval, uint64_t s
 	     const uint8_t *pattern, uint32_t pattern_len)
 {
 	memset(v, 0, sizeof(*v));
+	v->want_numberio = -1;
 	v->kind = kind;
 	v->interval = interval;
 	v->seed = seed;
@@ -159,6 +160,16 @@ void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset)
 	v->numberio++;	/* fio's: the writes issued before this one (td->io_issues) */
 }
 
+uint16_t vfy_numberio(const struct vfy *v, const void *chunk)
+{
+	uint16_t n;
+
+	if (!has_header(v->kind))
+		return 0;
+	memcpy(&n, (const uint8_t *)chunk + v->verify_offset + offsetof(struct vfy_hdr, numberio), sizeof(n));
+	return n;
+}
+
 void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t seed)
 {
 	struct timespec now;
@@ -207,9 +218,11 @@ static bool check_header(const struct vfy *v, const uint8_t *c, uint64_t off, st
 	struct vfy_hdr h;
 
 	memcpy(&h, c, sizeof(h));
+	/* fio's order: a stale block (an earlier write's, whole) fails at its write number. */
 	return differs(b, "magic", VFY_MAGIC, h.magic) ||
 	       differs(b, "length", v->interval, h.len) ||
 	       differs(b, "offset", off, h.offset) ||
+	       (v->want_numberio >= 0 && differs(b, "numberio", (uint64_t)v->want_numberio, h.numberio)) ||
 	       differs(b, "header crc32c", h.crc32, csum_crc32c(&h, offsetof(struct vfy_hdr, crc32)));
 }
 

@@ -57,6 +57,8 @@ struct vfy {
 	uint64_t seed;			/* written as rand_seed (the worker sets each write's) */
 	uint16_t thread;
 	uint16_t numberio;
+	int32_t want_numberio;		/* the write number the chunks checked must hold (fio's check in a
+					   job that writes: that of the last write to them); -1: any */
 	const uint8_t *pattern;		/* verify_pattern: borrowed, pattern_len bytes */
 	uint32_t pattern_len;
 	const uint32_t *offset_at;	/* verify_pattern's %o: where each chunk's offset goes */
@@ -98,6 +100,9 @@ const char *vfy_kind_name(enum plan_verify kind);
  */
 void vfy_stamp(struct vfy *v, void *buf, uint64_t len, uint64_t offset);
 
+/* The write number stamped in a chunk as written (its header at verify_offset); 0 without a header. */
+uint16_t vfy_numberio(const struct vfy *v, const void *chunk);
+
 /*
  * verify_dump's .expected: the header and digest of one chunk whose data the
  * caller made again from the seed it was written with (as fio's, the header
@@ -107,7 +112,8 @@ void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t se
 
 /*
  * Checks every whole chunk of a block read from `offset` (verify_offset's
- * swap is undone in buf).  The block holds I/Os of io_len bytes from its start
+ * swap is undone in buf): its header's magic, length, offset, write number
+ * (when want_numberio is set) and crc32c, then its digest or pattern.  The block holds I/Os of io_len bytes from its start
  * as they were written (0: one I/O): a pattern starts again at each.  Returns
  * the number of bad chunks; the first up to max are described in bad[].
  */

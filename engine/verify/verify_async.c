@@ -40,6 +40,7 @@ static struct vasync_slot *pop(struct vasync_slot **head, struct vasync_slot **t
 
 static void check_slot(struct vfy *v, struct vasync_slot *s)
 {
+	v->want_numberio = s->numberio;
 	s->nbad = s->zero ? vfy_check_zero(v, s->buf, s->len, s->offset, s->bad, VASYNC_BAD_MAX)
 			  : vfy_check(v, s->buf, s->len, s->offset, s->io_len, s->bad, VASYNC_BAD_MAX);
 }

@@ -35,6 +35,7 @@ struct vasync_slot {
 	uint64_t io_len;		/* the written I/Os' length in it (vfy_check; 0: one) */
 	uint32_t file;			/* the worker's file index */
 	bool zero;			/* trimmed: check for zeroes, not headers */
+	int32_t numberio;		/* the write number its headers must hold (vfy.want_numberio); -1: any */
 	uint32_t nbad;			/* set by the checker */
 	struct vfy_bad bad[VASYNC_BAD_MAX];
 };

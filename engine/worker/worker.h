@@ -262,6 +262,8 @@ struct worker_verify {
 	struct vfy_map *maps;		/* per file: chunks written, for the read-back */
 	struct vfy_map *starts;		/* per file: chunks a write read back whole starts at */
 	struct vfy_order order;		/* with a random map, the order of the writes (fio's list) */
+	uint16_t **nio;			/* per file: each written chunk's write number, for fio's header
+					   check (worker_verify_numberio); NULL where fio checks none */
 	bool reads;			/* check every block read */
 	bool fake;			/* the engine moves no data (null): reads counted, nothing checked */
 	struct vstate *state;		/* verify_state_save: writes issued, the last completions */
@@ -507,6 +509,11 @@ void worker_verify_order_add(struct worker *w, uint32_t f, uint64_t chunk);
 void worker_verify_order_taken(struct worker *w);
 uint64_t worker_verify_order_stop(const struct worker *w);
 void worker_verify_order_release(struct worker *w);
+/* fio's write-number check (worker_verify_numberio.c): set up where fio makes it, a write completed, the number a read-back run must find, freed. */
+void worker_verify_numberio_setup(struct worker *w);
+void worker_verify_numberio_note(struct worker *w, uint32_t f, uint64_t first, uint64_t n, uint16_t numberio);
+int32_t worker_verify_numberio_want(const struct worker *w, uint32_t f, uint64_t chunk, bool zero);
+void worker_verify_numberio_release(struct worker *w);
 /* verify_backlog: a write issued (+1) or one that failed (-1), and whether a check is due now. */
 void worker_verify_hist(struct worker *w, int64_t delta);
 /* loops=N: a round's read-back as it ends (worker_rounds.c), the window's runtimes after them. */

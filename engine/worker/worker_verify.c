@@ -59,6 +59,7 @@ static void check_read(struct worker *w, const struct io_u *u)
 {
 	struct vasync_slot *s;
 
+	w->vf.vfy->want_numberio = -1;	/* a reader cannot know the last write to a block */
 	if (!w->vf.async) {
 		check_here(w, u->file, u->buf, u->offset, u->len, 0, false);
 		return;
@@ -70,6 +71,7 @@ static void check_read(struct worker *w, const struct io_u *u)
 	s->io_len = 0;
 	s->file = u->file;
 	s->zero = false;
+	s->numberio = -1;
 	vasync_submit(w->vf.async, s);
 }
 
@@ -209,8 +211,11 @@ void worker_verify_done(struct worker *w, const struct io_u *u)
 	/* trim_verify_zero: a trimmed written chunk stays on the map, to be read back as zeroes. */
 	if (w->vf.trim && worker_trim_done(w, u, rel))
 		return;
-	if (!(rel % iv))
-		log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
+	if (rel % iv)
+		return;
+	if (w->vf.nio && u->ddir == PLAN_DDIR_WRITE)
+		worker_verify_numberio_note(w, u->file, rel / iv, u->len / iv, vfy_numberio(w->vf.vfy, u->buf));
+	log_piece(w, u->file, rel / iv, u->len / iv, u->ddir == PLAN_DDIR_WRITE);
 }
 
 /*
@@ -345,6 +350,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 
 	if (len % step)
 		step = w->vf.vfy->interval;
+	w->vf.vfy->want_numberio = worker_verify_numberio_want(w, f, rel / w->vf.vfy->interval, zero);
 	if (w->vf.fake) {
 		fake_reads(w, f, off, len, step);
 		return false;
@@ -367,6 +373,7 @@ static bool check_run(struct worker *w, uint32_t f, uint8_t *buf, uint64_t rel, 
 	s->io_len = step;
 	s->file = f;
 	s->zero = zero;
+	s->numberio = w->vf.vfy->want_numberio;
 	vasync_submit(w->vf.async, s);
 	return w->fatal;
 }

@@ -390,6 +390,7 @@ int worker_verify_setup(struct worker *w, const struct buffill *fill)
 	if (j->do_verify && (!(w->vf.maps = new_maps(w, iv)) || !(w->vf.starts = new_maps(w, iv))))
 		return -ENOMEM;
 	worker_verify_order_setup(w);
+	worker_verify_numberio_setup(w);
 	return worker_trim_setup(w);
 }
 
@@ -438,6 +439,7 @@ void worker_verify_release(struct worker *w)
 		free(*s);
 		*s = NULL;
 	}
+	worker_verify_numberio_release(w);
 	free_maps(w, w->vf.maps);
 	free_maps(w, w->vf.starts);
 	w->vf.starts = NULL;

@@ -72,6 +72,35 @@ def header_seeds(path, bs=4096):
     return out
 
 
+class WriteNumber(TmpDirCase):
+    def test_a_block_holding_another_writes_data_fails_at_its_write_number(self):
+        # One file under two names (b links to a): the job writes block 0 as a (write 0), then
+        # as b (write 1), so a's read-back finds write 1's header and data, whole and
+        # consistent.  fio 3.33 compares a header's write number with the last write it made
+        # there as a, in a job that writes with one block size: "bad header numberio 1,
+        # wanted 0 at file a offset 0", exit 1.  ioplan did not: it read all 32 back clean,
+        # exit 0 (and would so pass a lost write, the old data still in place).
+        args = ["--name=h", "--filename=a:b", "--size=128k", "--bs=4k", "--rw=write", "--verify=crc32c",
+                "--verify_state_save=0", "--output-format=json"]
+        for tool in (run, run_fio) if FIO else (run,):
+            with self.subTest(tool=tool.__name__):
+                d = self.tmp / tool.__name__
+                d.mkdir()
+                p = run(["--name=h", "--filename=a", "--size=64k", "--rw=write", "--output=/dev/null"], cwd=d)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                (d / "b").symlink_to("a")
+                p = tool(args, cwd=d)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                job = jobs_of(p)[0]
+                self.assertEqual((job["read"]["total_ios"], job["write"]["total_ios"], job["error"]), (1, 32, 84))
+                if tool is run:
+                    self.assertEqual(json.loads(p.stdout)["ioplan"]["jobs"][0]["errors"][0]["offset"], 0)
+                    self.assertIn("job 'h': a: offset 0: verify crc32c: bad header numberio: want 0x0 got 0x1",
+                                  p.stderr)
+                else:
+                    self.assertIn("bad header numberio 1, wanted 0 at file a offset 0,", p.stderr)
+
+
 class Seeds(TmpDirCase):
     FORMS = [["--rw=rw"], ["--rw=rw", "--loops=2"], ["--rw=rw", "--randseed=1234"],
              ["--rw=rw", "--random_generator=tausworthe64"],
