@@ -170,6 +170,12 @@ uint16_t vfy_numberio(const struct vfy *v, const void *chunk)
 	return n;
 }
 
+void vfy_fill_pattern(const struct vfy *v, void *io, uint64_t len, uint64_t io_offset)
+{
+	if (v->pattern)
+		fill_pattern(v, io, len, io_offset);
+}
+
 void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t seed)
 {
 	struct timespec now;

@@ -110,6 +110,9 @@ uint16_t vfy_numberio(const struct vfy *v, const void *chunk);
  */
 void vfy_stamp_expected(struct vfy *v, void *chunk, uint64_t offset, uint64_t seed);
 
+/* verify_dump's .expected with verify_pattern: len bytes of the pattern of an I/O written at io_offset, from its start. */
+void vfy_fill_pattern(const struct vfy *v, void *io, uint64_t len, uint64_t io_offset);
+
 /*
  * Checks every whole chunk of a block read from `offset` (verify_offset's
  * swap is undone in buf): its header's magic, length, offset, write number

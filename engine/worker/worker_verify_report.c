@@ -104,31 +104,32 @@ static int dump_file(const char *name, const uint8_t *p, uint64_t len, char *why
 }
 
 /*
- * The chunk as written, for its .expected dump: a pattern, or (a digest that
- * did not match) fio's data made again from the seed its header holds, `at`
- * bytes into the I/O, then its header, as fio's dump_verify_buffers does.
- * NULL where there is none (a bad header is dumped alone, as fio's).
+ * The chunk as written, for its .expected dump, as fio's dump_verify_buffers
+ * makes it: the I/O's data `at` bytes in (verify_pattern's, through the I/O
+ * from its start, %o and all; else fio's data made again from the seed the
+ * header holds), then its header (none for verify=pattern).  NULL where there
+ * is none (a bad header is dumped alone, as fio's).  With verify_pattern and a
+ * digest (verify=xxhash verify_pattern=0xabcd) no .expected was written.
  */
 static uint8_t *expected_chunk(struct worker *w, const uint8_t *chunk, uint64_t offset, uint64_t at,
 			       const struct vfy_bad *b)
 {
 	const struct vfy *v = w->vf.vfy;
-	uint64_t iv = v->interval, seed;
+	uint64_t iv = v->interval, seed = 0;
+	bool pattern = w->job->verify_pattern_len;
 	uint8_t *io;
 
-	if (v->kind == PLAN_VERIFY_PATTERN) {
-		if (!(io = malloc(iv)))
-			return NULL;
-		for (uint64_t i = 0; i < iv; i++)
-			io[i] = v->pattern[i % v->pattern_len];
-		return io;
-	}
-	if (!b->sum_len || w->job->verify_pattern_len || !(io = malloc(at + iv)))
+	if ((!pattern && !b->sum_len) || !(io = malloc(at + iv)))
 		return NULL;
-	memcpy(&seed, chunk + offsetof(struct vfy_hdr, rand_seed), sizeof(seed));
-	buf_fill_verified(io, at + iv, &w->fill, seed);
+	if (v->kind != PLAN_VERIFY_PATTERN)
+		memcpy(&seed, chunk + offsetof(struct vfy_hdr, rand_seed), sizeof(seed));	/* its header swapped back */
+	if (pattern)
+		vfy_fill_pattern(v, io, at + iv, offset - at);
+	else
+		buf_fill_verified(io, at + iv, &w->fill, seed);
 	memmove(io, io + at, iv);
-	vfy_stamp_expected(w->vf.vfy, io, offset, seed);
+	if (v->kind != PLAN_VERIFY_PATTERN)
+		vfy_stamp_expected(w->vf.vfy, io, offset, seed);
 	return io;
 }
 

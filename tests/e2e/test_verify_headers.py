@@ -278,6 +278,41 @@ class ExpectedDump(TmpDirCase):
                 self.assertEqual(header_free((aux / "e.dat.20480.expected").read_bytes()), header_free(block))
                 self.assertNotEqual((aux / "e.dat.20480.received").read_bytes(), block)
 
+    def test_a_pattern_block_dumps_what_fio_expected(self):
+        # With verify_pattern, fio's .expected is the pattern through the I/O from its start
+        # (%o and all), then the header.  ioplan wrote none with a digest or meta
+        # (verify=xxhash verify_pattern=0xabcd: .received alone), and for verify=pattern
+        # repeated the pattern's bytes without the block's offset (%o).
+        cases = [["--verify=xxhash", "--verify_pattern=0xabcd"],
+                 ["--verify=meta", "--verify_pattern=0x12345678"],
+                 ["--verify=pattern", "--verify_pattern=0xdeadbeef%o"],
+                 ["--verify=md5", "--bs=8k", "--verify_interval=2k", '--verify_pattern="abc"%o']]
+        for opts in cases:
+            f = self.tmp / "p.dat"
+            f.unlink(missing_ok=True)
+            args = ["--name=p", f"--filename={f}", "--size=64k", "--bs=4k", *opts]
+            p = run([*args, "--rw=write", "--output=/dev/null"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            flip(f, 5 * 4096 + 3000)
+            dumps = {}
+            for tool in (run, run_fio) if FIO else (run,):
+                with self.subTest(opts=opts, tool=tool.__name__):
+                    aux = self.tmp / f"{tool.__name__}{cases.index(opts)}"
+                    aux.mkdir()
+                    p = tool([*args, "--rw=read", "--verify_dump=1", f"--aux-path={aux}", "--output=/dev/null"],
+                             cwd=self.tmp)
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    names = sorted(x.name for x in aux.iterdir())
+                    self.assertEqual(len(names), 2, names)
+                    self.assertTrue(names[0].endswith(".expected"), names)
+                    dumps[tool] = (aux / names[0]).read_bytes()
+            if FIO:
+                # The header's time (24-31) and crc (36-39) are the dump's own in either tool.
+                ours, theirs = dumps[run], dumps[run_fio]
+                self.assertEqual(len(ours), len(theirs))
+                self.assertEqual([i for i in range(len(ours)) if ours[i] != theirs[i] and not 24 <= i < 32
+                                  and not 36 <= i < 40], [], opts)
+
 
 if __name__ == "__main__":
     unittest.main()
