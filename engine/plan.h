@@ -156,6 +156,7 @@ struct plan_clone {
 	uint32_t seq_rand_seed;		/* fio's seq_rand_state seed (FIO_RAND_SEQ_RAND_READ_OFF) */
 	uint64_t file_seed;		/* fio's file service seed (FIO_RAND_FILE_OFF) */
 	uint64_t verify_seed;		/* fio's verify_state seed (FIO_RAND_VER_OFF): the writes' header seeds */
+	uint64_t trim_seed;		/* fio's trim_state seed (FIO_RAND_TRIM_OFF): the writes trim_percentage lists */
 	uint64_t offset_bytes;		/* offset + clone_index * offset_increment */
 	/*
 	 * zonemode=strided does not apply to this clone: fio's fixup_options turns

@@ -403,8 +403,8 @@ static uint64_t fio_seed(const job_spec &s, const plan_clone &pc, uint64_t off)
 static void fio_seeds(const job_spec &s, plan_clone &pc)
 {
     const bool repeatable = s.pj.randrepeat && !(s.randseed_set && pc.clone_index > 0);
-    const uint64_t bs_off = 0, ver_off = 3, mix_off = 4, file_off = 5, block_off = 6, seq_rand_off = 10,
-                   zone_off = 16;
+    const uint64_t bs_off = 0, ver_off = 3, mix_off = 4, file_off = 5, block_off = 6, trim_off = 8,
+                   seq_rand_off = 10, zone_off = 16;
     for (uint32_t d = 0; d < PLAN_DDIR_NR; d++)
         pc.bs_seed[d] = fio_seed(s, pc, bs_off + d);
     if (s.pj.verify != PLAN_VERIFY_NONE)
@@ -416,6 +416,7 @@ static void fio_seeds(const job_spec &s, plan_clone &pc)
     pc.seq_rand_seed = (uint32_t)fio_seed(s, pc, seq_rand_off);	// every direction's state starts from it
     pc.file_seed = fio_seed(s, pc, file_off);
     pc.verify_seed = fio_seed(s, pc, ver_off);
+    pc.trim_seed = fio_seed(s, pc, trim_off);
     pc.block_seed = repeatable ? 0xb1899bedull * pc.thread_number : fio_seed(s, pc, block_off);
 }
 

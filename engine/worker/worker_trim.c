@@ -2,7 +2,9 @@
  * engine/worker/worker_trim.c - trim_percentage, trim_backlog and trim_verify_zero: trims among verified writes.
  *
  * fio 3.33 puts trim_percentage percent of a verifying job's writes on a
- * list; every trim_backlog writes it trims the blocks listed with the job's
+ * list (each write one draw of its trim_state, seeded as fio seeds it:
+ * listed when the draw is at most rand_max / 100 * P, so the same writes as
+ * fio's at iodepth=1); every trim_backlog writes it trims the blocks listed with the job's
  * trim operation, and whatever is still listed when the workload ends is
  * trimmed then.  fio's trim_backlog_batch bounds one round of trims, but fio
  * starts another round as long as no write came in between, so every listed
@@ -19,7 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine/gen/rng.h"
+#include "engine/gen/taus258.h"
 #include "engine/worker/worker.h"
 
 struct vtrim_ent {
@@ -29,7 +31,7 @@ struct vtrim_ent {
 };
 
 struct vtrim {
-	uint64_t rng;
+	struct frand rng;		/* fio's trim_state */
 	struct vtrim_ent *q;		/* ring of blocks waiting to be trimmed */
 	uint64_t head, nr, cap;
 	uint64_t writes;		/* since the last round of trims */
@@ -46,7 +48,7 @@ int worker_trim_setup(struct worker *w)
 		return 0;
 	if (!(w->vf.trim = t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
-	t->rng = rng_seed(w->clone->seed, RNG_TRIM);
+	frand_seed(&t->rng, w->clone->trim_seed, j->random_tausworthe64);
 	if (!j->trim_verify_zero)
 		return 0;
 	if (!(t->zeroed = calloc(w->gen.nr_files, sizeof(*t->zeroed))))
@@ -101,7 +103,8 @@ static void written(struct worker *w, const struct io_u *u, uint64_t rel)
 
 	if (t->zeroed && !(rel % iv))
 		vfy_map_set(&t->zeroed[u->file], rel / iv, u->len / iv, false);
-	if (rng_below(&t->rng, 100) < j->trim_percentage)
+	/* fio's io_u_should_trim: rand_max / 100 * P, in whole numbers, bounds the draw. */
+	if (frand_next(&t->rng) <= frand_max(&t->rng) / 100 * j->trim_percentage)
 		push(t, u);
 	if (++t->writes >= j->trim_backlog) {
 		t->writes = 0;

@@ -240,9 +240,18 @@ class TrimOnALoopDeviceAsFio(TmpDirCase):
         fio, ours = self.both("--trim_percentage=100", "--trim_backlog_batch=2", log=True)
         self.assertEqual(ours, fio)
         self.assertEqual({who: self.longest_trim_run(who) for who in ("fio", "ioplan")}, {"fio": 9, "ioplan": 9})
-        fio, ours = self.both("--trim_percentage=50")
-        self.assertEqual((ours[0], ours[2], ours[3]), (fio[0], fio[2], fio[3]))
-        self.assertTrue(64 + 10 <= ours[1] <= 64 + 54 and 64 + 10 <= fio[1] <= 64 + 54, (ours, fio))
+
+    def test_the_writes_listed_are_fios(self):
+        # trim_percentage lists a write when one draw of fio's trim_state (seeded from its
+        # rand_seeds[FIO_RAND_TRIM_OFF]) is at most rand_max / 100 * P.  ioplan drew from a
+        # generator of its own: 1 MiB of trimwrite at 50% listed 138 writes of 256 where fio
+        # listed 131 (387 trims; trim_verify_zero=0: 125 blocks read back, ioplan 118).
+        for extra in ((), ("--trim_verify_zero=0",), ("--randseed=7", "--trim_verify_zero=0"),
+                      ("--rw=randtrimwrite", "--trim_percentage=30", "--trim_backlog=4", "--trim_verify_zero=0"),
+                      ("--random_generator=tausworthe64", "--trim_verify_zero=0")):
+            with self.subTest(extra=extra):
+                fio, ours = self.both("--size=1m", "--trim_percentage=50", *extra)
+                self.assertEqual(ours, fio)
 
     def test_buffered_trims_of_blocks_just_written_are_made(self):
         # ioplan holds the device claimed (O_EXCL) while it writes it; the kernel's discard
