@@ -154,7 +154,7 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 
 /*
  * Bytes the file's region needs: its size, or its share of an existing size,
- * past its offset (file_append's: the file's end).  The sizes before the run:
+ * past its offset (file_append's: the file's end); with filesize=, that size.  The sizes before the run:
  * what earlier jobs lay out is the layout's to check (layout_resolve).
  */
 static uint64_t clone_needed_bytes(const struct plan_job *j, const struct plan_clone *c, const struct plan_file *f,
@@ -175,6 +175,11 @@ static uint64_t clone_needed_bytes(const struct plan_job *j, const struct plan_c
 	 * (size=100% offset=50% reads the file's second half): no need to extend it */
 	if (!f->size_bytes && f->size_ppm && size > existing - (off < existing ? off : existing))
 		size = off < existing ? existing - off : 0;
+	/* filesize= is the file's length, offset= inside it (layout_region_found): the file
+	 * needs that length, not the two summed (an existing file of filesize= was refused
+	 * as too small for offset=64k filesize=128k, which fio reads from 64k to 128k) */
+	if (j->filesize_min_bytes && !f->region_bytes && !f->size_ppm && off < size)
+		return size;
 
 	return add_sat(size, off);
 }

@@ -77,6 +77,23 @@ class Files(TmpDirCase):
                     self.assertEqual(job_of(p)["read"]["io_bytes"], read)
                     self.assertEqual(path.stat().st_size, 4 << 20)
 
+    def test_an_offset_inside_filesize_reads_an_existing_file_of_that_size(self):
+        # filesize= is the file's length and offset= a place in it: fio reads an
+        # existing 128 KiB file from 64k (or 25%) to its end.  ioplan's preflight
+        # counted filesize= past the offset and refused the read (exit 2, "existing
+        # file is too small and ioplan did not create it").
+        for who, runner in runners():
+            for n, (extra, read) in enumerate(((["--offset=64k"], 64 << 10),
+                                               (["--offset=25%"], 96 << 10),
+                                               (["--offset=16k", "--size=256k", "--loops=2"], 224 << 10))):
+                with self.subTest(who=who, extra=extra):
+                    path = self.tmp / f"{who}{n}"
+                    path.write_bytes(bytes(128 << 10))
+                    p = runner(["--name=j", f"--filename={path}", "--rw=read", "--bs=4k", "--filesize=128k",
+                                *extra, "--output-format=json"])
+                    self.assertEqual(job_of(p)["read"]["io_bytes"], read)
+                    self.assertEqual(path.stat().st_size, 128 << 10)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
