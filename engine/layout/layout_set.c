@@ -57,8 +57,9 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 	bool share = false;
 
 	n = f->region_bytes ? f->region_bytes : f->size_bytes;
-	/* fio: filesize= is the file's length, so the region runs from offset= to its end. */
-	if (!f->region_bytes && j->filesize_min_bytes && !f->offset_ppm && !f->size_ppm)
+	/* fio: filesize= is the file's length, so the region runs from offset= to its end;
+	 * offset=N% too, of the size found (the null engine's: size= over nrfiles). */
+	if (!f->region_bytes && j->filesize_min_bytes && !f->size_ppm)
 		n = n > s ? n - s : 0;
 	/*
 	 * size=N% is of the file's length: filesize='s when given (the size the plan

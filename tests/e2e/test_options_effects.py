@@ -94,6 +94,25 @@ class Files(TmpDirCase):
                     self.assertEqual(job_of(p)["read"]["io_bytes"], read)
                     self.assertEqual(path.stat().st_size, 128 << 10)
 
+    def test_a_percentage_offset_ends_its_region_at_filesize(self):
+        # offset=N% is a share of the size found (an existing file's, the null
+        # engine's size= over nrfiles), and filesize= still ends the region: fio
+        # reads 64k to 128k of a 256 KiB file with filesize=128k offset=25%, and as
+        # much with the null engine and size=256k.  ioplan read filesize= bytes from
+        # the offset, 128 KiB, past the file's length.
+        for who, runner in runners():
+            for n, (extra, read) in enumerate(((["--filename=f"], 64 << 10),
+                                               (["--ioengine=null", "--size=256k"], 64 << 10),
+                                               (["--ioengine=null", "--size=256k", "--loops=3"], 192 << 10))):
+                with self.subTest(who=who, extra=extra):
+                    d = self.tmp / f"{who}{n}"
+                    d.mkdir()
+                    (d / "f").write_bytes(bytes(256 << 10))
+                    p = runner(["--name=j", "--rw=read", "--bs=4k", "--filesize=128k", "--offset=25%", *extra,
+                                "--output-format=json"], cwd=d)
+                    self.assertEqual(job_of(p)["read"]["io_bytes"], read)
+                    self.assertEqual((d / "f").stat().st_size, 256 << 10)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
