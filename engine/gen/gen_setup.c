@@ -124,15 +124,6 @@ static uint64_t start_of(const struct gen *g, uint32_t idx, uint64_t size)
 	return a ? (s / a + (s % a != 0)) * a : s;
 }
 
-/*
- * fio's clear_io_state, as each loop after the first starts: every file's
- * offset is taken again (get_start_offset) of the size fio's set-up left it
- * (real_file_size: start + room), so a percentage offset of a file the job
- * created (its size 0 at the set-up, the region's end after) moves there:
- * rw=read size=1000k offset=10% loops=3 reads 1000 KiB from 0, then 900 KiB
- * from 100 KiB twice.  The pass keeps io_size= bytes from there, within that
- * size.  Plain sequential passes only (not holed, random, zoned or verified).
- */
 /* gen_file.fit_shift of file idx: 0 but for a percentage offset of a file the set-up grew. */
 static void fit_shift_of(struct gen *g, uint32_t idx)
 {
@@ -147,11 +138,21 @@ static void fit_shift_of(struct gen *g, uint32_t idx)
 	f->fit_shift = again > f->start ? again - f->start : 0;
 }
 
+/*
+ * fio's clear_io_state, as each loop after the first starts: every file's
+ * offset is taken again (get_start_offset) of the size fio's set-up left it
+ * (real_file_size: start + room), so a percentage offset of a file the job
+ * created (its size 0 at the set-up, the region's end after) moves there:
+ * rw=read size=1000k offset=10% loops=3 reads 1000 KiB from 0, then 900 KiB
+ * from 100 KiB twice, and a holed pass (rw=read:<n>) alike.  The pass keeps
+ * io_size= bytes from there, within that size.  Plain and holed sequential
+ * passes only (not backward, random, zoned or verified).
+ */
 void gen_loop_offsets(struct gen *g)
 {
 	const struct plan_job *j = g->job;
 
-	if (!plan_seq_reaches(j) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
+	if (!plan_seq_uses_file_size(j) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
 	    (!j->offset_increment_ppm && !j->offset_ppm))
 		return;
 	for (uint32_t i = 0; i < g->nr_files; i++) {

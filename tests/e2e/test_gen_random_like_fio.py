@@ -389,6 +389,20 @@ class RandomLikeFio(TmpDirCase):
                 self.assertEqual(len(ios["fio"]), want, "fio's own count moved")
                 self.assertEqual(ios["ioplan"], ios["fio"])
 
+    def test_a_holed_passs_percentage_offset_is_taken_again_each_loop(self):
+        # fio's clear_io_state takes offset=N% again of the size its set-up left the
+        # file before each later loop, holed passes (rw=read:<n>) too: with the null
+        # engine offset=25% of size=256k starts at 64k, then at 80k (25% of 320k).
+        # ioplan's holed passes kept 64k: 66 reads (264 KiB) where fio makes 62.
+        text = ("[global]\nioengine=null\nsize=256k\noffset=25%\nloops=3\n"
+                "[h]\nrw=read:8k\nbs=4k\nwrite_iolog=h.iolog\n"
+                "[m]\nrw=rw:4k\nbs=4k\nwrite_iolog=m.iolog\n")
+        ios = {who: {n: ios_of(d / f"{n}.iolog") for n in "hm"} for who, d in self.ran_in_dirs(text)}
+        self.assertEqual(len(ios["fio"]["h"]), 62, "fio's own count moved")
+        self.assertEqual(ios["fio"]["h"][0][2], 65536)
+        self.assertIn(("h.0.0", "read", 81920, 4096), ios["fio"]["h"])
+        self.assertEqual(ios["ioplan"], ios["fio"])
+
     def test_a_fixed_turn_into_the_regions_last_partial_block_goes_as_fios(self):
         # fio gives a fixed length as it is (get_next_buflen checks only a drawn one
         # against the region), so a sequential turn that starts inside the region goes
