@@ -193,8 +193,7 @@ bool plan_seq_uses_file_size(const struct plan_job *j)
 	return plan_seq_reaches(j) || plan_seq_holed(j);
 }
 
-/* A backward pass (rw=read:-<n>) ends only where an I/O ends on the file's end, as fio's. */
-static bool plan_seq_back(const struct plan_job *j)
+bool plan_seq_back(const struct plan_job *j)
 {
 	return !plan_rw_is_random(j->rw) && j->rw_seq_back_bytes && !j->zone_size_bytes && !j->interlocked;
 }

@@ -709,6 +709,10 @@ bool plan_seq_uses_file_size(const struct plan_job *j);
  */
 bool plan_io_uses_file_size(const struct plan_job *j);
 
+/* Whether j's sequential passes step backward (rw=read:-<n>, not a random job's turns):
+ * such a pass ends only where an I/O ends on the file's end, as fio's. */
+bool plan_seq_back(const struct plan_job *j);
+
 /* The one length every sequential I/O of direction d has, or 0 when lengths are drawn. */
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d);
 

@@ -144,20 +144,20 @@ static void fit_shift_of(struct gen *g, uint32_t idx)
  * (real_file_size: start + room), so a percentage offset of a file the job
  * created (its size 0 at the set-up, the region's end after) moves there:
  * rw=read size=1000k offset=10% loops=3 reads 1000 KiB from 0, then 900 KiB
- * from 100 KiB twice, and a holed pass (rw=read:<n>) alike.  The pass keeps
- * io_size= bytes from there, within that size.  Plain and holed sequential
- * passes only (not backward, random, zoned or verified).
+ * from 100 KiB twice, and a holed or backward pass (rw=read:<n>, :-<n>) alike.
+ * The pass keeps io_size= bytes from there, within that size.  Plain, holed and
+ * backward sequential passes only (not random, zoned or verified).
  */
 void gen_loop_offsets(struct gen *g)
 {
 	const struct plan_job *j = g->job;
 
-	if (!plan_seq_uses_file_size(j) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
+	if (!(plan_seq_uses_file_size(j) || plan_seq_back(j)) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
 	    (!j->offset_increment_ppm && !j->offset_ppm))
 		return;
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		struct gen_file *f = &g->files[i];
-		uint64_t real = f->start + f->room, start;
+		uint64_t real = f->start + f->room, start, old = f->start;
 
 		if (g->clone->files[i].is_device)
 			continue;
@@ -170,6 +170,8 @@ void gen_loop_offsets(struct gen *g)
 		fit_shift_of(g, i);
 		/* fio's io_u_fits still measures io_size= from there, past the file's end */
 		f->fit_shift += f->io_size - f->len;
+		if (j->rw_seq_back_bytes)
+			gen_back_moved(g, f, old);
 	}
 }
 

@@ -594,13 +594,34 @@ static uint64_t back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64
 {
 	uint64_t back = g->job->rw_seq_back_bytes, rel = f->pos[d], end = rel + len;
 
+	f->back_end[d] = end;
 	f->pos[d] = end < f->room ? back_step(f, end, back) : f->room;
 	if (back_fill_fails(g, f, d, f->pos[d])) {
 		/* the next pass starts as the reopened file does (the next loop's) */
 		f->back_ended[d] = true;
+		f->back_end[d] = 0;
 		f->pos[d] = gen_back_first(f, back);
 	}
 	return rel;
+}
+
+/*
+ * A later loop took f's percentage offset again (gen_loop_offsets): fio's next
+ * backward offset is found from its last position (last_pos, absolute) less the
+ * new offset, so a pass still open goes on from where its last I/O ended, wrapping
+ * if that is now before the region; a file whose pass was over opens again at the
+ * new offset and starts as gen_back_first says (offset=25% loops=3: loop 2 at
+ * 248k, 168k into a region now at 80k).
+ */
+void gen_back_moved(const struct gen *g, struct gen_file *f, uint64_t old_start)
+{
+	uint64_t back = g->job->rw_seq_back_bytes, end;
+
+	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++) {
+		end = f->back_ended[d] ? 0 : old_start + f->back_end[d] - f->start;	/* unsigned, as fio's */
+		f->back_end[d] = end;
+		f->pos[d] = end ? back_step(f, end, back) : gen_back_first(f, back);
+	}
 }
 
 /* Sequential position with rw=read:<n> skips and stride (zones: strided_zone). */

@@ -42,6 +42,7 @@ struct gen_file {
 	uint64_t end[PLAN_DDIR_NR];
 	uint64_t zone_start;		/* zonemode=strided: start of the current zone */
 	bool back_ended[PLAN_DDIR_NR];	/* rw=read:-<n>: an I/O ended on the region's end: the pass is over */
+	uint64_t back_end[PLAN_DDIR_NR];	/* rw=read:-<n>: where the last I/O ended (fio's last_pos), 0 = none since the file opened */
 	uint64_t last_start[PLAN_DDIR_NR];	/* rw_sequencer=identical: the last I/O's offset + 1, 0 = none */
 	uint32_t par_issued;		/* sequential_parallel: I/Os at the current position */
 	struct perm perm;		/* random map replacement: one pass = one permutation */
@@ -359,6 +360,8 @@ static inline uint64_t gen_draw_below(struct gen *g, uint64_t n)
 
 /* rw=read:-<n>: where a pass over f starts, fio's (n = rw_seq_back_bytes; iogen.c). */
 uint64_t gen_back_first(const struct gen_file *f, uint64_t back);
+/* rw=read:-<n>: f's region moved from old_start at a later loop (gen_loop_offsets): where the pass goes on. */
+void gen_back_moved(const struct gen *g, struct gen_file *f, uint64_t old_start);
 
 /* gen_next_ddir's every case; the short way below gives the I/Os this would. */
 bool gen_next_general(struct gen *g, uint8_t ddir, struct gen_io *io);

@@ -394,14 +394,27 @@ class RandomLikeFio(TmpDirCase):
         # file before each later loop, holed passes (rw=read:<n>) too: with the null
         # engine offset=25% of size=256k starts at 64k, then at 80k (25% of 320k).
         # ioplan's holed passes kept 64k: 66 reads (264 KiB) where fio makes 62.
-        text = ("[global]\nioengine=null\nsize=256k\noffset=25%\nloops=3\n"
-                "[h]\nrw=read:8k\nbs=4k\nwrite_iolog=h.iolog\n"
-                "[m]\nrw=rw:4k\nbs=4k\nwrite_iolog=m.iolog\n")
-        ios = {who: {n: ios_of(d / f"{n}.iolog") for n in "hm"} for who, d in self.ran_in_dirs(text)}
-        self.assertEqual(len(ios["fio"]["h"]), 62, "fio's own count moved")
-        self.assertEqual(ios["fio"]["h"][0][2], 65536)
-        self.assertIn(("h.0.0", "read", 81920, 4096), ios["fio"]["h"])
+        fio_h = self.loops_alike({"h": "rw=read:8k\nbs=4k\n", "m": "rw=rw:4k\nbs=4k\n"}, "h", 62)
+        self.assertEqual(fio_h[0][2], 65536)
+        self.assertIn(("h.0.0", "read", 81920, 4096), fio_h)
+
+    def loops_alike(self, jobs, counted, want):
+        """Runs jobs (name: body) with offset=25% of size=256k over 3 loops in both tools and
+        checks their I/O is fio's, job counted making want I/Os in fio; fio's I/O of it."""
+        text = "[global]\nioengine=null\nsize=256k\noffset=25%\nloops=3\n" + "".join(
+            f"[{n}]\n{body}write_iolog={n}.iolog\n" for n, body in jobs.items())
+        ios = {who: {n: ios_of(d / f"{n}.iolog") for n in jobs} for who, d in self.ran_in_dirs(text)}
+        self.assertEqual(len(ios["fio"][counted]), want, "fio's own count moved")
         self.assertEqual(ios["ioplan"], ios["fio"])
+        return ios["fio"][counted]
+
+    def test_a_backward_passs_percentage_offset_is_taken_again_each_loop(self):
+        # The same for a backward pass (rw=read:-<n>): a file whose pass ended opens
+        # again at the new offset (80k here) and fio's first step back is from there;
+        # one still open goes on from its last I/O counted from the new offset.
+        # ioplan kept 64k: 168 reads (771 KiB) where fio makes 156 (713 KiB).
+        self.loops_alike({"b": "rw=read:-8k\nbsrange=1k-8k\n",
+                          "c": "rw=read:-12k\nbsrange=2k-8k\nsize=300k\noffset=20%\nloops=4\n"}, "b", 156)
 
     def test_a_fixed_turn_into_the_regions_last_partial_block_goes_as_fios(self):
         # fio gives a fixed length as it is (get_next_buflen checks only a drawn one
