@@ -77,8 +77,9 @@ void layout_region_found(const struct plan_job *j, const struct plan_clone *c, c
 		n -= n % plan_min_bs(j);
 		share = true;	/* under one block: none, an error (fio: "blocksize is larger than data set range") */
 	}
-	/* No length set is the file's own; one drawn of no length from a filesize= range has none. */
-	if (!n && !share && actual > s && !plan_file_drawn_empty(j, f))
+	/* No length set is the file's own; one drawn of no length from a filesize= range has none,
+	 * nor has one whose offset=N% is at or past filesize= (fio refuses that offset). */
+	if (!n && !share && actual > s && !plan_file_drawn_empty(j, f) && !(j->filesize_min_bytes && f->offset_ppm))
 		n = actual - s;
 	if (actual && s + n > actual && (f->size_ppm || f->offset_ppm))
 		n = actual > s ? actual - s : 0;

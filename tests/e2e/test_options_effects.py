@@ -113,6 +113,20 @@ class Files(TmpDirCase):
                     self.assertEqual(job_of(p)["read"]["io_bytes"], read)
                     self.assertEqual((d / "f").stat().st_size, 256 << 10)
 
+    def test_a_percentage_offset_past_filesize_fails_the_job(self):
+        # offset=50% of an existing 128 KiB file is 64k, past filesize=32k: fio fails the
+        # job ("you need to specify valid offset=", exit 1) and reads nothing.  ioplan
+        # took the empty region for the file's own and read 64k to 128k, exit 0.
+        for who, runner in runners():
+            with self.subTest(who=who):
+                path = self.tmp / who
+                path.write_bytes(bytes(128 << 10))
+                p = runner(["--name=j", f"--filename={path}", "--rw=read", "--bs=4k", "--filesize=32k",
+                            "--offset=50%", "--output-format=json"])
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                self.assertEqual(json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"], 0)
+                self.assertEqual(path.stat().st_size, 128 << 10)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
