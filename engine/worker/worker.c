@@ -239,8 +239,12 @@ static int fileless_region(struct worker *w, uint32_t f, uint64_t *start, uint64
 			return ret;
 	}
 	if (!*len || (o && o->target_size && *start + *len > size)) {
+		/* an empty region of a filesize= file: its offset=N% is at or past the file's end
+		 * (fio: "you need to specify valid offset="), not a missing size= */
 		worker_error(w, .err = EINVAL, .file = f, .offset = *start, .len = *len,
-			     .what = *len ? "region beyond the end of the target" : "the engine needs size=");
+			     .what = *len ? "region beyond the end of the target"
+			     : w->job->filesize_min_bytes && pf->offset_ppm ? "offset=N% is at or past the end of filesize="
+									    : "the engine needs size=");
 		return -EINVAL;
 	}
 	*room = o && o->target_size ? *len : fileless_room(w, *start, *len);

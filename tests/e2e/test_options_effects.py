@@ -127,6 +127,20 @@ class Files(TmpDirCase):
                 self.assertEqual(json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"], 0)
                 self.assertEqual(path.stat().st_size, 128 << 10)
 
+    def test_a_percentage_offset_past_filesize_is_said_to_be_so(self):
+        # The null engine's size is size= over nrfiles: offset=75% of 256k is past
+        # filesize=128k.  Both fail the job (exit 1); ioplan said "the engine needs
+        # size=", which the job gives.
+        p = run(["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=256k", "--filesize=128k",
+                 "--offset=75%"])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("job 'j': j.0.0: offset=N% is at or past the end of filesize=", p.stderr)
+        if FIO:
+            f = run_fio(["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=256k", "--filesize=128k",
+                         "--offset=75%"], cwd=self.tmp)
+            self.assertEqual(f.returncode, 1)
+            self.assertIn("you need to specify valid offset=", f.stderr + f.stdout)
+
     def test_a_filesize_range_draws_fios_file_sizes(self):
         # fio draws each file's size from its file_size_state (seeded as its other
         # generators), cut to the block size: the files and the job's amount are
