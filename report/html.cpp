@@ -1,5 +1,6 @@
 // report/html.cpp - the self-contained results page (html.hpp): caveats,
-// tables, charts, the machine and a comparison, from result documents.
+// tables, the ranks and hosts of an mpirun run, charts, the machine and a
+// comparison, from result documents.
 #include "report/html.hpp"
 
 #include <algorithm>
@@ -467,11 +468,202 @@ std::string comparison(const std::vector<html_input> &in)
 	       "<table id=\"comparison\">" + head + "</tr></thead><tbody>\n" + body + "</tbody></table></section>\n";
 }
 
+// ---- the world of an mpirun run (ioplan.world, .ranks, .hosts) ----
+// The same figures as the normal output's "Ranks:" block (report/ranks.cpp),
+// read back from the JSON so `ioplan report` of a merged result draws them too.
+
+// Array key of o: empty when absent, refused when it is something else.
+const ojson &array_at(const ojson &o, const char *key, const std::string &path)
+{
+	static const ojson none = ojson::array();
+	auto it = o.find(key);
+	return it == o.end() ? none : checked(*it, it->is_array(), path + "." + key, "an array");
+}
+
+std::string ms_text(double ns)
+{
+	return strf("%.3f", ns / 1e6);
+}
+
+std::string bytes_text(double n)
+{
+	return num2str(n > 0 ? (uint64_t)n : 0, 4, 1, true, unit::byte);
+}
+
+std::string rate_text(double n, double ns, unit u)
+{
+	return ns > 0 ? num2str((uint64_t)(n * 1e9 / ns), 4, 1, u == unit::byte, u) : "0";
+}
+
+// A rank's or host's jobs together, as the normal output adds them: bytes and
+// I/Os summed, the longest runtime, the worst p99 and max, the mean of every I/O.
+struct world_sums {
+	double bytes = 0, ios = 0, runtime = 0, p99 = 0, max = 0, first = 0, end = 0, n = 0, lat_sum = 0;
+};
+
+world_sums sum_jobs(const ojson &jobs, const std::string &path)
+{
+	world_sums s;
+	for (size_t j = 0; j < jobs.size(); j++) {
+		const ojson &job = checked(jobs[j], jobs[j].is_object(), strf("%s[%zu]", path.c_str(), j), "an object");
+		for (const char *d : { "read", "write", "trim" })
+			if (job.contains(d) && job[d].is_object()) {
+				s.bytes += num_at(job[d], "io_bytes");
+				s.ios += num_at(job[d], "total_ios");
+			}
+		s.runtime = std::max(s.runtime, num_at(job, "runtime_ns"));
+		double first = num_at(job, "first_io_ns");
+		if (first > 0 && (s.first == 0 || first < s.first))
+			s.first = first;
+		s.end = std::max(s.end, num_at(job, "end_ns"));
+		if (job.contains("lat_ns") && job["lat_ns"].is_object()) {
+			const ojson &lat = job["lat_ns"];
+			s.p99 = std::max(s.p99, num_at(lat, "p99"));
+			s.max = std::max(s.max, num_at(lat, "max"));
+			s.n += num_at(lat, "N");
+			s.lat_sum += num_at(lat, "mean") * num_at(lat, "N");
+		}
+	}
+	return s;
+}
+
+// "+300% time per byte in group 0" for each group rank straggled in, as the text says.
+std::string straggled_text(const ojson &groups, double rank)
+{
+	std::string out;
+	for (size_t g = 0; g < groups.size(); g++)
+		for (const ojson &s : array_at(groups[g], "stragglers", strf("ioplan.world.groups[%zu]", g)))
+			if (s.is_object() && num_at(s, "rank") == rank) {
+				const ojson *pct = s.contains("slower_pct") ? &s["slower_pct"] : nullptr;
+				out += (out.empty() ? "" : "; ") +
+				       (pct && pct->is_number()
+						? strf("+%.0f%% time per byte in group %.0f", pct->get<double>(), num_at(groups[g], "group"))
+						: strf("no data moved in group %.0f", num_at(groups[g], "group")));
+			}
+	return out;
+}
+
+std::string rank_row(const ojson &rank, size_t i, const ojson &groups)
+{
+	std::string path = strf("ioplan.ranks[%zu]", i);
+	world_sums s = sum_jobs(array_at(rank, "jobs", path), path + ".jobs");
+	std::string host = str_at(rank, "host");
+	std::string straggler = straggled_text(groups, num_at(rank, "rank"));
+	double err = num_at(rank, "error");
+	std::string row = strf("<tr%s><th scope=\"row\">%.0f</th><td class=\"l\">", err != 0 ? " class=\"failed\"" : "",
+			       num_at(rank, "rank")) +
+			  html_escape(host.empty() ? "no rank file" : host) + "</td>";
+	row += strf("<td>%s</td><td>%.0f</td><td>%s</td><td>%.0f</td><td>%.0f</td>", bytes_text(s.bytes).c_str(), s.ios,
+		    ms_text(s.runtime).c_str(), std::floor(s.p99 / 1000), std::floor(s.max / 1000));
+	row += cell(strf("ioplan.ranks.%zu.start_late_max_ns", i), num_at(rank, "start_late_max_ns"), "+%.3f", 1e6);
+	std::string notes = err != 0 ? error_text(err) : "";
+	if (!straggler.empty())
+		notes += (notes.empty() ? "straggler: " : "; straggler: ") + straggler;
+	return row + "<td class=\"l" + (straggler.empty() ? "" : " worse") + "\">" +
+	       html_escape(notes.empty() ? "-" : notes) + "</td></tr>\n";
+}
+
+std::string host_row(const ojson &host, size_t i)
+{
+	std::string path = strf("ioplan.hosts[%zu]", i);
+	world_sums s = sum_jobs(array_at(host, "jobs", path), path + ".jobs");
+	double window = s.end > s.first ? s.end - s.first : 0;
+	return "<tr><th scope=\"row\">" + html_escape(str_at(host, "host")) + "</th>" +
+	       cell(strf("ioplan.hosts.%zu.nranks", i), num_at(host, "nranks"), "%.0f") +
+	       strf("<td>%s</td><td>%s/s</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.0f</td><td>%.0f</td></tr>\n",
+		    bytes_text(s.bytes).c_str(), rate_text(s.bytes, window, unit::byte).c_str(),
+		    rate_text(s.ios, window, unit::none).c_str(), ms_text(window).c_str(),
+		    s.n > 0 ? s.lat_sum / s.n / 1000 : 0.0, std::floor(s.p99 / 1000), std::floor(s.max / 1000));
+}
+
+// "rank 1 (n1)": who was first or last done in a group.
+std::string who_text(const ojson &ranks, double rank)
+{
+	for (const ojson &k : ranks)
+		if (k.is_object() && num_at(k, "rank") == rank)
+			return strf("rank %.0f (", rank) + str_at(k, "host") + ")";
+	return strf("rank %.0f", rank);
+}
+
+std::string group_row(const ojson &g, size_t i, const ojson &ranks)
+{
+	double start = num_at(g, "start_ns"), first = num_at(g, "first_done_ns") - start,
+	       last = num_at(g, "last_done_ns") - start;
+	size_t stragglers = array_at(g, "stragglers", strf("ioplan.world.groups[%zu]", i)).size();
+	return strf("<tr><th scope=\"row\">%.0f</th><td>+%s</td><td class=\"l\">", num_at(g, "group"), ms_text(first).c_str()) +
+	       html_escape(who_text(ranks, num_at(g, "first_done_rank"))) +
+	       strf("</td><td>%s</td><td>%s/s</td><td>+%s</td><td class=\"l\">",
+		    bytes_text(num_at(g, "first_done_io_bytes")).c_str(),
+		    rate_text(num_at(g, "first_done_io_bytes"), first, unit::byte).c_str(), ms_text(last).c_str()) +
+	       html_escape(who_text(ranks, num_at(g, "last_done_rank"))) +
+	       strf("</td><td>%s</td><td>%s/s</td>", bytes_text(num_at(g, "io_bytes")).c_str(),
+		    rate_text(num_at(g, "io_bytes"), last, unit::byte).c_str()) +
+	       strf("<td%s>%zu</td></tr>\n", stragglers ? " class=\"worse\"" : "", stragglers);
+}
+
+std::string head_cells(std::initializer_list<const char *> names)
+{
+	std::string s = "<thead><tr>";
+	for (const char *n : names)
+		s += std::string("<th scope=\"col\">") + n + "</th>";
+	return s + "</tr></thead><tbody>\n";
+}
+
+// The ranks, hosts and groups of a run under mpirun; "" for a run of one process.
+std::string world_section(const ojson &doc, size_t idx)
+{
+	const ojson &io = ioplan_of(doc);
+	auto it = io.find("world");
+	if (it == io.end() || it->is_null())
+		return "";
+	const ojson &w = checked(*it, it->is_object(), "ioplan.world", "an object");
+	const ojson &ranks = array_at(io, "ranks", "ioplan"), &hosts = array_at(io, "hosts", "ioplan");
+	const ojson &groups = array_at(w, "groups", "ioplan.world");
+	double pct = num_at(w, "straggler_threshold_pct");
+	std::string s = "<h3>Ranks and hosts</h3>\n<p>" +
+			strf("%.0f ranks on %.0f host%s; start skew %s ms (over every group start), first-I/O spread "
+			     "%s ms, merge %s ms. ",
+			     num_at(w, "nranks"), num_at(w, "nhosts"), num_at(w, "nhosts") == 1 ? "" : "s",
+			     ms_text(num_at(w, "start_skew_ns")).c_str(), ms_text(num_at(w, "first_io_spread_ns")).c_str(),
+			     ms_text(num_at(w, "merge_ns")).c_str()) +
+			(pct > 0 ? strf("A straggler moves its bytes over %g%% slower than the median rank (time per byte "
+					"in a group).</p>\n", pct)
+				 : std::string("Stragglers are not flagged.</p>\n"));
+	s += strf("<table id=\"ranks-%zu\"><caption>Each rank (its jobs together)</caption>\n", idx) +
+	     head_cells({ "Rank", "Host", "I/O", "I/Os", "Runtime (ms)", "p99 (us)", "max (us)", "Start late (ms)",
+			  "Straggler, error" });
+	for (size_t i = 0; i < ranks.size(); i++)
+		s += rank_row(checked(ranks[i], ranks[i].is_object(), strf("ioplan.ranks[%zu]", i), "an object"), i, groups);
+	s += "</tbody></table>\n";
+	if (!hosts.empty()) {
+		s += strf("<table id=\"hosts-%zu\"><caption>Each host (its ranks together, over its window)</caption>\n",
+			  idx) +
+		     head_cells({ "Host", "Ranks", "I/O", "Bandwidth", "IOPS", "Window (ms)", "Mean latency (us)",
+				  "p99 (us)", "max (us)" });
+		for (size_t i = 0; i < hosts.size(); i++)
+			s += host_row(checked(hosts[i], hosts[i].is_object(), strf("ioplan.hosts[%zu]", i), "an object"), i);
+		s += "</tbody></table>\n";
+	}
+	if (!groups.empty()) {
+		s += strf("<table id=\"groups-%zu\"><caption>Each group over the ranks (from its first I/O)</caption>\n",
+			  idx) +
+		     head_cells({ "Group", "First done", "By", "I/O by then", "Rate", "Last done", "By", "I/O", "Rate",
+				  "Stragglers" });
+		for (size_t i = 0; i < groups.size(); i++)
+			s += group_row(checked(groups[i], groups[i].is_object(), strf("ioplan.world.groups[%zu]", i),
+					       "an object"),
+				       i, ranks);
+		s += "</tbody></table>\n";
+	}
+	return s;
+}
+
 std::string result_section(const html_input &r, size_t idx)
 {
 	std::string s = strf("<section aria-labelledby=\"r%zu\"><h2 id=\"r%zu\">", idx, idx) + html_escape(r.name) +
 			"</h2>\n";
 	s += cdm_table(r.doc, idx) + summary_table(r.doc, idx);
+	s += world_section(r.doc, idx);
 	s += "<h3>Charts</h3>\n" + bar_charts(r.doc, idx) + latency_chart(r.doc, idx) + time_chart(r.doc, idx);
 	s += "<h3>The machine</h3>\n" + environment(r.doc, idx);
 	return s + "</section>\n";

@@ -2,7 +2,8 @@
 //
 // The page is what a storage engineer hands to a colleague: the caveats
 // first, a summary table per result (CrystalDiskMark's layout when the jobs
-// are a CrystalDiskMark-style preset), bar charts of bandwidth and IOPS,
+// are a CrystalDiskMark-style preset), under mpirun each rank's and host's
+// figures and the groups' stragglers (ioplan.world, .ranks, .hosts), bar charts of bandwidth and IOPS,
 // latency percentile curves, bandwidth over time from the per-second series
 // (the steady-state window shaded), the machine, and with several results a
 // side-by-side comparison.  It reads result documents (ioplan's JSON, or

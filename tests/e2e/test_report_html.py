@@ -19,6 +19,7 @@ import subprocess
 import unittest
 
 from common import FIO, ROOT, TmpDirCase, run
+from test_mpi import MPIRUN, mpirun
 
 CHROMIUM = shutil.which("chromium")
 UNSHARE = shutil.which("unshare")
@@ -494,6 +495,94 @@ class HostileNames(TmpDirCase):
         self.assertLessEqual(probe["page"], probe["view"], "the page is wider than the window")
         self.assertEqual(probe["text"], [], f"chart text outside its chart: {probe}")
         self.assertIn("A" * 3000, page.read_text())  # whole in the tables
+
+
+class Tables(html.parser.HTMLParser):
+    """The text of each cell of each table with an id: {id: [[cell, ...], ...]}."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._table, self._row, self._cell = {}, None, None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and dict(attrs).get("id"):
+            self._table = self.tables.setdefault(dict(attrs)["id"], [])
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+            self._table.append(self._row)
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append(self._cell)
+            self._cell = None
+        elif tag == "table":
+            self._table, self._row = None, None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+@unittest.skipUnless(CHROMIUM and UNSHARE and MPIRUN, "needs chromium, unshare and mpirun")
+class WorldPage(TmpDirCase):
+    """A run under mpirun: the page shows each rank's and host's figures, the groups'
+    first and last done and the straggler, as the normal output's Ranks block says
+    them.  The page had none of it: the merged figures only, as if one process ran."""
+
+    def dom_tables(self, page):
+        p = browser(["--dump-dom", page.as_uri()], self.tmp / "profile")
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        t = Tables()
+        t.feed(p.stdout)
+        return t.tables
+
+    def test_ranks_hosts_and_the_straggler_are_on_the_page(self):
+        for r in range(2):
+            (self.tmp / f"r{r}").mkdir()
+        (self.tmp / "out").mkdir()
+        # rank 1 thinks 1 ms between its 16 writes, rank 0 not at all: rank 1 straggles
+        self.write("job.fio", f"[w]\nioengine=psync\nbs=4k\nsize=64k\nrw=write\nthinktime=${{IOPLAN_RANK}}000\n"
+                              f"directory={self.tmp}/r${{IOPLAN_RANK}}\n")
+        p = mpirun(2, ["--output-format=html", f"--rank-output={self.tmp / 'out'}", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        run_page = self.write("run.html", p.stdout)
+        files = sorted(str(f) for f in (self.tmp / "out").glob("rank-*.json"))
+        text = run(["merge", *files])
+        self.assertEqual(text.returncode, 0, text.stderr)
+        merged = run(["merge", "--output-format=json", f"--output={self.tmp / 'merged.json'}", *files])
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        report = run(["report", str(self.tmp / "merged.json"), "-o", str(self.tmp / "report.html")])
+        self.assertEqual(report.returncode, 0, report.stderr)
+        lines = re.findall(r"^  rank (\d+) \((\w+)\): io=(\S+), ios=(\d+), runtime=([\d.]+)ms, "
+                           r"lat p99=(\d+)us max=(\d+)us, start \+([\d.]+)ms(.*)$", text.stdout, re.M)
+        self.assertEqual(len(lines), 2, text.stdout)
+        self.assertIn("straggler: +", lines[1][8])
+        hosts = re.findall(r"^  host (\w+): (\d+) ranks, io=(\S+), bw=(\S+), iops=(\S+), window=([\d.]+)ms, "
+                           r"lat mean=([\d.]+)us p99=(\d+)us max=(\d+)us$", text.stdout, re.M)
+        self.assertEqual(len(hosts), 1, text.stdout)
+        group = re.search(r"^  group 0: first done \+([\d.]+)ms \(rank (\d), (\w+)\), (\S+) by then at (\S+); "
+                          r"last done \+([\d.]+)ms \(rank (\d), (\w+)\), (\S+) at (\S+); (\d+) straggler",
+                          text.stdout, re.M)
+        self.assertTrue(group, text.stdout)
+        for page in (self.tmp / "report.html", run_page):
+            with self.subTest(page=page.name):
+                t = self.dom_tables(page)
+                rows = t["ranks-0"][1:]
+                self.assertEqual(len(rows), 2)
+                for row, line in zip(rows, lines):
+                    self.assertEqual(row[:7] + [row[7].lstrip("+")], list(line[:8]))
+                    self.assertEqual(row[8], line[8].removeprefix(", ") or "-")
+                (h,) = t["hosts-0"][1:]
+                self.assertEqual(h[:3], list(hosts[0][:3]))
+                (g,) = t["groups-0"][1:]
+                self.assertEqual([g[2], g[6], g[9]],
+                                 [f"rank {group[2]} ({group[3]})", f"rank {group[7]} ({group[8]})", group[11]])
+                self.assertEqual(h[3:], [hosts[0][3], hosts[0][4], hosts[0][5], hosts[0][6], hosts[0][7],
+                                         hosts[0][8]])
+                self.assertEqual([g[1].lstrip("+"), g[3], g[4], g[5].lstrip("+"), g[7], g[8]],
+                                 [group[1], group[4], group[5], group[6], group[9], group[10]])
 
 
 if __name__ == "__main__":
