@@ -578,9 +578,25 @@ void rank_merger::finish_hosts()
     }
 }
 
+// Each CPU's usage, --idle-prof's idleness and the machine's description are
+// the first rank's host's alone (another host's first rank keeps its own
+// idleness in its rank file): said, where the reports showed them as the
+// world's machine.  The jobs' figures (cpu: usr=, disk stats) are every rank's.
+void rank_merger::say_one_machine()
+{
+    if (world_->nhosts < 2)
+        return;
+    std::string host(acc_->hostname, strnlen(acc_->hostname, sizeof(acc_->hostname)));
+    res_msg_add(acc_, RES_MSG_WARNING, "mpi/one-machine", -1,
+                "the machine's own figures (each CPU's usage%s, the machine and its storage stack) are rank "
+                "%u's host's (%s) alone, of %u hosts; the jobs' figures are every rank's",
+                acc_->idle.mode ? ", the CPU idleness" : "", first_rank_, host.c_str(), world_->nhosts);
+}
+
 void rank_merger::finish(uint64_t merge_ns, double straggler_pct)
 {
     finish_hosts();
+    say_one_machine();
     world_->merge_ns = merge_ns;
     world_->start_skew_ns = 0;
     for (size_t i = 0; i < late_min_.size(); i++)

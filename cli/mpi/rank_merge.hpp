@@ -69,6 +69,7 @@ private:
     void append_disks(const results &src, const rank_info &who);
     host_sum &host_of(const std::string &name, uint32_t nr_jobs);
     void finish_hosts();
+    void say_one_machine();
 };
 
 } // namespace cli

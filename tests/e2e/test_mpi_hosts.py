@@ -17,7 +17,7 @@ import subprocess
 import unittest
 
 from common import BIN, TmpDirCase, run
-from test_mpi import MPI_ENV, MPIRUN
+from test_mpi import MPI_ENV, MPIRUN, mpirun
 from test_run import jobs_json
 
 RANKS = 4
@@ -137,6 +137,43 @@ class Hosts(TmpDirCase):
             p = run(["--straggler-threshold=" + bad, "--name=a", "--size=4k", "--ioengine=null"])
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn("--straggler-threshold needs a percentage", p.stderr)
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class OneMachine(TmpDirCase):
+    """Each CPU's usage (DISKSPD's CPU table), --idle-prof's idleness and the machine's
+    description are rank 0's host's alone: every format says so when the ranks ran on
+    several hosts.  Before, nothing did: node0's CPUs read as the world's."""
+
+    SAYS = "are rank 0's host's (node0) alone, of 2 hosts; the jobs' figures are every rank's"
+
+    def test_the_first_ranks_machine_is_named_as_the_only_one(self):
+        for r in range(RANKS):
+            (self.tmp / f"r{r}").mkdir()
+        (self.tmp / "out").mkdir()
+        self.write("job.fio", f"[w]\nioengine=null\nbs=4k\nsize=64k\nrw=write\n"
+                              f"filename={self.tmp}/r${{IOPLAN_RANK}}/f\n")
+        args = ["--idle-prof=system", f"--rank-output={self.tmp / 'out'}", "job.fio"]
+        p = mpirun_hosts(["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        warnings = jobs_json(p.stdout)["ioplan"]["warnings"]
+        self.assertIn("the machine's own figures (each CPU's usage, the CPU idleness, the machine and its storage "
+                      "stack) " + self.SAYS, warnings)
+        p = mpirun_hosts(["--output-format=diskspd", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("\nWarnings:\n", p.stdout)
+        self.assertIn(self.SAYS, p.stdout.split("\nWarnings:\n")[1])
+        p = mpirun_hosts(args, self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("CPU idleness:", p.stdout)
+        self.assertIn("ioplan: warning: the machine's own figures", p.stdout)
+        p = run(["merge", *sorted(str(f) for f in (self.tmp / "out").glob("rank-*.json"))])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(self.SAYS, p.stdout)
+        # ranks of one host: its machine is the world's, nothing to say
+        p = mpirun(2, ["--output-format=json", *args], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse([w for w in jobs_json(p.stdout)["ioplan"]["warnings"] if "machine's own" in w])
 
 
 if __name__ == "__main__":
