@@ -241,7 +241,7 @@ void store::check_foreign_keys()
 bool store::reopen_writable()
 {
 	sqlite3 *rw = nullptr;
-	if (sqlite3_open_v2(path_.c_str(), &rw, SQLITE_OPEN_READWRITE, store_vfs()) != SQLITE_OK ||
+	if (sqlite3_open_v2(path_.c_str(), &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, store_vfs()) != SQLITE_OK ||
 	    sqlite3_db_readonly(rw, "main") == 1) {
 		sqlite3_close(rw);
 		return false;
