@@ -815,18 +815,22 @@ def log_workloads(d, quick):
 # Generated inputs of the store rows, kept between runs (they take longer than the rows).
 # v2: each figure's rates agree with its counts (the store and import refuse one whose iops or
 # bw is not its I/Os over its runtime as damaged, so v1's inputs measured 100 000 refusals).
-STORE_CACHE = ROOT / "build" / "bench-store" / "v2"
+# v3: every run carries its checksum, which summary checks (v2's copies had none to check).
+STORE_CACHE = ROOT / "build" / "bench-store" / "v3"
 
 
 def sql_store(path, runs, seed_runs):
     """A store of `runs` runs: seed_runs saved by ioplan, then their rows copied in SQL with
     fresh uuids and each figure's rates and p99 scaled by a random factor k (0.5-1.5), so groups
-    spread; its runtime is divided by the same k, so its rates stay its counts over its runtime."""
+    spread; its runtime is divided by the same k, so its rates stay its counts over its runtime.
+    The copies are then imported by ioplan into the store measured, which gives each run the
+    checksum a save keeps (summary checks every run's), as 100 000 real saves would."""
     if path.exists():
         return
     tmp = path.with_suffix(".tmp")
-    for suffix in ("", "-wal", "-shm"):
-        pathlib.Path(str(tmp) + suffix).unlink(missing_ok=True)
+    for p in (tmp, path):
+        for suffix in ("", "-wal", "-shm"):
+            pathlib.Path(str(p) + suffix).unlink(missing_ok=True)
     for i in range(seed_runs):
         Proc([IOPLAN, "--name=seed", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
               "--output-format=json", f"--save=seed{i % 3}", f"--results-db={tmp}"], cwd=ROOT)
@@ -856,7 +860,10 @@ def sql_store(path, runs, seed_runs):
     con.commit()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
-    tmp.rename(path)
+    Proc([IOPLAN, "results", "import", str(tmp), f"--results-db={path}.part"], cwd=ROOT)
+    for suffix in ("", "-wal", "-shm"):
+        pathlib.Path(str(tmp) + suffix).unlink(missing_ok=True)
+    pathlib.Path(f"{path}.part").rename(path)
 
 
 def fio_results(d, count):
