@@ -358,8 +358,12 @@ static inline uint64_t gen_draw_below(struct gen *g, uint64_t n)
 	return (uint64_t)((double)n * (taus88_next(&g->off_rng) / 4294967296.0));
 }
 
-/* rw=read:-<n>: where a pass over f starts, fio's (n = rw_seq_back_bytes; iogen.c). */
+/* rw=read:-<n>: where a pass over f starts, fio's (n = rw_seq_back_bytes; backward.c). */
 uint64_t gen_back_first(const struct gen_file *f, uint64_t back);
+/* rw=read:-<n>: the next I/O's offset in f (relative), moving f's position on. */
+uint64_t gen_back_offset(struct gen *g, struct gen_file *f, uint8_t d, uint64_t len);
+/* rw=read:-<n>: whether fio's fill fails at pos (relative), which ends the pass. */
+bool gen_back_fill_fails(const struct gen *g, const struct gen_file *f, uint8_t d, uint64_t pos);
 /* rw=read:-<n>: f's region moved from old_start at a later loop (gen_loop_offsets): where the pass goes on. */
 void gen_back_moved(const struct gen *g, struct gen_file *f, uint64_t old_start);
 
