@@ -420,7 +420,7 @@ struct plan_job {
 	 */
 	char *log_suffix;
 	uint64_t log_hist_ns;		/* log_hist_msec; 0 = the hist log gets no entries (fio) */
-	uint32_t log_hist_coarseness;	/* 0..6: 2^c fio buckets summed per column */
+	uint32_t log_hist_coarseness;	/* 0..10: 2^c fio buckets summed per column */
 	uint32_t log_gz_bytes;		/* log_compression: zlib chunk size; 0 = off */
 	bool log_store_compressed;	/* files are NAME.log.fz, fio's compressed samples */
 	struct plan_cpus log_gz_cpus;	/* log_compression_cpus: the log writer thread's CPUs */

@@ -1323,8 +1323,9 @@ static const std::vector<option> core_table = {
         .apply(A(j.pj.log_hist_ns = time_in(o, v))),
     opt("log_hist_coarseness", opt_type::integer, CAT_STATS)
         .def("0")
-        .range(0, 6)
-        .help("Sum 2^N neighbouring buckets into each histogram log column (1856 >> N columns).")
+        .range(0, 10)
+        .help("Sum 2^N neighbouring buckets into each histogram log column (1856 >> N columns); "
+              "past 6, fio's layout: the last column sums the last 2^N buckets (fio 3.33 crashes past 10).")
         .apply(A(j.pj.log_hist_coarseness = (uint32_t)int_in(o, v))),
     opt("log_compression", opt_type::size, CAT_STATS)
         .def("0")

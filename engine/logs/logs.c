@@ -172,7 +172,7 @@ static int open_hist(struct clone_log *l, const struct plan_job *j, const struct
 {
 	/* No clat measured (disable_clat): fio's hist log gets no sample, so no line. */
 	l->hist_ms = j->disable_clat ? 0 : j->log_hist_ns / NS_PER_MS;
-	l->hist_stride = 1u << (j->log_hist_coarseness > 6 ? 6 : j->log_hist_coarseness);
+	l->hist_stride = 1u << (j->log_hist_coarseness > 10 ? 10 : j->log_hist_coarseness);
 	l->hist = calloc(PLAN_DDIR_NR * LOG_HIST_BUCKETS, sizeof(*l->hist));
 	if (!l->hist)
 		return -ENOMEM;
@@ -404,22 +404,35 @@ static char *hist_room(struct clone_log *l)
 	return (char *)c->e + c->nr;
 }
 
-/* fio's hist line: "time, ddir, bs, " and the window's counts, 2^coarseness buckets a column. */
+/* The sum of the stride buckets from first on (first + stride <= LOG_HIST_BUCKETS). */
+static uint64_t hist_column(const uint64_t *h, uint32_t first, uint32_t stride)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t k = 0; k < stride; k++)
+		sum += h[first + k];
+	return sum;
+}
+
+/*
+ * fio's hist line: "time, ddir, bs, " and the window's counts, 2^coarseness
+ * buckets a column, the last column the last 2^coarseness buckets.  Up to
+ * coarseness 6 the stride divides the 1856 buckets and the columns tile them;
+ * past it (7..10, fio's flush_hist_samples layout) the last column overlaps
+ * the one before it, as in fio's files.
+ */
 static void hist_emit(struct clone_log *l, uint64_t t_ms, uint8_t d, uint32_t bs)
 {
 	uint64_t *h = l->hist + (size_t)d * LOG_HIST_BUCKETS;
+	uint32_t stride = l->hist_stride;
 	char *p = hist_room(l), *start = p;
 
 	if (!p)
 		return;
 	p += sprintf(p, "%llu, %u, %u", (unsigned long long)(t_ms + l->base_ms), d, bs);
-	for (uint32_t i = 0; i < LOG_HIST_BUCKETS; i += l->hist_stride) {
-		uint64_t sum = 0;
-
-		for (uint32_t k = 0; k < l->hist_stride; k++)
-			sum += h[i + k];
-		p += sprintf(p, ", %llu", (unsigned long long)sum);
-	}
+	for (uint32_t i = 0; i + stride < LOG_HIST_BUCKETS; i += stride)
+		p += sprintf(p, ", %llu", (unsigned long long)hist_column(h, i, stride));
+	p += sprintf(p, ", %llu", (unsigned long long)hist_column(h, LOG_HIST_BUCKETS - stride, stride));
 	*p++ = '\n';
 	l->cur[LOG_HIST]->nr += (uint32_t)(p - start);
 	memset(h, 0, LOG_HIST_BUCKETS * sizeof(*h));

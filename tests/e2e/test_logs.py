@@ -615,6 +615,31 @@ class FioLogDifferentialMore(LogsTmp):
         counts = sorted(sum(r[3:]) for r in mine)
         self.assertTrue(100 <= counts[len(counts) // 2] <= 300, counts)
 
+    def test_hist_coarseness_past_six(self):
+        """log_hist_coarseness 7..10: fio 3.33 runs them (its help says 0..6, it checks no
+        range) with its flush_hist_samples layout, 2^C buckets a column while one fits before
+        the last 2^C, then the last 2^C: 3 + 15 columns at 7, 3 + 2 at 10.  ioplan refused
+        them ('out of range (0..6)', exit 2).  At 11, 2048 > 1856 buckets: fio's child gets
+        SIGSEGV; ioplan refuses it."""
+        for c, columns in ((7, 15), (10, 2)):
+            with self.subTest(coarseness=c):
+                for who in ("ioplan", "fio"):
+                    shutil.rmtree(self.tmp / who, ignore_errors=True)
+                a, f = self.run_both(["--name=h", *RATED, "--rate_iops=500", "--runtime=700ms",
+                                      "--write_hist_log=h", "--log_hist_msec=300", f"--log_hist_coarseness={c}"])
+                mine, theirs = read_log(a / "h_clat_hist.1.log"), read_log(f / "h_clat_hist.1.log")
+                self.assertGreaterEqual(len(mine), 2)
+                self.assertEqual({len(r) for r in mine}, {3 + columns})
+                # A loaded machine can keep fio 3.33 from writing a line (see above).
+                self.assertLessEqual({len(r) for r in theirs}, {3 + columns})
+                # null's latencies are in the first buckets: the columns but the last hold
+                # each window's I/Os, the last (the slowest 2^C buckets) none.
+                self.assertTrue(all(sum(r[3:-1]) > 0 and r[-1] == 0 for r in mine), mine)
+        p = run(["--name=h", *RATED, "--runtime=100ms", "--write_hist_log=h", "--log_hist_msec=50",
+                 "--log_hist_coarseness=11"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("log_hist_coarseness=11 is out of range (0..10)", p.stderr)
+
     def test_hist_windows_start_past_the_first_millisecond(self):
         """fio 3.33 starts a direction's hist window at its first I/O done 1 ms or more into
         the run (a hist_last of 0 is "not yet"): a line at 501 ms of a 1 s run and none at
