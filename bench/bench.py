@@ -892,10 +892,13 @@ def fio_results(d, count):
     (d / "done").write_text(f"{count}\n")
 
 
-def store_workloads(d, quick):
+def store_workloads(d, quick, only):
     """The results store's costs: what --save adds to a run (interleaved with the same run
     without it), `results summary` over 100 000 runs, `results import` of 10 000 fio files.
-    The generated store and files are kept under build/bench-store."""
+    The generated store and files are kept under build/bench-store, and made only when their
+    row runs: on a fresh clone the store takes minutes on a loaded machine, which an --only
+    run of another row (test_costs_bench's) must not wait for."""
+    wanted = lambda name: not only or name in only  # noqa: E731
     runs, files = (10000, 1000) if quick else (100000, 10000)
     STORE_CACHE.mkdir(parents=True, exist_ok=True)
     run = [IOPLAN, "--name=save", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
@@ -909,7 +912,8 @@ def store_workloads(d, quick):
                     [("added wall ms", added(lambda p: p.wall, 1000), ("<=", 50)),
                      ("added peak RSS MiB", added(peak, 1 / 1024), ("<=", 5))])
     db = STORE_CACHE / f"runs-{runs}.db"
-    sql_store(db, runs, 6)
+    if wanted(f"store-summary-{runs // 1000}k"):
+        sql_store(db, runs, 6)
     true = [shutil.which("true") or "/bin/true"]
     seconds = lambda i, o: (i.wall, None)  # noqa: E731
     cpu = ("CPU seconds", lambda i, o: (cpu_s(i), None), None)  # what a loaded machine does not inflate
@@ -917,7 +921,8 @@ def store_workloads(d, quick):
                        [IOPLAN, "results", "summary", "--by=host", f"--results-db={db}"],
                        [("seconds", seconds, ("<=", 1.0)), cpu])
     src = STORE_CACHE / f"fio-{files}"
-    fio_results(src, files)
+    if wanted(f"store-import-{files // 1000}k-fio"):
+        fio_results(src, files)
     into = f"{d}/import.db"
     imp = Workload(f"store-import-{files // 1000}k-fio", true,
                    [IOPLAN, "results", "import", f"--results-db={into}", *map(str, sorted(src.glob("fio-*.json")))],
@@ -968,7 +973,7 @@ def limit_workloads(d, quick):
                       ("CPU/IO vs t/io_uring", cpu_per_io, ("<=", 1.1))], device=True)]
 
 
-def build_workloads(d, mem, lay, quick):
+def build_workloads(d, mem, lay, quick, only):
     """Every workload in table order; (workloads, number of set-up errors)."""
     wls = workloads(d, mem, quick) + limit_workloads(d, quick) + layout_workloads(d, quick)
     errors = 0
@@ -978,7 +983,7 @@ def build_workloads(d, mem, lay, quick):
         print(f"parse-only-cdm: error: {e}")
         errors = 1
     return (wls + growth_workloads(d, lay, quick) + log_workloads(d, quick) + memory_workloads(quick) +
-            checksum_workloads() + store_workloads(d, quick)), errors
+            checksum_workloads() + store_workloads(d, quick, only)), errors
 
 
 def run_all(wls, args, only):
@@ -1044,7 +1049,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=args.dir) as d, \
             tempfile.TemporaryDirectory(prefix="ioplan-bench-", dir=shm) as mem, \
             file_system_for_layouts(d, layouts) as lay:
-        wls, missed = build_workloads(d, mem if shm else None, lay, args.quick)
+        wls, missed = build_workloads(d, mem if shm else None, lay, args.quick, only)
         fio_version = subprocess.run([FIO, '--version'], capture_output=True, text=True).stdout.strip()
         print(f"ioplan vs fio ({fio_version}) on {machine()}, {when}")
         print(f"{'quick mode, ' if args.quick else ''}at least {args.rounds} rounds ({args.device_rounds} for "
