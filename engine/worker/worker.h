@@ -417,6 +417,13 @@ void *worker_main(void *arg);
 /* The I/O loop of worker.c's thread, in worker_io.c.  Returns when the worker is done. */
 void worker_loop(struct worker *w);
 
+/* worker_extras.c: the out-of-line parts of the loop's prepare, taken, account and complete. */
+void worker_prepare_extras(struct worker *w, struct io_u *u);
+void worker_taken_extras(struct worker *w, struct io_u *u);
+void worker_account_extras(struct worker *w, struct io_u *u, struct res_ddir *d, uint64_t now,
+			   uint64_t lat, uint64_t clat);
+void worker_complete_extras(struct worker *w, struct io_u *u);
+
 /* The thread's state letter in the status line (fio's: 'r', 'W', 'f', ...). */
 static inline void worker_set_state(struct worker *w, char c)
 {

@@ -101,15 +101,6 @@ static void publish_trip(struct worker *w)
 	publish_watch(w);
 }
 
-/* cmdprio: fio's clat_prio sample (lat with lat_percentiles, else clat); the logs' priority column. */
-static void prio_account(struct worker *w, struct res_ddir *d, const struct io_u *u, uint64_t lat,
-			 uint64_t clat)
-{
-	if (d->nr_prios)
-		lat_add(&d->prios[u->prio_idx].lat, w->job->lat_percentiles ? lat : clat);
-	worker_logs_prio(w, u->ioprio);
-}
-
 /*
  * Whether an I/O has more to account than its counts and latencies: a rate's
  * schedule, priorities, max_latency, latency_target, a separate IOPS series,
@@ -126,37 +117,6 @@ static bool account_has_extras(const struct worker *w)
 	 * which a window decides when it starts, later than this: asked of the job. */
 	return max_lat || j->lat_target_ns || w->prio || w->rated ||
 	       j->iops_avg_time_ns != j->bw_avg_time_ns || w->res.trace_cap || w->lg.log;
-}
-
-static void account_extras(struct worker *w, struct io_u *u, struct res_ddir *d, uint64_t now,
-			   uint64_t lat, uint64_t clat)
-{
-	const struct plan_job *j = w->job;
-
-	if (u->due_ns)
-		lat_add(&d->sched_lat, now > u->due_ns ? now - u->due_ns : 0);
-	if (w->prio)
-		prio_account(w, d, u, lat, clat);
-	if (j->max_latency_ns[u->ddir])
-		worker_latency_ok(w, u, lat);
-	if (j->lat_target_ns && lat > j->lat_target_ns)
-		worker_lat_target_over(w, u, lat);
-	if (w->lg.iops_ser_own && lat > w->lg.iops_ser.lat_max[u->ddir])
-		w->lg.iops_ser.lat_max[u->ddir] = lat;
-	if (w->res.trace_nr < w->res.trace_cap) {
-		struct res_io_rec *t = &w->res.trace[w->res.trace_nr++];
-
-		t->t_ns = now;
-		t->offset = u->offset;
-		t->lat_ns = lat;
-		t->bytes = (uint32_t)u->result;
-		t->file_index = u->file;
-		t->ddir = u->ddir;
-	}
-	if (w->lg.log) {
-		clone_log_io(w->lg.log, now, u->ddir, (uint32_t)u->result, u->offset, lat, clat);
-		worker_logs_io_samples(w, u->ddir, (uint32_t)u->result, clat);
-	}
 }
 
 HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)
@@ -190,26 +150,9 @@ HOT void account(struct worker *w, struct io_u *u, uint64_t now, const enum loop
 	if (lat > w->lg.bw_ser.lat_max[u->ddir])
 		w->lg.bw_ser.lat_max[u->ddir] = lat;
 	if (ACCT_X(w, k))
-		account_extras(w, u, d, now, lat, clat);
+		worker_account_extras(w, u, d, now, lat, clat);
 	if (!PUB_PER_TRIP(k))
 		publish(w, u->ddir, bytes);
-}
-
-/* verify's check of a read, sync_file_range='s range, fsync=N's sync due again, openfiles' close after a file's last completion. */
-__attribute__((noinline)) static void complete_extras(struct worker *w, struct io_u *u)
-{
-	if (w->vf.vfy && u->result == (int64_t)u->len)
-		worker_verify_done(w, u);
-	else if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps)
-		worker_verify_hist(w, -1);	/* a failed write is no I/O to read back (fio's unlog_io_piece) */
-	if (w->written && u->ddir == PLAN_DDIR_WRITE && u->result > 0)
-		worker_sync_written(w, u);
-	if (w->syncs_every && worker_sync_completed(w))
-		w->need_sync = true;
-	/* openfiles: a file a pick found done (gen_file_closing) closes with its last completion. */
-	if (w->max_open && !--w->file_inflight[u->file] && gen_file_closing(&w->gen, u->file) &&
-	    !(w->have_held && w->held.file == u->file))
-		worker_close_file(w, u->file);
 }
 
 HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loop_kind k)
@@ -231,7 +174,7 @@ HOT void complete(struct worker *w, struct io_u *u, uint64_t now, const enum loo
 		w->ioe.dropped = 0;
 	}
 	if (IO_X(w, k))
-		complete_extras(w, u);
+		worker_complete_extras(w, u);
 }
 
 /*
@@ -252,35 +195,6 @@ static bool io_has_extras(const struct worker *w)
 	       j->sync_file_range_every || j->thinktime_ns;
 }
 
-/* A verified write's data is made by worker_verify_stamp, from its header seed (verify=null: the plain buffer). */
-static bool verified_fill(const struct worker *w)
-{
-	return w->vf.vfy && w->vf.vfy->kind != PLAN_VERIFY_NULL;
-}
-
-/* What a write's buffer and an I/O's priority need before it goes out. */
-__attribute__((noinline)) static void prepare_extras(struct worker *w, struct io_u *u)
-{
-	if (u->ddir == PLAN_DDIR_WRITE) {
-		if (w->dedupe.pct) {
-			uint64_t seed = dedupe_next_seed(&w->dedupe);
-
-			buf_fill(u->buf, u->len, &w->fill, &seed);
-			w->stamp_ok = false;
-		} else if (w->job->refill_buffers && !verified_fill(w)) {
-			buf_fill(u->buf, u->len, &w->fill, &w->rng_misc);
-			w->stamp_ok = false;
-		} else if (w->vary_writes) {
-			buf_vary(u->buf, u->len, &w->rng_misc);
-			w->stamp_ok = false;
-		}
-		if (w->vf.vfy)
-			worker_verify_stamp(w, u);
-	}
-	if (w->prio)
-		prio_pick_io(w->prio, u);
-}
-
 HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, const enum loop_kind k)
 {
 	u->offset = io->offset;
@@ -291,7 +205,7 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 	u->nostat = 0;
 	u->counted = w->phase == WP_RUN;
 	if (IO_X(w, k)) {
-		prepare_extras(w, u);
+		worker_prepare_extras(w, u);
 	} else if (u->ddir == PLAN_DDIR_WRITE && w->vary_writes) {
 		buf_vary(u->buf, u->len, &w->rng_misc);
 		w->stamp_ok = false;
@@ -300,29 +214,6 @@ HOT void prepare(struct worker *w, struct io_u *u, const struct gen_io *io, cons
 		w->now = clk_now(&w->clk);
 	w->stamp_ok = false;
 	u->start_ns = w->now;
-}
-
-/* taken()'s rarer part: overlap and openfiles bookkeeping, a rate slot, fsync=N and its kin. */
-__attribute__((noinline)) static void taken_extras(struct worker *w, struct io_u *u)
-{
-	struct rate *r = &w->rate[u->ddir];
-
-	if (w->slot_busy)
-		w->slot_busy[u->slot] = true;
-	if (w->max_open)
-		w->file_inflight[u->file]++;	/* only openfiles closes a file after its last I/O */
-	if (w->rated && rate_is_limited(r)) {
-		u->due_ns = r->due_ns;
-		rate_advance(r, u->len, &w->rng_misc);
-	}
-	/* verify_backlog=N counts writes issued: the check comes before the next I/O (draw). */
-	if (u->ddir == PLAN_DDIR_WRITE && w->job->verify_backlog && w->vf.maps)
-		worker_verify_hist(w, 1);
-	/* fsync=N, fdatasync=N and sync_file_range= count writes issued; the sync goes out
-	 * before the next I/O, beside the writes in flight (worker_sync.c). */
-	if ((w->job->fsync_every | w->job->fdatasync_every | w->job->sync_file_range_every) &&
-	    worker_sync_count(w, u->ddir))
-		w->need_sync = true;
 }
 
 /*
@@ -339,7 +230,7 @@ HOT void taken(struct worker *w, struct io_u *u, bool done, const enum loop_kind
 	if (done && (w->counting || w->ramp_tally))
 		w->res.depth[depth_bucket(w->inflight + 1)]++;
 	if (IO_X(w, k))
-		taken_extras(w, u);
+		worker_taken_extras(w, u);
 }
 
 /* False when the held I/O must wait for its due time (rate limit). */
