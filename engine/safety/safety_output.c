@@ -16,8 +16,10 @@
  * NAME.prerun.txt, NAME.stdout, agg-read_bw.log, rank-N.json) may already be a
  * user's file: it is replaced only when empty or ioplan's own, known by the
  * mark of mark.h that ioplan stamps on it once written (bound to its inode,
- * size and mtime, so a file the user edited since is the user's again).  A
- * name the user gave (--output=, write_iolog=) is the user's to replace.
+ * size and mtime, so a file the user edited since is the user's again); one
+ * that other names reach too (a hard link) is replaced by a new file, never
+ * emptied in place.  A name the user gave (--output=, write_iolog=) is the
+ * user's to replace.
  *
  * The checks run twice: on the path in the preflight (exit 2 before any I/O)
  * and on the open descriptor (what is written is what was checked).
@@ -289,6 +291,45 @@ static void open_failed(const char *path, int err, char *why, size_t n)
 		snprintf(why, n, "cannot open for writing: %s", strerror(err));
 }
 
+/*
+ * fd is ioplan's own file under a name it made up, about to be truncated, but
+ * other names reach its data (a hard link: `cp -al` and `rsync --link-dest`
+ * backups keep an earlier run's logs so): truncated in place, it would empty
+ * them too.  So the name is given up instead (only while it still holds that
+ * file, tgt_remove_same) and a new file made under it (O_EXCL): the other
+ * names keep the older data.  The new fd, or -errno with why (fd is closed).
+ */
+static int open_anew(const struct safety_env *env, const struct safety_files *busy, const char *path, int fd,
+		     int flags, unsigned how, const struct stat *old, char *why, size_t n)
+{
+	char kept[PATH_MAX] = "";
+	struct stat sb;
+	int ret;
+
+	close(fd);
+	ret = tgt_remove_same(AT_FDCWD, path, old->st_dev, old->st_ino, kept, sizeof(kept));
+	if (ret) {
+		snprintf(why, n, "%s has %lu names (another one, a hard link, reaches its data) and could not be "
+			 "replaced by a new file (%s%s%s): refusing to write over it", path,
+			 (unsigned long)old->st_nlink, ret == -ESTALE ? "the name is not that file" : strerror(-ret),
+			 *kept ? "; it is now " : "", kept);
+		return ret == -ESTALE ? -EEXIST : ret;
+	}
+	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		open_failed(path, errno, why, n);
+		return ret;
+	}
+	ret = fstat(fd, &sb) ? -errno : judge(env, busy, path, fd, &sb, how, why, n);
+	if (ret) {
+		close(fd);
+		(void)tgt_remove_same(AT_FDCWD, path, sb.st_dev, sb.st_ino, NULL, 0);
+		return ret;
+	}
+	return fd;
+}
+
 int safety_open_output_seen(const struct safety_env *env, const struct safety_files *busy, const char *path,
 			    int flags, unsigned how, char *why, size_t n)
 {
@@ -315,6 +356,8 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	if (!nonblock && (flags & O_NONBLOCK))
 		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* its writes wait, as the caller's */
 	ret = fstat(fd, &sb) ? -errno : judge(env, busy, path, fd, &sb, how, why, n);
+	if (!ret && trunc && S_ISREG(sb.st_mode) && !created && sb.st_nlink > 1 && (how & SAFETY_OUT_DERIVED))
+		return open_anew(env, busy, path, fd, flags, how, &sb, why, n);
 	if (!ret && trunc && S_ISREG(sb.st_mode) && !created && ftruncate(fd, 0)) {
 		ret = -errno;
 		snprintf(why, n, "cannot truncate %s: %s", path, strerror(errno));

@@ -390,6 +390,30 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual([p.returncode for p in again], [0] * len(again), [p.stderr for p in again])
         self.assertEqual((self.tmp / "j.stdout").read_text(), "ours\n")
 
+    def test_a_rerun_leaves_hard_linked_copies_of_its_side_files_as_they_were(self):
+        # `cp -al` (or rsync --link-dest) keeps the first run's logs as hard links: a rerun
+        # truncated ioplan's own files in place, and emptied and rewrote the kept copies with them.
+        first = [p.returncode for p in self.runs()]
+        self.assertEqual(first, [0] * len(first))
+        if "user.ioplan" not in os.listxattr(self.tmp / "j_bw.1.log"):
+            self.skipTest("this file system refuses user xattrs: ioplan cannot tell its own side files")
+        kept = self.tmp / "kept"
+        kept.mkdir()
+        sides = sorted(p.name for p in self.tmp.iterdir() if p.is_file() and p.name != "t")
+        self.assertTrue(set(self.USER_FILES) <= set(sides), sides)
+        sums = {}
+        for name in sides:
+            os.link(self.tmp / name, kept / name)
+            sums[name] = sha(kept / name)
+        again = list(self.runs())
+        self.assertEqual([p.returncode for p in again], [0] * len(again), [p.stderr for p in again])
+        for name in sides:
+            with self.subTest(name):
+                self.assertEqual(sha(kept / name), sums[name], f"the kept copy of {name} was rewritten")
+                self.assertEqual((kept / name).stat().st_nlink, 1, f"{name} is still the kept copy's file")
+        self.assertEqual((self.tmp / "j.stdout").read_text(), "ours\n")
+        self.assertIn("user.ioplan", os.listxattr(self.tmp / "j_bw.1.log"))
+
     def test_a_users_file_that_takes_a_side_files_name_during_the_run_is_kept(self):
         # The preflight found b_bw.2.log, b.prerun.txt and c.stdout missing; while group 0 ran,
         # another program (here a's exec_prerun, so that no timing is involved) wrote a user's
