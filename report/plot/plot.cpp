@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -340,6 +341,43 @@ bool write_script(const std::string &path, const std::string &text, std::string 
 	return true;
 }
 
+// Writes text to a new file named from base and 6 random characters
+// (mkostemps: O_EXCL, mode 0600).  base is the scratch chart in $TMPDIR, whose
+// name anyone can list: "base.gp" opened by name (O_TRUNC, links followed)
+// wrote the script through whatever link another user put there first (root's
+// `ioplan plot` replaced the file it named), and gnuplot ran what was there.
+// The file's name in *path, or false with the reason in *err.
+bool write_scratch_script(const std::string &base, const std::string &text, std::string *path, std::string *err)
+{
+	std::string name = base + "-XXXXXX.gp";
+	int fd = mkostemps(name.data(), 3, O_CLOEXEC);
+	if (fd < 0) {
+		*err = "cannot make a script beside '" + base + "': " + strerror(errno);
+		return false;
+	}
+	const char *p = text.data();
+	size_t left = text.size();
+	int ret = 0;
+	while (left && !ret) {
+		ssize_t w = write(fd, p, left);
+		if (w > 0) {
+			p += w;
+			left -= (size_t)w;
+		} else if (w == 0 || errno != EINTR) {
+			ret = w == 0 ? ENOSPC : errno;
+		}
+	}
+	if (close(fd) != 0 && !ret)
+		ret = errno;
+	if (ret) {
+		unlink(name.c_str());
+		*err = "cannot write '" + name + "': " + strerror(ret);
+		return false;
+	}
+	*path = name;
+	return true;
+}
+
 // The script that draws into o.chart: the one the user keeps names o.output.
 std::string drawing_into_chart(const std::string &script, const plot_options &o)
 {
@@ -362,8 +400,8 @@ bool plotting::render(const std::string &script, const plot_options &o, std::str
 	else if (!write_script(path, script, err))
 		return false;
 	std::string out;
-	std::string run = own_chart ? o.chart + ".gp" : path; // beside the chart, removed after
-	if (own_chart && !write_script(run, drawing_into_chart(script, o), err))
+	std::string run = path; // own_chart: a new file beside the chart, removed after
+	if (own_chart && !write_scratch_script(o.chart, drawing_into_chart(script, o), &run, err))
 		return false;
 	int rc = run_gnuplot(o.gnuplot, run, &out);
 	if (own_chart)

@@ -296,6 +296,35 @@ class Removal(TmpDirCase):
                       "removed its own; it is kept", p.stderr)
 
 
+@unittest.skipUnless(shutil.which("gdb") and shutil.which("gnuplot"), "gdb or gnuplot is not installed")
+class PlotScratch(TmpDirCase):
+    """`ioplan plot` draws into a file of its own in $TMPDIR, whose name anyone there can list."""
+
+    def test_a_link_planted_beside_the_scratch_chart_is_never_written_through(self):
+        # gdb stops ioplan as mkstemps returns the scratch chart's name and, as another user
+        # watching /tmp could, puts a link to a user's file at that name + ".gp": the script
+        # gnuplot runs was opened there by name (O_TRUNC, links followed) and replaced the file.
+        tmpdir, user = self.tmp / "tmp", self.tmp / "passwd"
+        tmpdir.mkdir()
+        user.write_text("root:x:0:0:root:/root:/bin/sh\n")
+        result = self.tmp / "r.json"
+        p = run(["--name=j", f"--filename={self.tmp / 't'}", "--rw=write", "--size=256k", "--bs=4k",
+                 "--output-format=json", f"--output={result}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break mkstemps", "-ex", "run",
+               "-ex", "set $p = (char *)$rdi", "-ex", "finish",
+               "-ex", f'eval "shell ln -s {user} %s.gp", $p', "-ex", "delete", "-ex", "continue",
+               "--args", "env", f"TMPDIR={tmpdir}", BIN, "plot", str(result), "-o", str(self.tmp / "c.svg")]
+        p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertIn("Breakpoint 1, ", p.stdout)
+        planted = list(tmpdir.glob("ioplan-plot-*.svg.gp"))
+        self.assertEqual(len(planted), 1, p.stdout + p.stderr)
+        self.assertEqual(user.read_text(), "root:x:0:0:root:/root:/bin/sh\n", "the script went through the link")
+        self.assertIn("exited normally", p.stdout, p.stderr)
+        self.assertIn("</svg>", (self.tmp / "c.svg").read_text())
+        self.assertEqual(sorted(x.name for x in tmpdir.iterdir()), [planted[0].name], "a scratch file was left")
+
+
 class RemovalOnAFullDisk(TmpDirCase):
     def test_a_file_in_a_full_directory_on_a_full_disk_is_still_removed(self):
         # The directory's blocks hold as many names as fit and the disk has no block to
