@@ -499,6 +499,34 @@ static bool on_devtmpfs(struct pf_state *s, dev_t dev)
 	return found;
 }
 
+/*
+ * A target that is a symbolic link to nothing (or one of a loop of links):
+ * the layout makes no file through a link, and its O_EXCL create failed at
+ * the start of the job with a bare "File exists" for a name that shows no
+ * file.  Said now, with where it points (fio 3.33 removes the link and lays
+ * out a new file under its name).  True when refused.
+ */
+static bool dangling_link(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char to[PATH_MAX];
+	struct stat ls;
+	ssize_t len;
+	int err;
+
+	if (lstat(f->path, &ls) || !S_ISLNK(ls.st_mode))
+		return false;
+	err = stat(f->path, &ls) ? errno : 0;
+	if (err != ENOENT && err != ELOOP)
+		return false;
+	len = readlink(f->path, to, sizeof(to) - 1);
+	to[len < 0 ? 0 : len] = '\0';
+	pf_add(s, RES_MSG_ERROR, "dangling-link", (int32_t)j->job_id,
+	    "job '%s': %s is a symbolic link to %s, which %s: ioplan makes no file through a link "
+	    "(fio 3.33 would replace the link with a new file); create the file it names, or name "
+	    "another", j->name, f->path, to, err == ELOOP ? "is a loop of links" : "does not exist");
+	return true;
+}
+
 /* most: what the farthest use of f's path needs (pf_run), at least f's own. */
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f, uint64_t most)
 {
@@ -513,6 +541,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	dir_of(f->path, dir, sizeof(dir));
 	dir_err = pf_look_dir(s, dir, &dsb);
 	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
+	if (!exists && dangling_link(s, j, f))
+		return;
 	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
 		return;
 	if (exists) {

@@ -277,6 +277,33 @@ class RunParity(TmpDirCase):
         self.assertIn('not through ".."', p.stderr)
         self.assertFalse((self.tmp / "x").exists() or (self.tmp.parent / "esc").exists())
 
+    def test_a_target_that_is_a_link_to_nothing_is_refused_before_any_io_saying_where_it_points(self):
+        # fio 3.33 removes the link and lays out a new file under its name.  ioplan makes no
+        # file through a link: its layout's O_EXCL create failed as the job started, "lnk: File
+        # exists" (err=17, exit 1), of a name that shows no file.
+        def plant(d):
+            (d / "lnk").symlink_to(d / "not-yet" / "data.bin")
+            (d / "not-yet").mkdir()
+        out = self.both("[w]\nrw=write\nfilename=lnk\nsize=64k\n", prepare=plant)
+        p, d = out["fio"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse((d / "lnk").is_symlink(), "fio made the file through the link")
+        p, d = out["ioplan"]
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(f"job 'w': lnk is a symbolic link to {d}/not-yet/data.bin, which does not exist: ioplan "
+                      "makes no file through a link", p.stderr)
+        self.assertNotIn("File exists", p.stderr + p.stdout)
+        self.assertTrue((d / "lnk").is_symlink())
+        self.assertEqual(list((d / "not-yet").iterdir()), [])
+        for rw in ("read", "randwrite"):
+            p = run(["--name=w", f"--rw={rw}", "--filename=lnk", "--size=64k"], cwd=d)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("which does not exist: ioplan makes no file through a link", p.stderr)
+        (d / "loop").symlink_to("loop")
+        p = run(["--name=w", "--rw=write", "--filename=loop", "--size=64k"], cwd=d)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("loop is a symbolic link to loop, which is a loop of links", p.stderr)
+
     def test_a_ramp_counts_toward_size_and_records_no_latency(self):
         # fio counts what a ramp does toward size=, and takes no latency sample in
         # it: a job whose size= runs out inside its ramp reports its bytes with
