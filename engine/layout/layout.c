@@ -475,6 +475,21 @@ static void adopt_written(struct layout_file *lf, int fd, const struct stat *st,
 		stamp(lf, fd, MARK_FILLED, st, r);
 }
 
+/*
+ * Whether the run writes into lf, a file of ioplan's of this size: its jobs
+ * write or trim it, or the layout grows it, rewrites it (a layout never
+ * finished, a file only sized that a job reads) or fills an empty one
+ * adopted.  Only then is a second name on it someone else's whose data the
+ * run would change (tgt_id.single); a file only read may have any number of
+ * names (a `cp -al` backup of the directory gives each file two), as in fio.
+ */
+static bool layout_writes_into(const struct layout_file *lf, uint64_t size, bool adopted)
+{
+	uint64_t from = layout_from(lf, size);
+
+	return lf->writes || adopted || from < size || from < lf->need;
+}
+
 /* An existing regular file: ours, or foreign and left alone unless allowed. */
 static int check_existing(struct layout *l, struct layout_file *lf, const struct plan *p,
 			  struct results *r, uint64_t size, const _Atomic int *stop)
@@ -497,10 +512,13 @@ static int check_existing(struct layout *l, struct layout_file *lf, const struct
 		res_msg_add(r, RES_MSG_NOTE, "adopted-empty-file", lf->first_job,
 			    "%s: the existing file was empty; laid out and marked as ioplan's", lf->path);
 	}
-	lf->id.single = lf->ours;	/* ioplan's file has one name: a second one is someone else's */
 	ret = check_identity(lf, fd, r, &st);
 	if (!ret && lf->ours && !adopted)
 		adopt_written(lf, fd, &st, r);
+	/* Known only now: a file only sized that writers went over whole is read as it is. */
+	lf->id.single = lf->ours && layout_writes_into(lf, size, adopted);
+	if (!ret && lf->id.single)
+		ret = check_identity(lf, fd, r, &st);
 	close(fd);
 	if (ret)
 		return ret;

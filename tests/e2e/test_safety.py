@@ -7,6 +7,7 @@ and a loop device that holds a mounted file system is refused even when the
 allow option names it.  Where the machine forbids a mount, the test says so
 and skips.
 """
+import json
 import os
 import re
 import resource
@@ -15,7 +16,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, TRACED_ENV, TmpDirCase, child_pids, mark_state, run, runs_ioplan, wait_for_stderr, wait_until
+from common import BIN, TRACED_ENV, TmpDirCase, child_pids, mark_state, run, run_fio, runs_ioplan, wait_for_stderr, wait_until
 
 
 def sh(*argv):
@@ -593,6 +594,33 @@ class Marks(LoopMounts):
         self.assertIn("r: Laying out IO file (1 file / 8MiB)", p.stdout)
         self.assertFalse(self.tail_is_zeros(path))
         self.assertEqual(mark_state(path), "filled")
+
+
+class HardLinkedTestFiles(TmpDirCase):
+    """A test file of ioplan's that gained a second name (`ln`, a `cp -al` backup of its directory)."""
+
+    def test_a_second_name_stops_writes_but_not_reads(self):
+        f, kept = self.tmp / "f", self.tmp / "kept"
+        job = ["--name=j", f"--filename={f}", "--bs=4k", "--size=64k", "--output-format=json"]
+        p = run([*job, "--rw=write"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if "user.ioplan" not in os.listxattr(f):
+            self.skipTest("this file system refuses user xattrs: ioplan cannot tell its own files")
+        os.link(f, kept)
+        data = kept.read_bytes()
+        # Reading changes nothing behind the other name: fio reads it, and so does ioplan.  It
+        # refused: "f: ioplan made this file with one name, and it now has 2 ...", err=116, exit 1.
+        for tool in (run_fio, run):
+            p = tool([*job, "--rw=read"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"], 64 << 10)
+        # Writing it, or growing it for a larger read, would change what the other name holds.
+        for extra in (["--rw=write"], ["--rw=read", "--size=128k"]):
+            p = run([*job, *extra])
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(f"{f}: ioplan made this file with one name, and it now has 2 (another name reaches "
+                          "its data); nothing was written to it", p.stderr)
+        self.assertEqual(kept.read_bytes(), data)
 
 
 if __name__ == "__main__":
