@@ -226,11 +226,39 @@ static int broken_link(const char *path, int err, char *why, size_t n)
 	return -ENOENT;
 }
 
+/*
+ * A symbolic link at path that another user may have put there: in a
+ * world-writable sticky directory (/tmp), one owned by neither this user nor
+ * the directory's owner.  That is the rule of the kernel's
+ * fs.protected_symlinks, which is off on some systems (containers among
+ * them): there root's `ioplan ... --write_bw_log=j` run in /tmp wrote its log
+ * through another user's j_bw.1.log link into the file it named.  Only its
+ * owner, the directory's owner or root can replace a link there, so one
+ * judged here is the one an open follows next.  -EACCES with why, else 0.
+ */
+static int planted_link(const char *path, char *why, size_t n)
+{
+	char dir[PATH_MAX];
+	struct stat ls, ds;
+
+	if (lstat(path, &ls) || !S_ISLNK(ls.st_mode) || tgt_dir_name(path, dir, sizeof(dir)) || stat(dir, &ds))
+		return 0;
+	if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH) || ls.st_uid == geteuid() || ls.st_uid == ds.st_uid)
+		return 0;
+	snprintf(why, n, "it is a symbolic link of another user's (uid %u) in %s, a directory anyone can write "
+		 "(sticky): one put there for ioplan to write through, so it is not followed (the kernel's "
+		 "fs.protected_symlinks rule)", (unsigned)ls.st_uid, dir);
+	return -EACCES;
+}
+
 static int check_output(const struct safety_env *env, const struct safety_files *busy, const char *path,
 			unsigned how, char *why, size_t n)
 {
 	struct stat sb;
+	int ret = planted_link(path, why, n);
 
+	if (ret)
+		return ret;
 	if (stat(path, &sb)) {
 		int err = errno;
 
@@ -346,8 +374,14 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 		flags |= O_NONBLOCK;	/* a FIFO nobody reads: ENXIO, not an open that never returns */
 	fd = (how & SAFETY_OUT_EXISTING) ? -1 : open(path, flags | O_CREAT | O_EXCL, 0644);
 	created = fd >= 0;
-	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW)))
-		fd = open(path, flags);
+	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))) {
+		/* What took the name since the look above is judged again if it is a link. */
+		fd = open(path, flags | O_NOFOLLOW);
+		if (fd < 0 && errno == ELOOP && (ret = planted_link(path, why, n)) != 0)
+			return ret;
+		if (fd < 0 && errno == ELOOP)
+			fd = open(path, flags);
+	}
 	if (fd < 0) {
 		ret = -errno;
 		open_failed(path, errno, why, n);

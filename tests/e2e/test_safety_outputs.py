@@ -414,6 +414,38 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual((self.tmp / "j.stdout").read_text(), "ours\n")
         self.assertIn("user.ioplan", os.listxattr(self.tmp / "j_bw.1.log"))
 
+    @unittest.skipIf(os.geteuid() != 0, "a link of another user's needs root to make")
+    def test_a_link_another_user_put_in_a_shared_directory_is_not_followed(self):
+        # Where fs.protected_symlinks is off, root's run in /tmp wrote through another user's link
+        # at a name it writes: the log went into the file it named (here an earlier run's log,
+        # ioplan's own and so replaceable, in another directory), the report into an empty file.
+        kept, shared = self.tmp / "kept", self.tmp / "shared"
+        kept.mkdir()
+        shared.mkdir()
+        shared.chmod(0o1777)
+        p = run([*JOB, "--filename=t", "--rw=write", "--write_bw_log=j"], cwd=kept)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        log = sha(kept / "j_bw.1.log")
+        empty = self.tmp / "empty"
+        empty.touch()
+        for name, to in (("j_bw.1.log", kept / "j_bw.1.log"), ("report.txt", empty)):
+            (shared / name).symlink_to(to)
+            os.lchown(shared / name, 65534, 65534)
+        for extra, what in ((["--write_bw_log=j"], "job 'j': write_bw_log: j_bw.1.log"),
+                            (["--output=report.txt"], "--output=report.txt")):
+            p = run([*JOB, "--filename=t", "--rw=write", *extra], cwd=shared)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"ioplan: error: {what}: it is a symbolic link of another user's (uid 65534) in ., a "
+                          "directory anyone can write (sticky)", p.stderr)
+            self.assertFalse((shared / "t").exists(), "the job ran before the refusal")
+        self.assertEqual(sha(kept / "j_bw.1.log"), log)
+        self.assertEqual(empty.stat().st_size, 0)
+        # A link of this user's own there is the user's: written through, as ever.
+        (shared / "mine.txt").symlink_to(empty)
+        p = run([*JOB, "--filename=t", "--rw=write", "--output=mine.txt", "--output-format=terse"], cwd=shared)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ioplan-", empty.read_text())
+
     def test_a_users_file_that_takes_a_side_files_name_during_the_run_is_kept(self):
         # The preflight found b_bw.2.log, b.prerun.txt and c.stdout missing; while group 0 ran,
         # another program (here a's exec_prerun, so that no timing is involved) wrote a user's
