@@ -527,6 +527,23 @@ static bool dangling_link(struct pf_state *s, const struct plan_job *j, const st
 	return true;
 }
 
+/*
+ * A target whose name is a link another user put in a shared sticky directory
+ * (safety_planted_link): ioplan follows a link the user named, and this one
+ * the user did not.  Where fs.protected_symlinks is off, filename=/tmp/t laid
+ * out through such a link to an empty file of root's, or wrote a test file of
+ * ioplan's elsewhere.  True when refused.
+ */
+static bool planted_target(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	char why[SAFETY_WHY_MAX];
+
+	if (!safety_planted_link(f->path, why, sizeof(why)))
+		return false;
+	pf_add(s, RES_MSG_ERROR, "planted-link", (int32_t)j->job_id, "job '%s': %s: %s", j->name, f->path, why);
+	return true;
+}
+
 /* most: what the farthest use of f's path needs (pf_run), at least f's own. */
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f, uint64_t most)
 {
@@ -541,6 +558,8 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	dir_of(f->path, dir, sizeof(dir));
 	dir_err = pf_look_dir(s, dir, &dsb);
 	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
+	if (planted_target(s, j, f))
+		return;
 	if (!exists && dangling_link(s, j, f))
 		return;
 	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))

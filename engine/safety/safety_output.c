@@ -227,16 +227,16 @@ static int broken_link(const char *path, int err, char *why, size_t n)
 }
 
 /*
- * A symbolic link at path that another user may have put there: in a
- * world-writable sticky directory (/tmp), one owned by neither this user nor
- * the directory's owner.  That is the rule of the kernel's
+ * A symbolic link at path that another user may have put there (safety.h):
+ * in a world-writable sticky directory (/tmp), one owned by neither this user
+ * nor the directory's owner.  That is the rule of the kernel's
  * fs.protected_symlinks, which is off on some systems (containers among
  * them): there root's `ioplan ... --write_bw_log=j` run in /tmp wrote its log
  * through another user's j_bw.1.log link into the file it named.  Only its
  * owner, the directory's owner or root can replace a link there, so one
  * judged here is the one an open follows next.  -EACCES with why, else 0.
  */
-static int planted_link(const char *path, char *why, size_t n)
+int safety_planted_link(const char *path, char *why, size_t n)
 {
 	char dir[PATH_MAX];
 	struct stat ls, ds;
@@ -255,7 +255,7 @@ static int check_output(const struct safety_env *env, const struct safety_files 
 			unsigned how, char *why, size_t n)
 {
 	struct stat sb;
-	int ret = planted_link(path, why, n);
+	int ret = safety_planted_link(path, why, n);
 
 	if (ret)
 		return ret;
@@ -377,7 +377,7 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))) {
 		/* What took the name since the look above is judged again if it is a link. */
 		fd = open(path, flags | O_NOFOLLOW);
-		if (fd < 0 && errno == ELOOP && (ret = planted_link(path, why, n)) != 0)
+		if (fd < 0 && errno == ELOOP && (ret = safety_planted_link(path, why, n)) != 0)
 			return ret;
 		if (fd < 0 && errno == ELOOP)
 			fd = open(path, flags);

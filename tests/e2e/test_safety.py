@@ -623,5 +623,30 @@ class HardLinkedTestFiles(TmpDirCase):
         self.assertEqual(kept.read_bytes(), data)
 
 
+@unittest.skipIf(os.geteuid() != 0, "a link of another user's needs root to make")
+class SharedDirectoryTargets(TmpDirCase):
+    def test_a_target_link_another_user_put_in_a_sticky_directory_is_not_followed(self):
+        # ioplan follows a link the user named as a target; where fs.protected_symlinks is off, one
+        # another user put in /tmp was followed too: an empty file of root's it named was "adopted"
+        # and laid out with test data, a read job's layout too.
+        shared, empty = self.tmp / "shared", self.tmp / "empty"
+        shared.mkdir()
+        shared.chmod(0o1777)
+        empty.touch()
+        (shared / "t").symlink_to(empty)
+        os.lchown(shared / "t", 65534, 65534)
+        for rw in ("write", "read"):
+            p = run(["--name=j", f"--rw={rw}", "--size=64k", "--filename=t"], cwd=shared)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("ioplan: error: job 'j': t: it is a symbolic link of another user's (uid 65534) in ., a "
+                          "directory anyone can write (sticky)", p.stderr)
+            self.assertEqual(empty.stat().st_size, 0)
+        # The user's own link there is the user's to name.
+        (shared / "mine").symlink_to(empty)
+        p = run(["--name=j", "--rw=write", "--size=64k", "--filename=mine"], cwd=shared)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(empty.stat().st_size, 64 << 10)
+
+
 if __name__ == "__main__":
     unittest.main()
