@@ -107,6 +107,16 @@ static void set_verify_pattern(job_spec &j, const option &o, const std::string &
         j.pj.verify = PLAN_VERIFY_PATTERN_HDR;
 }
 
+// fio 3.33's exitall is a callback that ignores its value (str_exitall_cb):
+// exitall=0 turns it on there, so a 0 is refused rather than read as off.
+static void set_exitall(job_spec &j, const option &o, const std::string &v)
+{
+    if (!flag_value(o, v))
+        throw value_error("exitall off would be exitall on in fio 3.33, whose exitall takes no value (any value, "
+                          "0 too, sets it); leave exitall out to keep it off");
+    j.pj.exitall = true;
+}
+
 static void set_gtod_reduce(job_spec &j, const option &o, const std::string &v)
 {
     // fio's str_gtod_reduce_cb: disable_bw too (the per-I/O bw and iops log lines go), and
@@ -377,10 +387,10 @@ static const std::vector<option> core_table = {
         .help("Start only after the named earlier job has finished.")
         .apply(A(j.wait_for = trim(v))),
     opt("exitall", opt_type::flag, CAT_JOB)
-        .def("0")
         .help("Set in any job, for the whole run, as fio's: when any clone ends, stop the other jobs of its "
-              "group (or those its job's exit_what names).")
-        .apply(A(j.pj.exitall = flag_value(o, v))),
+              "group (or those its job's exit_what names). Off unless given; exitall=0 is refused (fio 3.33 "
+              "sets it whatever the value).")
+        .apply(set_exitall),
     opt("thread", opt_type::flag, CAT_JOB)
         .def("0")
         .help("Accepted for fio compatibility: ioplan always runs clones as threads; the normal output's "

@@ -150,6 +150,26 @@ size=1m
             self.assertEqual(jobs["fast"]["read"]["io_bytes"], 4096, who)
             self.assertLess(jobs["slow"]["job_runtime"], 7000, who)  # stopped, not its 10 s
 
+    def test_exitall_zero_is_refused_since_fio_turns_it_on(self):
+        # fio 3.33's exitall callback ignores its value: exitall=0 stopped slow when
+        # fast ended there, while ioplan read it as off and ran slow its 10 s.
+        job = "[fast]\nioengine=null\nsize=4k\n[slow]\nioengine=null\nsize=1m\ntime_based\nruntime=10\nexitall=0\n"
+        if FIO:
+            (self.tmp / "f.fio").write_text(job)
+            p = run_fio([str(self.tmp / "f.fio"), "--output-format=json"], cwd=str(self.tmp))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertLess(jobs_of(p.stdout)["slow"]["job_runtime"], 7000)  # exitall on: stopped
+        (self.tmp / "i.fio").write_text(job)
+        p = run([str(self.tmp / "i.fio"), "--output-format=json"], cwd=str(self.tmp))
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stdout, "")
+        self.assertTrue(p.stderr.startswith(f"{self.tmp / 'i.fio'}:9:9: error: exitall off would be exitall on in "
+                                            "fio 3.33"), p.stderr)
+        for bare in ("exitall", "exitall=1"):
+            (self.tmp / "i.fio").write_text(job.replace("exitall=0", bare))
+            p = run([str(self.tmp / "i.fio"), "--parse-only"])
+            self.assertEqual(p.returncode, 0, (bare, p.stderr))
+
     def test_exitall_stops_the_group_when_one_clone_ends(self):
         # The second clone finds the file the first took and ends at once (fio's
         # add_file); its end stops the first clone, as fio's thread does.  ioplan
