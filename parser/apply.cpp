@@ -59,6 +59,79 @@ void note_value(diag_list *notes, const entry &e, const std::string &msg)
         notes->push_back(diag{severity::note, e.value_loc, e.key + "=" + e.value + ": " + msg});
 }
 
+// Options whose fio 3.33 callback skips the blanks at the value's start
+// (strip_blank_front): a blank after '=' changes nothing there.
+bool fio_strips_front(const option &o)
+{
+    static const char *const names[] = {"filename", "bssplit", "replay_skip", "ignore_error", "cpus_allowed",
+                                        "verify_async_cpus", "log_compression_cpus"};
+    return std::any_of(std::begin(names), std::end(names), [&](const char *n) { return !std::strcmp(o.name, n); });
+}
+
+// The kinds of option whose value fio 3.33 reads as a number (str_to_decimal,
+// check_int), a list's first part included.
+bool fio_number(const option &o)
+{
+    switch (o.type) {
+    case opt_type::integer:
+    case opt_type::size:
+    case opt_type::size_pct:
+    case opt_type::time:
+    case opt_type::flag:
+    case opt_type::boolean:
+    case opt_type::size_ddir:
+    case opt_type::int_ddir:
+    case opt_type::size_range:
+    case opt_type::size_range_ddir:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Whether fio 3.33 reads " value" as ioplan reads "value".  Its numbers take
+// strtoll's leading blanks, but the unit is looked for at the value's first
+// character, a blank, so none is found: bs= 16k is 16 bytes, runtime= 10m ten
+// seconds.  A plain number (or seconds written as such) reads alike, and so do
+// a list's later parts and an empty first part; every other kind keeps the blank in its text
+// (rw= read is refused, name= a is " a").
+bool blank_reads_alike(const option &o, const std::string &v)
+{
+    if (fio_strips_front(o))
+        return true;
+    if (!fio_number(o))
+        return false;
+    if (v[0] == ',')
+        return true; // an empty first part, blank or not (rate= ,1m)
+    std::string first = v.substr(0, v.find_first_of(",:-", 1));
+    size_t i = (first[0] == '+' || first[0] == '-') ? 1 : 0;
+    size_t end = first.find_first_not_of("0123456789", i);
+    if (end == i)
+        return false;
+    if (end == std::string::npos)
+        return true;
+    return o.type == opt_type::time && !std::strcmp(o.unit, "s") && first.compare(end, std::string::npos, "s") == 0;
+}
+
+// INI's key= value where fio 3.33 reads the value another way than ioplan.
+void check_blank_after_eq(const option &o, const entry &e)
+{
+    if (!e.blank_after_eq || blank_reads_alike(o, e.value))
+        return;
+    std::string shown = "' " + e.value + "'", how;
+    size_t digits = e.value.find_first_not_of("+-0123456789");
+    if (!fio_number(o))
+        how = shown + " is no value it knows, or another name than '" + e.value + "'";
+    else if (digits == 0 || e.value.find_first_of("0123456789") > digits)
+        how = shown + " is no number";
+    else
+        how = "a blank before the number hides its unit: " + shown + " is read as " + e.value.substr(0, digits);
+    loc at = e.value_loc;
+    at.advance(-1);
+    fail(at, "a blank after '=': fio 3.33 keeps it in the value, and there " + how + "; write '" + e.key + "=" +
+                 e.value + "', which both read alike");
+}
+
 } // namespace
 
 // fio 3.33 reads a negative size as its absolute value, and a client depends
@@ -149,6 +222,7 @@ void apply_entry(job_spec &j, const entry &e, diag_list *notes)
         fail(e.key_loc, "option '" + e.key + "' needs a value (" + e.key + "=...)");
     // fio reads write_lat_log= as the bare option (the job's name as prefix); every
     // other empty string, description= too, fails its parse and drops the job.
+    check_blank_after_eq(*o, e);
     if (e.has_value && e.value.empty() && !log_prefix(*o))
         fail(e.value_loc, "empty value for option '" + e.key + "'" +
                               (e.substituted ? ": its ${VAR} is not set or empty in the environment" : ""));

@@ -27,7 +27,7 @@ namespace {
 struct line_state {
     enum { blank, header, include, option } kind = blank;
     std::string text, value, comment;
-    int col = 0, value_col = 0;
+    int col = 0, value_col = 0, eq_col = 0;
     bool has_value = false;
     bool has_comment = false;
 };
@@ -88,6 +88,15 @@ struct action<g::value> {
         s.has_value = true;
         s.value = trim(in.string());
         s.value_col = (int)in.position().column;
+    }
+};
+
+template <>
+struct action<g::assign> {
+    template <typename In>
+    static void apply(const In &in, line_state &s)
+    {
+        s.eq_col = (int)in.position().column;
     }
 };
 
@@ -328,6 +337,7 @@ void reader::add_option(const line_state &st, const loc &at, const source &src)
         e.key = trim(e.key.substr(0, eq));
         e.has_value = true;
     }
+    e.blank_after_eq = st.has_value && st.value_col > st.eq_col + 1 && !e.value.empty();
     budget_.value_made(e.key.size() + e.value.size(), at);
     e.substituted = src.substituted || st.text.find("${") != std::string::npos ||
                     st.value.find("${") != std::string::npos;

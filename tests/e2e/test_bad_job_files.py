@@ -4,12 +4,13 @@ Each tests/errors/NAME.fio has NAME.stderr next to it: the complete expected
 diagnostic (path:line:col: error: ..., the source line, the caret).  Binary
 garbage and an over-long line are generated here rather than committed.
 """
+import json
 import os
 import resource
 import subprocess
 import unittest
 
-from common import BIN, ROOT, VARIANT, TmpDirCase
+from common import BIN, FIO, ROOT, VARIANT, TmpDirCase, run_fio
 
 ERRORS = ROOT / "tests" / "errors"
 
@@ -129,6 +130,53 @@ class GeneratedGarbage(TmpDirCase):
         p = subprocess.run([BIN, "--showplan", "--iodepht=4", "x.fio"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown option 'iodepht'; did you mean 'iodepth'?", p.stderr)
+
+
+class BlankAfterEquals(TmpDirCase):
+    """fio 3.33 keeps a blank after '=' in the value: 'bs = 16k' is 16 bytes there (the
+    unit is looked for at the blank) and 'rw = randread' an error, where ioplan read both
+    as if the blank were not there, a silently different job.  Refused where fio reads
+    another value; run where it reads the same one (a plain number, seconds)."""
+    JOB = "[j]\nioengine=null\nsize=64k\n{}\n"
+
+    def parse(self, line, *args):
+        (self.tmp / "j.fio").write_text(self.JOB.format(line))
+        return subprocess.run([BIN, *args, "j.fio"], cwd=self.tmp, capture_output=True, text=True, timeout=30)
+
+    def fio_ios(self, line):
+        (self.tmp / "f.fio").write_text(self.JOB.format(line))
+        p = run_fio(["--output-format=json", "f.fio"], cwd=self.tmp)
+        return p.returncode, json.loads(p.stdout)["jobs"][0]["read"]["total_ios"] if p.returncode == 0 else None
+
+    def test_refused_where_fio_reads_another_value(self):
+        cases = {"bs = 16k": ("4:5", "a blank before the number hides its unit: ' 16k' is read as 16; write "
+                                     "'bs=16k'", 4096),
+                 "runtime = 10m": ("4:10", "' 10m' is read as 10; write 'runtime=10m'", None),
+                 "rw = randread": ("4:5", "' randread' is no value it knows, or another name than 'randread'", 1),
+                 "direct = true": ("4:9", "' true' is no number", 1),
+                 "bsrange = 4k-16k": ("4:10", "' 4k-16k' is read as 4", None)}
+        for line, (at, why, fio) in cases.items():
+            with self.subTest(line=line):
+                p = self.parse(line, "--parse-only")
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertTrue(p.stderr.startswith(f"j.fio:{at}: error: a blank after '=': fio 3.33 keeps it in "
+                                                    "the value, and there "), p.stderr)
+                self.assertIn(why, p.stderr.splitlines()[0])
+                if FIO and fio == 1:
+                    self.assertNotEqual(self.fio_ios(line)[0], 0, line)  # fio refuses it
+                elif FIO and fio:
+                    self.assertEqual(self.fio_ios(line), (0, fio), line)  # 16-byte blocks
+
+    def test_run_where_fio_reads_the_same_value(self):
+        for line, plain in {"bs = 4096": "bs=4096", "bs =16k": "bs=16k", "runtime = 10s": "runtime=10s",
+                            "iodepth = 4": "iodepth=4", "filename = f": "filename=f", "rate = ,1m": "rate=,1m",
+                            "bs = 4096,8k": "bs=4096,8k"}.items():
+            with self.subTest(line=line):
+                blank, written = self.parse(line, "--showplan"), self.parse(plain, "--showplan")
+                self.assertEqual(blank.returncode, 0, blank.stderr)
+                self.assertEqual(blank.stdout, written.stdout)  # the same plan, byte for byte
+                if FIO and line == "bs = 4096":
+                    self.assertEqual(self.fio_ios(line), (0, 16))
 
 
 if __name__ == "__main__":

@@ -259,7 +259,7 @@ class Values(TmpDirCase):
         self.assertEqual((j["direct"], j["end_fsync"]), (True, True))
 
     def test_crlf_bom_tabs_and_inline_comments(self):
-        j = self.plan_of("\tbs =\t8k ; a comment\r\nrw=write # another\r\n", )
+        j = self.plan_of("\tbs\t=8k ; a comment\r\nrw=write # another\r\n", )
         self.assertEqual((j["bs"]["read"]["min_bytes"], j["rw"]), (8192, "write"))
         path = self.tmp / "bom.fio"
         path.write_bytes(b"\xef\xbb\xbf[j]\r\nsize=1m\r\n")
