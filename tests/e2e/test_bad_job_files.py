@@ -179,5 +179,28 @@ class BlankAfterEquals(TmpDirCase):
                     self.assertEqual(self.fio_ios(line), (0, 16))
 
 
+class WordsFioRefuses(TmpDirCase):
+    """verify=none and write_hint=ignore were words of ioplan's own: fio 3.33 drops a job
+    with either (exit 1), so a job file ioplan ran failed under fio."""
+
+    def test_refused_as_fio_refuses_them(self):
+        cases = {"verify=none": "4:8: error: verify=none is refused by fio 3.33, which drops the job; write "
+                                "verify=0 for no verification",
+                 "write_hint=ignore": "4:12: error: bad value for write_hint: 'ignore' is not a valid write_hint "
+                                      "(one of: none, short, medium, long, extreme)"}
+        for line, err in cases.items():
+            with self.subTest(line=line):
+                (self.tmp / "j.fio").write_text(f"[j]\nioengine=null\nsize=64k\n{line}\n")
+                p = subprocess.run([BIN, "--parse-only", "j.fio"], cwd=self.tmp, capture_output=True, text=True)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertEqual(p.stderr.splitlines()[0], "j.fio:" + err)
+                if FIO:
+                    self.assertEqual(run_fio(["--output-format=json", "j.fio"], cwd=self.tmp).returncode, 1)
+                ok = line.replace("=none", "=0").replace("=ignore", "=none")
+                (self.tmp / "j.fio").write_text(f"[j]\nioengine=null\nsize=64k\n{ok}\n")
+                p = subprocess.run([BIN, "--parse-only", "j.fio"], cwd=self.tmp, capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -433,6 +433,12 @@ TEST_CASE("the plan's enum names are spellings the parser accepts for the same v
             CAPTURE(opt_name);
             CAPTURE(c.name);
             const char *printed = name_of(c.value);
+            // --showplan keeps "none" for no verification (stored plans' hashes
+            // and the reports stay as they were); verify= takes fio's 0 alone.
+            if (!strcmp(opt_name, "verify") && c.value == PLAN_VERIFY_NONE) {
+                CHECK(std::string(printed) == "none");
+                continue;
+            }
             bool accepted = false;
             for (const opt_choice &back : o->choices)
                 accepted |= back.value == c.value && !strcmp(back.name, printed);
