@@ -260,7 +260,7 @@ void note_iec_reading(const std::string &s, const std::string &suffix, const num
     std::string suf = lower(suffix);
     int pw = suf.size() == 3 && suf.compare(1, 2, "ib") == 0 ? size_power(suf[0]) : -1;
     uint64_t fio_bytes;
-    // A fraction stops fio's reading before the unit: note_fraction_reading says what it reads.
+    // A fraction stops fio's reading before the unit: check_fraction refuses it.
     if (kb_base != 1024 || pw < 0 || !num.integral || !scale(num, pow_u64(1000, pw), UINT64_MAX, &fio_bytes))
         return;
     note_reading("fio 3.33 reads '" + s + "' as " + std::to_string(fio_bytes) + " bytes (under kb_base=1024, its " +
@@ -269,16 +269,19 @@ void note_iec_reading(const std::string &s, const std::string &suffix, const num
                  "', or set kb_base=1000, for a value both read alike");
 }
 // fio 3.33 reads a size's digits up to a '.' and takes no unit after it: size=1.5g
-// is 1 byte there, 8192.5 is 8192.  ioplan reads what is written (1.5 GiB, 8193
-// rounded): say so with fio's figure, as for the IEC units.
-void note_fraction_reading(const std::string &s, const number &num, uint64_t bytes)
+// is 1 byte there, 8192.5 is 8192.  Where that is not what ioplan reads (1.5 GiB,
+// 8193 rounded) the value is refused, with fio's figure and the value both read
+// alike: ioplan once ran it as written, a job fio runs with 1-byte blocks.
+void check_fraction(const std::string &s, const number &num, uint64_t bytes)
 {
     uint64_t fio_bytes = (uint64_t)num.v;
     if (num.integral || fio_bytes == bytes)
         return;
-    note_reading("fio 3.33 reads '" + s + "' as " + std::to_string(fio_bytes) + " byte" +
-                 (fio_bytes == 1 ? "" : "s") + " (it stops at the '.' and takes no unit after it); ioplan reads " +
-                 std::to_string(bytes) + ": write '" + std::to_string(bytes) + "' for a value both read alike");
+    throw value_error("'" + s + "' is " + std::to_string(fio_bytes) + " byte" + (fio_bytes == 1 ? "" : "s") +
+                          " to fio 3.33 (it stops at the '.' and takes no unit after it), " +
+                          std::to_string(bytes) + " as written: write '" + std::to_string(bytes) +
+                          "', which both read alike",
+                      s.find('.'));
 }
 } // namespace
 
@@ -290,7 +293,7 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     if (!scale(num, size_multiplier(suffix, kb_base, s), UINT64_MAX, &bytes))
         throw value_error("'" + s + "' is too large");
     note_iec_reading(s, suffix, num, kb_base);
-    note_fraction_reading(s, num, bytes);
+    check_fraction(s, num, bytes);
     return bytes;
 }
 

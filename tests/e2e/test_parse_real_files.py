@@ -319,24 +319,24 @@ class IecUnits(BothCase):
 
 
 class FractionSizes(BothCase):
-    def test_a_size_with_a_fraction_runs_as_written_and_says_fio_s_figure(self):
+    def test_a_size_with_a_fraction_fio_reads_otherwise_is_refused_with_fio_s_figure(self):
         # fio 3.33 reads a size's digits up to the '.' and no unit after it: size=1.5k is one
-        # byte there.  ioplan reads what is written; the note gives fio's figure and the value
-        # both read alike.  A whole number with a fraction of zero says the same (2.0k: 2).
+        # byte there, 2.0k two.  ioplan ran what is written (1536 and 2048 bytes) with a
+        # note, a job other than fio's; now the value is refused at its point, with fio's
+        # figure and the value both read alike.  A fraction of zero with no unit is alike.
         text = "[j]\nioengine=null\nrw=read\nbs=1\nsize=1.5k\n[k]\nioengine=null\nrw=read\nbs=1\nsize=2.0k\n"
         out = self.both(text)
-        for who, (p, _, _) in out.items():
-            self.assertEqual(p.returncode, 0, f"{who}: {p.stderr}")
+        self.assertEqual(out["fio"][0].returncode, 0, out["fio"][0].stderr)
         self.assertEqual(self.amounts(out["fio"][1]), [("j", 1, 1, 0, 0), ("k", 2, 2, 0, 0)])
-        self.assertEqual(self.amounts(out["ioplan"][1]), [("j", 1536, 1536, 0, 0), ("k", 2048, 2048, 0, 0)])
-        normal = run([str(out["ioplan"][2] / "job.fio")])
-        self.assertEqual((normal.returncode, normal.stderr), (0, ""))
-        self.assertIn("job.fio:5:6: size=1.5k: fio 3.33 reads '1.5k' as 1 byte (it stops at the '.'", normal.stdout)
-        self.assertIn("ioplan reads 2048: write '2048' for a value both read alike", normal.stdout)
-        whole = run(["--name=w", "--ioengine=null", "--bs=1", "--size=2k"])
-        self.assertEqual(whole.returncode, 0, whole.stderr)
-        self.assertNotIn("fio 3.33 reads", whole.stdout + whole.stderr)
-
+        p, job = out["ioplan"][0], out["ioplan"][2] / "job.fio"
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertEqual(p.stderr.splitlines()[0], f"{job}:5:7: error: bad value for size: '1.5k' is 1 byte to fio "
+                         "3.33 (it stops at the '.' and takes no unit after it), 1536 as written: write '1536', "
+                         "which both read alike")
+        self.assertIn(f"{job}:10:7: error: bad value for size: '2.0k' is 2 bytes to fio 3.33", p.stderr)
+        alike = run(["--name=w", "--ioengine=null", "--bs=1", "--size=2.0", "--output-format=json"])
+        self.assertEqual(alike.returncode, 0, alike.stderr)
+        self.assertEqual(self.amounts(job_json(alike)), [("w", 2, 2, 0, 0)])
 
     def test_a_size_after_a_share_runs_as_written_and_says_fio_s_figure(self):
         # fio 3.33's str_size_cb leaves a share given before an absolute size in place, and
