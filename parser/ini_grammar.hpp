@@ -21,7 +21,9 @@ struct sec_close : one<']'> {};
 struct header_end : sor<eof, comment> {};
 struct header : seq<one<'['>, sec_name, sec_close, ws, header_end> {};
 struct inc_path : plus<not_one<';', '#'>> {};
-struct include_line : seq<TAO_PEGTL_STRING("include"), plus<blank>, inc_path, opt<comment>> {};
+// fio 3.33 takes the one character after "include" as the separator, so
+// include=common.fio is an include there too.
+struct include_line : seq<TAO_PEGTL_STRING("include"), sor<plus<blank>, one<'='>>, inc_path, opt<comment>> {};
 struct key : plus<sor<alnum, one<'_', '-', '.', '$', '{', '}', '+'>>> {};
 struct value : star<not_one<';', '#'>> {};
 struct assign : seq<one<'='>, ws, value> {};

@@ -216,6 +216,24 @@ class Values(TmpDirCase):
         self.assertEqual(j["bs"]["read"]["min_bytes"], 65536)
         self.assertEqual(j["numjobs"], os.cpu_count())
 
+    def test_include_with_an_equals_sign_is_an_include(self):
+        # fio 3.33 takes the character after "include" as the separator, so include=FILE
+        # includes FILE (and a tab works as a blank does); ioplan said "unknown option
+        # 'include'", exit 2, for a job file fio runs.
+        self.write("inc/common.inc", "bs=8k\n")
+        for line in ("include=common.inc", "include\tcommon.inc"):
+            with self.subTest(line=line):
+                path = self.write("inc/main.fio", f"[j]\nioengine=null\nsize=64k\n{line}\n")
+                self.assertEqual(jobs_of(showplan([str(path)], cwd="/"))[0]["bs"]["read"]["min_bytes"], 8192)
+                if FIO:
+                    p = run_fio(["--output-format=json", str(path)], cwd="/")
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["total_ios"], 8)  # 8k blocks
+        path = self.write("inc/empty.fio", "[j]\nioengine=null\nsize=64k\ninclude=\n")
+        p = run(["--parse-only", str(path)])
+        self.assertEqual((p.returncode, p.stderr.splitlines()[0]),
+                         (2, f"{path}:4:9: error: expected a file name after 'include'"))
+
     def test_a_variable_may_hold_a_whole_option_line(self):
         # fio expands ${VAR} in the line before splitting it at '=': ioplan took
         # "bs=8k" for the name of an unknown option (exit 2).
