@@ -72,21 +72,9 @@ bool fio_strips_front(const option &o)
 // check_int), a list's first part included.
 bool fio_number(const option &o)
 {
-    switch (o.type) {
-    case opt_type::integer:
-    case opt_type::size:
-    case opt_type::size_pct:
-    case opt_type::time:
-    case opt_type::flag:
-    case opt_type::boolean:
-    case opt_type::size_ddir:
-    case opt_type::int_ddir:
-    case opt_type::size_range:
-    case opt_type::size_range_ddir:
-        return true;
-    default:
-        return false;
-    }
+    static const opt_type also[] = {opt_type::flag, opt_type::boolean, opt_type::size_ddir, opt_type::int_ddir,
+                                    opt_type::size_range, opt_type::size_range_ddir};
+    return numeric(o) || std::find(std::begin(also), std::end(also), o.type) != std::end(also);
 }
 
 // Whether fio 3.33 reads " value" as ioplan reads "value".  Its numbers take
