@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <random>
 #include <sstream>
 #include <tuple>
@@ -200,7 +201,11 @@ void read_latency(const json &dd, figure &f)
 			*to = percentile_from_buckets(f.buckets, pct, num(*lat, "min"), num(*lat, "max"));
 }
 
-// Per-interval samples and repeat runs of entry i of ioplan.jobs[].
+// Per-interval samples and repeat runs of entry i of ioplan.jobs[].  The
+// series of the job's clones are summed interval by interval within one run;
+// the runs of repeat=N follow each other, each interval once: summed, as they
+// were, every interval of a repeat=4 job read 4 times its rate, and compare
+// found it "faster" by +300% than the same job run once.
 void read_ioplan_extras(const json &io, size_t i, figure &f)
 {
 	const json &ij = at(io, "jobs").is_array() && i < io["jobs"].size() ? io["jobs"][i] : json();
@@ -211,20 +216,26 @@ void read_ioplan_extras(const json &io, size_t i, figure &f)
 				return true;
 		return false;
 	};
+	std::map<double, std::pair<std::vector<double>, std::vector<double>>> runs;	// run -> iops, bw
 	for (const auto &s : at(io, "series").is_array() ? io["series"] : json::array()) {
 		if (!mine(s) || at(s, "discarded") == true)
 			continue;
 		f.interval_s = num(s, "interval_ns") / 1e9;
 		const json &d = at(s, f.ddir.c_str());
 		const json &iops = at(d, "iops"), &bw = at(d, "bw_bytes_per_s");
+		auto &[ri, rb] = runs[num(s, "run")];
 		for (size_t k = 0; iops.is_array() && k < iops.size(); k++) {
-			if (k >= f.iops_samples.size()) {
-				f.iops_samples.push_back(0);
-				f.bw_samples.push_back(0);
+			if (k >= ri.size()) {
+				ri.push_back(0);
+				rb.push_back(0);
 			}
-			f.iops_samples[k] += sample(iops[k], "iops");
-			f.bw_samples[k] += k < bw.size() ? sample(bw[k], "bw_bytes_per_s") : 0;
+			ri[k] += sample(iops[k], "iops");
+			rb[k] += k < bw.size() ? sample(bw[k], "bw_bytes_per_s") : 0;
 		}
+	}
+	for (const auto &run : runs) {
+		f.iops_samples.insert(f.iops_samples.end(), run.second.first.begin(), run.second.first.end());
+		f.bw_samples.insert(f.bw_samples.end(), run.second.second.begin(), run.second.second.end());
 	}
 	for (const auto &r : at(ij, "repeat").is_array() ? ij["repeat"] : json::array())
 		for (const auto &run : at(r, "runs").is_array() ? r["runs"] : json::array()) {

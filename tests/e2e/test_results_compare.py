@@ -74,6 +74,26 @@ class Compare(TmpDirCase):
         iops = next(m for m in c["metrics"] if m["metric"] == "iops")
         self.assertEqual((iops["noise"], iops["verdict"]), ("repeats", "slower"))
 
+    def test_a_repeated_run_keeps_each_interval_once(self):
+        """The series of repeat=N's runs were summed interval by interval, as a job's clones
+        are: each stored sample of a repeat=3 run at 2000 IOPS read 6000, and compare
+        found it +200% "faster" than the same job run once, whose figure was the same."""
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        self.save("once", "--rate_iops=2000", base=short)
+        self.save("thrice", "--rate_iops=2000", "--repeat=3", base=short)
+        p = run(["results", "export", "--output-format=json", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        once, thrice = ([f for f in r["figures"] if f["ddir"] == "read"][0] for r in json.loads(p.stdout))
+        self.assertEqual(len(thrice["repeat_iops"]), 3)
+        self.assertEqual(len(thrice["iops_samples"]), 3 * len(once["iops_samples"]))
+        for s in thrice["iops_samples"] + once["iops_samples"]:
+            self.assertLess(s, 3000, thrice["iops_samples"])  # 2000 an interval, never 6000
+        c = json.loads(self.compare("once", "thrice", "--output-format=json").stdout)
+        iops = next(m for m in c["metrics"] if m["metric"] == "iops")
+        self.assertEqual(iops["noise"], "samples")
+        self.assertLess(abs(iops["change"]), 0.1, iops)
+        self.assertLess(iops["interval"][0], 0.5, iops)  # was [+200%, +200%]
+
     def test_a_gate_that_can_never_fail_is_refused(self):
         """A NaN or an infinite PCT is never exceeded: --fail-on-regression=nan passed
         a rate halved, exit 0; strtod also took inf, 1e400 and hex."""
