@@ -81,13 +81,29 @@ std::vector<std::string> env_diff(const run_record &a, const run_record &b)
 	return out;
 }
 
+// A side's throughput as the interval sees it: a run of repeat=N is the mean
+// of its repeats, where its figure is repeat_aggregate's (by default the best
+// run).  Compared by that figure, the change and its verdict judged two
+// different things: "+0.0%" and "slower" when the best runs were alike and
+// the others halved.
+double throughput_of(const figure &f, bool bw)
+{
+	const std::vector<double> &r = bw ? f.repeat_bw : f.repeat_iops;
+	if (r.size() < 2)
+		return bw ? f.bw_bytes : f.iops;
+	double sum = 0;
+	for (double v : r)
+		sum += v;
+	return sum / (double)r.size();
+}
+
 // Throughput: the change of the mean, weighed by a bootstrap over repeats or samples.
 metric_cmp throughput(const figure &fa, const figure &fb, bool bw)
 {
 	metric_cmp m;
 	m.metric = bw ? "bw_bytes" : "iops";
-	m.a = bw ? fa.bw_bytes : fa.iops;
-	m.b = bw ? fb.bw_bytes : fb.iops;
+	m.a = throughput_of(fa, bw);
+	m.b = throughput_of(fb, bw);
 	bool repeats = fa.repeat_iops.size() >= 2 && fb.repeat_iops.size() >= 2;
 	const std::vector<double> &sa = repeats ? (bw ? fa.repeat_bw : fa.repeat_iops) : (bw ? fa.bw_samples : fa.iops_samples);
 	const std::vector<double> &sb = repeats ? (bw ? fb.repeat_bw : fb.repeat_iops) : (bw ? fb.bw_samples : fb.iops_samples);
@@ -237,6 +253,14 @@ std::string name_of(const run_record &r)
 			 (r.failures.empty() ? "" : ", FAILED: " + failure_text(r.failures[0])));
 }
 
+bool repeated(const run_record &r)
+{
+	for (const figure &f : r.figures)
+		if (f.repeat_iops.size() >= 2)
+			return true;
+	return false;
+}
+
 // A latency percentile a side did not record is no figure (null, "-"), not 0 ns.
 bool unrecorded(const metric_cmp &m, double v)
 {
@@ -287,6 +311,8 @@ std::string comparison_text(const comparison &c, const run_record &a, const run_
 	out += "\nnoise: throughput from a bootstrap (2000 resamples) of the repeats, or of the per-interval\n"
 	       "samples of a single run; latency percentiles from the order-statistic interval of the exact\n"
 	       "histogram; 95% confidence.\n";
+	if (repeated(a) || repeated(b))
+		out += "The throughput of a run with repeats is the mean of its repeats.\n";
 	if (!c.env_differences.empty()) {
 		out += "\nenvironment differences:\n";
 		for (const std::string &d : c.env_differences)

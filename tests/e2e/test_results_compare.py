@@ -94,6 +94,34 @@ class Compare(TmpDirCase):
         self.assertLess(abs(iops["change"]), 0.1, iops)
         self.assertLess(iops["interval"][0], 0.5, iops)  # was [+200%, +200%]
 
+    def test_a_repeated_run_is_compared_by_the_mean_its_interval_is_of(self):
+        """A run's figure under repeat=N is repeat_aggregate's (the best run), the interval
+        that of the repeats' mean: when the best runs were alike and the others halved,
+        compare said "+0.0%" and "slower", and --fail-on-regression=10 passed it."""
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=1"]
+        p = run([*short, "--rate_iops=2000", "--repeat=4", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        a = self.tmp / "a.json"
+        a.write_text(p.stdout)
+        doc = json.loads(p.stdout)
+        runs = doc["ioplan"]["jobs"][0]["repeat"][0]["runs"]
+        best = max(range(4), key=lambda i: runs[i]["read"]["iops"])
+        for i, r in enumerate(runs):  # the three runs that were not the best, at half their rate
+            if i != best:
+                r["read"]["iops"] /= 2
+                r["read"]["bw_bytes"] //= 2
+        b = self.tmp / "b.json"
+        b.write_text(json.dumps(doc))
+        c = json.loads(self.compare(str(a), str(b), "--output-format=json").stdout)
+        iops = next(m for m in c["metrics"] if m["metric"] == "iops")
+        self.assertEqual((iops["noise"], iops["verdict"]), ("repeats", "slower"), iops)
+        self.assertAlmostEqual(iops["change"], -0.375, delta=0.05)  # the means: 2000 -> 1250
+        lo, hi = iops["interval"]
+        self.assertTrue(lo <= iops["change"] <= hi, iops)
+        gate = self.compare(str(a), str(b), "--fail-on-regression=10", "--metrics=iops")
+        self.assertEqual(gate.returncode, 1, gate.stdout)
+        self.assertIn("mean of its repeats", gate.stdout)
+
     def test_a_gate_that_can_never_fail_is_refused(self):
         """A NaN or an infinite PCT is never exceeded: --fail-on-regression=nan passed
         a rate halved, exit 0; strtod also took inf, 1e400 and hex."""
