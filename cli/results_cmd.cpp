@@ -660,8 +660,9 @@ int compare_cmd(const cmd_opts &o)
 	std::vector<const resdb::metric_cmp *> worse;
 	if (o.fail_pct >= 0 && resdb::regressed(c, o.fail_pct, &worse)) {
 		for (const auto *m : worse)
-			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (beyond its noise and %.3g%%)\n",
-				     resdb::printable(m->label).c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100, o.fail_pct);
+			std::fprintf(stderr, "ioplan: regression: job %s %s %s %+.1f%% (%s %.3g%%)\n",
+				     resdb::printable(m->label).c_str(), m->ddir.c_str(), m->metric.c_str(), m->change * 100,
+				     m->has_interval ? "beyond its noise and" : "noise unknown: worse by more than", o.fail_pct);
 		return rc ? rc : 1;
 	}
 	return rc;

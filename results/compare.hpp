@@ -6,7 +6,8 @@
 // an interval at 95% confidence - a bootstrap of the change over the repeats
 // (several runs) or the per-interval samples (one run), and for latency
 // percentiles the order-statistic interval from the exact histogram.  With no
-// samples at all the noise is "unknown" and the change alone decides.
+// samples at all the noise is "unknown" and a change is "not judged" (the
+// regression gate weighs it by its percentage alone).
 #pragma once
 
 #include <string>
@@ -30,8 +31,8 @@ struct metric_cmp {
 	bool has_interval = false;
 	double lo = 0, hi = 0;		// interval of the change
 	std::string noise;		// repeats, samples, histogram, unknown
-	std::string verdict;		// faster, slower, no measurable difference, not comparable: ...
-	bool worse = false;		// the change goes the bad way beyond the noise
+	std::string verdict;		// faster, slower, no measurable difference, not judged: noise unknown, not comparable: ...
+	bool worse = false;		// the change goes the bad way beyond the noise (or at all, noise unknown)
 };
 
 struct comparison {

@@ -304,6 +304,35 @@ class Compare(TmpDirCase):
         self.assertIn(p99["verdict"], ("faster", "slower", "no measurable difference"))
 
     @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_change_without_a_noise_estimate_is_not_judged(self):
+        """fio's json holds no per-interval samples and no repeats: the noise of its
+        throughput is unknown, and the sign of the change made the verdict, so the
+        same job at the same rate was "faster" or "slower" by whatever it drifted.
+        Such a change is "not judged: noise unknown" now; the gate still weighs it by
+        its percentage alone, and says so."""
+        outs = []
+        for rate in (2000, 2000, 1000):
+            out = self.tmp / f"fio{len(outs)}.json"
+            p = subprocess.run([FIO, "--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g",
+                                "--time_based", "--runtime=1", f"--rate_iops={rate}", "--output-format=json",
+                                f"--output={out}"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            outs.append(str(out))
+        for b, change in ((outs[1], 0), (outs[2], -0.5)):
+            p = run(["compare", outs[0], b, "--output-format=json", "--metrics=iops,bw_bytes"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for m in json.loads(p.stdout)["metrics"]:
+                self.assertEqual((m["noise"], m["interval"]), ("unknown", None), m)
+                self.assertAlmostEqual(m["change"], change, delta=0.05)
+                self.assertIn(m["verdict"], ("not judged: noise unknown", "no measurable difference"), m)
+                if m["change"] != 0:
+                    self.assertEqual(m["verdict"], "not judged: noise unknown", m)
+        gate = run(["compare", outs[0], outs[2], "--fail-on-regression=10", "--metrics=iops"])
+        self.assertEqual(gate.returncode, 1, gate.stdout)
+        self.assertRegex(gate.stderr, r"regression: job j read iops -\d+\.\d% \(noise unknown: worse by more than 10%\)")
+        self.assertEqual(run(["compare", outs[0], outs[2], "--fail-on-regression=60", "--metrics=iops"]).returncode, 0)
+
+    @unittest.skipUnless(FIO, "fio is not installed")
     def test_a_fio_file_compared_with_itself_has_intervals_around_no_change(self):
         """The order-statistic interval counts ranks from the smallest latency: fio's
         json+ bins were walked in the order of their keys as text ("148480" before
