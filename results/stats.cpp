@@ -130,12 +130,13 @@ double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b
 	return std::min(1.0, std::erfc(std::max(z, 0.0) / std::sqrt(2.0)));
 }
 
-std::vector<bool> outliers(const std::vector<double> &v)
+std::vector<bool> outliers(const std::vector<double> &v, double min_share)
 {
-	double q1 = quantile(v, 0.25), q3 = quantile(v, 0.75), iqr = q3 - q1;
+	double q1 = quantile(v, 0.25), q3 = quantile(v, 0.75), iqr = q3 - q1, median = quantile(v, 0.5);
 	std::vector<bool> out;
 	for (double x : v)
-		out.push_back(v.size() >= 4 && (x < q1 - 1.5 * iqr || x > q3 + 1.5 * iqr));
+		out.push_back(v.size() >= 4 && (x < q1 - 1.5 * iqr || x > q3 + 1.5 * iqr) &&
+			      std::fabs(x - median) > min_share * std::fabs(median));
 	return out;
 }
 

@@ -33,7 +33,9 @@ bool quantile_interval(std::vector<std::pair<uint64_t, uint64_t>> buckets, doubl
 // enough from about 4 values a side).  1 when a side is empty.
 double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b);
 
-// Tukey's fences: true for values outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR].
-std::vector<bool> outliers(const std::vector<double> &v);
+// Tukey's fences: true for values outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR] and
+// further than min_share of the median from it (runs that agree to 0.1% have
+// fences 0.3% wide, which a run 0.6% off is beyond).
+std::vector<bool> outliers(const std::vector<double> &v, double min_share = 0);
 
 } // namespace resdb

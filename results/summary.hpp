@@ -5,7 +5,8 @@
 // different workloads are not one distribution.  A run counts once in its
 // group: its clones of a job (numjobs=N) are one value.  Each group gets its count,
 // the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
-// runs whose IOPS lie outside Tukey's fences: the ones that go with trouble.
+// runs whose IOPS lie outside Tukey's fences and over 10% from the median:
+// the ones that go with trouble.
 // A run a signal stopped measured part of its workload, and one with a job
 // that failed measured another: each is left out unless asked for, and the
 // count of those left out is said.

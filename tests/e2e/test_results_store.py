@@ -332,6 +332,26 @@ class SaveAndRead(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no field 'colour'", p.stderr)
 
+    def test_summary_names_as_outliers_only_runs_far_from_the_others(self):
+        """Runs of a rate-limited job agree to a few tenths of a percent, so Tukey's
+        fences alone are that narrow: a run 0.6% off its peers was named an outlier,
+        one of "the ones that go with trouble".  An outlier is now also more than 10%
+        from the group's median; a run at half the rate still is one."""
+        ids = {}
+        for label, rates in (("even", (1000, 1000, 1000, 1000, 970)), ("odd", (1000, 1000, 1000, 1000, 500))):
+            for rate in rates:
+                p = run(["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based",
+                         "--runtime=500ms", f"--rate_iops={rate}", f"--save={label}", f"--results-db={self.db}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+            ids[label] = max(r["id"] for r in self.listing())  # the run at the other rate, saved last
+        s = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)
+        groups = {g["group"]: g for g in s["groups"]}
+        self.assertEqual({k: g["count"] for k, g in groups.items()}, {"even": 5, "odd": 5})
+        self.assertEqual(groups["even"]["outliers"], [], groups["even"])
+        self.assertEqual(groups["odd"]["outliers"], [ids["odd"]], groups["odd"])
+        rows = {ln.split()[0]: ln.split()[-1] for ln in self.results("summary", "--by=label").stdout.splitlines()[1:]}
+        self.assertEqual(rows, {"even": "-", "odd": str(ids["odd"])})
+
     def test_summary_takes_the_plan_as_results_list_shows_it_and_refuses_a_filter_no_run_has(self):
         # --plan=<the 12 digits `results list` shows> and a misspelt --preset were an empty
         # summary, exit 0: a gate on it passed with nothing summed up.

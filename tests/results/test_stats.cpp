@@ -72,6 +72,12 @@ TEST_CASE("stats: Tukey's fences flag the one odd run")
 {
 	std::vector<bool> odd = resdb::outliers({ 100, 101, 99, 102, 98, 100, 20 });
 	CHECK(odd == std::vector<bool>{ false, false, false, false, false, false, true });
+	// runs that agree to a tenth of a percent: one 0.6% off is beyond the fences, not 10% away
+	std::vector<double> held = { 999, 999, 999, 999, 996, 993 };
+	CHECK(resdb::outliers(held) == std::vector<bool>{ false, false, false, false, false, true });
+	CHECK(resdb::outliers(held, 0.10) == std::vector<bool>(6, false));
+	held.back() = 500;
+	CHECK(resdb::outliers(held, 0.10) == std::vector<bool>{ false, false, false, false, false, true });
 }
 
 TEST_CASE("compare: verdicts follow the interval, and the gate needs both the bound and the noise")
