@@ -1,5 +1,7 @@
 // results/compare.cpp - `ioplan compare` (compare.hpp).
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -59,6 +61,38 @@ void flatten(const nlohmann::json &v, const std::string &at, std::map<std::strin
 	} else {
 		out[at] = v.is_string() ? v.get<std::string>() : v.dump();
 	}
+}
+
+// The words of a job text (a command line's arguments, a job file's lines),
+// but for those that choose where the results go, not what is run.
+std::multiset<std::string> job_words(const std::string &text)
+{
+	std::multiset<std::string> out;
+	size_t i = 0;
+	while (i < text.size()) {
+		size_t j = text.find_first_of(" \t\n", i);
+		if (j == std::string::npos)
+			j = text.size();
+		std::string w = text.substr(i, j - i);
+		if (!w.empty())
+			for (const char *skip : { "--save", "--results-db", "--output", "--output-format" })
+				if (w == skip || w.rfind(std::string(skip) + "=", 0) == 0) {
+					w.clear();
+					break;
+				}
+		if (!w.empty())
+			out.insert(w);
+		i = j + 1;
+	}
+	return out;
+}
+
+// What one multiset holds beyond the other, at most `most` of it.
+std::vector<std::string> beyond(const std::multiset<std::string> &x, const std::multiset<std::string> &y)
+{
+	std::vector<std::string> out;
+	std::set_difference(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+	return out;
 }
 
 std::vector<std::string> env_diff(const run_record &a, const run_record &b)
@@ -221,6 +255,13 @@ comparison compare(const run_record &a, const run_record &b)
 					     " " + fb.ddir + ": only in B");
 	}
 	c.env_differences = env_diff(a, b);
+	c.other_plan = a.source == "ioplan" && b.source == "ioplan" && !a.plan_hash.empty() &&
+		       !b.plan_hash.empty() && a.plan_hash != b.plan_hash;
+	if (c.other_plan) {
+		std::multiset<std::string> wa = job_words(a.job_text), wb = job_words(b.job_text);
+		c.only_a = beyond(wa, wb);
+		c.only_b = beyond(wb, wa);
+	}
 	return c;
 }
 
@@ -293,12 +334,31 @@ ojson comparison_json(const comparison &c, const run_record &a, const run_record
 		      { "confidence", compare_confidence },
 		      { "plan_differences", c.plan_differences },
 		      { "environment_differences", c.env_differences },
+		      { "same_plan", !c.other_plan },
+		      { "job_text_differences", ojson{ { "only_in_a", c.only_a }, { "only_in_b", c.only_b } } },
 		      { "metrics", ms } };
 }
 
 std::string comparison_text(const comparison &c, const run_record &a, const run_record &b)
 {
 	std::string out = "A: " + name_of(a) + "\nB: " + name_of(b) + "\n\n";
+	// A rate limit or a runtime that differs is no refusal (only rw, bs, ... are),
+	// and "slower -99.9%" said nothing of it.
+	if (c.other_plan) {
+		out += "The plans differ (plan " + a.plan_hash.substr(0, 12) + " vs " + b.plan_hash.substr(0, 12) +
+		       ") in an option other than rw, bs, iodepth, numjobs, size, direct and ioengine.\n";
+		for (auto [side, words] : { std::pair("A", &c.only_a), std::pair("B", &c.only_b) }) {
+			if (words->empty())
+				continue;
+			std::string list;
+			for (size_t i = 0; i < words->size() && i < 8; i++)
+				list += " " + (*words)[i];
+			out += printable(std::string("  only in ") + side + "'s job:" + list +
+					 (words->size() > 8 ? " (and " + std::to_string(words->size() - 8) + " more)" : "")) +
+			       "\n";
+		}
+		out += "\n";
+	}
 	char line[256];
 	std::snprintf(line, sizeof(line), "%-16s %-5s %-8s %14s %14s %8s  %-18s %s\n", "job", "dir", "metric", "A", "B",
 		      "change", "95% interval", "verdict");

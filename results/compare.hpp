@@ -38,6 +38,10 @@ struct metric_cmp {
 struct comparison {
 	std::vector<std::string> plan_differences;	// what makes the two workloads differ
 	std::vector<std::string> env_differences;	// "key: a -> b"
+	// Two ioplan runs whose plans differ in what plan_differences does not
+	// weigh (a rate limit, a runtime, the target): said, never refused.
+	bool other_plan = false;
+	std::vector<std::string> only_a, only_b;	// the job texts' words one has and the other lacks
 	std::vector<metric_cmp> metrics;
 };
 

@@ -122,6 +122,28 @@ class Compare(TmpDirCase):
         self.assertEqual(gate.returncode, 1, gate.stdout)
         self.assertIn("mean of its repeats", gate.stdout)
 
+    def test_plans_that_differ_beyond_the_refused_options_are_said(self):
+        """Only rw, bs, iodepth, numjobs, size, direct and ioengine refuse a compare: a run
+        held to --rate_iops=2000 against one at 1000 printed "slower -50.0%" and nothing
+        said that the two ran different plans.  The text names the plans and the words
+        only one job holds; the JSON has same_plan and job_text_differences."""
+        short = [a for a in NULL if not a.startswith("--runtime")] + ["--runtime=500ms"]
+        self.save("fast", "--rate_iops=2000", base=short)
+        self.save("slow", "--rate_iops=1000", base=short)
+        self.save("again", "--rate_iops=1000", base=short)
+        text = self.compare("fast", "slow").stdout
+        self.assertIn("The plans differ (plan ", text)
+        self.assertIn("  only in A's job: --rate_iops=2000\n  only in B's job: --rate_iops=1000\n", text)
+        c = json.loads(self.compare("fast", "slow", "--output-format=json").stdout)
+        self.assertFalse(c["same_plan"])
+        self.assertEqual(c["job_text_differences"], {"only_in_a": ["--rate_iops=2000"],
+                                                     "only_in_b": ["--rate_iops=1000"]})
+        # the same plan saved under another label: nothing to say
+        self.assertNotIn("plans differ", self.compare("slow", "again").stdout)
+        c = json.loads(self.compare("slow", "again", "--output-format=json").stdout)
+        self.assertTrue(c["same_plan"])
+        self.assertEqual(c["job_text_differences"], {"only_in_a": [], "only_in_b": []})
+
     def test_a_gate_that_can_never_fail_is_refused(self):
         """A NaN or an infinite PCT is never exceeded: --fail-on-regression=nan passed
         a rate halved, exit 0; strtod also took inf, 1e400 and hex."""
