@@ -64,10 +64,29 @@ bool parse_result_text(const std::string &path, const std::string &text, nlohman
     return true;
 }
 
+// What report was given that it would not use: another output format (it
+// wrote the HTML page anyway, asked for --output-format=normal or json), a job
+// option (--bs=4k, --name=x: no job is run).  "" when nothing.
+std::string unused(const args &a)
+{
+    if (a.output_format_set && a.output_format != "html")
+        return "--output-format=" + a.output_format + ": ioplan report draws the HTML page only";
+    if (!a.req.cli_globals.empty())
+        return "--" + a.req.cli_globals[0].key + ": a job option, and ioplan report runs no job";
+    if (!a.req.cli_jobs.empty())
+        return "--name=" + a.req.cli_jobs[0].name + ": a job option, and ioplan report runs no job";
+    return "";
+}
+
 int report_action(const args &a)
 {
     if (a.req.job_files.empty()) {
         std::fprintf(stderr, "ioplan: error: %s\n", USAGE);
+        return 2;
+    }
+    std::string why = unused(a);
+    if (!why.empty()) {
+        std::fprintf(stderr, "ioplan report: error: %s\n%s\n", why.c_str(), USAGE);
         return 2;
     }
     std::vector<report::html_input> in(a.req.job_files.size());

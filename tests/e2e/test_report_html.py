@@ -253,6 +253,26 @@ class Page(TmpDirCase):
             self.assertFalse((self.tmp / "e.html").exists())
 
 
+    def test_what_report_would_not_use_is_refused(self):
+        """`ioplan report r.json --output-format=normal` wrote the HTML page all the same,
+        exit 0, and a job option (--bs=4k, --name=x) was taken and ignored."""
+        good = self.tmp / "good.json"
+        self.assertEqual(run(["--name=g", "--ioengine=null", "--size=1m", "--output-format=json",
+                              f"--output={good}"]).returncode, 0)
+        page = self.tmp / "p.html"
+        for extra, says in ((["--output-format=normal"], "--output-format=normal: ioplan report draws the HTML page only"),
+                            (["--output-format=json"], "--output-format=json: ioplan report draws the HTML page only"),
+                            (["--bs=4k"], "--bs: a job option, and ioplan report runs no job"),
+                            (["--name=x"], "--name=x: a job option, and ioplan report runs no job")):
+            p = run(["report", str(good), *extra, "-o", str(page)])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("ioplan report: error: " + says, p.stderr)
+            self.assertFalse(page.exists())
+        p = run(["report", str(good), "--output-format=html", "-o", str(page)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(page.read_text().startswith("<!DOCTYPE html>"))
+
+
 class SameNamedJobs(TmpDirCase):
     """Clones of numjobs=N share their job's name: the page numbers them and compares
     each with its own counterpart (the i-th job of that name in the other run)."""
