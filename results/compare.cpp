@@ -155,10 +155,12 @@ metric_cmp latency(const figure &fa, const figure &fb, const char *name, double 
 	m.b = p == 0.5 ? fb.p50_ns : p == 0.99 ? fb.p99_ns : fb.p999_ns;
 	double alo, ahi, blo, bhi;
 	if (quantile_interval(fa.buckets, p, compare_confidence, &alo, &ahi) &&
-	    quantile_interval(fb.buckets, p, compare_confidence, &blo, &bhi) && alo > 0 && ahi > 0) {
+	    quantile_interval(fb.buckets, p, compare_confidence, &blo, &bhi) && ahi > 0) {
+		// A's bound unknown above or below (too few I/Os) leaves the change's
+		// unknown on the other side: -100% (nothing lower) or +infinity.
 		m.has_interval = true;
-		m.lo = blo / ahi - 1;
-		m.hi = bhi / alo - 1;
+		m.lo = std::isinf(ahi) ? -1 : blo / ahi - 1;
+		m.hi = alo > 0 ? bhi / alo - 1 : INFINITY;
 		m.noise = "histogram";
 	} else {
 		m.noise = "unknown";

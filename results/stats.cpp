@@ -81,9 +81,15 @@ bool quantile_interval(std::vector<std::pair<uint64_t, uint64_t>> buckets, doubl
 	if (!n)
 		return false;
 	double half = z_of(confidence) * std::sqrt((double)n * p * (1 - p));
-	double rank_lo = std::max(1.0, std::floor((double)n * p - half)), rank_hi = std::min((double)n, std::ceil((double)n * p + half));
+	double rank_lo = std::floor((double)n * p - half), rank_hi = std::ceil((double)n * p + half);
+	// A bound whose rank lies outside the sample is not known from it: the
+	// largest of 150 latencies is below the true p99.9 more often than not, so
+	// it was no upper bound, and a short run's p99.9 was "slower" than a
+	// long one's of the same job.  Unknown below is 0 (no latency is less).
+	*lo = 0;
+	*hi = rank_hi > (double)n ? INFINITY : (double)buckets.back().first;
 	uint64_t seen = 0;
-	bool have_lo = false;
+	bool have_lo = rank_lo < 1;
 	for (const auto &b : buckets) {
 		seen += b.second;
 		if (!have_lo && (double)seen >= rank_lo) {
@@ -95,8 +101,7 @@ bool quantile_interval(std::vector<std::pair<uint64_t, uint64_t>> buckets, doubl
 			return true;
 		}
 	}
-	*hi = (double)buckets.back().first;
-	return have_lo;
+	return true;
 }
 
 double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b)

@@ -24,7 +24,8 @@ bool bootstrap_change(const std::vector<double> &a, const std::vector<double> &b
 // The interval of the p-quantile (0..1) of the distribution a histogram of
 // (value, count) buckets holds, at the given confidence: the values at the
 // ranks n*p -/+ z*sqrt(n*p*(1-p)).  The buckets may come in any order.
-// false for an empty histogram.
+// A bound whose rank is outside the sample (too few values for that
+// percentile) is unknown: *lo 0, *hi infinity.  false for an empty histogram.
 bool quantile_interval(std::vector<std::pair<uint64_t, uint64_t>> buckets, double p, double confidence, double *lo,
 		       double *hi);
 

@@ -86,8 +86,9 @@ class Compare(TmpDirCase):
         once, thrice = ([f for f in r["figures"] if f["ddir"] == "read"][0] for r in json.loads(p.stdout))
         self.assertEqual(len(thrice["repeat_iops"]), 3)
         self.assertEqual(len(thrice["iops_samples"]), 3 * len(once["iops_samples"]))
-        for s in thrice["iops_samples"] + once["iops_samples"]:
-            self.assertLess(s, 3000, thrice["iops_samples"])  # 2000 an interval, never 6000
+        for f in (once, thrice):  # 2000 an interval (a late one may catch up), never 6000
+            mean = sum(f["iops_samples"]) / len(f["iops_samples"])
+            self.assertAlmostEqual(mean, 2000, delta=500, msg=f["iops_samples"])
         c = json.loads(self.compare("once", "thrice", "--output-format=json").stdout)
         iops = next(m for m in c["metrics"] if m["metric"] == "iops")
         self.assertEqual(iops["noise"], "samples")
@@ -143,6 +144,32 @@ class Compare(TmpDirCase):
         c = json.loads(self.compare("slow", "again", "--output-format=json").stdout)
         self.assertTrue(c["same_plan"])
         self.assertEqual(c["job_text_differences"], {"only_in_a": [], "only_in_b": []})
+
+    def test_a_percentile_too_few_ios_bound_is_unknown_not_their_largest(self):
+        """The interval of a p99.9 took the largest latency of a run of 150 I/Os as its
+        upper bound, though the true p99.9 is above it more often than not: such a run
+        compared with a long one of the same job was "slower" or "faster" at "95%".
+        A bound whose rank is past the sample is unknown now: the change's interval
+        reaches -100% or has no upper end (null in JSON, +inf% in the text)."""
+        short = [a for a in NULL if not a.startswith("--runtime")]
+        files = {}
+        for name, runtime in (("short", "150ms"), ("long", "2s")):
+            p = run([*short, f"--runtime={runtime}", "--rate_iops=1000", "--output-format=json+"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            files[name] = self.tmp / f"{name}.json"
+            files[name].write_text(p.stdout)
+        n = json.loads(files["short"].read_text())["jobs"][0]["read"]["total_ios"]
+        self.assertLess(n, 1000)  # 0.999 n + 1.96 sqrt(0.999 n 0.001) > n below some 3800 I/Os
+        p = self.compare(str(files["short"]), str(files["long"]), "--output-format=json", "--metrics=p999_ns")
+        m = json.loads(p.stdout)["metrics"][0]
+        self.assertEqual(m["interval"][0], -1.0, m)  # A's p99.9 unknown above: B may be any lower
+        self.assertNotEqual(m["verdict"], "slower", m)
+        p = self.compare(str(files["long"]), str(files["short"]), "--output-format=json", "--metrics=p999_ns")
+        m = json.loads(p.stdout)["metrics"][0]
+        self.assertIsNone(m["interval"][1], m)  # B's unknown above: no upper end
+        self.assertNotEqual(m["verdict"], "faster", m)
+        text = self.compare(str(files["long"]), str(files["short"]), "--metrics=p999_ns").stdout
+        self.assertRegex(text, r"p999_ns .* \[[-+]\d+\.\d%, \+inf%\] ")
 
     def test_a_gate_that_can_never_fail_is_refused(self):
         """A NaN or an infinite PCT is never exceeded: --fail-on-regression=nan passed
@@ -345,7 +372,7 @@ class Compare(TmpDirCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             for m in json.loads(p.stdout)["metrics"]:
                 self.assertEqual((m["noise"], m["interval"]), ("unknown", None), m)
-                self.assertAlmostEqual(m["change"], change, delta=0.05)
+                self.assertAlmostEqual(m["change"], change, delta=0.2)
                 self.assertIn(m["verdict"], ("not judged: noise unknown", "no measurable difference"), m)
                 if m["change"] != 0:
                     self.assertEqual(m["verdict"], "not judged: noise unknown", m)

@@ -2,6 +2,7 @@
 // checked against values computed by hand and by scipy (Mann-Whitney, normal approximation).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "results/compare.hpp"
@@ -43,6 +44,17 @@ TEST_CASE("stats: a percentile's interval from exact buckets spans the ranks n*p
 	CHECK(lo == 9880);
 	CHECK(hi == 9920);
 	CHECK_FALSE(resdb::quantile_interval({}, 0.99, 0.95, &lo, &hi));
+	// 150 values: the p99.9's upper rank (149.85 + 0.76) is past the largest, so unknown,
+	// and so is the p0.1's lower one; the max is no 97.5% bound of the p99.9
+	std::vector<std::pair<uint64_t, uint64_t>> few;
+	for (uint64_t v = 1; v <= 150; v++)
+		few.emplace_back(v, 1);
+	REQUIRE(resdb::quantile_interval(few, 0.999, 0.95, &lo, &hi));
+	CHECK(lo == 149);
+	CHECK(std::isinf(hi));
+	REQUIRE(resdb::quantile_interval(few, 0.001, 0.95, &lo, &hi));
+	CHECK(lo == 0);
+	CHECK(hi == 1);
 }
 
 TEST_CASE("stats: a percentile's interval counts ranks from the smallest latency whatever the buckets' order")
