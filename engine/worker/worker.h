@@ -170,7 +170,7 @@ struct worker_lat_target {
 struct worker_think {
 	uint64_t issued;		/* I/Os issued, towards thinktime_blocks (thinktime_on_issue) */
 	uint64_t last_blocks;		/* the count when the last think began */
-	uint64_t last_ns;		/* thinktime_iotime: when the last think ended; 0 = not yet */
+	uint64_t last_ns;		/* thinktime_iotime: when the last think was found due; 0 = not yet */
 };
 
 /* rate_min and rate_iops_min: the current cycle (worker_rate_min.c). */

@@ -47,9 +47,10 @@ static void sleep_until(struct worker *w, uint64_t t)
 /*
  * fio's handle_thinktime: a think is due after thinktime_blocks I/Os
  * (completed, or issued with thinktime_blocks_type=issue) since the last one,
- * or with thinktime_iotime once that long has passed since the last think
- * ended (the think itself counted in, as fio's; thinktime_blocks then counts
- * only if it was given).
+ * or with thinktime_iotime once thinktime_iotime + thinktime has passed since
+ * the last think was found due (so the think itself is counted in: a cycle of
+ * thinktime_iotime of I/O and one think, as fio's last_thinktime, taken before
+ * its quiesce and sleep; thinktime_blocks then counts only if it was given).
  */
 static bool think_due(struct worker *w)
 {
@@ -81,11 +82,12 @@ void worker_rate_skip(struct worker *w, uint64_t ns)
 void worker_think(struct worker *w)
 {
 	const struct plan_job *j = w->job;
-	uint64_t spin_end, end, start;
+	uint64_t spin_end, end, start, due_at;
 
 	w->think.issued++;
 	if (!think_due(w))
 		return;
+	due_at = w->now;
 	/* Counted before the queue empties, as fio's last_thinktime_blocks: the I/Os
 	 * that complete while it empties count towards the next think. */
 	w->think.last_blocks = j->thinktime_on_issue ? w->think.issued : w->completed;
@@ -100,6 +102,6 @@ void worker_think(struct worker *w)
 	sleep_until(w, end);
 	if (j->rate_ignore_thinktime)
 		worker_rate_skip(w, w->now - start);
-	w->think.last_ns = w->now;
+	w->think.last_ns = due_at;
 	w->stamp_ok = false;
 }
