@@ -33,6 +33,17 @@ void rate_init(struct rate *r, uint64_t iops, uint64_t bps, bool poisson, uint64
 	r->due_ns = t0;
 }
 
+uint64_t rate_gap_ns(const struct rate *r, uint64_t len)
+{
+	uint64_t by_ios = 0, by_bytes = 0;
+
+	if (r->iops)
+		by_ios = NS_PER_S / r->iops;
+	if (r->bps)
+		by_bytes = (uint64_t)(((unsigned __int128)len * NS_PER_S) / r->bps);
+	return by_ios > by_bytes ? by_ios : by_bytes;
+}
+
 static double poisson_gap(const struct rate *r, uint64_t len, uint64_t *rng)
 {
 	double mean = 0.0, m;

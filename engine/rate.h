@@ -33,6 +33,9 @@ static inline bool rate_is_limited(const struct rate *r)
 /* Sets up a schedule starting at t0; iops and bps 0 mean unlimited. */
 void rate_init(struct rate *r, uint64_t iops, uint64_t bps, bool poisson, uint64_t t0);
 
+/* The time one I/O of len bytes takes in a linear schedule (the gap between two). */
+uint64_t rate_gap_ns(const struct rate *r, uint64_t len);
+
 /*
  * Records that the due I/O was issued with len bytes and computes the next due
  * time.  rng feeds the poisson gaps; unused for linear schedules.

@@ -161,13 +161,9 @@ class ThinkTime(TmpDirCase):
         self.assertLess(self.elapsed("thinktime_iotime=1s\n"), 2.0)
         self.assertGreater(self.elapsed("thinktime_blocks=512\n"), 0.007)
 
-    def test_iotime_cycle_is_io_and_think_as_fios(self):
-        # thinktime_iotime=500ms with thinktime=500ms: fio thinks once the I/O and the
-        # think since the last think was due add up to 1 s, at 1 s and 2 s of a 3 s run,
-        # so its log has two gaps of a think.  ioplan counted from the think's end: a
-        # cycle of 1.5 s, thinks at 1 s and 2.5 s, the second at the end of the run.
-        job = ("[t]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=100\ntime_based\nruntime=3\n"
-               "thinktime=500ms\nthinktime_iotime=500ms\nwrite_lat_log=t\n")
+    def clat_times(self, job):
+        """(tool, [time of each I/O]) from the t_clat.1.log of job (write_lat_log=t), run
+        by ioplan and by fio (when present), each in its own directory."""
         for who, runner in (("ioplan", run), ("fio", run_fio)):
             if who == "fio" and not FIO:
                 continue
@@ -176,9 +172,28 @@ class ThinkTime(TmpDirCase):
             (d / "t.fio").write_text(job)
             p = runner(["t.fio", "--output=out.txt"], cwd=str(d))
             self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
-            times = [int(line.split(",")[0]) for line in (d / "t_clat.1.log").read_text().splitlines()]
+            yield who, [int(line.split(",")[0]) for line in (d / "t_clat.1.log").read_text().splitlines()]
+
+    def test_iotime_cycle_is_io_and_think_as_fios(self):
+        # thinktime_iotime=500ms with thinktime=500ms: fio thinks once the I/O and the
+        # think since the last think was due add up to 1 s, at 1 s and 2 s of a 3 s run,
+        # so its log has two gaps of a think.  ioplan counted from the think's end: a
+        # cycle of 1.5 s, thinks at 1 s and 2.5 s, the second at the end of the run.
+        job = ("[t]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=100\ntime_based\nruntime=3\n"
+               "thinktime=500ms\nthinktime_iotime=500ms\nwrite_lat_log=t\n")
+        for who, times in self.clat_times(job):
             gaps = [(a, b) for a, b in zip(times, times[1:]) if b - a >= 400]
             self.assertEqual(len(gaps), 2, f"{who}: {gaps}")
+
+    def test_rate_ignore_thinktime_issues_at_once_after_a_think_as_fio(self):
+        # fio moves the schedule on by the think less one I/O, so the I/O after a 1 s
+        # think goes at once: I/Os at 0, 1, 2 and 3 s of a 3.5 s run at rate_iops=2.
+        # Moved on by the whole think, ioplan issued each one 0.5 s after the think
+        # (0, 1.5 and 3 s).
+        job = ("[t]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=2\ntime_based\nruntime=3500ms\n"
+               "thinktime=1s\nrate_ignore_thinktime=1\nwrite_lat_log=t\n")
+        for who, times in self.clat_times(job):
+            self.assertEqual(len(times), 4, f"{who}: {times}")
 
     def test_iotime_with_blocks_thinks_by_blocks_too(self):
         self.assertGreater(self.elapsed("thinktime_iotime=10s\nthinktime_blocks=512\n"), 0.007)
