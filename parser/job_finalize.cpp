@@ -168,6 +168,10 @@ void finalize_spec(job_def &d)
     finalize_made_files(d);
     finalize_merge(d);
     finalize_zone_rule(d);
+    // As fio's fixup_options: the spin is part of the think, never longer than it
+    // (thinktime=100ms thinktime_spin=1s spun 1 s a think; fio 3.33 cuts it to 100 ms).
+    if (j.thinktime_spin_ns > j.thinktime_ns)
+        j.thinktime_spin_ns = j.thinktime_ns;
     if (j.fadvise_hint == PLAN_FADVISE_BY_RW)
         j.fadvise_hint = plan_rw_is_random(j.rw) ? PLAN_FADVISE_RANDOM : PLAN_FADVISE_SEQUENTIAL;
     if (j.random_distribution != PLAN_RAND_UNIFORM)

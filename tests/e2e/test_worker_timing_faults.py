@@ -127,6 +127,9 @@ class ThinktimeCounts(unittest.TestCase):
     def test_thinktime_with_spin(self):
         # The spin is part of the think, not added to it (1,333 I/Os if it were).
         self.assertEqual(self.fake_ios("--thinktime_spin=500"), self.fake_ios())
+        # A spin longer than the think is cut to it, as fio's fixup_options cuts it:
+        # thinktime_spin=5ms spun 5 ms a 1 ms think (400 I/Os in the 2 s).
+        self.assertEqual(self.fake_ios("--thinktime_spin=5ms"), self.fake_ios())
         # Half of each think is spun: CPU time a sleeping think does not use.  A
         # sleeping think spins its last stretch too, as long as the sleep granularity
         # ioplan measured at start (fio's usec_sleep does the same); on busy CPUs that
