@@ -195,6 +195,14 @@ struct clone_log *clone_log_open(struct log_writer *lw, const struct plan_job *j
 	}
 	l->lw = lw;
 	l->avg_ns = j->log_avg_ns;
+	/*
+	 * fio's setup_log: a bw log averages over min(log_avg_msec, bwavgtime) when
+	 * bwavgtime is given, and takes a sample every bwavgtime, so its lines come
+	 * every bwavgtime (the planner makes it log_avg_msec when not given); so
+	 * does an iops log with iopsavgtime.
+	 */
+	l->rate_ns[LOG_BW] = j->bw_avg_time_ns ? j->bw_avg_time_ns : j->log_avg_ns;
+	l->rate_ns[LOG_IOPS] = j->iops_avg_time_ns ? j->iops_avg_time_ns : j->log_avg_ns;
 	l->max_value = j->log_max_value;
 	l->no_bw_per_io = j->disable_bw;	/* fio 3.33: averaged bw entries stay */
 	/* fio's account_io_completion and io_u_queued take no sample of a stats=0 job. */
@@ -222,8 +230,11 @@ void clone_log_begin(struct clone_log *l, uint64_t now, uint64_t epoch_ns, uint6
 {
 	if (!l)
 		return;
-	l->start_ns = l->last_ns = now;
-	l->next_ns = now + l->avg_ns;
+	l->start_ns = now;
+	for (int k = LOG_BW; k <= LOG_IOPS; k++) {
+		l->last_ns[k] = now;
+		l->next_ns[k] = now + l->rate_ns[k];
+	}
 	l->end_ns = end_ns;
 	memset(l->sum, 0, sizeof(l->sum));
 	memset(l->n, 0, sizeof(l->n));
@@ -318,26 +329,22 @@ static void flush_lat(struct clone_log *l, int k, int d, uint64_t t_ms)
 	l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 }
 
-/* One bw and one iops line per direction that had I/O since the last ones. */
-static void emit_rates(struct clone_log *l, uint64_t now)
+/* A bw (k = LOG_BW) or iops line per direction that had I/O since its last ones. */
+static void emit_rate(struct clone_log *l, int k, uint64_t now)
 {
 	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
-	uint64_t spent_ms = (now - l->last_ns) / NS_PER_MS;
+	uint64_t spent_ms = (now - l->last_ns[k]) / NS_PER_MS;
 
-	for (int k = LOG_BW; k <= LOG_IOPS; k++) {
-		if (!l->cur[k])
+	for (int d = 0; d < PLAN_DDIR_NR && l->cur[k]; d++) {
+		uint64_t v;
+
+		if (!l->n[k][d])
 			continue;
-		for (int d = 0; d < PLAN_DDIR_NR; d++) {
-			uint64_t v;
-
-			if (!l->n[k][d])
-				continue;
-			v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
-			append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
-			l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
-		}
+		v = spent_ms ? l->sum[k][d] * 1000 / spent_ms / (k == LOG_BW ? 1024 : 1) : 0;
+		append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
+		l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 	}
-	l->last_ns = now;
+	l->last_ns[k] = now;
 }
 
 static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
@@ -371,11 +378,13 @@ static void lat_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t no
 static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes, uint64_t lat,
 		   uint64_t clat)
 {
-	/* The I/O that ends a runtime= window closes no interval: fio's sampling has stopped. */
-	if (now >= l->next_ns && !(l->end_ns && now >= l->end_ns)) {
-		emit_rates(l, now);
-		/* The next interval ends on the next multiple of log_avg_msec, as fio keeps it. */
-		l->next_ns = l->start_ns + ((now - l->start_ns) / l->avg_ns + 1) * l->avg_ns;
+	for (int k = LOG_BW; k <= LOG_IOPS; k++) {
+		/* The I/O that ends a runtime= window closes no interval: fio's sampling has stopped. */
+		if (now < l->next_ns[k] || (l->end_ns && now >= l->end_ns))
+			continue;
+		emit_rate(l, k, now);
+		/* The next interval ends on the next multiple of the log's interval, as fio keeps it. */
+		l->next_ns[k] = l->start_ns + ((now - l->start_ns) / l->rate_ns[k] + 1) * l->rate_ns[k];
 	}
 	add_avg(l, LOG_BW, d, bytes);
 	add_avg(l, LOG_IOPS, d, 1);

@@ -185,9 +185,15 @@ struct clone_log {
 	uint64_t base_ms;			/* added to times: unix ms of the start (log_unix_epoch) */
 	bool unix_epoch;			/* log_unix_epoch or log_alternate_epoch */
 	int clock_id;
-	uint64_t next_ns;			/* next averaged entry is due */
+	/*
+	 * Averaged bw and iops lines ([LOG_BW], [LOG_IOPS]): each log's interval
+	 * (bwavgtime, iopsavgtime: log_avg_msec unless given, as fio's), when its
+	 * next line is due and when its last one was made.
+	 */
+	uint64_t rate_ns[2];
+	uint64_t next_ns[2];
+	uint64_t last_ns[2];
 	uint64_t end_ns;			/* the window's end by runtime= (clone_log_begin); 0: none */
-	uint64_t last_ns;			/* the last averaged bw/iops entry */
 	uint64_t avg_last_ms[LOG_KIND_NR][PLAN_DDIR_NR];	/* a latency window's start, per direction */
 	uint64_t sum[LOG_KIND_NR][PLAN_DDIR_NR], n[LOG_KIND_NR][PLAN_DDIR_NR];
 	uint64_t max[LOG_KIND_NR][PLAN_DDIR_NR];

@@ -306,6 +306,24 @@ class FioLogDifferential(LogsTmp):
         self.assertGreaterEqual(clat[-1][0], 2000, clat)
         self.assertEqual(len(read_log(f / "e_clat.1.log")), 2)
 
+    def test_bwavgtime_and_iopsavgtime_given_set_their_logs_intervals(self):
+        """bwavgtime=1000 and iopsavgtime=500 with log_avg_msec=250: fio's bw log averages
+        over min(log_avg_msec, bwavgtime) but takes a sample every bwavgtime, so a line a
+        second (a 2.5 s run: 2), its iops log one each 500 ms (4), its latency logs one each
+        250 ms; ioplan wrote the bw and iops lines every log_avg_msec (9 each)."""
+        args = ["--name=g", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--rate_iops=100",
+                "--time_based", "--runtime=2500ms", "--log_avg_msec=250", "--bwavgtime=1000",
+                "--iopsavgtime=500", "--write_bw_log=g", "--write_iops_log=g", "--write_lat_log=g"]
+        a, f = self.run_both(args)
+        for name, every, n in (("g_bw.1.log", 1000, 2), ("g_iops.1.log", 500, 4)):
+            mine, theirs = read_log(a / name), read_log(f / name)
+            self.assertEqual(len(mine), n, (name, mine))
+            self.assertTrue(all(every <= r[0] < 2500 for r in mine), (name, mine))
+            self.assertTrue(all(b[0] - x[0] >= every * 0.9 for x, b in zip(mine, mine[1:])), (name, mine))
+            # fio's helper thread, held off the CPU, may take one sample more or less.
+            self.assertLessEqual(abs(len(theirs) - n), 1, (name, theirs))
+        self.assertGreaterEqual(len(read_log(a / "g_clat.1.log")), 8)
+
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
         # Size-bound: 16 I/Os a clone, so the shared log's line count is the tools' own
