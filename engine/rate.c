@@ -23,7 +23,7 @@ static uint64_t linear_due(const struct rate *r)
 	return r->t0 + (by_ios > by_bytes ? by_ios : by_bytes);
 }
 
-void rate_init(struct rate *r, uint64_t iops, uint64_t bps, bool poisson, uint64_t t0)
+void rate_init(struct rate *r, uint64_t iops, uint64_t bps, bool poisson, uint64_t min_len, uint64_t t0)
 {
 	memset(r, 0, sizeof(*r));
 	r->iops = iops;
@@ -31,6 +31,20 @@ void rate_init(struct rate *r, uint64_t iops, uint64_t bps, bool poisson, uint64
 	r->poisson = poisson;
 	r->t0 = t0;
 	r->due_ns = t0;
+	/*
+	 * fio's usec_for_io: lambda is 10^6 / IOPS, the IOPS of a byte rate being
+	 * rate / the smallest block, so each gap's mean is the same whatever the
+	 * I/O's length (bsrange=4k-16k rate=1m: 256 I/Os a second, as fio's, where
+	 * gaps by each I/O's bytes made 114).
+	 */
+	if (iops)
+		r->poisson_mean_ns = (double)NS_PER_S / (double)iops;
+	if (bps && min_len) {
+		double m = (double)min_len * (double)NS_PER_S / (double)bps;
+
+		if (m > r->poisson_mean_ns)
+			r->poisson_mean_ns = m;
+	}
 }
 
 uint64_t rate_gap_ns(const struct rate *r, uint64_t len)
@@ -44,19 +58,10 @@ uint64_t rate_gap_ns(const struct rate *r, uint64_t len)
 	return by_ios > by_bytes ? by_ios : by_bytes;
 }
 
-static double poisson_gap(const struct rate *r, uint64_t len, uint64_t *rng)
+static double poisson_gap(const struct rate *r, uint64_t *rng)
 {
-	double mean = 0.0, m;
-
-	if (r->iops)
-		mean = (double)NS_PER_S / (double)r->iops;
-	if (r->bps) {
-		m = (double)len * (double)NS_PER_S / (double)r->bps;
-		if (m > mean)
-			mean = m;
-	}
 	/* 1 - u is in (0, 1], so the log is finite. */
-	return -log(1.0 - rng_unit(rng)) * mean;
+	return -log(1.0 - rng_unit(rng)) * r->poisson_mean_ns;
 }
 
 void rate_advance(struct rate *r, uint64_t len, uint64_t *rng)
@@ -66,7 +71,7 @@ void rate_advance(struct rate *r, uint64_t len, uint64_t *rng)
 	if (!rate_is_limited(r))
 		return;
 	if (r->poisson) {
-		r->poisson_ns += poisson_gap(r, len, rng);
+		r->poisson_ns += poisson_gap(r, rng);
 		r->due_ns = r->t0 + (uint64_t)llround(r->poisson_ns);
 	} else {
 		r->due_ns = linear_due(r);

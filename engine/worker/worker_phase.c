@@ -46,7 +46,7 @@ static void rates_start(struct worker *w, uint64_t t0)
 			bps = iops * b->min_bytes;
 			iops = 0;
 		}
-		rate_init(&w->rate[d], iops, bps, j->rate_process == PLAN_RATE_POISSON, t0);
+		rate_init(&w->rate[d], iops, bps, j->rate_process == PLAN_RATE_POISSON, b->min_bytes, t0);
 		w->rated = w->rated || rate_is_limited(&w->rate[d]);
 		w->res.ddir[d].target_iops = j->rate_iops[d];
 		w->res.ddir[d].target_bytes_per_s = j->rate_bytes_per_s[d];

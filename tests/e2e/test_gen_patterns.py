@@ -1,7 +1,7 @@
 """tests/e2e/test_gen_patterns.py - fio's offset-pattern options, against fio 3.33.
 
-rw=read:-8k (backward), rw=randread:N with rw_sequencer, offset_align and the
-think-time options change which offsets a job visits and when: the tests run
+rw=read:-8k (backward), rw=randread:N with rw_sequencer, offset_align, the
+think-time and rate options change which offsets a job visits and when: the tests run
 ioplan and fio on the same job and compare the per-I/O offsets both write to
 write_bw_log with log_offset=1 (or, where fio's random stream differs from
 ioplan's, the structure of the offsets: runs of N, identical or contiguous).
@@ -17,6 +17,20 @@ from common import FIO, TmpDirCase, run, run_fio
 def offsets(path):
     """The offset column of a per-I/O log, in order."""
     return [int(line.split(",")[4]) for line in path.read_text().splitlines() if line.strip()]
+
+
+def clat_times(case, job):
+    """(tool, [time of each I/O]) from the t_clat.1.log of job (write_lat_log=t), run
+    by ioplan and by fio (when present), each in its own directory of case's."""
+    for who, runner in (("ioplan", run), ("fio", run_fio)):
+        if who == "fio" and not FIO:
+            continue
+        d = case.tmp / who
+        d.mkdir()
+        (d / "t.fio").write_text(job)
+        p = runner(["t.fio", "--output=out.txt"], cwd=str(d))
+        case.assertEqual(p.returncode, 0, who + ": " + p.stderr)
+        yield who, [int(line.split(",")[0]) for line in (d / "t_clat.1.log").read_text().splitlines()]
 
 
 class PatternCase(TmpDirCase):
@@ -161,19 +175,6 @@ class ThinkTime(TmpDirCase):
         self.assertLess(self.elapsed("thinktime_iotime=1s\n"), 2.0)
         self.assertGreater(self.elapsed("thinktime_blocks=512\n"), 0.007)
 
-    def clat_times(self, job):
-        """(tool, [time of each I/O]) from the t_clat.1.log of job (write_lat_log=t), run
-        by ioplan and by fio (when present), each in its own directory."""
-        for who, runner in (("ioplan", run), ("fio", run_fio)):
-            if who == "fio" and not FIO:
-                continue
-            d = self.tmp / who
-            d.mkdir()
-            (d / "t.fio").write_text(job)
-            p = runner(["t.fio", "--output=out.txt"], cwd=str(d))
-            self.assertEqual(p.returncode, 0, who + ": " + p.stderr)
-            yield who, [int(line.split(",")[0]) for line in (d / "t_clat.1.log").read_text().splitlines()]
-
     def test_iotime_cycle_is_io_and_think_as_fios(self):
         # thinktime_iotime=500ms with thinktime=500ms: fio thinks once the I/O and the
         # think since the last think was due add up to 1 s, at 1 s and 2 s of a 3 s run,
@@ -181,7 +182,7 @@ class ThinkTime(TmpDirCase):
         # cycle of 1.5 s, thinks at 1 s and 2.5 s, the second at the end of the run.
         job = ("[t]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=100\ntime_based\nruntime=3\n"
                "thinktime=500ms\nthinktime_iotime=500ms\nwrite_lat_log=t\n")
-        for who, times in self.clat_times(job):
+        for who, times in clat_times(self, job):
             gaps = [(a, b) for a, b in zip(times, times[1:]) if b - a >= 400]
             self.assertEqual(len(gaps), 2, f"{who}: {gaps}")
 
@@ -192,7 +193,7 @@ class ThinkTime(TmpDirCase):
         # (0, 1.5 and 3 s).
         job = ("[t]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=2\ntime_based\nruntime=3500ms\n"
                "thinktime=1s\nrate_ignore_thinktime=1\nwrite_lat_log=t\n")
-        for who, times in self.clat_times(job):
+        for who, times in clat_times(self, job):
             self.assertEqual(len(times), 4, f"{who}: {times}")
 
     def test_iotime_with_blocks_thinks_by_blocks_too(self):
@@ -207,6 +208,17 @@ class ThinkTime(TmpDirCase):
         # schedule (the I/Os after a think catch up), or added with ignore (3 s).
         self.assertGreater(self.rate_runtime(1), 2.7)
         self.assertLess(self.rate_runtime(0), 2.7)
+
+
+class RateProcess(TmpDirCase):
+    def test_a_poisson_rate_over_varying_lengths_counts_ios_of_the_smallest_block(self):
+        # fio's poisson lambda is 10^6 / IOPS, rate= counted in I/Os of the smallest
+        # block: bsrange=4k-16k rate=1m is 256 I/Os a second, 512 in 2 s (both tools,
+        # give or take the draws), where ioplan's gaps by each I/O's bytes made about 230.
+        job = ("[t]\nioengine=null\nrw=read\nbsrange=4k-16k\nsize=1g\nrate=1m\nrate_process=poisson\n"
+               "time_based\nruntime=2\nwrite_lat_log=t\n")
+        for who, times in clat_times(self, job):
+            self.assertTrue(400 <= len(times) <= 650, f"{who}: {len(times)} I/Os")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,27 @@ TEST_CASE("worker: rate_iops holds the I/O rate over the window (linear and pois
 		}
 }
 
+// fio's poisson lambda is 10^6 / IOPS, a byte rate counted in I/Os of the smallest block:
+// bsrange=4k-16k at 4 MiB/s is 1024 I/Os a second whatever each one's length (gaps by
+// each I/O's bytes made about 410).
+TEST_CASE("worker: a poisson byte rate over varying lengths issues I/Os of the smallest block's rate")
+{
+	pb::tmpdir d;
+	auto p = pb::build(d.path(), { job_spec("p", PLAN_RW_RANDREAD, PLAN_IOENGINE_NULL).with([](plan_job &j) {
+		j.time_based = true;
+		j.runtime_ns = 500000000ull;
+		j.bs[PLAN_DDIR_READ].min_bytes = 4096;
+		j.bs[PLAN_DDIR_READ].max_bytes = 16384;
+		j.rate_bytes_per_s[PLAN_DDIR_READ] = 4 << 20;
+		j.rate_process = PLAN_RATE_POISSON;
+	}) });
+	eng_opts o = pb::fake_clock();
+	int ret = -1;
+	auto r = pb::run(*p, &ret, &o);
+	REQUIRE(ret == 0);
+	CHECK((double)pb::first_clone(*r).ddir[PLAN_DDIR_READ].ios == doctest::Approx(512).epsilon(0.15));
+}
+
 TEST_CASE("worker: rate in bytes per second limits each direction of a mix separately")
 {
 	pb::tmpdir d;
