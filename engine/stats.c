@@ -72,10 +72,24 @@ void sampler_start(struct sampler *s, uint64_t avg_ns, uint32_t div, uint64_t no
 	memcpy(s->last, cur, sizeof(s->last));
 }
 
+/*
+ * fio's helper thread samples each interval whether or not an I/O completes;
+ * the loop ticks only at completions, before counting the one at now.  So when
+ * two intervals or more passed since the last sample, the helper's sample one
+ * interval after it took what had completed by then (over that interval: 4 KiB
+ * in 100 ms is 40 KiB/s, not 4 KiB over the whole gap), and those after it found
+ * nothing and took none: the next sample is due an interval after the last of them.
+ */
+static uint64_t sample_time(const struct sampler *s, uint64_t now)
+{
+	return now - s->last_ns >= 2 * s->avg_ns ? s->last_ns + s->avg_ns : now;
+}
+
 uint64_t sampler_tick(struct sampler *s, uint64_t now, const uint64_t cur[PLAN_DDIR_NR],
 		      struct res_sample_stat *out, bool is_bw)
 {
-	uint64_t spent = (now - s->last_ns) / NS_PER_MS;
+	uint64_t at = sample_time(s, now);
+	uint64_t spent = (at - s->last_ns) / NS_PER_MS;
 	uint64_t avg = s->avg_ns / NS_PER_MS, delta, rate;
 
 	if (spent < avg && avg - spent > SAMPLE_SLACK_MS)
@@ -90,8 +104,8 @@ uint64_t sampler_tick(struct sampler *s, uint64_t now, const uint64_t cur[PLAN_D
 		res_sample_stat_add(&out[d], (double)rate);
 		s->last[d] = cur[d];
 	}
-	s->last_ns = now;
-	return now + s->avg_ns;
+	s->last_ns = at == now ? now : at + (now - at) / s->avg_ns * s->avg_ns;
+	return s->last_ns + s->avg_ns;
 }
 
 int series_start(struct series *s, struct res_series *out, uint64_t interval_ns, uint64_t t0)

@@ -329,11 +329,11 @@ static void flush_lat(struct clone_log *l, int k, int d, uint64_t t_ms)
 	l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 }
 
-/* A bw (k = LOG_BW) or iops line per direction that had I/O since its last ones. */
-static void emit_rate(struct clone_log *l, int k, uint64_t now)
+/* A bw (k = LOG_BW) or iops line, dated at, per direction that had I/O since its last ones. */
+static void emit_rate(struct clone_log *l, int k, uint64_t at)
 {
-	uint64_t t_ms = (now - l->start_ns) / NS_PER_MS;
-	uint64_t spent_ms = (now - l->last_ns[k]) / NS_PER_MS;
+	uint64_t t_ms = (at - l->start_ns) / NS_PER_MS;
+	uint64_t spent_ms = (at - l->last_ns[k]) / NS_PER_MS;
 
 	for (int d = 0; d < PLAN_DDIR_NR && l->cur[k]; d++) {
 		uint64_t v;
@@ -344,7 +344,7 @@ static void emit_rate(struct clone_log *l, int k, uint64_t now)
 		append_prio(l, (enum log_kind)k, t_ms, v, (uint8_t)d, 0, 0, 0);
 		l->sum[k][d] = l->n[k][d] = l->max[k][d] = 0;
 	}
-	l->last_ns[k] = now;
+	l->last_ns[k] = at;
 }
 
 static void add_avg(struct clone_log *l, enum log_kind k, uint8_t d, uint64_t v)
@@ -382,9 +382,17 @@ static void io_avg(struct clone_log *l, uint64_t now, uint8_t d, uint32_t bytes,
 		/* The I/O that ends a runtime= window closes no interval: fio's sampling has stopped. */
 		if (now < l->next_ns[k] || (l->end_ns && now >= l->end_ns))
 			continue;
-		emit_rate(l, k, now);
+		/*
+		 * fio's helper thread samples each interval whether or not an I/O
+		 * completes: an interval or more past the due time, the line was
+		 * its sample at the due time, over what had completed by then, and
+		 * the intervals after it, empty, made no line (sampler_tick's rule).
+		 */
+		emit_rate(l, k, now - l->next_ns[k] >= l->rate_ns[k] ? l->next_ns[k] : now);
 		/* The next interval ends on the next multiple of the log's interval, as fio keeps it. */
 		l->next_ns[k] = l->start_ns + ((now - l->start_ns) / l->rate_ns[k] + 1) * l->rate_ns[k];
+		if (l->last_ns[k] < l->next_ns[k] - l->rate_ns[k])
+			l->last_ns[k] = l->next_ns[k] - l->rate_ns[k];
 	}
 	add_avg(l, LOG_BW, d, bytes);
 	add_avg(l, LOG_IOPS, d, 1);

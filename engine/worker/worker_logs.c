@@ -70,7 +70,15 @@ int worker_logs_begin(struct worker *w, uint64_t now)
 		ret = series_start(&l->iops_ser, &w->res.iops_series, l->iops_s.avg_ns, now);
 	else if (!ret)
 		w->res.iops_series = w->res.bw_series;
+	/* The first tick at the first of them all: sampler_tick counts on a tick at the
+	 * first completion past each sample's due time. */
 	l->next_tick = l->bw_ser.next_end;
+	if (l->iops_ser_own && l->iops_ser.next_end < l->next_tick)
+		l->next_tick = l->iops_ser.next_end;
+	if (l->next_bw < l->next_tick)
+		l->next_tick = l->next_bw;
+	if (l->next_iops < l->next_tick)
+		l->next_tick = l->next_iops;
 	if (l->log)
 		clone_log_begin(l->log, now, l->log->unix_epoch ? log_epoch_at(w, now) : 0, w->win_end);
 	return ret;

@@ -324,6 +324,28 @@ class FioLogDifferential(LogsTmp):
             self.assertLessEqual(abs(len(theirs) - n), 1, (name, theirs))
         self.assertGreaterEqual(len(read_log(a / "g_clat.1.log")), 8)
 
+    def test_sparse_ios_are_rated_over_one_interval_as_fio(self):
+        """rate_iops=2 with log_avg_msec=100: fio's helper thread samples each 100 ms, so
+        the interval that holds an I/O is 4 KiB in 100 ms, 40 KiB/s and 10 IOPS (and the
+        empty ones take no sample), in the log and in the report's bw and iops samples;
+        ioplan spread each I/O over the 500 ms since the last one: 8 KiB/s, 2 IOPS."""
+        args = ["--name=s", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--rate_iops=2",
+                "--time_based", "--runtime=3", "--log_avg_msec=100", "--write_bw_log=s", "--write_iops_log=s",
+                "--output-format=json", "--output=out.json"]
+        a, f = self.run_both(args[:-1])
+        for d in (a, f):
+            for name, want in (("s_bw.1.log", 40), ("s_iops.1.log", 10)):
+                rows = read_log(d / name)
+                self.assertGreaterEqual(len(rows), 4, (d, name, rows))
+                # fio's first sample may cover less than an interval since the start (26 KiB/s).
+                self.assertEqual(sorted(r[1] for r in rows)[len(rows) // 2], want, (d, name, rows))
+        for name, want in (("s_bw.1.log", 40), ("s_iops.1.log", 10)):
+            self.assertEqual({r[1] for r in read_log(a / name)}, {want}, name)
+        p = run(args, cwd=a)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        read = json.loads((a / "out.json").read_text())["jobs"][0]["read"]
+        self.assertEqual((read["bw_min"], read["bw_max"], read["iops_min"], read["iops_max"]), (40, 40, 10, 10))
+
     def test_names_numjobs_shared_and_prefix(self):
         """Thread numbers across jobs, per_job_logs=0, a path prefix, a bare option (the section name)."""
         # Size-bound: 16 I/Os a clone, so the shared log's line count is the tools' own
