@@ -39,11 +39,13 @@ struct store_error : std::runtime_error {
 };
 
 // The schema this ioplan writes, and the run format inside it.
-constexpr int schema_version = 4;
+constexpr int schema_version = 5;
 // The oldest schema this ioplan reads with its queries as they are: a store of
 // it that cannot be written (read-only media) is read without migrating.
 // (Version 3 only changed how run ids are handed out, version 4 added each
-// run's checksum, which a store read as it is lacks: its runs are not checked.)
+// run's checksum, which a store of 2 or 3 read as it is lacks: its runs are
+// not checked; version 5 the checksum of the rows summary reads, which a store
+// of 4 read as it is lacks: its summary checks each run's whole checksum.)
 constexpr int read_compatible_from = 2;
 constexpr int run_format = 1;
 
@@ -149,6 +151,7 @@ private:
 	static void make_whole(const std::string &path);
 	void configure();
 	void migrate(mode m);
+	void read_as_it_is(int version);
 	std::string read_shape(int *version);
 	void check_foreign_keys();
 	bool reopen_writable();
@@ -168,15 +171,17 @@ private:
 	void load_series(const char *sql, int64_t fid, std::vector<double> &iops, std::vector<double> &bw);
 	run_record load_run(int64_t id);
 	std::string named(const std::string &what) const;
-	// Each run's checksum (store_checksum.cpp): kept by a save, checked by a read.
-	bool checksums_ = true;	// false: a store of an older schema read as it is, without them
-	std::string run_checksum(int64_t id);
+	// Each run's checksums (store_checksum.cpp): kept by a save, checked by a
+	// read; summed: the one of the rows summary reads, else the whole run's.
+	bool checksums_ = true;		// false: a store of schema 2 or 3 read as it is, without them
+	bool summary_sums_ = true;	// false: a store of schema 4 read as it is, without summary_checksum
+	std::string run_checksum(int64_t id, bool summed);
 	void seal(int64_t id);
 	void verify(int64_t id, const std::string &kept);
-	void verify_all(const std::set<int64_t> &only, std::vector<std::pair<int64_t, std::string>> *damaged);
+	void verify_summed(const std::set<int64_t> &only, std::vector<std::pair<int64_t, std::string>> *damaged);
 	std::vector<std::pair<int64_t, std::string>> scan_sums(const std::set<int64_t> &todo);
 	std::vector<std::pair<int64_t, std::string>> each_sum(const std::set<int64_t> &todo);
-	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now) const;
+	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now, bool summed) const;
 	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
 };
 

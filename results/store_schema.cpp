@@ -69,6 +69,11 @@ const char *const migrations[] = {
 	// Each run's checksum over its rows (store_checksum.cpp); '' for the runs
 	// saved before, which are not checked.
 	R"(ALTER TABLE runs ADD COLUMN checksum TEXT NOT NULL DEFAULT '';)",
+	// Each run's checksum over the rows summary reads (store_checksum.cpp):
+	// summary hashed every bucket and sample of every run to vouch for its
+	// figures.  '' for the runs saved before, whose summary checks the whole
+	// checksum instead.
+	R"(ALTER TABLE runs ADD COLUMN summary_checksum TEXT NOT NULL DEFAULT '';)",
 };
 constexpr int nr_migrations = sizeof(migrations) / sizeof(migrations[0]);
 static_assert(nr_migrations == schema_version, "one migration step per schema version");
@@ -162,7 +167,7 @@ void store::migrate(mode m)
 		return;
 	}
 	if (cut_ && version >= read_compatible_from) {	// read as it is, as on read-only media
-		checksums_ = false;
+		read_as_it_is(version);
 		return;
 	}
 	if (cut_)
@@ -170,7 +175,7 @@ void store::migrate(mode m)
 				  std::to_string(version) + " cut short is not migrated; left untouched", false, true);
 	bool read_only = sqlite3_db_readonly(db_, "main") == 1 && !reopen_writable();
 	if (read_only && m == mode::read && version >= read_compatible_from) {
-		checksums_ = false;
+		read_as_it_is(version);
 		return;
 	}
 	if (read_only)
@@ -203,6 +208,14 @@ void store::migrate(mode m)
 		throw;
 	}
 	exec("PRAGMA foreign_keys=ON");
+}
+
+// A store of an older schema read without migrating checks the checksums its
+// version keeps: none before 4, the whole run's at 4.
+void store::read_as_it_is(int version)
+{
+	checksums_ = version >= 4;
+	summary_sums_ = false;
 }
 
 // shape_sql's answer for this store, and its version in *version.

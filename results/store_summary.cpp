@@ -96,7 +96,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 	std::set<int64_t> summed;
 	for (const auto &row : out)
 		summed.insert(row.run_id);
-	verify_all(summed, damaged);
+	verify_summed(summed, damaged);
 	std::set<int64_t> gone;
 	for (const auto &d : *damaged)
 		gone.insert(d.first);

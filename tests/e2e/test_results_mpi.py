@@ -32,7 +32,7 @@ import unittest
 from common import TmpDirCase, TmpfsCase, run, tmpfs, wait_for_stderr
 from test_mpi import MPIRUN, mpirun, mpirun_started, rank_pid, wait_until
 
-SCHEMA = 4
+SCHEMA = 5
 SIZE = 128 * 1024
 
 
@@ -321,7 +321,7 @@ class PreviousSchema(TmpDirCase):
         self.db = self.tmp / "results.db"
 
     def old_store(self):
-        """A store as schema 1 left it: without the rank tables of version 2 (nor the checksum of 4)."""
+        """A store as schema 1 left it: without the rank tables of version 2 (nor the checksums of 4 and 5)."""
         p = run(["--name=j", "--rw=write", "--bs=4k", "--size=64k", f"--filename={self.tmp / 'f'}",
                  "--output-format=json", "--save=old", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -330,6 +330,7 @@ class PreviousSchema(TmpDirCase):
             self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], SCHEMA)
             con.execute("DROP TABLE rank_figures")
             con.execute("DROP TABLE ranks")
+            con.execute("ALTER TABLE runs DROP COLUMN summary_checksum")
             con.execute("ALTER TABLE runs DROP COLUMN checksum")
             con.execute("PRAGMA user_version=1")
             con.commit()

@@ -76,7 +76,7 @@ class SaveAndRead(StoreCase):
         self.assertEqual(fig["plan"]["bs"], "4096")
         # the store is a plain SQLite file with a versioned schema, in WAL mode
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 5)
         self.assertEqual(con.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         con.close()
 
@@ -395,7 +395,7 @@ class SaveAndRead(StoreCase):
 def as_schema_2(db):
     """Turns a store back into what ioplan wrote up to schema version 2: the same
     tables, runs' ids without AUTOINCREMENT (the highest id removed was handed out again)
-    and without the checksum of version 4."""
+    and without the checksums of versions 4 and 5."""
     con = sqlite3.connect(db, isolation_level=None)
     try:  # closed whatever happens: an open store would keep its mount busy
         con.execute("PRAGMA journal_mode=DELETE")
@@ -406,6 +406,7 @@ def as_schema_2(db):
         con.execute("INSERT INTO runs_v2 SELECT * FROM runs")
         con.execute("DROP TABLE runs")
         con.execute("ALTER TABLE runs_v2 RENAME TO runs")
+        con.execute("ALTER TABLE runs DROP COLUMN summary_checksum")
         con.execute("ALTER TABLE runs DROP COLUMN checksum")
         if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
             con.execute("DELETE FROM sqlite_sequence")
@@ -455,7 +456,7 @@ class RunIds(StoreCase):
         for label in ("a", "b"):
             self.assertEqual(self.ioplan_run(label=label).returncode, 0)
         con = sqlite3.connect(self.db)   # as an older ioplan stored it, before checksums
-        con.execute("UPDATE runs SET label = CAST(x'636166e9' AS TEXT), checksum = '' WHERE id = 1")
+        con.execute("UPDATE runs SET label = CAST(x'636166e9' AS TEXT), checksum = '', summary_checksum = '' WHERE id = 1")
         con.execute("UPDATE facts SET value = CAST(x'636166e9' AS TEXT) WHERE run_id = 1 AND name = 'label'")
         con.commit()
         con.close()
@@ -515,7 +516,7 @@ class RunIds(StoreCase):
         shown = [json.loads(self.results("show", x, "--output-format=json").stdout) for x in "abc"]
         self.assertEqual(self.ids(), [(1, "a"), (2, "b"), (3, "c")])  # the read migrated it
         con = sqlite3.connect(self.db)
-        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 5)
         self.assertIn("AUTOINCREMENT", con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0])
         self.assertEqual(con.execute("PRAGMA foreign_key_check").fetchall(), [])
         con.close()
@@ -549,7 +550,7 @@ class RunIds(StoreCase):
                 self.assertEqual(self.ioplan_run(label="more").returncode, 0)
                 self.assertEqual([r["label"] for r in self.listing()], ["a", "b", "more"])
                 con = sqlite3.connect(self.db)
-                self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
+                self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 5)
                 con.close()
                 self.db = db
 
@@ -568,7 +569,31 @@ class RunIds(StoreCase):
         self.assertEqual(sha(self.db), before)
         r = self.ioplan_run(label="more")
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("needs migrating to 4, and the store cannot be written (read-only)", r.stderr)
+        self.assertIn("needs migrating to 5, and the store cannot be written (read-only)", r.stderr)
+
+    def test_a_store_of_schema_4_on_read_only_media_checks_each_runs_whole_checksum(self):
+        # Read as it is, a store of schema 4 has no checksum of the rows summary reads: its
+        # summary checks each run's whole checksum (and show too), as schema 4 did.
+        self.store_on_tmpfs("ro", "16m")
+        for label in ("a", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        con = sqlite3.connect(self.db, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=DELETE")
+            con.execute("ALTER TABLE runs DROP COLUMN summary_checksum")
+            con.execute("UPDATE samples SET iops = iops + 1 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)")
+            con.execute("PRAGMA user_version=4")
+        finally:
+            con.close()
+        subprocess.run(["mount", "-o", "remount,ro", str(self.mnt)], check=True)
+        before = sha(self.db)
+        p = self.results("summary", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("run 2 no longer matches the checksum its save kept (", p.stderr)
+        self.assertIn("; run 2 ('b') is left out of the summary\n", p.stderr)
+        self.assertEqual(self.results("show", "b", ok=False).returncode, 2)
+        self.assertEqual(self.results("show", "a").returncode, 0)
+        self.assertEqual(sha(self.db), before)
 
 
 class Interrupted(StoreCase):

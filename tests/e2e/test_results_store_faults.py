@@ -168,15 +168,16 @@ class BadStores(StoreCase):
         # and summary put them in its percentiles, exit 0.  Each is named now: show and compare
         # refuse the run (exit 2), export and summary leave it out and say so (exit 1);
         # summary reads only iops, bandwidth and p99 (the buckets where clones merge): a
-        # p99.9 or a sample it does not use is found by the run's checksum instead.
-        checksum = "no longer matches the checksum its save kept"
+        # p99.9 it does not use is found by the checksum of the rows it reads instead, and a
+        # sample it does not read at all does not keep the run's figures out of it.
+        checksum = "no longer matches the checksum its save kept of the rows summary reads"
         for sql, says, summary_reads in (
                 ("UPDATE figures SET p99_ns = -5 WHERE run_id = 2", "p99_ns holds -5.0, which no save", True),
                 ("UPDATE figures SET p999_ns = 1e999 WHERE run_id = 2", "p999_ns holds Inf, which no save", False),
                 ("UPDATE buckets SET count = -7 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)",
                  "count holds -7, which no save", True),
                 ("UPDATE samples SET iops = -1 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)",
-                 "iops holds -1.0, which no save", False),
+                 "iops holds -1.0, which no save", None),
                 ("UPDATE figures SET runtime_s = 0, iops = 1e300 WHERE run_id = 2",
                  "iops 1e+300 over a runtime of 0 (fio writes 0 there)", True),
                 ("UPDATE figures SET ddir = 'sideways' WHERE run_id = 2", "'sideways' is not read, write, trim or mixed",
@@ -198,16 +199,18 @@ class BadStores(StoreCase):
                     self.assertTrue(p.stderr.startswith(error), p.stderr)
                     self.assertIn(says, p.stderr)
                 for args, into in ((["export"], "export"), (["summary"], "summary")):
+                    if into == "summary" and summary_reads is None:
+                        continue
                     p = self.results(*args, ok=False)
                     self.assertEqual(p.returncode, 1, p.stderr)
                     self.assertTrue(p.stderr.startswith(error), p.stderr)
                     self.assertIn(says if summary_reads or into == "export" else checksum, p.stderr)
                     self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
-                p = self.results("summary", "--output-format=json", ok=False)
-                self.assertEqual(p.returncode, 1, p.stderr)
+                p = self.results("summary", "--output-format=json", ok=summary_reads is None)
+                self.assertEqual(p.returncode, 0 if summary_reads is None else 1, p.stderr)
                 summary = json.loads(p.stdout)
-                self.assertEqual(summary["damaged_left_out"], 1)
-                self.assertEqual([g["count"] for g in summary["groups"]], [2])
+                self.assertEqual(summary["damaged_left_out"], 0 if summary_reads is None else 1)
+                self.assertEqual([g["count"] for g in summary["groups"]], [3 if summary_reads is None else 2])
                 self.assertEqual(sha(self.db), before)
 
     def test_a_figure_too_large_for_its_column_keeps_the_tables_in_shape(self):
@@ -411,9 +414,9 @@ class Checksums(StoreCase):
 
     CHANGED = "no longer matches the checksum its save kept"
 
-    def three_runs(self, job=None):
+    def three_runs(self, job=None, every=False):
         for label in ("a", "b", "c"):
-            args = [str(job)] if job and label == "b" else [*JOB, f"--filename={self.tmp / 'f'}"]
+            args = [str(job)] if job and (every or label == "b") else [*JOB, f"--filename={self.tmp / 'f'}"]
             p = run([*args, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
             self.assertEqual(p.returncode, 0, p.stderr)
         self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())  # every run is in the file
@@ -424,7 +427,9 @@ class Checksums(StoreCase):
         con.commit()
         con.close()
 
-    def assertRunTwoDamaged(self, says):
+    def assertRunTwoDamaged(self, says, summary_reads=True, groups=1):
+        """show, compare, report, export and import find run 2 damaged; summary too when the
+        change is in a row it reads (summary_reads), else it sums run 2 up with the others."""
         before = sha(self.db)
         error = f"ioplan: error: {self.db}: the results store is damaged: "
         for args in (["results", "show", "b"], ["compare", "a", "b"], ["results", "report", "b",
@@ -434,13 +439,15 @@ class Checksums(StoreCase):
             self.assertTrue(p.stderr.startswith(error), p.stderr)
             self.assertIn(says, p.stderr)
         self.assertFalse((self.tmp / "p.html").exists())
-        for args, into in ((["export"], "export"), (["summary"], "summary")):
+        for args, into in [(["export"], "export")] + [(["summary"], "summary")] * summary_reads:
             p = self.results(*args, ok=False)
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertIn(says, p.stderr)
             self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
-        summary = json.loads(self.results("summary", "--output-format=json", ok=False).stdout)
-        self.assertEqual((summary["damaged_left_out"], [g["count"] for g in summary["groups"]]), (1, [2]))
+        p = self.results("summary", "--output-format=json", ok=not summary_reads)
+        summary = json.loads(p.stdout)
+        self.assertEqual((p.returncode, summary["damaged_left_out"], [g["count"] for g in summary["groups"]]),
+                         (1, 1, [2] * groups) if summary_reads else (0, 0, [3] * groups), p.stderr)
         p = run(["compare", "a", "c", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
         damaged, self.db = self.db, self.tmp / "other.db"
@@ -465,15 +472,73 @@ class Checksums(StoreCase):
         self.assertEqual(data.find(b"marker-XXXX", at + 1), -1)
         data[at + 7] ^= 1   # 'X' to 'Y'
         self.db.write_bytes(bytes(data))
-        self.assertRunTwoDamaged(f"run 2 {self.CHANGED}")
+        # summary reads no job text: the checksum of the rows it reads still holds
+        self.assertRunTwoDamaged(f"run 2 {self.CHANGED}", summary_reads=False)
 
     def test_a_run_saved_before_checksums_reads_and_a_checksum_no_save_writes_is_named(self):
         self.three_runs()
-        self.edit("UPDATE runs SET checksum = '' WHERE id = 2")   # as a store of version 3 migrated
+        # as a store of version 3 migrated
+        self.edit("UPDATE runs SET checksum = '', summary_checksum = '' WHERE id = 2")
         self.assertEqual(self.results("show", "b").returncode, 0)
         self.assertEqual(self.results("summary").returncode, 0)
         self.edit("UPDATE runs SET checksum = 'abc' WHERE id = 2")
         self.assertRunTwoDamaged("run 2's checksum holds 'abc', which no save writes")
+        # (summary reads neither of the runs row's; it checks the one of the rows it reads)
+        self.edit("UPDATE runs SET summary_checksum = 'abd' WHERE id = 2")
+        p = self.results("summary", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("run 2's summary checksum holds 'abd', which no save writes; run 2 ('b') is left out", p.stderr)
+
+    def test_summary_checks_the_rows_it_reads_and_show_every_row(self):
+        # Summary hashed every bucket and sample row of every run it summed up, to vouch for
+        # the few rows it reads: 1.0 s of CPU for 10 000 runs of a disk's real buckets.  Each
+        # run keeps a second checksum, of its facts, its figures and its clones' buckets
+        # (summary merges those for the p99): summary checks that one, every other reader
+        # the whole run's.  A change in a row summary reads is caught by both; one in a row
+        # only the others read (a single job's bucket, a sample) by the others alone.
+        job = self.tmp / "clones.fio"   # two clones of c (summary merges their buckets), and j
+        job.write_text(f"[global]\nrw=randread\nbs=4k\nsize=256k\nioengine=psync\nfilename={self.tmp / 'f'}\n"
+                       "[c]\nnumjobs=2\n[j]\n")
+        run_b = "(SELECT id FROM figures WHERE run_id = 2 AND job = '{}')"
+        for sql, summary_reads in (
+                ("UPDATE facts SET value = value || 'x' WHERE run_id = 2 AND name = 'host'", True),
+                ("UPDATE figures SET p50_ns = p50_ns + 1 WHERE run_id = 2 AND job = 'j'", True),
+                ("UPDATE buckets SET count = count + 1 WHERE rowid = (SELECT min(rowid) FROM buckets "
+                 f"WHERE figure_id IN {run_b.format('c')})", True),
+                ("UPDATE buckets SET count = count + 1 WHERE rowid = (SELECT min(rowid) FROM buckets "
+                 f"WHERE figure_id IN {run_b.format('j')})", False),
+                (f"UPDATE samples SET iops = iops + 1 WHERE figure_id IN {run_b.format('j')}", False)):
+            with self.subTest(sql=sql):
+                self.db.unlink(missing_ok=True)
+                self.three_runs(job, every=True)
+                con = sqlite3.connect(self.db)
+                self.assertGreater(con.execute(sql).rowcount, 0)
+                con.commit()
+                con.close()
+                self.assertRunTwoDamaged(f"run 2 {self.CHANGED}", summary_reads, 2)
+                if summary_reads:
+                    self.assertIn(f"run 2 {self.CHANGED} of the rows summary reads (",
+                                  self.results("summary", ok=False).stderr)
+
+    def test_a_run_of_schema_4_is_checked_whole_by_summary(self):
+        # A store of schema 4 has the whole run's checksum only: migrated to 5, its runs keep
+        # '' as the checksum of the rows summary reads, and summary checks the whole one.
+        self.three_runs()
+        con = sqlite3.connect(self.db)
+        con.execute("ALTER TABLE runs DROP COLUMN summary_checksum")
+        con.execute("PRAGMA user_version=4")
+        con.execute("UPDATE samples SET iops = iops + 1 WHERE figure_id IN (SELECT id FROM figures WHERE run_id = 2)")
+        con.commit()
+        con.close()
+        p = self.results("summary", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"run 2 {self.CHANGED} (", p.stderr)
+        self.assertIn("; run 2 ('b') is left out of the summary\n", p.stderr)
+        con = sqlite3.connect(self.db)
+        self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 5)
+        self.assertEqual(con.execute("SELECT count(*) FROM runs WHERE summary_checksum = ''").fetchone()[0], 3)
+        con.close()
+        self.assertRunTwoDamaged(f"run 2 {self.CHANGED} (")
 
 
 class CutShort(StoreCase):
