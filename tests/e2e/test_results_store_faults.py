@@ -489,6 +489,27 @@ class Checksums(StoreCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("run 2's summary checksum holds 'abd', which no save writes; run 2 ('b') is left out", p.stderr)
 
+    def test_a_summary_of_damaged_runs_alone_exits_as_an_export_of_them(self):
+        # Every run damaged: export printed nothing, "nothing is exported", exit 2, where
+        # summary printed an empty table, exit 1, as when some runs were still summed up.
+        self.three_runs()
+        self.edit("UPDATE figures SET p99_ns = p99_ns + 1024")
+        for args, done in ((["export"], "exported"), (["summary"], "summed up"),
+                           (["summary", "--output-format=json"], "summed up")):
+            with self.subTest(args=args):
+                p = self.results(*args, ok=False)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertEqual(p.stderr.count(self.CHANGED), 3, p.stderr)
+                self.assertTrue(p.stderr.endswith(f"ioplan: error: 3 runs could not be read; nothing is {done}\n"),
+                                p.stderr)
+        self.edit("UPDATE figures SET p99_ns = p99_ns - 1024 WHERE run_id = 3")   # run c reads again
+        for args, done in ((["export"], "exported"), (["summary"], "summed up")):
+            p = self.results(*args, ok=False)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertNotEqual(p.stdout, "")
+            self.assertTrue(p.stderr.endswith(f"ioplan: error: 2 runs could not be read and are left out; the 1 "
+                                              f"other(s) are {done}\n"), p.stderr)
+
     def test_summary_checks_the_rows_it_reads_and_show_every_row(self):
         # Summary hashed every bucket and sample row of every run it summed up, to vouch for
         # the few rows it reads: 1.0 s of CPU for 10 000 runs of a disk's real buckets.  Each
