@@ -816,46 +816,69 @@ def log_workloads(d, quick):
 # v2: each figure's rates agree with its counts (the store and import refuse one whose iops or
 # bw is not its I/Os over its runtime as damaged, so v1's inputs measured 100 000 refusals).
 # v3: every run carries its checksum, which summary checks (v2's copies had none to check).
-STORE_CACHE = ROOT / "build" / "bench-store" / "v3"
+# v4: the runs are copies of real disk runs with their latency buckets and samples (v3's were
+# null-engine runs copied without them, which hid what hashing those rows cost summary), and
+# carry the checksum of the rows summary reads (schema 5).
+STORE_CACHE = ROOT / "build" / "bench-store" / "v4"
 
 
-def sql_store(path, runs, seed_runs):
-    """A store of `runs` runs: seed_runs saved by ioplan, then their rows copied in SQL with
-    fresh uuids and each figure's rates and p99 scaled by a random factor k (0.5-1.5), so groups
-    spread; its runtime is divided by the same k, so its rates stay its counts over its runtime.
-    The copies are then imported by ioplan into the store measured, which gives each run the
-    checksum a save keeps (summary checks every run's), as 100 000 real saves would."""
+def seed_runs(db, count):
+    """count real runs saved into db: 4k random reads of a file beside it, libaio at QD8 with
+    O_DIRECT for 2 s each, so each keeps a disk's latency buckets (about 500 rows) and samples."""
+    target = db.parent / "seed.dat"
+    try:
+        for i in range(count):
+            Proc([IOPLAN, "--name=seed", "--ioengine=libaio", "--direct=1", "--rw=randread", "--bs=4k",
+                  "--iodepth=8", "--size=64m", "--runtime=2", "--time_based", f"--filename={target}",
+                  "--output-format=json", f"--save=seed{i % 3}", f"--results-db={db}"], cwd=ROOT)
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def sql_store(path, runs, seeds):
+    """A store of `runs` runs: `seeds` real runs saved by ioplan, then their rows copied in SQL
+    (buckets, samples and warnings too) with fresh uuids and each figure's rates and p99 scaled
+    by a random factor k (0.5-1.5), so groups spread; its runtime is divided by the same k, so
+    its rates stay its counts over its runtime.  The copies are then imported by ioplan into the
+    store measured, which gives each run the checksums a save keeps (summary checks every run's),
+    as 100 000 real saves would."""
     if path.exists():
         return
     tmp = path.with_suffix(".tmp")
-    for p in (tmp, path):
+    for p in (tmp, path, pathlib.Path(f"{path}.part")):
         for suffix in ("", "-wal", "-shm"):
             pathlib.Path(str(p) + suffix).unlink(missing_ok=True)
-    for i in range(seed_runs):
-        Proc([IOPLAN, "--name=seed", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
-              "--output-format=json", f"--save=seed{i % 3}", f"--results-db={tmp}"], cwd=ROOT)
+    seed_runs(tmp, seeds)
     con = sqlite3.connect(tmp)
     con.executescript(f"""
         CREATE TEMP TABLE n(i INTEGER PRIMARY KEY);
-        WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < {runs - seed_runs})
+        WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < {runs - seeds})
           INSERT INTO n SELECT i FROM c;
         INSERT INTO runs(id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel,
                          plan_hash, job_text, environment)
-          SELECT {seed_runs} + n.i, lower(hex(randomblob(16))), r.format, r.label, r.source, r.tool_version,
+          SELECT {seeds} + n.i, lower(hex(randomblob(16))), r.format, r.label, r.source, r.tool_version,
                  r.saved_s, r.started_s, 'host' || (n.i % 500), r.kernel, r.plan_hash, r.job_text, r.environment
-          FROM n JOIN runs r ON r.id = 1 + n.i % {seed_runs};
+          FROM n JOIN runs r ON r.id = 1 + n.i % {seeds};
         INSERT INTO facts(run_id, name, value)
-          SELECT {seed_runs} + n.i, f.name, CASE f.name WHEN 'host' THEN 'host' || (n.i % 500) ELSE f.value END
-          FROM n JOIN facts f ON f.run_id = 1 + n.i % {seed_runs};
-        CREATE TEMP TABLE scaled AS
-          SELECT n.i AS i, f.rowid AS fid, 0.5 + (abs(random()) % 1000) / 1000.0 AS k,
-                 0.5 + (abs(random()) % 1000) / 1000.0 AS kp
-          FROM n JOIN figures f ON f.run_id = 1 + n.i % {seed_runs};
-        INSERT INTO figures(run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops,
+          SELECT {seeds} + n.i, f.name, CASE f.name WHEN 'host' THEN 'host' || (n.i % 500) ELSE f.value END
+          FROM n JOIN facts f ON f.run_id = 1 + n.i % {seeds};
+        INSERT INTO warnings(run_id, seq, text)
+          SELECT {seeds} + n.i, w.seq, w.text FROM n JOIN warnings w ON w.run_id = 1 + n.i % {seeds};
+        CREATE TEMP TABLE scaled(nid INTEGER PRIMARY KEY, i, fid, k, kp);
+        INSERT INTO scaled(nid, i, fid, k, kp)
+          SELECT (SELECT max(id) FROM figures) + row_number() OVER (), n.i, f.id,
+                 0.5 + (abs(random()) % 1000) / 1000.0, 0.5 + (abs(random()) % 1000) / 1000.0
+          FROM n JOIN figures f ON f.run_id = 1 + n.i % {seeds};
+        INSERT INTO figures(id, run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops,
                             lat_mean_ns, p50_ns, p99_ns, p999_ns, interval_s)
-          SELECT {seed_runs} + s.i, f.job_index, f.job, f.ddir, f.plan, f.io_bytes, f.ios, f.runtime_s / s.k,
+          SELECT s.nid, {seeds} + s.i, f.job_index, f.job, f.ddir, f.plan, f.io_bytes, f.ios, f.runtime_s / s.k,
                  f.bw_bytes * s.k, f.iops * s.k, f.lat_mean_ns, f.p50_ns, f.p99_ns * s.kp, f.p999_ns, f.interval_s
-          FROM scaled s JOIN figures f ON f.rowid = s.fid;
+          FROM scaled s JOIN figures f ON f.id = s.fid;
+        INSERT INTO buckets(figure_id, lat_ns, count)
+          SELECT s.nid, b.lat_ns, b.count FROM scaled s JOIN buckets b ON b.figure_id = s.fid;
+        INSERT INTO samples(figure_id, seq, iops, bw_bytes)
+          SELECT s.nid, b.seq, b.iops, b.bw_bytes FROM scaled s JOIN samples b ON b.figure_id = s.fid;
+        UPDATE runs SET checksum = '', summary_checksum = '';
     """)
     con.commit()
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
