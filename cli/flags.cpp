@@ -82,12 +82,18 @@ void results_db(ctx &c, str v)
 
 // A label of digits alone would name the run of that id once there is one: never found again.
 // One that is not UTF-8 (typed in a Latin-1 terminal) was stored as it was, and every JSON
-// of the store (results list, show, export) then failed on it.
+// of the store (results list, show, export) then failed on it.  One of white space alone
+// (--save=' ', a quoted variable holding a space) was stored as it was: `results list` showed
+// it as the blank of a run saved without a label, and `summary --by=label` made it a group
+// of its own beside that blank one.
 void save(ctx &c, str v)
 {
     if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
         c.fail("--save=" + v + ": a label of digits only is read as a run id; give one with a letter "
                "(e.g. run-" + v + ")");
+    if (!v.empty() && v.find_first_not_of(" \t\n\v\f\r") == std::string::npos)
+        c.fail("--save: the label is white space only, which results list shows as no label; give one "
+               "with a visible character, or --save alone for a run without a label");
     for (size_t i = 0, n = 0; i < v.size(); i += n)
         if (resdb::utf8_at(v, i, &n) == 0xfffd && n == 1) {
             char hex[8];

@@ -466,6 +466,21 @@ class RunIds(StoreCase):
         groups = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)["groups"]
         self.assertEqual([g["group"] for g in groups], ["b", "caf\ufffd"])
 
+    def test_a_label_of_white_space_alone_is_refused(self):
+        # --save=' ' stored the label ' ': results list showed it as the blank of a run saved
+        # without a label, and summary --by=label made it a group of its own beside that one.
+        for label in (" ", "  ", "\t", " \n "):
+            with self.subTest(label=label):
+                target = self.tmp / "never"
+                p = run([*JOB, f"--filename={target}", f"--save={label}", f"--results-db={self.db}"])
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn("--save: the label is white space only, which results list shows as no label", p.stderr)
+                self.assertFalse(target.exists())
+                self.assertFalse(self.db.exists())
+        self.assertEqual(self.ioplan_run(label=" a b ").returncode, 0)   # spaces around a visible label are kept
+        self.assertEqual(self.ioplan_run(label="").returncode, 0)        # --save= is --save: no label
+        self.assertEqual([r["label"] for r in self.listing()], [" a b ", ""])
+
     def test_an_empty_run_name_is_refused_not_the_latest_run_without_a_label(self):
         # `results rm ""` (a script's unset variable) removed the latest run saved without a
         # label, exit 0, and `results show ""` showed it.
