@@ -183,6 +183,7 @@ private:
 	std::vector<std::pair<int64_t, std::string>> each_sum(const std::set<int64_t> &todo);
 	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now, bool summed) const;
 	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
+	std::set<int64_t> runs_in_scope(const std::string &filter_name, const std::string &filter_value);
 };
 
 } // namespace resdb

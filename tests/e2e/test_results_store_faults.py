@@ -489,6 +489,13 @@ class Checksums(StoreCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("run 2's summary checksum holds 'abd', which no save writes; run 2 ('b') is left out", p.stderr)
 
+    def test_a_run_whose_figures_were_lost_is_named_by_summary(self):
+        # Only the runs with figure rows were checked: with run 2's figures deleted (or on a
+        # page lost), summary summed up runs 1 and 3, "runs 2", exit 0, without a word.
+        self.three_runs()
+        self.edit("DELETE FROM figures WHERE run_id = 2")
+        self.assertRunTwoDamaged(f"run 2 {self.CHANGED}")
+
     def test_a_summary_of_damaged_runs_alone_exits_as_an_export_of_them(self):
         # Every run damaged: export printed nothing, "nothing is exported", exit 2, where
         # summary printed an empty table, exit 1, as when some runs were still summed up.
