@@ -161,6 +161,23 @@ class RunParity(TmpDirCase):
                 self.assertAlmostEqual(sum(levels.values()), 100.0, places=3)
 
 
+    def test_cpu_shares_are_whole_ms_over_whole_ms(self):
+        # fio's usr_cpu and sys_cpu are its thread's CPU time in whole ms over its
+        # run in whole ms, so share x job_runtime / 100 is a whole number, and a run
+        # under 1 ms shows 0.00%.  ioplan divided ns by ns: a 64 KiB vsync write
+        # (a 0.06 ms window) read usr=161.73% now and then, and these null jobs gave
+        # fractions of a ms.
+        text = ("[busy]\nioengine=null\nrw=write\nbs=4k\nsize=2g\n"
+                "[short]\nioengine=vsync\nrw=write\nbs=4k\nsize=64k\nfilename={dir}/s.bin\n")
+        for who, (p, _) in self.both(text).items():
+            for name, j in jobs_of(json_of(p.stdout)).items():
+                with self.subTest(who=who, job=name):
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    for share in ("usr_cpu", "sys_cpu"):
+                        ms = j[share] * j["job_runtime"] / 100.0
+                        self.assertAlmostEqual(ms, round(ms), places=3, msg=(share, j[share], j["job_runtime"]))
+                        self.assertLessEqual(j[share], 100.0 if j["job_runtime"] else 0.0)
+
     def test_missing_directories_of_file_names_are_created(self):
         # fio makes the directories of a file name that are missing (filesetup.c);
         # ioplan refused ("directory d/a does not exist").  ioplan's carry its mark.

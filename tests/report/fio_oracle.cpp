@@ -134,8 +134,9 @@ void rebuild_clone(res_clone &c, const nlohmann::json &j, bool widen)
 	uint64_t run_ms = j.at("job_runtime").get<uint64_t>();
 	c.start_ns = 0;
 	c.end_ns = run_ms * 1000000u;
-	c.usr_ns = (uint64_t)std::llround(j.at("usr_cpu").get<double>() / 100.0 * (double)c.end_ns);
-	c.sys_ns = (uint64_t)std::llround(j.at("sys_cpu").get<double>() / 100.0 * (double)c.end_ns);
+	// fio's CPU times are whole ms (usr_cpu is usr ms over run ms).
+	c.usr_ns = (uint64_t)std::llround(j.at("usr_cpu").get<double>() / 100.0 * (double)run_ms) * 1000000u;
+	c.sys_ns = (uint64_t)std::llround(j.at("sys_cpu").get<double>() / 100.0 * (double)run_ms) * 1000000u;
 	c.ctx = j.at("ctx").get<uint64_t>();
 	c.majf = j.at("majf").get<uint64_t>();
 	c.minf = j.at("minf").get<uint64_t>();

@@ -32,10 +32,10 @@ void fill_gr(t::results_holder &r, const plan &p)
 		for (uint32_t c = 0; c < pj->nr_clones; c++, lat += 10) {
 			res_clone &cl = r.clone(j, c);
 			t::add_ios(cl, d, 256, 4096, 800000, [lat](uint64_t i) { return lat + i; });
-			cl.usr_ns = 100000;
-			cl.sys_ns = 300000;
+			cl.usr_ns = 1000000;	// whole ms, as fio counts them
+			cl.sys_ns = 3000000;
 			cl.minf = 5;
-			cl.end_ns = 1000000;
+			cl.end_ns = 10000000;
 			res_sample_stat_add(&cl.ddir[d].bw_kib_s, 1000 + lat);
 			res_sample_stat_add(&cl.ddir[d].bw_kib_s, 1200 + lat);
 		}
@@ -94,6 +94,26 @@ TEST_CASE("group: group_reporting merges clones as fio does (fio.md §3 example)
 	      std::vector<std::string>{ "c", "1", "0", "1024", "1024000", "256000", "1" });
 	CHECK(std::vector<std::string>(fd.begin() + 2, fd.begin() + 9) ==
 	      std::vector<std::string>{ "d", "2", "0", "2048", "2048000", "512000", "1" });
+}
+
+TEST_CASE("cpu: usr and sys are whole ms over the run's whole ms, as fio's")
+{
+	t::plan_holder p({ { "r", PLAN_RW_READ, 0, 1, false, {}, nullptr } });
+	t::results_holder r(p.get());
+	res_clone &c = r.clone(0, 0);
+	t::add_ios(c, PLAN_DDIR_READ, 16, 4096, 60000, [](uint64_t) { return 3000; });
+	c.end_ns = 60000;	// a 64 KiB vsync write: a 0.06 ms window
+	c.usr_ns = 97000;	// the thread's CPU time, as the kernel last brought it up to date
+	c.sys_ns = 0;
+	report::model m = report::build_model(r.get(), p.get());
+	CHECK(report::usr_cpu_pct(m.entries[0]) == doctest::Approx(0.0));	// fio: run 0 ms, 0.00%
+
+	c.end_ns = 10500000;	// 10 ms as fio counts the run
+	c.usr_ns = 3700000;	// 3 ms
+	c.sys_ns = 1999999;	// 1 ms
+	m = report::build_model(r.get(), p.get());
+	CHECK(report::usr_cpu_pct(m.entries[0]) == doctest::Approx(30.0));
+	CHECK(report::sys_cpu_pct(m.entries[0]) == doctest::Approx(10.0));
 }
 
 TEST_CASE("group: without group_reporting every clone is its own line")
