@@ -198,9 +198,17 @@ bool plan_seq_back(const struct plan_job *j)
 	return !plan_rw_is_random(j->rw) && j->rw_seq_back_bytes && !j->zone_size_bytes && !j->interlocked;
 }
 
+bool plan_random_loop_moves(const struct plan_job *j)
+{
+	return plan_rw_is_random(j->rw) && (j->offset_ppm || j->offset_increment_ppm) && !j->zone_size_bytes &&
+	       !j->interlocked && !j->file_append && j->verify == PLAN_VERIFY_NONE &&
+	       (j->loops > 1 || j->io_size_bytes || j->io_size_ppm);
+}
+
 bool plan_io_uses_file_size(const struct plan_job *j)
 {
-	return plan_seq_uses_file_size(j) || j->zone_size_bytes || plan_random_turns_seq(j) || plan_seq_back(j);
+	return plan_seq_uses_file_size(j) || j->zone_size_bytes || plan_random_turns_seq(j) || plan_seq_back(j) ||
+	       plan_random_loop_moves(j);
 }
 
 uint64_t plan_seq_fixed_bs(const struct plan_job *j, enum plan_ddir d)

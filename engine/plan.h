@@ -705,9 +705,18 @@ bool plan_seq_uses_file_size(const struct plan_job *j);
  * which walk on to the file's end, not the region's, as fio's do (size= then
  * bounds the bytes moved, not where the zones go); or whether its fills fail
  * there: a random job's sequential turn past the region inside the file; or
- * whether its pass ends only there: a backward one's (rw=read:-<n>).
+ * whether its pass ends only there: a backward one's (rw=read:-<n>); or whether
+ * its later loops draw from where a percentage offset of that size puts them
+ * (plan_random_loop_moves).
  */
 bool plan_io_uses_file_size(const struct plan_job *j);
+
+/*
+ * Whether j is a random job whose later loops (loops=, io_size= rounds) take its
+ * percentage offset again, of the file's size as fio's set-up left it (fio's
+ * clear_io_state): its draws there run past that file's end, where they fail.
+ */
+bool plan_random_loop_moves(const struct plan_job *j);
 
 /* Whether j's sequential passes step backward (rw=read:-<n>, not a random job's turns):
  * such a pass ends only where an I/O ends on the file's end, as fio's. */

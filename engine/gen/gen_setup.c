@@ -146,14 +146,19 @@ static void fit_shift_of(struct gen *g, uint32_t idx)
  * rw=read size=1000k offset=10% loops=3 reads 1000 KiB from 0, then 900 KiB
  * from 100 KiB twice, and a holed or backward pass (rw=read:<n>, :-<n>) alike.
  * The pass keeps io_size= bytes from there, within that size.  Plain, holed and
- * backward sequential passes only (not random, zoned or verified).
+ * backward sequential passes, and random ones (plan_random_loop_moves): those
+ * draw over the region's blocks as before, from the new start, and a draw at or
+ * past the file's end fails the fill, ending the file's pass, as fio's
+ * get_next_offset (offset=20% size=256k loops=3 of a new file: 64 reads, then
+ * two a loop in fio, whose third draw lands past the file's end).  Not zoned or
+ * verified.
  */
 void gen_loop_offsets(struct gen *g)
 {
 	const struct plan_job *j = g->job;
 
-	if (!(plan_seq_uses_file_size(j) || plan_seq_back(j)) || j->file_append || j->verify != PLAN_VERIFY_NONE || g->dz ||
-	    (!j->offset_increment_ppm && !j->offset_ppm))
+	if (!(plan_seq_uses_file_size(j) || plan_seq_back(j) || plan_random_loop_moves(j)) || j->file_append ||
+	    j->verify != PLAN_VERIFY_NONE || g->dz || (!j->offset_increment_ppm && !j->offset_ppm))
 		return;
 	for (uint32_t i = 0; i < g->nr_files; i++) {
 		struct gen_file *f = &g->files[i];
@@ -165,6 +170,12 @@ void gen_loop_offsets(struct gen *g)
 		if (start == f->start || start >= real)
 			continue;
 		f->start = start;
+		if (g->random) {
+			f->room = real - start;
+			f->moved = true;
+			fit_shift_of(g, i);
+			continue;
+		}
 		f->len = f->io_size < real - start ? f->io_size : real - start;
 		file_reach(g, f, real - start);
 		fit_shift_of(g, i);
@@ -347,8 +358,8 @@ static bool is_plain(const struct gen *g)
 	if (drawn && j->random_tausworthe64)
 		return false;
 	if (g->nr_files != 1 || g->files[0].il || !order_ok || (g->offset_first && !drawn) || g->use_map ||
-	    g->trimwrite || j->zone_size_bytes || j->file_service_extra)
-		return false;
+	    g->trimwrite || j->zone_size_bytes || j->file_service_extra || plan_random_loop_moves(j))
+		return false;	/* a loop that moves the region may find the file's end (gen_loop_offsets) */
 	for (uint8_t d = 0; d < PLAN_DDIR_NR; d++)
 		if (j->percentage_random_pct[d] < 100 || g->bs[d].max_bytes > g->bs[d].min_bytes)
 			return false;

@@ -787,7 +787,7 @@ static bool offset_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_
 		 * in the region (io_u_fits) and a fixed one anywhere before the file's end.
 		 * file_append: fio's io_u_fits measures from the file's end, so the length is
 		 * not cut at the region's, and one past it fails the fill. */
-		if (*rel < gen_fill_end(g, f) && *rel - f->zone_start < f->io_size) {
+		if (*rel < gen_fill_end(g, f) && *rel - f->zone_start < f->io_size && !(f->moved && *rel >= f->room)) {
 			/* the room a drawn length may take (fit_shift: fio's io_u_fits) */
 			uint64_t fits = *rel < f->io_size + f->fit_shift ? f->io_size + f->fit_shift - *rel : 0;
 
@@ -826,10 +826,18 @@ static bool len_first_next(struct gen *g, uint8_t *d, uint32_t *file, uint64_t *
 	struct gen_file *f;
 	uint64_t end;
 
-	*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
-	if (!next_rel(g, d, len, file, rel))
-		return false;
-	f = &g->files[*file];
+	for (;;) {
+		*len = g->random || g->job->interlocked ? gen_pick_len(g, *d, UINT64_MAX) : 0;
+		if (!next_rel(g, d, len, file, rel))
+			return false;
+		f = &g->files[*file];
+		/* a later loop moved the region past the file's end (gen_loop_offsets): a
+		 * block drawn there fails fio's fill, and the file is done for the pass */
+		if (!f->moved || *rel < f->room)
+			break;
+		if (!fill_failed(g, f, *d) || (g->mixed && !redecide(g, d)))
+			return false;
+	}
 	/* a backward pass's block fits the file (gen_back_fill_fails): fio does not cut it at the region's end */
 	end = g->job->zone_size_bytes ? gen_zone_end(g, f) : g->job->rw_seq_back_bytes ? f->room : f->len;
 	if (*rel + *len > end) {

@@ -64,6 +64,9 @@ struct gen_file {
 	bool open;			/* openfiles: counted in gen.nr_open */
 	bool closing;			/* openfiles: its pass is issued; close once idle */
 	bool retired;			/* found done by a pick or a fill this pass (gen.retired called) */
+	/* a later loop took a random job's percentage offset again (gen_loop_offsets):
+	 * room is then the file's end from start, where fio's draws fail the fill */
+	bool moved;
 };
 
 struct gen_io {

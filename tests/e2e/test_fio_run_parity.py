@@ -544,6 +544,33 @@ class RunParity(TmpDirCase):
         self.assertEqual(iolog_ops(fdir / "f.log").count(["read", "0", "4096"]), 1)
         self.assertEqual(iolog_ops(fdir / "n.log").count(["write", "102400", "4096"]), 1)
 
+    def test_a_random_loop_takes_a_percentage_offset_again(self):
+        # As a sequential job's, a random job's later loops start at its percentage
+        # offset taken again of the file its set-up laid out: offset=20% of the new
+        # 256 KiB file is 0 in the first loop and 52 KiB after it.  The draws still
+        # run over the region's 64 blocks from there, and one at or past the file's
+        # end fails fio's fill, ending the loop: with lfsr 88 reads, with the map
+        # (bsrange=) 38, without it 192, each fio's offsets one for one.  ioplan drew
+        # every later loop over the first one's region: 192 reads each time.  Its own
+        # permutation (the plain job) keeps to the same rule with its own order.
+        base = "[global]\nfilename=f.dat\nrw=randread\nbs=4k\nsize=256k\noffset=20%\nloops=3\nwrite_iolog=f.log\n"
+        for extra, count in (("random_generator=lfsr\n", 88), ("bsrange=4k-16k\n", 38), ("norandommap\n", 192)):
+            with self.subTest(extra=extra):
+                out = self.both(base + extra + "[j]\n")
+                for who, (p, d) in out.items():
+                    self.assertEqual(p.returncode, 0, (who, p.stderr))
+                    self.assertEqual(jobs_of(json_of(p.stdout))["j"]["read"]["total_ios"], count, who)
+                self.assertEqual(iolog_ops(out["ioplan"][1] / "f.log"), iolog_ops(out["fio"][1] / "f.log"))
+                for who in ("fio", "ioplan"):
+                    shutil.rmtree(out[who][1])
+        p, d = self.both(base + "[j]\n")["ioplan"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        reads = [(int(e[1]), int(e[2])) for e in iolog_ops(d / "f.log") if e[0] == "read"]
+        self.assertEqual(len(reads), jobs_of(json_of(p.stdout))["j"]["read"]["total_ios"])
+        self.assertLess(len(reads), 64 + 2 * 64)
+        self.assertTrue(all(o + n <= 256 << 10 for o, n in reads), reads)
+        self.assertTrue(all(o >= 53248 for o, _ in reads[64:]), reads[64:])
+
     def test_a_drawn_length_fits_from_the_offset_taken_again(self):
         # fio's io_u_fits measures a drawn length from get_start_offset taken again of
         # the size the set-up left the file, not from the region's start: with offset=10%
