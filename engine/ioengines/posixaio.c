@@ -4,7 +4,9 @@
  * queue() only records the I/O; commit() starts each recorded one with
  * aio_read/aio_write (glibc runs them on its helper threads); getevents()
  * polls aio_error over the in-flight set and sleeps in aio_suspend until at
- * least min are done.  Trims run at once, as in fio.
+ * least min are done; every finished one is handed back and completed before
+ * the next queue, as fio's (reaps_all), so the depth falls as fio's does.
+ * Trims run at once, as in fio.
  */
 #include <aio.h>
 #include <errno.h>
@@ -152,4 +154,6 @@ const struct ioe_ops ioe_posixaio = {
 	.queue = paio_queue,
 	.commit = paio_commit,
 	.getevents = paio_getevents,
+	/* fio's posixaio getevents hands back every finished I/O its scan finds, whatever max says */
+	.reaps_all = true,
 };
