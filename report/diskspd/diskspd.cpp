@@ -146,7 +146,7 @@ void latency_tables(std::ostream &out, const run_view &v)
 			paths.push_back(w.path);
 	}
 	for (size_t i = 0; paths.size() > 1 && i < paths.size(); i++) {
-		lat_sum r, w, t;
+		lat_sum r(true), w(true), t(true);
 		for (const row &x : v.rows) {
 			if (x.path != paths[i])
 				continue;
@@ -157,7 +157,7 @@ void latency_tables(std::ostream &out, const run_view &v)
 		out << "\nLatency distribution: " << paths[i] << "\n";
 		latency_chart(out, r.get(), w.get(), t.get());
 	}
-	lat_sum r, w, t;
+	lat_sum r(true), w(true), t(true);
 	for (const row &x : v.rows) {
 		r.add(*x.clone, section::read);
 		w.add(*x.clone, section::write);

@@ -19,7 +19,7 @@ const pct_row latency_rows[13] = {
 	{ "9-nines", 0.999999999 },
 };
 
-lat_sum::lat_sum() : l_()
+lat_sum::lat_sum(bool chart) : l_(), chart_(chart)
 {
 	l_.min_ns = UINT64_MAX;
 }
@@ -34,15 +34,20 @@ void lat_sum::merge(const res_lat &src)
 
 void lat_sum::add(const res_clone &c, section s)
 {
-	if (s != section::write)
-		merge(lat_of(c.ddir[PLAN_DDIR_READ]));
-	if (s != section::read)
-		merge(lat_of(c.ddir[PLAN_DDIR_WRITE]));
+	for (enum plan_ddir d : { PLAN_DDIR_READ, PLAN_DDIR_WRITE })
+		if (s == section::total || (d == PLAN_DDIR_READ) == (s == section::read))
+			merge(chart_ ? chart_lat_of(c.ddir[d]) : lat_of(c.ddir[d]));
 }
 
 const res_lat &lat_of(const res_ddir &d)
 {
 	return d.lat.n || !d.clat.n ? d.lat : d.clat;
+}
+
+const res_lat &chart_lat_of(const res_ddir &d)
+{
+	const res_lat &l = lat_of(d);
+	return l.hist || !d.clat.hist ? l : d.clat;
 }
 
 uint64_t bytes_of(const res_clone &c, section s)

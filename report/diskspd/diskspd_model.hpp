@@ -22,10 +22,13 @@ namespace report::diskspd {
 // Which directions a table or value covers.
 enum class section { total, read, write };
 
-// A res_lat that owns the histogram it merges into.
+// A res_lat that owns the histogram it merges into.  A chart's sum (the
+// percentile rows, XML's <Bucket>s) takes the latency that kept a histogram:
+// a fio job file without lat_percentiles=1 keeps one of completion latency
+// only, and its total latency's percentiles read 0.000 before.
 class lat_sum {
 public:
-	lat_sum();
+	explicit lat_sum(bool chart = false);
 	~lat_sum();
 	lat_sum(const lat_sum &) = delete;
 	lat_sum &operator=(const lat_sum &) = delete;
@@ -36,6 +39,7 @@ public:
 private:
 	void merge(const res_lat &src);
 	res_lat l_;
+	bool chart_;
 };
 
 // One row of the IO tables: a thread and the target(s) it worked on.
@@ -73,6 +77,9 @@ uint64_t ios_of(const res_clone &c, section s);
 // The latency a report shows: start to completion, or completion latency
 // when the engine kept no total latency.
 const res_lat &lat_of(const res_ddir &d);
+// The latency a percentile chart shows: lat_of's when it kept a histogram,
+// else completion latency's (the same for sync engines, whose slat is 0).
+const res_lat &chart_lat_of(const res_ddir &d);
 
 double mean_ms(const res_lat &l);
 double stddev_ms(const res_lat &l);		// population, as DISKSPD

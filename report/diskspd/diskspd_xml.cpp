@@ -70,11 +70,14 @@ void bucket(std::ostream &out, const std::string &pct, const res_lat &r, const r
 
 void latency_xml(std::ostream &out, const run_view &v)
 {
-	lat_sum r, w, t;
+	lat_sum r, w, t, cr(true), cw(true), ct(true);
 	for (const row &x : v.rows) {
 		r.add(*x.clone, section::read);
 		w.add(*x.clone, section::write);
 		t.add(*x.clone, section::total);
+		cr.add(*x.clone, section::read);
+		cw.add(*x.clone, section::write);
+		ct.add(*x.clone, section::total);
 	}
 	tag_open(out, 2, "Latency");
 	if (r.get().n) {
@@ -87,15 +90,15 @@ void latency_xml(std::ostream &out, const run_view &v)
 	}
 	el(out, 3, "AverageTotalMilliseconds", fmt("%.3f", mean_ms(t.get())));
 	el(out, 3, "LatencyStdev", fmt("%.3f", stddev_ms(t.get())));
-	bucket(out, "0", r.get(), w.get(), t.get(), 0);
+	bucket(out, "0", cr.get(), cw.get(), ct.get(), 0);
 	for (int p = 1; p <= 99; p++)
-		bucket(out, std::to_string(p), r.get(), w.get(), t.get(), p / 100.0);
+		bucket(out, std::to_string(p), cr.get(), cw.get(), ct.get(), p / 100.0);
 	for (int i = 6; i < 13; i++) {	// 3-nines .. 9-nines
 		int digits = i - 5;
 		bucket(out, fmt(("%." + std::to_string(digits) + "f").c_str(), latency_rows[i].fraction * 100),
-		       r.get(), w.get(), t.get(), latency_rows[i].fraction);
+		       cr.get(), cw.get(), ct.get(), latency_rows[i].fraction);
 	}
-	bucket(out, "100", r.get(), w.get(), t.get(), 1);
+	bucket(out, "100", cr.get(), cw.get(), ct.get(), 1);
 	tag_close(out, 2, "Latency");
 }
 

@@ -92,6 +92,28 @@ class DiskspdFrontEnd(TmpDirCase):
             rows = dict(re.findall(r"(?m)^\s*(\S+) \|\s+(.+)$", chart))
             self.assertEqual(rows["9-nines"], rows["max"], chart)
 
+    def test_a_job_file_without_lat_percentiles_charts_its_latencies(self):
+        # A fio job keeps a histogram of completion latency only (no lat_percentiles=1):
+        # --output-format=diskspd printed 0.000 for every percentile row, between a min
+        # and a max of microseconds, in the text and in XML's <Bucket>s.  The chart is
+        # then completion latency, the same as psync's total latency.
+        self.write("j.fio", "[w]\nioengine=psync\nrw=write\nbs=4k\nsize=256k\nfilename=w.dat\n")
+        for fmt in ("diskspd", "diskspd-xml"):
+            p = run([f"--output-format={fmt}", "j.fio"], cwd=self.tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            if fmt == "diskspd":
+                chart = p.stdout.split("Total latency distribution:", 1)[1]
+                rows = re.findall(r"(?m)^\s*(\S+) \|\s+N/A \|\s+([0-9.]+) \|\s+([0-9.]+)$", chart)
+                values = [float(w) for _, w, t in rows]
+                self.assertEqual(len(rows), 15, chart)
+            else:
+                import xml.etree.ElementTree as ET
+                lat = ET.fromstring(p.stdout).find("TimeSpan/Latency")
+                values = [float(b.find("WriteMilliseconds").text) for b in lat.iter("Bucket")]
+                self.assertEqual(len(values), 108, p.stdout)
+            self.assertGreater(values[0], 0, p.stdout)
+            self.assertEqual(values, sorted(values), p.stdout)  # none below the min
+
     def test_showplan_and_job_turn_a_runbook_into_a_plan(self):
         p = self.diskspd("--showplan -b64K -c16M -si -t4 -o2 -d1 f.dat".split())
         self.assertEqual(p.returncode, 0, p.stderr)
