@@ -141,7 +141,8 @@ int merge_action(const args &a)
         acc = read_rank_file(files[0], &first, &src);
         p = plan_of_rank_file(files[0], src, first);
         acc->plan = p.get();
-        rank_merger m(acc.get(), first, first.nranks, a.merge_partial);
+        rank_merger m(acc.get(), first, first.nranks, a.merge_partial,
+                       (o.formats & (report::FORMAT_DISKSPD | report::FORMAT_DISKSPD_XML)) != 0);
         for (size_t i = 1; i < files.size(); i++) {
             rank_info who;
             plan_source theirs;

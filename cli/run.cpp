@@ -153,6 +153,16 @@ int progress_fd(const args &a)
     return progress_enabled(a.eta, isatty(fd)) ? fd : -1;
 }
 
+// Whether a report asked for lists the world's threads one by one (DISKSPD's
+// rows, text or XML): the merge of the ranks then keeps each rank's threads.
+bool lists_threads(const args &a)
+{
+    unsigned formats = 0;
+    std::string err;
+    return a.writer || (report::parse_formats(a.output_format, &formats, &err) &&
+                        (formats & (report::FORMAT_DISKSPD | report::FORMAT_DISKSPD_XML)));
+}
+
 // Takes every pending SIGINT/SIGTERM/SIGHUP: the first asks the engine to stop, the
 // second aborts (e is null once the engine is done: a signal then only
 // counts).  A SIGUSR1 sets *usr1 (a report of the results so far).  Returns
@@ -667,7 +677,7 @@ std::unique_ptr<live_world> live_world_for(world &w, const plan &p, const args &
                                            interim_reports &interim)
 {
     uint64_t grace = std::clamp<uint64_t>(a.status_interval_ns, 1000000000ull, 10000000000ull);
-    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads, a.straggler_pct);
+    auto live = std::make_unique<live_world>(w, src, grace, p.nr_threads, a.straggler_pct, lists_threads(a));
     live_world *l = live.get();
     interim.set_gather([l](results *mine) { l->ask_interim(mine); });
     return live;
@@ -770,7 +780,7 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
         r->interrupted = was;
     }
     if (w)
-        rc = std::max(rc, merge_ranks(w, r, src, a.straggler_pct));
+        rc = std::max(rc, merge_ranks(w, r, src, a.straggler_pct, lists_threads(a)));
     // One id for the run in every report and in the store, so that importing
     // its own JSON after --save finds it stored (interim reports have none,
     // nor has a golden run's: its output is the same every time).

@@ -463,6 +463,21 @@ int res_msg_add(struct results *r, enum res_msg_level level, const char *code, i
 	return 0;
 }
 
+void res_rank_clones_free(struct res_rank_job *j)
+{
+	for (uint32_t c = 0; j->clones && c < j->nr_clones; c++) {
+		struct res_rank_clone *k = &j->clones[c];
+		for (uint32_t f = 0; f < k->nr_paths; f++)
+			free(k->paths[f]);
+		free(k->paths);
+		free(k->series.samples);
+		free(k->zones);
+	}
+	free(j->clones);
+	j->clones = NULL;
+	j->nr_clones = 0;
+}
+
 void results_free(struct results *r)
 {
 	if (!r)
@@ -496,8 +511,11 @@ void results_free(struct results *r)
 	free(r->job_text);
 	free(r->run_uuid);
 	if (r->world) {
-		for (uint32_t i = 0; i < r->world->nranks; i++)
+		for (uint32_t i = 0; i < r->world->nranks; i++) {
+			for (uint32_t j = 0; r->world->ranks[i].jobs && j < r->world->ranks[i].nr_jobs; j++)
+				res_rank_clones_free(&r->world->ranks[i].jobs[j]);
 			free(r->world->ranks[i].jobs);
+		}
 		free(r->world->ranks);
 		for (uint32_t i = 0; r->world->hosts && i < r->world->nhosts; i++)
 			free(r->world->hosts[i].jobs);

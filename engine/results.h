@@ -383,6 +383,29 @@ struct res_msg {
  * one, and what each rank measured on its own, so a straggler shows.  The
  * engine never fills this; cli/ does when it merges ranks.
  */
+/*
+ * One thread of one rank as that rank measured it, for a report that lists the
+ * world's threads (DISKSPD's rows and <Thread>s): kept only when such a report
+ * is asked for (cli/mpi/rank_merge.hpp), NULL otherwise.  The latencies are the
+ * ones reports show (total, else completion) without a histogram: a thread's
+ * mean and deviation come from the sums, the percentiles from the merged clones.
+ */
+struct res_rank_clone {
+	uint32_t clone_index;
+	uint64_t bytes[PLAN_DDIR_NR];
+	uint64_t ios[PLAN_DDIR_NR];
+	struct res_lat lat[PLAN_DDIR_NR];	/* hist NULL */
+	uint64_t file_bytes;		/* its first file's size as it opened it (res_clone.file_bytes) */
+	int error;			/* res_clone.error */
+	uint32_t nr_errors;		/* 0 or 1: its first error, named on its rank's files */
+	struct res_error first_error;
+	char **paths;			/* its files as its rank planned them (nr_paths; 0: not known) */
+	uint32_t nr_paths;
+	struct res_series series;	/* its IOPS samples (iops_series), times on its rank's clock */
+	struct res_zones *zones;	/* its DISKSPD effective distributions (res_clone.zones), or NULL */
+	uint32_t nr_zones;
+};
+
 struct res_rank_job {
 	uint64_t bytes[PLAN_DDIR_NR];
 	uint64_t ios[PLAN_DDIR_NR];
@@ -395,6 +418,8 @@ struct res_rank_job {
 	double lat_mean_ns;
 	uint64_t lat_p50_ns;
 	uint64_t lat_p99_ns;
+	struct res_rank_clone *clones;	/* its threads, or NULL (see res_rank_clone) */
+	uint32_t nr_clones;
 };
 
 struct res_rank {
@@ -640,6 +665,8 @@ int res_msg_add(struct results *r, enum res_msg_level level, const char *code, i
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Frees results and everything it owns, not the plan. NULL is a no-op. */
+/* Frees a rank job's threads (res_rank_clone), leaving it without. */
+void res_rank_clones_free(struct res_rank_job *j);
 void results_free(struct results *r);
 
 #ifdef __cplusplus

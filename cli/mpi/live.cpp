@@ -69,8 +69,8 @@ struct live_world::peer {
 };
 
 live_world::live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads,
-                       double straggler_pct)
-    : w_(w), src_(src), grace_ns_(grace_ns), straggler_pct_(straggler_pct), nr_threads_(nr_threads),
+                       double straggler_pct, bool threads)
+    : w_(w), src_(src), grace_ns_(grace_ns), straggler_pct_(straggler_pct), threads_(threads), nr_threads_(nr_threads),
       peers_(w.rank() == 0 ? w.size() : 0)
 {
 }
@@ -225,7 +225,7 @@ eng_status live_world::world_status(const eng_status &mine)
 
 void live_world::ask_interim(results *mine)
 {
-    pending p{next_seq_++, mono_ns(), mine, std::make_unique<rank_merger>(mine, w_.who(), w_.size()), 0};
+    pending p{next_seq_++, mono_ns(), mine, std::make_unique<rank_merger>(mine, w_.who(), w_.size(), false, threads_), 0};
     for (uint32_t r = 1; r < w_.size(); r++)
         if (!peers_[r].done && !w_.gone(r)) {
             send(static_cast<int>(r), LIVE_INTERIM, p.seq, "");

@@ -49,8 +49,9 @@ class live_world {
 public:
     // grace_ns: how long rank 0 waits for the answers to one ask;
     // nr_threads: the plan's (each rank's eng_status.states holds as many).
+    // threads: the reports list the world's threads (rank_merger).
     live_world(world &w, const plan_source *src, uint64_t grace_ns, uint32_t nr_threads,
-               double straggler_pct);
+               double straggler_pct, bool threads = false);
     ~live_world();
     live_world(const live_world &) = delete;
     live_world &operator=(const live_world &) = delete;
@@ -114,6 +115,7 @@ private:
     const plan_source *src_;
     uint64_t grace_ns_;
     double straggler_pct_;	// --straggler-threshold, as the final merge uses it
+    bool threads_;		// keep each rank's threads, as the final merge does
     uint32_t nr_threads_;
     std::string world_states_;
     std::vector<peer> peers_;              // rank 0: by rank, what each last said

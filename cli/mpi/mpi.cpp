@@ -566,7 +566,7 @@ void world::rank0_lost(const std::string &step)
 // files does not time the world out while every rank is alive.  Rank 0 hands out the next turn before it parses the
 // text in hand, so the next transfer overlaps the parse; it holds two texts
 // at most.
-std::string world::merge(results *r, const plan_source &src, double straggler_pct)
+std::string world::merge(results *r, const plan_source &src, double straggler_pct, bool threads)
 {
     merged_ = true;
     if (who_.rank != 0) {
@@ -585,7 +585,7 @@ std::string world::merge(results *r, const plan_source &src, double straggler_pc
         res_msg_add(r, RES_MSG_ERROR, "mpi/lost-rank", -1, "%s", lost_text_.c_str());
     else if (lost_)
         std::fprintf(stderr, "ioplan: error: %s\n", lost_text_.c_str());
-    std::string problems = fold_results(r, straggler_pct);
+    std::string problems = fold_results(r, straggler_pct, threads);
     for (uint32_t i = 0; r && r->world && i < who_.nranks && lost_; i++)
         if (!answered_[i]) // no result, but a name
             snprintf(r->world->ranks[i].host, sizeof(r->world->ranks[i].host), "%s", hosts_[i].c_str());
@@ -594,12 +594,12 @@ std::string world::merge(results *r, const plan_source &src, double straggler_pc
 
 // Rank 0: every rank's text received in rank order and folded into r.
 // After a lost rank only those that answered send: the lost stay ENODATA.
-std::string world::fold_results(results *r, double straggler_pct)
+std::string world::fold_results(results *r, double straggler_pct, bool threads)
 {
     uint64_t t0 = mono_ns();
     std::unique_ptr<rank_merger> m;
     if (r)
-        m = std::make_unique<rank_merger>(r, who_, who_.nranks);
+        m = std::make_unique<rank_merger>(r, who_, who_.nranks, false, threads);
     std::vector<int> senders;
     for (uint32_t i = 1; i < who_.nranks; i++)
         if (!lost_ || answered_[i])

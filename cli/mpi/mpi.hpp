@@ -106,8 +106,9 @@ public:
     // Rank 0: every other rank's result folded into r (nullptr on a rank
     // without one); other ranks send theirs when rank 0 asks, each waiting
     // --rank-timeout per rank ahead of it; straggler_pct is
-    // --straggler-threshold.  Returns "" or why not.
-    std::string merge(results *r, const plan_source &src, double straggler_pct);
+    // --straggler-threshold; threads: keep each rank's threads for a report
+    // that lists them (rank_merger).  Returns "" or why not.
+    std::string merge(results *r, const plan_source &src, double straggler_pct, bool threads = false);
 
     // Under --rank-output=DIR: the rank file is rewritten as each group ends,
     // from a snapshot of e (attach), so the groups before a loss are kept.
@@ -183,7 +184,7 @@ private:
     uint64_t due_ns(uint32_t r, uint64_t since, double wait_s, bool work) const;
     void keep_finished_groups(bool agreed);
     void note_lost(const std::string &step);
-    std::string fold_results(results *r, double straggler_pct);
+    std::string fold_results(results *r, double straggler_pct, bool threads);
     void share_run_id();
     long ranks_per_node();
     void measure_clock_offsets();

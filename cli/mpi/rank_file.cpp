@@ -530,6 +530,8 @@ template <class V> void visit_rank(V &v, rank_info &who)
     v("clock_offset_ns", who.clock_offset_ns);
     v("start_late_ns", who.start_late_ns);
     v("groups_done", who.groups_done);
+    if (!V::writes || !who.clone_paths.empty())
+        v("clone_paths", who.clone_paths);
 }
 
 template <class V> void visit_source(V &v, plan_source &src)
@@ -644,14 +646,37 @@ void check_counts(const results &r)
 
 } // namespace
 
+std::vector<std::vector<std::vector<std::string>>> clone_paths_of(const results &r)
+{
+    std::vector<std::vector<std::vector<std::string>>> out;
+    if (!r.plan)
+        return out;
+    for (uint32_t j = 0; j < r.nr_jobs; j++) {
+        out.emplace_back();
+        const plan_job *pj = plan_job_at(r.plan, r.jobs[j].job_id);
+        for (uint32_t c = 0; c < r.jobs[j].nr_clones; c++) {
+            out.back().emplace_back();
+            uint32_t k = r.jobs[j].clones[c].clone_index;
+            for (uint32_t f = 0; pj && k < pj->nr_clones && f < pj->clones[k].nr_files; f++) {
+                const char *path = pj->clones[k].files[f].path;
+                out.back().back().push_back(path ? path : "");
+            }
+        }
+    }
+    return out;
+}
+
 std::string rank_file_text(const results &r, const rank_info &who, const plan_source &src)
 {
+    rank_info named_who = who;
+    if (named_who.clone_paths.empty())
+        named_who.clone_paths = clone_paths_of(r);
     json doc = json::object();
     writer w{doc};
     int version = rank_file_version;
     w("ioplan_rank_file", version);
     // The writer only reads: the visitors take references so one description serves both ways.
-    w.obj("rank", [&](writer &x) { visit_rank(x, const_cast<rank_info &>(who)); });
+    w.obj("rank", [&](writer &x) { visit_rank(x, named_who); });
     plan_source named = src;
     if (named.plan_id.empty())
         named.plan_id = crc_text(src.identity);

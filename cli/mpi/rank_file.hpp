@@ -35,7 +35,16 @@ struct rank_info {
     int64_t clock_offset_ns = 0;           // rank 0's clock minus this rank's
     std::vector<uint64_t> start_late_ns;   // per group start: behind the common start time
     uint32_t groups_done = 0;              // group runs this rank finished (mpirun)
+    // Per results job and clone, the clone's files as this rank planned them
+    // (filled from results.plan when a rank file is written; empty from a file
+    // an earlier ioplan wrote): a rank's own paths, for the reports that list
+    // the world's threads (DISKSPD's rows), which rank 0's plan cannot name.
+    std::vector<std::vector<std::vector<std::string>>> clone_paths;
 };
+
+// The files of each clone of r, as its plan names them (rank_info.clone_paths);
+// empty without a plan.
+std::vector<std::vector<std::vector<std::string>>> clone_paths_of(const results &r);
 
 // What the plan was built from: the command line's job options and each job
 // file's text as read (includes spliced in, ${VAR}s expanded).

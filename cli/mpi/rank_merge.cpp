@@ -223,6 +223,64 @@ void lat_summary(const res_lat &all, res_rank_job *out)
     out->lat_p99_ns = res_lat_percentile(&all, 99.0);
 }
 
+// A copy of n items of src (NULL for none).  Throws std::bad_alloc.
+template <class T> T *copy_of(const T *src, size_t n)
+{
+    if (!src || !n)
+        return nullptr;
+    auto *p = static_cast<T *>(malloc(n * sizeof(T)));
+    if (!p)
+        throw std::bad_alloc();
+    memcpy(p, src, n * sizeof(T));
+    return p;
+}
+
+// One rank's clone as that rank measured it (res_rank_clone), its files as
+// its rank planned them (paths: may be empty).  Throws std::bad_alloc; what
+// it allocated is in k, for res_rank_clones_free.
+void thread_of(res_rank_clone &k, const res_clone &c, const std::vector<std::string> &paths)
+{
+    k.clone_index = c.clone_index;
+    for (int d = 0; d < PLAN_DDIR_NR; d++) {
+        const res_ddir &x = c.ddir[d];
+        k.bytes[d] = x.bytes;
+        k.ios[d] = x.ios;
+        k.lat[d] = x.lat.n || !x.clat.n ? x.lat : x.clat;  // as the reports take it (total, else completion)
+        k.lat[d].hist = nullptr;
+    }
+    k.file_bytes = c.file_bytes;
+    k.error = c.error;
+    k.nr_errors = c.nr_errors ? 1 : 0;
+    if (c.nr_errors)
+        k.first_error = c.errors[0];
+    const res_series &se = c.iops_series.nr ? c.iops_series : c.bw_series;
+    k.series = res_series{se.interval_ns, se.nr, se.nr, nullptr};
+    k.series.samples = copy_of(se.samples, se.nr);
+    k.zones = copy_of(c.zones, c.nr_zones);
+    k.nr_zones = k.zones ? c.nr_zones : 0;
+    if (paths.empty())
+        return;
+    k.paths = static_cast<char **>(calloc(paths.size(), sizeof(char *)));
+    if (!k.paths)
+        throw std::bad_alloc();
+    k.nr_paths = static_cast<uint32_t>(paths.size());
+    for (size_t f = 0; f < paths.size(); f++)
+        if (!(k.paths[f] = strdup(paths[f].c_str())))
+            throw std::bad_alloc();
+}
+
+// A rank's job's threads (res_rank_job.clones); paths: the job's clones' files, or empty.
+void threads_of(res_rank_job &o, const res_job &j, const std::vector<std::vector<std::string>> *paths)
+{
+    o.clones = static_cast<res_rank_clone *>(calloc(j.nr_clones ? j.nr_clones : 1, sizeof(res_rank_clone)));
+    if (!o.clones)
+        throw std::bad_alloc();
+    o.nr_clones = j.nr_clones;
+    static const std::vector<std::string> none;
+    for (uint32_t c = 0; c < j.nr_clones; c++)
+        thread_of(o.clones[c], j.clones[c], paths && c < paths->size() ? (*paths)[c] : none);
+}
+
 // o's counters and window added to sum's (a host's, over its ranks).
 void job_add(res_rank_job &sum, const res_rank_job &o)
 {
@@ -282,7 +340,9 @@ bool same_zones(const res_zones &a, const res_zones &b)
 // live run's report, whose first results are rank 0's own (the first file's
 // in a merge --partial without rank 0's).  A clone rank 0 has
 // none for (it failed before it drew) takes the first rank's that has.  True
-// when src's differ from those kept (its targets are of another size).
+// when src's differ from those kept (its targets are of another size).  A
+// DISKSPD report, which lists the world's threads, shows each rank's own from
+// its threads (res_rank_clone.zones).
 bool keep_zones(res_clone &dst, const res_clone &src)
 {
     if (!src.zones)
@@ -327,8 +387,8 @@ std::string sums_overflow(const results &dst, const results &src)
 
 } // namespace
 
-rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial)
-    : acc_(acc), base_offset_ns_(who0.clock_offset_ns), first_rank_(who0.rank), partial_(partial)
+rank_merger::rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial, bool threads)
+    : acc_(acc), base_offset_ns_(who0.clock_offset_ns), first_rank_(who0.rank), partial_(partial), threads_(threads)
 {
     world_ = static_cast<res_world *>(calloc(1, sizeof(res_world)));
     if (!world_)
@@ -403,6 +463,9 @@ void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
         throw std::bad_alloc();
     k.nr_jobs = r.nr_jobs;
     host_sum &host = host_of(who.host, acc_->nr_jobs);	/* a rank that ended early may come first */
+    // Each thread's files as its rank named them: its rank file's, or (rank 0 live) its own plan's.
+    const std::vector<std::vector<std::vector<std::string>>> paths =
+        !threads_ ? decltype(who.clone_paths){} : !who.clone_paths.empty() ? who.clone_paths : clone_paths_of(r);
     host.nranks++;
     for (uint32_t j = 0; j < r.nr_jobs; j++) {
         res_rank_job &o = k.jobs[j];
@@ -418,6 +481,8 @@ void rank_merger::summarise(const results &r, const rank_info &who, int64_t by)
                 o.first_io_ns = shifted(rc.start_ns, by);
             o.end_ns = std::max(o.end_ns, shifted(rc.end_ns, by));
         }
+        if (threads_)
+            threads_of(o, r.jobs[j], j < paths.size() ? &paths[j] : nullptr);
         res_lat all = job_latency(r.jobs[j]);
         lat_summary(all, &o);
         job_add(host.jobs[j], o);
@@ -476,7 +541,7 @@ std::string rank_merger::add(const results &src, const rank_info &who)
         }
         res_job_span(&acc_->jobs[j]);
     }
-    if (zones_differ)
+    if (zones_differ && !threads_)  // with them, DISKSPD's report shows each rank's own
         res_msg_add(acc_, RES_MSG_WARNING, "merge/distribution", -1,
                     "rank %u's effective -rd distributions differ from rank %u's (targets of another size): "
                     "DISKSPD's Effective IO Distributions shows rank %u's, whose targets the report names",

@@ -27,7 +27,10 @@ public:
     // extended; the caller still owns it).
     // partial (`ioplan merge --partial`): a rank that ran fewer jobs than rank 0
     // (lost mid-run) adds the ones it ran, with a warning.
-    rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial = false);
+    // threads: keep each rank's threads (res_rank_job.clones) for a report
+    // that lists the world's threads, DISKSPD's; off, the merge holds two
+    // results at a time whatever the world's size.
+    rank_merger(results *acc, const rank_info &who0, uint32_t nranks, bool partial = false, bool threads = false);
     ~rank_merger();
     rank_merger(const rank_merger &) = delete;
     rank_merger &operator=(const rank_merger &) = delete;
@@ -48,6 +51,7 @@ private:
     int64_t base_offset_ns_;   // the first rank's clock offset (0 for rank 0)
     uint32_t first_rank_;      // whose plan and targets the report shows
     bool partial_;
+    bool threads_;
     res_world *world_;
     // One host's ranks so far: their per-job figures summed, and per job
     // their latency histograms merged (the host's percentiles are exact).

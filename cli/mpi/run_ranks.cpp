@@ -290,9 +290,9 @@ void name_logs_per_rank(plan *p, const world &w)
         }
 }
 
-int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct)
+int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct, bool threads)
 {
-    std::string problems = w->merge(r, src ? *src : plan_source{}, straggler_pct);
+    std::string problems = w->merge(r, src ? *src : plan_source{}, straggler_pct, threads);
     if (problems.empty())
         return 0;
     std::fprintf(stderr, "ioplan: error: results not merged: %s", problems.c_str());

@@ -49,6 +49,6 @@ void name_logs_per_rank(plan *p, const world &w);
 // Rank 0 folds every rank's result into r, the others send theirs (ranks
 // slower than the median by more than straggler_pct are flagged).  Returns
 // the exit code it adds: 1 when a rank's result could not be merged.
-int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct);
+int merge_ranks(world *w, results *r, const plan_source *src, double straggler_pct, bool threads = false);
 
 } // namespace cli

@@ -86,22 +86,26 @@ void io_table(std::ostream &out, const run_view &v, const options &o, section s)
 {
 	io_header(out, o);
 	io_border(out, o);
-	uint64_t bytes = 0, ios = 0;
-	lat_sum total;
-	std::vector<double> total_iops;
 	for (const row &w : v.rows) {
-		uint64_t b = bytes_of(*w.clone, s), n = ios_of(*w.clone, s);
+		uint64_t b = bytes_of(w, s), n = ios_of(w, s);
 		lat_sum lat;
-		lat.add(*w.clone, s);
-		total.add(*w.clone, s);
+		lat.add(w, s);
 		std::vector<double> iops = iops_samples(w, s);
-		add_samples(&total_iops, iops);
 		pf(out, "%6u | %15llu | %12llu | %10.2f | %10.2f", w.thread, (unsigned long long)b,
 		   (unsigned long long)n, (double)b / 1048576.0 / v.seconds, (double)n / v.seconds);
 		stat_cells(out, o, lat.get(), iops);
 		out << " | " << w.path << " (" << display_size(w.file_bytes) << ")\n";
-		bytes += b;
-		ios += n;
+	}
+	// The totals are the merged clones' (the same sums; under mpirun their
+	// per-interval samples lie on one grid of the common clock).
+	uint64_t bytes = 0, ios = 0;
+	lat_sum total;
+	std::vector<double> total_iops;
+	for (const row &w : v.merged) {
+		bytes += bytes_of(w, s);
+		ios += ios_of(w, s);
+		total.add(w, s);
+		add_samples(&total_iops, iops_samples(w, s));
 	}
 	io_border(out, o);
 	pf(out, "total:   %15llu | %12llu | %10.2f | %10.2f", (unsigned long long)bytes,
@@ -138,16 +142,16 @@ void latency_chart(std::ostream &out, const res_lat &r, const res_lat &w, const 
 void latency_tables(std::ostream &out, const run_view &v)
 {
 	std::vector<std::string> paths;
-	for (const row &w : v.rows) {
+	for (const row &w : v.merged) {
 		bool seen = false;
 		for (const std::string &p : paths)
 			seen = seen || p == w.path;
 		if (!seen)
 			paths.push_back(w.path);
 	}
-	for (size_t i = 0; paths.size() > 1 && i < paths.size(); i++) {
+	for (size_t i = 0; v.target_charts && paths.size() > 1 && i < paths.size(); i++) {
 		lat_sum r(true), w(true), t(true);
-		for (const row &x : v.rows) {
+		for (const row &x : v.merged) {
 			if (x.path != paths[i])
 				continue;
 			r.add(*x.clone, section::read);
@@ -158,7 +162,7 @@ void latency_tables(std::ostream &out, const run_view &v)
 		latency_chart(out, r.get(), w.get(), t.get());
 	}
 	lat_sum r(true), w(true), t(true);
-	for (const row &x : v.rows) {
+	for (const row &x : v.merged) {
 		r.add(*x.clone, section::read);
 		w.add(*x.clone, section::write);
 		t.add(*x.clone, section::total);

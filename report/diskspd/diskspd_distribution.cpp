@@ -40,11 +40,8 @@ std::map<std::vector<range_key>, users> distinct_distributions(const run_view &v
 {
 	std::map<std::vector<range_key>, users> m;
 	for (const row &w : v.rows) {
-		const res_clone &c = *w.clone;
-		for (uint32_t f = 0; c.zones && w.pclone && f < c.nr_zones && f < w.pclone->nr_files; f++) {
-			const char *path = w.pclone->files[f].path;
-			m[key_of(c.zones[f])][path ? path : ""].insert(w.thread);
-		}
+		for (uint32_t f = 0; w.zones && f < w.nr_zones && f < w.files.size(); f++)
+			m[key_of(w.zones[f])][w.files[f]].insert(w.thread);
 	}
 	return m;
 }
@@ -98,13 +95,12 @@ void effective_distributions(std::ostream &out, const run_view &v)
 
 const res_zones *row_distribution(const row &w)
 {
-	const res_clone &c = *w.clone;
-	if (!c.zones || !c.nr_zones)
+	if (!w.zones || !w.nr_zones)
 		return nullptr;
-	for (uint32_t f = 1; f < c.nr_zones; f++)
-		if (key_of(c.zones[f]) != key_of(c.zones[0]))
+	for (uint32_t f = 1; f < w.nr_zones; f++)
+		if (key_of(w.zones[f]) != key_of(w.zones[0]))
 			return nullptr;
-	return &c.zones[0];
+	return &w.zones[0];
 }
 
 namespace xml {

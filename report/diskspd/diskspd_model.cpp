@@ -50,16 +50,23 @@ const res_lat &chart_lat_of(const res_ddir &d)
 	return l.hist || !d.clat.hist ? l : d.clat;
 }
 
-uint64_t bytes_of(const res_clone &c, section s)
+void lat_sum::add(const row &w, section s)
 {
-	uint64_t r = c.ddir[PLAN_DDIR_READ].bytes, w = c.ddir[PLAN_DDIR_WRITE].bytes;
-	return s == section::read ? r : s == section::write ? w : r + w;
+	for (enum plan_ddir d : { PLAN_DDIR_READ, PLAN_DDIR_WRITE })
+		if (s == section::total || (d == PLAN_DDIR_READ) == (s == section::read))
+			merge(w.lat[d]);
 }
 
-uint64_t ios_of(const res_clone &c, section s)
+uint64_t bytes_of(const row &w, section s)
 {
-	uint64_t r = c.ddir[PLAN_DDIR_READ].ios, w = c.ddir[PLAN_DDIR_WRITE].ios;
-	return s == section::read ? r : s == section::write ? w : r + w;
+	uint64_t r = w.bytes[PLAN_DDIR_READ], x = w.bytes[PLAN_DDIR_WRITE];
+	return s == section::read ? r : s == section::write ? x : r + x;
+}
+
+uint64_t ios_of(const row &w, section s)
+{
+	uint64_t r = w.ios[PLAN_DDIR_READ], x = w.ios[PLAN_DDIR_WRITE];
+	return s == section::read ? r : s == section::write ? x : r + x;
 }
 
 double mean_ms(const res_lat &l)
@@ -107,7 +114,8 @@ double percentile_ms(const res_lat &l, double fraction)
 
 uint32_t kept_buckets(const row &w)
 {
-	const res_series &se = w.clone->iops_series.nr ? w.clone->iops_series : w.clone->bw_series;
+	static const res_series none{};
+	const res_series &se = w.series ? *w.series : none;
 	uint64_t width = se.interval_ns;
 	if (!se.nr || !w.job || !w.job->runtime_ns || !width)
 		return se.nr;
@@ -118,9 +126,10 @@ uint32_t kept_buckets(const row &w)
 
 std::vector<double> iops_samples(const row &w, section s)
 {
-	const res_clone &c = *w.clone;
-	const res_series &se = c.iops_series.nr ? c.iops_series : c.bw_series;
 	std::vector<double> out;
+	if (!w.series)
+		return out;
+	const res_series &se = *w.series;
 	for (uint32_t i = 0; i < kept_buckets(w); i++) {
 		const res_sample &sm = se.samples[i];
 		uint64_t n = s == section::read	   ? sm.ios[PLAN_DDIR_READ]
@@ -202,12 +211,107 @@ std::string start_time_utc(uint64_t wall_ns)
 
 namespace {
 
-std::string paths_of(const plan_clone &pc)
+std::string joined(const std::vector<std::string> &files)
 {
 	std::string s;
-	for (uint32_t f = 0; f < pc.nr_files; f++)
-		s += (f ? "," : "") + std::string(pc.files[f].path ? pc.files[f].path : "");
+	for (size_t f = 0; f < files.size(); f++)
+		s += (f ? "," : "") + files[f];
 	return s;
+}
+
+// The row's target size: the line's -c size (the plan's), else the one the
+// thread found as it opened it (DISKSPD shows the size it found).
+uint64_t target_bytes(const plan_job &pj, uint32_t clone_index, uint64_t found)
+{
+	if (clone_index < pj.nr_clones && pj.clones[clone_index].nr_files && pj.clones[clone_index].files[0].size_bytes)
+		return pj.clones[clone_index].files[0].size_bytes;
+	return found;
+}
+
+// A clone of this process's results (or the plan's clone merged over the ranks).
+row clone_row(const res_clone &cl, const plan_job &pj)
+{
+	row w;
+	w.job = &pj;
+	w.clone = &cl;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w.bytes[d] = cl.ddir[d].bytes;
+		w.ios[d] = cl.ddir[d].ios;
+		w.lat[d] = lat_of(cl.ddir[d]);
+		w.lat[d].hist = nullptr;
+	}
+	w.series = cl.iops_series.nr ? &cl.iops_series : &cl.bw_series;
+	w.zones = cl.zones;
+	w.nr_zones = cl.nr_zones;
+	w.error = cl.error;
+	w.first_error = cl.nr_errors ? &cl.errors[0] : nullptr;
+	if (cl.clone_index < pj.nr_clones)
+		for (uint32_t f = 0; f < pj.clones[cl.clone_index].nr_files; f++) {
+			const char *path = pj.clones[cl.clone_index].files[f].path;
+			w.files.push_back(path ? path : "");
+		}
+	w.path = joined(w.files);
+	w.file_bytes = w.files.empty() ? 0 : target_bytes(pj, cl.clone_index, cl.file_bytes);
+	return w;
+}
+
+// One rank's thread, as that rank measured it.
+row rank_row(const res_rank_clone &k, const plan_job &pj)
+{
+	row w;
+	w.job = &pj;
+	for (int d = 0; d < PLAN_DDIR_NR; d++) {
+		w.bytes[d] = k.bytes[d];
+		w.ios[d] = k.ios[d];
+		w.lat[d] = k.lat[d];
+	}
+	w.series = &k.series;
+	w.zones = k.zones;
+	w.nr_zones = k.nr_zones;
+	w.error = k.error;
+	w.first_error = k.nr_errors ? &k.first_error : nullptr;
+	for (uint32_t f = 0; f < k.nr_paths; f++)
+		w.files.push_back(k.paths[f] ? k.paths[f] : "");
+	w.path = joined(w.files);
+	w.file_bytes = target_bytes(pj, k.clone_index, k.file_bytes);
+	return w;
+}
+
+// Whether the ranks' merge kept each rank's threads (res_rank_job.clones).
+bool has_rank_threads(const results &r)
+{
+	for (uint32_t i = 0; r.world && i < r.world->nranks; i++)
+		for (uint32_t j = 0; r.world->ranks[i].jobs && j < r.world->ranks[i].nr_jobs; j++)
+			if (r.world->ranks[i].jobs[j].clones)
+				return true;
+	return false;
+}
+
+// Under mpirun: every rank's threads, rank by rank, each rank's in the order
+// of its jobs and clones, numbered on from the rank before.  A rank's thread
+// on other files than the merged clone's (rank 0's) makes a per-target chart
+// untrue: the merged clone's histogram holds both.
+void add_rank_rows(run_view &v, const results &r, const plan &p)
+{
+	for (uint32_t i = 0; i < r.world->nranks; i++) {
+		const res_rank &k = r.world->ranks[i];
+		for (uint32_t j = 0; k.jobs && j < k.nr_jobs && j < r.nr_jobs; j++) {
+			const plan_job *pj = plan_job_at(&p, r.jobs[j].job_id);
+			if (r.jobs[j].discarded || !pj)
+				continue;
+			for (uint32_t c = 0; c < k.jobs[j].nr_clones; c++) {
+				const res_rank_clone &rc = k.jobs[j].clones[c];
+				row w = rank_row(rc, *pj);
+				w.thread = (uint32_t)v.rows.size();
+				const plan_clone *pc = rc.clone_index < pj->nr_clones ? &pj->clones[rc.clone_index] : nullptr;
+				bool same = pc && w.files.size() == pc->nr_files;
+				for (uint32_t f = 0; same && f < pc->nr_files; f++)
+					same = pc->files[f].path && w.files[f] == pc->files[f].path;
+				v.target_charts = v.target_charts && same;
+				v.rows.push_back(std::move(w));
+			}
+		}
+	}
 }
 
 void add_rows(run_view &v, const results &r, const plan &p)
@@ -220,19 +324,9 @@ void add_rows(run_view &v, const results &r, const plan &p)
 			continue;
 		for (uint32_t c = 0; c < rj.nr_clones; c++) {
 			const res_clone &cl = rj.clones[c];
-			row w;
-			w.thread = (uint32_t)v.rows.size();
-			w.clone = &cl;
-			w.job = pj;
-			if (cl.clone_index < pj->nr_clones && pj->clones[cl.clone_index].nr_files) {
-				const plan_clone &pc = pj->clones[cl.clone_index];
-				w.path = paths_of(pc);
-				// The line's -c size; without -c, the target's as the run opened it
-				// (DISKSPD shows the size it found).
-				w.file_bytes = pc.files[0].size_bytes ? pc.files[0].size_bytes : cl.file_bytes;
-				w.pclone = &pc;
-			}
-			v.rows.push_back(w);
+			row w = clone_row(cl, *pj);
+			w.thread = (uint32_t)v.merged.size();
+			v.merged.push_back(std::move(w));
 			if (cl.end_ns > cl.start_ns) {
 				start = cl.start_ns < start ? cl.start_ns : start;
 				end = cl.end_ns > end ? cl.end_ns : end;
@@ -240,6 +334,10 @@ void add_rows(run_view &v, const results &r, const plan &p)
 		}
 	}
 	v.seconds = end > start ? (double)(end - start) / 1e9 : 0.0;
+	if (has_rank_threads(r))
+		add_rank_rows(v, r, p);
+	else
+		v.rows = v.merged;
 }
 
 void add_cpus(run_view &v, const results &r)
@@ -271,17 +369,16 @@ namespace {
 // "thread 0 stopped at an error ...: write z.dat at offset 0: File too large (errno 27)"
 std::string thread_failure(const row &w)
 {
-	const res_clone &c = *w.clone;
-	int err = c.nr_errors && c.errors[0].err ? c.errors[0].err : c.error;
+	const res_error *e = w.first_error;
+	int err = e && e->err ? e->err : w.error;
 	std::string s = "thread " + std::to_string(w.thread) +
 			" stopped at an error, so its figures cover only the time before it: ";
-	if (c.nr_errors) {
-		const res_error &e = c.errors[0];
-		s += e.what;
-		if (w.pclone && e.file_index < w.pclone->nr_files && w.pclone->files[e.file_index].path)
-			s += std::string(" ") + w.pclone->files[e.file_index].path;
-		if (e.len)
-			s += " at offset " + std::to_string(e.offset);
+	if (e) {
+		s += e->what;
+		if (e->file_index < w.files.size())
+			s += " " + w.files[e->file_index];
+		if (e->len)
+			s += " at offset " + std::to_string(e->offset);
 		s += ": ";
 	}
 	s += err ? std::string(strerror(err)) + " (errno " + std::to_string(err) + ")" : "short transfer";
@@ -296,7 +393,7 @@ std::vector<std::string> failures(const run_view &v, const results &r)
 	if (r.interrupted)
 		out.push_back("interrupted: the figures cover only what ran before the stop");
 	for (const row &w : v.rows)
-		if (w.clone && (w.clone->error || (w.clone->nr_errors && w.clone->errors[0].err)))
+		if (w.error || (w.first_error && w.first_error->err))
 			out.push_back(thread_failure(w));
 	return out;
 }

@@ -34,6 +34,8 @@ public:
 	lat_sum &operator=(const lat_sum &) = delete;
 	// Merges one clone's latency of section s. Throws std::bad_alloc.
 	void add(const res_clone &c, section s);
+	// Merges one row's (its counts and sums: no histogram). Throws std::bad_alloc.
+	void add(const struct row &w, section s);
 	const res_lat &get() const { return l_; }
 
 private:
@@ -42,14 +44,25 @@ private:
 	bool chart_;
 };
 
-// One row of the IO tables: a thread and the target(s) it worked on.
+// One row of the IO tables: a thread and the target(s) it worked on.  Under
+// mpirun a row is one rank's thread (res_rank_clone), numbered on from the
+// ranks before it, rank by rank, as DISKSPD numbers the threads of one run.
 struct row {
 	uint32_t thread = 0;		// numbered from 0 across the run, as DISKSPD does
 	std::string path;		// the file, or the files joined by ','
+	std::vector<std::string> files;	// its files, in the order of zones
 	uint64_t file_bytes = 0;
-	const res_clone *clone = nullptr;
 	const plan_job *job = nullptr;
-	const plan_clone *pclone = nullptr;	// its files, in the order of clone->zones
+	uint64_t bytes[PLAN_DDIR_NR] = {};
+	uint64_t ios[PLAN_DDIR_NR] = {};
+	res_lat lat[PLAN_DDIR_NR] = {};	// lat_of's, without its histogram
+	const res_series *series = nullptr;	// its IOPS samples
+	const res_zones *zones = nullptr;	// its effective distributions, one a file, or nullptr
+	uint32_t nr_zones = 0;
+	int error = 0;			// res_clone.error
+	const res_error *first_error = nullptr;
+	const res_clone *clone = nullptr;	// the clone (merged over the ranks) whose histograms
+						// chart it: in run_view.merged only
 };
 
 struct cpu_row {
@@ -58,7 +71,11 @@ struct cpu_row {
 };
 
 struct run_view {
-	std::vector<row> rows;
+	std::vector<row> rows;		// the threads, each rank's under mpirun
+	std::vector<row> merged;	// the plan's clones, merged over the ranks: the
+					// totals and the latency charts (= rows in one process)
+	bool target_charts = true;	// a chart per target is a true one: under mpirun only
+					// when every rank's threads worked on rank 0's targets
 	double seconds = 0;		// measured test time
 	std::vector<cpu_row> cpus;
 	cpu_row avg;
@@ -71,8 +88,8 @@ run_view make_view(const results &r, const plan &p);
 // part of the test, so the text's Warnings block and XML's <Warnings> lead with them.
 std::vector<std::string> failures(const run_view &v, const results &r);
 
-uint64_t bytes_of(const res_clone &c, section s);
-uint64_t ios_of(const res_clone &c, section s);
+uint64_t bytes_of(const row &w, section s);
+uint64_t ios_of(const row &w, section s);
 
 // The latency a report shows: start to completion, or completion latency
 // when the engine kept no total latency.

@@ -71,10 +71,10 @@ void bucket(std::ostream &out, const std::string &pct, const res_lat &r, const r
 void latency_xml(std::ostream &out, const run_view &v)
 {
 	lat_sum r, w, t, cr(true), cw(true), ct(true);
-	for (const row &x : v.rows) {
-		r.add(*x.clone, section::read);
-		w.add(*x.clone, section::write);
-		t.add(*x.clone, section::total);
+	for (const row &x : v.merged) {
+		r.add(x, section::read);
+		w.add(x, section::write);
+		t.add(x, section::total);
 		cr.add(*x.clone, section::read);
 		cw.add(*x.clone, section::write);
 		ct.add(*x.clone, section::total);
@@ -104,25 +104,24 @@ void latency_xml(std::ostream &out, const run_view &v)
 
 void thread_xml(std::ostream &out, const row &w, const options &o)
 {
-	const res_clone &c = *w.clone;
 	tag_open(out, 2, "Thread");
 	el(out, 3, "Id", w.thread);
 	tag_open(out, 3, "Target");
 	el(out, 4, "Path", esc(w.path));
-	el(out, 4, "BytesCount", bytes_of(c, section::total));
+	el(out, 4, "BytesCount", bytes_of(w, section::total));
 	el(out, 4, "FileSize", w.file_bytes);
-	el(out, 4, "IOCount", ios_of(c, section::total));
-	el(out, 4, "ReadBytes", bytes_of(c, section::read));
-	el(out, 4, "ReadCount", ios_of(c, section::read));
-	el(out, 4, "WriteBytes", bytes_of(c, section::write));
-	el(out, 4, "WriteCount", ios_of(c, section::write));
+	el(out, 4, "IOCount", ios_of(w, section::total));
+	el(out, 4, "ReadBytes", bytes_of(w, section::read));
+	el(out, 4, "ReadCount", ios_of(w, section::read));
+	el(out, 4, "WriteBytes", bytes_of(w, section::write));
+	el(out, 4, "WriteCount", ios_of(w, section::write));
 	if (const res_zones *z = row_distribution(w))
 		xml::effective_distribution(out, 4, *z);
 	if (o.measure_latency) {
 		lat_sum r, wr, t;
-		r.add(c, section::read);
-		wr.add(c, section::write);
-		t.add(c, section::total);
+		r.add(w, section::read);
+		wr.add(w, section::write);
+		t.add(w, section::total);
 		if (r.get().n) {
 			el(out, 4, "AverageReadLatencyMilliseconds", fmt("%.3f", mean_ms(r.get())));
 			el(out, 4, "ReadLatencyStdev", fmt("%.3f", stddev_ms(r.get())));
@@ -162,7 +161,7 @@ void timespan_xml(std::ostream &out, const run_view &v, const options &o)
 		latency_xml(out, v);
 	if (o.iops_stddev) {
 		std::vector<const row *> all;
-		for (const row &w : v.rows)
+		for (const row &w : v.merged)
 			all.push_back(&w);
 		xml::iops(out, 2, all, o);
 	}

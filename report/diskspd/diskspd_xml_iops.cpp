@@ -17,9 +17,10 @@ std::vector<interval> merged_intervals(const std::vector<const row *> &rows)
 {
 	std::vector<interval> out;
 	for (const row *w : rows) {
-		const res_clone &c = *w->clone;
-		const res_series &s = c.iops_series.nr ? c.iops_series : c.bw_series;
+		if (!w->series)
+			continue;
 		uint32_t n = kept_buckets(*w);
+		const res_series &s = *w->series;
 		if (out.size() < n)
 			out.resize(n);
 		for (uint32_t i = 0; i < n; i++) {

@@ -9,7 +9,9 @@ ranks disagreeing about --save's label,
 2 files of 4, a symlink to /dev/zero, a file too big to be one, a DISKSPD
 effective distribution no run makes.  Each is exit 2 naming the file and the
 fault, before any report.  A DISKSPD line's effective distributions come
-through the merge as the single-process run and the live world print them.  And a rank file that a
+through the merge as the single-process run and the live world print them, and
+DISKSPD's rows and <Thread>s are each rank's threads with its rank file's
+figures, live and merged.  And a rank file that a
 full disk stops half-way is not left behind.
 """
 import base64
@@ -312,7 +314,7 @@ class DiskspdDistributions(TmpDirCase):
     """A DISKSPD line's -rd effective distributions through the rank files: its job
     (`ioplan diskspd ... --job`) run under mpirun with --output-format=diskspd, then merged."""
     RD = ["-b4K", "-r", "-t2", "-rdpct10/50:90/50", "-W0", "-d1"]
-    WANT = ("target: ds.dat [thread: 0 1]\n"
+    WANT = ("target: ds.dat [thread: 0 - 3]\n"
             "    10% of IO => [     0    -    512KiB)\n"
             "    90% of IO => [   512KiB -      1MiB)")
 
@@ -333,22 +335,29 @@ class DiskspdDistributions(TmpDirCase):
     def test_a_merge_prints_the_effective_distributions_as_one_process_and_the_live_world_do(self):
         live, files = self.world("ds.dat", "-c1M")
         single = run(["--output-format=diskspd", "job.fio"], cwd=self.tmp)
-        self.assertEqual(distributions(single.stdout), self.WANT, single.stderr)
+        # one process's 2 threads; the world's 4, 2 a rank, all on ds.dat
+        self.assertEqual(distributions(single.stdout), self.WANT.replace("0 - 3", "0 1"), single.stderr)
         self.assertEqual(distributions(live), self.WANT)
         self.assertEqual(distributions(self.merge("diskspd", files)), self.WANT)  # it was left out
         targets = list(ET.fromstring(self.merge("diskspd-xml", files)).find("TimeSpan").iter("Target"))
-        self.assertEqual(len(targets), 2)  # a thread each, the profile's aside
+        self.assertEqual(len(targets), 4)  # a thread each (2 a rank), the profile's aside
         for t in targets:
             self.assertEqual([(r.get("IO"), r.text) for r in t.iter("Range")], [("10", "524288"), ("90", "524288")])
 
-    def test_ranks_whose_targets_differ_show_rank_0s_and_say_so(self):
-        # the report names rank 0's targets: the ranges shown are theirs, and the other rank's are said to differ
+    def test_ranks_whose_targets_differ_show_each_ranks_own(self):
+        # each rank's threads are rows of their own, on their rank's targets, so each
+        # target's ranges are its own (before, rank 0's alone, with a warning that rank
+        # 1's differ); JSON, which shows none, still says they differ
         (self.tmp / "ds0.dat").write_bytes(b"\0" * (1 << 20))
         (self.tmp / "ds1.dat").write_bytes(b"\0" * (2 << 20))
         live, files = self.world("ds${IOPLAN_RANK}.dat")
-        want = self.WANT.replace("ds.dat", "ds0.dat")
+        want = (self.WANT.replace("ds.dat [thread: 0 - 3]", "ds0.dat [thread: 0 1]") +
+                "\ntarget: ds1.dat [thread: 2 3]\n"
+                "    10% of IO => [     0    -      1MiB)\n"
+                "    90% of IO => [     1MiB -      2MiB)")
         self.assertEqual(distributions(live), want)
         self.assertEqual(distributions(self.merge("diskspd", files)), want)
+        self.assertNotIn("distributions differ", live)
         warnings = json.loads(self.merge("json", files))["ioplan"]["warnings"]
         self.assertIn("rank 1's effective -rd distributions differ from rank 0's (targets of another size)",
                       "\n".join(warnings))
@@ -359,7 +368,7 @@ class DiskspdDistributions(TmpDirCase):
         live, files = self.world("ds.dat")
         for out in (live, self.merge("diskspd", files)):
             self.assertEqual(re.findall(r"(?m)^\s+\d+ \|.*\| (\S+ \(.*\))$", out.split("Total IO", 1)[1].split("Read IO")[0]),
-                             ["ds.dat (2MiB)"] * 2)
+                             ["ds.dat (2MiB)"] * 4)
 
     def test_an_effective_distribution_no_run_makes_is_refused(self):
         _, files = self.world("ds.dat", "-c1M")
@@ -377,6 +386,88 @@ class DiskspdDistributions(TmpDirCase):
             self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
             self.assertIn("rank-1.json: results.jobs[0].clones[0]", p.stderr)
             self.assertIn(fault, p.stderr)
+
+
+def thread_rows(text, table="Total IO"):
+    """DISKSPD's rows of one IO table: (thread, bytes, I/Os, AvgLat, LatStdDev, file)."""
+    body = text.split(f"\n{table}\n", 1)[1].split("\ntotal:", 1)[0]
+    return [(int(t), int(b), int(n), float(a), float(d), f) for t, b, n, a, d, f in
+            re.findall(r"(?m)^\s+(\d+) \|\s+(\d+) \|\s+(\d+) \|[^|]+\|[^|]+\|\s+([0-9.]+) \|\s+([0-9.]+) \| (.*)$", body)]
+
+
+def lat_ms(lat):
+    """Mean and population deviation (ms) of a rank file's latency sums, as DISKSPD computes them."""
+    n = lat["n"]
+    mean = lat["sum_ns"] / n
+    sumsq = (lat["sumsq_hi"] << 64) + lat["sumsq_lo"]
+    return mean / 1e6, max(sumsq / n - mean * mean, 0) ** 0.5 / 1e6
+
+
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class DiskspdThreads(TmpDirCase):
+    """DISKSPD's report of a world lists the world's threads: each rank's, numbered on
+    from the rank before, with that rank's own figures (its rank file's) and files.
+    Before, `thread count: 2` for 2 ranks of 2 threads, each row rank 0's clone and
+    rank 1's of the same number added up, named by rank 0's file."""
+    JOB = ("[global]\nioengine=psync\nbs=4k\nrw=randwrite\nnumjobs=2\ndirectory=r${IOPLAN_RANK}\n"
+           "[w]\nsize=256k\n[v]\nsize=128k\nstonewall\n")
+
+    def setUp(self):
+        super().setUp()
+        self.write("job.fio", self.JOB)
+        for d in ("r0", "r1", "out"):
+            (self.tmp / d).mkdir()
+        p = mpirun(2, ["--output-format=diskspd,diskspd-xml", "--rank-output=out", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.text, self.xml = p.stdout.split("<Results>", 1)
+        self.xml = "<Results>" + self.xml
+        self.files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
+        self.ranks = [json.loads(Path(f).read_text())["results"] for f in self.files]
+
+    def expected(self):
+        """Each rank's threads as its rank file holds them, in DISKSPD's numbering."""
+        want = []
+        for r, res in enumerate(self.ranks):
+            for job in res["jobs"]:
+                name = "wv"[job["job_id"]]
+                for c in job["clones"]:
+                    w = c["ddir"][1]
+                    want.append((len(want), w["bytes"], w["ios"], *lat_ms(w["lat"]),
+                                 f"r{r}/{name}.{c['clone_index']}.0 ({w['bytes'] // 1024}KiB)"))
+        return want
+
+    def check_rows(self, rows):
+        want = self.expected()
+        self.assertEqual(len(rows), 8, rows)
+        for got, exp in zip(rows, want):
+            self.assertEqual((got[0], got[1], got[2], got[5]), (exp[0], exp[1], exp[2], exp[5]))
+            self.assertAlmostEqual(got[3], exp[3], delta=0.0006)  # printed to 3 decimals
+            self.assertAlmostEqual(got[4], exp[4], delta=0.0006)
+
+    def test_each_ranks_threads_are_rows_of_their_own_live_and_merged(self):
+        merged = run(["merge", "--output-format=diskspd", *self.files], cwd=self.tmp)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        for text in (self.text, merged.stdout):
+            self.assertIn("thread count:\t\t8\n", text)
+            self.check_rows(thread_rows(text))
+            self.check_rows(thread_rows(text, "Write IO"))
+            total = re.search(r"(?m)^total:\s+(\d+) \|\s+(\d+) \|", text.split("\nTotal IO\n", 1)[1])
+            self.assertEqual((int(total.group(1)), int(total.group(2))), (2 * 2 * (256 + 128) * 1024, 2 * 2 * 96))
+            # the ranks' files differ: a per-target chart would hold both under rank 0's name
+            self.assertNotIn("\nLatency distribution: ", text)
+            self.assertIn("\nTotal latency distribution:", text)
+
+    def test_the_xml_has_a_thread_element_for_each_ranks_thread(self):
+        merged = run(["merge", "--output-format=diskspd-xml", *self.files], cwd=self.tmp)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        for doc in (self.xml, merged.stdout):
+            span = ET.fromstring(doc).find("TimeSpan")
+            self.assertEqual(span.find("ThreadCount").text, "8")
+            rows = [(int(t.find("Id").text), int(t.find("Target/BytesCount").text), int(t.find("Target/IOCount").text),
+                     float(t.find("Target/AverageLatencyMilliseconds").text), float(t.find("Target/LatencyStdev").text),
+                     f"{t.find('Target/Path').text} ({int(t.find('Target/FileSize').text) // 1024}KiB)")
+                    for t in span.findall("Thread")]
+            self.check_rows(rows)
 
 
 @unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
