@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/args.hpp"
+#include "cli/mpi/mpi.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
 #include "parser/diskspd/diskspd.hpp"
@@ -108,6 +109,15 @@ int diskspd_main(const std::string &program, const std::vector<std::string> &arg
         else
             report::diskspd::write_profile(*p, ro, text);
         return write_stdout(text.str(), "the profile to stdout") ? 0 : 1;
+    }
+    if (launched_by_mpi()) {
+        // Each rank would run the line alone and print its own report, every one on the
+        // same targets (2 ranks: two DISKSPD reports on stdout, neither the world's).
+        std::fprintf(stderr, "diskspd: error: under mpirun a DISKSPD line is not run as one world (each rank would "
+                             "run it alone and print its own report); run its job on the ranks instead: "
+                             "ioplan diskspd ARGS --job > job.fio, then mpirun -np N ioplan "
+                             "--output-format=diskspd job.fio\n");
+        return 2;
     }
     args a;
     a.output_path = own.output;

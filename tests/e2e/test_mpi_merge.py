@@ -388,6 +388,19 @@ class DiskspdDistributions(TmpDirCase):
             self.assertIn(fault, p.stderr)
 
 
+@unittest.skipUnless(MPIRUN, "mpirun is not installed (Debian: openmpi-bin)")
+class DiskspdLineUnderMpirun(TmpDirCase):
+    def test_a_diskspd_line_under_mpirun_is_refused_naming_its_job(self):
+        # each rank ran the line alone: 2 DISKSPD reports on stdout, neither the world's
+        p = mpirun(2, ["diskspd", "-b4K", "-t1", "-d1", "-W0", "-c1M", "ds.dat"], self.tmp)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertNotIn("thread count", p.stdout)
+        self.assertIn("diskspd: error: under mpirun a DISKSPD line is not run as one world", p.stderr)
+        self.assertIn("ioplan diskspd ARGS --job > job.fio, then mpirun -np N ioplan --output-format=diskspd job.fio",
+                      p.stderr)
+        self.assertFalse((self.tmp / "ds.dat").exists())  # nothing laid out, nothing run
+
+
 def thread_rows(text, table="Total IO"):
     """DISKSPD's rows of one IO table: (thread, bytes, I/Os, AvgLat, LatStdDev, file)."""
     body = text.split(f"\n{table}\n", 1)[1].split("\ntotal:", 1)[0]
