@@ -126,6 +126,8 @@ struct ioe_ops {
 	bool clat_only;			/* its timed operations are clat samples only, no lat (as fio's) */
 	bool remote;			/* a peer or export the job names (net, nbd): no local file, data verified */
 	bool no_extend;			/* cannot write past a file's end (fio's FIO_NOEXTEND): the layout sizes it */
+	bool names_entries;		/* no layout, but the job's files are local names it makes, stats or
+					 * removes itself (filecreate, dircreate, dirstat, dirdelete) */
 	/* What it changes on the file system whatever rw= says ("creates files"), NULL if nothing:
 	 * --readonly refuses a job that uses it. */
 	const char *changes;
@@ -225,6 +227,8 @@ bool ioe_opens_files(enum plan_ioengine id);
 bool ioe_lays_out(enum plan_ioengine id);
 bool ioe_removes_files(enum plan_ioengine id);
 bool ioe_cannot_extend(enum plan_ioengine id);
+/* The job's files are local names the engine itself makes, stats or removes, with no layout first. */
+bool ioe_names_entries(enum plan_ioengine id);
 /*
  * Whether job j's files are used as found: laid out by nothing, neither made,
  * sized nor filled (fio's create_on_open on an engine that opens no file for

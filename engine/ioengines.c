@@ -101,6 +101,13 @@ bool ioe_cannot_extend(enum plan_ioengine id)
 	return o && o->no_extend;
 }
 
+bool ioe_names_entries(enum plan_ioengine id)
+{
+	const struct ioe_ops *o = ioe_find(id);
+
+	return o && o->names_entries;
+}
+
 bool ioe_is_remote(enum plan_ioengine id)
 {
 	const struct ioe_ops *o = ioe_find(id);

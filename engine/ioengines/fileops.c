@@ -251,6 +251,7 @@ static int dirdelete_init(struct ioe *e) { return fop_init(e, FOP_DELETE, true);
 		.sync = true,						\
 		.no_open = true,					\
 		.no_layout = !(lays_out),				\
+		.names_entries = !(lays_out),				\
 		.removes = (rm),					\
 		.changes = (what),					\
 		.clat_only = true,					\

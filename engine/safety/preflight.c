@@ -231,13 +231,23 @@ static int foreign_file_refused(struct pf_state *s, const struct plan_job *j, co
 /*
  * dirdelete removes its directories: one that exists now is removed only when
  * it is ioplan's (dircreate marks what it makes); a user's is kept, and the
- * job refused before anything is removed.
+ * job refused before anything is removed.  A symbolic link there (to
+ * nothing or not) is no directory ioplan made either: its rmdir failed
+ * mid-run with a bare "Operation not permitted", exit 1.
  */
 static void check_dir_removal(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
-	char why[256] = "";
+	char why[256] = "", to[PATH_MAX];
 	struct stat sb;
+	ssize_t len;
 
+	if (!lstat(f->path, &sb) && S_ISLNK(sb.st_mode)) {
+		len = readlink(f->path, to, sizeof(to) - 1);
+		to[len < 0 ? 0 : len] = '\0';
+		pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s is a symbolic link "
+		    "to %s: dirdelete removes only directories ioplan made, never a link", j->name, f->path, to);
+		return;
+	}
 	if (lstat(f->path, &sb) || !S_ISDIR(sb.st_mode) || mark_is_ours(mark_read_path(f->path, why, sizeof(why))))
 		return;
 	pf_add(s, RES_MSG_ERROR, "existing-file", (int32_t)j->job_id, "job '%s': %s: %s%s%s", j->name, f->path,
@@ -503,11 +513,17 @@ static bool on_devtmpfs(struct pf_state *s, dev_t dev)
  * A target that is a symbolic link to nothing (or one of a loop of links):
  * the layout makes no file through a link, and its O_EXCL create failed at
  * the start of the job with a bare "File exists" for a name that shows no
- * file.  Said now, with where it points (fio 3.33 removes the link and lays
- * out a new file under its name).  True when refused.
+ * file; filecreate's create said "No such file or directory", dircreate's
+ * mkdir "File exists".  Said now, with where it points, and what fio 3.33
+ * does instead (lays_out: removes the link and lays out a new file under its
+ * name; filecreate: creates the file the link names).  True when refused.
  */
 static bool dangling_link(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
+	bool dirs = j->ioengine == PLAN_IOENGINE_DIRCREATE || j->ioengine == PLAN_IOENGINE_DIRSTAT;
+	const char *fio = ioe_lays_out(j->ioengine) ? " (fio 3.33 would replace the link with a new file)"
+			  : j->ioengine == PLAN_IOENGINE_FILECREATE ? " (fio 3.33 would create the file it names)"
+			  : "";
 	char to[PATH_MAX];
 	struct stat ls;
 	ssize_t len;
@@ -521,9 +537,10 @@ static bool dangling_link(struct pf_state *s, const struct plan_job *j, const st
 	len = readlink(f->path, to, sizeof(to) - 1);
 	to[len < 0 ? 0 : len] = '\0';
 	pf_add(s, RES_MSG_ERROR, "dangling-link", (int32_t)j->job_id,
-	    "job '%s': %s is a symbolic link to %s, which %s: ioplan makes no file through a link "
-	    "(fio 3.33 would replace the link with a new file); create the file it names, or name "
-	    "another", j->name, f->path, to, err == ELOOP ? "is a loop of links" : "does not exist");
+	    "job '%s': %s is a symbolic link to %s, which %s: ioplan makes no %s through a link%s; create "
+	    "the %s it names, or name another", j->name, f->path, to,
+	    err == ELOOP ? "is a loop of links" : "does not exist", dirs ? "directory" : "file", fio,
+	    dirs ? "directory" : "file");
 	return true;
 }
 
@@ -544,6 +561,22 @@ static bool planted_target(struct pf_state *s, const struct plan_job *j, const s
 	return true;
 }
 
+/*
+ * A name a metadata engine makes, stats or removes itself (filecreate,
+ * dircreate, dirstat, dirdelete): nothing is laid out, but the same links are
+ * refused as for a target laid out.  A link another user put in a shared
+ * sticky directory is not the user's; a link to nothing is no name to make an
+ * entry through (filecreate failed mid-run: "lnk: create: No such file or
+ * directory", exit 1; dircreate: "File exists").  dirdelete's links are
+ * check_dir_removal's.
+ */
+static void check_entry(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+{
+	if (planted_target(s, j, f) || ioe_removes_files(j->ioengine))
+		return;
+	(void)dangling_link(s, j, f);
+}
+
 /* most: what the farthest use of f's path needs (pf_run), at least f's own. */
 static void check_file(struct pf_state *s, const struct plan_job *j, const struct plan_file *f, uint64_t most)
 {
@@ -553,8 +586,12 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 
 	if (j->ioengine == PLAN_IOENGINE_DIRDELETE)
 		check_dir_removal(s, j, f);
+	if (ioe_names_entries(j->ioengine)) {
+		check_entry(s, j, f);
+		return;
+	}
 	if (!ioe_lays_out(j->ioengine))
-		return; /* no I/O reaches the files, or the engine makes them */
+		return; /* no I/O reaches the files */
 	dir_of(f->path, dir, sizeof(dir));
 	dir_err = pf_look_dir(s, dir, &dsb);
 	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);

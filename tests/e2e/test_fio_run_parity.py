@@ -321,6 +321,33 @@ class RunParity(TmpDirCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("loop is a symbolic link to loop, which is a loop of links", p.stderr)
 
+    def test_a_metadata_engines_name_that_is_a_link_to_nothing_is_refused_before_any_io(self):
+        # fio 3.33's filecreate creates the file the link names.  ioplan's preflight skipped the
+        # engines that lay nothing out: filecreate failed mid-run, "lnk: create: No such file or
+        # directory" (exit 1), dircreate and dirstat "File exists", dirdelete "rmdir: Operation not
+        # permitted", where filestat, which lays its files out, was refused (exit 2) saying why.
+        def plant(d):
+            (d / "lnk").symlink_to("nothere")
+        out = self.both("[j]\nrw=write\nioengine=filecreate\nfilename=lnk\nsize=4k\n", prepare=plant)
+        p, d = out["fio"]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((d / "nothere").is_file(), "fio created the file the link names")
+        p, d = out["ioplan"]
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("job 'j': lnk is a symbolic link to nothere, which does not exist: ioplan makes no file "
+                      "through a link (fio 3.33 would create the file it names)", p.stderr)
+        for engine, what in (("dircreate", "makes no directory through a link"),
+                             ("dirstat", "makes no directory through a link"),
+                             ("filestat", "makes no file through a link"),
+                             ("dirdelete", "dirdelete removes only directories ioplan made, never a link")):
+            with self.subTest(engine=engine):
+                p = run(["--name=j", "--rw=write", f"--ioengine={engine}", "--filename=lnk", "--size=4k"], cwd=d)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("ioplan: error: job 'j': lnk is a symbolic link to nothere", p.stderr)
+                self.assertIn(what, p.stderr)
+        self.assertTrue((d / "lnk").is_symlink())
+        self.assertFalse((d / "nothere").exists() or (d / "nothere").is_symlink())
+
     def test_a_ramp_counts_toward_size_and_records_no_latency(self):
         # fio counts what a ramp does toward size=, and takes no latency sample in
         # it: a job whose size= runs out inside its ramp reports its bytes with

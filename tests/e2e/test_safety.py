@@ -641,6 +641,11 @@ class SharedDirectoryTargets(TmpDirCase):
             self.assertIn("ioplan: error: job 'j': t: it is a symbolic link of another user's (uid 65534) in ., a "
                           "directory anyone can write (sticky)", p.stderr)
             self.assertEqual(empty.stat().st_size, 0)
+        # Nor by the metadata engines, which lay nothing out (filecreate opened root's file through it).
+        for engine in ("filecreate", "dircreate"):
+            p = run(["--name=j", "--rw=write", f"--ioengine={engine}", "--size=4k", "--filename=t"], cwd=shared)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("ioplan: error: job 'j': t: it is a symbolic link of another user's", p.stderr)
         # The user's own link there is the user's to name.
         (shared / "mine").symlink_to(empty)
         p = run(["--name=j", "--rw=write", "--size=64k", "--filename=mine"], cwd=shared)
