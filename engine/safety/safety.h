@@ -121,10 +121,11 @@ int safety_check_output(const struct safety_env *env, const char *path, unsigned
 int safety_check_writable(const char *path, char *why, size_t n);
 
 /*
- * Whether path is a symbolic link another user may have put there for ioplan
- * to write through: one in a world-writable sticky directory (/tmp) owned by
- * neither this user nor the directory's owner (the kernel's
- * fs.protected_symlinks rule).  -EACCES with the reason in why, else 0.
+ * Whether path is, or passes through, a symbolic link another user may have
+ * put there for ioplan to write through: one in a world-writable sticky
+ * directory (/tmp) owned by neither this user nor the directory's owner (the
+ * kernel's fs.protected_symlinks rule, which judges each link a walk
+ * follows).  -EACCES with the reason in why, else 0.
  */
 int safety_planted_link(const char *path, char *why, size_t n);
 

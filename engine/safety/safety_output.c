@@ -227,28 +227,96 @@ static int broken_link(const char *path, int err, char *why, size_t n)
 }
 
 /*
- * A symbolic link at path that another user may have put there (safety.h):
- * in a world-writable sticky directory (/tmp), one owned by neither this user
- * nor the directory's owner.  That is the rule of the kernel's
+ * A symbolic link at link (ls, its lstat) that another user may have put
+ * there: in a world-writable sticky directory (/tmp), one owned by neither
+ * this user nor the directory's owner.  That is the rule of the kernel's
  * fs.protected_symlinks, which is off on some systems (containers among
  * them): there root's `ioplan ... --write_bw_log=j` run in /tmp wrote its log
  * through another user's j_bw.1.log link into the file it named.  Only its
  * owner, the directory's owner or root can replace a link there, so one
- * judged here is the one an open follows next.  -EACCES with why, else 0.
+ * judged here is the one an open follows next.  -EACCES with why (of path,
+ * the name the link is on the way to), else 0.
+ */
+static int planted_one(const char *path, const char *link, const struct stat *ls, char *why, size_t n)
+{
+	char dir[PATH_MAX];
+	struct stat ds;
+
+	if (tgt_dir_name(link, dir, sizeof(dir)) || stat(dir, &ds))
+		return 0;
+	if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH) || ls->st_uid == geteuid() || ls->st_uid == ds.st_uid)
+		return 0;
+	if (!strcmp(link, path))
+		snprintf(why, n, "it is a symbolic link of another user's (uid %u) in %s, a directory anyone can "
+			 "write (sticky): one put there for ioplan to write through, so it is not followed (the "
+			 "kernel's fs.protected_symlinks rule)", (unsigned)ls->st_uid, dir);
+	else
+		snprintf(why, n, "%s, a directory on its way, is a symbolic link of another user's (uid %u) in %s, "
+			 "a directory anyone can write (sticky): one put there for ioplan to write through, so it "
+			 "is not followed (the kernel's fs.protected_symlinks rule)", link, (unsigned)ls->st_uid, dir);
+	return -EACCES;
+}
+
+#define PLANTED_LINKS 40	/* links looked through in all, as the kernel follows at most 40 */
+
+/*
+ * Every symbolic link the walk to name passes (each leading part of it, the
+ * whole name, and the parts of an allowed link's target in turn, as the
+ * kernel's walk follows them), judged by planted_one: the kernel applies
+ * fs.protected_symlinks to each link it follows, not only the last, so
+ * --write_bw_log=/tmp/sub/j through another user's /tmp/sub link is refused as
+ * /tmp/j_bw.1.log would be.  A part that does not exist ends the walk: the
+ * open makes nothing through it.
+ */
+static int planted_walk(const char *path, const char *name, int *budget, char *why, size_t n)
+{
+	char part[PATH_MAX], to[PATH_MAX], next[PATH_MAX];
+	size_t len = strlen(name);
+	struct stat ls;
+	ssize_t got;
+	int ret;
+
+	if (len >= sizeof(part))
+		return 0;
+	for (size_t i = 1; i <= len; i++) {
+		if ((i < len && name[i] != '/') || name[i - 1] == '/')
+			continue;	/* not the end of a part (or a run of slashes) */
+		memcpy(part, name, i);
+		part[i] = '\0';
+		if (lstat(part, &ls))
+			return 0;
+		if (!S_ISLNK(ls.st_mode))
+			continue;
+		if ((ret = planted_one(path, part, &ls, why, n)) != 0)
+			return ret;
+		got = *budget > 0 ? readlink(part, to, sizeof(to) - 1) : -1;
+		if (got <= 0)
+			continue;
+		to[got] = '\0';
+		--*budget;
+		if (to[0] == '/' || tgt_dir_name(part, next, sizeof(next)))
+			snprintf(next, sizeof(next), "%s", to);
+		else if ((size_t)snprintf(next + strlen(next), sizeof(next) - strlen(next), "/%s", to) >=
+			 sizeof(next) - strlen(next))
+			continue;
+		if ((ret = planted_walk(path, next, budget, why, n)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Any link on the way to path, or path itself, another user planted
+ * (safety.h).  errno is left as it was: a caller that looks at it after (an
+ * O_NOFOLLOW open's ELOOP) sees its own, not the walk's last lstat.
  */
 int safety_planted_link(const char *path, char *why, size_t n)
 {
-	char dir[PATH_MAX];
-	struct stat ls, ds;
+	int budget = PLANTED_LINKS, saved = errno, ret;
 
-	if (lstat(path, &ls) || !S_ISLNK(ls.st_mode) || tgt_dir_name(path, dir, sizeof(dir)) || stat(dir, &ds))
-		return 0;
-	if (!(ds.st_mode & S_ISVTX) || !(ds.st_mode & S_IWOTH) || ls.st_uid == geteuid() || ls.st_uid == ds.st_uid)
-		return 0;
-	snprintf(why, n, "it is a symbolic link of another user's (uid %u) in %s, a directory anyone can write "
-		 "(sticky): one put there for ioplan to write through, so it is not followed (the kernel's "
-		 "fs.protected_symlinks rule)", (unsigned)ls.st_uid, dir);
-	return -EACCES;
+	ret = planted_walk(path, path, &budget, why, n);
+	errno = saved;
+	return ret;
 }
 
 static int check_output(const struct safety_env *env, const struct safety_files *busy, const char *path,
@@ -377,10 +445,11 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))) {
 		/* What took the name since the look above is judged again if it is a link. */
 		fd = open(path, flags | O_NOFOLLOW);
-		if (fd < 0 && errno == ELOOP && (ret = safety_planted_link(path, why, n)) != 0)
-			return ret;
-		if (fd < 0 && errno == ELOOP)
+		if (fd < 0 && errno == ELOOP) {
+			if ((ret = safety_planted_link(path, why, n)) != 0)
+				return ret;
 			fd = open(path, flags);
+		}
 	}
 	if (fd < 0) {
 		ret = -errno;

@@ -446,6 +446,39 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("ioplan-", empty.read_text())
 
+    @unittest.skipIf(os.geteuid() != 0, "a link of another user's needs root to make")
+    def test_a_directory_link_another_user_put_in_a_shared_directory_is_not_followed(self):
+        # The rule above was applied to the last part of a name only: with shared/sub a link of
+        # another user's to a directory of root's, --write_bw_log=shared/sub/j, --output=shared/sub/out
+        # and filename=shared/sub/t all went into root's directory, exit 0.  The kernel's
+        # fs.protected_symlinks judges every link a walk follows.
+        shared, victim = self.tmp / "shared", self.tmp / "victim"
+        shared.mkdir()
+        shared.chmod(0o1777)
+        victim.mkdir()
+        (shared / "sub").symlink_to(victim)
+        os.lchown(shared / "sub", 65534, 65534)
+        (self.tmp / "mine").symlink_to("shared/sub")   # the user's own link, through the planted one
+        for extra, what, via in (
+                (["--filename=t", "--write_bw_log=shared/sub/j"], "job 'j': write_bw_log: shared/sub/j_bw.1.log",
+                 "shared/sub"),
+                (["--filename=t", "--output=shared/sub/out"], "--output=shared/sub/out", "shared/sub"),
+                (["--filename=shared/sub/t"], "job 'j': shared/sub/t", "shared/sub"),
+                (["--filename=t", "--write_iolog=mine/trace"], "job 'j': write_iolog: mine/trace",
+                 "./shared/sub")):
+            with self.subTest(extra=extra):
+                p = run([*JOB, "--rw=write", *extra], cwd=self.tmp)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"ioplan: error: {what}: {via}, a directory on its way, is a symbolic link of "
+                              "another user's (uid 65534) in", p.stderr)
+                self.assertFalse((self.tmp / "t").exists(), "the job ran before the refusal")
+        self.assertEqual(list(victim.iterdir()), [])
+        # A link of this user's own in the shared directory is the user's: written through, as ever.
+        (shared / "own").symlink_to(victim)
+        p = run([*JOB, "--rw=write", "--filename=t", "--write_bw_log=shared/own/j"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((victim / "j_bw.1.log").is_file())
+
     def test_a_users_file_that_takes_a_side_files_name_during_the_run_is_kept(self):
         # The preflight found b_bw.2.log, b.prerun.txt and c.stdout missing; while group 0 ran,
         # another program (here a's exec_prerun, so that no timing is involved) wrote a user's
