@@ -158,6 +158,19 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
  * after them).
  */
 int safety_write_whole(int fd, const void *p, size_t n);
+
+/*
+ * Saves len bytes at p as the whole file at path, under the rule of
+ * safety_open_output (how), never as a cut file: a regular file (or none) is
+ * replaced by a new one written in full first (O_TMPFILE, or a named
+ * temporary beside it) and marked as ioplan's, then put at path by an atomic
+ * rename, so a full disk leaves what was there (the previous state) or
+ * nothing.  What took the name since the look is judged again after an atomic
+ * exchange and put back when it is not to be replaced.  A link, FIFO or
+ * /dev/null at path is written in place, through it.  0, or -errno with why.
+ */
+int safety_save_whole(const struct safety_env *env, const char *path, const void *p, size_t len, unsigned how,
+		      char *why, size_t n);
 void safety_cut_back(int fd, size_t written);
 
 /* Stamps the finished file fd as ioplan's, so a later run may replace it: 0 or -errno. */

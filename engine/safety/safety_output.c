@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -552,4 +553,161 @@ int safety_write_whole(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/*
+ * A fresh name beside path for the new file to wait under until it is put at
+ * path: ".BASE.ioplan-new.RANDOM" in its directory.
+ */
+static int whole_name(const char *path, char *out, size_t n)
+{
+	const char *base = tgt_base(path);
+	uint64_t r = 0;
+	int len;
+
+	while (getrandom(&r, sizeof(r), 0) < 0 && errno == EINTR)
+		;
+	r ^= (uint64_t)getpid() << 32;
+	len = snprintf(out, n, "%.*s.%s.ioplan-new.%016llx", (int)(base - path), path, base, (unsigned long long)r);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * A new, unnamed file beside path (O_TMPFILE), or a named one (*tmp set)
+ * where the file system has none: fd, or -errno.
+ */
+static int whole_temporary(const char *path, char *tmp, size_t tn)
+{
+	char dir[PATH_MAX];
+	int fd, ret = tgt_dir_name(path, dir, sizeof(dir));
+
+	*tmp = '\0';
+	if (ret)
+		return ret;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd >= 0 ? fd : -errno;
+	for (int tries = 0; tries < 8; tries++) {
+		if ((ret = whole_name(path, tmp, tn)) != 0)
+			break;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		ret = fd >= 0 ? 0 : -errno;
+		if (ret != -EEXIST)
+			break;
+	}
+	if (ret)
+		*tmp = '\0';
+	return ret ? ret : fd;
+}
+
+/*
+ * The new file at tmp put at path: what has the name is replaced only as
+ * judge allows (for a made-up name: ioplan's own or empty), judged after an
+ * atomic exchange, so a user's file that took the name since the look is put
+ * back, not lost.  Without the exchange (a file system without
+ * RENAME_EXCHANGE) the look before stands.  0, or -errno with why.
+ */
+static int whole_put(const struct safety_env *env, const char *tmp, const char *path, unsigned how, char *why,
+		     size_t n)
+{
+	struct stat old;
+	int rfd, ret;
+
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE))
+		return 0;
+	if (errno == EINVAL || errno == ENOSYS)
+		return rename(tmp, path) ? -errno : 0;
+	if (errno != EEXIST || renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE))
+		return -errno;
+	/* What had the name is at tmp now, judged as what path was (its mark read from it). */
+	rfd = open(tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	ret = rfd < 0 || fstat(rfd, &old) ? -EEXIST : !S_ISREG(old.st_mode) ? -EEXIST
+		: judge(env, NULL, path, rfd, &old, how, why, n);
+	if (rfd >= 0)
+		close(rfd);
+	if (!ret) {
+		(void)tgt_remove_same(AT_FDCWD, tmp, old.st_dev, old.st_ino, NULL, 0);
+		return 0;
+	}
+	(void)renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE);	/* back under its name */
+	if (ret == -EEXIST)
+		snprintf(why, n, "%s exists and ioplan did not write it (or it changed since): refusing to "
+			 "replace it (move it away, or run where it is not)", path);
+	return ret;
+}
+
+/*
+ * The complete file fd (an unnamed one linked under a fresh name first: a
+ * link cannot replace a file) put at path.  0, or -errno with why; the
+ * temporary name is gone either way.
+ */
+static int whole_name_file(const struct safety_env *env, int fd, char *tmp, size_t tn, const char *path,
+			   unsigned how, char *why, size_t n)
+{
+	char proc[64];
+	int ret = 0;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int tries = 0; !*tmp; tries++) {
+		if ((ret = whole_name(path, tmp, tn)) != 0)
+			break;
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+			break;
+		ret = -errno;
+		*tmp = '\0';
+		if (ret != -EEXIST || tries == 7)
+			break;
+		ret = 0;
+	}
+	if (ret) {
+		snprintf(why, n, "cannot name the new file: %s", strerror(-ret));
+		return ret;
+	}
+	ret = whole_put(env, tmp, path, how, why, n);
+	if (ret)
+		(void)unlink(tmp);	/* the new file, made just now: nothing else was ever under its name */
+	if (ret && ret != -EEXIST && ret != -EBUSY && ret != -EPERM)
+		snprintf(why, n, "cannot put the new file in place: %s", strerror(-ret));
+	return ret;
+}
+
+int safety_save_whole(const struct safety_env *env, const char *path, const void *p, size_t len, unsigned how,
+		      char *why, size_t n)
+{
+	char tmp[PATH_MAX];
+	struct stat sb;
+	int fd, ret = check_output(env, NULL, path, how, why, n);
+
+	if (ret)
+		return ret;
+	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		/* A link, a FIFO, /dev/null: written in place, through it, as any side file. */
+		fd = safety_open_output(env, path, O_TRUNC, how, why, n);
+		if (fd < 0)
+			return fd;
+		ret = safety_write_whole(fd, p, len);
+		if (!ret)
+			(void)safety_mark_output(fd);
+		if (close(fd) && !ret)
+			ret = -errno;
+		if (ret)
+			snprintf(why, n, "%s", strerror(-ret));
+		return ret;
+	}
+	fd = whole_temporary(path, tmp, sizeof(tmp));
+	if (fd < 0) {
+		snprintf(why, n, "cannot open for writing: %s", strerror(-fd));
+		return fd;
+	}
+	ret = safety_write_whole(fd, p, len);
+	if (!ret) {
+		(void)safety_mark_output(fd);	/* ioplan's own: the next run may replace it */
+		ret = whole_name_file(env, fd, tmp, sizeof(tmp), path, how, why, n);
+	} else {
+		snprintf(why, n, "%s", strerror(-ret));
+		if (*tmp)
+			(void)unlink(tmp);
+	}
+	close(fd);
+	return ret;
 }

@@ -147,31 +147,27 @@ static void encode(const struct vstate *s, uint8_t *b)
 	put64(b + 16, csum_crc32c(p, len));
 }
 
+/*
+ * Saved whole or not at all (safety_save_whole): the state was written in
+ * place after a truncate, so a full disk left a cut file, unmarked, that
+ * every later run took for a user's (a warning, no state saved) until it was
+ * removed.
+ */
 int vstate_save(const char *path, struct vstate *s, bool judged)
 {
 	size_t len = VSTATE_HDR + payload_len(s->depth, s->nofiles);
 	uint8_t *b = calloc(1, len);
 	char why[512];
-	int fd, ret = 0;
+	int ret;
 
 	if (!b)
 		return -ENOMEM;
 	fill_comps(s);
 	encode(s, b);
 	/* A name ioplan makes up: a user's file by it is kept; never a device. */
-	fd = safety_open_output(&safety_system, path, O_TRUNC,
+	ret = safety_save_whole(&safety_system, path, b, len,
 				SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES | (judged ? SAFETY_OUT_JUDGED : 0), why,
 				sizeof(why));
-	if (fd < 0) {
-		free(b);
-		return fd;
-	}
-	if (write(fd, b, len) != (ssize_t)len)
-		ret = errno ? -errno : -EIO;
-	if (!ret)
-		safety_mark_output(fd);	/* ioplan's own: the next run may replace it */
-	if (close(fd) && !ret)
-		ret = -errno;
 	free(b);
 	return ret;
 }

@@ -358,6 +358,34 @@ class WhenSaved(TmpDirCase):
         job = json.loads(p.stdout)["jobs"][0]
         self.assertEqual((job["error"], job["write"]["io_bytes"], job["read"]["io_bytes"]), (28, 65536, 65536))
 
+    def test_a_full_disk_leaves_the_previous_state_whole_not_a_cut_one(self):
+        # The state was written in place after a truncate: a disk that filled meanwhile cut it
+        # (4096 of its 8368 bytes here), unmarked, so every later run took it for a user's file
+        # ("exists and ioplan did not write it"), saved nothing and said so until it was removed.
+        full = tmpfs(self, "size=64k")
+        state = full / "local-w-0-verify.state"
+        job = ["--name=w", f"--filename={self.tmp / 'data'}", "--size=64k", "--bs=4k", "--rw=write",
+               "--verify=crc32c", f"--aux-path={full}", "--output-format=json"]
+        p = run(job, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        before = state.read_bytes()
+        self.assertEqual(len(before), 192)
+        fill_up(full)
+        deep = job + ["--ioengine=libaio", "--iodepth=512"]  # a state of 8368 bytes, more than the disk has
+        p = run(deep, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"writing {state}: No space left on device: this run's state is not saved",
+                      "\n".join(json.loads(p.stdout)["ioplan"]["warnings"]))
+        self.assertEqual(state.read_bytes(), before, "the previous state was cut")
+        self.assertEqual(sorted(f.name for f in full.iterdir()), ["filler", state.name])
+        # Room again: the next run replaces the state, which it knows for its own.
+        (full / "filler").unlink()
+        p = run(deep, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("verify_state_save", "\n".join(json.loads(p.stdout)["ioplan"]["warnings"]))
+        self.assertEqual((len(state.read_bytes()), parse(state.read_bytes())["numberio"]), (8368, 16))
+        self.assertEqual([f.name for f in full.iterdir()], [state.name])
+
     def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
         # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
         # then), and a verify_state_load run checks exactly what was written, in both tools.
