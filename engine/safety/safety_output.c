@@ -186,6 +186,8 @@ static int judge(const struct safety_env *env, const struct safety_files *busy, 
 /*
  * A file still to create: its directory must be there, or the open fails
  * later, mid-run for a log or an iolog (said now, in the open's own words).
+ * A directory part that is a loop of links (ELOOP) is no directory either:
+ * --write_bw_log=loopy/j ran the whole job and failed at the log's open.
  */
 static int parent_missing(const char *path, char *why, size_t n)
 {
@@ -202,9 +204,9 @@ static int parent_missing(const char *path, char *why, size_t n)
 		err = errno;
 	else if (!S_ISDIR(ds.st_mode))
 		err = ENOTDIR;
-	if (err == ENOENT || err == ENOTDIR)
+	if (err == ENOENT || err == ENOTDIR || err == ELOOP)
 		snprintf(why, n, "cannot open for writing: %s", strerror(err));
-	return err == ENOENT || err == ENOTDIR ? -err : 0;
+	return err == ENOENT || err == ENOTDIR || err == ELOOP ? -err : 0;
 }
 
 /*

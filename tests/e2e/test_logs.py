@@ -417,6 +417,20 @@ class LogBehaviour(LogsTmp):
         self.assertEqual(p.stderr, f"ioplan: error: job 'e': write_bw_log: {log}_bw.1.log: "
                                    "cannot open for writing: No such file or directory\n")
 
+    def test_a_directory_that_is_a_loop_of_links_is_refused_before_the_run(self):
+        # A loop of links on the way is no directory either: the whole job ran, and the log's open
+        # failed after it, "log file loopy/j_bw.1.log: Too many levels of symbolic links", exit 1
+        # (fio 3.33 says "fopen log: Too many levels of symbolic links" and exits 0).
+        (self.tmp / "a").symlink_to("a")
+        (self.tmp / "loopy").symlink_to("a/a/a")
+        for option in ("--write_bw_log=loopy/j", "--output=loopy/out"):
+            with self.subTest(option=option):
+                p = run(["--name=e", "--rw=write", "--size=64k", "--filename=data", option], cwd=self.tmp)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn("loopy/", p.stderr)
+                self.assertIn(": cannot open for writing: Too many levels of symbolic links\n", p.stderr)
+                self.assertFalse((self.tmp / "data").exists(), "the job ran before the refusal")
+
     def test_full_filesystem(self):
         """ENOSPC while logging (a 64 KiB tmpfs): an error naming the file, results still reported."""
         mnt = pathlib.Path(tempfile.mkdtemp(prefix="ioplan-full-"))
