@@ -274,6 +274,8 @@ const std::vector<flag> table = {
      "final report.\n"
      "Each holds the run so far: bytes, runtime, latencies and their percentiles and the disks' "
      "counters up to that moment.\n"
+     "A JSON job's eta is the run's time left as the progress line estimates it, in whole seconds "
+     "(2147483647 before 3 s, as fio).\n"
      "A thread held in a long I/O or think past the report's short wait shows its figures as of the "
      "report before.\n"
      "SIGUSR1 asks for one such report at any time.", "L"},

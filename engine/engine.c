@@ -706,6 +706,15 @@ int eng_snapshot(struct eng *e, uint64_t wait_ns, struct results **out)
 	if (!ret && *out)
 		diskstats_end(&e->disks, e->sh.started, clk_now(&c), *out);
 	pthread_mutex_unlock(&e->mu);
+	/* The run's time left as the progress line has it: fio's reports so far print
+	 * theirs (its eta), where a finished run's is 0.  Taken after mu is let go:
+	 * estimate() takes it. */
+	if (!ret && *out) {
+		struct eng_status st = {0};
+
+		estimate(e, &st);
+		(*out)->eta_ns = st.eta_ns;
+	}
 	return ret;
 }
 

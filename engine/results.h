@@ -588,6 +588,10 @@ struct results {
 	struct res_left left;		/* files laid out for the run and left (ioplan's note) */
 	char *job_text;			/* the job text as given (cli/ fills it), or NULL */
 	char *run_uuid;			/* the run's id in the results store (cli/ fills it), or NULL */
+	/* A snapshot's (eng_snapshot) estimate of the time the run has left, as the
+	 * progress line's (eng_status.eta_ns); UINT64_MAX when unknown, 0 in the
+	 * final results.  fio's reports so far print it as the jobs' "eta". */
+	uint64_t eta_ns;
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

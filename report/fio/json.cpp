@@ -189,6 +189,19 @@ ojson steadystate_object(const res_ss &s)
 	return o;
 }
 
+// fio's calc_thread_status: no estimate before 3 s have gone (INT_MAX); then the
+// run's time left in whole seconds (fio's thread_eta: the runtime less the
+// seconds begun), 0 once finished, and 0 too when not known (a size-bound job
+// with nothing done yet).
+uint64_t eta_seconds(const model &m, uint64_t elapsed_s)
+{
+	if (elapsed_s < 3)
+		return INT_MAX;
+	if (m.eta_ns == UINT64_MAX)
+		return 0;
+	return std::min<uint64_t>(m.eta_ns / 1000000000u, INT_MAX);
+}
+
 ojson job_object(const entry &e, const model &m, bool plus)
 {
 	const group_stat &g = m.group(e.groupid);
@@ -199,8 +212,7 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["groupid"] = e.groupid;
 	o["error"] = e.error;
 	uint64_t elapsed = (m.elapsed_ns + 999999999u) / 1000000000u;
-	// fio's calc_thread_status: no estimate before 3 s have gone (INT_MAX), a finished job's is 0.
-	o["eta"] = elapsed >= 3 ? 0 : INT_MAX;
+	o["eta"] = eta_seconds(m, elapsed);
 	o["elapsed"] = elapsed;
 	if (e.last && e.last->nr_opts)
 		o["job options"] = options_object(e.last->opts, e.last->nr_opts);

@@ -125,6 +125,36 @@ class StatusInterval(TmpDirCase):
             self.assertEqual(f.returncode, 0, f.stderr)
             self.check_reports(read_bytes(documents(f.stdout)), 4, lived, late=1)
 
+    def check_eta(self, docs, runtime_ms, who):
+        """Each interim JSON job's eta is the window's time left, as fio's thread_eta
+        (the runtime less the seconds begun): within a second of what its
+        job_runtime leaves, as the estimate and the figures are taken a moment
+        apart; INT_MAX before 3 s, as fio.  At least one report in the window's
+        middle shows a second or more left (ioplan said 0 in every one)."""
+        left = []
+        for d in docs[:-1]:
+            job = d["jobs"][0]
+            if job["elapsed"] < 3:
+                self.assertEqual(job["eta"], 2147483647, f"{who}: {job['elapsed']}")
+                continue
+            if not job["job_runtime"]:
+                continue  # taken before a loaded machine began the window
+            rest = (runtime_ms - job["job_runtime"]) / 1000
+            self.assertLessEqual(abs(job["eta"] - rest), 1, f"{who}: eta {job['eta']}, {rest} s left")
+            left.append(job["eta"])
+        self.assertTrue(any(e >= 1 for e in left), f"{who}: {left}")
+
+    def test_json_eta_of_the_reports_so_far_is_the_time_left(self):
+        args = ["--name=x", "--ioengine=null", "--size=100g", "--time_based", "--runtime=5s",
+                "--status-interval=1", "--rate_iops=1000", "--output-format=json"]
+        p = run(args, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.check_eta(documents(p.stdout), 5000, "ioplan")
+        if FIO:
+            f = run_fio(args, cwd=self.tmp)
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.check_eta(documents(f.stdout), 5000, "fio")
+
     def test_terse_a_line_per_job_per_interval_then_the_final(self):
         args = [*NULL_3_5S_RATED, "--numjobs=2", "--minimal"]
         p, lived = timed(run, args, cwd=self.tmp)
