@@ -417,6 +417,9 @@ static void *coordinator(void *arg)
 	if (ret && e->opts.opening)
 		e->opts.opening(e->opts.opening_arg, e->res);
 	if (!ret) {
+		/* fio sets its genesis here, its serialized layout done: its elapsed leaves it out. */
+		if (!e->sh.fake)
+			e->res->jobs_start_ns = eng_clock_now(e);
 		begin_disks(e);
 		if (!e->sh.fake)
 			env_begin(e->res, &e->lay);

@@ -592,6 +592,10 @@ struct results {
 	 * progress line's (eng_status.eta_ns); UINT64_MAX when unknown, 0 in the
 	 * final results.  fio's reports so far print it as the jobs' "eta". */
 	uint64_t eta_ns;
+	/* When the layout was done and the first jobs began, ns after start_mono_ns:
+	 * fio's genesis, from which its reports count a run's "elapsed" (0 when not
+	 * known: a fake clock, a run that laid nothing out before it). */
+	uint64_t jobs_start_ns;
 };
 
 /* ---- derived numbers, shared by every report (engine/results.c) ---- */

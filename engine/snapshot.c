@@ -137,6 +137,7 @@ static void copy_head(struct results *r, const struct results *live, uint64_t no
 	r->start_wall_ns = live->start_wall_ns;
 	r->start_mono_ns = live->start_mono_ns;
 	r->end_mono_ns = live->start_mono_ns + now_ns;
+	r->jobs_start_ns = live->jobs_start_ns;
 	memcpy(r->hostname, live->hostname, sizeof(r->hostname));
 	memcpy(r->kernel, live->kernel, sizeof(r->kernel));
 	memcpy(r->clock_source, live->clock_source, sizeof(r->clock_source));

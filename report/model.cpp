@@ -636,6 +636,7 @@ model build_model(const results &r, const plan &p)
 	m.elapsed_ns = r.end_mono_ns > r.start_mono_ns ? r.end_mono_ns - r.start_mono_ns : 0;
 	m.now_wall_ns = r.start_wall_ns + m.elapsed_ns;
 	m.eta_ns = r.eta_ns;
+	m.jobs_elapsed_ns = m.elapsed_ns - std::min(m.elapsed_ns, r.jobs_start_ns);
 	m.nr_threads = p.nr_threads;
 	build_runs(m, r, p);
 	build_entries(m, r, p);

@@ -114,6 +114,7 @@ struct model {
 	std::vector<job_runs> runs;		// index = plan job_id
 	uint64_t now_wall_ns = 0;		// when the run ended (wall clock)
 	uint64_t elapsed_ns = 0;
+	uint64_t jobs_elapsed_ns = 0;		// since the layout was done (fio's genesis)
 	uint64_t eta_ns = 0;			// time left (a report so far's), UINT64_MAX unknown
 	uint32_t nr_threads = 0;
 	// What fio 3.33 says (log_info, ahead of every format's report) as group_reporting

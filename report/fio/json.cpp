@@ -211,7 +211,8 @@ ojson job_object(const entry &e, const model &m, bool plus)
 	o["jobname"] = e.name;
 	o["groupid"] = e.groupid;
 	o["error"] = e.error;
-	uint64_t elapsed = (m.elapsed_ns + 999999999u) / 1000000000u;
+	// From fio's genesis: the layout before the jobs is not counted, as fio's.
+	uint64_t elapsed = (m.jobs_elapsed_ns + 999999999u) / 1000000000u;
 	o["eta"] = eta_seconds(m, elapsed);
 	o["elapsed"] = elapsed;
 	if (e.last && e.last->nr_opts)

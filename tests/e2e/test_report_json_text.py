@@ -11,10 +11,14 @@ the integer/float type of every value must then be identical.  ioplan's own
 ioplan runs as `fio` (a symlink), so "fio version" is fio's too.
 """
 import json
+import os
 import re
+import signal
+import subprocess
+import time
 import unittest
 
-from common import FIO, TmpDirCase, run, run_as_fio, run_fio
+from common import BIN, FIO, TmpDirCase, run, run_as_fio, run_fio, wait_until
 
 GLOBAL_JOB = "[global]\nioengine=null\nsize=64m\nbs=4k\n[a]\nrw=randread\n[b]\nrw=randwrite\nstonewall\n"
 # A job given only a flag: fio echoes an empty "job options" (with its empty line).
@@ -131,6 +135,41 @@ class SubmitCompleteRows(TmpDirCase):
     def test_the_rows_are_fios(self):
         for engine in ("null", "psync"):
             self.assertEqual(self.rows(run_as_fio, engine), self.rows(run_fio, engine), engine)
+
+
+class ElapsedFromTheJobsStart(TmpDirCase):
+    """A job's "elapsed" counts from fio's genesis, set once the files are laid out
+    and before the jobs start: a run whose layout took most of its time reports the
+    seconds of its jobs (fio 3.33, a 768 MiB file to lay out then read: elapsed 2 in a
+    15 s run; ioplan said 5 of its 4.7 s)."""
+
+    def test_the_layout_is_not_counted(self):
+        f = self.tmp / "big"
+        # One 4 KiB read of a 256 MiB file ioplan lays out first.
+        args = ["--name=x", f"--filename={f}", "--size=256m", "--rw=read", "--number_ios=1",
+                "--output-format=json"]
+        proc = subprocess.Popen([BIN, *args], cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            wait_until(lambda: f.exists() and f.stat().st_size > 0, timeout=60, what="the layout to begin")
+            # Held off the CPU in the layout for 3 s: a layout that long whatever the machine's speed.
+            os.kill(proc.pid, signal.SIGSTOP)
+            laid = next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/io") if l.startswith("wchar:"))
+            time.sleep(3)
+            os.kill(proc.pid, signal.SIGCONT)
+            out, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, 0, err)
+        if laid >= 256 << 20:
+            self.skipTest("the layout was over before it could be held")
+        doc = json.loads(out)
+        job = doc["jobs"][0]
+        self.assertGreaterEqual(doc["ioplan"]["elapsed_ns"], 3_000_000_000)
+        # The job's own second (its thread's start and end): not the 3 s and more of layout.
+        self.assertLessEqual(job["elapsed"], (job["job_runtime"] + 999) // 1000 + 1, job["elapsed"])
 
 
 if __name__ == "__main__":
