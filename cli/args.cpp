@@ -171,6 +171,16 @@ args parse_args(int argc, char **argv)
     return parse_state(argc, argv).run();
 }
 
+std::string job_option_given(const args &a, const char *cmd)
+{
+    std::string tail = std::string(": a job option, and ioplan ") + cmd + " runs no job";
+    if (!a.req.cli_globals.empty())
+        return "--" + a.req.cli_globals[0].key + tail;
+    if (!a.req.cli_jobs.empty())
+        return "--name=" + a.req.cli_jobs[0].name + tail;
+    return "";
+}
+
 void print_starts(FILE *out)
 {
     fputs("The three most common starts:\n"

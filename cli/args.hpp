@@ -92,6 +92,12 @@ struct args {
 args parse_args(int argc, char **argv);
 
 void print_usage(FILE *out);
+
+// The first job option (--bs=4k, --name=x) a command that runs no job was
+// given, as "--bs: a job option, and ioplan CMD runs no job"; "" when none.
+// report, plot and merge refuse one rather than take it and ignore it.
+std::string job_option_given(const args &a, const char *cmd);
+
 // The three most common ways to start, for --help and a bare `ioplan`.
 void print_starts(FILE *out);
 

@@ -123,6 +123,11 @@ int merge_action(const args &a)
         std::fprintf(stderr, "ioplan: error: usage: ioplan merge [--partial] [--output-format=LIST] [--output=FILE] RANKFILE...\n");
         return 2;
     }
+    std::string given = job_option_given(a, "merge");
+    if (!given.empty()) {
+        std::fprintf(stderr, "ioplan merge: error: %s\n", given.c_str());
+        return 2;
+    }
     report::options o;
     std::string err;
     if (!report::parse_formats(a.output_format, &o.formats, &err)) {

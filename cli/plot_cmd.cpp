@@ -154,6 +154,11 @@ int plot_action(const args &a)
         std::fprintf(stderr, "ioplan: error: %s\n", USAGE);
         return 2;
     }
+    std::string given = job_option_given(a, "plot");
+    if (!given.empty()) {
+        std::fprintf(stderr, "ioplan plot: error: %s\n%s\n", given.c_str(), USAGE);
+        return 2;
+    }
     if (!gather(a.req.job_files, &in))
         return 2;
     // One input not named as a log is read as a JSON result, and told so when it is not one.

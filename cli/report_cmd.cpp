@@ -71,11 +71,7 @@ std::string unused(const args &a)
 {
     if (a.output_format_set && a.output_format != "html")
         return "--output-format=" + a.output_format + ": ioplan report draws the HTML page only";
-    if (!a.req.cli_globals.empty())
-        return "--" + a.req.cli_globals[0].key + ": a job option, and ioplan report runs no job";
-    if (!a.req.cli_jobs.empty())
-        return "--name=" + a.req.cli_jobs[0].name + ": a job option, and ioplan report runs no job";
-    return "";
+    return job_option_given(a, "report");
 }
 
 int report_action(const args &a)

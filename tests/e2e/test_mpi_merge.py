@@ -130,6 +130,16 @@ class MergeChecks(TmpDirCase):
         self.assertEqual(doc["jobs"][0]["read"]["clat_ns"]["percentile"],
                          self.live["a"]["jobs"][0]["read"]["clat_ns"]["percentile"])
 
+    def test_a_job_option_is_refused_not_ignored(self):
+        """`ioplan merge rank-*.json --bs=4k` merged, exit 0, the option taken and ignored:
+        a merge runs no job, its plan is the rank files'."""
+        files = self.files()
+        for extra, says in ((["--bs=4k"], "--bs"), (["--name=x"], "--name=x")):
+            p = run(["merge", "--output-format=json", *extra, *map(str, files)], cwd=self.tmp, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertIn(f"ioplan merge: error: {says}: a job option, and ioplan merge runs no job", p.stderr)
+
     def test_an_edited_number_or_job_text_fails_the_checksum(self):
         files = self.files()
         text = files[2].read_text()

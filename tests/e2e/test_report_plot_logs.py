@@ -222,6 +222,17 @@ class PlotLogs(TmpDirCase):
                 self.assertIn(msg, p.stderr)
                 self.assertFalse((self.tmp / "c.svg").exists())
 
+    def test_a_job_option_is_refused_not_ignored(self):
+        """`ioplan plot r.json --bs=4k -o c.svg` drew the chart, exit 0, the option taken
+        and ignored: plot runs no job, so a job option is a mistake to say."""
+        d = self.make_logs("ioplan")
+        logs = sorted(str(p) for p in d.glob("t_*.log"))
+        for extra, says in ((["--bs=4k"], "--bs"), (["--name=x"], "--name=x")):
+            p = run(["plot", *logs, *extra, "-o", str(self.tmp / "c.svg")])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"ioplan plot: error: {says}: a job option, and ioplan plot runs no job", p.stderr)
+            self.assertFalse((self.tmp / "c.svg").exists())
+
 
 def numbers(path):
     """The numbers an SVG chart prints (axis tick labels)."""
