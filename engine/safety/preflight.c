@@ -549,13 +549,15 @@ static bool dangling_link(struct pf_state *s, const struct plan_job *j, const st
  * (safety_planted_link): ioplan follows a link the user named, and this one
  * the user did not.  Where fs.protected_symlinks is off, filename=/tmp/t laid
  * out through such a link to an empty file of root's, or wrote a test file of
- * ioplan's elsewhere.  True when refused.
+ * ioplan's elsewhere.  link: the name itself was seen to be one (else only the
+ * directory's parts are walked, often none: safety_output.c's settled one).
+ * True when refused.
  */
-static bool planted_target(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
+static bool planted_target(struct pf_state *s, const struct plan_job *j, const struct plan_file *f, bool link)
 {
 	char why[SAFETY_WHY_MAX];
 
-	if (!safety_planted_link(f->path, why, sizeof(why)))
+	if (!(link ? safety_planted_link : safety_planted_way)(f->path, why, sizeof(why)))
 		return false;
 	pf_add(s, RES_MSG_ERROR, "planted-link", (int32_t)j->job_id, "job '%s': %s: %s", j->name, f->path, why);
 	return true;
@@ -572,7 +574,7 @@ static bool planted_target(struct pf_state *s, const struct plan_job *j, const s
  */
 static void check_entry(struct pf_state *s, const struct plan_job *j, const struct plan_file *f)
 {
-	if (planted_target(s, j, f) || ioe_removes_files(j->ioengine))
+	if (planted_target(s, j, f, true) || ioe_removes_files(j->ioengine))
 		return;
 	(void)dangling_link(s, j, f);
 }
@@ -583,6 +585,7 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 	char dir[PATH_MAX];
 	struct stat sb, dsb;
 	int exists, dir_err;
+	bool link;
 
 	if (j->ioengine == PLAN_IOENGINE_DIRDELETE)
 		check_dir_removal(s, j, f);
@@ -594,10 +597,10 @@ static void check_file(struct pf_state *s, const struct plan_job *j, const struc
 		return; /* no I/O reaches the files */
 	dir_of(f->path, dir, sizeof(dir));
 	dir_err = pf_look_dir(s, dir, &dsb);
-	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb);
-	if (planted_target(s, j, f))
+	exists = pf_note_seen(s, f->path, dir_err ? NULL : &dsb, &sb, &link);
+	if (planted_target(s, j, f, link))
 		return;
-	if (!exists && dangling_link(s, j, f))
+	if (!exists && link && dangling_link(s, j, f))
 		return;
 	if (!exists && check_dir(s, j, f, dir, sizeof(dir), dir_err, &dsb))
 		return;

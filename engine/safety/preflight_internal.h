@@ -83,10 +83,10 @@ void pf_paths_free(struct pf_paths *set);
 int pf_look_dir(struct pf_state *s, const char *dir, struct stat *dsb);
 /*
  * Notes what is at path now, for the layout to compare (target.h), with its
- * directory as dsb (NULL when it cannot be looked at); *sb gets the file.
- * True when the file exists.
+ * directory as dsb (NULL when it cannot be looked at); *sb gets the file,
+ * *link whether the name is a symbolic link.  True when the file exists.
  */
-bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb);
+bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb, bool *link);
 /* Sorts what was noted by path, for the layout's walk, and indexes it (pf_seen_of).  0 or -ENOMEM. */
 int pf_sort_seen(struct pf_report *r);
 

@@ -56,22 +56,27 @@ static int dir_fd_of(const struct pf_state *s, const char *path)
 
 /* Grows by doubling: one more slot per path made 300 000 files quadratic
  * wherever realloc copies (always under ASan: minutes before the layout). */
-bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb)
+bool pf_note_seen(struct pf_state *s, const char *path, const struct stat *dsb, struct stat *sb, bool *link)
 {
-	struct tgt_seen one;
+	struct tgt_seen one, *at = &one;
+	int ret;
 
 	if (s->r->nr_seen == s->seen_cap) {
 		uint32_t cap = s->seen_cap ? s->seen_cap * 2 : 64;
 		struct tgt_seen *n = realloc(s->r->seen, cap * sizeof(*n));
 
-		if (!n) {
+		if (n) {
+			s->r->seen = n;
+			s->seen_cap = cap;
+		} else {
 			s->oom = 1;
-			return tgt_seen_now(&one, dir_fd_of(s, path), path, dsb, sb) == 0;
 		}
-		s->r->seen = n;
-		s->seen_cap = cap;
 	}
-	return tgt_seen_now(&s->r->seen[s->r->nr_seen++], dir_fd_of(s, path), path, dsb, sb) == 0;
+	if (s->r->nr_seen < s->seen_cap)
+		at = &s->r->seen[s->r->nr_seen++];
+	ret = tgt_seen_now(at, dir_fd_of(s, path), path, dsb, sb);
+	*link = at->link;
+	return ret == 0;
 }
 
 static int cmp_seen(const void *a, const void *b)

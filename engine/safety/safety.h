@@ -128,6 +128,8 @@ int safety_check_writable(const char *path, char *why, size_t n);
  * follows).  -EACCES with the reason in why, else 0.
  */
 int safety_planted_link(const char *path, char *why, size_t n);
+/* As safety_planted_link, for a caller that knows path itself is no link: its directory's parts only. */
+int safety_planted_way(const char *path, char *why, size_t n);
 
 /*
  * Opens path for writing (created when missing, O_WRONLY | O_CLOEXEC plus
