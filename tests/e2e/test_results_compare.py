@@ -412,9 +412,16 @@ class Compare(TmpDirCase):
             if m["metric"].endswith("_ns"):
                 q = {"p50_ns": 0.5, "p99_ns": 0.99, "p999_ns": 0.999}[m["metric"]]
                 half = 1.959964 * math.sqrt(n * q * (1 - q))
-                lo = at_rank(max(1, math.floor(n * q - half)))
-                hi = at_rank(min(n, math.ceil(n * q + half)))
+                # A bound whose rank falls outside the sample is unknown (a162fe12): the
+                # change's interval then reaches -100% and has no upper end.  A run on a
+                # busy machine may fall a few I/Os short of the 4000 that keep p99.9's.
+                rank_lo, rank_hi = math.floor(n * q - half), math.ceil(n * q + half)
                 self.assertEqual(m["noise"], "histogram")
+                if rank_lo < 1 or rank_hi > n:
+                    self.assertEqual(m["interval"][0], -1.0, msg=m)
+                    self.assertIsNone(m["interval"][1], msg=m)
+                    continue
+                lo, hi = at_rank(rank_lo), at_rank(rank_hi)
                 self.assertAlmostEqual(m["interval"][0], lo / hi - 1, places=9, msg=m)
                 self.assertAlmostEqual(m["interval"][1], hi / lo - 1, places=9, msg=m)
         self.assertEqual(run(["compare", str(out), str(out), "--fail-on-regression=0"]).returncode, 0)
