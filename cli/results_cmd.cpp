@@ -246,7 +246,7 @@ std::string ranks_text(const resdb::run_record &r)
 				      resdb::table_cell(sec > 0 ? f.ios / sec : 0.0, 1, 12).c_str(),
 				      resdb::table_cell(sec > 0 ? f.io_bytes / sec / 1048576 : 0.0, 2, 12).c_str(),
 				      (unsigned long long)f.io_bytes, (unsigned long long)f.ios,
-				      resdb::table_cell(f.lat_p99_ns / 1e3, 1, 12).c_str());
+				      resdb::latency_us_cell(f.lat_p99_ns, 1, 12).c_str());
 			s << line;
 		}
 	}
@@ -281,7 +281,7 @@ std::string show_text(const resdb::run_record &r)
 		      "p50 us", "p99 us", "p99.9 us");
 	s << line;
 	std::vector<resdb::job_ordinal> ord = resdb::job_ordinals(r);
-	auto us = [](double ns) { return resdb::latency_recorded(ns) ? resdb::table_cell(ns / 1e3, 1, 12) : "-"; };
+	auto us = [](double ns) { return resdb::latency_recorded(ns) ? resdb::latency_us_cell(ns, 1, 12) : "-"; };
 	for (size_t i = 0; i < r.figures.size(); i++) {
 		const resdb::figure &f = r.figures[i];
 		std::string job = resdb::column(resdb::job_label(f.job, ord[i].k, ord[i].of > 1), 16);

@@ -134,7 +134,8 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		};
 		three(iops, sizeof(iops), g.iops.p10, g.iops.median, g.iops.p90, 0);
 		three(bw, sizeof(bw), g.bw_bytes.p10 / 1048576, g.bw_bytes.median / 1048576, g.bw_bytes.p90 / 1048576, 1);
-		three(p99, sizeof(p99), g.p99_ns.p10 / 1e3, g.p99_ns.median / 1e3, g.p99_ns.p90 / 1e3, 2);
+		std::snprintf(p99, sizeof(p99), "%s/%s/%s", latency_us_cell(g.p99_ns.p10, 2, 10).c_str(),
+			      latency_us_cell(g.p99_ns.median, 2, 10).c_str(), latency_us_cell(g.p99_ns.p90, 2, 10).c_str());
 		if (std::isnan(g.p99_ns.median))
 			std::snprintf(p99, sizeof(p99), "-");
 		std::string odd;

@@ -1,6 +1,9 @@
 // results/table_cell.hpp - a figure, and a name, as the text tables of
 // `results list`, `show`, `compare` and `results summary` print them.
 //
+// A latency shown in microseconds keeps a measured value from reading as 0
+// (latency_us_cell): one under a microsecond had too few decimals.
+//
 // Their columns are fixed widths filled with "%.1f": a figure too large for
 // its column (an edited store's 1e308, 309 digits) pushed the rest of its line
 // out of place and past the line's buffer, which cut the line and its newline.
@@ -30,6 +33,20 @@ inline std::string table_cell(double v, int prec, int width)
 	if (n < 0 || n > width)
 		std::snprintf(s, sizeof(s), "%.4g", v);
 	return s;
+}
+
+// A latency of ns nanoseconds as a table's microseconds: table_cell with
+// prec decimals from a microsecond up; a measured latency under one (ns > 0)
+// to the whole nanosecond, three decimals ("0.020": a null engine's 20 ns was
+// "0.0", which read as no figure, or as 0 us), and one under a nanosecond (a
+// fractional percentile imported) to two significant digits ("0.0004").
+inline std::string latency_us_cell(double ns, int prec, int width)
+{
+	if (!(ns > 0) || ns >= 999.5)
+		return table_cell(ns / 1e3, prec, width);
+	char t[64];
+	std::snprintf(t, sizeof(t), ns >= 0.5 ? "%.3f" : "%.2g", ns / 1e3);
+	return t;
 }
 
 // s with each control character (C0, DEL, and C1 as UTF-8: U+0080..U+009F)

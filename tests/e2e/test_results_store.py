@@ -387,9 +387,34 @@ class SaveAndRead(StoreCase):
             self.assertEqual(self.ioplan_run(label="cached").returncode, 0)
         g = json.loads(self.results("summary", "--output-format=json").stdout)["groups"][0]
         text = self.results("summary").stdout.splitlines()[1].split()
-        want = "/".join(f"{g['p99_ns'][k] / 1e3:.2f}" for k in ("p10", "median", "p90"))
+        want = "/".join(us_text(g['p99_ns'][k], 2) for k in ("p10", "median", "p90"))
         self.assertEqual(text[6], want, text)
         self.assertNotEqual(set(want.replace("/", "")), {"0", "."})
+
+    def test_a_latency_under_a_microsecond_is_shown_to_the_nanosecond(self):
+        # A null engine's I/O takes some tens of nanoseconds: results show printed
+        # its p50 and p99 as 0.0 (us), and summary to 10 ns, as if nothing was
+        # measured.  Under a microsecond, both now print whole nanoseconds.
+        for _ in range(2):
+            p = run(["--name=n", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=4m", "--save",
+                     f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.loads(self.results("show", "1", "--output-format=json").stdout)["figures"][0]
+        self.assertGreater(f["p50_ns"], 0)
+        self.assertLess(f["p50_ns"], 1000)
+        row = self.results("show", "1").stdout.splitlines()[-1].split()
+        self.assertEqual(row[-3:], [us_text(f[k], 1) for k in ("p50_ns", "p99_ns", "p999_ns")], row)
+        self.assertNotEqual(float(row[-3]), 0, row)
+        g = json.loads(self.results("summary", "--output-format=json").stdout)["groups"][0]
+        text = self.results("summary").stdout.splitlines()[1].split()
+        self.assertEqual(text[6], "/".join(us_text(g['p99_ns'][k], 2) for k in ("p10", "median", "p90")), text)
+        self.assertNotEqual(float(text[6].split("/")[1]), 0, text)
+
+
+def us_text(ns, prec):
+    """A latency as the text tables print it in microseconds: prec decimals from
+    a microsecond up, whole nanoseconds below."""
+    return f"{ns / 1e3:.{prec}f}" if ns >= 999.5 else f"{ns / 1e3:.3f}"
 
 
 def as_schema_2(db):
