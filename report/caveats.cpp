@@ -166,14 +166,28 @@ void late_start_findings(const results &r, const plan &p, std::vector<finding> &
 	}
 }
 
-void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs,
+// A run's bytes per second on the basis a format rates it (rate_basis).
+double run_rate(const run_figures &f, rate_basis basis)
+{
+	if (basis == rate_basis::exact)
+		return f.bytes_per_s();
+	return (double)per_sec(f.bytes, runtime_ms(f.window_ns));
+}
+
+// The repeat-spread finding: a job whose measured runs differ by more than
+// caveat_spread_limit of their median.  Under rate_basis::fio_whole_ms the
+// normal output's repeats line said max=2667MiB/s where this said 3489.2 MB/s
+// for the same run of 2.4 ms (3 ms in whole milliseconds, and MB not MiB).
+void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> &runs, rate_basis basis,
 		     std::vector<finding> &out)
 {
 	for (uint32_t i = 0; i < p.nr_jobs; i++) {
+		bool mib = basis == rate_basis::fio_whole_ms && plan_job_at(&p, i)->kb_base != 1000;
+		double scale = mib ? 1048576.0 : 1e6;
 		std::vector<double> rates;
 		for (const run_figures &f : measured(runs[i]))
 			if (!f.error)
-				rates.push_back(f.bytes_per_s());
+				rates.push_back(run_rate(f, basis));
 		if (rates.size() < 2)
 			continue;
 		double med = median_of(rates);
@@ -181,9 +195,10 @@ void spread_findings(const plan &p, const std::vector<std::vector<run_figures>> 
 		if (med <= 0 || (*mm.second - *mm.first) / med <= caveat_spread_limit)
 			continue;
 		out.push_back(about_job(p, i, "repeat-spread",
-			strf("job '%s': its %zu runs spread from %.1f to %.1f MB/s (%.1f%% of the median, "
+			strf("job '%s': its %zu runs spread from %.1f to %.1f %s (%.1f%% of the median, "
 			     "more than %.0f%%): the figure depends on the moment it was taken",
-			     job_name(p, i).c_str(), rates.size(), *mm.first / 1e6, *mm.second / 1e6,
+			     job_name(p, i).c_str(), rates.size(), *mm.first / scale, *mm.second / scale,
+			     mib ? "MiB/s" : "MB/s",
 			     (*mm.second - *mm.first) * 100.0 / med, caveat_spread_limit * 100)));
 	}
 }
@@ -249,7 +264,7 @@ void other_io_findings(const results &r, const plan &p, std::vector<finding> &ou
 
 } // namespace
 
-std::vector<finding> findings_of(const results &r, const plan &p)
+std::vector<finding> findings_of(const results &r, const plan &p, rate_basis basis)
 {
 	std::vector<finding> out;
 	std::vector<std::vector<run_figures>> runs = runs_by_job(r, p);
@@ -257,7 +272,7 @@ std::vector<finding> findings_of(const results &r, const plan &p)
 	engine_findings(r, p, out);
 	cpu_findings(r, p, out);
 	late_start_findings(r, p, out);
-	spread_findings(p, runs, out);
+	spread_findings(p, runs, basis, out);
 	sample_findings(p, runs, out);
 	other_io_findings(r, p, out);
 	return out;

@@ -37,9 +37,15 @@ struct finding {
 	bool about_percentiles = false;	// matters only where percentiles are printed
 };
 
+// How the repeat-spread finding rates a run: over its exact window in MB/s
+// (the compact formats' own basis), or as fio's text does, over the window in
+// whole milliseconds by the job's kb_base (MiB/s or MB/s), so that it agrees
+// with the normal output's repeats line and the bandwidth above it.
+enum class rate_basis { exact, fio_whole_ms };
+
 // Every finding of the run, engine messages (warnings) first, then the
 // report's own, in a stable order.
-std::vector<finding> findings_of(const results &r, const plan &p);
+std::vector<finding> findings_of(const results &r, const plan &p, rate_basis basis = rate_basis::exact);
 
 // The findings a format that prints no latency percentiles shows.
 std::vector<finding> without_percentile_findings(const std::vector<finding> &f);

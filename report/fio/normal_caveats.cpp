@@ -110,7 +110,7 @@ std::string normal_repeats(const entry &e, const model &m, int d)
 std::string caveat_lines(const results &r, const plan &p)
 {
 	std::string s;
-	for (const finding &f : findings_of(r, p))
+	for (const finding &f : findings_of(r, p, rate_basis::fio_whole_ms))
 		s += "ioplan: warning: " + printable(f.text.c_str()) + '\n';
 	return s;
 }
@@ -137,7 +137,7 @@ void write_normal_messages(std::ostream &out, const results &r, const plan &p, p
 		start();
 		out << "ioplan: " << level_word(m.level) << ": " << printable(m.text) << '\n';
 	}
-	for (const finding &f : findings_of(r, p)) {
+	for (const finding &f : findings_of(r, p, rate_basis::fio_whole_ms)) {
 		if (f.from_engine || f.code == "cpu-bound")
 			continue;
 		start();

@@ -61,3 +61,31 @@ TEST_CASE("normal and json: a thread that first ran 30% into its 1 s window is n
 	CHECK(calm.find("first ran") == std::string::npos);
 	CHECK(late.find("first ran") != std::string::npos);
 }
+
+// Three runs of 8 MiB in 2.4, 7.0 and 2.5 ms: the repeats line rates them as
+// fio does, over whole milliseconds (3, 7, 3 ms) by kb_base, and the spread
+// warning printed the exact windows in MB/s (3495.3 MB/s where the line said
+// max=2667MiB/s).  Both now say the same figures in the same unit.
+TEST_CASE("normal: the repeat-spread warning rates the runs as the repeats line does")
+{
+	t::job_spec j;
+	j.name = "m";
+	j.tweak = [](plan_job &pj) {
+		pj.repeat = 3;
+		pj.repeat_aggregate = PLAN_AGG_MAX;
+	};
+	t::plan_holder ph{ { j } };
+	t::results_holder rh{ ph.get(), 3 };
+	const uint64_t window_ns[] = { 2400000, 7000000, 2500000 };
+	for (uint32_t run = 0; run < 3; run++)
+		t::add_ios(rh.clone(0, 0, run), PLAN_DDIR_READ, 2048, 4096, window_ns[run], [](uint64_t) { return 900; });
+	report::options o;
+	o.formats = report::FORMAT_NORMAL;
+	std::ostringstream out;
+	report::write(rh.get(), ph.get(), o, out);
+	std::string s = out.str();
+	INFO(s);
+	CHECK(s.find("BW min=1143MiB/s, median=2667MiB/s, max=2667MiB/s") != std::string::npos);
+	CHECK(s.find("its 3 runs spread from 1142.9 to 2666.7 MiB/s (57.1% of the median") != std::string::npos);
+	CHECK(report::caveat_lines(rh.get(), ph.get()).find("spread from 1142.9 to 2666.7 MiB/s") != std::string::npos);
+}
