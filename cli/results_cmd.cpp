@@ -403,7 +403,7 @@ public:
 			}
 		}
 		auto it = labels_.find(id);
-		return "run " + std::to_string(id) + (it == labels_.end() ? "" : " ('" + it->second + "')");
+		return "run " + std::to_string(id) + (it == labels_.end() ? "" : " ('" + resdb::printable(it->second) + "')");
 	}
 
 private:

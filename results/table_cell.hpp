@@ -49,23 +49,6 @@ inline std::string latency_us_cell(double ns, int prec, int width)
 	return t;
 }
 
-// s with each control character (C0, DEL, and C1 as UTF-8: U+0080..U+009F)
-// as '?', the way the HTML page shows them.
-inline std::string printable(const std::string &s)
-{
-	std::string o;
-	for (size_t i = 0; i < s.size(); i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == 0xc2 && i + 1 < s.size() && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f) {
-			o += '?';
-			i++;
-		} else {
-			o += c < 0x20 || c == 0x7f ? '?' : (char)c;
-		}
-	}
-	return o;
-}
-
 // The code point of the UTF-8 character at s[i] and its length in bytes;
 // a byte that starts no well-formed character is U+FFFD, one byte long.
 inline char32_t utf8_at(const std::string &s, size_t i, size_t *len)
@@ -86,6 +69,25 @@ inline char32_t utf8_at(const std::string &s, size_t i, size_t *len)
 	}
 	*len = n;
 	return cp;
+}
+
+// s with each control character (C0, DEL, and C1 as UTF-8: U+0080..U+009F)
+// as '?', the way the HTML page shows them, and so each byte that starts no
+// well-formed UTF-8 character: a label stored as Latin-1 ("caf\xe9", written
+// into the store by hand) went to the terminal raw, in the messages naming a
+// damaged run and in `results show`, and a terminal showed it as it liked.
+inline std::string printable(const std::string &s)
+{
+	std::string o;
+	for (size_t i = 0, n; i < s.size(); i += n) {
+		char32_t cp = utf8_at(s, i, &n);
+		bool bad = cp == 0xfffd && n == 1 && (unsigned char)s[i] >= 0x80;
+		if (bad || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+			o += '?';
+		else
+			o.append(s, i, n);
+	}
+	return o;
 }
 
 // The terminal columns of code point cp: glibc's wcwidth under a UTF-8 locale

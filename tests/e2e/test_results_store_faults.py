@@ -406,6 +406,33 @@ class DamagedRuns(StoreCase):
         self.assertEqual(sha(damaged), before)
 
 
+    def test_a_damaged_runs_label_not_utf8_is_named_printably(self):
+        # A label stored as Latin-1 ("caf\xe9", written into the store by hand) went to
+        # stderr raw in the message naming the damaged run, a byte the terminal showed as it
+        # liked (and a reader in UTF-8 could not decode); the text tables print such a byte
+        # as '?', and so do these messages and results show now.
+        for label in ("x", "b"):
+            self.assertEqual(self.ioplan_run(label=label).returncode, 0)
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE runs SET label = CAST(x'636166e9' AS TEXT), checksum = '', summary_checksum = '' "
+                    "WHERE id = 1")
+        con.execute("UPDATE facts SET value = CAST(x'636166e9' AS TEXT) WHERE run_id = 1 AND name = 'label'")
+        con.commit()
+        shown = subprocess.run([BIN, "results", "show", "1", f"--results-db={self.db}"], capture_output=True)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn(b"run 1 (", shown.stdout)
+        self.assertIn(b" label caf?\n", shown.stdout)
+        con.execute("UPDATE figures SET iops = -5 WHERE run_id = 1")
+        con.commit()
+        con.close()
+        for args, into in ((["export"], "export"), (["summary"], "summary")):
+            p = subprocess.run([BIN, "results", *args, f"--results-db={self.db}"], capture_output=True)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(f"; run 1 ('caf?') is left out of the {into}\n".encode(), p.stderr)
+            self.assertNotIn(b"\xe9", p.stderr)
+            p.stderr.decode("utf-8")  # every byte of it a character
+
+
 class Checksums(StoreCase):
     """A value changed after its save into another plausible one (a bit flipped on disk, a
     row edited by hand) was read, compared and summed up as measured: nothing but the
