@@ -81,6 +81,7 @@ struct run_row {
 struct summary_row {
 	int64_t run_id = 0;
 	std::string group, job, ddir;
+	std::string plan;	// the run's plan hash (fact plan): one workload, whatever the job's name
 	double iops = 0, bw_bytes = 0, p99_ns = 0;
 	bool interrupted = false;	// the run's fact interrupted=yes
 	bool failed = false;		// the run has the fact failed: a job ended with an error

@@ -1,5 +1,6 @@
 // results/store_summary.cpp - the store's summary query (`ioplan results
-// summary`): the rows of every run's figures, by a fact, each checked as a
+// summary`): the rows of every run's figures, by a fact and with the run's
+// plan (the workload its jobs ran, summary's rows apart), each checked as a
 // run's load checks it, and the p99 of a run's clones merged from their
 // buckets.  Apart from store.cpp, which opens, saves and loads runs.
 #include <algorithm>
@@ -25,8 +26,9 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 			  " EXISTS(SELECT 1 FROM facts i WHERE i.run_id = f.run_id AND i.name = 'interrupted'"
 			  " AND i.value = 'yes'),"
 			  " EXISTS(SELECT 1 FROM facts x WHERE x.run_id = f.run_id AND x.name = 'failed'),"
-			  " f.io_bytes, f.ios, f.runtime_s"
-			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1";
+			  " f.io_bytes, f.ios, f.runtime_s, COALESCE(p.value, '')"
+			  " FROM figures f LEFT JOIN facts g ON g.run_id = f.run_id AND g.name = ?1"
+			  " LEFT JOIN facts p ON p.run_id = f.run_id AND p.name = 'plan'";
 	if (!filter_name.empty())
 		sql += " JOIN facts w ON w.run_id = f.run_id AND w.name = ?2 AND w.value = ?3";
 	sql += " ORDER BY f.run_id, f.job, f.ddir, f.id";
@@ -69,6 +71,7 @@ std::vector<summary_row> store::summary_rows(const std::string &by, const std::s
 			row.group = q.text(1);
 			row.job = q.text(2);
 			row.ddir = q.text(3);
+			row.plan = q.text(13);
 			figure f;
 			f.iops = row.iops = q.figure(4);
 			f.bw_bytes = row.bw_bytes = q.figure(5);

@@ -60,13 +60,16 @@ left_out leave_out(std::vector<summary_row> &rows, bool keep_interrupted, bool k
 
 std::vector<group_summary> summarize(const std::vector<summary_row> &rows)
 {
-	std::map<std::tuple<std::string, std::string, std::string>, std::vector<const summary_row *>> groups;
+	// The plan is in the key: jobs of one name in different plans (bs=4k and
+	// bs=64k, rate-limited or not) ran different workloads, and one median of
+	// both named the odd plan's runs outliers.
+	std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<const summary_row *>> groups;
 	for (const summary_row &r : rows)
-		groups[{ r.group, r.job, r.ddir }].push_back(&r);
+		groups[{ r.group, r.job, r.ddir, r.plan }].push_back(&r);
 	std::vector<group_summary> out;
 	for (const auto &kv : groups) {
 		group_summary g;
-		std::tie(g.group, g.job, g.ddir) = kv.first;
+		std::tie(g.group, g.job, g.ddir, g.plan) = kv.first;
 		std::vector<double> iops, bw, p99;
 		for (const summary_row *r : kv.second) {
 			iops.push_back(r->iops);
@@ -94,6 +97,7 @@ nlohmann::ordered_json summary_json(const std::vector<group_summary> &groups, co
 	for (const group_summary &g : groups)
 		a.push_back(nlohmann::ordered_json{ { "group", g.group },
 						    { "job", g.job },
+						    { "plan", g.plan },
 						    { "ddir", g.ddir },
 						    { "count", g.count },
 						    { "iops", spread_json(g.iops) },
@@ -122,8 +126,8 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 {
 	std::string out;
 	char line[512];
-	std::snprintf(line, sizeof(line), "%-24s %-16s %-5s %6s  %-32s %-32s %-26s %s\n",
-		      by.empty() ? "group" : by.c_str(), "job", "dir", "runs", "IOPS p10/median/p90",
+	std::snprintf(line, sizeof(line), "%-24s %-16s %-12s %-5s %6s  %-32s %-32s %-26s %s\n",
+		      by.empty() ? "group" : by.c_str(), "job", "plan", "dir", "runs", "IOPS p10/median/p90",
 		      "MiB/s p10/median/p90", "p99 us p10/median/p90", "outliers (run ids)");
 	out += line;
 	for (const group_summary &g : groups) {
@@ -141,9 +145,11 @@ std::string summary_text(const std::vector<group_summary> &groups, const std::st
 		std::string odd;
 		for (int64_t id : g.outliers)
 			odd += (odd.empty() ? "" : ",") + std::to_string(id);
-		std::snprintf(line, sizeof(line), "%s %s %-5s %6zu  %-32s %-32s %-26s %s\n",
+		// The plan as `results list` shows it (its first 12 digits; --plan takes them).
+		std::string plan = g.plan.empty() ? "-" : g.plan.substr(0, 12);
+		std::snprintf(line, sizeof(line), "%s %s %-12s %-5s %6zu  %-32s %-32s %-26s %s\n",
 			      column(group_name(g.group, by), 24).c_str(), column(g.job, 16).c_str(),
-			      g.ddir.c_str(), g.count, iops,
+			      plan.c_str(), g.ddir.c_str(), g.count, iops,
 			      bw, p99, odd.empty() ? "-" : odd.c_str());
 		out += line;
 	}

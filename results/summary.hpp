@@ -1,8 +1,10 @@
 // results/summary.hpp - `ioplan results summary`: what is typical in each group of runs.
 //
 // Stored figures are grouped by a fact of their run (disk model, host,
-// instance type, file system, label...) and by job and direction, since
-// different workloads are not one distribution.  A run counts once in its
+// instance type, file system, label...) and by job, plan and direction, since
+// different workloads are not one distribution: a job's name alone does not
+// say its workload (j with bs=4k in one run, bs=64k in another), the run's
+// plan hash does (the same job file on two hosts has one).  A run counts once in its
 // group: its clones of a job (numjobs=N) are one value.  Each group gets its count,
 // the 10th/50th/90th percentiles of IOPS, bandwidth and p99 latency, and the
 // runs whose IOPS lie outside Tukey's fences and over 10% from the median:
@@ -27,6 +29,7 @@ struct spread {
 
 struct group_summary {
 	std::string group, job, ddir;
+	std::string plan;	// the runs' plan hash ("" for runs stored without one)
 	size_t count = 0;
 	spread iops, bw_bytes, p99_ns;
 	std::vector<int64_t> outliers;	// run ids

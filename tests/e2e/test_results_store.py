@@ -6,6 +6,7 @@ change the store.  fio 3.33's own JSON output is imported.  The stores that
 refuse a run or a command (locked, corrupt, read-only, full, newer) are
 test_results_store_faults.py's.
 """
+import hashlib
 import html
 import json
 import os
@@ -13,6 +14,7 @@ import pathlib
 import re
 import signal
 import sqlite3
+import statistics
 import subprocess
 import unittest
 
@@ -332,18 +334,35 @@ class SaveAndRead(StoreCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("no field 'colour'", p.stderr)
 
+    RATED = ["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based", "--runtime=500ms"]
+
+    def import_as(self, rate, plan, label, host=None):
+        """A run at rate_iops=rate, reported and imported as a run of plan (a run of that
+        workload that went at this rate on a host in trouble) with label, on host."""
+        p = run([*self.RATED, f"--rate_iops={rate}", "--output-format=json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        doc["ioplan"]["plan_hash"] = plan
+        doc["ioplan"]["uuid"] = hashlib.sha256(f"{rate}{label}{host}".encode()).hexdigest()[:32]
+        doc["ioplan"]["saved_as"] = {"label": label, "preset": ""}
+        if host:
+            doc["ioplan"]["host"] = host
+        path = self.tmp / f"{rate}-{label}.json"
+        path.write_text(json.dumps(doc))
+        self.results("import", str(path))
+        return max(r["id"] for r in self.listing())
+
     def test_summary_names_as_outliers_only_runs_far_from_the_others(self):
         """Runs of a rate-limited job agree to a few tenths of a percent, so Tukey's
         fences alone are that narrow: a run 0.6% off its peers was named an outlier,
         one of "the ones that go with trouble".  An outlier is now also more than 10%
         from the group's median; a run at half the rate still is one."""
         ids = {}
-        for label, rates in (("even", (1000, 1000, 1000, 1000, 970)), ("odd", (1000, 1000, 1000, 1000, 500))):
-            for rate in rates:
-                p = run(["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based",
-                         "--runtime=500ms", f"--rate_iops={rate}", f"--save={label}", f"--results-db={self.db}"])
+        for label, off in (("even", 970), ("odd", 500)):
+            for _ in range(4):
+                p = run([*self.RATED, "--rate_iops=1000", f"--save={label}", f"--results-db={self.db}"])
                 self.assertEqual(p.returncode, 0, p.stderr)
-            ids[label] = max(r["id"] for r in self.listing())  # the run at the other rate, saved last
+            ids[label] = self.import_as(off, self.listing()[-1]["plan_hash"], label)
         s = json.loads(self.results("summary", "--by=label", "--output-format=json").stdout)
         groups = {g["group"]: g for g in s["groups"]}
         self.assertEqual({k: g["count"] for k, g in groups.items()}, {"even": 5, "odd": 5})
@@ -351,6 +370,48 @@ class SaveAndRead(StoreCase):
         self.assertEqual(groups["odd"]["outliers"], [ids["odd"]], groups["odd"])
         rows = {ln.split()[0]: ln.split()[-1] for ln in self.results("summary", "--by=label").stdout.splitlines()[1:]}
         self.assertEqual(rows, {"even": "-", "odd": str(ids["odd"])})
+
+    def test_summary_puts_only_runs_of_one_plan_in_a_row(self):
+        """Jobs named j at bs=4k and at bs=64k, or rate-limited and not, were one row of
+        `results summary`, one median of both workloads, and the run of the other plan
+        was named an outlier.  A row now holds the runs of one plan, shown apart."""
+        saved = [("--bs=4k",)] * 4 + [("--bs=64k",)] * 2 + [("--bs=4k", "--rate_iops=500")]
+        for opts in saved:
+            p = run([*self.RATED[:3], *opts, "--size=1g", "--time_based", "--runtime=300ms",
+                     "--save", f"--results-db={self.db}"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+        runs = self.listing()
+        plan_of = {r["id"]: r["plan_hash"] for r in runs}
+        self.assertEqual(len(set(plan_of.values())), 3, runs)
+        iops = {}
+        for r in json.loads(self.results("export", "--output-format=json").stdout):
+            iops.setdefault(r["plan_hash"], []).extend(f["iops"] for f in r["figures"])
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["job"], g["plan"], g["count"]) for g in s["groups"]),
+                         sorted(("j", plan, len(v)) for plan, v in iops.items()))
+        for g in s["groups"]:
+            self.assertEqual(g["iops"]["median"], statistics.median(iops[g["plan"]]), g)
+            self.assertTrue(all(plan_of[i] == g["plan"] for i in g["outliers"]), g)
+        rated = max(plan_of)   # the rate-limited run, saved last: no other plan's median names it
+        self.assertEqual([g["count"] for g in s["groups"] if g["plan"] == plan_of[rated]], [1])
+        self.assertNotIn(rated, [i for g in s["groups"] for i in g["outliers"]])
+        text = self.results("summary").stdout.splitlines()
+        self.assertEqual(text[0].split()[:4], ["group", "job", "plan", "dir"])
+        self.assertEqual(sorted(ln.split()[2] for ln in text[1:]), sorted(p[:12] for p in iops))
+
+    def test_summary_keeps_one_plan_run_on_several_hosts_together(self):
+        # The same job file on two hosts is one plan: one row without --by, a row
+        # per host with --by=host.
+        p = run([*self.RATED, "--rate_iops=1000", "--save", f"--results-db={self.db}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        here = self.listing()[0]
+        other = self.import_as(1000, here["plan_hash"], "", host="other-host")
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual([(g["plan"], g["count"]) for g in s["groups"]], [(here["plan_hash"], 2)])
+        s = json.loads(self.results("summary", "--by=host", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["group"], g["plan"], g["count"]) for g in s["groups"]),
+                         sorted([(here["host"], here["plan_hash"], 1), ("other-host", here["plan_hash"], 1)]))
+        self.assertNotEqual(other, here["id"])
 
     def test_summary_takes_the_plan_as_results_list_shows_it_and_refuses_a_filter_no_run_has(self):
         # --plan=<the 12 digits `results list` shows> and a misspelt --preset were an empty
@@ -388,7 +449,7 @@ class SaveAndRead(StoreCase):
         g = json.loads(self.results("summary", "--output-format=json").stdout)["groups"][0]
         text = self.results("summary").stdout.splitlines()[1].split()
         want = "/".join(us_text(g['p99_ns'][k], 2) for k in ("p10", "median", "p90"))
-        self.assertEqual(text[6], want, text)
+        self.assertEqual(text[7], want, text)
         self.assertNotEqual(set(want.replace("/", "")), {"0", "."})
 
     def test_a_latency_under_a_microsecond_is_shown_to_the_nanosecond(self):
@@ -707,7 +768,8 @@ class Interrupted(StoreCase):
         self.assertEqual(self.results("summary").stdout.splitlines()[-1],
                          "1 interrupted run left out (--include-interrupted counts it)")
         s = json.loads(self.results("summary", "--include-interrupted", "--output-format=json").stdout)
-        self.assertEqual((s["interrupted_left_out"], [g["count"] for g in s["groups"]]), (0, [3]))
+        # counted, in a row of its own: its plan (runtime=60) is not the whole runs'
+        self.assertEqual((s["interrupted_left_out"], sorted(g["count"] for g in s["groups"])), (0, [1, 2]))
         self.assertNotIn("left out", self.results("summary", "--include-interrupted").stdout)
         p = self.results("list", "--include-interrupted", ok=False)
         self.assertEqual(p.returncode, 2)
@@ -735,7 +797,7 @@ class FailedJobs(StoreCase):
 
     def test_a_run_with_a_failed_job_says_so_and_is_left_out_of_summaries(self):
         for i in range(2):
-            p = run([*self.JOB, f"--filename={self.tmp / f'g{i}'}", "--output-format=json", f"--save=good{i}",
+            p = run([*self.JOB, f"--filename={self.tmp / 'g'}", "--output-format=json", f"--save=good{i}",
                      f"--results-db={self.db}"])
             self.assertEqual(p.returncode, 0, p.stderr)
         self.failed_run()
@@ -759,7 +821,8 @@ class FailedJobs(StoreCase):
         self.assertEqual(self.results("summary").stdout.splitlines()[-1],
                          "1 failed run left out (--include-failed counts it)")
         s = json.loads(self.results("summary", "--include-failed", "--output-format=json").stdout)
-        self.assertEqual((s["failed_left_out"], [g["count"] for g in s["groups"]]), (0, [3]))
+        # counted, in a row of its own: its plan (another file) is not the good runs'
+        self.assertEqual((s["failed_left_out"], sorted(g["count"] for g in s["groups"])), (0, [1, 2]))
         page = self.tmp / "p.html"
         self.results("report", "bad", f"--output={page}")
         self.assertIn("job 'w' failed: error 28", html.unescape(page.read_text()))

@@ -473,8 +473,9 @@ class Checksums(StoreCase):
             self.assertIn(f"; run 2 ('b') is left out of the {into}\n", p.stderr)
         p = self.results("summary", "--output-format=json", ok=not summary_reads)
         summary = json.loads(p.stdout)
-        self.assertEqual((p.returncode, summary["damaged_left_out"], [g["count"] for g in summary["groups"]]),
-                         (1, 1, [2] * groups) if summary_reads else (0, 0, [3] * groups), p.stderr)
+        # runs counted, whatever rows their plans make (run 2 may be of a job file of its own)
+        self.assertEqual((p.returncode, summary["damaged_left_out"], sum(g["count"] for g in summary["groups"])),
+                         (1, 1, 2 * groups) if summary_reads else (0, 0, 3 * groups), p.stderr)
         p = run(["compare", "a", "c", f"--results-db={self.db}"])
         self.assertEqual(p.returncode, 0, p.stderr)
         damaged, self.db = self.db, self.tmp / "other.db"
