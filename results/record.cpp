@@ -169,6 +169,31 @@ std::map<std::string, std::string> plan_of(const json &job, const json &global)
 	return p;
 }
 
+// fio records no plan hash: every option of every job names the workload,
+// its global ones under its own.  Only the keys compare reads (rw, bs, ...)
+// were hashed, so fio runs at rate_iops=1000 and 500 were one plan, one row
+// of results summary.
+std::string fio_plan_hash(const json &doc)
+{
+	const json &jobs = at(doc, "jobs");
+	std::string plan;
+	for (const json &job : jobs.is_array() ? jobs : json::array()) {
+		if (!at(job, "jobname").is_string())
+			continue;
+		std::map<std::string, std::string> o;
+		for (const json *src : { &at(doc, "global options"), &at(job, "job options") }) {
+			if (!src->is_object())
+				continue;
+			for (auto it = src->begin(); it != src->end(); ++it)
+				o[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+		}
+		plan += "[" + job["jobname"].get<std::string>() + "]\n";
+		for (const auto &kv : o)
+			plan += kv.first + "=" + kv.second + "\n";
+	}
+	return sha256_hex(plan);
+}
+
 double percentile(const json &lat, const char *key)
 {
 	return num(at(lat, "percentile"), key);
@@ -498,14 +523,8 @@ run_record record_of(const json &doc, const std::string &uuid_seed)
 	read_jobs(doc, r);
 	read_failures(doc, r);
 	read_ranks(io, r);
-	if (r.plan_hash.empty()) {
-		// fio records no plan hash: the options of every job name the workload.
-		std::string plan;
-		for (const auto &f : r.figures)
-			for (const auto &kv : f.plan)
-				plan += f.job + "." + kv.first + "=" + kv.second + "\n";
-		r.plan_hash = sha256_hex(plan);
-	}
+	if (r.plan_hash.empty())
+		r.plan_hash = fio_plan_hash(doc);
 	// A run --save could not store was kept with the label and preset it was given.
 	const json &saved = at(io, "saved_as");
 	r.label = str(saved, "label");

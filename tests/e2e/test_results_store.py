@@ -413,6 +413,24 @@ class SaveAndRead(StoreCase):
                          sorted([(here["host"], here["plan_hash"], 1), ("other-host", here["plan_hash"], 1)]))
         self.assertNotEqual(other, here["id"])
 
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_summary_tells_fio_runs_of_other_options_apart(self):
+        """fio records no plan hash: only rw, bs, iodepth, numjobs, size, direct and
+        ioengine were hashed, so fio runs at rate_iops=1000 and 500 were one plan, one
+        row of the summary.  Every option of every job is hashed now; the same command
+        imported twice is still one plan."""
+        for i, rate in enumerate((1000, 1000, 500)):
+            out = self.tmp / f"fio{i}.json"
+            f = run_fio(["--name=j", "--ioengine=null", "--rw=read", "--bs=4k", "--size=1g", "--time_based",
+                         "--runtime=300ms", f"--rate_iops={rate}", "--output-format=json", f"--output={out}"])
+            self.assertEqual(f.returncode, 0, f.stderr)
+            self.results("import", str(out))
+        plans = [r["plan_hash"] for r in self.listing()]
+        self.assertEqual((plans[0] == plans[1], plans[0] == plans[2]), (True, False), plans)
+        s = json.loads(self.results("summary", "--output-format=json").stdout)
+        self.assertEqual(sorted((g["plan"], g["count"]) for g in s["groups"]),
+                         sorted([(plans[0], 2), (plans[2], 1)]))
+
     def test_summary_takes_the_plan_as_results_list_shows_it_and_refuses_a_filter_no_run_has(self):
         # --plan=<the 12 digits `results list` shows> and a misspelt --preset were an empty
         # summary, exit 0: a gate on it passed with nothing summed up.
