@@ -69,6 +69,8 @@ void parse_state::job_option(const std::string &name, std::string value, bool ha
     parser::entry e{name, value, has_value, arg_loc(at, text), arg_loc(at, text), {}, ""};
     e.key_loc.text_col = 3;	// after the "--"
     e.value_loc.text_col = has_value ? (int)name.size() + 4 : (int)text.size() + 1;
+    // '--bs= 16k': fio 3.33 reads the blank as in a job file's bs= 16k (16 bytes).
+    e.blank_after_eq = has_value && !value.empty() && (value[0] == ' ' || value[0] == '\t');
     if (current_job_)
         current_job_->entries.push_back(e);
     else

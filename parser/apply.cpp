@@ -101,23 +101,36 @@ bool blank_reads_alike(const option &o, const std::string &v)
     return o.type == opt_type::time && !std::strcmp(o.unit, "s") && first.compare(end, std::string::npos, "s") == 0;
 }
 
-// INI's key= value where fio 3.33 reads the value another way than ioplan.
+// Whether the entry was given as an argument (--bs=16k), not in a job file.
+bool from_command_line(const entry &e)
+{
+    return e.key_loc.path == "<command line>";
+}
+
+// key= value (a job file) or '--key= value' (an argument, which keeps its blanks
+// in e.value) where fio 3.33 reads the value another way than ioplan.
 void check_blank_after_eq(const option &o, const entry &e)
 {
-    if (!e.blank_after_eq || blank_reads_alike(o, e.value))
+    size_t lead = e.value.find_first_not_of(" \t");
+    if (!e.blank_after_eq || lead == std::string::npos)
         return;
-    std::string shown = "' " + e.value + "'", how;
-    size_t digits = e.value.find_first_not_of("+-0123456789");
+    std::string v = e.value.substr(lead);
+    if (blank_reads_alike(o, v))
+        return;
+    bool cli = from_command_line(e);
+    std::string shown = "'" + (cli ? e.value : " " + v) + "'", how;
+    size_t digits = v.find_first_not_of("+-0123456789");
     if (!fio_number(o))
-        how = shown + " is no value it knows, or another name than '" + e.value + "'";
-    else if (digits == 0 || e.value.find_first_of("0123456789") > digits)
+        how = shown + " is no value it knows, or another name than '" + v + "'";
+    else if (digits == 0 || v.find_first_of("0123456789") > digits)
         how = shown + " is no number";
     else
-        how = "a blank before the number hides its unit: " + shown + " is read as " + e.value.substr(0, digits);
+        how = "a blank before the number hides its unit: " + shown + " is read as " + v.substr(0, digits);
     loc at = e.value_loc;
-    at.advance(-1);
-    fail(at, "a blank after '=': fio 3.33 keeps it in the value, and there " + how + "; write '" + e.key + "=" +
-                 e.value + "', which both read alike");
+    if (!cli)
+        at.advance(-1); // the value's place is after the blanks there, at them here
+    fail(at, "a blank after '=': fio 3.33 keeps it in the value, and there " + how + "; write '" +
+                 (cli ? "--" : "") + e.key + "=" + v + "', which both read alike");
 }
 
 } // namespace

@@ -43,8 +43,9 @@ struct entry {
     // Written with ${VAR} (or read from an include named with one): may differ
     // from rank to rank by design (${IOPLAN_RANK}), so ranks do not compare it.
     bool substituted = false;
-    // INI's key= value: a blank between '=' and the value, which fio 3.33 keeps
-    // in the value (apply_entry refuses it where fio would read another value).
+    // INI's key= value or the argument '--key= value': a blank between '=' and
+    // the value, which fio 3.33 keeps in the value (apply_entry refuses it where
+    // fio would read another value).  value has it on the command line only.
     bool blank_after_eq = false;
 };
 

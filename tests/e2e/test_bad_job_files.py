@@ -178,6 +178,39 @@ class BlankAfterEquals(TmpDirCase):
                 if FIO and line == "bs = 4096":
                     self.assertEqual(self.fio_ios(line), (0, 16))
 
+    def test_the_command_line_is_read_as_a_job_file(self):
+        """'--bs= 16k' is 16-byte blocks in fio 3.33 as bs= 16k is (4096 I/Os for size=64k),
+        where ioplan ran 16 KiB blocks (4 I/Os)."""
+        base = ["--name=j", "--ioengine=null", "--size=64k", "--output-format=json"]
+        for arg, at, why in (("--bs= 16k", 6, "a blank before the number hides its unit: ' 16k' is read as 16; "
+                                             "write '--bs=16k'"),
+                             ("--bs=\t16k", 6, "' is read as 16; write '--bs=16k'"),
+                             ("--rw= write", 6, "' write' is no value it knows, or another name than 'write'; "
+                                                "write '--rw=write'")):
+            with self.subTest(arg=arg):
+                p = subprocess.run([BIN, *base, arg], cwd=self.tmp, capture_output=True, text=True, timeout=30)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                first, shown, caret = p.stderr.splitlines()[:3]
+                self.assertTrue(first.startswith("<command line>:1:5: error: a blank after '=': fio 3.33 keeps "
+                                                 "it in the value, and there "), first)
+                self.assertIn(why, first)
+                self.assertEqual((shown, caret), (" " + arg, " " * at + "^"))
+                if FIO and arg.startswith("--bs"):
+                    f = run_fio([*base, arg], cwd=self.tmp)
+                    self.assertEqual(json.loads(f.stdout, strict=False)["jobs"][0]["read"]["total_ios"], 4096)
+        p = subprocess.run([BIN, *base[:3], "--bs", " 16k", "--parse-only"], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("write '--bs=16k'", p.stderr)
+        for arg in ("--bs= 4096", "--filename= f", "--rate= ,1m", "--direct= 1"):  # fio reads these alike
+            with self.subTest(arg=arg):
+                p = subprocess.run([BIN, *base, arg], cwd=self.tmp, capture_output=True, text=True, timeout=30)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                if FIO and arg == "--bs= 4096":
+                    self.assertEqual(json.loads(p.stdout)["jobs"][0]["read"]["total_ios"], 16)
+                    f = run_fio([*base, arg], cwd=self.tmp)
+                    self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], 16)
+
 
 class WordsFioRefuses(TmpDirCase):
     """verify=none and write_hint=ignore were words of ioplan's own: fio 3.33 drops a job
