@@ -486,8 +486,8 @@ class SaveAndRead(StoreCase):
         self.assertNotEqual(float(row[-3]), 0, row)
         g = json.loads(self.results("summary", "--output-format=json").stdout)["groups"][0]
         text = self.results("summary").stdout.splitlines()[1].split()
-        self.assertEqual(text[6], "/".join(us_text(g['p99_ns'][k], 2) for k in ("p10", "median", "p90")), text)
-        self.assertNotEqual(float(text[6].split("/")[1]), 0, text)
+        self.assertEqual(text[7], "/".join(us_text(g["p99_ns"][k], 2) for k in ("p10", "median", "p90")), text)
+        self.assertNotEqual(float(text[7].split("/")[1]), 0, text)
 
 
 def us_text(ns, prec):
