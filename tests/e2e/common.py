@@ -175,6 +175,17 @@ class TmpfsCase(TmpDirCase):
         super().tearDown()
 
 
+def planted_link(shared, name, to, uid=65534):
+    """A link at shared/name to `to`, owned by another user (uid, nobody by default), as one
+    planted in a sticky world-writable directory (/tmp) for a root run to write through.
+    Needs root; shared is made such a directory if it is not one yet."""
+    shared.mkdir(exist_ok=True)
+    shared.chmod(0o1777)
+    (shared / name).symlink_to(to)
+    os.lchown(shared / name, uid, uid)
+    return shared / name
+
+
 def fill_up(directory):
     """Fills the file system of directory to its last page (a file named filler), as a
     disk another writer just filled."""

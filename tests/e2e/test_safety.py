@@ -16,7 +16,7 @@ import signal
 import subprocess
 import unittest
 
-from common import BIN, TRACED_ENV, TmpDirCase, child_pids, mark_state, run, run_fio, runs_ioplan, wait_for_stderr, wait_until
+from common import BIN, TRACED_ENV, TmpDirCase, child_pids, mark_state, planted_link, run, run_fio, runs_ioplan, wait_for_stderr, wait_until
 
 
 def sh(*argv):
@@ -630,11 +630,8 @@ class SharedDirectoryTargets(TmpDirCase):
         # another user put in /tmp was followed too: an empty file of root's it named was "adopted"
         # and laid out with test data, a read job's layout too.
         shared, empty = self.tmp / "shared", self.tmp / "empty"
-        shared.mkdir()
-        shared.chmod(0o1777)
         empty.touch()
-        (shared / "t").symlink_to(empty)
-        os.lchown(shared / "t", 65534, 65534)
+        planted_link(shared, "t", empty)
         for rw in ("write", "read"):
             p = run(["--name=j", f"--rw={rw}", "--size=64k", "--filename=t"], cwd=shared)
             self.assertEqual(p.returncode, 2, p.stderr)

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import BIN, TmpDirCase, run, wait_until, waits_in
+from common import BIN, TmpDirCase, planted_link, run, wait_until, waits_in
 from test_safety import LoopMounts, sh
 
 
@@ -429,8 +429,7 @@ class SideFilesKeepUserFiles(TmpDirCase):
         empty = self.tmp / "empty"
         empty.touch()
         for name, to in (("j_bw.1.log", kept / "j_bw.1.log"), ("report.txt", empty)):
-            (shared / name).symlink_to(to)
-            os.lchown(shared / name, 65534, 65534)
+            planted_link(shared, name, to)
         for extra, what in ((["--write_bw_log=j"], "job 'j': write_bw_log: j_bw.1.log"),
                             (["--output=report.txt"], "--output=report.txt")):
             p = run([*JOB, "--filename=t", "--rw=write", *extra], cwd=shared)
@@ -453,11 +452,8 @@ class SideFilesKeepUserFiles(TmpDirCase):
         # and filename=shared/sub/t all went into root's directory, exit 0.  The kernel's
         # fs.protected_symlinks judges every link a walk follows.
         shared, victim = self.tmp / "shared", self.tmp / "victim"
-        shared.mkdir()
-        shared.chmod(0o1777)
         victim.mkdir()
-        (shared / "sub").symlink_to(victim)
-        os.lchown(shared / "sub", 65534, 65534)
+        planted_link(shared, "sub", victim)
         (self.tmp / "mine").symlink_to("shared/sub")   # the user's own link, through the planted one
         for extra, what, via in (
                 (["--filename=t", "--write_bw_log=shared/sub/j"], "job 'j': write_bw_log: shared/sub/j_bw.1.log",
