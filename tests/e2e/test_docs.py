@@ -135,6 +135,17 @@ class Docs(TmpDirCase):
                 self.assertIn(family, rows, "a family the tests README has no row for")
                 self.assertIn(f"`{module.name}`", rows[family])
 
+    def test_every_source_file_is_named_in_the_architecture(self):
+        # docs/architecture.md describes the code as it is: a file added without a word
+        # there is found here (by its name, so "worker_io.c" or `worker_io` both count).
+        text = (ROOT / "docs/architecture.md").read_text()
+        for top in ("cli", "engine", "parser", "report", "results"):
+            for path in sorted((ROOT / top).rglob("*")):
+                if path.suffix not in (".c", ".cpp", ".h", ".hpp"):
+                    continue
+                with self.subTest(file=str(path.relative_to(ROOT))):
+                    self.assertRegex(text, rf"\b{re.escape(path.stem)}\b")
+
     def test_man_page_examples_run_as_shown(self):
         cmds = man_commands()
         self.assertGreaterEqual(len(cmds), 7)
