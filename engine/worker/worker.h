@@ -393,6 +393,14 @@ struct worker {
 	uint64_t completed;		/* I/Os completed, every phase (thinktime_blocks counts them) */
 	struct worker_think think;	/* worker_think.c only */
 	bool quiescing;			/* thinktime: reap everything in flight first */
+	/*
+	 * fio's do_io ends by reaping all in flight in one call: from the drain's
+	 * start (drain_on) its reaps are counted one by one as any, then put back
+	 * to complete_saved plus one reap of drain_n (worker_io.c worker_drain_end).
+	 */
+	bool drain_on;
+	uint32_t drain_n;
+	uint64_t complete_saved[RES_BATCH_NR];
 	struct flow *flow;		/* NULL unless the job has flow= (flow.h) */
 	uint64_t flow_count;		/* I/Os this worker counted in its flow */
 	bool *slot_busy;		/* serialize_overlap: ios[i] is in flight; else NULL */
@@ -629,6 +637,19 @@ uint64_t worker_busy_ns(void);
 
 /* fio's io_u_quiesce: submit what is queued, reap all in flight (worker_io.c). */
 void worker_quiesce(struct worker *w);
+
+/*
+ * The end of fio's do_io, io_u_queued_complete(td, cur_depth): what is in flight
+ * comes back in one reap, one entry of that many in the complete row (io_uring
+ * --iodepth=16 --size=64m: 'complete: 4=99.9%, 16=0.1%').  worker_drain_begin
+ * as the workload runs out (gen_done) or a loop's or a window's end drains the
+ * queue; worker_drain_end once it has (or the window ends): the reaps counted
+ * since become one.  Off the per-I/O path (worker_io.c).
+ */
+void worker_drain_begin(struct worker *w);
+void worker_drain_end(struct worker *w);
+/* A loop's end: worker_quiesce as one reap (ended at once unless a stop cut it short). */
+void worker_drain(struct worker *w);
 
 /*
  * fio's cleanup_pending_aio: a job that failed reaps the I/Os it had submitted

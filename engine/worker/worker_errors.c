@@ -68,6 +68,7 @@ static bool device_filled(struct worker *w, const struct io_u *u, int err)
 		return false;
 	w->ioe.peer_done = true;
 	w->gen_done = true;
+	worker_drain_begin(w);
 	return true;
 }
 
@@ -87,6 +88,7 @@ bool worker_io_failed(struct worker *w, struct io_u *u)
 	if (w->ioe.peer_done && u->result >= 0) {
 		/* net: the peer closed (or the run stopped the wait), or the device is full: what came counts. */
 		w->gen_done = true;
+		worker_drain_begin(w);
 		return u->result > 0;
 	}
 	if (u->result > 0) {

@@ -466,6 +466,7 @@ static bool sync_is_due(struct worker *w)
 		return w->need_sync;	/* files still to open or blocks to trim: more I/O follows */
 	w->need_sync = false;
 	w->gen_done = true;
+	worker_drain_begin(w);
 	return false;
 }
 
@@ -488,6 +489,7 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 		w->wait_until = 0;	/* only rates, flow and replays set it: none in a plain job */
 	if (w->ioe.peer_done) {
 		w->gen_done = true;	/* a closed stream has nothing more to give */
+		worker_drain_begin(w);
 		return;
 	}
 	if (NEED_SYNC(w, k)) {
@@ -516,6 +518,8 @@ HOT void issue(struct worker *w, const enum loop_kind k)
 				 * and the list is trimmed once the workload is done: wait for it. */
 				w->blocked = w->gen.busy || (IO_X(w, k) && w->vf.trim && w->inflight);
 				w->gen_done = !w->blocked;
+				if (w->gen_done)
+					worker_drain_begin(w);
 				return;
 			}
 			w->have_held = true;
@@ -662,6 +666,35 @@ void worker_quiesce(struct worker *w)
 	       !atomic_load_explicit(w->sh->stop, memory_order_relaxed))
 		reap(w, LOOP_ANY);
 	w->quiescing = false;
+}
+
+void worker_drain_begin(struct worker *w)
+{
+	if (w->drain_on)
+		return;
+	w->drain_on = true;
+	w->drain_n = w->inflight;	/* the queued ones too: fio's cur_depth, committed first */
+	memcpy(w->complete_saved, w->res.complete, sizeof(w->complete_saved));
+}
+
+void worker_drain_end(struct worker *w)
+{
+	if (!w->drain_on)
+		return;
+	w->drain_on = false;
+	/* A failed job's reaps count as fio's cleanup_pending_aio counts them (worker_reap_failed). */
+	if (w->fatal || !(w->counting || w->ramp_tally) || !w->drain_n)
+		return;
+	memcpy(w->res.complete, w->complete_saved, sizeof(w->complete_saved));
+	w->res.complete[batch_bucket(w->drain_n)]++;
+}
+
+void worker_drain(struct worker *w)
+{
+	worker_drain_begin(w);
+	worker_quiesce(w);
+	if (w->inflight <= w->nr_pending)
+		worker_drain_end(w);	/* else a stop cut it: the window's end ends it */
 }
 
 /* Sync engines: lat was not recorded per I/O because it equals clat. */

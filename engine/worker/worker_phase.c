@@ -121,6 +121,7 @@ void worker_begin_window(struct worker *w)
 	w->phase = WP_RUN;
 	w->counting = true;
 	w->gen_done = false;
+	w->drain_on = false;	/* a ramp's drain: the window counts afresh */
 	w->res.start_ns = now;
 	w->win_end = j->runtime_ns ? now + j->runtime_ns : 0;
 	/* After a ramp that counts toward size=, the I/O drawn and not issued yet is still due. */
@@ -197,6 +198,7 @@ void worker_ramp_so_far(const struct worker *w, struct res_clone *c, uint64_t no
 /* The job ends inside its ramp (size= ran out, or a stop): it reports the ramp's I/O, as fio's. */
 static void end_with_ramp(struct worker *w)
 {
+	worker_drain_end(w);
 	worker_ramp_so_far(w, &w->res, w->now);
 	take_cpu(w);
 	w->ramp_counts = false;
@@ -214,6 +216,11 @@ void worker_end_window(struct worker *w)
 {
 	if (!w->counting)
 		return;
+	/* fio's last reap: the drain under way, or what runtime= or a stop left in flight. */
+	if (w->drain_on)
+		worker_drain_end(w);
+	else if (w->inflight && !w->fatal)
+		w->res.complete[batch_bucket(w->inflight)]++;
 	w->counting = false;
 	w->res.end_ns = w->now;
 	/* fio's update_runtime: a direction that moved no byte (only failed I/Os, cpuio) has none. */

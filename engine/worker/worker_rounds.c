@@ -61,7 +61,7 @@ void worker_rounds_end(struct worker *w)
 {
 	uint64_t t0, read0, ios0;
 
-	worker_quiesce(w);
+	worker_drain(w);	/* fio's do_io ends each loop so */
 	if (w->fatal || atomic_load_explicit(w->sh->stop, memory_order_relaxed))
 		return;
 	t0 = clk_now(&w->clk);
@@ -93,6 +93,7 @@ void worker_rounds_last(struct worker *w)
 	if (!worker_sync_at_end(w) || w->fatal ||
 	    atomic_load_explicit(w->sh->stop, memory_order_relaxed) > 1)
 		return;
+	worker_drain_begin(w);	/* ended with the window (worker_end_window) */
 	worker_quiesce(w);
 	worker_sync_end(w);
 	w->end_synced = true;

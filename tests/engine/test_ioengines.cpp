@@ -106,12 +106,16 @@ TEST_CASE("ioengines: iodepth_batch_submit and iodepth_batch_complete_min shape 
 		REQUIRE(ret == 0);
 		const res_clone &c = r->jobs[0].clones[0];
 		CHECK(c.ddir[PLAN_DDIR_READ].ios == 512);
-		// Every submit call carries 5..8 I/Os (bucket "8"), every reap 5..8 too.
+		// Every submit call carries 5..8 I/Os (bucket "8"), every reap 5..8 too but
+		// the last: the 24 still in flight once all are issued come back as one
+		// (bucket "32"), as fio's final io_u_queued_complete(cur_depth) (fio 3.33 on
+		// libaio and io_uring: 'complete: 8=98.4%, 32=1.6%').
 		uint64_t subs = sum(c.submit, RES_BATCH_NR), reaps = sum(c.complete, RES_BATCH_NR);
 		CHECK(subs == 64);
 		CHECK(c.submit[2] == 64);
-		CHECK(c.complete[2] == reaps);
-		CHECK(reaps == 64);
+		CHECK(c.complete[2] == reaps - 1);
+		CHECK(c.complete[4] == 1);
+		CHECK(reaps == 62);
 	}
 }
 
