@@ -308,7 +308,9 @@ const std::vector<flag> table = {
      [](ctx &c, str v) { count_value(c, v); }, "", "a"},
     {"idle-prof", flag_arg::required, "MODE", FIO,
      "system: report the CPU idleness over the run (CPUs' mean); percpu: and each CPU's; "
-     "calibrate: print the unit of idle work and exit", idle_prof, "", "I"},
+     "calibrate: print the unit of idle work and exit", idle_prof,
+     "A CPU's figure is at most 100%, where fio's goes past it when the unit timed before the run ran slower "
+     "than the CPU later did (a loaded machine).", "I"},
     {"aux-path", flag_arg::required, "DIR", FIO, "directory for verify state files (verify_state_save/load) and verify_dump files, as fio's",
      [](ctx &c, str v) { c.a.aux_path = v; }, "", "K"},
     // ---- many ranks (mpirun; cli/mpi/mpi.hpp) ----

@@ -238,6 +238,16 @@ static void ip_unit_stats(const struct idleprof *ip, double *mean, double *stdde
 	*stddev = n > 1 ? sqrt(var / (n - 1)) : 0;
 }
 
+double idleprof_pct(double units, double unit_us, double run_us)
+{
+	double pct;
+
+	if (!(run_us > 0))
+		return 0;
+	pct = 100.0 * units * unit_us / run_us;
+	return pct < 100.0 ? pct : 100.0;
+}
+
 void idleprof_stop(struct idleprof *ip, struct results *r)
 {
 	struct res_idle *o = &r->idle;
@@ -256,8 +266,8 @@ void idleprof_stop(struct idleprof *ip, struct results *r)
 
 			o->cpus[i].id = t->cpu;
 			/* fio's figure: units done at the mean unit's speed over the run. */
-			if (t->ok && run_us > 0)
-				o->cpus[i].pct = 100.0 * t->units * o->unit_mean_us / run_us;
+			if (t->ok)
+				o->cpus[i].pct = idleprof_pct(t->units, o->unit_mean_us, run_us);
 			o->system_pct += o->cpus[i].pct / ip->nr;
 		}
 	}

@@ -14,6 +14,10 @@
 
 #include "engine/results.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct idleprof;
 
 /*
@@ -32,6 +36,21 @@ void idleprof_go(struct idleprof *ip);
  */
 void idleprof_stop(struct idleprof *ip, struct results *r);
 
+/*
+ * A CPU's idleness in percent: units done at unit_us each over run_us (fio's
+ * formula), at most 100.  The unit is timed before the run; when that timing
+ * ran slower than the CPU runs the units later (another load on the machine,
+ * a hypervisor's steal, a frequency change), the formula goes past 100, far
+ * past on a run of a few microseconds: a 4 KiB null job printed 'cpu-0:
+ * 1007.95%'.  fio 3.33 prints such figures as they come; no CPU is idle more
+ * than all of the run.  0 for a run of no length.
+ */
+double idleprof_pct(double units, double unit_us, double run_us);
+
 /* eng_idle_calibrate (engine.h) is here too: the same threads, calibration only. */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* IOPLAN_ENGINE_IDLEPROF_H */
