@@ -269,6 +269,34 @@ static const struct safety_files *busy_files(struct pf_state *s)
 	return s->busy;
 }
 
+/*
+ * A test file of ioplan's (marked) that gained another name (`ln`, a `cp -al`
+ * backup of its directory) and that this job would write into: it writes or
+ * trims it, the layout grows it, or rewrites one whose layout never finished.
+ * The write would change what the other name holds, so the layout refused it
+ * (tgt_id.single), but only at run time, exit 1, after earlier jobs ran; it is
+ * refused here with the other findings, before any I/O.  A file only read may
+ * have any number of names (fio reads it too).  The layout keeps its own check
+ * for what only it can tell (a file only sized that a read job fills).
+ */
+static int other_names_refused(struct pf_state *s, const struct plan_job *j, const char *path,
+			       const struct stat *sb, bool grows)
+{
+	char why[256];
+	enum mark_state m;
+
+	if (!S_ISREG(sb->st_mode) || sb->st_nlink < 2)
+		return 0;
+	m = mark_read_path(path, why, sizeof(why));
+	if (!mark_is_ours(m) || !(job_writes(j) || grows || m == MARK_PARTIAL))
+		return 0;
+	pf_add(s, RES_MSG_ERROR, "other-names", (int32_t)j->job_id, "job '%s': %s: ioplan made this file with one "
+	    "name, and it now has %llu (another name reaches its data, which the job would change): refusing to "
+	    "write into it (remove the other name, or copy the file)", j->name, path,
+	    (unsigned long long)sb->st_nlink);
+	return 1;
+}
+
 /* 0 when the job may go on with this existing file or device. */
 static int check_existing(struct pf_state *s, const struct plan_job *j, const struct plan_file *f,
 			  const struct stat *sb, uint64_t most)
@@ -297,6 +325,8 @@ static int check_existing(struct pf_state *s, const struct plan_job *j, const st
 	grows = plan_fills_device(j) || ioe_files_made_on_open(j);
 	if (S_ISREG(sb->st_mode) && !layout_adopts_empty(have, need, grows) &&
 	    foreign_file_refused(s, j, f->path, need > have))
+		return -EPERM;
+	if (other_names_refused(s, j, f->path, sb, need > have))
 		return -EPERM;
 	if (S_ISBLK(sb->st_mode) && need > have)
 		pf_add(s, RES_MSG_ERROR, "beyond-end", (int32_t)j->job_id,

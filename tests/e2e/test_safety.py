@@ -614,12 +614,17 @@ class HardLinkedTestFiles(TmpDirCase):
             p = tool([*job, "--rw=read"])
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]["read"]["io_bytes"], 64 << 10)
-        # Writing it, or growing it for a larger read, would change what the other name holds.
+        # Writing it, or growing it for a larger read, would change what the other name holds:
+        # refused in the preflight, exit 2 before any I/O, as the other refusals (it was the
+        # layout's, exit 1, after a job before it had run: 'first' was laid out and written).
+        first = self.tmp / "first"
         for extra in (["--rw=write"], ["--rw=read", "--size=128k"]):
-            p = run([*job, *extra])
-            self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn(f"{f}: ioplan made this file with one name, and it now has 2 (another name reaches "
-                          "its data); nothing was written to it", p.stderr)
+            p = run(["--name=first", f"--filename={first}", "--rw=write", "--bs=4k", "--size=64k",
+                     "--stonewall", *job, *extra])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"job 'j': {f}: ioplan made this file with one name, and it now has 2 (another name "
+                          "reaches its data, which the job would change): refusing to write into it", p.stderr)
+            self.assertFalse(first.exists())
         self.assertEqual(kept.read_bytes(), data)
 
 
