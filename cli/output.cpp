@@ -221,7 +221,7 @@ bool output_file::append(const std::string &text, const std::string &content)
 }
 
 int emit(const std::string &text, const std::string &content, const std::string &path,
-	 const std::vector<input_file> &inputs)
+	 const std::vector<input_file> &inputs, unsigned how)
 {
 	if (path.empty())
 		return write_stdout(text, content + " to stdout") ? 0 : 1;
@@ -229,7 +229,7 @@ int emit(const std::string &text, const std::string &content, const std::string 
 	std::string err;
 	if (names_input(path, inputs, content))
 		return 2;
-	if (!out.open(path, &err)) {
+	if (!out.open(path, &err, how)) {
 		std::fprintf(stderr, "ioplan: error: --output=%s: %s\n", path.c_str(), err.c_str());
 		return 2;
 	}
@@ -316,10 +316,10 @@ bool output_file::is(const std::string &other) const
 	return ret == 0 && same_regular(mine, other);
 }
 
-bool check_writable(const std::string &path, std::string *err)
+bool check_writable(const std::string &path, std::string *err, unsigned how)
 {
 	output_file probe;
-	return probe.open(path, err); // and a file the probe created goes again
+	return probe.open(path, err, how); // and a file the probe created goes again
 }
 
 // The file open() opened, removed since (its directory too, or another file

@@ -128,12 +128,15 @@ const input_file *names_input(const std::string &path, const std::vector<input_f
 
 // text to --output=path, or to stdout when path is "" (--showplan, convert).
 // Returns the exit code: 0, 1 a write failed, 2 path cannot be opened or is
-// one of inputs (nothing is written then).
+// one of inputs (nothing is written then).  how: as output_file::open's
+// (SAFETY_OUT_DERIVED for a name ioplan made up: only an empty file or
+// ioplan's own is replaced, and the file written is marked as ioplan's).
 int emit(const std::string &text, const std::string &content, const std::string &path,
-	 const std::vector<input_file> &inputs = {});
+	 const std::vector<input_file> &inputs = {}, unsigned how = 0);
 
-// Whether path can be opened for writing (as output_file::open, which leaves
-// no file behind): for outputs another program writes (gnuplot's chart).
-bool check_writable(const std::string &path, std::string *err);
+// Whether path can be opened for writing (as output_file::open, with how,
+// which leaves no file behind): for outputs another program writes (gnuplot's
+// chart) or written later (its script).
+bool check_writable(const std::string &path, std::string *err, unsigned how = 0);
 
 } // namespace cli

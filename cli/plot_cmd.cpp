@@ -17,6 +17,7 @@
 #include "cli/log_inflate.hpp"
 #include "cli/output.hpp"
 #include "cli/report_cmd.hpp"
+#include "engine/safety/safety.h"
 #include "parser/structured.hpp"
 #include "report/plot/plot.hpp"
 #include "results/record.hpp"
@@ -26,6 +27,10 @@ namespace cli {
 namespace {
 
 constexpr size_t PLOT_INPUT_MAX = (size_t)256 << 20;
+// OUT.gp is a name ioplan makes up beside the chart the user named: as a log's,
+// only an empty file or ioplan's own (an earlier plot's, marked) is replaced.
+// It replaced any file by that name (a user's c.svg.gp, kept beside c.svg).
+constexpr unsigned SCRIPT_HOW = SAFETY_OUT_DERIVED | SAFETY_OUT_REPLACES;
 const char *const USAGE = "usage: ioplan plot RESULT.json -o CHART.svg|png\n"
                           "       ioplan plot LOG|DIR... -o CHART.svg|png   (fio's *_bw/iops/lat/clat/slat logs)";
 
@@ -133,7 +138,7 @@ int commit_chart(const std::string &scratch, const std::string &output, const st
     // Each whole or not at all (emit: a full disk leaves an older one, a script edited by hand too).
     if (int rc = emit(chart, "the chart", output, {}))
         return rc;
-    return emit(script, "the chart's gnuplot script", output + ".gp", {});
+    return emit(script, "the chart's gnuplot script", output + ".gp", {}, SCRIPT_HOW);
 }
 
 int report_failure(const std::string &where, const std::string &err, bool bad_input)
@@ -172,8 +177,10 @@ int plot_action(const args &a)
     po.output = a.output_path;
     std::string where, err;
     for (const std::string &out : {po.output, po.output + ".gp"})
-        if (!check_writable(out, &err)) {
-            std::fprintf(stderr, "ioplan plot: error: -o %s: %s\n", out.c_str(), err.c_str());
+        if (!check_writable(out, &err, out == po.output ? 0 : SCRIPT_HOW)) {
+            std::fprintf(stderr, "ioplan plot: error: -o %s%s%s%s: %s\n", po.output.c_str(),
+                         out == po.output ? "" : " (its gnuplot script ", out == po.output ? "" : out.c_str(),
+                         out == po.output ? "" : ")", err.c_str());
             return 2;
         }
     bool bad_input = false;

@@ -713,22 +713,28 @@ class FullFileSystem(MountCase):
         self.assertIn(f"set output '{chart}'", (self.mnt / "chart.svg.gp").read_text())  # the script redraws it
 
     def test_plot_keeps_an_older_script_on_a_full_file_system(self):
-        # The script beside the chart redraws it and may be edited by hand.  It was written
-        # first, by a truncating stream, whatever became of the chart: replaced here though
-        # the chart failed (or left empty or cut where its own page did not fit).  Now it is
-        # replaced only whole, after the chart; here neither fits and both stay as they were.
+        # The script beside the chart redraws it.  It was written first, by a truncating
+        # stream, whatever became of the chart: replaced here though the chart failed (or
+        # left empty or cut where its own page did not fit).  Now it is replaced only whole,
+        # after the chart; here neither fits and both stay as they were.  The older script
+        # is an earlier plot's (one of the user's by its name is not replaced at all).
         result = self.tmp / "r.json"
         p = run([*NULL_JOB, "--output-format=json", f"--output={result}"])
         self.assertEqual(p.returncode, 0, p.stderr)
-        filler = self.mnt / "filler"
-        os.truncate(filler, filler.stat().st_size - 8192)  # the two older files' pages
+        (self.mnt / "filler").unlink()
         chart, script = self.mnt / "chart.svg", self.mnt / "chart.svg.gp"
+        p = run(["plot", str(result), "-o", str(chart)])  # with room: the earlier plot
+        self.assertEqual(p.returncode, 0, p.stderr)
+        older = script.read_bytes()
         chart.write_text("<svg>an older chart</svg>\n")
-        script.write_text("# edited by hand\nplot sin(x)\n")
-        p = run(["plot", str(result), "-o", str(chart)])
+        fill_up(self.mnt)
+        other = self.tmp / "other.json"  # another run's chart, whose script would differ
+        p = run(["--name=other", *NULL_JOB[1:], "--output-format=json", f"--output={other}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["plot", str(other), "-o", str(chart)])
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn(f"writing the chart to {chart}: {ENOSPC}", p.stderr)
-        self.assertEqual(script.read_text(), "# edited by hand\nplot sin(x)\n")
+        self.assertEqual(script.read_bytes(), older)
         self.assertEqual(chart.read_text(), "<svg>an older chart</svg>\n")
 
 

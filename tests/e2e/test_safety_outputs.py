@@ -271,6 +271,29 @@ class SideFilesKeepUserFiles(TmpDirCase):
         for name, digest in sums.items():
             self.assertEqual(sha(self.tmp / name), digest, f"{name} was replaced")
 
+    def test_plot_keeps_a_users_file_by_its_scripts_name(self):
+        # `ioplan plot -o c.svg` writes its gnuplot script to c.svg.gp, a name the user did not
+        # give: a file of the user's by it (a script of his own kept beside the chart, or one
+        # edited by hand) was replaced, exit 0.  Now only an empty one or an earlier plot's is.
+        result, chart, script = self.tmp / "r.json", self.tmp / "c.svg", self.tmp / "c.svg.gp"
+        p = run(["--name=j", "--ioengine=null", "--size=1m", "--output-format=json", f"--output={result}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        script.write_text("# the user's own\nplot sin(x)\n")
+        p = run(["plot", str(result), "-o", str(chart)])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, f"ioplan plot: error: -o {chart} (its gnuplot script {script}): {script} exists "
+                                   "and ioplan did not write it (or it changed since): refusing to replace it (move "
+                                   "it away, or run where it is not)\n")
+        self.assertEqual(script.read_text(), "# the user's own\nplot sin(x)\n")
+        self.assertFalse(chart.exists())
+        script.write_text("")  # an empty one is replaced, then the plot's own on each plot after
+        for _ in range(2):
+            p = run(["plot", str(result), "-o", str(chart)])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(f"set output '{chart}'", script.read_text())
+        if "user.ioplan" not in os.listxattr(script):
+            self.skipTest("this file system refuses user xattrs: ioplan cannot tell its own files")
+
     def test_a_jobs_file_that_is_also_a_side_file_is_refused(self):
         # filename=j_bw.1.log with write_bw_log=j: the log and the data went to one file
         # (the data laid out, the log written over it; fio ends with a file of neither).
