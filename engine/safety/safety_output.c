@@ -25,6 +25,7 @@
  * and on the open descriptor (what is written is what was checked).
  */
 #include "engine/safety/safety.h"
+#include "engine/safety/stale_temps.h"
 #include "engine/mark.h"
 #include "engine/target.h"
 
@@ -36,7 +37,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -644,25 +644,9 @@ int safety_write_whole(int fd, const void *p, size_t n)
 }
 
 /*
- * A fresh name beside path for the new file to wait under until it is put at
- * path: ".BASE.ioplan-new.RANDOM" in its directory.
- */
-static int whole_name(const char *path, char *out, size_t n)
-{
-	const char *base = tgt_base(path);
-	uint64_t r = 0;
-	int len;
-
-	while (getrandom(&r, sizeof(r), 0) < 0 && errno == EINTR)
-		;
-	r ^= (uint64_t)getpid() << 32;
-	len = snprintf(out, n, "%.*s.%s.ioplan-new.%016llx", (int)(base - path), path, base, (unsigned long long)r);
-	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
-}
-
-/*
  * A new, unnamed file beside path (O_TMPFILE), or a named one (*tmp set)
- * where the file system has none: fd, or -errno.
+ * where the file system has none, locked as a live run's (stale_temps.h):
+ * fd, or -errno.
  */
 static int whole_temporary(const char *path, char *tmp, size_t tn)
 {
@@ -673,10 +657,12 @@ static int whole_temporary(const char *path, char *tmp, size_t tn)
 	if (ret)
 		return ret;
 	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		(void)stale_temp_hold(fd);	/* before it has a name: a sweep never takes it */
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd >= 0 ? fd : -errno;
 	for (int tries = 0; tries < 8; tries++) {
-		if ((ret = whole_name(path, tmp, tn)) != 0)
+		if ((ret = stale_temp_name(path, tmp, tn)) != 0)
 			break;
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		ret = fd >= 0 ? 0 : -errno;
@@ -685,6 +671,8 @@ static int whole_temporary(const char *path, char *tmp, size_t tn)
 	}
 	if (ret)
 		*tmp = '\0';
+	else
+		(void)stale_temp_hold(fd);	/* unmarked until whole: a sweep leaves it meanwhile */
 	return ret ? ret : fd;
 }
 
@@ -737,7 +725,7 @@ static int whole_name_file(const struct safety_env *env, int fd, char *tmp, size
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	for (int tries = 0; !*tmp; tries++) {
-		if ((ret = whole_name(path, tmp, tn)) != 0)
+		if ((ret = stale_temp_name(path, tmp, tn)) != 0)
 			break;
 		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
 			break;
@@ -782,6 +770,7 @@ int safety_save_whole(const struct safety_env *env, const char *path, const void
 			snprintf(why, n, "%s", strerror(-ret));
 		return ret;
 	}
+	(void)stale_temps_sweep(path);	/* what a run killed before its rename left */
 	fd = whole_temporary(path, tmp, sizeof(tmp));
 	if (fd < 0) {
 		snprintf(why, n, "cannot open for writing: %s", strerror(-fd));

@@ -386,6 +386,60 @@ class WhenSaved(TmpDirCase):
         self.assertEqual((len(state.read_bytes()), parse(state.read_bytes())["numberio"]), (8368, 16))
         self.assertEqual([f.name for f in full.iterdir()], [state.name])
 
+    def held_at_rename(self, job, during=None):
+        """Runs job under gdb, stopped at the rename that puts the saved state in place; there
+        runs the shell command during (as another process would, while this one is alive and
+        holds its new state under the temporary name) and goes on, or is killed when during
+        is None (SIGKILL: a crash at that point).  gdb's output."""
+        after = ["-ex", f"shell {during}", "-ex", "delete", "-ex", "continue"] if during else ["-ex", "kill"]
+        gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break renameat2", "-ex", "run",
+               *after, "--args", BIN, *job]
+        p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
+        self.assertIn("Breakpoint 1, ", p.stdout, p.stderr)
+        self.assertIn(".local-w-0-verify.state.ioplan-new.", p.stdout)  # the state's rename, not another
+        return p.stdout
+
+    def temps(self):
+        return sorted(f.name for f in self.tmp.iterdir() if ".ioplan-new." in f.name)
+
+    @unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+    def test_a_temporary_a_killed_run_left_is_removed_by_the_next_save(self):
+        # A run killed between naming its new state and renaming it over the old one left
+        # .local-w-0-verify.state.ioplan-new.<random> for good: no later run removed it.
+        job = ["--name=w", "--filename=data", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
+               "--output-format=terse"]
+        self.held_at_rename(job)
+        left = self.temps()
+        self.assertEqual(len(left), 1, left)
+        self.assertEqual(len((self.tmp / left[0]).read_bytes()), 192)  # the whole state, marked
+        # What such a sweep must never take: a user's file by such a name (no mark: also what a
+        # run killed while exchanging a user's file back would leave), a link by it.
+        user = self.tmp / ".local-w-0-verify.state.ioplan-new.0123456789abcdef"
+        user.write_bytes(b"the user's own")
+        (self.tmp / ".x.ioplan-new.fedcba9876543210").symlink_to(left[0])
+        (self.tmp / "data").unlink()  # the killed run's writes left it unmarked: the user's now
+        p = run(job, cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(parse((self.tmp / "local-w-0-verify.state").read_bytes())["numberio"], 16)
+        self.assertEqual(self.temps(), [".local-w-0-verify.state.ioplan-new.0123456789abcdef",
+                                        ".x.ioplan-new.fedcba9876543210"])
+        self.assertEqual(user.read_bytes(), b"the user's own")
+
+    @unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+    def test_a_live_runs_temporary_is_not_taken_for_a_stale_one(self):
+        # Run A is stopped with its new state under the temporary name, alive; run B saves its
+        # own state in the same directory meanwhile, and leaves A's alone (A holds its lock).
+        a = ["--name=w", "--filename=data", "--size=64k", "--bs=4k", "--rw=write", "--verify=crc32c",
+             "--output-format=terse"]
+        b = f"{BIN} --name=v --filename=data2 --size=64k --bs=4k --rw=write --verify=crc32c --output=/dev/null"
+        out = self.held_at_rename(a, during=f"{b} && ls -a > during.txt")
+        self.assertIn("exited normally", out)
+        during = (self.tmp / "during.txt").read_text().split()
+        self.assertIn("local-v-0-verify.state", during)
+        self.assertEqual(len([n for n in during if n.startswith(".local-w-0-verify.state.ioplan-new.")]), 1, during)
+        self.assertEqual(parse((self.tmp / "local-w-0-verify.state").read_bytes())["numberio"], 16)
+        self.assertEqual(self.temps(), [])
+
     def test_a_triggered_stop_leaves_the_state_a_verify_run_checks_clean(self):
         # The power-cut test: --trigger-timeout stops the writes (fio saves every job's state
         # then), and a verify_state_load run checks exactly what was written, in both tools.
