@@ -217,7 +217,7 @@ static int logs_start(struct eng *e)
 	return ret;
 }
 
-static void log_failed(void *arg, const char *path, int err, enum log_fail how)
+static void log_failed(void *arg, const char *path, int err, enum log_fail how, const char *why)
 {
 	struct eng *e = arg;
 
@@ -228,6 +228,8 @@ static void log_failed(void *arg, const char *path, int err, enum log_fail how)
 		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1,
 			    "log file %s: it exists and ioplan did not write it (it appeared or changed after the "
 			    "checks before the run): it is kept, and this log is not written", path);
+	else if (how == LOG_FAIL_OPEN && err == EACCES && *why)	/* a link planted on its way since the checks */
+		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s; this log is not written", path, why);
 	else
 		res_msg_add(e->res, RES_MSG_ERROR, "log-write", -1, "log file %s: %s (errno %d)%s", path,
 			    strerror(err), err, how == LOG_FAIL_WRITE ? "; it ends at the last whole entry written before it" : "");

@@ -35,6 +35,7 @@ struct log_file {
 	bool replaced;			/* truncated at open: marked as ioplan's once written */
 	bool said;			/* its path's failure was said (another file of the path) */
 	bool cut;			/* a write failed: the file ends at its last whole line (stream) */
+	char *why;			/* the open's refusal in words (safety_open_output), or NULL */
 	unsigned char *gz;		/* log_store_compressed: samples not yet deflated */
 	size_t gz_len, gz_cap;
 };
@@ -374,7 +375,7 @@ int log_writer_start(struct log_writer **out, const struct plan_cpus *cpus)
 static struct log_file *file_new(const char *path, bool append, bool offset, bool prio_hex)
 {
 	struct log_file *f = calloc(1, sizeof(*f));
-	char why[512];
+	char why[512] = "";
 
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
@@ -387,8 +388,10 @@ static struct log_file *file_new(const char *path, bool append, bool offset, boo
 	f->fd = safety_open_output(&safety_system, path, append ? O_APPEND : O_TRUNC,
 				   SAFETY_OUT_DERIVED | SAFETY_OUT_JUDGED | (append ? 0 : SAFETY_OUT_REPLACES),
 				   why, sizeof(why));
-	if (f->fd < 0)
+	if (f->fd < 0) {
 		f->err = -f->fd;
+		f->why = *why ? strdup(why) : NULL;	/* a planted link on its way: said by name */
+	}
 	return f;
 }
 
@@ -501,10 +504,12 @@ int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg)
 		if (f->err && !ret)
 			ret = -f->err;
 		if (f->err && !f->said) {
-			fail(arg, f->path, f->err, removed ? LOG_FAIL_REMOVED : f->cut ? LOG_FAIL_WRITE : LOG_FAIL_OPEN);
+			fail(arg, f->path, f->err, removed ? LOG_FAIL_REMOVED : f->cut ? LOG_FAIL_WRITE : LOG_FAIL_OPEN,
+			     f->why ? f->why : "");
 			said_of_path(f);
 		}
 		lw->files = f->next;
+		free(f->why);
 		free(f->path);
 		free(f);
 	}

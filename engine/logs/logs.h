@@ -136,12 +136,13 @@ enum log_fail { LOG_FAIL_OPEN, LOG_FAIL_WRITE, LOG_FAIL_REMOVED };
 
 /*
  * Writes every queued chunk, stops the thread and closes the files.  Calls
- * fail(arg, path, errno, how) for each file an open or a write failed on,
+ * fail(arg, path, errno, how, why) for each file an open or a write failed on
+ * (why: the open's refusal in words, as safety_open_output gave it, or ""),
  * and for each removed during the run (its directory too, or another file
  * renamed over its name: LOG_FAIL_REMOVED, errno ENOENT), whose entries went
  * with it; returns the first such error as -errno, or 0.
  */
-typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, enum log_fail how);
+typedef void (*log_writer_fail_fn)(void *arg, const char *path, int err, enum log_fail how, const char *why);
 int log_writer_stop(struct log_writer *lw, log_writer_fail_fn fail, void *arg);
 
 /*

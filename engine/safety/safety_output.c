@@ -25,6 +25,7 @@
  * and on the open descriptor (what is written is what was checked).
  */
 #include "engine/safety/safety.h"
+#include "engine/safety/guarded_open.h"
 #include "engine/safety/stale_temps.h"
 #include "engine/mark.h"
 #include "engine/target.h"
@@ -500,11 +501,12 @@ static int open_anew(const struct safety_env *env, const struct safety_files *bu
 			 *kept ? "; it is now " : "", kept);
 		return ret == -ESTALE ? -EEXIST : ret;
 	}
-	fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	*why = '\0';
+	fd = guarded_open(path, flags | O_CREAT | O_EXCL, 0644, why, n);
 	if (fd < 0) {
-		ret = -errno;
-		open_failed(path, errno, why, n);
-		return ret;
+		if (fd != -EACCES || !*why)
+			open_failed(path, -fd, why, n);
+		return fd;
 	}
 	ret = fstat(fd, &sb) ? -errno : judge(env, busy, path, fd, &sb, how, why, n);
 	if (ret) {
@@ -529,21 +531,19 @@ int safety_open_output_seen(const struct safety_env *env, const struct safety_fi
 	flags = (flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_WRONLY | O_CLOEXEC | O_NOCTTY;
 	if (!(how & SAFETY_OUT_WAIT_READER))
 		flags |= O_NONBLOCK;	/* a FIFO nobody reads: ENXIO, not an open that never returns */
-	fd = (how & SAFETY_OUT_EXISTING) ? -1 : open(path, flags | O_CREAT | O_EXCL, 0644);
+	/*
+	 * Opened by a walk that refuses a planted link itself (guarded_open): a
+	 * directory part swapped for one since the look above is not followed.
+	 */
+	*why = '\0';
+	fd = (how & SAFETY_OUT_EXISTING) ? -ENOENT : guarded_open(path, flags | O_CREAT | O_EXCL, 0644, why, n);
 	created = fd >= 0;
-	if ((how & SAFETY_OUT_EXISTING) || (fd < 0 && errno == EEXIST && !(how & SAFETY_OUT_NEW))) {
-		/* What took the name since the look above is judged again if it is a link. */
-		fd = open(path, flags | O_NOFOLLOW);
-		if (fd < 0 && errno == ELOOP) {
-			if ((ret = safety_planted_link(path, why, n)) != 0)
-				return ret;
-			fd = open(path, flags);
-		}
-	}
+	if ((how & SAFETY_OUT_EXISTING) || (fd == -EEXIST && !(how & SAFETY_OUT_NEW)))
+		fd = guarded_open(path, flags, 0, why, n);	/* what took the name since: judged again if a link */
 	if (fd < 0) {
-		ret = -errno;
-		open_failed(path, errno, why, n);
-		return ret;
+		if (fd != -EACCES || !*why)
+			open_failed(path, -fd, why, n);
+		return fd;
 	}
 	if (!nonblock && (flags & O_NONBLOCK))
 		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* its writes wait, as the caller's */

@@ -498,6 +498,42 @@ class SideFilesKeepUserFiles(TmpDirCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue((victim / "j_bw.1.log").is_file())
 
+    @unittest.skipIf(os.geteuid() != 0, "a directory of another user's needs root to make")
+    @unittest.skipUnless(shutil.which("gdb"), "gdb is not installed")
+    def test_a_directory_swapped_for_a_planted_link_just_before_the_open_is_not_followed(self):
+        # shared/sub is another user's directory in a sticky shared one, so that user may put a
+        # link in its place at any moment.  The look at each part of the name came before the
+        # open, which walked the name again and followed a link put there in between: gdb stops
+        # ioplan at the open's system call, after every look, and the swap is made there; the
+        # report (or the log) went into root's directory.  The open's own walk now refuses it.
+        shared, victim = self.tmp / "shared", self.tmp / "victim"
+        victim.mkdir()
+        shared.mkdir(mode=0o1777)
+        shared.chmod(0o1777)
+        for extra, name in ((["--output=shared/sub/out.json"], "out.json"),
+                            (["--write_bw_log=shared/sub/j"], "j_bw.1.log")):
+            with self.subTest(name):
+                sub = shared / "sub"
+                if sub.is_symlink():
+                    sub.unlink()
+                shutil.rmtree(shared / "sub.real", ignore_errors=True)
+                sub.mkdir()
+                os.chown(sub, 65534, 65534)
+                swap = (f"mv {sub} {shared / 'sub.real'} && ln -s {victim} {sub} && chown -h 65534:65534 {sub}")
+                gdb = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on",
+                       "-ex", "break safety_open_output_seen", "-ex", "run",
+                       "-ex", "catch syscall openat openat2", "-ex", "continue",  # the open's first call
+                       "-ex", f"shell {swap}", "-ex", "delete", "-ex", "continue",
+                       "--args", BIN, *JOB, "--filename=t", "--rw=write", *extra, "--output-format=json"]
+                p = subprocess.run(gdb, cwd=self.tmp, capture_output=True, text=True, timeout=120)
+                self.assertIn("Catchpoint 2 (call to syscall openat", p.stdout, p.stderr)
+                self.assertTrue(sub.is_symlink(), "the swap was not made")
+                self.assertEqual(list(victim.iterdir()), [], "written through the planted link")
+                self.assertIn(f"sub, on the way to shared/sub/{name}, is a symbolic link of another user's (uid "
+                              "65534) in a directory anyone can write (sticky)", p.stderr)
+                self.assertIn("exited with code", p.stdout)
+                (self.tmp / "t").unlink(missing_ok=True)
+
     def test_a_users_file_that_takes_a_side_files_name_during_the_run_is_kept(self):
         # The preflight found b_bw.2.log, b.prerun.txt and c.stdout missing; while group 0 ran,
         # another program (here a's exec_prerun, so that no timing is involved) wrote a user's

@@ -31,7 +31,7 @@ std::vector<std::string> lines_of(const std::string &path)
     return out;
 }
 
-void collect(void *arg, const char *path, int err, enum log_fail)
+void collect(void *arg, const char *path, int err, enum log_fail, const char *)
 {
     static_cast<std::vector<std::pair<std::string, int>> *>(arg)->emplace_back(path, err);
 }
