@@ -1274,6 +1274,13 @@ static const std::vector<option> core_table = {
         .range(1, 1e9)
         .help("Interval of IOPS samples (DISKSPD -D).")
         .apply(A(j.pj.iops_avg_time_ns = time_in(o, v); j.iops_avg_set = true)),
+    opt("diskspd_iops_stddev", opt_type::boolean, CAT_STATS)
+        .def("0")
+        .help("DISKSPD reports (--output-format=diskspd, diskspd-xml) show the standard deviation of IOPS over "
+              "iopsavgtime intervals (IopsStdDev, XML's <Iops> buckets), as DISKSPD's -D; a DISKSPD line's "
+              "job sets it for -D.")
+        .apply(A(j.pj.diskspd_iops_stddev = flag_value(o, v)))
+        .ioplan_only(),
 
     // ---- fio's log files (engine/logs/logs.h) ----
     opt("write_bw_log", opt_type::string, CAT_STATS)

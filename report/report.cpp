@@ -67,18 +67,32 @@ void quick(std::ostream &out, const model &, const results &r, const plan &p, co
 	write_quick(names[i], out, r, p);
 }
 
-void diskspd_text(std::ostream &out, const model &, const results &r, const plan &p, const options &)
+// A job file's DISKSPD report: what a line's facts would say comes from the
+// plan, IopsStdDev (-D) from the first job that asks for it (diskspd_iops_stddev=,
+// which a line's job sets), over that job's iopsavgtime.
+diskspd::options diskspd_job_options(const plan &p)
 {
 	diskspd::options o;
 	o.command_line = "(job file)";
-	diskspd::write_text(r, p, o, out);
+	for (uint32_t g = 0; g < p.nr_groups && !o.iops_stddev; g++)
+		for (uint32_t i = 0; i < p.groups[g].nr_jobs && !o.iops_stddev; i++) {
+			const plan_job &j = p.groups[g].jobs[i];
+			if (!j.diskspd_iops_stddev)
+				continue;
+			o.iops_stddev = true;
+			o.iops_interval_ms = (uint32_t)(j.iops_avg_time_ns / 1000000);
+		}
+	return o;
+}
+
+void diskspd_text(std::ostream &out, const model &, const results &r, const plan &p, const options &)
+{
+	diskspd::write_text(r, p, diskspd_job_options(p), out);
 }
 
 void diskspd_xml(std::ostream &out, const model &, const results &r, const plan &p, const options &)
 {
-	diskspd::options o;
-	o.command_line = "(job file)";
-	diskspd::write_xml(r, p, o, out);
+	diskspd::write_xml(r, p, diskspd_job_options(p), out);
 }
 
 // The page draws from the JSON document (json+, for exact latency percentiles),

@@ -212,12 +212,15 @@ json stats_json(const plan_job &j)
     json pct = json::array();
     for (uint32_t i = 0; i < j.nr_percentiles; i++)
         pct.push_back(j.percentiles[i]);
-    return {{"disable_lat", j.disable_lat}, {"disable_clat", j.disable_clat}, {"disable_slat", j.disable_slat},
+    json o = {{"disable_lat", j.disable_lat}, {"disable_clat", j.disable_clat}, {"disable_slat", j.disable_slat},
             {"clat_percentiles", j.clat_percentiles}, {"lat_percentiles", j.lat_percentiles},
             {"slat_percentiles", j.slat_percentiles}, {"percentiles", pct}, {"bw_avg_time_ns", j.bw_avg_time_ns},
             {"iops_avg_time_ns", j.iops_avg_time_ns}, {"kb_base", j.kb_base}, {"repeat", j.repeat},
             {"repeat_discard", j.repeat_discard}, {"repeat_aggregate", plan_repeat_aggregate_name(j.repeat_aggregate)},
             {"repeat_pause_ns", j.repeat_pause_ns}, {"group_pause_ns", j.group_pause_ns}};
+    if (j.diskspd_iops_stddev)  // only when set: a job without it keeps its plan hash
+        o["diskspd_iops_stddev"] = true;
+    return o;
 }
 
 json job_json(const plan_job &j)

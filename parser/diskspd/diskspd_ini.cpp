@@ -183,8 +183,10 @@ void global_section(std::ostream &o, const state &s)
 	// Without -fr or -fs DISKSPD gives no access hint; fio's default
 	// (fadvise_hint=1) would advise random or sequential from rw=.
 	o << "fadvise_hint=" << (s.fadvise.empty() ? "0" : s.fadvise) << "\n";
-	if (f.iops_stddev)
+	if (f.iops_stddev) {	// -D: its interval, and the report's IopsStdDev column
 		o << "iopsavgtime=" << f.iops_interval_ms << "\n";
+		o << "diskspd_iops_stddev=1\n";
+	}
 	if (f.measure_latency)	// keep a histogram of total (issue to completion) latency
 		o << "lat_percentiles=1\n";
 	rate_lines(o, f);

@@ -301,6 +301,43 @@ class DiskspdFrontEnd(TmpDirCase):
         for b in blocks:
             self.assertEqual([x.get("SampleMillisecond") for x in b.findall("Bucket")], ["1000", "2000"])
 
+    def test_a_lines_job_keeps_its_d_iops_statistics(self):
+        # The job of a line with -D (what mpirun runs, `ioplan diskspd ... --job`) lost
+        # -D: its report had no IopsStdDev column, no "gathering IOPS" line and XML
+        # <CalculateIopsStdDev>false</...> with no <Iops> buckets, where the line run
+        # directly has them.  The job now carries diskspd_iops_stddev=1 beside iopsavgtime=.
+        import xml.etree.ElementTree as ET
+        line = "-b4K -c1M -r -t2 -o2 -L -D500 -W0 -d1".split()
+        p = self.diskspd([*line, "--job", "f.dat"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("diskspd_iops_stddev=1\n", p.stdout)
+        self.write("job.fio", p.stdout)
+        header = "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  AvgLat  | IopsStdDev | LatStdDev |  file"
+        for how, text in (("line", self.diskspd([*line, "f.dat"])), ("job", run(["--output-format=diskspd", "job.fio"], cwd=self.tmp))):
+            with self.subTest(how=how):
+                self.assertEqual(text.returncode, 0, text.stderr)
+                self.assertIn("\tgathering IOPS at intervals of 500ms\n", text.stdout)
+                self.assertIn(header, text.stdout)
+                self.assertRegex(text.stdout, r"(?m)^\s+0 \|\s+\d+ \|\s+\d+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|\s+[0-9.]+ \| f\.dat")
+        for how, doc in (("line", self.diskspd(["-Rxml", *line, "f.dat"])), ("job", run(["--output-format=diskspd-xml", "job.fio"], cwd=self.tmp))):
+            with self.subTest(how=how):
+                self.assertEqual(doc.returncode, 0, doc.stderr)
+                root = ET.fromstring(doc.stdout)
+                self.assertEqual(root.find(".//CalculateIopsStdDev").text, "true")
+                self.assertEqual(root.find(".//IoBucketDuration").text, "500")
+                blocks = root.findall(".//Iops")
+                self.assertEqual(len(blocks), 3)  # each thread and the target
+                for b in blocks:
+                    self.assertEqual([x.get("SampleMillisecond") for x in b.findall("Bucket")], ["500", "1000"])
+        # a line without -D, and any job file not asking for it, keeps no such column
+        p = self.diskspd("-b4K -c1M -r -t1 -L -W0 -d1 --job f.dat".split())
+        self.assertNotIn("diskspd_iops_stddev", p.stdout)
+        self.write("job.fio", p.stdout)
+        text = run(["--output-format=diskspd", "job.fio"], cwd=self.tmp)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertNotIn("IopsStdDev", text.stdout)
+        self.assertNotIn("gathering IOPS", text.stdout)
+
     def test_xml_of_a_hostile_file_name_parses(self):
         # XML 1.0 cannot carry C0 controls or invalid UTF-8 even as references: each such byte
         # of the path becomes U+FFFD, the rest is escaped, and a real parser reads the document.

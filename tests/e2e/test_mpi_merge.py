@@ -410,6 +410,24 @@ class DiskspdLineUnderMpirun(TmpDirCase):
                       p.stderr)
         self.assertFalse((self.tmp / "ds.dat").exists())  # nothing laid out, nothing run
 
+    def test_a_lines_job_keeps_its_d_column_on_the_ranks_and_in_a_merge(self):
+        # The route the refusal names lost the line's -D: no IopsStdDev column live or merged.
+        p = run(["diskspd", "-b4K", "-t2", "-r", "-L", "-D", "-d1", "-W0", "-c1M", "--job", "ds.dat"], cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.write("job.fio", p.stdout)
+        (self.tmp / "out").mkdir()
+        live = mpirun(2, ["--output-format=diskspd", "--rank-output=out", "job.fio"], self.tmp)
+        self.assertEqual(live.returncode, 0, live.stderr)
+        files = [str(self.tmp / "out" / f"rank-{r}.json") for r in range(2)]
+        merged = run(["merge", "--output-format=diskspd", *files], cwd=self.tmp)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        for text in (live.stdout, merged.stdout):
+            self.assertIn("\tgathering IOPS at intervals of 1000ms\n", text)
+            self.assertIn("| IopsStdDev |", text)
+            rows = re.findall(r"(?m)^\s+(\d) \|\s+\d+ \|\s+\d+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|\s+[0-9.]+ \|"
+                              r"\s+[0-9.]+ \| ds\.dat", text.split("\nTotal IO\n", 1)[1].split("\ntotal:", 1)[0])
+            self.assertEqual(rows, ["0", "1", "2", "3"], text)
+
 
 def thread_rows(text, table="Total IO"):
     """DISKSPD's rows of one IO table: (thread, bytes, I/Os, AvgLat, LatStdDev, file)."""
