@@ -83,6 +83,20 @@ parser::plan_ptr plan_of_rank_file(const std::string &path, const plan_source &s
     }
 }
 
+// A rank file an earlier ioplan wrote names no thread's files (no clone_paths):
+// for DISKSPD's rows they come from that rank's own plan, rebuilt from the job
+// text with its IOPLAN_RANK and IOPLAN_HOST, as the rank named them when it ran.
+// (Rank 0's come from the merge's plan, which is its own.)
+void name_old_rank_threads(const std::string &path, results *r, rank_info *who, const plan_source &src)
+{
+    if (!who->clone_paths.empty() || who->rank == 0)
+        return;
+    parser::plan_ptr own = plan_of_rank_file(path, src, *who);
+    r->plan = own.get();
+    who->clone_paths = clone_paths_of(*r);
+    r->plan = nullptr;
+}
+
 // The files with rank 0's first, wherever it was given: the merge is on rank
 // 0's clock and from its plan, as the live run's, so any order of the same
 // files reports the same.  Only an order that does not start with it costs
@@ -146,13 +160,15 @@ int merge_action(const args &a)
         acc = read_rank_file(files[0], &first, &src);
         p = plan_of_rank_file(files[0], src, first);
         acc->plan = p.get();
-        rank_merger m(acc.get(), first, first.nranks, a.merge_partial,
-                       (o.formats & (report::FORMAT_DISKSPD | report::FORMAT_DISKSPD_XML)) != 0);
+        const bool diskspd = (o.formats & (report::FORMAT_DISKSPD | report::FORMAT_DISKSPD_XML)) != 0;
+        rank_merger m(acc.get(), first, first.nranks, a.merge_partial, diskspd);
         for (size_t i = 1; i < files.size(); i++) {
             rank_info who;
             plan_source theirs;
             results_ptr r = read_rank_file(files[i], &who, &theirs);
             std::string why = rank_file_mismatch(first, src, who, theirs);
+            if (why.empty() && diskspd)
+                name_old_rank_threads(files[i], r.get(), &who, theirs);
             if (why.empty())
                 why = m.add(*r, who);
             if (!why.empty())

@@ -498,6 +498,28 @@ class DiskspdThreads(TmpDirCase):
             self.assertNotIn("\nLatency distribution: ", text)
             self.assertIn("\nTotal latency distribution:", text)
 
+    def test_rank_files_of_an_earlier_ioplan_name_each_ranks_files(self):
+        # Rank files written before clone_paths name no thread's files: rank 1's rows
+        # were ' (256KiB)', no file (XML <Path></Path>), an awk's $NF its size.  Its
+        # files now come from its own plan, rebuilt with its IOPLAN_RANK, as the live run's.
+        old = []
+        for f in self.files:
+            text = Path(f).read_text().rstrip("\n")
+            head = re.match(r'\{"checksum":"crc32c:[0-9a-f]{8}",', text).group(0)
+            body, n = re.subn(r'"clone_paths":\[.*?\]\]\],', "", "{" + text[len(head):])
+            self.assertEqual(n, 1)
+            path = self.tmp / ("old-" + Path(f).name)
+            path.write_text('{"checksum":"crc32c:%08x",' % crc32c(body.encode()) + body[1:] + "\n")
+            old.append(str(path))
+        merged = run(["merge", "--output-format=diskspd", *old], cwd=self.tmp)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.check_rows(thread_rows(merged.stdout))
+        self.assertNotIn("\nLatency distribution: ", merged.stdout)
+        merged = run(["merge", "--output-format=diskspd-xml", *reversed(old)], cwd=self.tmp)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        paths = [t.find("Target/Path").text for t in ET.fromstring(merged.stdout).find("TimeSpan").findall("Thread")]
+        self.assertEqual(paths, [r[5].split(" (")[0] for r in self.expected()])
+
     def test_the_xml_has_a_thread_element_for_each_ranks_thread(self):
         merged = run(["merge", "--output-format=diskspd-xml", *self.files], cwd=self.tmp)
         self.assertEqual(merged.returncode, 0, merged.stderr)
