@@ -60,6 +60,9 @@ struct args {
     // Many ranks (cli/mpi/mpi.hpp): where each rank writes its whole result, the
     // read-back shift (IOPLAN_READ_RANK), the deadline of every collective wait.
     std::string rank_output;
+    // Under mpirun without --rank-output: where each rank keeps its result
+    // until the world has reported (run_ranks.hpp default_rank_dir), or "".
+    std::string rank_keep;
     bool merge_partial = false;     // merge --partial: ranks without a file are a warning
     int rank_shift = 0;
     uint64_t rank_timeout_ns = 600ull * 1000000000ull;

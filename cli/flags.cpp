@@ -321,7 +321,9 @@ const std::vector<flag> table = {
      "sent to rank 0, so a rank lost later keeps the groups it finished; each write goes to a temporary\n"
      "name renamed over the last.\nThe JSON holds every counter and latency histogram and the job text;\n"
      ".Ql ioplan merge DIR/rank-*.json\nprints the same reports as the live run.\n"
-     "Without mpirun it writes rank-0.json."},
+     "Without mpirun it writes rank-0.json.\n"
+     "Without this option each rank of an\n.Nm mpirun\nrun keeps its file in\n"
+     ".Pa $XDG_STATE_HOME/ioplan/ranks/RUN/\nuntil rank 0 has reported the world\n.Pq Sx MANY HOSTS ."},
     {"partial", flag_arg::none, nullptr, RUN,
      "with merge: merge the rank files given although ranks of the run have none (a warning names them)",
      [](ctx &c, str) { c.a.merge_partial = true; },

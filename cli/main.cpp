@@ -307,6 +307,20 @@ int run_action(cli::args &a, cli::world *w)
     return cli::run_plan(*p, a, lines, w, &src);
 }
 
+// The default rank files (args.rank_keep) after the end: every rank came to
+// it, so rank 0 has merged and reported the world: each removes its own.  A
+// world that lost a rank ends here without it: rank 0 says where they are.
+void keep_or_drop(const cli::world &w, const std::string &dir)
+{
+    if (w.together()) {
+        cli::drop_default_rank_file(dir, w.rank());
+        return;
+    }
+    if (w.rank() == 0 && access(dir.c_str(), F_OK) == 0)
+        std::fprintf(stderr, "ioplan: note: the ranks' results are kept in %s (rank-R.json, on each rank's host): "
+                     "`ioplan merge --partial %s/rank-*.json` reports them\n", dir.c_str(), dir.c_str());
+}
+
 // One rank of many (cli/mpi/mpi.hpp).  Whatever stops this rank, it takes part
 // in the same agreements as the others (planning or preflight, then the
 // end), so they learn of it and every rank exits with the worst code.
@@ -321,6 +335,11 @@ int ranked_run(cli::args &a)
     }
     int rc = 1;
     std::string msg;
+    // Each rank keeps its result apart from rank 0's report, which alone
+    // holds the world's: a world that loses rank 0 loses nothing the others
+    // measured.  Removed again once the world has reported.
+    if (a.rank_output.empty() && w->size() > 1)
+        a.rank_keep = cli::default_rank_dir(w->who().run_id);
     try {
         rc = run_action(a, w);
     } catch (const parser::error &e) {
@@ -334,6 +353,8 @@ int ranked_run(cli::args &a)
     if (!w->agreed())
         w->agree(rc ? rc : 1, msg.empty() ? "stopped before the run (see its messages)" : msg, "planning");
     rc = w->agree(rc, "", "the end");
+    if (!a.rank_keep.empty())
+        keep_or_drop(*w, a.rank_keep);
     w->leave();
     return rc;
 }

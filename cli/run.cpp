@@ -332,7 +332,10 @@ int supervise(eng *e, const plan &p, const sigset_t &sigs, const args &a, bool *
         bool usr1 = false;
         if (notes)
             notes->drain_wake();
+        int before = signals;
         signals = take_signals(e, sigs, signals, line, eta_fd, &usr1, world_stopped);
+        if (live && !before && signals)
+            live->stopping();
         eng_status st{};
         st.states = states.data();
         if (eng_get_status(e, &st) != 0)
@@ -503,10 +506,21 @@ int run_engine(const plan &p, const args &a, const pf_report &pf, results **r, i
 
 // The side files the cli writes (--rank-output, --bandwidth-log), judged
 // before any I/O; false after printing why (exit 2).
-bool cli_side_files_ok(const args &a, world *w)
+// Under mpirun without --rank-output, *rank_dir is set to the default directory
+// each rank keeps its result in (a.rank_keep) once it is made; one that cannot
+// be is a warning, not a refusal: the run goes on as it did before.
+bool cli_side_files_ok(const args &a, world *w, std::string *rank_dir)
 {
     if (!a.rank_output.empty() && !rank_output_ok(a.rank_output, w ? w->who().rank : 0))
         return false;
+    if (a.rank_output.empty() && !a.rank_keep.empty() && w) {
+        std::string why = make_default_rank_dir(a.rank_keep, w->rank());
+        if (why.empty())
+            *rank_dir = a.rank_keep;
+        else // the same words on every rank that meets it: said once (held_stderr)
+            std::fprintf(stderr, "ioplan: warning: the ranks' results are not kept apart from rank 0's report (%s): "
+                         "a world that loses rank 0 loses them; --rank-output=DIR keeps them\n", why.c_str());
+    }
     std::string why = a.bandwidth_log && (!w || w->rank() == 0) ? agg_bw_log_check() : "";
     if (why.empty())
         return true;
@@ -705,9 +719,10 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     if (w && w->size() > 1 && held.start())
         w->hold_until_agreed(&held);
     std::vector<input_file> inputs = run_inputs(a, p, src);
+    std::string rank_dir = a.rank_output; // or, under mpirun, the default (cli_side_files_ok)
     bool outputs_ok = job_directories_ok(p) &&
                       (!reports || a.output_path.empty() || open_output(p, a.output_path, inputs, &out)) &&
-                      job_outputs_ok(p, inputs) && cli_side_files_ok(a, w) &&
+                      job_outputs_ok(p, inputs) && cli_side_files_ok(a, w, &rank_dir) &&
                       (!a.save || !reports || save_store_ok(a));
     if (!outputs_ok && !w)
         return 2;
@@ -746,8 +761,8 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     std::vector<const char *> made = a.who == report::personality::ioplan ? files_jobs_make(p, pf)
                                                                           : std::vector<const char *>{};
     std::unique_ptr<live_world> live = w ? live_world_for(*w, p, a, src, interim) : nullptr;
-    if (w && !a.rank_output.empty())
-        w->keep_groups(a.rank_output, src);
+    if (w && !rank_dir.empty())
+        w->keep_groups(rank_dir, src, a.rank_output.empty());
     int ret = run_engine(p, a, pf, &r, &signals, &triggered, interim, w, live.get(), opening_early ? &opening : nullptr);
     if (triggered)
         after_trigger(a, r, &signals, reports);
@@ -772,11 +787,14 @@ int run_plan(const plan &p, const args &a, const std::vector<std::string> &notes
     }
     if (r && src && !r->job_text)
         r->job_text = strdup(job_text_of(*src).c_str());
-    if (!a.rank_output.empty() && r) {
+    if (!rank_dir.empty() && r) {
         // A world that failed at a step did not run its last group together: the rank file says so.
         bool was = r->interrupted;
         r->interrupted = was || (w && !w->lost_step().empty());
-        rc = std::max(rc, write_rank_file(a.rank_output, *r, w ? w->who() : rank_info{}, src) ? 0 : 1);
+        bool kept = write_rank_file(rank_dir, *r, w ? w->who() : rank_info{}, src, a.rank_output.empty());
+        rc = std::max(rc, kept || a.rank_output.empty() ? 0 : 1); // the default's fault is a warning
+        if (kept && r->interrupted && a.rank_output.empty())
+            say_kept(*w, rank_dir);	// a rank not stopped by the world (a signal to it): said once
         r->interrupted = was;
     }
     if (w)

@@ -57,6 +57,8 @@ public:
     live_world &operator=(const live_world &) = delete;
 
     bool rank0() const { return w_.rank() == 0; }
+    // A stop signal was taken on this rank (world::stopping).
+    void stopping() { w_.stopping(); }
     uint32_t ranks() const { return w_.size(); }
 
     // Each supervisor tick, on every rank: the others answer rank 0's asks

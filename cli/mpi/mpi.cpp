@@ -436,6 +436,7 @@ void world::keep_finished_groups(bool agreed)
     results *r = nullptr;
     if (keep_dir_.empty() || !e || eng_snapshot(e, 0, &r) || !r)
         return;
+    bool stopped = r->interrupted || !lost_step_.empty(); // a signal, or the world failed
     if (!lost_step_.empty()) {
         r->interrupted = true;
         if (!r->error)
@@ -447,14 +448,22 @@ void world::keep_finished_groups(bool agreed)
         res_msg_add(r, RES_MSG_WARNING, "mpi/unagreed", -1, "written before the ranks agreed at the end of "
                     "group %u: kept as the last version, the world did not finish the group together", groups_ - 1);
     }
-    write_rank_file(keep_dir_, *r, who_, keep_src_);
+    if (write_rank_file(keep_dir_, *r, who_, keep_src_, keep_default_) && stopped && keep_default_)
+        say_kept(*this, keep_dir_);
     results_free(r);
 }
 
-void world::keep_groups(const std::string &dir, const plan_source *src)
+void world::stopping()
+{
+    if (keep_default_ && !keep_dir_.empty())
+        say_kept(*this, keep_dir_);
+}
+
+void world::keep_groups(const std::string &dir, const plan_source *src, bool by_default)
 {
     keep_dir_ = dir;
     keep_src_ = src;
+    keep_default_ = by_default;
 }
 
 int world::segment_end(uint32_t, uint32_t)

@@ -86,6 +86,8 @@ public:
     std::string host_of(uint32_t r) const { return r < hosts_.size() ? hosts_[r] : std::string(); }
     // Where this rank saw the world fail ("" while it has not): its rank file is then interrupted.
     const std::string &lost_step() const { return lost_step_; }
+    // Whether every rank is still in the world (no rank was lost at a step).
+    bool together() const { return !lost_; }
 
     // Every rank's exit code so far; returns the worst.  Rank 0 prints
     // "ioplan: error: rank R (host): msg" for each failing rank with a msg.
@@ -112,8 +114,13 @@ public:
 
     // Under --rank-output=DIR: the rank file is rewritten as each group ends,
     // from a snapshot of e (attach), so the groups before a loss are kept.
-    void keep_groups(const std::string &dir, const plan_source *src);
+    // by_default: DIR is the default one (no --rank-output), named when the rank is stopped.
+    void keep_groups(const std::string &dir, const plan_source *src, bool by_default = false);
     void attach(eng *e) { eng_.store(e); }
+    // A stop signal was taken: mpirun ending the world (rank 0 may be gone, and
+    // nothing after this may run before its SIGKILL).  In the default directory,
+    // this rank says where its result is kept (say_kept).
+    void stopping();
 
     // Leaves MPI (collective: every rank calls it once, last); after a lost
     // rank, rank 0 ends the world instead and the others wait for that.
@@ -161,6 +168,7 @@ private:
     int64_t seq_ = 0;                  // arrivals so far (the same count on every rank)
     uint64_t answers_ns_ = 0;          // rank 0: what sending the last answers took
     std::string keep_dir_;
+    bool keep_default_ = false;        // keep_dir_ is the default directory (say_kept)
     const plan_source *keep_src_ = nullptr;
     // By rank (rank 0: every rank; the others: rank 0's entry): when its last
     // pulse came, CLOCK_MONOTONIC ns.  Written by the supervisor, read by the

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -139,6 +140,66 @@ bool rank_output_ok(const std::string &dir, int rank)
     return false;
 }
 
+std::string default_rank_dir(const std::string &run_id)
+{
+    const char *xdg = std::getenv("XDG_STATE_HOME");
+    std::string base;
+    if (xdg && *xdg == '/') {
+        base = xdg;
+    } else {
+        const char *home = std::getenv("HOME");
+        struct passwd pw, *found = nullptr;
+        char buf[4096];
+        if (home && *home == '/')
+            base = std::string(home) + "/.local/state";
+        else if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) == 0 && found && found->pw_dir &&
+                 found->pw_dir[0] == '/')
+            base = std::string(found->pw_dir) + "/.local/state";
+    }
+    if (base.empty() || run_id.empty())
+        return "";
+    return base + "/ioplan/ranks/" + run_id;
+}
+
+std::string make_default_rank_dir(const std::string &dir, uint32_t rank)
+{
+    if (dir.empty())
+        return "no home directory to keep it in (HOME and XDG_STATE_HOME are not set)";
+    // Each part made in turn (a rank of the same host or home may make it first).
+    for (size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
+        std::string part = dir.substr(0, at);
+        if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+            return part + ": " + strerror(errno);
+        if (at == std::string::npos)
+            break;
+    }
+    char why[SAFETY_WHY_MAX];
+    std::string path = rank_file_path(dir, static_cast<int>(rank));
+    if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why)) ||
+        safety_check_writable(path.c_str(), why, sizeof(why)))
+        return why;
+    return "";
+}
+
+void drop_default_rank_file(const std::string &dir, uint32_t rank)
+{
+    std::string path = rank_file_path(dir, static_cast<int>(rank));
+    (void)safety_remove_own_output(path.c_str()); // only ioplan's own file, never a user's
+    (void)rmdir(dir.c_str());                     // the last rank's removal empties it
+}
+
+void say_kept(const world &w, const std::string &dir)
+{
+    static bool said = false;
+    if (w.rank() == 0 || said)
+        return; // rank 0 reports the world itself
+    said = true;
+    std::fprintf(stderr, "ioplan: rank %u (%s): what it measured is kept in %s/rank-%u.json (each group as it "
+                 "ends) until rank 0 reports the world; if the world ends first, `ioplan merge --partial "
+                 "%s/rank-*.json` reports it\n",
+                 w.rank(), w.host().c_str(), dir.c_str(), w.rank(), dir.c_str());
+}
+
 std::string stale_rank_files(const std::string &dir, uint32_t nranks)
 {
     DIR *d = opendir(dir.c_str());
@@ -187,12 +248,15 @@ static void say_once(const std::string &msg)
 // (then renamed over the last): a rank stopped (or a disk filled) mid-write
 // leaves the previous group's file or none, never a torn, empty or
 // temporary one, and a reader of the directory never sees half a document.
-bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src)
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src,
+                     bool by_default)
 {
+    // The default directory is kept for the user's sake, not asked for: its faults are warnings.
+    const std::string said = by_default ? "ioplan: warning: keeping the rank's result: " : "ioplan: error: --rank-output: ";
     std::string path = rank_file_path(dir, who.rank);
     char why[SAFETY_WHY_MAX];
     if (safety_check_output(&safety_system, path.c_str(), rank_file_how, why, sizeof(why))) {
-        say_once("ioplan: error: --rank-output: " + path + ": " + why);
+        say_once(said + path + ": " + why);
         return false;
     }
     rank_info named = who;
@@ -209,7 +273,7 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
         fd = -1;
     }
     if (fd < 0) {
-        say_once("ioplan: error: --rank-output: " + path + ": " + strerror(errno));
+        say_once(said + path + ": " + strerror(errno));
         return false;
     }
     // Named by the file it becomes: the temporary name means nothing to a user.
@@ -217,17 +281,18 @@ bool write_rank_file(const std::string &dir, const results &r, const rank_info &
     if (!werr && fsync(fd) != 0)
         werr = errno;
     if (werr)
-        say_once("ioplan: error: writing the rank's result to " + path + ": " + strerror(werr));
+        say_once((by_default ? said + "writing " : std::string("ioplan: error: writing the rank's result to ")) + path +
+                 ": " + strerror(werr));
     bool ok = !werr;
     if (ok)
         safety_mark_output(fd); // ioplan's own: the next run may replace it
     int err = ok ? name_rank_file(fd, dir, static_cast<int>(who.rank), &tmp, path) : 0;
     close(fd);
     if (err == -EEXIST)
-        std::fprintf(stderr, "ioplan: error: --rank-output: %s: a file ioplan did not write was put at that name "
-                     "during the run; it is kept, and this rank's file is not written\n", path.c_str());
+        std::fprintf(stderr, "%s%s: a file ioplan did not write was put at that name during the run; it is kept, "
+                     "and this rank's file is not written\n", said.c_str(), path.c_str());
     else if (err)
-        say_once("ioplan: error: --rank-output: " + path + ": " + strerror(-err));
+        say_once(said + path + ": " + strerror(-err));
     ok = ok && !err;
     if (!ok && !tmp.empty())
         (void)safety_remove_made(tmp.c_str(), st.st_dev, st.st_ino);

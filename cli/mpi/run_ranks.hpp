@@ -17,6 +17,27 @@ namespace cli {
 // a user's rank-N.json); false after printing why (exit 2, before any I/O).
 bool rank_output_ok(const std::string &dir, int rank);
 
+// Under mpirun without --rank-output each rank still keeps its result, so a
+// world that loses rank 0 (which alone reports) loses nothing the others
+// measured: in $XDG_STATE_HOME/ioplan/ranks/RUN/ (else ~/.local/state/...),
+// RUN the run id every rank shares, so no two runs and no user's file meet
+// there.  "" when there is no home to put it in.
+std::string default_rank_dir(const std::string &run_id);
+
+// Makes the default directory (and its parents, 0700) and judges it as
+// --rank-output's: "" when ready, else why not (the run goes on without it).
+std::string make_default_rank_dir(const std::string &dir, uint32_t rank);
+
+// Once the world has reported: this rank's kept file removed, and the
+// directory with it when no other rank's file is left there.
+void drop_default_rank_file(const std::string &dir, uint32_t rank);
+
+// A rank other than 0 stopped (mpirun ending the world, a signal, a lost
+// rank) says once where the default directory keeps what it measured (the
+// groups it finished, and the one it was in when it ends it in time): if
+// rank 0 is gone no report will, and its file is the run's only record.
+void say_kept(const world &w, const std::string &dir);
+
 // Rank files DIR holds for ranks a world of nranks does not have (an earlier
 // run's of more ranks): "" or a warning naming them.  `ioplan merge
 // DIR/rank-*.json` refuses a set that mixes runs, so the run says so first.
@@ -25,8 +46,10 @@ std::string stale_rank_files(const std::string &dir, uint32_t nranks);
 // The first error preflight found, for the other ranks to see.
 std::string first_finding(const pf_report &pf);
 
-// Writes DIR/rank-R.json (R this rank); false after printing why.
-bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src);
+// Writes DIR/rank-R.json (R this rank); false after printing why (a warning
+// when by_default: DIR is default_rank_dir's, which no one asked for).
+bool write_rank_file(const std::string &dir, const results &r, const rank_info &who, const plan_source *src,
+                     bool by_default = false);
 
 // The plan as ranks compare it: one line per option ("job 'w'\tbs=4k"), from
 // the command line and the job files in order.  An option written with

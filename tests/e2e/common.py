@@ -36,6 +36,13 @@ VARIANT = os.environ.get("IOPLAN_VARIANT", "release")
 # two cores need oversubscription for 4 ranks.
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+# Under mpirun without --rank-output each rank keeps its result in
+# $XDG_STATE_HOME/ioplan/ranks/RUN until rank 0 has reported the world
+# (docs/scale-out.md): what a test that kills a world leaves there goes to a
+# directory of this process's, removed at its exit, never the user's home.
+MPI_STATE_HOME = tempfile.mkdtemp(prefix="ioplan-e2e-state-")
+atexit.register(shutil.rmtree, MPI_STATE_HOME, True)
+MPI_ENV["XDG_STATE_HOME"] = MPI_STATE_HOME
 if VARIANT != "release":
     # LeakSanitizer finds what Open MPI allocates in MPI_Init and frees only at exit in
     # every rank; tests/sanitize/lsan.supp names Open MPI's libraries.  A suppression

@@ -929,6 +929,89 @@ class LostRank(TmpDirCase):
 
 
 @unittest.skipUnless(MPIRUN and shutil.which("strace"), "mpirun or strace is not installed")
+class KeptWithoutRankOutput(TmpDirCase):
+    """Without --rank-output each rank still keeps its result, in $XDG_STATE_HOME/ioplan/ranks/RUN,
+    until rank 0 has reported the world: a world that loses rank 0, which alone reports, keeps
+    what every rank measured (before, all of it was lost) for `ioplan merge --partial`."""
+
+    # mpirun SIGKILLs the others 5 s after its SIGTERM (Open MPI's default is 1 s): a busy machine
+    # must not take from the ranks the moment they say where their results are.
+    ENV = {"OMPI_MCA_odls_base_sigkill_timeout": "5"}
+
+    def setUp(self):
+        super().setUp()
+        self.state = self.tmp / "state"
+        self.ranks = self.state / "ioplan" / "ranks"
+
+    def env(self, **more):
+        return {**self.ENV, "XDG_STATE_HOME": str(self.state), **more}
+
+    def kept(self):
+        return sorted(self.ranks.glob("*/rank-*.json"))
+
+    def small_world(self):
+        """3 ranks of a small job, run to their end: exit 0 and every rank's I/O reported."""
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nrw=write\nsize=1m\n")
+        p = subprocess.run([MPIRUN, "--oversubscribe", "-np", "3", BIN, "--output-format=json", "job.fio"],
+                           cwd=self.tmp, capture_output=True, text=True, timeout=90,
+                           env={**os.environ, **MPI_ENV, **self.env()}, start_new_session=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["jobs"][0]["write"]["total_ios"], 3 * 256)
+        return p
+
+    def groups_done(self, path):
+        try:
+            return json.loads(path.read_text())["rank"]["groups_done"]
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    def test_rank_0_killed_leaves_every_ranks_result_for_merge(self):
+        self.write("job.fio", "[global]\nioengine=null\nbs=4k\nrw=write\n"
+                   f"filename={self.tmp}/t${{IOPLAN_RANK}}\n[a]\nsize=64k\n"
+                   "[b]\nstonewall\nsize=1g\ntime_based\nruntime=60\nrate_iops=200\n")
+        proc = mpirun_started(3, ["--output-format=json", "job.fio"], self.tmp, self.env())
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        wait_until("group 1 in every rank's kept file",
+                   lambda: len(self.kept()) == 3 and all(self.groups_done(f) >= 1 for f in self.kept()), proc)
+        os.kill(rank_pid(proc.pid, 0), signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+        err = err.decode(errors="replace")
+        self.assertNotEqual(proc.returncode, 0, err)
+        [run_dir] = list(self.ranks.iterdir())
+        self.assertEqual([f.name for f in self.kept()], ["rank-0.json", "rank-1.json", "rank-2.json"])
+        self.assertRegex(err, rf"rank [12] \({re.escape(os.uname().nodename)}\): what it measured is kept in "
+                              rf"{re.escape(str(run_dir))}/rank-[12]\.json \(each group as it ends\) until rank 0 reports the world; "
+                              rf"if the world ends first, `ioplan merge --partial {re.escape(str(run_dir))}/rank-\*\.json`")
+        # the run wrote nothing else anywhere the user looks
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["job.fio", "state"])
+        files = [str(f) for f in self.kept()]
+        p = run(["merge", "--partial", "--output-format=json", *files])
+        self.assertEqual(p.returncode, 1, p.stderr)  # an interrupted run's figures
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 3 * 16)
+        # Without rank 0's file the survivors' group 2 (when the kill found them in it) merges too,
+        # each job the exact sum of their files.
+        p = run(["merge", "--partial", "--output-format=json", *files[1:]])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        doc = json.loads(p.stdout)
+        theirs = [json.loads(pathlib.Path(f).read_text())["results"]["jobs"] for f in files[1:]]
+        for j in (0, 1):
+            self.assertEqual(doc["jobs"][j]["write"]["io_bytes"],
+                             sum(c["ddir"][1]["bytes"] for jobs in theirs if j < len(jobs) for c in jobs[j]["clones"]))
+
+    def test_a_world_that_reports_removes_what_it_kept(self):
+        p = self.small_world()
+        self.assertEqual(list(self.ranks.iterdir()), [])  # made for the run, and emptied by it
+        self.assertEqual(p.stderr, "")
+
+    def test_a_state_home_that_cannot_hold_them_is_one_warning_and_the_run_goes_on(self):
+        self.write("state", "a file, not a directory\n")
+        p = self.small_world()
+        self.assertEqual(p.stderr, f"ioplan: warning: the ranks' results are not kept apart from rank 0's report "
+                                   f"({self.state}/ioplan: Not a directory): a world that loses rank 0 loses them; "
+                                   f"--rank-output=DIR keeps them\n")
+
+
 class KilledMidWrite(TmpDirCase):
     """A rank killed while it writes its rank file leaves nothing half-done in --rank-output."""
 
