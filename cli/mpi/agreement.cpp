@@ -23,9 +23,6 @@ using namespace wire;
 
 namespace {
 
-// How often a wait at a step of the layout looks at the pulses again.
-constexpr double PULSE_LOOK_S = 0.05;
-
 // One rank's status for agree(): fixed size, so one gather carries them all.
 struct status_rec {
     int32_t code;

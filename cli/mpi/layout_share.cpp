@@ -62,10 +62,11 @@ void world::assign_rounds(std::vector<std::vector<share_rec>> &all)
         }
 }
 
-// The layout is work, not a step (mpi.hpp): rank 0 hears from every rank and
-// the others from rank 0 every quarter deadline while their engines lay out.
+// The layout and a group's I/O are work, not steps (mpi.hpp): rank 0 hears
+// from every rank and the others from rank 0 every quarter deadline while
+// their engines work.
 // A send still in flight (a rank stopped, its queue full) is not doubled.
-void world::pulse(bool laying_out)
+void world::pulse(bool working)
 {
     void *buf = nullptr;
     size_t len = 0;
@@ -77,7 +78,7 @@ void world::pulse(bool laying_out)
     }
     reap_pulses();
     uint64_t now = mono_ns();
-    if (!laying_out || now < next_pulse_ns_)
+    if (!working || now < next_pulse_ns_)
         return;
     next_pulse_ns_ = now + std::max<uint64_t>(static_cast<uint64_t>(timeout_s_ * 0.25e9), 10000000ull);
     static const int64_t alive = 1;

@@ -88,7 +88,9 @@ live_world::~live_world()
 
 void live_world::tick(eng *e, const eng_status &mine, uint64_t snapshot_wait_ns)
 {
-    w_.pulse(mine.phase == ENG_PHASE_LAYOUT);
+    // Alive while the engine works: laying out, running a group's I/O, or
+    // waiting at a group's start or end for a rank still at it.
+    w_.pulse(mine.phase != ENG_PHASE_DONE);
     if (finished_)
         return;
     reap_sends();

@@ -497,9 +497,19 @@ int64_t world::arrive(const std::string &step, int64_t flag, uint64_t *start)
     int from = 0;
     if (ops_->send(msg, sizeof(msg), 0, TAG_ARRIVE, timeout_s_))
         rank0_lost(step);
-    // Rank 0 waits up to the deadline for the others before it answers.
-    if (ops_->recv(&buf, &len, 0, TAG_ANSWER, &from, 2 * timeout_s_ + 1))
-        rank0_lost(step);
+    // Rank 0 waits for the others before it answers, each until the deadline
+    // past its last pulse: rank 0 is lost only when it too has said nothing so long.
+    for (uint64_t since = mono_ns();;) {
+        uint64_t now = mono_ns(), due = due_ns(0, since, 2 * timeout_s_ + 1, true);
+        if (now >= due)
+            rank0_lost(step);
+        int rc = ops_->recv(&buf, &len, 0, TAG_ANSWER, &from,
+                            std::min(static_cast<double>(due - now) / 1e9, PULSE_LOOK_S));
+        if (!rc)
+            break;
+        if (rc != -ETIMEDOUT)
+            rank0_lost(step);
+    }
     memcpy(answer, buf, std::min(len, sizeof(answer)));
     free(buf);
     lost_ = answer[0] < 0;
@@ -514,12 +524,25 @@ int64_t world::arrivals_at_rank0(const std::string &step, int64_t flag, uint64_t
     answered_[0] = true;
     uint32_t came = 1;
     int64_t worst = flag;
-    uint64_t deadline = mono_ns() + static_cast<uint64_t>(timeout_s_ * 1e9);
-    while (came < who_.nranks && mono_ns() < deadline) {
+    // A rank still at its I/O (a straggler, a slower rate, a bigger share)
+    // pulses while it works: it is waited for until the deadline past its
+    // last pulse, so only a rank stopped, killed or cut off is missed.
+    uint64_t since = mono_ns();
+    while (came < who_.nranks) {
+        uint64_t now = mono_ns(), next = UINT64_MAX;
+        for (uint32_t r = 1; r < who_.nranks; r++)
+            if (!answered_[r])
+                next = std::min(next, due_ns(r, since, timeout_s_, true));
+        if (now >= next)
+            break;
         void *buf = nullptr;
         size_t len = 0;
         int from = 0;
-        if (ops_->recv(&buf, &len, -1, TAG_ARRIVE, &from, static_cast<double>(deadline - mono_ns()) / 1e9))
+        int rc = ops_->recv(&buf, &len, -1, TAG_ARRIVE, &from, std::min(static_cast<double>(next - now) / 1e9,
+                                                                          PULSE_LOOK_S));
+        if (rc == -ETIMEDOUT)
+            continue;
+        if (rc)
             break;
         int64_t msg[2] = {0, 0};
         memcpy(msg, buf, std::min(len, sizeof(msg)));

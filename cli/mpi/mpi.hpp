@@ -29,7 +29,10 @@
 // and rank 0 tells the others, every quarter deadline (pulse()); the waits of
 // the layout's rounds count the deadline from the last word of the rank they
 // wait for, so a shared file that takes an hour to lay out holds every rank
-// an hour, and a rank that is stopped or gone is still named after it.  A group's start and end are an arrival
+// an hour, and a rank that is stopped or gone is still named after it.  So
+// does a group's I/O: ranks pulse while their engine runs, and the waits at a
+// group's start and end run from the last pulse, so a straggler is waited for.
+// A group's start and end are an arrival
 // at rank 0 (arrive()), so a rank missing there is named with its host; the
 // others stop, rank 0 reports what they measured in the groups they finished
 // and the world exits 1.  With --rank-output each rank rewrites its rank file
@@ -137,8 +140,8 @@ public:
     double merge_timeout_s() const;
 
     // Each supervisor tick: takes the pulses that came and, while the engine
-    // lays out (laying_out), sends this rank's every quarter deadline.
-    void pulse(bool laying_out);
+    // works (working: laying out, running groups), sends this rank's every quarter deadline.
+    void pulse(bool working);
 
     int layout_share(eng_shared_file *files, uint32_t n);
     int layout_round_done(uint32_t round, int status);

@@ -23,6 +23,10 @@ constexpr int TAG_GATHER = 70;
 constexpr int TAG_SCATTER = 71;
 constexpr int TAG_PULSE = 72;
 
+// How often a wait for a rank that may be working (a layout, a group's I/O)
+// looks at its pulses again (world::pulse).
+constexpr double PULSE_LOOK_S = 0.05;
+
 inline uint64_t clock_ns(clockid_t which)
 {
     timespec ts;

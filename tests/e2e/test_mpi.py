@@ -505,22 +505,6 @@ class Ranks(TmpDirCase):
         self.assertRegex(error["what"], r"^rank 2 \(")
         self.assertNotEqual(error["file"], str(self.tmp / "d0"))
 
-    def test_a_rank_that_does_not_come_never_hangs_the_others(self):
-        # rank 1 takes 64 s (4 KiB/s over 256 KiB); the others give up after 3 s at the group's end.
-        # The bound is far from both: mpirun's start and end on a loaded machine take seconds of
-        # it (4.5 s in all idle), and a run that waited for rank 1 takes over 64 s.  (With 16 s
-        # and a bound of 14, a slow start left too little between the two.)
-        for r in range(3):
-            self.write(f"rate{r}.fio", "rate=4k\n" if r == 1 else "rate=100m\n")
-        self.write("job.fio", f"[w]\nioengine=null\nbs=4k\nsize=256k\nrw=write\nfilename={self.tmp}/f${{IOPLAN_RANK}}\n"
-                   "include rate${IOPLAN_RANK}.fio\n")
-        t0 = time.monotonic()
-        p = mpirun(3, ["--rank-timeout=3", "job.fio"], self.tmp)
-        self.assertLess(time.monotonic() - t0, 40, "the others waited for the slow rank")
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn(f"rank 1 ({os.uname().nodename}) did not answer within 3s at the end of group 0: the report "
-                      "holds the 1 group the other ranks finished", p.stderr)  # numbered as the report's groups
-
     def test_rank_shift_on_one_host_is_a_whole_turn(self):
         # --rank-shift moves by nodes (test_mpi_shared has two hosts): on one host each rank reads its own file.
         for r, kib in ((0, 64), (1, 128)):
@@ -929,6 +913,34 @@ class LostRank(TmpDirCase):
 
 
 @unittest.skipUnless(MPIRUN and shutil.which("strace"), "mpirun or strace is not installed")
+class Straggler(TmpDirCase):
+    """A rank still at its I/O is not a lost rank: each rank says it is alive while its engine
+    works (layout, a group's I/O, the waits at a group's start and end), and the waits at a
+    group's start and end count --rank-timeout from the last word of the rank awaited.
+    Before, one rank 4 s behind the others under --rank-timeout=1 was named lost at the end of
+    the group ('rank 1 (vm) did not answer within 1s at the end of group 0'), the world
+    aborted (exit 1) and its report held the others alone.  The slow rank's 16 I/Os at 4 IOPS
+    take at least 3.75 s whatever the machine: no timing threshold."""
+
+    def world(self, slow):
+        self.write("job.fio", "[w]\nioengine=null\nbs=4k\nrw=write\nsize=64k\ninclude rate-${IOPLAN_RANK}.fio\n")
+        for r in range(3):
+            self.write(f"rate-{r}.fio", f"rate_iops={4 if r == slow else 1000}\n")
+        p = mpirun(3, ["--rank-timeout=1", "--output-format=json", "job.fio"], self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["jobs"][0]["write"]["total_ios"], 3 * 16)
+        ranks = doc["ioplan"]["ranks"]
+        self.assertEqual([k["error"] for k in ranks], [0, 0, 0])
+        self.assertGreater(ranks[slow]["jobs"][0]["runtime_ns"], 3 * 10**9)  # past the deadline thrice over
+
+    def test_a_rank_slower_than_the_rank_timeout_is_waited_for_at_the_end_of_its_group(self):
+        self.world(slow=1)
+
+    def test_rank_0_slower_than_the_rank_timeout_is_waited_for_by_the_others(self):
+        self.world(slow=0)
+
+
 class KeptWithoutRankOutput(TmpDirCase):
     """Without --rank-output each rank still keeps its result, in $XDG_STATE_HOME/ioplan/ranks/RUN,
     until rank 0 has reported the world: a world that loses rank 0, which alone reports, keeps
