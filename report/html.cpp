@@ -166,6 +166,28 @@ std::string cell(const std::string &key, double raw, const char *fmt, double div
 	       "</td>";
 }
 
+// A latency figure: data-value the JSON's nanoseconds, the cell microseconds
+// as `results show` prints them (latency_us_text: 20 ns is 0.020, not 0.02).
+std::string lat_cell(const std::string &key, double ns)
+{
+	return strf("<td data-key=\"%s\" data-value=\"%.17g\">", html_escape(key).c_str(), ns) +
+	       latency_us_text(ns, 2) + "</td>";
+}
+
+// The microseconds of the ranks' and hosts' tables: whole ones, as the normal
+// output's Ranks lines give them, and one under a microsecond to the nanosecond.
+std::string whole_us_text(double ns)
+{
+	return ns >= 1000 ? strf("%.0f", std::floor(ns / 1000)) : latency_us_text(ns, 0);
+}
+
+// The latency chart's ticks and tooltips: the tables' microseconds below
+// one, the chart's own numbers from one up (1000, 1e+06).
+std::string lat_tick(double us)
+{
+	return us * 1e3 < 999.5 ? latency_us_text(us * 1e3, 2) : chart_number(us);
+}
+
 // A job's error as `results show` says it: "error 2 (No such file or directory)";
 // the page said only "error 2".  A number no errno is (an edited file) stays a number.
 std::string error_text(double e)
@@ -212,10 +234,10 @@ std::string summary_row(const ojson &jobs, const job_names &names, size_t j, con
 	s += cell(base + ".iops", num_at(dd, "iops"), "%.1f");
 	s += cell(base + ".bw_bytes", num_at(dd, "bw_bytes"), "%.0f");
 	s += strf("<td>%.3f</td>", num_at(dd, "bw_bytes") / 1e6);
-	s += lat ? cell(base + "." + lk + ".mean", num_at(*lat, "mean"), "%.2f", 1e3) : "<td>-</td>";
+	s += lat ? lat_cell(base + "." + lk + ".mean", num_at(*lat, "mean")) : "<td>-</td>";
 	for (double p : { 50.0, 99.0, 99.9 }) {
 		double v = percentile(lat, p);
-		s += v < 0 ? "<td>-</td>" : cell(base + "." + lk + ".percentile." + strf("%f", p), v, "%.2f", 1e3);
+		s += v < 0 ? "<td>-</td>" : lat_cell(base + "." + lk + ".percentile." + strf("%f", p), v);
 	}
 	return s + "</tr>\n";
 }
@@ -320,10 +342,13 @@ std::string latency_chart(const ojson &doc, size_t idx)
 			const ojson *lat = ran(jobs[j], d) ? lat_of(jobs[j][d]) : nullptr;
 			if (!lat || !lat->contains("percentile") || !(*lat)["percentile"].is_object())
 				continue;
-			svg_series s{ names.label(j) + " " + d, {} };
+			svg_series s{ names.label(j) + " " + d, {}, {} };
 			for (auto &kv : (*lat)["percentile"].items())
-				if (kv.value().is_number())
-					s.points.push_back({ nines(std::atof(kv.key().c_str())), kv.value().get<double>() / 1e3 });
+				if (kv.value().is_number()) {
+					double us = kv.value().get<double>() / 1e3;
+					s.points.push_back({ nines(std::atof(kv.key().c_str())), us });
+					s.tips.push_back(s.label + strf(" p%g: ", std::atof(kv.key().c_str())) + lat_tick(us) + " us");
+				}
 			if (!s.points.empty())
 				series.push_back(std::move(s));
 		}
@@ -333,7 +358,7 @@ std::string latency_chart(const ojson &doc, size_t idx)
 	for (double p : { 50.0, 90.0, 99.0, 99.9, 99.99 })
 		ticks.push_back({ nines(p), strf("p%g", p) });
 	return svg_line_chart(strf("lat-%zu", idx), "Latency percentiles", "percentile", "latency (us, log scale)",
-			      series, true, ticks);
+			      series, true, ticks, { 0, 0 }, lat_tick);
 }
 
 std::string time_chart(const ojson &doc, size_t idx)
@@ -352,7 +377,7 @@ std::string time_chart(const ojson &doc, size_t idx)
 		for (const char *d : DIRS) {
 			if (!s.contains(d) || !s[d].contains("bw_bytes_per_s"))
 				continue;
-			svg_series line{ str_at(s, "jobname") + " " + d + strf(" run %.0f", num_at(s, "run")), {} };
+			svg_series line{ str_at(s, "jobname") + " " + d + strf(" run %.0f", num_at(s, "run")), {}, {} };
 			std::string vat = at + "." + d + ".bw_bytes_per_s";
 			const ojson &v = checked(s[d]["bw_bytes_per_s"], s[d]["bw_bytes_per_s"].is_array(), vat, "an array");
 			for (size_t i = 0; i < t.size() && i < v.size(); i++)
@@ -454,7 +479,7 @@ std::string comparison(const std::vector<html_input> &in)
 						v = f == 0 ? num_at((*other)[d], "iops")
 						  : f == 1 ? num_at((*other)[d], "bw_bytes") / 1e6
 							   : percentile(lat_of((*other)[d]), 99) / 1e3;
-					body += v < 0 ? "<td>-</td>" : strf("<td>%.2f</td>", v);
+					body += v < 0 ? "<td>-</td>" : strf("<td>%s</td>", f == 2 ? lat_tick(v).c_str() : strf("%.2f", v).c_str());
 					if (i)
 						body += change_cell(a, v, f != 2);
 					else
@@ -553,8 +578,8 @@ std::string rank_row(const ojson &rank, size_t i, const ojson &groups)
 	std::string row = strf("<tr%s><th scope=\"row\">%.0f</th><td class=\"l\">", err != 0 ? " class=\"failed\"" : "",
 			       num_at(rank, "rank")) +
 			  html_escape(host.empty() ? "no rank file" : host) + "</td>";
-	row += strf("<td>%s</td><td>%.0f</td><td>%s</td><td>%.0f</td><td>%.0f</td>", bytes_text(s.bytes).c_str(), s.ios,
-		    ms_text(s.runtime).c_str(), std::floor(s.p99 / 1000), std::floor(s.max / 1000));
+	row += strf("<td>%s</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td>", bytes_text(s.bytes).c_str(), s.ios,
+		    ms_text(s.runtime).c_str(), whole_us_text(s.p99).c_str(), whole_us_text(s.max).c_str());
 	row += cell(strf("ioplan.ranks.%zu.start_late_max_ns", i), num_at(rank, "start_late_max_ns"), "+%.3f", 1e6);
 	std::string notes = err != 0 ? error_text(err) : "";
 	if (!straggler.empty())
@@ -570,10 +595,11 @@ std::string host_row(const ojson &host, size_t i)
 	double window = s.end > s.first ? s.end - s.first : 0;
 	return "<tr><th scope=\"row\">" + html_escape(str_at(host, "host")) + "</th>" +
 	       cell(strf("ioplan.hosts.%zu.nranks", i), num_at(host, "nranks"), "%.0f") +
-	       strf("<td>%s</td><td>%s/s</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.0f</td><td>%.0f</td></tr>\n",
+	       strf("<td>%s</td><td>%s/s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 		    bytes_text(s.bytes).c_str(), rate_text(s.bytes, window, unit::byte).c_str(),
 		    rate_text(s.ios, window, unit::none).c_str(), ms_text(window).c_str(),
-		    s.n > 0 ? s.lat_sum / s.n / 1000 : 0.0, std::floor(s.p99 / 1000), std::floor(s.max / 1000));
+		    latency_us_text(s.n > 0 ? s.lat_sum / s.n : 0.0, 1).c_str(), whole_us_text(s.p99).c_str(),
+		    whole_us_text(s.max).c_str());
 }
 
 // "rank 1 (n1)": who was first or last done in a group.

@@ -48,7 +48,11 @@ struct svg_bar {
 struct svg_series {
 	std::string label;
 	std::vector<std::pair<double, double>> points;	// x, y in data units
+	std::vector<std::string> tips;	// each point's tooltip, or none
 };
+
+// A chart's number as its axes and bars print it ("0.25", "120", "1.02e+06").
+std::string chart_number(double v);
 
 // Horizontal bars, one per row; unit names the figure ("MB/s").
 std::string svg_bar_chart(const std::string &id, const std::string &title, const std::string &unit,
@@ -56,11 +60,12 @@ std::string svg_bar_chart(const std::string &id, const std::string &title, const
 
 // Lines with a mark at each point.  log_y draws y on a log scale; x_ticks
 // label chosen x values (e.g. percentiles); shade is an x range drawn behind
-// (a steady-state window), empty when first >= second.
+// (a steady-state window), empty when first >= second; y_text prints the
+// y axis's ticks (chart_number when null).
 std::string svg_line_chart(const std::string &id, const std::string &title, const std::string &x_name,
 			   const std::string &y_name, const std::vector<svg_series> &series, bool log_y,
 			   const std::vector<std::pair<double, std::string>> &x_ticks,
-			   std::pair<double, double> shade = { 0, 0 });
+			   std::pair<double, double> shade = { 0, 0 }, std::string (*y_text)(double) = nullptr);
 
 // Text as HTML character data (also safe inside attribute values); a control
 // byte and a bidirectional embedding, override or isolate (U+202A..U+202E,

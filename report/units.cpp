@@ -156,6 +156,14 @@ std::string ctime_str(uint64_t wall_ns)
 	return buf;
 }
 
+std::string latency_us_text(double ns, int prec)
+{
+	bool sub_us = ns > 0 && ns < 999.5;
+	if (!sub_us)
+		return strf("%.*f", prec, ns / 1e3);
+	return strf(ns < 0.5 ? "%.2g" : "%.3f", ns / 1e3);
+}
+
 int percentile_precision(const double *list, uint32_t n)
 {
 	int prec = 0;

@@ -34,6 +34,14 @@ std::string eta_str(uint64_t eta_sec);
 // ctime(3) text of a wall-clock time in ns, local time zone, without the newline.
 std::string ctime_str(uint64_t wall_ns);
 
+// A latency of ns nanoseconds in microseconds for a page or a table, as
+// `results show` prints one: from a microsecond up with prec decimals; a
+// measured one below to the whole nanosecond ("0.020", where "%.2f" made a
+// null engine's 20 ns "0.02" and 4 ns "0.00", which read as nothing
+// measured), and below a nanosecond (a fractional figure imported) to two
+// significant digits.  0 or less is prec decimals of it.
+std::string latency_us_text(double ns, int prec);
+
 // fio's percentile display precision: the most decimals any list entry needs (max 6).
 int percentile_precision(const double *list, uint32_t n);
 

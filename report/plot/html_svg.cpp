@@ -24,9 +24,7 @@ const char *const PALETTE[] = { "#1f6fb4", "#d9620b", "#2a9d3f", "#c0392b", "#7b
 
 std::string num(double v)
 {
-	if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-2))
-		return strf("%.3g", v);
-	return strf(std::fabs(v) >= 100 ? "%.0f" : "%.2f", v);
+	return chart_number(v);
 }
 
 // A label of at most n characters (UTF-8): a longer one keeps its start and
@@ -116,7 +114,7 @@ axis x_axis(const std::vector<svg_series> &series)
 	return { lo, hi, false };
 }
 
-std::string y_grid(const axis &y, double x0, double x1, double y0, double y1)
+std::string y_grid(const axis &y, double x0, double x1, double y0, double y1, std::string (*text)(double))
 {
 	std::string s;
 	std::vector<double> ticks;
@@ -132,7 +130,7 @@ std::string y_grid(const axis &y, double x0, double x1, double y0, double y1)
 		double py = y.map(v, y0, y1);
 		s += strf("<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			  x0, py, x1, py, x0 - 4, py + 4, num(v).c_str());
+			  x0, py, x1, py, x0 - 4, py + 4, (text ? text : num)(v).c_str());
 	}
 	return s;
 }
@@ -154,11 +152,12 @@ std::string polyline(const svg_series &s, size_t i, const axis &x, const axis &y
 		     double y0, double y1)
 {
 	std::string pts, marks;
-	for (auto &p : s.points) {
-		double px = x.map(p.first, x0, x1), py = y.map(p.second, y0, y1);
+	for (size_t k = 0; k < s.points.size(); k++) {
+		double px = x.map(s.points[k].first, x0, x1), py = y.map(s.points[k].second, y0, y1);
 		pts += strf("%.1f,%.1f ", px, py);
-		marks += strf("<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", px, py,
+		marks += strf("<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"", px, py,
 			      PALETTE[i % 10]);
+		marks += k < s.tips.size() ? "><title>" + html_escape(s.tips[k]) + "</title></circle>" : "/>";
 	}
 	return strf("<g><polyline class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>",
 		    PALETTE[i % 10], pts.c_str()) +
@@ -177,6 +176,13 @@ bool bidi_control(const std::string &s, size_t i)
 }
 
 } // namespace
+
+std::string chart_number(double v)
+{
+	if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-2))
+		return strf("%.3g", v);
+	return strf(std::fabs(v) >= 100 ? "%.0f" : "%.2f", v);
+}
 
 std::string html_escape(const std::string &s)
 {
@@ -230,7 +236,7 @@ std::string svg_bar_chart(const std::string &id, const std::string &title, const
 std::string svg_line_chart(const std::string &id, const std::string &title, const std::string &x_name,
 			   const std::string &y_name, const std::vector<svg_series> &series, bool log_y,
 			   const std::vector<std::pair<double, std::string>> &x_ticks,
-			   std::pair<double, double> shade)
+			   std::pair<double, double> shade, std::string (*y_text)(double))
 {
 	const double plot_h = 240, h = TOP + plot_h + 40 + 16 * (double)series.size();
 	const double x0 = LEFT - 150, x1 = W - RIGHT, y0 = TOP + plot_h, y1 = TOP;
@@ -240,7 +246,7 @@ std::string svg_line_chart(const std::string &id, const std::string &title, cons
 		s += strf("<rect class=\"shade\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\"/>\n",
 			  x.map(shade.first, x0, x1), y1, x.map(shade.second, x0, x1) - x.map(shade.first, x0, x1),
 			  plot_h);
-	s += y_grid(y, x0, x1, y0, y1);
+	s += y_grid(y, x0, x1, y0, y1, y_text);
 	for (auto &t : x_ticks)
 		s += strf("<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
 			  x.map(t.first, x0, x1), y0 + 16, html_escape(t.second).c_str());

@@ -229,7 +229,8 @@ class Page(TmpDirCase):
                 self.assertIn(key, figures)
                 self.assertAlmostEqual(figures[key], float(json_at(doc, key)), delta=1e-6)
         p99 = json_at(doc, "jobs.0.read.clat_ns.percentile.99.000000") / 1e3
-        self.assertRegex(page.read_text(), r'<td class="l">p99 \(us\)</td><td>%.2f</td><td>%.2f</td>' % (p99, p99))
+        us = "%.3f" % p99 if p99 < 1 else "%.2f" % p99  # under 1 us to the nanosecond, as results show
+        self.assertIn(f'<td class="l">p99 (us)</td><td>{us}</td><td>{us}</td>', page.read_text())
 
     def test_a_broken_result_is_refused_with_its_position(self):
         self.write("bad.json", '{"jobs": [\n  {"jobname": }\n]}')
@@ -307,6 +308,52 @@ class SameNamedJobs(TmpDirCase):
                          r'\.iops" data-value="([0-9.]+)"', text)
         self.assertEqual(own, [("a #1", "0", "101"), ("a #2", "1", "102"), ("a #3", "2", "103"), ("b", "3", "104"),
                                ("a #1", "0", "201"), ("a #2", "1", "202"), ("a #3", "2", "203"), ("b", "3", "204")])
+
+
+class SubMicrosecondLatency(TmpDirCase):
+    """A null engine's I/O takes tens of nanoseconds: the page printed every latency
+    with "%.2f" us, so 20 ns was 0.02 and one under 5 ns 0.00, which reads as nothing
+    measured, where `results show` prints 0.020 (c9650ece).  The page now follows
+    show's rule in its tables, the comparison, the chart's ticks and tooltips."""
+
+    def test_the_page_prints_latencies_as_results_show_does(self):
+        db, res = self.tmp / "r.db", self.tmp / "n.json"
+        p = run(["--name=n", "--ioengine=null", "--rw=randread", "--size=4m", "--save=x", f"--results-db={db}",
+                 "--output-format=json", f"--output={res}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        show = run(["results", "show", "1", f"--results-db={db}"])
+        self.assertEqual(show.returncode, 0, show.stderr)
+        line = re.search(r"^n\s+read\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+(\S+)$", show.stdout, re.M)
+        self.assertTrue(line, show.stdout)
+        self.assertRegex(line[1], r"^0\.0\d\d$")  # tens of nanoseconds, the case in point
+        pages = {"stored": ["results", "report", "1", "1", f"--results-db={db}"], "file": ["report", str(res), str(res)]}
+        for name, args in pages.items():
+            with self.subTest(page=name):
+                page = self.tmp / f"{name}.html"
+                p = run([*args, f"--output={page}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                text = page.read_text()
+                t = Tables()
+                t.feed(text)
+                row = t.tables["summary-0"][1]
+                if name == "stored":  # the same run, the same figures, the same text
+                    self.assertEqual(row[6:9], list(line.groups()))
+                doc = json.loads(res.read_text()) if name == "file" else None
+                for cell in row[5:9]:
+                    self.assertRegex(cell, r"^0\.\d{3}$")  # under 1 us: whole nanoseconds
+                if doc:
+                    p99 = doc["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]
+                    self.assertEqual(row[7], "%.3f" % (p99 / 1e3))
+                cmp_p99 = [r for r in t.tables["comparison"] if r[2:3] == ["p99 (us)"]][0]
+                self.assertEqual(cmp_p99[3:5], [row[7], row[7]])
+                chart = text[text.index('id="lat-0"'):]
+                chart = chart[:chart.index("</figure>")]
+                ticks = re.findall(r'<text class="tick"[^>]*text-anchor="end">([0-9.e+]+)</text>', chart)
+                self.assertTrue(ticks, chart[:2000])
+                for tick in ticks:
+                    if float(tick) < 1:
+                        self.assertRegex(tick, r"^0\.\d{3}$")
+                self.assertIn(f"<title>n read p99: {row[7]} us</title>", chart)
 
 
 class UnifiedReporting(TmpDirCase):
