@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "parser/structured.hpp"
 #include "report/html.hpp"
+#include "results/compare.hpp"
 #include "results/record.hpp"
 
 namespace cli {
@@ -40,7 +41,30 @@ bool load(const std::string &path, report::html_input *out)
     return true;
 }
 
+// The run compare reads from a result document (record_of_file's reader, on
+// the document the page draws); none when compare would refuse the file.
+std::optional<resdb::run_record> run_of(const nlohmann::ordered_json &doc)
+{
+    try {
+        return resdb::record_of(nlohmann::json::parse(doc.dump()));
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
 } // namespace
+
+void judge_against_first(std::vector<report::html_input> &in, const std::vector<std::optional<resdb::run_record>> &runs)
+{
+    for (size_t i = 1; i < in.size() && i < runs.size(); i++) {
+        if (!runs[0] || !runs[i])
+            continue;
+        resdb::comparison c = resdb::compare(*runs[0], *runs[i]);
+        for (const resdb::metric_cmp &m : c.metrics)
+            if (m.metric == "iops" || m.metric == "bw_bytes" || m.metric == "p99_ns")
+                in[i].verdicts.push_back({ m.job, (size_t)m.ordinal, m.ddir, m.metric, m.verdict });
+    }
+}
 
 bool parse_result_text(const std::string &path, const std::string &text, nlohmann::ordered_json *doc)
 {
@@ -89,6 +113,12 @@ int report_action(const args &a)
     for (size_t i = 0; i < in.size(); i++)
         if (!load(a.req.job_files[i], &in[i]))
             return 2;
+    if (in.size() > 1) {
+        std::vector<std::optional<resdb::run_record>> runs;
+        for (const report::html_input &r : in)
+            runs.push_back(run_of(r.doc));
+        judge_against_first(in, runs);
+    }
     std::ostringstream page;
     std::string err;
     if (!report::write_html(in, page, &err)) {

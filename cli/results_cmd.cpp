@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/output.hpp"
+#include "cli/report_cmd.hpp"
 #include "cli/results_cmd.hpp"
 #include "report/html.hpp"
 #include "report/report.hpp"
@@ -312,11 +313,14 @@ int report_cmd(const cmd_opts &o)
 		throw usage_error("results report takes the RUNs to show");
 	resdb::store st(o.db, resdb::store::mode::read);
 	std::vector<report::html_input> in;
+	std::vector<std::optional<resdb::run_record>> runs;
 	for (const auto &ref : o.pos) {
 		resdb::run_record r = st.load(st.find(ref));
 		std::string name = "run " + std::to_string(r.id) + (r.label.empty() ? "" : " (" + r.label + ")");
-		in.push_back({ name, resdb::result_document(r) });
+		in.push_back({ name, resdb::result_document(r), {} });
+		runs.push_back(std::move(r));
 	}
+	judge_against_first(in, runs);	// as `ioplan compare` judges the stored runs
 	std::ostringstream page;
 	std::string err;
 	if (!report::write_html(in, page, &err))

@@ -426,13 +426,42 @@ std::string environment(const ojson &doc, size_t idx)
 	       "</tbody></table>\n";
 }
 
-std::string change_cell(double a, double b, bool higher_better)
+// A result's verdicts by job, ordinal, direction and metric: looked up once a
+// cell, a list searched each time made a page of many jobs quadratic.
+struct verdicts_by_key {
+	std::unordered_map<std::string, const html_verdict *> at;
+
+	static std::string key(const std::string &job, size_t k, const std::string &d, const std::string &m)
+	{
+		return job + '\n' + std::to_string(k) + '\n' + d + '\n' + m;
+	}
+
+	explicit verdicts_by_key(const html_input &r)
+	{
+		for (const html_verdict &v : r.verdicts)
+			at.emplace(key(v.job, v.ordinal, v.ddir, v.metric), &v);
+	}
+
+	// The verdict on metric of the first result's job j, direction d; or null.
+	const html_verdict *find(const job_names &first, size_t j, const char *d, const char *metric) const
+	{
+		auto it = at.find(key(first.name[j], first.ordinal[j], d, metric));
+		return it == at.end() ? nullptr : it->second;
+	}
+};
+
+// The change from a to b with `ioplan compare`'s verdict on it, coloured only
+// when the verdict is one (faster, slower: beyond the runs' noise).  By its
+// sign alone, +0.9% with no noise estimate was as green as +50% beyond any.
+std::string change_cell(double a, double b, const html_verdict *v)
 {
 	if (a <= 0 || b < 0)
 		return "<td>-</td>";
-	double pct = (b - a) * 100 / a;
-	bool better = higher_better ? pct > 0 : pct < 0;
-	return strf("<td class=\"%s\">%+.1f%%</td>", std::fabs(pct) < 0.05 ? "" : better ? "better" : "worse", pct);
+	std::string verdict = v ? v->verdict : "not judged";
+	const char *cls = verdict == "faster" ? "better" : verdict == "slower" ? "worse" : "";
+	return strf("<td class=\"%s\" data-verdict=\"%s\">%+.1f%%, ", cls, html_escape(verdict).c_str(),
+		    (b - a) * 100 / a) +
+	       html_escape(verdict) + "</td>";
 }
 
 // The job of another result matching job j of the first: the same name and,
@@ -461,8 +490,11 @@ std::string comparison(const std::vector<html_input> &in)
 	std::string body;
 	const ojson &first = in[0].doc["jobs"];
 	std::vector<job_names> names;
-	for (const html_input &r : in)
+	std::vector<verdicts_by_key> verdicts;
+	for (const html_input &r : in) {
 		names.emplace_back(r.doc["jobs"]);
+		verdicts.emplace_back(r);
+	}
 	for (size_t j = 0; j < first.size(); j++)
 		for (const char *d : DIRS) {
 			if (!ran(first[j], d))
@@ -480,8 +512,9 @@ std::string comparison(const std::vector<html_input> &in)
 						  : f == 1 ? num_at((*other)[d], "bw_bytes") / 1e6
 							   : percentile(lat_of((*other)[d]), 99) / 1e3;
 					body += v < 0 ? "<td>-</td>" : strf("<td>%s</td>", f == 2 ? lat_tick(v).c_str() : strf("%.2f", v).c_str());
+					static const char *const metrics[] = { "iops", "bw_bytes", "p99_ns" };
 					if (i)
-						body += change_cell(a, v, f != 2);
+						body += change_cell(a, v, verdicts[i].find(names[0], j, d, metrics[f]));
 					else
 						a = v;
 				}
@@ -489,7 +522,9 @@ std::string comparison(const std::vector<html_input> &in)
 			}
 		}
 	return "<section aria-labelledby=\"cmp\"><h2 id=\"cmp\">Comparison</h2>\n<p>Each change is against the first "
-	       "result; whether it is more than the runs' noise needs repeats (<code>repeat=N</code>).</p>\n"
+	       "result, with the verdict <code>ioplan compare</code> gives it: faster or slower only beyond the runs' "
+	       "noise (95% confidence, from their repeats, their per-interval samples or the latency histogram; "
+	       "with repeats, of their mean), and not judged where there is no noise estimate.</p>\n"
 	       "<table id=\"comparison\">" + head + "</tr></thead><tbody>\n" + body + "</tbody></table></section>\n";
 }
 

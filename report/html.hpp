@@ -27,9 +27,22 @@
 
 namespace report {
 
+// The verdict `ioplan compare FIRST THIS` gives one figure of a result (the
+// cli judges it with the store's compare: the report knows no noise).
+struct html_verdict {
+	std::string job;	// the job's name; ordinal: the k-th job of that name
+	size_t ordinal = 1;
+	std::string ddir;	// read, write, trim, mixed
+	std::string metric;	// iops, bw_bytes, p99_ns
+	std::string verdict;	// faster, slower, no measurable difference, not judged: ..., not comparable: ...
+};
+
 struct html_input {
 	std::string name;	// what the page calls this result (a file name, "this run")
 	ojson doc;		// the result document
+	// Against the first result (none for it, or when a result could not be
+	// judged): a change the page finds no verdict for is shown "not judged".
+	std::vector<html_verdict> verdicts;
 };
 
 // Writes the page; false with *err (nothing written) when a document is not a

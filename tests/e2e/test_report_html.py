@@ -181,7 +181,7 @@ class Page(TmpDirCase):
         for doc in (a, b):
             for job in doc["jobs"]:
                 self.assertIn(job["jobname"], text)
-        self.assertRegex(text, r'<td class="(better|worse|)">[+-][0-9.]+%</td>')
+        self.assertRegex(text, r'<td class="(better|worse|)" data-verdict="[^"]+">[+-][0-9.]+%, [^<]+</td>')
         self.assert_not_blank(self.screenshot(page, "report-compare.png"))
 
     def test_stored_runs_draw_the_same_page(self):
@@ -354,6 +354,62 @@ class SubMicrosecondLatency(TmpDirCase):
                     if float(tick) < 1:
                         self.assertRegex(tick, r"^0\.\d{3}$")
                 self.assertIn(f"<title>n read p99: {row[7]} us</title>", chart)
+
+
+class ComparisonVerdicts(TmpDirCase):
+    """The comparison coloured each change by its sign alone: fio's file holds no
+    per-interval samples, and +0.9% against it was green as surely as a change
+    beyond any noise, where `ioplan compare` says "not judged: noise unknown"
+    (84923219).  Each change now carries compare's own verdict on the same two
+    runs, and only faster (green) and slower (red) are coloured."""
+
+    JOB = ["--name=j", "--ioengine=null", "--rw=randread", "--size=64m", "--time_based", "--runtime=2"]
+    ROW = re.compile(r'<tr><th scope="row">([^<]+)</th><td class="l">(\w+)</td><td class="l">([^<]+)</td>'
+                     r'<td>[^<]*</td><td>[^<]*</td><td class="(\w*)" data-verdict="([^"]*)">([^<]*)</td></tr>')
+    METRIC = {"IOPS": "iops", "MB/s": "bw_bytes", "p99 (us)": "p99_ns"}
+
+    def make(self, name, rate, db=None):
+        out = self.tmp / name
+        save = [f"--save={name}", f"--results-db={db}"] if db else []
+        p = run([*self.JOB, f"--rate_iops={rate}", *save, "--output-format=json", f"--output={out}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return str(out)
+
+    def assert_same_verdicts(self, page_args, compare_args):
+        page = self.tmp / "page.html"
+        p = run([*page_args, f"--output={page}"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        c = run(["compare", *compare_args, "--output-format=json"])
+        self.assertEqual(c.returncode, 0, c.stderr)
+        said = {(m["job"], m["ddir"], m["metric"]): m["verdict"] for m in json.loads(c.stdout)["metrics"]}
+        rows = self.ROW.findall(page.read_text())
+        self.assertEqual(len(rows), 3, page.read_text()[-3000:])
+        for job, ddir, figure, cls, verdict, text in rows:
+            with self.subTest(args=compare_args, figure=figure):
+                self.assertEqual(verdict, said[(job, ddir, self.METRIC[figure])])
+                self.assertTrue(text.endswith(", " + verdict), text)
+                self.assertEqual(cls, {"faster": "better", "slower": "worse"}.get(verdict, ""))
+        return [r[4] for r in rows]
+
+    def test_the_page_gives_the_verdict_of_compare(self):
+        db = self.tmp / "r.db"
+        a, b = self.make("a.json", 10000, db), self.make("b.json", 20000, db)
+        verdicts = self.assert_same_verdicts(["report", a, b], [a, b])
+        self.assertEqual(verdicts[:2], ["faster", "faster"])  # twice the rate, beyond the samples' noise
+        # The stored runs keep their latency histograms (a json file has none): p99 may be judged there.
+        stored = self.assert_same_verdicts(["results", "report", "1", "2", f"--results-db={db}"],
+                                           ["1", "2", f"--results-db={db}"])
+        self.assertEqual(stored[:2], verdicts[:2])
+
+    @unittest.skipUnless(FIO, "fio is not installed")
+    def test_a_change_against_fios_file_is_not_judged(self):
+        f = self.tmp / "f.json"
+        p = subprocess.run([FIO, *self.JOB, "--rate_iops=20000", "--output-format=json", f"--output={f}"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        i = self.make("i.json", 20000)
+        verdicts = self.assert_same_verdicts(["report", str(f), i], [str(f), i])
+        self.assertEqual(verdicts[:2], ["not judged: noise unknown"] * 2)
 
 
 class UnifiedReporting(TmpDirCase):
