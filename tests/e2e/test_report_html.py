@@ -356,6 +356,28 @@ class SubMicrosecondLatency(TmpDirCase):
                 self.assertIn(f"<title>n read p99: {row[7]} us</title>", chart)
 
 
+class PercentileTicks(TmpDirCase):
+    """The latency chart's x axis spans the percentiles a job reports; its ticks
+    p50 .. p99.99 past them (percentile_list=50:90, fio's json of p50, p99 and
+    p99.9 stored) were clamped onto the axis's end, "p90", "p99", "p99.9" and
+    "p99.99" drawn over one another there."""
+
+    def test_only_the_reported_percentiles_are_ticked(self):
+        for plist, ticks in (("50:90", ["p50", "p90"]), ("50:99:99.9", ["p50", "p90", "p99", "p99.9"])):
+            with self.subTest(percentile_list=plist):
+                page = self.tmp / "page.html"
+                p = run(["--name=p", "--ioengine=null", "--rw=randread", "--size=1m", f"--percentile_list={plist}",
+                         "--output-format=html", f"--output={page}"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                text = page.read_text()
+                chart = text[text.index('id="lat-0"'):]
+                chart = chart[:chart.index("</figure>")]
+                drawn = re.findall(r'<text class="tick" x="([0-9.]+)" y="\d+" text-anchor="middle">(p[0-9.]+)</text>',
+                                   chart)
+                self.assertEqual([t for _, t in drawn], ticks)
+                self.assertEqual(len({x for x, _ in drawn}), len(drawn), drawn)  # none drawn over another
+
+
 class ComparisonVerdicts(TmpDirCase):
     """The comparison coloured each change by its sign alone: fio's file holds no
     per-interval samples, and +0.9% against it was green as surely as a change
