@@ -540,7 +540,7 @@ static const std::vector<option> core_table = {
         .unit("bytes")
         .def("0")
         .help("Bytes of I/O region per clone, split over its files; or a percentage of the existing file/device "
-              "(or of filesize=; past 100%: all of it, as fio caps it).")
+              "(or of filesize=; past 100%: all of it, as fio caps it), a whole number of percent.")
         .apply(set_size),
     opt("filesize", opt_type::size_range, CAT_FILES)
         .unit("bytes")

@@ -297,6 +297,30 @@ uint64_t parse_size(const std::string &s0, unsigned kb_base)
     return bytes;
 }
 
+namespace {
+// fio 3.33 (parse.c's str_to_decimal and get_mult_bytes) reads a percentage only
+// where a sign and decimal digits stand just before the '%'.  Anything else there
+// is read as a number of bytes: '50.5%' is 50 ('.' stops the digits and no '%'
+// is looked for past it), '50 %' is 50, '1e2%' is 1, and a value holding 0x is
+// read in hex ('0x10%' is 16).  Refused, with fio's reading, as check_fraction
+// refuses '1.5k': ioplan read them as percentages, another job than fio's.
+void check_fio_percent(const std::string &s, size_t pct)
+{
+    size_t digits = s[0] == '+' || s[0] == '-' ? 1 : 0;
+    bool hex = s.find("0x") != std::string::npos || s.find("0X") != std::string::npos;
+    if (!hex && pct > digits && s.find_first_not_of("0123456789", digits) == pct)
+        return;
+    char *end = nullptr;
+    long long fio = std::strtoll(s.c_str(), &end, hex ? 16 : 10);
+    std::string reading = end == s.c_str() || std::isalpha((unsigned char)*end)
+                              ? "no percentage to fio 3.33"
+                              : std::to_string(fio) + " byte" + (fio == 1 ? "" : "s") + " to fio 3.33";
+    throw value_error("'" + s + "' is " + reading + ", which reads a percentage only as a whole number of " +
+                          "digits just before the '%'; write one (1% to 100%), which both read alike",
+                      end == s.c_str() ? 0 : (size_t)(end - s.c_str()));
+}
+} // namespace
+
 bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
 {
     const bool past_100_is_all = rules & PCT_PAST_100_IS_ALL;
@@ -304,7 +328,11 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
     size_t pct = s.find('%');
     if (pct == std::string::npos)
         return false;
-    double v = parse_float(s.substr(0, pct));
+    check_fio_percent(s, pct);
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno == ERANGE)
+        throw value_error("'" + s + "' is out of range");
     note_ignored(s.substr(pct + 1));
     s = s.substr(0, pct + 1);
     if (v == 0 && (rules & PCT_ZERO_IS_NONE)) {
@@ -317,10 +345,7 @@ bool parse_percent_ppm(const std::string &s0, uint32_t *ppm, unsigned rules)
     // the file: all of it, as 100% is.
     if (v > 100)
         v = 100;
-    *ppm = (uint32_t)std::llround(v * 10000.0);
-    // 0 ppm means "no percentage given": the whole file would silently be used.
-    if (*ppm == 0)
-        throw value_error("percentage '" + s + "' is below 0.0001%, the finest step");
+    *ppm = (uint32_t)v * 10000u;
     return true;
 }
 

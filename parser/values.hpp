@@ -74,9 +74,10 @@ uint64_t parse_size(const std::string &s, unsigned kb_base);
 // fio caps at the file), 0 is none at all (offset=0%: no offset, as fio reads it).
 enum pct_rule : unsigned { PCT_PLAIN = 0, PCT_PAST_100_IS_ALL = 1, PCT_ZERO_IS_NONE = 2 };
 
-// "50%" -> 500000 ppm; returns false when s is not a percentage.  Text after
-// the '%' is ignored as fio does (configparser writes "100%%").  0% under
-// PCT_ZERO_IS_NONE gives *ppm 0.
+// "50%" -> 500000 ppm; returns false when s is not a percentage.  A whole
+// number of percent only, as fio reads one ('50.5%' is 50 bytes to fio): an
+// error otherwise.  Text after the '%' is ignored as fio does (configparser
+// writes "100%%").  0% under PCT_ZERO_IS_NONE gives *ppm 0.
 bool parse_percent_ppm(const std::string &s, uint32_t *ppm, unsigned rules = PCT_PLAIN);
 
 // Time with suffix (ns, us/usec, ms/msec, s/sec, m/min, h, d); a bare number is

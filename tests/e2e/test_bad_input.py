@@ -52,8 +52,10 @@ class Overflow(TmpDirCase):
         self.check_refused("runtime=9223372037s", "bad value for runtime: '9223372037s' is too long", 9)
 
     def test_percentage_too_small_to_hold(self):
-        # 0.00001% rounded to 0 ppm, which means "no percentage": the whole file.
-        self.check_refused("offset=0.00001%", "bad value for offset: percentage '0.00001%' is below 0.0001%, the finest step", 8)
+        # 0.00001% rounded to 0 ppm, which means "no percentage": the whole file; fio reads 0 bytes.
+        self.check_refused("offset=0.00001%", "bad value for offset: '0.00001%' is 0 bytes to fio 3.33, which reads a "
+                           "percentage only as a whole number of digits just before the '%'; write one (1% to 100%), "
+                           "which both read alike", 9)
 
     def test_zone_percentages_cannot_offset_each_other(self):
         self.check_refused("random_distribution=zoned:-50/50:150/50",

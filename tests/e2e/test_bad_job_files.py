@@ -235,5 +235,49 @@ class WordsFioRefuses(TmpDirCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
 
 
+class PercentagesFioReadsAsBytes(TmpDirCase):
+    """fio 3.33 reads a percentage only as whole digits just before the '%': 'offset=12.5%'
+    is an offset of 12 bytes there ('.' stops the digits), 'io_size=50.5%' 50 bytes, where
+    ioplan read 12.5% and 50.5% of the file, another job.  Refused, saying fio's reading."""
+    JOB = "[j]\nfilename=f\nrw=read\n{}\n"
+
+    def test_refused_with_fios_reading(self):
+        (self.tmp / "f").write_bytes(bytes(1 << 20))
+        cases = {"offset=12.5%": ("4:10", "'12.5%' is 12 bytes to fio 3.33", 255),
+                 "io_size=50.5%": ("4:11", "'50.5%' is 50 bytes to fio 3.33", 1),
+                 "size=50.5%": ("4:8", "'50.5%' is 50 bytes to fio 3.33", None),
+                 "offset_increment=2.5%": ("4:19", "'2.5%' is 2 bytes to fio 3.33", None),
+                 "size=50 %": ("4:8", "'50 %' is 50 bytes to fio 3.33", None),
+                 "offset=0x10%": ("4:12", "'0x10%' is 16 bytes to fio 3.33", None),
+                 "size=1e2%": ("4:7", "'1e2%' is no percentage to fio 3.33", None)}
+        for line, (at, why, fio_ios) in cases.items():
+            with self.subTest(line=line):
+                self.write("j.fio", self.JOB.format(line))
+                p = subprocess.run([BIN, "--parse-only", "j.fio"], cwd=self.tmp, capture_output=True, text=True,
+                                   timeout=30)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                key = line.split("=")[0]
+                self.assertEqual(p.stderr.splitlines()[0],
+                                 f"j.fio:{at}: error: bad value for {key}: {why}, which reads a percentage only "
+                                 "as a whole number of digits just before the '%'; write one (1% to 100%), which "
+                                 "both read alike")
+                arg = "--" + line
+                c = subprocess.run([BIN, "--name=j", "--filename=f", "--parse-only", arg], cwd=self.tmp,
+                                   capture_output=True, text=True, timeout=30)
+                self.assertEqual(c.returncode, 2, c.stderr)
+                self.assertIn(why, c.stderr)
+                if FIO and fio_ios:
+                    f = run_fio(["--output-format=json", "j.fio"], cwd=self.tmp)
+                    self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], fio_ios, line)
+        self.write("j.fio", self.JOB.format("offset=12%\nio_size=50%"))  # whole numbers: read alike
+        p = subprocess.run([BIN, "--output-format=json", "j.fio"], cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ios = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
+        if FIO:
+            f = run_fio(["--output-format=json", "j.fio"], cwd=self.tmp)
+            self.assertEqual(json.loads(f.stdout)["jobs"][0]["read"]["total_ios"], ios)
+
+
 if __name__ == "__main__":
     unittest.main()

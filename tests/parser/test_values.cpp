@@ -127,9 +127,15 @@ TEST_CASE("ranges, bssplit, percentages, patterns, CPU lists")
     CHECK_THROWS_AS(parse_percent_ppm("150%", &ppm), value_error);
     CHECK(parse_percent_ppm("150%", &ppm, PCT_PAST_100_IS_ALL));	// size=: fio caps it at the file, all of it
     CHECK(ppm == 1000000);
-    CHECK(parse_percent_ppm("0.00005%", &ppm));
-    CHECK(ppm == 1);
-    CHECK_THROWS_AS(parse_percent_ppm("0.00001%", &ppm), value_error); // would be 0 ppm: unset, the whole file
+    CHECK(parse_percent_ppm("+7%", &ppm));
+    CHECK(ppm == 70000);
+    // fio reads these as bytes, not percent: '.' (or a blank, or a letter) stops its digits, 0x is hex
+    CHECK_THROWS_WITH(parse_percent_ppm("50.5%", &ppm), doctest::Contains("'50.5%' is 50 bytes to fio 3.33"));
+    CHECK_THROWS_WITH(parse_percent_ppm("0.00005%", &ppm), doctest::Contains("is 0 bytes to fio 3.33"));
+    CHECK_THROWS_WITH(parse_percent_ppm("50 %", &ppm), doctest::Contains("is 50 bytes"));
+    CHECK_THROWS_WITH(parse_percent_ppm("1e2%", &ppm), doctest::Contains("is no percentage to fio 3.33"));
+    CHECK_THROWS_WITH(parse_percent_ppm("0x10%", &ppm), doctest::Contains("is 16 bytes"));
+    CHECK_THROWS_WITH(parse_percent_ppm("99999999999999999999%", &ppm), doctest::Contains("out of range"));
     // offset=0%: no offset, as fio reads it (a size or io_size of 0% stays an error)
     CHECK_THROWS_AS(parse_percent_ppm("0%", &ppm), value_error);
     ppm = 7;
