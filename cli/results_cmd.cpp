@@ -567,9 +567,9 @@ int summary_cmd(const cmd_opts &o)
 	std::string fvalue = fname.empty() ? "" : summary_filter(st, fname, o.preset.empty() ? o.plan : o.preset);
 	std::vector<std::pair<int64_t, std::string>> damaged;
 	std::vector<resdb::summary_row> rows = st.summary_rows(o.by, fname, fvalue, &damaged);
-	std::set<int64_t> readable;
-	for (const auto &r : rows)
-		readable.insert(r.run_id);
+	size_t readable = 0;	// runs with rows (in run order: each run's together)
+	for (size_t i = 0; i < rows.size(); i++)
+		readable += i == 0 || rows[i].run_id != rows[i - 1].run_id;
 	resdb::left_out left_out = resdb::leave_out(rows, o.include_interrupted, o.include_failed);
 	// A damaged run is left out as export leaves it out: named, counted, and
 	// the summary of the others still printed, exit 1 (never a silent 0);
@@ -579,13 +579,13 @@ int summary_cmd(const cmd_opts &o)
 	for (const auto &d : damaged)
 		std::fprintf(stderr, "ioplan: error: %s; %s is left out of the summary\n", d.second.c_str(),
 			     run_name(d.first).c_str());
-	if (!damaged.empty() && readable.empty())
+	if (!damaged.empty() && readable == 0)
 		return left_out_exit(0, damaged.size(), 0, "summed up");
 	left_out.damaged = damaged.size();
 	auto groups = resdb::summarize(rows);
 	int status = js ? print(o, resdb::summary_json(groups, o.by, left_out))
 			: print(o, resdb::summary_text(groups, o.by, left_out));
-	return left_out_exit(status, damaged.size(), readable.size(), "summed up");
+	return left_out_exit(status, damaged.size(), readable, "summed up");
 }
 
 // A compare operand: a result file (ioplan or fio JSON), else a run in the store.

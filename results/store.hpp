@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -127,8 +128,9 @@ public:
 	// One row per run, job name and direction (a run's clones of a job are
 	// one value: IOPS and bandwidth summed, p99 from their merged buckets),
 	// grouped by the fact `by` ("" = all in one group), filtered by a fact
-	// value (name=value, or "" for none).  A run with a value no save writes
-	// (a damaged store) has no rows: it is in *damaged, with why.
+	// value (name=value, or "" for none), in run id order (then job name,
+	// direction).  A run with a value no save writes (a damaged store) has no
+	// rows: it is in *damaged, with why, in id order.
 	std::vector<summary_row> summary_rows(const std::string &by, const std::string &filter_name,
 					      const std::string &filter_value,
 					      std::vector<std::pair<int64_t, std::string>> *damaged);
@@ -179,12 +181,11 @@ private:
 	std::string run_checksum(int64_t id, bool summed);
 	void seal(int64_t id);
 	void verify(int64_t id, const std::string &kept);
-	void verify_summed(const std::set<int64_t> &only, std::vector<std::pair<int64_t, std::string>> *damaged);
-	std::vector<std::pair<int64_t, std::string>> scan_sums(const std::set<int64_t> &todo);
-	std::vector<std::pair<int64_t, std::string>> each_sum(const std::set<int64_t> &todo);
+	std::vector<std::pair<int64_t, std::string>> whole_sums(const std::map<int64_t, std::string> &kept);
 	std::string checksum_fault(int64_t id, const std::string &kept, const std::string &now, bool summed) const;
-	double merged_p99(const std::vector<std::pair<int64_t, double>> &clones);
-	std::set<int64_t> runs_in_scope(const std::string &filter_name, const std::string &filter_value);
+	std::vector<int64_t> runs_in_scope(const std::string &filter_name, const std::string &filter_value);
+	// Reads the rows of summary_rows (store_summary.cpp), checking their checksum as it goes.
+	friend class summary_reader;
 };
 
 } // namespace resdb

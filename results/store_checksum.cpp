@@ -22,14 +22,17 @@
 //    the whole sum, summary hashed every bucket and sample row of every run
 //    to vouch for the few rows it read: 1.0 s of CPU for 10 000 one-job runs
 //    of a disk's real buckets (about 480 a run), 0.08 s with this one.
+//    Summary adds it up itself as it reads those rows (store_summary.cpp,
+//    through store_checksum.hpp's queries and hash), each row read once.
 // A run saved before checksums existed (schema version 3 or older) has '' for
 // both and is not checked; one saved by schema 4 has only the whole sum, which
-// summary checks instead.
+// summary checks instead (whole_sums).
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -39,6 +42,7 @@
 #include <xxhash.h>
 
 #include "results/store.hpp"
+#include "results/store_checksum.hpp"
 #include "results/store_sql.hpp"
 
 namespace resdb {
@@ -47,10 +51,10 @@ namespace {
 
 // One table's rows of a run: the expression that names their run, the
 // columns hashed, where they come from (rows below a figure reach their run
-// through it) and which of them count (nullptr: all), in a scan of every
-// run and in a look at one (?1).
+// through it) and which of them count in a look at one run, ?1 (nullptr: all;
+// a scan of every run takes them all).
 struct checked_table {
-	const char *run, *columns, *from, *which_all, *which_one;
+	const char *run, *columns, *from, *which_one;
 };
 
 // A set of tables whose rows one checksum sums up.
@@ -62,35 +66,35 @@ struct checked_set {
 
 const checked_table full_tables[] = {
 	{ "id", "id, uuid, format, label, source, tool_version, saved_s, started_s, host, kernel, plan_hash,"
-		" job_text, environment", "runs", nullptr, nullptr },
-	{ "run_id", "run_id, name, value", "facts", nullptr, nullptr },
-	{ "run_id", "run_id, seq, text", "warnings", nullptr, nullptr },
+		" job_text, environment", "runs", nullptr },
+	{ "run_id", "run_id, name, value", "facts", nullptr },
+	{ "run_id", "run_id, seq, text", "warnings", nullptr },
 	{ "run_id", "id, run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops, lat_mean_ns,"
-		    " p50_ns, p99_ns, p999_ns, interval_s", "figures", nullptr, nullptr },
-	{ "f.run_id", "t.figure_id, t.lat_ns, t.count", "figures f JOIN buckets t ON t.figure_id = f.id", nullptr, nullptr },
-	{ "f.run_id", "t.figure_id, t.seq, t.iops, t.bw_bytes", "figures f JOIN samples t ON t.figure_id = f.id", nullptr, nullptr },
-	{ "f.run_id", "t.figure_id, t.seq, t.iops, t.bw_bytes", "figures f JOIN repeats t ON t.figure_id = f.id", nullptr, nullptr },
-	{ "run_id", "run_id, rank, host, error, start_late_ns", "ranks", nullptr, nullptr },
+		    " p50_ns, p99_ns, p999_ns, interval_s", "figures", nullptr },
+	{ "f.run_id", "t.figure_id, t.lat_ns, t.count", "figures f JOIN buckets t ON t.figure_id = f.id", nullptr },
+	{ "f.run_id", "t.figure_id, t.seq, t.iops, t.bw_bytes", "figures f JOIN samples t ON t.figure_id = f.id", nullptr },
+	{ "f.run_id", "t.figure_id, t.seq, t.iops, t.bw_bytes", "figures f JOIN repeats t ON t.figure_id = f.id", nullptr },
+	{ "run_id", "run_id, rank, host, error, start_late_ns", "ranks", nullptr },
 	{ "run_id", "run_id, rank, job_index, job, ddir, io_bytes, ios, runtime_ns, lat_n, lat_mean_ns, lat_p50_ns,"
-		    " lat_p99_ns, lat_max_ns", "rank_figures", nullptr, nullptr },
+		    " lat_p99_ns, lat_max_ns", "rank_figures", nullptr },
 };
 const checked_set full_set = { full_tables, sizeof full_tables / sizeof full_tables[0], "checksum" };
 
 // What store_summary.cpp reads of a run: its facts (the group, the filter,
 // interrupted, failed), its figures, and the buckets of each figure that
-// shares its run, job and direction with another (the clones whose p99
-// merged_p99 merges).  Not the runs row: summary names a damaged run by its
-// label, but sums up none of it.  The clones are found once, as a list (a
-// condition on each bucket row, SQLite's correlated subquery, took 5.5 s for
-// 10 000 runs where the list takes 0.6 s).
+// shares its run, job and direction with another (the clones whose p99 it
+// merges; it finds them among the figures it has read, as CLONES does here).
+// Not the runs row: summary names a damaged run by its label, but sums up
+// none of it.  In summed::table's order; the figures columns in
+// summed::figure_column's.
 #define CLONES "SELECT a.id FROM figures a JOIN figures b ON b.run_id = a.run_id AND b.job = a.job" \
 	       " AND b.ddir = a.ddir AND b.id != a.id"
 const checked_table summary_tables[] = {
-	{ "run_id", "run_id, name, value", "facts", nullptr, nullptr },
+	{ "run_id", "run_id, name, value", "facts", nullptr },
 	{ "run_id", "id, run_id, job_index, job, ddir, plan, io_bytes, ios, runtime_s, bw_bytes, iops, lat_mean_ns,"
-		    " p50_ns, p99_ns, p999_ns, interval_s", "figures", nullptr, nullptr },
+		    " p50_ns, p99_ns, p999_ns, interval_s", "figures", nullptr },
 	{ "f.run_id", "t.figure_id, t.lat_ns, t.count", "figures f JOIN buckets t ON t.figure_id = f.id",
-	  "f.id IN (" CLONES ")", "f.id IN (" CLONES " WHERE a.run_id = ?1)" },
+	  "f.id IN (" CLONES " WHERE a.run_id = ?1)" },
 };
 #undef CLONES
 const checked_set summary_set = { summary_tables, sizeof summary_tables / sizeof summary_tables[0],
@@ -98,15 +102,13 @@ const checked_set summary_set = { summary_tables, sizeof summary_tables / sizeof
 
 const char checksum_tag[] = "xxh3:";
 
-// The query of one table's rows: of one run (?1), or of every run.
+// The query of one table's rows: of one run (?1), or of every run (all of them).
 std::string rows_sql(const checked_table &t, bool one_run)
 {
-	const char *which = one_run ? t.which_one : t.which_all;
-	std::string where = which ? which : "";
-	if (one_run)
-		where += (where.empty() ? "" : " AND ") + std::string(t.run) + " = ?1";
-	return std::string("SELECT ") + t.run + ", " + t.columns + " FROM " + t.from +
-	       (where.empty() ? "" : " WHERE " + where);
+	if (!one_run)
+		return std::string("SELECT ") + t.run + ", " + t.columns + " FROM " + t.from;
+	return std::string("SELECT ") + t.run + ", " + t.columns + " FROM " + t.from + " WHERE " +
+	       (t.which_one ? t.which_one + std::string(" AND ") : "") + t.run + " = ?1";
 }
 
 // A row's hash: each column after the first (its run) as its type and value,
@@ -116,21 +118,26 @@ uint64_t row_hash(sqlite3_stmt *q, size_t table, std::string &buf)
 	buf.clear();
 	int n = sqlite3_column_count(q);
 	for (int c = 1; c < n; c++) {
-		int type = sqlite3_column_type(q, c);
+		// The column's value, read through once: each sqlite3_column_* call
+		// checks the statement and its error state again, a quarter of the
+		// cost of hashing a store's facts.  (Unprotected, as the connection
+		// is one thread's: store.cpp opens it SQLITE_OPEN_NOMUTEX.)
+		sqlite3_value *v = sqlite3_column_value(q, c);
+		int type = sqlite3_value_type(v);
 		buf.push_back((char)type);
 		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
 			char b[8];
 			if (type == SQLITE_INTEGER) {
-				int64_t v = sqlite3_column_int64(q, c);
-				std::memcpy(b, &v, 8);
+				int64_t i = sqlite3_value_int64(v);
+				std::memcpy(b, &i, 8);
 			} else {
-				double v = sqlite3_column_double(q, c);
-				std::memcpy(b, &v, 8);
+				double d = sqlite3_value_double(v);
+				std::memcpy(b, &d, 8);
 			}
 			buf.append(b, 8);
 		} else if (type != SQLITE_NULL) {
-			const void *p = type == SQLITE_BLOB ? sqlite3_column_blob(q, c) : sqlite3_column_text(q, c);
-			uint64_t len = (uint64_t)sqlite3_column_bytes(q, c);
+			const void *p = type == SQLITE_BLOB ? sqlite3_value_blob(v) : sqlite3_value_text(v);
+			uint64_t len = (uint64_t)sqlite3_value_bytes(v);
 			buf.append((const char *)&len, 8);
 			buf.append((const char *)p, len);
 		}
@@ -168,6 +175,25 @@ void scan_set(sqlite3 *db, store &st, const checked_set &set,
 }
 
 } // namespace
+
+std::string summed::rows_sql(table t, bool one_run)
+{
+	if (t == buckets)	// one clone's, by its figure
+		return std::string("SELECT t.figure_id, ") + summary_tables[t].columns + " FROM buckets t WHERE t.figure_id = ?1";
+	return resdb::rows_sql(summary_tables[t], one_run);
+}
+
+// A row's hash: each column after the first (its run) as its type and value,
+// seeded with its table's place, so equal rows of two tables differ.
+uint64_t summed::row_hash(sqlite3_stmt *q, table t, std::string &buf)
+{
+	return resdb::row_hash(q, (size_t)t, buf);
+}
+
+std::string summed::checksum_text(uint64_t sum)
+{
+	return resdb::checksum_text(sum);
+}
 
 std::string store::run_checksum(int64_t id, bool summed)
 {
@@ -210,97 +236,44 @@ void store::verify(int64_t id, const std::string &kept)
 		throw store_error(checksum_fault(id, kept, now, false), false, true);
 }
 
-// The runs of todo whose rows do not give the checksums kept, by whole-table
-// scans (one pass over each table adds up every run's rows): each run by its
-// summary checksum, or by the whole one when it has none (saved by schema 4).
-std::vector<std::pair<int64_t, std::string>> store::scan_sums(const std::set<int64_t> &todo)
-{
-	using sums = std::unordered_map<int64_t, std::pair<std::string, uint64_t>>;	// id -> (kept, sum now)
-	sums by_set[2];	// [summed]
-	stmt k(db_, summary_sums_ ? "SELECT id, checksum, summary_checksum FROM runs WHERE checksum != ''"
-				    " OR summary_checksum != ''"
-				  : "SELECT id, checksum, '' FROM runs WHERE checksum != ''",
-	       *this);
-	each_row(k, "cannot read the results store", [&] {
-		if (!todo.count(k.i64(0)))
-			return;
-		std::string summed = k.text(2);
-		if (summed.empty())
-			by_set[0][k.i64(0)] = { k.text(1), 0 };
-		else
-			by_set[1][k.i64(0)] = { summed, 0 };
-	});
-	std::vector<std::pair<int64_t, std::string>> found;
-	auto each = [&](stmt &q, const std::function<void()> &row) { each_row(q, "cannot read the results store", row); };
-	for (int summed = 0; summed < 2; summed++) {
-		if (by_set[summed].empty())
-			continue;
-		scan_set(db_, *this, set_of(summed), by_set[summed], each);
-		for (const auto &r : by_set[summed])
-			if (checksum_text(r.second.second) != r.second.first)
-				found.emplace_back(r.first, named(checksum_fault(r.first, r.second.first,
-										 checksum_text(r.second.second), summed)));
-	}
-	return found;
-}
-
-// The same, one run at a time: each run's damage (a corrupt page) its own.
-std::vector<std::pair<int64_t, std::string>> store::each_sum(const std::set<int64_t> &todo)
+// The runs of kept (id -> its whole checksum) whose rows no longer give it,
+// each named, in id order: by whole-table scans (one pass over each table adds
+// up every run's rows), or, when a scan meets a corrupt page, which cannot say
+// whose row it was, one run at a time, each failing alone.  Summary checks so
+// the runs saved by schema 4, which keep no checksum of the rows it reads.
+std::vector<std::pair<int64_t, std::string>> store::whole_sums(const std::map<int64_t, std::string> &kept)
 {
 	std::vector<std::pair<int64_t, std::string>> found;
-	for (int64_t id : todo) {
-		try {
-			stmt q(db_, summary_sums_ ? "SELECT checksum, summary_checksum FROM runs WHERE id = ?"
-						  : "SELECT checksum, '' FROM runs WHERE id = ?",
-			       *this);
-			q.bind(1, id);
-			int rc = q.step();
-			check(rc, "cannot read the results store");
-			if (rc != SQLITE_ROW)
-				continue;
-			std::string summed = q.text(1);
-			if (summed.empty()) {
-				verify(id, q.text(0));
-				continue;
-			}
-			std::string now = run_checksum(id, true);
-			if (now != summed)
-				throw store_error(checksum_fault(id, summed, now, true), false, true);
-		} catch (const store_error &e) {
-			if (!e.damaged)
-				throw;
-			found.emplace_back(id, named(e.what()));
-		}
-	}
-	return found;
-}
-
-// The runs of `only` whose rows summary reads do not give their checksum are
-// added to *damaged, in id order (a run already there is named for its first
-// fault).  A scan that meets a corrupt page cannot say whose row it was: the
-// runs are then checked one by one, each failing alone.
-void store::verify_summed(const std::set<int64_t> &only, std::vector<std::pair<int64_t, std::string>> *damaged)
-{
-	if (!checksums_)
-		return;
-	std::set<int64_t> todo = only;
-	for (const auto &d : *damaged)
-		todo.erase(d.first);
-	if (todo.empty())
-		return;
-	std::vector<std::pair<int64_t, std::string>> found;
+	if (kept.empty())
+		return found;
 	try {
-		found = scan_sums(todo);
+		std::unordered_map<int64_t, std::pair<std::string, uint64_t>> sums;	// id -> (kept, sum now)
+		for (const auto &k : kept)
+			sums[k.first] = { k.second, 0 };
+		auto each = [&](stmt &q, const std::function<void()> &row) {
+			each_row(q, "cannot read the results store", row);
+		};
+		scan_set(db_, *this, full_set, sums, each);
+		for (const auto &k : kept) {
+			std::string now = checksum_text(sums[k.first].second);
+			if (now != k.second)
+				found.emplace_back(k.first, named(checksum_fault(k.first, k.second, now, false)));
+		}
 	} catch (const store_error &e) {
 		if (!e.damaged)
 			throw;
-		found = each_sum(todo);
+		found.clear();
+		for (const auto &k : kept) {
+			try {
+				verify(k.first, k.second);
+			} catch (const store_error &v) {
+				if (!v.damaged)
+					throw;
+				found.emplace_back(k.first, named(v.what()));
+			}
+		}
 	}
-	damaged->insert(damaged->end(), found.begin(), found.end());
-	std::sort(damaged->begin(), damaged->end(),
-		  [](const std::pair<int64_t, std::string> &a, const std::pair<int64_t, std::string> &b) {
-			  return a.first < b.first;
-		  });
+	return found;
 }
 
 } // namespace resdb

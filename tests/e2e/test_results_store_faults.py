@@ -336,6 +336,19 @@ class DamagedRuns(StoreCase):
     """One run on a corrupt page made `results export` and `results import STORE` fail
     whole (exit 2, nothing out): the runs that still read could not be got out of the store."""
 
+    def pages(self, sql):
+        """The store's page size and the rows of sql, a query of SQLite's dbstat table on it
+        (every run in the file, none left in its WAL); skips without dbstat."""
+        self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())  # every run is in the file
+        con = sqlite3.connect(self.db)
+        try:
+            [(size,)] = con.execute("PRAGMA page_size").fetchall()
+            return size, con.execute(sql).fetchall()
+        except sqlite3.OperationalError as e:
+            self.skipTest(f"python's sqlite3 has no dbstat table: {e}")
+        finally:
+            con.close()
+
     def damaged_store(self):
         """Runs a, b and c; b's job file is long enough (100 KB of notes) that its text
         lies on overflow pages of its own, and the first of them is made to point past
@@ -347,16 +360,8 @@ class DamagedRuns(StoreCase):
                             ("c", ["--name=j", "--ioengine=null", "--size=2m"])):
             p = run([*args, "--output-format=json", f"--save={label}", f"--results-db={self.db}"])
             self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertFalse(pathlib.Path(f"{self.db}-wal").exists())  # every run is in the file
-        con = sqlite3.connect(self.db)
-        try:
-            [(size,)] = con.execute("PRAGMA page_size").fetchall()
-            pages = con.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow' "
-                                "ORDER BY path").fetchall()
-        except sqlite3.OperationalError as e:
-            self.skipTest(f"python's sqlite3 has no dbstat table: {e}")
-        finally:
-            con.close()
+        size, pages = self.pages("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow' "
+                                 "ORDER BY path")
         self.assertTrue(pages)
         with open(self.db, "r+b") as f:
             f.seek((pages[0][0] - 1) * size)
@@ -387,6 +392,41 @@ class DamagedRuns(StoreCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("; run 2 ('b') is left out of the summary\n", p.stderr)
         self.assertEqual(json.loads(p.stdout)["damaged_left_out"], 1)
+        self.assertEqual(sha(self.db), before)
+
+    def test_a_corrupt_page_of_figures_leaves_its_runs_out_of_the_summary_not_the_others(self):
+        # Summary read the figures of every run in one query: a page of them SQLite found
+        # corrupt stopped it whole ("cannot read the results store: the store is damaged
+        # (SQLite found a corrupt page)", exit 2, nothing summed up), where export carried the
+        # runs around it.  After such a page it now reads the runs one by one, as export
+        # does: the runs whose figures were on it are named and left out, the others summed up.
+        self.assertEqual(self.ioplan_run(label="r").returncode, 0)
+        [one] = json.loads(self.results("export", "--output-format=json").stdout)
+        runs = [dict(one, uuid=f"{i:08x}{one['uuid'][8:]}", label=f"r{i}") for i in range(40)]
+        (self.tmp / "runs.json").write_text(json.dumps(runs))
+        self.db = self.tmp / "many.db"
+        self.results("import", str(self.tmp / "runs.json"))
+        size, leaves = self.pages("SELECT pageno, ncell FROM dbstat WHERE name = 'figures' AND pagetype = 'leaf' "
+                                  "ORDER BY path")
+        self.assertGreater(len(leaves), 1)  # a page of them, not the table's only one
+        page, on_it = leaves[-1]
+        with open(self.db, "r+b") as f:
+            f.seek((page - 1) * size + 8)
+            f.write(b"\xff" * 200)   # its cells' pointers and first cells
+        before = sha(self.db)
+        left = re.compile(r"; run (\d+) \('r\d+'\) is left out of the (?:export|summary)\n")
+        p = self.results("export", "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        out_of_export = left.findall(p.stderr)
+        self.assertEqual(len(out_of_export), on_it, p.stderr)
+        p = self.results("summary", "--output-format=json", ok=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(left.findall(p.stderr), out_of_export)
+        summary = json.loads(p.stdout)
+        self.assertEqual((summary["damaged_left_out"], sum(g["count"] for g in summary["groups"])),
+                         (on_it, 40 - on_it))
+        self.assertTrue(p.stderr.endswith(f"ioplan: error: {on_it} runs could not be read and are left out; the "
+                                          f"{40 - on_it} other(s) are summed up\n"), p.stderr)
         self.assertEqual(sha(self.db), before)
 
     def test_import_of_a_damaged_store_carries_the_rest_into_another(self):
